@@ -1,0 +1,53 @@
+"""dgraph: differentiation graphs, the cheapest verified formulas for their Jacobians,
+and drawings of both.
+
+>>> import dgraph
+>>> g = dgraph.from_trace("inputs: x0, x1\\noutputs: y\\nv1 = sin(x1)\\nv2 = x0*v1\\ny = v2*v1")
+>>> dgraph.accumulate(g, "reverse").to_text()
+'dy/dx0 = d_y_v2*d_v2_x0\\ndy/dx1 = (d_y_v1 + d_y_v2*d_v2_v1)*d_v1_x1'
+"""
+
+from .core.builders import (
+    bundled,
+    from_dict,
+    from_function,
+    from_json,
+    from_sympy,
+    from_trace,
+    load,
+)
+from .core.expressions import ExpressionSet, Step
+from .core.graph import DGraph
+from .core.paths import count_paths, depth_levels, naive_cost, path_length
+from .core.verify import Verification, verify
+from .errors import DGraphError, GraphError, InputError, SearchTooLarge
+from .methods import METHODS, Comparison, accumulate, compare
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "METHODS",
+    "Comparison",
+    "DGraph",
+    "DGraphError",
+    "ExpressionSet",
+    "GraphError",
+    "InputError",
+    "SearchTooLarge",
+    "Step",
+    "Verification",
+    "accumulate",
+    "bundled",
+    "compare",
+    "count_paths",
+    "depth_levels",
+    "from_dict",
+    "from_function",
+    "from_json",
+    "from_sympy",
+    "from_trace",
+    "load",
+    "naive_cost",
+    "path_length",
+    "verify",
+]

@@ -1,0 +1,1 @@
+"""The core: graph model, builders, expression sets, costs and verification."""

@@ -1,0 +1,111 @@
+"""Graphs from sympy expressions and from Python functions traced with sympy symbols."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import sympy
+
+from ...errors import InputError
+from ..graph import DGraph
+from .elemental import ExprGraphBuilder
+
+__all__ = ["from_function", "from_sympy", "load_function"]
+
+
+def _output_names(count: int, avoid: set[str]) -> list[str]:
+    base = "y"
+    while base in avoid or any(f"{base}{k}" in avoid for k in range(count)):
+        base += "_"
+    return [base] if count == 1 else [f"{base}{k}" for k in range(count)]
+
+
+def from_sympy(
+    outputs: sympy.Expr | Iterable[sympy.Expr] | Mapping[str, sympy.Expr],
+    inputs: Iterable[sympy.Symbol | str],
+    name: str = "",
+) -> DGraph:
+    """The elemental differentiation graph of sympy expressions w.r.t. ``inputs``.
+
+    Outputs are named by a mapping's keys, else ``y`` (one) or ``y0, y1, ...``.
+
+    >>> a, b = sympy.symbols("a b")
+    >>> g = from_sympy([a * sympy.sin(b), sympy.sin(b)], [a, b])
+    >>> g.outputs, g.intermediates
+    (['y0', 'y1'], ['t1'])
+    """
+    symbols = [sympy.Symbol(s) if isinstance(s, str) else s for s in inputs]
+    input_names = [str(s) for s in symbols]
+    if isinstance(outputs, Mapping):
+        names, exprs = list(outputs), list(outputs.values())
+    else:
+        single = isinstance(outputs, (sympy.Basic, int, float))
+        exprs = [outputs] if single and not isinstance(outputs, sympy.MatrixBase) else list(outputs)
+        names = _output_names(len(exprs), set(input_names))
+    builder = ExprGraphBuilder(input_names, name or "<sympy>")
+    env = {s: i for s, i in zip(symbols, builder.inputs, strict=False)}
+    values = []
+    for out_name, expr in zip(names, exprs, strict=False):
+        expr = sympy.sympify(expr)
+        if not isinstance(expr, sympy.Expr):
+            raise InputError(f"output {out_name!r} is not a sympy expression: {expr!r}")
+        value = builder.elemental(expr, env)
+        values.append((out_name, value))
+    return builder.build(values, name)
+
+
+def from_function(f: Callable[..., Any], name: str = "", n_inputs: int | None = None) -> DGraph:
+    """Trace ``f`` by calling it with sympy symbols named after its parameters.
+
+    With ``n_inputs``, ``f`` takes one sequence argument and is called with symbols
+    ``x0, ..., x{n-1}``. ``f`` returns an expression, a tuple/list, or a dict of them.
+
+    >>> g = from_function(lambda a, b: a * b + sympy.sin(a))
+    >>> g.inputs, g.outputs
+    (['a', 'b'], ['y'])
+    """
+    label = name or getattr(f, "__name__", "function")
+    if n_inputs is not None:
+        symbols = list(sympy.symbols(f"x0:{n_inputs}"))
+        args: tuple = (symbols,)
+    else:
+        try:
+            params = list(inspect.signature(f).parameters.values())
+        except (TypeError, ValueError):
+            raise InputError(f"{label}: cannot read the function's parameters") from None
+        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        if not params or any(p.kind not in kinds for p in params):
+            raise InputError(f"{label}: needs plain positional parameters (or n_inputs=)")
+        symbols = [sympy.Symbol(p.name) for p in params]
+        args = tuple(symbols)
+    try:
+        result = f(*args)
+    except Exception as exc:
+        raise InputError(f"{label}: calling it with sympy symbols failed: {exc}") from None
+    if isinstance(result, (list, tuple, Mapping, sympy.MatrixBase)) and not len(result):
+        raise InputError(f"{label}: returned no outputs")
+    return from_sympy(result, symbols, name=label if label != "<lambda>" else "")
+
+
+def load_function(spec: str) -> Callable[..., Any]:
+    """Load ``path/to/file.py:function``."""
+    path_text, _, func_name = spec.rpartition(":")
+    path = Path(path_text)
+    if not path.is_file():
+        raise InputError(f"{path}: file not found")
+    module_spec = importlib.util.spec_from_file_location(path.stem, path)
+    if module_spec is None or module_spec.loader is None:
+        raise InputError(f"{path}: cannot load as a Python module")
+    module = importlib.util.module_from_spec(module_spec)
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as exc:
+        raise InputError(f"{path}: importing it failed: {type(exc).__name__}: {exc}") from None
+    f = getattr(module, func_name, None)
+    if not callable(f):
+        raise InputError(f"{path}: has no function {func_name!r}")
+    return f

@@ -1,0 +1,123 @@
+"""Evaluation traces: one assignment per line in sympy syntax.
+
+    inputs: x0, x1
+    outputs: y
+    v1 = sin(x1)
+    v2 = x0*v1
+    y = v2*v1
+
+``#`` starts a comment. A variable may be assigned more than once (each assignment is a
+new value, as in single-assignment form). Granularity ``elemental`` makes every sympy
+operation node a vertex; ``statement`` makes every assignment one vertex.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+import sympy
+from sympy.parsing.sympy_parser import (
+    convert_xor,
+    parse_expr,
+    standard_transformations,
+)
+
+from ...errors import InputError
+from ..graph import DGraph
+from .elemental import ExprGraphBuilder, Value
+
+__all__ = ["Granularity", "from_trace", "parse_sympy"]
+
+Granularity = Literal["elemental", "statement"]
+_HEADER = re.compile(r"\s*(inputs|outputs)\s*:(.*)\Z")
+_ASSIGN = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)(.*)\Z")
+_NAME = re.compile(r"[A-Za-z_]\w*\Z")
+_TRANSFORMS = (*standard_transformations, convert_xor)
+
+
+def parse_sympy(text: str, names: set[str], where: str) -> sympy.Expr:
+    """Parse sympy syntax with ``names`` as plain symbols; one-line InputError on failure."""
+    local = {n: sympy.Symbol(n) for n in names}
+    try:
+        expr = parse_expr(text, local_dict=local, transformations=_TRANSFORMS)
+    except Exception as exc:  # sympy raises many types (SyntaxError, TokenError, TypeError...)
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(f"{where}: cannot parse {text.strip()!r} ({detail})") from None
+    if isinstance(expr, (int, float)):
+        expr = sympy.sympify(expr)
+    if not isinstance(expr, sympy.Expr):
+        raise InputError(f"{where}: {text.strip()!r} is not an expression")
+    return expr
+
+
+def _names(text: str, where: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    for n in names:
+        if not _NAME.match(n):
+            raise InputError(f"{where}: {n!r} is not a valid variable name")
+    if len(set(names)) != len(names):
+        raise InputError(f"{where}: a name is listed twice")
+    return names
+
+
+def from_trace(
+    text: str, granularity: Granularity = "elemental", source: str = "<trace>", name: str = ""
+) -> DGraph:
+    """Build a differentiation graph from an evaluation trace.
+
+    >>> g = from_trace("inputs: x0, x1\\noutputs: y\\nv1 = sin(x1)\\nv2 = x0*v1\\ny = v2*v1")
+    >>> g.intermediates, g.n_edges
+    (['v1', 'v2'], 5)
+    """
+    if granularity not in ("elemental", "statement"):
+        raise InputError(f"unknown granularity {granularity!r}: use elemental or statement")
+    inputs: list[str] | None = None
+    outputs: list[str] | None = None
+    builder: ExprGraphBuilder | None = None
+    env: dict[sympy.Symbol, Value] = {}
+    assigned: set[str] = set()
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        where = f"{source}:{lineno}"
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        header = _HEADER.match(line)
+        if header:
+            key, names = header.group(1), _names(header.group(2), where)
+            if (inputs if key == "inputs" else outputs) is not None:
+                raise InputError(f"{where}: '{key}:' is given twice")
+            if key == "inputs":
+                if builder is not None:
+                    raise InputError(f"{where}: 'inputs:' must come before the first assignment")
+                inputs = names
+                builder = ExprGraphBuilder(inputs, source)
+                env = {sympy.Symbol(x): i for x, i in zip(inputs, builder.inputs, strict=False)}
+            else:
+                outputs = names
+            continue
+        assign = _ASSIGN.match(line)
+        if not assign:
+            raise InputError(f"{where}: expected 'name = expression', got {line!r}")
+        if builder is None:
+            raise InputError(f"{where}: 'inputs:' must come before the first assignment")
+        var, rhs = assign.group(1), assign.group(2)
+        expr = parse_sympy(rhs, {str(s) for s in env}, where)
+        builder.where = where
+        if granularity == "statement":
+            value = builder.statement(expr, env)
+        else:
+            value = builder.elemental(expr, env)
+        builder.prefer_name(value, var)
+        env[sympy.Symbol(var)] = value
+        assigned.add(var)
+    if inputs is None:
+        raise InputError(f"{source}: no 'inputs:' line")
+    if not outputs:
+        raise InputError(f"{source}: no 'outputs:' line")
+    assert builder is not None
+    builder.where = source
+    for y in outputs:
+        if y not in assigned:
+            raise InputError(f"{source}: output {y!r} is never assigned")
+    return builder.build([(y, env[sympy.Symbol(y)]) for y in outputs], name)

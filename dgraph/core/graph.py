@@ -1,0 +1,346 @@
+"""The differentiation graph: the one graph model every builder returns and every method reads.
+
+Stored in data-flow direction (Naumann's c-graph): an edge ``u -> v`` means that ``v`` uses
+``u``; its label is the local partial derivative ``c_vu = d phi_v / d u``.  Zhou's
+differentiation graph is the same DAG read the other way (``v`` depends on ``u``); use
+:meth:`DGraph.dependence` for that orientation.
+
+Every edge has a *symbol*, the noncommutative sympy symbol ``d_<target>_<source>`` that
+stands for its label in expression sets, and, when known, its *partial*: the actual local
+derivative as a commutative sympy expression over vertex symbols.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Iterable, Iterator
+from typing import Literal
+
+import networkx as nx
+import sympy
+
+from ..errors import GraphError
+
+__all__ = ["DGraph", "Role", "edge_symbol", "vertex_symbol"]
+
+Role = Literal["input", "intermediate", "output"]
+ROLES: tuple[Role, ...] = ("input", "intermediate", "output")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def edge_symbol(source: str, target: str) -> sympy.Symbol:
+    """The noncommutative symbol ``d_<target>_<source>`` naming the label of an edge."""
+    return sympy.Symbol(f"d_{target}_{source}", commutative=False)
+
+
+def vertex_symbol(vertex: str) -> sympy.Symbol:
+    """The commutative symbol standing for a vertex's value in local expressions."""
+    return sympy.Symbol(vertex)
+
+
+class DGraph:
+    """A differentiation graph with input, intermediate and output roles.
+
+    >>> g = DGraph("demo")
+    >>> g.add_vertex("x", "input")
+    >>> g.add_vertex("y", "output", expr=sympy.sin(sympy.Symbol("x")))
+    >>> g.add_edge("x", "y")
+    >>> g.partial("x", "y")
+    cos(x)
+    >>> g.symbol("x", "y")
+    d_y_x
+    """
+
+    def __init__(self, name: str = "") -> None:
+        self.name = name
+        self._g = nx.DiGraph()
+        self._symbols: dict[sympy.Symbol, tuple[str, str]] = {}
+        self._order: list[str] | None = None
+        self.derived: dict[str, object] = {}  # analyses' cached results; cleared on change
+
+    def _changed(self) -> None:
+        self._order = None
+        self.derived.clear()
+
+    # -- construction ------------------------------------------------------------------
+
+    def add_vertex(self, vertex: str, role: Role = "intermediate", expr: sympy.Expr | None = None):
+        """Add a vertex; ``expr`` is its elemental function over predecessor symbols."""
+        if not isinstance(vertex, str) or not _IDENT.match(vertex) or keyword.iskeyword(vertex):
+            raise GraphError(f"vertex {vertex!r}: ids must be identifiers (letters, digits, _)")
+        if vertex in self._g:
+            raise GraphError(f"vertex {vertex!r} is defined twice")
+        if role not in ROLES:
+            raise GraphError(f"vertex {vertex!r}: unknown role {role!r}")
+        self._g.add_node(vertex, role=role, expr=expr, index=len(self._g))
+        self._changed()
+
+    def add_edge(self, source: str, target: str, partial: sympy.Expr | None = None) -> None:
+        """Add the edge ``source -> target`` (``target`` uses ``source``)."""
+        for v in (source, target):
+            if v not in self._g:
+                raise GraphError(f"edge {source} -> {target}: unknown vertex {v!r}")
+        if self._g.has_edge(source, target):
+            raise GraphError(f"edge {source} -> {target} is given twice")
+        if source == target:
+            raise GraphError(f"cycle: {source} -> {source}")
+        sym = edge_symbol(source, target)
+        if sym in self._symbols:
+            other = self._symbols[sym]
+            raise GraphError(
+                f"edges {other[0]} -> {other[1]} and {source} -> {target} share the symbol {sym};"
+                " rename a vertex"
+            )
+        self._symbols[sym] = (source, target)
+        self._g.add_edge(source, target, symbol=sym, partial=partial)
+        self._changed()
+
+    def set_expr(self, vertex: str, expr: sympy.Expr | None) -> None:
+        """Set a vertex's elemental function (over its predecessors' symbols)."""
+        self._g.nodes[vertex]["expr"] = expr
+        self._changed()
+
+    # -- roles and order ---------------------------------------------------------------
+
+    @property
+    def nx(self) -> nx.DiGraph:
+        """The underlying networkx graph, data-flow direction; treat it as read-only."""
+        return self._g
+
+    def dependence(self) -> nx.DiGraph:
+        """A reversed view: Zhou's orientation, outputs (roots) to inputs (terminals)."""
+        return self._g.reverse(copy=False)
+
+    def order(self) -> list[str]:
+        """Evaluation order: a topological order that keeps the order vertices were added."""
+        if self._order is None:
+            index = nx.get_node_attributes(self._g, "index")
+            try:
+                self._order = list(nx.lexicographical_topological_sort(self._g, key=index.get))
+            except nx.NetworkXUnfeasible:
+                cycle = nx.find_cycle(self._g)
+                path = " -> ".join([u for u, _ in cycle] + [cycle[0][0]])
+                raise GraphError(f"cycle: {path}") from None
+        return self._order
+
+    def _with_role(self, role: Role) -> list[str]:
+        return [v for v in self.order() if self._g.nodes[v]["role"] == role]
+
+    def _declared(self, role: Role) -> list[str]:
+        nodes = self._g.nodes
+        return sorted(
+            (v for v in self._g if nodes[v]["role"] == role), key=lambda v: nodes[v]["index"]
+        )
+
+    @property
+    def inputs(self) -> list[str]:
+        """Independent variables X, in the order they were declared (Jacobian columns)."""
+        return self._declared("input")
+
+    @property
+    def outputs(self) -> list[str]:
+        """Dependent variables Y, in the order they were declared (Jacobian rows)."""
+        return self._declared("output")
+
+    @property
+    def intermediates(self) -> list[str]:
+        """Intermediate vertices Z, in evaluation order."""
+        return self._with_role("intermediate")
+
+    @property
+    def vertices(self) -> list[str]:
+        return self.order()
+
+    def edges(self) -> list[tuple[str, str]]:
+        """All edges, grouped by target in evaluation order."""
+        return [(u, v) for v in self.order() for u in self.predecessors(v)]
+
+    def predecessors(self, v: str) -> list[str]:
+        index = self._g.nodes
+        return sorted(self._g.predecessors(v), key=lambda u: index[u]["index"])
+
+    def successors(self, v: str) -> list[str]:
+        index = self._g.nodes
+        return sorted(self._g.successors(v), key=lambda u: index[u]["index"])
+
+    def role(self, v: str) -> Role:
+        return self._g.nodes[v]["role"]
+
+    def __contains__(self, v: object) -> bool:
+        return v in self._g
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.order())
+
+    def __len__(self) -> int:
+        return len(self._g)
+
+    @property
+    def n_edges(self) -> int:
+        return self._g.number_of_edges()
+
+    # -- labels ------------------------------------------------------------------------
+
+    def expr(self, v: str) -> sympy.Expr | None:
+        """The elemental function of ``v`` over its predecessors' symbols, if known."""
+        return self._g.nodes[v]["expr"]
+
+    def symbol(self, source: str, target: str) -> sympy.Symbol:
+        return self._g.edges[source, target]["symbol"]
+
+    def edge_of(self, symbol: sympy.Symbol) -> tuple[str, str]:
+        """The edge an edge symbol names; KeyError if it names none."""
+        return self._symbols[symbol]
+
+    @property
+    def edge_symbols(self) -> dict[sympy.Symbol, tuple[str, str]]:
+        return dict(self._symbols)
+
+    def partial(self, source: str, target: str) -> sympy.Expr | None:
+        """The local partial derivative on an edge: given, or derived from the target's expr."""
+        data = self._g.edges[source, target]
+        if data["partial"] is None:
+            expr = self.expr(target)
+            if expr is not None:
+                data["partial"] = sympy.diff(expr, vertex_symbol(source))
+        return data["partial"]
+
+    def has_partials(self) -> bool:
+        return all(self.partial(u, v) is not None for u, v in self._g.edges)
+
+    def constant_label(self, source: str, target: str) -> sympy.Number | None:
+        """The label's value when the local partial is a known number, else None."""
+        p = self.partial(source, target)
+        return p if p is not None and p.is_Number else None
+
+    def values(self) -> dict[str, sympy.Expr]:
+        """Every vertex's value as a sympy expression of the input symbols."""
+        values: dict[str, sympy.Expr] = {}
+        for v in self.order():
+            if self.role(v) == "input":
+                values[v] = vertex_symbol(v)
+                continue
+            expr = self.expr(v)
+            if expr is None:
+                raise GraphError(f"vertex {v!r} has no expression; its value is unknown")
+            values[v] = expr.xreplace({vertex_symbol(u): values[u] for u in self.predecessors(v)})
+        return values
+
+    # -- checks ------------------------------------------------------------------------
+
+    def validate(self) -> DGraph:
+        """Check the roles and acyclicity; raise GraphError naming the first fault."""
+        if not self.inputs:
+            raise GraphError("graph has no inputs")
+        if not self.outputs:
+            raise GraphError("graph has no outputs")
+        self.order()  # raises on a cycle
+        g = self._g
+        for v in self.inputs:
+            if g.in_degree(v):
+                u = self.predecessors(v)[0]
+                raise GraphError(f"input {v!r} has an in-edge from {u!r}; inputs must be minimal")
+        for v in self.outputs:
+            if g.out_degree(v):
+                w = self.successors(v)[0]
+                raise GraphError(f"output {v!r} has an out-edge to {w!r}; outputs must be maximal")
+        for v in self.intermediates:
+            if not g.in_degree(v):
+                raise GraphError(f"vertex {v!r} is dangling: no input reaches it")
+        reaches_output = set(self.outputs)
+        for v in reversed(self.order()):
+            if any(w in reaches_output for w in g.successors(v)):
+                reaches_output.add(v)
+        for v in self.intermediates:
+            if v not in reaches_output:
+                raise GraphError(f"vertex {v!r} is dangling: it has no path to an output")
+        for v in self.order():
+            expr = self.expr(v)
+            if expr is None:
+                continue
+            preds = {vertex_symbol(u) for u in self.predecessors(v)}
+            extra = expr.free_symbols - preds
+            if extra:
+                name = sorted(map(str, extra))[0]
+                raise GraphError(f"vertex {v!r}: expression uses {name!r}, which is not an in-edge")
+        return self
+
+    # -- comparison and copies -----------------------------------------------------------
+
+    def copy(self) -> DGraph:
+        other = DGraph(self.name)
+        for v in self.order():
+            other.add_vertex(v, self.role(v), self.expr(v))
+        for u, v in self.edges():
+            other.add_edge(u, v, self._g.edges[u, v]["partial"])
+        return other
+
+    def __eq__(self, other: object) -> bool:
+        """Same vertices, roles, edges, expressions and partials (names matter)."""
+        if not isinstance(other, DGraph):
+            return NotImplemented
+        if set(self._g) != set(other._g) or set(self._g.edges) != set(other._g.edges):
+            return False
+        for v in self._g:
+            if self.role(v) != other.role(v) or _neq(self.expr(v), other.expr(v)):
+                return False
+        return not any(_neq(self.partial(u, v), other.partial(u, v)) for u, v in self._g.edges)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        name = f" {self.name!r}" if self.name else ""
+        return (
+            f"<DGraph{name}: {len(self.inputs)} inputs, {len(self.intermediates)} intermediates,"
+            f" {len(self.outputs)} outputs, {self.n_edges} edges>"
+        )
+
+    # -- interchange ---------------------------------------------------------------------
+
+    def to_dict(self) -> dict:
+        """The dgraph/1 interchange form (data-flow direction)."""
+        vertices = []
+        for v in self.order():
+            if self.role(v) == "input":
+                continue
+            entry = {"id": v}
+            if self.expr(v) is not None:
+                entry["expr"] = sympy.sstr(self.expr(v))
+            vertices.append(entry)
+        edges = []
+        for u, v in self.edges():
+            entry = {"source": u, "target": v}
+            p, expr = self._g.edges[u, v]["partial"], self.expr(v)
+            if p is not None and (expr is None or p != sympy.diff(expr, vertex_symbol(u))):
+                entry["label"] = sympy.sstr(p)
+            edges.append(entry)
+        data = {"format": "dgraph/1"}
+        if self.name:
+            data["name"] = self.name
+        data.update(inputs=self.inputs, outputs=self.outputs, vertices=vertices, edges=edges)
+        return data
+
+    def to_json(self, indent: int | None = 1) -> str:
+        import json
+
+        return json.dumps(self.to_dict(), indent=indent)
+
+    # -- notebook display (rendering is downstream: imported on use) ----------------------
+
+    def _repr_svg_(self) -> str:
+        from ..render.dot import render_svg
+
+        return render_svg(self)
+
+
+def _neq(a: sympy.Expr | None, b: sympy.Expr | None) -> bool:
+    if a is None or b is None:
+        return (a is None) != (b is None)
+    return a != b and sympy.simplify(a - b) != 0
+
+
+def vertices_in_order(graph: DGraph, vertices: Iterable[str]) -> list[str]:
+    """``vertices`` sorted by evaluation order."""
+    position = {v: i for i, v in enumerate(graph.order())}
+    return sorted(vertices, key=position.__getitem__)

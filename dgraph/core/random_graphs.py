@@ -1,0 +1,81 @@
+"""Random differentiation graphs and random straight-line programs, for tests and benchmarks."""
+
+from __future__ import annotations
+
+import random
+
+import sympy
+
+from .builders import from_sympy
+from .graph import DGraph
+
+__all__ = ["random_dag", "random_program"]
+
+
+def random_dag(
+    seed: int,
+    n_inputs: int = 2,
+    n_intermediates: int = 5,
+    n_outputs: int = 2,
+    density: float = 0.3,
+) -> DGraph:
+    """A valid random c-graph (no labels): inputs minimal, outputs maximal, every
+    intermediate reached from an input and reaching an output.
+
+    >>> g = random_dag(1, 2, 4, 2)
+    >>> len(g.inputs), len(g.intermediates), len(g.outputs)
+    (2, 4, 2)
+    """
+    rng = random.Random(seed)
+    xs = [f"x{i}" for i in range(n_inputs)]
+    vs = [f"v{i}" for i in range(1, n_intermediates + 1)]
+    ys = [f"y{i}" for i in range(n_outputs)]
+    edges: set[tuple[str, str]] = set()
+    for k, v in enumerate(vs):
+        earlier = xs + vs[:k]
+        edges.add((rng.choice(earlier), v))
+        edges.update((u, v) for u in earlier if rng.random() < density)
+    for y in ys:
+        sources = xs + vs
+        edges.add((rng.choice(sources), y))
+        edges.update((u, y) for u in sources if rng.random() < density / 2)
+    for k, v in enumerate(vs):
+        if not any(u == v for u, _ in edges):
+            edges.add((v, rng.choice(vs[k + 1 :] + ys)))
+    g = DGraph(f"random-{seed}")
+    for x in xs:
+        g.add_vertex(x, "input")
+    for v in vs:
+        g.add_vertex(v, "intermediate")
+    for y in ys:
+        g.add_vertex(y, "output")
+    for u, v in sorted(edges, key=lambda e: ((xs + vs + ys).index(e[1]), (xs + vs).index(e[0]))):
+        g.add_edge(u, v)
+    return g.validate()
+
+
+_UNARY = (sympy.sin, sympy.cos, sympy.exp, lambda a: a**2, lambda a: sympy.sqrt(a**2 + 1))
+_BINARY = (
+    lambda a, b: a * b,
+    lambda a, b: a + b,
+    lambda a, b: a - b,
+    lambda a, b: a / (b**2 + 1),
+)
+
+
+def random_program(
+    seed: int, n_inputs: int = 2, n_statements: int = 6, n_outputs: int = 2
+) -> DGraph:
+    """The elemental graph of a random straight-line program of smooth operations."""
+    rng = random.Random(seed)
+    xs = list(sympy.symbols(f"x0:{n_inputs}"))
+    values: list[sympy.Expr] = list(xs)
+    for _ in range(n_statements):
+        if rng.random() < 0.4:
+            values.append(rng.choice(_UNARY)(rng.choice(values)))
+        else:
+            a, b = rng.sample(values, 2) if len(values) > 1 else (values[0], values[0])
+            values.append(rng.choice(_BINARY)(a, b))
+    candidates = [v for v in values[n_inputs:] if v.free_symbols] or [xs[0] * xs[-1]]
+    outputs = rng.sample(candidates, min(n_outputs, len(candidates)))
+    return from_sympy(outputs, xs, name=f"program-{seed}")

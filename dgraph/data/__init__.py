@@ -1,0 +1,1 @@
+"""Bundled example graphs (read with importlib.resources)."""

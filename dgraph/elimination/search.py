@@ -1,0 +1,101 @@
+"""A* over elimination states with an admissible bound, an incumbent and a time budget.
+
+Shared by the exact vertex and edge searches: with a consistent lower bound the first
+goal popped is optimal; nodes whose bound reaches the incumbent's cost are pruned. When
+the budget runs out the incumbent is returned, marked unproven, with the best lower
+bound known (the smallest bound left in the queue).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import time
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+
+__all__ = ["SearchResult", "astar"]
+
+
+@dataclass
+class SearchResult:
+    """The best sequence of moves found, its cost, and how sure we are of it."""
+
+    moves: list
+    cost: int
+    proven: bool
+    lower_bound: int
+    states: int
+    seconds: float
+
+    def info(self) -> dict:
+        return {
+            "optimal": self.proven,
+            "lower_bound": self.lower_bound,
+            "states": self.states,
+            "search_seconds": round(self.seconds, 3),
+        }
+
+
+def astar(
+    start: Hashable,
+    expand: Callable[[Hashable], Iterable[tuple[object, int, Hashable]]],
+    is_goal: Callable[[Hashable], bool],
+    bound: Callable[[Hashable], int],
+    incumbent: tuple[int, list] | None = None,
+    budget: float | None = None,
+    max_states: int = 5_000_000,
+) -> SearchResult:
+    """Cheapest move sequence from ``start`` to a goal.
+
+    ``expand(state)`` yields ``(move, cost, next_state)``; ``bound`` must be consistent
+    (never drops by more than a move costs). ``incumbent`` is a known ``(cost, moves)``;
+    when the budget or ``max_states`` is exhausted it is what comes back, unproven.
+    """
+    t0 = time.perf_counter()
+    deadline = None if budget is None else t0 + budget
+    best_cost, best_moves = incumbent if incumbent else (float("inf"), [])
+    g_best: dict[Hashable, int] = {start: 0}
+    parent: dict[Hashable, tuple[Hashable, object]] = {}
+    tie = itertools.count()
+    heap = [(bound(start), 0, next(tie), start)]
+    found_goal = None
+    exhausted = False
+    popped = 0
+    while heap:
+        f, neg_g, _, state = heapq.heappop(heap)
+        g = -neg_g
+        if f >= best_cost:  # nothing left can beat the incumbent: it is optimal
+            break
+        if g > g_best[state]:  # a stale queue entry
+            continue
+        if is_goal(state):
+            best_cost, found_goal = g, state
+            break
+        popped += 1
+        if popped % 512 == 0 and (
+            (deadline is not None and time.perf_counter() > deadline) or len(g_best) > max_states
+        ):
+            heapq.heappush(heap, (f, neg_g, next(tie), state))
+            exhausted = True
+            break
+        for move, cost, nxt in expand(state):
+            g2 = g + cost
+            if g2 < g_best.get(nxt, g2 + 1):
+                g_best[nxt] = g2
+                parent[nxt] = (state, move)
+                f2 = g2 + bound(nxt)
+                if f2 < best_cost:
+                    heapq.heappush(heap, (f2, -g2, next(tie), nxt))
+    seconds = time.perf_counter() - t0
+    if found_goal is not None:
+        moves = []
+        state = found_goal
+        while state != start:
+            state, move = parent[state]
+            moves.append(move)
+        best_moves = moves[::-1]
+    if best_cost == float("inf"):
+        raise RuntimeError("search found no complete elimination and had no incumbent")
+    lower = min(heap[0][0], best_cost) if exhausted and heap else best_cost
+    return SearchResult(best_moves, int(best_cost), not exhausted, int(lower), len(g_best), seconds)

@@ -1,0 +1,141 @@
+"""c-graph structure as bitmasks, for exhaustive searches over eliminations.
+
+Vertices are numbered in evaluation order; a *state* is the tuple of successor masks, one
+per vertex, which is hashable and cheap to copy. An intermediate vertex is present while
+it has successors: elimination removes an intermediate left without successors (or
+without predecessors) together with its remaining edges (seed 000 §2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import networkx as nx
+from networkx.algorithms.connectivity import build_auxiliary_node_connectivity
+from networkx.algorithms.flow import build_residual_network
+
+from ..core.graph import DGraph
+
+__all__ = ["MODES", "BitGraph", "State", "iter_bits"]
+
+State = tuple[int, ...]
+MODES = ("full", "forward", "backward", "vertex")
+
+
+def iter_bits(mask: int) -> Iterator[int]:
+    """The positions of the set bits of ``mask``, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+class BitGraph:
+    """The structure of a :class:`DGraph` with elimination moves on bitmask states."""
+
+    def __init__(self, graph: DGraph) -> None:
+        self.graph = graph
+        self.names = graph.order()
+        self.index = {v: i for i, v in enumerate(self.names)}
+        self.intermediates = [self.index[v] for v in graph.intermediates]
+        self.intermediate_mask = sum(1 << i for i in self.intermediates)
+        succ = [0] * len(self.names)
+        for u, v in graph.nx.edges:
+            succ[self.index[u]] |= 1 << self.index[v]
+        self.start: State = tuple(succ)
+        self.start_preds = [0] * len(self.names)
+        for u, v in graph.nx.edges:
+            self.start_preds[self.index[v]] |= 1 << self.index[u]
+        self._cuts: tuple[list[int], list[int]] | None = None
+
+    # -- queries ---------------------------------------------------------------------------
+
+    def preds(self, state: State, v: int) -> int:
+        bit = 1 << v
+        return sum(1 << k for k, s in enumerate(state) if s & bit)
+
+    def is_final(self, state: State) -> bool:
+        return not any(state[v] for v in self.intermediates)
+
+    def edges(self, state: State) -> Iterator[tuple[int, int]]:
+        for i, s in enumerate(state):
+            for j in iter_bits(s):
+                yield i, j
+
+    def name_edge(self, i: int, j: int) -> tuple[str, str]:
+        return self.names[i], self.names[j]
+
+    # -- moves -----------------------------------------------------------------------------
+
+    def forward(self, state: State, i: int, j: int) -> tuple[int, State]:
+        """Forward-eliminate (i, j), i intermediate: each predecessor k of i gains k -> j."""
+        preds = self.preds(state, i)
+        s = list(state)
+        for k in iter_bits(preds):
+            s[k] |= 1 << j
+        s[i] &= ~(1 << j)
+        if not s[i]:
+            for k in iter_bits(preds):
+                s[k] &= ~(1 << i)
+        return preds.bit_count(), tuple(s)
+
+    def backward(self, state: State, i: int, j: int) -> tuple[int, State]:
+        """Backward-eliminate (i, j), j intermediate: i gains every successor of j."""
+        s = list(state)
+        s[i] = (s[i] & ~(1 << j)) | s[j]
+        if not any(x & (1 << j) for x in s):
+            s[j] = 0
+        return state[j].bit_count(), tuple(s)
+
+    def vertex(self, state: State, v: int) -> tuple[int, State]:
+        """Eliminate vertex v: its predecessors gain its successors."""
+        preds = self.preds(state, v)
+        s = list(state)
+        for k in iter_bits(preds):
+            s[k] = (s[k] & ~(1 << v)) | state[v]
+        s[v] = 0
+        return preds.bit_count() * state[v].bit_count(), tuple(s)
+
+    def moves(self, state: State, mode: str = "full") -> Iterator[tuple[tuple, int, State]]:
+        """Every elimination allowed in ``mode`` from ``state``: (move, cost, next state)."""
+        inter = self.intermediate_mask
+        if mode == "vertex":
+            for v in self.intermediates:
+                if state[v]:
+                    cost, nxt = self.vertex(state, v)
+                    yield ("vertex", self.names[v]), cost, nxt
+            return
+        for i, j in list(self.edges(state)):
+            if mode in ("full", "forward") and inter >> i & 1:
+                cost, nxt = self.forward(state, i, j)
+                yield ("forward", self.name_edge(i, j)), cost, nxt
+            if mode in ("full", "backward") and inter >> j & 1:
+                cost, nxt = self.backward(state, i, j)
+                yield ("backward", self.name_edge(i, j)), cost, nxt
+
+    # -- lower bounds ----------------------------------------------------------------------
+
+    def cuts(self) -> tuple[list[int], list[int]]:
+        """Per vertex, the fewest vertices separating it from the inputs (``cut_in``) and
+        from the outputs (``cut_out``). In any state reachable by eliminations, a vertex's
+        predecessors separate it from the inputs, so ``|P_v| >= cut_in[v]``; likewise
+        ``|S_v| >= cut_out[v]``."""
+        if self._cuts is None:
+            self._cuts = (self._cut(reverse=False), self._cut(reverse=True))
+        return self._cuts
+
+    def _cut(self, reverse: bool) -> list[int]:
+        g = nx.DiGraph(self.graph.nx.edges)
+        g.add_nodes_from(self.names)
+        if reverse:
+            g = g.reverse()
+        ends = self.graph.outputs if reverse else self.graph.inputs
+        g.add_edges_from(("__s__", x) for x in ends)
+        aux = build_auxiliary_node_connectivity(g)
+        residual = build_residual_network(aux, "capacity")
+        cut = [0] * len(self.names)
+        for v in self.intermediates:
+            cut[v] = nx.algorithms.connectivity.local_node_connectivity(
+                g, "__s__", self.names[v], auxiliary=aux, residual=residual
+            )
+        return cut

@@ -1,0 +1,25 @@
+"""Errors dgraph raises on bad input; each carries a one-line message for the CLI."""
+
+from __future__ import annotations
+
+__all__ = ["DGraphError", "GraphError", "InputError", "SearchTooLarge", "VerificationError"]
+
+
+class DGraphError(ValueError):
+    """Base class: a problem with what the user gave dgraph, reported in one line."""
+
+
+class InputError(DGraphError):
+    """A file or argument that cannot be read (missing, malformed, unknown names)."""
+
+
+class GraphError(DGraphError):
+    """A graph that is not a valid differentiation graph (cycle, misplaced roles, ...)."""
+
+
+class SearchTooLarge(DGraphError):
+    """An exhaustive search whose size exceeds the limit and was given no budget."""
+
+
+class VerificationError(DGraphError):
+    """An expression set that refers to unknown symbols or has cyclic references."""

@@ -1,0 +1,150 @@
+"""The accumulation methods by name, and the two things users do with them: accumulate
+one (verified) and compare them all.
+
+Every method is a function ``(graph, **options) -> ExpressionSet``; :func:`accumulate`
+runs it, times it and verifies the result against Bauer's formula, so no result leaves
+this module unchecked.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .core.expressions import ExpressionSet
+from .core.graph import DGraph
+from .elimination.labeled import replay
+from .elimination.metagraph import edge_optimal
+from .elimination.vertex import forward, markowitz, reverse, vertex_elimination
+from .elimination.vertex_optimal import vertex_optimal
+from .errors import DGraphError, SearchTooLarge
+
+__all__ = [
+    "COMPARED",
+    "METHODS",
+    "Comparison",
+    "MethodSpec",
+    "accumulate",
+    "compare",
+    "method_names",
+    "register",
+]
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A named accumulation method; ``exact`` ones search and honour ``budget``."""
+
+    name: str
+    run: Callable[..., ExpressionSet]
+    exact: bool = False
+    summary: str = ""
+
+
+METHODS: dict[str, MethodSpec] = {}
+
+
+def register(name: str, run: Callable[..., ExpressionSet], exact: bool = False, summary: str = ""):
+    METHODS[name] = MethodSpec(name, run, exact, summary)
+
+
+def _vertex(graph: DGraph, order=None, **_: Any) -> ExpressionSet:
+    if order is None:
+        raise DGraphError("method 'vertex' needs an elimination order (--order v1,v2,...)")
+    return vertex_elimination(graph, order)
+
+
+def _edges(graph: DGraph, sequence=None, **_: Any) -> ExpressionSet:
+    if sequence is None:
+        raise DGraphError("method 'edges' needs a sequence (--order f:i>j,b:k>l,...)")
+    return replay(graph, sequence, "edges")
+
+
+register("forward", lambda g, **_: forward(g), summary="vertex elimination in evaluation order")
+register("reverse", lambda g, **_: reverse(g), summary="vertex elimination in reverse order")
+register("markowitz", lambda g, **_: markowitz(g), summary="greedy smallest Markowitz degree")
+register(
+    "vertex-optimal",
+    lambda g, budget=None, **_: vertex_optimal(g, budget),
+    exact=True,
+    summary="optimal vertex elimination order (A* over eliminated sets)",
+)
+register(
+    "edge-optimal",
+    lambda g, budget=None, metagraph="full", **_: edge_optimal(g, metagraph, budget),
+    exact=True,
+    summary="shortest path in the edge-elimination metagraph",
+)
+register("vertex", _vertex, summary="vertex elimination in a given order")
+register("edges", _edges, summary="forward/backward edge elimination in a given sequence")
+
+COMPARED = ["forward", "reverse", "markowitz", "vertex-optimal", "edge-optimal"]
+
+
+def method_names() -> list[str]:
+    return list(METHODS)
+
+
+def accumulate(
+    graph: DGraph, method: str = "markowitz", *, verify: bool = True, **options: Any
+) -> ExpressionSet:
+    """Accumulate the Jacobian of ``graph`` by ``method`` and verify the result.
+
+    >>> from dgraph.core.builders import bundled
+    >>> g = bundled("naumann_sin.trace")
+    >>> es = accumulate(g, "reverse")
+    >>> es.mults, es.verified
+    (3, True)
+    """
+    spec = METHODS.get(method)
+    if spec is None:
+        raise DGraphError(f"unknown method {method!r}; available: {', '.join(METHODS)}")
+    t0 = time.perf_counter()
+    es = spec.run(graph, **options)
+    es.info["seconds"] = round(time.perf_counter() - t0, 4)
+    if verify:
+        es.verify()
+    return es
+
+
+@dataclass
+class Comparison:
+    """Every compared method's result (or why it was skipped) and the cheapest verified."""
+
+    graph: DGraph
+    results: dict[str, ExpressionSet] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def best(self) -> str | None:
+        verified = [es for es in self.results.values() if es.verified]
+        return (
+            min(verified, key=lambda es: (es.mults, es.mults_effective)).method
+            if verified
+            else None
+        )
+
+    def rows(self) -> list[dict[str, Any]]:
+        rows = [es.summary() for es in self.results.values()]
+        rows += [{"method": m, "skipped": why} for m, why in self.skipped.items()]
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        from .core.paths import naive_cost
+
+        return {"methods": self.rows(), "best": self.best, "naive_mults": naive_cost(self.graph)}
+
+
+def compare(
+    graph: DGraph, methods: list[str] | None = None, budget: float | None = None
+) -> Comparison:
+    """Run ``methods`` (default: :data:`COMPARED`); exact ones too large are skipped."""
+    comparison = Comparison(graph)
+    for name in methods or COMPARED:
+        try:
+            comparison.results[name] = accumulate(graph, name, budget=budget)
+        except SearchTooLarge as exc:
+            comparison.skipped[name] = str(exc)
+    return comparison

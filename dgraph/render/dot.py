@@ -1,0 +1,82 @@
+"""Plain graphviz drawings of differentiation graphs (DOT, SVG, PDF, PNG).
+
+Inputs are drawn as boxes, outputs as double circles, intermediates as circles; edges are
+labeled with the local partial when it is known, else with the edge's symbol. Data-flow
+direction puts inputs at the bottom (Naumann's c-graphs); dependence direction puts the
+outputs (Zhou's roots) at the top with edges pointing down to the inputs.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import graphviz
+import sympy
+
+from ..core.graph import DGraph
+from ..errors import DGraphError
+
+__all__ = ["FORMATS", "render", "render_svg", "to_dot"]
+
+FORMATS = (".svg", ".pdf", ".png", ".dot")
+_SHAPES = {"input": "box", "intermediate": "circle", "output": "doublecircle"}
+_FILL = {"input": "#e8e8e8", "intermediate": "white", "output": "#d0d0d0"}
+
+
+def _edge_label(graph: DGraph, u: str, v: str) -> str:
+    partial = graph.partial(u, v)
+    text = sympy.sstr(partial) if partial is not None else str(graph.symbol(u, v))
+    return text if len(text) <= 24 else text[:21] + "..."
+
+
+def to_dot(graph: DGraph, direction: str = "dataflow", labels: bool = True) -> graphviz.Digraph:
+    """The graph as a graphviz ``Digraph`` in ``dataflow`` or ``dependence`` direction."""
+    if direction not in ("dataflow", "dependence"):
+        raise DGraphError(f"unknown direction {direction!r}: use dataflow or dependence")
+    dot = graphviz.Digraph(graph.name or "dgraph")
+    dot.attr(rankdir="BT" if direction == "dataflow" else "TB", fontname="Times-Roman")
+    dot.attr("node", fontname="Times-Roman", style="filled", fixedsize="false", margin="0.05")
+    dot.attr("edge", fontname="Times-Roman", fontsize="10", arrowsize="0.7")
+    for v in graph.order():
+        role = graph.role(v)
+        dot.node(v, v, shape=_SHAPES[role], fillcolor=_FILL[role])
+    for rank in ("input", "output"):
+        with dot.subgraph() as same:
+            same.attr(rank="min" if (rank == "input") == (direction == "dataflow") else "max")
+            for v in graph.inputs if rank == "input" else graph.outputs:
+                same.node(v)
+    for u, v in graph.edges():
+        label = _edge_label(graph, u, v) if labels else ""
+        if direction == "dataflow":
+            dot.edge(u, v, label=label)
+        else:
+            dot.edge(v, u, label=label)
+    return dot
+
+
+def _need_dot() -> None:
+    if shutil.which("dot") is None:
+        raise DGraphError("graphviz 'dot' not found; install it (Debian: apt-get install graphviz)")
+
+
+def render_svg(graph: DGraph, direction: str = "dataflow") -> str:
+    """SVG text of the drawing (used for notebook display)."""
+    _need_dot()
+    return to_dot(graph, direction).pipe(format="svg").decode()
+
+
+def render(graph: DGraph, path: str | Path, direction: str = "dataflow") -> Path:
+    """Write the drawing to ``path``; the format follows the suffix (.svg .pdf .png .dot)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in FORMATS:
+        raise DGraphError(f"{path}: unknown format {suffix or '(none)'}; use {' '.join(FORMATS)}")
+    dot = to_dot(graph, direction)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if suffix == ".dot":
+        path.write_text(dot.source)
+    else:
+        _need_dot()
+        path.write_bytes(dot.pipe(format=suffix[1:]))
+    return path

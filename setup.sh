@@ -1,0 +1,31 @@
+#!/bin/sh
+# Set up dgraph on a fresh machine (Python >= 3.10 with pip; root or sudo for apt) and run
+# one job:  sh setup.sh demo [-o DIR]   |   sh setup.sh test [pytest args]
+set -eu
+cd "$(dirname "$0")"
+task="${1:-demo}"
+[ $# -gt 0 ] && shift
+
+if ! command -v dot >/dev/null 2>&1; then
+  echo "setup: graphviz's dot is missing; installing the Debian package graphviz" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get install -y -q graphviz >/dev/null 2>&1 ||
+    { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q graphviz >/dev/null; }
+fi
+
+# A virtual environment that reuses what the system Python already has.
+[ -x .venv/bin/python ] || python3 -m venv --system-site-packages .venv
+extras=""
+[ "$task" = test ] && extras="[test]"
+if ! log=$(.venv/bin/python -m pip install -q --disable-pip-version-check -e ".$extras" 2>&1); then
+  echo "$log" >&2
+  echo "setup: pip install failed" >&2
+  exit 1
+fi
+
+case "$task" in
+  demo) exec .venv/bin/python -m dgraph demo "$@" ;;
+  test) exec .venv/bin/python -m pytest "$@" ;;
+  *) echo "usage: sh setup.sh demo|test" >&2; exit 2 ;;
+esac

@@ -1,0 +1,39 @@
+"""Shared fixtures: the paper graphs, and hypothesis settings for the property tests."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from dgraph.core.builders import bundled
+
+settings.register_profile(
+    "dgraph", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("dgraph")
+
+SIN_TRACE = """\
+inputs: x0, x1
+outputs: y
+v1 = sin(x1)
+v2 = x0*v1
+y = v2*v1
+"""
+
+
+@pytest.fixture
+def sin_graph():
+    """Naumann's y = x0 sin(x1) sin(x1)."""
+    return bundled("naumann_sin.trace")
+
+
+@pytest.fixture
+def discrepancy_graph():
+    """Naumann's vertex-edge discrepancy graph."""
+    return bundled("naumann_discrepancy.json")
+
+
+@pytest.fixture
+def two_blocks_graph():
+    """Zhou's two chained simple blocks r -> {a, b} -> v -> {c, d} -> t."""
+    return bundled("zhou_two_blocks.json")

@@ -1,0 +1,249 @@
+"""The command line: JSON contracts, readable reports, and one-line errors with exit 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dgraph.cli import main
+
+DATA = Path(__file__).resolve().parent.parent / "dgraph" / "data"
+SIN = str(DATA / "naumann_sin.trace")
+DISCREPANCY = str(DATA / "naumann_discrepancy.json")
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys, *argv: str) -> dict:
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_accumulate_json(capsys):
+    data = run_json(capsys, "accumulate", DISCREPANCY, "--method", "edge-optimal")
+    assert data["method"] == "edge-optimal"
+    assert data["mults"] == 13 and isinstance(data["mults"], int)
+    assert data["verified"] is True and data["optimal"] is True
+    assert len(data["jacobian"]) == 10 and all(len(row) == 3 for row in data["jacobian"])
+    assert all(name.startswith("r") for name, _ in data["references"])
+    assert sum(step["mults"] for step in data["steps"]) == 13
+
+
+def test_accumulate_vertex_order_and_edge_sequence(capsys):
+    data = run_json(capsys, "accumulate", DISCREPANCY, "-m", "vertex", "--order", "i,k")
+    assert data["mults"] == 15
+    data = run_json(
+        capsys,
+        "accumulate",
+        DISCREPANCY,
+        "-m",
+        "edges",
+        "--order",
+        "f:i>y1,f:k>i,f:k>y1,f:i>y2,f:i>y3,f:i>y4,f:i>y5",
+    )
+    assert data["verified"] is True
+    assert [s["mults"] for s in data["steps"]][:1] == [1]
+
+
+def test_accumulate_text_and_latex(capsys):
+    code, out, _ = run(capsys, "accumulate", SIN, "-m", "reverse")
+    assert code == 0
+    assert "reverse: 3 mults" in out and "verified (exact" in out
+    assert "dy/dx1 = (d_y_v1 + d_y_v2*d_v2_v1)*d_v1_x1" in out
+    code, out, _ = run(capsys, "accumulate", SIN, "-m", "reverse", "--latex")
+    assert "\\begin{align}" in out
+
+
+def test_compare_json(capsys):
+    data = run_json(capsys, "compare", DISCREPANCY)
+    by_method = {row["method"]: row for row in data["methods"]}
+    assert {m: by_method[m]["mults"] for m in by_method} == {
+        "forward": 14,
+        "reverse": 15,
+        "markowitz": 14,
+        "vertex-optimal": 14,
+        "edge-optimal": 13,
+    }
+    assert data["best"] == "edge-optimal"
+    assert all("jacobian" not in row for row in data["methods"])
+
+
+def test_compare_skips_exact_searches_that_are_too_large(capsys):
+    data = run_json(capsys, "compare", str(DATA / "spherical_coordinates.trace"))
+    skipped = [row for row in data["methods"] if "skipped" in row]
+    assert [row["method"] for row in skipped] == ["edge-optimal"]
+    assert "--budget" in skipped[0]["skipped"]
+
+
+def test_structure_json(capsys):
+    data = run_json(capsys, "structure", SIN)
+    assert data["inputs"] == ["x0", "x1"] and data["outputs"] == ["y"]
+    assert data["intermediates"] == ["v1", "v2"]
+    assert data["paths"] == 3 and data["path_length"] == 7
+    assert data["levels"] == [["y"], ["v2"], ["v1"], ["x0", "x1"]]
+    assert len(data["edges"]) == 5
+
+
+def test_structure_statement_granularity(capsys, tmp_path):
+    trace = tmp_path / "f.trace"
+    trace.write_text("inputs: a, b\noutputs: y\nu = sin(a*b)\ny = u + a\n")
+    elemental = run_json(capsys, "structure", str(trace))
+    statement = run_json(capsys, "structure", str(trace), "--granularity", "statement")
+    assert len(elemental["intermediates"]) == 2 and statement["intermediates"] == ["u"]
+
+
+def test_python_function_graph(capsys, tmp_path):
+    module = tmp_path / "model.py"
+    module.write_text("import sympy\n\ndef f(a, b):\n    return a*sympy.sin(b)\n")
+    data = run_json(capsys, "accumulate", f"{module}:f")
+    assert data["verified"] is True and [row[:2] for row in data["jacobian"]] == [
+        ["y", "a"],
+        ["y", "b"],
+    ]
+
+
+@pytest.mark.parametrize("suffix", [".svg", ".dot", ".png", ".pdf"])
+def test_render(capsys, tmp_path, suffix):
+    out = tmp_path / f"g{suffix}"
+    data = run_json(capsys, "render", SIN, "-o", str(out))
+    assert data["file"] == str(out) and out.stat().st_size > 0
+
+
+# -- bad input: exit 2, one line naming the fault, no traceback -------------------------------
+
+
+def _bad(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "needle"),
+    [
+        (
+            "cycle.json",
+            json.dumps(
+                {
+                    "inputs": ["x"],
+                    "outputs": ["y"],
+                    "edges": [
+                        {"source": "x", "target": "a"},
+                        {"source": "a", "target": "b"},
+                        {"source": "b", "target": "a"},
+                        {"source": "b", "target": "y"},
+                    ],
+                }
+            ),
+            "cycle",
+        ),
+        ("bad.json", '{"inputs": ["x"], "outputs": ', "invalid JSON at line 1"),
+        (
+            "unknown.trace",
+            "inputs: x\noutputs: y\ny = frob(x)\n",
+            "unknown.trace:3: unknown function 'frob'",
+        ),
+        (
+            "in.json",
+            json.dumps(
+                {
+                    "inputs": ["x", "w"],
+                    "outputs": ["y"],
+                    "edges": [{"source": "w", "target": "x"}, {"source": "x", "target": "y"}],
+                }
+            ),
+            "input 'x' has an in-edge",
+        ),
+        (
+            "out.json",
+            json.dumps(
+                {
+                    "inputs": ["x"],
+                    "outputs": ["y", "z"],
+                    "edges": [{"source": "x", "target": "y"}, {"source": "y", "target": "z"}],
+                }
+            ),
+            "output 'y' has an out-edge",
+        ),
+        (
+            "dangling.json",
+            json.dumps(
+                {
+                    "inputs": ["x"],
+                    "outputs": ["y"],
+                    "edges": [{"source": "x", "target": "y"}, {"source": "x", "target": "v"}],
+                }
+            ),
+            "'v' is dangling",
+        ),
+        ("empty.json", json.dumps({"inputs": [], "outputs": [], "edges": []}), "no inputs"),
+        ("graph.txt", "whatever", "unknown graph type"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(capsys, tmp_path, name, text, needle):
+    path = _bad(tmp_path, name, text)
+    code, out, err = run(capsys, "accumulate", path)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and needle in err and name in err
+    assert "Traceback" not in err
+
+
+def test_missing_file_and_bad_options(capsys, tmp_path):
+    code, _, err = run(capsys, "accumulate", str(tmp_path / "nope.json"))
+    assert code == 2 and "file not found" in err and err.count("\n") == 1
+    code, _, err = run(capsys, "accumulate", SIN, "--method", "nonsense")
+    assert code == 2 and "unknown method 'nonsense'" in err
+    code, _, err = run(capsys, "accumulate", SIN, "--budget", "soon")
+    assert code == 2 and "--budget" in err and err.count("\n") == 1
+    code, _, err = run(capsys, "frobnicate")
+    assert code == 2 and err.count("\n") == 1
+
+
+def test_exhaustive_search_refusal_names_size_and_budget(capsys, tmp_path):
+    from dgraph.core.random_graphs import random_dag
+
+    file = tmp_path / "big.json"
+    file.write_text(random_dag(5, 3, 30, 3, 0.2).to_json())
+    code, _, err = run(capsys, "accumulate", str(file), "-m", "vertex-optimal")
+    assert code == 2
+    assert "30 intermediate vertices exceed the exhaustive limit" in err and "--budget" in err
+
+
+def test_real_process_has_no_traceback(tmp_path):
+    path = _bad(tmp_path, "bad.trace", "inputs: x\noutputs: y\ny = x +\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "dgraph", "accumulate", path],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("dgraph: error: ") and proc.stderr.count("\n") == 1
+    assert "Traceback" not in proc.stderr
+
+
+def test_demo_prints_a_comparison_and_writes_diagrams(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "dgraph", "demo", "-o", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "vertex-optimal" in proc.stdout and "best:" in proc.stdout
+    assert "max relative error" in proc.stdout
+    svg = (tmp_path / "graph.svg").read_text()
+    assert "<svg" in svg
+    assert (tmp_path / "best.tex").read_text().startswith("\\begin{align}")
+    compare = json.loads((tmp_path / "compare.json").read_text())
+    assert compare["best"] == "vertex-optimal"

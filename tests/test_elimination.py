@@ -1,0 +1,149 @@
+"""Elimination methods and exact optima: the paper checks of DOMAIN.md §3-4."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+
+import dgraph
+from dgraph.core.builders import bundled
+from dgraph.elimination.labeled import replay
+from dgraph.elimination.metagraph import edge_optimal, metagraph
+from dgraph.elimination.structure import BitGraph
+from dgraph.elimination.vertex import markowitz_order, vertex_elimination
+from dgraph.elimination.vertex_optimal import VERTEX_LIMIT, vertex_optimal
+from dgraph.errors import DGraphError, SearchTooLarge
+
+
+def test_metagraph_stages_of_naumann_sin(sin_graph):
+    """Naumann's Figure 10: 14 stages in M, 7 in M_F, 8 in M_B (and 4 vertex subsets)."""
+    counts = {
+        m: metagraph(sin_graph, m).number_of_nodes()
+        for m in ("full", "forward", "backward", "vertex")
+    }
+    assert counts == {"full": 14, "forward": 7, "backward": 8, "vertex": 4}
+
+
+def test_metagraph_shortest_path_is_edge_optimal(sin_graph):
+    import networkx as nx
+
+    meta = metagraph(sin_graph)
+    finals = [s for s, final in meta.nodes(data="final") if final]
+    assert len(finals) == 1  # one bipartite graph: K_{2,1}
+    dist = nx.shortest_path_length(meta, meta.graph["start"], finals[0], weight="cost")
+    assert dist == edge_optimal(sin_graph).mults == 3
+
+
+def test_vertex_edge_discrepancy(discrepancy_graph):
+    g = discrepancy_graph
+    assert vertex_elimination(g, ["i", "k"]).mults == 15
+    assert vertex_elimination(g, ["k", "i"]).mults == 14
+    es = replay(g, [("forward", ("i", "y1")), ("vertex", "k"), ("vertex", "i")], "edges")
+    assert [s.mults for s in es.steps] == [1, 4, 8]
+    assert es.mults == 13 and es.verify().ok
+    assert dgraph.accumulate(g, "vertex-optimal").mults == 14
+    best = dgraph.accumulate(g, "edge-optimal")
+    assert best.mults == 13 and best.info["optimal"] is True and best.verified
+
+
+def test_forward_cost_is_sum_of_markowitz_degrees_in_evaluation_order(discrepancy_graph, sin_graph):
+    for g in (discrepancy_graph, sin_graph, bundled("spherical_coordinates.trace")):
+        bits = BitGraph(g)
+        state, degrees = bits.start, []
+        for v in g.intermediates:  # evaluation order
+            cost, state = bits.vertex(state, bits.index[v])
+            degrees.append(cost)
+        es = dgraph.accumulate(g, "forward")
+        assert es.mults == sum(degrees) == sum(s.mults for s in es.steps)
+        assert [s.mults for s in es.steps] == degrees
+
+
+def test_zhou_two_chained_blocks(two_blocks_graph):
+    """(r_a a_v + r_b b_v)(v_c c_t + v_d d_t): 5 multiplications; path by path 12."""
+    assert dgraph.naive_cost(two_blocks_graph) == 12
+    assert dgraph.accumulate(two_blocks_graph, "vertex-optimal").mults == 5
+    assert dgraph.accumulate(two_blocks_graph, "markowitz").mults == 5
+
+
+def test_markowitz_breaks_ties_by_evaluation_order(sin_graph):
+    # v1 and v2 both have degree 2 at the start: v1 comes first in evaluation order
+    assert markowitz_order(sin_graph) == ["v1", "v2"]
+
+
+def test_reverse_and_forward_orders(sin_graph):
+    assert dgraph.accumulate(sin_graph, "forward").info["order"] == ["v1", "v2"]
+    assert dgraph.accumulate(sin_graph, "reverse").info["order"] == ["v2", "v1"]
+
+
+def test_edge_sequences_forward_and_backward(sin_graph):
+    forward_only = [("forward", ("v1", "v2")), ("forward", ("v1", "y")), ("forward", ("v2", "y"))]
+    es = dgraph.accumulate(sin_graph, "edges", sequence=forward_only)
+    assert es.verified and es.mults == sum(s.mults for s in es.steps)
+    backward_only = [
+        ("backward", ("x1", "v1")),
+        ("backward", ("x0", "v2")),
+        ("backward", ("x1", "v2")),
+    ]
+    es = dgraph.accumulate(sin_graph, "edges", sequence=backward_only)
+    assert es.verified and es.mults == sum(s.mults for s in es.steps)
+
+
+def test_illegal_eliminations_are_refused(sin_graph):
+    with pytest.raises(DGraphError, match="intermediate source"):
+        replay(sin_graph, [("forward", ("x0", "v2"))], "edges")
+    with pytest.raises(DGraphError, match="intermediate target"):
+        replay(sin_graph, [("backward", ("v2", "y"))], "edges")
+    with pytest.raises(DGraphError, match="incomplete"):
+        replay(sin_graph, [("vertex", "v1")], "edges")
+    with pytest.raises(DGraphError, match="misses 'v2'"):
+        vertex_elimination(sin_graph, ["v1"])
+
+
+def test_restricted_metagraph_searches(discrepancy_graph):
+    costs = {
+        m: edge_optimal(discrepancy_graph, m).mults
+        for m in ("full", "forward", "backward", "vertex")
+    }
+    assert costs == {"full": 13, "forward": 13, "backward": 14, "vertex": 14}
+
+
+def test_exact_searches_refuse_without_budget():
+    from dgraph.core.random_graphs import random_dag
+
+    g = random_dag(7, 3, VERTEX_LIMIT + 4, 3, 0.2)
+    with pytest.raises(SearchTooLarge, match="--budget"):
+        vertex_optimal(g)
+    with pytest.raises(SearchTooLarge, match="--budget"):
+        edge_optimal(g)
+
+
+def test_budgeted_search_returns_best_found_in_time():
+    from dgraph.core.random_graphs import random_dag
+
+    g = random_dag(3, 3, 26, 3, 0.3)
+    t0 = time.perf_counter()
+    es = dgraph.accumulate(g, "vertex-optimal", budget=0.5)
+    elapsed = time.perf_counter() - t0
+    assert es.verified
+    assert es.info["optimal"] is False
+    assert es.info["lower_bound"] <= es.mults
+    assert es.mults <= dgraph.accumulate(g, "markowitz").mults
+    assert elapsed < 0.5 * 1.1 + 1.0  # the search itself, plus replay and verification
+
+
+def test_budgeted_search_proves_small_optimum(sin_graph):
+    es = dgraph.accumulate(sin_graph, "edge-optimal", budget=5)
+    assert es.info["optimal"] is True and es.mults == 3
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_vertex_optimal_is_the_minimum_over_all_orders(seed):
+    from dgraph.core.random_graphs import random_dag
+
+    g = random_dag(seed, 2, 5, 2, 0.4)
+    best = min(
+        vertex_elimination(g, order).mults for order in itertools.permutations(g.intermediates)
+    )
+    assert dgraph.accumulate(g, "vertex-optimal").mults == best

@@ -1,0 +1,269 @@
+"""The graph model and its builders: roles, labels, JSON round trips, paths, levels."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given
+
+import dgraph
+from dgraph.core.paths import path_counts
+from dgraph.errors import GraphError, InputError
+
+from .conftest import SIN_TRACE
+from .strategies import dags, programs
+
+
+def test_trace_builds_naumann_sin(sin_graph):
+    g = sin_graph
+    assert g.inputs == ["x0", "x1"]
+    assert g.intermediates == ["v1", "v2"]
+    assert g.outputs == ["y"]
+    assert sorted(g.edges()) == sorted(
+        [("x1", "v1"), ("x0", "v2"), ("v1", "v2"), ("v1", "y"), ("v2", "y")]
+    )
+    x0, x1, _v1, v2 = sympy.symbols("x0 x1 v1 v2")
+    assert g.partial("x1", "v1") == sympy.cos(x1)
+    assert g.partial("v1", "y") == v2
+    assert g.symbol("x0", "v2") == sympy.Symbol("d_v2_x0", commutative=False)
+    assert not g.symbol("x0", "v2").is_commutative
+    assert g.values()["y"] == x0 * sympy.sin(x1) ** 2
+
+
+def test_path_count_and_length_by_dynamic_programming(sin_graph, discrepancy_graph):
+    # sin: paths x0-v2-y, x1-v1-y, x1-v1-v2-y: N = 3, L = 2 + 2 + 3 = 7
+    assert dgraph.count_paths(sin_graph) == 3
+    assert dgraph.path_length(sin_graph) == 7
+    assert dgraph.naive_cost(sin_graph) == 4
+    # discrepancy: per input 6 paths (k-y1, k-i-y1..y5) of lengths 2 and 3
+    assert dgraph.count_paths(discrepancy_graph) == 12
+    assert dgraph.path_length(discrepancy_graph) == 2 * (2 + 5 * 3)
+
+
+@given(dags(max_intermediates=7))
+def test_path_counts_match_enumeration(g):
+    import networkx as nx
+
+    total = length = 0
+    for x in g.inputs:
+        for y in g.outputs:
+            paths = list(nx.all_simple_paths(g.nx, x, y))
+            total += len(paths)
+            length += sum(len(p) - 1 for p in paths)
+            assert path_counts(g).get((y, x), 0) == len(paths)
+    assert dgraph.count_paths(g) == total
+    assert dgraph.path_length(g) == length
+
+
+def test_depth_levels(sin_graph, two_blocks_graph):
+    assert dgraph.depth_levels(sin_graph) == [["y"], ["v2"], ["v1"], ["x0", "x1"]]
+    assert dgraph.depth_levels(two_blocks_graph) == [["r"], ["a", "b"], ["v"], ["c", "d"], ["t"]]
+
+
+def test_json_round_trip_with_exprs(sin_graph):
+    text = sin_graph.to_json()
+    data = json.loads(text)
+    assert data["format"] == "dgraph/1"
+    assert data["inputs"] == ["x0", "x1"]
+    again = dgraph.from_json(text)
+    assert again == sin_graph
+    assert again.to_json() == text
+
+
+def test_json_labels_without_exprs(discrepancy_graph):
+    text = json.dumps(
+        {
+            "format": "dgraph/1",
+            "inputs": ["x"],
+            "outputs": ["y"],
+            "edges": [
+                {"source": "x", "target": "v", "label": "cos(x)"},
+                {"source": "v", "target": "y", "label": "2*v"},
+            ],
+        }
+    )
+    g = dgraph.from_json(text)
+    assert g.partial("x", "v") == sympy.cos(sympy.Symbol("x"))
+    assert g.expr("v") is None
+    assert dgraph.from_json(g.to_json()) == g
+    assert dgraph.from_json(discrepancy_graph.to_json()) == discrepancy_graph
+
+
+@given(programs())
+def test_json_round_trip_random_programs(g):
+    assert dgraph.from_json(g.to_json()) == g
+
+
+@given(dags())
+def test_json_round_trip_random_dags(g):
+    again = dgraph.from_json(g.to_json())
+    assert again == g
+    assert again.order() == g.order()
+
+
+def test_statement_granularity():
+    g = dgraph.from_trace(SIN_TRACE, granularity="statement")
+    assert g.intermediates == ["v1", "v2"]
+    g = dgraph.from_trace("inputs: a, b\noutputs: y\ny = sin(a*b) + a", granularity="statement")
+    assert g.intermediates == []
+    a, b = sympy.symbols("a b")
+    assert g.partial("a", "y") == b * sympy.cos(a * b) + 1
+
+
+def test_elemental_granularity_splits_operations():
+    g = dgraph.from_trace("inputs: a, b\noutputs: y\ny = sin(a*b) + a")
+    # a*b and sin(a*b) are vertices of their own; the sum is the output
+    assert len(g.intermediates) == 2
+    assert g.n_edges == 5
+
+
+def test_equal_subexpressions_share_a_vertex():
+    g = dgraph.from_trace("inputs: x\noutputs: y, z\ny = sin(x)*2\nz = sin(x) + 1")
+    sins = [v for v in g.intermediates if g.expr(v).func == sympy.sin]
+    assert len(sins) == 1
+
+
+def test_outputs_are_made_maximal_with_copies():
+    g = dgraph.from_trace("inputs: x\noutputs: u, w\nu = sin(x)\nw = u*x")
+    assert set(g.outputs) == {"u", "w"}
+    assert all(g.nx.out_degree(y) == 0 for y in g.outputs)
+    (source,) = g.predecessors("u")
+    assert g.partial(source, "u") == 1
+    g = dgraph.from_trace("inputs: x\noutputs: y\ny = x")
+    assert g.partial("x", "y") == 1
+
+
+def test_reassignment_is_single_assignment():
+    g = dgraph.from_trace("inputs: x\noutputs: x\nx = sin(x)\nx = x*x", granularity="statement")
+    assert g.inputs == ["x"]
+    assert g.outputs == ["x_out"]
+    assert g.intermediates == ["x_2"]
+    assert g.values()[g.outputs[0]] == sympy.sin(sympy.Symbol("x")) ** 2
+
+
+def test_from_function_and_from_sympy():
+    g = dgraph.from_function(lambda a, b: (a * b, sympy.exp(a)))
+    assert g.inputs == ["a", "b"] and g.outputs == ["y0", "y1"]
+    g = dgraph.from_function(lambda x: [x[0] * x[1]], n_inputs=2)
+    assert g.inputs == ["x0", "x1"]
+    x, y = sympy.symbols("x y")
+    g = dgraph.from_sympy({"f": x * y, "g": sympy.sin(x)}, [x, y])
+    assert g.outputs == ["f", "g"]
+
+
+def test_load_python_function(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text("import sympy\n\ndef f(a, b):\n    return a*sympy.sin(b), a + b\n")
+    g = dgraph.load(f"{path}:f")
+    assert g.inputs == ["a", "b"] and len(g.outputs) == 2
+
+
+@given(programs())
+def test_traced_jacobian_matches_sympy(g):
+    values = g.values()
+    xs = [sympy.Symbol(x) for x in g.inputs]
+    jac = sympy.Matrix([values[y] for y in g.outputs]).jacobian(xs)
+    f = sympy.lambdify(xs, jac, "numpy")
+    es = dgraph.accumulate(g, "markowitz")
+    rng = np.random.default_rng(0)
+    for point in rng.uniform(0.3, 1.2, size=(3, len(xs))):
+        expected = np.array(f(*point), dtype=float)
+        np.testing.assert_allclose(es.evaluate(point), expected, rtol=1e-10, atol=1e-12)
+    batch = rng.uniform(0.3, 1.2, size=(4, len(xs)))
+    assert es.evaluate(batch).shape == (4, len(g.outputs), len(xs))
+
+
+# -- bad input ----------------------------------------------------------------------------
+
+
+def _json(**kw):
+    data = {"format": "dgraph/1", "inputs": ["x"], "outputs": ["y"], "edges": []}
+    data.update(kw)
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            _json(
+                edges=[
+                    {"source": "x", "target": "v"},
+                    {"source": "v", "target": "w"},
+                    {"source": "w", "target": "v"},
+                    {"source": "w", "target": "y"},
+                ]
+            ),
+            "cycle",
+        ),
+        (
+            _json(
+                inputs=["a", "x"],
+                edges=[{"source": "a", "target": "x"}, {"source": "x", "target": "y"}],
+            ),
+            "input 'x' has an in-edge",
+        ),
+        (
+            _json(
+                outputs=["y", "z"],
+                edges=[{"source": "x", "target": "y"}, {"source": "y", "target": "z"}],
+            ),
+            "output 'y' has an out-edge",
+        ),
+        (_json(edges=[{"source": "x", "target": "y"}, {"source": "x", "target": "v"}]), "dangling"),
+        (_json(edges=[{"source": "q", "target": "y"}, {"source": "x", "target": "y"}]), "dangling"),
+        (_json(inputs=[]), "no inputs"),
+        (_json(outputs=[]), "no outputs"),
+        ('{"format": "dgraph/1", "inputs": ["x"]', "invalid JSON"),
+        (_json(format="other/2"), "format"),
+        (_json(edges=[{"source": "x", "target": "y", "label": "cos(("}]), "cannot parse"),
+        (_json(edges=[{"source": "x", "target": "y"}, {"source": "x", "target": "y"}]), "twice"),
+        (
+            _json(edges=[{"source": "x", "target": "v-1"}, {"source": "v-1", "target": "y"}]),
+            "identifiers",
+        ),
+        (_json(inputs=["x", "y"]), "both an input and an output"),
+    ],
+)
+def test_bad_json_names_the_fault(text, message):
+    with pytest.raises((GraphError, InputError)) as info:
+        dgraph.from_json(text, source="g.json")
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("inputs: x\noutputs: y\ny = foo(x)", "unknown function 'foo'"),
+        ("inputs: x\noutputs: y\ny = x + z", "unknown name 'z'"),
+        ("inputs: x\noutputs: y\ny = x +", "cannot parse"),
+        ("inputs: x\noutputs: y\nthis is not an assignment", "expected 'name = expression'"),
+        ("inputs: x\noutputs: y\nv = sin(x)", "never assigned"),
+        ("inputs: x\noutputs: y\nv = sin(x)\ny = x**2", "'v' is computed but no output uses it"),
+        ("outputs: y\ny = 1", "'inputs:' must come before"),
+        ("inputs: x\ny = x", "no 'outputs:'"),
+    ],
+)
+def test_bad_trace_names_the_fault(text, message):
+    with pytest.raises(InputError) as info:
+        dgraph.from_trace(text, source="t.trace")
+    assert message in str(info.value)
+    assert str(info.value).startswith("t.trace")
+
+
+def test_trace_error_names_the_line():
+    with pytest.raises(InputError, match=r"t.trace:4: unknown function 'foo'"):
+        dgraph.from_trace("inputs: x\noutputs: y\n# comment\ny = foo(x)", source="t.trace")
+
+
+def test_edge_symbol_collisions_are_refused():
+    g = dgraph.DGraph()
+    for v, role in (("b", "input"), ("a_b", "input"), ("c", "intermediate"), ("c_a", "output")):
+        g.add_vertex(v, role)
+    g.add_edge("a_b", "c")  # d_c_a_b
+    with pytest.raises(GraphError, match="share the symbol"):
+        g.add_edge("b", "c_a")  # d_c_a_b again
