@@ -14,7 +14,7 @@ import sympy
 
 from ..errors import VerificationError
 
-__all__ = ["fold", "nc_symbol", "product"]
+__all__ = ["fold", "nc_symbol"]
 
 T = TypeVar("T")
 
@@ -22,11 +22,6 @@ T = TypeVar("T")
 def nc_symbol(name: str) -> sympy.Symbol:
     """A noncommutative symbol (edge labels and references are matrices in vector mode)."""
     return sympy.Symbol(name, commutative=False)
-
-
-def product(*factors: sympy.Expr) -> sympy.Expr:
-    """The product in the order given (matrix order: output end first)."""
-    return sympy.Mul(*factors)
 
 
 def fold(

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Literal
 
 import networkx as nx
 import sympy
 
 from ..errors import GraphError
+from .algebra import nc_symbol
 
 __all__ = ["DGraph", "Role", "edge_symbol", "vertex_symbol"]
 
@@ -31,7 +32,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 def edge_symbol(source: str, target: str) -> sympy.Symbol:
     """The noncommutative symbol ``d_<target>_<source>`` naming the label of an edge."""
-    return sympy.Symbol(f"d_{target}_{source}", commutative=False)
+    return nc_symbol(f"d_{target}_{source}")
 
 
 def vertex_symbol(vertex: str) -> sympy.Symbol:
@@ -338,9 +339,3 @@ def _neq(a: sympy.Expr | None, b: sympy.Expr | None) -> bool:
     if a is None or b is None:
         return (a is None) != (b is None)
     return a != b and sympy.simplify(a - b) != 0
-
-
-def vertices_in_order(graph: DGraph, vertices: Iterable[str]) -> list[str]:
-    """``vertices`` sorted by evaluation order."""
-    position = {v: i for i, v in enumerate(graph.order())}
-    return sorted(vertices, key=position.__getitem__)

@@ -79,7 +79,7 @@ def edge_optimal_search(
     incumbent, spent = _sweep_incumbent(bits, mode), 0.0
     if mode in ("full", "vertex"):
         # Vertex elimination is a special case: its optimum is a strong incumbent.
-        share = None if budget is None else budget * 0.3
+        share = None if budget is None else budget * 0.5
         if share is None and len(graph.intermediates) > VERTEX_LIMIT:
             share = 0.0  # heuristic orders only
         vertex = vertex_optimal_search(graph, budget=share)

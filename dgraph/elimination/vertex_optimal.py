@@ -19,7 +19,7 @@ from .vertex import markowitz_order
 
 __all__ = ["VERTEX_LIMIT", "vertex_optimal", "vertex_optimal_search"]
 
-VERTEX_LIMIT = 20  # intermediates beyond which the search refuses without a budget
+VERTEX_LIMIT = 18  # intermediates beyond which the search refuses without a budget
 
 
 def _orders_cost(bits: BitGraph, order: list[int]) -> int:
