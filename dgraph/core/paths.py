@@ -7,9 +7,14 @@ follow from one sweep in evaluation order. Naive accumulation by Bauer's formula
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from .graph import DGraph
 
-__all__ = ["count_paths", "depth_levels", "naive_cost", "path_counts", "path_length"]
+__all__ = ["count_paths", "depth_levels", "naive_cost", "path_counts", "path_length", "path_sums"]
+
+T = TypeVar("T")
 
 
 def _sweep(graph: DGraph) -> tuple[dict[str, int], dict[str, int]]:
@@ -48,20 +53,30 @@ def naive_cost(graph: DGraph) -> int:
     return path_length(graph) - count_paths(graph)
 
 
-def path_counts(graph: DGraph) -> dict[tuple[str, str], int]:
-    """Number of paths per (output, input) pair that has at least one."""
-    counts: dict[tuple[str, str], int] = {}
+def path_sums(
+    graph: DGraph,
+    unit: T,
+    extend: Callable[[T, str, str], T],
+    add: Callable[[list[T]], T],
+) -> dict[tuple[str, str], T]:
+    """Bauer's formula in any algebra: for every (output, input) pair joined by a path, the
+    sum over those paths, built edge by edge in evaluation order from ``unit`` at the input
+    (``extend(value_at_u, u, v)`` carries a partial sum across the edge u -> v)."""
+    sums: dict[tuple[str, str], T] = {}
     for x in graph.inputs:
-        n = {x: 1}
+        at = {x: unit}
         for v in graph.order():
             if v != x and graph.role(v) != "input":
-                total = sum(n.get(u, 0) for u in graph.nx.pred[v])
-                if total:
-                    n[v] = total
-        for y in graph.outputs:
-            if y in n:
-                counts[y, x] = n[y]
-    return counts
+                terms = [extend(at[u], u, v) for u in graph.nx.pred[v] if u in at]
+                if terms:
+                    at[v] = add(terms)
+        sums.update(((y, x), at[y]) for y in graph.outputs if y in at)
+    return sums
+
+
+def path_counts(graph: DGraph) -> dict[tuple[str, str], int]:
+    """Number of paths per (output, input) pair that has at least one."""
+    return path_sums(graph, 1, lambda n, u, v: n, sum)
 
 
 def depth_levels(graph: DGraph) -> list[list[str]]:

@@ -28,7 +28,7 @@ import sympy
 
 from ..errors import VerificationError
 from .algebra import fold
-from .paths import count_paths, path_counts
+from .paths import count_paths, path_counts, path_sums
 
 if TYPE_CHECKING:
     from .expressions import ExpressionSet
@@ -86,24 +86,19 @@ def check_well_formed(es: ExpressionSet) -> None:
 
 def path_words(graph: DGraph) -> dict[tuple[str, str], Counter[Word]]:
     """Bauer's formula symbolically: for each (output, input), the words of all paths."""
-    words: dict[tuple[str, str], Counter[Word]] = {}
-    for x in graph.inputs:
-        at: dict[str, Counter[Word]] = {x: Counter({(): 1})}
-        for v in graph.order():
-            if v == x or graph.role(v) == "input":
-                continue
-            acc: Counter[Word] = Counter()
-            for u in graph.nx.pred[v]:
-                if u in at:
-                    sym = graph.symbol(u, v)
-                    for w, c in at[u].items():
-                        acc[(sym, *w)] += c
-            if acc:
-                at[v] = acc
-        for y in graph.outputs:
-            if y in at:
-                words[y, x] = at[y]
-    return words
+
+    def extend(words: Counter[Word], u: str, v: str) -> Counter[Word]:
+        sym = graph.symbol(u, v)  # matrix order: the new edge goes in front
+        return Counter({(sym, *w): c for w, c in words.items()})
+
+    return path_sums(graph, Counter({(): 1}), extend, _sum_words)
+
+
+def _sum_words(terms: list[Counter[Word]]) -> Counter[Word]:
+    total: Counter[Word] = Counter()
+    for t in terms:
+        total.update(t)
+    return total
 
 
 def _expand_all(es: ExpressionSet, limit: int) -> dict[tuple[str, str], Counter[Word]]:
@@ -115,10 +110,7 @@ def _expand_all(es: ExpressionSet, limit: int) -> dict[tuple[str, str], Counter[
         return memo[s] if s in memo else Counter({(s,): 1})
 
     def add(terms: list[Counter[Word]]) -> Counter[Word]:
-        total: Counter[Word] = Counter()
-        for t in terms:
-            total.update(t)
-        return _bounded(total)
+        return _bounded(_sum_words(terms))
 
     def mul(factors: list[Counter[Word]]) -> Counter[Word]:
         acc: Counter[Word] = Counter({(): 1})
