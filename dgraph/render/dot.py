@@ -78,5 +78,7 @@ def render(graph: DGraph, path: str | Path, direction: str = "dataflow") -> Path
         path.write_text(dot.source)
     else:
         _need_dot()
+        if suffix == ".png":
+            dot.attr(dpi="150")
         path.write_bytes(dot.pipe(format=suffix[1:]))
     return path
