@@ -15,9 +15,10 @@ import graphviz
 import sympy
 
 from ..core.graph import DGraph
+from ..elimination.structure import iter_bits
 from ..errors import DGraphError
 
-__all__ = ["FORMATS", "render", "render_svg", "to_dot"]
+__all__ = ["FORMATS", "metagraph_dot", "render", "render_svg", "to_dot"]
 
 FORMATS = (".svg", ".pdf", ".png", ".dot")
 _SHAPES = {"input": "box", "intermediate": "circle", "output": "doublecircle"}
@@ -82,3 +83,23 @@ def render(graph: DGraph, path: str | Path, direction: str = "dataflow") -> Path
             dot.attr(dpi="150")
         path.write_bytes(dot.pipe(format=suffix[1:]))
     return path
+
+
+def metagraph_dot(meta) -> graphviz.Digraph:
+    """A metagraph (from :func:`dgraph.elimination.metagraph.metagraph`) as a drawing:
+    each stage lists its intermediate edges, each arc its elimination and cost."""
+    names = meta.graph["names"]
+    dot = graphviz.Digraph("metagraph")
+    dot.attr(rankdir="TB", fontname="Times-Roman", nodesep="0.25", ranksep="0.35")
+    dot.attr("node", shape="box", fontname="Times-Roman", fontsize="9", style="rounded")
+    dot.attr("edge", fontname="Times-Roman", fontsize="8", arrowsize="0.6")
+    ids = {state: f"s{k}" for k, state in enumerate(meta.nodes)}
+    for state, final in meta.nodes(data="final"):
+        edges = [f"{names[i]}→{names[j]}" for i, s in enumerate(state) for j in iter_bits(s)]
+        label = "\\n".join(", ".join(edges[k : k + 3]) for k in range(0, len(edges), 3))
+        attrs = {"peripheries": "2"} if final or state == meta.graph["start"] else {}
+        dot.node(ids[state], label, **attrs)
+    for a, b, data in meta.edges(data=True):
+        kinds = sorted({op[0] for op, _ in data["moves"]})
+        dot.edge(ids[a], ids[b], label=f"{','.join(kinds)} {data['cost']}")
+    return dot
