@@ -18,7 +18,7 @@ from typing import Any
 from . import __version__
 from .core.builders import load
 from .core.graph import DGraph
-from .core.paths import count_paths, depth_levels, naive_cost, path_length
+from .core.paths import count_paths, naive_cost, path_length
 from .errors import DGraphError
 from .methods import COMPARED, METHODS, accumulate, compare
 
@@ -69,7 +69,12 @@ def _parser() -> argparse.ArgumentParser:
         default="full",
         help="edge-optimal: search M, M_F, M_B or M_V",
     )
+    p.add_argument("--strategy", default="auto", help="zhou: global, pages, pairs or auto")
+    p.add_argument("--variant", default="best", help="zhou: backward, forward or best")
+    p.add_argument("--cuts", help="layers: vertex sets from the roots down, 'a,b;c,d'")
+    p.add_argument("--pair", action="append", help="zhou: only the entry OUTPUT,INPUT (repeatable)")
     p.add_argument("--latex", action="store_true", help="print the expression set as LaTeX")
+    p.add_argument("--graph-out", help="zhou/layers: also draw the expressions as a graph")
 
     p = sub.add_parser("compare", help="every method side by side")
     _graph_args(p)
@@ -120,6 +125,13 @@ def _parse_order(method: str, text: str | None) -> dict[str, Any]:
     raise DGraphError(f"--order applies to methods vertex and edges, not {method!r}")
 
 
+def _pair(text: str) -> tuple[str, str]:
+    output, _, input_ = text.partition(",")
+    if not output.strip() or not input_.strip():
+        raise DGraphError(f"--pair {text!r}: expected OUTPUT,INPUT")
+    return output.strip(), input_.strip()
+
+
 def _graph_summary(graph: DGraph) -> str:
     return (
         f"{graph.name or 'graph'}: {len(graph.inputs)} inputs, {len(graph.intermediates)} "
@@ -131,7 +143,27 @@ def _graph_summary(graph: DGraph) -> str:
 def cmd_accumulate(args: argparse.Namespace) -> int:
     graph = load(args.graph, args.granularity)
     options = _parse_order(args.method, args.order)
-    es = accumulate(graph, args.method, budget=args.budget, metagraph=args.metagraph, **options)
+    if args.pair:
+        options["pairs"] = [_pair(text) for text in args.pair]
+    if args.cuts:
+        options["cuts"] = [
+            [v.strip() for v in cut.split(",") if v.strip()] for cut in args.cuts.split(";")
+        ]
+    es = accumulate(
+        graph,
+        args.method,
+        budget=args.budget,
+        metagraph=args.metagraph,
+        strategy=args.strategy,
+        variant=args.variant,
+        **options,
+    )
+    if args.graph_out:
+        from .render.dot import render
+        from .zhou.convert import expression_graph
+
+        laid_out = expression_graph(es)
+        render(laid_out.graph, args.graph_out, "dependence", edge_labels=laid_out.label)
     if args.json:
         print(json.dumps(es.to_dict()))
     else:
@@ -212,6 +244,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def structure(graph: DGraph) -> dict[str, Any]:
+    from .zhou.structure import zhou_structure
+
     return {
         "inputs": graph.inputs,
         "outputs": graph.outputs,
@@ -219,7 +253,7 @@ def structure(graph: DGraph) -> dict[str, Any]:
         "edges": [list(e) for e in graph.edges()],
         "paths": count_paths(graph),
         "path_length": path_length(graph),
-        "levels": depth_levels(graph),
+        **zhou_structure(graph),
     }
 
 
@@ -235,6 +269,13 @@ def cmd_structure(args: argparse.Namespace) -> int:
     print(f"paths N = {data['paths']}, total length L = {data['path_length']}")
     for k, level in enumerate(data["levels"], start=1):
         print(f"level {k}: {', '.join(level)}")
+    for c in data["chains"]:
+        print(f"{c['kind']} chain {c['source']} -> {c['sink']} through {', '.join(c['inner'])}")
+    for b in data["blocks"]:
+        print(f"{b['kind']} block {b['source']} -> {b['sink']} around {', '.join(b['inner'])}")
+    if data["cross_level_edges"]:
+        spans = (f"{u} -> {v} ({n} levels)" for u, v, n in data["cross_level_edges"])
+        print("cross-level edges: " + ", ".join(spans))
     return 0
 
 

@@ -20,6 +20,9 @@ from .elimination.metagraph import edge_optimal
 from .elimination.vertex import forward, markowitz, reverse, vertex_elimination
 from .elimination.vertex_optimal import vertex_optimal
 from .errors import DGraphError, SearchTooLarge
+from .zhou.factorize import zhou
+from .zhou.layers import layers
+from .zhou.listing import list_paths
 
 __all__ = [
     "COMPARED",
@@ -77,10 +80,21 @@ register(
     exact=True,
     summary="shortest path in the edge-elimination metagraph",
 )
+register(
+    "zhou",
+    lambda g, strategy="auto", variant="best", pairs=None, **_: zhou(g, strategy, variant, pairs),
+    summary="simple chains and blocks, then forward/backward factorization, pages",
+)
+register(
+    "layers",
+    lambda g, cuts=None, **_: layers(g, cuts),
+    summary="local Jacobians between depth levels (or cuts), cheapest bracketing",
+)
+register("paths", lambda g, **_: list_paths(g), summary="every path listed: Bauer's formula")
 register("vertex", _vertex, summary="vertex elimination in a given order")
 register("edges", _edges, summary="forward/backward edge elimination in a given sequence")
 
-COMPARED = ["forward", "reverse", "markowitz", "vertex-optimal", "edge-optimal"]
+COMPARED = ["forward", "reverse", "markowitz", "zhou", "layers", "vertex-optimal", "edge-optimal"]
 
 
 def method_names() -> list[str]:

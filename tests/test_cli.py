@@ -70,6 +70,8 @@ def test_compare_json(capsys):
         "forward": 14,
         "reverse": 15,
         "markowitz": 14,
+        "zhou": 14,
+        "layers": 14,
         "vertex-optimal": 14,
         "edge-optimal": 13,
     }
@@ -246,4 +248,5 @@ def test_demo_prints_a_comparison_and_writes_diagrams(tmp_path):
     assert "<svg" in svg
     assert (tmp_path / "best.tex").read_text().startswith("\\begin{align}")
     compare = json.loads((tmp_path / "compare.json").read_text())
-    assert compare["best"] == "vertex-optimal"
+    mults = {row["method"]: row["mults"] for row in compare["methods"] if "mults" in row}
+    assert mults[compare["best"]] == min(mults.values()) == 28

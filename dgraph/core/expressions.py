@@ -63,6 +63,7 @@ class ExpressionSet:
     method: str = ""
     info: dict[str, Any] = field(default_factory=dict)
     verification: Verification | None = None
+    pairs: list[tuple[str, str]] | None = None  # the entries it computes; None: all
 
     # -- costs -------------------------------------------------------------------------
 
@@ -126,6 +127,7 @@ class ExpressionSet:
             list(self.steps),
             self.method,
             dict(self.info),
+            pairs=self.pairs,
         )
 
     def resolved(self) -> dict[tuple[str, str], sympy.Expr]:

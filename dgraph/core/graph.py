@@ -94,6 +94,7 @@ class DGraph:
                 " rename a vertex"
             )
         self._symbols[sym] = (source, target)
+        partial = None if partial is None else sympy.sympify(partial)
         self._g.add_edge(source, target, symbol=sym, partial=partial)
         self._changed()
 

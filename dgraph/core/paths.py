@@ -10,9 +10,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+import networkx as nx
+
 from .graph import DGraph
 
-__all__ = ["count_paths", "depth_levels", "naive_cost", "path_counts", "path_length", "path_sums"]
+__all__ = [
+    "count_paths",
+    "depth_levels",
+    "depths",
+    "naive_cost",
+    "path_counts",
+    "path_length",
+    "path_sums",
+]
 
 T = TypeVar("T")
 
@@ -79,22 +89,37 @@ def path_counts(graph: DGraph) -> dict[tuple[str, str], int]:
     return path_sums(graph, 1, lambda n, u, v: n, sum)
 
 
+def depths(g: nx.DiGraph) -> dict[str, int]:
+    """Zhou's depth level of every vertex, counted from 0 at the roots (outputs): one plus
+    the longest path from the roots; all terminals (inputs) share the last level. Takes a
+    data-flow networkx graph whose vertices carry a ``role`` (``DGraph.nx`` or a working
+    copy under elimination).
+
+    >>> from dgraph.core.builders import bundled
+    >>> depths(bundled("naumann_sin.trace").nx)
+    {'y': 0, 'v2': 1, 'v1': 2, 'x1': 3, 'x0': 3}
+    """
+    depth: dict[str, int] = {}
+    for v in reversed(list(nx.topological_sort(g))):
+        if g.nodes[v]["role"] == "output":
+            depth[v] = 0
+        else:
+            depth[v] = 1 + max((depth[w] for w in g.successors(v)), default=-1)
+    terminals = [v for v, role in g.nodes(data="role") if role == "input"]
+    last = max((depth[x] for x in terminals), default=0)
+    depth.update((x, last) for x in terminals)
+    return depth
+
+
 def depth_levels(graph: DGraph) -> list[list[str]]:
-    """Zhou's depth levels: outputs (roots) at level 1, every other vertex at one plus the
-    length of its longest path from the roots, and all inputs (terminals) at the last level.
+    """Zhou's depth levels as lists of vertices, level 1 (the roots) first.
 
     >>> from dgraph.core.builders import bundled
     >>> depth_levels(bundled("naumann_sin.trace"))
     [['y'], ['v2'], ['v1'], ['x0', 'x1']]
     """
-    depth: dict[str, int] = {}
-    for v in reversed(graph.order()):
-        succ = graph.nx.succ[v]
-        depth[v] = 0 if graph.role(v) == "output" else 1 + max((depth[w] for w in succ), default=0)
-    last = max(depth[x] for x in graph.inputs)
-    for x in graph.inputs:
-        depth[x] = last
-    levels: list[list[str]] = [[] for _ in range(last + 1)]
+    depth = depths(graph.nx)
+    levels: list[list[str]] = [[] for _ in range(max(depth.values()) + 1)]
     for v in graph.order():
         levels[depth[v]].append(v)
     return [level for level in levels if level]

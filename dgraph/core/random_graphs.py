@@ -9,7 +9,7 @@ import sympy
 from .builders import from_sympy
 from .graph import DGraph
 
-__all__ = ["random_dag", "random_program"]
+__all__ = ["random_composition", "random_dag", "random_program", "random_series_parallel"]
 
 
 def random_dag(
@@ -79,3 +79,59 @@ def random_program(
     candidates = [v for v in values[n_inputs:] if v.free_symbols] or [xs[0] * xs[-1]]
     outputs = rng.sample(candidates, min(n_outputs, len(candidates)))
     return from_sympy(outputs, xs, name=f"program-{seed}")
+
+
+def random_series_parallel(seed: int, size: int = 6) -> DGraph:
+    """A random two-terminal series-parallel graph (input x, output y): Zhou's simple
+    graphs, made by subdividing edges (series) and adding parallel paths."""
+    rng = random.Random(seed)
+    edges = [("x", "y")]
+    names = iter(f"v{k}" for k in range(1, 10**6))
+    for _ in range(size):
+        u, v = edges[rng.randrange(len(edges))]
+        w = next(names)
+        if rng.random() < 0.5:  # series: u -> w -> v replaces u -> v
+            edges.remove((u, v))
+        edges += [(u, w), (w, v)]  # parallel when (u, v) stays
+    g = DGraph(f"series-parallel-{seed}")
+    g.add_vertex("x", "input")
+    inner = sorted({w for e in edges for w in e} - {"x", "y"}, key=lambda w: int(w[1:]))
+    import networkx as nx
+
+    order = list(nx.topological_sort(nx.DiGraph(edges)))
+    for w in sorted(inner, key=order.index):
+        g.add_vertex(w, "intermediate")
+    g.add_vertex("y", "output")
+    for u, v in edges:
+        g.add_edge(u, v)
+    return g.validate()
+
+
+def _siso(rng: random.Random, x: sympy.Expr, statements: int) -> sympy.Expr:
+    """A random single-input single-output subprogram applied to ``x``."""
+    values = [x]
+    for _ in range(statements):
+        if rng.random() < 0.4 or len(values) == 1:
+            values.append(rng.choice(_UNARY)(rng.choice(values)))
+        else:
+            a, b = rng.sample(values, 2)
+            values.append(rng.choice(_BINARY)(a, b))
+    return values[-1] if values[-1].free_symbols else values[-1] + x
+
+
+def random_composition(seed: int, parts: int = 3, outputs: int = 1) -> DGraph:
+    """Compositions of random single-input single-output subprograms, the structure real
+    code has: f_k(... f_2(f_1(x))), some stages combining two branches, several stages
+    optionally exported as outputs."""
+    rng = random.Random(seed)
+    x = sympy.Symbol("x")
+    stages = [x]
+    value = x
+    for _ in range(parts):
+        if rng.random() < 0.3:
+            value = rng.choice(_BINARY)(_siso(rng, value, 2), _siso(rng, value, 2))
+        else:
+            value = _siso(rng, value, rng.randint(1, 3))
+        stages.append(value)
+    chosen = [stages[-1], *rng.sample(stages[1:-1], min(outputs - 1, len(stages) - 2))]
+    return from_sympy(chosen, [x], name=f"composition-{seed}")

@@ -28,7 +28,7 @@ import sympy
 
 from ..errors import VerificationError
 from .algebra import fold
-from .paths import count_paths, path_counts, path_sums
+from .paths import path_counts, path_sums
 
 if TYPE_CHECKING:
     from .expressions import ExpressionSet
@@ -66,22 +66,53 @@ class Verification:
 
 
 def check_well_formed(es: ExpressionSet) -> None:
-    """Every symbol is an edge label or an earlier reference; the right entries exist."""
+    """Every symbol is an edge label or an earlier reference (no cycle of references)."""
     graph = es.graph
-    known = set(graph.edge_symbols)
+    edges = set(graph.edge_symbols)
+    known = set(edges)
     for name, definition in es.references.items():
-        unknown = definition.free_symbols - known
-        if unknown:
-            sym = sorted(map(str, unknown))[0]
-            raise VerificationError(f"reference {name} uses {sym}, which is not defined before it")
         if name in known:
             raise VerificationError(f"reference {name} is defined twice or names an edge")
+        unknown = definition.free_symbols - known
+        if unknown:
+            sym = sorted(unknown, key=str)[0]
+            if sym in es.references:
+                cycle = _reference_cycle(es)
+                if cycle:
+                    raise VerificationError(f"references form a cycle: {' -> '.join(cycle)}")
+                raise VerificationError(f"reference {name} uses {sym} before it is defined")
+            raise VerificationError(f"reference {name} uses the undefined symbol {sym}")
         known.add(name)
     for (y, x), entry in es.jacobian.items():
         unknown = entry.free_symbols - known
         if unknown:
             sym = sorted(map(str, unknown))[0]
             raise VerificationError(f"entry ({y}, {x}) uses the undefined symbol {sym}")
+
+
+def _reference_cycle(es: ExpressionSet) -> list[str] | None:
+    import networkx as nx
+
+    uses = nx.DiGraph()
+    for name, definition in es.references.items():
+        uses.add_edges_from((name, s) for s in definition.free_symbols if s in es.references)
+    try:
+        cycle = nx.find_cycle(uses)
+    except nx.NetworkXNoCycle:
+        return None
+    return [str(u) for u, _ in cycle] + [str(cycle[0][0])]
+
+
+def expected_entries(es: ExpressionSet) -> dict[tuple[str, str], int]:
+    """The entries ``es`` must compute (all pairs joined by a path, or its selection) with
+    their path counts; raises for a selected pair that no path joins."""
+    counts = path_counts(es.graph)
+    if es.pairs is None:
+        return counts
+    for y, x in es.pairs:
+        if (y, x) not in counts:
+            raise VerificationError(f"no path from {x} to {y}")
+    return {key: counts[key] for key in es.pairs}
 
 
 def path_words(graph: DGraph) -> dict[tuple[str, str], Counter[Word]]:
@@ -146,7 +177,8 @@ def _clean(c: Counter[Word]) -> Counter[Word]:
 
 
 def _verify_exact(es: ExpressionSet, limit: int) -> Verification:
-    expected = path_words(es.graph)
+    selected = expected_entries(es)
+    expected = {key: words for key, words in path_words(es.graph).items() if key in selected}
     try:
         got = _expand_all(es, limit)
     except _TooBig:
@@ -203,8 +235,7 @@ def _random_matrices(es: ExpressionSet, rng: np.random.Generator) -> str | None:
 
     for name, definition in es.references.items():
         values[name] = fold(definition, leaf, number, add, mul)
-    pairs = path_counts(graph)
-    for y, x in pairs:
+    for y, x in expected_entries(es):
         expected = block[y][:, k * column[x] : k * column[x] + k]
         if not np.array_equal(fold(es.jacobian[y, x], leaf, number, add, mul), expected):
             return f"entry ({y}, {x}) differs from Bauer's formula"
@@ -217,14 +248,17 @@ def verify(es: ExpressionSet, mode: str = "auto", seed: int = 0) -> Verification
         check_well_formed(es)
     except VerificationError as exc:
         return Verification(False, "structure", str(exc))
-    expected = path_counts(es.graph)
+    try:
+        expected = expected_entries(es)
+    except VerificationError as exc:
+        return Verification(False, "structure", str(exc))
     present = set(es.jacobian)
     for key in expected:
         if key not in present:
             return Verification(False, "structure", f"entry ({key[0]}, {key[1]}) is missing")
     for key in present - expected.keys():
         return Verification(False, "structure", f"entry ({key[0]}, {key[1]}) has no path")
-    n = count_paths(es.graph)
+    n = sum(expected.values())
     if mode == "auto":
         mode = "exact" if n <= EXACT_PATH_LIMIT else "random-matrix"
     try:

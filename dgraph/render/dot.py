@@ -31,8 +31,15 @@ def _edge_label(graph: DGraph, u: str, v: str) -> str:
     return text if len(text) <= 24 else text[:21] + "..."
 
 
-def to_dot(graph: DGraph, direction: str = "dataflow", labels: bool = True) -> graphviz.Digraph:
-    """The graph as a graphviz ``Digraph`` in ``dataflow`` or ``dependence`` direction."""
+def to_dot(
+    graph: DGraph,
+    direction: str = "dataflow",
+    labels: bool = True,
+    edge_labels: dict[tuple[str, str], object] | None = None,
+) -> graphviz.Digraph:
+    """The graph as a graphviz ``Digraph`` in ``dataflow`` or ``dependence`` direction;
+    ``edge_labels`` overrides the label of some edges (e.g. the symbols an expression
+    graph's edges stand for)."""
     if direction not in ("dataflow", "dependence"):
         raise DGraphError(f"unknown direction {direction!r}: use dataflow or dependence")
     dot = graphviz.Digraph(graph.name or "dgraph")
@@ -49,6 +56,8 @@ def to_dot(graph: DGraph, direction: str = "dataflow", labels: bool = True) -> g
                 same.node(v)
     for u, v in graph.edges():
         label = _edge_label(graph, u, v) if labels else ""
+        if edge_labels and (u, v) in edge_labels:
+            label = str(edge_labels[u, v])
         if direction == "dataflow":
             dot.edge(u, v, label=label)
         else:
@@ -67,13 +76,18 @@ def render_svg(graph: DGraph, direction: str = "dataflow") -> str:
     return to_dot(graph, direction).pipe(format="svg").decode()
 
 
-def render(graph: DGraph, path: str | Path, direction: str = "dataflow") -> Path:
+def render(
+    graph: DGraph,
+    path: str | Path,
+    direction: str = "dataflow",
+    edge_labels: dict[tuple[str, str], object] | None = None,
+) -> Path:
     """Write the drawing to ``path``; the format follows the suffix (.svg .pdf .png .dot)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in FORMATS:
         raise DGraphError(f"{path}: unknown format {suffix or '(none)'}; use {' '.join(FORMATS)}")
-    dot = to_dot(graph, direction)
+    dot = to_dot(graph, direction, edge_labels=edge_labels)
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".dot":
         path.write_text(dot.source)

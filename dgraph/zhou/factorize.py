@@ -1,0 +1,280 @@
+"""Zhou's factorizer: the method ``zhou`` (seed 001 §4-5, DOMAIN.md §4).
+
+1. Reduce simple chains and blocks innermost first (:mod:`dgraph.zhou.simple`); each
+   becomes a reference edge, so that everything later shares it.
+2. Factorize what is left. **Backward factorization** works from the sink upward: it
+   splits the lowest vertex with in-degree > 1 (Zhou's dependence direction: several
+   vertices use it) into one copy per user and folds each copy into its user, then
+   reduces the simple chains and blocks this creates. **Forward factorization** is the
+   mirror image, from the source downward on out-degree. Splitting a vertex and folding
+   its copies is eliminating it, and a simple sub-block that gets split is one reference
+   edge its copies share (the labeled graph names it).
+3. With several roots or terminals, either factorize the whole graph at once
+   (``global``), split it into **pages** following §5 (steps 1-6 below), or take the
+   upper bound of factorizing every root-terminal pair on its own (``pairs``).
+   Pages partition the root-terminal paths; an entry computed on several pages is the
+   sum of their parts (identical root-terminal pairs merged).
+
+The reading of §5 implemented in :func:`pages`, for one page at a time:
+
+* if one root-terminal pair is left, or no intermediate vertex, factorize it;
+* a = the vertex of largest r-degree, nearest the roots; b = the vertex of largest
+  t-degree below a (or a), nearest the terminals;
+* r-degree(a) = 1 with several roots: no vertex is shared by two roots, one page per
+  root; t-degree(b) = 1 with several terminals: one page per terminal;
+* otherwise, if roots have cross-level out-edges, the paths through the edges that cross
+  most levels become a page of their own (likewise for terminals' in-edges);
+* otherwise the region strictly between a and b, shared by several roots and terminals,
+  is factorized in place (its result becomes reference edges) and the page is examined
+  again; with nothing between a and b the page is factorized whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import networkx as nx
+import sympy
+
+from ..core.expressions import ExpressionSet, make_expression_set
+from ..core.graph import DGraph
+from ..core.paths import depths
+from ..elimination.labeled import LabeledGraph
+from ..errors import DGraphError
+from .levels import root_degrees, terminal_degrees
+from .simple import reduce_simple
+
+__all__ = ["STRATEGIES", "VARIANTS", "factorize", "pages", "zhou"]
+
+VARIANTS = ("backward", "forward")
+STRATEGIES = ("global", "pages", "pairs")
+
+
+def _intermediates(g: nx.DiGraph) -> list[str]:
+    return [v for v, role in g.nodes(data="role") if role == "intermediate"]
+
+
+def _pick(lg: LabeledGraph, variant: str, position: dict[str, int]) -> str:
+    """The next vertex to split: the lowest one used by several vertices (backward), or
+    the highest one using several vertices (forward)."""
+    g = lg.g
+    inter = _intermediates(g)
+    depth = depths(g)
+    if variant == "backward":
+        shared = [v for v in inter if g.out_degree(v) > 1] or inter
+        return max(shared, key=lambda v: (depth[v], -position[v]))
+    shared = [v for v in inter if g.in_degree(v) > 1] or inter
+    return min(shared, key=lambda v: (depth[v], -position[v]))
+
+
+def factorize(lg: LabeledGraph, variant: str, among: Iterable[str] | None = None) -> None:
+    """Backward or forward factorization, in place, until no intermediate is left (or
+    none of ``among``)."""
+    if variant not in VARIANTS:
+        raise DGraphError(f"unknown factorization {variant!r}: use backward or forward")
+    position = {v: i for i, v in enumerate(lg.graph.order())}
+    allowed = None if among is None else set(among)
+    reduce_simple(lg)
+    while True:
+        inter = [v for v in _intermediates(lg.g) if allowed is None or v in allowed]
+        if not inter:
+            return
+        if allowed is None:
+            v = _pick(lg, variant, position)
+        else:
+            depth = depths(lg.g)
+            pick = max if variant == "backward" else min
+            v = pick(inter, key=lambda w: (depth[w], -position[w]))
+        around = [*lg.g.predecessors(v), *lg.g.successors(v)]
+        lg.eliminate_vertex(v, op="split")
+        reduce_simple(lg, around)
+
+
+def _name_compound(lg: LabeledGraph) -> None:
+    """Every compound label becomes a reference, so that pages built from ``lg`` share it."""
+    for u, v in list(lg.g.edges):
+        lg._factor(u, v)
+
+
+def _page(lg: LabeledGraph, edges: Iterable[tuple[str, str]]) -> LabeledGraph:
+    edges = list(edges)
+    labels = {e: lg.label(*e) for e in edges}
+    return LabeledGraph(lg.graph, edges, labels, lg.references)
+
+
+def _paths_between(g: nx.DiGraph, lower: set[str], upper: set[str]) -> list[tuple[str, str]]:
+    """Edges on data-flow paths from a vertex of ``lower`` to one of ``upper``."""
+    down = set(lower).union(*(nx.descendants(g, x) for x in lower))
+    up = set(upper).union(*(nx.ancestors(g, y) for y in upper))
+    keep = down & up
+    return [(u, v) for u, v in g.edges if u in keep and v in keep]
+
+
+def _roles(g: nx.DiGraph, role: str) -> list[str]:
+    return [v for v, r in g.nodes(data="role") if r == role]
+
+
+def _pairs(g: nx.DiGraph) -> list[tuple[str, str]]:
+    return [(y, x) for x in _roles(g, "input") for y in _roles(g, "output") if nx.has_path(g, x, y)]
+
+
+def _split_edges(lg: LabeledGraph) -> list[list[tuple[str, str]]] | None:
+    """One step of §5: how to separate this page, or None to factorize it (see module)."""
+    g = lg.g
+    inter = _intermediates(g)
+    roots, terminals = _roles(g, "output"), _roles(g, "input")
+    if not inter or len(_pairs(g)) <= 1:
+        return None
+    rdeg, tdeg, depth = root_degrees(g), terminal_degrees(g), depths(g)
+    a = max(inter, key=lambda v: (rdeg[v], -depth[v]))
+    below = (nx.ancestors(g, a) & set(inter)) | {a}
+    b = max(below, key=lambda v: (tdeg[v], depth[v]))
+    if rdeg[a] == 1 and len(roots) > 1:
+        return [_paths_between(g, set(terminals), {y}) for y in roots]
+    if tdeg[b] == 1 and len(terminals) > 1:
+        return [_paths_between(g, {x}, set(roots)) for x in terminals]
+    for ends, incident in ((roots, g.in_edges), (terminals, g.out_edges)):
+        long = [(u, v) for u, v in incident(ends) if depth[u] - depth[v] > 1]
+        if long:
+            most = max(depth[u] - depth[v] for u, v in long)
+            cut = [e for e in long if depth[e[0]] - depth[e[1]] == most]
+            through = _through(g, cut)
+            rest = _without(g, cut)
+            if through and rest:
+                return [through, rest]
+    return []
+
+
+def _through(g: nx.DiGraph, cut: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Edges on root-terminal paths that use an edge of ``cut``."""
+    terminals, roots = set(_roles(g, "input")), set(_roles(g, "output"))
+    edges = set(cut)
+    for u, v in cut:
+        edges.update(_paths_between(g, terminals, {u}))
+        edges.update(_paths_between(g, {v}, roots))
+    return sorted(edges)
+
+
+def _without(g: nx.DiGraph, cut: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    h = g.copy()
+    h.remove_edges_from(cut)
+    return _paths_between(h, set(_roles(h, "input")), set(_roles(h, "output")))
+
+
+def pages(base: LabeledGraph, variant: str) -> list[LabeledGraph]:
+    """The page strategy of §5 on a reduced, reference-named graph; every page factorized."""
+    todo, done = [_page(base, base.g.edges)], []
+    while todo:
+        page = todo.pop()
+        reduce_simple(page)
+        split = _split_edges(page)
+        if split is None:
+            done.append(page)
+        elif split:
+            _name_compound(page)
+            todo.extend(_page(page, edges) for edges in split if edges)
+            done.append(_carry_steps(page))
+        else:
+            region = _region(page)
+            if not region:
+                done.append(page)
+                continue
+            factorize(page, variant, among=region)
+            todo.append(page)
+    for page in done:
+        factorize(page, variant)
+    return done
+
+
+def _carry_steps(page: LabeledGraph) -> LabeledGraph:
+    """A page that was split keeps only the work done on it before the split."""
+    empty = LabeledGraph(page.graph, [], {}, page.references)
+    empty.steps = page.steps
+    return empty
+
+
+def _region(page: LabeledGraph) -> set[str]:
+    """The intermediates strictly between a and b (see the module docstring)."""
+    g = page.g
+    inter = _intermediates(g)
+    rdeg, tdeg, depth = root_degrees(g), terminal_degrees(g), depths(g)
+    a = max(inter, key=lambda v: (rdeg[v], -depth[v]))
+    below = (nx.ancestors(g, a) & set(inter)) | {a}
+    b = max(below, key=lambda v: (tdeg[v], depth[v]))
+    return (nx.descendants(g, b) & nx.ancestors(g, a)) & set(inter)
+
+
+def _merge(base: LabeledGraph, parts: list[LabeledGraph], steps, info, pairs) -> ExpressionSet:
+    entries: dict[tuple[str, str], sympy.Expr] = {}
+    for part in parts:
+        for key, label in part.entries().items():
+            if pairs is None or key in pairs:
+                entries[key] = entries[key] + label if key in entries else label
+    references = parts[0].references if parts else {}
+    all_steps = list(steps) + [s for part in parts for s in part.steps]
+    es = make_expression_set(base.graph, references, entries, all_steps, "zhou")
+    es.pairs = None if pairs is None else list(pairs)
+    es = es.inline_single_use()
+    es.info.update(info)
+    return es
+
+
+def _run(base: LabeledGraph, strategy: str, variant: str, pairs) -> ExpressionSet:
+    lg = base.copy()
+    if strategy == "global":
+        factorize(lg, variant)
+        parts = [lg]
+        steps: list = []
+    else:
+        _name_compound(lg)
+        if strategy == "pages":
+            parts = pages(lg, variant)
+        else:
+            parts = []
+            for y, x in _pairs(lg.g):
+                page = _page(lg, _paths_between(lg.g, {x}, {y}))
+                factorize(page, variant)
+                parts.append(page)
+        steps = lg.steps
+    return _merge(base, parts, steps, {"strategy": strategy, "variant": variant}, pairs)
+
+
+def zhou(
+    graph: DGraph,
+    strategy: str = "auto",
+    variant: str = "best",
+    pairs: list[tuple[str, str]] | None = None,
+) -> ExpressionSet:
+    """Zhou's factorization; ``strategy`` global, pages, pairs or auto (the cheapest),
+    ``variant`` backward, forward or best; ``pairs`` limits it to some (output, input)
+    entries. ``info`` reports what was used and the cost of every combination tried.
+
+    >>> from dgraph.core.builders import bundled
+    >>> es = zhou(bundled("zhou_two_blocks.json"))
+    >>> es.mults, es.to_text()
+    (5, 'dr/dt = (d_r_a*d_a_v + d_r_b*d_b_v)*(d_v_c*d_c_t + d_v_d*d_d_t)')
+    """
+    strategies = STRATEGIES if strategy == "auto" else (strategy,)
+    variants = VARIANTS if variant == "best" else (variant,)
+    for name, allowed, given in (
+        ("strategy", STRATEGIES, strategies),
+        ("variant", VARIANTS, variants),
+    ):
+        if not set(given) <= set(allowed):
+            raise DGraphError(f"unknown zhou {name} {given[0]!r}: use {', '.join(allowed)}")
+    edges = None
+    if pairs is not None:
+        edges = set()
+        for y, x in pairs:
+            for v, role in ((y, "output"), (x, "input")):
+                if v not in graph or graph.role(v) != role:
+                    raise DGraphError(f"{v!r} is not an {role} of the graph")
+            if not nx.has_path(graph.nx, x, y):
+                raise DGraphError(f"no path from {x} to {y}: that entry is structurally zero")
+            edges.update(_paths_between(graph.nx, {x}, {y}))
+    base = LabeledGraph(graph, edges)
+    reduce_simple(base)
+    results = {(s, v): _run(base, s, v, pairs) for s in strategies for v in variants}
+    best = min(results.values(), key=lambda es: (es.mults, es.adds))
+    best.info["tried"] = {f"{s}/{v}": es.mults for (s, v), es in results.items()}
+    return best

@@ -1,0 +1,233 @@
+"""Local-Jacobian accumulation: the method ``layers`` (Zhou, seed 001 §3-4, Eq. 4.6).
+
+Cut the graph into layers — by default its depth levels, or any sequence of vertex sets
+the user gives — and the Jacobian is the product of the local Jacobians between
+consecutive cuts: J = J1 J2 ... Jm (roots first, matrix order). An edge that jumps over
+a cut is segmented by copies of its lower vertex whose labels are 1 (a copy passes its
+value through, so multiplying by it is free). Vertices strictly between two cuts are
+eliminated inside their layer to give that local Jacobian's entries.
+
+Every bracketing of the chain is a factorization (left to right ~ forward factorization,
+right to left ~ backward); the cheapest is chosen by the matrix-chain dynamic program with
+sparse costs: multiplying A by B costs one multiplication per pair of nonzeros
+A[i, k] B[k, j] with neither factor a pass-through 1. The sparsity and pass-through
+patterns of every sub-product do not depend on the bracketing, so they are computed once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import networkx as nx
+import numpy as np
+import sympy
+
+from ..core.expressions import ExpressionSet, Step, make_expression_set, reference_symbol
+from ..core.graph import DGraph
+from ..core.paths import depths
+from ..elimination.labeled import LabeledGraph
+from ..errors import DGraphError
+from .segment import copy_name
+
+__all__ = ["Layers", "layer_chain", "layers"]
+
+Matrix = dict[tuple[str, str], sympy.Expr]  # sparse: (upper vertex, lower vertex) -> entry
+
+
+@dataclass
+class Layers:
+    """The chain of local Jacobians: ``cuts[k]`` holds the vertices of cut k (cut 0 = the
+    roots, the last = the terminals, copies included); ``jacobians[k]`` is J between cut k
+    and cut k + 1."""
+
+    cuts: list[list[str]]
+    jacobians: list[Matrix]
+    references: dict[sympy.Symbol, sympy.Expr]
+    steps: list[Step]
+
+
+def _positions(graph: DGraph, cuts: Sequence[Sequence[str]] | None) -> dict[str, float]:
+    """Cut index of every cut vertex (0 = the roots); k + 0.5 for a vertex in the layer
+    between cuts k and k + 1."""
+    if cuts is None:
+        return {v: float(d) for v, d in depths(graph.nx).items()}
+    levels = [graph.outputs, *[list(c) for c in cuts], graph.inputs]
+    position: dict[str, float] = {}
+    for k, level in enumerate(levels):
+        for v in level:
+            if v not in graph:
+                raise DGraphError(f"cut {k}: unknown vertex {v!r}")
+            if v in position:
+                raise DGraphError(f"vertex {v!r} is in two cuts")
+            if 0 < k < len(levels) - 1 and graph.role(v) != "intermediate":
+                raise DGraphError(f"cut {k}: {v!r} is an {graph.role(v)}; cuts hold intermediates")
+            position[v] = float(k)
+    for v in reversed(graph.order()):  # a free vertex sits in the layer under its users
+        if v not in position:
+            position[v] = max(
+                p + 0.5 if p.is_integer() else p for p in (position[w] for w in graph.successors(v))
+            )
+    for u, v in graph.edges():
+        pu, pv = position[u], position[v]
+        if pu < pv or (pu == pv and pu.is_integer()):
+            raise DGraphError(f"cuts out of order: {u!r} ({_where(pu)}) feeds {v!r} ({_where(pv)})")
+    return position
+
+
+def _where(p: float) -> str:
+    return f"cut {int(p)}" if p.is_integer() else f"between cuts {int(p)} and {int(p) + 1}"
+
+
+def layer_chain(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Layers:
+    """The local Jacobians between consecutive cuts (default: the depth levels)."""
+    position = _positions(graph, cuts)
+    last = int(max(position.values()))
+    members: list[list[str]] = [[] for _ in range(last + 1)]
+    for v in graph.order():
+        if position[v].is_integer():
+            members[int(position[v])].append(v)
+    regions = [nx.DiGraph() for _ in range(last)]
+
+    def add(layer: int, a: str, b: str, label: sympy.Expr) -> None:
+        for w in (a, b):
+            p = position[w]
+            role = "output" if p == layer else "input" if p == layer + 1 else "intermediate"
+            regions[layer].add_node(w, role=role)
+        regions[layer].add_edge(a, b, label=label)
+
+    taken = set(graph.order())
+    copies: dict[tuple[str, int], str] = {}
+    for u, v in graph.edges():  # data flow: u (lower) -> v (upper)
+        layer = math.floor(position[v])  # the layer the edge arrives from
+        below = u
+        for c in range(math.ceil(position[u]) - 1, layer, -1):  # the cuts it jumps over
+            if (u, c) not in copies:
+                name = copies[u, c] = copy_name(u, c + 1, taken)
+                taken.add(name)
+                position[name] = float(c)
+                members[c].append(name)
+                add(c, below, name, sympy.Integer(1))
+            below = copies[u, c]
+        add(layer, below, v, graph.symbol(u, v))
+
+    references: dict[sympy.Symbol, sympy.Expr] = {}
+    steps: list[Step] = []
+    jacobians: list[Matrix] = []
+    order = {v: i for i, v in enumerate(graph.order())}
+    for k, region in enumerate(regions):
+        lg = LabeledGraph.from_structure(graph, region, references)
+        inner = [v for v, r in region.nodes(data="role") if r == "intermediate"]
+        while inner:  # Markowitz inside the layer
+            v = min(inner, key=lambda w: (lg.markowitz_degree(w), order[w]))
+            lg.eliminate_vertex(v, op=f"layer {k + 1}")
+            inner.remove(v)
+        steps.extend(lg.steps)
+        jacobians.append({(b, a): label for a, b, label in lg.g.edges(data="label")})
+    return Layers(members, jacobians, references, steps)
+
+
+def _bracketing(chain: Layers) -> tuple[int, dict[tuple[int, int], int]]:
+    """The cheapest bracketing: its cost and the split point of every sub-chain."""
+    index = [{v: i for i, v in enumerate(cut)} for cut in chain.cuts]
+    nonzero, unit = [], []
+    for k, jac in enumerate(chain.jacobians):
+        n = np.zeros((len(index[k]), len(index[k + 1])), dtype=np.int64)
+        u = np.zeros_like(n)
+        for (a, b), entry in jac.items():
+            n[index[k][a], index[k + 1][b]] = 1
+            u[index[k][a], index[k + 1][b]] = int(entry == 1)
+        nonzero.append(n)
+        unit.append(u)
+    m = len(nonzero)
+
+    @cache
+    def pattern(i: int, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """Terms per entry (clipped at 2) and pass-through entries of Ji ... Jj."""
+        if i == j:
+            return nonzero[i], unit[i]
+        terms_r, unit_r = pattern(i + 1, j)
+        terms = np.minimum(nonzero[i] @ terms_r, 2)
+        through = (np.minimum(unit[i] @ unit_r, 2) == 1) & (terms == 1)
+        return terms, through.astype(np.int64)
+
+    def general(i: int, j: int) -> np.ndarray:
+        terms, through = pattern(i, j)
+        return ((terms > 0) & (through == 0)).astype(np.int64)
+
+    cost = {(i, i): 0 for i in range(m)}
+    split: dict[tuple[int, int], int] = {}
+    for length in range(2, m + 1):
+        for i in range(m - length + 1):
+            j = i + length - 1
+            options = [
+                (cost[i, k] + cost[k + 1, j] + int((general(i, k) @ general(k + 1, j)).sum()), k)
+                for k in range(i, j)
+            ]
+            cost[i, j], split[i, j] = min(options)
+    return cost[0, m - 1], split
+
+
+def _notation(split: dict[tuple[int, int], int], i: int, j: int) -> str:
+    if i == j:
+        return f"J{i + 1}"
+    k = split[i, j]
+    return f"({_notation(split, i, k)} {_notation(split, k + 1, j)})"
+
+
+def _multiply(left: Matrix, right: Matrix, references) -> tuple[Matrix, int]:
+    """Sparse product and its multiplications; compound operands become references."""
+
+    def named(entry: sympy.Expr) -> sympy.Expr:
+        if entry.is_Symbol or entry.is_Number:
+            return entry
+        name = reference_symbol(len(references) + 1)
+        references[name] = entry
+        return name
+
+    by_mid: dict[str, list[tuple[str, sympy.Expr]]] = {}
+    for (mid, b), entry in right.items():
+        by_mid.setdefault(mid, []).append((b, named(entry)))
+    out: Matrix = {}
+    mults = 0
+    for (a, mid), x in left.items():
+        x = named(x)
+        for b, y in by_mid.get(mid, ()):
+            mults += int(x != 1 and y != 1)
+            out[a, b] = out[a, b] + x * y if (a, b) in out else x * y
+    return out, mults
+
+
+def layers(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> ExpressionSet:
+    """Accumulate the chain of local Jacobians in the cheapest bracketing.
+
+    >>> from dgraph.core.builders import bundled
+    >>> es = layers(bundled("zhou_two_blocks.json"))
+    >>> es.mults, es.info["bracketing"]
+    (5, '((J1 J2) (J3 J4))')
+    """
+    chain = layer_chain(graph, cuts)
+    total, split = _bracketing(chain)
+    steps = list(chain.steps)
+
+    def evaluate(i: int, j: int) -> Matrix:
+        if i == j:
+            return chain.jacobians[i]
+        k = split[i, j]
+        out, mults = _multiply(evaluate(i, k), evaluate(k + 1, j), chain.references)
+        steps.append(
+            Step("product", f"{_notation(split, i, k)} {_notation(split, k + 1, j)}", mults)
+        )
+        return out
+
+    product = evaluate(0, len(chain.jacobians) - 1)
+    es = make_expression_set(graph, chain.references, product, steps, "layers")
+    es = es.inline_single_use()
+    es.info.update(
+        bracketing=_notation(split, 0, len(chain.jacobians) - 1),
+        chain_mults=total,
+        layers=len(chain.jacobians),
+    )
+    return es

@@ -1,0 +1,114 @@
+"""Simple chains and simple blocks, reduced innermost first (Zhou, seed 001 §4).
+
+A simple chain is a product, a simple block a parenthesized sum, and they nest like an
+algebraic expression. Reducing them from the inside out is series-parallel reduction:
+an intermediate vertex with one predecessor and one successor is a chain link, and
+eliminating it (one multiplication) turns the chain into one edge; when that edge lands
+on an existing one the two merge (one addition) and a block has closed. What the
+reduction cannot remove is a complex block, or structure shared by several roots and
+terminals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from ..elimination.labeled import LabeledGraph
+
+__all__ = ["Component", "decompose", "reduce_simple"]
+
+
+def _is_link(g: nx.DiGraph, v: str) -> bool:
+    return g.nodes[v]["role"] == "intermediate" and g.in_degree(v) == 1 and g.out_degree(v) == 1
+
+
+def reduce_simple(lg: LabeledGraph, vertices: Iterable[str] | None = None) -> int:
+    """Eliminate chain links until none is left (only around ``vertices`` if given);
+    returns the multiplications spent. Each reduced chain or block is one edge whose label
+    is its expression."""
+    g = lg.g
+    queue = [v for v in (g if vertices is None else vertices) if v in g and _is_link(g, v)]
+    cost = 0
+    while queue:
+        v = queue.pop()
+        if v not in g or not _is_link(g, v):
+            continue
+        (u,), (w,) = g.predecessors(v), g.successors(v)
+        cost += lg.eliminate_vertex(v, op="chain")
+        queue.extend(x for x in (u, w) if _is_link(g, x))
+    return cost
+
+
+@dataclass
+class Component:
+    """A node of the series-parallel decomposition, in dependence direction: ``source``
+    is the upper end (nearer the roots), ``sink`` the lower one. ``kind`` is ``edge``,
+    ``chain`` (a product; ``inner`` are its link vertices) or ``block`` (a sum)."""
+
+    kind: str
+    source: str
+    sink: str
+    parts: list[Component] = field(default_factory=list)
+    inner: list[str] = field(default_factory=list)
+
+    @property
+    def direct(self) -> bool:
+        """A chain of plain edges, or a block of plain edges and direct chains."""
+        if self.kind == "chain":
+            return all(p.kind == "edge" for p in self.parts)
+        return all(p.kind == "edge" or (p.kind == "chain" and p.direct) for p in self.parts)
+
+    def vertices(self) -> list[str]:
+        """Every vertex strictly inside, nested parts included."""
+        out = list(self.inner)
+        for p in self.parts:
+            out.extend(p.vertices())
+        return list(dict.fromkeys(out))
+
+    def walk(self) -> Iterable[Component]:
+        yield self
+        for p in self.parts:
+            yield from p.walk()
+
+
+def decompose(g: nx.DiGraph) -> tuple[nx.DiGraph, list[Component]]:
+    """Series-parallel reduction of the structure of ``g`` (data-flow, with roles).
+
+    Returns the reduced graph, whose edges carry their ``component``, and the top-level
+    chains and blocks (each with its nested ones). What remains unreduced is complex.
+    """
+    h = nx.DiGraph()
+    h.add_nodes_from(g.nodes(data=True))
+    for u, v in g.edges:
+        h.add_edge(u, v, component=Component("edge", v, u))
+    queue = [v for v in h if _is_link(h, v)]
+    while queue:
+        v = queue.pop()
+        if v not in h or not _is_link(h, v):
+            continue
+        (u,), (w,) = h.predecessors(v), h.successors(v)
+        upper, lower = h.edges[v, w]["component"], h.edges[u, v]["component"]
+        parts = [*_flatten(upper, "chain"), *_flatten(lower, "chain")]
+        inner = [*_inner(upper), v, *_inner(lower)]
+        chain = Component("chain", w, u, parts, inner)
+        h.remove_node(v)
+        if h.has_edge(u, w):
+            other = h.edges[u, w]["component"]
+            chain = Component("block", w, u, [*_flatten(other, "block"), chain])
+        h.add_edge(u, w, component=chain)
+        queue.extend(x for x in (u, w) if _is_link(h, x))
+    tops = [
+        data["component"] for _, _, data in h.edges(data=True) if data["component"].kind != "edge"
+    ]
+    return h, tops
+
+
+def _flatten(c: Component, kind: str) -> list[Component]:
+    return list(c.parts) if c.kind == kind else [c]
+
+
+def _inner(c: Component) -> list[str]:
+    return list(c.inner) if c.kind == "chain" else []

@@ -1,0 +1,285 @@
+"""Zhou's factorizer (seed 001): structures, factorization, pages, layers, round trips."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import sympy
+from hypothesis import given
+from hypothesis import strategies as st
+
+import dgraph
+from dgraph.core.expressions import make_expression_set, reference_symbol
+from dgraph.core.random_graphs import random_composition, random_series_parallel
+from dgraph.core.verify import verify
+from dgraph.errors import DGraphError
+from dgraph.zhou.convert import expression_graph
+from dgraph.zhou.factorize import zhou
+from dgraph.zhou.layers import _bracketing, layer_chain, layers
+from dgraph.zhou.listing import list_paths
+from dgraph.zhou.segment import segment
+from dgraph.zhou.structure import zhou_structure
+
+from .strategies import dags
+
+
+def _graph(name: str, edges: str, inputs="t", outputs="r") -> dgraph.DGraph:
+    """A graph from Zhou-style dependence edges 'r>a a>c ...' (upper>lower)."""
+    pairs = [e.split(">") for e in edges.split()]
+    data = {
+        "format": "dgraph/1",
+        "name": name,
+        "inputs": inputs.split(),
+        "outputs": outputs.split(),
+        "edges": [{"source": lower, "target": upper} for upper, lower in pairs],
+    }
+    return dgraph.from_json(json.dumps(data))
+
+
+# Fig. 4.1 (b)-style: the two blocks of Fig. 4.1 (a) merged, v removed: a complex block
+COMPLEX = "r>a r>b a>c a>d b>c b>d c>t d>t"
+# a wider complex block: three upper, two lower vertices
+WIDE = "r>a r>b r>c a>d a>e b>d b>e c>d c>e d>t e>t"
+
+
+def test_two_chained_simple_blocks(two_blocks_graph):
+    """(r_a a_v + r_b b_v)(v_c c_t + v_d d_t): 5 multiplications; 12 path by path."""
+    es = dgraph.accumulate(two_blocks_graph, "zhou")
+    assert es.verified and es.mults == 5
+    assert es.to_text() == "dr/dt = (d_r_a*d_a_v + d_r_b*d_b_v)*(d_v_c*d_c_t + d_v_d*d_d_t)"
+    listed = dgraph.accumulate(two_blocks_graph, "paths")
+    assert listed.verified and listed.mults == 12 == dgraph.naive_cost(two_blocks_graph)
+    assert len(sympy.Add.make_args(listed.jacobian["r", "t"])) == 4
+
+
+def test_backward_and_forward_factorization_of_a_complex_block():
+    """Backward splits the lower vertices c, d (in-degree 2): r_a(a_c c_t + a_d d_t) + ...;
+    forward splits the upper a, b (out-degree 2): (r_a a_c + r_b b_c) c_t + ... Both 6."""
+    g = _graph("complex", COMPLEX)
+    back = dgraph.accumulate(g, "zhou", strategy="global", variant="backward")
+    fwd = dgraph.accumulate(g, "zhou", strategy="global", variant="forward")
+    assert back.to_text() == (
+        "dr/dt = d_r_a*(d_a_c*d_c_t + d_a_d*d_d_t) + d_r_b*(d_b_c*d_c_t + d_b_d*d_d_t)"
+    )
+    assert fwd.to_text() == (
+        "dr/dt = (d_r_a*d_a_c + d_r_b*d_b_c)*d_c_t + (d_r_a*d_a_d + d_r_b*d_b_d)*d_d_t"
+    )
+    assert back.mults == fwd.mults == 6 and back.verified and fwd.verified
+    # the split graphs, as Zhou draws them (Fig. 4.2): copies of c, d or of a, b
+    assert sorted(expression_graph(back.inline_single_use()).origin.values()).count("c") == 2
+    assert sorted(expression_graph(fwd).origin.values()).count("a") == 2
+
+
+def test_factorizations_differ_in_cost():
+    """Backward: d, e split (3 copies each, 3 + 3) then a, b, c fold (3): 9.
+    Forward: a, b, c split (2 each: 6) then d, e fold (2): 8."""
+    g = _graph("wide", WIDE)
+    back = dgraph.accumulate(g, "zhou", strategy="global", variant="backward")
+    fwd = dgraph.accumulate(g, "zhou", strategy="global", variant="forward")
+    assert (back.mults, fwd.mults) == (9, 8)
+    assert back.verified and fwd.verified
+    best = dgraph.accumulate(g, "zhou")
+    assert best.mults == 8 and best.info["variant"] == "forward"
+    assert best.info["tried"]["global/backward"] == 9
+
+
+def test_structure_of_two_blocks(two_blocks_graph):
+    s = zhou_structure(two_blocks_graph)
+    blocks = {(b["source"], b["sink"]): b for b in s["blocks"]}
+    assert set(blocks) == {("r", "v"), ("v", "t")}
+    assert all(b["kind"] == "simple" and b["direct"] for b in blocks.values())
+    assert blocks["r", "v"]["inner"] == ["a", "b"]
+    chains = {(c["source"], c["sink"], tuple(c["inner"])): c for c in s["chains"]}
+    assert chains["r", "t", ("c", "d", "v", "a", "b")]["kind"] == "indirect"
+    assert chains["r", "v", ("a",)]["kind"] == "direct"
+    assert s["levels"] == [["r"], ["a", "b"], ["v"], ["c", "d"], ["t"]]
+    assert s["cross_level_edges"] == []
+
+
+def test_structure_finds_complex_blocks_and_nesting():
+    """The complex block p..q (a, b over c, d) sits inside the blocks r..q and p..t
+    (Def. 3.1 lets a block's source and sink have edges outside it)."""
+    g = _graph("nested", "r>p p>a p>b a>c a>d b>c b>d c>q d>q q>t r>t")
+    blocks = {(b["source"], b["sink"]): b for b in zhou_structure(g)["blocks"]}
+    assert set(blocks) == {("p", "q"), ("r", "q"), ("p", "t")}
+    assert all(b["kind"] == "complex" for b in blocks.values())
+    assert set(blocks["p", "q"]["inner"]) == {"a", "b", "c", "d"}
+    listed = zhou_structure(g)["blocks"]
+    parent = listed[blocks["p", "q"]["parent"]]
+    assert (parent["source"], parent["sink"]) in {("r", "q"), ("p", "t")}
+
+
+def test_levels_cross_level_edges_and_segmentation(sin_graph, discrepancy_graph):
+    s = zhou_structure(sin_graph)
+    assert s["cross_level_edges"] == [["v2", "x0", 2], ["y", "v1", 2]]
+    seg = segment(sin_graph)
+    assert sorted(seg.intermediates) == ["v1", "v1__2", "v2", "x0__3"]
+    assert zhou_structure(seg)["cross_level_edges"] == []
+    assert (
+        dgraph.accumulate(seg, "forward").substitute()["y", "x1"]
+        == (dgraph.accumulate(sin_graph, "forward").substitute()["y", "x1"])
+    )
+    d = zhou_structure(discrepancy_graph)
+    assert d["r_degree"]["k"] == 5 and d["t_degree"]["k"] == 2 and d["r_degree"]["y3"] == 1
+    pieces = d["bipartite"]
+    assert [p["levels"] for p in pieces] == [[1, 2], [2, 3], [3, 4]]
+    assert pieces[0]["lower"] == ["i", "k__2"]
+
+
+def test_layers_choose_the_bracketing(two_blocks_graph, sin_graph):
+    es = layers(two_blocks_graph)
+    assert es.mults == 5 and es.info["bracketing"] == "((J1 J2) (J3 J4))"
+    assert es.info["chain_mults"] == 5 == sum(s.mults for s in es.steps)
+    assert dgraph.accumulate(sin_graph, "layers").verified
+
+
+def test_layers_between_chosen_cuts(two_blocks_graph):
+    """Cut at v: J1 = r_a a_v + r_b b_v and J2 = v_c c_t + v_d d_t inside their layers
+    (2 + 2), then one product: 5."""
+    es = dgraph.accumulate(two_blocks_graph, "layers", cuts=[["v"]])
+    assert es.verified and es.mults == 5 and es.info["layers"] == 2
+    with pytest.raises(DGraphError, match="out of order"):
+        layers(two_blocks_graph, cuts=[["c"], ["a"]])
+    with pytest.raises(DGraphError, match="unknown vertex"):
+        layers(two_blocks_graph, cuts=[["nope"]])
+
+
+def _all_bracketings(i, j):
+    if i == j:
+        yield i
+        return
+    for k in range(i, j):
+        for left in _all_bracketings(i, k):
+            for right in _all_bracketings(k + 1, j):
+                yield (left, right)
+
+
+def _cost(chain, tree):
+    from dgraph.zhou.layers import _multiply
+
+    def go(t):
+        if isinstance(t, int):
+            return chain.jacobians[t], 0
+        (a, ca), (b, cb) = go(t[0]), go(t[1])
+        out, m = _multiply(a, b, {})
+        return out, ca + cb + m
+
+    return go(tree)[1]
+
+
+@given(dags(max_intermediates=6))
+def test_layer_bracketing_is_optimal(g):
+    chain = layer_chain(g)
+    best, _ = _bracketing(chain)
+    m = len(chain.jacobians)
+    assert best == min(_cost(chain, t) for t in _all_bracketings(0, m - 1))
+
+
+@given(dags(max_intermediates=7))
+def test_zhou_and_layers_verify_on_random_dags(g):
+    naive = dgraph.naive_cost(g)
+    for method in ("zhou", "layers"):
+        es = dgraph.accumulate(g, method)
+        assert es.verified, (method, es.verification)
+        assert es.mults == sum(s.mults for s in es.steps), method
+    assert dgraph.accumulate(g, "zhou").mults <= naive
+
+
+@given(st.integers(0, 10**6), st.integers(1, 4), st.integers(1, 3))
+def test_zhou_on_compositions_of_subprograms(seed, parts, outputs):
+    g = random_composition(seed, parts, outputs)
+    es = dgraph.accumulate(g, "zhou")
+    assert es.verified and es.mults <= dgraph.naive_cost(g)
+    assert es.info["strategy"] in ("global", "pages", "pairs")
+    for strategy in ("global", "pages", "pairs"):
+        assert dgraph.accumulate(g, "zhou", strategy=strategy).verified
+
+
+@given(st.integers(0, 10**6), st.integers(1, 10))
+def test_round_trip_of_simple_graphs(seed, size):
+    """graph -> expressions -> graph gives the graph back, and a simple graph is one
+    nested expression costing one multiplication per link."""
+    g = random_series_parallel(seed, size)
+    es = zhou(g)
+    assert es.references == {} and len(es.jacobian) == 1
+    assert es.mults == len(g.intermediates)
+    assert expression_graph(es).graph == g
+
+
+def test_round_trip_preserves_noncommutative_order(two_blocks_graph):
+    es = zhou(two_blocks_graph)
+    entry = es.jacobian["r", "t"]
+    left, right = entry.args  # (block r..v) * (block v..t)
+    swapped = make_expression_set(two_blocks_graph, {}, {("r", "t"): right * left})
+    with pytest.raises(DGraphError, match="does not chain"):
+        expression_graph(swapped)
+    assert not verify(swapped).ok
+
+
+def test_pages_and_pairs_on_several_roots_and_terminals(discrepancy_graph):
+    results = {
+        s: dgraph.accumulate(discrepancy_graph, "zhou", strategy=s)
+        for s in ("global", "pages", "pairs")
+    }
+    assert all(es.verified for es in results.values())
+    # pairs alone: (y1, a) is the block k..y1 (i a link: 1) then k a link (1): 2, same for
+    # b; each (yj, a/b), j > 1, is a chain of two links: 2; 10 pairs, 20 in all
+    assert results["pairs"].mults == 20
+    best = dgraph.accumulate(discrepancy_graph, "zhou")
+    assert best.mults == min(es.mults for es in results.values())
+    assert best.info["tried"]["pairs/backward"] == 20
+
+
+def test_one_entry_and_entries_without_paths(discrepancy_graph, sin_graph):
+    es = dgraph.accumulate(discrepancy_graph, "zhou", pairs=[("y3", "a")])
+    assert es.verified and list(es.jacobian) == [("y3", "a")] and es.mults == 2
+    g = dgraph.bundled("spherical_coordinates.trace")
+    with pytest.raises(DGraphError, match="no path from phi to z"):
+        zhou(g, pairs=[("z", "phi")])
+
+
+def test_bad_expression_sets_are_reported(sin_graph):
+    r1, r2 = reference_symbol(1), reference_symbol(2)
+    d = {str(s): s for s in sin_graph.edge_symbols}
+    cyclic = make_expression_set(
+        sin_graph,
+        {r1: r2 * d["d_v2_x0"], r2: r1},
+        {("y", "x0"): d["d_y_v2"] * r1, ("y", "x1"): d["d_y_v1"] * d["d_v1_x1"]},
+    )
+    result = verify(cyclic)
+    assert not result.ok and "cycle" in result.detail and "r1" in result.detail
+    undefined = make_expression_set(sin_graph, {r1: r2 * d["d_v2_x0"]}, {("y", "x0"): r1})
+    assert "undefined symbol r2" in verify(undefined).detail
+
+
+def test_listing_paths_costs_l_minus_n(discrepancy_graph):
+    es = list_paths(discrepancy_graph)
+    assert es.mults == dgraph.naive_cost(discrepancy_graph) == 22
+    assert es.verify().ok
+
+
+def test_cli_structure_and_zhou(capsys, tmp_path, two_blocks_graph):
+    from dgraph.cli import main
+
+    path = tmp_path / "g.json"
+    path.write_text(two_blocks_graph.to_json())
+    assert main(["structure", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    for key in (
+        "chains",
+        "blocks",
+        "levels",
+        "cross_level_edges",
+        "bipartite",
+        "r_degree",
+        "t_degree",
+    ):
+        assert key in data
+    out = tmp_path / "zhou.svg"
+    assert main(["accumulate", str(path), "-m", "zhou", "--json", "--graph-out", str(out)]) == 0
+    assert json.loads(capsys.readouterr().out)["mults"] == 5 and "<svg" in out.read_text()
+    assert main(["accumulate", str(path), "-m", "zhou", "--pair", "r,q"]) == 2
+    assert "'q' is not an input" in capsys.readouterr().err
+    assert main(["accumulate", str(path), "-m", "layers", "--cuts", "v", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["mults"] == 5
