@@ -21,3 +21,7 @@ svg = metagraph_dot(metagraph(bundled("naumann_sin.trace"))).pipe(format="svg")
 open("docs/figures/sin-metagraph.svg", "wb").write(svg)
 print("wrote docs/figures/sin-metagraph.svg")
 PY
+$py -m dgraph render $data/zhou_complex_block.json -o $out/complex-block.svg --direction dependence
+$py -m dgraph accumulate $data/zhou_complex_block.json -m zhou --strategy global --variant backward --graph-out $out/complex-backward.svg > /dev/null
+$py -m dgraph accumulate $data/zhou_complex_block.json -m zhou --strategy global --variant forward --graph-out $out/complex-forward.svg > /dev/null
+echo "wrote $out/complex-block.svg $out/complex-backward.svg $out/complex-forward.svg"

@@ -194,7 +194,8 @@ def _verify_exact(es: ExpressionSet, limit: int) -> Verification:
                 else f"has the extra term {'*'.join(map(str, next(iter(extra))))}"
             )
             return Verification(False, "exact", f"entry ({key[0]}, {key[1]}) {what}")
-    return Verification(True, "exact", f"{sum(map(len, expected.values()))} path words match")
+    n = sum(map(len, expected.values()))
+    return Verification(True, "exact", f"{n} path word{'s match' if n != 1 else ' matches'}")
 
 
 def _random_matrices(es: ExpressionSet, rng: np.random.Generator) -> str | None:

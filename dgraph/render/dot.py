@@ -70,10 +70,14 @@ def _need_dot() -> None:
         raise DGraphError("graphviz 'dot' not found; install it (Debian: apt-get install graphviz)")
 
 
-def render_svg(graph: DGraph, direction: str = "dataflow") -> str:
+def render_svg(
+    graph: DGraph,
+    direction: str = "dataflow",
+    edge_labels: dict[tuple[str, str], object] | None = None,
+) -> str:
     """SVG text of the drawing (used for notebook display)."""
     _need_dot()
-    return to_dot(graph, direction).pipe(format="svg").decode()
+    return to_dot(graph, direction, edge_labels=edge_labels).pipe(format="svg").decode()
 
 
 def render(

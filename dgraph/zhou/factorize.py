@@ -2,13 +2,14 @@
 
 1. Reduce simple chains and blocks innermost first (:mod:`dgraph.zhou.simple`); each
    becomes a reference edge, so that everything later shares it.
-2. Factorize what is left. **Backward factorization** works from the sink upward: it
-   splits the lowest vertex with in-degree > 1 (Zhou's dependence direction: several
-   vertices use it) into one copy per user and folds each copy into its user, then
-   reduces the simple chains and blocks this creates. **Forward factorization** is the
-   mirror image, from the source downward on out-degree. Splitting a vertex and folding
-   its copies is eliminating it, and a simple sub-block that gets split is one reference
-   edge its copies share (the labeled graph names it).
+2. Factorize what is left. **Backward factorization** works from the sink upward, level
+   by level: a vertex with in-degree > 1 (Zhou's dependence direction: several vertices
+   use it) is split into one copy per user and each copy folded into its user; a vertex
+   with one user is folded without copies; then the simple chains and blocks this
+   creates are reduced. **Forward factorization** is the mirror image, from the source
+   downward on out-degree. Splitting a vertex and folding its copies is eliminating it,
+   and a simple sub-block that gets split is one reference edge its copies share (the
+   labeled graph names it).
 3. With several roots or terminals, either factorize the whole graph at once
    (``global``), split it into **pages** following §5 (steps 1-6 below), or take the
    upper bound of factorizing every root-terminal pair on its own (``pairs``).
@@ -54,19 +55,6 @@ def _intermediates(g: nx.DiGraph) -> list[str]:
     return [v for v, role in g.nodes(data="role") if role == "intermediate"]
 
 
-def _pick(lg: LabeledGraph, variant: str, position: dict[str, int]) -> str:
-    """The next vertex to split: the lowest one used by several vertices (backward), or
-    the highest one using several vertices (forward)."""
-    g = lg.g
-    inter = _intermediates(g)
-    depth = depths(g)
-    if variant == "backward":
-        shared = [v for v in inter if g.out_degree(v) > 1] or inter
-        return max(shared, key=lambda v: (depth[v], -position[v]))
-    shared = [v for v in inter if g.in_degree(v) > 1] or inter
-    return min(shared, key=lambda v: (depth[v], -position[v]))
-
-
 def factorize(lg: LabeledGraph, variant: str, among: Iterable[str] | None = None) -> None:
     """Backward or forward factorization, in place, until no intermediate is left (or
     none of ``among``)."""
@@ -79,12 +67,9 @@ def factorize(lg: LabeledGraph, variant: str, among: Iterable[str] | None = None
         inter = [v for v in _intermediates(lg.g) if allowed is None or v in allowed]
         if not inter:
             return
-        if allowed is None:
-            v = _pick(lg, variant, position)
-        else:
-            depth = depths(lg.g)
-            pick = max if variant == "backward" else min
-            v = pick(inter, key=lambda w: (depth[w], -position[w]))
+        depth = depths(lg.g)
+        pick = max if variant == "backward" else min
+        v = pick(inter, key=lambda w: (depth[w], -position[w]))
         around = [*lg.g.predecessors(v), *lg.g.successors(v)]
         lg.eliminate_vertex(v, op="split")
         reduce_simple(lg, around)
