@@ -110,6 +110,12 @@ class LabeledGraph:
             self.g.edges[u, v]["label"] = label = name
         return label
 
+    def name_references(self) -> None:
+        """Turn every compound label into a reference edge, so that working graphs built
+        from this one (pages) share its value."""
+        for u, v in list(self.g.edges):
+            self._factor(u, v)
+
     def _accumulate(self, i: str, k: str, term: sympy.Expr) -> None:
         """c_ki += term (absorption into an existing edge, or fill-in)."""
         if self.g.has_edge(i, k):

@@ -75,12 +75,6 @@ def factorize(lg: LabeledGraph, variant: str, among: Iterable[str] | None = None
         reduce_simple(lg, around)
 
 
-def _name_compound(lg: LabeledGraph) -> None:
-    """Every compound label becomes a reference, so that pages built from ``lg`` share it."""
-    for u, v in list(lg.g.edges):
-        lg._factor(u, v)
-
-
 def _page(lg: LabeledGraph, edges: Iterable[tuple[str, str]]) -> LabeledGraph:
     edges = list(edges)
     labels = {e: lg.label(*e) for e in edges}
@@ -110,10 +104,8 @@ def _split_edges(lg: LabeledGraph) -> list[list[tuple[str, str]]] | None:
     roots, terminals = _roles(g, "output"), _roles(g, "input")
     if not inter or len(_pairs(g)) <= 1:
         return None
+    a, b = _anchors(g)
     rdeg, tdeg, depth = root_degrees(g), terminal_degrees(g), depths(g)
-    a = max(inter, key=lambda v: (rdeg[v], -depth[v]))
-    below = (nx.ancestors(g, a) & set(inter)) | {a}
-    b = max(below, key=lambda v: (tdeg[v], depth[v]))
     if rdeg[a] == 1 and len(roots) > 1:
         return [_paths_between(g, set(terminals), {y}) for y in roots]
     if tdeg[b] == 1 and len(terminals) > 1:
@@ -156,7 +148,7 @@ def pages(base: LabeledGraph, variant: str) -> list[LabeledGraph]:
         if split is None:
             done.append(page)
         elif split:
-            _name_compound(page)
+            page.name_references()
             todo.extend(_page(page, edges) for edges in split if edges)
             done.append(_carry_steps(page))
         else:
@@ -178,15 +170,20 @@ def _carry_steps(page: LabeledGraph) -> LabeledGraph:
     return empty
 
 
-def _region(page: LabeledGraph) -> set[str]:
-    """The intermediates strictly between a and b (see the module docstring)."""
-    g = page.g
+def _anchors(g: nx.DiGraph) -> tuple[str, str]:
+    """a: the vertex of largest r-degree nearest the roots; b: the vertex of largest
+    t-degree below a (or a itself) nearest the terminals."""
     inter = _intermediates(g)
     rdeg, tdeg, depth = root_degrees(g), terminal_degrees(g), depths(g)
     a = max(inter, key=lambda v: (rdeg[v], -depth[v]))
     below = (nx.ancestors(g, a) & set(inter)) | {a}
-    b = max(below, key=lambda v: (tdeg[v], depth[v]))
-    return (nx.descendants(g, b) & nx.ancestors(g, a)) & set(inter)
+    return a, max(below, key=lambda v: (tdeg[v], depth[v]))
+
+
+def _region(page: LabeledGraph) -> set[str]:
+    """The intermediates strictly between a and b (see the module docstring)."""
+    a, b = _anchors(page.g)
+    return nx.descendants(page.g, b) & nx.ancestors(page.g, a) & set(_intermediates(page.g))
 
 
 def _merge(base: LabeledGraph, parts: list[LabeledGraph], steps, info, pairs) -> ExpressionSet:
@@ -211,7 +208,7 @@ def _run(base: LabeledGraph, strategy: str, variant: str, pairs) -> ExpressionSe
         parts = [lg]
         steps: list = []
     else:
-        _name_compound(lg)
+        lg.name_references()
         if strategy == "pages":
             parts = pages(lg, variant)
         else:
