@@ -244,6 +244,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def structure(graph: DGraph) -> dict[str, Any]:
+    from .dominance.umbrellas import closed_umbrellas, umbrellas
     from .zhou.structure import zhou_structure
 
     return {
@@ -254,6 +255,8 @@ def structure(graph: DGraph) -> dict[str, Any]:
         "paths": count_paths(graph),
         "path_length": path_length(graph),
         **zhou_structure(graph),
+        "closed_umbrellas": [c.to_dict() for c in closed_umbrellas(graph)],
+        "umbrellas": [u.to_dict() for u in umbrellas(graph)],
     }
 
 
@@ -273,6 +276,13 @@ def cmd_structure(args: argparse.Namespace) -> int:
         print(f"{c['kind']} chain {c['source']} -> {c['sink']} through {', '.join(c['inner'])}")
     for b in data["blocks"]:
         print(f"{b['kind']} block {b['source']} -> {b['sink']} around {', '.join(b['inner'])}")
+    for c in data["closed_umbrellas"]:
+        print(f"closed umbrella {c['input']} -> {c['output']}: {', '.join(c['vertices'])}")
+    for u in data["umbrellas"]:
+        copies = (
+            f" (copying {', '.join(f'{a}->{b}' for a, b in u['copies'])})" if u["copies"] else ""
+        )
+        print(f"umbrella into {u['output']}: {', '.join(u['vertices'])}{copies}")
     if data["cross_level_edges"]:
         spans = (f"{u} -> {v} ({n} levels)" for u, v, n in data["cross_level_edges"])
         print("cross-level edges: " + ", ".join(spans))

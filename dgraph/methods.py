@@ -15,6 +15,7 @@ from typing import Any
 
 from .core.expressions import ExpressionSet
 from .core.graph import DGraph
+from .dominance.umbrella_method import umbrella
 from .elimination.labeled import replay
 from .elimination.metagraph import edge_optimal
 from .elimination.vertex import forward, markowitz, reverse, vertex_elimination
@@ -90,11 +91,25 @@ register(
     lambda g, cuts=None, **_: layers(g, cuts),
     summary="local Jacobians between depth levels (or cuts), cheapest bracketing",
 )
+register(
+    "umbrella",
+    lambda g, **_: umbrella(g),
+    summary="umbrellas contracted inside out (dominator trees), then the rest",
+)
 register("paths", lambda g, **_: list_paths(g), summary="every path listed: Bauer's formula")
 register("vertex", _vertex, summary="vertex elimination in a given order")
 register("edges", _edges, summary="forward/backward edge elimination in a given sequence")
 
-COMPARED = ["forward", "reverse", "markowitz", "zhou", "layers", "vertex-optimal", "edge-optimal"]
+COMPARED = [
+    "forward",
+    "reverse",
+    "markowitz",
+    "zhou",
+    "layers",
+    "umbrella",
+    "vertex-optimal",
+    "edge-optimal",
+]
 
 
 def method_names() -> list[str]:

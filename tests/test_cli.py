@@ -72,6 +72,7 @@ def test_compare_json(capsys):
         "markowitz": 14,
         "zhou": 14,
         "layers": 14,
+        "umbrella": 14,
         "vertex-optimal": 14,
         "edge-optimal": 13,
     }

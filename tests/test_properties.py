@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import networkx as nx
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import dgraph
@@ -46,6 +46,8 @@ def test_edge_optimal_at_most_vertex_optimal(g):
 @given(dags(max_inputs=2, max_intermediates=4, max_outputs=2))
 def test_edge_optimal_equals_shortest_metagraph_path(g):
     """A* with the lower bound finds what Dijkstra finds on the explicit metagraph."""
+    inner = [e for e in g.nx.edges if "intermediate" in (g.role(e[0]), g.role(e[1]))]
+    assume(len(inner) <= 11)  # the explicit metagraph stays small enough to enumerate
     for mode in ("full", "forward", "backward", "vertex"):
         meta = metagraph(g, mode)
         finals = [s for s, final in meta.nodes(data="final") if final]

@@ -1,0 +1,1 @@
+"""Dominance: dominator trees, D* factor subgraphs (Guenter), umbrellas (Murota-Kubota)."""
