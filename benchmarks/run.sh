@@ -14,6 +14,14 @@ cmd="dgraph bench --suite full --budget 5 --markdown"
   cat benchmarks/NOTES.md
   echo
   $py -m dgraph bench --suite full --budget 5 --markdown
+  echo
+  echo "## Scale"
+  echo
+  echo "\`python benchmarks/scale.py\` in the same run: random layered graphs (3 edges into every"
+  echo "vertex); structure = everything \`dgraph structure\` reports; dstar includes verifying"
+  echo "its result (by random matrices at these sizes)."
+  echo
+  $py benchmarks/scale.py
 } > benchmarks/RESULTS.md.tmp
 mv benchmarks/RESULTS.md.tmp benchmarks/RESULTS.md
 echo "wrote benchmarks/RESULTS.md"

@@ -15,6 +15,7 @@ from typing import Any
 
 from .core.expressions import ExpressionSet
 from .core.graph import DGraph
+from .dominance.dstar import dstar
 from .dominance.umbrella_method import umbrella
 from .elimination.labeled import replay
 from .elimination.metagraph import edge_optimal
@@ -92,6 +93,11 @@ register(
     summary="local Jacobians between depth levels (or cuts), cheapest bracketing",
 )
 register(
+    "dstar",
+    lambda g, **_: dstar(g),
+    summary="D*: factor subgraphs by dominators, most shared first (Guenter)",
+)
+register(
     "umbrella",
     lambda g, **_: umbrella(g),
     summary="umbrellas contracted inside out (dominator trees), then the rest",
@@ -106,6 +112,7 @@ COMPARED = [
     "markowitz",
     "zhou",
     "layers",
+    "dstar",
     "umbrella",
     "vertex-optimal",
     "edge-optimal",

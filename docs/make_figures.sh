@@ -24,4 +24,61 @@ PY
 $py -m dgraph render $data/zhou_complex_block.json -o $out/complex-block.svg --direction dependence
 $py -m dgraph accumulate $data/zhou_complex_block.json -m zhou --strategy global --variant backward --graph-out $out/complex-backward.svg > /dev/null
 $py -m dgraph accumulate $data/zhou_complex_block.json -m zhou --strategy global --variant forward --graph-out $out/complex-forward.svg > /dev/null
-echo "wrote $out/complex-block.svg $out/complex-backward.svg $out/complex-forward.svg"
+echo "wrote $out/complex-backward.svg $out/complex-forward.svg"
+# Elimination stages: dgraph's own eliminations (LabeledGraph) on the bundled graphs,
+# drawn by its renderer with each edge labeled by the value it holds at that stage
+# (edge symbols, products in matrix order, references expanded).
+$py - <<'PY'
+import sympy
+
+from dgraph import DGraph, bundled
+from dgraph.elimination.labeled import LabeledGraph
+from dgraph.render.dot import render
+
+
+def stage(name, moves, out):
+    lg = LabeledGraph(bundled(name))
+    for move in moves:
+        lg.apply(move)
+    refs = {}
+    for r, d in lg.references.items():
+        refs[r] = d.xreplace(refs)
+    g = DGraph(lg.graph.name)
+    for v in lg.graph.order():
+        if v in lg.g:
+            g.add_vertex(v, lg.graph.role(v))
+    for u, v in lg.g.edges:
+        g.add_edge(u, v)
+    labels = {(u, v): sympy.sstr(d["label"].xreplace(refs)) for u, v, d in lg.g.edges(data=True)}
+    render(g, out, edge_labels=labels)
+    print(f"wrote {out}")
+
+
+f = "docs/figures"
+sin, disc = "naumann_sin.trace", "naumann_discrepancy.json"
+stage(sin, [], f"{f}/sin-symbols.svg")
+stage(sin, [("vertex", "v1")], f"{f}/sin-vertex-v1.svg")
+stage(sin, [("vertex", "v2")], f"{f}/sin-vertex-v2.svg")
+stage(sin, [("vertex", "v2"), ("vertex", "v1")], f"{f}/sin-bipartite.svg")
+stage(sin, [("forward", ("v1", "y"))], f"{f}/sin-forward-v1-y.svg")
+stage(sin, [("backward", ("x0", "v2"))], f"{f}/sin-backward-x0-v2.svg")
+stage(disc, [("forward", ("i", "y1"))], f"{f}/discrepancy-forward-i-y1.svg")
+PY
+# Umbrellas (Murota-Kubota) and D* factor subgraphs, drawn as dashed clusters.
+$py - <<'PY'
+from dgraph import bundled
+from dgraph.dominance.regions import closed_umbrella_regions, factor_subgraph_regions, umbrella_regions
+from dgraph.render.dot import to_dot
+
+g = bundled("spherical_coordinates.trace")
+open("docs/figures/umbrellas.svg", "wb").write(to_dot(g, regions=umbrella_regions(g)).pipe(format="svg"))
+print("wrote docs/figures/umbrellas.svg")
+t = bundled("zhou_two_blocks.json")
+inner = [r for r in closed_umbrella_regions(t, hierarchy=True) if r.name != "closed umbrella t->r"]
+open("docs/figures/closed-umbrellas.svg", "wb").write(to_dot(t, "dependence", regions=inner).pipe(format="svg"))
+print("wrote docs/figures/closed-umbrellas.svg")
+d = bundled("naumann_discrepancy.json")
+(top, count), = factor_subgraph_regions(d)[:1]
+open("docs/figures/dstar-factor.svg", "wb").write(to_dot(d, "dependence", regions=[top]).pipe(format="svg"))
+print(f"wrote docs/figures/dstar-factor.svg ({top.name}, in {count} pairs)")
+PY

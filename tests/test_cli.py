@@ -72,11 +72,12 @@ def test_compare_json(capsys):
         "markowitz": 14,
         "zhou": 14,
         "layers": 14,
+        "dstar": 13,
         "umbrella": 14,
         "vertex-optimal": 14,
         "edge-optimal": 13,
     }
-    assert data["best"] == "edge-optimal"
+    assert data["best"] in ("dstar", "edge-optimal")  # both reach the optimum, 13
     assert all("jacobian" not in row for row in data["methods"])
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import sympy
@@ -9,7 +10,13 @@ import sympy
 from .builders import from_sympy
 from .graph import DGraph
 
-__all__ = ["random_composition", "random_dag", "random_program", "random_series_parallel"]
+__all__ = [
+    "random_composition",
+    "random_dag",
+    "random_layered",
+    "random_program",
+    "random_series_parallel",
+]
 
 
 def random_dag(
@@ -135,3 +142,31 @@ def random_composition(seed: int, parts: int = 3, outputs: int = 1) -> DGraph:
         stages.append(value)
     chosen = [stages[-1], *rng.sample(stages[1:-1], min(outputs - 1, len(stages) - 2))]
     return from_sympy(chosen, [x], name=f"composition-{seed}")
+
+
+def random_layered(
+    seed: int, layers: int, width: int, degree: int = 3, ends: int | None = None
+) -> DGraph:
+    """A layered random c-graph: ``layers`` levels of ``width`` vertices, each fed by
+    ``degree`` vertices of the level below; ``ends`` inputs and outputs (default: the
+    whole first and last level). About (layers - 1) * width * degree edges."""
+    rng = random.Random(seed)
+    ends = width if ends is None else ends
+    levels = [[f"x{i}" for i in range(ends)]]
+    levels += [[f"v{k}_{i}" for i in range(width)] for k in range(1, layers - 1)]
+    levels.append([f"y{i}" for i in range(ends)])
+    g = DGraph(f"layered-{layers}x{width}x{degree}-{seed}")
+    for k, level in enumerate(levels):
+        role = "input" if k == 0 else "output" if k == len(levels) - 1 else "intermediate"
+        for v in level:
+            g.add_vertex(v, role)
+    used: set[str] = set()
+    for below, above in itertools.pairwise(levels):
+        for v in above:
+            for u in rng.sample(below, min(degree, len(below))):
+                g.add_edge(u, v)
+                used.add(u)
+        for u in below:  # every vertex feeds the level above
+            if u not in used:
+                g.add_edge(u, rng.choice(above))
+    return g.validate()

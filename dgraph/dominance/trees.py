@@ -65,6 +65,14 @@ def _rooted(idom: dict, root: str) -> dict[str, str]:
     return parent
 
 
+def _structure(g: nx.DiGraph, reverse: bool) -> nx.DiGraph:
+    """A copy without vertex or edge data (labels are sympy objects: copying them is slow)."""
+    h = nx.DiGraph()
+    h.add_nodes_from(g)
+    h.add_edges_from(((v, u) for u, v in g.edges) if reverse else g.edges)
+    return h
+
+
 def dominator_tree(g: nx.DiGraph, start: str | None = None) -> Tree:
     """Dominators from ``start`` (default: a super-source before every input), data flow.
 
@@ -74,7 +82,7 @@ def dominator_tree(g: nx.DiGraph, start: str | None = None) -> Tree:
     """
     h = g
     if start is None:
-        h = g.copy()
+        h = _structure(g, reverse=False)
         h.add_edges_from((SOURCE, x) for x, role in g.nodes(data="role") if role == "input")
         start = SOURCE
     return Tree(start, _rooted(nx.immediate_dominators(h, start), start))
@@ -87,7 +95,7 @@ def postdominator_tree(g: nx.DiGraph, end: str | None = None) -> Tree:
     >>> postdominator_tree(bundled("naumann_sin.trace").nx).parent["v1"]
     'y'
     """
-    h = g.reverse(copy=True)
+    h = _structure(g, reverse=True)
     if end is None:
         h.add_edges_from((SINK, y) for y, role in g.nodes(data="role") if role == "output")
         end = SINK

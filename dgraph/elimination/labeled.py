@@ -180,7 +180,7 @@ class LabeledGraph:
         """The expression set of the finished elimination (single-use references inlined)."""
         if not self.done():
             left = ", ".join(self.intermediates()[:3])
-            raise DGraphError(f"{method}: elimination incomplete; {left} remain")
+            raise DGraphError(f"{method}: elimination incomplete; intermediates remain: {left}")
         es = make_expression_set(self.graph, self.references, self.entries(), self.steps, method)
         es = es.inline_single_use()
         es.info.update(info or {})

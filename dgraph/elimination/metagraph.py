@@ -15,7 +15,7 @@ import networkx as nx
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..errors import DGraphError, SearchTooLarge
-from .labeled import replay
+from .labeled import LabeledGraph, replay
 from .search import SearchResult, astar
 from .structure import MODES, BitGraph
 from .vertex_optimal import VERTEX_LIMIT, vertex_optimal_search
@@ -145,4 +145,13 @@ def edge_optimal(graph: DGraph, mode: str = "full", budget: float | None = None)
     """Edge elimination along a shortest metagraph path (``optimal`` says if proven)."""
     result = edge_optimal_search(graph, mode, budget)
     method = "edge-optimal" if mode == "full" else f"edge-optimal-{mode}"
-    return replay(graph, result.moves, method, **result.info())
+    if mode == "vertex":
+        return replay(graph, result.moves, method, **result.info())
+    labeled = LabeledGraph(graph)
+    for op, target in result.moves:  # a vertex elimination is forward-eliminating its out-edges
+        if op == "vertex":
+            for w in list(labeled.g.successors(target)):
+                labeled.eliminate_forward(target, w)
+        else:
+            labeled.apply((op, target))
+    return labeled.result(method, result.info())

@@ -36,24 +36,39 @@ def to_dot(
     direction: str = "dataflow",
     labels: bool = True,
     edge_labels: dict[tuple[str, str], object] | None = None,
+    regions: list | None = None,
 ) -> graphviz.Digraph:
     """The graph as a graphviz ``Digraph`` in ``dataflow`` or ``dependence`` direction;
     ``edge_labels`` overrides the label of some edges (e.g. the symbols an expression
-    graph's edges stand for)."""
+    graph's edges stand for); ``regions`` (objects with ``name`` and ``vertices``, e.g.
+    :mod:`dgraph.dominance.regions`) are drawn as dashed clusters, the first region
+    claiming a vertex keeping it."""
     if direction not in ("dataflow", "dependence"):
         raise DGraphError(f"unknown direction {direction!r}: use dataflow or dependence")
     dot = graphviz.Digraph(graph.name or "dgraph")
     dot.attr(rankdir="BT" if direction == "dataflow" else "TB", fontname="Times-Roman")
     dot.attr("node", fontname="Times-Roman", style="filled", fixedsize="false", margin="0.05")
     dot.attr("edge", fontname="Times-Roman", fontsize="10", arrowsize="0.7")
+    placed: set[str] = set()
+    for k, region in enumerate(regions or []):
+        members = [v for v in graph.order() if v in region.vertices and v not in placed]
+        with dot.subgraph(name=f"cluster_{k}") as cluster:
+            cluster.attr(label=region.name, style="dashed", color="gray40", fontsize="10")
+            for v in members:
+                role = graph.role(v)
+                cluster.node(v, v, shape=_SHAPES[role], fillcolor=_FILL[role])
+        placed.update(members)
     for v in graph.order():
+        if v in placed:
+            continue
         role = graph.role(v)
         dot.node(v, v, shape=_SHAPES[role], fillcolor=_FILL[role])
     for rank in ("input", "output"):
         with dot.subgraph() as same:
             same.attr(rank="min" if (rank == "input") == (direction == "dataflow") else "max")
             for v in graph.inputs if rank == "input" else graph.outputs:
-                same.node(v)
+                if v not in placed:  # a cluster keeps its own vertices
+                    same.node(v)
     for u, v in graph.edges():
         label = _edge_label(graph, u, v) if labels else ""
         if edge_labels and (u, v) in edge_labels:

@@ -22,8 +22,9 @@ import networkx as nx
 
 from ..core.graph import DGraph
 from ..core.paths import depth_levels, depths
+from ..dominance.trees import SINK, SOURCE, dominator_tree, postdominator_tree
 from .levels import cross_level_edges, root_degrees, terminal_degrees
-from .segment import segment
+from .segment import copy_name
 from .simple import Component, decompose
 
 __all__ = ["complex_blocks", "undivided_bipartite", "zhou_structure"]
@@ -34,10 +35,13 @@ _ROOT, _SINK = "__root__", "__sink__"
 def _dominance(h: nx.DiGraph) -> tuple[dict, dict]:
     """Immediate dominators (from the roots) and postdominators (to the terminals) in
     dependence direction, with a super-root and a super-sink."""
-    d = h.reverse(copy=True)  # dependence direction: outputs on top
-    d.add_edges_from((_ROOT, y) for y, r in h.nodes(data="role") if r == "output")
-    d.add_edges_from((x, _SINK) for x, r in h.nodes(data="role") if r == "input")
-    return nx.immediate_dominators(d, _ROOT), nx.immediate_dominators(d.reverse(copy=False), _SINK)
+    dom = postdominator_tree(h)  # dependence direction: outputs on top
+    pdom = dominator_tree(h)
+    return (_renamed(dom.parent, SINK, _ROOT), _renamed(pdom.parent, SOURCE, _SINK))
+
+
+def _renamed(parent: dict, old: str, new: str) -> dict:
+    return {(new if v == old else v): (new if p == old else p) for v, p in parent.items()}
 
 
 def _ancestors(idom: dict, v: str, stop: str) -> list[str]:
@@ -84,21 +88,32 @@ def complex_blocks(h: nx.DiGraph) -> list[tuple[str, str, set[str]]]:
 
 
 def undivided_bipartite(graph: DGraph) -> list[dict[str, Any]]:
-    """Connected bipartite pieces between adjacent levels of the segmented graph."""
-    seg = segment(graph)
-    depth = depths(seg.nx)
+    """Connected bipartite pieces between adjacent levels once cross-level edges are
+    segmented (copies named as :func:`dgraph.zhou.segment.segment` names them)."""
+    depth = depths(graph.nx)
+    taken = set(graph.nx)
+    copy_of: dict[tuple[str, int], str] = {}
+    pieces_by_level: list[nx.Graph] = [nx.Graph() for _ in range(max(depth.values()))]
+    for u, v in graph.nx.edges:  # u below v
+        below = u
+        for level in range(depth[u] - 1, depth[v], -1):
+            if (u, level) not in copy_of:
+                copy_of[u, level] = copy_name(u, level + 1, taken)
+                taken.add(copy_of[u, level])
+            pieces_by_level[level].add_edge(copy_of[u, level], below)
+            below = copy_of[u, level]
+        pieces_by_level[depth[v]].add_edge(v, below)
+    position = {v: i for i, v in enumerate(graph.order())}
+    level_of = dict(depth) | {name: level for (_, level), name in copy_of.items()}
     pieces = []
-    for k in range(max(depth.values())):
-        upper = {v for v, d in depth.items() if d == k}
-        lower = {v for v, d in depth.items() if d == k + 1}
-        bip = nx.Graph()
-        bip.add_edges_from((u, v) for u, v in seg.nx.edges if v in upper and u in lower)
+    for k, bip in enumerate(pieces_by_level):
         for comp in nx.connected_components(bip):
+            ordered = sorted(comp, key=lambda w: (position.get(w, len(position)), w))
             pieces.append(
                 {
                     "levels": [k + 1, k + 2],
-                    "upper": [v for v in seg.order() if v in comp and v in upper],
-                    "lower": [v for v in seg.order() if v in comp and v in lower],
+                    "upper": [w for w in ordered if level_of[w] == k],
+                    "lower": [w for w in ordered if level_of[w] == k + 1],
                 }
             )
     return pieces

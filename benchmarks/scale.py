@@ -1,0 +1,44 @@
+"""How structure analysis and D* grow with graph size, on random layered graphs.
+
+Run: python benchmarks/scale.py  (prints a Markdown table; benchmarks/run.sh records it).
+Layered graphs have 3 edges into every vertex; the structure runs use a whole level of
+inputs and outputs, the D* runs 4 inputs and 4 outputs (16 root-leaf pairs).
+"""
+
+from __future__ import annotations
+
+import time
+
+from dgraph.cli import structure
+from dgraph.core.random_graphs import random_layered
+from dgraph.dominance.dstar import dstar
+
+CASES = [
+    ("structure", 11, 30, 3, None),
+    ("structure", 34, 100, 3, None),
+    ("structure", 100, 340, 3, None),
+    ("dstar", 11, 30, 3, 4),
+    ("dstar", 34, 100, 3, 4),
+]
+
+
+def main() -> None:
+    print(
+        "| task | edges | inputs x outputs | seconds | microseconds per edge |"
+    )  # dstar: + verify
+    print("|---|---|---|---|---|")
+    for task, layers, width, degree, ends in CASES:
+        g = random_layered(0, layers, width, degree, ends)
+        t0 = time.perf_counter()
+        if task == "structure":
+            structure(g)
+        else:
+            dstar(g).verify()  # the result is checked too, as every result is
+        seconds = time.perf_counter() - t0
+        shape = f"{len(g.inputs)} x {len(g.outputs)}"
+        per_edge = 1e6 * seconds / g.n_edges
+        print(f"| {task} | {g.n_edges} | {shape} | {seconds:.2f} | {per_edge:.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

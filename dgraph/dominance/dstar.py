@@ -1,0 +1,287 @@
+"""D* factor subgraphs (Guenter 2007, as quoted in Zhou's seed 001 §1; DOMAIN.md §5).
+
+For one (root, leaf) pair — an output f and an input x — the derivative graph is the part
+of the graph on paths from x to f. Read in Guenter's direction (root on top), a node a
+*dominates* c when every path from the root to c passes a, and b *postdominates* c when
+every path from c to the leaf passes b. A dominator whose dominated node c has more than
+one parent, or a postdominator whose postdominated node c has more than one child, spans
+a *factor subgraph*: the two nodes and everything on paths between them. Factoring
+replaces it by one edge labeled with the sum of its path products; since the derivative
+does not change, any order is correct, but the same subgraph appears in many pairs, so
+D* counts occurrences over all pairs and factors the most frequent first. When nothing
+is left to factor, each pair's graph is a single path and its entry is that path's
+product; the paths' products are then shared across pairs.
+
+In data-flow terms, used below: the leaf x is the source and the root f the sink; the
+*D-type* subgraph of a vertex ``low`` with several successors runs up to its immediate
+postdominator toward f, the *P-type* subgraph of a vertex ``high`` with several
+predecessors down to its immediate dominator from x. Factoring a D-type subgraph removes
+``low``'s out-edges, a P-type one ``high``'s in-edges, then adds the edge low -> high and
+drops what no longer lies on a path from x to f. A factor subgraph is identified by its
+ends and labeled edges, so identical subgraphs of different pairs share one reference.
+
+FastDifferentiation.jl organizes the same search globally, with reachable-root and
+reachable-variable bit masks on every edge instead of one graph per pair; dgraph keeps a
+graph per pair, which makes each factorization's correctness local and easy to check.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from dataclasses import dataclass
+
+import networkx as nx
+import sympy
+
+from ..core.costs import expression_cost
+from ..core.expressions import ExpressionSet, Step, make_expression_set, reference_symbol
+from ..core.graph import DGraph
+
+__all__ = ["FactorSubgraph", "dstar", "factor_subgraphs", "pair_graph"]
+
+Key = tuple[str, str, frozenset]
+
+
+@dataclass(frozen=True)
+class FactorSubgraph:
+    """A factor subgraph of one pair: ``low`` and ``high`` ends (data flow), its edges,
+    and whether it came from a dominator (D) or postdominator (P) relation."""
+
+    low: str
+    high: str
+    edges: frozenset  # of (u, v, label)
+    kind: str
+
+    @property
+    def key(self) -> Key:
+        return (self.low, self.high, self.edges)
+
+
+def pair_graph(graph: DGraph, root: str, leaf: str) -> nx.DiGraph:
+    """The derivative graph of one (root, leaf) pair: the edges on paths leaf -> root."""
+    keep = (nx.descendants(graph.nx, leaf) | {leaf}) & (nx.ancestors(graph.nx, root) | {root})
+    g = nx.DiGraph()
+    for u, v in graph.nx.subgraph(keep).edges:
+        g.add_edge(u, v, label=graph.symbol(u, v))
+    return g
+
+
+def _between(g: nx.DiGraph, low: str, high: str) -> frozenset:
+    inside = (nx.descendants(g, low) & nx.ancestors(g, high)) | {low, high}
+    return frozenset(
+        (u, v, g.edges[u, v]["label"])
+        for u, v in g.subgraph(inside).edges
+        if u != high and v != low
+    )
+
+
+def _region(g: nx.DiGraph, low: str, high: str, kind: str) -> frozenset:
+    """The labeled edges of the subgraph between ``low`` and ``high``: a search from the
+    dominated end that stops at the dominating one (every path from it passes there)."""
+    forward = kind == "D"
+    start, stop = (low, high) if forward else (high, low)
+    seen, stack, edges = {start}, [start], []
+    while stack:
+        v = stack.pop()
+        if v == stop:
+            continue
+        for w in g.successors(v) if forward else g.predecessors(v):
+            edges.append((v, w) if forward else (w, v))
+            if w not in seen:
+                seen.add(w)
+                stack.append(w)
+    return frozenset((u, v, g.edges[u, v]["label"]) for u, v in edges)
+
+
+def factor_subgraphs(g: nx.DiGraph, root: str, leaf: str) -> list[FactorSubgraph]:
+    """The factor subgraphs of one pair's graph (data flow, leaf -> root): D-type from
+    vertices with several successors, P-type from vertices with several predecessors."""
+    found: dict[Key, FactorSubgraph] = {}
+    for kind, dominating in (("D", _toward(g, root)), ("P", _from(g, leaf))):
+        for v in g:
+            if kind == "D" and v != root and g.out_degree(v) > 1:
+                low, high = v, dominating[v]
+            elif kind == "P" and v != leaf and g.in_degree(v) > 1:
+                low, high = dominating[v], v
+            else:
+                continue
+            s = FactorSubgraph(low, high, _region(g, low, high, kind), kind)
+            found.setdefault(s.key, s)
+    return list(found.values())
+
+
+def _toward(g: nx.DiGraph, root: str) -> dict[str, str]:
+    """Guenter's dominators from the root: immediate postdominators toward it."""
+    return nx.immediate_dominators(g.reverse(copy=False), root)
+
+
+def _from(g: nx.DiGraph, leaf: str) -> dict[str, str]:
+    """Guenter's postdominators toward the leaf: immediate dominators from it."""
+    return nx.immediate_dominators(g, leaf)
+
+
+class _Sums:
+    """Sums of path products of factor subgraphs, one reference per distinct subgraph."""
+
+    def __init__(self) -> None:
+        self.references: dict[sympy.Symbol, sympy.Expr] = {}
+        self.by_key: dict[Key, sympy.Symbol] = {}
+
+    def name(self, expr: sympy.Expr) -> sympy.Symbol:
+        symbol = reference_symbol(len(self.references) + 1)
+        self.references[symbol] = expr
+        return symbol
+
+    def of(self, s: FactorSubgraph) -> tuple[sympy.Symbol, int | None]:
+        """The reference for ``s`` and, if it was computed just now, its multiplications."""
+        if s.key in self.by_key:
+            return self.by_key[s.key], None
+        first = len(self.references)
+        sub = nx.DiGraph()
+        for u, v, label in s.edges:
+            sub.add_edge(u, v, label=label)
+        value: dict[str, sympy.Expr] = {s.low: sympy.Integer(1)}
+        for v in nx.topological_sort(sub):
+            if v == s.low:
+                continue
+            terms = []
+            for u in sub.predecessors(v):
+                below = value[u]
+                if not (below.is_Symbol or below.is_Number) and sub.out_degree(u) > 1:
+                    value[u] = below = self.name(below)  # used by several edges: once
+                label = sub.edges[u, v]["label"]
+                # unevaluated: sympy's canonicalization dominates the cost on big graphs
+                terms.append(label if below == 1 else sympy.Mul(label, below, evaluate=False))
+            value[v] = terms[0] if len(terms) == 1 else sympy.Add(*terms, evaluate=False)
+        self.by_key[s.key] = symbol = self.name(value[s.high])
+        new = list(self.references.values())[first:]
+        return symbol, sum(expression_cost(d, {}).mults for d in new)
+
+
+def _apply(g: nx.DiGraph, s: FactorSubgraph, label: sympy.Symbol, root: str, leaf: str) -> None:
+    """Replace the subgraph by the edge low -> high, then drop what lost every path: with
+    a D-type subgraph, vertices no longer reached from the leaf (in-degree 0), with a
+    P-type one, vertices no longer reaching the root (out-degree 0)."""
+    forward = s.kind == "D"
+    cut = list(g.out_edges(s.low) if forward else g.in_edges(s.high))
+    g.remove_edges_from(cut)
+    g.add_edge(s.low, s.high, label=label)
+    stack = [v for _, v in cut] if forward else [u for u, _ in cut]
+    while stack:
+        v = stack.pop()
+        if v not in g or v in (root, leaf):
+            continue
+        if forward and g.in_degree(v) == 0:
+            stack.extend(g.successors(v))
+            g.remove_node(v)
+        elif not forward and g.out_degree(v) == 0:
+            stack.extend(g.predecessors(v))
+            g.remove_node(v)
+
+
+def _chain_products(chains: dict, sums: _Sums) -> tuple[dict, int]:
+    """Multiply every pair's remaining path, sharing products across pairs: repeatedly
+    merge the adjacent pair of factors that occurs in most paths (each merge is one
+    reference, computed once)."""
+    chains = {key: list(c) for key, c in chains.items()}
+    merged: dict[tuple, sympy.Symbol] = {}
+    mults = 0
+    while True:
+        counts = Counter((c[i], c[i + 1]) for c in chains.values() for i in range(len(c) - 1))
+        if not counts:
+            break
+        (left, right), _ = counts.most_common(1)[0]
+        if (left, right) not in merged:
+            merged[left, right] = sums.name(sympy.Mul(left, right, evaluate=False))
+            mults += 1
+        for c in chains.values():
+            i = 0
+            while i < len(c) - 1:
+                if c[i] == left and c[i + 1] == right:
+                    c[i : i + 2] = [merged[left, right]]
+                i += 1
+    return {key: c[0] for key, c in chains.items()}, mults
+
+
+def _still_factorable(g: nx.DiGraph, low: str, high: str, kind: str) -> bool:
+    if low not in g or high not in g:
+        return False
+    return g.out_degree(low) > 1 if kind == "D" else g.in_degree(high) > 1
+
+
+def dstar(graph: DGraph) -> ExpressionSet:
+    """Guenter's D*, starting with either kind of factor subgraph; the cheaper result.
+
+    >>> from dgraph.core.builders import bundled
+    >>> es = dstar(bundled("zhou_two_blocks.json"))
+    >>> es.mults
+    5
+    """
+    results = [_dstar(graph, first) for first in "DP"]
+    return min(results, key=lambda es: (es.mults, es.adds))
+
+
+def _dstar(graph: DGraph, first: str) -> ExpressionSet:
+    """D*: factor subgraphs innermost first, the most shared first among equals.
+
+    Rounds alternate between D-type subgraphs (dominators from each pair's root) and
+    P-type ones (postdominators toward its leaf). Factoring a D-type subgraph leaves
+    every remaining vertex's dominator from the root unchanged (and a P-type one every
+    postdominator toward the leaf), so one dominator tree per pair serves a whole round;
+    the other tree is recomputed for the next. Within a round, candidates are taken by
+    the distance between their ends in evaluation order (inner before enclosing, which
+    keeps every subgraph small), then by how many pairs hold them.
+    """
+    position = {v: i for i, v in enumerate(graph.order())}
+    pairs = {
+        (y, x): pair_graph(graph, y, x)
+        for y in graph.outputs
+        for x in graph.inputs
+        if nx.has_path(graph.nx, x, y)
+    }
+    sums = _Sums()
+    steps: list[Step] = []
+    idle_rounds = 0
+    for kind in itertools.cycle(first + ("P" if first == "D" else "D")):
+        holders: dict[tuple[str, str], list] = {}
+        for (y, x), g in pairs.items():
+            if g.number_of_edges() <= 1:
+                continue
+            if kind == "D":
+                toward = _toward(g, y)
+                ends = [(v, toward[v]) for v in g if v != y and g.out_degree(v) > 1]
+            else:
+                start = _from(g, x)
+                ends = [(start[v], v) for v in g if v != x and g.in_degree(v) > 1]
+            for end in ends:
+                holders.setdefault(end, []).append((y, x))
+        order = sorted(
+            holders, key=lambda e: (position[e[1]] - position[e[0]], -len(holders[e]), e)
+        )
+        factored = 0
+        for low, high in order:
+            for pair in holders[low, high]:
+                g = pairs[pair]
+                if not _still_factorable(g, low, high, kind):
+                    continue
+                subgraph = FactorSubgraph(low, high, _region(g, low, high, kind), kind)
+                label, mults = sums.of(subgraph)
+                if mults is not None:
+                    steps.append(Step("factor", (low, high), mults))
+                _apply(g, subgraph, label, *pair)
+                factored += 1
+        idle_rounds = 0 if factored else idle_rounds + 1
+        if idle_rounds == 2:
+            break
+    chains = {}
+    for (y, x), g in pairs.items():
+        path = nx.shortest_path(g, x, y)  # the only path left
+        chains[y, x] = [g.edges[u, v]["label"] for u, v in itertools.pairwise(path)][::-1]
+    jacobian, mults = _chain_products(chains, sums)
+    steps.append(Step("paths", "shared products", mults))
+    es = make_expression_set(graph, sums.references, jacobian, steps, "dstar")
+    es = es.inline_single_use()
+    es.info["factor_subgraphs"] = len(sums.by_key)
+    es.info["first"] = "dominators" if first == "D" else "postdominators"
+    return es

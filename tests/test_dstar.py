@@ -1,0 +1,92 @@
+"""D* (Guenter) and the umbrella method: verified results, sharing, factor subgraphs."""
+
+from __future__ import annotations
+
+import networkx as nx
+import sympy
+from hypothesis import given
+from hypothesis import strategies as st
+
+import dgraph
+from dgraph.core.random_graphs import random_composition, random_layered
+from dgraph.dominance.dstar import dstar, factor_subgraphs, pair_graph
+from dgraph.dominance.regions import (
+    closed_umbrella_regions,
+    factor_subgraph_regions,
+    umbrella_regions,
+)
+from dgraph.dominance.umbrella_method import umbrella
+
+from .strategies import dags
+
+
+def test_factor_subgraphs_of_two_blocks(two_blocks_graph):
+    """Each simple block is a factor subgraph: v..r (r dominates v, which has two
+    parents a, b) and t..v (its two-parent node t is dominated by v); each is found once
+    although both a dominator and a postdominator relation span it."""
+    g = pair_graph(two_blocks_graph, "r", "t")
+    found = {(s.low, s.high): s for s in factor_subgraphs(g, "r", "t")}
+    assert set(found) == {("v", "r"), ("t", "v")}
+    upper = {(u, v) for u, v, _ in found["v", "r"].edges}
+    assert upper == {("v", "a"), ("v", "b"), ("a", "r"), ("b", "r")}
+
+
+def test_dstar_on_paper_graphs(two_blocks_graph, discrepancy_graph, sin_graph):
+    assert dstar(two_blocks_graph).mults == 5
+    es = dgraph.accumulate(discrepancy_graph, "dstar")
+    # one factor subgraph (k's two paths to y1), and i's path down to a and to b
+    # multiplied once for all five outputs: 13, the edge-elimination optimum
+    assert es.verified and es.mults == 13 and es.info["factor_subgraphs"] == 1
+    assert dgraph.accumulate(sin_graph, "dstar").mults == 3
+
+
+def test_dstar_shares_a_subgraph_between_pairs():
+    """y1 = g(u) x0 and y2 = g(u) x1 with u = x0 x1 and g(u) = sin u + cos u: the sum over
+    g's two paths is one reference, used by all four entries."""
+    a, b = sympy.symbols("x0 x1")
+    u = a * b
+    gu = sympy.sin(u) + sympy.cos(u)
+    g = dgraph.from_sympy({"y1": gu * a, "y2": gu * b}, [a, b])
+    es = dgraph.accumulate(g, "dstar")
+    assert es.verified
+    uses = {name: sum(str(name) in str(e) for e in es.jacobian.values()) for name in es.references}
+    assert max(uses.values(), default=0) >= 2, es.to_text()
+
+
+@given(dags(max_intermediates=8))
+def test_dstar_and_umbrella_verify_on_random_dags(g):
+    for method in ("dstar", "umbrella"):
+        es = dgraph.accumulate(g, method)
+        assert es.verified, (method, es.verification)
+        assert es.mults == sum(s.mults for s in es.steps), method
+        assert es.mults <= dgraph.naive_cost(g), method
+
+
+@given(st.integers(0, 10**6), st.integers(1, 4), st.integers(1, 3))
+def test_dstar_and_umbrella_on_compositions(seed, parts, outputs):
+    g = random_composition(seed, parts, outputs)
+    for method in ("dstar", "umbrella"):
+        assert dgraph.accumulate(g, method).verified
+
+
+def test_dstar_on_a_layered_graph():
+    g = random_layered(2, 6, 8, 3, 3)
+    es = dgraph.accumulate(g, "dstar")
+    assert es.verified and es.verification.mode == "exact"
+
+
+def test_umbrella_contracts_umbrellas(two_blocks_graph):
+    es = umbrella(two_blocks_graph)
+    assert es.mults == 5 and es.info["umbrellas_contracted"] >= 1
+    assert any(s.op.startswith("umbrella") for s in es.steps)
+
+
+def test_regions_for_highlighting(two_blocks_graph):
+    (um,) = umbrella_regions(two_blocks_graph)
+    assert um.vertices == frozenset(two_blocks_graph.nx)
+    (closed,) = closed_umbrella_regions(two_blocks_graph)
+    assert closed.name == "closed umbrella t->r"
+    assert len(closed_umbrella_regions(two_blocks_graph, hierarchy=True)) == 3
+    factors = factor_subgraph_regions(two_blocks_graph)
+    assert factors and all(n == 1 for _, n in factors)
+    assert all(nx.is_directed_acyclic_graph(nx.DiGraph(list(r.edges))) for r, _ in factors)
