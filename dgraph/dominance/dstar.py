@@ -27,6 +27,7 @@ graph per pair, which makes each factorization's correctness local and easy to c
 
 from __future__ import annotations
 
+import heapq
 import itertools
 from collections import Counter
 from dataclasses import dataclass
@@ -229,9 +230,9 @@ def _dstar(graph: DGraph, first: str) -> ExpressionSet:
     P-type ones (postdominators toward its leaf). Factoring a D-type subgraph leaves
     every remaining vertex's dominator from the root unchanged (and a P-type one every
     postdominator toward the leaf), so one dominator tree per pair serves a whole round;
-    the other tree is recomputed for the next. Within a round, candidates are taken by
-    the distance between their ends in evaluation order (inner before enclosing, which
-    keeps every subgraph small), then by how many pairs hold them.
+    the other tree is recomputed for the next. Within a round, a priority queue takes
+    candidates by the distance between their ends in evaluation order (inner before
+    enclosing, which keeps every subgraph small), then by how many pairs still hold them.
     """
     position = {v: i for i, v in enumerate(graph.order())}
     pairs = {
@@ -256,15 +257,26 @@ def _dstar(graph: DGraph, first: str) -> ExpressionSet:
                 ends = [(start[v], v) for v in g if v != x and g.in_degree(v) > 1]
             for end in ends:
                 holders.setdefault(end, []).append((y, x))
-        order = sorted(
-            holders, key=lambda e: (position[e[1]] - position[e[0]], -len(holders[e]), e)
-        )
+        # A priority queue: inner subgraphs first, then the ones more pairs hold; a count
+        # that dropped because the subgraph disappeared from some pairs is requeued.
+        tie = itertools.count()
+        heap = [
+            (position[h] - position[lo], -len(ps), next(tie), (lo, h))
+            for (lo, h), ps in holders.items()
+        ]
+        heapq.heapify(heap)
         factored = 0
-        for low, high in order:
-            for pair in holders[low, high]:
+        while heap:
+            distance, negative, _, (low, high) = heapq.heappop(heap)
+            live = [p for p in holders[low, high] if _still_factorable(pairs[p], low, high, kind)]
+            if not live:
+                continue
+            if len(live) != -negative:
+                holders[low, high] = live
+                heapq.heappush(heap, (distance, -len(live), next(tie), (low, high)))
+                continue
+            for pair in live:
                 g = pairs[pair]
-                if not _still_factorable(g, low, high, kind):
-                    continue
                 subgraph = FactorSubgraph(low, high, _region(g, low, high, kind), kind)
                 label, mults = sums.of(subgraph)
                 if mults is not None:
