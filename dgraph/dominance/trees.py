@@ -50,6 +50,10 @@ class Tree:
         """Whether ``a`` is ``v`` or above it."""
         return self.enter[a] <= self.enter[v] and self.leave[v] <= self.leave[a]
 
+    def post_order(self) -> list[str]:
+        """Every vertex after all of its descendants (children first)."""
+        return sorted(self.leave, key=self.leave.__getitem__)
+
     def subtree(self, a: str) -> list[str]:
         out, stack = [], [a]
         while stack:

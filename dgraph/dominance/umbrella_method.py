@@ -26,16 +26,7 @@ def _contract(graph: DGraph, inside_out: bool) -> ExpressionSet:
     pdom = postdominator_tree(graph.nx)
     lg = LabeledGraph(graph)
     order = {v: i for i, v in enumerate(graph.order())}
-    post_order: list[str] = []
-    stack = [(SINK, False)]
-    while stack:
-        v, done = stack.pop()
-        if done:
-            post_order.append(v)
-            continue
-        stack.append((v, True))
-        stack.extend((c, False) for c in pdom.children.get(v, ()))
-    heads = post_order if inside_out else pdom.children.get(SINK, [])
+    heads = pdom.post_order() if inside_out else pdom.children.get(SINK, [])
     contracted = 0
     for w in heads:
         if w == SINK or graph.role(w) == "input":
