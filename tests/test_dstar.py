@@ -54,6 +54,15 @@ def test_dstar_shares_a_subgraph_between_pairs():
 
 
 @given(dags(max_intermediates=8))
+def test_every_dstar_organization_verifies(g):
+    results = {org: dstar(g, org) for org in ("pairs", "roots", "leaves")}
+    for org, es in results.items():
+        assert es.verify().ok, org
+        assert es.mults == sum(s.mults for s in es.steps), org
+    assert dstar(g).mults == min(es.mults for es in results.values())
+
+
+@given(dags(max_intermediates=8))
 def test_dstar_and_umbrella_verify_on_random_dags(g):
     for method in ("dstar", "umbrella"):
         es = dgraph.accumulate(g, method)

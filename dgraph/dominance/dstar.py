@@ -38,8 +38,9 @@ import sympy
 from ..core.costs import expression_cost
 from ..core.expressions import ExpressionSet, Step, make_expression_set, reference_symbol
 from ..core.graph import DGraph
+from ..errors import DGraphError
 
-__all__ = ["FactorSubgraph", "dstar", "factor_subgraphs", "pair_graph"]
+__all__ = ["ORGANIZATIONS", "FactorSubgraph", "dstar", "factor_subgraphs", "pair_graph"]
 
 Key = tuple[str, str, frozenset]
 
@@ -59,22 +60,21 @@ class FactorSubgraph:
         return (self.low, self.high, self.edges)
 
 
-def pair_graph(graph: DGraph, root: str, leaf: str) -> nx.DiGraph:
-    """The derivative graph of one (root, leaf) pair: the edges on paths leaf -> root."""
-    keep = (nx.descendants(graph.nx, leaf) | {leaf}) & (nx.ancestors(graph.nx, root) | {root})
+def pair_graph(graph: DGraph, root: str | None, leaf: str | None) -> nx.DiGraph:
+    """The derivative graph of a (root, leaf) pair: the edges on paths leaf -> root. With
+    ``leaf`` None, every path into the root (one output, all its inputs); with ``root``
+    None, every path out of the leaf. The function's inputs and outputs are marked
+    ``end``: they are never pruned."""
+    keep = set(graph.nx)
+    if leaf is not None:
+        keep &= nx.descendants(graph.nx, leaf) | {leaf}
+    if root is not None:
+        keep &= nx.ancestors(graph.nx, root) | {root}
     g = nx.DiGraph()
+    g.add_nodes_from((v, {"end": graph.role(v) != "intermediate"}) for v in keep)
     for u, v in graph.nx.subgraph(keep).edges:
         g.add_edge(u, v, label=graph.symbol(u, v))
     return g
-
-
-def _between(g: nx.DiGraph, low: str, high: str) -> frozenset:
-    inside = (nx.descendants(g, low) & nx.ancestors(g, high)) | {low, high}
-    return frozenset(
-        (u, v, g.edges[u, v]["label"])
-        for u, v in g.subgraph(inside).edges
-        if u != high and v != low
-    )
 
 
 def _region(g: nx.DiGraph, low: str, high: str, kind: str) -> frozenset:
@@ -160,7 +160,7 @@ class _Sums:
         return symbol, sum(expression_cost(d, {}).mults for d in new)
 
 
-def _apply(g: nx.DiGraph, s: FactorSubgraph, label: sympy.Symbol, root: str, leaf: str) -> None:
+def _apply(g: nx.DiGraph, s: FactorSubgraph, label: sympy.Symbol) -> None:
     """Replace the subgraph by the edge low -> high, then drop what lost every path: with
     a D-type subgraph, vertices no longer reached from the leaf (in-degree 0), with a
     P-type one, vertices no longer reaching the root (out-degree 0)."""
@@ -168,10 +168,12 @@ def _apply(g: nx.DiGraph, s: FactorSubgraph, label: sympy.Symbol, root: str, lea
     cut = list(g.out_edges(s.low) if forward else g.in_edges(s.high))
     g.remove_edges_from(cut)
     g.add_edge(s.low, s.high, label=label)
+    g.nodes[s.low].setdefault("end", False)
+    g.nodes[s.high].setdefault("end", False)
     stack = [v for _, v in cut] if forward else [u for u, _ in cut]
     while stack:
         v = stack.pop()
-        if v not in g or v in (root, leaf):
+        if v not in g or g.nodes[v]["end"]:
             continue
         if forward and g.in_degree(v) == 0:
             stack.extend(g.successors(v))
@@ -211,89 +213,122 @@ def _still_factorable(g: nx.DiGraph, low: str, high: str, kind: str) -> bool:
     return g.out_degree(low) > 1 if kind == "D" else g.in_degree(high) > 1
 
 
-def dstar(graph: DGraph) -> ExpressionSet:
-    """Guenter's D*, starting with either kind of factor subgraph; the cheaper result.
+ORGANIZATIONS = ("pairs", "roots", "leaves")
+PAIR_WORK_LIMIT = 50_000  # pairs x edges beyond which "auto" skips the per-pair search
+
+
+def dstar(graph: DGraph, organization: str = "auto") -> ExpressionSet:
+    """Guenter's D*; the cheapest of the organizations tried (``info["organization"]``).
+
+    * ``pairs``: one derivative graph per (root, leaf) pair, dominator and postdominator
+      subgraphs in alternating rounds (starting with either kind), as Guenter describes;
+    * ``roots``: one graph per root with every leaf, dominator subgraphs only — a
+      dominator from the root does not depend on the leaf, so they serve all its pairs;
+    * ``leaves``: one graph per leaf, postdominator subgraphs only.
+
+    ``auto`` tries all three unless pairs x edges exceeds :data:`PAIR_WORK_LIMIT`, then
+    only roots and leaves (work about (roots + leaves) x edges instead of pairs x edges).
 
     >>> from dgraph.core.builders import bundled
     >>> es = dstar(bundled("zhou_two_blocks.json"))
     >>> es.mults
     5
     """
-    results = [_dstar(graph, first) for first in "DP"]
-    return min(results, key=lambda es: (es.mults, es.adds))
+    if organization not in (*ORGANIZATIONS, "auto"):
+        raise DGraphError(
+            f"unknown D* organization {organization!r}: use {', '.join(ORGANIZATIONS)}"
+        )
+    chosen = [organization] if organization != "auto" else list(ORGANIZATIONS)
+    if organization == "auto":
+        n_pairs = sum(1 for y in graph.outputs for x in graph.inputs if nx.has_path(graph.nx, x, y))
+        if n_pairs * graph.n_edges > PAIR_WORK_LIMIT:
+            chosen.remove("pairs")
+    runs = []
+    for org in chosen:
+        if org == "pairs":
+            units = [
+                (y, x) for y in graph.outputs for x in graph.inputs if nx.has_path(graph.nx, x, y)
+            ]
+            runs += [_dstar(graph, units, first + second, org) for first, second in ("DP", "PD")]
+        elif org == "roots":
+            runs.append(_dstar(graph, [(y, None) for y in graph.outputs], "D", org))
+        else:
+            runs.append(_dstar(graph, [(None, x) for x in graph.inputs], "P", org))
+    return min(runs, key=lambda es: (es.mults, es.adds))
 
 
-def _dstar(graph: DGraph, first: str) -> ExpressionSet:
-    """D*: factor subgraphs innermost first, the most shared first among equals.
+def _dstar(graph: DGraph, units: list, kinds: str, organization: str) -> ExpressionSet:
+    """D* on the derivative graphs of ``units`` ((root, leaf), either may be None), with
+    rounds of the factor-subgraph ``kinds`` in turn (D: dominator, P: postdominator).
 
-    Rounds alternate between D-type subgraphs (dominators from each pair's root) and
-    P-type ones (postdominators toward its leaf). Factoring a D-type subgraph leaves
-    every remaining vertex's dominator from the root unchanged (and a P-type one every
-    postdominator toward the leaf), so one dominator tree per pair serves a whole round;
-    the other tree is recomputed for the next. Within a round, a priority queue takes
-    candidates by the distance between their ends in evaluation order (inner before
-    enclosing, which keeps every subgraph small), then by how many pairs still hold them.
+    Factoring a D-type subgraph leaves every remaining vertex's dominator from the root
+    unchanged (and a P-type one every postdominator toward the leaf), so one tree per
+    graph serves a whole round. Within a round, a priority queue takes candidates by the
+    distance between their ends in evaluation order (inner before enclosing, which keeps
+    every subgraph small), then by how many graphs still hold them; a count that dropped
+    because the subgraph disappeared from some graphs is requeued.
     """
     position = {v: i for i, v in enumerate(graph.order())}
-    pairs = {
-        (y, x): pair_graph(graph, y, x)
-        for y in graph.outputs
-        for x in graph.inputs
-        if nx.has_path(graph.nx, x, y)
-    }
+    graphs = {unit: pair_graph(graph, *unit) for unit in units}
     sums = _Sums()
     steps: list[Step] = []
-    idle_rounds = 0
-    for kind in itertools.cycle(first + ("P" if first == "D" else "D")):
+    idle = 0
+    for kind in itertools.cycle(kinds):
         holders: dict[tuple[str, str], list] = {}
-        for (y, x), g in pairs.items():
+        for (root, leaf), g in graphs.items():
             if g.number_of_edges() <= 1:
                 continue
             if kind == "D":
-                toward = _toward(g, y)
-                ends = [(v, toward[v]) for v in g if v != y and g.out_degree(v) > 1]
+                toward = _toward(g, root)
+                ends = [(v, toward[v]) for v in g if v != root and g.out_degree(v) > 1]
             else:
-                start = _from(g, x)
-                ends = [(start[v], v) for v in g if v != x and g.in_degree(v) > 1]
+                start = _from(g, leaf)
+                ends = [(start[v], v) for v in g if v != leaf and g.in_degree(v) > 1]
             for end in ends:
-                holders.setdefault(end, []).append((y, x))
-        # A priority queue: inner subgraphs first, then the ones more pairs hold; a count
-        # that dropped because the subgraph disappeared from some pairs is requeued.
+                holders.setdefault(end, []).append((root, leaf))
         tie = itertools.count()
         heap = [
-            (position[h] - position[lo], -len(ps), next(tie), (lo, h))
-            for (lo, h), ps in holders.items()
+            (position[h] - position[lo], -len(us), next(tie), (lo, h))
+            for (lo, h), us in holders.items()
         ]
         heapq.heapify(heap)
         factored = 0
         while heap:
             distance, negative, _, (low, high) = heapq.heappop(heap)
-            live = [p for p in holders[low, high] if _still_factorable(pairs[p], low, high, kind)]
+            live = [u for u in holders[low, high] if _still_factorable(graphs[u], low, high, kind)]
             if not live:
                 continue
             if len(live) != -negative:
                 holders[low, high] = live
                 heapq.heappush(heap, (distance, -len(live), next(tie), (low, high)))
                 continue
-            for pair in live:
-                g = pairs[pair]
+            for unit in live:
+                g = graphs[unit]
                 subgraph = FactorSubgraph(low, high, _region(g, low, high, kind), kind)
                 label, mults = sums.of(subgraph)
                 if mults is not None:
                     steps.append(Step("factor", (low, high), mults))
-                _apply(g, subgraph, label, *pair)
+                _apply(g, subgraph, label)
                 factored += 1
-        idle_rounds = 0 if factored else idle_rounds + 1
-        if idle_rounds == 2:
+        idle = 0 if factored else idle + 1
+        if idle == len(kinds):
             break
     chains = {}
-    for (y, x), g in pairs.items():
-        path = nx.shortest_path(g, x, y)  # the only path left
-        chains[y, x] = [g.edges[u, v]["label"] for u, v in itertools.pairwise(path)][::-1]
+    for (root, leaf), g in graphs.items():
+        for y in [root] if root is not None else [v for v in g if graph.role(v) == "output"]:
+            for x in [leaf] if leaf is not None else [v for v in g if graph.role(v) == "input"]:
+                chains[y, x] = _path_labels(g, x, y)
     jacobian, mults = _chain_products(chains, sums)
     steps.append(Step("paths", "shared products", mults))
     es = make_expression_set(graph, sums.references, jacobian, steps, "dstar")
     es = es.inline_single_use()
-    es.info["factor_subgraphs"] = len(sums.by_key)
-    es.info["first"] = "dominators" if first == "D" else "postdominators"
+    es.info.update(factor_subgraphs=len(sums.by_key), organization=organization)
+    if organization == "pairs":
+        es.info["first"] = "dominators" if kinds[0] == "D" else "postdominators"
     return es
+
+
+def _path_labels(g: nx.DiGraph, x: str, y: str) -> list[sympy.Expr]:
+    """Labels of the single path x -> y left after factoring, output end first."""
+    path = nx.shortest_path(g, x, y)
+    return [g.edges[u, v]["label"] for u, v in itertools.pairwise(path)][::-1]
