@@ -8,6 +8,7 @@ internal error).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -16,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .cliargs import budget as _budget
+from .cliargs import graph_args as _graph_args
 from .core.builders import load
 from .core.graph import DGraph
 from .core.paths import count_paths, naive_cost, path_length
@@ -30,27 +33,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):  # type: ignore[override]
         raise DGraphError(message)
-
-
-def _graph_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("graph", help="file.json, file.trace or path/to/file.py:function")
-    p.add_argument(
-        "--granularity",
-        choices=("elemental", "statement"),
-        default="elemental",
-        help="vertices per operation (default) or per assignment, for traces",
-    )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-
-
-def _budget(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--budget needs seconds, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("--budget must be >= 0")
-    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -98,7 +80,22 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="the main job on a bundled example")
     p.add_argument("-o", "--output", default="dgraph-demo", help="directory for the files")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    for name, (module, summary) in FAMILY_COMMANDS.items():
+        p = sub.add_parser(name, help=summary)
+        importlib.import_module(module).add_arguments(p)
     return parser
+
+
+# Commands of one method family live beside it: the module defines
+# ``add_arguments(parser)`` and ``run(args) -> int`` (JSON on ``--json``, DGraphError for
+# bad input).
+FAMILY_COMMANDS: dict[str, tuple[str, str]] = {
+    "faces": ("dgraph.faces.command", "face elimination: is an expression set realizable?"),
+    "chain": ("dgraph.chain.command", "Jacobian chain products under a tape-memory bound"),
+    "inverse": ("dgraph.inverse.command", "J^-1 v and J^-T v without forming J"),
+    "codegen": ("dgraph.codegen.command", "generate Jacobian code (Python, C)"),
+}
 
 
 # -- commands -----------------------------------------------------------------------------
@@ -328,6 +325,8 @@ COMMANDS = {
 def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
+        if args.command in FAMILY_COMMANDS:
+            return importlib.import_module(FAMILY_COMMANDS[args.command][0]).run(args)
         return COMMANDS[args.command](args)
     except DGraphError as exc:
         print(f"dgraph: error: {exc}", file=sys.stderr)

@@ -1,0 +1,1 @@
+"""The ``chain`` method family (being built)."""

@@ -1,0 +1,1 @@
+"""The ``codegen`` method family (being built)."""

@@ -1,0 +1,1 @@
+"""The ``faces`` method family (being built)."""

@@ -1,0 +1,1 @@
+"""The ``inverse`` method family (being built)."""
