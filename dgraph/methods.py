@@ -22,6 +22,7 @@ from .elimination.metagraph import edge_optimal
 from .elimination.vertex import forward, markowitz, reverse, vertex_elimination
 from .elimination.vertex_optimal import vertex_optimal
 from .errors import DGraphError, SearchTooLarge
+from .faces.optimal import face_optimal
 from .zhou.factorize import zhou
 from .zhou.layers import layers
 from .zhou.listing import list_paths
@@ -101,6 +102,12 @@ register(
     "umbrella",
     lambda g, **_: umbrella(g),
     summary="umbrellas contracted inside out (dominator trees), then the rest",
+)
+register(
+    "face-optimal",
+    lambda g, budget=None, **_: face_optimal(g, budget),
+    exact=True,
+    summary="the cheapest face elimination (A* over line-graph states)",
 )
 register("paths", lambda g, **_: list_paths(g), summary="every path listed: Bauer's formula")
 register("vertex", _vertex, summary="vertex elimination in a given order")

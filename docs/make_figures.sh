@@ -82,3 +82,21 @@ d = bundled("naumann_discrepancy.json")
 open("docs/figures/dstar-factor.svg", "wb").write(to_dot(d, "dependence", regions=[top]).pipe(format="svg"))
 print(f"wrote docs/figures/dstar-factor.svg ({top.name}, in {count} pairs)")
 PY
+# Face elimination: the line graph before and after one face, and the circular example.
+$py - <<'PY'
+from dgraph import bundled
+from dgraph.faces.elimination import FaceState
+from dgraph.faces.examples import circular_example
+from dgraph.render.faces import face_state_dot
+
+def write(dot, name):
+    open(f"docs/figures/{name}", "wb").write(dot.pipe(format="svg"))
+    print(f"wrote docs/figures/{name}")
+
+s = FaceState(bundled("naumann_discrepancy.json"))
+write(face_state_dot(s, [("k->i", "i->y1")], "line graph of the discrepancy graph"), "discrepancy-line-graph.svg")
+s.eliminate(*s.face_by_name("k->i", "i->y1"))
+write(face_state_dot(s, [], "after eliminating [k→i, i→y1]"), "discrepancy-line-graph-after.svg")
+c = FaceState(circular_example().graph)
+write(face_state_dot(c, [("s->u", "u->v"), ("u->v", "v->t")], "the two faces that wait for each other"), "circular-line-graph.svg")
+PY

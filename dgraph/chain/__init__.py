@@ -1,1 +1,37 @@
-"""The ``chain`` method family (being built)."""
+"""Jacobian chain products from tangents, adjoints and dense products under a tape bound
+(Naumann, *Matrix-Free Jacobian Chaining*, seed 002; DOMAIN.md §7)."""
+
+from .bridge import compare_with_elimination, stages
+from .bruteforce import brute_force, solutions
+from .dynamic import (
+    ChainSolution,
+    homogeneous_adjoint,
+    homogeneous_tangent,
+    preaccumulation,
+    preaccumulation_parts,
+    solve,
+)
+from .notation import Node, notation
+from .problem import ChainProblem, bundled_problem, parse_problem, random_problem, read_problem
+from .reference import reference_solve
+
+__all__ = [
+    "ChainProblem",
+    "ChainSolution",
+    "Node",
+    "brute_force",
+    "bundled_problem",
+    "compare_with_elimination",
+    "homogeneous_adjoint",
+    "homogeneous_tangent",
+    "notation",
+    "parse_problem",
+    "preaccumulation",
+    "preaccumulation_parts",
+    "random_problem",
+    "read_problem",
+    "reference_solve",
+    "solutions",
+    "solve",
+    "stages",
+]

@@ -1,18 +1,197 @@
-"""``dgraph chain``: placeholder until the family lands (replace both functions)."""
+"""``dgraph chain``: optimal matrix-free Jacobian chain bracketing (seed 002; INTERFACE.md).
+
+``dgraph chain PROBLEM [--memory B]`` reads the ADMission text format; ``--graph GRAPH
+[--cuts 'a,b;c']`` derives the problem from a graph's stages and compares with the
+elimination methods; ``--random Q [--size M] [--seed S]`` draws an instance.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+from typing import Any
 
-from ..cliargs import graph_args
 from ..errors import DGraphError
+from .dynamic import (
+    ChainSolution,
+    homogeneous_adjoint,
+    homogeneous_tangent,
+    preaccumulation,
+    preaccumulation_parts,
+    solve,
+)
+from .notation import tree_text
+from .problem import ChainProblem, random_problem, read_problem
+from .reference import reference_solve
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "report", "result", "run"]
+
+_LISTED = 20  # factors and table rows listed in the readable report without --table
+
+
+def _nonnegative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _nonnegative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be >= 1, got 0")
+    return value
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    graph_args(p)
+    p.add_argument("problem", nargs="?", help="chain in ADMission text format: q, then 'm n |E|'")
+    p.add_argument("--memory", type=_nonnegative, help="tape bound M̄ (edges); default none")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--table", action="store_true", help="list every subchain of the table")
+    p.add_argument("--write", metavar="FILE", help="also write the problem in ADMission format")
+    g = p.add_argument_group("from a graph (instead of PROBLEM)")
+    g.add_argument("--graph", help="file.json, file.trace or file.py:function, cut into stages")
+    g.add_argument(
+        "--cuts", help="cut vertex sets from the outputs down, 'a,b;c,d' (default: levels)"
+    )
+    g.add_argument("--granularity", choices=("elemental", "statement"), default="elemental")
+    g.add_argument(
+        "--methods",
+        help="elimination methods to compare (default: forward,reverse,"
+        "markowitz,layers; 'none' for none)",
+    )
+    r = p.add_argument_group("a random instance (instead of PROBLEM)")
+    r.add_argument("--random", type=_positive, metavar="Q", help="number of factors")
+    r.add_argument("--size", type=_positive, default=10, help="sizes in [1, SIZE] (default 10)")
+    r.add_argument("--seed", type=_nonnegative, help="random seed")
+
+
+def result(problem: ChainProblem, memory: int | None = None) -> dict[str, Any]:
+    """Everything ``dgraph chain --json`` prints for a problem."""
+    solution = solve(problem, memory)
+    pre = preaccumulation(problem, memory)
+    reference = reference_solve(problem, memory)
+    return {
+        "problem": problem.name,
+        "q": problem.q,
+        "factors": [list(f) for f in problem.factors],
+        "memory": memory,
+        "optimal": solution.cost,
+        "tape": solution.tape_used,
+        "bracketing": solution.bracketing(),
+        "latex": solution.bracketing(latex=True),
+        "tree": solution.tree().operations(),
+        "tangent": homogeneous_tangent(problem),
+        "adjoint": homogeneous_adjoint(problem),
+        "preaccumulation": pre.cost,
+        "preaccumulation_parts": list(preaccumulation_parts(pre)),
+        "preaccumulation_bracketing": pre.bracketing(),
+        "reference": {
+            "optimal": reference.cost,
+            "tape": reference.tape_used,
+            "bracketing": reference.bracketing(),
+        },
+        "table": solution.rows(),
+    }
+
+
+def _table_lines(solution: ChainSolution, everything: bool) -> list[str]:
+    """Rows in the reference solver's style: ``F_{j,i}: CODE(k); fma=…; M=…;``."""
+    if everything:
+        rows = solution.rows()
+    else:
+        used = {(x.j, x.i) for x in solution.tree().walk()}
+        rows = [r for r in solution.rows() if (r["j"], r["i"]) in used]
+    return [
+        f"F_{{{r['j']},{r['i']}}}: {r['code']}({r['split'] or 0}); fma={r['fma']}; M={r['tape']};"
+        for r in rows
+    ]
+
+
+def report(problem: ChainProblem, memory: int | None, everything: bool = False) -> str:
+    """The readable report."""
+    solution = solve(problem, memory)
+    pre = preaccumulation(problem, memory)
+    leaves, products = preaccumulation_parts(pre)
+    reference = reference_solve(problem, memory)
+    bound = "none" if memory is None else str(memory)
+    lines = [
+        f"{problem.name or 'chain'}: q = {problem.q} factors, {problem.total_edges} edges, "
+        f"tape bound {bound}"
+    ]
+    if everything or problem.q <= _LISTED:
+        lines += [f"G_{{{i}}}=[ {m} {n} {e} ]" for i, (m, n, e) in enumerate(problem.factors, 1)]
+    lines.append("Dynamic Programming Table" + (":" if everything else " (the optimum's rows):"))
+    lines += _table_lines(solution, everything)
+    lines += [
+        f"optimal: {solution.cost} fma, tape {solution.tape_used}",
+        f"  F′ = {solution.bracketing()}",
+        tree_text(solution.tree(), problem) if problem.q <= _LISTED else "",
+        f"homogeneous tangent mode: {homogeneous_tangent(problem)}",
+        f"homogeneous adjoint mode: {homogeneous_adjoint(problem)}",
+        f"optimal preaccumulation: {leaves} + {products} = {pre.cost}",
+        f"reference solver's accounting: {reference.cost} fma, tape {reference.tape_used}"
+        f"  ({reference.bracketing()})",
+    ]
+    return "\n".join(line for line in lines if line)
+
+
+def _graph_problem(args: argparse.Namespace) -> tuple[ChainProblem, dict[str, Any]]:
+    from ..core.builders import load
+    from .bridge import ELIMINATION_METHODS, compare_with_elimination
+
+    graph = load(args.graph, args.granularity)
+    cuts = None
+    if args.cuts:
+        cuts = [[v.strip() for v in cut.split(",") if v.strip()] for cut in args.cuts.split(";")]
+    methods = list(ELIMINATION_METHODS)
+    if args.methods:
+        methods = [] if args.methods == "none" else [m.strip() for m in args.methods.split(",")]
+    compared = compare_with_elimination(graph, cuts, args.memory, methods)
+    stages = compared["stages"]
+    extra = {
+        "graph": graph.name,
+        "cuts": stages.cuts,
+        "copies": stages.copies,
+        "methods": compared["methods"],
+    }
+    return stages.problem, extra
 
 
 def run(args: argparse.Namespace) -> int:
-    raise DGraphError("dgraph chain: not built yet")
+    sources = [s for s in (args.problem, args.graph, args.random) if s is not None]
+    if len(sources) != 1:
+        raise DGraphError("dgraph chain: give exactly one of PROBLEM, --graph or --random")
+    if args.graph is None and (args.cuts or args.methods):
+        raise DGraphError("dgraph chain: --cuts and --methods apply to --graph")
+    extra: dict[str, Any] = {}
+    if args.graph is not None:
+        problem, extra = _graph_problem(args)
+    elif args.random is not None:
+        problem = random_problem(args.random, args.size, args.seed)
+    else:
+        problem = read_problem(args.problem)
+    if args.write:
+        try:
+            with open(args.write, "w") as out:
+                out.write(problem.to_text())
+        except OSError as exc:
+            raise DGraphError(f"{args.write}: {exc.strerror or exc}") from None
+    if args.json:
+        print(json.dumps({**result(problem, args.memory), **extra}))
+        return 0
+    print(report(problem, args.memory, args.table))
+    if extra:
+        print(f"stages of {extra['graph'] or 'the graph'} ({extra['copies']} copies):")
+        for i, cut in enumerate(extra["cuts"]):
+            print(f"  cut {i}: {', '.join(cut)}")
+        for row in extra["methods"]:
+            verified = "verified" if row["verified"] else "NOT verified"
+            print(
+                f"elimination {row['method']}: {row['mults']} mults "
+                f"({row['mults_effective']} effective), {verified}"
+            )
+    return 0

@@ -64,6 +64,10 @@ class ExpressionSet:
     info: dict[str, Any] = field(default_factory=dict)
     verification: Verification | None = None
     pairs: list[tuple[str, str]] | None = None  # the entries it computes; None: all
+    # the same set before single-use references were inlined: every product grouped as
+    # the method computed it (inlining makes products of several factors, whose
+    # association is then free); the face check reads it
+    as_computed: ExpressionSet | None = field(default=None, repr=False, compare=False)
 
     # -- costs -------------------------------------------------------------------------
 
@@ -116,7 +120,9 @@ class ExpressionSet:
             else:
                 references[name] = definition
         jacobian = {k: e.xreplace(resolved) for k, e in self.jacobian.items()}
-        return self._renumbered(references, jacobian)
+        result = self._renumbered(references, jacobian)
+        result.as_computed = self.as_computed or self
+        return result
 
     def _renumbered(self, references, jacobian) -> ExpressionSet:
         rename = {old: reference_symbol(k) for k, old in enumerate(references, start=1)}

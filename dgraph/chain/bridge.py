@@ -1,0 +1,138 @@
+"""From a differentiation graph cut into stages to a Jacobian chain problem (seed 002 §6).
+
+Cuts are vertex sets through the graph: by default Zhou's depth levels, or the sets a
+user gives from the outputs down (as ``dgraph accumulate --method layers --cuts``).
+Stage i, between cut i-1 and cut i counted from the inputs, is one factor F_i: n_i is the
+size of the cut below, m_i of the cut above, |E_i| the edges inside the stage. A value
+that skips a cut is passed through it by a copy (a label-1 edge), as Zhou's segmentation
+does, so every cut holds the whole state z_i. The chain's optimum is then set beside the
+elimination methods run on the same graph.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.graph import DGraph
+from ..core.paths import depths
+from ..errors import DGraphError
+from .dynamic import homogeneous_adjoint, homogeneous_tangent, preaccumulation, solve
+from .problem import ChainProblem
+
+__all__ = ["ELIMINATION_METHODS", "Stages", "compare_with_elimination", "stages"]
+
+ELIMINATION_METHODS = ("forward", "reverse", "markowitz", "layers")
+
+
+@dataclass(frozen=True)
+class Stages:
+    """A graph's cuts from the inputs up (``cuts[0]`` the inputs, ``cuts[q]`` the outputs;
+    copies named ``vertex@cut``), the edges per stage (factor 1 first) and the copies."""
+
+    cuts: list[list[str]]
+    edges: list[int]
+    copies: int
+    problem: ChainProblem
+
+
+def _positions(graph: DGraph, cuts: Sequence[Sequence[str]] | None) -> dict[str, float]:
+    """Cut index of every cut vertex from the outputs down (0 = outputs); k + 0.5 for a
+    vertex inside the stage between cuts k and k + 1."""
+    if cuts is None:
+        return {v: float(d) for v, d in depths(graph.nx).items()}
+    levels = [graph.outputs, *[list(c) for c in cuts], graph.inputs]
+    position: dict[str, float] = {}
+    for k, level in enumerate(levels):
+        if not level:
+            raise DGraphError(f"cut {k}: empty")
+        for v in level:
+            if v not in graph:
+                raise DGraphError(f"cut {k}: unknown vertex {v!r}")
+            if v in position:
+                raise DGraphError(f"vertex {v!r} is in two cuts")
+            if 0 < k < len(levels) - 1 and graph.role(v) != "intermediate":
+                raise DGraphError(f"cut {k}: {v!r} is an {graph.role(v)}; cuts hold intermediates")
+            position[v] = float(k)
+    for v in reversed(graph.order()):  # a free vertex sits in the stage below its users
+        if v not in position:
+            position[v] = max(
+                p + 0.5 if p.is_integer() else p for p in (position[w] for w in graph.successors(v))
+            )
+    for u, v in graph.edges():
+        pu, pv = position[u], position[v]
+        if pu < pv or (pu == pv and pu.is_integer()):
+            raise DGraphError(f"cuts out of order: {u!r} feeds {v!r} but is not below it")
+    return position
+
+
+def stages(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Stages:
+    """The chain problem of ``graph`` cut at its depth levels or at ``cuts`` (outputs down).
+
+    >>> from dgraph.core.builders import bundled
+    >>> st = stages(bundled("naumann_sin.trace"))
+    >>> st.problem.factors, st.copies
+    ([(2, 2, 2), (2, 2, 3), (1, 2, 2)], 2)
+    """
+    position = _positions(graph, cuts)
+    last = int(max(position.values()))
+    members: list[list[str]] = [[] for _ in range(last + 1)]
+    for v in graph.order():
+        if position[v].is_integer():
+            members[int(position[v])].append(v)
+    inside = [0] * last
+    copies: set[tuple[str, int]] = set()
+    for u, v in graph.edges():  # data flow: u below v
+        stage = math.floor(position[v])
+        for c in range(math.ceil(position[u]) - 1, stage, -1):  # cuts the edge jumps
+            if (u, c) not in copies:
+                copies.add((u, c))
+                members[c].append(f"{u}@{last - c}")  # named by its cut from the inputs
+                inside[c] += 1
+        inside[stage] += 1
+    up = members[::-1]  # from the inputs up
+    edges = inside[::-1]
+    problem = ChainProblem.from_factors(
+        [(len(up[i + 1]), len(up[i]), edges[i]) for i in range(last)],
+        name=graph.name or "graph",
+    )
+    return Stages(up, edges, len(copies), problem)
+
+
+def compare_with_elimination(
+    graph: DGraph,
+    cuts: Sequence[Sequence[str]] | None = None,
+    memory: int | None = None,
+    methods: Sequence[str] = ELIMINATION_METHODS,
+) -> dict[str, Any]:
+    """The chain optimum (dense local Jacobians, fma) beside the elimination methods'
+    verified multiplication counts on the same graph (``layers`` uses the same cuts)."""
+    from ..methods import accumulate  # the method registry imports most of dgraph
+
+    cut = stages(graph, cuts)
+    solution = solve(cut.problem, memory)
+    rows = []
+    for method in methods:
+        options = {"cuts": [list(c) for c in cuts]} if method == "layers" and cuts else {}
+        es = accumulate(graph, method, **options)
+        rows.append(
+            {
+                "method": method,
+                "mults": es.mults,
+                "mults_effective": es.mults_effective,
+                "verified": es.verified,
+            }
+        )
+    return {
+        "stages": cut,
+        "solution": solution,
+        "chain": {
+            "optimal": solution.cost,
+            "tangent": homogeneous_tangent(cut.problem),
+            "adjoint": homogeneous_adjoint(cut.problem),
+            "preaccumulation": preaccumulation(cut.problem, memory).cost,
+        },
+        "methods": rows,
+    }

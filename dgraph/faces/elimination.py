@@ -1,0 +1,352 @@
+"""Face elimination on a labeled line graph, by Naumann's rules (Naumann 2003, §3).
+
+Eliminating the face ``(i, j)`` multiplies two labels, ``c_j · c_i``, and puts the
+product into a vertex ``k`` with ``P_k = P_i`` and ``S_k = S_j``: an existing one
+(absorption) or a new one (fill-in). The face is removed; a vertex left without
+successors or predecessors is removed; vertices with the same predecessor and successor
+sets are merged, their labels added. The Griewank–Walther *split* copies a vertex and
+reattaches some of its in-faces (or out-faces) to the copy.
+
+Every input-output path of the graph is tracked through the line graph: at any moment it
+is a sequence of line-graph vertices, each holding one segment of it. Faces and the sets
+``P`` and ``S`` follow from those sequences (every combination of faces is a path of the
+graph, which is what makes ``P_k = P_i`` exact), and the face check reads the segments to
+tell whether an elimination keeps an expression set's parentheses. Labels are
+noncommutative expressions as everywhere in dgraph; a compound label becomes a reference
+when first used as a factor, so the expression set computes what the elimination does.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from typing import Any
+
+import networkx as nx
+import sympy
+
+from ..core.expressions import ExpressionSet, Step, make_expression_set, reference_symbol
+from ..core.graph import DGraph
+from ..errors import DGraphError
+from .line_graph import SUPER_SINK, SUPER_SOURCE
+
+__all__ = ["FaceState", "input_output_paths"]
+
+Face = tuple[int, int]
+
+
+def input_output_paths(graph: DGraph) -> list[tuple[str, ...]]:
+    """Every input-output path as its vertex sequence (networkx's all_simple_paths)."""
+    g = graph.nx
+    return [
+        tuple(p)
+        for x in graph.inputs
+        for p in nx.all_simple_paths(g, x, graph.outputs)
+        if graph.role(p[-1]) == "output"
+    ]
+
+
+class FaceState:
+    """A line graph under face elimination, every input-output path tracked through it."""
+
+    def __init__(self, graph: DGraph, symbolic: bool = True) -> None:
+        """The line graph of ``graph`` before any elimination; ``symbolic=False`` skips the
+        labels (structure and cost only, for searches)."""
+        self.graph, self.symbolic = graph, symbolic
+        self.paths = input_output_paths(graph)
+        # faces as adjacency dicts sharing one path set per face: searches copy states by
+        # the thousand, and a networkx graph costs ten times more to copy
+        self.succ: dict[int, dict[int, set[int]]] = {}
+        self.pred: dict[int, dict[int, set[int]]] = {}
+        self.span: dict[int, tuple[str, str]] = {}
+        self.name: dict[int, str] = {}
+        self.label: dict[int, sympy.Expr] = {}
+        self.references: dict[sympy.Symbol, sympy.Expr] = {}
+        self.steps: list[Step] = []
+        self.mults = 0
+        self._ids = itertools.count()
+        self._span_count: dict[tuple[str, str], int] = defaultdict(int)
+        # per path: its line-graph vertices (⊕ vertex first, ⊖ vertex last) and, for each,
+        # the edge positions [lo, hi) of the segment it holds
+        self.seq: list[list[int]] = []
+        self.ivs: list[list[tuple[int, int]]] = []
+        vertex_of: dict[tuple[str, str], int] = {}
+
+        def vertex(span: tuple[str, str]) -> int:
+            if span not in vertex_of:
+                label = (
+                    graph.symbol(*span)
+                    if SUPER_SOURCE not in span and SUPER_SINK not in span
+                    else None
+                )
+                vertex_of[span] = self._new(span, label)
+            return vertex_of[span]
+
+        for w, path in enumerate(self.paths):
+            vs = [vertex((SUPER_SOURCE, path[0]))]
+            vs += [vertex((path[q], path[q + 1])) for q in range(len(path) - 1)]
+            vs.append(vertex((path[-1], SUPER_SINK)))
+            self.seq.append(vs)
+            n = len(path) - 1
+            self.ivs.append([(0, 0)] + [(q, q + 1) for q in range(n)] + [(n, n)])
+            for a, b in itertools.pairwise(vs):
+                self._add_path(a, b, w)
+
+    # -- bookkeeping ---------------------------------------------------------------------
+
+    def _new(self, span: tuple[str, str], label: sympy.Expr | None) -> int:
+        v = next(self._ids)
+        self._span_count[span] += 1
+        count = self._span_count[span]
+        self.span[v] = span
+        self.name[v] = f"{span[0]}->{span[1]}" + (f"#{count}" if count > 1 else "")
+        if label is not None and self.symbolic:
+            self.label[v] = label
+        self.succ[v], self.pred[v] = {}, {}
+        return v
+
+    def _add_path(self, a: int, b: int, w: int) -> None:
+        if b in self.succ[a]:
+            self.succ[a][b].add(w)
+        else:
+            self.succ[a][b] = self.pred[b][a] = {w}
+
+    def _drop_path(self, a: int, b: int, w: int) -> None:
+        paths = self.succ[a][b]
+        paths.discard(w)
+        if not paths:
+            del self.succ[a][b], self.pred[b][a]
+
+    def _drop_if_dead(self, v: int) -> None:
+        """Naumann's step 3: a vertex no path passes through any more is removed."""
+        if v in self.succ and not self.pred[v] and not self.succ[v]:
+            del self.succ[v], self.pred[v]
+            self.label.pop(v, None)
+
+    def copy(self) -> FaceState:
+        """An independent copy (for searches)."""
+        other = FaceState.__new__(FaceState)
+        other.__dict__.update(self.__dict__)
+        other.succ = {v: {u: set(ws) for u, ws in out.items()} for v, out in self.succ.items()}
+        other.pred = {v: {} for v in self.succ}
+        for v, out in other.succ.items():
+            for u, ws in out.items():
+                other.pred[u][v] = ws
+        other.span, other.name, other.label = dict(self.span), dict(self.name), dict(self.label)
+        other.references, other.steps = dict(self.references), list(self.steps)
+        other._span_count = defaultdict(int, self._span_count)
+        other._ids = itertools.count(max(self.span) + 1)
+        other.seq = [list(s) for s in self.seq]
+        other.ivs = [list(s) for s in self.ivs]
+        return other
+
+    # -- queries -------------------------------------------------------------------------
+
+    def is_terminal(self, v: int) -> bool:
+        return SUPER_SOURCE in self.span[v] or SUPER_SINK in self.span[v]
+
+    def faces(self) -> list[Face]:
+        """The intermediate faces left, in a deterministic order."""
+        return sorted(
+            (
+                (i, j)
+                for i in self.succ
+                for j in self.succ[i]
+                if not self.is_terminal(i) and not self.is_terminal(j)
+            ),
+        )
+
+    def done(self) -> bool:
+        return not self.faces()
+
+    def step_faces(self, op: str, target: str | tuple[str, str]) -> list[Face]:
+        """The faces one vertex, forward or backward edge elimination consists of, while
+        the line graph is still that of a c-graph (only such steps taken so far)."""
+        span = self.span
+        if op == "vertex":
+            return [(i, j) for i, j in self.faces() if span[i][1] == target]
+        if op == "forward":
+            return [(i, j) for i, j in self.faces() if span[j] == tuple(target)]
+        if op == "backward":
+            return [(i, j) for i, j in self.faces() if span[i] == tuple(target)]
+        raise DGraphError(f"{op!r} is not a vertex or edge elimination")
+
+    def paths_through(self, i: int, j: int) -> set[int]:
+        return self.succ[i][j]
+
+    def segments(self, w: int, i: int, j: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The edge intervals that ``i`` and ``j`` hold of path ``w`` (consecutive)."""
+        q = self._position(w, i, j)
+        return self.ivs[w][q], self.ivs[w][q + 1]
+
+    def neighbours(self, w: int, i: int, j: int) -> tuple[Face | None, Face | None]:
+        """The faces of path ``w`` just before ``i`` and just after ``j`` (None at ⊕/⊖)."""
+        q, s = self._position(w, i, j), self.seq[w]
+        before = (s[q - 1], i) if q > 0 and not self.is_terminal(s[q - 1]) else None
+        after = (j, s[q + 2]) if q + 2 < len(s) and not self.is_terminal(s[q + 2]) else None
+        return before, after
+
+    def _position(self, w: int, i: int, j: int) -> int:
+        s = self.seq[w]
+        for q in range(len(s) - 1):
+            if s[q] == i and s[q + 1] == j:
+                return q
+        raise DGraphError(f"path {w} does not pass the face {self.name[i]} -> {self.name[j]}")
+
+    def key(self) -> frozenset:
+        """A canonical form of the structure: the segments each vertex holds."""
+        content: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+        for w, (vs, ivs) in enumerate(zip(self.seq, self.ivs, strict=True)):
+            for v, (lo, hi) in zip(vs[1:-1], ivs[1:-1], strict=True):
+                content[v].append((w, lo, hi))
+        return frozenset(frozenset(c) for c in content.values())
+
+    def face_by_name(self, first: str, second: str) -> Face:
+        ids = {self.name[v]: v for v in self.succ}
+        try:
+            face = (ids[first], ids[second])
+        except KeyError as exc:
+            raise DGraphError(f"no line-graph vertex named {exc.args[0]!r} at this point") from None
+        if face[1] not in self.succ[face[0]]:
+            raise DGraphError(f"no face {first} -> {second} at this point")
+        return face
+
+    # -- labels --------------------------------------------------------------------------
+
+    def _factor(self, v: int) -> sympy.Expr:
+        """The label of ``v`` for use in a product; compound labels become references."""
+        label = self.label[v]
+        if not (label.is_Symbol or label.is_Number):
+            name = reference_symbol(len(self.references) + 1)
+            self.references[name] = label
+            self.label[v] = label = name
+        return label
+
+    # -- Naumann's rules -----------------------------------------------------------------
+
+    def eliminate(self, i: int, j: int) -> int:
+        """Eliminate the intermediate face ``(i, j)``: ``c_k (+)= c_j · c_i``; one mult."""
+        if j not in self.succ.get(i, ()) or self.is_terminal(i) or self.is_terminal(j):
+            raise DGraphError("only a face between two edge vertices can be eliminated")
+        preds, succs = set(self.pred[i]), set(self.succ[j])
+        span = (self.span[i][0], self.span[j][1])
+        term = self._factor(j) * self._factor(i) if self.symbolic else None
+        k = self._find(span, preds, succs)
+        if k is None:  # fill-in
+            k = self._new(span, term)
+        elif self.symbolic:  # absorption
+            self.label[k] = self.label[k] + term
+        self.steps.append(Step("face", (self.name[i], self.name[j]), 1))
+        for w in list(self.paths_through(i, j)):
+            q = self._position(w, i, j)
+            s, iv = self.seq[w], self.ivs[w]
+            before, after = s[q - 1], s[q + 2]
+            self._drop_path(before, i, w)
+            self._drop_path(i, j, w)
+            self._drop_path(j, after, w)
+            self._add_path(before, k, w)
+            self._add_path(k, after, w)
+            s[q : q + 2] = [k]
+            iv[q : q + 2] = [(iv[q][0], iv[q + 1][1])]
+        for v in (i, j):
+            self._drop_if_dead(v)
+        self._merge_around({i, j, k} | preds | succs)
+        self.mults += 1
+        return 1
+
+    def _find(self, span: tuple[str, str], preds: set[int], succs: set[int]) -> int | None:
+        for v in self.succ:
+            if (
+                self.span[v] == span
+                and not self.is_terminal(v)
+                and self.pred[v].keys() == preds
+                and self.succ[v].keys() == succs
+            ):
+                return v
+        return None
+
+    def _merge_around(self, touched: set[int]) -> None:
+        """Merge every vertex with another of equal span, predecessors and successors."""
+        pending = [v for v in touched if v in self.succ and not self.is_terminal(v)]
+        while pending:
+            v = pending.pop()
+            if v not in self.succ:
+                continue
+            twin = next(
+                (
+                    u
+                    for u in self.succ
+                    if u != v
+                    and self.span[u] == self.span[v]
+                    and self.pred[u].keys() == self.pred[v].keys()
+                    and self.succ[u].keys() == self.succ[v].keys()
+                ),
+                None,
+            )
+            if twin is None:
+                continue
+            keep, gone = min(v, twin), max(v, twin)
+            self._merge(keep, gone)
+            pending.extend([keep, *self.pred[keep], *self.succ[keep]])
+
+    def _merge(self, keep: int, gone: int) -> None:
+        if self.symbolic:
+            self.label[keep] = self.label[keep] + self.label[gone]
+        self.steps.append(Step("merge", (self.name[keep], self.name[gone]), 0))
+        for w in set().union(*self.pred[gone].values()):
+            s = self.seq[w]
+            q = s.index(gone)
+            self._drop_path(s[q - 1], gone, w)
+            self._drop_path(gone, s[q + 1], w)
+            self._add_path(s[q - 1], keep, w)
+            self._add_path(keep, s[q + 1], w)
+            s[q] = keep
+        self._drop_if_dead(gone)
+
+    def split(self, v: int, neighbours: set[int], side: str = "in") -> int:
+        """Griewank–Walther split: a copy of ``v`` with the same value takes over the faces
+        from (``side="in"``) or to (``"out"``) ``neighbours``; no multiplication."""
+        if v not in self.succ or self.is_terminal(v):
+            raise DGraphError("split: not a remaining edge vertex of the line graph")
+        edges = self.pred[v] if side == "in" else self.succ[v]
+        if not neighbours or not neighbours < set(edges):
+            raise DGraphError("split: give a proper, nonempty subset of the vertex's neighbours")
+        label = self._factor(v) if self.symbolic else None
+        copy = self._new(self.span[v], label)
+        for u in neighbours:
+            face = (u, v) if side == "in" else (v, u)
+            for w in list(self.paths_through(*face)):
+                s = self.seq[w]
+                q = s.index(v)
+                self._drop_path(s[q - 1], v, w)
+                self._drop_path(v, s[q + 1], w)
+                self._add_path(s[q - 1], copy, w)
+                self._add_path(copy, s[q + 1], w)
+                s[q] = copy
+        self.steps.append(Step("split", (self.name[v], self.name[copy]), 0))
+        return copy
+
+    # -- result --------------------------------------------------------------------------
+
+    def entries(self) -> dict[tuple[str, str], sympy.Expr]:
+        """The labels of the vertices left between a ⊕ and a ⊖ vertex, keyed (y, x)."""
+        result: dict[tuple[str, str], sympy.Expr] = {}
+        for v in self.succ:
+            if self.is_terminal(v):
+                continue
+            (src,), (snk,) = self.pred[v], self.succ[v]
+            x, y = self.span[src][1], self.span[snk][0]
+            result[(y, x)] = self.label[v]
+        return result
+
+    def result(self, method: str, info: dict[str, Any] | None = None) -> ExpressionSet:
+        """The expression set of the finished face elimination (single-use references
+        inlined); its mults equal the faces eliminated."""
+        if not self.done():
+            raise DGraphError(
+                f"{method}: face elimination incomplete; {len(self.faces())} faces left"
+            )
+        es = make_expression_set(self.graph, self.references, self.entries(), self.steps, method)
+        es = es.inline_single_use()
+        es.info.update(info or {})
+        return es

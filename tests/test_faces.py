@@ -1,0 +1,247 @@
+"""Face elimination, multiplication relations and the circular-dependency check."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dgraph.cli import main
+from dgraph.core.builders import bundled
+from dgraph.core.random_graphs import random_composition, random_dag
+from dgraph.elimination.labeled import replay
+from dgraph.elimination.structure import BitGraph
+from dgraph.elimination.vertex import vertex_elimination
+from dgraph.errors import DGraphError, SearchTooLarge
+from dgraph.faces.elimination import FaceState
+from dgraph.faces.examples import circular_example
+from dgraph.faces.line_graph import intermediate_faces, line_graph
+from dgraph.faces.optimal import FACE_LIMIT, face_optimal
+from dgraph.faces.realize import check_faces
+from dgraph.faces.relations import conflicting_pairs, multiplication_relations
+from dgraph.methods import accumulate
+
+from .strategies import dags
+
+
+def circular():
+    es = circular_example()
+    return es.graph, es
+
+
+# -- the line graph -----------------------------------------------------------------------
+
+
+def test_line_graph_has_terminal_vertices_and_faces():
+    g = bundled("naumann_discrepancy.json")
+    lg = line_graph(g)
+    assert lg.number_of_nodes() == g.n_edges + len(g.inputs) + len(g.outputs)
+    # faces at k: 2 in-edges x 2 out-edges; at i: 1 in-edge x 5 out-edges
+    assert len(intermediate_faces(lg)) == 4 + 5
+    assert set(lg.successors(("⊕", "a"))) == {("a", "k")}
+
+
+def test_face_state_starts_as_the_line_graph():
+    g = bundled("naumann_discrepancy.json")
+    state = FaceState(g)
+    assert len(state.faces()) == len(intermediate_faces(line_graph(g)))
+    assert len(state.paths) == 12
+
+
+# -- Naumann's rules ----------------------------------------------------------------------
+
+
+def test_absorption_fill_in_and_removal():
+    g = bundled("naumann_discrepancy.json")
+    state = FaceState(g)
+    face = state.face_by_name("k->i", "i->y1")
+    state.eliminate(*face)
+    # fill-in k->y1 has P = P(k->i) and S = S(i->y1), the same as the edge k->y1: absorbed
+    (k,) = [v for v in state.succ if state.name[v] == "k->y1"]
+    assert state.label[k] == g.symbol("k", "y1") + g.symbol("i", "y1") * g.symbol("k", "i")
+    assert "k->y1#2" not in {state.name[v] for v in state.succ}
+    assert state.mults == 1
+    # eliminating the rest by faces finishes with the Jacobian, verified
+    while faces := state.faces():
+        state.eliminate(*faces[0])
+    es = state.result("faces")
+    assert es.verify().ok and es.mults == state.mults
+
+
+def test_merge_of_equal_vertices():
+    """Naumann's step 3: when a face removal leaves two vertices of one span with equal
+    predecessor and successor sets, they are merged and their labels added."""
+    g = bundled("naumann_discrepancy.json")
+    state = FaceState(g)
+    for face in [("k->i", "i->y2"), ("b->k", "k->y2"), ("b->k", "k->y1"), ("a->k", "k->y2")]:
+        state.eliminate(*state.face_by_name(*face))
+    # k->y1 (the edge) and k->y1#2 (i->y1 . k->i, from the next face) differ in S until
+    # the face from b->k into the edge is gone
+    state.eliminate(*state.face_by_name("k->i", "i->y1"))
+    state.eliminate(*state.face_by_name("b->k", "k->y1#2"))
+    assert [str(s) for s in state.steps if s.op == "merge"] == ["merge k->y1 -> k->y1#2 (0)"]
+    (merged,) = [v for v in state.succ if state.name[v] == "k->y1"]
+    k_y1, i_y1, k_i = g.symbol("k", "y1"), g.symbol("i", "y1"), g.symbol("k", "i")
+    assert state.label[merged].xreplace(state.references) == k_y1 + i_y1 * k_i
+    while faces := state.faces():
+        state.eliminate(*faces[0])
+    assert state.result("faces").verify().ok
+
+
+def test_split_shares_the_value():
+    g = bundled("naumann_discrepancy.json")
+    state = FaceState(g)
+    (k_i,) = [v for v in state.succ if state.name[v] == "k->i"]
+    (a_k,) = [v for v in state.succ if state.name[v] == "a->k"]
+    copy = state.split(k_i, {a_k}, side="in")
+    assert state.span[copy] == ("k", "i") and set(state.pred[copy]) == {a_k}
+    while faces := state.faces():
+        state.eliminate(*faces[0])
+    assert state.result("split").verify().ok
+    with pytest.raises(DGraphError):
+        state.split(copy, set(), side="in")
+    with pytest.raises(DGraphError):
+        FaceState(g).split(k_i, {a_k, *FaceState(g).pred[k_i]}, side="in")
+
+
+# -- relations and the check --------------------------------------------------------------
+
+
+def test_relations_direct_and_indirect():
+    _, es = circular()
+    relations = multiplication_relations(es)
+    kinds = {(r.first, r.second, r.where): r.kind for r in relations}
+    assert kinds["d_u_s", "d_v_u", "dt/dx1"] == "direct"
+    assert kinds["d_v_u", "d_t_v", "dt/dx1"] == "indirect"
+    assert kinds["d_u_s", "r1", "dt/dx2"] == "direct"
+    # b·a is direct in r1 and indirect in dt/dx1: the pair Lemma 2 is about
+    assert ("d_v_u", "d_t_v") in conflicting_pairs(relations)
+    assert es.verify().ok
+
+
+def test_circular_dependencies_are_reported_with_the_cycle():
+    _, es = circular()
+    check = check_faces(es)
+    assert not check.acyclic and check.order is None and check.simulated_mults is None
+    faces = {d.face for d in check.cycle}
+    assert faces == {("s->u", "u->v"), ("u->v", "v->t")}
+    for dep in check.cycle:  # each wait is forced by the other input's expression
+        x = "x2" if dep.face == ("s->u", "u->v") else "x1"
+        assert dep.path.startswith(x) and dep.expression.startswith(f"dt/d{x}")
+        assert dep.waits_for in faces - {dep.face}
+
+
+def test_methods_on_the_circular_graph_are_realizable():
+    g, _ = circular()
+    for method in ("forward", "reverse", "markowitz", "zhou", "dstar", "umbrella"):
+        check = check_faces(accumulate(g, method))
+        assert check.realized, method
+
+
+@settings(max_examples=40, deadline=None)
+@given(dags(max_intermediates=6), st.integers(0, 10**6))
+def test_vertex_and_edge_elimination_are_realized_exactly(g, seed):
+    """Every vertex order and every edge sequence is acyclic, and the simulation costs
+    exactly its mults and verifies."""
+    rng = random.Random(seed)
+    order = list(g.intermediates)
+    rng.shuffle(order)
+    bits = BitGraph(g)
+    state, moves = bits.start, []
+    while not bits.is_final(state):
+        move, _, state = rng.choice(list(bits.moves(state, "full")))
+        moves.append(move)
+    for es in (vertex_elimination(g, order), replay(g, moves, "edges")):
+        check = check_faces(es)
+        assert check.acyclic and check.realized, es.method
+        assert check.simulated_mults == es.mults
+        assert check.realization.verify().ok
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_structure_methods_are_checked(seed):
+    """zhou, dstar, umbrella and layers on compositions: the check always ends in an
+    order whose simulation verifies (realized, or cheaper when a method repeats a
+    product)."""
+    g = random_composition(seed, 2, 4)
+    for method in ("zhou", "dstar", "umbrella", "layers"):
+        es = accumulate(g, method)
+        check = check_faces(es)
+        assert check.acyclic
+        assert check.realization.verify().ok
+        assert check.realized or check.simulated_mults < es.mults
+
+
+def test_path_limit_is_a_clear_error(monkeypatch):
+    import dgraph.faces.realize as realize
+
+    monkeypatch.setattr(realize, "FACE_PATH_LIMIT", 2)
+    with pytest.raises(DGraphError, match="input-output paths"):
+        check_faces(accumulate(bundled("naumann_discrepancy.json"), "forward"))
+
+
+# -- face-optimal -------------------------------------------------------------------------
+
+
+def test_face_optimal_paper_graphs():
+    assert face_optimal(bundled("naumann_sin.trace")).mults == 3
+    es = face_optimal(bundled("naumann_discrepancy.json"), budget=3)
+    assert es.mults <= 13 and es.verify().ok
+    assert es.info["lower_bound"] <= es.mults
+
+
+def test_face_optimal_refuses_large_without_budget():
+    with pytest.raises(SearchTooLarge, match="--budget"):
+        face_optimal(bundled("spherical_coordinates.trace"))
+
+
+def test_face_optimal_at_most_edge_and_vertex_optimal():
+    """On small random graphs (at most FACE_LIMIT faces): proven optima, ordered."""
+    checked = 0
+    for seed in range(80):
+        rng = random.Random(seed)
+        g = random_dag(seed, rng.randint(1, 2), rng.randint(1, 4), rng.randint(1, 2), 0.4)
+        if len(intermediate_faces(line_graph(g))) > FACE_LIMIT:
+            continue
+        f = face_optimal(g)
+        e, v = accumulate(g, "edge-optimal").mults, accumulate(g, "vertex-optimal").mults
+        assert f.info["optimal"] and f.verify().ok
+        assert f.mults <= e <= v
+        assert check_faces(f).realized
+        checked += 1
+    assert checked >= 40
+
+
+# -- CLI ----------------------------------------------------------------------------------
+
+
+def test_cli_faces_json(capsys):
+    assert (
+        main(["faces", "dgraph/data/naumann_discrepancy.json", "-m", "edge-optimal", "--json"]) == 0
+    )
+    out = json.loads(capsys.readouterr().out)
+    assert out["acyclic"] is True and out["cycle"] is None
+    assert out["mults"] == out["simulated_mults"] == 13
+    assert len(out["order"]) == 13 and all(len(f) == 2 for f in out["order"])
+
+
+def test_cli_faces_all_methods(capsys):
+    assert main(["faces", "dgraph/data/zhou_two_blocks.json", "-m", "all", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {m["method"] for m in out["methods"]} >= {"zhou", "dstar", "umbrella", "markowitz"}
+    assert all(m["acyclic"] for m in out["methods"])
+
+
+def test_cli_faces_bad_method_exits_2():
+    proc = subprocess.run(
+        [sys.executable, "-m", "dgraph", "faces", "dgraph/data/naumann_sin.trace", "-m", "nope"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "unknown method" in proc.stderr
