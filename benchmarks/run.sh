@@ -22,6 +22,23 @@ cmd="dgraph bench --suite full --budget 5 --markdown"
   echo "its result (by random matrices at these sizes)."
   echo
   $py benchmarks/scale.py
+  echo
+  echo "## Face elimination"
+  echo
+  echo "\`python benchmarks/faces.py\` in the same run: whether \`dgraph faces\` realizes each"
+  echo "method's expression set by face elimination. \"= m\": realized with exactly its m"
+  echo "multiplications; \"< s (m)\": realized with s < m (the method writes a product twice);"
+  echo "\"cycle\": circular elimination dependencies; \"-\": more than 5,000 paths for the check."
+  echo
+  $py benchmarks/faces.py
+  echo
+  echo "## Jacobian chains"
+  echo
+  echo "\`python benchmarks/chain.py\` in the same run: seeded random chains of q factors (sizes in"
+  echo "[1, 50]); costs in fma; ratio = best homogeneous method / optimum; seconds = best of three"
+  echo "runs of the dynamic program alone, unbounded and with the tape bound M̄."
+  echo
+  $py benchmarks/chain.py
 } > benchmarks/RESULTS.md.tmp
 mv benchmarks/RESULTS.md.tmp benchmarks/RESULTS.md
 echo "wrote benchmarks/RESULTS.md"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import subprocess
@@ -245,3 +246,19 @@ def test_cli_faces_bad_method_exits_2():
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "unknown method" in proc.stderr
+
+
+def test_dstar_on_spherical_harmonics_has_circular_dependencies():
+    """D* shares path products across pairs through references grouped differently for
+    different outputs: on spherical harmonics of order 5 that yields Zhou's circular
+    dependency, found by the check; zhou and umbrella on the same graph are realized."""
+    from dgraph.bench.suite import spherical_harmonics
+
+    g = spherical_harmonics(5)
+    check = check_faces(accumulate(g, "dstar"))
+    assert not check.acyclic and len(check.cycle) >= 2
+    assert check.cycle[0].face == check.cycle[-1].waits_for
+    for dep, nxt in itertools.pairwise(check.cycle):
+        assert dep.waits_for == nxt.face
+    for method in ("zhou", "umbrella"):
+        assert check_faces(accumulate(g, method)).realized

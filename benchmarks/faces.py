@@ -1,0 +1,42 @@
+"""Which methods' expression sets face elimination realizes, on the full benchmark suite.
+
+Run: python benchmarks/faces.py  (prints a Markdown table; benchmarks/run.sh records it).
+Each cell: "= m" realized with exactly the method's m multiplications; "< s (m)" realized
+by face elimination with s < m (the method repeats a product); "> s (m)" acyclic but the
+simulation needs more; "cycle" circular elimination dependencies; "-" too many paths for
+the check (more than 5,000).
+"""
+
+from __future__ import annotations
+
+from dgraph.bench.suite import suite
+from dgraph.core.paths import count_paths
+from dgraph.faces.realize import FACE_PATH_LIMIT, check_faces
+from dgraph.methods import accumulate
+
+METHODS = ["forward", "reverse", "markowitz", "zhou", "layers", "dstar", "umbrella"]
+
+
+def cell(graph, method: str) -> str:
+    es = accumulate(graph, method)
+    check = check_faces(es)
+    if not check.acyclic:
+        return "cycle"
+    if check.simulated_mults == es.mults:
+        return f"= {es.mults}"
+    sign = "<" if check.simulated_mults < es.mults else ">"
+    return f"{sign} {check.simulated_mults} ({es.mults})"
+
+
+def main() -> None:
+    print("| function | paths | " + " | ".join(METHODS) + " |")
+    print("|---|---|" + "---|" * len(METHODS))
+    for name, build in suite("full").items():
+        graph = build()
+        n = count_paths(graph)
+        cells = ["-"] * len(METHODS) if n > FACE_PATH_LIMIT else [cell(graph, m) for m in METHODS]
+        print(f"| {name} | {n} | " + " | ".join(cells) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
