@@ -205,15 +205,17 @@ def _table(rows: list[list[str]]) -> str:
 
 
 def compare_report(comparison) -> str:
-    rows = [["method", "mults", "effective", "adds", "verified", "optimal", "seconds"]]
-    for es in comparison.results.values():
+    rows = [["method", "mults", "effective", "adds", "gap", "verified", "optimal", "seconds"]]
+    for row, es in zip(comparison.rows(), comparison.results.values(), strict=False):
         optimal = {True: "proven", False: "no"}.get(es.info.get("optimal"), "")
+        found_by = f" ({es.info['found_by']})" if "found_by" in es.info else ""
         rows.append(
             [
-                es.method,
+                es.method + found_by,
                 str(es.mults),
                 str(es.mults_effective),
                 str(es.adds),
+                f"+{row['gap']}" if row["gap"] else "0",
                 "yes" if es.verified else "NO",
                 optimal,
                 f"{es.info['seconds']:.3f}",
@@ -222,7 +224,11 @@ def compare_report(comparison) -> str:
     text = _table(rows)
     for method, why in comparison.skipped.items():
         text += f"\n{method}: skipped — {why}"
-    return text + f"\nbest: {comparison.best}"
+    text += f"\nbest: {comparison.best}"
+    bound = comparison.lower_bound
+    if bound:
+        text += f"; lower bound {bound[0]} for {bound[1]}"
+    return text
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

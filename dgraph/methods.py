@@ -23,6 +23,7 @@ from .elimination.vertex import forward, markowitz, reverse, vertex_elimination
 from .elimination.vertex_optimal import vertex_optimal
 from .errors import DGraphError, SearchTooLarge
 from .faces.optimal import face_optimal
+from .search.best import best
 from .zhou.factorize import zhou
 from .zhou.layers import layers
 from .zhou.listing import list_paths
@@ -104,6 +105,11 @@ register(
     summary="umbrellas contracted inside out (dominator trees), then the rest",
 )
 register(
+    "best",
+    lambda g, budget=None, **_: best(g, budget),
+    summary="the cheapest verified result of a portfolio of exact and heuristic searches",
+)
+register(
     "face-optimal",
     lambda g, budget=None, **_: face_optimal(g, budget),
     exact=True,
@@ -123,6 +129,7 @@ COMPARED = [
     "umbrella",
     "vertex-optimal",
     "edge-optimal",
+    "best",
 ]
 
 
@@ -169,15 +176,41 @@ class Comparison:
             else None
         )
 
+    @property
+    def lower_bound(self) -> tuple[int, str] | None:
+        """The lower bound of the most general search that ran, and what it bounds: an
+        edge-elimination bound also bounds vertex elimination, not the other way round."""
+        families = {
+            "best": None,
+            "edge-optimal": "edge elimination (structural mults)",
+            "vertex-optimal": "vertex elimination (structural mults)",
+        }
+        for method, family in families.items():
+            es = self.results.get(method)
+            if es is not None and es.info.get("lower_bound"):
+                return es.info["lower_bound"], es.info.get("lower_bound_for") or family
+        return None
+
     def rows(self) -> list[dict[str, Any]]:
-        rows = [es.summary() for es in self.results.values()]
+        cheapest = min((es.mults for es in self.results.values() if es.verified), default=None)
+        rows = [
+            {**es.summary(), "gap": es.mults - cheapest if cheapest is not None else None}
+            for es in self.results.values()
+        ]
         rows += [{"method": m, "skipped": why} for m, why in self.skipped.items()]
         return rows
 
     def to_dict(self) -> dict[str, Any]:
         from .core.paths import naive_cost
 
-        return {"methods": self.rows(), "best": self.best, "naive_mults": naive_cost(self.graph)}
+        bound = self.lower_bound
+        return {
+            "methods": self.rows(),
+            "best": self.best,
+            "naive_mults": naive_cost(self.graph),
+            "lower_bound": bound[0] if bound else None,
+            "lower_bound_for": bound[1] if bound else None,
+        }
 
 
 def compare(

@@ -76,8 +76,10 @@ def test_compare_json(capsys):
         "umbrella": 14,
         "vertex-optimal": 14,
         "edge-optimal": 13,
+        "best": 13,
     }
     assert data["best"] in ("dstar", "edge-optimal")  # both reach the optimum, 13
+    assert data["lower_bound"] == 13 and by_method["reverse"]["gap"] == 2
     assert all("jacobian" not in row for row in data["methods"])
 
 

@@ -17,6 +17,7 @@ from ..core.builders import bundled, from_sympy
 from ..core.graph import DGraph
 from ..core.random_graphs import random_dag
 from ..errors import DGraphError
+from .realworld import REAL_WORLD
 
 __all__ = ["SUITES", "chebyshev", "spherical_harmonics", "suite"]
 
@@ -90,11 +91,13 @@ SUITES: dict[str, dict[str, Callable[[], DGraph]]] = {
         **{f"chebyshev-{n}": (lambda n=n: chebyshev(n)) for n in (5, 10, 20)},
         **{f"spherical-harmonics-{n}": (lambda n=n: spherical_harmonics(n)) for n in (3, 5, 8)},
         **{f"random-dag-{s}": (lambda s=s: random_dag(s, 4, 16, 4, 0.2)) for s in range(5)},
+        **REAL_WORLD,
     },
+    "real": dict(REAL_WORLD),
 }
 
 
 def suite(name: str) -> dict[str, Callable[[], DGraph]]:
     if name not in SUITES:
-        raise DGraphError(f"unknown suite {name!r}: use {' or '.join(SUITES)}")
+        raise DGraphError(f"unknown suite {name!r}: use {', '.join(SUITES)}")
     return SUITES[name]

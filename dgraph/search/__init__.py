@@ -1,0 +1,1 @@
+"""``best``: heuristic and exact searches for the cheapest verified accumulation."""

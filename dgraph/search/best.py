@@ -1,0 +1,148 @@
+"""``best``: the cheapest verified accumulation dgraph can find within a time budget.
+
+Minimizing multiplications is NP-complete (Naumann 2008), so ``best`` runs a portfolio and
+keeps the cheapest result by effective multiplications (±1 labels free), then structural:
+
+1. the structure methods — Zhou's factorizer, local Jacobians, D*, umbrellas — and
+   forward, reverse and Markowitz;
+2. exact searches where affordable: the optimal vertex order (A* over eliminated sets)
+   and the edge-elimination metagraph, each proven or cut off by its share of the budget;
+3. greedy vertex orders by effective cost, Markowitz degree, fill-in and relative
+   Markowitz degree with forward and reverse tie-breaks, randomized restarts, and
+   simulated annealing over orders until the budget is spent.
+
+Every candidate that could win is built as an expression set and verified. ``info``
+says which search found the winner (``found_by``), the best lower bound known and what it
+bounds, and the cost of every candidate.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+
+from ..core.expressions import ExpressionSet
+from ..core.graph import DGraph
+from ..dominance.dstar import dstar
+from ..dominance.umbrella_method import umbrella
+from ..elimination.metagraph import EDGE_LIMIT, edge_optimal
+from ..elimination.vertex import forward, markowitz, reverse, vertex_elimination
+from ..elimination.vertex_optimal import VERTEX_LIMIT, vertex_optimal
+from ..errors import SearchTooLarge
+from ..zhou.factorize import zhou
+from ..zhou.layers import layers
+from .kinds import order_cost
+from .orders import RULES, anneal, greedy_order, randomized_orders
+
+__all__ = ["DEFAULT_BUDGET", "best"]
+
+DEFAULT_BUDGET = 10.0  # seconds, when none is given
+STRUCTURE = {
+    "forward": forward,
+    "reverse": reverse,
+    "markowitz": markowitz,
+    "zhou": zhou,
+    "layers": layers,
+    "dstar": dstar,
+    "umbrella": umbrella,
+}
+
+
+def _key(es: ExpressionSet) -> tuple[int, int]:
+    return es.mults_effective, es.mults
+
+
+def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
+    """The cheapest verified expression set found within ``budget`` seconds.
+
+    >>> from dgraph.core.builders import bundled
+    >>> es = best(bundled("naumann_discrepancy.json"), budget=5)
+    >>> es.mults, es.verified, es.info["found_by"] in ("edge-optimal", "dstar")
+    (13, True, True)
+    """
+    budget = DEFAULT_BUDGET if budget is None else budget
+    t0 = time.perf_counter()
+    deadline = t0 + budget
+    costs: dict[str, list[int]] = {}
+    found: list[tuple[ExpressionSet, str]] = []
+
+    def consider(es: ExpressionSet, by: str) -> None:
+        costs[by] = [es.mults, es.mults_effective]
+        found.append((es, by))
+
+    for name, method in STRUCTURE.items():
+        consider(method(graph), name)
+    lower, bounds = 0, "nothing"
+    inner = len(graph.intermediates)
+    if inner <= VERTEX_LIMIT:
+        share = None if inner <= 14 else max(0.1, 0.3 * (deadline - time.perf_counter()))
+        es = vertex_optimal(graph, share)
+        consider(es, "vertex-optimal")
+        if es.info.get("optimal"):
+            lower, bounds = es.mults, "vertex elimination (structural mults)"
+    inner_edges = sum(
+        1 for u, v in graph.edges() if "intermediate" in (graph.role(u), graph.role(v))
+    )
+    if inner_edges <= 2 * EDGE_LIMIT:
+        share = None if inner_edges <= EDGE_LIMIT else 0.3 * (deadline - time.perf_counter())
+        with contextlib.suppress(SearchTooLarge):
+            es = edge_optimal(graph, budget=share if share is None else max(0.1, share))
+            consider(es, "edge-optimal")
+            bound = es.info.get("lower_bound", es.mults)
+            lower, bounds = bound, "edge elimination (structural mults)"
+    proven = any(by == "vertex-optimal" and es.info.get("optimal") for es, by in found)
+    if proven and not any(graph.constant_label(u, v) is not None for u, v in graph.edges()):
+        return _finish(graph, found, costs, lower, bounds, t0)  # no order beats the optimum
+    # heuristic vertex orders, priced on the structure; only the winner is built
+    orders: dict[str, list[str]] = {}
+    for rule in RULES:
+        for tie in ("forward", "reverse"):
+            orders[f"greedy {rule}/{tie}"] = greedy_order(graph, rule, tie)
+    priced = {name: order_cost(graph, order) for name, order in orders.items()}
+    top = min(priced, key=priced.get)
+    restarts = randomized_orders(graph, top.split()[1].split("/")[0], 8)
+    for k, order in enumerate(restarts):
+        priced[f"restart {k}"], orders[f"restart {k}"] = order_cost(graph, order), order
+    # annealing runs from the best orders in turn, then from its own best, until the budget
+    # is spent (small graphs stop after one round per start)
+    steps = 400 * max(1, inner)
+    starts = sorted(priced, key=priced.get)[:3]
+    for run in range(64):
+        if time.perf_counter() > deadline or (run >= len(starts) and inner <= 14):
+            break
+        name = starts[run] if run < len(starts) else min(priced, key=priced.get)
+        cost, order = anneal(graph, orders[name], deadline, steps, seed=run)
+        if cost < min(priced.values()):
+            priced["annealing"], orders["annealing"] = cost, order
+    winner = min(priced, key=priced.get)
+    consider(vertex_elimination(graph, orders[winner], "best"), winner)
+    return _finish(graph, found, costs, lower, bounds, t0)
+
+
+def _finish(graph, found, costs, lower: int, bounds: str, t0: float) -> ExpressionSet:
+    es, by = min(found, key=lambda f: _key(f[0]))
+    es = _renamed(es, by, costs, lower, bounds, time.perf_counter() - t0)
+    es.verify()
+    return es
+
+
+def _renamed(es: ExpressionSet, by: str, costs, lower: int, bounds: str, seconds: float):
+    out = ExpressionSet(
+        es.graph,
+        dict(es.references),
+        dict(es.jacobian),
+        list(es.steps),
+        "best",
+        dict(es.info),
+        pairs=es.pairs,
+    )
+    out.as_computed = es.as_computed
+    out.info.update(
+        found_by=by,
+        lower_bound=lower,
+        lower_bound_for=bounds,
+        candidates=costs,
+        search_seconds=round(seconds, 3),
+    )
+    out.info.pop("optimal", None)
+    return out

@@ -1,0 +1,78 @@
+"""``best``: never worse than the exact optima it can afford, verified, within budget."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, settings
+
+from dgraph.bench.realworld import REAL_WORLD
+from dgraph.core.builders import bundled
+from dgraph.elimination.metagraph import edge_optimal
+from dgraph.elimination.vertex_optimal import vertex_optimal
+from dgraph.methods import accumulate, compare
+from dgraph.search.best import best
+from dgraph.search.kinds import KindGraph, order_cost
+from dgraph.search.orders import RULES, anneal, greedy_order
+
+from .strategies import dags
+
+
+@settings(max_examples=25, deadline=None)
+@given(dags(max_inputs=3, max_intermediates=14, max_outputs=3))
+def test_best_at_most_the_vertex_optimum(g):
+    es = best(g, budget=5)
+    assert es.verified
+    assert es.mults <= vertex_optimal(g).mults
+
+
+@settings(max_examples=15, deadline=None)
+@given(dags(max_intermediates=5))
+def test_best_at_most_edge_optimal_on_small_graphs(g):
+    assert best(g, budget=5).mults <= edge_optimal(g).mults
+
+
+def test_best_on_the_discrepancy_graph_finds_13():
+    es = accumulate(bundled("naumann_discrepancy.json"), "best", budget=5)
+    assert es.mults == 13 and es.verified
+    assert es.info["lower_bound"] == 13  # edge-optimal proved it
+    assert es.info["found_by"] in es.info["candidates"]
+
+
+def test_effective_cost_model_matches_expression_sets():
+    """The structural pricing the searches use equals what the built expression set counts."""
+    for build in REAL_WORLD.values():
+        g = build()
+        for rule in RULES:
+            order = greedy_order(g, rule)
+            es = accumulate(g, "vertex", order=order)
+            assert order_cost(g, order) == es.mults_effective, rule
+
+
+def test_annealing_never_returns_worse():
+    g = REAL_WORLD["black-scholes"]()
+    start = list(g.intermediates)
+    cost, order = anneal(g, start, time.perf_counter() + 2, 2000)
+    assert cost <= order_cost(g, start) and sorted(order) == sorted(start)
+    assert cost == order_cost(KindGraph(g), order)
+
+
+@pytest.mark.parametrize("name", ["black-scholes", "roe-flux"])
+def test_budget_is_respected_and_result_verified(name):
+    g = REAL_WORLD[name]()
+    t0 = time.perf_counter()
+    es = best(g, budget=3)
+    elapsed = time.perf_counter() - t0
+    baseline = min(accumulate(g, m).mults_effective for m in ("forward", "reverse", "markowitz"))
+    assert es.verified and es.mults_effective <= baseline
+    assert elapsed <= 3 * 1.1 + 1.5  # verification of the winner comes after the budget
+
+
+def test_compare_shows_best_and_a_lower_bound():
+    comparison = compare(bundled("naumann_discrepancy.json"), budget=5)
+    out = comparison.to_dict()
+    rows = {r["method"]: r for r in out["methods"]}
+    assert rows["best"]["mults"] == 13 and rows["best"]["gap"] == 0
+    assert rows["reverse"]["gap"] == 2
+    assert out["lower_bound"] == 13
