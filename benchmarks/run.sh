@@ -39,6 +39,15 @@ cmd="dgraph bench --suite full --budget 5 --markdown"
   echo "runs of the dynamic program alone, unbounded and with the tape bound M̄."
   echo
   $py benchmarks/chain.py
+  echo
+  echo "## Inverse accumulation"
+  echo
+  echo "\`python benchmarks/inverse.py\` in the same run: J^-1 v by Pearlmutter–Siskind inverse"
+  echo "accumulation against forming J and solving densely (numpy, one BLAS thread), on relaxation"
+  echo "programs of n variables with and without temporaries; then how well the order rules"
+  echo "keep lumps small against the exact search."
+  echo
+  OPENBLAS_NUM_THREADS=1 $py benchmarks/inverse.py
 } > benchmarks/RESULTS.md.tmp
 mv benchmarks/RESULTS.md.tmp benchmarks/RESULTS.md
 echo "wrote benchmarks/RESULTS.md"
