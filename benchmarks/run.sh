@@ -23,6 +23,13 @@ cmd="dgraph bench --suite full --budget 5 --markdown"
   echo
   $py benchmarks/scale.py
   echo
+  echo "## best on real-world functions"
+  echo
+  echo "\`python benchmarks/best.py 20\` in the same run (budget 20 s each). Cells: structural /"
+  echo "effective multiplications. The goal set for \`best\` is a ratio of 0.80 or lower."
+  echo
+  $py benchmarks/best.py 20
+  echo
   echo "## Face elimination"
   echo
   echo "\`python benchmarks/faces.py\` in the same run: whether \`dgraph faces\` realizes each"

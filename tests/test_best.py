@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 
 from dgraph.bench.realworld import REAL_WORLD
 from dgraph.core.builders import bundled
-from dgraph.elimination.metagraph import edge_optimal
+from dgraph.elimination.metagraph import EDGE_LIMIT, edge_optimal
 from dgraph.elimination.vertex_optimal import vertex_optimal
 from dgraph.methods import accumulate, compare
 from dgraph.search.best import best
@@ -30,6 +30,8 @@ def test_best_at_most_the_vertex_optimum(g):
 @settings(max_examples=15, deadline=None)
 @given(dags(max_intermediates=5))
 def test_best_at_most_edge_optimal_on_small_graphs(g):
+    inner = sum(1 for u, v in g.edges() if "intermediate" in (g.role(u), g.role(v)))
+    assume(inner <= EDGE_LIMIT)  # small enough for the metagraph search
     assert best(g, budget=5).mults <= edge_optimal(g).mults
 
 
@@ -61,12 +63,11 @@ def test_annealing_never_returns_worse():
 @pytest.mark.parametrize("name", ["black-scholes", "roe-flux"])
 def test_budget_is_respected_and_result_verified(name):
     g = REAL_WORLD[name]()
-    t0 = time.perf_counter()
     es = best(g, budget=3)
-    elapsed = time.perf_counter() - t0
     baseline = min(accumulate(g, m).mults_effective for m in ("forward", "reverse", "markowitz"))
     assert es.verified and es.mults_effective <= baseline
-    assert elapsed <= 3 * 1.1 + 1.5  # verification of the winner comes after the budget
+    # the search's own clock; building and verifying the winner come after it
+    assert es.info["search_seconds"] <= 3 * 1.1
 
 
 def test_compare_shows_best_and_a_lower_bound():

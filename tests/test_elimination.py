@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import time
 
 import pytest
 
@@ -123,14 +122,14 @@ def test_budgeted_search_returns_best_found_in_time():
     from dgraph.core.random_graphs import random_dag
 
     g = random_dag(3, 3, 26, 3, 0.3)
-    t0 = time.perf_counter()
     es = dgraph.accumulate(g, "vertex-optimal", budget=0.5)
-    elapsed = time.perf_counter() - t0
     assert es.verified
     assert es.info["optimal"] is False
     assert es.info["lower_bound"] <= es.mults
     assert es.mults <= dgraph.accumulate(g, "markowitz").mults
-    assert elapsed < 0.5 * 1.1 + 1.0  # the search itself, plus replay and verification
+    # the search's own clock (replay and verification come after it): a deadline that is
+    # checked every 512 states can overrun by one batch, not by seconds
+    assert es.info["search_seconds"] < 0.5 * 1.1 + 0.25
 
 
 def test_budgeted_search_proves_small_optimum(sin_graph):
