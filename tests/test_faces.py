@@ -170,8 +170,8 @@ def test_structure_methods_are_checked(seed):
     order whose simulation verifies (realized, or cheaper when a method repeats a
     product)."""
     g = random_composition(seed, 2, 4)
-    for method in ("zhou", "dstar", "umbrella", "layers"):
-        es = accumulate(g, method)
+    for method in ("zhou", "dstar", "umbrella", "layers", "best"):
+        es = accumulate(g, method, budget=1)
         check = check_faces(es)
         assert check.acyclic
         assert check.realization.verify().ok
