@@ -8,8 +8,9 @@ keeps the cheapest result by effective multiplications (±1 labels free), then s
 2. exact searches where affordable: the optimal vertex order (A* over eliminated sets)
    and the edge-elimination metagraph, each proven or cut off by its share of the budget;
 3. greedy vertex orders by effective cost, Markowitz degree, fill-in and relative
-   Markowitz degree with forward and reverse tie-breaks, randomized restarts, and
-   simulated annealing over orders until the budget is spent.
+   Markowitz degree with forward and reverse tie-breaks, randomized restarts, simulated
+   annealing over orders until the budget is spent, a beam search, and greedy edge
+   elimination.
 
 Every candidate that could win is built as an expression set and verified. ``info``
 says which search found the winner (``found_by``), the best lower bound known and what it
@@ -25,6 +26,7 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..dominance.dstar import dstar
 from ..dominance.umbrella_method import umbrella
+from ..elimination.labeled import replay
 from ..elimination.metagraph import EDGE_LIMIT, edge_optimal
 from ..elimination.vertex import forward, markowitz, reverse, vertex_elimination
 from ..elimination.vertex_optimal import vertex_optimal
@@ -32,7 +34,7 @@ from ..errors import SearchTooLarge
 from ..zhou.factorize import zhou
 from ..zhou.layers import layers
 from .kinds import order_cost
-from .orders import RULES, anneal, greedy_order, randomized_orders
+from .orders import RULES, anneal, beam_order, greedy_edges, greedy_order, randomized_orders
 
 __all__ = ["DEFAULT_BUDGET", "best"]
 
@@ -107,6 +109,8 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     restarts = randomized_orders(graph, top.split()[1].split("/")[0], 8)
     for k, order in enumerate(restarts):
         priced[f"restart {k}"], orders[f"restart {k}"] = order_cost(graph, order), order
+    priced["beam"], orders["beam"] = beam_order(graph)
+    consider(replay(graph, greedy_edges(graph), "best"), "greedy edges")
     # annealing runs from the best orders in turn, then from its own best, until the budget
     # is spent (small graphs stop after one round per start)
     steps = 400 * max(1, inner)

@@ -4,7 +4,8 @@ Greedy rules from the elimination literature (Naumann, seed 000; Griewank–Walt
 — smallest Markowitz degree, smallest effective cost, smallest fill-in, smallest
 *relative* Markowitz degree (|P|·|S| over |P| + |S|), each with forward or reverse
 tie-breaks — then randomized restarts of the best rule and simulated annealing over
-whole orders until a deadline.
+whole orders until a deadline; a beam search over elimination states; and a greedy
+edge elimination (the cheapest forward or backward elimination at every step).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import time
 from collections.abc import Callable
 
 from ..core.graph import DGraph
+from ..elimination.structure import BitGraph
 from .kinds import KindGraph, order_cost
 
-__all__ = ["RULES", "anneal", "greedy_order", "randomized_orders"]
+__all__ = ["RULES", "anneal", "beam_order", "greedy_edges", "greedy_order", "randomized_orders"]
 
 Score = Callable[[KindGraph, str], float]
 
@@ -96,3 +98,38 @@ def anneal(
                 best_cost, best = cost, list(current)
         temperature *= cooling
     return best_cost, best
+
+
+def beam_order(graph: DGraph, width: int = 8, branch: int = 6) -> tuple[int, list[str]]:
+    """Beam search over vertex elimination: keep the ``width`` cheapest partial orders of
+    each length, extending each by its ``branch`` cheapest next vertices."""
+    beam = [(0, [], KindGraph(graph))]
+    for _ in graph.intermediates:
+        extended = []
+        for cost, order, kinds in beam:
+            left = [v for v in kinds.intermediates if v in kinds.succ]
+            for v in sorted(left, key=kinds.cost)[:branch]:
+                nxt = kinds.copy()
+                extended.append((cost + nxt.eliminate(v), [*order, v], nxt))
+        extended.sort(key=lambda e: e[0])
+        beam, seen = [], set()
+        for entry in extended:
+            key = frozenset(entry[1])
+            if key not in seen:  # equal sets reached at different costs: keep the cheaper
+                seen.add(key)
+                beam.append(entry)
+            if len(beam) == width:
+                break
+    cost, order, _ = beam[0]
+    return cost, order
+
+
+def greedy_edges(graph: DGraph) -> list[tuple[str, object]]:
+    """Edge elimination that always takes the cheapest forward or backward elimination
+    (structural cost; ties: forward before backward, then edge order)."""
+    bits = BitGraph(graph)
+    state, moves = bits.start, []
+    while not bits.is_final(state):
+        move, _, state = min(bits.moves(state, "full"), key=lambda m: m[1])
+        moves.append(move)
+    return moves
