@@ -23,6 +23,16 @@ cmd="dgraph bench --suite full --budget 5 --markdown"
   echo
   $py benchmarks/scale.py
   echo
+  echo "## Generated code"
+  echo
+  echo "\`python benchmarks/codegen.py\` in the same run: multiplications in the whole generated"
+  echo "\`jacobian(x)\` (primal values, local partials, accumulation) against sympy's"
+  echo "\`Matrix.jacobian\` + \`cse\` and CasADi SX \`jacobian\`, counted by one rule"
+  echo "(dgraph/codegen/counting.py), then time per point for a batch of 10,000 points. CasADi and"
+  echo "JAX columns appear when the \`bench\` extra is installed."
+  echo
+  $py benchmarks/codegen.py
+  echo
   echo "## best on real-world functions"
   echo
   echo "\`python benchmarks/best.py 20\` in the same run (budget 20 s each). Cells: structural /"

@@ -1,1 +1,39 @@
-"""The ``codegen`` method family (being built)."""
+"""Generated Jacobian code: straight-line programs from expression sets, printed as NumPy
+or C99, with the baselines users would otherwise reach for (docs/codegen.md).
+
+Modules: :mod:`~dgraph.codegen.program` (what the code computes),
+:mod:`~dgraph.codegen.counting` (one counting rule for every tool),
+:mod:`~dgraph.codegen.python` and :mod:`~dgraph.codegen.c` (printing, loading),
+:mod:`~dgraph.codegen.generate` (graph to file), :mod:`~dgraph.codegen.compare`
+(sympy, CasADi, JAX), :mod:`~dgraph.codegen.command` (``dgraph codegen``).
+"""
+
+from .c import c_source, load_c
+from .counting import Ops, count_ops
+from .generate import Generated, generate
+from .program import (
+    Program,
+    cheapest_jacobian,
+    jacobian_program,
+    jvp_program,
+    primal_program,
+    vjp_program,
+)
+from .python import load_python, python_module
+
+__all__ = [
+    "Generated",
+    "Ops",
+    "Program",
+    "c_source",
+    "cheapest_jacobian",
+    "count_ops",
+    "generate",
+    "jacobian_program",
+    "jvp_program",
+    "load_c",
+    "load_python",
+    "primal_program",
+    "python_module",
+    "vjp_program",
+]

@@ -1,0 +1,174 @@
+"""Operation counts of straight-line programs: one rule for every tool compared.
+
+The rule, applied alike to dgraph's generated programs, to sympy's ``jacobian`` + ``cse``
+and to CasADi's instruction list (:func:`casadi_ops`), and matching what the printers of
+:mod:`dgraph.codegen.python` and :mod:`dgraph.codegen.c` emit:
+
+- a constant subexpression (no free symbols) is free: it is folded to one number;
+- a sum of k terms costs k - 1 additions (a subtraction is an addition, a negation free);
+- a product costs one multiplication per factor beyond the first, counting the folded
+  constant coefficient as a factor unless it is ±1; its divisors are multiplied together
+  the same way and then divide once (``a*b/(c*d)``: 2 mults, 1 div; ``1/c``: 1 div);
+- an integer power x**k costs k - 1 multiplications (it is printed ``(x*x*...)``), and
+  x**-k one division more;
+- a division counts as a division and a function call (``sin``, ``sqrt``, a non-integer
+  power) as a call, never as multiplications.
+
+This is :func:`dgraph.core.costs.scalar_op_counts` with constants folded and divisors
+multiplied before they divide (what the printed code does).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+from ..errors import DGraphError
+
+__all__ = ["Ops", "casadi_ops", "count_ops", "fold_constants"]
+
+
+@dataclass(frozen=True)
+class Ops:
+    """Multiplications, additions, divisions and calls of a program."""
+
+    mults: int = 0
+    adds: int = 0
+    divs: int = 0
+    calls: int = 0
+
+    def __add__(self, other: Ops) -> Ops:
+        return Ops(
+            self.mults + other.mults,
+            self.adds + other.adds,
+            self.divs + other.divs,
+            self.calls + other.calls,
+        )
+
+    def key(self) -> tuple[int, int, int]:
+        """Order programs by multiplications, then divisions and calls, then additions."""
+        return (self.mults, self.divs + self.calls, self.adds)
+
+    def to_dict(self) -> dict[str, int]:
+        return {"mults": self.mults, "adds": self.adds, "divs": self.divs, "calls": self.calls}
+
+
+def fold_constants(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with every symbol-free subexpression that is not a plain number (sqrt(3),
+    pi, ...) replaced by a 17-digit Float, so that constant factors multiply out.
+
+    >>> x = sympy.Symbol("x")
+    >>> fold_constants(sympy.sqrt(2) * sympy.pi * x / 2)
+    2.2214414690791831*x
+    """
+    if expr.is_Number or expr.is_Symbol:
+        return expr
+    if not expr.free_symbols:
+        value = sympy.N(expr, 17)
+        if not value.is_real:
+            raise DGraphError(f"constant {expr} is not a real number")
+        return sympy.Float(value, 17)
+    if expr.is_Pow and expr.exp.is_Number:
+        return sympy.Pow(fold_constants(expr.base), expr.exp)
+    return expr.func(*[fold_constants(a) for a in expr.args])
+
+
+def _is_integer_power(e: sympy.Expr) -> bool:
+    return e.is_Pow and e.exp.is_Integer
+
+
+def count_ops(exprs: list[sympy.Expr]) -> Ops:
+    """Operations to evaluate ``exprs`` as written, each shared value a symbol (the rule in
+    the module docstring).
+
+    >>> a, b, c = sympy.symbols("a b c")
+    >>> count_ops([2 * a * b / (c**2 * sympy.sin(a)) - b])
+    Ops(mults=4, adds=1, divs=1, calls=1)
+    """
+    mults = adds = divs = calls = 0
+    stack = list(exprs)
+    while stack:
+        e = stack.pop()
+        if e.is_Atom or not e.free_symbols:
+            continue
+        if e.is_Add:
+            adds += len(e.args) - 1
+            stack.extend(e.args)
+        elif e.is_Mul:
+            constant = sympy.Mul(*(a for a in e.args if not a.free_symbols))
+            numerator, denominator = [], []
+            for a in e.args:
+                if not a.free_symbols:
+                    continue
+                if a.is_Pow and a.exp.is_number and a.exp.is_negative:
+                    denominator.append(sympy.Pow(a.base, -a.exp))
+                else:
+                    numerator.append(a)
+            factors = len(numerator) + (constant not in (1, -1))
+            mults += max(factors - 1, 0) + max(len(denominator) - 1, 0)
+            divs += bool(denominator)
+            stack.extend(numerator + denominator)
+        elif _is_integer_power(e):
+            k = int(e.exp)
+            mults += abs(k) - 1
+            divs += k < 0
+            stack.append(e.base)
+        elif e.is_Pow and e.exp.is_number and e.exp.is_negative:  # 1/sqrt(x), 1/x**(1/3)
+            divs += 1
+            stack.append(sympy.Pow(e.base, -e.exp))
+        else:  # a function call or a non-integer power
+            calls += 1
+            stack.extend(e.args)
+    return Ops(mults, adds, divs, calls)
+
+
+def casadi_ops(function: Any) -> Ops:
+    """The same counts for a CasADi ``SX`` Function, read from its instruction list.
+
+    ``OP_SQ`` is x*x (one mult), ``OP_TWICE`` 2*x (one mult), ``OP_INV`` 1/x (one div),
+    ``OP_NEG`` is free; a constant integer power (``OP_CONSTPOW`` with an integer
+    exponent) counts as its multiplications, any other power or function as a call.
+    """
+    import casadi
+
+    binary = {casadi.OP_MUL: "mults", casadi.OP_ADD: "adds", casadi.OP_SUB: "adds"}
+    binary |= {casadi.OP_DIV: "divs"}
+    unary = {casadi.OP_SQ: "mults", casadi.OP_TWICE: "mults", casadi.OP_INV: "divs"}
+    free = {
+        casadi.OP_CONST,
+        casadi.OP_INPUT,
+        casadi.OP_PARAMETER,
+        casadi.OP_NEG,
+        casadi.OP_ASSIGN,
+    }
+    counts = {"mults": 0, "adds": 0, "divs": 0, "calls": 0}
+    constants: dict[int, float] = {}  # work-vector slot -> the constant it holds
+    for k in range(function.n_instructions()):
+        op = function.instruction_id(k)
+        if op == casadi.OP_OUTPUT:  # its "output" is (output index, nonzero), not a slot
+            continue
+        slot = function.instruction_output(k)[0]
+        if op == casadi.OP_CONST:
+            constants[slot] = function.instruction_constant(k)
+            continue
+        exponent = None
+        if op in (casadi.OP_CONSTPOW, casadi.OP_POW):
+            exponent = constants.get(function.instruction_input(k)[1])
+        constants.pop(slot, None)
+        if op in free:
+            continue
+        if op in binary:
+            counts[binary[op]] += 1
+        elif op in unary:
+            counts[unary[op]] += 1
+        elif op in (casadi.OP_CONSTPOW, casadi.OP_POW):
+            if exponent is not None and float(exponent).is_integer() and exponent != 0:
+                counts["mults"] += int(abs(exponent)) - 1
+                counts["divs"] += exponent < 0
+            else:
+                counts["calls"] += 1
+        else:
+            counts["calls"] += 1
+    return Ops(**counts)

@@ -1,0 +1,128 @@
+"""Generate a Python or C file from a graph: choose the expression set, build the programs,
+print them. What ``dgraph codegen`` runs."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..core.expressions import ExpressionSet
+from ..core.graph import DGraph
+from ..errors import DGraphError
+from .c import c_source
+from .program import (
+    Program,
+    cheapest_jacobian,
+    jacobian_program,
+    jvp_program,
+    primal_program,
+    vjp_program,
+)
+from .python import python_module
+
+__all__ = ["Generated", "generate"]
+
+Lang = Literal["python", "c"]
+Mode = Literal["jacobian", "jvp", "vjp"]
+LANGS: tuple[str, ...] = ("python", "c")
+MODES: tuple[str, ...] = ("jacobian", "jvp", "vjp")
+
+
+@dataclass
+class Generated:
+    """Generated code, its programs (``primal`` when the graph's values are known, then
+    the requested modes) and the expression set they come from."""
+
+    text: str
+    lang: str
+    modes: tuple[str, ...]
+    programs: dict[str, Program]
+    expression_set: ExpressionSet
+    sparse: bool = False
+
+    @property
+    def main(self) -> Program:
+        """The program of the first requested mode: the one ``mults`` and ``adds`` count."""
+        return self.programs[self.modes[0]]
+
+    @property
+    def mults(self) -> int:
+        return self.main.mults
+
+    @property
+    def adds(self) -> int:
+        return self.main.adds
+
+    def summary(self, file: str | None = None) -> dict[str, Any]:
+        """The ``codegen --json`` object: ``file``, ``mults``, ``adds`` of the main
+        function (the whole of it: primal values, partials and accumulation), and more."""
+        ops = self.main.ops
+        return {
+            "file": file,
+            "lang": self.lang,
+            "mode": self.modes[0],
+            "method": self.expression_set.method,
+            "strategy": "sweep" if self.main.method in ("tangent", "adjoint") else "entries",
+            "mults": ops.mults,
+            "adds": ops.adds,
+            "divs": ops.divs,
+            "calls": ops.calls,
+            "nonzeros": len(self.programs["jacobian"].results)
+            if "jacobian" in self.programs
+            else None,
+            "sparse": self.sparse,
+            "functions": {name: p.ops.to_dict() for name, p in self.programs.items()},
+        }
+
+
+def generate(
+    graph: DGraph,
+    lang: Lang = "python",
+    method: str | None = None,
+    modes: Sequence[Mode] = ("jacobian",),
+    sparse: bool = False,
+    budget: float | None = None,
+) -> Generated:
+    """Code for the Jacobian of ``graph`` (and ``jvp``/``vjp``) in ``lang``.
+
+    Without ``method``, the expression set is the one whose Jacobian program has the
+    fewest operations among the verified results of :func:`dgraph.methods.compare`.
+
+    >>> from dgraph.core.builders import bundled
+    >>> gen = generate(bundled("naumann_sin.trace"), "python", "reverse")
+    >>> gen.mults, gen.adds, sorted(gen.programs)
+    (4, 0, ['jacobian', 'primal'])
+    """
+    from ..methods import accumulate
+
+    if lang not in LANGS:
+        raise DGraphError(f"unknown language {lang!r}: use python or c")
+    modes = tuple(modes)
+    for mode in modes:
+        if mode not in MODES:
+            raise DGraphError(f"unknown mode {mode!r}: use {', '.join(MODES)}")
+    if not modes:
+        raise DGraphError("no mode to generate")
+    jacobian: Program | None = None
+    if method is None:
+        jacobian, es = cheapest_jacobian(graph, budget=budget)
+    else:
+        es = accumulate(graph, method, budget=budget)
+        if not es.verified:
+            raise DGraphError(f"method {method!r} gave an expression set that did not verify")
+    programs: dict[str, Program] = {}
+    with contextlib.suppress(DGraphError):  # labels without vertex expressions: no primal
+        programs["primal"] = primal_program(graph)
+    for mode in modes:
+        if mode == "jacobian":
+            programs[mode] = jacobian or jacobian_program(es)
+        elif mode == "jvp":
+            programs[mode] = jvp_program(es)
+        else:
+            programs[mode] = vjp_program(es)
+    title = f"{graph.name or 'graph'}: {', '.join(programs)} (dgraph codegen, method {es.method})"
+    printer = python_module if lang == "python" else c_source
+    text = printer(programs, title=title, inputs=graph.inputs, outputs=graph.outputs, sparse=sparse)
+    return Generated(text, lang, modes, programs, es, sparse)

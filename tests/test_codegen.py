@@ -1,0 +1,310 @@
+"""Generated Jacobian code: agreement with sympy's Jacobian, jvp/vjp, batches, counts."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dgraph.bench.suite import SUITES
+from dgraph.codegen.c import c_source, compiler, load_c
+from dgraph.codegen.counting import count_ops, fold_constants
+from dgraph.codegen.generate import generate
+from dgraph.codegen.program import (
+    cheapest_jacobian,
+    jacobian_program,
+    jvp_program,
+    vjp_program,
+)
+from dgraph.codegen.python import load_python, python_module
+from dgraph.core.builders import bundled, from_dict, from_trace
+from dgraph.core.graph import vertex_symbol
+from dgraph.errors import DGraphError
+from dgraph.methods import accumulate
+
+from .strategies import programs
+
+needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler")
+ROOT = Path(__file__).resolve().parents[1]
+METHODS = ["forward", "reverse", "markowitz", "zhou", "layers", "dstar", "umbrella"]
+
+
+def _functions():
+    spec = importlib.util.spec_from_file_location(
+        "codegen_functions", ROOT / "benchmarks" / "codegen_functions.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.FUNCTIONS
+
+
+PHYSICS = _functions()
+SUITE = SUITES["full"]
+LABELED = [name for name in SUITE if not name.startswith(("random-dag", "naumann-disc", "zhou-"))]
+
+
+def _sympy_jacobian(graph):
+    """sympy's Jacobian of the graph's outputs, lambdified (NumPy; cse keeps the printed
+    expressions of the deep recurrences small)."""
+    values = graph.values()
+    inputs = [vertex_symbol(x) for x in graph.inputs]
+    jac = sympy.Matrix([values[y] for y in graph.outputs]).jacobian(inputs)
+    return sympy.lambdify(inputs, jac, "numpy", cse=True)
+
+
+def _reference(function, points: np.ndarray) -> np.ndarray:
+    """sympy's Jacobian, lambdified, at each point: (B, m, n)."""
+    return np.array([np.asarray(function(*p), dtype=float) for p in points])
+
+
+RANGES = {"T": (800.0, 2500.0), "temperature": (800.0, 2500.0)}  # kelvin: finite rates
+
+
+def _points(graph, count: int, seed: int = 0) -> np.ndarray:
+    """Random points in (0.5, 1.5), away from the poles of the physics functions'
+    divisions; temperatures in kelvin."""
+    rng = np.random.default_rng(seed)
+    ranges = [RANGES.get(x, (0.5, 1.5)) for x in graph.inputs]
+    return np.stack([rng.uniform(lo, hi, size=count) for lo, hi in ranges], axis=-1)
+
+
+def _assert_close(actual: np.ndarray, expected: np.ndarray) -> None:
+    assert np.isfinite(expected).all()
+    scale = max(1.0, float(np.abs(expected).max()))
+    np.testing.assert_allclose(actual, expected, rtol=1e-10, atol=1e-10 * scale)
+
+
+# -- agreement with sympy's Jacobian ------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", LABELED + list(PHYSICS))
+def test_python_and_c_agree_with_sympy_on_the_suite(name):
+    graph = (SUITE.get(name) or PHYSICS[name])()
+    method = "forward" if len(graph) > 50 else METHODS[sum(map(ord, name)) % len(METHODS)]
+    program = jacobian_program(accumulate(graph, method))
+    points = _points(graph, 5)
+    expected = _reference(_sympy_jacobian(graph), points)
+    names = {"title": name, "inputs": graph.inputs, "outputs": graph.outputs}
+    python = python_module({"jacobian": program}, **names)
+    _assert_close(load_python(python).jacobian(points), expected)
+    if compiler() is not None:
+        _assert_close(load_c(c_source({"jacobian": program}, **names)).jacobian(points), expected)
+
+
+@pytest.mark.parametrize("name", ["naumann-discrepancy", "zhou-two-blocks", "random-dag-0"])
+def test_graphs_without_partials_are_refused(name):
+    with pytest.raises(DGraphError, match="no local partial"):
+        generate(SUITE[name](), "python", "markowitz")
+
+
+@settings(max_examples=25)
+@given(programs(), st.sampled_from(METHODS))
+def test_random_programs_agree_with_sympy_in_python(graph, method):
+    points = _points(graph, 4)
+    expected = _reference(_sympy_jacobian(graph), points)
+    module = load_python(generate(graph, "python", method, ("jacobian", "jvp", "vjp")).text)
+    _assert_close(module.jacobian(points), expected)
+
+
+@needs_cc
+@settings(max_examples=8)
+@given(programs(max_inputs=3, max_statements=10), st.sampled_from(METHODS))
+def test_random_programs_agree_with_sympy_in_c(graph, method):
+    points = _points(graph, 4)
+    expected = _reference(_sympy_jacobian(graph), points)
+    module = load_c(generate(graph, "c", method, ("jacobian", "jvp", "vjp")).text)
+    _assert_close(module.jacobian(points), expected)
+    _assert_close(module.primal(points), load_python(generate(graph).text).primal(points))
+
+
+# -- jvp and vjp ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["spherical-coordinates", "gravity", "euler-flux", "chebyshev-5"])
+@pytest.mark.parametrize("strategy", ["jacobian", "sweep"])
+def test_jvp_and_vjp_agree_with_the_jacobian(name, strategy):
+    graph = (SUITE.get(name) or PHYSICS[name])()
+    es = accumulate(graph, "markowitz")
+    programs_ = {
+        "jacobian": jacobian_program(es),
+        "jvp": jvp_program(es, strategy),
+        "vjp": vjp_program(es, strategy),
+    }
+    names = {"title": name, "inputs": graph.inputs, "outputs": graph.outputs}
+    modules = [load_python(python_module(programs_, **names))]
+    if compiler() is not None:
+        modules.append(load_c(c_source(programs_, **names)))
+    rng = np.random.default_rng(3)
+    x = _points(graph, 6)
+    v = rng.normal(size=(6, len(graph.inputs)))
+    w = rng.normal(size=(6, len(graph.outputs)))
+    for module in modules:
+        jac = module.jacobian(x)
+        _assert_close(module.jvp(x, v), np.einsum("bij,bj->bi", jac, v))
+        _assert_close(module.vjp(x, w), np.einsum("bij,bi->bj", jac, w))
+        _assert_close(module.jvp(x[0], v[0]), jac[0] @ v[0])  # single points
+        _assert_close(module.jvp(x, v[0]), np.einsum("bij,j->bi", jac, v[0]))  # broadcast
+
+
+def test_sweeps_are_chosen_when_cheaper():
+    # one direction through a long chain: the tangent sweep beats forming J then J v
+    graph = PHYSICS["gravity"]()
+    es = accumulate(graph, "markowitz")
+    auto, full = jvp_program(es), jvp_program(es, "jacobian")
+    assert auto.ops.key() <= full.ops.key()
+    assert auto.method == "tangent" and auto.mults < full.mults
+    with pytest.raises(DGraphError, match="unknown strategy"):
+        jvp_program(es, "sideways")
+
+
+# -- shapes, sparsity, layout -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["python", pytest.param("c", marks=needs_cc)])
+def test_batch_shapes(lang, sin_graph):
+    gen = generate(sin_graph, lang, "reverse", ("jacobian", "jvp", "vjp"))
+    module = load_python(gen.text) if lang == "python" else load_c(gen.text)
+    x = np.array([[1.0, 0.5], [2.0, -1.0], [0.0, 3.0]])
+    assert module.jacobian(x[0]).shape == (1, 2)
+    assert module.jacobian(x).shape == (3, 1, 2)
+    assert module.primal(x).shape == (3, 1)
+    assert module.jvp(x, [1.0, 0.0]).shape == (3, 1)
+    assert module.vjp(x[1], [2.0]).shape == (2,)
+    x0, x1 = x[:, 0], x[:, 1]
+    expected = np.stack([np.sin(x1) ** 2, 2 * x0 * np.sin(x1) * np.cos(x1)], axis=-1)
+    _assert_close(module.jacobian(x)[:, 0, :], expected)
+    with pytest.raises(ValueError, match="shape"):
+        module.jacobian([1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("lang", ["python", pytest.param("c", marks=needs_cc)])
+def test_sparse_output_lists_exactly_the_structural_nonzeros(lang):
+    graph = bundled("spherical_coordinates.trace")
+    gen = generate(graph, lang, "zhou", sparse=True)
+    x = _points(graph, 3)
+    if lang == "python":
+        module = load_python(gen.text)
+        rows, cols = module.JACOBIAN_ROWS, module.JACOBIAN_COLS
+        values = module.jacobian_values(x)
+    else:
+        module = load_c(gen.text)
+        assert module.nnz == 11
+        rows = cols = None
+        values = None
+    dense = module.jacobian(x)
+    # z = r cos(theta) does not depend on phi: the one structural zero of the 4 x 3 Jacobian
+    assert gen.summary()["nonzeros"] == 11
+    assert np.all(dense[:, 2, 2] == 0)
+    if rows is not None:
+        assert (2, 2) not in set(zip(rows.tolist(), cols.tolist(), strict=True))
+        assert values.shape == (3, 11)
+        _assert_close(dense[:, rows, cols], values)
+    assert "J[i*3 + j]" in generate(graph, "c", "zhou").text  # the layout is documented
+
+
+# -- what the program computes and counts -------------------------------------------------------
+
+
+def test_plus_minus_one_labels_are_free_and_zeros_are_not_computed():
+    graph = from_trace("inputs: a, b, c\noutputs: y, z\ny = a + b - c\nz = 3*a*b")
+    program = jacobian_program(accumulate(graph, "forward"))
+    results = dict(program.results)
+    assert results[0, 0] == 1 and results[0, 1] == 1 and results[0, 2] == -1
+    assert (1, 2) not in results  # z does not depend on c
+    assert (program.mults, program.adds) == (2, 0)  # 3*b and 3*a; nothing for y's row
+
+
+def test_constants_fold_and_partials_reuse_values():
+    graph = from_trace("inputs: x\noutputs: y\nu = 3*x\nv = exp(u)\ny = 2*v")
+    program = jacobian_program(accumulate(graph, "reverse"))
+    # dy/dx = 2 * exp(u) * 3: one product of 6 and exp(3x), exp computed once
+    assert (program.mults, program.ops.calls) == (2, 1)
+    ((_, entry),) = program.results
+    assert "6" in str(entry)
+
+
+def test_counting_rule():
+    a, b, c = sympy.symbols("a b c")
+    ops = count_ops(
+        [a**3, a * b / (c**2), -a * b + c, sympy.sqrt(2) * sympy.pi * a, 1 / sympy.sqrt(a)]
+    )
+    # a**3: 2; a*b/(c*c): 1 + 1 and a division; -a*b: 1; sqrt(2)*pi*a: one (constant folded)
+    assert (ops.mults, ops.adds, ops.divs, ops.calls) == (2 + 2 + 1 + 1, 1, 2, 1)
+    assert fold_constants(sympy.sqrt(2) * sympy.sqrt(8) * a) == 4 * a
+
+
+def test_generated_code_beats_sympy_where_the_graph_shares_work():
+    from dgraph.codegen.compare import sympy_jacobian
+
+    for name, most in [("chebyshev-10", 27), ("spherical-harmonics-5", 55)]:
+        graph = SUITE[name]()
+        program = jacobian_program(accumulate(graph, "forward"))
+        assert program.mults <= most < sympy_jacobian(graph).ops.mults
+
+
+def test_naumann_sin_program_is_the_optimum(sin_graph):
+    # y = x0 sin(x1)^2: J = (s*s, 2*x0*s*cos(x1)) needs 1 + 3 multiplications
+    gen = generate(sin_graph, "python", "reverse")
+    assert (gen.mults, gen.adds) == (4, 0)
+
+
+def test_cheapest_jacobian_is_the_minimum_over_methods():
+    graph = bundled("spherical_coordinates.trace")
+    program, es = cheapest_jacobian(graph, ["forward", "reverse", "zhou"])
+    counts = [
+        jacobian_program(accumulate(graph, m)).ops.key() for m in ("forward", "reverse", "zhou")
+    ]
+    assert program.ops.key() == min(counts) and es.verified
+
+
+def test_no_compiler_is_a_clear_error(monkeypatch, sin_graph):
+    monkeypatch.setenv("CC", "no-such-compiler-dgraph")
+    with pytest.raises(DGraphError, match="no C compiler"):
+        load_c(generate(sin_graph, "c", "reverse").text)
+
+
+@needs_cc
+def test_compiler_errors_are_reported():
+    with pytest.raises(DGraphError, match="C compiler failed"):
+        load_c("this is not C")
+
+
+def test_labels_without_expressions_give_a_constant_jacobian_and_no_primal():
+    graph = from_dict(
+        {
+            "format": "dgraph/1",
+            "inputs": ["a", "b"],
+            "outputs": ["y", "z"],
+            "edges": [
+                {"source": "a", "target": "k", "label": "2"},
+                {"source": "b", "target": "k", "label": "-1"},
+                {"source": "k", "target": "y", "label": "3"},
+                {"source": "k", "target": "z", "label": "1"},
+                {"source": "a", "target": "z", "label": "1/2"},
+            ],
+        }
+    )
+    gen = generate(graph, "python", "forward")
+    assert set(gen.programs) == {"jacobian"} and gen.mults == 0
+    module = load_python(gen.text)
+    np.testing.assert_array_equal(module.jacobian([0.0, 0.0]), [[6, -3], [2.5, -1]])
+
+
+def test_unknown_language_and_mode(sin_graph):
+    with pytest.raises(DGraphError, match="unknown language"):
+        generate(sin_graph, "fortran", "reverse")
+    with pytest.raises(DGraphError, match="unknown mode"):
+        generate(sin_graph, "python", "reverse", ("hessian",))
+
+
+def test_bauer_formula_joins_the_candidates_and_can_win():
+    # three-body gravity: listing every path and sharing through cse beats elimination
+    graph = PHYSICS["gravity"]()
+    program, es = cheapest_jacobian(graph, ["forward", "paths"])
+    assert es.method == "paths" and program.mults == 33
+    assert jacobian_program(accumulate(graph, "forward")).mults == 54
