@@ -66,10 +66,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("structure", help="inputs, outputs, paths, depth levels")
     _graph_args(p)
 
-    p = sub.add_parser("render", help="draw the graph (.svg .pdf .png .dot)")
-    _graph_args(p)
-    p.add_argument("-o", "--output", required=True, help="file to write; format from suffix")
-    p.add_argument("--direction", choices=("dataflow", "dependence"), default="dataflow")
+    p = sub.add_parser("render", help="draw the graph (.svg .pdf .png .dot .tex), views, steps")
+    importlib.import_module("dgraph.render.command").add_arguments(p)
 
     p = sub.add_parser("bench", help="the benchmark suite, with baselines from the same run")
     p.add_argument("--suite", default="quick", help="quick (default) or full")
@@ -293,12 +291,7 @@ def cmd_structure(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from .render.dot import render
-
-    graph = load(args.graph, args.granularity)
-    path = render(graph, args.output, args.direction)
-    print(json.dumps({"file": str(path)}) if args.json else f"wrote {path}")
-    return 0
+    return importlib.import_module("dgraph.render.command").run(args)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

@@ -212,6 +212,16 @@ class Comparison:
             "lower_bound_for": bound[1] if bound else None,
         }
 
+    def _repr_html_(self) -> str:
+        from .render.notebook import comparison_html
+
+        return comparison_html(self)
+
+    def _repr_markdown_(self) -> str:
+        from .render.notebook import comparison_markdown
+
+        return comparison_markdown(self)
+
 
 def compare(
     graph: DGraph, methods: list[str] | None = None, budget: float | None = None

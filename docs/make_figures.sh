@@ -100,3 +100,5 @@ write(face_state_dot(s, [], "after eliminating [k→i, i→y1]"), "discrepancy-l
 c = FaceState(circular_example().graph)
 write(face_state_dot(c, [("s->u", "u->v"), ("u->v", "v->t")], "the two faces that wait for each other"), "circular-line-graph.svg")
 PY
+# The gallery: every benchmark graph and the notebooks' figures as SVG and PNG.
+$py docs/gallery/make_gallery.py

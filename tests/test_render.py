@@ -1,50 +1,364 @@
-"""Plain graphviz export: every format is what its suffix promises, in both directions."""
+"""Drawings: every export format of every view is what its suffix promises, labels are
+math and never overlap a node, a label or an edge, regions are the structures the
+analyses report, and the notebook output of graphs, expression sets and comparisons."""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import json
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 
 import pydot
 import pytest
+import sympy
+from hypothesis import given, settings
 
+import dgraph
+from dgraph.bench.suite import suite
+from dgraph.core.builders import bundled
+from dgraph.core.paths import count_paths
+from dgraph.dominance.regions import (
+    block_regions,
+    chain_regions,
+    closed_umbrella_regions,
+    page_regions,
+    regions,
+)
 from dgraph.errors import DGraphError
-from dgraph.render.dot import render, render_svg, to_dot
+from dgraph.faces.elimination import FaceState, input_output_paths
+from dgraph.render.dot import metagraph_dot, render, render_svg, to_dot
+from dgraph.render.drawing import FORMATS, VIEWS, draw
+from dgraph.render.faces import face_state_dot
+from dgraph.render.labels import expr_label, symbol_names, vertex_label
+from dgraph.render.stepviews import steps
+from dgraph.render.styles import get_style
+from dgraph.zhou.structure import zhou_structure
+
+from .strategies import dags
+
+PAPER = ["naumann_sin.trace", "naumann_discrepancy.json", "zhou_two_blocks.json"]
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _drawn_edges(dot_source: str) -> set[tuple[str, str]]:
+    """The arcs of a DOT file with label nodes (``label-k``) folded back into their arc."""
+    (parsed,) = pydot.graph_from_dot_data(dot_source)
+    into: dict[str, str] = {}
+    out: dict[str, str] = {}
+    plain = set()
+    for e in parsed.get_edges():
+        a, b = e.get_source().strip('"'), e.get_destination().strip('"')
+        if b.startswith("label-"):
+            into[b] = a
+        elif a.startswith("label-"):
+            out[a] = b
+        else:
+            plain.add((a, b))
+    assert into.keys() == out.keys()
+    return plain | {(into[k], out[k]) for k in into}
+
+
+def _node_names(g) -> set[str]:
+    names = {n.get_name().strip('"') for n in g.get_nodes()}
+    for sub in g.get_subgraphs():
+        names |= _node_names(sub)
+    return names - {"node", "edge", "graph"}
+
+
+# -- every format, every view --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("view", VIEWS)
+@pytest.mark.parametrize("name", ["naumann_sin.trace", "spherical_coordinates.trace"])
+def test_every_format_every_view(tmp_path, name, view):
+    d = draw(bundled(name), view)
+    files = {suffix: d.save(tmp_path / f"g{suffix}") for suffix in FORMATS}
+    svg = files[".svg"].read_text()
+    assert ET.fromstring(svg).tag.endswith("svg") and svg.count("<svg") == 1
+    assert files[".pdf"].read_bytes().startswith(b"%PDF")
+    assert files[".png"].read_bytes().startswith(PNG)
+    (parsed,) = pydot.graph_from_dot_data(files[".dot"].read_text())
+    assert _node_names(parsed) >= set(d.scene.nodes)
+    tex = files[".tex"].read_text()
+    assert tex.count(r"\begin{tikzpicture}") == 1 and tex.count(r"\end{tikzpicture}") == 1
+    assert tex.count(r"\node[dg node") == len(d.scene.nodes) + sum(
+        e.label is not None for e in d.scene.edges
+    )
 
 
 @pytest.mark.parametrize("direction", ["dataflow", "dependence"])
-def test_every_format(tmp_path, sin_graph, direction):
-    svg = render(sin_graph, tmp_path / "g.svg", direction).read_text()
-    root = ET.fromstring(svg)
-    assert root.tag.endswith("svg")
-    assert (tmp_path / "g.svg").read_text().count("<svg") == 1
-    assert render(sin_graph, tmp_path / "g.pdf", direction).read_bytes().startswith(b"%PDF")
-    assert (
-        render(sin_graph, tmp_path / "g.png", direction)
-        .read_bytes()
-        .startswith(b"\x89PNG\r\n\x1a\n")
-    )
-    (parsed,) = pydot.graph_from_dot_data(
-        render(sin_graph, tmp_path / "g.dot", direction).read_text()
-    )
-    edges = {
-        (e.get_source().strip('"'), e.get_destination().strip('"')) for e in parsed.get_edges()
-    }
-    expected = set(sin_graph.edges())
-    assert edges == (expected if direction == "dataflow" else {(v, u) for u, v in expected})
+def test_dot_round_trip(tmp_path, direction):
+    g = bundled("spherical_coordinates.trace")
+    drawn = _drawn_edges(render(g, tmp_path / "g.dot", direction).read_text())
+    expected = set(g.edges())
+    assert drawn == (expected if direction == "dataflow" else {(v, u) for u, v in expected})
 
 
-def test_labels_are_partials_or_symbols(sin_graph, discrepancy_graph):
-    assert "cos(x1)" in to_dot(sin_graph).source
-    assert "d_i_k" in to_dot(discrepancy_graph).source
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex not installed")
+def test_tikz_compiles(tmp_path):
+    for view in VIEWS:
+        d = draw(bundled("naumann_discrepancy.json"), view, highlight="factors")
+        tex = d.save(tmp_path / f"{view}.tex", standalone=True)
+        run = subprocess.run(
+            ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", tex.name],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stdout[-2000:]
+        assert (tmp_path / f"{view}.pdf").read_bytes().startswith(b"%PDF")
 
 
-def test_notebook_svg(sin_graph):
-    assert sin_graph._repr_svg_() == render_svg(sin_graph)
-    assert "<svg" in render_svg(sin_graph)
-
-
-def test_unknown_format_and_direction(tmp_path, sin_graph):
+def test_bad_requests(tmp_path, sin_graph):
     with pytest.raises(DGraphError, match="unknown format"):
         render(sin_graph, tmp_path / "g.gif")
     with pytest.raises(DGraphError, match="unknown direction"):
         to_dot(sin_graph, "sideways")
+    with pytest.raises(DGraphError, match="unknown view"):
+        draw(sin_graph, "3d")
+    with pytest.raises(DGraphError, match="unknown highlight"):
+        draw(sin_graph, highlight="rainbows")
+    with pytest.raises(DGraphError, match="unknown style"):
+        draw(sin_graph, style="neon")
+
+
+# -- nothing overlaps ----------------------------------------------------------------------
+
+
+def _boxes(layout: dict) -> dict[str, tuple[float, float, float, float]]:
+    """Node boxes, and the boxes of graphviz's own edge labels (from their text)."""
+    boxes = {}
+    for o in layout["objects"]:
+        if "pos" in o and "nodes" not in o:
+            x, y = map(float, o["pos"].split(","))
+            w, h = float(o["width"]) * 36, float(o["height"]) * 36
+            boxes[o["name"]] = (x - w, y - h, x + w, y + h)
+    for e in layout.get("edges", []):
+        texts = [op for op in e.get("_ldraw_", []) if op["op"] == "T"]
+        if texts:
+            left = min(t["pt"][0] for t in texts)
+            right = max(t["pt"][0] + t["width"] for t in texts)
+            base = min(t["pt"][1] for t in texts)
+            boxes[f"label of edge {e['_gvid']}"] = (left, base - 3, right, base + 9)
+    return boxes
+
+
+def _bezier(points, steps=24):
+    for k in range(0, len(points) - 3, 3):
+        p0, p1, p2, p3 = points[k : k + 4]
+        for i in range(steps + 1):
+            t = i / steps
+            a, b, c, d = (1 - t) ** 3, 3 * t * (1 - t) ** 2, 3 * t * t * (1 - t), t**3
+            yield (
+                a * p0[0] + b * p1[0] + c * p2[0] + d * p3[0],
+                a * p0[1] + b * p1[1] + c * p2[1] + d * p3[1],
+            )
+
+
+def _overlaps(drawing) -> list[str]:
+    """Node and label boxes that intersect, and edges that run through a box that is not
+    one of their ends (boxes shrunk by 1.5 points: touching is fine)."""
+    layout = json.loads(drawing.pipe("json"))
+    boxes = _boxes(layout)
+    inner = {n: (a + 1.5, b + 1.5, c - 1.5, d - 1.5) for n, (a, b, c, d) in boxes.items()}
+    found = []
+    for (m, p), (n, q) in itertools.combinations(inner.items(), 2):
+        if p[0] < q[2] and q[0] < p[2] and p[1] < q[3] and q[1] < p[3]:
+            found.append(f"{m} overlaps {n}")
+    names = {o["_gvid"]: o["name"] for o in layout["objects"]}
+    for e in layout.get("edges", []):
+        if e.get("style") == "invis":
+            continue
+        ends = {names[e["tail"]], names[e["head"]], f"label of edge {e['_gvid']}"}
+        points = [
+            tuple(map(float, p.split(",")))
+            for p in e["pos"].split()
+            if not p.startswith(("e,", "s,"))
+        ]
+        for x, y in _bezier(points):
+            for n, (a, b, c, d) in inner.items():
+                if n not in ends and a < x < c and b < y < d:
+                    found.append(f"edge {sorted(ends)} crosses {n}")
+    return sorted(set(found))
+
+
+@pytest.mark.parametrize("name", list(suite("quick")))
+def test_benchmark_graphs_do_not_overlap(name):
+    graph = suite("quick")[name]()
+    assert {view: _overlaps(draw(graph, view)) for view in VIEWS} == {view: [] for view in VIEWS}
+
+
+@pytest.mark.parametrize(
+    ("name", "view", "highlight"),
+    [
+        ("naumann_discrepancy.json", "graph", "factors"),
+        ("zhou_two_blocks.json", "graph", "chains"),
+        ("spherical_coordinates.trace", "graph", "umbrellas"),
+        ("spherical_coordinates.trace", "levels", "chains"),
+        ("spherical_coordinates.trace", "pages", "umbrellas"),
+        ("naumann_discrepancy.json", "line", "factors"),
+    ],
+)
+def test_highlights_do_not_overlap(name, view, highlight):
+    assert _overlaps(draw(bundled(name), view, highlight=highlight)) == []
+
+
+def test_step_frames_do_not_overlap():
+    viewer = steps(bundled("naumann_discrepancy.json"), "edge-optimal")
+    assert [(k, _overlaps(f.drawing)) for k, f in enumerate(viewer.frames)] == [
+        (k, []) for k in range(len(viewer.frames))
+    ]
+
+
+def test_graphviz_labels_would_overlap():
+    """The check can fail: graphviz's own edge labels sit beside their edge, and on a
+    benchmark graph crossing edges run through them, which is why dgraph draws edge
+    labels as nodes of their own."""
+    graph = suite("quick")["random-dag-1"]()
+    native = dataclasses.replace(get_style(), inline_labels=False)
+    found = _overlaps(draw(graph, style=native))
+    assert found and all("crosses label of edge" in o for o in found)
+
+
+# -- labels as math ------------------------------------------------------------------------
+
+
+def test_math_labels(sin_graph, discrepancy_graph):
+    assert vertex_label("x0").html == "<I>x</I><SUB>0</SUB>"
+    assert vertex_label("x_2").tex == "x_{2}" and vertex_label("theta").html == "θ"
+    assert vertex_label("Y_1_m1").tex == "Y_{1,m1}"
+    names = symbol_names(discrepancy_graph)
+    assert expr_label(discrepancy_graph.symbol("k", "i"), names).tex == "c_{i,k}"
+    # products keep their noncommutative (matrix) order in every form
+    a, b = discrepancy_graph.symbol("i", "y1"), discrepancy_graph.symbol("k", "i")
+    for expr, text in ((a * b, "d_y1_i*d_i_k"), (b * a, "d_i_k*d_y1_i")):
+        label = expr_label(expr, names)
+        assert label.text == text
+        first, second = ("y_{1},i", "i,k") if expr == a * b else ("i,k", "y_{1},i")
+        assert label.tex.index(first) < label.tex.index(second)
+    x0, x1 = sympy.symbols("x0 x1")
+    assert expr_label(-x0 * sympy.sin(x1)).html == "−<I>x</I><SUB>0</SUB>·sin(<I>x</I><SUB>1</SUB>)"
+    assert expr_label(x0**2).html == "<I>x</I><SUB>0</SUB><SUP>2</SUP>"
+    source = to_dot(sin_graph).source
+    assert "cos(<I>x</I><SUB>1</SUB>)" in source
+    assert "<I>c</I><SUB>i,k</SUB>" in to_dot(discrepancy_graph).source
+    # the plain style writes labels exactly as the text output does
+    assert "d_i_k" in to_dot(discrepancy_graph, style="plain").source
+    assert r"\cos{\left(x_{1} \right)}" in draw(sin_graph).tikz()
+
+
+def test_paper_style_is_serif_and_gray(sin_graph):
+    source = draw(sin_graph).source
+    assert "fontname=Times" in source
+    fills = {c for c in ("#e6e6e6", "#ffffff", "#cccccc") if c in source}
+    assert len(fills) == 3
+    assert "fontname=Arial" in draw(sin_graph, font="sans").source
+
+
+def test_notebook_svg(sin_graph):
+    assert sin_graph._repr_svg_() == render_svg(sin_graph)
+    assert ET.fromstring(draw(sin_graph, "line")._repr_svg_()).tag.endswith("svg")
+
+
+def test_legacy_drawings(sin_graph):
+    from dgraph.elimination.metagraph import metagraph
+
+    meta = metagraph_dot(metagraph(sin_graph))
+    assert meta.source.count("peripheries=2") >= 2
+    state = FaceState(sin_graph)
+    dot = face_state_dot(state, [("x1->v1", "v1->y")], "title")
+    assert "penwidth=2.6" in dot.source and "title" in dot.source
+
+
+# -- regions -------------------------------------------------------------------------------
+
+
+def test_chain_and_block_regions(two_blocks_graph):
+    structure = zhou_structure(two_blocks_graph)
+    chains, blocks = chain_regions(two_blocks_graph), block_regions(two_blocks_graph)
+    assert len(chains) == len(structure["chains"]) == 5
+    assert [r.name for r in blocks] == ["simple block r..v", "simple block v..t"]
+    assert blocks[0].edges == {("a", "r"), ("b", "r"), ("v", "a"), ("v", "b")}
+    assert blocks[0].ends == {"r", "v"}
+    direct = [r for r in chains if r.name.startswith("direct chain r..v")]
+    assert {frozenset(r.edges) for r in direct} == {
+        frozenset({("v", "a"), ("a", "r")}),
+        frozenset({("v", "b"), ("b", "r")}),
+    }
+    d = draw(two_blocks_graph, highlight="blocks")
+    assert [label.text for _, label in d.scene.legend] == [r.name for r in blocks]
+    assert len(d.scene.clusters) == 2 and "simple block r..v" in d.svg()
+    assert {n.id for n in d.scene.nodes.values() if n.cluster} == {"a", "b", "c", "d"}
+
+
+def _paths_in(region, graph) -> int:
+    return sum(
+        all(e in region.edges for e in itertools.pairwise(p)) for p in input_output_paths(graph)
+    )
+
+
+@pytest.mark.parametrize("name", [*PAPER, "spherical_coordinates.trace"])
+def test_pages_partition_the_paths(name):
+    g = bundled(name)
+    pages = page_regions(g)
+    assert sum(_paths_in(p, g) for p in pages) == count_paths(g)
+    assert all(p.edges <= set(g.edges()) for p in pages)
+
+
+def test_spherical_pages_and_umbrellas():
+    g = bundled("spherical_coordinates.trace")
+    assert len(page_regions(g)) == 4
+    assert [r.name for r in closed_umbrella_regions(g)] == [
+        "closed umbrella t3->t4",
+        "closed umbrella t5->t6",
+        "closed umbrella t7->t8",
+    ]
+    assert len(regions(g, "chains,umbrellas")) == 7 + 5
+
+
+@settings(max_examples=25)
+@given(dags())
+def test_random_graphs_draw_in_every_view(graph):
+    drawn = _drawn_edges(draw(graph).source)
+    assert drawn == set(graph.edges())
+    for view in ("levels", "line", "pages"):
+        pydot.graph_from_dot_data(draw(graph, view).source)
+    pages = page_regions(graph)
+    assert sum(_paths_in(p, graph) for p in pages) == count_paths(graph)
+
+
+# -- notebook output of results ------------------------------------------------------------
+
+
+def test_expression_set_output(discrepancy_graph):
+    es = dgraph.accumulate(discrepancy_graph, "edge-optimal")
+    md = es.to_markdown()
+    assert md.startswith("**edge-optimal: 13 mults")
+    assert r"| $r_{1}$ | $= c_{y_{1},i} c_{i,k} + c_{y_{1},k}$ |" in md
+    assert r"| $\frac{\partial y_{2}}{\partial a}$ | $= c_{y_{2},i} r_{2}$ |" in md
+    assert "- `dy1/da = r1*d_k_a`" in es.to_markdown(math=False)
+    html = es._repr_html_()
+    assert html.count("<tr>") == len(es.references) + len(es.jacobian)
+    assert "<i>r</i><sub>1</sub>·<i>c</i><sub>k,a</sub>" in html
+    ET.fromstring(html)  # well-formed
+    # the LaTeX and text forms are unchanged: references first, matrix order
+    assert es.to_latex().splitlines()[1].startswith("r_{1} &=")
+    assert es._repr_latex_().startswith("$$\\begin{aligned}")
+
+
+def test_comparison_tables(discrepancy_graph):
+    c = dgraph.compare(discrepancy_graph, ["forward", "reverse", "edge-optimal"])
+    md = c._repr_markdown_()
+    lines = md.splitlines()
+    assert lines[0].startswith("| method | mults")
+    assert "| **edge-optimal** | **13** |" in md and "| reverse | 15 |" in md
+    assert (
+        md.rstrip().splitlines()[-1].startswith("best: edge-optimal") or "best: edge-optimal" in md
+    )
+    html = c._repr_html_()
+    assert html.count("<tr>") == 4 and "<b>edge-optimal</b>" in html
+    ET.fromstring(html)

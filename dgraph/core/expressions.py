@@ -193,6 +193,18 @@ class ExpressionSet:
     def _repr_latex_(self) -> str:
         return "$$" + self.to_latex().replace("align", "aligned") + "$$"
 
+    def to_markdown(self, math: bool = True) -> str:
+        """A costs line and one equation per row, references first; ``math`` writes
+        ``$...$`` LaTeX (Jupyter and GitHub typeset it), else the text form."""
+        from ..render.notebook import expression_set_markdown
+
+        return expression_set_markdown(self, math)
+
+    def _repr_html_(self) -> str:
+        from ..render.notebook import expression_set_html
+
+        return expression_set_html(self)
+
     def summary(self) -> dict[str, Any]:
         """The costs and checks, without expressions (``compare`` rows)."""
         data: dict[str, Any] = {

@@ -331,9 +331,10 @@ class DGraph:
     # -- notebook display (rendering is downstream: imported on use) ----------------------
 
     def _repr_svg_(self) -> str:
-        from ..render.dot import render_svg
+        """The graph drawn in the paper style (:func:`dgraph.render.drawing.draw`)."""
+        from ..render.drawing import draw
 
-        return render_svg(self)
+        return draw(self).svg()
 
 
 def _neq(a: sympy.Expr | None, b: sympy.Expr | None) -> bool:

@@ -1,28 +1,46 @@
-"""Regions to highlight in drawings: factor subgraphs, umbrellas, closed umbrellas.
+"""Regions to highlight in drawings: Zhou's chains, blocks and pages, Murota-Kubota's
+umbrellas and closed umbrellas, D*'s factor subgraphs.
 
 Each region is a name, its vertices and its edges in the original graph, so renderers can
-draw it as a cluster or in a color without knowing how it was found.
+draw it as a cluster or in a color without knowing how it was found. ``ends`` are the
+vertices it shares with the rest (a chain's or block's source and sink), which a cluster
+leaves outside so that chained regions can sit side by side.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import networkx as nx
 
 from ..core.graph import DGraph
+from ..errors import DGraphError
 from .dstar import factor_subgraphs, pair_graph
 from .umbrellas import closed_umbrellas, umbrellas
 
-__all__ = ["Region", "closed_umbrella_regions", "factor_subgraph_regions", "umbrella_regions"]
+__all__ = [
+    "REGION_KINDS",
+    "Region",
+    "block_regions",
+    "chain_regions",
+    "closed_umbrella_regions",
+    "factor_subgraph_regions",
+    "page_regions",
+    "regions",
+    "umbrella_regions",
+]
 
 
 @dataclass(frozen=True)
 class Region:
+    """A named part of a graph: its vertices and its (data-flow) edges."""
+
     name: str
     vertices: frozenset
     edges: frozenset
+    ends: frozenset = frozenset()
 
 
 def _induced(graph: DGraph, vertices: set[str]) -> frozenset:
@@ -67,3 +85,88 @@ def factor_subgraph_regions(graph: DGraph) -> list[tuple[Region, int]]:
         vertices = frozenset(w for e in edges for w in e)
         regions.append((Region(f"factor {s.low}->{s.high}", vertices, edges), n))
     return regions
+
+
+def _zhou_region(graph: DGraph, entry: dict, name: str, with_direct: bool) -> Region:
+    """A chain or block of :func:`dgraph.zhou.structure.zhou_structure` (dependence
+    direction: ``source`` above ``sink``) with the edges among its vertices."""
+    top, bottom = entry["source"], entry["sink"]
+    vertices = set(entry["inner"]) | {top, bottom}
+    edges = _induced(graph, vertices)
+    if not with_direct:
+        edges = edges - {(bottom, top)}
+    return Region(name, frozenset(vertices), edges, frozenset({top, bottom}))
+
+
+def chain_regions(graph: DGraph) -> list[Region]:
+    """Zhou's simple chains, direct and indirect (Def. 3.2), outermost first."""
+    from ..zhou.structure import zhou_structure
+
+    return [
+        _zhou_region(graph, c, f"{c['kind']} chain {c['source']}..{c['sink']}", False)
+        for c in zhou_structure(graph)["chains"]
+    ]
+
+
+def block_regions(graph: DGraph) -> list[Region]:
+    """Zhou's blocks, simple and complex (Defs. 3.1, 3.3), as ``dgraph structure`` lists
+    them."""
+    from ..zhou.structure import zhou_structure
+
+    return [
+        _zhou_region(graph, b, f"{b['kind']} block {b['source']}..{b['sink']}", True)
+        for b in zhou_structure(graph)["blocks"]
+    ]
+
+
+def page_regions(graph: DGraph, variant: str = "backward") -> list[Region]:
+    """Zhou's pages (§5) as :func:`dgraph.zhou.factorize.pages` splits the graph: each
+    page's edges are those of the root-terminal paths it computes (pages partition the
+    paths; an edge on paths of several pages belongs to each). A graph that needs no
+    split is one page."""
+    from ..elimination.labeled import LabeledGraph
+    from ..zhou.factorize import pages
+    from ..zhou.simple import reduce_simple
+
+    base = LabeledGraph(graph)
+    reduce_simple(base)
+    base.name_references()
+    parts = pages(base, variant)
+    resolved: dict = {}
+    for name, definition in base.references.items():
+        resolved[name] = definition.xreplace(resolved)
+    symbols = graph.edge_symbols
+    out = []
+    for part in parts:
+        edges = set()
+        for entry in part.entries().values():
+            expanded = entry.xreplace(resolved)
+            edges.update(symbols[s] for s in expanded.free_symbols if s in symbols)
+        if edges:
+            vertices = frozenset(w for e in edges for w in e)
+            out.append(Region(f"page {len(out) + 1}", vertices, frozenset(edges)))
+    return out
+
+
+REGION_KINDS: dict[str, Callable[[DGraph], list[Region]]] = {
+    "chains": chain_regions,
+    "blocks": block_regions,
+    "umbrellas": umbrella_regions,
+    "closed-umbrellas": lambda g: closed_umbrella_regions(g, hierarchy=True),
+    "factors": lambda g: [
+        Region(f"{r.name} ({n} pair{'s' if n > 1 else ''})", r.vertices, r.edges)
+        for r, n in factor_subgraph_regions(g)
+    ],
+    "pages": page_regions,
+}
+
+
+def regions(graph: DGraph, kinds: str | list[str]) -> list[Region]:
+    """The regions of one or several kinds (``chains,blocks``), in that order."""
+    names = [k.strip() for k in kinds.split(",")] if isinstance(kinds, str) else list(kinds)
+    out: list[Region] = []
+    for kind in names:
+        if kind not in REGION_KINDS:
+            raise DGraphError(f"unknown highlight {kind!r}: use {', '.join(REGION_KINDS)}")
+        out.extend(REGION_KINDS[kind](graph))
+    return out

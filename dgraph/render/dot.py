@@ -1,4 +1,6 @@
-"""Plain graphviz drawings of differentiation graphs (DOT, SVG, PDF, PNG).
+"""Graphviz drawings of differentiation graphs (DOT, SVG, PDF, PNG, TikZ): the functions
+the rest of dgraph calls. They draw the ``graph`` view of :mod:`dgraph.render.views` in
+the paper style; :func:`dgraph.render.drawing.draw` has every view and option.
 
 Inputs are drawn as boxes, outputs as double circles, intermediates as circles; edges are
 labeled with the local partial when it is known, else with the edge's symbol. Data-flow
@@ -8,27 +10,37 @@ outputs (Zhou's roots) at the top with edges pointing down to the inputs.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import graphviz
-import sympy
 
 from ..core.graph import DGraph
 from ..elimination.structure import iter_bits
-from ..errors import DGraphError
+from .drawing import FORMATS, Drawing
+from .scene import to_graphviz
+from .styles import Style, get_style
+from .views import graph_scene
 
 __all__ = ["FORMATS", "metagraph_dot", "render", "render_svg", "to_dot"]
 
-FORMATS = (".svg", ".pdf", ".png", ".dot")
-_SHAPES = {"input": "box", "intermediate": "circle", "output": "doublecircle"}
-_FILL = {"input": "#e8e8e8", "intermediate": "white", "output": "#d0d0d0"}
 
-
-def _edge_label(graph: DGraph, u: str, v: str) -> str:
-    partial = graph.partial(u, v)
-    text = sympy.sstr(partial) if partial is not None else str(graph.symbol(u, v))
-    return text if len(text) <= 24 else text[:21] + "..."
+def _drawing(
+    graph: DGraph,
+    direction: str,
+    labels: bool = True,
+    edge_labels: dict[tuple[str, str], object] | None = None,
+    regions: list | None = None,
+    style: str | Style | None = None,
+) -> Drawing:
+    scene = graph_scene(
+        graph,
+        direction,
+        style=get_style(style),
+        edge_labels=edge_labels,
+        regions=regions or (),
+        labels=labels,
+    )
+    return Drawing(scene)
 
 
 def to_dot(
@@ -37,62 +49,23 @@ def to_dot(
     labels: bool = True,
     edge_labels: dict[tuple[str, str], object] | None = None,
     regions: list | None = None,
+    style: str | Style | None = None,
 ) -> graphviz.Digraph:
     """The graph as a graphviz ``Digraph`` in ``dataflow`` or ``dependence`` direction;
     ``edge_labels`` overrides the label of some edges (e.g. the symbols an expression
     graph's edges stand for); ``regions`` (objects with ``name`` and ``vertices``, e.g.
-    :mod:`dgraph.dominance.regions`) are drawn as dashed clusters, the first region
-    claiming a vertex keeping it."""
-    if direction not in ("dataflow", "dependence"):
-        raise DGraphError(f"unknown direction {direction!r}: use dataflow or dependence")
-    dot = graphviz.Digraph(graph.name or "dgraph")
-    dot.attr(rankdir="BT" if direction == "dataflow" else "TB", fontname="Times-Roman")
-    dot.attr("node", fontname="Times-Roman", style="filled", fixedsize="false", margin="0.05")
-    dot.attr("edge", fontname="Times-Roman", fontsize="10", arrowsize="0.7")
-    placed: set[str] = set()
-    for k, region in enumerate(regions or []):
-        members = [v for v in graph.order() if v in region.vertices and v not in placed]
-        with dot.subgraph(name=f"cluster_{k}") as cluster:
-            cluster.attr(label=region.name, style="dashed", color="gray40", fontsize="10")
-            for v in members:
-                role = graph.role(v)
-                cluster.node(v, v, shape=_SHAPES[role], fillcolor=_FILL[role])
-        placed.update(members)
-    for v in graph.order():
-        if v in placed:
-            continue
-        role = graph.role(v)
-        dot.node(v, v, shape=_SHAPES[role], fillcolor=_FILL[role])
-    for rank in ("input", "output"):
-        with dot.subgraph() as same:
-            same.attr(rank="min" if (rank == "input") == (direction == "dataflow") else "max")
-            for v in graph.inputs if rank == "input" else graph.outputs:
-                if v not in placed:  # a cluster keeps its own vertices
-                    same.node(v)
-    for u, v in graph.edges():
-        label = _edge_label(graph, u, v) if labels else ""
-        if edge_labels and (u, v) in edge_labels:
-            label = str(edge_labels[u, v])
-        if direction == "dataflow":
-            dot.edge(u, v, label=label)
-        else:
-            dot.edge(v, u, label=label)
-    return dot
-
-
-def _need_dot() -> None:
-    if shutil.which("dot") is None:
-        raise DGraphError("graphviz 'dot' not found; install it (Debian: apt-get install graphviz)")
+    :mod:`dgraph.dominance.regions`) are drawn as clusters with colored edges."""
+    return _drawing(graph, direction, labels, edge_labels, regions, style).dot
 
 
 def render_svg(
     graph: DGraph,
     direction: str = "dataflow",
     edge_labels: dict[tuple[str, str], object] | None = None,
+    style: str | Style | None = None,
 ) -> str:
     """SVG text of the drawing (used for notebook display)."""
-    _need_dot()
-    return to_dot(graph, direction, edge_labels=edge_labels).pipe(format="svg").decode()
+    return _drawing(graph, direction, edge_labels=edge_labels, style=style).svg()
 
 
 def render(
@@ -100,39 +73,32 @@ def render(
     path: str | Path,
     direction: str = "dataflow",
     edge_labels: dict[tuple[str, str], object] | None = None,
+    style: str | Style | None = None,
 ) -> Path:
-    """Write the drawing to ``path``; the format follows the suffix (.svg .pdf .png .dot)."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise DGraphError(f"{path}: unknown format {suffix or '(none)'}; use {' '.join(FORMATS)}")
-    dot = to_dot(graph, direction, edge_labels=edge_labels)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".dot":
-        path.write_text(dot.source)
-    else:
-        _need_dot()
-        if suffix == ".png":
-            dot.attr(dpi="150")
-        path.write_bytes(dot.pipe(format=suffix[1:]))
-    return path
+    """Write the drawing to ``path``; the format follows the suffix (.svg .pdf .png .dot
+    .tex)."""
+    return _drawing(graph, direction, edge_labels=edge_labels, style=style).save(path)
 
 
-def metagraph_dot(meta) -> graphviz.Digraph:
+def metagraph_dot(meta, style: str | Style | None = None) -> graphviz.Digraph:
     """A metagraph (from :func:`dgraph.elimination.metagraph.metagraph`) as a drawing:
     each stage lists its intermediate edges, each arc its elimination and cost."""
+    from .labels import text_label
+    from .scene import Scene
+
+    chosen = get_style(style)
     names = meta.graph["names"]
-    dot = graphviz.Digraph("metagraph")
-    dot.attr(rankdir="TB", fontname="Times-Roman", nodesep="0.25", ranksep="0.35")
-    dot.attr("node", shape="box", fontname="Times-Roman", fontsize="9", style="rounded")
-    dot.attr("edge", fontname="Times-Roman", fontsize="8", arrowsize="0.6")
+    scene = Scene("metagraph", chosen, "TB")
+    scene.attrs.update(nodesep="0.25", ranksep="0.35")
     ids = {state: f"s{k}" for k, state in enumerate(meta.nodes)}
     for state, final in meta.nodes(data="final"):
         edges = [f"{names[i]}→{names[j]}" for i, s in enumerate(state) for j in iter_bits(s)]
-        label = "\\n".join(", ".join(edges[k : k + 3]) for k in range(0, len(edges), 3))
-        attrs = {"peripheries": "2"} if final or state == meta.graph["start"] else {}
-        dot.node(ids[state], label, **attrs)
+        text = "\n".join(", ".join(edges[k : k + 3]) for k in range(0, len(edges), 3))
+        attrs = {"style": "rounded", "fontsize": "9"}
+        if final or state == meta.graph["start"]:
+            attrs["peripheries"] = "2"
+        scene.node(ids[state], text_label(text), "stage", **attrs)
     for a, b, data in meta.edges(data=True):
         kinds = sorted({op[0] for op, _ in data["moves"]})
-        dot.edge(ids[a], ids[b], label=f"{','.join(kinds)} {data['cost']}")
-    return dot
+        scene.edge(ids[a], ids[b], text_label(f"{','.join(kinds)} {data['cost']}"), fontsize="8")
+    return to_graphviz(scene)

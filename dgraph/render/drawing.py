@@ -1,0 +1,197 @@
+"""One entry point for every drawing: :func:`draw` builds a view of a graph, a line graph
+or an expression set, and the :class:`Drawing` it returns exports to SVG, PDF, PNG, DOT
+and TikZ and shows itself in Jupyter.
+"""
+
+from __future__ import annotations
+
+import shutil
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import graphviz
+
+from ..core.expressions import ExpressionSet
+from ..core.graph import DGraph
+from ..dominance.regions import Region, regions
+from ..errors import DGraphError
+from ..faces.elimination import FaceState
+from .scene import Scene, to_graphviz
+from .styles import Style, get_style
+from .views import graph_scene, levels_scene, line_scene, pages_scene
+
+__all__ = ["FORMATS", "VIEWS", "Drawing", "draw", "need_dot"]
+
+FORMATS = (".svg", ".pdf", ".png", ".dot", ".tex")
+VIEWS = ("graph", "line", "levels", "pages")
+
+
+def need_dot() -> None:
+    """Raise a clear error when graphviz's ``dot`` program is missing."""
+    if shutil.which("dot") is None:
+        raise DGraphError("graphviz 'dot' not found; install it (Debian: apt-get install graphviz)")
+
+
+class Drawing:
+    """A laid-out-on-demand drawing: ``source`` (DOT), ``svg()``, ``tikz()``,
+    ``save(path)`` by suffix, and SVG display in Jupyter."""
+
+    def __init__(self, scene: Scene) -> None:
+        self.scene = scene
+
+    @cached_property
+    def dot(self) -> graphviz.Digraph:
+        return to_graphviz(self.scene)
+
+    @property
+    def source(self) -> str:
+        return self.dot.source
+
+    def pipe(self, fmt: str) -> bytes:
+        """The drawing in a graphviz output format (``svg``, ``pdf``, ``png``, ``json``)."""
+        need_dot()
+        dot = self.dot
+        if fmt == "png":
+            dot = dot.copy()
+            dot.attr(dpi=str(self.scene.style.dpi))
+        return dot.pipe(format=fmt)
+
+    def svg(self) -> str:
+        return self.pipe("svg").decode()
+
+    def tikz(self, standalone: bool = False) -> str:
+        """The same layout as a TikZ picture (LaTeX labels); ``standalone`` wraps it in a
+        document that compiles on its own."""
+        from .tikz import to_tikz
+
+        return to_tikz(self.scene, standalone=standalone)
+
+    def save(self, path: str | Path, standalone: bool = False) -> Path:
+        """Write the drawing; the format follows the suffix (.svg .pdf .png .dot .tex)."""
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix not in FORMATS:
+            raise DGraphError(
+                f"{path}: unknown format {suffix or '(none)'}; use {' '.join(FORMATS)}"
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if suffix == ".dot":
+            path.write_text(self.source)
+        elif suffix == ".tex":
+            path.write_text(self.tikz(standalone))
+        else:
+            path.write_bytes(self.pipe(suffix[1:]))
+        return path
+
+    def _repr_svg_(self) -> str:
+        return self.svg()
+
+    def __repr__(self) -> str:
+        s = self.scene
+        return f"<Drawing {s.name!r}: {len(s.nodes)} nodes, {len(s.edges)} edges>"
+
+
+def _highlight(graph: DGraph, highlight: Any) -> list[Region]:
+    if not highlight:
+        return []
+    if isinstance(highlight, (str, list, tuple)) and all(
+        isinstance(h, str) for h in ([highlight] if isinstance(highlight, str) else highlight)
+    ):
+        return regions(graph, highlight)
+    return list(highlight)
+
+
+def draw(
+    obj: DGraph | FaceState | ExpressionSet,
+    view: str = "graph",
+    *,
+    direction: str | None = None,
+    highlight: str | list | None = None,
+    style: str | Style | None = None,
+    font: str | None = None,
+    edge_labels: dict | None = None,
+    labels: bool = True,
+    title: str | None = None,
+    variant: str = "backward",
+    faces: list[tuple[str, str]] = (),
+) -> Drawing:
+    """Draw a graph in one of the views ``graph``, ``line``, ``levels``, ``pages``.
+
+    ``direction`` is ``dataflow`` (Naumann; the default for graph and line views) or
+    ``dependence`` (Zhou; the default for levels and pages). ``highlight`` names region
+    kinds (``chains``, ``blocks``, ``umbrellas``, ``closed-umbrellas``, ``factors``,
+    ``pages``; comma-separated for several) or passes regions. ``style`` is ``paper``
+    (default: serif, grayscale-safe), ``screen`` or ``plain`` (labels as text);
+    ``font`` ``serif`` or ``sans``. A :class:`FaceState` draws its line graph, an
+    :class:`ExpressionSet` its expressions laid out as a graph (Zhou).
+
+    >>> from dgraph.core.builders import bundled
+    >>> d = draw(bundled("zhou_two_blocks.json"), highlight="blocks", direction="dependence")
+    >>> sorted(d.scene.clusters), d.svg().count("<svg")
+    (['r0', 'r1'], 1)
+    """
+    chosen = get_style(style, font)
+    if view not in VIEWS:
+        raise DGraphError(f"unknown view {view!r}: use {', '.join(VIEWS)}")
+    if isinstance(obj, FaceState):
+        if view != "line":
+            raise DGraphError("a line graph under face elimination has only the line view")
+        found = _highlight(obj.graph, highlight)
+        return Drawing(
+            line_scene(
+                obj, direction or "dataflow", style=chosen, faces=faces, regions=found, title=title
+            )
+        )
+    if isinstance(obj, ExpressionSet):
+        if view != "graph":
+            obj = obj.graph
+        else:
+            from ..zhou.convert import expression_graph
+            from .labels import symbol_names
+
+            laid = expression_graph(obj)
+            labels_of = dict(laid.label)
+            labels_of.update(edge_labels or {})
+            scene = graph_scene(
+                laid.graph,
+                direction or "dependence",
+                style=chosen,
+                edge_labels=labels_of,
+                title=title,
+                names=symbol_names(obj.graph, obj.references),
+                origin=laid.origin,
+            )
+            return Drawing(scene)
+    if not isinstance(obj, DGraph):
+        raise DGraphError(f"cannot draw a {type(obj).__name__}")
+    found = _highlight(obj, highlight)
+    if view == "graph":
+        scene = graph_scene(
+            obj,
+            direction or "dataflow",
+            style=chosen,
+            edge_labels=edge_labels,
+            regions=found,
+            labels=labels,
+            title=title,
+        )
+    elif view == "line":
+        scene = line_scene(
+            obj, direction or "dataflow", style=chosen, faces=faces, regions=found, title=title
+        )
+    elif view == "levels":
+        scene = levels_scene(
+            obj, direction or "dependence", style=chosen, regions=found, labels=labels, title=title
+        )
+    else:
+        scene = pages_scene(
+            obj,
+            direction or "dependence",
+            style=chosen,
+            variant=variant,
+            regions=found,
+            labels=labels,
+            title=title,
+        )
+    return Drawing(scene)

@@ -1,0 +1,229 @@
+"""Labels as readable math, in three forms from one source: plain text (sympy's ``sstr``),
+graphviz HTML-like labels (italic names, subscripts, powers as superscripts) and LaTeX
+for TikZ.
+
+Vertex names split like sympy splits symbol names (``x0``, ``x_2`` -> x with subscript);
+an edge symbol ``d_<target>_<source>`` becomes ``c_{target,source}`` as in
+:meth:`ExpressionSet.to_latex <dgraph.core.expressions.ExpressionSet.to_latex>`, a
+reference ``r<k>`` becomes ``r_k``. Products keep their noncommutative order.
+"""
+
+from __future__ import annotations
+
+import html as _html
+import re
+from dataclasses import dataclass
+
+import sympy
+from sympy.printing.conventions import split_super_sub
+from sympy.printing.pretty.pretty_symbology import greek_unicode
+from sympy.printing.str import StrPrinter
+
+from ..core.graph import DGraph
+
+__all__ = [
+    "Label",
+    "SymbolNames",
+    "expr_label",
+    "name_edge_symbols",
+    "symbol_names",
+    "text_label",
+    "vertex_label",
+]
+
+_REFERENCE = re.compile(r"r(\d+)\Z")
+_GREEK_TEX = {name for name in greek_unicode if name.isalpha()}
+
+
+@dataclass(frozen=True)
+class Label:
+    """One label in every output form: ``text``, ``html`` (graphviz HTML-like, without
+    the enclosing ``<>``) and ``tex`` (LaTeX math mode, without ``$``)."""
+
+    text: str
+    html: str
+    tex: str
+    math: bool = True  # whether ``tex`` is math mode (else text mode)
+
+
+def text_label(text: str) -> Label:
+    """A label that is words, not math (titles, cluster names)."""
+    html = _html.escape(text.replace("->", "→")).replace("\n", "<BR/>")
+    tex = text.replace("\\", r"\textbackslash{}")
+    for c in "&%$#_{}":
+        tex = tex.replace(c, "\\" + c)
+    tex = tex.replace("~", r"\textasciitilde{}").replace("^", r"\textasciicircum{}")
+    tex = tex.replace("->", "→").replace("→", r"$\to$").replace(">", r"\textgreater{}")
+    tex = tex.replace("<", r"\textless{}").replace("\n", r"\\")
+    return Label(text, html, tex, math=False)
+
+
+def _parts(name: str) -> tuple[str, list[str]] | None:
+    """Base and subscripts of a vertex name, or None when it has no math reading."""
+    if "__" in name or not name.isidentifier():
+        return None
+    base, supers, subs = split_super_sub(name)
+    return (base, subs) if not supers and base else None
+
+
+def _base_html(base: str) -> str:
+    return greek_unicode[base] if base in greek_unicode else f"<I>{_html.escape(base)}</I>"
+
+
+def _base_tex(base: str) -> str:
+    if base in _GREEK_TEX:
+        return "\\" + base
+    return base if len(base) == 1 else rf"\mathit{{{base}}}"
+
+
+def _vertex_html(name: str) -> str:
+    parts = _parts(name)
+    if parts is None:
+        return _html.escape(name)
+    base, subs = parts
+    return _base_html(base) + (f"<SUB>{','.join(subs)}</SUB>" if subs else "")
+
+
+def _vertex_tex(name: str) -> str:
+    parts = _parts(name)
+    if parts is None:
+        return rf"\mathrm{{{name.replace('_', chr(92) + '_')}}}"
+    base, subs = parts
+    sub = ",".join(subs)
+    return _base_tex(base) + (f"_{{{sub}}}" if sub else "")
+
+
+def _flat(name: str) -> str:
+    """A vertex name inside a subscript: no nested subscript (x_2 and x2 both read x2)."""
+    parts = _parts(name)
+    if parts is None:
+        return name
+    base, subs = parts
+    return (greek_unicode.get(base, base)) + "".join(subs)
+
+
+def vertex_label(name: str, math: bool = True) -> Label:
+    """A vertex name as math: ``x0`` -> *x*₀, ``theta`` -> θ, ``x_2`` -> *x*₂."""
+    if not math:
+        return Label(name, _html.escape(name), rf"\mathrm{{{name.replace('_', chr(92) + '_')}}}")
+    return Label(name, _vertex_html(name), _vertex_tex(name))
+
+
+@dataclass
+class SymbolNames:
+    """How the symbols of one graph print: edge symbols and references in HTML and TeX."""
+
+    html: dict[sympy.Symbol, str]
+    tex: dict[sympy.Symbol, str]
+
+
+def symbol_names(graph: DGraph | None, references=()) -> SymbolNames:
+    """Printed names for ``graph``'s edge symbols (``c_{target,source}``) and for the
+    reference symbols given."""
+    names = SymbolNames({}, {})
+    if graph is not None:
+        for sym, (u, v) in graph.edge_symbols.items():
+            _edge_names(names, sym, v, u)
+    for r in references:
+        m = _REFERENCE.match(str(r))
+        if m:
+            names.html[r] = f"<I>r</I><SUB>{m.group(1)}</SUB>"
+            names.tex[r] = f"r_{{{m.group(1)}}}"
+    return names
+
+
+def _edge_names(names: SymbolNames, sym: sympy.Symbol, target: str, source: str) -> None:
+    names.html[sym] = (
+        f"<I>c</I><SUB>{_html.escape(_flat(target))},{_html.escape(_flat(source))}</SUB>"
+    )
+    names.tex[sym] = f"c_{{{_vertex_tex(target)},{_vertex_tex(source)}}}"
+
+
+def name_edge_symbols(names: SymbolNames, exprs, vertices) -> None:
+    """Name the edge symbols ``d_<target>_<source>`` found in ``exprs`` that ``names``
+    does not know, when their name splits into two of ``vertices`` (labels that belong
+    to another graph, e.g. an expression set laid out as a graph)."""
+    known = set(vertices)
+    for expr in exprs:
+        for sym in _symbols(expr):
+            name = sym.name
+            if sym in names.html or sym.is_commutative or not name.startswith("d_"):
+                continue
+            rest = name[2:]
+            for k in range(1, len(rest) - 1):
+                if rest[k] == "_" and rest[:k] in known and rest[k + 1 :] in known:
+                    _edge_names(names, sym, rest[:k], rest[k + 1 :])
+                    break
+
+
+class _HtmlPrinter(StrPrinter):
+    """sympy's string printer with HTML-like names, superscript powers and a middle dot
+    for products (graphviz draws HTML-like labels; <SUB>/<SUP> need no font support)."""
+
+    def __init__(self, names: dict[sympy.Symbol, str]) -> None:
+        super().__init__()
+        self._names = names
+
+    def _print_Symbol(self, expr: sympy.Symbol) -> str:
+        if expr in self._names:
+            return self._names[expr]
+        m = _REFERENCE.match(expr.name)
+        if m and not expr.is_commutative:
+            return f"<I>r</I><SUB>{m.group(1)}</SUB>"
+        return _vertex_html(expr.name)
+
+    def _print_Pow(self, expr: sympy.Pow, rational: bool = False) -> str:
+        base, exp = expr.as_base_exp()
+        inner = self._print(base)
+        if not ((base.is_Atom and not base.is_Rational) or base.is_Integer or base.is_Function):
+            inner = f"({inner})"
+        if exp == sympy.S.Half:
+            return f"√{inner}"
+        if exp == -sympy.S.Half:
+            return f"1/√{inner}"
+        if exp.is_Integer and exp > 0:
+            return f"{inner}<SUP>{exp}</SUP>"
+        if exp.is_Integer and exp == -1:
+            return f"1/{inner}"
+        return f"{inner}<SUP>{self._print(exp)}</SUP>"
+
+    def _print_Mul(self, expr: sympy.Mul) -> str:
+        return super()._print_Mul(expr).replace("*", "·")
+
+    def _print_Pi(self, expr) -> str:
+        return "π"
+
+    def _print_Exp1(self, expr) -> str:
+        return "<I>e</I>"
+
+
+def _symbols(expr: sympy.Expr) -> set[sympy.Symbol]:
+    return expr.free_symbols if isinstance(expr, sympy.Basic) else set()
+
+
+def expr_label(
+    expr: sympy.Expr | str, names: SymbolNames | None = None, math: bool = True, limit: int = 0
+) -> Label:
+    """An expression (a partial, an edge symbol, a sum of products) in every form; with
+    ``limit``, text longer than that breaks a sum into one term per line."""
+    if isinstance(expr, str):
+        return text_label(expr)
+    text = sympy.sstr(expr)
+    if not math:
+        lab = text_label(text)
+    else:
+        names = names or SymbolNames({}, {})
+        tex_names = dict(names.tex)
+        for s in _symbols(expr):
+            if s not in tex_names:
+                m = _REFERENCE.match(s.name)
+                tex_names[s] = f"r_{{{m.group(1)}}}" if m else _vertex_tex(s.name)
+        printer = _HtmlPrinter(names.html)
+        html = printer.doprint(expr).replace("-", "−")
+        tex = sympy.latex(expr, symbol_names=tex_names, mul_symbol=None)
+        lab = Label(text, html, tex)
+    if limit and len(text) > limit and isinstance(expr, sympy.Add):
+        terms = [expr_label(t, names, math) for t in expr.args]
+        html = "<BR/>+ ".join(t.html for t in terms).replace("+ −", "− ")
+        return Label("\n+ ".join(t.text for t in terms), html, lab.tex, lab.math)
+    return lab

@@ -1,0 +1,163 @@
+"""Rich notebook output for results: expression sets as HTML or Markdown (references
+first, products in their noncommutative order), comparisons as tables.
+
+HTML uses only tables, ``<i>``, ``<sub>`` and ``<sup>`` so that it survives the HTML
+sanitizers of notebook viewers; Markdown writes math as ``$...$`` (Jupyter and GitHub
+typeset it) or, with ``math=False``, the text form in code spans.
+"""
+
+from __future__ import annotations
+
+import html as _html
+from typing import Any
+
+import sympy
+
+from .labels import expr_label, symbol_names, vertex_label
+
+__all__ = [
+    "comparison_html",
+    "comparison_markdown",
+    "expression_set_html",
+    "expression_set_markdown",
+]
+
+
+def _status(es) -> str:
+    check = es.verification
+    if check is None:
+        status = "not verified"
+    elif check.ok:
+        status = f"verified ({check.mode}: {check.detail})"
+    else:
+        status = f"NOT verified: {check.detail}"
+    return (
+        f"{es.method or 'expression set'}: {es.mults} mults ({es.mults_effective} effective), "
+        f"{es.adds} adds, {status}"
+    )
+
+
+def _rows(es, form: str) -> list[tuple[str, str]]:
+    """(left, right) of every equation, references first, in ``html`` or ``tex``."""
+    names = symbol_names(es.graph, es.references)
+    rows = [
+        (getattr(expr_label(n, names), form), getattr(expr_label(d, names), form))
+        for n, d in es.references.items()
+    ]
+    for (y, x), e in es.jacobian.items():
+        vy, vx = vertex_label(y), vertex_label(x)
+        if form == "html":
+            lhs = f"∂{vy.html}/∂{vx.html}"
+        else:
+            lhs = rf"\frac{{\partial {vy.tex}}}{{\partial {vx.tex}}}"
+        rows.append((lhs, getattr(expr_label(e, names), form)))
+    return rows
+
+
+def _lower_tags(text: str) -> str:
+    """Graphviz HTML-like math (upper-case tags) as ordinary HTML."""
+    for tag in ("I", "SUB", "SUP"):
+        text = text.replace(f"<{tag}>", f"<{tag.lower()}>").replace(
+            f"</{tag}>", f"</{tag.lower()}>"
+        )
+    return text
+
+
+def expression_set_html(es) -> str:
+    """An expression set as an HTML table under a line with its costs and check."""
+    body = "".join(
+        f"<tr><td style='text-align:right'>{_lower_tags(lhs)}</td>"
+        f"<td style='text-align:left'>= {_lower_tags(rhs)}</td></tr>"
+        for lhs, rhs in _rows(es, "html")
+    )
+    return (
+        f"<div><div style='font-family:serif'>{_html.escape(_status(es))}</div>"
+        f"<table style='font-family:serif'>{body}</table></div>"
+    )
+
+
+def expression_set_markdown(es, math: bool = True) -> str:
+    """An expression set as Markdown: a costs line, then one equation per row."""
+    lines = [f"**{_html.escape(_status(es))}**", ""]
+    if math:
+        lines += ["| | |", "|---:|:---|"]
+        lines += [f"| ${lhs}$ | $= {rhs}$ |" for lhs, rhs in _rows(es, "tex")]
+    else:
+        lines += [f"- `{n} = {sympy.sstr(d)}`" for n, d in es.references.items()]
+        lines += [f"- `d{y}/d{x} = {sympy.sstr(e)}`" for (y, x), e in es.jacobian.items()]
+    return "\n".join(lines) + "\n"
+
+
+_COLUMNS = ("method", "mults", "effective", "adds", "gap", "verified", "optimal", "seconds")
+
+
+def _cells(row: dict[str, Any]) -> list[str]:
+    optimal = {True: "proven", False: "no"}.get(row.get("optimal"), "")
+    seconds, gap = row.get("seconds"), row.get("gap")
+    return [
+        row["method"],
+        str(row["mults"]),
+        str(row["mults_effective"]),
+        str(row["adds"]),
+        "" if gap is None else f"+{gap}" if gap else "0",
+        "yes" if row["verified"] else "NO",
+        optimal,
+        "" if seconds is None else f"{seconds:.3f}",
+    ]
+
+
+def _bound(comparison) -> str:
+    bound = getattr(comparison, "lower_bound", None)
+    return f"lower bound {bound[0]} for {bound[1]}" if bound else ""
+
+
+def comparison_html(comparison) -> str:
+    """A comparison as an HTML table, the best method in bold, skipped ones last."""
+    best = comparison.best
+    head = "".join(f"<th>{c}</th>" for c in _COLUMNS)
+    rows = []
+    for row in comparison.rows():
+        if "skipped" in row:
+            why = _html.escape(row["skipped"])
+            rows.append(
+                f"<tr><td>{_html.escape(row['method'])}</td>"
+                f"<td colspan='{len(_COLUMNS) - 1}'>skipped: {why}</td></tr>"
+            )
+            continue
+        cells = [_html.escape(c) for c in _cells(row)]
+        if row["method"] == best:
+            cells = [f"<b>{c}</b>" for c in cells]
+        tds = "".join(
+            f"<td style='text-align:{'left' if k == 0 else 'right'}'>{c}</td>"
+            for k, c in enumerate(cells)
+        )
+        rows.append(f"<tr>{tds}</tr>")
+    graph = comparison.graph
+    caption = (
+        f"{_html.escape(graph.name or 'graph')}: {len(graph.inputs)} inputs, "
+        f"{len(graph.intermediates)} intermediates, {len(graph.outputs)} outputs, "
+        f"{graph.n_edges} edges; best: {_html.escape(str(best))}"
+    )
+    if _bound(comparison):
+        caption += f"; {_html.escape(_bound(comparison))}"
+    return (
+        f"<table><caption style='caption-side:top;text-align:left'>{caption}</caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def comparison_markdown(comparison) -> str:
+    """A comparison as a Markdown table (the best method in bold)."""
+    best = comparison.best
+    lines = ["| " + " | ".join(_COLUMNS) + " |", "|:---|" + "---:|" * (len(_COLUMNS) - 1)]
+    skipped = []
+    for row in comparison.rows():
+        if "skipped" in row:
+            skipped.append(f"- {row['method']}: skipped — {row['skipped']}")
+            continue
+        cells = _cells(row)
+        if row["method"] == best:
+            cells = [f"**{c}**" if c else c for c in cells]
+        lines.append("| " + " | ".join(cells) + " |")
+    tail = [f"best: {best}"] + ([_bound(comparison)] if _bound(comparison) else [])
+    return "\n".join([*lines, "", *skipped, *tail]).rstrip() + "\n"

@@ -1,0 +1,275 @@
+"""Step-by-step views: an accumulation replayed one step at a time, one frame per step.
+
+A frame is a drawing of the graph as the step left it (edges labeled with what they hold,
+the step's new or changed edges bold, eliminated vertices dotted so that the layout stays
+put) and the expression set so far: the references named up to then and the
+input-output labels. Vertex and edge eliminations (Naumann), Zhou's chain reductions and
+splits (eliminations at one level), and umbrella contractions are replayed on the c-graph
+(:class:`~dgraph.elimination.labeled.LabeledGraph`); face eliminations on the line graph
+(:class:`~dgraph.faces.elimination.FaceState`). Every replayed step must cost what the
+method recorded, so a frame never shows work the method did not do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import sympy
+
+from ..core.expressions import ExpressionSet, Step
+from ..core.graph import DGraph
+from ..core.paths import depths
+from ..elimination.labeled import LabeledGraph
+from ..errors import DGraphError
+from ..faces.elimination import FaceState
+from .drawing import Drawing
+from .labels import SymbolNames, symbol_names
+from .styles import Style, get_style
+from .views import graph_scene, line_scene
+
+__all__ = ["Frame", "StepViewer", "frames", "steps"]
+
+_VERTEX_OPS = ("vertex", "chain", "split")
+
+
+@dataclass
+class Frame:
+    """One step's picture: ``title``, the ``drawing``, the ``references`` named so far
+    and the ``entries`` (input-output labels) present, with the ``mults`` spent so far."""
+
+    title: str
+    drawing: Drawing
+    references: list[tuple[sympy.Symbol, sympy.Expr]]
+    entries: list[tuple[tuple[str, str], sympy.Expr]]
+    names: SymbolNames
+    mults: int
+    step: Step | None = None
+
+    def lines(self) -> list[str]:
+        """The expression set so far, as text."""
+        out = [f"{n} = {sympy.sstr(d)}" for n, d in self.references]
+        return out + [f"d{y}/d{x} = {sympy.sstr(e)}" for (y, x), e in self.entries]
+
+
+def _kind(es: ExpressionSet) -> str:
+    ops = {s.op for s in es.steps if s.op != "merge"}
+    if ops and ops <= {"face"}:
+        return "face"
+    for s in es.steps:
+        vertex = s.op in _VERTEX_OPS or s.op.startswith("umbrella")
+        if not (vertex and isinstance(s.target, str)) and s.op not in ("forward", "backward"):
+            raise DGraphError(
+                f"no step-by-step view for {es.method or 'this method'}'s step {s}: step views "
+                "replay vertex, edge and face eliminations, Zhou's chains and splits and "
+                "umbrella contractions"
+            )
+    return "graph"
+
+
+def _title(k: int, n: int, step: Step | None, total: int) -> str:
+    if step is None:
+        return f"start: {n} step{'s' if n != 1 else ''} to go"
+    if step.op == "face":
+        what = "face [{}, {}]".format(*step.target)
+    elif isinstance(step.target, tuple):
+        what = f"{step.op} {step.target[0]} → {step.target[1]}"
+    else:
+        what = f"{step.op} {step.target}"
+    return f"step {k} of {n}: {what} ({step.mults}) — {total} mults so far"
+
+
+def _graph_frames(
+    es: ExpressionSet, direction: str, style: Style, frames_for: list[Step]
+) -> list[Frame]:
+    graph = es.graph
+    lg = LabeledGraph(graph)
+    level = depths(graph.nx)
+    out: list[Frame] = []
+    previous: dict[tuple[str, str], sympy.Expr] = {}
+    total = 0
+    for k, step in enumerate([None, *frames_for]):
+        if step is not None:
+            op, target = step.op, step.target
+            if op in ("forward", "backward"):
+                cost = lg.apply((op, tuple(target)))
+            elif target in lg.g:
+                cost = lg.eliminate_vertex(target, op=op)
+            else:
+                cost = -1
+            if cost != step.mults:
+                raise DGraphError(
+                    f"{es.method}: step {k} ({step}) does not replay on the whole graph; "
+                    "for zhou draw strategy='global'"
+                )
+            total += cost
+        labels = {(u, v): d["label"] for u, v, d in lg.g.edges(data=True)}
+        snapshot = DGraph(graph.name)
+        for v in graph.order():
+            snapshot.add_vertex(v, graph.role(v))
+        for u, v in labels:
+            snapshot.add_edge(u, v)
+        names = symbol_names(graph, lg.references)
+        changed = [e for e, lab in labels.items() if step is not None and previous.get(e) != lab]
+        scene = graph_scene(
+            snapshot,
+            direction,
+            style=style,
+            edge_labels=labels,
+            names=names,
+            emphasize=changed,
+            ghosts=[v for v in graph.order() if v not in lg.g],
+            level=level,
+            title=_title(k, len(frames_for), step, total),
+        )
+        out.append(
+            Frame(
+                scene.title.text,
+                Drawing(scene),
+                list(lg.references.items()),
+                sorted(lg.entries().items(), key=lambda kv: _entry_key(graph, kv[0])),
+                names,
+                total,
+                step,
+            )
+        )
+        previous = labels
+    return out
+
+
+def _entry_key(graph: DGraph, key: tuple[str, str]) -> tuple[int, int]:
+    return graph.outputs.index(key[0]), graph.inputs.index(key[1])
+
+
+def _face_entries(state: FaceState) -> dict[tuple[str, str], sympy.Expr]:
+    """Labels of the vertices already joined to one input and one output."""
+    out = {}
+    for v in state.succ:
+        if state.is_terminal(v) or len(state.pred[v]) != 1 or len(state.succ[v]) != 1:
+            continue
+        (src,), (snk,) = state.pred[v], state.succ[v]
+        if state.is_terminal(src) and state.is_terminal(snk):
+            out[(state.span[snk][0], state.span[src][1])] = state.label[v]
+    return out
+
+
+def _face_frames(
+    es: ExpressionSet, direction: str, style: Style, frames_for: list[Step]
+) -> list[Frame]:
+    graph = es.graph
+    state = FaceState(graph)
+    out: list[Frame] = []
+    total = 0
+    previous: dict[int, sympy.Expr] = {}
+    for k, step in enumerate([None, *frames_for]):
+        if step is not None:
+            total += state.eliminate(*state.face_by_name(*step.target))
+        names = symbol_names(graph, state.references)
+        changed = [
+            v for v, lab in state.label.items() if step is not None and previous.get(v) != lab
+        ]
+        scene = line_scene(
+            state,
+            direction,
+            style=style,
+            emphasize=changed,
+            title=_title(k, len(frames_for), step, total),
+        )
+        entries = _face_entries(state)
+        out.append(
+            Frame(
+                scene.title.text,
+                Drawing(scene),
+                list(state.references.items()),
+                sorted(entries.items(), key=lambda kv: _entry_key(graph, kv[0])),
+                names,
+                total,
+                step,
+            )
+        )
+        previous = dict(state.label)
+    return out
+
+
+def frames(
+    es: ExpressionSet, direction: str = "dataflow", style: str | Style | None = None
+) -> list[Frame]:
+    """One frame before the first step and one after each step of ``es``."""
+    chosen = get_style(style)
+    if _kind(es) == "face":
+        return _face_frames(es, direction, chosen, [s for s in es.steps if s.op == "face"])
+    return _graph_frames(es, direction, chosen, list(es.steps))
+
+
+class StepViewer:
+    """The frames of one accumulation, for notebooks (``_repr_html_``: a slider that
+    degrades to every frame in turn without JavaScript; :meth:`animation`: an animated
+    SVG) and for files (:meth:`save`: one file per frame)."""
+
+    def __init__(self, es: ExpressionSet, frames: list[Frame]) -> None:
+        self.expression_set = es
+        self.frames = frames
+
+    def __len__(self) -> int:
+        return len(self.frames)
+
+    def __getitem__(self, k: int) -> Frame:
+        return self.frames[k]
+
+    def _repr_html_(self) -> str:
+        from .viewer import slider_html
+
+        return slider_html(self.frames)
+
+    def animation(self, seconds: float = 1.6):
+        """An animated SVG (SMIL) cycling through the frames; shows in Jupyter and any
+        browser, also from a saved notebook or an ``<img>`` tag."""
+        from .viewer import AnimatedSVG
+
+        return AnimatedSVG(self.frames, seconds)
+
+    def save(self, path: str | Path) -> list[Path]:
+        """One file per frame, ``name-00.svg``, ``name-01.svg``, ... (any export format),
+        or the viewer as one page when ``path`` ends in ``.html``."""
+        path = Path(path)
+        if path.suffix.lower() == ".html":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            title = f"{self.expression_set.method}: {self.expression_set.graph.name}"
+            path.write_text(
+                f"<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>{title}</title>"
+                f"</head><body>\n{self._repr_html_()}\n</body></html>\n"
+            )
+            return [path]
+        width = len(str(len(self.frames) - 1))
+        return [
+            frame.drawing.save(path.with_name(f"{path.stem}-{k:0{max(2, width)}d}{path.suffix}"))
+            for k, frame in enumerate(self.frames)
+        ]
+
+    def __repr__(self) -> str:
+        return f"<StepViewer {self.expression_set.method}: {len(self.frames)} frames>"
+
+
+def steps(
+    source: DGraph | ExpressionSet,
+    method: str = "markowitz",
+    *,
+    direction: str = "dataflow",
+    style: str | Style | None = None,
+    **options,
+) -> StepViewer:
+    """The step-by-step view of an accumulation: of ``source`` itself when it is an
+    expression set, else of ``accumulate(source, method, **options)``.
+
+    >>> from dgraph.core.builders import bundled
+    >>> viewer = steps(bundled("naumann_sin.trace"), "reverse")
+    >>> [f.mults for f in viewer.frames], viewer.frames[-1].lines()
+    ([0, 2, 3], ['r1 = d_y_v1 + d_y_v2*d_v2_v1', 'dy/dx0 = d_y_v2*d_v2_x0', 'dy/dx1 = r1*d_v1_x1'])
+    """
+    if isinstance(source, ExpressionSet):
+        es = source
+    else:
+        from ..methods import accumulate
+
+        es = accumulate(source, method, **options)
+    return StepViewer(es, frames(es, direction, style))

@@ -1,0 +1,165 @@
+"""Step-by-step views and the ``dgraph render`` command: every frame is a real state of the
+accumulation (costs add up step by step, the last frame holds the method's Jacobian), the
+viewers hold every frame, and the command writes what it says."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dgraph
+from dgraph.cli import main
+from dgraph.core.builders import bundled
+from dgraph.errors import DGraphError
+from dgraph.faces.examples import circular_example
+from dgraph.render.stepviews import frames, steps
+
+from .strategies import dags
+
+DATA = Path(dgraph.__file__).parent / "data"
+SIN, TWO_BLOCKS = str(DATA / "naumann_sin.trace"), str(DATA / "zhou_two_blocks.json")
+
+
+def _resolved(frame) -> dict[tuple[str, str], sympy.Expr]:
+    """The frame's input-output labels with its references substituted."""
+    refs: dict = {}
+    for name, definition in frame.references:
+        refs[name] = definition.xreplace(refs)
+    return {key: sympy.expand(e.xreplace(refs)) for key, e in frame.entries}
+
+
+def _check(es) -> None:
+    fs = frames(es)
+    assert len(fs) == len(es.steps) + 1
+    assert [f.mults for f in fs] == [0, *itertools.accumulate(s.mults for s in es.steps)]
+    assert fs[-1].mults == es.mults
+    expected = {k: sympy.expand(v) for k, v in es.resolved().items()}
+    assert _resolved(fs[-1]) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "method", "mults"),
+    [
+        ("naumann_sin.trace", "forward", [0, 2, 4]),
+        ("naumann_sin.trace", "reverse", [0, 2, 3]),
+        ("naumann_discrepancy.json", "edge-optimal", [0, 1, 3, 5, 7, 9, 11, 13]),
+        ("zhou_two_blocks.json", "zhou", [0, 1, 2, 3, 4, 5]),
+        ("spherical_coordinates.trace", "umbrella", None),
+    ],
+)
+def test_frames_replay_the_method(name, method, mults):
+    es = dgraph.accumulate(bundled(name), method)
+    _check(es)
+    if mults is not None:
+        assert [f.mults for f in frames(es)] == mults
+
+
+def test_first_and_last_frames(sin_graph):
+    viewer = steps(sin_graph, "reverse")
+    first, last = viewer.frames[0], viewer.frames[-1]
+    assert first.title.startswith("start") and first.lines() == []
+    assert last.lines() == [
+        "r1 = d_y_v1 + d_y_v2*d_v2_v1",
+        "dy/dx0 = d_y_v2*d_v2_x0",
+        "dy/dx1 = r1*d_v1_x1",
+    ]
+    # v2 eliminated in step 1: drawn dotted, in place
+    assert viewer.frames[1].drawing.scene.nodes["v2"].kind == "ghost"
+    bold = [e for e in viewer.frames[1].drawing.scene.edges if e.attrs.get("penwidth") == "2.6"]
+    assert {(e.tail, e.head) for e in bold} == {("x0", "y"), ("v1", "y")}
+
+
+def test_face_frames(sin_graph):
+    es = dgraph.accumulate(sin_graph, "face-optimal")
+    _check(es)
+    fs = frames(es)
+    assert all(f.drawing.scene.name.endswith("-line") for f in fs)
+    assert len(fs) == 4
+
+
+@settings(max_examples=20)
+@given(
+    dags(max_intermediates=5), st.sampled_from(["forward", "reverse", "markowitz", "edge-optimal"])
+)
+def test_random_frames_end_in_the_jacobian(graph, method):
+    _check(dgraph.accumulate(graph, method, budget=1.0))
+
+
+def test_steps_refuse_what_they_cannot_replay(discrepancy_graph):
+    for method in ("layers", "dstar", "paths"):
+        with pytest.raises(DGraphError, match="no step-by-step view"):
+            steps(discrepancy_graph, method)
+    assert len(steps(circular_example().graph, "markowitz")) == 4
+    # Zhou's pages work on copies of the graph: their steps do not replay on it whole
+    with pytest.raises(DGraphError, match="strategy='global'"):
+        steps(discrepancy_graph, "zhou", strategy="pages")
+
+
+def test_viewers(discrepancy_graph, tmp_path):
+    viewer = steps(discrepancy_graph, "edge-optimal")
+    html = viewer._repr_html_()
+    assert html.count("class='dgraph-frame'") == len(viewer) == 8
+    assert html.count("<svg") == 8 and "type='range'" in html and "max='7'" in html
+    animated = viewer.animation().svg()
+    root = ET.fromstring(animated)
+    sets = root.findall(".//{http://www.w3.org/2000/svg}set")
+    assert len(sets) == 8
+    assert sum(1 for _ in root.iter("{http://www.w3.org/2000/svg}svg")) == 1 + 8
+    files = viewer.save(tmp_path / "frames" / "d.pdf")
+    assert [f.name for f in files] == [f"d-{k:02d}.pdf" for k in range(8)]
+    assert all(f.read_bytes().startswith(b"%PDF") for f in files)
+    (page,) = viewer.save(tmp_path / "d.html")
+    assert page.read_text().count("dgraph-frame") >= 8
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+def _json(capsys, *argv) -> dict:
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("view", ["graph", "line", "levels", "pages"])
+def test_render_command_views(capsys, tmp_path, view):
+    for suffix in (".svg", ".tex"):
+        out = tmp_path / f"g{suffix}"
+        data = _json(capsys, "render", TWO_BLOCKS, "-o", str(out), "--view", view)
+        assert data == {"file": str(out), "files": [str(out)], "view": view}
+    assert "<svg" in (tmp_path / "g.svg").read_text()
+    assert "tikzpicture" in (tmp_path / "g.tex").read_text()
+    standalone = tmp_path / "s.tex"
+    _json(capsys, "render", TWO_BLOCKS, "-o", str(standalone), "--view", view, "--standalone")
+    assert standalone.read_text().startswith("\\documentclass")
+
+
+def test_render_command_highlight_and_steps(capsys, tmp_path):
+    out = tmp_path / "h.dot"
+    _json(capsys, "render", TWO_BLOCKS, "-o", str(out), "--highlight", "blocks,chains")
+    assert out.read_text().count("subgraph cluster_") >= 2
+    data = _json(capsys, "render", SIN, "-o", str(tmp_path / "s.svg"), "--steps", "-m", "reverse")
+    assert data["frames"] == 3 and data["mults"] == 3 and len(data["files"]) == 3
+    assert main(["render", SIN, "-o", str(tmp_path / "s.png"), "--steps", "--view", "line"]) == 2
+
+
+def test_render_command_bad_input_exits_2(tmp_path):
+    for argv in (
+        ["render", SIN, "-o", str(tmp_path / "g.gif")],
+        ["render", SIN, "-o", str(tmp_path / "g.svg"), "--highlight", "rainbows"],
+        ["render", SIN, "-o", str(tmp_path / "g.svg"), "--steps", "-m", "layers"],
+        ["render", str(tmp_path / "missing.json"), "-o", str(tmp_path / "g.svg")],
+    ):
+        run = subprocess.run(
+            [sys.executable, "-m", "dgraph", *argv], capture_output=True, text=True, timeout=120
+        )
+        assert run.returncode == 2, (argv, run.stderr)
+        assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
