@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.cuts import cut_positions
 from ..core.graph import DGraph
-from ..core.paths import depths
-from ..errors import DGraphError
 from .dynamic import homogeneous_adjoint, homogeneous_tangent, preaccumulation, solve
 from .problem import ChainProblem
 
@@ -38,36 +37,6 @@ class Stages:
     problem: ChainProblem
 
 
-def _positions(graph: DGraph, cuts: Sequence[Sequence[str]] | None) -> dict[str, float]:
-    """Cut index of every cut vertex from the outputs down (0 = outputs); k + 0.5 for a
-    vertex inside the stage between cuts k and k + 1."""
-    if cuts is None:
-        return {v: float(d) for v, d in depths(graph.nx).items()}
-    levels = [graph.outputs, *[list(c) for c in cuts], graph.inputs]
-    position: dict[str, float] = {}
-    for k, level in enumerate(levels):
-        if not level:
-            raise DGraphError(f"cut {k}: empty")
-        for v in level:
-            if v not in graph:
-                raise DGraphError(f"cut {k}: unknown vertex {v!r}")
-            if v in position:
-                raise DGraphError(f"vertex {v!r} is in two cuts")
-            if 0 < k < len(levels) - 1 and graph.role(v) != "intermediate":
-                raise DGraphError(f"cut {k}: {v!r} is an {graph.role(v)}; cuts hold intermediates")
-            position[v] = float(k)
-    for v in reversed(graph.order()):  # a free vertex sits in the stage below its users
-        if v not in position:
-            position[v] = max(
-                p + 0.5 if p.is_integer() else p for p in (position[w] for w in graph.successors(v))
-            )
-    for u, v in graph.edges():
-        pu, pv = position[u], position[v]
-        if pu < pv or (pu == pv and pu.is_integer()):
-            raise DGraphError(f"cuts out of order: {u!r} feeds {v!r} but is not below it")
-    return position
-
-
 def stages(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Stages:
     """The chain problem of ``graph`` cut at its depth levels or at ``cuts`` (outputs down).
 
@@ -76,7 +45,7 @@ def stages(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Stages
     >>> st.problem.factors, st.copies
     ([(2, 2, 2), (2, 2, 3), (1, 2, 2)], 2)
     """
-    position = _positions(graph, cuts)
+    position = cut_positions(graph, cuts)
     last = int(max(position.values()))
     members: list[list[str]] = [[] for _ in range(last + 1)]
     for v in graph.order():

@@ -294,14 +294,18 @@ class FaceState:
             self.label[keep] = self.label[keep] + self.label[gone]
         self.steps.append(Step("merge", (self.name[keep], self.name[gone]), 0))
         for w in set().union(*self.pred[gone].values()):
-            s = self.seq[w]
-            q = s.index(gone)
-            self._drop_path(s[q - 1], gone, w)
-            self._drop_path(gone, s[q + 1], w)
-            self._add_path(s[q - 1], keep, w)
-            self._add_path(keep, s[q + 1], w)
-            s[q] = keep
+            self._move(w, gone, keep)
         self._drop_if_dead(gone)
+
+    def _move(self, w: int, old: int, new: int) -> None:
+        """Path ``w`` passes ``new`` where it passed ``old`` (same segment)."""
+        s = self.seq[w]
+        q = s.index(old)
+        self._drop_path(s[q - 1], old, w)
+        self._drop_path(old, s[q + 1], w)
+        self._add_path(s[q - 1], new, w)
+        self._add_path(new, s[q + 1], w)
+        s[q] = new
 
     def split(self, v: int, neighbours: set[int], side: str = "in") -> int:
         """Griewank–Walther split: a copy of ``v`` with the same value takes over the faces
@@ -316,13 +320,7 @@ class FaceState:
         for u in neighbours:
             face = (u, v) if side == "in" else (v, u)
             for w in list(self.paths_through(*face)):
-                s = self.seq[w]
-                q = s.index(v)
-                self._drop_path(s[q - 1], v, w)
-                self._drop_path(v, s[q + 1], w)
-                self._add_path(s[q - 1], copy, w)
-                self._add_path(copy, s[q + 1], w)
-                s[q] = copy
+                self._move(w, v, copy)
         self.steps.append(Step("split", (self.name[v], self.name[copy]), 0))
         return copy
 

@@ -25,11 +25,10 @@ import networkx as nx
 import numpy as np
 import sympy
 
+from ..core.cuts import cut_positions
 from ..core.expressions import ExpressionSet, Step, make_expression_set, reference_symbol
 from ..core.graph import DGraph
-from ..core.paths import depths
 from ..elimination.labeled import LabeledGraph
-from ..errors import DGraphError
 from .segment import copy_name
 
 __all__ = ["Layers", "layer_chain", "layers"]
@@ -49,41 +48,9 @@ class Layers:
     steps: list[Step]
 
 
-def _positions(graph: DGraph, cuts: Sequence[Sequence[str]] | None) -> dict[str, float]:
-    """Cut index of every cut vertex (0 = the roots); k + 0.5 for a vertex in the layer
-    between cuts k and k + 1."""
-    if cuts is None:
-        return {v: float(d) for v, d in depths(graph.nx).items()}
-    levels = [graph.outputs, *[list(c) for c in cuts], graph.inputs]
-    position: dict[str, float] = {}
-    for k, level in enumerate(levels):
-        for v in level:
-            if v not in graph:
-                raise DGraphError(f"cut {k}: unknown vertex {v!r}")
-            if v in position:
-                raise DGraphError(f"vertex {v!r} is in two cuts")
-            if 0 < k < len(levels) - 1 and graph.role(v) != "intermediate":
-                raise DGraphError(f"cut {k}: {v!r} is an {graph.role(v)}; cuts hold intermediates")
-            position[v] = float(k)
-    for v in reversed(graph.order()):  # a free vertex sits in the layer under its users
-        if v not in position:
-            position[v] = max(
-                p + 0.5 if p.is_integer() else p for p in (position[w] for w in graph.successors(v))
-            )
-    for u, v in graph.edges():
-        pu, pv = position[u], position[v]
-        if pu < pv or (pu == pv and pu.is_integer()):
-            raise DGraphError(f"cuts out of order: {u!r} ({_where(pu)}) feeds {v!r} ({_where(pv)})")
-    return position
-
-
-def _where(p: float) -> str:
-    return f"cut {int(p)}" if p.is_integer() else f"between cuts {int(p)} and {int(p) + 1}"
-
-
 def layer_chain(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Layers:
     """The local Jacobians between consecutive cuts (default: the depth levels)."""
-    position = _positions(graph, cuts)
+    position = cut_positions(graph, cuts)
     last = int(max(position.values()))
     members: list[list[str]] = [[] for _ in range(last + 1)]
     for v in graph.order():
