@@ -52,6 +52,7 @@ def test_face_state_starts_as_the_line_graph():
     state = FaceState(g)
     assert len(state.faces()) == len(intermediate_faces(line_graph(g)))
     assert len(state.paths) == 12
+    assert state._repr_svg_().count("<svg") == 1  # shows itself in Jupyter
 
 
 # -- Naumann's rules ----------------------------------------------------------------------

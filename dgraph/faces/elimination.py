@@ -324,6 +324,12 @@ class FaceState:
         self.steps.append(Step("split", (self.name[v], self.name[copy]), 0))
         return copy
 
+    def _repr_svg_(self) -> str:
+        """The current line graph, drawn (:func:`dgraph.render.drawing.draw`)."""
+        from ..render.drawing import draw
+
+        return draw(self, "line").svg()
+
     # -- result --------------------------------------------------------------------------
 
     def entries(self) -> dict[tuple[str, str], sympy.Expr]:
