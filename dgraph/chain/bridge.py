@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.cuts import cut_positions
+from ..core.cuts import cut_members, cut_positions
 from ..core.graph import DGraph
 from .dynamic import homogeneous_adjoint, homogeneous_tangent, preaccumulation, solve
 from .problem import ChainProblem
@@ -46,11 +46,8 @@ def stages(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Stages
     ([(2, 2, 2), (2, 2, 3), (1, 2, 2)], 2)
     """
     position = cut_positions(graph, cuts)
-    last = int(max(position.values()))
-    members: list[list[str]] = [[] for _ in range(last + 1)]
-    for v in graph.order():
-        if position[v].is_integer():
-            members[int(position[v])].append(v)
+    members = cut_members(graph, position)
+    last = len(members) - 1
     inside = [0] * last
     copies: set[tuple[str, int]] = set()
     for u, v in graph.edges():  # data flow: u below v

@@ -12,7 +12,7 @@ from ..errors import DGraphError
 from .graph import DGraph
 from .paths import depths
 
-__all__ = ["cut_positions"]
+__all__ = ["cut_members", "cut_positions"]
 
 
 def cut_positions(graph: DGraph, cuts: Sequence[Sequence[str]] | None) -> dict[str, float]:
@@ -49,6 +49,15 @@ def cut_positions(graph: DGraph, cuts: Sequence[Sequence[str]] | None) -> dict[s
         if pu < pv or (pu == pv and pu.is_integer()):
             raise DGraphError(f"cuts out of order: {u!r} ({_where(pu)}) feeds {v!r} ({_where(pv)})")
     return position
+
+
+def cut_members(graph: DGraph, position: dict[str, float]) -> list[list[str]]:
+    """The vertices on each cut, from cut 0 (the outputs) down, in evaluation order."""
+    members: list[list[str]] = [[] for _ in range(int(max(position.values())) + 1)]
+    for v in graph.order():
+        if position[v].is_integer():
+            members[int(position[v])].append(v)
+    return members
 
 
 def _where(p: float) -> str:

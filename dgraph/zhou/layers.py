@@ -25,7 +25,7 @@ import networkx as nx
 import numpy as np
 import sympy
 
-from ..core.cuts import cut_positions
+from ..core.cuts import cut_members, cut_positions
 from ..core.expressions import ExpressionSet, Step, make_expression_set, reference_symbol
 from ..core.graph import DGraph
 from ..elimination.labeled import LabeledGraph
@@ -51,11 +51,8 @@ class Layers:
 def layer_chain(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Layers:
     """The local Jacobians between consecutive cuts (default: the depth levels)."""
     position = cut_positions(graph, cuts)
-    last = int(max(position.values()))
-    members: list[list[str]] = [[] for _ in range(last + 1)]
-    for v in graph.order():
-        if position[v].is_integer():
-            members[int(position[v])].append(v)
+    members = cut_members(graph, position)
+    last = len(members) - 1
     regions = [nx.DiGraph() for _ in range(last)]
 
     def add(layer: int, a: str, b: str, label: sympy.Expr) -> None:
