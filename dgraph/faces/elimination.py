@@ -66,6 +66,7 @@ class FaceState:
         self.mults = 0
         self._ids = itertools.count()
         self._span_count: dict[tuple[str, str], int] = defaultdict(int)
+        self._alive: dict[tuple[str, str], set[int]] = defaultdict(set)  # live vertices by span
         # per path: its line-graph vertices (⊕ vertex first, ⊖ vertex last) and, for each,
         # the edge positions [lo, hi) of the segment it holds
         self.seq: list[list[int]] = []
@@ -103,6 +104,7 @@ class FaceState:
         if label is not None and self.symbolic:
             self.label[v] = label
         self.succ[v], self.pred[v] = {}, {}
+        self._alive[span].add(v)
         return v
 
     def _add_path(self, a: int, b: int, w: int) -> None:
@@ -122,6 +124,7 @@ class FaceState:
         if v in self.succ and not self.pred[v] and not self.succ[v]:
             del self.succ[v], self.pred[v]
             self.label.pop(v, None)
+            self._alive[self.span[v]].discard(v)
 
     def copy(self) -> FaceState:
         """An independent copy (for searches)."""
@@ -135,6 +138,7 @@ class FaceState:
         other.span, other.name, other.label = dict(self.span), dict(self.name), dict(self.label)
         other.references, other.steps = dict(self.references), list(self.steps)
         other._span_count = defaultdict(int, self._span_count)
+        other._alive = defaultdict(set, {k: set(vs) for k, vs in self._alive.items()})
         other._ids = itertools.count(max(self.span) + 1)
         other.seq = [list(s) for s in self.seq]
         other.ivs = [list(s) for s in self.ivs]
@@ -254,10 +258,13 @@ class FaceState:
         self.mults += 1
         return 1
 
-    def _find(self, span: tuple[str, str], preds: set[int], succs: set[int]) -> int | None:
-        for v in self.succ:
+    def _find(
+        self, span: tuple[str, str], preds, succs, other_than: int | None = None
+    ) -> int | None:
+        """A live edge vertex of ``span`` with these predecessor and successor sets."""
+        for v in self._alive[span]:
             if (
-                self.span[v] == span
+                v != other_than
                 and not self.is_terminal(v)
                 and self.pred[v].keys() == preds
                 and self.succ[v].keys() == succs
@@ -272,17 +279,7 @@ class FaceState:
             v = pending.pop()
             if v not in self.succ:
                 continue
-            twin = next(
-                (
-                    u
-                    for u in self.succ
-                    if u != v
-                    and self.span[u] == self.span[v]
-                    and self.pred[u].keys() == self.pred[v].keys()
-                    and self.succ[u].keys() == self.succ[v].keys()
-                ),
-                None,
-            )
+            twin = self._find(self.span[v], self.pred[v].keys(), self.succ[v].keys(), v)
             if twin is None:
                 continue
             keep, gone = min(v, twin), max(v, twin)

@@ -337,9 +337,7 @@ def _replay_steps(es: ExpressionSet, forms: Forms) -> FaceCheck | None:
             state.eliminate(*face)
     if not state.done():
         return None
-    realization = state.result(f"faces:{es.method}")
-    realization.verify()
-    return FaceCheck(es, True, done, None, state.mults, realization, done)
+    return _finished(es, state, done)
 
 
 def _simulate(
@@ -365,6 +363,11 @@ def _simulate(
         face = min(ready, key=lambda f: (rank[state.span[f[0]][1]], _width(state, f), f))
         done.append((state.name[face[0]], state.name[face[1]]))
         state.eliminate(*face)
+    return _finished(es, state, done)
+
+
+def _finished(es: ExpressionSet, state: FaceState, done: list[tuple[str, str]]) -> FaceCheck:
+    """An acyclic answer: the order, and its simulation verified against Bauer's formula."""
     realization = state.result(f"faces:{es.method}")
     realization.verify()
     return FaceCheck(es, True, done, None, state.mults, realization, done)
