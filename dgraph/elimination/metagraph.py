@@ -20,7 +20,14 @@ from .search import SearchResult, astar
 from .structure import MODES, BitGraph
 from .vertex_optimal import VERTEX_LIMIT, vertex_optimal_search
 
-__all__ = ["EDGE_LIMIT", "METAGRAPH_LIMIT", "edge_optimal", "edge_optimal_search", "metagraph"]
+__all__ = [
+    "EDGE_LIMIT",
+    "METAGRAPH_LIMIT",
+    "edge_optimal",
+    "edge_optimal_search",
+    "intermediate_edge_count",
+    "metagraph",
+]
 
 EDGE_LIMIT = 14  # intermediate edges beyond which edge-optimal refuses without a budget
 METAGRAPH_LIMIT = 200_000  # stages beyond which metagraph() stops
@@ -63,13 +70,18 @@ def metagraph(graph: DGraph, mode: str = "full", limit: int = METAGRAPH_LIMIT) -
     return meta
 
 
+def intermediate_edge_count(graph: DGraph) -> int:
+    """Edges with an intermediate end: the ones edge elimination can remove."""
+    return sum(1 for u, v in graph.nx.edges if "intermediate" in (graph.role(u), graph.role(v)))
+
+
 def edge_optimal_search(
     graph: DGraph, mode: str = "full", budget: float | None = None
 ) -> SearchResult:
     """A shortest path in the metagraph ``mode``, searched with A* without building it."""
     _check_mode(mode)
     bits = BitGraph(graph)
-    inner = sum(1 for u, v in graph.nx.edges if "intermediate" in (graph.role(u), graph.role(v)))
+    inner = intermediate_edge_count(graph)
     if inner > EDGE_LIMIT and budget is None:
         raise SearchTooLarge(
             f"edge-optimal: {inner} intermediate edges exceed the exhaustive limit of"

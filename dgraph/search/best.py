@@ -27,13 +27,13 @@ from ..core.graph import DGraph
 from ..dominance.dstar import dstar
 from ..dominance.umbrella_method import umbrella
 from ..elimination.labeled import replay
-from ..elimination.metagraph import EDGE_LIMIT, edge_optimal
+from ..elimination.metagraph import EDGE_LIMIT, edge_optimal, intermediate_edge_count
 from ..elimination.vertex import forward, markowitz, reverse, vertex_elimination
 from ..elimination.vertex_optimal import vertex_optimal
 from ..errors import SearchTooLarge
 from ..zhou.factorize import zhou
 from ..zhou.layers import layers
-from .kinds import order_cost
+from .kinds import effective_cost
 from .orders import RULES, anneal, beam_order, greedy_edges, greedy_order, randomized_orders
 
 __all__ = ["DEFAULT_BUDGET", "best"]
@@ -83,9 +83,7 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     consider(es, "vertex-optimal")
     lower, bounds = es.info["lower_bound"], "vertex elimination (structural mults)"
     known = {"vertex elimination": lower}
-    inner_edges = sum(
-        1 for u, v in graph.edges() if "intermediate" in (graph.role(u), graph.role(v))
-    )
+    inner_edges = intermediate_edge_count(graph)
     if inner_edges <= 2 * EDGE_LIMIT:
         share = None if inner_edges <= EDGE_LIMIT else 0.3 * (deadline - time.perf_counter())
         with contextlib.suppress(SearchTooLarge):
@@ -104,11 +102,11 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     for rule in RULES:
         for tie in ("forward", "reverse"):
             orders[f"greedy {rule}/{tie}"] = greedy_order(graph, rule, tie)
-    priced = {name: order_cost(graph, order) for name, order in orders.items()}
+    priced = {name: effective_cost(graph, order) for name, order in orders.items()}
     top = min(priced, key=priced.get)
     restarts = randomized_orders(graph, top.split()[1].split("/")[0], 8)
     for k, order in enumerate(restarts):
-        priced[f"restart {k}"], orders[f"restart {k}"] = order_cost(graph, order), order
+        priced[f"restart {k}"], orders[f"restart {k}"] = effective_cost(graph, order), order
     priced["beam"], orders["beam"] = beam_order(graph)
     consider(replay(graph, greedy_edges(graph), "best"), "greedy edges")
     # annealing runs from the best orders in turn, then from its own best, until the budget

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..core.graph import DGraph
 
-__all__ = ["CONSTANT", "GENERAL", "UNIT", "KindGraph", "order_cost"]
+__all__ = ["CONSTANT", "GENERAL", "UNIT", "KindGraph", "effective_cost"]
 
 UNIT, CONSTANT, GENERAL = 0, 1, 2
 
@@ -80,12 +80,12 @@ class KindGraph:
         return total
 
 
-def order_cost(graph: DGraph | KindGraph, order: list[str]) -> int:
+def effective_cost(graph: DGraph | KindGraph, order: list[str]) -> int:
     """Effective multiplications of vertex elimination in ``order``.
 
     >>> from dgraph.core.builders import bundled
     >>> g = bundled("naumann_sin.trace")
-    >>> order_cost(g, ["v1", "v2"]), order_cost(g, ["v2", "v1"])
+    >>> effective_cost(g, ["v1", "v2"]), effective_cost(g, ["v2", "v1"])
     (4, 3)
     """
     kinds = KindGraph(graph) if isinstance(graph, DGraph) else graph.copy()

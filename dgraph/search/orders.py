@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from ..core.graph import DGraph
 from ..elimination.structure import BitGraph
-from .kinds import KindGraph, order_cost
+from .kinds import KindGraph, effective_cost
 
 __all__ = ["RULES", "anneal", "beam_order", "greedy_edges", "greedy_order", "randomized_orders"]
 
@@ -76,7 +76,7 @@ def anneal(
     with probability exp(-Δ/T), T cooling geometrically; the best order seen."""
     rng = random.Random(seed)
     kinds = KindGraph(graph)
-    current, cost = list(start), order_cost(kinds, start)
+    current, cost = list(start), effective_cost(kinds, start)
     best_cost, best = cost, list(current)
     n = len(current)
     if n < 2:
@@ -91,7 +91,7 @@ def anneal(
             continue
         candidate = list(current)
         candidate.insert(j, candidate.pop(i))
-        new = order_cost(kinds, candidate)
+        new = effective_cost(kinds, candidate)
         if new <= cost or rng.random() < math.exp((cost - new) / temperature):
             current, cost = candidate, new
             if cost < best_cost:
