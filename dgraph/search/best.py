@@ -20,6 +20,7 @@ bounds, and the cost of every candidate.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 
 from ..core.expressions import ExpressionSet
@@ -133,18 +134,10 @@ def _finish(graph, found, costs, bound: tuple, t0: float) -> ExpressionSet:
 
 
 def _renamed(es: ExpressionSet, by: str, costs, bound: tuple, seconds: float):
+    """The winner under the name ``best``, with what the search knows."""
     lower, bounds, known = bound
-    out = ExpressionSet(
-        es.graph,
-        dict(es.references),
-        dict(es.jacobian),
-        list(es.steps),
-        "best",
-        dict(es.info),
-        pairs=es.pairs,
-    )
-    out.as_computed = es.as_computed
-    out.info.update(
+    info = {k: v for k, v in es.info.items() if k != "optimal"}
+    info.update(
         found_by=by,
         lower_bound=lower,
         lower_bound_for=bounds,
@@ -152,5 +145,4 @@ def _renamed(es: ExpressionSet, by: str, costs, bound: tuple, seconds: float):
         candidates=costs,
         search_seconds=round(seconds, 3),
     )
-    out.info.pop("optimal", None)
-    return out
+    return dataclasses.replace(es, method="best", info=info, verification=None)
