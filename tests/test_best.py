@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import pytest
@@ -9,10 +10,12 @@ from hypothesis import assume, given, settings
 
 from dgraph.bench.realworld import REAL_WORLD
 from dgraph.core.builders import bundled
+from dgraph.core.random_graphs import random_program
 from dgraph.elimination.metagraph import EDGE_LIMIT, edge_optimal, intermediate_edge_count
 from dgraph.elimination.vertex_optimal import vertex_optimal
 from dgraph.methods import accumulate, compare
 from dgraph.search.best import best
+from dgraph.search.effective_optimal import effective_optimal_search
 from dgraph.search.kinds import KindGraph, effective_cost
 from dgraph.search.orders import RULES, anneal, greedy_order
 
@@ -76,3 +79,24 @@ def test_compare_shows_best_and_a_lower_bound():
     assert rows["best"]["mults"] == 13 and rows["best"]["gap"] == 0
     assert rows["reverse"]["gap"] == 2
     assert out["lower_bound"] == 13
+
+
+def _program(seed: int):
+    return random_program(seed, n_inputs=2, n_statements=9, n_outputs=2)
+
+
+SMALL = [s for s in range(200) if 2 <= len(_program(s).intermediates) <= 7][:30]
+
+
+@pytest.mark.parametrize("seed", SMALL)
+def test_effective_optimum_equals_brute_force(seed):
+    """A* over eliminated sets prices orders exactly as effective_cost does, and finds
+    their minimum (every permutation tried; unit and constant labels from + and 2*x)."""
+    g = _program(seed)
+    brute = min(effective_cost(g, list(o)) for o in itertools.permutations(g.intermediates))
+    result = effective_optimal_search(g)
+    assert result.proven and result.cost == brute
+    assert effective_cost(g, [v for _, v in result.moves]) == brute
+    es = best(g, budget=2)
+    assert es.verified and es.mults_effective <= brute
+    assert es.info["lower_bounds"]["vertex elimination, effective mults"] == brute

@@ -29,7 +29,7 @@ from typing import Literal
 import sympy
 
 from ..core.expressions import ExpressionSet
-from ..core.graph import DGraph
+from ..core.graph import DGraph, vertex_symbol
 from ..errors import DGraphError, SearchTooLarge
 from .counting import Ops, count_ops, fold_constants
 
@@ -39,6 +39,7 @@ __all__ = [
     "jacobian_program",
     "jvp_program",
     "primal_program",
+    "symbolic_program",
     "vjp_program",
 ]
 
@@ -284,7 +285,30 @@ def cheapest_jacobian(
         if text not in built:
             built[text] = jacobian_program(es)
         programs.append((dataclasses.replace(built[text], method=es.method), es))
+        if es.method == "paths":
+            programs.append((symbolic_program(graph), es))
     return min(programs, key=lambda pe: pe[0].ops.key())
+
+
+def symbolic_program(graph: DGraph) -> Program:
+    """Bauer's formula with sympy's algebra: the Jacobian of the outputs differentiated as
+    whole expressions (equal factors on a path become powers, like terms combine), then
+    the same passes as every program. A candidate of :func:`cheapest_jacobian` beside
+    method ``paths``, whose entries it computes.
+
+    >>> from dgraph.core.builders import bundled
+    >>> print(symbolic_program(bundled("naumann_sin.trace")).to_text())
+    s1 = sin(v_x1)
+    jacobian[0, 0] = s1**2
+    jacobian[0, 1] = 2*s1*v_x0*cos(v_x1)
+    """
+    values = graph.values()
+    inputs = _inputs(graph)
+    rename = {vertex_symbol(x): s for x, s in zip(graph.inputs, inputs, strict=True)}
+    outputs = sympy.Matrix([values[y].xreplace(rename) for y in graph.outputs])
+    jacobian = outputs.jacobian(list(inputs))
+    results = [((i, j), jacobian[i, j]) for i in range(jacobian.rows) for j in range(jacobian.cols)]
+    return _program("jacobian", graph, [("x", inputs)], [], results, "symbolic")
 
 
 # -- from assignments to a straight line ------------------------------------------------------
@@ -331,9 +355,10 @@ def _check_defined(expr: sympy.Expr, defined: set[sympy.Symbol], graph: DGraph) 
 
 
 # Pass orders tried, the cheapest program (after any pass) wins: i = inline single uses,
-# c = cse, f = float constant factors into uses, k = factor sums. No single order is best
-# on every function (measured on the benchmark suite and benchmarks/codegen_functions.py).
-PIPELINES = ("ic", "fcfcickci", "cickci", "fcikcfcikci")
+# c = cse, f = float constant factors into uses, k = factor sums, p = share powers. No
+# single order is best on every function (measured on the benchmark suite and
+# benchmarks/codegen_functions.py).
+PIPELINES = ("ic", "fcfcickci", "cickci", "fcikcfcikci", "cpcickci", "fcpcikci")
 
 
 def _straight_line(
@@ -348,6 +373,7 @@ def _straight_line(
         "c": lambda n, r: _cse(n, r, given),
         "f": _float_scales,
         "k": lambda n, r: _collect(n, r, given),
+        "p": lambda n, r: _powers(n, r, given),
     }
     best = (_cost(named, results), named, results)
     for pipeline in PIPELINES:
@@ -450,6 +476,75 @@ def _collect(
         out.append((s, e))
     results = [(k, factor(e)) for k, e in results]
     return out, results
+
+
+def _powers(
+    named: list[Assignment], results: list[Result], given: Iterable[sympy.Symbol]
+) -> tuple[list[Assignment], list[Result]]:
+    """Share integer powers of one base: negative ones go through one reciprocal
+    (``x**-2``, ``x**-1`` -> ``r = 1/x``, ``r*r``, ``r``), and each power is one product of
+    two powers already computed (``x**2``, ``x**3 = x**2*x``). sympy's ``cse`` sees
+    ``x**2`` and ``x**3`` as unrelated."""
+    taken = set(given) | {s for s, _ in named}
+    for _, e in [*named, *results]:
+        taken |= e.free_symbols
+    temps = sympy.numbered_symbols("p", start=1, exclude=taken)
+    exponents: dict[sympy.Expr, set[int]] = {}
+    for _, e in [*named, *results]:
+        for a in sympy.preorder_traversal(e):
+            if a.is_Pow and a.exp.is_Integer and a.exp not in (0, 1):
+                exponents.setdefault(a.base, set()).add(int(a.exp))
+    out: list[Assignment] = []
+    replace: dict[sympy.Expr, sympy.Expr] = {}
+    for base, ks in exponents.items():
+        negative = sorted(-k for k in ks if k < 0)
+        positive = sorted(k for k in ks if k > 0)
+        for sign, wanted in ((1, positive), (-1, negative)):
+            if not wanted or (sign == 1 and wanted == [1]):
+                continue
+            if sign == -1 and len(wanted) == 1 and wanted[0] == 1:
+                continue  # a lone 1/x stays a division where it is used
+            root = base
+            if sign == -1:
+                root = next(temps)
+                out.append((root, 1 / base))
+            power = {1: root}
+            for k in wanted:
+                _power_chain(power, k, out, temps)
+                replace[sympy.Pow(base, sign * k)] = power[k]
+    if not replace:
+        return named, results
+    # each power right after the last value it reads
+    defined, pending, ordered = set(given), list(out), []
+
+    def release() -> None:
+        ready = next((a for a in pending if a[1].free_symbols <= defined), None)
+        while ready is not None:
+            pending.remove(ready)
+            ordered.append(ready)
+            defined.add(ready[0])
+            ready = next((a for a in pending if a[1].free_symbols <= defined), None)
+
+    release()
+    for s, e in named:
+        ordered.append((s, e.xreplace(replace)))
+        defined.add(s)
+        release()
+    return ordered + pending, [(k, e.xreplace(replace)) for k, e in results]
+
+
+def _power_chain(power: dict[int, sympy.Expr], k: int, out: list[Assignment], temps) -> None:
+    """Make ``power[k]`` one product of two known powers, adding the missing halves."""
+    if k in power:
+        return
+    j = max((j for j in power if k - j in power), default=None)
+    if j is None:
+        j = k // 2
+        _power_chain(power, j, out, temps)
+        _power_chain(power, k - j, out, temps)
+    symbol = next(temps)
+    out.append((symbol, power[j] * power[k - j]))
+    power[k] = symbol
 
 
 def _live(named: list[Assignment], results: list[Result]) -> list[Assignment]:

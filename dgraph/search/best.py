@@ -5,8 +5,10 @@ keeps the cheapest result by effective multiplications (±1 labels free), then s
 
 1. the structure methods — Zhou's factorizer, local Jacobians, D*, umbrellas — and
    forward, reverse and Markowitz;
-2. exact searches where affordable: the optimal vertex order (A* over eliminated sets)
-   and the edge-elimination metagraph, each proven or cut off by its share of the budget;
+2. exact searches where affordable: the optimal vertex order (A* over eliminated sets),
+   in structural and, on small graphs, effective multiplications
+   (:mod:`dgraph.search.effective_optimal`), and the edge-elimination metagraph, each
+   proven or cut off by its share of the budget;
 3. greedy vertex orders by effective cost, Markowitz degree, fill-in and relative
    Markowitz degree with forward and reverse tie-breaks, randomized restarts, simulated
    annealing over orders until the budget is spent, a beam search, and greedy edge
@@ -34,12 +36,14 @@ from ..elimination.vertex_optimal import vertex_optimal
 from ..errors import SearchTooLarge
 from ..zhou.factorize import zhou
 from ..zhou.layers import layers
+from .effective_optimal import effective_optimal_search
 from .kinds import effective_cost
 from .orders import RULES, anneal, beam_order, greedy_edges, greedy_order, randomized_orders
 
 __all__ = ["DEFAULT_BUDGET", "best"]
 
 DEFAULT_BUDGET = 10.0  # seconds, when none is given
+EXACT_EFFECTIVE = 14  # intermediates up to which the effective-cost A* runs (weak bound)
 STRUCTURE = {
     "forward": forward,
     "reverse": reverse,
@@ -95,6 +99,7 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
             known["edge elimination"] = bound
     proven = any(by == "vertex-optimal" and es.info.get("optimal") for es, by in found)
     if proven and not any(graph.constant_label(u, v) is not None for u, v in graph.edges()):
+        known["vertex elimination, effective mults"] = known["vertex elimination"]
         return _finish(
             graph, found, costs, (lower, bounds, known), t0
         )  # no order beats the optimum
@@ -109,6 +114,12 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     for k, order in enumerate(restarts):
         priced[f"restart {k}"], orders[f"restart {k}"] = effective_cost(graph, order), order
     priced["beam"], orders["beam"] = beam_order(graph)
+    if inner <= EXACT_EFFECTIVE:
+        share = max(0.1, 0.3 * (deadline - time.perf_counter()))
+        exact = effective_optimal_search(graph, share, orders[top])
+        priced["effective-optimal"] = exact.cost
+        orders["effective-optimal"] = [v for _, v in exact.moves]
+        known["vertex elimination, effective mults"] = exact.lower_bound
     consider(replay(graph, greedy_edges(graph), "best"), "greedy edges")
     # annealing runs from the best orders in turn, then from its own best, until the budget
     # is spent (small graphs stop after one round per start)
