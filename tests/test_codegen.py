@@ -346,3 +346,21 @@ def test_symbolic_candidate_beats_sympy_on_the_heart_dipole():
     _assert_close(module.jacobian(points), _reference(_sympy_jacobian(graph), points))
     best, es = cheapest_jacobian(graph, ["reverse", "paths"])
     assert best.method == "symbolic" and es.method == "paths" and best.mults == 46
+
+
+def test_erf_uses_scipy_when_installed_and_math_otherwise(monkeypatch):
+    from dgraph.bench.realworld import black_scholes
+
+    graph = black_scholes()
+    text = generate(graph, "python", "reverse").text
+    assert "from scipy.special import erf as _math_erf" in text
+    points = _points(graph, 3)
+    expected = _reference(_sympy_jacobian(graph), points)
+    modules = []
+    if importlib.util.find_spec("scipy") is not None:
+        modules.append(load_python(text))
+    monkeypatch.setitem(__import__("sys").modules, "scipy.special", None)  # import fails
+    fallback = load_python(text, name="dgraph_generated_no_scipy")
+    assert isinstance(fallback._math_erf, np.vectorize)
+    for module in [*modules, fallback]:
+        _assert_close(module.jacobian(points), expected)

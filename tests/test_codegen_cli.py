@@ -106,3 +106,14 @@ def test_real_process_has_no_traceback(tmp_path):
     )
     assert proc.returncode == 2
     assert proc.stderr.startswith("dgraph: error: ") and "Traceback" not in proc.stderr
+
+
+def test_symbolic_method(capsys, tmp_path):
+    target = tmp_path / "jac.py"
+    code, out, _ = run(capsys, "codegen", SPHERICAL, "-o", str(target), "-m", "symbolic", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["method"] == "symbolic" and data["mults"] == 19
+    module = load_python(target.read_text())
+    x = np.array([[1.2, 0.4, 2.0], [0.7, 1.1, -0.3]])
+    expected = accumulate(bundled("spherical_coordinates.trace"), "paths").evaluate(x)
+    np.testing.assert_allclose(module.jacobian(x), expected, rtol=1e-12)

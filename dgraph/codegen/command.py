@@ -23,7 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--method",
         "-m",
-        help="accumulation method (default: the compared method whose program is cheapest)",
+        help="accumulation method, or symbolic (Bauer's formula with sympy's algebra); default:"
+        " the candidate whose program is cheapest",
     )
     p.add_argument("--mode", choices=MODES, default="jacobian", help="function to generate")
     p.add_argument("--sparse", action="store_true", help="also emit the nonzero entries only")

@@ -18,6 +18,7 @@ from .program import (
     jacobian_program,
     jvp_program,
     primal_program,
+    symbolic_program,
     vjp_program,
 )
 from .python import python_module
@@ -28,6 +29,7 @@ Lang = Literal["python", "c"]
 Mode = Literal["jacobian", "jvp", "vjp"]
 LANGS: tuple[str, ...] = ("python", "c")
 MODES: tuple[str, ...] = ("jacobian", "jvp", "vjp")
+SYMBOLIC = "symbolic"  # not an accumulation method: a program built beside ``paths``
 
 
 @dataclass
@@ -63,7 +65,9 @@ class Generated:
             "file": file,
             "lang": self.lang,
             "mode": self.modes[0],
-            "method": self.expression_set.method,
+            "method": "symbolic"
+            if self.programs.get("jacobian", self.main).method == "symbolic"
+            else self.expression_set.method,
             "strategy": "sweep" if self.main.method in ("tangent", "adjoint") else "entries",
             "mults": ops.mults,
             "adds": ops.adds,
@@ -88,7 +92,8 @@ def generate(
     """Code for the Jacobian of ``graph`` (and ``jvp``/``vjp``) in ``lang``.
 
     Without ``method``, the expression set is the one whose Jacobian program has the
-    fewest operations among the verified results of :func:`dgraph.methods.compare`.
+    fewest operations among the verified results of :func:`dgraph.methods.compare`;
+    ``method="symbolic"`` is :func:`~dgraph.codegen.program.symbolic_program`.
 
     >>> from dgraph.core.builders import bundled
     >>> gen = generate(bundled("naumann_sin.trace"), "python", "reverse")
@@ -108,6 +113,9 @@ def generate(
     jacobian: Program | None = None
     if method is None:
         jacobian, es = cheapest_jacobian(graph, budget=budget)
+    elif method == SYMBOLIC:  # Bauer's formula with sympy's algebra, beside method paths
+        es = accumulate(graph, "paths")
+        jacobian = symbolic_program(graph)
     else:
         es = accumulate(graph, method, budget=budget)
         if not es.verified:

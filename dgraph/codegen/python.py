@@ -37,7 +37,8 @@ class _Printer(PowersAsProducts, NumPyPrinter):
 
 def _print(printer: _Printer, expr: sympy.Expr) -> str:
     """One expression; functions NumPy lacks (``math.erf``, ``math.gamma``) are called
-    through element-wise wrappers ``_math_<name>`` that the module defines."""
+    through element-wise wrappers ``_math_<name>`` that the module defines (SciPy's
+    ufuncs when SciPy is installed, else ``numpy.vectorize`` of :mod:`math`)."""
     text = printer.doprint(expr)
     if printer._not_supported:
         raise DGraphError(f"cannot print {sorted(map(str, printer._not_supported))[0]} for NumPy")
@@ -94,10 +95,19 @@ def python_module(
     if sparse and jac is not None:
         lines += [f"JACOBIAN_ROWS = numpy.array({rows!r}, dtype=int)"]
         lines += [f"JACOBIAN_COLS = numpy.array({cols!r}, dtype=int)"]
-    lines += [f"_math_{f} = numpy.vectorize(math.{f}, otypes=[float])" for f in wrapped]
+    for f in wrapped:
+        fallback = f"_math_{f} = numpy.vectorize(math.{f}, otypes=[float])"
+        if f in _SCIPY:  # SciPy's ufunc when installed: 10-50x faster than a Python loop
+            lines += ["try:", f"    from scipy.special import {_SCIPY[f]} as _math_{f}"]
+            lines += ["except ImportError:", f"    {fallback}"]
+        else:
+            lines.append(fallback)
     lines += ["", "", *_ARRAY_HELPER, *body]
     return "\n".join(lines) + "\n"
 
+
+# math functions NumPy lacks and their scipy.special ufuncs
+_SCIPY = {"erf": "erf", "erfc": "erfc", "gamma": "gamma", "lgamma": "gammaln"}
 
 _ARRAY_HELPER = [
     "def _array(a, size, name):",
