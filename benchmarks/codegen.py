@@ -85,7 +85,7 @@ def measure(name: str, build, batch: int, budget: float | None) -> dict | None:
     return {
         "function": name,
         "size": f"{len(graph.outputs)}x{len(graph.inputs)}",
-        "method": es.method,
+        "method": program.method,
         "dgraph": program.ops,
         "sympy": sympy_base.ops,
         "casadi": casadi.ops if casadi is not None else None,

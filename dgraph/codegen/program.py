@@ -265,7 +265,8 @@ def cheapest_jacobian(
 ) -> tuple[Program, ExpressionSet]:
     """The Jacobian program with the fewest operations over the verified results of
     :func:`dgraph.methods.compare`, and its expression set. Default methods: every
-    compared one, and ``paths`` while the graph's L - N is at most :data:`PATHS_LIMIT`."""
+    compared one, and ``paths`` while the graph's L - N is at most :data:`PATHS_LIMIT`;
+    with ``paths`` also :func:`symbolic_program` (paired with the ``paths`` set)."""
     from ..core.paths import naive_cost
     from ..methods import COMPARED, compare
 

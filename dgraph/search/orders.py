@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable
 
 from ..core.graph import DGraph
-from ..elimination.structure import BitGraph
 from .kinds import KindGraph, effective_cost
 
 __all__ = ["RULES", "anneal", "beam_order", "greedy_edges", "greedy_order", "randomized_orders"]
@@ -124,12 +123,40 @@ def beam_order(graph: DGraph, width: int = 8, branch: int = 6) -> tuple[int, lis
     return cost, order
 
 
-def greedy_edges(graph: DGraph) -> list[tuple[str, object]]:
-    """Edge elimination that always takes the cheapest forward or backward elimination
-    (structural cost; ties: forward before backward, then edge order)."""
-    bits = BitGraph(graph)
-    state, moves = bits.start, []
-    while not bits.is_final(state):
-        move, _, state = min(bits.moves(state, "full"), key=lambda m: m[1])
-        moves.append(move)
-    return moves
+def greedy_edges(
+    graph: DGraph, rng: random.Random | None = None
+) -> tuple[int, list[tuple[str, tuple[str, str]]]]:
+    """Edge elimination that always takes the cheapest front or back elimination, priced
+    in effective then structural multiplications (ties: forward first, then evaluation
+    order, or at random with ``rng``); its effective cost and moves.
+
+    >>> from dgraph.core.builders import bundled
+    >>> greedy_edges(bundled("naumann_sin.trace"))[0]
+    3
+    """
+    kinds = KindGraph(graph)
+    inner = set(graph.intermediates)
+    position = {v: k for k, v in enumerate(graph.order())}
+    total, moves = 0, []
+    while inner & kinds.succ.keys():
+        best, best_key = None, None
+        for i, row in kinds.succ.items():
+            for j in row:
+                for direction, vertex in (("forward", i), ("backward", j)):
+                    if vertex not in inner:
+                        continue
+                    degree = len(kinds.pred[i]) if direction == "forward" else len(kinds.succ[j])
+                    key = (
+                        kinds.edge_cost(i, j, direction),
+                        degree,
+                        rng.random() if rng is not None else 0.0,
+                        direction,
+                        position[i],
+                        position[j],
+                    )
+                    if best_key is None or key < best_key:
+                        best, best_key = (direction, (i, j)), key
+        direction, (i, j) = best
+        total += kinds.eliminate_edge(i, j, direction)
+        moves.append(best)
+    return total, moves
