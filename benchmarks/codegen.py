@@ -60,7 +60,7 @@ def measure(name: str, build, batch: int, budget: float | None) -> dict | None:
     if not graph.has_partials():
         return None
     t0 = time.perf_counter()
-    program, es = cheapest_jacobian(graph, budget=budget)
+    program, _ = cheapest_jacobian(graph, budget=budget)
     seconds = time.perf_counter() - t0
     names = {"title": name, "inputs": graph.inputs, "outputs": graph.outputs}
     evaluators = {"dgraph-py": load_python(python_module({"jacobian": program}, **names)).jacobian}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from .core.builders.trace import GRANULARITIES
+
 __all__ = ["budget", "graph_args"]
 
 
@@ -11,9 +13,10 @@ def graph_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("graph", help="file.json, file.trace or path/to/file.py:function")
     p.add_argument(
         "--granularity",
-        choices=("elemental", "statement"),
+        choices=GRANULARITIES,
         default="elemental",
-        help="vertices per operation (default) or per assignment, for traces",
+        help="vertices per operation (default), per two-operand operation as a tape records"
+        " them (binary), or per assignment of a trace (statement)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 

@@ -105,6 +105,12 @@ def test_structure_statement_granularity(capsys, tmp_path):
     elemental = run_json(capsys, "structure", str(trace))
     statement = run_json(capsys, "structure", str(trace), "--granularity", "statement")
     assert len(elemental["intermediates"]) == 2 and statement["intermediates"] == ["u"]
+    trace.write_text("inputs: a, b\noutputs: y\ny = a*b*sin(a)\n")
+    binary = run_json(capsys, "structure", str(trace), "--granularity", "binary")
+    assert (
+        len(binary["intermediates"])
+        == len(run_json(capsys, "structure", str(trace))["intermediates"]) + 1
+    )
 
 
 def test_python_function_graph(capsys, tmp_path):

@@ -120,6 +120,30 @@ def test_elemental_granularity_splits_operations():
     assert g.n_edges == 5
 
 
+def test_binary_granularity_records_two_operands_per_vertex():
+    text = "inputs: a, b, c, d\noutputs: y\ny = 2*a*b*c + d + 3"
+    g = dgraph.from_trace(text, granularity="binary")
+    assert [str(g.expr(v)) for v in [*g.intermediates, "y"]] == ["a*b", "2*c*t1", "d + t2 + 3"]
+    assert dgraph.from_trace(text).intermediates == ["t1"]  # elemental: 2*a*b*c is one
+    with pytest.raises(InputError, match="elemental, binary or statement"):
+        dgraph.from_trace(text, granularity="tape")
+
+
+@pytest.mark.parametrize("name", ["heart-dipole", "roe-flux", "mlp"])
+def test_binary_graphs_compute_the_same_function(name):
+    from dgraph.bench.realworld import REAL_WORLD
+
+    elemental, binary = REAL_WORLD[name](), REAL_WORLD[name](binary=True)
+    assert len(binary.intermediates) > len(elemental.intermediates)
+    assert all(len(binary.predecessors(v)) <= 2 for v in binary)
+    point = {sympy.Symbol(x): 0.3 + 0.1 * k for k, x in enumerate(elemental.inputs)}
+    for y in elemental.outputs:
+        want = float(elemental.values()[y].evalf(subs=point))
+        assert float(binary.values()[y].evalf(subs=point)) == pytest.approx(want, rel=1e-12)
+    es = dgraph.accumulate(binary, "reverse")
+    assert es.verified and es.mults > dgraph.accumulate(elemental, "reverse").mults
+
+
 def test_equal_subexpressions_share_a_vertex():
     g = dgraph.from_trace("inputs: x\noutputs: y, z\ny = sin(x)*2\nz = sin(x) + 1")
     sins = [v for v in g.intermediates if g.expr(v).func == sympy.sin]

@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 
-def heart_dipole() -> DGraph:
+def heart_dipole(binary: bool = False) -> DGraph:
     """The eight residuals of the human heart dipole problem (MINPACK-2 ``dhhd``)."""
     a, b, c, d, t, u, v, w = sympy.symbols("a b c d t u v w")
     s = [sympy.Rational(k, 10) for k in (5, -3, 2, 7, -1, 4, 6, -2)]  # the measured moments
@@ -58,10 +58,10 @@ def heart_dipole() -> DGraph:
         - b * w * (w**2 - 3 * u**2)
         - s[7],
     }
-    return from_sympy(f, [a, b, c, d, t, u, v, w], name="heart-dipole")
+    return from_sympy(f, [a, b, c, d, t, u, v, w], name="heart-dipole", binary=binary)
 
 
-def roe_flux() -> DGraph:
+def roe_flux(binary: bool = False) -> DGraph:
     """Roe's flux between a left and a right state (ρ, u, p) of an ideal gas, γ = 7/5."""
     rl, ul, pl, rr, ur, pr = sympy.symbols("rho_L u_L p_L rho_R u_R p_R")
     gamma = sympy.Rational(7, 5)
@@ -97,10 +97,10 @@ def roe_flux() -> DGraph:
             for lam, alpha, vec in zip(lambdas, alphas, vectors, strict=True)
         )
         flux[name] = (fl[k] + fr[k]) / 2 - waves / 2
-    return from_sympy(flux, [rl, ul, pl, rr, ur, pr], name="roe-flux")
+    return from_sympy(flux, [rl, ul, pl, rr, ur, pr], name="roe-flux", binary=binary)
 
 
-def robot_arm() -> DGraph:
+def robot_arm(binary: bool = False) -> DGraph:
     """End-effector position of a PUMA 560 from its six joint angles (standard DH)."""
     q = sympy.symbols("q1:7")
     r = sympy.Rational
@@ -129,10 +129,11 @@ def robot_arm() -> DGraph:
         {"x": transform[0, 3], "y": transform[1, 3], "z": transform[2, 3]},
         list(q),
         name="robot-arm",
+        binary=binary,
     )
 
 
-def black_scholes() -> DGraph:
+def black_scholes(binary: bool = False) -> DGraph:
     """Call and put prices from spot S, strike K, maturity T, rate r and volatility σ."""
     s, k, t, rate, sigma = sympy.symbols("S K T r sigma")
 
@@ -144,10 +145,12 @@ def black_scholes() -> DGraph:
     discount = k * sympy.exp(-rate * t)
     call = s * cdf(d1) - discount * cdf(d2)
     put = discount * cdf(-d2) - s * cdf(-d1)
-    return from_sympy({"call": call, "put": put}, [s, k, t, rate, sigma], name="black-scholes")
+    return from_sympy(
+        {"call": call, "put": put}, [s, k, t, rate, sigma], name="black-scholes", binary=binary
+    )
 
 
-def reaction_rates() -> DGraph:
+def reaction_rates(binary: bool = False) -> DGraph:
     """Net production rates of H, O, OH, H2, O2, H2O at temperature T by mass action with
     Arrhenius constants k = A T^b exp(-E/(R T)) for five chain reactions."""
     temp, h, o, oh, h2, o2, h2o = sympy.symbols("T H O OH H2 O2 H2O")
@@ -169,10 +172,14 @@ def reaction_rates() -> DGraph:
             net[x] -= rate
         for x in products:
             net[x] += rate
-    return from_sympy({f"w_{x}": net[x] for x in species}, [temp, *species], name="reaction-rates")
+    return from_sympy(
+        {f"w_{x}": net[x] for x in species}, [temp, *species], name="reaction-rates", binary=binary
+    )
 
 
-def mlp(inputs: int = 4, hidden: int = 6, outputs: int = 3, seed: int = 0) -> DGraph:
+def mlp(
+    inputs: int = 4, hidden: int = 6, outputs: int = 3, seed: int = 0, binary: bool = False
+) -> DGraph:
     """Softmax(W2 tanh(W1 x + b1) + b2) with fixed small rational weights."""
     rng = random.Random(seed)
 
@@ -184,7 +191,9 @@ def mlp(inputs: int = 4, hidden: int = 6, outputs: int = 3, seed: int = 0) -> DG
     z = [sum(weight() * hj for hj in h) + weight() for _ in range(outputs)]
     e = [sympy.exp(zk) for zk in z]
     total = sum(e)
-    return from_sympy({f"p{k}": ek / total for k, ek in enumerate(e)}, list(x), name="mlp")
+    return from_sympy(
+        {f"p{k}": ek / total for k, ek in enumerate(e)}, list(x), name="mlp", binary=binary
+    )
 
 
 REAL_WORLD = {

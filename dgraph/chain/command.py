@@ -11,6 +11,7 @@ import argparse
 import json
 from typing import Any
 
+from ..core.builders.trace import GRANULARITIES
 from ..errors import DGraphError
 from .dynamic import (
     ChainSolution,
@@ -57,7 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--cuts", help="cut vertex sets from the outputs down, 'a,b;c,d' (default: levels)"
     )
-    g.add_argument("--granularity", choices=("elemental", "statement"), default="elemental")
+    g.add_argument("--granularity", choices=GRANULARITIES, default="elemental")
     g.add_argument(
         "--methods",
         help="elimination methods to compare (default: forward,reverse,"

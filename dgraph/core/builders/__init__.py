@@ -26,7 +26,8 @@ def load(spec: str | Path, granularity: Granularity = "elemental") -> DGraph:
     """Load a graph from ``file.json``, ``file.trace`` or ``path/to/file.py:function``."""
     spec = str(spec)
     if ".py:" in spec:
-        return from_function(load_function(spec), name=spec.rpartition(":")[2])
+        binary = granularity == "binary"  # a traced function has no statements
+        return from_function(load_function(spec), name=spec.rpartition(":")[2], binary=binary)
     path = Path(spec)
     if path.suffix not in (".json", ".trace"):
         raise InputError(f"{path}: unknown graph type (use .json, .trace or file.py:function)")

@@ -1,9 +1,11 @@
 """Turn sympy expressions into differentiation-graph vertices, one per operation node.
 
 Shared by the trace builder and :func:`from_sympy`: every sympy operation node with free
-symbols becomes one vertex (n-ary ``+`` and ``*`` stay n-ary; equal subexpressions are one
-vertex), numbers and closed-form constants are folded into local partials. Names are
-chosen at the end so that outputs keep their declared names and every output is maximal.
+symbols becomes one vertex (n-ary ``+`` and ``*`` stay n-ary, or with ``binary`` become
+chains of two-operand vertices as an operator-overloading tape records them; equal
+subexpressions are one vertex), numbers and closed-form constants are folded into local
+partials. Names are chosen at the end so that outputs keep their declared names and every
+output is maximal.
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ class _Node:
 class ExprGraphBuilder:
     """Accumulates vertices from expressions, then names them and emits a :class:`DGraph`."""
 
-    def __init__(self, inputs: list[str], where: str = "") -> None:
+    def __init__(self, inputs: list[str], where: str = "", binary: bool = False) -> None:
         self.where = where
+        self.binary = binary
         self.nodes: list[_Node] = []
         self._by_key: dict[tuple, int] = {}
         self.inputs = [self._new(None, [], name) for name in inputs]
@@ -96,10 +99,22 @@ class ExprGraphBuilder:
         return expr.xreplace(constants) if constants else expr
 
     def _operation(self, e: sympy.Expr, args: list[Value]) -> int:
-        key = (e.func, tuple(a if isinstance(a, int) else ("const", a) for a in args))
+        vertices = [a for a in args if isinstance(a, int)]
+        if self.binary and (e.is_Add or e.is_Mul) and len(vertices) > 2:
+            # as a tape records it: left to right, two operands per vertex, the constant
+            # terms or factors joining the last one
+            acc = vertices[0]
+            for a in vertices[1:-1]:
+                acc = self._node(e.func, [acc, a])
+            constants = [a for a in args if not isinstance(a, int)]
+            return self._node(e.func, [acc, vertices[-1], *constants])
+        return self._node(e.func, args)
+
+    def _node(self, func: type, args: list[Value]) -> int:
+        key = (func, tuple(a if isinstance(a, int) else ("const", a) for a in args))
         if key in self._by_key:
             return self._by_key[key]
-        local = e.func(*[self.nodes[a].placeholder if isinstance(a, int) else a for a in args])
+        local = func(*[self.nodes[a].placeholder if isinstance(a, int) else a for a in args])
         preds = list(dict.fromkeys(a for a in args if isinstance(a, int)))
         index = self._new(local, preds)
         self._by_key[key] = index

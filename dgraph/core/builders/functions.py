@@ -28,10 +28,12 @@ def from_sympy(
     outputs: sympy.Expr | Iterable[sympy.Expr] | Mapping[str, sympy.Expr],
     inputs: Iterable[sympy.Symbol | str],
     name: str = "",
+    binary: bool = False,
 ) -> DGraph:
     """The elemental differentiation graph of sympy expressions w.r.t. ``inputs``.
 
-    Outputs are named by a mapping's keys, else ``y`` (one) or ``y0, y1, ...``.
+    Outputs are named by a mapping's keys, else ``y`` (one) or ``y0, y1, ...``. With
+    ``binary``, n-ary sums and products become chains of two-operand vertices.
 
     >>> a, b = sympy.symbols("a b")
     >>> g = from_sympy([a * sympy.sin(b), sympy.sin(b)], [a, b])
@@ -46,7 +48,7 @@ def from_sympy(
         single = isinstance(outputs, (sympy.Basic, int, float))
         exprs = [outputs] if single and not isinstance(outputs, sympy.MatrixBase) else list(outputs)
         names = _output_names(len(exprs), set(input_names))
-    builder = ExprGraphBuilder(input_names, name or "<sympy>")
+    builder = ExprGraphBuilder(input_names, name or "<sympy>", binary)
     env = {s: i for s, i in zip(symbols, builder.inputs, strict=False)}
     values = []
     for out_name, expr in zip(names, exprs, strict=False):
@@ -58,7 +60,9 @@ def from_sympy(
     return builder.build(values, name)
 
 
-def from_function(f: Callable[..., Any], name: str = "", n_inputs: int | None = None) -> DGraph:
+def from_function(
+    f: Callable[..., Any], name: str = "", n_inputs: int | None = None, binary: bool = False
+) -> DGraph:
     """Trace ``f`` by calling it with sympy symbols named after its parameters.
 
     With ``n_inputs``, ``f`` takes one sequence argument and is called with symbols
@@ -88,7 +92,7 @@ def from_function(f: Callable[..., Any], name: str = "", n_inputs: int | None = 
         raise InputError(f"{label}: calling it with sympy symbols failed: {exc}") from None
     if isinstance(result, (list, tuple, Mapping, sympy.MatrixBase)) and not len(result):
         raise InputError(f"{label}: returned no outputs")
-    return from_sympy(result, symbols, name=label if label != "<lambda>" else "")
+    return from_sympy(result, symbols, name=label if label != "<lambda>" else "", binary=binary)
 
 
 def load_function(spec: str) -> Callable[..., Any]:

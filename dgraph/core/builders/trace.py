@@ -8,7 +8,9 @@
 
 ``#`` starts a comment. A variable may be assigned more than once (each assignment is a
 new value, as in single-assignment form). Granularity ``elemental`` makes every sympy
-operation node a vertex; ``statement`` makes every assignment one vertex.
+operation node a vertex (n-ary sums and products stay n-ary); ``binary`` splits those
+into two-operand vertices, as an operator-overloading tape records them; ``statement``
+makes every assignment one vertex.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ from ...errors import InputError
 from ..graph import DGraph
 from .elemental import ExprGraphBuilder, Value
 
-__all__ = ["Granularity", "from_trace", "parse_sympy"]
+__all__ = ["GRANULARITIES", "Granularity", "from_trace", "parse_sympy"]
 
-Granularity = Literal["elemental", "statement"]
+Granularity = Literal["elemental", "binary", "statement"]
+GRANULARITIES = ("elemental", "binary", "statement")
 _HEADER = re.compile(r"\s*(inputs|outputs)\s*:(.*)\Z")
 _ASSIGN = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)(.*)\Z")
 _NAME = re.compile(r"[A-Za-z_]\w*\Z")
@@ -70,8 +73,8 @@ def from_trace(
     >>> g.intermediates, g.n_edges
     (['v1', 'v2'], 5)
     """
-    if granularity not in ("elemental", "statement"):
-        raise InputError(f"unknown granularity {granularity!r}: use elemental or statement")
+    if granularity not in GRANULARITIES:
+        raise InputError(f"unknown granularity {granularity!r}: use elemental, binary or statement")
     inputs: list[str] | None = None
     outputs: list[str] | None = None
     builder: ExprGraphBuilder | None = None
@@ -91,7 +94,7 @@ def from_trace(
                 if builder is not None:
                     raise InputError(f"{where}: 'inputs:' must come before the first assignment")
                 inputs = names
-                builder = ExprGraphBuilder(inputs, source)
+                builder = ExprGraphBuilder(inputs, source, binary=granularity == "binary")
                 env = {sympy.Symbol(x): i for x, i in zip(inputs, builder.inputs, strict=False)}
             else:
                 outputs = names
