@@ -3,8 +3,8 @@
 Minimizing multiplications is NP-complete (Naumann 2008), so ``best`` runs a portfolio and
 keeps the cheapest result by effective multiplications (±1 labels free), then structural:
 
-1. the structure methods — Zhou's factorizer, local Jacobians, D*, umbrellas — and
-   forward, reverse and Markowitz;
+1. forward, reverse and Markowitz, then the structure methods — local Jacobians,
+   umbrellas, D*, Zhou's factorizer — while half the budget is left;
 2. exact searches where affordable: the optimal vertex order (A* over eliminated sets),
    in structural and, on small graphs, effective multiplications
    (:mod:`dgraph.search.effective_optimal`), and the edge-elimination metagraph, each
@@ -46,15 +46,9 @@ __all__ = ["DEFAULT_BUDGET", "best"]
 DEFAULT_BUDGET = 10.0  # seconds, when none is given
 EDGE_RESTARTS = 4  # greedy edge eliminations with random tie-breaks
 EXACT_EFFECTIVE = 14  # intermediates up to which the effective-cost A* runs (weak bound)
-STRUCTURE = {
-    "forward": forward,
-    "reverse": reverse,
-    "markowitz": markowitz,
-    "zhou": zhou,
-    "layers": layers,
-    "dstar": dstar,
-    "umbrella": umbrella,
-}
+BASELINES = {"forward": forward, "reverse": reverse, "markowitz": markowitz}
+# the structure methods, cheapest first: each starts only while half the budget is left
+STRUCTURE = {"layers": layers, "umbrella": umbrella, "dstar": dstar, "zhou": zhou}
 
 
 def _key(es: ExpressionSet) -> tuple[int, int]:
@@ -79,8 +73,14 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
         costs[by] = [es.mults, es.mults_effective]
         found.append((es, by))
 
-    for name, method in STRUCTURE.items():
+    def time_left() -> bool:
+        return time.perf_counter() < deadline
+
+    for name, method in BASELINES.items():
         consider(method(graph), name)
+    for name, method in STRUCTURE.items():
+        if deadline - time.perf_counter() > budget / 2:  # one of them can take a second
+            consider(method(graph), name)
     lower, bounds = 0, "nothing"
     inner = len(graph.intermediates)
     # A* over eliminated sets often proves the vertex optimum far beyond its exhaustive
@@ -112,25 +112,32 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
             orders[f"greedy {rule}/{tie}"] = greedy_order(graph, rule, tie)
     priced = {name: effective_cost(graph, order) for name, order in orders.items()}
     top = min(priced, key=priced.get)
-    restarts = randomized_orders(graph, top.split()[1].split("/")[0], 8)
-    for k, order in enumerate(restarts):
-        priced[f"restart {k}"], orders[f"restart {k}"] = effective_cost(graph, order), order
-    priced["beam"], orders["beam"] = beam_order(graph)
-    if inner <= EXACT_EFFECTIVE:
+    if time_left():
+        restarts = randomized_orders(graph, top.split()[1].split("/")[0], 8)
+        for k, order in enumerate(restarts):
+            priced[f"restart {k}"], orders[f"restart {k}"] = effective_cost(graph, order), order
+    if time_left():
+        priced["beam"], orders["beam"] = beam_order(graph)
+    if inner <= EXACT_EFFECTIVE and time_left():
         share = max(0.1, 0.3 * (deadline - time.perf_counter()))
         exact = effective_optimal_search(graph, share, orders[top])
         priced["effective-optimal"] = exact.cost
         orders["effective-optimal"] = [v for _, v in exact.moves]
         known["vertex elimination, effective mults"] = exact.lower_bound
     rng = random.Random(0)
-    edge_runs = [greedy_edges(graph)] + [greedy_edges(graph, rng) for _ in range(EDGE_RESTARTS)]
-    consider(replay(graph, min(edge_runs, key=lambda r: r[0])[1], "best"), "greedy edges")
+    edge_runs = []
+    for k in range(1 + EDGE_RESTARTS):
+        if not time_left():
+            break
+        edge_runs.append(greedy_edges(graph, rng if k else None))
+    if edge_runs:
+        consider(replay(graph, min(edge_runs, key=lambda r: r[0])[1], "best"), "greedy edges")
     # annealing runs from the best orders in turn, then from its own best, until the budget
     # is spent (small graphs stop after one round per start)
     steps = 400 * max(1, inner)
     starts = sorted(priced, key=priced.get)[:3]
     for run in range(64):
-        if time.perf_counter() > deadline or (run >= len(starts) and inner <= 14):
+        if not time_left() or (run >= len(starts) and inner <= 14):
             break
         name = starts[run] if run < len(starts) else min(priced, key=priced.get)
         cost, order = anneal(graph, orders[name], deadline, steps, seed=run)
