@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..core.graph import DGraph
 from ..elimination.search import SearchResult, astar
 from ..errors import SearchTooLarge
-from .kinds import GENERAL, UNIT, KindGraph, _product, _sum, effective_cost
+from .kinds import GENERAL, UNIT, KindGraph, add, effective_cost, multiply
 
 __all__ = ["effective_optimal_search"]
 
@@ -55,8 +55,8 @@ def effective_optimal_search(
             for u, k in preds0[v]:
                 through = kin[u].items() if done >> u & 1 else ((u, UNIT),)
                 for w, kw in through:
-                    kind = _product(k, kw)[1]
-                    row[w] = kind if w not in row else _sum(row[w], kind)
+                    kind = multiply(k, kw)[1]
+                    row[w] = kind if w not in row else add(row[w], kind)
             kin.append(row)
         kout: list[dict[int, int]] = [{} for _ in names]
         for v, row in enumerate(kin):
@@ -74,7 +74,7 @@ def effective_optimal_search(
         for v in inner:
             if done >> v & 1:
                 continue
-            cost = sum(_product(ko, ki)[0] for ki in kin[v].values() for ko in kout[v].values())
+            cost = sum(multiply(ko, ki)[0] for ki in kin[v].values() for ko in kout[v].values())
             fresh = set()
             if general(kin[v]):  # v's successors gain a general in-edge
                 fresh |= {k for k in kout[v] if general(kout[k])}

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from ..core.graph import DGraph
 
-__all__ = ["CONSTANT", "GENERAL", "UNIT", "KindGraph", "effective_cost"]
+__all__ = ["CONSTANT", "GENERAL", "UNIT", "KindGraph", "add", "effective_cost", "multiply"]
 
 UNIT, CONSTANT, GENERAL = 0, 1, 2
 
 
-def _product(a: int, b: int) -> tuple[int, int]:
+def multiply(a: int, b: int) -> tuple[int, int]:
     """(cost, kind) of a product of labels of kinds ``a`` and ``b``."""
     if a == UNIT or b == UNIT:
         return 0, max(a, b)
@@ -26,7 +26,8 @@ def _product(a: int, b: int) -> tuple[int, int]:
     return 1, GENERAL
 
 
-def _sum(a: int, b: int) -> int:
+def add(a: int, b: int) -> int:
+    """The kind of a sum of labels of kinds ``a`` and ``b`` (two units make a constant)."""
     return GENERAL if GENERAL in (a, b) else CONSTANT
 
 
@@ -53,7 +54,7 @@ class KindGraph:
     def cost(self, v: str) -> int:
         """The effective multiplications eliminating ``v`` now would cost."""
         return sum(
-            _product(kv, iv)[0] for kv in self.succ[v].values() for iv in self.pred[v].values()
+            multiply(kv, iv)[0] for kv in self.succ[v].values() for iv in self.pred[v].values()
         )
 
     def markowitz(self, v: str) -> int:
@@ -65,7 +66,7 @@ class KindGraph:
 
     def _absorb(self, source: str, target: str, kind: int) -> None:
         old = self.succ[source].get(target)
-        new = kind if old is None else _sum(old, kind)
+        new = kind if old is None else add(old, kind)
         self.succ[source][target] = self.pred[target][source] = new
 
     def _drop_edge(self, i: str, j: str) -> None:
@@ -82,7 +83,7 @@ class KindGraph:
         """Effective multiplications of front- (``forward``) or back-eliminating i -> j."""
         kind = self.succ[i][j]
         others = self.pred[i].values() if direction == "forward" else self.succ[j].values()
-        return sum(_product(kind, other)[0] for other in others)
+        return sum(multiply(kind, other)[0] for other in others)
 
     def eliminate_edge(self, i: str, j: str, direction: str) -> int:
         """Front-eliminate i -> j (into i's predecessors; i intermediate) or back-eliminate
@@ -91,13 +92,13 @@ class KindGraph:
         cost, kind = self.edge_cost(i, j, direction), self.succ[i][j]
         if direction == "forward":
             for k, ki in list(self.pred[i].items()):
-                self._absorb(k, j, _product(kind, ki)[1])
+                self._absorb(k, j, multiply(kind, ki)[1])
             self._drop_edge(i, j)
             if not self.succ[i]:
                 self._drop_vertex(i)
         else:
             for k, jk in list(self.succ[j].items()):
-                self._absorb(i, k, _product(jk, kind)[1])
+                self._absorb(i, k, multiply(jk, kind)[1])
             self._drop_edge(i, j)
             if not self.pred[j]:
                 self._drop_vertex(j)
@@ -107,10 +108,10 @@ class KindGraph:
         total = 0
         for i, iv in self.pred[v].items():
             for k, kv in self.succ[v].items():
-                cost, kind = _product(kv, iv)
+                cost, kind = multiply(kv, iv)
                 total += cost
                 old = self.succ[i].get(k)
-                new = kind if old is None else _sum(old, kind)
+                new = kind if old is None else add(old, kind)
                 self.succ[i][k] = self.pred[k][i] = new
         for i in self.pred[v]:
             del self.succ[i][v]
