@@ -364,3 +364,19 @@ def test_erf_uses_scipy_when_installed_and_math_otherwise(monkeypatch):
     assert isinstance(fallback._math_erf, np.vectorize)
     for module in [*modules, fallback]:
         _assert_close(module.jacobian(points), expected)
+
+
+@pytest.mark.parametrize(
+    "name", ["reaction-rates", "robot-arm", "mlp", "spherical-harmonics-5", "euler-flux"]
+)
+def test_symbolic_programs_agree_with_sympy_in_python_and_c(name):
+    graph = (SUITE.get(name) or PHYSICS[name])()
+    program = symbolic_program(graph)
+    points = _points(graph, 5)
+    expected = _reference(_sympy_jacobian(graph), points)
+    names = {"title": name, "inputs": graph.inputs, "outputs": graph.outputs}
+    _assert_close(
+        load_python(python_module({"jacobian": program}, **names)).jacobian(points), expected
+    )
+    if compiler() is not None:
+        _assert_close(load_c(c_source({"jacobian": program}, **names)).jacobian(points), expected)
