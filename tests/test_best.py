@@ -116,3 +116,15 @@ def test_edge_pricing_matches_the_replayed_expression_set():
             es = replay(g, moves, "edges")
             es.verify()
             assert es.verified and cost == es.mults_effective, name
+
+
+def test_annealing_keeps_a_fixed_prefix():
+    """The umbrella contractions stay first; the rest is searched, priced as a whole."""
+    g = REAL_WORLD["black-scholes"]()
+    umbrella_es = accumulate(g, "umbrella")
+    prefix = [s.target for s in umbrella_es.steps if s.op.startswith("umbrella ")]
+    assert prefix  # Black-Scholes has umbrellas to contract
+    start = prefix + [v for v in g.intermediates if v not in prefix]
+    cost, order = anneal(g, start, time.perf_counter() + 2, 2000, fixed=len(prefix))
+    assert order[: len(prefix)] == prefix and sorted(order) == sorted(g.intermediates)
+    assert cost == effective_cost(g, order) <= effective_cost(g, start)

@@ -11,8 +11,10 @@ keeps the cheapest result by effective multiplications (±1 labels free), then s
    proven or cut off by its share of the budget;
 3. greedy vertex orders by effective cost, Markowitz degree, fill-in and relative
    Markowitz degree with forward and reverse tie-breaks, randomized restarts, simulated
-   annealing over orders until the budget is spent, a beam search, and greedy edge
-   elimination priced the same way (front or back, with random restarts).
+   annealing over orders until the budget is spent — half of its later runs after
+   preprocessing: the umbrella contractions (which touch nothing outside their umbrella)
+   fixed first, the contracted rest searched — a beam search, and greedy edge elimination
+   priced the same way (front or back, with random restarts).
 
 Every candidate that could win is built as an expression set and verified. ``info``
 says which search found the winner (``found_by``), the best lower bound known and what it
@@ -133,19 +135,35 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     if edge_runs:
         consider(replay(graph, min(edge_runs, key=lambda r: r[0])[1], "best"), "greedy edges")
     # annealing runs from the best orders in turn, then from its own best, until the budget
-    # is spent (small graphs stop after one round per start)
+    # is spent (small graphs stop after one round per start); every other run after the
+    # first round keeps the umbrella contractions as a fixed prefix (preprocessing: each
+    # touches nothing outside its umbrella) and searches the contracted rest
     steps = 400 * max(1, inner)
     starts = sorted(priced, key=priced.get)[:3]
+    prefix = _umbrella_prefix(found)
     for run in range(64):
         if not time_left() or (run >= len(starts) and inner <= 14):
             break
         name = starts[run] if run < len(starts) else min(priced, key=priced.get)
-        cost, order = anneal(graph, orders[name], deadline, steps, seed=run)
+        fixed = len(prefix) if prefix and run >= len(starts) and run % 2 else 0
+        start = orders[name]
+        if fixed:
+            start = prefix + [v for v in start if v not in set(prefix)]
+        cost, order = anneal(graph, start, deadline, steps, seed=run, fixed=fixed)
         if cost < min(priced.values()):
-            priced["annealing"], orders["annealing"] = cost, order
+            label = "umbrellas + annealing" if fixed else "annealing"
+            priced[label], orders[label] = cost, order
     winner = min(priced, key=priced.get)
     consider(vertex_elimination(graph, orders[winner], "best"), winner)
     return _finish(graph, found, costs, (lower, bounds, known), t0)
+
+
+def _umbrella_prefix(found: list[tuple[ExpressionSet, str]]) -> list[str]:
+    """The vertices the umbrella method eliminated inside umbrellas, in its order."""
+    for es, by in found:
+        if by == "umbrella":
+            return [s.target for s in es.steps if s.op.startswith("umbrella ")]
+    return []
 
 
 def _finish(graph, found, costs, bound: tuple, t0: float) -> ExpressionSet:

@@ -70,16 +70,21 @@ def anneal(
     deadline: float,
     max_steps: int,
     seed: int = 0,
+    fixed: int = 0,
 ) -> tuple[int, list[str]]:
     """Simulated annealing over orders: move one vertex elsewhere, keep it if cheaper or
-    with probability exp(-Δ/T), T cooling geometrically; the best order seen."""
+    with probability exp(-Δ/T), T cooling geometrically; the best order seen. The first
+    ``fixed`` vertices of ``start`` stay where they are (a preprocessing prefix)."""
     rng = random.Random(seed)
     kinds = KindGraph(graph)
-    current, cost = list(start), effective_cost(kinds, start)
+    prefix_cost = sum(kinds.eliminate(v) for v in start[:fixed])
+    prefix = list(start[:fixed])
+    current = list(start[fixed:])
+    cost = effective_cost(kinds, current)
     best_cost, best = cost, list(current)
     n = len(current)
     if n < 2:
-        return best_cost, best
+        return prefix_cost + best_cost, prefix + best
     temperature = max(1.0, 0.05 * cost)
     cooling = (0.01 / temperature) ** (1 / max_steps) if temperature > 0.01 else 1.0
     for step in range(max_steps):
@@ -96,7 +101,7 @@ def anneal(
             if cost < best_cost:
                 best_cost, best = cost, list(current)
         temperature *= cooling
-    return best_cost, best
+    return prefix_cost + best_cost, prefix + best
 
 
 def beam_order(graph: DGraph, width: int = 8, branch: int = 6) -> tuple[int, list[str]]:
