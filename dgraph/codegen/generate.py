@@ -13,6 +13,7 @@ from ..core.graph import DGraph
 from ..errors import DGraphError
 from .c import c_source
 from .program import (
+    SYMBOLIC,
     Program,
     cheapest_jacobian,
     jacobian_program,
@@ -29,7 +30,6 @@ Lang = Literal["python", "c"]
 Mode = Literal["jacobian", "jvp", "vjp"]
 LANGS: tuple[str, ...] = ("python", "c")
 MODES: tuple[str, ...] = ("jacobian", "jvp", "vjp")
-SYMBOLIC = "symbolic"  # not an accumulation method: a program built beside ``paths``
 
 
 @dataclass
@@ -65,8 +65,8 @@ class Generated:
             "file": file,
             "lang": self.lang,
             "mode": self.modes[0],
-            "method": "symbolic"
-            if self.programs.get("jacobian", self.main).method == "symbolic"
+            "method": self.programs["jacobian"].method  # symbolic is a program only
+            if "jacobian" in self.programs
             else self.expression_set.method,
             "strategy": "sweep" if self.main.method in ("tangent", "adjoint") else "entries",
             "mults": ops.mults,

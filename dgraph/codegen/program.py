@@ -34,6 +34,7 @@ from ..errors import DGraphError, SearchTooLarge
 from .counting import Ops, count_ops, fold_constants
 
 __all__ = [
+    "SYMBOLIC",
     "Program",
     "cheapest_jacobian",
     "jacobian_program",
@@ -254,6 +255,8 @@ def vjp_program(es: ExpressionSet, strategy: Strategy = "auto") -> Program:
     return min(candidates, key=lambda p: p.ops.key())
 
 
+SYMBOLIC = "symbolic"  # the program of symbolic_program: not an accumulation method
+
 # Bauer's formula itself (method ``paths``) joins the candidates while it lists at most
 # this many multiplications: after cse, listing every path sometimes shares more than a
 # factorization does (a PUMA arm: 78 multiplications against 96), and costs little here.
@@ -309,7 +312,7 @@ def symbolic_program(graph: DGraph) -> Program:
     outputs = sympy.Matrix([values[y].xreplace(rename) for y in graph.outputs])
     jacobian = outputs.jacobian(list(inputs))
     results = [((i, j), jacobian[i, j]) for i in range(jacobian.rows) for j in range(jacobian.cols)]
-    return _program("jacobian", graph, [("x", inputs)], [], results, "symbolic")
+    return _program("jacobian", graph, [("x", inputs)], [], results, SYMBOLIC)
 
 
 # -- from assignments to a straight line ------------------------------------------------------
@@ -501,9 +504,7 @@ def _powers(
         negative = sorted(-k for k in ks if k < 0)
         positive = sorted(k for k in ks if k > 0)
         for sign, wanted in ((1, positive), (-1, negative)):
-            if not wanted or (sign == 1 and wanted == [1]):
-                continue
-            if sign == -1 and len(wanted) == 1 and wanted[0] == 1:
+            if not wanted or (sign == -1 and wanted == [1]):
                 continue  # a lone 1/x stays a division where it is used
             root = base
             if sign == -1:

@@ -47,7 +47,9 @@ __all__ = ["DEFAULT_BUDGET", "best"]
 
 DEFAULT_BUDGET = 10.0  # seconds, when none is given
 EDGE_RESTARTS = 4  # greedy edge eliminations with random tie-breaks
-EXACT_EFFECTIVE = 14  # intermediates up to which the effective-cost A* runs (weak bound)
+# intermediates up to which the exact searches run to the end (the effective-cost A*, whose
+# bound is weak, only up to here) and one annealing round per start suffices
+SMALL = 14
 BASELINES = {"forward": forward, "reverse": reverse, "markowitz": markowitz}
 # the structure methods, cheapest first: each starts only while half the budget is left
 STRUCTURE = {"layers": layers, "umbrella": umbrella, "dstar": dstar, "zhou": zhou}
@@ -87,7 +89,7 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     inner = len(graph.intermediates)
     # A* over eliminated sets often proves the vertex optimum far beyond its exhaustive
     # limit (40 intermediates on the heart dipole), so it always gets a share of the budget
-    share = None if inner <= 14 else max(0.1, 0.3 * (deadline - time.perf_counter()))
+    share = None if inner <= SMALL else max(0.1, 0.3 * (deadline - time.perf_counter()))
     es = vertex_optimal(graph, share)
     consider(es, "vertex-optimal")
     lower, bounds = es.info["lower_bound"], "vertex elimination (structural mults)"
@@ -120,7 +122,7 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
             priced[f"restart {k}"], orders[f"restart {k}"] = effective_cost(graph, order), order
     if time_left():
         priced["beam"], orders["beam"] = beam_order(graph)
-    if inner <= EXACT_EFFECTIVE and time_left():
+    if inner <= SMALL and time_left():
         share = max(0.1, 0.3 * (deadline - time.perf_counter()))
         exact = effective_optimal_search(graph, share, orders[top])
         priced["effective-optimal"] = exact.cost
@@ -141,14 +143,15 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     steps = 400 * max(1, inner)
     starts = sorted(priced, key=priced.get)[:3]
     prefix = _umbrella_prefix(found)
+    in_prefix = set(prefix)
     for run in range(64):
-        if not time_left() or (run >= len(starts) and inner <= 14):
+        if not time_left() or (run >= len(starts) and inner <= SMALL):
             break
         name = starts[run] if run < len(starts) else min(priced, key=priced.get)
         fixed = len(prefix) if prefix and run >= len(starts) and run % 2 else 0
         start = orders[name]
         if fixed:
-            start = prefix + [v for v in start if v not in set(prefix)]
+            start = prefix + [v for v in start if v not in in_prefix]
         cost, order = anneal(graph, start, deadline, steps, seed=run, fixed=fixed)
         if cost < min(priced.values()):
             label = "umbrellas + annealing" if fixed else "annealing"

@@ -110,14 +110,11 @@ class KindGraph:
             for k, kv in self.succ[v].items():
                 cost, kind = multiply(kv, iv)
                 total += cost
+                # _absorb written out: this loop prices every annealing step
                 old = self.succ[i].get(k)
                 new = kind if old is None else add(old, kind)
                 self.succ[i][k] = self.pred[k][i] = new
-        for i in self.pred[v]:
-            del self.succ[i][v]
-        for k in self.succ[v]:
-            del self.pred[k][v]
-        del self.succ[v], self.pred[v]
+        self._drop_vertex(v)
         return total
 
 
