@@ -27,6 +27,7 @@ import sympy
 
 from ..core.expressions import ExpressionSet, Step, make_expression_set, reference_symbol
 from ..core.graph import DGraph
+from ..core.kinds import UNIT, add, kind_of, multiply
 from ..errors import DGraphError
 from .line_graph import SUPER_SINK, SUPER_SOURCE
 
@@ -61,9 +62,11 @@ class FaceState:
         self.span: dict[int, tuple[str, str]] = {}
         self.name: dict[int, str] = {}
         self.label: dict[int, sympy.Expr] = {}
+        self.kind: dict[int, int] = {}  # unit, constant or general (dgraph.core.kinds)
         self.references: dict[sympy.Symbol, sympy.Expr] = {}
         self.steps: list[Step] = []
         self.mults = 0
+        self.mults_effective = 0
         self._ids = itertools.count()
         self._span_count: dict[tuple[str, str], int] = defaultdict(int)
         self._alive: dict[tuple[str, str], set[int]] = defaultdict(set)  # live vertices by span
@@ -75,12 +78,10 @@ class FaceState:
 
         def vertex(span: tuple[str, str]) -> int:
             if span not in vertex_of:
-                label = (
-                    graph.symbol(*span)
-                    if SUPER_SOURCE not in span and SUPER_SINK not in span
-                    else None
-                )
-                vertex_of[span] = self._new(span, label)
+                terminal = SUPER_SOURCE in span or SUPER_SINK in span
+                label = None if terminal else graph.symbol(*span)
+                kind = UNIT if terminal else kind_of(graph.constant_label(*span))
+                vertex_of[span] = self._new(span, label, kind)
             return vertex_of[span]
 
         for w, path in enumerate(self.paths):
@@ -95,8 +96,9 @@ class FaceState:
 
     # -- bookkeeping ---------------------------------------------------------------------
 
-    def _new(self, span: tuple[str, str], label: sympy.Expr | None) -> int:
+    def _new(self, span: tuple[str, str], label: sympy.Expr | None, kind: int) -> int:
         v = next(self._ids)
+        self.kind[v] = kind
         self._span_count[span] += 1
         count = self._span_count[span]
         self.span[v] = span
@@ -124,6 +126,7 @@ class FaceState:
         if v in self.succ and not self.pred[v] and not self.succ[v]:
             del self.succ[v], self.pred[v]
             self.label.pop(v, None)
+            self.kind.pop(v, None)
             self._alive[self.span[v]].discard(v)
 
     def copy(self) -> FaceState:
@@ -136,6 +139,7 @@ class FaceState:
             for u, ws in out.items():
                 other.pred[u][v] = ws
         other.span, other.name, other.label = dict(self.span), dict(self.name), dict(self.label)
+        other.kind = dict(self.kind)
         other.references, other.steps = dict(self.references), list(self.steps)
         other._span_count = defaultdict(int, self._span_count)
         other._alive = defaultdict(set, {k: set(vs) for k, vs in self._alive.items()})
@@ -228,6 +232,15 @@ class FaceState:
 
     # -- Naumann's rules -----------------------------------------------------------------
 
+    def effective_cost(self, i: int, j: int) -> int:
+        """Effective multiplications of eliminating the face ``(i, j)``: 0 or 1."""
+        return multiply(self.kind[j], self.kind[i])[0]
+
+    def absorbs(self, i: int, j: int) -> bool:
+        """Whether the face's product would go into an existing vertex (no fill-in)."""
+        span = (self.span[i][0], self.span[j][1])
+        return self._find(span, set(self.pred[i]), set(self.succ[j])) is not None
+
     def eliminate(self, i: int, j: int) -> int:
         """Eliminate the intermediate face ``(i, j)``: ``c_k (+)= c_j · c_i``; one mult."""
         if j not in self.succ.get(i, ()) or self.is_terminal(i) or self.is_terminal(j):
@@ -235,11 +248,14 @@ class FaceState:
         preds, succs = set(self.pred[i]), set(self.succ[j])
         span = (self.span[i][0], self.span[j][1])
         term = self._factor(j) * self._factor(i) if self.symbolic else None
+        effective, kind = multiply(self.kind[j], self.kind[i])
         k = self._find(span, preds, succs)
         if k is None:  # fill-in
-            k = self._new(span, term)
-        elif self.symbolic:  # absorption
-            self.label[k] = self.label[k] + term
+            k = self._new(span, term, kind)
+        else:  # absorption
+            self.kind[k] = add(self.kind[k], kind)
+            if self.symbolic:
+                self.label[k] = self.label[k] + term
         self.steps.append(Step("face", (self.name[i], self.name[j]), 1))
         for w in list(self.paths_through(i, j)):
             q = self._position(w, i, j)
@@ -256,6 +272,7 @@ class FaceState:
             self._drop_if_dead(v)
         self._merge_around({i, j, k} | preds | succs)
         self.mults += 1
+        self.mults_effective += effective
         return 1
 
     def _find(
@@ -287,6 +304,7 @@ class FaceState:
             pending.extend([keep, *self.pred[keep], *self.succ[keep]])
 
     def _merge(self, keep: int, gone: int) -> None:
+        self.kind[keep] = add(self.kind[keep], self.kind[gone])
         if self.symbolic:
             self.label[keep] = self.label[keep] + self.label[gone]
         self.steps.append(Step("merge", (self.name[keep], self.name[gone]), 0))
@@ -313,7 +331,7 @@ class FaceState:
         if not neighbours or not neighbours < set(edges):
             raise DGraphError("split: give a proper, nonempty subset of the vertex's neighbours")
         label = self._factor(v) if self.symbolic else None
-        copy = self._new(self.span[v], label)
+        copy = self._new(self.span[v], label, self.kind[v])
         for u in neighbours:
             face = (u, v) if side == "in" else (v, u)
             for w in list(self.paths_through(*face)):

@@ -13,12 +13,15 @@ keeps the cheapest result by effective multiplications (±1 labels free), then s
    Markowitz degree with forward and reverse tie-breaks, randomized restarts, simulated
    annealing over orders until the budget is spent — half of its later runs after
    preprocessing: the umbrella contractions (which touch nothing outside their umbrella)
-   fixed first, the contracted rest searched — a beam search, and greedy edge elimination
-   priced the same way (front or back, with random restarts).
+   or Zhou's simple-chain links fixed first, the rest searched — a beam search, and
+   greedy edge and face eliminations priced the same way (front or back edges; free
+   faces first, then absorbing ones; forward, reverse and random tie-breaks).
 
 Every candidate that could win is built as an expression set and verified. ``info``
 says which search found the winner (``found_by``), the best lower bound known and what it
-bounds, and the cost of every candidate.
+bounds (``lower_bounds`` adds the effective-cost bounds: the exact effective vertex search
+and, for any accumulation, the rank of Bauer's entries — :mod:`dgraph.search.rank_bound`),
+and the cost of every candidate.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import time
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
+from ..core.paths import count_paths
 from ..dominance.dstar import dstar
 from ..dominance.umbrella_method import umbrella
 from ..elimination.labeled import replay
@@ -37,16 +41,20 @@ from ..elimination.metagraph import EDGE_LIMIT, edge_optimal, intermediate_edge_
 from ..elimination.vertex import forward, markowitz, reverse, vertex_elimination
 from ..elimination.vertex_optimal import vertex_optimal
 from ..errors import SearchTooLarge
+from ..faces.greedy import greedy_faces
+from ..faces.realize import FACE_PATH_LIMIT
 from ..zhou.factorize import zhou
 from ..zhou.layers import layers
 from .effective_optimal import effective_optimal_search
 from .kinds import effective_cost
 from .orders import RULES, anneal, beam_order, greedy_edges, greedy_order, randomized_orders
+from .rank_bound import rank_lower_bound
 
 __all__ = ["DEFAULT_BUDGET", "best"]
 
 DEFAULT_BUDGET = 10.0  # seconds, when none is given
 EDGE_RESTARTS = 4  # greedy edge eliminations with random tie-breaks
+FACE_RESTARTS = 2  # greedy face eliminations with random tie-breaks
 # intermediates up to which the exact searches run to the end (the effective-cost A*, whose
 # bound is weak, only up to here) and one annealing round per start suffices
 SMALL = 14
@@ -94,6 +102,9 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     consider(es, "vertex-optimal")
     lower, bounds = es.info["lower_bound"], "vertex elimination (structural mults)"
     known = {"vertex elimination": lower}
+    rank = rank_lower_bound(graph)
+    if rank is not None:
+        known["any accumulation, effective mults"] = rank
     inner_edges = intermediate_edge_count(graph)
     if inner_edges <= 2 * EDGE_LIMIT:
         share = None if inner_edges <= EDGE_LIMIT else 0.3 * (deadline - time.perf_counter())
@@ -136,37 +147,50 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
         edge_runs.append(greedy_edges(graph, rng if k else None))
     if edge_runs:
         consider(replay(graph, min(edge_runs, key=lambda r: r[0])[1], "best"), "greedy edges")
+    if count_paths(graph) <= FACE_PATH_LIMIT:  # face states track every path
+        face_runs = []
+        for k, tie in enumerate(["forward", "reverse"] + ["random"] * FACE_RESTARTS):
+            if not time_left():
+                break
+            face_runs.append(greedy_faces(graph, tie, rng if k > 1 else None))
+        if face_runs:
+            consider(min(face_runs, key=_key), "greedy faces")
     # annealing runs from the best orders in turn, then from its own best, until the budget
     # is spent (small graphs stop after one round per start); every other run after the
-    # first round keeps the umbrella contractions as a fixed prefix (preprocessing: each
-    # touches nothing outside its umbrella) and searches the contracted rest
+    # first round keeps a structure method's eliminations as a fixed prefix — the umbrella
+    # contractions (each touches nothing outside its umbrella) or Zhou's simple chains —
+    # and searches the rest: preprocessing, kept only where it comes out cheaper
     steps = 400 * max(1, inner)
     starts = sorted(priced, key=priced.get)[:3]
-    prefix = _umbrella_prefix(found)
-    in_prefix = set(prefix)
+    names = set(graph.intermediates)  # the methods' own vertices only, each once
+    prefixes = [(by, [v for v in dict.fromkeys(p) if v in names]) for by, p in _prefixes(found)]
+    prefixes = [(by, p) for by, p in prefixes if p]
     for run in range(64):
         if not time_left() or (run >= len(starts) and inner <= SMALL):
             break
         name = starts[run] if run < len(starts) else min(priced, key=priced.get)
-        fixed = len(prefix) if prefix and run >= len(starts) and run % 2 else 0
-        start = orders[name]
-        if fixed:
-            start = prefix + [v for v in start if v not in in_prefix]
+        start, fixed, label = orders[name], 0, "annealing"
+        if prefixes and run >= len(starts) and run % 2:
+            by, prefix = prefixes[run // 2 % len(prefixes)]
+            start, fixed = prefix + [v for v in start if v not in set(prefix)], len(prefix)
+            label = f"{by} + annealing"
         cost, order = anneal(graph, start, deadline, steps, seed=run, fixed=fixed)
         if cost < min(priced.values()):
-            label = "umbrellas + annealing" if fixed else "annealing"
             priced[label], orders[label] = cost, order
     winner = min(priced, key=priced.get)
     consider(vertex_elimination(graph, orders[winner], "best"), winner)
     return _finish(graph, found, costs, (lower, bounds, known), t0)
 
 
-def _umbrella_prefix(found: list[tuple[ExpressionSet, str]]) -> list[str]:
-    """The vertices the umbrella method eliminated inside umbrellas, in its order."""
-    for es, by in found:
-        if by == "umbrella":
-            return [s.target for s in es.steps if s.op.startswith("umbrella ")]
-    return []
+def _prefixes(found: list[tuple[ExpressionSet, str]]) -> list[tuple[str, list[str]]]:
+    """Preprocessing orders: the vertices the umbrella method eliminated inside umbrellas
+    and the links Zhou's simple reduction eliminated from chains, each in its order."""
+    ops = {"umbrella": "umbrella ", "zhou": "chain"}
+    return [
+        (by, [s.target for s in es.steps if s.op.startswith(ops[by])])
+        for es, by in found
+        if by in ops
+    ]
 
 
 def _finish(graph, found, costs, bound: tuple, t0: float) -> ExpressionSet:

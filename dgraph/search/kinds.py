@@ -1,9 +1,7 @@
-"""Vertex elimination priced by *effective* multiplications (Naumann's unit labels).
+"""Vertex and edge elimination priced by *effective* multiplications.
 
-A label is a unit (±1: an addition's or a subtraction's partial), another constant, or a
-general value. A product with a unit factor, or of two constants, costs nothing at run
-time; any other product costs one multiplication; a sum of two units is a constant. This
-is the count that ``ExpressionSet.mults_effective`` makes of a finished elimination,
+The label kinds and their product and sum rules are :mod:`dgraph.core.kinds`; this is
+the count that ``ExpressionSet.mults_effective`` makes of a finished elimination,
 computed here on the structure alone so that searches can price thousands of orders.
 On graphs without constant labels it is the structural Markowitz cost.
 """
@@ -11,24 +9,9 @@ On graphs without constant labels it is the structural Markowitz cost.
 from __future__ import annotations
 
 from ..core.graph import DGraph
+from ..core.kinds import CONSTANT, GENERAL, UNIT, add, kind_of, multiply
 
 __all__ = ["CONSTANT", "GENERAL", "UNIT", "KindGraph", "add", "effective_cost", "multiply"]
-
-UNIT, CONSTANT, GENERAL = 0, 1, 2
-
-
-def multiply(a: int, b: int) -> tuple[int, int]:
-    """(cost, kind) of a product of labels of kinds ``a`` and ``b``."""
-    if a == UNIT or b == UNIT:
-        return 0, max(a, b)
-    if a == CONSTANT and b == CONSTANT:
-        return 0, CONSTANT
-    return 1, GENERAL
-
-
-def add(a: int, b: int) -> int:
-    """The kind of a sum of labels of kinds ``a`` and ``b`` (two units make a constant)."""
-    return GENERAL if GENERAL in (a, b) else CONSTANT
 
 
 class KindGraph:
@@ -40,9 +23,7 @@ class KindGraph:
         self.succ: dict[str, dict[str, int]] = {v: {} for v in graph.order()}
         self.pred: dict[str, dict[str, int]] = {v: {} for v in graph.order()}
         for u, v in graph.edges():
-            value = graph.constant_label(u, v)
-            kind = GENERAL if value is None else (UNIT if abs(value) == 1 else CONSTANT)
-            self.succ[u][v] = self.pred[v][u] = kind
+            self.succ[u][v] = self.pred[v][u] = kind_of(graph.constant_label(u, v))
 
     def copy(self) -> KindGraph:
         other = KindGraph.__new__(KindGraph)
