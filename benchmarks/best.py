@@ -21,8 +21,7 @@ import time
 
 from dgraph.bench.realworld import REAL_WORLD
 from dgraph.methods import accumulate
-
-RANK = "any accumulation, effective mults"
+from dgraph.search.rank_bound import ANY_ACCUMULATION
 
 
 def main(budget: float, binary: bool = False) -> None:
@@ -51,7 +50,7 @@ def main(budget: float, binary: bool = False) -> None:
         print(
             f"| {name} | {len(g.inputs)} | {len(g.intermediates)} | {len(g.outputs)} | {cells} "
             f"| {es.mults} / {es.mults_effective} | {es.info['found_by']} | {structural:.2f} "
-            f"| {effective:.2f} | {vertex} | {es.info['lower_bounds'].get(RANK, '-')} "
+            f"| {effective:.2f} | {vertex} | {es.info['lower_bounds'].get(ANY_ACCUMULATION, '-')} "
             f"| {seconds:.1f} |",
             flush=True,
         )

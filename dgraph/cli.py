@@ -226,6 +226,8 @@ def compare_report(comparison) -> str:
     bound = comparison.lower_bound
     if bound:
         text += f"; lower bound {bound[0]} for {bound[1]}"
+    if comparison.effective_lower_bound is not None:
+        text += f"; any accumulation needs ≥ {comparison.effective_lower_bound} effective mults"
     return text
 
 

@@ -24,6 +24,7 @@ from .elimination.vertex_optimal import vertex_optimal
 from .errors import DGraphError, SearchTooLarge
 from .faces.optimal import face_optimal
 from .search.best import best
+from .search.rank_bound import ANY_ACCUMULATION
 from .zhou.factorize import zhou
 from .zhou.layers import layers
 from .zhou.listing import list_paths
@@ -191,6 +192,12 @@ class Comparison:
                 return es.info["lower_bound"], es.info.get("lower_bound_for") or family
         return None
 
+    @property
+    def effective_lower_bound(self) -> int | None:
+        """Effective multiplications every accumulation needs (``best``'s rank bound)."""
+        es = self.results.get("best")
+        return None if es is None else es.info["lower_bounds"].get(ANY_ACCUMULATION)
+
     def rows(self) -> list[dict[str, Any]]:
         cheapest = min((es.mults for es in self.results.values() if es.verified), default=None)
         rows = [
@@ -210,6 +217,7 @@ class Comparison:
             "naive_mults": naive_cost(self.graph),
             "lower_bound": bound[0] if bound else None,
             "lower_bound_for": bound[1] if bound else None,
+            "effective_lower_bound": self.effective_lower_bound,
         }
 
     def _repr_html_(self) -> str:

@@ -86,6 +86,7 @@ def test_compare_shows_best_and_a_lower_bound():
     assert rows["best"]["mults"] == 13 and rows["best"]["gap"] == 0
     assert rows["reverse"]["gap"] == 2
     assert out["lower_bound"] == 13
+    assert out["effective_lower_bound"] == 10  # the rank of Bauer's entries
 
 
 def _program(seed: int):

@@ -108,7 +108,11 @@ def _cells(row: dict[str, Any]) -> list[str]:
 
 def _bound(comparison) -> str:
     bound = getattr(comparison, "lower_bound", None)
-    return f"lower bound {bound[0]} for {bound[1]}" if bound else ""
+    text = f"lower bound {bound[0]} for {bound[1]}" if bound else ""
+    effective = getattr(comparison, "effective_lower_bound", None)
+    if effective is not None:
+        text += f"{'; ' if text else ''}any accumulation needs ≥ {effective} effective mults"
+    return text
 
 
 def comparison_html(comparison) -> str:

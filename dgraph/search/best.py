@@ -48,7 +48,7 @@ from ..zhou.layers import layers
 from .effective_optimal import effective_optimal_search
 from .kinds import effective_cost
 from .orders import RULES, anneal, beam_order, greedy_edges, greedy_order, randomized_orders
-from .rank_bound import rank_lower_bound
+from .rank_bound import ANY_ACCUMULATION, rank_lower_bound
 
 __all__ = ["DEFAULT_BUDGET", "best"]
 
@@ -104,7 +104,7 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     known = {"vertex elimination": lower}
     rank = rank_lower_bound(graph)
     if rank is not None:
-        known["any accumulation, effective mults"] = rank
+        known[ANY_ACCUMULATION] = rank
     inner_edges = intermediate_edge_count(graph)
     if inner_edges <= 2 * EDGE_LIMIT:
         share = None if inner_edges <= EDGE_LIMIT else 0.3 * (deadline - time.perf_counter())

@@ -20,7 +20,9 @@ from math import lcm
 from ..core.graph import DGraph
 from ..core.paths import count_paths, path_sums
 
-__all__ = ["RANK_PATH_LIMIT", "rank_lower_bound"]
+__all__ = ["ANY_ACCUMULATION", "RANK_PATH_LIMIT", "rank_lower_bound"]
+
+ANY_ACCUMULATION = "any accumulation, effective mults"  # its key in best's lower_bounds
 
 RANK_PATH_LIMIT = 20_000  # paths beyond which the bound is not computed (~1 s there)
 _PRIME = 2_305_843_009_213_693_951  # 2**61 - 1
