@@ -139,22 +139,8 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
         priced["effective-optimal"] = exact.cost
         orders["effective-optimal"] = [v for _, v in exact.moves]
         known["vertex elimination, effective mults"] = exact.lower_bound
-    rng = random.Random(0)
-    edge_runs = []
-    for k in range(1 + EDGE_RESTARTS):
-        if not time_left():
-            break
-        edge_runs.append(greedy_edges(graph, rng if k else None))
-    if edge_runs:
-        consider(replay(graph, min(edge_runs, key=lambda r: r[0])[1], "best"), "greedy edges")
-    if count_paths(graph) <= FACE_PATH_LIMIT:  # face states track every path
-        face_runs = []
-        for k, tie in enumerate(["forward", "reverse"] + ["random"] * FACE_RESTARTS):
-            if not time_left():
-                break
-            face_runs.append(greedy_faces(graph, tie, rng if k > 1 else None))
-        if face_runs:
-            consider(min(face_runs, key=_key), "greedy faces")
+    for es, by in _greedy_eliminations(graph, time_left):
+        consider(es, by)
     # annealing runs from the best orders in turn, then from its own best, until the budget
     # is spent (small graphs stop after one round per start); every other run after the
     # first round keeps a structure method's eliminations as a fixed prefix — the umbrella
@@ -172,7 +158,8 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
         start, fixed, label = orders[name], 0, "annealing"
         if prefixes and run >= len(starts) and run % 2:
             by, prefix = prefixes[run // 2 % len(prefixes)]
-            start, fixed = prefix + [v for v in start if v not in set(prefix)], len(prefix)
+            rest = [v for v in start if v not in set(prefix)]
+            start, fixed = prefix + rest, len(prefix)
             label = f"{by} + annealing"
         cost, order = anneal(graph, start, deadline, steps, seed=run, fixed=fixed)
         if cost < min(priced.values()):
@@ -180,6 +167,30 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     winner = min(priced, key=priced.get)
     consider(vertex_elimination(graph, orders[winner], "best"), winner)
     return _finish(graph, found, costs, (lower, bounds, known), t0)
+
+
+def _greedy_eliminations(graph: DGraph, time_left) -> list[tuple[ExpressionSet, str]]:
+    """The cheapest greedy edge elimination and greedy face elimination, each over its
+    tie-breaks and random restarts, as long as time is left."""
+    rng = random.Random(0)
+    edge_runs = []
+    for k in range(1 + EDGE_RESTARTS):
+        if not time_left():
+            break
+        edge_runs.append(greedy_edges(graph, rng if k else None))
+    out = []
+    if edge_runs:
+        moves = min(edge_runs, key=lambda r: r[0])[1]
+        out.append((replay(graph, moves, "best"), "greedy edges"))
+    if count_paths(graph) <= FACE_PATH_LIMIT:  # face states track every path
+        face_runs = []
+        for k, tie in enumerate(["forward", "reverse"] + ["random"] * FACE_RESTARTS):
+            if not time_left():
+                break
+            face_runs.append(greedy_faces(graph, tie, rng if k > 1 else None))
+        if face_runs:
+            out.append((min(face_runs, key=_key), "greedy faces"))
+    return out
 
 
 def _prefixes(found: list[tuple[ExpressionSet, str]]) -> list[tuple[str, list[str]]]:
