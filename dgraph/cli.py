@@ -24,6 +24,7 @@ from .core.graph import DGraph
 from .core.paths import count_paths, naive_cost, path_length
 from .errors import DGraphError
 from .methods import COMPARED, METHODS, accumulate, compare
+from .render.notebook import signed
 
 __all__ = ["main"]
 
@@ -203,7 +204,8 @@ def _table(rows: list[list[str]]) -> str:
 
 
 def compare_report(comparison) -> str:
-    rows = [["method", "mults", "effective", "adds", "gap", "verified", "optimal", "seconds"]]
+    rows = [["method", "mults", "effective", "adds", "gap", "to bound", "verified"]]
+    rows[0] += ["optimal", "seconds"]
     for row, es in zip(comparison.rows(), comparison.results.values(), strict=False):
         optimal = {True: "proven", False: "no"}.get(es.info.get("optimal"), "")
         found_by = f" ({es.info['found_by']})" if "found_by" in es.info else ""
@@ -213,7 +215,8 @@ def compare_report(comparison) -> str:
                 str(es.mults),
                 str(es.mults_effective),
                 str(es.adds),
-                f"+{row['gap']}" if row["gap"] else "0",
+                signed(row["gap"]),
+                signed(row["to_bound"]),
                 "yes" if es.verified else "NO",
                 optimal,
                 f"{es.info['seconds']:.3f}",

@@ -199,9 +199,17 @@ class Comparison:
         return None if es is None else es.info["lower_bounds"].get(ANY_ACCUMULATION)
 
     def rows(self) -> list[dict[str, Any]]:
+        """Per method: its summary, ``gap`` to the cheapest verified method and
+        ``to_bound``, its distance from the lower bound (negative: a method outside the
+        family the bound covers, such as D* below a vertex-elimination bound)."""
         cheapest = min((es.mults for es in self.results.values() if es.verified), default=None)
+        bound = self.lower_bound
         rows = [
-            {**es.summary(), "gap": es.mults - cheapest if cheapest is not None else None}
+            {
+                **es.summary(),
+                "gap": es.mults - cheapest if cheapest is not None else None,
+                "to_bound": es.mults - bound[0] if bound else None,
+            }
             for es in self.results.values()
         ]
         rows += [{"method": m, "skipped": why} for m, why in self.skipped.items()]

@@ -85,6 +85,7 @@ def test_compare_shows_best_and_a_lower_bound():
     rows = {r["method"]: r for r in out["methods"]}
     assert rows["best"]["mults"] == 13 and rows["best"]["gap"] == 0
     assert rows["reverse"]["gap"] == 2
+    assert rows["reverse"]["to_bound"] == 2 and rows["vertex-optimal"]["to_bound"] == 1
     assert out["lower_bound"] == 13
     assert out["effective_lower_bound"] == 10  # the rank of Bauer's entries
 
@@ -179,3 +180,12 @@ def test_annealing_keeps_a_fixed_prefix():
     cost, order = anneal(g, start, time.perf_counter() + 2, 2000, fixed=len(prefix))
     assert order[: len(prefix)] == prefix and sorted(order) == sorted(g.intermediates)
     assert cost == effective_cost(g, order) <= effective_cost(g, start)
+
+
+def test_distance_to_a_vertex_bound_can_be_negative():
+    """Without the edge search, the bound is the vertex optimum (14); D* writes the
+    discrepancy graph's Jacobian with 13, one below it — and the table says so."""
+    comparison = compare(bundled("naumann_discrepancy.json"), ["vertex-optimal", "dstar"])
+    rows = {r["method"]: r for r in comparison.to_dict()["methods"]}
+    assert comparison.lower_bound == (14, "vertex elimination (structural mults)")
+    assert rows["dstar"]["to_bound"] == -1

@@ -88,18 +88,34 @@ def expression_set_markdown(es, math: bool = True) -> str:
     return "\n".join(lines) + "\n"
 
 
-_COLUMNS = ("method", "mults", "effective", "adds", "gap", "verified", "optimal", "seconds")
+_COLUMNS = (
+    "method",
+    "mults",
+    "effective",
+    "adds",
+    "gap",
+    "to bound",
+    "verified",
+    "optimal",
+    "seconds",
+)
+
+
+def signed(k: int | None) -> str:
+    """A difference as a table shows it: +3, 0, -1 (blank when unknown)."""
+    return "" if k is None else f"+{k}" if k > 0 else str(k)
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
     optimal = {True: "proven", False: "no"}.get(row.get("optimal"), "")
-    seconds, gap = row.get("seconds"), row.get("gap")
+    seconds = row.get("seconds")
     return [
         row["method"],
         str(row["mults"]),
         str(row["mults_effective"]),
         str(row["adds"]),
-        "" if gap is None else f"+{gap}" if gap else "0",
+        signed(row.get("gap")),
+        signed(row.get("to_bound")),
         "yes" if row["verified"] else "NO",
         optimal,
         "" if seconds is None else f"{seconds:.3f}",
