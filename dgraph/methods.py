@@ -22,6 +22,7 @@ from .elimination.metagraph import edge_optimal
 from .elimination.vertex import forward, markowitz, reverse, vertex_elimination
 from .elimination.vertex_optimal import vertex_optimal
 from .errors import DGraphError, SearchTooLarge
+from .faces.greedy import greedy_faces
 from .faces.optimal import face_optimal
 from .search.best import best
 from .search.rank_bound import ANY_ACCUMULATION
@@ -115,6 +116,11 @@ register(
     lambda g, budget=None, **_: face_optimal(g, budget),
     exact=True,
     summary="the cheapest face elimination (A* over line-graph states)",
+)
+register(
+    "face-greedy",
+    lambda g, **_: greedy_faces(g),
+    summary="greedy face elimination: free products first, then absorbing ones",
 )
 register("paths", lambda g, **_: list_paths(g), summary="every path listed: Bauer's formula")
 register("vertex", _vertex, summary="vertex elimination in a given order")

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dgraph.bench.realworld import REAL_WORLD
+from dgraph.bench.suite import chebyshev
 from dgraph.cli import main
 from dgraph.core.builders import bundled
 from dgraph.core.random_graphs import random_composition, random_dag, random_program
@@ -277,6 +278,22 @@ def test_cli_faces_bad_method_exits_2():
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "unknown method" in proc.stderr
+
+
+def test_cli_face_greedy_and_its_path_limit(capsys, tmp_path):
+    """``-m face-greedy`` is a method like the others, checked by its own face check;
+    beyond the path limit it is a one-line error."""
+    assert main(["faces", "dgraph/data/spherical_coordinates.trace", "-m", "face-greedy"]) == 0
+    assert "realized" in capsys.readouterr().out
+    big = tmp_path / "chebyshev-20.json"
+    big.write_text(chebyshev(20).to_json())
+    proc = subprocess.run(
+        [sys.executable, "-m", "dgraph", "accumulate", str(big), "-m", "face-greedy"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "13529 input-output paths" in proc.stderr
 
 
 def test_dstar_on_spherical_harmonics_has_circular_dependencies():

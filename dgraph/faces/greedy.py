@@ -14,7 +14,10 @@ import random
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
+from ..core.paths import count_paths
+from ..errors import DGraphError
 from .elimination import Face, FaceState
+from .realize import FACE_PATH_LIMIT
 
 __all__ = ["greedy_faces"]
 
@@ -35,6 +38,12 @@ def greedy_faces(
     >>> es.mults, bool(es.verify())
     (3, True)
     """
+    n = count_paths(graph)
+    if n > FACE_PATH_LIMIT:
+        raise DGraphError(
+            f"face-greedy: {graph.name or 'the graph'} has {n} input-output paths; face"
+            f" states follow every path and stop at {FACE_PATH_LIMIT}"
+        )
     state = FaceState(graph)
     position = {v: k for k, v in enumerate(graph.order())}
     sign = 1 if tie == "forward" else -1
@@ -46,4 +55,4 @@ def greedy_faces(
     while faces := state.faces():
         state.eliminate(*min(faces, key=key))
     info = {"tie": tie if rng is None else "random", "effective_faces": state.mults_effective}
-    return state.result("greedy faces", info)
+    return state.result("face-greedy", info)
