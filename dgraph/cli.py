@@ -24,7 +24,7 @@ from .core.graph import DGraph
 from .core.paths import count_paths, naive_cost, path_length
 from .errors import DGraphError
 from .methods import COMPARED, METHODS, accumulate, compare
-from .render.notebook import signed
+from .render.notebook import COLUMNS, bound_text, comparison_cells
 
 __all__ = ["main"]
 
@@ -204,34 +204,14 @@ def _table(rows: list[list[str]]) -> str:
 
 
 def compare_report(comparison) -> str:
-    rows = [["method", "mults", "effective", "adds", "gap", "to bound", "verified"]]
-    rows[0] += ["optimal", "seconds"]
-    for row, es in zip(comparison.rows(), comparison.results.values(), strict=False):
-        optimal = {True: "proven", False: "no"}.get(es.info.get("optimal"), "")
-        found_by = f" ({es.info['found_by']})" if "found_by" in es.info else ""
-        rows.append(
-            [
-                es.method + found_by,
-                str(es.mults),
-                str(es.mults_effective),
-                str(es.adds),
-                signed(row["gap"]),
-                signed(row["to_bound"]),
-                "yes" if es.verified else "NO",
-                optimal,
-                f"{es.info['seconds']:.3f}",
-            ]
-        )
+    rows = [list(COLUMNS)]
+    rows += [comparison_cells(row) for row in comparison.rows() if "skipped" not in row]
     text = _table(rows)
     for method, why in comparison.skipped.items():
         text += f"\n{method}: skipped — {why}"
     text += f"\nbest: {comparison.best}"
-    bound = comparison.lower_bound
-    if bound:
-        text += f"; lower bound {bound[0]} for {bound[1]}"
-    if comparison.effective_lower_bound is not None:
-        text += f"; any accumulation needs ≥ {comparison.effective_lower_bound} effective mults"
-    return text
+    bound = bound_text(comparison)
+    return text + (f"; {bound}" if bound else "")
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

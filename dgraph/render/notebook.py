@@ -88,7 +88,7 @@ def expression_set_markdown(es, math: bool = True) -> str:
     return "\n".join(lines) + "\n"
 
 
-_COLUMNS = (
+COLUMNS = (
     "method",
     "mults",
     "effective",
@@ -101,50 +101,53 @@ _COLUMNS = (
 )
 
 
-def signed(k: int | None) -> str:
+def _signed(k: int | None) -> str:
     """A difference as a table shows it: +3, 0, -1 (blank when unknown)."""
     return "" if k is None else f"+{k}" if k > 0 else str(k)
 
 
-def _cells(row: dict[str, Any]) -> list[str]:
+def comparison_cells(row: dict[str, Any]) -> list[str]:
+    """One ``Comparison.rows()`` row as the cells of :data:`COLUMNS` (CLI and notebooks)."""
     optimal = {True: "proven", False: "no"}.get(row.get("optimal"), "")
     seconds = row.get("seconds")
+    found_by = f" ({row['found_by']})" if "found_by" in row else ""
     return [
-        row["method"],
+        row["method"] + found_by,
         str(row["mults"]),
         str(row["mults_effective"]),
         str(row["adds"]),
-        signed(row.get("gap")),
-        signed(row.get("to_bound")),
+        _signed(row.get("gap")),
+        _signed(row.get("to_bound")),
         "yes" if row["verified"] else "NO",
         optimal,
         "" if seconds is None else f"{seconds:.3f}",
     ]
 
 
-def _bound(comparison) -> str:
-    bound = getattr(comparison, "lower_bound", None)
-    text = f"lower bound {bound[0]} for {bound[1]}" if bound else ""
-    effective = getattr(comparison, "effective_lower_bound", None)
-    if effective is not None:
-        text += f"{'; ' if text else ''}any accumulation needs ≥ {effective} effective mults"
-    return text
+def bound_text(comparison) -> str:
+    """The lower bounds a comparison knows, as one line (empty when none)."""
+    parts = []
+    if comparison.lower_bound:
+        parts.append("lower bound {} for {}".format(*comparison.lower_bound))
+    if comparison.effective_lower_bound is not None:
+        parts.append(f"any accumulation needs ≥ {comparison.effective_lower_bound} effective mults")
+    return "; ".join(parts)
 
 
 def comparison_html(comparison) -> str:
     """A comparison as an HTML table, the best method in bold, skipped ones last."""
     best = comparison.best
-    head = "".join(f"<th>{c}</th>" for c in _COLUMNS)
+    head = "".join(f"<th>{c}</th>" for c in COLUMNS)
     rows = []
     for row in comparison.rows():
         if "skipped" in row:
             why = _html.escape(row["skipped"])
             rows.append(
                 f"<tr><td>{_html.escape(row['method'])}</td>"
-                f"<td colspan='{len(_COLUMNS) - 1}'>skipped: {why}</td></tr>"
+                f"<td colspan='{len(COLUMNS) - 1}'>skipped: {why}</td></tr>"
             )
             continue
-        cells = [_html.escape(c) for c in _cells(row)]
+        cells = [_html.escape(c) for c in comparison_cells(row)]
         if row["method"] == best:
             cells = [f"<b>{c}</b>" for c in cells]
         tds = "".join(
@@ -158,8 +161,8 @@ def comparison_html(comparison) -> str:
         f"{len(graph.intermediates)} intermediates, {len(graph.outputs)} outputs, "
         f"{graph.n_edges} edges; best: {_html.escape(str(best))}"
     )
-    if _bound(comparison):
-        caption += f"; {_html.escape(_bound(comparison))}"
+    if bound_text(comparison):
+        caption += f"; {_html.escape(bound_text(comparison))}"
     return (
         f"<table><caption style='caption-side:top;text-align:left'>{caption}</caption>"
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
@@ -169,15 +172,15 @@ def comparison_html(comparison) -> str:
 def comparison_markdown(comparison) -> str:
     """A comparison as a Markdown table (the best method in bold)."""
     best = comparison.best
-    lines = ["| " + " | ".join(_COLUMNS) + " |", "|:---|" + "---:|" * (len(_COLUMNS) - 1)]
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|:---|" + "---:|" * (len(COLUMNS) - 1)]
     skipped = []
     for row in comparison.rows():
         if "skipped" in row:
             skipped.append(f"- {row['method']}: skipped — {row['skipped']}")
             continue
-        cells = _cells(row)
+        cells = comparison_cells(row)
         if row["method"] == best:
             cells = [f"**{c}**" if c else c for c in cells]
         lines.append("| " + " | ".join(cells) + " |")
-    tail = [f"best: {best}"] + ([_bound(comparison)] if _bound(comparison) else [])
+    tail = [f"best: {best}"] + ([bound_text(comparison)] if bound_text(comparison) else [])
     return "\n".join([*lines, "", *skipped, *tail]).rstrip() + "\n"
