@@ -184,9 +184,9 @@ def test_structure_methods_are_checked(seed):
 
 
 def test_path_limit_is_a_clear_error(monkeypatch):
-    import dgraph.faces.realize as realize
+    import dgraph.faces.elimination as elimination
 
-    monkeypatch.setattr(realize, "FACE_PATH_LIMIT", 2)
+    monkeypatch.setattr(elimination, "FACE_PATH_LIMIT", 2)
     with pytest.raises(DGraphError, match="input-output paths"):
         check_faces(accumulate(bundled("naumann_discrepancy.json"), "forward"))
 

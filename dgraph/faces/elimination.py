@@ -28,12 +28,24 @@ import sympy
 from ..core.expressions import ExpressionSet, Step, make_expression_set, reference_symbol
 from ..core.graph import DGraph
 from ..core.kinds import UNIT, add, kind_of, multiply
+from ..core.paths import count_paths
 from ..errors import DGraphError
 from .line_graph import SUPER_SINK, SUPER_SOURCE
 
-__all__ = ["FaceState", "input_output_paths"]
+__all__ = ["FACE_PATH_LIMIT", "FaceState", "check_path_limit", "input_output_paths"]
 
 Face = tuple[int, int]
+FACE_PATH_LIMIT = 5_000  # face states follow every input-output path through the line graph
+
+
+def check_path_limit(graph: DGraph, who: str) -> None:
+    """A one-line error when ``graph`` has more paths than a face state follows."""
+    n = count_paths(graph)
+    if n > FACE_PATH_LIMIT:
+        raise DGraphError(
+            f"{who}: {graph.name or 'the graph'} has {n} input-output paths; face states"
+            f" follow every path and stop at {FACE_PATH_LIMIT}"
+        )
 
 
 def input_output_paths(graph: DGraph) -> list[tuple[str, ...]]:

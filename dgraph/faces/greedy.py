@@ -14,10 +14,7 @@ import random
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
-from ..core.paths import count_paths
-from ..errors import DGraphError
-from .elimination import Face, FaceState
-from .realize import FACE_PATH_LIMIT
+from .elimination import Face, FaceState, check_path_limit
 
 __all__ = ["greedy_faces"]
 
@@ -38,12 +35,7 @@ def greedy_faces(
     >>> es.mults, bool(es.verify())
     (3, True)
     """
-    n = count_paths(graph)
-    if n > FACE_PATH_LIMIT:
-        raise DGraphError(
-            f"face-greedy: {graph.name or 'the graph'} has {n} input-output paths; face"
-            f" states follow every path and stop at {FACE_PATH_LIMIT}"
-        )
+    check_path_limit(graph, "face-greedy")
     state = FaceState(graph)
     position = {v: k for k, v in enumerate(graph.order())}
     sign = 1 if tie == "forward" else -1

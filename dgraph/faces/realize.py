@@ -28,13 +28,11 @@ import sympy
 
 from ..core.algebra import fold
 from ..core.expressions import ExpressionSet
-from ..core.paths import count_paths
 from ..errors import DGraphError
-from .elimination import Face, FaceState
+from .elimination import FACE_PATH_LIMIT, Face, FaceState, check_path_limit
 
 __all__ = ["FACE_PATH_LIMIT", "Dependency", "FaceCheck", "PathForm", "check_faces", "path_forms"]
 
-FACE_PATH_LIMIT = 5_000  # the check follows every input-output path through the line graph
 
 Interval = tuple[int, int]
 # A value's expansion: (word as edges in path order, the intervals its parentheses form,
@@ -271,12 +269,7 @@ def check_faces(es: ExpressionSet) -> FaceCheck:
     (True, True, True)
     """
     graph = es.graph
-    n = count_paths(graph)
-    if n > FACE_PATH_LIMIT:
-        raise DGraphError(
-            f"faces: {graph.name or 'the graph'} has {n} input-output paths; the face check"
-            f" follows every path and stops at {FACE_PATH_LIMIT}"
-        )
+    check_path_limit(graph, "faces")
     if es.verification is None:
         es.verify()
     paths = FaceState(graph, symbolic=False).paths
