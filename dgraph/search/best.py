@@ -41,8 +41,8 @@ from ..elimination.metagraph import EDGE_LIMIT, edge_optimal, intermediate_edge_
 from ..elimination.vertex import forward, markowitz, reverse, vertex_elimination
 from ..elimination.vertex_optimal import vertex_optimal
 from ..errors import SearchTooLarge
+from ..faces.elimination import FACE_PATH_LIMIT
 from ..faces.greedy import greedy_faces
-from ..faces.realize import FACE_PATH_LIMIT
 from ..zhou.factorize import zhou
 from ..zhou.layers import layers
 from .effective_optimal import effective_optimal_search
@@ -132,14 +132,14 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
         for k, order in enumerate(restarts):
             priced[f"restart {k}"], orders[f"restart {k}"] = effective_cost(graph, order), order
     if time_left():
-        priced["beam"], orders["beam"] = beam_order(graph)
+        priced["beam"], orders["beam"] = beam_order(graph, deadline=deadline)
     if inner <= SMALL and time_left():
         share = max(0.1, 0.3 * (deadline - time.perf_counter()))
         exact = effective_optimal_search(graph, share, orders[top])
         priced["effective-optimal"] = exact.cost
         orders["effective-optimal"] = [v for _, v in exact.moves]
         known["vertex elimination, effective mults"] = exact.lower_bound
-    for es, by in _greedy_eliminations(graph, time_left):
+    for es, by in _greedy_eliminations(graph, deadline):
         consider(es, by)
     # annealing runs from the best orders in turn, then from its own best, until the budget
     # is spent (small graphs stop after one round per start); every other run after the
@@ -148,9 +148,7 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     # and searches the rest: preprocessing, kept only where it comes out cheaper
     steps = 400 * max(1, inner)
     starts = sorted(priced, key=priced.get)[:3]
-    names = set(graph.intermediates)  # the methods' own vertices only, each once
-    prefixes = [(by, [v for v in dict.fromkeys(p) if v in names]) for by, p in _prefixes(found)]
-    prefixes = [(by, p) for by, p in prefixes if p]
+    prefixes = [(by, p) for by, p in _prefixes(found) if p]
     for run in range(64):
         if not time_left() or (run >= len(starts) and inner <= SMALL):
             break
@@ -158,8 +156,8 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
         start, fixed, label = orders[name], 0, "annealing"
         if prefixes and run >= len(starts) and run % 2:
             by, prefix = prefixes[run // 2 % len(prefixes)]
-            rest = [v for v in start if v not in set(prefix)]
-            start, fixed = prefix + rest, len(prefix)
+            chosen = set(prefix)
+            start, fixed = prefix + [v for v in start if v not in chosen], len(prefix)
             label = f"{by} + annealing"
         cost, order = anneal(graph, start, deadline, steps, seed=run, fixed=fixed)
         if cost < min(priced.values()):
@@ -169,33 +167,46 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     return _finish(graph, found, costs, (lower, bounds, known), t0)
 
 
-def _greedy_eliminations(graph: DGraph, time_left) -> list[tuple[ExpressionSet, str]]:
+def _greedy_eliminations(graph: DGraph, deadline: float) -> list[tuple[ExpressionSet, str]]:
     """The cheapest greedy edge elimination and greedy face elimination, each over its
-    tie-breaks and random restarts, as long as time is left."""
+    tie-breaks and random restarts; a run starts only if the time left exceeds what the
+    previous run of its kind took (a face run costs a second on a large graph)."""
     rng = random.Random(0)
-    edge_runs = []
-    for k in range(1 + EDGE_RESTARTS):
-        if not time_left():
-            break
-        edge_runs.append(greedy_edges(graph, rng if k else None))
+    edge_runs = _timed_runs(
+        [lambda: greedy_edges(graph)] + [lambda: greedy_edges(graph, rng)] * EDGE_RESTARTS,
+        deadline,
+    )
     out = []
     if edge_runs:
         moves = min(edge_runs, key=lambda r: r[0])[1]
         out.append((replay(graph, moves, "best"), "greedy edges"))
     if count_paths(graph) <= FACE_PATH_LIMIT:  # face states track every path
-        face_runs = []
-        for k, tie in enumerate(["forward", "reverse"] + ["random"] * FACE_RESTARTS):
-            if not time_left():
-                break
-            face_runs.append(greedy_faces(graph, tie, rng if k > 1 else None))
+        face_runs = _timed_runs(
+            [lambda: greedy_faces(graph, "forward"), lambda: greedy_faces(graph, "reverse")]
+            + [lambda: greedy_faces(graph, rng=rng)] * FACE_RESTARTS,
+            deadline,
+        )
         if face_runs:
             out.append((min(face_runs, key=_key), "greedy faces"))
     return out
 
 
+def _timed_runs(runs: list, deadline: float) -> list:
+    """The results of ``runs`` in turn, while each can be expected to end by ``deadline``."""
+    results, last = [], 0.0
+    for run in runs:
+        started = time.perf_counter()
+        if started + last >= deadline:
+            break
+        results.append(run())
+        last = time.perf_counter() - started
+    return results
+
+
 def _prefixes(found: list[tuple[ExpressionSet, str]]) -> list[tuple[str, list[str]]]:
     """Preprocessing orders: the vertices the umbrella method eliminated inside umbrellas
-    and the links Zhou's simple reduction eliminated from chains, each in its order."""
+    and the links Zhou's simple reduction eliminated from chains (intermediates, each
+    once), in each method's order."""
     ops = {"umbrella": "umbrella ", "zhou": "chain"}
     return [
         (by, [s.target for s in es.steps if s.op.startswith(ops[by])])

@@ -104,11 +104,16 @@ def anneal(
     return prefix_cost + best_cost, prefix + best
 
 
-def beam_order(graph: DGraph, width: int = 8, branch: int = 6) -> tuple[int, list[str]]:
+def beam_order(
+    graph: DGraph, width: int = 8, branch: int = 6, deadline: float | None = None
+) -> tuple[int, list[str]]:
     """Beam search over vertex elimination: keep the ``width`` cheapest partial orders of
-    each length, extending each by its ``branch`` cheapest next vertices."""
+    each length, extending each by its ``branch`` cheapest next vertices; past
+    ``deadline`` only the cheapest goes on, completed greedily."""
     beam = [(0, [], KindGraph(graph))]
     for _ in graph.intermediates:
+        if deadline is not None and time.perf_counter() > deadline:
+            width = branch = 1
         extended = []
         for cost, order, kinds in beam:
             left = [v for v in kinds.intermediates if v in kinds.succ]
