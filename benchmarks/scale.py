@@ -1,6 +1,7 @@
-"""How structure analysis and D* grow with graph size, on random layered graphs.
+"""How structure analysis and D* grow with graph size, and whether ``best`` keeps its
+budget as graphs grow, on random layered graphs.
 
-Run: python benchmarks/scale.py  (prints a Markdown table; benchmarks/run.sh records it).
+Run: python benchmarks/scale.py  (prints Markdown tables; benchmarks/run.sh records them).
 Layered graphs have 3 edges into every vertex; the structure runs use a whole level of
 inputs and outputs, the D* runs 4 inputs and 4 outputs (16 root-leaf pairs) or, at 1k
 edges, a whole level (900 pairs).
@@ -13,6 +14,7 @@ import time
 from dgraph.cli import structure
 from dgraph.core.random_graphs import random_layered
 from dgraph.dominance.dstar import dstar
+from dgraph.search.best import best
 
 CASES = [
     ("structure", 11, 30, 3, None),
@@ -22,6 +24,9 @@ CASES = [
     ("dstar", 11, 30, 3, None),
     ("dstar", 34, 100, 3, 4),
 ]
+
+BEST_BUDGET = 2.0  # seconds
+BEST_CASES = [(5, 10), (10, 10), (20, 20), (30, 30)]  # layers x width, one level in and out
 
 
 def main() -> None:
@@ -42,6 +47,26 @@ def main() -> None:
         shape = f"{len(g.inputs)} x {len(g.outputs)}"
         per_edge = 1e6 * seconds / g.n_edges
         print(f"| {task} | {g.n_edges} | {shape} | {seconds:.2f} | {per_edge:.0f} |", flush=True)
+    budget_table()
+
+
+def budget_table() -> None:
+    """``best`` with a fixed budget: its wall time, the winner built and verified."""
+    print()
+    print(f"| best, budget {BEST_BUDGET:g} s | intermediates | edges | seconds | found by | note |")
+    print("|---|---|---|---|---|---|")
+    for layers, width in BEST_CASES:
+        g = random_layered(1, layers, width)
+        t0 = time.perf_counter()
+        es = best(g, BEST_BUDGET)
+        seconds = time.perf_counter() - t0
+        assert es.verified
+        note = es.info.get("budget_note", "")
+        print(
+            f"| {layers} x {width} | {len(g.intermediates)} | {g.n_edges} | {seconds:.2f} "
+            f"| {es.info['found_by']} | {note} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -184,6 +184,8 @@ def _cost_line(es) -> str:
             if es.info["optimal"]
             else f" — best found; lower bound {es.info['lower_bound']}"
         )
+    if "budget_note" in es.info:
+        extra += f" — {es.info['budget_note']}"
     return (
         f"{es.method}: {es.mults} mults ({es.mults_effective} effective), {es.adds} adds, "
         f"{status}{extra}"

@@ -23,6 +23,7 @@ from .vertex_optimal import VERTEX_LIMIT, vertex_optimal_search
 __all__ = [
     "EDGE_LIMIT",
     "METAGRAPH_LIMIT",
+    "edge_moves_expression_set",
     "edge_optimal",
     "edge_optimal_search",
     "intermediate_edge_count",
@@ -159,11 +160,19 @@ def edge_optimal(graph: DGraph, mode: str = "full", budget: float | None = None)
     method = "edge-optimal" if mode == "full" else f"edge-optimal-{mode}"
     if mode == "vertex":
         return replay(graph, result.moves, method, **result.info())
+    return edge_moves_expression_set(graph, result.moves, method, result.info())
+
+
+def edge_moves_expression_set(
+    graph: DGraph, moves: list, method: str, info: dict | None = None
+) -> ExpressionSet:
+    """The expression set of a metagraph path, whose vertex moves forward-eliminate every
+    out-edge of their vertex."""
     labeled = LabeledGraph(graph)
-    for op, target in result.moves:  # a vertex elimination is forward-eliminating its out-edges
+    for op, target in moves:
         if op == "vertex":
             for w in list(labeled.g.successors(target)):
                 labeled.eliminate_forward(target, w)
         else:
             labeled.apply((op, target))
-    return labeled.result(method, result.info())
+    return labeled.result(method, info)

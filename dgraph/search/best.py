@@ -3,33 +3,38 @@
 Minimizing multiplications is NP-complete (Naumann 2008), so ``best`` runs a portfolio and
 keeps the cheapest result by effective multiplications (±1 labels free), then structural:
 
-1. forward, reverse and Markowitz, then the structure methods — local Jacobians,
-   umbrellas, D*, Zhou's factorizer — while half the budget is left;
-2. exact searches where affordable: the optimal vertex order (A* over eliminated sets),
+1. forward, reverse and Markowitz, priced on the structure; the cheapest is built and
+   verified first — the answer if nothing better fits the budget, and the measure of
+   how long building and verifying the winner will take, which is kept in reserve;
+2. the structure methods — local Jacobians, umbrellas, D*, Zhou's factorizer;
+3. exact searches where affordable: the optimal vertex order (A* over eliminated sets),
    in structural and, on small graphs, effective multiplications
    (:mod:`dgraph.search.effective_optimal`), and the edge-elimination metagraph, each
    proven or cut off by its share of the budget;
-3. greedy vertex orders by effective cost, Markowitz degree, fill-in and relative
-   Markowitz degree with forward and reverse tie-breaks, randomized restarts, simulated
-   annealing over orders until the budget is spent — half of its later runs after
-   preprocessing: the umbrella contractions (which touch nothing outside their umbrella)
-   or Zhou's simple-chain links fixed first, the rest searched — a beam search, and
-   greedy edge and face eliminations priced the same way (front or back edges; free
-   faces first, then absorbing ones; forward, reverse and random tie-breaks).
+4. greedy vertex orders by effective cost, Markowitz degree, fill-in and relative
+   Markowitz degree with forward and reverse tie-breaks, randomized restarts, a beam
+   search, greedy edge and face eliminations priced the same way (front or back edges;
+   free faces first, then absorbing ones; forward, reverse and random tie-breaks), and
+   simulated annealing over orders until the budget is spent — half of its later runs
+   after preprocessing: the umbrella contractions (which touch nothing outside their
+   umbrella) or Zhou's simple-chain links fixed first, the rest searched.
 
-Every candidate that could win is built as an expression set and verified. ``info``
-says which search found the winner (``found_by``), the best lower bound known and what it
-bounds (``lower_bounds`` adds the effective-cost bounds: the exact effective vertex search
-and, for any accumulation, the rank of Bauer's entries — :mod:`dgraph.search.rank_bound`),
-and the cost of every candidate.
+Searches whose running time nothing predicts run in a child process stopped at its
+deadline (:mod:`dgraph.search.timebox`), so ``best`` returns within its budget unless
+building and verifying one expression set alone takes longer (``info["budget_note"]``
+says so). Candidates found as moves are priced without being built; only the winner is
+built and verified. ``info`` says which search found it (``found_by``), the best lower
+bound known and what it bounds (``lower_bounds`` adds the effective-cost bounds: the
+exact effective vertex search and, for any accumulation, the rank of Bauer's entries —
+:mod:`dgraph.search.rank_bound`), and the cost of every candidate.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import random
 import time
+from collections.abc import Callable, Iterator
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
@@ -37,34 +42,82 @@ from ..core.paths import count_paths
 from ..dominance.dstar import dstar
 from ..dominance.umbrella_method import umbrella
 from ..elimination.labeled import replay
-from ..elimination.metagraph import EDGE_LIMIT, edge_optimal, intermediate_edge_count
-from ..elimination.vertex import forward, markowitz, reverse, vertex_elimination
-from ..elimination.vertex_optimal import vertex_optimal
+from ..elimination.metagraph import (
+    EDGE_LIMIT,
+    edge_moves_expression_set,
+    edge_optimal_search,
+    intermediate_edge_count,
+)
+from ..elimination.vertex import markowitz_order, vertex_elimination
+from ..elimination.vertex_optimal import vertex_optimal_search
 from ..errors import SearchTooLarge
 from ..faces.elimination import FACE_PATH_LIMIT
 from ..faces.greedy import greedy_faces
 from ..zhou.factorize import zhou
 from ..zhou.layers import layers
 from .effective_optimal import effective_optimal_search
-from .kinds import effective_cost
-from .orders import RULES, anneal, beam_order, greedy_edges, greedy_order, randomized_orders
-from .rank_bound import ANY_ACCUMULATION, rank_lower_bound
+from .kinds import move_costs
+from .orders import RULES, anneal, beam_order, greedy_edges, greedy_order
+from .rank_bound import ANY_ACCUMULATION, RANK_PATH_LIMIT, rank_lower_bound
+from .timebox import stream, timeboxed
 
 __all__ = ["DEFAULT_BUDGET", "best"]
 
 DEFAULT_BUDGET = 10.0  # seconds, when none is given
+RESTARTS = 8  # greedy vertex orders with random tie-breaks
 EDGE_RESTARTS = 4  # greedy edge eliminations with random tie-breaks
 FACE_RESTARTS = 2  # greedy face eliminations with random tie-breaks
 # intermediates up to which the exact searches run to the end (the effective-cost A*, whose
 # bound is weak, only up to here) and one annealing round per start suffices
 SMALL = 14
-BASELINES = {"forward": forward, "reverse": reverse, "markowitz": markowitz}
-# the structure methods, cheapest first: each starts only while half the budget is left
+# time kept for building and verifying the winner, in multiples of the time the first
+# baseline took (a winner can have more structural multiplications than it)
+RESERVE = 1.5
+# the structure methods, cheapest first
 STRUCTURE = {"layers": layers, "umbrella": umbrella, "dstar": dstar, "zhou": zhou}
 
 
-def _key(es: ExpressionSet) -> tuple[int, int]:
-    return es.mults_effective, es.mults
+class Portfolio:
+    """The candidates so far, each priced (effective, structural mults) and either built
+    or kept as the moves that build it: vertex orders, edge eliminations, metagraph
+    paths (whose vertex moves forward-eliminate every out-edge)."""
+
+    def __init__(self, graph: DGraph) -> None:
+        self.graph = graph
+        self.price: dict[str, tuple[int, int]] = {}
+        self.built: dict[str, ExpressionSet] = {}
+        self.moves: dict[str, tuple[str, list]] = {}
+        self.orders: dict[str, list[str]] = {}  # the vertex orders among them
+
+    def add_built(self, by: str, es: ExpressionSet) -> None:
+        self.price[by] = (es.mults_effective, es.mults)
+        self.built[by] = es
+
+    def add_moves(self, by: str, moves: list, kind: str = "moves") -> None:
+        self.price[by] = move_costs(self.graph, moves)
+        self.moves[by] = (kind, moves)
+
+    def add_order(self, by: str, order: list[str]) -> None:
+        self.add_moves(by, [("vertex", v) for v in order], "order")
+        self.orders[by] = order
+
+    def ranked(self) -> list[str]:
+        return sorted(self.price, key=self.price.get)
+
+    def effective(self, by: str) -> int:
+        return self.price[by][0]
+
+    def build(self, by: str) -> ExpressionSet:
+        if by not in self.built:
+            kind, moves = self.moves[by]
+            if kind == "order":
+                es = vertex_elimination(self.graph, self.orders[by], by)
+            elif kind == "metagraph":
+                es = edge_moves_expression_set(self.graph, moves, by)
+            else:
+                es = replay(self.graph, moves, by)
+            self.built[by] = es
+        return self.built[by]
 
 
 def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
@@ -78,160 +131,223 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     budget = DEFAULT_BUDGET if budget is None else budget
     t0 = time.perf_counter()
     deadline = t0 + budget
-    costs: dict[str, list[int]] = {}
-    found: list[tuple[ExpressionSet, str]] = []
+    pool = Portfolio(graph)
+    pool.add_order("forward", list(graph.intermediates))
+    pool.add_order("reverse", list(reversed(graph.intermediates)))
+    started = time.perf_counter()
+    pool.add_order("markowitz", markowitz_order(graph))
+    greedy_seconds = time.perf_counter() - started  # what one greedy vertex order takes
+    started = time.perf_counter()
+    first = pool.ranked()[0]
+    pool.build(first).verify()
+    spent = time.perf_counter() - started
+    stop = deadline - RESERVE * spent  # the searches end here
+    bounds = _Bounds()
 
-    def consider(es: ExpressionSet, by: str) -> None:
-        costs[by] = [es.mults, es.mults_effective]
-        found.append((es, by))
+    def left() -> float:
+        return stop - time.perf_counter()
 
-    def time_left() -> bool:
-        return time.perf_counter() < deadline
+    phase_end = time.perf_counter() + 0.4 * left()
+    for by, es in stream(lambda: _structure_methods(graph), phase_end - time.perf_counter()):
+        pool.add_built(by, es)
+    proven = _exact_searches(graph, pool, bounds, left)
+    if proven and not any(graph.constant_label(u, v) is not None for u, v in graph.edges()):
+        bounds.known["vertex elimination, effective mults"] = bounds.known["vertex elimination"]
+    else:
+        _heuristics(graph, pool, bounds, stop, greedy_seconds)
+    return _finish(pool, bounds, first, spent, t0, deadline, budget)
 
-    for name, method in BASELINES.items():
-        consider(method(graph), name)
-    for name, method in STRUCTURE.items():
-        if deadline - time.perf_counter() > budget / 2:  # one of them can take a second
-            consider(method(graph), name)
-    lower, bounds = 0, "nothing"
-    inner = len(graph.intermediates)
+
+class _Bounds:
+    """The best lower bound known (on what), and every bound by the family it bounds."""
+
+    def __init__(self) -> None:
+        self.lower, self.bounds = 0, "nothing"
+        self.known: dict[str, int] = {}
+
+    def prove(self, family: str, bound: int) -> None:
+        self.lower, self.bounds = bound, f"{family} (structural mults)"
+        self.known[family] = bound
+
+
+def _structure_methods(graph: DGraph) -> Iterator[tuple[str, ExpressionSet]]:
+    for by, method in STRUCTURE.items():
+        yield by, method(graph)
+
+
+def _exact_searches(
+    graph: DGraph, pool: Portfolio, bounds: _Bounds, left: Callable[[], float]
+) -> bool:
+    """The vertex-order A*, the rank bound and, on small graphs, the metagraph search;
+    whether the vertex optimum was proven."""
     # A* over eliminated sets often proves the vertex optimum far beyond its exhaustive
     # limit (40 intermediates on the heart dipole), so it always gets a share of the budget
-    share = None if inner <= SMALL else max(0.1, 0.3 * (deadline - time.perf_counter()))
-    es = vertex_optimal(graph, share)
-    consider(es, "vertex-optimal")
-    lower, bounds = es.info["lower_bound"], "vertex elimination (structural mults)"
-    known = {"vertex elimination": lower}
-    rank = rank_lower_bound(graph)
-    if rank is not None:
-        known[ANY_ACCUMULATION] = rank
+    small = len(graph.intermediates) <= SMALL
+    share = None if small else max(0.1, 0.3 * left())
+    result = timeboxed(
+        lambda: vertex_optimal_search(graph, share), left() if small else min(left(), 2 * share)
+    )
+    if result is not None:
+        pool.add_order("vertex-optimal", [v for _, v in result.moves])
+        bounds.prove("vertex elimination", result.lower_bound)
+    paths = count_paths(graph)
+    if paths <= RANK_PATH_LIMIT and left() > paths * 1e-4:  # ~1 s at the path limit
+        bounds.known[ANY_ACCUMULATION] = rank_lower_bound(graph)
     inner_edges = intermediate_edge_count(graph)
     if inner_edges <= 2 * EDGE_LIMIT:
-        share = None if inner_edges <= EDGE_LIMIT else 0.3 * (deadline - time.perf_counter())
-        with contextlib.suppress(SearchTooLarge):
-            es = edge_optimal(graph, budget=share if share is None else max(0.1, share))
-            consider(es, "edge-optimal")
-            bound = es.info.get("lower_bound", es.mults)
-            lower, bounds = bound, "edge elimination (structural mults)"
-            known["edge elimination"] = bound
-    proven = any(by == "vertex-optimal" and es.info.get("optimal") for es, by in found)
-    if proven and not any(graph.constant_label(u, v) is not None for u, v in graph.edges()):
-        known["vertex elimination, effective mults"] = known["vertex elimination"]
-        return _finish(
-            graph, found, costs, (lower, bounds, known), t0
-        )  # no order beats the optimum
-    # heuristic vertex orders, priced on the structure; only the winner is built
-    orders: dict[str, list[str]] = {}
+        exhaustive = inner_edges <= EDGE_LIMIT
+        share = None if exhaustive else max(0.1, 0.3 * left())
+        try:
+            edges = timeboxed(
+                lambda: edge_optimal_search(graph, "full", share),
+                left() if exhaustive else min(left(), 2 * share),
+            )
+        except SearchTooLarge:
+            edges = None
+        if edges is not None:
+            pool.add_moves("edge-optimal", edges.moves, "metagraph")
+            bounds.prove("edge elimination", edges.lower_bound)
+    return result is not None and result.proven
+
+
+def _heuristics(
+    graph: DGraph, pool: Portfolio, bounds: _Bounds, stop: float, greedy_seconds: float
+) -> None:
+    """Greedy orders, restarts, beam, effective A* (small graphs), greedy edges and
+    faces, then annealing until ``stop``."""
+
+    def left() -> float:
+        return stop - time.perf_counter()
+
+    inner = len(graph.intermediates)
+    phase_end = time.perf_counter() + 0.3 * left()
+    for by, order in stream(lambda: _greedy_orders(graph), phase_end - time.perf_counter()):
+        pool.add_order(by, order)
+    if left() > 4 * greedy_seconds:  # past its deadline the beam finishes greedily
+        beam_deadline = time.perf_counter() + 0.2 * left()
+        beam = timeboxed(lambda: beam_order(graph, deadline=beam_deadline), 0.5 * left())
+        if beam is not None:
+            pool.add_order("beam", beam[1])
+    greedy = [by for by in pool.orders if by.startswith(("greedy", "restart"))] or ["markowitz"]
+    if inner <= SMALL and left() > 0:
+        top = min(greedy, key=pool.effective)
+        exact = effective_optimal_search(graph, max(0.1, 0.3 * left()), pool.orders[top])
+        pool.add_order("effective-optimal", [v for _, v in exact.moves])
+        bounds.known["vertex elimination, effective mults"] = exact.lower_bound
+    runs = stream(lambda: _greedy_edges(graph), 0.2 * left())
+    if runs:
+        pool.add_moves("greedy edges", min(runs, key=lambda r: r[0])[1])
+    if count_paths(graph) <= FACE_PATH_LIMIT:  # face states track every path
+        faces = stream(lambda: _greedy_faces(graph), 0.25 * left())
+        if faces:
+            pool.add_built("greedy faces", min(faces, key=_cost))
+    _annealing(graph, pool, stop)
+
+
+def _cost(es: ExpressionSet) -> tuple[int, int]:
+    return es.mults_effective, es.mults
+
+
+def _greedy_orders(graph: DGraph) -> Iterator[tuple[str, list[str]]]:
+    """Every rule with both tie-breaks, then random restarts of the cheapest rule."""
+    cheapest, rule_of = None, "effective"
     for rule in RULES:
         for tie in ("forward", "reverse"):
-            orders[f"greedy {rule}/{tie}"] = greedy_order(graph, rule, tie)
-    priced = {name: effective_cost(graph, order) for name, order in orders.items()}
-    top = min(priced, key=priced.get)
-    if time_left():
-        restarts = randomized_orders(graph, top.split()[1].split("/")[0], 8)
-        for k, order in enumerate(restarts):
-            priced[f"restart {k}"], orders[f"restart {k}"] = effective_cost(graph, order), order
-    if time_left():
-        priced["beam"], orders["beam"] = beam_order(graph, deadline=deadline)
-    if inner <= SMALL and time_left():
-        share = max(0.1, 0.3 * (deadline - time.perf_counter()))
-        exact = effective_optimal_search(graph, share, orders[top])
-        priced["effective-optimal"] = exact.cost
-        orders["effective-optimal"] = [v for _, v in exact.moves]
-        known["vertex elimination, effective mults"] = exact.lower_bound
-    for es, by in _greedy_eliminations(graph, deadline):
-        consider(es, by)
-    # annealing runs from the best orders in turn, then from its own best, until the budget
-    # is spent (small graphs stop after one round per start); every other run after the
-    # first round keeps a structure method's eliminations as a fixed prefix — the umbrella
-    # contractions (each touches nothing outside its umbrella) or Zhou's simple chains —
-    # and searches the rest: preprocessing, kept only where it comes out cheaper
+            order = greedy_order(graph, rule, tie)
+            cost = move_costs(graph, [("vertex", v) for v in order])
+            if cheapest is None or cost < cheapest:
+                cheapest, rule_of = cost, rule
+            yield f"greedy {rule}/{tie}", order
+    rng = random.Random(0)
+    for k in range(RESTARTS):
+        yield f"restart {k}", greedy_order(graph, rule_of, rng=rng)
+
+
+def _greedy_edges(graph: DGraph) -> Iterator[tuple[int, list]]:
+    rng = random.Random(0)
+    yield greedy_edges(graph)
+    for _ in range(EDGE_RESTARTS):
+        yield greedy_edges(graph, rng)
+
+
+def _greedy_faces(graph: DGraph) -> Iterator[ExpressionSet]:
+    rng = random.Random(0)
+    yield greedy_faces(graph, "forward")
+    yield greedy_faces(graph, "reverse")
+    for _ in range(FACE_RESTARTS):
+        yield greedy_faces(graph, rng=rng)
+
+
+def _annealing(graph: DGraph, pool: Portfolio, stop: float) -> None:
+    """Annealing runs from the best orders in turn, then from its own best, until
+    ``stop`` (small graphs stop after one round per start); every other run after the
+    first round keeps a structure method's eliminations as a fixed prefix — the umbrella
+    contractions (each touches nothing outside its umbrella) or Zhou's simple chains —
+    and searches the rest: preprocessing, kept only where it comes out cheaper."""
+    inner = len(graph.intermediates)
     steps = 400 * max(1, inner)
-    starts = sorted(priced, key=priced.get)[:3]
-    prefixes = [(by, p) for by, p in _prefixes(found) if p]
+    starts = sorted(pool.orders, key=pool.effective)[:3]
+    prefixes = [(by, p) for by, p in _prefixes(pool) if p]
     for run in range(64):
-        if not time_left() or (run >= len(starts) and inner <= SMALL):
+        if time.perf_counter() >= stop or (run >= len(starts) and inner <= SMALL):
             break
-        name = starts[run] if run < len(starts) else min(priced, key=priced.get)
-        start, fixed, label = orders[name], 0, "annealing"
+        cheapest = min(pool.orders, key=pool.effective)
+        name = starts[run] if run < len(starts) else cheapest
+        start, fixed, label = pool.orders[name], 0, "annealing"
         if prefixes and run >= len(starts) and run % 2:
             by, prefix = prefixes[run // 2 % len(prefixes)]
             chosen = set(prefix)
             start, fixed = prefix + [v for v in start if v not in chosen], len(prefix)
             label = f"{by} + annealing"
-        cost, order = anneal(graph, start, deadline, steps, seed=run, fixed=fixed)
-        if cost < min(priced.values()):
-            priced[label], orders[label] = cost, order
-    winner = min(priced, key=priced.get)
-    consider(vertex_elimination(graph, orders[winner], "best"), winner)
-    return _finish(graph, found, costs, (lower, bounds, known), t0)
+        cost, order = anneal(graph, start, stop, steps, seed=run, fixed=fixed)
+        if cost < pool.effective(cheapest):
+            pool.add_order(label, order)
 
 
-def _greedy_eliminations(graph: DGraph, deadline: float) -> list[tuple[ExpressionSet, str]]:
-    """The cheapest greedy edge elimination and greedy face elimination, each over its
-    tie-breaks and random restarts; a run starts only if the time left exceeds what the
-    previous run of its kind took (a face run costs a second on a large graph)."""
-    rng = random.Random(0)
-    edge_runs = _timed_runs(
-        [lambda: greedy_edges(graph)] + [lambda: greedy_edges(graph, rng)] * EDGE_RESTARTS,
-        deadline,
-    )
-    out = []
-    if edge_runs:
-        moves = min(edge_runs, key=lambda r: r[0])[1]
-        out.append((replay(graph, moves, "best"), "greedy edges"))
-    if count_paths(graph) <= FACE_PATH_LIMIT:  # face states track every path
-        face_runs = _timed_runs(
-            [lambda: greedy_faces(graph, "forward"), lambda: greedy_faces(graph, "reverse")]
-            + [lambda: greedy_faces(graph, rng=rng)] * FACE_RESTARTS,
-            deadline,
-        )
-        if face_runs:
-            out.append((min(face_runs, key=_key), "greedy faces"))
-    return out
-
-
-def _timed_runs(runs: list, deadline: float) -> list:
-    """The results of ``runs`` in turn, while each can be expected to end by ``deadline``."""
-    results, last = [], 0.0
-    for run in runs:
-        started = time.perf_counter()
-        if started + last >= deadline:
-            break
-        results.append(run())
-        last = time.perf_counter() - started
-    return results
-
-
-def _prefixes(found: list[tuple[ExpressionSet, str]]) -> list[tuple[str, list[str]]]:
+def _prefixes(pool: Portfolio) -> list[tuple[str, list[str]]]:
     """Preprocessing orders: the vertices the umbrella method eliminated inside umbrellas
     and the links Zhou's simple reduction eliminated from chains (intermediates, each
     once), in each method's order."""
     ops = {"umbrella": "umbrella ", "zhou": "chain"}
     return [
-        (by, [s.target for s in es.steps if s.op.startswith(ops[by])])
-        for es, by in found
-        if by in ops
+        (by, [s.target for s in pool.built[by].steps if s.op.startswith(ops[by])])
+        for by in ops
+        if by in pool.built
     ]
 
 
-def _finish(graph, found, costs, bound: tuple, t0: float) -> ExpressionSet:
-    es, by = min(found, key=lambda f: _key(f[0]))
-    es = _renamed(es, by, costs, bound, time.perf_counter() - t0)
-    es.verify()
-    return es
-
-
-def _renamed(es: ExpressionSet, by: str, costs, bound: tuple, seconds: float):
-    """The winner under the name ``best``, with what the search knows."""
-    lower, bounds, known = bound
+def _finish(
+    pool: Portfolio,
+    bounds: _Bounds,
+    first: str,
+    spent: float,
+    t0: float,
+    deadline: float,
+    budget: float,
+) -> ExpressionSet:
+    """The cheapest candidate that can still be built and verified by ``deadline`` (the
+    first baseline always can: it already is), under the name ``best``."""
+    searched = time.perf_counter() - t0
+    per_mult = spent / max(1, pool.built[first].mults)
+    for by in pool.ranked():
+        ready = by in pool.built and pool.built[by].verified
+        if not ready and time.perf_counter() + per_mult * pool.price[by][1] > deadline:
+            continue
+        es = pool.build(by)
+        if es.verified or es.verify():
+            break
     info = {k: v for k, v in es.info.items() if k != "optimal"}
     info.update(
         found_by=by,
-        lower_bound=lower,
-        lower_bound_for=bounds,
-        lower_bounds=known,
-        candidates=costs,
-        search_seconds=round(seconds, 3),
+        lower_bound=bounds.lower,
+        lower_bound_for=bounds.bounds,
+        lower_bounds=bounds.known,
+        candidates={name: [s, e] for name, (e, s) in pool.price.items()},
+        search_seconds=round(searched, 3),
     )
-    return dataclasses.replace(es, method="best", info=info, verification=None)
+    if spent > budget:
+        info["budget_note"] = (
+            f"building and verifying one expression set took {spent:.1f} s, more than the"
+            f" budget of {budget:g} s"
+        )
+    return dataclasses.replace(es, method="best", info=info)

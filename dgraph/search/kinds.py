@@ -11,7 +11,16 @@ from __future__ import annotations
 from ..core.graph import DGraph
 from ..core.kinds import CONSTANT, GENERAL, UNIT, add, kind_of, multiply
 
-__all__ = ["CONSTANT", "GENERAL", "UNIT", "KindGraph", "add", "effective_cost", "multiply"]
+__all__ = [
+    "CONSTANT",
+    "GENERAL",
+    "UNIT",
+    "KindGraph",
+    "add",
+    "effective_cost",
+    "move_costs",
+    "multiply",
+]
 
 
 class KindGraph:
@@ -109,3 +118,24 @@ def effective_cost(graph: DGraph | KindGraph, order: list[str]) -> int:
     """
     kinds = KindGraph(graph) if isinstance(graph, DGraph) else graph.copy()
     return sum(kinds.eliminate(v) for v in order)
+
+
+def move_costs(graph: DGraph, moves: list) -> tuple[int, int]:
+    """(effective, structural) multiplications of vertex moves ``("vertex", v)`` and edge
+    moves ``("forward" | "backward", (i, j))``, as the built expression set counts them.
+
+    >>> from dgraph.core.builders import bundled
+    >>> move_costs(bundled("naumann_sin.trace"), [("vertex", "v2"), ("vertex", "v1")])
+    (3, 3)
+    """
+    kinds = KindGraph(graph)
+    effective = structural = 0
+    for op, target in moves:
+        if op == "vertex":
+            structural += kinds.markowitz(target)
+            effective += kinds.eliminate(target)
+        else:
+            i, j = target
+            structural += len(kinds.pred[i] if op == "forward" else kinds.succ[j])
+            effective += kinds.eliminate_edge(i, j, op)
+    return effective, structural

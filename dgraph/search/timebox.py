@@ -1,0 +1,102 @@
+"""Run parts of ``best``'s portfolio in a child process that is stopped at its deadline.
+
+The structure methods, the exact searches and the greedy edge and face eliminations are
+pure Python whose running time nothing cheap predicts (on a random layered graph of 360
+vertices whose forward mode takes four seconds, Zhou's factorizer takes five minutes and
+one greedy edge elimination two), and a Python thread cannot be stopped, so ``best`` runs
+them in a forked child that sends each result back, pickled, as soon as it has it, and
+kills the child when the time is up. Where fork is unavailable, or inside a daemonic
+process that may not have children, they run in-process and only the callers' own
+budgets bound them.
+
+Forking a process with threads (JAX starts some) can leave the child waiting on a lock
+another thread held. The child runs only dgraph's own pure-Python searches, and if it
+ever hung, it would be killed at its deadline like a slow one, so the warnings about it
+are silenced.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+__all__ = ["stream", "timeboxed"]
+
+T = TypeVar("T")
+
+
+def stream(produce: Callable[[], Iterable[T]], seconds: float) -> list[T]:
+    """The items ``produce()`` yields within ``seconds``, in order; an exception it
+    raises is raised here.
+
+    >>> def slow():
+    ...     yield 1
+    ...     yield 2
+    ...     time.sleep(10)
+    ...     yield 3
+    >>> stream(slow, 1.0)
+    [1, 2]
+    """
+    if seconds <= 0:
+        return []
+    if not _can_fork():
+        return list(produce())
+    deadline = time.perf_counter() + seconds
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(send, produce), daemon=True)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*fork\(\)", category=RuntimeWarning)
+        warnings.filterwarnings("ignore", message=r".*fork\(\)", category=DeprecationWarning)
+        child.start()
+    send.close()
+    items: list[T] = []
+    try:
+        while receive.poll(max(0.0, deadline - time.perf_counter())):
+            try:
+                kind, value = receive.recv()
+            except EOFError:  # finished, or died without an answer (out of memory)
+                break
+            if kind == "error":
+                raise value
+            items.append(value)
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join()
+        receive.close()
+    return items
+
+
+def timeboxed(run: Callable[[], T], seconds: float) -> T | None:
+    """``run()``'s result, or None when it has not finished within ``seconds``.
+
+    >>> timeboxed(lambda: 6 * 7, 5.0)
+    42
+    >>> timeboxed(lambda: time.sleep(10), 0.2) is None
+    True
+    """
+    items = stream(lambda: [run()], seconds)
+    return items[0] if items else None
+
+
+def _can_fork() -> bool:
+    return (
+        "fork" in multiprocessing.get_all_start_methods()
+        and not multiprocessing.current_process().daemon
+    )
+
+
+def _child(send: Any, produce: Callable[[], Iterable[Any]]) -> None:
+    try:
+        for item in produce():
+            send.send(("item", item))
+    except Exception as error:  # sent back and raised in the parent
+        try:
+            send.send(("error", error))
+        except Exception:  # an exception that does not pickle
+            send.send(("error", RuntimeError(f"{type(error).__name__}: {error}")))
+    send.close()
