@@ -24,9 +24,10 @@ deadline (:mod:`dgraph.search.timebox`), so ``best`` returns within its budget u
 building and verifying one expression set alone takes longer (``info["budget_note"]``
 says so). Candidates found as moves are priced without being built; only the winner is
 built and verified. ``info`` says which search found it (``found_by``), the best lower
-bound known and what it bounds (``lower_bounds`` adds the effective-cost bounds: the
-exact effective vertex search and, for any accumulation, the rank of Bauer's entries —
-:mod:`dgraph.search.rank_bound`), and the cost of every candidate.
+bound known and what it bounds (``lower_bounds`` adds the effective-cost bounds: for
+vertex elimination, what every vertex costs in any order and the exact effective search
+— :mod:`dgraph.search.effective_optimal` — and, for any accumulation, the rank of
+Bauer's entries — :mod:`dgraph.search.rank_bound`), and the cost of every candidate.
 """
 
 from __future__ import annotations
@@ -55,15 +56,16 @@ from ..faces.elimination import FACE_PATH_LIMIT
 from ..faces.greedy import greedy_faces
 from ..zhou.factorize import zhou
 from ..zhou.layers import layers
-from .effective_optimal import effective_optimal_search
+from .effective_optimal import effective_optimal_search, effective_vertex_bounds
 from .kinds import move_costs
 from .orders import RULES, anneal, beam_order, greedy_edges, greedy_order
 from .rank_bound import ANY_ACCUMULATION, RANK_PATH_LIMIT, rank_lower_bound
 from .timebox import stream, timeboxed
 
-__all__ = ["DEFAULT_BUDGET", "best"]
+__all__ = ["DEFAULT_BUDGET", "EFFECTIVE_VERTEX", "best"]
 
 DEFAULT_BUDGET = 10.0  # seconds, when none is given
+EFFECTIVE_VERTEX = "vertex elimination, effective mults"  # its key in lower_bounds
 RESTARTS = 8  # greedy vertex orders with random tie-breaks
 EDGE_RESTARTS = 4  # greedy edge eliminations with random tie-breaks
 FACE_RESTARTS = 2  # greedy face eliminations with random tie-breaks
@@ -152,7 +154,7 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
         pool.add_built(by, es)
     proven = _exact_searches(graph, pool, bounds, left)
     if proven and not any(graph.constant_label(u, v) is not None for u, v in graph.edges()):
-        bounds.known["vertex elimination, effective mults"] = bounds.known["vertex elimination"]
+        bounds.known[EFFECTIVE_VERTEX] = bounds.known["vertex elimination"]
     else:
         _heuristics(graph, pool, bounds, stop, greedy_seconds)
     return _finish(pool, bounds, first, spent, t0, deadline, budget)
@@ -193,6 +195,9 @@ def _exact_searches(
     paths = count_paths(graph)
     if paths <= RANK_PATH_LIMIT and left() > paths * 1e-4:  # ~1 s at the path limit
         bounds.known[ANY_ACCUMULATION] = rank_lower_bound(graph)
+    floors = timeboxed(lambda: effective_vertex_bounds(graph), 0.2 * left())
+    if floors is not None:  # what every vertex will cost, in any order
+        bounds.known[EFFECTIVE_VERTEX] = sum(floors.values())
     inner_edges = intermediate_edge_count(graph)
     if inner_edges <= 2 * EDGE_LIMIT:
         exhaustive = inner_edges <= EDGE_LIMIT
@@ -233,7 +238,8 @@ def _heuristics(
         top = min(greedy, key=pool.effective)
         exact = effective_optimal_search(graph, max(0.1, 0.3 * left()), pool.orders[top])
         pool.add_order("effective-optimal", [v for _, v in exact.moves])
-        bounds.known["vertex elimination, effective mults"] = exact.lower_bound
+        known = bounds.known.get(EFFECTIVE_VERTEX, 0)
+        bounds.known[EFFECTIVE_VERTEX] = max(exact.lower_bound, known)
     runs = stream(lambda: _greedy_edges(graph), 0.2 * left())
     if runs:
         pool.add_moves("greedy edges", min(runs, key=lambda r: r[0])[1])
