@@ -24,7 +24,7 @@ from .elimination.vertex_optimal import vertex_optimal
 from .errors import DGraphError, SearchTooLarge
 from .faces.greedy import greedy_faces
 from .faces.optimal import face_optimal
-from .search.best import best
+from .search.best import ANY_ELIMINATION, best
 from .search.rank_bound import ANY_ACCUMULATION
 from .zhou.factorize import zhou
 from .zhou.layers import layers
@@ -204,6 +204,13 @@ class Comparison:
         es = self.results.get("best")
         return None if es is None else es.info["lower_bounds"].get(ANY_ACCUMULATION)
 
+    @property
+    def elimination_lower_bound(self) -> int | None:
+        """Effective multiplications every elimination — every method here — needs
+        (``best``'s per-vertex bound)."""
+        es = self.results.get("best")
+        return None if es is None else es.info["lower_bounds"].get(ANY_ELIMINATION)
+
     def rows(self) -> list[dict[str, Any]]:
         """Per method: its summary, ``gap`` to the cheapest verified method and
         ``to_bound``, its distance from the lower bound (negative: a method outside the
@@ -232,6 +239,7 @@ class Comparison:
             "lower_bound": bound[0] if bound else None,
             "lower_bound_for": bound[1] if bound else None,
             "effective_lower_bound": self.effective_lower_bound,
+            "elimination_lower_bound": self.elimination_lower_bound,
         }
 
     def _repr_html_(self) -> str:

@@ -129,8 +129,13 @@ def bound_text(comparison) -> str:
     parts = []
     if comparison.lower_bound:
         parts.append("lower bound {} for {}".format(*comparison.lower_bound))
+    needs = []
+    if comparison.elimination_lower_bound is not None:
+        needs.append(f"any elimination ≥ {comparison.elimination_lower_bound}")
     if comparison.effective_lower_bound is not None:
-        parts.append(f"any accumulation needs ≥ {comparison.effective_lower_bound} effective mults")
+        needs.append(f"any accumulation ≥ {comparison.effective_lower_bound}")
+    if needs:
+        parts.append(f"effective mults: {', '.join(needs)}")
     return "; ".join(parts)
 
 

@@ -25,9 +25,11 @@ building and verifying one expression set alone takes longer (``info["budget_not
 says so). Candidates found as moves are priced without being built; only the winner is
 built and verified. ``info`` says which search found it (``found_by``), the best lower
 bound known and what it bounds (``lower_bounds`` adds the effective-cost bounds: for
-vertex elimination, what every vertex costs in any order and the exact effective search
-— :mod:`dgraph.search.effective_optimal` — and, for any accumulation, the rank of
-Bauer's entries — :mod:`dgraph.search.rank_bound`), and the cost of every candidate.
+every elimination — vertex, edge or face, and every expression set that forms each
+path's product once — what the products at every vertex cost, for vertex elimination
+also the exact effective search (:mod:`dgraph.search.effective_optimal`), and, for any
+accumulation, the rank of Bauer's entries — :mod:`dgraph.search.rank_bound`), and the
+cost of every candidate.
 """
 
 from __future__ import annotations
@@ -62,10 +64,11 @@ from .orders import RULES, anneal, beam_order, greedy_edges, greedy_order
 from .rank_bound import ANY_ACCUMULATION, RANK_PATH_LIMIT, rank_lower_bound
 from .timebox import stream, timeboxed
 
-__all__ = ["DEFAULT_BUDGET", "EFFECTIVE_VERTEX", "best"]
+__all__ = ["ANY_ELIMINATION", "DEFAULT_BUDGET", "EFFECTIVE_VERTEX", "best"]
 
 DEFAULT_BUDGET = 10.0  # seconds, when none is given
 EFFECTIVE_VERTEX = "vertex elimination, effective mults"  # its key in lower_bounds
+ANY_ELIMINATION = "any elimination, effective mults"  # vertex, edge, face: every method's
 RESTARTS = 8  # greedy vertex orders with random tie-breaks
 EDGE_RESTARTS = 4  # greedy edge eliminations with random tie-breaks
 FACE_RESTARTS = 2  # greedy face eliminations with random tie-breaks
@@ -143,21 +146,26 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     first = pool.ranked()[0]
     pool.build(first).verify()
     spent = time.perf_counter() - started
-    stop = deadline - RESERVE * spent  # the searches end here
+    per_mult = spent / max(1, pool.built[first].mults)
     bounds = _Bounds()
 
-    def left() -> float:
-        return stop - time.perf_counter()
+    def stop() -> float:
+        """When the searches end: early enough to build and verify the current winner."""
+        top = pool.ranked()[0]
+        ready = top in pool.built and pool.built[top].verified
+        return deadline - RESERVE * max(spent, 0.0 if ready else per_mult * pool.price[top][1])
 
-    phase_end = time.perf_counter() + 0.4 * left()
-    for by, es in stream(lambda: _structure_methods(graph), phase_end - time.perf_counter()):
+    def left() -> float:
+        return stop() - time.perf_counter()
+
+    for by, es in stream(lambda: _structure_methods(graph), min(left(), max(0.4 * left(), 0.5))):
         pool.add_built(by, es)
     proven = _exact_searches(graph, pool, bounds, left)
     if proven and not any(graph.constant_label(u, v) is not None for u, v in graph.edges()):
         bounds.known[EFFECTIVE_VERTEX] = bounds.known["vertex elimination"]
     else:
         _heuristics(graph, pool, bounds, stop, greedy_seconds)
-    return _finish(pool, bounds, first, spent, t0, deadline, budget)
+    return _finish(pool, bounds, per_mult, t0, deadline, spent > budget and spent)
 
 
 class _Bounds:
@@ -196,8 +204,8 @@ def _exact_searches(
     if paths <= RANK_PATH_LIMIT and left() > paths * 1e-4:  # ~1 s at the path limit
         bounds.known[ANY_ACCUMULATION] = rank_lower_bound(graph)
     floors = timeboxed(lambda: effective_vertex_bounds(graph), 0.2 * left())
-    if floors is not None:  # what every vertex will cost, in any order
-        bounds.known[EFFECTIVE_VERTEX] = sum(floors.values())
+    if floors is not None:  # what the products at every vertex cost, in any elimination
+        bounds.known[ANY_ELIMINATION] = bounds.known[EFFECTIVE_VERTEX] = sum(floors.values())
     inner_edges = intermediate_edge_count(graph)
     if inner_edges <= 2 * EDGE_LIMIT:
         exhaustive = inner_edges <= EDGE_LIMIT
@@ -216,17 +224,24 @@ def _exact_searches(
 
 
 def _heuristics(
-    graph: DGraph, pool: Portfolio, bounds: _Bounds, stop: float, greedy_seconds: float
+    graph: DGraph,
+    pool: Portfolio,
+    bounds: _Bounds,
+    stop: Callable[[], float],
+    greedy_seconds: float,
 ) -> None:
     """Greedy orders, restarts, beam, effective A* (small graphs), greedy edges and
-    faces, then annealing until ``stop``."""
+    faces, then annealing until ``stop()``."""
 
     def left() -> float:
-        return stop - time.perf_counter()
+        return stop() - time.perf_counter()
+
+    def share(fraction: float) -> float:
+        """A phase's time: its fraction of what is left, at least half a second of it."""
+        return min(left(), max(fraction * left(), 0.5))
 
     inner = len(graph.intermediates)
-    phase_end = time.perf_counter() + 0.3 * left()
-    for by, order in stream(lambda: _greedy_orders(graph), phase_end - time.perf_counter()):
+    for by, order in stream(lambda: _greedy_orders(graph), share(0.3)):
         pool.add_order(by, order)
     if left() > 4 * greedy_seconds:  # past its deadline the beam finishes greedily
         beam_deadline = time.perf_counter() + 0.2 * left()
@@ -240,11 +255,11 @@ def _heuristics(
         pool.add_order("effective-optimal", [v for _, v in exact.moves])
         known = bounds.known.get(EFFECTIVE_VERTEX, 0)
         bounds.known[EFFECTIVE_VERTEX] = max(exact.lower_bound, known)
-    runs = stream(lambda: _greedy_edges(graph), 0.2 * left())
+    runs = stream(lambda: _greedy_edges(graph), share(0.2))
     if runs:
         pool.add_moves("greedy edges", min(runs, key=lambda r: r[0])[1])
     if count_paths(graph) <= FACE_PATH_LIMIT:  # face states track every path
-        faces = stream(lambda: _greedy_faces(graph), 0.25 * left())
+        faces = stream(lambda: _greedy_faces(graph), share(0.25))
         if faces:
             pool.add_built("greedy faces", min(faces, key=_cost))
     _annealing(graph, pool, stop)
@@ -284,9 +299,9 @@ def _greedy_faces(graph: DGraph) -> Iterator[ExpressionSet]:
         yield greedy_faces(graph, rng=rng)
 
 
-def _annealing(graph: DGraph, pool: Portfolio, stop: float) -> None:
+def _annealing(graph: DGraph, pool: Portfolio, stop: Callable[[], float]) -> None:
     """Annealing runs from the best orders in turn, then from its own best, until
-    ``stop`` (small graphs stop after one round per start); every other run after the
+    ``stop()`` (small graphs stop after one round per start); every other run after the
     first round keeps a structure method's eliminations as a fixed prefix — the umbrella
     contractions (each touches nothing outside its umbrella) or Zhou's simple chains —
     and searches the rest: preprocessing, kept only where it comes out cheaper."""
@@ -295,7 +310,7 @@ def _annealing(graph: DGraph, pool: Portfolio, stop: float) -> None:
     starts = sorted(pool.orders, key=pool.effective)[:3]
     prefixes = [(by, p) for by, p in _prefixes(pool) if p]
     for run in range(64):
-        if time.perf_counter() >= stop or (run >= len(starts) and inner <= SMALL):
+        if time.perf_counter() >= stop() or (run >= len(starts) and inner <= SMALL):
             break
         cheapest = min(pool.orders, key=pool.effective)
         name = starts[run] if run < len(starts) else cheapest
@@ -305,7 +320,7 @@ def _annealing(graph: DGraph, pool: Portfolio, stop: float) -> None:
             chosen = set(prefix)
             start, fixed = prefix + [v for v in start if v not in chosen], len(prefix)
             label = f"{by} + annealing"
-        cost, order = anneal(graph, start, stop, steps, seed=run, fixed=fixed)
+        cost, order = anneal(graph, start, stop(), steps, seed=run, fixed=fixed)
         if cost < pool.effective(cheapest):
             pool.add_order(label, order)
 
@@ -325,16 +340,16 @@ def _prefixes(pool: Portfolio) -> list[tuple[str, list[str]]]:
 def _finish(
     pool: Portfolio,
     bounds: _Bounds,
-    first: str,
-    spent: float,
+    per_mult: float,
     t0: float,
     deadline: float,
-    budget: float,
+    overran: float | bool,
 ) -> ExpressionSet:
     """The cheapest candidate that can still be built and verified by ``deadline`` (the
-    first baseline always can: it already is), under the name ``best``."""
+    first baseline always can: it already is), under the name ``best``; ``per_mult`` is
+    what building and verifying cost per structural multiplication, ``overran`` how
+    long the first baseline took when that exceeded the budget."""
     searched = time.perf_counter() - t0
-    per_mult = spent / max(1, pool.built[first].mults)
     for by in pool.ranked():
         ready = by in pool.built and pool.built[by].verified
         if not ready and time.perf_counter() + per_mult * pool.price[by][1] > deadline:
@@ -351,9 +366,9 @@ def _finish(
         candidates={name: [s, e] for name, (e, s) in pool.price.items()},
         search_seconds=round(searched, 3),
     )
-    if spent > budget:
+    if overran:
         info["budget_note"] = (
-            f"building and verifying one expression set took {spent:.1f} s, more than the"
-            f" budget of {budget:g} s"
+            f"building and verifying one expression set took {overran:.1f} s, more than the"
+            f" budget of {deadline - t0:g} s"
         )
     return dataclasses.replace(es, method="best", info=info)

@@ -14,6 +14,15 @@ that do (Menger); likewise for non-unit edges, and for successors towards the ou
 Eliminating v pays for every pair of a general and a non-unit edge across it. A vertex
 that has a general in-edge and a general out-edge now keeps them, so it costs at least
 one multiplication too.
+
+The same bound holds for edge and face elimination and for every expression set that
+forms each path's product exactly once (no cancellation, as in every dgraph method):
+every factor of a product there sums path segments with one start and one end (a
+factor with two ends could not be continued by any segment), each path's product takes
+exactly one multiplication at each of its inner vertices, joining a segment that starts
+on the path before v to one that ends on it after v; so for vertex-disjoint paths
+P_1..P_m into v (last edge general) and Q_1..Q_n out of v (first edge non-unit), the
+m·n concatenations take m·n different multiplications at v, each general × non-unit.
 """
 
 from __future__ import annotations
@@ -117,10 +126,10 @@ def effective_optimal_search(
 
 
 def effective_vertex_bounds(graph: DGraph) -> dict[str, int]:
-    """Per intermediate v, effective multiplications its elimination costs at least, in
-    any order: max(gen_in * nonunit_out, nonunit_in * gen_out), each factor the fewest
-    vertices separating v from the inputs (outputs) on the paths that enter (leave) v by
-    a general or non-unit edge.
+    """Per intermediate v, effective multiplications at v that any elimination (vertex,
+    edge, face, in any order) needs: max(gen_in * nonunit_out, nonunit_in * gen_out),
+    each factor the fewest vertices separating v from the inputs (outputs) on the paths
+    that enter (leave) v by a general or non-unit edge.
 
     >>> from dgraph.core.builders import bundled
     >>> effective_vertex_bounds(bundled("naumann_sin.trace"))
