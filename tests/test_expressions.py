@@ -187,3 +187,17 @@ def test_latex_and_text(discrepancy_graph):
     assert tex.startswith("\\begin{align}") and tex.rstrip().endswith("\\end{align}")
     assert "c_{i,k}" in tex and "r_{1} &=" in tex
     assert es.to_text().splitlines()[0].startswith("r1 = ")
+
+
+def test_built_expressions_are_what_sympy_itself_builds():
+    """Elimination forms products of two symbols without sympy's flattening and inlines
+    references with one substitution: every node must equal sympy's own rebuild of it."""
+    from dgraph.bench.realworld import REAL_WORLD
+
+    def rebuilt(e: sympy.Expr) -> sympy.Expr:
+        return e if not e.args else e.func(*(rebuilt(a) for a in e.args))
+
+    for method in ("forward", "reverse", "markowitz", "zhou"):
+        es = dgraph.accumulate(REAL_WORLD["roe-flux"](), method, verify=False)
+        for e in [*es.references.values(), *es.jacobian.values()]:
+            assert rebuilt(e) == e and rebuilt(e).args == e.args

@@ -111,30 +111,30 @@ class ExpressionSet:
                 if s in self.references:
                     uses[s] += 1
         inline = {r for r in self.references if uses[r] == 1}
-        resolved: dict[sympy.Symbol, sympy.Expr] = {}
+        kept = [r for r in self.references if r not in inline]
+        # one substitution per expression: kept references renumbered, inlined ones
+        # replaced by their (already substituted) definitions
+        mapping: dict[sympy.Symbol, sympy.Expr] = {
+            old: reference_symbol(k) for k, old in enumerate(kept, start=1)
+        }
         references: dict[sympy.Symbol, sympy.Expr] = {}
         for name, definition in self.references.items():
-            definition = definition.xreplace(resolved)
+            definition = definition.xreplace(mapping)
             if name in inline:
-                resolved[name] = definition
+                mapping[name] = definition
             else:
-                references[name] = definition
-        jacobian = {k: e.xreplace(resolved) for k, e in self.jacobian.items()}
-        result = self._renumbered(references, jacobian)
-        result.as_computed = self.as_computed or self
-        return result
-
-    def _renumbered(self, references, jacobian) -> ExpressionSet:
-        rename = {old: reference_symbol(k) for k, old in enumerate(references, start=1)}
-        return ExpressionSet(
+                references[mapping[name]] = definition
+        result = ExpressionSet(
             self.graph,
-            {rename[n]: d.xreplace(rename) for n, d in references.items()},
-            {k: e.xreplace(rename) for k, e in jacobian.items()},
+            references,
+            {k: e.xreplace(mapping) for k, e in self.jacobian.items()},
             list(self.steps),
             self.method,
             dict(self.info),
             pairs=self.pairs,
         )
+        result.as_computed = self.as_computed or self
+        return result
 
     def resolved(self) -> dict[tuple[str, str], sympy.Expr]:
         """Jacobian entries with every reference substituted (noncommutative)."""
