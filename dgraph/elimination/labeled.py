@@ -127,7 +127,7 @@ class LabeledGraph:
         """c_ki += c_upper * c_lower; returns the multiplication it costs (none when a
         factor is the literal 1 of a copy made by segmentation)."""
         a, b = self._factor(*upper), self._factor(*lower)
-        if a.is_Symbol and b.is_Symbol and a != b:
+        if a.is_Symbol and b.is_Symbol and a != b and not (a.is_commutative or b.is_commutative):
             # what a * b builds for two different noncommutative symbols, without the
             # general flattening that dominates building large expression sets
             product = sympy.Mul._from_args((a, b), is_commutative=False)

@@ -109,6 +109,13 @@ class Portfolio:
     def ranked(self) -> list[str]:
         return sorted(self.price, key=self.price.get)
 
+    def seconds_to_ready(self, by: str, per_mult: float) -> float:
+        """Predicted time to build and verify ``by`` (none when it already is), at
+        ``per_mult`` seconds per structural multiplication."""
+        if by in self.built and self.built[by].verified:
+            return 0.0
+        return per_mult * self.price[by][1]
+
     def effective(self, by: str) -> int:
         return self.price[by][0]
 
@@ -151,9 +158,7 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
 
     def stop() -> float:
         """When the searches end: early enough to build and verify the current winner."""
-        top = pool.ranked()[0]
-        ready = top in pool.built and pool.built[top].verified
-        return deadline - RESERVE * max(spent, 0.0 if ready else per_mult * pool.price[top][1])
+        return deadline - RESERVE * max(spent, pool.seconds_to_ready(pool.ranked()[0], per_mult))
 
     def left() -> float:
         return stop() - time.perf_counter()
@@ -165,7 +170,7 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
         bounds.known[EFFECTIVE_VERTEX] = bounds.known["vertex elimination"]
     else:
         _heuristics(graph, pool, bounds, stop, greedy_seconds)
-    return _finish(pool, bounds, per_mult, t0, deadline, spent > budget and spent)
+    return _finish(pool, bounds, per_mult, t0, budget, spent)
 
 
 class _Bounds:
@@ -342,17 +347,17 @@ def _finish(
     bounds: _Bounds,
     per_mult: float,
     t0: float,
-    deadline: float,
-    overran: float | bool,
+    budget: float,
+    first_seconds: float,
 ) -> ExpressionSet:
-    """The cheapest candidate that can still be built and verified by ``deadline`` (the
-    first baseline always can: it already is), under the name ``best``; ``per_mult`` is
-    what building and verifying cost per structural multiplication, ``overran`` how
-    long the first baseline took when that exceeded the budget."""
+    """The cheapest candidate that can still be built and verified within the budget
+    (the first baseline always can: it already is), under the name ``best``;
+    ``per_mult`` is what building and verifying cost per structural multiplication,
+    ``first_seconds`` what the first baseline took."""
     searched = time.perf_counter() - t0
     for by in pool.ranked():
-        ready = by in pool.built and pool.built[by].verified
-        if not ready and time.perf_counter() + per_mult * pool.price[by][1] > deadline:
+        need = pool.seconds_to_ready(by, per_mult)
+        if need and time.perf_counter() + need > t0 + budget:
             continue
         es = pool.build(by)
         if es.verified or es.verify():
@@ -366,9 +371,9 @@ def _finish(
         candidates={name: [s, e] for name, (e, s) in pool.price.items()},
         search_seconds=round(searched, 3),
     )
-    if overran:
+    if first_seconds > budget:
         info["budget_note"] = (
-            f"building and verifying one expression set took {overran:.1f} s, more than the"
-            f" budget of {deadline - t0:g} s"
+            f"building and verifying one expression set took {first_seconds:.1f} s, more"
+            f" than the budget of {budget:g} s"
         )
     return dataclasses.replace(es, method="best", info=info)

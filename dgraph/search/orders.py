@@ -18,7 +18,7 @@ from collections.abc import Callable
 from ..core.graph import DGraph
 from .kinds import KindGraph, effective_cost
 
-__all__ = ["RULES", "anneal", "beam_order", "greedy_edges", "greedy_order", "randomized_orders"]
+__all__ = ["RULES", "anneal", "beam_order", "greedy_edges", "greedy_order"]
 
 Score = Callable[[KindGraph, str], float]
 
@@ -56,12 +56,6 @@ def greedy_order(
         left.remove(v)
         order.append(v)
     return order
-
-
-def randomized_orders(graph: DGraph, rule: str, count: int, seed: int = 0) -> list[list[str]]:
-    """``count`` greedy orders with random tie-breaks (restarts)."""
-    rng = random.Random(seed)
-    return [greedy_order(graph, rule, rng=rng) for _ in range(count)]
 
 
 def anneal(
