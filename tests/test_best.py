@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 
 from dgraph.bench.realworld import REAL_WORLD
-from dgraph.core.builders import bundled
+from dgraph.core.builders import bundled, from_trace
 from dgraph.core.builders.json_format import from_dict
 from dgraph.core.random_graphs import random_layered, random_program
 from dgraph.elimination.labeled import replay
@@ -25,13 +25,18 @@ from dgraph.elimination.vertex_optimal import vertex_optimal
 from dgraph.errors import SearchTooLarge
 from dgraph.methods import accumulate, compare
 from dgraph.search.best import ANY_ELIMINATION, EFFECTIVE_VERTEX, best
-from dgraph.search.effective_optimal import effective_optimal_search, effective_vertex_bounds
+from dgraph.search.effective_optimal import effective_optimal_search
+from dgraph.search.junction_bounds import (
+    effective_vertex_bounds,
+    elimination_lower_bound,
+    group_bounds,
+)
 from dgraph.search.kinds import KindGraph, effective_cost, move_costs
 from dgraph.search.orders import RULES, anneal, greedy_edges, greedy_order
 from dgraph.search.rank_bound import rank_lower_bound
 from dgraph.search.timebox import stream, timeboxed
 
-from .strategies import dags
+from .strategies import dags, programs
 
 
 @settings(max_examples=25, deadline=None)
@@ -127,7 +132,7 @@ def test_compare_shows_best_and_a_lower_bound():
     assert rows["reverse"]["to_bound"] == 2 and rows["vertex-optimal"]["to_bound"] == 1
     assert out["lower_bound"] == 13
     assert out["effective_lower_bound"] == 10  # the rank of Bauer's entries
-    assert out["elimination_lower_bound"] == 9  # the vertex cuts: 13 is optimal (edge)
+    assert out["elimination_lower_bound"] == 12  # vertex and group cuts: 13 is optimal (edge)
 
 
 def _program(seed: int):
@@ -265,15 +270,81 @@ def test_effective_vertex_bounds_hold_in_every_order(seed):
     assert sum(floors.values()) <= effective_optimal_search(g).cost
 
 
+def _grouped_program(seed: int):
+    return random_program(seed, n_inputs=2, n_statements=10, n_outputs=2)
+
+
+# programs of 2..7 intermediates where a unit-joined group owes more than its vertices
+GROUPED = [7, 8, 15, 23, 29, 35, 42, 53, 57, 58, 65, 69]
+
+
+@pytest.mark.parametrize("seed", GROUPED)
+def test_group_bounds_hold_in_every_order(seed):
+    """Each part's bound is at most what eliminating its vertices costs, in every order;
+    the groups raise the bound above the per-vertex sum (by 1 to 5 here)."""
+    g = _grouped_program(seed)
+    parts = group_bounds(g)
+    assert sorted(v for members, _ in parts for v in members) == sorted(g.intermediates)
+    assert sum(owed for _, owed in parts) > sum(effective_vertex_bounds(g).values())
+    for order in itertools.permutations(g.intermediates):
+        kinds = KindGraph(g)
+        paid = {v: kinds.eliminate(v) for v in order}
+        assert all(owed <= sum(paid[v] for v in members) for members, owed in parts), order
+    assert elimination_lower_bound(g) <= effective_optimal_search(g).cost
+
+
+@settings(max_examples=40, deadline=None)
+@given(programs(max_inputs=3, max_statements=9))
+def test_junction_bound_at_most_the_effective_optimum(g):
+    """On random programs (unit, constant and general labels) the bound never exceeds
+    the proven effective vertex optimum, whose A* uses it."""
+    result = effective_optimal_search(g)
+    assert result.proven
+    assert (
+        elimination_lower_bound(g)
+        <= result.cost
+        == accumulate(g, "vertex", order=[v for _, v in result.moves]).mults_effective
+    )
+
+
+def test_a_unit_edge_joins_two_vertices_into_one_debt():
+    """x -a-> u -1-> v -b-> y: neither vertex alone is owed a product, the pair is (a*b)."""
+    g = from_trace("inputs: x\noutputs: y\nu = sin(x)\nv = u + 1\ny = sin(v)")
+    assert effective_vertex_bounds(g) == {"u": 0, "v": 0}
+    assert group_bounds(g) == [(("u", "v"), 1)]
+    assert accumulate(g, "forward").mults_effective == 1
+
+
+@pytest.mark.parametrize(
+    "name, bound, baseline",
+    [
+        ("heart-dipole", 40, 48),
+        ("robot-arm", 65, 75),
+        ("black-scholes", 49, 55),
+        ("reaction-rates", 49, 55),
+        ("black-scholes (elemental)", 45, 51),
+    ],
+)
+def test_the_goal_is_out_of_reach_where_the_bound_says_so(name, bound, baseline):
+    """No elimination gets below 0.80 of the best baseline on these real-world functions
+    (binary granularity unless marked): the bound proves it, and best stays above it."""
+    g = REAL_WORLD[name.split()[0]](binary="elemental" not in name)
+    assert elimination_lower_bound(g) == bound
+    base = min(accumulate(g, m).mults_effective for m in ("forward", "reverse", "markowitz"))
+    assert base == baseline and bound > 0.8 * baseline
+    assert best(g, budget=2).mults_effective >= bound
+
+
 ELIMINATIONS = ["forward", "reverse", "markowitz", "zhou", "layers", "dstar", "umbrella"]
 
 
 @pytest.mark.parametrize("seed", range(0, 40, 3))
-def test_vertex_bounds_hold_for_every_method(seed):
-    """Every method forms each path's product once, so none beats the per-vertex bounds:
-    edge, face, Zhou, D* and umbrella expression sets included (12 statements)."""
+def test_junction_bounds_hold_for_every_method(seed):
+    """Every method forms each path's product once, so none beats the vertex and group
+    bounds: edge, face, Zhou, D* and umbrella expression sets included (12 statements)."""
     g = random_program(seed, n_inputs=3, n_statements=12, n_outputs=3)
-    floor = sum(effective_vertex_bounds(g).values())
+    floor = elimination_lower_bound(g)
+    assert floor >= sum(effective_vertex_bounds(g).values())
     methods = [*ELIMINATIONS, "face-greedy"]
     if len(g.intermediates) <= 10:
         methods += ["edge-optimal", "face-optimal"]

@@ -58,7 +58,8 @@ from ..faces.elimination import FACE_PATH_LIMIT
 from ..faces.greedy import greedy_faces
 from ..zhou.factorize import zhou
 from ..zhou.layers import layers
-from .effective_optimal import effective_optimal_search, effective_vertex_bounds
+from .effective_optimal import effective_optimal_search
+from .junction_bounds import elimination_lower_bound
 from .kinds import move_costs
 from .orders import RULES, anneal, beam_order, greedy_edges, greedy_order
 from .rank_bound import ANY_ACCUMULATION, RANK_PATH_LIMIT, rank_lower_bound
@@ -208,9 +209,9 @@ def _exact_searches(
     paths = count_paths(graph)
     if paths <= RANK_PATH_LIMIT and left() > paths * 1e-4:  # ~1 s at the path limit
         bounds.known[ANY_ACCUMULATION] = rank_lower_bound(graph)
-    floors = timeboxed(lambda: effective_vertex_bounds(graph), 0.2 * left())
-    if floors is not None:  # what the products at every vertex cost, in any elimination
-        bounds.known[ANY_ELIMINATION] = bounds.known[EFFECTIVE_VERTEX] = sum(floors.values())
+    floor = timeboxed(lambda: elimination_lower_bound(graph), 0.2 * left())
+    if floor is not None:  # what the products at every junction cost, in any elimination
+        bounds.known[ANY_ELIMINATION] = bounds.known[EFFECTIVE_VERTEX] = floor
     inner_edges = intermediate_edge_count(graph)
     if inner_edges <= 2 * EDGE_LIMIT:
         exhaustive = inner_edges <= EDGE_LIMIT

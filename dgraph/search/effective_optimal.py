@@ -5,37 +5,21 @@ too: after eliminating a set S, every label is the sum over the paths through S 
 products, so its kind (unit, constant, general; :mod:`dgraph.search.kinds`) depends on S
 alone, and so does the price of the next elimination.
 
-The bound adds, over the remaining vertices, a lower bound on what each will cost when
-it is eliminated, whenever that is (:func:`effective_vertex_bounds`): a label is general
-exactly when one of the paths it sums has a general edge, so at any time the
-predecessors of v joined to it by a general edge separate v from the inputs on every
-path that enters v by a general edge, and are at least as many as the fewest vertices
-that do (Menger); likewise for non-unit edges, and for successors towards the outputs.
-Eliminating v pays for every pair of a general and a non-unit edge across it. A vertex
-that has a general in-edge and a general out-edge now keeps them, so it costs at least
-one multiplication too.
-
-The same bound holds for edge and face elimination and for every expression set that
-forms each path's product exactly once (no cancellation, as in every dgraph method):
-every factor of a product there sums path segments with one start and one end (a
-factor with two ends could not be continued by any segment), each path's product takes
-exactly one multiplication at each of its inner vertices, joining a segment that starts
-on the path before v to one that ends on it after v; so for vertex-disjoint paths
-P_1..P_m into v (last edge general) and Q_1..Q_n out of v (first edge non-unit), the
-m·n concatenations take m·n different multiplications at v, each general × non-unit.
+The bound adds, over the remaining vertices, what the multiplications at each will cost
+whenever it is eliminated (:mod:`dgraph.search.junction_bounds`: per vertex, or per
+unit-joined group while none of it is eliminated). A vertex that has a general in-edge
+and a general out-edge now keeps them, so it costs at least one multiplication too.
 """
 
 from __future__ import annotations
 
-import networkx as nx
-from networkx.algorithms.connectivity import local_node_connectivity
-
 from ..core.graph import DGraph
 from ..elimination.search import SearchResult, astar
 from ..errors import SearchTooLarge
+from .junction_bounds import effective_vertex_bounds, group_bounds
 from .kinds import GENERAL, UNIT, KindGraph, add, effective_cost, multiply
 
-__all__ = ["effective_optimal_search", "effective_vertex_bounds"]
+__all__ = ["effective_optimal_search"]
 
 EFFECTIVE_LIMIT = 18  # intermediates beyond which the search refuses without a budget
 
@@ -89,9 +73,25 @@ def effective_optimal_search(
 
     static = effective_vertex_bounds(graph)
     floor = [static.get(v, 0) for v in names]
+    # a unit-joined group still whole owes its own bound instead of its members'
+    groups = [
+        (sum(1 << index[v] for v in members), owed - sum(static[v] for v in members))
+        for members, owed in group_bounds(graph, static)
+        if len(members) > 1
+    ]
     # a vertex with a general in-edge and a general out-edge costs at least one, and the
-    # bound adds how much more than its static bound that is
+    # bound adds how much more than its static bound that is (outside a whole group)
     extra = [1 if f == 0 else 0 for f in floor]
+
+    def owed(done: int, now: set[int]) -> int:
+        """The bound after eliminating ``done``; ``now`` must cost at least one each."""
+        whole = 0
+        total = sum(floor[w] for w in inner if not done >> w & 1)
+        for mask, gain in groups:
+            if not done & mask:
+                whole |= mask
+                total += gain
+        return total + sum(extra[w] for w in now if not whole >> w & 1)
 
     def expand(done: int):
         kin, kout = kinds(done)
@@ -106,15 +106,13 @@ def effective_optimal_search(
             if general(kout[v]):  # v's predecessors gain a general out-edge
                 fresh |= {i for i in kin[v] if general(kin[i])}
             nxt = done | 1 << v
-            rest = sum(floor[w] for w in inner if not nxt >> w & 1)
-            bounds[nxt] = rest + sum(extra[w] for w in (counted | (fresh & inner_set)) - {v})
+            bounds[nxt] = owed(nxt, (counted | (fresh & inner_set)) - {v})
             yield ("vertex", names[v]), cost, nxt
 
     def bound(done: int) -> int:
         if done not in bounds:  # the start
             kin, kout = kinds(done)
-            counted = (v for v in inner if general(kin[v]) and general(kout[v]))
-            bounds[done] = sum(floor[v] for v in inner) + sum(extra[v] for v in counted)
+            bounds[done] = owed(done, {v for v in inner if general(kin[v]) and general(kout[v])})
         return bounds[done]
 
     candidates = [graph.intermediates, graph.intermediates[::-1]] + (
@@ -123,39 +121,3 @@ def effective_optimal_search(
     order = min(candidates, key=lambda o: effective_cost(graph, o))
     start = (effective_cost(graph, order), [("vertex", v) for v in order])
     return astar(0, expand, lambda done: done == full, bound, start, budget)
-
-
-def effective_vertex_bounds(graph: DGraph) -> dict[str, int]:
-    """Per intermediate v, effective multiplications at v that any elimination (vertex,
-    edge, face, in any order) needs: max(gen_in * nonunit_out, nonunit_in * gen_out),
-    each factor the fewest vertices separating v from the inputs (outputs) on the paths
-    that enter (leave) v by a general or non-unit edge.
-
-    >>> from dgraph.core.builders import bundled
-    >>> effective_vertex_bounds(bundled("naumann_sin.trace"))
-    {'v1': 1, 'v2': 2}
-    """
-    kinds = KindGraph(graph).succ
-    forward = nx.DiGraph(graph.nx.edges)
-    forward.add_edges_from(("__ends__", x) for x in graph.inputs)
-    backward = nx.DiGraph(graph.nx.edges).reverse()
-    backward.add_edges_from(("__ends__", y) for y in graph.outputs)
-
-    def cut(base: nx.DiGraph, v: str, keep: set[str]) -> int:
-        """Fewest vertices separating ``__ends__`` from v on paths into v from ``keep``."""
-        if not keep:
-            return 0
-        h = base.copy()
-        h.remove_edges_from([(u, v) for u in base.predecessors(v) if u not in keep])
-        return local_node_connectivity(h, "__ends__", v)
-
-    out: dict[str, int] = {}
-    for v in graph.intermediates:
-        ins = {u: kinds[u][v] for u in graph.nx.predecessors(v)}
-        outs = {w: kinds[v][w] for w in graph.nx.successors(v)}
-        gen_in = cut(forward, v, {u for u, k in ins.items() if k == GENERAL})
-        any_in = cut(forward, v, {u for u, k in ins.items() if k != UNIT})
-        gen_out = cut(backward, v, {w for w, k in outs.items() if k == GENERAL})
-        any_out = cut(backward, v, {w for w, k in outs.items() if k != UNIT})
-        out[v] = max(gen_in * any_out, any_in * gen_out)
-    return out

@@ -1,0 +1,204 @@
+"""What every elimination must pay at each vertex, or group of vertices, in effective mults.
+
+Every vertex, edge or face elimination, indeed every expression set that forms each
+path's product exactly once (no cancellation, as in every dgraph method), multiplies a
+path's edges together by a bracketing: each multiplication joins a factor that sums path
+segments from s to r with one that sums segments from r to t, at the *junction* r, and
+(s, r, t) names it. A factor is general as soon as one segment it sums has a general edge,
+and non-unit as soon as one has a non-unit edge (:mod:`dgraph.core.kinds`: only a single
+all-unit segment is a unit).
+
+One vertex (:func:`effective_vertex_bounds`): take vertex-disjoint paths P_1..P_m into v
+whose last edge is general and Q_1..Q_n out of v whose first edge is non-unit. Each
+concatenation P_i Q_j is joined at v by a multiplication general x non-unit, and (s, t)
+tells i and j apart, so v pays at least m·n; by Menger, m and n are the fewest vertices
+separating v from the inputs (outputs) on such paths. Likewise non-unit in, general out.
+
+A unit-joined group (:func:`group_bounds`): a single vertex misses the products
+across unit edges — on x -a-> u -1-> v -b-> y neither u nor v is owed anything alone,
+but the path needs a*b at one of them. Let A be c and the intermediates joined to it by
+unit paths from above, D those joined by unit paths below, and take vertex-disjoint paths
+P_i entering A by a general edge and Q_j leaving D by a non-unit one. Each P_i (unit path
+through c) Q_j is a path; the multiplication at the lowest common ancestor, in its
+bracketing, of the edge entering A and the edge leaving D joins a general factor to a
+non-unit one at a junction in A ∪ D, with s on P_i and t on Q_j. So the group pays at
+least m·n, counted at its own junctions only, and groups and single vertices that share
+no vertex add up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import networkx as nx
+from networkx.algorithms.connectivity import local_node_connectivity
+
+from ..core.graph import DGraph
+from .kinds import CONSTANT, GENERAL, UNIT, KindGraph
+
+__all__ = ["effective_vertex_bounds", "elimination_lower_bound", "group_bounds"]
+
+_ENDS, _SINK = "__ends__", "__sink__"
+
+Members = frozenset[str] | set[str]
+Join = str  # how a group's entries reach its exits: "unit", "general" or "edge"
+Part = tuple[tuple[str, ...], int]  # vertices, and what the multiplications at them cost
+
+
+def effective_vertex_bounds(graph: DGraph) -> dict[str, int]:
+    """Per intermediate v, effective multiplications at v that any elimination (vertex,
+    edge, face, in any order) needs: max(gen_in * nonunit_out, nonunit_in * gen_out),
+    each factor the fewest vertices separating v from the inputs (outputs) on the paths
+    that enter (leave) v by a general or non-unit edge.
+
+    >>> from dgraph.core.builders import bundled
+    >>> effective_vertex_bounds(bundled("naumann_sin.trace"))
+    {'v1': 1, 'v2': 2}
+    """
+    cuts = _Separators(graph)
+    return {v: cuts.owed({v}, {v}) for v in graph.intermediates}
+
+
+def group_bounds(graph: DGraph, single: dict[str, int] | None = None) -> list[Part]:
+    """A partition of the intermediates into single vertices and joined groups, each with
+    the effective multiplications any elimination makes at its junctions (``single``:
+    :func:`effective_vertex_bounds`, when known).
+
+    >>> from dgraph.core.builders import from_trace
+    >>> g = from_trace("inputs: x\\noutputs: y\\nu = sin(x)\\nv = u + 1\\ny = sin(v)")
+    >>> effective_vertex_bounds(g), group_bounds(g)
+    ({'u': 0, 'v': 0}, [(('u', 'v'), 1)])
+    """
+    cuts = _Separators(graph)
+    if single is None:
+        single = {v: cuts.owed({v}, {v}) for v in graph.intermediates}
+    gains: list[Gain] = []
+    for above, below, join in _groups(cuts.kinds, graph.intermediates):
+        members = above | below
+        alone = sum(single[v] for v in members)
+        if cuts.most_owed(above, below, join) <= alone:
+            continue
+        owed = cuts.owed(above, below, join)
+        if owed > alone:
+            gains.append((members, owed, owed - alone, join))
+    rank = {v: i for i, v in enumerate(graph.order())}
+    unit = [g for g in gains if g[3] == "unit"]
+    packings = (_pack(pool, key) for pool in (gains, unit) for key in _PACKINGS)
+    parts = max(packings, key=lambda p: sum(owed - sum(single[v] for v in m) for m, owed in p))
+    taken = {v for members, _ in parts for v in members}
+    parts = [(tuple(sorted(members, key=rank.__getitem__)), owed) for members, owed in parts]
+    return parts + [((v,), single[v]) for v in graph.intermediates if v not in taken]
+
+
+def elimination_lower_bound(graph: DGraph) -> int:
+    """Effective multiplications that every elimination of ``graph`` makes at least.
+
+    >>> from dgraph.core.builders import bundled
+    >>> elimination_lower_bound(bundled("naumann_sin.trace"))
+    3
+    """
+    return sum(owed for _, owed in group_bounds(graph))
+
+
+Gain = tuple[frozenset[str], int, int, str]  # members, owed, owed beyond its vertices, join
+
+# greedy orders for packing disjoint groups, a weighted set packing: any packing is a
+# valid bound, the best of a few greedy ones (all groups, unit-joined only) a strong one
+_PACKINGS: list[Callable[[Gain], float]] = [lambda g: -g[2], lambda g: -g[2] / len(g[0])]
+
+
+def _pack(gains: list[Gain], key: Callable[[Gain], float]) -> list[tuple[frozenset[str], int]]:
+    parts: list[tuple[frozenset[str], int]] = []
+    taken: set[str] = set()
+    for members, owed, *_ in sorted(gains, key=lambda g: (key(g), len(g[0]), sorted(g[0]))):
+        if not members & taken:
+            parts.append((members, owed))
+            taken |= members
+    return parts
+
+
+def _groups(kinds: KindGraph, inner: Iterable[str]) -> set[tuple[frozenset[str], ...]]:
+    """Candidate groups (A, D, join). Per vertex c with a unit edge to an intermediate:
+    (A, D), (A, {c}), ({c}, D), A and D the intermediates joined to c by unit paths from
+    above and below ("unit"). Per general edge (u, v) between intermediates: ({u}, {v})
+    ("edge") and the unit-joined vertices above u and below v ("general")."""
+    inner = set(inner)
+
+    def reach(c: str, step: Callable[[str], dict[str, int]]) -> frozenset[str]:
+        seen, todo = {c}, [c]
+        while todo:
+            for u, kind in step(todo.pop()).items():
+                if kind == UNIT and u in inner and u not in seen:
+                    seen.add(u)
+                    todo.append(u)
+        return frozenset(seen)
+
+    out = set()
+    for c in inner:
+        above, below, alone = reach(c, kinds.pred.get), reach(c, kinds.succ.get), frozenset({c})
+        out |= {(a, d, "unit") for a, d in ((above, below), (above, alone), (alone, below))}
+        out.discard((alone, alone, "unit"))
+        for v, kind in kinds.succ[c].items():
+            if kind == GENERAL and v in inner:
+                out.add((alone, frozenset({v}), "edge"))
+                wider = (above, reach(v, kinds.succ.get), "general")
+                if len(wider[0]) + len(wider[1]) > 2:
+                    out.add(wider)
+    return out
+
+
+class _Separators:
+    """Fewest vertices separating a vertex set from the inputs (or outputs) on the paths
+    that enter (leave) it by an edge of some kinds; networkx's node connectivity, with the
+    set's entering edges redirected to one sink."""
+
+    def __init__(self, graph: DGraph) -> None:
+        self.kinds = KindGraph(graph)
+        self.down = nx.DiGraph(graph.nx.edges)
+        self.down.add_edges_from((_ENDS, x) for x in graph.inputs)
+        self.up = nx.DiGraph(graph.nx.edges).reverse()
+        self.up.add_edges_from((_ENDS, y) for y in graph.outputs)
+        self.reached = {
+            into: nx.descendants(g, _ENDS) for into, g in ((True, self.down), (False, self.up))
+        }
+        self.memo: dict[tuple[frozenset[str], bool, bool], int] = {}
+
+    def owed(self, above: Members, below: Members, join: Join = "unit") -> int:
+        """What a group owes: max(gen_in(above) * nonunit_out(below), nonunit_in(above) *
+        gen_out(below)); across a general edge nonunit_in * nonunit_out (+ the smaller)."""
+        return _owed(join, lambda into, general: self.cut(above if into else below, into, general))
+
+    def most_owed(self, above: Members, below: Members, join: Join = "unit") -> int:
+        """An upper bound on :meth:`owed` from edge counts alone (no flow)."""
+        return _owed(
+            join,
+            lambda into, general: len(self._sources(above if into else below, into, general)),
+        )
+
+    def cut(self, members: Members, into: bool, general: bool) -> int:
+        key = (frozenset(members), into, general)
+        if key not in self.memo:
+            sources = self._sources(key[0], into, general) & self.reached[into]
+            base = self.down if into else self.up
+            value = len(sources)
+            if value > 1:
+                base.add_edges_from((s, _SINK) for s in sources)
+                value = local_node_connectivity(base, _ENDS, _SINK)
+                base.remove_node(_SINK)
+            self.memo[key] = value
+        return self.memo[key]
+
+    def _sources(self, members: Members, into: bool, general: bool) -> set[str]:
+        """The far ends of the edges entering (into) or leaving ``members`` whose kind is
+        general (or, without ``general``, non-unit)."""
+        side = self.kinds.pred if into else self.kinds.succ
+        wanted = (GENERAL,) if general else (GENERAL, CONSTANT)
+        return {u for v in members for u, kind in side[v].items() if kind in wanted}
+
+
+def _owed(join: Join, cut: Callable[[bool, bool], int]) -> int:
+    """A group's bound from ``cut(into, general)``."""
+    if join == "unit":
+        return max(cut(True, True) * cut(False, False), cut(True, False) * cut(False, True))
+    m, n = cut(True, False), cut(False, False)
+    return m * n + (min(m, n) if join == "edge" else 0)
