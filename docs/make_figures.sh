@@ -82,6 +82,20 @@ d = bundled("naumann_discrepancy.json")
 open("docs/figures/dstar-factor.svg", "wb").write(to_dot(d, "dependence", regions=[top]).pipe(format="svg"))
 print(f"wrote docs/figures/dstar-factor.svg ({top.name}, in {count} pairs)")
 PY
+# A unit-joined group: what every elimination owes at u and v together (concepts §12).
+$py - <<'PY'
+from dgraph import from_trace
+from dgraph.dominance.regions import Region
+from dgraph.render.dot import to_dot
+from dgraph.search.junction_bounds import group_bounds
+
+g = from_trace("inputs: x1, x2\noutputs: y1, y2\nu = x1*x2\nv = u + 1\ny1 = sin(v)\ny2 = cos(v)")
+(members, owed), = group_bounds(g)
+group = Region(f"group {', '.join(members)}: owes {owed}", frozenset(members), frozenset({("u", "v")}))
+labels = {(a, b): g.partial(a, b) for a, b in g.edges()}
+open("docs/figures/junction-group.svg", "wb").write(to_dot(g, edge_labels=labels, regions=[group]).pipe(format="svg"))
+print("wrote docs/figures/junction-group.svg")
+PY
 # Face elimination: the line graph before and after one face, and the circular example.
 $py - <<'PY'
 from dgraph import bundled

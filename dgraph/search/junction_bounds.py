@@ -28,7 +28,7 @@ no vertex add up.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import networkx as nx
 from networkx.algorithms.connectivity import local_node_connectivity
@@ -83,8 +83,9 @@ def group_bounds(graph: DGraph, single: dict[str, int] | None = None) -> list[Pa
             gains.append((members, owed, owed - alone, join))
     rank = {v: i for i, v in enumerate(graph.order())}
     unit = [g for g in gains if g[3] == "unit"]
-    packings = (_pack(pool, key) for pool in (gains, unit) for key in _PACKINGS)
-    parts = max(packings, key=lambda p: sum(owed - sum(single[v] for v in m) for m, owed in p))
+    parts = max(
+        _packings(gains, unit), key=lambda p: sum(o - sum(single[v] for v in m) for m, o in p)
+    )
     taken = {v for members, _ in parts for v in members}
     parts = [(tuple(sorted(members, key=rank.__getitem__)), owed) for members, owed in parts]
     return parts + [((v,), single[v]) for v in graph.intermediates if v not in taken]
@@ -102,15 +103,26 @@ def elimination_lower_bound(graph: DGraph) -> int:
 
 Gain = tuple[frozenset[str], int, int, str]  # members, owed, owed beyond its vertices, join
 
-# greedy orders for packing disjoint groups, a weighted set packing: any packing is a
-# valid bound, the best of a few greedy ones (all groups, unit-joined only) a strong one
-_PACKINGS: list[Callable[[Gain], float]] = [lambda g: -g[2], lambda g: -g[2] / len(g[0])]
+PACKING_STARTS = 50  # greedy packings that start from each of the best groups
 
 
-def _pack(gains: list[Gain], key: Callable[[Gain], float]) -> list[tuple[frozenset[str], int]]:
+def _packings(gains: list[Gain], unit: list[Gain]) -> Iterator[list[tuple[frozenset[str], int]]]:
+    """Packings of disjoint groups (a weighted set packing: any packing is a valid bound):
+    greedy by gain and by gain per vertex, over all groups and the unit-joined ones, and
+    greedy by gain after forcing each of the best groups in first."""
+    for pool in (gains, unit):
+        for key in (lambda g: -g[2], lambda g: -g[2] / len(g[0])):
+            yield _pack(sorted(pool, key=lambda g: (key(g), len(g[0]), sorted(g[0]))))
+    ranked = sorted(gains, key=lambda g: (-g[2], len(g[0]), sorted(g[0])))
+    for i in range(min(PACKING_STARTS, len(ranked))):
+        yield _pack([ranked[i], *ranked[:i], *ranked[i + 1 :]])
+
+
+def _pack(gains: list[Gain]) -> list[tuple[frozenset[str], int]]:
+    """Greedy in the order given."""
     parts: list[tuple[frozenset[str], int]] = []
     taken: set[str] = set()
-    for members, owed, *_ in sorted(gains, key=lambda g: (key(g), len(g[0]), sorted(g[0]))):
+    for members, owed, *_ in gains:
         if not members & taken:
             parts.append((members, owed))
             taken |= members
