@@ -24,6 +24,13 @@ bracketing, of the edge entering A and the edge leaving D joins a general factor
 non-unit one at a junction in A ∪ D, with s on P_i and t on Q_j. So the group pays at
 least m·n, counted at its own junctions only, and groups and single vertices that share
 no vertex add up.
+
+Across a general edge (u, v) the joining path holds that edge, so the lowest common
+ancestor's two factors are non-unit and one of them general as soon as the paths enter
+A and leave D by non-unit edges: m·n with m, n their non-unit cuts. For the pair {u, v}
+alone each path's other multiplication there (at u or at v) joins the general edge to
+the side the first one left out, a non-unit factor shared along that side only, so
+min(m, n) more.
 """
 
 from __future__ import annotations
