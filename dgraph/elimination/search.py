@@ -48,9 +48,11 @@ def astar(
 ) -> SearchResult:
     """Cheapest move sequence from ``start`` to a goal.
 
-    ``expand(state)`` yields ``(move, cost, next_state)``; ``bound`` must be consistent
-    (never drops by more than a move costs). ``incumbent`` is a known ``(cost, moves)``;
-    when the budget or ``max_states`` is exhausted it is what comes back, unproven.
+    ``expand(state)`` yields ``(move, cost, next_state)``; ``bound`` must be admissible
+    (never above the cheapest completion); where it drops by more than a move costs, the
+    child inherits its parent's f (pathmax) and a cheaper path reopens a state.
+    ``incumbent`` is a known ``(cost, moves)``; when the budget or ``max_states`` is
+    exhausted it is what comes back, unproven.
     """
     t0 = time.perf_counter()
     deadline = None if budget is None else t0 + budget
@@ -84,7 +86,7 @@ def astar(
             if g2 < g_best.get(nxt, g2 + 1):
                 g_best[nxt] = g2
                 parent[nxt] = (state, move)
-                f2 = g2 + bound(nxt)
+                f2 = max(g2 + bound(nxt), f)
                 if f2 < best_cost:
                     heapq.heappush(heap, (f2, -g2, next(tie), nxt))
     seconds = time.perf_counter() - t0
