@@ -38,7 +38,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 import networkx as nx
-from networkx.algorithms.connectivity import local_node_connectivity
+from networkx.algorithms.connectivity import (
+    build_auxiliary_node_connectivity,
+    local_node_connectivity,
+)
+from networkx.algorithms.flow import build_residual_network
 
 from ..core.graph import DGraph
 from .kinds import CONSTANT, GENERAL, UNIT, KindGraph
@@ -173,13 +177,12 @@ class _Separators:
 
     def __init__(self, graph: DGraph) -> None:
         self.kinds = KindGraph(graph)
-        self.down = nx.DiGraph(graph.nx.edges)
-        self.down.add_edges_from((_ENDS, x) for x in graph.inputs)
-        self.up = nx.DiGraph(graph.nx.edges).reverse()
-        self.up.add_edges_from((_ENDS, y) for y in graph.outputs)
-        self.reached = {
-            into: nx.descendants(g, _ENDS) for into, g in ((True, self.down), (False, self.up))
-        }
+        down = nx.DiGraph(graph.nx.edges)
+        down.add_edges_from((_ENDS, x) for x in graph.inputs)
+        up = nx.DiGraph(graph.nx.edges).reverse()
+        up.add_edges_from((_ENDS, y) for y in graph.outputs)
+        self.reached = {into: nx.descendants(g, _ENDS) for into, g in ((True, down), (False, up))}
+        self.flows = {True: _Flows(down), False: _Flows(up)}
         self.memo: dict[tuple[frozenset[str], bool, bool], int] = {}
 
     def owed(self, above: Members, below: Members, join: Join = "unit") -> int:
@@ -198,13 +201,7 @@ class _Separators:
         key = (frozenset(members), into, general)
         if key not in self.memo:
             sources = self._sources(key[0], into, general) & self.reached[into]
-            base = self.down if into else self.up
-            value = len(sources)
-            if value > 1:
-                base.add_edges_from((s, _SINK) for s in sources)
-                value = local_node_connectivity(base, _ENDS, _SINK)
-                base.remove_node(_SINK)
-            self.memo[key] = value
+            self.memo[key] = len(sources) if len(sources) < 2 else self.flows[into].paths(sources)
         return self.memo[key]
 
     def _sources(self, members: Members, into: bool, general: bool) -> set[str]:
@@ -213,6 +210,34 @@ class _Separators:
         side = self.kinds.pred if into else self.kinds.succ
         wanted = (GENERAL,) if general else (GENERAL, CONSTANT)
         return {u for v in members for u, kind in side[v].items() if kind in wanted}
+
+
+class _Flows:
+    """Vertex-disjoint paths from ``__ends__`` into a set of sources, by networkx's node
+    connectivity on one auxiliary digraph and residual network for every query: each
+    vertex has an edge to a sink, open (capacity 1) only while it is a source."""
+
+    def __init__(self, base: nx.DiGraph) -> None:
+        self.base = base.copy()
+        self.base.add_edges_from((v, _SINK) for v in base if v != _ENDS)
+        self.auxiliary = build_auxiliary_node_connectivity(self.base)
+        self.residual = build_residual_network(self.auxiliary, "capacity")
+        mapping = self.auxiliary.graph["mapping"]
+        sink = f"{mapping[_SINK]}A"
+        self.gates = {v: self.residual[f"{mapping[v]}B"][sink] for v in base if v != _ENDS}
+        for gate in self.gates.values():
+            gate["capacity"] = 0
+
+    def paths(self, sources: set[str]) -> int:
+        for v in sources:
+            self.gates[v]["capacity"] = 1
+        try:
+            return local_node_connectivity(
+                self.base, _ENDS, _SINK, auxiliary=self.auxiliary, residual=self.residual
+            )
+        finally:
+            for v in sources:
+                self.gates[v]["capacity"] = 0
 
 
 def _owed(join: Join, cut: Callable[[bool, bool], int]) -> int:
