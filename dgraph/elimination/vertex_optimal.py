@@ -13,6 +13,7 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..errors import SearchTooLarge
 from .labeled import replay
+from .parts import by_parts
 from .search import SearchResult, astar
 from .structure import BitGraph, iter_bits
 from .vertex import markowitz_order
@@ -31,7 +32,12 @@ def _orders_cost(bits: BitGraph, order: list[int]) -> int:
 
 
 def vertex_optimal_search(graph: DGraph, budget: float | None = None) -> SearchResult:
-    """The cheapest vertex elimination order (as moves), proven unless the budget ran out."""
+    """The cheapest vertex elimination order (as moves), proven unless the budget ran out;
+    each independent part searched on its own."""
+    return by_parts(graph, _connected_search, budget)
+
+
+def _connected_search(graph: DGraph, budget: float | None) -> SearchResult:
     p = len(graph.intermediates)
     if p > VERTEX_LIMIT and budget is None:
         raise SearchTooLarge(

@@ -51,6 +51,7 @@ from ..elimination.metagraph import (
     edge_optimal_search,
     intermediate_edge_count,
 )
+from ..elimination.parts import largest_part
 from ..elimination.vertex import markowitz_order, vertex_elimination
 from ..elimination.vertex_optimal import vertex_optimal_search
 from ..errors import SearchTooLarge
@@ -198,7 +199,7 @@ def _exact_searches(
     whether the vertex optimum was proven."""
     # A* over eliminated sets often proves the vertex optimum far beyond its exhaustive
     # limit (40 intermediates on the heart dipole), so it always gets a share of the budget
-    small = len(graph.intermediates) <= SMALL
+    small = largest_part(graph) <= SMALL  # the searches take independent parts one by one
     share = None if small else max(0.1, 0.3 * left())
     result = timeboxed(
         lambda: vertex_optimal_search(graph, share), left() if small else min(left(), 2 * share)
@@ -246,7 +247,6 @@ def _heuristics(
         """A phase's time: its fraction of what is left, at least half a second of it."""
         return min(left(), max(fraction * left(), 0.5))
 
-    inner = len(graph.intermediates)
     for by, order in stream(lambda: _greedy_orders(graph), share(0.3)):
         pool.add_order(by, order)
     if left() > 4 * greedy_seconds:  # past its deadline the beam finishes greedily
@@ -255,9 +255,9 @@ def _heuristics(
         if beam is not None:
             pool.add_order("beam", beam[1])
     greedy = [by for by in pool.orders if by.startswith(("greedy", "restart"))] or ["markowitz"]
-    if inner <= SMALL and left() > 0:
+    if largest_part(graph) <= SMALL and left() > 0:
         top = min(greedy, key=pool.effective)
-        exact = effective_optimal_search(graph, max(0.1, 0.3 * left()), pool.orders[top])
+        exact = effective_optimal_search(graph, max(0.1, 0.5 * left()), pool.orders[top])
         pool.add_order("effective-optimal", [v for _, v in exact.moves])
         known = bounds.known.get(EFFECTIVE_VERTEX, 0)
         bounds.known[EFFECTIVE_VERTEX] = max(exact.lower_bound, known)

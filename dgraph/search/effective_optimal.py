@@ -14,6 +14,7 @@ and a general out-edge now keeps them, so it costs at least one multiplication t
 from __future__ import annotations
 
 from ..core.graph import DGraph
+from ..elimination.parts import by_parts
 from ..elimination.search import SearchResult, astar
 from ..errors import SearchTooLarge
 from .junction_bounds import effective_vertex_bounds, group_bounds
@@ -35,6 +36,17 @@ def effective_optimal_search(
     >>> r.cost, r.proven, [v for _, v in r.moves]
     (3, True, ['v2', 'v1'])
     """
+
+    def search(part: DGraph, share: float | None) -> SearchResult:
+        inside = set(part.intermediates)
+        return _connected_search(part, share, [v for v in incumbent or () if v in inside])
+
+    return by_parts(graph, search, budget)
+
+
+def _connected_search(
+    graph: DGraph, budget: float | None, incumbent: list[str] | None
+) -> SearchResult:
     names = graph.order()
     p = len(graph.intermediates)
     if p > EFFECTIVE_LIMIT and budget is None:
