@@ -128,7 +128,7 @@ def test_budgeted_search_returns_best_found_in_time():
     assert es.info["lower_bound"] <= es.mults
     assert es.mults <= dgraph.accumulate(g, "markowitz").mults
     # the search's own clock (replay and verification come after it): a deadline that is
-    # checked every 512 states can overrun by one batch, not by seconds
+    # checked every 128 states can overrun by one batch, not by seconds
     assert es.info["search_seconds"] < 0.5 * 1.1 + 0.25
 
 

@@ -75,7 +75,7 @@ def astar(
             best_cost, found_goal = g, state
             break
         popped += 1
-        if popped % 512 == 0 and (
+        if popped % 128 == 0 and (
             (deadline is not None and time.perf_counter() > deadline) or len(g_best) > max_states
         ):
             heapq.heappush(heap, (f, neg_g, next(tie), state))
