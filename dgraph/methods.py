@@ -207,7 +207,7 @@ class Comparison:
     @property
     def elimination_lower_bound(self) -> int | None:
         """Effective multiplications every elimination — every method here — needs
-        (``best``'s per-vertex bound)."""
+        (``best``'s junction bound: :mod:`dgraph.search.junction_bounds`)."""
         es = self.results.get("best")
         return None if es is None else es.info["lower_bounds"].get(ANY_ELIMINATION)
 

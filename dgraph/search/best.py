@@ -26,7 +26,8 @@ says so). Candidates found as moves are priced without being built; only the win
 built and verified. ``info`` says which search found it (``found_by``), the best lower
 bound known and what it bounds (``lower_bounds`` adds the effective-cost bounds: for
 every elimination — vertex, edge or face, and every expression set that forms each
-path's product once — what the products at every vertex cost, for vertex elimination
+path's product once — what the products at every vertex or joined group of vertices
+cost (:mod:`dgraph.search.junction_bounds`), for vertex elimination
 also the exact effective search (:mod:`dgraph.search.effective_optimal`), and, for any
 accumulation, the rank of Bauer's entries — :mod:`dgraph.search.rank_bound`), and the
 cost of every candidate.
@@ -165,7 +166,7 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     def left() -> float:
         return stop() - time.perf_counter()
 
-    for by, es in stream(lambda: _structure_methods(graph), min(left(), max(0.4 * left(), 0.5))):
+    for by, es in stream(lambda: _structure_methods(graph), _share(left, 0.4)):
         pool.add_built(by, es)
     proven = _exact_searches(graph, pool, bounds, left)
     if proven and not any(graph.constant_label(u, v) is not None for u, v in graph.edges()):
@@ -173,6 +174,11 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     else:
         _heuristics(graph, pool, bounds, stop, greedy_seconds)
     return _finish(pool, bounds, per_mult, t0, budget, spent)
+
+
+def _share(left: Callable[[], float], fraction: float) -> float:
+    """A phase's time: its fraction of what is left, at least half a second of it."""
+    return min(left(), max(fraction * left(), 0.5))
 
 
 class _Bounds:
@@ -197,8 +203,8 @@ def _exact_searches(
 ) -> bool:
     """The vertex-order A*, the rank bound and, on small graphs, the metagraph search;
     whether the vertex optimum was proven."""
-    # A* over eliminated sets often proves the vertex optimum far beyond its exhaustive
-    # limit (40 intermediates on the heart dipole), so it always gets a share of the budget
+    # A* over eliminated sets often proves the vertex optimum beyond its exhaustive limit,
+    # so it always gets a share of the budget
     small = largest_part(graph) <= SMALL  # the searches take independent parts one by one
     share = None if small else max(0.1, 0.3 * left())
     result = timeboxed(
@@ -243,11 +249,7 @@ def _heuristics(
     def left() -> float:
         return stop() - time.perf_counter()
 
-    def share(fraction: float) -> float:
-        """A phase's time: its fraction of what is left, at least half a second of it."""
-        return min(left(), max(fraction * left(), 0.5))
-
-    for by, order in stream(lambda: _greedy_orders(graph), share(0.3)):
+    for by, order in stream(lambda: _greedy_orders(graph), _share(left, 0.3)):
         pool.add_order(by, order)
     if left() > 4 * greedy_seconds:  # past its deadline the beam finishes greedily
         beam_deadline = time.perf_counter() + 0.2 * left()
@@ -261,11 +263,11 @@ def _heuristics(
         pool.add_order("effective-optimal", [v for _, v in exact.moves])
         known = bounds.known.get(EFFECTIVE_VERTEX, 0)
         bounds.known[EFFECTIVE_VERTEX] = max(exact.lower_bound, known)
-    runs = stream(lambda: _greedy_edges(graph), share(0.2))
+    runs = stream(lambda: _greedy_edges(graph), _share(left, 0.2))
     if runs:
         pool.add_moves("greedy edges", min(runs, key=lambda r: r[0])[1])
     if count_paths(graph) <= FACE_PATH_LIMIT:  # face states track every path
-        faces = stream(lambda: _greedy_faces(graph), share(0.25))
+        faces = stream(lambda: _greedy_faces(graph), _share(left, 0.25))
         if faces:
             pool.add_built("greedy faces", min(faces, key=_cost))
     _annealing(graph, pool, stop)

@@ -7,7 +7,7 @@ alone, and so does the price of the next elimination.
 
 The bound adds, over the remaining vertices, what the multiplications at each will cost
 whenever it is eliminated (:mod:`dgraph.search.junction_bounds`: per vertex, or per
-unit-joined group while none of it is eliminated). A vertex that has a general in-edge
+joined group while none of it is eliminated). A vertex that has a general in-edge
 and a general out-edge now keeps them, so it costs at least one multiplication too.
 """
 
@@ -85,7 +85,7 @@ def _connected_search(
 
     static = effective_vertex_bounds(graph)
     floor = [static.get(v, 0) for v in names]
-    # a unit-joined group still whole owes its own bound instead of its members'
+    # a group still whole owes its own bound instead of its members'
     groups = [
         (sum(1 << index[v] for v in members), owed - sum(static[v] for v in members))
         for members, owed in group_bounds(graph, static)

@@ -140,7 +140,9 @@ def _pack(gains: list[Gain]) -> list[tuple[frozenset[str], int]]:
     return parts
 
 
-def _groups(kinds: KindGraph, inner: Iterable[str]) -> set[tuple[frozenset[str], ...]]:
+def _groups(
+    kinds: KindGraph, inner: Iterable[str]
+) -> set[tuple[frozenset[str], frozenset[str], Join]]:
     """Candidate groups (A, D, join). Per vertex c with a unit edge to an intermediate:
     (A, D), (A, {c}), ({c}, D), A and D the intermediates joined to c by unit paths from
     above and below ("unit"). Per general edge (u, v) between intermediates: ({u}, {v})
