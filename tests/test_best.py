@@ -274,7 +274,7 @@ def _grouped_program(seed: int):
     return random_program(seed, n_inputs=2, n_statements=10, n_outputs=2)
 
 
-# programs of 2..7 intermediates where a unit-joined group owes more than its vertices
+# programs of 2..7 intermediates where a joined group owes more than its vertices
 GROUPED = [7, 8, 15, 23, 29, 35, 42, 53, 57, 58, 65, 69]
 
 
