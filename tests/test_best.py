@@ -315,9 +315,36 @@ def test_a_unit_edge_joins_two_vertices_into_one_debt():
     assert accumulate(g, "forward").mults_effective == 1
 
 
+NEURON = "inputs: x1, x2\noutputs: y1, y2\np1 = 2*x1\np2 = 3*x2\na = p1 + p2\nh = sin(a)\n"
+
+
+def test_a_general_edge_owes_a_second_product_per_input_or_output():
+    """A neuron: the four paths through a -> h (weight, 1, cos(a), weight) owe 2*2 last
+    products and 2 more (the input or the output weights joined to cos(a)): 6, exactly what
+    every method and the effective optimum pay; without the second products 4."""
+    g = from_trace(NEURON + "y1 = 5*h\ny2 = 7*h")
+    assert effective_vertex_bounds(g) == {"p1": 0, "p2": 0, "a": 0, "h": 2}
+    assert group_bounds(g) == [(("p1", "p2", "a", "h"), 6)]
+    assert effective_optimal_search(g).cost == 6
+    assert {accumulate(g, m).mults_effective for m in ELIMINATIONS} == {6}
+
+
+def test_the_second_product_needs_the_group_apart():
+    """p -> s -> r re-enters the unit-joined vertices above u (p, r) through a constant
+    edge, so a path into the group may run through it: u -> v keeps its 2*2 products but
+    no second ones, and no group beats its vertices alone there."""
+    g = from_trace(
+        "inputs: x1, x2\noutputs: y1, y2\np = x1*x2\ns = sin(p)\nr = 3*s\n"
+        "u = p + r\nv = sin(u)\ny1 = 5*v\ny2 = 7*v"
+    )
+    assert group_bounds(g) == [(("r", "u"), 1), (("p",), 2), (("s",), 1), (("v",), 2)]
+    assert elimination_lower_bound(g) == 6 <= effective_optimal_search(g).cost == 8
+
+
 @pytest.mark.parametrize(
     "name, bound, baseline",
     [
+        ("roe-flux (elemental)", 138, 167),
         ("heart-dipole", 40, 48),
         ("robot-arm", 65, 75),
         ("black-scholes", 49, 55),

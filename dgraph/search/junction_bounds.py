@@ -25,12 +25,17 @@ non-unit one at a junction in A ∪ D, with s on P_i and t on Q_j. So the group 
 least m·n, counted at its own junctions only, and groups and single vertices that share
 no vertex add up.
 
-Across a general edge (u, v) the joining path holds that edge, so the lowest common
-ancestor's two factors are non-unit and one of them general as soon as the paths enter
-A and leave D by non-unit edges: m·n with m, n their non-unit cuts. For the pair {u, v}
-alone each path's other multiplication there (at u or at v) joins the general edge to
-the side the first one left out, a non-unit factor shared along that side only, so
-min(m, n) more.
+Across a general edge (u, v), A being u or the unit-joined vertices above it and D v or
+those below it, the joining path holds that edge, so the lowest common ancestor's two
+factors are non-unit and one of them general as soon as the paths enter A and leave D by
+non-unit edges: m·n with m, n their non-unit cuts. And each path needs a second
+multiplication in the group: the factor on the side of that ancestor holding (u, v) joins
+it to the entering (or leaving) edge at a junction in A (or D), a product that starts on
+P_i (or ends on Q_j) and ends (starts) inside the group. Every pair (i, j) owes one on
+P_i's side or on Q_j's, so all m or all n are owed: min(m, n) more, as long as no P_i
+runs through A and no Q_j through D, which holds when no vertex of A reaches an entering
+edge's tail and none of D is reached from a leaving edge's head (always, for the pair
+{u, v} alone).
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ __all__ = ["effective_vertex_bounds", "elimination_lower_bound", "group_bounds"]
 _ENDS, _SINK = "__ends__", "__sink__"
 
 Members = frozenset[str] | set[str]
-Join = str  # how a group's entries reach its exits: "unit", "general" or "edge"
+Join = str  # how a group's entries reach its exits: by unit paths ("unit") or a general edge
 Part = tuple[tuple[str, ...], int]  # vertices, and what the multiplications at them cost
 
 
@@ -145,8 +150,8 @@ def _groups(
 ) -> set[tuple[frozenset[str], frozenset[str], Join]]:
     """Candidate groups (A, D, join). Per vertex c with a unit edge to an intermediate:
     (A, D), (A, {c}), ({c}, D), A and D the intermediates joined to c by unit paths from
-    above and below ("unit"). Per general edge (u, v) between intermediates: ({u}, {v})
-    ("edge") and the unit-joined vertices above u and below v ("general")."""
+    above and below ("unit"). Per general edge (u, v) between intermediates: u or the
+    unit-joined vertices above it, with v or those below it ("general")."""
     inner = set(inner)
 
     def reach(c: str, step: Callable[[str], dict[str, int]]) -> frozenset[str]:
@@ -165,10 +170,8 @@ def _groups(
         out.discard((alone, alone, "unit"))
         for v, kind in kinds.succ[c].items():
             if kind == GENERAL and v in inner:
-                out.add((alone, frozenset({v}), "edge"))
-                wider = (above, reach(v, kinds.succ.get), "general")
-                if len(wider[0]) + len(wider[1]) > 2:
-                    out.add(wider)
+                heads = (frozenset({v}), reach(v, kinds.succ.get))
+                out |= {(a, d, "general") for a in (alone, above) for d in heads}
     return out
 
 
@@ -186,18 +189,42 @@ class _Separators:
         self.reached = {into: nx.descendants(g, _ENDS) for into, g in ((True, down), (False, up))}
         self.flows = {True: _Flows(down), False: _Flows(up)}
         self.memo: dict[tuple[frozenset[str], bool, bool], int] = {}
+        self.graph = graph.nx
+        self.family: dict[tuple[str, bool], set[str]] = {}
 
     def owed(self, above: Members, below: Members, join: Join = "unit") -> int:
         """What a group owes: max(gen_in(above) * nonunit_out(below), nonunit_in(above) *
-        gen_out(below)); across a general edge nonunit_in * nonunit_out (+ the smaller)."""
-        return _owed(join, lambda into, general: self.cut(above if into else below, into, general))
+        gen_out(below)); across a general edge nonunit_in * nonunit_out (+ the smaller
+        when the two sides are apart)."""
+        return _owed(
+            join,
+            lambda into, general: self.cut(above if into else below, into, general),
+            join == "general" and self.apart(above, below),
+        )
 
     def most_owed(self, above: Members, below: Members, join: Join = "unit") -> int:
         """An upper bound on :meth:`owed` from edge counts alone (no flow)."""
         return _owed(
             join,
             lambda into, general: len(self._sources(above if into else below, into, general)),
+            join == "general",
         )
+
+    def apart(self, above: Members, below: Members) -> bool:
+        """Whether no path to a tail of a non-unit edge entering ``above`` runs through
+        ``above``, and none from a head of one leaving ``below`` runs through ``below``."""
+        for members, into in ((above, True), (below, False)):
+            ends = self._sources(members, into, False)
+            if ends & members or any(self.beyond(v, into) & members for v in ends):
+                return False
+        return True
+
+    def beyond(self, v: str, into: bool) -> set[str]:
+        """The ancestors (``into``) or descendants of ``v``."""
+        key = (v, into)
+        if key not in self.family:
+            self.family[key] = (nx.ancestors if into else nx.descendants)(self.graph, v)
+        return self.family[key]
 
     def cut(self, members: Members, into: bool, general: bool) -> int:
         key = (frozenset(members), into, general)
@@ -242,9 +269,9 @@ class _Flows:
                 self.gates[v]["capacity"] = 0
 
 
-def _owed(join: Join, cut: Callable[[bool, bool], int]) -> int:
+def _owed(join: Join, cut: Callable[[bool, bool], int], apart: bool) -> int:
     """A group's bound from ``cut(into, general)``."""
     if join == "unit":
         return max(cut(True, True) * cut(False, False), cut(True, False) * cut(False, True))
     m, n = cut(True, False), cut(False, False)
-    return m * n + (min(m, n) if join == "edge" else 0)
+    return m * n + (min(m, n) if apart else 0)
