@@ -71,8 +71,7 @@ def effective_vertex_bounds(graph: DGraph) -> dict[str, int]:
     >>> effective_vertex_bounds(bundled("naumann_sin.trace"))
     {'v1': 1, 'v2': 2}
     """
-    cuts = _Separators(graph)
-    return {v: cuts.owed({v}, {v}) for v in graph.intermediates}
+    return _Separators(graph).vertex_bounds(graph.intermediates)
 
 
 def group_bounds(graph: DGraph, single: dict[str, int] | None = None) -> list[Part]:
@@ -87,7 +86,7 @@ def group_bounds(graph: DGraph, single: dict[str, int] | None = None) -> list[Pa
     """
     cuts = _Separators(graph)
     if single is None:
-        single = {v: cuts.owed({v}, {v}) for v in graph.intermediates}
+        single = cuts.vertex_bounds(graph.intermediates)
     gains: list[Gain] = []
     for above, below, join in _groups(cuts.kinds, graph.intermediates):
         members = above | below
@@ -191,6 +190,10 @@ class _Separators:
         self.memo: dict[tuple[frozenset[str], bool, bool], int] = {}
         self.graph = graph.nx
         self.family: dict[tuple[str, bool], set[str]] = {}
+
+    def vertex_bounds(self, vertices: Iterable[str]) -> dict[str, int]:
+        """What each vertex owes alone (a group of one)."""
+        return {v: self.owed({v}, {v}) for v in vertices}
 
     def owed(self, above: Members, below: Members, join: Join = "unit") -> int:
         """What a group owes: max(gen_in(above) * nonunit_out(below), nonunit_in(above) *
