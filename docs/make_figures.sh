@@ -96,6 +96,16 @@ labels = {(a, b): g.partial(a, b) for a, b in g.edges()}
 open("docs/figures/junction-group.svg", "wb").write(to_dot(g, edge_labels=labels, regions=[group]).pipe(format="svg"))
 print("wrote docs/figures/junction-group.svg")
 PY
+# Four entries through one product, each owing its own last multiplication (concepts §12).
+$py - <<'PY'
+from dgraph import from_trace
+from dgraph.render.dot import to_dot
+
+g = from_trace("inputs: x0, x1\noutputs: y0, y1\nt1 = x0*x1\nt2 = cos(t1)\ny0 = t2\ny1 = t2*x0")
+labels = {(a, b): g.partial(a, b) for a, b in g.edges()}
+open("docs/figures/bracketing-entries.svg", "wb").write(to_dot(g, edge_labels=labels).pipe(format="svg"))
+print("wrote docs/figures/bracketing-entries.svg")
+PY
 # Face elimination: the line graph before and after one face, and the circular example.
 $py - <<'PY'
 from dgraph import bundled

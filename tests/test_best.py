@@ -132,7 +132,7 @@ def test_compare_shows_best_and_a_lower_bound():
     assert rows["reverse"]["to_bound"] == 2 and rows["vertex-optimal"]["to_bound"] == 1
     assert out["lower_bound"] == 13
     assert out["effective_lower_bound"] == 10  # the rank of Bauer's entries
-    assert out["elimination_lower_bound"] == 12  # vertex and group cuts: 13 is optimal (edge)
+    assert out["elimination_lower_bound"] == 13  # the bracketings: edge-optimal 13 is optimal
 
 
 def _program(seed: int):

@@ -17,7 +17,9 @@ keeps the cheapest result by effective multiplications (±1 labels free), then s
    free faces first, then absorbing ones; forward, reverse and random tie-breaks), and
    simulated annealing over orders until the budget is spent — half of its later runs
    after preprocessing: the umbrella contractions (which touch nothing outside their
-   umbrella) or Zhou's simple-chain links fixed first, the rest searched.
+   umbrella) or Zhou's simple-chain links fixed first, the rest searched. These run only
+   while a candidate is dearer than the lower bound for every elimination: one that meets
+   it is optimal.
 
 Searches whose running time nothing predicts run in a child process stopped at its
 deadline (:mod:`dgraph.search.timebox`), so ``best`` returns within its budget unless
@@ -27,7 +29,9 @@ built and verified. ``info`` says which search found it (``found_by``), the best
 bound known and what it bounds (``lower_bounds`` adds the effective-cost bounds: for
 every elimination — vertex, edge or face, and every expression set that forms each
 path's product once — what the products at every vertex or joined group of vertices
-cost (:mod:`dgraph.search.junction_bounds`), for vertex elimination
+cost (:mod:`dgraph.search.junction_bounds`) or, where HiGHS gets that far in its share
+of the budget, the fewest multiplications that bracket every path
+(:mod:`dgraph.search.bracketing_bound`), for vertex elimination
 also the exact effective search (:mod:`dgraph.search.effective_optimal`), and, for any
 accumulation, the rank of Bauer's entries — :mod:`dgraph.search.rank_bound`), and the
 cost of every candidate.
@@ -60,6 +64,7 @@ from ..faces.elimination import FACE_PATH_LIMIT
 from ..faces.greedy import greedy_faces
 from ..zhou.factorize import zhou
 from ..zhou.layers import layers
+from .bracketing_bound import bracketing_lower_bound
 from .effective_optimal import effective_optimal_search
 from .junction_bounds import elimination_lower_bound
 from .kinds import move_costs
@@ -171,8 +176,8 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     proven = _exact_searches(graph, pool, bounds, left)
     if proven and not any(graph.constant_label(u, v) is not None for u, v in graph.edges()):
         bounds.known[EFFECTIVE_VERTEX] = bounds.known["vertex elimination"]
-    else:
-        _heuristics(graph, pool, bounds, stop, greedy_seconds)
+    elif pool.effective(pool.ranked()[0]) > bounds.known.get(ANY_ELIMINATION, -1):
+        _heuristics(graph, pool, bounds, stop, greedy_seconds)  # else nothing can be cheaper
     return _finish(pool, bounds, per_mult, t0, budget, spent)
 
 
@@ -217,8 +222,11 @@ def _exact_searches(
     if paths <= RANK_PATH_LIMIT and left() > paths * 1e-4:  # ~1 s at the path limit
         bounds.known[ANY_ACCUMULATION] = rank_lower_bound(graph)
     floor = timeboxed(lambda: elimination_lower_bound(graph), 0.2 * left())
-    if floor is not None:  # what the products at every junction cost, in any elimination
-        bounds.known[ANY_ELIMINATION] = bounds.known[EFFECTIVE_VERTEX] = floor
+    share = 0.2 * left()  # the bracketing program proves more, given time (HiGHS stops)
+    bracketed = timeboxed(lambda: bracketing_lower_bound(graph, 0.8 * share), share)
+    proven = [b for b in (floor, bracketed) if b is not None]
+    if proven:  # what the products at every junction, or every path's bracketing, cost
+        bounds.known[ANY_ELIMINATION] = bounds.known[EFFECTIVE_VERTEX] = max(proven)
     inner_edges = intermediate_edge_count(graph)
     if inner_edges <= 2 * EDGE_LIMIT:
         exhaustive = inner_edges <= EDGE_LIMIT

@@ -52,7 +52,12 @@ from networkx.algorithms.flow import build_residual_network
 from ..core.graph import DGraph
 from .kinds import CONSTANT, GENERAL, UNIT, KindGraph
 
-__all__ = ["effective_vertex_bounds", "elimination_lower_bound", "group_bounds"]
+__all__ = [
+    "effective_vertex_bounds",
+    "elimination_lower_bound",
+    "group_bounds",
+    "junction_groups",
+]
 
 _ENDS, _SINK = "__ends__", "__sink__"
 
@@ -104,6 +109,27 @@ def group_bounds(graph: DGraph, single: dict[str, int] | None = None) -> list[Pa
     taken = {v for members, _ in parts for v in members}
     parts = [(tuple(sorted(members, key=rank.__getitem__)), owed) for members, owed in parts]
     return parts + [((v,), single[v]) for v in graph.intermediates if v not in taken]
+
+
+def junction_groups(graph: DGraph) -> Iterator[tuple[frozenset[str], int]]:
+    """Every intermediate and every candidate group that owes more than its vertices
+    alone, with what it owes: each a bound on its own junctions, where
+    :func:`group_bounds` keeps only disjoint ones to add up.
+
+    >>> from dgraph.core.builders import from_trace
+    >>> g = from_trace("inputs: x\\noutputs: y\\nu = sin(x)\\nv = u + 1\\ny = sin(v)")
+    >>> sorted((sorted(m), owed) for m, owed in junction_groups(g))
+    [(['u'], 0), (['u', 'v'], 1), (['v'], 0)]
+    """
+    cuts = _Separators(graph)
+    single = cuts.vertex_bounds(graph.intermediates)
+    owes = {frozenset({v}): owed for v, owed in single.items()}
+    for above, below, join in _groups(cuts.kinds, graph.intermediates):
+        members = above | below
+        alone = sum(single[v] for v in members)
+        if cuts.most_owed(above, below, join) > max(alone, owes.get(members, 0)):
+            owes[members] = max(cuts.owed(above, below, join), owes.get(members, 0))
+    return iter(owes.items())
 
 
 def elimination_lower_bound(graph: DGraph) -> int:

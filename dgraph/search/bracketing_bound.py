@@ -1,0 +1,271 @@
+"""What any elimination pays, from the bracketings of every path: an integer program.
+
+Every vertex, edge or face elimination, indeed every expression set that forms each
+path's product once (:mod:`dgraph.search.junction_bounds`), multiplies a path's edges
+together by a bracketing, a binary tree over them whose nodes are multiplications
+(s, r, t): a factor summing segments from s to r times one summing segments from r to t.
+Different triples are different multiplications, and a node costs one effective
+multiplication whenever the path's own two segments would (a factor's kind is at least
+the kind of every segment it sums). So the fewest *costly triples* through which every
+input–output path can be bracketed bounds every such expression set from below. It
+relaxes only that a factor must be one sum wherever it is used, and on the heart dipole
+it is the vertex optimum (24, where the junction bounds give 16).
+
+The program (scipy's HiGHS does what no graph library does here): per segment σ of a
+path with two edges or more, z_σ (σ's product is formed) and per split of σ at its j-th
+vertex w_σj; per costly triple T, a binary x_T (paid). Every path's z is 1; z_σ <= sum of
+its w_σj; w_σj <= z of each part that has two edges or more; w_σj <= x_T when the split's
+two segments make it costly; minimize the sum of x_T. The junction bounds' groups are cuts:
+the triples with their junction r in a group sum to at least what the group owes, so the
+bound is never below theirs. With x binary, z and w may stay continuous (a segment not
+formable from paid triples is forced to 0 from the shortest up). Vertices whose only in-
+or out-edge is ±1 are merged first (:func:`unit_contracted`): the same optimum on much
+shorter paths. The linear relaxation comes first, by interior point (a second on the MLP,
+whose branch and bound stalls, and enough there to put 0.80 out of reach), then the branch
+and bound; stopped at the time limit, the larger of what each proved is returned.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+import os
+import sys
+import time
+from collections.abc import Iterator
+
+import networkx as nx
+import numpy as np
+import sympy
+from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+from scipy.sparse import coo_matrix, csr_matrix
+
+from ..core.graph import DGraph
+from ..core.paths import count_paths
+from ..elimination.parts import independent_parts
+from .junction_bounds import elimination_lower_bound, junction_groups
+from .kinds import GENERAL, UNIT, KindGraph, multiply
+
+__all__ = ["BRACKETING_PATH_LIMIT", "bracketing_lower_bound", "unit_contracted"]
+
+BRACKETING_PATH_LIMIT = 5000  # input–output paths per part beyond which the program is not built
+SEGMENT_LIMIT = 50_000  # path segments, likewise (the Roe flux has 8,000; each is a few rows)
+
+Segment = tuple[str, ...]
+
+
+def bracketing_lower_bound(graph: DGraph, seconds: float | None = None) -> int:
+    """Effective multiplications every elimination of ``graph`` makes at least: per
+    independent part, the integer program's optimum, or what HiGHS proved of it within
+    its share of ``seconds`` (no limit: None), and never less than the junction bound.
+
+    >>> from dgraph.core.builders import bundled
+    >>> bracketing_lower_bound(bundled("naumann_sin.trace"))
+    3
+    """
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    parts = independent_parts(graph)
+    total = 0
+    for k, part in enumerate(parts):
+        share = None
+        if deadline is not None:
+            share = max(0.0, deadline - time.perf_counter()) / (len(parts) - k)
+        total += max(elimination_lower_bound(part), _part_bound(part, share))
+    return total
+
+
+def _part_bound(part: DGraph, seconds: float | None) -> int:
+    if count_paths(part) > BRACKETING_PATH_LIMIT or seconds == 0.0:
+        return 0
+    part = unit_contracted(part)
+    program = _Program(KindGraph(part))
+    for path in _paths(part):
+        program.require(path)
+        if len(program.done) > SEGMENT_LIMIT:
+            return 0
+    program.add_cuts(part)
+    return program.solve(seconds)
+
+
+def unit_contracted(graph: DGraph) -> DGraph:
+    """``graph`` with every intermediate whose only out-edge (or only in-edge) is ±1
+    merged into that edge's other end, where no two edges would join: the same paths and
+    kinds less the free products, so every expression set of ``graph`` is one of this
+    graph (the ±1 label read as 1) with no more effective multiplications, and a bound
+    here bounds ``graph``. Shorter paths make a much smaller program.
+
+    >>> from dgraph.core.builders import from_trace
+    >>> g = from_trace("inputs: x\\noutputs: y\\nu = sin(x)\\nv = u + 1\\ny = sin(v)")
+    >>> unit_contracted(g).intermediates
+    ['v']
+    """
+    kinds = KindGraph(graph)
+    succ, pred = kinds.succ, kinds.pred
+    merged = True
+    while merged:
+        merged = False
+        for v in [v for v in graph.intermediates if v in succ]:
+            for near, far in ((succ, pred), (pred, succ)):
+                if len(near[v]) != 1:
+                    continue
+                ((w, kind),) = near[v].items()
+                if kind != UNIT or any(w in near[u] for u in far[v]):
+                    continue
+                for u, k in far[v].items():  # v's other edges now end (or start) at w
+                    near[u][w] = far[w][u] = k
+                    del near[u][v]
+                del far[w][v], succ[v], pred[v]
+                merged = True
+                break
+    out = DGraph(graph.name)
+    for v in graph.order():
+        if v in succ:
+            out.add_vertex(v, graph.role(v))
+    for u, targets in succ.items():
+        for v, kind in targets.items():
+            out.add_edge(u, v, None if kind == GENERAL else sympy.Integer(1 + kind))
+    return out
+
+
+def _paths(part: DGraph) -> Iterator[Segment]:
+    """Every input–output path with two edges or more."""
+    for s in part.inputs:
+        for t in part.outputs:
+            for path in nx.all_simple_paths(part.nx, s, t):
+                if len(path) > 2:
+                    yield tuple(path)
+
+
+class _Program:
+    """The integer program, row by row: each row ``sum(coefficient * variable) <= bound``;
+    a path's z is fixed to 1 by its bounds."""
+
+    def __init__(self, kinds: KindGraph) -> None:
+        self.kinds = kinds
+        self.index: dict[tuple, int] = {}
+        self.rows: list[tuple[dict[int, float], float]] = []
+        self.at: dict[str, set[int]] = {}  # junction -> its costly triples' variables
+        self.paths: set[int] = set()
+        self.done: set[Segment] = set()
+
+    def var(self, key: tuple) -> int:
+        return self.index.setdefault(key, len(self.index))
+
+    def require(self, path: Segment) -> None:
+        self.paths.add(self.var(("z", path)))
+        todo = [path]
+        while todo:
+            segment = todo.pop()
+            if segment not in self.done:
+                self.done.add(segment)
+                todo.extend(self._splits(segment))
+
+    def _splits(self, segment: Segment) -> list[Segment]:
+        """Rows for the ways of forming ``segment``; the parts that need forming too."""
+        formed = {self.var(("z", segment)): 1.0}
+        parts = []
+        for j in range(1, len(segment) - 1):
+            left, right = segment[: j + 1], segment[j:]
+            w = self.var(("w", segment, j))
+            formed[w] = -1.0
+            for side in (left, right):
+                if len(side) > 2:
+                    self.rows.append(({w: 1.0, self.var(("z", side)): -1.0}, 0.0))
+                    parts.append(side)
+            if multiply(self._kind(left), self._kind(right))[0]:
+                x = self.var(("x", segment[0], segment[j], segment[-1]))
+                self.at.setdefault(segment[j], set()).add(x)
+                self.rows.append(({w: 1.0, x: -1.0}, 0.0))
+        self.rows.append((formed, 0.0))
+        return parts
+
+    def _kind(self, segment: Segment) -> int:
+        return max((self.kinds.succ[a][b] for a, b in itertools.pairwise(segment)), default=UNIT)
+
+    def add_cuts(self, part: DGraph) -> None:
+        """What each vertex and candidate group owes, over the triples at its junctions."""
+        for members, owed in junction_groups(part):
+            row = {x: -1.0 for r in members for x in self.at.get(r, ())}
+            if owed > 0 and row:
+                self.rows.append((row, -float(owed)))
+
+    def solve(self, seconds: float | None) -> int:
+        """The optimum, or the larger of what the linear relaxation (interior point: much
+        faster than the simplex on these) and the branch and bound proved in time."""
+        deadline = None if seconds is None else time.perf_counter() + seconds
+        n = len(self.index)
+        costs = np.zeros(n)
+        for key, i in self.index.items():
+            if key[0] == "x":
+                costs[i] = 1.0
+        if not costs.any():
+            return 0
+        cells = [(r, i, a) for r, (row, _) in enumerate(self.rows) for i, a in row.items()]
+        rows, cols, values = zip(*cells, strict=True)
+        matrix = coo_matrix((values, (rows, cols)), shape=(len(self.rows), n)).tocsr()
+        limits = np.array([bound for _, bound in self.rows])
+        low = np.zeros(n)
+        low[list(self.paths)] = 1.0
+        with _quiet():
+            return _Program._solve(costs, matrix, limits, low, deadline)
+
+    @staticmethod
+    def _solve(
+        costs: np.ndarray,
+        matrix: csr_matrix,
+        limits: np.ndarray,
+        low: np.ndarray,
+        deadline: float | None,
+    ) -> int:
+        n = len(costs)
+        relaxed = linprog(
+            costs,
+            A_ub=matrix,
+            b_ub=limits,
+            bounds=np.column_stack([low, np.ones(n)]),
+            method="highs-ipm",
+            options=_limit(deadline),
+        )
+        proven = _ceil(relaxed.fun) if relaxed.status == 0 else 0
+        integral = relaxed.status == 0 and np.allclose(relaxed.x, np.round(relaxed.x))
+        if integral or (deadline is not None and deadline - time.perf_counter() < 0.05):
+            return proven
+        result = milp(
+            costs,
+            constraints=LinearConstraint(matrix, -np.inf, limits),
+            integrality=costs,  # x binary; z and w follow (see the module docstring)
+            bounds=Bounds(low, 1),
+            options=_limit(deadline),
+        )
+        if result.status == 0:
+            return max(proven, _ceil(result.fun))
+        return max(proven, _ceil(getattr(result, "mip_dual_bound", None)))
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """File descriptor 1 to /dev/null: some HiGHS builds printf from the branch and bound,
+    which would land in the middle of ``--json`` output."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _limit(deadline: float | None) -> dict:
+    if deadline is None:
+        return {}
+    return {"time_limit": max(0.01, deadline - time.perf_counter())}
+
+
+def _ceil(value: float | None) -> int:
+    """The least integer at or above a solver's value (within its tolerance)."""
+    if value is None or not math.isfinite(value):
+        return 0
+    return math.ceil(value - 1e-5)

@@ -1,0 +1,144 @@
+"""The bracketing bound: never above what any elimination pays, exact where it is tight."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, settings
+
+from dgraph.bench.realworld import REAL_WORLD
+from dgraph.core.builders import from_trace
+from dgraph.core.paths import count_paths
+from dgraph.core.random_graphs import random_program
+from dgraph.elimination.parts import independent_parts
+from dgraph.methods import accumulate
+from dgraph.search.best import ANY_ELIMINATION, best
+from dgraph.search.bracketing_bound import (
+    _paths,
+    _Program,
+    bracketing_lower_bound,
+    unit_contracted,
+)
+from dgraph.search.effective_optimal import effective_optimal_search
+from dgraph.search.junction_bounds import elimination_lower_bound
+from dgraph.search.kinds import KindGraph
+
+from .strategies import programs
+from .test_best import ELIMINATIONS, _effective_edge_optimum, _grouped_program
+
+BASELINES = ("forward", "reverse", "markowitz")
+# t1 = x0*x1 reaches both outputs through t2; four entries each need their own last product
+FOUR_ENTRIES = "inputs: x0, x1\noutputs: y0, y1\nt1 = x0*x1\nt2 = cos(t1)\ny0 = t2\ny1 = t2*x0"
+
+
+def test_every_entry_owes_its_own_last_product():
+    """The four entries through t1 each need a multiplication (s, r, t) of their own;
+    the junction bound sees three (y0's paths leave t2 by a unit edge)."""
+    g = from_trace(FOUR_ENTRIES)
+    assert elimination_lower_bound(g) == 3
+    assert bracketing_lower_bound(g) == 4 == effective_optimal_search(g).cost
+    assert min(accumulate(g, m).mults_effective for m in ELIMINATIONS) == 4
+
+
+@settings(max_examples=30, deadline=None)
+@given(programs(max_inputs=3, max_statements=9))
+def test_at_most_the_effective_vertex_optimum_and_at_least_the_junction_bound(g):
+    result = effective_optimal_search(g)
+    assert result.proven
+    assert elimination_lower_bound(g) <= bracketing_lower_bound(g) <= result.cost
+
+
+@pytest.mark.parametrize("seed", [7, 8, 23, 35, 53, 57, 58, 65, 69])
+def test_at_most_every_edge_elimination(seed):
+    """Exact against the exhaustive effective edge-elimination search (every front and
+    back sequence) on the grouped programs where the junction bound is exact too."""
+    g = _grouped_program(seed)
+    assert bracketing_lower_bound(g) == _effective_edge_optimum(g)
+
+
+@pytest.mark.parametrize("seed", range(1, 40, 3))
+def test_at_most_every_method(seed):
+    """No method, edge and face eliminations included, pays less (12 statements)."""
+    g = random_program(seed, n_inputs=3, n_statements=12, n_outputs=3)
+    floor = bracketing_lower_bound(g)
+    methods = [*ELIMINATIONS, "face-greedy"]
+    if len(g.intermediates) <= 10:
+        methods += ["edge-optimal", "face-optimal"]
+    paid = {m: accumulate(g, m, verify=False, budget=2).mults_effective for m in methods}
+    assert min(paid.values()) >= floor, paid
+
+
+def test_the_heart_dipole_is_optimal_in_reverse_mode():
+    """Each 14-vertex part of the heart dipole owes 12, its effective vertex optimum
+    (the junction bound: 8): no elimination beats reverse mode's 24, the elemental graph's
+    0.80 goal (19) is out of reach, and best stops as soon as it has 24."""
+    g = REAL_WORLD["heart-dipole"]()
+    parts = [p for p in independent_parts(g) if len(p.intermediates) == 14]
+    assert [bracketing_lower_bound(p) for p in parts] == [12, 12]
+    assert [elimination_lower_bound(p) for p in parts] == [8, 8]
+    assert bracketing_lower_bound(g) == 24 == accumulate(g, "reverse").mults_effective
+    started = time.perf_counter()
+    es = best(g, budget=20)
+    assert es.mults_effective == es.info["lower_bounds"][ANY_ELIMINATION] == 24
+    assert time.perf_counter() - started < 10  # no search after the bound is met
+
+
+@pytest.mark.parametrize(
+    "name, binary, bound, baseline",
+    [
+        ("heart-dipole", True, 48, 48),
+        ("robot-arm", False, 61, 67),
+        ("robot-arm", True, 73, 75),
+        ("reaction-rates", True, 55, 55),
+    ],
+)
+def test_the_goal_is_out_of_reach_where_the_bracketings_say_so(name, binary, bound, baseline):
+    """Solved to optimality: no elimination gets below 0.80 of the best baseline."""
+    g = REAL_WORLD[name](binary=binary)
+    assert bracketing_lower_bound(g) == bound > elimination_lower_bound(g)
+    assert min(accumulate(g, m).mults_effective for m in BASELINES) == baseline
+    assert bound > 0.8 * baseline
+
+
+@pytest.mark.parametrize("binary", [False, True])
+def test_the_mlp_is_out_of_reach_from_the_linear_relaxation(binary):
+    """On the MLP the relaxation alone (about a second) proves 100 > 0.8 * 124."""
+    g = REAL_WORLD["mlp"](binary=binary)
+    baseline = min(accumulate(g, m).mults_effective for m in BASELINES)
+    assert baseline == 124
+    assert bracketing_lower_bound(g, seconds=10) >= 100 > 0.8 * baseline
+
+
+def test_a_time_limit_still_gives_a_bound():
+    """Stopped early, HiGHS's proven bound (or the junction bound) is returned on time."""
+    g = REAL_WORLD["mlp"]()
+    started = time.perf_counter()
+    floor = bracketing_lower_bound(g, seconds=1.0)
+    assert time.perf_counter() - started < 10
+    assert elimination_lower_bound(g) <= floor <= 110  # what best finds
+
+
+def _program_optimum(g) -> int:
+    """The bracketing program on ``g`` itself, solved to the end, without the cuts."""
+    program = _Program(KindGraph(g))
+    for path in _paths(g):
+        program.require(path)
+    return program.solve(None)
+
+
+@pytest.mark.parametrize("seed", range(0, 60, 4))
+def test_contracting_unit_edges_changes_no_optimum(seed):
+    """Merging a vertex into its only ±1 edge's other end keeps every path and kind, so
+    the program has the same optimum (on fewer vertices, where there was such an edge)."""
+    g = random_program(seed, n_inputs=3, n_statements=12, n_outputs=3)
+    for part in independent_parts(g):
+        contracted = unit_contracted(part)
+        assert set(contracted.intermediates) <= set(part.intermediates)
+        assert count_paths(contracted) == count_paths(part)
+        assert _program_optimum(contracted) == _program_optimum(part)
+
+
+def test_contraction_shortens_the_binary_graphs():
+    g = REAL_WORLD["roe-flux"](binary=True)
+    assert (len(g.intermediates), len(unit_contracted(g).intermediates)) == (100, 51)
