@@ -17,9 +17,9 @@ keeps the cheapest result by effective multiplications (±1 labels free), then s
    free faces first, then absorbing ones; forward, reverse and random tie-breaks), and
    simulated annealing over orders until the budget is spent — half of its later runs
    after preprocessing: the umbrella contractions (which touch nothing outside their
-   umbrella) or Zhou's simple-chain links fixed first, the rest searched. These run only
-   while a candidate is dearer than the lower bound for every elimination: one that meets
-   it is optimal.
+   umbrella) or Zhou's simple-chain links fixed first, the rest searched. They are
+   skipped when a candidate from steps 1–3 already meets the lower bound for every
+   elimination: it is optimal.
 
 Searches whose running time nothing predicts run in a child process stopped at its
 deadline (:mod:`dgraph.search.timebox`), so ``best`` returns within its budget unless
