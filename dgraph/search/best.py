@@ -17,9 +17,8 @@ keeps the cheapest result by effective multiplications (±1 labels free), then s
    free faces first, then absorbing ones; forward, reverse and random tie-breaks), and
    simulated annealing over orders until the budget is spent — half of its later runs
    after preprocessing: the umbrella contractions (which touch nothing outside their
-   umbrella) or Zhou's simple-chain links fixed first, the rest searched. They are
-   skipped when a candidate from steps 1–3 already meets the lower bound for every
-   elimination: it is optimal.
+   umbrella) or Zhou's simple-chain links fixed first, the rest searched. They stop as
+   soon as a candidate meets the lower bound for every elimination: it is optimal.
 
 Searches whose running time nothing predicts run in a child process stopped at its
 deadline (:mod:`dgraph.search.timebox`), so ``best`` returns within its budget unless
@@ -176,8 +175,15 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     proven = _exact_searches(graph, pool, bounds, left)
     if proven and not any(graph.constant_label(u, v) is not None for u, v in graph.edges()):
         bounds.known[EFFECTIVE_VERTEX] = bounds.known["vertex elimination"]
-    elif pool.effective(pool.ranked()[0]) > bounds.known.get(ANY_ELIMINATION, -1):
-        _heuristics(graph, pool, bounds, stop, greedy_seconds)  # else nothing can be cheaper
+    else:
+        floor = bounds.known.get(ANY_ELIMINATION, -1)
+
+        def until_optimal() -> float:
+            """``stop()``, or now once a candidate meets the bound: nothing is cheaper."""
+            met = pool.effective(pool.ranked()[0]) <= floor
+            return time.perf_counter() if met else stop()
+
+        _heuristics(graph, pool, bounds, until_optimal, greedy_seconds)
     return _finish(pool, bounds, per_mult, t0, budget, spent)
 
 
