@@ -92,15 +92,7 @@ def group_bounds(graph: DGraph, single: dict[str, int] | None = None) -> list[Pa
     cuts = _Separators(graph)
     if single is None:
         single = cuts.vertex_bounds(graph.intermediates)
-    gains: list[Gain] = []
-    for above, below, join in _groups(cuts.kinds, graph.intermediates):
-        members = above | below
-        alone = sum(single[v] for v in members)
-        if cuts.most_owed(above, below, join) <= alone:
-            continue
-        owed = cuts.owed(above, below, join)
-        if owed > alone:
-            gains.append((members, owed, owed - alone, join))
+    gains = _gains(cuts, single, graph.intermediates)
     rank = {v: i for i, v in enumerate(graph.order())}
     unit = [g for g in gains if g[3] == "unit"]
     parts = max(
@@ -124,11 +116,8 @@ def junction_groups(graph: DGraph) -> Iterator[tuple[frozenset[str], int]]:
     cuts = _Separators(graph)
     single = cuts.vertex_bounds(graph.intermediates)
     owes = {frozenset({v}): owed for v, owed in single.items()}
-    for above, below, join in _groups(cuts.kinds, graph.intermediates):
-        members = above | below
-        alone = sum(single[v] for v in members)
-        if cuts.most_owed(above, below, join) > max(alone, owes.get(members, 0)):
-            owes[members] = max(cuts.owed(above, below, join), owes.get(members, 0))
+    for members, owed, *_ in _gains(cuts, single, graph.intermediates):
+        owes[members] = max(owed, owes.get(members, 0))
     return iter(owes.items())
 
 
@@ -143,6 +132,20 @@ def elimination_lower_bound(graph: DGraph) -> int:
 
 
 Gain = tuple[frozenset[str], int, int, str]  # members, owed, owed beyond its vertices, join
+
+
+def _gains(cuts: _Separators, single: dict[str, int], inner: Iterable[str]) -> list[Gain]:
+    """The candidate groups that owe more than their vertices alone."""
+    gains = []
+    for above, below, join in _groups(cuts.kinds, inner):
+        members = above | below
+        alone = sum(single[v] for v in members)
+        if cuts.most_owed(above, below, join) > alone:
+            owed = cuts.owed(above, below, join)
+            if owed > alone:
+                gains.append((members, owed, owed - alone, join))
+    return gains
+
 
 PACKING_STARTS = 50  # greedy packings that start from each of the best groups
 
