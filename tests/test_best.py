@@ -9,6 +9,7 @@ import time
 import pytest
 from hypothesis import assume, given, settings
 
+import dgraph.search.best as best_module
 from dgraph.bench.realworld import REAL_WORLD
 from dgraph.core.builders import bundled, from_trace
 from dgraph.core.builders.json_format import from_dict
@@ -34,7 +35,7 @@ from dgraph.search.junction_bounds import (
 from dgraph.search.kinds import KindGraph, effective_cost, move_costs
 from dgraph.search.orders import RULES, anneal, greedy_edges, greedy_order
 from dgraph.search.rank_bound import rank_lower_bound
-from dgraph.search.timebox import stream, timeboxed
+from dgraph.search.timebox import Background, stream, timeboxed
 
 from .strategies import dags, programs
 
@@ -121,6 +122,25 @@ def test_timebox_stops_a_search_and_keeps_what_it_streamed():
     assert time.perf_counter() - started < 5
     with pytest.raises(SearchTooLarge, match="too big"):
         timeboxed(lambda: (_ for _ in ()).throw(SearchTooLarge("too big")), 5)
+
+
+def test_background_gives_its_result_when_asked_and_dies_at_its_deadline():
+    job = Background(lambda: time.sleep(0.3) or 42, 5)
+    assert job.poll() is None  # still running: the caller went on
+    assert job.wait(5) == 42 and job.poll() == 42
+    started = time.perf_counter()
+    slow = Background(lambda: time.sleep(30), 0.5)
+    assert slow.wait(0.1) is None and slow.wait(10) is None
+    assert time.perf_counter() - started < 5
+    with pytest.raises(SearchTooLarge, match="too big"):
+        Background(lambda: (_ for _ in ()).throw(SearchTooLarge("too big")), 5).wait(5)
+
+
+def test_best_proves_the_bracketing_bound_on_one_core_too(monkeypatch):
+    """With no second core the program runs before the searches, in a fifth of the time."""
+    monkeypatch.setattr(best_module, "_cores", lambda: 1)
+    es = best(REAL_WORLD["heart-dipole"](), budget=20)
+    assert es.mults_effective == es.info["lower_bounds"][ANY_ELIMINATION] == 24
 
 
 def test_compare_shows_best_and_a_lower_bound():

@@ -28,9 +28,9 @@ built and verified. ``info`` says which search found it (``found_by``), the best
 bound known and what it bounds (``lower_bounds`` adds the effective-cost bounds: for
 every elimination — vertex, edge or face, and every expression set that forms each
 path's product once — what the products at every vertex or joined group of vertices
-cost (:mod:`dgraph.search.junction_bounds`) or, where HiGHS gets that far in its share
-of the budget, the fewest multiplications that bracket every path
-(:mod:`dgraph.search.bracketing_bound`), for vertex elimination
+cost (:mod:`dgraph.search.junction_bounds`) or, where HiGHS gets that far within the
+budget (in a second process while the searches run), the fewest multiplications that
+bracket every path (:mod:`dgraph.search.bracketing_bound`), for vertex elimination
 also the exact effective search (:mod:`dgraph.search.effective_optimal`), and, for any
 accumulation, the rank of Bauer's entries — :mod:`dgraph.search.rank_bound`), and the
 cost of every candidate.
@@ -39,6 +39,7 @@ cost of every candidate.
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -69,7 +70,7 @@ from .junction_bounds import elimination_lower_bound
 from .kinds import move_costs
 from .orders import RULES, anneal, beam_order, greedy_edges, greedy_order
 from .rank_bound import ANY_ACCUMULATION, RANK_PATH_LIMIT, rank_lower_bound
-from .timebox import stream, timeboxed
+from .timebox import Background, stream, timeboxed
 
 __all__ = ["ANY_ELIMINATION", "DEFAULT_BUDGET", "EFFECTIVE_VERTEX", "best"]
 
@@ -172,19 +173,46 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
 
     for by, es in stream(lambda: _structure_methods(graph), _share(left, 0.4)):
         pool.add_built(by, es)
-    proven = _exact_searches(graph, pool, bounds, left)
-    if proven and not any(graph.constant_label(u, v) is not None for u, v in graph.edges()):
-        bounds.known[EFFECTIVE_VERTEX] = bounds.known["vertex elimination"]
-    else:
-        floor = bounds.known.get(ANY_ELIMINATION, -1)
+    bracketing = _bracketing(graph, left)
+    try:
+        proven = _exact_searches(graph, pool, bounds, left)
+        bounds.raise_floor(timeboxed(lambda: elimination_lower_bound(graph), 0.2 * left()))
+        if proven and not any(graph.constant_label(u, v) is not None for u, v in graph.edges()):
+            bounds.known[EFFECTIVE_VERTEX] = bounds.known["vertex elimination"]
+            bounds.raise_floor(bracketing.wait(0.2 * left()))
+        else:
 
-        def until_optimal() -> float:
-            """``stop()``, or now once a candidate meets the bound: nothing is cheaper."""
-            met = pool.effective(pool.ranked()[0]) <= floor
-            return time.perf_counter() if met else stop()
+            def met() -> bool:
+                """Whether a candidate meets the bound for every elimination: optimal."""
+                bounds.raise_floor(bracketing.poll())
+                return pool.effective(pool.ranked()[0]) <= bounds.known.get(ANY_ELIMINATION, -1)
 
-        _heuristics(graph, pool, bounds, until_optimal, greedy_seconds)
+            def until_optimal() -> float:
+                return time.perf_counter() if met() else stop()
+
+            _heuristics(graph, pool, bounds, until_optimal, greedy_seconds)
+            if not met():
+                bounds.raise_floor(bracketing.wait(left()))
+    finally:
+        bracketing.stop()
     return _finish(pool, bounds, per_mult, t0, budget, spent)
+
+
+def _bracketing(graph: DGraph, left: Callable[[], float]) -> Background[int]:
+    """The bracketing program in a child process: on a second core, for as long as the
+    searches run; on one core, within a fifth of what is left, before they go on."""
+    alone = _cores() < 2
+    seconds = (0.2 if alone else 1.0) * left()
+    job = Background(lambda: bracketing_lower_bound(graph, 0.8 * seconds), seconds)
+    if alone:
+        job.wait(seconds)
+    return job
+
+
+def _cores() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _share(left: Callable[[], float], fraction: float) -> float:
@@ -202,6 +230,12 @@ class _Bounds:
     def prove(self, family: str, bound: int) -> None:
         self.lower, self.bounds = bound, f"{family} (structural mults)"
         self.known[family] = bound
+
+    def raise_floor(self, bound: int | None) -> None:
+        """A bound for every elimination (the junction or bracketing bound), if any."""
+        if bound is not None:
+            for key in (ANY_ELIMINATION, EFFECTIVE_VERTEX):
+                self.known[key] = max(bound, self.known.get(key, bound))
 
 
 def _structure_methods(graph: DGraph) -> Iterator[tuple[str, ExpressionSet]]:
@@ -227,12 +261,6 @@ def _exact_searches(
     paths = count_paths(graph)
     if paths <= RANK_PATH_LIMIT and left() > paths * 1e-4:  # ~1 s at the path limit
         bounds.known[ANY_ACCUMULATION] = rank_lower_bound(graph)
-    floor = timeboxed(lambda: elimination_lower_bound(graph), 0.2 * left())
-    share = 0.2 * left()  # the bracketing program proves more, given time (HiGHS stops)
-    bracketed = timeboxed(lambda: bracketing_lower_bound(graph, 0.8 * share), share)
-    proven = [b for b in (floor, bracketed) if b is not None]
-    if proven:  # what the products at every junction, or every path's bracketing, cost
-        bounds.known[ANY_ELIMINATION] = bounds.known[EFFECTIVE_VERTEX] = max(proven)
     inner_edges = intermediate_edge_count(graph)
     if inner_edges <= 2 * EDGE_LIMIT:
         exhaustive = inner_edges <= EDGE_LIMIT

@@ -68,15 +68,16 @@ def bracketing_lower_bound(graph: DGraph, seconds: float | None = None) -> int:
     parts = independent_parts(graph)
     total = 0
     for k, part in enumerate(parts):
-        share = None
+        until = None  # this part's share of the time left, building the program included
         if deadline is not None:
-            share = max(0.0, deadline - time.perf_counter()) / (len(parts) - k)
-        total += max(elimination_lower_bound(part), _part_bound(part, share))
+            now = time.perf_counter()
+            until = now + max(0.0, deadline - now) / (len(parts) - k)
+        total += max(elimination_lower_bound(part), _part_bound(part, until))
     return total
 
 
-def _part_bound(part: DGraph, seconds: float | None) -> int:
-    if count_paths(part) > BRACKETING_PATH_LIMIT or seconds == 0.0:
+def _part_bound(part: DGraph, deadline: float | None) -> int:
+    if count_paths(part) > BRACKETING_PATH_LIMIT or _past(deadline):
         return 0
     part = unit_contracted(part)
     program = _Program(KindGraph(part))
@@ -85,7 +86,13 @@ def _part_bound(part: DGraph, seconds: float | None) -> int:
         if len(program.done) > SEGMENT_LIMIT:
             return 0
     program.add_cuts(part)
-    return program.solve(seconds)
+    if _past(deadline):
+        return 0
+    return program.solve(None if deadline is None else deadline - time.perf_counter())
+
+
+def _past(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() >= deadline
 
 
 def unit_contracted(graph: DGraph) -> DGraph:
