@@ -9,7 +9,6 @@ import time
 import pytest
 from hypothesis import assume, given, settings
 
-import dgraph.search.best as best_module
 from dgraph.bench.realworld import REAL_WORLD
 from dgraph.core.builders import bundled, from_trace
 from dgraph.core.builders.json_format import from_dict
@@ -25,6 +24,7 @@ from dgraph.elimination.metagraph import (
 from dgraph.elimination.vertex_optimal import vertex_optimal
 from dgraph.errors import SearchTooLarge
 from dgraph.methods import accumulate, compare
+from dgraph.search import timebox
 from dgraph.search.best import ANY_ELIMINATION, EFFECTIVE_VERTEX, best
 from dgraph.search.effective_optimal import effective_optimal_search
 from dgraph.search.junction_bounds import (
@@ -136,9 +136,15 @@ def test_background_gives_its_result_when_asked_and_dies_at_its_deadline():
         Background(lambda: (_ for _ in ()).throw(SearchTooLarge("too big")), 5).wait(5)
 
 
+def test_background_runs_in_process_where_it_cannot_fork(monkeypatch):
+    monkeypatch.setattr(timebox, "_can_fork", lambda: False)
+    assert not Background.concurrent()
+    assert Background(lambda: 6 * 7, 5).poll() == 42
+
+
 def test_best_proves_the_bracketing_bound_on_one_core_too(monkeypatch):
     """With no second core the program runs before the searches, in a fifth of the time."""
-    monkeypatch.setattr(best_module, "_cores", lambda: 1)
+    monkeypatch.setattr(Background, "concurrent", staticmethod(lambda: False))
     es = best(REAL_WORLD["heart-dipole"](), budget=20)
     assert es.mults_effective == es.info["lower_bounds"][ANY_ELIMINATION] == 24
 

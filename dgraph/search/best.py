@@ -39,7 +39,6 @@ cost of every candidate.
 from __future__ import annotations
 
 import dataclasses
-import os
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -200,19 +199,13 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
 
 def _bracketing(graph: DGraph, left: Callable[[], float]) -> Background[int]:
     """The bracketing program in a child process: on a second core, for as long as the
-    searches run; on one core, within a fifth of what is left, before they go on."""
-    alone = _cores() < 2
+    searches run; else within a fifth of what is left, before they go on."""
+    alone = not Background.concurrent()
     seconds = (0.2 if alone else 1.0) * left()
     job = Background(lambda: bracketing_lower_bound(graph, 0.8 * seconds), seconds)
     if alone:
         job.wait(seconds)
     return job
-
-
-def _cores() -> int:
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def _share(left: Callable[[], float], fraction: float) -> float:

@@ -19,6 +19,7 @@ are silenced.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 import warnings
 from collections.abc import Callable, Iterable
@@ -113,6 +114,15 @@ class Background(Generic[T]):
             self.result = run()
         elif seconds > 0:
             self._child, self._receive = _fork(lambda: [run()])
+
+    @staticmethod
+    def concurrent() -> bool:
+        """Whether a job would run alongside the caller: fork available and a second core."""
+        if hasattr(os, "sched_getaffinity"):
+            cores = len(os.sched_getaffinity(0))
+        else:
+            cores = os.cpu_count() or 1
+        return _can_fork() and cores > 1
 
     def poll(self) -> T | None:
         """The result if it has come, without waiting."""
