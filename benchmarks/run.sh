@@ -19,12 +19,23 @@ cmd="dgraph bench --suite full --budget 5 --markdown"
   echo
   echo "\`python benchmarks/scale.py\` in the same run: random layered graphs (3 edges into every"
   echo "vertex); structure = everything \`dgraph structure\` reports; dstar includes verifying"
-  echo "its result (by random matrices at these sizes). The second table runs \`best\` with a"
+  echo "its result (at random points at these sizes). The second table runs \`best\` with a"
   echo "budget of 2 s on layered graphs with one level of inputs and outputs: seconds are wall"
   echo "time, the winner built and verified; the note appears when building and verifying one"
   echo "expression set alone takes longer than the budget."
   echo
   $py benchmarks/scale.py
+  echo
+  echo "## Trust: reading input and verifying at scale"
+  echo
+  echo "\`python benchmarks/trust.py\` in the same run: traces of n statements (a two-variable"
+  echo "recurrence) read by the restricted parser at statement granularity, then written and"
+  echo "read back as dgraph/1 JSON; then Markowitz expression sets of random layered graphs"
+  echo "(3 edges into every vertex, a whole level of inputs and outputs) verified above the"
+  echo "exact limit: the word-shape check, the coefficient bound and random points modulo"
+  echo "primes. Growth exponents are least-squares slopes of log(seconds) over log(size)."
+  echo
+  $py benchmarks/trust.py
   echo
   echo "## Generated code"
   echo

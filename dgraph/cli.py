@@ -13,20 +13,37 @@ import json
 import os
 import sys
 import traceback
+import warnings
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from . import __version__
+from .bench.suite import SUITES
 from .cliargs import budget as _budget
+from .cliargs import (
+    choice_list,
+    cut_list,
+    load_graph,
+    method_argument,
+    method_options,
+    output_path,
+)
 from .cliargs import graph_args as _graph_args
-from .core.builders import load
 from .core.graph import DGraph
 from .core.paths import count_paths, naive_cost, path_length
-from .errors import DGraphError
+from .errors import DGraphError, InputError
 from .methods import COMPARED, METHODS, accumulate, compare
+from .render.drawing import FORMATS
 from .render.notebook import COLUMNS, bound_text, comparison_cells
+from .zhou.factorize import STRATEGIES, VARIANTS
 
 __all__ = ["main"]
+
+# Methods ``compare`` can run on their own: every one but those that
+# replay a given order.
+_COMPARABLE = tuple(m for m in METHODS if m not in ("vertex", "edges"))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,8 +60,9 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("accumulate", help="accumulate the Jacobian by one method")
     _graph_args(p)
-    p.add_argument("--method", "-m", default="markowitz", help=f"one of: {', '.join(METHODS)}")
+    method_argument(p, "one of")
     p.add_argument("--budget", type=_budget, help="seconds for exact searches beyond their limit")
+    p.add_argument("--seed", type=int, default=0, help="best: seed of its random choices")
     p.add_argument("--order", help="vertex order 'v1,v2' (method vertex) or 'f:i>j,b:k>l' (edges)")
     p.add_argument(
         "--metagraph",
@@ -52,8 +70,18 @@ def _parser() -> argparse.ArgumentParser:
         default="full",
         help="edge-optimal: search M, M_F, M_B or M_V",
     )
-    p.add_argument("--strategy", default="auto", help="zhou: global, pages, pairs or auto")
-    p.add_argument("--variant", default="best", help="zhou: backward, forward or best")
+    p.add_argument(
+        "--strategy",
+        choices=("auto", *STRATEGIES),
+        default="auto",
+        help="zhou (default auto: the cheapest)",
+    )
+    p.add_argument(
+        "--variant",
+        choices=("best", *VARIANTS),
+        default="best",
+        help="zhou (default best: the cheaper)",
+    )
     p.add_argument("--cuts", help="layers: vertex sets from the roots down, 'a,b;c,d'")
     p.add_argument("--pair", action="append", help="zhou: only the entry OUTPUT,INPUT (repeatable)")
     p.add_argument("--latex", action="store_true", help="print the expression set as LaTeX")
@@ -61,8 +89,12 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="every method side by side")
     _graph_args(p)
-    p.add_argument("--methods", help=f"comma-separated (default: {','.join(COMPARED)})")
+    p.add_argument(
+        "--methods",
+        help=f"comma-separated, from: {', '.join(_COMPARABLE)} (default: {','.join(COMPARED)})",
+    )
     p.add_argument("--budget", type=_budget, help="seconds for exact searches beyond their limit")
+    p.add_argument("--seed", type=int, default=0, help="best: seed of its random choices")
 
     p = sub.add_parser("structure", help="inputs, outputs, paths, depth levels")
     _graph_args(p)
@@ -71,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     importlib.import_module("dgraph.render.command").add_arguments(p)
 
     p = sub.add_parser("bench", help="the benchmark suite, with baselines from the same run")
-    p.add_argument("--suite", default="quick", help="quick (default) or full")
+    p.add_argument("--suite", choices=SUITES, default="quick", help="default quick")
     p.add_argument("--budget", type=_budget, help="seconds for exact searches beyond their limit")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -100,32 +132,19 @@ FAMILY_COMMANDS: dict[str, tuple[str, str]] = {
 # -- commands -----------------------------------------------------------------------------
 
 
-def _parse_order(method: str, text: str | None) -> dict[str, Any]:
-    if text is None:
-        return {}
-    items = [t.strip() for t in text.split(",") if t.strip()]
-    if method == "vertex":
-        return {"order": items}
-    if method == "edges":
-        sequence = []
-        for item in items:
-            kind, _, edge = item.partition(":")
-            source, _, target = edge.partition(">")
-            ops = {"f": "forward", "b": "backward", "forward": "forward", "backward": "backward"}
-            if kind not in ops or not source or not target:
-                raise DGraphError(
-                    f"--order item {item!r}: expected f:SOURCE>TARGET or b:SOURCE>TARGET"
-                )
-            sequence.append((ops[kind], (source, target)))
-        return {"sequence": sequence}
-    raise DGraphError(f"--order applies to methods vertex and edges, not {method!r}")
-
-
-def _pair(text: str) -> tuple[str, str]:
-    output, _, input_ = text.partition(",")
-    if not output.strip() or not input_.strip():
-        raise DGraphError(f"--pair {text!r}: expected OUTPUT,INPUT")
-    return output.strip(), input_.strip()
+def _pairs(graph: DGraph, texts: list[str]) -> list[tuple[str, str]]:
+    """``--pair OUTPUT,INPUT`` entries, each an output and an input of ``graph``."""
+    pairs = []
+    for text in texts:
+        names = [t.strip() for t in text.split(",")]
+        if len(names) != 2 or not all(names):
+            raise InputError(f"--pair {text[:60]!r}: expected OUTPUT,INPUT")
+        for name, role in zip(names, ("output", "input"), strict=True):
+            if name not in graph or graph.role(name) != role:
+                why = f"it is an {graph.role(name)}" if name in graph else "no vertex has that name"
+                raise InputError(f"--pair {text[:60]!r}: {name[:60]!r} is not an {role}; {why}")
+        pairs.append((names[0], names[1]))
+    return pairs
 
 
 def _graph_summary(graph: DGraph) -> str:
@@ -137,29 +156,31 @@ def _graph_summary(graph: DGraph) -> str:
 
 
 def cmd_accumulate(args: argparse.Namespace) -> int:
-    graph = load(args.graph, args.granularity)
-    options = _parse_order(args.method, args.order)
+    graph_out = output_path(args.graph_out, FORMATS) if args.graph_out else None
+    graph = load_graph(args)
+    options = method_options(graph, args.method, args.order)
     if args.pair:
-        options["pairs"] = [_pair(text) for text in args.pair]
+        options["pairs"] = _pairs(graph, args.pair)
     if args.cuts:
-        options["cuts"] = [
-            [v.strip() for v in cut.split(",") if v.strip()] for cut in args.cuts.split(";")
-        ]
+        options["cuts"] = cut_list(graph, args.cuts)
     es = accumulate(
         graph,
         args.method,
         budget=args.budget,
+        seed=args.seed,
         metagraph=args.metagraph,
         strategy=args.strategy,
         variant=args.variant,
         **options,
     )
-    if args.graph_out:
-        from .render.dot import render
+    if graph_out is not None:
+        from .render.command import save_drawing
+        from .render.drawing import draw
         from .zhou.convert import expression_graph
 
         laid_out = expression_graph(es)
-        render(laid_out.graph, args.graph_out, "dependence", edge_labels=laid_out.label)
+        drawing = draw(laid_out.graph, direction="dependence", edge_labels=laid_out.label)
+        save_drawing(drawing, graph_out)
     if args.json:
         print(json.dumps(es.to_dict()))
     else:
@@ -217,12 +238,13 @@ def compare_report(comparison) -> str:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    graph = load(args.graph, args.granularity)
-    methods = [m.strip() for m in args.methods.split(",")] if args.methods else None
-    for m in methods or []:
-        if m not in METHODS or m in ("vertex", "edges"):
-            raise DGraphError(f"compare: unknown method {m!r}")
-    comparison = compare(graph, methods, args.budget)
+    methods = (
+        None
+        if args.methods is None
+        else choice_list(args.methods, _COMPARABLE, "--methods", "method")
+    )
+    graph = load_graph(args)
+    comparison = compare(graph, methods, args.budget, args.seed)
     if args.json:
         print(json.dumps(comparison.to_dict()))
     else:
@@ -249,7 +271,7 @@ def structure(graph: DGraph) -> dict[str, Any]:
 
 
 def cmd_structure(args: argparse.Namespace) -> int:
-    graph = load(args.graph, args.granularity)
+    graph = load_graph(args)
     data = structure(graph)
     if args.json:
         print(json.dumps(data))
@@ -308,14 +330,22 @@ COMMANDS = {
 }
 
 
+def _run(argv: list[str] | None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command in FAMILY_COMMANDS:
+        return importlib.import_module(FAMILY_COMMANDS[args.command][0]).run(args)
+    return COMMANDS[args.command](args)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; bad input is exit 2 with one line on stderr and nothing else (a
+    floating-point warning met on the way is no part of the answer, so it stays silent)."""
     try:
-        args = _parser().parse_args(argv)
-        if args.command in FAMILY_COMMANDS:
-            return importlib.import_module(FAMILY_COMMANDS[args.command][0]).run(args)
-        return COMMANDS[args.command](args)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return _run(argv)
     except DGraphError as exc:
-        print(f"dgraph: error: {exc}", file=sys.stderr)
+        print(f"dgraph: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("dgraph: interrupted", file=sys.stderr)
@@ -325,8 +355,15 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # an internal error: one line unless debugging
         if os.environ.get("DGRAPH_DEBUG"):
             traceback.print_exc()
-        print(f"dgraph: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        message = f"{type(exc).__name__}: {_one_line(str(exc))}"
+        print(f"dgraph: internal error: {message}", file=sys.stderr)
         return 1
+
+
+def _one_line(message: str, limit: int = 500) -> str:
+    """``message`` on one line of at most ``limit`` characters."""
+    line = " ".join(message.split("\n")).strip() or "bad input"
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 if __name__ == "__main__":

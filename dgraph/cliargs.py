@@ -1,12 +1,43 @@
-"""Arguments shared by every ``dgraph`` command, including the method families' own."""
+"""Arguments shared by every ``dgraph`` command, including the method families' own, and
+their checks: each bad value is one line naming the option, and every list of valid
+values in a message comes from the same tuple as the option's ``--help``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import math
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
 
+import networkx as nx
+
+from .core.builders import load
 from .core.builders.trace import GRANULARITIES
+from .core.files import output_path, write_atomic
+from .core.graph import DGraph
+from .errors import InputError
+from .methods import METHODS
 
-__all__ = ["budget", "graph_args"]
+__all__ = [
+    "MAX_BUDGET",
+    "budget",
+    "choice_list",
+    "cut_list",
+    "edge_sequence",
+    "graph_args",
+    "load_graph",
+    "method_argument",
+    "method_options",
+    "numbers",
+    "output_path",
+    "vertex_list",
+    "write_atomic",
+]
+
+
+MAX_BUDGET = 1e6  # seconds (11 days); timers refuse much larger timeouts
 
 
 def graph_args(p: argparse.ArgumentParser) -> None:
@@ -21,11 +52,162 @@ def graph_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def method_argument(p: argparse.ArgumentParser, what: str) -> None:
+    """``--method/-m M``: one of :data:`dgraph.methods.METHODS`, listed in the help."""
+    p.add_argument(
+        "--method",
+        "-m",
+        choices=tuple(METHODS),
+        default="markowitz",
+        metavar="M",
+        help=f"{what}: {', '.join(METHODS)}",
+    )
+
+
+def load_graph(args: argparse.Namespace) -> DGraph:
+    """The command's graph (``args.graph`` at ``args.granularity``); what the builder did
+    silently (passive vertices folded) is said on stderr, one ``dgraph: note:`` a line."""
+    graph = load(args.graph, args.granularity)
+    for note in graph.notes:
+        print(f"dgraph: note: {note}", file=sys.stderr)
+    return graph
+
+
 def budget(text: str) -> float:
+    """Seconds for ``--budget``: a finite number >= 0 (``nan`` or ``inf`` would never end
+    a search); argparse puts the option's name before the message."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--budget needs seconds, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("--budget must be >= 0")
+        raise argparse.ArgumentTypeError(f"needs seconds, got {_short(text)}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"needs a finite number of seconds, got {_short(text)}")
+    if not 0 <= value <= MAX_BUDGET:
+        raise argparse.ArgumentTypeError(
+            f"must be in [0, {MAX_BUDGET:.0e}] seconds, got {_short(text)}"
+        )
     return value
+
+
+def numbers(text: str, option: str) -> list[float]:
+    """Comma-separated finite numbers, or a one-line error naming the option."""
+    values = []
+    for item in (t.strip() for t in text.split(",") if t.strip()):
+        try:
+            value = float(item)
+        except ValueError:
+            raise InputError(
+                f"{option} needs comma-separated numbers, got {_short(item)}"
+            ) from None
+        if not math.isfinite(value):
+            raise InputError(f"{option} needs finite numbers, got {_short(item)}")
+        values.append(value)
+    return values
+
+
+def choice_list(text: str, choices: Sequence[str], option: str, what: str = "value") -> list[str]:
+    """A comma-separated list of values from ``choices``, each once (``what`` names one in
+    messages)."""
+    items = [t.strip() for t in text.split(",")]
+    if not all(items):
+        raise InputError(f"{option}: an empty {what} in {_short(text)}; use {', '.join(choices)}")
+    for item in items:
+        if item not in choices:
+            raise InputError(f"{option}: unknown {what} {_short(item)}; use {', '.join(choices)}")
+    _no_repeats(items, option)
+    return items
+
+
+def vertex_list(
+    graph: DGraph, text: str, option: str, allowed: Iterable[str], what: str
+) -> list[str]:
+    """A comma-separated list of vertices of ``graph``, each once and each in ``allowed``
+    (described by ``what``, e.g. "an intermediate")."""
+    items = [t.strip() for t in text.split(",")]
+    if not any(items):
+        raise InputError(f"{option}: no vertices given")
+    if not all(items):
+        raise InputError(f"{option}: empty vertex name in {_short(text)}")
+    permitted = set(allowed)
+    for v in items:
+        _known(graph, v, option)
+        if v not in permitted:
+            raise InputError(f"{option}: {v!r} is {_role(graph, v)}, not {what}")
+    _no_repeats(items, option)
+    return items
+
+
+_ELIMINATIONS = {"f": "forward", "b": "backward", "forward": "forward", "backward": "backward"}
+
+
+def edge_sequence(graph: DGraph, text: str, option: str = "--order") -> list[tuple[str, Any]]:
+    """Edge eliminations ``f:i>j,b:k>l`` between vertices of ``graph`` (whether an edge
+    still exists when its turn comes is checked as the sequence is replayed)."""
+    sequence: list[tuple[str, Any]] = []
+    for item in (t.strip() for t in text.split(",")):
+        kind, _, edge = item.partition(":")
+        source, _, target = (s.strip() for s in edge.partition(">"))
+        if kind.strip() not in _ELIMINATIONS or not source or not target:
+            raise InputError(
+                f"{option} item {_short(item)}: expected f:SOURCE>TARGET or b:SOURCE>TARGET"
+            )
+        for v in (source, target):
+            _known(graph, v, option)
+        direction = _ELIMINATIONS[kind.strip()]
+        inner = source if direction == "forward" else target  # stays an intermediate
+        if graph.role(inner) != "intermediate":
+            raise InputError(
+                f"{option} item {_short(item)}: {direction} elimination needs an intermediate"
+                f" {'source' if direction == 'forward' else 'target'}; {inner!r} is"
+                f" {_role(graph, inner)}"
+            )
+        if source == target or not nx.has_path(graph.nx, source, target):  # fill-in needs a path
+            raise InputError(f"{option} item {_short(item)}: no edge {source} -> {target}")
+        sequence.append((direction, (source, target)))
+    return sequence
+
+
+def method_options(graph: DGraph, method: str, order: str | None) -> dict[str, Any]:
+    """The ``--order`` of methods ``vertex`` (intermediates ``v1,v2``) and ``edges``
+    (``f:i>j,b:k>l``) as their keyword options, checked against ``graph``."""
+    if order is None:
+        return {}
+    if method == "vertex":
+        intermediates = graph.intermediates
+        return {"order": vertex_list(graph, order, "--order", intermediates, "an intermediate")}
+    if method == "edges":
+        return {"sequence": edge_sequence(graph, order)}
+    raise InputError(f"--order applies to methods vertex and edges, not {method!r}")
+
+
+def cut_list(graph: DGraph, text: str, option: str = "--cuts") -> list[list[str]]:
+    """Cuts ``a,b;c,d`` of intermediates of ``graph``, from the outputs down, none empty
+    and no vertex in two of them."""
+    cuts = [
+        vertex_list(graph, cut, f"{option} (cut {k})", graph.intermediates, "an intermediate")
+        for k, cut in enumerate(text.split(";"), start=1)
+    ]
+    _no_repeats([v for cut in cuts for v in cut], option)
+    return cuts
+
+
+def _known(graph: DGraph, v: str, option: str) -> None:
+    if v not in graph:
+        raise InputError(f"{option}: unknown vertex {_short(v)}")
+
+
+def _role(graph: DGraph, v: str) -> str:
+    return {"input": "an input", "output": "an output"}.get(graph.role(v), "an intermediate")
+
+
+def _no_repeats(items: list[str], option: str) -> None:
+    seen: set[str] = set()
+    for item in items:
+        if item in seen:
+            raise InputError(f"{option}: {item!r} is listed twice")
+        seen.add(item)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """``text`` quoted, cut to ``limit`` characters: messages stay one short line."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")

@@ -18,7 +18,9 @@ from .cli import _cost_line, _graph_summary, compare_report
 from .codegen.generate import generate
 from .codegen.python import load_python
 from .core.builders import bundled
+from .core.files import staged
 from .core.graph import vertex_symbol
+from .errors import InputError
 from .methods import compare
 from .render.dot import render
 
@@ -53,25 +55,33 @@ def _code_agreement(graph, module, points: int = 5, seed: int = 1) -> float:
     return float(np.max(np.abs(ours - theirs) / (1 + np.abs(theirs))))
 
 
+def _make_directory(out: Path) -> Path:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{out}: cannot create the directory ({exc.strerror or exc})") from None
+    return out
+
+
 def demo(out: Path, as_json: bool = False) -> int:
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out}: cannot write in it (not a directory)")
     graph = bundled(DEMO_GRAPH)
     comparison = compare(graph)
     best = comparison.results[comparison.best]
     error = _sympy_agreement(graph, best)
-    out.mkdir(parents=True, exist_ok=True)
-    files = [
-        render(graph, out / "graph.svg"),
-        render(graph, out / "graph.dot"),
-        render(graph, out / "graph-dependence.svg", "dependence"),
-    ]
-    (out / "best.tex").write_text(best.to_latex() + "\n")
-    (out / "best.txt").write_text(best.to_text() + "\n")
-    (out / "compare.json").write_text(json.dumps(comparison.to_dict(), indent=1) + "\n")
-    files += [out / "best.tex", out / "best.txt", out / "compare.json"]
     code = generate(graph, "python", comparison.best, modes=("jacobian", "jvp", "vjp"))
-    (out / "jacobian.py").write_text(code.text)
-    files.append(out / "jacobian.py")
     code_error = _code_agreement(graph, load_python(code.text))
+    with staged(_make_directory(out)) as temporary:  # every file or none
+        render(graph, temporary / "graph.svg")
+        render(graph, temporary / "graph.dot")
+        render(graph, temporary / "graph-dependence.svg", "dependence")
+        (temporary / "best.tex").write_text(best.to_latex() + "\n")
+        (temporary / "best.txt").write_text(best.to_text() + "\n")
+        (temporary / "compare.json").write_text(json.dumps(comparison.to_dict(), indent=1) + "\n")
+        (temporary / "jacobian.py").write_text(code.text)
+    names = ("graph.svg", "graph.dot", "graph-dependence.svg", "best.tex", "best.txt")
+    files = [out / name for name in (*names, "compare.json", "jacobian.py")]
     ok = (
         all(es.verified for es in comparison.results.values())
         and error < 1e-10

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .core.expressions import ExpressionSet
+from .core.expressions import ExpressionSet, price
 from .core.graph import DGraph
 from .dominance.dstar import dstar
 from .dominance.umbrella_method import umbrella
@@ -108,7 +108,7 @@ register(
 )
 register(
     "best",
-    lambda g, budget=None, **_: best(g, budget),
+    lambda g, budget=None, seed=0, candidates=(), **_: best(g, budget, seed, candidates),
     summary="the cheapest verified result of a portfolio of exact and heuristic searches",
 )
 register(
@@ -160,8 +160,11 @@ def accumulate(
         raise DGraphError(f"unknown method {method!r}; available: {', '.join(METHODS)}")
     t0 = time.perf_counter()
     es = spec.run(graph, **options)
-    es.info["seconds"] = round(time.perf_counter() - t0, 4)
-    if verify and not es.verified:  # best verifies its winner within its budget
+    seconds = round(time.perf_counter() - t0, 4)
+    # the same expressions with their time; best's winner keeps the verification it got
+    # within its budget
+    es = es._relabeled(es.method, {**es.info, "seconds": seconds})
+    if verify and not es.verified:
         es.verify()
     return es
 
@@ -175,13 +178,17 @@ class Comparison:
     skipped: dict[str, str] = field(default_factory=dict)
 
     @property
-    def best(self) -> str | None:
+    def cheapest(self) -> ExpressionSet | None:
+        """The cheapest verified result, as ``best`` ranks: fewest effective, then
+        structural multiplications, then the earliest in the table."""
         verified = [es for es in self.results.values() if es.verified]
-        return (
-            min(verified, key=lambda es: (es.mults, es.mults_effective)).method
-            if verified
-            else None
-        )
+        return min(verified, key=price) if verified else None
+
+    @property
+    def best(self) -> str | None:
+        """The method of :attr:`cheapest`."""
+        cheapest = self.cheapest
+        return None if cheapest is None else cheapest.method
 
     @property
     def lower_bound(self) -> tuple[int, str] | None:
@@ -212,15 +219,17 @@ class Comparison:
         return None if es is None else es.info["lower_bounds"].get(ANY_ELIMINATION)
 
     def rows(self) -> list[dict[str, Any]]:
-        """Per method: its summary, ``gap`` to the cheapest verified method and
-        ``to_bound``, its distance from the lower bound (negative: a method outside the
-        family the bound covers, such as D* below a vertex-elimination bound)."""
-        cheapest = min((es.mults for es in self.results.values() if es.verified), default=None)
+        """Per method: its summary, ``gap``, its structural mults minus those of the
+        cheapest verified result (:attr:`cheapest`; negative: fewer structural but more
+        effective multiplications), and ``to_bound``, its distance from the lower bound
+        (negative: a method outside the family the bound covers, such as D* below a
+        vertex-elimination bound)."""
+        cheapest = self.cheapest
         bound = self.lower_bound
         rows = [
             {
                 **es.summary(),
-                "gap": es.mults - cheapest if cheapest is not None else None,
+                "gap": es.mults - cheapest.mults if cheapest is not None else None,
                 "to_bound": es.mults - bound[0] if bound else None,
             }
             for es in self.results.values()
@@ -254,13 +263,24 @@ class Comparison:
 
 
 def compare(
-    graph: DGraph, methods: list[str] | None = None, budget: float | None = None
+    graph: DGraph,
+    methods: list[str] | None = None,
+    budget: float | None = None,
+    seed: int = 0,
 ) -> Comparison:
-    """Run ``methods`` (default: :data:`COMPARED`); exact ones too large are skipped."""
+    """Run ``methods`` (default: :data:`COMPARED`); exact ones too large are skipped.
+    ``best`` runs last, the other results among its candidates, so it is never more
+    expensive than any of them; the rows keep the order of ``methods``."""
+    names = list(dict.fromkeys(methods or COMPARED))
     comparison = Comparison(graph)
-    for name in methods or COMPARED:
+    for name in sorted(names, key=lambda name: name == "best"):
+        options: dict[str, Any] = {"budget": budget}
+        if name == "best":
+            options.update(seed=seed, candidates=list(comparison.results.values()))
         try:
-            comparison.results[name] = accumulate(graph, name, budget=budget)
+            comparison.results[name] = accumulate(graph, name, **options)
         except SearchTooLarge as exc:
             comparison.skipped[name] = str(exc)
+    comparison.results = {n: comparison.results[n] for n in names if n in comparison.results}
+    comparison.skipped = {n: comparison.skipped[n] for n in names if n in comparison.skipped}
     return comparison

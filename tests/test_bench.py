@@ -12,7 +12,7 @@ from dgraph.core.costs import scalar_op_counts
 
 
 def test_chebyshev_is_chebyshev():
-    x = sympy.Symbol("x")
+    x = sympy.Symbol("x", real=True)
     g = chebyshev(7)
     (value,) = (g.values()[y] for y in g.outputs)
     assert sympy.expand(value - sympy.chebyshevt(7, x)) == 0
@@ -22,7 +22,7 @@ def test_spherical_harmonics_are_orthonormal_real_harmonics():
     g = spherical_harmonics(3)
     assert len(g.outputs) == 9 - 1  # Y_1_m1 .. all but the constant Y_0_0
     values = g.values()
-    x, y, z = sympy.symbols("x y z")
+    x, y, z = sympy.symbols("x y z", real=True)
     fns = [sympy.lambdify((x, y, z), values[o], "numpy") for o in g.outputs]
     # Monte Carlo on the unit sphere: the Gram matrix is close to the identity
     rng = np.random.default_rng(1)

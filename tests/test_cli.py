@@ -214,7 +214,7 @@ def test_missing_file_and_bad_options(capsys, tmp_path):
     code, _, err = run(capsys, "accumulate", str(tmp_path / "nope.json"))
     assert code == 2 and "file not found" in err and err.count("\n") == 1
     code, _, err = run(capsys, "accumulate", SIN, "--method", "nonsense")
-    assert code == 2 and "unknown method 'nonsense'" in err
+    assert code == 2 and "invalid choice: 'nonsense'" in err and err.count("\n") == 1
     code, _, err = run(capsys, "accumulate", SIN, "--budget", "soon")
     assert code == 2 and "--budget" in err and err.count("\n") == 1
     code, _, err = run(capsys, "frobnicate")
@@ -260,3 +260,21 @@ def test_demo_prints_a_comparison_and_writes_diagrams(tmp_path):
     compare = json.loads((tmp_path / "compare.json").read_text())
     mults = {row["method"]: row["mults"] for row in compare["methods"] if "mults" in row}
     assert mults[compare["best"]] == min(mults.values()) == 28
+
+
+def test_passive_vertices_are_folded_with_a_note_on_stderr(capsys, tmp_path):
+    path = _bad(
+        tmp_path,
+        "passive.json",
+        json.dumps(
+            {
+                "inputs": ["x"],
+                "outputs": ["y"],
+                "vertices": [{"id": "c", "expr": "2*pi"}, {"id": "y", "expr": "c*x"}],
+                "edges": [{"source": "c", "target": "y"}, {"source": "x", "target": "y"}],
+            }
+        ),
+    )
+    code, out, err = run(capsys, "accumulate", path, "-m", "forward", "--json")
+    assert code == 0 and json.loads(out)["verified"] is True
+    assert err == "dgraph: note: c: no input reaches it; its value 2*pi is folded into y\n"

@@ -72,8 +72,8 @@ def test_markowitz_breaks_ties_by_evaluation_order(sin_graph):
 
 
 def test_reverse_and_forward_orders(sin_graph):
-    assert dgraph.accumulate(sin_graph, "forward").info["order"] == ["v1", "v2"]
-    assert dgraph.accumulate(sin_graph, "reverse").info["order"] == ["v2", "v1"]
+    assert dgraph.accumulate(sin_graph, "forward").info["order"] == ("v1", "v2")
+    assert dgraph.accumulate(sin_graph, "reverse").info["order"] == ("v2", "v1")
 
 
 def test_edge_sequences_forward_and_backward(sin_graph):

@@ -85,7 +85,7 @@ def test_inlining_preserves_costs(discrepancy_graph):
 # -- verification catches what is wrong --------------------------------------------------------
 
 
-@pytest.mark.parametrize("mode", ["exact", "random-matrix"])
+@pytest.mark.parametrize("mode", ["exact", "random-point"])
 def test_verification_accepts_bauer(sin_graph, sin_symbols, mode):
     s = sin_symbols
     es = _set(
@@ -99,7 +99,7 @@ def test_verification_accepts_bauer(sin_graph, sin_symbols, mode):
     assert result.ok and result.mode == mode
 
 
-@pytest.mark.parametrize("mode", ["exact", "random-matrix"])
+@pytest.mark.parametrize("mode", ["exact", "random-point"])
 @pytest.mark.parametrize(
     ("entry", "why"),
     [
@@ -132,14 +132,14 @@ def test_verification_rejects_structural_faults(sin_graph, sin_symbols):
     assert not undefined.verified
 
 
-def test_random_matrix_mode_above_the_exact_limit(monkeypatch):
+def test_random_point_mode_above_the_exact_limit(monkeypatch):
     from dgraph.bench.suite import chebyshev
 
     g = chebyshev(12)
     assert dgraph.count_paths(g) > 50
     monkeypatch.setattr("dgraph.core.verify.EXACT_PATH_LIMIT", 50)
     es = dgraph.accumulate(g, "reverse")
-    assert es.verified and es.verification.mode == "random-matrix"
+    assert es.verified and es.verification.mode == "random-point"
     assert EXACT_PATH_LIMIT == 20_000
 
 
@@ -154,7 +154,7 @@ def test_verified_is_false_until_checked(sin_graph):
 
 def test_substitute_gives_the_gradient(sin_graph):
     es = dgraph.accumulate(sin_graph, "markowitz")
-    x0, x1 = sympy.symbols("x0 x1")
+    x0, x1 = sympy.symbols("x0 x1", real=True)  # vertex symbols are real
     got = es.substitute()
     assert sympy.simplify(got[("y", "x0")] - sympy.sin(x1) ** 2) == 0
     assert sympy.simplify(got[("y", "x1")] - 2 * x0 * sympy.sin(x1) * sympy.cos(x1)) == 0

@@ -10,6 +10,7 @@ import sympy
 from hypothesis import given
 
 import dgraph
+from dgraph.core.graph import vertex_symbol
 from dgraph.core.paths import path_counts
 from dgraph.errors import GraphError, InputError
 
@@ -25,7 +26,7 @@ def test_trace_builds_naumann_sin(sin_graph):
     assert sorted(g.edges()) == sorted(
         [("x1", "v1"), ("x0", "v2"), ("v1", "v2"), ("v1", "y"), ("v2", "y")]
     )
-    x0, x1, _v1, v2 = sympy.symbols("x0 x1 v1 v2")
+    x0, x1, _v1, v2 = sympy.symbols("x0 x1 v1 v2", real=True)
     assert g.partial("x1", "v1") == sympy.cos(x1)
     assert g.partial("v1", "y") == v2
     assert g.symbol("x0", "v2") == sympy.Symbol("d_v2_x0", commutative=False)
@@ -86,7 +87,7 @@ def test_json_labels_without_exprs(discrepancy_graph):
         }
     )
     g = dgraph.from_json(text)
-    assert g.partial("x", "v") == sympy.cos(sympy.Symbol("x"))
+    assert g.partial("x", "v") == sympy.cos(vertex_symbol("x"))
     assert g.expr("v") is None
     assert dgraph.from_json(g.to_json()) == g
     assert dgraph.from_json(discrepancy_graph.to_json()) == discrepancy_graph
@@ -109,7 +110,7 @@ def test_statement_granularity():
     assert g.intermediates == ["v1", "v2"]
     g = dgraph.from_trace("inputs: a, b\noutputs: y\ny = sin(a*b) + a", granularity="statement")
     assert g.intermediates == []
-    a, b = sympy.symbols("a b")
+    a, b = sympy.symbols("a b", real=True)
     assert g.partial("a", "y") == b * sympy.cos(a * b) + 1
 
 
@@ -136,7 +137,7 @@ def test_binary_graphs_compute_the_same_function(name):
     elemental, binary = REAL_WORLD[name](), REAL_WORLD[name](binary=True)
     assert len(binary.intermediates) > len(elemental.intermediates)
     assert all(len(binary.predecessors(v)) <= 2 for v in binary)
-    point = {sympy.Symbol(x): 0.3 + 0.1 * k for k, x in enumerate(elemental.inputs)}
+    point = {vertex_symbol(x): 0.3 + 0.1 * k for k, x in enumerate(elemental.inputs)}
     for y in elemental.outputs:
         want = float(elemental.values()[y].evalf(subs=point))
         assert float(binary.values()[y].evalf(subs=point)) == pytest.approx(want, rel=1e-12)
@@ -165,7 +166,7 @@ def test_reassignment_is_single_assignment():
     assert g.inputs == ["x"]
     assert g.outputs == ["x_out"]
     assert g.intermediates == ["x_2"]
-    assert g.values()[g.outputs[0]] == sympy.sin(sympy.Symbol("x")) ** 2
+    assert g.values()[g.outputs[0]] == sympy.sin(vertex_symbol("x")) ** 2
 
 
 def test_from_function_and_from_sympy():
@@ -188,7 +189,7 @@ def test_load_python_function(tmp_path):
 @given(programs())
 def test_traced_jacobian_matches_sympy(g):
     values = g.values()
-    xs = [sympy.Symbol(x) for x in g.inputs]
+    xs = [vertex_symbol(x) for x in g.inputs]
     jac = sympy.Matrix([values[y] for y in g.outputs]).jacobian(xs)
     f = sympy.lambdify(xs, jac, "numpy")
     es = dgraph.accumulate(g, "markowitz")
@@ -238,7 +239,36 @@ def _json(**kw):
             "output 'y' has an out-edge",
         ),
         (_json(edges=[{"source": "x", "target": "y"}, {"source": "x", "target": "v"}]), "dangling"),
-        (_json(edges=[{"source": "q", "target": "y"}, {"source": "x", "target": "y"}]), "dangling"),
+        (
+            _json(edges=[{"source": "x", "target": "y", "label": "z*x"}]),
+            "unknown name 'z'",
+        ),
+        (
+            _json(
+                vertices=[{"id": "v", "expr": "sin(x)"}],
+                edges=[
+                    {"source": "x", "target": "v"},
+                    {"source": "v", "target": "y", "label": "x*v"},
+                ],
+            ),
+            "not an argument of 'y'",
+        ),
+        (_json(edges=[{"source": "x", "target": "y", "label": 1e999}]), "Infinity is not a number"),
+        (_json(edges=[{"source": "x", "target": "y", "label": "1e999"}]), "beyond a double"),
+        (_json(edges=[{"source": "x", "target": "y", "label": "x/0"}]), "not finite"),
+        (_json(edges=[{"source": "x", "target": "y", "label": "I*x"}]), "unknown name 'I'"),
+        (_json(edges=[{"source": "x", "target": "y", "label": "sqrt(-1)*x"}]), "complex"),
+        (_json(edges=[{"source": "x", "target": "y", "label": True}]), "string or a number"),
+        (_json(edges=[{"source": "x", "target": "y", "label": [1]}]), "string or a number"),
+        (_json(edges=[{"source": "x", "target": "y", "label": "@"}]).replace('"@"', "NaN"), "NaN"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        (
+            _json(
+                vertices=[{"id": "y", "expr": "x**2"}],
+                edges=[{"source": "x", "target": "y", "label": "3"}],
+            ),
+            "edge x -> y: the label 3 is not dy/dx = 2*x",
+        ),
         (_json(inputs=[]), "no inputs"),
         (_json(outputs=[]), "no outputs"),
         ('{"format": "dgraph/1", "inputs": ["x"]', "invalid JSON"),
@@ -291,3 +321,108 @@ def test_edge_symbol_collisions_are_refused():
     g.add_edge("a_b", "c")  # d_c_a_b
     with pytest.raises(GraphError, match="share the symbol"):
         g.add_edge("b", "c_a")  # d_c_a_b again
+
+
+def test_labels_agreeing_with_their_expressions_are_kept():
+    g = dgraph.from_json(
+        _json(
+            vertices=[{"id": "y", "expr": "x**2*sin(x)"}],
+            edges=[{"source": "x", "target": "y", "label": "x*(2*sin(x) + x*cos(x))"}],
+        )
+    )
+    x = vertex_symbol("x")
+    assert g.partial("x", "y") == x * (2 * sympy.sin(x) + x * sympy.cos(x))
+
+
+def test_a_wrong_label_is_caught_by_verification_too():
+    from dgraph.core.labels import label_mismatch
+
+    g = dgraph.DGraph()
+    g.add_vertex("x", "input")
+    g.add_vertex("y", "output", "x**2")
+    g.add_edge("x", "y", 3)
+    assert "is not dy/dx" in label_mismatch(g, "x", "y")
+    es = dgraph.accumulate(g, "forward")
+    assert not es.verified and es.verification.mode == "labels"
+    assert "edge x -> y: the label 3 is not dy/dx" in es.verification.detail
+
+
+def test_passive_vertices_are_folded_with_a_note():
+    g = dgraph.from_json(
+        _json(
+            vertices=[
+                {"id": "c", "expr": "2*pi"},
+                {"id": "d", "expr": "c**2"},
+                {"id": "y", "expr": "d*x"},
+            ],
+            edges=[
+                {"source": "c", "target": "d"},
+                {"source": "d", "target": "y"},
+                {"source": "x", "target": "y"},
+            ],
+        )
+    )
+    assert g.intermediates == [] and g.n_edges == 1
+    assert g.expr("y") == 4 * sympy.pi**2 * vertex_symbol("x")
+    assert g.partial("x", "y") == 4 * sympy.pi**2
+    assert any(n.startswith("c: no input reaches it") for n in g.notes)
+    es = dgraph.accumulate(g, "forward")
+    assert es.verified
+    assert es.evaluate([1.0])[0, 0] == pytest.approx(4 * np.pi**2)
+
+
+def test_a_passive_vertex_without_a_value_cannot_be_used():
+    text = _json(
+        vertices=[{"id": "y", "expr": "c*x"}],
+        edges=[{"source": "c", "target": "y"}, {"source": "x", "target": "y"}],
+    )
+    with pytest.raises(GraphError, match="'c', which no input reaches"):
+        dgraph.from_json(text)
+    # without expressions the passive edge is simply dropped
+    g = dgraph.from_json(
+        _json(edges=[{"source": "q", "target": "y"}, {"source": "x", "target": "y"}])
+    )
+    assert g.edges() == [("x", "y")] and "q" not in g
+
+
+def test_vertex_symbols_are_real():
+    g = dgraph.from_trace("inputs: u, w\noutputs: y\ny = Abs(u) + Max(u, w)")
+    u = vertex_symbol("u")
+    assert u.is_real
+    partials = {g.partial(p, s) for p, s in g.edges()}
+    assert sympy.sign(u) in partials
+    assert not any(p.has(sympy.re, sympy.im, sympy.Derivative) for p in partials)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'y = x*__import__("os").system("touch PWNED")',
+        "y = x.__class__",
+        "y = x[0]",
+        "y = eval(x)",
+        "y = (lambda: x)()",
+    ],
+)
+def test_trace_text_is_never_executed(text, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError):
+        dgraph.from_trace(f"inputs: x\noutputs: y\n{text}")
+    with pytest.raises(InputError):
+        dgraph.from_json(
+            _json(edges=[{"source": "x", "target": "y", "label": text.partition("= ")[2]}])
+        )
+    with pytest.raises((InputError, GraphError)):
+        dgraph.DGraph().add_vertex("y", "output", text.partition("= ")[2])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_json_round_trip_keeps_every_digit():
+    g = dgraph.from_trace("inputs: x\noutputs: y\ny = 0.1*x**3 + 0.30000000000000004*x + 1e-300")
+    h = dgraph.from_json(g.to_json())
+    assert h == g
+    floats = sorted(
+        float(f) for v in h.vertices if h.expr(v) is not None for f in h.expr(v).atoms(sympy.Float)
+    )
+    assert floats == [1e-300, 0.1, 0.30000000000000004]
+    assert "0.30000000000000004" in g.to_json()

@@ -11,8 +11,10 @@ import argparse
 import json
 from typing import Any
 
+from ..cliargs import cut_list, load_graph, output_path, write_atomic
 from ..core.builders.trace import GRANULARITIES
-from ..errors import DGraphError
+from ..errors import DGraphError, InputError
+from .bridge import ELIMINATION_METHODS
 from .dynamic import (
     ChainSolution,
     homogeneous_adjoint,
@@ -25,9 +27,16 @@ from .notation import tree_text
 from .problem import ChainProblem, random_problem, read_problem
 from .reference import reference_solve
 
-__all__ = ["add_arguments", "report", "result", "run"]
+__all__ = ["MAX_FACTORS", "add_arguments", "check_size", "report", "result", "run"]
 
 _LISTED = 20  # factors and table rows listed in the readable report without --table
+
+# What the O(q³) table solves in seconds (measured: q = 500 in about 3 s with 64-bit
+# integers; Python integers, needed once sizes and edge counts get large, are ~10x slower).
+MAX_FACTORS = 500
+MAX_FACTORS_BIG = 100
+MAX_ENTRY = 10**15
+MAX_RANDOM_SIZE = 10**4  # with q <= MAX_FACTORS the table stays in 64-bit integers
 
 
 def _nonnegative(text: str) -> int:
@@ -61,12 +70,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--granularity", choices=GRANULARITIES, default="elemental")
     g.add_argument(
         "--methods",
-        help="elimination methods to compare (default: forward,reverse,"
-        "markowitz,layers; 'none' for none)",
+        help="elimination methods to compare (default: "
+        f"{','.join(ELIMINATION_METHODS)}; 'none' for none)",
     )
     r = p.add_argument_group("a random instance (instead of PROBLEM)")
-    r.add_argument("--random", type=_positive, metavar="Q", help="number of factors")
-    r.add_argument("--size", type=_positive, default=10, help="sizes in [1, SIZE] (default 10)")
+    r.add_argument(
+        "--random", type=_positive, metavar="Q", help=f"number of factors (<= {MAX_FACTORS})"
+    )
+    r.add_argument(
+        "--size",
+        type=_positive,
+        default=10,
+        help=f"sizes in [1, SIZE] (default 10, at most {MAX_RANDOM_SIZE})",
+    )
     r.add_argument("--seed", type=_nonnegative, help="random seed")
 
 
@@ -141,16 +157,18 @@ def report(problem: ChainProblem, memory: int | None, everything: bool = False) 
 
 
 def _graph_problem(args: argparse.Namespace) -> tuple[ChainProblem, dict[str, Any]]:
-    from ..core.builders import load
-    from .bridge import ELIMINATION_METHODS, compare_with_elimination
+    from .bridge import compare_with_elimination
 
-    graph = load(args.graph, args.granularity)
-    cuts = None
-    if args.cuts:
-        cuts = [[v.strip() for v in cut.split(",") if v.strip()] for cut in args.cuts.split(";")]
+    graph = load_graph(args)
+    cuts = cut_list(graph, args.cuts) if args.cuts else None
     methods = list(ELIMINATION_METHODS)
-    if args.methods:
-        methods = [] if args.methods == "none" else [m.strip() for m in args.methods.split(",")]
+    if args.methods is not None and args.methods != "none":
+        methods = [m.strip() for m in args.methods.split(",")]
+        if not all(methods):
+            raise InputError(f"--methods: an empty name in {args.methods[:60]!r}")
+        for given in ("vertex", "edges"):
+            if given in methods:
+                raise InputError(f"--methods: {given!r} replays a given order; chain has none")
     compared = compare_with_elimination(graph, cuts, args.memory, methods)
     stages = compared["stages"]
     extra = {
@@ -162,12 +180,34 @@ def _graph_problem(args: argparse.Namespace) -> tuple[ChainProblem, dict[str, An
     return stages.problem, extra
 
 
+def check_size(problem: ChainProblem) -> None:
+    """Refuse, in one line, a problem the dynamic program cannot solve in seconds."""
+    if max(*problem.m, *problem.n, *problem.edges) > MAX_ENTRY:
+        raise InputError(f"chain: sizes and edge counts must be at most {MAX_ENTRY:.0e}")
+    size = max(*problem.m, *problem.n)
+    big = 2 * size * problem.total_edges + size**3 + 1 >= 2**61  # as dynamic._dtype decides
+    limit = MAX_FACTORS_BIG if big else MAX_FACTORS
+    if problem.q > limit:
+        why = " with sizes this large" if big else ""
+        raise InputError(
+            f"chain: q = {problem.q} factors exceed the limit of {limit}{why}"
+            " (the dynamic program takes O(q³) time)"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     sources = [s for s in (args.problem, args.graph, args.random) if s is not None]
     if len(sources) != 1:
         raise DGraphError("dgraph chain: give exactly one of PROBLEM, --graph or --random")
     if args.graph is None and (args.cuts or args.methods):
         raise DGraphError("dgraph chain: --cuts and --methods apply to --graph")
+    if args.random is None and args.size != 10:
+        raise DGraphError("dgraph chain: --size applies to --random")
+    if args.random is not None and args.random > MAX_FACTORS:
+        raise InputError(f"--random: at most {MAX_FACTORS} factors, got {args.random}")
+    if args.size > MAX_RANDOM_SIZE:
+        raise InputError(f"--size: at most {MAX_RANDOM_SIZE}, got {args.size}")
+    write = output_path(args.write) if args.write else None
     extra: dict[str, Any] = {}
     if args.graph is not None:
         problem, extra = _graph_problem(args)
@@ -175,12 +215,9 @@ def run(args: argparse.Namespace) -> int:
         problem = random_problem(args.random, args.size, args.seed)
     else:
         problem = read_problem(args.problem)
-    if args.write:
-        try:
-            with open(args.write, "w") as out:
-                out.write(problem.to_text())
-        except OSError as exc:
-            raise DGraphError(f"{args.write}: {exc.strerror or exc}") from None
+    check_size(problem)
+    if write is not None:
+        write_atomic(write, problem.to_text())
     if args.json:
         print(json.dumps({**result(problem, args.memory), **extra}))
         return 0

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.files import read_text
 from ..errors import InputError
 
 __all__ = [
@@ -96,13 +97,19 @@ def _mismatch(i: int, n: int, m_before: int) -> str:
 
 
 def _integers(text: str, count: int, what: str) -> list[int]:
+    """``count`` integers of at most 18 digits, or an :class:`InputError` quoting (a short
+    part of) the line."""
     fields = text.split()
+    quoted = repr(text.strip()) if len(text.strip()) <= 60 else repr(text.strip()[:60] + "...")
     if len(fields) != count:
-        raise ValueError(f"expected {what}, got {text.strip()!r}")
+        raise InputError(f"expected {what}, got {quoted}")
     try:
-        return [int(f) for f in fields]
+        numbers = [int(f) for f in fields]
     except ValueError:
-        raise ValueError(f"expected {what} as integers, got {text.strip()!r}") from None
+        raise InputError(f"expected {what} as integers, got {quoted}") from None
+    if any(abs(x) >= 10**18 for x in numbers):
+        raise InputError(f"expected {what} as integers below 10^18, got {quoted}")
+    return numbers
 
 
 def parse_problem(text: str, source: str = "<problem>") -> ChainProblem:
@@ -123,7 +130,7 @@ def parse_problem(text: str, source: str = "<problem>") -> ChainProblem:
     number, line = lines[0]
     try:
         (q,) = _integers(line, 1, "the number of factors q")
-    except ValueError as exc:
+    except InputError as exc:
         raise InputError(f"{source}: line {number}: {exc}") from None
     if q < 1:
         raise InputError(f"{source}: line {number}: the chain is empty (q = {q})")
@@ -133,7 +140,7 @@ def parse_problem(text: str, source: str = "<problem>") -> ChainProblem:
             raise InputError(f"{source}: line {number}: more than q = {q} factors")
         try:
             m, n, e = _integers(line, 3, "'m n |E|'")
-        except ValueError as exc:
+        except InputError as exc:
             raise InputError(f"{source}: line {number}: {exc}") from None
         fault = _factor_fault(k, m, n, e)
         if fault is None and factors and n != factors[-1][0]:
@@ -149,13 +156,7 @@ def parse_problem(text: str, source: str = "<problem>") -> ChainProblem:
 
 def read_problem(path: str | Path) -> ChainProblem:
     """Read a problem file (ADMission text format)."""
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise InputError(f"{path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not a text file") from None
-    return parse_problem(text, str(path))
+    return parse_problem(read_text(path), str(path))
 
 
 def bundled_problem(name: str) -> ChainProblem:
@@ -184,8 +185,8 @@ def random_problem(
     >>> p.q, all(1 <= s <= 4 for s in p.m + p.n)
     (5, True)
     """
-    if q < 1 or max_size < 1:
-        raise InputError(f"random chain: need q >= 1 and max size >= 1, got {q}, {max_size}")
+    if q < 1 or not 1 <= max_size < 2**62:
+        raise InputError(f"random chain: need q >= 1 and 1 <= max size < 2^62, got {q}, {max_size}")
     if seed is not None and seed < 0:
         raise InputError(f"random chain: the seed must be >= 0, got {seed}")
     if edges is not None and not 0 <= edges[0] <= edges[1]:

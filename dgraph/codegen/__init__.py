@@ -3,12 +3,14 @@ or C99, with the baselines users would otherwise reach for (docs/codegen.md).
 
 Modules: :mod:`~dgraph.codegen.program` (what the code computes),
 :mod:`~dgraph.codegen.counting` (one counting rule for every tool),
-:mod:`~dgraph.codegen.python` and :mod:`~dgraph.codegen.c` (printing, loading),
+:mod:`~dgraph.codegen.printing`, :mod:`~dgraph.codegen.python` and :mod:`~dgraph.codegen.c`
+(printing, loading), :mod:`~dgraph.codegen.check` (the printed code run against the graph),
 :mod:`~dgraph.codegen.generate` (graph to file), :mod:`~dgraph.codegen.compare`
 (sympy, CasADi, JAX), :mod:`~dgraph.codegen.command` (``dgraph codegen``).
 """
 
 from .c import c_source, load_c
+from .check import CodeCheck, check_generated
 from .counting import Ops, count_ops
 from .generate import Generated, generate
 from .program import (
@@ -22,11 +24,13 @@ from .program import (
 from .python import load_python, python_module
 
 __all__ = [
+    "CodeCheck",
     "Generated",
     "Ops",
     "Program",
     "c_source",
     "cheapest_jacobian",
+    "check_generated",
     "count_ops",
     "generate",
     "jacobian_program",

@@ -12,7 +12,9 @@ Layout of the generated file (also written in its header comment):
 - every function ``f`` has ``f_batch(long count, ...)`` over ``count`` points stored one
   after another; ``dgraph_n``, ``dgraph_m``, ``dgraph_nnz`` give the sizes.
 
-Expressions are printed by sympy's ``C99CodePrinter``. :func:`load_c` compiles the text
+Expressions are printed by sympy's ``C99CodePrinter``, numbers as doubles once they do not
+fit a 32-bit int (:mod:`dgraph.codegen.printing`), ``sign``, ``Heaviside`` and ``Piecewise``
+as comparisons and conditional expressions on one line. :func:`load_c` compiles the text
 with the system compiler and loads it with ctypes.
 """
 
@@ -31,7 +33,7 @@ import sympy
 from sympy.printing.c import C99CodePrinter
 
 from ..errors import DGraphError
-from .printing import PowersAsProducts
+from .printing import NumbersAsDoubles, PowersAsProducts, printed
 from .program import Program
 
 __all__ = ["CModule", "c_source", "load_c"]
@@ -45,15 +47,46 @@ _PARAMETERS = {  # function -> (argument names, output name)
 }
 
 
-class _Printer(PowersAsProducts, C99CodePrinter):
+class _Printer(NumbersAsDoubles, PowersAsProducts, C99CodePrinter):
     one = "1.0"
     sqrt = "sqrt"
 
+    def _print_sign(self, expr: sympy.Expr) -> str:
+        arg = self._print(expr.args[0])
+        return f"((double)(({arg} > 0) - ({arg} < 0)))"
 
-def _print(printer: _Printer, expr: sympy.Expr) -> str:
-    text = printer.doprint(expr)
+    def _print_Heaviside(self, expr: sympy.Expr) -> str:
+        """H(0) is sympy's second argument (1/2 unless given)."""
+        arg = self._print(expr.args[0])
+        at_zero = self._print(expr.args[1]) if len(expr.args) > 1 else "0.5"
+        return f"(({arg}) < 0 ? 0.0 : (({arg}) > 0 ? 1.0 : {at_zero}))"
+
+    def _print_Piecewise(self, expr: sympy.Piecewise) -> str:
+        """Nested conditional expressions; NAN where no condition holds (as sympy)."""
+        text = "NAN"
+        for value, condition in reversed(expr.args):
+            if condition == sympy.true:
+                text = self._print(value)
+            else:
+                text = f"(({self._print(condition)}) ? ({self._print(value)}) : ({text}))"
+        return text
+
+    def _print_BooleanTrue(self, expr: sympy.Basic) -> str:
+        return "1"
+
+    def _print_BooleanFalse(self, expr: sympy.Basic) -> str:
+        return "0"
+
+
+def _print(printer: _Printer, expr: sympy.Expr, function: str) -> str:
+    """One expression of the generated ``function``; a one-line DGraphError when C has no
+    equivalent of some part of it."""
+    where = f"the generated {function}() in C"
+    text = printed(printer.doprint, expr, where)
     if printer._not_supported:
-        raise DGraphError(f"cannot print {sorted(map(str, printer._not_supported))[0]} in C")
+        culprit = sorted(map(str, printer._not_supported))[0]
+        printer._not_supported.clear()
+        raise DGraphError(f"{where}: cannot print {culprit}")
     return text
 
 
@@ -111,8 +144,7 @@ def c_source(
     for name, program in programs.items():
         ops = program.ops
         lines.append(
-            f" * {name}: {ops.mults} mults, {ops.adds} adds, {ops.divs} divs, {ops.calls} calls"
-            + (f" (method {program.method})" if program.method else "")
+            f" * {name}: {ops}" + (f" (method {program.method})" if program.method else "")
         )
     lines += [" */", "#include <math.h>", "#include <string.h>", ""]
     lines += [f"const int dgraph_n = {n};", f"const int dgraph_m = {m};"]
@@ -149,14 +181,14 @@ def _function(printer: _Printer, program: Program, name: str, n: int, flat: bool
     )
     for a, symbols in program.arguments:
         lines += [f"    const double {s} = {a}[{k}];" for k, s in enumerate(symbols) if s in used]
-    lines += [f"    const double {s} = {_print(printer, e)};" for s, e in program.assignments]
+    lines += [f"    const double {s} = {_print(printer, e, name)};" for s, e in program.assignments]
     size = 1
     for d in program.shape:
         size *= d
     written = {}
     for k, (index, e) in enumerate(program.results):
         flat_index = k if flat else (index[0] * n + index[1] if len(index) == 2 else index[0])
-        written[flat_index] = _print(printer, e)
+        written[flat_index] = _print(printer, e, name)
     zeros = [] if flat else [k for k in range(size) if k not in written]
     if len(zeros) > len(written):  # mostly zeros: clear all, then write the nonzeros
         lines.append(f"    memset({out}, 0, {size}*sizeof(double));")

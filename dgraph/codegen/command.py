@@ -1,4 +1,9 @@
-"""``dgraph codegen GRAPH --lang python|c [--method M] [--mode M] [--sparse] -o FILE``."""
+"""``dgraph codegen GRAPH [--lang python|c] [--method M] [--mode M] [--sparse] -o FILE``.
+
+The file is written only after the generated text ran and agreed with the graph
+(:mod:`dgraph.codegen.check`), and atomically: a temporary file beside it, then a rename,
+so a failure never leaves a partial or unchecked file behind.
+"""
 
 from __future__ import annotations
 
@@ -6,39 +11,60 @@ import argparse
 import json
 from pathlib import Path
 
-from ..cliargs import budget, graph_args
-from ..core.builders import load
-from ..errors import DGraphError
+from ..cliargs import budget, graph_args, load_graph, output_path, write_atomic
+from ..errors import InputError
 from .generate import LANGS, MODES, generate
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["SUFFIXES", "add_arguments", "language", "run"]
+
+SUFFIXES = {".py": "python", ".c": "c", ".h": "c"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     graph_args(p)
     p.add_argument("-o", "--output", required=True, help="file to write (.py or .c)")
     p.add_argument(
-        "--lang", choices=LANGS, help="python (NumPy) or c (C99); default: from the suffix of -o"
+        "--lang",
+        choices=LANGS,
+        help="python (NumPy) or c (C99); default: from the suffix of -o (.py, .c or .h)",
     )
     p.add_argument(
         "--method",
         "-m",
         help="accumulation method, or symbolic (Bauer's formula with sympy's algebra); default:"
-        " the candidate whose program is cheapest",
+        " the deterministic candidate whose program is cheapest",
     )
     p.add_argument("--mode", choices=MODES, default="jacobian", help="function to generate")
     p.add_argument("--sparse", action="store_true", help="also emit the nonzero entries only")
-    p.add_argument("--budget", type=budget, help="seconds for exact searches beyond their limit")
+    p.add_argument(
+        "--budget",
+        type=budget,
+        help="seconds: with --method, for an exact search beyond its limit; without, the"
+        " search 'best' joins the candidates and gets what is left of them once the others"
+        " are built",
+    )
+
+
+def language(output: str, lang: str | None) -> str:
+    """``lang`` when given (any suffix then), else the language of the suffix of ``output``:
+    ``.py`` python, ``.c`` and ``.h`` c; any other suffix is an error."""
+    if lang is not None:
+        return lang
+    suffix = Path(output).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise InputError(
+            f"{output}: cannot tell the language from the suffix {suffix or '(none)'!r}: use"
+            " .py (python), .c or .h (c), or give --lang python|c"
+        )
+    return SUFFIXES[suffix]
 
 
 def run(args: argparse.Namespace) -> int:
-    lang = args.lang or ("c" if args.output.endswith((".c", ".h")) else "python")
-    graph = load(args.graph, args.granularity)
+    output = output_path(args.output)  # refused before any work: a directory, no parent
+    lang = language(args.output, args.lang)
+    graph = load_graph(args)
     generated = generate(graph, lang, args.method, (args.mode,), args.sparse, args.budget)
-    try:
-        Path(args.output).write_text(generated.text)
-    except OSError as exc:
-        raise DGraphError(f"{args.output}: cannot write it ({exc.strerror})") from None
+    write_atomic(output, generated.text)  # only once the check passed
     summary = generated.summary(args.output)
     if args.json:
         print(json.dumps(summary))
@@ -47,9 +73,8 @@ def run(args: argparse.Namespace) -> int:
         f"wrote {args.output} ({lang}): {', '.join(generated.programs)} from method "
         f"{summary['method']}"
     )
-    for name, ops in summary["functions"].items():
-        print(
-            f"  {name}: {ops['mults']} mults, {ops['adds']} adds, {ops['divs']} divs,"
-            f" {ops['calls']} calls"
-        )
+    for name, program in generated.programs.items():
+        print(f"  {name}: {program.ops}")
+    if generated.check is not None:
+        print(generated.check.summary())
     return 0

@@ -11,8 +11,13 @@ and to CasADi's instruction list (:func:`casadi_ops`), and matching what the pri
   the same way and then divide once (``a*b/(c*d)``: 2 mults, 1 div; ``1/c``: 1 div);
 - an integer power x**k costs k - 1 multiplications (it is printed ``(x*x*...)``), and
   x**-k one division more;
-- a division counts as a division and a function call (``sin``, ``sqrt``, a non-integer
-  power) as a call, never as multiplications.
+- a division counts as a division and a function call (``sin``, ``sqrt``, ``abs``, a
+  non-integer power, an integer power beyond :data:`LARGEST_PRODUCT_POWER`) as a call,
+  never as multiplications;
+- a comparison with the selection it makes is one ``compare``: each relation in a
+  ``Piecewise`` condition (``and``/``or`` are free), ``sign``, ``Heaviside``, and each
+  argument of ``Max``/``Min`` beyond the first; every branch of a ``Piecewise`` is
+  counted (NumPy evaluates them all).
 
 This is :func:`dgraph.core.costs.scalar_op_counts` with constants folded and divisors
 multiplied before they divide (what the printed code does).
@@ -21,23 +26,30 @@ multiplied before they divide (what the printed code does).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import sympy
+from sympy.functions.elementary.piecewise import ExprCondPair
+from sympy.logic.boolalg import BooleanFunction
 
 from ..errors import DGraphError
 
-__all__ = ["Ops", "casadi_ops", "count_ops", "fold_constants"]
+__all__ = ["LARGEST_PRODUCT_POWER", "Ops", "casadi_ops", "count_ops", "fold_constants"]
+
+# x**k is printed as k - 1 multiplications up to this |k|, as a call to pow beyond it
+LARGEST_PRODUCT_POWER = 64
 
 
 @dataclass(frozen=True)
 class Ops:
-    """Multiplications, additions, divisions and calls of a program."""
+    """Multiplications, additions, divisions, calls and comparisons of a program."""
 
     mults: int = 0
     adds: int = 0
     divs: int = 0
     calls: int = 0
+    compares: int = 0
 
     def __add__(self, other: Ops) -> Ops:
         return Ops(
@@ -45,14 +57,32 @@ class Ops:
             self.adds + other.adds,
             self.divs + other.divs,
             self.calls + other.calls,
+            self.compares + other.compares,
         )
 
+    @property
+    def total(self) -> int:
+        """Every operation, whatever its kind: the size of a program."""
+        return self.mults + self.adds + self.divs + self.calls + self.compares
+
     def key(self) -> tuple[int, int, int]:
-        """Order programs by multiplications, then divisions and calls, then additions."""
-        return (self.mults, self.divs + self.calls, self.adds)
+        """Order programs by multiplications, then divisions and calls, then additions
+        and comparisons."""
+        return (self.mults, self.divs + self.calls, self.adds + self.compares)
 
     def to_dict(self) -> dict[str, int]:
-        return {"mults": self.mults, "adds": self.adds, "divs": self.divs, "calls": self.calls}
+        return {
+            "mults": self.mults,
+            "adds": self.adds,
+            "divs": self.divs,
+            "calls": self.calls,
+            "compares": self.compares,
+        }
+
+    def __str__(self) -> str:
+        """``"3 mults, 1 adds, 0 divs, 2 calls"``, and the comparisons when there are any."""
+        text = f"{self.mults} mults, {self.adds} adds, {self.divs} divs, {self.calls} calls"
+        return text + (f", {self.compares} compares" if self.compares else "")
 
 
 def fold_constants(expr: sympy.Expr) -> sympy.Expr:
@@ -65,18 +95,31 @@ def fold_constants(expr: sympy.Expr) -> sympy.Expr:
     """
     if expr.is_Number or expr.is_Symbol:
         return expr
+    if not isinstance(expr, sympy.Expr) and not expr.free_symbols:  # true, false
+        return expr
     if not expr.free_symbols:
         value = sympy.N(expr, 17)
         if not value.is_real:
             raise DGraphError(f"constant {expr} is not a real number")
         return sympy.Float(value, 17)
+    return _fold(expr)
+
+
+@lru_cache(maxsize=2**16)
+def _fold(expr: sympy.Basic) -> sympy.Basic:
+    """:func:`fold_constants`, remembered: the program passes fold the same assignments
+    again and again; an expression with nothing to fold is returned as it is."""
     if expr.is_Pow and expr.exp.is_Number:
-        return sympy.Pow(fold_constants(expr.base), expr.exp)
-    return expr.func(*[fold_constants(a) for a in expr.args])
+        base = fold_constants(expr.base)
+        return expr if base is expr.base else sympy.Pow(base, expr.exp)
+    args = [fold_constants(a) for a in expr.args]
+    if all(a is b for a, b in zip(args, expr.args, strict=True)):
+        return expr
+    return expr.func(*args)
 
 
 def _is_integer_power(e: sympy.Expr) -> bool:
-    return e.is_Pow and e.exp.is_Integer
+    return e.is_Pow and e.exp.is_Integer and abs(e.exp) <= LARGEST_PRODUCT_POWER
 
 
 def count_ops(exprs: list[sympy.Expr]) -> Ops:
@@ -85,10 +128,22 @@ def count_ops(exprs: list[sympy.Expr]) -> Ops:
 
     >>> a, b, c = sympy.symbols("a b c")
     >>> count_ops([2 * a * b / (c**2 * sympy.sin(a)) - b])
-    Ops(mults=4, adds=1, divs=1, calls=1)
+    Ops(mults=4, adds=1, divs=1, calls=1, compares=0)
+    >>> count_ops([sympy.Piecewise((a * b, (a > 0) & (b < 1)), (-a, True)) + sympy.sign(c)])
+    Ops(mults=1, adds=1, divs=0, calls=0, compares=3)
     """
-    mults = adds = divs = calls = 0
-    stack = list(exprs)
+    total = Ops()
+    for e in exprs:
+        total += _count(e)
+    return total
+
+
+@lru_cache(maxsize=2**16)
+def _count(expr: sympy.Basic) -> Ops:
+    """The operations of one expression (remembered: the passes count the same
+    assignments after every step)."""
+    mults = adds = divs = calls = compares = 0
+    stack = [expr]
     while stack:
         e = stack.pop()
         if e.is_Atom or not e.free_symbols:
@@ -118,10 +173,18 @@ def count_ops(exprs: list[sympy.Expr]) -> Ops:
         elif e.is_Pow and e.exp.is_number and e.exp.is_negative:  # 1/sqrt(x), 1/x**(1/3)
             divs += 1
             stack.append(sympy.Pow(e.base, -e.exp))
+        elif isinstance(e, (sympy.Piecewise, ExprCondPair, BooleanFunction)):
+            stack.extend(e.args)  # the branches and their conditions; and/or/not are free
+        elif e.is_Relational or isinstance(e, (sympy.sign, sympy.Heaviside)):
+            compares += 1
+            stack.extend(e.args)
+        elif isinstance(e, (sympy.Max, sympy.Min)):
+            compares += len(e.args) - 1
+            stack.extend(e.args)
         else:  # a function call or a non-integer power
             calls += 1
             stack.extend(e.args)
-    return Ops(mults, adds, divs, calls)
+    return Ops(mults, adds, divs, calls, compares)
 
 
 def casadi_ops(function: Any) -> Ops:

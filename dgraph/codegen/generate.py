@@ -1,5 +1,6 @@
 """Generate a Python or C file from a graph: choose the expression set, build the programs,
-print them. What ``dgraph codegen`` runs."""
+print them, run the printed code against the graph (:mod:`dgraph.codegen.check`). What
+``dgraph codegen`` runs."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from typing import Any, Literal
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
-from ..errors import DGraphError
+from ..errors import DGraphError, VerificationError
+from ..methods import accumulate
 from .c import c_source
+from .check import CodeCheck, check_generated
 from .program import (
     SYMBOLIC,
     Program,
@@ -35,7 +38,7 @@ MODES: tuple[str, ...] = ("jacobian", "jvp", "vjp")
 @dataclass
 class Generated:
     """Generated code, its programs (``primal`` when the graph's values are known, then
-    the requested modes) and the expression set they come from."""
+    the requested modes), the expression set they come from and the check of the text."""
 
     text: str
     lang: str
@@ -43,6 +46,12 @@ class Generated:
     programs: dict[str, Program]
     expression_set: ExpressionSet
     sparse: bool = False
+    check: CodeCheck | None = None
+
+    @property
+    def verified(self) -> bool:
+        """True only when the printed code ran and agreed (:mod:`dgraph.codegen.check`)."""
+        return self.check is not None and self.check.ok
 
     @property
     def main(self) -> Program:
@@ -78,6 +87,8 @@ class Generated:
             else None,
             "sparse": self.sparse,
             "functions": {name: p.ops.to_dict() for name, p in self.programs.items()},
+            "verified": self.verified,
+            "check": None if self.check is None else self.check.to_dict(),
         }
 
 
@@ -88,20 +99,23 @@ def generate(
     modes: Sequence[Mode] = ("jacobian",),
     sparse: bool = False,
     budget: float | None = None,
+    check: bool = True,
 ) -> Generated:
     """Code for the Jacobian of ``graph`` (and ``jvp``/``vjp``) in ``lang``.
 
     Without ``method``, the expression set is the one whose Jacobian program has the
-    fewest operations among the verified results of :func:`dgraph.methods.compare`;
-    ``method="symbolic"`` is :func:`~dgraph.codegen.program.symbolic_program`.
+    fewest operations among deterministic candidates
+    (:func:`~dgraph.codegen.program.cheapest_jacobian`; ``budget`` adds ``best``);
+    ``method="symbolic"`` is :func:`~dgraph.codegen.program.symbolic_program`. With
+    ``check`` the printed text is run against the graph
+    (:func:`~dgraph.codegen.check.check_generated`); a disagreement raises
+    VerificationError.
 
     >>> from dgraph.core.builders import bundled
     >>> gen = generate(bundled("naumann_sin.trace"), "python", "reverse")
-    >>> gen.mults, gen.adds, sorted(gen.programs)
-    (4, 0, ['jacobian', 'primal'])
+    >>> gen.mults, gen.adds, sorted(gen.programs), gen.verified
+    (4, 0, ['jacobian', 'primal'], True)
     """
-    from ..methods import accumulate
-
     if lang not in LANGS:
         raise DGraphError(f"unknown language {lang!r}: use python or c")
     modes = tuple(modes)
@@ -133,4 +147,9 @@ def generate(
     title = f"{graph.name or 'graph'}: {', '.join(programs)} (dgraph codegen, method {es.method})"
     printer = python_module if lang == "python" else c_source
     text = printer(programs, title=title, inputs=graph.inputs, outputs=graph.outputs, sparse=sparse)
-    return Generated(text, lang, modes, programs, es, sparse)
+    generated = Generated(text, lang, modes, programs, es, sparse)
+    if check:
+        generated.check = check_generated(generated, graph)
+        if generated.check.ran and not generated.check.ok:
+            raise VerificationError(generated.check.detail)
+    return generated

@@ -1,15 +1,87 @@
-"""Printing powers the way they are counted: x**k as (x*x*...), whatever the language.
+"""What both printers share: powers printed the way they are counted, constants printed as
+the doubles they stand for, and one error for what cannot be printed.
 
 sympy's printers emit ``x**3`` or ``pow(x, 3)``; the counting rule of
 :mod:`dgraph.codegen.counting` charges an integer power its multiplications, so the
-printers of both languages use this mixin to emit exactly those multiplications.
+printers of both languages emit exactly those multiplications. sympy also prints
+``10**19`` as an integer literal, which C reads as a (wrapped) 64-bit integer and NumPy
+cannot convert beyond 2**63; every number is printed here as an int only while it fits a
+32-bit int, otherwise as the shortest literal that round-trips to its nearest double.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import sympy
 
-__all__ = ["PowersAsProducts"]
+from ..errors import DGraphError
+from .counting import LARGEST_PRODUCT_POWER
+
+__all__ = ["NumbersAsDoubles", "PowersAsProducts", "double", "double_literal", "printed"]
+
+INT_LIMIT = 2**31  # integer literals below this magnitude are exact ints in C and Python
+
+
+def double(value: sympy.Number) -> float:
+    """The double nearest to ``value`` (correctly rounded: Python's int and int/int
+    conversions are); a DGraphError when it is beyond the range of a double.
+
+    >>> double(sympy.Rational(10**30 + 1, 3)), double(sympy.Integer(2) ** 70)
+    (3.333333333333333e+29, 1.1805916207174113e+21)
+    """
+    try:
+        if value.is_Integer:
+            result = float(int(value))
+        elif value.is_Rational:
+            result = int(value.p) / int(value.q)
+        elif value.is_Float:
+            sign, mantissa, exponent, _ = value._mpf_
+            if not mantissa:  # zero, or one of mpmath's special values
+                result = float(value)
+            elif exponent >= 0:
+                result = float(mantissa << exponent)
+            else:
+                result = mantissa / (1 << -exponent)
+            result = -result if sign else result
+        else:
+            result = float(value)
+    except OverflowError:
+        result = math.inf
+    if not math.isfinite(result) or (result == 0 and value != 0):
+        text = str(value)
+        text = text if len(text) <= 30 else f"{text[:12]}...{text[-6:]} ({len(text)} digits)"
+        raise DGraphError(f"constant {text} is beyond the range of a double")
+    return result
+
+
+def double_literal(value: sympy.Number) -> str:
+    """An integer literal while ``value`` is an integer that fits a 32-bit int, else the
+    shortest literal that round-trips to the nearest double (always with ``.`` or ``e``).
+
+    >>> double_literal(sympy.Integer(10) ** 19), double_literal(sympy.Integer(7))
+    ('1e+19', '7')
+    """
+    if value.is_Integer and abs(int(value)) < INT_LIMIT:
+        return str(int(value))
+    return repr(double(value))
+
+
+class NumbersAsDoubles:
+    """Mixin for a sympy code printer: every number as :func:`double_literal` prints it."""
+
+    def _print_Integer(self, expr: sympy.Integer) -> str:
+        return double_literal(expr)
+
+    def _print_Rational(self, expr: sympy.Rational) -> str:
+        return double_literal(expr)
+
+    def _print_Float(self, expr: sympy.Float) -> str:
+        return double_literal(expr)
+
+    def _print_Half(self, expr: sympy.Rational) -> str:
+        return "0.5"
 
 
 class PowersAsProducts:
@@ -31,7 +103,7 @@ class PowersAsProducts:
         text = self._print(base)  # type: ignore[attr-defined]
         if not (base.is_Atom or base.is_Function):
             text = f"({text})"
-        if exp.is_Integer and exp != 0:
+        if exp.is_Integer and exp != 0 and abs(exp) <= LARGEST_PRODUCT_POWER:
             k = abs(int(exp))
             product = "*".join([text] * k)
             if exp > 0:
@@ -42,3 +114,25 @@ class PowersAsProducts:
         if exp == -sympy.S.Half:
             return f"({self.one}/{self.sqrt}({self._print(base)}))"  # type: ignore[attr-defined]
         return super()._print_Pow(expr)  # type: ignore[misc]
+
+
+def printed(doprint: Callable[[sympy.Expr], str], expr: sympy.Expr, where: str) -> str:
+    """``doprint(expr)``, or a one-line DGraphError naming ``where`` (the generated
+    function and language) and the innermost subexpression that cannot be printed."""
+    try:
+        return doprint(expr)
+    except DGraphError as exc:
+        raise DGraphError(f"{where}: {exc}") from None
+    except Exception:  # sympy's printers raise several kinds; find the culprit
+        culprit = expr
+        for node in sympy.postorder_traversal(expr):
+            if node.is_Atom:
+                continue
+            try:
+                doprint(node)
+            except Exception:
+                culprit = node
+                break
+        text = str(culprit)
+        text = text if len(text) <= 60 else text[:57] + "..."
+        raise DGraphError(f"{where}: cannot print {type(culprit).__name__} ({text})") from None

@@ -20,17 +20,22 @@ Counts follow the one rule of :mod:`dgraph.codegen.counting`.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import count
 from typing import Literal
 
 import sympy
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph, vertex_symbol
+from ..core.paths import naive_cost
+from ..elimination.parts import largest_part
 from ..errors import DGraphError, SearchTooLarge
+from ..methods import COMPARED, accumulate
 from .counting import Ops, count_ops, fold_constants
 
 __all__ = [
@@ -88,8 +93,9 @@ class Program:
 
 
 def value_symbol(v: str) -> sympy.Symbol:
-    """The program variable holding vertex ``v``'s value."""
-    return sympy.Symbol(f"v_{v}")
+    """The program variable holding vertex ``v``'s value: real, like the vertex symbols, so
+    that sympy differentiates ``Abs`` and ``Max`` over it as real functions."""
+    return sympy.Symbol(f"v_{v}", real=True)
 
 
 def label_symbol(u: str, v: str) -> sympy.Symbol:
@@ -107,7 +113,7 @@ def _values(graph: DGraph) -> list[Assignment]:
     for v in graph.order():
         expr = graph.expr(v)
         if graph.role(v) != "input" and expr is not None:
-            rename = {sympy.Symbol(u): value_symbol(u) for u in graph.predecessors(v)}
+            rename = {vertex_symbol(u): value_symbol(u) for u in graph.predecessors(v)}
             out.append((value_symbol(v), expr.xreplace(rename)))
     return out
 
@@ -126,7 +132,7 @@ def _labels(graph: DGraph) -> tuple[dict[sympy.Symbol, sympy.Expr], list[Assignm
                 f"edge {u} -> {v} has no local partial; code generation needs vertex"
                 " expressions or edge labels"
             )
-        rename = {sympy.Symbol(w): value_symbol(w) for w in graph.predecessors(v)}
+        rename = {vertex_symbol(w): value_symbol(w) for w in graph.predecessors(v)}
         partial = fold_constants(partial.xreplace(rename))
         if partial.is_Number:
             labels[graph.symbol(u, v)] = partial
@@ -163,7 +169,7 @@ def _scalar(es: ExpressionSet) -> tuple[list[Assignment], dict[tuple[str, str], 
 # -- the programs ------------------------------------------------------------------------
 
 
-def jacobian_program(es: ExpressionSet) -> Program:
+def jacobian_program(es: ExpressionSet, pipelines: tuple[str, ...] | None = None) -> Program:
     """The program computing the Jacobian entries of ``es`` from the inputs (Zhou's
     expression set, seed 001, evaluated with scalar labels).
 
@@ -182,7 +188,8 @@ def jacobian_program(es: ExpressionSet) -> Program:
     rows = {y: i for i, y in enumerate(graph.outputs)}
     cols = {x: j for j, x in enumerate(graph.inputs)}
     results = [((rows[y], cols[x]), e) for (y, x), e in entries.items()]
-    return _program("jacobian", graph, [("x", _inputs(graph))], named, results, es.method)
+    arguments = [("x", _inputs(graph))]
+    return _program("jacobian", graph, arguments, named, results, es.method, pipelines)
 
 
 def primal_program(graph: DGraph) -> Program:
@@ -257,44 +264,161 @@ def vjp_program(es: ExpressionSet, strategy: Strategy = "auto") -> Program:
 
 SYMBOLIC = "symbolic"  # the program of symbolic_program: not an accumulation method
 
+# The candidates of cheapest_jacobian without a budget, in the order that breaks ties:
+# every method whose result depends on the graph alone, never on time or load. The exact
+# searches join only where they finish exhaustively without a budget (SearchTooLarge:
+# skipped); ``best`` joins only with a budget.
+DETERMINISTIC = tuple(m for m in COMPARED if m != "best")
+
 # Bauer's formula itself (method ``paths``) joins the candidates while it lists at most
 # this many multiplications: after cse, listing every path sometimes shares more than a
 # factorization does (a PUMA arm: 78 multiplications against 96), and costs little here.
 PATHS_LIMIT = 5000
+# symbolic_program joins while L - N is at most this: sympy's jacobian of whole
+# expressions grows fast (the Roe flux, L - N = 4854: 5 s before any pass, and a worse
+# program than zhou's)
+SYMBOLIC_LIMIT = 1000
+# the candidates that get the other pass orders, after the first ranked every candidate
+SHORTLIST = 2
+# ``paths`` joins them, first, while its first program has at most this many times the
+# fewest multiplications: listing every path leaves the most for the later passes to share
+# (three-body gravity: 90 multiplications after the first pass order, 33 after all,
+# against 54 for every elimination; Lennard-Jones 276 of 186, then 133 of 150; the Roe
+# flux 787 of 234, where its passes would cost seconds for nothing)
+PATHS_BEHIND = 2
+# vertex-optimal joins while every independent part has at most this many intermediates
+# (below its own limit of 18: there its exhaustive search takes seconds to tens of seconds)
+EXACT_PART_LIMIT = 14
 
 
 def cheapest_jacobian(
     graph: DGraph, methods: list[str] | None = None, budget: float | None = None
 ) -> tuple[Program, ExpressionSet]:
-    """The Jacobian program with the fewest operations over the verified results of
-    :func:`dgraph.methods.compare`, and its expression set. Default methods: every
-    compared one, and ``paths`` while the graph's L - N is at most :data:`PATHS_LIMIT`;
-    with ``paths`` also :func:`symbolic_program` (paired with the ``paths`` set)."""
-    from ..core.paths import naive_cost
-    from ..methods import COMPARED, compare
+    """The Jacobian program with the fewest operations over verified candidate expression
+    sets, and its expression set.
 
+    Candidates (default): :data:`DETERMINISTIC` (vertex-optimal while
+    :data:`EXACT_PART_LIMIT` allows), ``paths`` while the graph's L - N is at most
+    :data:`PATHS_LIMIT`, :func:`symbolic_program` (paired with the ``paths`` set)
+    while it is at most :data:`SYMBOLIC_LIMIT`, and ``best`` only when ``budget`` is given:
+    it gets what is left of ``budget`` once the others are built, so ``budget`` bounds the
+    whole choice. Without a budget the choice depends on the graph alone.
+
+    Every distinct candidate gets one inlining and one ``cse`` (the first pass order);
+    the :data:`SHORTLIST` cheapest distinct programs and ``paths`` then get the other pass
+    orders, as many as :data:`WORK_LIMIT` affords at their size. Ties break by the
+    candidates' order.
+    """
+    started = time.perf_counter()
     if methods is None:
-        methods = list(COMPARED) + (["paths"] if naive_cost(graph) <= PATHS_LIMIT else [])
-    try:
-        comparison = compare(graph, methods, budget)
-    except SearchTooLarge as exc:  # pragma: no cover - compare skips these itself
-        raise DGraphError(str(exc)) from None
-    verified = [es for es in comparison.results.values() if es.verified]
-    if not verified:
-        raise DGraphError("no compared method gave a verified expression set")
-    built: dict[str, Program] = {}  # methods often agree: build each distinct set once
-    programs = []
-    for es in verified:
-        text = es.to_text()
-        if text not in built:
-            built[text] = jacobian_program(es)
-        programs.append((dataclasses.replace(built[text], method=es.method), es))
-        if es.method == "paths":
-            programs.append((symbolic_program(graph), es))
-    return min(programs, key=lambda pe: pe[0].ops.key())
+        small = largest_part(graph) <= EXACT_PART_LIMIT
+        methods = [m for m in DETERMINISTIC if m != "vertex-optimal" or small]
+        methods += ["paths"] if naive_cost(graph) <= PATHS_LIMIT else []
+        methods += ["best"] if budget is not None else []
+    symbolic = "paths" in methods and naive_cost(graph) <= SYMBOLIC_LIMIT
+    sets: list[ExpressionSet] = []
+    for name in (m for m in methods if m != "best"):
+        try:  # verified below, once it is chosen: verifying every candidate costs most
+            sets.append(accumulate(graph, name, verify=False))
+        except SearchTooLarge:
+            continue
+    if "best" in methods:  # best takes verified candidates
+        sets = [es for es in sets if _verified(es)]
+    chosen = _cheapest(graph, sets, symbolic)
+    while chosen is not None and not _verified(chosen[1]):
+        sets = [es for es in sets if _identity(es) != _identity(chosen[1])]
+        chosen = _cheapest(graph, sets, symbolic)
+    if "best" in methods:
+        left = 0.0 if budget is None else max(budget - (time.perf_counter() - started), 0.0)
+        es = accumulate(graph, "best", budget=left, candidates=sets)
+        if es.verified:
+            chosen = _cheapest(graph, [es], symbolic=False, known=chosen)
+    if chosen is None:
+        raise DGraphError("no candidate method gave a verified expression set")
+    return chosen
 
 
-def symbolic_program(graph: DGraph) -> Program:
+def _is_paths(method: str, program: Program, fewest: int) -> bool:
+    """Whether ``program`` is the ``paths`` candidate and within :data:`PATHS_BEHIND` of
+    the fewest multiplications after the first pass order."""
+    return method == "paths" and program.mults <= PATHS_BEHIND * fewest
+
+
+def _identity(es: ExpressionSet) -> tuple:
+    """What makes two expression sets the same program: their references and entries."""
+    return tuple(es.references.items()), tuple(es.jacobian.items())
+
+
+def _verified(es: ExpressionSet) -> bool:
+    """``es`` checked against Bauer's formula (:meth:`ExpressionSet.verify`), once."""
+    return es.verified or bool(es.verify())
+
+
+def _cheapest(
+    graph: DGraph,
+    sets: list[ExpressionSet],
+    symbolic: bool,
+    known: tuple[Program, ExpressionSet] | None = None,
+) -> tuple[Program, ExpressionSet] | None:
+    """The cheapest program over ``sets`` (and the symbolic one, paired with ``paths``),
+    or ``known`` when it is no more expensive: the first pass order for every distinct
+    candidate, the others for the shortlist."""
+    candidates: list[tuple[str, ExpressionSet]] = []
+    for es in sets:
+        candidates.append((es.method, es))
+        if symbolic and es.method == "paths":
+            candidates.append((SYMBOLIC, es))
+    if not candidates:
+        return known
+
+    symbolic_results: list[Result] = []  # sympy's jacobian, computed once
+
+    def build(method: str, es: ExpressionSet, pipelines: tuple[str, ...]) -> Program:
+        if method == SYMBOLIC:
+            if not symbolic_results:
+                symbolic_results.extend(_symbolic_results(graph))
+            arguments = [("x", _inputs(graph))]
+            return _program("jacobian", graph, arguments, [], symbolic_results, SYMBOLIC, pipelines)
+        return dataclasses.replace(jacobian_program(es, pipelines), method=method)
+
+    built: dict[object, Program] = {}  # methods often agree: build each distinct set once
+    programs: list[Program] = []
+    for method, es in candidates:
+        key = SYMBOLIC if method == SYMBOLIC else _identity(es)
+        if key not in built:
+            built[key] = build(method, es, PIPELINES[:1])
+        programs.append(dataclasses.replace(built[key], method=method))
+    ranked = sorted(range(len(programs)), key=lambda k: programs[k].ops.key())  # stable
+    fewest = programs[ranked[0]].mults
+    ranked = [  # paths first while it is not far behind, then the ranking
+        *(k for k in ranked if _is_paths(candidates[k][0], programs[k], fewest)),
+        *(k for k in ranked if candidates[k][0] != "paths"),
+    ]
+    work, shortlisted, others = WORK_LIMIT, set(), 0
+    for k in ranked:
+        same = (programs[k].assignments, programs[k].results)
+        if same in shortlisted:  # the same program: the same passes, the same result
+            continue
+        shortlisted.add(same)
+        if candidates[k][0] != "paths":
+            others += 1
+            if others > SHORTLIST:
+                break
+        size = programs[k].ops.total
+        pipelines = _affordable(size, work)[1:]
+        if not pipelines:
+            continue
+        work -= size * sum(map(len, pipelines))
+        better = build(*candidates[k], pipelines)
+        if better.ops.key() < programs[k].ops.key():
+            programs[k] = better
+    k = min(range(len(programs)), key=lambda k: programs[k].ops.key())  # the first of equals
+    if known is not None and known[0].ops.key() <= programs[k].ops.key():
+        return known
+    return programs[k], candidates[k][1]
+
+
+def symbolic_program(graph: DGraph, pipelines: tuple[str, ...] | None = None) -> Program:
     """Bauer's formula with sympy's algebra: the Jacobian of the outputs differentiated as
     whole expressions (equal factors on a path become powers, like terms combine), then
     the same passes as every program. A candidate of :func:`cheapest_jacobian` beside
@@ -306,13 +430,18 @@ def symbolic_program(graph: DGraph) -> Program:
     jacobian[0, 0] = s1**2
     jacobian[0, 1] = 2*s1*v_x0*cos(v_x1)
     """
+    results = _symbolic_results(graph)
+    return _program("jacobian", graph, [("x", _inputs(graph))], [], results, SYMBOLIC, pipelines)
+
+
+def _symbolic_results(graph: DGraph) -> list[Result]:
+    """Every Jacobian entry by sympy's ``Matrix.jacobian`` of the outputs' expressions."""
     values = graph.values()
     inputs = _inputs(graph)
     rename = {vertex_symbol(x): s for x, s in zip(graph.inputs, inputs, strict=True)}
     outputs = sympy.Matrix([values[y].xreplace(rename) for y in graph.outputs])
     jacobian = outputs.jacobian(list(inputs))
-    results = [((i, j), jacobian[i, j]) for i in range(jacobian.rows) for j in range(jacobian.cols)]
-    return _program("jacobian", graph, [("x", inputs)], [], results, SYMBOLIC)
+    return [((i, j), jacobian[i, j]) for i in range(jacobian.rows) for j in range(jacobian.cols)]
 
 
 # -- from assignments to a straight line ------------------------------------------------------
@@ -325,9 +454,10 @@ def _program(
     named: list[Assignment],
     results: list[Result],
     method: str = "",
+    pipelines: tuple[str, ...] | None = None,
 ) -> Program:
     given = {s for _, symbols in arguments for s in symbols}
-    assignments, results = _straight_line(named, results, given)
+    assignments, results = _straight_line(named, results, given, pipelines)
     defined = given | {s for s, _ in assignments}
     for _, e in [*assignments, *results]:
         _check_defined(e, defined, graph)
@@ -361,17 +491,41 @@ def _check_defined(expr: sympy.Expr, defined: set[sympy.Symbol], graph: DGraph) 
 # Pass orders tried, the cheapest program (after any pass) wins: i = inline single uses,
 # c = cse, f = float constant factors into uses, k = factor sums, p = share powers. No
 # single order is best on every function (measured on the benchmark suite and
-# benchmarks/codegen_functions.py).
-PIPELINES = ("ic", "fcfcickci", "cickci", "fcikcfcikci", "cpcickci", "fcpcikci")
+# benchmarks/codegen_functions.py); the first three give the best program of all six on
+# every one of those 21 functions, so they come first.
+PIPELINES = ("ic", "fcikcfcikci", "cickci", "cpcickci", "fcpcikci", "fcfcickci")
+# Passes times operations of the programs that the passes may spend: all of PIPELINES (44
+# passes) up to about 340 operations, fewer beyond (each pass costs about its size, cse
+# more: some 0.1 ms per operation). A count, never a time: the same graph gets the same
+# passes on any machine.
+WORK_LIMIT = 15_000
+
+
+def _affordable(size: int, work: int = WORK_LIMIT) -> tuple[str, ...]:
+    """The leading pass orders of :data:`PIPELINES` whose passes over a program of ``size``
+    operations fit in ``work`` (always the first)."""
+    chosen: list[str] = []
+    for pipeline in PIPELINES:
+        work -= len(pipeline) * max(size, 1)
+        if chosen and work < 0:
+            break
+        chosen.append(pipeline)
+    return tuple(chosen)
 
 
 def _straight_line(
-    named: list[Assignment], results: list[Result], given: set[sympy.Symbol]
+    named: list[Assignment],
+    results: list[Result],
+    given: set[sympy.Symbol],
+    pipelines: tuple[str, ...] | None = None,
 ) -> tuple[list[Assignment], list[Result]]:
-    """Propagate and drop the dead, then run each pass order of :data:`PIPELINES` and keep
-    the cheapest program seen after any pass."""
+    """Propagate and drop the dead, then run each pass order of ``pipelines`` (default:
+    those :func:`_affordable` at the program's size) and keep the cheapest program seen
+    after any pass."""
     named, results = _propagate(named, results)
     named = _live(named, results)
+    if pipelines is None:
+        pipelines = _affordable(_ops(named, results).total)
     passes = {
         "i": _inline_single_use,
         "c": lambda n, r: _cse(n, r, given),
@@ -380,7 +534,7 @@ def _straight_line(
         "p": lambda n, r: _powers(n, r, given),
     }
     best = (_cost(named, results), named, results)
-    for pipeline in PIPELINES:
+    for pipeline in pipelines:
         current = (named, results)
         for step in pipeline:
             current = _propagate(*passes[step](*current))
@@ -391,8 +545,12 @@ def _straight_line(
     return best[1], best[2]
 
 
+def _ops(named: list[Assignment], results: list[Result]) -> Ops:
+    return count_ops([e for _, e in named] + [e for _, e in results])
+
+
 def _cost(named: list[Assignment], results: list[Result]) -> tuple[int, int, int]:
-    return count_ops([e for _, e in named] + [e for _, e in results]).key()
+    return _ops(named, results).key()
 
 
 def _propagate(
@@ -438,7 +596,7 @@ def _collect(
     taken = set(given) | {s for s, _ in named}
     for _, e in [*named, *results]:
         taken |= e.free_symbols
-    temps = sympy.numbered_symbols("f", start=1, exclude=taken)
+    temps = _fresh("f", taken)
     out: list[Assignment] = []
 
     def factor(e: sympy.Expr) -> sympy.Expr:
@@ -492,7 +650,7 @@ def _powers(
     taken = set(given) | {s for s, _ in named}
     for _, e in [*named, *results]:
         taken |= e.free_symbols
-    temps = sympy.numbered_symbols("p", start=1, exclude=taken)
+    temps = _fresh("p", taken)
     exponents: dict[sympy.Expr, set[int]] = {}
     for _, e in [*named, *results]:
         for a in sympy.preorder_traversal(e):
@@ -601,8 +759,8 @@ def _cse(
     taken = set(given) | {s for s, _ in named}
     for e in exprs:
         taken |= e.free_symbols
-    temps = sympy.numbered_symbols("s", start=1, exclude=taken)
-    replacements, reduced = sympy.cse(exprs, symbols=temps)
+    replacements, reduced = sympy.cse(exprs, symbols=_fresh("s", taken))
+    replacements, reduced = _inline_conditions(replacements, reduced)
     definitions = dict(replacements)
     definitions.update((s, e) for (s, _), e in zip(named, reduced, strict=False))
     ordered: list[Assignment] = []
@@ -628,6 +786,31 @@ def _cse(
         for t in _sorted(e.free_symbols):
             emit(t)
     return ordered, results
+
+
+def _inline_conditions(
+    replacements: list[Assignment], reduced: list[sympy.Expr]
+) -> tuple[list[Assignment], list[sympy.Expr]]:
+    """Put conditions ``cse`` named (``s1 = x > 0``) back into the ``Piecewise`` that use
+    them: every program variable holds a number."""
+    conditions = {}
+    kept = []
+    for s, e in replacements:
+        e = e.xreplace(conditions) if conditions else e
+        if isinstance(e, sympy.Expr):
+            kept.append((s, e))
+        else:
+            conditions[s] = e
+    if not conditions:
+        return replacements, reduced
+    return kept, [e.xreplace(conditions) for e in reduced]
+
+
+def _fresh(prefix: str, taken: Iterable[sympy.Symbol]) -> Iterator[sympy.Symbol]:
+    """``<prefix>1``, ``<prefix>2``, ... skipping every name taken (whatever a taken
+    symbol's assumptions: the printed code knows only names)."""
+    names = {str(t) for t in taken}
+    return (sympy.Symbol(f"{prefix}{k}") for k in count(1) if f"{prefix}{k}" not in names)
 
 
 def _sorted(symbols: Iterable[sympy.Symbol]) -> list[sympy.Symbol]:

@@ -14,7 +14,7 @@ import sympy
 
 from ..errors import VerificationError
 
-__all__ = ["fold", "nc_symbol"]
+__all__ = ["fold", "nc_symbol", "real_symbol"]
 
 T = TypeVar("T")
 
@@ -22,6 +22,11 @@ T = TypeVar("T")
 def nc_symbol(name: str) -> sympy.Symbol:
     """A noncommutative symbol (edge labels and references are matrices in vector mode)."""
     return sympy.Symbol(name, commutative=False)
+
+
+def real_symbol(name: str) -> sympy.Symbol:
+    """A real symbol: a vertex's value (so that d|u|/du is sign(u), not a complex form)."""
+    return sympy.Symbol(name, real=True)
 
 
 def fold(

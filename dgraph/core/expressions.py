@@ -5,25 +5,31 @@ A set of algebraic expressions connected by reference variables (Zhou): named re
 expression``, all noncommutative sums and products of edge symbols and earlier
 references, written in matrix order (output end first). It also carries the steps that
 produced it, its costs, and, once checked, its verification against Bauer's formula.
+
+A set is immutable once built: what a verification checked cannot change under it, and
+a verification holds only while the graph it was checked against is unchanged.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any
 
 import sympy
 
+from ..errors import GraphError
 from .algebra import nc_symbol
 from .costs import Cost, expression_set_cost
-from .graph import DGraph
+from .graph import DGraph, vertex_symbol
 from .verify import Verification, verify
 
-__all__ = ["ExpressionSet", "Step", "reference_symbol"]
+__all__ = ["ExpressionSet", "Step", "price", "reference_symbol"]
 
 
 def reference_symbol(k: int) -> sympy.Symbol:
@@ -52,22 +58,53 @@ class Step:
         return f"{self.op} {target} ({self.mults})"
 
 
-@dataclass
+@dataclass(frozen=True)
 class ExpressionSet:
-    """References and Jacobian entries over edge symbols, with steps, costs and checks."""
+    """References and Jacobian entries over edge symbols, with steps, costs and checks.
+
+    Immutable: the mappings are read-only copies, ``steps`` and ``pairs`` tuples, ``info``
+    read-only all the way down. A verification is never a constructor argument: only
+    :meth:`verify` sets it, and ``dataclasses.replace`` gives an unverified copy.
+    """
 
     graph: DGraph
-    references: dict[sympy.Symbol, sympy.Expr]
-    jacobian: dict[tuple[str, str], sympy.Expr]
-    steps: list[Step] = field(default_factory=list)
+    references: Mapping[sympy.Symbol, sympy.Expr]
+    jacobian: Mapping[tuple[str, str], sympy.Expr]
+    steps: tuple[Step, ...] = ()
     method: str = ""
-    info: dict[str, Any] = field(default_factory=dict)
-    verification: Verification | None = None
-    pairs: list[tuple[str, str]] | None = None  # the entries it computes; None: all
+    info: Mapping[str, Any] = field(default_factory=dict)
+    pairs: tuple[tuple[str, str], ...] | None = None  # the entries it computes; None: all
     # the same set before single-use references were inlined: every product grouped as
     # the method computed it (inlining makes products of several factors, whose
     # association is then free); the face check reads it
     as_computed: ExpressionSet | None = field(default=None, repr=False, compare=False)
+    # what verify() found, and the graph's version it checked against
+    _verification: Verification | None = field(default=None, init=False, repr=False, compare=False)
+    _verified_version: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        pairs = None if self.pairs is None else tuple((y, x) for y, x in self.pairs)
+        for name, value in (
+            ("references", MappingProxyType(dict(self.references))),
+            ("jacobian", MappingProxyType(dict(self.jacobian))),
+            ("steps", tuple(self.steps)),
+            ("info", _read_only(self.info)),
+            ("pairs", pairs),
+        ):
+            object.__setattr__(self, name, value)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickling (``best`` runs searches in child processes): read-only mappings sent
+        as dicts, read-only again on arrival."""
+        state = dict(self.__dict__)
+        for name in ("references", "jacobian", "info"):
+            state[name] = _dicts(state[name])
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for name in ("references", "jacobian", "info"):
+            object.__setattr__(self, name, _read_only(state[name]))
 
     # -- costs -------------------------------------------------------------------------
 
@@ -92,14 +129,38 @@ class ExpressionSet:
     # -- verification ------------------------------------------------------------------
 
     def verify(self, mode: str = "auto") -> Verification:
-        """Check against Bauer's formula (see :mod:`dgraph.core.verify`) and remember it."""
-        self.verification = verify(self, mode)
-        return self.verification
+        """Check against Bauer's formula (see :mod:`dgraph.core.verify`) and remember it,
+        with the version of the graph it checked."""
+        version = _version(self.graph)
+        check = verify(self, mode)
+        object.__setattr__(self, "_verification", check)
+        object.__setattr__(self, "_verified_version", version)
+        return check
+
+    @property
+    def verification(self) -> Verification | None:
+        """The last check, while the graph is as it was then; None otherwise."""
+        if self._verification is None or self._verified_version != _version(self.graph):
+            return None
+        return self._verification
 
     @property
     def verified(self) -> bool:
-        """True only when a verification has run and matched."""
+        """True only when a verification has run and matched, and the graph has not
+        changed since."""
         return bool(self.verification)
+
+    def _relabeled(self, method: str, info: Mapping[str, Any]) -> ExpressionSet:
+        """The same expressions under another name and info, keeping a verification that
+        still holds (it checked exactly these expressions); for results handed on
+        unchanged, such as ``best``'s winner and :func:`dgraph.methods.accumulate`."""
+        out = dataclasses.replace(self, method=method, info=info)
+        if self.verification is not None:
+            object.__setattr__(out, "_verification", self._verification)
+            object.__setattr__(out, "_verified_version", self._verified_version)
+        if "cost" in self.__dict__:  # the same expressions cost the same
+            out.__dict__["cost"] = self.__dict__["cost"]
+        return out
 
     # -- rewriting ---------------------------------------------------------------------
 
@@ -124,17 +185,16 @@ class ExpressionSet:
                 mapping[name] = definition
             else:
                 references[mapping[name]] = definition
-        result = ExpressionSet(
+        return ExpressionSet(
             self.graph,
             references,
             {k: e.xreplace(mapping) for k, e in self.jacobian.items()},
-            list(self.steps),
+            self.steps,
             self.method,
-            dict(self.info),
-            pairs=self.pairs,
+            self.info,
+            self.pairs,
+            as_computed=self.as_computed or self,
         )
-        result.as_computed = self.as_computed or self
-        return result
 
     def resolved(self) -> dict[tuple[str, str], sympy.Expr]:
         """Jacobian entries with every reference substituted (noncommutative)."""
@@ -152,8 +212,8 @@ class ExpressionSet:
         for sym, (u, v) in self.graph.edge_symbols.items():
             partial = self.graph.partial(u, v)
             if partial is None:
-                raise ValueError(f"edge {u} -> {v} has no known local partial")
-            labels[sym] = partial.xreplace({sympy.Symbol(w): values[w] for w in values})
+                raise GraphError(f"edge {u} -> {v} has no known local partial")
+            labels[sym] = partial.xreplace({vertex_symbol(w): values[w] for w in values})
         for name, definition in self.references.items():
             labels[name] = definition.xreplace(labels)
         return {k: e.xreplace(labels) for k, e in self.jacobian.items()}
@@ -216,13 +276,13 @@ class ExpressionSet:
         }
         if self.verification is not None:
             data["verification"] = self.verification.mode
-        data.update((k, v) for k, v in self.info.items() if not isinstance(v, (list, dict)))
+        data.update((k, v) for k, v in self.info.items() if not isinstance(v, (tuple, Mapping)))
         return data
 
     def to_dict(self) -> dict[str, Any]:
         """The ``accumulate --json`` object of INTERFACE.md."""
         data = self.summary()
-        data.update(self.info)
+        data.update(_plain(self.info))
         data["steps"] = [s.to_dict() for s in self.steps]
         data["references"] = [[str(n), sympy.sstr(d)] for n, d in self.references.items()]
         data["jacobian"] = [[y, x, sympy.sstr(e)] for (y, x), e in self.jacobian.items()]
@@ -234,6 +294,47 @@ class ExpressionSet:
             f"<ExpressionSet {self.method or '?'}: {len(self.references)} references,"
             f" {len(self.jacobian)} entries, {self.mults} mults, {check}>"
         )
+
+
+def price(es: ExpressionSet) -> tuple[int, int]:
+    """What makes one result cheaper than another, everywhere (``best``, ``compare``):
+    fewer effective multiplications, then fewer structural; among equals the first met
+    wins (``min`` and ``sorted`` keep it), the earliest in a comparison's table."""
+    return es.mults_effective, es.mults
+
+
+def _version(graph: DGraph) -> int:
+    """The graph's change counter (0 where a graph does not count its changes)."""
+    return getattr(graph, "version", 0)
+
+
+def _read_only(value: Any) -> Any:
+    """``value`` with every mapping made a read-only copy and every list a tuple."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: _read_only(v) for k, v in value.items()})
+    if isinstance(value, list) or type(value) is tuple:
+        return tuple(_read_only(v) for v in value)
+    if isinstance(value, set):
+        return frozenset(value)
+    return value
+
+
+def _dicts(value: Any) -> Any:
+    """``value`` with every read-only mapping a dict again (pickle cannot send those)."""
+    if isinstance(value, Mapping):
+        return {k: _dicts(v) for k, v in value.items()}
+    if type(value) is tuple:
+        return tuple(_dicts(v) for v in value)
+    return value
+
+
+def _plain(value: Any) -> Any:
+    """The inverse of :func:`_read_only` for output: dicts and lists (JSON's shapes)."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if type(value) is tuple:
+        return [_plain(v) for v in value]
+    return value
 
 
 def _tex_id(v: str) -> str:
@@ -265,9 +366,11 @@ def make_expression_set(
     jacobian: Mapping[tuple[str, str], sympy.Expr],
     steps: Iterable[Step] = (),
     method: str = "",
+    info: Mapping[str, Any] | None = None,
+    pairs: Iterable[tuple[str, str]] | None = None,
 ) -> ExpressionSet:
     """An expression set with its Jacobian entries in row-major order of the graph."""
     rows = {y: i for i, y in enumerate(graph.outputs)}
     cols = {x: i for i, x in enumerate(graph.inputs)}
     ordered = dict(sorted(jacobian.items(), key=lambda kv: (rows[kv[0][0]], cols[kv[0][1]])))
-    return ExpressionSet(graph, dict(references), ordered, list(steps), method)
+    return ExpressionSet(graph, references, ordered, tuple(steps), method, info or {}, pairs)

@@ -21,9 +21,10 @@ import networkx as nx
 import sympy
 
 from ..errors import GraphError
-from .algebra import nc_symbol
+from .algebra import nc_symbol, real_symbol
+from .parse import RESERVED, format_expression, parse_expression
 
-__all__ = ["DGraph", "Role", "edge_symbol", "vertex_symbol"]
+__all__ = ["DGraph", "Role", "edge_symbol", "local_derivative", "vertex_symbol"]
 
 Role = Literal["input", "intermediate", "output"]
 ROLES: tuple[Role, ...] = ("input", "intermediate", "output")
@@ -36,8 +37,42 @@ def edge_symbol(source: str, target: str) -> sympy.Symbol:
 
 
 def vertex_symbol(vertex: str) -> sympy.Symbol:
-    """The commutative symbol standing for a vertex's value in local expressions."""
-    return sympy.Symbol(vertex)
+    """The real symbol standing for a vertex's value in local expressions."""
+    return real_symbol(vertex)
+
+
+def local_derivative(expr: sympy.Expr, vertex: str) -> sympy.Expr:
+    """d expr / d vertex as AD takes it: step functions (sign, Heaviside, floor, ceiling)
+    have derivative zero, which holds everywhere but at their jumps."""
+    d = sympy.diff(expr, vertex_symbol(vertex))
+    if d.has(sympy.DiracDelta, sympy.Derivative):
+        d = d.replace(sympy.DiracDelta, lambda *_: sympy.S.Zero)
+        d = d.replace(
+            lambda e: isinstance(e, sympy.Derivative) and e.expr.func in _STEPS,
+            lambda _: sympy.S.Zero,
+        )
+    return d
+
+
+_STEPS = (sympy.floor, sympy.ceiling, sympy.sign, sympy.Heaviside)
+
+
+def as_vertex_expr(expr: object, where: str) -> sympy.Expr:
+    """``expr`` with every symbol read as the real vertex symbol of its name; text goes
+    through the restricted parser (:mod:`dgraph.core.parse`), never ``sympify``."""
+    if isinstance(expr, str):
+        return parse_expression(expr, None, where)
+    if isinstance(expr, bool) or not isinstance(expr, (int, float, sympy.Basic)):
+        raise GraphError(f"{where}: {type(expr).__name__} is not an expression")
+    expr = sympy.sympify(expr)  # numbers and sympy objects only: nothing is evaluated
+    if not isinstance(expr, sympy.Expr):
+        raise GraphError(f"{where}: {expr} is not an arithmetic expression")
+    swap = {
+        s: vertex_symbol(s.name)
+        for s in expr.free_symbols
+        if isinstance(s, sympy.Symbol) and s.is_commutative and s != vertex_symbol(s.name)
+    }
+    return expr.xreplace(swap) if swap else expr
 
 
 class DGraph:
@@ -59,21 +94,34 @@ class DGraph:
         self._symbols: dict[sympy.Symbol, tuple[str, str]] = {}
         self._order: list[str] | None = None
         self.derived: dict[str, object] = {}  # analyses' cached results; cleared on change
+        self.notes: list[str] = []  # what a builder did silently (passive vertices folded)
+        self._version = 0
 
     def _changed(self) -> None:
         self._order = None
         self.derived.clear()
+        self._version += 1
+
+    @property
+    def version(self) -> int:
+        """A counter that every change of the graph increments (verification remembers it)."""
+        return self._version
 
     # -- construction ------------------------------------------------------------------
 
     def add_vertex(self, vertex: str, role: Role = "intermediate", expr: sympy.Expr | None = None):
         """Add a vertex; ``expr`` is its elemental function over predecessor symbols."""
-        if not isinstance(vertex, str) or not _IDENT.match(vertex) or keyword.iskeyword(vertex):
-            raise GraphError(f"vertex {vertex!r}: ids must be identifiers (letters, digits, _)")
+        if not isinstance(vertex, str) or not _IDENT.match(vertex):
+            shown = repr(vertex) if len(repr(vertex)) < 60 else repr(vertex)[:60] + "…"
+            raise GraphError(f"vertex {shown}: ids must be identifiers (letters, digits, _)")
+        if keyword.iskeyword(vertex) or vertex in RESERVED:
+            raise GraphError(f"vertex {vertex!r}: the name is reserved (a keyword or a constant)")
         if vertex in self._g:
             raise GraphError(f"vertex {vertex!r} is defined twice")
         if role not in ROLES:
             raise GraphError(f"vertex {vertex!r}: unknown role {role!r}")
+        if expr is not None:
+            expr = as_vertex_expr(expr, f"vertex {vertex!r}")
         self._g.add_node(vertex, role=role, expr=expr, index=len(self._g))
         self._changed()
 
@@ -94,13 +142,20 @@ class DGraph:
                 " rename a vertex"
             )
         self._symbols[sym] = (source, target)
-        partial = None if partial is None else sympy.sympify(partial)
-        self._g.add_edge(source, target, symbol=sym, partial=partial)
+        if partial is not None:
+            partial = as_vertex_expr(partial, f"edge {source} -> {target}")
+        self._g.add_edge(source, target, symbol=sym, partial=partial, given=partial is not None)
         self._changed()
 
     def set_expr(self, vertex: str, expr: sympy.Expr | None) -> None:
         """Set a vertex's elemental function (over its predecessors' symbols)."""
+        if expr is not None:
+            expr = as_vertex_expr(expr, f"vertex {vertex!r}")
         self._g.nodes[vertex]["expr"] = expr
+        for u in self._g.predecessors(vertex):  # partials derived from the old expr are stale
+            data = self._g.edges[u, vertex]
+            if not data["given"]:
+                data["partial"] = None
         self._changed()
 
     # -- roles and order ---------------------------------------------------------------
@@ -205,7 +260,7 @@ class DGraph:
         if data["partial"] is None:
             expr = self.expr(target)
             if expr is not None:
-                data["partial"] = sympy.diff(expr, vertex_symbol(source))
+                data["partial"] = local_derivative(expr, source)
         return data["partial"]
 
     def has_partials(self) -> bool:
@@ -258,14 +313,21 @@ class DGraph:
             if v not in reaches_output:
                 raise GraphError(f"vertex {v!r} is dangling: it has no path to an output")
         for v in self.order():
-            expr = self.expr(v)
-            if expr is None:
-                continue
             preds = {vertex_symbol(u) for u in self.predecessors(v)}
-            extra = expr.free_symbols - preds
+            expr = self.expr(v)
+            extra = set() if expr is None else expr.free_symbols - preds
             if extra:
                 name = sorted(map(str, extra))[0]
                 raise GraphError(f"vertex {v!r}: expression uses {name!r}, which is not an in-edge")
+            for u in self.predecessors(v):
+                data = self._g.edges[u, v]
+                extra = data["partial"].free_symbols - preds if data["given"] else set()
+                if extra:
+                    name = sorted(map(str, extra))[0]
+                    raise GraphError(
+                        f"edge {u} -> {v}: the label uses {name!r}, which is not an argument of"
+                        f" {v!r} (a vertex with an edge into it)"
+                    )
         return self
 
     # -- comparison and copies -----------------------------------------------------------
@@ -275,8 +337,15 @@ class DGraph:
         for v in self.order():
             other.add_vertex(v, self.role(v), self.expr(v))
         for u, v in self.edges():
-            other.add_edge(u, v, self._g.edges[u, v]["partial"])
+            data = self._g.edges[u, v]
+            other.add_edge(u, v, data["partial"] if data["given"] else None)
+        other.notes = list(self.notes)
         return other
+
+    def given_partial(self, source: str, target: str) -> sympy.Expr | None:
+        """The label given for an edge (JSON ``label``, ``add_edge(partial=)``), if any."""
+        data = self._g.edges[source, target]
+        return data["partial"] if data["given"] else None
 
     def __eq__(self, other: object) -> bool:
         """Same vertices, roles, edges, expressions and partials (names matter)."""
@@ -308,14 +377,14 @@ class DGraph:
                 continue
             entry = {"id": v}
             if self.expr(v) is not None:
-                entry["expr"] = sympy.sstr(self.expr(v))
+                entry["expr"] = format_expression(self.expr(v))
             vertices.append(entry)
         edges = []
         for u, v in self.edges():
             entry = {"source": u, "target": v}
             p, expr = self._g.edges[u, v]["partial"], self.expr(v)
-            if p is not None and (expr is None or p != sympy.diff(expr, vertex_symbol(u))):
-                entry["label"] = sympy.sstr(p)
+            if p is not None and (expr is None or p != local_derivative(expr, u)):
+                entry["label"] = format_expression(p)
             edges.append(entry)
         data = {"format": "dgraph/1"}
         if self.name:

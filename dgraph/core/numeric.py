@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import sympy
 
+from ..errors import GraphError, InputError
 from .algebra import fold
 from .graph import DGraph, vertex_symbol
 
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from .expressions import ExpressionSet
 
 __all__ = ["edge_values", "evaluate_expression_set", "vertex_values"]
+
+_MODULES = ["scipy", "numpy"]  # SciPy's ufuncs for erf, gamma, ...: NumPy lacks them
 
 
 def _compiled(graph: DGraph) -> tuple[dict, dict]:
@@ -34,13 +37,13 @@ def _compile(graph: DGraph) -> tuple[dict, dict]:
         if graph.role(v) != "input":
             expr = graph.expr(v)
             if expr is None:
-                raise ValueError(f"vertex {v!r} has no expression; it cannot be evaluated")
-            vertex_fns[v] = (graph.predecessors(v), sympy.lambdify(preds, expr, "numpy"))
+                raise GraphError(f"vertex {v!r} has no expression; it cannot be evaluated")
+            vertex_fns[v] = (graph.predecessors(v), sympy.lambdify(preds, expr, _MODULES))
         for u in graph.predecessors(v):
             partial = graph.partial(u, v)
             if partial is None:
-                raise ValueError(f"edge {u} -> {v} has no known local partial")
-            edge_fns[u, v] = (graph.predecessors(v), sympy.lambdify(preds, partial, "numpy"))
+                raise GraphError(f"edge {u} -> {v} has no known local partial")
+            edge_fns[u, v] = (graph.predecessors(v), sympy.lambdify(preds, partial, _MODULES))
     return vertex_fns, edge_fns
 
 
@@ -76,7 +79,7 @@ def evaluate_expression_set(es: ExpressionSet, point: Iterable[float]) -> np.nda
     graph = es.graph
     point = np.asarray(point, dtype=float)
     if point.shape[-1] != len(graph.inputs):
-        raise ValueError(
+        raise InputError(
             f"point has {point.shape[-1]} values; the graph has {len(graph.inputs)} inputs"
         )
     labels = edge_values(graph, vertex_values(graph, point))

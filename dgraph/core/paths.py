@@ -72,15 +72,18 @@ def path_sums(
     """Bauer's formula in any algebra: for every (output, input) pair joined by a path, the
     sum over those paths, built edge by edge in evaluation order from ``unit`` at the input
     (``extend(value_at_u, u, v)`` carries a partial sum across the edge u -> v)."""
+    position = {v: k for k, v in enumerate(graph.order())}
+    rank = {y: k for k, y in enumerate(graph.outputs)}
+    pred = graph.nx.pred
     sums: dict[tuple[str, str], T] = {}
-    for x in graph.inputs:
+    for x in graph.inputs:  # only what x reaches: O(sum of the reached parts), not O(n |V|)
         at = {x: unit}
-        for v in graph.order():
-            if v != x and graph.role(v) != "input":
-                terms = [extend(at[u], u, v) for u in graph.nx.pred[v] if u in at]
-                if terms:
-                    at[v] = add(terms)
-        sums.update(((y, x), at[y]) for y in graph.outputs if y in at)
+        for v in sorted(nx.descendants(graph.nx, x), key=position.__getitem__):
+            terms = [extend(at[u], u, v) for u in pred[v] if u in at]
+            if terms:
+                at[v] = add(terms)
+        reached = sorted((y for y in at if y in rank), key=rank.__getitem__)
+        sums.update(((y, x), at[y]) for y in reached)
     return sums
 
 

@@ -320,12 +320,11 @@ def _dstar(graph: DGraph, units: list, kinds: str, organization: str) -> Express
                 chains[y, x] = _path_labels(g, x, y)
     jacobian, mults = _chain_products(chains, sums)
     steps.append(Step("paths", "shared products", mults))
-    es = make_expression_set(graph, sums.references, jacobian, steps, "dstar")
-    es = es.inline_single_use()
-    es.info.update(factor_subgraphs=len(sums.by_key), organization=organization)
+    info = {"factor_subgraphs": len(sums.by_key), "organization": organization}
     if organization == "pairs":
-        es.info["first"] = "dominators" if kinds[0] == "D" else "postdominators"
-    return es
+        info["first"] = "dominators" if kinds[0] == "D" else "postdominators"
+    es = make_expression_set(graph, sums.references, jacobian, steps, "dstar", info)
+    return es.inline_single_use()
 
 
 def _path_labels(g: nx.DiGraph, x: str, y: str) -> list[sympy.Expr]:

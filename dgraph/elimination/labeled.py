@@ -187,10 +187,10 @@ class LabeledGraph:
         if not self.done():
             left = ", ".join(self.intermediates()[:3])
             raise DGraphError(f"{method}: elimination incomplete; intermediates remain: {left}")
-        es = make_expression_set(self.graph, self.references, self.entries(), self.steps, method)
-        es = es.inline_single_use()
-        es.info.update(info or {})
-        return es
+        es = make_expression_set(
+            self.graph, self.references, self.entries(), self.steps, method, info
+        )
+        return es.inline_single_use()
 
 
 def replay(graph: DGraph, moves: Iterable[Move], method: str, **info: Any) -> ExpressionSet:

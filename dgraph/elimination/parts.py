@@ -68,15 +68,16 @@ def by_parts(graph: DGraph, search: Search, budget: float | None = None) -> Sear
     parts = independent_parts(graph)
     if len(parts) == 1:
         return search(graph, budget)
-    deadline = None if budget is None else time.perf_counter() + budget
-    left = len(graph.intermediates)
-    results = []
-    for part in parts:
-        share = None
-        if deadline is not None:
+    if budget is None:  # the largest first: a search too large refuses before any work
+        results = [search(part, None) for part in reversed(parts)][::-1]
+    else:
+        deadline = time.perf_counter() + budget
+        left = len(graph.intermediates)
+        results = []
+        for part in parts:
             share = max(0.0, deadline - time.perf_counter()) * len(part.intermediates) / left
-        results.append(search(part, share))
-        left -= len(part.intermediates)
+            results.append(search(part, share))
+            left -= len(part.intermediates)
     return SearchResult(
         [m for r in results for m in r.moves],
         sum(r.cost for r in results),

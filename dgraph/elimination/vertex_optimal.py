@@ -90,6 +90,5 @@ def _connected_search(graph: DGraph, budget: float | None) -> SearchResult:
 def vertex_optimal(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     """Vertex elimination in an optimal order (``optimal`` says whether it is proven)."""
     result = vertex_optimal_search(graph, budget)
-    es = replay(graph, result.moves, "vertex-optimal", **result.info())
-    es.info["order"] = [target for _, target in result.moves]
-    return es
+    order = [target for _, target in result.moves]
+    return replay(graph, result.moves, "vertex-optimal", **result.info(), order=order)

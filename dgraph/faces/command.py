@@ -6,13 +6,15 @@ import argparse
 import json
 from typing import Any
 
-from ..cliargs import budget, graph_args
-from ..core.builders import load
+from ..cliargs import budget, choice_list, graph_args, load_graph
 from ..methods import COMPARED, METHODS, accumulate
 from .realize import FaceCheck, check_faces
 from .relations import conflicting_pairs, multiplication_relations
 
 __all__ = ["add_arguments", "report", "run"]
+
+# Every method that needs no order of its own (vertex and edges replay a given one).
+_RUNNABLE = tuple(m for m in METHODS if m not in ("vertex", "edges"))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -21,7 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--method",
         "-m",
         default="markowitz",
-        help=f"one of {', '.join(METHODS)}; several comma-separated, or 'all' (compared ones)",
+        help=f"one of {', '.join(_RUNNABLE)}; several comma-separated, or 'all'"
+        f" ({', '.join(COMPARED)})",
     )
     p.add_argument("--budget", type=budget, help="seconds for exact searches beyond their limit")
 
@@ -64,8 +67,12 @@ def report(check: FaceCheck) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    graph = load(args.graph, args.granularity)
-    names = COMPARED if args.method == "all" else [m.strip() for m in args.method.split(",")]
+    names = (
+        COMPARED
+        if args.method == "all"
+        else choice_list(args.method, _RUNNABLE, "--method", "method")
+    )
+    graph = load_graph(args)
     checks = [check_faces(accumulate(graph, m, budget=args.budget)) for m in names]
     if args.json:
         if len(checks) == 1:

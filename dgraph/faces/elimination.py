@@ -377,7 +377,7 @@ class FaceState:
             raise DGraphError(
                 f"{method}: face elimination incomplete; {len(self.faces())} faces left"
             )
-        es = make_expression_set(self.graph, self.references, self.entries(), self.steps, method)
-        es = es.inline_single_use()
-        es.info.update(info or {})
-        return es
+        es = make_expression_set(
+            self.graph, self.references, self.entries(), self.steps, method, info
+        )
+        return es.inline_single_use()

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..cliargs import graph_args
-from ..core.builders import load
+from ..cliargs import graph_args, load_graph, numbers, vertex_list
 from ..errors import DGraphError
 from .lumps import ORDERS
 from .sweeps import InverseProduct, inverse_product
@@ -37,20 +36,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _numbers(text: str, option: str) -> list[float]:
-    """Comma-separated numbers, or a one-line error naming the option."""
-    try:
-        return [float(t) for t in text.split(",") if t.strip()]
-    except ValueError:
-        raise DGraphError(f"{option} needs comma-separated numbers, got {text!r}") from None
-
-
 def _check_length(values: list[float], names: list[str], option: str, what: str) -> None:
     """A one-line error unless there is one number per name."""
     if len(values) != len(names):
         raise DGraphError(
             f"{option} has {len(values)} numbers; it needs {len(names)}, one per {what}"
-            f" ({', '.join(names)})"
+            + (f" ({', '.join(names)})" if len(names) <= 10 else "")
         )
 
 
@@ -82,16 +73,23 @@ def report(name: str, product: InverseProduct, point: list[float]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Load the graph, compute J⁻¹v or J⁻ᵀv, print the report or one JSON object."""
-    graph = load(args.graph, args.granularity)
+    graph = load_graph(args)
     check_square(graph)
-    point = [1.0] * len(graph.inputs) if args.at is None else _numbers(args.at, "--at")
+    point = [1.0] * len(graph.inputs) if args.at is None else numbers(args.at, "--at")
     _check_length(point, graph.inputs, "--at", "input")
-    vector = _numbers(args.vector, "--vector")
+    vector = numbers(args.vector, "--vector")
     if args.transpose:
         _check_length(vector, graph.inputs, "--vector", "input (with --transpose)")
     else:
         _check_length(vector, graph.outputs, "--vector", "output")
-    order = args.order if args.order in ORDERS else [v.strip() for v in args.order.split(",")]
+    order = args.order
+    if order not in ORDERS:
+        if "," not in order and order.strip() not in graph:
+            raise DGraphError(
+                f"--order: {order[:60]!r} is neither an order ({', '.join(ORDERS)}) nor a vertex"
+            )
+        computed = [v for v in graph if graph.role(v) != "input"]
+        order = vertex_list(graph, order, "--order", computed, "a computed vertex")
     product = inverse_product(graph, point, vector, args.transpose, order)
     if args.json:
         print(json.dumps({"graph": graph.name, "at": point, "vector": vector, **product.to_dict()}))

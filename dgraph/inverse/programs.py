@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import random
 
+from ..errors import InputError
+
 __all__ = [
     "FIGURE_4",
     "constant_width_program",
@@ -129,7 +131,7 @@ def relaxation_program(n: int, sweeps: int = 3, temporaries: bool = False) -> st
     statement, so each update is a lump of two vertices with l = 1 and k = 3.
     """
     if n < 2:
-        raise ValueError("a relaxation ring needs n >= 2")
+        raise InputError("a relaxation ring needs n >= 2")
     statements: list[tuple[int | None, str, list[str]]] = []
     for sweep in range(sweeps):
         for i in range(n):

@@ -24,7 +24,7 @@ import sympy
 
 from ..core.graph import DGraph, vertex_symbol
 from ..core.numeric import edge_values, vertex_values
-from ..errors import DGraphError
+from ..errors import DGraphError, GraphError
 from .lumps import Lump, lump_cost, lumps, output_slots, resolve_order
 from .width import SingularJacobian, check_square, width_profile
 
@@ -213,9 +213,7 @@ def local_partials(
     try:
         values = vertex_values(graph, point)
         labels = edge_values(graph, values)
-    except DGraphError:
-        raise
-    except ValueError as exc:  # core.numeric: a vertex without expression or partial
+    except GraphError as exc:  # core.numeric: a vertex without expression or partial
         partials = {(u, v): graph.partial(u, v) for u, v in graph.edges()}
         if any(p is None or not p.is_Number for p in partials.values()):
             raise DGraphError(str(exc)) from None

@@ -1,18 +1,33 @@
 """``dgraph render``: draw a graph in one of its views, or an accumulation step by step.
 
-Imports only argparse at module level: the parser is built for every dgraph command.
+The output path is checked before any drawing is made, and files are written whole or
+not at all (:func:`dgraph.core.files.staged`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
-from ..cliargs import budget, graph_args
+from ..cliargs import (
+    budget,
+    choice_list,
+    graph_args,
+    load_graph,
+    method_argument,
+    method_options,
+    output_path,
+)
+from ..core.files import staged
+from ..dominance.regions import REGION_KINDS
+from ..zhou.factorize import STRATEGIES, VARIANTS
+from .drawing import FORMATS, VIEWS, Drawing
+from .styles import STYLES
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "run", "save_drawing"]
 
-_VIEWS = ("graph", "line", "levels", "pages")
+_STEP_FORMATS = (*FORMATS, ".html")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -21,9 +36,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "-o",
         "--output",
         required=True,
-        help="file to write: .svg .pdf .png .dot .tex (TikZ); with --steps also .html",
+        help=f"file to write: {' '.join(FORMATS)} (.tex: TikZ); with --steps also .html",
     )
-    p.add_argument("--view", choices=_VIEWS, default="graph", help="what to draw (default graph)")
+    p.add_argument("--view", choices=VIEWS, default="graph", help="what to draw (default graph)")
     p.add_argument(
         "--direction",
         choices=("dataflow", "dependence"),
@@ -33,41 +48,64 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--highlight",
-        help="regions to mark: chains, blocks, umbrellas, closed-umbrellas, factors, pages "
-        "(comma-separated)",
+        help=f"regions to mark: {', '.join(REGION_KINDS)} (comma-separated)",
     )
-    p.add_argument("--style", default="paper", help="paper (default), screen or plain")
+    p.add_argument("--style", choices=tuple(STYLES), default="paper", help="default paper")
     p.add_argument("--font", choices=("serif", "sans"), help="font family")
     p.add_argument("--title", help="a title above the drawing")
     p.add_argument("--no-labels", action="store_true", help="no edge labels")
     p.add_argument(
         "--standalone", action="store_true", help=".tex: a whole LaTeX document, not a picture"
     )
-    p.add_argument("--variant", default="backward", help="pages view: zhou's factorization")
+    p.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        default="backward",
+        help="pages view: zhou's factorization",
+    )
     p.add_argument(
         "--steps",
         action="store_true",
         help="one frame per step of --method: FILE-00.svg, FILE-01.svg, ... (or one .html)",
     )
-    p.add_argument("--method", "-m", default="markowitz", help="the method drawn by --steps")
+    method_argument(p, "the method drawn by --steps")
+    p.add_argument("--order", help="--steps with method vertex 'v1,v2' or edges 'f:i>j,b:k>l'")
     p.add_argument("--budget", type=budget, help="seconds for exact searches beyond their limit")
-    p.add_argument("--strategy", default="auto", help="zhou with --steps: use global")
+    p.add_argument(
+        "--strategy",
+        choices=("auto", *STRATEGIES),
+        default="auto",
+        help="zhou with --steps (default auto: the cheapest)",
+    )
+
+
+def save_drawing(drawing: Drawing, path: Path, standalone: bool = False) -> Path:
+    """Save ``drawing`` to a checked ``path`` (see :func:`output_path`) whole or not at all."""
+    with staged(path.parent) as temporary:
+        drawing.save(temporary / path.name, standalone=standalone)
+    return path
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.builders import load
+    from ..errors import InputError
     from .drawing import draw
 
-    graph = load(args.graph, args.granularity)
+    out = output_path(args.output, _STEP_FORMATS if args.steps else FORMATS)
+    if not args.steps and out.suffix.lower() == ".html":
+        raise InputError(f"{out}: .html needs --steps")
+    if args.highlight is not None:
+        choice_list(args.highlight, tuple(REGION_KINDS), "--highlight", "highlight")
+    if args.steps and args.view != "graph":
+        raise InputError(
+            "--steps draws the graph (the line graph for face eliminations); drop --view"
+        )
+    if not args.steps and args.order is not None:
+        raise InputError("--order applies to --steps")
+    graph = load_graph(args)
     if args.steps:
-        from ..errors import DGraphError
         from .stepviews import steps
         from .styles import get_style
 
-        if args.view != "graph":
-            raise DGraphError(
-                "--steps draws the graph (the line graph for face eliminations); drop --view"
-            )
         viewer = steps(
             graph,
             args.method,
@@ -75,8 +113,11 @@ def run(args: argparse.Namespace) -> int:
             style=get_style(args.style, args.font),
             budget=args.budget,
             strategy=args.strategy,
+            **method_options(graph, args.method, args.order),
         )
-        paths = viewer.save(args.output)
+        with staged(out.parent) as temporary:
+            saved = viewer.save(temporary / out.name)
+        paths = [out.parent / p.name for p in saved]
         summary = {
             "file": str(paths[0]),
             "files": [str(p) for p in paths],
@@ -96,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
             title=args.title,
             variant=args.variant,
         )
-        path = drawing.save(args.output, standalone=args.standalone)
+        path = save_drawing(drawing, out, standalone=args.standalone)
         summary = {"file": str(path), "files": [str(path)], "view": args.view}
     if args.json:
         print(json.dumps(summary))

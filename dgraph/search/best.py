@@ -1,12 +1,17 @@
 """``best``: the cheapest verified accumulation dgraph can find within a time budget.
 
 Minimizing multiplications is NP-complete (Naumann 2008), so ``best`` runs a portfolio and
-keeps the cheapest result by effective multiplications (±1 labels free), then structural:
+keeps the cheapest result as everywhere in dgraph (:func:`dgraph.core.expressions.price`):
+fewest effective multiplications (±1 labels free), then structural, then the first
+candidate met — the given ones (``candidates``, the results ``compare`` shows beside it,
+in its table's order) before those of its own searches:
 
 1. forward, reverse and Markowitz, priced on the structure; the cheapest is built and
    verified first — the answer if nothing better fits the budget, and the measure of
-   how long building and verifying the winner will take, which is kept in reserve;
-2. the structure methods — local Jacobians, umbrellas, D*, Zhou's factorizer;
+   how long building and verifying the winner will take, which is kept in reserve; then
+   the given candidates, so ``best`` is never more expensive than any of them;
+2. the structure methods — local Jacobians, umbrellas, D*, Zhou's factorizer — where
+   not given;
 3. exact searches where affordable: the optimal vertex order (A* over eliminated sets),
    in structural and, on small graphs, effective multiplications
    (:mod:`dgraph.search.effective_optimal`), and the edge-elimination metagraph, each
@@ -19,6 +24,9 @@ keeps the cheapest result by effective multiplications (±1 labels free), then s
    after preprocessing: the umbrella contractions (which touch nothing outside their
    umbrella) or Zhou's simple-chain links fixed first, the rest searched. They stop as
    soon as a candidate meets the lower bound for every elimination: it is optimal.
+
+``seed`` drives every random choice (restarts, random tie-breaks, annealing), so the same
+graph, seed and candidates give the same result wherever no deadline cuts a search short.
 
 Searches whose running time nothing predicts run in a child process stopped at its
 deadline (:mod:`dgraph.search.timebox`), so ``best`` returns within its budget unless
@@ -41,9 +49,9 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
-from ..core.expressions import ExpressionSet
+from ..core.expressions import ExpressionSet, price
 from ..core.graph import DGraph
 from ..core.paths import count_paths
 from ..dominance.dstar import dstar
@@ -58,7 +66,7 @@ from ..elimination.metagraph import (
 from ..elimination.parts import largest_part
 from ..elimination.vertex import markowitz_order, vertex_elimination
 from ..elimination.vertex_optimal import vertex_optimal_search
-from ..errors import SearchTooLarge
+from ..errors import InputError, SearchTooLarge
 from ..faces.elimination import FACE_PATH_LIMIT
 from ..faces.greedy import greedy_faces
 from ..zhou.factorize import zhou
@@ -77,6 +85,7 @@ DEFAULT_BUDGET = 10.0  # seconds, when none is given
 EFFECTIVE_VERTEX = "vertex elimination, effective mults"  # its key in lower_bounds
 ANY_ELIMINATION = "any elimination, effective mults"  # vertex, edge, face: every method's
 RESTARTS = 8  # greedy vertex orders with random tie-breaks
+ANNEALING_RUNS = 64  # at most; each with its own seed
 EDGE_RESTARTS = 4  # greedy edge eliminations with random tie-breaks
 FACE_RESTARTS = 2  # greedy face eliminations with random tie-breaks
 # intermediates up to which the exact searches run to the end (the effective-cost A*, whose
@@ -92,7 +101,9 @@ STRUCTURE = {"layers": layers, "umbrella": umbrella, "dstar": dstar, "zhou": zho
 class Portfolio:
     """The candidates so far, each priced (effective, structural mults) and either built
     or kept as the moves that build it: vertex orders, edge eliminations, metagraph
-    paths (whose vertex moves forward-eliminate every out-edge)."""
+    paths (whose vertex moves forward-eliminate every out-edge). A name keeps its first
+    candidate unless a cheaper one comes, or one as cheap that is built and verified
+    where the first is not built."""
 
     def __init__(self, graph: DGraph) -> None:
         self.graph = graph
@@ -100,20 +111,56 @@ class Portfolio:
         self.built: dict[str, ExpressionSet] = {}
         self.moves: dict[str, tuple[str, list]] = {}
         self.orders: dict[str, list[str]] = {}  # the vertex orders among them
+        self.given: set[str] = set()  # names held by results computed before best
+
+    def _takes(self, by: str, cost: tuple[int, int], ready: bool = False) -> bool:
+        """Whether a candidate at ``cost`` takes the name ``by`` (see the class); a
+        cheaper one clears what the name held."""
+        held = self.price.get(by)
+        if held is None or cost < held:
+            self.built.pop(by, None)
+            self.moves.pop(by, None)
+            if held is not None:
+                self.orders.pop(by, None)
+            return True
+        return cost == held and ready and by not in self.built
+
+    def add_given(self, es: ExpressionSet) -> None:
+        """A result computed before ``best`` (a row of ``compare``), under its method's
+        name; best's own searches of that name go under another (:meth:`own`)."""
+        self.add_built(es.method, es)
+        self.given.add(es.method)
+
+    def own(self, by: str) -> str:
+        """The name of a candidate of best's own searches: ``by``, unless a given result
+        holds it (so ``found_by`` never names a row that shows another cost)."""
+        return f"{by} (best's search)" if by in self.given else by
 
     def add_built(self, by: str, es: ExpressionSet) -> None:
-        self.price[by] = (es.mults_effective, es.mults)
-        self.built[by] = es
+        """Add ``es``; one built in a child process is moved onto this graph (a copy of
+        it came back), unverified."""
+        if es.graph is not self.graph:
+            es = _on(self.graph, es)
+        by = by if by in self.given and by == es.method else self.own(by)
+        if self._takes(by, price(es), es.verified):
+            self.price[by] = price(es)
+            self.built[by] = es
 
-    def add_moves(self, by: str, moves: list, kind: str = "moves") -> None:
-        self.price[by] = move_costs(self.graph, moves)
+    def add_moves(self, by: str, moves: list, kind: str = "moves") -> bool:
+        by = self.own(by)
+        cost = move_costs(self.graph, moves)
+        if not self._takes(by, cost):
+            return False
+        self.price[by] = cost
         self.moves[by] = (kind, moves)
+        return True
 
     def add_order(self, by: str, order: list[str]) -> None:
-        self.add_moves(by, [("vertex", v) for v in order], "order")
-        self.orders[by] = order
+        if self.add_moves(by, [("vertex", v) for v in order], "order"):
+            self.orders[self.own(by)] = order
 
     def ranked(self) -> list[str]:
+        """Cheapest first (:func:`price`); among equals the first added."""
         return sorted(self.price, key=self.price.get)
 
     def seconds_to_ready(self, by: str, per_mult: float) -> float:
@@ -139,8 +186,16 @@ class Portfolio:
         return self.built[by]
 
 
-def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
-    """The cheapest verified expression set found within ``budget`` seconds.
+def best(
+    graph: DGraph,
+    budget: float | None = None,
+    seed: int = 0,
+    candidates: Iterable[ExpressionSet] = (),
+) -> ExpressionSet:
+    """The cheapest verified expression set found within ``budget`` seconds, never more
+    expensive (:func:`dgraph.core.expressions.price`) than a verified one of
+    ``candidates`` (expression sets of ``graph`` computed already, named by method);
+    ``seed`` drives its random choices.
 
     >>> from dgraph.core.builders import bundled
     >>> es = best(bundled("naumann_discrepancy.json"), budget=5)
@@ -150,6 +205,7 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     budget = DEFAULT_BUDGET if budget is None else budget
     t0 = time.perf_counter()
     deadline = t0 + budget
+    given = _candidates(graph, candidates)
     pool = Portfolio(graph)
     pool.add_order("forward", list(graph.intermediates))
     pool.add_order("reverse", list(reversed(graph.intermediates)))
@@ -161,6 +217,8 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     pool.build(first).verify()
     spent = time.perf_counter() - started
     per_mult = spent / max(1, pool.built[first].mults)
+    for es in given:
+        pool.add_given(es)
     bounds = _Bounds()
 
     def stop() -> float:
@@ -170,7 +228,8 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     def left() -> float:
         return stop() - time.perf_counter()
 
-    for by, es in stream(lambda: _structure_methods(graph), _share(left, 0.4)):
+    missing = [by for by in STRUCTURE if by not in pool.built]
+    for by, es in stream(lambda: _structure_methods(graph, missing), _share(left, 0.4)):
         pool.add_built(by, es)
     bracketing = _bracketing(graph, left)
     try:
@@ -189,12 +248,29 @@ def best(graph: DGraph, budget: float | None = None) -> ExpressionSet:
             def until_optimal() -> float:
                 return time.perf_counter() if met() else stop()
 
-            _heuristics(graph, pool, bounds, until_optimal, greedy_seconds)
+            _heuristics(graph, pool, bounds, until_optimal, greedy_seconds, seed)
             if not met():
                 bounds.raise_floor(bracketing.wait(left()))
     finally:
         bracketing.stop()
     return _finish(pool, bounds, per_mult, t0, budget, spent)
+
+
+def _candidates(graph: DGraph, candidates: Iterable[ExpressionSet]) -> list[ExpressionSet]:
+    """The given candidates, each a whole Jacobian of ``graph``."""
+    given = list(candidates)
+    for es in given:
+        if es.graph is not graph and es.graph != graph:
+            raise InputError(f"best: the candidate {es.method!r} is for another graph")
+        if es.pairs is not None:
+            raise InputError(f"best: the candidate {es.method!r} computes only some entries")
+    return given
+
+
+def _on(graph: DGraph, es: ExpressionSet) -> ExpressionSet:
+    """``es`` (and the set it was inlined from) over ``graph``, an equal graph."""
+    computed = None if es.as_computed is None else _on(graph, es.as_computed)
+    return dataclasses.replace(es, graph=graph, as_computed=computed)
 
 
 def _bracketing(graph: DGraph, left: Callable[[], float]) -> Background[int]:
@@ -231,9 +307,9 @@ class _Bounds:
                 self.known[key] = max(bound, self.known.get(key, bound))
 
 
-def _structure_methods(graph: DGraph) -> Iterator[tuple[str, ExpressionSet]]:
-    for by, method in STRUCTURE.items():
-        yield by, method(graph)
+def _structure_methods(graph: DGraph, names: list[str]) -> Iterator[tuple[str, ExpressionSet]]:
+    for by in names:
+        yield by, STRUCTURE[by](graph)
 
 
 def _exact_searches(
@@ -277,14 +353,15 @@ def _heuristics(
     bounds: _Bounds,
     stop: Callable[[], float],
     greedy_seconds: float,
+    seed: int,
 ) -> None:
     """Greedy orders, restarts, beam, effective A* (small graphs), greedy edges and
-    faces, then annealing until ``stop()``."""
+    faces, then annealing until ``stop()``; ``seed`` for every random choice."""
 
     def left() -> float:
         return stop() - time.perf_counter()
 
-    for by, order in stream(lambda: _greedy_orders(graph), _share(left, 0.3)):
+    for by, order in stream(lambda: _greedy_orders(graph, seed), _share(left, 0.3)):
         pool.add_order(by, order)
     if left() > 4 * greedy_seconds:  # past its deadline the beam finishes greedily
         beam_deadline = time.perf_counter() + 0.2 * left()
@@ -298,21 +375,17 @@ def _heuristics(
         pool.add_order("effective-optimal", [v for _, v in exact.moves])
         known = bounds.known.get(EFFECTIVE_VERTEX, 0)
         bounds.known[EFFECTIVE_VERTEX] = max(exact.lower_bound, known)
-    runs = stream(lambda: _greedy_edges(graph), _share(left, 0.2))
+    runs = stream(lambda: _greedy_edges(graph, seed), _share(left, 0.2))
     if runs:
         pool.add_moves("greedy edges", min(runs, key=lambda r: r[0])[1])
     if count_paths(graph) <= FACE_PATH_LIMIT:  # face states track every path
-        faces = stream(lambda: _greedy_faces(graph), _share(left, 0.25))
+        faces = stream(lambda: _greedy_faces(graph, seed), _share(left, 0.25))
         if faces:
-            pool.add_built("greedy faces", min(faces, key=_cost))
-    _annealing(graph, pool, stop)
+            pool.add_built("greedy faces", min(faces, key=price))
+    _annealing(graph, pool, stop, seed)
 
 
-def _cost(es: ExpressionSet) -> tuple[int, int]:
-    return es.mults_effective, es.mults
-
-
-def _greedy_orders(graph: DGraph) -> Iterator[tuple[str, list[str]]]:
+def _greedy_orders(graph: DGraph, seed: int) -> Iterator[tuple[str, list[str]]]:
     """Every rule with both tie-breaks, then random restarts of the cheapest rule."""
     cheapest, rule_of = None, "effective"
     for rule in RULES:
@@ -322,27 +395,27 @@ def _greedy_orders(graph: DGraph) -> Iterator[tuple[str, list[str]]]:
             if cheapest is None or cost < cheapest:
                 cheapest, rule_of = cost, rule
             yield f"greedy {rule}/{tie}", order
-    rng = random.Random(0)
+    rng = random.Random(seed)
     for k in range(RESTARTS):
         yield f"restart {k}", greedy_order(graph, rule_of, rng=rng)
 
 
-def _greedy_edges(graph: DGraph) -> Iterator[tuple[int, list]]:
-    rng = random.Random(0)
+def _greedy_edges(graph: DGraph, seed: int) -> Iterator[tuple[int, list]]:
+    rng = random.Random(seed)
     yield greedy_edges(graph)
     for _ in range(EDGE_RESTARTS):
         yield greedy_edges(graph, rng)
 
 
-def _greedy_faces(graph: DGraph) -> Iterator[ExpressionSet]:
-    rng = random.Random(0)
+def _greedy_faces(graph: DGraph, seed: int) -> Iterator[ExpressionSet]:
+    rng = random.Random(seed)
     yield greedy_faces(graph, "forward")
     yield greedy_faces(graph, "reverse")
     for _ in range(FACE_RESTARTS):
         yield greedy_faces(graph, rng=rng)
 
 
-def _annealing(graph: DGraph, pool: Portfolio, stop: Callable[[], float]) -> None:
+def _annealing(graph: DGraph, pool: Portfolio, stop: Callable[[], float], seed: int) -> None:
     """Annealing runs from the best orders in turn, then from its own best, until
     ``stop()`` (small graphs stop after one round per start); every other run after the
     first round keeps a structure method's eliminations as a fixed prefix — the umbrella
@@ -352,7 +425,7 @@ def _annealing(graph: DGraph, pool: Portfolio, stop: Callable[[], float]) -> Non
     steps = 400 * max(1, inner)
     starts = sorted(pool.orders, key=pool.effective)[:3]
     prefixes = [(by, p) for by, p in _prefixes(pool) if p]
-    for run in range(64):
+    for run in range(ANNEALING_RUNS):
         if time.perf_counter() >= stop() or (run >= len(starts) and inner <= SMALL):
             break
         cheapest = min(pool.orders, key=pool.effective)
@@ -363,7 +436,8 @@ def _annealing(graph: DGraph, pool: Portfolio, stop: Callable[[], float]) -> Non
             chosen = set(prefix)
             start, fixed = prefix + [v for v in start if v not in chosen], len(prefix)
             label = f"{by} + annealing"
-        cost, order = anneal(graph, start, stop(), steps, seed=run, fixed=fixed)
+        run_seed = ANNEALING_RUNS * seed + run
+        cost, order = anneal(graph, start, stop(), steps, seed=run_seed, fixed=fixed)
         if cost < pool.effective(cheapest):
             pool.add_order(label, order)
 
@@ -389,17 +463,11 @@ def _finish(
     first_seconds: float,
 ) -> ExpressionSet:
     """The cheapest candidate that can still be built and verified within the budget
-    (the first baseline always can: it already is), under the name ``best``;
-    ``per_mult`` is what building and verifying cost per structural multiplication,
-    ``first_seconds`` what the first baseline took."""
+    (the first baseline always can: it already is), under the name ``best``, keeping
+    its verification; ``per_mult`` is what building and verifying cost per structural
+    multiplication, ``first_seconds`` what the first baseline took."""
     searched = time.perf_counter() - t0
-    for by in pool.ranked():
-        need = pool.seconds_to_ready(by, per_mult)
-        if need and time.perf_counter() + need > t0 + budget:
-            continue
-        es = pool.build(by)
-        if es.verified or es.verify():
-            break
+    by, es = _winner(pool, per_mult, t0 + budget)
     info = {k: v for k, v in es.info.items() if k != "optimal"}
     info.update(
         found_by=by,
@@ -414,4 +482,25 @@ def _finish(
             f"building and verifying one expression set took {first_seconds:.1f} s, more"
             f" than the budget of {budget:g} s"
         )
-    return dataclasses.replace(es, method="best", info=info)
+    return es._relabeled("best", info)
+
+
+def _winner(pool: Portfolio, per_mult: float, end: float) -> tuple[str, ExpressionSet]:
+    """The cheapest candidate built and verified by ``end``: the cheapest of those that
+    can still be is built and verified in turn (re-priced as built), until one is."""
+    failed: set[str] = set()
+    while True:
+        for by in pool.ranked():
+            need = pool.seconds_to_ready(by, per_mult)
+            if by not in failed and not (need and time.perf_counter() + need > end):
+                break
+        else:  # nothing verified: the first baseline, as it is
+            by = next(iter(pool.built))
+            return by, pool.built[by]
+        es = pool.build(by)
+        if price(es) != pool.price[by]:
+            pool.price[by] = price(es)
+        elif es.verified or es.verify():
+            return by, es
+        else:
+            failed.add(by)

@@ -32,6 +32,7 @@ The reading of §5 implemented in :func:`pages`, for one page at a time:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 import networkx as nx
@@ -194,11 +195,8 @@ def _merge(base: LabeledGraph, parts: list[LabeledGraph], steps, info, pairs) ->
                 entries[key] = entries[key] + label if key in entries else label
     references = parts[0].references if parts else {}
     all_steps = list(steps) + [s for part in parts for s in part.steps]
-    es = make_expression_set(base.graph, references, entries, all_steps, "zhou")
-    es.pairs = None if pairs is None else list(pairs)
-    es = es.inline_single_use()
-    es.info.update(info)
-    return es
+    es = make_expression_set(base.graph, references, entries, all_steps, "zhou", info, pairs)
+    return es.inline_single_use()
 
 
 def _run(base: LabeledGraph, strategy: str, variant: str, pairs) -> ExpressionSet:
@@ -258,5 +256,5 @@ def zhou(
     reduce_simple(base)
     results = {(s, v): _run(base, s, v, pairs) for s in strategies for v in variants}
     best = min(results.values(), key=lambda es: (es.mults, es.adds))
-    best.info["tried"] = {f"{s}/{v}": es.mults for (s, v), es in results.items()}
-    return best
+    tried = {f"{s}/{v}": es.mults for (s, v), es in results.items()}
+    return dataclasses.replace(best, info={**best.info, "tried": tried})

@@ -187,11 +187,10 @@ def layers(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Expres
         return out
 
     product = evaluate(0, len(chain.jacobians) - 1)
-    es = make_expression_set(graph, chain.references, product, steps, "layers")
-    es = es.inline_single_use()
-    es.info.update(
-        bracketing=_notation(split, 0, len(chain.jacobians) - 1),
-        chain_mults=total,
-        layers=len(chain.jacobians),
-    )
-    return es
+    info = {
+        "bracketing": _notation(split, 0, len(chain.jacobians) - 1),
+        "chain_mults": total,
+        "layers": len(chain.jacobians),
+    }
+    es = make_expression_set(graph, chain.references, product, steps, "layers", info)
+    return es.inline_single_use()

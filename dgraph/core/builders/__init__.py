@@ -5,7 +5,8 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from ...errors import InputError
+from ...errors import GraphError, InputError
+from ..files import check_file, read_text
 from ..graph import DGraph
 from .functions import from_function, from_sympy, load_function
 from .json_format import from_dict, from_json
@@ -23,23 +24,26 @@ __all__ = [
 
 
 def load(spec: str | Path, granularity: Granularity = "elemental") -> DGraph:
-    """Load a graph from ``file.json``, ``file.trace`` or ``path/to/file.py:function``."""
+    """Load a graph from ``file.json``, ``file.trace`` or ``path/to/file.py:function``;
+    only a regular file of bounded size is read, and a graph without edges is refused
+    (no output depends on an input: there is no Jacobian to accumulate)."""
     spec = str(spec)
     if ".py:" in spec:
+        check_file(spec.rpartition(":")[0])
         binary = granularity == "binary"  # a traced function has no statements
-        return from_function(load_function(spec), name=spec.rpartition(":")[2], binary=binary)
-    path = Path(spec)
-    if path.suffix not in (".json", ".trace"):
-        raise InputError(f"{path}: unknown graph type (use .json, .trace or file.py:function)")
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read it ({exc.__class__.__name__})") from None
-    if path.suffix == ".json":
-        return from_json(text, source=str(path))
-    return from_trace(text, granularity, source=str(path), name=path.stem)
+        graph = from_function(load_function(spec), name=spec.rpartition(":")[2], binary=binary)
+    else:
+        path = Path(spec)
+        if path.suffix not in (".json", ".trace"):
+            raise InputError(f"{path}: unknown graph type (use .json, .trace or file.py:function)")
+        text = read_text(path)
+        if path.suffix == ".json":
+            graph = from_json(text, source=str(path))
+        else:
+            graph = from_trace(text, granularity, source=str(path), name=path.stem)
+    if graph.n_edges == 0:
+        raise GraphError(f"{spec}: no output depends on an input (the graph has no edges)")
+    return graph
 
 
 def bundled(name: str) -> DGraph:

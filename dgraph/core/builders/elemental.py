@@ -30,7 +30,7 @@ class _Node:
     local: sympy.Expr | None  # elemental function over the predecessors' placeholders
     preds: list[int]
     names: list[str] = field(default_factory=list)  # preferred names, first wins
-    placeholder: sympy.Dummy = field(default_factory=sympy.Dummy)
+    placeholder: sympy.Dummy = field(default_factory=lambda: sympy.Dummy(real=True))
 
 
 class ExprGraphBuilder:

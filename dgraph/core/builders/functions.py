@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import builtins
+import contextlib
 import importlib.util
 import inspect
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import sympy
 
 from ...errors import InputError
+from ..algebra import real_symbol
 from ..graph import DGraph
+from ..parse import parse_expression
 from .elemental import ExprGraphBuilder
 
 __all__ = ["from_function", "from_sympy", "load_function"]
@@ -40,19 +44,23 @@ def from_sympy(
     >>> g.outputs, g.intermediates
     (['y0', 'y1'], ['t1'])
     """
-    symbols = [sympy.Symbol(s) if isinstance(s, str) else s for s in inputs]
+    symbols = [real_symbol(s) if isinstance(s, str) else s for s in inputs]
     input_names = [str(s) for s in symbols]
     if isinstance(outputs, Mapping):
         names, exprs = list(outputs), list(outputs.values())
     else:
-        single = isinstance(outputs, (sympy.Basic, int, float))
+        single = isinstance(outputs, (sympy.Basic, int, float, str))
         exprs = [outputs] if single and not isinstance(outputs, sympy.MatrixBase) else list(outputs)
         names = _output_names(len(exprs), set(input_names))
     builder = ExprGraphBuilder(input_names, name or "<sympy>", binary)
     env = {s: i for s, i in zip(symbols, builder.inputs, strict=False)}
+    env.update({real_symbol(str(s)): i for s, i in zip(symbols, builder.inputs, strict=False)})
     values = []
     for out_name, expr in zip(names, exprs, strict=False):
-        expr = sympy.sympify(expr)
+        if isinstance(expr, str):  # text is parsed, never evaluated
+            expr = parse_expression(expr, input_names, f"output {out_name!r}")
+        elif isinstance(expr, (int, float)) and not isinstance(expr, bool):
+            expr = sympy.sympify(expr)
         if not isinstance(expr, sympy.Expr):
             raise InputError(f"output {out_name!r} is not a sympy expression: {expr!r}")
         value = builder.elemental(expr, env)
@@ -74,7 +82,7 @@ def from_function(
     """
     label = name or getattr(f, "__name__", "function")
     if n_inputs is not None:
-        symbols = list(sympy.symbols(f"x0:{n_inputs}"))
+        symbols = [real_symbol(f"x{k}") for k in range(n_inputs)]
         args: tuple = (symbols,)
     else:
         try:
@@ -84,15 +92,48 @@ def from_function(
         kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         if not params or any(p.kind not in kinds for p in params):
             raise InputError(f"{label}: needs plain positional parameters (or n_inputs=)")
-        symbols = [sympy.Symbol(p.name) for p in params]
+        symbols = [real_symbol(p.name) for p in params]
         args = tuple(symbols)
     try:
-        result = f(*args)
+        with _symbolic_max_min(f):
+            result = f(*args)
     except Exception as exc:
         raise InputError(f"{label}: calling it with sympy symbols failed: {exc}") from None
     if isinstance(result, (list, tuple, Mapping, sympy.MatrixBase)) and not len(result):
         raise InputError(f"{label}: returned no outputs")
+    if not isinstance(result, (list, tuple, Mapping, sympy.MatrixBase, sympy.Basic, int, float)):
+        raise InputError(
+            f"{label}: returned {type(result).__name__}, not an expression or a list of them"
+        )
     return from_sympy(result, symbols, name=label if label != "<lambda>" else "", binary=binary)
+
+
+@contextlib.contextmanager
+def _symbolic_max_min(f: Callable[..., Any]) -> Iterator[None]:
+    """While ``f`` is traced, Python's ``max`` and ``min`` (where its module does not define
+    its own) fall back to ``sympy.Max`` and ``sympy.Min`` when they cannot compare symbols."""
+    namespace = getattr(f, "__globals__", None)
+    names = [n for n in ("max", "min") if namespace is not None and n not in namespace]
+    for name in names:
+        namespace[name] = _falling_back(getattr(builtins, name), getattr(sympy, name.title()))
+    try:
+        yield
+    finally:
+        for name in names:
+            namespace.pop(name, None)
+
+
+def _falling_back(builtin: Callable[..., Any], symbolic: Callable[..., Any]) -> Callable:
+    def choose(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return builtin(*args, **kwargs)
+        except TypeError:  # "cannot determine truth value of Relational"
+            if kwargs:
+                raise
+            values = list(args[0]) if len(args) == 1 else list(args)
+            return symbolic(*values)
+
+    return choose
 
 
 def load_function(spec: str) -> Callable[..., Any]:

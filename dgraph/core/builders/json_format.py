@@ -1,17 +1,30 @@
-"""The dgraph/1 JSON interchange format (data-flow direction; see INTERFACE.md)."""
+"""The dgraph/1 JSON interchange format (data-flow direction; see INTERFACE.md).
+
+Expressions and labels are read by the restricted parser of :mod:`dgraph.core.parse`
+(nothing in the file is evaluated); labels given beside their target's expression must
+agree with it (:mod:`dgraph.core.labels`); vertices no input reaches are folded as
+constants (:mod:`dgraph.core.activity`).
+"""
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from ...errors import GraphError, InputError
+from ..activity import fold_passive
 from ..graph import DGraph
-from .trace import parse_sympy
+from ..labels import check_labels
+from ..parse import parse_expression
 
 __all__ = ["FORMAT", "from_dict", "from_json"]
 
 FORMAT = "dgraph/1"
+
+
+def _no_constant(name: str) -> None:
+    raise InputError(f"{name} is not a number dgraph accepts (labels must be finite)")
 
 
 def from_json(text: str, source: str = "<json>") -> DGraph:
@@ -23,11 +36,17 @@ def from_json(text: str, source: str = "<json>") -> DGraph:
     2*x
     """
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{source}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
+    except ValueError:  # an integer beyond Python's digit limit
+        raise InputError(f"{source}: a number in the JSON has too many digits") from None
+    except RecursionError:
+        raise InputError(f"{source}: the JSON is nested too deeply") from None
     return from_dict(data, source)
 
 
@@ -42,20 +61,37 @@ def _list_of(data: dict, key: str, kind: type, source: str, required: bool = Tru
     return value
 
 
+def _label_text(label: Any, where: str) -> str:
+    """A label as text for the parser: a string, or a finite number (not a boolean)."""
+    if isinstance(label, str):
+        return label
+    if isinstance(label, bool) or not isinstance(label, (int, float)):
+        raise InputError(f"{where}: 'label' must be a string or a number")
+    if isinstance(label, float) and not math.isfinite(label):
+        raise InputError(f"{where}: the label {label} is not finite")
+    return repr(label)
+
+
 def from_dict(data: Any, source: str = "<json>") -> DGraph:
     """Build a graph from the parsed dgraph/1 object."""
     if not isinstance(data, dict):
         raise InputError(f"{source}: the top level must be a JSON object")
     if data.get("format", FORMAT) != FORMAT:
-        raise InputError(f"{source}: format {data['format']!r} is not {FORMAT!r}")
+        raise InputError(f"{source}: format {str(data['format'])[:40]!r} is not {FORMAT!r}")
     inputs = _list_of(data, "inputs", str, source)
     outputs = _list_of(data, "outputs", str, source)
     vertices = _list_of(data, "vertices", dict, source, required=False)
     edges = _list_of(data, "edges", dict, source)
+    if not isinstance(data.get("name", ""), str):
+        raise InputError(f"{source}: 'name' must be a string")
     if not inputs:
         raise GraphError(f"{source}: graph has no inputs")
     if not outputs:
         raise GraphError(f"{source}: graph has no outputs")
+    for key, names in (("inputs", inputs), ("outputs", outputs)):
+        if len(set(names)) != len(names):
+            twice = next(n for n in names if names.count(n) > 1)
+            raise GraphError(f"{source}: {twice[:40]!r} is listed twice in {key!r}")
     both = set(inputs) & set(outputs)
     if both:
         raise GraphError(f"{source}: {sorted(both)[0]!r} is both an input and an output")
@@ -74,8 +110,6 @@ def from_dict(data: Any, source: str = "<json>") -> DGraph:
         for end in ("source", "target"):
             if not isinstance(e.get(end), str):
                 raise InputError(f"{source}: edge {k} has no string {end!r}")
-        if e.get("label") is not None and not isinstance(e["label"], (str, int, float)):
-            raise InputError(f"{source}: edge {e['source']} -> {e['target']}: bad 'label'")
 
     # Vertex order: inputs, listed vertices, vertices first seen in edges, outputs.
     order = list(
@@ -88,14 +122,17 @@ def from_dict(data: Any, source: str = "<json>") -> DGraph:
         for v in order:
             role = "input" if v in inputs else "output" if v in outputs else "intermediate"
             text = exprs.get(v)
-            expr = parse_sympy(text, names, f"{source}: vertex {v!r}") if text else None
+            expr = parse_expression(text, names, f"{source}: vertex {v!r}") if text else None
             graph.add_vertex(v, role, expr)
         for e in edges:
             u, v, label = e["source"], e["target"], e.get("label")
             where = f"{source}: edge {u} -> {v}"
-            partial = parse_sympy(str(label), names, where) if label is not None else None
+            partial = None
+            if label is not None:
+                partial = parse_expression(_label_text(label, where), names, where)
             graph.add_edge(u, v, partial)
-        graph.validate()
+        graph = fold_passive(graph).validate()
     except GraphError as exc:
         raise GraphError(f"{source}: {exc}") from None
+    check_labels(graph, source)
     return graph

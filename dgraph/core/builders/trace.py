@@ -15,53 +15,42 @@ makes every assignment one vertex.
 
 from __future__ import annotations
 
+import keyword
 import re
 from typing import Literal
 
 import sympy
-from sympy.parsing.sympy_parser import (
-    convert_xor,
-    parse_expr,
-    standard_transformations,
-)
 
 from ...errors import InputError
+from ..algebra import real_symbol
 from ..graph import DGraph
+from ..parse import RESERVED, parse_expression
 from .elemental import ExprGraphBuilder, Value
 
-__all__ = ["GRANULARITIES", "Granularity", "from_trace", "parse_sympy"]
+__all__ = ["GRANULARITIES", "Granularity", "from_trace"]
 
 Granularity = Literal["elemental", "binary", "statement"]
 GRANULARITIES = ("elemental", "binary", "statement")
 _HEADER = re.compile(r"\s*(inputs|outputs)\s*:(.*)\Z")
 _ASSIGN = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)(.*)\Z")
 _NAME = re.compile(r"[A-Za-z_]\w*\Z")
-_TRANSFORMS = (*standard_transformations, convert_xor)
-
-
-def parse_sympy(text: str, names: set[str], where: str) -> sympy.Expr:
-    """Parse sympy syntax with ``names`` as plain symbols; one-line InputError on failure."""
-    local = {n: sympy.Symbol(n) for n in names}
-    try:
-        expr = parse_expr(text, local_dict=local, transformations=_TRANSFORMS)
-    except Exception as exc:  # sympy raises many types (SyntaxError, TokenError, TypeError...)
-        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise InputError(f"{where}: cannot parse {text.strip()!r} ({detail})") from None
-    if isinstance(expr, (int, float)):
-        expr = sympy.sympify(expr)
-    if not isinstance(expr, sympy.Expr):
-        raise InputError(f"{where}: {text.strip()!r} is not an expression")
-    return expr
 
 
 def _names(text: str, where: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
     for n in names:
-        if not _NAME.match(n):
-            raise InputError(f"{where}: {n!r} is not a valid variable name")
+        _check_name(n, where)
     if len(set(names)) != len(names):
         raise InputError(f"{where}: a name is listed twice")
     return names
+
+
+def _check_name(name: str, where: str) -> None:
+    shown = name if len(name) <= 40 else name[:40] + "…"
+    if not _NAME.match(name):
+        raise InputError(f"{where}: {shown!r} is not a valid variable name")
+    if keyword.iskeyword(name) or name in RESERVED:
+        raise InputError(f"{where}: {name!r} is reserved and cannot name a variable")
 
 
 def from_trace(
@@ -79,6 +68,7 @@ def from_trace(
     outputs: list[str] | None = None
     builder: ExprGraphBuilder | None = None
     env: dict[sympy.Symbol, Value] = {}
+    known: set[str] = set()  # the names env holds, for the parser
     assigned: set[str] = set()
     for lineno, raw in enumerate(text.splitlines(), start=1):
         where = f"{source}:{lineno}"
@@ -95,7 +85,8 @@ def from_trace(
                     raise InputError(f"{where}: 'inputs:' must come before the first assignment")
                 inputs = names
                 builder = ExprGraphBuilder(inputs, source, binary=granularity == "binary")
-                env = {sympy.Symbol(x): i for x, i in zip(inputs, builder.inputs, strict=False)}
+                env = {real_symbol(x): i for x, i in zip(inputs, builder.inputs, strict=False)}
+                known = set(inputs)
             else:
                 outputs = names
             continue
@@ -105,14 +96,16 @@ def from_trace(
         if builder is None:
             raise InputError(f"{where}: 'inputs:' must come before the first assignment")
         var, rhs = assign.group(1), assign.group(2)
-        expr = parse_sympy(rhs, {str(s) for s in env}, where)
+        _check_name(var, where)
+        expr = parse_expression(rhs, known, where)
         builder.where = where
         if granularity == "statement":
             value = builder.statement(expr, env)
         else:
             value = builder.elemental(expr, env)
         builder.prefer_name(value, var)
-        env[sympy.Symbol(var)] = value
+        env[real_symbol(var)] = value
+        known.add(var)
         assigned.add(var)
     if inputs is None:
         raise InputError(f"{source}: no 'inputs:' line")
@@ -123,4 +116,4 @@ def from_trace(
     for y in outputs:
         if y not in assigned:
             raise InputError(f"{source}: output {y!r} is never assigned")
-    return builder.build([(y, env[sympy.Symbol(y)]) for y in outputs], name)
+    return builder.build([(y, env[real_symbol(y)]) for y in outputs], name)

@@ -1,0 +1,98 @@
+"""Activity analysis: values that no input reaches are constants of the program.
+
+AD tools differentiate only *active* values, those that depend on an input and that an
+output depends on (Griewank & Walther, *Evaluating Derivatives*, 2nd ed., §6.1). A vertex
+that no input reaches (a constant computed in the program, say ``c = 2*pi``) is passive:
+its value is folded into the expressions of the vertices that use it and it leaves the
+graph, with a note in ``graph.notes``; its out-edges carry no derivative. An output that no
+input reaches stays, as a constant output (a zero row of the Jacobian).
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from ..errors import GraphError
+from .graph import DGraph, vertex_symbol
+
+__all__ = ["fold_passive", "passive_vertices"]
+
+
+def passive_vertices(graph: DGraph) -> list[str]:
+    """The non-input vertices no input reaches, in evaluation order (raises on a cycle)."""
+    active = set(graph.inputs)
+    passive = []
+    for v in graph.order():
+        if v in active:
+            continue
+        if any(u in active for u in graph.predecessors(v)):
+            active.add(v)
+        else:
+            passive.append(v)
+    return passive
+
+
+def fold_passive(graph: DGraph) -> DGraph:
+    """``graph`` without its passive intermediates, their values substituted where used;
+    the same graph when it has none.
+
+    >>> g = DGraph()
+    >>> g.add_vertex("x", "input")
+    >>> g.add_vertex("c", "intermediate", sympy.pi / 2)
+    >>> g.add_vertex("y", "output", "c*x")
+    >>> g.add_edge("x", "y"); g.add_edge("c", "y")
+    >>> h = fold_passive(g)
+    >>> h.intermediates, h.expr("y"), h.notes
+    ([], pi*x/2, ['c: no input reaches it; its value pi/2 is folded into y'])
+    """
+    passive = passive_vertices(graph)
+    if not passive:
+        return graph
+    values: dict[str, sympy.Expr | None] = {}
+    for v in passive:
+        expr = graph.expr(v)
+        preds = graph.predecessors(v)
+        known = expr is not None and all(values[u] is not None for u in preds)
+        values[v] = expr.xreplace(_values(preds, values)) if known else None
+    folded = DGraph(graph.name)
+    folded.notes = list(graph.notes)
+    users: dict[str, list[str]] = {v: [] for v in passive}
+    for v in graph.order():
+        if v in values and graph.role(v) == "intermediate":
+            continue
+        expr = graph.expr(v)
+        inner = [u for u in graph.predecessors(v) if u in values]
+        for u in inner:
+            users[u].append(v)
+        if expr is not None:
+            expr = _substitute(expr, inner, values, f"vertex {v!r}")
+        folded.add_vertex(v, graph.role(v), expr)
+    for u, v in graph.edges():
+        if u not in values:
+            label = graph.given_partial(u, v)
+            inner = [w for w in graph.predecessors(v) if w in values]
+            if label is not None:
+                label = _substitute(label, inner, values, f"edge {u} -> {v}")
+            folded.add_edge(u, v, label)
+    for v in passive:
+        if graph.role(v) == "intermediate":
+            value = "its value is unknown" if values[v] is None else f"its value {values[v]}"
+            uses = ", ".join(users[v]) or "the constants that use it"
+            folded.notes.append(f"{v}: no input reaches it; {value} is folded into {uses}")
+    return folded
+
+
+def _values(names: list[str], values: dict[str, sympy.Expr | None]) -> dict:
+    return {vertex_symbol(u): values[u] for u in names}
+
+
+def _substitute(
+    expr: sympy.Expr, passive: list[str], values: dict[str, sympy.Expr | None], where: str
+) -> sympy.Expr:
+    """``expr`` with the passive values it uses substituted; refuses an unknown one."""
+    for u in passive:
+        if values[u] is None and vertex_symbol(u) in expr.free_symbols:
+            raise GraphError(
+                f"{where} uses {u!r}, which no input reaches and which has no expression"
+            )
+    return expr.xreplace({s: v for s, v in _values(passive, values).items() if v is not None})

@@ -1,0 +1,451 @@
+"""A restricted parser for the expressions users give as text: trace statements, JSON
+vertex expressions and labels.
+
+sympy's ``parse_expr`` evaluates Python, so a trace line such as
+``y = x*__import__("os").system(...)`` would run code. This parser evaluates nothing: it
+reads numbers, declared names, a whitelist of constants and functions, the arithmetic
+operators ``+ - * / ** ^`` and, for piecewise expressions, comparisons and ``& | ~``.
+No attribute access, no indexing, no strings, no keyword arguments; calls only to the
+functions in :data:`FUNCTIONS`. Operator chains are read with loops, not recursion, so a
+statement of thousands of terms parses; nesting (parentheses, calls, unary signs) is
+limited to :data:`MAX_DEPTH`. Constants must be finite and real: ``x/0`` and ``I*x`` are
+refused, as are numbers too large to evaluate.
+
+>>> parse_expression("x0*sin(x1)^2 + 1e-3", {"x0", "x1"})
+x0*sin(x1)**2 + 0.001
+>>> parse_expression('x*__import__("os")', {"x"})
+Traceback (most recent call last):
+dgraph.errors.InputError: <expression>: cannot parse 'x*__import__("os")': unexpected character '"'
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from collections.abc import Callable, Collection
+
+import sympy
+from sympy.printing.str import StrPrinter
+
+from ..errors import InputError
+from .algebra import real_symbol
+
+__all__ = [
+    "CONSTANTS",
+    "FUNCTIONS",
+    "MAX_DEPTH",
+    "MAX_LENGTH",
+    "RESERVED",
+    "format_expression",
+    "parse_expression",
+]
+
+MAX_DEPTH = 100  # nested parentheses, calls and unary signs
+MAX_LENGTH = 2_000_000  # characters in one expression
+MAX_BITS = 4096  # an exact constant computed while parsing (10**19 is fine, 2**10**10 not)
+SHOWN = 60  # characters of the text repeated in an error message
+
+_SYMPY_FUNCTIONS = (
+    "sin",
+    "cos",
+    "tan",
+    "cot",
+    "sec",
+    "csc",
+    "asin",
+    "acos",
+    "atan",
+    "acot",
+    "atan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "coth",
+    "asinh",
+    "acosh",
+    "atanh",
+    "exp",
+    "log",
+    "sqrt",
+    "cbrt",
+    "Abs",
+    "sign",
+    "Max",
+    "Min",
+    "erf",
+    "erfc",
+    "gamma",
+    "loggamma",
+    "floor",
+    "ceiling",
+    "Heaviside",
+    "Piecewise",
+    "Eq",
+    "Ne",
+    "And",
+    "Or",
+    "Not",
+)
+FUNCTIONS: dict[str, Callable[..., sympy.Basic]] = {
+    **{name: getattr(sympy, name) for name in _SYMPY_FUNCTIONS},
+    "abs": sympy.Abs,
+    "max": sympy.Max,
+    "min": sympy.Min,
+    "ln": sympy.log,
+    "lgamma": sympy.loggamma,
+}
+CONSTANTS: dict[str, sympy.Basic] = {
+    "pi": sympy.pi,
+    "E": sympy.E,
+    "True": sympy.true,
+    "False": sympy.false,
+}
+# names that cannot be vertex names: they would read back as constants
+RESERVED = frozenset(CONSTANTS)
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+    r"|(?P<name>[A-Za-z_]\w*)"
+    r"|(?P<op>\*\*|<=|>=|==|!=|[-+*/^(),<>&|~]))"
+)
+_COMPARE = {
+    "<": sympy.StrictLessThan,
+    "<=": sympy.LessThan,
+    ">": sympy.StrictGreaterThan,
+    ">=": sympy.GreaterThan,
+    "==": sympy.Eq,
+    "!=": sympy.Ne,
+}
+
+
+class _Fail(Exception):
+    """A parse error; the message says what, :func:`parse_expression` says where."""
+
+
+class _Unknown(_Fail):
+    """A name or function outside what the text may use (said without echoing it)."""
+
+
+class _Tuple(tuple):
+    """A parenthesized tuple: only an argument of Piecewise, never a value."""
+
+
+def parse_expression(
+    text: str, names: Collection[str] | None = None, where: str = "<expression>"
+) -> sympy.Expr:
+    """The sympy expression ``text`` denotes, over the real symbols ``names`` (any
+    identifier when ``names`` is None); one-line :class:`InputError` otherwise."""
+    shown = text.strip() if len(text.strip()) <= SHOWN else text.strip()[:SHOWN] + "…"
+    if len(text) > MAX_LENGTH:
+        raise InputError(f"{where}: expression of {len(text)} characters is too long")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 12 * MAX_DEPTH + 2000))  # about 10 frames a level
+    try:
+        expr = _Parser(_tokens(text), names).parse()
+    except _Unknown as exc:
+        raise InputError(f"{where}: {exc}") from None
+    except _Fail as exc:
+        raise InputError(f"{where}: cannot parse {shown!r}: {exc}") from None
+    finally:
+        sys.setrecursionlimit(limit)
+    problem = _unusable(expr)
+    if problem:
+        raise InputError(f"{where}: {shown!r} {problem}")
+    return expr
+
+
+class _RoundTripPrinter(StrPrinter):
+    """sympy's str printer, with doubles in the shortest form that reads back exactly."""
+
+    def _print_Float(self, expr: sympy.Float) -> str:
+        if expr._prec == 53:  # a double: Python's repr round-trips it
+            text = repr(float(expr))
+            return text if any(c in text for c in ".en") else text + ".0"
+        return super()._print_Float(expr)
+
+
+def format_expression(expr: sympy.Expr) -> str:
+    """Text that :func:`parse_expression` reads back as ``expr`` (doubles exactly).
+
+    >>> x = sympy.Symbol("x", real=True)
+    >>> format_expression(sympy.Float(0.1) * x + sympy.Float(1 / 3))
+    '0.1*x + 0.3333333333333333'
+    """
+    return _RoundTripPrinter().doprint(expr)
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    tokens, pos = [], 0
+    end = len(text.rstrip())
+    while pos < end:
+        match = _TOKEN.match(text, pos)
+        if match is None or match.end() == pos:
+            raise _Fail(f"unexpected character {text[pos + _skip(text, pos)]!r}")
+        kind = match.lastgroup
+        assert kind is not None
+        tokens.append((kind, match.group(kind)))
+        pos = match.end()
+    return tokens
+
+
+def _skip(text: str, pos: int) -> int:
+    """Offset of the first non-blank character at or after ``pos``."""
+    return len(text[pos:]) - len(text[pos:].lstrip())
+
+
+def _unusable(expr: sympy.Basic) -> str | None:
+    """Why ``expr`` cannot be a real-valued vertex function, or None."""
+    if not isinstance(expr, sympy.Expr):
+        return "is not an arithmetic expression"
+    if expr.has(sympy.zoo, sympy.oo, -sympy.oo, sympy.nan):
+        return "is not finite (a division by zero, or an infinite or undefined constant)"
+    if expr.has(sympy.I):
+        return "is complex; dgraph's variables are real"
+    for number in expr.atoms(sympy.Number):
+        if not _fits_double(number):
+            return f"has the constant {_short(number)}, beyond a double's range"
+    return None
+
+
+def _fits_double(number: sympy.Number) -> bool:
+    try:
+        return math.isfinite(float(number))
+    except (OverflowError, ValueError):
+        return False
+
+
+def _short(number: sympy.Number) -> str:
+    text = str(number)
+    return text if len(text) <= 24 else f"{text[:10]}…({len(text)} digits)"
+
+
+class _Parser:
+    """Precedence climbing over the tokens; binary chains are loops, nesting recursion."""
+
+    def __init__(self, tokens: list[tuple[str, str]], names: Collection[str] | None) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.depth = 0
+        self.trailing_comma = False
+        self.names = None if names is None else set(names)
+
+    # -- tokens ---------------------------------------------------------------------
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self, op: str | None = None) -> tuple[str, str]:
+        token = self.peek()
+        if token is None:
+            raise _Fail("unexpected end" + (f"; expected {op!r}" if op else ""))
+        if op is not None and token != ("op", op):
+            raise _Fail(f"expected {op!r}, got {token[1]!r}")
+        self.pos += 1
+        return token
+
+    def at(self, *ops: str) -> str | None:
+        token = self.peek()
+        return token[1] if token is not None and token[0] == "op" and token[1] in ops else None
+
+    def nest(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _Fail(f"nested more than {MAX_DEPTH} levels deep")
+
+    # -- grammar, loosest first ---------------------------------------------------------
+
+    def parse(self) -> sympy.Basic:
+        if not self.tokens:
+            raise _Fail("empty expression")
+        value = self.disjunction()
+        if self.peek() is not None:
+            raise _Fail(f"unexpected {self.peek()[1]!r}")
+        if isinstance(value, _Tuple):
+            raise _Fail("a tuple is not an expression")
+        return value
+
+    def disjunction(self):
+        terms = [self.conjunction()]
+        while self.at("|"):
+            self.take()
+            terms.append(self.conjunction())
+        return terms[0] if len(terms) == 1 else _build(sympy.Or, terms)
+
+    def conjunction(self):
+        terms = [self.negation()]
+        while self.at("&"):
+            self.take()
+            terms.append(self.negation())
+        return terms[0] if len(terms) == 1 else _build(sympy.And, terms)
+
+    def negation(self):
+        if self.at("~"):
+            self.take()
+            self.nest()
+            value = _build(sympy.Not, [self.negation()])
+            self.depth -= 1
+            return value
+        return self.comparison()
+
+    def comparison(self):
+        left = self.sum()
+        op = self.at(*_COMPARE)
+        if op is None:
+            return left
+        self.take()
+        right = self.sum()
+        if self.at(*_COMPARE):
+            raise _Fail("chained comparisons are not supported; use &")
+        return _build(_COMPARE[op], [left, right])
+
+    def sum(self):
+        terms = [self.product()]
+        while (op := self.at("+", "-")) is not None:
+            self.take()
+            term = self.product()
+            terms.append(term if op == "+" else _build(sympy.Mul, [sympy.S.NegativeOne, term]))
+        return terms[0] if len(terms) == 1 else _build(sympy.Add, terms)
+
+    def product(self):
+        factors = [self.unary()]
+        while (op := self.at("*", "/")) is not None:
+            self.take()
+            factor = self.unary()
+            factors.append(factor if op == "*" else _power(factor, sympy.S.NegativeOne))
+        return factors[0] if len(factors) == 1 else _build(sympy.Mul, factors)
+
+    def unary(self):
+        op = self.at("+", "-")
+        if op is None:
+            return self.power()
+        self.take()
+        self.nest()
+        value = self.unary()
+        self.depth -= 1
+        return value if op == "+" else _build(sympy.Mul, [sympy.S.NegativeOne, value])
+
+    def power(self):
+        operands = [self.atom()]
+        while self.at("**", "^"):
+            self.take()
+            if self.at("+", "-"):  # x**-2: the exponent's own sign
+                op = self.take()[1]
+                self.nest()
+                exponent = self.power()
+                self.depth -= 1
+                operands.append(
+                    exponent if op == "+" else _build(sympy.Mul, [sympy.S.NegativeOne, exponent])
+                )
+                break
+            operands.append(self.atom())
+        value = operands[-1]
+        for base in reversed(operands[:-1]):  # right-associative
+            value = _power(base, value)
+        return value
+
+    def atom(self):
+        token = self.take()
+        kind, text = token
+        if kind == "number":
+            return _number(text)
+        if kind == "name":
+            if self.at("("):
+                return self.call(text)
+            return self.name(text)
+        if text == "(":
+            self.nest()
+            items = self.items(")")
+            self.depth -= 1
+            if len(items) == 1 and not self.trailing_comma:
+                return items[0]
+            return _Tuple(items)
+        raise _Fail(f"unexpected {text!r}")
+
+    def items(self, close: str) -> list:
+        """Comma-separated expressions up to ``close`` (taken)."""
+        items: list = []
+        self.trailing_comma = False
+        while not self.at(close):
+            items.append(self.disjunction())
+            self.trailing_comma = False
+            if self.at(","):
+                self.take()
+                self.trailing_comma = True
+            elif not self.at(close):
+                token = self.peek()
+                raise _Fail(
+                    f"expected ',' or {close!r}, got {token[1]!r}"
+                    if token
+                    else f"unexpected end; expected {close!r}"
+                )
+        self.take(close)
+        return items
+
+    def name(self, text: str):
+        if self.names is None or text in self.names:
+            return real_symbol(text)
+        if text in CONSTANTS:
+            return CONSTANTS[text]
+        if text in FUNCTIONS:
+            raise _Unknown(f"{text!r} is a function; call it as {text}(...)")
+        raise _Unknown(f"unknown name {text!r}")
+
+    def call(self, text: str):
+        function = FUNCTIONS.get(text)
+        if function is None:
+            raise _Unknown(f"unknown function {text!r}")
+        self.take("(")
+        self.nest()
+        args = self.items(")")
+        self.depth -= 1
+        if function is sympy.Piecewise:
+            pieces = []
+            for a in args:
+                if not isinstance(a, _Tuple) or len(a) != 2:
+                    raise _Fail("Piecewise takes (expression, condition) pairs")
+                pieces.append(tuple(a))
+            args = pieces
+        elif any(isinstance(a, _Tuple) for a in args):
+            raise _Fail(f"{text}() takes no tuples")
+        if not args:
+            raise _Fail(f"{text}() needs arguments")
+        return _build(function, args, text)
+
+
+def _number(text: str) -> sympy.Number:
+    if re.fullmatch(r"\d+", text):
+        if len(text) > MAX_BITS // 3:
+            raise _Fail(f"the integer of {len(text)} digits is too large")
+        return sympy.Integer(int(text))
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Fail(f"the number {text} is beyond a double's range")
+    return sympy.Float(value)
+
+
+def _power(base, exponent):
+    """``base**exponent``, refusing exact constants too large to compute."""
+    if isinstance(base, sympy.Rational) and isinstance(exponent, sympy.Rational):
+        magnitude = max(abs(base.p), abs(base.q))
+        if magnitude > 1 and abs(exponent) * math.log2(magnitude) > MAX_BITS:
+            raise _Fail(f"the constant {base}**{exponent} is too large")
+    # a Float power beyond a double's range is refused afterwards; keep mpmath quick
+    floating = isinstance(base, sympy.Float) and isinstance(exponent, sympy.Number)
+    if floating and abs(float(exponent)) > 1e6:
+        raise _Fail(f"the constant {base}**{exponent} is too large")
+    return _build(sympy.Pow, [base, exponent])
+
+
+def _build(function, args, name: str | None = None):
+    """``function(*args)``, with any failure of sympy's as one parse error."""
+    if any(isinstance(a, _Tuple) for a in args) and function is not sympy.Piecewise:
+        raise _Fail("a tuple is not an expression")
+    try:
+        return function(*args)
+    except _Fail:
+        raise
+    except Exception as exc:  # sympy raises TypeError, ValueError, ... for bad arguments
+        what = name or getattr(function, "__name__", "operation")
+        detail = str(exc).splitlines()[0][:SHOWN] if str(exc) else type(exc).__name__
+        raise _Fail(f"cannot apply {what} to these arguments ({detail})") from None

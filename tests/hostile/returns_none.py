@@ -1,0 +1,5 @@
+"""A model whose function forgets to return."""
+
+
+def f(a):
+    a * 2
