@@ -30,8 +30,8 @@ cmd="dgraph bench --suite full --budget 5 --markdown"
   echo
   echo "\`python benchmarks/trust.py\` in the same run: traces of n statements (a two-variable"
   echo "recurrence) read by the restricted parser at statement granularity, then written and"
-  echo "read back as dgraph/1 JSON; then Markowitz expression sets of random layered graphs"
-  echo "(3 edges into every vertex, a whole level of inputs and outputs) verified above the"
+  echo "read back as dgraph/1 JSON; then reverse-mode expression sets of random layered graphs"
+  echo "(3 edges into every vertex, 4 inputs and 4 outputs) verified above the"
   echo "exact limit: the word-shape check, the coefficient bound and random points modulo"
   echo "primes. Growth exponents are least-squares slopes of log(seconds) over log(size)."
   echo

@@ -94,6 +94,9 @@ SMALL = 14
 # time kept for building and verifying the winner, in multiples of the time the first
 # baseline took (a winner can have more structural multiplications than it)
 RESERVE = 1.5
+# and this much more (at most 5% of the budget): the winner's build must not miss its
+# deadline by milliseconds of timer jitter, handing the win to a costlier built candidate
+MARGIN = 0.25
 # the structure methods, cheapest first
 STRUCTURE = {"layers": layers, "umbrella": umbrella, "dstar": dstar, "zhou": zhou}
 
@@ -220,10 +223,12 @@ def best(
     for es in given:
         pool.add_given(es)
     bounds = _Bounds()
+    margin = min(MARGIN, 0.05 * budget)
 
     def stop() -> float:
         """When the searches end: early enough to build and verify the current winner."""
-        return deadline - RESERVE * max(spent, pool.seconds_to_ready(pool.ranked()[0], per_mult))
+        need = max(spent, pool.seconds_to_ready(pool.ranked()[0], per_mult))
+        return deadline - RESERVE * need - margin
 
     def left() -> float:
         return stop() - time.perf_counter()
