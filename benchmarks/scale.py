@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import time
 
-from dgraph.cli import structure
 from dgraph.core.random_graphs import random_layered
 from dgraph.dominance.dstar import dstar
+from dgraph.methods.structure import structure
 from dgraph.search.best import best
 
 CASES = [

@@ -7,6 +7,7 @@ and drawings of both.
 'dy/dx0 = d_y_v2*d_v2_x0\\ndy/dx1 = (d_y_v1 + d_y_v2*d_v2_v1)*d_v1_x1'
 """
 
+from . import render  # noqa: F401  (installs the output printers: text, LaTeX, HTML, SVG)
 from .core.builders import (
     bundled,
     from_dict,
@@ -22,8 +23,7 @@ from .core.paths import count_paths, depth_levels, naive_cost, path_length
 from .core.verify import Verification, verify
 from .errors import DGraphError, GraphError, InputError, SearchTooLarge
 from .methods import METHODS, Comparison, accumulate, compare
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "METHODS",
@@ -36,6 +36,7 @@ __all__ = [
     "SearchTooLarge",
     "Step",
     "Verification",
+    "__version__",
     "accumulate",
     "bundled",
     "compare",

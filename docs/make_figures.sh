@@ -67,7 +67,7 @@ PY
 # Umbrellas (Murota-Kubota) and D* factor subgraphs, drawn as dashed clusters.
 $py - <<'PY'
 from dgraph import bundled
-from dgraph.dominance.regions import closed_umbrella_regions, factor_subgraph_regions, umbrella_regions
+from dgraph.render.regions import closed_umbrella_regions, factor_subgraph_regions, umbrella_regions
 from dgraph.render.dot import to_dot
 
 g = bundled("spherical_coordinates.trace")
@@ -85,7 +85,7 @@ PY
 # A unit-joined group: what every elimination owes at u and v together (concepts §12).
 $py - <<'PY'
 from dgraph import from_trace
-from dgraph.dominance.regions import Region
+from dgraph.render.regions import Region
 from dgraph.render.dot import to_dot
 from dgraph.search.junction_bounds import group_bounds
 

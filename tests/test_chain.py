@@ -19,7 +19,6 @@ from dgraph.chain import (
     ChainSolution,
     brute_force,
     bundled_problem,
-    compare_with_elimination,
     homogeneous_adjoint,
     homogeneous_tangent,
     notation,
@@ -39,6 +38,7 @@ from dgraph.cli import main
 from dgraph.core.builders import bundled
 from dgraph.core.random_graphs import random_layered
 from dgraph.errors import DGraphError, SearchTooLarge
+from dgraph.methods import compare_with_elimination
 
 FACTORS_S5 = [(3, 3, 29), (1, 3, 14), (2, 1, 7)]  # §5: generate.exe 3 3 0 40
 FACTORS_S4 = [(4, 8, 32), (2, 4, 16), (1, 2, 8)]  # §4: R^8 -> R^4 -> R^2 -> R

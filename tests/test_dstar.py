@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 import dgraph
 from dgraph.core.random_graphs import random_composition, random_layered
 from dgraph.dominance.dstar import dstar, factor_subgraphs, pair_graph
-from dgraph.dominance.regions import (
+from dgraph.dominance.umbrella_method import umbrella
+from dgraph.render.regions import (
     closed_umbrella_regions,
     factor_subgraph_regions,
     umbrella_regions,
 )
-from dgraph.dominance.umbrella_method import umbrella
 
 from .strategies import dags
 

@@ -191,7 +191,7 @@ def test_compare_gives_best_the_other_results(discrepancy_graph, monkeypatch):
         seen["seed"] = seed
         return real(graph, budget, seed, candidates)
 
-    monkeypatch.setattr("dgraph.methods.best", spy)
+    monkeypatch.setattr("dgraph.methods.registry.best", spy)
     comparison = compare(discrepancy_graph, ["best", "dstar", "reverse"], budget=1, seed=5)
     assert seen == {"candidates": ["dstar", "reverse"], "seed": 5}
     assert list(comparison.results) == ["best", "dstar", "reverse"]

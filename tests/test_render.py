@@ -20,19 +20,19 @@ import dgraph
 from dgraph.bench.suite import suite
 from dgraph.core.builders import bundled
 from dgraph.core.paths import count_paths
-from dgraph.dominance.regions import (
-    block_regions,
-    chain_regions,
-    closed_umbrella_regions,
-    page_regions,
-    regions,
-)
 from dgraph.errors import DGraphError
 from dgraph.faces.elimination import FaceState, input_output_paths
 from dgraph.render.dot import metagraph_dot, render, render_svg, to_dot
 from dgraph.render.drawing import FORMATS, VIEWS, draw
 from dgraph.render.faces import face_state_dot
 from dgraph.render.labels import expr_label, symbol_names, vertex_label
+from dgraph.render.regions import (
+    block_regions,
+    chain_regions,
+    closed_umbrella_regions,
+    page_regions,
+    regions,
+)
 from dgraph.render.stepviews import steps
 from dgraph.render.styles import get_style
 from dgraph.zhou.structure import zhou_structure

@@ -1,7 +1,7 @@
 """Jacobian chain products from tangents, adjoints and dense products under a tape bound
 (Naumann, *Matrix-Free Jacobian Chaining*, seed 002; DOMAIN.md §7)."""
 
-from .bridge import compare_with_elimination, stages
+from .bridge import stages
 from .bruteforce import brute_force, solutions
 from .dynamic import (
     ChainSolution,
@@ -21,7 +21,6 @@ __all__ = [
     "Node",
     "brute_force",
     "bundled_problem",
-    "compare_with_elimination",
     "homogeneous_adjoint",
     "homogeneous_tangent",
     "notation",

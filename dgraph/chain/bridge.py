@@ -5,8 +5,8 @@ user gives from the outputs down (as ``dgraph accumulate --method layers --cuts`
 Stage i, between cut i-1 and cut i counted from the inputs, is one factor F_i: n_i is the
 size of the cut below, m_i of the cut above, |E_i| the edges inside the stage. A value
 that skips a cut is passed through it by a copy (a label-1 edge), as Zhou's segmentation
-does, so every cut holds the whole state z_i. The chain's optimum is then set beside the
-elimination methods run on the same graph.
+does, so every cut holds the whole state z_i. :func:`dgraph.methods.chain.compare_with_elimination`
+sets the chain's optimum beside the elimination methods run on the same graph.
 """
 
 from __future__ import annotations
@@ -14,14 +14,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..core.cuts import cut_members, cut_positions
 from ..core.graph import DGraph
-from .dynamic import homogeneous_adjoint, homogeneous_tangent, preaccumulation, solve
 from .problem import ChainProblem
 
-__all__ = ["ELIMINATION_METHODS", "Stages", "compare_with_elimination", "stages"]
+__all__ = ["ELIMINATION_METHODS", "Stages", "stages"]
 
 ELIMINATION_METHODS = ("forward", "reverse", "markowitz", "layers")
 
@@ -65,40 +63,3 @@ def stages(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Stages
         name=graph.name or "graph",
     )
     return Stages(up, edges, len(copies), problem)
-
-
-def compare_with_elimination(
-    graph: DGraph,
-    cuts: Sequence[Sequence[str]] | None = None,
-    memory: int | None = None,
-    methods: Sequence[str] = ELIMINATION_METHODS,
-) -> dict[str, Any]:
-    """The chain optimum (dense local Jacobians, fma) beside the elimination methods'
-    verified multiplication counts on the same graph (``layers`` uses the same cuts)."""
-    from ..methods import accumulate  # the method registry imports most of dgraph
-
-    cut = stages(graph, cuts)
-    solution = solve(cut.problem, memory)
-    rows = []
-    for method in methods:
-        options = {"cuts": [list(c) for c in cuts]} if method == "layers" and cuts else {}
-        es = accumulate(graph, method, **options)
-        rows.append(
-            {
-                "method": method,
-                "mults": es.mults,
-                "mults_effective": es.mults_effective,
-                "verified": es.verified,
-            }
-        )
-    return {
-        "stages": cut,
-        "solution": solution,
-        "chain": {
-            "optimal": solution.cost,
-            "tangent": homogeneous_tangent(cut.problem),
-            "adjoint": homogeneous_adjoint(cut.problem),
-            "preaccumulation": preaccumulation(cut.problem, memory).cost,
-        },
-        "methods": rows,
-    }

@@ -6,7 +6,7 @@ Modules: :mod:`~dgraph.codegen.program` (what the code computes),
 :mod:`~dgraph.codegen.printing`, :mod:`~dgraph.codegen.python` and :mod:`~dgraph.codegen.c`
 (printing, loading), :mod:`~dgraph.codegen.check` (the printed code run against the graph),
 :mod:`~dgraph.codegen.generate` (graph to file), :mod:`~dgraph.codegen.compare`
-(sympy, CasADi, JAX), :mod:`~dgraph.codegen.command` (``dgraph codegen``).
+(sympy, CasADi, JAX); ``dgraph codegen`` is :mod:`dgraph.cli.codegen`.
 """
 
 from .c import c_source, load_c

@@ -13,7 +13,6 @@ a verification holds only while the graph it was checked against is unchanged.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ import sympy
 from ..errors import GraphError
 from .algebra import nc_symbol
 from .costs import Cost, expression_set_cost
+from .display import Printable
 from .graph import DGraph, vertex_symbol
 from .verify import Verification, verify
 
@@ -59,13 +59,15 @@ class Step:
 
 
 @dataclass(frozen=True)
-class ExpressionSet:
+class ExpressionSet(Printable):
     """References and Jacobian entries over edge symbols, with steps, costs and checks.
 
     Immutable: the mappings are read-only copies, ``steps`` and ``pairs`` tuples, ``info``
     read-only all the way down. A verification is never a constructor argument: only
     :meth:`verify` sets it, and ``dataclasses.replace`` gives an unverified copy.
     """
+
+    rich_formats = ("html", "latex")
 
     graph: DGraph
     references: Mapping[sympy.Symbol, sympy.Expr]
@@ -225,46 +227,6 @@ class ExpressionSet:
 
         return evaluate_expression_set(self, point)
 
-    # -- output ------------------------------------------------------------------------
-
-    def to_text(self) -> str:
-        lines = [f"{name} = {sympy.sstr(d)}" for name, d in self.references.items()]
-        lines += [f"d{y}/d{x} = {sympy.sstr(e)}" for (y, x), e in self.jacobian.items()]
-        return "\n".join(lines)
-
-    def to_latex(self) -> str:
-        """An ``align`` environment, references first; labels as ``c_{target,source}``."""
-        names = {
-            sym: f"c_{{{_tex_id(v)},{_tex_id(u)}}}"
-            for sym, (u, v) in self.graph.edge_symbols.items()
-        }
-        names.update({r: f"r_{{{str(r)[1:]}}}" for r in self.references})
-
-        def tex(e: sympy.Expr) -> str:
-            return sympy.latex(e, symbol_names=names)
-
-        rows = [f"{names[n]} &= {tex(d)}" for n, d in self.references.items()]
-        rows += [
-            rf"\frac{{\partial {_tex_id(y)}}}{{\partial {_tex_id(x)}}} &= {tex(e)}"
-            for (y, x), e in self.jacobian.items()
-        ]
-        return "\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}"
-
-    def _repr_latex_(self) -> str:
-        return "$$" + self.to_latex().replace("align", "aligned") + "$$"
-
-    def to_markdown(self, math: bool = True) -> str:
-        """A costs line and one equation per row, references first; ``math`` writes
-        ``$...$`` LaTeX (Jupyter and GitHub typeset it), else the text form."""
-        from ..render.notebook import expression_set_markdown
-
-        return expression_set_markdown(self, math)
-
-    def _repr_html_(self) -> str:
-        from ..render.notebook import expression_set_html
-
-        return expression_set_html(self)
-
     def summary(self) -> dict[str, Any]:
         """The costs and checks, without expressions (``compare`` rows)."""
         data: dict[str, Any] = {
@@ -335,14 +297,6 @@ def _plain(value: Any) -> Any:
     if type(value) is tuple:
         return [_plain(v) for v in value]
     return value
-
-
-def _tex_id(v: str) -> str:
-    head, _, tail = v.partition("_")
-    m = re.match(r"([A-Za-z]+)(\d+)\Z", head)
-    if m and not tail:
-        return f"{m.group(1)}_{{{m.group(2)}}}"
-    return sympy.latex(sympy.Symbol(v))
 
 
 def _symbols_in_order(expr: sympy.Expr) -> list[sympy.Symbol]:

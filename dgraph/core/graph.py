@@ -22,6 +22,7 @@ import sympy
 
 from ..errors import GraphError
 from .algebra import nc_symbol, real_symbol
+from .display import Printable
 from .parse import RESERVED, format_expression, parse_expression
 
 __all__ = ["DGraph", "Role", "edge_symbol", "local_derivative", "vertex_symbol"]
@@ -75,7 +76,7 @@ def as_vertex_expr(expr: object, where: str) -> sympy.Expr:
     return expr.xreplace(swap) if swap else expr
 
 
-class DGraph:
+class DGraph(Printable):
     """A differentiation graph with input, intermediate and output roles.
 
     >>> g = DGraph("demo")
@@ -87,6 +88,8 @@ class DGraph:
     >>> g.symbol("x", "y")
     d_y_x
     """
+
+    rich_formats = ("svg",)
 
     def __init__(self, name: str = "") -> None:
         self.name = name
@@ -396,14 +399,6 @@ class DGraph:
         import json
 
         return json.dumps(self.to_dict(), indent=indent)
-
-    # -- notebook display (rendering is downstream: imported on use) ----------------------
-
-    def _repr_svg_(self) -> str:
-        """The graph drawn in the paper style (:func:`dgraph.render.drawing.draw`)."""
-        from ..render.drawing import draw
-
-        return draw(self).svg()
 
 
 def _neq(a: sympy.Expr | None, b: sympy.Expr | None) -> bool:

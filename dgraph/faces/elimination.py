@@ -25,6 +25,7 @@ from typing import Any
 import networkx as nx
 import sympy
 
+from ..core.display import Printable
 from ..core.expressions import ExpressionSet, Step, make_expression_set, reference_symbol
 from ..core.graph import DGraph
 from ..core.kinds import UNIT, add, kind_of, multiply
@@ -59,8 +60,11 @@ def input_output_paths(graph: DGraph) -> list[tuple[str, ...]]:
     ]
 
 
-class FaceState:
-    """A line graph under face elimination, every input-output path tracked through it."""
+class FaceState(Printable):
+    """A line graph under face elimination, every input-output path tracked through it
+    (drawn in notebooks by the renderer's SVG printer)."""
+
+    rich_formats = ("svg",)
 
     def __init__(self, graph: DGraph, symbolic: bool = True) -> None:
         """The line graph of ``graph`` before any elimination; ``symbolic=False`` skips the
@@ -350,12 +354,6 @@ class FaceState:
                 self._move(w, v, copy)
         self.steps.append(Step("split", (self.name[v], self.name[copy]), 0))
         return copy
-
-    def _repr_svg_(self) -> str:
-        """The current line graph, drawn (:func:`dgraph.render.drawing.draw`)."""
-        from ..render.drawing import draw
-
-        return draw(self, "line").svg()
 
     # -- result --------------------------------------------------------------------------
 

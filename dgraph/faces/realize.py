@@ -27,6 +27,7 @@ import networkx as nx
 import sympy
 
 from ..core.algebra import fold
+from ..core.display import Printable
 from ..core.expressions import ExpressionSet
 from ..errors import DGraphError
 from .elimination import FACE_PATH_LIMIT, Face, FaceState, check_path_limit
@@ -67,8 +68,9 @@ class Dependency:
 
 
 @dataclass
-class FaceCheck:
-    """The answer for one expression set: an order of faces, or a cycle of waits."""
+class FaceCheck(Printable):
+    """The answer for one expression set: an order of faces, or a cycle of waits
+    (``to_text()``: a readable account, by the renderer's text printer)."""
 
     expression_set: ExpressionSet
     acyclic: bool

@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import importlib
 
+from .printers import install as _install_printers
+
+_install_printers()
+
 __all__ = [
     "FORMATS",
     "STYLES",

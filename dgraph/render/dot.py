@@ -54,7 +54,7 @@ def to_dot(
     """The graph as a graphviz ``Digraph`` in ``dataflow`` or ``dependence`` direction;
     ``edge_labels`` overrides the label of some edges (e.g. the symbols an expression
     graph's edges stand for); ``regions`` (objects with ``name`` and ``vertices``, e.g.
-    :mod:`dgraph.dominance.regions`) are drawn as clusters with colored edges."""
+    :mod:`dgraph.render.regions`) are drawn as clusters with colored edges."""
     return _drawing(graph, direction, labels, edge_labels, regions, style).dot
 
 

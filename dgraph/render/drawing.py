@@ -14,9 +14,9 @@ import graphviz
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
-from ..dominance.regions import Region, regions
 from ..errors import DGraphError
 from ..faces.elimination import FaceState
+from .regions import Region, regions
 from .scene import Scene, to_graphviz
 from .styles import Style, get_style
 from .views import graph_scene, levels_scene, line_scene, pages_scene

@@ -8,7 +8,7 @@
   face (Naumann 2003), as :class:`~dgraph.faces.elimination.FaceState` holds it.
 * ``pages``: Zhou's pages (§5), each page a box with its own copies of the vertices.
 
-Highlighted regions (:mod:`dgraph.dominance.regions`) become nested clusters where they
+Highlighted regions (:mod:`dgraph.render.regions`) become nested clusters where they
 nest and colored, patterned edges always, so overlapping regions stay visible.
 """
 
@@ -21,7 +21,6 @@ import sympy
 
 from ..core.graph import DGraph
 from ..core.paths import depths
-from ..dominance.regions import Region
 from ..errors import DGraphError
 from ..faces.elimination import FaceState
 from ..faces.line_graph import SUPER_SINK, SUPER_SOURCE, is_terminal, line_graph
@@ -34,6 +33,7 @@ from .labels import (
     text_label,
     vertex_label,
 )
+from .regions import Region
 from .scene import Cluster, Scene
 from .styles import Highlight, Style
 
@@ -413,7 +413,7 @@ def pages_scene(
 ) -> Scene:
     """The ``pages`` view: Zhou's pages side by side, each a box holding its own copy of
     every vertex it uses, ranked by the graph's depth levels."""
-    from ..dominance.regions import page_regions
+    from .regions import page_regions
 
     pages = page_regions(graph, variant)
     scene = Scene(f"{graph.name or 'dgraph'}-pages", style, _check_direction(direction))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import dgraph
 from dgraph.bench.suite import spherical_harmonics, suite
-from dgraph.dominance.regions import Region
+from dgraph.render.regions import Region
 from dgraph.faces.elimination import FaceState
 from dgraph.faces.examples import circular_example
 from dgraph.faces.realize import check_faces

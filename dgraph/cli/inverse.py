@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..cliargs import graph_args, load_graph, numbers, vertex_list
 from ..errors import DGraphError
-from .lumps import ORDERS
-from .sweeps import InverseProduct, inverse_product
-from .width import check_square
+from ..inverse.lumps import ORDERS
+from ..inverse.sweeps import InverseProduct, inverse_product
+from ..inverse.width import check_square
+from .args import graph_args, load_graph, numbers, vertex_list
 
 __all__ = ["add_arguments", "report", "run"]
 

@@ -13,12 +13,12 @@ from typing import Any
 
 import networkx as nx
 
-from .core.builders import load
-from .core.builders.trace import GRANULARITIES
-from .core.files import output_path, write_atomic
-from .core.graph import DGraph
-from .errors import InputError
-from .methods import METHODS
+from ..core.builders import load
+from ..core.builders.trace import GRANULARITIES
+from ..core.files import output_path, write_atomic
+from ..core.graph import DGraph
+from ..errors import InputError
+from ..methods import METHODS
 
 __all__ = [
     "MAX_BUDGET",

@@ -16,9 +16,13 @@ from dataclasses import dataclass
 import networkx as nx
 
 from ..core.graph import DGraph
+from ..dominance.dstar import factor_subgraphs, pair_graph
+from ..dominance.umbrellas import closed_umbrellas, umbrellas
+from ..elimination.labeled import LabeledGraph
 from ..errors import DGraphError
-from .dstar import factor_subgraphs, pair_graph
-from .umbrellas import closed_umbrellas, umbrellas
+from ..zhou.factorize import pages
+from ..zhou.simple import reduce_simple
+from ..zhou.structure import zhou_structure
 
 __all__ = [
     "REGION_KINDS",
@@ -100,7 +104,6 @@ def _zhou_region(graph: DGraph, entry: dict, name: str, with_direct: bool) -> Re
 
 def chain_regions(graph: DGraph) -> list[Region]:
     """Zhou's simple chains, direct and indirect (Def. 3.2), outermost first."""
-    from ..zhou.structure import zhou_structure
 
     return [
         _zhou_region(graph, c, f"{c['kind']} chain {c['source']}..{c['sink']}", False)
@@ -111,7 +114,6 @@ def chain_regions(graph: DGraph) -> list[Region]:
 def block_regions(graph: DGraph) -> list[Region]:
     """Zhou's blocks, simple and complex (Defs. 3.1, 3.3), as ``dgraph structure`` lists
     them."""
-    from ..zhou.structure import zhou_structure
 
     return [
         _zhou_region(graph, b, f"{b['kind']} block {b['source']}..{b['sink']}", True)
@@ -124,9 +126,6 @@ def page_regions(graph: DGraph, variant: str = "backward") -> list[Region]:
     page's edges are those of the root-terminal paths it computes (pages partition the
     paths; an edge on paths of several pages belongs to each). A graph that needs no
     split is one page."""
-    from ..elimination.labeled import LabeledGraph
-    from ..zhou.factorize import pages
-    from ..zhou.simple import reduce_simple
 
     base = LabeledGraph(graph)
     reduce_simple(base)

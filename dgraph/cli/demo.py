@@ -14,15 +14,15 @@ from pathlib import Path
 import numpy as np
 import sympy
 
-from .cli import _cost_line, _graph_summary, compare_report
-from .codegen.generate import generate
-from .codegen.python import load_python
-from .core.builders import bundled
-from .core.files import staged
-from .core.graph import vertex_symbol
-from .errors import InputError
-from .methods import compare
-from .render.dot import render
+from ..codegen.generate import generate
+from ..codegen.python import load_python
+from ..core.builders import bundled
+from ..core.files import staged
+from ..core.graph import vertex_symbol
+from ..errors import InputError
+from ..methods import compare
+from ..render.dot import render
+from ..render.text import comparison_text, cost_line, graph_summary
 
 __all__ = ["DEMO_GRAPH", "demo"]
 
@@ -100,11 +100,11 @@ def demo(out: Path, as_json: bool = False) -> int:
         )
         return 0 if ok else 1
     print(f"dgraph demo — {DEMO_GRAPH}")
-    print(_graph_summary(graph))
+    print(graph_summary(graph))
     print()
-    print(compare_report(comparison))
+    print(comparison_text(comparison))
     print()
-    print(_cost_line(best))
+    print(cost_line(best))
     print(best.to_text())
     print(f"\nagrees with sympy's Jacobian at 5 random points: max relative error {error:.1e}")
     print(

@@ -15,14 +15,20 @@ import sys
 import traceback
 import warnings
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from . import __version__
-from .bench.suite import SUITES
-from .cliargs import budget as _budget
-from .cliargs import (
+from ..bench.suite import SUITES
+from ..core.graph import DGraph
+from ..errors import DGraphError, InputError
+from ..methods import COMPARED, METHODS, accumulate, compare
+from ..methods.structure import structure
+from ..render.drawing import FORMATS
+from ..render.text import comparison_text, cost_line, graph_summary
+from ..version import __version__
+from ..zhou.factorize import STRATEGIES, VARIANTS
+from .args import budget as _budget
+from .args import (
     choice_list,
     cut_list,
     load_graph,
@@ -30,14 +36,7 @@ from .cliargs import (
     method_options,
     output_path,
 )
-from .cliargs import graph_args as _graph_args
-from .core.graph import DGraph
-from .core.paths import count_paths, naive_cost, path_length
-from .errors import DGraphError, InputError
-from .methods import COMPARED, METHODS, accumulate, compare
-from .render.drawing import FORMATS
-from .render.notebook import COLUMNS, bound_text, comparison_cells
-from .zhou.factorize import STRATEGIES, VARIANTS
+from .args import graph_args as _graph_args
 
 __all__ = ["main"]
 
@@ -100,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     _graph_args(p)
 
     p = sub.add_parser("render", help="draw the graph (.svg .pdf .png .dot .tex), views, steps")
-    importlib.import_module("dgraph.render.command").add_arguments(p)
+    importlib.import_module("dgraph.cli.render").add_arguments(p)
 
     p = sub.add_parser("bench", help="the benchmark suite, with baselines from the same run")
     p.add_argument("--suite", choices=SUITES, default="quick", help="default quick")
@@ -118,14 +117,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-# Commands of one method family live beside it: the module defines
+# Commands of one method family have a module here: it defines
 # ``add_arguments(parser)`` and ``run(args) -> int`` (JSON on ``--json``, DGraphError for
 # bad input).
 FAMILY_COMMANDS: dict[str, tuple[str, str]] = {
-    "faces": ("dgraph.faces.command", "face elimination: is an expression set realizable?"),
-    "chain": ("dgraph.chain.command", "Jacobian chain products under a tape-memory bound"),
-    "inverse": ("dgraph.inverse.command", "J^-1 v and J^-T v without forming J"),
-    "codegen": ("dgraph.codegen.command", "generate Jacobian code (Python, C)"),
+    "faces": ("dgraph.cli.faces", "face elimination: is an expression set realizable?"),
+    "chain": ("dgraph.cli.chain", "Jacobian chain products under a tape-memory bound"),
+    "inverse": ("dgraph.cli.inverse", "J^-1 v and J^-T v without forming J"),
+    "codegen": ("dgraph.cli.codegen", "generate Jacobian code (Python, C)"),
 }
 
 
@@ -147,14 +146,6 @@ def _pairs(graph: DGraph, texts: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def _graph_summary(graph: DGraph) -> str:
-    return (
-        f"{graph.name or 'graph'}: {len(graph.inputs)} inputs, {len(graph.intermediates)} "
-        f"intermediates, {len(graph.outputs)} outputs, {graph.n_edges} edges; "
-        f"{count_paths(graph)} paths (naive cost L - N = {naive_cost(graph)})"
-    )
-
-
 def cmd_accumulate(args: argparse.Namespace) -> int:
     graph_out = output_path(args.graph_out, FORMATS) if args.graph_out else None
     graph = load_graph(args)
@@ -174,9 +165,9 @@ def cmd_accumulate(args: argparse.Namespace) -> int:
         **options,
     )
     if graph_out is not None:
-        from .render.command import save_drawing
-        from .render.drawing import draw
-        from .zhou.convert import expression_graph
+        from ..render.drawing import draw
+        from ..zhou.convert import expression_graph
+        from .render import save_drawing
 
         laid_out = expression_graph(es)
         drawing = draw(laid_out.graph, direction="dependence", edge_labels=laid_out.label)
@@ -184,57 +175,11 @@ def cmd_accumulate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(es.to_dict()))
     else:
-        print(_graph_summary(graph))
-        print(_cost_line(es))
+        print(graph_summary(graph))
+        print(cost_line(es))
         print("steps: " + ", ".join(map(str, es.steps)))
         print(es.to_latex() if args.latex else es.to_text())
     return 0 if es.verified else 1
-
-
-def _cost_line(es) -> str:
-    check = es.verification
-    status = (
-        f"verified ({check.mode}: {check.detail})"
-        if es.verified
-        else f"NOT verified: {check.detail}"
-    )
-    extra = ""
-    if "optimal" in es.info:
-        extra = (
-            " — proven optimal"
-            if es.info["optimal"]
-            else f" — best found; lower bound {es.info['lower_bound']}"
-        )
-    if "budget_note" in es.info:
-        extra += f" — {es.info['budget_note']}"
-    return (
-        f"{es.method}: {es.mults} mults ({es.mults_effective} effective), {es.adds} adds, "
-        f"{status}{extra}"
-    )
-
-
-def _table(rows: list[list[str]]) -> str:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = [
-        "  ".join(
-            c.ljust(w) if i == 0 else c.rjust(w)
-            for i, (c, w) in enumerate(zip(r, widths, strict=False))
-        )
-        for r in rows
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def compare_report(comparison) -> str:
-    rows = [list(COLUMNS)]
-    rows += [comparison_cells(row) for row in comparison.rows() if "skipped" not in row]
-    text = _table(rows)
-    for method, why in comparison.skipped.items():
-        text += f"\n{method}: skipped — {why}"
-    text += f"\nbest: {comparison.best}"
-    bound = bound_text(comparison)
-    return text + (f"; {bound}" if bound else "")
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -248,26 +193,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(comparison.to_dict()))
     else:
-        print(_graph_summary(graph))
-        print(compare_report(comparison))
+        print(graph_summary(graph))
+        print(comparison_text(comparison))
     return 0 if all(es.verified for es in comparison.results.values()) else 1
-
-
-def structure(graph: DGraph) -> dict[str, Any]:
-    from .dominance.umbrellas import closed_umbrellas, umbrellas
-    from .zhou.structure import zhou_structure
-
-    return {
-        "inputs": graph.inputs,
-        "outputs": graph.outputs,
-        "intermediates": graph.intermediates,
-        "edges": [list(e) for e in graph.edges()],
-        "paths": count_paths(graph),
-        "path_length": path_length(graph),
-        **zhou_structure(graph),
-        "closed_umbrellas": [c.to_dict() for c in closed_umbrellas(graph)],
-        "umbrellas": [u.to_dict() for u in umbrellas(graph)],
-    }
 
 
 def cmd_structure(args: argparse.Namespace) -> int:
@@ -276,7 +204,7 @@ def cmd_structure(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data))
         return 0
-    print(_graph_summary(graph))
+    print(graph_summary(graph))
     for key in ("inputs", "outputs", "intermediates"):
         print(f"{key}: {', '.join(data[key])}")
     print(f"paths N = {data['paths']}, total length L = {data['path_length']}")
@@ -300,11 +228,11 @@ def cmd_structure(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    return importlib.import_module("dgraph.render.command").run(args)
+    return importlib.import_module("dgraph.cli.render").run(args)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .bench.run import bench, markdown
+    from ..bench.run import bench, markdown
 
     result = bench(args.suite, budget=args.budget)
     if args.json:

@@ -11,9 +11,9 @@ import argparse
 import json
 from pathlib import Path
 
-from ..cliargs import budget, graph_args, load_graph, output_path, write_atomic
+from ..codegen.generate import LANGS, MODES, generate
 from ..errors import InputError
-from .generate import LANGS, MODES, generate
+from .args import budget, graph_args, load_graph, output_path, write_atomic
 
 __all__ = ["SUFFIXES", "add_arguments", "language", "run"]
 

@@ -6,12 +6,12 @@ import argparse
 import json
 from typing import Any
 
-from ..cliargs import budget, choice_list, graph_args, load_graph
+from ..faces.realize import FaceCheck, check_faces
+from ..faces.relations import conflicting_pairs, multiplication_relations
 from ..methods import COMPARED, METHODS, accumulate
-from .realize import FaceCheck, check_faces
-from .relations import conflicting_pairs, multiplication_relations
+from .args import budget, choice_list, graph_args, load_graph
 
-__all__ = ["add_arguments", "report", "run"]
+__all__ = ["add_arguments", "run"]
 
 # Every method that needs no order of its own (vertex and edges replay a given one).
 _RUNNABLE = tuple(m for m in METHODS if m not in ("vertex", "edges"))
@@ -41,31 +41,6 @@ def _summary(check: FaceCheck) -> dict[str, Any]:
     return out
 
 
-def report(check: FaceCheck) -> str:
-    """A readable account of one check."""
-    es = check.expression_set
-    head = f"{es.method}: {es.mults} mults, verified {str(es.verified).lower()}"
-    if not check.acyclic:
-        lines = [f"{head}; circular elimination dependencies, no face order keeps its parentheses:"]
-        lines += [f"  {dep}" for dep in check.cycle or []]
-        return "\n".join(lines)
-    verdict = (
-        "realized"
-        if check.realized
-        else (
-            "face elimination does it cheaper"
-            if check.simulated_mults < check.mults
-            else "not realized at its cost"
-        )
-    )
-    order = ", ".join(f"[{a}, {b}]" for a, b in check.order or [])
-    proof = str(bool(check.realization and check.realization.verified)).lower()
-    return (
-        f"{head}; acyclic, {verdict}: {check.simulated_mults} face eliminations"
-        f" (simulation verified: {proof})\n  order: {order}"
-    )
-
-
 def run(args: argparse.Namespace) -> int:
     names = (
         COMPARED
@@ -80,5 +55,5 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(json.dumps({"methods": [_summary(c) for c in checks]}))
     else:
-        print("\n".join(report(c) for c in checks))
+        print("\n".join(c.to_text() for c in checks))
     return 0

@@ -10,7 +10,12 @@ import argparse
 import json
 from pathlib import Path
 
-from ..cliargs import (
+from ..core.files import staged
+from ..render.drawing import FORMATS, VIEWS, Drawing
+from ..render.regions import REGION_KINDS
+from ..render.styles import STYLES
+from ..zhou.factorize import STRATEGIES, VARIANTS
+from .args import (
     budget,
     choice_list,
     graph_args,
@@ -19,11 +24,6 @@ from ..cliargs import (
     method_options,
     output_path,
 )
-from ..core.files import staged
-from ..dominance.regions import REGION_KINDS
-from ..zhou.factorize import STRATEGIES, VARIANTS
-from .drawing import FORMATS, VIEWS, Drawing
-from .styles import STYLES
 
 __all__ = ["add_arguments", "run", "save_drawing"]
 
@@ -88,7 +88,7 @@ def save_drawing(drawing: Drawing, path: Path, standalone: bool = False) -> Path
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
-    from .drawing import draw
+    from ..render.drawing import draw
 
     out = output_path(args.output, _STEP_FORMATS if args.steps else FORMATS)
     if not args.steps and out.suffix.lower() == ".html":
@@ -103,8 +103,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--order applies to --steps")
     graph = load_graph(args)
     if args.steps:
-        from .stepviews import steps
-        from .styles import get_style
+        from ..render.stepviews import steps
+        from ..render.styles import get_style
 
         viewer = steps(
             graph,

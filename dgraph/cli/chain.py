@@ -11,11 +11,8 @@ import argparse
 import json
 from typing import Any
 
-from ..cliargs import cut_list, load_graph, output_path, write_atomic
-from ..core.builders.trace import GRANULARITIES
-from ..errors import DGraphError, InputError
-from .bridge import ELIMINATION_METHODS
-from .dynamic import (
+from ..chain.bridge import ELIMINATION_METHODS
+from ..chain.dynamic import (
     ChainSolution,
     homogeneous_adjoint,
     homogeneous_tangent,
@@ -23,9 +20,12 @@ from .dynamic import (
     preaccumulation_parts,
     solve,
 )
-from .notation import tree_text
-from .problem import ChainProblem, random_problem, read_problem
-from .reference import reference_solve
+from ..chain.notation import tree_text
+from ..chain.problem import ChainProblem, random_problem, read_problem
+from ..chain.reference import reference_solve
+from ..core.builders.trace import GRANULARITIES
+from ..errors import DGraphError, InputError
+from .args import cut_list, load_graph, output_path, write_atomic
 
 __all__ = ["MAX_FACTORS", "add_arguments", "check_size", "report", "result", "run"]
 
@@ -157,7 +157,7 @@ def report(problem: ChainProblem, memory: int | None, everything: bool = False) 
 
 
 def _graph_problem(args: argparse.Namespace) -> tuple[ChainProblem, dict[str, Any]]:
-    from .bridge import compare_with_elimination
+    from ..methods.chain import compare_with_elimination
 
     graph = load_graph(args)
     cuts = cut_list(graph, args.cuts) if args.cuts else None

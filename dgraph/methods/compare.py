@@ -1,0 +1,125 @@
+"""Comparing accumulation methods on one graph: every result verified, the cheapest by
+the one rule :func:`dgraph.core.expressions.price`, and the lower bounds of the searches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.display import Printable
+from ..core.expressions import ExpressionSet, price
+from ..core.graph import DGraph
+from ..core.paths import naive_cost
+from ..errors import SearchTooLarge
+from ..search.best import ANY_ELIMINATION
+from ..search.rank_bound import ANY_ACCUMULATION
+from .registry import COMPARED, accumulate
+
+__all__ = ["Comparison", "compare"]
+
+
+@dataclass
+class Comparison(Printable):
+    """Every compared method's result (or why it was skipped) and the cheapest verified."""
+
+    rich_formats = ("html", "markdown")
+
+    graph: DGraph
+    results: dict[str, ExpressionSet] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def cheapest(self) -> ExpressionSet | None:
+        """The cheapest verified result, as ``best`` ranks: fewest effective, then
+        structural multiplications, then the earliest in the table."""
+        verified = [es for es in self.results.values() if es.verified]
+        return min(verified, key=price) if verified else None
+
+    @property
+    def best(self) -> str | None:
+        """The method of :attr:`cheapest`."""
+        cheapest = self.cheapest
+        return None if cheapest is None else cheapest.method
+
+    @property
+    def lower_bound(self) -> tuple[int, str] | None:
+        """The lower bound of the most general search that ran, and what it bounds: an
+        edge-elimination bound also bounds vertex elimination, not the other way round."""
+        families = {
+            "best": None,
+            "edge-optimal": "edge elimination (structural mults)",
+            "vertex-optimal": "vertex elimination (structural mults)",
+        }
+        for method, family in families.items():
+            es = self.results.get(method)
+            if es is not None and es.info.get("lower_bound"):
+                return es.info["lower_bound"], es.info.get("lower_bound_for") or family
+        return None
+
+    @property
+    def effective_lower_bound(self) -> int | None:
+        """Effective multiplications every accumulation needs (``best``'s rank bound)."""
+        es = self.results.get("best")
+        return None if es is None else es.info["lower_bounds"].get(ANY_ACCUMULATION)
+
+    @property
+    def elimination_lower_bound(self) -> int | None:
+        """Effective multiplications every elimination — every method here — needs
+        (``best``'s junction bound: :mod:`dgraph.search.junction_bounds`)."""
+        es = self.results.get("best")
+        return None if es is None else es.info["lower_bounds"].get(ANY_ELIMINATION)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Per method: its summary, ``gap``, its structural mults minus those of the
+        cheapest verified result (:attr:`cheapest`; negative: fewer structural but more
+        effective multiplications), and ``to_bound``, its distance from the lower bound
+        (negative: a method outside the family the bound covers, such as D* below a
+        vertex-elimination bound)."""
+        cheapest = self.cheapest
+        bound = self.lower_bound
+        rows = [
+            {
+                **es.summary(),
+                "gap": es.mults - cheapest.mults if cheapest is not None else None,
+                "to_bound": es.mults - bound[0] if bound else None,
+            }
+            for es in self.results.values()
+        ]
+        rows += [{"method": m, "skipped": why} for m, why in self.skipped.items()]
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        bound = self.lower_bound
+        return {
+            "methods": self.rows(),
+            "best": self.best,
+            "naive_mults": naive_cost(self.graph),
+            "lower_bound": bound[0] if bound else None,
+            "lower_bound_for": bound[1] if bound else None,
+            "effective_lower_bound": self.effective_lower_bound,
+            "elimination_lower_bound": self.elimination_lower_bound,
+        }
+
+
+def compare(
+    graph: DGraph,
+    methods: list[str] | None = None,
+    budget: float | None = None,
+    seed: int = 0,
+) -> Comparison:
+    """Run ``methods`` (default: :data:`COMPARED`); exact ones too large are skipped.
+    ``best`` runs last, the other results among its candidates, so it is never more
+    expensive than any of them; the rows keep the order of ``methods``."""
+    names = list(dict.fromkeys(methods or COMPARED))
+    comparison = Comparison(graph)
+    for name in sorted(names, key=lambda name: name == "best"):
+        options: dict[str, Any] = {"budget": budget}
+        if name == "best":
+            options.update(seed=seed, candidates=list(comparison.results.values()))
+        try:
+            comparison.results[name] = accumulate(graph, name, **options)
+        except SearchTooLarge as exc:
+            comparison.skipped[name] = str(exc)
+    comparison.results = {n: comparison.results[n] for n in names if n in comparison.results}
+    comparison.skipped = {n: comparison.skipped[n] for n in names if n in comparison.skipped}
+    return comparison

@@ -1,0 +1,140 @@
+"""Plain-text and LaTeX forms of results: expression sets (references first, products in
+their noncommutative order), cost lines, comparison tables and face checks."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import sympy
+
+from ..core.expressions import ExpressionSet
+from ..core.graph import DGraph
+from ..core.paths import count_paths, naive_cost
+from .notebook import COLUMNS, bound_text, comparison_cells
+
+__all__ = [
+    "comparison_text",
+    "cost_line",
+    "expression_set_latex",
+    "expression_set_text",
+    "face_check_text",
+    "graph_summary",
+]
+
+
+def expression_set_text(es: ExpressionSet) -> str:
+    """One line per equation, references first: ``r1 = ...``, ``dy/dx = ...``."""
+    lines = [f"{name} = {sympy.sstr(d)}" for name, d in es.references.items()]
+    lines += [f"d{y}/d{x} = {sympy.sstr(e)}" for (y, x), e in es.jacobian.items()]
+    return "\n".join(lines)
+
+
+def _tex_id(v: str) -> str:
+    head, _, tail = v.partition("_")
+    m = re.match(r"([A-Za-z]+)(\d+)\Z", head)
+    if m and not tail:
+        return f"{m.group(1)}_{{{m.group(2)}}}"
+    return sympy.latex(sympy.Symbol(v))
+
+
+def expression_set_latex(es: ExpressionSet, notebook: bool = False) -> str:
+    """An ``align`` environment, references first; labels as ``c_{target,source}``
+    (``notebook``: ``$$\\begin{aligned}...$$`` for Jupyter)."""
+    names = {
+        sym: f"c_{{{_tex_id(v)},{_tex_id(u)}}}" for sym, (u, v) in es.graph.edge_symbols.items()
+    }
+    names.update({r: f"r_{{{str(r)[1:]}}}" for r in es.references})
+
+    def tex(e: sympy.Expr) -> str:
+        return sympy.latex(e, symbol_names=names)
+
+    rows = [f"{names[n]} &= {tex(d)}" for n, d in es.references.items()]
+    rows += [
+        rf"\frac{{\partial {_tex_id(y)}}}{{\partial {_tex_id(x)}}} &= {tex(e)}"
+        for (y, x), e in es.jacobian.items()
+    ]
+    text = "\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}"
+    return "$$" + text.replace("align", "aligned") + "$$" if notebook else text
+
+
+def graph_summary(graph: DGraph) -> str:
+    """Sizes, paths and the naive cost of a graph, on one line."""
+    return (
+        f"{graph.name or 'graph'}: {len(graph.inputs)} inputs, {len(graph.intermediates)} "
+        f"intermediates, {len(graph.outputs)} outputs, {graph.n_edges} edges; "
+        f"{count_paths(graph)} paths (naive cost L - N = {naive_cost(graph)})"
+    )
+
+
+def cost_line(es: ExpressionSet) -> str:
+    """Costs, the verification and any optimality claim of a result, on one line."""
+    check = es.verification
+    status = (
+        f"verified ({check.mode}: {check.detail})"
+        if es.verified
+        else f"NOT verified: {check.detail if check is not None else 'not checked'}"
+    )
+    extra = ""
+    if "optimal" in es.info:
+        extra = (
+            " — proven optimal"
+            if es.info["optimal"]
+            else f" — best found; lower bound {es.info['lower_bound']}"
+        )
+    if "budget_note" in es.info:
+        extra += f" — {es.info['budget_note']}"
+    return (
+        f"{es.method}: {es.mults} mults ({es.mults_effective} effective), {es.adds} adds, "
+        f"{status}{extra}"
+    )
+
+
+def _table(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = [
+        "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=False))
+        )
+        for r in rows
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def comparison_text(comparison: Any) -> str:
+    """A comparison as an aligned table, skipped methods and the best below it."""
+    rows = [list(COLUMNS)]
+    rows += [comparison_cells(row) for row in comparison.rows() if "skipped" not in row]
+    text = _table(rows)
+    for method, why in comparison.skipped.items():
+        text += f"\n{method}: skipped — {why}"
+    text += f"\nbest: {comparison.best}"
+    bound = bound_text(comparison)
+    return text + (f"; {bound}" if bound else "")
+
+
+def face_check_text(check: Any) -> str:
+    """A readable account of one face check (:func:`dgraph.faces.realize.check_faces`)."""
+    es = check.expression_set
+    head = f"{es.method}: {es.mults} mults, verified {str(es.verified).lower()}"
+    if not check.acyclic:
+        lines = [f"{head}; circular elimination dependencies, no face order keeps its parentheses:"]
+        lines += [f"  {dep}" for dep in check.cycle or []]
+        return "\n".join(lines)
+    verdict = (
+        "realized"
+        if check.realized
+        else (
+            "face elimination does it cheaper"
+            if check.simulated_mults < check.mults
+            else "not realized at its cost"
+        )
+    )
+    order = ", ".join(f"[{a}, {b}]" for a, b in check.order or [])
+    proof = str(bool(check.realization and check.realization.verified)).lower()
+    return (
+        f"{head}; acyclic, {verdict}: {check.simulated_mults} face eliminations"
+        f" (simulation verified: {proof})\n  order: {order}"
+    )
