@@ -19,9 +19,7 @@ from ..core.cuts import cut_members, cut_positions
 from ..core.graph import DGraph
 from .problem import ChainProblem
 
-__all__ = ["ELIMINATION_METHODS", "Stages", "stages"]
-
-ELIMINATION_METHODS = ("forward", "reverse", "markowitz", "layers")
+__all__ = ["Stages", "stages"]
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ import argparse
 import json
 from typing import Any
 
-from ..chain.bridge import ELIMINATION_METHODS
 from ..chain.dynamic import (
     ChainSolution,
     homogeneous_adjoint,
@@ -25,6 +24,7 @@ from ..chain.problem import ChainProblem, random_problem, read_problem
 from ..chain.reference import reference_solve
 from ..core.builders.trace import GRANULARITIES
 from ..errors import DGraphError, InputError
+from ..methods.chain import ELIMINATION_METHODS
 from .args import cut_list, load_graph, output_path, write_atomic
 
 __all__ = ["MAX_FACTORS", "add_arguments", "check_size", "report", "result", "run"]

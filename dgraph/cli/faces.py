@@ -8,13 +8,13 @@ from typing import Any
 
 from ..faces.realize import FaceCheck, check_faces
 from ..faces.relations import conflicting_pairs, multiplication_relations
-from ..methods import COMPARED, METHODS, accumulate
+from ..methods import COMPARED, accumulate, methods
 from .args import budget, choice_list, graph_args, load_graph
 
 __all__ = ["add_arguments", "run"]
 
 # Every method that needs no order of its own (vertex and edges replay a given one).
-_RUNNABLE = tuple(m for m in METHODS if m not in ("vertex", "edges"))
+_RUNNABLE = tuple(methods(needs=()))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -12,16 +12,18 @@ import importlib
 import json
 import os
 import sys
+import textwrap
 import traceback
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..bench.suite import SUITES
 from ..core.graph import DGraph
 from ..errors import DGraphError, InputError
-from ..methods import COMPARED, METHODS, accumulate, compare
+from ..methods import COMPARED, accumulate, compare, methods
 from ..methods.structure import structure
 from ..render.drawing import FORMATS
 from ..render.text import comparison_text, cost_line, graph_summary
@@ -42,11 +44,23 @@ __all__ = ["main"]
 
 # Methods ``compare`` can run on their own: every one but those that
 # replay a given order.
-_COMPARABLE = tuple(m for m in METHODS if m not in ("vertex", "edges"))
+_COMPARABLE = tuple(methods(needs=()))
+
+
+class _Formatter(argparse.HelpFormatter):
+    """Help lines wrapped between words only: a method name such as ``vertex-optimal``
+    stays whole."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one line and exit 2 like every other bad input."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # type: ignore[override]
         raise DGraphError(message)
@@ -61,24 +75,21 @@ def _parser() -> argparse.ArgumentParser:
     _graph_args(p)
     method_argument(p, "one of")
     p.add_argument("--budget", type=_budget, help="seconds for exact searches beyond their limit")
-    p.add_argument("--seed", type=int, default=0, help="best: seed of its random choices")
+    p.add_argument("--seed", type=int, help="best: seed of its random choices (default 0)")
     p.add_argument("--order", help="vertex order 'v1,v2' (method vertex) or 'f:i>j,b:k>l' (edges)")
     p.add_argument(
         "--metagraph",
         choices=("full", "forward", "backward", "vertex"),
-        default="full",
-        help="edge-optimal: search M, M_F, M_B or M_V",
+        help="edge-optimal: search M, M_F, M_B or M_V (default full)",
     )
     p.add_argument(
         "--strategy",
         choices=("auto", *STRATEGIES),
-        default="auto",
         help="zhou (default auto: the cheapest)",
     )
     p.add_argument(
         "--variant",
         choices=("best", *VARIANTS),
-        default="best",
         help="zhou (default best: the cheaper)",
     )
     p.add_argument("--cuts", help="layers: vertex sets from the roots down, 'a,b;c,d'")
@@ -154,16 +165,10 @@ def cmd_accumulate(args: argparse.Namespace) -> int:
         options["pairs"] = _pairs(graph, args.pair)
     if args.cuts:
         options["cuts"] = cut_list(graph, args.cuts)
-    es = accumulate(
-        graph,
-        args.method,
-        budget=args.budget,
-        seed=args.seed,
-        metagraph=args.metagraph,
-        strategy=args.strategy,
-        variant=args.variant,
-        **options,
-    )
+    # only the options given: the method refuses one it does not take
+    given = {k: getattr(args, k) for k in ("seed", "metagraph", "strategy", "variant")}
+    options.update((k, v) for k, v in given.items() if v is not None)
+    es = accumulate(graph, args.method, budget=args.budget, **options)
     if graph_out is not None:
         from ..render.drawing import draw
         from ..zhou.convert import expression_graph

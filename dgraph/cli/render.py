@@ -74,7 +74,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--strategy",
         choices=("auto", *STRATEGIES),
-        default="auto",
         help="zhou with --steps (default auto: the cheapest)",
     )
 
@@ -106,14 +105,16 @@ def run(args: argparse.Namespace) -> int:
         from ..render.stepviews import steps
         from ..render.styles import get_style
 
+        options = method_options(graph, args.method, args.order)
+        if args.strategy is not None:  # given: the method refuses it unless it is zhou
+            options["strategy"] = args.strategy
         viewer = steps(
             graph,
             args.method,
             direction=args.direction or "dataflow",
             style=get_style(args.style, args.font),
             budget=args.budget,
-            strategy=args.strategy,
-            **method_options(graph, args.method, args.order),
+            **options,
         )
         with staged(out.parent) as temporary:
             saved = viewer.save(temporary / out.name)

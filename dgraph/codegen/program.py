@@ -35,7 +35,7 @@ from ..core.graph import DGraph, vertex_symbol
 from ..core.paths import naive_cost
 from ..elimination.parts import largest_part
 from ..errors import DGraphError, SearchTooLarge
-from ..methods import COMPARED, accumulate
+from ..methods import accumulate, methods
 from .counting import Ops, count_ops, fold_constants
 
 __all__ = [
@@ -268,7 +268,7 @@ SYMBOLIC = "symbolic"  # the program of symbolic_program: not an accumulation me
 # every method whose result depends on the graph alone, never on time or load. The exact
 # searches join only where they finish exhaustively without a budget (SearchTooLarge:
 # skipped); ``best`` joins only with a budget.
-DETERMINISTIC = tuple(m for m in COMPARED if m != "best")
+DETERMINISTIC = tuple(methods(compared=True, deterministic=True))
 
 # Bauer's formula itself (method ``paths``) joins the candidates while it lists at most
 # this many multiplications: after cse, listing every path sometimes shares more than a

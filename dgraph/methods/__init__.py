@@ -3,7 +3,7 @@
 
 from .chain import compare_with_elimination
 from .compare import Comparison, compare
-from .registry import COMPARED, METHODS, MethodSpec, accumulate, method_names, register
+from .registry import COMPARED, METHODS, MethodSpec, accumulate, lookup, methods, register
 
 __all__ = [
     "COMPARED",
@@ -13,6 +13,7 @@ __all__ = [
     "accumulate",
     "compare",
     "compare_with_elimination",
-    "method_names",
+    "lookup",
+    "methods",
     "register",
 ]

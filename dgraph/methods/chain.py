@@ -12,12 +12,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..chain.bridge import ELIMINATION_METHODS, stages
+from ..chain.bridge import stages
 from ..chain.dynamic import homogeneous_adjoint, homogeneous_tangent, preaccumulation, solve
 from ..core.graph import DGraph
-from .registry import accumulate
+from .registry import METHODS, accumulate, methods
 
-__all__ = ["compare_with_elimination"]
+__all__ = ["ELIMINATION_METHODS", "compare_with_elimination"]
+
+# The registered methods a chain's bracketing competes with: vertex elimination by a rule
+# and local Jacobians between the same cuts (no search, no given order).
+ELIMINATION_METHODS = tuple(
+    name
+    for name in methods(exact=False, needs=(), deterministic=True)
+    if METHODS[name].family in ("vertex elimination", "bracketing")
+)
 
 
 def compare_with_elimination(

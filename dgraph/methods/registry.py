@@ -1,16 +1,20 @@
 """The accumulation methods by name, and :func:`accumulate`, which runs one and verifies
 its result.
 
-Every method is a function ``(graph, **options) -> ExpressionSet``; :func:`accumulate`
-runs it, times it and verifies the result against Bauer's formula, so no result leaves
-this module unchecked.
+Every method is a function ``(graph, **options) -> ExpressionSet`` registered with what
+the papers call it (its family), and its options are its keyword parameters: an option it
+does not declare is refused, as networkx's flow functions refuse theirs. ``budget`` is the
+one option every method takes: searches spend it, the others finish first.
+:func:`accumulate` runs a method by name (or any such callable), times it and verifies
+the result against Bauer's formula, so no result leaves this module unchecked.
 """
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.expressions import ExpressionSet
@@ -31,136 +35,259 @@ from ..zhou.listing import list_paths
 
 __all__ = [
     "COMPARED",
+    "FAMILIES",
     "METHODS",
+    "UNIVERSAL_OPTIONS",
     "MethodSpec",
     "accumulate",
-    "method_names",
+    "lookup",
+    "methods",
     "register",
 ]
+
+UNIVERSAL_OPTIONS = ("budget",)
+
+FAMILIES = (
+    "vertex elimination",  # Naumann: forward, reverse, Markowitz, optimal orders
+    "edge elimination",  # Naumann: front and back edges, the metagraph
+    "face elimination",  # Naumann: the line graph
+    "chains and blocks",  # Zhou
+    "bracketing",  # local Jacobians between cuts, the cheapest product order
+    "dominators",  # Guenter's D*, Murota-Kubota's umbrellas
+    "portfolio",  # best
+    "paths",  # Bauer's formula listed
+    "custom",  # a user's function given to accumulate
+)
 
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """A named accumulation method; ``exact`` ones search and honour ``budget``."""
+    """A named accumulation method: its function, family, options and roles.
+
+    ``exact`` methods search for an optimum within ``budget``; ``compared`` ones appear,
+    in registration order, in :func:`dgraph.compare`'s default table; ``deterministic``
+    ones give the same result however long they run (no deadline, no seed); ``needs``
+    names options without which the method cannot run (a given order).
+    """
 
     name: str
     run: Callable[..., ExpressionSet]
+    family: str
+    summary: str
     exact: bool = False
-    summary: str = ""
+    compared: bool = False
+    deterministic: bool = True
+    needs: tuple[str, ...] = ()
+    options: Mapping[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise ValueError(f"{self.name}: unknown family {self.family!r}")
+        object.__setattr__(self, "options", _options(self.run))
+
+    def check(self, options: Mapping[str, Any]) -> None:
+        """Refuse an option the method does not declare (one it ``needs`` and lacks, the
+        method itself refuses, saying how to give it)."""
+        for key in options:
+            if key not in self.options and key not in UNIVERSAL_OPTIONS:
+                known = ", ".join(self.options) or "none besides budget"
+                raise DGraphError(
+                    f"method {self.name!r} takes no option {key!r}; its options: {known}"
+                )
+
+    def __call__(self, graph: DGraph, **options: Any) -> ExpressionSet:
+        self.check(options)
+        return self.run(graph, **{k: v for k, v in options.items() if k in self.options})
+
+
+def _options(run: Callable[..., ExpressionSet]) -> dict[str, Any]:
+    """A method's options: its keyword parameters after the graph, with their defaults."""
+    params = list(inspect.signature(run).parameters.values())[1:]
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        raise ValueError(f"{run!r}: a method declares its options; no *args or **kwargs")
+    return {p.name: (None if p.default is p.empty else p.default) for p in params}
 
 
 METHODS: dict[str, MethodSpec] = {}
 
 
-def register(name: str, run: Callable[..., ExpressionSet], exact: bool = False, summary: str = ""):
-    METHODS[name] = MethodSpec(name, run, exact, summary)
+def register(
+    name: str, run: Callable[..., ExpressionSet], family: str, summary: str, **roles: Any
+) -> MethodSpec:
+    """Add a method under ``name`` (replacing one of that name); see :class:`MethodSpec`."""
+    spec = MethodSpec(name, run, family, summary, **roles)
+    METHODS[name] = spec
+    return spec
 
 
-def _vertex(graph: DGraph, order=None, **_: Any) -> ExpressionSet:
+def methods(**roles: Any) -> list[str]:
+    """The registered names whose roles match, in registration order.
+
+    >>> methods(family="face elimination")
+    ['face-optimal', 'face-greedy']
+    """
+    return [
+        m.name
+        for m in METHODS.values()
+        if all(getattr(m, key) == value for key, value in roles.items())
+    ]
+
+
+def lookup(name_or_callable: str | Callable[..., ExpressionSet]) -> MethodSpec:
+    """The registered method of that name, or a callable taken as a method."""
+    if callable(name_or_callable):
+        fn = name_or_callable
+        summary = (fn.__doc__ or "").strip().split("\n")[0]
+        return MethodSpec(getattr(fn, "__name__", "custom"), fn, "custom", summary)
+    spec = METHODS.get(name_or_callable)
+    if spec is None:
+        raise DGraphError(f"unknown method {name_or_callable!r}; available: {', '.join(METHODS)}")
+    return spec
+
+
+# -- the methods -----------------------------------------------------------------------
+
+
+def _vertex(graph: DGraph, order: Sequence[str] | None = None) -> ExpressionSet:
     if order is None:
         raise DGraphError("method 'vertex' needs an elimination order (--order v1,v2,...)")
     return vertex_elimination(graph, order)
 
 
-def _edges(graph: DGraph, sequence=None, **_: Any) -> ExpressionSet:
+def _edges(graph: DGraph, sequence: Iterable | None = None) -> ExpressionSet:
     if sequence is None:
         raise DGraphError("method 'edges' needs a sequence (--order f:i>j,b:k>l,...)")
     return replay(graph, sequence, "edges")
 
 
-register("forward", lambda g, **_: forward(g), summary="vertex elimination in evaluation order")
-register("reverse", lambda g, **_: reverse(g), summary="vertex elimination in reverse order")
-register("markowitz", lambda g, **_: markowitz(g), summary="greedy smallest Markowitz degree")
-register(
-    "vertex-optimal",
-    lambda g, budget=None, **_: vertex_optimal(g, budget),
-    exact=True,
-    summary="optimal vertex elimination order (A* over eliminated sets)",
-)
-register(
-    "edge-optimal",
-    lambda g, budget=None, metagraph="full", **_: edge_optimal(g, metagraph, budget),
-    exact=True,
-    summary="shortest path in the edge-elimination metagraph",
-)
+def _edge_optimal(
+    graph: DGraph, metagraph: str = "full", budget: float | None = None
+) -> ExpressionSet:
+    return edge_optimal(graph, metagraph, budget)
+
+
+def _best(
+    graph: DGraph,
+    budget: float | None = None,
+    seed: int = 0,
+    candidates: Iterable[ExpressionSet] = (),
+) -> ExpressionSet:
+    return best(graph, budget, seed, candidates)
+
+
+_VERTEX, _EDGE, _FACE = "vertex elimination", "edge elimination", "face elimination"
+register("forward", forward, _VERTEX, "vertex elimination in evaluation order", compared=True)
+register("reverse", reverse, _VERTEX, "vertex elimination in reverse order", compared=True)
+register("markowitz", markowitz, _VERTEX, "greedy smallest Markowitz degree", compared=True)
 register(
     "zhou",
-    lambda g, strategy="auto", variant="best", pairs=None, **_: zhou(g, strategy, variant, pairs),
-    summary="simple chains and blocks, then forward/backward factorization, pages",
+    zhou,
+    "chains and blocks",
+    "simple chains and blocks, then forward/backward factorization, pages",
+    compared=True,
 )
 register(
     "layers",
-    lambda g, cuts=None, **_: layers(g, cuts),
-    summary="local Jacobians between depth levels (or cuts), cheapest bracketing",
+    layers,
+    "bracketing",
+    "local Jacobians between depth levels (or cuts), cheapest bracketing",
+    compared=True,
 )
 register(
     "dstar",
-    lambda g, **_: dstar(g),
-    summary="D*: factor subgraphs by dominators, most shared first (Guenter)",
+    dstar,
+    "dominators",
+    "D*: factor subgraphs by dominators, most shared first (Guenter)",
+    compared=True,
 )
 register(
     "umbrella",
-    lambda g, **_: umbrella(g),
-    summary="umbrellas contracted inside out (dominator trees), then the rest",
+    umbrella,
+    "dominators",
+    "umbrellas contracted inside out (dominator trees), then the rest",
+    compared=True,
+)
+register(
+    "vertex-optimal",
+    vertex_optimal,
+    _VERTEX,
+    "optimal vertex elimination order (A* over eliminated sets)",
+    exact=True,
+    compared=True,
+)
+register(
+    "edge-optimal",
+    _edge_optimal,
+    _EDGE,
+    "shortest path in the edge-elimination metagraph",
+    exact=True,
+    compared=True,
 )
 register(
     "best",
-    lambda g, budget=None, seed=0, candidates=(), **_: best(g, budget, seed, candidates),
-    summary="the cheapest verified result of a portfolio of exact and heuristic searches",
+    _best,
+    "portfolio",
+    "the cheapest verified result of a portfolio of exact and heuristic searches",
+    compared=True,
+    deterministic=False,
 )
 register(
     "face-optimal",
-    lambda g, budget=None, **_: face_optimal(g, budget),
+    face_optimal,
+    _FACE,
+    "the cheapest face elimination (A* over line-graph states)",
     exact=True,
-    summary="the cheapest face elimination (A* over line-graph states)",
 )
 register(
     "face-greedy",
-    lambda g, **_: greedy_faces(g),
-    summary="greedy face elimination: free products first, then absorbing ones",
+    greedy_faces,
+    _FACE,
+    "greedy face elimination: free products first, then absorbing ones",
 )
-register("paths", lambda g, **_: list_paths(g), summary="every path listed: Bauer's formula")
-register("vertex", _vertex, summary="vertex elimination in a given order")
-register("edges", _edges, summary="forward/backward edge elimination in a given sequence")
+register("paths", list_paths, "paths", "every path listed: Bauer's formula")
+register("vertex", _vertex, _VERTEX, "vertex elimination in a given order", needs=("order",))
+register(
+    "edges",
+    _edges,
+    _EDGE,
+    "forward/backward edge elimination in a given sequence",
+    needs=("sequence",),
+)
 
-COMPARED = [
-    "forward",
-    "reverse",
-    "markowitz",
-    "zhou",
-    "layers",
-    "dstar",
-    "umbrella",
-    "vertex-optimal",
-    "edge-optimal",
-    "best",
-]
-
-
-def method_names() -> list[str]:
-    return list(METHODS)
+COMPARED = methods(compared=True)
 
 
 def accumulate(
-    graph: DGraph, method: str = "markowitz", *, verify: bool = True, **options: Any
+    graph: DGraph,
+    method: str | Callable[..., ExpressionSet] = "markowitz",
+    *,
+    verify: bool = True,
+    **options: Any,
 ) -> ExpressionSet:
-    """Accumulate the Jacobian of ``graph`` by ``method`` and verify the result.
+    """Accumulate the Jacobian of ``graph`` by ``method`` (a registered name or a function
+    ``(graph, **options) -> ExpressionSet``) and verify the result.
 
     >>> from dgraph.core.builders import bundled
     >>> g = bundled("naumann_sin.trace")
     >>> es = accumulate(g, "reverse")
     >>> es.mults, es.verified
     (3, True)
+    >>> accumulate(g, "forward", budgt=3)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    dgraph.errors.DGraphError: method 'forward' takes no option 'budgt'; its options: ...
     """
-    spec = METHODS.get(method)
-    if spec is None:
-        raise DGraphError(f"unknown method {method!r}; available: {', '.join(METHODS)}")
+    spec = lookup(method)
     t0 = time.perf_counter()
-    es = spec.run(graph, **options)
+    es = spec(graph, **options)
+    if not isinstance(es, ExpressionSet):
+        raise DGraphError(
+            f"method {spec.name!r} returned {type(es).__name__}, not an ExpressionSet"
+        )
     seconds = round(time.perf_counter() - t0, 4)
     # the same expressions with their time; best's winner keeps the verification it got
     # within its budget
-    es = es._relabeled(es.method, {**es.info, "seconds": seconds})
+    es = es._relabeled(es.method or spec.name, {**es.info, "seconds": seconds})
     if verify and not es.verified:
         es.verify()
     return es
