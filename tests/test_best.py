@@ -13,6 +13,7 @@ from dgraph.bench.realworld import REAL_WORLD
 from dgraph.core.builders import bundled, from_trace
 from dgraph.core.builders.json_format import from_dict
 from dgraph.core.random_graphs import random_layered, random_program
+from dgraph.elimination.kernel import VALUES, Elimination, effective_cost, move_costs
 from dgraph.elimination.labeled import replay
 from dgraph.elimination.metagraph import (
     EDGE_LIMIT,
@@ -32,7 +33,6 @@ from dgraph.search.junction_bounds import (
     elimination_lower_bound,
     group_bounds,
 )
-from dgraph.search.kinds import KindGraph, effective_cost, move_costs
 from dgraph.search.orders import RULES, anneal, greedy_edges, greedy_order
 from dgraph.search.rank_bound import rank_lower_bound
 from dgraph.search.timebox import Background, stream, timeboxed
@@ -78,7 +78,7 @@ def test_annealing_never_returns_worse():
     start = list(g.intermediates)
     cost, order = anneal(g, start, time.perf_counter() + 2, 2000)
     assert cost <= effective_cost(g, start) and sorted(order) == sorted(start)
-    assert cost == effective_cost(KindGraph(g), order)
+    assert cost == effective_cost(Elimination(g, VALUES), order)
 
 
 @pytest.mark.parametrize("name", ["black-scholes", "roe-flux"])
@@ -290,8 +290,8 @@ def test_effective_vertex_bounds_hold_in_every_order(seed):
     g = _program(seed)
     floors = effective_vertex_bounds(g)
     for order in itertools.permutations(g.intermediates):
-        kinds = KindGraph(g)
-        paid = {v: kinds.eliminate(v) for v in order}
+        kinds = Elimination(g, VALUES)
+        paid = {v: kinds.eliminate_vertex(v) for v in order}
         assert all(floors[v] <= paid[v] for v in order), order
     assert sum(floors.values()) <= effective_optimal_search(g).cost
 
@@ -313,8 +313,8 @@ def test_group_bounds_hold_in_every_order(seed):
     assert sorted(v for members, _ in parts for v in members) == sorted(g.intermediates)
     assert sum(owed for _, owed in parts) > sum(effective_vertex_bounds(g).values())
     for order in itertools.permutations(g.intermediates):
-        kinds = KindGraph(g)
-        paid = {v: kinds.eliminate(v) for v in order}
+        kinds = Elimination(g, VALUES)
+        paid = {v: kinds.eliminate_vertex(v) for v in order}
         assert all(owed <= sum(paid[v] for v in members) for members, owed in parts), order
     assert elimination_lower_bound(g) <= effective_optimal_search(g).cost
 
@@ -324,7 +324,7 @@ def _effective_edge_optimum(g) -> int:
     back eliminations, every sequence), by exhaustive search over the reachable graphs."""
     inner, memo = set(g.intermediates), {}
 
-    def rest(kinds: KindGraph) -> int:
+    def rest(kinds: Elimination) -> int:
         key = frozenset((u, v, kind) for u, out in kinds.succ.items() for v, kind in out.items())
         if key not in memo:
             costs = []
@@ -337,7 +337,7 @@ def _effective_edge_optimum(g) -> int:
             memo[key] = min(costs, default=0)
         return memo[key]
 
-    return rest(KindGraph(g))
+    return rest(Elimination(g, VALUES))
 
 
 @pytest.mark.parametrize("seed", [7, 8, 23, 35, 53, 57, 58, 65, 69])

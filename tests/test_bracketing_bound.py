@@ -12,6 +12,7 @@ from dgraph.bench.realworld import REAL_WORLD
 from dgraph.core.builders import from_trace
 from dgraph.core.paths import count_paths
 from dgraph.core.random_graphs import random_program
+from dgraph.elimination.kernel import effective_cost
 from dgraph.elimination.parts import independent_parts
 from dgraph.methods import accumulate
 from dgraph.search.best import ANY_ELIMINATION, best
@@ -22,8 +23,7 @@ from dgraph.search.bracketing_bound import (
     unit_contracted,
 )
 from dgraph.search.effective_optimal import effective_optimal_search
-from dgraph.search.junction_bounds import elimination_lower_bound
-from dgraph.search.kinds import KindGraph, effective_cost
+from dgraph.search.junction_bounds import bound_kinds, elimination_lower_bound
 from dgraph.search.orders import anneal
 
 from .strategies import programs
@@ -135,7 +135,7 @@ def test_a_time_limit_still_gives_a_bound():
 
 def _program_optimum(g) -> int:
     """The bracketing program on ``g`` itself, solved to the end, without the cuts."""
-    program = _Program(KindGraph(g))
+    program = _Program(bound_kinds(g))
     for path in _paths(g):
         program.require(path)
     return program.solve(None)

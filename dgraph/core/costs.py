@@ -2,23 +2,33 @@
 
 *Structural* counts treat every label as a general value (the seeds' figures): a product
 of k factors costs k - 1 multiplications, a sum of k terms k - 1 additions. *Effective*
-multiplications skip factors that are the constant +-1 (labels of +, -, copies) and fold
-constant x constant.
+multiplications price each product by :func:`dgraph.core.kinds.product`, the rule every
+search prices its moves with: factors that are the constant ±1 (labels of +, -, copies)
+are free and constants fold.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import reduce
 from typing import TYPE_CHECKING
 
 import sympy
 
 from .algebra import fold
+from .kinds import Value, add, product, value_of
 
 if TYPE_CHECKING:
     from .expressions import ExpressionSet
 
-__all__ = ["Cost", "ScalarOps", "expression_cost", "expression_set_cost", "scalar_op_counts"]
+__all__ = [
+    "Cost",
+    "ScalarOps",
+    "constant_values",
+    "expression_cost",
+    "expression_set_cost",
+    "scalar_op_counts",
+]
 
 
 @dataclass(frozen=True)
@@ -35,55 +45,63 @@ class _Count:
     mults: int
     adds: int
     effective: int
-    value: sympy.Number | None  # the constant value, when the expression is constant
+    value: Value  # the constant value, when the expression is constant (dgraph.core.kinds)
 
 
 def _number(n: sympy.Number) -> _Count:
-    return _Count(0, 0, 0, n)
+    return _Count(0, 0, 0, value_of(n))
 
 
 def _add(terms: list[_Count]) -> _Count:
-    values = [t.value for t in terms]
-    value = sum(values, sympy.Integer(0)) if None not in values else None
     return _Count(
         sum(t.mults for t in terms),
         sum(t.adds for t in terms) + len(terms) - 1,
         sum(t.effective for t in terms),
-        value,
+        reduce(add, [t.value for t in terms]),
     )
 
 
 def _mul(factors: list[_Count]) -> _Count:
-    mults = sum(f.mults for f in factors) + len(factors) - 1
-    adds = sum(f.adds for f in factors)
-    effective = sum(f.effective for f in factors)
-    general = sum(f.value is None for f in factors)
-    constant = sympy.Mul(*(f.value for f in factors if f.value is not None))
-    if general == 0 or constant == 0:
-        return _Count(mults, adds, effective, constant if general == 0 else sympy.Integer(0))
-    extra = 0 if constant in (1, -1) else 1
-    return _Count(mults, adds, effective + general - 1 + extra, None)
+    effective, value = product(f.value for f in factors)
+    return _Count(
+        sum(f.mults for f in factors) + len(factors) - 1,
+        sum(f.adds for f in factors),
+        sum(f.effective for f in factors) + effective,
+        value,
+    )
 
 
-def expression_cost(expr: sympy.Expr, constants: dict[sympy.Symbol, sympy.Number | None]) -> _Count:
-    """Counts for one expression; ``constants`` gives known constant leaves (else general)."""
+def expression_cost(expr: sympy.Expr, constants: dict[sympy.Symbol, Value]) -> _Count:
+    """Counts for one expression; ``constants`` gives the values of constant leaves (any
+    other leaf is general)."""
     return fold(expr, lambda s: _Count(0, 0, 0, constants.get(s)), _number, _add, _mul)
+
+
+def constant_values(es: ExpressionSet) -> dict[sympy.Symbol, Value]:
+    """The value of every edge symbol and reference of ``es`` that is a constant."""
+    return _references(es)[0]
 
 
 def expression_set_cost(es: ExpressionSet) -> Cost:
     """Total counts over the references (once each) and the Jacobian entries."""
+    constants, counts = _references(es)
+    counts.extend(expression_cost(entry, constants) for entry in es.jacobian.values())
+    return Cost(
+        sum(c.mults for c in counts), sum(c.adds for c in counts), sum(c.effective for c in counts)
+    )
+
+
+def _references(es: ExpressionSet) -> tuple[dict[sympy.Symbol, Value], list[_Count]]:
+    """The values of the constant leaves and the counts of the references, in order."""
     graph = es.graph
-    constants: dict[sympy.Symbol, sympy.Number | None] = {
-        sym: graph.constant_label(*edge) for sym, edge in graph.edge_symbols.items()
+    constants: dict[sympy.Symbol, Value] = {
+        sym: value_of(graph.constant_label(*edge)) for sym, edge in graph.edge_symbols.items()
     }
     counts = []
     for name, definition in es.references.items():
         counts.append(expression_cost(definition, constants))
         constants[name] = counts[-1].value
-    counts.extend(expression_cost(entry, constants) for entry in es.jacobian.values())
-    return Cost(
-        sum(c.mults for c in counts), sum(c.adds for c in counts), sum(c.effective for c in counts)
-    )
+    return constants, counts
 
 
 @dataclass(frozen=True)

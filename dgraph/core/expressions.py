@@ -24,17 +24,39 @@ import sympy
 
 from ..errors import GraphError
 from .algebra import nc_symbol
-from .costs import Cost, expression_set_cost
+from .costs import Cost, constant_values, expression_cost, expression_set_cost
 from .display import Printable
 from .graph import DGraph, vertex_symbol
 from .verify import Verification, verify
 
-__all__ = ["ExpressionSet", "Step", "price", "reference_symbol"]
+__all__ = [
+    "ExpressionSet",
+    "Step",
+    "as_factor",
+    "make_expression_set",
+    "new_reference",
+    "price",
+    "reference_symbol",
+]
 
 
 def reference_symbol(k: int) -> sympy.Symbol:
     """The k-th reference variable ``r<k>``."""
     return nc_symbol(f"r{k}")
+
+
+def new_reference(references: dict[sympy.Symbol, sympy.Expr], value: sympy.Expr) -> sympy.Symbol:
+    """A new reference variable defined as ``value``, numbered after those in
+    ``references`` (which several working graphs may share)."""
+    name = reference_symbol(len(references) + 1)
+    references[name] = value
+    return name
+
+
+def as_factor(references: dict[sympy.Symbol, sympy.Expr], label: sympy.Expr) -> sympy.Expr:
+    """``label`` for use in a product: a symbol or number as it is, a compound label as a
+    new reference, so that the expression set computes it once, as the method does."""
+    return label if label.is_Symbol or label.is_Number else new_reference(references, label)
 
 
 @dataclass(frozen=True)
@@ -167,13 +189,23 @@ class ExpressionSet(Printable):
     # -- rewriting ---------------------------------------------------------------------
 
     def inline_single_use(self) -> ExpressionSet:
-        """Substitute references used exactly once; the costs do not change."""
+        """Substitute references used exactly once; the costs do not change. Inlining a
+        product into a product could fold their constants together (``c·(d·x)`` with
+        c = 2, d = 3 is ``6·x``, one multiplication less than was computed), so where
+        that would change the count, a product with a constant factor other than ±1 is
+        not inlined into a product, nor a product into one with such a factor."""
         uses: Counter[sympy.Symbol] = Counter()
         for expr in [*self.references.values(), *self.jacobian.values()]:
             for s in _symbols_in_order(expr):
                 if s in self.references:
                     uses[s] += 1
         inline = {r for r in self.references if uses[r] == 1}
+        out = self._inlined(inline)
+        if inline and _scales(self.graph) and out.cost != self.cost:
+            out = self._inlined(inline - self._scaled_products(inline))
+        return out
+
+    def _inlined(self, inline: set[sympy.Symbol]) -> ExpressionSet:
         kept = [r for r in self.references if r not in inline]
         # one substitution per expression: kept references renumbered, inlined ones
         # replaced by their (already substituted) definitions
@@ -197,6 +229,27 @@ class ExpressionSet(Printable):
             self.pairs,
             as_computed=self.as_computed or self,
         )
+
+    def _scaled_products(self, among: set[sympy.Symbol]) -> set[sympy.Symbol]:
+        """The references of ``among`` used as a factor of a product that, or whose own
+        product, has a constant factor other than ±1 (zero included)."""
+        constants = constant_values(self)
+
+        def scaled(product: sympy.Expr) -> bool:
+            for f in product.args:
+                value = constants.get(f) if f.is_Symbol else expression_cost(f, constants).value
+                if value is not None and value not in (1, -1):
+                    return True
+            return False
+
+        found = set()
+        for expr in [*self.references.values(), *self.jacobian.values()]:
+            for product in expr.atoms(sympy.Mul):
+                for r in among.intersection(product.args):
+                    definition = self.references[r]
+                    if scaled(product) or (definition.is_Mul and scaled(definition)):
+                        found.add(r)
+        return found
 
     def resolved(self) -> dict[tuple[str, str], sympy.Expr]:
         """Jacobian entries with every reference substituted (noncommutative)."""
@@ -299,6 +352,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _scales(graph: DGraph) -> bool:
+    """Whether a label of ``graph`` is a constant other than ±1 (zero included)."""
+    return any(
+        graph.constant_label(u, v) is not None and abs(graph.constant_label(u, v)) != 1
+        for u, v in graph.edges()
+    )
+
+
 def _symbols_in_order(expr: sympy.Expr) -> list[sympy.Symbol]:
     """Every symbol occurrence (with multiplicity) in ``expr``."""
     out: list[sympy.Symbol] = []
@@ -322,9 +383,13 @@ def make_expression_set(
     method: str = "",
     info: Mapping[str, Any] | None = None,
     pairs: Iterable[tuple[str, str]] | None = None,
+    inline: bool = False,
 ) -> ExpressionSet:
-    """An expression set with its Jacobian entries in row-major order of the graph."""
+    """An expression set with its Jacobian entries in row-major order of the graph; with
+    ``inline``, as every method finishes one: references used once inlined
+    (:meth:`ExpressionSet.inline_single_use`)."""
     rows = {y: i for i, y in enumerate(graph.outputs)}
     cols = {x: i for i, x in enumerate(graph.inputs)}
     ordered = dict(sorted(jacobian.items(), key=lambda kv: (rows[kv[0][0]], cols[kv[0][1]])))
-    return ExpressionSet(graph, references, ordered, tuple(steps), method, info or {}, pairs)
+    es = ExpressionSet(graph, references, ordered, tuple(steps), method, info or {}, pairs)
+    return es.inline_single_use() if inline else es

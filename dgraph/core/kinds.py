@@ -1,38 +1,115 @@
-"""Label kinds for *effective* multiplication counts (Naumann's unit labels).
+"""Label values for *effective* multiplication counts (Naumann's unit labels).
 
-A label is a unit (±1: an addition's or a subtraction's partial), another constant, or a
-general value. A product with a unit factor, or of two constants, costs nothing at run
-time; any other product costs one multiplication; a sum of two units is a constant.
-Searches over vertex, edge and face eliminations price their moves with these rules.
+A label is general (``None``: known only at run time) or a constant, kept exactly (an
+``int`` or a ``Fraction``). One rule, :func:`product`, prices every product, in a built
+expression set (:mod:`dgraph.core.costs`) and in every search alike: the constant
+factors fold for free, the general ones cost one less than their number, plus one for a
+constant coefficient other than ±1; a zero coefficient makes the product zero, and free.
+A sum of constants is the constant it adds up to: 1 + (−1) is a zero label.
+
+Lower bounds reason about three *kinds* instead (:func:`kind_of`): unit (±1), other
+constant, general.
+
+References: U. Naumann, "Optimal accumulation of Jacobian matrices by elimination
+methods on the dual computational graph", Math. Program. 99 (2004) 399–421.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from fractions import Fraction
+
 import sympy
 
-__all__ = ["CONSTANT", "GENERAL", "UNIT", "add", "kind_of", "multiply"]
+__all__ = [
+    "CONSTANT",
+    "GENERAL",
+    "UNIT",
+    "Value",
+    "add",
+    "kind_of",
+    "multiply",
+    "product",
+    "value_of",
+]
+
+# a constant label's exact value (an int when it is one); None: a general label
+Value = int | Fraction | None
 
 UNIT, CONSTANT, GENERAL = 0, 1, 2
 
 
-def kind_of(value: sympy.Number | None) -> int:
-    """The kind of a label whose constant value is ``value`` (None: not constant)."""
-    return GENERAL if value is None else (UNIT if abs(value) == 1 else CONSTANT)
+def value_of(number: sympy.Number | None) -> Value:
+    """The exact value of a constant label (a float exactly as stored); None stays None.
 
-
-def multiply(a: int, b: int) -> tuple[int, int]:
-    """(cost, kind) of a product of labels of kinds ``a`` and ``b``.
-
-    >>> multiply(UNIT, GENERAL), multiply(CONSTANT, GENERAL), multiply(CONSTANT, CONSTANT)
-    ((0, 2), (1, 2), (0, 1))
+    >>> value_of(sympy.Integer(-1)), value_of(sympy.Rational(1, 2)), value_of(None)
+    (-1, Fraction(1, 2), None)
     """
-    if a == UNIT or b == UNIT:
-        return 0, max(a, b)
-    if a == CONSTANT and b == CONSTANT:
-        return 0, CONSTANT
-    return 1, GENERAL
+    if number is None:
+        return None
+    if number.is_Integer:
+        return int(number)
+    if number.is_Rational:
+        return Fraction(int(number.p), int(number.q))
+    return _exact(Fraction(float(number)))
 
 
-def add(a: int, b: int) -> int:
-    """The kind of a sum of labels of kinds ``a`` and ``b`` (two units make a constant)."""
-    return GENERAL if GENERAL in (a, b) else CONSTANT
+def _exact(x: int | Fraction) -> int | Fraction:
+    """``x`` as an int when it is one: only an int can be 0 or ±1, which keeps the
+    checks below cheap."""
+    return x if x.__class__ is int or x.denominator != 1 else x.numerator
+
+
+def product(values: Iterable[Value]) -> tuple[int, Value]:
+    """(effective multiplications, value) of one product of factors with these values.
+
+    >>> product([None, 2, 3]), product([None, None, -1]), product([None, 0]), product([2, 3])
+    ((1, None), (1, None), (0, 0), (0, 6))
+    """
+    general, constant = 0, 1
+    for v in values:
+        if v is None:
+            general += 1
+        else:
+            constant *= v
+    constant = _exact(constant)
+    if general == 0:
+        return 0, constant
+    if constant == 0:
+        return 0, 0
+    return general - (1 if constant in (1, -1) else 0), None
+
+
+def multiply(a: Value, b: Value) -> tuple[int, Value]:
+    """``product((a, b))``, written out: eliminations price every product with it.
+
+    >>> multiply(1, None), multiply(2, None), multiply(2, 3), multiply(0, None)
+    ((0, None), (1, None), (0, 6), (0, 0))
+    """
+    if a is None:
+        if b is None or b.__class__ is not int:
+            return 1, None  # general times general, or a fraction: never 0 or ±1
+        return (0, 0) if b == 0 else (0 if b in (1, -1) else 1, None)
+    if b is None:
+        if a.__class__ is not int:
+            return 1, None
+        return (0, 0) if a == 0 else (0 if a in (1, -1) else 1, None)
+    if a.__class__ is int and b.__class__ is int:
+        return 0, a * b
+    if a == 1 or b == 1:  # a unit times a fraction, the common case: no arithmetic
+        return 0, b if a == 1 else a
+    return 0, _exact(a * b)
+
+
+def add(a: Value, b: Value) -> Value:
+    """The value of a sum: general if either term is, else the constant it adds up to.
+
+    >>> add(1, -1), add(1, None), add(Fraction(1, 2), Fraction(1, 2))
+    (0, None, 1)
+    """
+    return None if a is None or b is None else _exact(a + b)
+
+
+def kind_of(value: Value) -> int:
+    """The kind of a label of this value: unit (±1), constant or general."""
+    return GENERAL if value is None else (UNIT if value in (1, -1) else CONSTANT)

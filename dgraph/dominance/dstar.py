@@ -36,7 +36,7 @@ import networkx as nx
 import sympy
 
 from ..core.costs import expression_cost
-from ..core.expressions import ExpressionSet, Step, make_expression_set, reference_symbol
+from ..core.expressions import ExpressionSet, Step, make_expression_set, new_reference
 from ..core.graph import DGraph
 from ..errors import DGraphError
 
@@ -130,9 +130,7 @@ class _Sums:
         self.by_key: dict[Key, sympy.Symbol] = {}
 
     def name(self, expr: sympy.Expr) -> sympy.Symbol:
-        symbol = reference_symbol(len(self.references) + 1)
-        self.references[symbol] = expr
-        return symbol
+        return new_reference(self.references, expr)
 
     def of(self, s: FactorSubgraph) -> tuple[sympy.Symbol, int | None]:
         """The reference for ``s`` and, if it was computed just now, its multiplications."""
@@ -323,8 +321,7 @@ def _dstar(graph: DGraph, units: list, kinds: str, organization: str) -> Express
     info = {"factor_subgraphs": len(sums.by_key), "organization": organization}
     if organization == "pairs":
         info["first"] = "dominators" if kinds[0] == "D" else "postdominators"
-    es = make_expression_set(graph, sums.references, jacobian, steps, "dstar", info)
-    return es.inline_single_use()
+    return make_expression_set(graph, sums.references, jacobian, steps, "dstar", info, inline=True)
 
 
 def _path_labels(g: nx.DiGraph, x: str, y: str) -> list[sympy.Expr]:

@@ -31,18 +31,18 @@ def _contract(graph: DGraph, inside_out: bool) -> ExpressionSet:
     for w in heads:
         if w == SINK or graph.role(w) == "input":
             continue
-        members = {v for v in pdom.subtree(w) if v in lg.g}
+        members = {v for v in pdom.subtree(w) if v in lg.succ}
         inner = [
             v
             for v in sorted(members - {w}, key=order.__getitem__)
-            if graph.role(v) == "intermediate" and any(u in members for u in lg.g.predecessors(v))
+            if graph.role(v) == "intermediate" and any(u in members for u in lg.pred[v])
         ]
         if not inner:
             continue
         for v in cheapest_order(structure_graph(lg.g, inner, output=w)):
             lg.eliminate_vertex(v, op=f"umbrella {w}")
         contracted += 1
-    rest = [v for v in graph.order() if v in lg.g and graph.role(v) == "intermediate"]
+    rest = lg.intermediates()
     if rest:
         for v in cheapest_order(structure_graph(lg.g, rest)):
             lg.eliminate_vertex(v)

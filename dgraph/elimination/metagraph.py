@@ -171,7 +171,7 @@ def edge_moves_expression_set(
     labeled = LabeledGraph(graph)
     for op, target in moves:
         if op == "vertex":
-            for w in list(labeled.g.successors(target)):
+            for w in list(labeled.succ[target]):
                 labeled.eliminate_forward(target, w)
         else:
             labeled.apply((op, target))

@@ -3,7 +3,11 @@
 Shared by the exact vertex and edge searches: with a consistent lower bound the first
 goal popped is optimal; nodes whose bound reaches the incumbent's cost are pruned. When
 the budget runs out the incumbent is returned, marked unproven, with the best lower
-bound known (the smallest bound left in the queue).
+bound known (the smallest bound left in the queue). Vertex elimination searches the sets
+of eliminated vertices (:func:`subset_search`), priced in any label algebra.
+
+References: U. Naumann, "Optimal accumulation of Jacobian matrices by elimination
+methods on the dual computational graph", Math. Program. 99 (2004) 399–421.
 """
 
 from __future__ import annotations
@@ -14,7 +18,13 @@ import time
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
-__all__ = ["SearchResult", "astar"]
+from ..core.graph import DGraph
+from ..errors import SearchTooLarge
+
+__all__ = ["SearchResult", "astar", "check_size", "subset_search"]
+
+# the price of every vertex left after eliminating a set (a bitmask over graph.order())
+Prices = Callable[[int], Iterable[tuple[int, int]]]
 
 
 @dataclass
@@ -101,3 +111,50 @@ def astar(
         raise RuntimeError("search found no complete elimination and had no incumbent")
     lower = min(heap[0][0], best_cost) if exhausted and heap else best_cost
     return SearchResult(best_moves, int(best_cost), not exhausted, int(lower), len(g_best), seconds)
+
+
+def check_size(graph: DGraph, budget: float | None, limit: int, who: str) -> None:
+    """Refuse an exhaustive vertex search beyond ``limit`` intermediates without a budget."""
+    p = len(graph.intermediates)
+    if p > limit and budget is None:
+        raise SearchTooLarge(
+            f"{who}: {p} intermediate vertices exceed the exhaustive limit of {limit};"
+            " pass --budget SECONDS to search anyway for the best found"
+        )
+
+
+def subset_search(
+    graph: DGraph,
+    prices: Prices,
+    bound: Callable[[int], int],
+    orders: Iterable[list[str]],
+    budget: float | None,
+) -> SearchResult:
+    """The cheapest vertex elimination order, by A* over the sets of eliminated vertices.
+
+    After eliminating a set S the graph does not depend on the order: i -> k exists iff
+    a path from i to k has all its inner vertices in S, and its label is the sum of those
+    paths' products, so in any label algebra the price of the next elimination depends
+    on S alone (Bischof's dynamic program, seed 000 §3). ``prices(S)`` gives (index in
+    ``graph.order()``, price) for every intermediate left, ``bound(S)`` an admissible
+    bound on the rest; the cheapest of ``orders``, priced by ``prices`` too, is the
+    incumbent (the first of equals).
+    """
+    names = graph.order()
+    index = {v: i for i, v in enumerate(names)}
+    full = sum(1 << index[v] for v in graph.intermediates)
+
+    def expand(done: int) -> Iterable[tuple[object, int, int]]:
+        for v, cost in prices(done):
+            yield ("vertex", names[v]), cost, done | 1 << v
+
+    def priced(order: list[str]) -> int:
+        done = total = 0
+        for v in order:
+            total += dict(prices(done))[index[v]]
+            done |= 1 << index[v]
+        return total
+
+    cost, order = min(((priced(o), o) for o in orders), key=lambda c: c[0])
+    incumbent = (cost, [("vertex", v) for v in order])
+    return astar(0, expand, lambda done: done == full, bound, incumbent, budget)

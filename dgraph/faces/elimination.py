@@ -26,9 +26,9 @@ import networkx as nx
 import sympy
 
 from ..core.display import Printable
-from ..core.expressions import ExpressionSet, Step, make_expression_set, reference_symbol
+from ..core.expressions import ExpressionSet, Step, as_factor, make_expression_set
 from ..core.graph import DGraph
-from ..core.kinds import UNIT, add, kind_of, multiply
+from ..core.kinds import Value, add, multiply, value_of
 from ..core.paths import count_paths
 from ..errors import DGraphError
 from .line_graph import SUPER_SINK, SUPER_SOURCE
@@ -78,7 +78,7 @@ class FaceState(Printable):
         self.span: dict[int, tuple[str, str]] = {}
         self.name: dict[int, str] = {}
         self.label: dict[int, sympy.Expr] = {}
-        self.kind: dict[int, int] = {}  # unit, constant or general (dgraph.core.kinds)
+        self.kind: dict[int, Value] = {}  # a constant's value, None if general (core.kinds)
         self.references: dict[sympy.Symbol, sympy.Expr] = {}
         self.steps: list[Step] = []
         self.mults = 0
@@ -96,7 +96,7 @@ class FaceState(Printable):
             if span not in vertex_of:
                 terminal = SUPER_SOURCE in span or SUPER_SINK in span
                 label = None if terminal else graph.symbol(*span)
-                kind = UNIT if terminal else kind_of(graph.constant_label(*span))
+                kind = 1 if terminal else value_of(graph.constant_label(*span))
                 vertex_of[span] = self._new(span, label, kind)
             return vertex_of[span]
 
@@ -112,7 +112,7 @@ class FaceState(Printable):
 
     # -- bookkeeping ---------------------------------------------------------------------
 
-    def _new(self, span: tuple[str, str], label: sympy.Expr | None, kind: int) -> int:
+    def _new(self, span: tuple[str, str], label: sympy.Expr | None, kind: Value) -> int:
         v = next(self._ids)
         self.kind[v] = kind
         self._span_count[span] += 1
@@ -239,11 +239,7 @@ class FaceState(Printable):
 
     def _factor(self, v: int) -> sympy.Expr:
         """The label of ``v`` for use in a product; compound labels become references."""
-        label = self.label[v]
-        if not (label.is_Symbol or label.is_Number):
-            name = reference_symbol(len(self.references) + 1)
-            self.references[name] = label
-            self.label[v] = label = name
+        self.label[v] = label = as_factor(self.references, self.label[v])
         return label
 
     # -- Naumann's rules -----------------------------------------------------------------
@@ -375,7 +371,6 @@ class FaceState(Printable):
             raise DGraphError(
                 f"{method}: face elimination incomplete; {len(self.faces())} faces left"
             )
-        es = make_expression_set(
-            self.graph, self.references, self.entries(), self.steps, method, info
+        return make_expression_set(
+            self.graph, self.references, self.entries(), self.steps, method, info, inline=True
         )
-        return es.inline_single_use()

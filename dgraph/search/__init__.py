@@ -1,4 +1,5 @@
-"""``best``: heuristic and exact searches for the cheapest verified accumulation —
-effective-cost pricing (``kinds``), greedy rules, restarts, beam search and annealing
-(``orders``), the exact effective vertex search (``effective_optimal``), the rank lower
-bound for any accumulation (``rank_bound``) and the portfolio (``best``)."""
+"""``best``: heuristic and exact searches for the cheapest verified accumulation, priced
+on the elimination kernel (:mod:`dgraph.elimination.kernel`) — greedy rules, restarts,
+beam search and annealing (``orders``), the exact effective vertex search
+(``effective_optimal``), lower bounds (``junction_bounds``, ``bracketing_bound``,
+``rank_bound``) and the portfolio (``best``)."""

@@ -56,6 +56,7 @@ from ..core.graph import DGraph
 from ..core.paths import count_paths
 from ..dominance.dstar import dstar
 from ..dominance.umbrella_method import umbrella
+from ..elimination.kernel import move_costs
 from ..elimination.labeled import replay
 from ..elimination.metagraph import (
     EDGE_LIMIT,
@@ -74,7 +75,6 @@ from ..zhou.layers import layers
 from .bracketing_bound import bracketing_lower_bound
 from .effective_optimal import effective_optimal_search
 from .junction_bounds import elimination_lower_bound
-from .kinds import move_costs
 from .orders import RULES, anneal, beam_order, greedy_edges, greedy_order
 from .rank_bound import ANY_ACCUMULATION, RANK_PATH_LIMIT, rank_lower_bound
 from .timebox import Background, stream, timeboxed

@@ -43,10 +43,10 @@ from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 from scipy.sparse import coo_matrix, csr_matrix
 
 from ..core.graph import DGraph
+from ..core.kinds import CONSTANT, GENERAL, UNIT
 from ..core.paths import count_paths
 from ..elimination.parts import independent_parts
-from .junction_bounds import elimination_lower_bound, junction_groups
-from .kinds import GENERAL, UNIT, KindGraph, multiply
+from .junction_bounds import EdgeKinds, bound_kinds, elimination_lower_bound, junction_groups
 
 __all__ = ["BRACKETING_PATH_LIMIT", "bracketing_lower_bound", "unit_contracted"]
 
@@ -81,7 +81,7 @@ def _part_bound(part: DGraph, deadline: float | None) -> int:
     if count_paths(part) > BRACKETING_PATH_LIMIT or _past(deadline):
         return 0
     part = unit_contracted(part)
-    program = _Program(KindGraph(part))
+    program = _Program(bound_kinds(part))
     for path in _paths(part):
         program.require(path)
         if len(program.done) > SEGMENT_LIMIT:
@@ -108,7 +108,7 @@ def unit_contracted(graph: DGraph) -> DGraph:
     >>> unit_contracted(g).intermediates
     ['v']
     """
-    kinds = KindGraph(graph)
+    kinds = bound_kinds(graph)
     succ, pred = kinds.succ, kinds.pred
     merged = True
     while merged:
@@ -149,7 +149,7 @@ class _Program:
     """The integer program, row by row: each row ``sum(coefficient * variable) <= bound``;
     a path's z is fixed to 1 by its bounds."""
 
-    def __init__(self, kinds: KindGraph) -> None:
+    def __init__(self, kinds: EdgeKinds) -> None:
         self.kinds = kinds
         self.index: dict[tuple, int] = {}
         self.rows: list[tuple[dict[int, float], float]] = []
@@ -181,7 +181,7 @@ class _Program:
                 if len(side) > 2:
                     self.rows.append(({w: 1.0, self.var(("z", side)): -1.0}, 0.0))
                     parts.append(side)
-            if multiply(self._kind(left), self._kind(right))[0]:
+            if _costly(self._kind(left), self._kind(right)):
                 x = self.var(("x", segment[0], segment[j], segment[-1]))
                 self.at.setdefault(segment[j], set()).add(x)
                 self.rows.append(({w: 1.0, x: -1.0}, 0.0))
@@ -249,6 +249,11 @@ class _Program:
         if result.status == 0:
             return max(proven, _ceil(result.fun))
         return max(proven, _ceil(getattr(result, "mip_dual_bound", None)))
+
+
+def _costly(a: int, b: int) -> bool:
+    """Whether a product of factors of kinds ``a`` and ``b`` costs a multiplication."""
+    return min(a, b) >= CONSTANT and GENERAL in (a, b)
 
 
 @contextlib.contextmanager

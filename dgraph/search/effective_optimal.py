@@ -1,24 +1,30 @@
 """The vertex elimination order with the fewest *effective* multiplications, by A*.
 
-Bischof's dynamic program over eliminated sets (seed 000 §3) holds for effective costs
-too: after eliminating a set S, every label is the sum over the paths through S of their
-products, so its kind (unit, constant, general; :mod:`dgraph.search.kinds`) depends on S
-alone, and so does the price of the next elimination.
+Bischof's dynamic program over eliminated sets (seed 000 §3) holds for label values too:
+after eliminating a set S, every label is the sum over the paths through S of their
+products, so its value (:mod:`dgraph.core.kinds`) depends on S alone, and so does the
+price of the next elimination — :func:`dgraph.elimination.search.subset_search` with the
+kernel's value algebra (:class:`dgraph.elimination.kernel.Closure`).
 
 The bound adds, over the remaining vertices, what the multiplications at each will cost
 whenever it is eliminated (:mod:`dgraph.search.junction_bounds`: per vertex, or per
 joined group while none of it is eliminated). A vertex that has a general in-edge
 and a general out-edge now keeps them, so it costs at least one multiplication too.
+
+References: U. Naumann, "Optimal accumulation of Jacobian matrices by elimination
+methods on the dual computational graph", Math. Program. 99 (2004) 399–421.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from ..core.graph import DGraph
+from ..elimination.kernel import VALUES, Closure
 from ..elimination.parts import by_parts
-from ..elimination.search import SearchResult, astar
-from ..errors import SearchTooLarge
+from ..elimination.search import SearchResult, check_size, subset_search
 from .junction_bounds import effective_vertex_bounds, group_bounds
-from .kinds import GENERAL, UNIT, KindGraph, add, effective_cost, multiply
 
 __all__ = ["effective_optimal_search"]
 
@@ -47,41 +53,15 @@ def effective_optimal_search(
 def _connected_search(
     graph: DGraph, budget: float | None, incumbent: list[str] | None
 ) -> SearchResult:
-    names = graph.order()
-    p = len(graph.intermediates)
-    if p > EFFECTIVE_LIMIT and budget is None:
-        raise SearchTooLarge(
-            f"effective-optimal: {p} intermediate vertices exceed the exhaustive limit of"
-            f" {EFFECTIVE_LIMIT}; pass a budget to search anyway for the best found"
-        )
+    check_size(graph, budget, EFFECTIVE_LIMIT, "effective-optimal")
+    closure = Closure(graph, VALUES)
+    names, inner = closure.names, closure.inner
     index = {v: i for i, v in enumerate(names)}
-    start_kinds = KindGraph(graph).pred
-    preds0 = [[(index[u], k) for u, k in start_kinds[v].items()] for v in names]
-    inner = [index[v] for v in graph.intermediates]
     inner_set = set(inner)
-    full = sum(1 << v for v in inner)
     bounds: dict[int, int] = {}
 
-    def kinds(done: int) -> tuple[list[dict[int, int]], list[dict[int, int]]]:
-        """In- and out-edge kinds of every vertex after eliminating ``done``."""
-        kin: list[dict[int, int]] = []
-        for v in range(len(names)):
-            row: dict[int, int] = {}
-            for u, k in preds0[v]:
-                through = kin[u].items() if done >> u & 1 else ((u, UNIT),)
-                for w, kw in through:
-                    kind = multiply(k, kw)[1]
-                    row[w] = kind if w not in row else add(row[w], kind)
-            kin.append(row)
-        kout: list[dict[int, int]] = [{} for _ in names]
-        for v, row in enumerate(kin):
-            if not done >> v & 1:
-                for u, k in row.items():
-                    kout[u][v] = k
-        return kin, kout
-
-    def general(row: dict[int, int]) -> bool:
-        return GENERAL in row.values()
+    def general(row: dict[int, Any]) -> bool:
+        return None in row.values()  # a general label
 
     static = effective_vertex_bounds(graph)
     floor = [static.get(v, 0) for v in names]
@@ -105,13 +85,12 @@ def _connected_search(
                 total += gain
         return total + sum(extra[w] for w in now if not whole >> w & 1)
 
-    def expand(done: int):
-        kin, kout = kinds(done)
+    def prices(done: int) -> Iterator[tuple[int, int]]:
+        kin, kout = closure.labels(done)
         counted = {v for v in inner if not done >> v & 1 and general(kin[v]) and general(kout[v])}
         for v in inner:
             if done >> v & 1:
                 continue
-            cost = sum(multiply(ko, ki)[0] for ki in kin[v].values() for ko in kout[v].values())
             fresh = set()
             if general(kin[v]):  # v's successors gain a general in-edge
                 fresh |= {k for k in kout[v] if general(kout[k])}
@@ -119,17 +98,13 @@ def _connected_search(
                 fresh |= {i for i in kin[v] if general(kin[i])}
             nxt = done | 1 << v
             bounds[nxt] = owed(nxt, (counted | (fresh & inner_set)) - {v})
-            yield ("vertex", names[v]), cost, nxt
+            yield v, closure.price(v, kin, kout)
 
     def bound(done: int) -> int:
         if done not in bounds:  # the start
-            kin, kout = kinds(done)
+            kin, kout = closure.labels(done)
             bounds[done] = owed(done, {v for v in inner if general(kin[v]) and general(kout[v])})
         return bounds[done]
 
-    candidates = [graph.intermediates, graph.intermediates[::-1]] + (
-        [incumbent] if incumbent else []
-    )
-    order = min(candidates, key=lambda o: effective_cost(graph, o))
-    start = (effective_cost(graph, order), [("vertex", v) for v in order])
-    return astar(0, expand, lambda done: done == full, bound, start, budget)
+    orders = [graph.intermediates, graph.intermediates[::-1]] + ([incumbent] if incumbent else [])
+    return subset_search(graph, prices, bound, orders, budget)

@@ -6,7 +6,8 @@ path's edges together by a bracketing: each multiplication joins a factor that s
 segments from s to r with one that sums segments from r to t, at the *junction* r, and
 (s, r, t) names it. A factor is general as soon as one segment it sums has a general edge,
 and non-unit as soon as one has a non-unit edge (:mod:`dgraph.core.kinds`: only a single
-all-unit segment is a unit).
+all-unit segment is a unit) — as long as no constants cancel, which :func:`bound_kinds`
+checks: where they may, the bounds read every constant as a unit.
 
 One vertex (:func:`effective_vertex_bounds`): take vertex-disjoint paths P_1..P_m into v
 whose last edge is general and Q_1..Q_n out of v whose first edge is non-unit. Each
@@ -41,6 +42,8 @@ edge's tail and none of D is reached from a leaving edge's head (always, for the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from itertools import combinations
 
 import networkx as nx
 from networkx.algorithms.connectivity import (
@@ -50,9 +53,11 @@ from networkx.algorithms.connectivity import (
 from networkx.algorithms.flow import build_residual_network
 
 from ..core.graph import DGraph
-from .kinds import CONSTANT, GENERAL, UNIT, KindGraph
+from ..core.kinds import CONSTANT, GENERAL, UNIT, Value, kind_of, value_of
 
 __all__ = [
+    "EdgeKinds",
+    "bound_kinds",
     "effective_vertex_bounds",
     "elimination_lower_bound",
     "group_bounds",
@@ -64,6 +69,95 @@ _ENDS, _SINK = "__ends__", "__sink__"
 Members = frozenset[str] | set[str]
 Join = str  # how a group's entries reach its exits: by unit paths ("unit") or a general edge
 Part = tuple[tuple[str, ...], int]  # vertices, and what the multiplications at them cost
+
+
+CONSTANT_PATHS = 6  # constant paths between two vertices the check adds up, at most
+
+
+@dataclass(frozen=True)
+class EdgeKinds:
+    """Every edge's kind as the bounds read it, by successor and by predecessor."""
+
+    succ: dict[str, dict[str, int]]
+    pred: dict[str, dict[str, int]]
+
+
+def bound_kinds(graph: DGraph) -> EdgeKinds:
+    """The kinds the bounds may read the edges as. A bound counts the products of a
+    general factor and a non-unit one, so it holds while a factor (a sum of segments from
+    one vertex to another) that sums a general segment is general — so unless a label is
+    zero — and one that sums a non-unit segment is not ±1 or 0 — unless constants cancel:
+    two constant paths adding up to 0 or ±1, or a product of constants that is ±1.
+    Where constants may cancel they are read as units (only general × general products
+    count); where a label is zero, every label is (no bound).
+
+    >>> from dgraph.core.builders import from_trace
+    >>> trace = "u = sin(x)\\na = u + x\\nb = u - x\\nc = a - b\\ny = 3*c"
+    >>> g = from_trace("inputs: x\\noutputs: y\\n" + trace)
+    >>> bound_kinds(g).succ["c"]  # the paths from u to c cancel: 3 reads as a unit
+    {'y': 0}
+    """
+    values = {(u, v): value_of(graph.constant_label(u, v)) for u, v in graph.edges()}
+    if 0 in values.values():
+        read: Callable[[Value], int] = lambda value: UNIT  # noqa: E731
+    elif _constants_keep_kinds(graph, values):
+        read = kind_of
+    else:
+        read = lambda value: GENERAL if value is None else UNIT  # noqa: E731
+    succ: dict[str, dict[str, int]] = {v: {} for v in graph.order()}
+    pred: dict[str, dict[str, int]] = {v: {} for v in graph.order()}
+    for (u, v), value in values.items():
+        succ[u][v] = pred[v][u] = read(value)
+    return EdgeKinds(succ, pred)
+
+
+def _constants_keep_kinds(graph: DGraph, values: dict[tuple[str, str], Value]) -> bool:
+    """Whether no sum of two or more constant path products between two vertices is 0 or
+    ±1, and no product along one path with a non-unit label is ±1 (no label is zero).
+    With every constant at least 1 in size, paths of one sign suffice."""
+    constant: dict[str, list[tuple[str, Value]]] = {}
+    for (u, v), value in values.items():
+        if value is not None:
+            constant.setdefault(u, []).append((v, value))
+    order = graph.order()
+    large = all(abs(c) >= 1 for out in constant.values() for _, c in out)
+    for k, s in enumerate(order):
+        if s not in constant:
+            continue
+        # per vertex reached from s by constant paths: their signs (when large), else
+        # their products and whether each holds a non-unit label
+        signs: dict[str, set[int]] = {s: {1}}
+        products: dict[str, list[tuple[Value, bool]]] = {s: [(1, False)]}
+        for u in order[k:]:
+            if u not in (signs if large else products):
+                continue
+            for v, c in constant.get(u, ()):
+                if large:
+                    reached = signs.setdefault(v, set())
+                    reached.update(sign if c > 0 else -sign for sign in signs[u])
+                    if len(reached) > 1:
+                        return False
+                else:
+                    found = products.setdefault(v, [])
+                    found.extend((p * c, odd or c not in (1, -1)) for p, odd in products[u])
+                    if len(found) > CONSTANT_PATHS:
+                        return False
+        for v, found in products.items() if not large else ():
+            if v != s and not _apart_from_units(found):
+                return False
+    return True
+
+
+def _apart_from_units(paths: list[tuple[Value, bool]]) -> bool:
+    """Whether these products of constant paths (and whether each holds a non-unit
+    label) keep their kinds: no non-unit path is ±1, no sum of two or more is 0 or ±1."""
+    if any(odd and p in (1, -1) for p, odd in paths):
+        return False
+    return not any(
+        sum(p for p, _ in some) in (-1, 0, 1)
+        for n in range(2, len(paths) + 1)
+        for some in combinations(paths, n)
+    )
 
 
 def effective_vertex_bounds(graph: DGraph) -> dict[str, int]:
@@ -174,7 +268,7 @@ def _pack(gains: list[Gain]) -> list[tuple[frozenset[str], int]]:
 
 
 def _groups(
-    kinds: KindGraph, inner: Iterable[str]
+    kinds: EdgeKinds, inner: Iterable[str]
 ) -> set[tuple[frozenset[str], frozenset[str], Join]]:
     """Candidate groups (A, D, join). Per vertex c with a unit edge to an intermediate:
     (A, D), (A, {c}), ({c}, D), A and D the intermediates joined to c by unit paths from
@@ -209,7 +303,7 @@ class _Separators:
     set's entering edges redirected to one sink."""
 
     def __init__(self, graph: DGraph) -> None:
-        self.kinds = KindGraph(graph)
+        self.kinds = bound_kinds(graph)
         down = nx.DiGraph(graph.nx.edges)
         down.add_edges_from((_ENDS, x) for x in graph.inputs)
         up = nx.DiGraph(graph.nx.edges).reverse()

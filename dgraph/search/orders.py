@@ -16,16 +16,16 @@ import time
 from collections.abc import Callable
 
 from ..core.graph import DGraph
-from .kinds import KindGraph, effective_cost
+from ..elimination.kernel import VALUES, Elimination, effective_cost
 
 __all__ = ["RULES", "anneal", "beam_order", "greedy_edges", "greedy_order"]
 
-Score = Callable[[KindGraph, str], float]
+Score = Callable[[Elimination, str], float]
 
 RULES: dict[str, Score] = {
-    "effective": lambda k, v: k.cost(v),
+    "effective": lambda k, v: k.vertex_cost(v),
     "markowitz": lambda k, v: k.markowitz(v),
-    "fill-in": lambda k, v: (k.fill_in(v), k.cost(v)),
+    "fill-in": lambda k, v: (k.fill_in(v), k.vertex_cost(v)),
     "relative": lambda k, v: k.markowitz(v) / max(1, len(k.pred[v]) + len(k.succ[v])),
 }
 
@@ -40,10 +40,10 @@ def greedy_order(
     >>> greedy_order(bundled("naumann_sin.trace"), "effective", "reverse")
     ['v2', 'v1']
     """
-    kinds = KindGraph(graph)
+    kinds = Elimination(graph, VALUES)
     position = {v: i for i, v in enumerate(graph.order())}
     sign = 1 if tie == "forward" else -1
-    left, order = set(kinds.intermediates), []
+    left, order = set(graph.intermediates), []
     score = RULES[rule]
     while left:
 
@@ -52,7 +52,7 @@ def greedy_order(
             return (score(kinds, v), jitter, sign * position[v])
 
         v = min(left, key=key)
-        kinds.eliminate(v)
+        kinds.eliminate_vertex(v)
         left.remove(v)
         order.append(v)
     return order
@@ -70,8 +70,8 @@ def anneal(
     with probability exp(-Δ/T), T cooling geometrically; the best order seen. The first
     ``fixed`` vertices of ``start`` stay where they are (a preprocessing prefix)."""
     rng = random.Random(seed)
-    kinds = KindGraph(graph)
-    prefix_cost = sum(kinds.eliminate(v) for v in start[:fixed])
+    kinds = Elimination(graph, VALUES)
+    prefix_cost = sum(kinds.eliminate_vertex(v) for v in start[:fixed])
     prefix = list(start[:fixed])
     current = list(start[fixed:])
     cost = effective_cost(kinds, current)
@@ -104,16 +104,15 @@ def beam_order(
     """Beam search over vertex elimination: keep the ``width`` cheapest partial orders of
     each length, extending each by its ``branch`` cheapest next vertices; past
     ``deadline`` only the cheapest goes on, completed greedily."""
-    beam = [(0, [], KindGraph(graph))]
+    beam = [(0, [], Elimination(graph, VALUES))]
     for _ in graph.intermediates:
         if deadline is not None and time.perf_counter() > deadline:
             width = branch = 1
         extended = []
         for cost, order, kinds in beam:
-            left = [v for v in kinds.intermediates if v in kinds.succ]
-            for v in sorted(left, key=kinds.cost)[:branch]:
+            for v in sorted(kinds.intermediates(), key=kinds.vertex_cost)[:branch]:
                 nxt = kinds.copy()
-                extended.append((cost + nxt.eliminate(v), [*order, v], nxt))
+                extended.append((cost + nxt.eliminate_vertex(v), [*order, v], nxt))
         extended.sort(key=lambda e: e[0])
         beam, seen = [], set()
         for entry in extended:
@@ -138,7 +137,7 @@ def greedy_edges(
     >>> greedy_edges(bundled("naumann_sin.trace"))[0]
     3
     """
-    kinds = KindGraph(graph)
+    kinds = Elimination(graph, VALUES)
     inner = set(graph.intermediates)
     position = {v: k for k, v in enumerate(graph.order())}
     total, moves = 0, []

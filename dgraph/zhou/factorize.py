@@ -65,13 +65,13 @@ def factorize(lg: LabeledGraph, variant: str, among: Iterable[str] | None = None
     allowed = None if among is None else set(among)
     reduce_simple(lg)
     while True:
-        inter = [v for v in _intermediates(lg.g) if allowed is None or v in allowed]
+        inter = [v for v in lg.intermediates() if allowed is None or v in allowed]
         if not inter:
             return
         depth = depths(lg.g)
         pick = max if variant == "backward" else min
         v = pick(inter, key=lambda w: (depth[w], -position[w]))
-        around = [*lg.g.predecessors(v), *lg.g.successors(v)]
+        around = [*lg.pred[v], *lg.succ[v]]
         lg.eliminate_vertex(v, op="split")
         reduce_simple(lg, around)
 
@@ -195,8 +195,9 @@ def _merge(base: LabeledGraph, parts: list[LabeledGraph], steps, info, pairs) ->
                 entries[key] = entries[key] + label if key in entries else label
     references = parts[0].references if parts else {}
     all_steps = list(steps) + [s for part in parts for s in part.steps]
-    es = make_expression_set(base.graph, references, entries, all_steps, "zhou", info, pairs)
-    return es.inline_single_use()
+    return make_expression_set(
+        base.graph, references, entries, all_steps, "zhou", info, pairs, inline=True
+    )
 
 
 def _run(base: LabeledGraph, strategy: str, variant: str, pairs) -> ExpressionSet:

@@ -26,7 +26,7 @@ import numpy as np
 import sympy
 
 from ..core.cuts import cut_members, cut_positions
-from ..core.expressions import ExpressionSet, Step, make_expression_set, reference_symbol
+from ..core.expressions import ExpressionSet, Step, as_factor, make_expression_set
 from ..core.graph import DGraph
 from ..elimination.labeled import LabeledGraph
 from .segment import copy_name
@@ -85,11 +85,11 @@ def layer_chain(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> L
         lg = LabeledGraph.from_structure(graph, region, references)
         inner = [v for v, r in region.nodes(data="role") if r == "intermediate"]
         while inner:  # Markowitz inside the layer
-            v = min(inner, key=lambda w: (lg.markowitz_degree(w), order[w]))
+            v = min(inner, key=lambda w: (lg.markowitz(w), order[w]))
             lg.eliminate_vertex(v, op=f"layer {k + 1}")
             inner.remove(v)
         steps.extend(lg.steps)
-        jacobians.append({(b, a): label for a, b, label in lg.g.edges(data="label")})
+        jacobians.append({(b, a): label for a, out in lg.succ.items() for b, label in out.items()})
     return Layers(members, jacobians, references, steps)
 
 
@@ -145,11 +145,7 @@ def _multiply(left: Matrix, right: Matrix, references) -> tuple[Matrix, int]:
     """Sparse product and its multiplications; compound operands become references."""
 
     def named(entry: sympy.Expr) -> sympy.Expr:
-        if entry.is_Symbol or entry.is_Number:
-            return entry
-        name = reference_symbol(len(references) + 1)
-        references[name] = entry
-        return name
+        return as_factor(references, entry)
 
     by_mid: dict[str, list[tuple[str, sympy.Expr]]] = {}
     for (mid, b), entry in right.items():
@@ -192,5 +188,4 @@ def layers(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Expres
         "chain_mults": total,
         "layers": len(chain.jacobians),
     }
-    es = make_expression_set(graph, chain.references, product, steps, "layers", info)
-    return es.inline_single_use()
+    return make_expression_set(graph, chain.references, product, steps, "layers", info, inline=True)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
+from ..elimination.kernel import Elimination
 from ..elimination.labeled import LabeledGraph
 
 __all__ = ["Component", "decompose", "reduce_simple"]
@@ -25,20 +26,28 @@ def _is_link(g: nx.DiGraph, v: str) -> bool:
     return g.nodes[v]["role"] == "intermediate" and g.in_degree(v) == 1 and g.out_degree(v) == 1
 
 
+def _is_chain_link(state: Elimination, v: str) -> bool:
+    return (
+        v in state.succ
+        and state.is_intermediate(v)
+        and len(state.pred[v]) == 1
+        and len(state.succ[v]) == 1
+    )
+
+
 def reduce_simple(lg: LabeledGraph, vertices: Iterable[str] | None = None) -> int:
     """Eliminate chain links until none is left (only around ``vertices`` if given);
     returns the multiplications spent. Each reduced chain or block is one edge whose label
     is its expression."""
-    g = lg.g
-    queue = [v for v in (g if vertices is None else vertices) if v in g and _is_link(g, v)]
+    queue = [v for v in (lg.succ if vertices is None else vertices) if _is_chain_link(lg, v)]
     cost = 0
     while queue:
         v = queue.pop()
-        if v not in g or not _is_link(g, v):
+        if not _is_chain_link(lg, v):
             continue
-        (u,), (w,) = g.predecessors(v), g.successors(v)
+        (u,), (w,) = lg.pred[v], lg.succ[v]
         cost += lg.eliminate_vertex(v, op="chain")
-        queue.extend(x for x in (u, w) if _is_link(g, x))
+        queue.extend(x for x in (u, w) if _is_chain_link(lg, x))
     return cost
 
 

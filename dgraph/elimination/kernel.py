@@ -1,0 +1,418 @@
+"""One elimination kernel: vertex, front and back edge elimination, each written once.
+
+A state holds a c-graph's edges as adjacency dicts (``succ[u][v]`` and ``pred[v][u]``,
+both the label of u -> v) and applies Naumann's rules with a *label algebra* as its
+parameter (:class:`Algebra`):
+
+* :class:`Symbolic`: noncommutative sympy labels; a compound label becomes a reference
+  the first time it is a factor, so the expression set computes what the elimination
+  does (:class:`dgraph.elimination.labeled.LabeledGraph`);
+* :data:`COUNT`: no labels, every product one multiplication (structural counts);
+* :data:`VALUES`: label values, every product priced by the rule a built expression set
+  is counted by (:func:`dgraph.core.kinds.product`: effective counts).
+
+The searches price their moves on :data:`VALUES` and :data:`COUNT` states, the methods
+build on :class:`Symbolic` ones: the same moves, so a price is what the built result
+counts (:func:`move_costs`).
+
+References: U. Naumann, "Optimal accumulation of Jacobian matrices by elimination
+methods on the dual computational graph", Math. Program. 99 (2004) 399–421 (vertex
+elimination); U. Naumann, "Efficient calculation of Jacobian matrices by optimized
+application of the chain rule to computational graphs", PhD thesis, TU Dresden, 1999
+(front and back edge elimination).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import networkx as nx
+import sympy
+
+from ..core import kinds
+from ..core.expressions import Step, as_factor
+from ..core.graph import DGraph
+from ..errors import DGraphError
+
+__all__ = [
+    "COUNT",
+    "VALUES",
+    "Algebra",
+    "Closure",
+    "Elimination",
+    "Move",
+    "Symbolic",
+    "effective_cost",
+    "move_costs",
+]
+
+# A move: ("vertex", v), ("forward", (i, j)) or ("backward", (i, j)).
+Move = tuple[str, Any]
+
+
+class Algebra:
+    """What labels are and what a product costs: :meth:`multiply` gives ``c_upper ·
+    c_lower`` (upper nearer the outputs) and its multiplications, :meth:`add` a sum."""
+
+    names = False  # whether compound labels are named (:meth:`factor`) before a product
+
+    def leaf(self, graph: DGraph, u: str, v: str) -> Any:
+        """The label of the edge u -> v before any elimination."""
+        raise NotImplementedError
+
+    def multiply(self, upper: Any, lower: Any) -> tuple[int, Any]:
+        raise NotImplementedError
+
+    def add(self, a: Any, b: Any) -> Any:
+        raise NotImplementedError
+
+    def cost(self, upper: Any, lower: Any) -> int:
+        """What :meth:`multiply` would cost, without the product."""
+        return self.multiply(upper, lower)[0]
+
+    def factor(self, label: Any) -> Any:
+        """``label`` as a factor (see :attr:`names`)."""
+        return label
+
+    def copy(self) -> Algebra:
+        return self
+
+
+class Count(Algebra):
+    """Structure only: every product one multiplication."""
+
+    def leaf(self, graph: DGraph, u: str, v: str) -> None:
+        return None
+
+    def multiply(self, upper: None, lower: None) -> tuple[int, None]:
+        return 1, None
+
+    def add(self, a: None, b: None) -> None:
+        return None
+
+
+class Values(Algebra):
+    """Label values (:mod:`dgraph.core.kinds`): None for a general label, a constant's
+    exact value otherwise; products priced in effective multiplications."""
+
+    def leaf(self, graph: DGraph, u: str, v: str) -> kinds.Value:
+        return kinds.value_of(graph.constant_label(u, v))
+
+    multiply = staticmethod(kinds.multiply)  # type: ignore[assignment]
+    add = staticmethod(kinds.add)  # type: ignore[assignment]
+
+
+class Symbolic(Algebra):
+    """Noncommutative sympy labels, compound ones named as references in ``references``
+    (shared by the working graphs of one method, so that names stay unique). A product
+    costs one multiplication unless a factor is the literal 1 of a copy."""
+
+    names = True
+
+    def __init__(self, references: dict[sympy.Symbol, sympy.Expr] | None = None) -> None:
+        self.references: dict[sympy.Symbol, sympy.Expr] = {} if references is None else references
+
+    def leaf(self, graph: DGraph, u: str, v: str) -> sympy.Expr:
+        return graph.symbol(u, v)
+
+    def factor(self, label: sympy.Expr) -> sympy.Expr:
+        return as_factor(self.references, label)
+
+    def multiply(self, upper: sympy.Expr, lower: sympy.Expr) -> tuple[int, sympy.Expr]:
+        a, b = upper, lower
+        if a.is_Symbol and b.is_Symbol and a != b and not (a.is_commutative or b.is_commutative):
+            # what a * b builds for two different noncommutative symbols, without the
+            # general flattening that dominates building large expression sets
+            product = sympy.Mul._from_args((a, b), is_commutative=False)
+        else:
+            product = a * b
+        return int(a != 1 and b != 1), product
+
+    def add(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+        return a + b
+
+    def copy(self) -> Symbolic:
+        """Its own references, continuing the numbering."""
+        return Symbolic(dict(self.references))
+
+
+COUNT, VALUES = Count(), Values()
+
+
+class Elimination:
+    """A c-graph under vertex, front and back edge elimination, its labels in
+    ``algebra``. A vertex is present while it has edges: an intermediate left without
+    successors (front) or predecessors (back) goes with its remaining edges."""
+
+    records_steps = False  # whether the moves are kept in ``steps``
+
+    def __init__(
+        self,
+        graph: DGraph,
+        algebra: Algebra,
+        edges: Iterable[tuple[str, str]] | None = None,
+        labels: dict[tuple[str, str], Any] | None = None,
+    ) -> None:
+        """A working copy of ``graph``, or of a part of it (``edges``: only the vertices
+        they touch), its labels the algebra's leaves unless ``labels`` gives some."""
+        order = graph.order()
+        self.graph, self.algebra = graph, algebra
+        self.role = {v: graph.role(v) for v in order}
+        self.succ: dict[str, dict[str, Any]] = {v: {} for v in order}
+        self.pred: dict[str, dict[str, Any]] = {v: {} for v in order}
+        for u, v in graph.edges() if edges is None else edges:
+            given = labels is not None and (u, v) in labels
+            label = labels[u, v] if given else algebra.leaf(graph, u, v)
+            self.succ[u][v] = self.pred[v][u] = label
+        if edges is not None:  # a part keeps only the vertices its edges touch
+            for v in order:
+                if not self.succ[v] and not self.pred[v]:
+                    del self.succ[v], self.pred[v]
+        self.steps: list[Step] = []
+        self.version = 0  # counts the changes, for views of the state
+
+    @classmethod
+    def from_networkx(cls, graph: DGraph, g: nx.DiGraph, algebra: Algebra) -> Elimination:
+        """A state of any structure: ``g``'s vertices with a ``role``, its edges with a
+        ``label`` (e.g. a region between two cuts, with copies of vertices); ``graph`` is
+        the function's graph the labels belong to."""
+        state = cls.__new__(cls)
+        state.graph, state.algebra, state.steps, state.version = graph, algebra, [], 0
+        state.role = dict(g.nodes(data="role"))
+        state.succ = {v: {} for v in g}
+        state.pred = {v: {} for v in g}
+        for u, v, label in g.edges(data="label"):
+            state.succ[u][v] = state.pred[v][u] = label
+        return state
+
+    def copy(self) -> Elimination:
+        """An independent copy (the algebra copied too: a symbolic one keeps its own
+        references, continuing the numbering)."""
+        other = type(self).__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.algebra = self.algebra.copy()
+        other.succ = {v: dict(out) for v, out in self.succ.items()}
+        other.pred = {v: dict(into) for v, into in self.pred.items()}
+        other.steps = list(self.steps)
+        return other
+
+    # -- queries -------------------------------------------------------------------------
+
+    def is_intermediate(self, v: str) -> bool:
+        return self.role[v] == "intermediate"
+
+    def intermediates(self) -> list[str]:
+        """The intermediates left, in the order of the graph."""
+        return [v for v in self.succ if self.role[v] == "intermediate"]
+
+    def done(self) -> bool:
+        """Whether the graph is bipartite between inputs and outputs."""
+        return not any(self.role[v] == "intermediate" for v in self.succ)
+
+    def entries(self) -> dict[tuple[str, str], Any]:
+        """The labels of the input -> output edges, keyed (output, input)."""
+        role = self.role
+        return {
+            (y, x): label
+            for x, out in self.succ.items()
+            if role[x] == "input"
+            for y, label in out.items()
+            if role[y] == "output"
+        }
+
+    def markowitz(self, v: str) -> int:
+        """|P_v| * |S_v|: the products eliminating v now makes."""
+        return len(self.pred[v]) * len(self.succ[v])
+
+    def fill_in(self, v: str) -> int:
+        """The new edges eliminating ``v`` now would create."""
+        return sum(1 for i in self.pred[v] for k in self.succ[v] if k not in self.succ[i])
+
+    def vertex_cost(self, v: str) -> int:
+        """What eliminating ``v`` now would cost in the algebra."""
+        cost = self.algebra.cost
+        return sum(
+            cost(upper, lower) for upper in self.succ[v].values() for lower in self.pred[v].values()
+        )
+
+    def edge_cost(self, i: str, j: str, direction: str) -> int:
+        """What front- (``forward``) or back-eliminating i -> j now would cost."""
+        cost, label = self.algebra.cost, self.succ[i][j]
+        if direction == "forward":
+            return sum(cost(label, lower) for lower in self.pred[i].values())
+        return sum(cost(upper, label) for upper in self.succ[j].values())
+
+    def products(self, move: Move) -> int:
+        """The products ``move`` makes: its structural count."""
+        op, target = move
+        if op == "vertex":
+            return self.markowitz(target)
+        i, j = target
+        return len(self.pred[i]) if op == "forward" else len(self.succ[j])
+
+    # -- Naumann's rules -----------------------------------------------------------------
+
+    def eliminate_vertex(self, v: str, op: str = "vertex") -> int:
+        """For every predecessor i and successor k: c_ki += c_kv · c_vi; v goes."""
+        if v not in self.succ or self.role[v] != "intermediate":
+            raise DGraphError(f"cannot eliminate {v!r}: not a remaining intermediate vertex")
+        cost = self._chain_rule(v)
+        self._drop_vertex(v)
+        return self._record(op, v, cost)
+
+    def eliminate_edge(self, i: str, j: str, direction: str) -> int:
+        """Front (``forward``) elimination of i -> j, i intermediate: c_jk += c_ji · c_ik
+        for every predecessor k of i, and i goes when it has no successor left; or back
+        (``backward``), j intermediate: c_ki += c_kj · c_ji for every successor k of j,
+        and j goes when it has no predecessor left."""
+        forward = direction == "forward"
+        v = i if forward else j
+        if j not in self.succ.get(i, ()) or self.role[v] != "intermediate":
+            end = "source" if forward else "target"
+            raise DGraphError(
+                f"cannot {direction}-eliminate {i} -> {j}: needs an intermediate {end}"
+            )
+        cost = self._chain_rule(i, upper=j) if forward else self._chain_rule(j, lower=i)
+        self._drop_edge(i, j)
+        if not (self.succ[i] if forward else self.pred[j]):
+            self._drop_vertex(v)
+        return self._record(direction, (i, j), cost)
+
+    def eliminate_forward(self, i: str, j: str) -> int:
+        return self.eliminate_edge(i, j, "forward")
+
+    def eliminate_backward(self, i: str, j: str) -> int:
+        return self.eliminate_edge(i, j, "backward")
+
+    def apply(self, move: Move) -> int:
+        op, target = move
+        if op == "vertex":
+            return self.eliminate_vertex(target)
+        if op in ("forward", "backward"):
+            return self.eliminate_edge(*target, op)
+        raise DGraphError(f"unknown elimination {op!r}")
+
+    def name_references(self) -> None:
+        """Name every compound label (a symbolic algebra's), so that working graphs built
+        from this one share its values."""
+        self._name([(u, v) for u, out in self.succ.items() for v in out])
+        self.version += 1
+
+    # -- bookkeeping ---------------------------------------------------------------------
+
+    def _chain_rule(self, v: str, upper: str | None = None, lower: str | None = None) -> int:
+        """c_ki += c_kv · c_vi for every successor k of v (only ``upper`` if given) and
+        every predecessor i (only ``lower``): the rule of every move; what it costs."""
+        succ, pred, algebra = self.succ, self.pred, self.algebra
+        if algebra.names:  # in the order the products use them
+            ks = list(succ[v]) if upper is None else [upper]
+            lows = list(pred[v]) if lower is None else [lower]
+            if ks and lows:
+                self._name([(v, ks[0]), *((i, v) for i in lows), *((v, k) for k in ks[1:])])
+        uppers = succ[v] if upper is None else {upper: succ[v][upper]}
+        lowers = pred[v] if lower is None else {lower: pred[v][lower]}
+        multiply, add = algebra.multiply, algebra.add
+        total = 0
+        for k, c_kv in uppers.items():
+            into = pred[k]
+            for i, c_vi in lowers.items():
+                cost, term = multiply(c_kv, c_vi)
+                total += cost
+                out = succ[i]
+                out[k] = into[i] = add(out[k], term) if k in out else term
+        return total
+
+    def _name(self, edges: Iterable[tuple[str, str]]) -> None:
+        factor = self.algebra.factor
+        for u, v in edges:
+            label = self.succ[u][v]
+            named = factor(label)
+            if named is not label:
+                self.succ[u][v] = self.pred[v][u] = named
+
+    def _drop_edge(self, i: str, j: str) -> None:
+        del self.succ[i][j], self.pred[j][i]
+
+    def _drop_vertex(self, v: str) -> None:
+        for i in self.pred[v]:
+            del self.succ[i][v]
+        for k in self.succ[v]:
+            del self.pred[k][v]
+        del self.succ[v], self.pred[v]
+
+    def _record(self, op: str, target: str | tuple[str, str], cost: int) -> int:
+        if self.records_steps:
+            self.steps.append(Step(op, target, cost))
+        self.version += 1
+        return cost
+
+
+class Closure:
+    """The labels after eliminating any set of vertices (a mask over ``graph.order()``),
+    straight from the graph's: the label of u -> v is then the sum, over the paths from
+    u to v whose inner vertices are all eliminated, of their products — whatever order
+    eliminated them. What A* over eliminated sets prices its moves with."""
+
+    def __init__(self, graph: DGraph, algebra: Algebra) -> None:
+        state = Elimination(graph, algebra)
+        self.algebra = algebra
+        self.names = graph.order()
+        index = {v: i for i, v in enumerate(self.names)}
+        self.inner = [index[v] for v in graph.intermediates]
+        self.preds = [[(index[u], label) for u, label in state.pred[v].items()] for v in self.names]
+
+    def labels(self, done: int) -> tuple[list[dict[int, Any]], list[dict[int, Any]]]:
+        """Every vertex's in- and out-edge labels after eliminating ``done``."""
+        multiply, add = self.algebra.multiply, self.algebra.add
+        into: list[dict[int, Any]] = []
+        for preds in self.preds:
+            row: dict[int, Any] = {}
+            for u, label in preds:
+                if done >> u & 1:  # through u: this edge times each of u's in-edges
+                    for w, below in into[u].items():
+                        term = multiply(label, below)[1]
+                        row[w] = add(row[w], term) if w in row else term
+                else:
+                    row[u] = add(row[u], label) if u in row else label
+            into.append(row)
+        out: list[dict[int, Any]] = [{} for _ in self.names]
+        for v, row in enumerate(into):
+            if not done >> v & 1:
+                for u, label in row.items():
+                    out[u][v] = label
+        return into, out
+
+    def price(self, v: int, into: list[dict[int, Any]], out: list[dict[int, Any]]) -> int:
+        """What eliminating ``v`` costs, given the labels (:meth:`labels`)."""
+        cost = self.algebra.cost
+        return sum(cost(upper, lower) for lower in into[v].values() for upper in out[v].values())
+
+
+def effective_cost(graph: DGraph | Elimination, order: Iterable[str]) -> int:
+    """Effective multiplications of vertex elimination in ``order`` (from ``graph``, or
+    from a state of label values, which stays as it is).
+
+    >>> from dgraph.core.builders import bundled
+    >>> g = bundled("naumann_sin.trace")
+    >>> effective_cost(g, ["v1", "v2"]), effective_cost(g, ["v2", "v1"])
+    (4, 3)
+    """
+    state = Elimination(graph, VALUES) if isinstance(graph, DGraph) else graph.copy()
+    return sum(state.eliminate_vertex(v) for v in order)
+
+
+def move_costs(graph: DGraph, moves: Iterable[Move]) -> tuple[int, int]:
+    """(effective, structural) multiplications of vertex moves ``("vertex", v)`` and edge
+    moves ``("forward" | "backward", (i, j))``: what the built expression set counts.
+
+    >>> from dgraph.core.builders import bundled
+    >>> move_costs(bundled("naumann_sin.trace"), [("vertex", "v2"), ("vertex", "v1")])
+    (3, 3)
+    """
+    state = Elimination(graph, VALUES)
+    effective = structural = 0
+    for move in moves:
+        structural += state.products(move)
+        effective += state.apply(move)
+    return effective, structural
