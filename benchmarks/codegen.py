@@ -36,8 +36,8 @@ from dgraph.codegen.compare import (
     per_point_seconds,
     sympy_jacobian,
 )
-from dgraph.codegen.program import cheapest_jacobian
 from dgraph.codegen.python import load_python, python_module
+from dgraph.codegen.selection import cheapest_jacobian
 
 TIMED = ["dgraph-py", "dgraph-c", "sympy", "casadi-c", "jax-jacfwd", "jax-jacrev"]
 RANGES = {"T": (800.0, 2500.0), "temperature": (800.0, 2500.0)}  # kelvin; else (0.5, 1.5)

@@ -5,6 +5,9 @@ and drawings of both.
 >>> g = dgraph.from_trace("inputs: x0, x1\\noutputs: y\\nv1 = sin(x1)\\nv2 = x0*v1\\ny = v2*v1")
 >>> dgraph.accumulate(g, "reverse").to_text()
 'dy/dx0 = d_y_v2*d_v2_x0\\ndy/dx1 = (d_y_v1 + d_y_v2*d_v2_v1)*d_v1_x1'
+>>> J = dgraph.make_function(g, "jacobian", method="reverse")
+>>> J([2.0, 1.0]).round(4).tolist()
+[[0.7081, 1.8186]]
 """
 
 from . import render  # noqa: F401  (installs the output printers: text, LaTeX, HTML, SVG)
@@ -22,7 +25,7 @@ from .core.graph import DGraph
 from .core.paths import count_paths, depth_levels, naive_cost, path_length
 from .core.verify import Verification, verify
 from .errors import DGraphError, GraphError, InputError, SearchTooLarge
-from .methods import METHODS, Comparison, accumulate, compare
+from .methods import METHODS, Comparison, accumulate, compare, jacobian
 from .version import __version__
 
 __all__ = [
@@ -42,13 +45,32 @@ __all__ = [
     "compare",
     "count_paths",
     "depth_levels",
+    "draw",
     "from_dict",
     "from_function",
     "from_json",
     "from_sympy",
     "from_trace",
+    "jacobian",
     "load",
+    "make_function",
     "naive_cost",
     "path_length",
+    "steps",
     "verify",
 ]
+
+# loaded on first use, so that ``import dgraph`` stays light
+_LAZY = {
+    "make_function": "dgraph.codegen.function",
+    "draw": "dgraph.render.drawing",
+    "steps": "dgraph.render.stepviews",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'dgraph' has no attribute {name!r}")

@@ -15,15 +15,15 @@ from dgraph.bench.suite import SUITES
 from dgraph.codegen.c import c_source, compiler, load_c
 from dgraph.codegen.counting import count_ops, fold_constants
 from dgraph.codegen.generate import generate
+from dgraph.codegen.passes import straight_line
 from dgraph.codegen.program import (
-    _straight_line,
-    cheapest_jacobian,
     jacobian_program,
     jvp_program,
     symbolic_program,
     vjp_program,
 )
 from dgraph.codegen.python import load_python, python_module
+from dgraph.codegen.selection import cheapest_jacobian
 from dgraph.core.builders import bundled, from_dict, from_trace
 from dgraph.core.graph import vertex_symbol
 from dgraph.errors import DGraphError
@@ -317,7 +317,7 @@ def test_powers_of_one_base_share_their_products():
     # cse alone computes x**2 and x**3 apart (1 + 2) before the two products (2)
     x, y = sympy.symbols("v_x v_y")
     named, results = [], [((0,), x**2 * y), ((1,), x**3 + y), ((2,), y / x**2), ((3,), y / x)]
-    straight, out = _straight_line(named, results, {x, y})
+    straight, out = straight_line(named, results, {x, y})
     ops = count_ops([e for _, e in straight] + [e for _, e in out])
     assert (ops.mults, ops.divs) == (3, 2)  # x*x, x2*x, x2*y; y/x2, y/x
     values = {x: 1.7, y: -0.3}

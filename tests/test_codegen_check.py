@@ -294,17 +294,17 @@ def test_the_same_command_twice_gives_the_same_file(tmp_path, capsys, lang):
 
 
 def test_best_joins_the_candidates_only_with_a_budget(monkeypatch, sin_graph):
-    import dgraph.codegen.program
-    from dgraph.codegen.program import cheapest_jacobian
+    import dgraph.codegen.selection
+    from dgraph.codegen.selection import cheapest_jacobian
 
     calls: list[tuple[str, object]] = []
-    accumulate_ = dgraph.codegen.program.accumulate
+    accumulate_ = dgraph.codegen.selection.accumulate
 
     def recording(graph, method="markowitz", **options):
         calls.append((method, options.get("budget")))
         return accumulate_(graph, method, **options)
 
-    monkeypatch.setattr(dgraph.codegen.program, "accumulate", recording)
+    monkeypatch.setattr(dgraph.codegen.selection, "accumulate", recording)
     program, es = cheapest_jacobian(sin_graph)
     assert calls and "best" not in [m for m, _ in calls] and es.verified and program.mults == 4
     assert all(budget is None for _, budget in calls)  # nothing depends on time

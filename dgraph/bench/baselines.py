@@ -1,7 +1,8 @@
 """What users would otherwise do: sympy's ``jacobian`` followed by ``cse``.
 
 The count covers everything the resulting formulas evaluate (primal subexpressions,
-derivatives, products), counted by :func:`dgraph.core.costs.scalar_op_counts`.
+derivatives, products), counted by :func:`dgraph.codegen.counting.count_ops`: the rule
+generated code is counted by.
 """
 
 from __future__ import annotations
@@ -10,13 +11,13 @@ import time
 
 import sympy
 
-from ..core.costs import ScalarOps, scalar_op_counts
+from ..codegen.counting import Ops, count_ops
 from ..core.graph import DGraph, vertex_symbol
 
 __all__ = ["local_partials_ops", "sympy_jacobian_cse"]
 
 
-def sympy_jacobian_cse(graph: DGraph) -> tuple[ScalarOps, float]:
+def sympy_jacobian_cse(graph: DGraph) -> tuple[Ops, float]:
     """Operations in ``cse(Matrix(outputs).jacobian(inputs))``, and the seconds it took."""
     t0 = time.perf_counter()
     values = graph.values()
@@ -24,10 +25,10 @@ def sympy_jacobian_cse(graph: DGraph) -> tuple[ScalarOps, float]:
     jacobian = outputs.jacobian([vertex_symbol(x) for x in graph.inputs])
     replacements, reduced = sympy.cse([e for e in jacobian if e != 0])
     seconds = time.perf_counter() - t0
-    return scalar_op_counts([r for _, r in replacements] + list(reduced)), seconds
+    return count_ops([r for _, r in replacements] + list(reduced)), seconds
 
 
-def local_partials_ops(graph: DGraph) -> ScalarOps:
+def local_partials_ops(graph: DGraph) -> Ops:
     """Operations to compute the vertex values and local partials an accumulation needs
     (``cse`` across them); add an expression set's effective mults for a total."""
     partials = [p for p in (graph.partial(u, v) for u, v in graph.edges()) if not p.is_Number]
@@ -37,4 +38,4 @@ def local_partials_ops(graph: DGraph) -> ScalarOps:
             needed.update(graph.predecessors(v))
     exprs = [graph.expr(v) for v in graph.order() if v in needed and graph.role(v) != "input"]
     replacements, reduced = sympy.cse(exprs + partials)
-    return scalar_op_counts([r for _, r in replacements] + list(reduced))
+    return count_ops([r for _, r in replacements] + list(reduced))

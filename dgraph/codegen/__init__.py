@@ -1,7 +1,10 @@
 """Generated Jacobian code: straight-line programs from expression sets, printed as NumPy
 or C99, with the baselines users would otherwise reach for (docs/codegen.md).
 
-Modules: :mod:`~dgraph.codegen.program` (what the code computes),
+Modules: :mod:`~dgraph.codegen.ir` (the straight-line program),
+:mod:`~dgraph.codegen.program` (what the code computes), :mod:`~dgraph.codegen.passes`
+(cse, inlining, powers), :mod:`~dgraph.codegen.selection` (which expression set),
+:mod:`~dgraph.codegen.function` (``make_function``),
 :mod:`~dgraph.codegen.counting` (one counting rule for every tool),
 :mod:`~dgraph.codegen.printing`, :mod:`~dgraph.codegen.python` and :mod:`~dgraph.codegen.c`
 (printing, loading), :mod:`~dgraph.codegen.check` (the printed code run against the graph),
@@ -13,15 +16,15 @@ from .c import c_source, load_c
 from .check import CodeCheck, check_generated
 from .counting import Ops, count_ops
 from .generate import Generated, generate
+from .ir import Program
 from .program import (
-    Program,
-    cheapest_jacobian,
     jacobian_program,
     jvp_program,
     primal_program,
     vjp_program,
 )
 from .python import load_python, python_module
+from .selection import cheapest_jacobian
 
 __all__ = [
     "CodeCheck",

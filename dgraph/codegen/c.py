@@ -33,8 +33,8 @@ import sympy
 from sympy.printing.c import C99CodePrinter
 
 from ..errors import DGraphError
+from .ir import Program
 from .printing import NumbersAsDoubles, PowersAsProducts, printed
-from .program import Program
 
 __all__ = ["CModule", "c_source", "load_c"]
 

@@ -19,8 +19,8 @@ and to CasADi's instruction list (:func:`casadi_ops`), and matching what the pri
   argument of ``Max``/``Min`` beyond the first; every branch of a ``Piecewise`` is
   counted (NumPy evaluates them all).
 
-This is :func:`dgraph.core.costs.scalar_op_counts` with constants folded and divisors
-multiplied before they divide (what the printed code does).
+The benchmarks count sympy's ``jacobian`` + ``cse`` with it too
+(:mod:`dgraph.bench.baselines`): one counter for every operation count dgraph reports.
 """
 
 from __future__ import annotations

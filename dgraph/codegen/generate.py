@@ -15,10 +15,9 @@ from ..errors import DGraphError, VerificationError
 from ..methods import accumulate
 from .c import c_source
 from .check import CodeCheck, check_generated
+from .ir import Program
 from .program import (
     SYMBOLIC,
-    Program,
-    cheapest_jacobian,
     jacobian_program,
     jvp_program,
     primal_program,
@@ -26,6 +25,7 @@ from .program import (
     vjp_program,
 )
 from .python import python_module
+from .selection import cheapest_jacobian
 
 __all__ = ["Generated", "generate"]
 
@@ -93,7 +93,7 @@ class Generated:
 
 
 def generate(
-    graph: DGraph,
+    source: DGraph | ExpressionSet,
     lang: Lang = "python",
     method: str | None = None,
     modes: Sequence[Mode] = ("jacobian",),
@@ -101,11 +101,12 @@ def generate(
     budget: float | None = None,
     check: bool = True,
 ) -> Generated:
-    """Code for the Jacobian of ``graph`` (and ``jvp``/``vjp``) in ``lang``.
+    """Code for the Jacobian of a graph (and ``jvp``/``vjp``) in ``lang``, from the graph
+    or from an expression set already accumulated (``source``; its graph is the graph).
 
     Without ``method``, the expression set is the one whose Jacobian program has the
     fewest operations among deterministic candidates
-    (:func:`~dgraph.codegen.program.cheapest_jacobian`; ``budget`` adds ``best``);
+    (:func:`~dgraph.codegen.selection.cheapest_jacobian`; ``budget`` adds ``best``);
     ``method="symbolic"`` is :func:`~dgraph.codegen.program.symbolic_program`. With
     ``check`` the printed text is run against the graph
     (:func:`~dgraph.codegen.check.check_generated`); a disagreement raises
@@ -125,12 +126,21 @@ def generate(
     if not modes:
         raise DGraphError("no mode to generate")
     jacobian: Program | None = None
-    if method is None:
+    if isinstance(source, ExpressionSet):
+        if method is not None:
+            raise DGraphError("give a method or an expression set, not both")
+        graph, es = source.graph, source
+        if not es.verified and not es.verify():
+            raise DGraphError(f"the expression set ({es.method}) does not verify; no code")
+    elif method is None:
+        graph = source
         jacobian, es = cheapest_jacobian(graph, budget=budget)
     elif method == SYMBOLIC:  # Bauer's formula with sympy's algebra, beside method paths
+        graph = source
         es = accumulate(graph, "paths")
         jacobian = symbolic_program(graph)
     else:
+        graph = source
         es = accumulate(graph, method, budget=budget)
         if not es.verified:
             raise DGraphError(f"method {method!r} gave an expression set that did not verify")

@@ -19,8 +19,8 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 
 from ..errors import DGraphError
+from .ir import Program
 from .printing import NumbersAsDoubles, PowersAsProducts, printed
-from .program import Program
 
 __all__ = ["load_python", "python_module"]
 

@@ -23,11 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Cost",
-    "ScalarOps",
     "constant_values",
     "expression_cost",
     "expression_set_cost",
-    "scalar_op_counts",
 ]
 
 
@@ -102,51 +100,3 @@ def _references(es: ExpressionSet) -> tuple[dict[sympy.Symbol, Value], list[_Cou
         counts.append(expression_cost(definition, constants))
         constants[name] = counts[-1].value
     return constants, counts
-
-
-@dataclass(frozen=True)
-class ScalarOps:
-    """Operations in ordinary (commutative) sympy expressions evaluated as trees."""
-
-    mults: int
-    adds: int
-    divs: int
-    calls: int
-
-
-def scalar_op_counts(exprs: list[sympy.Expr]) -> ScalarOps:
-    """Count the operations to evaluate ``exprs`` as written (after ``cse``, each shared
-    value is a symbol). A product of k factors is k - 1 mults (a -1 factor is a sign, free);
-    x**k is k - 1 mults; x**-k adds one division; a function call counts as a call."""
-    mults = adds = divs = calls = 0
-    stack = list(exprs)
-    while stack:
-        e = stack.pop()
-        if e.is_Atom:
-            continue
-        if e.is_Add:
-            adds += len(e.args) - 1
-        elif e.is_Mul:  # divisors (negative powers) are counted as divisions below
-            factors = [
-                a for a in e.args if a not in (-1, 1) and not (a.is_Pow and a.exp.is_negative)
-            ]
-            mults += max(len(factors) - 1, 0)
-        elif e.is_Pow and e.exp.is_Integer:
-            k = abs(int(e.exp))
-            mults += k - 1
-            divs += 1 if e.exp.is_negative else 0
-            stack.append(e.base)
-            continue
-        elif e.is_Pow and e.exp == sympy.S.Half:
-            calls += 1  # sqrt
-            stack.append(e.base)
-            continue
-        elif e.is_Pow and e.exp == -sympy.S.Half:
-            calls += 1
-            divs += 1
-            stack.append(e.base)
-            continue
-        else:
-            calls += 1
-        stack.extend(e.args)
-    return ScalarOps(mults, adds, divs, calls)

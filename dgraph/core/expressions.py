@@ -258,6 +258,24 @@ class ExpressionSet(Printable):
             resolved[name] = definition.xreplace(resolved)
         return {k: e.xreplace(resolved) for k, e in self.jacobian.items()}
 
+    def as_matrix(self, values: bool = False) -> sympy.Matrix:
+        """The Jacobian as an m×n sympy Matrix (outputs × inputs, in the graph's order,
+        zeros where no path runs): noncommutative products of edge labels with the
+        references substituted, or with ``values`` ordinary expressions of the inputs.
+
+        >>> import dgraph
+        >>> es = dgraph.accumulate(dgraph.bundled("naumann_sin.trace"), "reverse")
+        >>> es.as_matrix().shape, es.as_matrix(values=True)
+        ((1, 2), Matrix([[sin(x1)**2, 2*x0*sin(x1)*cos(x1)]]))
+        """
+        entries = self.substitute() if values else self.resolved()
+        rows, cols = self.graph.outputs, self.graph.inputs
+        return sympy.Matrix(
+            len(rows),
+            len(cols),
+            lambda i, j: entries.get((rows[i], cols[j]), sympy.Integer(0)),
+        )
+
     # -- values ------------------------------------------------------------------------
 
     def substitute(self) -> dict[tuple[str, str], sympy.Expr]:

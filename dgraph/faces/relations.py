@@ -90,12 +90,6 @@ def multiplication_relations(es: ExpressionSet) -> list[Relation]:
     return out
 
 
-def _relations_of(e: sympy.Expr) -> list[Relation]:
-    out: list[Relation] = []
-    _relations(e, "e", out)
-    return out
-
-
 def conflicting_pairs(relations: list[Relation]) -> set[tuple[str, str]]:
     """The pairs that are direct somewhere and indirect elsewhere (Lemma 2's subject)."""
     kinds: dict[tuple[str, str], set[str]] = {}

@@ -21,7 +21,7 @@ from .lumps import (
 )
 from .steps import (
     Linearization,
-    Step,
+    LumpStep,
     linearize,
     linearize_partials,
     linearize_symbolic,
@@ -35,7 +35,7 @@ from .sweeps import (
     forward_inverse,
     inverse_expressions,
     inverse_product,
-    jacobian,
+    jacobian_matrix,
     reverse_inverse,
     tangent,
 )
@@ -45,8 +45,8 @@ __all__ = [
     "InverseProduct",
     "Linearization",
     "Lump",
+    "LumpStep",
     "SingularJacobian",
-    "Step",
     "adjoint",
     "adjoint_inverse_expressions",
     "check_width",
@@ -56,7 +56,7 @@ __all__ = [
     "inverse_expressions",
     "inverse_product",
     "is_constant_width",
-    "jacobian",
+    "jacobian_matrix",
     "linearize",
     "linearize_partials",
     "linearize_symbolic",

@@ -1,4 +1,4 @@
-"""Step Jacobians ((A, B), (0, I)) and their inverses ((A⁻¹, −A⁻¹B), (0, I)), same sparsity.
+"""LumpStep Jacobians ((A, B), (0, I)) and their inverses ((A⁻¹, −A⁻¹B), (0, I)), same sparsity.
 
 Pearlmutter & Siskind (seed 003) (2.5)–(2.6): a step that overwrites the slot of one of
 its arguments has a Jacobian that is the identity but for the written row (a on the
@@ -30,7 +30,7 @@ from .width import SingularJacobian, check_square, width_profile
 
 __all__ = [
     "Linearization",
-    "Step",
+    "LumpStep",
     "linearize",
     "linearize_partials",
     "linearize_symbolic",
@@ -40,7 +40,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, eq=False)
-class Step:
+class LumpStep:
     """One macro step with its blocks: A = ∂produced/∂consumed, B = ∂produced/∂read."""
 
     lump: Lump
@@ -64,7 +64,7 @@ class Linearization:
 
     graph: DGraph
     order: tuple[str, ...]
-    steps: tuple[Step, ...]
+    steps: tuple[LumpStep, ...]
     output_slots: tuple[int, ...]  # slot of each output, outputs in declared order
     values: dict[str, Any]  # vertex values: numbers at the point, or sympy expressions
     symbolic: bool
@@ -191,7 +191,7 @@ def _build(
     for t, lump in enumerate(found, start=1):
         A, B, inner = _blocks(graph, lump, partial, dtype)
         A_inv, A_inv_B = invert(t, lump, A, B)
-        steps.append(Step(lump, A, B, A_inv, A_inv_B, inner + lump.l**2 * lump.k))
+        steps.append(LumpStep(lump, A, B, A_inv, A_inv_B, inner + lump.l**2 * lump.k))
     return Linearization(
         graph,
         tuple(order),
@@ -280,7 +280,7 @@ def linearize_symbolic(
     return _build(graph, order, partial, values, object, _symbolic_inverse, True)
 
 
-def step_matrices(step: Step, n: int) -> tuple[np.ndarray, np.ndarray]:
+def step_matrices(step: LumpStep, n: int) -> tuple[np.ndarray, np.ndarray]:
     """J_t and J_t⁻¹ as dense n×n matrices in slot coordinates (for display and checks)."""
     dtype = step.A.dtype
     jac, inv = np.eye(n, dtype=dtype), np.eye(n, dtype=dtype)

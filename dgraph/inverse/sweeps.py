@@ -36,7 +36,7 @@ __all__ = [
     "forward_inverse",
     "inverse_expressions",
     "inverse_product",
-    "jacobian",
+    "jacobian_matrix",
     "reverse_inverse",
     "tangent",
 ]
@@ -102,7 +102,7 @@ def reverse_inverse(lin: Linearization, xbar: Any) -> np.ndarray:
     return s[list(lin.output_slots)]
 
 
-def jacobian(lin: Linearization) -> np.ndarray:
+def jacobian_matrix(lin: Linearization) -> np.ndarray:
     """The dense Jacobian (outputs × inputs) by one tangent sweep in vector mode."""
     eye = np.eye(lin.n, dtype=object if lin.symbolic else float)
     return tangent(lin, eye)

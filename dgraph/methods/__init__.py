@@ -3,7 +3,16 @@
 
 from .chain import compare_with_elimination
 from .compare import Comparison, compare
-from .registry import COMPARED, METHODS, MethodSpec, accumulate, lookup, methods, register
+from .registry import (
+    COMPARED,
+    METHODS,
+    MethodSpec,
+    accumulate,
+    jacobian,
+    lookup,
+    methods,
+    register,
+)
 
 __all__ = [
     "COMPARED",
@@ -13,6 +22,7 @@ __all__ = [
     "accumulate",
     "compare",
     "compare_with_elimination",
+    "jacobian",
     "lookup",
     "methods",
     "register",

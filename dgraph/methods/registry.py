@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.builders import from_function
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..dominance.dstar import dstar
@@ -40,6 +41,7 @@ __all__ = [
     "UNIVERSAL_OPTIONS",
     "MethodSpec",
     "accumulate",
+    "jacobian",
     "lookup",
     "methods",
     "register",
@@ -291,3 +293,29 @@ def accumulate(
     if verify and not es.verified:
         es.verify()
     return es
+
+
+def jacobian(
+    f: DGraph | Callable[..., Any],
+    method: str | Callable[..., ExpressionSet] = "markowitz",
+    *,
+    n_inputs: int | None = None,
+    verify: bool = True,
+    **options: Any,
+) -> ExpressionSet:
+    """The Jacobian of ``f`` — a graph, or a Python function of scalars traced by
+    :func:`dgraph.core.builders.from_function` (``n_inputs``: one sequence argument) —
+    accumulated by ``method`` and verified; ``es.as_matrix()`` gives it as a matrix.
+
+    >>> from sympy import cos, sin
+    >>> es = jacobian(lambda r, theta: (r * cos(theta), r * sin(theta)))
+    >>> es.graph.inputs, es.as_matrix(values=True)
+    (['r', 'theta'], Matrix([
+    [cos(theta), -r*sin(theta)],
+    [sin(theta),  r*cos(theta)]]))
+    """
+    if not isinstance(f, DGraph):
+        if not callable(f):
+            raise DGraphError(f"jacobian of a {type(f).__name__}: give a DGraph or a function")
+        f = from_function(f, n_inputs=n_inputs)
+    return accumulate(f, method, verify=verify, **options)

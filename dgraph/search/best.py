@@ -72,7 +72,7 @@ from ..faces.elimination import FACE_PATH_LIMIT
 from ..faces.greedy import greedy_faces
 from ..zhou.factorize import zhou
 from ..zhou.layers import layers
-from .bracketing_bound import bracketing_lower_bound
+from .bracketing_bound import bracketing_lower_bound, load_solver
 from .effective_optimal import effective_optimal_search
 from .junction_bounds import elimination_lower_bound
 from .orders import RULES, anneal, beam_order, greedy_edges, greedy_order
@@ -206,6 +206,7 @@ def best(
     (13, True, True)
     """
     budget = DEFAULT_BUDGET if budget is None else budget
+    load_solver()  # SciPy's import, once per process, is not the searches' time
     t0 = time.perf_counter()
     deadline = t0 + budget
     given = _candidates(graph, candidates)

@@ -35,12 +35,11 @@ import os
 import sys
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import networkx as nx
 import numpy as np
 import sympy
-from scipy.optimize import Bounds, LinearConstraint, linprog, milp
-from scipy.sparse import coo_matrix, csr_matrix
 
 from ..core.graph import DGraph
 from ..core.kinds import CONSTANT, GENERAL, UNIT
@@ -48,12 +47,19 @@ from ..core.paths import count_paths
 from ..elimination.parts import independent_parts
 from .junction_bounds import EdgeKinds, bound_kinds, elimination_lower_bound, junction_groups
 
-__all__ = ["BRACKETING_PATH_LIMIT", "bracketing_lower_bound", "unit_contracted"]
+__all__ = ["BRACKETING_PATH_LIMIT", "bracketing_lower_bound", "load_solver", "unit_contracted"]
 
 BRACKETING_PATH_LIMIT = 5000  # input–output paths per part beyond which the program is not built
 SEGMENT_LIMIT = 50_000  # path segments, likewise (the Roe flux has 8,000; each is a few rows)
 
 Segment = tuple[str, ...]
+
+
+def load_solver() -> None:
+    """Import SciPy's HiGHS interface now (``import dgraph`` leaves it out): before a child
+    process forks, so that the import is not paid out of the child's time."""
+    import scipy.optimize
+    import scipy.sparse  # noqa: F401
 
 
 def bracketing_lower_bound(graph: DGraph, seconds: float | None = None) -> int:
@@ -209,6 +215,8 @@ class _Program:
                 costs[i] = 1.0
         if not costs.any():
             return 0
+        from scipy.sparse import coo_matrix  # scipy loads only when best computes this bound
+
         cells = [(r, i, a) for r, (row, _) in enumerate(self.rows) for i, a in row.items()]
         rows, cols, values = zip(*cells, strict=True)
         matrix = coo_matrix((values, (rows, cols)), shape=(len(self.rows), n)).tocsr()
@@ -221,11 +229,13 @@ class _Program:
     @staticmethod
     def _solve(
         costs: np.ndarray,
-        matrix: csr_matrix,
+        matrix: Any,
         limits: np.ndarray,
         low: np.ndarray,
         deadline: float | None,
     ) -> int:
+        from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+
         n = len(costs)
         relaxed = linprog(
             costs,

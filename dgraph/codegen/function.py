@@ -1,0 +1,82 @@
+"""A generated Jacobian as a callable in one step (FastDifferentiation.jl's
+``make_function``; JAX's ``jacfwd``/``jvp``/``vjp`` give functions the same way).
+
+>>> import dgraph
+>>> J = make_function(dgraph.bundled("naumann_sin.trace"), method="reverse")
+>>> J([1.0, 0.5]).round(4).tolist()
+[[0.2298, 0.8415]]
+>>> J.generated.verified, J.mode, J.lang
+(True, 'jacobian', 'python')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..core.builders import from_function
+from ..core.expressions import ExpressionSet
+from ..core.graph import DGraph
+from ..errors import DGraphError
+from .c import load_c
+from .generate import LANGS, MODES, Generated, generate
+from .python import load_python
+
+__all__ = ["GeneratedFunction", "make_function"]
+
+
+class GeneratedFunction:
+    """One generated function, loaded: ``jacobian(x)``, ``jvp(x, v)`` or ``vjp(x, w)``
+    on (n,) or batched (B, n) inputs; ``generated`` holds the text, programs and check."""
+
+    def __init__(self, generated: Generated, mode: str, function: Callable[..., np.ndarray]):
+        self.generated, self.mode, self.lang = generated, mode, generated.lang
+        self._function = function
+        self.__doc__ = getattr(function, "__doc__", None)
+
+    def __call__(self, *arrays: Any) -> np.ndarray:
+        return self._function(*arrays)
+
+    @property
+    def source(self) -> str:
+        """The generated text (a NumPy module or a C file)."""
+        return self.generated.text
+
+    def __repr__(self) -> str:
+        main = self.generated.programs[self.mode]
+        return (
+            f"<GeneratedFunction {self.mode} ({self.lang}, method {main.method}):"
+            f" {main.mults} mults, verified {self.generated.verified}>"
+        )
+
+
+def make_function(
+    source: DGraph | ExpressionSet | Callable[..., Any],
+    mode: str = "jacobian",
+    lang: str = "python",
+    *,
+    method: str | None = None,
+    budget: float | None = None,
+    sparse: bool = False,
+) -> GeneratedFunction:
+    """Generate, check and load the ``mode`` function (``jacobian``, ``jvp`` or ``vjp``)
+    of a graph, an expression set, or a Python function of scalars (traced by
+    :func:`dgraph.core.builders.from_function`) in ``lang`` (``python`` or ``c``).
+
+    Without ``method`` the expression set is the one whose program costs least
+    (:func:`dgraph.codegen.selection.cheapest_jacobian`); the printed code is run against
+    the graph before it is returned (:mod:`dgraph.codegen.check`).
+    """
+    if mode not in MODES:
+        raise DGraphError(f"unknown mode {mode!r}: use {', '.join(MODES)}")
+    if lang not in LANGS:
+        raise DGraphError(f"unknown language {lang!r}: use {', '.join(LANGS)}")
+    if not isinstance(source, (DGraph, ExpressionSet)):
+        if not callable(source):
+            raise DGraphError(f"cannot make a function of a {type(source).__name__}")
+        source = from_function(source)
+    generated = generate(source, lang, method, modes=(mode,), sparse=sparse, budget=budget)
+    module: Any = load_python(generated.text) if lang == "python" else load_c(generated.text)
+    return GeneratedFunction(generated, mode, getattr(module, mode))

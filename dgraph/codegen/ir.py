@@ -1,0 +1,87 @@
+"""The straight-line program dgraph generates code from: named arguments, assignments in
+evaluation order and results, with the names of program variables (the IR the passes of
+:mod:`dgraph.codegen.passes` transform and the printers print)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import count
+from typing import Literal
+
+import sympy
+
+from .counting import Ops, count_ops
+
+__all__ = [
+    "Assignment",
+    "Program",
+    "Result",
+    "Strategy",
+    "fresh",
+    "label_symbol",
+    "sorted_symbols",
+    "value_symbol",
+]
+
+Assignment = tuple[sympy.Symbol, sympy.Expr]
+Result = tuple[tuple[int, ...], sympy.Expr]
+Strategy = Literal["auto", "jacobian", "sweep"]
+
+
+@dataclass(frozen=True)
+class Program:
+    """A straight-line program: named arguments (each a vector of scalar symbols),
+    assignments in evaluation order, and results ``index -> value`` of an array of shape
+    ``shape`` per point (entries not listed are zero)."""
+
+    name: str
+    arguments: tuple[tuple[str, tuple[sympy.Symbol, ...]], ...]
+    assignments: tuple[Assignment, ...]
+    results: tuple[Result, ...]
+    shape: tuple[int, ...]
+    method: str = ""
+
+    @cached_property
+    def ops(self) -> Ops:
+        """Operations of the whole program (:func:`dgraph.codegen.counting.count_ops`)."""
+        return count_ops([e for _, e in self.assignments] + [e for _, e in self.results])
+
+    @property
+    def mults(self) -> int:
+        return self.ops.mults
+
+    @property
+    def adds(self) -> int:
+        return self.ops.adds
+
+    def to_text(self) -> str:
+        """The program as readable lines, results as ``name[i, j] = ...``."""
+        lines = [f"{s} = {sympy.sstr(e)}" for s, e in self.assignments]
+        lines += [
+            f"{self.name}[{', '.join(map(str, k))}] = {sympy.sstr(e)}" for k, e in self.results
+        ]
+        return "\n".join(lines)
+
+
+def value_symbol(v: str) -> sympy.Symbol:
+    """The program variable holding vertex ``v``'s value: real, like the vertex symbols, so
+    that sympy differentiates ``Abs`` and ``Max`` over it as real functions."""
+    return sympy.Symbol(f"v_{v}", real=True)
+
+
+def label_symbol(u: str, v: str) -> sympy.Symbol:
+    """The program variable holding the local partial on edge ``u -> v`` (commutative)."""
+    return sympy.Symbol(f"d_{v}_{u}")
+
+
+def fresh(prefix: str, taken: Iterable[sympy.Symbol]) -> Iterator[sympy.Symbol]:
+    """``<prefix>1``, ``<prefix>2``, ... skipping every name taken (whatever a taken
+    symbol's assumptions: the printed code knows only names)."""
+    names = {str(t) for t in taken}
+    return (sympy.Symbol(f"{prefix}{k}") for k in count(1) if f"{prefix}{k}" not in names)
+
+
+def sorted_symbols(symbols: Iterable[sympy.Symbol]) -> list[sympy.Symbol]:
+    return sorted(symbols, key=str, reverse=True)

@@ -1,0 +1,379 @@
+"""From assignments to a straight line: constant propagation, ``cse`` over everything,
+inlining of single uses where not more expensive, powers as products, dead values
+dropped — run in the orders of :data:`PIPELINES` and the cheapest kept (counts by the one
+rule of :mod:`dgraph.codegen.counting`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+import sympy
+
+from ..core.graph import DGraph
+from ..errors import DGraphError
+from .counting import Ops, count_ops, fold_constants
+from .ir import Assignment, Program, Result, fresh, sorted_symbols
+
+__all__ = ["PIPELINES", "WORK_LIMIT", "affordable", "build_program", "straight_line"]
+
+
+def build_program(
+    name: str,
+    graph: DGraph,
+    arguments: list[tuple[str, tuple[sympy.Symbol, ...]]],
+    named: list[Assignment],
+    results: list[Result],
+    method: str = "",
+    pipelines: tuple[str, ...] | None = None,
+) -> Program:
+    given = {s for _, symbols in arguments for s in symbols}
+    assignments, results = straight_line(named, results, given, pipelines)
+    defined = given | {s for s, _ in assignments}
+    for _, e in [*assignments, *results]:
+        _check_defined(e, defined, graph)
+    results = [(k, e) for k, e in results if e != 0]
+    shape = {
+        "jacobian": (len(graph.outputs), len(graph.inputs)),
+        "primal": (len(graph.outputs),),
+        "jvp": (len(graph.outputs),),
+        "vjp": (len(graph.inputs),),
+    }[name]
+    return Program(
+        name,
+        tuple((a, tuple(s)) for a, s in arguments),
+        tuple(assignments),
+        tuple(results),
+        shape,
+        method,
+    )
+
+
+def _check_defined(expr: sympy.Expr, defined: set[sympy.Symbol], graph: DGraph) -> None:
+    missing = expr.free_symbols - defined
+    if missing:
+        name = str(sorted(missing, key=str)[0])
+        vertex = name[2:] if name.startswith("v_") else name
+        if vertex in graph:
+            raise DGraphError(f"vertex {vertex!r} has no expression; its value is needed")
+        raise DGraphError(f"the generated program uses {name!r} before defining it")
+
+
+# Pass orders tried, the cheapest program (after any pass) wins: i = inline single uses,
+# c = cse, f = float constant factors into uses, k = factor sums, p = share powers. No
+# single order is best on every function (measured on the benchmark suite and
+# benchmarks/codegen_functions.py); the first three give the best program of all six on
+# every one of those 21 functions, so they come first.
+PIPELINES = ("ic", "fcikcfcikci", "cickci", "cpcickci", "fcpcikci", "fcfcickci")
+# Passes times operations of the programs that the passes may spend: all of PIPELINES (44
+# passes) up to about 340 operations, fewer beyond (each pass costs about its size, cse
+# more: some 0.1 ms per operation). A count, never a time: the same graph gets the same
+# passes on any machine.
+WORK_LIMIT = 15_000
+
+
+def affordable(size: int, work: int = WORK_LIMIT) -> tuple[str, ...]:
+    """The leading pass orders of :data:`PIPELINES` whose passes over a program of ``size``
+    operations fit in ``work`` (always the first)."""
+    chosen: list[str] = []
+    for pipeline in PIPELINES:
+        work -= len(pipeline) * max(size, 1)
+        if chosen and work < 0:
+            break
+        chosen.append(pipeline)
+    return tuple(chosen)
+
+
+def straight_line(
+    named: list[Assignment],
+    results: list[Result],
+    given: set[sympy.Symbol],
+    pipelines: tuple[str, ...] | None = None,
+) -> tuple[list[Assignment], list[Result]]:
+    """Propagate and drop the dead, then run each pass order of ``pipelines`` (default:
+    those :func:`_affordable` at the program's size) and keep the cheapest program seen
+    after any pass."""
+    named, results = _propagate(named, results)
+    named = _live(named, results)
+    if pipelines is None:
+        pipelines = affordable(_ops(named, results).total)
+    passes = {
+        "i": _inline_single_use,
+        "c": lambda n, r: _cse(n, r, given),
+        "f": _float_scales,
+        "k": lambda n, r: _collect(n, r, given),
+        "p": lambda n, r: _powers(n, r, given),
+    }
+    best = (_cost(named, results), named, results)
+    for pipeline in pipelines:
+        current = (named, results)
+        for step in pipeline:
+            current = _propagate(*passes[step](*current))
+            current = (_live(*current), current[1])
+            cost = _cost(*current)
+            if cost < best[0]:
+                best = (cost, *current)
+    return best[1], best[2]
+
+
+def _ops(named: list[Assignment], results: list[Result]) -> Ops:
+    return count_ops([e for _, e in named] + [e for _, e in results])
+
+
+def _cost(named: list[Assignment], results: list[Result]) -> tuple[int, int, int]:
+    return _ops(named, results).key()
+
+
+def _propagate(
+    named: list[Assignment], results: list[Result]
+) -> tuple[list[Assignment], list[Result]]:
+    """Fold constants; substitute assignments that are a plain symbol or number."""
+    known: dict[sympy.Symbol, sympy.Expr] = {}
+    kept = []
+    for s, e in named:
+        e = fold_constants(e.xreplace(known))
+        if e.is_Atom:
+            known[s] = e
+        else:
+            kept.append((s, e))
+    return kept, [(k, fold_constants(e.xreplace(known))) for k, e in results]
+
+
+def _float_scales(
+    named: list[Assignment], results: list[Result]
+) -> tuple[list[Assignment], list[Result]]:
+    """Move constant factors from definitions into their uses: ``s = c*E`` becomes
+    ``s = E`` and every use of ``s`` reads ``c*s``, so constants meet and fold."""
+    scaled: dict[sympy.Symbol, sympy.Expr] = {}
+    kept = []
+    for s, e in named:
+        e = e.xreplace(scaled)
+        c, rest = e.as_coeff_Mul()
+        if c == 1:
+            kept.append((s, e))
+        elif rest.is_Atom:
+            scaled[s] = e
+        else:
+            kept.append((s, rest))
+            scaled[s] = c * s
+    return kept, [(k, e.xreplace(scaled)) for k, e in results]
+
+
+def _collect(
+    named: list[Assignment], results: list[Result], given: Iterable[sympy.Symbol]
+) -> tuple[list[Assignment], list[Result]]:
+    """Factor sums: a factor shared by several terms is multiplied once
+    (``a*b + a*c -> a*(b + c)``), greedily, the factor saving most first."""
+    taken = set(given) | {s for s, _ in named}
+    for _, e in [*named, *results]:
+        taken |= e.free_symbols
+    temps = fresh("f", taken)
+    out: list[Assignment] = []
+
+    def factor(e: sympy.Expr) -> sympy.Expr:
+        if not e.is_Add:
+            return e
+        terms = [t.as_coeff_mul() for t in e.args]
+        seen: Counter = Counter()
+        for c, fs in terms:  # in the terms' own order: ties break the same way every run
+            seen.update(list(dict.fromkeys([*fs, *([abs(c)] if c not in (1, -1) else [])])))
+        best, saving = None, 0
+        for f, k in seen.items():
+            if k < 2:
+                continue
+            gain = -1 + sum(
+                1
+                for c, fs in terms
+                if (f in fs or abs(c) == f) and len(fs) + (c not in (1, -1)) > 1
+            )
+            if gain > saving:
+                best, saving = f, gain
+        if best is None:
+            return e
+        inner, rest = [], []
+        for t, (c, fs) in zip(e.args, terms, strict=True):
+            if best.is_Number and abs(c) == best:
+                inner.append(sympy.Mul(1 if c > 0 else -1, *fs))
+            elif best in fs:
+                remaining = list(fs)
+                remaining.remove(best)
+                inner.append(sympy.Mul(c, *remaining))
+            else:
+                rest.append(t)
+        t = next(temps)
+        out.append((t, factor(sympy.Add(*inner))))
+        return factor(sympy.Add(*rest, best * t))
+
+    for s, e in named:
+        e = factor(e)
+        out.append((s, e))
+    results = [(k, factor(e)) for k, e in results]
+    return out, results
+
+
+def _powers(
+    named: list[Assignment], results: list[Result], given: Iterable[sympy.Symbol]
+) -> tuple[list[Assignment], list[Result]]:
+    """Share integer powers of one base: negative ones go through one reciprocal
+    (``x**-2``, ``x**-1`` -> ``r = 1/x``, ``r*r``, ``r``), and each power is one product of
+    two powers already computed (``x**2``, ``x**3 = x**2*x``). sympy's ``cse`` sees
+    ``x**2`` and ``x**3`` as unrelated."""
+    taken = set(given) | {s for s, _ in named}
+    for _, e in [*named, *results]:
+        taken |= e.free_symbols
+    temps = fresh("p", taken)
+    exponents: dict[sympy.Expr, set[int]] = {}
+    for _, e in [*named, *results]:
+        for a in sympy.preorder_traversal(e):
+            if a.is_Pow and a.exp.is_Integer and a.exp not in (0, 1):
+                exponents.setdefault(a.base, set()).add(int(a.exp))
+    out: list[Assignment] = []
+    replace: dict[sympy.Expr, sympy.Expr] = {}
+    for base, ks in exponents.items():
+        negative = sorted(-k for k in ks if k < 0)
+        positive = sorted(k for k in ks if k > 0)
+        for sign, wanted in ((1, positive), (-1, negative)):
+            if not wanted or (sign == -1 and wanted == [1]):
+                continue  # a lone 1/x stays a division where it is used
+            root = base
+            if sign == -1:
+                root = next(temps)
+                out.append((root, 1 / base))
+            power = {1: root}
+            for k in wanted:
+                _power_chain(power, k, out, temps)
+                replace[sympy.Pow(base, sign * k)] = power[k]
+    if not replace:
+        return named, results
+    # each power right after the last value it reads
+    defined, pending, ordered = set(given), list(out), []
+
+    def release() -> None:
+        ready = next((a for a in pending if a[1].free_symbols <= defined), None)
+        while ready is not None:
+            pending.remove(ready)
+            ordered.append(ready)
+            defined.add(ready[0])
+            ready = next((a for a in pending if a[1].free_symbols <= defined), None)
+
+    release()
+    for s, e in named:
+        ordered.append((s, e.xreplace(replace)))
+        defined.add(s)
+        release()
+    return ordered + pending, [(k, e.xreplace(replace)) for k, e in results]
+
+
+def _power_chain(power: dict[int, sympy.Expr], k: int, out: list[Assignment], temps) -> None:
+    """Make ``power[k]`` one product of two known powers, adding the missing halves."""
+    if k in power:
+        return
+    j = max((j for j in power if k - j in power), default=None)
+    if j is None:
+        j = k // 2
+        _power_chain(power, j, out, temps)
+        _power_chain(power, k - j, out, temps)
+    symbol = next(temps)
+    out.append((symbol, power[j] * power[k - j]))
+    power[k] = symbol
+
+
+def _live(named: list[Assignment], results: list[Result]) -> list[Assignment]:
+    """The assignments the results depend on, in order."""
+    needed = set().union(*(e.free_symbols for _, e in results)) if results else set()
+    kept = []
+    for s, e in reversed(named):
+        if s in needed:
+            kept.append((s, e))
+            needed |= e.free_symbols
+    return kept[::-1]
+
+
+def _occurrences(expr: sympy.Expr) -> Counter[sympy.Symbol]:
+    return Counter(a for a in sympy.preorder_traversal(expr) if a.is_Symbol)
+
+
+def _inline_single_use(
+    named: list[Assignment], results: list[Result]
+) -> tuple[list[Assignment], list[Result]]:
+    """Substitute each assignment used exactly once into its use when the use does not
+    get more expensive than the two together (constant factors then fold)."""
+    exprs: dict[object, sympy.Expr] = {s: e for s, e in named}
+    exprs.update({("result", i): e for i, (_, e) in enumerate(results)})
+    uses: Counter[sympy.Symbol] = Counter()
+    user: dict[sympy.Symbol, object] = {}
+    for key, e in exprs.items():
+        for s, k in _occurrences(e).items():
+            uses[s] += k
+            user[s] = key
+    for s, _ in named:
+        if uses[s] != 1:
+            continue
+        key = user[s]
+        before, definition = exprs[key], exprs[s]
+        after = before.xreplace({s: definition})
+        if count_ops([after]).key() <= (count_ops([before]) + count_ops([definition])).key():
+            exprs[key] = after
+            del exprs[s]
+            for t in definition.free_symbols:
+                user[t] = key
+    kept = [(s, exprs[s]) for s, _ in named if s in exprs]
+    return kept, [(k, exprs["result", i]) for i, (k, _) in enumerate(results)]
+
+
+def _cse(
+    named: list[Assignment], results: list[Result], given: Iterable[sympy.Symbol]
+) -> tuple[list[Assignment], list[Result]]:
+    """One ``sympy.cse`` over every assignment and result; shared subexpressions become
+    new assignments, placed before their first use."""
+    exprs = [e for _, e in named] + [e for _, e in results]
+    taken = set(given) | {s for s, _ in named}
+    for e in exprs:
+        taken |= e.free_symbols
+    replacements, reduced = sympy.cse(exprs, symbols=fresh("s", taken))
+    replacements, reduced = _inline_conditions(replacements, reduced)
+    definitions = dict(replacements)
+    definitions.update((s, e) for (s, _), e in zip(named, reduced, strict=False))
+    ordered: list[Assignment] = []
+    done = set(given)
+
+    def emit(root: sympy.Symbol) -> None:
+        stack = [(root, False)]  # iterative: recurrences nest deeper than Python's stack
+        while stack:
+            s, expanded = stack.pop()
+            if s in done or s not in definitions:
+                continue
+            if expanded:
+                done.add(s)
+                ordered.append((s, definitions[s]))
+                continue
+            stack.append((s, True))
+            stack.extend(
+                (t, False) for t in sorted_symbols(definitions[s].free_symbols) if t not in done
+            )
+
+    for s, _ in named:
+        emit(s)
+    results = [(k, e) for (k, _), e in zip(results, reduced[len(named) :], strict=True)]
+    for _, e in results:
+        for t in sorted_symbols(e.free_symbols):
+            emit(t)
+    return ordered, results
+
+
+def _inline_conditions(
+    replacements: list[Assignment], reduced: list[sympy.Expr]
+) -> tuple[list[Assignment], list[sympy.Expr]]:
+    """Put conditions ``cse`` named (``s1 = x > 0``) back into the ``Piecewise`` that use
+    them: every program variable holds a number."""
+    conditions = {}
+    kept = []
+    for s, e in replacements:
+        e = e.xreplace(conditions) if conditions else e
+        if isinstance(e, sympy.Expr):
+            kept.append((s, e))
+        else:
+            conditions[s] = e
+    if not conditions:
+        return replacements, reduced
+    return kept, [e.xreplace(conditions) for e in reduced]
