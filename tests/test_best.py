@@ -12,6 +12,7 @@ from hypothesis import assume, given, settings
 from dgraph.bench.realworld import REAL_WORLD
 from dgraph.core.builders import bundled, from_trace
 from dgraph.core.builders.json_format import from_dict
+from dgraph.core.expressions import StepKind
 from dgraph.core.random_graphs import random_layered, random_program
 from dgraph.elimination.kernel import VALUES, Elimination, effective_cost, move_costs
 from dgraph.elimination.labeled import replay
@@ -245,7 +246,7 @@ def test_annealing_keeps_a_fixed_prefix():
     """The umbrella contractions stay first; the rest is searched, priced as a whole."""
     g = REAL_WORLD["black-scholes"]()
     umbrella_es = accumulate(g, "umbrella")
-    prefix = [s.target for s in umbrella_es.steps if s.op.startswith("umbrella ")]
+    prefix = [s.target for s in umbrella_es.steps if s.op is StepKind.UMBRELLA]
     assert prefix  # Black-Scholes has umbrellas to contract
     start = prefix + [v for v in g.intermediates if v not in prefix]
     cost, order = anneal(g, start, time.perf_counter() + 2, 2000, fixed=len(prefix))

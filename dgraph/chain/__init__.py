@@ -1,5 +1,10 @@
 """Jacobian chain products from tangents, adjoints and dense products under a tape bound
-(Naumann, *Matrix-Free Jacobian Chaining*, seed 002; DOMAIN.md §7)."""
+(Naumann, *Matrix-Free Jacobian Chaining*).
+
+References
+----------
+U. Naumann, *Matrix-Free Jacobian Chaining*.
+"""
 
 from .bridge import stages
 from .bruteforce import brute_force, solutions

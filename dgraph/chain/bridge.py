@@ -1,4 +1,5 @@
-"""From a differentiation graph cut into stages to a Jacobian chain problem (seed 002 §6).
+"""From a differentiation graph cut into stages to a Jacobian chain problem (Naumann, matrix-free
+chaining, §6).
 
 Cuts are vertex sets through the graph: by default Zhou's depth levels, or the sets a
 user gives from the outputs down (as ``dgraph accumulate --method layers --cuts``).

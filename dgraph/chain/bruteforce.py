@@ -3,8 +3,9 @@
 A solution for F'_{j,i} is a leaf (j = i: Ḟ_i·I or I·F̄_i) or, for some split i <= k < j,
 a dense product of solutions for F'_{j,k+1} and F'_{k,i}, a tangent run Ḟ_j ⋯ Ḟ_{k+1}
 over a solution for F'_{k,i}, or an adjoint run F̄_k ⋯ F̄_i under a solution for
-F'_{j,k+1} (seed 002 §3: a chain of two has 8). Costs are counted from the shapes of the
-matrices each operation sees, not from the recurrence; the tape follows ``accounting``:
+F'_{j,k+1} (Naumann, matrix-free chaining, §3: a chain of two has 8). Costs are
+counted from the shapes of the matrices each operation sees, not from the recurrence;
+the tape follows ``accounting``:
 ``"sweeps"`` (the recurrence's: each adjoint run records its own DAGs, runs one after
 another) or ``"cumulative"`` (the reference implementation's: a run adds to its adjoint
 seed's tape; see :mod:`dgraph.chain.reference`).

@@ -1,5 +1,5 @@
-"""The dynamic program for matrix-free Jacobian chain bracketing (Naumann, seed 002,
-Eq. 3.7 and, with a tape bound M̄, Eq. 3.8; DOMAIN.md §7).
+"""The dynamic program for matrix-free Jacobian chain bracketing (Naumann, matrix-free
+chaining, Eq. 3.7 and, with a tape bound M̄, Eq. 3.8).
 
     fma[i][i] = |E_i|·min(n_i, m_i)          (|E_i|·n_i when |E_i| > M̄)
     fma[j][i] = min over i <= k < j of

@@ -1,4 +1,5 @@
-"""Jacobian chain solutions as trees, and written in Naumann's notation (seed 002 §2-3).
+"""Jacobian chain solutions as trees, and written in Naumann's notation (Naumann,
+matrix-free chaining, §2-3).
 
 Ḟ_i is the tangent of factor i (a Jacobian-free product F'_i·Ż), F̄_i its adjoint
 (Z̄·F'_i), I_k an identity seed. A node computes the Jacobian F'_{j,i} = F'_j ⋯ F'_i of a

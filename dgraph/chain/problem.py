@@ -1,4 +1,4 @@
-"""Jacobian chain problems (Naumann, *Matrix-Free Jacobian Chaining*, seed 002 §2, §5).
+"""Jacobian chain problems (Naumann, *Matrix-Free Jacobian Chaining*, §2, §5).
 
 F = F_q ∘ … ∘ F_1, factor i maps R^{n_i} to R^{m_i} (so n_{i+1} = m_i) and its DAG G_i
 has |E_i| edges. The ADMission text format of the reference implementation is the number

@@ -1,4 +1,5 @@
-"""The tape accounting of the paper's reference implementation (ADMission, seed 002 §4-6).
+"""The tape accounting of the paper's reference implementation (ADMission; Naumann,
+matrix-free chaining, §4-6).
 
 The paper's limited-memory table (§4), its bounded runs of the §5 example and its case
 study (§6) report what the reference solver prints, and those numbers follow a different

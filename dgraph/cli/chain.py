@@ -1,4 +1,4 @@
-"""``dgraph chain``: optimal matrix-free Jacobian chain bracketing (seed 002; INTERFACE.md).
+"""``dgraph chain``: optimal matrix-free Jacobian chain bracketing (Naumann, matrix-free chaining).
 
 ``dgraph chain PROBLEM [--memory B]`` reads the ADMission text format; ``--graph GRAPH
 [--cuts 'a,b;c']`` derives the problem from a graph's stages and compares with the

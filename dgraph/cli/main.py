@@ -1,4 +1,4 @@
-"""The ``dgraph`` command line (see INTERFACE.md for the contract).
+"""The ``dgraph`` command line (docs/interface.md has the contract).
 
 Every command takes ``--json`` and then prints one JSON object; bad input exits 2 with a
 one-line error on stderr, never a traceback (set ``DGRAPH_DEBUG=1`` to see one for an

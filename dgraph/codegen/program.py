@@ -2,7 +2,7 @@
 
 The Jacobian program evaluates, in one straight line, the primal values the local partials
 need, the local partials c_vu = d phi_v / d u, the expression set's references and its
-Jacobian entries (Zhou's expression sets, seed 001; Griewank–Walther's tangent and
+Jacobian entries (Zhou's expression sets, Zhou 2020; Griewank–Walther's tangent and
 adjoint sweeps for :func:`jvp_program` and :func:`vjp_program`). For a scalar graph the
 noncommutative edge symbols ``d_<target>_<source>`` become ordinary values, so:
 
@@ -111,7 +111,7 @@ def _scalar(es: ExpressionSet) -> tuple[list[Assignment], dict[tuple[str, str], 
 
 def jacobian_program(es: ExpressionSet, pipelines: tuple[str, ...] | None = None) -> Program:
     """The program computing the Jacobian entries of ``es`` from the inputs (Zhou's
-    expression set, seed 001, evaluated with scalar labels).
+    expression set, Zhou 2020, evaluated with scalar labels).
 
     >>> from dgraph.core.builders import bundled
     >>> from dgraph.methods import accumulate

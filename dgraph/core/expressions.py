@@ -16,6 +16,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any
@@ -27,11 +28,13 @@ from .algebra import nc_symbol
 from .costs import Cost, constant_values, expression_cost, expression_set_cost
 from .display import Printable
 from .graph import DGraph, vertex_symbol
+from .provenance import Bound, Provenance
 from .verify import Verification, verify
 
 __all__ = [
     "ExpressionSet",
     "Step",
+    "StepKind",
     "as_factor",
     "make_expression_set",
     "new_reference",
@@ -59,25 +62,64 @@ def as_factor(references: dict[sympy.Symbol, sympy.Expr], label: sympy.Expr) -> 
     return label if label.is_Symbol or label.is_Number else new_reference(references, label)
 
 
+class StepKind(str, Enum):
+    """What one step of an accumulation did."""
+
+    VERTEX = "vertex"  # vertex elimination (Naumann)
+    FORWARD = "forward"  # front-edge elimination (Naumann)
+    BACKWARD = "backward"  # back-edge elimination (Naumann)
+    FACE = "face"  # face elimination on the line graph (Naumann)
+    MERGE = "merge"  # two line-graph vertices with the same neighbours made one
+    SPLIT = "split"  # a vertex eliminated to split a block (Zhou), or a line-graph vertex
+    CHAIN = "chain"  # a link of a simple chain or block eliminated (Zhou)
+    LAYER = "layer"  # a vertex inside a layer eliminated for its local Jacobian
+    UMBRELLA = "umbrella"  # a vertex inside an umbrella eliminated (Murota-Kubota)
+    PRODUCT = "product"  # two local Jacobians multiplied (bracketing)
+    FACTOR = "factor"  # a D* factor subgraph accumulated (Guenter)
+    PATHS = "paths"  # products along paths listed (Bauer's formula)
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True)
 class Step:
-    """One step of an accumulation: what was done to which vertex or edge, at what cost.
+    """One step of an accumulation: what was done (:class:`StepKind`) to which vertex or
+    edge, within which ``region`` (an umbrella's output, a layer's number) if any, at
+    what cost.
 
-    ``op`` is ``vertex`` (vertex elimination), ``forward``/``backward`` (edge
-    elimination), or another method's own operation.
+    >>> str(Step("umbrella", "v1", 2, region="y"))
+    'umbrella y v1 (2)'
     """
 
-    op: str
+    op: StepKind
     target: str | tuple[str, str]
     mults: int
+    region: str | None = None
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "op", StepKind(self.op))
+        except ValueError:
+            known = ", ".join(k.value for k in StepKind)
+            raise ValueError(f"unknown step kind {self.op!r}; known: {known}") from None
+
+    @property
+    def label(self) -> str:
+        """The kind, with its region: ``umbrella y``, ``layer 2``, ``vertex``."""
+        return self.op.value if self.region is None else f"{self.op.value} {self.region}"
 
     def to_dict(self) -> dict[str, Any]:
         target = list(self.target) if isinstance(self.target, tuple) else self.target
-        return {"op": self.op, "target": target, "mults": self.mults}
+        data: dict[str, Any] = {"op": self.label, "target": target}
+        if self.region is not None:
+            data["region"] = self.region
+        data["mults"] = self.mults
+        return data
 
     def __str__(self) -> str:
         target = " -> ".join(self.target) if isinstance(self.target, tuple) else self.target
-        return f"{self.op} {target} ({self.mults})"
+        return f"{self.label} {target} ({self.mults})"
 
 
 @dataclass(frozen=True)
@@ -298,6 +340,12 @@ class ExpressionSet(Printable):
 
         return evaluate_expression_set(self, point)
 
+    @property
+    def provenance(self) -> Provenance:
+        """Which search found it, whether proven optimal, the lower bounds known (typed),
+        its time and budget note (:class:`dgraph.core.provenance.Provenance`)."""
+        return Provenance.of(self.method, self.info)
+
     def summary(self) -> dict[str, Any]:
         """The costs and checks, without expressions (``compare`` rows)."""
         data: dict[str, Any] = {
@@ -313,7 +361,7 @@ class ExpressionSet(Printable):
         return data
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``accumulate --json`` object of INTERFACE.md."""
+        """The ``accumulate --json`` object (docs/interface.md)."""
         data = self.summary()
         data.update(_plain(self.info))
         data["steps"] = [s.to_dict() for s in self.steps]
@@ -363,6 +411,8 @@ def _dicts(value: Any) -> Any:
 
 def _plain(value: Any) -> Any:
     """The inverse of :func:`_read_only` for output: dicts and lists (JSON's shapes)."""
+    if isinstance(value, Bound):
+        return value.to_dict()
     if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
     if type(value) is tuple:

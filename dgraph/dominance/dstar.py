@@ -1,4 +1,4 @@
-"""D* factor subgraphs (Guenter 2007, as quoted in Zhou's seed 001 §1; DOMAIN.md §5).
+"""D* factor subgraphs (Guenter 2007, as quoted in Zhou 2020, §1).
 
 For one (root, leaf) pair — an output f and an input x — the derivative graph is the part
 of the graph on paths from x to f. Read in Guenter's direction (root on top), a node a

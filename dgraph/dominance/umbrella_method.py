@@ -40,7 +40,7 @@ def _contract(graph: DGraph, inside_out: bool) -> ExpressionSet:
         if not inner:
             continue
         for v in cheapest_order(structure_graph(lg.g, inner, output=w)):
-            lg.eliminate_vertex(v, op=f"umbrella {w}")
+            lg.eliminate_vertex(v, op="umbrella", region=w)
         contracted += 1
     rest = lg.intermediates()
     if rest:

@@ -1,8 +1,8 @@
-"""Contractible subgraphs, umbrellas and closed umbrellas (Murota-Kubota 1989, seed 004).
+"""Contractible subgraphs, umbrellas and closed umbrellas (Murota-Kubota 1989).
 
 A subgraph G' = (V', E') is *contractible* when, for every vertex, its out-edges are all
-in E' or none is, and likewise its in-edges (DOMAIN.md §6 explains the OCR slip in the
-seed). Then every path between G''s inputs and outputs runs inside G', and their path
+in E' or none is, and likewise its in-edges (the definition the paper's propositions
+need). Then every path between G''s inputs and outputs runs inside G', and their path
 products can be precomputed: *contraction* removes G''s inner vertices and joins each
 input to each output it reaches by one edge. An *umbrella* has one output, a *closed
 umbrella* one input and one output.

@@ -253,13 +253,14 @@ class Elimination:
 
     # -- Naumann's rules -----------------------------------------------------------------
 
-    def eliminate_vertex(self, v: str, op: str = "vertex") -> int:
-        """For every predecessor i and successor k: c_ki += c_kv · c_vi; v goes."""
+    def eliminate_vertex(self, v: str, op: str = "vertex", region: str | None = None) -> int:
+        """For every predecessor i and successor k: c_ki += c_kv · c_vi; v goes (the step
+        recorded as ``op`` within ``region``: :class:`dgraph.core.expressions.Step`)."""
         if v not in self.succ or self.role[v] != "intermediate":
             raise DGraphError(f"cannot eliminate {v!r}: not a remaining intermediate vertex")
         cost = self._chain_rule(v)
         self._drop_vertex(v)
-        return self._record(op, v, cost)
+        return self._record(op, v, cost, region)
 
     def eliminate_edge(self, i: str, j: str, direction: str) -> int:
         """Front (``forward``) elimination of i -> j, i intermediate: c_jk += c_ji · c_ik
@@ -341,9 +342,11 @@ class Elimination:
             del self.pred[k][v]
         del self.succ[v], self.pred[v]
 
-    def _record(self, op: str, target: str | tuple[str, str], cost: int) -> int:
+    def _record(
+        self, op: str, target: str | tuple[str, str], cost: int, region: str | None = None
+    ) -> int:
         if self.records_steps:
-            self.steps.append(Step(op, target, cost))
+            self.steps.append(Step(op, target, cost, region))
         self.version += 1
         return cost
 

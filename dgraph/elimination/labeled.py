@@ -1,4 +1,4 @@
-"""A c-graph under elimination with symbolic labels (Naumann, seed 000 §2).
+"""A c-graph under elimination with symbolic labels (Naumann 1999, §2).
 
 The elimination kernel (:mod:`dgraph.elimination.kernel`) with the symbolic algebra:
 labels start as edge symbols and grow into noncommutative sums of products. A compound

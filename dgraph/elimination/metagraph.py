@@ -1,4 +1,4 @@
-"""The metagraph of edge elimination and its shortest path (Naumann, seed 000 §3).
+"""The metagraph of edge elimination and its shortest path (Naumann 1999, §3).
 
 The metagraph's vertices (*stages*) are all c-graph structures reachable by eliminations,
 its edges the eliminations with their costs; a shortest path from the original graph to a
@@ -158,9 +158,12 @@ def edge_optimal(graph: DGraph, mode: str = "full", budget: float | None = None)
     """Edge elimination along a shortest metagraph path (``optimal`` says if proven)."""
     result = edge_optimal_search(graph, mode, budget)
     method = "edge-optimal" if mode == "full" else f"edge-optimal-{mode}"
+    # M bounds every edge elimination and M_V every vertex elimination; M_F and M_B bound
+    # only their own kind of move
+    family = {"full": "edge elimination", "vertex": "vertex elimination"}.get(mode)
     if mode == "vertex":
-        return replay(graph, result.moves, method, **result.info())
-    return edge_moves_expression_set(graph, result.moves, method, result.info())
+        return replay(graph, result.moves, method, **result.info(family))
+    return edge_moves_expression_set(graph, result.moves, method, result.info(family))
 
 
 def edge_moves_expression_set(

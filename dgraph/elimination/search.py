@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
 from ..core.graph import DGraph
+from ..core.provenance import Bound
 from ..errors import SearchTooLarge
 
 __all__ = ["SearchResult", "astar", "check_size", "subset_search"]
@@ -38,13 +39,18 @@ class SearchResult:
     states: int
     seconds: float
 
-    def info(self) -> dict:
-        return {
+    def info(self, family: str | None = None) -> dict:
+        """The result's ``info``; with the ``family`` of accumulations searched, its lower
+        bound typed (:class:`dgraph.core.provenance.Bound`)."""
+        data = {
             "optimal": self.proven,
             "lower_bound": self.lower_bound,
             "states": self.states,
             "search_seconds": round(self.seconds, 3),
         }
+        if family is not None:
+            data["bounds"] = (Bound(int(self.lower_bound), family),)
+        return data
 
 
 def astar(
@@ -135,7 +141,7 @@ def subset_search(
     After eliminating a set S the graph does not depend on the order: i -> k exists iff
     a path from i to k has all its inner vertices in S, and its label is the sum of those
     paths' products, so in any label algebra the price of the next elimination depends
-    on S alone (Bischof's dynamic program, seed 000 §3). ``prices(S)`` gives (index in
+    on S alone (Bischof's dynamic program, Naumann 1999, §3). ``prices(S)`` gives (index in
     ``graph.order()``, price) for every intermediate left, ``bound(S)`` an admissible
     bound on the rest; the cheapest of ``orders``, priced by ``prices`` too, is the
     incumbent (the first of equals).

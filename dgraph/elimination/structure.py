@@ -5,7 +5,7 @@ representation built for speed: vertices are numbered in evaluation order; a *st
 the tuple of successor masks, one per vertex, which is hashable and cheap to copy. An
 intermediate vertex is present while it has successors: elimination removes an
 intermediate left without successors (or without predecessors) together with its
-remaining edges (seed 000 §2). The moves are checked against the kernel's
+remaining edges (Naumann 1999, §2). The moves are checked against the kernel's
 (``tests/test_price_equals_built.py``).
 
 References: U. Naumann, "Optimal accumulation of Jacobian matrices by elimination

@@ -1,4 +1,4 @@
-"""Vertex elimination (Naumann, seed 000 §2.4): forward, reverse, Markowitz, any order.
+"""Vertex elimination (Naumann 1999, §2.4): forward, reverse, Markowitz, any order.
 
 Eliminating intermediate v costs its Markowitz degree |P_v| * |S_v|. Forward mode
 eliminates in evaluation order, reverse mode in reverse order, and the Markowitz

@@ -3,7 +3,7 @@
 After eliminating a set S of vertices the graph's structure does not depend on the order
 (i -> k exists iff a path from i to k has all its inner vertices in S), so the search runs
 over the 2^p subsets (:func:`dgraph.elimination.search.subset_search`, Bischof's dynamic
-program, seed 000 §3) on the structure's bitmasks, pruned with the bound ``sum over
+program, Naumann 1999, §3) on the structure's bitmasks, pruned with the bound ``sum over
 remaining v of cut_in(v) * cut_out(v)`` and the Markowitz, forward and reverse costs as
 the incumbent.
 
@@ -50,4 +50,6 @@ def vertex_optimal(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     """Vertex elimination in an optimal order (``optimal`` says whether it is proven)."""
     result = vertex_optimal_search(graph, budget)
     order = [target for _, target in result.moves]
-    return replay(graph, result.moves, "vertex-optimal", **result.info(), order=order)
+    return replay(
+        graph, result.moves, "vertex-optimal", **result.info("vertex elimination"), order=order
+    )

@@ -1,5 +1,13 @@
-"""Face elimination (Naumann 2003; Zhou §5): the line graph and its labeled states
+"""Face elimination (Naumann 2004; Zhou 2020, §5): the line graph and its labeled states
 (``elimination``), multiplication relations (``relations``), whether an expression set
 is a face elimination without circular dependencies (``realize``), the exact
 ``face-optimal`` search (``optimal``), greedy face elimination in effective
-multiplications (``greedy``) and the ``dgraph faces`` command (``command``)."""
+multiplications (``greedy``).
+
+References
+----------
+U. Naumann, *Optimal accumulation of Jacobian matrices by elimination methods on the
+dual computational graph*, Math. Program. 99 (2004) 399-421.
+Y. Zhou, *Notes on Computational Graph and Jacobian Accumulation*, arXiv:2012.15034,
+2020, §5.
+"""

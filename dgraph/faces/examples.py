@@ -1,5 +1,5 @@
 """An expression set with circular elimination dependencies, built by hand (the shape
-seed 001 §5 sketches), for the docs, the notebooks and the tests."""
+Zhou 2020, §5 sketches), for the docs, the notebooks and the tests."""
 
 from __future__ import annotations
 

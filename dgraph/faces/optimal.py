@@ -125,5 +125,5 @@ def face_optimal(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     result = astar(
         start, _expand, lambda n: not n.state.faces(), _bound, incumbent=incumbent, budget=left
     )
-    es = _replay(graph, result.moves, result.info())
+    es = _replay(graph, result.moves, result.info("face elimination"))
     return es

@@ -1,4 +1,4 @@
-"""Can face elimination realize an expression set? (Zhou, seed 001 §5, Lemmas 1–2, Prop. 1)
+"""Can face elimination realize an expression set? (Zhou 2020, §5, Lemmas 1–2, Prop. 1)
 
 An expression set fixes, for every input-output path, the order in which its edge
 labels are multiplied: its parentheses. Eliminating the face ``(i, j)`` joins the

@@ -1,4 +1,4 @@
-"""Multiplication relations in an expression set (Zhou, seed 001 §5, Lemma 1).
+"""Multiplication relations in an expression set (Zhou 2020, §5, Lemma 1).
 
 Two symbols (edge labels or references) that follow each other on a path are in a
 *direct* relation where they are adjacent factors of one product, and in an *indirect*

@@ -1,4 +1,4 @@
-"""Inverse accumulation: J⁻¹v and J⁻ᵀv without forming J (Pearlmutter & Siskind, seed 003).
+"""Inverse accumulation: J⁻¹v and J⁻ᵀv without forming J (Pearlmutter & Siskind).
 
 For F: Rⁿ → Rⁿ evaluated with n live values between steps, every step Jacobian is the
 identity but for the rows it writes, and so is its inverse; J⁻¹ẏ and J⁻ᵀx̄ then cost one
@@ -8,6 +8,11 @@ values. Modules: :mod:`~dgraph.inverse.width` (live values, constant width),
 :mod:`~dgraph.inverse.steps` (blocks A, B and their inverses at a point or symbolically),
 :mod:`~dgraph.inverse.sweeps` (the four sweeps), :mod:`~dgraph.inverse.programs`
 (example programs).
+
+References
+----------
+B. A. Pearlmutter, J. M. Siskind, *Automatic Differentiation: Inverse Accumulation
+Mode*.
 """
 
 from .lumps import (

@@ -1,6 +1,6 @@
 """Lumps: macro steps between the points of an order where exactly n values are live.
 
-Pearlmutter & Siskind (seed 003) §3 and Fig. 4: a program with temporaries is cut, along a
+Pearlmutter & Siskind §3 and Fig. 4: a program with temporaries is cut, along a
 topological order, at every point with exactly n live values; each piece (a *lump*) is one
 macro step (2.6g) whose inputs are the n values live before it and whose outputs are the n
 live after it. Values live on both sides and not read pass through; those read and still

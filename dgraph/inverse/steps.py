@@ -1,6 +1,6 @@
 """LumpStep Jacobians ((A, B), (0, I)) and their inverses ((A⁻¹, −A⁻¹B), (0, I)), same sparsity.
 
-Pearlmutter & Siskind (seed 003) (2.5)–(2.6): a step that overwrites the slot of one of
+Pearlmutter & Siskind (2.5)–(2.6): a step that overwrites the slot of one of
 its arguments has a Jacobian that is the identity but for the written row (a on the
 diagonal, b where it reads another slot); its inverse has the same sparsity (1/a and
 −b/a). A lump that consumes l values and reads k − l others has blocks A (l×l) and B

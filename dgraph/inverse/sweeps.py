@@ -1,6 +1,6 @@
 """The four sweeps over macro steps: J·ẋ, Jᵀ·ȳ, J⁻¹·ẏ and J⁻ᵀ·x̄.
 
-Pearlmutter & Siskind (seed 003) (2.3)–(2.4): with J = J_T ⋯ J_1,
+Pearlmutter & Siskind (2.3)–(2.4): with J = J_T ⋯ J_1,
 
 - forward-inverse ``J⁻¹ẏ = J_1⁻¹(⋯(J_T⁻¹ ẏ))``, processed last step first; each step
   writes only its written slots: ẋ_C = A⁻¹ẏ_P − (A⁻¹B)ẏ_S;

@@ -1,6 +1,6 @@
 """Constant width: the live values between the steps of an evaluation order.
 
-Pearlmutter & Siskind, *Automatic Differentiation: Inverse Accumulation Mode* (seed 003),
+Pearlmutter & Siskind, *Automatic Differentiation: Inverse Accumulation Mode*,
 §3: inverse accumulation needs F: Rⁿ → Rⁿ computed with exactly n live active values
 between steps. After the first t steps of a topological order, a value is *live* when it
 has been computed and is an output or still has a successor to come. Fewer than n live

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import sympy
 
-from ..core.expressions import ExpressionSet, Step
+from ..core.expressions import ExpressionSet, Step, StepKind
 from ..core.graph import DGraph
 from ..core.paths import depths
 from ..elimination.labeled import LabeledGraph
@@ -30,7 +30,8 @@ from .views import graph_scene, line_scene
 
 __all__ = ["Frame", "StepViewer", "frames", "steps"]
 
-_VERTEX_OPS = ("vertex", "chain", "split")
+_EDGE_KINDS = (StepKind.FORWARD, StepKind.BACKWARD)
+_VERTEX_KINDS = (StepKind.VERTEX, StepKind.CHAIN, StepKind.SPLIT, StepKind.UMBRELLA)
 
 
 @dataclass
@@ -53,12 +54,12 @@ class Frame:
 
 
 def _kind(es: ExpressionSet) -> str:
-    ops = {s.op for s in es.steps if s.op != "merge"}
-    if ops and ops <= {"face"}:
+    kinds = {s.op for s in es.steps if s.op is not StepKind.MERGE}
+    if kinds and kinds <= {StepKind.FACE}:
         return "face"
     for s in es.steps:
-        vertex = s.op in _VERTEX_OPS or s.op.startswith("umbrella")
-        if not (vertex and isinstance(s.target, str)) and s.op not in ("forward", "backward"):
+        vertex = s.op in _VERTEX_KINDS
+        if not (vertex and isinstance(s.target, str)) and s.op not in _EDGE_KINDS:
             raise DGraphError(
                 f"no step-by-step view for {es.method or 'this method'}'s step {s}: step views "
                 "replay vertex, edge and face eliminations, Zhou's chains and splits and "
@@ -73,9 +74,9 @@ def _title(k: int, n: int, step: Step | None, total: int) -> str:
     if step.op == "face":
         what = "face [{}, {}]".format(*step.target)
     elif isinstance(step.target, tuple):
-        what = f"{step.op} {step.target[0]} → {step.target[1]}"
+        what = f"{step.label} {step.target[0]} → {step.target[1]}"
     else:
-        what = f"{step.op} {step.target}"
+        what = f"{step.label} {step.target}"
     return f"step {k} of {n}: {what} ({step.mults}) — {total} mults so far"
 
 
@@ -91,10 +92,10 @@ def _graph_frames(
     for k, step in enumerate([None, *frames_for]):
         if step is not None:
             op, target = step.op, step.target
-            if op in ("forward", "backward"):
-                cost = lg.apply((op, tuple(target)))
+            if op in _EDGE_KINDS:
+                cost = lg.apply((op.value, tuple(target)))
             elif target in lg.g:
-                cost = lg.eliminate_vertex(target, op=op)
+                cost = lg.eliminate_vertex(target, op=op, region=step.region)
             else:
                 cost = -1
             if cost != step.mults:

@@ -2,4 +2,11 @@
 on the elimination kernel (:mod:`dgraph.elimination.kernel`) — greedy rules, restarts,
 beam search and annealing (``orders``), the exact effective vertex search
 (``effective_optimal``), lower bounds (``junction_bounds``, ``bracketing_bound``,
-``rank_bound``) and the portfolio (``best``)."""
+``rank_bound``) and the portfolio (``best``).
+
+References
+----------
+U. Naumann, *Optimal Jacobian accumulation is NP-complete*, Math. Program. 112 (2008)
+427-441.
+A. Griewank, A. Walther, *Evaluating Derivatives*, 2nd ed., SIAM, 2008, ch. 9-10.
+"""

@@ -51,9 +51,10 @@ import random
 import time
 from collections.abc import Callable, Iterable, Iterator
 
-from ..core.expressions import ExpressionSet, price
+from ..core.expressions import ExpressionSet, StepKind, price
 from ..core.graph import DGraph
 from ..core.paths import count_paths
+from ..core.provenance import Bound
 from ..dominance.dstar import dstar
 from ..dominance.umbrella_method import umbrella
 from ..elimination.kernel import move_costs
@@ -97,6 +98,14 @@ RESERVE = 1.5
 # and this much more (at most 5% of the budget): the winner's build must not miss its
 # deadline by milliseconds of timer jitter, handing the win to a costlier built candidate
 MARGIN = 0.25
+# the family and unit each key of ``info["lower_bounds"]`` bounds
+_BOUND_OF_KEY = {
+    "vertex elimination": ("vertex elimination", "mults"),
+    "edge elimination": ("edge elimination", "mults"),
+    EFFECTIVE_VERTEX: ("vertex elimination", "effective mults"),
+    ANY_ELIMINATION: ("any elimination", "effective mults"),
+    ANY_ACCUMULATION: ("any accumulation", "effective mults"),
+}
 # the structure methods, cheapest first
 STRUCTURE = {"layers": layers, "umbrella": umbrella, "dstar": dstar, "zhou": zhou}
 
@@ -306,6 +315,14 @@ class _Bounds:
         self.lower, self.bounds = bound, f"{family} (structural mults)"
         self.known[family] = bound
 
+    def typed(self) -> tuple[Bound, ...]:
+        """Every bound known, typed: value, family and unit."""
+        return tuple(
+            Bound(int(value), *_BOUND_OF_KEY[key])
+            for key, value in self.known.items()
+            if value is not None
+        )
+
     def raise_floor(self, bound: int | None) -> None:
         """A bound for every elimination (the junction or bracketing bound), if any."""
         if bound is not None:
@@ -452,10 +469,10 @@ def _prefixes(pool: Portfolio) -> list[tuple[str, list[str]]]:
     """Preprocessing orders: the vertices the umbrella method eliminated inside umbrellas
     and the links Zhou's simple reduction eliminated from chains (intermediates, each
     once), in each method's order."""
-    ops = {"umbrella": "umbrella ", "zhou": "chain"}
+    kinds = {"umbrella": StepKind.UMBRELLA, "zhou": StepKind.CHAIN}
     return [
-        (by, [s.target for s in pool.built[by].steps if s.op.startswith(ops[by])])
-        for by in ops
+        (by, [s.target for s in pool.built[by].steps if s.op is kinds[by]])
+        for by in kinds
         if by in pool.built
     ]
 
@@ -480,6 +497,7 @@ def _finish(
         lower_bound=bounds.lower,
         lower_bound_for=bounds.bounds,
         lower_bounds=bounds.known,
+        bounds=bounds.typed(),
         candidates={name: [s, e] for name, (e, s) in pool.price.items()},
         search_seconds=round(searched, 3),
     )

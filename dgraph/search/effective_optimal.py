@@ -1,6 +1,6 @@
 """The vertex elimination order with the fewest *effective* multiplications, by A*.
 
-Bischof's dynamic program over eliminated sets (seed 000 §3) holds for label values too:
+Bischof's dynamic program over eliminated sets (Naumann 1999, §3) holds for label values too:
 after eliminating a set S, every label is the sum over the paths through S of their
 products, so its value (:mod:`dgraph.core.kinds`) depends on S alone, and so does the
 price of the next elimination — :func:`dgraph.elimination.search.subset_search` with the

@@ -1,6 +1,6 @@
 """Heuristic vertex elimination orders, priced in effective multiplications.
 
-Greedy rules from the elimination literature (Naumann, seed 000; Griewank–Walther ch. 9)
+Greedy rules from the elimination literature (Naumann 1999; Griewank–Walther ch. 9)
 — smallest Markowitz degree, smallest effective cost, smallest fill-in, smallest
 *relative* Markowitz degree (|P|·|S| over |P| + |S|), each with forward or reverse
 tie-breaks — then randomized restarts of the best rule and simulated annealing over

@@ -1,4 +1,4 @@
-"""Zhou's factorizer: the method ``zhou`` (seed 001 §4-5, DOMAIN.md §4).
+"""Zhou's factorizer: the method ``zhou`` (Zhou 2020, §4-5).
 
 1. Reduce simple chains and blocks innermost first (:mod:`dgraph.zhou.simple`); each
    becomes a reference edge, so that everything later shares it.

@@ -1,4 +1,4 @@
-"""Local-Jacobian accumulation: the method ``layers`` (Zhou, seed 001 §3-4, Eq. 4.6).
+"""Local-Jacobian accumulation: the method ``layers`` (Zhou 2020, §3-4, Eq. 4.6).
 
 Cut the graph into layers — by default its depth levels, or any sequence of vertex sets
 the user gives — and the Jacobian is the product of the local Jacobians between
@@ -86,7 +86,7 @@ def layer_chain(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> L
         inner = [v for v, r in region.nodes(data="role") if r == "intermediate"]
         while inner:  # Markowitz inside the layer
             v = min(inner, key=lambda w: (lg.markowitz(w), order[w]))
-            lg.eliminate_vertex(v, op=f"layer {k + 1}")
+            lg.eliminate_vertex(v, op="layer", region=str(k + 1))
             inner.remove(v)
         steps.extend(lg.steps)
         jacobians.append({(b, a): label for a, out in lg.succ.items() for b, label in out.items()})

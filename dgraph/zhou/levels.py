@@ -1,4 +1,4 @@
-"""r- and t-degrees and cross-level edges (Zhou, seed 001 §3, Def. 3.4).
+"""r- and t-degrees and cross-level edges (Zhou 2020, §3, Def. 3.4).
 
 Zhou reads the graph in dependence direction: roots (outputs) at level 1, terminals
 (inputs) at the last level (levels: :func:`dgraph.core.paths.depths`). These functions

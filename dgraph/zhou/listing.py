@@ -1,4 +1,4 @@
-"""Listing every path: Bauer's formula written out (Zhou, seed 001 Fig. 4.1 (c)).
+"""Listing every path: Bauer's formula written out (Zhou 2020, Fig. 4.1 (c)).
 
 The baseline every factorization is measured against: each root-terminal path is its
 own product, so the cost is L - N multiplications. Refused above

@@ -1,4 +1,4 @@
-"""Segmentation of cross-level edges (Zhou, seed 001 Def. 3.4, Fig. 3.1).
+"""Segmentation of cross-level edges (Zhou 2020, Def. 3.4, Fig. 3.1).
 
 An edge that spans several depth levels becomes a direct chain through copies of its
 lower vertex, one per level crossed (shared by all of that vertex's long edges). Copies

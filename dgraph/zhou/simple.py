@@ -1,4 +1,4 @@
-"""Simple chains and simple blocks, reduced innermost first (Zhou, seed 001 §4).
+"""Simple chains and simple blocks, reduced innermost first (Zhou 2020, §4).
 
 A simple chain is a product, a simple block a parenthesized sum, and they nest like an
 algebraic expression. Reducing them from the inside out is series-parallel reduction:

@@ -1,4 +1,4 @@
-"""Zhou's structures of a differentiation graph (seed 001 §3): chains, blocks and levels.
+"""Zhou's structures of a differentiation graph (Zhou 2020, §3): chains, blocks and levels.
 
 * **Simple chains and blocks** (Defs. 3.2-3.3) are the nodes of the series-parallel
   decomposition (:func:`dgraph.zhou.simple.decompose`), with their nesting.

@@ -1,4 +1,4 @@
-"""The dgraph/1 JSON interchange format (data-flow direction; see INTERFACE.md).
+"""The dgraph/1 JSON interchange format (data-flow direction; docs/interface.md).
 
 Expressions and labels are read by the restricted parser of :mod:`dgraph.core.parse`
 (nothing in the file is evaluated); labels given beside their target's expression must
