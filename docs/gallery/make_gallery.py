@@ -12,11 +12,11 @@ from pathlib import Path
 
 import dgraph
 from dgraph.bench.suite import spherical_harmonics, suite
-from dgraph.render.regions import Region
 from dgraph.faces.elimination import FaceState
 from dgraph.faces.examples import circular_example
 from dgraph.faces.realize import check_faces
 from dgraph.render import draw, get_style, steps
+from dgraph.render.regions import Region
 
 OUT = Path(__file__).resolve().parent
 PAPER = dataclasses.replace(get_style("paper"), dpi=110)
