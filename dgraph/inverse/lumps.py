@@ -306,71 +306,83 @@ def min_live_order(graph: DGraph) -> list[str]:
     return frontier.order
 
 
-def exact_order(graph: DGraph, max_states: int = EXACT_STATE_LIMIT) -> list[str]:
-    """An order whose lumps have the smallest largest l, then the fewest mults Σ l·k.
+class _Downsets:
+    """A graph's downsets (sets of computed vertices, as bitmasks over the evaluation
+    order): what is live after each, and what can be computed next."""
 
-    Dynamic programming over the downsets (sets of computed vertices) with exactly n live
-    values; between two of them a lump passes only through downsets with more than n.
-    Refuses graphs with more than ``max_states`` downset visits (SearchTooLarge), and
-    raises SingularJacobian when some downset leaves fewer than n values live (then every
-    Jacobian of the graph is singular).
-    """
-    n = check_square(graph)
-    steps = evaluation_order(graph)
-    index = {v: i for i, v in enumerate(steps)}
-    bit = {v: 1 << i for v, i in index.items()}
-    full = (1 << len(steps)) - 1
-    pred_mask = [sum(bit[u] for u in graph.predecessors(v) if u in bit) for v in steps]
-    succ_mask = {v: sum(bit[w] for w in graph.successors(v)) for v in graph.nx}
-    outputs = set(graph.outputs)
+    def __init__(self, graph: DGraph) -> None:
+        self.graph, self.n = graph, check_square(graph)
+        self.steps = evaluation_order(graph)
+        self.bit = {v: 1 << i for i, v in enumerate(self.steps)}
+        self.full = (1 << len(self.steps)) - 1
+        bit = self.bit
+        self.pred_mask = [
+            sum(bit[u] for u in graph.predecessors(v) if u in bit) for v in self.steps
+        ]
+        self.succ_mask = {v: sum(bit[w] for w in graph.successors(v)) for v in graph.nx}
+        self.outputs = set(graph.outputs)
 
-    def live(state: int) -> frozenset[str]:
+    def live(self, state: int) -> frozenset[str]:
         """The live values once the vertices in ``state`` are computed."""
+        succ, bit = self.succ_mask, self.bit
         return frozenset(
-            [x for x in graph.inputs if succ_mask[x] & ~state]
-            + [v for v in steps if state & bit[v] and (v in outputs or succ_mask[v] & ~state)]
+            [x for x in self.graph.inputs if succ[x] & ~state]
+            + [v for v in self.steps if state & bit[v] and (v in self.outputs or succ[v] & ~state)]
         )
 
-    def ready(state: int) -> list[int]:
+    def ready(self, state: int) -> list[int]:
         """Vertices (indices) not in ``state`` whose predecessors all are."""
-        return [i for i in range(len(steps)) if not state >> i & 1 and pred_mask[i] & ~state == 0]
+        return [
+            i
+            for i in range(len(self.steps))
+            if not state >> i & 1 and self.pred_mask[i] & ~state == 0
+        ]
 
-    def check(state: int, width: int) -> None:
+    def check(self, state: int, width: int) -> None:
         """Fewer than n live values anywhere: singular for every order."""
-        if width < n:
-            done = [v for v in steps if state & bit[v]]
+        if width < self.n:
+            done = [v for v in self.steps if state & self.bit[v]]
             raise SingularJacobian(
-                f"after computing {', '.join(done) or 'nothing'} only {width} < n = {n} values"
-                " are live, in some order: every Jacobian of this graph is singular"
+                f"after computing {', '.join(done) or 'nothing'} only {width} < n = {self.n}"
+                " values are live, in some order: every Jacobian of this graph is singular"
             )
 
-    check(0, len(live(0)))
-    # edges[cut] = [(next cut, vertices of the lump, l, k)]
-    edges: dict[int, list[tuple[int, tuple[str, ...], int, int]]] = {}
+
+# a lump between two cuts (downsets with exactly n live values): the cut it reaches, its
+# vertices, l (values it consumes) and k (values it reads)
+_LumpEdge = tuple[int, tuple[str, ...], int, int]
+
+
+def _lump_edges(downsets: _Downsets, max_states: int) -> dict[int, list[_LumpEdge]]:
+    """Every lump from every reachable cut: a lump passes only through downsets with more
+    than n live values."""
+    d, n = downsets, downsets.n
+    d.check(0, len(d.live(0)))
+    edges: dict[int, list[_LumpEdge]] = {}
     visits = 0
     todo, seen_cuts = [0], {0}
     while todo:
         cut = todo.pop()
-        cut_live = live(cut)
-        out: dict[int, tuple[int, tuple[str, ...], int, int]] = {}
+        cut_live = d.live(cut)
+        out: dict[int, _LumpEdge] = {}
         frontier: dict[int, tuple[str, ...]] = {cut: ()}
         while frontier:
             following: dict[int, tuple[str, ...]] = {}
             for state, path in frontier.items():
-                for i in ready(state):
+                for i in d.ready(state):
                     visits += 1
                     if visits > max_states:
                         raise SearchTooLarge(
                             f"exact lump search: more than {max_states} downset visits for"
-                            f" {len(steps)} steps; use the greedy order"
+                            f" {len(d.steps)} steps; use the greedy order"
                         )
-                    nxt, vpath = state | 1 << i, (*path, steps[i])
-                    nxt_live = live(nxt)
-                    check(nxt, len(nxt_live))
+                    nxt, vpath = state | 1 << i, (*path, d.steps[i])
+                    nxt_live = d.live(nxt)
+                    d.check(nxt, len(nxt_live))
                     if len(nxt_live) > n:
                         following.setdefault(nxt, vpath)
                     elif nxt not in out:
-                        used = {u for v in vpath for u in graph.predecessors(v)}
+                        used = {u for v in vpath for u in d.graph.predecessors(v)}
                         consumed = cut_live - nxt_live
                         read = cut_live & nxt_live & used
                         out[nxt] = (nxt, vpath, len(consumed), len(consumed) + len(read))
@@ -379,14 +391,19 @@ def exact_order(graph: DGraph, max_states: int = EXACT_STATE_LIMIT) -> list[str]
                             todo.append(nxt)
             frontier = following
         edges[cut] = list(out.values())
-    # Two passes in order of size (every lump adds vertices): the smallest bottleneck l*,
-    # then the fewest multiplications using only lumps with l <= l*.
-    by_size = sorted(seen_cuts, key=int.bit_count)
+    return edges
+
+
+def _cheapest_lumps(edges: dict[int, list[_LumpEdge]], full: int, worst: int) -> list[str]:
+    """The order through the cuts with the smallest largest l, then the fewest
+    multiplications Σ l·k among those (two passes in order of size: every lump adds
+    vertices); ``worst`` exceeds any l."""
+    by_size = sorted(edges, key=int.bit_count)
     bottleneck = {0: 0}
     for cut in by_size:
         for nxt, _, consumed, _ in edges[cut]:
             value = max(bottleneck[cut], consumed)
-            if value < bottleneck.get(nxt, len(steps) + n + 1):
+            if value < bottleneck.get(nxt, worst):
                 bottleneck[nxt] = value
     limit = bottleneck[full]
     best: dict[int, tuple[int, int, tuple[str, ...]]] = {0: (0, -1, ())}
@@ -404,6 +421,20 @@ def exact_order(graph: DGraph, max_states: int = EXACT_STATE_LIMIT) -> list[str]
         order[:0] = path
         state = previous
     return order
+
+
+def exact_order(graph: DGraph, max_states: int = EXACT_STATE_LIMIT) -> list[str]:
+    """An order whose lumps have the smallest largest l, then the fewest mults Σ l·k.
+
+    Dynamic programming over the downsets (sets of computed vertices) with exactly n live
+    values; between two of them a lump passes only through downsets with more than n.
+    Refuses graphs with more than ``max_states`` downset visits (SearchTooLarge), and
+    raises SingularJacobian when some downset leaves fewer than n values live (then every
+    Jacobian of the graph is singular).
+    """
+    downsets = _Downsets(graph)
+    edges = _lump_edges(downsets, max_states)
+    return _cheapest_lumps(edges, downsets.full, len(downsets.steps) + downsets.n + 1)
 
 
 def resolve_order(graph: DGraph, order: str | Sequence[str] | None = "greedy") -> list[str]:

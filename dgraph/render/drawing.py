@@ -16,6 +16,8 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..errors import DGraphError
 from ..faces.elimination import FaceState
+from ..zhou.convert import expression_graph
+from .labels import symbol_names
 from .regions import Region, regions
 from .scene import Scene, to_graphviz
 from .styles import Style, get_style
@@ -137,61 +139,52 @@ def draw(
     if isinstance(obj, FaceState):
         if view != "line":
             raise DGraphError("a line graph under face elimination has only the line view")
-        found = _highlight(obj.graph, highlight)
-        return Drawing(
-            line_scene(
-                obj, direction or "dataflow", style=chosen, faces=faces, regions=found, title=title
-            )
+        regions = _highlight(obj.graph, highlight)
+        scene = line_scene(
+            obj, direction or "dataflow", style=chosen, faces=faces, regions=regions, title=title
         )
+        return Drawing(scene)
     if isinstance(obj, ExpressionSet):
-        if view != "graph":
-            obj = obj.graph
-        else:
-            from ..zhou.convert import expression_graph
-            from .labels import symbol_names
-
-            laid = expression_graph(obj)
-            labels_of = dict(laid.label)
-            labels_of.update(edge_labels or {})
-            scene = graph_scene(
-                laid.graph,
-                direction or "dependence",
-                style=chosen,
-                edge_labels=labels_of,
-                title=title,
-                names=symbol_names(obj.graph, obj.references),
-                origin=laid.origin,
-            )
-            return Drawing(scene)
+        if view == "graph":
+            return Drawing(_expression_scene(obj, direction, chosen, edge_labels, title))
+        obj = obj.graph
     if not isinstance(obj, DGraph):
         raise DGraphError(f"cannot draw a {type(obj).__name__}")
-    found = _highlight(obj, highlight)
+    regions = _highlight(obj, highlight)
+    common = {"style": chosen, "regions": regions, "title": title}
     if view == "graph":
         scene = graph_scene(
-            obj,
-            direction or "dataflow",
-            style=chosen,
-            edge_labels=edge_labels,
-            regions=found,
-            labels=labels,
-            title=title,
+            obj, direction or "dataflow", edge_labels=edge_labels, labels=labels, **common
         )
     elif view == "line":
-        scene = line_scene(
-            obj, direction or "dataflow", style=chosen, faces=faces, regions=found, title=title
-        )
+        scene = line_scene(obj, direction or "dataflow", faces=faces, **common)
     elif view == "levels":
-        scene = levels_scene(
-            obj, direction or "dependence", style=chosen, regions=found, labels=labels, title=title
-        )
+        scene = levels_scene(obj, direction or "dependence", labels=labels, **common)
     else:
         scene = pages_scene(
-            obj,
-            direction or "dependence",
-            style=chosen,
-            variant=variant,
-            regions=found,
-            labels=labels,
-            title=title,
+            obj, direction or "dependence", variant=variant, labels=labels, **common
         )
     return Drawing(scene)
+
+
+def _expression_scene(
+    es: ExpressionSet,
+    direction: str | None,
+    style: Style,
+    edge_labels: dict | None,
+    title: str | None,
+) -> Scene:
+    """An expression set laid out as a graph (Zhou): its references and entries as
+    vertices, its factors as edge labels."""
+    laid = expression_graph(es)
+    labels_of = dict(laid.label)
+    labels_of.update(edge_labels or {})
+    return graph_scene(
+        laid.graph,
+        direction or "dependence",
+        style=style,
+        edge_labels=labels_of,
+        title=title,
+        names=symbol_names(es.graph, es.references),
+        origin=laid.origin,
+    )
