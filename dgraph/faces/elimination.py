@@ -33,7 +33,7 @@ from ..core.paths import count_paths
 from ..errors import DGraphError
 from .line_graph import SUPER_SINK, SUPER_SOURCE
 
-__all__ = ["FACE_PATH_LIMIT", "FaceState", "check_path_limit", "input_output_paths"]
+__all__ = ["FACE_PATH_LIMIT", "FaceState", "PathTracks", "check_path_limit", "input_output_paths"]
 
 Face = tuple[int, int]
 FACE_PATH_LIMIT = 5_000  # face states follow every input-output path through the line graph
@@ -60,9 +60,69 @@ def input_output_paths(graph: DGraph) -> list[tuple[str, ...]]:
     ]
 
 
+class PathTracks:
+    """Every input-output path through a line graph under face elimination: the vertices
+    it passes (its ⊕ vertex first, its ⊖ vertex last) and, for each, the edge positions
+    [lo, hi) of the path's segment that vertex holds. Face elimination's rules need them
+    to know which paths a face carries and where a product goes."""
+
+    def __init__(self, paths: list[tuple[str, ...]]) -> None:
+        self.paths = paths
+        self.seq: list[list[int]] = []
+        self.ivs: list[list[tuple[int, int]]] = []
+
+    def add(self, vertices: list[int]) -> int:
+        """Track a path through ``vertices`` (one per edge, between ⊕ and ⊖); its index."""
+        n = len(vertices) - 2  # edges of the path
+        self.seq.append(vertices)
+        self.ivs.append([(0, 0)] + [(q, q + 1) for q in range(n)] + [(n, n)])
+        return len(self.seq) - 1
+
+    def copy(self) -> PathTracks:
+        other = PathTracks(self.paths)
+        other.seq = [list(s) for s in self.seq]
+        other.ivs = [list(s) for s in self.ivs]
+        return other
+
+    def position(self, w: int, i: int, j: int) -> int:
+        """Where path ``w`` passes the face ``(i, j)``: the index of ``i`` in it."""
+        s = self.seq[w]
+        for q in range(len(s) - 1):
+            if s[q] == i and s[q + 1] == j:
+                return q
+        raise ValueError(f"path {w} does not pass that face")
+
+    def segments(self, w: int, i: int, j: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The edge intervals that ``i`` and ``j`` hold of path ``w`` (consecutive)."""
+        q = self.position(w, i, j)
+        return self.ivs[w][q], self.ivs[w][q + 1]
+
+    def contract(self, w: int, q: int, k: int) -> None:
+        """Path ``w``'s vertices at q and q + 1 become ``k``, holding both segments."""
+        s, iv = self.seq[w], self.ivs[w]
+        s[q : q + 2] = [k]
+        iv[q : q + 2] = [(iv[q][0], iv[q + 1][1])]
+
+    def replace(self, w: int, old: int, new: int) -> tuple[int, int]:
+        """Path ``w`` passes ``new`` where it passed ``old``; the vertices around it."""
+        s = self.seq[w]
+        q = s.index(old)
+        s[q] = new
+        return s[q - 1], s[q + 1]
+
+    def key(self) -> frozenset:
+        """A canonical form of the structure: the segments each vertex holds."""
+        content: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+        for w, (vs, ivs) in enumerate(zip(self.seq, self.ivs, strict=True)):
+            for v, (lo, hi) in zip(vs[1:-1], ivs[1:-1], strict=True):
+                content[v].append((w, lo, hi))
+        return frozenset(frozenset(c) for c in content.values())
+
+
 class FaceState(Printable):
-    """A line graph under face elimination, every input-output path tracked through it
-    (drawn in notebooks by the renderer's SVG printer)."""
+    """A line graph under face elimination: Naumann's rules (eliminate a face, merge equal
+    vertices, split) over the faces, the paths through it in :class:`PathTracks` (drawn
+    in notebooks by the renderer's SVG printer)."""
 
     rich_formats = ("svg",)
 
@@ -70,7 +130,7 @@ class FaceState(Printable):
         """The line graph of ``graph`` before any elimination; ``symbolic=False`` skips the
         labels (structure and cost only, for searches)."""
         self.graph, self.symbolic = graph, symbolic
-        self.paths = input_output_paths(graph)
+        self.tracks = PathTracks(input_output_paths(graph))
         # faces as adjacency dicts sharing one path set per face: searches copy states by
         # the thousand, and a networkx graph costs ten times more to copy
         self.succ: dict[int, dict[int, set[int]]] = {}
@@ -86,10 +146,6 @@ class FaceState(Printable):
         self._ids = itertools.count()
         self._span_count: dict[tuple[str, str], int] = defaultdict(int)
         self._alive: dict[tuple[str, str], set[int]] = defaultdict(set)  # live vertices by span
-        # per path: its line-graph vertices (⊕ vertex first, ⊖ vertex last) and, for each,
-        # the edge positions [lo, hi) of the segment it holds
-        self.seq: list[list[int]] = []
-        self.ivs: list[list[tuple[int, int]]] = []
         vertex_of: dict[tuple[str, str], int] = {}
 
         def vertex(span: tuple[str, str]) -> int:
@@ -104,9 +160,7 @@ class FaceState(Printable):
             vs = [vertex((SUPER_SOURCE, path[0]))]
             vs += [vertex((path[q], path[q + 1])) for q in range(len(path) - 1)]
             vs.append(vertex((path[-1], SUPER_SINK)))
-            self.seq.append(vs)
-            n = len(path) - 1
-            self.ivs.append([(0, 0)] + [(q, q + 1) for q in range(n)] + [(n, n)])
+            self.tracks.add(vs)
             for a, b in itertools.pairwise(vs):
                 self._add_path(a, b, w)
 
@@ -160,8 +214,7 @@ class FaceState(Printable):
         other._span_count = defaultdict(int, self._span_count)
         other._alive = defaultdict(set, {k: set(vs) for k, vs in self._alive.items()})
         other._ids = itertools.count(max(self.span) + 1)
-        other.seq = [list(s) for s in self.seq]
-        other.ivs = [list(s) for s in self.ivs]
+        other.tracks = self.tracks.copy()
         return other
 
     # -- queries -------------------------------------------------------------------------
@@ -198,10 +251,23 @@ class FaceState(Printable):
     def paths_through(self, i: int, j: int) -> set[int]:
         return self.succ[i][j]
 
+    @property
+    def paths(self) -> list[tuple[str, ...]]:
+        """The input-output paths of the graph (vertex names), indexed as tracked."""
+        return self.tracks.paths
+
+    @property
+    def seq(self) -> list[list[int]]:
+        return self.tracks.seq
+
+    @property
+    def ivs(self) -> list[list[tuple[int, int]]]:
+        return self.tracks.ivs
+
     def segments(self, w: int, i: int, j: int) -> tuple[tuple[int, int], tuple[int, int]]:
         """The edge intervals that ``i`` and ``j`` hold of path ``w`` (consecutive)."""
-        q = self._position(w, i, j)
-        return self.ivs[w][q], self.ivs[w][q + 1]
+        self._position(w, i, j)
+        return self.tracks.segments(w, i, j)
 
     def neighbours(self, w: int, i: int, j: int) -> tuple[Face | None, Face | None]:
         """The faces of path ``w`` just before ``i`` and just after ``j`` (None at ⊕/⊖)."""
@@ -211,19 +277,16 @@ class FaceState(Printable):
         return before, after
 
     def _position(self, w: int, i: int, j: int) -> int:
-        s = self.seq[w]
-        for q in range(len(s) - 1):
-            if s[q] == i and s[q + 1] == j:
-                return q
-        raise DGraphError(f"path {w} does not pass the face {self.name[i]} -> {self.name[j]}")
+        try:
+            return self.tracks.position(w, i, j)
+        except ValueError:
+            raise DGraphError(
+                f"path {w} does not pass the face {self.name[i]} -> {self.name[j]}"
+            ) from None
 
     def key(self) -> frozenset:
         """A canonical form of the structure: the segments each vertex holds."""
-        content: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
-        for w, (vs, ivs) in enumerate(zip(self.seq, self.ivs, strict=True)):
-            for v, (lo, hi) in zip(vs[1:-1], ivs[1:-1], strict=True):
-                content[v].append((w, lo, hi))
-        return frozenset(frozenset(c) for c in content.values())
+        return self.tracks.key()
 
     def face_by_name(self, first: str, second: str) -> Face:
         ids = {self.name[v]: v for v in self.succ}
@@ -271,15 +334,13 @@ class FaceState(Printable):
         self.steps.append(Step("face", (self.name[i], self.name[j]), 1))
         for w in list(self.paths_through(i, j)):
             q = self._position(w, i, j)
-            s, iv = self.seq[w], self.ivs[w]
-            before, after = s[q - 1], s[q + 2]
+            before, after = self.seq[w][q - 1], self.seq[w][q + 2]
             self._drop_path(before, i, w)
             self._drop_path(i, j, w)
             self._drop_path(j, after, w)
             self._add_path(before, k, w)
             self._add_path(k, after, w)
-            s[q : q + 2] = [k]
-            iv[q : q + 2] = [(iv[q][0], iv[q + 1][1])]
+            self.tracks.contract(w, q, k)
         for v in (i, j):
             self._drop_if_dead(v)
         self._merge_around({i, j, k} | preds | succs)
@@ -326,13 +387,11 @@ class FaceState(Printable):
 
     def _move(self, w: int, old: int, new: int) -> None:
         """Path ``w`` passes ``new`` where it passed ``old`` (same segment)."""
-        s = self.seq[w]
-        q = s.index(old)
-        self._drop_path(s[q - 1], old, w)
-        self._drop_path(old, s[q + 1], w)
-        self._add_path(s[q - 1], new, w)
-        self._add_path(new, s[q + 1], w)
-        s[q] = new
+        before, after = self.tracks.replace(w, old, new)
+        self._drop_path(before, old, w)
+        self._drop_path(old, after, w)
+        self._add_path(before, new, w)
+        self._add_path(new, after, w)
 
     def split(self, v: int, neighbours: set[int], side: str = "in") -> int:
         """Griewank–Walther split: a copy of ``v`` with the same value takes over the faces
