@@ -32,7 +32,7 @@ def bench(
             "edges": graph.n_edges,
             "paths": count_paths(graph),
         }
-        comparison = compare(graph, methods or COMPARED, budget)
+        comparison = compare(graph, methods or COMPARED, budget, each=True)
         for method, es in comparison.results.items():
             rows.append(
                 {

@@ -8,6 +8,7 @@ internal error).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -15,6 +16,7 @@ import sys
 import textwrap
 import traceback
 import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -103,8 +105,14 @@ def _parser() -> argparse.ArgumentParser:
         "--methods",
         help=f"comma-separated, from: {', '.join(_COMPARABLE)} (default: {','.join(COMPARED)})",
     )
-    p.add_argument("--budget", type=_budget, help="seconds for exact searches beyond their limit")
+    p.add_argument(
+        "--budget",
+        type=_budget,
+        help="seconds for the whole comparison, shared among the searches (default: each"
+        " search its own default)",
+    )
     p.add_argument("--seed", type=int, default=0, help="best: seed of its random choices")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
     p = sub.add_parser("structure", help="inputs, outputs, paths, depth levels")
     _graph_args(p)
@@ -187,6 +195,30 @@ def cmd_accumulate(args: argparse.Namespace) -> int:
     return 0 if es.verified else 1
 
 
+@contextlib.contextmanager
+def _progress(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None]:
+    """A progress bar on stderr (tqdm) while methods run, on a terminal and unless
+    ``quiet``; else nothing."""
+    if quiet or not sys.stderr.isatty():
+        yield None
+        return
+    from tqdm import tqdm
+
+    bar: list[Any] = []
+
+    def update(method: str, k: int, n: int) -> None:
+        if not bar:
+            bar.append(tqdm(total=n, file=sys.stderr, leave=False, unit="method"))
+        bar[0].set_description(method)
+        bar[0].update(k - 1 - bar[0].n)
+
+    try:
+        yield update
+    finally:
+        if bar:
+            bar[0].close()
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     methods = (
         None
@@ -194,7 +226,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         else choice_list(args.methods, _COMPARABLE, "--methods", "method")
     )
     graph = load_graph(args)
-    comparison = compare(graph, methods, args.budget, args.seed)
+    with _progress(quiet=args.json or args.quiet) as progress:
+        comparison = compare(graph, methods, args.budget, args.seed, progress=progress)
     if args.json:
         print(json.dumps(comparison.to_dict()))
     else:

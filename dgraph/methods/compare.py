@@ -3,6 +3,8 @@ the one rule :func:`dgraph.core.expressions.price`, and the lower bounds of the 
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,9 +15,11 @@ from ..core.paths import naive_cost
 from ..errors import SearchTooLarge
 from ..search.best import ANY_ELIMINATION
 from ..search.rank_bound import ANY_ACCUMULATION
-from .registry import COMPARED, accumulate
+from .registry import COMPARED, accumulate, lookup
 
-__all__ = ["Comparison", "compare"]
+__all__ = ["MIN_SHARE", "Comparison", "compare"]
+
+MIN_SHARE = 0.05  # seconds: a search given less than this is skipped
 
 
 @dataclass
@@ -106,14 +110,38 @@ def compare(
     methods: list[str] | None = None,
     budget: float | None = None,
     seed: int = 0,
+    *,
+    each: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Comparison:
     """Run ``methods`` (default: :data:`COMPARED`); exact ones too large are skipped.
     ``best`` runs last, the other results among its candidates, so it is never more
-    expensive than any of them; the rows keep the order of ``methods``."""
+    expensive than any of them; the rows keep the order of ``methods``.
+
+    ``budget`` is the seconds of the whole comparison: every method that searches gets an
+    equal share of what is left when its turn comes (``best``, last, all of it), and one
+    whose turn comes with no time left is skipped, saying so. With ``each`` every search
+    gets the whole ``budget`` (the benchmarks' setting); None: every search its default.
+    ``progress(method, k, n)`` is called before the k-th of n methods runs.
+    """
     names = list(dict.fromkeys(methods or COMPARED))
+    order = sorted(names, key=lambda name: name == "best")
+    searches = [n for n in order if "budget" in lookup(n).options]
+    deadline = None if budget is None or each else time.perf_counter() + budget
     comparison = Comparison(graph)
-    for name in sorted(names, key=lambda name: name == "best"):
-        options: dict[str, Any] = {"budget": budget}
+    for k, name in enumerate(order, start=1):
+        if progress is not None:
+            progress(name, k, len(order))
+        share = budget
+        if deadline is not None and name in searches:
+            left = deadline - time.perf_counter()
+            if left < MIN_SHARE:
+                comparison.skipped[name] = (
+                    f"no time left of the budget of {budget:g} s (the methods before it used it)"
+                )
+                continue
+            share = left / len(searches[searches.index(name) :])
+        options: dict[str, Any] = {"budget": share}
         if name == "best":
             options.update(seed=seed, candidates=list(comparison.results.values()))
         try:

@@ -1,0 +1,77 @@
+"""``compare --budget`` is one total: each search gets an equal share of what is left when
+its turn comes, ``best`` (last) all that is left, and a search whose turn comes with
+nothing left is skipped with a reason. Timed by a fake clock: no timed test."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+import dgraph
+from dgraph.cli import main
+from dgraph.methods import compare
+
+METHODS = ["forward", "vertex-optimal", "edge-optimal", "best"]
+comparing = importlib.import_module("dgraph.methods.compare")  # the package's name is the function
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clocked(monkeypatch):
+    """Every method takes one fake second; the budgets they were given are recorded."""
+    clock, given = _Clock(), {}
+    real = comparing.accumulate
+
+    def accumulate(graph, name, **options):
+        given[name] = options.get("budget")
+        clock.now += 1.0
+        return real(graph, name, **{**options, "budget": None})
+
+    monkeypatch.setattr(comparing, "time", clock)
+    monkeypatch.setattr(comparing, "accumulate", accumulate)
+    return given
+
+
+def test_the_budget_is_shared_among_the_searches(clocked, discrepancy_graph):
+    comparison = compare(discrepancy_graph, METHODS, budget=3.5)
+    assert clocked["vertex-optimal"] == pytest.approx(2.5 / 3)  # 1 s gone, 3 searches left
+    assert clocked["edge-optimal"] == pytest.approx(1.5 / 2)
+    assert clocked["best"] == pytest.approx(0.5)  # the last: all that is left
+    assert list(comparison.results) == METHODS and not comparison.skipped
+
+
+def test_a_search_with_no_time_left_is_skipped_with_a_reason(clocked, discrepancy_graph):
+    comparison = compare(discrepancy_graph, METHODS, budget=2.5)
+    assert "best" not in clocked
+    assert comparison.skipped == {
+        "best": "no time left of the budget of 2.5 s (the methods before it used it)"
+    }
+    assert [r["method"] for r in comparison.rows()] == METHODS  # a row or a reason each
+
+
+def test_each_gives_every_search_the_whole_budget(clocked, discrepancy_graph):
+    compare(discrepancy_graph, METHODS, budget=2.0, each=True)
+    assert {m: clocked[m] for m in METHODS[1:]} == dict.fromkeys(METHODS[1:], 2.0)
+
+
+def test_progress_is_reported_in_running_order(discrepancy_graph):
+    seen = []
+    compare(discrepancy_graph, ["best", "forward"], progress=lambda *a: seen.append(a))
+    assert seen == [("forward", 1, 2), ("best", 2, 2)]
+
+
+def test_no_progress_bar_off_a_terminal(capsys):
+    sin = str(Path(dgraph.__file__).parent / "data" / "naumann_sin.trace")
+    assert main(["compare", sin, "--methods", "forward,reverse", "--budget", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and "best: " in out
+    assert main(["compare", sin, "--methods", "forward", "--quiet"]) == 0
