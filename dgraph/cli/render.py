@@ -55,6 +55,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--title", help="a title above the drawing")
     p.add_argument("--no-labels", action="store_true", help="no edge labels")
     p.add_argument(
+        "--force",
+        action="store_true",
+        help="draw a graph of more than 1,000 vertices anyway (not legible; slow layout)",
+    )
+    p.add_argument(
         "--standalone", action="store_true", help=".tex: a whole LaTeX document, not a picture"
     )
     p.add_argument(
@@ -114,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
             direction=args.direction or "dataflow",
             style=get_style(args.style, args.font),
             budget=args.budget,
+            force=args.force,
             **options,
         )
         with staged(out.parent) as temporary:
@@ -137,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
             labels=not args.no_labels,
             title=args.title,
             variant=args.variant,
+            force=args.force,
         )
         path = save_drawing(drawing, out, standalone=args.standalone)
         summary = {"file": str(path), "files": [str(path)], "view": args.view}

@@ -23,7 +23,7 @@ from .scene import Scene, to_graphviz
 from .styles import Style, get_style
 from .views import graph_scene, levels_scene, line_scene, pages_scene
 
-__all__ = ["FORMATS", "VIEWS", "Drawing", "draw", "need_dot"]
+__all__ = ["DRAWN_LIMIT", "FORMATS", "VIEWS", "Drawing", "check_drawable", "draw", "need_dot"]
 
 FORMATS = (".svg", ".pdf", ".png", ".dot", ".tex")
 VIEWS = ("graph", "line", "levels", "pages")
@@ -104,6 +104,23 @@ def _highlight(graph: DGraph, highlight: Any) -> list[Region]:
     return list(highlight)
 
 
+DRAWN_LIMIT = 1_000
+
+
+def check_drawable(graph: DGraph, view: str = "graph") -> None:
+    """Refuse a drawing of more than :data:`DRAWN_LIMIT` boxes (vertices; edges in the
+    line view): no page shows it legibly, and graphviz's layout of it takes minutes."""
+    line = view == "line"
+    size = graph.n_edges if line else len(graph.nx)
+    if size > DRAWN_LIMIT:
+        what = "edges (the line graph's vertices)" if line else "vertices"
+        raise DGraphError(
+            f"{graph.name or 'the graph'} has {size} {what}: a drawing of more than"
+            f" {DRAWN_LIMIT} is not legible and its layout takes minutes; draw a smaller"
+            " function, or force it (force=True, --force)"
+        )
+
+
 def draw(
     obj: DGraph | FaceState | ExpressionSet,
     view: str = "graph",
@@ -117,6 +134,7 @@ def draw(
     title: str | None = None,
     variant: str = "backward",
     faces: list[tuple[str, str]] = (),
+    force: bool = False,
 ) -> Drawing:
     """Draw a graph in one of the views ``graph``, ``line``, ``levels``, ``pages``.
 
@@ -126,7 +144,8 @@ def draw(
     ``pages``; comma-separated for several) or passes regions. ``style`` is ``paper``
     (default: serif, grayscale-safe), ``screen`` or ``plain`` (labels as text);
     ``font`` ``serif`` or ``sans``. A :class:`FaceState` draws its line graph, an
-    :class:`ExpressionSet` its expressions laid out as a graph (Zhou).
+    :class:`ExpressionSet` its expressions laid out as a graph (Zhou). Graphs too large to
+    draw legibly are refused unless ``force`` (:func:`check_drawable`).
 
     >>> from dgraph.core.builders import bundled
     >>> d = draw(bundled("zhou_two_blocks.json"), highlight="blocks", direction="dependence")
@@ -136,6 +155,8 @@ def draw(
     chosen = get_style(style, font)
     if view not in VIEWS:
         raise DGraphError(f"unknown view {view!r}: use {', '.join(VIEWS)}")
+    if not force:
+        check_drawable(obj.graph if isinstance(obj, (FaceState, ExpressionSet)) else obj, view)
     if isinstance(obj, FaceState):
         if view != "line":
             raise DGraphError("a line graph under face elimination has only the line view")

@@ -23,7 +23,8 @@ from ..core.paths import depths
 from ..elimination.labeled import LabeledGraph
 from ..errors import DGraphError
 from ..faces.elimination import FaceState
-from .drawing import Drawing
+from ..methods import accumulate, methods
+from .drawing import Drawing, check_drawable
 from .labels import SymbolNames, symbol_names
 from .styles import Style, get_style
 from .views import graph_scene, line_scene
@@ -257,20 +258,22 @@ def steps(
     *,
     direction: str = "dataflow",
     style: str | Style | None = None,
+    force: bool = False,
     **options,
 ) -> StepViewer:
     """The step-by-step view of an accumulation: of ``source`` itself when it is an
-    expression set, else of ``accumulate(source, method, **options)``.
+    expression set, else of ``accumulate(source, method, **options)``; graphs too large
+    to draw legibly are refused unless ``force`` (:func:`~dgraph.render.drawing.check_drawable`).
 
     >>> from dgraph.core.builders import bundled
     >>> viewer = steps(bundled("naumann_sin.trace"), "reverse")
     >>> [f.mults for f in viewer.frames], viewer.frames[-1].lines()
     ([0, 2, 3], ['r1 = d_y_v1 + d_y_v2*d_v2_v1', 'dy/dx0 = d_y_v2*d_v2_x0', 'dy/dx1 = r1*d_v1_x1'])
     """
-    if isinstance(source, ExpressionSet):
-        es = source
-    else:
-        from ..methods import accumulate
-
-        es = accumulate(source, method, **options)
+    if not force:
+        graph = source.graph if isinstance(source, ExpressionSet) else source
+        name = source.method if isinstance(source, ExpressionSet) else method
+        faces = isinstance(name, str) and name in methods(family="face elimination")
+        check_drawable(graph, "line" if faces else "graph")
+    es = source if isinstance(source, ExpressionSet) else accumulate(source, method, **options)
     return StepViewer(es, frames(es, direction, style))
