@@ -168,15 +168,6 @@ def _edge_optimal(
     return edge_optimal(graph, metagraph, budget)
 
 
-def _best(
-    graph: DGraph,
-    budget: float | None = None,
-    seed: int = 0,
-    candidates: Iterable[ExpressionSet] = (),
-) -> ExpressionSet:
-    return best(graph, budget, seed, candidates)
-
-
 _VERTEX, _EDGE, _FACE = "vertex elimination", "edge elimination", "face elimination"
 register("forward", forward, _VERTEX, "vertex elimination in evaluation order", compared=True)
 register("reverse", reverse, _VERTEX, "vertex elimination in reverse order", compared=True)
@@ -227,7 +218,7 @@ register(
 )
 register(
     "best",
-    _best,
+    best,
     "portfolio",
     "the cheapest verified result of a portfolio of exact and heuristic searches",
     compared=True,
