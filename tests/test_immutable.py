@@ -4,6 +4,7 @@ what is cheapest, and the same input and seed give the same result."""
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import pickle
 from pathlib import Path
@@ -192,7 +193,10 @@ def test_compare_gives_best_the_other_results(discrepancy_graph, monkeypatch):
         seen["seed"] = seed
         return real(graph, budget, seed, candidates)
 
-    monkeypatch.setattr("dgraph.methods.registry.best", spy)
+    registry = importlib.import_module("dgraph.methods.registry")
+    monkeypatch.setitem(
+        registry.METHODS, "best", dataclasses.replace(registry.METHODS["best"], run=spy)
+    )
     comparison = compare(discrepancy_graph, ["best", "dstar", "reverse"], budget=1, seed=5)
     assert seen == {"candidates": ["dstar", "reverse"], "seed": 5}
     assert list(comparison.results) == ["best", "dstar", "reverse"]
