@@ -148,6 +148,12 @@ CASES: list[tuple[str, list[str], str]] = [
     # 8. values outside an option's choices
     ("method", ["accumulate", SIN, "-m", "nonsense"], "invalid choice: 'nonsense'"),
     ("strategy", ["accumulate", SIN, "-m", "zhou", "--strategy", "nonsense"], "--strategy"),
+    (
+        "option-of-another-method",
+        ["accumulate", SIN, "-m", "forward", "--strategy", "pages"],
+        "takes no option 'strategy'",
+    ),
+    ("compare-budget", ["compare", SIN, "--budget", "-1"], "--budget"),
     ("variant", ["accumulate", SIN, "-m", "zhou", "--variant", "nonsense"], "--variant"),
     ("metagraph", ["accumulate", SIN, "--metagraph", "nonsense"], "--metagraph"),
     (
