@@ -102,3 +102,17 @@ def test_import_dgraph_stays_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_graph_that_has_been_evaluated_still_goes_through_searches(sin_graph):
+    """Issue 30: evaluating compiles functions cached on the graph; a search's child process
+    pickles its result (with the graph), which must leave those caches behind."""
+    import pickle
+
+    dgraph.accumulate(sin_graph, "reverse").evaluate([1.0, 2.0])
+    assert "numeric" in sin_graph.derived
+    copy = pickle.loads(pickle.dumps(sin_graph))
+    assert "numeric" not in copy.derived
+    assert copy.edge_symbols == sin_graph.edge_symbols
+    assert dgraph.accumulate(sin_graph, "best", budget=2).mults == 3
+    assert dgraph.compare(sin_graph, budget=2).to_dict()["best"]

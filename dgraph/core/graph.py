@@ -76,6 +76,9 @@ def as_vertex_expr(expr: object, where: str) -> sympy.Expr:
     return expr.xreplace(swap) if swap else expr
 
 
+_PROCESS_LOCAL = frozenset({"numeric"})  # derived entries holding compiled functions
+
+
 class DGraph(Printable):
     """A differentiation graph with input, intermediate and output roles.
 
@@ -99,6 +102,13 @@ class DGraph(Printable):
         self.derived: dict[str, object] = {}  # analyses' cached results; cleared on change
         self.notes: list[str] = []  # what a builder did silently (passive vertices folded)
         self._version = 0
+
+    def __getstate__(self) -> dict:
+        """The graph without its process-local caches (compiled functions cannot be pickled,
+        and a search's result comes back from its child process pickled)."""
+        state = self.__dict__.copy()
+        state["derived"] = {k: v for k, v in self.derived.items() if k not in _PROCESS_LOCAL}
+        return state
 
     def _changed(self) -> None:
         self._order = None
