@@ -146,3 +146,38 @@ def test_vertex_optimal_is_the_minimum_over_all_orders(seed):
         vertex_elimination(g, order).mults for order in itertools.permutations(g.intermediates)
     )
     assert dgraph.accumulate(g, "vertex-optimal").mults == best
+
+
+def _markowitz_by_definition(graph):
+    """Naumann's greedy rule read literally: scan every remaining vertex each step."""
+    import networkx as nx
+
+    position = {v: i for i, v in enumerate(graph.order())}
+    g = nx.DiGraph(graph.nx.edges)
+    order, remaining = [], set(graph.intermediates)
+    while remaining:
+        v = min(remaining, key=lambda w: (g.in_degree(w) * g.out_degree(w), position[w]))
+        g.add_edges_from((i, k) for i in g.predecessors(v) for k in g.successors(v))
+        g.remove_node(v)
+        remaining.discard(v)
+        order.append(v)
+    return order
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_incremental_markowitz_and_order_cost_match_their_definitions(seed):
+    import random
+
+    from dgraph.core.random_graphs import random_layered
+    from dgraph.elimination.orders import order_cost
+
+    g = random_layered(seed, 3 + seed % 5, 4 + seed % 7, 2 + seed % 3, None if seed % 2 else 3)
+    assert markowitz_order(g) == _markowitz_by_definition(g)
+    order = list(g.intermediates)
+    random.Random(seed).shuffle(order)
+    bits = BitGraph(g)
+    state, expected = bits.start, 0
+    for v in order:
+        cost, state = bits.vertex(state, bits.index[v])
+        expected += cost
+    assert order_cost(g, order) == expected

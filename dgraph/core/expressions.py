@@ -24,7 +24,7 @@ from typing import Any
 import sympy
 
 from ..errors import GraphError
-from .algebra import nc_symbol
+from .algebra import nc_substitute, nc_symbol
 from .costs import Cost, constant_values, expression_cost, expression_set_cost
 from .display import Printable
 from .graph import DGraph, vertex_symbol
@@ -255,8 +255,9 @@ class ExpressionSet(Printable):
             old: reference_symbol(k) for k, old in enumerate(kept, start=1)
         }
         references: dict[sympy.Symbol, sympy.Expr] = {}
+        memo: dict = {}  # mapping only grows, and an expression is seen after its references
         for name, definition in self.references.items():
-            definition = definition.xreplace(mapping)
+            definition = nc_substitute(definition, mapping, memo)
             if name in inline:
                 mapping[name] = definition
             else:
@@ -264,7 +265,7 @@ class ExpressionSet(Printable):
         return ExpressionSet(
             self.graph,
             references,
-            {k: e.xreplace(mapping) for k, e in self.jacobian.items()},
+            {k: nc_substitute(e, mapping, memo) for k, e in self.jacobian.items()},
             self.steps,
             self.method,
             self.info,

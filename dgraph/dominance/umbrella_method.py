@@ -39,12 +39,12 @@ def _contract(graph: DGraph, inside_out: bool) -> ExpressionSet:
         ]
         if not inner:
             continue
-        for v in cheapest_order(structure_graph(lg.g, inner, output=w)):
+        for v in cheapest_order(structure_graph(lg.succ, lg.pred, inner, output=w)):
             lg.eliminate_vertex(v, op="umbrella", region=w)
         contracted += 1
     rest = lg.intermediates()
     if rest:
-        for v in cheapest_order(structure_graph(lg.g, rest)):
+        for v in cheapest_order(structure_graph(lg.succ, lg.pred, rest)):
             lg.eliminate_vertex(v)
     nesting = "inside-out" if inside_out else "maximal"
     return lg.result("umbrella", {"umbrellas_contracted": contracted, "nesting": nesting})

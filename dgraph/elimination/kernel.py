@@ -31,6 +31,7 @@ import networkx as nx
 import sympy
 
 from ..core import kinds
+from ..core.algebra import nc_product, nc_sum
 from ..core.expressions import Step, as_factor
 from ..core.graph import DGraph
 from ..errors import DGraphError
@@ -121,16 +122,10 @@ class Symbolic(Algebra):
 
     def multiply(self, upper: sympy.Expr, lower: sympy.Expr) -> tuple[int, sympy.Expr]:
         a, b = upper, lower
-        if a.is_Symbol and b.is_Symbol and a != b and not (a.is_commutative or b.is_commutative):
-            # what a * b builds for two different noncommutative symbols, without the
-            # general flattening that dominates building large expression sets
-            product = sympy.Mul._from_args((a, b), is_commutative=False)
-        else:
-            product = a * b
-        return int(a != 1 and b != 1), product
+        return int(a != 1 and b != 1), nc_product(a, b)
 
     def add(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-        return a + b
+        return nc_sum(a, b)
 
     def copy(self) -> Symbolic:
         """Its own references, continuing the numbering."""

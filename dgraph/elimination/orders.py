@@ -7,10 +7,9 @@ priced on the structure, and the exact optimum is searched when the graph is sma
 
 from __future__ import annotations
 
-import networkx as nx
+from collections.abc import Iterable, Mapping
 
 from ..core.graph import DGraph
-from .structure import BitGraph
 from .vertex import markowitz_order
 from .vertex_optimal import vertex_optimal_search
 
@@ -19,15 +18,22 @@ __all__ = ["EXACT_LIMIT", "cheapest_order", "order_cost", "structure_graph"]
 EXACT_LIMIT = 12  # intermediates up to which the optimal order is searched
 
 
-def structure_graph(g: nx.DiGraph, inner: list[str], output: str | None = None) -> DGraph:
+def structure_graph(
+    succ: Mapping[str, Iterable[str]],
+    pred: Mapping[str, Iterable[str]],
+    inner: list[str],
+    output: str | None = None,
+) -> DGraph:
     """A structure-only DGraph of ``inner`` vertices with everything feeding them as
-    inputs and what they feed as outputs (``output`` if given), in ``inner``'s order."""
+    inputs and what they feed as outputs (``output`` if given), in ``inner``'s order.
+    ``succ`` and ``pred`` are adjacency maps (a networkx graph's, or an elimination
+    state's), read only around ``inner``."""
     inner_set = set(inner)
     sinks = [output] if output is not None else []
     if output is None:
-        sinks = list(dict.fromkeys(w for v in inner for w in g.successors(v) if w not in inner_set))
+        sinks = list(dict.fromkeys(w for v in inner for w in succ[v] if w not in inner_set))
     keep = inner_set | set(sinks)
-    sources = list(dict.fromkeys(u for v in keep for u in g.predecessors(v) if u not in keep))
+    sources = list(dict.fromkeys(u for v in keep for u in pred[v] if u not in keep))
     d = DGraph()
     for u in sources:
         d.add_vertex(u, "input")
@@ -36,18 +42,29 @@ def structure_graph(g: nx.DiGraph, inner: list[str], output: str | None = None) 
     for y in sinks:
         d.add_vertex(y, "output")
     for v in [*inner, *sinks]:
-        for u in g.predecessors(v):
+        for u in pred[v]:
             if u in keep or u in sources:
                 d.add_edge(u, v)
     return d
 
 
 def order_cost(graph: DGraph, order: list[str]) -> int:
-    bits = BitGraph(graph)
-    state, total = bits.start, 0
+    """The structural cost of eliminating ``order``: the sum of Markowitz degrees met.
+
+    Adjacency sets, so a step costs its fill-in, not the graph's size.
+    """
+    pred = {v: set(graph.nx.pred[v]) for v in graph.nx}
+    succ = {v: set(graph.nx.succ[v]) for v in graph.nx}
+    total = 0
     for v in order:
-        cost, state = bits.vertex(state, bits.index[v])
-        total += cost
+        total += len(pred[v]) * len(succ[v])
+        for i in pred[v]:
+            succ[i].discard(v)
+            succ[i] |= succ[v]
+        for k in succ[v]:
+            pred[k].discard(v)
+            pred[k] |= pred[v]
+        del pred[v], succ[v]
     return total
 
 

@@ -7,9 +7,8 @@ heuristic greedily takes the smallest current degree, ties broken by evaluation 
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
-
-import networkx as nx
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
@@ -58,15 +57,29 @@ def markowitz_order(graph: DGraph) -> list[str]:
     ['v1', 'v2']
     """
     position = {v: i for i, v in enumerate(graph.order())}
-    g = nx.DiGraph(graph.nx.edges)  # structure only: labels play no part in the choice
+    pred = {v: set(graph.nx.pred[v]) for v in graph.nx}  # structure only: labels play
+    succ = {v: set(graph.nx.succ[v]) for v in graph.nx}  # no part in the choice
+    # a heap of (degree, position, vertex), entries made stale by later changes skipped:
+    # the degrees that change are those of the eliminated vertex's neighbours
+    heap = [(len(pred[v]) * len(succ[v]), position[v], v) for v in graph.intermediates]
+    heapq.heapify(heap)
+    done: set[str] = set()
     order: list[str] = []
-    remaining = set(graph.intermediates)
-    while remaining:
-        v = min(remaining, key=lambda w: (g.in_degree(w) * g.out_degree(w), position[w]))
-        g.add_edges_from((i, k) for i in g.predecessors(v) for k in g.successors(v))
-        g.remove_node(v)
-        remaining.discard(v)
+    while heap:
+        degree, _, v = heapq.heappop(heap)
+        if v in done or degree != len(pred[v]) * len(succ[v]):
+            continue
+        done.add(v)
         order.append(v)
+        for i in pred[v]:
+            succ[i].discard(v)
+            succ[i] |= succ[v]
+        for k in succ[v]:
+            pred[k].discard(v)
+            pred[k] |= pred[v]
+        for w in pred[v] | succ[v]:
+            if w not in done and graph.role(w) == "intermediate":
+                heapq.heappush(heap, (len(pred[w]) * len(succ[w]), position[w], w))
     return order
 
 
