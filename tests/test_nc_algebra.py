@@ -40,3 +40,16 @@ def test_rules_that_need_sympy_still_apply():
     assert nc_sum(a * b, -(a * b)) == 0
     assert nc_sum(a, 2 * a) == 3 * a
     assert nc_product(sympy.Integer(1), a) == a
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_expressions(), min_size=1, max_size=6))
+def test_canonical_key_sorts_like_sympy_and_sums_of_many(terms):
+    from sympy.core.basic import _args_sortkey
+
+    from dgraph.core.algebra import canonical_key, nc_sum_of
+
+    unique = list(dict.fromkeys(terms))
+    assert sorted(unique, key=canonical_key) == sorted(unique, key=_args_sortkey)
+    fast, slow = nc_sum_of(terms), sympy.Add(*terms)
+    assert fast == slow and fast.args == slow.args

@@ -7,16 +7,26 @@ evaluation are all the same fold with a different meaning for +, * and the leave
 
 from __future__ import annotations
 
+import functools
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 import sympy
-from sympy.core.basic import _args_sortkey
+from sympy.core import basic as sympy_basic
 
 from ..errors import VerificationError
 
-__all__ = ["fold", "nc_product", "nc_substitute", "nc_sum", "nc_symbol", "real_symbol"]
+__all__ = [
+    "canonical_key",
+    "fold",
+    "nc_product",
+    "nc_substitute",
+    "nc_sum",
+    "nc_sum_of",
+    "nc_symbol",
+    "real_symbol",
+]
 
 T = TypeVar("T")
 
@@ -59,12 +69,56 @@ def nc_sum(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     ta = a.args if a.is_Add else (a,)
     tb = b.args if b.is_Add else (b,)
     terms = ta + tb
-    if not all(t.is_commutative is False and not _scaled(t) for t in terms):
+    if not _plain_terms(terms):
         return a + b
-    if len(set(terms)) != len(terms):
-        return a + b
-    merged = list(heapq.merge(ta, tb, key=_args_sortkey))
+    merged = list(heapq.merge(ta, tb, key=canonical_key))
     return sympy.Add._from_args(merged, is_commutative=False)
+
+
+def nc_sum_of(terms: Iterable[sympy.Expr]) -> sympy.Expr:
+    """``Add(*terms)``, the same object, sorted once by :func:`canonical_key` where the
+    terms are plain (as in :func:`nc_sum`)."""
+    terms = tuple(terms)
+    flat = tuple(u for t in terms for u in (t.args if t.is_Add else (t,)))
+    if len(flat) < 2 or not _plain_terms(flat):
+        return sympy.Add(*terms)
+    return sympy.Add._from_args(sorted(flat, key=canonical_key), is_commutative=False)
+
+
+def _plain_terms(terms: tuple[sympy.Expr, ...]) -> bool:
+    """Noncommutative terms, none repeated, none with a numeric coefficient: Add's rules
+    would only sort them."""
+    if not all(t.is_commutative is False and not _scaled(t) for t in terms):
+        return False
+    return len(set(terms)) == len(terms)
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def canonical_key(e: sympy.Basic) -> tuple:
+    """A key that sorts like sympy's ``Basic.compare`` (the order of an Add's terms):
+    class rank, length of the hashable content, then its items in turn. One key per
+    term and tuple comparisons, where ``compare`` recurses in Python for every pair.
+    """
+    name = type(e).__name__
+    try:
+        rank = sympy_basic.ordering_of_classes.index(name)
+    except ValueError:
+        rank = len(sympy_basic.ordering_of_classes) + 1
+    content = e._hashable_content()
+    items = []
+    for item in content:
+        if isinstance(item, sympy.Basic):
+            items.append(canonical_key(item))
+        elif isinstance(item, frozenset):
+            raise TypeError("no canonical key for a frozenset item")  # not in expression sets
+        else:
+            items.append(item)
+    return (
+        rank,
+        name if rank > len(sympy_basic.ordering_of_classes) else "",
+        len(content),
+        tuple(items),
+    )
 
 
 def nc_substitute(
@@ -88,12 +142,15 @@ def nc_substitute(
         if done is not None:
             return done
         if e.is_Mul or e.is_Add:
-            join = nc_product if e.is_Mul else nc_sum
             args = [walk(a) for a in e.args]
-            out = e if all(x is y for x, y in zip(args, e.args, strict=True)) else args[0]
-            if out is not e:
+            if all(x is y for x, y in zip(args, e.args, strict=True)):
+                out = e
+            elif e.is_Add:
+                out = nc_sum_of(args)
+            else:
+                out = args[0]
                 for a in args[1:]:
-                    out = join(out, a)
+                    out = nc_product(out, a)
         else:
             out = e.xreplace(mapping)
         memo[e] = out
