@@ -283,3 +283,34 @@ def test_cli_structure_and_zhou(capsys, tmp_path, two_blocks_graph):
     assert "'q' is not an input" in capsys.readouterr().err
     assert main(["accumulate", str(path), "-m", "layers", "--cuts", "v", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["mults"] == 5
+
+
+def _factorize_by_definition(lg, variant):
+    """Zhou's rule read literally: recompute every depth level before each elimination."""
+    from dgraph.core.paths import depths
+    from dgraph.zhou.simple import reduce_simple
+
+    position = {v: i for i, v in enumerate(lg.graph.order())}
+    reduce_simple(lg)
+    while inter := lg.intermediates():
+        depth = depths(lg.g)
+        pick = max if variant == "backward" else min
+        v = pick(inter, key=lambda w: (depth[w], -position[w]))
+        around = [*lg.pred[v], *lg.succ[v]]
+        lg.eliminate_vertex(v, op="split")
+        reduce_simple(lg, around)
+
+
+@pytest.mark.parametrize("variant", ["backward", "forward"])
+@pytest.mark.parametrize("seed", range(25))
+def test_incremental_depths_factorize_as_the_definition_does(seed, variant):
+    from dgraph.core.random_graphs import random_layered
+    from dgraph.elimination.labeled import LabeledGraph
+    from dgraph.zhou.factorize import factorize
+
+    g = random_layered(seed, 3 + seed % 4, 3 + seed % 6, 2 + seed % 3, None if seed % 2 else 2)
+    fast, slow = LabeledGraph(g), LabeledGraph(g)
+    factorize(fast, variant)
+    _factorize_by_definition(slow, variant)
+    assert [str(s) for s in fast.steps] == [str(s) for s in slow.steps]
+    assert fast.result("zhou").jacobian == slow.result("zhou").jacobian

@@ -33,6 +33,7 @@ The reading of §5 implemented in :func:`pages`, for one page at a time:
 from __future__ import annotations
 
 import dataclasses
+import heapq
 from collections.abc import Iterable
 
 import networkx as nx
@@ -40,7 +41,7 @@ import sympy
 
 from ..core.expressions import ExpressionSet, make_expression_set
 from ..core.graph import DGraph
-from ..core.paths import depths
+from ..core.paths import depths, depths_of
 from ..elimination.labeled import LabeledGraph
 from ..errors import DGraphError
 from .levels import root_degrees, terminal_degrees
@@ -58,22 +59,59 @@ def _intermediates(g: nx.DiGraph) -> list[str]:
 
 def factorize(lg: LabeledGraph, variant: str, among: Iterable[str] | None = None) -> None:
     """Backward or forward factorization, in place, until no intermediate is left (or
-    none of ``among``)."""
+    none of ``among``): the deepest intermediate first (backward) or the shallowest
+    (forward), ties by evaluation order.
+
+    Depth levels are kept up to date locally (an elimination only lowers the depths of the
+    vertices above it), and the next vertex comes from a heap, so a step costs what it
+    changes, not the size of the graph.
+    """
     if variant not in VARIANTS:
         raise DGraphError(f"unknown factorization {variant!r}: use backward or forward")
     position = {v: i for i, v in enumerate(lg.graph.order())}
     allowed = None if among is None else set(among)
     reduce_simple(lg)
-    while True:
-        inter = [v for v in lg.intermediates() if allowed is None or v in allowed]
-        if not inter:
-            return
-        depth = depths(lg.g)
-        pick = max if variant == "backward" else min
-        v = pick(inter, key=lambda w: (depth[w], -position[w]))
+    depth = depths_of(lg.succ, lg.role)
+
+    def key(v: str) -> tuple[int, int]:
+        if variant == "backward":
+            return -depth[v], position[v]
+        return depth[v], -position[v]
+
+    def wanted(v: str) -> bool:
+        return v in lg.succ and lg.role[v] == "intermediate" and (allowed is None or v in allowed)
+
+    heap = [(*key(v), v) for v in lg.intermediates() if wanted(v)]
+    heapq.heapify(heap)
+    while heap:
+        *k, v = heapq.heappop(heap)
+        if not wanted(v) or tuple(k) != key(v):
+            continue  # gone, or its depth changed since (a newer entry is in the heap)
+        touched = set(lg.pred[v])
         around = [*lg.pred[v], *lg.succ[v]]
         lg.eliminate_vertex(v, op="split")
-        reduce_simple(lg, around)
+        reduce_simple(lg, around, touched)
+        for u in _lower_depths(lg, depth, touched):
+            if wanted(u):
+                heapq.heappush(heap, (*key(u), u))
+
+
+def _lower_depths(lg: LabeledGraph, depth: dict[str, int], touched: set[str]) -> set[str]:
+    """Recompute the depths of ``touched`` (their successors changed) and of everything
+    above them that changes in turn; the vertices whose depth changed."""
+    changed = set()
+    work = [u for u in touched if u in lg.succ]
+    while work:
+        u = work.pop()
+        if u not in lg.succ:
+            continue
+        below = max((depth[w] for w in lg.succ[u]), default=-1)
+        new = 0 if lg.role[u] == "output" else 1 + below
+        if new != depth[u]:
+            depth[u] = new
+            changed.add(u)
+            work.extend(lg.pred[u])
+    return changed
 
 
 def _page(lg: LabeledGraph, edges: Iterable[tuple[str, str]]) -> LabeledGraph:

@@ -35,10 +35,12 @@ def _is_chain_link(state: Elimination, v: str) -> bool:
     )
 
 
-def reduce_simple(lg: LabeledGraph, vertices: Iterable[str] | None = None) -> int:
+def reduce_simple(
+    lg: LabeledGraph, vertices: Iterable[str] | None = None, touched: set[str] | None = None
+) -> int:
     """Eliminate chain links until none is left (only around ``vertices`` if given);
     returns the multiplications spent. Each reduced chain or block is one edge whose label
-    is its expression."""
+    is its expression. ``touched`` collects the vertices whose successors changed."""
     queue = [v for v in (lg.succ if vertices is None else vertices) if _is_chain_link(lg, v)]
     cost = 0
     while queue:
@@ -46,6 +48,8 @@ def reduce_simple(lg: LabeledGraph, vertices: Iterable[str] | None = None) -> in
         if not _is_chain_link(lg, v):
             continue
         (u,), (w,) = lg.pred[v], lg.succ[v]
+        if touched is not None:
+            touched.add(u)
         cost += lg.eliminate_vertex(v, op="chain")
         queue.extend(x for x in (u, w) if _is_chain_link(lg, x))
     return cost
