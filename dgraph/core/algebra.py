@@ -31,6 +31,7 @@ __all__ = [
 T = TypeVar("T")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def nc_symbol(name: str) -> sympy.Symbol:
     """A noncommutative symbol (edge labels and references are matrices in vector mode)."""
     return sympy.Symbol(name, commutative=False)
@@ -93,12 +94,26 @@ def _plain_terms(terms: tuple[sympy.Expr, ...]) -> bool:
     return len(set(terms)) == len(terms)
 
 
-@functools.lru_cache(maxsize=1 << 17)
+_KEYS: dict[int, tuple[sympy.Basic, tuple]] = {}  # id -> (the object, kept alive; its key)
+_KEYS_LIMIT = 1 << 18
+_SYMBOL_RANK = sympy_basic.ordering_of_classes.index("Symbol")
+
+
 def canonical_key(e: sympy.Basic) -> tuple:
     """A key that sorts like sympy's ``Basic.compare`` (the order of an Add's terms):
     class rank, length of the hashable content, then its items in turn. One key per
     term and tuple comparisons, where ``compare`` recurses in Python for every pair.
+    Keys are remembered by identity: a cache keyed by the expressions themselves would
+    compare them structurally on every hit.
     """
+    known = _KEYS.get(id(e))
+    if known is not None and known[0] is e:
+        return known[1]
+    if type(e) is sympy.Symbol:  # content: the name, then plain assumption items
+        content = e._hashable_content()
+        key = (_SYMBOL_RANK, "", len(content), content)
+        _KEYS[id(e)] = (e, key)
+        return key
     name = type(e).__name__
     try:
         rank = sympy_basic.ordering_of_classes.index(name)
@@ -113,12 +128,12 @@ def canonical_key(e: sympy.Basic) -> tuple:
             raise TypeError("no canonical key for a frozenset item")  # not in expression sets
         else:
             items.append(item)
-    return (
-        rank,
-        name if rank > len(sympy_basic.ordering_of_classes) else "",
-        len(content),
-        tuple(items),
-    )
+    unknown = name if rank > len(sympy_basic.ordering_of_classes) else ""
+    key = (rank, unknown, len(content), tuple(items))
+    if len(_KEYS) >= _KEYS_LIMIT:
+        _KEYS.clear()
+    _KEYS[id(e)] = (e, key)
+    return key
 
 
 def nc_substitute(
