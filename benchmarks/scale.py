@@ -1,58 +1,158 @@
-"""How structure analysis and D* grow with graph size, and whether ``best`` keeps its
-budget as graphs grow, on random layered graphs.
+"""How every stage grows with graph size: time against edges, with the fitted exponent k
+of time ~ edges^k, on random layered graphs (10^3–10^5 edges), Chebyshev polynomials and
+spherical harmonics; and whether ``best`` keeps its budget as graphs grow.
 
-Run: python benchmarks/scale.py  (prints Markdown tables; benchmarks/run.sh records them).
-Layered graphs have 3 edges into every vertex; the structure runs use a whole level of
-inputs and outputs, the D* runs 4 inputs and 4 outputs (16 root-leaf pairs) or, at 1k
-edges, a whole level (900 pairs).
+Run: python benchmarks/scale.py [--quick]  (prints Markdown tables; benchmarks/run.sh
+records them). Every cell runs in a forked child stopped at LIMIT seconds (``> 60``), and
+a method that refuses a graph says why (``refused``). Layered graphs have 3 edges into
+every vertex, 4 inputs and 4 outputs. Exponents are least-squares slopes of log(seconds)
+over log(edges), over the sizes that finished in at least 0.05 s.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import resource
+import sys
 import time
+from collections.abc import Callable
 
+from dgraph.bench.suite import chebyshev, spherical_harmonics
+from dgraph.core.builders import from_json
 from dgraph.core.random_graphs import random_layered
-from dgraph.dominance.dstar import dstar
+from dgraph.errors import DGraphError
+from dgraph.methods import accumulate
 from dgraph.methods.structure import structure
 from dgraph.search.best import best
+from dgraph.search.timebox import timeboxed
 
-CASES = [
-    ("structure", 11, 30, 3, None),
-    ("structure", 34, 100, 3, None),
-    ("structure", 100, 340, 3, None),
-    ("dstar", 11, 30, 3, 4),
-    ("dstar", 11, 30, 3, None),
-    ("dstar", 34, 100, 3, 4),
-]
+LIMIT = 60.0  # seconds per cell
+LAYERED = [(10, 40), (20, 100), (30, 120), (40, 250), (60, 550)]  # layers x width
+METHODS = ["forward", "reverse", "markowitz", "layers", "dstar", "umbrella", "zhou"]
+CHEBYSHEV = [10, 20, 30, 40, 60]
+HARMONICS = [5, 10, 15, 20, 25]
+FUNCTION_METHODS = ["forward", "reverse", "dstar"]
 
 BEST_BUDGET = 2.0  # seconds
 BEST_CASES = [(5, 10), (10, 10), (20, 20), (30, 30)]  # layers x width, one level in and out
 
 
-def main() -> None:
-    print(
-        "| task | edges | inputs x outputs | seconds | microseconds per edge |"
-    )  # dstar: + verify
-    print("|---|---|---|---|---|")
-    for task, layers, width, degree, ends in CASES:
-        g = random_layered(0, layers, width, degree, ends)
+def slope(sizes: list[float], seconds: list[float]) -> float | None:
+    """Least-squares slope of log(seconds) over log(size); None with fewer than 2 points."""
+    points = [(s, t) for s, t in zip(sizes, seconds, strict=True) if t is not None and t >= 0.05]
+    if len(points) < 2:
+        return None
+    xs = [math.log(s) for s, _ in points]
+    ys = [math.log(t) for _, t in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    den = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den if den else None
+
+
+def cell(run: Callable[[], object]) -> tuple[float | None, str]:
+    """(seconds or None, the text shown) for ``run`` in a child stopped at LIMIT."""
+
+    def child():
         t0 = time.perf_counter()
-        if task == "structure":
-            structure(g)
-        else:
-            es = dstar(g)
-            es.verify()  # the result is checked too, as every result is
-            task = f"dstar ({es.info['organization']})"
+        try:
+            extra = run()
+        except DGraphError as e:
+            return None, f"refused: {str(e)[:60]}"
         seconds = time.perf_counter() - t0
-        shape = f"{len(g.inputs)} x {len(g.outputs)}"
-        per_edge = 1e6 * seconds / g.n_edges
-        print(f"| {task} | {g.n_edges} | {shape} | {seconds:.2f} | {per_edge:.0f} |", flush=True)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return seconds, f"{seconds:.2f}{extra or ''} ({peak:.0f} MB)"
+
+    out = timeboxed(child, LIMIT)
+    return out if out is not None else (None, f"> {LIMIT:.0f}")
+
+
+def method_cell(graph, method: str) -> tuple[float | None, str]:
+    """Accumulate (unverified) then verify, timed apart: ``seconds + verify``."""
+
+    def run():
+        es = accumulate(graph, method, verify=False)
+        t0 = time.perf_counter()
+        check = es.verify()
+        assert check.ok, check.detail
+        return f" + {time.perf_counter() - t0:.2f} ✓ [{es.mults}]"
+
+    return cell(run)
+
+
+def table(title: str, rows: list[tuple[str, object]], columns: list[str], cells) -> None:
+    """A Markdown table of ``cells(graph, column)`` per row, then the exponent row."""
+    print(f"| {title} | edges | build | " + " | ".join(columns) + " |")
+    print("|---|---|---|" + "---|" * len(columns))
+    sizes: list[int] = []
+    times: dict[str, list[float | None]] = {c: [] for c in ["build", *columns]}
+    for label, make in rows:
+        t0 = time.perf_counter()
+        graph = make()
+        built = time.perf_counter() - t0
+        sizes.append(graph.n_edges)
+        times["build"].append(built)
+        shown = [f"{built:.2f}"]
+        for c in columns:
+            seconds, text = cells(graph, c)
+            times[c].append(seconds)
+            shown.append(text)
+        print(f"| {label} | {graph.n_edges} | " + " | ".join(shown) + " |", flush=True)
+    exponents = [slope(sizes, times[c]) for c in ["build", *columns]]
+    print(
+        "| exponent k | | " + " | ".join("–" if k is None else f"{k:.2f}" for k in exponents) + " |"
+    )
+    print()
+
+
+def layered_cells(graph, column: str) -> tuple[float | None, str]:
+    if column == "load (JSON)":
+        text = graph.to_json()
+        return cell(lambda: from_json(text) and None)
+    if column == "structure":
+        return cell(lambda: structure(graph) and None)
+    return method_cell(graph, column)
+
+
+def function_cells(graph, column: str) -> tuple[float | None, str]:
+    if column == "load (JSON)":
+        text = json.dumps(json.loads(graph.to_json()))
+        return cell(lambda: from_json(text) and None)
+    return method_cell(graph, column)
+
+
+def main(quick: bool = False) -> None:
+    layered = LAYERED[:3] if quick else LAYERED
+    print(
+        f"Each cell: seconds to accumulate + seconds to verify ✓ [structural mults]"
+        f" (peak memory of the child); stopped at {LIMIT:.0f} s.\n"
+    )
+    print("build: the graph from its generator (layered) or from sympy expressions (functions).\n")
+    table(
+        "layered (layers x width)",
+        [(f"{a} x {b}", lambda a=a, b=b: random_layered(0, a, b, 3, 4)) for a, b in layered],
+        ["load (JSON)", "structure", *METHODS],
+        layered_cells,
+    )
+    cheb = CHEBYSHEV[:3] if quick else CHEBYSHEV
+    table(
+        "Chebyshev T_n",
+        [(f"n = {n}", lambda n=n: chebyshev(n)) for n in cheb],
+        ["load (JSON)", *FUNCTION_METHODS],
+        function_cells,
+    )
+    harm = HARMONICS[:2] if quick else HARMONICS
+    table(
+        "spherical harmonics",
+        [(f"order {n}", lambda n=n: spherical_harmonics(n)) for n in harm],
+        ["load (JSON)", *FUNCTION_METHODS],
+        function_cells,
+    )
     budget_table()
 
 
 def budget_table() -> None:
     """``best`` with a fixed budget: its wall time, the winner built and verified."""
-    print()
     print(f"| best, budget {BEST_BUDGET:g} s | intermediates | edges | seconds | found by | note |")
     print("|---|---|---|---|---|---|")
     for layers, width in BEST_CASES:
@@ -70,4 +170,4 @@ def budget_table() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(quick="--quick" in sys.argv)
