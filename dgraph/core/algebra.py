@@ -95,7 +95,7 @@ def _plain_terms(terms: tuple[sympy.Expr, ...]) -> bool:
 
 
 _KEYS: dict[int, tuple[sympy.Basic, tuple]] = {}  # id -> (the object, kept alive; its key)
-_KEYS_LIMIT = 1 << 18
+_KEYS_LIMIT = 1 << 20
 _SYMBOL_RANK = sympy_basic.ordering_of_classes.index("Symbol")
 
 

@@ -35,7 +35,6 @@ from dataclasses import dataclass
 import networkx as nx
 import sympy
 
-from ..core.costs import expression_cost
 from ..core.expressions import ExpressionSet, Step, make_expression_set, new_reference
 from ..core.graph import DGraph
 from ..errors import DGraphError
@@ -133,29 +132,51 @@ class _Sums:
         return new_reference(self.references, expr)
 
     def of(self, s: FactorSubgraph) -> tuple[sympy.Symbol, int | None]:
-        """The reference for ``s`` and, if it was computed just now, its multiplications."""
+        """The reference for ``s`` and, if it was computed just now, its multiplications
+        (one per product built: each joins an edge label to the sum below it)."""
         if s.key in self.by_key:
             return self.by_key[s.key], None
-        first = len(self.references)
-        sub = nx.DiGraph()
+        preds: dict[str, list[tuple[str, sympy.Expr]]] = {}
+        fanout: Counter[str] = Counter()
         for u, v, label in s.edges:
-            sub.add_edge(u, v, label=label)
+            preds.setdefault(v, []).append((u, label))
+            fanout[u] += 1
         value: dict[str, sympy.Expr] = {s.low: sympy.Integer(1)}
-        for v in nx.topological_sort(sub):
-            if v == s.low:
-                continue
+        mults = 0
+        for v in _topological(s.low, preds):
             terms = []
-            for u in sub.predecessors(v):
+            for u, label in sorted(preds[v], key=lambda p: str(p[0])):
                 below = value[u]
-                if not (below.is_Symbol or below.is_Number) and sub.out_degree(u) > 1:
+                if not (below.is_Symbol or below.is_Number) and fanout[u] > 1:
                     value[u] = below = self.name(below)  # used by several edges: once
-                label = sub.edges[u, v]["label"]
-                # unevaluated: sympy's canonicalization dominates the cost on big graphs
-                terms.append(label if below == 1 else sympy.Mul(label, below, evaluate=False))
-            value[v] = terms[0] if len(terms) == 1 else sympy.Add(*terms, evaluate=False)
+                if below == 1:
+                    terms.append(label)
+                else:  # unevaluated: sympy's canonicalization dominates on big graphs
+                    terms.append(sympy.Mul._from_args((label, below), is_commutative=False))
+                    mults += 1
+            value[v] = terms[0] if len(terms) == 1 else sympy.Add._from_args(terms)
         self.by_key[s.key] = symbol = self.name(value[s.high])
-        new = list(self.references.values())[first:]
-        return symbol, sum(expression_cost(d, {}).mults for d in new)
+        return symbol, mults
+
+
+def _topological(low: str, preds: dict[str, list[tuple[str, sympy.Expr]]]) -> list[str]:
+    """The vertices above ``low`` in an order where each comes after its predecessors
+    (depth-first from each vertex down its predecessors, deterministic)."""
+    order: list[str] = []
+    done = {low}
+    for start in sorted(preds):
+        stack = [(start, False)]
+        while stack:
+            v, expanded = stack.pop()
+            if v in done:
+                continue
+            if expanded:
+                done.add(v)
+                order.append(v)
+                continue
+            stack.append((v, True))
+            stack.extend((u, False) for u, _ in preds.get(v, ()) if u not in done)
+    return order
 
 
 def _apply(g: nx.DiGraph, s: FactorSubgraph, label: sympy.Symbol) -> None:
