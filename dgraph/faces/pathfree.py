@@ -146,13 +146,27 @@ class ExprDag:
         """The products a factor can be, through sums and references."""
         return sorted(n for n in self.trans[expr] if self.kind[n] == "mul")
 
-    def word(self, node: int) -> list[tuple[str, str]]:
-        """One path the node derives (first term of each sum), as edges."""
+    def word(self, node: int, want: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+        """One path the node derives, as edges: in each sum the term that passes most of
+        the vertices ``want`` (the first such term)."""
         if self.kind[node] == "leaf":
             return [self.span[node]]
         if self.kind[node] == "add":
-            return self.word(self.kids[node][0])
-        return [e for k in self.kids[node] for e in self.word(k)]
+            best = max(self.kids[node], key=lambda k: (len(self.vertices(k) & want), -k))
+            return self.word(best, want)
+        return [e for k in self.kids[node] for e in self.word(k, want)]
+
+    def vertices(self, node: int) -> frozenset[str]:
+        """The graph vertices some path the node derives passes."""
+        if not hasattr(self, "_vertices"):
+            self._vertices: dict[int, frozenset[str]] = {}
+        if node not in self._vertices:
+            if self.kind[node] == "leaf":
+                out = frozenset(self.span[node])
+            else:
+                out = frozenset().union(*(self.vertices(k) for k in self.kids[node]))
+            self._vertices[node] = out
+        return self._vertices[node]
 
 
 class Stacks:
@@ -352,8 +366,9 @@ class Stacks:
                         out.add(self.node((w, k - 1), below(w)))
         return set(self.union(out))
 
-    def witness(self, n: int) -> tuple[int, list[str]]:
-        """One full stack under ``n`` as a path of its expression: (root, vertices)."""
+    def witness(self, n: int, want: frozenset[str] = frozenset()) -> tuple[int, list[str]]:
+        """One full stack under ``n`` as a path of its expression, passing what it can of
+        ``want``: (root, vertices)."""
         chain = []
         while n != 0:
             chain.append(self.frame[n])
@@ -365,9 +380,9 @@ class Stacks:
         for depth, (y, t) in enumerate(chain):
             top = depth == len(chain) - 1
             kids = dag.kids[y]
-            left += [e for k in kids[:t] for e in dag.word(k)]
+            left += [e for k in kids[:t] for e in dag.word(k, want)]
             after = kids[t:] if top else kids[t + 1 :]
-            right = [e for k in after for e in dag.word(k)] + right
+            right = [e for k in after for e in dag.word(k, want)] + right
         edges = left + right
         return chain[0][0], [edges[0][0], *(v for _, v in edges)]
 
@@ -433,6 +448,8 @@ class LineState:
         self.left: dict[int, set[int]] = {}
         self.right: dict[int, set[int]] = {}
         self.touched: set[Frame] = set()  # multiplications done on some paths already
+        self._version: dict[int, int] = defaultdict(int)  # bumped when left/right change
+        self._joins: dict[Face, tuple[tuple[int, int], frozenset[int]]] = {}
         self.references: dict[sympy.Symbol, sympy.Expr] = {}
         self.steps: list[Step] = []
         self.mults = 0
@@ -440,6 +457,7 @@ class LineState:
         self._ids = itertools.count()
         self._span_count: dict[tuple[str, str], int] = defaultdict(int)
         self._alive: dict[tuple[str, str], set[int]] = defaultdict(set)
+        self._terminal: set[int] = set()
         leaf = {dag.span[n]: n for n in range(len(dag.kind)) if dag.kind[n] == "leaf"}
         vertex_of: dict[tuple[str, str], int] = {}
         for span in creation_order(graph):
@@ -493,6 +511,8 @@ class LineState:
             self.label[v] = label
         self.succ[v], self.pred[v] = {}, {}
         self._alive[span].add(v)
+        if SUPER_SOURCE in span or SUPER_SINK in span:
+            self._terminal.add(v)
         return v
 
     def _link(self, a: int, b: int) -> None:
@@ -539,7 +559,7 @@ class LineState:
     # -- queries ---------------------------------------------------------------------------
 
     def is_terminal(self, v: int) -> bool:
-        return SUPER_SOURCE in self.span[v] or SUPER_SINK in self.span[v]
+        return v in self._terminal
 
     def faces(self) -> list[Face]:
         return sorted(
@@ -566,9 +586,15 @@ class LineState:
         """The stacks of the paths through the face ``(i, j)``."""
         return self.stacks.meet_sets(self.left[i], self.right[j])
 
-    def joins(self, i: int, j: int) -> set[int]:
-        """The products that join the paths through ``(i, j)`` where ``i`` meets ``j``."""
-        return {self.stacks.frame[n][0] for n in self.face_stacks(i, j)}
+    def joins(self, i: int, j: int) -> frozenset[int]:
+        """The products that join the paths through ``(i, j)`` where ``i`` meets ``j``
+        (kept until the stacks of ``i`` or ``j`` change)."""
+        key = (self._version[i], self._version[j])
+        cached = self._joins.get((i, j))
+        if cached is None or cached[0] != key:
+            tops = frozenset(self.stacks.frame[n][0] for n in self.face_stacks(i, j))
+            cached = self._joins[i, j] = (key, tops)
+        return cached[1]
 
     def keeps(self, i: int, j: int, y: int) -> bool:
         """Whether joining ``i`` and ``j`` forms a run of the product ``y``."""
@@ -641,6 +667,8 @@ class LineState:
                 self.left[j] = self._read_left(j)
             if i in self.succ:
                 self.right[i] = self._read_right(i)
+        for v in (i, j, k):
+            self._version[v] += 1
         self._merge_around({i, j, k} | preds | succs)
         self.mults += 1
         self.mults_effective += effective
@@ -666,6 +694,7 @@ class LineState:
         self.steps.append(Step("merge", (self.name[keep], self.name[gone]), 0))
         self.items[keep] |= self.items[gone]
         self.length[keep] = max(self.length[keep], self.length[gone])
+        self._version[keep] += 1
         self.left[keep] = set(self.stacks.union(self.left[keep] | self.left[gone]))
         self.right[keep] = set(self.stacks.union(self.right[keep] | self.right[gone]))
         for p in list(self.pred[gone]):

@@ -288,7 +288,6 @@ class _PathFreeChecker:
 
     def __init__(self, es: ExpressionSet, dag: ExprDag) -> None:
         self.es, self.dag = es, dag
-        self._joins: dict[Face, set[int]] = {}
         self._at: dict[str, list[Face]] = {}
         self._steps = -1
         self._state: LineState | None = None
@@ -297,19 +296,18 @@ class _PathFreeChecker:
         return LineState(self.es.graph, self.dag)
 
     def _refresh(self, state: LineState) -> None:
-        """Joins of every face, once per state (statuses compare faces at one vertex)."""
+        """The faces at each graph vertex, once per state (a face's status compares its
+        joins with those of the other faces at its vertex)."""
         if self._steps != len(state.steps) or self._state is not state:
             self._state, self._steps = state, len(state.steps)
-            faces = state.faces()
-            self._joins = {f: state.joins(*f) for f in faces}
             self._at = {}
-            for f in faces:
+            for f in state.faces():
                 self._at.setdefault(state.span[f[0]][1], []).append(f)
 
     def status(self, state: LineState, face: Face) -> str:
         self._refresh(state)
         i, j = face
-        joins = self._joins[face]
+        joins = state.joins(i, j)
         if not joins:
             raise Undecided("a face no stack passes")
         if not all(state.keeps(i, j, y) for y in joins):
@@ -317,7 +315,7 @@ class _PathFreeChecker:
         m = state.span[i][1]
         index = self.dag.index
         keys = {(y, index[y][m]) for y in joins}
-        others = set().union(*(self._joins[f] for f in self._at[m] if f != face))
+        others = set().union(*(state.joins(*f) for f in self._at[m] if f != face))
         if keys & state.touched or joins & others:
             return "partial"
         return "exact" if len(joins) == 1 else "shared"
@@ -349,7 +347,7 @@ class _PathFreeChecker:
                             if stacks.frame[m][0] == y
                         ]
                         if hit:
-                            deps.add_edge(face, (p, i), stack=min(hit))
+                            deps.add_edge(face, (p, i), stack=min(hit), want=(p, i, j))
                 if state.span[j][1] not in index:
                     for s in state.succ[j]:
                         if state.is_terminal(s) or deps.has_edge(face, (j, s)):
@@ -363,11 +361,13 @@ class _PathFreeChecker:
                             if stacks.frame[m][0] == y
                         ]
                         if hit:
-                            deps.add_edge(face, (j, s), stack=min(hit))
+                            deps.add_edge(face, (j, s), stack=min(hit), want=(i, j, s))
         names = state.name
         out = []
         for a, b in nx.find_cycle(deps):
-            root, path = stacks.witness(deps.edges[a, b]["stack"])
+            edge = deps.edges[a, b]
+            want = frozenset(v for u in edge["want"] for v in state.span[u])
+            root, path = stacks.witness(edge["stack"], want)
             out.append(
                 Dependency(
                     (names[a[0]], names[a[1]]),
