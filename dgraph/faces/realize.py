@@ -15,6 +15,18 @@ simulation is the proof: the labels it built verify against Bauer's formula and 
 counts its multiplications. If it stops with faces left, every one of them waits for
 another, so the dependencies contain a cycle, which is returned as faces and as the
 expressions forcing each wait (Proposition 1's circular dependency).
+
+Two readings run that simulation: :func:`check_faces` reads the expression DAG without
+paths (:mod:`.pathfree`: the stacks of open products at each face), so graphs with
+millions of paths are checked; :func:`check_faces_paths` follows every path's segments
+(the reference, up to ``FACE_PATH_LIMIT`` paths). They give the same answers.
+
+References
+----------
+U. Naumann, *Optimal accumulation of Jacobian matrices by elimination methods on the
+dual computational graph*, Math. Program. 99 (2004) 399-421.
+Y. Zhou, *Notes on Computational Graph and Jacobian Accumulation*, arXiv:2012.15034,
+2020, §5.
 """
 
 from __future__ import annotations
