@@ -15,6 +15,18 @@ simulation is the proof: the labels it built verify against Bauer's formula and 
 counts its multiplications. If it stops with faces left, every one of them waits for
 another, so the dependencies contain a cycle, which is returned as faces and as the
 expressions forcing each wait (Proposition 1's circular dependency).
+
+Two readings run that simulation: :func:`check_faces` reads the expression DAG without
+paths (:mod:`.pathfree`: the stacks of open products at each face), so graphs with
+millions of paths are checked; :func:`check_faces_paths` follows every path's segments
+(the reference, up to ``FACE_PATH_LIMIT`` paths). They give the same answers.
+
+References
+----------
+U. Naumann, *Optimal accumulation of Jacobian matrices by elimination methods on the
+dual computational graph*, Math. Program. 99 (2004) 399-421.
+Y. Zhou, *Notes on Computational Graph and Jacobian Accumulation*, arXiv:2012.15034,
+2020, §5.
 """
 
 from __future__ import annotations
@@ -31,8 +43,18 @@ from ..core.display import Printable
 from ..core.expressions import ExpressionSet
 from ..errors import DGraphError
 from .elimination import FACE_PATH_LIMIT, Face, FaceState, check_path_limit
+from .pathfree import ExprDag, LineState, Undecided
 
-__all__ = ["FACE_PATH_LIMIT", "Dependency", "FaceCheck", "PathForm", "check_faces", "path_forms"]
+__all__ = [
+    "FACE_PATH_LIMIT",
+    "Dependency",
+    "FaceCheck",
+    "PathForm",
+    "check_faces",
+    "check_faces_pathfree",
+    "check_faces_paths",
+    "path_forms",
+]
 
 
 Interval = tuple[int, int]
@@ -216,26 +238,6 @@ def _join(state: FaceState, w: int, face: Face) -> tuple[int, int, int]:
     return lo, mid, hi
 
 
-def _status(state: FaceState, face: Face, forms: Forms) -> str:
-    """What eliminating ``face`` now would be, on every path through it:
-
-    ``exact``: exactly one of the expression set's multiplications, on all its paths;
-    ``shared``: several of them at once (they keep every parenthesis; cheaper);
-    ``partial``: a multiplication on only some of its paths (it will be done again);
-    ``blocked``: it would break a parenthesis.
-    """
-    joins = set()
-    through = state.paths_through(*face)
-    for w in through:
-        lo, mid, hi = _join(state, w, face)
-        if (lo, hi) not in forms.of[w].intervals:
-            return "blocked"
-        joins.add(forms.of[w].joins[mid])
-    if any(not forms.users[j] <= through for j in joins):
-        return "partial"
-    return "exact" if len(joins) == 1 else "shared"
-
-
 def _waits(state: FaceState, face: Face, forms: Forms) -> list[tuple[Face, int]]:
     """The faces ``face`` waits for, each with a path that forces the wait (Lemma 2): on
     that path the segment at ``i`` (or ``j``) must first grow by its neighbour."""
@@ -255,9 +257,145 @@ def _waits(state: FaceState, face: Face, forms: Forms) -> list[tuple[Face, int]]
     return out
 
 
+class _PathChecker:
+    """The reference check's reading of a state: every path's segments against its form."""
+
+    def __init__(self, es: ExpressionSet, forms: Forms) -> None:
+        self.es, self.forms = es, forms
+
+    def start(self) -> FaceState:
+        return FaceState(self.es.graph)
+
+    def status(self, state: FaceState, face: Face) -> str:
+        """What eliminating ``face`` now would be, on every path through it:
+
+        ``exact``: exactly one of the expression set's multiplications, on all its paths;
+        ``shared``: several of them at once (they keep every parenthesis; cheaper);
+        ``partial``: a multiplication on only some of its paths (it will be done again);
+        ``blocked``: it would break a parenthesis.
+        """
+        forms, joins = self.forms, set()
+        through = state.paths_through(*face)
+        for w in through:
+            lo, mid, hi = _join(state, w, face)
+            if (lo, hi) not in forms.of[w].intervals:
+                return "blocked"
+            joins.add(forms.of[w].joins[mid])
+        if any(not forms.users[j] <= through for j in joins):
+            return "partial"
+        return "exact" if len(joins) == 1 else "shared"
+
+    def width(self, state: FaceState, face: Face) -> int:
+        return max(
+            hi - lo for lo, _, hi in (_join(state, w, face) for w in state.paths_through(*face))
+        )
+
+    def cycle(self, state: FaceState, faces: list[Face]) -> list[Dependency]:
+        return _cycle(state, faces, self.forms)
+
+
+class _PathFreeChecker:
+    """The path-free reading: the products on top of the stacks at each face (Zhou's
+    multiplication relations read from the expression DAG)."""
+
+    def __init__(self, es: ExpressionSet, dag: ExprDag) -> None:
+        self.es, self.dag = es, dag
+        self._at: dict[str, list[Face]] = {}
+        self._steps = -1
+        self._state: LineState | None = None
+
+    def start(self) -> LineState:
+        return LineState(self.es.graph, self.dag)
+
+    def _refresh(self, state: LineState) -> None:
+        """The faces at each graph vertex, once per state (a face's status compares its
+        joins with those of the other faces at its vertex)."""
+        if self._steps != len(state.steps) or self._state is not state:
+            self._state, self._steps = state, len(state.steps)
+            self._at = {}
+            for f in state.faces():
+                self._at.setdefault(state.span[f[0]][1], []).append(f)
+
+    def status(self, state: LineState, face: Face) -> str:
+        self._refresh(state)
+        i, j = face
+        joins = state.joins(i, j)
+        if not joins:
+            raise Undecided("a face no stack passes")
+        if not all(state.keeps(i, j, y) for y in joins):
+            return "blocked"
+        m = state.span[i][1]
+        index = self.dag.index
+        keys = {(y, index[y][m]) for y in joins}
+        others = set().union(*(state.joins(*f) for f in self._at[m] if f != face))
+        if keys & state.touched or joins & others:
+            return "partial"
+        return "exact" if len(joins) == 1 else "shared"
+
+    def width(self, state: LineState, face: Face) -> int:
+        return state.width(*face)
+
+    def cycle(self, state: LineState, faces: list[Face]) -> list[Dependency]:
+        """A cycle of waits: a face whose top product does not have the outer end of
+        ``i`` (of ``j``) among its boundaries waits for a face before ``i`` (after ``j``)
+        on a path with that top (Lemma 2)."""
+        deps = nx.DiGraph()
+        stacks = state.stacks
+        for face in faces:
+            i, j = face
+            for n in sorted(state.face_stacks(i, j)):
+                y = stacks.frame[n][0]
+                index = self.dag.index[y]
+                if state.span[i][0] not in index:
+                    for p in state.pred[i]:
+                        if state.is_terminal(p) or deps.has_edge(face, (p, i)):
+                            continue
+                        ahead = set()
+                        for a in state.left[p]:
+                            ahead |= stacks.read_left(a, state.items[i])
+                        hit = [
+                            m
+                            for m in stacks.meet_sets(ahead, state.right[j])
+                            if stacks.frame[m][0] == y
+                        ]
+                        if hit:
+                            deps.add_edge(face, (p, i), stack=min(hit), want=(p, i, j))
+                if state.span[j][1] not in index:
+                    for s in state.succ[j]:
+                        if state.is_terminal(s) or deps.has_edge(face, (j, s)):
+                            continue
+                        behind = set()
+                        for b in state.right[s]:
+                            behind |= stacks.read_right(b, state.items[j])
+                        hit = [
+                            m
+                            for m in stacks.meet_sets(state.left[i], behind)
+                            if stacks.frame[m][0] == y
+                        ]
+                        if hit:
+                            deps.add_edge(face, (j, s), stack=min(hit), want=(i, j, s))
+        names = state.name
+        out = []
+        for a, b in nx.find_cycle(deps):
+            edge = deps.edges[a, b]
+            want = frozenset(v for u in edge["want"] for v in state.span[u])
+            root, path = stacks.witness(edge["stack"], want)
+            out.append(
+                Dependency(
+                    (names[a[0]], names[a[1]]),
+                    (names[b[0]], names[b[1]]),
+                    "->".join(path),
+                    self.dag.text[root],
+                )
+            )
+        return out
+
+
 def check_faces(es: ExpressionSet) -> FaceCheck:
     """Whether face elimination realizes ``es``: a face order and its simulation, or a
-    cycle of elimination dependencies.
+    cycle of elimination dependencies. Path-free (:mod:`.pathfree`), so graphs with
+    millions of input-output paths are checked; an expression set it cannot read (a
+    value without one span) goes to :func:`check_faces_paths`, which follows every path.
 
     Where several faces could go next, the check tries the priorities of ``PRIORITIES``
     in turn (the method's own steps first) and keeps the first simulation that costs
@@ -270,23 +408,50 @@ def check_faces(es: ExpressionSet) -> FaceCheck:
     >>> check.acyclic, check.simulated_mults == check.mults, check.realized
     (True, True, True)
     """
+    try:
+        return check_faces_pathfree(es)
+    except Undecided:
+        return check_faces_paths(es)
+
+
+def check_faces_pathfree(es: ExpressionSet) -> FaceCheck:
+    """:func:`check_faces` without paths; raises :class:`Undecided` where it cannot read
+    the expression set."""
+    if es.verification is None:
+        es.verify()
+    if not es.verified:
+        raise Undecided("an expression set that does not verify")
+    forms = [es.as_computed, es] if es.as_computed is not None else [es]
+    return _check(es, [(form, _PathFreeChecker(es, ExprDag(form))) for form in forms])
+
+
+def check_faces_paths(es: ExpressionSet) -> FaceCheck:
+    """The reference check: every input-output path followed through the line graph with
+    its segments (refuses graphs with more than ``FACE_PATH_LIMIT`` paths)."""
     graph = es.graph
     check_path_limit(graph, "faces")
     if es.verification is None:
         es.verify()
     paths = FaceState(graph, symbolic=False).paths
-    checks = []
+    checkers = []
     for form in [es.as_computed, es] if es.as_computed is not None else [es]:
         by_path = path_forms(form)
         if set(by_path) != set(paths):
             raise DGraphError(f"faces: the {es.method} expression set does not cover every path")
-        forms = Forms.of_paths(by_path, paths)
+        checkers.append((form, _PathChecker(es, Forms.of_paths(by_path, paths))))
+    return _check(es, checkers)
+
+
+def _check(es: ExpressionSet, checkers: list) -> FaceCheck:
+    """Replay the method's steps, then simulate by each priority, per form."""
+    checks = []
+    for form, checker in checkers:
         if form is es.as_computed or es.as_computed is None:
-            check = _replay_steps(es, forms)
+            check = _replay_steps(es, checker)
             if check is not None and check.realized:
                 return check
         for priority in PRIORITIES:
-            check = _simulate(es, form, forms, _rank(es, priority))
+            check = _simulate(es, checker, _rank(es, priority))
             if check.realized:
                 return check
             checks.append(check)
@@ -316,17 +481,17 @@ def _rank(es: ExpressionSet, priority: str) -> dict[str, int]:
     return {v: rank.get(v, len(rank)) for v in order}
 
 
-def _replay_steps(es: ExpressionSet, forms: Forms) -> FaceCheck | None:
+def _replay_steps(es: ExpressionSet, checker) -> FaceCheck | None:
     """Vertex and edge elimination are face elimination in chunks (Naumann): replay the
     method's own steps face by face, each checked against the parentheses. None when the
     steps are not eliminations or a face would break a parenthesis."""
     if not es.steps or any(s.op not in ("vertex", "forward", "backward") for s in es.steps):
         return None
-    state = FaceState(es.graph)
+    state = checker.start()
     done: list[tuple[str, str]] = []
     for step in es.steps:
         for face in state.step_faces(step.op, step.target):
-            if _status(state, face, forms) == "blocked":
+            if checker.status(state, face) == "blocked":
                 return None
             done.append((state.name[face[0]], state.name[face[1]]))
             state.eliminate(*face)
@@ -335,16 +500,14 @@ def _replay_steps(es: ExpressionSet, forms: Forms) -> FaceCheck | None:
     return _finished(es, state, done)
 
 
-def _simulate(
-    es: ExpressionSet, form: ExpressionSet, forms: Forms, rank: dict[str, int]
-) -> FaceCheck:
-    """Eliminate faces that keep every parenthesis of ``form`` (``es`` or the same set as
-    computed), exact ones first, by ``rank`` of the vertex they join at, then innermost;
-    a cycle if none is left to eliminate."""
-    state = FaceState(es.graph)
+def _simulate(es: ExpressionSet, checker, rank: dict[str, int]) -> FaceCheck:
+    """Eliminate faces that keep every parenthesis of the checker's form (``es`` or the
+    same set as computed), exact ones first, by ``rank`` of the vertex they join at, then
+    innermost; a cycle if none is left to eliminate."""
+    state = checker.start()
     done: list[tuple[str, str]] = []
     while faces := state.faces():
-        status = {f: _status(state, f, forms) for f in faces}
+        status = {f: checker.status(state, f) for f in faces}
         ready = next(
             (
                 [f for f in faces if status[f] == kind]
@@ -354,22 +517,18 @@ def _simulate(
             [],
         )
         if not ready:
-            return FaceCheck(es, False, None, _cycle(state, faces, forms), None, None, done)
-        face = min(ready, key=lambda f: (rank[state.span[f[0]][1]], _width(state, f), f))
+            return FaceCheck(es, False, None, checker.cycle(state, faces), None, None, done)
+        face = min(ready, key=lambda f: (rank[state.span[f[0]][1]], checker.width(state, f), f))
         done.append((state.name[face[0]], state.name[face[1]]))
         state.eliminate(*face)
     return _finished(es, state, done)
 
 
-def _finished(es: ExpressionSet, state: FaceState, done: list[tuple[str, str]]) -> FaceCheck:
+def _finished(es: ExpressionSet, state, done: list[tuple[str, str]]) -> FaceCheck:
     """An acyclic answer: the order, and its simulation verified against Bauer's formula."""
     realization = state.result(f"faces:{es.method}")
     realization.verify()
     return FaceCheck(es, True, done, None, state.mults, realization, done)
-
-
-def _width(state: FaceState, face: Face) -> int:
-    return max(hi - lo for lo, _, hi in (_join(state, w, face) for w in state.paths_through(*face)))
 
 
 def _cycle(state: FaceState, faces: list[Face], forms: Forms) -> list[Dependency]:
