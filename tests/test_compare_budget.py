@@ -38,6 +38,7 @@ def clocked(monkeypatch):
 
     monkeypatch.setattr(comparing, "time", clock)
     monkeypatch.setattr(comparing, "accumulate", accumulate)
+    monkeypatch.setattr(comparing, "timeboxed", lambda run, seconds: run())  # in-process
     return given
 
 
@@ -75,3 +76,19 @@ def test_no_progress_bar_off_a_terminal(capsys):
     out, err = capsys.readouterr()
     assert err == "" and "best: " in out
     assert main(["compare", sin, "--methods", "forward", "--quiet"]) == 0
+
+
+def test_a_method_that_does_not_finish_in_what_is_left_is_skipped(
+    clocked, monkeypatch, discrepancy_graph
+):
+    monkeypatch.setattr(comparing, "timeboxed", lambda run, seconds: None)  # never finishes
+    comparison = compare(discrepancy_graph, ["forward", "reverse", "best"], budget=3.0)
+    assert comparison.skipped["forward"] == "did not finish in the 3.0 s left of the budget of 3 s"
+    assert list(comparison.results) == ["best"]
+
+
+def test_results_from_a_child_process_are_on_the_graph_and_verified(discrepancy_graph):
+    comparison = compare(discrepancy_graph, ["forward", "zhou"], budget=30.0)
+    for es in comparison.results.values():
+        assert es.graph is discrepancy_graph and es.verified
+    assert comparison.results["forward"].mults == 14

@@ -216,6 +216,19 @@ class ExpressionSet(Printable):
         changed since."""
         return bool(self.verification)
 
+    def moved_to(self, graph: DGraph) -> ExpressionSet:
+        """The same set over ``graph``, which must be an equal graph (a child process sent
+        this set back with its own copy): its verification kept only if it checked the
+        version ``graph`` still has."""
+        computed = None if self.as_computed is None else self.as_computed.moved_to(graph)
+        out = dataclasses.replace(self, graph=graph, as_computed=computed)
+        if self._verification is not None and self._verified_version == _version(graph):
+            object.__setattr__(out, "_verification", self._verification)
+            object.__setattr__(out, "_verified_version", self._verified_version)
+        if "cost" in self.__dict__:
+            out.__dict__["cost"] = self.__dict__["cost"]
+        return out
+
     def _relabeled(self, method: str, info: Mapping[str, Any]) -> ExpressionSet:
         """The same expressions under another name and info, keeping a verification that
         still holds (it checked exactly these expressions); for results handed on
