@@ -139,3 +139,14 @@ def test_cli_faces_accepts_a_million_paths(tmp_path, capsys):
     assert main(["faces", str(big), "-m", "forward,markowitz,zhou", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [m["realized"] for m in out["methods"]] == [True, True, True]
+
+
+def test_cli_faces_all_lists_a_search_too_large_as_skipped(tmp_path, capsys):
+    big = tmp_path / "diamonds-20.json"
+    big.write_text(diamonds(20).to_json())
+    assert main(["faces", str(big), "-m", "forward,vertex-optimal", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["methods"]
+    assert rows[0]["realized"] is True
+    assert rows[1]["method"] == "vertex-optimal"
+    assert "exceed the exhaustive limit" in rows[1]["skipped"]
+    assert main(["faces", str(big), "-m", "vertex-optimal"]) == 2  # alone: an error, one line

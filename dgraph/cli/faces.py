@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from ..errors import SearchTooLarge
 from ..faces.realize import FaceCheck, check_faces
 from ..faces.relations import conflicting_pairs, multiplication_relations
 from ..methods import COMPARED, accumulate, methods
@@ -48,12 +49,25 @@ def run(args: argparse.Namespace) -> int:
         else choice_list(args.method, _RUNNABLE, "--method", "method")
     )
     graph = load_graph(args)
-    checks = [check_faces(accumulate(graph, m, budget=args.budget)) for m in names]
+    several = len(names) > 1
+    checks: list[FaceCheck | tuple[str, str]] = []
+    for m in names:
+        try:
+            checks.append(check_faces(accumulate(graph, m, budget=args.budget)))
+        except SearchTooLarge as exc:
+            if not several:
+                raise
+            checks.append((m, str(exc)))  # one of several: listed as skipped, the rest go on
     if args.json:
-        if len(checks) == 1:
-            print(json.dumps(_summary(checks[0])))
-        else:
-            print(json.dumps({"methods": [_summary(c) for c in checks]}))
+        rows = [
+            {"method": c[0], "skipped": c[1]} if isinstance(c, tuple) else _summary(c)
+            for c in checks
+        ]
+        print(json.dumps({"methods": rows} if several else rows[0]))
     else:
-        print("\n".join(c.to_text() for c in checks))
+        print(
+            "\n".join(
+                f"{c[0]}: skipped: {c[1]}" if isinstance(c, tuple) else c.to_text() for c in checks
+            )
+        )
     return 0
