@@ -25,6 +25,7 @@ import networkx as nx
 import numpy as np
 import sympy
 
+from ..core.algebra import nc_product, nc_sum
 from ..core.cuts import cut_members, cut_positions
 from ..core.expressions import ExpressionSet, Step, as_factor, make_expression_set
 from ..core.graph import DGraph
@@ -156,7 +157,8 @@ def _multiply(left: Matrix, right: Matrix, references) -> tuple[Matrix, int]:
         x = named(x)
         for b, y in by_mid.get(mid, ()):
             mults += int(x != 1 and y != 1)
-            out[a, b] = out[a, b] + x * y if (a, b) in out else x * y
+            product = nc_product(x, y)
+            out[a, b] = nc_sum(out[a, b], product) if (a, b) in out else product
     return out, mults
 
 
