@@ -7,6 +7,7 @@ evaluation are all the same fold with a different meaning for +, * and the leave
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -24,8 +25,10 @@ def nc_symbol(name: str) -> sympy.Symbol:
     return sympy.Symbol(name, commutative=False)
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def real_symbol(name: str) -> sympy.Symbol:
-    """A real symbol: a vertex's value (so that d|u|/du is sign(u), not a complex form)."""
+    """A real symbol: a vertex's value (so that d|u|/du is sign(u), not a complex form);
+    remembered, since loading asks for the same few symbols many times."""
     return sympy.Symbol(name, real=True)
 
 

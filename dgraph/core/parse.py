@@ -244,11 +244,7 @@ def _template(
     fault (the caller parses it slowly to say which)."""
     if len(text) > MAX_LENGTH:
         return None
-    try:
-        tokens = _tokens(text)
-    except _Fail:
-        return None
-    shape, variables = _shape(tokens, lookup)
+    shape, variables = _shape(text, lookup)
     if shape is None:
         return None
     order = templates.ranks(variables) if variables else ()
@@ -262,7 +258,7 @@ def _template(
     if template is None:
         table = {v: templates.rank_symbol(r) for v, r in zip(variables, order, strict=True)}
         try:
-            expr = _parse(tokens, None, table)
+            expr = _parse(_tokens(text), None, table)
         except _Fail:
             return None
         if _unusable(expr):
@@ -292,27 +288,34 @@ def _put_constants(expr: sympy.Basic, constants: tuple, text: str, where: str) -
     return expr
 
 
-def _shape(
-    tokens: list[tuple[str, str]], lookup: Collection[str]
-) -> tuple[tuple | None, list[str]]:
-    """The tokens with each name read as a variable replaced by its first occurrence's
-    index (the key of a template), and those names; None for an unknown name."""
+# numbers and names, as the tokenizer reads them (a number first: 1e5 is no name e5)
+_WORD = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|([A-Za-z_]\w*)(\s*\(?)")
+
+
+def _shape(text: str, lookup: Collection[str]) -> tuple[tuple | None, list[str]]:
+    """The key of ``text``'s template: the text with each name read as a variable replaced
+    by its first occurrence's index, and those names; None for an unknown name. Texts with
+    one key are the same tokens but for the variables' names (whatever they are: a text
+    that does not parse gets no template, and is parsed alone to say why)."""
     key: list[str | int] = []
     variables: list[str] = []
     slot: dict[str, int] = {}
-    last = len(tokens) - 1
-    for i, (kind, text) in enumerate(tokens):
-        if kind == "name" and not (i < last and tokens[i + 1] == ("op", "(")):
-            if text in lookup:
-                k = slot.get(text)
-                if k is None:
-                    k = slot[text] = len(variables)
-                    variables.append(text)
-                key.append(k)
-                continue
-            if text not in CONSTANTS:
-                return None, variables
-        key.append(text)
+    pos = 0
+    for match in _WORD.finditer(text):
+        name, call = match.group(1, 2)
+        if name is None or call.endswith("("):  # a number, or a function's name
+            continue
+        if name in lookup:
+            k = slot.get(name)
+            if k is None:
+                k = slot[name] = len(variables)
+                variables.append(name)
+            key.append(text[pos : match.start()])
+            key.append(k)
+            pos = match.end(1)
+        elif name not in CONSTANTS:
+            return None, variables
+    key.append(text[pos:])
     return tuple(key), variables
 
 
@@ -338,6 +341,15 @@ def format_expression(expr: sympy.Expr) -> str:
 
 def _tokens(text: str) -> list[tuple[str, str]]:
     tokens, pos = [], 0
+    for match in _TOKEN.finditer(text):  # the common case, at the regex engine's pace
+        if match.start() != pos:
+            break
+        kind = match.lastgroup
+        tokens.append((kind, match.group(kind)))
+        pos = match.end()
+    if pos == len(text.rstrip()):
+        return tokens
+    tokens, pos = [], 0  # again, to say where it goes wrong
     end = len(text.rstrip())
     while pos < end:
         match = _TOKEN.match(text, pos)

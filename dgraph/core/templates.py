@@ -134,8 +134,17 @@ def _raw(node: sympy.Basic):
         isinstance(node, sympy.Function)
         and not isinstance(node, (AppliedUndef, sympy.Piecewise))
         and all(isinstance(a, sympy.Expr) for a in node.args)
+        and isinstance(node.__dict__.get("nargs"), sympy.Set)
     ):
-        return lambda args: cls(*args, evaluate=False)
+        # what cls(*args, evaluate=False) makes, without working out nargs again
+        nargs = node.nargs
+
+        def applied(args: list) -> sympy.Expr:
+            obj = sympy.Expr.__new__(cls, *args)
+            obj.nargs = nargs
+            return obj
+
+        return applied
     return None
 
 

@@ -22,7 +22,7 @@ from typing import Literal
 from ...errors import InputError
 from ..graph import DGraph
 from ..parse import RESERVED, parse_template
-from .elemental import ExprGraphBuilder, Value
+from .elemental import ExprGraphBuilder, Value, gc_paused
 
 __all__ = ["GRANULARITIES", "Granularity", "from_trace"]
 
@@ -61,6 +61,11 @@ def from_trace(
     """
     if granularity not in GRANULARITIES:
         raise InputError(f"unknown granularity {granularity!r}: use elemental, binary or statement")
+    with gc_paused():
+        return _from_trace(text, granularity, source, name)
+
+
+def _from_trace(text: str, granularity: Granularity, source: str, name: str) -> DGraph:
     inputs: list[str] | None = None
     outputs: list[str] | None = None
     builder: ExprGraphBuilder | None = None
