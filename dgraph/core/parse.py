@@ -26,6 +26,7 @@ import sys
 from collections.abc import Callable, Collection, KeysView, Mapping
 
 import sympy
+from sympy.core.parameters import global_parameters
 from sympy.printing.str import StrPrinter
 
 from ..errors import InputError
@@ -253,7 +254,7 @@ def _template(
         for v, r in zip(variables, order, strict=True)
         if isinstance(bindings.get(v), sympy.Basic)
     )
-    key = (shape, order, constants)
+    key = (shape, order, constants, global_parameters.evaluate)
     template = _TEMPLATES.get(key)
     if template is None:
         table = {v: templates.rank_symbol(r) for v, r in zip(variables, order, strict=True)}

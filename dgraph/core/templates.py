@@ -20,6 +20,7 @@ from typing import Any
 
 import sympy
 from sympy.core.function import AppliedUndef
+from sympy.core.parameters import global_parameters
 
 from .algebra import real_symbol
 
@@ -205,7 +206,7 @@ def rename(
     if not slots:
         return expr
     order = ranks([t.name for t in targets])
-    key = (expr, slots, order)
+    key = (expr, slots, order, global_parameters.evaluate)
     found = _RECIPES.get(key)
     if found is None:
         stats["built"] += 1

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import sympy
 from sympy.core.function import AppliedUndef
+from sympy.core.parameters import global_parameters
 from sympy.core.relational import Relational
 from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.logic.boolalg import BooleanFunction
@@ -177,7 +178,11 @@ class ExprGraphBuilder:
             return index
         preds = list(dict.fromkeys(a for a in args if isinstance(a, int)))
         slot_of = {p: k for k, p in enumerate(preds)}
-        pattern = (func, tuple(slot_of[a] if isinstance(a, int) else ("const", a) for a in args))
+        pattern = (
+            func,
+            tuple(slot_of[a] if isinstance(a, int) else ("const", a) for a in args),
+            global_parameters.evaluate,
+        )
         local = _LOCALS.get(pattern)
         if local is None:
             if len(_LOCALS) >= CACHE_LIMIT:
