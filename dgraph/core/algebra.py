@@ -178,8 +178,10 @@ def _scaled(term: sympy.Expr) -> bool:
     return term.is_Number or (term.is_Mul and term.args[0].is_Number)
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def real_symbol(name: str) -> sympy.Symbol:
-    """A real symbol: a vertex's value (so that d|u|/du is sign(u), not a complex form)."""
+    """A real symbol: a vertex's value (so that d|u|/du is sign(u), not a complex form);
+    remembered, since loading asks for the same few symbols many times."""
     return sympy.Symbol(name, real=True)
 
 

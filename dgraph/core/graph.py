@@ -97,7 +97,9 @@ class DGraph(Printable):
     def __init__(self, name: str = "") -> None:
         self.name = name
         self._g = nx.DiGraph()
-        self._symbols: dict[sympy.Symbol, tuple[str, str]] = {}
+        # edge symbol names -> edges; the symbols themselves are made on first use (a
+        # noncommutative symbol costs more to make than the rest of an edge)
+        self._symbols: dict[str, tuple[str, str]] = {}
         self._order: list[str] | None = None
         self.derived: dict[str, object] = {}  # analyses' cached results; cleared on change
         self.notes: list[str] = []  # what a builder did silently (passive vertices folded)
@@ -124,6 +126,13 @@ class DGraph(Printable):
 
     def add_vertex(self, vertex: str, role: Role = "intermediate", expr: sympy.Expr | None = None):
         """Add a vertex; ``expr`` is its elemental function over predecessor symbols."""
+        if expr is not None:
+            expr = as_vertex_expr(expr, f"vertex {vertex!r}")
+        self._add_vertex(vertex, role, expr)
+
+    def _add_vertex(self, vertex: str, role: Role, expr: sympy.Expr | None) -> None:
+        """:meth:`add_vertex` for an expression already over real vertex symbols (builders
+        make them so; reading each one's free symbols again is most of a vertex's cost)."""
         if not isinstance(vertex, str) or not _IDENT.match(vertex):
             shown = repr(vertex) if len(repr(vertex)) < 60 else repr(vertex)[:60] + "…"
             raise GraphError(f"vertex {shown}: ids must be identifiers (letters, digits, _)")
@@ -133,8 +142,6 @@ class DGraph(Printable):
             raise GraphError(f"vertex {vertex!r} is defined twice")
         if role not in ROLES:
             raise GraphError(f"vertex {vertex!r}: unknown role {role!r}")
-        if expr is not None:
-            expr = as_vertex_expr(expr, f"vertex {vertex!r}")
         self._g.add_node(vertex, role=role, expr=expr, index=len(self._g))
         self._changed()
 
@@ -147,7 +154,7 @@ class DGraph(Printable):
             raise GraphError(f"edge {source} -> {target} is given twice")
         if source == target:
             raise GraphError(f"cycle: {source} -> {source}")
-        sym = edge_symbol(source, target)
+        sym = f"d_{target}_{source}"  # the name of edge_symbol(source, target)
         if sym in self._symbols:
             other = self._symbols[sym]
             raise GraphError(
@@ -157,7 +164,20 @@ class DGraph(Printable):
         self._symbols[sym] = (source, target)
         if partial is not None:
             partial = as_vertex_expr(partial, f"edge {source} -> {target}")
-        self._g.add_edge(source, target, symbol=sym, partial=partial, given=partial is not None)
+        self._g.add_edge(source, target, symbol=None, partial=partial, given=partial is not None)
+        self._changed()
+
+    def _add_edges(self, edges: list[tuple[str, str]]) -> None:
+        """:meth:`add_edge` for many unlabelled edges between vertices already added (the
+        builders'); a fault is reported by :meth:`add_edge` itself."""
+        symbols, g = self._symbols, self._g
+        for source, target in edges:
+            name = f"d_{target}_{source}"
+            if name in symbols or source == target or source not in g or target not in g:
+                self._g.add_edges_from(edges[: edges.index((source, target))])
+                self.add_edge(source, target)  # raises, saying why
+            symbols[name] = (source, target)
+        g.add_edges_from(edges, symbol=None, partial=None, given=False)
         self._changed()
 
     def set_expr(self, vertex: str, expr: sympy.Expr | None) -> None:
@@ -186,6 +206,10 @@ class DGraph(Printable):
         """Evaluation order: a topological order that keeps the order vertices were added."""
         if self._order is None:
             index = nx.get_node_attributes(self._g, "index")
+            if all(index[u] < index[v] for u, v in self._g.edges):
+                # the order of addition is topological: it is the smallest such order
+                self._order = sorted(self._g, key=index.__getitem__)
+                return self._order
             try:
                 self._order = list(nx.lexicographical_topological_sort(self._g, key=index.get))
             except nx.NetworkXUnfeasible:
@@ -257,15 +281,21 @@ class DGraph(Printable):
         return self._g.nodes[v]["expr"]
 
     def symbol(self, source: str, target: str) -> sympy.Symbol:
-        return self._g.edges[source, target]["symbol"]
+        data = self._g.edges[source, target]
+        if data["symbol"] is None:
+            data["symbol"] = edge_symbol(source, target)
+        return data["symbol"]
 
     def edge_of(self, symbol: sympy.Symbol) -> tuple[str, str]:
         """The edge an edge symbol names; KeyError if it names none."""
-        return self._symbols[symbol]
+        edge = self._symbols.get(symbol.name) if isinstance(symbol, sympy.Symbol) else None
+        if edge is None or self.symbol(*edge) != symbol:
+            raise KeyError(symbol)
+        return edge
 
     @property
     def edge_symbols(self) -> dict[sympy.Symbol, tuple[str, str]]:
-        return dict(self._symbols)
+        return {self.symbol(u, v): (u, v) for u, v in self._symbols.values()}
 
     def partial(self, source: str, target: str) -> sympy.Expr | None:
         """The local partial derivative on an edge: given, or derived from the target's expr."""
@@ -301,6 +331,11 @@ class DGraph(Printable):
 
     def validate(self) -> DGraph:
         """Check the roles and acyclicity; raise GraphError naming the first fault."""
+        return self._validate(expressions=True)
+
+    def _validate(self, expressions: bool) -> DGraph:
+        """:meth:`validate`; without ``expressions``, expressions and given labels are not
+        checked against the in-edges (a builder that made them from the edges knows)."""
         if not self.inputs:
             raise GraphError("graph has no inputs")
         if not self.outputs:
@@ -325,7 +360,7 @@ class DGraph(Printable):
         for v in self.intermediates:
             if v not in reaches_output:
                 raise GraphError(f"vertex {v!r} is dangling: it has no path to an output")
-        for v in self.order():
+        for v in self.order() if expressions else ():
             preds = {vertex_symbol(u) for u in self.predecessors(v)}
             expr = self.expr(v)
             extra = set() if expr is None else expr.free_symbols - preds

@@ -23,12 +23,14 @@ from __future__ import annotations
 import math
 import re
 import sys
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, KeysView, Mapping
 
 import sympy
+from sympy.core.parameters import global_parameters
 from sympy.printing.str import StrPrinter
 
 from ..errors import InputError
+from . import templates
 from .algebra import real_symbol
 
 __all__ = [
@@ -37,8 +39,10 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_LENGTH",
     "RESERVED",
+    "Template",
     "format_expression",
     "parse_expression",
+    "parse_template",
 ]
 
 MAX_DEPTH = 100  # nested parentheses, calls and unary signs
@@ -136,23 +140,184 @@ def parse_expression(
 ) -> sympy.Expr:
     """The sympy expression ``text`` denotes, over the real symbols ``names`` (any
     identifier when ``names`` is None); one-line :class:`InputError` otherwise."""
+    if names is not None:
+        lookup = names if isinstance(names, (set, frozenset, dict, KeysView)) else set(names)
+        found = _template(text, lookup, {})
+        if found is not None:
+            template, symbols = found
+            return template.instantiate([real_symbol(name) for name in symbols])
+    return _parse_slowly(text, names, where)
+
+
+def _parse_slowly(text: str, names: Collection[str] | None, where: str) -> sympy.Expr:
+    """:func:`parse_expression` without templates: it says what is wrong with ``text``."""
     shown = text.strip() if len(text.strip()) <= SHOWN else text.strip()[:SHOWN] + "…"
     if len(text) > MAX_LENGTH:
         raise InputError(f"{where}: expression of {len(text)} characters is too long")
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 12 * MAX_DEPTH + 2000))  # about 10 frames a level
     try:
-        expr = _Parser(_tokens(text), names).parse()
+        expr = _parse(_tokens(text), names)
     except _Unknown as exc:
         raise InputError(f"{where}: {exc}") from None
     except _Fail as exc:
         raise InputError(f"{where}: cannot parse {shown!r}: {exc}") from None
-    finally:
-        sys.setrecursionlimit(limit)
     problem = _unusable(expr)
     if problem:
         raise InputError(f"{where}: {shown!r} {problem}")
     return expr
+
+
+def _parse(
+    tokens: list[tuple[str, str]],
+    names: Collection[str] | None,
+    symbols: Mapping[str, sympy.Symbol] | None = None,
+) -> sympy.Basic:
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 12 * MAX_DEPTH + 2000))  # about 10 frames a level
+    try:
+        return _Parser(tokens, names, symbols).parse()
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+class Template:
+    """A parsed expression as a template: canonical over the rank symbols of
+    :mod:`dgraph.core.templates`, ``RANK[k]`` standing for the ``k``-th smallest of the
+    names the text uses (names bound to constants already replaced by their values)."""
+
+    __slots__ = ("_recipe", "expr", "free", "program")
+
+    def __init__(self, expr: sympy.Expr) -> None:
+        self.expr = expr
+        self.free = templates.rank_symbols_of(expr)
+        self.program = None  # the elemental builder's walk, kept here by it
+        self._recipe: templates.Recipe | None = None
+
+    def instantiate(self, symbols: list[sympy.Symbol]) -> sympy.Expr:
+        """The expression with ``RANK[k]`` read as ``symbols[k]``, without evaluating."""
+        if self._recipe is None:
+            self._recipe = templates.recipe(self.expr)
+        return self._recipe(symbols)
+
+
+_TEMPLATES: dict[tuple, Template] = {}
+templates.CACHES.append(_TEMPLATES)
+
+
+def parse_template(
+    text: str, bindings: Mapping[str, object], where: str
+) -> tuple[Template, list[object]]:
+    """``text`` as a :class:`Template` over the names ``bindings`` holds, and per rank the
+    object the name is bound to. A name bound to a sympy expression is a constant: its
+    value is put in (as ``xreplace`` would). One-line :class:`InputError` otherwise.
+
+    >>> t, bound = parse_template("sin(b)*a + 0.5*b", {"a": 0, "b": 1}, "<line>")
+    >>> t.expr.subs(dict(zip(t.free, sympy.symbols("a b", real=True)))), bound
+    (a*sin(b) + 0.5*b, [0, 1])
+    """
+    found = _template(text, bindings, bindings, where)
+    if found is None:  # the text has a fault: say it as parse_expression does
+        expr = _parse_slowly(text, bindings, where)
+        # no fault after all: sympy built it over the names but not over rank symbols
+        names = sorted(s.name for s in expr.free_symbols)
+        order = range(len(names))
+        expr = expr.xreplace(
+            {real_symbol(v): templates.rank_symbol(r) for r, v in enumerate(names)}
+        )
+        constants = tuple(
+            (r, bindings[v])
+            for r, v in zip(order, names, strict=True)
+            if isinstance(bindings[v], sympy.Basic)
+        )
+        if constants:
+            expr = _put_constants(expr, constants, text, where)
+        found = Template(expr), names
+    template, names = found
+    return template, [bindings[name] for name in names]
+
+
+def _template(
+    text: str,
+    lookup: Collection[str],
+    bindings: Mapping[str, object],
+    where: str = "",
+) -> tuple[Template, list[str]] | None:
+    """The template of ``text`` and its names in rank order; None when the text has a
+    fault (the caller parses it slowly to say which)."""
+    if len(text) > MAX_LENGTH:
+        return None
+    shape, variables = _shape(text, lookup)
+    if shape is None:
+        return None
+    order = templates.ranks(variables) if variables else ()
+    constants = tuple(
+        (r, bindings[v])
+        for v, r in zip(variables, order, strict=True)
+        if isinstance(bindings.get(v), sympy.Basic)
+    )
+    key = (shape, order, constants, global_parameters.evaluate)
+    template = _TEMPLATES.get(key)
+    if template is None:
+        table = {v: templates.rank_symbol(r) for v, r in zip(variables, order, strict=True)}
+        try:
+            expr = _parse(_tokens(text), None, table)
+        except _Fail:
+            return None
+        if _unusable(expr):
+            return None
+        if constants:
+            expr = _put_constants(expr, constants, text, where)
+        if len(_TEMPLATES) >= templates.CACHE_LIMIT:
+            _TEMPLATES.clear()
+        template = _TEMPLATES[key] = Template(expr)
+    by_rank = [""] * len(variables)
+    for v, r in zip(variables, order, strict=True):
+        by_rank[r] = v
+    return template, by_rank
+
+
+def _put_constants(expr: sympy.Basic, constants: tuple, text: str, where: str) -> sympy.Expr:
+    """``expr`` with the rank symbols of names bound to constants replaced by the values."""
+    shown = text.strip() if len(text.strip()) <= SHOWN else text.strip()[:SHOWN] + "…"
+    try:
+        expr = expr.xreplace({templates.rank_symbol(r): value for r, value in constants})
+    except Exception as exc:  # sympy raises ValueError, TypeError, ... for bad arguments
+        detail = str(exc).splitlines()[0][:SHOWN] if str(exc) else type(exc).__name__
+        raise InputError(f"{where}: {shown!r} with its names' constant values: {detail}") from None
+    problem = _unusable(expr)
+    if problem:
+        raise InputError(f"{where}: {shown!r} with its names' constant values {problem}")
+    return expr
+
+
+# numbers and names, as the tokenizer reads them (a number first: 1e5 is no name e5)
+_WORD = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|([A-Za-z_]\w*)(\s*\(?)")
+
+
+def _shape(text: str, lookup: Collection[str]) -> tuple[tuple | None, list[str]]:
+    """The key of ``text``'s template: the text with each name read as a variable replaced
+    by its first occurrence's index, and those names; None for an unknown name. Texts with
+    one key are the same tokens but for the variables' names (whatever they are: a text
+    that does not parse gets no template, and is parsed alone to say why)."""
+    key: list[str | int] = []
+    variables: list[str] = []
+    slot: dict[str, int] = {}
+    pos = 0
+    for match in _WORD.finditer(text):
+        name, call = match.group(1, 2)
+        if name is None or call.endswith("("):  # a number, or a function's name
+            continue
+        if name in lookup:
+            k = slot.get(name)
+            if k is None:
+                k = slot[name] = len(variables)
+                variables.append(name)
+            key.append(text[pos : match.start()])
+            key.append(k)
+            pos = match.end(1)
+        elif name not in CONSTANTS:
+            return None, variables
+    key.append(text[pos:])
+    return tuple(key), variables
 
 
 class _RoundTripPrinter(StrPrinter):
@@ -177,6 +342,15 @@ def format_expression(expr: sympy.Expr) -> str:
 
 def _tokens(text: str) -> list[tuple[str, str]]:
     tokens, pos = [], 0
+    for match in _TOKEN.finditer(text):  # the common case, at the regex engine's pace
+        if match.start() != pos:
+            break
+        kind = match.lastgroup
+        tokens.append((kind, match.group(kind)))
+        pos = match.end()
+    if pos == len(text.rstrip()):
+        return tokens
+    tokens, pos = [], 0  # again, to say where it goes wrong
     end = len(text.rstrip())
     while pos < end:
         match = _TOKEN.match(text, pos)
@@ -223,12 +397,21 @@ def _short(number: sympy.Number) -> str:
 class _Parser:
     """Precedence climbing over the tokens; binary chains are loops, nesting recursion."""
 
-    def __init__(self, tokens: list[tuple[str, str]], names: Collection[str] | None) -> None:
+    def __init__(
+        self,
+        tokens: list[tuple[str, str]],
+        names: Collection[str] | None,
+        symbols: Mapping[str, sympy.Symbol] | None = None,
+    ) -> None:
         self.tokens = tokens
         self.pos = 0
         self.depth = 0
         self.trailing_comma = False
-        self.names = None if names is None else set(names)
+        if names is None or isinstance(names, (set, frozenset, dict, KeysView)):
+            self.names = names
+        else:
+            self.names = set(names)
+        self.symbols = symbols  # names read as given symbols (templates), not by name
 
     # -- tokens ---------------------------------------------------------------------
 
@@ -383,7 +566,10 @@ class _Parser:
         return items
 
     def name(self, text: str):
-        if self.names is None or text in self.names:
+        if self.symbols is not None:
+            if text in self.symbols:
+                return self.symbols[text]
+        elif self.names is None or text in self.names:
             return real_symbol(text)
         if text in CONSTANTS:
             return CONSTANTS[text]

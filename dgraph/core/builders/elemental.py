@@ -10,43 +10,87 @@ output is maximal.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import sympy
 from sympy.core.function import AppliedUndef
+from sympy.core.parameters import global_parameters
+from sympy.core.relational import Relational
+from sympy.functions.elementary.piecewise import ExprCondPair
+from sympy.logic.boolalg import BooleanFunction
 
 from ...errors import InputError
 from ..graph import DGraph, vertex_symbol
+from ..parse import Template
+from ..templates import CACHE_LIMIT, CACHES, rank_of, rank_symbol, rename
 
-__all__ = ["ExprGraphBuilder", "Value"]
+__all__ = ["ExprGraphBuilder", "Value", "gc_paused"]
 
 # A value in a program: a vertex (its node index) or a constant sympy expression.
 Value = int | sympy.Expr
 
+# classes whose free symbols are their arguments' (the walks below need not ask sympy,
+# whose free_symbols recurses without memory: exponential on a deeply shared expression)
+_PLAIN = (sympy.Add, sympy.Mul, sympy.Pow, sympy.Function, ExprCondPair, Relational)
+_PLAIN += (BooleanFunction,)
+_LOCALS: dict[tuple, sympy.Expr] = {}  # an operation over rank symbols, evaluated once
+CACHES.append(_LOCALS)
 
-@dataclass
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a graph is built: loading makes millions of small
+    objects and no cycles, and the collector's passes over them cost a third of the time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@dataclass(slots=True)
 class _Node:
-    local: sympy.Expr | None  # elemental function over the predecessors' placeholders
+    # elemental function: ``local`` with each symbol of ``slots`` read as the vertex of the
+    # same position in ``args``; renamed to vertex symbols once names are known
+    local: sympy.Expr | None
+    slots: tuple[sympy.Symbol, ...]
+    args: tuple[int, ...]
     preds: list[int]
     names: list[str] = field(default_factory=list)  # preferred names, first wins
-    placeholder: sympy.Dummy = field(default_factory=lambda: sympy.Dummy(real=True))
 
 
 class ExprGraphBuilder:
-    """Accumulates vertices from expressions, then names them and emits a :class:`DGraph`."""
+    """Accumulates vertices from expressions, then names them and emits a :class:`DGraph`.
+
+    Expressions come as sympy expressions over the symbols of ``env`` (:meth:`statement`,
+    :meth:`elemental`) or as parsed templates with their bindings (:meth:`statement_of`,
+    :meth:`elemental_of`); no expression is evaluated again per vertex: vertex functions
+    are renamed from templates (:func:`dgraph.core.templates.rename`) when names are known.
+    """
 
     def __init__(self, inputs: list[str], where: str = "", binary: bool = False) -> None:
         self.where = where
         self.binary = binary
         self.nodes: list[_Node] = []
         self._by_key: dict[tuple, int] = {}
-        self.inputs = [self._new(None, [], name) for name in inputs]
+        self.inputs = [self._new(None, (), (), [], name) for name in inputs]
         self._input_set = set(self.inputs)
 
-    def _new(self, local: sympy.Expr | None, preds: list[int], name: str | None = None) -> int:
-        node = _Node(local, preds, [name] if name else [])
-        self.nodes.append(node)
+    def _new(
+        self,
+        local: sympy.Expr | None,
+        slots: tuple[sympy.Symbol, ...],
+        args: tuple[int, ...],
+        preds: list[int],
+        name: str | None = None,
+    ) -> int:
+        self.nodes.append(_Node(local, slots, args, preds, [name] if name else []))
         return len(self.nodes) - 1
 
     def _fail(self, message: str) -> None:
@@ -56,76 +100,99 @@ class ExprGraphBuilder:
 
     def statement(self, expr: sympy.Expr, env: dict[sympy.Symbol, Value]) -> Value:
         """One vertex for the whole expression (statement granularity)."""
-        expr = self._resolve_constants(expr, env)
-        if not expr.free_symbols:
+        expr, free = self._resolve_constants(expr, env)
+        if not free[expr]:
             return expr
-        preds = [env[s] for s in sorted(expr.free_symbols, key=str)]
-        local = expr.xreplace({s: self.nodes[env[s]].placeholder for s in expr.free_symbols})
-        return self._new(local, list(dict.fromkeys(preds)))
+        slots = tuple(sorted(free[expr], key=str))
+        args = tuple(env[s] for s in slots)
+        return self._new(expr, slots, args, list(dict.fromkeys(args)))
+
+    def statement_of(self, template: Template, bound: list[Value]) -> Value:
+        """:meth:`statement` for a parsed template; ``bound[k]`` is what its ``k``-th name
+        stands for (names bound to constants are already put in)."""
+        if not template.free:
+            return template.expr
+        args = tuple(bound[rank_of(s)] for s in template.free)
+        return self._new(template.expr, template.free, args, list(dict.fromkeys(args)))
 
     def elemental(self, expr: sympy.Expr, env: dict[sympy.Symbol, Value]) -> Value:
         """One vertex per operation node of ``expr`` (elemental granularity)."""
-        expr = self._resolve_constants(expr, env)
-        done: dict[sympy.Basic, Value] = {}
-        stack: list[tuple[sympy.Basic, bool]] = [(expr, False)]
-        # Iterative post-order walk: expressions from recurrences nest deeper than Python's
-        # recursion limit.
-        while stack:
-            e, expanded = stack.pop()
-            if e in done:
-                continue
-            if not e.free_symbols:
-                done[e] = e
-            elif isinstance(e, sympy.Symbol):
-                done[e] = env[e]
-            elif not all(isinstance(a, sympy.Expr) for a in e.args):
-                done[e] = self._opaque(e, env)
-            elif not expanded:
-                stack.append((e, True))
-                stack.extend((a, False) for a in e.args if a not in done)
-            else:
-                done[e] = self._operation(e, [done[a] for a in e.args])
-        return done[expr]
+        expr, free = self._resolve_constants(expr, env)
+        return self._run(_program(expr, free), env)
 
-    def _resolve_constants(self, expr: sympy.Expr, env: dict[sympy.Symbol, Value]) -> sympy.Expr:
-        for f in expr.atoms(AppliedUndef):
-            self._fail(f"unknown function {f.func.__name__!r}")
-        unknown = [s for s in expr.free_symbols if s not in env]
+    def elemental_of(self, template: Template, bound: list[Value]) -> Value:
+        """:meth:`elemental` for a parsed template (see :meth:`statement_of`)."""
+        if template.program is None:
+            template.program = _program(template.expr, _free_symbols(template.expr))
+        return self._run(template.program, {rank_symbol(k): v for k, v in enumerate(bound)})
+
+    def _run(self, program: tuple[list, tuple], env: dict[sympy.Symbol, Value]) -> Value:
+        steps, result = program
+        temps: list[Value] = []
+
+        def value(ref: tuple) -> Value:
+            kind, x = ref
+            return env[x] if kind == 0 else x if kind == 1 else temps[x]
+
+        for step in steps:
+            if step[0] == "op":
+                temps.append(self._operation(step[1], [value(r) for r in step[2]]))
+            else:
+                slots = step[2]
+                args = tuple(env[s] for s in slots)
+                temps.append(self._new(step[1], slots, args, list(dict.fromkeys(args))))
+        return value(result)
+
+    def _resolve_constants(
+        self, expr: sympy.Expr, env: dict[sympy.Symbol, Value]
+    ) -> tuple[sympy.Expr, dict[sympy.Basic, frozenset]]:
+        free = _free_symbols(expr)
+        for e in free:
+            if isinstance(e, AppliedUndef):
+                self._fail(f"unknown function {e.func.__name__!r}")
+        unknown = [s for s in free[expr] if s not in env]
         if unknown:
             self._fail(f"unknown name {sorted(map(str, unknown))[0]!r}")
-        constants = {
-            s: v for s, v in env.items() if not isinstance(v, int) and s in expr.free_symbols
-        }
-        return expr.xreplace(constants) if constants else expr
+        constants = {s: env[s] for s in free[expr] if not isinstance(env[s], int)}
+        if constants:
+            expr = expr.xreplace(constants)
+            free = _free_symbols(expr)
+        return expr, free
 
-    def _operation(self, e: sympy.Expr, args: list[Value]) -> int:
+    def _operation(self, func: type, args: list[Value]) -> int:
         vertices = [a for a in args if isinstance(a, int)]
-        if self.binary and (e.is_Add or e.is_Mul) and len(vertices) > 2:
+        if self.binary and (func is sympy.Add or func is sympy.Mul) and len(vertices) > 2:
             # as a tape records it: left to right, two operands per vertex, the constant
             # terms or factors joining the last one
             acc = vertices[0]
             for a in vertices[1:-1]:
-                acc = self._node(e.func, [acc, a])
+                acc = self._node(func, [acc, a])
             constants = [a for a in args if not isinstance(a, int)]
-            return self._node(e.func, [acc, vertices[-1], *constants])
-        return self._node(e.func, args)
+            return self._node(func, [acc, vertices[-1], *constants])
+        return self._node(func, args)
 
     def _node(self, func: type, args: list[Value]) -> int:
         key = (func, tuple(a if isinstance(a, int) else ("const", a) for a in args))
-        if key in self._by_key:
-            return self._by_key[key]
-        local = func(*[self.nodes[a].placeholder if isinstance(a, int) else a for a in args])
+        index = self._by_key.get(key)
+        if index is not None:
+            return index
         preds = list(dict.fromkeys(a for a in args if isinstance(a, int)))
-        index = self._new(local, preds)
-        self._by_key[key] = index
+        slot_of = {p: k for k, p in enumerate(preds)}
+        pattern = (
+            func,
+            tuple(slot_of[a] if isinstance(a, int) else ("const", a) for a in args),
+            global_parameters.evaluate,
+        )
+        local = _LOCALS.get(pattern)
+        if local is None:
+            if len(_LOCALS) >= CACHE_LIMIT:
+                _LOCALS.clear()
+            local = _LOCALS[pattern] = func(
+                *[rank_symbol(slot_of[a]) if isinstance(a, int) else a for a in args]
+            )
+        slots = tuple(rank_symbol(k) for k in range(len(preds)))
+        index = self._by_key[key] = self._new(local, slots, tuple(preds), preds)
         return index
-
-    def _opaque(self, e: sympy.Basic, env: dict[sympy.Symbol, Value]) -> int:
-        """A node whose arguments are not all expressions (Piecewise, Integral, ...): one
-        vertex over the variables it contains."""
-        symbols = sorted(e.free_symbols, key=str)
-        local = e.xreplace({s: self.nodes[env[s]].placeholder for s in symbols})
-        return self._new(local, list(dict.fromkeys(env[s] for s in symbols)))
 
     def prefer_name(self, value: Value, name: str) -> None:
         """Ask that the vertex computing ``value`` be called ``name`` if nothing claims it."""
@@ -141,9 +208,10 @@ class ExprGraphBuilder:
         output_nodes: list[tuple[str, int]] = []
         for out_name, value in outputs:
             if not isinstance(value, int):  # a constant output: no in-edges, a zero row
-                value = self._new(value, [])
+                value = self._new(value, (), (), [])
             elif value in self._input_set or value in used_as_pred or wanted[value] > 1:
-                value = self._new(self.nodes[value].placeholder, [value])  # copy, label 1
+                slot = rank_symbol(0)
+                value = self._new(slot, (slot,), (value,), [value])  # copy, label 1
             output_nodes.append((out_name, value))
 
         live = self._live([i for _, i in output_nodes])
@@ -153,12 +221,13 @@ class ExprGraphBuilder:
 
         names = {i: self.nodes[i].names[0] for i in self.inputs}
         taken = set(names.values())
+        counters: dict[str, int] = {}  # where _fresh goes on looking, per stem
         for out_name, i in output_nodes:  # an output that reuses an input's name is renamed
             if out_name in taken:
                 out_name = (
                     f"{out_name}_out"
                     if f"{out_name}_out" not in taken
-                    else _fresh([out_name], taken)
+                    else _fresh([out_name], taken, counters)
                 )
             names[i] = out_name
             taken.add(names[i])
@@ -166,24 +235,30 @@ class ExprGraphBuilder:
         unnamed = sorted(live - names.keys())
         for index in sorted(unnamed, key=lambda i: not self.nodes[i].names):
             preferred = [n for n in self.nodes[index].names if n not in taken]
-            names[index] = preferred[0] if preferred else _fresh(self.nodes[index].names, taken)
+            names[index] = (
+                preferred[0] if preferred else _fresh(self.nodes[index].names, taken, counters)
+            )
             taken.add(names[index])
 
-        placeholders = {self.nodes[i].placeholder: vertex_symbol(n) for i, n in names.items()}
+        symbols = {i: vertex_symbol(n) for i, n in names.items()}
+
+        def local(index: int) -> sympy.Expr:
+            node = self.nodes[index]
+            return rename(node.local, node.slots, [symbols[a] for a in node.args])
+
         graph = DGraph(name)
         for i in self.inputs:
             graph.add_vertex(names[i], "input")
         output_set = {i for _, i in output_nodes}
         for index in sorted(live - output_set - set(self.inputs)):
-            graph.add_vertex(
-                names[index], "intermediate", self.nodes[index].local.xreplace(placeholders)
-            )
+            graph._add_vertex(names[index], "intermediate", local(index))
         for _, index in output_nodes:
-            graph.add_vertex(names[index], "output", self.nodes[index].local.xreplace(placeholders))
-        for index in sorted(live):
-            for p in self.nodes[index].preds:
-                graph.add_edge(names[p], names[index])
-        return graph.validate()
+            graph._add_vertex(names[index], "output", local(index))
+        graph._add_edges(
+            [(names[p], names[index]) for index in sorted(live) for p in self.nodes[index].preds]
+        )
+        # every vertex function is over its in-edges' symbols by construction
+        return graph._validate(expressions=False)
 
     def _live(self, roots: list[int]) -> set[int]:
         """Nodes some output depends on."""
@@ -197,9 +272,64 @@ class ExprGraphBuilder:
         return live
 
 
-def _fresh(preferred: list[str], taken: set[str]) -> str:
-    """A new name: ``<preferred>_k`` for a renamed variable, ``t<k>`` for a temporary."""
-    base, k = (f"{preferred[0]}_", 2) if preferred else ("t", 1)
+def _fresh(preferred: list[str], taken: set[str], counters: dict[str, int]) -> str:
+    """A new name: ``<preferred>_k`` for a renamed variable, ``t<k>`` for a temporary (the
+    smallest free ``k``; ``taken`` only grows, so the search goes on where it stopped)."""
+    base = f"{preferred[0]}_" if preferred else "t"
+    k = counters.get(base, 2 if preferred else 1)
     while f"{base}{k}" in taken:
         k += 1
+    counters[base] = k
     return f"{base}{k}"
+
+
+def _free_symbols(expr: sympy.Basic) -> dict[sympy.Basic, frozenset]:
+    """Every subexpression of ``expr`` with its free symbols, each computed once."""
+    free: dict[sympy.Basic, frozenset] = {}
+    stack: list[tuple[sympy.Basic, bool]] = [(expr, False)]
+    while stack:
+        e, expanded = stack.pop()
+        if e in free:
+            continue
+        if e.is_Symbol:
+            free[e] = frozenset((e,))
+        elif not e.args:
+            free[e] = frozenset(e.free_symbols)
+        elif expanded:  # bound variables (Integral, Sum, ...): sympy knows them
+            plain = isinstance(e, _PLAIN)
+            free[e] = frozenset().union(*(free[a] for a in e.args)) if plain else e.free_symbols
+        else:
+            stack.append((e, True))
+            stack.extend((a, False) for a in e.args if a not in free)
+    return free
+
+
+def _program(expr: sympy.Expr, free: dict[sympy.Basic, frozenset]) -> tuple[list, tuple]:
+    """The vertices :meth:`ExprGraphBuilder.elemental` makes for ``expr``, in order: steps
+    ``("op", func, refs)`` and ``("opaque", expr, slots)``, and the reference to the
+    result; a reference is ``(0, symbol)``, ``(1, constant)`` or ``(2, step)``."""
+    done: dict[sympy.Basic, tuple] = {}
+    steps: list[tuple] = []
+    stack: list[tuple[sympy.Basic, bool]] = [(expr, False)]
+    # Iterative post-order walk: expressions from recurrences nest deeper than Python's
+    # recursion limit.
+    while stack:
+        e, expanded = stack.pop()
+        if e in done:
+            continue
+        if not free[e]:
+            done[e] = (1, e)
+        elif isinstance(e, sympy.Symbol):
+            done[e] = (0, e)
+        elif not all(isinstance(a, sympy.Expr) for a in e.args):
+            # a node whose arguments are not all expressions (Piecewise, Integral, ...):
+            # one vertex over the variables it contains
+            steps.append(("opaque", e, tuple(sorted(free[e], key=str))))
+            done[e] = (2, len(steps) - 1)
+        elif not expanded:
+            stack.append((e, True))
+            stack.extend((a, False) for a in e.args if a not in done)
+        else:
+            steps.append(("op", e.func, [done[a] for a in e.args]))
+            done[e] = (2, len(steps) - 1)
+    return steps, done[expr]

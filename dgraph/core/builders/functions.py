@@ -16,7 +16,7 @@ from ...errors import InputError
 from ..algebra import real_symbol
 from ..graph import DGraph
 from ..parse import parse_expression
-from .elemental import ExprGraphBuilder
+from .elemental import ExprGraphBuilder, gc_paused
 
 __all__ = ["from_function", "from_sympy", "load_function"]
 
@@ -55,6 +55,18 @@ def from_sympy(
     builder = ExprGraphBuilder(input_names, name or "<sympy>", binary)
     env = {s: i for s, i in zip(symbols, builder.inputs, strict=False)}
     env.update({real_symbol(str(s)): i for s, i in zip(symbols, builder.inputs, strict=False)})
+    with gc_paused():
+        return _build(builder, env, names, exprs, input_names, name)
+
+
+def _build(
+    builder: ExprGraphBuilder,
+    env: dict[sympy.Symbol, int],
+    names: list[str],
+    exprs: list,
+    input_names: list[str],
+    name: str,
+) -> DGraph:
     values = []
     for out_name, expr in zip(names, exprs, strict=False):
         if isinstance(expr, str):  # text is parsed, never evaluated

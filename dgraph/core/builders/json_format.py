@@ -17,6 +17,7 @@ from ..activity import fold_passive
 from ..graph import DGraph
 from ..labels import check_labels
 from ..parse import parse_expression
+from .elemental import gc_paused
 
 __all__ = ["FORMAT", "from_dict", "from_json"]
 
@@ -74,6 +75,11 @@ def _label_text(label: Any, where: str) -> str:
 
 def from_dict(data: Any, source: str = "<json>") -> DGraph:
     """Build a graph from the parsed dgraph/1 object."""
+    with gc_paused():
+        return _from_dict(data, source)
+
+
+def _from_dict(data: Any, source: str) -> DGraph:
     if not isinstance(data, dict):
         raise InputError(f"{source}: the top level must be a JSON object")
     if data.get("format", FORMAT) != FORMAT:

@@ -19,13 +19,10 @@ import keyword
 import re
 from typing import Literal
 
-import sympy
-
 from ...errors import InputError
-from ..algebra import real_symbol
 from ..graph import DGraph
-from ..parse import RESERVED, parse_expression
-from .elemental import ExprGraphBuilder, Value
+from ..parse import RESERVED, parse_template
+from .elemental import ExprGraphBuilder, Value, gc_paused
 
 __all__ = ["GRANULARITIES", "Granularity", "from_trace"]
 
@@ -64,11 +61,15 @@ def from_trace(
     """
     if granularity not in GRANULARITIES:
         raise InputError(f"unknown granularity {granularity!r}: use elemental, binary or statement")
+    with gc_paused():
+        return _from_trace(text, granularity, source, name)
+
+
+def _from_trace(text: str, granularity: Granularity, source: str, name: str) -> DGraph:
     inputs: list[str] | None = None
     outputs: list[str] | None = None
     builder: ExprGraphBuilder | None = None
-    env: dict[sympy.Symbol, Value] = {}
-    known: set[str] = set()  # the names env holds, for the parser
+    env: dict[str, Value] = {}  # the symbol table: what each name stands for now
     assigned: set[str] = set()
     for lineno, raw in enumerate(text.splitlines(), start=1):
         where = f"{source}:{lineno}"
@@ -85,8 +86,7 @@ def from_trace(
                     raise InputError(f"{where}: 'inputs:' must come before the first assignment")
                 inputs = names
                 builder = ExprGraphBuilder(inputs, source, binary=granularity == "binary")
-                env = {real_symbol(x): i for x, i in zip(inputs, builder.inputs, strict=False)}
-                known = set(inputs)
+                env = dict(zip(inputs, builder.inputs, strict=True))
             else:
                 outputs = names
             continue
@@ -97,15 +97,14 @@ def from_trace(
             raise InputError(f"{where}: 'inputs:' must come before the first assignment")
         var, rhs = assign.group(1), assign.group(2)
         _check_name(var, where)
-        expr = parse_expression(rhs, known, where)
+        template, bound = parse_template(rhs, env, where)
         builder.where = where
         if granularity == "statement":
-            value = builder.statement(expr, env)
+            value = builder.statement_of(template, bound)
         else:
-            value = builder.elemental(expr, env)
+            value = builder.elemental_of(template, bound)
         builder.prefer_name(value, var)
-        env[real_symbol(var)] = value
-        known.add(var)
+        env[var] = value
         assigned.add(var)
     if inputs is None:
         raise InputError(f"{source}: no 'inputs:' line")
@@ -116,4 +115,4 @@ def from_trace(
     for y in outputs:
         if y not in assigned:
             raise InputError(f"{source}: output {y!r} is never assigned")
-    return builder.build([(y, env[real_symbol(y)]) for y in outputs], name)
+    return builder.build([(y, env[y]) for y in outputs], name)

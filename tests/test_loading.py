@@ -1,0 +1,130 @@
+"""Loading is linear: the sympy work per statement does not grow with the trace (issue 23).
+
+No timings: spies count the calls that cost (sympy evaluating a template, the restricted
+parser running, ``xreplace``) while traces and JSON of doubling length load; the counts
+must stay constant (templates) or grow exactly with the statements (instantiations).
+"""
+
+from __future__ import annotations
+
+import pytest
+import sympy
+
+from dgraph.core import parse, templates
+from dgraph.core.builders import from_json, from_trace
+from dgraph.errors import InputError
+
+SIZES = (100, 200, 400)
+
+
+def recurrence(n: int) -> str:
+    """benchmarks/trust.py's trace: ``n`` statements of a recurrence with sin, *, +."""
+    lines = ["inputs: a, b", "outputs: y"]
+    previous = ("a", "b")
+    for k in range(n - 1):
+        lines.append(f"v{k} = sin({previous[1]})*{previous[0]} + 0.5*{previous[1]}")
+        previous = (previous[1], f"v{k}")
+    lines.append(f"y = {previous[0]}*{previous[1]}")
+    return "\n".join(lines)
+
+
+class _Spy:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.xreplace = 0
+        self.parses = 0
+        original_xreplace = sympy.Basic.xreplace
+        original_parse = parse._parse
+
+        def xreplace(expr, *args, **kwargs):
+            self.xreplace += 1
+            return original_xreplace(expr, *args, **kwargs)
+
+        def parse_(*args, **kwargs):
+            self.parses += 1
+            return original_parse(*args, **kwargs)
+
+        monkeypatch.setattr(sympy.Basic, "xreplace", xreplace)
+        monkeypatch.setattr(parse, "_parse", parse_)
+
+    def count(self, load) -> tuple[int, int, int, int]:
+        templates.clear()
+        self.xreplace = self.parses = 0
+        before = dict(templates.stats)
+        load()
+        built = templates.stats["built"] - before["built"]
+        made = templates.stats["instantiated"] - before["instantiated"]
+        return self.parses, self.xreplace, built, made
+
+
+@pytest.mark.parametrize("granularity", ["statement", "elemental", "binary"])
+def test_trace_loading_does_constant_sympy_work_per_statement(monkeypatch, granularity):
+    spy = _Spy(monkeypatch)
+    counts = [spy.count(lambda n=n: from_trace(recurrence(n), granularity)) for n in SIZES]
+    parses, xreplaces, built, made = zip(*counts, strict=True)
+    # every statement has one shape: parsed (and evaluated by sympy) a few times in all
+    assert len(set(parses)) == 1 and parses[0] <= 4, parses
+    assert len(set(xreplaces)) == 1 and xreplaces[0] <= 20, xreplaces
+    assert len(set(built)) == 1, built
+    # each vertex expression is instantiated from a template: as many per statement
+    assert made[0] > 0 and (made[1] - made[0]) * 2 == made[2] - made[1], made
+
+
+def test_json_loading_does_constant_sympy_work_per_vertex(monkeypatch):
+    texts = [from_trace(recurrence(n), "statement").to_json() for n in SIZES]
+    spy = _Spy(monkeypatch)
+    parses, xreplaces, _, made = zip(
+        *(spy.count(lambda t=t: from_json(t)) for t in texts), strict=True
+    )
+    assert len(set(parses)) == 1 and parses[0] <= 4, parses
+    assert len(set(xreplaces)) == 1 and xreplaces[0] <= 20, xreplaces
+    assert [m - n for m, n in zip(made, SIZES, strict=True)] == [made[0] - SIZES[0]] * 3
+
+
+NAMES = ("a", "b", "x", "v9", "v10", "t1", "y_2", "aa")
+TEXTS = (
+    "sin({q})*{p} + 0.5*{q}",
+    "{p} - {q}",
+    "sin({p} - {q}) + cos({q} - {p})",
+    "({p} - {q})**2 - exp(-({q} - {p}))",
+    "{p}/{q} - {q}/{p} + sqrt({p}*{q})",
+    "max({p}, {q}) - min({q}, {p})",
+    "Piecewise(({p}, {p} > {q}), ({q}, True))",
+    "abs({p} - {q})*sign({q} - {p}) + log({p}**2 + {q}**2)",
+    "{p}*{q}*{p}/{q} + 2*{p} - {p}",
+    "atan2({p}, {q}) + tanh({p})**-2",
+)
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_template_parse_equals_the_parser_for_every_name_order(text):
+    """A template built for one pair of names serves every pair in the same order; the
+    expression is the one sympy builds over the real names (same tree, same printing)."""
+    for first in NAMES:
+        for second in NAMES:
+            if first == second:
+                continue
+            renamed = text.format(p=first, q=second)
+            names = {first, second}
+            fast = parse.parse_expression(renamed, names)
+            slow = parse._parse_slowly(renamed, names, "<test>")
+            assert sympy.srepr(fast) == sympy.srepr(slow), (renamed, fast, slow)
+            assert str(fast) == str(slow)
+
+
+def test_statement_graph_expressions_are_canonical_for_their_final_names():
+    """A renamed variable (assigned twice, or an output copied) gets a name that sorts
+    elsewhere; its users' expressions are sympy's for the final names."""
+    g = from_trace(
+        "inputs: x, b\noutputs: y, z\ny = b - x\ny = y - x\nz = sin(y - b)*2\n", "statement"
+    )
+    for v in g.intermediates + g.outputs:
+        names = {u for u in g.predecessors(v)}
+        expected = parse._parse_slowly(parse.format_expression(g.expr(v)), names, "<test>")
+        assert sympy.srepr(g.expr(v)) == sympy.srepr(expected), v
+
+
+def test_a_constant_that_makes_a_statement_complex_is_one_input_error():
+    with pytest.raises(InputError, match=r"^<trace>:4: 'x \+ log\(c\)' with its names'"):
+        from_trace("inputs: x\noutputs: y\nc = -1\ny = x + log(c)\n")
+    with pytest.raises(InputError, match="not finite"):
+        from_trace("inputs: x\noutputs: y\nc = 0\ny = x/c\n", "statement")
