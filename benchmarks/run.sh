@@ -17,20 +17,32 @@ cmd="dgraph bench --suite full --budget 5 --markdown"
   echo
   echo "## Scale"
   echo
-  echo "\`python benchmarks/scale.py\` in the same run: random layered graphs (3 edges into every"
-  echo "vertex); structure = everything \`dgraph structure\` reports; dstar includes verifying"
-  echo "its result (at random points at these sizes). The second table runs \`best\` with a"
-  echo "budget of 2 s on layered graphs with one level of inputs and outputs: seconds are wall"
+  echo "\`python benchmarks/scale.py\` in the same run: time against edges for every stage, with"
+  echo "the fitted exponent k of time ~ edges^k (least-squares slope of log seconds over log"
+  echo "edges, cells of at least 0.05 s). Random layered graphs have 3 edges into every vertex,"
+  echo "4 inputs and 4 outputs; Chebyshev T_n and the real spherical harmonics are built from"
+  echo "sympy expressions of their recurrences. A cell is seconds to accumulate + seconds to"
+  echo "verify, the structural multiplications in brackets and the child's peak memory; each"
+  echo "cell runs in a forked child stopped at 60 s (\"> 60\"). The last table runs \`best\` with"
+  echo "a budget of 2 s on layered graphs with one level of inputs and outputs: seconds are wall"
   echo "time, the winner built and verified; the note appears when building and verifying one"
   echo "expression set alone takes longer than the budget."
   echo
   $py benchmarks/scale.py
   echo
+  echo "### Face checks without paths"
+  echo
+  echo "\`python benchmarks/faces_scale.py\` in the same run: \`check_faces\` alone on chains of n"
+  echo "diamonds (2^n paths) and layered graphs; the exponent is in the number of paths."
+  echo
+  $py benchmarks/faces_scale.py
+  echo
   echo "## Trust: reading input and verifying at scale"
   echo
   echo "\`python benchmarks/trust.py\` in the same run: traces of n statements (a two-variable"
-  echo "recurrence) read by the restricted parser at statement granularity, then written and"
-  echo "read back as dgraph/1 JSON; then reverse-mode expression sets of random layered graphs"
+  echo "recurrence) read by the restricted parser at statement and at elemental granularity,"
+  echo "then written as dgraph/1 JSON and read back (timed apart); then reverse-mode expression"
+  echo "sets of random layered graphs"
   echo "(3 edges into every vertex, 4 inputs and 4 outputs) verified above the"
   echo "exact limit: the word-shape check, the coefficient bound and random points modulo"
   echo "primes. Growth exponents are least-squares slopes of log(seconds) over log(size)."
@@ -65,7 +77,8 @@ cmd="dgraph bench --suite full --budget 5 --markdown"
   echo "\`python benchmarks/faces.py\` in the same run: whether \`dgraph faces\` realizes each"
   echo "method's expression set by face elimination. \"= m\": realized with exactly its m"
   echo "multiplications; \"< s (m)\": realized with s < m (the method writes a product twice);"
-  echo "\"cycle\": circular elimination dependencies; \"-\": more than 5,000 paths for the check."
+  echo "\"cycle\": circular elimination dependencies; \"-\": the method refused the graph. The"
+  echo "check follows no paths, so functions with millions of paths are checked too."
   echo
   $py benchmarks/faces.py
   echo

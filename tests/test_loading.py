@@ -128,3 +128,54 @@ def test_a_constant_that_makes_a_statement_complex_is_one_input_error():
         from_trace("inputs: x\noutputs: y\nc = -1\ny = x + log(c)\n")
     with pytest.raises(InputError, match="not finite"):
         from_trace("inputs: x\noutputs: y\nc = 0\ny = x/c\n", "statement")
+
+
+def _statement_graph_text(seed: int, names: list[str]) -> str:
+    """A random statement trace over input names ``names`` (sums, products, powers,
+    quotients, functions, constants of several kinds)."""
+    import random
+
+    rng = random.Random(seed)
+    pieces = [
+        "{a}*{b}",
+        "{a} - {b}",
+        "{b} - {a}",
+        "sin({a})*{b} + 0.5*{a}",
+        "{a}/{b}",
+        "{a}**2*{b}",
+        "exp(-{a})*1e-5 + {b}",
+        "-{a}*{b} + 3*{b}**3",
+        "sqrt({a}**2 + {b}**2)",
+        "2.5*{b} - cos({a}*{b})/7",
+    ]
+    lines = [f"inputs: {', '.join(names)}", "outputs: out"]
+    known = list(names)
+    for k in range(12):
+        a, b = rng.sample(known, 2)
+        name = f"{rng.choice(['t', 'u', 'zz', 'a_'])}{k}"
+        lines.append(f"{name} = {rng.choice(pieces).format(a=a, b=b)}")
+        known.append(name)
+    lines.append(f"out = {' + '.join(known)}")  # every value used
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_printing_by_shape_equals_sympys_printer(seed):
+    """format_expression prints each shape once and renames: the text must be exactly the
+    printer's, whichever names an earlier graph of the same shapes had."""
+    for names in (["x", "y", "w"], ["b", "a", "q"], ["y0", "x9", "m_1"]):
+        g = from_trace(_statement_graph_text(seed, names), "statement")
+        for v in g.order():
+            e = g.expr(v)
+            if e is not None:
+                assert parse.format_expression(e) == parse._RoundTripPrinter().doprint(e)
+
+
+def test_printing_by_shape_leaves_names_it_cannot_rename_to_the_printer():
+    odd = sympy.Symbol("E", real=True), sympy.Symbol("x y", real=True), sympy.Symbol("x")
+    a = sympy.Symbol("a", real=True)
+    for s in odd:
+        e = s * sympy.E + a
+        assert parse.format_expression(e) == parse._RoundTripPrinter().doprint(e)
+        f = a * sympy.E + s  # the same shape with the names swapped
+        assert parse.format_expression(f) == parse._RoundTripPrinter().doprint(f)

@@ -333,11 +333,61 @@ class _RoundTripPrinter(StrPrinter):
 def format_expression(expr: sympy.Expr) -> str:
     """Text that :func:`parse_expression` reads back as ``expr`` (doubles exactly).
 
+    sympy's printer orders terms and factors by comparing names, so an expression prints
+    like any other of the same shape whose names sort the same way, renamed: the text is
+    printed once per shape and name order and then only renamed (writing a graph's JSON
+    was dominated by the printer, ~1 ms per vertex).
+
     >>> x = sympy.Symbol("x", real=True)
     >>> format_expression(sympy.Float(0.1) * x + sympy.Float(1 / 3))
     '0.1*x + 0.3333333333333333'
     """
-    return _RoundTripPrinter().doprint(expr)
+    symbols = sorted(expr.free_symbols, key=lambda s: s.name)
+    if not symbols or not all(
+        s.assumptions0 == _REAL_ASSUMPTIONS
+        and _IDENTIFIER.fullmatch(s.name)
+        and s.name not in _PRINTED_CONSTANTS
+        for s in symbols
+    ):
+        return _RoundTripPrinter().doprint(expr)
+    rank = {s: k for k, s in enumerate(symbols)}
+    key = _printed_shape(expr, rank)
+    template = _PRINTED.get(key)
+    if template is None:
+        text = _RoundTripPrinter().doprint(expr)
+        number = {s.name: k for s, k in rank.items()}
+        template = _NAME.sub(
+            lambda m: f"\0{number[m.group()]}\0" if m.group() in number else m.group(), text
+        )
+        if _PLACEHOLDER.sub(lambda m: symbols[int(m.group(1))].name, template) != text:
+            return text  # a name the renaming cannot find again: printed each time
+        if len(_PRINTED) >= _PRINTED_LIMIT:
+            _PRINTED.clear()
+        _PRINTED[key] = template
+    return _PLACEHOLDER.sub(lambda m: symbols[int(m.group(1))].name, template)
+
+
+_REAL_ASSUMPTIONS = sympy.Symbol("x", real=True).assumptions0
+_PRINTED: dict[tuple, str] = {}  # shape -> text with \0k\0 for the k-th name in order
+_PRINTED_LIMIT = 50_000
+# names sympy prints for its own constants: a symbol so named is printed each time
+_PRINTED_CONSTANTS = frozenset({"E", "I", "pi", "oo", "zoo", "nan", "EulerGamma", "Catalan"})
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*", re.ASCII)
+# a name as printed: not inside a number (1e-05), not a function's (followed by "(")
+_NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?![\w(])", re.ASCII)
+_PLACEHOLDER = re.compile("\0(\\d+)\0")
+
+
+def _printed_shape(expr: sympy.Basic, rank: dict[sympy.Symbol, int]) -> tuple:
+    """The expression with every symbol replaced by its rank among the expression's names,
+    numbers by their exact content: equal shapes print alike up to renaming."""
+    if not isinstance(expr, sympy.Basic):  # a raw argument (a function class's name)
+        return ("raw", expr)
+    if expr.is_Symbol:
+        return ("s", rank[expr])
+    if not expr.args:
+        return (type(expr), expr._hashable_content())
+    return (type(expr), tuple(_printed_shape(a, rank) for a in expr.args))
 
 
 def _tokens(text: str) -> list[tuple[str, str]]:
