@@ -67,7 +67,7 @@ def spherical_harmonics(order: int) -> DGraph:
         for m in range(-l, l + 1):
             azimuth = sin_part(-m) if m < 0 else cos_part(m)
             value = norm(l, abs(m)) * legendre(l, abs(m)) * azimuth
-            if value.free_symbols:
+            if l > 0:  # Y_00 is a constant (free_symbols would walk the shared tree: 2^l)
                 outputs[f"Y_{l}_{'m' if m < 0 else ''}{abs(m)}"] = value
     return from_sympy(outputs, [x, y, z], name=f"spherical-harmonics-{order}")
 
