@@ -45,7 +45,11 @@ def vertex_symbol(vertex: str) -> sympy.Symbol:
 def local_derivative(expr: sympy.Expr, vertex: str) -> sympy.Expr:
     """d expr / d vertex as AD takes it: step functions (sign, Heaviside, floor, ceiling)
     have derivative zero, which holds everywhere but at their jumps."""
-    d = sympy.diff(expr, vertex_symbol(vertex))
+    x = vertex_symbol(vertex)
+    d = _elemental_derivative(expr, x)
+    if d is not None:
+        return d
+    d = sympy.diff(expr, x)
     if d.has(sympy.DiracDelta, sympy.Derivative):
         d = d.replace(sympy.DiracDelta, lambda *_: sympy.S.Zero)
         d = d.replace(
@@ -56,6 +60,18 @@ def local_derivative(expr: sympy.Expr, vertex: str) -> sympy.Expr:
 
 
 _STEPS = (sympy.floor, sympy.ceiling, sympy.sign, sympy.Heaviside)
+
+
+def _elemental_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | None:
+    """The derivative where ``x`` is one argument of a sum or product that no other
+    argument contains (an elemental vertex): 1 or the other factors, as ``diff`` gives
+    them, without its general machinery (~2 ms an edge on large graphs); else None."""
+    if not (expr.is_Add or expr.is_Mul):
+        return None
+    others = [a for a in expr.args if a is not x and a != x]
+    if len(others) != len(expr.args) - 1 or any(a.has(x) for a in others):
+        return None
+    return sympy.S.One if expr.is_Add else sympy.Mul(*others)
 
 
 def as_vertex_expr(expr: object, where: str) -> sympy.Expr:
