@@ -205,25 +205,36 @@ def _apply(g: nx.DiGraph, s: FactorSubgraph, label: sympy.Symbol) -> None:
 def _chain_products(chains: dict, sums: _Sums) -> tuple[dict, int]:
     """Multiply every pair's remaining path, sharing products across pairs: repeatedly
     merge the adjacent pair of factors that occurs in most paths (each merge is one
-    reference, computed once)."""
-    chains = {key: list(c) for key, c in chains.items()}
-    merged: dict[tuple, sympy.Symbol] = {}
+    reference, computed once). Factors are numbered first: counting pairs of sympy
+    symbols hashed and compared them millions of times on large graphs."""
+    number: dict[sympy.Expr, int] = {}
+    factors: list[sympy.Expr] = []
+    for c in chains.values():
+        for f in c:
+            if f not in number:
+                number[f] = len(factors)
+                factors.append(f)
+    work = {key: [number[f] for f in c] for key, c in chains.items()}
+    merged: dict[tuple[int, int], int] = {}
     mults = 0
     while True:
-        counts = Counter((c[i], c[i + 1]) for c in chains.values() for i in range(len(c) - 1))
+        counts = Counter(pair for c in work.values() for pair in itertools.pairwise(c))
         if not counts:
             break
         (left, right), _ = counts.most_common(1)[0]
         if (left, right) not in merged:
-            merged[left, right] = sums.name(sympy.Mul(left, right, evaluate=False))
+            product = sympy.Mul(factors[left], factors[right], evaluate=False)
+            merged[left, right] = len(factors)
+            factors.append(sums.name(product))
             mults += 1
-        for c in chains.values():
+        joined = merged[left, right]
+        for c in work.values():
             i = 0
             while i < len(c) - 1:
                 if c[i] == left and c[i + 1] == right:
-                    c[i : i + 2] = [merged[left, right]]
+                    c[i : i + 2] = [joined]
                 i += 1
-    return {key: c[0] for key, c in chains.items()}, mults
+    return {key: factors[c[0]] for key, c in work.items()}, mults
 
 
 def _still_factorable(g: nx.DiGraph, low: str, high: str, kind: str) -> bool:
