@@ -210,6 +210,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("divide-by-zero", ["accumulate", H("divide_by_zero.trace")], "divide_by_zero.trace:3"),
     ("imaginary", ["accumulate", H("imaginary.trace")], "imaginary.trace:3"),
     ("sqrt-negative", ["accumulate", H("sqrt_negative.trace")], "sqrt_negative.trace:3"),
+    ("constant-complex", ["structure", H("constant_complex.trace")], "is complex"),
+    ("template-zero", ["accumulate", H("template_zero.trace")], "is not finite"),
     ("nan-label", ["accumulate", H("nan_label.json")], "nan_label.json"),
     ("nan-text-label", ["accumulate", H("nan_text_label.json")], "nan_text_label.json"),
     ("huge-label", ["accumulate", H("huge_label.json")], "huge_label.json"),
