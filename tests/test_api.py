@@ -116,3 +116,12 @@ def test_a_graph_that_has_been_evaluated_still_goes_through_searches(sin_graph):
     assert copy.edge_symbols == sin_graph.edge_symbols
     assert dgraph.accumulate(sin_graph, "best", budget=2).mults == 3
     assert dgraph.compare(sin_graph, budget=2).to_dict()["best"]
+
+
+def test_output_names_never_read_as_an_input():
+    """Issue 30: with an input y, outputs are f0, f1 (not y_0, whose dy_0/dy misreads)."""
+    x, y, f = sympy.symbols("x y f")
+    assert dgraph.from_sympy([x * y, x + y], [x, y]).outputs == ["f0", "f1"]
+    assert dgraph.from_sympy([x * f, x + f], [x, f]).outputs == ["y0", "y1"]
+    assert dgraph.from_sympy({"speed": x * y}, [x, y]).outputs == ["speed"]
+    assert dgraph.from_function(lambda y, f: (y * f, y + f)).outputs == ["g0", "g1"]

@@ -22,10 +22,19 @@ __all__ = ["from_function", "from_sympy", "load_function"]
 
 
 def _output_names(count: int, avoid: set[str]) -> list[str]:
-    base = "y"
-    while base in avoid or any(f"{base}{k}" in avoid for k in range(count)):
+    """``y`` or ``y0, y1, ...``; the first of y, f, g, h, out whose names and whose
+    letter itself are no input's (``dy0/dy`` would read as a derivative by ``y``)."""
+
+    def names(base: str) -> list[str]:
+        return [base] if count == 1 else [f"{base}{k}" for k in range(count)]
+
+    for base in ("y", "f", "g", "h", "out"):
+        if base not in avoid and not avoid.intersection(names(base)):
+            return names(base)
+    base = "out"
+    while base in avoid or avoid.intersection(names(base)):
         base += "_"
-    return [base] if count == 1 else [f"{base}{k}" for k in range(count)]
+    return names(base)
 
 
 def from_sympy(
@@ -36,8 +45,9 @@ def from_sympy(
 ) -> DGraph:
     """The elemental differentiation graph of sympy expressions w.r.t. ``inputs``.
 
-    Outputs are named by a mapping's keys, else ``y`` (one) or ``y0, y1, ...``. With
-    ``binary``, n-ary sums and products become chains of two-operand vertices.
+    Outputs are named by a mapping's keys (``{"f1": f1, "f2": f2}``), else ``y`` (one)
+    or ``y0, y1, ...`` (``f0, f1, ...`` where an input is ``y``). With ``binary``, n-ary
+    sums and products become chains of two-operand vertices.
 
     >>> a, b = sympy.symbols("a b")
     >>> g = from_sympy([a * sympy.sin(b), sympy.sin(b)], [a, b])
