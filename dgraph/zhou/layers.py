@@ -99,7 +99,9 @@ def _bracketing(chain: Layers) -> tuple[int, dict[tuple[int, int], int]]:
     index = [{v: i for i, v in enumerate(cut)} for cut in chain.cuts]
     nonzero, unit = [], []
     for k, jac in enumerate(chain.jacobians):
-        n = np.zeros((len(index[k]), len(index[k + 1])), dtype=np.int64)
+        # floats: exact here (counts are small integers), and matmul runs in BLAS, where
+        # integer matmul is a plain loop (minutes on layers a few hundred wide)
+        n = np.zeros((len(index[k]), len(index[k + 1])), dtype=np.float64)
         u = np.zeros_like(n)
         for (a, b), entry in jac.items():
             n[index[k][a], index[k + 1][b]] = 1
@@ -116,11 +118,11 @@ def _bracketing(chain: Layers) -> tuple[int, dict[tuple[int, int], int]]:
         terms_r, unit_r = pattern(i + 1, j)
         terms = np.minimum(nonzero[i] @ terms_r, 2)
         through = (np.minimum(unit[i] @ unit_r, 2) == 1) & (terms == 1)
-        return terms, through.astype(np.int64)
+        return terms, through.astype(np.float64)
 
     def general(i: int, j: int) -> np.ndarray:
         terms, through = pattern(i, j)
-        return ((terms > 0) & (through == 0)).astype(np.int64)
+        return ((terms > 0) & (through == 0)).astype(np.float64)
 
     cost = {(i, i): 0 for i in range(m)}
     split: dict[tuple[int, int], int] = {}
@@ -128,7 +130,7 @@ def _bracketing(chain: Layers) -> tuple[int, dict[tuple[int, int], int]]:
         for i in range(m - length + 1):
             j = i + length - 1
             options = [
-                (cost[i, k] + cost[k + 1, j] + int((general(i, k) @ general(k + 1, j)).sum()), k)
+                (cost[i, k] + cost[k + 1, j] + round((general(i, k) @ general(k + 1, j)).sum()), k)
                 for k in range(i, j)
             ]
             cost[i, j], split[i, j] = min(options)
