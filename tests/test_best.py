@@ -99,8 +99,14 @@ def test_budget_is_respected_and_result_verified(name):
     assert time.perf_counter() - started <= 3 * 1.1  # the winner built and verified
     baseline = min(accumulate(g, m).mults_effective for m in ("forward", "reverse", "markowitz"))
     assert es.verified and es.mults_effective <= baseline
-    if name == "black-scholes":  # small enough for every search to run within 3 s
-        assert {"greedy edges", "greedy faces", "beam", "zhou"} <= set(es.info["candidates"])
+
+
+def test_every_search_runs_on_a_small_function():
+    """Black-Scholes is small enough for every search of the portfolio to finish; 8 s leaves
+    room for a second test process on a 2-core machine (at 3 s, beam and greedy faces were
+    sometimes cut off there)."""
+    es = best(REAL_WORLD["black-scholes"](), budget=8)
+    assert {"greedy edges", "greedy faces", "beam", "zhou"} <= set(es.info["candidates"])
 
 
 def test_budget_holds_where_single_searches_take_longer():
