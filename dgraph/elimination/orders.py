@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ..core.graph import DGraph
-from .vertex import markowitz_order
+from .vertex import adjacency_sets, eliminate_in_sets, markowitz_order
 from .vertex_optimal import vertex_optimal_search
 
 __all__ = ["EXACT_LIMIT", "cheapest_order", "order_cost", "structure_graph"]
@@ -53,17 +53,10 @@ def order_cost(graph: DGraph, order: list[str]) -> int:
 
     Adjacency sets, so a step costs its fill-in, not the graph's size.
     """
-    pred = {v: set(graph.nx.pred[v]) for v in graph.nx}
-    succ = {v: set(graph.nx.succ[v]) for v in graph.nx}
+    pred, succ = adjacency_sets(graph)
     total = 0
     for v in order:
-        total += len(pred[v]) * len(succ[v])
-        for i in pred[v]:
-            succ[i].discard(v)
-            succ[i] |= succ[v]
-        for k in succ[v]:
-            pred[k].discard(v)
-            pred[k] |= pred[v]
+        total += eliminate_in_sets(pred, succ, v)
         del pred[v], succ[v]
     return total
 

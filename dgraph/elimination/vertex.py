@@ -15,7 +15,15 @@ from ..core.graph import DGraph
 from ..errors import DGraphError
 from .labeled import LabeledGraph
 
-__all__ = ["forward", "markowitz", "markowitz_order", "reverse", "vertex_elimination"]
+__all__ = [
+    "adjacency_sets",
+    "eliminate_in_sets",
+    "forward",
+    "markowitz",
+    "markowitz_order",
+    "reverse",
+    "vertex_elimination",
+]
 
 
 def vertex_elimination(
@@ -49,6 +57,26 @@ def reverse(graph: DGraph) -> ExpressionSet:
     return vertex_elimination(graph, reversed(graph.intermediates), "reverse")
 
 
+def adjacency_sets(graph: DGraph) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Predecessor and successor sets of every vertex: the structure to eliminate on."""
+    return (
+        {v: set(graph.nx.pred[v]) for v in graph.nx},
+        {v: set(graph.nx.succ[v]) for v in graph.nx},
+    )
+
+
+def eliminate_in_sets(pred: dict[str, set[str]], succ: dict[str, set[str]], v: str) -> int:
+    """Eliminate ``v`` structurally (its predecessors gain its successors); its Markowitz
+    degree. ``v``'s own sets are kept, for the caller to read."""
+    for i in pred[v]:
+        succ[i].discard(v)
+        succ[i] |= succ[v]
+    for k in succ[v]:
+        pred[k].discard(v)
+        pred[k] |= pred[v]
+    return len(pred[v]) * len(succ[v])
+
+
 def markowitz_order(graph: DGraph) -> list[str]:
     """Greedy order of smallest current Markowitz degree, ties by evaluation order.
 
@@ -57,8 +85,7 @@ def markowitz_order(graph: DGraph) -> list[str]:
     ['v1', 'v2']
     """
     position = {v: i for i, v in enumerate(graph.order())}
-    pred = {v: set(graph.nx.pred[v]) for v in graph.nx}  # structure only: labels play
-    succ = {v: set(graph.nx.succ[v]) for v in graph.nx}  # no part in the choice
+    pred, succ = adjacency_sets(graph)  # structure only: labels play no part in the choice
     # a heap of (degree, position, vertex), entries made stale by later changes skipped:
     # the degrees that change are those of the eliminated vertex's neighbours
     heap = [(len(pred[v]) * len(succ[v]), position[v], v) for v in graph.intermediates]
@@ -71,12 +98,7 @@ def markowitz_order(graph: DGraph) -> list[str]:
             continue
         done.add(v)
         order.append(v)
-        for i in pred[v]:
-            succ[i].discard(v)
-            succ[i] |= succ[v]
-        for k in succ[v]:
-            pred[k].discard(v)
-            pred[k] |= pred[v]
+        eliminate_in_sets(pred, succ, v)
         for w in pred[v] | succ[v]:
             if w not in done and graph.role(w) == "intermediate":
                 heapq.heappush(heap, (len(pred[w]) * len(succ[w]), position[w], w))
