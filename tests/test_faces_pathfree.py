@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from dgraph.cli import main
 from dgraph.core.graph import DGraph
 from dgraph.core.paths import count_paths
-from dgraph.core.random_graphs import random_composition, random_layered
+from dgraph.core.random_graphs import diamond_chain, random_composition, random_layered
 from dgraph.errors import DGraphError
 from dgraph.faces.elimination import FACE_PATH_LIMIT
 from dgraph.faces.examples import circular_example
@@ -29,16 +29,7 @@ RUNNABLE = [m for m in methods(needs=()) if m != "face-optimal"]
 
 def diamonds(n: int) -> DGraph:
     """A chain of ``n`` diamonds: 2**n input-output paths over 4n edges."""
-    g = DGraph(f"diamonds-{n}")
-    g.add_vertex("v0", "input")
-    for k in range(1, n + 1):
-        g.add_vertex(f"a{k}")
-        g.add_vertex(f"b{k}")
-        g.add_vertex(f"v{k}", "output" if k == n else "intermediate")
-        for s in ("a", "b"):
-            g.add_edge(f"v{k - 1}", f"{s}{k}")
-            g.add_edge(f"{s}{k}", f"v{k}")
-    return g.validate()
+    return diamond_chain(n)
 
 
 def assert_cycle(check) -> None:

@@ -11,6 +11,7 @@ from .builders import from_sympy
 from .graph import DGraph
 
 __all__ = [
+    "diamond_chain",
     "random_composition",
     "random_dag",
     "random_layered",
@@ -169,4 +170,23 @@ def random_layered(
         for u in below:  # every vertex feeds the level above
             if u not in used:
                 g.add_edge(u, rng.choice(above))
+    return g.validate()
+
+
+def diamond_chain(n: int) -> DGraph:
+    """A chain of ``n`` diamonds: 2**n input-output paths over 4n edges (path-count tests).
+
+    >>> from dgraph.core.paths import count_paths
+    >>> count_paths(diamond_chain(10))
+    1024
+    """
+    g = DGraph(f"diamonds-{n}")
+    g.add_vertex("v0", "input")
+    for k in range(1, n + 1):
+        g.add_vertex(f"a{k}")
+        g.add_vertex(f"b{k}")
+        g.add_vertex(f"v{k}", "output" if k == n else "intermediate")
+        for s in ("a", "b"):
+            g.add_edge(f"v{k - 1}", f"{s}{k}")
+            g.add_edge(f"{s}{k}", f"v{k}")
     return g.validate()
