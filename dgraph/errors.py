@@ -18,7 +18,8 @@ class GraphError(DGraphError):
 
 
 class SearchTooLarge(DGraphError):
-    """An exhaustive search whose size exceeds the limit and was given no budget."""
+    """A search (or a symbolic construction) whose size exceeds its limit, refused at
+    once: an exhaustive search given no budget, a Markowitz order with too much fill-in."""
 
 
 class VerificationError(DGraphError):

@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import itertools
+import pickle
 
 import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import dgraph
 from dgraph.core.builders import bundled
-from dgraph.elimination.labeled import replay
+from dgraph.core.expressions import Recipe, cheapest_inlined, make_expression_set
+from dgraph.core.random_graphs import random_layered
+from dgraph.elimination.labeled import LabeledGraph, replay
 from dgraph.elimination.metagraph import edge_optimal, metagraph
 from dgraph.elimination.structure import BitGraph
 from dgraph.elimination.vertex import markowitz_order, vertex_elimination
 from dgraph.elimination.vertex_optimal import VERTEX_LIMIT, vertex_optimal
 from dgraph.errors import DGraphError, SearchTooLarge
+
+from .strategies import labeled_dags
 
 
 def test_metagraph_stages_of_naumann_sin(sin_graph):
@@ -181,3 +189,72 @@ def test_incremental_markowitz_and_order_cost_match_their_definitions(seed):
         cost, state = bits.vertex(state, bits.index[v])
         expected += cost
     assert order_cost(g, order) == expected
+
+
+# -- vertex elimination inlines while it builds ------------------------------------------
+
+
+def _named_then_inlined(graph, order):
+    """The general route: every label that is a factor named, single uses inlined after."""
+    labeled = LabeledGraph(graph)
+    for v in order:
+        labeled.eliminate_vertex(v)
+    return make_expression_set(
+        graph, labeled.references, labeled.entries(), labeled.steps, "vertex", {}, inline=True
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(labeled_dags(max_intermediates=8, labels=(None, None, None, 1, -1)), st.randoms())
+def test_vertex_elimination_builds_what_naming_then_inlining_builds(graph, rnd):
+    order = rnd.sample(graph.intermediates, len(graph.intermediates))
+    es, general = vertex_elimination(graph, order), _named_then_inlined(graph, order)
+    assert list(es.references) == list(general.references)
+    assert list(es.jacobian) == list(general.jacobian)
+    for a, b in [
+        *zip(es.references.values(), general.references.values(), strict=True),
+        *zip(es.jacobian.values(), general.jacobian.values(), strict=True),
+    ]:
+        assert sympy.srepr(a) == sympy.srepr(b)
+    assert es.cost == general.cost
+    computed, expected = es.as_computed, general.as_computed
+    assert dict(computed.references) == dict(expected.references)
+    assert dict(computed.jacobian) == dict(expected.jacobian)
+
+
+def _named(graph, order):
+    labeled = LabeledGraph(graph)
+    for v in order:
+        labeled.eliminate_vertex(v)
+    return make_expression_set(graph, labeled.references, labeled.entries(), labeled.steps)
+
+
+@settings(max_examples=100, deadline=None)
+@given(labeled_dags(max_intermediates=7), st.randoms())
+def test_the_cheapest_candidate_is_the_cheapest_once_each_is_inlined(graph, rnd):
+    orders = [rnd.sample(graph.intermediates, len(graph.intermediates)) for _ in range(3)]
+    candidates = [_named(graph, order) for order in orders]
+    inlined = [es.inline_single_use() for es in candidates]
+    expected = min(inlined, key=lambda es: (es.mults, es.adds))
+    got = cheapest_inlined(candidates)
+    assert (got.mults, got.adds) == (expected.mults, expected.adds)
+    assert dict(got.jacobian) == dict(expected.jacobian)
+
+
+def test_the_as_computed_form_of_vertex_elimination_is_built_when_asked_for():
+    g = bundled("zhou_two_blocks.json")
+    es = vertex_elimination(g, g.intermediates)
+    assert isinstance(es.computed, Recipe) and "as_computed" not in es.__dict__
+    assert es.as_computed.mults == es.mults == 6
+    assert (len(es.references), len(es.as_computed.references)) == (1, 3)
+    back = pickle.loads(pickle.dumps(es))
+    assert isinstance(back.computed, Recipe) and "as_computed" not in back.__dict__
+    assert dict(back.as_computed.references) == dict(es.as_computed.references)
+
+
+def test_markowitz_refuses_at_once_where_its_fill_in_outgrows_the_limit():
+    g = random_layered(0, 6, 12, 3, 4)  # no constant labels: structural = built count
+    products = dgraph.accumulate(g, "markowitz", limit=None).mults
+    with pytest.raises(SearchTooLarge, match=f"more than {products - 1:,} multiplications"):
+        dgraph.accumulate(g, "markowitz", limit=products - 1)
+    assert dgraph.accumulate(g, "markowitz", limit=products).mults == products

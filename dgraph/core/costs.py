@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import reduce
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import sympy
 
@@ -38,8 +38,7 @@ class Cost:
     mults_effective: int
 
 
-@dataclass(frozen=True)
-class _Count:
+class _Count(NamedTuple):  # a tuple: one is made per node of every expression set
     mults: int
     adds: int
     effective: int

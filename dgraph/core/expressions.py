@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
@@ -25,6 +25,7 @@ import sympy
 
 from ..errors import GraphError
 from .algebra import nc_substitute, nc_symbol
+from .collector import collector_paused
 from .costs import Cost, constant_values, expression_cost, expression_set_cost
 from .display import Printable
 from .graph import DGraph, vertex_symbol
@@ -33,9 +34,13 @@ from .verify import Verification, verify
 
 __all__ = [
     "ExpressionSet",
+    "Recipe",
     "Step",
     "StepKind",
     "as_factor",
+    "cheapest_inlined",
+    "comparable",
+    "has_scaling_constants",
     "make_expression_set",
     "new_reference",
     "price",
@@ -123,6 +128,19 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Recipe:
+    """How to rebuild a set's as-computed form when it is asked for: ``build(graph,
+    *args)``. A method that inlines while it builds (vertex elimination) leaves one,
+    so that only the face check pays for the form it alone reads."""
+
+    build: Callable[..., ExpressionSet]
+    args: tuple = ()
+
+    def __call__(self, graph: DGraph) -> ExpressionSet:
+        return self.build(graph, *self.args)
+
+
+@dataclass(frozen=True)
 class ExpressionSet(Printable):
     """References and Jacobian entries over edge symbols, with steps, costs and checks.
 
@@ -142,8 +160,8 @@ class ExpressionSet(Printable):
     pairs: tuple[tuple[str, str], ...] | None = None  # the entries it computes; None: all
     # the same set before single-use references were inlined: every product grouped as
     # the method computed it (inlining makes products of several factors, whose
-    # association is then free); the face check reads it
-    as_computed: ExpressionSet | None = field(default=None, repr=False, compare=False)
+    # association is then free), or a recipe for it; the face check reads it
+    computed: ExpressionSet | Recipe | None = field(default=None, repr=False, compare=False)
     # what verify() found, and the graph's version it checked against
     _verification: Verification | None = field(default=None, init=False, repr=False, compare=False)
     _verified_version: int | None = field(default=None, init=False, repr=False, compare=False)
@@ -165,6 +183,7 @@ class ExpressionSet(Printable):
         shared table that is rebuilt without evaluating (sympy's own unpickling rebuilds
         every product and sum through its constructors: 15 s for a 20,000-edge set)."""
         state = dict(self.__dict__)
+        state.pop("as_computed", None)  # rebuilt from ``computed`` on arrival, if asked for
         state["info"] = _dicts(state["info"])
         refs, jac = list(self.references.items()), list(self.jacobian.items())
         table, roots = _pack([*(n for n, _ in refs), *(d for _, d in refs), *(e for _, e in jac)])
@@ -182,6 +201,14 @@ class ExpressionSet(Printable):
         self.__dict__.update(state)
         for name in ("references", "jacobian", "info"):
             object.__setattr__(self, name, _read_only(state[name]))
+
+    @cached_property
+    def as_computed(self) -> ExpressionSet | None:
+        """The set before single-use references were inlined (None: this one), built
+        from its recipe the first time it is asked for."""
+        if isinstance(self.computed, Recipe):
+            return self.computed(self.graph)
+        return self.computed
 
     # -- costs -------------------------------------------------------------------------
 
@@ -209,7 +236,8 @@ class ExpressionSet(Printable):
         """Check against Bauer's formula (see :mod:`dgraph.core.verify`) and remember it,
         with the version of the graph it checked."""
         version = _version(self.graph)
-        check = verify(self, mode)
+        with collector_paused(builds=False):
+            check = verify(self, mode)
         object.__setattr__(self, "_verification", check)
         object.__setattr__(self, "_verified_version", version)
         return check
@@ -231,8 +259,10 @@ class ExpressionSet(Printable):
         """The same set over ``graph``, which must be an equal graph (a child process sent
         this set back with its own copy): its verification kept only if it checked the
         version ``graph`` still has."""
-        computed = None if self.as_computed is None else self.as_computed.moved_to(graph)
-        out = dataclasses.replace(self, graph=graph, as_computed=computed)
+        computed = self.computed
+        if isinstance(computed, ExpressionSet):
+            computed = computed.moved_to(graph)
+        out = dataclasses.replace(self, graph=graph, computed=computed)
         if self._verification is not None and self._verified_version == _version(graph):
             object.__setattr__(out, "_verification", self._verification)
             object.__setattr__(out, "_verified_version", self._verified_version)
@@ -260,16 +290,20 @@ class ExpressionSet(Printable):
         c = 2, d = 3 is ``6·x``, one multiplication less than was computed), so where
         that would change the count, a product with a constant factor other than ±1 is
         not inlined into a product, nor a product into one with such a factor."""
+        inline = self.single_use_references()
+        out = self._inlined(inline)
+        if inline and has_scaling_constants(self.graph) and out.cost != self.cost:
+            out = self._inlined(inline - self._scaled_products(inline))
+        return out
+
+    def single_use_references(self) -> set[sympy.Symbol]:
+        """The references that occur exactly once in the other expressions."""
         uses: Counter[sympy.Symbol] = Counter()
         for expr in [*self.references.values(), *self.jacobian.values()]:
             for s in _symbols_in_order(expr):
                 if s in self.references:
                     uses[s] += 1
-        inline = {r for r in self.references if uses[r] == 1}
-        out = self._inlined(inline)
-        if inline and _scales(self.graph) and out.cost != self.cost:
-            out = self._inlined(inline - self._scaled_products(inline))
-        return out
+        return {r for r in self.references if uses[r] == 1}
 
     def _inlined(self, inline: set[sympy.Symbol]) -> ExpressionSet:
         kept = [r for r in self.references if r not in inline]
@@ -294,7 +328,7 @@ class ExpressionSet(Printable):
             self.method,
             self.info,
             self.pairs,
-            as_computed=self.as_computed or self,
+            computed=self.computed or self,
         )
 
     def _scaled_products(self, among: set[sympy.Symbol]) -> set[sympy.Symbol]:
@@ -498,7 +532,28 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _scales(graph: DGraph) -> bool:
+def comparable(candidates: Iterable[ExpressionSet]) -> list[ExpressionSet]:
+    """Candidate sets of one graph as their counts compare: as they are where inlining
+    keeps every count (no constant labels), else inlined (products of ±1 fold, (−a)(−b)
+    is a·b, so inlining can lower a count)."""
+    candidates = list(candidates)
+    graph = candidates[0].graph
+    if any(graph.constant_label(u, v) is not None for u, v in graph.edges()):
+        return [_inlined_once(es) for es in candidates]
+    return candidates
+
+
+def cheapest_inlined(candidates: Iterable[ExpressionSet]) -> ExpressionSet:
+    """The cheapest of ``candidates`` by (mults, adds), first on ties, inlined: compared
+    as :func:`comparable` has them, so that only the winner need be inlined."""
+    return _inlined_once(min(comparable(candidates), key=lambda es: (es.mults, es.adds)))
+
+
+def _inlined_once(es: ExpressionSet) -> ExpressionSet:
+    return es.inline_single_use() if es.computed is None else es  # None: not inlined yet
+
+
+def has_scaling_constants(graph: DGraph) -> bool:
     """Whether a label of ``graph`` is a constant other than ±1 (zero included)."""
     return any(
         graph.constant_label(u, v) is not None and abs(graph.constant_label(u, v)) != 1
@@ -530,12 +585,15 @@ def make_expression_set(
     info: Mapping[str, Any] | None = None,
     pairs: Iterable[tuple[str, str]] | None = None,
     inline: bool = False,
+    computed: ExpressionSet | Recipe | None = None,
 ) -> ExpressionSet:
     """An expression set with its Jacobian entries in row-major order of the graph; with
     ``inline``, as every method finishes one: references used once inlined
-    (:meth:`ExpressionSet.inline_single_use`)."""
+    (:meth:`ExpressionSet.inline_single_use`); ``computed``: what it was inlined from."""
     rows = {y: i for i, y in enumerate(graph.outputs)}
     cols = {x: i for i, x in enumerate(graph.inputs)}
     ordered = dict(sorted(jacobian.items(), key=lambda kv: (rows[kv[0][0]], cols[kv[0][1]])))
-    es = ExpressionSet(graph, references, ordered, tuple(steps), method, info or {}, pairs)
+    es = ExpressionSet(
+        graph, references, ordered, tuple(steps), method, info or {}, pairs, computed
+    )
     return es.inline_single_use() if inline else es

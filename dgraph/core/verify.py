@@ -68,6 +68,7 @@ import sympy
 
 from ..errors import GraphError, VerificationError
 from .algebra import fold
+from .exprtable import ADD, LEAF, MUL, ExpressionTable, Unreadable, expression_table
 from .labels import check_labels
 from .paths import path_counts, path_sums
 
@@ -416,11 +417,62 @@ def _bauer(
     return {(y, x): block[y][row[x]] for y in graph.outputs for x in inputs}
 
 
+def table_shapes_and_bound(es: ExpressionSet, table: ExpressionTable) -> int | None:
+    """:func:`shapes_and_bound` over the table, in integers: every node one word shape
+    ``(start, end)``, the empty word ``(-1, -1)`` or none (zero). None where a node has
+    several shapes or a term is not a path: the general check then says which."""
+    vertex = {v: i for i, v in enumerate(es.graph.order())}
+    ends = [(vertex[u], vertex[v]) for u, v in table.edges]
+    empty, zero = (-1, -1), None
+    shape: list[tuple[int, int] | None] = []
+    bound: list[int] = []
+    for kind, x, y in zip(table.op, table.a, table.b, strict=True):
+        if kind == LEAF:
+            shape.append(ends[x])
+            bound.append(1)
+            continue
+        if kind == MUL:
+            sa, sb = shape[x], shape[y]  # the word a*b is walked b first
+            if sa is zero or sb is zero:
+                out = zero
+            elif sa == empty or sb == empty:
+                out = sb if sa == empty else sa
+            elif sa[0] == sb[1]:
+                out = (sb[0], sa[1])
+            else:
+                return None
+            b = bound[x] * bound[y]
+        elif kind == ADD:
+            sa, sb = shape[x], shape[y]
+            if sa is not zero and sb is not zero and sa != sb:
+                return None
+            out = sb if sa is zero else sa
+            b = bound[x] + bound[y]
+        else:  # a number
+            k = table.numbers[x]
+            out, b = (empty if k else zero), abs(k)
+        shape.append(out)
+        bound.append(min(b, BOUND_CAP))
+    worst = 0
+    for (y, x), n in ((k, n) for k, n in table.roots.items() if isinstance(k, tuple)):
+        if shape[n] is not zero and shape[n] != (vertex[x], vertex[y]):
+            return None
+        worst = max(worst, bound[n])
+    return worst
+
+
 def _verify_random_point(
-    es: ExpressionSet, entries: Iterable[tuple[str, str]], seed: int
+    es: ExpressionSet,
+    entries: Iterable[tuple[str, str]],
+    seed: int,
+    table: ExpressionTable | None = None,
 ) -> Verification:
+    """Steps 1-3 (see the module), over ``table`` where the set has one: every check and
+    the evaluation in integers and NumPy, a level of the expression DAG at a time."""
     graph = es.graph
-    bound = shapes_and_bound(es)
+    bound = None if table is None else table_shapes_and_bound(es, table)
+    if bound is None:
+        table, bound = None, shapes_and_bound(es)  # raises, naming the term, or reads it
     if bound >= BOUND_CAP:
         raise VerificationError("coefficients of more than 4096 bits cannot be checked")
     primes = primes_for(bound)
@@ -448,10 +500,16 @@ def _verify_random_point(
             acc = acc * f % mod
         return acc
 
-    for name, definition in es.references.items():
-        values[name] = fold(definition, leaf, number, add, mul)
+    if table is not None:
+        row = {edge: i for i, edge in enumerate(graph.edges())}
+        at = table.evaluate(draws[[row[edge] for edge in table.edges]], mod)
+        computed = {key: at[table.roots[key]] for key in entries}
+    else:
+        for name, definition in es.references.items():
+            values[name] = fold(definition, leaf, number, add, mul)
+        computed = {key: fold(es.jacobian[key], leaf, number, add, mul) for key in entries}
     for y, x in entries:
-        if not np.array_equal(fold(es.jacobian[y, x], leaf, number, add, mul), expected[y, x]):
+        if not np.array_equal(computed[y, x], expected[y, x]):
             return Verification(
                 False, "random-point", f"entry ({y}, {x}) differs from Bauer's formula"
             )
@@ -475,7 +533,12 @@ def verify(es: ExpressionSet, mode: str = "auto", seed: int = 0) -> Verification
     except GraphError as exc:  # the labels are not the derivatives the values imply
         return Verification(False, "labels", str(exc))
     try:
-        check_well_formed(es)
+        table: ExpressionTable | None = expression_table(es)  # only well-formed sets have one
+    except Unreadable:
+        table = None
+    try:
+        if table is None:
+            check_well_formed(es)
         expected = expected_entries(es)
     except VerificationError as exc:
         return Verification(False, "structure", str(exc))
@@ -491,6 +554,6 @@ def verify(es: ExpressionSet, mode: str = "auto", seed: int = 0) -> Verification
     try:
         if mode == "exact":
             return _verify_exact(es, max(n, 1))
-        return _verify_random_point(es, expected, seed)
+        return _verify_random_point(es, expected, seed, table)
     except VerificationError as exc:
         return Verification(False, mode, str(exc))

@@ -141,6 +141,9 @@ class Elimination:
     successors (front) or predecessors (back) goes with its remaining edges."""
 
     records_steps = False  # whether the moves are kept in ``steps``
+    # whether a vertex elimination names only the labels its products use more than once
+    # (the others go into their one product at once, as inlining them later would)
+    names_only_shared = False
 
     def __init__(
         self,
@@ -305,7 +308,11 @@ class Elimination:
             ks = list(succ[v]) if upper is None else [upper]
             lows = list(pred[v]) if lower is None else [lower]
             if ks and lows:
-                self._name([(v, ks[0]), *((i, v) for i in lows), *((v, k) for k in ks[1:])])
+                named = [(v, ks[0]), *((i, v) for i in lows), *((v, k) for k in ks[1:])]
+                if self.names_only_shared and upper is None and lower is None:
+                    # c_vi is a factor of |ks| products, c_kv of |lows|
+                    named = [e for e in named if len(lows if e[0] == v else ks) > 1]
+                self._name(named)
         uppers = succ[v] if upper is None else {upper: succ[v][upper]}
         lowers = pred[v] if lower is None else {lower: pred[v][lower]}
         multiply, add = algebra.multiply, algebra.add

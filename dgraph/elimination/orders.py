@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ..core.graph import DGraph
-from .vertex import adjacency_sets, eliminate_in_sets, markowitz_order
+from ..errors import SearchTooLarge
+from .vertex import adjacency_sets, eliminate_in_sets, priced_markowitz_order
 from .vertex_optimal import vertex_optimal_search
 
 __all__ = ["EXACT_LIMIT", "cheapest_order", "order_cost", "structure_graph"]
@@ -66,5 +67,12 @@ def cheapest_order(graph: DGraph, exact_limit: int = EXACT_LIMIT) -> list[str]:
     inner = graph.intermediates
     if len(inner) <= exact_limit:
         return [target for _, target in vertex_optimal_search(graph).moves]
-    candidates = [inner, inner[::-1], markowitz_order(graph)]
-    return min(candidates, key=lambda order: order_cost(graph, order))
+    candidates = [inner, inner[::-1]]
+    costs = [order_cost(graph, order) for order in candidates]
+    try:  # abandoned as soon as it costs more than forward or reverse: fill-in can explode
+        order, cost = priced_markowitz_order(graph, limit=min(costs))
+        candidates.append(order)
+        costs.append(cost)
+    except SearchTooLarge:
+        pass
+    return candidates[costs.index(min(costs))]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.builders import from_function
+from ..core.collector import collector_paused
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..dominance.dstar import dstar
@@ -272,7 +273,8 @@ def accumulate(
     """
     spec = lookup(method)
     t0 = time.perf_counter()
-    es = spec(graph, **options)
+    with collector_paused():
+        es = spec(graph, **options)
     if not isinstance(es, ExpressionSet):
         raise DGraphError(
             f"method {spec.name!r} returned {type(es).__name__}, not an ExpressionSet"

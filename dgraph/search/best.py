@@ -284,8 +284,8 @@ def _candidates(graph: DGraph, candidates: Iterable[ExpressionSet]) -> list[Expr
 
 def _on(graph: DGraph, es: ExpressionSet) -> ExpressionSet:
     """``es`` (and the set it was inlined from) over ``graph``, an equal graph."""
-    computed = None if es.as_computed is None else _on(graph, es.as_computed)
-    return dataclasses.replace(es, graph=graph, as_computed=computed)
+    computed = _on(graph, es.computed) if isinstance(es.computed, ExpressionSet) else es.computed
+    return dataclasses.replace(es, graph=graph, computed=computed)
 
 
 def _bracketing(graph: DGraph, left: Callable[[], float]) -> Background[int]:

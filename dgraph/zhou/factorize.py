@@ -39,21 +39,41 @@ from collections.abc import Iterable
 import networkx as nx
 import sympy
 
-from ..core.expressions import ExpressionSet, make_expression_set
+from ..core.expressions import (
+    ExpressionSet,
+    cheapest_inlined,
+    comparable,
+    has_scaling_constants,
+    make_expression_set,
+)
 from ..core.graph import DGraph
 from ..core.paths import depths, depths_of
 from ..elimination.labeled import LabeledGraph
+from ..elimination.orders import order_cost
 from ..errors import DGraphError
 from .levels import root_degrees, terminal_degrees
 from .simple import reduce_simple
 
-__all__ = ["AUTO_EDGE_LIMIT", "STRATEGIES", "VARIANTS", "factorize", "pages", "zhou"]
+__all__ = [
+    "AUTO_EDGE_LIMIT",
+    "STRATEGIES",
+    "VARIANTS",
+    "VARIANT_EDGE_LIMIT",
+    "factorize",
+    "pages",
+    "zhou",
+]
 
 VARIANTS = ("backward", "forward")
 STRATEGIES = ("global", "pages", "pairs")
 # edges beyond which strategy "auto" tries only "global": pages can multiply the work
 # (a random layered graph of 5,607 edges: global 2-3 s, pages 217 s and 1.1 million mults)
 AUTO_EDGE_LIMIT = 2_000
+# edges beyond which variant "best" factorizes one way only: backward (from the inputs,
+# in Zhou's dependence direction) where forward mode's structural cost is the lower,
+# forward where reverse mode's is, as the two pair up on layered graphs; each takes
+# about 25 s on a random layered graph of 97,809 edges
+VARIANT_EDGE_LIMIT = 50_000
 
 
 def _intermediates(g: nx.DiGraph) -> list[str]:
@@ -101,12 +121,15 @@ def factorize(lg: LabeledGraph, variant: str, among: Iterable[str] | None = None
 
 def _lower_depths(lg: LabeledGraph, depth: dict[str, int], touched: set[str]) -> set[str]:
     """Recompute the depths of ``touched`` (their successors changed) and of everything
-    above them that changes in turn; the vertices whose depth changed."""
+    above them that changes in turn; the vertices whose depth changed. Inputs are left
+    out: no depth is read from them (they are nobody's successor, never eliminated), and
+    theirs was the costly one (forward factorization gives them thousands of successors)."""
     changed = set()
-    work = [u for u in touched if u in lg.succ]
+    role = lg.role
+    work = [u for u in touched if u in lg.succ and role[u] != "input"]
     while work:
         u = work.pop()
-        if u not in lg.succ:
+        if u not in lg.succ or role[u] == "input":
             continue
         below = max((depth[w] for w in lg.succ[u]), default=-1)
         new = 0 if lg.role[u] == "output" else 1 + below
@@ -236,15 +259,15 @@ def _merge(base: LabeledGraph, parts: list[LabeledGraph], steps, info, pairs) ->
                 entries[key] = entries[key] + label if key in entries else label
     references = parts[0].references if parts else {}
     all_steps = list(steps) + [s for part in parts for s in part.steps]
-    return make_expression_set(
-        base.graph, references, entries, all_steps, "zhou", info, pairs, inline=True
-    )
+    return make_expression_set(base.graph, references, entries, all_steps, "zhou", info, pairs)
 
 
 def _run(base: LabeledGraph, strategy: str, variant: str, pairs) -> ExpressionSet:
     lg = base.copy()
     if strategy == "global":
         factorize(lg, variant)
+        if lg.names_only_shared:  # vertex eliminations only, inlined as they went
+            return lg.result("zhou", {"strategy": strategy, "variant": variant})
         parts = [lg]
         steps: list = []
     else:
@@ -286,6 +309,16 @@ def zhou(
             " (their pages can multiply the work; ask for one by --strategy)"
         )
     variants = VARIANTS if variant == "best" else (variant,)
+    if variant == "best" and graph.n_edges > VARIANT_EDGE_LIMIT:
+        inner = graph.intermediates
+        forward_mode, reverse_mode = order_cost(graph, inner), order_cost(graph, inner[::-1])
+        chosen = "backward" if forward_mode <= reverse_mode else "forward"
+        variants = (chosen,)
+        skipped = (f"{skipped}; " if skipped else "") + (
+            f"variant {'forward' if chosen == 'backward' else 'backward'} not tried: "
+            f"{graph.n_edges} edges exceed {VARIANT_EDGE_LIMIT:,} (forward mode "
+            f"{forward_mode:,} vs reverse mode {reverse_mode:,} structural mults chose)"
+        )
     for name, allowed, given in (
         ("strategy", STRATEGIES, strategies),
         ("variant", VARIANTS, variants),
@@ -302,10 +335,14 @@ def zhou(
             if not nx.has_path(graph.nx, x, y):
                 raise DGraphError(f"no path from {x} to {y}: that entry is structurally zero")
             edges.update(_paths_between(graph.nx, {x}, {y}))
-    base = LabeledGraph(graph, edges)
+    # with the global strategy alone, on the whole graph, every step is a vertex
+    # elimination: labels are named only where shared (no inlining pass after)
+    at_once = strategies == ("global",) and edges is None and not has_scaling_constants(graph)
+    base = LabeledGraph(graph, edges, names_only_shared=at_once)
     reduce_simple(base)
     results = {(s, v): _run(base, s, v, pairs) for s in strategies for v in variants}
-    best = min(results.values(), key=lambda es: (es.mults, es.adds))
+    results = dict(zip(results, comparable(results.values()), strict=True))
+    best = cheapest_inlined(results.values())
     tried = {f"{s}/{v}": es.mults for (s, v), es in results.items()}
     info = {**best.info, "tried": tried}
     if skipped:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 
 import networkx as nx
 import numpy as np
@@ -99,9 +98,9 @@ def _bracketing(chain: Layers) -> tuple[int, dict[tuple[int, int], int]]:
     index = [{v: i for i, v in enumerate(cut)} for cut in chain.cuts]
     nonzero, unit = [], []
     for k, jac in enumerate(chain.jacobians):
-        # floats: exact here (counts are small integers), and matmul runs in BLAS, where
+        # float32: exact here (counts below 2^24), and matmul runs in BLAS, where
         # integer matmul is a plain loop (minutes on layers a few hundred wide)
-        n = np.zeros((len(index[k]), len(index[k + 1])), dtype=np.float64)
+        n = np.zeros((len(index[k]), len(index[k + 1])), dtype=np.float32)
         u = np.zeros_like(n)
         for (a, b), entry in jac.items():
             n[index[k][a], index[k + 1][b]] = 1
@@ -110,19 +109,21 @@ def _bracketing(chain: Layers) -> tuple[int, dict[tuple[int, int], int]]:
         unit.append(u)
     m = len(nonzero)
 
-    @cache
-    def pattern(i: int, j: int) -> tuple[np.ndarray, np.ndarray]:
-        """Terms per entry (clipped at 2) and pass-through entries of Ji ... Jj."""
-        if i == j:
-            return nonzero[i], unit[i]
-        terms_r, unit_r = pattern(i + 1, j)
-        terms = np.minimum(nonzero[i] @ terms_r, 2)
-        through = (np.minimum(unit[i] @ unit_r, 2) == 1) & (terms == 1)
-        return terms, through.astype(np.float64)
-
-    def general(i: int, j: int) -> np.ndarray:
-        terms, through = pattern(i, j)
-        return ((terms > 0) & (through == 0)).astype(np.float64)
+    # column and row sums of the general entries (neither zero nor a pass-through) of
+    # every Ji ... Jj: a product G @ H makes sum(G @ H) multiplications, which is
+    # colsum(G) . rowsum(H), so the search needs only these; the patterns of each j are
+    # built from the right, keeping one at a time (all of them take O(m^2 n^2) memory)
+    sums: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+    for j in range(m):
+        terms, through = nonzero[j], unit[j]  # terms per entry (clipped at 2), pass-throughs
+        for i in range(j, -1, -1):
+            if i < j:
+                terms = np.minimum(nonzero[i] @ terms, 2)
+                through = ((np.minimum(unit[i] @ through, 2) == 1) & (terms == 1)).astype(
+                    np.float32
+                )
+            general = (terms > 0) & (through == 0)
+            sums[i, j] = general.sum(axis=0, dtype=np.int64), general.sum(axis=1, dtype=np.int64)
 
     cost = {(i, i): 0 for i in range(m)}
     split: dict[tuple[int, int], int] = {}
@@ -130,7 +131,7 @@ def _bracketing(chain: Layers) -> tuple[int, dict[tuple[int, int], int]]:
         for i in range(m - length + 1):
             j = i + length - 1
             options = [
-                (cost[i, k] + cost[k + 1, j] + round((general(i, k) @ general(k + 1, j)).sum()), k)
+                (cost[i, k] + cost[k + 1, j] + int(sums[i, k][0] @ sums[k + 1, j][1]), k)
                 for k in range(i, j)
             ]
             cost[i, j], split[i, j] = min(options)

@@ -1,0 +1,47 @@
+"""The cyclic garbage collector paused while large expression sets are built.
+
+Building an expression set makes 10^5–10^6 sympy objects, none of them in reference
+cycles; each time enough of them accumulate, Python's collector walks every live object
+of the older generations again. On a random layered graph of 97,809 edges that was 45 %
+of forward mode's time (20 s with it, 11 s without). Reference counting still frees
+everything as usual.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["collector_paused"]
+
+_depth = 0
+
+
+@contextmanager
+def collector_paused(builds: bool = True) -> Iterator[None]:
+    """Run the body with the cyclic collector off (re-entrant; restored after, also on
+    an exception, as it was found). ``builds``: the body leaves many new objects alive
+    (an expression set), filed as old at the end by one pass over the young generations
+    (left young, they would be walked once per generation as they age); a body whose
+    objects die with it (a check) skips that pass.
+
+    >>> import gc
+    >>> with collector_paused():
+    ...     gc.isenabled()
+    False
+    >>> gc.isenabled()
+    True
+    """
+    global _depth
+    was_enabled = gc.isenabled()
+    _depth += 1
+    gc.disable()
+    try:
+        yield
+    finally:
+        _depth -= 1
+        if _depth == 0 and was_enabled:
+            if builds:  # the young generations only: what the body made, filed as old
+                gc.collect(1)
+            gc.enable()
