@@ -184,7 +184,7 @@ def test_to_dict_is_the_accumulate_contract(sin_graph):
 def test_latex_and_text(discrepancy_graph):
     es = dgraph.accumulate(discrepancy_graph, "edge-optimal")
     tex = es.to_latex()
-    assert tex.startswith("\\begin{align}") and tex.rstrip().endswith("\\end{align}")
+    assert tex.startswith("\\begin{align*}") and tex.rstrip().endswith("\\end{align*}")
     assert "c_{i,k}" in tex and "r_{1} &=" in tex
     assert es.to_text().splitlines()[0].startswith("r1 = ")
 

@@ -341,13 +341,17 @@ def test_expression_set_output(discrepancy_graph):
     assert r"| $r_{1}$ | $= c_{y_{1},i} c_{i,k} + c_{y_{1},k}$ |" in md
     assert r"| $\frac{\partial y_{2}}{\partial a}$ | $= c_{y_{2},i} r_{2}$ |" in md
     assert "- `dy1/da = r1*d_k_a`" in es.to_markdown(math=False)
-    html = es._repr_html_()
+    html = es.to_html()
     assert html.count("<tr>") == len(es.references) + len(es.jacobian)
     assert "<i>r</i><sub>1</sub>·<i>c</i><sub>k,a</sub>" in html
     ET.fromstring(html)  # well-formed
     # the LaTeX and text forms are unchanged: references first, matrix order
     assert es.to_latex().splitlines()[1].startswith("r_{1} &=")
-    assert es._repr_latex_().startswith("$$\\begin{aligned}")
+    notebook = es._repr_latex_()
+    assert notebook.startswith("$$\\begin{aligned}\n&\\text{edge-optimal: 13 mults (")
+    assert notebook.splitlines()[1].endswith("adds, verified} \\\\")
+    assert notebook.count("\\\\") == len(es.references) + len(es.jacobian)  # one row each more
+    assert "\\begin{align" not in notebook.replace("\\begin{aligned}", "")
 
 
 def test_comparison_tables(discrepancy_graph):

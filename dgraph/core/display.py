@@ -64,6 +64,9 @@ class Printable:
     def to_latex(self) -> str:
         return formatted(self, "latex")
 
+    def to_html(self) -> str:
+        return formatted(self, "html")
+
     def to_markdown(self, math: bool = True) -> str:
         """Markdown; ``math`` writes ``$...$`` LaTeX, else the text form."""
         return formatted(self, "markdown", math=math)

@@ -149,7 +149,8 @@ class ExpressionSet(Printable):
     :meth:`verify` sets it, and ``dataclasses.replace`` gives an unverified copy.
     """
 
-    rich_formats = ("html", "latex")
+    # LaTeX only: front ends show HTML first when both are offered (to_html() gives it)
+    rich_formats = ("latex",)
 
     graph: DGraph
     references: Mapping[sympy.Symbol, sympy.Expr]

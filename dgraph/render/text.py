@@ -39,8 +39,9 @@ def _tex_id(v: str) -> str:
 
 
 def expression_set_latex(es: ExpressionSet, notebook: bool = False) -> str:
-    """An ``align`` environment, references first; labels as ``c_{target,source}``
-    (``notebook``: ``$$\\begin{aligned}...$$`` for Jupyter)."""
+    """An unnumbered ``align*`` environment, references first; labels as
+    ``c_{target,source}`` (``notebook``: ``$$\\begin{aligned}...$$`` for Jupyter, under a
+    row with the costs and whether it is verified)."""
     names = {
         sym: f"c_{{{_tex_id(v)},{_tex_id(u)}}}" for sym, (u, v) in es.graph.edge_symbols.items()
     }
@@ -54,8 +55,26 @@ def expression_set_latex(es: ExpressionSet, notebook: bool = False) -> str:
         rf"\frac{{\partial {_tex_id(y)}}}{{\partial {_tex_id(x)}}} &= {tex(e)}"
         for (y, x), e in es.jacobian.items()
     ]
-    text = "\\begin{align}\n" + " \\\\\n".join(rows) + "\n\\end{align}"
-    return "$$" + text.replace("align", "aligned") + "$$" if notebook else text
+    if notebook:
+        rows.insert(0, rf"&\text{{{_text_mode(_short_status(es))}}}")
+        return "$$\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}$$"
+    return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
+
+
+def _short_status(es: ExpressionSet) -> str:
+    """Costs and whether the set is verified, on one line (the check's detail is in
+    :func:`cost_line`)."""
+    status = "verified" if es.verified else "not verified"
+    return (
+        f"{es.method or 'expression set'}: {es.mults} mults ({es.mults_effective} effective), "
+        f"{es.adds} adds, {status}"
+    )
+
+
+def _text_mode(words: str) -> str:
+    """``words`` safe inside MathJax's and LaTeX's ``\\text{}``: letters, digits and
+    plain punctuation kept, anything else a space."""
+    return "".join(c if c.isalnum() or c in " ,.:;()+-=/" else " " for c in words)
 
 
 def graph_summary(graph: DGraph) -> str:
