@@ -92,3 +92,41 @@ def test_results_from_a_child_process_are_on_the_graph_and_verified(discrepancy_
     for es in comparison.results.values():
         assert es.graph is discrepancy_graph and es.verified
     assert comparison.results["forward"].mults == 14
+
+
+def test_in_jupyter_compare_drives_a_bar_that_shows_after_two_seconds(
+    discrepancy_graph, monkeypatch
+):
+    import importlib
+
+    import tqdm.auto
+
+    from dgraph.core import progress as progress_module
+
+    compare_module = importlib.import_module("dgraph.methods.compare")
+
+    made = []
+
+    class Bar:
+        def __init__(self, **kw):
+            made.append(kw)
+            self.n, self.descriptions, self.closed = 0, [], False
+
+        def set_description(self, text):
+            self.descriptions.append(text)
+
+        def update(self, k):
+            self.n += k
+
+        def close(self):
+            self.closed = True
+
+    bars = []
+    monkeypatch.setattr(tqdm.auto, "tqdm", lambda **kw: bars.append(Bar(**kw)) or bars[-1])
+    monkeypatch.setattr(compare_module, "in_notebook", lambda: True)
+    compare(discrepancy_graph, ["forward", "reverse"])
+    assert made[0]["delay"] == progress_module.DELAY == 2.0 and made[0]["total"] == 2
+    assert bars[0].descriptions == ["forward", "reverse"] and bars[0].closed
+    monkeypatch.setattr(compare_module, "in_notebook", lambda: False)
+    compare(discrepancy_graph, ["forward"])
+    assert len(bars) == 1  # outside Jupyter, no bar

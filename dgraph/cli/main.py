@@ -16,7 +16,6 @@ import sys
 import textwrap
 import traceback
 import warnings
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ import numpy as np
 
 from ..bench.suite import SUITES
 from ..core.graph import DGraph
+from ..core.progress import method_progress
 from ..errors import DGraphError, InputError
 from ..methods import COMPARED, accumulate, compare, methods
 from ..methods.structure import structure
@@ -195,28 +195,9 @@ def cmd_accumulate(args: argparse.Namespace) -> int:
     return 0 if es.verified else 1
 
 
-@contextlib.contextmanager
-def _progress(quiet: bool) -> Iterator[Callable[[str, int, int], None] | None]:
-    """A progress bar on stderr (tqdm) while methods run, on a terminal and unless
-    ``quiet``; else nothing."""
-    if quiet or not sys.stderr.isatty():
-        yield None
-        return
-    from tqdm import tqdm
-
-    bar: list[Any] = []
-
-    def update(method: str, k: int, n: int) -> None:
-        if not bar:
-            bar.append(tqdm(total=n, file=sys.stderr, leave=False, unit="method"))
-        bar[0].set_description(method)
-        bar[0].update(k - 1 - bar[0].n)
-
-    try:
-        yield update
-    finally:
-        if bar:
-            bar[0].close()
+def _progress(quiet: bool) -> contextlib.AbstractContextManager:
+    """A progress bar on stderr while methods run, on a terminal and unless ``quiet``."""
+    return method_progress(not quiet and sys.stderr.isatty())
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ from ..core.display import Printable
 from ..core.expressions import ExpressionSet, price
 from ..core.graph import DGraph
 from ..core.paths import naive_cost
+from ..core.progress import in_notebook, method_progress
 from ..errors import SearchTooLarge
 from ..search.best import ANY_ELIMINATION
 from ..search.rank_bound import ANY_ACCUMULATION
@@ -143,8 +144,23 @@ def compare(
     does not finish, or whose turn comes with no time left, is skipped, saying so. With
     ``each`` every search gets the whole ``budget`` (the benchmarks' setting) and the
     other methods run in-process; None: every search its default.
-    ``progress(method, k, n)`` is called before the k-th of n methods runs.
+    ``progress(method, k, n)`` is called before the k-th of n methods runs; without it,
+    in Jupyter, a bar shows which method runs once the comparison has taken two seconds.
     """
+    if progress is None and in_notebook():
+        with method_progress(True) as bar:
+            return _compare(graph, methods, budget, seed, each, bar)
+    return _compare(graph, methods, budget, seed, each, progress)
+
+
+def _compare(
+    graph: DGraph,
+    methods: list[str] | None,
+    budget: float | None,
+    seed: int,
+    each: bool,
+    progress: Callable[[str, int, int], None] | None,
+) -> Comparison:
     names = list(dict.fromkeys(methods or COMPARED))
     order = sorted(names, key=lambda name: name == "best")
     searches = [n for n in order if "budget" in lookup(n).options]
