@@ -57,3 +57,16 @@ def test_a_type_without_printers_keeps_its_repr():
     assert Bare()._repr_html_() is None
     with pytest.raises(DGraphError, match="no text printer for Bare"):
         formatted(Bare(), "text")
+
+
+def test_drawings_offer_png_beside_svg_and_fit_the_page_in_notebooks(reverse_sin):
+    from dgraph.render.drawing import draw
+
+    graph = reverse_sin.graph
+    svg, png = graph._repr_svg_(), graph._repr_png_()
+    assert svg.count('style="max-width:100%;height:auto"') == 1 and "<svg style=" in svg
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 1000
+    drawing = draw(graph)
+    assert drawing._repr_png_().startswith(b"\x89PNG") and "max-width:100%" in drawing._repr_svg_()
+    assert "max-width" not in drawing.svg()  # files keep their natural size
+    assert reverse_sin._repr_png_() is None  # expression sets are LaTeX

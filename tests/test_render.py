@@ -23,7 +23,7 @@ from dgraph.core.paths import count_paths
 from dgraph.errors import DGraphError
 from dgraph.faces.elimination import FaceState, input_output_paths
 from dgraph.render.dot import metagraph_dot, render, render_svg, to_dot
-from dgraph.render.drawing import FORMATS, VIEWS, draw
+from dgraph.render.drawing import FORMATS, VIEWS, draw, fit_width
 from dgraph.render.faces import face_state_dot
 from dgraph.render.labels import expr_label, symbol_names, vertex_label
 from dgraph.render.regions import (
@@ -260,7 +260,7 @@ def test_paper_style_is_serif_and_gray(sin_graph):
 
 
 def test_notebook_svg(sin_graph):
-    assert sin_graph._repr_svg_() == render_svg(sin_graph)
+    assert sin_graph._repr_svg_() == fit_width(render_svg(sin_graph))
     assert ET.fromstring(draw(sin_graph, "line")._repr_svg_()).tag.endswith("svg")
 
 

@@ -14,7 +14,7 @@ from ..errors import DGraphError
 
 __all__ = ["FORMATS", "Printable", "formatted", "register", "rich"]
 
-FORMATS = ("text", "latex", "markdown", "html", "svg")
+FORMATS = ("text", "latex", "markdown", "html", "svg", "png")
 
 
 class _Printer(Protocol):
@@ -81,4 +81,8 @@ class Printable:
         return rich(self, "markdown")
 
     def _repr_svg_(self) -> str | None:
-        return rich(self, "svg")
+        return rich(self, "svg", notebook=True)
+
+    def _repr_png_(self) -> bytes | None:
+        """The same drawing as PNG: Jupyter shows no SVG from an untrusted notebook."""
+        return rich(self, "png")

@@ -108,7 +108,7 @@ class DGraph(Printable):
     d_y_x
     """
 
-    rich_formats = ("svg",)
+    rich_formats = ("svg", "png")
 
     def __init__(self, name: str = "") -> None:
         self.name = name

@@ -124,7 +124,7 @@ class FaceState(Printable):
     vertices, split) over the faces, the paths through it in :class:`PathTracks` (drawn
     in notebooks by the renderer's SVG printer)."""
 
-    rich_formats = ("svg",)
+    rich_formats = ("svg", "png")
 
     def __init__(self, graph: DGraph, symbolic: bool = True) -> None:
         """The line graph of ``graph`` before any elimination; ``symbolic=False`` skips the

@@ -23,7 +23,16 @@ from .scene import Scene, to_graphviz
 from .styles import Style, get_style
 from .views import graph_scene, levels_scene, line_scene, pages_scene
 
-__all__ = ["DRAWN_LIMIT", "FORMATS", "VIEWS", "Drawing", "check_drawable", "draw", "need_dot"]
+__all__ = [
+    "DRAWN_LIMIT",
+    "FORMATS",
+    "VIEWS",
+    "Drawing",
+    "check_drawable",
+    "draw",
+    "fit_width",
+    "need_dot",
+]
 
 FORMATS = (".svg", ".pdf", ".png", ".dot", ".tex")
 VIEWS = ("graph", "line", "levels", "pages")
@@ -87,11 +96,29 @@ class Drawing:
         return path
 
     def _repr_svg_(self) -> str:
-        return self.svg()
+        return fit_width(self.svg())
+
+    def _repr_png_(self) -> bytes:
+        """The drawing as PNG: Jupyter shows no SVG from an untrusted notebook."""
+        return self.pipe("png")
 
     def __repr__(self) -> str:
         s = self.scene
         return f"<Drawing {s.name!r}: {len(s.nodes)} nodes, {len(s.edges)} edges>"
+
+
+def fit_width(svg: str) -> str:
+    """``svg`` drawn at most as wide as the page it is shown on, keeping its proportions
+    (a wide line graph was cut off at full size in notebooks); saved files keep their
+    natural size.
+
+    >>> fit_width('<svg width="2204pt" height="100pt"><g/></svg>')
+    '<svg style="max-width:100%;height:auto" width="2204pt" height="100pt"><g/></svg>'
+    """
+    start = svg.find("<svg")
+    if start < 0:
+        return svg
+    return svg[: start + 4] + ' style="max-width:100%;height:auto"' + svg[start + 4 :]
 
 
 def _highlight(graph: DGraph, highlight: Any) -> list[Region]:

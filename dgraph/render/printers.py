@@ -24,6 +24,7 @@ __all__ = [
     "HtmlPrinter",
     "LatexPrinter",
     "MarkdownPrinter",
+    "PngPrinter",
     "Printer",
     "SvgPrinter",
     "TextPrinter",
@@ -109,19 +110,42 @@ class HtmlPrinter(Printer):
 
 
 class SvgPrinter(Printer):
-    """Graphs and face-elimination states drawn in the paper style (graphviz on use)."""
+    """Graphs and face-elimination states drawn in the paper style (graphviz on use);
+    ``notebook``: scaled down to the width of the page (:func:`~.drawing.fit_width`)."""
 
     format = "svg"
+    _default_settings: ClassVar[dict[str, Any]] = {"notebook": False}
 
     def _print_DGraph(self, graph) -> str:
         from .drawing import draw
 
-        return draw(graph).svg()
+        return self._fit(draw(graph).svg())
 
     def _print_FaceState(self, state) -> str:
         from .drawing import draw
 
-        return draw(state, "line").svg()
+        return self._fit(draw(state, "line").svg())
+
+    def _fit(self, svg: str) -> str:
+        from .drawing import fit_width
+
+        return fit_width(svg) if self._settings["notebook"] else svg
+
+
+class PngPrinter(Printer):
+    """The SVG printer's drawings as PNG bytes (graphviz renders them)."""
+
+    format = "png"
+
+    def _print_DGraph(self, graph) -> bytes:
+        from .drawing import draw
+
+        return draw(graph).pipe("png")
+
+    def _print_FaceState(self, state) -> bytes:
+        from .drawing import draw
+
+        return draw(state, "line").pipe("png")
 
 
 class _Installed:
@@ -140,5 +164,5 @@ class _Installed:
 
 def install() -> None:
     """Register every printer here with :mod:`dgraph.core.display`."""
-    for cls in (TextPrinter, LatexPrinter, MarkdownPrinter, HtmlPrinter, SvgPrinter):
+    for cls in (TextPrinter, LatexPrinter, MarkdownPrinter, HtmlPrinter, SvgPrinter, PngPrinter):
         display.register(cls.format, _Installed(cls))
