@@ -4,6 +4,7 @@ viewers hold every frame, and the command writes what it says."""
 
 from __future__ import annotations
 
+import html as _html
 import itertools
 import json
 import subprocess
@@ -163,3 +164,10 @@ def test_render_command_bad_input_exits_2(tmp_path):
         )
         assert run.returncode == 2, (argv, run.stderr)
         assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+
+
+def test_a_frame_title_appears_once_in_the_viewer(sin_graph):
+    viewer = steps(dgraph.accumulate(sin_graph, "forward"))
+    html = viewer._repr_html_()
+    for frame in viewer.frames:
+        assert html.count(_html.escape(frame.title)) == 1, frame.title

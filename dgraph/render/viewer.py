@@ -62,7 +62,7 @@ def slider_html(frames) -> str:
     for k, frame in enumerate(frames):
         parts.append(
             f"<div class='dgraph-frame' data-k='{k}' style='margin:0.5em 0'>"
-            f"<div style='font-weight:bold;font-family:serif'>{_html.escape(frame.title)}</div>"
+            # the drawing carries the frame's title
             "<div style='display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start'>"
             f"<div>{_inline_svg(frame.drawing.svg())}</div>"
             f"<div>{frame_panel_html(frame)}</div></div></div>"
