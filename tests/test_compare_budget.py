@@ -99,8 +99,6 @@ def test_in_jupyter_compare_drives_a_bar_that_shows_after_two_seconds(
 ):
     import importlib
 
-    import tqdm.auto
-
     from dgraph.core import progress as progress_module
 
     compare_module = importlib.import_module("dgraph.methods.compare")
@@ -112,7 +110,7 @@ def test_in_jupyter_compare_drives_a_bar_that_shows_after_two_seconds(
             made.append(kw)
             self.n, self.descriptions, self.closed = 0, [], False
 
-        def set_description(self, text):
+        def set_description(self, text, refresh=True):
             self.descriptions.append(text)
 
         def update(self, k):
@@ -122,7 +120,7 @@ def test_in_jupyter_compare_drives_a_bar_that_shows_after_two_seconds(
             self.closed = True
 
     bars = []
-    monkeypatch.setattr(tqdm.auto, "tqdm", lambda **kw: bars.append(Bar(**kw)) or bars[-1])
+    monkeypatch.setattr(progress_module, "_bar", lambda **kw: bars.append(Bar(**kw)) or bars[-1])
     monkeypatch.setattr(compare_module, "in_notebook", lambda: True)
     compare(discrepancy_graph, ["forward", "reverse"])
     assert made[0]["delay"] == progress_module.DELAY == 2.0 and made[0]["total"] == 2

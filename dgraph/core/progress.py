@@ -1,5 +1,5 @@
-"""Progress while methods run: a bar (tqdm.auto: a widget in Jupyter, text on a terminal)
-that appears only once the work has taken a couple of seconds."""
+"""Progress while methods run: a bar (tqdm: a widget in Jupyter where ipywidgets is
+installed, else text) that appears only once the work has taken a couple of seconds."""
 
 from __future__ import annotations
 
@@ -22,6 +22,22 @@ def in_notebook() -> bool:
     return type(shell).__name__ == "ZMQInteractiveShell"
 
 
+def _bar(**settings: Any) -> Any:
+    """A tqdm bar: the notebook widget in Jupyter with ipywidgets (tqdm.auto would warn
+    in every notebook without it), else the text bar."""
+    if in_notebook():
+        try:
+            import ipywidgets  # noqa: F401
+            from tqdm.notebook import tqdm as notebook_bar
+        except ImportError:
+            pass
+        else:
+            return notebook_bar(**settings)
+    from tqdm import tqdm
+
+    return tqdm(**settings)
+
+
 @contextlib.contextmanager
 def method_progress(show: bool) -> Iterator[Progress | None]:
     """A callback ``update(method, k, n)`` (the k-th of n methods starts) that drives a
@@ -29,14 +45,12 @@ def method_progress(show: bool) -> Iterator[Progress | None]:
     if not show:
         yield None
         return
-    from tqdm.auto import tqdm
-
     bar: list[Any] = []
 
     def update(method: str, k: int, n: int) -> None:
         if not bar:
-            bar.append(tqdm(total=n, file=sys.stderr, leave=False, unit="method", delay=DELAY))
-        bar[0].set_description(method)
+            bar.append(_bar(total=n, file=sys.stderr, leave=False, unit="method", delay=DELAY))
+        bar[0].set_description(method, refresh=False)
         bar[0].update(k - 1 - bar[0].n)
 
     try:
