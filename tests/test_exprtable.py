@@ -5,6 +5,7 @@ word shapes and coefficient bound, the same values at random points, and it refu
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import numpy as np
 import pytest
@@ -14,7 +15,9 @@ from hypothesis import strategies as st
 
 from dgraph.core.algebra import fold
 from dgraph.core.builders import bundled
-from dgraph.core.exprtable import ADD, MUL, Unreadable, expression_table
+from dgraph.core.expressions import make_expression_set
+from dgraph.core.exprtable import LEAF, Unreadable, expression_table
+from dgraph.core.graph import DGraph
 from dgraph.core.verify import shapes_and_bound, table_shapes_and_bound
 from dgraph.errors import VerificationError
 from dgraph.methods import accumulate
@@ -98,13 +101,29 @@ def test_the_table_reads_what_the_folds_read(graph, method, rnd):
 
 
 def test_products_and_sums_become_balanced_binary_trees_in_order():
-    g = bundled("naumann_discrepancy.json")
-    es = accumulate(g, "forward", verify=False)
+    g = DGraph("chain")  # x -> v1 -> ... -> v7 -> y: one path of 8 edges
+    names = ["x", *(f"v{k}" for k in range(1, 8)), "y"]
+    for v in names:
+        g.add_vertex(v, "input" if v == "x" else "output" if v == "y" else "intermediate")
+    for u, v in itertools.pairwise(names):
+        g.add_edge(u, v)
+    g.validate()
+    word = [g.symbol(u, v) for u, v in itertools.pairwise(names)][::-1]  # output end first
+    es = make_expression_set(g, {}, {("y", "x"): sympy.Mul(*word)})
     table = expression_table(es)
-    inner = [n for n, kind in enumerate(table.op) if kind in (MUL, ADD)]
-    assert all(table.a[n] < n and table.b[n] < n for n in inner)
-    depth = max(len(batch[1]) for batch in table.levels())
-    assert depth >= 1 and len(table.levels()) < len(inner)
+    root = table.roots["y", "x"]
+
+    def leaves(n):  # the factors under n, left to right
+        if table.op[n] == LEAF:
+            return [table.edges[table.a[n]]]
+        return leaves(table.a[n]) + leaves(table.b[n])
+
+    def depth(n):
+        return 0 if table.op[n] == LEAF else 1 + max(depth(table.a[n]), depth(table.b[n]))
+
+    assert leaves(root) == [es.graph.edge_symbols[s] for s in word]  # order kept
+    assert depth(root) == 3  # balanced: log2 of 8 factors, not 7
+    assert [len(nodes) for _, nodes, _, _ in table.levels()] == [4, 2, 1]  # one batch a level
 
 
 @pytest.mark.parametrize(

@@ -42,9 +42,6 @@ class ExpressionTable:
     numbers: list[int]
     roots: dict[Any, int]
 
-    def __len__(self) -> int:
-        return len(self.op)
-
     def levels(self) -> list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
         """``(op, nodes, a, b)`` batches of products and sums, in an order where each
         batch needs only earlier ones: nodes grouped by depth, then by operation."""
@@ -53,8 +50,7 @@ class ExpressionTable:
         for n, kind in enumerate(op):
             if kind >= MUL:
                 depth[n] = 1 + max(depth[a[n]], depth[b[n]])
-        ops, nodes = np.asarray(op), np.arange(len(op))
-        depths = np.asarray(depth)
+        ops, depths = np.asarray(op), np.asarray(depth)
         order = np.lexsort((ops, depths))
         batches = []
         key = depths[order] * 4 + ops[order]
@@ -63,7 +59,7 @@ class ExpressionTable:
         for group in np.split(order, cuts):
             kind = int(ops[group[0]])
             if kind >= MUL:
-                batches.append((kind, nodes[group], left[group], right[group]))
+                batches.append((kind, group, left[group], right[group]))
         return batches
 
     def evaluate(self, leaves: np.ndarray, mod: np.ndarray) -> np.ndarray:

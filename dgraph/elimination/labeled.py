@@ -47,6 +47,8 @@ class LabeledGraph(Elimination):
         ``labels`` for some edges (default: the edge symbols) and a ``references`` dict
         that several working copies may share, so that reference names stay unique;
         ``names_only_shared`` for vertex eliminations only (see the module)."""
+        if names_only_shared and (edges is not None or labels is not None):
+            raise ValueError("names_only_shared rebuilds its as-computed form from the graph")
         super().__init__(graph, Symbolic(references), edges, labels)
         self.names_only_shared = names_only_shared
         self._view: tuple[int, nx.DiGraph] | None = None

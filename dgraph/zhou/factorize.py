@@ -126,13 +126,13 @@ def _lower_depths(lg: LabeledGraph, depth: dict[str, int], touched: set[str]) ->
     theirs was the costly one (forward factorization gives them thousands of successors)."""
     changed = set()
     role = lg.role
-    work = [u for u in touched if u in lg.succ and role[u] != "input"]
+    work = list(touched)
     while work:
         u = work.pop()
         if u not in lg.succ or role[u] == "input":
             continue
         below = max((depth[w] for w in lg.succ[u]), default=-1)
-        new = 0 if lg.role[u] == "output" else 1 + below
+        new = 0 if role[u] == "output" else 1 + below
         if new != depth[u]:
             depth[u] = new
             changed.add(u)
