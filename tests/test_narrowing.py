@@ -59,3 +59,17 @@ def test_compare_lists_a_refused_markowitz_as_skipped_with_its_reason(layered, m
     comparison = compare(layered, methods=["forward", "markowitz"])
     assert "markowitz" in comparison.skipped and "forward" in comparison.results
     assert "more than 5 multiplications" in comparison.skipped["markowitz"]
+
+
+def test_the_command_line_refuses_an_outgrown_markowitz_with_one_line(monkeypatch, capsys):
+    from pathlib import Path
+
+    import dgraph
+    from dgraph.cli import main
+    from dgraph.elimination import vertex
+
+    monkeypatch.setattr(vertex.markowitz, "__defaults__", (2,))
+    sph = str(Path(dgraph.__file__).parent / "data" / "spherical_coordinates.trace")
+    assert main(["accumulate", sph, "-m", "markowitz"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "more than 2 multiplications" in err
