@@ -19,7 +19,7 @@ from ..faces.elimination import FaceState
 from ..zhou.convert import expression_graph
 from .labels import symbol_names
 from .regions import Region, regions
-from .scene import Scene, to_graphviz
+from .scene import Scene, place_scripts, to_graphviz
 from .styles import Style, get_style
 from .views import graph_scene, levels_scene, line_scene, pages_scene
 
@@ -55,6 +55,10 @@ class Drawing:
     def dot(self) -> graphviz.Digraph:
         return to_graphviz(self.scene)
 
+    @cached_property
+    def _svg_dot(self) -> graphviz.Digraph:
+        return to_graphviz(self.scene, sized=True)
+
     @property
     def source(self) -> str:
         return self.dot.source
@@ -62,6 +66,8 @@ class Drawing:
     def pipe(self, fmt: str) -> bytes:
         """The drawing in a graphviz output format (``svg``, ``pdf``, ``png``, ``json``)."""
         need_dot()
+        if fmt == "svg":
+            return place_scripts(self._svg_dot.pipe(format="svg").decode()).encode()
         dot = self.dot
         if fmt == "png":
             dot = dot.copy()

@@ -8,6 +8,7 @@ layout as TikZ.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 import graphviz
@@ -15,7 +16,27 @@ import graphviz
 from .labels import Label
 from .styles import Style
 
-__all__ = ["Cluster", "Edge", "Node", "Scene", "inline_labels", "to_graphviz"]
+__all__ = [
+    "SCRIPT_DROP",
+    "SCRIPT_RISE",
+    "SCRIPT_SCALE",
+    "Cluster",
+    "Edge",
+    "Node",
+    "Scene",
+    "inline_labels",
+    "place_scripts",
+    "sized_scripts",
+    "to_graphviz",
+]
+
+# Sub- and superscripts: their size and how far their baseline moves, relative to the size
+# of the text around them (the proportions TeX uses for first-level scripts, roughly).
+SCRIPT_SCALE = 0.7
+SCRIPT_DROP = 0.3
+SCRIPT_RISE = 0.4
+# Glyph extents of a serif font above and below the baseline, relative to its size.
+_ASCENT, _DESCENT = 0.72, 0.22
 
 _SHAPES = {
     "input": "box",
@@ -135,20 +156,70 @@ def inline_labels(scene: Scene) -> Scene:
     return out
 
 
-def _html(label: Label) -> str:
-    return f"<{label.html}>"
+_SCRIPT = re.compile(r"<(SUB|SUP)>(.*?)</\1>", re.S)
 
 
-def _label(label: Label | None, math: bool) -> str:
-    if label is None:
-        return ""
-    return _html(label) if math else label.text
+def sized_scripts(html: str, size: float) -> str:
+    """Sub- and superscripts of an HTML-like label at :data:`SCRIPT_SCALE` of ``size``,
+    so that graphviz measures them at the size they are drawn (its SVG draws ``<SUB>``
+    at full size, lowered after layout, into the edge below the label)."""
+    size = round(size * SCRIPT_SCALE, 2)
+    return _SCRIPT.sub(rf'<\1><FONT POINT-SIZE="{size:g}">\2</FONT></\1>', html)
 
 
-def _node_attrs(scene: Scene, node: Node) -> dict[str, str]:
+def _script_room(html: str, size: float) -> float:
+    """How much further (points) a label's scripts reach above or below its lines."""
+    room = 0.0
+    if "<SUB>" in html:
+        room = SCRIPT_DROP + (SCRIPT_SCALE - 1) * _DESCENT
+    if "<SUP>" in html:
+        room = max(room, SCRIPT_RISE + (SCRIPT_SCALE - 1) * _ASCENT)
+    return room * size
+
+
+_SHIFTED = re.compile(r'<text [^>]*baseline-shift="(sub|super)"[^>]*>')
+_Y = re.compile(r' y="(-?[\d.]+)"')
+_SIZE = re.compile(r' font-size="([\d.]+)"')
+
+
+def place_scripts(svg: str) -> str:
+    """Graphviz's SVG with every script moved by its own ``y`` instead of
+    ``baseline-shift`` (which browsers apply unequally, and Firefox not at all), by the
+    amount :func:`sized_scripts` made room for."""
+
+    def move(m: re.Match) -> str:
+        tag = m.group(0)
+        y, size = _Y.search(tag), _SIZE.search(tag)
+        if y is None or size is None:
+            return tag
+        base = float(size.group(1)) / SCRIPT_SCALE
+        shift = SCRIPT_DROP * base if m.group(1) == "sub" else -SCRIPT_RISE * base
+        tag = tag.replace(f' baseline-shift="{m.group(1)}"', "")
+        return tag.replace(y.group(0), f' y="{float(y.group(1)) + shift:.2f}"', 1)
+
+    return _SHIFTED.sub(move, svg)
+
+
+def _html(label: Label, size: float | None) -> str:
+    return f"<{label.html if size is None else sized_scripts(label.html, size)}>"
+
+
+def _label(label: Label | None, size: float | None) -> str:
+    return "" if label is None else _html(label, size)
+
+
+def _margin(margin: str, room: float) -> str:
+    """A graphviz ``margin`` (inches, ``x,y`` or one number) with ``room`` points more
+    above and below."""
+    x, _, y = margin.partition(",")
+    return f"{x},{float(y or x) + room / 72:.3f}"
+
+
+def _node_attrs(scene: Scene, node: Node, sized: bool) -> dict[str, str]:
     style = scene.style
+    size = float(node.attrs.get("fontsize", style.fontsize))
     attrs = {
-        "label": _label(node.label, True),
+        "label": _label(node.label, size if sized else None),
         "shape": _SHAPES.get(node.kind, "ellipse"),
         "fillcolor": style.fills.get(node.kind, "#ffffff"),
     }
@@ -161,10 +232,13 @@ def _node_attrs(scene: Scene, node: Node) -> dict[str, str]:
     elif node.kind == "ghost":  # an eliminated vertex, kept so the layout stays put
         attrs.update(style="dotted", color="#aaaaaa", fontcolor="#aaaaaa")
     attrs.update(node.attrs)
+    room = _script_room(node.label.html, size) if node.label is not None else 0.0
+    if room:
+        attrs["margin"] = _margin(attrs.get("margin", _NODE_MARGIN), room)
     return attrs
 
 
-def _graph_attrs(scene: Scene) -> dict[str, str]:
+def _graph_attrs(scene: Scene, sized: bool) -> dict[str, str]:
     style = scene.style
     attrs = {
         "rankdir": scene.rankdir,
@@ -181,7 +255,7 @@ def _graph_attrs(scene: Scene) -> dict[str, str]:
         attrs.update(mclimit="0.2", nslimit="0.5", nslimit1="2")
     if scene.title is not None or scene.legend:
         attrs.update(
-            label=f"<{_caption_html(scene)}>",
+            label=f"<{_caption_html(scene, sized)}>",
             labelloc="t" if scene.title is not None else "b",
             fontsize=str(style.fontsize + (1 if scene.title is not None else 0)),
         )
@@ -189,33 +263,43 @@ def _graph_attrs(scene: Scene) -> dict[str, str]:
     return attrs
 
 
-def _caption_html(scene: Scene) -> str:
+def _caption_html(scene: Scene, sized: bool) -> str:
     """The title and the legend as one HTML-like table (graphviz has one graph label)."""
+
+    def html(label: Label, size: float) -> str:
+        return sized_scripts(label.html, size) if sized else label.html
+
     rows = []
     if scene.title is not None:
-        rows.append(f'<TR><TD COLSPAN="2">{scene.title.html}</TD></TR>')
+        rows.append(f'<TR><TD COLSPAN="2">{html(scene.title, scene.style.fontsize + 1)}</TD></TR>')
     size = scene.style.edge_fontsize
     for (color, tint, pattern), label in scene.legend:
         rows.append(
             f'<TR><TD BGCOLOR="{tint}" COLOR="{color}" BORDER="2" STYLE="{pattern}" '
             'WIDTH="22" HEIGHT="11" FIXEDSIZE="TRUE"></TD>'
-            f'<TD ALIGN="LEFT"><FONT POINT-SIZE="{size}">{label.html}</FONT></TD></TR>'
+            f'<TD ALIGN="LEFT"><FONT POINT-SIZE="{size}">{html(label, size)}'
+            "</FONT></TD></TR>"
         )
     return f'<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="2">{"".join(rows)}</TABLE>'
 
 
-def to_graphviz(scene: Scene) -> graphviz.Digraph:
-    """The scene as a graphviz ``Digraph``, labels as HTML-like labels."""
+_NODE_MARGIN = "0.06,0.04"
+
+
+def to_graphviz(scene: Scene, sized: bool = False) -> graphviz.Digraph:
+    """The scene as a graphviz ``Digraph``, labels as HTML-like labels; ``sized`` gives
+    scripts their drawn size (:func:`sized_scripts`) for graphviz's SVG, which draws them
+    at full size (its cairo formats, PNG and PDF, shrink them themselves)."""
     scene = inline_labels(scene)
     style = scene.style
     dot = graphviz.Digraph(scene.name or "dgraph")
-    dot.attr(**_graph_attrs(scene))
+    dot.attr(**_graph_attrs(scene, sized))
     dot.attr(
         "node",
         fontname=style.font,
         fontsize=str(style.fontsize),
         style="filled",
-        margin="0.06,0.04",
+        margin=_NODE_MARGIN,
         penwidth="1",
     )
     dot.attr(
@@ -241,12 +325,12 @@ def to_graphviz(scene: Scene) -> graphviz.Digraph:
                     "fontsize": str(style.edge_fontsize),
                 }
                 # a cluster inherits the graph's label (title, legend) unless given one
-                attrs["label"] = _html(c.label) if c.label is not None else ""
+                attrs["label"] = _label(c.label, float(attrs["fontsize"]) if sized else None)
                 attrs.update(c.attrs)
                 sub.attr(**attrs)
                 fill(sub, c.id)
         for n in members.get(cluster, []):
-            g.node(n.id, **_node_attrs(scene, n))
+            g.node(n.id, **_node_attrs(scene, n, sized))
 
     fill(dot, None)
     for rank, ids in scene.ranks:
@@ -257,6 +341,7 @@ def to_graphviz(scene: Scene) -> graphviz.Digraph:
     for e in scene.edges:
         attrs = dict(e.attrs)
         if e.label is not None:
-            attrs["label"] = _html(e.label)
+            size = float(attrs.get("fontsize", style.edge_fontsize))
+            attrs["label"] = _html(e.label, size if sized else None)
         dot.edge(e.tail, e.head, **attrs)
     return dot
