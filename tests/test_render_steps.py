@@ -4,9 +4,11 @@ viewers hold every frame, and the command writes what it says."""
 
 from __future__ import annotations
 
+import base64
 import html as _html
 import itertools
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -18,13 +20,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dgraph
+from dgraph.bench.suite import spherical_harmonics
 from dgraph.cli import main
 from dgraph.core.builders import bundled
 from dgraph.errors import DGraphError
 from dgraph.faces.examples import circular_example
 from dgraph.render.stepviews import frames, steps
+from dgraph.render.viewer import _runs, shared_svg, strip_frames
 
+from .layout_geometry import collisions, overlaps
 from .strategies import dags
+
+SVG = "{http://www.w3.org/2000/svg}"
 
 DATA = Path(dgraph.__file__).parent / "data"
 SIN, TWO_BLOCKS = str(DATA / "naumann_sin.trace"), str(DATA / "zhou_two_blocks.json")
@@ -76,7 +83,8 @@ def test_first_and_last_frames(sin_graph):
     # v2 eliminated in step 1: drawn dotted, in place
     assert viewer.frames[1].drawing.scene.nodes["v2"].kind == "ghost"
     bold = [e for e in viewer.frames[1].drawing.scene.edges if e.attrs.get("penwidth") == "2.6"]
-    assert {(e.tail, e.head) for e in bold} == {("x0", "y"), ("v1", "y")}
+    into_labels = {(e.tail, e.head) for e in bold if e.head.startswith("label-")}
+    assert into_labels == {("x0", "label-x0-y"), ("v1", "label-v1-y")}
 
 
 def test_face_frames(sin_graph):
@@ -105,21 +113,95 @@ def test_steps_refuse_what_they_cannot_replay(discrepancy_graph):
         steps(discrepancy_graph, "zhou", strategy="pages")
 
 
+def _live(html: str) -> str:
+    """The interactive part of a step viewer's HTML (base64 in ``data-live``)."""
+    (payload,) = re.findall(r"data-live='([^']*)'", html)
+    return base64.b64decode(payload).decode()
+
+
 def test_viewers(discrepancy_graph, tmp_path):
     viewer = steps(discrepancy_graph, "edge-optimal")
     html = viewer._repr_html_()
-    assert html.count("class='dgraph-frame'") == len(viewer) == 8
-    assert html.count("<svg") == 8 and "type='range'" in html and "max='7'" in html
+    # where scripts do not run: a strip of PNG frames (first, last, evenly between)
+    strip = html[: html.index("dgraph-live")]
+    assert strip.count("<img src='data:image/png;base64,") == len(strip_frames(8)) == 4
+    assert "<svg" not in strip and "<svg" not in html.replace(strip, "").split("<script")[0]
+    live = _live(html)
+    assert live.count("<svg") == 1 and "type='range'" in live and "max='7'" in live
+    assert live.count("class='dgraph-panel'") == len(viewer) == 8
     animated = viewer.animation().svg()
     root = ET.fromstring(animated)
-    sets = root.findall(".//{http://www.w3.org/2000/svg}set")
-    assert len(sets) == 8
-    assert sum(1 for _ in root.iter("{http://www.w3.org/2000/svg}svg")) == 1 + 8
+    assert sum(1 for _ in root.iter("{http://www.w3.org/2000/svg}svg")) == 1
+    groups = [g for g in root.iter("{http://www.w3.org/2000/svg}g") if g.get("data-frames")]
+    shown = [int(k) for g in groups for k in g.get("data-frames").split()]
+    assert set(shown) == set(range(8))
+    for g in groups:  # each version of a changing element is shown in its own frames
+        sets = g.findall("{http://www.w3.org/2000/svg}set")
+        frames_of = [int(k) for k in g.get("data-frames").split()]
+        assert len(sets) == len(_runs(frames_of)) and g.get("display") == "none"
     files = viewer.save(tmp_path / "frames" / "d.pdf")
     assert [f.name for f in files] == [f"d-{k:02d}.pdf" for k in range(8)]
     assert all(f.read_bytes().startswith(b"%PDF") for f in files)
     (page,) = viewer.save(tmp_path / "d.html")
-    assert page.read_text().count("dgraph-frame") >= 8
+    assert "dgraph-live" in page.read_text()
+
+
+def _positions(svg: str) -> dict[str, tuple]:
+    """Where each node of a graphviz SVG is drawn: its shape's coordinates."""
+    root = ET.fromstring(svg)
+    out = {}
+    for g in root.iter(f"{SVG}g"):
+        title = g.find(f"{SVG}title")
+        if g.get("class") != "node" or title is None:
+            continue
+        shape = g.find(f"{SVG}ellipse")
+        if shape is not None:
+            out[title.text] = (shape.get("cx"), shape.get("cy"))
+        elif (shape := g.find(f"{SVG}polygon")) is not None:
+            out[title.text] = shape.get("points")
+    return out
+
+
+@pytest.mark.parametrize(
+    "name,method",
+    [
+        ("naumann_discrepancy.json", "edge-optimal"),
+        ("naumann_discrepancy.json", "markowitz"),
+        ("naumann_sin.trace", "face-optimal"),
+        ("zhou_two_blocks.json", "reverse"),
+    ],
+)
+def test_frames_keep_every_vertex_in_place_and_share_one_size(name, method):
+    viewer = steps(bundled(name), method)
+    svgs = [f.drawing.svg() for f in viewer.frames]
+    first = _positions(svgs[0])
+    vertices = [v for v in first if not v.startswith("label-")]
+    assert len(vertices) >= 4
+    for svg in svgs[1:]:
+        placed = _positions(svg)
+        kept = [v for v in vertices if v in placed]  # face elimination removes some
+        assert len(kept) >= 3 and {v: placed[v] for v in kept} == {v: first[v] for v in kept}
+    sizes = {
+        tuple(re.findall(r'<g id="graph0" class="graph" transform="([^"]*)"', s)) for s in svgs
+    }
+    assert len(sizes) == 1
+    # the frames shared: one SVG smaller than every frame written out
+    assert len(shared_svg(viewer.frames).svg()) < 0.9 * sum(map(len, svgs))
+
+
+def test_a_long_viewer_grows_with_the_changes_not_with_the_frames():
+    viewer = steps(spherical_harmonics(4), "markowitz")
+    svgs = [f.drawing.svg() for f in viewer.frames]
+    assert len(viewer) == 19
+    # 19 frames of 62 kB each (1.06 MB together) share one SVG of 133 kB
+    assert len(shared_svg(viewer.frames).svg()) < 3 * len(svgs[0])
+
+
+def test_step_frames_keep_labels_clear():
+    viewer = steps(bundled("naumann_discrepancy.json"), "edge-optimal")
+    for frame in viewer.frames:
+        data = json.loads(frame.drawing._svg_dot.pipe(format="json", neato_no_op=2))
+        assert collisions(data) == [] and overlaps(data) == []
 
 
 # -- the command ---------------------------------------------------------------------------
@@ -168,6 +250,6 @@ def test_render_command_bad_input_exits_2(tmp_path):
 
 def test_a_frame_title_appears_once_in_the_viewer(sin_graph):
     viewer = steps(dgraph.accumulate(sin_graph, "forward"))
-    html = viewer._repr_html_()
+    live = _live(viewer._repr_html_())
     for frame in viewer.frames:
-        assert html.count(_html.escape(frame.title)) == 1, frame.title
+        assert live.count(_html.escape(frame.title, quote=False)) == 1, frame.title

@@ -59,20 +59,30 @@ class Drawing:
     def _svg_dot(self) -> graphviz.Digraph:
         return to_graphviz(self.scene, sized=True)
 
+    @cached_property
+    def _svg(self) -> bytes:
+        # laid out once: viewers, notebooks and files ask for the same SVG many times
+        need_dot()
+        no_op = 2 if self.scene.pinned else None
+        svg = self._svg_dot.pipe(format="svg", neato_no_op=no_op, quiet=True).decode()
+        return place_scripts(svg).encode()
+
     @property
     def source(self) -> str:
         return self.dot.source
 
-    def pipe(self, fmt: str) -> bytes:
-        """The drawing in a graphviz output format (``svg``, ``pdf``, ``png``, ``json``)."""
+    def pipe(self, fmt: str, dpi: int | None = None) -> bytes:
+        """The drawing in a graphviz output format (``svg``, ``pdf``, ``png``, ``json``);
+        ``dpi`` for PNG (default: the style's)."""
         need_dot()
+        no_op = 2 if self.scene.pinned else None
         if fmt == "svg":
-            return place_scripts(self._svg_dot.pipe(format="svg").decode()).encode()
+            return self._svg
         dot = self.dot
         if fmt == "png":
             dot = dot.copy()
-            dot.attr(dpi=str(self.scene.style.dpi))
-        return dot.pipe(format=fmt)
+            dot.attr(dpi=str(dpi or self.scene.style.dpi))
+        return dot.pipe(format=fmt, neato_no_op=no_op, quiet=True)
 
     def svg(self) -> str:
         return self.pipe("svg").decode()

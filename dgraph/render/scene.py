@@ -101,6 +101,10 @@ class Scene:
     # highlighted regions named under the drawing: (color, tint, pattern) and a name;
     # clusters carry no labels of their own, which edges entering them would cross
     legend: list[tuple[tuple[str, str, str], Label]] = field(default_factory=list)
+    # positions and routes given in node and edge attributes (dgraph.render.pinned):
+    # drawn by neato -n2, which keeps them
+    pinned: bool = False
+    title_width: float | None = None  # points the title takes, whatever its text
 
     def node(self, id: str, label: Label, kind: str = "intermediate", **attrs: str) -> Node:
         node = Node(id, label, kind, attrs=dict(attrs))
@@ -136,13 +140,17 @@ def inline_labels(scene: Scene) -> Scene:
     if not scene.style.inline_labels or not any(e.label for e in scene.edges):
         return scene
     out = replace(scene, nodes=dict(scene.nodes), edges=[])
-    for k, e in enumerate(scene.edges):
+    for e in scene.edges:
         if e.label is None:
             out.edges.append(e)
             continue
         cluster = _common_cluster(scene, e.tail, e.head)
+        # named by its edge, so that the frames of a step view share it
+        nid = f"label-{e.tail}-{e.head}"
+        while nid in out.nodes:
+            nid += "'"
         node = out.node(
-            f"label-{k}",
+            nid,
             e.label,
             "label",
             fontsize=str(scene.style.edge_fontsize),
@@ -271,7 +279,10 @@ def _caption_html(scene: Scene, sized: bool) -> str:
 
     rows = []
     if scene.title is not None:
-        rows.append(f'<TR><TD COLSPAN="2">{html(scene.title, scene.style.fontsize + 1)}</TD></TR>')
+        width = scene.title_width
+        cell = f' WIDTH="{width:.0f}"' if width else ""
+        title = html(scene.title, scene.style.fontsize + 1)
+        rows.append(f'<TR><TD COLSPAN="2"{cell}>{title}</TD></TR>')
     size = scene.style.edge_fontsize
     for (color, tint, pattern), label in scene.legend:
         rows.append(
@@ -292,7 +303,7 @@ def to_graphviz(scene: Scene, sized: bool = False) -> graphviz.Digraph:
     at full size (its cairo formats, PNG and PDF, shrink them themselves)."""
     scene = inline_labels(scene)
     style = scene.style
-    dot = graphviz.Digraph(scene.name or "dgraph")
+    dot = graphviz.Digraph(scene.name or "dgraph", engine="neato" if scene.pinned else "dot")
     dot.attr(**_graph_attrs(scene, sized))
     dot.attr(
         "node",

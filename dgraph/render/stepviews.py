@@ -26,6 +26,7 @@ from ..faces.elimination import FaceState
 from ..methods import accumulate, methods
 from .drawing import Drawing, check_drawable
 from .labels import SymbolNames, symbol_names
+from .pinned import pin_scenes
 from .styles import Style, get_style
 from .views import graph_scene, line_scene
 
@@ -127,7 +128,7 @@ def _graph_frames(
         out.append(
             Frame(
                 scene.title.text,
-                Drawing(scene),
+                scene,
                 list(lg.references.items()),
                 sorted(lg.entries().items(), key=lambda kv: _entry_key(graph, kv[0])),
                 names,
@@ -136,7 +137,15 @@ def _graph_frames(
             )
         )
         previous = labels
-    return out
+    return _pinned(out)
+
+
+def _pinned(frames: list[Frame]) -> list[Frame]:
+    """The frames drawn on one layout (:func:`~dgraph.render.pinned.pin_scenes`)."""
+    scenes = pin_scenes([f.drawing for f in frames])
+    for frame, scene in zip(frames, scenes, strict=True):
+        frame.drawing = Drawing(scene)
+    return frames
 
 
 def _entry_key(graph: DGraph, key: tuple[str, str]) -> tuple[int, int]:
@@ -181,7 +190,7 @@ def _face_frames(
         out.append(
             Frame(
                 scene.title.text,
-                Drawing(scene),
+                scene,
                 list(state.references.items()),
                 sorted(entries.items(), key=lambda kv: _entry_key(graph, kv[0])),
                 names,
@@ -190,7 +199,7 @@ def _face_frames(
             )
         )
         previous = dict(state.label)
-    return out
+    return _pinned(out)
 
 
 def frames(

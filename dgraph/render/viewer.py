@@ -1,36 +1,51 @@
 """Notebook viewers for step frames that keep working in a saved notebook.
 
-* :func:`slider_html`: every frame (drawing and expression set so far) in one HTML block
-  with a range slider. The slider is a few lines of inline JavaScript; where a notebook
-  viewer runs no scripts (an untrusted notebook, a static renderer) the block shows every
-  frame in order instead, so nothing is lost.
-* :class:`AnimatedSVG`: the frames in one SVG that cycles through them with SMIL
-  ``<set>`` elements, which browsers animate without scripts, also inside ``<img>``.
+The frames of a step view share one layout (:mod:`dgraph.render.pinned`), so they are
+kept as one SVG (:func:`shared_svg`): what all frames share once, and each version of
+what a step changes once, marked with the frames it belongs to. Its size grows with the
+changes, not with frames × graph.
+
+* :func:`slider_html`: the shared SVG and each frame's expression set with a range slider
+  (a few lines of inline JavaScript). Where a notebook viewer runs no scripts and
+  sanitizes HTML (an untrusted notebook, a static renderer) it shows a static strip of
+  PNG frames instead.
+* :class:`AnimatedSVG`: the shared SVG cycling through the frames with SMIL ``<set>``
+  elements, which browsers animate without scripts, also inside ``<img>`` (as which
+  notebooks show it, trusted or not).
 """
 
 from __future__ import annotations
 
+import base64
 import html as _html
 import re
 import uuid
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 
 import sympy
 
+from .drawing import fit_width
 from .labels import expr_label
+from .scene import SCRIPT_DROP, SCRIPT_RISE, SCRIPT_SCALE
 
-__all__ = ["AnimatedSVG", "frame_panel_html", "slider_html"]
+__all__ = [
+    "AnimatedSVG",
+    "SharedSVG",
+    "frame_panel_html",
+    "shared_svg",
+    "slider_html",
+    "strip_frames",
+]
 
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"
 ET.register_namespace("", SVG_NS)
 ET.register_namespace("xlink", XLINK_NS)
 
-
-def _inline_svg(svg: str) -> str:
-    """An SVG document as an element to inline in HTML (no XML prolog or doctype)."""
-    start = svg.find("<svg")
-    return svg[start:] if start >= 0 else svg
+STRIP_FRAMES = 4  # frames in the static strip shown where scripts do not run
+STRIP_DPI = 72  # at most; wide drawings are scaled down to STRIP_WIDTH pixels
+STRIP_WIDTH = 1000
 
 
 def _math_rows(frame) -> list[tuple[str, str]]:
@@ -47,7 +62,8 @@ def _math_rows(frame) -> list[tuple[str, str]]:
 def frame_panel_html(frame) -> str:
     """The expression set of one frame as an HTML table (references first)."""
     rows = "".join(
-        f"<tr><td style='text-align:right;padding-right:0.4em'>{lhs}</td><td>= {rhs}</td></tr>"
+        f"<tr><td style='text-align:right;padding-right:0.4em'>{lhs}</td>"
+        f"<td style='text-align:left'>= {rhs}</td></tr>"
         for lhs, rhs in _math_rows(frame)
     )
     if not rows:
@@ -55,32 +71,94 @@ def frame_panel_html(frame) -> str:
     return f"<table style='font-family:serif;border-collapse:collapse'>{rows}</table>"
 
 
-def slider_html(frames) -> str:
-    """Every frame in one block; a slider picks one when scripts run."""
-    uid = f"dgraph-steps-{uuid.uuid4().hex[:10]}"
-    parts = []
-    for k, frame in enumerate(frames):
-        parts.append(
-            f"<div class='dgraph-frame' data-k='{k}' style='margin:0.5em 0'>"
-            # the drawing carries the frame's title
-            "<div style='display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start'>"
-            f"<div>{_inline_svg(frame.drawing.svg())}</div>"
-            f"<div>{frame_panel_html(frame)}</div></div></div>"
+def strip_frames(n: int, most: int = STRIP_FRAMES) -> list[int]:
+    """Which of ``n`` frames the static strip shows: all, or the first, the last and
+    evenly spaced ones between.
+
+    >>> strip_frames(4), strip_frames(33)
+    ([0, 1, 2, 3], [0, 11, 21, 32])
+    """
+    if n <= most:
+        return list(range(n))
+    return sorted({round(k * (n - 1) / (most - 1)) for k in range(most)})
+
+
+def _strip_html(frames) -> str:
+    """The static strip: some frames as PNG images with their expression sets (what a
+    sanitizer keeps: images and tables, no SVG, no scripts)."""
+    chosen = strip_frames(len(frames))
+    cells = []
+    for k in chosen:
+        frame = frames[k]
+        png = base64.b64encode(frame.drawing.pipe("png", dpi=_strip_dpi(frame))).decode()
+        cells.append(
+            "<div style='margin:0.3em 0'>"
+            f"<img src='data:image/png;base64,{png}' alt='{_html.escape(frame.title)}' "
+            "style='max-width:100%'>"
+            f"{frame_panel_html(frame)}</div>"
         )
-    script = (
-        "<script>(function(){var r=document.getElementById('UID');if(!r)return;"
-        "var f=r.querySelectorAll('.dgraph-frame'),s=r.querySelector('input'),"
-        "c=r.querySelector('.dgraph-count');function show(k){for(var i=0;i<f.length;i++)"
-        "f[i].style.display=(i==k)?'':'none';c.textContent=k+' / '+(f.length-1);}"
-        "r.querySelector('.dgraph-controls').style.display='';"
-        "s.oninput=function(){show(+s.value);};show(0);})();</script>"
-    ).replace("UID", uid)
-    controls = (
-        "<div class='dgraph-controls' style='display:none;font-family:serif'>"
+    note = ""
+    if len(chosen) < len(frames):
+        note = (
+            f"<p><i>frames {', '.join(map(str, chosen))} of 0–{len(frames) - 1}; every "
+            "frame, with a slider, where the notebook is trusted</i></p>"
+        )
+    return f"<div class='dgraph-strip'>{''.join(cells)}{note}</div>"
+
+
+def _strip_dpi(frame) -> int:
+    """A strip frame's resolution: :data:`STRIP_DPI`, less for a drawing wider than
+    :data:`STRIP_WIDTH` pixels at that (its pinned layout's bounding box tells)."""
+    bb = frame.drawing.scene.attrs.get("bb", "")
+    width = float(bb.split(",")[2]) if bb.count(",") == 3 else 0.0
+    if width * STRIP_DPI / 72 <= STRIP_WIDTH:
+        return STRIP_DPI
+    return max(12, int(STRIP_WIDTH * 72 / width))
+
+
+_SCRIPT = """<script>(function(){var r=document.getElementById('UID');if(!r)return;
+var d=r.querySelector('.dgraph-live'),b=atob(d.getAttribute('data-live')),
+a=new Uint8Array(b.length);for(var i=0;i<b.length;i++)a[i]=b.charCodeAt(i);
+d.innerHTML=new TextDecoder().decode(a);d.style.display='';
+r.querySelector('.dgraph-strip').style.display='none';
+var v=d.querySelectorAll('[data-frames]'),p=d.querySelectorAll('.dgraph-panel'),
+s=d.querySelector('input'),c=d.querySelector('.dgraph-count');
+function show(k){for(var i=0;i<v.length;i++){
+var f=' '+v[i].getAttribute('data-frames')+' ';
+v[i].setAttribute('display',f.indexOf(' '+k+' ')>=0?'inline':'none');}
+for(var j=0;j<p.length;j++)p[j].style.display=(j==k)?'':'none';
+c.textContent=k+' / '+(p.length-1);}
+s.oninput=function(){show(+s.value);};show(0);})();</script>"""
+
+
+def live_html(frames) -> str:
+    """The interactive viewer: the shared SVG, each frame's expression set, a slider."""
+    panels = "".join(
+        f"<div class='dgraph-panel' data-k='{k}'"
+        f"{'' if k == 0 else ' style=' + chr(39) + 'display:none' + chr(39)}>"
+        f"{frame_panel_html(frame)}</div>"
+        for k, frame in enumerate(frames)
+    )
+    return (
+        "<div class='dgraph-controls' style='font-family:serif'>"
         f"<input type='range' min='0' max='{len(frames) - 1}' value='0' step='1' "
         "style='width:20em;vertical-align:middle'> <span class='dgraph-count'></span></div>"
+        "<div style='display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start'>"
+        f"<div>{fit_width(shared_svg(frames).svg())}</div><div>{panels}</div></div>"
     )
-    return f"<div id='{uid}'>{controls}{''.join(parts)}{script}</div>"
+
+
+def slider_html(frames) -> str:
+    """The frames with a slider where scripts run, else a static strip of PNG frames.
+    The live viewer (:func:`live_html`) travels base64-encoded in an attribute, so that
+    a sanitizer that removes scripts and SVG leaves no stray text behind."""
+    uid = f"dgraph-steps-{uuid.uuid4().hex[:10]}"
+    payload = base64.b64encode(live_html(frames).encode()).decode()
+    return (
+        f"<div id='{uid}' class='dgraph-steps'>{_strip_html(frames)}"
+        f"<div class='dgraph-live' data-live='{payload}' style='display:none'></div>"
+        f"{_SCRIPT.replace('UID', uid)}</div>"
+    )
 
 
 def _pt(value: str | None) -> float:
@@ -89,58 +167,152 @@ def _pt(value: str | None) -> float:
     return float(m.group(1)) if m else 0.0
 
 
-def _tspans(parent: ET.Element, html: str) -> None:
-    """Graphviz HTML-like math (<I>, <SUB>, <SUP>) as SVG tspans."""
-    italic = shift = False
+def _tspans(parent: ET.Element, html: str, size: float = 12.0) -> None:
+    """Graphviz HTML-like math (<I>, <SUB>, <SUP>) as SVG tspans, scripts moved by ``dy``
+    (browsers apply ``baseline-shift`` unequally)."""
+    italic, shift, offset = False, 0.0, 0.0
+    small = False
     for token in re.split(r"(<[^>]+>)", html):
         tag = token.upper()
         if tag in ("<I>", "</I>"):
             italic = tag == "<I>"
         elif tag in ("<SUB>", "<SUP>"):
-            shift = "sub" if tag == "<SUB>" else "super"
+            shift = SCRIPT_DROP * size if tag == "<SUB>" else -SCRIPT_RISE * size
+            small = True
         elif tag in ("</SUB>", "</SUP>"):
-            shift = False
+            shift, small = 0.0, False
         elif token and not token.startswith("<"):
             span = ET.SubElement(parent, f"{{{SVG_NS}}}tspan")
             span.text = _html.unescape(token)
             if italic:
                 span.set("font-style", "italic")
-            if shift:
-                span.set("baseline-shift", shift)
-                span.set("font-size", "75%")
+            if small:
+                span.set("font-size", f"{SCRIPT_SCALE * size:g}")
+            if shift != offset:
+                span.set("dy", f"{shift - offset:g}")
+                offset = shift
+
+
+@dataclass
+class SharedSVG:
+    """Frames as one SVG: what every frame shares once, and each version of what changes
+    once, wrapped in a group marked with the frames it belongs to (``data-frames``,
+    shown in frame 0 only to begin with)."""
+
+    root: ET.Element
+    varying: list[tuple[ET.Element, list[int]]]
+    frames: int
+
+    def svg(self) -> str:
+        return ET.tostring(self.root, encoding="unicode")
+
+
+def _parts(svg: ET.Element) -> tuple[str | None, list[tuple[tuple, ET.Element]]]:
+    """The transform of graphviz's graph group and its children, each keyed by what
+    identifies it across frames: its title (node and edge names), else its place among
+    the untitled ones (background, caption)."""
+    graph = svg.find(f"{{{SVG_NS}}}g")
+    if graph is None:
+        return None, []
+    out, loose = [], 0
+    for child in graph:
+        # graphviz numbers its groups in order (node12, edge5): not the same across frames
+        child.attrib.pop("id", None)
+        title = child.find(f"{{{SVG_NS}}}title")
+        if title is not None:
+            out.append(((child.get("class"), title.text), child))
+        else:
+            out.append((("loose", loose), child))
+            loose += 1
+    return graph.get("transform"), out
+
+
+def shared_svg(frames, rows: bool = False) -> SharedSVG:
+    """The frames' drawings as one :class:`SharedSVG`: frames drawn on one pinned layout
+    share their transform and their unchanged elements; frames that do not are each one
+    version of the whole drawing. ``rows`` adds each frame's expression set as lines of
+    text under the drawing."""
+    pieces = [ET.fromstring(f.drawing.pipe("svg")) for f in frames]
+    n = len(frames)
+    line = 16.0
+    width = max(_pt(p.get("width")) for p in pieces)
+    graph_h = max(_pt(p.get("height")) for p in pieces)
+    math = [_math_rows(f) for f in frames] if rows else []
+    n_rows = max(map(len, math), default=0)
+    height = graph_h + (line * (n_rows + 1) + 8 if rows else 0)
+    root = ET.Element(
+        f"{{{SVG_NS}}}svg",
+        {
+            "width": f"{width:.0f}pt",
+            "height": f"{height:.0f}pt",
+            "viewBox": f"0 0 {width:.1f} {height:.1f}",
+            "font-family": "Times,serif",
+            "font-size": "12",
+        },
+    )
+    ET.SubElement(root, f"{{{SVG_NS}}}rect", {"width": "100%", "height": "100%", "fill": "white"})
+    parsed = [_parts(p) for p in pieces]
+    transforms = {t for t, _ in parsed}
+    items: dict[tuple, list[tuple[int, ET.Element]]] = {}
+    if len(transforms) == 1 and None not in transforms:
+        holder = ET.SubElement(root, f"{{{SVG_NS}}}g", {"transform": transforms.pop()})
+        for k, (_, children) in enumerate(parsed):
+            for key, child in children:
+                items.setdefault(key, []).append((k, child))
+    else:
+        holder = root
+        for k, piece in enumerate(pieces):
+            piece.set("x", "0")
+            piece.set("y", "0")
+            piece.set("width", f"{_pt(piece.get('width')):g}")  # user units = points
+            piece.set("height", f"{_pt(piece.get('height')):g}")
+            items[("frame", k)] = [(k, piece)]
+    varying: list[tuple[ET.Element, list[int]]] = []
+
+    def place(parent: ET.Element, versions: list[tuple[int, ET.Element]]) -> None:
+        groups: dict[str, tuple[list[int], ET.Element]] = {}
+        for k, element in versions:
+            text = ET.tostring(element, encoding="unicode")
+            groups.setdefault(text, ([], element))[0].append(k)
+        if len(groups) == 1 and len(versions) == n:
+            parent.append(versions[0][1])
+            return
+        for shown, element in groups.values():
+            attrs = {"data-frames": " ".join(map(str, shown))}
+            attrs["display"] = "inline" if shown[0] == 0 else "none"
+            wrap = ET.SubElement(parent, f"{{{SVG_NS}}}g", attrs)
+            wrap.append(element)
+            varying.append((wrap, shown))
+
+    for versions in items.values():
+        place(holder, versions)
+    for i in range(n_rows):
+        versions = []
+        for k, frame_rows in enumerate(math):
+            if i < len(frame_rows):
+                y = graph_h + line * (i + 1)
+                text = ET.Element(f"{{{SVG_NS}}}text", {"x": "8", "y": f"{y:.1f}"})
+                lhs, rhs = frame_rows[i]
+                _tspans(text, f"{lhs} = {rhs}")
+                versions.append((k, text))
+        place(root, versions)
+    return SharedSVG(root, varying, n)
 
 
 class AnimatedSVG:
-    """The frames as one animated SVG: each frame is shown for ``seconds``, the last one
-    twice as long, then it starts again."""
+    """The frames as one animated SVG (:func:`shared_svg` with SMIL ``<set>`` elements):
+    each frame is shown for ``seconds``, the last one twice as long, then it starts
+    again."""
 
     def __init__(self, frames, seconds: float = 1.6) -> None:
         self.frames = frames
         self.seconds = seconds
 
     def svg(self) -> str:
-        line = 16.0
-        pieces = [ET.fromstring(f.drawing.pipe("svg")) for f in self.frames]
-        width = max(_pt(p.get("width")) for p in pieces)
-        rows = max(len(_math_rows(f)) for f in self.frames)
-        graph_h = max(_pt(p.get("height")) for p in pieces)
-        height = graph_h + line * (rows + 1) + 8
-        root = ET.Element(
-            f"{{{SVG_NS}}}svg",
-            {
-                "width": f"{width:.0f}pt",
-                "height": f"{height:.0f}pt",
-                "viewBox": f"0 0 {width:.1f} {height:.1f}",
-                "font-family": "Times,serif",
-                "font-size": "12",
-            },
-        )
-        ET.SubElement(
-            root, f"{{{SVG_NS}}}rect", {"width": "100%", "height": "100%", "fill": "white"}
-        )
+        shared = shared_svg(self.frames, rows=True)
         n = len(self.frames)
-        cycle = self.seconds * (n + 1)
-        clock = ET.SubElement(root, f"{{{SVG_NS}}}rect", {"width": "0", "height": "0"})
+        clock = ET.Element(f"{{{SVG_NS}}}rect", {"width": "0", "height": "0"})
+        shared.root.insert(1, clock)
         ET.SubElement(
             clock,
             f"{{{SVG_NS}}}animate",
@@ -149,39 +321,54 @@ class AnimatedSVG:
                 "attributeName": "x",
                 "from": "0",
                 "to": "0",
-                "dur": f"{cycle:g}s",
+                "dur": f"{self.seconds * (n + 1):g}s",
                 "begin": "0s;dgclock.end",
             },
         )
-        for k, (frame, piece) in enumerate(zip(self.frames, pieces, strict=True)):
-            group = ET.SubElement(root, f"{{{SVG_NS}}}g", {"visibility": "hidden"})
-            duration = self.seconds * (2 if k == n - 1 else 1)
-            ET.SubElement(
-                group,
-                f"{{{SVG_NS}}}set",
-                {
-                    "attributeName": "visibility",
-                    "to": "visible",
-                    "begin": f"dgclock.begin+{self.seconds * k:g}s",
-                    "dur": f"{duration:g}s",
-                },
-            )
-            piece.set("x", "0")
-            piece.set("y", "0")
-            piece.set("width", f"{_pt(piece.get('width')):g}")  # user units = points
-            piece.set("height", f"{_pt(piece.get('height')):g}")
-            group.append(piece)
-            y = graph_h + line
-            for lhs, rhs in _math_rows(frame):
-                text = ET.SubElement(group, f"{{{SVG_NS}}}text", {"x": "8", "y": f"{y:.1f}"})
-                _tspans(text, f"{lhs} = {rhs}")
-                y += line
-        return ET.tostring(root, encoding="unicode")
+        for wrap, shown in shared.varying:
+            wrap.set("display", "none")
+            for first, last in _runs(shown):
+                end = last + 1 + (last == n - 1)  # the last frame stays twice as long
+                ET.SubElement(
+                    wrap,
+                    f"{{{SVG_NS}}}set",
+                    {
+                        "attributeName": "display",
+                        "to": "inline",
+                        "begin": f"dgclock.begin+{self.seconds * first:g}s",
+                        "dur": f"{self.seconds * (end - first):g}s",
+                    },
+                )
+        return shared.svg()
 
     def _repr_svg_(self) -> str:
         return self.svg()
+
+    def _repr_html_(self) -> str:
+        """The animation as an image: an SVG inside ``<img>`` runs no scripts, so
+        untrusted notebooks show it too (they show no ``image/svg+xml``)."""
+        data = base64.b64encode(self.svg().encode()).decode()
+        return (
+            f"<img src='data:image/svg+xml;base64,{data}' alt='{len(self.frames)} frames' "
+            "style='max-width:100%'>"
+        )
 
     def save(self, path) -> None:
         from pathlib import Path
 
         Path(path).write_text(self.svg())
+
+
+def _runs(frames: list[int]) -> list[tuple[int, int]]:
+    """Consecutive runs in a sorted list of frame numbers, as (first, last) pairs.
+
+    >>> _runs([0, 1, 2, 5, 7, 8])
+    [(0, 2), (5, 5), (7, 8)]
+    """
+    out: list[tuple[int, int]] = []
+    for k in frames:
+        if out and out[-1][1] == k - 1:
+            out[-1] = (out[-1][0], k)
+        else:
+            out.append((k, k))
+    return out
