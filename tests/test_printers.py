@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import dgraph
@@ -69,4 +71,11 @@ def test_drawings_offer_png_beside_svg_and_fit_the_page_in_notebooks(reverse_sin
     drawing = draw(graph)
     assert drawing._repr_png_().startswith(b"\x89PNG") and "max-width:100%" in drawing._repr_svg_()
     assert "max-width" not in drawing.svg()  # files keep their natural size
+    # zoomed: natural size times the scale, unconfined by the page's width
+    svg, meta = drawing.zoom(2)._repr_svg_()
+    natural = re.search(r'width="([\d.]+)pt"', drawing.svg()).group(1)
+    assert f'width="{2 * float(natural):g}pt"' in svg and "max-width" not in svg
+    assert meta == {"unconfined": True} and drawing.zoom(2)._repr_png_()[1] == meta
+    with pytest.raises(DGraphError, match="positive"):
+        drawing.zoom(-1)
     assert reverse_sin._repr_png_() is None  # expression sets are LaTeX

@@ -5,6 +5,7 @@ and TikZ and shows itself in Jupyter.
 
 from __future__ import annotations
 
+import re
 import shutil
 from functools import cached_property
 from pathlib import Path
@@ -32,6 +33,7 @@ __all__ = [
     "draw",
     "fit_width",
     "need_dot",
+    "zoom_svg",
 ]
 
 FORMATS = (".svg", ".pdf", ".png", ".dot", ".tex")
@@ -48,8 +50,9 @@ class Drawing:
     """A laid-out-on-demand drawing: ``source`` (DOT), ``svg()``, ``tikz()``,
     ``save(path)`` by suffix, and SVG display in Jupyter."""
 
-    def __init__(self, scene: Scene) -> None:
+    def __init__(self, scene: Scene, zoom: float | None = None) -> None:
         self.scene = scene
+        self.scale = zoom
 
     @cached_property
     def dot(self) -> graphviz.Digraph:
@@ -111,12 +114,27 @@ class Drawing:
             path.write_bytes(self.pipe(suffix[1:]))
         return path
 
-    def _repr_svg_(self) -> str:
-        return fit_width(self.svg())
+    def zoom(self, scale: float = 1.0) -> Drawing:
+        """The same drawing shown in notebooks at ``scale`` times its natural size, not
+        confined to the page's width (drawings fit the page by default): scroll to read
+        a wide one. ``draw(g).zoom()`` is natural size."""
+        if not scale > 0:
+            raise DGraphError(f"zoom scale must be positive, not {scale!r}")
+        zoomed = Drawing(self.scene, scale)
+        zoomed.__dict__.update({k: v for k, v in self.__dict__.items() if k != "scale"})
+        return zoomed
 
-    def _repr_png_(self) -> bytes:
+    def _repr_svg_(self) -> str | tuple[str, dict]:
+        if self.scale is None:
+            return fit_width(self.svg())
+        return zoom_svg(self.svg(), self.scale), {"unconfined": True}
+
+    def _repr_png_(self) -> bytes | tuple[bytes, dict]:
         """The drawing as PNG: Jupyter shows no SVG from an untrusted notebook."""
-        return self.pipe("png")
+        if self.scale is None:
+            return self.pipe("png")
+        png = self.pipe("png", dpi=round(self.scene.style.dpi * self.scale))
+        return png, {"unconfined": True}
 
     def __repr__(self) -> str:
         s = self.scene
@@ -135,6 +153,25 @@ def fit_width(svg: str) -> str:
     if start < 0:
         return svg
     return svg[: start + 4] + ' style="max-width:100%;height:auto"' + svg[start + 4 :]
+
+
+def zoom_svg(svg: str, scale: float) -> str:
+    """``svg`` drawn ``scale`` times its size (graphviz writes ``width``/``height`` in
+    points and a ``viewBox``, which keeps the drawing in proportion).
+
+    >>> zoom_svg('<svg width="200pt" height="100pt" viewBox="0 0 200 100">', 1.5)
+    '<svg width="300pt" height="150pt" viewBox="0 0 200 100">'
+    """
+
+    def scaled(m: re.Match) -> str:
+        return f'{m.group(1)}="{float(m.group(2)) * scale:g}pt"'
+
+    head, rest = svg[: svg.find("<svg")], svg[svg.find("<svg") :]
+    end = rest.find(">")
+    return head + _SIZE.sub(scaled, rest[:end]) + rest[end:]
+
+
+_SIZE = re.compile(r'\b(width|height)="([\d.]+)pt"')
 
 
 def _highlight(graph: DGraph, highlight: Any) -> list[Region]:
