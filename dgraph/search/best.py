@@ -82,7 +82,7 @@ from .timebox import Background, stream, timeboxed
 
 __all__ = ["ANY_ELIMINATION", "DEFAULT_BUDGET", "EFFECTIVE_VERTEX", "best"]
 
-DEFAULT_BUDGET = 10.0  # seconds, when none is given
+DEFAULT_BUDGET = 2.0  # seconds, when none is given: a default answers in seconds
 EFFECTIVE_VERTEX = "vertex elimination, effective mults"  # its key in lower_bounds
 ANY_ELIMINATION = "any elimination, effective mults"  # vertex, edge, face: every method's
 RESTARTS = 8  # greedy vertex orders with random tie-breaks
