@@ -388,6 +388,28 @@ class Closure:
                     out[u][v] = label
         return into, out
 
+    def exact(self) -> bool:
+        """Whether a label's value depends on the eliminated set alone, as the built
+        expression sets count it. Not where two paths whose labels are all constant join
+        the same two vertices: the closure adds their products first (``2 - 2 = 0``),
+        while an order that eliminates their last vertex first multiplies each by a
+        general label before the sum (general + general), which the built set counts.
+        The closure then prices no higher than the built count, but may price lower."""
+        if self.algebra is not VALUES:
+            return True
+        paths: list[dict[int, int]] = []  # all-constant paths into each vertex, by source
+        for preds in self.preds:
+            row: dict[int, int] = {}
+            for u, label in preds:
+                if label is None:
+                    continue
+                for w, n in [(u, 1), *paths[u].items()]:
+                    row[w] = row.get(w, 0) + n
+                    if row[w] > 1:
+                        return False
+            paths.append(row)
+        return True
+
     def price(self, v: int, into: list[dict[int, Any]], out: list[dict[int, Any]]) -> int:
         """What eliminating ``v`` costs, given the labels (:meth:`labels`)."""
         cost = self.algebra.cost

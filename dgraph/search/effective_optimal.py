@@ -11,17 +11,23 @@ whenever it is eliminated (:mod:`dgraph.search.junction_bounds`: per vertex, or 
 joined group while none of it is eliminated). A vertex that has a general in-edge
 and a general out-edge now keeps them, so it costs at least one multiplication too.
 
+Where two all-constant paths join the same two vertices the set-based prices may fall
+below what an order's built expression set counts (:meth:`Closure.exact`): the search
+then still returns its best order, priced as built, and claims it optimal only when that
+price equals its proven set-based optimum, a lower bound on every order's built count.
+
 References: U. Naumann, "Optimal accumulation of Jacobian matrices by elimination
 methods on the dual computational graph", Math. Program. 99 (2004) 399–421.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
 from ..core.graph import DGraph
-from ..elimination.kernel import VALUES, Closure
+from ..elimination.kernel import VALUES, Closure, effective_cost
 from ..elimination.parts import by_parts
 from ..elimination.search import SearchResult, check_size, subset_search
 from .junction_bounds import effective_vertex_bounds, group_bounds
@@ -72,8 +78,14 @@ def _connected_search(
         if len(members) > 1
     ]
     # a vertex with a general in-edge and a general out-edge costs at least one, and the
-    # bound adds how much more than its static bound that is (outside a whole group)
-    extra = [1 if f == 0 else 0 for f in floor]
+    # bound adds how much more than its static bound that is (outside a whole group). That
+    # holds while no label can become 0 (a general label times 0 is 0, not general): with
+    # every constant label positive no product or sum of them is 0; a 0 or a negative
+    # constant (whose sums may cancel) drops this part of the bound
+    positive = all(
+        c is None or c > 0 for c in (graph.constant_label(u, v) for u, v in graph.edges())
+    )
+    extra = [1 if f == 0 and positive else 0 for f in floor]
 
     def owed(done: int, now: set[int]) -> int:
         """The bound after eliminating ``done``; ``now`` must cost at least one each."""
@@ -107,4 +119,13 @@ def _connected_search(
         return bounds[done]
 
     orders = [graph.intermediates, graph.intermediates[::-1]] + ([incumbent] if incumbent else [])
-    return subset_search(graph, prices, bound, orders, budget)
+    result = subset_search(graph, prices, bound, orders, budget)
+    if closure.exact():
+        return result
+    built = effective_cost(graph, [v for _, v in result.moves])
+    return dataclasses.replace(
+        result,
+        cost=built,
+        proven=result.proven and built == result.cost,
+        lower_bound=min(result.lower_bound, built),
+    )

@@ -7,7 +7,7 @@ segments from s to r with one that sums segments from r to t, at the *junction* 
 (s, r, t) names it. A factor is general as soon as one segment it sums has a general edge,
 and non-unit as soon as one has a non-unit edge (:mod:`dgraph.core.kinds`: only a single
 all-unit segment is a unit) — as long as no constants cancel, which :func:`bound_kinds`
-checks: where they may, the bounds read every constant as a unit.
+checks: where they may, the bounds read every label as a unit (no bound).
 
 One vertex (:func:`effective_vertex_bounds`): take vertex-disjoint paths P_1..P_m into v
 whose last edge is general and Q_1..Q_n out of v whose first edge is non-unit. Each
@@ -88,22 +88,23 @@ def bound_kinds(graph: DGraph) -> EdgeKinds:
     one vertex to another) that sums a general segment is general — so unless a label is
     zero — and one that sums a non-unit segment is not ±1 or 0 — unless constants cancel:
     two constant paths adding up to 0 or ±1, or a product of constants that is ±1.
-    Where constants may cancel they are read as units (only general × general products
-    count); where a label is zero, every label is (no bound).
+    Where a label is zero or constants may cancel, every label reads as a unit (no
+    bound): a sum of constant paths that is 0 makes every general factor it multiplies
+    vanish, so not even general × general products are sure.
 
     >>> from dgraph.core.builders import from_trace
     >>> trace = "u = sin(x)\\na = u + x\\nb = u - x\\nc = a - b\\ny = 3*c"
     >>> g = from_trace("inputs: x\\noutputs: y\\n" + trace)
-    >>> bound_kinds(g).succ["c"]  # the paths from u to c cancel: 3 reads as a unit
-    {'y': 0}
+    >>> bound_kinds(g).pred["a"]  # the paths from u to c cancel: no label is sure
+    {'x': 0, 'u': 0}
     """
     values = {(u, v): value_of(graph.constant_label(u, v)) for u, v in graph.edges()}
-    if 0 in values.values():
+    if 0 in values.values() or not _constants_keep_kinds(graph, values):
+        # a zero label, or constant paths that may add up to 0, make a general factor
+        # vanish (general times 0): no product is sure to be paid
         read: Callable[[Value], int] = lambda value: UNIT  # noqa: E731
-    elif _constants_keep_kinds(graph, values):
-        read = kind_of
     else:
-        read = lambda value: GENERAL if value is None else UNIT  # noqa: E731
+        read = kind_of
     succ: dict[str, dict[str, int]] = {v: {} for v in graph.order()}
     pred: dict[str, dict[str, int]] = {v: {} for v in graph.order()}
     for (u, v), value in values.items():
