@@ -366,3 +366,14 @@ def test_comparison_tables(discrepancy_graph):
     html = c._repr_html_()
     assert html.count("<tr>") == 4 and "<b>edge-optimal</b>" in html
     ET.fromstring(html)
+
+
+def test_conditions_in_labels_are_escaped_for_graphviz():
+    """A Piecewise partial's condition (``x > 0``) is text in an HTML-like label: its ``>``
+    once ended the label and graphviz refused the drawing."""
+    x, y = sympy.symbols("x y", real=True)
+    g = dgraph.from_sympy(
+        [sympy.Piecewise((sympy.sin(x) * y, (x > 0) & (y <= 1)), (y**2, True))], [x, y]
+    )
+    svg = draw(g).svg()
+    assert "&gt; 0" in svg and "≤ 1" in svg and "∧" in svg

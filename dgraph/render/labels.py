@@ -190,6 +190,20 @@ class _HtmlPrinter(StrPrinter):
     def _print_Mul(self, expr: sympy.Mul) -> str:
         return super()._print_Mul(expr).replace("*", "·")
 
+    def _print_Relational(self, expr) -> str:
+        # < > & are markup in graphviz's HTML-like labels (a Piecewise's conditions)
+        op = {"<": "&lt;", ">": "&gt;", "<=": "≤", ">=": "≥", "==": "=", "!=": "≠"}
+        return f"{self._print(expr.lhs)} {op.get(expr.rel_op, expr.rel_op)} {self._print(expr.rhs)}"
+
+    def _print_And(self, expr) -> str:
+        return " ∧ ".join(f"({self._print(a)})" for a in expr.args)
+
+    def _print_Or(self, expr) -> str:
+        return " ∨ ".join(f"({self._print(a)})" for a in expr.args)
+
+    def _print_Not(self, expr) -> str:
+        return f"¬({self._print(expr.args[0])})"
+
     def _print_Pi(self, expr) -> str:
         return "π"
 
