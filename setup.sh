@@ -29,7 +29,7 @@ fi
 # A virtual environment that reuses what the system Python already has.
 [ -x .venv/bin/python ] || python3 -m venv --system-site-packages .venv
 extras=""
-[ "$task" = test ] && extras="[test]"
+[ "$task" = test ] && extras="[test,jax]"  # the suite runs the JAX frontend's tests too
 if ! log=$(.venv/bin/python -m pip install -q --disable-pip-version-check -e ".$extras" 2>&1); then
   echo "$log" >&2
   echo "setup: pip install failed" >&2

@@ -234,6 +234,29 @@ CASES: list[tuple[str, list[str], str]] = [
     ("duplicate-inputs", ["accumulate", H("duplicate_inputs.json")], "listed twice"),
     ("returns-none", ["accumulate", H("returns_none.py") + ":f"], "returned NoneType"),
     ("json-long-integer", ["accumulate", "long_integer.json"], "too many digits"),
+    # JAX functions (skipped without JAX)
+    (
+        "jax-cumsum",
+        ["structure", H("jax_model.py") + ":running_total", "--inputs", "x:3"],
+        "primitive 'cumsum' is not supported",
+    ),
+    (
+        "jax-dynamic-index",
+        ["structure", H("jax_model.py") + ":picks_by_value", "--inputs", "x:3"],
+        "not supported",
+    ),
+    ("jax-loop", ["structure", H("jax_model.py") + ":loops"], "is not supported"),
+    (
+        "jax-unknown-input",
+        ["structure", H("jax_model.py") + ":spring", "--inputs", "x:3"],
+        "no parameter 'x' (q, k)",
+    ),
+    (
+        "jax-bad-size",
+        ["structure", H("jax_model.py") + ":spring", "--inputs", "q:0"],
+        "needs a size from 1 to 10000",
+    ),
+    ("sympy-vector-input", ["structure", H("returns_none.py") + ":f", "--inputs", "a:2"], "JAX"),
 ]
 
 
@@ -293,6 +316,8 @@ def _check(code: int, out: str, err: str, needle: str) -> None:
 def test_hostile_input_is_one_line_and_exit_2(
     argv, needle, tmp_path, monkeypatch, capsys, deadline
 ):
+    if any("jax_model.py" in a for a in argv):
+        pytest.importorskip("jax", reason="JAX is not installed")
     _make(tmp_path)
     monkeypatch.chdir(tmp_path)
     before = _files(tmp_path)

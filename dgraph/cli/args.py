@@ -49,6 +49,12 @@ def graph_args(p: argparse.ArgumentParser) -> None:
         help="vertices per operation (default), per two-operand operation as a tape records"
         " them (binary), or per assignment of a trace (statement)",
     )
+    p.add_argument(
+        "--inputs",
+        metavar="NAME[:N],...",
+        help="sizes of a Python function's parameters: x:3,y (x a vector of 3, y a"
+        " scalar; default: every parameter a scalar)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -67,7 +73,7 @@ def method_argument(p: argparse.ArgumentParser, what: str) -> None:
 def load_graph(args: argparse.Namespace) -> DGraph:
     """The command's graph (``args.graph`` at ``args.granularity``); what the builder did
     silently (passive vertices folded) is said on stderr, one ``dgraph: note:`` a line."""
-    graph = load(args.graph, args.granularity)
+    graph = load(args.graph, args.granularity, getattr(args, "inputs", None))
     for note in graph.notes:
         print(f"dgraph: note: {note}", file=sys.stderr)
     return graph

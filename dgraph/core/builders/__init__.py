@@ -5,10 +5,13 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
+
 from ...errors import GraphError, InputError
 from ..files import check_file, read_text
 from ..graph import DGraph
-from .functions import from_function, from_sympy, load_function
+from .functions import from_function, from_sympy, load_function, uses_jax
+from .jaxpr import from_jax
 from .json_format import from_dict, from_json
 from .trace import Granularity, from_trace
 
@@ -16,6 +19,7 @@ __all__ = [
     "bundled",
     "from_dict",
     "from_function",
+    "from_jax",
     "from_json",
     "from_sympy",
     "from_trace",
@@ -23,15 +27,30 @@ __all__ = [
 ]
 
 
-def load(spec: str | Path, granularity: Granularity = "elemental") -> DGraph:
+def load(
+    spec: str | Path, granularity: Granularity = "elemental", inputs: str | None = None
+) -> DGraph:
     """Load a graph from ``file.json``, ``file.trace`` or ``path/to/file.py:function``;
     only a regular file of bounded size is read, and a graph without edges is refused
-    (no output depends on an input: there is no Jacobian to accumulate)."""
+    (no output depends on an input: there is no Jacobian to accumulate). A function from
+    a module that uses JAX is read from its jaxpr (:func:`from_jax`), others are traced
+    with sympy; ``inputs`` (``"x:3,y"``) gives its parameters' sizes."""
     spec = str(spec)
     if ".py:" in spec:
         check_file(spec.rpartition(":")[0])
-        binary = granularity == "binary"  # a traced function has no statements
-        graph = from_function(load_function(spec), name=spec.rpartition(":")[2], binary=binary)
+        f = load_function(spec)
+        name = spec.rpartition(":")[2]
+        sizes = input_sizes(inputs, f)
+        if uses_jax(f):
+            graph = from_jax(f, *(np.ones(n) if n else 1.0 for n in sizes), name=name)
+        elif any(sizes):
+            raise InputError(
+                f"{spec}: vector inputs (--inputs) need a JAX function; a sympy-traced"
+                " function takes one sequence argument with from_function(n_inputs=)"
+            )
+        else:
+            binary = granularity == "binary"  # a traced function has no statements
+            graph = from_function(f, name=name, binary=binary)
     else:
         path = Path(spec)
         if path.suffix not in (".json", ".trace"):
@@ -44,6 +63,28 @@ def load(spec: str | Path, granularity: Granularity = "elemental") -> DGraph:
     if graph.n_edges == 0:
         raise GraphError(f"{spec}: no output depends on an input (the graph has no edges)")
     return graph
+
+
+def input_sizes(spec: str | None, f) -> list[int]:
+    """Each parameter's size from ``"x:3,y"`` (0: a scalar), in the function's order;
+    one clear line for a name the function does not have or a bad size."""
+    import inspect
+
+    try:
+        params = list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):
+        raise InputError("cannot read the function's parameters") from None
+    sizes = dict.fromkeys(params, 0)
+    for item in (t.strip() for t in (spec or "").split(",") if t.strip()):
+        name, _, size = item.partition(":")
+        if name not in sizes:
+            raise InputError(
+                f"--inputs: the function has no parameter {name!r} ({', '.join(params)})"
+            )
+        if size and not (size.isdigit() and 0 < int(size) <= 10_000):
+            raise InputError(f"--inputs: {item!r} needs a size from 1 to 10000")
+        sizes[name] = int(size) if size else 0
+    return list(sizes.values())
 
 
 def bundled(name: str) -> DGraph:

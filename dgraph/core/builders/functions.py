@@ -18,7 +18,7 @@ from ..graph import DGraph
 from ..parse import parse_expression
 from .elemental import ExprGraphBuilder, gc_paused
 
-__all__ = ["from_function", "from_sympy", "load_function"]
+__all__ = ["from_function", "from_sympy", "load_function", "uses_jax"]
 
 
 def _output_names(count: int, avoid: set[str]) -> list[str]:
@@ -176,3 +176,14 @@ def load_function(spec: str) -> Callable[..., Any]:
     if not callable(f):
         raise InputError(f"{path}: has no function {func_name!r}")
     return f
+
+
+def uses_jax(f: Callable[..., Any]) -> bool:
+    """Whether ``f``'s module works with JAX (holds a ``jax`` module or a function from
+    one): such a function is read from its jaxpr, not traced with sympy."""
+    namespace = getattr(f, "__globals__", {}) or {}
+    for value in namespace.values():
+        module = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", "")
+        if isinstance(module, str) and (module == "jax" or module.startswith("jax.")):
+            return True
+    return False

@@ -1,0 +1,20 @@
+"""JAX functions the command line cannot take, each for one reason."""
+
+import jax
+import jax.numpy as jnp
+
+
+def running_total(x):
+    return jnp.cumsum(x)  # a primitive dgraph has no rule for
+
+
+def picks_by_value(x):
+    return x[jnp.argmax(x)]  # an index that depends on the inputs
+
+
+def loops(x):
+    return jax.lax.fori_loop(0, 3, lambda i, a: a * x, x)  # a loop primitive
+
+
+def spring(q, k):
+    return k * jnp.sum((q[1:] - q[:-1]) ** 2)

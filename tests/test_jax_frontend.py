@@ -1,0 +1,128 @@
+"""JAX functions in: one vertex per jaxpr equation, and the Jacobian agrees with
+``jax.jacfwd`` at random points."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dgraph
+from dgraph.errors import InputError
+
+jax = pytest.importorskip("jax", reason="JAX is not installed (pip install 'dgraph[jax]')")
+jnp = pytest.importorskip("jax.numpy")
+from dgraph.core.builders.jaxpr import from_jax  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)
+
+
+def _scalar_mix(x, y):
+    a = jnp.sin(x) * y + x**2 / y
+    b = jnp.where(x > 0, a, -a)
+    c = jnp.arctan2(a, y) + jax.lax.erf(x) + jax.lax.rsqrt(y * y + 1.0)
+    return jnp.tanh(a) + jnp.maximum(x, y), jnp.sqrt(jnp.abs(b)) + jax.nn.sigmoid(x) + c
+
+
+def _vectors(v, w):
+    return jnp.sum(v**2) * v[0] + jnp.dot(v, w), v[1:] * 2.0 * w[0]
+
+
+def _matrix(x):
+    a = jnp.array([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]])
+    h = jnp.tanh(a @ x + 0.1)
+    return jnp.log1p(jnp.exp(h)).sum() + jnp.max(x) * jnp.min(h)
+
+
+def _calls(x, y):
+    return jax.nn.softplus(x) * jax.nn.relu(y) + jax.jit(lambda a: a**3)(x), jnp.expm1(y) ** 1.5
+
+
+CASES = [
+    (_scalar_mix, (0.7, 1.3)),
+    (_vectors, (np.ones(3), np.ones(3))),
+    (_matrix, (np.ones(3),)),
+    (_calls, (0.4, 0.9)),
+]
+
+
+def _jax_jacobian(f, args, point):
+    """jax.jacfwd of ``f`` with every input and output flattened, at ``point``."""
+    sizes = [np.size(a) for a in args]
+    shapes = [np.shape(a) for a in args]
+
+    def flat(z):
+        parts, k = [], 0
+        for n, s in zip(sizes, shapes, strict=True):
+            parts.append(z[k : k + n].reshape(s))
+            k += n
+        out = jax.tree_util.tree_leaves(f(*parts))
+        return jnp.concatenate([jnp.ravel(o) for o in out])
+
+    return np.asarray(jax.jacfwd(flat)(jnp.asarray(point)))
+
+
+@pytest.mark.parametrize("f,args", CASES, ids=[f.__name__ for f, _ in CASES])
+@pytest.mark.parametrize("method", ["forward", "reverse", "markowitz", "zhou"])
+def test_jacobian_agrees_with_jax(f, args, method):
+    g = from_jax(f, *args)
+    es = dgraph.accumulate(g, method)
+    assert es.verified
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        point = rng.uniform(0.2, 1.5, size=len(g.inputs))
+        np.testing.assert_allclose(
+            np.asarray(es.evaluate(point), dtype=float),
+            _jax_jacobian(f, args, point),
+            rtol=1e-10,
+            atol=1e-12,
+        )
+
+
+def test_one_vertex_per_equation_named_by_its_place():
+    def f(x, y):
+        a = jnp.sin(x)  # equation 1
+        b = a * y  # 2
+        unused = jnp.cos(y)  # 3: times 0 below, so no output uses it
+        # 4: add; 5: mul by 0 (folded); 6: exp; 7: mul by 2 (the output f1); 8: add 0
+        return b + x, unused * 0.0 + 2.0 * jnp.exp(x)
+
+    g = from_jax(f, 1.0, 2.0)
+    assert g.inputs == ["x", "y"] and g.outputs == ["f0", "f1"]
+    assert g.intermediates == ["v1", "v2", "v6"]
+    assert str(g.expr("v2")) == "v1*y" and str(g.expr("f1")) == "2*v6"
+    assert str(g.expr("v6")) == "exp(x)" and str(g.expr("f0")) == "v2 + x"
+    assert any("1 equation results no output uses were dropped" in n for n in g.notes)
+
+
+def test_names_follow_parameters_and_the_returned_structure():
+    g = from_jax(lambda q, p: {"energy": q[0] * p + q[1], "force": -q * p}, np.ones(2), 1.0)
+    assert g.inputs == ["q0", "q1", "p"]
+    assert g.outputs == ["energy", "force0", "force1"]
+
+
+def test_literals_keep_their_value_and_constants_fold():
+    g = from_jax(lambda x: 0.1 * x + jnp.sqrt(4.0) * x**3, 1.0)
+    exprs = [str(g.expr(v)) for v in g.order()[1:]]
+    assert "0.1*x" in exprs[0] and any("2*" in e for e in exprs)
+    assert any("folded" in n for n in g.notes)
+
+
+@pytest.mark.parametrize(
+    "f,args,message",
+    [
+        (lambda x: jnp.cumsum(x), (np.ones(3),), "primitive 'cumsum' is not supported"),
+        (lambda x: x[jnp.argmax(x)], (np.ones(3),), "not supported"),
+        (lambda x, y: 3.0 + 0.0 * jnp.ones(()), (1.0, 2.0), "does not depend on the inputs"),
+        (lambda x: jax.lax.stop_gradient(x) * x, (1.0,), "stop_gradient"),
+        (lambda: 1.0, (), "example arguments"),
+    ],
+)
+def test_what_it_cannot_take_is_one_clear_error(f, args, message):
+    with pytest.raises(InputError, match=message):
+        from_jax(f, *args)
+
+
+def test_the_numbering_is_reproducible():
+    first = from_jax(_scalar_mix, 0.5, 0.5)
+    again = from_jax(_scalar_mix, 2.0, 3.0)
+    assert first == again
