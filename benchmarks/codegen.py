@@ -8,9 +8,11 @@ benchmarks/codegen_functions.py: the operations of dgraph's generated ``jacobian
 cheapest program over the compared methods), of sympy's ``jacobian`` + ``cse`` and of
 CasADi's SX ``jacobian`` instruction list, all counted by dgraph.codegen.counting; then
 the time per point over one batch, for dgraph's NumPy module and compiled C, sympy's
-``lambdify(cse=True)``, CasADi's generated C and JAX's jitted ``jacfwd``/``jacrev`` (the
-optional tools where installed). Every evaluator is checked against sympy's values first.
-Prints two Markdown tables.
+``lambdify(cse=True)``, CasADi's generated C, dgraph's JAX module (``jax.jit`` of its
+``jacobian``) and JAX's jitted ``jacfwd``/``jacrev`` (the optional tools where installed),
+and, where JAX is installed, the time of one jitted call at batch 1 for the three JAX
+evaluators. Every evaluator is checked against sympy's values first. Prints three
+Markdown tables.
 """
 
 from __future__ import annotations
@@ -36,10 +38,12 @@ from dgraph.codegen.compare import (
     per_point_seconds,
     sympy_jacobian,
 )
+from dgraph.codegen.jaxcode import jax_module
 from dgraph.codegen.python import load_python, python_module
 from dgraph.codegen.selection import cheapest_jacobian
 
-TIMED = ["dgraph-py", "dgraph-c", "sympy", "casadi-c", "jax-jacfwd", "jax-jacrev"]
+TIMED = ["dgraph-py", "dgraph-c", "sympy", "casadi-c", "dgraph-jax", "jax-jacfwd", "jax-jacrev"]
+SINGLE = ["dgraph-jax", "jax-jacfwd", "jax-jacrev"]  # timed at batch 1 as well
 RANGES = {"T": (800.0, 2500.0), "temperature": (800.0, 2500.0)}  # kelvin; else (0.5, 1.5)
 
 
@@ -71,6 +75,8 @@ def measure(name: str, build, batch: int, budget: float | None) -> dict | None:
     casadi = casadi_jacobian(graph)
     if casadi is not None:
         evaluators[casadi.tool] = casadi.evaluate
+    if installed("jax"):
+        evaluators["dgraph-jax"] = _jax_evaluator(jax_module({"jacobian": program}, **names))
     for mode in ("forward", "reverse"):
         jax = jax_jacobian(graph, mode)
         if jax is not None:
@@ -91,7 +97,21 @@ def measure(name: str, build, batch: int, budget: float | None) -> dict | None:
         "casadi": casadi.ops if casadi is not None else None,
         "codegen_seconds": seconds,
         "us_per_point": {t: per_point_seconds(e, points) * 1e6 for t, e in evaluators.items()},
+        "us_single": {
+            t: per_point_seconds(evaluators[t], points[:1], repeat=50) * 1e6
+            for t in SINGLE
+            if t in evaluators
+        },
     }
+
+
+def _jax_evaluator(text: str):
+    """dgraph's generated JAX ``jacobian``, jitted, in doubles, on a batch."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    jitted = jax.jit(load_python(text).jacobian)
+    return lambda points: np.asarray(jitted(points).block_until_ready())
 
 
 def _ratio(a, b) -> str:
@@ -127,6 +147,24 @@ def markdown(rows: list[dict], batch: int) -> str:
         lines.append(
             f"| {r['function']} | " + " | ".join(cells) + f" | {times['sympy'] / best:.1f} |"
         )
+    if any(r["us_single"] for r in rows):
+        lines += [
+            "",
+            "Microseconds per jitted call at batch 1 (one point; best of 50, the call and the"
+            " transfer of its result included), and the ratios of JAX's own to dgraph's JAX:",
+            "",
+            "| function | dgraph-jax | jax-jacfwd | jax-jacrev | jacfwd / dgraph"
+            " | jacrev / dgraph | batch 10⁴: jacfwd / dgraph | jacrev / dgraph |",
+            "|" + "---|" * 8,
+        ]
+        for r in rows:
+            one, many = r["us_single"], r["us_per_point"]
+            if "dgraph-jax" not in one:
+                continue
+            cells = [f"{one.get(t, float('nan')):.1f}" for t in SINGLE]
+            ratios = [_ratio(one[t], one["dgraph-jax"]) for t in SINGLE[1:] if t in one]
+            ratios += [_ratio(many[t], many["dgraph-jax"]) for t in SINGLE[1:] if t in many]
+            lines.append(f"| {r['function']} | " + " | ".join(cells + ratios) + " |")
     return "\n".join(lines)
 
 

@@ -26,7 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--lang",
         choices=LANGS,
-        help="python (NumPy) or c (C99); default: from the suffix of -o (.py, .c or .h)",
+        help="python (NumPy), c (C99) or jax (jax.numpy: jit, vmap, grad); default: from the"
+        " suffix of -o (.py python, .c or .h c)",
     )
     p.add_argument(
         "--method",
@@ -34,7 +35,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="accumulation method, or symbolic (Bauer's formula with sympy's algebra); default:"
         " the deterministic candidate whose program is cheapest",
     )
-    p.add_argument("--mode", choices=MODES, default="jacobian", help="function to generate")
+    p.add_argument(
+        "--mode",
+        choices=MODES,
+        help="function to generate (default: jacobian; for jax: jacobian, jvp and vjp)",
+    )
     p.add_argument("--sparse", action="store_true", help="also emit the nonzero entries only")
     p.add_argument(
         "--budget",
@@ -54,7 +59,7 @@ def language(output: str, lang: str | None) -> str:
     if suffix not in SUFFIXES:
         raise InputError(
             f"{output}: cannot tell the language from the suffix {suffix or '(none)'!r}: use"
-            " .py (python), .c or .h (c), or give --lang python|c"
+            " .py (python), .c or .h (c), or give --lang python|c|jax"
         )
     return SUFFIXES[suffix]
 
@@ -63,7 +68,14 @@ def run(args: argparse.Namespace) -> int:
     output = output_path(args.output)  # refused before any work: a directory, no parent
     lang = language(args.output, args.lang)
     graph = load_graph(args)
-    generated = generate(graph, lang, args.method, (args.mode,), args.sparse, args.budget)
+    modes = (
+        (args.mode,)
+        if args.mode
+        else ("jacobian", "jvp", "vjp")
+        if lang == "jax"
+        else ("jacobian",)
+    )
+    generated = generate(graph, lang, args.method, modes, args.sparse, args.budget)
     write_atomic(output, generated.text)  # only once the check passed
     summary = generated.summary(args.output)
     if args.json:

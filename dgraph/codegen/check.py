@@ -132,8 +132,20 @@ def check_generated(
         if compiler() is None:
             return _fail("no C compiler found (set CC): the C code was not compiled or run")
         module: Any = load_c(generated.text)
+    elif generated.lang == "jax":
+        try:
+            import jax
+        except ImportError:
+            return _fail("JAX is not installed: the JAX code was not run")
+        with jax.enable_x64(True):  # compared in doubles, as the other languages are
+            return _checked(load_python(generated.text), generated, graph, points, seed)
     else:
         module = load_python(generated.text)
+    return _checked(module, generated, graph, points, seed)
+
+
+def _checked(module: Any, generated: Generated, graph: DGraph, points: int, seed: int) -> CodeCheck:
+    """:func:`check_generated` on a loaded module."""
     n, m = len(graph.inputs), len(graph.outputs)
     rng = np.random.default_rng(seed)
     try:

@@ -16,6 +16,7 @@ from ..methods import accumulate
 from .c import c_source
 from .check import CodeCheck, check_generated
 from .ir import Program
+from .jaxcode import jax_module
 from .program import (
     SYMBOLIC,
     jacobian_program,
@@ -29,9 +30,9 @@ from .selection import cheapest_jacobian
 
 __all__ = ["Generated", "generate"]
 
-Lang = Literal["python", "c"]
+Lang = Literal["python", "c", "jax"]
 Mode = Literal["jacobian", "jvp", "vjp"]
-LANGS: tuple[str, ...] = ("python", "c")
+LANGS: tuple[str, ...] = ("python", "c", "jax")
 MODES: tuple[str, ...] = ("jacobian", "jvp", "vjp")
 
 
@@ -118,7 +119,7 @@ def generate(
     (4, 0, ['jacobian', 'primal'], True)
     """
     if lang not in LANGS:
-        raise DGraphError(f"unknown language {lang!r}: use python or c")
+        raise DGraphError(f"unknown language {lang!r}: use {', '.join(LANGS)}")
     modes = tuple(modes)
     for mode in modes:
         if mode not in MODES:
@@ -155,7 +156,7 @@ def generate(
         else:
             programs[mode] = vjp_program(es)
     title = f"{graph.name or 'graph'}: {', '.join(programs)} (dgraph codegen, method {es.method})"
-    printer = python_module if lang == "python" else c_source
+    printer = {"python": python_module, "c": c_source, "jax": jax_module}[lang]
     text = printer(programs, title=title, inputs=graph.inputs, outputs=graph.outputs, sparse=sparse)
     generated = Generated(text, lang, modes, programs, es, sparse)
     if check:
