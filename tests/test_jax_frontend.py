@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -126,3 +128,28 @@ def test_the_numbering_is_reproducible():
     first = from_jax(_scalar_mix, 0.5, 0.5)
     again = from_jax(_scalar_mix, 2.0, 3.0)
     assert first == again
+
+
+def test_an_order_over_jaxpr_equations_replays_from_the_command_line(tmp_path, capsys):
+    from dgraph.cli import main
+
+    model = tmp_path / "model.py"
+    model.write_text(
+        "import jax.numpy as jnp\n\n\ndef spring(q, k):\n"
+        "    return k * jnp.sum((q[1:] - q[:-1]) ** 2)\n"
+    )
+    spec = f"{model}:spring"
+    assert main(["structure", spec, "--inputs", "q:3", "--json"]) == 0
+    structure = json.loads(capsys.readouterr().out)
+    inner = structure["intermediates"]
+    assert inner == ["v3_0", "v3_1", "v4_0", "v4_1", "v5"]  # sub, integer_pow, reduce_sum
+    # equations 5, 3, 4: every element of an equation in turn
+    assert (
+        main(["accumulate", spec, "--inputs", "q:3", "-m", "vertex", "--order", "5,3,4", "--json"])
+        == 0
+    )
+    result = json.loads(capsys.readouterr().out)
+    steps = [s["target"] for s in result["steps"]]
+    assert steps == ["v5", "v3_0", "v3_1", "v4_0", "v4_1"] and result["verified"]
+    assert main(["accumulate", spec, "--inputs", "q:3", "-m", "vertex", "--order", "6"]) == 2
+    assert "equation 6 has no intermediate vertex" in capsys.readouterr().err

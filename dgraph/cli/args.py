@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -180,10 +181,33 @@ def method_options(graph: DGraph, method: str, order: str | None) -> dict[str, A
         return {}
     if method == "vertex":
         intermediates = graph.intermediates
+        items = [t.strip() for t in order.split(",") if t.strip()]
+        if items and all(t.isdigit() for t in items):
+            order = ",".join(by_equation(graph, [int(t) for t in items]))
         return {"order": vertex_list(graph, order, "--order", intermediates, "an intermediate")}
     if method == "edges":
         return {"sequence": edge_sequence(graph, order)}
     raise InputError(f"--order applies to methods vertex and edges, not {method!r}")
+
+
+def by_equation(graph: DGraph, indices: list[int]) -> list[str]:
+    """The intermediates of equations ``indices`` of a graph read from a jaxpr (named
+    ``v<k>``, or ``v<k>_<i>`` per element; another letter where inputs take ``v``), in
+    that order: an elimination order published over jaxpr equations, replayed."""
+    found: dict[int, list[str]] = {}
+    for v in graph.intermediates:
+        m = re.fullmatch(r"[A-Za-z]+(\d+)(?:_\d+)*", v)
+        if m:
+            found.setdefault(int(m.group(1)), []).append(v)
+    out = []
+    for k in indices:
+        if k not in found:
+            raise InputError(
+                f"--order: equation {k} has no intermediate vertex (folded, dropped, an"
+                " output, or not a graph read from a jaxpr)"
+            )
+        out += found[k]
+    return out
 
 
 def cut_list(graph: DGraph, text: str, option: str = "--cuts") -> list[list[str]]:

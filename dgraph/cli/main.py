@@ -78,7 +78,11 @@ def _parser() -> argparse.ArgumentParser:
     method_argument(p, "one of")
     p.add_argument("--budget", type=_budget, help="seconds for exact searches beyond their limit")
     p.add_argument("--seed", type=int, help="best: seed of its random choices (default 0)")
-    p.add_argument("--order", help="vertex order 'v1,v2' (method vertex) or 'f:i>j,b:k>l' (edges)")
+    p.add_argument(
+        "--order",
+        help="vertex order 'v1,v2' or jaxpr equation indices '5,3,12' (method vertex), or"
+        " 'f:i>j,b:k>l' (edges)",
+    )
     p.add_argument(
         "--metagraph",
         choices=("full", "forward", "backward", "vertex"),
