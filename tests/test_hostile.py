@@ -256,7 +256,14 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("jax_model.py") + ":spring", "--inputs", "q:0"],
         "needs a size from 1 to 10000",
     ),
-    ("sympy-vector-input", ["structure", H("returns_none.py") + ":f", "--inputs", "a:2"], "JAX"),
+    ("numpy-branch", ["structure", H("numpy_model.py") + ":branches"], "write it with numpy.where"),
+    ("numpy-float", ["structure", H("numpy_model.py") + ":converts"], "float() of a value"),
+    ("numpy-ufunc", ["structure", H("numpy_model.py") + ":unknown_ufunc"], "numpy.logaddexp"),
+    (
+        "vector-returns-none",
+        ["structure", H("returns_none.py") + ":f", "--inputs", "a:2"],
+        "returned NoneType",
+    ),
 ]
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import sympy
+
 from ..core.graph import DGraph
 from ..core.paths import count_paths, path_length
 from ..dominance.umbrellas import closed_umbrellas, umbrellas
@@ -18,13 +20,17 @@ def structure(graph: DGraph) -> dict[str, Any]:
 
     >>> from dgraph.core.builders import bundled
     >>> s = structure(bundled("naumann_sin.trace"))
-    >>> s["paths"], len(s["umbrellas"])
-    (3, 1)
+    >>> s["paths"], len(s["umbrellas"]), s["expressions"]["v2"]
+    (3, 1, 'v1*x0')
     """
     return {
         "inputs": graph.inputs,
         "outputs": graph.outputs,
         "intermediates": graph.intermediates,
+        # each vertex's elemental function, as text (sympy's sstr), where the graph has it
+        "expressions": {
+            v: sympy.sstr(graph.expr(v)) for v in graph.order() if graph.expr(v) is not None
+        },
         "edges": [list(e) for e in graph.edges()],
         "paths": count_paths(graph),
         "path_length": path_length(graph),

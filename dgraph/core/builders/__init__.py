@@ -34,7 +34,8 @@ def load(
     only a regular file of bounded size is read, and a graph without edges is refused
     (no output depends on an input: there is no Jacobian to accumulate). A function from
     a module that uses JAX is read from its jaxpr (:func:`from_jax`), others are traced
-    with sympy; ``inputs`` (``"x:3,y"``) gives its parameters' sizes."""
+    (:func:`from_function`: sympy, NumPy's ufuncs, :mod:`math`); ``inputs`` (``"x:3,y"``)
+    gives its parameters' sizes."""
     spec = str(spec)
     if ".py:" in spec:
         check_file(spec.rpartition(":")[0])
@@ -43,14 +44,9 @@ def load(
         sizes = input_sizes(inputs, f)
         if uses_jax(f):
             graph = from_jax(f, *(np.ones(n) if n else 1.0 for n in sizes), name=name)
-        elif any(sizes):
-            raise InputError(
-                f"{spec}: vector inputs (--inputs) need a JAX function; a sympy-traced"
-                " function takes one sequence argument with from_function(n_inputs=)"
-            )
         else:
             binary = granularity == "binary"  # a traced function has no statements
-            graph = from_function(f, name=name, binary=binary)
+            graph = from_function(f, name=name, binary=binary, sizes=sizes)
     else:
         path = Path(spec)
         if path.suffix not in (".json", ".trace"):

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import sympy
 
 from ...errors import InputError
@@ -17,6 +18,7 @@ from ..algebra import real_symbol
 from ..graph import DGraph
 from ..parse import parse_expression
 from .elemental import ExprGraphBuilder, gc_paused
+from .tracer import Condition, Traced, traced_call
 
 __all__ = ["from_function", "from_sympy", "load_function", "uses_jax"]
 
@@ -42,12 +44,14 @@ def from_sympy(
     inputs: Iterable[sympy.Symbol | str],
     name: str = "",
     binary: bool = False,
+    variables: Mapping[str, sympy.Expr] | None = None,
 ) -> DGraph:
     """The elemental differentiation graph of sympy expressions w.r.t. ``inputs``.
 
     Outputs are named by a mapping's keys (``{"f1": f1, "f2": f2}``), else ``y`` (one)
     or ``y0, y1, ...`` (``f0, f1, ...`` where an input is ``y``). With ``binary``, n-ary
-    sums and products become chains of two-operand vertices.
+    sums and products become chains of two-operand vertices. ``variables`` names the
+    vertices that compute some subexpressions (a traced function's local variables).
 
     >>> a, b = sympy.symbols("a b")
     >>> g = from_sympy([a * sympy.sin(b), sympy.sin(b)], [a, b])
@@ -66,7 +70,7 @@ def from_sympy(
     env = {s: i for s, i in zip(symbols, builder.inputs, strict=False)}
     env.update({real_symbol(str(s)): i for s, i in zip(symbols, builder.inputs, strict=False)})
     with gc_paused():
-        return _build(builder, env, names, exprs, input_names, name)
+        return _build(builder, env, names, exprs, input_names, name, variables)
 
 
 def _build(
@@ -76,6 +80,7 @@ def _build(
     exprs: list,
     input_names: list[str],
     name: str,
+    variables: Mapping[str, sympy.Expr] | None = None,
 ) -> DGraph:
     values = []
     for out_name, expr in zip(names, exprs, strict=False):
@@ -87,25 +92,48 @@ def _build(
             raise InputError(f"output {out_name!r} is not a sympy expression: {expr!r}")
         value = builder.elemental(expr, env)
         values.append((out_name, value))
+    live = builder._live([v for _, v in values if isinstance(v, int)])
+    for variable, expr in (variables or {}).items():  # the function's own names
+        value = builder.elemental(expr, env)
+        if isinstance(value, int) and value in live:
+            builder.prefer_name(value, variable)
     return builder.build(values, name)
 
 
 def from_function(
-    f: Callable[..., Any], name: str = "", n_inputs: int | None = None, binary: bool = False
+    f: Callable[..., Any],
+    name: str = "",
+    n_inputs: int | None = None,
+    binary: bool = False,
+    sizes: list[int] | None = None,
 ) -> DGraph:
-    """Trace ``f`` by calling it with sympy symbols named after its parameters.
+    """Trace ``f`` by calling it with symbols named after its parameters: sympy symbols,
+    or, where that fails or a parameter is a vector (``sizes``: each parameter's length,
+    0 for a scalar), values NumPy's ufuncs, :mod:`math` and Python's operators take
+    (:mod:`dgraph.core.builders.tracer`), vectors as arrays of them (``x0, x1, ...``).
+    Intermediates are named after ``f``'s local variables where one holds a vertex's
+    value.
 
     With ``n_inputs``, ``f`` takes one sequence argument and is called with symbols
-    ``x0, ..., x{n-1}``. ``f`` returns an expression, a tuple/list, or a dict of them.
+    ``x0, ..., x{n-1}``. ``f`` returns an expression, a tuple/list or an array, or a dict
+    of them.
 
     >>> g = from_function(lambda a, b: a * b + sympy.sin(a))
     >>> g.inputs, g.outputs
     (['a', 'b'], ['y'])
+    >>> import numpy as np, math
+    >>> def f(x, k):
+    ...     area = x[0] * x[1]
+    ...     return k * np.sin(area) + math.exp(x[0])
+    >>> g = from_function(f, sizes=[2, 0])
+    >>> g.inputs, g.intermediates
+    (['x0', 'x1', 'k'], ['t1', 'area', 't2', 't3'])
     """
     label = name or getattr(f, "__name__", "function")
+    where = label if label != "<lambda>" else "the function"
     if n_inputs is not None:
         symbols = [real_symbol(f"x{k}") for k in range(n_inputs)]
-        args: tuple = (symbols,)
+        attempts = [((symbols,), symbols), ((_traced_array(symbols),), symbols)]
     else:
         try:
             params = list(inspect.signature(f).parameters.values())
@@ -114,20 +142,108 @@ def from_function(
         kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         if not params or any(p.kind not in kinds for p in params):
             raise InputError(f"{label}: needs plain positional parameters (or n_inputs=)")
-        symbols = [real_symbol(p.name) for p in params]
-        args = tuple(symbols)
-    try:
-        with _symbolic_max_min(f):
-            result = f(*args)
-    except Exception as exc:
-        raise InputError(f"{label}: calling it with sympy symbols failed: {exc}") from None
+        sizes = list(sizes or [0] * len(params))
+        if len(sizes) != len(params):
+            raise InputError(f"{label}: {len(sizes)} sizes for {len(params)} parameters")
+        taken = {p.name for p in params}
+        symbols, parts = [], []
+        for p, n in zip(params, sizes, strict=True):
+            if n:
+                names = [
+                    f"{p.name}{k}" if f"{p.name}{k}" not in taken else f"{p.name}_{k}"
+                    for k in range(n)
+                ]
+                part = [real_symbol(v) for v in names]
+            else:
+                part = real_symbol(p.name)
+            parts.append(part)
+            symbols += part if n else [part]
+        attempts = [] if any(sizes) else [(tuple(parts), symbols)]
+        attempts.append(
+            (tuple(_traced_array(p) if isinstance(p, list) else Traced(p) for p in parts), symbols)
+        )
+    failure = None
+    for args, inputs in attempts:
+        try:
+            with _symbolic_max_min(f):
+                result, local = traced_call(f, list(args), where)
+        except InputError as exc:
+            failure = exc
+            continue
+        except Exception as exc:
+            failure = InputError(f"{label}: calling it with symbols failed: {exc}")
+            continue
+        outputs = _outputs(result, label)
+        variables = _variables(local, set(map(str, inputs)))
+        return from_sympy(
+            outputs,
+            inputs,
+            name=label if label != "<lambda>" else "",
+            binary=binary,
+            variables=variables,
+        )
+    raise failure
+
+
+def _traced_array(symbols: list[sympy.Symbol]) -> np.ndarray:
+    out = np.empty(len(symbols), dtype=object)
+    out[:] = [Traced(s) for s in symbols]
+    return out
+
+
+def _plain(value: Any) -> Any:
+    """A traced value, array or number as a sympy expression (arrays: lists)."""
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.reshape(-1)]
+    if isinstance(value, (Traced, Condition)):
+        return value.expr
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _outputs(result: Any, label: str) -> Any:
+    if isinstance(result, np.ndarray):
+        result = list(result.reshape(-1))
+    if isinstance(result, Mapping):
+        out = {}
+        for key, value in result.items():
+            value = _plain(value)
+            if isinstance(value, list):
+                out.update({f"{key}{k}": v for k, v in enumerate(value)})
+            else:
+                out[key] = value
+        result = out
+    elif isinstance(result, (list, tuple)):
+        flat = []
+        for value in map(_plain, result):
+            flat += value if isinstance(value, list) else [value]
+        result = flat
+    else:
+        result = _plain(result)
     if isinstance(result, (list, tuple, Mapping, sympy.MatrixBase)) and not len(result):
         raise InputError(f"{label}: returned no outputs")
     if not isinstance(result, (list, tuple, Mapping, sympy.MatrixBase, sympy.Basic, int, float)):
         raise InputError(
             f"{label}: returned {type(result).__name__}, not an expression or a list of them"
         )
-    return from_sympy(result, symbols, name=label if label != "<lambda>" else "", binary=binary)
+    return result
+
+
+def _variables(local: Mapping[str, Any], inputs: set[str]) -> dict[str, sympy.Expr]:
+    """The function's local variables that hold a scalar expression of the inputs."""
+    out = {}
+    for key, value in local.items():
+        value = _plain(value)
+        if (
+            key.isidentifier()
+            and key not in inputs
+            and isinstance(value, sympy.Expr)
+            and value.free_symbols
+            and not value.is_Symbol
+        ):
+            out[key] = value
+    return out
 
 
 @contextlib.contextmanager

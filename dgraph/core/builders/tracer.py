@@ -1,0 +1,322 @@
+"""NumPy-style Python functions traced: a value that depends on the inputs is a
+:class:`Traced` sympy expression that NumPy's ufuncs, :mod:`math`'s functions and Python's
+operators accept, so ``np.sin(x[0]) * math.exp(y)`` builds the expression the graph is
+made of. Vector parameters are NumPy object arrays of traced elements (indexing, slicing,
+``np.sum``, ``@`` work element by element). What cannot be traced says so in one line: a
+branch on a traced value (``if x > 0``: use ``np.where``), ``float()`` of one, a function
+without a sympy counterpart.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import numbers
+import sys
+import types
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import sympy
+
+from ...errors import InputError
+
+__all__ = ["Branch", "Traced", "traced_call"]
+
+
+class Branch(TypeError):
+    """A value that depends on the inputs used where Python needs a bool or a float.
+    (A TypeError, so that ``max``/``min`` fall back to ``sympy.Max``/``Min``.)"""
+
+
+def _sym(value: Any) -> sympy.Expr:
+    if isinstance(value, Traced):
+        return value.expr
+    if isinstance(value, (bool, np.bool_)):
+        raise Branch("a boolean cannot be a number in a traced expression")
+    if isinstance(value, numbers.Integral):
+        return sympy.Integer(int(value))
+    if isinstance(value, numbers.Real):
+        return sympy.Float(float(value))
+    if isinstance(value, sympy.Basic):
+        return value
+    raise TypeError(f"cannot trace a {type(value).__name__}")
+
+
+def _wrap(expr: sympy.Expr) -> Any:
+    return Traced(expr) if expr.free_symbols else _number(expr)
+
+
+def _number(expr: sympy.Expr) -> float | int:
+    return int(expr) if expr.is_Integer else float(expr)
+
+
+_UNARY: dict[str, Callable[[sympy.Expr], sympy.Expr]] = {
+    "sin": sympy.sin,
+    "cos": sympy.cos,
+    "tan": sympy.tan,
+    "arcsin": sympy.asin,
+    "arccos": sympy.acos,
+    "arctan": sympy.atan,
+    "sinh": sympy.sinh,
+    "cosh": sympy.cosh,
+    "tanh": sympy.tanh,
+    "arcsinh": sympy.asinh,
+    "arccosh": sympy.acosh,
+    "arctanh": sympy.atanh,
+    "exp": sympy.exp,
+    "exp2": lambda a: 2**a,
+    "expm1": lambda a: sympy.exp(a) - 1,
+    "log": sympy.log,
+    "log2": lambda a: sympy.log(a, 2),
+    "log10": lambda a: sympy.log(a, 10),
+    "log1p": lambda a: sympy.log(1 + a),
+    "sqrt": sympy.sqrt,
+    "cbrt": sympy.cbrt,
+    "square": lambda a: a**2,
+    "absolute": sympy.Abs,
+    "fabs": sympy.Abs,
+    "sign": sympy.sign,
+    "negative": lambda a: -a,
+    "positive": lambda a: a,
+    "reciprocal": lambda a: 1 / a,
+    "conjugate": lambda a: a,
+    "erf": sympy.erf,
+    "erfc": sympy.erfc,
+    "gamma": sympy.gamma,
+    "lgamma": sympy.loggamma,
+    "floor": sympy.floor,
+    "ceil": sympy.ceiling,
+    # math's names
+    "asin": sympy.asin,
+    "acos": sympy.acos,
+    "atan": sympy.atan,
+    "asinh": sympy.asinh,
+    "acosh": sympy.acosh,
+    "atanh": sympy.atanh,
+}
+_BINARY: dict[str, Callable[[sympy.Expr, sympy.Expr], sympy.Expr]] = {
+    "add": lambda a, b: a + b,
+    "subtract": lambda a, b: a - b,
+    "multiply": lambda a, b: a * b,
+    "divide": lambda a, b: a / b,
+    "true_divide": lambda a, b: a / b,
+    "power": lambda a, b: a**b,
+    "float_power": lambda a, b: a**b,
+    "pow": lambda a, b: a**b,
+    "arctan2": sympy.atan2,
+    "atan2": sympy.atan2,
+    "hypot": lambda a, b: sympy.sqrt(a**2 + b**2),
+    "maximum": sympy.Max,
+    "minimum": sympy.Min,
+    "fmax": sympy.Max,
+    "fmin": sympy.Min,
+}
+
+
+class Traced:
+    """A value that depends on the inputs: a sympy expression with Python's and NumPy's
+    arithmetic."""
+
+    __slots__ = ("expr",)
+    __array_priority__ = 1000
+
+    def __init__(self, expr: sympy.Expr) -> None:
+        self.expr = expr
+
+    def __repr__(self) -> str:
+        return f"Traced({self.expr})"
+
+    def _sympy_(self) -> sympy.Expr:  # sympy's own functions take it too
+        return self.expr
+
+    # arithmetic
+    def __add__(self, o):
+        return _wrap(self.expr + _sym(o))
+
+    def __radd__(self, o):
+        return _wrap(_sym(o) + self.expr)
+
+    def __sub__(self, o):
+        return _wrap(self.expr - _sym(o))
+
+    def __rsub__(self, o):
+        return _wrap(_sym(o) - self.expr)
+
+    def __mul__(self, o):
+        return _wrap(self.expr * _sym(o))
+
+    def __rmul__(self, o):
+        return _wrap(_sym(o) * self.expr)
+
+    def __truediv__(self, o):
+        return _wrap(self.expr / _sym(o))
+
+    def __rtruediv__(self, o):
+        return _wrap(_sym(o) / self.expr)
+
+    def __pow__(self, o):
+        return _wrap(self.expr ** _sym(o))
+
+    def __rpow__(self, o):
+        return _wrap(_sym(o) ** self.expr)
+
+    def __neg__(self):
+        return _wrap(-self.expr)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _wrap(sympy.Abs(self.expr))
+
+    # comparisons make conditions, which np.where reads
+    def __lt__(self, o):
+        return Condition(sympy.Lt(self.expr, _sym(o)))
+
+    def __le__(self, o):
+        return Condition(sympy.Le(self.expr, _sym(o)))
+
+    def __gt__(self, o):
+        return Condition(sympy.Gt(self.expr, _sym(o)))
+
+    def __ge__(self, o):
+        return Condition(sympy.Ge(self.expr, _sym(o)))
+
+    def __bool__(self):
+        raise Branch(_BRANCH)
+
+    def __float__(self):
+        raise Branch(
+            "float() of a value that depends on the inputs (a function dgraph does not know"
+            " converted it: use numpy or math functions)"
+        )
+
+    __int__ = __index__ = __float__
+    __hash__ = object.__hash__
+
+    # NumPy: ufuncs called on a traced value, and the methods object arrays call
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method != "__call__" or kwargs.get("out") is not None:
+            return NotImplemented
+        return _apply(ufunc.__name__, inputs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func is np.where and len(args) == 3 and not kwargs:
+            return _where(*args)
+        return NotImplemented
+
+
+def _apply(name: str, inputs) -> Any:
+    if any(isinstance(i, np.ndarray) for i in inputs):
+        return np.frompyfunc(lambda *a: _apply(name, a), len(inputs), 1)(*inputs)
+    if len(inputs) == 1 and name in _UNARY:
+        return _wrap(_UNARY[name](_sym(inputs[0])))
+    if len(inputs) == 2 and name in _BINARY:
+        return _wrap(_BINARY[name](_sym(inputs[0]), _sym(inputs[1])))
+    raise InputError(f"numpy.{name} on a value that depends on the inputs is not supported")
+
+
+for _name in _UNARY:
+    setattr(Traced, _name, lambda self, _n=_name: _apply(_n, (self,)))
+for _name in ("arctan2", "hypot"):
+    setattr(Traced, _name, lambda self, o, _n=_name: _apply(_n, (self, o)))
+
+_BRANCH = (
+    "a branch on a value that depends on the inputs (if, while, and, or, bool()): write it"
+    " with numpy.where"
+)
+
+
+class Condition:
+    """A comparison of traced values: ``np.where`` reads it, Python cannot branch on it."""
+
+    __slots__ = ("expr",)
+
+    def __init__(self, expr) -> None:
+        self.expr = expr
+
+    def _sympy_(self):
+        return self.expr
+
+    def __bool__(self):
+        raise Branch(_BRANCH)
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func is np.where and len(args) == 3 and not kwargs:
+            return _where(*args)
+        return NotImplemented
+
+
+def _where(condition, a, b):
+    if not isinstance(condition, Condition):
+        return a if bool(condition) else b
+    return _wrap(sympy.Piecewise((_sym(a), condition.expr), (_sym(b), True)))
+
+
+class _Math(types.ModuleType):
+    """:mod:`math` whose functions take traced values too."""
+
+    def __getattr__(self, name: str) -> Any:
+        original = getattr(math, name)
+        if name not in _UNARY and name not in _BINARY and name != "pow":
+            return original
+
+        def function(*args):
+            if any(isinstance(a, Traced) for a in args):
+                return _apply(name, args)
+            return original(*args)
+
+        return function
+
+
+_MATH = _Math("math")
+
+
+@contextlib.contextmanager
+def _math_traced(f: Callable[..., Any]) -> Iterator[None]:
+    """While ``f`` runs, the ``math`` module and functions imported from it in ``f``'s
+    module take traced values."""
+    namespace = getattr(f, "__globals__", None)
+    if namespace is None:
+        yield
+        return
+    saved = {}
+    for key, value in list(namespace.items()):
+        if value is math:
+            saved[key] = value
+            namespace[key] = _MATH
+        elif getattr(value, "__module__", None) == "math" or (
+            isinstance(value, types.BuiltinFunctionType) and getattr(math, key, None) is value
+        ):
+            saved[key] = value
+            namespace[key] = getattr(_MATH, key)
+    try:
+        yield
+    finally:
+        namespace.update(saved)
+
+
+def traced_call(f: Callable[..., Any], args: list[Any], where: str) -> tuple[Any, dict[str, Any]]:
+    """``f(*args)`` traced, and the values its local variables held when it returned (to
+    name the vertices that compute them)."""
+    captured: dict[str, Any] = {}
+    code = getattr(f, "__code__", None)
+
+    def profile(frame, event, arg):
+        if event == "return" and frame.f_code is code:
+            captured.update(frame.f_locals)
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        with _math_traced(f):
+            result = f(*args)
+    except InputError:
+        raise
+    except Branch as exc:
+        raise InputError(f"{where}: {exc}") from None
+    finally:
+        sys.setprofile(previous)
+    return result, captured
