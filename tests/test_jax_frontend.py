@@ -153,3 +153,23 @@ def test_an_order_over_jaxpr_equations_replays_from_the_command_line(tmp_path, c
     assert steps == ["v5", "v3_0", "v3_1", "v4_0", "v4_1"] and result["verified"]
     assert main(["accumulate", spec, "--inputs", "q:3", "-m", "vertex", "--order", "6"]) == 2
     assert "equation 6 has no intermediate vertex" in capsys.readouterr().err
+
+
+def _rotation(q):
+    """jnp.eye (iota, eq, a bool-to-float conversion) and matrix products; a dict whose
+    outputs are computed in another order than JAX returns them (sorted keys)."""
+    t = jnp.eye(2)
+    for k in range(2):
+        c, s = jnp.cos(q[k]), jnp.sin(q[k])
+        t = t @ jnp.array([[c, -s], [s, c]])
+    return {"z_last": t[1, 1] * q[0], "a_first": t[0, 0] + t[0, 1]}
+
+
+def test_constant_matrices_and_dict_outputs_in_jax_order():
+    g = from_jax(_rotation, np.ones(2))
+    assert g.outputs == ["a_first", "z_last"]  # jax flattens a dict by sorted keys
+    es = dgraph.accumulate(g, "reverse")
+    point = np.array([0.3, 1.1])
+    np.testing.assert_allclose(
+        es.evaluate(point), _jax_jacobian(_rotation, (np.ones(2),), point), rtol=1e-12
+    )

@@ -163,6 +163,7 @@ PRIMITIVES = sorted(
     {
         "stack",
         "split",
+        "iota",
         *ELEMENTWISE,
         *_CALLS,
         *_MOVES,
@@ -259,6 +260,8 @@ class _Interpreter:
         k = self.counter
         if name in ELEMENTWISE:
             return [self.elementwise(name, params, ins, eqn.outvars[0].aval.shape, k)]
+        if name == "convert_element_type" and not np.issubdtype(params["new_dtype"], np.bool_):
+            return [_numbers(ins[0])]
         if name in _MOVES:
             return [_move(name, params, ins, eqn.outvars[0].aval.shape)]
         if name == "reduce_sum":
@@ -270,6 +273,9 @@ class _Interpreter:
             return [self.dot(ins[0], ins[1], params["dimension_numbers"], k)]
         if name == "dynamic_slice":
             return [self.dynamic_slice(ins, params["slice_sizes"])]
+        if name == "iota":  # 0, 1, 2, ... along one dimension: a constant
+            shape, dim = tuple(params["shape"]), params["dimension"]
+            return [self.constant(np.indices(shape)[dim] if shape else 0)]
         if name == "stack":
             return [np.stack(ins, axis=params["axis"])]
         if name == "split":
@@ -345,6 +351,20 @@ class _Interpreter:
             offsets.append(int(value) % a.shape[len(offsets)])
         window = tuple(slice(o, o + n) for o, n in zip(offsets, sizes, strict=True))
         return a[window]
+
+
+def _numbers(a: np.ndarray) -> np.ndarray:
+    """Booleans as numbers (a dtype conversion): true 1, false 0, a condition 1 where it
+    holds (derivative 0 everywhere else)."""
+    out = np.empty(a.shape, dtype=object)
+    for i, v in np.ndenumerate(a):
+        if v is sympy.true or v is sympy.false:
+            out[i] = sympy.Integer(int(v is sympy.true))
+        elif isinstance(v, sympy.logic.boolalg.Boolean):
+            out[i] = sympy.Piecewise((1, v), (0, True))
+        else:
+            out[i] = v
+    return out
 
 
 def _number(v: Any) -> sympy.Expr:
@@ -565,11 +585,16 @@ def _graph(interpreter: _Interpreter, inputs, outputs, label: str, where: str) -
     g = DGraph(label)
     for n, _ in inputs:
         g._add_vertex(n, "input", None)
-    roles = {k: "output" if names[k] in dict(outputs) else "intermediate" for k in live}
-    for k in sorted(live):
-        g._add_vertex(names[k], roles[k], records[k].expr.xreplace(symbol))
-    for out_name, value in copies:
-        g._add_vertex(out_name, "output", symbol[value])
+    # intermediates in equation order, then the outputs in the order returned
+    for k in sorted(k for k in live if k not in claimed):
+        g._add_vertex(names[k], "intermediate", records[k].expr.xreplace(symbol))
+    copied = dict(copies)
+    for out_name, value in outputs:
+        if out_name in copied:
+            g._add_vertex(out_name, "output", symbol[value])
+        else:
+            k = interpreter.index[value]
+            g._add_vertex(out_name, "output", records[k].expr.xreplace(symbol))
     edges = []
     for k in sorted(live):
         reads = {s for s in records[k].expr.free_symbols if s in interpreter.index}
