@@ -93,6 +93,8 @@ def run_block(source: str, namespace: dict) -> list[str]:
 
 @pytest.mark.parametrize("path", [p for p in DOCUMENTS if python_blocks(p)], ids=lambda p: p.name)
 def test_document_blocks_run(path, tmp_path, monkeypatch):
+    if any("import jax" in block for block in python_blocks(path)):  # the optional extra
+        pytest.importorskip("jax", reason=f"{path.name} needs JAX")
     monkeypatch.chdir(tmp_path)
     namespace: dict = {"__name__": "__docs__"}
     failures = []
