@@ -40,6 +40,21 @@ def test_generated_jax_agrees_with_jax_derivatives_of_its_primal(name):
         np.testing.assert_allclose(
             module.vjp(x, w), np.einsum("bi,bij->bj", w, reference), rtol=1e-10, atol=1e-12
         )
+        # batch last, the same numbers: x (n, B) -> J (m, n, B)
+        last = jax.jit(module.jacobian_batch_last)(x.T)
+        np.testing.assert_allclose(
+            np.moveaxis(np.asarray(last), -1, 0), reference, rtol=1e-10, atol=1e-12
+        )
+        np.testing.assert_allclose(
+            module.jvp_batch_last(x.T, v.T).T, np.einsum("bij,bj->bi", reference, v), rtol=1e-10
+        )
+        np.testing.assert_allclose(
+            module.vjp_batch_last(x.T, w.T).T,
+            np.einsum("bi,bij->bj", w, reference),
+            rtol=1e-10,
+            atol=1e-12,
+        )
+        np.testing.assert_allclose(module.primal_batch_last(x.T).T, module.primal(x), rtol=1e-12)
         # a single point, and grad through the generated primal
         np.testing.assert_allclose(module.jacobian(x[0]), reference[0], rtol=1e-10, atol=1e-12)
         grad = jax.grad(lambda p: module.primal(p)[0])(x[0])

@@ -6,8 +6,9 @@
 Batch-first: x (B, n) -> J (B, m, n) for dgraph (its jitted ``jacobian``), JAX's
 ``jit(vmap(jacfwd(primal)))`` and ``jacrev`` of the generated primal, and "copy", a jitted
 function that reads x and writes J's bytes (the memory-traffic floor). With ``--variants``
-also: "cols", the one-point program run on x's transpose (batch last inside, transposed
-back), and batch-last in and out, x (n, B) -> J (m, n, B) ("cols-last", "copy-last").
+also the module's ``jacobian_batch_last`` (the one-point program on columns): on x's
+transpose, transposed back ("cols"), and batch-last in and out, x (n, B) -> J (m, n, B)
+("cols-last", and "copy-last" its floor).
 Needs only JAX and NumPy.
 """
 
@@ -47,18 +48,6 @@ def writer(m: int, n: int, last: bool):
     return jax.jit(lambda x: jnp.broadcast_to(x[..., None, :1] * 1.0, (*x.shape[:-1], m, n)))
 
 
-def columns(text: str, m: int, n: int):
-    """The module's one-point program run on columns: x (n, B) -> J (m, n, B)."""
-    point = text.split("def _jacobian(x):")[1].split("\ndef jacobian")[0]
-    point = point.replace(f".reshape({m}, {n})", f".reshape({m}, {n}, -1)")
-    source = (
-        "import jax\nimport jax.numpy as jnp\nimport jax.scipy.special\n\n\ndef _st(items):\n"
-        "    return jnp.stack(jnp.broadcast_arrays(*items))\n\n\n"
-        "def cols(x):" + point.replace("jnp.stack(", "_st(")
-    )
-    return load("cols", source).cols
-
-
 def functions(text: str, m: int, n: int, variants: bool) -> tuple[dict, dict]:
     module = load("generated", text)
     first = {
@@ -69,7 +58,7 @@ def functions(text: str, m: int, n: int, variants: bool) -> tuple[dict, dict]:
     }
     last = {}
     if variants:
-        cols = columns(text, m, n)
+        cols = module.jacobian_batch_last
         first["cols"] = jax.jit(lambda x: jnp.moveaxis(cols(x.T), -1, 0))
         last = {"cols-last": jax.jit(cols), "copy-last": writer(m, n, last=True)}
     return first, last
