@@ -34,7 +34,7 @@ from sympy.printing.c import C99CodePrinter
 
 from ..errors import DGraphError
 from .ir import Program
-from .printing import NumbersAsDoubles, PowersAsProducts, printed
+from .printing import NumbersAsDoubles, PowersAsProducts, printed_code
 
 __all__ = ["CModule", "c_source", "load_c"]
 
@@ -81,13 +81,7 @@ class _Printer(NumbersAsDoubles, PowersAsProducts, C99CodePrinter):
 def _print(printer: _Printer, expr: sympy.Expr, function: str) -> str:
     """One expression of the generated ``function``; a one-line DGraphError when C has no
     equivalent of some part of it."""
-    where = f"the generated {function}() in C"
-    text = printed(printer.doprint, expr, where)
-    if printer._not_supported:
-        culprit = sorted(map(str, printer._not_supported))[0]
-        printer._not_supported.clear()
-        raise DGraphError(f"{where}: cannot print {culprit}")
-    return text
+    return printed_code(printer, expr, f"the generated {function}() in C")
 
 
 def c_source(

@@ -20,7 +20,7 @@ from sympy.printing.numpy import JaxPrinter
 
 from ..errors import DGraphError
 from .ir import Program
-from .printing import NumbersAsDoubles, PowersAsProducts, printed
+from .printing import ArrayFunctions, NumbersAsDoubles, PowersAsProducts, printed_code
 
 __all__ = ["jax_module"]
 
@@ -34,44 +34,20 @@ _DOCS = {
 _SPECIAL = {"erf": "erf", "erfc": "erfc", "gamma": "gamma", "lgamma": "gammaln"}
 
 
-class _Printer(NumbersAsDoubles, PowersAsProducts, JaxPrinter):
+class _Printer(NumbersAsDoubles, PowersAsProducts, ArrayFunctions, JaxPrinter):
     one = "1"
     sqrt = "jnp.sqrt"
-
-    def _nested(self, function: str, args: tuple[sympy.Expr, ...]) -> str:
-        text = self._print(args[-1])
-        for arg in reversed(args[:-1]):
-            text = f"{function}({self._print(arg)}, {text})"
-        return text
-
-    def _print_Max(self, expr: sympy.Expr) -> str:
-        return self._nested("jnp.maximum", expr.args)
-
-    def _print_Min(self, expr: sympy.Expr) -> str:
-        return self._nested("jnp.minimum", expr.args)
-
-    def _print_Heaviside(self, expr: sympy.Expr) -> str:
-        """H(0) is sympy's second argument (1/2 unless given)."""
-        at_zero = self._print(expr.args[1]) if len(expr.args) > 1 else "0.5"
-        return f"jnp.heaviside({self._print(expr.args[0])}, {at_zero})"
+    array_module = "jnp"
 
 
 def _print(printer: _Printer, expr: sympy.Expr, function: str) -> str:
     where = f"the generated {function}() for JAX"
-    before = set(printer.module_imports)
-    text = printed(printer.doprint, expr, where).replace("jax.numpy.", "jnp.")
-    if printer._not_supported:
-        culprit = sorted(map(str, printer._not_supported))[0]
-        printer._not_supported.clear()
-        raise DGraphError(f"{where}: cannot print {culprit}")
+    text = printed_code(printer, expr, where, {"jax.numpy", "math"})
+    text = text.replace("jax.numpy.", "jnp.")
     for name in printer.module_imports.get("math", ()):
         if name not in _SPECIAL:
             raise DGraphError(f"{where}: cannot print math.{name} (no jax.numpy function)")
         text = text.replace(f"math.{name}(", f"jax.scipy.special.{_SPECIAL[name]}(")
-    other = set(printer.module_imports) - before - {"jax.numpy", "math"}
-    if other:
-        shown = str(expr) if len(str(expr)) <= 60 else str(expr)[:57] + "..."
-        raise DGraphError(f"{where}: cannot print {shown} (it needs {sorted(other)[0]})")
     return text
 
 

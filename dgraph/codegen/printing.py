@@ -19,7 +19,15 @@ import sympy
 from ..errors import DGraphError
 from .counting import LARGEST_PRODUCT_POWER
 
-__all__ = ["NumbersAsDoubles", "PowersAsProducts", "double", "double_literal", "printed"]
+__all__ = [
+    "ArrayFunctions",
+    "NumbersAsDoubles",
+    "PowersAsProducts",
+    "double",
+    "double_literal",
+    "printed",
+    "printed_code",
+]
 
 INT_LIMIT = 2**31  # integer literals below this magnitude are exact ints in C and Python
 
@@ -114,6 +122,49 @@ class PowersAsProducts:
         if exp == -sympy.S.Half:
             return f"({self.one}/{self.sqrt}({self._print(base)}))"  # type: ignore[attr-defined]
         return super()._print_Pow(expr)  # type: ignore[misc]
+
+
+class ArrayFunctions:
+    """Mixin for a NumPy-like printer: ``Max``/``Min`` as nested element-wise
+    ``maximum``/``minimum`` and ``Heaviside`` with sympy's H(0), from ``array_module``."""
+
+    array_module = "numpy"
+
+    def _nested(self, function: str, args: tuple[sympy.Expr, ...]) -> str:
+        text = self._print(args[-1])  # type: ignore[attr-defined]
+        for arg in reversed(args[:-1]):
+            text = f"{function}({self._print(arg)}, {text})"  # type: ignore[attr-defined]
+        return text
+
+    def _print_Max(self, expr: sympy.Expr) -> str:
+        return self._nested(f"{self.array_module}.maximum", expr.args)
+
+    def _print_Min(self, expr: sympy.Expr) -> str:
+        return self._nested(f"{self.array_module}.minimum", expr.args)
+
+    def _print_Heaviside(self, expr: sympy.Expr) -> str:
+        """H(0) is sympy's second argument (1/2 unless given)."""
+        show = self._print  # type: ignore[attr-defined]
+        at_zero = show(expr.args[1]) if len(expr.args) > 1 else "0.5"
+        return f"{self.array_module}.heaviside({show(expr.args[0])}, {at_zero})"
+
+
+def printed_code(printer, expr: sympy.Expr, where: str, modules: set[str] | None = None) -> str:
+    """:func:`printed` with a sympy code printer, and a one-line DGraphError for what it
+    does not support or, given the ``modules`` the generated file imports, for a function
+    that needs another module."""
+    imports = getattr(printer, "module_imports", {})  # C's printer imports no modules
+    before = set(imports)
+    text = printed(printer.doprint, expr, where)
+    if printer._not_supported:
+        culprit = sorted(map(str, printer._not_supported))[0]
+        printer._not_supported.clear()
+        raise DGraphError(f"{where}: cannot print {culprit}")
+    other = set(imports) - before - (modules or set())
+    if modules is not None and other:
+        shown = str(expr) if len(str(expr)) <= 60 else str(expr)[:57] + "..."
+        raise DGraphError(f"{where}: cannot print {shown} (it needs {sorted(other)[0]})")
+    return text
 
 
 def printed(doprint: Callable[[sympy.Expr], str], expr: sympy.Expr, where: str) -> str:

@@ -18,9 +18,8 @@ from collections.abc import Mapping
 import sympy
 from sympy.printing.numpy import NumPyPrinter
 
-from ..errors import DGraphError
 from .ir import Program
-from .printing import NumbersAsDoubles, PowersAsProducts, printed
+from .printing import ArrayFunctions, NumbersAsDoubles, PowersAsProducts, printed_code
 
 __all__ = ["load_python", "python_module"]
 
@@ -33,26 +32,9 @@ _DOCS = {
 }
 
 
-class _Printer(NumbersAsDoubles, PowersAsProducts, NumPyPrinter):
+class _Printer(NumbersAsDoubles, PowersAsProducts, ArrayFunctions, NumPyPrinter):
     one = "1"
     sqrt = "numpy.sqrt"
-
-    def _nested(self, function: str, args: tuple[sympy.Expr, ...]) -> str:
-        text = self._print(args[-1])
-        for arg in reversed(args[:-1]):
-            text = f"{function}({self._print(arg)}, {text})"
-        return text
-
-    def _print_Max(self, expr: sympy.Expr) -> str:
-        return self._nested("numpy.maximum", expr.args)
-
-    def _print_Min(self, expr: sympy.Expr) -> str:
-        return self._nested("numpy.minimum", expr.args)
-
-    def _print_Heaviside(self, expr: sympy.Expr) -> str:
-        """H(0) is sympy's second argument (1/2 unless given)."""
-        at_zero = self._print(expr.args[1]) if len(expr.args) > 1 else "0.5"
-        return f"numpy.heaviside({self._print(expr.args[0])}, {at_zero})"
 
 
 def _print(printer: _Printer, expr: sympy.Expr, function: str) -> str:
@@ -61,18 +43,9 @@ def _print(printer: _Printer, expr: sympy.Expr, function: str) -> str:
     module defines (SciPy's ufuncs when SciPy is installed, else ``numpy.vectorize`` of
     :mod:`math`)."""
     where = f"the generated {function}() for NumPy"
-    before = set(printer.module_imports)
-    text = printed(printer.doprint, expr, where)
-    if printer._not_supported:
-        culprit = sorted(map(str, printer._not_supported))[0]
-        printer._not_supported.clear()
-        raise DGraphError(f"{where}: cannot print {culprit}")
+    text = printed_code(printer, expr, where, {"numpy", "math"})
     for name in printer.module_imports.get("math", ()):
         text = text.replace(f"math.{name}(", f"_math_{name}(")
-    other = set(printer.module_imports) - before - {"numpy", "math"}
-    if other:
-        shown = str(expr) if len(str(expr)) <= 60 else str(expr)[:57] + "..."
-        raise DGraphError(f"{where}: cannot print {shown} (it needs {sorted(other)[0]})")
     return text
 
 
