@@ -17,7 +17,14 @@ from __future__ import annotations
 import copy
 import re
 
-__all__ = ["SAFE_ORDER", "sanitize", "untrusted_notebook"]
+__all__ = [
+    "REMOTE_SCRIPT",
+    "SAFE_ORDER",
+    "is_graph_output",
+    "offline",
+    "sanitize",
+    "untrusted_notebook",
+]
 
 SAFE_ORDER = (
     "text/html",
@@ -50,6 +57,29 @@ ATTRIBUTES = {
     "font": ["color", "face", "size"],
 }
 PROTOCOLS = ["http", "https", "mailto", "ftp", "data", "attachment"]
+
+
+GRAPH_REPRS = ("<Drawing", "<DGraph", "<StepViewer", "<FaceState")
+# require.js and MathJax from a CDN: these machines are offline
+REMOTE_SCRIPT = re.compile(r'<script[^>]*\ssrc="https?://[^"]*"[^>]*>\s*</script>')
+
+
+def is_graph_output(out) -> bool:
+    """Whether an executed output is a drawing: image data, or a dgraph display object's
+    repr (a step viewer's HTML, an animation's SVG)."""
+    data = out.get("data", {})
+    plain = data.get("text/plain", "")
+    return (
+        "image/png" in data
+        or "image/svg+xml" in data
+        or plain.startswith(GRAPH_REPRS)
+        or "AnimatedSVG" in plain
+    )
+
+
+def offline(page: str) -> str:
+    """An exported page without the scripts it would fetch from the network."""
+    return REMOTE_SCRIPT.sub("", page)
 
 
 def sanitize(html: str) -> str:

@@ -41,15 +41,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from .jupyter_untrusted import untrusted_notebook
+from .jupyter_untrusted import is_graph_output, offline, untrusted_notebook
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 NOTEBOOKS = ["01_elimination.ipynb", "02_zhou.ipynb", "06_faces.ipynb"]
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
-GRAPH_REPRS = ("<Drawing", "<DGraph", "<StepViewer", "<FaceState")
 MIN_WIDTH, MIN_HEIGHT = 60, 40  # CSS px
 WINDOW = (1100, 2600)
-REMOTE_SCRIPT = re.compile(r'<script[^>]*\ssrc="https?://[^"]*"[^>]*>\s*</script>')
 
 MEASURE_SCRIPT = """
 <script>
@@ -127,7 +125,7 @@ def untrusted_html(nb) -> str:
     from nbconvert import HTMLExporter
 
     body, _ = HTMLExporter().from_notebook_node(untrusted_notebook(nb))
-    return REMOTE_SCRIPT.sub("", body)  # require.js and MathJax from a CDN: offline here
+    return offline(body)
 
 
 def graph_outputs(nb) -> dict[tuple[int, int], str]:
@@ -137,14 +135,9 @@ def graph_outputs(nb) -> dict[tuple[int, int], str]:
         if cell.cell_type != "code":
             continue
         for oi, out in enumerate(cell.get("outputs", [])):
-            data = out.get("data", {})
-            plain = data.get("text/plain", "")
-            if (
-                "image/png" in data
-                or "image/svg+xml" in data
-                or plain.startswith(GRAPH_REPRS)
-                or "AnimatedSVG" in plain
-            ):
+            if is_graph_output(out):
+                data = out.get("data", {})
+                plain = data.get("text/plain", "")
                 found[ci, oi] = (
                     f"{plain[:60]!r} with {sorted(k for k in data if k != 'text/plain')}"
                 )
@@ -278,7 +271,7 @@ def test_trusted_step_viewer_slides_through_its_frames(tmp_path):
     nb = _execute(EXAMPLES / "01_elimination.ipynb")
     body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)
     page = tmp_path / "trusted.html"
-    page.write_text(REMOTE_SCRIPT.sub("", body).replace("</body>", SLIDE_SCRIPT + "</body>", 1))
+    page.write_text(offline(body).replace("</body>", SLIDE_SCRIPT + "</body>", 1))
     run = _run_chromium(binary, tmp_path / "profile", "--dump-dom", page.as_uri())
     found = re.search(r'<pre id="dgraph-measure">(.*?)</pre>', run.stdout, re.S)
     assert found, f"the page was not measured; chromium said: {run.stderr[-2000:]}"

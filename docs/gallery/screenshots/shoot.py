@@ -29,9 +29,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-GRAPH_REPRS = ("<Drawing", "<DGraph", "<StepViewer", "<FaceState")
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))  # the repository, for tests/
+from tests.jupyter_untrusted import is_graph_output, offline, untrusted_notebook
+
 SCALES = (1.0, 0.85, 0.7, 0.6)  # device pixels a CSS px, tried in turn
-REMOTE_SCRIPT = re.compile(r'<script[^>]*\ssrc="https?://[^"]*"[^>]*>\s*</script>')
 MEASURE = """
 <script>
 window.addEventListener("load", function () {
@@ -92,11 +93,8 @@ def execute(path: Path):
 def export(nb, untrusted: bool) -> str:
     from nbconvert import HTMLExporter
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-    from tests.jupyter_untrusted import untrusted_notebook
-
     body, _ = HTMLExporter().from_notebook_node(untrusted_notebook(nb) if untrusted else nb)
-    return REMOTE_SCRIPT.sub("", body)
+    return offline(body)
 
 
 def graph_outputs(nb) -> set[tuple[str, int]]:
@@ -106,14 +104,7 @@ def graph_outputs(nb) -> set[tuple[str, int]]:
         if cell.cell_type != "code":
             continue
         for oi, out in enumerate(cell.get("outputs", [])):
-            data = out.get("data", {})
-            plain = data.get("text/plain", "")
-            if (
-                "image/png" in data
-                or "image/svg+xml" in data
-                or plain.startswith(GRAPH_REPRS)
-                or "AnimatedSVG" in plain
-            ):
+            if is_graph_output(out):
                 found.add((f"cell-id={cell.get('id', '')}", oi))
     return found
 
