@@ -115,23 +115,26 @@ def _function(printer: _Printer, program: Program, name: str) -> list[str]:
     entries = {tuple(i): _print(printer, e, name) for i, e in program.results}
     point.append(f"    return {_stacked(entries, tuple(program.shape))}")
     lines = [*point, "", "", f"def {name}({', '.join(args)}):", f'    """{_DOCS[name]}"""']
-    for a, symbols in program.arguments:
-        n = len(symbols)
-        lines.append(f"    {a} = jnp.asarray({a})")
-        lines.append(f"    if {a}.ndim == 0 or {a}.shape[-1] != {n}:")
-        message = f"{a} needs shape ({n},) or (..., {n}), not {{{a}.shape}}"
-        lines.append(f'        raise ValueError(f"{message}")')
+    lines += _checked_arguments(program, last=False)
     lines.append(f"    return _batched(_{name}, {', '.join(args)})")
     # batch last: the same point program on columns, no vmap and no transposes
     lines += ["", "", f"def {name}_batch_last({', '.join(args)}):"]
     lines.append(f'    """{name} with the batch last: {_LAST[name]}"""')
+    lines += _checked_arguments(program, last=True)
+    lines.append(f"    return _{name}(*_columns({', '.join(args)}))")
+    return lines
+
+
+def _checked_arguments(program: Program, last: bool) -> list[str]:
+    """Lines that make each argument an array and refuse one of the wrong size, the
+    point's axis first (``last``: the batch last) or last."""
+    lines = []
     for a, symbols in program.arguments:
         n = len(symbols)
+        axis, shapes = ("0", f"({n},) or ({n}, ...)") if last else ("-1", f"({n},) or (..., {n})")
         lines.append(f"    {a} = jnp.asarray({a})")
-        lines.append(f"    if {a}.ndim == 0 or {a}.shape[0] != {n}:")
-        message = f"{a} needs shape ({n},) or ({n}, ...), not {{{a}.shape}}"
-        lines.append(f'        raise ValueError(f"{message}")')
-    lines.append(f"    return _{name}(*_columns({', '.join(args)}))")
+        lines.append(f"    if {a}.ndim == 0 or {a}.shape[{axis}] != {n}:")
+        lines.append(f'        raise ValueError(f"{a} needs shape {shapes}, not {{{a}.shape}}")')
     return lines
 
 
