@@ -110,3 +110,17 @@ def test_the_command_line_takes_vector_inputs_and_shows_expressions(tmp_path, ca
     assert data["inputs"] == ["q0", "q1", "q2", "k"]
     assert "sin(q0)" in data["expressions"].values()
     assert all(v in data["expressions"] for v in data["intermediates"] + data["outputs"])
+
+
+def test_a_deep_function_traces_without_recursing_through_its_expression():
+    """The local variables that name vertices are read without sympy's free_symbols,
+    which recursed through the whole expression (RecursionError at about 500 levels)."""
+
+    def recurrence(a, b):
+        x = a
+        for _ in range(1500):
+            x = x * b + a
+        return x
+
+    g = from_function(recurrence)
+    assert len(g.intermediates) == 2 * 1500 - 1 and g.outputs == ["y"]

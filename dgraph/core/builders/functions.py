@@ -93,8 +93,10 @@ def _build(
         value = builder.elemental(expr, env)
         values.append((out_name, value))
     live = builder._live([v for _, v in values if isinstance(v, int)])
+    built = {id(expr): value for expr, (_, value) in zip(exprs, values, strict=False)}
     for variable, expr in (variables or {}).items():  # the function's own names
-        value = builder.elemental(expr, env)
+        # an output's expression is built already (building one walks all of it again)
+        value = built[id(expr)] if id(expr) in built else builder.elemental(expr, env)
         if isinstance(value, int) and value in live:
             builder.prefer_name(value, variable)
     return builder.build(values, name)
@@ -112,7 +114,8 @@ def from_function(
     0 for a scalar), values NumPy's ufuncs, :mod:`math` and Python's operators take
     (:mod:`dgraph.core.builders.tracer`), vectors as arrays of them (``x0, x1, ...``).
     Intermediates are named after ``f``'s local variables where one holds a vertex's
-    value.
+    value (functions traced in under a quarter of a second: the names cost a second,
+    hooked run).
 
     With ``n_inputs``, ``f`` takes one sequence argument and is called with symbols
     ``x0, ..., x{n-1}``. ``f`` returns an expression, a tuple/list or an array, or a dict
@@ -235,12 +238,13 @@ def _variables(local: Mapping[str, Any], inputs: set[str]) -> dict[str, sympy.Ex
     out = {}
     for key, value in local.items():
         value = _plain(value)
+        # no free_symbols here: it recurses through the whole (deep, shared) expression;
+        # a constant is no vertex, and the builder skips it
         if (
             key.isidentifier()
             and key not in inputs
             and isinstance(value, sympy.Expr)
-            and value.free_symbols
-            and not value.is_Symbol
+            and not value.is_Atom
         ):
             out[key] = value
     return out

@@ -13,6 +13,7 @@ import contextlib
 import math
 import numbers
 import sys
+import time
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -298,25 +299,43 @@ def _math_traced(f: Callable[..., Any]) -> Iterator[None]:
         namespace.update(saved)
 
 
+NAMES_LIMIT = 0.25  # seconds: functions traced faster than this are traced again for names
+
+
 def traced_call(f: Callable[..., Any], args: list[Any], where: str) -> tuple[Any, dict[str, Any]]:
     """``f(*args)`` traced, and the values its local variables held when it returned (to
-    name the vertices that compute them)."""
+    name the vertices that compute them). The names need a trace hook that Python calls
+    at every function call, which doubles the time of a large function; so ``f`` runs
+    plain first, and again under the hook only when that took under :data:`NAMES_LIMIT`
+    (a larger function's intermediates keep generated names)."""
+    started = time.perf_counter()
+    result = _call(f, args, where)
+    if time.perf_counter() - started >= NAMES_LIMIT or getattr(f, "__code__", None) is None:
+        return result, {}
     captured: dict[str, Any] = {}
-    code = getattr(f, "__code__", None)
 
-    def profile(frame, event, arg):
-        if event == "return" and frame.f_code is code:
+    def local(frame, event, arg):  # f's own frame only: its locals as it returns
+        if event == "return":
             captured.update(frame.f_locals)
+        return local
 
-    previous = sys.getprofile()
-    sys.setprofile(profile)
+    def calls(frame, event, arg):  # every other call runs untraced
+        return local if frame.f_code is f.__code__ else None
+
+    previous = sys.gettrace()
+    sys.settrace(calls)
+    try:
+        _call(f, args, where)
+    finally:
+        sys.settrace(previous)
+    return result, captured
+
+
+def _call(f: Callable[..., Any], args: list[Any], where: str) -> Any:
     try:
         with _math_traced(f):
-            result = f(*args)
+            return f(*args)
     except InputError:
         raise
     except Branch as exc:
         raise InputError(f"{where}: {exc}") from None
-    finally:
-        sys.setprofile(previous)
-    return result, captured
