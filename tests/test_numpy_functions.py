@@ -124,3 +124,17 @@ def test_a_deep_function_traces_without_recursing_through_its_expression():
 
     g = from_function(recurrence)
     assert len(g.intermediates) == 2 * 1500 - 1 and g.outputs == ["y"]
+
+
+def test_a_deep_numpy_recurrence_traces():
+    """Each traced operation tells a constant result by ``is_Number``, not by sympy's
+    free_symbols, which walked the whole expression at every step (RecursionError)."""
+
+    def recurrence(x):
+        y = x[0]
+        for _ in range(1500):
+            y = np.sin(y) * x[1]
+        return y
+
+    g = from_function(recurrence, sizes=[2])
+    assert len(g.intermediates) == 2 * 1500 - 1 and g.n_edges == 3 * 1500

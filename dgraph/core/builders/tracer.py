@@ -46,7 +46,9 @@ def _sym(value: Any) -> sympy.Expr:
 
 
 def _wrap(expr: sympy.Expr) -> Any:
-    return Traced(expr) if expr.free_symbols else _number(expr)
+    """The result of an operation on a traced value: traced unless it came out a number
+    (``x - x``). Not ``free_symbols``: that walks the whole expression at every step."""
+    return _number(expr) if expr.is_Number else Traced(expr)
 
 
 def _number(expr: sympy.Expr) -> float | int:
