@@ -88,7 +88,7 @@ def _graph_frames(
     graph = es.graph
     lg = LabeledGraph(graph)
     level = depths(graph.nx)
-    out: list[Frame] = []
+    out: list[tuple] = []
     previous: dict[tuple[str, str], sympy.Expr] = {}
     total = 0
     for k, step in enumerate([None, *frames_for]):
@@ -126,8 +126,7 @@ def _graph_frames(
             title=_title(k, len(frames_for), step, total),
         )
         out.append(
-            Frame(
-                scene.title.text,
+            (
                 scene,
                 list(lg.references.items()),
                 sorted(lg.entries().items(), key=lambda kv: _entry_key(graph, kv[0])),
@@ -140,12 +139,14 @@ def _graph_frames(
     return _pinned(out)
 
 
-def _pinned(frames: list[Frame]) -> list[Frame]:
-    """The frames drawn on one layout (:func:`~dgraph.render.pinned.pin_scenes`)."""
-    scenes = pin_scenes([f.drawing for f in frames])
-    for frame, scene in zip(frames, scenes, strict=True):
-        frame.drawing = Drawing(scene)
-    return frames
+def _pinned(parts: list[tuple]) -> list[Frame]:
+    """Frames from (scene, references, entries, names, mults, step), their scenes drawn
+    on one layout (:func:`~dgraph.render.pinned.pin_scenes`)."""
+    scenes = pin_scenes([scene for scene, *_ in parts])
+    return [
+        Frame(scene.title.text, Drawing(pinned), *rest)
+        for (scene, *rest), pinned in zip(parts, scenes, strict=True)
+    ]
 
 
 def _entry_key(graph: DGraph, key: tuple[str, str]) -> tuple[int, int]:
@@ -169,7 +170,7 @@ def _face_frames(
 ) -> list[Frame]:
     graph = es.graph
     state = FaceState(graph)
-    out: list[Frame] = []
+    out: list[tuple] = []
     total = 0
     previous: dict[int, sympy.Expr] = {}
     for k, step in enumerate([None, *frames_for]):
@@ -188,8 +189,7 @@ def _face_frames(
         )
         entries = _face_entries(state)
         out.append(
-            Frame(
-                scene.title.text,
+            (
                 scene,
                 list(state.references.items()),
                 sorted(entries.items(), key=lambda kv: _entry_key(graph, kv[0])),
