@@ -264,6 +264,32 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("returns_none.py") + ":f", "--inputs", "a:2"],
         "returned NoneType",
     ),
+    # 11. parameters (issue 28)
+    ("params-not-name", ["structure", SIN, "--params", "1x"], "is not a name"),
+    ("params-twice", ["structure", SIN, "--params", "g,g"], "listed twice"),
+    (
+        "params-unknown",
+        ["structure", H("numpy_model.py") + ":branches", "--params", "nothing"],
+        "no parameter 'nothing'",
+    ),
+    ("params-late", ["structure", H("parameters_late.trace")], "must come before 'inputs:'"),
+    ("params-vertex", ["structure", H("parameter_vertex.json")], "has the name of a parameter"),
+    ("params-not-list", ["structure", H("parameters_not_list.json")], "must be a list"),
+    (
+        "params-undeclared",
+        ["codegen", H("undeclared_parameter.trace"), "-o", "j.py"],
+        "unknown name 'g' (a parameter? declare it",
+    ),
+    (
+        "params-jax",
+        ["structure", H("jax_model.py") + ":spring", "--inputs", "q:3", "--params", "k"],
+        "not supported for JAX functions",
+    ),
+    (
+        "derivative-output",
+        ["structure", H("derivative_output.py") + ":with_derivative"],
+        "contains the derivative Derivative(q(t), t)",
+    ),
 ]
 
 

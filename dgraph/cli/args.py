@@ -56,6 +56,13 @@ def graph_args(p: argparse.ArgumentParser) -> None:
         help="sizes of a Python function's parameters: x:3,y (x a vector of 3, y a"
         " scalar; default: every parameter a scalar)",
     )
+    p.add_argument(
+        "--params",
+        metavar="NAME,...",
+        help="names that are not differentiated (masses, lengths, g): a Python function's"
+        " parameters or names a trace or JSON labels use; generated code takes them as its"
+        " last argument p",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -74,10 +81,25 @@ def method_argument(p: argparse.ArgumentParser, what: str) -> None:
 def load_graph(args: argparse.Namespace) -> DGraph:
     """The command's graph (``args.graph`` at ``args.granularity``); what the builder did
     silently (passive vertices folded) is said on stderr, one ``dgraph: note:`` a line."""
-    graph = load(args.graph, args.granularity, getattr(args, "inputs", None))
+    graph = load(
+        args.graph,
+        args.granularity,
+        getattr(args, "inputs", None),
+        names(getattr(args, "params", None), "--params"),
+    )
     for note in graph.notes:
         print(f"dgraph: note: {note}", file=sys.stderr)
     return graph
+
+
+def names(text: str | None, option: str) -> list[str]:
+    """``a,b,c`` as a list of identifiers, each once; one clear line otherwise."""
+    items = [t.strip() for t in (text or "").split(",") if t.strip()]
+    for item in items:
+        if not item.isidentifier():
+            raise InputError(f"{option}: {_short(item)!r} is not a name")
+    _no_repeats(items, option)
+    return items
 
 
 def budget(text: str) -> float:

@@ -56,6 +56,8 @@ def fold_passive(graph: DGraph) -> DGraph:
         values[v] = expr.xreplace(_values(preds, values)) if known else None
     folded = DGraph(graph.name)
     folded.notes = list(graph.notes)
+    for p in graph.parameters:
+        folded.add_parameter(p)
     users: dict[str, list[str]] = {v: [] for v in passive}
     for v in graph.order():
         if v in values and graph.role(v) == "intermediate":

@@ -393,12 +393,12 @@ class ExpressionSet(Printable):
             labels[name] = definition.xreplace(labels)
         return {k: e.xreplace(labels) for k, e in self.jacobian.items()}
 
-    def evaluate(self, point: Iterable[float]):
+    def evaluate(self, point: Iterable[float], params: Iterable[float] | None = None):
         """The Jacobian as a NumPy array at ``point`` (shape (n,) -> (m, n); (B, n) ->
-        (B, m, n))."""
+        (B, m, n)); ``params``: the values of the graph's parameters, if it has any."""
         from .numeric import evaluate_expression_set
 
-        return evaluate_expression_set(self, point)
+        return evaluate_expression_set(self, point, params)
 
     @property
     def provenance(self) -> Provenance:

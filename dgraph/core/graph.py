@@ -119,6 +119,7 @@ class DGraph(Printable):
         self._order: list[str] | None = None
         self.derived: dict[str, object] = {}  # analyses' cached results; cleared on change
         self.notes: list[str] = []  # what a builder did silently (passive vertices folded)
+        self._parameters: tuple[str, ...] = ()
         self._version = 0
 
     def __getstate__(self) -> dict:
@@ -140,6 +141,25 @@ class DGraph(Printable):
 
     # -- construction ------------------------------------------------------------------
 
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """Names that vertex expressions and labels may use besides their in-edges' vertices:
+        values known when the function runs (masses, lengths, ``g``) that the Jacobian is
+        not taken with respect to."""
+        return self._parameters
+
+    def add_parameter(self, name: str) -> None:
+        """Declare a parameter: an identifier that is no vertex's name."""
+        if not isinstance(name, str) or not _IDENT.match(name):
+            shown = repr(name) if len(repr(name)) < 60 else repr(name)[:60] + "…"
+            raise GraphError(f"parameter {shown}: names must be identifiers (letters, digits, _)")
+        if keyword.iskeyword(name) or name in RESERVED:
+            raise GraphError(f"parameter {name!r}: the name is reserved (a keyword or a constant)")
+        if name in self._g or name in self._parameters:
+            raise GraphError(f"parameter {name!r} is defined twice (or is also a vertex)")
+        self._parameters += (name,)
+        self._changed()
+
     def add_vertex(self, vertex: str, role: Role = "intermediate", expr: sympy.Expr | None = None):
         """Add a vertex; ``expr`` is its elemental function over predecessor symbols."""
         if expr is not None:
@@ -156,6 +176,8 @@ class DGraph(Printable):
             raise GraphError(f"vertex {vertex!r}: the name is reserved (a keyword or a constant)")
         if vertex in self._g:
             raise GraphError(f"vertex {vertex!r} is defined twice")
+        if vertex in self._parameters:
+            raise GraphError(f"vertex {vertex!r} has the name of a parameter")
         if role not in ROLES:
             raise GraphError(f"vertex {vertex!r}: unknown role {role!r}")
         self._g.add_node(vertex, role=role, expr=expr, index=len(self._g))
@@ -376,8 +398,9 @@ class DGraph(Printable):
         for v in self.intermediates:
             if v not in reaches_output:
                 raise GraphError(f"vertex {v!r} is dangling: it has no path to an output")
+        parameters = {vertex_symbol(p) for p in self._parameters}
         for v in self.order() if expressions else ():
-            preds = {vertex_symbol(u) for u in self.predecessors(v)}
+            preds = {vertex_symbol(u) for u in self.predecessors(v)} | parameters
             expr = self.expr(v)
             extra = set() if expr is None else expr.free_symbols - preds
             if extra:
@@ -398,6 +421,8 @@ class DGraph(Printable):
 
     def copy(self) -> DGraph:
         other = DGraph(self.name)
+        for p in self._parameters:
+            other.add_parameter(p)
         for v in self.order():
             other.add_vertex(v, self.role(v), self.expr(v))
         for u, v in self.edges():
@@ -416,6 +441,8 @@ class DGraph(Printable):
         if not isinstance(other, DGraph):
             return NotImplemented
         if set(self._g) != set(other._g) or set(self._g.edges) != set(other._g.edges):
+            return False
+        if self._parameters != other._parameters:
             return False
         for v in self._g:
             if self.role(v) != other.role(v) or _neq(self.expr(v), other.expr(v)):
@@ -453,7 +480,10 @@ class DGraph(Printable):
         data = {"format": "dgraph/1"}
         if self.name:
             data["name"] = self.name
-        data.update(inputs=self.inputs, outputs=self.outputs, vertices=vertices, edges=edges)
+        data.update(inputs=self.inputs, outputs=self.outputs)
+        if self._parameters:
+            data["parameters"] = list(self._parameters)
+        data.update(vertices=vertices, edges=edges)
         return data
 
     def to_json(self, indent: int | None = 1) -> str:

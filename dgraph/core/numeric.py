@@ -33,17 +33,18 @@ def _compiled(graph: DGraph) -> tuple[dict, dict]:
 def _compile(graph: DGraph) -> tuple[dict, dict]:
     vertex_fns, edge_fns = {}, {}
     for v in graph.order():
-        preds = [vertex_symbol(u) for u in graph.predecessors(v)]
+        names = [*graph.predecessors(v), *graph.parameters]  # parameters: every function's last
+        preds = [vertex_symbol(u) for u in names]
         if graph.role(v) != "input":
             expr = graph.expr(v)
             if expr is None:
                 raise GraphError(f"vertex {v!r} has no expression; it cannot be evaluated")
-            vertex_fns[v] = (graph.predecessors(v), sympy.lambdify(preds, expr, _MODULES))
+            vertex_fns[v] = (names, sympy.lambdify(preds, expr, _MODULES))
         for u in graph.predecessors(v):
             partial = graph.partial(u, v)
             if partial is None:
                 raise GraphError(f"edge {u} -> {v} has no known local partial")
-            edge_fns[u, v] = (graph.predecessors(v), sympy.lambdify(preds, partial, _MODULES))
+            edge_fns[u, v] = (names, sympy.lambdify(preds, partial, _MODULES))
     return vertex_fns, edge_fns
 
 
@@ -51,12 +52,28 @@ def _broadcast(value, shape: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(np.asarray(value, dtype=float), shape)
 
 
-def vertex_values(graph: DGraph, point: np.ndarray) -> dict[str, np.ndarray]:
-    """Every vertex's value; ``point`` has shape (n,) or (B, n)."""
+def vertex_values(
+    graph: DGraph, point: np.ndarray, params: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """Every vertex's value (and each parameter's); ``point`` has shape (n,) or (B, n),
+    ``params`` the values of the graph's parameters, (k,) or (B, k)."""
     vertex_fns, _ = _compiled(graph)
     point = np.asarray(point, dtype=float)
-    shape = point.shape[:-1]
     values = {x: point[..., i] for i, x in enumerate(graph.inputs)}
+    if graph.parameters:
+        if params is None:
+            raise InputError(
+                f"the graph has parameters ({', '.join(graph.parameters)}): give their values"
+            )
+        params = np.asarray(params, dtype=float)
+        if params.ndim == 0 or params.shape[-1] != len(graph.parameters):
+            raise InputError(
+                f"params has shape {params.shape}; the graph has"
+                f" {len(graph.parameters)} parameters ({', '.join(graph.parameters)})"
+            )
+        values.update({p: params[..., k] for k, p in enumerate(graph.parameters)})
+    shape = np.broadcast_shapes(*(np.shape(v) for v in values.values()))
+    values = {k: _broadcast(v, shape) for k, v in values.items()}
     for v in graph.order():
         if v not in values:
             preds, fn = vertex_fns[v]
@@ -74,16 +91,20 @@ def edge_values(graph: DGraph, values: dict[str, np.ndarray]) -> dict[sympy.Symb
     }
 
 
-def evaluate_expression_set(es: ExpressionSet, point: Iterable[float]) -> np.ndarray:
-    """The Jacobian at ``point``: shape (m, n), or (B, m, n) for a batch (B, n)."""
+def evaluate_expression_set(
+    es: ExpressionSet, point: Iterable[float], params: Iterable[float] | None = None
+) -> np.ndarray:
+    """The Jacobian at ``point``: shape (m, n), or (B, m, n) for a batch (B, n);
+    ``params``: the graph's parameter values."""
     graph = es.graph
     point = np.asarray(point, dtype=float)
     if point.shape[-1] != len(graph.inputs):
         raise InputError(
             f"point has {point.shape[-1]} values; the graph has {len(graph.inputs)} inputs"
         )
-    labels = edge_values(graph, vertex_values(graph, point))
-    shape = point.shape[:-1]
+    values = vertex_values(graph, point, None if params is None else np.asarray(params, float))
+    labels = edge_values(graph, values)
+    shape = np.broadcast_shapes(*(np.shape(v) for v in values.values()))
 
     def number(n: sympy.Number) -> np.ndarray:
         return np.full(shape, float(n))

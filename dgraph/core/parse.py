@@ -625,7 +625,7 @@ class _Parser:
             return CONSTANTS[text]
         if text in FUNCTIONS:
             raise _Unknown(f"{text!r} is a function; call it as {text}(...)")
-        raise _Unknown(f"unknown name {text!r}")
+        raise _Unknown(f"unknown name {text!r} (a parameter? declare it: --params, 'parameters:')")
 
     def call(self, text: str):
         function = FUNCTIONS.get(text)

@@ -41,6 +41,8 @@ def independent_parts(graph: DGraph) -> list[DGraph]:
         edges = [(u, v) for u, v in graph.edges() if u in component or v in component]
         ends = {v for e in edges for v in e}
         part = DGraph(f"{graph.name} part")
+        for p in graph.parameters:
+            part.add_parameter(p)
         for v in sorted(ends, key=rank.__getitem__):
             part.add_vertex(v, graph.role(v))
         for u, v in edges:

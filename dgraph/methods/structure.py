@@ -27,6 +27,7 @@ def structure(graph: DGraph) -> dict[str, Any]:
         "inputs": graph.inputs,
         "outputs": graph.outputs,
         "intermediates": graph.intermediates,
+        "parameters": list(graph.parameters),
         # each vertex's elemental function, as text (sympy's sstr), where the graph has it
         "expressions": {
             v: sympy.sstr(graph.expr(v)) for v in graph.order() if graph.expr(v) is not None

@@ -122,6 +122,8 @@ def expression_graph(es: ExpressionSet) -> ExpressionGraph:
         lay(entry, y, x)
 
     out = DGraph(f"{source.name}-expressions" if source.name else "expressions")
+    for p in source.parameters:
+        out.add_parameter(p)
     for x in source.inputs:
         out.add_vertex(x, "input")
     for v in order:

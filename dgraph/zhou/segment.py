@@ -34,6 +34,8 @@ def segment(graph: DGraph) -> DGraph:
     taken = set(graph.order())
     copies: dict[tuple[str, int], str] = {}
     out = DGraph(f"{graph.name}-segmented" if graph.name else "segmented")
+    for p in graph.parameters:
+        out.add_parameter(p)
     for v in graph.order():
         out.add_vertex(v, graph.role(v), None)
     rename: dict[tuple[str, str], str] = {}

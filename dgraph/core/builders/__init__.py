@@ -28,14 +28,18 @@ __all__ = [
 
 
 def load(
-    spec: str | Path, granularity: Granularity = "elemental", inputs: str | None = None
+    spec: str | Path,
+    granularity: Granularity = "elemental",
+    inputs: str | None = None,
+    params: list[str] | tuple[str, ...] = (),
 ) -> DGraph:
     """Load a graph from ``file.json``, ``file.trace`` or ``path/to/file.py:function``;
     only a regular file of bounded size is read, and a graph without edges is refused
     (no output depends on an input: there is no Jacobian to accumulate). A function from
     a module that uses JAX is read from its jaxpr (:func:`from_jax`), others are traced
     (:func:`from_function`: sympy, NumPy's ufuncs, :mod:`math`); ``inputs`` (``"x:3,y"``)
-    gives its parameters' sizes."""
+    gives its parameters' sizes. ``params`` names what is not differentiated: parameters of
+    the function, or names a trace's statements or a JSON file's expressions use."""
     spec = str(spec)
     if ".py:" in spec:
         check_file(spec.rpartition(":")[0])
@@ -43,19 +47,24 @@ def load(
         name = spec.rpartition(":")[2]
         sizes = input_sizes(inputs, f)
         if uses_jax(f):
+            if params:
+                raise InputError(
+                    f"{spec}: --params is not supported for JAX functions yet; pass the values"
+                    " inside the function, or write it with NumPy"
+                )
             graph = from_jax(f, *(np.ones(n) if n else 1.0 for n in sizes), name=name)
         else:
             binary = granularity == "binary"  # a traced function has no statements
-            graph = from_function(f, name=name, binary=binary, sizes=sizes)
+            graph = from_function(f, name=name, binary=binary, sizes=sizes, params=params)
     else:
         path = Path(spec)
         if path.suffix not in (".json", ".trace"):
             raise InputError(f"{path}: unknown graph type (use .json, .trace or file.py:function)")
         text = read_text(path)
         if path.suffix == ".json":
-            graph = from_json(text, source=str(path))
+            graph = from_json(text, source=str(path), params=params)
         else:
-            graph = from_trace(text, granularity, source=str(path), name=path.stem)
+            graph = from_trace(text, granularity, str(path), path.stem, params)
     if graph.n_edges == 0:
         raise GraphError(f"{spec}: no output depends on an input (the graph has no edges)")
     return graph

@@ -28,7 +28,7 @@ from ..graph import DGraph, vertex_symbol
 from ..parse import Template
 from ..templates import CACHE_LIMIT, CACHES, rank_of, rank_symbol, rename
 
-__all__ = ["ExprGraphBuilder", "Value", "gc_paused"]
+__all__ = ["ExprGraphBuilder", "Value", "gc_paused", "replace_shared"]
 
 # A value in a program: a vertex (its node index) or a constant sympy expression.
 Value = int | sympy.Expr
@@ -74,9 +74,18 @@ class ExprGraphBuilder:
     are renamed from templates (:func:`dgraph.core.templates.rename`) when names are known.
     """
 
-    def __init__(self, inputs: list[str], where: str = "", binary: bool = False) -> None:
+    def __init__(
+        self,
+        inputs: list[str],
+        where: str = "",
+        binary: bool = False,
+        parameters: tuple[str, ...] = (),
+    ) -> None:
         self.where = where
         self.binary = binary
+        # values fixed when the function runs: constants to the graph, symbols in its labels
+        self.parameters = tuple(parameters)
+        self._constant = frozenset(self.parameters)
         self.nodes: list[_Node] = []
         self._by_key: dict[tuple, int] = {}
         self.inputs = [self._new(None, (), (), [], name) for name in inputs]
@@ -123,7 +132,7 @@ class ExprGraphBuilder:
     def elemental_of(self, template: Template, bound: list[Value]) -> Value:
         """:meth:`elemental` for a parsed template (see :meth:`statement_of`)."""
         if template.program is None:
-            template.program = _program(template.expr, _free_symbols(template.expr))
+            template.program = _program(template.expr, _free_symbols(template.expr, self._constant))
         return self._run(template.program, {rank_symbol(k): v for k, v in enumerate(bound)})
 
     def _run(self, program: tuple[list, tuple], env: dict[sympy.Symbol, Value]) -> Value:
@@ -146,17 +155,35 @@ class ExprGraphBuilder:
     def _resolve_constants(
         self, expr: sympy.Expr, env: dict[sympy.Symbol, Value]
     ) -> tuple[sympy.Expr, dict[sympy.Basic, frozenset]]:
-        free = _free_symbols(expr)
+        free = _free_symbols(expr, self._constant)
+        for e in free:
+            if isinstance(e, sympy.Derivative):
+                self._fail(
+                    f"the expression contains the derivative {sympy.sstr(e)[:60]}: write it in"
+                    " terms of the inputs or give it a symbol"
+                )
         for e in free:
             if isinstance(e, AppliedUndef):
-                self._fail(f"unknown function {e.func.__name__!r}")
+                self._fail(
+                    f"unknown function {sympy.sstr(e)[:60]!r}: a function of time"
+                    " (sympy.physics.mechanics) must be an input or a parameter"
+                )
         unknown = [s for s in free[expr] if s not in env]
         if unknown:
-            self._fail(f"unknown name {sorted(map(str, unknown))[0]!r}")
+            self._fail(
+                f"unknown name {sorted(map(str, unknown))[0]!r}: neither an input nor a"
+                " parameter (give it with params= or --params)"
+            )
         constants = {s: env[s] for s in free[expr] if not isinstance(env[s], int)}
+        if self._constant:  # a parameter written with other assumptions than real=True
+            constants.update(
+                (e, vertex_symbol(e.name))
+                for e in free
+                if e.is_Symbol and e.name in self._constant and e != vertex_symbol(e.name)
+            )
         if constants:
-            expr = expr.xreplace(constants)
-            free = _free_symbols(expr)
+            expr = replace_shared(expr, constants)
+            free = _free_symbols(expr, self._constant)
         return expr, free
 
     def _operation(self, func: type, args: list[Value]) -> int:
@@ -247,6 +274,8 @@ class ExprGraphBuilder:
             return rename(node.local, node.slots, [symbols[a] for a in node.args])
 
         graph = DGraph(name)
+        for p in self.parameters:
+            graph.add_parameter(p)
         for i in self.inputs:
             graph.add_vertex(names[i], "input")
         output_set = {i for _, i in output_nodes}
@@ -283,8 +312,11 @@ def _fresh(preferred: list[str], taken: set[str], counters: dict[str, int]) -> s
     return f"{base}{k}"
 
 
-def _free_symbols(expr: sympy.Basic) -> dict[sympy.Basic, frozenset]:
-    """Every subexpression of ``expr`` with its free symbols, each computed once."""
+def _free_symbols(
+    expr: sympy.Basic, constant: frozenset = frozenset()
+) -> dict[sympy.Basic, frozenset]:
+    """Every subexpression of ``expr`` with its free symbols, each computed once; symbols
+    named in ``constant`` (parameters) count as none."""
     free: dict[sympy.Basic, frozenset] = {}
     stack: list[tuple[sympy.Basic, bool]] = [(expr, False)]
     while stack:
@@ -292,7 +324,7 @@ def _free_symbols(expr: sympy.Basic) -> dict[sympy.Basic, frozenset]:
         if e in free:
             continue
         if e.is_Symbol:
-            free[e] = frozenset((e,))
+            free[e] = frozenset() if e.name in constant else frozenset((e,))
         elif not e.args:
             free[e] = frozenset(e.free_symbols)
         elif expanded:  # bound variables (Integral, Sum, ...): sympy knows them
@@ -302,6 +334,29 @@ def _free_symbols(expr: sympy.Basic) -> dict[sympy.Basic, frozenset]:
             stack.append((e, True))
             stack.extend((a, False) for a in e.args if a not in free)
     return free
+
+
+def replace_shared(expr: sympy.Basic, mapping: dict[sympy.Basic, sympy.Basic]) -> sympy.Basic:
+    """``expr.xreplace(mapping)`` with each distinct subexpression visited once: sympy's
+    ``xreplace`` walks a shared subexpression once per use, exponential on the deeply
+    shared expressions of an LU solve (``KanesMethod.rhs()``)."""
+    done: dict[sympy.Basic, sympy.Basic] = {}
+    stack: list[tuple[sympy.Basic, bool]] = [(expr, False)]
+    while stack:
+        e, expanded = stack.pop()
+        if e in done:
+            continue
+        if e in mapping:
+            done[e] = mapping[e]
+        elif not e.args:
+            done[e] = e
+        elif not expanded:
+            stack.append((e, True))
+            stack.extend((a, False) for a in e.args if a not in done)
+        else:
+            args = tuple(done[a] for a in e.args)
+            done[e] = e.func(*args) if args != e.args else e
+    return done[expr]
 
 
 def _program(expr: sympy.Expr, free: dict[sympy.Basic, frozenset]) -> tuple[list, tuple]:

@@ -12,12 +12,13 @@ from typing import Any
 
 import numpy as np
 import sympy
+from sympy.core.function import AppliedUndef
 
 from ...errors import InputError
 from ..algebra import real_symbol
 from ..graph import DGraph
 from ..parse import parse_expression
-from .elemental import ExprGraphBuilder, gc_paused
+from .elemental import ExprGraphBuilder, gc_paused, replace_shared
 from .tracer import Condition, Traced, traced_call
 
 __all__ = ["from_function", "from_sympy", "load_function", "uses_jax"]
@@ -45,6 +46,7 @@ def from_sympy(
     name: str = "",
     binary: bool = False,
     variables: Mapping[str, sympy.Expr] | None = None,
+    params: Iterable[sympy.Symbol | str] = (),
 ) -> DGraph:
     """The elemental differentiation graph of sympy expressions w.r.t. ``inputs``.
 
@@ -52,25 +54,91 @@ def from_sympy(
     or ``y0, y1, ...`` (``f0, f1, ...`` where an input is ``y``). With ``binary``, n-ary
     sums and products become chains of two-operand vertices. ``variables`` names the
     vertices that compute some subexpressions (a traced function's local variables).
+    ``params`` are symbols the outputs use whose values are fixed when the function runs
+    (masses, lengths, ``g``): they stay in the labels, and the Jacobian has no column for
+    them. Functions of time from :mod:`sympy.physics.mechanics` (``q1(t)``) given as inputs
+    or parameters are read as plain symbols (``q1``).
 
     >>> a, b = sympy.symbols("a b")
     >>> g = from_sympy([a * sympy.sin(b), sympy.sin(b)], [a, b])
     >>> g.outputs, g.intermediates
     (['y0', 'y1'], ['t1'])
+    >>> x, k = sympy.symbols("x k")
+    >>> g = from_sympy(k * sympy.sin(x), [x], params=[k])
+    >>> g.parameters, g.partial("t1", "y")
+    (('k',), k)
     """
-    symbols = [real_symbol(s) if isinstance(s, str) else s for s in inputs]
+    inputs, params = list(inputs), list(params)
+    plain = _plain_functions_of_time([*inputs, *params])
+    symbols = [_input_symbol(s, plain) for s in inputs]
     input_names = [str(s) for s in symbols]
+    parameters = tuple(str(_input_symbol(p, plain)) for p in params)
+    clash = set(input_names) & set(parameters)
+    if clash:
+        raise InputError(f"{sorted(clash)[0]!r} is both an input and a parameter")
+    if len(set(parameters)) != len(parameters):
+        raise InputError("a parameter is given twice")
     if isinstance(outputs, Mapping):
         names, exprs = list(outputs), list(outputs.values())
     else:
         single = isinstance(outputs, (sympy.Basic, int, float, str))
         exprs = [outputs] if single and not isinstance(outputs, sympy.MatrixBase) else list(outputs)
-        names = _output_names(len(exprs), set(input_names))
-    builder = ExprGraphBuilder(input_names, name or "<sympy>", binary)
+        names = _output_names(len(exprs), set(input_names) | set(parameters))
+    if plain:
+        exprs = [_without_time(e, plain, n) for n, e in zip(names, exprs, strict=True)]
+    builder = ExprGraphBuilder(input_names, name or "<sympy>", binary, parameters)
     env = {s: i for s, i in zip(symbols, builder.inputs, strict=False)}
     env.update({real_symbol(str(s)): i for s, i in zip(symbols, builder.inputs, strict=False)})
     with gc_paused():
         return _build(builder, env, names, exprs, input_names, name, variables)
+
+
+def _plain_functions_of_time(given: list[Any]) -> dict[sympy.Expr, sympy.Symbol]:
+    """Each function of one symbol among ``given`` (``dynamicsymbols('q1')`` is
+    ``q1(t)``) and the plain real symbol that stands for it."""
+    return {
+        e: real_symbol(e.func.__name__)
+        for e in given
+        if isinstance(e, AppliedUndef) and len(e.args) == 1 and e.args[0].is_Symbol
+    }
+
+
+def _input_symbol(s: Any, plain: Mapping[sympy.Expr, sympy.Symbol]) -> sympy.Symbol:
+    if isinstance(s, str):
+        return real_symbol(s)
+    if s in plain:
+        return plain[s]
+    if not isinstance(s, sympy.Symbol):
+        raise InputError(f"{sympy.sstr(s)[:60]!r} is not a symbol: inputs and parameters must be")
+    return s
+
+
+def _without_time(expr: Any, plain: Mapping[sympy.Expr, sympy.Symbol], name: str) -> Any:
+    """``expr`` with the given functions of time as plain symbols; a derivative left over
+    (``Derivative(q1(t), t)``) is refused: the graph has no vertex for it."""
+    if not isinstance(expr, sympy.Basic):
+        return expr
+    left = next((e for e in _subexpressions(expr) if isinstance(e, sympy.Derivative)), None)
+    if left is not None:
+        raise InputError(
+            f"output {name!r} contains the derivative {sympy.sstr(left)[:60]}: write it in"
+            " terms of the inputs (e.g. with the generalized speeds, kane.rhs()) or give it"
+            " a symbol"
+        )
+    return replace_shared(expr, dict(plain))
+
+
+def _subexpressions(expr: sympy.Basic) -> Iterator[sympy.Basic]:
+    """Every distinct subexpression of ``expr``, each once (no recursion)."""
+    seen = {expr}
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        yield e
+        for a in e.args:
+            if a not in seen:
+                seen.add(a)
+                stack.append(a)
 
 
 def _build(
@@ -85,7 +153,9 @@ def _build(
     values = []
     for out_name, expr in zip(names, exprs, strict=False):
         if isinstance(expr, str):  # text is parsed, never evaluated
-            expr = parse_expression(expr, input_names, f"output {out_name!r}")
+            expr = parse_expression(
+                expr, [*input_names, *builder.parameters], f"output {out_name!r}"
+            )
         elif isinstance(expr, (int, float)) and not isinstance(expr, bool):
             expr = sympy.sympify(expr)
         if not isinstance(expr, sympy.Expr):
@@ -108,6 +178,7 @@ def from_function(
     n_inputs: int | None = None,
     binary: bool = False,
     sizes: list[int] | None = None,
+    params: Iterable[str] = (),
 ) -> DGraph:
     """Trace ``f`` by calling it with symbols named after its parameters: sympy symbols,
     or, where that fails or a parameter is a vector (``sizes``: each parameter's length,
@@ -119,7 +190,8 @@ def from_function(
 
     With ``n_inputs``, ``f`` takes one sequence argument and is called with symbols
     ``x0, ..., x{n-1}``. ``f`` returns an expression, a tuple/list or an array, or a dict
-    of them.
+    of them. ``params`` names parameters of ``f`` that are not differentiated (masses,
+    lengths): they become the graph's parameters (:func:`from_sympy`).
 
     >>> g = from_function(lambda a, b: a * b + sympy.sin(a))
     >>> g.inputs, g.outputs
@@ -134,23 +206,35 @@ def from_function(
     """
     label = name or getattr(f, "__name__", "function")
     where = label if label != "<lambda>" else "the function"
+    params = list(params)
+    if n_inputs is not None and params:
+        raise InputError(f"{label}: params= needs named parameters, not n_inputs=")
+    parameters: list[sympy.Symbol] = []
     if n_inputs is not None:
         symbols = [real_symbol(f"x{k}") for k in range(n_inputs)]
         attempts = [((symbols,), symbols), ((_traced_array(symbols),), symbols)]
     else:
         try:
-            params = list(inspect.signature(f).parameters.values())
+            signature = list(inspect.signature(f).parameters.values())
         except (TypeError, ValueError):
             raise InputError(f"{label}: cannot read the function's parameters") from None
         kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        if not params or any(p.kind not in kinds for p in params):
+        if not signature or any(p.kind not in kinds for p in signature):
             raise InputError(f"{label}: needs plain positional parameters (or n_inputs=)")
-        sizes = list(sizes or [0] * len(params))
-        if len(sizes) != len(params):
-            raise InputError(f"{label}: {len(sizes)} sizes for {len(params)} parameters")
-        taken = {p.name for p in params}
+        sizes = list(sizes or [0] * len(signature))
+        if len(sizes) != len(signature):
+            raise InputError(f"{label}: {len(sizes)} sizes for {len(signature)} parameters")
+        taken = {p.name for p in signature}
+        unknown = [p for p in params if p not in taken]
+        if unknown:
+            raise InputError(
+                f"{label}: params: the function has no parameter {unknown[0]!r}"
+                f" ({', '.join(sorted(taken))})"
+            )
+        if len(params) >= len(signature):
+            raise InputError(f"{label}: every parameter is in params: nothing to differentiate")
         symbols, parts = [], []
-        for p, n in zip(params, sizes, strict=True):
+        for p, n in zip(signature, sizes, strict=True):
             if n:
                 names = [
                     f"{p.name}{k}" if f"{p.name}{k}" not in taken else f"{p.name}_{k}"
@@ -160,7 +244,7 @@ def from_function(
             else:
                 part = real_symbol(p.name)
             parts.append(part)
-            symbols += part if n else [part]
+            (parameters if p.name in params else symbols).extend(part if n else [part])
         attempts = [] if any(sizes) else [(tuple(parts), symbols)]
         attempts.append(
             (tuple(_traced_array(p) if isinstance(p, list) else Traced(p) for p in parts), symbols)
@@ -177,13 +261,14 @@ def from_function(
             failure = InputError(f"{label}: calling it with symbols failed: {exc}")
             continue
         outputs = _outputs(result, label)
-        variables = _variables(local, set(map(str, inputs)))
+        variables = _variables(local, set(map(str, [*inputs, *parameters])))
         return from_sympy(
             outputs,
             inputs,
             name=label if label != "<lambda>" else "",
             binary=binary,
             variables=variables,
+            params=parameters,
         )
     raise failure
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from typing import Any
 
 from ...errors import GraphError, InputError
@@ -28,8 +29,8 @@ def _no_constant(name: str) -> None:
     raise InputError(f"{name} is not a number dgraph accepts (labels must be finite)")
 
 
-def from_json(text: str, source: str = "<json>") -> DGraph:
-    """Build a graph from dgraph/1 JSON text.
+def from_json(text: str, source: str = "<json>", params: Iterable[str] = ()) -> DGraph:
+    """Build a graph from dgraph/1 JSON text; ``params`` adds to its ``parameters``.
 
     >>> g = from_json('{"format": "dgraph/1", "inputs": ["x"], "outputs": ["y"],'
     ...               ' "edges": [{"source": "x", "target": "y", "label": "2*x"}]}')
@@ -48,6 +49,10 @@ def from_json(text: str, source: str = "<json>") -> DGraph:
         raise InputError(f"{source}: a number in the JSON has too many digits") from None
     except RecursionError:
         raise InputError(f"{source}: the JSON is nested too deeply") from None
+    params = list(params)
+    if params and isinstance(data, dict):
+        given = data.get("parameters", [])
+        data["parameters"] = [*given, *params] if isinstance(given, list) else given
     return from_dict(data, source)
 
 
@@ -88,6 +93,7 @@ def _from_dict(data: Any, source: str) -> DGraph:
     outputs = _list_of(data, "outputs", str, source)
     vertices = _list_of(data, "vertices", dict, source, required=False)
     edges = _list_of(data, "edges", dict, source)
+    parameters = _list_of(data, "parameters", str, source, required=False)
     if not isinstance(data.get("name", ""), str):
         raise InputError(f"{source}: 'name' must be a string")
     if not inputs:
@@ -122,9 +128,11 @@ def _from_dict(data: Any, source: str) -> DGraph:
         dict.fromkeys([*inputs, *exprs, *(v for e in edges for v in (e["source"], e["target"]))])
     )
     order = [v for v in order if v not in outputs] + list(outputs)
-    names = set(order)
+    names = set(order) | set(parameters)
     graph = DGraph(str(data.get("name", "")))
     try:
+        for p in parameters:
+            graph.add_parameter(p)
         for v in order:
             role = "input" if v in inputs else "output" if v in outputs else "intermediate"
             text = exprs.get(v)

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Iterable
 from typing import Literal
 
 from ...errors import InputError
+from ..algebra import real_symbol
 from ..graph import DGraph
 from ..parse import RESERVED, parse_template
 from .elemental import ExprGraphBuilder, Value, gc_paused
@@ -28,7 +30,7 @@ __all__ = ["GRANULARITIES", "Granularity", "from_trace"]
 
 Granularity = Literal["elemental", "binary", "statement"]
 GRANULARITIES = ("elemental", "binary", "statement")
-_HEADER = re.compile(r"\s*(inputs|outputs)\s*:(.*)\Z")
+_HEADER = re.compile(r"\s*(inputs|outputs|parameters)\s*:(.*)\Z")
 _ASSIGN = re.compile(r"\s*([A-Za-z_]\w*)\s*=(?!=)(.*)\Z")
 _NAME = re.compile(r"[A-Za-z_]\w*\Z")
 
@@ -51,9 +53,15 @@ def _check_name(name: str, where: str) -> None:
 
 
 def from_trace(
-    text: str, granularity: Granularity = "elemental", source: str = "<trace>", name: str = ""
+    text: str,
+    granularity: Granularity = "elemental",
+    source: str = "<trace>",
+    name: str = "",
+    params: Iterable[str] = (),
 ) -> DGraph:
-    """Build a differentiation graph from an evaluation trace.
+    """Build a differentiation graph from an evaluation trace. Names the statements use
+    without assigning them are parameters when a ``parameters:`` line or ``params`` names
+    them (values fixed when the function runs; the Jacobian has no column for them).
 
     >>> g = from_trace("inputs: x0, x1\\noutputs: y\\nv1 = sin(x1)\\nv2 = x0*v1\\ny = v2*v1")
     >>> g.intermediates, g.n_edges
@@ -62,12 +70,15 @@ def from_trace(
     if granularity not in GRANULARITIES:
         raise InputError(f"unknown granularity {granularity!r}: use elemental, binary or statement")
     with gc_paused():
-        return _from_trace(text, granularity, source, name)
+        return _from_trace(text, granularity, source, name, list(params))
 
 
-def _from_trace(text: str, granularity: Granularity, source: str, name: str) -> DGraph:
+def _from_trace(
+    text: str, granularity: Granularity, source: str, name: str, params: list[str]
+) -> DGraph:
     inputs: list[str] | None = None
     outputs: list[str] | None = None
+    parameters = list(params)
     builder: ExprGraphBuilder | None = None
     env: dict[str, Value] = {}  # the symbol table: what each name stands for now
     assigned: set[str] = set()
@@ -79,14 +90,26 @@ def _from_trace(text: str, granularity: Granularity, source: str, name: str) -> 
         header = _HEADER.match(line)
         if header:
             key, names = header.group(1), _names(header.group(2), where)
+            if key == "parameters":
+                if builder is not None:
+                    raise InputError(f"{where}: 'parameters:' must come before 'inputs:'")
+                parameters += names
+                continue
             if (inputs if key == "inputs" else outputs) is not None:
                 raise InputError(f"{where}: '{key}:' is given twice")
             if key == "inputs":
                 if builder is not None:
                     raise InputError(f"{where}: 'inputs:' must come before the first assignment")
                 inputs = names
-                builder = ExprGraphBuilder(inputs, source, binary=granularity == "binary")
+                clash = set(inputs) & set(parameters)
+                if clash or len(set(parameters)) != len(parameters):
+                    twice = sorted(clash) or [p for p in parameters if parameters.count(p) > 1]
+                    raise InputError(f"{where}: {twice[0]!r} is given twice (input or parameter)")
+                builder = ExprGraphBuilder(
+                    inputs, source, granularity == "binary", tuple(parameters)
+                )
                 env = dict(zip(inputs, builder.inputs, strict=True))
+                env.update((p, real_symbol(p)) for p in parameters)
             else:
                 outputs = names
             continue
