@@ -48,7 +48,7 @@ RANGES: tuple[tuple[float, float], ...] = (
 SWEEP_TOLERANCE = 1e-9  # against the tangent sweep: rounding only
 DIFFERENCE_TOLERANCE = 1e-6  # against central differences: truncation and rounding
 STEPS = (1e-2, 1e-3, 1e-4, 1e-5)  # central-difference steps, relative to max(1, |x_j|)
-DERIVATIVES = ("jacobian", "jvp", "vjp")
+DERIVATIVES = ("jacobian", "jvp", "vjp", "value_and_jacobian")
 EPS = np.finfo(float).eps
 TINY = np.finfo(float).tiny
 
@@ -68,6 +68,7 @@ class CodeCheck:
     errors: Mapping[str, float] = field(default_factory=dict)
     difference_error: float | None = None
     points: tuple[tuple[float, ...], ...] = ()
+    parameters: tuple[tuple[float, ...], ...] = ()  # at each point, when the graph has any
     skipped: tuple[float, ...] | None = None  # a point the differences disagreed at once
     against: tuple[str, ...] = ()
 
@@ -103,6 +104,7 @@ class CodeCheck:
             "errors": dict(self.errors),
             "difference_error": self.difference_error,
             "points": [list(p) for p in self.points],
+            "parameters": [list(p) for p in self.parameters],
             "skipped": None if self.skipped is None else list(self.skipped),
             "against": list(self.against),
             "sweep_tolerance": SWEEP_TOLERANCE,
@@ -149,7 +151,7 @@ def _checked(module: Any, generated: Generated, graph: DGraph, points: int, seed
     n, m = len(graph.inputs), len(graph.outputs)
     rng = np.random.default_rng(seed)
     try:
-        pool = _finite_points(graph, rng, points + 1)  # one spare, for a point on a kink
+        pool, params = _finite_points(graph, rng, points + 1)
     except Exception as exc:  # the reference cannot be evaluated: nothing to compare with
         if isinstance(exc, DGraphError):
             return _fail(str(exc))
@@ -160,6 +162,8 @@ def _checked(module: Any, generated: Generated, graph: DGraph, points: int, seed
     names = [f for f in DERIVATIVES if f in generated.programs]
     has_primal = "primal" in generated.programs
     directions = {"jvp": rng.normal(size=(len(pool), n)), "vjp": rng.normal(size=(len(pool), m))}
+    if params is not None:
+        module = _WithParameters(module, params)
     try:
         errors, worst_at = _sweep_errors(module, graph, names, has_primal, pool, directions)
         fd = _difference_errors(module, names, pool, directions) if has_primal else None
@@ -169,16 +173,16 @@ def _checked(module: Any, generated: Generated, graph: DGraph, points: int, seed
         return CodeCheck(ok=False, ran=True, detail=detail)
     used = list(range(points))
     if fd is None or not names:
-        return _result(errors, worst_at, pool, used, names, None, None)
+        return _result(errors, worst_at, pool, used, names, None, None, module)
     bad = [k for k in used if not fd[k] <= DIFFERENCE_TOLERANCE]
     skipped = None
     if len(bad) == 1 and len(pool) > points and fd[points] <= DIFFERENCE_TOLERANCE:
         skipped = tuple(float(c) for c in pool[bad[0]])
         used[bad[0]] = points
     elif bad:
-        return _result(errors, worst_at, pool, used, names, fd, None, fd_failed=bad[0])
+        return _result(errors, worst_at, pool, used, names, fd, None, module, fd_failed=bad[0])
     difference = float(max(fd[k] for k in used))
-    return _result(errors, worst_at, pool, used, names, fd, skipped, difference=difference)
+    return _result(errors, worst_at, pool, used, names, fd, skipped, module, difference=difference)
 
 
 def _result(
@@ -189,6 +193,7 @@ def _result(
     names: list[str],
     fd: np.ndarray | None,
     skipped: tuple[float, ...] | None,
+    module: Any,
     fd_failed: int | None = None,
     difference: float | None = None,
 ) -> CodeCheck:
@@ -200,7 +205,10 @@ def _result(
     if fd is not None or difference is not None:
         against.append("central differences of primal")
     points = tuple(tuple(float(c) for c in pool[k]) for k in used)
+    params = _parameters(module)
     common = {"errors": maxima, "points": points, "skipped": skipped, "against": tuple(against)}
+    if params is not None:
+        common["parameters"] = tuple(tuple(float(c) for c in params[k]) for k in used)
     for f, e in maxima.items():
         if not e <= SWEEP_TOLERANCE:  # NaN fails too
             k = worst_at(f, used)
@@ -231,33 +239,74 @@ def _point(x: np.ndarray) -> str:
     return "(" + ", ".join(f"{c:.6g}" for c in x) + ")"
 
 
+class _WithParameters:
+    """A generated module with the parameters ``params`` (one row per point) passed as the
+    last argument of every function; a batch of ``k`` points per row (the central
+    differences' steps) repeats each row ``k`` times."""
+
+    def __init__(self, module: Any, params: np.ndarray) -> None:
+        self.module, self.params = module, params
+
+    def _rows(self, x: np.ndarray) -> np.ndarray:
+        return np.repeat(self.params, len(x) // len(self.params), axis=0)
+
+    def primal(self, x):
+        return self.module.primal(x, self._rows(x))
+
+    def jacobian(self, x):
+        return self.module.jacobian(x, self._rows(x))
+
+    def jvp(self, x, v):
+        return self.module.jvp(x, v, self._rows(x))
+
+    def vjp(self, x, w):
+        return self.module.vjp(x, w, self._rows(x))
+
+    def value_and_jacobian(self, x):
+        return self.module.value_and_jacobian(x, self._rows(x))
+
+
+def _parameters(module: Any) -> np.ndarray | None:
+    return module.params if isinstance(module, _WithParameters) else None
+
+
 # -- the reference: a tangent sweep over the graph's partials ----------------------------
 
 
-def _graph_values(graph: DGraph, x: np.ndarray) -> tuple[dict[str, np.ndarray] | None, dict]:
-    """Vertex values (None without vertex expressions) and edge labels at points ``x``."""
+def _graph_values(
+    graph: DGraph, x: np.ndarray, params: np.ndarray | None = None
+) -> tuple[dict[str, np.ndarray] | None, dict]:
+    """Vertex values (None without vertex expressions) and edge labels at points ``x``
+    (with the parameters ``params``, a row per point)."""
     with np.errstate(all="ignore"):
         try:
-            values = vertex_values(graph, x)
+            values = vertex_values(graph, x, params)
         except ValueError:  # labels only: they may read the inputs, nothing else
-            return None, _labels_over_inputs(graph, x)
+            return None, _labels_over_inputs(graph, x, params)
         except TypeError:  # a math function lambdify could not vectorize (erf): by point
-            return _point_by_point(graph, x)
+            return _point_by_point(graph, x, params)
         try:
             return values, edge_values(graph, values)
         except TypeError:
-            return _point_by_point(graph, x)
+            return _point_by_point(graph, x, params)
 
 
-def _point_by_point(graph: DGraph, x: np.ndarray) -> tuple[dict[str, np.ndarray], dict]:
-    rows = [vertex_values(graph, point) for point in x]
+def _point_by_point(
+    graph: DGraph, x: np.ndarray, params: np.ndarray | None
+) -> tuple[dict[str, np.ndarray], dict]:
+    rows = [
+        vertex_values(graph, point, None if params is None else params[k])
+        for k, point in enumerate(x)
+    ]
     labels = [edge_values(graph, row) for row in rows]
     values = {v: np.array([row[v] for row in rows], dtype=float) for v in rows[0]}
     return values, {e: np.array([row[e] for row in labels], dtype=float) for e in labels[0]}
 
 
-def _labels_over_inputs(graph: DGraph, x: np.ndarray) -> dict:
+def _labels_over_inputs(graph: DGraph, x: np.ndarray, params: np.ndarray | None) -> dict:
     known = {vertex_symbol(u): x[..., i] for i, u in enumerate(graph.inputs)}
+    if params is not None:
+        known.update({vertex_symbol(p): params[..., k] for k, p in enumerate(graph.parameters)})
     labels = {}
     for u, v in graph.edges():
         partial = graph.partial(u, v)
@@ -293,23 +342,31 @@ def _sweep(graph: DGraph, labels: Mapping, x: np.ndarray) -> tuple[np.ndarray, n
     return jac, magnitude
 
 
-def _finite_points(graph: DGraph, rng: np.random.Generator, count: int) -> np.ndarray:
+def _finite_points(
+    graph: DGraph, rng: np.random.Generator, count: int
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Up to ``count`` points, drawn from :data:`RANGES` in order, where every vertex
-    value and the sweep are finite."""
-    n = len(graph.inputs)
+    value and the sweep are finite; with parameters, their values at each point (drawn
+    from the first range: masses and lengths are often positive)."""
+    n, k = len(graph.inputs), len(graph.parameters)
     chosen: list[np.ndarray] = []
+    chosen_params: list[np.ndarray] = []
     for lo, hi in RANGES:
         x = rng.uniform(lo, hi, size=(2 * count, n))
-        values, labels = _graph_values(graph, x)
+        p = rng.uniform(*RANGES[0], size=(2 * count, k)) if k else None
+        values, labels = _graph_values(graph, x, p)
         jac, magnitude = _sweep(graph, labels, x)
         finite = np.isfinite(magnitude).all(axis=(1, 2)) & np.isfinite(jac).all(axis=(1, 2))
         if values is not None:
             for value in values.values():
                 finite &= np.isfinite(value)
         chosen.extend(x[finite])
+        if p is not None:
+            chosen_params.extend(p[finite])
         if len(chosen) >= count:
             break
-    return np.array(chosen[:count]).reshape(-1, n)
+    points = np.array(chosen[:count]).reshape(-1, n)
+    return points, np.array(chosen_params[:count]).reshape(-1, k) if k else None
 
 
 def _relative(actual: np.ndarray, expected: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -331,7 +388,7 @@ def _sweep_errors(
 ) -> tuple[dict[str, np.ndarray], Callable[[str, list[int]], int]]:
     """Per function, per point: the relative error against the tangent sweep (and, for
     ``primal``, against the graph's values relative to the largest vertex value)."""
-    values, labels = _graph_values(graph, x)
+    values, labels = _graph_values(graph, x, _parameters(module))
     jac, magnitude = _sweep(graph, labels, x)
     v, w = directions["jvp"], directions["vjp"]
     errors: dict[str, np.ndarray] = {}
@@ -343,6 +400,13 @@ def _sweep_errors(
         for f in names:
             if f == "jacobian":
                 errors[f] = _relative(module.jacobian(x), jac, magnitude)
+            elif f == "value_and_jacobian":
+                value, jacobian = module.value_and_jacobian(x)
+                errors[f] = _relative(jacobian, jac, magnitude)
+                if values is not None:  # the values against the graph's, as primal's
+                    expected = np.stack([values[y] for y in graph.outputs], axis=-1)
+                    largest = np.max(np.abs(np.stack(list(values.values()), axis=-1)), axis=-1)
+                    errors[f] = np.fmax(errors[f], _relative(value, expected, largest))
             elif f == "jvp":
                 expected = np.einsum("bij,bj->bi", jac, v)
                 scale = np.einsum("bij,bj->bi", magnitude, np.abs(v))
@@ -402,7 +466,7 @@ def _difference_errors(
             floor = rounding / DIFFERENCE_TOLERANCE
             errors = np.zeros(len(x))
             for f in names:
-                if f == "jacobian":
+                if f in ("jacobian", "value_and_jacobian"):
                     expected, size, weight = fd, np.abs(fd), 1.0
                 elif f == "jvp":
                     expected = np.einsum("bij,bj->bi", fd, v)
@@ -421,4 +485,6 @@ def _difference_errors(
 def _call(module: Any, f: str, x: np.ndarray, v: np.ndarray, w: np.ndarray) -> np.ndarray:
     if f == "jacobian":
         return module.jacobian(x)
+    if f == "value_and_jacobian":
+        return module.value_and_jacobian(x)[1]
     return module.jvp(x, v) if f == "jvp" else module.vjp(x, w)

@@ -9,7 +9,9 @@ of :mod:`dgraph.codegen.counting` and evaluated on the same batches as generated
 - JAX (optional): ``jit(vmap(jacfwd(f)))`` and ``jacrev``, in double precision.
 
 Each builder returns a :class:`Baseline` whose ``evaluate`` maps a batch (B, n) to the
-Jacobians (B, m, n); the optional ones return None when the tool is not installed.
+Jacobians (B, m, n) — for a graph with k parameters, a batch (B, n + k), each point's
+parameter values after its inputs, and the Jacobians by the inputs alone; the optional
+ones return None when the tool is not installed.
 """
 
 from __future__ import annotations
@@ -78,13 +80,14 @@ def sympy_jacobian(graph: DGraph) -> Baseline:
     t0 = time.perf_counter()
     values = graph.values()
     inputs = [vertex_symbol(x) for x in graph.inputs]
+    params = [vertex_symbol(p) for p in graph.parameters]
     jacobian = sympy.Matrix([values[y] for y in graph.outputs]).jacobian(inputs)
     keys = [(i, j) for i in range(jacobian.rows) for j in range(jacobian.cols)]
     keys = [k for k in keys if jacobian[k] != 0]
     entries = [jacobian[k] for k in keys]
     replacements, reduced = sympy.cse(entries)
     ops = count_ops([e for _, e in replacements] + list(reduced))
-    function = sympy.lambdify(inputs, entries, _numpy_modules(), cse=True)
+    function = sympy.lambdify(inputs + params, entries, _numpy_modules(), cse=True)
     shape = (jacobian.rows, jacobian.cols)
 
     def evaluate(points: np.ndarray) -> np.ndarray:
@@ -102,16 +105,18 @@ def _numpy_modules() -> list:
     return [{f: np.vectorize(getattr(math, f), otypes=[float]) for f in names}, "numpy"]
 
 
-def _trace(graph: DGraph, inputs: list, modules) -> list:
-    """The graph's outputs evaluated vertex by vertex on ``inputs`` (symbols of a tool)."""
+def _trace(graph: DGraph, inputs: list, modules, params: list = ()) -> list:
+    """The graph's outputs evaluated vertex by vertex on ``inputs`` and the parameters'
+    ``params`` (symbols of a tool)."""
     values = dict(zip(graph.inputs, inputs, strict=True))
+    values.update(zip(graph.parameters, params, strict=True))
     for v in graph.order():
         if v in values:
             continue
         expr = graph.expr(v)
         if expr is None:
             raise DGraphError(f"vertex {v!r} has no expression; the graph cannot be traced")
-        preds = graph.predecessors(v)
+        preds = [*graph.predecessors(v), *graph.parameters]
         function = sympy.lambdify([vertex_symbol(u) for u in preds], expr, modules)
         values[v] = function(*(values[u] for u in preds))
     return [values[y] for y in graph.outputs]
@@ -130,11 +135,11 @@ def casadi_jacobian(graph: DGraph) -> Baseline | None:
     names = ("sin", "cos", "tan", "exp", "log", "sqrt", "asin", "acos", "atan", "sinh")
     names += ("cosh", "tanh", "atan2", "erf")
     namespace = {name: getattr(ca, name) for name in names} | {"Abs": ca.fabs, "abs": ca.fabs}
-    n, m = len(graph.inputs), len(graph.outputs)
-    x = ca.SX.sym("x", n)
-    outputs = _trace(graph, [x[k] for k in range(n)], [namespace, "math"])
+    n, m, k = len(graph.inputs), len(graph.outputs), len(graph.parameters)
+    x, p = ca.SX.sym("x", n), ca.SX.sym("p", k)
+    outputs = _trace(graph, [x[i] for i in range(n)], [namespace, "math"], [p[i] for i in range(k)])
     jacobian = ca.densify(ca.jacobian(ca.vertcat(*outputs), x))
-    function = ca.Function("jacobian", [x], [jacobian], {"cse": True})
+    function = ca.Function("jacobian", [x, p], [jacobian], {"cse": True})
     ops = casadi_ops(function)
     if compiler() is None:
         maps: dict[int, object] = {}
@@ -142,18 +147,23 @@ def casadi_jacobian(graph: DGraph) -> Baseline | None:
         def evaluate(points: np.ndarray) -> np.ndarray:
             if len(points) not in maps:
                 maps[len(points)] = function.map(len(points), "serial")
-            blocks = np.asarray(maps[len(points)](points.T))  # (m, batch * n)
+            inputs, params = points[:, :n].T, points[:, n:].T
+            blocks = np.asarray(maps[len(points)](inputs, params))  # (m, batch * n)
             return blocks.reshape(m, len(points), n).transpose(1, 0, 2)
 
         return Baseline("casadi-vm", ops, evaluate, time.perf_counter() - t0)
     batch = _casadi_compiled(function)
 
     def evaluate(points: np.ndarray) -> np.ndarray:
-        points = np.ascontiguousarray(points, dtype=float)
+        inputs = np.ascontiguousarray(points[:, :n], dtype=float)
+        params = np.ascontiguousarray(points[:, n:], dtype=float)
         out = np.empty((len(points), n, m))  # column-major m x n blocks
         pointer = ctypes.POINTER(ctypes.c_double)
         batch(
-            ctypes.c_long(len(points)), points.ctypes.data_as(pointer), out.ctypes.data_as(pointer)
+            ctypes.c_long(len(points)),
+            inputs.ctypes.data_as(pointer),
+            params.ctypes.data_as(pointer),
+            out.ctypes.data_as(pointer),
         )
         return out.transpose(0, 2, 1)
 
@@ -161,13 +171,14 @@ def casadi_jacobian(graph: DGraph) -> Baseline | None:
 
 
 _CASADI_BATCH = """
-void casadi_batch(long count, const casadi_real *x, casadi_real *J) {{
+void casadi_batch(long count, const casadi_real *x, const casadi_real *p, casadi_real *J) {{
     const casadi_real *arg[{arg}];
     casadi_real *res[{res}];
     casadi_int iw[{iw}];
     casadi_real w[{w}];
     for (long k = 0; k < count; ++k) {{
         arg[0] = x + k*{n};
+        arg[1] = p + k*{k};
         res[0] = J + k*{size};
         jacobian(arg, res, iw, w, 0);
     }}
@@ -191,6 +202,7 @@ def _casadi_compiled(function):
         "iw": max(function.sz_iw(), 1),
         "w": max(function.sz_w(), 1),
         "n": function.size1_in(0),
+        "k": function.size1_in(1),
         "size": function.nnz_out(0),
     }
     with source.open("a") as f:
@@ -219,14 +231,17 @@ def jax_jacobian(graph: DGraph, mode: str = "forward") -> Baseline | None:
 
     modules = [{"erf": jax.scipy.special.erf, "erfc": jax.scipy.special.erfc}, "jax"]
 
-    def f(point):
-        return jnp.stack(_trace(graph, [point[k] for k in range(len(graph.inputs))], modules))
+    n, k = len(graph.inputs), len(graph.parameters)
+
+    def f(x, p):
+        return jnp.stack(_trace(graph, [x[i] for i in range(n)], modules, [p[i] for i in range(k)]))
 
     differentiate = jax.jacfwd if mode == "forward" else jax.jacrev
-    function = jax.jit(jax.vmap(differentiate(f)))
+    function = jax.jit(jax.vmap(differentiate(f)))  # by the inputs (argument 0) only
 
     def evaluate(points: np.ndarray) -> np.ndarray:
-        return np.asarray(function(jnp.asarray(points)).block_until_ready())
+        points = jnp.asarray(points)
+        return np.asarray(function(points[:, :n], points[:, n:]).block_until_ready())
 
     tool = "jax-jacfwd" if mode == "forward" else "jax-jacrev"
     return Baseline(tool, None, evaluate, time.perf_counter() - t0)

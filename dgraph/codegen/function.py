@@ -28,8 +28,9 @@ __all__ = ["GeneratedFunction", "make_function"]
 
 
 class GeneratedFunction:
-    """One generated function, loaded: ``jacobian(x)``, ``jvp(x, v)`` or ``vjp(x, w)``
-    on (n,) or batched (B, n) inputs; ``generated`` holds the text, programs and check."""
+    """One generated function, loaded: ``jacobian(x)``, ``jvp(x, v)``, ``vjp(x, w)`` or
+    ``value_and_jacobian(x)`` on (n,) or batched (B, n) inputs, and the parameters ``p``
+    last when the graph has any; ``generated`` holds the text, programs and check."""
 
     def __init__(self, generated: Generated, mode: str, function: Callable[..., np.ndarray]):
         self.generated, self.mode, self.lang = generated, mode, generated.lang
@@ -60,10 +61,13 @@ def make_function(
     method: str | None = None,
     budget: float | None = None,
     sparse: bool = False,
+    params: tuple[str, ...] | list[str] = (),
 ) -> GeneratedFunction:
-    """Generate, check and load the ``mode`` function (``jacobian``, ``jvp`` or ``vjp``)
-    of a graph, an expression set, or a Python function of scalars (traced by
-    :func:`dgraph.core.builders.from_function`) in ``lang`` (``python`` or ``c``).
+    """Generate, check and load the ``mode`` function (``jacobian``, ``jvp``, ``vjp`` or
+    ``value_and_jacobian``) of a graph, an expression set, or a Python function of scalars
+    (traced by :func:`dgraph.core.builders.from_function`, ``params`` naming its
+    parameters that are not differentiated) in ``lang`` (``python``, ``c`` or ``jax``). A
+    graph with parameters gives a function that takes their values last: ``J(x, p)``.
 
     Without ``method`` the expression set is the one whose program costs least
     (:func:`dgraph.codegen.selection.cheapest_jacobian`); the printed code is run against
@@ -76,7 +80,9 @@ def make_function(
     if not isinstance(source, (DGraph, ExpressionSet)):
         if not callable(source):
             raise DGraphError(f"cannot make a function of a {type(source).__name__}")
-        source = from_function(source)
+        source = from_function(source, params=params)
+    elif params:
+        raise DGraphError("params= names parameters of a Python function; a graph has its own")
     generated = generate(source, lang, method, modes=(mode,), sparse=sparse, budget=budget)
-    module: Any = load_python(generated.text) if lang == "python" else load_c(generated.text)
+    module: Any = load_c(generated.text) if lang == "c" else load_python(generated.text)
     return GeneratedFunction(generated, mode, getattr(module, mode))

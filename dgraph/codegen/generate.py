@@ -23,6 +23,8 @@ from .program import (
     jvp_program,
     primal_program,
     symbolic_program,
+    symbolic_value_and_jacobian_program,
+    value_and_jacobian_program,
     vjp_program,
 )
 from .python import python_module
@@ -31,9 +33,10 @@ from .selection import cheapest_jacobian
 __all__ = ["Generated", "generate"]
 
 Lang = Literal["python", "c", "jax"]
-Mode = Literal["jacobian", "jvp", "vjp"]
+Mode = Literal["jacobian", "jvp", "vjp", "value_and_jacobian"]
 LANGS: tuple[str, ...] = ("python", "c", "jax")
-MODES: tuple[str, ...] = ("jacobian", "jvp", "vjp")
+MODES: tuple[str, ...] = ("jacobian", "jvp", "vjp", "value_and_jacobian")
+_JACOBIANS = ("jacobian", "value_and_jacobian")  # the modes whose program names a method
 
 
 @dataclass
@@ -75,9 +78,10 @@ class Generated:
             "file": file,
             "lang": self.lang,
             "mode": self.modes[0],
-            "method": self.programs["jacobian"].method  # symbolic is a program only
-            if "jacobian" in self.programs
-            else self.expression_set.method,
+            "method": next(  # symbolic is a program only
+                (self.programs[k].method for k in _JACOBIANS if k in self.programs),
+                self.expression_set.method,
+            ),
             "strategy": "sweep" if self.main.method in ("tangent", "adjoint") else "entries",
             "mults": ops.mults,
             "adds": ops.adds,
@@ -151,13 +155,27 @@ def generate(
     for mode in modes:
         if mode == "jacobian":
             programs[mode] = jacobian or jacobian_program(es)
+        elif mode == "value_and_jacobian":
+            symbolic = jacobian is not None and jacobian.method == SYMBOLIC
+            programs[mode] = (
+                symbolic_value_and_jacobian_program(graph)
+                if symbolic
+                else value_and_jacobian_program(es)
+            )
         elif mode == "jvp":
             programs[mode] = jvp_program(es)
         else:
             programs[mode] = vjp_program(es)
     title = f"{graph.name or 'graph'}: {', '.join(programs)} (dgraph codegen, method {es.method})"
     printer = {"python": python_module, "c": c_source, "jax": jax_module}[lang]
-    text = printer(programs, title=title, inputs=graph.inputs, outputs=graph.outputs, sparse=sparse)
+    text = printer(
+        programs,
+        title=title,
+        inputs=graph.inputs,
+        outputs=graph.outputs,
+        sparse=sparse,
+        parameters=graph.parameters,
+    )
     generated = Generated(text, lang, modes, programs, es, sparse)
     if check:
         generated.check = check_generated(generated, graph)

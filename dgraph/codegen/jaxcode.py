@@ -29,6 +29,7 @@ _DOCS = {
     "jacobian": "J[..., i, j] = d OUTPUTS[i] / d INPUTS[j]: (..., n) -> (..., m, n).",
     "jvp": "J(x) v, the directional derivative: x, v of shape (..., n) -> (..., m).",
     "vjp": "w^T J(x), the adjoint: x (..., n), w (..., m) -> (..., n).",
+    "value_and_jacobian": "(primal(x), jacobian(x)) from one program: the values shared.",
 }
 # math functions jax.numpy lacks, in jax.scipy.special
 _SPECIAL = {"erf": "erf", "erfc": "erfc", "gamma": "gamma", "lgamma": "gammaln"}
@@ -58,8 +59,10 @@ def jax_module(
     inputs: list[str],
     outputs: list[str],
     sparse: bool = False,
+    parameters: tuple[str, ...] = (),
 ) -> str:
-    """The text of a JAX module computing ``programs`` (keyed by function name).
+    """The text of a JAX module computing ``programs`` (keyed by function name); with
+    ``parameters``, every function takes their values as its last argument ``p``.
 
     >>> from dgraph.core.builders import bundled
     >>> from dgraph.methods import accumulate
@@ -87,7 +90,10 @@ def jax_module(
     special = any(printer.module_imports.get("math", ()))
     lines += ['"""', "", "import jax", "import jax.numpy as jnp"]
     lines += ["import jax.scipy.special" if special else "", ""]
-    lines += [f"INPUTS = {tuple(inputs)!r}", f"OUTPUTS = {tuple(outputs)!r}", _BATCHED]
+    lines += [f"INPUTS = {tuple(inputs)!r}", f"OUTPUTS = {tuple(outputs)!r}"]
+    if parameters:
+        lines.append(f"PARAMETERS = {tuple(parameters)!r}")
+    lines.append(_BATCHED)
     return "\n".join(lines + body) + "\n"
 
 
@@ -113,7 +119,14 @@ def _function(printer: _Printer, program: Program, name: str) -> list[str]:
         point += [f"    {s} = {a}[{k}]" for k, s in enumerate(symbols) if s in used]
     point += [f"    {s} = {_print(printer, e, name)}" for s, e in program.assignments]
     entries = {tuple(i): _print(printer, e, name) for i, e in program.results}
-    point.append(f"    return {_stacked(entries, tuple(program.shape))}")
+    if name == "value_and_jacobian":  # flat results: the m values, then J row-major
+        n = len(program.arguments[0][1])
+        m = program.shape[0] // (1 + n)
+        value = {(i,): t for (i,), t in entries.items() if i < m}
+        jac = {divmod(i - m, n): t for (i,), t in entries.items() if i >= m}
+        point.append(f"    return {_stacked(value, (m,))}, {_stacked(jac, (m, n))}")
+    else:
+        point.append(f"    return {_stacked(entries, tuple(program.shape))}")
     lines = [*point, "", "", f"def {name}({', '.join(args)}):", f'    """{_DOCS[name]}"""']
     lines += _checked_arguments(program, last=False)
     lines.append(f"    return _batched(_{name}, {', '.join(args)})")
@@ -143,6 +156,7 @@ _LAST = {
     "jacobian": "J[i, j, ...]: (n, ...) -> (m, n, ...), the layout GPUs read fastest.",
     "jvp": "x, v of shape (n, ...) -> (m, ...).",
     "vjp": "x (n, ...), w (m, ...) -> (n, ...).",
+    "value_and_jacobian": "(n, ...) -> ((m, ...), (m, n, ...)).",
 }
 
 

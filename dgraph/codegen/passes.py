@@ -38,6 +38,8 @@ def build_program(
         "primal": (len(graph.outputs),),
         "jvp": (len(graph.outputs),),
         "vjp": (len(graph.inputs),),
+        # the outputs, then the Jacobian row-major (the printers split them)
+        "value_and_jacobian": (len(graph.outputs) * (1 + len(graph.inputs)),),
     }[name]
     return Program(
         name,

@@ -33,9 +33,12 @@ __all__ = [
     "jacobian_program",
     "jvp_program",
     "primal_program",
+    "program_arguments",
     "program_inputs",
     "symbolic_program",
+    "symbolic_value_and_jacobian_program",
     "sympy_jacobian_results",
+    "value_and_jacobian_program",
     "vjp_program",
 ]
 
@@ -47,13 +50,29 @@ def program_inputs(graph: DGraph) -> tuple[sympy.Symbol, ...]:
     return tuple(value_symbol(x) for x in graph.inputs)
 
 
+def program_arguments(
+    graph: DGraph, *others: tuple[str, tuple[sympy.Symbol, ...]]
+) -> list[tuple[str, tuple[sympy.Symbol, ...]]]:
+    """A program's arguments: ``x``, then ``others`` (directions, weights), then the
+    parameters ``p`` when the graph has any: ``jacobian(x, p)``, ``jvp(x, v, p)``."""
+    arguments = [("x", program_inputs(graph)), *others]
+    if graph.parameters:
+        arguments.append(("p", tuple(value_symbol(p) for p in graph.parameters)))
+    return arguments
+
+
+def _renaming(graph: DGraph, vertices: list[str]) -> dict[sympy.Symbol, sympy.Symbol]:
+    """Vertex symbols of ``vertices`` and of the parameters to program variables."""
+    return {vertex_symbol(u): value_symbol(u) for u in [*vertices, *graph.parameters]}
+
+
 def _values(graph: DGraph) -> list[Assignment]:
     """Every non-input vertex's elemental function over its predecessors' variables."""
     out = []
     for v in graph.order():
         expr = graph.expr(v)
         if graph.role(v) != "input" and expr is not None:
-            rename = {vertex_symbol(u): value_symbol(u) for u in graph.predecessors(v)}
+            rename = _renaming(graph, graph.predecessors(v))
             out.append((value_symbol(v), expr.xreplace(rename)))
     return out
 
@@ -72,8 +91,7 @@ def _labels(graph: DGraph) -> tuple[dict[sympy.Symbol, sympy.Expr], list[Assignm
                 f"edge {u} -> {v} has no local partial; code generation needs vertex"
                 " expressions or edge labels"
             )
-        rename = {vertex_symbol(w): value_symbol(w) for w in graph.predecessors(v)}
-        partial = fold_constants(partial.xreplace(rename))
+        partial = fold_constants(partial.xreplace(_renaming(graph, graph.predecessors(v))))
         if partial.is_Number:
             labels[graph.symbol(u, v)] = partial
             continue
@@ -128,14 +146,39 @@ def jacobian_program(es: ExpressionSet, pipelines: tuple[str, ...] | None = None
     rows = {y: i for i, y in enumerate(graph.outputs)}
     cols = {x: j for j, x in enumerate(graph.inputs)}
     results = [((rows[y], cols[x]), e) for (y, x), e in entries.items()]
-    arguments = [("x", program_inputs(graph))]
-    return build_program("jacobian", graph, arguments, named, results, es.method, pipelines)
+    return build_program(
+        "jacobian", graph, program_arguments(graph), named, results, es.method, pipelines
+    )
+
+
+def value_and_jacobian_program(
+    es: ExpressionSet, pipelines: tuple[str, ...] | None = None
+) -> Program:
+    """The outputs and the Jacobian entries of ``es`` in one straight line: the primal
+    values the partials need are computed once and the outputs read from them (what an
+    implicit integrator or a Newton step wants). Results are flat: the m outputs, then
+    the m x n Jacobian row-major."""
+    graph = es.graph
+    missing = [v for v in graph.order() if graph.role(v) != "input" and graph.expr(v) is None]
+    if missing:
+        raise DGraphError(
+            f"vertex {missing[0]!r} has no expression: value_and_jacobian needs the outputs' values"
+        )
+    named, entries = _scalar(es)
+    m, n = len(graph.outputs), len(graph.inputs)
+    rows = {y: i for i, y in enumerate(graph.outputs)}
+    cols = {x: j for j, x in enumerate(graph.inputs)}
+    results = [((i,), value_symbol(y)) for i, y in enumerate(graph.outputs)]
+    results += [((m + rows[y] * n + cols[x],), e) for (y, x), e in entries.items()]
+    return build_program(
+        "value_and_jacobian", graph, program_arguments(graph), named, results, es.method, pipelines
+    )
 
 
 def primal_program(graph: DGraph) -> Program:
     """The program computing the outputs from the inputs (the graph's own trace)."""
     results = [((i,), value_symbol(y)) for i, y in enumerate(graph.outputs)]
-    return build_program("primal", graph, [("x", program_inputs(graph))], _values(graph), results)
+    return build_program("primal", graph, program_arguments(graph), _values(graph), results)
 
 
 def jvp_program(es: ExpressionSet, strategy: Strategy = "auto") -> Program:
@@ -144,7 +187,7 @@ def jvp_program(es: ExpressionSet, strategy: Strategy = "auto") -> Program:
     keeps the program with fewer operations."""
     graph = es.graph
     directions = tuple(sympy.Symbol(f"dot_{x}") for x in graph.inputs)
-    arguments = [("x", program_inputs(graph)), ("v", directions)]
+    arguments = program_arguments(graph, ("v", directions))
     candidates = []
     if strategy in ("auto", "jacobian"):
         named, entries = _scalar(es)
@@ -175,7 +218,7 @@ def vjp_program(es: ExpressionSet, strategy: Strategy = "auto") -> Program:
     bar_u = sum c_vu bar_v in reverse order (``sweep``); ``auto`` keeps the cheaper."""
     graph = es.graph
     weights = tuple(sympy.Symbol(f"bar_{y}") for y in graph.outputs)
-    arguments = [("x", program_inputs(graph)), ("w", weights)]
+    arguments = program_arguments(graph, ("w", weights))
     candidates = []
     if strategy in ("auto", "jacobian"):
         named, entries = _scalar(es)
@@ -215,15 +258,29 @@ def symbolic_program(graph: DGraph, pipelines: tuple[str, ...] | None = None) ->
     jacobian[0, 1] = 2*s1*v_x0*cos(v_x1)
     """
     results = sympy_jacobian_results(graph)
-    arguments = [("x", program_inputs(graph))]
+    arguments = program_arguments(graph)
     return build_program("jacobian", graph, arguments, [], results, SYMBOLIC, pipelines)
+
+
+def symbolic_value_and_jacobian_program(
+    graph: DGraph, pipelines: tuple[str, ...] | None = None
+) -> Program:
+    """:func:`value_and_jacobian_program` of :func:`symbolic_program`: the outputs'
+    expressions and sympy's Jacobian of them, sharing subexpressions through ``cse``."""
+    m, n = len(graph.outputs), len(graph.inputs)
+    values = graph.values()
+    rename = _renaming(graph, graph.inputs)
+    results = [((i,), values[y].xreplace(rename)) for i, y in enumerate(graph.outputs)]
+    results += [((m + i * n + j,), e) for (i, j), e in sympy_jacobian_results(graph)]
+    arguments = program_arguments(graph)
+    return build_program("value_and_jacobian", graph, arguments, [], results, SYMBOLIC, pipelines)
 
 
 def sympy_jacobian_results(graph: DGraph) -> list[Result]:
     """Every Jacobian entry by sympy's ``Matrix.jacobian`` of the outputs' expressions."""
     values = graph.values()
     inputs = program_inputs(graph)
-    rename = {vertex_symbol(x): s for x, s in zip(graph.inputs, inputs, strict=True)}
+    rename = _renaming(graph, graph.inputs)
     outputs = sympy.Matrix([values[y].xreplace(rename) for y in graph.outputs])
     jacobian = outputs.jacobian(list(inputs))
     return [((i, j), jacobian[i, j]) for i in range(jacobian.rows) for j in range(jacobian.cols)]

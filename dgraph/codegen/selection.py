@@ -16,7 +16,7 @@ from ..errors import DGraphError, SearchTooLarge
 from ..methods import accumulate, methods
 from .ir import Program, Result
 from .passes import PIPELINES, WORK_LIMIT, affordable, build_program
-from .program import SYMBOLIC, jacobian_program, program_inputs, sympy_jacobian_results
+from .program import SYMBOLIC, jacobian_program, program_arguments, sympy_jacobian_results
 
 __all__ = ["DETERMINISTIC", "SYMBOLIC", "cheapest_jacobian"]
 
@@ -134,7 +134,7 @@ def _cheapest(
         if method == SYMBOLIC:
             if not symbolic_results:
                 symbolic_results.extend(sympy_jacobian_results(graph))
-            arguments = [("x", program_inputs(graph))]
+            arguments = program_arguments(graph)
             return build_program(
                 "jacobian", graph, arguments, [], symbolic_results, SYMBOLIC, pipelines
             )
