@@ -1,0 +1,154 @@
+"""Jacobian code for simulations: n-link pendulums from sympy.physics.mechanics.
+
+    python benchmarks/pendulums.py [--links 2,3,4,5,6] [--batch 10000]
+
+For each n: the equations of motion ``kane.rhs()`` (dgraph.bench.pendulum) read with
+``from_sympy(rhs, q + u, params=masses, lengths, g)``; how long dgraph's default
+``generate`` takes for C and for NumPy; the operations of its ``jacobian(x, p)`` against
+sympy's ``jacobian`` + ``cse`` and CasADi's SX ``jacobian`` (cse on, the same parameters
+as symbolic arguments), all counted by dgraph.codegen.counting; and the time per point at
+batch 1 and at ``--batch`` of dgraph's NumPy module and compiled C against sympy's
+``lambdify(cse=True)`` and CasADi's generated C (compiled with the same cc -O2), every
+evaluator first checked against sympy's values. Prints Markdown tables; ratios are
+against the baselines measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+
+import numpy as np
+
+from dgraph.bench.pendulum import n_link_pendulum
+from dgraph.codegen.c import load_c
+from dgraph.codegen.compare import casadi_jacobian, installed, per_point_seconds, sympy_jacobian
+from dgraph.codegen.generate import generate
+from dgraph.codegen.python import load_python
+from dgraph.core.builders import from_sympy
+
+
+def measure(n: int, batch: int) -> dict:
+    t0 = time.perf_counter()
+    pendulum = n_link_pendulum(n)
+    derived = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    graph = from_sympy(pendulum.rhs, pendulum.states, name=f"pendulum-{n}", params=pendulum.params)
+    built = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    c = generate(graph, "c")
+    c_seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    py = generate(graph, "python")
+    py_seconds = time.perf_counter() - t0
+    assert c.verified and py.verified
+    sympy_baseline = sympy_jacobian(graph)
+    casadi = casadi_jacobian(graph) if installed("casadi") else None
+    k = len(graph.parameters)
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-1.0, 1.0, (batch, len(graph.inputs)))
+    p = rng.uniform(0.5, 1.5, (batch, k))
+    c_module, py_module = load_c(c.text), load_python(py.text)
+    evaluators = {
+        "dgraph-py": lambda points: py_module.jacobian(points[:, :-k], points[:, -k:]),
+        "dgraph-c": lambda points: c_module.jacobian(points[:, :-k], points[:, -k:]),
+        "sympy": sympy_baseline.evaluate,
+    }
+    if casadi is not None:
+        evaluators["casadi-c"] = casadi.evaluate
+    points = np.hstack([x, p])
+    reference = sympy_baseline.evaluate(points[:5])
+    scale = np.abs(reference).max()
+    for tool, evaluate in evaluators.items():
+        error = np.abs(evaluate(points[:5]) - reference).max() / scale
+        assert error < 1e-9, (n, tool, error)
+    times = {
+        (tool, size): per_point_seconds(evaluate, points[:size], repeat=5 if size > 1 else 200)
+        for tool, evaluate in evaluators.items()
+        for size in (1, batch)
+    }
+    return {
+        "n": n,
+        "graph": graph,
+        "derived": derived,
+        "built": built,
+        "c_seconds": c_seconds,
+        "py_seconds": py_seconds,
+        "method": c.summary()["method"],
+        "ops": {
+            "dgraph": c.programs["jacobian"].ops,
+            "sympy": sympy_baseline.ops,
+            **({"casadi": casadi.ops} if casadi is not None else {}),
+        },
+        "times": times,
+        "tools": list(evaluators),
+    }
+
+
+def markdown(rows: list[dict], batch: int) -> str:
+    lines = [
+        f"Machine: {platform.machine()}, {platform.python_version()}; batch {batch:,}.",
+        "",
+        "| n | vertices, edges | kane.rhs() s | from_sympy s | codegen C s | codegen NumPy s"
+        " | method | dgraph mults / adds / divs | sympy+cse | CasADi SX | mults ÷ min |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        ops = r["ops"]
+        best = min(o.mults for t, o in ops.items() if t != "dgraph")
+        cells = [
+            str(r["n"]),
+            f"{len(r['graph'])}, {r['graph'].n_edges}",
+            f"{r['derived']:.2f}",
+            f"{r['built']:.2f}",
+            f"{r['c_seconds']:.1f}",
+            f"{r['py_seconds']:.1f}",
+            r["method"],
+            *(
+                f"{o.mults} / {o.adds} / {o.divs}" if o is not None else "–"
+                for o in (ops["dgraph"], ops["sympy"], ops.get("casadi"))
+            ),
+            f"{ops['dgraph'].mults / best:.2f}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "Time per point (µs) and ratio to the baseline in brackets:", ""]
+    tools = rows[0]["tools"]
+    head = " | ".join(f"{t} @1 | {t} @{batch:,}" for t in tools)
+    lines += [f"| n | {head} |", "|---|" + "---|" * (2 * len(tools))]
+    for r in rows:
+        cells = [str(r["n"])]
+        for tool in tools:
+            for size in (1, batch):
+                us = r["times"][tool, size] * 1e6
+                if tool.startswith("dgraph"):
+                    base = "sympy" if tool == "dgraph-py" else "casadi-c"
+                    ratio = (
+                        us / (r["times"][base, size] * 1e6) if (base, size) in r["times"] else None
+                    )
+                    cells.append(f"{us:.3g}" + (f" ({ratio:.2f})" if ratio else ""))
+                else:
+                    cells.append(f"{us:.3g}")
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Brackets: dgraph-py ÷ sympy's lambdify(cse=True), dgraph-c ÷ CasADi's generated C, at"
+        " the same batch size.",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--links", default="2,3,4,5,6")
+    parser.add_argument("--batch", type=int, default=10_000)
+    args = parser.parse_args()
+    rows = []
+    for n in (int(t) for t in args.links.split(",")):
+        rows.append(measure(n, args.batch))
+        print(f"n = {n} done", flush=True)
+    print(markdown(rows, args.batch))
+
+
+if __name__ == "__main__":
+    main()
