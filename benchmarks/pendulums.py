@@ -1,6 +1,6 @@
 """Jacobian code for simulations: n-link pendulums from sympy.physics.mechanics.
 
-    python benchmarks/pendulums.py [--links 2,3,4,5,6] [--batch 10000]
+    python benchmarks/pendulums.py [--links 2,3,4,5,6] [--batch 10000] [--numbers]
 
 For each n: the equations of motion ``kane.rhs()`` (dgraph.bench.pendulum) read with
 ``from_sympy(rhs, q + u, params=masses, lengths, g)``; how long dgraph's default
@@ -10,7 +10,9 @@ as symbolic arguments), all counted by dgraph.codegen.counting; and the time per
 batch 1 and at ``--batch`` of dgraph's NumPy module and compiled C against sympy's
 ``lambdify(cse=True)`` and CasADi's generated C (compiled with the same cc -O2), every
 evaluator first checked against sympy's values. Prints Markdown tables; ratios are
-against the baselines measured in the same run.
+against the baselines measured in the same run. With ``--numbers`` the parameters are
+numbers put in before reading (masses 1, lengths 1, g = 9.81): constants fold, for every
+tool alike.
 """
 
 from __future__ import annotations
@@ -27,14 +29,24 @@ from dgraph.codegen.compare import casadi_jacobian, installed, per_point_seconds
 from dgraph.codegen.generate import generate
 from dgraph.codegen.python import load_python
 from dgraph.core.builders import from_sympy
+from dgraph.core.builders.elemental import replace_shared
+
+NUMBERS = {"m": 1.0, "l": 1.0, "g": 9.81}  # --numbers: by the first letter of the name
 
 
-def measure(n: int, batch: int) -> dict:
+def measure(n: int, batch: int, numbers: bool = False) -> dict:
     t0 = time.perf_counter()
     pendulum = n_link_pendulum(n)
     derived = time.perf_counter() - t0
     t0 = time.perf_counter()
-    graph = from_sympy(pendulum.rhs, pendulum.states, name=f"pendulum-{n}", params=pendulum.params)
+    if numbers:
+        values = {s: NUMBERS[s.name[0]] for s in pendulum.params}
+        rhs = [replace_shared(e, values) for e in pendulum.rhs]
+        graph = from_sympy(rhs, pendulum.states, name=f"pendulum-{n}")
+    else:
+        graph = from_sympy(
+            pendulum.rhs, pendulum.states, name=f"pendulum-{n}", params=pendulum.params
+        )
     built = time.perf_counter() - t0
     t0 = time.perf_counter()
     c = generate(graph, "c")
@@ -46,13 +58,20 @@ def measure(n: int, batch: int) -> dict:
     sympy_baseline = sympy_jacobian(graph)
     casadi = casadi_jacobian(graph) if installed("casadi") else None
     k = len(graph.parameters)
+    n_in = len(graph.inputs)
     rng = np.random.default_rng(0)
-    x = rng.uniform(-1.0, 1.0, (batch, len(graph.inputs)))
+    x = rng.uniform(-1.0, 1.0, (batch, n_in))
     p = rng.uniform(0.5, 1.5, (batch, k))
     c_module, py_module = load_c(c.text), load_python(py.text)
+
+    def split(function):
+        if not k:
+            return lambda points: function(points)
+        return lambda points: function(points[:, :n_in], points[:, n_in:])
+
     evaluators = {
-        "dgraph-py": lambda points: py_module.jacobian(points[:, :-k], points[:, -k:]),
-        "dgraph-c": lambda points: c_module.jacobian(points[:, :-k], points[:, -k:]),
+        "dgraph-py": split(py_module.jacobian),
+        "dgraph-c": split(c_module.jacobian),
         "sympy": sympy_baseline.evaluate,
     }
     if casadi is not None:
@@ -142,10 +161,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--links", default="2,3,4,5,6")
     parser.add_argument("--batch", type=int, default=10_000)
+    parser.add_argument("--numbers", action="store_true", help="masses, lengths, g as numbers")
     args = parser.parse_args()
     rows = []
     for n in (int(t) for t in args.links.split(",")):
-        rows.append(measure(n, args.batch))
+        rows.append(measure(n, args.batch, args.numbers))
         print(f"n = {n} done", flush=True)
     print(markdown(rows, args.batch))
 
