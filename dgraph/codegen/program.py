@@ -30,6 +30,7 @@ from .passes import build_program
 
 __all__ = [
     "SYMBOLIC",
+    "edge_labels",
     "jacobian_estimate",
     "jacobian_program",
     "jvp_program",
@@ -75,6 +76,12 @@ def _labels(graph: DGraph) -> tuple[dict[sympy.Symbol, sympy.Expr], list[Assignm
         graph.derived["codegen_labels"] = _scalar_labels(graph)
     labels, definitions = graph.derived["codegen_labels"]  # type: ignore[misc]
     return dict(labels), list(definitions)
+
+
+def edge_labels(graph: DGraph) -> tuple[dict[sympy.Symbol, sympy.Expr], list[Assignment]]:
+    """Each edge symbol's scalar stand-in and the definitions of the variable ones (what
+    every program of ``graph`` starts from); a DGraphError when an edge has no partial."""
+    return _labels(graph)
 
 
 def _scalar_labels(graph: DGraph) -> tuple[dict[sympy.Symbol, sympy.Expr], list[Assignment]]:

@@ -24,11 +24,13 @@ from ..core.paths import naive_cost
 from ..elimination.parts import largest_part
 from ..errors import DGraphError, SearchTooLarge
 from ..methods import accumulate, methods
+from ..methods.compare import Comparison
 from .counting import Ops
 from .ir import Program, Result
 from .passes import PIPELINES, WORK_LIMIT, affordable, build_program
 from .program import (
     SYMBOLIC,
+    edge_labels,
     jacobian_estimate,
     jacobian_program,
     program_inputs,
@@ -42,6 +44,7 @@ __all__ = [
     "Selection",
     "candidate_methods",
     "cheapest_jacobian",
+    "codegen_choice",
     "select_jacobian",
 ]
 
@@ -140,6 +143,22 @@ def candidate_methods(graph: DGraph, budget: float | None = None) -> list[str]:
     return names + (["best"] if budget is not None else [])
 
 
+def codegen_choice(comparison: Comparison) -> tuple[Selection | None, str]:
+    """What ``generate(comparison)`` ships — the choice of ``dgraph codegen`` without
+    ``--method``, reusing the comparison's verified results — with every candidate's
+    program built to show it (``dgraph compare``'s codegen table); or None and why no
+    code can be generated (a graph without local partials)."""
+    try:
+        selection = select_jacobian(
+            comparison.graph,
+            sets=[es for es in comparison.results.values() if es.verified],
+            build_all=True,
+        )
+    except DGraphError as exc:
+        return None, str(exc)
+    return selection, ""
+
+
 def cheapest_jacobian(
     graph: DGraph,
     methods: list[str] | None = None,
@@ -180,6 +199,7 @@ def select_jacobian(
     show them; it never changes the choice.
     """
     started = time.perf_counter()
+    edge_labels(graph)  # no local partials, no code: said before any method runs
     if methods is None:
         methods = candidate_methods(graph, budget)
     given = {es.method: es for es in sets}
@@ -204,7 +224,7 @@ def select_jacobian(
         chosen = ranking.cheapest()
     if "best" in methods:
         left = 0.0 if budget is None else max(budget - (time.perf_counter() - started), 0.0)
-        es = accumulate(graph, "best", budget=left, candidates=candidates)
+        es = given.get("best") or accumulate(graph, "best", budget=left, candidates=candidates)
         if es.verified:
             best = _Ranking(graph, [es], symbolic=False, estimated=None)
             challenger = best.cheapest()
@@ -370,8 +390,8 @@ class _Ranking:
                 self.rows[k] = dataclasses.replace(
                     self.rows[k],
                     ops=self.first[key].ops,
-                    note="first pass order only: its estimate ranked it below the "
-                    f"{self.estimated} cheapest, so codegen does not build it",
+                    note=f"not built by codegen (estimate not among the {self.estimated}"
+                    " cheapest); shown after the first pass order",
                 )
 
     def _rows(self, programs: dict[int, Program], chosen: int) -> None:
@@ -396,6 +416,6 @@ class _Ranking:
                 row = Candidate(
                     method,
                     estimate,
-                    note=f"not built: its estimate ranks below the {self.estimated} cheapest",
+                    note=f"not built (estimate not among the {self.estimated} cheapest)",
                 )
             self.rows.append(row)
