@@ -78,15 +78,20 @@ PATHS_BEHIND = 2
 # vertex-optimal joins while every independent part has at most this many intermediates
 # (below its own limit of 18: there its exhaustive search takes seconds to tens of seconds)
 EXACT_PART_LIMIT = 14
-# zhou joins without a budget while every independent part has at most this many
-# intermediates: its factorization grows fast (n-link pendulums: 0.8 s at 74, 2.5 s at
-# 136, 22 s at 325), and where it is large forward or dstar gave the same program
-ZHOU_PART_LIMIT = 100
+# zhou and dstar join without a budget while every independent part has at most this
+# many intermediates: they grow fastest (n-link pendulums, zhou: 0.8 s at 74, 2.5 s at
+# 136, 22 s at 325; dstar 1 s at 136), and where they are large forward gave the same or
+# a cheaper program (the 4- and 6-link pendulums)
+SLOW_PART_LIMIT = 100
+SLOW = ("zhou", "dstar")
 # Without a budget, the distinct candidates with the fewest estimated operations that get
 # a program (beside paths and symbolic, which the estimate ranks too high): the estimate
 # before cse ranks the program after it closely (the Roe flux: zhou first of both; the
-# pendulums: forward and zhou first of both)
+# pendulums: forward first of both); only the first ESTIMATED_LARGE once the cheapest
+# estimate exceeds LARGE operations (there each program costs a second or more)
 ESTIMATED = 3
+ESTIMATED_LARGE = 2
+LARGE = 400
 
 
 @dataclass(frozen=True)
@@ -130,14 +135,14 @@ class Selection:
 
 def candidate_methods(graph: DGraph, budget: float | None = None) -> list[str]:
     """The methods whose expression sets :func:`select_jacobian` considers by default:
-    :data:`DETERMINISTIC` (vertex-optimal while :data:`EXACT_PART_LIMIT` allows; zhou,
-    without a budget, while :data:`ZHOU_PART_LIMIT` does), ``paths`` while L - N is at
+    :data:`DETERMINISTIC` (vertex-optimal while :data:`EXACT_PART_LIMIT` allows; zhou and
+    dstar, without a budget, while :data:`SLOW_PART_LIMIT` does), ``paths`` while L - N is at
     most :data:`PATHS_QUICK_LIMIT` (:data:`PATHS_LIMIT` with a budget), ``best`` with a
     budget."""
     part = largest_part(graph)
     names = [m for m in DETERMINISTIC if m != "vertex-optimal" or part <= EXACT_PART_LIMIT]
     if budget is None:
-        names = [m for m in names if m != "zhou" or part <= ZHOU_PART_LIMIT]
+        names = [m for m in names if m not in SLOW or part <= SLOW_PART_LIMIT]
     limit = PATHS_QUICK_LIMIT if budget is None else PATHS_LIMIT
     names += ["paths"] if naive_cost(graph) <= limit else []
     return names + (["best"] if budget is not None else [])
@@ -189,7 +194,8 @@ def select_jacobian(
 
     Without ``budget`` the choice costs little: the distinct sets are ranked by
     :func:`~dgraph.codegen.program.jacobian_estimate` and only the :data:`ESTIMATED`
-    cheapest, ``paths`` and ``symbolic`` get a program; with ``budget`` every distinct
+    cheapest (:data:`ESTIMATED_LARGE` beyond :data:`LARGE` operations), ``paths`` and
+    ``symbolic`` get a program; with ``budget`` every distinct
     candidate does, and ``best`` joins with what is left of ``budget`` once the others are
     built, so ``budget`` bounds the whole choice. Either way the programs built get one
     inlining and one ``cse`` (the first pass order), and the :data:`SHORTLIST` cheapest
@@ -321,10 +327,13 @@ class _Ranking:
             (k for k in alive if self.candidates[k][0] not in ("paths", SYMBOLIC)),
             key=lambda k: self.estimates[self._key(*self.candidates[k])].key(),
         )
+        few = self.estimated
+        if ranked and self.estimates[self._key(*self.candidates[ranked[0]])].total > LARGE:
+            few = min(few, ESTIMATED_LARGE)
         distinct: list[object] = []
         for k in ranked:
             key = self._key(*self.candidates[k])
-            if key not in distinct and len(distinct) < self.estimated:
+            if key not in distinct and len(distinct) < few:
                 distinct.append(key)
         return [
             k
@@ -390,8 +399,8 @@ class _Ranking:
                 self.rows[k] = dataclasses.replace(
                     self.rows[k],
                     ops=self.first[key].ops,
-                    note=f"not built by codegen (estimate not among the {self.estimated}"
-                    " cheapest); shown after the first pass order",
+                    note="not built by codegen (its estimate ranks below the few cheapest);"
+                    " shown after the first pass order",
                 )
 
     def _rows(self, programs: dict[int, Program], chosen: int) -> None:
@@ -416,6 +425,6 @@ class _Ranking:
                 row = Candidate(
                     method,
                     estimate,
-                    note=f"not built (estimate not among the {self.estimated} cheapest)",
+                    note="not built (its estimate ranks below the few cheapest)",
                 )
             self.rows.append(row)
