@@ -22,7 +22,6 @@ the overheads are differences against ``ctypes`` measured in the same run.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import statistics
 import sys
 import timeit
