@@ -66,6 +66,7 @@ def run(package: Path, graph_file: Path, out: Path) -> dict:
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(package)},
+        cwd=graph_file.parent,  # python -m puts the working directory first on the path
         check=True,
     )
     wall = time.perf_counter() - t0
