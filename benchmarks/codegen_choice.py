@@ -39,7 +39,7 @@ def measure(out: Path) -> None:
         except DGraphError:
             continue
         ops = gen.programs["jacobian"].ops
-        rows[name] = [gen.method, ops.mults, ops.adds, ops.divs]
+        rows[name] = [gen.summary()["method"], ops.mults, ops.adds, ops.divs]
         print(name, rows[name], flush=True)
     out.write_text(json.dumps(rows, indent=1))
 
