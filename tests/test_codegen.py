@@ -273,7 +273,7 @@ def test_no_compiler_is_a_clear_error(monkeypatch, sin_graph):
 @needs_cc
 def test_compiler_errors_are_reported():
     with pytest.raises(DGraphError, match="C compiler failed"):
-        load_c("this is not C")
+        load_c("this is not C;\nnor is this\n")  # several lines: text, not a path
 
 
 def test_labels_without_expressions_give_a_constant_jacobian_and_no_primal():

@@ -74,6 +74,9 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     ("chain-write-directory", ["chain", "--random", "3", "--write", "folder.svg"], "directory"),
     ("codegen-to-directory", ["codegen", SIN, "-o", "folder.py"], "directory"),
+    ("codegen-output-twice", ["codegen", SIN, "-o", "j.py", "-o", "./j.py"], "given twice"),
+    ("codegen-second-suffix", ["codegen", SIN, "-o", "j.py", "-o", "j.txt"], "suffix '.txt'"),
+    ("codegen-second-directory", ["codegen", SIN, "-o", "j.c", "-o", "folder.py"], "directory"),
     ("demo-into-file", ["demo", "-o", "plain.txt"], "not a directory"),
     # 5. chains too long or malformed
     ("chain-random-huge", ["chain", "--random", "100000"], "at most 500 factors"),

@@ -1,8 +1,11 @@
-"""``dgraph codegen GRAPH [--lang python|c] [--method M] [--mode M] [--sparse] -o FILE``.
+"""``dgraph codegen GRAPH [--lang python|c|jax] [--method M] [--mode M] [--sparse]
+-o FILE [-o FILE ...]``.
 
-The file is written only after the generated text ran and agreed with the graph
-(:mod:`dgraph.codegen.check`), and atomically: a temporary file beside it, then a rename,
-so a failure never leaves a partial or unchecked file behind.
+Several ``-o`` write several files (``-o jac.py -o jac.c``: each language from its
+suffix) from one choice of method and one set of programs. The files are written only
+after every generated text ran and agreed with the graph (:mod:`dgraph.codegen.check`),
+each atomically: a temporary file beside it, then a rename, so a failure never leaves a
+partial or unchecked file behind.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import argparse
 import json
 from pathlib import Path
 
-from ..codegen.generate import LANGS, MODES, generate
+from ..codegen.generate import LANGS, MODES, generate_all
 from ..errors import InputError
 from .args import budget, graph_args, load_graph, output_path, write_atomic
 
@@ -22,7 +25,13 @@ SUFFIXES = {".py": "python", ".c": "c", ".h": "c"}
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     graph_args(p)
-    p.add_argument("-o", "--output", required=True, help="file to write (.py or .c)")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        action="append",
+        help="file to write (.py or .c); repeat for several files from one run",
+    )
     p.add_argument(
         "--lang",
         choices=LANGS,
@@ -44,9 +53,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--budget",
         type=budget,
-        help="seconds: with --method, for an exact search beyond its limit; without, the"
-        " search 'best' joins the candidates and gets what is left of them once the others"
-        " are built",
+        help="seconds in all: with --method, for an exact search beyond its limit; without,"
+        " every candidate's program is built (by default only those whose cost is known"
+        " cheaply) and the search 'best' joins them with what is left",
     )
 
 
@@ -65,28 +74,43 @@ def language(output: str, lang: str | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    output = output_path(args.output)  # refused before any work: a directory, no parent
-    lang = language(args.output, args.lang)
+    outputs = _outputs(args.output)  # refused before any work: a directory, no parent
+    langs = [language(o, args.lang) for o in args.output]
     graph = load_graph(args)
-    modes = (
-        (args.mode,)
+    modes = {
+        lang: (args.mode,)
         if args.mode
         else ("jacobian", "jvp", "vjp")
         if lang == "jax"
         else ("jacobian",)
-    )
-    generated = generate(graph, lang, args.method, modes, args.sparse, args.budget)
-    write_atomic(output, generated.text)  # only once the check passed
-    summary = generated.summary(args.output)
-    if args.json:
-        print(json.dumps(summary))
-        return 0
-    print(
-        f"wrote {args.output} ({lang}): {', '.join(generated.programs)} from method "
-        f"{summary['method']}"
-    )
-    for name, program in generated.programs.items():
-        print(f"  {name}: {program.ops}")
-    if generated.check is not None:
-        print(generated.check.summary())
+        for lang in langs
+    }
+    generated = generate_all(graph, langs, args.method, modes, args.sparse, args.budget)
+    for output, code in zip(outputs, generated, strict=True):
+        write_atomic(output, code.text)  # only once every check passed
+    for name, code in zip(args.output, generated, strict=True):
+        summary = code.summary(name)
+        if args.json:
+            print(json.dumps(summary))
+            continue
+        print(
+            f"wrote {name} ({code.lang}): {', '.join(code.programs)} from method "
+            f"{summary['method']}"
+        )
+        for function, program in code.programs.items():
+            print(f"  {function}: {program.ops}")
+        if code.check is not None:
+            print(code.check.summary())
     return 0
+
+
+def _outputs(names: list[str]) -> list[Path]:
+    """The ``-o`` paths, each checked (:func:`output_path`); one given twice is refused."""
+    paths = [output_path(name) for name in names]
+    seen: dict[Path, str] = {}
+    for name, path in zip(names, paths, strict=True):
+        key = path.resolve()
+        if key in seen:
+            raise InputError(f"{name}: given twice as -o (as {seen[key]!r} before)")
+        seen[key] = name
+    return paths

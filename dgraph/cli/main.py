@@ -22,13 +22,14 @@ from typing import Any
 import numpy as np
 
 from ..bench.suite import SUITES
+from ..codegen.selection import codegen_choice
 from ..core.graph import DGraph
 from ..core.progress import method_progress
 from ..errors import DGraphError, InputError
 from ..methods import COMPARED, accumulate, compare, methods
 from ..methods.structure import structure
 from ..render.drawing import FORMATS
-from ..render.text import comparison_text, cost_line, graph_summary
+from ..render.text import comparison_text, cost_line, graph_summary, selection_text
 from ..version import __version__
 from ..zhou.factorize import STRATEGIES, VARIANTS
 from .args import budget as _budget
@@ -213,11 +214,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
     graph = load_graph(args)
     with _progress(quiet=args.json or args.quiet) as progress:
         comparison = compare(graph, methods, args.budget, args.seed, progress=progress)
+    selection, why = codegen_choice(comparison)
     if args.json:
-        print(json.dumps(comparison.to_dict()))
+        data = comparison.to_dict()
+        data["codegen"] = selection.to_dict() if selection is not None else {"error": why}
+        print(json.dumps(data))
     else:
         print(graph_summary(graph))
         print(comparison_text(comparison))
+        print(selection_text(selection) if selection is not None else f"codegen: {why}")
     return 0 if all(es.verified for es in comparison.results.values()) else 1
 
 

@@ -15,7 +15,7 @@ Modules: :mod:`~dgraph.codegen.ir` (the straight-line program),
 from .c import c_source, load_c
 from .check import CodeCheck, check_generated
 from .counting import Ops, count_ops
-from .generate import Generated, generate
+from .generate import Generated, generate, generate_all
 from .ir import Program
 from .program import (
     jacobian_program,
@@ -24,23 +24,26 @@ from .program import (
     vjp_program,
 )
 from .python import load_python, python_module
-from .selection import cheapest_jacobian
+from .selection import Selection, cheapest_jacobian, select_jacobian
 
 __all__ = [
     "CodeCheck",
     "Generated",
     "Ops",
     "Program",
+    "Selection",
     "c_source",
     "cheapest_jacobian",
     "check_generated",
     "count_ops",
     "generate",
+    "generate_all",
     "jacobian_program",
     "jvp_program",
     "load_c",
     "load_python",
     "primal_program",
     "python_module",
+    "select_jacobian",
     "vjp_program",
 ]

@@ -27,6 +27,7 @@ import subprocess
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import sympy
@@ -255,10 +256,63 @@ def _batch(name: str, sizes: dict[str, int]) -> list[str]:
     ]
 
 
+_FLOAT = np.dtype(float)
+
+
+def _pointer(a: np.ndarray) -> int:
+    return a.ctypes.data
+
+
+def _data_offset() -> int | None:
+    """Where an ndarray object holds its data pointer: right after the object header in
+    NumPy's ``PyArrayObject_fields`` (ndarraytypes.h), found on a probe array rather than
+    assumed; None when no offset holds it (then addresses are read per call)."""
+    probe = np.arange(3.0)
+    for offset in range(8, 49, 8):
+        if ctypes.c_void_p.from_address(id(probe) + offset).value == probe.ctypes.data:
+            return offset
+    return None
+
+
+def _trampolines(text: str, offset: int) -> str:
+    """C functions ``dgraph_py_<f>`` taking the ndarray objects' addresses (``id``) and
+    passing their data pointers to ``<f>`` (and ``<f>_batch``), for the functions
+    ``text`` defines: a call from Python then converts nothing."""
+    out = ["", "/* appended by dgraph.codegen.c.load_c: ndarray objects in, data out */"]
+    parameters = "const double *p, " in text
+
+    def data(name: str, const: bool) -> str:
+        kind = "const double *" if const else "double *"
+        return f"*({kind}*)((const char *){name} + {offset})"
+
+    for name in _PARAMETERS:
+        names, outs = _arguments(name, parameters), _outputs(name)
+        for suffix, head in (("", []), ("_batch", ["count"])):
+            if f"void {name}{suffix}(" not in text:
+                continue
+            params = ", ".join(
+                ["long count"] * bool(head)
+                + [f"const void *{a}" for a in names]
+                + [f"void *{a}" for a in outs]
+            )
+            call = ", ".join(head + [data(a, True) for a in names] + [data(a, False) for a in outs])
+            out.append(f"void dgraph_py_{name}{suffix}({params}) {{ {name}{suffix}({call}); }}")
+    return "\n".join(out) + "\n"
+
+
 class CModule:
-    """A compiled generated file: NumPy-facing ``jacobian``, ``primal``, ``jvp``, ``vjp``
-    (those it defines), each taking (n,) or (B, n) like the Python module, and the
-    parameters ``p``, (k,) or (B, k), when the file has any."""
+    """A compiled generated file: NumPy-facing ``jacobian``, ``primal``, ``jvp``, ``vjp``,
+    ``value_and_jacobian`` (those it defines), each taking (n,) or (B, n) like the Python
+    module, the parameters ``p``, (k,) or (B, k), last when the file has any, and an
+    optional preallocated ``out=`` (C-contiguous float64 of the result's shape; a pair for
+    ``value_and_jacobian``).
+
+    The C functions' argument types are set once. Arrays that are already C-contiguous
+    float64 of one batch shape are passed as they are, checked and nothing else: to the
+    functions :func:`load_c` appends (:func:`_trampolines`) as the objects' addresses, the C
+    side reading each data pointer, so a call at batch 1 costs little more than calling
+    the C function through ctypes directly (benchmarks/RESULTS.md). Any other input is
+    converted and broadcast first."""
 
     def __init__(self, library: ctypes.CDLL) -> None:
         self.library = library
@@ -269,52 +323,164 @@ class CModule:
             self.k = ctypes.c_int.in_dll(library, "dgraph_k").value
         except ValueError:  # a file generated before parameters existed
             self.k = 0
+        self._functions: dict[str, tuple[Any, Any, bool]] = {}
+        for name in _PARAMETERS:
+            count = len(_arguments(name, self.k > 0)) + len(_outputs(name))
+            for prefix, objects in (("", False), ("dgraph_py_", True)):  # the latter wins
+                try:
+                    single = getattr(library, prefix + name)
+                    batch = getattr(library, f"{prefix}{name}_batch")
+                except AttributeError:
+                    continue
+                single.argtypes = [ctypes.c_void_p] * count
+                batch.argtypes = [ctypes.c_long] + [ctypes.c_void_p] * count
+                single.restype = batch.restype = None
+                self._functions[name] = (single, batch, objects)
+        for name, shape in self._shapes().items():
+            fast = self.k == 0 and name in self._functions and self._functions[name][2]
+            if fast:  # no parameters: the one-point call checks x (and v or w) alone
+                setattr(self, name, self._at_one_point(name, shape))
 
-    def _call(self, name: str, shape: tuple[int, ...] | list, *arrays, p=None):
-        """``name``'s batch function over broadcast arrays; ``shape`` per point, or a list
-        of them for a function with several outputs (a tuple of arrays then)."""
+    def _shapes(self) -> dict[str, tuple[int, ...]]:
+        return {"jacobian": (self.m, self.n), "primal": (self.m,), "jvp": (self.m,)} | {
+            "vjp": (self.n,)
+        }
+
+    def _sizes(self, name: str) -> tuple[int, ...]:
+        """The length of each input argument of ``name`` (x, then v or w, then p)."""
+        size = {"x": self.n, "v": self.n, "w": self.m, "p": self.k}
+        return tuple(size[a] for a in _arguments(name, self.k > 0))
+
+    def _at_one_point(self, name: str, shape: tuple[int, ...]):
+        """``name`` as a closure whose one-point call checks its arrays and calls C, and
+        hands anything else to :meth:`_call`."""
+        single = self._functions[name][0]
+        general, empty, ndarray, double = self._call, np.empty, np.ndarray, _FLOAT
+        x_shape = (self.n,)
+        second = {"jvp": (self.n,), "vjp": (self.m,)}.get(name)
+
+        def ready(a, a_shape) -> bool:
+            return (
+                type(a) is ndarray
+                and a.shape == a_shape
+                and a.dtype is double
+                and a.flags.c_contiguous
+            )
+
+        def output(out):
+            if out is None:
+                return empty(shape)
+            if ready(out, shape) and out.flags.writeable:
+                return out
+            raise ValueError(
+                f"{name}: out must be a writeable C-contiguous float64 array of shape {shape}"
+            )
+
+        if second is None:
+
+            def one(x, out=None):
+                if ready(x, x_shape):
+                    out = output(out)
+                    single(id(x), id(out))
+                    return out
+                return general(name, shape, out, x)
+
+        else:
+
+            def one(x, v, out=None):  # type: ignore[misc]
+                if ready(x, x_shape) and ready(v, second):
+                    out = output(out)
+                    single(id(x), id(v), id(out))
+                    return out
+                return general(name, shape, out, x, v)
+
+        one.__doc__ = getattr(type(self), name).__doc__
+        return one
+
+    def _call(self, name: str, shape, out, *arrays):
+        """``name`` over ``arrays`` (x, then v or w, then p where the file has parameters);
+        ``shape`` per point, or a list of them for a function with several outputs (then
+        ``out`` and the result are tuples)."""
         try:
-            function = getattr(self.library, f"{name}_batch")
-        except AttributeError:
+            single, batch, objects = self._functions[name]
+        except KeyError:
             raise DGraphError(f"the generated file defines no {name}()") from None
-        sizes = [self.n, self.n if name == "jvp" else self.m][: len(arrays)]
+        sizes = self._sizes(name)
+        if len(arrays) != len(sizes):
+            wanted = ", ".join(_arguments(name, self.k > 0))
+            raise ValueError(f"{name}: takes ({wanted}), not {len(arrays)} arrays")
+        first = arrays[0]
+        if not all(
+            type(a) is np.ndarray
+            and a.dtype is _FLOAT
+            and a.flags.c_contiguous
+            and a.ndim
+            and a.shape[:-1] == first.shape[:-1]
+            and a.shape[-1] == size
+            for a, size in zip(arrays, sizes, strict=True)
+        ):
+            arrays = self._converted(name, arrays, sizes)
+            first = arrays[0]
+        shapes = shape if isinstance(shape, list) else [shape]
+        results = [(*first.shape[:-1], *s) for s in shapes]
+        outs = out if isinstance(shape, list) else [out]
+        if out is None:
+            outs = [np.empty(r) for r in results]
+        elif len(outs) != len(results) or not all(
+            type(o) is np.ndarray
+            and o.dtype is _FLOAT
+            and o.flags.c_contiguous
+            and o.flags.writeable
+            and o.shape == r
+            for o, r in zip(outs, results, strict=True)
+        ):
+            raise ValueError(
+                f"{name}: out must be writeable C-contiguous float64 arrays of shapes"
+                f" {', '.join(map(str, results))}"
+            )
+        address = id if objects else _pointer
+        if first.ndim == 1:
+            single(*map(address, arrays), *map(address, outs))
+        else:
+            batch(first.size // first.shape[-1], *map(address, arrays), *map(address, outs))
+        return tuple(outs) if isinstance(shape, list) else outs[0]
+
+    @staticmethod
+    def _converted(name: str, arrays, sizes) -> list[np.ndarray]:
+        arrays = [np.asarray(a, dtype=float) for a in arrays]
+        for a, size in zip(arrays, sizes, strict=False):
+            if a.ndim == 0 or a.shape[-1] != size:
+                raise ValueError(f"{name}: expected shape ({size},) or (B, {size}), not {a.shape}")
+        batch = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
+        return [np.ascontiguousarray(np.broadcast_to(a, (*batch, a.shape[-1]))) for a in arrays]
+
+    def _with_parameters(self, name: str, arrays: tuple, p) -> tuple:
         if (p is None) != (self.k == 0):
             raise ValueError(
                 f"{name}: the file has {self.k} parameters; give p"
                 if self.k
                 else f"{name}: the file has no parameters; p is not taken"
             )
-        if p is not None:
-            arrays, sizes = [*arrays, p], [*sizes, self.k]
-        arrays = [np.asarray(a, dtype=float) for a in arrays]
-        for a, size in zip(arrays, sizes, strict=True):
-            if a.ndim == 0 or a.shape[-1] != size:
-                raise ValueError(f"{name}: expected shape ({size},) or (B, {size}), not {a.shape}")
-        batch = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
-        arrays = [np.ascontiguousarray(np.broadcast_to(a, (*batch, a.shape[-1]))) for a in arrays]
-        outs = [np.empty((*batch, *s)) for s in (shape if isinstance(shape, list) else [shape])]
-        pointer = ctypes.POINTER(ctypes.c_double)
-        function(
-            ctypes.c_long(int(np.prod(batch, dtype=int))),
-            *(a.ctypes.data_as(pointer) for a in arrays),
-            *(out.ctypes.data_as(pointer) for out in outs),
-        )
-        return tuple(outs) if isinstance(shape, list) else outs[0]
+        return arrays if p is None else (*arrays, p)
 
-    def jacobian(self, x, p=None) -> np.ndarray:
-        return self._call("jacobian", (self.m, self.n), x, p=p)
+    def jacobian(self, x, p=None, out: np.ndarray | None = None) -> np.ndarray:
+        shape = (self.m, self.n)
+        return self._call("jacobian", shape, out, *self._with_parameters("jacobian", (x,), p))
 
-    def primal(self, x, p=None) -> np.ndarray:
-        return self._call("primal", (self.m,), x, p=p)
+    def primal(self, x, p=None, out: np.ndarray | None = None) -> np.ndarray:
+        return self._call("primal", (self.m,), out, *self._with_parameters("primal", (x,), p))
 
-    def jvp(self, x, v, p=None) -> np.ndarray:
-        return self._call("jvp", (self.m,), x, v, p=p)
+    def jvp(self, x, v, p=None, out: np.ndarray | None = None) -> np.ndarray:
+        return self._call("jvp", (self.m,), out, *self._with_parameters("jvp", (x, v), p))
 
-    def vjp(self, x, w, p=None) -> np.ndarray:
-        return self._call("vjp", (self.n,), x, w, p=p)
+    def vjp(self, x, w, p=None, out: np.ndarray | None = None) -> np.ndarray:
+        return self._call("vjp", (self.n,), out, *self._with_parameters("vjp", (x, w), p))
 
-    def value_and_jacobian(self, x, p=None) -> tuple[np.ndarray, np.ndarray]:
-        return self._call("value_and_jacobian", [(self.m,), (self.m, self.n)], x, p=p)
+    def value_and_jacobian(
+        self, x, p=None, out: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        arrays = self._with_parameters("value_and_jacobian", (x,), p)
+        return self._call("value_and_jacobian", [(self.m,), (self.m, self.n)], out, *arrays)
 
 
 def compiler() -> str | None:
@@ -323,18 +489,46 @@ def compiler() -> str | None:
 
 
 def load_c(source: str | Path, flags: tuple[str, ...] = ("-O2",)) -> CModule:
-    """Compile a generated C file (text, or a path to a ``.c`` file) into a temporary
-    directory with the system compiler and load it with ctypes."""
+    """Compile a generated C file into a temporary directory with the system compiler and
+    load it with ctypes (:class:`CModule`).
+
+    ``source`` is a path or the C text, told apart without guessing: a
+    :class:`~pathlib.Path`, or a ``str`` of one line, is a path, which must name an
+    existing ``.c`` or ``.h`` file; a ``str`` of several lines (every generated file) is
+    the text. Anything else is refused with a DGraphError naming it.
+    """
+    text = _c_text(source)
     cc = compiler()
     if cc is None:
         raise DGraphError("no C compiler found (set CC or install cc); use --lang python")
-    text = Path(source).read_text() if isinstance(source, Path) else source
+    offset = _data_offset()
     with tempfile.TemporaryDirectory(prefix="dgraph-") as tmp:
         c_file, library = Path(tmp, "generated.c"), Path(tmp, "generated.so")
-        c_file.write_text(text)
+        c_file.write_text(text if offset is None else text + _trampolines(text, offset))
         command = [cc, *flags, "-shared", "-fPIC", "-o", str(library), str(c_file), "-lm"]
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             first = (done.stderr.strip().splitlines() or ["unknown error"])[0]
             raise DGraphError(f"the C compiler failed: {first}")
         return CModule(ctypes.CDLL(str(library)))
+
+
+def _c_text(source: str | Path) -> str:
+    """The C text :func:`load_c` compiles: ``source`` itself, or the file it names."""
+    if isinstance(source, str) and "\n" in source:
+        return source
+    if not isinstance(source, (str, Path)):
+        raise DGraphError(f"load_c takes C text or a path, not {type(source).__name__}")
+    path = Path(source)
+    if path.suffix.lower() not in (".c", ".h"):
+        raise DGraphError(
+            f"load_c: {str(source)[:80]!r} is neither C text (several lines) nor a .c or .h path"
+        )
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        raise DGraphError(f"load_c: {path}: file not found") from None
+    except IsADirectoryError:
+        raise DGraphError(f"load_c: {path}: is a directory") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DGraphError(f"load_c: {path}: cannot be read ({type(exc).__name__})") from None

@@ -5,7 +5,7 @@ print them, run the printed code against the graph (:mod:`dgraph.codegen.check`)
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -13,6 +13,7 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..errors import DGraphError, VerificationError
 from ..methods import accumulate
+from ..methods.compare import Comparison
 from .c import c_source
 from .check import CodeCheck, check_generated
 from .ir import Program
@@ -28,9 +29,9 @@ from .program import (
     vjp_program,
 )
 from .python import python_module
-from .selection import cheapest_jacobian
+from .selection import Selection, select_jacobian
 
-__all__ = ["Generated", "generate"]
+__all__ = ["Generated", "generate", "generate_all"]
 
 Lang = Literal["python", "c", "jax"]
 Mode = Literal["jacobian", "jvp", "vjp", "value_and_jacobian"]
@@ -51,6 +52,16 @@ class Generated:
     expression_set: ExpressionSet
     sparse: bool = False
     check: CodeCheck | None = None
+    selection: Selection | None = None  # every candidate, when the choice was codegen's
+
+    @property
+    def method(self) -> str:
+        """The method of the shipped Jacobian program (``symbolic`` is a program only),
+        the one the file's header names; the expression set's without a Jacobian."""
+        return next(
+            (self.programs[k].method for k in _JACOBIANS if k in self.programs),
+            self.expression_set.method,
+        )
 
     @property
     def verified(self) -> bool:
@@ -78,10 +89,7 @@ class Generated:
             "file": file,
             "lang": self.lang,
             "mode": self.modes[0],
-            "method": next(  # symbolic is a program only
-                (self.programs[k].method for k in _JACOBIANS if k in self.programs),
-                self.expression_set.method,
-            ),
+            "method": self.method,
             "strategy": "sweep" if self.main.method in ("tangent", "adjoint") else "entries",
             "mults": ops.mults,
             "adds": ops.adds,
@@ -98,7 +106,7 @@ class Generated:
 
 
 def generate(
-    source: DGraph | ExpressionSet,
+    source: DGraph | ExpressionSet | Comparison,
     lang: Lang = "python",
     method: str | None = None,
     modes: Sequence[Mode] = ("jacobian",),
@@ -106,53 +114,57 @@ def generate(
     budget: float | None = None,
     check: bool = True,
 ) -> Generated:
-    """Code for the Jacobian of a graph (and ``jvp``/``vjp``) in ``lang``, from the graph
-    or from an expression set already accumulated (``source``; its graph is the graph).
+    """Code for the Jacobian of a graph (and ``jvp``/``vjp``) in ``lang``, from the graph,
+    from an expression set already accumulated (``source``; its graph is the graph), or
+    from a :class:`~dgraph.methods.compare.Comparison` (its results are reused, not
+    recomputed: the choice is the one ``dgraph compare`` marks).
 
     Without ``method``, the expression set is the one whose Jacobian program has the
-    fewest operations among deterministic candidates
-    (:func:`~dgraph.codegen.selection.cheapest_jacobian`; ``budget`` adds ``best``);
-    ``method="symbolic"`` is :func:`~dgraph.codegen.program.symbolic_program`. With
-    ``check`` the printed text is run against the graph
-    (:func:`~dgraph.codegen.check.check_generated`); a disagreement raises
-    VerificationError.
+    fewest operations among the candidates whose cost is known cheaply
+    (:func:`~dgraph.codegen.selection.select_jacobian`; ``budget``, seconds in all, builds
+    every candidate's program and adds ``best``); ``method="symbolic"`` is
+    :func:`~dgraph.codegen.program.symbolic_program`. With ``check`` the printed text is
+    run against the graph (:func:`~dgraph.codegen.check.check_generated`); a
+    disagreement raises VerificationError. The header names the method of the program
+    shipped (``Generated.method``).
 
     >>> from dgraph.core.builders import bundled
     >>> gen = generate(bundled("naumann_sin.trace"), "python", "reverse")
     >>> gen.mults, gen.adds, sorted(gen.programs), gen.verified
     (4, 0, ['jacobian', 'primal'], True)
     """
-    if lang not in LANGS:
-        raise DGraphError(f"unknown language {lang!r}: use {', '.join(LANGS)}")
-    modes = tuple(modes)
-    for mode in modes:
-        if mode not in MODES:
-            raise DGraphError(f"unknown mode {mode!r}: use {', '.join(MODES)}")
-    if not modes:
-        raise DGraphError("no mode to generate")
-    jacobian: Program | None = None
-    if isinstance(source, ExpressionSet):
-        if method is not None:
-            raise DGraphError("give a method or an expression set, not both")
-        graph, es = source.graph, source
-        if not es.verified and not es.verify():
-            raise DGraphError(f"the expression set ({es.method}) does not verify; no code")
-    elif method is None:
-        graph = source
-        jacobian, es = cheapest_jacobian(graph, budget=budget)
-    elif method == SYMBOLIC:  # Bauer's formula with sympy's algebra, beside method paths
-        graph = source
-        es = accumulate(graph, "paths")
-        jacobian = symbolic_program(graph)
-    else:
-        graph = source
-        es = accumulate(graph, method, budget=budget)
-        if not es.verified:
-            raise DGraphError(f"method {method!r} gave an expression set that did not verify")
+    return generate_all(source, (lang,), method, modes, sparse, budget, check)[0]
+
+
+def generate_all(
+    source: DGraph | ExpressionSet | Comparison,
+    langs: Sequence[Lang],
+    method: str | None = None,
+    modes: Sequence[Mode] | Mapping[str, Sequence[Mode]] = ("jacobian",),
+    sparse: bool = False,
+    budget: float | None = None,
+    check: bool = True,
+) -> list[Generated]:
+    """:func:`generate` for several languages from one choice and one set of programs
+    (``dgraph codegen -o jac.py -o jac.c``); ``modes`` may map a language to its own."""
+    langs = tuple(langs)
+    if not langs:
+        raise DGraphError("no language to generate")
+    for lang in langs:
+        if lang not in LANGS:
+            raise DGraphError(f"unknown language {lang!r}: use {', '.join(LANGS)}")
+    wanted = {lang: tuple(modes[lang] if isinstance(modes, Mapping) else modes) for lang in langs}
+    for lang_modes in wanted.values():
+        for mode in lang_modes:
+            if mode not in MODES:
+                raise DGraphError(f"unknown mode {mode!r}: use {', '.join(MODES)}")
+        if not lang_modes:
+            raise DGraphError("no mode to generate")
+    graph, es, jacobian, selection = _choose(source, method, budget)
     programs: dict[str, Program] = {}
     with contextlib.suppress(DGraphError):  # labels without vertex expressions: no primal
         programs["primal"] = primal_program(graph)
-    for mode in modes:
+    for mode in dict.fromkeys(m for lang_modes in wanted.values() for m in lang_modes):
         if mode == "jacobian":
             programs[mode] = jacobian or jacobian_program(es)
         elif mode == "value_and_jacobian":
@@ -166,19 +178,59 @@ def generate(
             programs[mode] = jvp_program(es)
         else:
             programs[mode] = vjp_program(es)
-    title = f"{graph.name or 'graph'}: {', '.join(programs)} (dgraph codegen, method {es.method})"
-    printer = {"python": python_module, "c": c_source, "jax": jax_module}[lang]
-    text = printer(
-        programs,
-        title=title,
-        inputs=graph.inputs,
-        outputs=graph.outputs,
-        sparse=sparse,
-        parameters=graph.parameters,
-    )
-    generated = Generated(text, lang, modes, programs, es, sparse)
-    if check:
-        generated.check = check_generated(generated, graph)
-        if generated.check.ran and not generated.check.ok:
-            raise VerificationError(generated.check.detail)
-    return generated
+    shipped = next((programs[k].method for k in _JACOBIANS if k in programs), es.method)
+    out = []
+    for lang in langs:
+        mine = {k: p for k, p in programs.items() if k == "primal" or k in wanted[lang]}
+        title = f"{graph.name or 'graph'}: {', '.join(mine)} (dgraph codegen, method {shipped})"
+        printer = {"python": python_module, "c": c_source, "jax": jax_module}[lang]
+        text = printer(
+            mine,
+            title=title,
+            inputs=graph.inputs,
+            outputs=graph.outputs,
+            sparse=sparse,
+            parameters=graph.parameters,
+        )
+        generated = Generated(text, lang, wanted[lang], mine, es, sparse, selection=selection)
+        if check:
+            generated.check = check_generated(generated, graph)
+            if generated.check.ran and not generated.check.ok:
+                raise VerificationError(generated.check.detail)
+        out.append(generated)
+    return out
+
+
+def _choose(
+    source: DGraph | ExpressionSet | Comparison, method: str | None, budget: float | None
+) -> tuple[DGraph, ExpressionSet, Program | None, Selection | None]:
+    """The graph, the expression set, the Jacobian program when the choice built it, and
+    the choice itself (None when ``source`` or ``method`` fixed it)."""
+    if isinstance(source, ExpressionSet):
+        if method is not None:
+            raise DGraphError("give a method or an expression set, not both")
+        if not source.verified and not source.verify():
+            raise DGraphError(f"the expression set ({source.method}) does not verify; no code")
+        return source.graph, source, None, None
+    if isinstance(source, Comparison):
+        if method is not None:
+            raise DGraphError("give a method or a comparison, not both")
+        selection = select_jacobian(source.graph, budget=budget, sets=_results(source))
+        return source.graph, selection.expression_set, selection.program, selection
+    if not isinstance(source, DGraph):
+        kind = type(source).__name__
+        raise DGraphError(f"generate takes a graph, an expression set or a comparison, not {kind}")
+    if method is None:
+        selection = select_jacobian(source, budget=budget)
+        return source, selection.expression_set, selection.program, selection
+    if method == SYMBOLIC:  # Bauer's formula with sympy's algebra, beside method paths
+        return source, accumulate(source, "paths"), symbolic_program(source), None
+    es = accumulate(source, method, budget=budget)
+    if not es.verified:
+        raise DGraphError(f"method {method!r} gave an expression set that did not verify")
+    return source, es, None, None
+
+
+def _results(comparison: Comparison) -> list[ExpressionSet]:
+    """The comparison's verified results (a skipped or unverified method is recomputed)."""
+    return [es for es in comparison.results.values() if es.verified]

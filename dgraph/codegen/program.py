@@ -24,12 +24,14 @@ import sympy
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph, vertex_symbol
 from ..errors import DGraphError
-from .counting import count_ops, fold_constants
+from .counting import Ops, count_ops, fold_constants
 from .ir import Assignment, Program, Result, Strategy, label_symbol, value_symbol
 from .passes import build_program
 
 __all__ = [
     "SYMBOLIC",
+    "edge_labels",
+    "jacobian_estimate",
     "jacobian_program",
     "jvp_program",
     "primal_program",
@@ -67,7 +69,14 @@ def _renaming(graph: DGraph, vertices: list[str]) -> dict[sympy.Symbol, sympy.Sy
 
 
 def _values(graph: DGraph) -> list[Assignment]:
-    """Every non-input vertex's elemental function over its predecessors' variables."""
+    """Every non-input vertex's elemental function over its predecessors' variables
+    (computed once per graph, like :func:`_labels`)."""
+    if "codegen_values" not in graph.derived:
+        graph.derived["codegen_values"] = _vertex_values(graph)
+    return list(graph.derived["codegen_values"])  # type: ignore[call-overload]
+
+
+def _vertex_values(graph: DGraph) -> list[Assignment]:
     out = []
     for v in graph.order():
         expr = graph.expr(v)
@@ -80,7 +89,21 @@ def _values(graph: DGraph) -> list[Assignment]:
 def _labels(graph: DGraph) -> tuple[dict[sympy.Symbol, sympy.Expr], list[Assignment]]:
     """Each edge symbol's scalar stand-in (a number, or a variable) and the definitions of
     the variable ones, rewritten over the target's own value where that is cheaper
-    (d exp(u)/du = v, d sqrt(u)/du = 1/(2 v))."""
+    (d exp(u)/du = v, d sqrt(u)/du = 1/(2 v)). Computed once per graph (every candidate
+    expression set shares them; ``graph.derived`` is cleared when the graph changes)."""
+    if "codegen_labels" not in graph.derived:
+        graph.derived["codegen_labels"] = _scalar_labels(graph)
+    labels, definitions = graph.derived["codegen_labels"]  # type: ignore[misc]
+    return dict(labels), list(definitions)
+
+
+def edge_labels(graph: DGraph) -> tuple[dict[sympy.Symbol, sympy.Expr], list[Assignment]]:
+    """Each edge symbol's scalar stand-in and the definitions of the variable ones (what
+    every program of ``graph`` starts from); a DGraphError when an edge has no partial."""
+    return _labels(graph)
+
+
+def _scalar_labels(graph: DGraph) -> tuple[dict[sympy.Symbol, sympy.Expr], list[Assignment]]:
     values = dict(_values(graph))
     labels: dict[sympy.Symbol, sympy.Expr] = {}
     definitions: list[Assignment] = []
@@ -173,6 +196,26 @@ def value_and_jacobian_program(
     return build_program(
         "value_and_jacobian", graph, program_arguments(graph), named, results, es.method, pipelines
     )
+
+
+def jacobian_estimate(es: ExpressionSet) -> Ops:
+    """The operations of the references and entries of ``es`` with its numeric labels
+    substituted and constants folded, before any ``cse``: what the Jacobian programs of
+    two expression sets of one graph differ by before their passes (the values and
+    partials are the same). A cheap ranking of candidates: no program is built.
+
+    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.methods import accumulate
+    >>> g = bundled("naumann_sin.trace")
+    >>> jacobian_estimate(accumulate(g, "reverse")).mults
+    3
+    """
+    labels, _ = _labels(es.graph)
+    mapping = dict(labels)
+    mapping.update({r: sympy.Symbol(str(r)) for r in es.references})
+    exprs = [d.xreplace(mapping) for d in es.references.values()]
+    exprs += [e.xreplace(mapping) for e in es.jacobian.values()]
+    return count_ops([fold_constants(e) for e in exprs])
 
 
 def primal_program(graph: DGraph) -> Program:

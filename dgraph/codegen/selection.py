@@ -1,12 +1,22 @@
 """Which expression set becomes the generated code: the one whose Jacobian program has
 the fewest operations among verified candidates (deterministic methods by default,
 ``best`` with a budget, Bauer's formula and sympy's own ``jacobian`` where they are small).
+
+Without a budget only candidates whose cost is known cheaply are built: the expression
+sets ranked by their own counts before ``cse`` (:func:`~dgraph.codegen.program.jacobian_estimate`),
+the few cheapest of them, and ``paths`` and ``symbolic`` only while the graph is small;
+a budget (seconds in all) builds every candidate's program and adds ``best``.
+:func:`select_jacobian` also says, per candidate, what it counted and why it lost
+(``dgraph compare`` prints it).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
@@ -14,11 +24,29 @@ from ..core.paths import naive_cost
 from ..elimination.parts import largest_part
 from ..errors import DGraphError, SearchTooLarge
 from ..methods import accumulate, methods
+from ..methods.compare import Comparison
+from .counting import Ops
 from .ir import Program, Result
 from .passes import PIPELINES, WORK_LIMIT, affordable, build_program
-from .program import SYMBOLIC, jacobian_program, program_arguments, sympy_jacobian_results
+from .program import (
+    SYMBOLIC,
+    edge_labels,
+    jacobian_estimate,
+    jacobian_program,
+    program_arguments,
+    sympy_jacobian_results,
+)
 
-__all__ = ["DETERMINISTIC", "SYMBOLIC", "cheapest_jacobian"]
+__all__ = [
+    "DETERMINISTIC",
+    "SYMBOLIC",
+    "Candidate",
+    "Selection",
+    "candidate_methods",
+    "cheapest_jacobian",
+    "codegen_choice",
+    "select_jacobian",
+]
 
 
 # The candidates of cheapest_jacobian without a budget, in the order that breaks ties:
@@ -30,7 +58,11 @@ DETERMINISTIC = tuple(methods(compared=True, deterministic=True))
 # Bauer's formula itself (method ``paths``) joins the candidates while it lists at most
 # this many multiplications: after cse, listing every path sometimes shares more than a
 # factorization does (a PUMA arm: 78 multiplications against 96), and costs little here.
+# Without a budget the smaller limit: building its program is the most expensive of all
+# (the Roe flux, L - N = 4854: a second, for 787 multiplications against zhou's 234),
+# and it wins where it is small (three-body gravity 684, Lennard-Jones 1368)
 PATHS_LIMIT = 5000
+PATHS_QUICK_LIMIT = 2000
 # symbolic_program joins while L - N is at most this: sympy's jacobian of whole
 # expressions grows fast (the Roe flux, L - N = 4854: 5 s before any pass, and a worse
 # program than zhou's)
@@ -46,53 +78,187 @@ PATHS_BEHIND = 2
 # vertex-optimal joins while every independent part has at most this many intermediates
 # (below its own limit of 18: there its exhaustive search takes seconds to tens of seconds)
 EXACT_PART_LIMIT = 14
+# zhou and dstar join without a budget while every independent part has at most this
+# many intermediates: they grow fastest (n-link pendulums, zhou: 0.8 s at 74, 2.5 s at
+# 136, 22 s at 325; dstar 1 s at 136), and where they are large forward gave the same or
+# a cheaper program (the 4- and 6-link pendulums)
+SLOW_PART_LIMIT = 100
+SLOW = ("zhou", "dstar")
+# Without a budget, the distinct candidates with the fewest estimated operations that get
+# a program (beside paths and symbolic, which the estimate ranks too high): the estimate
+# before cse ranks the program after it closely (the Roe flux: zhou first of both; the
+# pendulums: forward first of both); only the first ESTIMATED_LARGE once the cheapest
+# estimate exceeds LARGE operations (there each program costs a second or more)
+ESTIMATED = 3
+ESTIMATED_LARGE = 2
+LARGE = 400
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One expression set (or ``symbolic``) codegen may ship: its estimate before
+    ``cse``, its program's counted operations (None: not built) and why it was not chosen
+    (``note``), or that it was (``shipped``)."""
+
+    method: str
+    estimate: Ops | None = None
+    ops: Ops | None = None
+    note: str = ""
+    shipped: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "estimate": None if self.estimate is None else self.estimate.to_dict(),
+            "program": None if self.ops is None else self.ops.to_dict(),
+            "note": self.note,
+            "shipped": self.shipped,
+        }
+
+
+@dataclass
+class Selection:
+    """The Jacobian program codegen ships, its expression set, and every candidate."""
+
+    program: Program
+    expression_set: ExpressionSet
+    candidates: tuple[Candidate, ...]
+
+    @property
+    def method(self) -> str:
+        """The method named in the generated file's header: ``symbolic`` or the set's."""
+        return self.program.method
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"shipped": self.method, "candidates": [c.to_dict() for c in self.candidates]}
+
+
+def candidate_methods(graph: DGraph, budget: float | None = None) -> list[str]:
+    """The methods whose expression sets :func:`select_jacobian` considers by default:
+    :data:`DETERMINISTIC` (vertex-optimal while :data:`EXACT_PART_LIMIT` allows; zhou and
+    dstar, without a budget, while :data:`SLOW_PART_LIMIT` does), ``paths`` while L - N is at
+    most :data:`PATHS_QUICK_LIMIT` (:data:`PATHS_LIMIT` with a budget), ``best`` with a
+    budget."""
+    part = largest_part(graph)
+    names = [m for m in DETERMINISTIC if m != "vertex-optimal" or part <= EXACT_PART_LIMIT]
+    if budget is None:
+        names = [m for m in names if m not in SLOW or part <= SLOW_PART_LIMIT]
+    limit = PATHS_QUICK_LIMIT if budget is None else PATHS_LIMIT
+    names += ["paths"] if naive_cost(graph) <= limit else []
+    return names + (["best"] if budget is not None else [])
+
+
+def codegen_choice(comparison: Comparison) -> tuple[Selection | None, str]:
+    """What ``generate(comparison)`` ships — the choice of ``dgraph codegen`` without
+    ``--method``, reusing the comparison's verified results — with every candidate's
+    program built to show it (``dgraph compare``'s codegen table); or None and why no
+    code can be generated (a graph without local partials)."""
+    try:
+        selection = select_jacobian(
+            comparison.graph,
+            sets=[es for es in comparison.results.values() if es.verified],
+            build_all=True,
+        )
+    except DGraphError as exc:
+        return None, str(exc)
+    return selection, ""
 
 
 def cheapest_jacobian(
-    graph: DGraph, methods: list[str] | None = None, budget: float | None = None
+    graph: DGraph,
+    methods: list[str] | None = None,
+    budget: float | None = None,
+    *,
+    sets: Sequence[ExpressionSet] = (),
 ) -> tuple[Program, ExpressionSet]:
     """The Jacobian program with the fewest operations over verified candidate expression
-    sets, and its expression set.
+    sets, and its expression set: :func:`select_jacobian`'s choice."""
+    chosen = select_jacobian(graph, methods, budget, sets=sets)
+    return chosen.program, chosen.expression_set
 
-    Candidates (default): :data:`DETERMINISTIC` (vertex-optimal while
-    :data:`EXACT_PART_LIMIT` allows), ``paths`` while the graph's L - N is at most
-    :data:`PATHS_LIMIT`, :func:`symbolic_program` (paired with the ``paths`` set)
-    while it is at most :data:`SYMBOLIC_LIMIT`, and ``best`` only when ``budget`` is given:
-    it gets what is left of ``budget`` once the others are built, so ``budget`` bounds the
-    whole choice. Without a budget the choice depends on the graph alone.
 
-    Every distinct candidate gets one inlining and one ``cse`` (the first pass order);
-    the :data:`SHORTLIST` cheapest distinct programs and ``paths`` then get the other pass
-    orders, as many as :data:`WORK_LIMIT` affords at their size. Ties break by the
-    candidates' order.
+def select_jacobian(
+    graph: DGraph,
+    methods: list[str] | None = None,
+    budget: float | None = None,
+    *,
+    sets: Sequence[ExpressionSet] = (),
+    build_all: bool = False,
+) -> Selection:
+    """The Jacobian program codegen ships, with every candidate's counts.
+
+    Candidates (default :func:`candidate_methods`): each method's expression set — taken
+    from ``sets`` (already accumulated, e.g. a comparison's results: not recomputed) when
+    one of that method is there — and :func:`symbolic_program` (paired with the ``paths``
+    set) while L - N is at most :data:`SYMBOLIC_LIMIT`.
+
+    Without ``budget`` the choice costs little: the distinct sets are ranked by
+    :func:`~dgraph.codegen.program.jacobian_estimate` and only the :data:`ESTIMATED`
+    cheapest (:data:`ESTIMATED_LARGE` beyond :data:`LARGE` operations), ``paths`` and
+    ``symbolic`` get a program; with ``budget`` every distinct
+    candidate does, and ``best`` joins with what is left of ``budget`` once the others are
+    built, so ``budget`` bounds the whole choice. Either way the programs built get one
+    inlining and one ``cse`` (the first pass order), and the :data:`SHORTLIST` cheapest
+    and ``paths`` the other pass orders that :data:`WORK_LIMIT` affords. Ties break by
+    the candidates' order; without a budget the choice depends on the graph alone.
+    ``build_all`` also builds (first pass order) the programs the choice did not need, to
+    show them; it never changes the choice.
     """
     started = time.perf_counter()
+    edge_labels(graph)  # no local partials, no code: said before any method runs
     if methods is None:
-        small = largest_part(graph) <= EXACT_PART_LIMIT
-        methods = [m for m in DETERMINISTIC if m != "vertex-optimal" or small]
-        methods += ["paths"] if naive_cost(graph) <= PATHS_LIMIT else []
-        methods += ["best"] if budget is not None else []
+        methods = candidate_methods(graph, budget)
+    given = {es.method: es for es in sets}
     symbolic = "paths" in methods and naive_cost(graph) <= SYMBOLIC_LIMIT
-    sets: list[ExpressionSet] = []
+    candidates: list[ExpressionSet] = []
+    skipped: list[Candidate] = []
     for name in (m for m in methods if m != "best"):
-        try:  # verified below, once it is chosen: verifying every candidate costs most
-            sets.append(accumulate(graph, name, verify=False))
-        except SearchTooLarge:
+        if name in given:
+            candidates.append(given[name].moved_to(graph))
             continue
+        try:  # verified below, once it is chosen: verifying every candidate costs most
+            candidates.append(accumulate(graph, name, verify=False))
+        except SearchTooLarge as exc:
+            skipped.append(Candidate(name, note=f"not run: {exc}"))
+    quick = budget is None and "best" not in methods
     if "best" in methods:  # best takes verified candidates
-        sets = [es for es in sets if _verified(es)]
-    chosen = _cheapest(graph, sets, symbolic)
+        candidates = [es for es in candidates if _verified(es)]
+    ranking = _Ranking(graph, candidates, symbolic, ESTIMATED if quick else None)
+    chosen = ranking.cheapest()
     while chosen is not None and not _verified(chosen[1]):
-        sets = [es for es in sets if _identity(es) != _identity(chosen[1])]
-        chosen = _cheapest(graph, sets, symbolic)
+        ranking.reject(chosen[1])
+        chosen = ranking.cheapest()
     if "best" in methods:
         left = 0.0 if budget is None else max(budget - (time.perf_counter() - started), 0.0)
-        es = accumulate(graph, "best", budget=left, candidates=sets)
+        es = given.get("best") or accumulate(graph, "best", budget=left, candidates=candidates)
         if es.verified:
-            chosen = _cheapest(graph, [es], symbolic=False, known=chosen)
+            best = _Ranking(graph, [es], symbolic=False, estimated=None)
+            challenger = best.cheapest()
+            ranking.rows += best.rows
+            if challenger is not None and (
+                chosen is None or challenger[0].ops.key() < chosen[0].ops.key()
+            ):
+                chosen = challenger
     if chosen is None:
         raise DGraphError("no candidate method gave a verified expression set")
-    return chosen
+    if build_all:
+        ranking.build_rest()
+    return Selection(chosen[0], chosen[1], (*_marked(ranking.rows, chosen[0]), *skipped))
+
+
+def _marked(rows: list[Candidate], program: Program) -> list[Candidate]:
+    """``rows`` with exactly one marked shipped: the first of ``program``'s method and
+    counts (``best``, chosen after the others were ranked, unmarks theirs)."""
+    out, seen = [], False
+    for c in rows:
+        mine = not seen and c.method == program.method and c.ops == program.ops
+        if c.shipped and not mine:
+            c = dataclasses.replace(c, shipped=False, note="more operations")
+        elif mine:
+            c = dataclasses.replace(c, shipped=True, note="shipped")
+        seen = seen or mine
+        out.append(c)
+    return out
 
 
 def _is_paths(method: str, program: Program, fewest: int) -> bool:
@@ -111,67 +277,154 @@ def _verified(es: ExpressionSet) -> bool:
     return es.verified or bool(es.verify())
 
 
-def _cheapest(
-    graph: DGraph,
-    sets: list[ExpressionSet],
-    symbolic: bool,
-    known: tuple[Program, ExpressionSet] | None = None,
-) -> tuple[Program, ExpressionSet] | None:
-    """The cheapest program over ``sets`` (and the symbolic one, paired with ``paths``),
-    or ``known`` when it is no more expensive: the first pass order for every distinct
-    candidate, the others for the shortlist."""
-    candidates: list[tuple[str, ExpressionSet]] = []
-    for es in sets:
-        candidates.append((es.method, es))
-        if symbolic and es.method == "paths":
-            candidates.append((SYMBOLIC, es))
-    if not candidates:
-        return known
+class _Ranking:
+    """The candidates' programs, built as the choice needs them, and their rows."""
 
-    symbolic_results: list[Result] = []  # sympy's jacobian, computed once
+    def __init__(
+        self, graph: DGraph, sets: list[ExpressionSet], symbolic: bool, estimated: int | None
+    ) -> None:
+        self.graph = graph
+        self.candidates: list[tuple[str, ExpressionSet]] = []
+        for es in sets:
+            self.candidates.append((es.method, es))
+            if symbolic and es.method == "paths":
+                self.candidates.append((SYMBOLIC, es))
+        self.estimated = estimated
+        self.rejected: set[tuple] = set()
+        self.symbolic_results: list[Result] = []  # sympy's jacobian, computed once
+        self.first: dict[object, Program] = {}  # first pass order, per distinct set
+        self.final: dict[object, Program] = {}  # after the shortlist's pass orders
+        self.estimates: dict[object, Ops] = {}
+        self.rows: list[Candidate] = []
 
-    def build(method: str, es: ExpressionSet, pipelines: tuple[str, ...]) -> Program:
+    def _key(self, method: str, es: ExpressionSet) -> object:
+        return SYMBOLIC if method == SYMBOLIC else _identity(es)
+
+    def _build(self, method: str, es: ExpressionSet, pipelines: tuple[str, ...]) -> Program:
         if method == SYMBOLIC:
-            if not symbolic_results:
-                symbolic_results.extend(sympy_jacobian_results(graph))
-            arguments = program_arguments(graph)
+            if not self.symbolic_results:
+                self.symbolic_results.extend(sympy_jacobian_results(self.graph))
+            arguments = program_arguments(self.graph)
             return build_program(
-                "jacobian", graph, arguments, [], symbolic_results, SYMBOLIC, pipelines
+                "jacobian", self.graph, arguments, [], self.symbolic_results, SYMBOLIC, pipelines
             )
         return dataclasses.replace(jacobian_program(es, pipelines), method=method)
 
-    built: dict[object, Program] = {}  # methods often agree: build each distinct set once
-    programs: list[Program] = []
-    for method, es in candidates:
-        key = SYMBOLIC if method == SYMBOLIC else _identity(es)
-        if key not in built:
-            built[key] = build(method, es, PIPELINES[:1])
-        programs.append(dataclasses.replace(built[key], method=method))
-    ranked = sorted(range(len(programs)), key=lambda k: programs[k].ops.key())  # stable
-    fewest = programs[ranked[0]].mults
-    ranked = [  # paths first while it is not far behind, then the ranking
-        *(k for k in ranked if _is_paths(candidates[k][0], programs[k], fewest)),
-        *(k for k in ranked if candidates[k][0] != "paths"),
-    ]
-    work, shortlisted, others = WORK_LIMIT, set(), 0
-    for k in ranked:
-        same = (programs[k].assignments, programs[k].results)
-        if same in shortlisted:  # the same program: the same passes, the same result
-            continue
-        shortlisted.add(same)
-        if candidates[k][0] != "paths":
-            others += 1
-            if others > SHORTLIST:
-                break
-        size = programs[k].ops.total
-        pipelines = affordable(size, work)[1:]
-        if not pipelines:
-            continue
-        work -= size * sum(map(len, pipelines))
-        better = build(*candidates[k], pipelines)
-        if better.ops.key() < programs[k].ops.key():
-            programs[k] = better
-    k = min(range(len(programs)), key=lambda k: programs[k].ops.key())  # the first of equals
-    if known is not None and known[0].ops.key() <= programs[k].ops.key():
-        return known
-    return programs[k], candidates[k][1]
+    def _selected(self) -> list[int]:
+        """The candidates that get a program: all, or the :data:`ESTIMATED` distinct ones
+        with the fewest estimated operations, ``paths`` and ``symbolic``."""
+        alive = [
+            k for k, (_, es) in enumerate(self.candidates) if _identity(es) not in self.rejected
+        ]
+        if self.estimated is None:
+            return alive
+        for k in alive:
+            method, es = self.candidates[k]
+            key = self._key(method, es)
+            if method not in ("paths", SYMBOLIC) and key not in self.estimates:
+                self.estimates[key] = jacobian_estimate(es)
+        ranked = sorted(
+            (k for k in alive if self.candidates[k][0] not in ("paths", SYMBOLIC)),
+            key=lambda k: self.estimates[self._key(*self.candidates[k])].key(),
+        )
+        few = self.estimated
+        if ranked and self.estimates[self._key(*self.candidates[ranked[0]])].total > LARGE:
+            few = min(few, ESTIMATED_LARGE)
+        distinct: list[object] = []
+        for k in ranked:
+            key = self._key(*self.candidates[k])
+            if key not in distinct and len(distinct) < few:
+                distinct.append(key)
+        return [
+            k
+            for k in alive
+            if self.candidates[k][0] in ("paths", SYMBOLIC)
+            or self._key(*self.candidates[k]) in distinct
+        ]
+
+    def cheapest(self) -> tuple[Program, ExpressionSet] | None:
+        """The cheapest program over the candidates not rejected: the first pass order
+        for every selected distinct candidate, the others for the shortlist."""
+        selected = self._selected()
+        if not selected:
+            return None
+        programs: dict[int, Program] = {}
+        for k in selected:
+            method, es = self.candidates[k]
+            key = self._key(method, es)
+            if key not in self.first:
+                self.first[key] = self._build(method, es, PIPELINES[:1])
+            programs[k] = dataclasses.replace(self.final.get(key, self.first[key]), method=method)
+        ranked = sorted(selected, key=lambda k: programs[k].ops.key())  # stable
+        fewest = programs[ranked[0]].mults
+        ranked = [  # paths first while it is not far behind, then the ranking
+            *(k for k in ranked if _is_paths(self.candidates[k][0], programs[k], fewest)),
+            *(k for k in ranked if self.candidates[k][0] != "paths"),
+        ]
+        work, shortlisted, others = WORK_LIMIT, set(), 0
+        for k in ranked:
+            same = (programs[k].assignments, programs[k].results)
+            if same in shortlisted:  # the same program: the same passes, the same result
+                continue
+            shortlisted.add(same)
+            if self.candidates[k][0] != "paths":
+                others += 1
+                if others > SHORTLIST:
+                    break
+            key = self._key(*self.candidates[k])
+            if key in self.final:
+                continue
+            size = self.first[key].ops.total
+            pipelines = affordable(size, work)[1:]
+            if not pipelines:
+                continue
+            work -= size * sum(map(len, pipelines))
+            better = self._build(*self.candidates[k], pipelines)
+            self.final[key] = min(self.first[key], better, key=lambda p: p.ops.key())
+            programs[k] = dataclasses.replace(self.final[key], method=self.candidates[k][0])
+        k = min(selected, key=lambda k: programs[k].ops.key())  # the first of equals
+        self._rows(programs, k)
+        return programs[k], self.candidates[k][1]
+
+    def reject(self, es: ExpressionSet) -> None:
+        """``es`` did not verify: never chosen again."""
+        self.rejected.add(_identity(es))
+
+    def build_rest(self) -> None:
+        """The first pass order for the candidates the choice did not build (shown only)."""
+        for k, (method, es) in enumerate(self.candidates):
+            key = self._key(method, es)
+            if key not in self.first and _identity(es) not in self.rejected:
+                self.first[key] = self._build(method, es, PIPELINES[:1])
+                self.rows[k] = dataclasses.replace(
+                    self.rows[k],
+                    ops=self.first[key].ops,
+                    note="not built by codegen (its estimate ranks below the few cheapest);"
+                    " shown after the first pass order",
+                )
+
+    def _rows(self, programs: dict[int, Program], chosen: int) -> None:
+        chosen_ops = programs[chosen].ops
+        self.rows = []
+        for k, (method, es) in enumerate(self.candidates):
+            key = self._key(method, es)
+            estimate = self.estimates.get(key)
+            if _identity(es) in self.rejected:
+                row = Candidate(method, estimate, note="did not verify")
+            elif k == chosen:
+                row = Candidate(method, estimate, chosen_ops, "shipped", shipped=True)
+            elif k in programs:
+                ops = programs[k].ops
+                note = (
+                    f"same program as {programs[chosen].method}"
+                    if ops.key() == chosen_ops.key()
+                    else "more operations"
+                )
+                row = Candidate(method, estimate, ops, note)
+            else:
+                row = Candidate(
+                    method,
+                    estimate,
+                    note="not built (its estimate ranks below the few cheapest)",
+                )
+            self.rows.append(row)

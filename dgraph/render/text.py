@@ -134,6 +134,22 @@ def comparison_text(comparison: Any) -> str:
     return text + (f"; {bound}" if bound else "")
 
 
+def selection_text(selection: Any) -> str:
+    """The candidates of ``dgraph codegen`` (:func:`dgraph.codegen.selection.select_jacobian`)
+    as a table of their Jacobian programs' counted operations, the shipped one marked."""
+    rows = [["codegen candidate", "mults", "adds", "divs", "calls", "est. mults"]]
+    notes = ["", ""]
+    for c in selection.candidates:
+        ops = c.ops
+        cells = [str(v) for v in (ops.mults, ops.adds, ops.divs, ops.calls)] if ops else ["-"] * 4
+        estimate = str(c.estimate.mults) if c.estimate is not None else "-"
+        rows.append([("* " if c.shipped else "  ") + c.method, *cells, estimate])
+        notes.append(c.note)
+    table = _table(rows).split("\n")
+    lines = [f"{line}  {note}".rstrip() for line, note in zip(table, notes, strict=True)]
+    return "\n".join(lines) + f"\ncodegen ships: {selection.method} (marked *)"
+
+
 def face_check_text(check: Any) -> str:
     """A readable account of one face check (:func:`dgraph.faces.realize.check_faces`)."""
     es = check.expression_set
