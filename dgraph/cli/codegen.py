@@ -1,4 +1,4 @@
-"""``dgraph codegen GRAPH [--lang python|c] [--method M] [--mode M] [--sparse] -o FILE``.
+"""``dgraph codegen GRAPH [--lang python|c|jax|cuda] [--method M] [--mode M] [--sparse] -o FILE``.
 
 The file is written only after the generated text ran and agreed with the graph
 (:mod:`dgraph.codegen.check`), and atomically: a temporary file beside it, then a rename,
@@ -17,17 +17,18 @@ from .args import budget, graph_args, load_graph, output_path, write_atomic
 
 __all__ = ["SUFFIXES", "add_arguments", "language", "run"]
 
-SUFFIXES = {".py": "python", ".c": "c", ".h": "c"}
+SUFFIXES = {".py": "python", ".c": "c", ".h": "c", ".cu": "cuda"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     graph_args(p)
-    p.add_argument("-o", "--output", required=True, help="file to write (.py or .c)")
+    p.add_argument("-o", "--output", required=True, help="file to write (.py, .c or .cu)")
     p.add_argument(
         "--lang",
         choices=LANGS,
-        help="python (NumPy), c (C99) or jax (jax.numpy: jit, vmap, grad); default: from the"
-        " suffix of -o (.py python, .c or .h c)",
+        help="python (NumPy), c (C99), jax (jax.numpy: jit, vmap, grad) or cuda (CUDA C++"
+        " kernels, f32 and f64, both layouts); default: from the suffix of -o (.py python,"
+        " .c or .h c, .cu cuda)",
     )
     p.add_argument(
         "--method",
@@ -38,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--mode",
         choices=MODES,
-        help="function to generate (default: jacobian; for jax: jacobian, jvp and vjp)",
+        help="function to generate (default: jacobian; for jax and cuda: jacobian, jvp and vjp)",
     )
     p.add_argument("--sparse", action="store_true", help="also emit the nonzero entries only")
     p.add_argument(
@@ -52,14 +53,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def language(output: str, lang: str | None) -> str:
     """``lang`` when given (any suffix then), else the language of the suffix of ``output``:
-    ``.py`` python, ``.c`` and ``.h`` c; any other suffix is an error."""
+    ``.py`` python, ``.c`` and ``.h`` c, ``.cu`` cuda; any other suffix is an error."""
     if lang is not None:
         return lang
     suffix = Path(output).suffix.lower()
     if suffix not in SUFFIXES:
         raise InputError(
             f"{output}: cannot tell the language from the suffix {suffix or '(none)'!r}: use"
-            " .py (python), .c or .h (c), or give --lang python|c|jax"
+            " .py (python), .c or .h (c), .cu (cuda), or give --lang python|c|jax|cuda"
         )
     return SUFFIXES[suffix]
 
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         (args.mode,)
         if args.mode
         else ("jacobian", "jvp", "vjp")
-        if lang == "jax"
+        if lang in ("jax", "cuda")
         else ("jacobian",)
     )
     generated = generate(graph, lang, args.method, modes, args.sparse, args.budget)

@@ -21,6 +21,7 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..errors import DGraphError
 from .c import load_c
+from .cuda import load_cuda
 from .generate import LANGS, MODES, Generated, generate
 from .python import load_python
 
@@ -63,7 +64,9 @@ def make_function(
 ) -> GeneratedFunction:
     """Generate, check and load the ``mode`` function (``jacobian``, ``jvp`` or ``vjp``)
     of a graph, an expression set, or a Python function of scalars (traced by
-    :func:`dgraph.core.builders.from_function`) in ``lang`` (``python`` or ``c``).
+    :func:`dgraph.core.builders.from_function`) in ``lang`` (``python``, ``c``
+    or ``cuda``: CUDA kernels loaded with CuPy, :func:`dgraph.codegen.cuda.load_cuda`,
+    whose function takes and returns GPU arrays, ``layout`` a keyword).
 
     Without ``method`` the expression set is the one whose program costs least
     (:func:`dgraph.codegen.selection.cheapest_jacobian`); the printed code is run against
@@ -78,5 +81,8 @@ def make_function(
             raise DGraphError(f"cannot make a function of a {type(source).__name__}")
         source = from_function(source)
     generated = generate(source, lang, method, modes=(mode,), sparse=sparse, budget=budget)
-    module: Any = load_python(generated.text) if lang == "python" else load_c(generated.text)
+    if lang == "cuda":  # checked on the host above; here compiled for the GPU
+        module: Any = load_cuda(generated.text)
+    else:
+        module = load_python(generated.text) if lang == "python" else load_c(generated.text)
     return GeneratedFunction(generated, mode, getattr(module, mode))

@@ -1,5 +1,5 @@
-"""Generate a Python or C file from a graph: choose the expression set, build the programs,
-print them, run the printed code against the graph (:mod:`dgraph.codegen.check`). What
+"""Generate a Python, C, JAX or CUDA file from a graph: choose the expression set, build
+the programs, print them, run the printed code against the graph (:mod:`dgraph.codegen.check`). What
 ``dgraph codegen`` runs."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from ..errors import DGraphError, VerificationError
 from ..methods import accumulate
 from .c import c_source
 from .check import CodeCheck, check_generated
+from .cuda import cuda_source
 from .ir import Program
 from .jaxcode import jax_module
 from .program import (
@@ -30,9 +31,9 @@ from .selection import cheapest_jacobian
 
 __all__ = ["Generated", "generate"]
 
-Lang = Literal["python", "c", "jax"]
+Lang = Literal["python", "c", "jax", "cuda"]
 Mode = Literal["jacobian", "jvp", "vjp"]
-LANGS: tuple[str, ...] = ("python", "c", "jax")
+LANGS: tuple[str, ...] = ("python", "c", "jax", "cuda")
 MODES: tuple[str, ...] = ("jacobian", "jvp", "vjp")
 
 
@@ -156,7 +157,7 @@ def generate(
         else:
             programs[mode] = vjp_program(es)
     title = f"{graph.name or 'graph'}: {', '.join(programs)} (dgraph codegen, method {es.method})"
-    printer = {"python": python_module, "c": c_source, "jax": jax_module}[lang]
+    printer = {"python": python_module, "c": c_source, "jax": jax_module, "cuda": cuda_source}[lang]
     text = printer(programs, title=title, inputs=graph.inputs, outputs=graph.outputs, sparse=sparse)
     generated = Generated(text, lang, modes, programs, es, sparse)
     if check:
