@@ -165,7 +165,7 @@ def cuda_source(
     ...                    title="demo", inputs=g.inputs, outputs=g.outputs)
     >>> start = text.index("__device__ inline void jacobian_point")
     >>> print(text[start:].split("}")[0])
-    __device__ inline void jacobian_point(const T *__restrict__ x, T *__restrict__ J, long s) {
+    __device__ inline void jacobian_point(const T *__restrict__ x, T *__restrict__ J, long long s) {
         const T v_x0 = x[0];
         const T v_x1 = x[s];
         const T v_v1 = sin(v_x1);
@@ -303,7 +303,7 @@ def _point(printer: _Printer, program: Program, name: str, sig: _Signature, n: i
     params = ", ".join(f"const T *__restrict__ {a}" for a, _ in sig.arguments)
     lines = [
         "template <typename T>",
-        f"__device__ inline void {name}_point({params}, T *__restrict__ {out}, long s) {{",
+        f"__device__ inline void {name}_point({params}, T *__restrict__ {out}, long long s) {{",
     ]
     used = set().union(
         *(e.free_symbols for _, e in program.assignments),
@@ -443,6 +443,10 @@ def metadata(text: str) -> dict[str, Any]:
 
 
 def _text(source: str | Path) -> str:
+    """A file's text: ``source`` itself when it is a string of several lines (a generated
+    file has dozens), else the file it names."""
+    if isinstance(source, str) and "\n" not in source:
+        source = Path(source)
     if isinstance(source, Path):
         try:
             return source.read_text()
@@ -567,7 +571,7 @@ def cxx_compiler() -> str | None:
 
 
 def load_cuda_host(source: str | Path, flags: tuple[str, ...] = HOST_FLAGS) -> CudaHostModule:
-    """Compile a generated ``.cu`` file (text, or a path) as C++ with ``DGRAPH_HOST``
+    """Compile a generated ``.cu`` file (its text, or a path) as C++ with ``DGRAPH_HOST``
     defined, into a temporary directory, and load it with ctypes."""
     cxx = cxx_compiler()
     if cxx is None:
@@ -635,7 +639,7 @@ class CudaModule(_Functions):
 
 
 def load_cuda(source: str | Path, options: tuple[str, ...] = ("--std=c++17",)) -> CudaModule:
-    """Compile a generated ``.cu`` file (text, or a path) for the GPU with CuPy's
+    """Compile a generated ``.cu`` file (its text, or a path) for the GPU with CuPy's
     ``RawModule`` (NVRTC: no nvcc; the ``gpu`` extra installs CuPy) and return its
     functions (:class:`CudaModule`). A one-line DGraphError without CuPy or without a GPU.
     """
