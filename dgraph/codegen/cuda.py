@@ -67,27 +67,33 @@ BATCH_LAST_THREADS = 256
 _META = "dgraph-cuda: "  # the header line the loaders read (JSON)
 
 
+_OUTPUTS = {"primal": "y", "jacobian": "J", "jacobian_values": "values", "jvp": "Jv", "vjp": "wJ"}
+
+
 @dataclass(frozen=True)
 class _Signature:
-    """A program's arguments (name, size) and its output (name, size)."""
+    """A program's arguments (name, size per point) and its output (name, shape)."""
 
     arguments: tuple[tuple[str, int], ...]
-    output: tuple[str, int]
+    output: str
+    shape: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=int))
 
     @property
     def width(self) -> int:
         """Values per point staged through shared memory (arguments and output)."""
-        return sum(size for _, size in self.arguments) + self.output[1]
+        return sum(size for _, size in self.arguments) + self.size
 
 
-def _signature(name: str, n: int, m: int, nnz: int) -> _Signature:
-    return {
-        "primal": _Signature((("x", n),), ("y", m)),
-        "jacobian": _Signature((("x", n),), ("J", m * n)),
-        "jacobian_values": _Signature((("x", n),), ("values", nnz)),
-        "jvp": _Signature((("x", n), ("v", n)), ("Jv", m)),
-        "vjp": _Signature((("x", n), ("w", m)), ("wJ", n)),
-    }[name]
+def _signature(name: str, program: Program) -> _Signature:
+    """``name``'s arguments as the program has them; its output, named as in the C file
+    (``J``, ``Jv``, ...), of the program's shape (``jacobian_values``: its entries)."""
+    arguments = tuple((a, len(symbols)) for a, symbols in program.arguments)
+    shape = (len(program.results),) if name == "jacobian_values" else tuple(program.shape)
+    return _Signature(arguments, _OUTPUTS.get(name, "out"), shape)
 
 
 class _Printer(_CPrinter):
@@ -180,13 +186,20 @@ def cuda_source(
     functions = list(programs)
     if sparse and jac is not None:
         functions.insert(functions.index("jacobian") + 1, "jacobian_values")
-    blocks = {}
-    for name in functions:
-        width = _signature(name, n, m, nnz).width
-        blocks[name] = {
-            p: block_size(width, np.dtype(t).itemsize) for p, (_, t) in PRECISIONS.items()
-        }
-    meta: dict[str, Any] = {"n": n, "m": m, "nnz": nnz, "functions": functions, "block": blocks}
+    signatures = {
+        name: _signature(name, programs["jacobian" if name == "jacobian_values" else name])
+        for name in functions
+    }
+    blocks = {
+        name: {p: block_size(sig.width, np.dtype(t).itemsize) for p, (_, t) in PRECISIONS.items()}
+        for name, sig in signatures.items()
+    }
+    shapes = {
+        name: {"arguments": [size for _, size in sig.arguments], "output": list(sig.shape)}
+        for name, sig in signatures.items()
+    }
+    meta: dict[str, Any] = {"n": n, "m": m, "nnz": nnz, "functions": functions}
+    meta |= {"block": blocks, "shapes": shapes}
     if sparse and jac is not None:
         meta["rows"] = [k[0] for k, _ in jac.results]
         meta["cols"] = [k[1] for k, _ in jac.results]
@@ -199,9 +212,8 @@ def cuda_source(
     lines += ["#ifdef DGRAPH_HOST", *(f'extern "C" const int {c};' for c in constants), "#endif"]
     for name in functions:
         program = programs["jacobian" if name == "jacobian_values" else name]
-        signature = _signature(name, n, m, nnz)
-        lines += ["", *_point(printer, program, name, signature, n)]
-        lines += ["", *_kernels(name, signature, blocks[name])]
+        lines += ["", *_point(printer, program, name, signatures[name])]
+        lines += ["", *_kernels(name, signatures[name], blocks[name])]
     return "\n".join(lines) + "\n"
 
 
@@ -297,9 +309,9 @@ __device__ __forceinline__ void dgraph_stage_out(int thread, int threads, long l
 """
 
 
-def _point(printer: _Printer, program: Program, name: str, sig: _Signature, n: int) -> list[str]:
+def _point(printer: _Printer, program: Program, name: str, sig: _Signature) -> list[str]:
     """``template <typename T> __device__ void <name>_point(args, out, s)``."""
-    out, size = sig.output
+    out, size = sig.output, sig.size
     params = ", ".join(f"const T *__restrict__ {a}" for a, _ in sig.arguments)
     lines = [
         "template <typename T>",
@@ -315,7 +327,7 @@ def _point(printer: _Printer, program: Program, name: str, sig: _Signature, n: i
     flat = name == "jacobian_values"
     written = {}
     for k, (index, e) in enumerate(program.results):
-        at = k if flat else (index[0] * n + index[1] if len(index) == 2 else index[0])
+        at = k if flat else int(np.ravel_multi_index(index, sig.shape))
         written[at] = _print(printer, e, name)
     for k in range(size):  # every entry once, zeros included: J is not cleared before
         if k in written or not flat:
@@ -330,7 +342,7 @@ def _at(k: int) -> str:
 
 def _kernels(name: str, sig: _Signature, blocks: dict[str, int | None]) -> list[str]:
     """The per-thread bodies of both layouts, their kernels and their host loops."""
-    out, size = sig.output
+    out, size = sig.output, sig.size
     args = [a for a, _ in sig.arguments]
     params = ", ".join([*(f"const T *__restrict__ {a}" for a in args), f"T *__restrict__ {out}"])
     names = ", ".join([*args, out])
@@ -436,7 +448,7 @@ def metadata(text: str) -> dict[str, Any]:
                 meta = json.loads(line[start + len(_META) :])
             except ValueError:
                 break
-            if isinstance(meta, dict) and {"n", "m", "functions", "block"} <= set(meta):
+            if isinstance(meta, dict) and {"n", "m", "functions", "block", "shapes"} <= set(meta):
                 return meta
             break
     raise DGraphError("not a CUDA file generated by dgraph (no 'dgraph-cuda:' header line)")
@@ -457,14 +469,8 @@ def _text(source: str | Path) -> str:
 
 def _sizes(meta: dict[str, Any], name: str) -> tuple[list[int], tuple[int, ...]]:
     """Per point: the sizes of ``name``'s arguments and the shape of its output."""
-    n, m, nnz = meta["n"], meta["m"], meta.get("nnz", 0)
-    return {
-        "primal": ([n], (m,)),
-        "jacobian": ([n], (m, n)),
-        "jacobian_values": ([n], (nnz,)),
-        "jvp": ([n, n], (m,)),
-        "vjp": ([n, m], (n,)),
-    }[name]
+    shapes = meta["shapes"][name]
+    return list(shapes["arguments"]), tuple(shapes["output"])
 
 
 class _Functions:
