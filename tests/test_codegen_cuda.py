@@ -6,6 +6,7 @@ themselves run only where CuPy and a GPU are (skipped elsewhere)."""
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import importlib
 import importlib.util
@@ -25,6 +26,7 @@ from dgraph.bench.realworld import REAL_WORLD
 from dgraph.cli import main
 from dgraph.codegen.cuda import (
     HOST_FLAGS,
+    _Printer,
     block_size,
     cuda_source,
     cxx_compiler,
@@ -167,9 +169,10 @@ def test_a_file_without_a_batch_first_kernel_still_runs_batch_last():
 
 
 STEPS = dgraph.from_trace(
-    "inputs: a, b\noutputs: y, z\nu = abs(a - b) + max(a, b)\n"
+    "inputs: a, b\noutputs: y, z, t\nu = abs(a - b) + max(a, b)\n"
     "y = u*Heaviside(a - 1) + sign(b - 1)*a\n"
-    "z = Piecewise((a*b, a > 1), (a + b, True)) + erf(a) + 0.1*a**2/b + pi*sqrt(a) + a/3"
+    "z = Piecewise((a*b, a > 1), (a + b, True)) + erf(a) + 0.1*a**2/b + pi*sqrt(a) + a/3\n"
+    "t = sin(a)*cos(b)"
 )
 
 
@@ -186,6 +189,9 @@ def test_numbers_are_printed_in_the_kernels_precision():
     assert "T(0.1)*" in body and "T(3.141592653589793)" in body and "T(0.5)" in body
     # no bare floating literal: it would make float code compute in double
     assert not re.search(r"\d\.\d|\de[+-]|NAN|M_PI", re.sub(r"T\([^()]*\)", "T()", body))
+    a = sympy.Symbol("v_NAN")  # a variable's name is never taken for NaN
+    printed = _Printer().doprint(sympy.Piecewise((a, a > 1)))
+    assert printed == "((v_NAN > T(1)) ? (v_NAN) : (dgraph_nan(T(0))))"
     host = load_cuda_host(gen.text)
     numpy_module = load_python(generate(STEPS, "python", "reverse").text)
     x = np.random.default_rng(0).uniform(0.5, 1.5, size=(50, 2))
@@ -217,10 +223,10 @@ def test_nvcc_compiles_the_kernels_and_f32_stays_f32(tmp_path):
         }
         assert set(kernels) == expected
         for name, body in kernels.items():
-            if name.endswith("_f32"):
-                assert ".f64" not in body, name  # no double arithmetic, no conversion
+            if name.endswith("_f32"):  # no float widened to double (sinf's reduction of
+                assert "cvt.f64.f32" not in body, name  # huge arguments uses doubles)
             else:
-                assert ".f64" in body
+                assert "fma.rn.f64" in body or "mul.f64" in body, name
         assert ".shared" in kernels["jacobian_batch_first_f64"]
         assert ".shared" not in kernels["jacobian_batch_last_f64"]
 
@@ -338,6 +344,101 @@ def test_load_cuda_without_a_gpu_is_one_clear_error(monkeypatch):
     runtime.getDeviceCount = lambda: 0
     with pytest.raises(DGraphError, match="no CUDA GPU found"):
         load_cuda(_text_sin())
+
+
+class _HostCupy(types.SimpleNamespace):
+    """A stand-in for CuPy on the CPU: arrays are NumPy's, and RawModule's kernels run the
+    file's host loops over the same blocks and threads (``*_batch_first_host`` emulates
+    blocks of the compiled size, so a launch with another block size is refused)."""
+
+    def __init__(self):
+        runtime = types.SimpleNamespace(getDeviceCount=lambda: 1)
+        super().__init__(cuda=types.SimpleNamespace(runtime=runtime), ndarray=np.ndarray)
+        self.asarray, self.empty = np.asarray, np.empty
+        self.ascontiguousarray, self.from_dlpack = np.ascontiguousarray, np.from_dlpack
+        self.launches = []
+        outer = self
+
+        class RawModule:
+            def __init__(self, code, options):
+                assert "--std=c++17" in options and not any("fast" in o for o in options)
+                self.host, self.meta = load_cuda_host(code), metadata(code)
+
+            def compile(self):
+                pass
+
+            def get_function(self, kernel):
+                name, layout, precision = re.fullmatch(
+                    r"(\w+?)_(batch_first|batch_last)_(f32|f64)", kernel
+                ).groups()
+                suffix = "_f32" if precision == "f32" else ""
+                host = getattr(self.host.library, f"{name}_{layout}_host{suffix}")
+                block = self.meta["block"][name][precision]
+
+                def launch(grid, threads, args):
+                    count, *arrays = args
+                    assert isinstance(count, np.int64)
+                    assert grid[0] * threads[0] >= count > (grid[0] - 1) * threads[0]
+                    if layout == "batch_first":
+                        assert threads[0] == block
+                    ctype = ctypes.c_float if precision == "f32" else ctypes.c_double
+                    assert all(a.dtype == np.dtype(ctype) and a.flags.c_contiguous for a in arrays)
+                    pointers = [a.ctypes.data_as(ctypes.POINTER(ctype)) for a in arrays]
+                    host(ctypes.c_long(int(count)), *pointers)
+                    outer.launches.append(kernel)
+
+                return launch
+
+        self.RawModule = RawModule
+
+
+class _Shared:
+    """An array from another library: only ``__dlpack__`` (as JAX's and PyTorch's)."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+@needs_cxx
+def test_load_cuda_launches_the_kernels_it_names(monkeypatch):
+    fake = _HostCupy()
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    _, gen, host = _generated("heart-dipole")
+    module = load_cuda(gen.text)
+    rng = np.random.default_rng(4)
+    x, w = rng.uniform(0.5, 1.5, size=(130, 8)), rng.normal(size=(130, 8))
+    expected = host.jacobian(x)
+    np.testing.assert_array_equal(module.jacobian(x), expected)
+    last = module.jacobian(np.asarray(x.T), layout="batch_last")
+    np.testing.assert_array_equal(np.moveaxis(last, -1, 0), expected)
+    np.testing.assert_array_equal(module.jacobian(_Shared(x)), expected)  # via DLPack
+    np.testing.assert_array_equal(module.jacobian(x[5]), expected[5])
+    np.testing.assert_array_equal(module.vjp(x, w), host.vjp(x, w))
+    x32 = x.astype(np.float32)
+    assert module.primal(x32).dtype == np.float32
+    np.testing.assert_array_equal(module.jvp(x32, x32), host.jvp(x32, x32))
+    assert fake.launches == [
+        "jacobian_batch_first_f64",
+        "jacobian_batch_last_f64",
+        "jacobian_batch_first_f64",
+        "jacobian_batch_first_f64",
+        "vjp_batch_first_f64",
+        "primal_batch_first_f32",
+        "jvp_batch_first_f32",
+    ]
+    with pytest.raises(DGraphError, match="all be float32 or all float64, not float32, float64"):
+        module.jvp(x32, x)
+    with pytest.raises(DGraphError, match="not int64"):
+        module.jacobian(np.ones((3, 8), dtype=np.int64))
+    with pytest.raises(DGraphError, match="unknown layout"):
+        module.jacobian(x, layout="rows")
+    assert module.jacobian(np.empty((0, 8))).shape == (0, 8, 8)
 
 
 @functools.cache

@@ -60,7 +60,8 @@ __all__ = [
 
 LAYOUTS = ("batch_first", "batch_last")
 PRECISIONS = {"f64": ("double", np.float64), "f32": ("float", np.float32)}
-HOST_FLAGS = ("-x", "c++", "-std=c++17", "-O2", "-DDGRAPH_HOST")
+# no fused multiply-adds on the host: the layouts then round alike wherever inlined
+HOST_FLAGS = ("-x", "c++", "-std=c++17", "-O2", "-ffp-contract=off", "-DDGRAPH_HOST")
 SHARED_BYTES = 48 * 1024  # static shared memory a block may use without opting in
 BLOCKS = (256, 128, 64, 32)  # batch-first block sizes, the largest whose tiles fit
 BATCH_LAST_THREADS = 256
@@ -126,7 +127,14 @@ class _Printer(_CPrinter):
         return f"(({arg}) < T(0) ? T(0) : (({arg}) > T(0) ? T(1) : {at_zero}))"
 
     def _print_Piecewise(self, expr: sympy.Piecewise) -> str:
-        return super()._print_Piecewise(expr).replace("NAN", "dgraph_nan(T(0))")
+        """Nested conditional expressions; NaN where no condition holds (as sympy)."""
+        text = "dgraph_nan(T(0))"
+        for value, condition in reversed(expr.args):
+            if condition == sympy.true:
+                text = self._print(value)
+            else:
+                text = f"(({self._print(condition)}) ? ({self._print(value)}) : ({text}))"
+        return text
 
     def _print_BooleanTrue(self, expr: sympy.Basic) -> str:
         return "true"
