@@ -439,6 +439,12 @@ def test_load_cuda_launches_the_kernels_it_names(monkeypatch):
     with pytest.raises(DGraphError, match="unknown layout"):
         module.jacobian(x, layout="rows")
     assert module.jacobian(np.empty((0, 8))).shape == (0, 8, 8)
+    function = dgraph.make_function(dgraph.bundled("naumann_sin.trace"), lang="cuda")
+    assert function.lang == "cuda" and function.generated.verified
+    xs = np.array([[1.0, 0.5], [2.0, 1.0]])
+    np.testing.assert_allclose(
+        function(xs.T, layout="batch_last")[:, :, 0], [[0.2298, 0.8415]], atol=5e-5
+    )
 
 
 @functools.cache

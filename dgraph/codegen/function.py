@@ -37,8 +37,9 @@ class GeneratedFunction:
         self._function = function
         self.__doc__ = getattr(function, "__doc__", None)
 
-    def __call__(self, *arrays: Any) -> np.ndarray:
-        return self._function(*arrays)
+    def __call__(self, *arrays: Any, **options: Any) -> np.ndarray:
+        """The function on ``arrays``; ``options`` go to it (CUDA: ``layout=``)."""
+        return self._function(*arrays, **options)
 
     @property
     def source(self) -> str:
