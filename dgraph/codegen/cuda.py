@@ -296,10 +296,9 @@ __device__ __forceinline__ void dgraph_stage_in(int thread, int threads, long lo
         long long count, int width, const T *__restrict__ src, T *__restrict__ tile,
         int pitch) {
     const long long left = count - first;
-    const long long points = left < threads ? left : threads;
-    const long long total = points * width;
+    const int total = (left < threads ? (int)left : threads) * width;  /* < 2^31 */
     const T *block = src + first * width;
-    for (long long k = thread; k < total; k += threads)
+    for (int k = thread; k < total; k += threads)
         tile[(k % width) * pitch + k / width] = block[k];
 }
 
@@ -308,10 +307,9 @@ __device__ __forceinline__ void dgraph_stage_out(int thread, int threads, long l
         long long count, int width, const T *__restrict__ tile, T *__restrict__ dst,
         int pitch) {
     const long long left = count - first;
-    const long long points = left < threads ? left : threads;
-    const long long total = points * width;
+    const int total = (left < threads ? (int)left : threads) * width;
     T *block = dst + first * width;
-    for (long long k = thread; k < total; k += threads)
+    for (int k = thread; k < total; k += threads)
         block[k] = tile[(k % width) * pitch + k / width];
 }
 """
