@@ -55,6 +55,7 @@ __all__ = [
     "from_trace",
     "jacobian",
     "load",
+    "load_cuda",
     "make_function",
     "naive_cost",
     "path_length",
@@ -65,6 +66,7 @@ __all__ = [
 # loaded on first use, so that ``import dgraph`` stays light
 _LAZY = {
     "make_function": "dgraph.codegen.function",
+    "load_cuda": "dgraph.codegen.cuda",
     "draw": "dgraph.render.drawing",
     "steps": "dgraph.render.stepviews",
 }

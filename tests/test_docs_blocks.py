@@ -1,7 +1,8 @@
 """Every ```python block in README.md and docs/ runs, and its comments that state a value hold.
 
 A file's blocks run in order in one namespace (later blocks continue earlier ones), in a
-scratch directory. A block written as a doctest (``>>>``) runs as a doctest. Elsewhere, a
+scratch directory; one that starts with ``# on a GPU`` runs only where CuPy finds a GPU.
+A block written as a doctest (``>>>``) runs as a doctest. Elsewhere, a
 statement followed by ``# comment`` is checked where the comment states a value:
 
 - ``print(...)  # TEXT``: the printed text contains TEXT (a trailing ``...`` is dropped);
@@ -91,6 +92,16 @@ def run_block(source: str, namespace: dict) -> list[str]:
     return failures
 
 
+def _gpu() -> bool:
+    """CuPy finds a CUDA GPU (the blocks that start ``# on a GPU`` need one)."""
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # no CuPy, no driver, no device
+        return False
+
+
 @pytest.mark.parametrize("path", [p for p in DOCUMENTS if python_blocks(p)], ids=lambda p: p.name)
 def test_document_blocks_run(path, tmp_path, monkeypatch):
     if any("import jax" in block for block in python_blocks(path)):  # the optional extra
@@ -99,6 +110,8 @@ def test_document_blocks_run(path, tmp_path, monkeypatch):
     namespace: dict = {"__name__": "__docs__"}
     failures = []
     for block in python_blocks(path):
+        if block.startswith("# on a GPU") and not _gpu():  # CUDA kernels: skipped elsewhere
+            continue
         failures += run_block(block, namespace)
     assert not failures, "\n".join(failures)
 

@@ -39,6 +39,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("edgeless-best", ["accumulate", H("edgeless.trace"), "-m", "best"], "has no edges"),
     ("edgeless-compare", ["compare", H("edgeless.json"), "--json"], "no output depends"),
     ("edgeless-codegen", ["codegen", H("edgeless.trace"), "-o", "j.py"], "has no edges"),
+    ("edgeless-codegen-cuda", ["codegen", H("edgeless.trace"), "-o", "j.cu"], "has no edges"),
     ("edgeless-render", ["render", H("edgeless.json"), "-o", "g.svg"], "has no edges"),
     # 2. budgets that never end
     (
@@ -205,6 +206,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("inject-trace-name", ["accumulate", H("inject_name.trace")], "inject_name.trace:3"),
     ("inject-label", ["accumulate", H("inject_label.json")], "inject_label.json"),
     ("inject-expr", ["codegen", H("inject_expr.json"), "-o", "j.py"], "inject_expr.json"),
+    ("inject-expr-cuda", ["codegen", H("inject_expr.json"), "-o", "j.cu"], "inject_expr.json"),
+    ("codegen-cuda-suffix", ["codegen", SIN, "-o", "j.cuh"], "suffix '.cuh'"),
     ("inject-name", ["compare", H("inject_name.json")], "inject_name.json"),
     ("inject-order", ["accumulate", DISCREPANCY, "-m", "vertex", "--order", INJECT], "--order"),
     ("inject-at", ["inverse", SQUARE, "--vector", "1,1", "--at", INJECT], "--at"),

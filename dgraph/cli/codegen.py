@@ -1,4 +1,4 @@
-"""``dgraph codegen GRAPH [--lang python|c|jax] [--method M] [--mode M] [--sparse]
+"""``dgraph codegen GRAPH [--lang python|c|jax|cuda] [--method M] [--mode M] [--sparse]
 -o FILE [-o FILE ...]``.
 
 Several ``-o`` write several files (``-o jac.py -o jac.c``: each language from its
@@ -20,7 +20,7 @@ from .args import budget, graph_args, load_graph, output_path, write_atomic
 
 __all__ = ["SUFFIXES", "add_arguments", "language", "run"]
 
-SUFFIXES = {".py": "python", ".c": "c", ".h": "c"}
+SUFFIXES = {".py": "python", ".c": "c", ".h": "c", ".cu": "cuda"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -30,13 +30,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--output",
         required=True,
         action="append",
-        help="file to write (.py or .c); repeat for several files from one run",
+        help="file to write (.py, .c or .cu); repeat for several files from one run",
     )
     p.add_argument(
         "--lang",
         choices=LANGS,
-        help="python (NumPy), c (C99) or jax (jax.numpy: jit, vmap, grad); default: from the"
-        " suffix of -o (.py python, .c or .h c)",
+        help="python (NumPy), c (C99), jax (jax.numpy: jit, vmap, grad) or cuda (CUDA C++"
+        " kernels, f32 and f64, both layouts); default: from the suffix of -o (.py python,"
+        " .c or .h c, .cu cuda)",
     )
     p.add_argument(
         "--method",
@@ -47,7 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--mode",
         choices=MODES,
-        help="function to generate (default: jacobian; for jax: jacobian, jvp and vjp)",
+        help="function to generate (default: jacobian; for jax and cuda: jacobian, jvp and vjp)",
     )
     p.add_argument("--sparse", action="store_true", help="also emit the nonzero entries only")
     p.add_argument(
@@ -61,14 +62,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def language(output: str, lang: str | None) -> str:
     """``lang`` when given (any suffix then), else the language of the suffix of ``output``:
-    ``.py`` python, ``.c`` and ``.h`` c; any other suffix is an error."""
+    ``.py`` python, ``.c`` and ``.h`` c, ``.cu`` cuda; any other suffix is an error."""
     if lang is not None:
         return lang
     suffix = Path(output).suffix.lower()
     if suffix not in SUFFIXES:
         raise InputError(
             f"{output}: cannot tell the language from the suffix {suffix or '(none)'!r}: use"
-            " .py (python), .c or .h (c), or give --lang python|c|jax"
+            " .py (python), .c or .h (c), .cu (cuda), or give --lang python|c|jax|cuda"
         )
     return SUFFIXES[suffix]
 
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         lang: (args.mode,)
         if args.mode
         else ("jacobian", "jvp", "vjp")
-        if lang == "jax"
+        if lang in ("jax", "cuda")
         else ("jacobian",)
         for lang in langs
     }

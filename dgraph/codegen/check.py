@@ -1,7 +1,9 @@
 """Generated code checked against derivatives it does not share code with.
 
-The generated text is loaded (Python, or C compiled with the system compiler) and run at a
-few random points; ``jacobian``, ``jvp`` and ``vjp`` are compared with a tangent sweep of
+The generated text is loaded (Python; C compiled with the system compiler; CUDA compiled as
+C++ with ``DGRAPH_HOST``, its kernels' batch-first and batch-last index arithmetic run on
+the host and required to give the point-by-point results bit for bit) and run at a few
+random points; ``jacobian``, ``jvp`` and ``vjp`` are compared with a tangent sweep of
 the graph's own local partials, c_vu evaluated numerically and propagated vertex by vertex,
 dx_v = sum_u c_vu dx_u (Griewank & Walther, *Evaluating Derivatives*, ch. 3) — neither
 the expression set nor the printed programs. Errors are relative to the sweep of the
@@ -30,6 +32,7 @@ from ..core.graph import DGraph, vertex_symbol
 from ..core.numeric import edge_values, vertex_values
 from ..errors import DGraphError
 from .c import compiler, load_c
+from .cuda import CudaHostModule, cxx_compiler, load_cuda_host
 from .python import load_python
 
 if TYPE_CHECKING:
@@ -134,6 +137,12 @@ def check_generated(
         if compiler() is None:
             return _fail("no C compiler found (set CC): the C code was not compiled or run")
         module: Any = load_c(generated.text)
+    elif generated.lang == "cuda":
+        if cxx_compiler() is None:
+            return _fail(
+                "no C++ compiler found (set CXX): the CUDA code was not compiled or run on the host"
+            )
+        module = _KernelLayouts(load_cuda_host(generated.text))
     elif generated.lang == "jax":
         try:
             import jax
@@ -488,3 +497,43 @@ def _call(module: Any, f: str, x: np.ndarray, v: np.ndarray, w: np.ndarray) -> n
     if f == "value_and_jacobian":
         return module.value_and_jacobian(x)[1]
     return module.jvp(x, v) if f == "jvp" else module.vjp(x, w)
+
+
+class _KernelLayouts:
+    """A CUDA file's host build whose functions run point by point and through both
+    kernels' index arithmetic, and raise unless the three agree exactly (the same
+    device function on the same numbers)."""
+
+    def __init__(self, module: CudaHostModule) -> None:
+        self.module = module
+
+    def _all(self, name: str, *arrays: np.ndarray) -> np.ndarray:
+        def function(*given: np.ndarray, layout: str = "batch_first") -> np.ndarray:
+            return self.module._function(name, given, layout)  # flat: value_and_jacobian too
+
+        first = function(*arrays)
+        last = function(*(np.asarray(a).T for a in arrays), layout="batch_last")
+        kernels = [("batch_last", np.moveaxis(last, -1, 0))]
+        if self.module.meta["block"][name]["f64"] is not None:  # its tiles fit: a kernel
+            kernels.append(("batch_first", function(*arrays, layout="batch_first_kernel")))
+        for layout, got in kernels:
+            if not np.array_equal(got, first, equal_nan=True):
+                raise DGraphError(f"the {layout} kernel's {name}() differs from {name}()")
+        return first
+
+    def primal(self, x: np.ndarray, *p: np.ndarray) -> np.ndarray:
+        return self._all("primal", x, *p)
+
+    def jacobian(self, x: np.ndarray, *p: np.ndarray) -> np.ndarray:
+        return self._all("jacobian", x, *p)
+
+    def jvp(self, x: np.ndarray, v: np.ndarray, *p: np.ndarray) -> np.ndarray:
+        return self._all("jvp", x, v, *p)
+
+    def vjp(self, x: np.ndarray, w: np.ndarray, *p: np.ndarray) -> np.ndarray:
+        return self._all("vjp", x, w, *p)
+
+    def value_and_jacobian(self, x: np.ndarray, *p: np.ndarray):
+        flat = self._all("value_and_jacobian", x, *p)
+        m, n = self.module.m, self.module.n
+        return flat[..., :m], flat[..., m:].reshape((*flat.shape[:-1], m, n))

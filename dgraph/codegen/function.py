@@ -21,6 +21,7 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..errors import DGraphError
 from .c import load_c
+from .cuda import load_cuda
 from .generate import LANGS, MODES, Generated, generate
 from .python import load_python
 
@@ -37,8 +38,9 @@ class GeneratedFunction:
         self._function = function
         self.__doc__ = getattr(function, "__doc__", None)
 
-    def __call__(self, *arrays: Any) -> np.ndarray:
-        return self._function(*arrays)
+    def __call__(self, *arrays: Any, **options: Any) -> np.ndarray:
+        """The function on ``arrays``; ``options`` go to it (CUDA: ``layout=``)."""
+        return self._function(*arrays, **options)
 
     @property
     def source(self) -> str:
@@ -66,8 +68,10 @@ def make_function(
     """Generate, check and load the ``mode`` function (``jacobian``, ``jvp``, ``vjp`` or
     ``value_and_jacobian``) of a graph, an expression set, or a Python function of scalars
     (traced by :func:`dgraph.core.builders.from_function`, ``params`` naming its
-    parameters that are not differentiated) in ``lang`` (``python``, ``c`` or ``jax``). A
-    graph with parameters gives a function that takes their values last: ``J(x, p)``.
+    parameters that are not differentiated) in ``lang`` (``python``, ``c``, ``jax`` or
+    ``cuda``: CUDA kernels loaded with CuPy, :func:`dgraph.codegen.cuda.load_cuda`, whose
+    function takes and returns GPU arrays, ``layout`` a keyword). A graph with parameters
+    gives a function that takes their values last: ``J(x, p)``.
 
     Without ``method`` the expression set is the one whose program costs least
     (:func:`dgraph.codegen.selection.cheapest_jacobian`); the printed code is run against
@@ -84,5 +88,8 @@ def make_function(
     elif params:
         raise DGraphError("params= names parameters of a Python function; a graph has its own")
     generated = generate(source, lang, method, modes=(mode,), sparse=sparse, budget=budget)
-    module: Any = load_c(generated.text) if lang == "c" else load_python(generated.text)
+    if lang == "cuda":  # checked on the host above; here compiled for the GPU
+        module: Any = load_cuda(generated.text)
+    else:
+        module = load_c(generated.text) if lang == "c" else load_python(generated.text)
     return GeneratedFunction(generated, mode, getattr(module, mode))

@@ -1,5 +1,5 @@
-"""Generate a Python or C file from a graph: choose the expression set, build the programs,
-print them, run the printed code against the graph (:mod:`dgraph.codegen.check`). What
+"""Generate a Python, C, JAX or CUDA file from a graph: choose the expression set, build
+the programs, print them, run the printed code against the graph (:mod:`dgraph.codegen.check`). What
 ``dgraph codegen`` runs."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from ..methods import accumulate
 from ..methods.compare import Comparison
 from .c import c_source
 from .check import CodeCheck, check_generated
+from .cuda import cuda_source
 from .ir import Program
 from .jaxcode import jax_module
 from .program import (
@@ -33,9 +34,9 @@ from .selection import Selection, select_jacobian
 
 __all__ = ["Generated", "generate", "generate_all"]
 
-Lang = Literal["python", "c", "jax"]
+Lang = Literal["python", "c", "jax", "cuda"]
 Mode = Literal["jacobian", "jvp", "vjp", "value_and_jacobian"]
-LANGS: tuple[str, ...] = ("python", "c", "jax")
+LANGS: tuple[str, ...] = ("python", "c", "jax", "cuda")
 MODES: tuple[str, ...] = ("jacobian", "jvp", "vjp", "value_and_jacobian")
 _JACOBIANS = ("jacobian", "value_and_jacobian")  # the modes whose program names a method
 
@@ -183,7 +184,12 @@ def generate_all(
     for lang in langs:
         mine = {k: p for k, p in programs.items() if k == "primal" or k in wanted[lang]}
         title = f"{graph.name or 'graph'}: {', '.join(mine)} (dgraph codegen, method {shipped})"
-        printer = {"python": python_module, "c": c_source, "jax": jax_module}[lang]
+        printer = {
+            "python": python_module,
+            "c": c_source,
+            "jax": jax_module,
+            "cuda": cuda_source,
+        }[lang]
         text = printer(
             mine,
             title=title,
