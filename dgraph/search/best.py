@@ -2,8 +2,9 @@
 
 Minimizing multiplications is NP-complete (Naumann 2008), so ``best`` runs a portfolio and
 keeps the cheapest result as everywhere in dgraph (:func:`dgraph.core.expressions.price`):
-fewest effective multiplications (±1 labels free), then structural, then the first
-candidate met — the given ones (``candidates``, the results ``compare`` shows beside it,
+fewest effective multiplications (±1 labels free), then structural — or, with
+``objective="structural"``, structural then effective (AlphaGrad's cost model) — then
+the first candidate met — the given ones (``candidates``, the results ``compare`` shows beside it,
 in its table's order) before those of its own searches:
 
 1. forward, reverse and Markowitz, priced on the structure; the cheapest is built and
@@ -20,7 +21,10 @@ in its table's order) before those of its own searches:
    Markowitz degree with forward and reverse tie-breaks, randomized restarts, a beam
    search, greedy edge and face eliminations priced the same way (front or back edges;
    free faces first, then absorbing ones; forward, reverse and random tie-breaks), and
-   simulated annealing over orders until the budget is spent — half of its later runs
+   simulated annealing over orders, each move priced on its window
+   (:mod:`dgraph.search.windows`; in the structural objective each result polished by
+   re-ordering windows exactly), until the budget is spent (on graphs beyond the exact
+   searches one run goes first, as the vertex A*'s incumbent) — half of its later runs
    after preprocessing: the umbrella contractions (which touch nothing outside their
    umbrella) or Zhou's simple-chain links fixed first, the rest searched. They stop as
    soon as a candidate meets the lower bound for every elimination: it is optimal.
