@@ -23,7 +23,7 @@ elimination, the count of AlphaGrad, Lohoff & Neftci 2024) on bit-set states, or
 ``"effective"`` (±1 labels free, constants folded) on label values
 (:data:`dgraph.elimination.kernel.VALUES`). Where two all-constant paths join the same two
 vertices, label values may depend on the order (:meth:`Closure.exact`), so an effective
-window price can differ from the whole order's: the caller re-prices what it keeps.
+window price can differ from the whole order's: the annealing re-prices its result whole.
 
 References: U. Naumann, "Optimal accumulation of Jacobian matrices by elimination methods
 on the dual computational graph", Math. Program. 99 (2004) 399–421; J. Lohoff, E. Neftci,
@@ -254,6 +254,9 @@ def anneal_windows(
                 walk.order[:] = best
                 walk.replay(0, n)
                 cost = best_cost
+    if objective == "effective":  # label values may depend on the order (module doc)
+        state = walk.states[0].copy()
+        best_cost = sum(state.eliminate(v) for v in best)
     return prefix_cost + best_cost, [name[v] for v in prefix + best]
 
 
