@@ -4,8 +4,8 @@ Minimizing multiplications is NP-complete (Naumann 2008), so ``best`` runs a por
 keeps the cheapest result as everywhere in dgraph (:func:`dgraph.core.expressions.price`):
 fewest effective multiplications (±1 labels free), then structural — or, with
 ``objective="structural"``, structural then effective (AlphaGrad's cost model) — then
-the first candidate met — the given ones (``candidates``, the results ``compare`` shows beside it,
-in its table's order) before those of its own searches:
+the first candidate met: the given ones (``candidates``, the results ``compare`` shows
+beside it, in its table's order) before those of its own searches:
 
 1. forward, reverse and Markowitz, priced on the structure; the cheapest is built and
    verified first — the answer if nothing better fits the budget, and the measure of
