@@ -265,6 +265,9 @@ def best(
     def left() -> float:
         return stop() - time.perf_counter()
 
+    paths = count_paths(graph)
+    if paths <= RANK_PATH_LIMIT and left() > paths * 1e-4:  # ~1 s at the path limit
+        bounds.known[ANY_ACCUMULATION] = rank_lower_bound(graph)
     # one annealing run first, on graphs beyond the exact searches: a good order early,
     # the incumbent of the vertex A*, before the structure methods take their share
     if largest_part(graph) > SMALL:
@@ -383,8 +386,8 @@ def _structure_methods(graph: DGraph, names: list[str]) -> Iterator[tuple[str, E
 def _exact_searches(
     graph: DGraph, pool: Portfolio, bounds: _Bounds, left: Callable[[], float]
 ) -> bool:
-    """The vertex-order A*, the rank bound and, on small graphs, the metagraph search;
-    whether the vertex optimum was proven."""
+    """The vertex-order A* and, on small graphs, the metagraph search; whether the vertex
+    optimum was proven."""
     # A* over eliminated sets often proves the vertex optimum beyond its exhaustive limit,
     # so it always gets a share of the budget
     small = largest_part(graph) <= SMALL  # the searches take independent parts one by one
@@ -398,9 +401,6 @@ def _exact_searches(
     if result is not None:
         pool.add_order("vertex-optimal", [v for _, v in result.moves])
         bounds.prove("vertex elimination", result.lower_bound)
-    paths = count_paths(graph)
-    if paths <= RANK_PATH_LIMIT and left() > paths * 1e-4:  # ~1 s at the path limit
-        bounds.known[ANY_ACCUMULATION] = rank_lower_bound(graph)
     inner_edges = intermediate_edge_count(graph)
     if inner_edges <= 2 * EDGE_LIMIT:
         exhaustive = inner_edges <= EDGE_LIMIT
