@@ -146,6 +146,27 @@ def mlp(x):
     return {f"p{k}": ek / total for k, ek in enumerate(e)}
 
 
+def propane_combustion(x):
+    """The eleven residuals of the propane combustion equilibrium (Meintjes & Morgan's full
+    formulation; pressure 40, R = 10): element balances, then equilibrium relations."""
+    p, r = 40.0, 10.0
+    n1, n2, n3, n4, n5, n6, n7, n8, n9, n10, total = (x[k] for k in range(11))
+    root = jnp.sqrt(p / total)
+    return {
+        "carbon": n1 + n4 - 3.0,
+        "hydrogen": 2 * n1 + n2 + n4 + n7 + n8 + n9 + 2 * n10 - r,
+        "oxygen": 2 * n2 + 2 * n5 + n6 + n7 - 8.0,
+        "nitrogen": 2 * n3 + n9 - 4 * r,
+        "k5": n2 * n4 - n1 * n5,
+        "k6": jnp.sqrt(n2 * n4) - jnp.sqrt(n1) * root * n6,
+        "k7": jnp.sqrt(n1 * n2) - jnp.sqrt(n4) * n7 * root,
+        "k8": n1 - n4 * n8 * p / total,
+        "k9": n1 * jnp.sqrt(n3) - n4 * n9 * root,
+        "k10": n1**2 - n4**2 * n10 * p / total,
+        "total": total - sum(x[k] for k in range(10)),
+    }
+
+
 FUNCTIONS = {
     "heart-dipole": (heart_dipole, (1.0,) * 8),
     "roe-flux": (roe_flux, (1.0, 0.5, 1.0, 0.8, 0.3, 0.7)),
@@ -153,4 +174,5 @@ FUNCTIONS = {
     "black-scholes": (black_scholes, (1.0, 1.0, 1.0, 0.05, 0.2)),
     "reaction-rates": (reaction_rates, (1500.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)),
     "mlp": (mlp, (np.ones(4),)),
+    "propane-combustion": (propane_combustion, (np.ones(11),)),
 }

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 
 import pytest
@@ -24,7 +23,7 @@ from dgraph.search.bracketing_bound import (
 )
 from dgraph.search.effective_optimal import effective_optimal_search
 from dgraph.search.junction_bounds import bound_kinds, elimination_lower_bound
-from dgraph.search.orders import anneal
+from dgraph.search.windows import anneal_windows
 
 from .strategies import programs
 from .test_best import ELIMINATIONS, _effective_edge_optimum, _grouped_program
@@ -111,7 +110,7 @@ def test_annealing_is_optimal_on_black_scholes():
     assert elimination_lower_bound(g) == 45
     reverse = list(reversed(g.intermediates))
     assert effective_cost(g, reverse) == 54
-    cost, order = anneal(g, reverse, math.inf, 400 * len(g.intermediates), seed=0)
+    cost, order = anneal_windows(g, reverse, "effective", 400 * len(reverse), seed=0)
     assert cost == effective_cost(g, order) == 50 == bracketing_lower_bound(g)
 
 

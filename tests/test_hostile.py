@@ -160,6 +160,12 @@ CASES: list[tuple[str, list[str], str]] = [
     ("compare-budget", ["compare", SIN, "--budget", "-1"], "--budget"),
     ("variant", ["accumulate", SIN, "-m", "zhou", "--variant", "nonsense"], "--variant"),
     ("metagraph", ["accumulate", SIN, "--metagraph", "nonsense"], "--metagraph"),
+    ("objective", ["accumulate", SIN, "-m", "best", "--objective", "cheap"], "--objective"),
+    (
+        "objective-of-another-method",
+        ["accumulate", SIN, "-m", "reverse", "--objective", "structural"],
+        "takes no option 'objective'",
+    ),
     (
         "compare-methods",
         ["compare", SIN, "--methods", "forward,nonsense"],

@@ -237,13 +237,13 @@ def test_same_graph_and_seed_give_the_same_result():
 
 def test_the_seed_reaches_every_random_choice(monkeypatch):
     seeds = []
-    real = best_module.anneal
+    real = best_module.anneal_windows
 
     def spy(*args, seed=0, **kwargs):
         seeds.append(seed)
         return real(*args, seed=seed, **kwargs)
 
-    monkeypatch.setattr(best_module, "anneal", spy)
+    monkeypatch.setattr(best_module, "anneal_windows", spy)
     g = random_program(4, n_inputs=2, n_statements=9, n_outputs=2)
     best(g, budget=2, seed=0)
     zero, seeds[:] = list(seeds), []

@@ -80,6 +80,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=_budget, help="seconds for exact searches beyond their limit")
     p.add_argument("--seed", type=int, help="best: seed of its random choices (default 0)")
     p.add_argument(
+        "--objective",
+        choices=("effective", "structural"),
+        help="best: what it minimizes, searches and bounds — effective mults (±1 labels"
+        " free, constants folded; the default) or structural mults (every label general:"
+        " plain vertex elimination's count, as AlphaGrad's)",
+    )
+    p.add_argument(
         "--order",
         help="vertex order 'v1,v2' or jaxpr equation indices '5,3,12' (method vertex), or"
         " 'f:i>j,b:k>l' (edges)",
@@ -179,7 +186,7 @@ def cmd_accumulate(args: argparse.Namespace) -> int:
     if args.cuts:
         options["cuts"] = cut_list(graph, args.cuts)
     # only the options given: the method refuses one it does not take
-    given = {k: getattr(args, k) for k in ("seed", "metagraph", "strategy", "variant")}
+    given = {k: getattr(args, k) for k in ("seed", "objective", "metagraph", "strategy", "variant")}
     options.update((k, v) for k, v in given.items() if v is not None)
     es = accumulate(graph, args.method, budget=args.budget, **options)
     if graph_out is not None:

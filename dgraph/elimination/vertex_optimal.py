@@ -26,13 +26,23 @@ __all__ = ["VERTEX_LIMIT", "vertex_optimal", "vertex_optimal_search"]
 VERTEX_LIMIT = 18  # intermediates beyond which the search refuses without a budget
 
 
-def vertex_optimal_search(graph: DGraph, budget: float | None = None) -> SearchResult:
+def vertex_optimal_search(
+    graph: DGraph, budget: float | None = None, incumbent: list[str] | None = None
+) -> SearchResult:
     """The cheapest vertex elimination order (as moves), proven unless the budget ran out;
-    each independent part searched on its own."""
-    return by_parts(graph, _connected_search, budget)
+    each independent part searched on its own; ``incumbent`` is an order known to be
+    good (it prunes from the start)."""
+
+    def search(part: DGraph, share: float | None) -> SearchResult:
+        inside = set(part.intermediates)
+        return _connected_search(part, share, [v for v in incumbent or () if v in inside])
+
+    return by_parts(graph, search, budget)
 
 
-def _connected_search(graph: DGraph, budget: float | None) -> SearchResult:
+def _connected_search(
+    graph: DGraph, budget: float | None, incumbent: list[str] | None = None
+) -> SearchResult:
     check_size(graph, budget, VERTEX_LIMIT, "vertex-optimal")
     bits = BitGraph(graph)
     cut_in, cut_out = bits.cuts()
@@ -42,7 +52,7 @@ def _connected_search(graph: DGraph, budget: float | None) -> SearchResult:
         return sum(w for v, w in weight.items() if not done >> v & 1)
 
     inner = graph.intermediates
-    orders = [inner, inner[::-1], markowitz_order(graph)]
+    orders = [inner, inner[::-1], markowitz_order(graph)] + ([incumbent] if incumbent else [])
     return subset_search(graph, bits.vertex_prices, bound, orders, budget)
 
 

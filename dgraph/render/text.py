@@ -101,6 +101,13 @@ def cost_line(es: ExpressionSet) -> str:
             if es.info["optimal"]
             else f" — best found; lower bound {es.info['lower_bound']}"
         )
+    if "objective" in es.info:  # best: its lower bound in what it minimized
+        objective = es.info["objective"]
+        extra = (
+            f" — proven optimal in {objective} mults among {es.info['optimal_among']}"
+            if es.info["proven_optimal"]
+            else f" — {objective} lower bound {es.info['objective_lower_bound']}"
+        )
     if "budget_note" in es.info:
         extra += f" — {es.info['budget_note']}"
     return (

@@ -1,6 +1,7 @@
 """``best``: heuristic and exact searches for the cheapest verified accumulation, priced
 on the elimination kernel (:mod:`dgraph.elimination.kernel`) — greedy rules, restarts,
-beam search and annealing (``orders``), the exact effective vertex search
+beam search (``orders``), window-priced annealing and exact window re-ordering
+(``windows``), the exact effective vertex search
 (``effective_optimal``), lower bounds (``junction_bounds``, ``bracketing_bound``,
 ``rank_bound``) and the portfolio (``best``).
 

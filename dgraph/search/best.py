@@ -2,9 +2,10 @@
 
 Minimizing multiplications is NP-complete (Naumann 2008), so ``best`` runs a portfolio and
 keeps the cheapest result as everywhere in dgraph (:func:`dgraph.core.expressions.price`):
-fewest effective multiplications (±1 labels free), then structural, then the first
-candidate met — the given ones (``candidates``, the results ``compare`` shows beside it,
-in its table's order) before those of its own searches:
+fewest effective multiplications (±1 labels free), then structural — or, with
+``objective="structural"``, structural then effective (AlphaGrad's cost model) — then
+the first candidate met: the given ones (``candidates``, the results ``compare`` shows
+beside it, in its table's order) before those of its own searches:
 
 1. forward, reverse and Markowitz, priced on the structure; the cheapest is built and
    verified first — the answer if nothing better fits the budget, and the measure of
@@ -20,7 +21,10 @@ in its table's order) before those of its own searches:
    Markowitz degree with forward and reverse tie-breaks, randomized restarts, a beam
    search, greedy edge and face eliminations priced the same way (front or back edges;
    free faces first, then absorbing ones; forward, reverse and random tie-breaks), and
-   simulated annealing over orders until the budget is spent — half of its later runs
+   simulated annealing over orders, each move priced on its window
+   (:mod:`dgraph.search.windows`; in the structural objective each result polished by
+   re-ordering windows exactly), until the budget is spent (on graphs beyond the exact
+   searches one run goes first, as the vertex A*'s incumbent) — half of its later runs
    after preprocessing: the umbrella contractions (which touch nothing outside their
    umbrella) or Zhou's simple-chain links fixed first, the rest searched. They stop as
    soon as a candidate meets the lower bound for every elimination: it is optimal.
@@ -57,7 +61,7 @@ from ..core.paths import count_paths
 from ..core.provenance import Bound
 from ..dominance.dstar import dstar
 from ..dominance.umbrella_method import umbrella
-from ..elimination.kernel import move_costs
+from ..elimination.kernel import COUNT, VALUES, move_costs
 from ..elimination.labeled import replay
 from ..elimination.metagraph import (
     EDGE_LIMIT,
@@ -76,9 +80,10 @@ from ..zhou.layers import layers
 from .bracketing_bound import bracketing_lower_bound, load_solver
 from .effective_optimal import effective_optimal_search
 from .junction_bounds import elimination_lower_bound
-from .orders import RULES, anneal, beam_order, greedy_edges, greedy_order
+from .orders import RULES, beam_order, greedy_edges, greedy_order
 from .rank_bound import ANY_ACCUMULATION, RANK_PATH_LIMIT, rank_lower_bound
 from .timebox import Background, stream, timeboxed
+from .windows import OBJECTIVES, anneal_windows, improve_windows
 
 __all__ = ["ANY_ELIMINATION", "DEFAULT_BUDGET", "EFFECTIVE_VERTEX", "best"]
 
@@ -106,6 +111,8 @@ _BOUND_OF_KEY = {
     ANY_ELIMINATION: ("any elimination", "effective mults"),
     ANY_ACCUMULATION: ("any accumulation", "effective mults"),
 }
+# the families bounded, narrowest first: a bound on one bounds every narrower one too
+FAMILIES = ("vertex elimination", "edge elimination", "any elimination", "any accumulation")
 # the structure methods, cheapest first
 STRUCTURE = {"layers": layers, "umbrella": umbrella, "dstar": dstar, "zhou": zhou}
 
@@ -117,8 +124,9 @@ class Portfolio:
     candidate unless a cheaper one comes, or one as cheap that is built and verified
     where the first is not built."""
 
-    def __init__(self, graph: DGraph) -> None:
+    def __init__(self, graph: DGraph, objective: str = "effective") -> None:
         self.graph = graph
+        self.structural = objective == "structural"
         self.price: dict[str, tuple[int, int]] = {}
         self.built: dict[str, ExpressionSet] = {}
         self.moves: dict[str, tuple[str, list]] = {}
@@ -171,9 +179,15 @@ class Portfolio:
         if self.add_moves(by, [("vertex", v) for v in order], "order"):
             self.orders[self.own(by)] = order
 
+    def key(self, by: str) -> tuple[int, int]:
+        """What ranks ``by``: (effective, structural) mults, (structural, effective) in
+        the structural objective."""
+        effective, structural = self.price[by]
+        return (structural, effective) if self.structural else (effective, structural)
+
     def ranked(self) -> list[str]:
-        """Cheapest first (:func:`price`); among equals the first added."""
-        return sorted(self.price, key=self.price.get)
+        """Cheapest first in the objective (:func:`price`); among equals the first added."""
+        return sorted(self.price, key=self.key)
 
     def seconds_to_ready(self, by: str, per_mult: float) -> float:
         """Predicted time to build and verify ``by`` (none when it already is), at
@@ -182,8 +196,9 @@ class Portfolio:
             return 0.0
         return per_mult * self.price[by][1]
 
-    def effective(self, by: str) -> int:
-        return self.price[by][0]
+    def cost(self, by: str) -> int:
+        """Its multiplications in the objective."""
+        return self.key(by)[0]
 
     def build(self, by: str) -> ExpressionSet:
         if by not in self.built:
@@ -203,11 +218,16 @@ def best(
     budget: float | None = None,
     seed: int = 0,
     candidates: Iterable[ExpressionSet] = (),
+    objective: str = "effective",
 ) -> ExpressionSet:
     """The cheapest verified expression set found within ``budget`` seconds, never more
     expensive (:func:`dgraph.core.expressions.price`) than a verified one of
     ``candidates`` (expression sets of ``graph`` computed already, named by method);
-    ``seed`` drives its random choices.
+    ``seed`` drives its random choices. ``objective`` is what cheapest means: fewest
+    ``"effective"`` multiplications (±1 labels free, constants folded), then structural;
+    or fewest ``"structural"`` ones (every label general: plain vertex elimination's
+    count, AlphaGrad's), then effective. The searches, the bounds and
+    ``info["objective_lower_bound"]`` are in that objective.
 
     >>> from dgraph.core.builders import bundled
     >>> es = best(bundled("naumann_discrepancy.json"), budget=5)
@@ -215,11 +235,13 @@ def best(
     (13, True, True)
     """
     budget = DEFAULT_BUDGET if budget is None else budget
+    if objective not in OBJECTIVES:
+        raise InputError(f"best: unknown objective {objective!r}: one of {', '.join(OBJECTIVES)}")
     load_solver()  # SciPy's import, once per process, is not the searches' time
     t0 = time.perf_counter()
     deadline = t0 + budget
     given = _candidates(graph, candidates)
-    pool = Portfolio(graph)
+    pool = Portfolio(graph, objective)
     pool.add_order("forward", list(graph.intermediates))
     pool.add_order("reverse", list(reversed(graph.intermediates)))
     started = time.perf_counter()
@@ -243,6 +265,14 @@ def best(
     def left() -> float:
         return stop() - time.perf_counter()
 
+    paths = count_paths(graph)
+    if paths <= RANK_PATH_LIMIT and left() > paths * 1e-4:  # ~1 s at the path limit
+        bounds.known[ANY_ACCUMULATION] = rank_lower_bound(graph)
+    # one annealing run first, on graphs beyond the exact searches: a good order early,
+    # the incumbent of the vertex A*, before the structure methods take their share
+    if largest_part(graph) > SMALL:
+        early = time.perf_counter() + _share(left, 0.2)
+        _annealing(graph, pool, lambda: early, seed, range(ANNEALING_RUNS, ANNEALING_RUNS + 1))
     missing = [by for by in STRUCTURE if by not in pool.built]
     for by, es in stream(lambda: _structure_methods(graph, missing), _share(left, 0.4)):
         pool.add_built(by, es)
@@ -250,15 +280,18 @@ def best(
     try:
         proven = _exact_searches(graph, pool, bounds, left)
         bounds.raise_floor(timeboxed(lambda: elimination_lower_bound(graph), 0.2 * left()))
-        if proven and not any(graph.constant_label(u, v) is not None for u, v in graph.edges()):
+        unlabeled = not any(graph.constant_label(u, v) is not None for u, v in graph.edges())
+        if proven and unlabeled:
             bounds.known[EFFECTIVE_VERTEX] = bounds.known["vertex elimination"]
+        if proven and (unlabeled or pool.structural):  # no vertex order is cheaper
             bounds.raise_floor(bracketing.wait(0.2 * left()))
         else:
 
             def met() -> bool:
-                """Whether a candidate meets the bound for every elimination: optimal."""
+                """Whether a candidate meets the bound for every elimination: optimal
+                (an effective bound bounds structural mults too)."""
                 bounds.raise_floor(bracketing.poll())
-                return pool.effective(pool.ranked()[0]) <= bounds.known.get(ANY_ELIMINATION, -1)
+                return pool.cost(pool.ranked()[0]) <= bounds.known.get(ANY_ELIMINATION, -1)
 
             def until_optimal() -> float:
                 return time.perf_counter() if met() else stop()
@@ -268,7 +301,7 @@ def best(
                 bounds.raise_floor(bracketing.wait(left()))
     finally:
         bracketing.stop()
-    return _finish(pool, bounds, per_mult, t0, budget, spent)
+    return _finish(pool, bounds, per_mult, t0, budget, spent, objective)
 
 
 def _candidates(graph: DGraph, candidates: Iterable[ExpressionSet]) -> list[ExpressionSet]:
@@ -323,6 +356,21 @@ class _Bounds:
             if value is not None
         )
 
+    def in_objective(self, objective: str) -> dict[str, int]:
+        """The bound known on each family in ``objective`` (a bound on a wider family,
+        and in effective mults, which no set has more of than structural, counts too)."""
+        best: dict[str, int] = {}
+        for key, value in self.known.items():
+            family, unit = _BOUND_OF_KEY[key]
+            if value is not None and (unit == "effective mults" or objective == "structural"):
+                best[family] = max(value, best.get(family, value))
+        bounds: dict[str, int] = {}
+        for k, family in enumerate(FAMILIES):
+            wider = [best[f] for f in FAMILIES[k:] if f in best]
+            if wider:
+                bounds[family] = max(wider)
+        return bounds
+
     def raise_floor(self, bound: int | None) -> None:
         """A bound for every elimination (the junction or bracketing bound), if any."""
         if bound is not None:
@@ -338,21 +386,21 @@ def _structure_methods(graph: DGraph, names: list[str]) -> Iterator[tuple[str, E
 def _exact_searches(
     graph: DGraph, pool: Portfolio, bounds: _Bounds, left: Callable[[], float]
 ) -> bool:
-    """The vertex-order A*, the rank bound and, on small graphs, the metagraph search;
-    whether the vertex optimum was proven."""
+    """The vertex-order A* and, on small graphs, the metagraph search; whether the vertex
+    optimum was proven."""
     # A* over eliminated sets often proves the vertex optimum beyond its exhaustive limit,
     # so it always gets a share of the budget
     small = largest_part(graph) <= SMALL  # the searches take independent parts one by one
     share = None if small else max(0.1, 0.3 * left())
+    # the A* is structural: the order of fewest structural mults prunes it from the start
+    incumbent = pool.orders[min(pool.orders, key=lambda by: pool.price[by][::-1])]
     result = timeboxed(
-        lambda: vertex_optimal_search(graph, share), left() if small else min(left(), 2 * share)
+        lambda: vertex_optimal_search(graph, share, incumbent),
+        left() if small else min(left(), 2 * share),
     )
     if result is not None:
         pool.add_order("vertex-optimal", [v for _, v in result.moves])
         bounds.prove("vertex elimination", result.lower_bound)
-    paths = count_paths(graph)
-    if paths <= RANK_PATH_LIMIT and left() > paths * 1e-4:  # ~1 s at the path limit
-        bounds.known[ANY_ACCUMULATION] = rank_lower_bound(graph)
     inner_edges = intermediate_edge_count(graph)
     if inner_edges <= 2 * EDGE_LIMIT:
         exhaustive = inner_edges <= EDGE_LIMIT
@@ -384,16 +432,21 @@ def _heuristics(
     def left() -> float:
         return stop() - time.perf_counter()
 
-    for by, order in stream(lambda: _greedy_orders(graph, seed), _share(left, 0.3)):
+    structural = pool.structural
+    orders = stream(lambda: _greedy_orders(graph, seed, structural), _share(left, 0.3))
+    for by, order in orders:
         pool.add_order(by, order)
     if left() > 4 * greedy_seconds:  # past its deadline the beam finishes greedily
         beam_deadline = time.perf_counter() + 0.2 * left()
-        beam = timeboxed(lambda: beam_order(graph, deadline=beam_deadline), 0.5 * left())
+        algebra = COUNT if structural else VALUES
+        beam = timeboxed(
+            lambda: beam_order(graph, deadline=beam_deadline, algebra=algebra), 0.5 * left()
+        )
         if beam is not None:
             pool.add_order("beam", beam[1])
     greedy = [by for by in pool.orders if by.startswith(("greedy", "restart"))] or ["markowitz"]
-    if largest_part(graph) <= SMALL and left() > 0:
-        top = min(greedy, key=pool.effective)
+    if not structural and largest_part(graph) <= SMALL and left() > 0:
+        top = min(greedy, key=pool.key)
         exact = effective_optimal_search(graph, max(0.1, 0.5 * left()), pool.orders[top])
         pool.add_order("effective-optimal", [v for _, v in exact.moves])
         known = bounds.known.get(EFFECTIVE_VERTEX, 0)
@@ -408,13 +461,17 @@ def _heuristics(
     _annealing(graph, pool, stop, seed)
 
 
-def _greedy_orders(graph: DGraph, seed: int) -> Iterator[tuple[str, list[str]]]:
-    """Every rule with both tie-breaks, then random restarts of the cheapest rule."""
-    cheapest, rule_of = None, "effective"
+def _greedy_orders(
+    graph: DGraph, seed: int, structural: bool = False
+) -> Iterator[tuple[str, list[str]]]:
+    """Every rule with both tie-breaks, then random restarts of the cheapest rule (in
+    the objective)."""
+    cheapest, rule_of = None, "markowitz" if structural else "effective"
     for rule in RULES:
         for tie in ("forward", "reverse"):
             order = greedy_order(graph, rule, tie)
             cost = move_costs(graph, [("vertex", v) for v in order])
+            cost = cost[::-1] if structural else cost
             if cheapest is None or cost < cheapest:
                 cheapest, rule_of = cost, rule
             yield f"greedy {rule}/{tie}", order
@@ -438,20 +495,29 @@ def _greedy_faces(graph: DGraph, seed: int) -> Iterator[ExpressionSet]:
         yield greedy_faces(graph, rng=rng)
 
 
-def _annealing(graph: DGraph, pool: Portfolio, stop: Callable[[], float], seed: int) -> None:
-    """Annealing runs from the best orders in turn, then from its own best, until
-    ``stop()`` (small graphs stop after one round per start); every other run after the
-    first round keeps a structure method's eliminations as a fixed prefix — the umbrella
-    contractions (each touches nothing outside its umbrella) or Zhou's simple chains —
-    and searches the rest: preprocessing, kept only where it comes out cheaper."""
+def _annealing(
+    graph: DGraph,
+    pool: Portfolio,
+    stop: Callable[[], float],
+    seed: int,
+    runs: range = range(ANNEALING_RUNS),
+) -> None:
+    """Annealing runs over orders (:func:`dgraph.search.windows.anneal_windows`, each move
+    priced on its window), each polished in structural mults by re-ordering windows
+    exactly (:func:`dgraph.search.windows.improve_windows`), from the best orders in
+    turn, then from its own best, until ``stop()`` (small graphs stop after one round
+    per start); every other run after the first round keeps a structure method's
+    eliminations as a fixed prefix — the umbrella contractions (each touches nothing
+    outside its umbrella) or Zhou's simple chains — and searches the rest:
+    preprocessing, kept only where it comes out cheaper."""
     inner = len(graph.intermediates)
-    steps = 400 * max(1, inner)
-    starts = sorted(pool.orders, key=pool.effective)[:3]
+    objective = "structural" if pool.structural else "effective"
+    starts = sorted(pool.orders, key=pool.key)[:3]
     prefixes = [(by, p) for by, p in _prefixes(pool) if p]
-    for run in range(ANNEALING_RUNS):
+    for run in runs:
         if time.perf_counter() >= stop() or (run >= len(starts) and inner <= SMALL):
             break
-        cheapest = min(pool.orders, key=pool.effective)
+        cheapest = min(pool.orders, key=pool.key)
         name = starts[run] if run < len(starts) else cheapest
         start, fixed, label = pool.orders[name], 0, "annealing"
         if prefixes and run >= len(starts) and run % 2:
@@ -459,9 +525,13 @@ def _annealing(graph: DGraph, pool: Portfolio, stop: Callable[[], float], seed: 
             chosen = set(prefix)
             start, fixed = prefix + [v for v in start if v not in chosen], len(prefix)
             label = f"{by} + annealing"
-        run_seed = ANNEALING_RUNS * seed + run
-        cost, order = anneal(graph, start, stop(), steps, seed=run_seed, fixed=fixed)
-        if cost < pool.effective(cheapest):
+        run_seed = 2 * ANNEALING_RUNS * seed + run
+        cost, order = anneal_windows(
+            graph, start, objective, seed=run_seed, deadline=stop(), fixed=fixed
+        )
+        if pool.structural:
+            cost, order = improve_windows(graph, order, deadline=stop())
+        if cost <= pool.cost(cheapest):  # priced as built: the effective price may differ
             pool.add_order(label, order)
 
 
@@ -484,14 +554,28 @@ def _finish(
     t0: float,
     budget: float,
     first_seconds: float,
+    objective: str,
 ) -> ExpressionSet:
     """The cheapest candidate that can still be built and verified within the budget
     (the first baseline always can: it already is), under the name ``best``, keeping
     its verification; ``per_mult`` is what building and verifying cost per structural
-    multiplication, ``first_seconds`` what the first baseline took."""
+    multiplication, ``first_seconds`` what the first baseline took. ``info`` says the
+    bounds in the objective, the tightest (on vertex elimination, which every wider
+    family's bound bounds too) and the widest family none of which costs less: proven
+    optimal among it."""
     searched = time.perf_counter() - t0
     by, es = _winner(pool, per_mult, t0 + budget)
     info = {k: v for k, v in es.info.items() if k != "optimal"}
+    cost = es.mults if objective == "structural" else es.mults_effective
+    in_objective = bounds.in_objective(objective)
+    met = [family for family in FAMILIES if in_objective.get(family, -1) >= cost]
+    info.update(
+        objective=objective,
+        objective_bounds=in_objective,
+        objective_lower_bound=max(in_objective.values(), default=0),
+        optimal_among=met[-1] if met else None,
+        proven_optimal=bool(met),
+    )
     info.update(
         found_by=by,
         lower_bound=bounds.lower,

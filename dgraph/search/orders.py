@@ -3,22 +3,21 @@
 Greedy rules from the elimination literature (Naumann 1999; Griewank–Walther ch. 9)
 — smallest Markowitz degree, smallest effective cost, smallest fill-in, smallest
 *relative* Markowitz degree (|P|·|S| over |P| + |S|), each with forward or reverse
-tie-breaks — then randomized restarts of the best rule and simulated annealing over
-whole orders until a deadline; a beam search over elimination states; and a greedy
-edge elimination (the cheapest forward or backward elimination at every step).
+tie-breaks — then randomized restarts of the best rule; a beam search over elimination
+states; and a greedy edge elimination (the cheapest forward or backward elimination at
+every step). Annealing over orders is :mod:`dgraph.search.windows`.
 """
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from collections.abc import Callable
 
 from ..core.graph import DGraph
-from ..elimination.kernel import VALUES, Elimination, effective_cost
+from ..elimination.kernel import VALUES, Algebra, Elimination
 
-__all__ = ["RULES", "anneal", "beam_order", "greedy_edges", "greedy_order"]
+__all__ = ["RULES", "beam_order", "greedy_edges", "greedy_order"]
 
 Score = Callable[[Elimination, str], float]
 
@@ -58,53 +57,18 @@ def greedy_order(
     return order
 
 
-def anneal(
-    graph: DGraph,
-    start: list[str],
-    deadline: float,
-    max_steps: int,
-    seed: int = 0,
-    fixed: int = 0,
-) -> tuple[int, list[str]]:
-    """Simulated annealing over orders: move one vertex elsewhere, keep it if cheaper or
-    with probability exp(-Δ/T), T cooling geometrically; the best order seen. The first
-    ``fixed`` vertices of ``start`` stay where they are (a preprocessing prefix)."""
-    rng = random.Random(seed)
-    kinds = Elimination(graph, VALUES)
-    prefix_cost = sum(kinds.eliminate_vertex(v) for v in start[:fixed])
-    prefix = list(start[:fixed])
-    current = list(start[fixed:])
-    cost = effective_cost(kinds, current)
-    best_cost, best = cost, list(current)
-    n = len(current)
-    if n < 2:
-        return prefix_cost + best_cost, prefix + best
-    temperature = max(1.0, 0.05 * cost)
-    cooling = (0.01 / temperature) ** (1 / max_steps) if temperature > 0.01 else 1.0
-    for _ in range(max_steps):
-        if time.perf_counter() > deadline:  # a step prices a whole order: check each one
-            break
-        i, j = rng.randrange(n), rng.randrange(n)
-        if i == j:
-            continue
-        candidate = list(current)
-        candidate.insert(j, candidate.pop(i))
-        new = effective_cost(kinds, candidate)
-        if new <= cost or rng.random() < math.exp((cost - new) / temperature):
-            current, cost = candidate, new
-            if cost < best_cost:
-                best_cost, best = cost, list(current)
-        temperature *= cooling
-    return prefix_cost + best_cost, prefix + best
-
-
 def beam_order(
-    graph: DGraph, width: int = 8, branch: int = 6, deadline: float | None = None
+    graph: DGraph,
+    width: int = 8,
+    branch: int = 6,
+    deadline: float | None = None,
+    algebra: Algebra = VALUES,
 ) -> tuple[int, list[str]]:
     """Beam search over vertex elimination: keep the ``width`` cheapest partial orders of
     each length, extending each by its ``branch`` cheapest next vertices; past
-    ``deadline`` only the cheapest goes on, completed greedily."""
-    beam = [(0, [], Elimination(graph, VALUES))]
+    ``deadline`` only the cheapest goes on, completed greedily. Priced in ``algebra``:
+    effective (:data:`VALUES`) or structural (:data:`COUNT`) multiplications."""
+    beam = [(0, [], Elimination(graph, algebra))]
     for _ in graph.intermediates:
         if deadline is not None and time.perf_counter() > deadline:
             width = branch = 1

@@ -77,6 +77,7 @@ def _erf_inv(x):
 
 ELEMENTWISE: dict[str, Callable[..., sympy.Expr]] = {
     "add": lambda a, b: a + b,
+    "add_any": lambda a, b: a + b,  # the sum of cotangents in a reverse-mode jaxpr
     "sub": lambda a, b: a - b,
     "mul": lambda a, b: a * b,
     "div": lambda a, b: a / b,
