@@ -45,13 +45,16 @@ def from_sympy(
     name: str = "",
     binary: bool = False,
     variables: Mapping[str, sympy.Expr] | None = None,
+    tape: Mapping[sympy.Symbol, sympy.Expr] | None = None,
 ) -> DGraph:
     """The elemental differentiation graph of sympy expressions w.r.t. ``inputs``.
 
     Outputs are named by a mapping's keys (``{"f1": f1, "f2": f2}``), else ``y`` (one)
     or ``y0, y1, ...`` (``f0, f1, ...`` where an input is ``y``). With ``binary``, n-ary
     sums and products become chains of two-operand vertices. ``variables`` names the
-    vertices that compute some subexpressions (a traced function's local variables).
+    vertices that compute some subexpressions (a traced function's local variables);
+    ``tape``, symbols that stand for subexpressions, in order (a traced function's tape,
+    :mod:`dgraph.core.builders.tracer`): each is the vertex computing its expression.
 
     >>> a, b = sympy.symbols("a b")
     >>> g = from_sympy([a * sympy.sin(b), sympy.sin(b)], [a, b])
@@ -66,7 +69,7 @@ def from_sympy(
         single = isinstance(outputs, (sympy.Basic, int, float, str))
         exprs = [outputs] if single and not isinstance(outputs, sympy.MatrixBase) else list(outputs)
         names = _output_names(len(exprs), set(input_names))
-    builder = ExprGraphBuilder(input_names, name or "<sympy>", binary)
+    builder = ExprGraphBuilder(input_names, name or "<sympy>", binary, tape)
     env = {s: i for s, i in zip(symbols, builder.inputs, strict=False)}
     env.update({real_symbol(str(s)): i for s, i in zip(symbols, builder.inputs, strict=False)})
     with gc_paused():
@@ -169,7 +172,7 @@ def from_function(
     for args, inputs in attempts:
         try:
             with _symbolic_max_min(f):
-                result, local = traced_call(f, list(args), where)
+                result, local, tape = traced_call(f, list(args), where)
         except InputError as exc:
             failure = exc
             continue
@@ -184,6 +187,7 @@ def from_function(
             name=label if label != "<lambda>" else "",
             binary=binary,
             variables=variables,
+            tape=tape,
         )
     raise failure
 
