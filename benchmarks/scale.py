@@ -1,12 +1,16 @@
 """How every stage grows with graph size: time against edges, with the fitted exponent k
 of time ~ edges^k, on random layered graphs (10^3–10^5 edges), Chebyshev polynomials and
-spherical harmonics; and whether ``best`` keeps its budget as graphs grow.
+spherical harmonics; tracing a NumPy-style running sum (edges and seconds against steps);
+and whether ``best`` keeps its budget as graphs grow.
 
-Run: python benchmarks/scale.py [--quick]  (prints Markdown tables; benchmarks/run.sh
-records them). Every cell runs in a forked child stopped at LIMIT seconds (``> 60``), and
-a method that refuses a graph says why (``refused``). Layered graphs have 3 edges into
-every vertex, 4 inputs and 4 outputs. Exponents are least-squares slopes of log(seconds)
-over log(edges), over the sizes that finished in at least 0.05 s.
+Run: python benchmarks/scale.py [--quick] [--layered | --tracing] (prints Markdown
+tables; benchmarks/run.sh records them; ``--layered``: the layered table alone,
+``--tracing``: the NumPy-style tracing table alone; ``--cpu``: seconds are each child's
+CPU time, for machines whose CPUs are shared; ``--limit S``: stop a cell at S seconds).
+Every cell runs in a forked child stopped at LIMIT seconds (``> 60``), and a method that
+refuses a graph says why (``refused``). Layered graphs have 3 edges into every vertex, 4
+inputs and 4 outputs. Exponents are least-squares slopes of log(seconds) over
+log(edges), over the sizes that finished in at least 0.05 s.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ import sys
 import time
 from collections.abc import Callable
 
+import numpy as np
+
 from dgraph.bench.suite import chebyshev, spherical_harmonics
-from dgraph.core.builders import from_json
+from dgraph.core.builders import from_function, from_json
 from dgraph.core.random_graphs import random_layered
 from dgraph.errors import DGraphError
 from dgraph.methods import accumulate
@@ -27,12 +33,15 @@ from dgraph.methods.structure import structure
 from dgraph.search.best import best
 from dgraph.search.timebox import timeboxed
 
-LIMIT = 60.0  # seconds per cell
+LIMIT = 60.0  # seconds per cell (--limit S)
+CLOCK = time.perf_counter  # wall time; --cpu: the process's CPU time (CPUs shared)
 LAYERED = [(10, 40), (20, 100), (30, 120), (40, 250), (60, 550)]  # layers x width
 METHODS = ["forward", "reverse", "markowitz", "layers", "dstar", "umbrella", "zhou"]
 CHEBYSHEV = [10, 20, 30, 40, 60]
 HARMONICS = [5, 10, 15, 20, 25]
 FUNCTION_METHODS = ["forward", "reverse", "dstar"]
+
+TRACING = [100, 300, 1000, 3000]  # steps of a NumPy-style running sum
 
 BEST_BUDGET = 2.0  # seconds
 BEST_CASES = [(5, 10), (10, 10), (20, 20), (30, 30)]  # layers x width, one level in and out
@@ -54,12 +63,12 @@ def cell(run: Callable[[], object]) -> tuple[float | None, str]:
     """(seconds or None, the text shown) for ``run`` in a child stopped at LIMIT."""
 
     def child():
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         try:
             extra = run()
         except DGraphError as e:
             return None, f"refused: {str(e)[:60]}"
-        seconds = time.perf_counter() - t0
+        seconds = CLOCK() - t0
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         return seconds, f"{seconds:.2f}{extra or ''} ({peak:.0f} MB)"
 
@@ -72,10 +81,10 @@ def method_cell(graph, method: str) -> tuple[float | None, str]:
 
     def run():
         es = accumulate(graph, method, verify=False)
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         check = es.verify()
         assert check.ok, check.detail
-        return f" + {time.perf_counter() - t0:.2f} ✓ [{es.mults}]"
+        return f" + {CLOCK() - t0:.2f} ✓ [{es.mults}]"
 
     return cell(run)
 
@@ -121,11 +130,57 @@ def function_cells(graph, column: str) -> tuple[float | None, str]:
     return method_cell(graph, column)
 
 
-def main(quick: bool = False) -> None:
+def running_sum(steps: int) -> Callable:
+    """A NumPy-style recurrence whose partial sums are also used: sympy alone makes a sum
+    of every term so far at every step (O(steps^2) edges); the tracer's tape does not."""
+
+    def running(x):
+        y = x[0]
+        for _ in range(steps):
+            y = y + np.sin(y) * x[1]
+        return y
+
+    return running
+
+
+def tracing_table(quick: bool = False) -> None:
+    """``from_function`` on :func:`running_sum`: seconds and edges against steps."""
+    print("| NumPy-style running sum, steps | trace + build: seconds [edges, per step] |")
+    print("|---|---|")
+    steps = TRACING[:2] if quick else TRACING
+    seconds: list[float | None] = []
+    for n in steps:
+
+        def run(n=n):
+            g = from_function(running_sum(n), sizes=[2])
+            return f" [{g.n_edges}, {g.n_edges / n:.1f}]"
+
+        t, text = cell(run)
+        seconds.append(t)
+        print(f"| {n} | {text} |", flush=True)
+    k = slope(steps, seconds)
+    print(f"| exponent k (seconds ~ steps^k) | {'–' if k is None else f'{k:.2f}'} |")
+    print()
+
+
+def main(quick: bool = False, parts: tuple[str, ...] = ("layered", "functions", "tracing")) -> None:
+    if "layered" in parts:
+        layered_table(quick)
+    if "functions" in parts:
+        functions_tables(quick)
+    if "tracing" in parts:
+        tracing_table(quick)
+    if "functions" in parts:
+        budget_table()
+
+
+def layered_table(quick: bool = False) -> None:
     layered = LAYERED[:3] if quick else LAYERED
     print(
         f"Each cell: seconds to accumulate + seconds to verify ✓ [structural mults]"
-        f" (peak memory of the child); stopped at {LIMIT:.0f} s.\n"
+        f" (peak memory of the child); stopped at {LIMIT:.0f} s of wall time."
+        + (" Seconds are the child's CPU time." if CLOCK is time.process_time else "")
+        + "\n"
     )
     print("build: the graph from its generator (layered) or from sympy expressions (functions).\n")
     table(
@@ -134,6 +189,9 @@ def main(quick: bool = False) -> None:
         ["load (JSON)", "structure", *METHODS],
         layered_cells,
     )
+
+
+def functions_tables(quick: bool = False) -> None:
     cheb = CHEBYSHEV[:3] if quick else CHEBYSHEV
     table(
         "Chebyshev T_n",
@@ -148,7 +206,6 @@ def main(quick: bool = False) -> None:
         ["load (JSON)", *FUNCTION_METHODS],
         function_cells,
     )
-    budget_table()
 
 
 def budget_table() -> None:
@@ -170,4 +227,9 @@ def budget_table() -> None:
 
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv)
+    if "--limit" in sys.argv:
+        LIMIT = float(sys.argv[sys.argv.index("--limit") + 1])
+    if "--cpu" in sys.argv:
+        CLOCK = time.process_time
+    chosen = tuple(p for p in ("layered", "tracing") if f"--{p}" in sys.argv)
+    main(quick="--quick" in sys.argv, parts=chosen or ("layered", "functions", "tracing"))

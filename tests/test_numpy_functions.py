@@ -11,7 +11,7 @@ import pytest
 
 import dgraph
 from dgraph.cli import main
-from dgraph.core.builders import from_function
+from dgraph.core.builders import from_function, tracer
 from dgraph.errors import InputError
 
 
@@ -138,3 +138,56 @@ def test_a_deep_numpy_recurrence_traces():
 
     g = from_function(recurrence, sizes=[2])
     assert len(g.intermediates) == 2 * 1500 - 1 and g.n_edges == 3 * 1500
+
+
+def _running_sum(steps):
+    def running(x):
+        y = x[0]
+        for _ in range(steps):
+            t = np.sin(y) * x[1]
+            y = y + t  # sympy would make a new sum of every term so far
+        return y
+
+    return running
+
+
+def _averaged(steps):
+    def averaged(x):
+        y = x[0]
+        for _ in range(steps):
+            y = 0.5 * (y + np.cos(y) * x[1])  # sympy distributes 0.5 over the sum
+        return y
+
+    return averaged
+
+
+@pytest.mark.parametrize("make", [_running_sum, _averaged])
+def test_a_running_sum_traces_to_a_graph_linear_in_its_steps(make):
+    """Each partial sum is also an operand elsewhere, so sympy's flattening made a sum of
+    every term so far at every step (1,500 steps: 1.1 million edges); the tracer's tape
+    makes one vertex per operation."""
+    g = from_function(make(1500), sizes=[2])
+    assert g.n_edges < 10 * 1500
+    assert g.n_edges - from_function(make(1000), sizes=[2]).n_edges < 10 * 500
+
+
+@pytest.mark.parametrize("make", [_running_sum, _averaged])
+def test_a_taped_function_has_the_jacobian_of_the_function(make):
+    f, sizes = make(60), [2]  # a tape longer than tracer.WRITTEN_OUT
+    g = from_function(f, sizes=sizes)
+    longest = max(len(g.expr(v).args) for v in g.intermediates + g.outputs if g.expr(v).is_Add)
+    assert longest <= tracer.REUSED
+    es = dgraph.accumulate(g, "reverse")
+    assert es.verified
+    for point in ([0.3, 0.7], [1.1, -0.4]):
+        point = np.array(point)
+        expected = _differences(f, sizes, point)
+        np.testing.assert_allclose(es.evaluate(point), expected, rtol=1e-5, atol=1e-8)
+
+
+def test_a_short_tape_is_written_out_as_sympy_builds_it():
+    """Below tracer.WRITTEN_OUT entries the expressions are the ones sympy builds without
+    a tape: 10 steps of the running sum are 10 sums of 2 to 11 terms."""
+    g = from_function(_running_sum(10), sizes=[2])
+    sums = [v for v in g.intermediates + g.outputs if g.expr(v).is_Add]
+    assert sorted(len(g.expr(v).args) for v in sums) == list(range(2, 12))

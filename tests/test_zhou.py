@@ -196,6 +196,16 @@ def test_zhou_on_compositions_of_subprograms(seed, parts, outputs):
         assert dgraph.accumulate(g, "zhou", strategy=strategy).verified
 
 
+def test_layers_of_a_graph_without_edges():
+    """No layer to multiply: the Jacobian is zero (``_bracketing`` of an empty chain
+    raised a KeyError)."""
+    g = random_composition(4, 3, 2)
+    assert g.n_edges == 0
+    es = dgraph.accumulate(g, "layers")
+    assert es.verified and dict(es.jacobian) == {} and es.mults == 0
+    assert es.info["layers"] == 0
+
+
 @given(st.integers(0, 10**6), st.integers(1, 10))
 def test_round_trip_of_simple_graphs(seed, size):
     """graph -> expressions -> graph gives the graph back, and a simple graph is one

@@ -8,6 +8,7 @@ evaluation are all the same fold with a different meaning for +, * and the leave
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -20,6 +21,7 @@ __all__ = [
     "canonical_key",
     "fold",
     "nc_product",
+    "nc_product_of",
     "nc_substitute",
     "nc_sum",
     "nc_sum_of",
@@ -71,6 +73,26 @@ def nc_product(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     if fa[-1] == fb[0] or not (_plain(fa) and _plain(fb)):
         return a * b  # a power or a coefficient forms: sympy's rules
     return sympy.Mul._from_args(fa + fb, is_commutative=False)
+
+
+def nc_product_of(factors: list[sympy.Expr]) -> sympy.Expr:
+    """``nc_product`` folded over ``factors`` left to right, the same object, made once
+    where every step would only join factor lists (no intermediate products).
+
+    >>> x, y, z = (nc_symbol(n) for n in "xyz")
+    >>> nc_product_of([x * y, z, x]) == x * y * z * x, nc_product_of([x, x * y]) == x**2 * y
+    (True, True)
+    """
+    if len(factors) == 1:
+        return factors[0]
+    parts = [f.args if f.is_Mul else (f,) for f in factors]
+    joined = all(a[-1] != b[0] for a, b in itertools.pairwise(parts))
+    if joined and all(_plain(p) for p in parts):
+        return sympy.Mul._from_args(tuple(f for p in parts for f in p), is_commutative=False)
+    out = factors[0]
+    for f in factors[1:]:
+        out = nc_product(out, f)
+    return out
 
 
 def nc_sum(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
@@ -178,9 +200,7 @@ def nc_substitute(
             elif e.is_Add:
                 out = nc_sum_of(args)
             else:
-                out = args[0]
-                for a in args[1:]:
-                    out = nc_product(out, a)
+                out = nc_product_of(args)
         else:
             out = e.xreplace(mapping)
         memo[e] = out

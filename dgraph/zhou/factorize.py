@@ -131,13 +131,29 @@ def _lower_depths(lg: LabeledGraph, depth: dict[str, int], touched: set[str]) ->
         u = work.pop()
         if u not in lg.succ or role[u] == "input":
             continue
-        below = max((depth[w] for w in lg.succ[u]), default=-1)
-        new = 0 if role[u] == "output" else 1 + below
+        new = 0 if role[u] == "output" else 1 + _deepest(lg.succ[u], depth, depth[u] - 1)
         if new != depth[u]:
             depth[u] = new
             changed.add(u)
             work.extend(lg.pred[u])
     return changed
+
+
+def _deepest(successors: Iterable[str], depth: dict[str, int], was: int) -> int:
+    """The largest depth among ``successors`` (-1: none), which held ``was`` before the
+    elimination. An elimination only lowers depths, so a successor still at ``was`` ends
+    the scan: forward factorization leaves vertices with hundreds of successors, and
+    scanning them all was a quarter of the method's time at 10^5 edges."""
+    deepest = -1
+    for w in successors:
+        d = depth[w]
+        if d > deepest:
+            deepest = d
+            if d >= was:
+                break
+    if deepest > was:  # not expected (depths only fall); the exact maximum then
+        deepest = max(depth[w] for w in successors)
+    return deepest
 
 
 def _page(lg: LabeledGraph, edges: Iterable[tuple[str, str]]) -> LabeledGraph:

@@ -108,6 +108,12 @@ def _bracketing(chain: Layers) -> tuple[int, dict[tuple[int, int], int]]:
         nonzero.append(n)
         unit.append(u)
     m = len(nonzero)
+    import scipy.sparse  # here: `import dgraph` stays free of SciPy (tests/test_api.py)
+
+    # a layer has a few entries per row: its products with the dense patterns below are
+    # sparse-times-dense, O(entries x width) where a dense matmul is O(width^3)
+    nonzero_sparse = [scipy.sparse.csr_array(n) for n in nonzero]
+    unit_sparse = [scipy.sparse.csr_array(u) for u in unit]
 
     # column and row sums of the general entries (neither zero nor a pass-through) of
     # every Ji ... Jj: a product G @ H makes sum(G @ H) multiplications, which is
@@ -118,8 +124,8 @@ def _bracketing(chain: Layers) -> tuple[int, dict[tuple[int, int], int]]:
         terms, through = nonzero[j], unit[j]  # terms per entry (clipped at 2), pass-throughs
         for i in range(j, -1, -1):
             if i < j:
-                terms = np.minimum(nonzero[i] @ terms, 2)
-                through = ((np.minimum(unit[i] @ through, 2) == 1) & (terms == 1)).astype(
+                terms = np.minimum(nonzero_sparse[i] @ terms, 2)
+                through = ((np.minimum(unit_sparse[i] @ through, 2) == 1) & (terms == 1)).astype(
                     np.float32
                 )
             general = (terms > 0) & (through == 0)
@@ -174,6 +180,9 @@ def layers(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Expres
     (5, '((J1 J2) (J3 J4))')
     """
     chain = layer_chain(graph, cuts)
+    if not chain.jacobians:  # no edge: every output is constant, the Jacobian is zero
+        info = {"bracketing": "", "chain_mults": 0, "layers": 0}
+        return make_expression_set(graph, {}, {}, chain.steps, "layers", info)
     total, split = _bracketing(chain)
     steps = list(chain.steps)
 

@@ -47,13 +47,16 @@ def from_sympy(
     binary: bool = False,
     variables: Mapping[str, sympy.Expr] | None = None,
     params: Iterable[sympy.Symbol | str] = (),
+    tape: Mapping[sympy.Symbol, sympy.Expr] | None = None,
 ) -> DGraph:
     """The elemental differentiation graph of sympy expressions w.r.t. ``inputs``.
 
     Outputs are named by a mapping's keys (``{"f1": f1, "f2": f2}``), else ``y`` (one)
     or ``y0, y1, ...`` (``f0, f1, ...`` where an input is ``y``). With ``binary``, n-ary
     sums and products become chains of two-operand vertices. ``variables`` names the
-    vertices that compute some subexpressions (a traced function's local variables).
+    vertices that compute some subexpressions (a traced function's local variables);
+    ``tape``, symbols that stand for subexpressions, in order (a traced function's tape,
+    :mod:`dgraph.core.builders.tracer`): each is the vertex computing its expression.
     ``params`` are symbols the outputs use whose values are fixed when the function runs
     (masses, lengths, ``g``): they stay in the labels, and the Jacobian has no column for
     them. Functions of time from :mod:`sympy.physics.mechanics` (``q1(t)``) given as inputs
@@ -86,7 +89,7 @@ def from_sympy(
         names = _output_names(len(exprs), set(input_names) | set(parameters))
     if plain:
         exprs = [_without_time(e, plain, n) for n, e in zip(names, exprs, strict=True)]
-    builder = ExprGraphBuilder(input_names, name or "<sympy>", binary, parameters)
+    builder = ExprGraphBuilder(input_names, name or "<sympy>", binary, parameters, tape)
     env = {s: i for s, i in zip(symbols, builder.inputs, strict=False)}
     env.update({real_symbol(str(s)): i for s, i in zip(symbols, builder.inputs, strict=False)})
     with gc_paused():
@@ -253,7 +256,7 @@ def from_function(
     for args, inputs in attempts:
         try:
             with _symbolic_max_min(f):
-                result, local = traced_call(f, list(args), where)
+                result, local, tape = traced_call(f, list(args), where)
         except InputError as exc:
             failure = exc
             continue
@@ -269,6 +272,7 @@ def from_function(
             binary=binary,
             variables=variables,
             params=parameters,
+            tape=tape,
         )
     raise failure
 

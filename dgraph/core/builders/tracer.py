@@ -5,6 +5,18 @@ made of. Vector parameters are NumPy object arrays of traced elements (indexing,
 ``np.sum``, ``@`` work element by element). What cannot be traced says so in one line: a
 branch on a traced value (``if x > 0``: use ``np.where``), ``float()`` of one, a function
 without a sympy counterpart.
+
+The tracer keeps a tape, so that the graph has about one vertex per traced operation
+and tracing takes time linear in the operations: an operand that is not an atom is
+replaced by a symbol standing for it (the tape maps the symbols to their expressions, in
+order; each becomes one vertex), except where sympy merges it into the result (a sum into
+a sum, a product or power into a product, a sum scaled by a number) and it is short and
+used once. Those still flatten as before (``a*b*c`` is one product), but a long operand
+(:data:`LONG` terms) or one used again (:data:`REUSED` terms or more) is a symbol too:
+otherwise a running sum whose partial sums are also used (``t = sin(y); y = y + t``,
+n steps) makes n sums of up to n terms, O(n^2) edges and tracing time. A function whose
+tape has at most :data:`WRITTEN_OUT` entries is written out again (sympy rebuilds each
+expression as it was), so that small functions keep the graphs and vertex names they had.
 """
 
 from __future__ import annotations
@@ -12,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
+import operator
 import sys
 import time
 import types
@@ -23,7 +36,38 @@ import sympy
 
 from ...errors import InputError
 
-__all__ = ["Branch", "Traced", "traced_call"]
+__all__ = ["Branch", "Traced", "tape_symbol", "traced_call"]
+
+LONG = 32  # terms or factors: an operand this long is put on the tape before it merges
+REUSED = 4  # ... and one this long that was used before
+WRITTEN_OUT = 50  # tape entries: a tape this short is substituted back
+
+
+def tape_symbol(k: int) -> sympy.Symbol:
+    """The ``k``-th symbol of a trace's tape (``#1``, ``#2``, ...: no Python name, so no
+    input's). Every run of a function makes the same tape, which lets the second, hooked
+    run's local variables refer to the first run's symbols."""
+    symbol = sympy.Expr.__new__(sympy.Symbol)  # real_symbol's facts, not deduced again
+    symbol.name = f"#{k}"
+    symbol._assumptions = _REAL._assumptions
+    symbol._assumptions_orig = _REAL._assumptions_orig
+    symbol._assumptions0 = _REAL._assumptions0
+    return symbol
+
+
+_REAL = sympy.Symbol("_real", real=True)
+
+
+_TAPE: list[dict[sympy.Expr, sympy.Symbol]] = []  # the tape of the trace running now
+
+
+def _taped(e: sympy.Expr) -> sympy.Symbol:
+    """The tape symbol of ``e`` (one per distinct expression: ``x*y - y*x`` still cancels)."""
+    tape = _TAPE[-1]
+    symbol = tape.get(e)
+    if symbol is None:
+        symbol = tape[e] = tape_symbol(len(tape) + 1)
+    return symbol
 
 
 class Branch(TypeError):
@@ -33,7 +77,7 @@ class Branch(TypeError):
 
 def _sym(value: Any) -> sympy.Expr:
     if isinstance(value, Traced):
-        return value.expr
+        return value.operand()
     if isinstance(value, (bool, np.bool_)):
         raise Branch("a boolean cannot be a number in a traced expression")
     if isinstance(value, numbers.Integral):
@@ -122,70 +166,88 @@ class Traced:
     """A value that depends on the inputs: a sympy expression with Python's and NumPy's
     arithmetic."""
 
-    __slots__ = ("expr",)
+    __slots__ = ("expr", "symbol", "used")
     __array_priority__ = 1000
 
     def __init__(self, expr: sympy.Expr) -> None:
         self.expr = expr
+        self.used = False  # an operand of some operation already
+        self.symbol: sympy.Symbol | None = None  # its tape symbol, once it has one
 
     def __repr__(self) -> str:
         return f"Traced({self.expr})"
 
     def _sympy_(self) -> sympy.Expr:  # sympy's own functions take it too
-        return self.expr
+        return self.symbol if self.symbol is not None else self.expr
 
-    # arithmetic
+    def operand(self, merges: bool = False) -> sympy.Expr:
+        """The expression to build on: the value itself where it is an atom, or where
+        sympy would merge it into the result (``merges``) and it is short and used once;
+        else its tape symbol (see the module's note)."""
+        if self.symbol is not None:
+            return self.symbol
+        e = self.expr
+        if e.is_Atom or not _TAPE:
+            return e
+        if merges and len(e.args) < (REUSED if self.used else LONG):
+            self.used = True
+            return e
+        self.symbol = _taped(e)
+        return self.symbol
+
+    # arithmetic: sums merge into sums, products into products, a sum into a product
+    # by a number (sympy distributes the number)
     def __add__(self, o):
-        return _wrap(self.expr + _sym(o))
+        return _wrap(_merging(self, sympy.Add) + _merging(o, sympy.Add))
 
     def __radd__(self, o):
-        return _wrap(_sym(o) + self.expr)
+        return _wrap(_merging(o, sympy.Add) + _merging(self, sympy.Add))
 
     def __sub__(self, o):
-        return _wrap(self.expr - _sym(o))
+        return _wrap(_merging(self, sympy.Add) - _merging(o, sympy.Add, True))
 
     def __rsub__(self, o):
-        return _wrap(_sym(o) - self.expr)
+        return _wrap(_merging(o, sympy.Add) - _merging(self, sympy.Add, True))
 
     def __mul__(self, o):
-        return _wrap(self.expr * _sym(o))
+        return _wrap(_product(self, o))
 
     def __rmul__(self, o):
-        return _wrap(_sym(o) * self.expr)
+        return _wrap(_product(o, self))
 
     def __truediv__(self, o):
-        return _wrap(self.expr / _sym(o))
+        return _wrap(_merging(self, sympy.Mul, _is_number(o)) / _merging(o, sympy.Mul))
 
     def __rtruediv__(self, o):
-        return _wrap(_sym(o) / self.expr)
+        return _wrap(_merging(o, sympy.Mul, _is_number(self)) / _sym(self))
 
     def __pow__(self, o):
-        return _wrap(self.expr ** _sym(o))
+        return _wrap(_merging(self, sympy.Mul) ** _sym(o))
 
     def __rpow__(self, o):
-        return _wrap(_sym(o) ** self.expr)
+        return _wrap(_sym(o) ** _sym(self))
 
     def __neg__(self):
-        return _wrap(-self.expr)
+        return _wrap(-_merging(self, sympy.Mul, True))
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        return _wrap(sympy.Abs(self.expr))
+        return _wrap(sympy.Abs(_sym(self)))
 
     # comparisons make conditions, which np.where reads
     def __lt__(self, o):
-        return Condition(sympy.Lt(self.expr, _sym(o)))
+        return Condition(sympy.Lt(_sym(self), _sym(o)))
 
     def __le__(self, o):
-        return Condition(sympy.Le(self.expr, _sym(o)))
+        return Condition(sympy.Le(_sym(self), _sym(o)))
 
     def __gt__(self, o):
-        return Condition(sympy.Gt(self.expr, _sym(o)))
+        return Condition(sympy.Gt(_sym(self), _sym(o)))
 
     def __ge__(self, o):
-        return Condition(sympy.Ge(self.expr, _sym(o)))
+        return Condition(sympy.Ge(_sym(self), _sym(o)))
 
     def __bool__(self):
         raise Branch(_BRANCH)
@@ -211,9 +273,41 @@ class Traced:
         return NotImplemented
 
 
+def _is_number(value: Any) -> bool:
+    return not isinstance(value, Traced)
+
+
+def _merging(value: Any, into: type, scaled: bool = False) -> sympy.Expr:
+    """``value`` as an operand of an ``into`` (Add or Mul) operation: a traced value of
+    that class merges into the result (a power into a product: powers of one base
+    combine), and so does a sum that is ``scaled`` (negated, or multiplied or divided by
+    a number)."""
+    if not isinstance(value, Traced):
+        return _sym(value)
+    e = value.expr
+    merges = isinstance(e, into) or (into is sympy.Mul and e.is_Pow) or (scaled and e.is_Add)
+    return value.operand(merges)
+
+
+def _product(a: Any, b: Any) -> sympy.Expr:
+    return _merging(a, sympy.Mul, _is_number(b)) * _merging(b, sympy.Mul, _is_number(a))
+
+
+_OPERATORS: dict[str, Callable[..., Any]] = {
+    "add": operator.add,
+    "subtract": operator.sub,
+    "multiply": operator.mul,
+    "divide": operator.truediv,
+    "true_divide": operator.truediv,
+    "negative": operator.neg,
+}
+
+
 def _apply(name: str, inputs) -> Any:
     if any(isinstance(i, np.ndarray) for i in inputs):
         return np.frompyfunc(lambda *a: _apply(name, a), len(inputs), 1)(*inputs)
+    if name in _OPERATORS:  # as Python's operators, which keep the tape
+        return _OPERATORS[name](*[i.item() if isinstance(i, np.generic) else i for i in inputs])
     if len(inputs) == 1 and name in _UNARY:
         return _wrap(_UNARY[name](_sym(inputs[0])))
     if len(inputs) == 2 and name in _BINARY:
@@ -304,17 +398,21 @@ def _math_traced(f: Callable[..., Any]) -> Iterator[None]:
 NAMES_LIMIT = 0.25  # seconds: functions traced faster than this are traced again for names
 
 
-def traced_call(f: Callable[..., Any], args: list[Any], where: str) -> tuple[Any, dict[str, Any]]:
-    """``f(*args)`` traced, and the values its local variables held when it returned (to
-    name the vertices that compute them). The names need a trace hook that Python calls
-    at every function call, which doubles the time of a large function; so ``f`` runs
-    plain first, and again under the hook only when that took under :data:`NAMES_LIMIT`
-    (a larger function's intermediates keep generated names)."""
+def traced_call(
+    f: Callable[..., Any], args: list[Any], where: str
+) -> tuple[Any, dict[str, Any], dict[sympy.Symbol, sympy.Expr]]:
+    """``f(*args)`` traced, the values its local variables held when it returned (to
+    name the vertices that compute them), and the tape: the symbols standing for
+    subexpressions in the result, each with its expression, in order. The names need a
+    trace hook that Python calls at every function call, which doubles the time of a
+    large function; so ``f`` runs plain first, and again under the hook only when that
+    took under :data:`NAMES_LIMIT` (a larger function's intermediates keep generated
+    names)."""
     started = time.perf_counter()
-    result = _call(f, args, where)
-    if time.perf_counter() - started >= NAMES_LIMIT or getattr(f, "__code__", None) is None:
-        return result, {}
+    result, tape = _call(f, args, where)
     captured: dict[str, Any] = {}
+    if time.perf_counter() - started >= NAMES_LIMIT or getattr(f, "__code__", None) is None:
+        return _finished(result, captured, tape)
 
     def local(frame, event, arg):  # f's own frame only: its locals as it returns
         if event == "return":
@@ -327,17 +425,57 @@ def traced_call(f: Callable[..., Any], args: list[Any], where: str) -> tuple[Any
     previous = sys.gettrace()
     sys.settrace(calls)
     try:
-        _call(f, args, where)
+        _call(f, args, where)  # the same tape again: its symbols are the first run's
     finally:
         sys.settrace(previous)
-    return result, captured
+    return _finished(result, captured, tape)
 
 
-def _call(f: Callable[..., Any], args: list[Any], where: str) -> Any:
+def _finished(result: Any, captured: dict[str, Any], tape: dict[sympy.Symbol, sympy.Expr]):
+    if len(tape) <= WRITTEN_OUT:
+        return _written_out(result, tape), _written_out(captured, tape), {}
+    return result, captured, tape
+
+
+def _written_out(value: Any, tape: dict[sympy.Symbol, sympy.Expr]) -> Any:
+    """``value`` (traced values, in arrays, lists, tuples and dicts) with every tape
+    symbol replaced by its expression, written out."""
+    full: dict[sympy.Symbol, sympy.Expr] = {}
+    for symbol, e in tape.items():  # an entry refers to earlier ones only
+        full[symbol] = e.xreplace(full)
+
+    def out(v: Any) -> Any:
+        if isinstance(v, Traced):
+            return _wrap(v.expr.xreplace(full))
+        if isinstance(v, Condition):
+            return Condition(v.expr.xreplace(full))
+        if isinstance(v, np.ndarray) and v.dtype == object:
+            return np.frompyfunc(out, 1, 1)(v) if v.size else v
+        if isinstance(v, sympy.Basic):  # sympy's own functions (Max) of traced values
+            return v.xreplace(full)
+        if isinstance(v, list):
+            return [out(u) for u in v]
+        if isinstance(v, tuple):
+            return tuple(out(u) for u in v)
+        if isinstance(v, dict):
+            return {k: out(u) for k, u in v.items()}
+        return v
+
+    return out(value)
+
+
+def _call(
+    f: Callable[..., Any], args: list[Any], where: str
+) -> tuple[Any, dict[sympy.Symbol, sympy.Expr]]:
+    tape: dict[sympy.Expr, sympy.Symbol] = {}
+    _TAPE.append(tape)
     try:
         with _math_traced(f):
-            return f(*args)
+            result = f(*args)
+        return result, {symbol: e for e, symbol in tape.items()}
     except InputError:
         raise
     except Branch as exc:
         raise InputError(f"{where}: {exc}") from None
+    finally:
+        _TAPE.pop()
