@@ -393,8 +393,10 @@ class Closure:
         expression sets count it. Not where two paths whose labels are all constant join
         the same two vertices: the closure adds their products first (``2 - 2 = 0``),
         while an order that eliminates their last vertex first multiplies each by a
-        general label before the sum (general + general), which the built set counts.
-        The closure then prices no higher than the built count, but may price lower."""
+        general label before the sum (general + general), which the built set counts,
+        and an order that eliminates them first gets the 0 before any general label
+        multiplies it. The closure's prices are then neither above nor below every order's
+        built count: they prove nothing."""
         if self.algebra is not VALUES:
             return True
         paths: list[dict[int, int]] = []  # all-constant paths into each vertex, by source

@@ -122,10 +122,8 @@ def _connected_search(
     result = subset_search(graph, prices, bound, orders, budget)
     if closure.exact():
         return result
+    # Where all-constant paths join, a label's value depends on the order, not on the set
+    # alone (Closure.exact): the set-based prices can be above or below what an order
+    # builds, so they prove nothing; the order found is priced as built.
     built = effective_cost(graph, [v for _, v in result.moves])
-    return dataclasses.replace(
-        result,
-        cost=built,
-        proven=result.proven and built == result.cost,
-        lower_bound=min(result.lower_bound, built),
-    )
+    return dataclasses.replace(result, cost=built, proven=False, lower_bound=0)
