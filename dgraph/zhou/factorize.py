@@ -258,7 +258,8 @@ def _anchors(g: nx.DiGraph) -> tuple[str, str]:
     rdeg, tdeg, depth = root_degrees(g), terminal_degrees(g), depths(g)
     a = max(inter, key=lambda v: (rdeg[v], -depth[v]))
     below = (nx.ancestors(g, a) & set(inter)) | {a}
-    return a, max(below, key=lambda v: (tdeg[v], depth[v]))
+    # ties go to the first in evaluation order, not to a set's (hash-seeded) order
+    return a, max((v for v in inter if v in below), key=lambda v: (tdeg[v], depth[v]))
 
 
 def _region(page: LabeledGraph) -> set[str]:
