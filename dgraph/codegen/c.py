@@ -50,22 +50,33 @@ _PARAMETERS = {  # function -> (argument names, output name)
 
 
 class _Printer(NumbersAsDoubles, PowersAsProducts, C99CodePrinter):
+    """C99 with step functions and Piecewise as conditional expressions; the literals
+    they write are attributes, so that the CUDA printer changes only those."""
+
     one = "1.0"
     sqrt = "sqrt"
+    zero = "0.0"  # a result
+    compared_with = "0"  # what an argument is compared with
+    half = "0.5"
+    nan = "NAN"
+    true, false = "1", "0"
+
+    def _cast(self, text: str) -> str:
+        return f"((double)({text}))"
 
     def _print_sign(self, expr: sympy.Expr) -> str:
-        arg = self._print(expr.args[0])
-        return f"((double)(({arg} > 0) - ({arg} < 0)))"
+        arg, z = self._print(expr.args[0]), self.compared_with
+        return self._cast(f"({arg} > {z}) - ({arg} < {z})")
 
     def _print_Heaviside(self, expr: sympy.Expr) -> str:
         """H(0) is sympy's second argument (1/2 unless given)."""
-        arg = self._print(expr.args[0])
-        at_zero = self._print(expr.args[1]) if len(expr.args) > 1 else "0.5"
-        return f"(({arg}) < 0 ? 0.0 : (({arg}) > 0 ? 1.0 : {at_zero}))"
+        arg, z = self._print(expr.args[0]), self.compared_with
+        at_zero = self._print(expr.args[1]) if len(expr.args) > 1 else self.half
+        return f"(({arg}) < {z} ? {self.zero} : (({arg}) > {z} ? {self.one} : {at_zero}))"
 
     def _print_Piecewise(self, expr: sympy.Piecewise) -> str:
-        """Nested conditional expressions; NAN where no condition holds (as sympy)."""
-        text = "NAN"
+        """Nested conditional expressions; NaN where no condition holds (as sympy)."""
+        text = self.nan
         for value, condition in reversed(expr.args):
             if condition == sympy.true:
                 text = self._print(value)
@@ -74,10 +85,10 @@ class _Printer(NumbersAsDoubles, PowersAsProducts, C99CodePrinter):
         return text
 
     def _print_BooleanTrue(self, expr: sympy.Basic) -> str:
-        return "1"
+        return self.true
 
     def _print_BooleanFalse(self, expr: sympy.Basic) -> str:
-        return "0"
+        return self.false
 
 
 def _print(printer: _Printer, expr: sympy.Expr, function: str) -> str:

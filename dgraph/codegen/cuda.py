@@ -118,30 +118,13 @@ class _Printer(_CPrinter):
         _print_NumberSymbol
     )
 
-    def _print_sign(self, expr: sympy.Expr) -> str:
-        arg = self._print(expr.args[0])
-        return f"T(({arg} > T(0)) - ({arg} < T(0)))"
+    zero = compared_with = "T(0)"
+    half = "T(0.5)"
+    nan = "dgraph_nan(T(0))"
+    true, false = "true", "false"
 
-    def _print_Heaviside(self, expr: sympy.Expr) -> str:
-        arg = self._print(expr.args[0])
-        at_zero = self._print(expr.args[1]) if len(expr.args) > 1 else "T(0.5)"
-        return f"(({arg}) < T(0) ? T(0) : (({arg}) > T(0) ? T(1) : {at_zero}))"
-
-    def _print_Piecewise(self, expr: sympy.Piecewise) -> str:
-        """Nested conditional expressions; NaN where no condition holds (as sympy)."""
-        text = "dgraph_nan(T(0))"
-        for value, condition in reversed(expr.args):
-            if condition == sympy.true:
-                text = self._print(value)
-            else:
-                text = f"(({self._print(condition)}) ? ({self._print(value)}) : ({text}))"
-        return text
-
-    def _print_BooleanTrue(self, expr: sympy.Basic) -> str:
-        return "true"
-
-    def _print_BooleanFalse(self, expr: sympy.Basic) -> str:
-        return "false"
+    def _cast(self, text: str) -> str:
+        return f"T({text})"
 
 
 def _print(printer: _Printer, expr: sympy.Expr, function: str) -> str:
