@@ -22,6 +22,7 @@ import pytest
 import sympy
 
 import dgraph
+from dgraph.bench.pendulum import n_link_pendulum
 from dgraph.bench.realworld import REAL_WORLD
 from dgraph.cli import main
 from dgraph.codegen.cuda import (
@@ -36,6 +37,7 @@ from dgraph.codegen.cuda import (
 )
 from dgraph.codegen.generate import generate
 from dgraph.codegen.python import load_python, python_module
+from dgraph.core.builders import from_sympy
 from dgraph.core.graph import vertex_symbol
 from dgraph.errors import DGraphError, VerificationError
 
@@ -355,7 +357,7 @@ class _HostCupy(types.SimpleNamespace):
         runtime = types.SimpleNamespace(getDeviceCount=lambda: 1)
         super().__init__(cuda=types.SimpleNamespace(runtime=runtime), ndarray=np.ndarray)
         self.asarray, self.empty = np.asarray, np.empty
-        self.ascontiguousarray, self.from_dlpack = np.ascontiguousarray, np.from_dlpack
+        self.ascontiguousarray, self.broadcast_to = np.ascontiguousarray, np.broadcast_to
         self.launches = []
         outer = self
 
@@ -391,18 +393,25 @@ class _HostCupy(types.SimpleNamespace):
 
         self.RawModule = RawModule
 
+    @staticmethod
+    def from_dlpack(a):
+        if a.__dlpack_device__()[0] == 1:  # as CuPy: host arrays are not shared
+            raise TypeError("CPU arrays cannot be directly imported to CuPy")
+        return a.array
+
 
 class _Shared:
-    """An array from another library: only ``__dlpack__`` (as JAX's and PyTorch's)."""
+    """An array from another library: only ``__dlpack__`` (as JAX's and PyTorch's), on the
+    GPU (DLPack device type 2) or the CPU (1)."""
 
-    def __init__(self, array):
-        self.array = array
+    def __init__(self, array, device=2):
+        self.array, self.device = array, device
 
     def __dlpack__(self, **kwargs):
         return self.array.__dlpack__(**kwargs)
 
     def __dlpack_device__(self):
-        return self.array.__dlpack_device__()
+        return (self.device, 0)
 
 
 @needs_cxx
@@ -418,6 +427,7 @@ def test_load_cuda_launches_the_kernels_it_names(monkeypatch):
     last = module.jacobian(np.asarray(x.T), layout="batch_last")
     np.testing.assert_array_equal(np.moveaxis(last, -1, 0), expected)
     np.testing.assert_array_equal(module.jacobian(_Shared(x)), expected)  # via DLPack
+    np.testing.assert_array_equal(module.jacobian(_Shared(x, 1)), expected)  # copied over
     np.testing.assert_array_equal(module.jacobian(x[5]), expected[5])
     np.testing.assert_array_equal(module.vjp(x, w), host.vjp(x, w))
     x32 = x.astype(np.float32)
@@ -426,6 +436,7 @@ def test_load_cuda_launches_the_kernels_it_names(monkeypatch):
     assert fake.launches == [
         "jacobian_batch_first_f64",
         "jacobian_batch_last_f64",
+        "jacobian_batch_first_f64",
         "jacobian_batch_first_f64",
         "jacobian_batch_first_f64",
         "vjp_batch_first_f64",
@@ -501,3 +512,39 @@ def test_gpu_kernels_take_jax_arrays_through_dlpack():
     back = jax.dlpack.from_dlpack(jac)
     _close(np.asarray(back), host.jacobian(x), 1e-5)
     assert isinstance(jac, cupy.ndarray)
+
+
+@needs_cxx
+def test_one_parameter_vector_serves_a_batch_in_both_layouts():
+    pendulum = n_link_pendulum(2)
+    graph = from_sympy(pendulum.rhs, pendulum.states, params=pendulum.params)
+    host = load_cuda_host(generate(graph, "cuda", "forward", ("jacobian",)).text)
+    rng = np.random.default_rng(3)
+    x, p = rng.uniform(-1, 1, size=(6, 4)), rng.uniform(0.5, 2, size=len(graph.parameters))
+    expected = host.jacobian(x, np.tile(p, (6, 1)))
+    _close(host.jacobian(x, p), expected, 1e-15)
+    last = host.jacobian(x.T, p, layout="batch_last")
+    _close(np.moveaxis(last, -1, 0), expected, 1e-15)
+    with pytest.raises(DGraphError, match="batch sizes differ"):
+        host.jacobian(x, np.tile(p, (5, 1)))
+
+
+@needs_gpu
+@needs_cxx
+def test_gpu_kernels_take_parameters_and_return_value_and_jacobian():
+    import cupy
+
+    pendulum = n_link_pendulum(2)
+    graph = from_sympy(pendulum.rhs, pendulum.states, params=pendulum.params)
+    gen = generate(graph, "cuda", None, ("jacobian", "value_and_jacobian"))
+    host, module = load_cuda_host(gen.text), load_cuda(gen.text)
+    rng = np.random.default_rng(8)
+    x = rng.uniform(-1, 1, size=(700, len(graph.inputs)))
+    p = rng.uniform(0.5, 2, size=(700, len(graph.parameters)))
+    for dtype, rtol in ((np.float64, 1e-12), (np.float32, 1e-4)):
+        xs, ps = x.astype(dtype), p.astype(dtype)
+        value, jac = module.value_and_jacobian(cupy.asarray(xs), cupy.asarray(ps))
+        _close(cupy.asnumpy(jac), host.jacobian(xs, ps), rtol)
+        _close(cupy.asnumpy(value), host.primal(xs, ps), rtol)
+        last = module.jacobian(cupy.asarray(xs.T), cupy.asarray(ps[0]), layout="batch_last")
+        _close(np.moveaxis(cupy.asnumpy(last), -1, 0), host.jacobian(xs, ps[0]), rtol)

@@ -15,6 +15,7 @@ import sympy
 from dgraph import accumulate
 from dgraph.bench.pendulum import n_link_pendulum
 from dgraph.codegen.c import compiler, load_c
+from dgraph.codegen.cuda import cxx_compiler, load_cuda_host
 from dgraph.codegen.generate import generate
 from dgraph.codegen.python import load_python
 from dgraph.core.builders import from_function, from_json, from_sympy, from_trace
@@ -47,11 +48,13 @@ def test_evaluate_needs_the_parameters():
         es.evaluate([0.1, 0.2])
 
 
-@pytest.mark.parametrize("lang", ["python", "c", "jax"])
+@pytest.mark.parametrize("lang", ["python", "c", "jax", "cuda"])
 @pytest.mark.parametrize("method", [None, "reverse", "symbolic"])
 def test_generated_code_takes_parameters_last(lang, method):
     if lang == "c" and compiler() is None:
         pytest.skip("no C compiler")
+    if lang == "cuda" and cxx_compiler() is None:
+        pytest.skip("no C++ compiler for the host build")
     if lang == "jax":
         pytest.importorskip("jax")
     graph = from_sympy(RHS, [q, u], params=[m, length, g])
@@ -64,6 +67,8 @@ def test_generated_code_takes_parameters_last(lang, method):
     )
     if lang == "c":
         module = load_c(gen.text)
+    elif lang == "cuda":  # the same file compiled as C++, point by point
+        module = load_cuda_host(gen.text)
     elif lang == "jax":
         import jax
 

@@ -14,11 +14,31 @@ import shutil
 import sys
 from pathlib import Path
 
+from dgraph import from_jax
 from dgraph.bench.realworld import REAL_WORLD
 from dgraph.codegen.generate import generate
 
 HERE = Path(__file__).resolve().parent
-FUNCTIONS = ["roe-flux", "robot-arm", "heart-dipole", "black-scholes", "reaction-rates", "mlp"]
+FUNCTIONS = [
+    "roe-flux",
+    "robot-arm",
+    "heart-dipole",
+    "propane-combustion",
+    "black-scholes",
+    "reaction-rates",
+    "mlp",
+]
+
+
+def build(name: str):
+    """The bundled sympy graph, or (propane) the jaxpr graph of the JAX version."""
+    if name in REAL_WORLD:
+        return REAL_WORLD[name]()
+    sys.path.insert(0, str(HERE.parent))
+    import jax_functions
+
+    function, example = jax_functions.FUNCTIONS[name]
+    return from_jax(function, *example, name=name)
 
 
 def main() -> None:
@@ -28,7 +48,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     meta = {}
     for name in FUNCTIONS:
-        graph = REAL_WORLD[name]()
+        graph = build(name)
         gen = generate(graph, "cuda", modes=("jacobian", "jvp", "vjp"))
         if not gen.verified:
             sys.exit(f"{name}: the CUDA file was not verified: {gen.check.summary()}")

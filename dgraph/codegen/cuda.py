@@ -471,42 +471,45 @@ class _Functions:
 
     meta: dict[str, Any]
 
-    def _call(self, name: str, arrays: tuple, layout: str) -> Any:
+    layouts: tuple[str, ...] = LAYOUTS
+
+    def _call(self, name: str, arrays: list, layout: str, params: bool) -> Any:
         raise NotImplementedError
 
-    def _function(self, name: str, arrays: tuple, layout: str) -> Any:
+    def _function(self, name: str, arrays: tuple, layout: str, p: Any = None) -> Any:
         if name not in self.meta["functions"]:
             raise DGraphError(f"the generated file defines no {name}()")
-        if layout not in LAYOUTS:
-            raise DGraphError(f"unknown layout {layout!r}: use {', '.join(LAYOUTS)}")
-        return self._call(name, arrays, layout)
+        if layout not in self.layouts:
+            raise DGraphError(f"unknown layout {layout!r}: use {', '.join(self.layouts)}")
+        given = [*arrays] if p is None else [*arrays, p]
+        return self._call(name, given, layout, p is not None)
 
     def primal(self, x, p=None, *, layout: str = "batch_first"):
         """The outputs: x (B, n) -> (B, m); batch-last x (n, B) -> (m, B). ``p``: the
         parameters, (B, k) (batch-last (k, B)), where the file has any."""
-        return self._function("primal", _given(x, p=p), layout)
+        return self._function("primal", (x,), layout, p)
 
     def jacobian(self, x, p=None, *, layout: str = "batch_first"):
         """J[b, i, j] = d y_i / d x_j at x[b]: (B, n) -> (B, m, n); batch-last
         x (n, B) -> J (m, n, B)."""
-        return self._function("jacobian", _given(x, p=p), layout)
+        return self._function("jacobian", (x,), layout, p)
 
     def jacobian_values(self, x, p=None, *, layout: str = "batch_first"):
         """The nonzero entries (``--sparse``): (B, n) -> (B, nnz); batch-last (nnz, B)."""
-        return self._function("jacobian_values", _given(x, p=p), layout)
+        return self._function("jacobian_values", (x,), layout, p)
 
     def jvp(self, x, v, p=None, *, layout: str = "batch_first"):
         """J(x) v: x, v (B, n) -> (B, m); batch-last (n, B) -> (m, B)."""
-        return self._function("jvp", _given(x, v, p=p), layout)
+        return self._function("jvp", (x, v), layout, p)
 
     def vjp(self, x, w, p=None, *, layout: str = "batch_first"):
         """w^T J(x): x (B, n), w (B, m) -> (B, n); batch-last x (n, B), w (m, B) -> (n, B)."""
-        return self._function("vjp", _given(x, w, p=p), layout)
+        return self._function("vjp", (x, w), layout, p)
 
     def value_and_jacobian(self, x, p=None, *, layout: str = "batch_first"):
         """(primal, jacobian) from one kernel: x (B, n) -> (B, m), (B, m, n); batch-last
         (m, B), (m, n, B). The kernel writes m + m·n values per point, the outputs first."""
-        flat = self._function("value_and_jacobian", _given(x, p=p), layout)
+        flat = self._function("value_and_jacobian", (x,), layout, p)
         m = self.meta["m"]
         n = self.meta["n"]
         if layout == "batch_last":
@@ -514,9 +517,20 @@ class _Functions:
         return flat[..., :m], flat[..., m:].reshape((*flat.shape[:-1], m, n))
 
 
-def _given(*arrays: Any, p: Any = None) -> tuple:
-    """The arguments of a call: the arrays, then the parameters when given."""
-    return arrays if p is None else (*arrays, p)
+def _spread(xp: Any, arrays: list, params: bool, layout: str) -> list:
+    """One parameter vector (k,) for a batch of points: broadcast over the batch (a view;
+    the contiguous copy the kernel reads is made with the others)."""
+    if not params or arrays[-1].ndim != 1:
+        return arrays
+    batched = [a for a in arrays[:-1] if a.ndim == 2]
+    if not batched:
+        return arrays
+    p = arrays[-1]
+    if layout == "batch_last":
+        spread = xp.broadcast_to(p[:, None], (p.shape[0], batched[0].shape[1]))
+    else:
+        spread = xp.broadcast_to(p[None, :], (batched[0].shape[0], p.shape[0]))
+    return [*arrays[:-1], spread]
 
 
 def _batch(name: str, arrays: list, sizes: list[int], layout: str) -> tuple[int, bool]:
@@ -539,26 +553,20 @@ class CudaHostModule(_Functions):
     ``"batch_first_kernel"``/``"batch_last"`` through the kernels' index arithmetic,
     ``precision`` f64 or f32 from the arrays' dtype (other dtypes become f64)."""
 
-    host_layouts = ("batch_first", "batch_first_kernel", "batch_last")
+    layouts = ("batch_first", "batch_first_kernel", "batch_last")
 
     def __init__(self, library: ctypes.CDLL, meta: dict[str, Any]) -> None:
         self.library, self.meta = library, meta
         self.n = ctypes.c_int.in_dll(library, "dgraph_n").value
         self.m = ctypes.c_int.in_dll(library, "dgraph_m").value
 
-    def _function(self, name: str, arrays: tuple, layout: str) -> Any:
-        if name not in self.meta["functions"]:
-            raise DGraphError(f"the generated file defines no {name}()")
-        if layout not in self.host_layouts:
-            raise DGraphError(f"unknown layout {layout!r}: use {', '.join(self.host_layouts)}")
-        return self._call(name, arrays, layout)
-
-    def _call(self, name: str, arrays: tuple, layout: str) -> np.ndarray:
+    def _call(self, name: str, arrays: list, layout: str, params: bool) -> np.ndarray:
         sizes, shape = _sizes(self.meta, name)
         arrays = [np.asarray(a) for a in arrays]
         f32 = all(a.dtype == np.float32 for a in arrays)
         dtype, ctype = (np.float32, ctypes.c_float) if f32 else (np.float64, ctypes.c_double)
         last = layout == "batch_last"
+        arrays = _spread(np, arrays, params, "batch_last" if last else "batch_first")
         batch, single = _batch(name, arrays, sizes, "batch_last" if last else "batch_first")
         arrays = [np.ascontiguousarray(a, dtype=dtype) for a in arrays]
         out = np.empty((*shape, batch) if last else (batch, *shape), dtype=dtype)
@@ -603,6 +611,9 @@ def load_cuda_host(source: str | Path, flags: tuple[str, ...] = HOST_FLAGS) -> C
         return CudaHostModule(ctypes.CDLL(str(library)), meta)
 
 
+_DLPACK_CPU = 1  # DLPack's kDLCPU device type
+
+
 class CudaModule(_Functions):
     """A generated ``.cu`` file compiled on the GPU by CuPy (NVRTC): ``jacobian(x,
     layout=...)`` and the others take CuPy arrays, or anything with ``__dlpack__`` (JAX,
@@ -616,15 +627,20 @@ class CudaModule(_Functions):
         self.n, self.m = meta["n"], meta["m"]
 
     def _array(self, a: Any) -> Any:
+        """A CuPy array: device arrays shared through DLPack, host arrays (NumPy, or a
+        library's CPU arrays, which CuPy's ``from_dlpack`` refuses) copied over."""
         cp = self.cupy
-        if not isinstance(a, cp.ndarray):
-            a = cp.from_dlpack(a) if hasattr(a, "__dlpack__") else cp.asarray(a)
-        return a
+        if isinstance(a, cp.ndarray):
+            return a
+        if hasattr(a, "__dlpack__") and not isinstance(a, np.ndarray):
+            on_host = hasattr(a, "__dlpack_device__") and a.__dlpack_device__()[0] == _DLPACK_CPU
+            return cp.asarray(np.from_dlpack(a)) if on_host else cp.from_dlpack(a)
+        return cp.asarray(a)
 
-    def _call(self, name: str, arrays: tuple, layout: str) -> Any:
+    def _call(self, name: str, arrays: list, layout: str, params: bool) -> Any:
         cp = self.cupy
         sizes, shape = _sizes(self.meta, name)
-        arrays = [self._array(a) for a in arrays]
+        arrays = _spread(cp, [self._array(a) for a in arrays], params, layout)
         dtypes = {a.dtype for a in arrays}
         if len(dtypes) > 1 or dtypes.pop() not in (np.float32, np.float64):
             found = ", ".join(sorted({str(a.dtype) for a in arrays}))
