@@ -15,10 +15,10 @@ log(edges), over the sizes that finished in at least 0.05 s.
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import resource
-import sys
 import time
 from collections.abc import Callable
 
@@ -227,9 +227,15 @@ def budget_table() -> None:
 
 
 if __name__ == "__main__":
-    if "--limit" in sys.argv:
-        LIMIT = float(sys.argv[sys.argv.index("--limit") + 1])
-    if "--cpu" in sys.argv:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the smaller sizes only")
+    parser.add_argument("--layered", action="store_true", help="the layered table alone")
+    parser.add_argument("--tracing", action="store_true", help="the tracing table alone")
+    parser.add_argument("--cpu", action="store_true", help="seconds of CPU time, not wall")
+    parser.add_argument("--limit", type=float, default=LIMIT, help="seconds per cell")
+    options = parser.parse_args()
+    LIMIT = options.limit
+    if options.cpu:
         CLOCK = time.process_time
-    chosen = tuple(p for p in ("layered", "tracing") if f"--{p}" in sys.argv)
-    main(quick="--quick" in sys.argv, parts=chosen or ("layered", "functions", "tracing"))
+    chosen = tuple(p for p in ("layered", "tracing") if getattr(options, p))
+    main(quick=options.quick, parts=chosen or ("layered", "functions", "tracing"))

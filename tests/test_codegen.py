@@ -11,6 +11,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dgraph.bench.pendulum import n_link_pendulum
 from dgraph.bench.suite import SUITES
 from dgraph.codegen.c import c_source, compiler, load_c
 from dgraph.codegen.counting import count_ops, fold_constants
@@ -24,7 +25,7 @@ from dgraph.codegen.program import (
 )
 from dgraph.codegen.python import load_python, python_module
 from dgraph.codegen.selection import cheapest_jacobian
-from dgraph.core.builders import bundled, from_dict, from_trace
+from dgraph.core.builders import bundled, from_dict, from_sympy, from_trace
 from dgraph.core.graph import vertex_symbol
 from dgraph.errors import DGraphError
 from dgraph.methods import accumulate
@@ -182,6 +183,33 @@ def test_batch_shapes(lang, sin_graph):
     _assert_close(module.jacobian(x)[:, 0, :], expected)
     with pytest.raises(ValueError, match="shape"):
         module.jacobian([1.0, 2.0, 3.0])
+
+
+def test_numpy_blocks_give_the_unblocked_values():
+    """Batches beyond BLOCK points run block by block (a parameter vector broadcast, batch
+    shapes of two dimensions flattened): the values are those of one call per point."""
+    pendulum = n_link_pendulum(2)
+    graph = from_sympy(pendulum.rhs, pendulum.states, params=pendulum.params)
+    modes = ("jacobian", "jvp", "value_and_jacobian")
+    module = load_python(generate(graph, "python", "forward", modes).text)
+    module.BLOCK = 7  # blocks of 7 points: 23 = 3 * 7 + 2
+    rng = np.random.default_rng(6)
+    x, p, v = rng.uniform(-1, 1, (23, 4)), rng.uniform(0.5, 2, (23, 5)), rng.normal(size=(23, 4))
+    expected = np.stack([module.jacobian(x[b], p[b]) for b in range(23)])
+    _same(module.jacobian(x, p), expected)
+    one = np.stack([module.jacobian(x[b], p[0]) for b in range(23)])
+    _same(module.jacobian(x, p[0]), one)
+    grid = module.jacobian(x[:21].reshape(3, 7, 4), p[:21].reshape(3, 7, 5))
+    _same(grid, expected[:21].reshape(3, 7, 4, 4))
+    _same(module.jvp(x, v, p), np.einsum("bij,bj->bi", expected, v))
+    value, jac = module.value_and_jacobian(x, p)
+    _same(jac, expected)
+    _same(value, np.stack([module.primal(x[b], p[b]) for b in range(23)]))
+    assert module.jacobian(np.empty((0, 4)), p[0]).shape == (0, 4, 4)
+
+
+def _same(actual, expected):
+    np.testing.assert_allclose(actual, expected, rtol=1e-14, atol=1e-14)
 
 
 @pytest.mark.parametrize("lang", ["python", pytest.param("c", marks=needs_cc)])

@@ -105,7 +105,7 @@ def python_module(
             lines += ["except ImportError:", f"    {fallback}"]
         else:
             lines.append(fallback)
-    lines += ["", "", *_ARRAY_HELPER, *body]
+    lines += ["", "", *_ARRAY_HELPER, "", "", *_BLOCKS_HELPER, *body]
     return "\n".join(lines) + "\n"
 
 
@@ -120,6 +120,28 @@ _ARRAY_HELPER = [
     "    if a.ndim == 0 or a.shape[-1] != size:",
     '        raise ValueError(f"{name} needs shape ({size},) or (B, {size}), not {a.shape}")',
     "    return a",
+]
+
+# Large batches run in blocks: with every temporary a whole batch long, the live arrays
+# outgrow the cache and each new one is fresh memory; blocks of 2048 points ran the
+# pendulum Jacobians 2-3x faster at 10^4 points (benchmarks/RESULTS.md, "NumPy in blocks").
+_BLOCKS_HELPER = [
+    "BLOCK = 2048  # points per block",
+    "",
+    "",
+    "def _blocks(kernel, out, shape, *args):",
+    '    """kernel(out, *args) over blocks of BLOCK points of the batch shape."""',
+    "    count = 1",
+    "    for d in shape:",
+    "        count *= d",
+    "    if count <= BLOCK:",
+    "        kernel(out, *args)",
+    "        return",
+    "    rows = out.reshape((count,) + out.shape[len(shape):])",
+    "    args = [numpy.broadcast_to(a, shape + a.shape[-1:]).reshape(count, -1) for a in args]",
+    "    for start in range(0, count, BLOCK):",
+    "        block = slice(start, start + BLOCK)",
+    "        kernel(rows[block], *(a[block] for a in args))",
 ]
 
 _DENSE_FROM_VALUES = '''def jacobian(x):
@@ -138,6 +160,8 @@ def _function(
     flat: bool,
     sizes: tuple[int, int] = (0, 0),
 ) -> list[str]:
+    """The public ``name``: checks its arguments, allocates the result and runs the
+    kernel ``_name`` over blocks of points (:data:`_BLOCKS_HELPER`)."""
     args = [a for a, _ in program.arguments]
     doc = _DOCS[name] + (_PARAMETERS_DOC if "p" in args else "")
     lines = [f"def {name}({', '.join(args)}):", f'    """{doc}"""']
@@ -149,26 +173,54 @@ def _function(
         if len(args) == 1
         else f"    shape = numpy.broadcast_shapes({batch})"
     )
+    size = 1
+    for d in shape:
+        size *= d
+    alloc = "empty" if len(program.results) == size else "zeros"  # every element written
+    lines.append(f"    out = numpy.{alloc}(shape + {tuple(shape)!r})")
+    lines.append(f"    _blocks(_{name}, out, shape, {', '.join(args)})")
+    if name == "value_and_jacobian":
+        m, n = sizes
+        lines.append(f"    return out[..., :{m}], out[..., {m}:].reshape(shape + ({m}, {n}))")
+    else:
+        lines.append("    return out")
+    return [*lines, "", "", *_kernel(printer, program, name, flat)]
+
+
+def _kernel(printer: _Printer, program: Program, name: str, flat: bool) -> list[str]:
+    """``_name(out, args...)``: the straight-line program on one block, each temporary
+    deleted after its last use, so that a block's live arrays stay few and in cache."""
+    args = [a for a, _ in program.arguments]
+    lines = [f"def _{name}(out, {', '.join(args)}):"]
     used = set().union(
         *(e.free_symbols for _, e in program.assignments),
         *(e.free_symbols for _, e in program.results),
     )
     for a, symbols in program.arguments:
         lines += [f"    {s} = {a}[..., {k}]" for k, s in enumerate(symbols) if s in used]
-    lines += [f"    {s} = {_print(printer, e, name)}" for s, e in program.assignments]
-    size = 1
-    for d in shape:
-        size *= d
-    alloc = "empty" if len(program.results) == size else "zeros"  # every element written
-    lines.append(f"    out = numpy.{alloc}(shape + {tuple(shape)!r})")
-    for k, (index, e) in enumerate(program.results):
-        where = (k,) if flat else index
-        lines.append(f"    out[..., {', '.join(map(str, where))}] = {_print(printer, e, name)}")
-    if name == "value_and_jacobian":
-        m, n = sizes
-        lines.append(f"    return out[..., :{m}], out[..., {m}:].reshape(shape + ({m}, {n}))")
-    else:
-        lines.append("    return out")
+    statements = [
+        *((f"    {s} = {_print(printer, e, name)}", e) for s, e in program.assignments),
+        *(
+            (
+                f"    out[..., {', '.join(map(str, (k,) if flat else index))}] = "
+                f"{_print(printer, e, name)}",
+                e,
+            )
+            for k, (index, e) in enumerate(program.results)
+        ),
+    ]
+    temporaries = {s for s, _ in program.assignments}
+    last: dict[int, list[sympy.Symbol]] = {}
+    for s in temporaries:
+        position = max(
+            (k for k, (_, e) in enumerate(statements) if s in e.free_symbols),
+            default=next(k for k, (t, _) in enumerate(program.assignments) if t == s),
+        )
+        last.setdefault(position, []).append(s)
+    for k, (text, _) in enumerate(statements):
+        lines.append(text)
+        if k in last:
+            lines.append(f"    del {', '.join(sorted(map(str, last[k])))}")
     return lines
 
 
