@@ -241,7 +241,8 @@ def _header(
         " * Kernels, one thread per point, f = function, P = f64 (double) or f32 (float):",
         " *   f_batch_last_P(long long count, args..., out): every array with the batch",
         " *     last, x (n, B), J (m, n, B): entry k of point t at [k*count + t];",
-        " *     launch any block size, ceil(count / block) blocks;",
+        f" *     blocks of at most {BATCH_LAST_THREADS} threads (f64: two blocks resident per",
+        " *     multiprocessor), ceil(count / block) blocks;",
         " *   f_batch_first_P(long long count, args..., out): the batch first, x (B, n),",
         " *     J (B, m, n): entry k of point t at [t*size + k], staged through shared",
         " *     memory; launch blocks of exactly f_BLOCK_P threads (below).",
@@ -379,8 +380,11 @@ def _kernels(name: str, sig: _Signature, blocks: dict[str, int | None]) -> list[
         suffix = "" if precision == "f64" else "_f32"
         constant = f"{name}_BLOCK_{precision}"
         lines.append(f"#define {constant} {block or 0}")
+        # f64 values take two registers each: two blocks resident per multiprocessor (at
+        # most 128 registers a thread) ran the Roe flux 1.6x faster on an H200
+        bounds = f"__launch_bounds__({BATCH_LAST_THREADS}, 2) " if precision == "f64" else ""
         kernels += [
-            f'extern "C" __global__ void {name}_batch_last_{precision}(long long count,',
+            f'extern "C" __global__ void {bounds}{name}_batch_last_{precision}(long long count,',
             f"        {cparams}) {{",
             f"    {name}_batch_last_thread<{ctype}>((long long)blockIdx.x * blockDim.x"
             f" + threadIdx.x, count, {names});",
