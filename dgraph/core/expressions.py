@@ -187,7 +187,10 @@ class ExpressionSet(Printable):
         state.pop("as_computed", None)  # rebuilt from ``computed`` on arrival, if asked for
         state["info"] = _dicts(state["info"])
         refs, jac = list(self.references.items()), list(self.jacobian.items())
-        table, roots = _pack([*(n for n, _ in refs), *(d for _, d in refs), *(e for _, e in jac)])
+        with collector_paused(builds=False):
+            table, roots = _pack(
+                [*(n for n, _ in refs), *(d for _, d in refs), *(e for _, e in jac)]
+            )
         state["references"] = None
         state["jacobian"] = [k for k, _ in jac]
         state["_packed"] = (table, roots, len(refs))
@@ -195,7 +198,8 @@ class ExpressionSet(Printable):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         table, roots, n_refs = state.pop("_packed")
-        exprs = _unpack(table, roots)
+        with collector_paused():
+            exprs = _unpack(table, roots)
         names, definitions = exprs[:n_refs], exprs[n_refs : 2 * n_refs]
         state["references"] = dict(zip(names, definitions, strict=True))
         state["jacobian"] = dict(zip(state["jacobian"], exprs[2 * n_refs :], strict=True))
@@ -460,40 +464,39 @@ def _read_only(value: Any) -> Any:
     return value
 
 
+_NC_FACTS = nc_symbol("_")._assumptions0  # every noncommutative symbol's facts
+
+
 def _pack(exprs: list[sympy.Expr]) -> tuple[list[tuple], list[int]]:
     """``exprs`` as a table of nodes, each once (children before parents), and the
     positions of ``exprs`` in it: noncommutative symbols by name, products and sums by
     their arguments' positions, anything else as itself."""
     table: list[tuple] = []
-    seen: dict[int, tuple[sympy.Basic, int]] = {}  # id -> (the node, kept alive; position)
-
-    def position(e: sympy.Basic) -> int | None:
-        known = seen.get(id(e))
-        return known[1] if known is not None and known[0] is e else None
-
+    index: dict[int, int] = {}  # id -> position; ``alive`` keeps every id's node
+    alive: list[sympy.Basic] = []
+    nc_facts = _NC_FACTS
     roots = []
     for root in exprs:
-        stack = [root]
+        stack: list[tuple[sympy.Basic, bool]] = [(root, False)]
         while stack:
-            e = stack[-1]
-            if position(e) is not None:
-                stack.pop()
+            e, ready = stack.pop()  # ready: its arguments are in the table
+            if id(e) in index:
                 continue
             if e.is_Mul or e.is_Add:
-                waiting = [a for a in e.args if position(a) is None]
-                if waiting:
-                    stack.extend(waiting)
+                if not ready:
+                    stack.append((e, True))
+                    stack.extend((a, False) for a in e.args if id(a) not in index)
                     continue
                 kind = "m" if e.is_Mul else "a"
-                entry: tuple = (kind, tuple(position(a) for a in e.args), e.is_commutative)
-            elif type(e) is sympy.Symbol and e.is_commutative is False and e == nc_symbol(e.name):
+                entry: tuple = (kind, tuple(index[id(a)] for a in e.args), e.is_commutative)
+            elif type(e) is sympy.Symbol and e._assumptions0 == nc_facts:
                 entry = ("s", e.name)
             else:
                 entry = ("o", e)
-            stack.pop()
-            seen[id(e)] = (e, len(table))
+            index[id(e)] = len(table)
+            alive.append(e)
             table.append(entry)
-        roots.append(position(root))
+        roots.append(index[id(root)])
     return table, roots
 
 
