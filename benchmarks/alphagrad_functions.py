@@ -5,8 +5,11 @@ that their jaxpr graphs are the ones AlphaGrad's counts are for.
 
 Each entry of ``FUNCTIONS`` is ``(function, example arguments)``; ``PUBLISHED`` holds the
 structural multiplications AlphaGrad reports for each: the best of forward, reverse and
-Markowitz, and its learned order's. benchmarks/best_alphagrad.py compares them with
-dgraph's counts and ``best``.
+Markowitz, and its learned order's; ``THREE`` forward, reverse and Markowitz where Graphax
+states them. benchmarks/best_alphagrad.py compares them with dgraph's counts and ``best``.
+AlphaGrad's graph has a vertex for every equation of the jaxpr, also one that changes
+nothing (``x * 1``) or whose value is constant (``1 ** x``): read these functions with
+``dgraph.from_jax(f, *args, every_equation=True)``.
 
 Not reproduced: ``BlackScholes_Jacobian``, the jaxpr of Graphax's own reverse-mode
 Jacobian of Black-Scholes (its derivative rules shape the graph); ``black_scholes_jacobian``
@@ -30,6 +33,8 @@ PUBLISHED = {
     "BlackScholes_Jacobian": (350, 312),
     "g": (451, 417),
 }
+# forward, reverse and Markowitz as Graphax states them (a comment above its g)
+THREE = {"g": (632, 566, 451)}
 
 GAMMA = 0.5  # the ratio of specific heats as Graphax's Roe flux sets it
 
@@ -181,8 +186,10 @@ def black_scholes_jacobian(spot, strike, rate, vol, time):
     return jax.grad(black_scholes_price, argnums=(0, 1, 2, 3, 4))(spot, strike, rate, vol, time)
 
 
-# the random function g of Graphax (fwd 632, rev 566, Markowitz 451): each statement
-# (result, operation, arguments); arguments are earlier values' numbers, the inputs 0-14
+# the random function g of Graphax (fwd 632, rev 566, Markowitz 451, with every equation a
+# vertex: its constants 15 and 16 are ones, and 1 ** x and x * 1 simplify away otherwise):
+# each statement (result, operation, arguments); arguments are earlier values' numbers, the
+# inputs 0-14
 _G_OPS = {
     "atan2": jnp.arctan2,
     "pow": jnp.power,

@@ -91,7 +91,7 @@ def main(budget: float, names: list[str]) -> None:
     for name in names or list(FUNCTIONS):
         print(f"{name} ...", file=sys.stderr, flush=True)
         f, args = FUNCTIONS[name]
-        graph = dgraph.from_jax(f, *args, name=name)
+        graph = dgraph.from_jax(f, *args, name=name, every_equation=True)
         check = f"{jacfwd_error(graph, f, args):.0e}"
         lines.append(_row(f"{name} (jaxpr)", graph, check, PUBLISHED[name], budget))
         if name in SYMPY:
