@@ -202,9 +202,9 @@ def _compare(
             share = left / len(searches[searches.index(name) :])
         options: dict[str, Any] = {"budget": share}
         if name == "best":
-            options.update(
-                seed=seed, objective=objective, candidates=list(comparison.results.values())
-            )
+            options.update(seed=seed, candidates=list(comparison.results.values()))
+            if objective != "effective":  # best's default: a stand-in without it still runs
+                options["objective"] = objective
         try:
             if deadline is None or name in searches:
                 comparison.results[name] = accumulate(graph, name, **options)
