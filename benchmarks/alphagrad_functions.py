@@ -5,13 +5,19 @@ that their jaxpr graphs are the ones AlphaGrad's counts are for.
 
 Each entry of ``FUNCTIONS`` is ``(function, example arguments)``; ``PUBLISHED`` holds the
 structural multiplications AlphaGrad reports for each: the best of forward, reverse and
-Markowitz, and its learned order's. benchmarks/best_alphagrad.py compares them with
-dgraph's counts and ``best``.
+Markowitz, and its learned order's; ``THREE`` forward, reverse and Markowitz where Graphax
+states them. benchmarks/best_alphagrad.py compares them with dgraph's counts and ``best``.
+AlphaGrad's graph has a vertex for every equation of the jaxpr, also one that changes
+nothing (``x * 1``) or whose value is constant (``1 ** x``): read these functions with
+``dgraph.from_jax(f, *args, every_equation=True)``.
 
-Not reproduced: ``BlackScholes_Jacobian``, the jaxpr of Graphax's own reverse-mode
-Jacobian of Black-Scholes (its derivative rules shape the graph); ``black_scholes_jacobian``
-below is JAX's ``jax.jacrev`` of the same Black-Scholes price instead, a graph of similar
-size but not AlphaGrad's.
+``BlackScholes_Jacobian`` is the jaxpr of Graphax's own Jacobian of the Black-Scholes
+price, ``jacve(BlackScholes, order="rev")``: its graph is the price's equations, the
+elemental partials Graphax computes for each (its derivative rules, ``_PARTIALS`` below)
+and the products and sums of eliminating the price's vertices in reverse order.
+``reverse_vertex_elimination`` does that in JAX; its jaxpr's Markowitz count is AlphaGrad's
+350. (JAX's own ``jax.grad`` of the price, ``black_scholes_gradient``, is a different graph:
+best of three 337.)
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ PUBLISHED = {
     "BlackScholes_Jacobian": (350, 312),
     "g": (451, 417),
 }
+# forward, reverse and Markowitz as Graphax states them (a comment above its g)
+THREE = {"g": (632, 566, 451)}
 
 GAMMA = 0.5  # the ratio of specific heats as Graphax's Roe flux sets it
 
@@ -175,14 +183,94 @@ def black_scholes_price(spot, strike, rate, vol, time):
     return _black76(jnp.exp(rate * time) * spot, strike, rate, vol, time)
 
 
-def black_scholes_jacobian(spot, strike, rate, vol, time):
-    """The five first-order greeks (JAX's reverse mode): AlphaGrad differentiates this
-    gradient's graph for the second-order ones."""
+def black_scholes_gradient(spot, strike, rate, vol, time):
+    """The five first-order greeks by JAX's reverse mode (``add_any`` sums cotangents)."""
     return jax.grad(black_scholes_price, argnums=(0, 1, 2, 3, 4))(spot, strike, rate, vol, time)
 
 
-# the random function g of Graphax (fwd 632, rev 566, Markowitz 451): each statement
-# (result, operation, arguments); arguments are earlier values' numbers, the inputs 0-14
+# Graphax's elemental partials (its jacve's derivative rules), as functions of the
+# equation's value and operands: the operations they trace are vertices of the Jacobian's
+# jaxpr. A partial with respect to a literal is computed and left unused, as Graphax does.
+_PARTIALS = {
+    "neg": lambda out, x: (-jnp.ones_like(x),),
+    "exp": lambda out, x: (out,),
+    "log": lambda out, x: (1.0 / x,),
+    "sqrt": lambda out, x: (0.5 / out,),
+    "integer_pow": lambda out, x, y: (y * x ** (y - 1),),
+    "erf": lambda out, x: (2.0 * jnp.exp(-(x**2)) / jnp.sqrt(jnp.pi),),
+    "add": lambda out, x, y: (jnp.ones_like(y), jnp.ones_like(x)),
+    "sub": lambda out, x, y: (jnp.ones_like(y), -jnp.ones_like(x)),
+    "mul": lambda out, x, y: (y, x),
+    "div": lambda out, x, y: (1.0 / y, -x / y**2),
+}
+
+
+def reverse_vertex_elimination(f, argnums):
+    """The gradient of a scalar function ``f`` of scalars by vertex elimination over its
+    jaxpr in reverse equation order, as Graphax's ``jacve(f, order="rev")`` computes it:
+    one edge per operand labelled with its elemental partial (``_PARTIALS``), then each
+    equation's vertex eliminated last to first, every (in-edge, out-edge) pair multiplied
+    (out-edge times in-edge) and added to an edge already there."""
+    from jax.extend.core import Literal
+
+    def gradient(*args):
+        jaxpr = jax.make_jaxpr(f)(*args).jaxpr
+        value = dict(zip(jaxpr.invars, args, strict=True))
+        same: dict = {}  # dtype conversions: the variable they convert
+
+        def var(a):
+            return a if isinstance(a, Literal) else same.get(a, a)
+
+        def read(a):
+            return a.val if isinstance(a, Literal) else value[var(a)]
+
+        into: dict = {v: {} for v in jaxpr.invars}  # into[w][u]: the edge u -> w
+        out_of: dict = {v: {} for v in jaxpr.invars}
+        order = []
+        for eqn in jaxpr.eqns:
+            (result,) = eqn.outvars
+            if eqn.primitive.name == "convert_element_type":
+                same[result] = var(eqn.invars[0])
+                continue
+            operands = [read(a) for a in eqn.invars]
+            value[result] = eqn.primitive.bind(*operands, **eqn.params)
+            extra = [eqn.params["y"]] if eqn.primitive.name == "integer_pow" else []
+            partials = _PARTIALS[eqn.primitive.name](value[result], *operands, *extra)
+            into[result], out_of[result] = {}, {}
+            order.append(result)
+            for a, partial in zip(eqn.invars, partials, strict=True):
+                if not isinstance(a, Literal):
+                    into[result][var(a)] = out_of[var(a)][result] = partial
+        results = {var(o) for o in jaxpr.outvars}
+        for v in reversed(order):
+            if v in results:
+                continue
+            for w, post in out_of[v].items():
+                for u, pre in into[v].items():
+                    edge = post * pre
+                    if u in into[w]:
+                        edge = edge + into[w][u]
+                    into[w][u] = out_of[u][w] = edge
+            for u in into.pop(v):
+                del out_of[u][v]
+            for w in out_of.pop(v):
+                del into[w][v]
+        (y,) = [var(o) for o in jaxpr.outvars]
+        return tuple(into[y].get(jaxpr.invars[i], jnp.zeros(())) for i in argnums)
+
+    return gradient
+
+
+black_scholes_jacobian = reverse_vertex_elimination(black_scholes_price, (0, 1, 2, 3, 4))
+black_scholes_jacobian.__name__ = "black_scholes_jacobian"
+black_scholes_jacobian.__doc__ = """The five first-order greeks by Graphax's reverse vertex
+elimination: AlphaGrad's BlackScholes_Jacobian, whose Jacobian is the second-order ones."""
+
+
+# the random function g of Graphax (fwd 632, rev 566, Markowitz 451, with every equation a
+# vertex: its constants 15 and 16 are ones, and 1 ** x and x * 1 simplify away otherwise):
+# each statement (result, operation, arguments); arguments are earlier values' numbers, the
+# inputs 0-14
 _G_OPS = {
     "atan2": jnp.arctan2,
     "pow": jnp.power,

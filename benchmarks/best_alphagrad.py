@@ -1,9 +1,13 @@
 """``best --objective structural`` and ``--objective effective`` against AlphaGrad's learned
 elimination orders (Lohoff & Neftci, NeurIPS 2024) on the jaxpr graphs of its benchmark
-functions (benchmarks/alphagrad_functions.py) and on dgraph's own sympy graphs of the same
+functions (benchmarks/alphagrad_functions.py, read with ``every_equation=True``: every
+equation a vertex, as AlphaGrad counts) and on dgraph's own sympy graphs of the same
 functions where dgraph.bench.realworld has them.
 
     python benchmarks/best_alphagrad.py [BUDGET] [NAME ...]   (default budget 60 s)
+
+NAME picks graphs (RoeFlux_1d RobotArm_6DOF HumanHeartDipole PropaneCombustion
+BlackScholes_Jacobian g); none: all six.
 
 For each graph: its size, the jacfwd check of its Jacobian (jaxpr graphs), forward,
 reverse and Markowitz as structural (effective) multiplications, AlphaGrad's published
@@ -91,7 +95,7 @@ def main(budget: float, names: list[str]) -> None:
     for name in names or list(FUNCTIONS):
         print(f"{name} ...", file=sys.stderr, flush=True)
         f, args = FUNCTIONS[name]
-        graph = dgraph.from_jax(f, *args, name=name)
+        graph = dgraph.from_jax(f, *args, name=name, every_equation=True)
         check = f"{jacfwd_error(graph, f, args):.0e}"
         lines.append(_row(f"{name} (jaxpr)", graph, check, PUBLISHED[name], budget))
         if name in SYMPY:

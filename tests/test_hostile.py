@@ -161,6 +161,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("variant", ["accumulate", SIN, "-m", "zhou", "--variant", "nonsense"], "--variant"),
     ("metagraph", ["accumulate", SIN, "--metagraph", "nonsense"], "--metagraph"),
     ("objective", ["accumulate", SIN, "-m", "best", "--objective", "cheap"], "--objective"),
+    ("compare-objective", ["compare", SIN, "--objective", "fewest"], "--objective"),
+    ("compare-objective-empty", ["compare", SIN, "--objective="], "--objective"),
     (
         "objective-of-another-method",
         ["accumulate", SIN, "-m", "reverse", "--objective", "structural"],

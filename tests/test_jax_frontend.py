@@ -109,6 +109,26 @@ def test_literals_keep_their_value_and_constants_fold():
     assert any("folded" in n for n in g.notes)
 
 
+def test_every_equation_keeps_the_operations_that_simplify_away():
+    """``x * 1`` and ``1 ** y`` make no vertex by default; with ``every_equation`` each is
+    a vertex with an edge from its operand (partials 1 and 0), as AlphaGrad counts the
+    jaxpr, and the Jacobian is unchanged."""
+
+    def f(x, y):
+        return jnp.sin(x) * jnp.ones(()) / y + jnp.power(jnp.ones(()), y) * x
+
+    plain, every = from_jax(f, 0.5, 2.0), from_jax(f, 0.5, 2.0, every_equation=True)
+    assert plain.intermediates == ["v1", "v3"]  # v5 = 1 * x is x
+    assert every.intermediates == ["v1", "v2", "v3", "v4", "v5"]
+    assert every.partial("v1", "v2") == 1 and every.partial("y", "v4") == 0
+    assert every.expr("v4") == 1 and every.predecessors("v4") == ["y"]
+    assert every.predecessors("v5") == ["x", "v4"]
+    point = np.array([0.5, 2.0])
+    jacobians = [dgraph.accumulate(g, "reverse").evaluate(point) for g in (plain, every)]
+    assert np.allclose(*jacobians) and np.allclose(jacobians[0], jax.jacfwd(lambda z: f(*z))(point))
+    assert (plain.n_edges, every.n_edges) == (5, 9)
+
+
 @pytest.mark.parametrize(
     "f,args,message",
     [

@@ -124,6 +124,14 @@ def _parser() -> argparse.ArgumentParser:
         " search its own default)",
     )
     p.add_argument("--seed", type=int, default=0, help="best: seed of its random choices")
+    p.add_argument(
+        "--objective",
+        choices=("effective", "structural"),
+        default="effective",
+        help="what cheapest means, for the marked winner and for best's search: effective"
+        " mults, then structural (the default), or structural mults first (AlphaGrad's"
+        " count)",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
 
     p = sub.add_parser("structure", help="inputs, outputs, paths, depth levels")
@@ -220,7 +228,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     )
     graph = load_graph(args)
     with _progress(quiet=args.json or args.quiet) as progress:
-        comparison = compare(graph, methods, args.budget, args.seed, progress=progress)
+        comparison = compare(
+            graph, methods, args.budget, args.seed, objective=args.objective, progress=progress
+        )
     selection, why = codegen_choice(comparison)
     if args.json:
         data = comparison.to_dict()

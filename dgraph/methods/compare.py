@@ -1,5 +1,7 @@
-"""Comparing accumulation methods on one graph: every result verified, the cheapest by
-the one rule :func:`dgraph.core.expressions.price`, and the lower bounds of the searches."""
+"""Comparing accumulation methods on one graph: every result verified, the cheapest in an
+objective — by the one rule :func:`dgraph.core.expressions.price` (effective, then
+structural multiplications) or structural first, as ``best`` ranks — and the lower
+bounds of the searches."""
 
 from __future__ import annotations
 
@@ -13,10 +15,11 @@ from ..core.expressions import ExpressionSet, price
 from ..core.graph import DGraph
 from ..core.paths import naive_cost
 from ..core.progress import in_notebook, method_progress
-from ..errors import SearchTooLarge
+from ..errors import InputError, SearchTooLarge
 from ..search.best import ANY_ELIMINATION
 from ..search.rank_bound import ANY_ACCUMULATION
 from ..search.timebox import timeboxed
+from ..search.windows import OBJECTIVES
 from .registry import COMPARED, accumulate, lookup
 
 __all__ = ["MIN_SHARE", "Comparison", "compare"]
@@ -33,13 +36,23 @@ class Comparison(Printable):
     graph: DGraph
     results: dict[str, ExpressionSet] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    objective: str = "effective"
+
+    def key(self, es: ExpressionSet) -> tuple[int, int]:
+        """What ranks ``es`` in the objective: (effective, structural) mults, or
+        (structural, effective) in the structural one."""
+        effective, structural = price(es)
+        if self.objective == "structural":
+            return structural, effective
+        return effective, structural
 
     @property
     def cheapest(self) -> ExpressionSet | None:
-        """The cheapest verified result, as ``best`` ranks: fewest effective, then
-        structural multiplications, then the earliest in the table."""
+        """The cheapest verified result, as ``best`` ranks in the objective: fewest
+        effective, then structural multiplications (the other way round in the structural
+        objective), then the earliest in the table."""
         verified = [es for es in self.results.values() if es.verified]
-        return min(verified, key=price) if verified else None
+        return min(verified, key=self.key) if verified else None
 
     @property
     def best(self) -> str | None:
@@ -98,6 +111,7 @@ class Comparison(Printable):
         bound = self.lower_bound
         return {
             "methods": self.rows(),
+            "objective": self.objective,
             "best": self.best,
             "naive_mults": naive_cost(self.graph),
             "lower_bound": bound[0] if bound else None,
@@ -138,6 +152,7 @@ def compare(
     budget: float | None = None,
     seed: int = 0,
     *,
+    objective: str = "effective",
     each: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> Comparison:
@@ -151,13 +166,19 @@ def compare(
     does not finish, or whose turn comes with no time left, is skipped, saying so. With
     ``each`` every search gets the whole ``budget`` (the benchmarks' setting) and the
     other methods run in-process; None: every search its default.
+    ``objective`` (``"effective"`` or ``"structural"``) is what cheapest means, for the
+    winner and for ``best``'s search, as in :func:`dgraph.search.best.best`.
     ``progress(method, k, n)`` is called before the k-th of n methods runs; without it,
     in Jupyter, a bar shows which method runs once the comparison has taken two seconds.
     """
+    if objective not in OBJECTIVES:
+        raise InputError(
+            f"compare: unknown objective {objective!r}: one of {', '.join(OBJECTIVES)}"
+        )
     if progress is None and in_notebook():
         with method_progress(True) as bar:
-            return _compare(graph, methods, budget, seed, each, bar)
-    return _compare(graph, methods, budget, seed, each, progress)
+            return _compare(graph, methods, budget, seed, objective, each, bar)
+    return _compare(graph, methods, budget, seed, objective, each, progress)
 
 
 def _compare(
@@ -165,6 +186,7 @@ def _compare(
     methods: list[str] | None,
     budget: float | None,
     seed: int,
+    objective: str,
     each: bool,
     progress: Callable[[str, int, int], None] | None,
 ) -> Comparison:
@@ -172,7 +194,7 @@ def _compare(
     order = sorted(names, key=lambda name: name == "best")
     searches = [n for n in order if "budget" in lookup(n).options]
     deadline = None if budget is None or each else time.perf_counter() + budget
-    comparison = Comparison(graph)
+    comparison = Comparison(graph, objective=objective)
     for k, name in enumerate(order, start=1):
         if progress is not None:
             progress(name, k, len(order))
@@ -188,6 +210,8 @@ def _compare(
         options: dict[str, Any] = {"budget": share}
         if name == "best":
             options.update(seed=seed, candidates=list(comparison.results.values()))
+            if objective != "effective":  # best's default: a stand-in without it still runs
+                options["objective"] = objective
         try:
             if deadline is None or name in searches:
                 comparison.results[name] = _priced(accumulate(graph, name, **options))

@@ -124,6 +124,13 @@ def comparison_cells(row: dict[str, Any]) -> list[str]:
     ]
 
 
+def best_text(comparison) -> str:
+    """``best: <method>``, with the objective when it is not the default effective one."""
+    objective = getattr(comparison, "objective", "effective")
+    tail = "" if objective == "effective" else f" ({objective} mults first)"
+    return f"best: {comparison.best}{tail}"
+
+
 def bound_text(comparison) -> str:
     """The lower bounds a comparison knows, as one line (empty when none)."""
     parts = []
@@ -164,7 +171,7 @@ def comparison_html(comparison) -> str:
     caption = (
         f"{_html.escape(graph.name or 'graph')}: {len(graph.inputs)} inputs, "
         f"{len(graph.intermediates)} intermediates, {len(graph.outputs)} outputs, "
-        f"{graph.n_edges} edges; best: {_html.escape(str(best))}"
+        f"{graph.n_edges} edges; {_html.escape(best_text(comparison))}"
     )
     if bound_text(comparison):
         caption += f"; {_html.escape(bound_text(comparison))}"
@@ -187,5 +194,5 @@ def comparison_markdown(comparison) -> str:
         if row["method"] == best:
             cells = [f"**{c}**" if c else c for c in cells]
         lines.append("| " + " | ".join(cells) + " |")
-    tail = [f"best: {best}"] + ([bound_text(comparison)] if bound_text(comparison) else [])
+    tail = [best_text(comparison)] + ([bound_text(comparison)] if bound_text(comparison) else [])
     return "\n".join([*lines, "", *skipped, *tail]).rstrip() + "\n"

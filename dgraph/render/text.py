@@ -11,7 +11,7 @@ import sympy
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.paths import count_paths, naive_cost
-from .notebook import COLUMNS, bound_text, comparison_cells
+from .notebook import COLUMNS, best_text, bound_text, comparison_cells
 
 __all__ = [
     "comparison_text",
@@ -136,7 +136,7 @@ def comparison_text(comparison: Any) -> str:
     text = _table(rows)
     for method, why in comparison.skipped.items():
         text += f"\n{method}: skipped — {why}"
-    text += f"\nbest: {comparison.best}"
+    text += "\n" + best_text(comparison)
     bound = bound_text(comparison)
     return text + (f"; {bound}" if bound else "")
 

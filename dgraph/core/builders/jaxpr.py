@@ -197,12 +197,13 @@ class _Interpreter:
     names: list[str] = field(default_factory=list)  # provisional names (v<k>[_i])
     folded: int = 0
     counter: int = 0  # equations seen, calls inlined
+    every_equation: bool = False  # keep operations that simplify away (x * 1, 1 ** x)
 
-    def vertex(self, expr: sympy.Expr, name: str) -> sympy.Expr:
+    def vertex(self, expr: sympy.Expr, name: str, operands: frozenset = frozenset()) -> sympy.Expr:
         """A new vertex computing ``expr`` (over provisional vertex symbols); returns its
-        symbol. Operands are the provisional symbols ``expr`` reads."""
+        symbol. Its operands are the provisional symbols ``expr`` reads and ``operands``."""
         preds = sorted(
-            {self.index[s] for s in expr.free_symbols if s in self.index},
+            {self.index[s] for s in expr.free_symbols | operands if s in self.index},
         )
         k = len(self.records)
         sym = sympy.Symbol(f"_dg{k}", real=True)
@@ -288,15 +289,32 @@ class _Interpreter:
             " dot_general, slicing, reshaping and calls)"
         )
 
-    def make(self, expr: sympy.Expr, k: int, index: tuple, size: int) -> sympy.Expr:
-        """``expr`` as a vertex when it reads a vertex, else folded to a number."""
-        if not expr.free_symbols & self.index.keys():
+    def make(
+        self, expr: sympy.Expr, k: int, index: tuple, size: int, operands: tuple = ()
+    ) -> sympy.Expr:
+        """``expr`` as a vertex when it reads a vertex, else folded to a number. With
+        ``every_equation``, an operation whose ``operands`` read a vertex is a vertex with
+        an edge from each of them even where sympy simplified it away: ``x * 1`` (partial
+        1), ``1 ** x`` (partial 0)."""
+        reads: frozenset = frozenset()
+        if self.every_equation:
+            reads = frozenset(
+                s
+                for a in operands
+                if isinstance(a, sympy.Basic)
+                for s in a.free_symbols
+                if s in self.index
+            )
+        reads_vertex = bool(expr.free_symbols & self.index.keys())
+        if not (reads_vertex or reads):
             self.folded += 1
             return _fold(expr, self.where)
-        if expr in self.index:
+        if expr in self.index and not reads:
             return expr  # the operation changed nothing (x * 1, x + 0)
+        if not reads_vertex:
+            expr = _fold(expr, self.where)  # 1 ** x: the value is constant, the edge stays
         suffix = "" if size == 1 else "_" + "_".join(map(str, index))
-        return self.vertex(expr, f"v{k}{suffix}")
+        return self.vertex(expr, f"v{k}{suffix}", reads)
 
     def elementwise(self, name: str, params, ins: list[np.ndarray], shape, k: int) -> np.ndarray:
         rule = ELEMENTWISE[name]
@@ -310,10 +328,10 @@ class _Interpreter:
                 value = rule(*args, **keywords)
             except (TypeError, ValueError) as exc:
                 raise InputError(f"{self.where}: {name} on {args}: {exc}") from None
-            if name in _PREDICATES or isinstance(value, sympy.logic.boolalg.Boolean):
+            if name in _PREDICATES or not isinstance(value, sympy.Expr):
                 out[index] = value  # a condition: read by select_n, never a vertex
             else:
-                out[index] = self.make(value, k, index, size)
+                out[index] = self.make(value, k, index, size, tuple(args))
         return out
 
     def reduce(self, a: np.ndarray, axes, func, k: int) -> np.ndarray:
@@ -324,7 +342,7 @@ class _Interpreter:
         size = int(np.prod(shape)) if shape else 1
         for index in np.ndindex(*shape) if shape else [()]:
             terms = list(flat[index])
-            out[index] = self.make(func(*terms), k, index, size)
+            out[index] = self.make(func(*terms), k, index, size, tuple(terms))
         return out
 
     def dot(self, a: np.ndarray, b: np.ndarray, numbers, k: int) -> np.ndarray:
@@ -462,10 +480,18 @@ def _element_names(base: str, shape: tuple, taken: set[str]) -> list[str]:
     return out
 
 
-def from_jax(f: Callable[..., Any], *example_args: Any, name: str = "") -> DGraph:
+def from_jax(
+    f: Callable[..., Any], *example_args: Any, name: str = "", every_equation: bool = False
+) -> DGraph:
     """The differentiation graph of a JAX function at arguments shaped like
     ``example_args`` (scalars or small arrays), one vertex per jaxpr equation (per element
     of an array).
+
+    An operation that simplifies away is no vertex by default: ``x * 1`` is ``x``, and
+    ``1 ** x`` the constant 1. With ``every_equation`` each elementwise operation and
+    reduction on values that depend on the inputs is a vertex with an edge from each such
+    operand, whatever it simplifies to (the edge of ``1 ** x`` has partial 0): the graph of
+    the jaxpr as written, on which AlphaGrad (Lohoff and Neftci 2024) counts.
 
     >>> import jax.numpy as jnp
     >>> g = from_jax(lambda x, y: jnp.sin(x) * y + x, 1.0, 2.0)
@@ -488,7 +514,7 @@ def from_jax(f: Callable[..., Any], *example_args: Any, name: str = "") -> DGrap
         raise InputError(
             f"{where}: tracing it with JAX failed: {type(exc).__name__}: {exc}"
         ) from None
-    interpreter = _Interpreter(where)
+    interpreter = _Interpreter(where, every_equation=every_equation)
     params = _parameter_names(f, len(args))
     taken: set[str] = set()
     inputs: list[tuple[str, sympy.Symbol]] = []
@@ -599,6 +625,7 @@ def _graph(interpreter: _Interpreter, inputs, outputs, label: str, where: str) -
     edges = []
     for k in sorted(live):
         reads = {s for s in records[k].expr.free_symbols if s in interpreter.index}
+        reads |= {interpreter.symbols[p] if p >= 0 else inputs[-1 - p][1] for p in records[k].preds}
         edges += [(names[interpreter.index[s]], names[k]) for s in sorted(reads, key=str)]
     edges += [(names[interpreter.index[v]], n) for n, v in copies]
     g._add_edges(edges)
