@@ -129,6 +129,15 @@ def test_every_equation_keeps_the_operations_that_simplify_away():
     assert (plain.n_edges, every.n_edges) == (5, 9)
 
 
+def test_a_vertex_cast_to_another_float_type_keeps_its_value():
+    """A cast of a vertex is a move: its value passes unchanged (a vertex symbol is a sympy
+    Boolean too, and was once read as a condition, 1 where it holds)."""
+    g = from_jax(lambda x: jnp.sin(x).astype(jnp.float32) * 3.0, 1.0)
+    es = dgraph.accumulate(g, "reverse")
+    for x in (0.3, 1.1):
+        assert float(es.evaluate(np.array([x]))[0, 0]) == pytest.approx(3 * np.cos(x), rel=1e-12)
+
+
 @pytest.mark.parametrize(
     "f,args,message",
     [

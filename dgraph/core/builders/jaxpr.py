@@ -372,6 +372,11 @@ class _Interpreter:
         return a[window]
 
 
+def _is_condition(value: sympy.Basic) -> bool:
+    """A truth value or relation (a vertex symbol is a sympy ``Boolean`` too, but a number)."""
+    return isinstance(value, sympy.logic.boolalg.Boolean) and not value.is_Symbol
+
+
 def _numbers(a: np.ndarray) -> np.ndarray:
     """Booleans as numbers (a dtype conversion): true 1, false 0, a condition 1 where it
     holds (derivative 0 everywhere else)."""
@@ -379,7 +384,7 @@ def _numbers(a: np.ndarray) -> np.ndarray:
     for i, v in np.ndenumerate(a):
         if v is sympy.true or v is sympy.false:
             out[i] = sympy.Integer(int(v is sympy.true))
-        elif isinstance(v, sympy.logic.boolalg.Boolean):
+        elif _is_condition(v):
             out[i] = sympy.Piecewise((1, v), (0, True))
         else:
             out[i] = v
