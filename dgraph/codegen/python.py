@@ -123,10 +123,11 @@ _ARRAY_HELPER = [
 ]
 
 # Large batches run in blocks: with every temporary a whole batch long, the live arrays
-# outgrow the cache and each new one is fresh memory; blocks of 2048 points ran the
-# pendulum Jacobians 2-3x faster at 10^4 points (benchmarks/RESULTS.md, "NumPy in blocks").
+# outgrow the cache and each new one is fresh memory; in blocks of 4096 points, temporaries
+# deleted after their last use, the benchmark functions ran 2-4x faster at 10^5 and 10^6
+# points (benchmarks/RESULTS.md, "NumPy in blocks").
 _BLOCKS_HELPER = [
-    "BLOCK = 2048  # points per block",
+    "BLOCK = 4096  # points per block",
     "",
     "",
     "def _blocks(kernel, out, shape, *args):",
