@@ -44,7 +44,7 @@ import sympy
 
 from ..errors import DGraphError
 from .c import _Printer as _CPrinter
-from .ir import Program
+from .ir import Program, live_ranges
 from .printing import double, printed_code
 
 __all__ = [
@@ -207,7 +207,8 @@ def cuda_source(
     for name in functions:
         program = programs["jacobian" if name == "jacobian_values" else name]
         lines += ["", *_point(printer, program, name, signatures[name])]
-        lines += ["", *_kernels(name, signatures[name], blocks[name])]
+        bounded = _bounded(program)
+        lines += ["", *_kernels(name, signatures[name], blocks[name], bounded)]
     return "\n".join(lines) + "\n"
 
 
@@ -241,8 +242,7 @@ def _header(
         " * Kernels, one thread per point, f = function, P = f64 (double) or f32 (float):",
         " *   f_batch_last_P(long long count, args..., out): every array with the batch",
         " *     last, x (n, B), J (m, n, B): entry k of point t at [k*count + t];",
-        f" *     blocks of at most {BATCH_LAST_THREADS} threads (f64: two blocks resident per",
-        " *     multiprocessor), ceil(count / block) blocks;",
+        f" *     blocks of at most {BATCH_LAST_THREADS} threads, ceil(count / block) blocks;",
         " *   f_batch_first_P(long long count, args..., out): the batch first, x (B, n),",
         " *     J (B, m, n): entry k of point t at [t*size + k], staged through shared",
         " *     memory; launch blocks of exactly f_BLOCK_P threads (below).",
@@ -333,7 +333,19 @@ def _at(k: int) -> str:
     return "0" if k == 0 else "s" if k == 1 else f"{k}*s"
 
 
-def _kernels(name: str, sig: _Signature, blocks: dict[str, int | None]) -> list[str]:
+def _bounded(program: Program) -> bool:
+    """Whether the f64 batch-last kernel gets ``__launch_bounds__(256, 2)`` (two blocks
+    resident, at most 128 registers a thread): where the program's peak of live values,
+    two registers each in f64, asks for a little more than 128. On an H200 that ran the Roe
+    flux (78 live, 152 registers unbounded) 1.2-1.7x faster, and made the 4- and 5-link
+    pendulums (232 and 255 registers unbounded) 1.9-2.9x slower: spilling most of a
+    large program's values costs more than the lost occupancy."""
+    return 64 < live_ranges(program)[1] <= 96
+
+
+def _kernels(
+    name: str, sig: _Signature, blocks: dict[str, int | None], bounded: bool = False
+) -> list[str]:
     """The per-thread bodies of both layouts, their kernels and their host loops."""
     out, size = sig.output, sig.size
     args = [a for a, _ in sig.arguments]
@@ -380,9 +392,9 @@ def _kernels(name: str, sig: _Signature, blocks: dict[str, int | None]) -> list[
         suffix = "" if precision == "f64" else "_f32"
         constant = f"{name}_BLOCK_{precision}"
         lines.append(f"#define {constant} {block or 0}")
-        # f64 values take two registers each: two blocks resident per multiprocessor (at
-        # most 128 registers a thread) ran the Roe flux 1.6x faster on an H200
-        bounds = f"__launch_bounds__({BATCH_LAST_THREADS}, 2) " if precision == "f64" else ""
+        bounds = ""
+        if precision == "f64" and bounded:
+            bounds = f"__launch_bounds__({BATCH_LAST_THREADS}, 2) "
         kernels += [
             f'extern "C" __global__ void {bounds}{name}_batch_last_{precision}(long long count,',
             f"        {cparams}) {{",

@@ -21,6 +21,7 @@ __all__ = [
     "Strategy",
     "fresh",
     "label_symbol",
+    "live_ranges",
     "sorted_symbols",
     "value_symbol",
 ]
@@ -85,3 +86,23 @@ def fresh(prefix: str, taken: Iterable[sympy.Symbol]) -> Iterator[sympy.Symbol]:
 
 def sorted_symbols(symbols: Iterable[sympy.Symbol]) -> list[sympy.Symbol]:
     return sorted(symbols, key=str, reverse=True)
+
+
+def live_ranges(program: Program) -> tuple[dict[int, list[sympy.Symbol]], int]:
+    """For each statement (the assignments, then the results, in order), the temporaries
+    whose last use it is (an unused one: its own assignment); and the most temporaries
+    alive at once (what a block of NumPy arrays or a GPU thread's registers must hold)."""
+    last_use = {s: k for k, (s, _) in enumerate(program.assignments)}
+    exprs = [e for _, e in program.assignments] + [e for _, e in program.results]
+    for k, e in enumerate(exprs):
+        for s in e.free_symbols & last_use.keys():
+            last_use[s] = k
+    dead: dict[int, list[sympy.Symbol]] = {}
+    for s, k in last_use.items():
+        dead.setdefault(k, []).append(s)
+    live = peak = 0
+    for k in range(len(exprs)):
+        live += k < len(program.assignments)
+        peak = max(peak, live)
+        live -= len(dead.get(k, ()))
+    return dead, peak
