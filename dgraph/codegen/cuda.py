@@ -207,8 +207,7 @@ def cuda_source(
     for name in functions:
         program = programs["jacobian" if name == "jacobian_values" else name]
         lines += ["", *_point(printer, program, name, signatures[name])]
-        bounded = _bounded(program)
-        lines += ["", *_kernels(name, signatures[name], blocks[name], bounded)]
+        lines += ["", *_kernels(name, signatures[name], blocks[name], _bounded(program))]
     return "\n".join(lines) + "\n"
 
 
@@ -343,10 +342,9 @@ def _bounded(program: Program) -> bool:
     return 64 < live_ranges(program)[1] <= 96
 
 
-def _kernels(
-    name: str, sig: _Signature, blocks: dict[str, int | None], bounded: bool = False
-) -> list[str]:
-    """The per-thread bodies of both layouts, their kernels and their host loops."""
+def _kernels(name: str, sig: _Signature, blocks: dict[str, int | None], bounded: bool) -> list[str]:
+    """The per-thread bodies of both layouts, their kernels and their host loops;
+    ``bounded``: the f64 batch-last kernel gets launch bounds (:func:`_bounded`)."""
     out, size = sig.output, sig.size
     args = [a for a, _ in sig.arguments]
     params = ", ".join([*(f"const T *__restrict__ {a}" for a in args), f"T *__restrict__ {out}"])
