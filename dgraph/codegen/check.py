@@ -20,6 +20,7 @@ disagreement is a failure.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -33,6 +34,7 @@ from ..core.numeric import edge_values, vertex_values
 from ..errors import DGraphError
 from .c import compiler, load_c
 from .cuda import CudaHostModule, cxx_compiler, load_cuda_host
+from .program import function_outputs
 from .python import load_python
 
 if TYPE_CHECKING:
@@ -157,7 +159,7 @@ def check_generated(
 
 def _checked(module: Any, generated: Generated, graph: DGraph, points: int, seed: int) -> CodeCheck:
     """:func:`check_generated` on a loaded module."""
-    n, m = len(graph.inputs), len(graph.outputs)
+    n, m = len(graph.inputs), len(graph.outputs)  # as many solved values as residuals
     rng = np.random.default_rng(seed)
     try:
         pool, params = _finite_points(graph, rng, points + 1)
@@ -351,20 +353,72 @@ def _sweep(graph: DGraph, labels: Mapping, x: np.ndarray) -> tuple[np.ndarray, n
     return jac, magnitude
 
 
+def _reference(
+    graph: DGraph, x: np.ndarray, params: np.ndarray | None
+) -> tuple[dict[str, np.ndarray] | None, np.ndarray, np.ndarray]:
+    """The vertex values (None without expressions), the Jacobian by the tangent sweep and
+    the sweep of the magnitudes; for a linear system's graph, of its solution."""
+    if graph.solved:
+        return _solved_reference(graph, x, params)
+    values, labels = _graph_values(graph, x, params)
+    return (values, *_sweep(graph, labels, x))
+
+
+def _solved_reference(
+    graph: DGraph, x: np.ndarray, params: np.ndarray | None
+) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """s(x) and ds/dx for residuals h(x, s) affine in s, by NumPy alone: h(x, 0) and
+    A = ∂h/∂s from the graph's values at s = 0 and at each unit vector, s = -A⁻¹ h(x, 0)
+    by ``numpy.linalg.solve``, and -A⁻¹ times the tangent sweep of ∂h/∂x at s. The values
+    returned hold s and the residuals there (zero only when h is affine in s)."""
+    batch, n = len(x), len(graph.solved)
+    free = [p for p in graph.parameters if p not in graph.solved]
+
+    def residuals(s: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        given = dict(zip(graph.solved, s.T, strict=True))
+        given.update({p: params[:, k] for k, p in enumerate(free)} if params is not None else {})
+        full = np.stack([np.broadcast_to(given[p], (batch,)) for p in graph.parameters], axis=-1)
+        with np.errstate(all="ignore"):
+            values = vertex_values(graph, x, full)
+        return values, np.stack([values[y] for y in graph.outputs], axis=-1)
+
+    _, at_zero = residuals(np.zeros((batch, n)))
+    eye = np.eye(n)
+    matrix = np.stack([residuals(np.tile(eye[k], (batch, 1)))[1] - at_zero for k in range(n)], -1)
+    with np.errstate(all="ignore"):
+        inverse = _inverses(matrix)
+        s = -np.einsum("bij,bj->bi", inverse, at_zero)
+        values, _ = residuals(s)
+        jac, magnitude = _sweep(graph, edge_values(graph, values), x)
+        jac = -np.einsum("bij,bjk->bik", inverse, jac)
+        magnitude = np.einsum("bij,bjk->bik", np.abs(inverse), magnitude)
+    values = dict(values)
+    values.update(zip(graph.solved, s.T, strict=True))
+    return values, jac, magnitude
+
+
+def _inverses(matrix: np.ndarray) -> np.ndarray:
+    """Each matrix's inverse; NaN where one is singular (that point is not used)."""
+    out = np.full(matrix.shape, np.nan)
+    for k, a in enumerate(matrix):
+        with contextlib.suppress(np.linalg.LinAlgError, ValueError):
+            out[k] = np.linalg.inv(a)
+    return out
+
+
 def _finite_points(
     graph: DGraph, rng: np.random.Generator, count: int
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Up to ``count`` points, drawn from :data:`RANGES` in order, where every vertex
     value and the sweep are finite; with parameters, their values at each point (drawn
     from the first range: masses and lengths are often positive)."""
-    n, k = len(graph.inputs), len(graph.parameters)
+    n, k = len(graph.inputs), len(graph.parameters) - len(graph.solved)
     chosen: list[np.ndarray] = []
     chosen_params: list[np.ndarray] = []
     for lo, hi in RANGES:
         x = rng.uniform(lo, hi, size=(2 * count, n))
         p = rng.uniform(*RANGES[0], size=(2 * count, k)) if k else None
-        values, labels = _graph_values(graph, x, p)
-        jac, magnitude = _sweep(graph, labels, x)
+        values, jac, magnitude = _reference(graph, x, p)
         finite = np.isfinite(magnitude).all(axis=(1, 2)) & np.isfinite(jac).all(axis=(1, 2))
         if values is not None:
             for value in values.values():
@@ -397,15 +451,20 @@ def _sweep_errors(
 ) -> tuple[dict[str, np.ndarray], Callable[[str, list[int]], int]]:
     """Per function, per point: the relative error against the tangent sweep (and, for
     ``primal``, against the graph's values relative to the largest vertex value)."""
-    values, labels = _graph_values(graph, x, _parameters(module))
-    jac, magnitude = _sweep(graph, labels, x)
+    values, jac, magnitude = _reference(graph, x, _parameters(module))
+    outputs = function_outputs(graph)
     v, w = directions["jvp"], directions["vjp"]
     errors: dict[str, np.ndarray] = {}
     with np.errstate(all="ignore"):
         if has_primal and values is not None:
-            expected = np.stack([values[y] for y in graph.outputs], axis=-1)
+            expected = np.stack([values[y] for y in outputs], axis=-1)
             largest = np.max(np.abs(np.stack(list(values.values()), axis=-1)), axis=-1)
             errors["primal"] = _relative(module.primal(x), expected, largest)
+            if graph.solved:  # s solves h(x, s) = 0 only where h is affine in s
+                residual = np.stack([values[y] for y in graph.outputs], axis=-1)
+                errors["primal"] = np.fmax(
+                    errors["primal"], _relative(residual, 0 * residual, largest)
+                )
         for f in names:
             if f == "jacobian":
                 errors[f] = _relative(module.jacobian(x), jac, magnitude)
@@ -413,7 +472,7 @@ def _sweep_errors(
                 value, jacobian = module.value_and_jacobian(x)
                 errors[f] = _relative(jacobian, jac, magnitude)
                 if values is not None:  # the values against the graph's, as primal's
-                    expected = np.stack([values[y] for y in graph.outputs], axis=-1)
+                    expected = np.stack([values[y] for y in outputs], axis=-1)
                     largest = np.max(np.abs(np.stack(list(values.values()), axis=-1)), axis=-1)
                     errors[f] = np.fmax(errors[f], _relative(value, expected, largest))
             elif f == "jvp":

@@ -21,6 +21,7 @@ from .ir import Program
 from .jaxcode import jax_module
 from .program import (
     SYMBOLIC,
+    function_outputs,
     jacobian_program,
     jvp_program,
     primal_program,
@@ -194,9 +195,9 @@ def generate_all(
             mine,
             title=title,
             inputs=graph.inputs,
-            outputs=graph.outputs,
+            outputs=function_outputs(graph),
             sparse=sparse,
-            parameters=graph.parameters,
+            parameters=[p for p in graph.parameters if p not in graph.solved],
         )
         generated = Generated(text, lang, wanted[lang], mine, es, sparse, selection=selection)
         if check:

@@ -15,7 +15,14 @@ from ..errors import DGraphError
 from .counting import Ops, count_ops, fold_constants
 from .ir import Assignment, Program, Result, fresh, sorted_symbols
 
-__all__ = ["PIPELINES", "WORK_LIMIT", "affordable", "build_program", "straight_line"]
+__all__ = [
+    "PIPELINES",
+    "SOLVED_PIPELINES",
+    "WORK_LIMIT",
+    "affordable",
+    "build_program",
+    "straight_line",
+]
 
 
 def build_program(
@@ -67,6 +74,11 @@ def _check_defined(expr: sympy.Expr, defined: set[sympy.Symbol], graph: DGraph) 
 # benchmarks/codegen_functions.py); the first three give the best program of all six on
 # every one of those 21 functions, so they come first.
 PIPELINES = ("ic", "fcikcfcikci", "cickci", "cpcickci", "fcpcikci", "fcfcickci")
+# A linear system's programs (:mod:`dgraph.codegen.implicit`) are mostly solves, whose sums
+# share factors that only the factoring order finds (3-link pendulum, forward: 243
+# multiplications after "ic", 156 after this one); the other orders were no better on the
+# 2- to 6-link pendulums, so this one alone builds them.
+SOLVED_PIPELINES = PIPELINES[1:2]
 # Passes times operations of the programs that the passes may spend: all of PIPELINES (44
 # passes) up to about 340 operations, fewer beyond (each pass costs about its size, cse
 # more: some 0.1 ms per operation). A count, never a time: the same graph gets the same

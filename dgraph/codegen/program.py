@@ -19,18 +19,22 @@ Counts follow the one rule of :mod:`dgraph.codegen.counting`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import sympy
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph, vertex_symbol
 from ..errors import DGraphError
 from .counting import Ops, count_ops, fold_constants
+from .implicit import Factors, ordered, solution, solve, solve_transposed, temporaries
 from .ir import Assignment, Program, Result, Strategy, label_symbol, value_symbol
-from .passes import build_program
+from .passes import SOLVED_PIPELINES, build_program
 
 __all__ = [
     "SYMBOLIC",
     "edge_labels",
+    "function_outputs",
     "jacobian_estimate",
     "jacobian_program",
     "jvp_program",
@@ -48,6 +52,12 @@ __all__ = [
 SYMBOLIC = "symbolic"  # the program of symbolic_program: not an accumulation method
 
 
+def function_outputs(graph: DGraph) -> list[str]:
+    """What the generated functions return: the solved values of a linear system's graph
+    (its outputs are residuals), else the outputs."""
+    return list(graph.solved) or graph.outputs
+
+
 def program_inputs(graph: DGraph) -> tuple[sympy.Symbol, ...]:
     return tuple(value_symbol(x) for x in graph.inputs)
 
@@ -58,8 +68,9 @@ def program_arguments(
     """A program's arguments: ``x``, then ``others`` (directions, weights), then the
     parameters ``p`` when the graph has any: ``jacobian(x, p)``, ``jvp(x, v, p)``."""
     arguments = [("x", program_inputs(graph)), *others]
-    if graph.parameters:
-        arguments.append(("p", tuple(value_symbol(p) for p in graph.parameters)))
+    parameters = [p for p in graph.parameters if p not in graph.solved]
+    if parameters:
+        arguments.append(("p", tuple(value_symbol(p) for p in parameters)))
     return arguments
 
 
@@ -166,12 +177,55 @@ def jacobian_program(es: ExpressionSet, pipelines: tuple[str, ...] | None = None
     """
     graph = es.graph
     named, entries = _scalar(es)
+    if graph.solved:
+        named, columns = _solved_columns(graph, named, entries)
+        results = [((i, j), e) for j, column in columns.items() for i, e in enumerate(column)]
+        return _solved_program("jacobian", graph, named, results, es.method, pipelines)
     rows = {y: i for i, y in enumerate(graph.outputs)}
     cols = {x: j for j, x in enumerate(graph.inputs)}
     results = [((rows[y], cols[x]), e) for (y, x), e in entries.items()]
     return build_program(
         "jacobian", graph, program_arguments(graph), named, results, es.method, pipelines
     )
+
+
+def _with_solution(
+    graph: DGraph, named: list[Assignment], entries: dict[tuple[str, str], sympy.Expr]
+) -> tuple[list[Assignment], Factors, Iterator[sympy.Symbol]]:
+    """``named`` and the solution's assignments, M's factors and fresh variables for more
+    solves (:mod:`dgraph.codegen.implicit`)."""
+    temps = temporaries(named, entries.values())
+    found = solution(graph, _values(graph), _labels(graph)[0], temps)
+    return named + found.assignments, found.factors, temps
+
+
+def _solved_columns(
+    graph: DGraph, named: list[Assignment], entries: dict[tuple[str, str], sympy.Expr]
+) -> tuple[list[Assignment], dict[int, list[sympy.Expr]]]:
+    """The assignments of ``named``, of the solution and of the solves, and each nonzero
+    column j of ds/dx = M⁻¹ ∂h/∂x_j."""
+    out, factors, temps = _with_solution(graph, named, entries)
+    columns = {}
+    for j, x in enumerate(graph.inputs):
+        b = [entries.get((y, x), sympy.S.Zero) for y in graph.outputs]
+        if any(e != 0 for e in b):
+            columns[j] = solve(factors, b, out, temps)
+    return out, columns
+
+
+def _solved_program(
+    name: str,
+    graph: DGraph,
+    named: list[Assignment],
+    results: list[Result],
+    method: str = "",
+    pipelines: tuple[str, ...] | None = None,
+    *others: tuple[str, tuple[sympy.Symbol, ...]],
+) -> Program:
+    """:func:`build_program` of a linear system's graph, its assignments put in order."""
+    arguments = program_arguments(graph, *others)
+    given = {s for _, symbols in arguments for s in symbols}
+    return build_program(name, graph, arguments, ordered(named, given), results, method, pipelines)
 
 
 def value_and_jacobian_program(
@@ -189,6 +243,11 @@ def value_and_jacobian_program(
         )
     named, entries = _scalar(es)
     m, n = len(graph.outputs), len(graph.inputs)
+    if graph.solved:
+        named, columns = _solved_columns(graph, named, entries)
+        results = [((i,), value_symbol(s)) for i, s in enumerate(graph.solved)]
+        results += [((m + i * n + j,), e) for j, c in columns.items() for i, e in enumerate(c)]
+        return _solved_program("value_and_jacobian", graph, named, results, es.method, pipelines)
     rows = {y: i for i, y in enumerate(graph.outputs)}
     cols = {x: j for j, x in enumerate(graph.inputs)}
     results = [((i,), value_symbol(y)) for i, y in enumerate(graph.outputs)]
@@ -219,7 +278,16 @@ def jacobian_estimate(es: ExpressionSet) -> Ops:
 
 
 def primal_program(graph: DGraph) -> Program:
-    """The program computing the outputs from the inputs (the graph's own trace)."""
+    """The program computing the outputs from the inputs (the graph's own trace; for a
+    linear system's graph, the solution of the system)."""
+    if graph.solved:
+        labels, partials = _labels(graph)
+        values = _values(graph)
+        temps = temporaries(values + partials)
+        found = solution(graph, values, labels, temps)
+        results = [((i,), s) for i, s in enumerate(found.unknowns)]
+        named = values + partials + found.assignments
+        return _solved_program("primal", graph, named, results, "", SOLVED_PIPELINES)
     results = [((i,), value_symbol(y)) for i, y in enumerate(graph.outputs)]
     return build_program("primal", graph, program_arguments(graph), _values(graph), results)
 
@@ -231,6 +299,13 @@ def jvp_program(es: ExpressionSet, strategy: Strategy = "auto") -> Program:
     graph = es.graph
     directions = tuple(sympy.Symbol(f"dot_{x}") for x in graph.inputs)
     arguments = program_arguments(graph, ("v", directions))
+    if graph.solved:  # one solve of ∂h/∂x v
+        named, factors, temps = _with_solution(graph, *_scalar(es))
+        entries = _scalar(es)[1]
+        along = list(zip(graph.inputs, directions, strict=True))
+        b = [sympy.Add(*(entries.get((y, x), 0) * d for x, d in along)) for y in graph.outputs]
+        results = [((i,), e) for i, e in enumerate(solve(factors, b, named, temps))]
+        return _solved_program("jvp", graph, named, results, es.method, None, ("v", directions))
     candidates = []
     if strategy in ("auto", "jacobian"):
         named, entries = _scalar(es)
@@ -260,8 +335,19 @@ def vjp_program(es: ExpressionSet, strategy: Strategy = "auto") -> Program:
     """wᵀ·J: w times the Jacobian entries (``jacobian``), or one adjoint sweep,
     bar_u = sum c_vu bar_v in reverse order (``sweep``); ``auto`` keeps the cheaper."""
     graph = es.graph
-    weights = tuple(sympy.Symbol(f"bar_{y}") for y in graph.outputs)
+    weights = tuple(sympy.Symbol(f"bar_{y}") for y in function_outputs(graph))
     arguments = program_arguments(graph, ("w", weights))
+    if graph.solved:  # one solve with Mᵀ, then (∂h/∂x)ᵀ
+        named, factors, temps = _with_solution(graph, *_scalar(es))
+        entries = _scalar(es)[1]
+        t = list(
+            zip(graph.outputs, solve_transposed(factors, list(weights), named, temps), strict=True)
+        )
+        results = [
+            ((j,), sympy.Add(*(entries.get((y, x), 0) * ty for y, ty in t)))
+            for j, x in enumerate(graph.inputs)
+        ]
+        return _solved_program("vjp", graph, named, results, es.method, None, ("w", weights))
     candidates = []
     if strategy in ("auto", "jacobian"):
         named, entries = _scalar(es)
@@ -300,9 +386,18 @@ def symbolic_program(graph: DGraph, pipelines: tuple[str, ...] | None = None) ->
     jacobian[0, 0] = s1**2
     jacobian[0, 1] = 2*s1*v_x0*cos(v_x1)
     """
+    _explicit(graph)
     results = sympy_jacobian_results(graph)
     arguments = program_arguments(graph)
     return build_program("jacobian", graph, arguments, [], results, SYMBOLIC, pipelines)
+
+
+def _explicit(graph: DGraph) -> None:
+    if graph.solved:
+        raise DGraphError(
+            "method symbolic differentiates the outputs' expressions; a linear system's graph"
+            " is solved for its unknowns: use an accumulation method"
+        )
 
 
 def symbolic_value_and_jacobian_program(
@@ -310,6 +405,7 @@ def symbolic_value_and_jacobian_program(
 ) -> Program:
     """:func:`value_and_jacobian_program` of :func:`symbolic_program`: the outputs'
     expressions and sympy's Jacobian of them, sharing subexpressions through ``cse``."""
+    _explicit(graph)
     m, n = len(graph.outputs), len(graph.inputs)
     values = graph.values()
     rename = _renaming(graph, graph.inputs)

@@ -27,7 +27,7 @@ from ..methods import accumulate, methods
 from ..methods.compare import Comparison
 from .counting import Ops
 from .ir import Program, Result
-from .passes import PIPELINES, WORK_LIMIT, affordable, build_program
+from .passes import PIPELINES, SOLVED_PIPELINES, WORK_LIMIT, affordable, build_program
 from .program import (
     SYMBOLIC,
     edge_labels,
@@ -90,6 +90,8 @@ SLOW = ("zhou", "dstar")
 # pendulums: forward first of both); only the first ESTIMATED_LARGE once the cheapest
 # estimate exceeds LARGE operations (there each program costs a second or more)
 ESTIMATED = 3
+# a linear system's candidates cost more each (its one pass order is the longest)
+ESTIMATED_SOLVED = 2
 ESTIMATED_LARGE = 2
 LARGE = 400
 
@@ -209,7 +211,7 @@ def select_jacobian(
     if methods is None:
         methods = candidate_methods(graph, budget)
     given = {es.method: es for es in sets}
-    symbolic = "paths" in methods and naive_cost(graph) <= SYMBOLIC_LIMIT
+    symbolic = "paths" in methods and naive_cost(graph) <= SYMBOLIC_LIMIT and not graph.solved
     candidates: list[ExpressionSet] = []
     skipped: list[Candidate] = []
     for name in (m for m in methods if m != "best"):
@@ -223,7 +225,8 @@ def select_jacobian(
     quick = budget is None and "best" not in methods
     if "best" in methods:  # best takes verified candidates
         candidates = [es for es in candidates if _verified(es)]
-    ranking = _Ranking(graph, candidates, symbolic, ESTIMATED if quick else None)
+    few = ESTIMATED_SOLVED if graph.solved else ESTIMATED
+    ranking = _Ranking(graph, candidates, symbolic, few if quick else None)
     chosen = ranking.cheapest()
     while chosen is not None and not _verified(chosen[1]):
         ranking.reject(chosen[1])
@@ -290,6 +293,7 @@ class _Ranking:
             if symbolic and es.method == "paths":
                 self.candidates.append((SYMBOLIC, es))
         self.estimated = estimated
+        self.first_order = SOLVED_PIPELINES if graph.solved else PIPELINES[:1]
         self.rejected: set[tuple] = set()
         self.symbolic_results: list[Result] = []  # sympy's jacobian, computed once
         self.first: dict[object, Program] = {}  # first pass order, per distinct set
@@ -353,7 +357,7 @@ class _Ranking:
             method, es = self.candidates[k]
             key = self._key(method, es)
             if key not in self.first:
-                self.first[key] = self._build(method, es, PIPELINES[:1])
+                self.first[key] = self._build(method, es, self.first_order)
             programs[k] = dataclasses.replace(self.final.get(key, self.first[key]), method=method)
         ranked = sorted(selected, key=lambda k: programs[k].ops.key())  # stable
         fewest = programs[ranked[0]].mults
@@ -375,7 +379,7 @@ class _Ranking:
             if key in self.final:
                 continue
             size = self.first[key].ops.total
-            pipelines = affordable(size, work)[1:]
+            pipelines = affordable(size, work)[1:] if not self.graph.solved else ()
             if not pipelines:
                 continue
             work -= size * sum(map(len, pipelines))
@@ -395,7 +399,7 @@ class _Ranking:
         for k, (method, es) in enumerate(self.candidates):
             key = self._key(method, es)
             if key not in self.first and _identity(es) not in self.rejected:
-                self.first[key] = self._build(method, es, PIPELINES[:1])
+                self.first[key] = self._build(method, es, self.first_order)
                 self.rows[k] = dataclasses.replace(
                     self.rows[k],
                     ops=self.first[key].ops,

@@ -81,6 +81,8 @@ def fold_passive(graph: DGraph) -> DGraph:
             value = "its value is unknown" if values[v] is None else f"its value {values[v]}"
             uses = ", ".join(users[v]) or "the constants that use it"
             folded.notes.append(f"{v}: no input reaches it; {value} is folded into {uses}")
+    if graph.solved:
+        folded.solve_for(graph.solved)
     return folded
 
 

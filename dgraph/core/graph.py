@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Literal
 
 import networkx as nx
@@ -109,6 +109,7 @@ class DGraph(Printable):
     """
 
     rich_formats = ("svg", "png")
+    _solved: tuple[str, ...] = ()  # graphs pickled before solved values existed
 
     def __init__(self, name: str = "") -> None:
         self.name = name
@@ -120,6 +121,7 @@ class DGraph(Printable):
         self.derived: dict[str, object] = {}  # analyses' cached results; cleared on change
         self.notes: list[str] = []  # what a builder did silently (passive vertices folded)
         self._parameters: tuple[str, ...] = ()
+        self._solved: tuple[str, ...] = ()
         self._version = 0
 
     def __getstate__(self) -> dict:
@@ -158,6 +160,30 @@ class DGraph(Printable):
         if name in self._g or name in self._parameters:
             raise GraphError(f"parameter {name!r} is defined twice (or is also a vertex)")
         self._parameters += (name,)
+        self._changed()
+
+    @property
+    def solved(self) -> tuple[str, ...]:
+        """Parameters the function returns instead of the outputs: the outputs are residuals
+        h(x, s), affine in these ``s``, and the function is the ``s`` with h = 0 (a linear
+        system such as a mass-matrix form M(q) u' = F(q, u)); empty for an explicit graph."""
+        return self._solved
+
+    def solve_for(self, names: Iterable[str]) -> None:
+        """Declare the parameters ``names``, one per output, the values the function solves
+        the outputs = 0 for (see :attr:`solved`)."""
+        names = tuple(names)
+        for name in names:
+            if name not in self._parameters:
+                raise GraphError(f"solved value {name!r} is not a parameter of the graph")
+        if len(set(names)) != len(names):
+            raise GraphError("a solved value is given twice")
+        if names and len(names) != len(self.outputs):
+            raise GraphError(
+                f"{len(names)} solved values for {len(self.outputs)} outputs: a linear system"
+                " has one unknown per equation"
+            )
+        self._solved = names
         self._changed()
 
     def add_vertex(self, vertex: str, role: Role = "intermediate", expr: sympy.Expr | None = None):
@@ -429,6 +455,8 @@ class DGraph(Printable):
             data = self._g.edges[u, v]
             other.add_edge(u, v, data["partial"] if data["given"] else None)
         other.notes = list(self.notes)
+        if self._solved:
+            other.solve_for(self._solved)
         return other
 
     def given_partial(self, source: str, target: str) -> sympy.Expr | None:
@@ -442,7 +470,7 @@ class DGraph(Printable):
             return NotImplemented
         if set(self._g) != set(other._g) or set(self._g.edges) != set(other._g.edges):
             return False
-        if self._parameters != other._parameters:
+        if self._parameters != other._parameters or self.solved != other.solved:
             return False
         for v in self._g:
             if self.role(v) != other.role(v) or _neq(self.expr(v), other.expr(v)):
@@ -483,6 +511,8 @@ class DGraph(Printable):
         data.update(inputs=self.inputs, outputs=self.outputs)
         if self._parameters:
             data["parameters"] = list(self._parameters)
+        if self._solved:
+            data["solved"] = list(self._solved)
         data.update(vertices=vertices, edges=edges)
         return data
 

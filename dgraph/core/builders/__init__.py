@@ -13,6 +13,7 @@ from ..graph import DGraph
 from .functions import from_function, from_sympy, load_function, uses_jax
 from .jaxpr import from_jax
 from .json_format import from_dict, from_json
+from .linear import from_linear_system
 from .trace import Granularity, from_trace
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "from_function",
     "from_jax",
     "from_json",
+    "from_linear_system",
     "from_sympy",
     "from_trace",
     "load",

@@ -94,6 +94,7 @@ def _from_dict(data: Any, source: str) -> DGraph:
     vertices = _list_of(data, "vertices", dict, source, required=False)
     edges = _list_of(data, "edges", dict, source)
     parameters = _list_of(data, "parameters", str, source, required=False)
+    solved = _list_of(data, "solved", str, source, required=False)
     if not isinstance(data.get("name", ""), str):
         raise InputError(f"{source}: 'name' must be a string")
     if not inputs:
@@ -146,6 +147,8 @@ def _from_dict(data: Any, source: str) -> DGraph:
                 partial = parse_expression(_label_text(label, where), names, where)
             graph.add_edge(u, v, partial)
         graph = fold_passive(graph).validate()
+        if solved:
+            graph.solve_for(solved)
     except GraphError as exc:
         raise GraphError(f"{source}: {exc}") from None
     check_labels(graph, source)
