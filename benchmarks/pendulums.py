@@ -1,7 +1,7 @@
 """Jacobian code for simulations: n-link pendulums from sympy.physics.mechanics.
 
     python benchmarks/pendulums.py [--links 2,3,4,5,6] [--batch 10000] [--numbers]
-                                   [--sympy-limit 300]
+                                   [--sympy-limit 300] [--system]
 
 For each n: the equations of motion ``kane.rhs()`` (dgraph.bench.pendulum) read with
 ``from_sympy(rhs, q + u, params=masses, lengths, g)``; how long dgraph's default
@@ -15,7 +15,11 @@ against the baselines measured in the same run. With ``--numbers`` the parameter
 numbers put in before reading (masses 1, lengths 1, g = 9.81): constants fold, for every
 tool alike. sympy's ``jacobian`` of ``kane.rhs()`` grows steeply with n (it differentiates
 the LU solve's expression tree): it is stopped after ``--sympy-limit`` seconds and its
-columns say so; the checks then compare against CasADi.
+columns say so; the checks then compare against CasADi. With ``--system`` dgraph reads the
+mass-matrix form instead, ``from_linear_system(kane.mass_matrix_full, kane.forcing_full,
+...)``, and its code solves with one LU factorization of M (the implicit function theorem)
+instead of differentiating ``kane.rhs()``'s symbolic solve; the baselines stay on
+``kane.rhs()``, as their users write it.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from dgraph.codegen.c import load_c
 from dgraph.codegen.compare import casadi_jacobian, installed, per_point_seconds, sympy_jacobian
 from dgraph.codegen.generate import generate
 from dgraph.codegen.python import load_python
-from dgraph.core.builders import from_sympy
+from dgraph.core.builders import from_linear_system, from_sympy
 from dgraph.core.builders.elemental import replace_shared
 
 NUMBERS = {"m": 1.0, "l": 1.0, "g": 9.81}  # --numbers: by the first letter of the name
@@ -56,20 +60,24 @@ def within(seconds: float, build, *args):
         signal.signal(signal.SIGALRM, previous)
 
 
-def measure(n: int, batch: int, numbers: bool = False, sympy_limit: float = 300) -> dict:
+def measure(
+    n: int, batch: int, numbers: bool = False, sympy_limit: float = 300, system: bool = False
+) -> dict:
     t0 = time.perf_counter()
     pendulum = n_link_pendulum(n)
     derived = time.perf_counter() - t0
+    values = {s: NUMBERS[s.name[0]] for s in pendulum.params} if numbers else {}
+    params = [] if numbers else pendulum.params
+    rhs = [replace_shared(e, values) for e in pendulum.rhs]
     t0 = time.perf_counter()
-    if numbers:
-        values = {s: NUMBERS[s.name[0]] for s in pendulum.params}
-        rhs = [replace_shared(e, values) for e in pendulum.rhs]
-        graph = from_sympy(rhs, pendulum.states, name=f"pendulum-{n}")
+    if system:
+        mass = pendulum.kane.mass_matrix_full.xreplace(values)
+        forcing = pendulum.kane.forcing_full.xreplace(values)
+        graph = from_linear_system(mass, forcing, pendulum.states, params, name=f"pendulum-{n}")
     else:
-        graph = from_sympy(
-            pendulum.rhs, pendulum.states, name=f"pendulum-{n}", params=pendulum.params
-        )
+        graph = from_sympy(rhs, pendulum.states, name=f"pendulum-{n}", params=params)
     built = time.perf_counter() - t0
+    baseline = graph if not system else from_sympy(rhs, pendulum.states, params=params)
     t0 = time.perf_counter()
     c = generate(graph, "c")
     c_seconds = time.perf_counter() - t0
@@ -78,10 +86,10 @@ def measure(n: int, batch: int, numbers: bool = False, sympy_limit: float = 300)
     py_seconds = time.perf_counter() - t0
     assert c.verified and py.verified
     t0 = time.perf_counter()
-    sympy_baseline = within(sympy_limit, sympy_jacobian, graph)
+    sympy_baseline = within(sympy_limit, sympy_jacobian, baseline)
     sympy_seconds = time.perf_counter() - t0
-    casadi = casadi_jacobian(graph) if installed("casadi") else None
-    k = len(graph.parameters)
+    casadi = casadi_jacobian(baseline) if installed("casadi") else None
+    k = len(graph.parameters) - len(graph.solved)
     n_in = len(graph.inputs)
     rng = np.random.default_rng(0)
     x = rng.uniform(-1.0, 1.0, (batch, n_in))
@@ -203,10 +211,13 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=10_000)
     parser.add_argument("--numbers", action="store_true", help="masses, lengths, g as numbers")
     parser.add_argument("--sympy-limit", type=float, default=300.0, help="seconds for sympy")
+    parser.add_argument(
+        "--system", action="store_true", help="dgraph reads the mass-matrix form (M, F)"
+    )
     args = parser.parse_args()
     rows = []
     for n in (int(t) for t in args.links.split(",")):
-        rows.append(measure(n, args.batch, args.numbers, args.sympy_limit))
+        rows.append(measure(n, args.batch, args.numbers, args.sympy_limit, args.system))
         print(f"n = {n} done", flush=True)
     print(markdown(rows, args.batch))
 

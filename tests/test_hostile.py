@@ -41,6 +41,20 @@ CASES: list[tuple[str, list[str], str]] = [
     ("edgeless-codegen", ["codegen", H("edgeless.trace"), "-o", "j.py"], "has no edges"),
     ("edgeless-codegen-cuda", ["codegen", H("edgeless.trace"), "-o", "j.cu"], "has no edges"),
     ("edgeless-render", ["render", H("edgeless.json"), "-o", "g.svg"], "has no edges"),
+    # 1b. linear systems whose unknowns are not what the graph can solve for
+    (
+        "solved-not-parameter",
+        ["codegen", H("solved_not_parameter.json"), "-o", "j.py"],
+        "not a parameter",
+    ),
+    ("solved-count", ["codegen", H("solved_count.json"), "-o", "j.py"], "one unknown per equation"),
+    ("solved-not-affine", ["codegen", H("solved_not_affine.json"), "-o", "j.py"], "not affine"),
+    ("solved-zero-pivot", ["codegen", H("solved_zero_pivot.json"), "-o", "j.c"], "zero pivot"),
+    (
+        "solved-symbolic",
+        ["codegen", H("solved_zero_pivot.json"), "-m", "symbolic", "-o", "j.py"],
+        "use an accumulation method",
+    ),
     # 2. budgets that never end
     (
         "budget-nan",

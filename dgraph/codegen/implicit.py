@@ -235,8 +235,8 @@ def ordered(assignments: list[Assignment], given: set[sympy.Symbol]) -> list[Ass
                 continue
             if s in active:
                 raise DGraphError(
-                    "the residuals are not affine in the solved values: ∂h/∂s depends on s"
-                    f" (through {s}); a linear system M(x) s = F(x) is needed"
+                    "the residuals are not affine in the solved values (∂h/∂s depends on s):"
+                    " code is generated for linear systems M(x) s = F(x)"
                 )
             active.add(s)
             stack.append((s, True))

@@ -78,12 +78,17 @@ def _text_mode(words: str) -> str:
 
 
 def graph_summary(graph: DGraph) -> str:
-    """Sizes, paths and the naive cost of a graph, on one line."""
-    return (
+    """Sizes, paths and the naive cost of a graph, on one line (a linear system's graph
+    says that its outputs are residuals, solved for in generated code)."""
+    outputs = "outputs" if not graph.solved else "residual outputs"
+    line = (
         f"{graph.name or 'graph'}: {len(graph.inputs)} inputs, {len(graph.intermediates)} "
-        f"intermediates, {len(graph.outputs)} outputs, {graph.n_edges} edges; "
+        f"intermediates, {len(graph.outputs)} {outputs}, {graph.n_edges} edges; "
         f"{count_paths(graph)} paths (naive cost L - N = {naive_cost(graph)})"
     )
+    if graph.solved:
+        line += f"; code solves them for {', '.join(graph.solved)}"
+    return line
 
 
 def cost_line(es: ExpressionSet) -> str:

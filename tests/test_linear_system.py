@@ -1,0 +1,191 @@
+"""Linear systems M(x) s = F(x): the residual's graph, solved by code generation with one
+LU factorization and the implicit function theorem (dgraph.codegen.implicit)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import sympy
+
+from dgraph import DGraph, from_json, from_linear_system
+from dgraph.bench.pendulum import n_link_pendulum
+from dgraph.cli import main
+from dgraph.codegen.c import compiler
+from dgraph.codegen.generate import generate, generate_all
+from dgraph.codegen.python import load_python
+from dgraph.core.builders import from_sympy
+from dgraph.errors import DGraphError, GraphError, InputError
+
+MODES = ("jacobian", "value_and_jacobian", "jvp", "vjp")
+
+
+@pytest.fixture(scope="module")
+def pendulum():
+    p = n_link_pendulum(2)
+    graph = from_linear_system(
+        p.kane.mass_matrix_full, p.kane.forcing_full, p.states, params=p.params, name="p2"
+    )
+    return p, graph
+
+
+def _plain(p, exprs):
+    """``exprs`` over plain symbols q0, ..., u1 instead of functions of time."""
+    plain = {s: sympy.Symbol(s.func.__name__) for s in p.states}
+    return [e.xreplace(plain) for e in exprs], list(plain.values())
+
+
+def test_residual_graph_has_the_unknowns_as_solved_parameters(pendulum):
+    _, graph = pendulum
+    assert graph.solved == ("y0", "y1", "y2", "y3")
+    assert graph.outputs == ["r0", "r1", "r2", "r3"]
+    assert graph.parameters == ("m0", "l0", "m1", "l1", "g", *graph.solved)
+    assert graph.inputs == ["q0", "q1", "u0", "u1"]
+
+
+def test_generated_code_is_the_derivative_of_kane_rhs(pendulum):
+    """primal equals kane.rhs() (sympy's LU solve) and jacobian equals sympy's Jacobian of
+    it, at random states and parameters; value_and_jacobian, jvp and vjp agree."""
+    p, graph = pendulum
+    generated = generate(graph, "python", modes=MODES)
+    assert generated.verified
+    module = load_python(generated.text)
+    rhs, states = _plain(p, p.rhs)
+    params = list(p.params)
+    f = sympy.lambdify([states, params], rhs, "numpy")
+    jac = sympy.lambdify([states, params], sympy.Matrix(rhs).jacobian(states), "numpy")
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        x, k = rng.uniform(-1, 1, 4), rng.uniform(0.5, 1.5, 5)
+        np.testing.assert_allclose(module.primal(x, k), f(x, k), rtol=1e-12, atol=1e-12)
+        expected = np.array(jac(x, k), dtype=float)
+        np.testing.assert_allclose(module.jacobian(x, k), expected, rtol=1e-11, atol=1e-11)
+        value, jacobian = module.value_and_jacobian(x, k)
+        np.testing.assert_allclose(value, f(x, k), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(jacobian, expected, rtol=1e-11, atol=1e-11)
+        v, w = rng.normal(size=4), rng.normal(size=4)
+        np.testing.assert_allclose(module.jvp(x, v, k), expected @ v, rtol=1e-10, atol=1e-11)
+        np.testing.assert_allclose(module.vjp(x, w, k), w @ expected, rtol=1e-10, atol=1e-11)
+
+
+def test_fewer_multiplications_than_through_the_solve(pendulum):
+    """The factorization is not differentiated: fewer operations than the graph of
+    kane.rhs() itself, whose default program is 70 multiplications."""
+    p, graph = pendulum
+    through = generate(from_sympy(p.rhs, p.states, params=p.params), "python", check=False)
+    solved = generate(graph, "python", check=False)
+    assert solved.mults < through.mults
+    assert solved.mults <= 56
+
+
+@pytest.mark.skipif(compiler() is None, reason="no C compiler")
+def test_c_and_python_from_one_choice(pendulum):
+    _, graph = pendulum
+    python, c = generate_all(graph, ("python", "c"), modes=MODES)
+    assert python.verified and c.verified
+    assert python.programs["jacobian"] == c.programs["jacobian"]
+    assert "OUTPUTS = ('y0', 'y1', 'y2', 'y3')" in python.text
+    assert "PARAMETERS = ('m0', 'l0', 'm1', 'l1', 'g')" in python.text
+
+
+def test_json_round_trip_keeps_the_unknowns(pendulum):
+    _, graph = pendulum
+    data = graph.to_dict()
+    assert data["solved"] == list(graph.solved)
+    again = from_json(json.dumps(data))
+    assert again == graph and again.solved == graph.solved
+    assert graph.copy().solved == graph.solved
+    other = graph.copy()
+    other.solve_for(())
+    assert other != graph
+
+
+def test_small_system_by_hand():
+    """y0 = sin(x)/k, y1 = 1 - x*y0: the values and derivatives written out."""
+    x, k = sympy.symbols("x k")
+    graph = from_linear_system([[k, 0], [x, 1]], [sympy.sin(x), 1], [x], params=[k])
+    module = load_python(generate(graph, "python", modes=MODES).text)
+    a, b = 0.7, 1.3
+    y0 = np.sin(a) / b
+    np.testing.assert_allclose(module.primal([a], [b]), [y0, 1 - a * y0], rtol=1e-15)
+    dy0 = np.cos(a) / b
+    np.testing.assert_allclose(module.jacobian([a], [b])[:, 0], [dy0, -y0 - a * dy0], rtol=1e-14)
+
+
+def test_a_batch_and_one_parameter_vector(pendulum):
+    _, graph = pendulum
+    module = load_python(generate(graph, "python").text)
+    x = np.random.default_rng(2).uniform(-1, 1, (7, 4))
+    k = np.array([1.0, 1.1, 1.2, 0.9, 9.81])
+    batch = module.jacobian(x, k)
+    assert batch.shape == (7, 4, 4)
+    np.testing.assert_array_equal(batch[3], module.jacobian(x[3], k))
+
+
+@pytest.mark.parametrize(
+    ("matrix", "rhs", "error", "needle"),
+    [
+        ([[1, 2, 3], [4, 5, 6]], [1, 2], InputError, "square"),
+        ([[1, 0], [0, 1]], [1, 2, 3], InputError, "give 2 values"),
+    ],
+)
+def test_malformed_systems_are_refused(matrix, rhs, error, needle):
+    x = sympy.Symbol("x")
+    with pytest.raises(error, match=needle):
+        from_linear_system(matrix, [r * x for r in rhs], [x])
+
+
+def test_unknown_names_clash_with_inputs():
+    x = sympy.Symbol("x")
+    with pytest.raises(InputError, match="both an input and a parameter"):
+        from_linear_system([[1]], [x], [x], solve_for=["x"])
+    graph = from_linear_system([[2]], [x], [x], solve_for=["speed"])
+    assert graph.solved == ("speed",)
+
+
+def test_solve_for_checks_its_names():
+    graph = DGraph()
+    graph.add_parameter("s")
+    graph.add_vertex("x", "input")
+    graph.add_vertex("r", "output", sympy.Symbol("x") - sympy.Symbol("s"))
+    graph.add_edge("x", "r")
+    with pytest.raises(GraphError, match="not a parameter"):
+        graph.solve_for(["t"])
+    with pytest.raises(GraphError, match="twice"):
+        graph.solve_for(["s", "s"])
+    graph.solve_for(["s"])
+    assert graph.solved == ("s",)
+
+
+def test_not_affine_and_symbolic_are_refused():
+    x, s = sympy.symbols("x s")
+    graph = from_sympy({"r": x - s**2}, [x], params=[s])
+    graph.solve_for(["s"])
+    with pytest.raises(DGraphError, match="not affine"):
+        generate(graph, "python")
+    linear = from_linear_system([[2]], [x], [x])
+    with pytest.raises(DGraphError, match="accumulation method"):
+        generate(linear, "python", method="symbolic")
+
+
+def test_codegen_command_on_a_json_system(tmp_path, capsys, pendulum):
+    _, graph = pendulum
+    path = tmp_path / "p2.json"
+    path.write_text(graph.to_json())
+    out = tmp_path / "jac.py"
+    assert main(["codegen", str(path), "-o", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["verified"] is True
+    module = load_python(out.read_text())
+    assert module.jacobian(np.zeros(4), np.ones(5)).shape == (4, 4)
+
+
+def test_reports_say_the_outputs_are_residuals(tmp_path, capsys, pendulum):
+    _, graph = pendulum
+    path = tmp_path / "p2.json"
+    path.write_text(graph.to_json())
+    assert main(["accumulate", str(path), "-m", "forward"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "4 residual outputs" in first
+    assert first.endswith("code solves them for y0, y1, y2, y3")
