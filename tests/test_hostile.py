@@ -55,6 +55,35 @@ CASES: list[tuple[str, list[str], str]] = [
         ["codegen", H("solved_zero_pivot.json"), "-m", "symbolic", "-o", "j.py"],
         "use an accumulation method",
     ),
+    (
+        "solve-not-declared",
+        [
+            "codegen",
+            H("residual.py") + ":residual",
+            "--params",
+            "k,s0",
+            "--solve",
+            "s0,s1",
+            "-o",
+            "j.py",
+        ],
+        "declare it with --params",
+    ),
+    (
+        "solve-too-few",
+        [
+            "codegen",
+            H("residual.py") + ":residual",
+            "--params",
+            "k,s0,s1",
+            "--solve",
+            "s0",
+            "-o",
+            "j.py",
+        ],
+        "one unknown per equation",
+    ),
+    ("solve-not-a-name", ["accumulate", SIN, "--solve", "2x"], "not a name"),
     # 2. budgets that never end
     (
         "budget-nan",

@@ -189,3 +189,23 @@ def test_reports_say_the_outputs_are_residuals(tmp_path, capsys, pendulum):
     first = capsys.readouterr().out.splitlines()[0]
     assert "4 residual outputs" in first
     assert first.endswith("code solves them for y0, y1, y2, y3")
+
+
+def test_solve_option_on_a_python_residual(tmp_path, capsys):
+    """``--solve`` on a Python function that returns residuals F - M s: the generated
+    code returns s and ds/dx (y0 = sin(x)/k, y1 = 1 - x*y0, as by hand above)."""
+    source = tmp_path / "model.py"
+    source.write_text(
+        "import math\n\n\ndef residual(x, k, s0, s1):\n"
+        "    return math.sin(x) - k * s0, 1 - x * s0 - s1\n"
+    )
+    out = tmp_path / "jac.py"
+    argv = ["codegen", f"{source}:residual", "--params", "k,s0,s1", "--solve", "s0,s1"]
+    assert main([*argv, "-o", str(out)]) == 0
+    capsys.readouterr()
+    module = load_python(out.read_text())
+    assert module.OUTPUTS == ("s0", "s1") and module.PARAMETERS == ("k",)
+    a, b = 0.7, 1.3
+    y0, dy0 = np.sin(a) / b, np.cos(a) / b
+    np.testing.assert_allclose(module.primal([a], [b]), [y0, 1 - a * y0], rtol=1e-15)
+    np.testing.assert_allclose(module.jacobian([a], [b])[:, 0], [dy0, -y0 - a * dy0], rtol=1e-14)

@@ -63,6 +63,13 @@ def graph_args(p: argparse.ArgumentParser) -> None:
         " parameters or names a trace or JSON labels use; generated code takes them as its"
         " last argument p",
     )
+    p.add_argument(
+        "--solve",
+        metavar="NAME,...",
+        help="parameters the outputs are solved for, one per output: the outputs are the"
+        " residuals F - M s of a linear system M s = F, affine in these s; generated code"
+        " returns s and ds/dx (declare them with --params or in the file)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -86,6 +93,7 @@ def load_graph(args: argparse.Namespace) -> DGraph:
         args.granularity,
         getattr(args, "inputs", None),
         names(getattr(args, "params", None), "--params"),
+        names(getattr(args, "solve", None), "--solve"),
     )
     for note in graph.notes:
         print(f"dgraph: note: {note}", file=sys.stderr)

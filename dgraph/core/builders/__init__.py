@@ -34,6 +34,7 @@ def load(
     granularity: Granularity = "elemental",
     inputs: str | None = None,
     params: list[str] | tuple[str, ...] = (),
+    solve: list[str] | tuple[str, ...] = (),
 ) -> DGraph:
     """Load a graph from ``file.json``, ``file.trace`` or ``path/to/file.py:function``;
     only a regular file of bounded size is read, and a graph without edges is refused
@@ -41,7 +42,9 @@ def load(
     a module that uses JAX is read from its jaxpr (:func:`from_jax`), others are traced
     (:func:`from_function`: sympy, NumPy's ufuncs, :mod:`math`); ``inputs`` (``"x:3,y"``)
     gives its parameters' sizes. ``params`` names what is not differentiated: parameters of
-    the function, or names a trace's statements or a JSON file's expressions use."""
+    the function, or names a trace's statements or a JSON file's expressions use; ``solve``
+    names parameters the outputs are solved for (:meth:`DGraph.solve_for`: the outputs are
+    a linear system's residuals)."""
     spec = str(spec)
     if ".py:" in spec:
         check_file(spec.rpartition(":")[0])
@@ -69,6 +72,13 @@ def load(
             graph = from_trace(text, granularity, str(path), path.stem, params)
     if graph.n_edges == 0:
         raise GraphError(f"{spec}: no output depends on an input (the graph has no edges)")
+    if solve:
+        missing = [s for s in solve if s not in graph.parameters]
+        if missing:
+            raise InputError(
+                f"--solve: {missing[0]!r} is not a parameter (declare it with --params)"
+            )
+        graph.solve_for(solve)
     return graph
 
 
