@@ -209,3 +209,15 @@ def test_solve_option_on_a_python_residual(tmp_path, capsys):
     y0, dy0 = np.sin(a) / b, np.cos(a) / b
     np.testing.assert_allclose(module.primal([a], [b]), [y0, 1 - a * y0], rtol=1e-15)
     np.testing.assert_allclose(module.jacobian([a], [b])[:, 0], [dy0, -y0 - a * dy0], rtol=1e-14)
+
+
+def test_sweep_strategy_is_refused_for_a_system():
+    from dgraph.codegen.program import jvp_program, vjp_program
+    from dgraph.methods import accumulate
+
+    x, k = sympy.symbols("x k")
+    es = accumulate(from_linear_system([[k]], [sympy.sin(x)], [x], params=[k]), "forward")
+    assert jvp_program(es, "jacobian").ops == jvp_program(es).ops
+    for program in (jvp_program, vjp_program):
+        with pytest.raises(DGraphError, match="strategy sweep"):
+            program(es, "sweep")

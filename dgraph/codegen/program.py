@@ -299,13 +299,14 @@ def jvp_program(es: ExpressionSet, strategy: Strategy = "auto") -> Program:
     graph = es.graph
     directions = tuple(sympy.Symbol(f"dot_{x}") for x in graph.inputs)
     arguments = program_arguments(graph, ("v", directions))
-    if graph.solved:  # one solve of ∂h/∂x v
-        named, factors, temps = _with_solution(graph, *_scalar(es))
-        entries = _scalar(es)[1]
+    if graph.solved and strategy in ("auto", "jacobian"):  # one solve of ∂h/∂x v
+        named, entries = _scalar(es)
+        named, factors, temps = _with_solution(graph, named, entries)
         along = list(zip(graph.inputs, directions, strict=True))
         b = [sympy.Add(*(entries.get((y, x), 0) * d for x, d in along)) for y in graph.outputs]
         results = [((i,), e) for i, e in enumerate(solve(factors, b, named, temps))]
         return _solved_program("jvp", graph, named, results, es.method, None, ("v", directions))
+    _no_sweep(graph, strategy)
     candidates = []
     if strategy in ("auto", "jacobian"):
         named, entries = _scalar(es)
@@ -337,9 +338,9 @@ def vjp_program(es: ExpressionSet, strategy: Strategy = "auto") -> Program:
     graph = es.graph
     weights = tuple(sympy.Symbol(f"bar_{y}") for y in function_outputs(graph))
     arguments = program_arguments(graph, ("w", weights))
-    if graph.solved:  # one solve with Mᵀ, then (∂h/∂x)ᵀ
-        named, factors, temps = _with_solution(graph, *_scalar(es))
-        entries = _scalar(es)[1]
+    if graph.solved and strategy in ("auto", "jacobian"):  # one solve with Mᵀ, then (∂h/∂x)ᵀ
+        named, entries = _scalar(es)
+        named, factors, temps = _with_solution(graph, named, entries)
         t = list(
             zip(graph.outputs, solve_transposed(factors, list(weights), named, temps), strict=True)
         )
@@ -348,6 +349,7 @@ def vjp_program(es: ExpressionSet, strategy: Strategy = "auto") -> Program:
             for j, x in enumerate(graph.inputs)
         ]
         return _solved_program("vjp", graph, named, results, es.method, None, ("w", weights))
+    _no_sweep(graph, strategy)
     candidates = []
     if strategy in ("auto", "jacobian"):
         named, entries = _scalar(es)
@@ -390,6 +392,14 @@ def symbolic_program(graph: DGraph, pipelines: tuple[str, ...] | None = None) ->
     results = sympy_jacobian_results(graph)
     arguments = program_arguments(graph)
     return build_program("jacobian", graph, arguments, [], results, SYMBOLIC, pipelines)
+
+
+def _no_sweep(graph: DGraph, strategy: str) -> None:
+    if graph.solved and strategy == "sweep":
+        raise DGraphError(
+            "a linear system's jvp and vjp solve with the Jacobian entries: strategy sweep"
+            " is for explicit graphs"
+        )
 
 
 def _explicit(graph: DGraph) -> None:
