@@ -87,6 +87,8 @@ def test_c_and_python_from_one_choice(pendulum):
     assert python.programs["jacobian"] == c.programs["jacobian"]
     assert "OUTPUTS = ('y0', 'y1', 'y2', 'y3')" in python.text
     assert "PARAMETERS = ('m0', 'l0', 'm1', 'l1', 'g')" in python.text
+    for text in (python.text, c.text):
+        assert "y0, y1, y2, y3 solve the linear system of the residuals r0, r1, r2, r3" in text
 
 
 def test_json_round_trip_keeps_the_unknowns(pendulum):

@@ -185,6 +185,11 @@ def generate_all(
     for lang in langs:
         mine = {k: p for k, p in programs.items() if k == "primal" or k in wanted[lang]}
         title = f"{graph.name or 'graph'}: {', '.join(mine)} (dgraph codegen, method {shipped})"
+        if graph.solved:
+            title += (
+                f"; {', '.join(graph.solved)} solve the linear system of the residuals"
+                f" {', '.join(graph.outputs)} (one LU factorization, no pivoting)"
+            )
         printer = {
             "python": python_module,
             "c": c_source,
