@@ -124,5 +124,16 @@ write(face_state_dot(s, [], "after eliminating [k→i, i→y1]"), "discrepancy-l
 c = FaceState(circular_example().graph)
 write(face_state_dot(c, [("s->u", "u->v"), ("u->v", "v->t")], "the two faces that wait for each other"), "circular-line-graph.svg")
 PY
+# A linear system's residual graph: the double pendulum in mass-matrix form (codegen.md).
+$py - <<'PY'
+from dgraph import from_linear_system
+from dgraph.bench.pendulum import n_link_pendulum
+from dgraph.render.dot import to_dot
+p = n_link_pendulum(2)
+g = from_linear_system(p.kane.mass_matrix_full, p.kane.forcing_full, p.states, params=p.params, name="double pendulum, mass-matrix form")
+labels = {(a, b): g.partial(a, b) for a, b in g.edges()}
+open("docs/figures/linear-system.svg", "wb").write(to_dot(g, edge_labels=labels).pipe(format="svg"))
+print("wrote docs/figures/linear-system.svg")
+PY
 # The gallery: every benchmark graph and the notebooks' figures as SVG and PNG.
 $py docs/gallery/make_gallery.py
