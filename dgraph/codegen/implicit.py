@@ -10,6 +10,19 @@ one solve per column of the expression set's entries, where differentiating a sy
 solve's expression tree would differentiate the factorization itself. ``jvp`` solves
 once, ``vjp`` once with Mᵀ. Signs are chosen so that F - M s needs no negation.
 
+>>> import sympy
+>>> from dgraph import from_linear_system
+>>> from dgraph.codegen.program import jacobian_program
+>>> from dgraph.methods import accumulate
+>>> x, k = sympy.symbols("x k")
+>>> g = from_linear_system([[k, 0], [x, 1]], [sympy.sin(x), 1], [x], params=[k])
+>>> print(jacobian_program(accumulate(g, "forward")).to_text())  # y0 = sin(x)/k, y1 = 1 - x y0
+lu4 = 1/v_k
+d_t1_x = cos(v_x)
+s1 = d_t1_x*lu4
+jacobian[0, 0] = s1
+jacobian[1, 0] = -lu4*sin(v_x) - s1*v_x
+
 References
 ----------
 Griewank, A. and Walther, A., *Evaluating Derivatives*, 2nd ed., SIAM 2008, ch. 15.
