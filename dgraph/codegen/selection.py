@@ -139,14 +139,17 @@ def candidate_methods(graph: DGraph, budget: float | None = None) -> list[str]:
     """The methods whose expression sets :func:`select_jacobian` considers by default:
     :data:`DETERMINISTIC` (vertex-optimal while :data:`EXACT_PART_LIMIT` allows; zhou and
     dstar, without a budget, while :data:`SLOW_PART_LIMIT` does), ``paths`` while L - N is at
-    most :data:`PATHS_QUICK_LIMIT` (:data:`PATHS_LIMIT` with a budget), ``best`` with a
-    budget."""
+    most :data:`PATHS_QUICK_LIMIT` (:data:`PATHS_LIMIT` with a budget) and, for a linear
+    system's graph, only with a budget, ``best`` with a budget."""
     part = largest_part(graph)
     names = [m for m in DETERMINISTIC if m != "vertex-optimal" or part <= EXACT_PART_LIMIT]
     if budget is None:
         names = [m for m in names if m not in SLOW or part <= SLOW_PART_LIMIT]
     limit = PATHS_QUICK_LIMIT if budget is None else PATHS_LIMIT
-    names += ["paths"] if naive_cost(graph) <= limit else []
+    # a linear system's paths program was never the cheapest (2- to 5-link pendulums: 60,
+    # 188, 406 against 55, 179, 386) and is the slowest to build: a third of the choice
+    quick_system = graph.solved and budget is None
+    names += ["paths"] if naive_cost(graph) <= limit and not quick_system else []
     return names + (["best"] if budget is not None else [])
 
 
