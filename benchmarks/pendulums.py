@@ -14,8 +14,9 @@ evaluator first checked against sympy's values. Prints Markdown tables; ratios a
 against the baselines measured in the same run. With ``--numbers`` the parameters are
 numbers put in before reading (masses 1, lengths 1, g = 9.81): constants fold, for every
 tool alike. sympy's ``jacobian`` of ``kane.rhs()`` grows steeply with n (it differentiates
-the LU solve's expression tree): it is stopped after ``--sympy-limit`` seconds and its
-columns say so; the checks then compare against CasADi. With ``--system`` dgraph reads the
+the LU solve's expression tree): its ``jacobian`` and ``cse`` run in a forked child
+stopped after ``--sympy-limit`` seconds, its columns then say so and the checks compare
+against CasADi. With ``--system`` dgraph reads the
 mass-matrix form instead, ``from_linear_system(kane.mass_matrix_full, kane.forcing_full,
 ...)``, and its code solves with one LU factorization of M (the implicit function theorem)
 instead of differentiating ``kane.rhs()``'s symbolic solve; the baselines stay on
@@ -25,15 +26,21 @@ instead of differentiating ``kane.rhs()``'s symbolic solve; the baselines stay o
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import platform
-import signal
 import time
 
 import numpy as np
 
 from dgraph.bench.pendulum import n_link_pendulum
 from dgraph.codegen.c import load_c
-from dgraph.codegen.compare import casadi_jacobian, installed, per_point_seconds, sympy_jacobian
+from dgraph.codegen.compare import (
+    casadi_jacobian,
+    installed,
+    per_point_seconds,
+    sympy_baseline,
+    sympy_jacobian_parts,
+)
 from dgraph.codegen.generate import generate
 from dgraph.codegen.python import load_python
 from dgraph.core.builders import from_linear_system, from_sympy
@@ -42,22 +49,29 @@ from dgraph.core.builders.elemental import replace_shared
 NUMBERS = {"m": 1.0, "l": 1.0, "g": 9.81}  # --numbers: by the first letter of the name
 
 
-def within(seconds: float, build, *args):
-    """``build(*args)``, or None when it has not returned after ``seconds`` (sympy is pure
-    Python: the alarm's exception stops it between two bytecodes)."""
-
-    def stop(signum, frame):
-        raise TimeoutError
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+def within(seconds: float, graph) -> object:
+    """sympy's baseline for ``graph``, or None when its Jacobian and ``cse`` have not
+    finished after ``seconds``: they run in a forked child that is killed then (a child
+    that dies gives None too), and the parent lambdifies what the child sends back."""
+    started = time.perf_counter()
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_parts, args=(graph, send), daemon=True)
+    child.start()
+    send.close()
     try:
-        return build(*args)
-    except TimeoutError:
-        return None
+        parts = receive.recv() if receive.poll(seconds) else None
+    except EOFError:  # the child died before it sent anything
+        parts = None
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        child.kill()
+        child.join()
+    return None if parts is None else sympy_baseline(graph, parts, started)
+
+
+def _parts(graph, send) -> None:
+    send.send(sympy_jacobian_parts(graph))
+    send.close()
 
 
 def measure(
@@ -86,7 +100,7 @@ def measure(
     py_seconds = time.perf_counter() - t0
     assert c.verified and py.verified
     t0 = time.perf_counter()
-    sympy_baseline = within(sympy_limit, sympy_jacobian, baseline)
+    sympy_result = within(sympy_limit, baseline)
     sympy_seconds = time.perf_counter() - t0
     casadi = casadi_jacobian(baseline) if installed("casadi") else None
     k = len(graph.parameters) - len(graph.solved)
@@ -104,12 +118,12 @@ def measure(
     evaluators = {
         "dgraph-py": split(py_module.jacobian),
         "dgraph-c": split(c_module.jacobian),
-        "sympy": sympy_baseline.evaluate if sympy_baseline is not None else None,
+        "sympy": sympy_result.evaluate if sympy_result is not None else None,
         "casadi-c": casadi.evaluate if casadi is not None else None,
     }
     evaluators = {tool: f for tool, f in evaluators.items() if f is not None}
     points = np.hstack([x, p])
-    reference = (sympy_baseline or casadi).evaluate(points[:5])
+    reference = (sympy_result or casadi).evaluate(points[:5])
     scale = np.abs(reference).max()
     for tool, evaluate in evaluators.items():
         error = np.abs(evaluate(points[:5]) - reference).max() / scale
@@ -126,12 +140,12 @@ def measure(
         "built": built,
         "c_seconds": c_seconds,
         "py_seconds": py_seconds,
-        "sympy_seconds": sympy_seconds if sympy_baseline is not None else None,
+        "sympy_seconds": sympy_seconds if sympy_result is not None else None,
         "sympy_limit": sympy_limit,
         "method": c.summary()["method"],
         "ops": {
             "dgraph": c.programs["jacobian"].ops,
-            "sympy": sympy_baseline.ops if sympy_baseline is not None else None,
+            "sympy": sympy_result.ops if sympy_result is not None else None,
             "casadi": casadi.ops if casadi is not None else None,
         },
         "times": times,

@@ -40,7 +40,9 @@ __all__ = [
     "installed",
     "jax_jacobian",
     "per_point_seconds",
+    "sympy_baseline",
     "sympy_jacobian",
+    "sympy_jacobian_parts",
 ]
 
 Evaluate = Callable[[np.ndarray], np.ndarray]
@@ -70,7 +72,8 @@ def _scatter(shape: tuple[int, int], keys: list[tuple[int, int]], values, batch:
 
 
 def sympy_jacobian(graph: DGraph) -> Baseline:
-    """sympy's ``jacobian`` + ``cse`` (counts) and ``lambdify(cse=True)`` (evaluation).
+    """sympy's ``jacobian`` + ``cse`` (counts) and ``lambdify`` of the ``cse``'d entries
+    (evaluation): what a sympy user's ``lambdify(jacobian, cse=True)`` computes.
 
     >>> from dgraph.core.builders import bundled
     >>> b = sympy_jacobian(bundled("naumann_sin.trace"))
@@ -78,22 +81,36 @@ def sympy_jacobian(graph: DGraph) -> Baseline:
     (4, [[[0.229849, 0.841471]]])
     """
     t0 = time.perf_counter()
+    return sympy_baseline(graph, sympy_jacobian_parts(graph), t0)
+
+
+def sympy_jacobian_parts(graph: DGraph) -> tuple:
+    """The symbolic half of :func:`sympy_jacobian`, picklable (a benchmark may run it in a
+    child process it can stop): the nonzero entries' keys, the shape, ``cse``'s
+    replacements and reduced entries, and their counted operations."""
     values = graph.values()
     inputs = [vertex_symbol(x) for x in graph.inputs]
-    params = [vertex_symbol(p) for p in graph.parameters]
     jacobian = sympy.Matrix([values[y] for y in graph.outputs]).jacobian(inputs)
     keys = [(i, j) for i in range(jacobian.rows) for j in range(jacobian.cols)]
     keys = [k for k in keys if jacobian[k] != 0]
-    entries = [jacobian[k] for k in keys]
-    replacements, reduced = sympy.cse(entries)
+    replacements, reduced = sympy.cse([jacobian[k] for k in keys])
     ops = count_ops([e for _, e in replacements] + list(reduced))
-    function = sympy.lambdify(inputs + params, entries, _numpy_modules(), cse=True)
-    shape = (jacobian.rows, jacobian.cols)
+    return keys, (jacobian.rows, jacobian.cols), replacements, reduced, ops
+
+
+def sympy_baseline(graph: DGraph, parts: tuple, started: float) -> Baseline:
+    """:func:`sympy_jacobian` from its symbolic half: the ``cse``'d entries lambdified
+    (seconds counted from ``started``)."""
+    keys, shape, replacements, reduced, ops = parts
+    arguments = [vertex_symbol(u) for u in [*graph.inputs, *graph.parameters]]
+    function = sympy.lambdify(
+        arguments, list(reduced), _numpy_modules(), cse=lambda exprs: (replacements, exprs)
+    )
 
     def evaluate(points: np.ndarray) -> np.ndarray:
         return _scatter(shape, keys, function(*points.T), len(points))
 
-    return Baseline("sympy", ops, evaluate, time.perf_counter() - t0)
+    return Baseline("sympy", ops, evaluate, time.perf_counter() - started)
 
 
 def _numpy_modules() -> list:
