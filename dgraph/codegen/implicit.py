@@ -31,7 +31,7 @@ Golub, G. H. and Van Loan, C. F., *Matrix Computations*, 4th ed., 2013, §3.2 (L
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import sympy
@@ -174,15 +174,8 @@ def solve(
 ) -> list[sympy.Expr]:
     """M⁻¹ b: forward substitution with L, back substitution with U."""
     lower, upper, r = factors.lower, factors.upper, factors.reciprocals
-    n = len(b)
-    y: list[sympy.Expr] = []
-    for i in range(n):
-        y.append(_assign(b[i] - sympy.Add(*(lower[i][k] * y[k] for k in range(i))), out, temps))
-    x: list[sympy.Expr] = [sympy.S.Zero] * n
-    for i in reversed(range(n)):
-        rest = sympy.Add(*(upper[i][j] * x[j] for j in range(i + 1, n)))
-        x[i] = _assign((y[i] - rest) * r[i], out, temps)
-    return x
+    y = _triangular(lambda i, k: lower[i][k], b, None, False, out, temps)
+    return _triangular(lambda i, k: upper[i][k], y, r, True, out, temps)
 
 
 def solve_transposed(
@@ -190,15 +183,27 @@ def solve_transposed(
 ) -> list[sympy.Expr]:
     """M⁻ᵀ b: Uᵀ t = b forward, then Lᵀ y = t backward."""
     lower, upper, r = factors.lower, factors.upper, factors.reciprocals
+    t = _triangular(lambda i, k: upper[k][i], b, r, False, out, temps)
+    return _triangular(lambda i, k: lower[k][i], t, None, True, out, temps)
+
+
+def _triangular(
+    entry: Callable[[int, int], sympy.Expr],
+    b: list[sympy.Expr],
+    reciprocals: list[sympy.Expr] | None,
+    backward: bool,
+    out: list[Assignment],
+    temps: Iterator[sympy.Symbol],
+) -> list[sympy.Expr]:
+    """x_i = (b_i - sum_k entry(i, k) x_k) r_i over the k already solved: forward (k < i)
+    or backward (k > i); without ``reciprocals`` the diagonal is one."""
     n = len(b)
-    t: list[sympy.Expr] = []
-    for i in range(n):
-        rest = sympy.Add(*(upper[k][i] * t[k] for k in range(i)))
-        t.append(_assign((b[i] - rest) * r[i], out, temps))
-    y: list[sympy.Expr] = [sympy.S.Zero] * n
-    for i in reversed(range(n)):
-        y[i] = _assign(t[i] - sympy.Add(*(lower[j][i] * y[j] for j in range(i + 1, n))), out, temps)
-    return y
+    x: list[sympy.Expr] = [sympy.S.Zero] * n
+    for i in reversed(range(n)) if backward else range(n):
+        known = range(i + 1, n) if backward else range(i)
+        value = b[i] - sympy.Add(*(entry(i, k) * x[k] for k in known))
+        x[i] = _assign(value if reciprocals is None else value * reciprocals[i], out, temps)
+    return x
 
 
 def _assign(expr: sympy.Expr, out: list[Assignment], temps: Iterator[sympy.Symbol]) -> sympy.Expr:
