@@ -39,7 +39,7 @@ import sympy
 from ..core.graph import DGraph
 from ..errors import DGraphError
 from .counting import fold_constants
-from .ir import Assignment, fresh, value_symbol
+from .ir import Assignment, fresh, in_order, value_symbol
 
 __all__ = [
     "Factors",
@@ -237,26 +237,12 @@ def ordered(assignments: list[Assignment], given: set[sympy.Symbol]) -> list[Ass
     definitions: dict[sympy.Symbol, sympy.Expr] = {}
     for s, e in assignments:
         definitions.setdefault(s, e)
-    done: set[sympy.Symbol] = set(given)
-    active: set[sympy.Symbol] = set()
     result: list[Assignment] = []
-    for root in definitions:
-        stack = [(root, False)]
-        while stack:
-            s, expanded = stack.pop()
-            if s in done or s not in definitions:
-                continue
-            if expanded:
-                active.discard(s)
-                done.add(s)
-                result.append((s, definitions[s]))
-                continue
-            if s in active:
-                raise DGraphError(
-                    "the residuals are not affine in the solved values (∂h/∂s depends on s):"
-                    " code is generated for linear systems M(x) s = F(x)"
-                )
-            active.add(s)
-            stack.append((s, True))
-            stack.extend((t, False) for t in sorted(definitions[s].free_symbols - done, key=str))
+    try:
+        in_order(definitions, definitions, set(given), result, lambda ts: sorted(ts, key=str))
+    except DGraphError:
+        raise DGraphError(
+            "the residuals are not affine in the solved values (∂h/∂s depends on s):"
+            " code is generated for linear systems M(x) s = F(x)"
+        ) from None
     return result

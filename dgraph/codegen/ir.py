@@ -4,7 +4,7 @@ evaluation order and results, with the names of program variables (the IR the pa
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import count
@@ -12,6 +12,7 @@ from typing import Literal
 
 import sympy
 
+from ..errors import DGraphError
 from .counting import Ops, count_ops
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "Result",
     "Strategy",
     "fresh",
+    "in_order",
     "label_symbol",
     "live_ranges",
     "sorted_symbols",
@@ -86,6 +88,37 @@ def fresh(prefix: str, taken: Iterable[sympy.Symbol]) -> Iterator[sympy.Symbol]:
 
 def sorted_symbols(symbols: Iterable[sympy.Symbol]) -> list[sympy.Symbol]:
     return sorted(symbols, key=str, reverse=True)
+
+
+def in_order(
+    definitions: Mapping[sympy.Symbol, sympy.Expr],
+    roots: Iterable[sympy.Symbol],
+    done: set[sympy.Symbol],
+    out: list[Assignment],
+    order: Callable[[Iterable[sympy.Symbol]], list[sympy.Symbol]] = sorted_symbols,
+) -> None:
+    """Append to ``out`` each root's definition after the definitions it reads, depth
+    first (iterative: recurrences nest deeper than Python's stack), the reads pushed in
+    ``order`` (it decides which comes first, and so what ``cse`` sees next to what);
+    ``done`` holds the symbols known and grows. A definition that reads itself raises
+    DGraphError."""
+    active: set[sympy.Symbol] = set()
+    for root in roots:
+        stack = [(root, False)]
+        while stack:
+            s, expanded = stack.pop()
+            if s in done or s not in definitions:
+                continue
+            if expanded:
+                active.discard(s)
+                done.add(s)
+                out.append((s, definitions[s]))
+                continue
+            if s in active:
+                raise DGraphError(f"the program variable {s} depends on itself")
+            active.add(s)
+            stack.append((s, True))
+            stack.extend((t, False) for t in order(definitions[s].free_symbols) if t not in done)
 
 
 def live_ranges(program: Program) -> tuple[dict[int, list[sympy.Symbol]], int]:

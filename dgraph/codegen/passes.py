@@ -13,7 +13,7 @@ import sympy
 from ..core.graph import DGraph
 from ..errors import DGraphError
 from .counting import Ops, count_ops, fold_constants
-from .ir import Assignment, Program, Result, fresh, sorted_symbols
+from .ir import Assignment, Program, Result, fresh, in_order, sorted_symbols
 
 __all__ = [
     "PIPELINES",
@@ -350,28 +350,10 @@ def _cse(
     definitions.update((s, e) for (s, _), e in zip(named, reduced, strict=False))
     ordered: list[Assignment] = []
     done = set(given)
-
-    def emit(root: sympy.Symbol) -> None:
-        stack = [(root, False)]  # iterative: recurrences nest deeper than Python's stack
-        while stack:
-            s, expanded = stack.pop()
-            if s in done or s not in definitions:
-                continue
-            if expanded:
-                done.add(s)
-                ordered.append((s, definitions[s]))
-                continue
-            stack.append((s, True))
-            stack.extend(
-                (t, False) for t in sorted_symbols(definitions[s].free_symbols) if t not in done
-            )
-
-    for s, _ in named:
-        emit(s)
+    in_order(definitions, [s for s, _ in named], done, ordered)
     results = [(k, e) for (k, _), e in zip(results, reduced[len(named) :], strict=True)]
     for _, e in results:
-        for t in sorted_symbols(e.free_symbols):
-            emit(t)
+        in_order(definitions, sorted_symbols(e.free_symbols), done, ordered)
     return ordered, results
 
 
