@@ -138,6 +138,17 @@ def test_malformed_systems_are_refused(matrix, rhs, error, needle):
         from_linear_system(matrix, [r * x for r in rhs], [x])
 
 
+def test_text_is_refused_not_evaluated(capsys):
+    """Input is data: a string entry would be sympified (evaluated) by sympy.Matrix."""
+    x = sympy.Symbol("x")
+    hostile = '__import__("builtins").print("EVALUATED") or 1'
+    with pytest.raises(InputError, match="contains text"):
+        from_linear_system([[hostile]], [x], [x])
+    with pytest.raises(InputError, match="contains text"):
+        from_linear_system([[1]], (hostile,), [x])
+    assert "EVALUATED" not in capsys.readouterr().out
+
+
 def test_unknown_names_clash_with_inputs():
     x = sympy.Symbol("x")
     with pytest.raises(InputError, match="both an input and a parameter"):

@@ -44,6 +44,12 @@ def from_linear_system(
     >>> g.outputs, g.solved, g.parameters
     (['r0', 'r1'], ('y0', 'y1'), ('k', 'y0', 'y1'))
     """
+    for given, what in ((matrix, "matrix"), (rhs, "right-hand side")):
+        if _has_text(given):  # sympy.Matrix would sympify (evaluate) it
+            raise InputError(
+                f"the {what} contains text: give sympy expressions or numbers"
+                " (parse text with dgraph.core.parse.parse_expression)"
+            )
     try:
         m = sympy.Matrix(matrix)
         f = sympy.Matrix(rhs)
@@ -71,6 +77,15 @@ def from_linear_system(
     )
     graph.solve_for(names)
     return graph
+
+
+def _has_text(value: object) -> bool:
+    """Whether a nested list/tuple holds a string (a sympy matrix holds none)."""
+    if isinstance(value, (str, bytes)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_has_text(v) for v in value)
+    return False
 
 
 def _fresh(base: str, count: int, taken: set[str]) -> list[str]:
