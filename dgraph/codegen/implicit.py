@@ -71,7 +71,6 @@ class Solution:
 
     assignments: list[Assignment]
     factors: Factors
-    unknowns: tuple[sympy.Symbol, ...]
 
 
 def solution(
@@ -90,7 +89,7 @@ def solution(
     factors = _factor(matrix, out, temps)
     s = solve(factors, residual, out, temps)
     out += list(zip(unknowns, s, strict=True))
-    return Solution(out, factors, unknowns)
+    return Solution(out, factors)
 
 
 def _at_zero(

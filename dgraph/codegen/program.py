@@ -281,12 +281,8 @@ def primal_program(graph: DGraph) -> Program:
     """The program computing the outputs from the inputs (the graph's own trace; for a
     linear system's graph, the solution of the system)."""
     if graph.solved:
-        labels, partials = _labels(graph)
-        values = _values(graph)
-        temps = temporaries(values + partials)
-        found = solution(graph, values, labels, temps)
-        results = [((i,), s) for i, s in enumerate(found.unknowns)]
-        named = values + partials + found.assignments
+        named, _, _ = _with_solution(graph, _values(graph) + _labels(graph)[1], {})
+        results = [((i,), value_symbol(s)) for i, s in enumerate(graph.solved)]
         return _solved_program("primal", graph, named, results, "", SOLVED_PIPELINES)
     results = [((i,), value_symbol(y)) for i, y in enumerate(graph.outputs)]
     return build_program("primal", graph, program_arguments(graph), _values(graph), results)
