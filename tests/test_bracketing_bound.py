@@ -102,16 +102,17 @@ def test_the_goal_is_out_of_reach_where_the_bracketings_say_so(name, binary, bou
     assert bound > 0.8 * baseline
 
 
-def test_annealing_is_optimal_on_black_scholes():
-    """Solved to optimality (about a minute): every elimination pays 50 effective
-    multiplications on the elemental Black–Scholes graph, and annealing from reverse mode
-    (54) finds an order that pays 50; the cuts alone prove 45."""
+def test_annealing_reaches_the_optimum_on_black_scholes():
+    """Annealing from reverse mode (54 effective multiplications on the elemental
+    Black–Scholes graph) finds an order that pays 50, which the bracketing program proves
+    optimal: every elimination pays 50 (HiGHS takes about a minute for that proof, so
+    ``benchmarks/best.py`` runs it and RESULTS.md records it); the cuts alone prove 45."""
     g = REAL_WORLD["black-scholes"]()
     assert elimination_lower_bound(g) == 45
     reverse = list(reversed(g.intermediates))
     assert effective_cost(g, reverse) == 54
     cost, order = anneal_windows(g, reverse, "effective", 400 * len(reverse), seed=0)
-    assert cost == effective_cost(g, order) == 50 == bracketing_lower_bound(g)
+    assert cost == effective_cost(g, order) == 50
 
 
 @pytest.mark.parametrize("binary", [False, True])

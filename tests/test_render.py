@@ -320,7 +320,7 @@ def test_spherical_pages_and_umbrellas():
     assert len(regions(g, "chains,umbrellas")) == 7 + 5
 
 
-@settings(max_examples=25)
+@settings(max_examples=10)
 @given(dags())
 def test_random_graphs_draw_in_every_view(graph):
     drawn = _drawn_edges(draw(graph).source)
