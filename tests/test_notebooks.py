@@ -8,6 +8,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from .test_browser import NOTEBOOKS as BROWSER_NOTEBOOKS
+from .test_browser import browser_available
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 NOTEBOOKS = sorted(EXAMPLES.glob("*.ipynb"))
 
@@ -18,6 +21,8 @@ def test_there_are_notebooks():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_executes(path, tmp_path):
+    if path.name in BROWSER_NOTEBOOKS and browser_available():
+        pytest.skip("executed, with the same check for errors, by tests/test_browser.py")
     nb = nbformat.read(path, as_version=4)
     for module in nb.metadata.get("dgraph", {}).get("requires", []):  # an optional extra
         pytest.importorskip(module, reason=f"{path.name} needs {module}")
