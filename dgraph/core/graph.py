@@ -244,6 +244,16 @@ class DGraph(Printable):
         g.add_edges_from(edges, symbol=None, partial=None, given=False)
         self._changed()
 
+    def _remove_vertices(self, vertices: Iterable[str]) -> None:
+        """Remove vertices and their edges (dead code: :func:`dgraph.core.activity.drop_dead`;
+        no vertex left may use them)."""
+        vertices = set(vertices)
+        for sym, (source, target) in list(self._symbols.items()):
+            if source in vertices or target in vertices:
+                del self._symbols[sym]
+        self._g.remove_nodes_from(vertices)
+        self._changed()
+
     def set_expr(self, vertex: str, expr: sympy.Expr | None) -> None:
         """Set a vertex's elemental function (over its predecessors' symbols)."""
         if expr is not None:

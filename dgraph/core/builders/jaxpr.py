@@ -34,6 +34,7 @@ import numpy as np
 import sympy
 
 from ...errors import InputError
+from ..activity import dead_note
 from ..graph import DGraph, vertex_symbol
 
 __all__ = ["PRIMITIVES", "from_jax"]
@@ -635,8 +636,9 @@ def _graph(interpreter: _Interpreter, inputs, outputs, label: str, where: str) -
     edges += [(names[interpreter.index[v]], n) for n, v in copies]
     g._add_edges(edges)
     notes = []
-    if dropped:
-        notes.append(f"{where}: {dropped} equation results no output uses were dropped")
+    if dropped:  # named as the equations' vertices would have been
+        dead = [prefix + interpreter.names[k][1:] for k in range(len(records)) if k not in live]
+        notes.append(f"{where}: {dead_note(dead)}")
     if interpreter.folded:
         notes.append(f"{where}: {interpreter.folded} operations on constants were folded")
     g.notes = notes
