@@ -191,3 +191,22 @@ def test_a_short_tape_is_written_out_as_sympy_builds_it():
     g = from_function(_running_sum(10), sizes=[2])
     sums = [v for v in g.intermediates + g.outputs if g.expr(v).is_Add]
     assert sorted(len(g.expr(v).args) for v in sums) == list(range(2, 12))
+
+
+def test_a_numpy_function_beside_a_jax_one_is_traced_as_numpy():
+    """The reader is chosen per function (issue 40 item 4): the whole module used to be
+    read with JAX when it imported it, and NumPy's ufuncs on JAX's tracers failed."""
+    pytest.importorskip("jax", reason="JAX is not installed")
+    from pathlib import Path
+
+    from dgraph.core.builders import load, load_function, uses_jax
+
+    spec = str(Path(__file__).parent / "hostile" / "mixed_model.py") + ":pendulum"
+    f = load_function(spec)
+    assert not uses_jax(f) and uses_jax(load_function(spec.replace("pendulum", "spring")))
+    g = load(spec, inputs="x:4")
+    assert g.traced_with == "numpy" and g.notes == []
+    es = dgraph.accumulate(g, "reverse")
+    assert es.verified
+    point = np.array([0.4, -0.3, 1.5, 9.8])
+    np.testing.assert_allclose(es.evaluate(point), _differences(f, [4], point), rtol=1e-6)

@@ -110,6 +110,9 @@ class DGraph(Printable):
 
     rich_formats = ("svg", "png")
     _solved: tuple[str, ...] = ()  # graphs pickled before solved values existed
+    # how a Python function became the graph: "jax" (its jaxpr), "numpy" (the NumPy-style
+    # tracer) or "sympy" (called with sympy symbols); "" for a file or a built graph
+    traced_with: str = ""
 
     def __init__(self, name: str = "") -> None:
         self.name = name
@@ -465,6 +468,7 @@ class DGraph(Printable):
             data = self._g.edges[u, v]
             other.add_edge(u, v, data["partial"] if data["given"] else None)
         other.notes = list(self.notes)
+        other.traced_with = self.traced_with
         if self._solved:
             other.solve_for(self._solved)
         return other

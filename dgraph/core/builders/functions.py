@@ -6,6 +6,7 @@ import builtins
 import contextlib
 import importlib.util
 import inspect
+import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -215,7 +216,7 @@ def from_function(
     parameters: list[sympy.Symbol] = []
     if n_inputs is not None:
         symbols = [real_symbol(f"x{k}") for k in range(n_inputs)]
-        attempts = [((symbols,), symbols), ((_traced_array(symbols),), symbols)]
+        attempts = [((symbols,), symbols, "sympy"), ((_traced_array(symbols),), symbols, "numpy")]
     else:
         try:
             signature = list(inspect.signature(f).parameters.values())
@@ -248,12 +249,11 @@ def from_function(
                 part = real_symbol(p.name)
             parts.append(part)
             (parameters if p.name in params else symbols).extend(part if n else [part])
-        attempts = [] if any(sizes) else [(tuple(parts), symbols)]
-        attempts.append(
-            (tuple(_traced_array(p) if isinstance(p, list) else Traced(p) for p in parts), symbols)
-        )
+        attempts = [] if any(sizes) else [(tuple(parts), symbols, "sympy")]
+        traced = tuple(_traced_array(p) if isinstance(p, list) else Traced(p) for p in parts)
+        attempts.append((traced, symbols, "numpy"))
     failure = None
-    for args, inputs in attempts:
+    for args, inputs, route in attempts:
         try:
             with _symbolic_max_min(f):
                 result, local, tape = traced_call(f, list(args), where)
@@ -265,7 +265,7 @@ def from_function(
             continue
         outputs = _outputs(result, label)
         variables = _variables(local, set(map(str, [*inputs, *parameters])))
-        return from_sympy(
+        graph = from_sympy(
             outputs,
             inputs,
             name=label if label != "<lambda>" else "",
@@ -274,6 +274,8 @@ def from_function(
             params=parameters,
             tape=tape,
         )
+        graph.traced_with = route
+        return graph
     raise failure
 
 
@@ -387,12 +389,58 @@ def load_function(spec: str) -> Callable[..., Any]:
     return f
 
 
+def _is_jax(value: Any) -> bool:
+    """Whether ``value`` comes from JAX: a ``jax`` module, a function from one, a jitted
+    function or a JAX array."""
+    module = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", "")
+    kind = getattr(type(value), "__module__", "")
+    return any(
+        isinstance(m, str) and (m == "jax" or m.startswith(("jax.", "jaxlib")))
+        for m in (module, kind)
+    )
+
+
+def _names_used(code: types.CodeType) -> set[str]:
+    """The global names ``code`` and the functions defined in it (lambdas, comprehensions,
+    nested functions) refer to."""
+    names: set[str] = set()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        names.update(c.co_names)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return names
+
+
+USES_LIMIT = 200  # functions looked into for JAX, at most
+
+
 def uses_jax(f: Callable[..., Any]) -> bool:
-    """Whether ``f``'s module works with JAX (holds a ``jax`` module or a function from
-    one): such a function is read from its jaxpr, not traced with sympy."""
-    namespace = getattr(f, "__globals__", {}) or {}
-    for value in namespace.values():
-        module = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", "")
-        if isinstance(module, str) and (module == "jax" or module.startswith("jax.")):
+    """Whether ``f`` itself works with JAX, decided per function (issue 40): it is a JAX
+    transformation's result (``jax.jit(g)``), or its code, or that of a function it calls
+    from its module (or holds in a closure), refers to a JAX module, function or array.
+    Such a function is read from its jaxpr; a NumPy function beside it in the same module
+    is traced (:func:`from_function`)."""
+    seen: set[int] = set()
+    stack = [f]
+    while stack and len(seen) < USES_LIMIT:
+        g = stack.pop()
+        if id(g) in seen:
+            continue
+        seen.add(id(g))
+        if _is_jax(g):
             return True
+        code = getattr(g, "__code__", None)
+        if not isinstance(code, types.CodeType):
+            continue
+        namespace = getattr(g, "__globals__", None) or {}
+        values = [namespace[n] for n in _names_used(code) if n in namespace]
+        for cell in getattr(g, "__closure__", None) or ():
+            with contextlib.suppress(ValueError):  # an empty cell
+                values.append(cell.cell_contents)
+        for value in values:
+            if _is_jax(value):
+                return True
+            if inspect.isfunction(value):
+                stack.append(value)
     return False
