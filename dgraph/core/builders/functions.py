@@ -22,7 +22,7 @@ from ..parse import parse_expression
 from .elemental import ExprGraphBuilder, gc_paused, replace_shared
 from .tracer import Condition, Traced, traced_call
 
-__all__ = ["from_function", "from_sympy", "load_function", "uses_jax"]
+__all__ = ["from_function", "from_sympy", "inspects_expressions", "load_function", "uses_jax"]
 
 
 def _output_names(count: int, avoid: set[str]) -> list[str]:
@@ -217,6 +217,7 @@ def from_function(
     if n_inputs is not None:
         symbols = [real_symbol(f"x{k}") for k in range(n_inputs)]
         attempts = [((symbols,), symbols, "sympy"), ((_traced_array(symbols),), symbols, "numpy")]
+        attempts.sort(key=lambda a: (a[2] == "sympy") != inspects_expressions(f))
     else:
         try:
             signature = list(inspect.signature(f).parameters.values())
@@ -249,19 +250,23 @@ def from_function(
                 part = real_symbol(p.name)
             parts.append(part)
             (parameters if p.name in params else symbols).extend(part if n else [part])
-        attempts = [] if any(sizes) else [(tuple(parts), symbols, "sympy")]
         traced = tuple(_traced_array(p) if isinstance(p, list) else Traced(p) for p in parts)
-        attempts.append((traced, symbols, "numpy"))
-    failure = None
+        attempts = [(traced, symbols, "numpy")]
+        if not any(sizes):  # sympy symbols first where f works on expressions' structure
+            attempts.insert(
+                len(attempts) * (not inspects_expressions(f)), (tuple(parts), symbols, "sympy")
+            )
+    failure = None  # the tracer's, where every attempt fails: it names what to change
     for args, inputs, route in attempts:
         try:
             with _symbolic_max_min(f):
                 result, local, tape = traced_call(f, list(args), where)
         except InputError as exc:
-            failure = exc
+            failure = exc if route == "numpy" or failure is None else failure
             continue
         except Exception as exc:
-            failure = InputError(f"{label}: calling it with symbols failed: {exc}")
+            if route == "numpy" or failure is None:
+                failure = InputError(f"{label}: calling it with symbols failed: {exc}")
             continue
         outputs = _outputs(result, label)
         variables = _variables(local, set(map(str, [*inputs, *parameters])))
@@ -412,7 +417,93 @@ def _names_used(code: types.CodeType) -> set[str]:
     return names
 
 
-USES_LIMIT = 200  # functions looked into for JAX, at most
+USES_LIMIT = 200  # functions looked into, at most
+
+# names whose use means a function works on the structure of sympy expressions (methods
+# and functions that differentiate, substitute, simplify, solve, or read an expression's
+# parts): such a function is called with plain sympy symbols first, since the tracer's
+# tape symbols stand for subexpressions that these would not see into
+STRUCTURAL = frozenset(
+    [
+        "diff",
+        "Derivative",
+        "subs",
+        "xreplace",
+        "replace",
+        "doit",
+        "simplify",
+        "expand",
+        "factor",
+        "collect",
+        "cancel",
+        "together",
+        "apart",
+        "trigsimp",
+        "nsimplify",
+        "powsimp",
+        "radsimp",
+        "solve",
+        "linsolve",
+        "nonlinsolve",
+        "solve_linear_system",
+        "series",
+        "integrate",
+        "Integral",
+        "limit",
+        "jacobian",
+        "hessian",
+        "Matrix",
+        "ImmutableMatrix",
+        "MutableDenseMatrix",
+        "LUsolve",
+        "inv",
+        "det",
+        "lambdify",
+        "free_symbols",
+        "atoms",
+        "has",
+        "coeff",
+        "as_coefficients_dict",
+        "as_coeff_Mul",
+        "as_coeff_Add",
+        "as_independent",
+        "args",
+        "func",
+        "count_ops",
+        "rewrite",
+        "evalf",
+        "is_zero",
+        "is_constant",
+        "equals",
+        "dynamicsymbols",
+        "KanesMethod",
+        "LagrangesMethod",
+    ]
+)
+
+
+def _reached(f: Callable[..., Any]) -> Iterator[tuple[set[str], list[Any]]]:
+    """For ``f`` and each function of its module it refers to (or holds in a closure),
+    the names its code uses and the values they have, each function once."""
+    seen: set[int] = set()
+    stack = [f]
+    while stack and len(seen) < USES_LIMIT:
+        g = stack.pop()
+        if id(g) in seen:
+            continue
+        seen.add(id(g))
+        code = getattr(g, "__code__", None)
+        if not isinstance(code, types.CodeType):
+            yield set(), [g]
+            continue
+        namespace = getattr(g, "__globals__", None) or {}
+        names = _names_used(code)
+        values = [g, *(namespace[n] for n in names if n in namespace)]
+        for cell in getattr(g, "__closure__", None) or ():
+            with contextlib.suppress(ValueError):  # an empty cell
+                values.append(cell.cell_contents)
+        yield names, values
+        stack.extend(v for v in values[1:] if inspect.isfunction(v))
 
 
 def uses_jax(f: Callable[..., Any]) -> bool:
@@ -421,26 +512,12 @@ def uses_jax(f: Callable[..., Any]) -> bool:
     from its module (or holds in a closure), refers to a JAX module, function or array.
     Such a function is read from its jaxpr; a NumPy function beside it in the same module
     is traced (:func:`from_function`)."""
-    seen: set[int] = set()
-    stack = [f]
-    while stack and len(seen) < USES_LIMIT:
-        g = stack.pop()
-        if id(g) in seen:
-            continue
-        seen.add(id(g))
-        if _is_jax(g):
-            return True
-        code = getattr(g, "__code__", None)
-        if not isinstance(code, types.CodeType):
-            continue
-        namespace = getattr(g, "__globals__", None) or {}
-        values = [namespace[n] for n in _names_used(code) if n in namespace]
-        for cell in getattr(g, "__closure__", None) or ():
-            with contextlib.suppress(ValueError):  # an empty cell
-                values.append(cell.cell_contents)
-        for value in values:
-            if _is_jax(value):
-                return True
-            if inspect.isfunction(value):
-                stack.append(value)
-    return False
+    return any(_is_jax(v) for _, values in _reached(f) for v in values)
+
+
+def inspects_expressions(f: Callable[..., Any]) -> bool:
+    """Whether ``f`` (or a function of its module it calls) uses one of the
+    :data:`STRUCTURAL` names: then it is called with plain sympy symbols before the
+    tracer's values (whose tape makes tracing linear in the operations; a loop's running
+    sum of sympy symbols is a new flattened sum at every step, quadratic)."""
+    return any(names & STRUCTURAL for names, _ in _reached(f))

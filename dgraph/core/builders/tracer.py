@@ -177,8 +177,8 @@ class Traced:
     def __repr__(self) -> str:
         return f"Traced({self.expr})"
 
-    def _sympy_(self) -> sympy.Expr:  # sympy's own functions take it too
-        return self.symbol if self.symbol is not None else self.expr
+    def _sympy_(self) -> sympy.Expr:  # sympy's own functions take it too, as an operand
+        return self.operand()
 
     def operand(self, merges: bool = False) -> sympy.Expr:
         """The expression to build on: the value itself where it is an atom, or where
