@@ -184,11 +184,14 @@ def from_function(
     sizes: list[int] | None = None,
     params: Iterable[str] = (),
 ) -> DGraph:
-    """Trace ``f`` by calling it with symbols named after its parameters: sympy symbols,
-    or, where that fails or a parameter is a vector (``sizes``: each parameter's length,
-    0 for a scalar), values NumPy's ufuncs, :mod:`math` and Python's operators take
-    (:mod:`dgraph.core.builders.tracer`), vectors as arrays of them (``x0, x1, ...``).
-    Intermediates are named after ``f``'s local variables where one holds a vertex's
+    """Trace ``f`` by calling it with values named after its parameters: traced values
+    that sympy's functions, NumPy's ufuncs, :mod:`math` and Python's operators take and
+    that keep a tape, one vertex per operation (:mod:`dgraph.core.builders.tracer`),
+    vectors as arrays of them (``sizes``: each parameter's length, 0 for a scalar;
+    elements ``x0, x1, ...``). A function of scalars is called with plain sympy symbols
+    instead where the traced values fail, and first where its code works on the structure
+    of expressions (:func:`inspects_expressions`); ``graph.traced_with`` says which
+    (``"numpy"`` or ``"sympy"``). Intermediates are named after ``f``'s local variables where one holds a vertex's
     value (functions traced in under a quarter of a second: the names cost a second,
     hooked run).
 
