@@ -13,6 +13,7 @@ import sympy
 import dgraph
 from dgraph.cli import main
 from dgraph.core.builders import from_function, tracer
+from dgraph.core.builders.functions import inspects_expressions
 from dgraph.errors import InputError
 
 
@@ -277,3 +278,23 @@ def test_the_issue_s_running_sums_have_the_function_s_jacobian(make):
     else:
         expected = _differences(f, sizes, point)
     np.testing.assert_allclose(es.evaluate(point), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_a_function_that_differentiates_is_called_with_plain_sympy_symbols():
+    """``sympy.diff`` of a traced value would differentiate its tape symbol (zero): a
+    function whose code uses such names is called with sympy symbols first."""
+
+    def force(q, v):
+        energy = v**2 / 2 - sympy.cos(q) * v
+        return sympy.diff(energy, q)
+
+    g = from_function(force)
+    assert g.traced_with == "sympy"
+    es = dgraph.accumulate(g, "reverse")
+    np.testing.assert_allclose(
+        es.evaluate([0.3, 2.0]), [[np.cos(0.3) * 2.0, np.sin(0.3)]], rtol=1e-12
+    )
+    assert from_function(lambda q, v: v**2 / 2 - sympy.cos(q) * v).traced_with == "numpy"
+    # sympy beyond its elementwise functions, even by a name dgraph does not list
+    assert inspects_expressions(lambda a: sympy.expand_trig(sympy.sin(2 * a)))
+    assert not inspects_expressions(lambda a, b: sympy.Max(sympy.sin(a), b) * sympy.pi)

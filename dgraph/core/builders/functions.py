@@ -191,9 +191,9 @@ def from_function(
     elements ``x0, x1, ...``). A function of scalars is called with plain sympy symbols
     instead where the traced values fail, and first where its code works on the structure
     of expressions (:func:`inspects_expressions`); ``graph.traced_with`` says which
-    (``"numpy"`` or ``"sympy"``). Intermediates are named after ``f``'s local variables where one holds a vertex's
-    value (functions traced in under a quarter of a second: the names cost a second,
-    hooked run).
+    (``"numpy"`` or ``"sympy"``). Intermediates are named after ``f``'s local variables
+    where one holds a vertex's value (functions traced in under a quarter of a second: the
+    names cost a second, hooked run).
 
     With ``n_inputs``, ``f`` takes one sequence argument and is called with symbols
     ``x0, ..., x{n-1}``. ``f`` returns an expression, a tuple/list or an array, or a dict
@@ -219,8 +219,8 @@ def from_function(
     parameters: list[sympy.Symbol] = []
     if n_inputs is not None:
         symbols = [real_symbol(f"x{k}") for k in range(n_inputs)]
-        attempts = [((symbols,), symbols, "sympy"), ((_traced_array(symbols),), symbols, "numpy")]
-        attempts.sort(key=lambda a: (a[2] == "sympy") != inspects_expressions(f))
+        attempts = [((_traced_array(symbols),), symbols, "numpy")]
+        plain = ((symbols,), symbols, "sympy")
     else:
         try:
             signature = list(inspect.signature(f).parameters.values())
@@ -255,10 +255,9 @@ def from_function(
             (parameters if p.name in params else symbols).extend(part if n else [part])
         traced = tuple(_traced_array(p) if isinstance(p, list) else Traced(p) for p in parts)
         attempts = [(traced, symbols, "numpy")]
-        if not any(sizes):  # sympy symbols first where f works on expressions' structure
-            attempts.insert(
-                len(attempts) * (not inspects_expressions(f)), (tuple(parts), symbols, "sympy")
-            )
+        plain = None if any(sizes) else (tuple(parts), symbols, "sympy")
+    if plain is not None:  # plain sympy symbols first where f works on expressions' structure
+        attempts.insert(0 if inspects_expressions(f) else 1, plain)
     failure = None  # the tracer's, where every attempt fails: it names what to change
     for args, inputs, route in attempts:
         try:
@@ -426,68 +425,25 @@ USES_LIMIT = 200  # functions looked into, at most
 # and functions that differentiate, substitute, simplify, solve, or read an expression's
 # parts): such a function is called with plain sympy symbols first, since the tracer's
 # tape symbols stand for subexpressions that these would not see into
-STRUCTURAL = frozenset(
-    [
-        "diff",
-        "Derivative",
-        "subs",
-        "xreplace",
-        "replace",
-        "doit",
-        "simplify",
-        "expand",
-        "factor",
-        "collect",
-        "cancel",
-        "together",
-        "apart",
-        "trigsimp",
-        "nsimplify",
-        "powsimp",
-        "radsimp",
-        "solve",
-        "linsolve",
-        "nonlinsolve",
-        "solve_linear_system",
-        "series",
-        "integrate",
-        "Integral",
-        "limit",
-        "jacobian",
-        "hessian",
-        "Matrix",
-        "ImmutableMatrix",
-        "MutableDenseMatrix",
-        "LUsolve",
-        "inv",
-        "det",
-        "lambdify",
-        "free_symbols",
-        "atoms",
-        "has",
-        "coeff",
-        "as_coefficients_dict",
-        "as_coeff_Mul",
-        "as_coeff_Add",
-        "as_independent",
-        "args",
-        "func",
-        "count_ops",
-        "rewrite",
-        "evalf",
-        "is_zero",
-        "is_constant",
-        "equals",
-        "dynamicsymbols",
-        "KanesMethod",
-        "LagrangesMethod",
-    ]
-)
+_STRUCTURAL_NAMES = """diff Derivative subs xreplace replace doit simplify expand factor
+collect cancel together apart trigsimp nsimplify powsimp radsimp solve linsolve nonlinsolve
+solve_linear_system series integrate Integral limit jacobian hessian Matrix ImmutableMatrix
+MutableDenseMatrix LUsolve inv det lambdify free_symbols atoms has coeff as_coefficients_dict
+as_coeff_Mul as_coeff_Add as_independent args func count_ops rewrite evalf is_zero
+is_constant equals dynamicsymbols KanesMethod LagrangesMethod"""
+STRUCTURAL = frozenset(_STRUCTURAL_NAMES.split())
+
+# sympy's names that a traced value passes through as an operand: elementwise functions
+# and constants
+_ELEMENTWISE_NAMES = """sin cos tan cot sec csc asin acos atan acot atan2 sinh cosh tanh
+asinh acosh atanh exp log sqrt cbrt root Abs sign Max Min Piecewise Heaviside erf erfc gamma
+loggamma floor ceiling pi E Rational Float Integer S"""
+ELEMENTWISE = frozenset(_ELEMENTWISE_NAMES.split())
 
 
-def _reached(f: Callable[..., Any]) -> Iterator[tuple[set[str], list[Any]]]:
-    """For ``f`` and each function of its module it refers to (or holds in a closure),
-    the names its code uses and the values they have, each function once."""
+def _reached(f: Callable[..., Any]) -> Iterator[tuple[set[str], list[Any], dict[str, Any]]]:
+    """For ``f`` and each function it refers to (or holds in a closure), the names its
+    code uses, the values they have and its module's namespace, each function once."""
     seen: set[int] = set()
     stack = [f]
     while stack and len(seen) < USES_LIMIT:
@@ -497,7 +453,7 @@ def _reached(f: Callable[..., Any]) -> Iterator[tuple[set[str], list[Any]]]:
         seen.add(id(g))
         code = getattr(g, "__code__", None)
         if not isinstance(code, types.CodeType):
-            yield set(), [g]
+            yield set(), [g], {}
             continue
         namespace = getattr(g, "__globals__", None) or {}
         names = _names_used(code)
@@ -505,7 +461,7 @@ def _reached(f: Callable[..., Any]) -> Iterator[tuple[set[str], list[Any]]]:
         for cell in getattr(g, "__closure__", None) or ():
             with contextlib.suppress(ValueError):  # an empty cell
                 values.append(cell.cell_contents)
-        yield names, values
+        yield names, values, namespace
         stack.extend(v for v in values[1:] if inspect.isfunction(v))
 
 
@@ -515,12 +471,32 @@ def uses_jax(f: Callable[..., Any]) -> bool:
     from its module (or holds in a closure), refers to a JAX module, function or array.
     Such a function is read from its jaxpr; a NumPy function beside it in the same module
     is traced (:func:`from_function`)."""
-    return any(_is_jax(v) for _, values in _reached(f) for v in values)
+    return any(_is_jax(v) for _, values, _ in _reached(f) for v in values)
+
+
+def _from_sympy(value: Any) -> bool:
+    module = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", "")
+    return isinstance(module, str) and (module == "sympy" or module.startswith("sympy."))
 
 
 def inspects_expressions(f: Callable[..., Any]) -> bool:
-    """Whether ``f`` (or a function of its module it calls) uses one of the
-    :data:`STRUCTURAL` names: then it is called with plain sympy symbols before the
-    tracer's values (whose tape makes tracing linear in the operations; a loop's running
-    sum of sympy symbols is a new flattened sum at every step, quadratic)."""
-    return any(names & STRUCTURAL for names, _ in _reached(f))
+    """Whether ``f`` (or a function it calls) may work on the structure of sympy
+    expressions, so that it is called with plain sympy symbols before the tracer's values
+    (whose tape makes tracing linear in the operations; with plain symbols a loop's running
+    sum is a new flattened sum at every step, quadratic): its code uses one of the
+    :data:`STRUCTURAL` names, or it refers to sympy and uses a sympy name, or an
+    attribute, other than the elementwise functions and constants of :data:`ELEMENTWISE`.
+    A tape symbol stands for a subexpression that ``diff`` or ``subs`` would not see into."""
+    for names, values, namespace in _reached(f):
+        if names & STRUCTURAL:
+            return True
+        if not any(_from_sympy(v) for v in values):
+            continue
+        for name in names - ELEMENTWISE:
+            if name in namespace:
+                value = namespace[name]
+                if _from_sympy(value) and not inspect.ismodule(value):
+                    return True  # a sympy name imported: Matrix, Poly, ...
+            elif not hasattr(builtins, name):
+                return True  # an attribute: sympy.Matrix, expr.coeff, ...
+    return False
