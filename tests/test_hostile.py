@@ -347,6 +347,13 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("derivative_output.py") + ":with_derivative"],
         "contains the derivative Derivative(q(t), t)",
     ),
+    # 12. a module with JAX and NumPy functions (issue 40 item 4): the route is decided per
+    # function; one that neither JAX nor the NumPy tracer takes is one line naming both
+    (
+        "mixed-neither-route",
+        ["structure", H("mixed_model.py") + ":mixes", "--inputs", "x:2"],
+        "tracing it with JAX failed: TracerArrayConversionError",
+    ),
 ]
 
 
@@ -406,7 +413,7 @@ def _check(code: int, out: str, err: str, needle: str) -> None:
 def test_hostile_input_is_one_line_and_exit_2(
     argv, needle, tmp_path, monkeypatch, capsys, deadline
 ):
-    if any("jax_model.py" in a for a in argv):
+    if any("jax_model.py" in a or "mixed_model.py" in a for a in argv):
         pytest.importorskip("jax", reason="JAX is not installed")
     _make(tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -519,3 +526,21 @@ def test_real_process(tmp_path, argv, needle):
     )
     _check(proc.returncode, proc.stdout, proc.stderr, needle)
     assert _files(tmp_path) == before and not (tmp_path / "PWNED").exists()
+
+
+@pytest.mark.parametrize(
+    "function,route", [("pendulum", "numpy"), ("spring", "jax"), ("scaled", "numpy")]
+)
+def test_the_mixed_module_s_functions_load_each_by_its_own_route(function, route, capsys):
+    """The corpus's one module that must load: ``dgraph accumulate mixed_model.py:pendulum
+    --inputs x:4`` exited 2 (JAX tried, as for every function of a module that imports
+    it); ``structure`` says which route each function took."""
+    pytest.importorskip("jax", reason="JAX is not installed")
+    spec = H("mixed_model.py") + ":" + function
+    assert main(["accumulate", spec, "--inputs", "x:4" if function != "spring" else "q:3"]) == 0
+    capsys.readouterr()
+    assert main(["structure", spec, "--inputs", "x:4" if function != "spring" else "q:3"]) == 0
+    out, err = capsys.readouterr()
+    assert f"traced with: {route}" in out.splitlines()
+    fallback = "dgraph: note: scaled: JAX could not trace it (TracerArrayConversionError)"
+    assert err.splitlines() == ([f"{fallback}; traced as NumPy"] if function == "scaled" else [])

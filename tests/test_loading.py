@@ -7,12 +7,19 @@ must stay constant (templates) or grow exactly with the statements (instantiatio
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pytest
 import sympy
 
+import dgraph
+from dgraph.cli import main
 from dgraph.core import parse, templates
 from dgraph.core.builders import from_json, from_trace
+from dgraph.core.random_graphs import add_dead_code, random_layered
 from dgraph.errors import InputError
+from dgraph.methods.structure import structure
 
 SIZES = (100, 200, 400)
 
@@ -179,3 +186,71 @@ def test_printing_by_shape_leaves_names_it_cannot_rename_to_the_printer():
         assert parse.format_expression(e) == parse._RoundTripPrinter().doprint(e)
         f = a * sympy.E + s  # the same shape with the names swapped
         assert parse.format_expression(f) == parse._RoundTripPrinter().doprint(f)
+
+
+# -- dead code: vertices no output depends on are dropped with one note (issue 40 item 10)
+
+DEAD_JSON = {
+    "format": "dgraph/1",
+    "inputs": ["x0", "x1"],
+    "outputs": ["y"],
+    "vertices": [
+        {"id": "v1", "expr": "sin(x1)"},
+        {"id": "L1_14", "expr": "cos(x0)"},  # dead: only another dead vertex uses it
+        {"id": "L1_15", "expr": "L1_14*v1"},  # dead: no output uses it
+        {"id": "y", "expr": "x0*v1"},
+    ],
+    "edges": [
+        {"source": "x1", "target": "v1"},
+        {"source": "x0", "target": "L1_14"},
+        {"source": "L1_14", "target": "L1_15"},
+        {"source": "v1", "target": "L1_15"},
+        {"source": "x0", "target": "y"},
+        {"source": "v1", "target": "y"},
+    ],
+}
+DEAD_TRACE = "inputs: x0, x1\noutputs: y\nv1 = sin(x1)\nw = cos(x0)\nu = w*v1\ny = x0*v1\n"
+
+
+def _accumulated(tmp_path, name: str, text: str, capsys) -> tuple[dict, list[str]]:
+    path = tmp_path / name
+    path.write_text(text)
+    assert main(["accumulate", str(path), "-m", "reverse", "--json"]) == 0
+    captured = capsys.readouterr()
+    return json.loads(captured.out), captured.err.splitlines()
+
+
+@pytest.mark.parametrize(
+    "name,text,dead",
+    [
+        ("dead.json", json.dumps(DEAD_JSON), "2 vertices no output depends on (L1_14, L1_15)"),
+        ("dead.trace", DEAD_TRACE, "2 vertices no output depends on (w, u)"),
+    ],
+    ids=["json", "trace"],
+)
+def test_dead_vertices_are_dropped_with_one_note(tmp_path, capsys, name, text, dead):
+    """Refused before (exit 2, "vertex 'L1_14' is dangling" / "'w' is computed but no
+    output uses it"): dropped now, named in one note line, the Jacobian unchanged."""
+    data, err = _accumulated(tmp_path, name, text, capsys)
+    assert err == [f"dgraph: note: {tmp_path / name}: dead code dropped: {dead}"]
+    assert data["verified"]
+    graph = (from_json if name.endswith(".json") else from_trace)(text)
+    assert graph.inputs == ["x0", "x1"] and graph.intermediates == ["v1"]
+    for x0, x1 in [(0.7, -1.3), (-0.2, 2.1)]:  # y = x0 sin(x1)
+        jacobian = dgraph.accumulate(graph, "reverse").evaluate([x0, x1])
+        np.testing.assert_allclose(jacobian, [[np.sin(x1), x0 * np.cos(x1)]], rtol=1e-12)
+
+
+def test_a_layered_graph_with_dead_branches_has_the_structure_of_its_live_part():
+    """A random layered graph with dead vertices (some fed by other dead ones) loads as
+    the graph without them: the same vertices, edges and structure."""
+    live = random_layered(3, 6, 8, 3, 4)
+    text = add_dead_code(random_layered(3, 6, 8, 3, 4), 30, seed=1).to_json()
+    loaded = from_json(text, source="g.json")
+    assert loaded.n_edges == live.n_edges and loaded.vertices == live.vertices
+    assert structure(loaded) == structure(live)
+    assert len(loaded.notes) == 1
+    assert loaded.notes[0].startswith("g.json: dead code dropped: 30 vertices no output")
+    assert loaded.notes[0].endswith(
+        "(dead0, dead1, dead2, dead3, dead4, dead5, dead6, dead7 and 22 more)"
+    )

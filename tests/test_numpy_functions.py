@@ -8,10 +8,12 @@ import math
 
 import numpy as np
 import pytest
+import sympy
 
 import dgraph
 from dgraph.cli import main
 from dgraph.core.builders import from_function, tracer
+from dgraph.core.builders.functions import inspects_expressions
 from dgraph.errors import InputError
 
 
@@ -92,8 +94,6 @@ def test_what_cannot_be_traced_is_one_clear_error():
 
 
 def test_sympy_functions_still_trace_as_before():
-    import sympy
-
     g = from_function(lambda a, b: sympy.Piecewise((a * b, a > 0), (b, True)) + sympy.sin(a))
     assert g.inputs == ["a", "b"] and len(g.outputs) == 1
 
@@ -191,3 +191,110 @@ def test_a_short_tape_is_written_out_as_sympy_builds_it():
     g = from_function(_running_sum(10), sizes=[2])
     sums = [v for v in g.intermediates + g.outputs if g.expr(v).is_Add]
     assert sorted(len(g.expr(v).args) for v in sums) == list(range(2, 12))
+
+
+def test_a_numpy_function_beside_a_jax_one_is_traced_as_numpy():
+    """The reader is chosen per function (issue 40 item 4): the whole module used to be
+    read with JAX when it imported it, and NumPy's ufuncs on JAX's tracers failed."""
+    pytest.importorskip("jax", reason="JAX is not installed")
+    from pathlib import Path
+
+    from dgraph.core.builders import load, load_function, uses_jax
+
+    spec = str(Path(__file__).parent / "hostile" / "mixed_model.py") + ":pendulum"
+    f = load_function(spec)
+    assert not uses_jax(f) and uses_jax(load_function(spec.replace("pendulum", "spring")))
+    g = load(spec, inputs="x:4")
+    assert g.traced_with == "numpy" and g.notes == []
+    es = dgraph.accumulate(g, "reverse")
+    assert es.verified
+    point = np.array([0.4, -0.3, 1.5, 9.8])
+    np.testing.assert_allclose(es.evaluate(point), _differences(f, [4], point), rtol=1e-6)
+
+
+# -- issue 40 item 3: the running sums of the issue, on every tracing route
+
+
+def _pairs_sum(steps):
+    """The issue's case: ``s = s + x[k]*x[k+1]``, a sum that is never used in between."""
+
+    def running(x):
+        s = 0
+        for k in range(steps):
+            s = s + x[k] * x[k + 1]
+        return s
+
+    return running, [steps + 1]
+
+
+def _sine_sum(steps):
+    def running(x):
+        s = 0
+        for k in range(steps):
+            s += np.sin(x[k])
+        return s
+
+    return running, [steps]
+
+
+def _sympy_running_sum(steps):
+    """Scalar parameters and sympy's own functions: called with plain sympy symbols, every
+    partial sum was a new flattened sum (300 steps: 46,350 edges; 1,500 steps: about 40 s
+    in sympy alone); the tracer's values take them now."""
+
+    def running(a, b):
+        y = a
+        for _ in range(steps):
+            y = y + sympy.sin(y) * b
+        return y
+
+    return running, [0, 0]
+
+
+RUNNING = [_pairs_sum, _sine_sum, _sympy_running_sum]
+
+
+@pytest.mark.parametrize("make", RUNNING, ids=[m.__name__ for m in RUNNING])
+def test_the_issue_s_running_sums_trace_to_graphs_linear_in_their_steps(make):
+    graphs = {}
+    for n in (1000, 1500):
+        f, sizes = make(n)
+        graphs[n] = from_function(f, sizes=sizes)
+    assert all(g.traced_with == "numpy" for g in graphs.values())
+    assert graphs[1500].n_edges <= 5 * 1500  # sin, product, sum: 5 edges a step at most
+    assert graphs[1500].n_edges - graphs[1000].n_edges <= 5 * 500
+
+
+@pytest.mark.parametrize("make", RUNNING, ids=[m.__name__ for m in RUNNING])
+def test_the_issue_s_running_sums_have_the_function_s_jacobian(make):
+    f, sizes = make(120)  # a tape longer than tracer.WRITTEN_OUT
+    g = from_function(f, sizes=sizes)
+    es = dgraph.accumulate(g, "reverse")
+    assert es.verified
+    rng = np.random.default_rng(3)
+    point = rng.uniform(0.2, 1.2, size=len(g.inputs))
+    if make is _sympy_running_sum:  # sympy's sin of a float is a sympy Float
+        expected = _differences(lambda a, b: float(f(a, b)), [0, 0], point)
+    else:
+        expected = _differences(f, sizes, point)
+    np.testing.assert_allclose(es.evaluate(point), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_a_function_that_differentiates_is_called_with_plain_sympy_symbols():
+    """``sympy.diff`` of a traced value would differentiate its tape symbol (zero): a
+    function whose code uses such names is called with sympy symbols first."""
+
+    def force(q, v):
+        energy = v**2 / 2 - sympy.cos(q) * v
+        return sympy.diff(energy, q)
+
+    g = from_function(force)
+    assert g.traced_with == "sympy"
+    es = dgraph.accumulate(g, "reverse")
+    np.testing.assert_allclose(
+        es.evaluate([0.3, 2.0]), [[np.cos(0.3) * 2.0, np.sin(0.3)]], rtol=1e-12
+    )
+    assert from_function(lambda q, v: v**2 / 2 - sympy.cos(q) * v).traced_with == "numpy"
+    # sympy beyond its elementwise functions, even by a name dgraph does not list
+    assert inspects_expressions(lambda a: sympy.expand_trig(sympy.sin(2 * a)))
+    assert not inspects_expressions(lambda a, b: sympy.Max(sympy.sin(a), b) * sympy.pi)

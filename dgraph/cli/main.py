@@ -246,10 +246,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_structure(args: argparse.Namespace) -> int:
     graph = load_graph(args)
     data = structure(graph)
+    data["traced_with"] = graph.traced_with or None  # a Python function's route
     if args.json:
         print(json.dumps(data))
         return 0
     print(graph_summary(graph))
+    if graph.traced_with:
+        print(f"traced with: {graph.traced_with}")
     for key in ("inputs", "outputs", "intermediates"):
         print(f"{key}: {', '.join(data[key])}")
     print(f"paths N = {data['paths']}, total length L = {data['path_length']}")

@@ -15,7 +15,9 @@ import sympy
 from ..errors import GraphError
 from .graph import DGraph, vertex_symbol
 
-__all__ = ["fold_passive", "passive_vertices"]
+__all__ = ["dead_note", "dead_vertices", "drop_dead", "fold_passive", "passive_vertices"]
+
+SHOWN = 8  # dead vertices a note names one by one
 
 
 def passive_vertices(graph: DGraph) -> list[str]:
@@ -30,6 +32,47 @@ def passive_vertices(graph: DGraph) -> list[str]:
         else:
             passive.append(v)
     return passive
+
+
+def dead_vertices(graph: DGraph) -> list[str]:
+    """The intermediates with no path to an output, in evaluation order (raises on a
+    cycle)."""
+    nodes = graph.nx
+    order = graph.order()
+    reaches = set(graph.outputs)
+    for v in reversed(order):
+        if v not in reaches and any(w in reaches for w in nodes.successors(v)):
+            reaches.add(v)
+    return [v for v in order if v not in reaches and nodes.nodes[v]["role"] == "intermediate"]
+
+
+def dead_note(dead: list[str]) -> str:
+    """The one note that names dropped dead vertices (the first :data:`SHOWN` of many)."""
+    shown = ", ".join(dead[:SHOWN])
+    if len(dead) > SHOWN:
+        shown += f" and {len(dead) - SHOWN} more"
+    count = "1 vertex" if len(dead) == 1 else f"{len(dead)} vertices"
+    return f"dead code dropped: {count} no output depends on ({shown})"
+
+
+def drop_dead(graph: DGraph, where: str = "") -> DGraph:
+    """``graph`` without its dead intermediates, and a note in ``graph.notes`` naming them
+    (the same graph, changed in place; unchanged when it has none). No vertex left uses a
+    dead one, so nothing else changes.
+
+    >>> g = DGraph()
+    >>> g.add_vertex("x", "input"); g.add_vertex("v", "intermediate", "sin(x)")
+    >>> g.add_vertex("y", "output", "2*x")
+    >>> g.add_edge("x", "v"); g.add_edge("x", "y")
+    >>> h = drop_dead(g)
+    >>> h.intermediates, h.notes
+    ([], ['dead code dropped: 1 vertex no output depends on (v)'])
+    """
+    dead = dead_vertices(graph)
+    if dead:
+        graph._remove_vertices(dead)
+        graph.notes.append(f"{where}: {dead_note(dead)}" if where else dead_note(dead))
+    return graph
 
 
 def fold_passive(graph: DGraph) -> DGraph:

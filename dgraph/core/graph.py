@@ -110,6 +110,9 @@ class DGraph(Printable):
 
     rich_formats = ("svg", "png")
     _solved: tuple[str, ...] = ()  # graphs pickled before solved values existed
+    # how a Python function became the graph: "jax" (its jaxpr), "numpy" (the NumPy-style
+    # tracer) or "sympy" (called with sympy symbols); "" for a file or a built graph
+    traced_with: str = ""
 
     def __init__(self, name: str = "") -> None:
         self.name = name
@@ -242,6 +245,16 @@ class DGraph(Printable):
                 self.add_edge(source, target)  # raises, saying why
             symbols[name] = (source, target)
         g.add_edges_from(edges, symbol=None, partial=None, given=False)
+        self._changed()
+
+    def _remove_vertices(self, vertices: Iterable[str]) -> None:
+        """Remove vertices and their edges (dead code: :func:`dgraph.core.activity.drop_dead`;
+        no vertex left may use them)."""
+        vertices = set(vertices)
+        for sym, (source, target) in list(self._symbols.items()):
+            if source in vertices or target in vertices:
+                del self._symbols[sym]
+        self._g.remove_nodes_from(vertices)
         self._changed()
 
     def set_expr(self, vertex: str, expr: sympy.Expr | None) -> None:
@@ -455,6 +468,7 @@ class DGraph(Printable):
             data = self._g.edges[u, v]
             other.add_edge(u, v, data["partial"] if data["given"] else None)
         other.notes = list(self.notes)
+        other.traced_with = self.traced_with
         if self._solved:
             other.solve_for(self._solved)
         return other

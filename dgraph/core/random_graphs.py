@@ -11,6 +11,7 @@ from .builders import from_sympy
 from .graph import DGraph
 
 __all__ = [
+    "add_dead_code",
     "diamond_chain",
     "random_composition",
     "random_dag",
@@ -171,6 +172,24 @@ def random_layered(
             if u not in used:
                 g.add_edge(u, rng.choice(above))
     return g.validate()
+
+
+def add_dead_code(graph: DGraph, count: int, seed: int = 0) -> DGraph:
+    """``graph`` with ``count`` dead vertices added (``dead0, dead1, ...``: each fed by a
+    random input or intermediate, or by an earlier dead vertex and one of those), as tools
+    that write graphs leave dead branches; no output depends on them, so the graph is no
+    longer valid until they are dropped (:func:`dgraph.core.activity.drop_dead`). The
+    graph is changed in place and returned."""
+    rng = random.Random(seed)
+    sources = [v for v in graph.order() if graph.role(v) != "output"]
+    for k in range(count):
+        graph.add_vertex(f"dead{k}", "intermediate")
+        feeds = [rng.choice(sources)]
+        if k and rng.random() < 0.5:
+            feeds.append(f"dead{rng.randrange(k)}")
+        for u in dict.fromkeys(feeds):
+            graph.add_edge(u, f"dead{k}")
+    return graph
 
 
 def diamond_chain(n: int) -> DGraph:

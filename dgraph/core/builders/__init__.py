@@ -11,7 +11,7 @@ from ...errors import GraphError, InputError
 from ..files import check_file, read_text
 from ..graph import DGraph
 from .functions import from_function, from_sympy, load_function, uses_jax
-from .jaxpr import from_jax
+from .jaxpr import NotJax, from_jax
 from .json_format import from_dict, from_json
 from .linear import from_linear_system
 from .trace import Granularity, from_trace
@@ -38,9 +38,11 @@ def load(
 ) -> DGraph:
     """Load a graph from ``file.json``, ``file.trace`` or ``path/to/file.py:function``;
     only a regular file of bounded size is read, and a graph without edges is refused
-    (no output depends on an input: there is no Jacobian to accumulate). A function from
-    a module that uses JAX is read from its jaxpr (:func:`from_jax`), others are traced
-    (:func:`from_function`: sympy, NumPy's ufuncs, :mod:`math`); ``inputs`` (``"x:3,y"``)
+    (no output depends on an input: there is no Jacobian to accumulate). A function that
+    uses JAX (decided per function, :func:`uses_jax`) is read from its jaxpr
+    (:func:`from_jax`), falling back to the NumPy tracer where JAX cannot trace it; others
+    are traced (:func:`from_function`: sympy, NumPy's ufuncs, :mod:`math`); the graph's
+    ``traced_with`` says which. ``inputs`` (``"x:3,y"``)
     gives its parameters' sizes. ``params`` names what is not differentiated: parameters of
     the function, or names a trace's statements or a JSON file's expressions use; ``solve``
     names parameters the outputs are solved for (:meth:`DGraph.solve_for`: the outputs are
@@ -51,15 +53,15 @@ def load(
         f = load_function(spec)
         name = spec.rpartition(":")[2]
         sizes = input_sizes(inputs, f)
+        binary = granularity == "binary"  # a traced function has no statements
         if uses_jax(f):
             if params:
                 raise InputError(
                     f"{spec}: --params is not supported for JAX functions yet; pass the values"
                     " inside the function, or write it with NumPy"
                 )
-            graph = from_jax(f, *(np.ones(n) if n else 1.0 for n in sizes), name=name)
+            graph = _jax_or_numpy(f, name, sizes, binary)
         else:
-            binary = granularity == "binary"  # a traced function has no statements
             graph = from_function(f, name=name, binary=binary, sizes=sizes, params=params)
     else:
         path = Path(spec)
@@ -79,6 +81,25 @@ def load(
                 f"--solve: {missing[0]!r} is not a parameter (declare it with --params)"
             )
         graph.solve_for(solve)
+    return graph
+
+
+def _jax_or_numpy(f, name: str, sizes: list[int], binary: bool) -> DGraph:
+    """``f`` read from its jaxpr; where JAX cannot trace it because it turns JAX values
+    into NumPy or Python ones (:class:`~dgraph.core.builders.jaxpr.NotJax`: a NumPy
+    function that :func:`uses_jax` took for a JAX one), traced as NumPy, with a note."""
+    try:
+        return from_jax(f, *(np.ones(n) if n else 1.0 for n in sizes), name=name)
+    except NotJax as exc:
+        jax_failure = exc
+        try:
+            graph = from_function(f, name=name, binary=binary, sizes=sizes)
+        except InputError as numpy_failure:
+            why = str(numpy_failure).removeprefix(f"{name}: ")
+            why = why if len(why) <= 160 else why[:159] + "…"
+            raise InputError(f"{jax_failure}; as NumPy: {why}") from None
+    reason = str(jax_failure).rpartition("tracing it with JAX failed: ")[2].partition(":")[0]
+    graph.notes.append(f"{name}: JAX could not trace it ({reason}); traced as NumPy")
     return graph
 
 

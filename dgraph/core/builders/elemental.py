@@ -24,6 +24,7 @@ from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.logic.boolalg import BooleanFunction
 
 from ...errors import InputError
+from ..activity import dead_note
 from ..graph import DGraph, vertex_symbol
 from ..parse import Template
 from ..templates import CACHE_LIMIT, CACHES, rank_of, rank_symbol, rename
@@ -261,9 +262,11 @@ class ExprGraphBuilder:
             output_nodes.append((out_name, value))
 
         live = self._live([i for _, i in output_nodes])
-        for index, node in enumerate(self.nodes):
-            if index not in live and index not in self._input_set and node.names:
-                self._fail(f"{node.names[0]!r} is computed but no output uses it")
+        dead = [  # named values no output uses: dead code, dropped with a note
+            node.names[0]
+            for index, node in enumerate(self.nodes)
+            if index not in live and index not in self._input_set and node.names
+        ]
 
         names = {i: self.nodes[i].names[0] for i in self.inputs}
         taken = set(names.values())
@@ -305,6 +308,9 @@ class ExprGraphBuilder:
         graph._add_edges(
             [(names[p], names[index]) for index in sorted(live) for p in self.nodes[index].preds]
         )
+        if dead:
+            note = dead_note(list(dict.fromkeys(dead)))
+            graph.notes.append(f"{self.where}: {note}" if self.where else note)
         # every vertex function is over its in-edges' symbols by construction
         return graph._validate(expressions=False)
 

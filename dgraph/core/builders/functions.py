@@ -6,6 +6,7 @@ import builtins
 import contextlib
 import importlib.util
 import inspect
+import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from ..parse import parse_expression
 from .elemental import ExprGraphBuilder, gc_paused, replace_shared
 from .tracer import Condition, Traced, traced_call
 
-__all__ = ["from_function", "from_sympy", "load_function", "uses_jax"]
+__all__ = ["from_function", "from_sympy", "inspects_expressions", "load_function", "uses_jax"]
 
 
 def _output_names(count: int, avoid: set[str]) -> list[str]:
@@ -183,13 +184,16 @@ def from_function(
     sizes: list[int] | None = None,
     params: Iterable[str] = (),
 ) -> DGraph:
-    """Trace ``f`` by calling it with symbols named after its parameters: sympy symbols,
-    or, where that fails or a parameter is a vector (``sizes``: each parameter's length,
-    0 for a scalar), values NumPy's ufuncs, :mod:`math` and Python's operators take
-    (:mod:`dgraph.core.builders.tracer`), vectors as arrays of them (``x0, x1, ...``).
-    Intermediates are named after ``f``'s local variables where one holds a vertex's
-    value (functions traced in under a quarter of a second: the names cost a second,
-    hooked run).
+    """Trace ``f`` by calling it with values named after its parameters: traced values
+    that sympy's functions, NumPy's ufuncs, :mod:`math` and Python's operators take and
+    that keep a tape, one vertex per operation (:mod:`dgraph.core.builders.tracer`),
+    vectors as arrays of them (``sizes``: each parameter's length, 0 for a scalar;
+    elements ``x0, x1, ...``). A function of scalars is called with plain sympy symbols
+    instead where the traced values fail, and first where its code works on the structure
+    of expressions (:func:`inspects_expressions`); ``graph.traced_with`` says which
+    (``"numpy"`` or ``"sympy"``). Intermediates are named after ``f``'s local variables
+    where one holds a vertex's value (functions traced in under a quarter of a second: the
+    names cost a second, hooked run).
 
     With ``n_inputs``, ``f`` takes one sequence argument and is called with symbols
     ``x0, ..., x{n-1}``. ``f`` returns an expression, a tuple/list or an array, or a dict
@@ -215,7 +219,8 @@ def from_function(
     parameters: list[sympy.Symbol] = []
     if n_inputs is not None:
         symbols = [real_symbol(f"x{k}") for k in range(n_inputs)]
-        attempts = [((symbols,), symbols), ((_traced_array(symbols),), symbols)]
+        attempts = [((_traced_array(symbols),), symbols, "numpy")]
+        plain = ((symbols,), symbols, "sympy")
     else:
         try:
             signature = list(inspect.signature(f).parameters.values())
@@ -248,24 +253,26 @@ def from_function(
                 part = real_symbol(p.name)
             parts.append(part)
             (parameters if p.name in params else symbols).extend(part if n else [part])
-        attempts = [] if any(sizes) else [(tuple(parts), symbols)]
-        attempts.append(
-            (tuple(_traced_array(p) if isinstance(p, list) else Traced(p) for p in parts), symbols)
-        )
-    failure = None
-    for args, inputs in attempts:
+        traced = tuple(_traced_array(p) if isinstance(p, list) else Traced(p) for p in parts)
+        attempts = [(traced, symbols, "numpy")]
+        plain = None if any(sizes) else (tuple(parts), symbols, "sympy")
+    if plain is not None:  # plain sympy symbols first where f works on expressions' structure
+        attempts.insert(0 if inspects_expressions(f) else 1, plain)
+    failure = None  # the tracer's, where every attempt fails: it names what to change
+    for args, inputs, route in attempts:
         try:
             with _symbolic_max_min(f):
                 result, local, tape = traced_call(f, list(args), where)
         except InputError as exc:
-            failure = exc
+            failure = exc if route == "numpy" or failure is None else failure
             continue
         except Exception as exc:
-            failure = InputError(f"{label}: calling it with symbols failed: {exc}")
+            if route == "numpy" or failure is None:
+                failure = InputError(f"{label}: calling it with symbols failed: {exc}")
             continue
         outputs = _outputs(result, label)
         variables = _variables(local, set(map(str, [*inputs, *parameters])))
-        return from_sympy(
+        graph = from_sympy(
             outputs,
             inputs,
             name=label if label != "<lambda>" else "",
@@ -274,6 +281,8 @@ def from_function(
             params=parameters,
             tape=tape,
         )
+        graph.traced_with = route
+        return graph
     raise failure
 
 
@@ -387,12 +396,107 @@ def load_function(spec: str) -> Callable[..., Any]:
     return f
 
 
+def _is_jax(value: Any) -> bool:
+    """Whether ``value`` comes from JAX: a ``jax`` module, a function from one, a jitted
+    function or a JAX array."""
+    module = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", "")
+    kind = getattr(type(value), "__module__", "")
+    return any(
+        isinstance(m, str) and (m == "jax" or m.startswith(("jax.", "jaxlib")))
+        for m in (module, kind)
+    )
+
+
+def _names_used(code: types.CodeType) -> set[str]:
+    """The global names ``code`` and the functions defined in it (lambdas, comprehensions,
+    nested functions) refer to."""
+    names: set[str] = set()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        names.update(c.co_names)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return names
+
+
+USES_LIMIT = 200  # functions looked into, at most
+
+# names whose use means a function works on the structure of sympy expressions (methods
+# and functions that differentiate, substitute, simplify, solve, or read an expression's
+# parts): such a function is called with plain sympy symbols first, since the tracer's
+# tape symbols stand for subexpressions that these would not see into
+_STRUCTURAL_NAMES = """diff Derivative subs xreplace replace doit simplify expand factor
+collect cancel together apart trigsimp nsimplify powsimp radsimp solve linsolve nonlinsolve
+solve_linear_system series integrate Integral limit jacobian hessian Matrix ImmutableMatrix
+MutableDenseMatrix LUsolve inv det lambdify free_symbols atoms has coeff as_coefficients_dict
+as_coeff_Mul as_coeff_Add as_independent args func count_ops rewrite evalf is_zero
+is_constant equals dynamicsymbols KanesMethod LagrangesMethod"""
+STRUCTURAL = frozenset(_STRUCTURAL_NAMES.split())
+
+# sympy's names that a traced value passes through as an operand: elementwise functions
+# and constants
+_ELEMENTWISE_NAMES = """sin cos tan cot sec csc asin acos atan acot atan2 sinh cosh tanh
+asinh acosh atanh exp log sqrt cbrt root Abs sign Max Min Piecewise Heaviside erf erfc gamma
+loggamma floor ceiling pi E Rational Float Integer S"""
+ELEMENTWISE = frozenset(_ELEMENTWISE_NAMES.split())
+
+
+def _reached(f: Callable[..., Any]) -> Iterator[tuple[set[str], list[Any], dict[str, Any]]]:
+    """For ``f`` and each function it refers to (or holds in a closure), the names its
+    code uses, the values they have and its module's namespace, each function once."""
+    seen: set[int] = set()
+    stack = [f]
+    while stack and len(seen) < USES_LIMIT:
+        g = stack.pop()
+        if id(g) in seen:
+            continue
+        seen.add(id(g))
+        code = getattr(g, "__code__", None)
+        if not isinstance(code, types.CodeType):
+            yield set(), [g], {}
+            continue
+        namespace = getattr(g, "__globals__", None) or {}
+        names = _names_used(code)
+        values = [g, *(namespace[n] for n in names if n in namespace)]
+        for cell in getattr(g, "__closure__", None) or ():
+            with contextlib.suppress(ValueError):  # an empty cell
+                values.append(cell.cell_contents)
+        yield names, values, namespace
+        stack.extend(v for v in values[1:] if inspect.isfunction(v))
+
+
 def uses_jax(f: Callable[..., Any]) -> bool:
-    """Whether ``f``'s module works with JAX (holds a ``jax`` module or a function from
-    one): such a function is read from its jaxpr, not traced with sympy."""
-    namespace = getattr(f, "__globals__", {}) or {}
-    for value in namespace.values():
-        module = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", "")
-        if isinstance(module, str) and (module == "jax" or module.startswith("jax.")):
+    """Whether ``f`` itself works with JAX, decided per function (issue 40): it is a JAX
+    transformation's result (``jax.jit(g)``), or its code, or that of a function it calls
+    from its module (or holds in a closure), refers to a JAX module, function or array.
+    Such a function is read from its jaxpr; a NumPy function beside it in the same module
+    is traced (:func:`from_function`)."""
+    return any(_is_jax(v) for _, values, _ in _reached(f) for v in values)
+
+
+def _from_sympy(value: Any) -> bool:
+    module = value.__name__ if inspect.ismodule(value) else getattr(value, "__module__", "")
+    return isinstance(module, str) and (module == "sympy" or module.startswith("sympy."))
+
+
+def inspects_expressions(f: Callable[..., Any]) -> bool:
+    """Whether ``f`` (or a function it calls) may work on the structure of sympy
+    expressions, so that it is called with plain sympy symbols before the tracer's values
+    (whose tape makes tracing linear in the operations; with plain symbols a loop's running
+    sum is a new flattened sum at every step, quadratic): its code uses one of the
+    :data:`STRUCTURAL` names, or it refers to sympy and uses a sympy name, or an
+    attribute, other than the elementwise functions and constants of :data:`ELEMENTWISE`.
+    A tape symbol stands for a subexpression that ``diff`` or ``subs`` would not see into."""
+    for names, values, namespace in _reached(f):
+        if names & STRUCTURAL:
             return True
+        if not any(_from_sympy(v) for v in values):
+            continue
+        for name in names - ELEMENTWISE:
+            if name in namespace:
+                value = namespace[name]
+                if _from_sympy(value) and not inspect.ismodule(value):
+                    return True  # a sympy name imported: Matrix, Poly, ...
+            elif not hasattr(builtins, name):
+                return True  # an attribute: sympy.Matrix, expr.coeff, ...
     return False

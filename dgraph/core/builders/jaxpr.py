@@ -34,9 +34,10 @@ import numpy as np
 import sympy
 
 from ...errors import InputError
+from ..activity import dead_note
 from ..graph import DGraph, vertex_symbol
 
-__all__ = ["PRIMITIVES", "from_jax"]
+__all__ = ["PRIMITIVES", "NotJax", "from_jax"]
 
 
 def _jax():
@@ -45,6 +46,31 @@ def _jax():
     except ImportError:
         raise InputError("from_jax needs JAX: pip install 'dgraph[jax]' (or jax[cpu])") from None
     return jax
+
+
+class NotJax(InputError):
+    """JAX could not trace the function because it turns a JAX value into a NumPy array or
+    a Python number (``np.sin(x)``, ``float(x)``, ``if x > 0``): it is no JAX function,
+    though its module may hold some; :func:`dgraph.core.builders.load` traces it as NumPy
+    instead."""
+
+
+def _conversion_errors(jax) -> tuple[type, ...]:
+    errors = jax.errors
+    names = (
+        "TracerArrayConversionError",
+        "ConcretizationTypeError",
+        "TracerBoolConversionError",
+        "TracerIntegerConversionError",
+    )
+    return tuple(getattr(errors, n) for n in names if hasattr(errors, n))
+
+
+def _first_line(exc: Exception, limit: int = 200) -> str:
+    """An exception's message, first line only and at most ``limit`` characters (JAX's
+    run to paragraphs)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # -- what each primitive computes, over sympy operands --------------------------------------
@@ -516,8 +542,9 @@ def from_jax(
     except InputError:
         raise
     except Exception as exc:
-        raise InputError(
-            f"{where}: tracing it with JAX failed: {type(exc).__name__}: {exc}"
+        kind = NotJax if isinstance(exc, _conversion_errors(jax)) else InputError
+        raise kind(
+            f"{where}: tracing it with JAX failed: {type(exc).__name__}: {_first_line(exc)}"
         ) from None
     interpreter = _Interpreter(where, every_equation=every_equation)
     params = _parameter_names(f, len(args))
@@ -635,9 +662,11 @@ def _graph(interpreter: _Interpreter, inputs, outputs, label: str, where: str) -
     edges += [(names[interpreter.index[v]], n) for n, v in copies]
     g._add_edges(edges)
     notes = []
-    if dropped:
-        notes.append(f"{where}: {dropped} equation results no output uses were dropped")
+    if dropped:  # named as the equations' vertices would have been
+        dead = [prefix + interpreter.names[k][1:] for k in range(len(records)) if k not in live]
+        notes.append(f"{where}: {dead_note(dead)}")
     if interpreter.folded:
         notes.append(f"{where}: {interpreter.folded} operations on constants were folded")
     g.notes = notes
+    g.traced_with = "jax"
     return g._validate(expressions=True)

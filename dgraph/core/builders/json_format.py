@@ -2,8 +2,9 @@
 
 Expressions and labels are read by the restricted parser of :mod:`dgraph.core.parse`
 (nothing in the file is evaluated); labels given beside their target's expression must
-agree with it (:mod:`dgraph.core.labels`); vertices no input reaches are folded as
-constants (:mod:`dgraph.core.activity`).
+agree with it (:mod:`dgraph.core.labels`); vertices no output depends on are dropped as
+dead code, and vertices no input reaches are folded as constants, each with a note
+(:mod:`dgraph.core.activity`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...errors import GraphError, InputError
-from ..activity import fold_passive
+from ..activity import drop_dead, fold_passive
 from ..graph import DGraph
 from ..labels import check_labels
 from ..parse import parse_expression
@@ -146,7 +147,7 @@ def _from_dict(data: Any, source: str) -> DGraph:
             if label is not None:
                 partial = parse_expression(_label_text(label, where), names, where)
             graph.add_edge(u, v, partial)
-        graph = fold_passive(graph).validate()
+        graph = fold_passive(drop_dead(graph, source)).validate()
         if solved:
             graph.solve_for(solved)
     except GraphError as exc:

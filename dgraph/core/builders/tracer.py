@@ -17,6 +17,11 @@ otherwise a running sum whose partial sums are also used (``t = sin(y); y = y + 
 n steps) makes n sums of up to n terms, O(n^2) edges and tracing time. A function whose
 tape has at most :data:`WRITTEN_OUT` entries is written out again (sympy rebuilds each
 expression as it was), so that small functions keep the graphs and vertex names they had.
+A traced value that sympy converts (``sympy.sin(y)``, ``t * y`` for a sympy ``t``) is an
+operand too, put on the tape unless it is an atom: sympy's functions of scalars trace as
+NumPy's do (issue 40), and a function that works on expressions' structure (``diff``,
+``subs``) is called with plain symbols instead
+(:func:`dgraph.core.builders.functions.inspects_expressions`).
 """
 
 from __future__ import annotations
@@ -177,8 +182,8 @@ class Traced:
     def __repr__(self) -> str:
         return f"Traced({self.expr})"
 
-    def _sympy_(self) -> sympy.Expr:  # sympy's own functions take it too
-        return self.symbol if self.symbol is not None else self.expr
+    def _sympy_(self) -> sympy.Expr:  # sympy's own functions take it too, as an operand
+        return self.operand()
 
     def operand(self, merges: bool = False) -> sympy.Expr:
         """The expression to build on: the value itself where it is an atom, or where
