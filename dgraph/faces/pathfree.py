@@ -406,24 +406,41 @@ def creation_order(graph: DGraph) -> list[tuple[str, str]]:
                 seen.add(s)
                 order.append(s)
 
-    def dfs(u: str, pending: list[tuple[str, str]]) -> None:
-        for v in g.successors(u):
-            if v not in reach:
-                continue
-            spans = [*pending, (u, v)]
-            if v in outputs:
-                create([*spans, (v, SUPER_SINK)])
-                spans = []
-            if v in explored:
-                create(spans)
-                continue
-            explored.add(v)
-            dfs(v, spans)
+    # an iterative depth-first search (a graph is as deep as it is long): each frame is a
+    # vertex's successor iterator and the spans pending since the last output, kept as a
+    # linked list (span, rest) so that a step does not copy them
+    Pending = tuple | None
 
-    with _deep():
-        for x in graph.inputs:
-            if x in reach:
-                dfs(x, [(SUPER_SOURCE, x)])
+    def spans_of(pending: Pending) -> list[tuple[str, str]]:
+        out = []
+        while pending is not None:
+            span, pending = pending
+            out.append(span)
+        return out[::-1]
+
+    for x in graph.inputs:
+        if x not in reach:
+            continue
+        stack: list[tuple[Any, str, Pending]] = [
+            (iter(g.successors(x)), x, ((SUPER_SOURCE, x), None))
+        ]
+        while stack:
+            successors, u, pending = stack[-1]
+            for v in successors:
+                if v not in reach:
+                    continue
+                spans: Pending = ((u, v), pending)
+                if v in outputs:
+                    create([*spans_of(spans), (v, SUPER_SINK)])
+                    spans = None
+                if v in explored:
+                    create(spans_of(spans))
+                    continue
+                explored.add(v)
+                stack.append((iter(g.successors(v)), v, spans))
+                break
+            else:
+                stack.pop()
     return order
 
 
