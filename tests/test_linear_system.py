@@ -13,6 +13,7 @@ from dgraph import DGraph, from_json, from_linear_system
 from dgraph.bench.pendulum import n_link_pendulum
 from dgraph.cli import main
 from dgraph.codegen.c import compiler, load_c
+from dgraph.codegen.cuda import cxx_compiler, load_cuda_host
 from dgraph.codegen.generate import generate, generate_all
 from dgraph.codegen.python import load_python
 from dgraph.core.builders import from_sympy
@@ -248,11 +249,15 @@ def _pivot_system():
 
 @pytest.fixture(scope="module")
 def pivot_modules():
-    """The system's code in Python, C (with a compiler) and JAX (where installed)."""
+    """The system's code in Python, C and CUDA's host build (with compilers) and JAX
+    (where installed)."""
     graph = _pivot_system()
     out = [("python", load_python(generate(graph, "python", modes=MODES, check=False).text))]
     if compiler() is not None:
         out.append(("c", load_c(generate(graph, "c", modes=MODES, check=False).text)))
+    if cxx_compiler() is not None:  # the .cu file's host build: the kernels' own code
+        text = generate(graph, "cuda", modes=MODES, check=False).text
+        out.append(("cuda host", load_cuda_host(text)))
     try:
         import jax  # noqa: F401
     except ImportError:
