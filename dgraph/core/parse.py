@@ -559,10 +559,12 @@ class _Parser:
         return terms[0] if len(terms) == 1 else _build(sympy.Add, terms)
 
     def product(self):
-        factors = [(yield self.unary())]
+        leaf = self._leaf(power=False)
+        factors = [leaf if leaf is not None else (yield self.unary())]
         while (op := self.at("*", "/")) is not None:
             self.take()
-            factor = yield self.unary()
+            leaf = self._leaf(power=False)
+            factor = leaf if leaf is not None else (yield self.unary())
             factors.append(factor if op == "*" else _power(factor, sympy.S.NegativeOne))
         return factors[0] if len(factors) == 1 else _build(sympy.Mul, factors)
 
@@ -576,14 +578,18 @@ class _Parser:
         self.depth -= 1
         return value if op == "+" else _build(sympy.Mul, [sympy.S.NegativeOne, value])
 
-    def _leaf(self):
-        """A number or a name not called, taken; else None (most atoms: no nested rule)."""
+    def _leaf(self, power: bool = True):
+        """A number or a name not called (nor, unless ``power``, raised to a power), taken;
+        else None. Most factors are such leaves: they need no nested rule."""
         token = self.peek()
         if token is None or token[0] == "op":
             return None
         following = self.tokens[self.pos + 1] if self.pos + 1 < len(self.tokens) else None
-        if token[0] == "name" and following == ("op", "("):
-            return None
+        if following is not None and following[0] == "op":
+            if following[1] == "(" and token[0] == "name":
+                return None
+            if not power and following[1] in ("**", "^"):
+                return None
         self.pos += 1
         return _number(token[1]) if token[0] == "number" else self.name(token[1])
 
