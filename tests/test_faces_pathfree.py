@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import sys
 import time
 
 import pytest
@@ -207,3 +208,16 @@ def _recursive_creation_order(graph: DGraph) -> list[tuple[str, str]]:
         if x in reach:
             dfs(x, [(SUPER_SOURCE, x)])
     return order
+
+
+def test_the_path_free_check_leaves_the_recursion_limit_alone(monkeypatch):
+    """Stacks are read, met and united on explicit stacks: the old code raised the
+    interpreter's recursion limit (a global other threads share) around them."""
+
+    def refuse(limit: int) -> None:
+        raise AssertionError(f"set the recursion limit to {limit}")
+
+    monkeypatch.setattr(sys, "setrecursionlimit", refuse)
+    assert check_faces_pathfree(circular_example()).acyclic is False
+    es = accumulate(diamonds(6), "face-greedy")
+    assert es.verified and check_faces_pathfree(es).acyclic

@@ -25,9 +25,7 @@ Y. Zhou, *Notes on Computational Graph and Jacobian Accumulation*, arXiv:2012.15
 from __future__ import annotations
 
 import itertools
-import sys
 from collections import defaultdict
-from contextlib import contextmanager
 from typing import Any
 
 import sympy
@@ -47,17 +45,6 @@ Item = tuple  # ("node", Z) or ("run", X, a, c): what a label holds, as DAG node
 
 class Undecided(Exception):
     """The path-free check cannot read this expression set (a value without one span)."""
-
-
-@contextmanager
-def _deep():
-    """Stacks and expressions nest as deep as the graph; recursion follows them."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 20_000))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(old)
 
 
 class ExprDag:
@@ -186,24 +173,42 @@ class Stacks:
 
     def union(self, nodes) -> frozenset[int]:
         """The same stacks with one node per top frame (their parents united), which keeps
-        every set as small as the frames it can have."""
+        every set as small as the frames it can have. Uniting a frame's parents is another
+        union, done first (an explicit stack: the stacks nest as deep as the graph)."""
         nodes = frozenset(nodes)
-        out = self._unions.get(nodes)
-        if out is None:
-            by_frame: dict[Frame | None, list[int]] = defaultdict(list)
-            for n in nodes:
-                by_frame[self.frame[n]].append(n)
-            out = set()
-            for frame, same in by_frame.items():
-                if len(same) == 1:
-                    out.add(same[0])
-                else:
-                    out.add(self.node(frame, frozenset().union(*(self.parents[n] for n in same))))
-            out = self._unions[nodes] = frozenset(out)
-        return out
+        todo = [nodes]
+        while todo:
+            top = todo[-1]
+            if top in self._unions:
+                todo.pop()
+                continue
+            groups = self._by_frame(top)
+            below = {
+                f: frozenset().union(*(self.parents[n] for n in same))
+                for f, same in groups.items()
+                if len(same) > 1
+            }
+            missing = [u for u in below.values() if u not in self._unions]
+            if missing:
+                todo.extend(missing)
+                continue
+            out = {same[0] for same in groups.values() if len(same) == 1}
+            out.update(self._node(f, self._unions[u]) for f, u in below.items())
+            self._unions[top] = frozenset(out)
+            todo.pop()
+        return self._unions[nodes]
+
+    def _by_frame(self, nodes: frozenset[int]) -> dict[Frame | None, list[int]]:
+        by_frame: dict[Frame | None, list[int]] = defaultdict(list)
+        for n in nodes:
+            by_frame[self.frame[n]].append(n)
+        return by_frame
 
     def node(self, frame: Frame, parents: frozenset[int]) -> int:
-        parents = self.union(parents)
+        return self._node(frame, self.union(parents))
+
+    def _node(self, frame: Frame, parents: frozenset[int]) -> int:
+        """The node of ``frame`` over ``parents``, a union already."""
         key = (frame, parents)
         n = self._ids.get(key)
         if n is None:
@@ -213,22 +218,32 @@ class Stacks:
         return n
 
     def meet(self, a: int, b: int) -> int | None:
-        """The stacks both ``a`` and ``b`` hold (None if none)."""
+        """The stacks both ``a`` and ``b`` hold (None if none): the meets of their parents
+        first, on an explicit stack (parents are older nodes, so it ends)."""
         if a == b:
             return a
-        if a > b:
-            a, b = b, a
-        key = (a, b)
-        if key in self._meet:
-            return self._meet[key]
-        out = None
-        if a != 0 and self.frame[a] == self.frame[b]:
-            below = {self.meet(p, q) for p in self.parents[a] for q in self.parents[b]}
+        key = (min(a, b), max(a, b))
+        todo = [key]
+        while todo:
+            a, b = pair = todo[-1]
+            if pair in self._meet:
+                todo.pop()
+                continue
+            if a == 0 or self.frame[a] != self.frame[b]:
+                self._meet[pair] = None
+                todo.pop()
+                continue
+            pairs = [(p, q) for p in self.parents[a] for q in self.parents[b]]
+            missing = [(min(p, q), max(p, q)) for p, q in pairs if p != q]
+            missing = [m for m in missing if m not in self._meet]
+            if missing:
+                todo.extend(missing)
+                continue
+            below = {p if p == q else self._meet[min(p, q), max(p, q)] for p, q in pairs}
             below.discard(None)
-            if below:
-                out = self.node(self.frame[a], frozenset(below))
-        self._meet[key] = out
-        return out
+            self._meet[pair] = self.node(self.frame[a], frozenset(below)) if below else None
+            todo.pop()
+        return self._meet[key]
 
     def meet_sets(self, left: set[int], right: set[int]) -> set[int]:
         by_frame: dict[Frame, list[int]] = defaultdict(list)
@@ -270,50 +285,73 @@ class Stacks:
 
     def _below(self, n: int, region, side: str) -> Any:
         """The stacks under each product of a region pushed on ``n`` (its frame read as
-        the factor the region descends into)."""
+        the factor the region descends into); those of the products it is reached from
+        first, on an explicit stack."""
         dag, memo = self.dag, {}
 
         def below(w: int) -> frozenset[int]:
-            if w not in memo:
+            todo = [w]
+            while todo:
+                u = todo[-1]
+                if u in memo:
+                    todo.pop()
+                    continue
+                missing = [f for f in region[u] if f is not None and f not in memo]
+                if missing:
+                    todo.extend(missing)
+                    continue
                 out = set()
-                for f in region[w]:
+                for f in region[u]:
                     if f is None:
                         out.add(n)
                     else:
                         inner = 0 if side == "left" else dag.size(f) - 1
-                        out.add(self.node((f, inner), below(f)))
-                memo[w] = frozenset(out)
+                        out.add(self.node((f, inner), memo[f]))
+                memo[u] = frozenset(out)
+                todo.pop()
             return memo[w]
 
         return below
 
+    def _top(self, n: int, c: int, side: str) -> frozenset[int]:
+        """``n`` with its top product read up to boundary ``c`` (side "left": popped when
+        complete) or back to it (side "right": popped at its start); a popped product's
+        parents are read on, on an explicit stack."""
+        left = side == "left"
+        first = (n, c, side)
+        todo = [(n, c)]
+        while todo:
+            n, c = todo[-1]
+            key = (n, c, side)
+            if key in self._tops:
+                todo.pop()
+                continue
+            y, _ = self.frame[n]
+            if (c < self.dag.size(y) if left else c > 0) or self.dag.root[y]:
+                self._tops[key] = self.union({self.node((y, c), self.parents[n])})
+                todo.pop()
+                continue
+            after = [
+                (p, self.frame[p][1] + 1 if left else self.frame[p][1]) for p in self.parents[n]
+            ]
+            missing = [(p, d) for p, d in after if (p, d, side) not in self._tops]
+            if missing:
+                todo.extend(missing)
+                continue
+            out: set[int] = set()
+            for p, d in after:
+                out |= self._tops[p, d, side]
+            self._tops[key] = self.union(out)
+            todo.pop()
+        return self._tops[first]
+
     def _top_left(self, n: int, c: int) -> frozenset[int]:
         """``n`` with its top product read up to boundary ``c`` (popped when complete)."""
-        key = (n, c, "left")
-        if key not in self._tops:
-            y, _ = self.frame[n]
-            if c < self.dag.size(y) or self.dag.root[y]:
-                out = {self.node((y, c), self.parents[n])}
-            else:
-                out = set()
-                for p in self.parents[n]:
-                    out |= self._top_left(p, self.frame[p][1] + 1)
-            self._tops[key] = self.union(out)
-        return self._tops[key]
+        return self._top(n, c, "left")
 
     def _top_right(self, n: int, c: int) -> frozenset[int]:
         """``n`` with its top product read back to boundary ``c`` (popped at its start)."""
-        key = (n, c, "right")
-        if key not in self._tops:
-            y, _ = self.frame[n]
-            if c > 0 or self.dag.root[y]:
-                out = {self.node((y, c), self.parents[n])}
-            else:
-                out = set()
-                for p in self.parents[n]:
-                    out |= self._top_right(p, self.frame[p][1])
-            self._tops[key] = self.union(out)
-        return self._tops[key]
+        return self._top(n, c, "right")
 
     def read_left(self, n: int, items: set[Item]) -> set[int]:
         """The stacks after a label holding ``items``, from the stack ``n`` at its start."""
@@ -499,21 +537,18 @@ class LineState:
         for r, (y, x) in dag.entry.items():
             roots[x].append(self.stacks.node((r, 0), frozenset({0})))
             roots[y].append(self.stacks.node((r, 1), frozenset({0})))
-        with _deep():
-            for v in self._topological():
-                if self.is_terminal(v):
-                    self.left[v] = (
-                        set(roots[self.span[v][1]]) if SUPER_SOURCE in self.span[v] else set()
-                    )
-                else:
-                    self.left[v] = self._read_left(v)
-            for v in reversed(self._topological()):
-                if self.is_terminal(v):
-                    self.right[v] = (
-                        set(roots[self.span[v][0]]) if SUPER_SINK in self.span[v] else set()
-                    )
-                else:
-                    self.right[v] = self._read_right(v)
+        for v in self._topological():
+            if self.is_terminal(v):
+                self.left[v] = (
+                    set(roots[self.span[v][1]]) if SUPER_SOURCE in self.span[v] else set()
+                )
+            else:
+                self.left[v] = self._read_left(v)
+        for v in reversed(self._topological()):
+            if self.is_terminal(v):
+                self.right[v] = set(roots[self.span[v][0]]) if SUPER_SINK in self.span[v] else set()
+            else:
+                self.right[v] = self._read_right(v)
 
     # -- bookkeeping -----------------------------------------------------------------------
 
@@ -677,13 +712,12 @@ class LineState:
             self.succ[k][s] = self.pred[s][k] = None
         for v in (i, j):
             self._drop_if_dead(v)
-        with _deep():
-            self.left[k] = self._read_left(k)
-            self.right[k] = self._read_right(k)
-            if j in self.succ:
-                self.left[j] = self._read_left(j)
-            if i in self.succ:
-                self.right[i] = self._read_right(i)
+        self.left[k] = self._read_left(k)
+        self.right[k] = self._read_right(k)
+        if j in self.succ:
+            self.left[j] = self._read_left(j)
+        if i in self.succ:
+            self.right[i] = self._read_right(i)
         for v in (i, j, k):
             self._version[v] += 1
         self._merge_around({i, j, k} | preds | succs)
