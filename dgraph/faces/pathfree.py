@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
+from collections.abc import Generator
 from typing import Any
 
 import sympy
@@ -47,6 +48,24 @@ class Undecided(Exception):
     """The path-free check cannot read this expression set (a value without one span)."""
 
 
+def _run(rule: Generator) -> Any:
+    """A generator's value, where it yields the generators whose values it needs (each
+    sent back to it): nesting on a list, not the call stack, so no depth limit."""
+    stack = [rule]
+    value = None
+    while True:
+        try:
+            needed = stack[-1].send(value)
+        except StopIteration as done:
+            stack.pop()
+            if not stack:
+                return done.value
+            value = done.value
+        else:
+            stack.append(needed)
+            value = None
+
+
 class ExprDag:
     """An expression set as a DAG: leaves (edges), products (factors in path order, with
     the graph vertices at their boundaries) and sums; references are shared nodes, and
@@ -66,7 +85,9 @@ class ExprDag:
         leaves: dict[sympy.Symbol, int] = {}
         refs: dict[sympy.Symbol, int | None] = {}
 
-        def walk(e: sympy.Expr) -> int | None:
+        def walk(e: sympy.Expr) -> Generator:
+            """The node of ``e`` (None for the factor 1); ``yield walk(a)`` reads an
+            argument's, on :func:`_run`'s stack: references nest as deep as the graph."""
             if e.is_Symbol:
                 if e in edge_of:
                     if e not in leaves:
@@ -75,7 +96,7 @@ class ExprDag:
                 if e not in es.references:
                     raise Undecided(f"unknown symbol {e}")
                 if e not in refs:
-                    refs[e] = walk(es.references[e])
+                    refs[e] = yield walk(es.references[e])
                 return refs[e]
             if e.is_Number:
                 if e != 1:
@@ -84,12 +105,19 @@ class ExprDag:
                     )
                 return None
             if e.is_Add:
-                terms = [walk(a) for a in e.args]
+                terms = []
+                for a in e.args:
+                    terms.append((yield walk(a)))
                 if any(t is None for t in terms) or len({self.span[t] for t in terms}) != 1:
                     raise Undecided("a sum whose terms span different vertices")
                 return self._new("add", terms, self.span[terms[0]], [])
             if e.is_Mul or (e.is_Pow and e.exp.is_Integer and e.exp > 0):
-                factors = [walk(a) for a in e.args] if e.is_Mul else [walk(e.base)] * int(e.exp)
+                if e.is_Mul:
+                    factors = []
+                    for a in e.args:
+                        factors.append((yield walk(a)))
+                else:
+                    factors = [(yield walk(e.base))] * int(e.exp)
                 factors = [f for f in reversed(factors) if f is not None]  # path order
                 if not factors:
                     raise Undecided("an empty product")
@@ -104,7 +132,7 @@ class ExprDag:
             raise Undecided(f"unsupported term {e}")
 
         for (y, x), entry in es.jacobian.items():
-            node = walk(entry)
+            node = _run(walk(entry))
             if node is None or self.span[node] != (x, y):
                 raise Undecided(f"the entry d{y}/d{x} does not span {x} -> {y}")
             r = self._new("mul", [node], (x, y), [x, y], root=True)
@@ -136,22 +164,34 @@ class ExprDag:
     def word(self, node: int, want: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
         """One path the node derives, as edges: in each sum the term that passes most of
         the vertices ``want`` (the first such term)."""
+        return _run(self._word(node, want))
+
+    def _word(self, node: int, want: frozenset[str]) -> Generator:
         if self.kind[node] == "leaf":
             return [self.span[node]]
         if self.kind[node] == "add":
             best = max(self.kids[node], key=lambda k: (len(self.vertices(k) & want), -k))
-            return self.word(best, want)
-        return [e for k in self.kids[node] for e in self.word(k, want)]
+            return (yield self._word(best, want))
+        out = []
+        for k in self.kids[node]:
+            out += yield self._word(k, want)
+        return out
 
     def vertices(self, node: int) -> frozenset[str]:
         """The graph vertices some path the node derives passes."""
         if not hasattr(self, "_vertices"):
             self._vertices: dict[int, frozenset[str]] = {}
+        return _run(self._vertices_of(node))
+
+    def _vertices_of(self, node: int) -> Generator:
         if node not in self._vertices:
             if self.kind[node] == "leaf":
                 out = frozenset(self.span[node])
             else:
-                out = frozenset().union(*(self.vertices(k) for k in self.kids[node]))
+                parts = []
+                for k in self.kids[node]:
+                    parts.append((yield self._vertices_of(k)))
+                out = frozenset().union(*parts)
             self._vertices[node] = out
         return self._vertices[node]
 
