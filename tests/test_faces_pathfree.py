@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import sys
 import time
 
 import pytest
@@ -18,6 +19,8 @@ from dgraph.core.random_graphs import diamond_chain, random_composition, random_
 from dgraph.errors import DGraphError
 from dgraph.faces.elimination import FACE_PATH_LIMIT
 from dgraph.faces.examples import circular_example
+from dgraph.faces.line_graph import SUPER_SINK, SUPER_SOURCE
+from dgraph.faces.pathfree import creation_order
 from dgraph.faces.realize import check_faces, check_faces_pathfree, check_faces_paths
 from dgraph.methods import accumulate, methods
 
@@ -141,3 +144,80 @@ def test_cli_faces_all_lists_a_search_too_large_as_skipped(tmp_path, capsys):
     assert rows[1]["method"] == "vertex-optimal"
     assert "exceed the exhaustive limit" in rows[1]["skipped"]
     assert main(["faces", str(big), "-m", "vertex-optimal"]) == 2  # alone: an error, one line
+
+
+# -- deep graphs ---------------------------------------------------------------------------
+
+
+def test_creation_order_of_a_21000_vertex_chain():
+    """The depth-first search is iterative: the old one recursed once per vertex with the
+    recursion limit raised to 20,000 and raised RecursionError here."""
+    n = 21_000
+    g = DGraph("chain")
+    g.add_vertex("x", "input")
+    for k in range(1, n + 1):
+        g.add_vertex(f"v{k}", "intermediate")
+    g.add_vertex("y", "output")
+    names = ["x", *(f"v{k}" for k in range(1, n + 1)), "y"]
+    for u, v in itertools.pairwise(names):
+        g.add_edge(u, v)
+    order = creation_order(g)
+    assert order == [(SUPER_SOURCE, "x"), *itertools.pairwise(names), ("y", SUPER_SINK)]
+
+
+@settings(max_examples=40)
+@given(dags(max_intermediates=7))
+def test_creation_order_is_the_recursive_walk(g):
+    """The same order as the recursive depth-first search it replaces."""
+    assert creation_order(g) == _recursive_creation_order(g)
+
+
+def _recursive_creation_order(graph: DGraph) -> list[tuple[str, str]]:
+    """The old recursive creation_order, the reference on small graphs."""
+    g = graph.nx
+    outputs = set(graph.outputs)
+    reach = set(outputs)
+    for v in reversed(list(graph.order())):
+        if any(w in reach for w in g.successors(v)):
+            reach.add(v)
+    order: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    explored: set[str] = set()
+
+    def create(spans):
+        for s in spans:
+            if s not in seen:
+                seen.add(s)
+                order.append(s)
+
+    def dfs(u, pending):
+        for v in g.successors(u):
+            if v not in reach:
+                continue
+            spans = [*pending, (u, v)]
+            if v in outputs:
+                create([*spans, (v, SUPER_SINK)])
+                spans = []
+            if v in explored:
+                create(spans)
+                continue
+            explored.add(v)
+            dfs(v, spans)
+
+    for x in graph.inputs:
+        if x in reach:
+            dfs(x, [(SUPER_SOURCE, x)])
+    return order
+
+
+def test_the_path_free_check_leaves_the_recursion_limit_alone(monkeypatch):
+    """Stacks are read, met and united on explicit stacks: the old code raised the
+    interpreter's recursion limit (a global other threads share) around them."""
+
+    def refuse(limit: int) -> None:
+        raise AssertionError(f"set the recursion limit to {limit}")
+
+    monkeypatch.setattr(sys, "setrecursionlimit", refuse)
+    assert check_faces_pathfree(circular_example()).acyclic is False
+    es = accumulate(diamonds(6), "face-greedy")
+    assert es.verified and check_faces_pathfree(es).acyclic

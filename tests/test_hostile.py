@@ -138,7 +138,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ("at-nan", ["inverse", SQUARE, "--vector", "1,1", "--at", "nan,1"], "--at needs finite"),
     ("at-inf", ["inverse", SQUARE, "--vector", "1,1", "--at", "1,-inf"], "--at needs finite"),
     ("at-word", ["inverse", SQUARE, "--vector", "1,1", "--at", "1,x"], "--at needs"),
-    ("at-count", ["inverse", SQUARE, "--vector", "1,1", "--at", "1"], "it needs 2"),
+    (
+        "at-count",
+        ["inverse", SQUARE, "--vector", "1,1", "--at", "1"],
+        "--at has 1 number; it needs 2",
+    ),
     # 9. evaluation overflows: the error alone, no RuntimeWarning before it
     ("overflow", ["inverse", SQUARE, "--vector", "1,1", "--at", "1000,1"], "inf"),
     # 7. orders naming the wrong vertices
@@ -322,7 +326,7 @@ CASES: list[tuple[str, list[str], str]] = [
         "returned NoneType",
     ),
     # 11. parameters (issue 28)
-    ("params-not-name", ["structure", SIN, "--params", "1x"], "is not a name"),
+    ("params-not-name", ["structure", SIN, "--params", "1x"], "--params: '1x' is not a name"),
     ("params-twice", ["structure", SIN, "--params", "g,g"], "listed twice"),
     (
         "params-unknown",

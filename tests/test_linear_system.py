@@ -12,7 +12,8 @@ import sympy
 from dgraph import DGraph, from_json, from_linear_system
 from dgraph.bench.pendulum import n_link_pendulum
 from dgraph.cli import main
-from dgraph.codegen.c import compiler
+from dgraph.codegen.c import compiler, load_c
+from dgraph.codegen.cuda import cxx_compiler, load_cuda_host
 from dgraph.codegen.generate import generate, generate_all
 from dgraph.codegen.python import load_python
 from dgraph.core.builders import from_sympy
@@ -234,3 +235,72 @@ def test_sweep_strategy_is_refused_for_a_system():
     for program in (jvp_program, vjp_program):
         with pytest.raises(DGraphError, match="strategy sweep"):
             program(es, "sweep")
+
+
+# -- pivots that vanish at run time ------------------------------------------------------
+
+
+def _pivot_system():
+    """[[k, x], [x, 1]] s = [sin x, 1]: the first pivot is k, the second 1 - x²/k (zero
+    where k = x², the matrix singular)."""
+    x, k = sympy.symbols("x k")
+    return from_linear_system([[k, x], [x, 1]], [sympy.sin(x), 1], [x], params=[k])
+
+
+@pytest.fixture(scope="module")
+def pivot_modules():
+    """The system's code in Python, C and CUDA's host build (with compilers) and JAX
+    (where installed)."""
+    graph = _pivot_system()
+    out = [("python", load_python(generate(graph, "python", modes=MODES, check=False).text))]
+    if compiler() is not None:
+        out.append(("c", load_c(generate(graph, "c", modes=MODES, check=False).text)))
+    if cxx_compiler() is not None:  # the .cu file's host build: the kernels' own code
+        text = generate(graph, "cuda", modes=MODES, check=False).text
+        out.append(("cuda host", load_cuda_host(text)))
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        return out
+    out.append(("jax", load_python(generate(graph, "jax", modes=MODES, check=False).text)))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("x", "k", "why"),
+    [
+        (0.7, 0.0, "first pivot zero"),
+        (0.7, 1e-17, "first pivot tiny beside its column"),
+        (0.5, 0.25, "second pivot zero: k = x**2, M singular"),
+    ],
+)
+def test_a_vanishing_pivot_gives_nan_in_every_language(pivot_modules, x, k, why):
+    """Without pivoting, the old code divided by the pivot as it was: inf, or a finite
+    and wrong value for a tiny one. Now every output is NaN there, in every mode."""
+    for language, module in pivot_modules:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = [
+                module.primal([x], [k]),
+                module.jacobian([x], [k]),
+                module.value_and_jacobian([x], [k])[1],
+                module.jvp([x], [1.0], [k]),
+                module.vjp([x], [1.0, 1.0], [k]),
+            ]
+        for v in values:
+            assert np.isnan(np.asarray(v, dtype=float)).all(), (language, why)
+
+
+def test_pivots_well_away_from_zero_solve_exactly(pivot_modules):
+    """At k = 1.3, x = 0.7 the solution is that of numpy's solve, in every language."""
+    x, k = 0.7, 1.3
+    expected = np.linalg.solve([[k, x], [x, 1.0]], [np.sin(x), 1.0])
+    for language, module in pivot_modules:
+        rtol = 1e-6 if language == "jax" else 1e-14  # JAX computes in float32 by default
+        np.testing.assert_allclose(module.primal([x], [k]), expected, rtol=rtol, err_msg=language)
+
+
+def test_cuda_source_guards_its_pivots():
+    """CUDA cannot run here: its source holds the same NaN guards as the C source."""
+    text = generate(_pivot_system(), "cuda", modes=("jacobian",), check=False).text
+    assert "? ((T(1)/v_k)) : (NAN))" in text
+    assert text.count(": (NAN))") >= 2

@@ -105,7 +105,7 @@ def names(text: str | None, option: str) -> list[str]:
     items = [t.strip() for t in (text or "").split(",") if t.strip()]
     for item in items:
         if not item.isidentifier():
-            raise InputError(f"{option}: {_short(item)!r} is not a name")
+            raise InputError(f"{option}: {_short(item)} is not a name")
     _no_repeats(items, option)
     return items
 

@@ -40,7 +40,8 @@ def _check_length(values: list[float], names: list[str], option: str, what: str)
     """A one-line error unless there is one number per name."""
     if len(values) != len(names):
         raise DGraphError(
-            f"{option} has {len(values)} numbers; it needs {len(names)}, one per {what}"
+            f"{option} has {len(values)} number{'s' * (len(values) != 1)}; it needs"
+            f" {len(names)}, one per {what}"
             + (f" ({', '.join(names)})" if len(names) <= 10 else "")
         )
 

@@ -108,7 +108,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--cuts", help="layers: vertex sets from the roots down, 'a,b;c,d'")
     p.add_argument("--pair", action="append", help="zhou: only the entry OUTPUT,INPUT (repeatable)")
-    p.add_argument("--latex", action="store_true", help="print the expression set as LaTeX")
+    p.add_argument(
+        "--latex",
+        action="store_true",
+        help="print LaTeX only: the expression set as align*, the report as %% comments",
+    )
     p.add_argument("--graph-out", help="zhou/layers: also draw the expressions as a graph")
 
     p = sub.add_parser("compare", help="every method side by side")
@@ -208,11 +212,19 @@ def cmd_accumulate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(es.to_dict()))
     else:
-        print(graph_summary(graph))
-        print(cost_line(es))
-        print("steps: " + ", ".join(map(str, es.steps)))
-        print(es.to_latex() if args.latex else es.to_text())
+        report = [graph_summary(graph), cost_line(es), "steps: " + ", ".join(map(str, es.steps))]
+        if args.latex:  # stdout is LaTeX only: the report lines become comments
+            print("\n".join(_tex_comment(line) for line in report))
+            print(es.to_latex())
+        else:
+            print("\n".join(report))
+            print(es.to_text())
     return 0 if es.verified else 1
+
+
+def _tex_comment(line: str) -> str:
+    """``line`` as LaTeX comment lines (``% ...``), whatever characters it holds."""
+    return "\n".join("% " + part for part in line.splitlines() or [""])
 
 
 def _progress(quiet: bool) -> contextlib.AbstractContextManager:

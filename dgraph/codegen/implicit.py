@@ -10,6 +10,12 @@ one solve per column of the expression set's entries, where differentiating a sy
 solve's expression tree would differentiate the factorization itself. ``jvp`` solves
 once, ``vjp`` once with Mᵀ. Signs are chosen so that F - M s needs no negation.
 
+Without pivoting a pivot can vanish, or nearly, at a point where M is singular or badly
+ordered: each symbolic pivot's reciprocal is NaN at run time when the pivot is at most
+n·2⁻⁵² times the largest entry left in its row and column (:func:`_reciprocal`), so every
+value computed from the factors is NaN there, in every target language, rather than a
+silently wrong solution and Jacobian.
+
 >>> import sympy
 >>> from dgraph import from_linear_system
 >>> from dgraph.codegen.program import jacobian_program
@@ -17,7 +23,7 @@ once, ``vjp`` once with Mᵀ. Signs are chosen so that F - M s needs no negation
 >>> x, k = sympy.symbols("x k")
 >>> g = from_linear_system([[k, 0], [x, 1]], [sympy.sin(x), 1], [x], params=[k])
 >>> print(jacobian_program(accumulate(g, "forward")).to_text())  # y0 = sin(x)/k, y1 = 1 - x y0
-lu4 = 1/v_k
+lu4 = Piecewise((1/v_k, Abs(v_k) > 4.44089209850063e-16*Abs(v_x)), (nan, True))
 d_t1_x = cos(v_x)
 s1 = d_t1_x*lu4
 jacobian[0, 0] = s1
@@ -42,6 +48,7 @@ from .counting import fold_constants
 from .ir import Assignment, fresh, in_order, value_symbol
 
 __all__ = [
+    "TINY_PIVOT",
     "Factors",
     "Solution",
     "ordered",
@@ -52,6 +59,8 @@ __all__ = [
 ]
 
 Matrix = list[list[sympy.Expr]]
+
+TINY_PIVOT = 2.0**-52  # a pivot at most n times this times its row and column is NaN
 
 
 @dataclass(frozen=True)
@@ -156,7 +165,7 @@ def _factor(matrix: Matrix, out: list[Assignment], temps: Iterator[sympy.Symbol]
                 f"the linear system's matrix has a zero pivot in row {k} without pivoting:"
                 " order the equations so that the diagonal is nonzero"
             )
-        reciprocals.append(_assign(1 / a[k][k], out, temps))
+        reciprocals.append(_assign(_reciprocal(a, k, n), out, temps))
         for i in range(k + 1, n):
             if a[i][k] == 0:
                 continue
@@ -166,6 +175,26 @@ def _factor(matrix: Matrix, out: list[Assignment], temps: Iterator[sympy.Symbol]
                     a[i][j] = _assign(a[i][j] - lower[i][k] * a[k][j], out, temps)
     upper = [[a[i][j] if j >= i else sympy.S.Zero for j in range(n)] for i in range(n)]
     return Factors(lower, upper, reciprocals)
+
+
+def _reciprocal(a: Matrix, k: int, n: int) -> sympy.Expr:
+    """1/a_kk, or NaN where the pivot is too small at run time for the factors to mean
+    anything: |a_kk| <= n eps max(|a_kj|, |a_ik|) over the rest of its row and column
+    (a multiplier a_ik/a_kk or a back-substitution step beyond 1/(n eps), eps the double
+    precision unit roundoff 2**-53 doubled). An exactly zero pivot is NaN whatever its
+    neighbours; a symmetric positive definite or diagonally dominant matrix, which needs
+    no pivoting, has pivots far above the bound. A pivot that is a number needs no check."""
+    pivot = a[k][k]
+    if pivot.is_Number:
+        return 1 / pivot
+    others = [a[k][j] for j in range(k + 1, n)] + [a[i][k] for i in range(k + 1, n)]
+    others = [e for e in others if e != 0]
+    bound = (
+        sympy.Float(n * TINY_PIVOT) * sympy.Max(*(sympy.Abs(e) for e in others))
+        if others
+        else sympy.S.Zero
+    )
+    return sympy.Piecewise((1 / pivot, sympy.Abs(pivot) > bound), (sympy.nan, True))
 
 
 def solve(

@@ -121,12 +121,28 @@ def fold_passive(graph: DGraph) -> DGraph:
             folded.add_edge(u, v, label)
     for v in passive:
         if graph.role(v) == "intermediate":
-            value = "its value is unknown" if values[v] is None else f"its value {values[v]}"
-            uses = ", ".join(users[v]) or "the constants that use it"
-            folded.notes.append(f"{v}: no input reaches it; {value} is folded into {uses}")
+            folded.notes.append(_note(v, values[v], users[v]))
     if graph.solved:
         folded.solve_for(graph.solved)
     return folded
+
+
+def _note(v: str, value: sympy.Expr | None, users: list[str]) -> str:
+    """What folding the passive ``v`` did, as a sentence.
+
+    >>> _note("c", sympy.pi, ["y", "z"])
+    'c: no input reaches it; its value pi is folded into y, z'
+    >>> _note("v5", None, ["v25", "v20"])
+    'v5: no input reaches it; v25, v20 use it as a constant of unknown value'
+    """
+    head = f"{v}: no input reaches it"
+    if not users:
+        return f"{head}; it is folded into the constants that use it"
+    names = ", ".join(users)
+    if value is None:
+        verb = "uses" if len(users) == 1 else "use"
+        return f"{head}; {names} {verb} it as a constant of unknown value"
+    return f"{head}; its value {value} is folded into {names}"
 
 
 def _values(names: list[str], values: dict[str, sympy.Expr | None]) -> dict:

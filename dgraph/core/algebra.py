@@ -19,6 +19,7 @@ from ..errors import VerificationError
 
 __all__ = [
     "canonical_key",
+    "check_sympy_internals",
     "fold",
     "nc_product",
     "nc_product_of",
@@ -244,3 +245,47 @@ def fold(
         raise VerificationError(f"unsupported term in an expression set: {e}")
 
     return walk(expr)
+
+
+def check_sympy_internals() -> None:
+    """Fail loudly, once at import, if a sympy internal dgraph builds on has changed:
+    :func:`nc_symbol` (and the trace's tape symbols) fill ``_assumptions``,
+    ``_assumptions_orig`` and ``_assumptions0`` of a bare ``Symbol`` by hand, and
+    :func:`nc_product`, the D* method and the expression-set packer build products and sums
+    with ``Mul._from_args`` / ``Add._from_args`` (no canonicalization). Each must give
+    the object sympy's constructors give, or results would be silently wrong.
+    tests/test_internals.py checks the same and more."""
+    try:
+        problems = _sympy_internal_problems()
+    except Exception as exc:  # an internal gone or changed its signature
+        problems = [f"{type(exc).__name__}: {exc}"]
+    if problems:
+        raise RuntimeError(
+            f"sympy {sympy.__version__} changed an internal dgraph relies on: "
+            + "; ".join(problems)
+            + " (dgraph.core.algebra.check_sympy_internals; use the sympy version"
+            " dgraph's tests pass with)"
+        )
+
+
+def _sympy_internal_problems() -> list[str]:
+    """What :func:`check_sympy_internals` found wrong, as phrases."""
+    made = nc_symbol("_dgraph_probe")
+    built = sympy.Symbol("_dgraph_probe", commutative=False)
+    problems = []
+    if not (made == built and hash(made) == hash(built) and made.is_commutative is False):
+        problems.append("a Symbol made from another's _assumptions is not that Symbol")
+    if made._assumptions0 != built._assumptions0:
+        problems.append("Symbol._assumptions0 no longer holds the given assumptions")
+    a, b = nc_symbol("_dgraph_a"), nc_symbol("_dgraph_b")
+    product = sympy.Mul._from_args((b, a), is_commutative=False)  # factors in their order
+    if product != sympy.Mul(b, a) or product.args != (b, a) or product.is_commutative:
+        problems.append("Mul._from_args(args, is_commutative=False) is not Mul(*args)")
+    canonical = sympy.Add(product, a)  # rebuilt from its canonical arguments, as packed
+    total = sympy.Add._from_args(canonical.args, False)
+    if total != canonical or hash(total) != hash(canonical):
+        problems.append("Add._from_args(args, False) is not Add(*args)")
+    return problems
+
+
+check_sympy_internals()

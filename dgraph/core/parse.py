@@ -6,10 +6,10 @@ sympy's ``parse_expr`` evaluates Python, so a trace line such as
 reads numbers, declared names, a whitelist of constants and functions, the arithmetic
 operators ``+ - * / ** ^`` and, for piecewise expressions, comparisons and ``& | ~``.
 No attribute access, no indexing, no strings, no keyword arguments; calls only to the
-functions in :data:`FUNCTIONS`. Operator chains are read with loops, not recursion, so a
-statement of thousands of terms parses; nesting (parentheses, calls, unary signs) is
-limited to :data:`MAX_DEPTH`. Constants must be finite and real: ``x/0`` and ``I*x`` are
-refused, as are numbers too large to evaluate.
+functions in :data:`FUNCTIONS`. Operator chains are read with loops and nesting with an
+explicit stack, not recursion, so a statement of thousands of terms parses; nesting
+(parentheses, calls, unary signs) is limited to :data:`MAX_DEPTH`. Constants must be
+finite and real: ``x/0`` and ``I*x`` are refused, as are numbers too large to evaluate.
 
 >>> parse_expression("x0*sin(x1)^2 + 1e-3", {"x0", "x1"})
 x0*sin(x1)**2 + 0.001
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 import re
-import sys
-from collections.abc import Callable, Collection, KeysView, Mapping
+from collections.abc import Callable, Collection, Generator, KeysView, Mapping
+from typing import Any
 
 import sympy
 from sympy.core.parameters import global_parameters
@@ -171,12 +171,29 @@ def _parse(
     names: Collection[str] | None,
     symbols: Mapping[str, sympy.Symbol] | None = None,
 ) -> sympy.Basic:
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 12 * MAX_DEPTH + 2000))  # about 10 frames a level
-    try:
-        return _Parser(tokens, names, symbols).parse()
-    finally:
-        sys.setrecursionlimit(limit)
+    return _Parser(tokens, names, symbols).parse()
+
+
+def _run(rule: Generator) -> Any:
+    """A grammar rule's value, its nesting kept on a list instead of the call stack.
+
+    Each rule is a generator that yields the rule it needs next (a generator not yet
+    started) and receives that rule's value; so nesting costs no Python frames, the
+    parser runs at any depth of the caller's stack, and it never touches the
+    interpreter's recursion limit (a global, shared by threads)."""
+    stack = [rule]
+    value = None
+    while True:
+        try:
+            needed = stack[-1].send(value)
+        except StopIteration as done:
+            stack.pop()
+            if not stack:
+                return done.value
+            value = done.value
+        else:
+            stack.append(needed)
+            value = None
 
 
 class Template:
@@ -445,7 +462,8 @@ def _short(number: sympy.Number) -> str:
 
 
 class _Parser:
-    """Precedence climbing over the tokens; binary chains are loops, nesting recursion."""
+    """Precedence climbing over the tokens; binary chains are loops, and each rule is a
+    generator run by :func:`_run` (``value = yield rule()`` reads a nested rule)."""
 
     def __init__(
         self,
@@ -491,7 +509,7 @@ class _Parser:
     def parse(self) -> sympy.Basic:
         if not self.tokens:
             raise _Fail("empty expression")
-        value = self.disjunction()
+        value = _run(self.disjunction())
         if self.peek() is not None:
             raise _Fail(f"unexpected {self.peek()[1]!r}")
         if isinstance(value, _Tuple):
@@ -499,79 +517,98 @@ class _Parser:
         return value
 
     def disjunction(self):
-        terms = [self.conjunction()]
+        terms = [(yield self.conjunction())]
         while self.at("|"):
             self.take()
-            terms.append(self.conjunction())
+            terms.append((yield self.conjunction()))
         return terms[0] if len(terms) == 1 else _build(sympy.Or, terms)
 
     def conjunction(self):
-        terms = [self.negation()]
+        terms = [(yield self.negation())]
         while self.at("&"):
             self.take()
-            terms.append(self.negation())
+            terms.append((yield self.negation()))
         return terms[0] if len(terms) == 1 else _build(sympy.And, terms)
 
     def negation(self):
         if self.at("~"):
             self.take()
             self.nest()
-            value = _build(sympy.Not, [self.negation()])
+            value = _build(sympy.Not, [(yield self.negation())])
             self.depth -= 1
             return value
-        return self.comparison()
+        return (yield self.comparison())
 
     def comparison(self):
-        left = self.sum()
+        left = yield self.sum()
         op = self.at(*_COMPARE)
         if op is None:
             return left
         self.take()
-        right = self.sum()
+        right = yield self.sum()
         if self.at(*_COMPARE):
             raise _Fail("chained comparisons are not supported; use &")
         return _build(_COMPARE[op], [left, right])
 
     def sum(self):
-        terms = [self.product()]
+        terms = [(yield self.product())]
         while (op := self.at("+", "-")) is not None:
             self.take()
-            term = self.product()
+            term = yield self.product()
             terms.append(term if op == "+" else _build(sympy.Mul, [sympy.S.NegativeOne, term]))
         return terms[0] if len(terms) == 1 else _build(sympy.Add, terms)
 
     def product(self):
-        factors = [self.unary()]
+        leaf = self._leaf(power=False)
+        factors = [leaf if leaf is not None else (yield self.unary())]
         while (op := self.at("*", "/")) is not None:
             self.take()
-            factor = self.unary()
+            leaf = self._leaf(power=False)
+            factor = leaf if leaf is not None else (yield self.unary())
             factors.append(factor if op == "*" else _power(factor, sympy.S.NegativeOne))
         return factors[0] if len(factors) == 1 else _build(sympy.Mul, factors)
 
     def unary(self):
         op = self.at("+", "-")
         if op is None:
-            return self.power()
+            return (yield self.power())
         self.take()
         self.nest()
-        value = self.unary()
+        value = yield self.unary()
         self.depth -= 1
         return value if op == "+" else _build(sympy.Mul, [sympy.S.NegativeOne, value])
 
+    def _leaf(self, power: bool = True):
+        """A number or a name not called (nor, unless ``power``, raised to a power), taken;
+        else None. Most factors are such leaves: they need no nested rule."""
+        token = self.peek()
+        if token is None or token[0] == "op":
+            return None
+        following = self.tokens[self.pos + 1] if self.pos + 1 < len(self.tokens) else None
+        if following is not None and following[0] == "op":
+            if following[1] == "(" and token[0] == "name":
+                return None
+            if not power and following[1] in ("**", "^"):
+                return None
+        self.pos += 1
+        return _number(token[1]) if token[0] == "number" else self.name(token[1])
+
     def power(self):
-        operands = [self.atom()]
+        leaf = self._leaf()
+        operands = [leaf if leaf is not None else (yield self.atom())]
         while self.at("**", "^"):
             self.take()
             if self.at("+", "-"):  # x**-2: the exponent's own sign
                 op = self.take()[1]
                 self.nest()
-                exponent = self.power()
+                exponent = yield self.power()
                 self.depth -= 1
                 operands.append(
                     exponent if op == "+" else _build(sympy.Mul, [sympy.S.NegativeOne, exponent])
                 )
                 break
-            operands.append(self.atom())
+            leaf = self._leaf()
+            operands.append(leaf if leaf is not None else (yield self.atom()))
         value = operands[-1]
         for base in reversed(operands[:-1]):  # right-associative
             value = _power(base, value)
@@ -584,11 +621,11 @@ class _Parser:
             return _number(text)
         if kind == "name":
             if self.at("("):
-                return self.call(text)
+                return (yield self.call(text))
             return self.name(text)
         if text == "(":
             self.nest()
-            items = self.items(")")
+            items = yield self.items(")")
             self.depth -= 1
             if len(items) == 1 and not self.trailing_comma:
                 return items[0]
@@ -600,7 +637,7 @@ class _Parser:
         items: list = []
         self.trailing_comma = False
         while not self.at(close):
-            items.append(self.disjunction())
+            items.append((yield self.disjunction()))
             self.trailing_comma = False
             if self.at(","):
                 self.take()
@@ -633,7 +670,7 @@ class _Parser:
             raise _Unknown(f"unknown function {text!r}")
         self.take("(")
         self.nest()
-        args = self.items(")")
+        args = yield self.items(")")
         self.depth -= 1
         if function is sympy.Piecewise:
             pieces = []

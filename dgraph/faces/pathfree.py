@@ -25,9 +25,8 @@ Y. Zhou, *Notes on Computational Graph and Jacobian Accumulation*, arXiv:2012.15
 from __future__ import annotations
 
 import itertools
-import sys
 from collections import defaultdict
-from contextlib import contextmanager
+from collections.abc import Generator
 from typing import Any
 
 import sympy
@@ -49,15 +48,22 @@ class Undecided(Exception):
     """The path-free check cannot read this expression set (a value without one span)."""
 
 
-@contextmanager
-def _deep():
-    """Stacks and expressions nest as deep as the graph; recursion follows them."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 20_000))
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(old)
+def _run(rule: Generator) -> Any:
+    """A generator's value, where it yields the generators whose values it needs (each
+    sent back to it): nesting on a list, not the call stack, so no depth limit."""
+    stack = [rule]
+    value = None
+    while True:
+        try:
+            needed = stack[-1].send(value)
+        except StopIteration as done:
+            stack.pop()
+            if not stack:
+                return done.value
+            value = done.value
+        else:
+            stack.append(needed)
+            value = None
 
 
 class ExprDag:
@@ -79,7 +85,9 @@ class ExprDag:
         leaves: dict[sympy.Symbol, int] = {}
         refs: dict[sympy.Symbol, int | None] = {}
 
-        def walk(e: sympy.Expr) -> int | None:
+        def walk(e: sympy.Expr) -> Generator:
+            """The node of ``e`` (None for the factor 1); ``yield walk(a)`` reads an
+            argument's, on :func:`_run`'s stack: references nest as deep as the graph."""
             if e.is_Symbol:
                 if e in edge_of:
                     if e not in leaves:
@@ -88,7 +96,7 @@ class ExprDag:
                 if e not in es.references:
                     raise Undecided(f"unknown symbol {e}")
                 if e not in refs:
-                    refs[e] = walk(es.references[e])
+                    refs[e] = yield walk(es.references[e])
                 return refs[e]
             if e.is_Number:
                 if e != 1:
@@ -97,12 +105,19 @@ class ExprDag:
                     )
                 return None
             if e.is_Add:
-                terms = [walk(a) for a in e.args]
+                terms = []
+                for a in e.args:
+                    terms.append((yield walk(a)))
                 if any(t is None for t in terms) or len({self.span[t] for t in terms}) != 1:
                     raise Undecided("a sum whose terms span different vertices")
                 return self._new("add", terms, self.span[terms[0]], [])
             if e.is_Mul or (e.is_Pow and e.exp.is_Integer and e.exp > 0):
-                factors = [walk(a) for a in e.args] if e.is_Mul else [walk(e.base)] * int(e.exp)
+                if e.is_Mul:
+                    factors = []
+                    for a in e.args:
+                        factors.append((yield walk(a)))
+                else:
+                    factors = [(yield walk(e.base))] * int(e.exp)
                 factors = [f for f in reversed(factors) if f is not None]  # path order
                 if not factors:
                     raise Undecided("an empty product")
@@ -117,7 +132,7 @@ class ExprDag:
             raise Undecided(f"unsupported term {e}")
 
         for (y, x), entry in es.jacobian.items():
-            node = walk(entry)
+            node = _run(walk(entry))
             if node is None or self.span[node] != (x, y):
                 raise Undecided(f"the entry d{y}/d{x} does not span {x} -> {y}")
             r = self._new("mul", [node], (x, y), [x, y], root=True)
@@ -149,22 +164,34 @@ class ExprDag:
     def word(self, node: int, want: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
         """One path the node derives, as edges: in each sum the term that passes most of
         the vertices ``want`` (the first such term)."""
+        return _run(self._word(node, want))
+
+    def _word(self, node: int, want: frozenset[str]) -> Generator:
         if self.kind[node] == "leaf":
             return [self.span[node]]
         if self.kind[node] == "add":
             best = max(self.kids[node], key=lambda k: (len(self.vertices(k) & want), -k))
-            return self.word(best, want)
-        return [e for k in self.kids[node] for e in self.word(k, want)]
+            return (yield self._word(best, want))
+        out = []
+        for k in self.kids[node]:
+            out += yield self._word(k, want)
+        return out
 
     def vertices(self, node: int) -> frozenset[str]:
         """The graph vertices some path the node derives passes."""
         if not hasattr(self, "_vertices"):
             self._vertices: dict[int, frozenset[str]] = {}
+        return _run(self._vertices_of(node))
+
+    def _vertices_of(self, node: int) -> Generator:
         if node not in self._vertices:
             if self.kind[node] == "leaf":
                 out = frozenset(self.span[node])
             else:
-                out = frozenset().union(*(self.vertices(k) for k in self.kids[node]))
+                parts = []
+                for k in self.kids[node]:
+                    parts.append((yield self._vertices_of(k)))
+                out = frozenset().union(*parts)
             self._vertices[node] = out
         return self._vertices[node]
 
@@ -186,24 +213,42 @@ class Stacks:
 
     def union(self, nodes) -> frozenset[int]:
         """The same stacks with one node per top frame (their parents united), which keeps
-        every set as small as the frames it can have."""
+        every set as small as the frames it can have. Uniting a frame's parents is another
+        union, done first (an explicit stack: the stacks nest as deep as the graph)."""
         nodes = frozenset(nodes)
-        out = self._unions.get(nodes)
-        if out is None:
-            by_frame: dict[Frame | None, list[int]] = defaultdict(list)
-            for n in nodes:
-                by_frame[self.frame[n]].append(n)
-            out = set()
-            for frame, same in by_frame.items():
-                if len(same) == 1:
-                    out.add(same[0])
-                else:
-                    out.add(self.node(frame, frozenset().union(*(self.parents[n] for n in same))))
-            out = self._unions[nodes] = frozenset(out)
-        return out
+        todo = [nodes]
+        while todo:
+            top = todo[-1]
+            if top in self._unions:
+                todo.pop()
+                continue
+            groups = self._by_frame(top)
+            below = {
+                f: frozenset().union(*(self.parents[n] for n in same))
+                for f, same in groups.items()
+                if len(same) > 1
+            }
+            missing = [u for u in below.values() if u not in self._unions]
+            if missing:
+                todo.extend(missing)
+                continue
+            out = {same[0] for same in groups.values() if len(same) == 1}
+            out.update(self._node(f, self._unions[u]) for f, u in below.items())
+            self._unions[top] = frozenset(out)
+            todo.pop()
+        return self._unions[nodes]
+
+    def _by_frame(self, nodes: frozenset[int]) -> dict[Frame | None, list[int]]:
+        by_frame: dict[Frame | None, list[int]] = defaultdict(list)
+        for n in nodes:
+            by_frame[self.frame[n]].append(n)
+        return by_frame
 
     def node(self, frame: Frame, parents: frozenset[int]) -> int:
-        parents = self.union(parents)
+        return self._node(frame, self.union(parents))
+
+    def _node(self, frame: Frame, parents: frozenset[int]) -> int:
+        """The node of ``frame`` over ``parents``, a union already."""
         key = (frame, parents)
         n = self._ids.get(key)
         if n is None:
@@ -213,22 +258,32 @@ class Stacks:
         return n
 
     def meet(self, a: int, b: int) -> int | None:
-        """The stacks both ``a`` and ``b`` hold (None if none)."""
+        """The stacks both ``a`` and ``b`` hold (None if none): the meets of their parents
+        first, on an explicit stack (parents are older nodes, so it ends)."""
         if a == b:
             return a
-        if a > b:
-            a, b = b, a
-        key = (a, b)
-        if key in self._meet:
-            return self._meet[key]
-        out = None
-        if a != 0 and self.frame[a] == self.frame[b]:
-            below = {self.meet(p, q) for p in self.parents[a] for q in self.parents[b]}
+        key = (min(a, b), max(a, b))
+        todo = [key]
+        while todo:
+            a, b = pair = todo[-1]
+            if pair in self._meet:
+                todo.pop()
+                continue
+            if a == 0 or self.frame[a] != self.frame[b]:
+                self._meet[pair] = None
+                todo.pop()
+                continue
+            pairs = [(p, q) for p in self.parents[a] for q in self.parents[b]]
+            missing = [(min(p, q), max(p, q)) for p, q in pairs if p != q]
+            missing = [m for m in missing if m not in self._meet]
+            if missing:
+                todo.extend(missing)
+                continue
+            below = {p if p == q else self._meet[min(p, q), max(p, q)] for p, q in pairs}
             below.discard(None)
-            if below:
-                out = self.node(self.frame[a], frozenset(below))
-        self._meet[key] = out
-        return out
+            self._meet[pair] = self.node(self.frame[a], frozenset(below)) if below else None
+            todo.pop()
+        return self._meet[key]
 
     def meet_sets(self, left: set[int], right: set[int]) -> set[int]:
         by_frame: dict[Frame, list[int]] = defaultdict(list)
@@ -270,50 +325,73 @@ class Stacks:
 
     def _below(self, n: int, region, side: str) -> Any:
         """The stacks under each product of a region pushed on ``n`` (its frame read as
-        the factor the region descends into)."""
+        the factor the region descends into); those of the products it is reached from
+        first, on an explicit stack."""
         dag, memo = self.dag, {}
 
         def below(w: int) -> frozenset[int]:
-            if w not in memo:
+            todo = [w]
+            while todo:
+                u = todo[-1]
+                if u in memo:
+                    todo.pop()
+                    continue
+                missing = [f for f in region[u] if f is not None and f not in memo]
+                if missing:
+                    todo.extend(missing)
+                    continue
                 out = set()
-                for f in region[w]:
+                for f in region[u]:
                     if f is None:
                         out.add(n)
                     else:
                         inner = 0 if side == "left" else dag.size(f) - 1
-                        out.add(self.node((f, inner), below(f)))
-                memo[w] = frozenset(out)
+                        out.add(self.node((f, inner), memo[f]))
+                memo[u] = frozenset(out)
+                todo.pop()
             return memo[w]
 
         return below
 
+    def _top(self, n: int, c: int, side: str) -> frozenset[int]:
+        """``n`` with its top product read up to boundary ``c`` (side "left": popped when
+        complete) or back to it (side "right": popped at its start); a popped product's
+        parents are read on, on an explicit stack."""
+        left = side == "left"
+        first = (n, c, side)
+        todo = [(n, c)]
+        while todo:
+            n, c = todo[-1]
+            key = (n, c, side)
+            if key in self._tops:
+                todo.pop()
+                continue
+            y, _ = self.frame[n]
+            if (c < self.dag.size(y) if left else c > 0) or self.dag.root[y]:
+                self._tops[key] = self.union({self.node((y, c), self.parents[n])})
+                todo.pop()
+                continue
+            after = [
+                (p, self.frame[p][1] + 1 if left else self.frame[p][1]) for p in self.parents[n]
+            ]
+            missing = [(p, d) for p, d in after if (p, d, side) not in self._tops]
+            if missing:
+                todo.extend(missing)
+                continue
+            out: set[int] = set()
+            for p, d in after:
+                out |= self._tops[p, d, side]
+            self._tops[key] = self.union(out)
+            todo.pop()
+        return self._tops[first]
+
     def _top_left(self, n: int, c: int) -> frozenset[int]:
         """``n`` with its top product read up to boundary ``c`` (popped when complete)."""
-        key = (n, c, "left")
-        if key not in self._tops:
-            y, _ = self.frame[n]
-            if c < self.dag.size(y) or self.dag.root[y]:
-                out = {self.node((y, c), self.parents[n])}
-            else:
-                out = set()
-                for p in self.parents[n]:
-                    out |= self._top_left(p, self.frame[p][1] + 1)
-            self._tops[key] = self.union(out)
-        return self._tops[key]
+        return self._top(n, c, "left")
 
     def _top_right(self, n: int, c: int) -> frozenset[int]:
         """``n`` with its top product read back to boundary ``c`` (popped at its start)."""
-        key = (n, c, "right")
-        if key not in self._tops:
-            y, _ = self.frame[n]
-            if c > 0 or self.dag.root[y]:
-                out = {self.node((y, c), self.parents[n])}
-            else:
-                out = set()
-                for p in self.parents[n]:
-                    out |= self._top_right(p, self.frame[p][1])
-            self._tops[key] = self.union(out)
-        return self._tops[key]
+        return self._top(n, c, "right")
 
     def read_left(self, n: int, items: set[Item]) -> set[int]:
         """The stacks after a label holding ``items``, from the stack ``n`` at its start."""
@@ -406,24 +484,41 @@ def creation_order(graph: DGraph) -> list[tuple[str, str]]:
                 seen.add(s)
                 order.append(s)
 
-    def dfs(u: str, pending: list[tuple[str, str]]) -> None:
-        for v in g.successors(u):
-            if v not in reach:
-                continue
-            spans = [*pending, (u, v)]
-            if v in outputs:
-                create([*spans, (v, SUPER_SINK)])
-                spans = []
-            if v in explored:
-                create(spans)
-                continue
-            explored.add(v)
-            dfs(v, spans)
+    # an iterative depth-first search (a graph is as deep as it is long): each frame is a
+    # vertex's successor iterator and the spans pending since the last output, kept as a
+    # linked list (span, rest) so that a step does not copy them
+    Pending = tuple | None
 
-    with _deep():
-        for x in graph.inputs:
-            if x in reach:
-                dfs(x, [(SUPER_SOURCE, x)])
+    def spans_of(pending: Pending) -> list[tuple[str, str]]:
+        out = []
+        while pending is not None:
+            span, pending = pending
+            out.append(span)
+        return out[::-1]
+
+    for x in graph.inputs:
+        if x not in reach:
+            continue
+        stack: list[tuple[Any, str, Pending]] = [
+            (iter(g.successors(x)), x, ((SUPER_SOURCE, x), None))
+        ]
+        while stack:
+            successors, u, pending = stack[-1]
+            for v in successors:
+                if v not in reach:
+                    continue
+                spans: Pending = ((u, v), pending)
+                if v in outputs:
+                    create([*spans_of(spans), (v, SUPER_SINK)])
+                    spans = None
+                if v in explored:
+                    create(spans_of(spans))
+                    continue
+                explored.add(v)
+                stack.append((iter(g.successors(v)), v, spans))
+                break
+            else:
+                stack.pop()
     return order
 
 
@@ -482,21 +577,18 @@ class LineState:
         for r, (y, x) in dag.entry.items():
             roots[x].append(self.stacks.node((r, 0), frozenset({0})))
             roots[y].append(self.stacks.node((r, 1), frozenset({0})))
-        with _deep():
-            for v in self._topological():
-                if self.is_terminal(v):
-                    self.left[v] = (
-                        set(roots[self.span[v][1]]) if SUPER_SOURCE in self.span[v] else set()
-                    )
-                else:
-                    self.left[v] = self._read_left(v)
-            for v in reversed(self._topological()):
-                if self.is_terminal(v):
-                    self.right[v] = (
-                        set(roots[self.span[v][0]]) if SUPER_SINK in self.span[v] else set()
-                    )
-                else:
-                    self.right[v] = self._read_right(v)
+        for v in self._topological():
+            if self.is_terminal(v):
+                self.left[v] = (
+                    set(roots[self.span[v][1]]) if SUPER_SOURCE in self.span[v] else set()
+                )
+            else:
+                self.left[v] = self._read_left(v)
+        for v in reversed(self._topological()):
+            if self.is_terminal(v):
+                self.right[v] = set(roots[self.span[v][0]]) if SUPER_SINK in self.span[v] else set()
+            else:
+                self.right[v] = self._read_right(v)
 
     # -- bookkeeping -----------------------------------------------------------------------
 
@@ -660,13 +752,12 @@ class LineState:
             self.succ[k][s] = self.pred[s][k] = None
         for v in (i, j):
             self._drop_if_dead(v)
-        with _deep():
-            self.left[k] = self._read_left(k)
-            self.right[k] = self._read_right(k)
-            if j in self.succ:
-                self.left[j] = self._read_left(j)
-            if i in self.succ:
-                self.right[i] = self._read_right(i)
+        self.left[k] = self._read_left(k)
+        self.right[k] = self._read_right(k)
+        if j in self.succ:
+            self.left[j] = self._read_left(j)
+        if i in self.succ:
+            self.right[i] = self._read_right(i)
         for v in (i, j, k):
             self._version[v] += 1
         self._merge_around({i, j, k} | preds | succs)

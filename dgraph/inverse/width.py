@@ -34,7 +34,8 @@ def check_square(graph: DGraph) -> int:
     n, m = len(graph.inputs), len(graph.outputs)
     if n != m:
         raise DGraphError(
-            f"inverse accumulation needs as many outputs as inputs: {n} inputs, {m} outputs"
+            "inverse accumulation needs as many outputs as inputs:"
+            f" {n} input{'s' * (n != 1)}, {m} output{'s' * (m != 1)}"
         )
     return n
 

@@ -46,15 +46,36 @@ class Label:
     math: bool = True  # whether ``tex`` is math mode (else text mode)
 
 
+# LaTeX for each character text mode treats specially, replaced in one pass so that no
+# replacement is escaped again (``\`` after the braces would print ``\textbackslash\{\}``)
+_TEX_TEXT = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "->": r"$\to$",
+    "→": r"$\to$",
+    "\n": r"\\",
+}
+_TEX_SPECIAL = re.compile("|".join(re.escape(k) for k in sorted(_TEX_TEXT, key=len, reverse=True)))
+
+
 def text_label(text: str) -> Label:
-    """A label that is words, not math (titles, cluster names)."""
+    r"""A label that is words, not math (titles, cluster names).
+
+    >>> text_label("a\\b {c}_1 -> d").tex
+    'a\\textbackslash{}b \\{c\\}\\_1 $\\to$ d'
+    """
     html = _html.escape(text.replace("->", "→")).replace("\n", "<BR/>")
-    tex = text.replace("\\", r"\textbackslash{}")
-    for c in "&%$#_{}":
-        tex = tex.replace(c, "\\" + c)
-    tex = tex.replace("~", r"\textasciitilde{}").replace("^", r"\textasciicircum{}")
-    tex = tex.replace("->", "→").replace("→", r"$\to$").replace(">", r"\textgreater{}")
-    tex = tex.replace("<", r"\textless{}").replace("\n", r"\\")
+    tex = _TEX_SPECIAL.sub(lambda m: _TEX_TEXT[m.group()], text)
     return Label(text, html, tex, math=False)
 
 

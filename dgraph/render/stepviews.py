@@ -28,6 +28,7 @@ from .drawing import Drawing, check_drawable
 from .labels import SymbolNames, symbol_names
 from .pinned import pin_scenes
 from .styles import Style, get_style
+from .text import counted
 from .views import graph_scene, line_scene
 
 __all__ = ["Frame", "StepViewer", "frames", "steps"]
@@ -79,7 +80,7 @@ def _title(k: int, n: int, step: Step | None, total: int) -> str:
         what = f"{step.label} {step.target[0]} → {step.target[1]}"
     else:
         what = f"{step.label} {step.target}"
-    return f"step {k} of {n}: {what} ({step.mults}) — {total} mults so far"
+    return f"step {k} of {n}: {what} ({step.mults}) — {counted(total, 'mults')} so far"
 
 
 def _graph_frames(

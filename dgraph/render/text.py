@@ -16,11 +16,22 @@ from .notebook import COLUMNS, best_text, bound_text, comparison_cells
 __all__ = [
     "comparison_text",
     "cost_line",
+    "counted",
     "expression_set_latex",
     "expression_set_text",
     "face_check_text",
     "graph_summary",
 ]
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 output``, ``2 outputs``: a count with its noun in the right number (``noun``
+    is the plural, ending in s).
+
+    >>> counted(1, "outputs"), counted(0, "paths"), counted(2, "mults")
+    ('1 output', '0 paths', '2 mults')
+    """
+    return f"{n} {noun[:-1] if n == 1 else noun}"
 
 
 def expression_set_text(es: ExpressionSet) -> str:
@@ -82,9 +93,10 @@ def graph_summary(graph: DGraph) -> str:
     says that its outputs are residuals, solved for in generated code)."""
     outputs = "outputs" if not graph.solved else "residual outputs"
     line = (
-        f"{graph.name or 'graph'}: {len(graph.inputs)} inputs, {len(graph.intermediates)} "
-        f"intermediates, {len(graph.outputs)} {outputs}, {graph.n_edges} edges; "
-        f"{count_paths(graph)} paths (naive cost L - N = {naive_cost(graph)})"
+        f"{graph.name or 'graph'}: {counted(len(graph.inputs), 'inputs')}, "
+        f"{counted(len(graph.intermediates), 'intermediates')}, "
+        f"{counted(len(graph.outputs), outputs)}, {counted(graph.n_edges, 'edges')}; "
+        f"{counted(count_paths(graph), 'paths')} (naive cost L - N = {naive_cost(graph)})"
     )
     if graph.solved:
         line += f"; code solves them for {', '.join(graph.solved)}"
@@ -116,7 +128,8 @@ def cost_line(es: ExpressionSet) -> str:
     if "budget_note" in es.info:
         extra += f" — {es.info['budget_note']}"
     return (
-        f"{es.method}: {es.mults} mults ({es.mults_effective} effective), {es.adds} adds, "
+        f"{es.method}: {counted(es.mults, 'mults')} ({es.mults_effective} effective), "
+        f"{counted(es.adds, 'adds')}, "
         f"{status}{extra}"
     )
 

@@ -41,6 +41,7 @@ edge's tail and none of D is reached from a leaving edge's head (always, for the
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import combinations
@@ -58,6 +59,7 @@ from ..core.kinds import CONSTANT, GENERAL, UNIT, Value, kind_of, value_of
 __all__ = [
     "EdgeKinds",
     "bound_kinds",
+    "check_networkx_flows",
     "effective_vertex_bounds",
     "elimination_lower_bound",
     "group_bounds",
@@ -373,7 +375,9 @@ class _Flows:
     connectivity on one auxiliary digraph and residual network for every query: each
     vertex has an edge to a sink, open (capacity 1) only while it is a source."""
 
-    def __init__(self, base: nx.DiGraph) -> None:
+    def __init__(self, base: nx.DiGraph, check: bool = True) -> None:
+        if check:
+            check_networkx_flows()
         self.base = base.copy()
         self.base.add_edges_from((v, _SINK) for v in base if v != _ENDS)
         self.auxiliary = build_auxiliary_node_connectivity(self.base)
@@ -394,6 +398,28 @@ class _Flows:
         finally:
             for v in sources:
                 self.gates[v]["capacity"] = 0
+
+
+@functools.cache
+def check_networkx_flows() -> None:
+    """Fail loudly, once, if networkx internals :class:`_Flows` builds on have changed: the
+    auxiliary digraph's ``graph["mapping"]`` and its ``"<i>A"``/``"<i>B"`` node names, and
+    ``local_node_connectivity`` reading the capacities of the residual network it is given
+    (the gates). Counted on a probe graph whose answers depend on every gate."""
+    base = nx.DiGraph([(_ENDS, "a"), (_ENDS, "b"), ("a", "c"), ("b", "c")])
+    expected = {(): 0, ("a",): 1, ("c",): 1, ("a", "b"): 2, ("a", "c"): 2}
+    try:
+        flows = _Flows(base, check=False)
+        got = {sources: flows.paths(set(sources)) for sources in expected}
+    except (KeyError, TypeError, AttributeError) as exc:
+        got = f"{type(exc).__name__}: {exc}"
+    if got != expected:
+        raise RuntimeError(
+            f"networkx {nx.__version__} changed the node connectivity internals the junction"
+            f" bounds use (auxiliary graph naming, residual capacities): expected {expected},"
+            f" got {got} (dgraph.search.junction_bounds.check_networkx_flows; use the"
+            " networkx version dgraph's tests pass with)"
+        )
 
 
 def _owed(join: Join, cut: Callable[[bool, bool], int], apart: bool) -> int:
