@@ -183,7 +183,8 @@ class DGraph(Printable):
             raise GraphError("a solved value is given twice")
         if names and len(names) != len(self.outputs):
             raise GraphError(
-                f"{len(names)} solved values for {len(self.outputs)} outputs: a linear system"
+                f"{len(names)} solved value{'s' * (len(names) != 1)} for"
+                f" {len(self.outputs)} output{'s' * (len(self.outputs) != 1)}: a linear system"
                 " has one unknown per equation"
             )
         self._solved = names

@@ -236,8 +236,8 @@ def from_function(
         unknown = [p for p in params if p not in taken]
         if unknown:
             raise InputError(
-                f"{label}: params: the function has no parameter {unknown[0]!r}"
-                f" ({', '.join(sorted(taken))})"
+                f"{label}: the function has no parameter {unknown[0]!r} to take as a"
+                f" parameter (it has {', '.join(sorted(taken))})"
             )
         if len(params) >= len(signature):
             raise InputError(f"{label}: every parameter is in params: nothing to differentiate")

@@ -64,7 +64,8 @@ def _list_of(data: dict, key: str, kind: type, source: str, required: bool = Tru
         return []
     value = data[key]
     if not isinstance(value, list) or not all(isinstance(v, kind) for v in value):
-        raise InputError(f"{source}: {key!r} must be a list of {kind.__name__}s")
+        what = {str: "names (strings)", dict: "objects"}[kind]
+        raise InputError(f"{source}: {key!r} must be a list of {what}")
     return value
 
 
