@@ -79,7 +79,10 @@ def intermediate_edge_count(graph: DGraph) -> int:
 def edge_optimal_search(
     graph: DGraph, mode: str = "full", budget: float | None = None
 ) -> SearchResult:
-    """A shortest path in the metagraph ``mode``, searched with A* without building it."""
+    """A shortest path in the metagraph ``mode``, searched with A* without building it;
+    ``budget`` in seconds, spent as a count of moves priced
+    (:func:`dgraph.elimination.search.moves_for`): half on the vertex optimum (the
+    incumbent) in the modes that have vertex moves, the rest on the metagraph."""
     _check_mode(mode)
     bits = BitGraph(graph)
     inner = intermediate_edge_count(graph)
@@ -89,18 +92,16 @@ def edge_optimal_search(
             f" {EDGE_LIMIT}; pass --budget SECONDS to search anyway for the best found"
         )
     bound = _edge_bound(graph, bits, mode)
-    incumbent, spent = _sweep_incumbent(bits, mode), 0.0
+    incumbent, rest = _sweep_incumbent(bits, mode), budget
     if mode in ("full", "vertex"):
         # Vertex elimination is a special case: its optimum is a strong incumbent.
         share = None if budget is None else budget * 0.5
         if share is None and len(graph.intermediates) > VERTEX_LIMIT:
             share = 0.0  # heuristic orders only
         vertex = vertex_optimal_search(graph, budget=share)
-        incumbent, spent = min(incumbent, (vertex.cost, vertex.moves)), vertex.seconds
-    remaining = None if budget is None else max(budget - spent, 0.0)
-    return astar(
-        bits.start, lambda s: bits.moves(s, mode), bits.is_final, bound, incumbent, remaining
-    )
+        incumbent = min(incumbent, (vertex.cost, vertex.moves))
+        rest = None if budget is None else budget - (share or 0.0)
+    return astar(bits.start, lambda s: bits.moves(s, mode), bits.is_final, bound, incumbent, rest)
 
 
 def _edge_bound(graph: DGraph, bits: BitGraph, mode: str):

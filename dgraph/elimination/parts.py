@@ -10,7 +10,6 @@ dipole's 40 intermediates are two parts of 14 and twelve single vertices.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import networkx as nx
@@ -65,21 +64,17 @@ def _components(graph: DGraph) -> list[set[str]]:
 
 
 def by_parts(graph: DGraph, search: Search, budget: float | None = None) -> SearchResult:
-    """``search`` on each independent part (the budget shared by size), combined: the
-    moves one part after another, costs and bounds added, proven if every part is."""
+    """``search`` on each independent part (the budget shared by size, fixed fractions of
+    it: no part's share depends on how long another took), combined: the moves one part
+    after another, costs and bounds added, proven if every part is."""
     parts = independent_parts(graph)
     if len(parts) == 1:
         return search(graph, budget)
     if budget is None:  # the largest first: a search too large refuses before any work
         results = [search(part, None) for part in reversed(parts)][::-1]
     else:
-        deadline = time.perf_counter() + budget
-        left = len(graph.intermediates)
-        results = []
-        for part in parts:
-            share = max(0.0, deadline - time.perf_counter()) * len(part.intermediates) / left
-            results.append(search(part, share))
-            left -= len(part.intermediates)
+        inner = len(graph.intermediates)
+        results = [search(part, budget * len(part.intermediates) / inner) for part in parts]
     return SearchResult(
         [m for r in results for m in r.moves],
         sum(r.cost for r in results),

@@ -1,9 +1,13 @@
-"""A* over elimination states with an admissible bound, an incumbent and a time budget.
+"""A* over elimination states with an admissible bound, an incumbent and a work budget.
 
 Shared by the exact vertex and edge searches: with a consistent lower bound the first
 goal popped is optimal; nodes whose bound reaches the incumbent's cost are pruned. When
 the budget runs out the incumbent is returned, marked unproven, with the best lower
-bound known (the smallest bound left in the queue). Vertex elimination searches the sets
+bound known (the smallest bound left in the queue). The budget is given in seconds, as
+users know it, but spent as a count of work: each second buys :data:`MOVES_PER_SECOND`
+moves priced (a state's expansion prices every move out of it), so the same graph and
+budget give the same result on every machine, however loaded; the clock only says how
+long it took (``seconds``). Vertex elimination searches the sets
 of eliminated vertices (:func:`subset_search`), priced in any label algebra.
 
 References: U. Naumann, "Optimal accumulation of Jacobian matrices by elimination
@@ -22,7 +26,13 @@ from ..core.graph import DGraph
 from ..core.provenance import Bound
 from ..errors import SearchTooLarge
 
-__all__ = ["SearchResult", "astar", "check_size", "subset_search"]
+__all__ = ["MOVES_PER_SECOND", "SearchResult", "astar", "check_size", "moves_for", "subset_search"]
+
+# moves priced (children generated) per second of budget, calibrated on the 2-core
+# benchmark machine while busy (load about 3.5), where the vertex A* priced 35,000 to
+# 90,000 a second on graphs of 26 to 80 intermediates: a budget of S seconds takes about
+# S seconds or less when idle, twice that at worst when busy
+MOVES_PER_SECOND = 50_000
 
 # the price of every vertex left after eliminating a set (a bitmask over graph.order())
 Prices = Callable[[int], Iterable[tuple[int, int]]]
@@ -67,11 +77,13 @@ def astar(
     ``expand(state)`` yields ``(move, cost, next_state)``; ``bound`` must be admissible
     (never above the cheapest completion); where it drops by more than a move costs, the
     child inherits its parent's f (pathmax) and a cheaper path reopens a state.
-    ``incumbent`` is a known ``(cost, moves)``; when the budget or ``max_states`` is
-    exhausted it is what comes back, unproven.
+    ``incumbent`` is a known ``(cost, moves)``; when the budget (seconds, spent as
+    :func:`moves_for` moves priced) or ``max_states`` is exhausted it is what comes back,
+    unproven.
     """
     t0 = time.perf_counter()
-    deadline = None if budget is None else t0 + budget
+    limit = moves_for(budget)
+    priced = 0
     best_cost, best_moves = incumbent if incumbent else (float("inf"), [])
     g_best: dict[Hashable, int] = {start: 0}
     parent: dict[Hashable, tuple[Hashable, object]] = {}
@@ -79,7 +91,6 @@ def astar(
     heap = [(bound(start), 0, next(tie), start)]
     found_goal = None
     exhausted = False
-    popped = 0
     while heap:
         f, neg_g, _, state = heapq.heappop(heap)
         g = -neg_g
@@ -90,14 +101,12 @@ def astar(
         if is_goal(state):
             best_cost, found_goal = g, state
             break
-        popped += 1
-        if popped % 128 == 0 and (
-            (deadline is not None and time.perf_counter() > deadline) or len(g_best) > max_states
-        ):
+        if (limit is not None and priced >= limit) or len(g_best) > max_states:
             heapq.heappush(heap, (f, neg_g, next(tie), state))
             exhausted = True
             break
         for move, cost, nxt in expand(state):
+            priced += 1
             g2 = g + cost
             if g2 < g_best.get(nxt, g2 + 1):
                 g_best[nxt] = g2
@@ -117,6 +126,11 @@ def astar(
         raise RuntimeError("search found no complete elimination and had no incumbent")
     lower = min(heap[0][0], best_cost) if exhausted and heap else best_cost
     return SearchResult(best_moves, int(best_cost), not exhausted, int(lower), len(g_best), seconds)
+
+
+def moves_for(budget: float | None) -> int | None:
+    """The moves a budget of ``budget`` seconds buys (None: no limit); at least one."""
+    return None if budget is None else max(1, int(budget * MOVES_PER_SECOND))
 
 
 def check_size(graph: DGraph, budget: float | None, limit: int, who: str) -> None:
