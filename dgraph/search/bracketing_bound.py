@@ -58,10 +58,12 @@ __all__ = ["BRACKETING_PATH_LIMIT", "bracketing_lower_bound", "load_solver", "un
 
 BRACKETING_PATH_LIMIT = 5000  # input–output paths per part beyond which the program is not built
 SEGMENT_LIMIT = 50_000  # path segments, likewise (the Roe flux has 8,000; each is a few rows)
-# work per second of budget, calibrated on the 2-core benchmark machine: nonzeros of the
-# program whose relaxation one second solves, and the nonzeros whose branch-and-bound
-# root takes a second ((nonzeros / ROOT_CELLS)² seconds predicted)
-CELLS_PER_SECOND = 20_000
+# work per second of budget, calibrated on the 2-core benchmark machine while busy (load
+# about 3.5): nonzeros of the program whose relaxation one second solves (14,000 to
+# 31,000 took 1.6 to 3.1 s there, the MLP's 31,000 about a second idle), and the nonzeros
+# whose branch-and-bound root takes about a second ((nonzeros / ROOT_CELLS)² seconds
+# predicted: Black-Scholes's 6,000 took ten)
+CELLS_PER_SECOND = 10_000
 ROOT_CELLS = 2_000
 
 Segment = tuple[str, ...]
