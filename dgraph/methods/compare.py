@@ -220,7 +220,7 @@ def _compare(
             options.update(seed=seed, candidates=list(comparison.results.values()))
             if objective != "effective":  # best's default: a stand-in without it still runs
                 options["objective"] = objective
-            if ceiling is not None:  # best's own ceiling: what is left of the comparison's
+            if ceiling is not None and "ceiling" in lookup(name).options:  # best's own: the rest
                 options["ceiling"] = max(0.0, ceiling - time.perf_counter())
         try:
             if ceiling is None or name in searches:  # searches count their work

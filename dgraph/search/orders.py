@@ -41,7 +41,9 @@ def greedy_order(
     kinds = Elimination(graph, VALUES)
     position = {v: i for i, v in enumerate(graph.order())}
     sign = 1 if tie == "forward" else -1
-    left, order = set(graph.intermediates), []
+    # a list in evaluation order, not a set: the random tie-breaks are drawn in its order,
+    # and a set of names iterates in an order Python's string hashing seeds per process
+    left, order = list(graph.intermediates), []
     score = RULES[rule]
     while left:
 
