@@ -16,7 +16,7 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..errors import DGraphError, SearchTooLarge
 from .labeled import LabeledGraph, replay
-from .search import SearchResult, astar
+from .search import SearchResult, astar, check_start
 from .structure import MODES, BitGraph
 from .vertex_optimal import VERTEX_LIMIT, vertex_optimal_search
 
@@ -91,6 +91,7 @@ def edge_optimal_search(
             f"edge-optimal: {inner} intermediate edges exceed the exhaustive limit of"
             f" {EDGE_LIMIT}; pass --budget SECONDS to search anyway for the best found"
         )
+    check_start(graph, budget, 0, "edge-optimal")  # the bound's cuts
     bound = _edge_bound(graph, bits, mode)
     incumbent, rest = _sweep_incumbent(bits, mode), budget
     if mode in ("full", "vertex"):
@@ -98,10 +99,22 @@ def edge_optimal_search(
         share = None if budget is None else budget * 0.5
         if share is None and len(graph.intermediates) > VERTEX_LIMIT:
             share = 0.0  # heuristic orders only
-        vertex = vertex_optimal_search(graph, budget=share)
-        incumbent = min(incumbent, (vertex.cost, vertex.moves))
+        try:
+            vertex = vertex_optimal_search(graph, budget=share)
+        except SearchTooLarge:  # its start alone exceeds the share: the sweep it is
+            pass
+        else:
+            incumbent = min(incumbent, (vertex.cost, vertex.moves))
         rest = None if budget is None else budget - (share or 0.0)
-    return astar(bits.start, lambda s: bits.moves(s, mode), bits.is_final, bound, incumbent, rest)
+    return astar(
+        bits.start,
+        lambda s: bits.moves(s, mode),
+        bits.is_final,
+        bound,
+        incumbent,
+        rest,
+        size=len(graph.order()),
+    )
 
 
 def _edge_bound(graph: DGraph, bits: BitGraph, mode: str):

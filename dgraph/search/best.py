@@ -451,10 +451,14 @@ def _exact_searches(
     share = None if small else SHARES["vertex-optimal"] * budget
     # the A* is structural: the order of fewest structural mults prunes it from the start
     incumbent = pool.orders[min(pool.orders, key=lambda by: pool.price[by][::-1])]
-    result = timeboxed(lambda: vertex_optimal_search(graph, share, incumbent), clock.left())
-    if result is None:
-        clock.note("vertex-optimal")
+    try:
+        result = timeboxed(lambda: vertex_optimal_search(graph, share, incumbent), clock.left())
+    except SearchTooLarge:  # pricing its start alone exceeds its share of the work
+        result = None
     else:
+        if result is None:
+            clock.note("vertex-optimal")
+    if result is not None:
         pool.add_order("vertex-optimal", [v for _, v in result.moves])
         bounds.prove("vertex elimination", result.lower_bound)
     inner_edges = intermediate_edge_count(graph)
