@@ -519,12 +519,16 @@ def _heuristics(
     greedy = [by for by in pool.orders if by.startswith(("greedy", "restart"))] or ["markowitz"]
     if not structural and largest_part(graph) <= SMALL:
         top = min(greedy, key=pool.key)
-        exact = effective_optimal_search(
-            graph, SHARES["effective-optimal"] * budget, pool.orders[top]
-        )
-        pool.add_order("effective-optimal", [v for _, v in exact.moves])
-        known = bounds.known.get(EFFECTIVE_VERTEX, 0)
-        bounds.known[EFFECTIVE_VERTEX] = max(exact.lower_bound, known)
+        try:
+            exact = effective_optimal_search(
+                graph, SHARES["effective-optimal"] * budget, pool.orders[top]
+            )
+        except SearchTooLarge:  # its start alone exceeds its share (many parts)
+            pass
+        else:
+            pool.add_order("effective-optimal", [v for _, v in exact.moves])
+            known = bounds.known.get(EFFECTIVE_VERTEX, 0)
+            bounds.known[EFFECTIVE_VERTEX] = max(exact.lower_bound, known)
         clock.mark("effective-optimal")
     if met():
         return
