@@ -1,6 +1,7 @@
-"""``compare --budget`` is one total: each search gets an equal share of what is left when
-its turn comes, ``best`` (last) all that is left, and a search whose turn comes with
-nothing left is skipped with a reason. Timed by a fake clock: no timed test."""
+"""``compare --budget`` is one total of work: the searches share a fixed fraction of it
+equally, however long the methods before them took, so the shares never depend on the
+machine's speed; a method cut by the wall-clock ceiling is skipped with a reason and the
+comparison says it was cut. Timed by a fake clock: no timed test."""
 
 from __future__ import annotations
 
@@ -43,19 +44,37 @@ def clocked(monkeypatch):
 
 
 def test_the_budget_is_shared_among_the_searches(clocked, discrepancy_graph):
+    """Each method takes one fake second: the shares stay what the budget says."""
     comparison = compare(discrepancy_graph, METHODS, budget=3.5)
-    assert clocked["vertex-optimal"] == pytest.approx(2.5 / 3)  # 1 s gone, 3 searches left
-    assert clocked["edge-optimal"] == pytest.approx(1.5 / 2)
-    assert clocked["best"] == pytest.approx(0.5)  # the last: all that is left
+    share = comparing.SEARCH_FRACTION * 3.5 / 3
+    assert {m: clocked[m] for m in METHODS[1:]} == dict.fromkeys(METHODS[1:], share)
     assert list(comparison.results) == METHODS and not comparison.skipped
+    assert not comparison.cut_by_time and comparison.to_dict()["cut_by_time"] is False
 
 
-def test_a_search_with_no_time_left_is_skipped_with_a_reason(clocked, discrepancy_graph):
-    comparison = compare(discrepancy_graph, METHODS, budget=2.5)
+def test_the_shares_do_not_depend_on_how_long_the_methods_took(monkeypatch, discrepancy_graph):
+    """The old shares were of the time left: a slow machine got smaller searches."""
+    shares, real = [], comparing.accumulate
+    for seconds in (0.0, 3.0):
+        clock, given = _Clock(), {}
+
+        def accumulate(graph, name, _given=given, _clock=clock, _s=seconds, **options):
+            _given[name] = options.get("budget")
+            _clock.now += _s
+            return real(graph, name, **{**options, "budget": None})
+
+        monkeypatch.setattr(comparing, "time", clock)
+        monkeypatch.setattr(comparing, "accumulate", accumulate)
+        monkeypatch.setattr(comparing, "timeboxed", lambda run, seconds: run())
+        compare(discrepancy_graph, METHODS, budget=4.0)
+        shares.append(given)
+    assert shares[0] == shares[1]
+
+
+def test_a_tiny_budget_skips_the_searches_with_a_reason(clocked, discrepancy_graph):
+    comparison = compare(discrepancy_graph, METHODS, budget=0.1)
     assert "best" not in clocked
-    assert comparison.skipped == {
-        "best": "no time left of the budget of 2.5 s (the methods before it used it)"
-    }
+    assert comparison.skipped["best"] == "its share of the budget of 0.1 s is below 0.05 s"
     assert [r["method"] for r in comparison.rows()] == METHODS  # a row or a reason each
 
 
@@ -78,13 +97,14 @@ def test_no_progress_bar_off_a_terminal(capsys):
     assert main(["compare", sin, "--methods", "forward", "--quiet"]) == 0
 
 
-def test_a_method_that_does_not_finish_in_what_is_left_is_skipped(
+def test_a_method_cut_by_the_ceiling_is_skipped_and_reported(
     clocked, monkeypatch, discrepancy_graph
 ):
     monkeypatch.setattr(comparing, "timeboxed", lambda run, seconds: None)  # never finishes
     comparison = compare(discrepancy_graph, ["forward", "reverse", "best"], budget=3.0)
-    assert comparison.skipped["forward"] == "did not finish in the 3.0 s left of the budget of 3 s"
+    assert comparison.skipped["forward"].startswith("cut by the time ceiling: did not finish")
     assert list(comparison.results) == ["best"]
+    assert comparison.cut_by_time and comparison.to_dict()["cut_by_time"] is True
 
 
 def test_results_from_a_child_process_are_on_the_graph_and_verified(discrepancy_graph):

@@ -73,3 +73,41 @@ def test_zhou_does_not_depend_on_the_hash_seed():
         for h in (1, 2)
     ]
     assert runs[0] == runs[1]
+
+
+BEST_SCRIPT = r"""
+import json
+from dgraph.core.builders import bundled
+from dgraph.search.best import best
+
+def counted(data):
+    if isinstance(data, dict):
+        return {k: counted(v) for k, v in data.items() if "seconds" not in k}
+    if isinstance(data, list):
+        return [counted(v) for v in data]
+    return data
+
+for name in ("spherical_coordinates.trace", "naumann_discrepancy.json"):
+    es = best(bundled(name), budget=0.3, seed=5, ceiling=600.0)
+    print(json.dumps(counted(es.to_dict()), sort_keys=True, default=str))
+"""
+
+
+def test_best_with_a_work_budget_is_the_same_in_every_process():
+    """``best`` with a budget (counted work, not time) and a seed: the same ``--json``,
+    seconds aside, in processes with different hash seeds — and so on two runs, whatever
+    the load (tests/test_best.py runs it under a ten-times clock too)."""
+    runs = []
+    for seed in (1, 2):
+        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
+        done = subprocess.run(
+            [sys.executable, "-c", BEST_SCRIPT],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs.append(done.stdout)
+    assert runs[0].count("\n") == 2 and '"cut_by_time": false' in runs[0]
+    assert runs[0] == runs[1]

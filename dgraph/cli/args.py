@@ -22,6 +22,7 @@ from ..errors import InputError
 from ..methods import METHODS
 
 __all__ = [
+    "BUDGET_HELP",
     "MAX_BUDGET",
     "budget",
     "choice_list",
@@ -110,9 +111,17 @@ def names(text: str | None, option: str) -> list[str]:
     return items
 
 
+BUDGET_HELP = (
+    "seconds of work (counted, not timed: the same result on every machine, however"
+    " loaded; a wall-clock ceiling of 3x the budget + 5 s stops a far slower machine, and"
+    " the output says so)"
+)
+
+
 def budget(text: str) -> float:
     """Seconds for ``--budget``: a finite number >= 0 (``nan`` or ``inf`` would never end
-    a search); argparse puts the option's name before the message."""
+    a search); argparse puts the option's name before the message. The searches spend it
+    as counted work (:mod:`dgraph.search.best`, :data:`BUDGET_HELP`)."""
     try:
         value = float(text)
     except ValueError:

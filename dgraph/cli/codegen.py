@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..codegen.generate import LANGS, MODES, generate_all
 from ..errors import InputError
-from .args import budget, graph_args, load_graph, output_path, write_atomic
+from .args import BUDGET_HELP, budget, graph_args, load_graph, output_path, write_atomic
 
 __all__ = ["SUFFIXES", "add_arguments", "language", "run"]
 
@@ -54,9 +54,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--budget",
         type=budget,
-        help="seconds in all: with --method, for an exact search beyond its limit; without,"
-        " every candidate's program is built (by default only those whose cost is known"
-        " cheaply) and the search 'best' joins them with what is left",
+        help="with --method, for an exact search beyond its limit; without, every"
+        " candidate's program is built (by default only those whose cost is known cheaply)"
+        " and the search 'best' joins them with half of it as its work: " + BUDGET_HELP,
     )
 
 

@@ -32,8 +32,8 @@ from ..render.drawing import FORMATS
 from ..render.text import comparison_text, cost_line, graph_summary, selection_text
 from ..version import __version__
 from ..zhou.factorize import STRATEGIES, VARIANTS
-from .args import budget as _budget
 from .args import (
+    BUDGET_HELP,
     choice_list,
     cut_list,
     load_graph,
@@ -41,6 +41,7 @@ from .args import (
     method_options,
     output_path,
 )
+from .args import budget as _budget
 from .args import graph_args as _graph_args
 
 __all__ = ["main"]
@@ -77,7 +78,9 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("accumulate", help="accumulate the Jacobian by one method")
     _graph_args(p)
     method_argument(p, "one of")
-    p.add_argument("--budget", type=_budget, help="seconds for exact searches beyond their limit")
+    p.add_argument(
+        "--budget", type=_budget, help="for exact searches beyond their limit: " + BUDGET_HELP
+    )
     p.add_argument("--seed", type=int, help="best: seed of its random choices (default 0)")
     p.add_argument(
         "--objective",
@@ -124,8 +127,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--budget",
         type=_budget,
-        help="seconds for the whole comparison, shared among the searches (default: each"
-        " search its own default)",
+        help="for the whole comparison, codegen's choice included, 60%% of it shared among"
+        " the searches (default: each search its own default): " + BUDGET_HELP,
     )
     p.add_argument("--seed", type=int, default=0, help="best: seed of its random choices")
     p.add_argument(
@@ -252,6 +255,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(graph_summary(graph))
         print(comparison_text(comparison))
         print(selection_text(selection) if selection is not None else f"codegen: {why}")
+        if comparison.cut_by_time:
+            print(
+                "note: the time ceiling cut this comparison (a machine this slow or loaded):"
+                " it may differ from run to run"
+            )
     return 0 if all(es.verified for es in comparison.results.values()) else 1
 
 

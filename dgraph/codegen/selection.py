@@ -13,7 +13,6 @@ a budget (seconds in all) builds every candidate's program and adds ``best``.
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +48,9 @@ __all__ = [
 ]
 
 
+# the fraction of a codegen budget that is best's work budget; the rest is for building
+# the candidates' programs (counted by no budget)
+BEST_FRACTION = 0.5
 # The candidates of cheapest_jacobian without a budget, in the order that breaks ties:
 # every method whose result depends on the graph alone, never on time or load. The exact
 # searches join only where they finish exhaustively without a budget (SearchTooLarge:
@@ -201,15 +203,17 @@ def select_jacobian(
     :func:`~dgraph.codegen.program.jacobian_estimate` and only the :data:`ESTIMATED`
     cheapest (:data:`ESTIMATED_LARGE` beyond :data:`LARGE` operations), ``paths`` and
     ``symbolic`` get a program; with ``budget`` every distinct
-    candidate does, and ``best`` joins with what is left of ``budget`` once the others are
-    built, so ``budget`` bounds the whole choice. Either way the programs built get one
-    inlining and one ``cse`` (the first pass order), and the :data:`SHORTLIST` cheapest
-    and ``paths`` the other pass orders that :data:`WORK_LIMIT` affords. Ties break by
-    the candidates' order; without a budget the choice depends on the graph alone.
+    candidate does, and ``best`` joins with :data:`BEST_FRACTION` of ``budget`` as its
+    work budget (:mod:`dgraph.search.best`: the same result on every machine), the rest
+    left for building the candidates' programs, which no work budget counts. Either way
+    the programs built get one inlining and one ``cse`` (the first pass order), and the
+    :data:`SHORTLIST` cheapest and ``paths`` the other pass orders that
+    :data:`WORK_LIMIT` affords. Ties break by the candidates' order; with or without a
+    budget the choice depends on the graph (and the budget) alone, never on the
+    machine's speed.
     ``build_all`` also builds (first pass order) the programs the choice did not need, to
     show them; it never changes the choice.
     """
-    started = time.perf_counter()
     edge_labels(graph)  # no local partials, no code: said before any method runs
     if methods is None:
         methods = candidate_methods(graph, budget)
@@ -235,8 +239,8 @@ def select_jacobian(
         ranking.reject(chosen[1])
         chosen = ranking.cheapest()
     if "best" in methods:
-        left = 0.0 if budget is None else max(budget - (time.perf_counter() - started), 0.0)
-        es = given.get("best") or accumulate(graph, "best", budget=left, candidates=candidates)
+        share = 0.0 if budget is None else BEST_FRACTION * budget  # work: never the time left
+        es = given.get("best") or accumulate(graph, "best", budget=share, candidates=candidates)
         if es.verified:
             best = _Ranking(graph, [es], symbolic=False, estimated=None)
             challenger = best.cheapest()

@@ -16,7 +16,7 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..errors import DGraphError, SearchTooLarge
 from .labeled import LabeledGraph, replay
-from .search import SearchResult, astar
+from .search import SearchResult, astar, check_start
 from .structure import MODES, BitGraph
 from .vertex_optimal import VERTEX_LIMIT, vertex_optimal_search
 
@@ -79,7 +79,10 @@ def intermediate_edge_count(graph: DGraph) -> int:
 def edge_optimal_search(
     graph: DGraph, mode: str = "full", budget: float | None = None
 ) -> SearchResult:
-    """A shortest path in the metagraph ``mode``, searched with A* without building it."""
+    """A shortest path in the metagraph ``mode``, searched with A* without building it;
+    ``budget`` in seconds, spent as a count of moves priced
+    (:func:`dgraph.elimination.search.moves_for`): half on the vertex optimum (the
+    incumbent) in the modes that have vertex moves, the rest on the metagraph."""
     _check_mode(mode)
     bits = BitGraph(graph)
     inner = intermediate_edge_count(graph)
@@ -88,18 +91,29 @@ def edge_optimal_search(
             f"edge-optimal: {inner} intermediate edges exceed the exhaustive limit of"
             f" {EDGE_LIMIT}; pass --budget SECONDS to search anyway for the best found"
         )
+    check_start(graph, budget, 0, "edge-optimal")  # the bound's cuts
     bound = _edge_bound(graph, bits, mode)
-    incumbent, spent = _sweep_incumbent(bits, mode), 0.0
+    incumbent, rest = _sweep_incumbent(bits, mode), budget
     if mode in ("full", "vertex"):
         # Vertex elimination is a special case: its optimum is a strong incumbent.
         share = None if budget is None else budget * 0.5
         if share is None and len(graph.intermediates) > VERTEX_LIMIT:
             share = 0.0  # heuristic orders only
-        vertex = vertex_optimal_search(graph, budget=share)
-        incumbent, spent = min(incumbent, (vertex.cost, vertex.moves)), vertex.seconds
-    remaining = None if budget is None else max(budget - spent, 0.0)
+        try:
+            vertex = vertex_optimal_search(graph, budget=share)
+        except SearchTooLarge:  # its start alone exceeds the share: the sweep it is
+            pass
+        else:
+            incumbent = min(incumbent, (vertex.cost, vertex.moves))
+        rest = None if budget is None else budget - (share or 0.0)
     return astar(
-        bits.start, lambda s: bits.moves(s, mode), bits.is_final, bound, incumbent, remaining
+        bits.start,
+        lambda s: bits.moves(s, mode),
+        bits.is_final,
+        bound,
+        incumbent,
+        rest,
+        size=len(graph.order()),
     )
 
 

@@ -1,9 +1,13 @@
-"""A* over elimination states with an admissible bound, an incumbent and a time budget.
+"""A* over elimination states with an admissible bound, an incumbent and a work budget.
 
 Shared by the exact vertex and edge searches: with a consistent lower bound the first
 goal popped is optimal; nodes whose bound reaches the incumbent's cost are pruned. When
 the budget runs out the incumbent is returned, marked unproven, with the best lower
-bound known (the smallest bound left in the queue). Vertex elimination searches the sets
+bound known (the smallest bound left in the queue). The budget is given in seconds, as
+users know it, but spent as a count of work: each second buys :data:`MOVES_PER_SECOND`
+moves priced (a state's expansion prices every move out of it), so the same graph and
+budget give the same result on every machine, however loaded; the clock only says how
+long it took (``seconds``). Vertex elimination searches the sets
 of eliminated vertices (:func:`subset_search`), priced in any label algebra.
 
 References: U. Naumann, "Optimal accumulation of Jacobian matrices by elimination
@@ -22,7 +26,30 @@ from ..core.graph import DGraph
 from ..core.provenance import Bound
 from ..errors import SearchTooLarge
 
-__all__ = ["SearchResult", "astar", "check_size", "subset_search"]
+__all__ = [
+    "MOVES_PER_SECOND",
+    "SearchResult",
+    "astar",
+    "check_size",
+    "check_start",
+    "moves_for",
+    "subset_search",
+]
+
+# moves priced (children generated) per second of budget, calibrated on the 2-core
+# benchmark machine while busy (load about 3.5), where the vertex A* priced 35,000 to
+# 90,000 a second on graphs of 26 to 80 intermediates: a budget of S seconds takes about
+# S seconds or less when idle, twice that at worst when busy
+MOVES_PER_SECOND = 50_000
+# a move's price grows with the graph (its state is a bitmask per vertex): the rate holds
+# for graphs of this many vertices, and a larger graph's move counts as size / this many
+REFERENCE_SIZE = 60
+# what a search's start costs per second, in intermediates x (vertices + edges + starting
+# orders x intermediates): the bound's cuts are a max-flow per intermediate, and each step
+# of a starting order prices every vertex left. A budgeted search whose start alone costs
+# more than its budget refuses (a 500-vertex chain: 1.5 million, 12 s on the busy
+# benchmark machine)
+START_PER_SECOND = 100_000
 
 # the price of every vertex left after eliminating a set (a bitmask over graph.order())
 Prices = Callable[[int], Iterable[tuple[int, int]]]
@@ -61,17 +88,21 @@ def astar(
     incumbent: tuple[int, list] | None = None,
     budget: float | None = None,
     max_states: int = 5_000_000,
+    size: int = 0,
 ) -> SearchResult:
     """Cheapest move sequence from ``start`` to a goal.
 
     ``expand(state)`` yields ``(move, cost, next_state)``; ``bound`` must be admissible
     (never above the cheapest completion); where it drops by more than a move costs, the
     child inherits its parent's f (pathmax) and a cheaper path reopens a state.
-    ``incumbent`` is a known ``(cost, moves)``; when the budget or ``max_states`` is
-    exhausted it is what comes back, unproven.
+    ``incumbent`` is a known ``(cost, moves)``; when the budget (seconds, spent as
+    :func:`moves_for` moves priced) or ``max_states`` is exhausted it is what comes back,
+    unproven. ``size`` is the graph's vertex count: beyond :data:`REFERENCE_SIZE` each
+    move counts for more.
     """
     t0 = time.perf_counter()
-    deadline = None if budget is None else t0 + budget
+    limit = moves_for(budget, size)
+    priced = 0
     best_cost, best_moves = incumbent if incumbent else (float("inf"), [])
     g_best: dict[Hashable, int] = {start: 0}
     parent: dict[Hashable, tuple[Hashable, object]] = {}
@@ -79,7 +110,6 @@ def astar(
     heap = [(bound(start), 0, next(tie), start)]
     found_goal = None
     exhausted = False
-    popped = 0
     while heap:
         f, neg_g, _, state = heapq.heappop(heap)
         g = -neg_g
@@ -90,14 +120,12 @@ def astar(
         if is_goal(state):
             best_cost, found_goal = g, state
             break
-        popped += 1
-        if popped % 128 == 0 and (
-            (deadline is not None and time.perf_counter() > deadline) or len(g_best) > max_states
-        ):
+        if (limit is not None and priced >= limit) or len(g_best) > max_states:
             heapq.heappush(heap, (f, neg_g, next(tie), state))
             exhausted = True
             break
         for move, cost, nxt in expand(state):
+            priced += 1
             g2 = g + cost
             if g2 < g_best.get(nxt, g2 + 1):
                 g_best[nxt] = g2
@@ -117,6 +145,28 @@ def astar(
         raise RuntimeError("search found no complete elimination and had no incumbent")
     lower = min(heap[0][0], best_cost) if exhausted and heap else best_cost
     return SearchResult(best_moves, int(best_cost), not exhausted, int(lower), len(g_best), seconds)
+
+
+def moves_for(budget: float | None, size: int = 0) -> int | None:
+    """The moves a budget of ``budget`` seconds buys on a graph of ``size`` vertices
+    (None: no limit); at least one."""
+    if budget is None:
+        return None
+    return max(1, int(budget * MOVES_PER_SECOND * REFERENCE_SIZE / max(size, REFERENCE_SIZE)))
+
+
+def check_start(graph: DGraph, budget: float | None, orders: int, who: str) -> None:
+    """Refuse a budgeted search whose start (the bound's cuts, pricing ``orders`` starting
+    orders) alone costs more than ``budget`` (:data:`START_PER_SECOND`): counted, so the
+    same graph and budget refuse on every machine."""
+    p = len(graph.intermediates)
+    start = p * (len(graph.order()) + graph.nx.number_of_edges() + orders * p)
+    if budget is not None and start > budget * START_PER_SECOND:
+        raise SearchTooLarge(
+            f"{who}: {p} intermediate vertices: its start alone (the bound's cuts, the"
+            f" starting orders priced) needs a budget of {start / START_PER_SECOND:.1f} s"
+            " or more"
+        )
 
 
 def check_size(graph: DGraph, budget: float | None, limit: int, who: str) -> None:
@@ -163,4 +213,4 @@ def subset_search(
 
     cost, order = min(((priced(o), o) for o in orders), key=lambda c: c[0])
     incumbent = (cost, [("vertex", v) for v in order])
-    return astar(0, expand, lambda done: done == full, bound, incumbent, budget)
+    return astar(0, expand, lambda done: done == full, bound, incumbent, budget, size=len(names))

@@ -17,7 +17,7 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from .labeled import replay
 from .parts import by_parts
-from .search import SearchResult, check_size, subset_search
+from .search import SearchResult, check_size, check_start, subset_search
 from .structure import BitGraph
 from .vertex import markowitz_order
 
@@ -44,6 +44,7 @@ def _connected_search(
     graph: DGraph, budget: float | None, incumbent: list[str] | None = None
 ) -> SearchResult:
     check_size(graph, budget, VERTEX_LIMIT, "vertex-optimal")
+    check_start(graph, budget, 3 + bool(incumbent), "vertex-optimal")
     bits = BitGraph(graph)
     cut_in, cut_out = bits.cuts()
     weight = {v: cut_in[v] * cut_out[v] for v in bits.intermediates}

@@ -16,7 +16,7 @@ from ..core.graph import DGraph
 from ..core.paths import naive_cost
 from ..core.progress import in_notebook, method_progress
 from ..errors import InputError, SearchTooLarge
-from ..search.best import ANY_ELIMINATION
+from ..search.best import ANY_ELIMINATION, ceiling_for
 from ..search.rank_bound import ANY_ACCUMULATION
 from ..search.timebox import timeboxed
 from ..search.windows import OBJECTIVES
@@ -25,6 +25,9 @@ from .registry import COMPARED, accumulate, lookup
 __all__ = ["MIN_SHARE", "Comparison", "compare"]
 
 MIN_SHARE = 0.05  # seconds: a search given less than this is skipped
+# the fraction of ``compare --budget`` the searches share: the rest is for what the work
+# budget does not count, the methods that are not searches and codegen's choice
+SEARCH_FRACTION = 0.6
 
 
 @dataclass
@@ -37,6 +40,7 @@ class Comparison(Printable):
     results: dict[str, ExpressionSet] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     objective: str = "effective"
+    cut_by_time: bool = False  # whether the wall-clock ceiling cut a method (or best's search)
 
     def key(self, es: ExpressionSet) -> tuple[int, int]:
         """What ranks ``es`` in the objective: (effective, structural) mults, or
@@ -118,24 +122,24 @@ class Comparison(Printable):
             "lower_bound_for": bound[1] if bound else None,
             "effective_lower_bound": self.effective_lower_bound,
             "elimination_lower_bound": self.elimination_lower_bound,
+            "cut_by_time": self.cut_by_time,
         }
 
 
 class _OutOfTime(Exception):
-    """A method that did not finish within what was left of the budget."""
+    """A method that did not finish before the wall-clock ceiling."""
 
 
-def _within(graph: DGraph, name: str, deadline: float, budget: float) -> ExpressionSet:
-    """``name``'s verified result, run in a child stopped at ``deadline`` (a method that
-    is not a search has no budget of its own: on a large graph it may take minutes)."""
-    left = deadline - time.perf_counter()
-    if left < MIN_SHARE:
-        raise _OutOfTime(
-            f"no time left of the budget of {budget:g} s (the methods before it used it)"
-        )
-    es = timeboxed(lambda: _priced(accumulate(graph, name)), left)
+def _within(graph: DGraph, name: str, end: float, options: dict[str, Any]) -> ExpressionSet:
+    """``name``'s verified result, run in a child killed at the ceiling ``end`` (a
+    :func:`time.perf_counter` time: a method that is not a search has no budget of its
+    own, and on a large graph it may take minutes)."""
+    left = end - time.perf_counter()
+    if left <= 0:
+        raise _OutOfTime("not run: the time ceiling had passed (the methods before it used it)")
+    es = timeboxed(lambda: _priced(accumulate(graph, name, **options)), left)
     if es is None:
-        raise _OutOfTime(f"did not finish in the {left:.1f} s left of the budget of {budget:g} s")
+        raise _OutOfTime(f"cut by the time ceiling: did not finish in the {left:.1f} s left")
     return es.moved_to(graph)
 
 
@@ -160,12 +164,17 @@ def compare(
     ``best`` runs last, the other results among its candidates, so it is never more
     expensive than any of them; the rows keep the order of ``methods``.
 
-    ``budget`` is the seconds of the whole comparison: every method that searches gets an
-    equal share of what is left when its turn comes (``best``, last, all of it), every
-    other method runs in a child process stopped when the budget is spent, and one that
-    does not finish, or whose turn comes with no time left, is skipped, saying so. With
-    ``each`` every search gets the whole ``budget`` (the benchmarks' setting) and the
-    other methods run in-process; None: every search its default.
+    ``budget`` is the seconds of the whole comparison, codegen's choice included, given as
+    work (:mod:`dgraph.search.best`): the searches share :data:`SEARCH_FRACTION` of it
+    equally, a fixed work budget each however long the others took, so the same graph,
+    budget and seed give the same comparison on every machine; the rest is for what no
+    work budget counts, the methods that are not searches and codegen's choice. Every
+    method that is not a search runs in a child process killed at the wall-clock ceiling
+    (:func:`dgraph.search.best.ceiling_for` the budget), and ``best`` stops there too;
+    one cut there is skipped, saying so, and ``cut_by_time`` says the comparison may
+    differ from run to run. With ``each``
+    every search gets the whole ``budget`` (the benchmarks' setting) and every method
+    runs in-process; None: every search its default.
     ``objective`` (``"effective"`` or ``"structural"``) is what cheapest means, for the
     winner and for ``best``'s search, as in :func:`dgraph.search.best.best`.
     ``progress(method, k, n)`` is called before the k-th of n methods runs; without it,
@@ -193,32 +202,44 @@ def _compare(
     names = list(dict.fromkeys(methods or COMPARED))
     order = sorted(names, key=lambda name: name == "best")
     searches = [n for n in order if "budget" in lookup(n).options]
-    deadline = None if budget is None or each else time.perf_counter() + budget
+    ceiling = None if budget is None or each else time.perf_counter() + ceiling_for(budget)
+    if ceiling is not None:
+        # the local partials, derived lazily and cached on the graph, once here: a child
+        # process's cache dies with it, so every method run in one derived them all again
+        # (1,000 terms, 5,000 edges: 3 to 5 s per method on the busy benchmark machine)
+        graph.has_partials()
     comparison = Comparison(graph, objective=objective)
     for k, name in enumerate(order, start=1):
         if progress is not None:
             progress(name, k, len(order))
         share = budget
-        if deadline is not None and name in searches:
-            left = deadline - time.perf_counter()
-            if left < MIN_SHARE:
+        if ceiling is not None and name in searches:
+            share = SEARCH_FRACTION * budget / len(searches)
+            if share < MIN_SHARE:
                 comparison.skipped[name] = (
-                    f"no time left of the budget of {budget:g} s (the methods before it used it)"
+                    f"its share of the budget of {budget:g} s is below {MIN_SHARE:g} s"
                 )
                 continue
-            share = left / len(searches[searches.index(name) :])
-        options: dict[str, Any] = {"budget": share}
+        options: dict[str, Any] = {"budget": share} if name in searches else {}
         if name == "best":
             options.update(seed=seed, candidates=list(comparison.results.values()))
             if objective != "effective":  # best's default: a stand-in without it still runs
                 options["objective"] = objective
+            if ceiling is not None and "ceiling" in lookup(name).options:  # best's own: the rest
+                options["ceiling"] = max(0.0, ceiling - time.perf_counter())
         try:
-            if deadline is None or name in searches:
+            if ceiling is None or name in searches:  # searches count their work
                 comparison.results[name] = _priced(accumulate(graph, name, **options))
             else:
-                comparison.results[name] = _within(graph, name, deadline, budget)
-        except (SearchTooLarge, _OutOfTime) as exc:
+                comparison.results[name] = _within(graph, name, ceiling, options)
+        except _OutOfTime as exc:
             comparison.skipped[name] = str(exc)
+            comparison.cut_by_time = True
+        except SearchTooLarge as exc:
+            comparison.skipped[name] = str(exc)
+    best = comparison.results.get("best")
+    if best is not None and best.info.get("cut_by_time"):
+        comparison.cut_by_time = True
     comparison.results = {n: comparison.results[n] for n in names if n in comparison.results}
     comparison.skipped = {n: comparison.skipped[n] for n in names if n in comparison.skipped}
     return comparison

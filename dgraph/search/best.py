@@ -1,4 +1,4 @@
-"""``best``: the cheapest verified accumulation dgraph can find within a time budget.
+"""``best``: the cheapest verified accumulation dgraph can find within a work budget.
 
 Minimizing multiplications is NP-complete (Naumann 2008), so ``best`` runs a portfolio and
 keeps the cheapest result as everywhere in dgraph (:func:`dgraph.core.expressions.price`):
@@ -7,50 +7,67 @@ fewest effective multiplications (±1 labels free), then structural — or, with
 the first candidate met: the given ones (``candidates``, the results ``compare`` shows
 beside it, in its table's order) before those of its own searches:
 
-1. forward, reverse and Markowitz, priced on the structure; the cheapest is built and
-   verified first — the answer if nothing better fits the budget, and the measure of
-   how long building and verifying the winner will take, which is kept in reserve; then
-   the given candidates, so ``best`` is never more expensive than any of them;
+1. forward, reverse and Markowitz, priced on the structure — the answer if nothing
+   better fits the budget; then the given candidates, so ``best`` is never more
+   expensive than any of them;
 2. the structure methods — local Jacobians, umbrellas, D*, Zhou's factorizer — where
    not given;
 3. exact searches where affordable: the optimal vertex order (A* over eliminated sets),
    in structural and, on small graphs, effective multiplications
    (:mod:`dgraph.search.effective_optimal`), and the edge-elimination metagraph, each
-   proven or cut off by its share of the budget;
+   proven or cut off by its share of the work;
 4. greedy vertex orders by effective cost, Markowitz degree, fill-in and relative
    Markowitz degree with forward and reverse tie-breaks, randomized restarts, a beam
    search, greedy edge and face eliminations priced the same way (front or back edges;
    free faces first, then absorbing ones; forward, reverse and random tie-breaks), and
    simulated annealing over orders, each move priced on its window
    (:mod:`dgraph.search.windows`; in the structural objective each result polished by
-   re-ordering windows exactly), until the budget is spent (on graphs beyond the exact
+   re-ordering windows exactly), until their share of the work is spent (on graphs beyond the exact
    searches one run goes first, as the vertex A*'s incumbent) — half of its later runs
    after preprocessing: the umbrella contractions (which touch nothing outside their
    umbrella) or Zhou's simple-chain links fixed first, the rest searched. They stop as
    soon as a candidate meets the lower bound for every elimination: it is optimal.
 
-``seed`` drives every random choice (restarts, random tie-breaks, annealing), so the same
-graph, seed and candidates give the same result wherever no deadline cuts a search short.
+``seed`` drives every random choice (restarts, random tie-breaks, annealing).
 
-Searches whose running time nothing predicts run in a child process stopped at its
-deadline (:mod:`dgraph.search.timebox`), so ``best`` returns within its budget unless
-building and verifying one expression set alone takes longer (``info["budget_note"]``
-says so). Candidates found as moves are priced without being built; only the winner is
+The budget is work, not time. ``budget`` is given in seconds, as users know it, but no
+search reads the clock to decide what it does: each phase gets a fixed fraction of the
+budget (:data:`SHARES`, fractions of the work, never of the time left) and spends it as a
+count of its own steps — A* moves priced (:data:`dgraph.elimination.search.MOVES_PER_SECOND`),
+vertices priced by greedy orders and the beam, edge prices of greedy edge eliminations,
+annealing window eliminations, branch-and-bound nodes of the bracketing program — at a
+rate per second of budget calibrated once on an idle machine so that a budget of S
+seconds takes about S seconds or less there (:data:`PRICES_PER_SECOND` and the like). So
+the same graph, budget, seed and candidates give the same result on every machine,
+however loaded. Which searches run is decided from counts too (the graph's size, its
+paths), and the winner is always built and verified (no reserve measured off a clock).
+
+A wall-clock ceiling (:func:`ceiling_for`: :data:`CEILING_FACTOR` × the budget plus
+:data:`CEILING_SLACK` seconds) stops everything on a machine far slower than the one
+calibrated: the searches whose running time nothing predicts run in a child process
+(:mod:`dgraph.search.timebox`) killed when the ceiling comes, and the in-process ones
+stop there. Only then can the result depend on load, and it says so:
+``info["cut_by_time"]`` is True, ``info["cut_phases"]`` names what was cut and
+``info["budget_note"]`` (printed on the CLI's cost line) says the result may differ from
+run to run. Candidates found as moves are priced without being built; only the winner is
 built and verified. ``info`` says which search found it (``found_by``), the best lower
 bound known and what it bounds (``lower_bounds`` adds the effective-cost bounds: for
 every elimination — vertex, edge or face, and every expression set that forms each
 path's product once — what the products at every vertex or joined group of vertices
-cost (:mod:`dgraph.search.junction_bounds`) or, where HiGHS gets that far within the
-budget (in a second process while the searches run), the fewest multiplications that
-bracket every path (:mod:`dgraph.search.bracketing_bound`), for vertex elimination
-also the exact effective search (:mod:`dgraph.search.effective_optimal`), and, for any
+cost (:mod:`dgraph.search.junction_bounds`) or the fewest multiplications that bracket
+every path that HiGHS proves within its share of the work (in a second process while
+the searches run; :mod:`dgraph.search.bracketing_bound`), for vertex elimination also
+the exact effective search (:mod:`dgraph.search.effective_optimal`), and, for any
 accumulation, the rank of Bauer's entries — :mod:`dgraph.search.rank_bound`), and the
-cost of every candidate.
+cost of every candidate. The searches stop early only on a bound known at a fixed point
+of the run (never on one that came back from the second process in the meantime).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import math
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -85,9 +102,17 @@ from .rank_bound import ANY_ACCUMULATION, RANK_PATH_LIMIT, rank_lower_bound
 from .timebox import Background, stream, timeboxed
 from .windows import OBJECTIVES, anneal_windows, improve_windows
 
-__all__ = ["ANY_ELIMINATION", "DEFAULT_BUDGET", "EFFECTIVE_VERTEX", "best"]
+__all__ = [
+    "ANY_ELIMINATION",
+    "DEFAULT_BUDGET",
+    "EFFECTIVE_VERTEX",
+    "SHARES",
+    "Ceiling",
+    "best",
+    "ceiling_for",
+]
 
-DEFAULT_BUDGET = 2.0  # seconds, when none is given: a default answers in seconds
+DEFAULT_BUDGET = 2.0  # seconds of work, when none is given: a default answers in seconds
 EFFECTIVE_VERTEX = "vertex elimination, effective mults"  # its key in lower_bounds
 ANY_ELIMINATION = "any elimination, effective mults"  # vertex, edge, face: every method's
 RESTARTS = 8  # greedy vertex orders with random tie-breaks
@@ -97,12 +122,34 @@ FACE_RESTARTS = 2  # greedy face eliminations with random tie-breaks
 # intermediates up to which the exact searches run to the end (the effective-cost A*, whose
 # bound is weak, only up to here) and one annealing round per start suffices
 SMALL = 14
-# time kept for building and verifying the winner, in multiples of the time the first
-# baseline took (a winner can have more structural multiplications than it)
-RESERVE = 1.5
-# and this much more (at most 5% of the budget): the winner's build must not miss its
-# deadline by milliseconds of timer jitter, handing the win to a costlier built candidate
-MARGIN = 0.25
+# each phase's fraction of the work budget (not of the time left): what its counts buy
+SHARES = {
+    "early annealing": 0.1,  # graphs beyond the exact searches: the A*'s incumbent
+    "vertex-optimal": 0.25,
+    "edge-optimal": 0.15,
+    "bracketing": 0.5,  # in a second process, beside the searches
+    "greedy orders": 0.15,
+    "beam": 0.1,
+    "effective-optimal": 0.15,
+    "greedy edges": 0.05,
+    "greedy faces": 0.05,
+    "annealing": 0.1,
+}
+# work per second of budget, calibrated on the 2-core benchmark machine while busy (load
+# about 3.5: five jobs), divided so that there each phase's share of S seconds took at
+# most twice that share (Black-Scholes, the Roe flux, the heart dipole, a 26-vertex
+# random DAG and an 80-vertex random layered graph): at most that share when idle
+PRICES_PER_SECOND = 100_000  # vertex prices of greedy orders and the beam (6-17 µs busy)
+EDGE_PRICES_PER_SECOND = 100_000  # edges x intermediate edges, per greedy edge elimination
+FACE_PRICES_PER_SECOND = 50_000  # paths x edges, per greedy face elimination
+ELIMINATIONS_PER_SECOND = 100_000  # vertex eliminations of annealing windows
+RANK_PATHS_PER_SECOND = 10_000  # paths of the rank bound (~1 s at its path limit)
+# the wall-clock ceiling: a machine three times slower than the calibration, such as a
+# 2-core one running two other jobs, still finishes within it; the constant covers what
+# the work budget does not count (forking, SciPy's import, building and verifying the
+# winner, the structure methods) on small budgets
+CEILING_FACTOR = 3.0
+CEILING_SLACK = 5.0  # seconds
 # the family and unit each key of ``info["lower_bounds"]`` bounds
 _BOUND_OF_KEY = {
     "vertex elimination": ("vertex elimination", "mults"),
@@ -189,13 +236,6 @@ class Portfolio:
         """Cheapest first in the objective (:func:`price`); among equals the first added."""
         return sorted(self.price, key=self.key)
 
-    def seconds_to_ready(self, by: str, per_mult: float) -> float:
-        """Predicted time to build and verify ``by`` (none when it already is), at
-        ``per_mult`` seconds per structural multiplication."""
-        if by in self.built and self.built[by].verified:
-            return 0.0
-        return per_mult * self.price[by][1]
-
     def cost(self, by: str) -> int:
         """Its multiplications in the objective."""
         return self.key(by)[0]
@@ -213,21 +253,63 @@ class Portfolio:
         return self.built[by]
 
 
+def ceiling_for(budget: float) -> float:
+    """The wall-clock ceiling of a work budget of ``budget`` seconds (module docstring)."""
+    return CEILING_FACTOR * budget + CEILING_SLACK
+
+
+class Ceiling:
+    """The wall-clock ceiling, and what it cut: the one place ``best`` reads the clock to
+    decide anything, and whatever it decides is reported (``info["cut_by_time"]``)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = time.perf_counter() + seconds
+        self.cut: list[str] = []
+        self.phases: dict[str, float] = {}  # seconds each phase took (reported only)
+        self._last = time.perf_counter()
+
+    def mark(self, phase: str) -> None:
+        """Note the seconds since the last mark as ``phase``'s (``info["phase_seconds"]``)."""
+        now = time.perf_counter()
+        self.phases[phase] = round(self.phases.get(phase, 0.0) + now - self._last, 3)
+        self._last = now
+
+    def left(self) -> float:
+        """Seconds until the ceiling (0 once it has passed)."""
+        return max(0.0, self.end - time.perf_counter())
+
+    def passed(self, phase: str) -> bool:
+        """Whether the ceiling has passed, noting ``phase`` as cut if it has."""
+        if time.perf_counter() < self.end:
+            return False
+        self.note(phase)
+        return True
+
+    def note(self, phase: str) -> None:
+        if phase not in self.cut:
+            self.cut.append(phase)
+
+
 def best(
     graph: DGraph,
     budget: float | None = None,
     seed: int = 0,
     candidates: Iterable[ExpressionSet] = (),
     objective: str = "effective",
+    ceiling: float | None = None,
 ) -> ExpressionSet:
-    """The cheapest verified expression set found within ``budget`` seconds, never more
-    expensive (:func:`dgraph.core.expressions.price`) than a verified one of
-    ``candidates`` (expression sets of ``graph`` computed already, named by method);
-    ``seed`` drives its random choices. ``objective`` is what cheapest means: fewest
-    ``"effective"`` multiplications (±1 labels free, constants folded), then structural;
-    or fewest ``"structural"`` ones (every label general: plain vertex elimination's
-    count, AlphaGrad's), then effective. The searches, the bounds and
-    ``info["objective_lower_bound"]`` are in that objective.
+    """The cheapest verified expression set found within a work budget of ``budget``
+    seconds (module docstring: the same result on every machine), never more expensive
+    (:func:`dgraph.core.expressions.price`) than a verified one of ``candidates``
+    (expression sets of ``graph`` computed already, named by method); ``seed`` drives its
+    random choices. ``objective`` is what cheapest means: fewest ``"effective"``
+    multiplications (±1 labels free, constants folded), then structural; or fewest
+    ``"structural"`` ones (every label general: plain vertex elimination's count,
+    AlphaGrad's), then effective. The searches, the bounds and
+    ``info["objective_lower_bound"]`` are in that objective. ``ceiling`` is the
+    wall-clock limit in seconds (default :func:`ceiling_for` the budget); when it bites,
+    ``info["cut_by_time"]`` says so.
 
     >>> from dgraph.core.builders import bundled
     >>> es = best(bundled("naumann_discrepancy.json"), budget=5)
@@ -239,69 +321,59 @@ def best(
         raise InputError(f"best: unknown objective {objective!r}: one of {', '.join(OBJECTIVES)}")
     load_solver()  # SciPy's import, once per process, is not the searches' time
     t0 = time.perf_counter()
-    deadline = t0 + budget
+    clock = Ceiling(ceiling_for(budget) if ceiling is None else ceiling)
     given = _candidates(graph, candidates)
     pool = Portfolio(graph, objective)
     pool.add_order("forward", list(graph.intermediates))
     pool.add_order("reverse", list(reversed(graph.intermediates)))
-    started = time.perf_counter()
     pool.add_order("markowitz", markowitz_order(graph))
-    greedy_seconds = time.perf_counter() - started  # what one greedy vertex order takes
-    started = time.perf_counter()
-    first = pool.ranked()[0]
-    pool.build(first).verify()
-    spent = time.perf_counter() - started
-    per_mult = spent / max(1, pool.built[first].mults)
     for es in given:
         pool.add_given(es)
     bounds = _Bounds()
-    margin = min(MARGIN, 0.05 * budget)
-
-    def stop() -> float:
-        """When the searches end: early enough to build and verify the current winner."""
-        need = max(spent, pool.seconds_to_ready(pool.ranked()[0], per_mult))
-        return deadline - RESERVE * need - margin
-
-    def left() -> float:
-        return stop() - time.perf_counter()
-
+    clock.mark("baselines")
     paths = count_paths(graph)
-    if paths <= RANK_PATH_LIMIT and left() > paths * 1e-4:  # ~1 s at the path limit
+    if paths <= RANK_PATH_LIMIT and paths <= budget * RANK_PATHS_PER_SECOND:
         bounds.known[ANY_ACCUMULATION] = rank_lower_bound(graph)
+        clock.mark("rank bound")
     # one annealing run first, on graphs beyond the exact searches: a good order early,
-    # the incumbent of the vertex A*, before the structure methods take their share
+    # the incumbent of the vertex A*, before the structure methods
     if largest_part(graph) > SMALL:
-        early = time.perf_counter() + _share(left, 0.2)
-        _annealing(graph, pool, lambda: early, seed, range(ANNEALING_RUNS, ANNEALING_RUNS + 1))
+        steps = _annealing_steps(graph, SHARES["early annealing"] * budget)
+        runs = range(ANNEALING_RUNS, ANNEALING_RUNS + 1)
+        _annealing(graph, pool, clock, seed, steps, runs, phase="early annealing")
+        clock.mark("early annealing")
     missing = [by for by in STRUCTURE if by not in pool.built]
-    for by, es in stream(lambda: _structure_methods(graph, missing), _share(left, 0.4)):
+    made = stream(lambda: _structure_methods(graph, missing), clock.left())
+    if len(made) < len(missing):
+        clock.note("structure methods")
+    for by, es in made:
         pool.add_built(by, es)
-    bracketing = _bracketing(graph, left)
+    clock.mark("structure methods")
+    bracketing = Background(
+        lambda: bracketing_lower_bound(graph, SHARES["bracketing"] * budget), clock.left()
+    )
     try:
-        proven = _exact_searches(graph, pool, bounds, left)
-        bounds.raise_floor(timeboxed(lambda: elimination_lower_bound(graph), 0.2 * left()))
+        proven = _exact_searches(graph, pool, bounds, budget, clock)
+        clock.mark("exact searches")
+        junction = timeboxed(lambda: elimination_lower_bound(graph), clock.left())
+        if junction is None:
+            clock.note("junction bound")
+        bounds.raise_floor(junction)
+        clock.mark("junction bound")
         unlabeled = not any(graph.constant_label(u, v) is not None for u, v in graph.edges())
         if proven and unlabeled:
             bounds.known[EFFECTIVE_VERTEX] = bounds.known["vertex elimination"]
-        if proven and (unlabeled or pool.structural):  # no vertex order is cheaper
-            bounds.raise_floor(bracketing.wait(0.2 * left()))
-        else:
-
-            def met() -> bool:
-                """Whether a candidate meets the bound for every elimination: optimal
-                (an effective bound bounds structural mults too)."""
-                bounds.raise_floor(bracketing.poll())
-                return pool.cost(pool.ranked()[0]) <= bounds.known.get(ANY_ELIMINATION, -1)
-
-            def until_optimal() -> float:
-                return time.perf_counter() if met() else stop()
-
-            _heuristics(graph, pool, bounds, until_optimal, greedy_seconds, seed)
-            if not met():
-                bounds.raise_floor(bracketing.wait(left()))
+        if not (proven and (unlabeled or pool.structural)):  # else no vertex order is cheaper
+            _heuristics(graph, pool, bounds, budget, clock, seed)
+        clock.mark("heuristics")
+        found = bracketing.wait(clock.left())
+        if found is None:
+            clock.note("bracketing bound")
+        bounds.raise_floor(found)
+        clock.mark("bracketing bound (waited)")
     finally:
         bracketing.stop()
-    return _finish(pool, bounds, per_mult, t0, budget, spent, objective)
+    return _finish(pool, bounds, t0, budget, clock, objective)
 
 
 def _candidates(graph: DGraph, candidates: Iterable[ExpressionSet]) -> list[ExpressionSet]:
@@ -319,22 +391,6 @@ def _on(graph: DGraph, es: ExpressionSet) -> ExpressionSet:
     """``es`` (and the set it was inlined from) over ``graph``, an equal graph."""
     computed = _on(graph, es.computed) if isinstance(es.computed, ExpressionSet) else es.computed
     return dataclasses.replace(es, graph=graph, computed=computed)
-
-
-def _bracketing(graph: DGraph, left: Callable[[], float]) -> Background[int]:
-    """The bracketing program in a child process: on a second core, for as long as the
-    searches run; else within a fifth of what is left, before they go on."""
-    alone = not Background.concurrent()
-    seconds = (0.2 if alone else 1.0) * left()
-    job = Background(lambda: bracketing_lower_bound(graph, 0.8 * seconds), seconds)
-    if alone:
-        job.wait(seconds)
-    return job
-
-
-def _share(left: Callable[[], float], fraction: float) -> float:
-    """A phase's time: its fraction of what is left, at least half a second of it."""
-    return min(left(), max(fraction * left(), 0.5))
 
 
 class _Bounds:
@@ -384,34 +440,37 @@ def _structure_methods(graph: DGraph, names: list[str]) -> Iterator[tuple[str, E
 
 
 def _exact_searches(
-    graph: DGraph, pool: Portfolio, bounds: _Bounds, left: Callable[[], float]
+    graph: DGraph, pool: Portfolio, bounds: _Bounds, budget: float, clock: Ceiling
 ) -> bool:
-    """The vertex-order A* and, on small graphs, the metagraph search; whether the vertex
-    optimum was proven."""
+    """The vertex-order A* and, on small graphs, the metagraph search, each to the end
+    where exhaustive, else within its share of the work; whether the vertex optimum was
+    proven."""
     # A* over eliminated sets often proves the vertex optimum beyond its exhaustive limit,
     # so it always gets a share of the budget
     small = largest_part(graph) <= SMALL  # the searches take independent parts one by one
-    share = None if small else max(0.1, 0.3 * left())
+    share = None if small else SHARES["vertex-optimal"] * budget
     # the A* is structural: the order of fewest structural mults prunes it from the start
     incumbent = pool.orders[min(pool.orders, key=lambda by: pool.price[by][::-1])]
-    result = timeboxed(
-        lambda: vertex_optimal_search(graph, share, incumbent),
-        left() if small else min(left(), 2 * share),
-    )
+    try:
+        result = timeboxed(lambda: vertex_optimal_search(graph, share, incumbent), clock.left())
+    except SearchTooLarge:  # pricing its start alone exceeds its share of the work
+        result = None
+    else:
+        if result is None:
+            clock.note("vertex-optimal")
     if result is not None:
         pool.add_order("vertex-optimal", [v for _, v in result.moves])
         bounds.prove("vertex elimination", result.lower_bound)
     inner_edges = intermediate_edge_count(graph)
     if inner_edges <= 2 * EDGE_LIMIT:
-        exhaustive = inner_edges <= EDGE_LIMIT
-        share = None if exhaustive else max(0.1, 0.3 * left())
+        share = None if inner_edges <= EDGE_LIMIT else SHARES["edge-optimal"] * budget
         try:
-            edges = timeboxed(
-                lambda: edge_optimal_search(graph, "full", share),
-                left() if exhaustive else min(left(), 2 * share),
-            )
+            edges = timeboxed(lambda: edge_optimal_search(graph, "full", share), clock.left())
         except SearchTooLarge:
             edges = None
+        else:
+            if edges is None:
+                clock.note("edge-optimal")
         if edges is not None:
             pool.add_moves("edge-optimal", edges.moves, "metagraph")
             bounds.prove("edge elimination", edges.lower_bound)
@@ -419,56 +478,97 @@ def _exact_searches(
 
 
 def _heuristics(
-    graph: DGraph,
-    pool: Portfolio,
-    bounds: _Bounds,
-    stop: Callable[[], float],
-    greedy_seconds: float,
-    seed: int,
+    graph: DGraph, pool: Portfolio, bounds: _Bounds, budget: float, clock: Ceiling, seed: int
 ) -> None:
     """Greedy orders, restarts, beam, effective A* (small graphs), greedy edges and
-    faces, then annealing until ``stop()``; ``seed`` for every random choice."""
+    faces, then annealing, each within its share of the work (its count decided before
+    it runs, from the graph's size); ``seed`` for every random choice. They stop once a
+    candidate meets the bound for every elimination known so far: it is optimal."""
 
-    def left() -> float:
-        return stop() - time.perf_counter()
+    def met() -> bool:
+        """Whether a candidate meets the bound for every elimination: optimal (an
+        effective bound bounds structural mults too)."""
+        return pool.cost(pool.ranked()[0]) <= bounds.known.get(ANY_ELIMINATION, -1)
+
+    def work(phase: str, per_second: float) -> float:
+        return SHARES[phase] * budget * per_second
 
     structural = pool.structural
-    orders = stream(lambda: _greedy_orders(graph, seed, structural), _share(left, 0.3))
+    p = len(graph.intermediates)
+    per_order = max(1, p * (p + 1) // 2)  # vertices a greedy order prices
+    count = min(
+        2 * len(RULES) + RESTARTS, int(work("greedy orders", PRICES_PER_SECOND) // per_order)
+    )
+    orders = stream(lambda: _greedy_orders(graph, seed, structural, count), clock.left())
+    if len(orders) < count:
+        clock.note("greedy orders")
     for by, order in orders:
         pool.add_order(by, order)
-    if left() > 4 * greedy_seconds:  # past its deadline the beam finishes greedily
-        beam_deadline = time.perf_counter() + 0.2 * left()
+    clock.mark("greedy orders")
+    if met():
+        return
+    beam_work = int(work("beam", PRICES_PER_SECOND))
+    if beam_work >= 4 * per_order:  # past its work the beam finishes greedily
         algebra = COUNT if structural else VALUES
-        beam = timeboxed(
-            lambda: beam_order(graph, deadline=beam_deadline, algebra=algebra), 0.5 * left()
-        )
-        if beam is not None:
+        beam = timeboxed(lambda: beam_order(graph, algebra=algebra, work=beam_work), clock.left())
+        if beam is None:
+            clock.note("beam")
+        else:
             pool.add_order("beam", beam[1])
+        clock.mark("beam")
     greedy = [by for by in pool.orders if by.startswith(("greedy", "restart"))] or ["markowitz"]
-    if not structural and largest_part(graph) <= SMALL and left() > 0:
+    if not structural and largest_part(graph) <= SMALL:
         top = min(greedy, key=pool.key)
-        exact = effective_optimal_search(graph, max(0.1, 0.5 * left()), pool.orders[top])
-        pool.add_order("effective-optimal", [v for _, v in exact.moves])
-        known = bounds.known.get(EFFECTIVE_VERTEX, 0)
-        bounds.known[EFFECTIVE_VERTEX] = max(exact.lower_bound, known)
-    runs = stream(lambda: _greedy_edges(graph, seed), _share(left, 0.2))
+        try:
+            exact = effective_optimal_search(
+                graph, SHARES["effective-optimal"] * budget, pool.orders[top]
+            )
+        except SearchTooLarge:  # its start alone exceeds its share (many parts)
+            pass
+        else:
+            pool.add_order("effective-optimal", [v for _, v in exact.moves])
+            known = bounds.known.get(EFFECTIVE_VERTEX, 0)
+            bounds.known[EFFECTIVE_VERTEX] = max(exact.lower_bound, known)
+        clock.mark("effective-optimal")
+    if met():
+        return
+    edges = graph.nx.number_of_edges()
+    per_run = max(1, edges * intermediate_edge_count(graph))  # edge prices, about
+    count = min(1 + EDGE_RESTARTS, int(work("greedy edges", EDGE_PRICES_PER_SECOND) // per_run))
+    runs = stream(lambda: _greedy_edges(graph, seed, count), clock.left())
+    if len(runs) < count:
+        clock.note("greedy edges")
     if runs:
         pool.add_moves("greedy edges", min(runs, key=lambda r: r[0])[1])
-    if count_paths(graph) <= FACE_PATH_LIMIT:  # face states track every path
-        faces = stream(lambda: _greedy_faces(graph, seed), _share(left, 0.25))
+    clock.mark("greedy edges")
+    paths = count_paths(graph)
+    if paths <= FACE_PATH_LIMIT:  # face states track every path
+        per_run = max(1, paths * edges)
+        count = min(2 + FACE_RESTARTS, int(work("greedy faces", FACE_PRICES_PER_SECOND) // per_run))
+        faces = stream(lambda: _greedy_faces(graph, seed, count), clock.left())
+        if len(faces) < count:
+            clock.note("greedy faces")
         if faces:
             pool.add_built("greedy faces", min(faces, key=price))
-    _annealing(graph, pool, stop, seed)
+        clock.mark("greedy faces")
+    if met():
+        return
+    steps = _annealing_steps(graph, SHARES["annealing"] * budget)
+    _annealing(graph, pool, clock, seed, steps, met=met)
+    clock.mark("annealing")
 
 
 def _greedy_orders(
-    graph: DGraph, seed: int, structural: bool = False
+    graph: DGraph, seed: int, structural: bool = False, count: int | None = None
 ) -> Iterator[tuple[str, list[str]]]:
     """Every rule with both tie-breaks, then random restarts of the cheapest rule (in
-    the objective)."""
+    the objective); the first ``count`` of them (None: all)."""
+    made = itertools.count()
     cheapest, rule_of = None, "markowitz" if structural else "effective"
     for rule in RULES:
         for tie in ("forward", "reverse"):
+            if count is not None and next(made) >= count:
+                return
             order = greedy_order(graph, rule, tie)
             cost = move_costs(graph, [("vertex", v) for v in order])
             cost = cost[::-1] if structural else cost
@@ -477,35 +577,51 @@ def _greedy_orders(
             yield f"greedy {rule}/{tie}", order
     rng = random.Random(seed)
     for k in range(RESTARTS):
+        if count is not None and next(made) >= count:
+            return
         yield f"restart {k}", greedy_order(graph, rule_of, rng=rng)
 
 
-def _greedy_edges(graph: DGraph, seed: int) -> Iterator[tuple[int, list]]:
+def _greedy_edges(graph: DGraph, seed: int, count: int) -> Iterator[tuple[int, list]]:
+    """The greedy edge elimination, then random tie-breaks: ``count`` runs in all."""
     rng = random.Random(seed)
-    yield greedy_edges(graph)
-    for _ in range(EDGE_RESTARTS):
-        yield greedy_edges(graph, rng)
+    for k in range(count):
+        yield greedy_edges(graph, rng if k else None)
 
 
-def _greedy_faces(graph: DGraph, seed: int) -> Iterator[ExpressionSet]:
+def _greedy_faces(graph: DGraph, seed: int, count: int) -> Iterator[ExpressionSet]:
+    """Greedy face elimination, forward and reverse ties, then random: ``count`` runs."""
     rng = random.Random(seed)
-    yield greedy_faces(graph, "forward")
-    yield greedy_faces(graph, "reverse")
-    for _ in range(FACE_RESTARTS):
-        yield greedy_faces(graph, rng=rng)
+    for k in range(count):
+        if k < 2:
+            yield greedy_faces(graph, ("forward", "reverse")[k])
+        else:
+            yield greedy_faces(graph, rng=rng)
+
+
+def _annealing_steps(graph: DGraph, seconds: float) -> int:
+    """The annealing moves a work of ``seconds`` buys: a move re-prices a window whose
+    length is log-uniform up to the order's, (n - 1) / ln n positions on average."""
+    n = len(graph.intermediates)
+    window = 1 + (n - 1) / math.log(n) if n > 1 else 1.0
+    return int(seconds * ELIMINATIONS_PER_SECOND / window)
 
 
 def _annealing(
     graph: DGraph,
     pool: Portfolio,
-    stop: Callable[[], float],
+    clock: Ceiling,
     seed: int,
+    steps: int,
     runs: range = range(ANNEALING_RUNS),
+    phase: str = "annealing",
+    met: Callable[[], bool] = lambda: False,
 ) -> None:
     """Annealing runs over orders (:func:`dgraph.search.windows.anneal_windows`, each move
     priced on its window), each polished in structural mults by re-ordering windows
     exactly (:func:`dgraph.search.windows.improve_windows`), from the best orders in
-    turn, then from its own best, until ``stop()`` (small graphs stop after one round
+    turn, then from its own best, until ``steps`` moves are spent in all (each run at
+    most 100 per vertex), ``met()`` or the ceiling (small graphs stop after one round
     per start); every other run after the first round keeps a structure method's
     eliminations as a fixed prefix — the umbrella contractions (each touches nothing
     outside its umbrella) or Zhou's simple chains — and searches the rest:
@@ -515,7 +631,9 @@ def _annealing(
     starts = sorted(pool.orders, key=pool.key)[:3]
     prefixes = [(by, p) for by, p in _prefixes(pool) if p]
     for run in runs:
-        if time.perf_counter() >= stop() or (run >= len(starts) and inner <= SMALL):
+        if steps <= 0 or met() or (run >= len(starts) and inner <= SMALL):
+            break
+        if clock.passed(phase):
             break
         cheapest = min(pool.orders, key=pool.key)
         name = starts[run] if run < len(starts) else cheapest
@@ -526,11 +644,15 @@ def _annealing(
             start, fixed = prefix + [v for v in start if v not in chosen], len(prefix)
             label = f"{by} + annealing"
         run_seed = 2 * ANNEALING_RUNS * seed + run
+        moves = min(steps, 100 * max(1, inner))
+        steps -= moves
         cost, order = anneal_windows(
-            graph, start, objective, seed=run_seed, deadline=stop(), fixed=fixed
+            graph, start, objective, moves, seed=run_seed, deadline=clock.end, fixed=fixed
         )
         if pool.structural:
-            cost, order = improve_windows(graph, order, deadline=stop())
+            sweeps = 2 * max(1, inner)  # windows: two sweeps at half overlap
+            cost, order = improve_windows(graph, order, deadline=clock.end, windows=sweeps)
+        clock.passed(phase)  # notes a cut by the ceiling: the order kept, and reported
         if cost <= pool.cost(cheapest):  # priced as built: the effective price may differ
             pool.add_order(label, order)
 
@@ -550,21 +672,18 @@ def _prefixes(pool: Portfolio) -> list[tuple[str, list[str]]]:
 def _finish(
     pool: Portfolio,
     bounds: _Bounds,
-    per_mult: float,
     t0: float,
     budget: float,
-    first_seconds: float,
+    clock: Ceiling,
     objective: str,
 ) -> ExpressionSet:
-    """The cheapest candidate that can still be built and verified within the budget
-    (the first baseline always can: it already is), under the name ``best``, keeping
-    its verification; ``per_mult`` is what building and verifying cost per structural
-    multiplication, ``first_seconds`` what the first baseline took. ``info`` says the
-    bounds in the objective, the tightest (on vertex elimination, which every wider
-    family's bound bounds too) and the widest family none of which costs less: proven
-    optimal among it."""
+    """The cheapest candidate, built and verified, under the name ``best``, keeping its
+    verification. ``info`` says the bounds in the objective, the tightest (on vertex
+    elimination, which every wider family's bound bounds too) and the widest family none
+    of which costs less: proven optimal among it; and whether the ceiling cut anything."""
     searched = time.perf_counter() - t0
-    by, es = _winner(pool, per_mult, t0 + budget)
+    by, es = _winner(pool)
+    clock.mark("winner built and verified")
     info = {k: v for k, v in es.info.items() if k != "optimal"}
     cost = es.mults if objective == "structural" else es.mults_effective
     in_objective = bounds.in_objective(objective)
@@ -584,27 +703,29 @@ def _finish(
         bounds=bounds.typed(),
         candidates={name: [s, e] for name, (e, s) in pool.price.items()},
         search_seconds=round(searched, 3),
+        phase_seconds=clock.phases,
+        budget=budget,
+        cut_by_time=bool(clock.cut),
     )
-    if first_seconds > budget:
+    if clock.cut:
+        info["cut_phases"] = list(clock.cut)
         info["budget_note"] = (
-            f"building and verifying one expression set took {first_seconds:.1f} s, more"
-            f" than the budget of {budget:g} s"
+            f"cut by the time ceiling of {clock.seconds:g} s ({', '.join(clock.cut)}): on"
+            " a machine this slow or loaded the result may differ from run to run"
         )
     return es._relabeled("best", info)
 
 
-def _winner(pool: Portfolio, per_mult: float, end: float) -> tuple[str, ExpressionSet]:
-    """The cheapest candidate built and verified by ``end``: the cheapest of those that
-    can still be is built and verified in turn (re-priced as built), until one is."""
+def _winner(pool: Portfolio) -> tuple[str, ExpressionSet]:
+    """The cheapest candidate that builds and verifies: each in turn built (re-priced as
+    built) and verified until one is; a candidate failing verification is passed over."""
     failed: set[str] = set()
     while True:
-        for by in pool.ranked():
-            need = pool.seconds_to_ready(by, per_mult)
-            if by not in failed and not (need and time.perf_counter() + need > end):
-                break
-        else:  # nothing verified: the first baseline, as it is
+        ready = [by for by in pool.ranked() if by not in failed]
+        if not ready:  # nothing verified: the first baseline, as it is
             by = next(iter(pool.built))
             return by, pool.built[by]
+        by = ready[0]
         es = pool.build(by)
         if price(es) != pool.price[by]:
             pool.price[by] = price(es)

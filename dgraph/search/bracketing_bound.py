@@ -23,7 +23,15 @@ too halves HiGHS's time (binary Black–Scholes: 170 s, not 316). Vertices whose
 or out-edge is ±1 are merged first (:func:`unit_contracted`): the same optimum on much
 shorter paths. The linear relaxation comes first, by interior point (a second on the MLP,
 whose branch and bound stalls, and enough there to put 0.80 out of reach), then the branch
-and bound; stopped at the time limit, the larger of what each proved is returned.
+and bound; stopped at its node limit, the larger of what each proved is returned.
+
+A budget (seconds, as users give it) is spent as work, never read off the clock, so the
+bound is the same on every machine however loaded: the program's nonzeros price its
+solves, the relaxation runs where ``seconds`` × :data:`CELLS_PER_SECOND` covers them,
+and the branch and bound, whose root alone grows about as the square of the nonzeros
+(0.01 s for the heart dipole's 268, ten seconds for Black–Scholes's 6,000), gets as many
+nodes (HiGHS's ``node_limit``) as ``seconds`` buys at that price, and does not run where
+that is none. A killed process is the only other way to stop it (``best``'s ceiling).
 """
 
 from __future__ import annotations
@@ -33,7 +41,6 @@ import itertools
 import math
 import os
 import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -51,6 +58,13 @@ __all__ = ["BRACKETING_PATH_LIMIT", "bracketing_lower_bound", "load_solver", "un
 
 BRACKETING_PATH_LIMIT = 5000  # input–output paths per part beyond which the program is not built
 SEGMENT_LIMIT = 50_000  # path segments, likewise (the Roe flux has 8,000; each is a few rows)
+# work per second of budget, calibrated on the 2-core benchmark machine while busy (load
+# about 3.5): nonzeros of the program whose relaxation one second solves (14,000 to
+# 31,000 took 1.6 to 3.1 s there, the MLP's 31,000 about a second idle), and the nonzeros
+# whose branch-and-bound root takes about a second ((nonzeros / ROOT_CELLS)² seconds
+# predicted: Black-Scholes's 6,000 took ten)
+CELLS_PER_SECOND = 10_000
+ROOT_CELLS = 2_000
 
 Segment = tuple[str, ...]
 
@@ -71,20 +85,13 @@ def bracketing_lower_bound(graph: DGraph, seconds: float | None = None) -> int:
     >>> bracketing_lower_bound(bundled("naumann_sin.trace"))
     3
     """
-    deadline = None if seconds is None else time.perf_counter() + seconds
     parts = independent_parts(graph)
-    total = 0
-    for k, part in enumerate(parts):
-        until = None  # this part's share of the time left, building the program included
-        if deadline is not None:
-            now = time.perf_counter()
-            until = now + max(0.0, deadline - now) / (len(parts) - k)
-        total += max(elimination_lower_bound(part), _part_bound(part, until))
-    return total
+    share = None if seconds is None else seconds / len(parts)  # a fixed share each
+    return sum(max(elimination_lower_bound(part), _part_bound(part, share)) for part in parts)
 
 
-def _part_bound(part: DGraph, deadline: float | None) -> int:
-    if count_paths(part) > BRACKETING_PATH_LIMIT or _past(deadline):
+def _part_bound(part: DGraph, seconds: float | None) -> int:
+    if count_paths(part) > BRACKETING_PATH_LIMIT:
         return 0
     part = unit_contracted(part)
     program = _Program(bound_kinds(part))
@@ -93,13 +100,7 @@ def _part_bound(part: DGraph, deadline: float | None) -> int:
         if len(program.done) > SEGMENT_LIMIT:
             return 0
     program.add_cuts(part)
-    if _past(deadline):
-        return 0
-    return program.solve(None if deadline is None else deadline - time.perf_counter())
-
-
-def _past(deadline: float | None) -> bool:
-    return deadline is not None and time.perf_counter() >= deadline
+    return program.solve(seconds)
 
 
 def unit_contracted(graph: DGraph) -> DGraph:
@@ -206,8 +207,8 @@ class _Program:
 
     def solve(self, seconds: float | None) -> int:
         """The optimum, or the larger of what the linear relaxation (interior point: much
-        faster than the simplex on these) and the branch and bound proved in time."""
-        deadline = None if seconds is None else time.perf_counter() + seconds
+        faster than the simplex on these) and the branch and bound proved within the
+        work ``seconds`` buys (module docstring; None: to the end)."""
         n = len(self.index)
         costs = np.zeros(n)
         for key, i in self.index.items():
@@ -223,8 +224,13 @@ class _Program:
         limits = np.array([bound for _, bound in self.rows])
         low = np.zeros(n)
         low[list(self.paths)] = 1.0
+        nodes = None
+        if seconds is not None:
+            if matrix.nnz > seconds * CELLS_PER_SECOND:  # not even the relaxation
+                return 0
+            nodes = int(seconds / (matrix.nnz / ROOT_CELLS) ** 2)
         with _quiet():
-            return _Program._solve(costs, matrix, limits, low, deadline)
+            return _Program._solve(costs, matrix, limits, low, nodes)
 
     @staticmethod
     def _solve(
@@ -232,8 +238,10 @@ class _Program:
         matrix: Any,
         limits: np.ndarray,
         low: np.ndarray,
-        deadline: float | None,
+        nodes: int | None,
     ) -> int:
+        """The bound from the relaxation, then from at most ``nodes`` branch-and-bound
+        nodes (None: no limit; 0: none)."""
         from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
         n = len(costs)
@@ -243,18 +251,17 @@ class _Program:
             b_ub=limits,
             bounds=np.column_stack([low, np.ones(n)]),
             method="highs-ipm",
-            options=_limit(deadline),
         )
         proven = _ceil(relaxed.fun) if relaxed.status == 0 else 0
         integral = relaxed.status == 0 and np.allclose(relaxed.x, np.round(relaxed.x))
-        if integral or (deadline is not None and deadline - time.perf_counter() < 0.05):
+        if integral or nodes == 0:
             return proven
         result = milp(
             costs,
             constraints=LinearConstraint(matrix, -np.inf, limits),
             integrality=np.ones(len(costs)),  # z and w too (see the module docstring)
             bounds=Bounds(low, 1),
-            options=_limit(deadline),
+            options={} if nodes is None else {"node_limit": nodes},
         )
         if result.status == 0:
             return max(proven, _ceil(result.fun))
@@ -279,12 +286,6 @@ def _quiet() -> Iterator[None]:
     finally:
         os.dup2(saved, 1)
         os.close(saved)
-
-
-def _limit(deadline: float | None) -> dict:
-    if deadline is None:
-        return {}
-    return {"time_limit": max(0.01, deadline - time.perf_counter())}
 
 
 def _ceil(value: float | None) -> int:

@@ -30,11 +30,16 @@ from ..core.graph import DGraph
 from ..elimination.kernel import VALUES, Closure, effective_cost
 from ..elimination.parts import by_parts
 from ..elimination.search import SearchResult, check_size, subset_search
+from ..errors import SearchTooLarge
 from .junction_bounds import effective_vertex_bounds, group_bounds
 
 __all__ = ["effective_optimal_search"]
 
 EFFECTIVE_LIMIT = 18  # intermediates beyond which the search refuses without a budget
+# vertices + edges whose start (parts, closures, junction bounds) one second of budget
+# affords, calibrated on the busy 2-core benchmark machine (1,000 independent terms:
+# 8,000 took 4.7 s): a budgeted search that needs more refuses, from counts
+START_PER_SECOND = 3_000
 
 
 def effective_optimal_search(
@@ -53,6 +58,12 @@ def effective_optimal_search(
         inside = set(part.intermediates)
         return _connected_search(part, share, [v for v in incumbent or () if v in inside])
 
+    size = len(graph.order()) + graph.nx.number_of_edges()
+    if budget is not None and size > budget * START_PER_SECOND:
+        raise SearchTooLarge(
+            f"effective-optimal: {size} vertices and edges need a budget of"
+            f" {size / START_PER_SECOND:.1f} s or more"
+        )
     return by_parts(graph, search, budget)
 
 

@@ -11,7 +11,6 @@ every step). Annealing over orders is :mod:`dgraph.search.windows`.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 
 from ..core.graph import DGraph
@@ -42,7 +41,9 @@ def greedy_order(
     kinds = Elimination(graph, VALUES)
     position = {v: i for i, v in enumerate(graph.order())}
     sign = 1 if tie == "forward" else -1
-    left, order = set(graph.intermediates), []
+    # a list in evaluation order, not a set: the random tie-breaks are drawn in its order,
+    # and a set of names iterates in an order Python's string hashing seeds per process
+    left, order = list(graph.intermediates), []
     score = RULES[rule]
     while left:
 
@@ -61,20 +62,25 @@ def beam_order(
     graph: DGraph,
     width: int = 8,
     branch: int = 6,
-    deadline: float | None = None,
     algebra: Algebra = VALUES,
+    work: int | None = None,
 ) -> tuple[int, list[str]]:
     """Beam search over vertex elimination: keep the ``width`` cheapest partial orders of
-    each length, extending each by its ``branch`` cheapest next vertices; past
-    ``deadline`` only the cheapest goes on, completed greedily. Priced in ``algebra``:
-    effective (:data:`VALUES`) or structural (:data:`COUNT`) multiplications."""
+    each length, extending each by its ``branch`` cheapest next vertices; once ``work``
+    vertices have been priced (None: no limit) only the cheapest goes on, completed
+    greedily — a count, so the result never depends on the machine's speed. Priced in
+    ``algebra``: effective (:data:`VALUES`) or structural (:data:`COUNT`)
+    multiplications."""
     beam = [(0, [], Elimination(graph, algebra))]
+    priced = 0
     for _ in graph.intermediates:
-        if deadline is not None and time.perf_counter() > deadline:
+        if work is not None and priced >= work:
             width = branch = 1
         extended = []
         for cost, order, kinds in beam:
-            for v in sorted(kinds.intermediates(), key=kinds.vertex_cost)[:branch]:
+            left = kinds.intermediates()
+            priced += len(left)
+            for v in sorted(left, key=kinds.vertex_cost)[:branch]:
                 nxt = kinds.copy()
                 extended.append((cost + nxt.eliminate_vertex(v), [*order, v], nxt))
         extended.sort(key=lambda e: e[0])

@@ -204,8 +204,9 @@ def anneal_windows(
     Metropolis rule), T cooling geometrically over ``steps`` moves per round, each later
     round restarted from the best order; the best order and its cost in ``objective``.
     The first ``fixed`` vertices of ``start`` stay (a preprocessing prefix); ``deadline``
-    (a :func:`time.perf_counter` time) cuts it short. The same arguments give the same
-    result wherever no deadline cuts a round.
+    (a :func:`time.perf_counter` time: ``best`` passes only its wall-clock ceiling, and
+    says when it bites) cuts it short. The same arguments give the same result wherever
+    no deadline cuts a round: the work is ``steps`` moves per round, a count.
 
     >>> from dgraph.core.builders import bundled
     >>> anneal_windows(bundled("naumann_sin.trace"), ["v1", "v2"], steps=50)
@@ -265,11 +266,14 @@ def improve_windows(
     start: Sequence[str],
     width: int = WIDTH,
     deadline: float | None = None,
+    windows: int | None = None,
 ) -> tuple[int, list[str]]:
     """Re-order every window of ``width`` consecutive positions of ``start`` optimally in
     structural multiplications (the dynamic program over the window's subsets: the state
     after eliminating a subset is the same whichever order did it), windows overlapping
-    by half, sweeping until none improves or ``deadline`` passes; the order and its cost.
+    by half, sweeping until none improves, ``windows`` windows have been re-ordered (a
+    count: the same result on every machine) or ``deadline`` (a :func:`time.perf_counter`
+    time: only ``best``'s wall-clock ceiling) passes; the order and its cost.
 
     >>> from dgraph.core.builders import bundled
     >>> improve_windows(bundled("naumann_sin.trace"), ["v1", "v2"])
@@ -284,8 +288,9 @@ def improve_windows(
     while improved:
         improved = False
         for lo in range(0, max(1, n - width + 1), max(1, width // 2)):
-            if deadline is not None and time.perf_counter() > deadline:
+            if (deadline is not None and time.perf_counter() > deadline) or windows == 0:
                 return walk.total(), [name[v] for v in walk.order]
+            windows = None if windows is None else windows - 1
             hi = min(n, lo + width)
             window = walk.order[lo:hi]
             cost, better = _window_optimum(walk.states[lo], window)
