@@ -13,7 +13,16 @@ import sympy
 from ..core.graph import DGraph
 from ..errors import DGraphError
 from .counting import Ops, count_ops, fold_constants
-from .ir import Assignment, Program, Result, fresh, in_order, sorted_symbols
+from .ir import (
+    STATEMENT_HEIGHT,
+    Assignment,
+    Program,
+    Result,
+    fresh,
+    height,
+    in_order,
+    sorted_symbols,
+)
 
 __all__ = [
     "PIPELINES",
@@ -304,14 +313,34 @@ def _live(named: list[Assignment], results: list[Result]) -> list[Assignment]:
 
 
 def _occurrences(expr: sympy.Expr) -> Counter[sympy.Symbol]:
-    return Counter(a for a in sympy.preorder_traversal(expr) if a.is_Symbol)
+    """Each symbol's occurrences in ``expr``'s tree (without recursion)."""
+    found: Counter[sympy.Symbol] = Counter()
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if e.is_Symbol:
+            found[e] += 1
+        else:
+            stack.extend(e.args)
+    return found
+
+
+# An assignment used once as an argument of a sum or product of at least this many
+# arguments is substituted together with the others used there, in one rebuild: one at a
+# time rebuilds the whole sum per argument (quadratic: a product of the 5,000 partials
+# of a time-stepping loop)
+WIDE = 16
 
 
 def _inline_single_use(
     named: list[Assignment], results: list[Result]
 ) -> tuple[list[Assignment], list[Result]]:
     """Substitute each assignment used exactly once into its use when the use does not
-    get more expensive than the two together (constant factors then fold)."""
+    get more expensive than the two together (constant factors then fold) and does not
+    nest deeper than :data:`~dgraph.codegen.ir.STATEMENT_HEIGHT` (a chain of single
+    uses, ``v2 = sin(v1)``, ``v3 = sin(v2)``, ..., stays a chain of statements).
+    Arguments of a :data:`WIDE` sum or product that is not itself inlined (a result, or
+    used more than once) go in together, when all of them together cost no more."""
     exprs: dict[object, sympy.Expr] = {s: e for s, e in named}
     exprs.update({("result", i): e for i, (_, e) in enumerate(results)})
     uses: Counter[sympy.Symbol] = Counter()
@@ -320,19 +349,59 @@ def _inline_single_use(
         for s, k in _occurrences(e).items():
             uses[s] += k
             user[s] = key
+    heights: dict[object, int] = {}  # an upper bound of each expression's height
+    together: dict[object, list[sympy.Symbol]] = {}
+
+    def bound(key: object) -> int:
+        if key not in heights:
+            heights[key] = height(exprs[key])
+        return heights[key]
+
+    def final(key: object) -> bool:  # never substituted into another use itself
+        return isinstance(key, tuple) or uses[key] != 1  # type: ignore[index]
+
     for s, _ in named:
         if uses[s] != 1:
             continue
         key = user[s]
         before, definition = exprs[key], exprs[s]
+        wide = (before.is_Add or before.is_Mul) and len(before.args) >= WIDE
+        if wide and final(key) and s in before.args:
+            together.setdefault(key, []).append(s)
+            continue
         after = before.xreplace({s: definition})
+        nested = bound(key) + bound(s)
+        if nested > STATEMENT_HEIGHT:
+            nested = height(after)
+            if nested > STATEMENT_HEIGHT:
+                continue
         if count_ops([after]).key() <= (count_ops([before]) + count_ops([definition])).key():
             exprs[key] = after
+            heights[key] = nested
             del exprs[s]
             for t in definition.free_symbols:
                 user[t] = key
+    for key, symbols in together.items():
+        _substitute_together(exprs, key, symbols)
     kept = [(s, exprs[s]) for s, _ in named if s in exprs]
     return kept, [(k, exprs["result", i]) for i, (k, _) in enumerate(results)]
+
+
+def _substitute_together(
+    exprs: dict[object, sympy.Expr], key: object, symbols: list[sympy.Symbol]
+) -> None:
+    """Substitute ``symbols`` (arguments of the sum or product ``exprs[key]``, each used
+    only there) all at once when that is not more expensive and not too deep."""
+    mapping = {s: exprs[s] for s in symbols}
+    before = exprs[key]
+    after = before.xreplace(mapping)
+    if height(after) > STATEMENT_HEIGHT:
+        return
+    separate = count_ops([before, *mapping.values()])
+    if count_ops([after]).key() <= separate.key():
+        exprs[key] = after
+        for s in symbols:
+            del exprs[s]
 
 
 def _cse(
