@@ -325,10 +325,10 @@ def _occurrences(expr: sympy.Expr) -> Counter[sympy.Symbol]:
     return found
 
 
-# An assignment used once as an argument of a sum or product of at least this many
-# arguments is substituted together with the others used there, in one rebuild: one at a
-# time rebuilds the whole sum per argument (quadratic: a product of the 5,000 partials
-# of a time-stepping loop)
+# An assignment used once in a sum or product of at least this many arguments is
+# substituted together with the others used there, in one rebuild: one at a time rebuilds
+# the whole sum per assignment (quadratic: the product of a time-stepping loop's 5,000
+# partials, a statement summing 1,000 terms)
 WIDE = 16
 
 
@@ -338,9 +338,9 @@ def _inline_single_use(
     """Substitute each assignment used exactly once into its use when the use does not
     get more expensive than the two together (constant factors then fold) and does not
     nest deeper than :data:`~dgraph.codegen.ir.STATEMENT_HEIGHT` (a chain of single
-    uses, ``v2 = sin(v1)``, ``v3 = sin(v2)``, ..., stays a chain of statements).
-    Arguments of a :data:`WIDE` sum or product that is not itself inlined (a result, or
-    used more than once) go in together, when all of them together cost no more."""
+    uses, ``v2 = sin(v1)``, ``v3 = sin(v2)``, ..., stays a chain of statements). Those
+    used in a :data:`WIDE` sum or product go in together, when all of them together cost
+    no more."""
     exprs: dict[object, sympy.Expr] = {s: e for s, e in named}
     exprs.update({("result", i): e for i, (_, e) in enumerate(results)})
     uses: Counter[sympy.Symbol] = Counter()
@@ -357,19 +357,18 @@ def _inline_single_use(
             heights[key] = height(exprs[key])
         return heights[key]
 
-    def final(key: object) -> bool:  # never substituted into another use itself
-        return isinstance(key, tuple) or uses[key] != 1  # type: ignore[index]
-
     for s, _ in named:
+        if s in together:  # what waited for s goes in before s itself moves
+            _substitute_together(exprs, user, s, together.pop(s))
+            heights.pop(s, None)
         if uses[s] != 1:
             continue
         key = user[s]
         before, definition = exprs[key], exprs[s]
-        wide = (before.is_Add or before.is_Mul) and len(before.args) >= WIDE
-        if wide and final(key) and s in before.args:
+        if (before.is_Add or before.is_Mul) and len(before.args) >= WIDE:
             together.setdefault(key, []).append(s)
             continue
-        after = before.xreplace({s: definition})
+        after = _substituted(before, {s: definition})
         nested = bound(key) + bound(s)
         if nested > STATEMENT_HEIGHT:
             nested = height(after)
@@ -382,26 +381,59 @@ def _inline_single_use(
             for t in definition.free_symbols:
                 user[t] = key
     for key, symbols in together.items():
-        _substitute_together(exprs, key, symbols)
+        _substitute_together(exprs, user, key, symbols)
     kept = [(s, exprs[s]) for s, _ in named if s in exprs]
     return kept, [(k, exprs["result", i]) for i, (k, _) in enumerate(results)]
 
 
+def _substituted(expr: sympy.Expr, mapping: dict[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
+    """``expr.xreplace(mapping)`` without recursion, where a function of a substituted
+    argument is not evaluated again (``sin(s)`` with ``s = sin(x)`` is ``sin(sin(x))``:
+    sympy's evaluation of it walks the whole argument, every time a chain of calls
+    grows by one); sums, products and powers are rebuilt as sympy builds them (their
+    constants fold)."""
+    done: dict[sympy.Basic, sympy.Basic] = dict(mapping)
+    stack = [(expr, False)]
+    while stack:
+        e, ready = stack.pop()
+        if e in done:
+            continue
+        if not e.args:
+            done[e] = e
+        elif not ready:
+            stack.append((e, True))
+            stack.extend((a, False) for a in e.args if a not in done)
+        else:
+            args = [done[a] for a in e.args]
+            if all(a is b for a, b in zip(args, e.args, strict=True)):
+                done[e] = e
+            elif isinstance(e, sympy.Function) and not isinstance(e, sympy.Piecewise):
+                done[e] = e.func(*args, evaluate=False)
+            else:
+                done[e] = e.func(*args)
+    return done[expr]
+
+
 def _substitute_together(
-    exprs: dict[object, sympy.Expr], key: object, symbols: list[sympy.Symbol]
+    exprs: dict[object, sympy.Expr],
+    user: dict[sympy.Symbol, object],
+    key: object,
+    symbols: list[sympy.Symbol],
 ) -> None:
-    """Substitute ``symbols`` (arguments of the sum or product ``exprs[key]``, each used
-    only there) all at once when that is not more expensive and not too deep."""
+    """Substitute ``symbols`` (each used only in ``exprs[key]``) all at once when that
+    is not more expensive and not too deep."""
     mapping = {s: exprs[s] for s in symbols}
     before = exprs[key]
-    after = before.xreplace(mapping)
+    after = _substituted(before, mapping)
     if height(after) > STATEMENT_HEIGHT:
         return
     separate = count_ops([before, *mapping.values()])
     if count_ops([after]).key() <= separate.key():
         exprs[key] = after
-        for s in symbols:
+        for s, definition in mapping.items():
             del exprs[s]
+            for t in definition.free_symbols:
+                user[t] = key
 
 
 def _cse(
