@@ -194,44 +194,50 @@ def _collect(
     out: list[Assignment] = []
 
     def factor(e: sympy.Expr) -> sympy.Expr:
-        if not e.is_Add:
-            return e
-        terms = [t.as_coeff_mul() for t in e.args]
-        seen: Counter = Counter()
-        for c, fs in terms:  # in the terms' own order: ties break the same way every run
-            seen.update(list(dict.fromkeys([*fs, *([abs(c)] if c not in (1, -1) else [])])))
-        best, saving = None, 0
-        for f, k in seen.items():
-            if k < 2:
-                continue
-            gain = -1 + sum(
-                1
-                for c, fs in terms
-                if (f in fs or abs(c) == f) and len(fs) + (c not in (1, -1)) > 1
-            )
-            if gain > saving:
-                best, saving = f, gain
-        if best is None:
-            return e
-        inner, rest = [], []
-        for t, (c, fs) in zip(e.args, terms, strict=True):
-            if best.is_Number and abs(c) == best:
-                inner.append(sympy.Mul(1 if c > 0 else -1, *fs))
-            elif best in fs:
-                remaining = list(fs)
-                remaining.remove(best)
-                inner.append(sympy.Mul(c, *remaining))
-            else:
-                rest.append(t)
-        t = next(temps)
-        out.append((t, factor(sympy.Add(*inner))))
-        return factor(sympy.Add(*rest, best * t))
+        while e.is_Add:  # a loop: a wide sum may have a factor to take out per pair
+            best = _best_factor(e)
+            if best is None:
+                return e
+            terms = [t.as_coeff_mul() for t in e.args]
+            inner, rest = [], []
+            for t, (c, fs) in zip(e.args, terms, strict=True):
+                if best.is_Number and abs(c) == best:
+                    inner.append(sympy.Mul(1 if c > 0 else -1, *fs))
+                elif best in fs:
+                    remaining = list(fs)
+                    remaining.remove(best)
+                    inner.append(sympy.Mul(c, *remaining))
+                else:
+                    rest.append(t)
+            t = next(temps)
+            out.append((t, factor(sympy.Add(*inner))))
+            e = sympy.Add(*rest, best * t)
+        return e
 
     for s, e in named:
         e = factor(e)
         out.append((s, e))
     results = [(k, factor(e)) for k, e in results]
     return out, results
+
+
+def _best_factor(e: sympy.Add) -> sympy.Expr | None:
+    """The factor of ``e``'s terms whose taking out saves most (the first of equals in
+    the terms' own order), or None when none saves anything."""
+    terms = [t.as_coeff_mul() for t in e.args]
+    seen: Counter = Counter()
+    for c, fs in terms:  # in the terms' own order: ties break the same way every run
+        seen.update(list(dict.fromkeys([*fs, *([abs(c)] if c not in (1, -1) else [])])))
+    best, saving = None, 0
+    for f, k in seen.items():
+        if k < 2:
+            continue
+        gain = -1 + sum(
+            1 for c, fs in terms if (f in fs or abs(c) == f) and len(fs) + (c not in (1, -1)) > 1
+        )
+        if gain > saving:
+            best, saving = f, gain
+    return best
 
 
 def _powers(
