@@ -17,7 +17,7 @@ import sympy
 
 from dgraph.codegen.generate import generate
 from dgraph.codegen.ir import STATEMENT_HEIGHT, height
-from dgraph.codegen.passes import _inline_single_use
+from dgraph.codegen.passes import WIDE, _inline_single_use
 from dgraph.codegen.python import load_python
 from dgraph.core.builders import from_trace
 
@@ -85,6 +85,23 @@ def chain_set():
     from dgraph.methods import accumulate
 
     return accumulate(from_trace(chain_trace(CHAIN)), "forward")
+
+
+def test_inlining_a_product_chain_keeps_products_narrow() -> None:
+    """A tangent sweep's t_k = d_k*t_(k-1): products stop growing at WIDE factors (one
+    product of every factor was rebuilt at each step: quadratic), the value unchanged."""
+    n = 300
+    d = sympy.symbols(f"d0:{n + 1}")
+    t = sympy.symbols(f"t0:{n + 1}")
+    named = [(t[k], d[k] * t[k - 1]) for k in range(1, n + 1)]
+    kept, results = _inline_single_use(named, [((0,), t[n])])
+    statements = [e for _, e in kept] + [results[0][1]]
+    assert all(len(e.args) <= WIDE + 1 for e in statements)
+    values = {s: 1.0 + k / n for k, s in enumerate(d)} | {t[0]: 0.5}
+    for s, e in kept:
+        values[s] = float(e.xreplace(values))
+    expected = 0.5 * np.prod([1.0 + k / n for k in range(1, n + 1)])
+    assert float(results[0][1].xreplace(values)) == pytest.approx(expected, rel=1e-12)
 
 
 def test_chain_code_matches_the_product_of_cosines(chain_set) -> None:

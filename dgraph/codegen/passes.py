@@ -344,9 +344,10 @@ def _inline_single_use(
     """Substitute each assignment used exactly once into its use when the use does not
     get more expensive than the two together (constant factors then fold) and does not
     nest deeper than :data:`~dgraph.codegen.ir.STATEMENT_HEIGHT` (a chain of single
-    uses, ``v2 = sin(v1)``, ``v3 = sin(v2)``, ..., stays a chain of statements). Those
-    used in a :data:`WIDE` sum or product go in together, when all of them together cost
-    no more."""
+    uses, ``v2 = sin(v1)``, ``v3 = sin(v2)``, ..., stays a chain of statements), nor a
+    :data:`WIDE` sum or product into another (a tangent sweep's ``t_k = d_k*t_(k-1)``
+    would grow one product, rebuilt at every step). Those used in a wide sum or product
+    go in together, when all of them together cost no more."""
     exprs: dict[object, sympy.Expr] = {s: e for s, e in named}
     exprs.update({("result", i): e for i, (_, e) in enumerate(results)})
     uses: Counter[sympy.Symbol] = Counter()
@@ -371,9 +372,11 @@ def _inline_single_use(
             continue
         key = user[s]
         before, definition = exprs[key], exprs[s]
-        if (before.is_Add or before.is_Mul) and len(before.args) >= WIDE:
+        if _wide(before):
             together.setdefault(key, []).append(s)
             continue
+        if definition.func is before.func and _wide(definition):
+            continue  # t_k = d_k*t_(k-1) stays a chain of products of at most WIDE factors
         after = _substituted(before, {s: definition})
         nested = bound(key) + bound(s)
         if nested > STATEMENT_HEIGHT:
@@ -390,6 +393,10 @@ def _inline_single_use(
         _substitute_together(exprs, user, key, symbols)
     kept = [(s, exprs[s]) for s, _ in named if s in exprs]
     return kept, [(k, exprs["result", i]) for i, (k, _) in enumerate(results)]
+
+
+def _wide(e: sympy.Expr) -> bool:
+    return (e.is_Add or e.is_Mul) and len(e.args) >= WIDE
 
 
 def _substituted(expr: sympy.Expr, mapping: dict[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
