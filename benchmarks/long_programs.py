@@ -7,10 +7,11 @@ Inputs, written as traces: the chain ``v1 = sin(x)``, ``v2 = sin(v1)``, ... of n
 (the shape of every explicit time-stepping loop) and the single statement
 ``y = x**1*y0 + x**2*y0 + ... + x**n*y0`` of n terms. Each is given to
 ``python -m dgraph codegen FILE -o jac.<ext> --json`` in a fresh process (import
-included), and the wall seconds of that process are reported with the shipped method and
-its operations. The growth exponent is the least-squares slope of log seconds over log
-size (steps, or terms) over the sizes measured; 1 is linear. ``--write DIR`` only writes
-the traces there.
+included), and the wall seconds of that process are reported with the shipped method, its
+operations and whether its check passed; CPU seconds (user + system) beside the wall
+seconds, which a loaded machine inflates. The growth exponent is the least-squares slope
+of log seconds over log size (steps, or terms) over the sizes measured; 1 is linear.
+``--write DIR`` only writes the traces there.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import argparse
 import json
 import math
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -58,6 +60,7 @@ def slope(points: list[tuple[float, float]]) -> float:
 
 def run(trace: Path, out: Path, timeout: float, extra: list[str]) -> dict:
     command = [sys.executable, "-m", "dgraph", "codegen", str(trace), "-o", str(out), "--json"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     try:
         done = subprocess.run(
@@ -71,10 +74,14 @@ def run(trace: Path, out: Path, timeout: float, extra: list[str]) -> dict:
     except subprocess.TimeoutExpired:
         return {"wall": None, "error": f"> {timeout:g} s"}
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0:
         return {"wall": wall, "error": (done.stderr.strip().splitlines() or ["?"])[-1]}
     data = json.loads(done.stdout.splitlines()[0])
-    return {"wall": wall, **{k: data.get(k) for k in ("method", "mults", "adds")}}
+    checked = data.get("check", {}).get("ok")
+    fields = {k: data.get(k) for k in ("method", "mults", "adds")}
+    return {"wall": round(wall, 2), "cpu": round(cpu, 2), "checked": checked, **fields}
 
 
 def _sizes(text: str) -> list[int]:
@@ -108,9 +115,11 @@ def main() -> None:
                 row = run(trace, Path(tmp) / f"out.{suffix}", args.timeout, extra)
                 print(f"{label} {n}: {json.dumps(row)}", flush=True)
                 if row.get("wall") is not None and "error" not in row:
-                    points.append((n, row["wall"]))
+                    points.append((n, row["wall"], row["cpu"]))
             if len(points) >= 2:
-                print(f"{label}: growth exponent {slope(points):.2f} over {len(points)} sizes")
+                wall = slope([(n, w) for n, w, _ in points])
+                cpu = slope([(n, c) for n, _, c in points])
+                print(f"{label}: growth exponent {wall:.2f} (wall), {cpu:.2f} (CPU)")
 
 
 if __name__ == "__main__":
