@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 import sympy
 
+from dgraph.codegen.counting import count_ops
 from dgraph.codegen.generate import generate
 from dgraph.codegen.ir import STATEMENT_HEIGHT, height
-from dgraph.codegen.passes import WIDE, _inline_single_use
+from dgraph.codegen.passes import LONGEST, WIDE, _inline_single_use, split_wide
 from dgraph.codegen.python import load_python
 from dgraph.core.builders import from_trace
 
@@ -102,6 +103,31 @@ def test_inlining_a_product_chain_keeps_products_narrow() -> None:
         values[s] = float(e.xreplace(values))
     expected = 0.5 * np.prod([1.0 + k / n for k in range(1, n + 1)])
     assert float(results[0][1].xreplace(values)) == pytest.approx(expected, rel=1e-12)
+
+
+def test_long_products_and_sums_are_computed_in_parts() -> None:
+    """A 5,000-step loop's Jacobian is one product of 5,000 partials: printed whole,
+    Python's compiler nests it 5,000 deep (RecursionError). In parts of LONGEST factors,
+    with the same operations and value."""
+    n = 3 * LONGEST + 7
+    d = sympy.symbols(f"d1:{n + 1}")
+    x = sympy.Symbol("x")
+    product, total = sympy.Mul(*d), sympy.Add(*d)
+    named = [(x, sympy.sin(product))]
+    results = [((0,), 2 * product), ((1,), total)]
+    kept, final = split_wide(named, results, set(d))
+    statements = [e for _, e in kept] + [e for _, e in final]
+    assert all(len(a.args) <= LONGEST for e in statements for a in sympy.preorder_traversal(e))
+    assert count_ops(statements) == count_ops([e for _, e in named] + [e for _, e in results])
+    values = {s: 1.0 + 1e-5 * k for k, s in enumerate(d)}
+    for s, e in kept:
+        values[s] = float(e.xreplace(values))
+    expected = np.prod([1.0 + 1e-5 * k for k in range(n)])
+    assert values[x] == pytest.approx(np.sin(expected), rel=1e-12)
+    assert float(final[0][1].xreplace(values)) == pytest.approx(2 * expected, rel=1e-12)
+    assert float(final[1][1].xreplace(values)) == pytest.approx(
+        sum(1.0 + 1e-5 * k for k in range(n)), rel=1e-12
+    )
 
 
 def test_chain_code_matches_the_product_of_cosines(chain_set) -> None:

@@ -30,6 +30,7 @@ __all__ = [
     "WORK_LIMIT",
     "affordable",
     "build_program",
+    "split_wide",
     "straight_line",
 ]
 
@@ -45,6 +46,7 @@ def build_program(
 ) -> Program:
     given = {s for _, symbols in arguments for s in symbols}
     assignments, results = straight_line(named, results, given, pipelines)
+    assignments, results = split_wide(assignments, results, given)
     defined = given | {s for s, _ in assignments}
     for _, e in [*assignments, *results]:
         _check_defined(e, defined, graph)
@@ -65,6 +67,87 @@ def build_program(
         shape,
         method,
     )
+
+
+# The most arguments a printed sum or product has: Python's compiler (and a C compiler's
+# parser) nest ``a*b*c*...`` one level per operand, and a 5,000-factor product, the
+# Jacobian of a 5,000-step loop, ends Python's in RecursionError
+LONGEST = 256
+
+
+def split_wide(
+    named: list[Assignment], results: list[Result], given: Iterable[sympy.Symbol]
+) -> tuple[list[Assignment], list[Result]]:
+    """Every sum or product of more than :data:`LONGEST` arguments computed in parts,
+    ``w<k>`` the running sum or product of each part (the same operations: one addition or
+    multiplication per argument after the first, the parts in order); where that would
+    change the counts (a quotient's denominators split across parts), it is left whole."""
+    exprs = [e for _, e in named] + [e for _, e in results]
+    if not any(_has_long(e) for e in exprs):
+        return named, results
+    taken = set(given) | {s for s, _ in named}
+    for e in exprs:
+        taken |= e.free_symbols
+    temps = fresh("w", taken)
+    out: list[Assignment] = []
+
+    def split(e: sympy.Expr) -> sympy.Expr:
+        parts: list[Assignment] = []
+        done: dict[sympy.Basic, sympy.Basic] = {}
+        stack = [(e, False)]
+        while stack:
+            node, ready = stack.pop()
+            if node in done:
+                continue
+            if not node.args:
+                done[node] = node
+            elif not ready:
+                stack.append((node, True))
+                stack.extend((a, False) for a in node.args if a not in done)
+            else:
+                args = [done[a] for a in node.args]
+                if (node.is_Add or node.is_Mul) and len(args) > LONGEST:
+                    done[node] = _in_parts(node.func, args, temps, parts)
+                elif all(a is b for a, b in zip(args, node.args, strict=True)):
+                    done[node] = node
+                else:
+                    done[node] = node.func(*args)
+        result = done[e]
+        if count_ops([result, *(d for _, d in parts)]).key() != count_ops([e]).key():
+            return e
+        out.extend(parts)
+        return result
+
+    kept: list[Assignment] = []
+    for s, e in named:
+        e = split(e) if _has_long(e) else e
+        kept.extend(out)
+        out.clear()
+        kept.append((s, e))
+    final = []
+    for k, e in results:
+        final.append((k, split(e) if _has_long(e) else e))
+    return kept + out, final
+
+
+def _has_long(e: sympy.Expr) -> bool:
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if (node.is_Add or node.is_Mul) and len(node.args) > LONGEST:
+            return True
+        stack.extend(node.args)
+    return False
+
+
+def _in_parts(func, args: list[sympy.Expr], temps, parts: list[Assignment]) -> sympy.Expr:
+    """``func(*args)`` as running parts of :data:`LONGEST` arguments each."""
+    running = func(*args[:LONGEST])
+    for start in range(LONGEST, len(args), LONGEST - 1):
+        name = next(temps)
+        parts.append((name, running))
+        running = func(name, *args[start : start + LONGEST - 1])
+    return running
 
 
 def _check_defined(expr: sympy.Expr, defined: set[sympy.Symbol], graph: DGraph) -> None:
