@@ -93,6 +93,11 @@ SLOW = ("zhou", "dstar")
 # sin: 1.5 s at 100 levels, 11 s at 200; a 500-step time loop would take minutes); the
 # measured real-world graphs have 10 to 30 (pendulums, the Roe flux 16)
 LAYERS_DEPTH_LIMIT = 100
+# umbrella joins without a budget while every independent part has at most this many
+# intermediates: its dominator subtrees are quadratic in them (a chain of sin: 3.9 s at
+# 3,000, 8.3 s at 5,000, the most of the choice); the measured real-world graphs have at
+# most 325 (the 6-link pendulum; the Roe flux 71)
+UMBRELLA_PART_LIMIT = 2000
 # Without a budget, the distinct candidates with the fewest estimated operations that get
 # a program (beside paths and symbolic, which the estimate ranks too high): the estimate
 # before cse ranks the program after it closely (the Roe flux: zhou first of both; the
@@ -148,15 +153,18 @@ def candidate_methods(graph: DGraph, budget: float | None = None) -> list[str]:
     """The methods whose expression sets :func:`select_jacobian` considers by default:
     :data:`DETERMINISTIC` (vertex-optimal while :data:`EXACT_PART_LIMIT` allows; zhou and
     dstar, without a budget, while :data:`SLOW_PART_LIMIT` does; layers, without a budget,
-    while the graph has at most :data:`LAYERS_DEPTH_LIMIT` depth levels), ``paths`` while
-    L - N is at most :data:`PATHS_QUICK_LIMIT` (:data:`PATHS_LIMIT` with a budget) and, for a linear
-    system's graph, only with a budget, ``best`` with a budget."""
+    while the graph has at most :data:`LAYERS_DEPTH_LIMIT` depth levels; umbrella, without a
+    budget, while :data:`UMBRELLA_PART_LIMIT` allows), ``paths`` while L - N is at most
+    :data:`PATHS_QUICK_LIMIT` (:data:`PATHS_LIMIT` with a budget) and, for a linear system's
+    graph, only with a budget, ``best`` with a budget."""
     part = largest_part(graph)
     names = [m for m in DETERMINISTIC if m != "vertex-optimal" or part <= EXACT_PART_LIMIT]
     if budget is None:
         names = [m for m in names if m not in SLOW or part <= SLOW_PART_LIMIT]
         if "layers" in names and len(depth_levels(graph)) > LAYERS_DEPTH_LIMIT:
             names.remove("layers")
+        if "umbrella" in names and part > UMBRELLA_PART_LIMIT:
+            names.remove("umbrella")
     limit = PATHS_QUICK_LIMIT if budget is None else PATHS_LIMIT
     # a linear system's paths program was never the cheapest (2- to 5-link pendulums: 60,
     # 188, 406 against 55, 179, 386) and is the slowest to build: a third of the choice
