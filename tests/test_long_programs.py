@@ -23,8 +23,19 @@ from dgraph.codegen.python import load_python
 from dgraph.core.builders import from_trace
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from long_programs import chain_trace, sum_trace  # noqa: E402
+
+
+def chain_trace(n: int) -> str:
+    """``v_k = sin(v_(k-1))``, k = 1..n, x to y (as benchmarks/long_programs.py writes it)."""
+    steps = [f"v{k} = sin({'x' if k == 1 else f'v{k - 1}'})" for k in range(1, n)]
+    return "\n".join(["inputs: x", "outputs: y", *steps, f"y = sin(v{n - 1})"]) + "\n"
+
+
+def sum_trace(n: int) -> str:
+    """``y = x**1*y0 + ... + x**n*y0``."""
+    terms = " + ".join(f"x**{k}*y0" for k in range(1, n + 1))
+    return f"inputs: x, y0\noutputs: y\ny = {terms}\n"
+
 
 CHAIN = 300  # steps (the old code's RecursionError began near 300); the benchmark times
 # 500 to 10,000 (benchmarks/long_programs.py)
