@@ -13,7 +13,16 @@ import sympy
 from ..core.graph import DGraph
 from ..errors import DGraphError
 from .counting import Ops, count_ops, fold_constants
-from .ir import Assignment, Program, Result, fresh, in_order, sorted_symbols
+from .ir import (
+    STATEMENT_HEIGHT,
+    Assignment,
+    Program,
+    Result,
+    fresh,
+    height,
+    in_order,
+    sorted_symbols,
+)
 
 __all__ = [
     "PIPELINES",
@@ -21,6 +30,7 @@ __all__ = [
     "WORK_LIMIT",
     "affordable",
     "build_program",
+    "split_wide",
     "straight_line",
 ]
 
@@ -36,6 +46,7 @@ def build_program(
 ) -> Program:
     given = {s for _, symbols in arguments for s in symbols}
     assignments, results = straight_line(named, results, given, pipelines)
+    assignments, results = split_wide(assignments, results, given)
     defined = given | {s for s, _ in assignments}
     for _, e in [*assignments, *results]:
         _check_defined(e, defined, graph)
@@ -56,6 +67,87 @@ def build_program(
         shape,
         method,
     )
+
+
+# The most arguments a printed sum or product has: Python's compiler (and a C compiler's
+# parser) nest ``a*b*c*...`` one level per operand, and a 5,000-factor product, the
+# Jacobian of a 5,000-step loop, ends Python's in RecursionError
+LONGEST = 256
+
+
+def split_wide(
+    named: list[Assignment], results: list[Result], given: Iterable[sympy.Symbol]
+) -> tuple[list[Assignment], list[Result]]:
+    """Every sum or product of more than :data:`LONGEST` arguments computed in parts,
+    ``w<k>`` the running sum or product of each part (the same operations: one addition or
+    multiplication per argument after the first, the parts in order); where that would
+    change the counts (a quotient's denominators split across parts), it is left whole."""
+    exprs = [e for _, e in named] + [e for _, e in results]
+    if not any(_has_long(e) for e in exprs):
+        return named, results
+    taken = set(given) | {s for s, _ in named}
+    for e in exprs:
+        taken |= e.free_symbols
+    temps = fresh("w", taken)
+    out: list[Assignment] = []
+
+    def split(e: sympy.Expr) -> sympy.Expr:
+        parts: list[Assignment] = []
+        done: dict[sympy.Basic, sympy.Basic] = {}
+        stack = [(e, False)]
+        while stack:
+            node, ready = stack.pop()
+            if node in done:
+                continue
+            if not node.args:
+                done[node] = node
+            elif not ready:
+                stack.append((node, True))
+                stack.extend((a, False) for a in node.args if a not in done)
+            else:
+                args = [done[a] for a in node.args]
+                if (node.is_Add or node.is_Mul) and len(args) > LONGEST:
+                    done[node] = _in_parts(node.func, args, temps, parts)
+                elif all(a is b for a, b in zip(args, node.args, strict=True)):
+                    done[node] = node
+                else:
+                    done[node] = node.func(*args)
+        result = done[e]
+        if count_ops([result, *(d for _, d in parts)]).key() != count_ops([e]).key():
+            return e
+        out.extend(parts)
+        return result
+
+    kept: list[Assignment] = []
+    for s, e in named:
+        e = split(e) if _has_long(e) else e
+        kept.extend(out)
+        out.clear()
+        kept.append((s, e))
+    final = []
+    for k, e in results:
+        final.append((k, split(e) if _has_long(e) else e))
+    return kept + out, final
+
+
+def _has_long(e: sympy.Expr) -> bool:
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if (node.is_Add or node.is_Mul) and len(node.args) > LONGEST:
+            return True
+        stack.extend(node.args)
+    return False
+
+
+def _in_parts(func, args: list[sympy.Expr], temps, parts: list[Assignment]) -> sympy.Expr:
+    """``func(*args)`` as running parts of :data:`LONGEST` arguments each."""
+    running = func(*args[:LONGEST])
+    for start in range(LONGEST, len(args), LONGEST - 1):
+        name = next(temps)
+        parts.append((name, running))
+        running = func(name, *args[start : start + LONGEST - 1])
+    return running
 
 
 def _check_defined(expr: sympy.Expr, defined: set[sympy.Symbol], graph: DGraph) -> None:
@@ -185,44 +277,50 @@ def _collect(
     out: list[Assignment] = []
 
     def factor(e: sympy.Expr) -> sympy.Expr:
-        if not e.is_Add:
-            return e
-        terms = [t.as_coeff_mul() for t in e.args]
-        seen: Counter = Counter()
-        for c, fs in terms:  # in the terms' own order: ties break the same way every run
-            seen.update(list(dict.fromkeys([*fs, *([abs(c)] if c not in (1, -1) else [])])))
-        best, saving = None, 0
-        for f, k in seen.items():
-            if k < 2:
-                continue
-            gain = -1 + sum(
-                1
-                for c, fs in terms
-                if (f in fs or abs(c) == f) and len(fs) + (c not in (1, -1)) > 1
-            )
-            if gain > saving:
-                best, saving = f, gain
-        if best is None:
-            return e
-        inner, rest = [], []
-        for t, (c, fs) in zip(e.args, terms, strict=True):
-            if best.is_Number and abs(c) == best:
-                inner.append(sympy.Mul(1 if c > 0 else -1, *fs))
-            elif best in fs:
-                remaining = list(fs)
-                remaining.remove(best)
-                inner.append(sympy.Mul(c, *remaining))
-            else:
-                rest.append(t)
-        t = next(temps)
-        out.append((t, factor(sympy.Add(*inner))))
-        return factor(sympy.Add(*rest, best * t))
+        while e.is_Add:  # a loop: a wide sum may have a factor to take out per pair
+            best = _best_factor(e)
+            if best is None:
+                return e
+            terms = [t.as_coeff_mul() for t in e.args]
+            inner, rest = [], []
+            for t, (c, fs) in zip(e.args, terms, strict=True):
+                if best.is_Number and abs(c) == best:
+                    inner.append(sympy.Mul(1 if c > 0 else -1, *fs))
+                elif best in fs:
+                    remaining = list(fs)
+                    remaining.remove(best)
+                    inner.append(sympy.Mul(c, *remaining))
+                else:
+                    rest.append(t)
+            t = next(temps)
+            out.append((t, factor(sympy.Add(*inner))))
+            e = sympy.Add(*rest, best * t)
+        return e
 
     for s, e in named:
         e = factor(e)
         out.append((s, e))
     results = [(k, factor(e)) for k, e in results]
     return out, results
+
+
+def _best_factor(e: sympy.Add) -> sympy.Expr | None:
+    """The factor of ``e``'s terms whose taking out saves most (the first of equals in
+    the terms' own order), or None when none saves anything."""
+    terms = [t.as_coeff_mul() for t in e.args]
+    seen: Counter = Counter()
+    for c, fs in terms:  # in the terms' own order: ties break the same way every run
+        seen.update(list(dict.fromkeys([*fs, *([abs(c)] if c not in (1, -1) else [])])))
+    best, saving = None, 0
+    for f, k in seen.items():
+        if k < 2:
+            continue
+        gain = -1 + sum(
+            1 for c, fs in terms if (f in fs or abs(c) == f) and len(fs) + (c not in (1, -1)) > 1
+        )
+        if gain > saving:
+            best, saving = f, gain
+    return best
 
 
 def _powers(
@@ -304,14 +402,35 @@ def _live(named: list[Assignment], results: list[Result]) -> list[Assignment]:
 
 
 def _occurrences(expr: sympy.Expr) -> Counter[sympy.Symbol]:
-    return Counter(a for a in sympy.preorder_traversal(expr) if a.is_Symbol)
+    """Each symbol's occurrences in ``expr``'s tree (without recursion)."""
+    found: Counter[sympy.Symbol] = Counter()
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if e.is_Symbol:
+            found[e] += 1
+        else:
+            stack.extend(e.args)
+    return found
+
+
+# An assignment used once in a sum or product of at least this many arguments is
+# substituted together with the others used there, in one rebuild: one at a time rebuilds
+# the whole sum per assignment (quadratic: the product of a time-stepping loop's 5,000
+# partials, a statement summing 1,000 terms)
+WIDE = 16
 
 
 def _inline_single_use(
     named: list[Assignment], results: list[Result]
 ) -> tuple[list[Assignment], list[Result]]:
     """Substitute each assignment used exactly once into its use when the use does not
-    get more expensive than the two together (constant factors then fold)."""
+    get more expensive than the two together (constant factors then fold) and does not
+    nest deeper than :data:`~dgraph.codegen.ir.STATEMENT_HEIGHT` (a chain of single
+    uses, ``v2 = sin(v1)``, ``v3 = sin(v2)``, ..., stays a chain of statements), nor a
+    :data:`WIDE` sum or product into another (a tangent sweep's ``t_k = d_k*t_(k-1)``
+    would grow one product, rebuilt at every step). Those used in a wide sum or product
+    go in together, when all of them together cost no more."""
     exprs: dict[object, sympy.Expr] = {s: e for s, e in named}
     exprs.update({("result", i): e for i, (_, e) in enumerate(results)})
     uses: Counter[sympy.Symbol] = Counter()
@@ -320,19 +439,97 @@ def _inline_single_use(
         for s, k in _occurrences(e).items():
             uses[s] += k
             user[s] = key
+    heights: dict[object, int] = {}  # an upper bound of each expression's height
+    together: dict[object, list[sympy.Symbol]] = {}
+
+    def bound(key: object) -> int:
+        if key not in heights:
+            heights[key] = height(exprs[key])
+        return heights[key]
+
     for s, _ in named:
+        if s in together:  # what waited for s goes in before s itself moves
+            _substitute_together(exprs, user, s, together.pop(s))
+            heights.pop(s, None)
         if uses[s] != 1:
             continue
         key = user[s]
         before, definition = exprs[key], exprs[s]
-        after = before.xreplace({s: definition})
+        if _wide(before):
+            together.setdefault(key, []).append(s)
+            continue
+        if definition.func is before.func and _wide(definition):
+            continue  # t_k = d_k*t_(k-1) stays a chain of products of at most WIDE factors
+        after = _substituted(before, {s: definition})
+        nested = bound(key) + bound(s)
+        if nested > STATEMENT_HEIGHT:
+            nested = height(after)
+            if nested > STATEMENT_HEIGHT:
+                continue
         if count_ops([after]).key() <= (count_ops([before]) + count_ops([definition])).key():
             exprs[key] = after
+            heights[key] = nested
             del exprs[s]
             for t in definition.free_symbols:
                 user[t] = key
+    for key, symbols in together.items():
+        _substitute_together(exprs, user, key, symbols)
     kept = [(s, exprs[s]) for s, _ in named if s in exprs]
     return kept, [(k, exprs["result", i]) for i, (k, _) in enumerate(results)]
+
+
+def _wide(e: sympy.Expr) -> bool:
+    return (e.is_Add or e.is_Mul) and len(e.args) >= WIDE
+
+
+def _substituted(expr: sympy.Expr, mapping: dict[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
+    """``expr.xreplace(mapping)`` without recursion, where a function of a substituted
+    argument is not evaluated again (``sin(s)`` with ``s = sin(x)`` is ``sin(sin(x))``:
+    sympy's evaluation of it walks the whole argument, every time a chain of calls
+    grows by one); sums, products and powers are rebuilt as sympy builds them (their
+    constants fold)."""
+    done: dict[sympy.Basic, sympy.Basic] = dict(mapping)
+    stack = [(expr, False)]
+    while stack:
+        e, ready = stack.pop()
+        if e in done:
+            continue
+        if not e.args:
+            done[e] = e
+        elif not ready:
+            stack.append((e, True))
+            stack.extend((a, False) for a in e.args if a not in done)
+        else:
+            args = [done[a] for a in e.args]
+            if all(a is b for a, b in zip(args, e.args, strict=True)):
+                done[e] = e
+            elif isinstance(e, sympy.Function) and not isinstance(e, sympy.Piecewise):
+                done[e] = e.func(*args, evaluate=False)
+            else:
+                done[e] = e.func(*args)
+    return done[expr]
+
+
+def _substitute_together(
+    exprs: dict[object, sympy.Expr],
+    user: dict[sympy.Symbol, object],
+    key: object,
+    symbols: list[sympy.Symbol],
+) -> None:
+    """Substitute ``symbols`` (each used only in ``exprs[key]``) all at once when that
+    is not more expensive and not too deep."""
+    mapping = {s: exprs[s] for s in symbols}
+    before = exprs[key]
+    after = _substituted(before, mapping)
+    if height(after) > STATEMENT_HEIGHT:
+        return
+    separate = count_ops([before, *mapping.values()])
+    if count_ops([after]).key() <= separate.key():
+        exprs[key] = after
+        for s, definition in mapping.items():
+            del exprs[s]
+            for t in definition.free_symbols:
+                user[t] = key
 
 
 def _cse(

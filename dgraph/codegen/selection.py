@@ -19,7 +19,7 @@ from typing import Any
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
-from ..core.paths import naive_cost
+from ..core.paths import depth_levels, naive_cost
 from ..elimination.parts import largest_part
 from ..errors import DGraphError, SearchTooLarge
 from ..methods import accumulate, methods
@@ -69,6 +69,10 @@ PATHS_QUICK_LIMIT = 2000
 # expressions grows fast (the Roe flux, L - N = 4854: 5 s before any pass, and a worse
 # program than zhou's)
 SYMBOLIC_LIMIT = 1000
+# ... and while the graph has at most this many depth levels: it differentiates whole
+# expressions, which nest as deep as the graph (sympy recurses on that depth; a 500-step
+# time loop ends in RecursionError); the measured real-world graphs have 10 to 30
+SYMBOLIC_DEPTH_LIMIT = 40
 # the candidates that get the other pass orders, after the first ranked every candidate
 SHORTLIST = 2
 # ``paths`` joins them, first, while its first program has at most this many times the
@@ -86,6 +90,16 @@ EXACT_PART_LIMIT = 14
 # a cheaper program (the 4- and 6-link pendulums)
 SLOW_PART_LIMIT = 100
 SLOW = ("zhou", "dstar")
+# layers joins without a budget while the graph has at most this many depth levels: its
+# bracketing search is the matrix-chain dynamic program, cubic in the levels (a chain of
+# sin: 1.5 s at 100 levels, 11 s at 200; a 500-step time loop would take minutes); the
+# measured real-world graphs have 10 to 30 (pendulums, the Roe flux 16)
+LAYERS_DEPTH_LIMIT = 100
+# umbrella joins without a budget while every independent part has at most this many
+# intermediates: its dominator subtrees are quadratic in them (a chain of sin: 3.9 s at
+# 3,000, 8.3 s at 5,000, the most of the choice); the measured real-world graphs have at
+# most 325 (the 6-link pendulum; the Roe flux 71)
+UMBRELLA_PART_LIMIT = 2000
 # Without a budget, the distinct candidates with the fewest estimated operations that get
 # a program (beside paths and symbolic, which the estimate ranks too high): the estimate
 # before cse ranks the program after it closely (the Roe flux: zhou first of both; the
@@ -140,13 +154,19 @@ class Selection:
 def candidate_methods(graph: DGraph, budget: float | None = None) -> list[str]:
     """The methods whose expression sets :func:`select_jacobian` considers by default:
     :data:`DETERMINISTIC` (vertex-optimal while :data:`EXACT_PART_LIMIT` allows; zhou and
-    dstar, without a budget, while :data:`SLOW_PART_LIMIT` does), ``paths`` while L - N is at
-    most :data:`PATHS_QUICK_LIMIT` (:data:`PATHS_LIMIT` with a budget) and, for a linear
-    system's graph, only with a budget, ``best`` with a budget."""
+    dstar, without a budget, while :data:`SLOW_PART_LIMIT` does; layers, without a budget,
+    while the graph has at most :data:`LAYERS_DEPTH_LIMIT` depth levels; umbrella, without a
+    budget, while :data:`UMBRELLA_PART_LIMIT` allows), ``paths`` while L - N is at most
+    :data:`PATHS_QUICK_LIMIT` (:data:`PATHS_LIMIT` with a budget) and, for a linear system's
+    graph, only with a budget, ``best`` with a budget."""
     part = largest_part(graph)
     names = [m for m in DETERMINISTIC if m != "vertex-optimal" or part <= EXACT_PART_LIMIT]
     if budget is None:
         names = [m for m in names if m not in SLOW or part <= SLOW_PART_LIMIT]
+        if "layers" in names and len(depth_levels(graph)) > LAYERS_DEPTH_LIMIT:
+            names.remove("layers")
+        if "umbrella" in names and part > UMBRELLA_PART_LIMIT:
+            names.remove("umbrella")
     limit = PATHS_QUICK_LIMIT if budget is None else PATHS_LIMIT
     # a linear system's paths program was never the cheapest (2- to 5-link pendulums: 60,
     # 188, 406 against 55, 179, 386) and is the slowest to build: a third of the choice
@@ -197,7 +217,8 @@ def select_jacobian(
     Candidates (default :func:`candidate_methods`): each method's expression set — taken
     from ``sets`` (already accumulated, e.g. a comparison's results: not recomputed) when
     one of that method is there — and :func:`symbolic_program` (paired with the ``paths``
-    set) while L - N is at most :data:`SYMBOLIC_LIMIT`.
+    set) while L - N is at most :data:`SYMBOLIC_LIMIT` and the depth
+    :data:`SYMBOLIC_DEPTH_LIMIT`.
 
     Without ``budget`` the choice costs little: the distinct sets are ranked by
     :func:`~dgraph.codegen.program.jacobian_estimate` and only the :data:`ESTIMATED`
@@ -218,7 +239,12 @@ def select_jacobian(
     if methods is None:
         methods = candidate_methods(graph, budget)
     given = {es.method: es for es in sets}
-    symbolic = "paths" in methods and naive_cost(graph) <= SYMBOLIC_LIMIT and not graph.solved
+    symbolic = (
+        "paths" in methods
+        and naive_cost(graph) <= SYMBOLIC_LIMIT
+        and not graph.solved
+        and len(depth_levels(graph)) <= SYMBOLIC_DEPTH_LIMIT
+    )
     candidates: list[ExpressionSet] = []
     skipped: list[Candidate] = []
     for name in (m for m in methods if m != "best"):

@@ -71,9 +71,28 @@ def nc_product(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     """
     fa = a.args if a.is_Mul else (a,)
     fb = b.args if b.is_Mul else (b,)
-    if fa[-1] == fb[0] or not (_plain(fa) and _plain(fb)):
+    if fa[-1] == fb[0] or not (_plain_product(a, fa) and _plain_product(b, fb)):
         return a * b  # a power or a coefficient forms: sympy's rules
-    return sympy.Mul._from_args(fa + fb, is_commutative=False)
+    return _known_plain(sympy.Mul._from_args(fa + fb, is_commutative=False))
+
+
+# Products nc_product built from plain factors: a chain of eliminations extends one
+# product by a factor per step, and checking all its factors again at every step was
+# quadratic in the chain's length (a 5,000-step loop: 25 million checks). Bounded: emptied
+# when full (a product not found is checked factor by factor, as before).
+_PLAIN_PRODUCTS: dict[sympy.Expr, None] = {}
+_PLAIN_LIMIT = 1 << 16
+
+
+def _plain_product(e: sympy.Expr, factors: tuple[sympy.Expr, ...]) -> bool:
+    return (e.is_Mul and e in _PLAIN_PRODUCTS) or _plain(factors)
+
+
+def _known_plain(product: sympy.Expr) -> sympy.Expr:
+    if len(_PLAIN_PRODUCTS) >= _PLAIN_LIMIT:
+        _PLAIN_PRODUCTS.clear()
+    _PLAIN_PRODUCTS[product] = None
+    return product
 
 
 def nc_product_of(factors: list[sympy.Expr]) -> sympy.Expr:

@@ -1,0 +1,126 @@
+"""Seconds of ``dgraph codegen`` on long programs (issue 40, item 0), and growth exponents.
+
+    python benchmarks/long_programs.py [--chains 500,1000,2000,5000,10000]
+        [--sums 250,500,1000,2000] [--lang python] [--timeout 300] [--write DIR]
+
+Inputs, written as traces: the chain ``v1 = sin(x)``, ``v2 = sin(v1)``, ... of n steps
+(the shape of every explicit time-stepping loop) and the single statement
+``y = x**1*y0 + x**2*y0 + ... + x**n*y0`` of n terms. Each is given to
+``python -m dgraph codegen FILE -o jac.<ext> --json`` in a fresh process (import
+included), and the wall seconds of that process are reported with the shipped method, its
+operations and whether its check passed; CPU seconds (user + system) beside the wall
+seconds, which a loaded machine inflates. The growth exponent is the least-squares slope
+of log seconds over log size (steps, or terms) over the sizes measured; 1 is linear.
+``--write DIR`` only writes the traces there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+
+__all__ = ["chain_trace", "slope", "sum_trace"]
+
+
+def chain_trace(n: int) -> str:
+    """The trace of ``v_k = sin(v_{k-1})``, k = 1..n, from input ``x`` to output ``y``."""
+    lines = [f"# {n}-step chain v = sin(v)", "inputs: x", "outputs: y"]
+    previous = "x"
+    for k in range(1, n):
+        lines.append(f"v{k} = sin({previous})")
+        previous = f"v{k}"
+    lines.append(f"y = sin({previous})")
+    return "\n".join(lines) + "\n"
+
+
+def sum_trace(n: int) -> str:
+    """The one-statement trace ``y = x**1*y0 + ... + x**n*y0`` over inputs ``x, y0``."""
+    terms = " + ".join(f"x**{k}*y0" for k in range(1, n + 1))
+    return f"# {n}-term statement\ninputs: x, y0\noutputs: y\ny = {terms}\n"
+
+
+def slope(points: list[tuple[float, float]]) -> float:
+    """Least-squares slope of log seconds over log size."""
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(t) for _, t in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+
+
+def run(trace: Path, out: Path, timeout: float, extra: list[str]) -> dict:
+    command = [sys.executable, "-m", "dgraph", "codegen", str(trace), "-o", str(out), "--json"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    try:
+        done = subprocess.run(
+            [*command, *extra],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(HERE)},
+            cwd=trace.parent,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return {"wall": None, "error": f"> {timeout:g} s"}
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if done.returncode != 0:
+        return {"wall": wall, "error": (done.stderr.strip().splitlines() or ["?"])[-1]}
+    data = json.loads(done.stdout.splitlines()[0])
+    checked = data.get("check", {}).get("ok")
+    fields = {k: data.get(k) for k in ("method", "mults", "adds")}
+    return {"wall": round(wall, 2), "cpu": round(cpu, 2), "checked": checked, **fields}
+
+
+def _sizes(text: str) -> list[int]:
+    return [int(s) for s in text.split(",") if s]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chains", default="500,1000,2000,5000,10000")
+    parser.add_argument("--sums", default="250,500,1000,2000")
+    parser.add_argument("--lang", default="python", choices=["python", "c", "jax", "cuda"])
+    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--write", type=Path, help="only write the traces into this folder")
+    parser.add_argument("extra", nargs="*", help="more codegen arguments (after --)")
+    args = parser.parse_args()
+    suffix = {"python": "py", "c": "c", "jax": "py", "cuda": "cu"}[args.lang]
+    extra = ["--lang", args.lang, *args.extra]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.write or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        for label, sizes, make in (
+            ("chain", _sizes(args.chains), chain_trace),
+            ("sum", _sizes(args.sums), sum_trace),
+        ):
+            points = []
+            for n in sizes:
+                trace = folder / f"{label}_{n}.trace"
+                trace.write_text(make(n))
+                if args.write:
+                    continue
+                row = run(trace, Path(tmp) / f"out.{suffix}", args.timeout, extra)
+                print(f"{label} {n}: {json.dumps(row)}", flush=True)
+                if row.get("wall") is not None and "error" not in row:
+                    points.append((n, row["wall"], row["cpu"]))
+            if len(points) >= 2:
+                wall = slope([(n, w) for n, w, _ in points])
+                cpu = slope([(n, c) for n, _, c in points])
+                print(f"{label}: growth exponent {wall:.2f} (wall), {cpu:.2f} (CPU)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,207 @@
+"""Code generation of long programs (issue 40): a time-stepping chain ``v = sin(v)`` and
+one statement summing many terms give code whose Jacobian matches an independent value,
+with no statement nested deeper than the IR allows and no recursion on the program's
+length."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy
+
+from dgraph.codegen.counting import count_ops
+from dgraph.codegen.generate import generate
+from dgraph.codegen.ir import STATEMENT_HEIGHT, height
+from dgraph.codegen.passes import LONGEST, WIDE, _inline_single_use, split_wide
+from dgraph.codegen.python import load_python
+from dgraph.core.builders import from_trace
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def chain_trace(n: int) -> str:
+    """``v_k = sin(v_(k-1))``, k = 1..n, x to y (as benchmarks/long_programs.py writes it)."""
+    steps = [f"v{k} = sin({'x' if k == 1 else f'v{k - 1}'})" for k in range(1, n)]
+    return "\n".join(["inputs: x", "outputs: y", *steps, f"y = sin(v{n - 1})"]) + "\n"
+
+
+def sum_trace(n: int) -> str:
+    """``y = x**1*y0 + ... + x**n*y0``."""
+    terms = " + ".join(f"x**{k}*y0" for k in range(1, n + 1))
+    return f"inputs: x, y0\noutputs: y\ny = {terms}\n"
+
+
+CHAIN = 300  # steps (the old code's RecursionError began near 300); the benchmark times
+# 500 to 10,000 (benchmarks/long_programs.py)
+TERMS = 200
+
+
+def _chain_derivative(x: float, n: int) -> float:
+    """d/dx of sin applied n times: the product of cos over the iterates (NumPy)."""
+    product, v = 1.0, x
+    for _ in range(n):
+        product *= np.cos(v)
+        v = np.sin(v)
+    return product
+
+
+def test_height_is_iterative_and_exact() -> None:
+    x = sympy.Symbol("x")
+    e = x
+    for _ in range(3000):  # far deeper than Python's default recursion limit allows
+        e = sympy.sin(e, evaluate=False)
+    assert height(e) == 3000
+    assert height(x * sympy.cos(x) + 1) == 3
+
+
+def test_inlining_a_chain_keeps_statements_shallow() -> None:
+    """v_k = sin(v_{k-1}), each used once: inlined up to the height limit, not into one
+    tree of the chain's depth (it was: RecursionError past a few hundred steps)."""
+    v = sympy.symbols(f"v0:{301}")
+    named = [(v[k], sympy.sin(v[k - 1])) for k in range(1, 301)]
+    kept, results = _inline_single_use(named, [((0,), v[300])])
+    assert all(height(e) <= STATEMENT_HEIGHT for _, e in kept)
+    assert height(results[0][1]) <= STATEMENT_HEIGHT
+    assert len(kept) >= 300 // STATEMENT_HEIGHT
+    # the program still computes sin applied 300 times
+    values = {v[0]: 0.9}
+    for s, e in kept:
+        values[s] = float(e.xreplace(values))
+    assert float(results[0][1].xreplace(values)) == pytest.approx(_iterate(0.9, 300), rel=1e-12)
+
+
+def _iterate(x: float, n: int) -> float:
+    for _ in range(n):
+        x = np.sin(x)
+    return x
+
+
+def test_inlining_a_wide_sum_substitutes_every_term() -> None:
+    """Single-use terms of a wide sum go in together (one rebuild, not one per term)."""
+    x = sympy.Symbol("x")
+    t = sympy.symbols(f"t1:{41}")
+    named = [(t[k], x ** (k + 1)) for k in range(40)]
+    kept, results = _inline_single_use(named, [((0,), sympy.Add(*t))])
+    assert kept == []
+    assert results[0][1] == sum(x ** (k + 1) for k in range(40))
+
+
+@pytest.fixture(scope="module")
+def chain_set():
+    from dgraph.methods import accumulate
+
+    return accumulate(from_trace(chain_trace(CHAIN)), "forward")
+
+
+def test_inlining_a_product_chain_keeps_products_narrow() -> None:
+    """A tangent sweep's t_k = d_k*t_(k-1): products stop growing at WIDE factors (one
+    product of every factor was rebuilt at each step: quadratic), the value unchanged."""
+    n = 300
+    d = sympy.symbols(f"d0:{n + 1}")
+    t = sympy.symbols(f"t0:{n + 1}")
+    named = [(t[k], d[k] * t[k - 1]) for k in range(1, n + 1)]
+    kept, results = _inline_single_use(named, [((0,), t[n])])
+    statements = [e for _, e in kept] + [results[0][1]]
+    assert all(len(e.args) <= WIDE + 1 for e in statements)
+    values = {s: 1.0 + k / n for k, s in enumerate(d)} | {t[0]: 0.5}
+    for s, e in kept:
+        values[s] = float(e.xreplace(values))
+    expected = 0.5 * np.prod([1.0 + k / n for k in range(1, n + 1)])
+    assert float(results[0][1].xreplace(values)) == pytest.approx(expected, rel=1e-12)
+
+
+def test_long_products_and_sums_are_computed_in_parts() -> None:
+    """A 5,000-step loop's Jacobian is one product of 5,000 partials: printed whole,
+    Python's compiler nests it 5,000 deep (RecursionError). In parts of LONGEST factors,
+    with the same operations and value."""
+    n = 3 * LONGEST + 7
+    d = sympy.symbols(f"d1:{n + 1}")
+    x = sympy.Symbol("x")
+    product, total = sympy.Mul(*d), sympy.Add(*d)
+    named = [(x, sympy.sin(product))]
+    results = [((0,), 2 * product), ((1,), total)]
+    kept, final = split_wide(named, results, set(d))
+    statements = [e for _, e in kept] + [e for _, e in final]
+    assert all(len(a.args) <= LONGEST for e in statements for a in sympy.preorder_traversal(e))
+    assert count_ops(statements) == count_ops([e for _, e in named] + [e for _, e in results])
+    values = {s: 1.0 + 1e-5 * k for k, s in enumerate(d)}
+    for s, e in kept:
+        values[s] = float(e.xreplace(values))
+    expected = np.prod([1.0 + 1e-5 * k for k in range(n)])
+    assert values[x] == pytest.approx(np.sin(expected), rel=1e-12)
+    assert float(final[0][1].xreplace(values)) == pytest.approx(2 * expected, rel=1e-12)
+    assert float(final[1][1].xreplace(values)) == pytest.approx(
+        sum(1.0 + 1e-5 * k for k in range(n)), rel=1e-12
+    )
+
+
+def test_chain_code_matches_the_product_of_cosines(chain_set) -> None:
+    code = generate(chain_set, "python", modes=("jacobian", "vjp"), check=False)
+    for program in code.programs.values():
+        assert all(height(e) <= STATEMENT_HEIGHT for _, e in program.assignments)
+    module = load_python(code.text)
+    x = np.array([[0.9], [-1.3]])
+    expected = [_chain_derivative(float(p[0]), CHAIN) for p in x]
+    assert module.jacobian(x)[:, 0, 0] == pytest.approx(expected, rel=1e-10)
+    w = np.array([[2.0], [-0.5]])
+    assert module.vjp(x, w)[:, 0] == pytest.approx(w[:, 0] * expected, rel=1e-10)
+    assert module.primal(x)[:, 0] == pytest.approx([_iterate(p[0], CHAIN) for p in x])
+
+
+def test_sum_code_matches_the_closed_form() -> None:
+    """y = sum_k x**k y0: dy/dx = y0 sum_k k x**(k-1), dy/dy0 = sum_k x**k."""
+    g = from_trace(sum_trace(TERMS))
+    code = generate(g, "python", "forward", check=False)
+    module = load_python(code.text)
+    x, y0 = 0.97, 1.3
+    k = np.arange(1, TERMS + 1)
+    jacobian = module.jacobian(np.array([[x, y0]]))[0]
+    assert jacobian[0, 0] == pytest.approx(y0 * np.sum(k * x ** (k - 1)), rel=1e-10)
+    assert jacobian[0, 1] == pytest.approx(np.sum(x**k), rel=1e-10)
+
+
+def test_chain_c_code_matches_the_product_of_cosines(chain_set) -> None:
+    from dgraph.codegen.c import compiler, load_c
+
+    if compiler() is None:
+        pytest.skip("no C compiler")
+    module = load_c(generate(chain_set, "c", check=False).text)
+    x = np.array([[0.9]])
+    assert module.jacobian(x)[0, 0, 0] == pytest.approx(_chain_derivative(0.9, CHAIN), rel=1e-10)
+
+
+def test_default_codegen_of_a_long_chain_under_a_small_recursion_limit(tmp_path: Path) -> None:
+    """The default path (the choice among candidates, every pass, the printed code and
+    its check) on a chain of 300 steps, in a process whose recursion limit is 400:
+    nothing recurses on the chain's length (the old code failed here, at sympy's default
+    limit too)."""
+    trace = tmp_path / "chain.trace"
+    trace.write_text(chain_trace(CHAIN))
+    out = tmp_path / "jac.py"
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.setrecursionlimit(400)
+        from dgraph.cli.main import main
+        sys.exit(main(["codegen", {str(trace)!r}, "-o", {str(out)!r}, "--json"]))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"ok": true' in done.stdout
+    module = load_python(out.read_text())
+    assert module.jacobian(np.array([[0.9]]))[0, 0, 0] == pytest.approx(
+        _chain_derivative(0.9, CHAIN), rel=1e-10
+    )
