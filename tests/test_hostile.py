@@ -347,6 +347,12 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("derivative_output.py") + ":with_derivative"],
         "contains the derivative Derivative(q(t), t)",
     ),
+    # face-optimal beyond its exact limit, without --budget (issue 40, item 5)
+    (
+        "face-optimal-too-large",
+        ["accumulate", str(DATA / "spherical_coordinates.trace"), "-m", "face-optimal"],
+        "exact without a budget up to 14",
+    ),
 ]
 
 
