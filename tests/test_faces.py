@@ -228,6 +228,13 @@ def test_face_optimal_refuses_large_without_budget():
         face_optimal(bundled("spherical_coordinates.trace"))
 
 
+@pytest.mark.parametrize("command", ["accumulate", "faces"])
+def test_help_states_the_face_limit(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert f"(face-optimal: {FACE_LIMIT}" in " ".join(capsys.readouterr().out.split())
+
+
 def test_face_optimal_budget_is_counted_not_timed(monkeypatch):
     """A budget is units of work, not seconds: the same budget gives the same result and
     the same work spent; one too small for the bound returns Markowitz's faces, unproven,

@@ -26,6 +26,7 @@ from ..codegen.selection import codegen_choice
 from ..core.graph import DGraph
 from ..core.progress import method_progress
 from ..errors import DGraphError, InputError
+from ..faces.optimal import FACE_LIMIT
 from ..methods import COMPARED, accumulate, compare, methods
 from ..methods.structure import structure
 from ..render.drawing import FORMATS
@@ -77,7 +78,11 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("accumulate", help="accumulate the Jacobian by one method")
     _graph_args(p)
     method_argument(p, "one of")
-    p.add_argument("--budget", type=_budget, help="seconds for exact searches beyond their limit")
+    p.add_argument(
+        "--budget",
+        type=_budget,
+        help=f"seconds for exact searches beyond their limit (face-optimal: {FACE_LIMIT} faces)",
+    )
     p.add_argument("--seed", type=int, help="best: seed of its random choices (default 0)")
     p.add_argument(
         "--objective",
