@@ -28,7 +28,7 @@ from collections.abc import Iterable
 
 __all__ = ["GROUP_WORK", "OutOfWork", "TripleBound", "Work", "root_bound"]
 
-GROUP_WORK = 200_000  # units of work (see Work) per group of paths before the weak bound
+GROUP_WORK = 2_000_000  # units of work (see Work) per group of paths before the weak bound
 
 Seq = tuple[int, ...]  # a path's (or segment's) cut vertices, ends included
 Triple = tuple[int, int, int]
@@ -44,9 +44,10 @@ class OutOfWork(Exception):
 
 class Work:
     """Units of work spent by one search — branch-and-bound nodes and generated states,
-    weighted by their size so that a unit takes about as long everywhere — against an allowance (None: unlimited) and a wall-clock ceiling (None: none), looked
-    at every 256 units. The allowance makes a budgeted result the same on any machine;
-    only the ceiling depends on the machine, and :attr:`by_time` says if it bit."""
+    weighted by their size so that a unit takes about as long everywhere — against an
+    allowance (None: unlimited) and a wall-clock ceiling (None: none), looked at every
+    256 units. The allowance makes a budgeted result the same on any machine; only the
+    ceiling depends on the machine, and :attr:`by_time` says if it bit."""
 
     def __init__(self, allowance: int | None = None, deadline: float | None = None) -> None:
         self.allowance, self.deadline = allowance, deadline
@@ -150,9 +151,8 @@ def _triples(s: Seq) -> set[Triple]:
     return {(s[a], s[r], s[b]) for a in range(n) for b in range(a + 2, n) for r in range(a + 1, b)}
 
 
-def _lower(pending: list[Seq], chosen: set[Triple]) -> int:
-    """What the segments not yet formable still need at least: the larger of the fresh
-    end pairs and the sum, over segments no new triple could serve two of, of what each
+def _packed(pending: list[Seq], chosen: set[Triple]) -> int:
+    """The sum, over segments no new triple could serve two of, of the new triples each
     needs alone."""
     owed = sorted(((_alone(s, chosen), s) for s in pending), reverse=True)
     used: set[Triple] = set()
@@ -164,7 +164,7 @@ def _lower(pending: list[Seq], chosen: set[Triple]) -> int:
         if not fresh & used:
             used |= fresh
             packed += need
-    return max(packed, _fresh_pairs(pending, chosen))
+    return packed
 
 
 class _Search:
@@ -179,6 +179,12 @@ class _Search:
     def run(self) -> int:
         self._branch(set(), list(self.seqs))
         return self.best
+
+    def _spend(self, units: int) -> None:
+        self.work.spend(units)
+        self.spent += units
+        if self.spent > GROUP_WORK:
+            raise _Exceeded
 
     def _formable(self, s: Seq, chosen: set[Triple], memo: dict[Seq, bool]) -> bool:
         if len(s) <= 2:
@@ -195,16 +201,15 @@ class _Search:
     def _branch(self, chosen: set[Triple], pending: list[Seq]) -> None:
         memo: dict[Seq, bool] = {}
         left = [s for s in pending if not self._formable(s, chosen, memo)]
-        units = 1 + sum(len(s) ** 3 for s in left) // 8  # what _lower costs
-        self.work.spend(units)
-        self.spent += units
-        if self.spent > GROUP_WORK:
-            raise _Exceeded
+        self._spend(1 + sum(map(len, pending)))
         if not left:
             if len(chosen) < self.best:
                 self.best, self.solution = len(chosen), set(chosen)
             return
-        if len(chosen) + _lower(left, chosen) >= self.best:
+        if len(chosen) + _fresh_pairs(left, chosen) >= self.best:
+            return
+        self._spend(sum(len(s) ** 3 for s in left) // 8)  # what packing costs
+        if len(chosen) + _packed(left, chosen) >= self.best:
             return
         s = min(left, key=len)  # the fewest ways to split it
         rest = [p for p in left if p != s]

@@ -42,7 +42,7 @@ __all__ = ["FACE_LIMIT", "UNITS_PER_SECOND", "face_optimal"]
 FACE_LIMIT = 14  # intermediate faces up to which face-optimal is exact without a budget
 # units of work (generated states, branch-and-bound nodes) per second of --budget,
 # calibrated on a loaded 2-core machine
-UNITS_PER_SECOND = 300_000
+UNITS_PER_SECOND = 700_000
 TIME_CEILING = 3.0  # wall clock, in budgets, after which a budgeted search stops anyway
 
 
