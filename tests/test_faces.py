@@ -252,6 +252,16 @@ def test_face_optimal_budget_is_counted_not_timed(monkeypatch):
     assert 0 < tiny.info["lower_bound"] <= 28  # 28: the optimum the search proves with time
 
 
+def test_face_optimal_wall_clock_ceiling_is_reported(monkeypatch):
+    """The wall-clock ceiling, a safety net, says when it bit (a deadline already past)."""
+    import dgraph.faces.optimal as optimal
+
+    monkeypatch.setattr(optimal, "TIME_CEILING", -1.0)
+    es = face_optimal(bundled("spherical_coordinates.trace"), budget=10)
+    assert es.info["cut_by_time"] and not es.info["optimal"] and es.verify().ok
+    assert es.info["work"] < 10 * optimal.UNITS_PER_SECOND
+
+
 def test_face_optimal_at_most_edge_and_vertex_optimal():
     """On small random graphs (at most 10 faces): proven optima, ordered."""
     checked = 0

@@ -71,6 +71,10 @@ class _Search:
             self._h[key] = self.bound(self.fg.cuts(key))
         return self._h[key]
 
+    def known_bound(self, key: Key) -> int:
+        """The bound of ``key`` if computed, else the weak one (no search)."""
+        return self._h[key] if key in self._h else root_bound(self.fg.cuts(key))
+
     def expand(self, key: Key) -> Iterator[tuple[Move, Key]]:
         size = 1 + sum(map(len, key)) // 8  # segments: what generating a state costs
         for move, nxt in self.fg.expand(key):
@@ -173,10 +177,17 @@ def _as_faces(graph: DGraph, steps: list[Step]) -> tuple[int, list[Move]]:
     return state.mults, moves
 
 
-def _incumbent(search: _Search, graph: DGraph) -> tuple[int, list[Move]]:
-    """The cheaper of the bound-guided dive and Markowitz's vertex order."""
-    order = [Step("vertex", v, 0) for v in markowitz_order(graph)]
-    return min([search.dive(), _as_faces(graph, order)], key=lambda c: c[0])
+def _solve(search: _Search, incumbent: tuple[int, list[Move]]) -> _Result:
+    """The dive, then A*; where the work runs out before A* starts, the incumbent with
+    the start's bound (the weak one if even that was not finished)."""
+    start = search.fg.start()
+    try:
+        search.h(start)
+        incumbent = min(search.dive(), incumbent, key=lambda c: c[0])
+        return search.run(incumbent)
+    except OutOfWork:
+        lower = search.known_bound(start)
+        return _Result(incumbent[1], incumbent[0], False, min(lower, incumbent[0]), 0, 0)
 
 
 def face_optimal(graph: DGraph, budget: float | None = None) -> ExpressionSet:
@@ -204,16 +215,8 @@ def face_optimal(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     work = Work()
     if budget is not None:
         work = Work(int(budget * UNITS_PER_SECOND), time.monotonic() + TIME_CEILING * budget)
-    search = _Search(graph, work)
-    order = [Step("vertex", v, 0) for v in markowitz_order(graph)]
-    incumbent = _as_faces(graph, order)
-    try:
-        search.h(search.fg.start())
-        incumbent = min(search.dive(), incumbent, key=lambda c: c[0])
-        result = search.run(incumbent)
-    except OutOfWork:  # before the search began: the incumbent, with the root's bound
-        lower = search._h.get(search.fg.start()) or root_bound(search.fg.cuts(search.fg.start()))
-        result = _Result(incumbent[1], incumbent[0], False, min(lower, incumbent[0]), 0, 0)
+    markowitz = _as_faces(graph, [Step("vertex", v, 0) for v in markowitz_order(graph)])
+    result = _solve(_Search(graph, work), markowitz)
     info = {
         "optimal": result.proven,
         "lower_bound": result.lower_bound,
