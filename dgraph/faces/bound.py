@@ -14,11 +14,12 @@ It is computed exactly, by branch and bound over the root triple of each segment
 yet formable, on each group of paths that could share a triple (paths that share no
 ordered pair of cut vertices never do), and groups are cached: the states of one search
 repeat them. A group whose search spends more than ``GROUP_WORK`` units of work
-(:class:`Work`) gets the weaker bound counted at its root (one fresh triple per pair of
-segment ends) — still a lower bound, and a count, not a time, so the result never
-depends on the machine. Eliminating one face lowers the exact bound by at most one (its
-triple, added to a bracketing of the next state, brackets this one): it is consistent,
-and where a group falls back to the weak bound the search's pathmax keeps f monotone.
+(:class:`Work`) gets the weaker bound counted at its root (one triple per pair of path
+ends, or the paths that share no triple packed) — still a lower bound, and a count, not
+a time, so the result never depends on the machine. Eliminating one face lowers the
+exact bound by at most one (its triple, added to a bracketing of the next state,
+brackets this one): it is consistent, and where a group falls back to the weak bound
+the search's pathmax keeps f monotone.
 """
 
 from __future__ import annotations
@@ -87,13 +88,19 @@ class TripleBound:
                 self._cache[group] = search.run(), frozenset(search.solution)
             except _Exceeded:
                 self.groups_cut += 1
-                self._cache[group] = _fresh_pairs(sorted(group), set()), frozenset()
+                self._cache[group] = _weak(sorted(group)), frozenset()
         return self._cache[group]
 
 
 def root_bound(cuts: Iterable[Seq]) -> int:
-    """The weak bound, without search: one fresh triple per pair of path ends."""
-    return _fresh_pairs(sorted({s for s in cuts if len(s) > 2}), set())
+    """The weak bound, without search (:func:`_weak`)."""
+    return _weak(sorted({s for s in cuts if len(s) > 2}))
+
+
+def _weak(seqs: list[Seq]) -> int:
+    """The branch and bound's own bound at its root: the larger of one triple per pair
+    of path ends and the packing of paths no triple could serve two of."""
+    return max(_fresh_pairs(seqs, set()), _packed(seqs, set()))
 
 
 def _groups(seqs: set[Seq]) -> list[frozenset[Seq]]:
