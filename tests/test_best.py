@@ -32,14 +32,8 @@ from dgraph.elimination.vertex_optimal import vertex_optimal
 from dgraph.errors import SearchTooLarge
 from dgraph.methods import accumulate, compare
 from dgraph.search import timebox
-from dgraph.search.best import (
-    ANY_ELIMINATION,
-    CEILING_FACTOR,
-    CEILING_SLACK,
-    EFFECTIVE_VERTEX,
-    best,
-    ceiling_for,
-)
+from dgraph.core.budget import CEILING_FACTOR, CEILING_SLACK, ceiling_for
+from dgraph.search.best import ANY_ELIMINATION, EFFECTIVE_VERTEX, best
 from dgraph.search.effective_optimal import effective_optimal_search
 from dgraph.search.junction_bounds import (
     effective_vertex_bounds,

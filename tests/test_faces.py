@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from dgraph.bench.realworld import REAL_WORLD
@@ -21,11 +21,12 @@ from dgraph.elimination.labeled import replay
 from dgraph.elimination.structure import BitGraph
 from dgraph.elimination.vertex import vertex_elimination
 from dgraph.errors import DGraphError, SearchTooLarge
+from dgraph.faces.compact import FaceGraph
 from dgraph.faces.elimination import FaceState
 from dgraph.faces.examples import circular_example
 from dgraph.faces.greedy import greedy_faces
 from dgraph.faces.line_graph import intermediate_faces, line_graph
-from dgraph.faces.optimal import FACE_LIMIT, face_optimal
+from dgraph.faces.optimal import FACE_LIMIT, _contents, face_optimal
 from dgraph.faces.realize import check_faces, check_faces_paths
 from dgraph.faces.relations import conflicting_pairs, multiplication_relations
 from dgraph.methods import accumulate
@@ -198,24 +199,82 @@ def test_path_limit_is_a_clear_error(monkeypatch):
 
 
 def test_face_optimal_paper_graphs():
+    """The papers' examples are solved exactly with no option: Naumann's discrepancy
+    graph (9 faces) in 13 multiplications, proven (issue 40, item 5: it was refused)."""
     assert face_optimal(bundled("naumann_sin.trace")).mults == 3
-    es = face_optimal(bundled("naumann_discrepancy.json"), budget=3)
-    assert es.mults <= 13 and es.verify().ok
-    assert es.info["lower_bound"] <= es.mults
+    es = face_optimal(bundled("naumann_discrepancy.json"))
+    assert (es.mults, es.info["optimal"], es.info["lower_bound"]) == (13, True, 13)
+    assert es.verify().ok and check_faces(es).realized
+
+
+def test_cli_face_optimal_discrepancy_needs_no_option(capsys):
+    assert main(["accumulate", "dgraph/data/naumann_discrepancy.json", "-m", "face-optimal"]) == 0
+    out = capsys.readouterr().out
+    assert "face-optimal: 13 mults" in out and "proven optimal" in out
+
+
+def test_face_optimal_fourteen_faces_exact():
+    """A graph of FACE_LIMIT = 14 intermediate faces, solved exactly with no budget: 10,
+    as an exhaustive breadth-first search over every face state finds (237 s, run once)."""
+    rng = random.Random(7)
+    g = random_dag(7, rng.randint(1, 3), rng.randint(2, 5), rng.randint(1, 3), 0.5)
+    assert len(intermediate_faces(line_graph(g))) == FACE_LIMIT == 14
+    es = face_optimal(g)
+    assert (es.mults, es.info["optimal"]) == (10, True) and es.verify().ok
 
 
 def test_face_optimal_refuses_large_without_budget():
-    with pytest.raises(SearchTooLarge, match="--budget"):
+    with pytest.raises(SearchTooLarge, match=r"exact without a budget up to 14.*--budget"):
         face_optimal(bundled("spherical_coordinates.trace"))
 
 
+@pytest.mark.parametrize("command", ["accumulate", "faces"])
+def test_help_states_the_face_limit(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert f"(face-optimal: {FACE_LIMIT}" in " ".join(capsys.readouterr().out.split())
+
+
+def _no_edge_optimal(*_, **__):
+    raise SearchTooLarge("edge-optimal left out")
+
+
+def test_face_optimal_budget_is_counted_not_timed(monkeypatch):
+    """A budget is units of work for the face search, not seconds: the same budget gives
+    the same result and the same work spent; one too small for the bound returns
+    Markowitz's faces, unproven, with an admissible lower bound."""
+    import dgraph.faces.optimal as optimal
+
+    monkeypatch.setattr(optimal, "edge_optimal", _no_edge_optimal)  # its budget is its own
+    g = bundled("spherical_coordinates.trace")
+    runs = [face_optimal(g, budget=0.05) for _ in range(2)]
+    assert runs[0].info["work"] == runs[1].info["work"]
+    assert [str(s) for s in runs[0].steps] == [str(s) for s in runs[1].steps]
+    monkeypatch.setattr(optimal, "UNITS_PER_SECOND", 1)
+    tiny = face_optimal(g, budget=1)
+    assert not tiny.info["optimal"] and not tiny.info["cut_by_time"]
+    assert tiny.mults == accumulate(g, "markowitz").mults and tiny.verify().ok
+    assert 0 < tiny.info["lower_bound"] <= 28  # 28: the optimum the search proves with time
+
+
+def test_face_optimal_wall_clock_ceiling_is_reported(monkeypatch):
+    """The wall-clock ceiling, a safety net, says when it bit (a deadline already past)."""
+    import dgraph.faces.optimal as optimal
+
+    monkeypatch.setattr(optimal, "ceiling_for", lambda budget: -1.0)
+    monkeypatch.setattr(optimal, "edge_optimal", _no_edge_optimal)
+    es = face_optimal(bundled("spherical_coordinates.trace"), budget=10)
+    assert es.info["cut_by_time"] and not es.info["optimal"] and es.verify().ok
+    assert es.info["work"] < 10 * optimal.UNITS_PER_SECOND
+
+
 def test_face_optimal_at_most_edge_and_vertex_optimal():
-    """On small random graphs (at most FACE_LIMIT faces): proven optima, ordered."""
+    """On small random graphs (at most 10 faces): proven optima, ordered."""
     checked = 0
     for seed in range(80):
         rng = random.Random(seed)
         g = random_dag(seed, rng.randint(1, 2), rng.randint(1, 4), rng.randint(1, 2), 0.4)
-        if len(intermediate_faces(line_graph(g))) > FACE_LIMIT:
+        if len(intermediate_faces(line_graph(g))) > 10:
             continue
         f = face_optimal(g)
         e, v = accumulate(g, "edge-optimal").mults, accumulate(g, "vertex-optimal").mults
@@ -225,6 +284,75 @@ def test_face_optimal_at_most_edge_and_vertex_optimal():
         assert check_faces(f).realized
         checked += 1
     assert checked >= 40
+
+
+def _face_states_optimum(g) -> int:
+    """The fewest face eliminations, by breadth-first search over every face state."""
+    fg = FaceGraph(g)
+    frontier, seen, depth = [fg.start()], {fg.start()}, 0
+    while not any(not fg.faces(key) for key in frontier):
+        frontier = [
+            n for key in frontier for _, n in fg.expand(key) if not (n in seen or seen.add(n))
+        ]
+        depth += 1
+    return depth
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**6))
+def test_face_optimal_equals_brute_force(seed):
+    """On small random graphs (at most 8 faces) the A* result is the breadth-first
+    optimum over every face state, and never worse than greedy faces."""
+    rng = random.Random(seed)
+    g = random_dag(seed, rng.randint(1, 3), rng.randint(2, 4), rng.randint(1, 3), 0.5)
+    assume(0 < len(intermediate_faces(line_graph(g))) <= 8)
+    es = face_optimal(g)
+    assert es.info["optimal"] and es.mults == _face_states_optimum(g)
+    assert es.mults <= greedy_faces(g).mults and es.verify().ok
+
+
+def test_face_optimal_searches_when_the_dive_misses(monkeypatch):
+    """With the dive replaced by a poor incumbent the A* itself must find the optimum."""
+    from dgraph.faces.optimal import _Search
+
+    monkeypatch.setattr(_Search, "dive", lambda self: (10**6, []))
+    es = face_optimal(bundled("naumann_discrepancy.json"))
+    assert (es.mults, es.info["optimal"]) == (13, True) and es.info["expanded"] >= 13
+    assert es.verify().ok
+
+
+@settings(max_examples=30, deadline=None)
+@given(dags(max_intermediates=4), st.integers(0, 10**6))
+def test_compact_states_follow_face_state(g, seed):
+    """The search's compact states and FaceState agree, step by step, on random face
+    orders: the same keys, the same faces."""
+    rng = random.Random(seed)
+    state, fg = FaceState(g, symbolic=False), FaceGraph(g)
+    key = fg.start()
+    while True:
+        assert key == state.key() and len(fg.faces(key)) == len(state.faces())
+        if not state.faces():
+            break
+        move = rng.choice(fg.faces(key))
+        where = {c: v for v, c in _contents(state).items()}
+        state.eliminate(where[move[0]], where[move[1]])
+        key = fg.eliminate(key, move)
+
+
+def test_face_optimal_never_worse_than_greedy_and_edge_optimal():
+    """Every bundled example within the limit: proven, verified, realized, at most greedy
+    faces (either tie-break) and edge-optimal."""
+    for name in (
+        "naumann_sin.trace",
+        "naumann_discrepancy.json",
+        "zhou_two_blocks.json",
+        "zhou_complex_block.json",
+    ):
+        g = bundled(name)
+        es = face_optimal(g)
+        assert es.info["optimal"] and es.verify().ok and check_faces(es).realized, name
+        greedy = min(greedy_faces(g, tie).mults for tie in ("forward", "reverse"))
+        assert es.mults <= min(greedy, accumulate(g, "edge-optimal").mults), name
 
 
 # -- greedy face elimination, priced in effective multiplications -------------------------

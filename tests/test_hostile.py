@@ -358,6 +358,12 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("mixed_model.py") + ":mixes", "--inputs", "x:2"],
         "tracing it with JAX failed: TracerArrayConversionError",
     ),
+    # 13. face-optimal beyond its exact limit, without --budget (issue 40, item 5)
+    (
+        "face-optimal-too-large",
+        ["accumulate", str(DATA / "spherical_coordinates.trace"), "-m", "face-optimal"],
+        "exact without a budget up to 14",
+    ),
 ]
 
 

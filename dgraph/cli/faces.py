@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from ..errors import SearchTooLarge
+from ..faces.optimal import FACE_LIMIT
 from ..faces.realize import FaceCheck, check_faces
 from ..faces.relations import conflicting_pairs, multiplication_relations
 from ..methods import COMPARED, accumulate, methods
@@ -27,7 +28,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help=f"one of {', '.join(_RUNNABLE)}; several comma-separated, or 'all'"
         f" ({', '.join(COMPARED)})",
     )
-    p.add_argument("--budget", type=budget, help="seconds for exact searches beyond their limit")
+    p.add_argument(
+        "--budget",
+        type=budget,
+        help=f"seconds for exact searches beyond their limit (face-optimal: {FACE_LIMIT}"
+        " intermediate faces)",
+    )
 
 
 def _summary(check: FaceCheck) -> dict[str, Any]:

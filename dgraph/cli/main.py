@@ -26,6 +26,7 @@ from ..codegen.selection import codegen_choice
 from ..core.graph import DGraph
 from ..core.progress import method_progress
 from ..errors import DGraphError, InputError
+from ..faces.optimal import FACE_LIMIT
 from ..methods import COMPARED, accumulate, compare, methods
 from ..methods.structure import structure
 from ..render.drawing import FORMATS
@@ -79,7 +80,10 @@ def _parser() -> argparse.ArgumentParser:
     _graph_args(p)
     method_argument(p, "one of")
     p.add_argument(
-        "--budget", type=_budget, help="for exact searches beyond their limit: " + BUDGET_HELP
+        "--budget",
+        type=_budget,
+        help=f"for exact searches beyond their limit (face-optimal: {FACE_LIMIT} faces): "
+        + BUDGET_HELP,
     )
     p.add_argument("--seed", type=int, help="best: seed of its random choices (default 0)")
     p.add_argument(

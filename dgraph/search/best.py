@@ -42,8 +42,8 @@ the same graph, budget, seed and candidates give the same result on every machin
 however loaded. Which searches run is decided from counts too (the graph's size, its
 paths), and the winner is always built and verified (no reserve measured off a clock).
 
-A wall-clock ceiling (:func:`ceiling_for`: :data:`CEILING_FACTOR` × the budget plus
-:data:`CEILING_SLACK` seconds) stops everything on a machine far slower than the one
+A wall-clock ceiling (:func:`dgraph.core.budget.ceiling_for`: 3 × the budget plus 5
+seconds, shared with the face search) stops everything on a machine far slower than the one
 calibrated: the searches whose running time nothing predicts run in a child process
 (:mod:`dgraph.search.timebox`) killed when the ceiling comes, and the in-process ones
 stop there. Only then can the result depend on load, and it says so:
@@ -72,6 +72,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Iterator
 
+from ..core.budget import ceiling_for
 from ..core.expressions import ExpressionSet, StepKind, price
 from ..core.graph import DGraph
 from ..core.paths import count_paths
@@ -109,7 +110,6 @@ __all__ = [
     "SHARES",
     "Ceiling",
     "best",
-    "ceiling_for",
 ]
 
 DEFAULT_BUDGET = 2.0  # seconds of work, when none is given: a default answers in seconds
@@ -148,8 +148,6 @@ RANK_PATHS_PER_SECOND = 10_000  # paths of the rank bound (~1 s at its path limi
 # 2-core one running two other jobs, still finishes within it; the constant covers what
 # the work budget does not count (forking, SciPy's import, building and verifying the
 # winner, the structure methods) on small budgets
-CEILING_FACTOR = 3.0
-CEILING_SLACK = 5.0  # seconds
 # the family and unit each key of ``info["lower_bounds"]`` bounds
 _BOUND_OF_KEY = {
     "vertex elimination": ("vertex elimination", "mults"),
@@ -251,11 +249,6 @@ class Portfolio:
                 es = replay(self.graph, moves, by)
             self.built[by] = es
         return self.built[by]
-
-
-def ceiling_for(budget: float) -> float:
-    """The wall-clock ceiling of a work budget of ``budget`` seconds (module docstring)."""
-    return CEILING_FACTOR * budget + CEILING_SLACK
 
 
 class Ceiling:

@@ -1,0 +1,22 @@
+"""The wall-clock ceiling of a work budget, shared by every search that takes ``--budget``.
+
+A budget of S seconds is counted work (each search counts its own steps), so the same
+input gives the same result on every machine; the ceiling, :data:`CEILING_FACTOR` × S plus
+:data:`CEILING_SLACK` seconds, stops a machine far slower than the one the counts were
+calibrated on, and a search that it cut says so (``info["cut_by_time"]``).
+
+>>> ceiling_for(2.0)
+11.0
+"""
+
+from __future__ import annotations
+
+__all__ = ["CEILING_FACTOR", "CEILING_SLACK", "ceiling_for"]
+
+CEILING_FACTOR = 3.0
+CEILING_SLACK = 5.0  # seconds: forks, imports, building and verifying the winner
+
+
+def ceiling_for(budget: float) -> float:
+    """The wall-clock ceiling, in seconds, of a work budget of ``budget`` seconds."""
+    return CEILING_FACTOR * budget + CEILING_SLACK
