@@ -15,6 +15,7 @@ from hypothesis import assume, given, settings
 
 import dgraph
 from dgraph.bench.realworld import REAL_WORLD
+from dgraph.core.budget import CEILING_FACTOR, CEILING_SLACK, ceiling_for
 from dgraph.core.builders import bundled, from_trace
 from dgraph.core.builders.json_format import from_dict
 from dgraph.core.expressions import StepKind
@@ -32,7 +33,6 @@ from dgraph.elimination.vertex_optimal import vertex_optimal
 from dgraph.errors import SearchTooLarge
 from dgraph.methods import accumulate, compare
 from dgraph.search import timebox
-from dgraph.core.budget import CEILING_FACTOR, CEILING_SLACK, ceiling_for
 from dgraph.search.best import ANY_ELIMINATION, EFFECTIVE_VERTEX, best
 from dgraph.search.effective_optimal import effective_optimal_search
 from dgraph.search.junction_bounds import (
