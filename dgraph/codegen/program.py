@@ -118,6 +118,8 @@ def _scalar_labels(graph: DGraph) -> tuple[dict[sympy.Symbol, sympy.Expr], list[
     values = dict(_values(graph))
     labels: dict[sympy.Symbol, sympy.Expr] = {}
     definitions: list[Assignment] = []
+    renamings: dict[str, dict[sympy.Symbol, sympy.Symbol]] = {}  # one per target vertex:
+    # a vertex of n in-edges would otherwise build its renaming n times (n² for a sum)
     for u, v in graph.edges():
         partial = graph.partial(u, v)
         if partial is None:
@@ -125,7 +127,9 @@ def _scalar_labels(graph: DGraph) -> tuple[dict[sympy.Symbol, sympy.Expr], list[
                 f"edge {u} -> {v} has no local partial; code generation needs vertex"
                 " expressions or edge labels"
             )
-        partial = fold_constants(partial.xreplace(_renaming(graph, graph.predecessors(v))))
+        if v not in renamings:
+            renamings[v] = _renaming(graph, graph.predecessors(v))
+        partial = fold_constants(partial.xreplace(renamings[v]))
         if partial.is_Number:
             labels[graph.symbol(u, v)] = partial
             continue

@@ -7,6 +7,7 @@ evaluation are all the same fold with a different meaning for +, * and the leave
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 from collections.abc import Callable, Iterable
@@ -76,22 +77,24 @@ def nc_product(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     return _known_plain(sympy.Mul._from_args(fa + fb, is_commutative=False))
 
 
-# Products nc_product built from plain factors: a chain of eliminations extends one
-# product by a factor per step, and checking all its factors again at every step was
-# quadratic in the chain's length (a 5,000-step loop: 25 million checks). Bounded: emptied
-# when full (a product not found is checked factor by factor, as before).
-_PLAIN_PRODUCTS: dict[sympy.Expr, None] = {}
+# Products nc_product built from plain factors, by identity (the object is kept, so its id
+# is not reused): a chain of eliminations extends one product by a factor per step, and
+# checking all its factors again at every step was quadratic in the chain's length (a
+# 5,000-step loop: 25 million checks). Keyed by the expressions themselves, every new
+# product hashed all its factors: quadratic again. Bounded: emptied when full (a product
+# not found is checked factor by factor, as before).
+_PLAIN_PRODUCTS: dict[int, sympy.Expr] = {}
 _PLAIN_LIMIT = 1 << 16
 
 
 def _plain_product(e: sympy.Expr, factors: tuple[sympy.Expr, ...]) -> bool:
-    return (e.is_Mul and e in _PLAIN_PRODUCTS) or _plain(factors)
+    return _PLAIN_PRODUCTS.get(id(e)) is e or _plain(factors)
 
 
 def _known_plain(product: sympy.Expr) -> sympy.Expr:
     if len(_PLAIN_PRODUCTS) >= _PLAIN_LIMIT:
         _PLAIN_PRODUCTS.clear()
-    _PLAIN_PRODUCTS[product] = None
+    _PLAIN_PRODUCTS[id(product)] = product
     return product
 
 
@@ -126,11 +129,52 @@ def nc_sum(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     """
     ta = a.args if a.is_Add else (a,)
     tb = b.args if b.is_Add else (b,)
+    if len(ta) < len(tb):
+        a, b, ta, tb = b, a, tb, ta
+    if len(tb) <= _INSERT_LIMIT and _PLAIN_SUMS.get(id(a)) is a:
+        inserted = _inserted(ta, tb)
+        if inserted is not None:
+            return _remember_plain(sympy.Add._from_args(inserted, is_commutative=False))
     terms = ta + tb
     if not _plain_terms(terms):
         return a + b
     # timsort finds the two sorted runs: a merge, in C
-    return sympy.Add._from_args(sorted(terms, key=canonical_key), is_commutative=False)
+    return _remember_plain(
+        sympy.Add._from_args(tuple(sorted(terms, key=canonical_key)), is_commutative=False)
+    )
+
+
+# Sums built here from plain terms, by identity: adding a few terms to one of them inserts
+# them (a binary search each) instead of checking and sorting every term again, which
+# made a label accumulated term by term over n eliminations cost n² (a 1,000-term
+# statement's Jacobian).
+_PLAIN_SUMS: dict[int, sympy.Expr] = {}
+_PLAIN_SUMS_LIMIT = 1 << 16
+_INSERT_LIMIT = 8  # terms inserted one by one; more are merged by sorting
+
+
+def _remember_plain(total: sympy.Expr) -> sympy.Expr:
+    if len(_PLAIN_SUMS) >= _PLAIN_SUMS_LIMIT:
+        _PLAIN_SUMS.clear()
+    _PLAIN_SUMS[id(total)] = total
+    return total
+
+
+def _inserted(
+    sorted_terms: tuple[sympy.Expr, ...], new: tuple[sympy.Expr, ...]
+) -> tuple[sympy.Expr, ...] | None:
+    """``sorted_terms`` (plain, sorted by :func:`canonical_key`) with the plain terms
+    ``new`` put in their places; None where one is not plain or is there already."""
+    if not _plain_terms(new):
+        return None
+    terms = list(sorted_terms)
+    for term in new:
+        key = canonical_key(term)
+        at = bisect.bisect_left(terms, key, key=canonical_key)
+        if at < len(terms) and canonical_key(terms[at]) == key:
+            return None  # a repeated term: Add gives it a coefficient
+        terms.insert(at, term)
+    return tuple(terms)
 
 
 def nc_sum_of(terms: Iterable[sympy.Expr]) -> sympy.Expr:
@@ -140,7 +184,9 @@ def nc_sum_of(terms: Iterable[sympy.Expr]) -> sympy.Expr:
     flat = tuple(u for t in terms for u in (t.args if t.is_Add else (t,)))
     if len(flat) < 2 or not _plain_terms(flat):
         return sympy.Add(*terms)
-    return sympy.Add._from_args(sorted(flat, key=canonical_key), is_commutative=False)
+    return _remember_plain(
+        sympy.Add._from_args(tuple(sorted(flat, key=canonical_key)), is_commutative=False)
+    )
 
 
 def _plain_terms(terms: tuple[sympy.Expr, ...]) -> bool:

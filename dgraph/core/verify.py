@@ -194,14 +194,27 @@ def _expand_all(es: ExpressionSet, limit: int) -> dict[tuple[str, str], Counter[
         return _bounded(_sum_words(terms))
 
     def mul(factors: list[Counter[Word]]) -> Counter[Word]:
+        # runs of one-word factors are joined once, not word by word: a chain's product
+        # of n symbols copied words of length 1..n (n² symbols at 5,000 steps)
         acc: Counter[Word] = Counter({(): 1})
+        run: list[sympy.Symbol] = []
+        scale = 1
         for f in factors:
-            nxt: Counter[Word] = Counter()
-            for w1, c1 in acc.items():
-                for w2, c2 in f.items():
-                    nxt[w1 + w2] += c1 * c2
-            acc = _bounded(nxt)
-        return acc
+            if len(f) == 1:
+                ((word, count),) = f.items()
+                run.extend(word)
+                scale *= count
+                continue
+            acc = times(times(acc, Counter({tuple(run): scale})), f)
+            run, scale = [], 1
+        return times(acc, Counter({tuple(run): scale})) if run or scale != 1 else acc
+
+    def times(acc: Counter[Word], f: Counter[Word]) -> Counter[Word]:
+        nxt: Counter[Word] = Counter()
+        for w1, c1 in acc.items():
+            for w2, c2 in f.items():
+                nxt[w1 + w2] += c1 * c2
+        return _bounded(nxt)
 
     def number(n: sympy.Number) -> Counter[Word]:
         return Counter({(): _integer(n)})

@@ -93,8 +93,23 @@ def layer_chain(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> L
     return Layers(members, jacobians, references, steps)
 
 
+# Chains of local Jacobians up to this length get the cheapest bracketing (the
+# matrix-chain program is cubic in it: a 500-step loop's 500 levels took over 20 s);
+# longer ones the cheaper of the left-to-right and right-to-left products, linear in it.
+SEARCH_LIMIT = 100
+
+
 def _bracketing(chain: Layers) -> tuple[int, dict[tuple[int, int], int]]:
-    """The cheapest bracketing: its cost and the split point of every sub-chain."""
+    """The cheapest bracketing (the cheaper end-to-end one beyond :data:`SEARCH_LIMIT`
+    local Jacobians): its cost and the split point of every sub-chain."""
+    nonzero, unit = _patterns(chain)
+    if len(nonzero) > SEARCH_LIMIT:
+        return _end_to_end(nonzero, unit)
+    return _searched(nonzero, unit)
+
+
+def _patterns(chain: Layers) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Each local Jacobian's nonzeros and pass-through 1s, as 0/1 matrices."""
     index = [{v: i for i, v in enumerate(cut)} for cut in chain.cuts]
     nonzero, unit = [], []
     for k, jac in enumerate(chain.jacobians):
@@ -107,6 +122,18 @@ def _bracketing(chain: Layers) -> tuple[int, dict[tuple[int, int], int]]:
             u[index[k][a], index[k + 1][b]] = int(entry == 1)
         nonzero.append(n)
         unit.append(u)
+    return nonzero, unit
+
+
+def _general(terms: np.ndarray, through: np.ndarray) -> np.ndarray:
+    """The entries a product multiplies: neither zero nor a pass-through."""
+    return (terms > 0) & (through == 0)
+
+
+def _searched(
+    nonzero: list[np.ndarray], unit: list[np.ndarray]
+) -> tuple[int, dict[tuple[int, int], int]]:
+    """The matrix-chain dynamic program over every bracketing."""
     m = len(nonzero)
     import scipy.sparse  # here: `import dgraph` stays free of SciPy (tests/test_api.py)
 
@@ -128,7 +155,7 @@ def _bracketing(chain: Layers) -> tuple[int, dict[tuple[int, int], int]]:
                 through = ((np.minimum(unit_sparse[i] @ through, 2) == 1) & (terms == 1)).astype(
                     np.float32
                 )
-            general = (terms > 0) & (through == 0)
+            general = _general(terms, through)
             sums[i, j] = general.sum(axis=0, dtype=np.int64), general.sum(axis=1, dtype=np.int64)
 
     cost = {(i, i): 0 for i in range(m)}
@@ -144,11 +171,64 @@ def _bracketing(chain: Layers) -> tuple[int, dict[tuple[int, int], int]]:
     return cost[0, m - 1], split
 
 
+def _end_to_end(
+    nonzero: list[np.ndarray], unit: list[np.ndarray]
+) -> tuple[int, dict[tuple[int, int], int]]:
+    """The cheaper of ((J1 J2) J3) ... and J1 (... (Jm-1 Jm)) (the first on a tie), each
+    priced as :func:`_searched` prices a product, one pattern product a step."""
+    m = len(nonzero)
+    forward = backward = 0
+    terms, through = nonzero[0], unit[0]
+    for k in range(1, m):
+        forward += int(
+            _general(terms, through).sum(axis=0, dtype=np.int64)
+            @ _general(nonzero[k], unit[k]).sum(axis=1, dtype=np.int64)
+        )
+        terms, through = _extended(terms, through, nonzero[k], unit[k])
+    terms, through = nonzero[m - 1].T, unit[m - 1].T  # transposed: the same recurrence
+    for k in range(m - 2, -1, -1):
+        backward += int(
+            _general(nonzero[k], unit[k]).sum(axis=0, dtype=np.int64)
+            @ _general(terms, through).sum(axis=0, dtype=np.int64)
+        )
+        terms, through = _extended(terms, through, nonzero[k].T, unit[k].T)
+    if forward <= backward:
+        return forward, {(0, j): j - 1 for j in range(1, m)}
+    return backward, {(i, m - 1): i for i in range(m - 1)}
+
+
+def _extended(
+    terms: np.ndarray, through: np.ndarray, n: np.ndarray, u: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The patterns of a product extended on the right by the factor of patterns n, u."""
+    terms = np.minimum(terms @ n, 2)
+    through = ((np.minimum(through @ u, 2) == 1) & (terms == 1)).astype(np.float32)
+    return terms, through
+
+
 def _notation(split: dict[tuple[int, int], int], i: int, j: int) -> str:
-    if i == j:
-        return f"J{i + 1}"
-    k = split[i, j]
-    return f"({_notation(split, i, k)} {_notation(split, k + 1, j)})"
+    """``((J1 J2) J3)``: the bracketing of Ji+1 ... Jj+1, written without recursion."""
+    out: list[str] = []
+    stack: list[tuple[int, int] | str] = [(i, j)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        a, b = item
+        if a == b:
+            out.append(f"J{a + 1}")
+            continue
+        k = split[a, b]
+        out.append("(")
+        stack.extend([")", (k + 1, b), " ", (a, k)])
+    return "".join(out)
+
+
+def _short(split: dict[tuple[int, int], int], i: int, j: int) -> str:
+    """The notation of a sub-chain in a step's title: written out up to 8 factors, else
+    its ends (a long chain's titles would hold n² characters)."""
+    return _notation(split, i, j) if j - i < 8 else f"(J{i + 1} … J{j + 1})"
 
 
 def _multiply(left: Matrix, right: Matrix, references) -> tuple[Matrix, int]:
@@ -185,21 +265,33 @@ def layers(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Expres
         return make_expression_set(graph, {}, {}, chain.steps, "layers", info)
     total, split = _bracketing(chain)
     steps = list(chain.steps)
-
-    def evaluate(i: int, j: int) -> Matrix:
-        if i == j:
-            return chain.jacobians[i]
+    m = len(chain.jacobians)
+    # the products in the order a recursive evaluation makes them (left operand, right
+    # operand, then theirs), on an explicit stack: a long chain's bracketing is as deep
+    done: dict[tuple[int, int], Matrix] = {(i, i): jac for i, jac in enumerate(chain.jacobians)}
+    stack = [(0, m - 1, False)]
+    while stack:
+        i, j, ready = stack.pop()
+        if (i, j) in done:
+            continue
         k = split[i, j]
-        out, mults = _multiply(evaluate(i, k), evaluate(k + 1, j), chain.references)
-        steps.append(
-            Step("product", f"{_notation(split, i, k)} {_notation(split, k + 1, j)}", mults)
-        )
-        return out
-
-    product = evaluate(0, len(chain.jacobians) - 1)
+        if not ready:
+            stack += [(i, j, True), (k + 1, j, False), (i, k, False)]
+            continue
+        left, right = done.pop((i, k)), done.pop((k + 1, j))
+        done[i, j], mults = _multiply(left, right, chain.references)
+        steps.append(Step("product", f"{_short(split, i, k)} {_short(split, k + 1, j)}", mults))
+    product = done[0, m - 1]
     info = {
-        "bracketing": _notation(split, 0, len(chain.jacobians) - 1),
+        "bracketing": _notation(split, 0, m - 1) if m <= SEARCH_LIMIT else _ends(split, m),
         "chain_mults": total,
         "layers": len(chain.jacobians),
     }
     return make_expression_set(graph, chain.references, product, steps, "layers", info, inline=True)
+
+
+def _ends(split: dict[tuple[int, int], int], m: int) -> str:
+    """The bracketing of a chain beyond :data:`SEARCH_LIMIT`, by its ends."""
+    if (0, m - 1) in split and split[0, m - 1] == m - 2:
+        return f"left to right: ((J1 J2) … J{m})"
+    return f"right to left: (J1 … (J{m - 1} J{m}))"
