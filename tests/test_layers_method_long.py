@@ -51,3 +51,16 @@ def test_a_long_chain_is_linear_and_needs_no_recursion():
     assert es.mults == 1499 and es.info["layers"] == 1500
     assert max(len(str(s.target)) for s in es.steps) < 100
     assert es.info["bracketing"] == "left to right: ((J1 J2) … J1500)"
+
+
+def test_best_on_a_long_chain_is_proven_by_the_junction_bound():
+    """A 400-step loop: the junction bound proves 399 at once, so best neither waits for
+    the bracketing program nor builds it (one path's 79,800 segments exceed its limit;
+    building them took minutes)."""
+    from dgraph.search.best import best
+    from dgraph.search.bracketing_bound import _part_bound
+
+    graph = _chain(400)
+    assert _part_bound(graph, None) == 0
+    es = best(graph, budget=0.5)
+    assert es.mults == 399 and es.info["proven_optimal"] and not es.info["cut_by_time"]

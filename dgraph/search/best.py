@@ -359,10 +359,13 @@ def best(
         if not (proven and (unlabeled or pool.structural)):  # else no vertex order is cheaper
             _heuristics(graph, pool, bounds, budget, clock, seed)
         clock.mark("heuristics")
-        found = bracketing.wait(clock.left())
-        if found is None:
-            clock.note("bracketing bound")
-        bounds.raise_floor(found)
+        if pool.cost(pool.ranked()[0]) > bounds.known.get(ANY_ELIMINATION, -1):
+            found = bracketing.wait(clock.left())
+            if found is None:
+                clock.note("bracketing bound")
+            bounds.raise_floor(found)
+        # else the junction bound proved the winner optimal: the bracketing bound, which
+        # can take far longer on long paths, adds nothing to it
         clock.mark("bracketing bound (waited)")
     finally:
         bracketing.stop()

@@ -96,6 +96,8 @@ def _part_bound(part: DGraph, seconds: float | None) -> int:
     part = unit_contracted(part)
     program = _Program(bound_kinds(part))
     for path in _paths(part):
+        if len(path) * (len(path) - 1) // 2 > SEGMENT_LIMIT:  # one path's segments alone
+            return 0  # (a 500-step loop's single path: 124,750) before building any
         program.require(path)
         if len(program.done) > SEGMENT_LIMIT:
             return 0
