@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Collection, Generator, KeysView, Mapping
-from typing import Any
+from collections.abc import Callable, Collection, KeysView, Mapping
 
 import sympy
 from sympy.core.parameters import global_parameters
@@ -32,6 +31,7 @@ from sympy.printing.str import StrPrinter
 from ..errors import InputError
 from . import templates
 from .algebra import real_symbol
+from .nesting import run_nested
 
 __all__ = [
     "CONSTANTS",
@@ -172,28 +172,6 @@ def _parse(
     symbols: Mapping[str, sympy.Symbol] | None = None,
 ) -> sympy.Basic:
     return _Parser(tokens, names, symbols).parse()
-
-
-def _run(rule: Generator) -> Any:
-    """A grammar rule's value, its nesting kept on a list instead of the call stack.
-
-    Each rule is a generator that yields the rule it needs next (a generator not yet
-    started) and receives that rule's value; so nesting costs no Python frames, the
-    parser runs at any depth of the caller's stack, and it never touches the
-    interpreter's recursion limit (a global, shared by threads)."""
-    stack = [rule]
-    value = None
-    while True:
-        try:
-            needed = stack[-1].send(value)
-        except StopIteration as done:
-            stack.pop()
-            if not stack:
-                return done.value
-            value = done.value
-        else:
-            stack.append(needed)
-            value = None
 
 
 class Template:
@@ -463,7 +441,8 @@ def _short(number: sympy.Number) -> str:
 
 class _Parser:
     """Precedence climbing over the tokens; binary chains are loops, and each rule is a
-    generator run by :func:`_run` (``value = yield rule()`` reads a nested rule)."""
+    generator run by :func:`~dgraph.core.nesting.run_nested` (``value = yield rule()``
+    reads a nested rule)."""
 
     def __init__(
         self,
@@ -509,7 +488,7 @@ class _Parser:
     def parse(self) -> sympy.Basic:
         if not self.tokens:
             raise _Fail("empty expression")
-        value = _run(self.disjunction())
+        value = run_nested(self.disjunction())
         if self.peek() is not None:
             raise _Fail(f"unexpected {self.peek()[1]!r}")
         if isinstance(value, _Tuple):

@@ -34,6 +34,7 @@ import sympy
 from ..core.expressions import ExpressionSet, Step, as_factor, make_expression_set
 from ..core.graph import DGraph
 from ..core.kinds import Value, add, multiply, value_of
+from ..core.nesting import run_nested
 from ..errors import DGraphError
 from .line_graph import SUPER_SINK, SUPER_SOURCE
 
@@ -46,24 +47,6 @@ Item = tuple  # ("node", Z) or ("run", X, a, c): what a label holds, as DAG node
 
 class Undecided(Exception):
     """The path-free check cannot read this expression set (a value without one span)."""
-
-
-def _run(rule: Generator) -> Any:
-    """A generator's value, where it yields the generators whose values it needs (each
-    sent back to it): nesting on a list, not the call stack, so no depth limit."""
-    stack = [rule]
-    value = None
-    while True:
-        try:
-            needed = stack[-1].send(value)
-        except StopIteration as done:
-            stack.pop()
-            if not stack:
-                return done.value
-            value = done.value
-        else:
-            stack.append(needed)
-            value = None
 
 
 class ExprDag:
@@ -87,7 +70,8 @@ class ExprDag:
 
         def walk(e: sympy.Expr) -> Generator:
             """The node of ``e`` (None for the factor 1); ``yield walk(a)`` reads an
-            argument's, on :func:`_run`'s stack: references nest as deep as the graph."""
+            argument's, on :func:`~dgraph.core.nesting.run_nested`'s stack: references
+            nest as deep as the graph."""
             if e.is_Symbol:
                 if e in edge_of:
                     if e not in leaves:
@@ -132,7 +116,7 @@ class ExprDag:
             raise Undecided(f"unsupported term {e}")
 
         for (y, x), entry in es.jacobian.items():
-            node = _run(walk(entry))
+            node = run_nested(walk(entry))
             if node is None or self.span[node] != (x, y):
                 raise Undecided(f"the entry d{y}/d{x} does not span {x} -> {y}")
             r = self._new("mul", [node], (x, y), [x, y], root=True)
@@ -164,7 +148,7 @@ class ExprDag:
     def word(self, node: int, want: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
         """One path the node derives, as edges: in each sum the term that passes most of
         the vertices ``want`` (the first such term)."""
-        return _run(self._word(node, want))
+        return run_nested(self._word(node, want))
 
     def _word(self, node: int, want: frozenset[str]) -> Generator:
         if self.kind[node] == "leaf":
@@ -181,7 +165,7 @@ class ExprDag:
         """The graph vertices some path the node derives passes."""
         if not hasattr(self, "_vertices"):
             self._vertices: dict[int, frozenset[str]] = {}
-        return _run(self._vertices_of(node))
+        return run_nested(self._vertices_of(node))
 
     def _vertices_of(self, node: int) -> Generator:
         if node not in self._vertices:

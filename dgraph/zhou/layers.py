@@ -292,6 +292,8 @@ def layers(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Expres
 
 def _ends(split: dict[tuple[int, int], int], m: int) -> str:
     """The bracketing of a chain beyond :data:`SEARCH_LIMIT`, by its ends."""
+    if m == 1:
+        return "J1"
     if (0, m - 1) in split and split[0, m - 1] == m - 2:
         return f"left to right: ((J1 J2) … J{m})"
     return f"right to left: (J1 … (J{m - 1} J{m}))"
