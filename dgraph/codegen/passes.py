@@ -18,6 +18,7 @@ from .ir import (
     Assignment,
     Program,
     Result,
+    bottom_up,
     fresh,
     height,
     in_order,
@@ -93,26 +94,13 @@ def split_wide(
 
     def split(e: sympy.Expr) -> sympy.Expr:
         parts: list[Assignment] = []
-        done: dict[sympy.Basic, sympy.Basic] = {}
-        stack = [(e, False)]
-        while stack:
-            node, ready = stack.pop()
-            if node in done:
-                continue
-            if not node.args:
-                done[node] = node
-            elif not ready:
-                stack.append((node, True))
-                stack.extend((a, False) for a in node.args if a not in done)
-            else:
-                args = [done[a] for a in node.args]
-                if (node.is_Add or node.is_Mul) and len(args) > LONGEST:
-                    done[node] = _in_parts(node.func, args, temps, parts)
-                elif all(a is b for a, b in zip(args, node.args, strict=True)):
-                    done[node] = node
-                else:
-                    done[node] = node.func(*args)
-        result = done[e]
+
+        def rebuilt(node: sympy.Basic, args: list) -> sympy.Basic:
+            if (node.is_Add or node.is_Mul) and len(args) > LONGEST:
+                return _in_parts(node.func, args, temps, parts)
+            return _with_args(node, args)
+
+        result = bottom_up(e, rebuilt)
         if count_ops([result, *(d for _, d in parts)]).key() != count_ops([e]).key():
             return e
         out.extend(parts)
@@ -488,26 +476,20 @@ def _substituted(expr: sympy.Expr, mapping: dict[sympy.Symbol, sympy.Expr]) -> s
     sympy's evaluation of it walks the whole argument, every time a chain of calls
     grows by one); sums, products and powers are rebuilt as sympy builds them (their
     constants fold)."""
-    done: dict[sympy.Basic, sympy.Basic] = dict(mapping)
-    stack = [(expr, False)]
-    while stack:
-        e, ready = stack.pop()
-        if e in done:
-            continue
-        if not e.args:
-            done[e] = e
-        elif not ready:
-            stack.append((e, True))
-            stack.extend((a, False) for a in e.args if a not in done)
-        else:
-            args = [done[a] for a in e.args]
-            if all(a is b for a, b in zip(args, e.args, strict=True)):
-                done[e] = e
-            elif isinstance(e, sympy.Function) and not isinstance(e, sympy.Piecewise):
-                done[e] = e.func(*args, evaluate=False)
-            else:
-                done[e] = e.func(*args)
-    return done[expr]
+
+    def rebuilt(e: sympy.Basic, args: list) -> sympy.Basic:
+        if isinstance(e, sympy.Function) and not isinstance(e, sympy.Piecewise):
+            return _with_args(e, args, evaluate=False)
+        return _with_args(e, args)
+
+    return bottom_up(expr, rebuilt, dict(mapping))
+
+
+def _with_args(e: sympy.Basic, args: list, **options: bool) -> sympy.Basic:
+    """``e`` itself where its arguments are unchanged, else ``e.func(*args)``."""
+    if all(a is b for a, b in zip(args, e.args, strict=True)):
+        return e
+    return e.func(*args, **options)
 
 
 def _substitute_together(
