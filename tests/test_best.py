@@ -32,7 +32,7 @@ from dgraph.elimination.metagraph import (
 from dgraph.elimination.vertex_optimal import vertex_optimal
 from dgraph.errors import SearchTooLarge
 from dgraph.methods import accumulate, compare
-from dgraph.search import timebox
+from dgraph.search import junction_bounds, timebox
 from dgraph.search.best import ANY_ELIMINATION, EFFECTIVE_VERTEX, best
 from dgraph.search.effective_optimal import effective_optimal_search
 from dgraph.search.junction_bounds import (
@@ -513,3 +513,27 @@ def test_effective_vertex_bound_proves_forward_optimal_on_the_reaction_rates():
     es = best(g, budget=3)
     assert es.info["lower_bounds"][ANY_ELIMINATION] == 28 == es.mults_effective
     assert es.info["lower_bounds"][EFFECTIVE_VERTEX] == 28
+
+
+@settings(max_examples=30, deadline=None)
+@given(programs(max_inputs=3, max_statements=14))
+def test_cuts_on_the_reaching_part_equal_cuts_on_the_whole_graph(g):
+    """Each flow runs on the part of the graph that reaches its sources when that part is
+    small; forcing every flow onto the whole network gives the same bounds."""
+    regional = (effective_vertex_bounds(g), group_bounds(g))
+    whole = junction_bounds._reaching
+    try:
+        junction_bounds._reaching = lambda side, sources: set(side)
+        assert (effective_vertex_bounds(g), group_bounds(g)) == regional
+    finally:
+        junction_bounds._reaching = whole
+
+
+def test_independent_terms_owe_what_each_owes_alone():
+    """A sum of 40 independent terms x**k*y: each power x**k owes one multiplication (its
+    general edge from x times the general edge y to its product), each product none, and
+    no group more (each term's cuts run on its own few vertices)."""
+    terms = " + ".join(f"x**{k}*y" for k in range(2, 42))
+    g = from_trace(f"inputs: x, y\noutputs: f\nf = {terms}")
+    assert elimination_lower_bound(g) == sum(effective_vertex_bounds(g).values())
+    assert elimination_lower_bound(g) == 40

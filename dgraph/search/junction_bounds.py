@@ -312,6 +312,7 @@ class _Separators:
         up = nx.DiGraph(graph.nx.edges).reverse()
         up.add_edges_from((_ENDS, y) for y in graph.outputs)
         self.reached = {into: nx.descendants(g, _ENDS) for into, g in ((True, down), (False, up))}
+        self.sides = {True: down, False: up}
         self.flows = {True: _Flows(down), False: _Flows(up)}
         self.memo: dict[tuple[frozenset[str], bool, bool], int] = {}
         self.graph = graph.nx
@@ -359,8 +360,19 @@ class _Separators:
         key = (frozenset(members), into, general)
         if key not in self.memo:
             sources = self._sources(key[0], into, general) & self.reached[into]
-            self.memo[key] = len(sources) if len(sources) < 2 else self.flows[into].paths(sources)
+            self.memo[key] = len(sources) if len(sources) < 2 else self._paths(sources, into)
         return self.memo[key]
+
+    def _paths(self, sources: set[str], into: bool) -> int:
+        """Vertex-disjoint paths into ``sources``: on the part of the graph that reaches
+        them when it is small (a flow's search visits the whole network it is given, and
+        on many independent parts one search per vertex over all of them is quadratic),
+        else on the shared network."""
+        side = self.sides[into]
+        region = _reaching(side, sources)
+        if 2 * len(region) >= len(side):
+            return self.flows[into].paths(sources)
+        return _Flows(side.subgraph(region), check=False).paths(sources)
 
     def _sources(self, members: Members, into: bool, general: bool) -> set[str]:
         """The far ends of the edges entering (into) or leaving ``members`` whose kind is
@@ -420,6 +432,17 @@ def check_networkx_flows() -> None:
             f" got {got} (dgraph.search.junction_bounds.check_networkx_flows; use the"
             " networkx version dgraph's tests pass with)"
         )
+
+
+def _reaching(side: nx.DiGraph, sources: set[str]) -> set[str]:
+    """``sources`` and every vertex with a path to one of them (``__ends__`` among them)."""
+    seen, todo = set(sources), list(sources)
+    while todo:
+        for u in side.pred[todo.pop()]:
+            if u not in seen:
+                seen.add(u)
+                todo.append(u)
+    return seen
 
 
 def _owed(join: Join, cut: Callable[[bool, bool], int], apart: bool) -> int:
