@@ -23,6 +23,9 @@ import sympy
 
 from ..errors import GraphError
 from .algebra import nc_symbol, real_symbol
+from .arrays import ArrayOp, operand_block
+from .blocks import Block, scalar_block
+from .blocks import add as add_blocks
 from .display import Printable
 from .parse import RESERVED, format_expression, parse_expression
 
@@ -129,6 +132,7 @@ class DGraph(Printable):
     # how a Python function became the graph: "jax" (its jaxpr), "numpy" (the NumPy-style
     # tracer) or "sympy" (called with sympy symbols); "" for a file or a built graph
     traced_with: str = ""
+    _tensor: bool = False  # set by the first tensor vertex
 
     def __init__(self, name: str = "") -> None:
         self.name = name
@@ -284,6 +288,66 @@ class DGraph(Printable):
             if not data["given"]:
                 data["partial"] = None
         self._changed()
+
+    # -- tensor vertices -----------------------------------------------------------------
+
+    def add_array_vertex(
+        self, vertex: str, role: Role, shape: tuple[int, ...], op: ArrayOp | None = None
+    ) -> None:
+        """Add a tensor vertex of ``shape`` computing ``op`` (None for an input), with an
+        edge from every vertex a derivative flows from (Naumann's vector c-graph, seed
+        000): its label is the Jacobian block :meth:`block` gives."""
+        shape = tuple(int(n) for n in shape)
+        if any(n < 1 for n in shape):
+            raise GraphError(f"vertex {vertex!r}: shape {shape} has an empty axis")
+        if op is not None and tuple(op.shape) != shape:
+            raise GraphError(f"vertex {vertex!r}: its operation gives {op.shape}, not {shape}")
+        for u in op.vertices() if op is not None else ():
+            if u not in self._g:
+                raise GraphError(f"vertex {vertex!r}: unknown operand {u!r}")
+        self._add_vertex(vertex, role, None)
+        self._g.nodes[vertex]["shape"] = shape
+        self._g.nodes[vertex]["op"] = op
+        self._tensor = True
+        if op is not None:
+            sources = dict.fromkeys(op.operands[k] for k in op.differentiable())
+            self._add_edges([(u, vertex) for u in sources])
+
+    @property
+    def is_tensor(self) -> bool:
+        """Whether the graph has tensor vertices (array operations, Jacobian blocks)."""
+        return self._tensor
+
+    def shape(self, v: str) -> tuple[int, ...]:
+        """The vertex's shape; ``()`` for a scalar."""
+        return self._g.nodes[v].get("shape", ())
+
+    def op(self, v: str) -> ArrayOp | None:
+        """The array operation a tensor vertex computes (None: an input, or a scalar graph)."""
+        return self._g.nodes[v].get("op")
+
+    def block(self, source: str, target: str) -> Block:
+        """The structure of the Jacobian block ∂target/∂source (:mod:`dgraph.core.blocks`):
+        the sum over the operand positions ``source`` fills."""
+        data = self._g.edges[source, target]
+        if data.get("block") is None:
+            if not self._tensor:
+                data["block"] = scalar_block()
+            else:
+                op = self.op(target)
+                shapes = [self._operand_shape(x) for x in op.operands]
+                found = None
+                for k in op.differentiable():
+                    if op.operands[k] == source:
+                        part = operand_block(op, k, shapes)
+                        found = part if found is None else add_blocks(found, part)
+                data["block"] = found
+        return data["block"]
+
+    def _operand_shape(self, x: object) -> tuple[int, ...]:
+        if isinstance(x, str):
+            return self.shape(x)
+        return tuple(x.shape)  # a Const or a nested ArrayOp
 
     # -- roles and order ---------------------------------------------------------------
 
@@ -479,9 +543,13 @@ class DGraph(Printable):
         other = DGraph(self.name)
         for p in self._parameters:
             other.add_parameter(p)
-        for v in self.order():
-            other.add_vertex(v, self.role(v), self.expr(v))
-        for u, v in self.edges():
+        index = nx.get_node_attributes(self._g, "index")
+        for v in sorted(self._g, key=index.__getitem__) if self._tensor else self.order():
+            if self._tensor:
+                other.add_array_vertex(v, self.role(v), self.shape(v), self.op(v))
+            else:
+                other.add_vertex(v, self.role(v), self.expr(v))
+        for u, v in self.edges() if not self._tensor else ():
             data = self._g.edges[u, v]
             other.add_edge(u, v, data["partial"] if data["given"] else None)
         other.notes = list(self.notes)
@@ -505,6 +573,8 @@ class DGraph(Printable):
             return False
         for v in self._g:
             if self.role(v) != other.role(v) or _neq(self.expr(v), other.expr(v)):
+                return False
+            if self.shape(v) != other.shape(v) or self.op(v) != other.op(v):
                 return False
         return not any(_neq(self.partial(u, v), other.partial(u, v)) for u, v in self._g.edges)
 

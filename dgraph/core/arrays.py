@@ -1,0 +1,609 @@
+"""Array operations of tensor vertices: what a vertex computes, and each operand's block.
+
+A tensor vertex computes one array operation (:class:`ArrayOp`) of jax.lax's vocabulary —
+elementwise functions, ``dot_general``, reductions, and the moves (broadcast, reshape,
+transpose, slice, pad, concatenate) — over its predecessors' values and constants. From
+the operation alone, :func:`operand_block` gives the structure of ∂v/∂operand
+(:mod:`dgraph.core.blocks`) and :func:`block_value` its values at a point, in C order
+over the block's value labels. One table serves every builder (the jaxpr reader, the
+NumPy-style tracer, dgraph/1 files) and every consumer (evaluation, verification, code).
+
+Elementwise derivatives are sympy expressions in the operands ``a`` and ``b``, so that the
+same formula is evaluated here (NumPy, through ``lambdify``) and printed by codegen.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import sympy
+
+from ..errors import InputError
+from .blocks import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, dense, sparse
+
+__all__ = [
+    "ELEMENTWISE",
+    "MOVES",
+    "PRIMITIVES",
+    "ArrayOp",
+    "Const",
+    "block_value",
+    "evaluate",
+    "operand_block",
+    "reshape_axes",
+]
+
+A, B = sympy.symbols("a b", real=True)
+_sigma = 1 / (1 + sympy.exp(-A))
+
+# name: (NumPy function, derivative with respect to each operand, in a and b)
+ELEMENTWISE: dict[str, tuple[Callable[..., np.ndarray], tuple[sympy.Expr, ...]]] = {
+    "neg": (np.negative, (sympy.Integer(-1),)),
+    "exp": (np.exp, (sympy.exp(A),)),
+    "exp2": (np.exp2, (sympy.log(2) * 2**A,)),
+    "log": (np.log, (1 / A,)),
+    "log1p": (np.log1p, (1 / (1 + A),)),
+    "expm1": (np.expm1, (sympy.exp(A),)),
+    "sin": (np.sin, (sympy.cos(A),)),
+    "cos": (np.cos, (-sympy.sin(A),)),
+    "tan": (np.tan, (1 + sympy.tan(A) ** 2,)),
+    "asin": (np.arcsin, (1 / sympy.sqrt(1 - A**2),)),
+    "acos": (np.arccos, (-1 / sympy.sqrt(1 - A**2),)),
+    "atan": (np.arctan, (1 / (1 + A**2),)),
+    "sinh": (np.sinh, (sympy.cosh(A),)),
+    "cosh": (np.cosh, (sympy.sinh(A),)),
+    "tanh": (np.tanh, (1 - sympy.tanh(A) ** 2,)),
+    "asinh": (np.arcsinh, (1 / sympy.sqrt(A**2 + 1),)),
+    "acosh": (np.arccosh, (1 / sympy.sqrt(A**2 - 1),)),
+    "atanh": (np.arctanh, (1 / (1 - A**2),)),
+    "logistic": (lambda a: 1 / (1 + np.exp(-a)), (_sigma * (1 - _sigma),)),
+    "sqrt": (np.sqrt, (1 / (2 * sympy.sqrt(A)),)),
+    "rsqrt": (lambda a: 1 / np.sqrt(a), (-1 / (2 * A * sympy.sqrt(A)),)),
+    "cbrt": (np.cbrt, (1 / (3 * sympy.cbrt(A) ** 2),)),
+    "abs": (np.abs, (sympy.sign(A),)),
+    "square": (np.square, (2 * A,)),
+    "erf": (None, (2 / sympy.sqrt(sympy.pi) * sympy.exp(-(A**2)),)),  # type: ignore[dict-item]
+    "add": (np.add, (sympy.Integer(1), sympy.Integer(1))),
+    "sub": (np.subtract, (sympy.Integer(1), sympy.Integer(-1))),
+    "mul": (np.multiply, (B, A)),
+    "div": (np.divide, (1 / B, -A / B**2)),
+    "pow": (np.power, (B * A ** (B - 1), A**B * sympy.log(A))),
+    "atan2": (np.arctan2, (B / (A**2 + B**2), -A / (A**2 + B**2))),
+    # JAX's convention at ties: each side gets half
+    "max": (
+        np.maximum,
+        (sympy.Heaviside(A - B, sympy.S.Half), sympy.Heaviside(B - A, sympy.S.Half)),
+    ),
+    "min": (
+        np.minimum,
+        (sympy.Heaviside(B - A, sympy.S.Half), sympy.Heaviside(A - B, sympy.S.Half)),
+    ),
+    "copy": (np.array, (sympy.Integer(1),)),
+    "convert_element_type": (lambda a: np.asarray(a, dtype=float), (sympy.Integer(1),)),
+}
+
+# functions of the operands' values that no derivative flows through
+NONDIFFERENTIABLE = {
+    "stop_gradient": lambda a: a,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "round": np.round,
+    "sign": np.sign,
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+    "and": np.logical_and,
+    "or": np.logical_or,
+    "not": np.logical_not,
+}
+
+MOVES = (
+    "broadcast_in_dim",
+    "reshape",
+    "squeeze",
+    "expand_dims",
+    "transpose",
+    "slice",
+    "pad",
+    "concatenate",
+    "rev",
+)
+
+PRIMITIVES = frozenset(
+    {
+        *ELEMENTWISE,
+        *NONDIFFERENTIABLE,
+        *MOVES,
+        "integer_pow",
+        "select_n",
+        "dot_general",
+        "reduce_sum",
+        "reduce_max",
+        "reduce_min",
+        "cumsum",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Const:
+    """A constant array operand (its bytes make it comparable and hashable)."""
+
+    value: np.ndarray = field(compare=False)
+    key: bytes = b""
+
+    @staticmethod
+    def of(value: Any) -> Const:
+        array = np.asarray(value)
+        if array.dtype.kind not in "biuf":
+            raise InputError(f"a constant of dtype {array.dtype} is not a real array")
+        array = array.astype(float) if array.dtype.kind == "f" else array
+        array.setflags(write=False)
+        return Const(array, repr(array.shape).encode() + array.tobytes())
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.value.shape)
+
+
+Operand = "str | Const | ArrayOp"
+
+
+@dataclass(frozen=True)
+class ArrayOp:
+    """``primitive(*operands, **params)`` of result ``shape``: an operand is a vertex's
+    name, a :class:`Const`, or a nested operation no derivative flows through (a
+    comparison feeding ``select_n``)."""
+
+    primitive: str
+    operands: tuple[Any, ...]
+    params: tuple[tuple[str, Any], ...] = ()
+    shape: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.primitive not in PRIMITIVES:
+            raise InputError(f"the array operation {self.primitive!r} is not supported")
+
+    @property
+    def param(self) -> Mapping[str, Any]:
+        return dict(self.params)
+
+    def vertices(self) -> list[str]:
+        """The vertices read, nested operations included, each once."""
+        seen: dict[str, None] = {}
+        for x in self.operands:
+            if isinstance(x, str):
+                seen[x] = None
+            elif isinstance(x, ArrayOp):
+                seen.update(dict.fromkeys(x.vertices()))
+        return list(seen)
+
+    def differentiable(self) -> list[int]:
+        """The operand positions a derivative flows through."""
+        if self.primitive in NONDIFFERENTIABLE:
+            return []
+        if self.primitive == "select_n":
+            return [k for k in range(1, len(self.operands)) if isinstance(self.operands[k], str)]
+        if self.primitive == "pad":
+            return [0] if isinstance(self.operands[0], str) else []
+        return [k for k, x in enumerate(self.operands) if isinstance(x, str)]
+
+
+# -- evaluation ----------------------------------------------------------------------------
+
+
+def evaluate(op: ArrayOp, values: Mapping[str, np.ndarray]) -> np.ndarray:
+    """The operation's result, its vertex operands read from ``values``."""
+    args = [_read(x, values) for x in op.operands]
+    return np.asarray(_forward(op, args), dtype=float).reshape(op.shape)
+
+
+def _read(x: Any, values: Mapping[str, np.ndarray]) -> np.ndarray:
+    if isinstance(x, str):
+        return values[x]
+    if isinstance(x, Const):
+        return x.value
+    return np.asarray(_forward(x, [_read(y, values) for y in x.operands])).reshape(x.shape)
+
+
+def _forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:
+    name, p = op.primitive, op.param
+    if name == "erf":
+        from scipy.special import erf
+
+        return erf(args[0])
+    if name in ELEMENTWISE:
+        return ELEMENTWISE[name][0](*args)
+    if name in NONDIFFERENTIABLE:
+        return NONDIFFERENTIABLE[name](*args)
+    if name == "integer_pow":
+        return args[0] ** p["y"]
+    if name == "select_n":
+        which = np.asarray(args[0]).astype(int)
+        return np.choose(which, np.broadcast_arrays(*args[1:]))
+    if name == "dot_general":
+        return _dot_general(args[0], args[1], p["dimension_numbers"])
+    if name == "reduce_sum":
+        return np.sum(args[0], axis=tuple(p["axes"]))
+    if name == "reduce_max":
+        return np.max(args[0], axis=tuple(p["axes"]))
+    if name == "reduce_min":
+        return np.min(args[0], axis=tuple(p["axes"]))
+    if name == "cumsum":
+        x = np.flip(args[0], p["axis"]) if p.get("reverse") else args[0]
+        out = np.cumsum(x, axis=p["axis"])
+        return np.flip(out, p["axis"]) if p.get("reverse") else out
+    return _move(name, p, args, op.shape)
+
+
+def _move(name: str, p: Mapping[str, Any], args: list[np.ndarray], shape) -> np.ndarray:
+    x = np.asarray(args[0])
+    if name == "broadcast_in_dim":
+        dims = p["broadcast_dimensions"]
+        expanded = x.reshape(
+            [x.shape[dims.index(k)] if k in dims else 1 for k in range(len(shape))]
+        )
+        return np.broadcast_to(expanded, shape)
+    if name in ("reshape", "squeeze", "expand_dims"):
+        return x.reshape(shape)
+    if name == "transpose":
+        return np.transpose(x, p["permutation"])
+    if name == "rev":
+        return np.flip(x, tuple(p["dimensions"]))
+    if name == "slice":
+        strides = p.get("strides") or (1,) * x.ndim
+        index = tuple(
+            slice(s, e, k)
+            for s, e, k in zip(p["start_indices"], p["limit_indices"], strides, strict=True)
+        )
+        return x[index]
+    if name == "pad":
+        out = np.full(shape, float(np.asarray(args[1])))
+        index = []
+        for (lo, hi, interior), n in zip(p["padding_config"], x.shape, strict=True):
+            if interior or lo < 0 or hi < 0:
+                raise InputError("pad: interior or negative padding is not supported")
+            index.append(slice(lo, lo + n))
+        out[tuple(index)] = x
+        return out
+    if name == "concatenate":
+        return np.concatenate([np.asarray(a) for a in args], axis=p["dimension"])
+    raise InputError(f"the array operation {name!r} is not supported")
+
+
+def _dot_general(lhs: np.ndarray, rhs: np.ndarray, numbers) -> np.ndarray:
+    (lc, rc), (lb, rb) = numbers
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    left = [next(letters) for _ in range(lhs.ndim)]
+    right = [next(letters) for _ in range(rhs.ndim)]
+    for i, j in zip(lc, rc, strict=True):
+        right[j] = left[i]
+    for i, j in zip(lb, rb, strict=True):
+        right[j] = left[i]
+    batch = [left[i] for i in lb]
+    free_l = [left[i] for i in range(lhs.ndim) if i not in lc and i not in lb]
+    free_r = [right[j] for j in range(rhs.ndim) if j not in rc and j not in rb]
+    spec = f"{''.join(left)},{''.join(right)}->{''.join(batch + free_l + free_r)}"
+    return np.einsum(spec, lhs, rhs)
+
+
+# -- blocks --------------------------------------------------------------------------------
+
+
+def operand_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Block:
+    """The structure of ∂op/∂(operand k); ``shapes``: every operand's shape."""
+    name, p, out = op.primitive, op.param, op.shape
+    mine = tuple(shapes[k])
+    if name in ELEMENTWISE or name == "integer_pow" or name == "select_n":
+        kind = _elementwise_kind(op, k)
+        if mine == out:
+            axes = tuple(((j,), 0) for j in range(len(out)))
+            return Labelled(
+                out, out, axes, axes, out, () if kind != GENERAL else tuple(range(len(out))), kind
+            )
+        if mine == ():  # a scalar operand broadcast against the others
+            return dense(out, (), kind)
+        raise InputError(f"{name}: operand shapes {mine} and {out} do not match")
+    if name == "dot_general":
+        return _dot_block(op, k, shapes)
+    if name == "reduce_sum":
+        axes = tuple(p["axes"])
+        ins = tuple(((j,), 0) for j in range(len(mine)))
+        outs = tuple(((j,), 0) for j in range(len(mine)) if j not in axes)
+        return Labelled(out, mine, outs, ins, mine, (), ONES)
+    if name in ("reduce_max", "reduce_min"):  # one-hot along the reduced axes
+        axes = tuple(p["axes"])
+        ins = tuple(((j,), 0) for j in range(len(mine)))
+        outs = tuple(((j,), 0) for j in range(len(mine)) if j not in axes)
+        return Labelled(out, mine, outs, ins, mine, tuple(range(len(mine))), GENERAL)
+    if name in MOVES:
+        return _move_block(name, p, out, op, k, shapes)
+    if name == "cumsum":
+        return _cumsum_pattern(op, mine)
+    raise InputError(f"{name}: no derivative")
+
+
+def _elementwise_kind(op: ArrayOp, k: int) -> int:
+    if op.primitive == "select_n":
+        return GENERAL
+    if op.primitive == "integer_pow":
+        return CONSTANT if op.param["y"] in (0, 1) else GENERAL
+    derivative = ELEMENTWISE[op.primitive][1][k]
+    if derivative.is_Number:
+        return ONES if abs(derivative) == 1 else CONSTANT
+    if not (derivative.free_symbols & {A, B}) - _constant_operands(op):
+        return CONSTANT
+    return GENERAL
+
+
+def _constant_operands(op: ArrayOp) -> set[sympy.Symbol]:
+    return {s for s, x in zip((A, B), op.operands, strict=True) if isinstance(x, Const)}
+
+
+def _dot_block(op: ArrayOp, k: int, shapes) -> Labelled:
+    """∂ dot_general / ∂ lhs (k = 0) or rhs: the batch axes and this operand's free axes
+    are deltas, the other operand (over the contracted and its free axes) the value."""
+    (lc, rc), (lb, rb) = op.param["dimension_numbers"]
+    lhs, rhs = tuple(shapes[0]), tuple(shapes[1])
+    mine, other = (lhs, rhs) if k == 0 else (rhs, lhs)
+    mc, oc = (lc, rc) if k == 0 else (rc, lc)
+    mb, ob = (lb, rb) if k == 0 else (rb, lb)
+    sizes: list[int] = []
+
+    def new(n: int) -> int:
+        sizes.append(n)
+        return len(sizes) - 1
+
+    batch = [new(mine[i]) for i in mb]
+    free_m = [new(mine[i]) for i in range(len(mine)) if i not in mc and i not in mb]
+    contract = [new(mine[i]) for i in mc]
+    free_o = [new(other[j]) for j in range(len(other)) if j not in oc and j not in ob]
+    lhs_free, rhs_free = (free_m, free_o) if k == 0 else (free_o, free_m)
+    out_axes = tuple(((x,), 0) for x in batch + lhs_free + rhs_free)
+    in_label = {}
+    for pos, i in enumerate(mb):
+        in_label[i] = batch[pos]
+    for pos, i in enumerate(mc):
+        in_label[i] = contract[pos]
+    rest = iter(free_m)
+    for i in range(len(mine)):
+        if i not in in_label:
+            in_label[i] = next(rest)
+    in_axes = tuple(((in_label[i],), 0) for i in range(len(mine)))
+    value = tuple(sorted(_other_labels(other, oc, ob, contract, batch, free_o)))
+    kind = CONSTANT if isinstance(op.operands[1 - k], Const) else GENERAL
+    return Labelled(op.shape, mine, out_axes, in_axes, tuple(sizes), value, kind)
+
+
+def _other_labels(other, oc, ob, contract, batch, free_o) -> list[int]:
+    labels = []
+    rest = iter(free_o)
+    for j in range(len(other)):
+        if j in oc:
+            labels.append(contract[oc.index(j)])
+        elif j in ob:
+            labels.append(batch[ob.index(j)])
+        else:
+            labels.append(next(rest))
+    return labels
+
+
+def reshape_axes(
+    shape_in: tuple[int, ...], shape_out: tuple[int, ...]
+) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...], tuple[int, ...]] | None:
+    """Labels for a reshape: each axis of both shapes a run of common factors (row-major),
+    or None where the two shapes share no such split ((2, 3) against (3, 2)).
+
+    >>> reshape_axes((6,), (2, 3))
+    (((0, 1),), ((0,), (1,)), (2, 3))
+    """
+    a = [n for n in shape_in if n != 1]
+    b = [n for n in shape_out if n != 1]
+    sizes: list[int] = []
+    ia, ib, ra, rb = 0, 0, 1, 1  # the rest of the current axis of each side to split
+    runs_a: list[list[int]] = []
+    runs_b: list[list[int]] = []
+    while ia < len(a) or ib < len(b):
+        if ra == 1:
+            if ia == len(a):
+                return None
+            ra = a[ia]
+            runs_a.append([])
+            ia += 1
+        if rb == 1:
+            if ib == len(b):
+                return None
+            rb = b[ib]
+            runs_b.append([])
+            ib += 1
+        step = math.gcd(ra, rb)
+        if step != min(ra, rb):
+            return None
+        sizes.append(step)
+        runs_a[-1].append(len(sizes) - 1)
+        runs_b[-1].append(len(sizes) - 1)
+        ra, rb = ra // step, rb // step
+
+    def spread(shape: tuple[int, ...], runs: list[list[int]]) -> tuple[tuple[int, ...], ...]:
+        it = iter(runs)
+        return tuple(() if n == 1 else tuple(next(it)) for n in shape)
+
+    return spread(shape_in, runs_a), spread(shape_out, runs_b), tuple(sizes)
+
+
+def _axes_of(groups: tuple[tuple[int, ...], ...], sizes: list[int]) -> tuple:
+    """Axes from label runs; an axis of length 1 gets a label of size 1 of its own."""
+    out = []
+    for labels in groups:
+        if not labels:
+            sizes.append(1)
+            labels = (len(sizes) - 1,)
+        out.append((labels, 0))
+    return tuple(out)
+
+
+def _move_block(name: str, p: Mapping[str, Any], out, op: ArrayOp, k: int, shapes) -> Block:
+    mine = tuple(shapes[k])
+    n = len(mine)
+    if name in ("reshape", "squeeze", "expand_dims"):
+        found = reshape_axes(mine, out)
+        if found is None:
+            return _explicit_move(op, k, shapes)
+        ins, outs, sizes = found
+        sizes = list(sizes)
+        return Labelled(
+            out, mine, _axes_of(outs, sizes), _axes_of(ins, sizes), tuple(sizes), (), ONES
+        )
+    if name == "transpose":
+        perm = p["permutation"]
+        ins = tuple(((j,), 0) for j in range(n))
+        return Labelled(out, mine, tuple(((perm[j],), 0) for j in range(n)), ins, mine, (), ONES)
+    if name == "broadcast_in_dim":
+        dims = tuple(p["broadcast_dimensions"])
+        sizes = list(mine)
+        ins = tuple(((j,), 0) for j in range(n))
+        outs = []
+        for axis, length in enumerate(out):
+            if axis in dims and mine[dims.index(axis)] == length:
+                outs.append(((dims.index(axis),), 0))
+            else:
+                sizes.append(length)
+                outs.append(((len(sizes) - 1,), 0))
+        return Labelled(out, mine, tuple(outs), ins, tuple(sizes), (), ONES)
+    if name == "slice":
+        strides = p.get("strides") or (1,) * n
+        if any(s != 1 for s in strides):
+            return _explicit_move(op, k, shapes)
+        starts, limits = p["start_indices"], p["limit_indices"]
+        sizes = tuple(e - s for s, e in zip(starts, limits, strict=True))
+        outs = tuple(((j,), 0) for j in range(n))
+        ins = tuple(((j,), starts[j]) for j in range(n))
+        return Labelled(out, mine, outs, ins, sizes, (), ONES)
+    if name == "pad":
+        config = p["padding_config"]
+        if any(interior or lo < 0 or hi < 0 for lo, hi, interior in config):
+            return _explicit_move(op, k, shapes)
+        ins = tuple(((j,), 0) for j in range(n))
+        outs = tuple(((j,), config[j][0]) for j in range(n))
+        return Labelled(out, mine, outs, ins, mine, (), ONES)
+    if name == "concatenate":
+        d = p["dimension"]
+        offset = sum(shapes[j][d] for j in range(k))
+        ins = tuple(((j,), 0) for j in range(n))
+        outs = tuple(((j,), offset if j == d else 0) for j in range(n))
+        return Labelled(out, mine, outs, ins, mine, (), ONES)
+    return _explicit_move(op, k, shapes)
+
+
+def _explicit_move(op: ArrayOp, k: int, shapes) -> Sparse:
+    """A move whose labels do not line up, as its pattern: the operation applied to the
+    flat positions (counted from 1) of operand k, zeros for the others — a 0/1 matrix
+    with at most one 1 per row."""
+    mine = tuple(shapes[k])
+    positions = np.arange(1, math.prod(mine) + 1, dtype=float).reshape(mine)
+    args = [positions if j == k else np.zeros(shapes[j]) for j in range(len(op.operands))]
+    result = np.asarray(_forward(op, args)).reshape(-1)
+    rows = np.nonzero(result)[0].astype(np.int64)
+    cols = result[rows].astype(np.int64) - 1
+    return sparse(op.shape, mine, rows, cols, ONES)
+
+
+def _cumsum_pattern(op: ArrayOp, mine) -> Sparse:
+    axis, reverse = op.param["axis"], bool(op.param.get("reverse"))
+    index = np.arange(math.prod(mine)).reshape(mine)
+    rows, cols = [], []
+    length = mine[axis]
+    for i in range(length):
+        for j in range(length):
+            if (j <= i) != reverse or i == j:
+                rows.append(np.take(index, i, axis=axis).ravel())
+                cols.append(np.take(index, j, axis=axis).ravel())
+    return sparse(op.shape, mine, np.concatenate(rows), np.concatenate(cols), ONES)
+
+
+# -- values --------------------------------------------------------------------------------
+
+
+@functools.cache
+def _derivative_function(name: str, k: int) -> Callable[..., np.ndarray]:
+    derivative = ELEMENTWISE[name][1][k]
+    return sympy.lambdify((A, B), derivative, modules=[{"Heaviside": _heaviside}, "numpy", "scipy"])
+
+
+def _heaviside(x, half=0.5):
+    return np.heaviside(x, half)
+
+
+def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Block) -> np.ndarray:
+    """The values of ∂op/∂(operand k) at ``values``: C order over the block's value labels
+    (a labelled block), or one per pattern entry (a sparse block)."""
+    name = op.primitive
+    args = [np.asarray(_read(x, values), dtype=float) for x in op.operands]
+    if isinstance(block, Sparse):
+        return np.ones(block.nnz)
+    if not block.value:
+        return np.asarray(_scalar_value(op, k, args))
+    if name == "integer_pow":
+        y = op.param["y"]
+        d = y * args[0] ** (y - 1)
+    elif name == "select_n":
+        d = (np.asarray(args[0]).astype(int) == k - 1).astype(float)
+    elif name in ELEMENTWISE:
+        a = args[0]
+        b = args[1] if len(args) > 1 else np.zeros_like(a)
+        d = np.asarray(_derivative_function(name, k)(a, b), dtype=float)
+    elif name == "dot_general":
+        return _dot_value(op, k, args, block)
+    elif name in ("reduce_max", "reduce_min"):
+        return _extreme_value(op, args[0])
+    else:
+        raise InputError(f"{name}: no values for its block")
+    return np.broadcast_to(d, op.shape).copy() if d.shape != op.shape else d
+
+
+def _scalar_value(op: ArrayOp, k: int, args) -> float:
+    if op.primitive in ELEMENTWISE:
+        a = args[0]
+        b = args[1] if len(args) > 1 else np.zeros_like(a)
+        return float(np.asarray(_derivative_function(op.primitive, k)(a, b)).reshape(-1)[0])
+    if op.primitive == "integer_pow":
+        return float(op.param["y"])
+    return 1.0
+
+
+def _dot_value(op: ArrayOp, k: int, args, block: Labelled) -> np.ndarray:
+    """The other operand, its axes in the order of the block's value labels."""
+    (lc, rc), (lb, rb) = op.param["dimension_numbers"]
+    other = args[1 - k]
+    shapes = [a.shape for a in args]
+    oc, ob = (rc, rb) if k == 0 else (lc, lb)
+    mine = shapes[k]
+    mc, mb = (lc, lb) if k == 0 else (rc, rb)
+    n_batch = len(mb)
+    n_free_m = len(mine) - len(mc) - len(mb)
+    contract = list(range(n_batch + n_free_m, n_batch + n_free_m + len(mc)))
+    batch = list(range(n_batch))
+    free_o = list(
+        range(
+            n_batch + n_free_m + len(mc),
+            n_batch + n_free_m + len(mc) + other.ndim - len(oc) - len(ob),
+        )
+    )
+    labels = _other_labels(other.shape, oc, ob, contract, batch, free_o)
+    order = np.argsort(labels)
+    return np.transpose(other, order)
+
+
+def _extreme_value(op: ArrayOp, x: np.ndarray) -> np.ndarray:
+    axes = tuple(op.param["axes"])
+    best = (np.max if op.primitive == "reduce_max" else np.min)(x, axis=axes, keepdims=True)
+    hit = (x == best).astype(float)
+    return hit / hit.sum(axis=axes, keepdims=True)

@@ -1,0 +1,481 @@
+"""Jacobian blocks of tensor vertices: structure types kept through products and sums.
+
+An edge u -> v between tensor vertices carries the block ∂v/∂u, of shape
+``v.shape + u.shape``. Array programs give blocks with structure (Naumann's vector
+c-graphs, seed 000; Graphax's sparsity types), and the structure is most of the saving:
+an elementwise operation gives a diagonal, ``x @ W`` a Kronecker product with an
+identity, a slice or a pad a selection with one 1 per row, a sum over an axis a row of
+ones. One exact form covers all of them, a *labelled block*:
+
+* each axis of the output side and of the input side is read by one or more integer
+  *labels* (several: a reshaped axis, row-major), plus an *offset* (an axis with one
+  label: index = label + offset);
+* ``value`` names the labels the block's values vary along; the entry J[o, i] is the value
+  at the labels that o and i give, where every axis that shares a label agrees, else 0.
+
+A label shared by an output axis and an input axis is a Kronecker delta (a diagonal);
+one on the output side only is a broadcast; one on the input side only a sum; labels
+outside ``value`` cost nothing to multiply along. Diagonal, scaled identity, Kronecker
+products with an identity, selections, embeddings, reductions and dense blocks are all
+labelled blocks (:func:`dense`, :func:`diagonal`, :func:`identity`). Their product is
+again one, found by unifying the labels of the shared vertex's axes (an einsum with
+deltas): diag·diag is diag, a selection times a block picks rows of it. A sum of two
+blocks of different structure (the shifted selections of a stencil) is a
+:class:`Sparse` block: its pattern as index arrays, computed once, never a dense
+intermediate.
+
+Each product's price is counted in *true* scalar multiplications: the size of its einsum
+over the labels both values vary along, and nothing where one factor is all ones (a
+selection, a broadcast, a reduction: moves and additions). A sparse product costs the
+multiplications its patterns pair, Σ_k nnz(A[:, k]) · nnz(B[k, :]).
+
+References: U. Naumann, "Elimination techniques for cheap Jacobians", INRIA RR-3659,
+1999 (vector c-graphs); J. Lohoff and E. Neftci, "Optimizing automatic differentiation
+with deep reinforcement learning", NeurIPS 2024 (Graphax's sparse Jacobian types).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = [
+    "CONSTANT",
+    "GENERAL",
+    "ONES",
+    "Block",
+    "Labelled",
+    "Sparse",
+    "add",
+    "dense",
+    "diagonal",
+    "identity",
+    "multiply",
+    "pattern",
+    "scalar_block",
+    "sparse",
+    "to_matrix",
+]
+
+ONES, CONSTANT, GENERAL = 0, 1, 2  # what a block's values are: all 1, known numbers, run time
+
+Axis = tuple[tuple[int, ...], int]  # the labels reading one axis (row-major), and its offset
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """A block J (``out_shape + in_shape``) whose entries are its value at the labels the
+    indices give (see the module docstring); ``sizes[k]`` is label k's range."""
+
+    out_shape: tuple[int, ...]
+    in_shape: tuple[int, ...]
+    out_axes: tuple[Axis, ...]
+    in_axes: tuple[Axis, ...]
+    sizes: tuple[int, ...]
+    value: tuple[int, ...]
+    kind: int = GENERAL
+
+    @property
+    def nnz(self) -> int:
+        """The entries that may be nonzero: one per assignment of the labels."""
+        return math.prod(self.sizes)
+
+    @property
+    def stored(self) -> int:
+        """The values kept: one per assignment of the value's labels."""
+        return math.prod(self.sizes[k] for k in self.value)
+
+    @property
+    def type_name(self) -> str:
+        """The structure's name as the papers call it."""
+        return _type_name(self)
+
+    def canonical(self) -> Labelled:
+        """The same block with labels numbered in order of first appearance."""
+        order: dict[int, int] = {}
+        for labels, _ in (*self.out_axes, *self.in_axes):
+            for k in labels:
+                order.setdefault(k, len(order))
+        for k in self.value:
+            order.setdefault(k, len(order))
+        sizes = [0] * len(order)
+        for k, new in order.items():
+            sizes[new] = self.sizes[k]
+
+        def axes(side: tuple[Axis, ...]) -> tuple[Axis, ...]:
+            return tuple((tuple(order[k] for k in labels), off) for labels, off in side)
+
+        return Labelled(
+            self.out_shape,
+            self.in_shape,
+            axes(self.out_axes),
+            axes(self.in_axes),
+            tuple(sizes),
+            tuple(sorted(order[k] for k in self.value)),
+            self.kind,
+        )
+
+
+@dataclass(frozen=True)
+class Sparse:
+    """A block with a fixed pattern: row and column indices of the flattened block
+    (``prod(out_shape)`` by ``prod(in_shape)``), each entry once."""
+
+    out_shape: tuple[int, ...]
+    in_shape: tuple[int, ...]
+    rows: np.ndarray = field(compare=False)
+    cols: np.ndarray = field(compare=False)
+    kind: int = GENERAL
+
+    @property
+    def nnz(self) -> int:
+        return int(self.rows.size)
+
+    stored = nnz
+
+    @property
+    def type_name(self) -> str:
+        return "sparse"
+
+
+Block = Labelled | Sparse
+
+
+# -- the structure types -------------------------------------------------------------------
+
+
+def dense(out_shape: tuple[int, ...], in_shape: tuple[int, ...], kind: int = GENERAL) -> Labelled:
+    """Every entry its own value.
+
+    >>> dense((2,), (3,)).nnz
+    6
+    """
+    n = len(out_shape) + len(in_shape)
+    shape = (*out_shape, *in_shape)
+    axes = tuple(((k,), 0) for k in range(n))
+    return Labelled(
+        tuple(out_shape),
+        tuple(in_shape),
+        axes[: len(out_shape)],
+        axes[len(out_shape) :],
+        shape,
+        tuple(range(n)),
+        kind,
+    )
+
+
+def diagonal(shape: tuple[int, ...], kind: int = GENERAL) -> Labelled:
+    """diag(d) over an array of ``shape`` (an elementwise operation's block).
+
+    >>> diagonal((3, 4)).type_name, diagonal((3, 4)).nnz
+    ('diagonal', 12)
+    """
+    axes = tuple(((k,), 0) for k in range(len(shape)))
+    return Labelled(
+        tuple(shape), tuple(shape), axes, axes, tuple(shape), tuple(range(len(shape))), kind
+    )
+
+
+def identity(shape: tuple[int, ...], kind: int = ONES) -> Labelled:
+    """The identity (``kind`` CONSTANT: a scaled identity, one value).
+
+    >>> identity((5,)).type_name
+    'identity'
+    """
+    axes = tuple(((k,), 0) for k in range(len(shape)))
+    return Labelled(tuple(shape), tuple(shape), axes, axes, tuple(shape), (), kind)
+
+
+def _type_name(b: Labelled) -> str:
+    out = {k for labels, _ in b.out_axes for k in labels}
+    inn = {k for labels, _ in b.in_axes for k in labels}
+    shared, value = out & inn, set(b.value)
+    shifted = any(off for _, off in (*b.out_axes, *b.in_axes))
+    if not shared:
+        return "dense" if value == out | inn else "outer"
+    if b.kind == ONES and not value:
+        same_axes = b.out_axes == b.in_axes and b.out_shape == b.in_shape
+        if same_axes:
+            return "identity"
+        if out == inn:
+            return "selection" if shifted else "permutation"
+        if out < inn:
+            return "reduction" if not shifted else "selection"
+        if inn < out:
+            return "broadcast" if not shifted else "embedding"
+        return "selection"
+    if value <= shared and out == inn == shared:
+        return "diagonal" if value else "scaled identity"
+    return "kronecker" if not value & shared else "block diagonal"
+
+
+# -- products ------------------------------------------------------------------------------
+
+
+class _Shifts:
+    """Labels known equal up to a shift: a union-find where label = root + shift."""
+
+    def __init__(self) -> None:
+        self.parent: dict[int, tuple[int, int]] = {}
+
+    def find(self, k: int) -> tuple[int, int]:
+        shift = 0
+        path = []
+        while k in self.parent:
+            path.append((k, shift))
+            k, s = self.parent[k]
+            shift += s
+        root = k
+        for node, before in path:  # compress: node = root + (shift - before)
+            self.parent[node] = (root, shift - before)
+        return root, shift
+
+    def union(self, a: int, b: int, s: int) -> bool:
+        """Record a = b + s; False where it contradicts what is known."""
+        ra, sa = self.find(a)
+        rb, sb = self.find(b)
+        if ra == rb:
+            return sa == sb + s
+        self.parent[ra] = (rb, sb + s - sa)
+        return True
+
+
+def multiply(upper: Block, lower: Block) -> tuple[int, Block | None]:
+    """``upper · lower`` (upper: w ← v, lower: v ← u) and its scalar multiplications; None
+    for a product that is zero (selections that pick disjoint parts).
+
+    >>> a, b = diagonal((4,)), diagonal((4,))
+    >>> cost, c = multiply(a, b)
+    >>> cost, c.type_name
+    (4, 'diagonal')
+    >>> cost, c = multiply(dense((2,), (4,)), dense((4,), (3,)))
+    >>> cost, c.type_name
+    (24, 'dense')
+    """
+    if upper.in_shape != lower.out_shape:
+        raise ValueError(f"block product: {upper.in_shape} against {lower.out_shape}")
+    if isinstance(upper, Labelled) and isinstance(lower, Labelled):
+        done = _labelled_product(upper, lower)
+        if done is not False:
+            return done  # type: ignore[return-value]
+    return _sparse_product(as_sparse(upper), as_sparse(lower))
+
+
+def _labelled_product(a: Labelled, b: Labelled) -> tuple[int, Labelled | None] | bool:
+    """The labelled product, or False where the axes' labels do not line up (reshaped
+    axes split differently, or a shifted axis against a reshaped one)."""
+    n = len(a.sizes)
+    b = _relabel(b, n)
+    sizes = dict(enumerate(a.sizes))
+    sizes.update({n + k: size for k, size in enumerate(b.sizes)})
+    shifts = _Shifts()
+    for (la, oa), (lb, ob) in zip(a.in_axes, b.out_axes, strict=True):
+        if len(la) == 1 and len(lb) == 1:
+            if not shifts.union(lb[0], la[0], oa - ob):
+                return 0, None
+        elif oa == ob == 0 and [sizes[k] for k in la] == [sizes[k] for k in lb]:
+            for x, y in zip(la, lb, strict=True):
+                if not shifts.union(y, x, 0):
+                    return 0, None
+        else:
+            return False
+    # each class's range: the intersection of its members' ranges, read at the root
+    lo: dict[int, int] = {}
+    hi: dict[int, int] = {}
+    for k, size in sizes.items():
+        root, shift = shifts.find(k)
+        lo[root] = max(lo.get(root, -(10**18)), -shift)
+        hi[root] = min(hi.get(root, 10**18), size - shift)
+    if any(hi[r] <= lo[r] for r in lo):
+        return 0, None
+    width = {r: hi[r] - lo[r] for r in lo}
+
+    def place(k: int) -> tuple[int, int]:
+        root, shift = shifts.find(k)
+        return root, lo[root] + shift  # k = root' + (lo + shift), root' from 0
+
+    def axes(side: tuple[Axis, ...]) -> tuple[Axis, ...] | None:
+        out = []
+        for labels, off in side:
+            placed = [place(k) for k in labels]
+            if len(placed) == 1:
+                out.append(((placed[0][0],), off + placed[0][1]))
+            elif all(
+                s == 0 and sizes[k] == width[r] for k, (r, s) in zip(labels, placed, strict=True)
+            ):
+                out.append((tuple(r for r, _ in placed), off))
+            else:
+                return None
+        return tuple(out)
+
+    out_axes, in_axes = axes(a.out_axes), axes(b.in_axes)
+    if out_axes is None or in_axes is None:
+        return False
+    kept = {k for labels, _ in (*out_axes, *in_axes) for k in labels}
+    val_a = {shifts.find(k)[0] for k in a.value}
+    val_b = {shifts.find(k)[0] for k in b.value}
+    mid = {shifts.find(k)[0] for labels, _ in a.in_axes for k in labels}
+    summed = mid - kept
+    value = (val_a | val_b) - summed
+    kind = max(a.kind, b.kind)
+    if summed - val_a - val_b and kind == ONES:
+        kind = CONSTANT  # a sum of ones along a label neither value varies along
+    cost = 0 if a.kind == ONES or b.kind == ONES else math.prod(width[r] for r in val_a | val_b)
+    roots = sorted(kept | value)
+    index = {r: i for i, r in enumerate(roots)}
+    product = Labelled(
+        a.out_shape,
+        b.in_shape,
+        tuple((tuple(index[k] for k in labels), off) for labels, off in out_axes),
+        tuple((tuple(index[k] for k in labels), off) for labels, off in in_axes),
+        tuple(width[r] for r in roots),
+        tuple(sorted(index[r] for r in value)),
+        kind,
+    )
+    return cost, product.canonical()
+
+
+def _relabel(b: Labelled, n: int) -> Labelled:
+    """``b`` with every label moved up by ``n`` (its ``sizes`` still indexed from 0)."""
+    return Labelled(
+        b.out_shape,
+        b.in_shape,
+        tuple((tuple(k + n for k in labels), off) for labels, off in b.out_axes),
+        tuple((tuple(k + n for k in labels), off) for labels, off in b.in_axes),
+        b.sizes,
+        tuple(k + n for k in b.value),
+        b.kind,
+    )
+
+
+def _sparse_product(a: Sparse, b: Sparse) -> tuple[int, Sparse | None]:
+    """The product's pattern from the two patterns (scipy's sparse product of 0/1
+    matrices counts, per entry, the pairs that meet: their total is the multiplications)."""
+    ma = _pattern_matrix(a)
+    mb = _pattern_matrix(b)
+    if a.kind == ONES or b.kind == ONES:
+        cost = 0
+    else:
+        cost = int(np.asarray(ma.sum(axis=0)).ravel() @ np.asarray(mb.sum(axis=1)).ravel())
+    c = (ma @ mb).tocoo()
+    if c.nnz == 0:
+        return cost, None
+    kind = max(a.kind, b.kind)
+    if kind == ONES and c.data.max() > 1:
+        kind = CONSTANT
+    return cost, sparse(a.out_shape, b.in_shape, c.row, c.col, kind)
+
+
+def _pattern_matrix(s: Sparse):
+    import scipy.sparse  # here: importing dgraph stays light
+
+    shape = (math.prod(s.out_shape), math.prod(s.in_shape))
+    ones = np.ones(s.rows.size, dtype=np.int64)
+    return scipy.sparse.csr_array((ones, (s.rows, s.cols)), shape=shape)
+
+
+def sparse(out_shape, in_shape, rows, cols, kind: int = GENERAL) -> Sparse:
+    """A :class:`Sparse` block of these entries (flat indices), each once, in row order."""
+    width = max(1, math.prod(in_shape))
+    order = np.argsort(rows.astype(np.int64) * width + cols, kind="stable")
+    return Sparse(
+        tuple(out_shape),
+        tuple(in_shape),
+        np.ascontiguousarray(rows[order], dtype=np.int64),
+        np.ascontiguousarray(cols[order], dtype=np.int64),
+        kind,
+    )
+
+
+# -- sums ----------------------------------------------------------------------------------
+
+
+def add(a: Block, b: Block) -> Block:
+    """``a + b``: the same labelled structure keeps it (the values along the labels
+    either varies along); different structures give the union of their patterns.
+
+    >>> add(diagonal((3,)), identity((3,))).type_name
+    'diagonal'
+    >>> add(diagonal((3,)), dense((3,), (3,))).type_name
+    'sparse'
+    """
+    if a.out_shape != b.out_shape or a.in_shape != b.in_shape:
+        raise ValueError("block sum: shapes differ")
+    if isinstance(a, Labelled) and isinstance(b, Labelled):
+        ca, cb = a.canonical(), b.canonical()
+        if (ca.out_axes, ca.in_axes, ca.sizes) == (cb.out_axes, cb.in_axes, cb.sizes):
+            kind = max(ca.kind, cb.kind, CONSTANT)
+            return Labelled(
+                ca.out_shape,
+                ca.in_shape,
+                ca.out_axes,
+                ca.in_axes,
+                ca.sizes,
+                tuple(sorted(set(ca.value) | set(cb.value))),
+                kind,
+            )
+    sa, sb = as_sparse(a), as_sparse(b)
+    rows = np.concatenate([sa.rows, sb.rows])
+    cols = np.concatenate([sa.cols, sb.cols])
+    width = max(1, math.prod(a.in_shape))
+    keys = np.unique(rows * width + cols)
+    return Sparse(
+        a.out_shape, a.in_shape, keys // width, keys % width, max(a.kind, b.kind, CONSTANT)
+    )
+
+
+# -- patterns ------------------------------------------------------------------------------
+
+
+def pattern(b: Labelled) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Flat row and column indices of every entry that may be nonzero, and for each the
+    flat index into the value array (C order over ``value``'s labels)."""
+    grids = (
+        np.indices(b.sizes, dtype=np.int64).reshape(len(b.sizes), -1)
+        if b.sizes
+        else np.zeros((0, 1), np.int64)
+    )
+
+    def flat(axes: tuple[Axis, ...], shape: tuple[int, ...]) -> np.ndarray:
+        index = np.zeros(grids.shape[1], dtype=np.int64)
+        for (labels, off), length in zip(axes, shape, strict=True):
+            position = np.zeros(grids.shape[1], dtype=np.int64)
+            for k in labels:
+                position = position * b.sizes[k] + grids[k]
+            index = index * length + position + off
+        return index
+
+    rows, cols = flat(b.out_axes, b.out_shape), flat(b.in_axes, b.in_shape)
+    values = np.zeros(grids.shape[1], dtype=np.int64)
+    for k in b.value:
+        values = values * b.sizes[k] + grids[k]
+    return rows, cols, values
+
+
+def as_sparse(b: Block) -> Sparse:
+    """The block's pattern as a :class:`Sparse` block."""
+    if isinstance(b, Sparse):
+        return b
+    rows, cols, _ = pattern(b)
+    return sparse(b.out_shape, b.in_shape, rows, cols, b.kind)
+
+
+def to_matrix(b: Block, values: np.ndarray | None = None):
+    """The block as a sparse matrix (flattened out by in): a labelled block's values
+    given in C order over its value labels (ones when None), a sparse block's per entry."""
+    import scipy.sparse
+
+    shape = (math.prod(b.out_shape), math.prod(b.in_shape))
+    if isinstance(b, Sparse):
+        data = np.ones(b.nnz) if values is None else np.asarray(values, dtype=float).ravel()
+        return scipy.sparse.csr_array((data, (b.rows, b.cols)), shape=shape)
+    rows, cols, at = pattern(b)
+    data = np.ones(rows.size) if values is None else np.asarray(values, dtype=float).ravel()[at]
+    return scipy.sparse.csr_array((data, (rows, cols)), shape=shape)
+
+
+def scalar_block() -> Labelled:
+    """A scalar graph's edge: a 1 x 1 block of a general value."""
+    return Labelled((), (), (), (), (), (), GENERAL)
