@@ -171,6 +171,11 @@ class ArrayOp:
     def __post_init__(self) -> None:
         if self.primitive not in PRIMITIVES:
             raise InputError(f"the array operation {self.primitive!r} is not supported")
+        operands = tuple(
+            x if isinstance(x, (str, Const, ArrayOp)) else Const.of(x) for x in self.operands
+        )
+        object.__setattr__(self, "operands", operands)
+        object.__setattr__(self, "shape", tuple(int(n) for n in self.shape))
 
     @property
     def param(self) -> Mapping[str, Any]:
@@ -345,7 +350,7 @@ def _elementwise_kind(op: ArrayOp, k: int) -> int:
 
 
 def _constant_operands(op: ArrayOp) -> set[sympy.Symbol]:
-    return {s for s, x in zip((A, B), op.operands, strict=True) if isinstance(x, Const)}
+    return {s for s, x in zip((A, B), op.operands, strict=False) if isinstance(x, Const)}
 
 
 def _dot_block(op: ArrayOp, k: int, shapes) -> Labelled:

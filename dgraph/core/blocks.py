@@ -55,6 +55,7 @@ __all__ = [
     "multiply",
     "pattern",
     "scalar_block",
+    "scale",
     "sparse",
     "to_matrix",
 ]
@@ -479,3 +480,13 @@ def to_matrix(b: Block, values: np.ndarray | None = None):
 def scalar_block() -> Labelled:
     """A scalar graph's edge: a 1 x 1 block of a general value."""
     return Labelled((), (), (), (), (), (), GENERAL)
+
+
+def scale(b: Block) -> Block:
+    """``c · b`` for a number c other than 0 and ±1: the same structure, values no longer
+    all ones."""
+    if b.kind != ONES:
+        return b
+    if isinstance(b, Sparse):
+        return Sparse(b.out_shape, b.in_shape, b.rows, b.cols, CONSTANT)
+    return Labelled(b.out_shape, b.in_shape, b.out_axes, b.in_axes, b.sizes, b.value, CONSTANT)

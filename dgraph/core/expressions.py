@@ -25,6 +25,7 @@ import sympy
 
 from ..errors import GraphError
 from .algebra import nc_substitute, nc_symbol
+from .block_costs import block_cost
 from .collector import collector_paused
 from .costs import Cost, constant_values, expression_cost, expression_set_cost
 from .display import Printable
@@ -219,6 +220,9 @@ class ExpressionSet(Printable):
 
     @cached_property
     def cost(self) -> Cost:
+        """Counted over scalar labels, or over Jacobian blocks on a tensor graph."""
+        if self.graph.is_tensor:
+            return block_cost(self)
         return expression_set_cost(self)
 
     @property

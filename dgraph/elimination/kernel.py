@@ -30,13 +30,14 @@ from typing import Any
 import networkx as nx
 import sympy
 
-from ..core import kinds
+from ..core import blocks, kinds
 from ..core.algebra import nc_product, nc_sum
 from ..core.expressions import Step, as_factor
 from ..core.graph import DGraph
 from ..errors import DGraphError
 
 __all__ = [
+    "BLOCKS",
     "COUNT",
     "VALUES",
     "Algebra",
@@ -46,6 +47,7 @@ __all__ = [
     "Symbolic",
     "effective_cost",
     "move_costs",
+    "pricing",
 ]
 
 # A move: ("vertex", v), ("forward", (i, j)) or ("backward", (i, j)).
@@ -132,7 +134,37 @@ class Symbolic(Algebra):
         return Symbolic(dict(self.references))
 
 
-COUNT, VALUES = Count(), Values()
+class Blocks(Algebra):
+    """Jacobian blocks of a tensor graph (:mod:`dgraph.core.blocks`): products priced in
+    scalar multiplications of the structured product, the structure kept; ``ZERO`` for a
+    product of selections that pick disjoint parts."""
+
+    ZERO = "zero"
+
+    def leaf(self, graph: DGraph, u: str, v: str) -> blocks.Block:
+        return graph.block(u, v)
+
+    def multiply(self, upper: Any, lower: Any) -> tuple[int, Any]:
+        if upper is self.ZERO or lower is self.ZERO:
+            return 0, self.ZERO
+        cost, product = blocks.multiply(upper, lower)
+        return cost, self.ZERO if product is None else product
+
+    def add(self, a: Any, b: Any) -> Any:
+        if a is self.ZERO:
+            return b
+        if b is self.ZERO:
+            return a
+        return blocks.add(a, b)
+
+
+COUNT, VALUES, BLOCKS = Count(), Values(), Blocks()
+
+
+def pricing(graph: DGraph) -> Algebra:
+    """The algebra a search prices ``graph``'s moves in: label values (effective
+    multiplications) on a scalar graph, Jacobian blocks on a tensor graph."""
+    return BLOCKS if graph.is_tensor else VALUES
 
 
 class Elimination:
@@ -427,7 +459,7 @@ def effective_cost(graph: DGraph | Elimination, order: Iterable[str]) -> int:
     >>> effective_cost(g, ["v1", "v2"]), effective_cost(g, ["v2", "v1"])
     (4, 3)
     """
-    state = Elimination(graph, VALUES) if isinstance(graph, DGraph) else graph.copy()
+    state = Elimination(graph, pricing(graph)) if isinstance(graph, DGraph) else graph.copy()
     return sum(state.eliminate_vertex(v) for v in order)
 
 
@@ -439,7 +471,7 @@ def move_costs(graph: DGraph, moves: Iterable[Move]) -> tuple[int, int]:
     >>> move_costs(bundled("naumann_sin.trace"), [("vertex", "v2"), ("vertex", "v1")])
     (3, 3)
     """
-    state = Elimination(graph, VALUES)
+    state = Elimination(graph, pricing(graph))
     effective = structural = 0
     for move in moves:
         structural += state.products(move)

@@ -1,0 +1,212 @@
+"""Jacobian blocks: structure kept through products and sums, prices in scalar mults."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dgraph.core import blocks
+from dgraph.core.arrays import ArrayOp, block_value, evaluate, operand_block
+from dgraph.core.blocks import ONES, add, dense, diagonal, identity, multiply, to_matrix
+from dgraph.core.graph import DGraph
+from dgraph.methods import accumulate
+
+
+def _op(name, operands, shape, **params):
+    return ArrayOp(name, tuple(operands), tuple(params.items()), tuple(shape))
+
+
+def _dense_pattern(b) -> np.ndarray:
+    return (to_matrix(b).toarray() != 0).astype(int)
+
+
+def test_prices_of_the_structure_types():
+    """diag·diag costs n, dense·dense m·n·k, a selection or a reduction nothing, and a
+    chain of two Kronecker blocks I ⊗ W, I ⊗ V the small product W V only."""
+    assert multiply(diagonal((7,)), diagonal((7,)))[0] == 7
+    assert multiply(dense((2,), (3,)), dense((3,), (4,)))[0] == 24
+    pick = operand_block(
+        _op("slice", ["u"], (3,), start_indices=(1,), limit_indices=(4,)), 0, [(5,)]
+    )
+    cost, rows = multiply(pick, dense((5,), (6,)))
+    assert cost == 0 and rows.type_name == "dense" and rows.nnz == 18
+    numbers = (((1,), (0,)), ((), ()))
+    first = operand_block(
+        _op("dot_general", ["x", "W"], (8, 4), dimension_numbers=numbers), 0, [(8, 3), (3, 4)]
+    )
+    second = operand_block(
+        _op("dot_general", ["h", "V"], (8, 5), dimension_numbers=numbers), 0, [(8, 4), (4, 5)]
+    )
+    assert first.type_name == "kronecker"
+    cost, both = multiply(second, first)
+    assert cost == 3 * 4 * 5 and both.type_name == "kronecker" and both.stored == 15
+
+
+def test_a_shifted_selection_and_its_complement_give_zero():
+    left = operand_block(
+        _op("slice", ["u"], (2,), start_indices=(0,), limit_indices=(2,)), 0, [(5,)]
+    )
+    pad = operand_block(_op("pad", ["v", 0.0], (5,), padding_config=((3, 0, 0),)), 0, [(2,), ()])
+    assert multiply(left, pad) == (0, None)  # rows 0-1 of a vector padded at 3-4
+
+
+def test_sums_keep_one_structure_or_become_a_pattern():
+    assert add(diagonal((3, 2)), identity((3, 2))).type_name == "diagonal"
+    three = [
+        operand_block(
+            _op("slice", ["u"], (4,), start_indices=(s,), limit_indices=(s + 4,)), 0, [(6,)]
+        )
+        for s in range(3)
+    ]
+    stencil = add(add(three[0], three[1]), three[2])
+    assert stencil.type_name == "sparse" and stencil.nnz == 12
+    expected = sum(_dense_pattern(b) for b in three)
+    assert (_dense_pattern(stencil) == (expected > 0)).all()
+
+
+_SHAPES = st.sampled_from([(2, 3), (3, 2), (6,), (1, 6), (3, 1, 2)])
+
+
+@st.composite
+def _moves(draw):
+    """An array operation on a (2, 3)-like input and its block."""
+    shape = draw(_SHAPES)
+    n = len(shape)
+    kind = draw(
+        st.sampled_from(
+            ["exp", "reshape", "transpose", "slice", "pad", "reduce_sum", "broadcast_in_dim", "rev"]
+        )
+    )
+    if kind == "exp":
+        return _op("exp", ["u"], shape), shape
+    if kind == "reshape":
+        out = draw(st.sampled_from([(6,), (2, 3), (3, 2), (6, 1)]))
+        return _op("reshape", ["u"], out, new_sizes=out, dimensions=None), shape
+    if kind == "transpose":
+        perm = tuple(draw(st.permutations(range(n))))
+        return _op("transpose", ["u"], tuple(shape[p] for p in perm), permutation=perm), shape
+    if kind == "slice":
+        start = tuple(draw(st.integers(0, d - 1)) for d in shape)
+        limit = tuple(draw(st.integers(s + 1, d)) for s, d in zip(start, shape, strict=True))
+        out = tuple(e - s for s, e in zip(start, limit, strict=True))
+        return _op(
+            "slice", ["u"], out, start_indices=start, limit_indices=limit, strides=None
+        ), shape
+    if kind == "pad":
+        config = tuple((draw(st.integers(0, 2)), draw(st.integers(0, 2)), 0) for _ in shape)
+        out = tuple(d + lo + hi for d, (lo, hi, _) in zip(shape, config, strict=True))
+        return _op("pad", ["u", 0.0], out, padding_config=config), shape
+    if kind == "reduce_sum":
+        axes = tuple(sorted(draw(st.sets(st.integers(0, n - 1), min_size=1))))
+        out = tuple(d for k, d in enumerate(shape) if k not in axes)
+        return _op("reduce_sum", ["u"], out, axes=axes), shape
+    if kind == "rev":
+        return _op("rev", ["u"], shape, dimensions=(0,)), shape
+    out = (4, *shape)
+    return _op("broadcast_in_dim", ["u"], out, broadcast_dimensions=tuple(range(1, n + 1))), shape
+
+
+def _block_and_matrix(op, shape, rng):
+    shapes = [shape] + [()] * (len(op.operands) - 1)
+    block = operand_block(op, 0, shapes)
+    values = {"u": rng.standard_normal(shape)}
+    numeric = to_matrix(block, block_value(op, 0, values, block)).toarray()
+    return block, numeric, values
+
+
+def _finite_differences(op, values, h=1e-6):
+    u = values["u"]
+    cols = []
+    for i in range(u.size):
+        step = np.zeros(u.size)
+        step[i] = h
+        plus = evaluate(op, {"u": u + step.reshape(u.shape)}).ravel()
+        minus = evaluate(op, {"u": u - step.reshape(u.shape)}).ravel()
+        cols.append((plus - minus) / (2 * h))
+    return np.stack(cols, axis=1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_moves(), _moves(), st.integers(0, 2**16))
+def test_products_of_moves_have_the_dense_products_pattern(first, second, seed):
+    """Each operation's block is its derivative (central differences), and a product of
+    two blocks has exactly the pattern of the product of their dense 0/1 matrices."""
+    rng = np.random.default_rng(seed)
+    op1, shape1 = first
+    b1, m1, values = _block_and_matrix(op1, shape1, rng)
+    assert np.allclose(m1, _finite_differences(op1, values), atol=1e-5)
+    op2, shape2 = second
+    if op1.shape != shape2:
+        op2 = ArrayOp("exp", ("u",), (), op1.shape)
+        shape2 = op1.shape
+    b2, _, _ = _block_and_matrix(op2, shape2, rng)
+    cost, product = multiply(b2, b1)
+    expected = (_dense_pattern(b2) @ _dense_pattern(b1)) > 0
+    got = np.zeros_like(expected) if product is None else _dense_pattern(product) > 0
+    assert (got == expected).all()
+    if b1.kind == ONES or b2.kind == ONES:
+        assert cost == 0
+    else:
+        pairs = int((_dense_pattern(b2).sum(axis=0) * _dense_pattern(b1).sum(axis=1)).sum())
+        assert cost <= pairs
+
+
+def _chain_graph(n: int, ops: list[str]) -> DGraph:
+    g = DGraph("chain")
+    g.add_array_vertex("x", "input", (n,))
+    prev = "x"
+    for k, name in enumerate(ops):
+        v = f"v{k}" if k < len(ops) - 1 else "y"
+        g.add_array_vertex(
+            v, "intermediate" if v != "y" else "output", (n,), _op(name, [prev], (n,))
+        )
+        prev = v
+    return g.validate()
+
+
+def test_forward_on_an_elementwise_chain_costs_one_diagonal_product_per_step():
+    g = _chain_graph(10, ["sin", "exp", "tanh", "cos"])
+    for method in ("forward", "reverse", "markowitz"):
+        es = accumulate(g, method)
+        assert es.verified
+        assert es.mults == 3 * 10  # three diag·diag products of 10 values
+
+
+def test_an_mlp_layer_prices_its_kronecker_blocks():
+    """y = sum(tanh(x @ W), axis 1): reverse mode pays nothing for the reduction times the
+    diagonal (a move), then 5·4·3 for those rows times I ⊗ Wᵀ and as many times I ⊗ x."""
+    numbers = (((1,), (0,)), ((), ()))
+    g = DGraph("layer")
+    g.add_array_vertex("x", "input", (5, 3))
+    g.add_array_vertex("W", "input", (3, 4))
+    g.add_array_vertex(
+        "h",
+        "intermediate",
+        (5, 4),
+        _op("dot_general", ["x", "W"], (5, 4), dimension_numbers=numbers),
+    )
+    g.add_array_vertex("t", "intermediate", (5, 4), _op("tanh", ["h"], (5, 4)))
+    g.add_array_vertex("y", "output", (5,), _op("reduce_sum", ["t"], (5,), axes=(1,)))
+    g.validate()
+    es = accumulate(g, "reverse")
+    assert es.verified
+    assert es.mults == 2 * 5 * 4 * 3
+    # forward: diag(1 - tanh²) times I ⊗ Wᵀ and times I ⊗ x, 60 each; the sum is free
+    assert accumulate(g, "forward").mults == 2 * 5 * 4 * 3
+
+
+def test_blocks_algebra_prices_what_the_built_set_counts():
+    from dgraph.elimination.kernel import move_costs
+
+    g = _chain_graph(6, ["sin", "exp", "tanh", "cos", "exp"])
+    order = ["v2", "v0", "v3", "v1"]
+    es = accumulate(g, "vertex", order=order)
+    assert move_costs(g, [("vertex", v) for v in order])[0] == es.mults
+
+
+@pytest.mark.parametrize("bad", [(2, 3), (3,)])
+def test_block_products_refuse_mismatched_shapes(bad):
+    with pytest.raises(ValueError, match="block product"):
+        blocks.multiply(dense((2,), bad), dense((4,), (1,)))
