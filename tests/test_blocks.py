@@ -9,7 +9,17 @@ from hypothesis import strategies as st
 
 from dgraph.core import blocks
 from dgraph.core.arrays import ArrayOp, block_value, evaluate, operand_block
-from dgraph.core.blocks import ONES, add, dense, diagonal, identity, multiply, to_matrix
+from dgraph.core.blocks import (
+    ONES,
+    add,
+    add_values,
+    dense,
+    diagonal,
+    identity,
+    multiply,
+    multiply_values,
+    to_matrix,
+)
 from dgraph.core.graph import DGraph
 from dgraph.methods import accumulate
 
@@ -112,8 +122,9 @@ def _block_and_matrix(op, shape, rng):
     shapes = [shape] + [()] * (len(op.operands) - 1)
     block = operand_block(op, 0, shapes)
     values = {"u": rng.standard_normal(shape)}
-    numeric = to_matrix(block, block_value(op, 0, values, block)).toarray()
-    return block, numeric, values
+    v = block_value(op, 0, values, block)
+    numeric = to_matrix(block, v).toarray()
+    return block, numeric, values, v
 
 
 def _finite_differences(op, values, h=1e-6):
@@ -135,14 +146,17 @@ def test_products_of_moves_have_the_dense_products_pattern(first, second, seed):
     two blocks has exactly the pattern of the product of their dense 0/1 matrices."""
     rng = np.random.default_rng(seed)
     op1, shape1 = first
-    b1, m1, values = _block_and_matrix(op1, shape1, rng)
+    b1, m1, values, v1 = _block_and_matrix(op1, shape1, rng)
     assert np.allclose(m1, _finite_differences(op1, values), atol=1e-5)
     op2, shape2 = second
     if op1.shape != shape2:
         op2 = ArrayOp("exp", ("u",), (), op1.shape)
         shape2 = op1.shape
-    b2, _, _ = _block_and_matrix(op2, shape2, rng)
+    b2, m2, _, v2 = _block_and_matrix(op2, shape2, rng)
     cost, product = multiply(b2, b1)
+    block, value = multiply_values(b2, b1, v2, v1)
+    numeric = np.zeros((m2.shape[0], m1.shape[1])) if block is None else to_matrix(block, value)
+    assert np.allclose(np.asarray(numeric.todense() if block is not None else numeric), m2 @ m1)
     expected = (_dense_pattern(b2) @ _dense_pattern(b1)) > 0
     got = np.zeros_like(expected) if product is None else _dense_pattern(product) > 0
     assert (got == expected).all()
@@ -210,3 +224,17 @@ def test_blocks_algebra_prices_what_the_built_set_counts():
 def test_block_products_refuse_mismatched_shapes(bad):
     with pytest.raises(ValueError, match="block product"):
         blocks.multiply(dense((2,), bad), dense((4,), (1,)))
+
+
+def test_sums_with_values_match_the_dense_sums():
+    rng = np.random.default_rng(3)
+    d, full = diagonal((2, 3)), dense((2, 3), (2, 3))
+    vd, vf = rng.standard_normal((2, 3)), rng.standard_normal((2, 3, 2, 3))
+    for a, b, va, vb in (
+        (d, full, vd, vf),
+        (d, identity((2, 3)), vd, np.asarray(1.0)),
+        (d, d, vd, vd),
+    ):
+        total, v = add_values(a, b, va, vb)
+        expected = to_matrix(a, va).toarray() + to_matrix(b, vb).toarray()
+        assert np.allclose(to_matrix(total, v).toarray(), expected)

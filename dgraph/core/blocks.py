@@ -95,12 +95,7 @@ class Labelled:
 
     def canonical(self) -> Labelled:
         """The same block with labels numbered in order of first appearance."""
-        order: dict[int, int] = {}
-        for labels, _ in (*self.out_axes, *self.in_axes):
-            for k in labels:
-                order.setdefault(k, len(order))
-        for k in self.value:
-            order.setdefault(k, len(order))
+        order = _first_appearance(self)
         sizes = [0] * len(order)
         for k, new in order.items():
             sizes[new] = self.sizes[k]
@@ -264,9 +259,31 @@ def multiply(upper: Block, lower: Block) -> tuple[int, Block | None]:
     return _sparse_product(as_sparse(upper), as_sparse(lower))
 
 
+@dataclass
+class _Plan:
+    """How two labelled blocks multiply: the product, its price, and for each factor's
+    value axes the product's label (a root) and where its range starts."""
+
+    cost: int
+    product: Labelled
+    axes_a: list[tuple[int, int]]
+    axes_b: list[tuple[int, int]]
+    width: dict[int, int]
+    out_roots: list[int]  # the product's value axes, as roots, in its order
+    scale: int  # sums of ones along labels neither value varies along
+
+
 def _labelled_product(a: Labelled, b: Labelled) -> tuple[int, Labelled | None] | bool:
     """The labelled product, or False where the axes' labels do not line up (reshaped
     axes split differently, or a shifted axis against a reshaped one)."""
+    plan = _plan(a, b)
+    if plan is None or plan is False:
+        return plan if plan is False else (0, None)
+    return plan.cost, plan.product
+
+
+def _plan(a: Labelled, b: Labelled) -> _Plan | bool | None:
+    """:func:`_labelled_product` with the value plan; None for a zero product."""
     n = len(a.sizes)
     b = _relabel(b, n)
     sizes = dict(enumerate(a.sizes))
@@ -275,11 +292,11 @@ def _labelled_product(a: Labelled, b: Labelled) -> tuple[int, Labelled | None] |
     for (la, oa), (lb, ob) in zip(a.in_axes, b.out_axes, strict=True):
         if len(la) == 1 and len(lb) == 1:
             if not shifts.union(lb[0], la[0], oa - ob):
-                return 0, None
+                return None
         elif oa == ob == 0 and [sizes[k] for k in la] == [sizes[k] for k in lb]:
             for x, y in zip(la, lb, strict=True):
                 if not shifts.union(y, x, 0):
-                    return 0, None
+                    return None
         else:
             return False
     # each class's range: the intersection of its members' ranges, read at the root
@@ -290,7 +307,7 @@ def _labelled_product(a: Labelled, b: Labelled) -> tuple[int, Labelled | None] |
         lo[root] = max(lo.get(root, -(10**18)), -shift)
         hi[root] = min(hi.get(root, 10**18), size - shift)
     if any(hi[r] <= lo[r] for r in lo):
-        return 0, None
+        return None
     width = {r: hi[r] - lo[r] for r in lo}
 
     def place(k: int) -> tuple[int, int]:
@@ -321,7 +338,8 @@ def _labelled_product(a: Labelled, b: Labelled) -> tuple[int, Labelled | None] |
     summed = mid - kept
     value = (val_a | val_b) - summed
     kind = max(a.kind, b.kind)
-    if summed - val_a - val_b and kind == ONES:
+    ones_summed = summed - val_a - val_b
+    if ones_summed and kind == ONES:
         kind = CONSTANT  # a sum of ones along a label neither value varies along
     cost = 0 if a.kind == ONES or b.kind == ONES else math.prod(width[r] for r in val_a | val_b)
     roots = sorted(kept | value)
@@ -335,7 +353,29 @@ def _labelled_product(a: Labelled, b: Labelled) -> tuple[int, Labelled | None] |
         tuple(sorted(index[r] for r in value)),
         kind,
     )
-    return cost, product.canonical()
+    order = _first_appearance(product)
+    canonical = product.canonical()
+    by_new = {order[index[r]]: r for r in value}
+    return _Plan(
+        cost,
+        canonical,
+        [place(k) for k in a.value],
+        [place(k) for k in b.value],
+        width,
+        [by_new[c] for c in canonical.value],
+        math.prod(width[r] for r in ones_summed),
+    )
+
+
+def _first_appearance(b: Labelled) -> dict[int, int]:
+    """Labels renumbered in order of first appearance (out axes, in axes, value)."""
+    order: dict[int, int] = {}
+    for labels, _ in (*b.out_axes, *b.in_axes):
+        for k in labels:
+            order.setdefault(k, len(order))
+    for k in b.value:
+        order.setdefault(k, len(order))
+    return order
 
 
 def _relabel(b: Labelled, n: int) -> Labelled:
@@ -490,3 +530,64 @@ def scale(b: Block) -> Block:
     if isinstance(b, Sparse):
         return Sparse(b.out_shape, b.in_shape, b.rows, b.cols, CONSTANT)
     return Labelled(b.out_shape, b.in_shape, b.out_axes, b.in_axes, b.sizes, b.value, CONSTANT)
+
+
+# -- values --------------------------------------------------------------------------------
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def multiply_values(
+    upper: Block, lower: Block, vu: np.ndarray, vl: np.ndarray
+) -> tuple[Block | None, np.ndarray | None]:
+    """:func:`multiply` with values: the product and its values (C order over its value
+    labels, or one per pattern entry), from each factor's. One ``einsum`` over the
+    labels, each factor's value axes cut to the range the product keeps.
+
+    >>> d = diagonal((3,))
+    >>> multiply_values(d, d, np.array([1.0, 2, 3]), np.array([4.0, 5, 6]))[1]
+    array([ 4., 10., 18.])
+    """
+    if isinstance(upper, Labelled) and isinstance(lower, Labelled):
+        plan = _plan(upper, lower)
+        if plan is None:
+            return None, None
+        if plan is not False:
+            return plan.product, _einsum(plan, np.asarray(vu), np.asarray(vl))
+    ma, mb = to_matrix(upper, vu), to_matrix(lower, vl)
+    _, product = multiply(upper, lower)
+    if product is None:
+        return None, None
+    m = (ma @ mb).tocsr()
+    return product, np.asarray(m[product.rows, product.cols]).ravel()
+
+
+def _einsum(plan: _Plan, va: np.ndarray, vb: np.ndarray) -> np.ndarray:
+    letter = {r: _LETTERS[i] for i, r in enumerate(sorted(plan.width))}
+
+    def cut(v: np.ndarray, axes: list[tuple[int, int]]) -> tuple[np.ndarray, str]:
+        index = tuple(slice(start, start + plan.width[r]) for r, start in axes)
+        return v[index] if axes else v, "".join(letter[r] for r, _ in axes)
+
+    a, sa = cut(va, plan.axes_a)
+    b, sb = cut(vb, plan.axes_b)
+    out = "".join(letter[r] for r in plan.out_roots)
+    result = np.einsum(f"{sa},{sb}->{out}", a, b)
+    return result * plan.scale if plan.scale != 1 else result
+
+
+def add_values(a: Block, b: Block, va: np.ndarray, vb: np.ndarray) -> tuple[Block, np.ndarray]:
+    """:func:`add` with values."""
+    total = add(a, b)
+    if isinstance(total, Labelled):
+        parts = []
+        for block, v in ((a, va), (b, vb)):
+            c = block.canonical()  # type: ignore[union-attr]
+            order = _first_appearance(block)  # type: ignore[arg-type]
+            ranks = sorted(range(len(block.value)), key=lambda i: order[block.value[i]])  # type: ignore[union-attr]
+            v = np.transpose(np.asarray(v), ranks) if block.value else np.asarray(v)  # type: ignore[union-attr]
+            shape = [c.sizes[k] if k in c.value else 1 for k in total.value]
+            parts.append(v.reshape(shape) if total.value else v)
+        return total, parts[0] + parts[1]
+    m = (to_matrix(a, va) + to_matrix(b, vb)).tocsr()
+    return total, np.asarray(m[total.rows, total.cols]).ravel()
