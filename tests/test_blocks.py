@@ -238,3 +238,17 @@ def test_sums_with_values_match_the_dense_sums():
         total, v = add_values(a, b, va, vb)
         expected = to_matrix(a, va).toarray() + to_matrix(b, vb).toarray()
         assert np.allclose(to_matrix(total, v).toarray(), expected)
+
+
+def test_verification_checks_the_block_values_against_the_program(monkeypatch):
+    """The path identity holds for any blocks; J·v against central differences of the
+    array program catches a block whose values are not the derivative."""
+    from dgraph.core import block_values
+
+    g = _chain_graph(4, ["sin", "exp", "tanh"])
+    es = accumulate(g, "forward")
+    assert es.verified and "central differences" in es.verification.detail
+    wrong = block_values.block_value
+    monkeypatch.setattr(block_values, "block_value", lambda *a: 1.01 * wrong(*a))
+    check = es.verify()
+    assert not check.ok and check.mode == "values" and "central differences" in check.detail

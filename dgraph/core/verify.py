@@ -68,6 +68,7 @@ import sympy
 
 from ..errors import GraphError, VerificationError
 from .algebra import fold
+from .block_values import check_against_differences
 from .exprtable import ADD, LEAF, MUL, ExpressionTable, Unreadable, expression_table
 from .labels import check_labels
 from .paths import path_counts, path_sums
@@ -566,7 +567,21 @@ def verify(es: ExpressionSet, mode: str = "auto", seed: int = 0) -> Verification
         mode = "exact" if n <= EXACT_PATH_LIMIT else "random-point"
     try:
         if mode == "exact":
-            return _verify_exact(es, max(n, 1))
-        return _verify_random_point(es, expected, seed, table)
+            check = _verify_exact(es, max(n, 1))
+        else:
+            check = _verify_random_point(es, expected, seed, table)
     except VerificationError as exc:
         return Verification(False, mode, str(exc))
+    if check and es.graph.is_tensor:
+        return _verify_block_values(es, check, seed)
+    return check
+
+
+def _verify_block_values(es: ExpressionSet, check: Verification, seed: int) -> Verification:
+    """On a tensor graph the identity above holds for any blocks; that the blocks are
+    the program's derivatives is checked numerically: ``J·v`` against central
+    differences of the array program at a random point."""
+    why = check_against_differences(es, seed)
+    if why:
+        return Verification(False, "values", why)
+    return Verification(True, check.mode, f"{check.detail}; J·v agrees with central differences")

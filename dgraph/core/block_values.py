@@ -1,0 +1,203 @@
+"""Values of a tensor graph and of an expression set over its Jacobian blocks.
+
+:func:`vertex_values` runs the array program (each vertex's :class:`ArrayOp`, in the
+order the vertices were added); :func:`edge_values` gives every edge's block with its
+values there; :func:`jacobian_blocks` evaluates an expression set over those blocks with
+the bracketing its price counts (:mod:`dgraph.core.block_costs`), so what is computed is
+what is priced. :func:`check_against_differences` compares ``J·v`` with central
+differences of the program itself: the blocks' values are its derivatives.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import networkx as nx
+import numpy as np
+import sympy
+
+from .arrays import block_value, evaluate, operand_block
+from .block_costs import chain_product
+from .blocks import Block, add_values, multiply_values, to_matrix
+
+if TYPE_CHECKING:
+    from .expressions import ExpressionSet
+    from .graph import DGraph
+
+__all__ = [
+    "check_against_differences",
+    "edge_values",
+    "jacobian_blocks",
+    "random_inputs",
+    "vertex_values",
+]
+
+Valued = tuple[Block, np.ndarray] | None  # a block and its values; None: zero
+
+
+def program_order(graph: DGraph) -> list[str]:
+    """The vertices in the order they were added (the array program's order)."""
+    index = nx.get_node_attributes(graph.nx, "index")
+    return sorted(graph.nx, key=index.__getitem__)
+
+
+def random_inputs(graph: DGraph, seed: int = 0, low: float = 0.5, high: float = 1.5) -> dict:
+    """Uniform values in [low, high) for every input (inside most functions' domains)."""
+    rng = np.random.default_rng(seed)
+    return {x: rng.uniform(low, high, graph.shape(x)) for x in graph.inputs}
+
+
+def vertex_values(graph: DGraph, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Every vertex's value for these inputs."""
+    values: dict[str, np.ndarray] = {}
+    for v in program_order(graph):
+        op = graph.op(v)
+        if op is None:
+            values[v] = np.asarray(inputs[v], dtype=float).reshape(graph.shape(v))
+        else:
+            values[v] = evaluate(op, values)
+    return values
+
+
+def edge_values(graph: DGraph, values: Mapping[str, np.ndarray]) -> dict[tuple[str, str], Valued]:
+    """Every edge's block and its values (operand positions of one vertex summed)."""
+    out: dict[tuple[str, str], Valued] = {}
+    for v in program_order(graph):
+        op = graph.op(v)
+        if op is None:
+            continue
+        shapes = [graph._operand_shape(x) for x in op.operands]
+        for k in op.differentiable():
+            u = op.operands[k]
+            block = operand_block(op, k, shapes)
+            value = block_value(op, k, values, block)
+            found = out.get((u, v))
+            out[(u, v)] = (
+                (block, value) if found is None else add_values(*found[:1], block, found[1], value)
+            )
+    return out
+
+
+def jacobian_blocks(
+    es: ExpressionSet, values: Mapping[str, np.ndarray]
+) -> dict[tuple[str, str], Valued]:
+    """Every entry of ``es`` as a block with its values at the vertex ``values``."""
+    graph = es.graph
+    computed = es.as_computed or es
+    leaves = edge_values(graph, values)
+    edges = graph.edge_symbols
+    known: dict[sympy.Symbol, Valued] = {}
+
+    def atom(e: sympy.Basic) -> Valued:
+        return known[e] if e in known else leaves[edges[e]]
+
+    for name, definition in computed.references.items():
+        known[name] = _evaluate(definition, atom)
+    return {key: _evaluate(entry, atom) for key, entry in computed.jacobian.items()}
+
+
+def _evaluate(expr: sympy.Expr, atom) -> Valued:
+    done: dict[sympy.Basic, Valued] = {}
+    stack: list[tuple[sympy.Basic, bool]] = [(expr, False)]
+    while stack:
+        e, ready = stack.pop()
+        if e in done:
+            continue
+        if e.is_Symbol:
+            done[e] = atom(e)
+            continue
+        if not ready:
+            stack.append((e, True))
+            stack.extend((a, False) for a in e.args if not a.is_Number and a not in done)
+            continue
+        done[e] = _sum(e, done) if e.is_Add else _product(e, done)
+    return done[expr]
+
+
+def _sum(e: sympy.Expr, done: dict) -> Valued:
+    total: Valued = None
+    for term in e.args:
+        part = done[term]
+        if part is None:
+            continue
+        total = part if total is None else add_values(total[0], part[0], total[1], part[1])
+    return total
+
+
+def _product(e: sympy.Expr, done: dict) -> Valued:
+    coefficient = 1.0
+    factors = []
+    for f in e.args:
+        if f.is_Number:
+            coefficient *= float(f)
+            continue
+        factors.append(done[f])
+    if coefficient == 0 or any(f is None for f in factors):
+        return None
+    _, _, tree = chain_product([f[0] for f in factors])
+    result = _apply(tree, factors)
+    if result is None:
+        return None
+    return result[0], result[1] * coefficient if coefficient != 1 else result[1]
+
+
+def _apply(tree, factors) -> Valued:
+    """The product along a bracketing (nested pairs of factor indices), without recursion."""
+    stack: list[tuple[object, bool]] = [(tree, False)]
+    done: dict[object, Valued] = {}
+    while stack:
+        node, ready = stack.pop()
+        if isinstance(node, int):
+            done[node] = factors[node]
+            continue
+        if not ready:
+            stack.append((node, True))
+            stack.extend((child, False) for child in node)  # type: ignore[union-attr]
+            continue
+        left, right = done[node[0]], done[node[1]]  # type: ignore[index]
+        if left is None or right is None:
+            done[node] = None
+        else:
+            block, value = multiply_values(left[0], right[0], left[1], right[1])
+            done[node] = None if block is None else (block, value)
+    return done[tree]
+
+
+def _apply_matrix(part: Valued, vector: np.ndarray, out_size: int) -> np.ndarray:
+    if part is None:
+        return np.zeros(out_size)
+    return to_matrix(part[0], part[1]) @ vector
+
+
+def check_against_differences(
+    es: ExpressionSet, seed: int = 0, step: float = 1e-6, tolerance: float = 1e-5
+) -> str | None:
+    """Why ``J·v`` of ``es`` at a random point and direction disagrees with central
+    differences of the program (relative to the largest entry), else None; a set that
+    computes only some entries is not checked this way."""
+    if es.pairs is not None:
+        return None
+    graph = es.graph
+    rng = np.random.default_rng(seed)
+    inputs = random_inputs(graph, seed)
+    values = vertex_values(graph, inputs)
+    entries = jacobian_blocks(es, values)
+    direction = {x: rng.standard_normal(graph.shape(x)) for x in graph.inputs}
+    plus = vertex_values(graph, {x: inputs[x] + step * direction[x] for x in graph.inputs})
+    minus = vertex_values(graph, {x: inputs[x] - step * direction[x] for x in graph.inputs})
+    pairs = es.pairs or list(es.jacobian)
+    outputs = dict.fromkeys(y for y, _ in pairs)
+    for y in outputs:
+        size = math.prod(graph.shape(y))
+        jv = np.zeros(size)
+        for (yy, x), part in entries.items():
+            if yy == y:
+                jv += _apply_matrix(part, direction[x].ravel(), size)
+        expected = ((plus[y] - minus[y]) / (2 * step)).ravel()
+        scale = max(1.0, float(np.abs(expected).max(initial=0.0)))
+        error = float(np.abs(jv - expected).max(initial=0.0)) / scale
+        if error > tolerance:
+            return f"J·v for {y} differs from central differences by {error:.2g} (relative)"
+    return None
