@@ -313,6 +313,14 @@ class DGraph(Printable):
             sources = dict.fromkeys(op.operands[k] for k in op.differentiable())
             self._add_edges([(u, vertex) for u in sources])
 
+    def add_block_edge(self, source: str, target: str, block: Block) -> None:
+        """An edge of a tensor graph with its block given (a part of a graph, or a graph
+        read from its structure alone): no operation computes it."""
+        if not self._tensor:
+            raise GraphError(f"edge {source} -> {target}: a block edge needs tensor vertices")
+        self.add_edge(source, target)
+        self._g.edges[source, target]["block"] = block
+
     @property
     def is_tensor(self) -> bool:
         """Whether the graph has tensor vertices (array operations, Jacobian blocks)."""
@@ -549,6 +557,9 @@ class DGraph(Printable):
                 other.add_array_vertex(v, self.role(v), self.shape(v), self.op(v))
             else:
                 other.add_vertex(v, self.role(v), self.expr(v))
+        for u, v in self.edges() if self._tensor else ():
+            if not other._g.has_edge(u, v):  # a block given without an operation
+                other.add_block_edge(u, v, self.block(u, v))
         for u, v in self.edges() if not self._tensor else ():
             data = self._g.edges[u, v]
             other.add_edge(u, v, data["partial"] if data["given"] else None)

@@ -51,9 +51,15 @@ def independent_parts(graph: DGraph) -> list[DGraph]:
         for p in graph.parameters:
             part.add_parameter(p)
         for v in sorted(ends, key=rank.__getitem__):
-            part.add_vertex(v, graph.role(v))
+            if graph.is_tensor:
+                part.add_array_vertex(v, graph.role(v), graph.shape(v))
+            else:
+                part.add_vertex(v, graph.role(v))
         for u, v in edges:
-            part.add_edge(u, v, graph.partial(u, v))
+            if graph.is_tensor:
+                part.add_block_edge(u, v, graph.block(u, v))
+            else:
+                part.add_edge(u, v, graph.partial(u, v))
         parts.append(part)
     return parts
 

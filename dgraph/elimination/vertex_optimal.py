@@ -13,8 +13,11 @@ methods on the dual computational graph", Math. Program. 99 (2004) 399–421.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
+from .kernel import BLOCKS, Elimination
 from .labeled import replay
 from .parts import by_parts
 from .search import SearchResult, check_size, check_start, subset_search
@@ -24,6 +27,7 @@ from .vertex import markowitz_order
 __all__ = ["VERTEX_LIMIT", "vertex_optimal", "vertex_optimal_search"]
 
 VERTEX_LIMIT = 18  # intermediates beyond which the search refuses without a budget
+TENSOR_VERTEX_LIMIT = 14  # likewise on a tensor graph, where every set's blocks are kept
 
 
 def vertex_optimal_search(
@@ -43,8 +47,13 @@ def vertex_optimal_search(
 def _connected_search(
     graph: DGraph, budget: float | None, incumbent: list[str] | None = None
 ) -> SearchResult:
-    check_size(graph, budget, VERTEX_LIMIT, "vertex-optimal")
+    limit = TENSOR_VERTEX_LIMIT if graph.is_tensor else VERTEX_LIMIT
+    check_size(graph, budget, limit, "vertex-optimal")
     check_start(graph, budget, 3 + bool(incumbent), "vertex-optimal")
+    inner = graph.intermediates
+    orders = [inner, inner[::-1], markowitz_order(graph)] + ([incumbent] if incumbent else [])
+    if graph.is_tensor:  # block prices, and no bound: the cuts count scalar products
+        return subset_search(graph, _BlockPrices(graph), lambda done: 0, orders, budget)
     bits = BitGraph(graph)
     cut_in, cut_out = bits.cuts()
     weight = {v: cut_in[v] * cut_out[v] for v in bits.intermediates}
@@ -52,9 +61,31 @@ def _connected_search(
     def bound(done: int) -> int:
         return sum(w for v, w in weight.items() if not done >> v & 1)
 
-    inner = graph.intermediates
-    orders = [inner, inner[::-1], markowitz_order(graph)] + ([incumbent] if incumbent else [])
     return subset_search(graph, bits.vertex_prices, bound, orders, budget)
+
+
+class _BlockPrices:
+    """What eliminating each vertex left costs over Jacobian blocks, after a set: the
+    state after a set does not depend on the order, so each is made once, from the set
+    it was reached from, and kept."""
+
+    def __init__(self, graph: DGraph) -> None:
+        self.names = graph.order()
+        self.inner = [i for i, v in enumerate(self.names) if graph.role(v) == "intermediate"]
+        self.states = {0: Elimination(graph, BLOCKS)}
+        self.paid: dict[tuple[int, int], int] = {}
+
+    def __call__(self, done: int) -> Iterator[tuple[int, int]]:
+        state = self.states[done]
+        for v in self.inner:
+            if done >> v & 1:
+                continue
+            key = (done, v)
+            if key not in self.paid:
+                after = state.copy()
+                self.paid[key] = after.eliminate_vertex(self.names[v])
+                self.states.setdefault(done | 1 << v, after)
+            yield v, self.paid[key]
 
 
 def vertex_optimal(graph: DGraph, budget: float | None = None) -> ExpressionSet:

@@ -83,14 +83,14 @@ class Comparison(Printable):
     def effective_lower_bound(self) -> int | None:
         """Effective multiplications every accumulation needs (``best``'s rank bound)."""
         es = self.results.get("best")
-        return None if es is None else es.info["lower_bounds"].get(ANY_ACCUMULATION)
+        return None if es is None else es.info.get("lower_bounds", {}).get(ANY_ACCUMULATION)
 
     @property
     def elimination_lower_bound(self) -> int | None:
         """Effective multiplications every elimination — every method here — needs
         (``best``'s junction bound: :mod:`dgraph.search.junction_bounds`)."""
         es = self.results.get("best")
-        return None if es is None else es.info["lower_bounds"].get(ANY_ELIMINATION)
+        return None if es is None else es.info.get("lower_bounds", {}).get(ANY_ELIMINATION)
 
     def rows(self) -> list[dict[str, Any]]:
         """Per method: its summary, ``gap``, its structural mults minus those of the
@@ -213,6 +213,9 @@ def _compare(
         if progress is not None:
             progress(name, k, len(order))
         share = budget
+        if graph.is_tensor and lookup(name).scalar_only:
+            comparison.skipped[name] = "prices its search over scalar labels, not blocks"
+            continue
         if ceiling is not None and name in searches:
             share = SEARCH_FRACTION * budget / len(searches)
             if share < MIN_SHARE:

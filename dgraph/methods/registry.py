@@ -70,7 +70,8 @@ class MethodSpec:
     ``exact`` methods search for an optimum within ``budget``; ``compared`` ones appear,
     in registration order, in :func:`dgraph.compare`'s default table; ``deterministic``
     ones give the same result however long they run (no deadline, no seed); ``needs``
-    names options without which the method cannot run (a given order).
+    names options without which the method cannot run (a given order); ``scalar_only``
+    ones price their search over scalar labels, which a tensor graph's blocks are not.
     """
 
     name: str
@@ -81,6 +82,7 @@ class MethodSpec:
     compared: bool = False
     deterministic: bool = True
     needs: tuple[str, ...] = ()
+    scalar_only: bool = False  # its search or its claim is priced over scalar labels
     options: Mapping[str, Any] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -100,6 +102,11 @@ class MethodSpec:
 
     def __call__(self, graph: DGraph, **options: Any) -> ExpressionSet:
         self.check(options)
+        if self.scalar_only and graph.is_tensor:
+            raise DGraphError(
+                f"method {self.name!r} prices its search over scalar labels; on a tensor graph"
+                " use forward, reverse, markowitz, vertex-optimal or best (priced over blocks)"
+            )
         return self.run(graph, **{k: v for k, v in options.items() if k in self.options})
 
 
@@ -216,6 +223,7 @@ register(
     "shortest path in the edge-elimination metagraph",
     exact=True,
     compared=True,
+    scalar_only=True,
 )
 register(
     "best",
@@ -231,6 +239,7 @@ register(
     _FACE,
     "the cheapest face elimination (A* over line-graph states)",
     exact=True,
+    scalar_only=True,
 )
 register(
     "face-greedy",

@@ -95,6 +95,7 @@ from ..faces.elimination import FACE_PATH_LIMIT
 from ..faces.greedy import greedy_faces
 from ..zhou.factorize import zhou
 from ..zhou.layers import layers
+from .best_blocks import best_blocks
 from .bracketing_bound import bracketing_lower_bound, load_solver
 from .effective_optimal import effective_optimal_search
 from .junction_bounds import elimination_lower_bound
@@ -312,6 +313,8 @@ def best(
     budget = DEFAULT_BUDGET if budget is None else budget
     if objective not in OBJECTIVES:
         raise InputError(f"best: unknown objective {objective!r}: one of {', '.join(OBJECTIVES)}")
+    if graph.is_tensor:  # priced over Jacobian blocks, where the scalar bounds do not hold
+        return best_blocks(graph, budget, seed, candidates)
     load_solver()  # SciPy's import, once per process, is not the searches' time
     t0 = time.perf_counter()
     clock = Ceiling(ceiling_for(budget) if ceiling is None else ceiling)
