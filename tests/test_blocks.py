@@ -299,3 +299,12 @@ def test_best_and_compare_on_a_tensor_graph_price_blocks():
     assert table.results["best"].mults == 24
     with pytest.raises(DGraphError, match="tensor graph"):
         accumulate(g, "edge-optimal")
+
+
+def test_a_tensor_expression_set_prints_its_blocks():
+    from dgraph.render.text import expression_set_text
+
+    g = _chain_graph(3, ["tanh", "exp"])
+    text = expression_set_text(accumulate(g, "reverse"))
+    assert "d_v0_x = diag(1 - tanh(x)**2)   [3 ← 3, diagonal]" in text
+    assert "d_y_v0 = diag(exp(v0))   [3 ← 3, diagonal]" in text

@@ -612,3 +612,61 @@ def _extreme_value(op: ArrayOp, x: np.ndarray) -> np.ndarray:
     best = (np.max if op.primitive == "reduce_max" else np.min)(x, axis=axes, keepdims=True)
     hit = (x == best).astype(float)
     return hit / hit.sum(axis=axes, keepdims=True)
+
+
+# -- descriptions --------------------------------------------------------------------------
+
+
+def describe(op: ArrayOp, k: int) -> str:
+    """∂op/∂(operand k) as the papers write it: ``diag(exp(u))``, ``I ⊗ Wᵀ``, a selection
+    ``S[1:4]``, a reduction ``1ᵀ[axes 1]``.
+
+    >>> describe(ArrayOp("tanh", ("h",), (), (3,)), 0)
+    'diag(1 - tanh(h)**2)'
+    >>> numbers = (((1,), (0,)), ((), ()))
+    >>> dot = ArrayOp("dot_general", ("x", "W"), (("dimension_numbers", numbers),), (5, 4))
+    >>> describe(dot, 0), describe(dot, 1)
+    ('I ⊗ Wᵀ', 'x ⊗ I')
+    """
+    name, p = op.primitive, op.param
+    names = [_operand_text(x) for x in op.operands]
+    if name in ELEMENTWISE:
+        d = ELEMENTWISE[name][1][k]
+        if d.is_Number:
+            return "I" if d == 1 else "-I" if d == -1 else f"{d}·I"
+        text = sympy.sstr(d.xreplace({A: sympy.Symbol(names[0]), B: sympy.Symbol(names[-1])}))
+        return f"diag({text})"
+    if name == "integer_pow":
+        return f"diag({p['y']}*{names[0]}**{p['y'] - 1})"
+    if name == "select_n":
+        return f"diag({names[0]} == {k - 1})"
+    if name == "dot_general":
+        return f"I ⊗ {names[1]}ᵀ" if k == 0 else f"{names[0]} ⊗ I"
+    if name == "reduce_sum":
+        return f"1ᵀ[axes {', '.join(map(str, p['axes']))}]"
+    if name in ("reduce_max", "reduce_min"):
+        return f"onehot(arg{name[7:]} over axes {', '.join(map(str, p['axes']))})"
+    if name == "slice":
+        bounds = ", ".join(
+            f"{s}:{e}" for s, e in zip(p["start_indices"], p["limit_indices"], strict=True)
+        )
+        return f"S[{bounds}]"
+    if name == "pad":
+        return f"P[{', '.join(f'{lo}:{hi}' for lo, hi, _ in p['padding_config'])}]"
+    if name == "concatenate":
+        return f"E[part {k} of axis {p['dimension']}]"
+    if name == "broadcast_in_dim":
+        return f"B[→{'×'.join(map(str, op.shape))}]"
+    if name == "transpose":
+        return f"T{tuple(p['permutation'])}"
+    if name in ("reshape", "squeeze", "expand_dims"):
+        return f"reshape[→{'×'.join(map(str, op.shape))}]"
+    return f"∂{name}/∂{names[k]}"
+
+
+def _operand_text(x: Any) -> str:
+    if isinstance(x, str):
+        return x
+    if isinstance(x, Const):
+        return f"{float(x.value)}" if x.value.size == 1 else f"const{list(x.shape)}"
+    return x.primitive

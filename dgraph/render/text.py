@@ -8,6 +8,7 @@ from typing import Any
 
 import sympy
 
+from ..core.arrays import describe
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.paths import count_paths, naive_cost
@@ -35,10 +36,37 @@ def counted(n: int, noun: str) -> str:
 
 
 def expression_set_text(es: ExpressionSet) -> str:
-    """One line per equation, references first: ``r1 = ...``, ``dy/dx = ...``."""
+    """One line per equation, references first: ``r1 = ...``, ``dy/dx = ...``; on a
+    tensor graph, then every block the equations use, with its shape and type."""
     lines = [f"{name} = {sympy.sstr(d)}" for name, d in es.references.items()]
     lines += [f"d{y}/d{x} = {sympy.sstr(e)}" for (y, x), e in es.jacobian.items()]
+    if es.graph.is_tensor:
+        lines += ["where", *block_legend(es)]
     return "\n".join(lines)
+
+
+def _dims(shape: tuple[int, ...]) -> str:
+    return "×".join(map(str, shape)) or "1"
+
+
+def block_legend(es: ExpressionSet) -> list[str]:
+    """``d_h_x = I ⊗ Wᵀ   [5×4 ← 5×3, kronecker]`` for each edge symbol ``es`` uses, in
+    the graph's edge order."""
+    graph = es.graph
+    used: set[sympy.Basic] = set()
+    for e in (*es.references.values(), *es.jacobian.values()):
+        used |= e.free_symbols
+    lines = []
+    for u, v in graph.edges():
+        sym = graph.symbol(u, v)
+        if sym not in used:
+            continue
+        op, block = graph.op(v), graph.block(u, v)
+        texts = [describe(op, k) for k in op.differentiable() if op.operands[k] == u] if op else []
+        text = " + ".join(texts) or block.type_name
+        shape = f"{_dims(graph.shape(v))} ← {_dims(graph.shape(u))}"
+        lines.append(f"  {sym} = {text}   [{shape}, {block.type_name}]")
+    return lines
 
 
 def _tex_id(v: str) -> str:
@@ -120,11 +148,10 @@ def cost_line(es: ExpressionSet) -> str:
         )
     if "objective" in es.info:  # best: its lower bound in what it minimized
         objective = es.info["objective"]
-        extra = (
-            f" — proven optimal in {objective} mults among {es.info['optimal_among']}"
-            if es.info["proven_optimal"]
-            else f" — {objective} lower bound {es.info['objective_lower_bound']}"
-        )
+        if es.info.get("proven_optimal"):
+            extra = f" — proven optimal in {objective} mults among {es.info['optimal_among']}"
+        elif es.info.get("objective_lower_bound") is not None:
+            extra = f" — {objective} lower bound {es.info['objective_lower_bound']}"
     if "budget_note" in es.info:
         extra += f" — {es.info['budget_note']}"
     return (
