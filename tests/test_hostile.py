@@ -308,6 +308,12 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     ("jax-loop", ["structure", H("jax_model.py") + ":loops"], "is not supported"),
     (
+        "tensor-unknown-primitive",
+        ["structure", H("tensor_unknown_primitive.json")],
+        "unknown array primitive 'fft'",
+    ),
+    ("tensor-operand-count", ["structure", H("tensor_operand_count.json")], "takes 1 operands"),
+    (
         "jax-unknown-input",
         ["structure", H("jax_model.py") + ":spring", "--inputs", "x:3"],
         "no parameter 'x' (q, k)",

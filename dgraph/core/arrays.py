@@ -68,6 +68,8 @@ ELEMENTWISE: dict[str, tuple[Callable[..., np.ndarray], tuple[sympy.Expr, ...]]]
     "abs": (np.abs, (sympy.sign(A),)),
     "square": (np.square, (2 * A,)),
     "erf": (None, (2 / sympy.sqrt(sympy.pi) * sympy.exp(-(A**2)),)),  # type: ignore[dict-item]
+    "erfc": (None, (-2 / sympy.sqrt(sympy.pi) * sympy.exp(-(A**2)),)),  # type: ignore[dict-item]
+    "erf_inv": (None, (sympy.sqrt(sympy.pi) / 2 * sympy.exp(sympy.erfinv(A) ** 2),)),  # type: ignore[dict-item]
     "add": (np.add, (sympy.Integer(1), sympy.Integer(1))),
     "sub": (np.subtract, (sympy.Integer(1), sympy.Integer(-1))),
     "mul": (np.multiply, (B, A)),
@@ -115,6 +117,7 @@ MOVES = (
     "pad",
     "concatenate",
     "rev",
+    "stack",
 )
 
 PRIMITIVES = frozenset(
@@ -221,10 +224,10 @@ def _read(x: Any, values: Mapping[str, np.ndarray]) -> np.ndarray:
 
 def _forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:
     name, p = op.primitive, op.param
-    if name == "erf":
-        from scipy.special import erf
+    if name in ("erf", "erfc", "erf_inv"):  # scipy's, NumPy has none
+        import scipy.special
 
-        return erf(args[0])
+        return getattr(scipy.special, name.replace("_", ""))(args[0])
     if name in ELEMENTWISE:
         return ELEMENTWISE[name][0](*args)
     if name in NONDIFFERENTIABLE:
@@ -281,6 +284,8 @@ def _move(name: str, p: Mapping[str, Any], args: list[np.ndarray], shape) -> np.
         return out
     if name == "concatenate":
         return np.concatenate([np.asarray(a) for a in args], axis=p["dimension"])
+    if name == "stack":
+        return np.stack([np.asarray(a) for a in args], axis=p["axis"])
     raise InputError(f"the array operation {name!r} is not supported")
 
 
@@ -316,7 +321,7 @@ def operand_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Blo
             )
         if mine == ():  # a scalar operand broadcast against the others
             return dense(out, (), kind)
-        raise InputError(f"{name}: operand shapes {mine} and {out} do not match")
+        return _broadcast_elementwise(name, mine, out, kind)
     if name == "dot_general":
         return _dot_block(op, k, shapes)
     if name == "reduce_sum":
@@ -334,6 +339,25 @@ def operand_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Blo
     if name == "cumsum":
         return _cumsum_pattern(op, mine)
     raise InputError(f"{name}: no derivative")
+
+
+def _broadcast_elementwise(name: str, mine: tuple, out: tuple, kind: int) -> Labelled:
+    """An operand broadcast along its axes of length 1 (NumPy's rule, which jaxprs use
+    for ``div g i`` with ``i`` of shape (3, 1)): a diagonal over the axes it keeps."""
+    lead = len(out) - len(mine)
+    if lead < 0 or any(m not in (1, n) for m, n in zip(mine, out[lead:], strict=True)):
+        raise InputError(f"{name}: operand shapes {mine} and {out} do not match")
+    sizes = list(out)  # label j reads output axis j
+    in_axes = []
+    for i, m in enumerate(mine):
+        if m == out[lead + i]:
+            in_axes.append(((lead + i,), 0))
+        else:
+            sizes.append(1)
+            in_axes.append(((len(sizes) - 1,), 0))
+    out_axes = tuple(((j,), 0) for j in range(len(out)))
+    value = () if kind != GENERAL else tuple(range(len(out)))
+    return Labelled(out, mine, out_axes, tuple(in_axes), tuple(sizes), value, kind)
 
 
 def _elementwise_kind(op: ArrayOp, k: int) -> int:
@@ -505,6 +529,12 @@ def _move_block(name: str, p: Mapping[str, Any], out, op: ArrayOp, k: int, shape
         ins = tuple(((j,), 0) for j in range(n))
         outs = tuple(((j,), offset if j == d else 0) for j in range(n))
         return Labelled(out, mine, outs, ins, mine, (), ONES)
+    if name == "stack":  # the new axis: a label of size 1 at offset k
+        d = p["axis"]
+        ins = tuple(((j,), 0) for j in range(n))
+        outs = [((j,), 0) for j in range(n)]
+        outs.insert(d, ((n,), k))
+        return Labelled(out, mine, tuple(outs), ins, (*mine, 1), (), ONES)
     return _explicit_move(op, k, shapes)
 
 

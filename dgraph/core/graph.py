@@ -23,6 +23,7 @@ import sympy
 
 from ..errors import GraphError
 from .algebra import nc_symbol, real_symbol
+from .array_json import op_to_json
 from .arrays import ArrayOp, operand_block
 from .blocks import Block, scalar_block
 from .blocks import add as add_blocks
@@ -601,7 +602,10 @@ class DGraph(Printable):
     # -- interchange ---------------------------------------------------------------------
 
     def to_dict(self) -> dict:
-        """The dgraph/1 interchange form (data-flow direction)."""
+        """The dgraph/1 interchange form (data-flow direction); a tensor graph lists every
+        vertex, inputs too, in evaluation order with its ``shape`` and ``op``."""
+        if self._tensor:
+            return self._tensor_dict()
         vertices = []
         for v in self.order():
             if self.role(v) == "input":
@@ -625,6 +629,22 @@ class DGraph(Printable):
             data["parameters"] = list(self._parameters)
         if self._solved:
             data["solved"] = list(self._solved)
+        data.update(vertices=vertices, edges=edges)
+        return data
+
+    def _tensor_dict(self) -> dict:
+        index = nx.get_node_attributes(self._g, "index")
+        vertices = []
+        for v in sorted(self._g, key=index.__getitem__):
+            entry: dict = {"id": v, "shape": list(self.shape(v))}
+            if self.op(v) is not None:
+                entry["op"] = op_to_json(self.op(v))
+            vertices.append(entry)
+        data: dict = {"format": "dgraph/1"}
+        if self.name:
+            data["name"] = self.name
+        data.update(inputs=self.inputs, outputs=self.outputs)
+        edges = [{"source": u, "target": v} for u, v in self.edges()]
         data.update(vertices=vertices, edges=edges)
         return data
 

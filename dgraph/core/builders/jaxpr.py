@@ -512,11 +512,19 @@ def _element_names(base: str, shape: tuple, taken: set[str]) -> list[str]:
 
 
 def from_jax(
-    f: Callable[..., Any], *example_args: Any, name: str = "", every_equation: bool = False
+    f: Callable[..., Any],
+    *example_args: Any,
+    name: str = "",
+    every_equation: bool = False,
+    level: str = "scalar",
 ) -> DGraph:
     """The differentiation graph of a JAX function at arguments shaped like
     ``example_args`` (scalars or small arrays), one vertex per jaxpr equation (per element
     of an array).
+
+    ``level="array"`` keeps arrays whole instead: one tensor vertex per equation, its
+    edges Jacobian blocks (:mod:`dgraph.core.builders.jaxpr_arrays`; ``every_equation``
+    does not apply there). The default ``level="scalar"`` is the element-by-element graph.
 
     An operation that simplifies away is no vertex by default: ``x * 1`` is ``x``, and
     ``1 ** x`` the constant 1. With ``every_equation`` each elementwise operation and
@@ -529,6 +537,12 @@ def from_jax(
     >>> g.inputs, g.intermediates, g.outputs
     (['x', 'y'], ['v1', 'v2'], ['f'])
     """
+    if level == "array":
+        from .jaxpr_arrays import from_jax_arrays
+
+        return from_jax_arrays(f, *example_args, name=name)
+    if level != "scalar":
+        raise InputError(f"level {str(level)[:20]!r} is not one of 'scalar', 'array'")
     jax = _jax()
     label = name or getattr(f, "__name__", "function")
     label = "" if label == "<lambda>" else label
@@ -577,6 +591,15 @@ def _x64(jax):
 def _output_names(tree, shapes, inputs: set[str], jax) -> list[str]:
     """``y`` for one scalar; ``y0, y1, ...`` for several; a dict's keys; the elements of
     an array output numbered after its name."""
+    keys = _output_keys(tree, len(shapes), inputs, jax)
+    out: list[str] = []
+    for key, shape in zip(keys, shapes, strict=True):
+        out += _element_names(key, shape, inputs | set(out))
+    return out
+
+
+def _output_keys(tree, count: int, inputs: set[str], jax) -> list[str]:
+    """One name per returned array: ``y``, ``y0, y1, ...`` or a dict's keys."""
     keys = None
     try:
         paths = [
@@ -591,11 +614,8 @@ def _output_names(tree, shapes, inputs: set[str], jax) -> list[str]:
         keys = None
     base = "y" if "y" not in inputs else "f"
     if keys is None:
-        keys = [base] if len(shapes) == 1 else [f"{base}{k}" for k in range(len(shapes))]
-    out: list[str] = []
-    for key, shape in zip(keys, shapes, strict=True):
-        out += _element_names(key, shape, inputs | set(out))
-    return out
+        keys = [base] if count == 1 else [f"{base}{k}" for k in range(count)]
+    return keys
 
 
 def _graph(interpreter: _Interpreter, inputs, outputs, label: str, where: str) -> DGraph:

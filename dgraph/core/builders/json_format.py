@@ -14,8 +14,12 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from ...errors import GraphError, InputError
 from ..activity import drop_dead, fold_passive
+from ..array_json import op_from_json, shape_from_json
+from ..arrays import evaluate
 from ..graph import DGraph
 from ..labels import check_labels
 from ..parse import parse_expression
@@ -111,6 +115,8 @@ def _from_dict(data: Any, source: str) -> DGraph:
     if both:
         raise GraphError(f"{source}: {sorted(both)[0]!r} is both an input and an output")
 
+    if any("shape" in v or "op" in v for v in vertices):
+        return _tensor_graph(data, inputs, outputs, vertices, edges, source)
     exprs: dict[str, str | None] = {}
     for k, v in enumerate(vertices):
         if not isinstance(v.get("id"), str):
@@ -155,3 +161,68 @@ def _from_dict(data: Any, source: str) -> DGraph:
         raise GraphError(f"{source}: {exc}") from None
     check_labels(graph, source)
     return graph
+
+
+def _tensor_graph(data: dict, inputs, outputs, vertices, edges, source: str) -> DGraph:
+    """A tensor graph: every vertex listed in evaluation order with its ``shape``, each
+    but the inputs with its ``op``; the edges must be those the ops give."""
+    for key in ("parameters", "solved"):
+        if data.get(key):
+            raise InputError(f"{source}: a tensor graph has no {key!r}")
+    graph = DGraph(str(data.get("name", "")))
+    listed = set()
+    for k, v in enumerate(vertices):
+        name = v.get("id")
+        if not isinstance(name, str):
+            raise InputError(f"{source}: vertex {k} has no string 'id'")
+        where = f"{source}: vertex {name[:40]!r}"
+        if name in listed:
+            raise GraphError(f"{where} is listed twice")
+        listed.add(name)
+        unknown = set(v) - {"id", "shape", "op"}
+        if unknown:
+            raise InputError(f"{where}: unknown key {sorted(unknown)[0][:40]!r} in a tensor graph")
+        shape = shape_from_json(v.get("shape"), where)
+        role = "input" if name in inputs else "output" if name in outputs else "intermediate"
+        if (role == "input") != ("op" not in v):
+            raise InputError(
+                f"{where}: {'an input has no' if role == 'input' else 'needs an'} 'op'"
+            )
+        op = None if role == "input" else op_from_json(v["op"], shape, where)
+        try:
+            graph.add_array_vertex(name, role, shape, op)
+        except GraphError as exc:
+            raise GraphError(f"{source}: {exc}") from None
+        _check_op(graph, name, where)
+    missing = [n for n in [*inputs, *outputs] if n not in listed]
+    if missing:
+        raise GraphError(f"{source}: {missing[0][:40]!r} is not among the vertices")
+    given = {(e["source"], e["target"]) for e in edges}
+    made = set(graph.edges())
+    if given != made:
+        u, v = sorted(given ^ made)[0]
+        how = "is not" if (u, v) in given else "is missing from"
+        raise GraphError(f"{source}: edge {u} -> {v} {how} what the vertices' ops read")
+    try:
+        return graph.validate()
+    except GraphError as exc:
+        raise GraphError(f"{source}: {exc}") from None
+
+
+def _check_op(graph: DGraph, name: str, where: str) -> None:
+    """The vertex's op on its operands' shapes: its value has the vertex's shape, and each
+    operand's block exists (bad params, mismatched shapes: one error line)."""
+    op = graph.op(name)
+    if op is None:
+        return
+    values = {u: np.ones(graph.shape(u)) for u in op.vertices()}
+    try:
+        with np.errstate(all="ignore"):
+            evaluate(op, values)
+        for u in graph.predecessors(name):
+            graph.block(u, name)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        detail = str(exc).splitlines()[0][:80] if str(exc) else type(exc).__name__
+        raise InputError(f"{where}: its op does not fit its operands ({detail})") from None

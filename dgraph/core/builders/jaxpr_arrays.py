@@ -1,0 +1,419 @@
+"""Tensor graphs from JAX functions: one vertex per jaxpr equation, arrays kept whole.
+
+``from_jax(f, *args, level="array")`` reads ``jax.make_jaxpr``'s equations as array
+operations (:class:`~dgraph.core.arrays.ArrayOp`, jax.lax's vocabulary): an equation on
+a value that a derivative flows from is one tensor vertex of the equation's shape, its
+edges the Jacobian blocks of :mod:`dgraph.core.blocks`, so the graph's size is the
+program's, not the data's (a stencil on any grid has the same vertices). The rest of the
+program becomes operands of those vertices:
+
+* an equation on constants only (literals, captured arrays, ``iota``, the ``-inf`` a
+  max reduction starts from) is evaluated once, by JAX itself, and is a constant operand
+  downstream (constant folding);
+* a comparison, an integer or boolean computation, a rounding, or a value under
+  ``stop_gradient`` is a *nested* operation: a non-differentiable operand (the predicate
+  of ``select_n``, softmax's shift), with no edge. Vertices only such operands read are
+  inlined into them;
+* calls (``pjit``, ``closed_call``, ``custom_jvp_call``, ``custom_vjp_call``) are inlined:
+  the graph differentiates the primal computation, not the custom rule;
+* dtype conversions between floats and copies make no vertex.
+
+Vertices are named after their primitive and the equation's place in the inlined list
+(``exp4``, ``dot_general1``), inputs after the function's parameters, outputs as the
+scalar builder names them (``y``, ``y0, y1, ...``, a dict's keys). An output that is an
+input, or that another vertex reads, is a ``copy`` vertex of it. An index that depends on
+the inputs (``dynamic_slice``, ``gather``) or a primitive with no array operation is one
+error line naming it.
+
+References: Graphax reads jaxprs as one vertex per equation in the same way (Lohoff and
+Neftci, "Optimizing automatic differentiation with deep reinforcement learning", 2024).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...errors import InputError
+from ..activity import dead_note
+from ..arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
+from ..graph import DGraph
+from .jaxpr import (
+    _CALLS,
+    NotJax,
+    _conversion_errors,
+    _first_line,
+    _jax,
+    _output_keys,
+    _parameter_names,
+    _x64,
+)
+
+__all__ = ["LEVELS", "from_jax_arrays"]
+
+LEVELS = ("scalar", "array")
+
+# the params each array operation keeps, in this order (the others are layout, precision)
+_PARAMS: dict[str, tuple[str, ...]] = {
+    "integer_pow": ("y",),
+    "dot_general": ("dimension_numbers",),
+    "reduce_sum": ("axes",),
+    "reduce_max": ("axes",),
+    "reduce_min": ("axes",),
+    "cumsum": ("axis", "reverse"),
+    "broadcast_in_dim": ("broadcast_dimensions",),
+    "squeeze": ("dimensions",),
+    "expand_dims": ("dimensions",),
+    "transpose": ("permutation",),
+    "slice": ("start_indices", "limit_indices", "strides"),
+    "pad": ("padding_config",),
+    "concatenate": ("dimension",),
+    "rev": ("dimensions",),
+    "stack": ("axis",),
+}
+_RENAMES = {"add_any": "add"}
+# the value passes through unchanged
+_ALIASES = {"copy", "copy_p", "reduce_precision", "optimization_barrier"}
+# primitives whose operands after the first are indices
+_INDEXED = {"dynamic_slice", "dynamic_update_slice", "gather", "scatter", "scatter-add"}
+
+
+@dataclass(frozen=True)
+class _Opaque:
+    """An integer or boolean value computed from the inputs by a primitive with no array
+    operation (``argmax``): fine until something reads it as data."""
+
+    primitive: str
+    shape: tuple[int, ...]
+
+
+Value = Any  # a vertex name, a NumPy constant, a nested ArrayOp, or an _Opaque
+
+
+def _plain(value: Any) -> Any:
+    """A param as hashable plain Python: tuples of ints, bools and None."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    return value
+
+
+def _constant(value: Any) -> Const:
+    """A constant operand: floats as float64, integers as int64, booleans as they are."""
+    array = np.asarray(value)
+    if array.dtype.kind in "iu":
+        array = array.astype(np.int64)
+    return Const.of(array)
+
+
+def _is_float(aval) -> bool:
+    return np.issubdtype(aval.dtype, np.floating)
+
+
+@dataclass
+class _Record:
+    name: str
+    op: ArrayOp
+
+
+@dataclass
+class _Reader:
+    where: str
+    taken: set[str]
+    records: list[_Record] = field(default_factory=list)
+    counter: int = 0
+    folded: int = 0
+
+    def __post_init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def run(self, jaxpr, consts, args: list[Value]) -> list[Value]:
+        """The values of ``jaxpr``'s outputs."""
+        from jax.extend.core import Literal
+
+        env: dict[Any, Value] = {}
+        for var, value in zip(jaxpr.constvars, consts, strict=True):
+            env[var] = np.asarray(value)
+        for var, value in zip(jaxpr.invars, args, strict=True):
+            env[var] = value
+
+        def read(atom) -> Value:
+            return np.asarray(atom.val) if isinstance(atom, Literal) else env[atom]
+
+        for eqn in jaxpr.eqns:
+            outs = self.equation(eqn, [read(a) for a in eqn.invars])
+            for var, value in zip(eqn.outvars, outs, strict=True):
+                env[var] = value
+        return [read(v) for v in jaxpr.outvars]
+
+    def equation(self, eqn, ins: list[Value]) -> list[Value]:
+        name = eqn.primitive.name
+        params = eqn.params
+        if name in _CALLS:
+            inner = params.get(_CALLS[name]) or params.get("jaxpr") or params.get("call_jaxpr")
+            if inner is None:
+                raise InputError(f"{self.where}: cannot inline {name}: no jaxpr in its params")
+            closed = getattr(inner, "jaxpr", inner)
+            consts = getattr(inner, "consts", getattr(inner, "literals", ()))
+            return self.run(closed, consts, ins[: len(closed.invars)])
+        self.counter += 1
+        if all(isinstance(x, np.ndarray) for x in ins):
+            return self.fold(eqn, ins)
+        if name in _INDEXED and not all(isinstance(x, np.ndarray) for x in ins[1:]):
+            raise InputError(
+                f"{self.where}: {name} with an index that depends on the inputs is not"
+                " supported (a data-dependent index): index with constants"
+            )
+        avals = [v.aval for v in eqn.outvars]
+        opaque = next((x for x in ins if isinstance(x, _Opaque)), None)
+        if opaque is not None:
+            if any(_is_float(a) for a in avals):
+                raise InputError(
+                    f"{self.where}: jaxpr primitive {opaque.primitive!r} is not supported at"
+                    " the array level"
+                )
+            return [_Opaque(opaque.primitive, tuple(a.shape)) for a in avals]
+        if name in _ALIASES:
+            return list(ins)
+        if name == "split":
+            return self.split(eqn, ins[0])
+        shape = tuple(avals[0].shape)
+        if name == "convert_element_type":
+            return [self.convert(ins[0], eqn.invars[0].aval, avals[0])]
+        if name == "stop_gradient":
+            x = ins[0]
+            return [ArrayOp("stop_gradient", (x,), (), shape) if isinstance(x, str) else x]
+        if name == "dynamic_slice":
+            return [self.dynamic_slice(eqn, ins)]
+        if name == "select_n" and isinstance(ins[0], np.ndarray) and np.unique(ins[0]).size == 1:
+            chosen = ins[1 + int(np.asarray(ins[0]).reshape(-1)[0])]  # a constant choice
+            if not isinstance(chosen, np.ndarray) or chosen.shape == shape:
+                return [chosen]
+        if name == "reshape" and params.get("dimensions") is not None:
+            raise InputError(f"{self.where}: reshape with a dimension order is not supported")
+        if name == "pad" and any(
+            int(i) or int(lo) < 0 or int(hi) < 0 for lo, hi, i in params["padding_config"]
+        ):
+            raise InputError(
+                f"{self.where}: pad with interior or negative padding is not supported"
+            )
+        primitive = _RENAMES.get(name, name)
+        if primitive not in PRIMITIVES or len(avals) != 1:
+            if not any(_is_float(a) for a in avals):  # argmax: refused once read as data
+                return [_Opaque(name, tuple(a.shape)) for a in avals]
+            raise InputError(
+                f"{self.where}: jaxpr primitive {name!r} is not supported at the array level"
+            )
+        kept = tuple((p, _plain(params.get(p))) for p in _PARAMS.get(primitive, ()))
+        if primitive == "slice" and kept[2][1] is not None and all(s == 1 for s in kept[2][1]):
+            kept = (*kept[:2], ("strides", None))
+        op = ArrayOp(primitive, tuple(self.operand(x) for x in ins), kept, shape)
+        return [self.result(op, avals[0])]
+
+    def operand(self, x: Value) -> Any:
+        return _constant(x) if isinstance(x, np.ndarray) else x
+
+    def result(self, op: ArrayOp, aval) -> Value:
+        """A vertex where a derivative flows through ``op``, else a nested operation."""
+        if op.primitive in NONDIFFERENTIABLE or not _is_float(aval) or not op.differentiable():
+            return op
+        base = op.primitive + ("_" if op.primitive[-1].isdigit() else "")
+        name = f"{base}{self.counter}"
+        while name in self.taken or name in self.index:
+            name += "_"
+        self.index[name] = len(self.records)
+        self.records.append(_Record(name, op))
+        return name
+
+    def fold(self, eqn, ins: list[np.ndarray]) -> list[np.ndarray]:
+        """An equation on constants, evaluated once by JAX."""
+        try:
+            out = eqn.primitive.bind(*ins, **eqn.params)
+        except Exception as exc:
+            raise InputError(
+                f"{self.where}: evaluating {eqn.primitive.name} on constants failed:"
+                f" {type(exc).__name__}: {_first_line(exc)}"
+            ) from None
+        self.folded += 1
+        outs = out if eqn.primitive.multiple_results else [out]
+        return [np.asarray(o) for o in outs]
+
+    def convert(self, x: Value, source, target) -> Value:
+        """A dtype conversion: no vertex between floats; a nested operation otherwise."""
+        shape = tuple(target.shape)
+        if isinstance(x, str) and _is_float(target):
+            return x
+        if _is_float(target):  # a boolean or integer as a float
+            return ArrayOp("convert_element_type", (x,), (), shape)
+        if np.issubdtype(target.dtype, np.bool_):
+            return ArrayOp("ne", (x, Const.of(0.0)), (), shape)
+        if _is_float(source):  # to an integer: toward zero
+            magnitude = ArrayOp("floor", (ArrayOp("abs", (x,), (), shape),), (), shape)
+            return ArrayOp("mul", (ArrayOp("sign", (x,), (), shape), magnitude), (), shape)
+        return x
+
+    def dynamic_slice(self, eqn, ins: list[Value]) -> Value:
+        """A window at constant offsets: a slice (JAX clamps the offsets into range)."""
+        x, starts = ins[0], [int(s) for s in ins[1:]]
+        in_shape = tuple(eqn.invars[0].aval.shape)
+        sizes = tuple(int(n) for n in eqn.params["slice_sizes"])
+        begin = tuple(
+            min(max(s, 0), n - m) for s, n, m in zip(starts, in_shape, sizes, strict=True)
+        )
+        end = tuple(b + m for b, m in zip(begin, sizes, strict=True))
+        params = (("start_indices", begin), ("limit_indices", end), ("strides", None))
+        return self.result(ArrayOp("slice", (x,), params, sizes), eqn.outvars[0].aval)
+
+    def split(self, eqn, x: Value) -> list[Value]:
+        """``split``: one slice per part."""
+        axis = int(eqn.params["axis"])
+        shape = tuple(eqn.invars[0].aval.shape)
+        outs, at = [], 0
+        for size, var in zip(eqn.params["sizes"], eqn.outvars, strict=True):
+            begin = tuple(at if j == axis else 0 for j in range(len(shape)))
+            end = tuple(at + int(size) if j == axis else n for j, n in enumerate(shape))
+            params = (("start_indices", begin), ("limit_indices", end), ("strides", None))
+            op = ArrayOp("slice", (self.operand(x),), params, tuple(var.aval.shape))
+            outs.append(self.result(op, var.aval))
+            at += int(size)
+        return outs
+
+
+def _substitute(op: ArrayOp, leaf: Callable[[str], Any]) -> ArrayOp:
+    """``op`` with every vertex name ``s`` replaced by ``leaf(s)`` (a name or an
+    operation), nested operations rebuilt bottom-up without recursion."""
+    done: dict[int, ArrayOp] = {}
+    stack = [op]
+    while stack:
+        top = stack[-1]
+        if id(top) in done:
+            stack.pop()
+            continue
+        pending = [x for x in top.operands if isinstance(x, ArrayOp) and id(x) not in done]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        operands = tuple(
+            leaf(x) if isinstance(x, str) else done[id(x)] if isinstance(x, ArrayOp) else x
+            for x in top.operands
+        )
+        done[id(top)] = ArrayOp(top.primitive, operands, top.params, top.shape)
+    return done[id(op)]
+
+
+def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
+    """The tensor graph: vertices an output reaches through derivatives, in equation
+    order; the others inlined where a nested operation reads them, else dropped."""
+    records = reader.records
+    for key, value in outputs:
+        if not isinstance(value, str):
+            how = "" if isinstance(value, np.ndarray) else " (only through comparisons,"
+            how += "" if isinstance(value, np.ndarray) else " rounding or stop_gradient)"
+            raise InputError(f"{where}: output {key!r} does not depend on the inputs{how}")
+    live: set[int] = set()
+    stack = [reader.index[v] for _, v in outputs if v in reader.index]
+    while stack:
+        k = stack.pop()
+        if k in live:
+            continue
+        live.add(k)
+        op = records[k].op
+        reads = (op.operands[j] for j in op.differentiable())
+        stack += [reader.index[u] for u in reads if u in reader.index]
+    uses: dict[int, int] = {}
+    for k in live:
+        op = records[k].op
+        for u in dict.fromkeys(op.operands[j] for j in op.differentiable()):
+            if u in reader.index:
+                uses[reader.index[u]] = uses.get(reader.index[u], 0) + 1
+    names = {n: n for n, _ in inputs} | {r.name: r.name for r in records}
+    roles: dict[int, str] = {}
+    copies: list[tuple[str, str]] = []
+    for key, value in outputs:
+        k = reader.index.get(value)
+        if k is not None and k not in roles and not uses.get(k):
+            roles[k] = "output"
+            names[value] = key
+        else:
+            copies.append((key, value))
+    fixed = set(n for n, _ in inputs) | {key for key, _ in outputs}
+    for k, r in enumerate(records):
+        while roles.get(k) is None and names[r.name] in fixed:
+            names[r.name] += "_"
+    inlined: dict[str, ArrayOp] = {}
+    used: set[str] = set()
+
+    def leaf(s: str) -> Any:
+        if s in inlined:
+            used.add(s)
+            return inlined[s]
+        return names[s]
+
+    g = DGraph(label)
+    for n, shape in inputs:
+        g.add_array_vertex(n, "input", shape)
+    for k, r in enumerate(records):
+        op = _substitute(r.op, leaf)
+        if k in live:
+            g.add_array_vertex(names[r.name], roles.get(k, "intermediate"), op.shape, op)
+        else:
+            inlined[r.name] = op
+    for key, value in copies:
+        shape = g.shape(names[value])
+        g.add_array_vertex(key, "output", shape, ArrayOp("copy", (names[value],), (), shape))
+    notes = []
+    dead = [r.name for k, r in enumerate(records) if k not in live and r.name not in used]
+    if dead:
+        notes.append(f"{where}: {dead_note(dead)}")
+    if reader.folded:
+        notes.append(f"{where}: {reader.folded} operations on constants were folded")
+    g.notes = notes
+    g.traced_with = "jax"
+    return g.validate()
+
+
+def from_jax_arrays(f: Callable[..., Any], *example_args: Any, name: str = "") -> DGraph:
+    """The tensor graph of a JAX function at arguments shaped like ``example_args``: one
+    vertex per jaxpr equation (module docstring); ``from_jax(..., level="array")``.
+
+    >>> import jax.numpy as jnp
+    >>> g = from_jax_arrays(lambda x, w: jnp.tanh(x @ w), np.ones((2, 3)), np.ones((3, 4)))
+    >>> [(v, g.shape(v)) for v in g.nx]
+    [('x', (2, 3)), ('w', (3, 4)), ('dot_general1', (2, 4)), ('y', (2, 4))]
+    >>> g.block("x", "dot_general1").type_name
+    'kronecker'
+    """
+    jax = _jax()
+    label = name or getattr(f, "__name__", "function")
+    label = "" if label == "<lambda>" else label
+    where = label or "the function"
+    args = [np.asarray(a, dtype=np.float64) for a in example_args]
+    if not args:
+        raise InputError(f"{where}: give example arguments (their shapes make the inputs)")
+    with _x64(jax):  # literals as written, constants folded in float64
+        try:
+            closed, out_shape = jax.make_jaxpr(f, return_shape=True)(*args)
+        except InputError:
+            raise
+        except Exception as exc:
+            kind = NotJax if isinstance(exc, _conversion_errors(jax)) else InputError
+            raise kind(
+                f"{where}: tracing it with JAX failed: {type(exc).__name__}: {_first_line(exc)}"
+            ) from None
+        params = _parameter_names(f, len(args))
+        for p in params:
+            if not p.isidentifier():
+                raise InputError(f"{p!r} cannot name a vertex: names must be identifiers")
+        inputs = [(p, a.shape) for p, a in zip(params, args, strict=True)]
+        reader = _Reader(where, set(params))
+        values = reader.run(closed.jaxpr, closed.consts, list(params))
+    _, tree = jax.tree_util.tree_flatten(out_shape)
+    keys = _output_keys(tree, len(values), set(params), jax)
+    return _graph(reader, inputs, list(zip(keys, values, strict=True)), label, where)
