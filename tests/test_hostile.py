@@ -364,6 +364,28 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("mixed_model.py") + ":mixes", "--inputs", "x:2"],
         "tracing it with JAX failed: TracerArrayConversionError",
     ),
+    # 14. array shapes on the command line (issue 41)
+    *[
+        (
+            f"array-shape-{case}",
+            ["structure", H("array_model.py") + ":residual", "--inputs", spec],
+            needle,
+        )
+        for case, spec, needle in [
+            ("zero", "u:0x3", "positive integers"),
+            ("negative", "u:3x-2", "positive integers"),
+            ("not-integer", "u:2.5x3", "positive integers"),
+            ("empty-axis", "u:3x", "positive integers"),
+            ("too-many-axes", "u:" + "x".join(["2"] * 9), "more than 8"),
+            ("too-large", "u:100000x10000", "more than 100,000,000"),
+            ("twice", "u:3x3,u:4x4", "given twice"),
+        ]
+    ],
+    (
+        "array-unsupported",
+        ["structure", H("array_model.py") + ":solves", "--inputs", "u:3x3"],
+        "numpy.linalg.solve",
+    ),
     # 13. face-optimal beyond its exact limit, without --budget (issue 40, item 5)
     (
         "face-optimal-too-large",

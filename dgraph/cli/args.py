@@ -14,7 +14,7 @@ from typing import Any
 
 import networkx as nx
 
-from ..core.builders import load
+from ..core.builders import LEVELS, load
 from ..core.builders.trace import GRANULARITIES
 from ..core.files import output_path, write_atomic
 from ..core.graph import DGraph
@@ -53,9 +53,17 @@ def graph_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--inputs",
-        metavar="NAME[:N],...",
-        help="sizes of a Python function's parameters: x:3,y (x a vector of 3, y a"
-        " scalar; default: every parameter a scalar)",
+        metavar="NAME[:SHAPE],...",
+        action="append",
+        help="shapes of a Python function's parameters, comma-separated or repeated: x:3,y"
+        " (x a vector of 3, y a scalar; default: every parameter a scalar); a shape with"
+        " several axes, u:100x100, traces the function at the array level",
+    )
+    p.add_argument(
+        "--level",
+        choices=LEVELS,
+        help="a Python function's vertices: one per scalar operation (element; the default"
+        " unless an input has several axes) or one per array operation (array)",
     )
     p.add_argument(
         "--params",
@@ -92,9 +100,10 @@ def load_graph(args: argparse.Namespace) -> DGraph:
     graph = load(
         args.graph,
         args.granularity,
-        getattr(args, "inputs", None),
+        ",".join(getattr(args, "inputs", None) or ()) or None,
         names(getattr(args, "params", None), "--params"),
         names(getattr(args, "solve", None), "--solve"),
+        getattr(args, "level", None),
     )
     for note in graph.notes:
         print(f"dgraph: note: {note}", file=sys.stderr)

@@ -10,13 +10,15 @@ import numpy as np
 from ...errors import GraphError, InputError
 from ..files import check_file, read_text
 from ..graph import DGraph
-from .functions import from_function, from_sympy, load_function, uses_jax
+from .array_tracer import MAX_AXES, check_shape
+from .functions import LEVELS, from_function, from_sympy, load_function, uses_jax
 from .jaxpr import NotJax, from_jax
 from .json_format import from_dict, from_json
 from .linear import from_linear_system
 from .trace import Granularity, from_trace
 
 __all__ = [
+    "LEVELS",
     "bundled",
     "from_dict",
     "from_function",
@@ -35,6 +37,7 @@ def load(
     inputs: str | None = None,
     params: list[str] | tuple[str, ...] = (),
     solve: list[str] | tuple[str, ...] = (),
+    level: str | None = None,
 ) -> DGraph:
     """Load a graph from ``file.json``, ``file.trace`` or ``path/to/file.py:function``;
     only a regular file of bounded size is read, and a graph without edges is refused
@@ -42,27 +45,17 @@ def load(
     uses JAX (decided per function, :func:`uses_jax`) is read from its jaxpr
     (:func:`from_jax`), falling back to the NumPy tracer where JAX cannot trace it; others
     are traced (:func:`from_function`: sympy, NumPy's ufuncs, :mod:`math`); the graph's
-    ``traced_with`` says which. ``inputs`` (``"x:3,y"``)
-    gives its parameters' sizes. ``params`` names what is not differentiated: parameters of
-    the function, or names a trace's statements or a JSON file's expressions use; ``solve``
+    ``traced_with`` says which. ``inputs`` (``"x:3,y"``, ``"u:100x100"``) gives its
+    parameters' shapes; ``level`` (``"element"`` or ``"array"``, as :func:`from_function`
+    takes it; default: ``"array"`` where an input has several axes) says whether a vertex
+    is a scalar or an array operation. ``params`` names what is not differentiated:
+    parameters of the function, or names a trace's statements or a JSON file's expressions
+    use; ``solve``
     names parameters the outputs are solved for (:meth:`DGraph.solve_for`: the outputs are
     a linear system's residuals)."""
     spec = str(spec)
     if ".py:" in spec:
-        check_file(spec.rpartition(":")[0])
-        f = load_function(spec)
-        name = spec.rpartition(":")[2]
-        sizes = input_sizes(inputs, f)
-        binary = granularity == "binary"  # a traced function has no statements
-        if uses_jax(f):
-            if params:
-                raise InputError(
-                    f"{spec}: --params is not supported for JAX functions yet; pass the values"
-                    " inside the function, or write it with NumPy"
-                )
-            graph = _jax_or_numpy(f, name, sizes, binary)
-        else:
-            graph = from_function(f, name=name, binary=binary, sizes=sizes, params=params)
+        graph = _function_graph(spec, granularity, inputs, params, level)
     else:
         path = Path(spec)
         if path.suffix not in (".json", ".trace"):
@@ -84,6 +77,42 @@ def load(
     return graph
 
 
+def _function_graph(
+    spec: str, granularity: Granularity, inputs: str | None, params, level: str | None
+) -> DGraph:
+    """:func:`load` of ``path/to/file.py:function``."""
+    check_file(spec.rpartition(":")[0])
+    f = load_function(spec)
+    name = spec.rpartition(":")[2]
+    shapes = input_shapes(inputs, f)
+    wide = next((s for s in shapes if len(s) > 1), None)
+    level = level or ("array" if wide else "element")
+    if level not in LEVELS:
+        raise InputError(f"--level {level}: use {' or '.join(LEVELS)}")
+    if level == "array":
+        return _array_level(f, name, shapes, params)
+    if wide:
+        raise InputError(
+            f"--inputs: a shape of {len(wide)} axes ({'x'.join(map(str, wide))}) needs"
+            " --level array"
+        )
+    sizes = [s[0] if s else 0 for s in shapes]
+    if any(n > 10_000 for n in sizes):
+        raise InputError(
+            f"--inputs: a vector of {max(sizes)} needs a size from 1 to 10000 at the element"
+            " level (or --level array)"
+        )
+    binary = granularity == "binary"  # a traced function has no statements
+    if uses_jax(f):
+        if params:
+            raise InputError(
+                f"{spec}: --params is not supported for JAX functions yet; pass the values"
+                " inside the function, or write it with NumPy"
+            )
+        return _jax_or_numpy(f, name, sizes, binary)
+    return from_function(f, name=name, binary=binary, sizes=sizes, params=params)
+
+
 def _jax_or_numpy(f, name: str, sizes: list[int], binary: bool) -> DGraph:
     """``f`` read from its jaxpr; where JAX cannot trace it because it turns JAX values
     into NumPy or Python ones (:class:`~dgraph.core.builders.jaxpr.NotJax`: a NumPy
@@ -103,26 +132,62 @@ def _jax_or_numpy(f, name: str, sizes: list[int], binary: bool) -> DGraph:
     return graph
 
 
-def input_sizes(spec: str | None, f) -> list[int]:
-    """Each parameter's size from ``"x:3,y"`` (0: a scalar), in the function's order;
-    one clear line for a name the function does not have or a bad size."""
+def _array_level(f, name: str, shapes: list[tuple[int, ...]], params) -> DGraph:
+    """``f`` at the array level: from its jaxpr where it uses JAX and :func:`from_jax`
+    reads arrays as arrays, else by the NumPy-style array tracer."""
+    import inspect
+
+    if uses_jax(f):
+        if "level" not in inspect.signature(from_jax).parameters:
+            raise InputError(f"{name}: a JAX function is not read at the array level yet")
+        return from_jax(f, *(np.ones(s) for s in shapes), name=name, level="array")
+    return from_function(f, name=name, sizes=shapes, params=params, level="array")
+
+
+def input_shapes(spec: str | None, f) -> list[tuple[int, ...]]:
+    """Each parameter's shape from ``"x:3,y,u:100x100"`` (``()``: a scalar), in the
+    function's order; one clear line for a name the function does not have, a name given
+    twice or a bad shape (:func:`~dgraph.core.builders.array_tracer.check_shape`).
+
+    >>> input_shapes("u:4x5,x:3", lambda x, u, k: 0)
+    [(3,), (4, 5), ()]
+    """
     import inspect
 
     try:
         params = list(inspect.signature(f).parameters)
     except (TypeError, ValueError):
         raise InputError("cannot read the function's parameters") from None
-    sizes = dict.fromkeys(params, 0)
+    shapes: dict[str, tuple[int, ...]] = dict.fromkeys(params, ())
+    given: set[str] = set()
     for item in (t.strip() for t in (spec or "").split(",") if t.strip()):
-        name, _, size = item.partition(":")
-        if name not in sizes:
+        name, colon, text = item.partition(":")
+        name = name.strip()
+        if name not in shapes:
             raise InputError(
                 f"--inputs: the function has no parameter {name!r} ({', '.join(params)})"
             )
-        if size and not (size.isdigit() and 0 < int(size) <= 10_000):
-            raise InputError(f"--inputs: {item!r} needs a size from 1 to 10000")
-        sizes[name] = int(size) if size else 0
-    return list(sizes.values())
+        if name in given:
+            raise InputError(f"--inputs: {name!r} is given twice")
+        given.add(name)
+        if not colon:
+            continue
+        parts = text.strip().split("x")
+        if len(parts) > MAX_AXES:
+            raise InputError(f"--inputs: {item!r} has {len(parts)} axes, more than {MAX_AXES}")
+        if not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+            if len(parts) == 1:
+                raise InputError(f"--inputs: {item!r} needs a size from 1 to 10000")
+            raise InputError(
+                f"--inputs: {item!r}: the shape's lengths must be positive integers (u:100x100)"
+            )
+        shapes[name] = check_shape([int(p) for p in parts], f"--inputs: {item!r}")
+    return list(shapes.values())
+
+
+def input_sizes(spec: str | None, f) -> list[int]:
+    """Each parameter's size from ``"x:3,y"`` (0: a scalar), in the function's order."""
+    return [s[0] if s else 0 for s in input_shapes(spec, f)]
 
 
 def bundled(name: str) -> DGraph:

@@ -9,7 +9,7 @@ import inspect
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import sympy
@@ -19,10 +19,21 @@ from ...errors import InputError
 from ..algebra import real_symbol
 from ..graph import DGraph
 from ..parse import parse_expression
+from .array_tracer import check_shape, trace_arrays
 from .elemental import ExprGraphBuilder, gc_paused, replace_shared
 from .tracer import Condition, Traced, traced_call
 
-__all__ = ["from_function", "from_sympy", "inspects_expressions", "load_function", "uses_jax"]
+Level = Literal["element", "array"]
+LEVELS: tuple[str, ...] = ("element", "array")  # as from_jax's level=
+
+__all__ = [
+    "LEVELS",
+    "from_function",
+    "from_sympy",
+    "inspects_expressions",
+    "load_function",
+    "uses_jax",
+]
 
 
 def _output_names(count: int, avoid: set[str]) -> list[str]:
@@ -181,8 +192,9 @@ def from_function(
     name: str = "",
     n_inputs: int | None = None,
     binary: bool = False,
-    sizes: list[int] | None = None,
+    sizes: list[int] | list[int | tuple[int, ...]] | None = None,
     params: Iterable[str] = (),
+    level: Level = "element",
 ) -> DGraph:
     """Trace ``f`` by calling it with values named after its parameters: traced values
     that sympy's functions, NumPy's ufuncs, :mod:`math` and Python's operators take and
@@ -200,6 +212,12 @@ def from_function(
     of them. ``params`` names parameters of ``f`` that are not differentiated (masses,
     lengths): they become the graph's parameters (:func:`from_sympy`).
 
+    With ``level="array"``, each parameter is one traced array of the shape ``sizes``
+    gives (a tuple, or an int for a vector; 0 or ``()`` a scalar), and each NumPy
+    operation one tensor vertex (:mod:`dgraph.core.builders.array_tracer`): the graph's
+    size does not grow with the arrays'. The default ``level="element"`` is the graph
+    of scalars described above.
+
     >>> g = from_function(lambda a, b: a * b + sympy.sin(a))
     >>> g.inputs, g.outputs
     (['a', 'b'], ['y'])
@@ -210,10 +228,17 @@ def from_function(
     >>> g = from_function(f, sizes=[2, 0])
     >>> g.inputs, g.intermediates
     (['x0', 'x1', 'k'], ['t1', 'area', 't2', 't3'])
+    >>> g = from_function(lambda u: np.tanh(u @ np.ones((3, 2))), sizes=[(4, 3)], level="array")
+    >>> [(v, g.shape(v), g.op(v) and g.op(v).primitive) for v in g.order()]
+    [('u', (4, 3), None), ('t1', (4, 2), 'dot_general'), ('y', (4, 2), 'tanh')]
     """
     label = name or getattr(f, "__name__", "function")
     where = label if label != "<lambda>" else "the function"
     params = list(params)
+    if level not in LEVELS:
+        raise InputError(f"{label}: level={level!r}; use {' or '.join(map(repr, LEVELS))}")
+    if level == "array":
+        return _from_arrays(f, label, n_inputs, sizes, params)
     if n_inputs is not None and params:
         raise InputError(f"{label}: params= needs named parameters, not n_inputs=")
     parameters: list[sympy.Symbol] = []
@@ -284,6 +309,43 @@ def from_function(
         graph.traced_with = route
         return graph
     raise failure
+
+
+def _from_arrays(
+    f: Callable[..., Any],
+    label: str,
+    n_inputs: int | None,
+    sizes: list[int] | list[int | tuple[int, ...]] | None,
+    params: list[str],
+) -> DGraph:
+    """:func:`from_function` at the array level: one traced array per parameter."""
+    if params:
+        raise InputError(f"{label}: params= is not supported at the array level yet")
+    if n_inputs is not None:
+        names, sizes = ["x"], [(n_inputs,)]
+    else:
+        try:
+            signature = list(inspect.signature(f).parameters.values())
+        except (TypeError, ValueError):
+            raise InputError(f"{label}: cannot read the function's parameters") from None
+        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        if not signature or any(p.kind not in kinds for p in signature):
+            raise InputError(f"{label}: needs plain positional parameters (or n_inputs=)")
+        names = [p.name for p in signature]
+        required = sum(p.default is inspect.Parameter.empty for p in signature)
+        sizes = list(sizes or [()] * required)
+        if required <= len(sizes) < len(names):  # the rest keep their defaults
+            names = names[: len(sizes)]
+        if len(sizes) != len(names):
+            raise InputError(f"{label}: {len(sizes)} shapes for {len(names)} parameters")
+    shapes = []
+    for name, size in zip(names, sizes, strict=True):
+        if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
+            size = (size,) if size else ()
+        if not isinstance(size, (tuple, list)):
+            raise InputError(f"{label}: the shape of {name!r} is not a tuple of lengths")
+        shapes.append(check_shape(tuple(size), f"{label}: the shape of {name!r}"))
+    return trace_arrays(f, shapes, names, label, _output_names)
 
 
 def _traced_array(symbols: list[sympy.Symbol]) -> np.ndarray:

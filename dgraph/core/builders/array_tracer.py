@@ -1,0 +1,1204 @@
+"""NumPy-style functions traced at the array level: each array argument is one
+:class:`TracedArray`, and each NumPy operation on it records one array operation
+(:class:`~dgraph.core.arrays.ArrayOp`, jax.lax's vocabulary) — one tensor vertex, however
+large the arrays (Naumann's vector c-graphs, RR-3659).
+
+A traced array takes NumPy's two protocols (``__array_ufunc__``: ``np.exp(u)``,
+``u + W``; ``__array_function__``: ``np.sum``, ``np.pad``, ``np.where``,
+``np.concatenate``) and Python's operators, indexing with integers and basic slices,
+``.T``, ``.shape``, ``.reshape``, ``.sum(axis)``, ``.mean``, ``len``. Broadcasting is
+explicit in the graph (``broadcast_in_dim``, then the operation), as in a jaxpr. Python
+numbers and NumPy arrays are constants (:class:`~dgraph.core.arrays.Const`); NumPy
+computes operations on constants only itself, so they are folded. A comparison is a
+:class:`Passive` value: a nested operation no derivative flows through, which
+``np.where`` reads (``select_n``) and arithmetic may use as a constant. What has no
+array operation (``np.linalg``, indexing with arrays, assignment into an array, a branch
+on a traced value) is one :class:`~dgraph.errors.InputError` line naming it.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...errors import GraphError, InputError
+from ..arrays import ELEMENTWISE, NONDIFFERENTIABLE, ArrayOp, Const
+from ..graph import DGraph
+
+__all__ = ["MAX_AXES", "MAX_ELEMENTS", "Passive", "TracedArray", "check_shape", "trace_arrays"]
+
+MAX_AXES = 8  # axes of one input
+MAX_ELEMENTS = 10**8  # elements of one input
+
+Shape = tuple[int, ...]
+
+
+def check_shape(shape: Sequence[Any], what: str) -> Shape:
+    """``shape`` as a tuple of positive integers, at most :data:`MAX_AXES` of them and
+    :data:`MAX_ELEMENTS` elements; one clear line otherwise.
+
+    >>> check_shape([3, 4], "u")
+    (3, 4)
+    """
+    if len(shape) > MAX_AXES:
+        raise InputError(f"{what}: {len(shape)} axes, more than {MAX_AXES}")
+    for n in shape:
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+            raise InputError(f"{what}: the shape's lengths must be positive integers, not {n!r}")
+    if math.prod(shape) > MAX_ELEMENTS:
+        raise InputError(f"{what}: {math.prod(shape):,} elements, more than {MAX_ELEMENTS:,}")
+    return tuple(int(n) for n in shape)
+
+
+# -- the tape ------------------------------------------------------------------------------
+
+
+class _Tape:
+    """The operations of one trace, in order: (temporary name, op or None, shape). The
+    temporary names (``%k``) are no identifiers, so no parameter's; vertices get their
+    names when the graph is built."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[str, ArrayOp | None, Shape]] = []
+
+    def new(self, op: ArrayOp | None, shape: Shape) -> TracedArray:
+        name = f"%{len(self.entries)}"
+        self.entries.append((name, op, tuple(shape)))
+        return TracedArray(self, name, tuple(shape))
+
+
+def _unsupported(what: str) -> InputError:
+    return InputError(f"{what} on an array that depends on the inputs is not supported")
+
+
+_BRANCH = (
+    "a branch on an array that depends on the inputs (if, while, and, or, bool()): write it"
+    " with numpy.where"
+)
+_CONVERT = (
+    "converting an array that depends on the inputs to a NumPy array or a number (np.array,"
+    " np.asarray, float(), assignment into a NumPy array) is not supported: build arrays with"
+    " np.stack, np.concatenate, np.pad or np.where"
+)
+
+
+class _Value:
+    """What traced and passive arrays share: shape, operators, comparisons."""
+
+    shape: Shape
+    __array_priority__ = 1000
+    __hash__ = object.__hash__
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(float)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise InputError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __bool__(self) -> bool:
+        raise InputError(_BRANCH)
+
+    def __float__(self) -> float:
+        raise InputError(_CONVERT)
+
+    __int__ = __index__ = __complex__ = __float__
+
+    def __array__(self, *args, **kwargs):
+        raise InputError(_CONVERT)
+
+    # arithmetic
+    def __add__(self, o):
+        return _elementwise("add", (self, o))
+
+    def __radd__(self, o):
+        return _elementwise("add", (o, self))
+
+    def __sub__(self, o):
+        return _elementwise("sub", (self, o))
+
+    def __rsub__(self, o):
+        return _elementwise("sub", (o, self))
+
+    def __mul__(self, o):
+        return _elementwise("mul", (self, o))
+
+    def __rmul__(self, o):
+        return _elementwise("mul", (o, self))
+
+    def __truediv__(self, o):
+        return _elementwise("div", (self, o))
+
+    def __rtruediv__(self, o):
+        return _elementwise("div", (o, self))
+
+    def __pow__(self, o):
+        return _power(self, o)
+
+    def __rpow__(self, o):
+        return _power(o, self)
+
+    def __matmul__(self, o):
+        return _matmul(self, o)
+
+    def __rmatmul__(self, o):
+        return _matmul(o, self)
+
+    def __neg__(self):
+        return _elementwise("neg", (self,))
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _elementwise("abs", (self,))
+
+    def __lt__(self, o):
+        return _elementwise("lt", (self, o))
+
+    def __le__(self, o):
+        return _elementwise("le", (self, o))
+
+    def __gt__(self, o):
+        return _elementwise("gt", (self, o))
+
+    def __ge__(self, o):
+        return _elementwise("ge", (self, o))
+
+    def __eq__(self, o):  # type: ignore[override]
+        return _elementwise("eq", (self, o))
+
+    def __ne__(self, o):  # type: ignore[override]
+        return _elementwise("ne", (self, o))
+
+    def __and__(self, o):
+        return _elementwise("and", (self, o))
+
+    __rand__ = __and__
+
+    def __or__(self, o):
+        return _elementwise("or", (self, o))
+
+    __ror__ = __or__
+
+    def __invert__(self):
+        return _elementwise("not", (self,))
+
+    # NumPy's protocols
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        handler = _FUNCTIONS.get(func)
+        if handler is None:
+            module = getattr(func, "__module__", "numpy") or "numpy"
+            module = "numpy" if module.startswith("numpy") and module.count(".") == 0 else module
+            raise _unsupported(f"{module}.{func.__name__}")
+        return handler(*args, **kwargs)
+
+
+class TracedArray(_Value):
+    """An array that depends on the inputs: the vertex (named ``name`` on its tape) that
+    computes it, of ``shape``."""
+
+    __slots__ = ("name", "shape", "tape")
+
+    def __init__(self, tape: _Tape, name: str, shape: Shape) -> None:
+        self.tape, self.name, self.shape = tape, name, shape
+
+    def __repr__(self) -> str:
+        return f"TracedArray({self.name}, shape={self.shape})"
+
+    @property
+    def T(self) -> TracedArray:
+        return _transpose(self)
+
+    def __getitem__(self, key):
+        return _index(self, key)
+
+    def __setitem__(self, key, value):
+        raise InputError(
+            "in-place assignment x[...] = ... is not supported: build the array with"
+            " np.concatenate, np.pad or np.where"
+        )
+
+    def __iter__(self):
+        return (self[k] for k in range(len(self)))
+
+    def reshape(self, *shape, order: str = "C"):
+        return _reshape(self, shape[0] if len(shape) == 1 else shape, order)
+
+    def transpose(self, *axes):
+        return _transpose(self, axes[0] if len(axes) == 1 else (axes or None))
+
+    def ravel(self, order: str = "C"):
+        return _reshape(self, (-1,), order)
+
+    flatten = ravel
+
+    def squeeze(self, axis=None):
+        return _squeeze(self, axis)
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _sum(self, axis, dtype, out, keepdims)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _mean(self, axis, dtype, out, keepdims)
+
+    def max(self, axis=None, out=None, keepdims=False):
+        return _extreme("reduce_max", self, axis, out, keepdims)
+
+    def min(self, axis=None, out=None, keepdims=False):
+        return _extreme("reduce_min", self, axis, out, keepdims)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return _cumsum(self, axis, dtype, out)
+
+    def dot(self, other):
+        return _matmul(self, other)
+
+    def clip(self, a_min=None, a_max=None):
+        return _clip(self, a_min, a_max)
+
+    def astype(self, dtype, *args, **kwargs):
+        if np.dtype(dtype).kind != "f":
+            raise _unsupported(f"astype({np.dtype(dtype)})")
+        return self
+
+    def copy(self, order: str = "C"):
+        return self
+
+
+class Passive(_Value):
+    """A value that depends on the inputs but carries no derivative (a comparison, a
+    ``sign``): a nested operation that ``select_n`` reads as its predicate and other
+    operations as a constant."""
+
+    __slots__ = ("op", "shape")
+
+    def __init__(self, op: ArrayOp) -> None:
+        self.op, self.shape = op, tuple(op.shape)
+
+    def __repr__(self) -> str:
+        return f"Passive({self.op.primitive}, shape={self.shape})"
+
+    def __getitem__(self, key):
+        raise _unsupported("indexing a comparison (x > 0)[...]")
+
+
+# -- operands ------------------------------------------------------------------------------
+
+
+def _is_traced(x: Any) -> bool:
+    return isinstance(x, _Value)
+
+
+def _constant(x: Any) -> np.ndarray:
+    array = np.asarray(x)  # a traced array inside says so (__array__)
+    if array.dtype.kind not in "biuf":
+        raise InputError(f"a constant of type {type(x).__name__} ({array.dtype}) is not a number")
+    return array
+
+
+def _tape_of(args: Sequence[Any]) -> _Tape | None:
+    tapes = {id(a.tape): a.tape for a in args if isinstance(a, TracedArray)}
+    if len(tapes) > 1:
+        raise InputError("arrays from two different traces are mixed")
+    return next(iter(tapes.values()), None)
+
+
+def _shape_of(x: Any) -> Shape:
+    return x.shape if _is_traced(x) else tuple(np.shape(_constant(x)))
+
+
+def _broadcast_shape(shapes: Sequence[Shape], what: str) -> Shape:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise InputError(
+            f"{what}: shapes {', '.join(map(str, shapes))} do not broadcast together"
+        ) from None
+
+
+def _broadcast_op(operand: Any, shape: Shape, out: Shape) -> ArrayOp:
+    dims = tuple(range(len(out) - len(shape), len(out)))
+    return ArrayOp(
+        "broadcast_in_dim",
+        (operand,),
+        (("shape", out), ("broadcast_dimensions", dims), ("sharding", None)),
+        out,
+    )
+
+
+def _operand(x: Any, out: Shape, tape: _Tape | None) -> Any:
+    """``x`` as an operand of an operation of result ``out``: a vertex's name (broadcast
+    first by its own vertex), a nested operation, or a constant (a scalar, or an array of
+    shape ``out``)."""
+    if isinstance(x, TracedArray):
+        if x.shape == out:
+            return x.name
+        return x.tape.new(_broadcast_op(x.name, x.shape, out), out).name
+    if isinstance(x, Passive):
+        return x.op if x.shape == out else _broadcast_op(x.op, x.shape, out)
+    array = _constant(x)
+    if array.shape not in ((), out):
+        array = np.ascontiguousarray(np.broadcast_to(array, out))
+    return Const.of(array)
+
+
+def _result(op: ArrayOp, tape: _Tape | None) -> _Value:
+    """The value ``op`` computes: a new vertex where a derivative flows through it, a
+    passive value otherwise."""
+    if tape is None or not op.differentiable():
+        return Passive(op)
+    return tape.new(op, op.shape)
+
+
+def _elementwise(name: str, args: Sequence[Any], params: tuple = ()) -> Any:
+    """``name`` (jax.lax's) of ``args``, broadcast against each other; constants only: NumPy
+    computes it (folded)."""
+    if not any(_is_traced(a) for a in args):
+        function = ELEMENTWISE[name][0] if name in ELEMENTWISE else NONDIFFERENTIABLE[name]
+        return function(*[_constant(a) for a in args])
+    out = _broadcast_shape([_shape_of(a) for a in args], name)
+    tape = _tape_of(args)
+    same = _trivial(name, args, out)
+    if same is not None:
+        return same
+    operands = tuple(_operand(a, out, tape) for a in args)
+    return _result(ArrayOp(name, operands, params, out), tape)
+
+
+def _trivial(name: str, args: Sequence[Any], out: Shape) -> Any:
+    """``x + 0``, ``x - 0``, ``0 + x``, ``x * 1``, ``1 * x``, ``x / 1``: ``x`` itself
+    (``sum(list)`` starts at 0)."""
+    if len(args) != 2:
+        return None
+    neutral = {"add": (0, 0), "sub": (None, 0), "mul": (1, 1), "div": (None, 1)}.get(name)
+    if neutral is None:
+        return None
+    for k, other in ((0, 1), (1, 0)):
+        x, c = args[k], args[other]
+        unit = neutral[other]
+        if (
+            isinstance(x, TracedArray)
+            and x.shape == out
+            and unit is not None
+            and not _is_traced(c)
+            and np.shape(c) == ()
+            and _constant(c) == unit
+        ):
+            return x
+    return None
+
+
+def _power(a: Any, b: Any) -> Any:
+    if not _is_traced(b):
+        y = _constant(b)
+        if y.shape == () and np.isfinite(y) and float(y) == int(y) and abs(int(y)) <= 64:
+            if not _is_traced(a):
+                return _constant(a) ** y
+            if int(y) == 1:
+                return a
+            return _elementwise_pow(a, int(y))
+    return _elementwise("pow", (a, b))
+
+
+def _elementwise_pow(a: Any, y: int) -> Any:
+    if isinstance(a, Passive):
+        return Passive(ArrayOp("integer_pow", (a.op,), (("y", y),), a.shape))
+    return a.tape.new(ArrayOp("integer_pow", (a.name,), (("y", y),), a.shape), a.shape)
+
+
+# -- ufuncs --------------------------------------------------------------------------------
+
+_UFUNCS: dict[str, str] = {
+    "add": "add",
+    "subtract": "sub",
+    "multiply": "mul",
+    "divide": "div",
+    "true_divide": "div",
+    "maximum": "max",
+    "minimum": "min",
+    "fmax": "max",
+    "fmin": "min",
+    "arctan2": "atan2",
+    "negative": "neg",
+    "exp": "exp",
+    "exp2": "exp2",
+    "log": "log",
+    "log1p": "log1p",
+    "expm1": "expm1",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "sinh": "sinh",
+    "cosh": "cosh",
+    "tanh": "tanh",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "sqrt": "sqrt",
+    "cbrt": "cbrt",
+    "absolute": "abs",
+    "fabs": "abs",
+    "square": "square",
+    "erf": "erf",
+    "less": "lt",
+    "less_equal": "le",
+    "greater": "gt",
+    "greater_equal": "ge",
+    "equal": "eq",
+    "not_equal": "ne",
+    "logical_and": "and",
+    "logical_or": "or",
+    "logical_not": "not",
+    "sign": "sign",
+    "floor": "floor",
+    "ceil": "ceil",
+    "rint": "round",
+}
+
+
+def _composite_ufuncs() -> dict[str, Callable[..., Any]]:
+    return {
+        "power": _power,
+        "float_power": _power,
+        "matmul": _matmul,
+        "positive": lambda a: a,
+        "reciprocal": lambda a: _elementwise("div", (1.0, a)),
+        "log2": lambda a: _elementwise("log", (a,)) * (1 / math.log(2)),
+        "log10": lambda a: _elementwise("log", (a,)) * (1 / math.log(10)),
+        "hypot": lambda a, b: _elementwise(
+            "sqrt", (_elementwise("square", (a,)) + _elementwise("square", (b,)),)
+        ),
+    }
+
+
+def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
+    name = ufunc.__name__
+    if method != "__call__":
+        raise _unsupported(f"numpy.{name}.{method}")
+    if kwargs.get("out") is not None:
+        raise InputError(
+            f"numpy.{name}(..., out=...) writes into an array: not supported when tracing"
+        )
+    if set(kwargs) - {"out", "dtype", "casting", "order", "subok"}:
+        raise _unsupported(f"numpy.{name}({', '.join(sorted(kwargs))}=...)")
+    composite = _composite_ufuncs().get(name)
+    if composite is not None:
+        return composite(*inputs)
+    if name not in _UFUNCS:
+        raise _unsupported(f"numpy.{name}")
+    return _elementwise(_UFUNCS[name], inputs)
+
+
+# -- moves ---------------------------------------------------------------------------------
+
+
+def _traced(x: Any, what: str) -> TracedArray | None:
+    """``x`` where it is a traced array, None where it is constant; a passive value is
+    refused (moves of comparisons are not traced)."""
+    if isinstance(x, Passive):
+        raise _unsupported(f"{what} of a comparison")
+    return x if isinstance(x, TracedArray) else None
+
+
+def _move(x: TracedArray, primitive: str, params: tuple, shape: Shape) -> TracedArray:
+    return x.tape.new(ArrayOp(primitive, (x.name,), params, shape), shape)
+
+
+def _reshape(x: Any, shape: Any, order: str = "C") -> Any:
+    if order != "C":
+        raise _unsupported(f"reshape(order={order!r})")
+    if _traced(x, "reshape") is None:
+        return np.reshape(_constant(x), shape)
+    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    try:
+        new = np.empty(x.shape, dtype=np.bool_).reshape(shape).shape  # -1 resolved by NumPy
+    except ValueError:
+        raise InputError(f"cannot reshape an array of shape {x.shape} into {shape}") from None
+    if new == x.shape:
+        return x
+    return _move(x, "reshape", (("new_sizes", new), ("dimensions", None)), new)
+
+
+def _axis(axis: int, ndim: int, what: str) -> int:
+    if not isinstance(axis, numbers.Integral) or not -ndim <= axis < max(ndim, 1):
+        raise InputError(f"{what}: axis {axis!r} is out of range for {ndim} axes")
+    return int(axis) % max(ndim, 1)
+
+
+def _axes(axis: Any, ndim: int, what: str) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, numbers.Integral):
+        axis = (axis,)
+    found = tuple(sorted({_axis(a, ndim, what) for a in axis}))
+    return found
+
+
+def _transpose(x: Any, axes: Any = None) -> Any:
+    if _traced(x, "transpose") is None:
+        return np.transpose(_constant(x), axes)
+    n = x.ndim
+    perm = (
+        tuple(reversed(range(n))) if axes is None else tuple(_axis(a, n, "transpose") for a in axes)
+    )
+    if sorted(perm) != list(range(n)):
+        raise InputError(f"transpose: {perm} is not a permutation of {n} axes")
+    if perm == tuple(range(n)):
+        return x
+    shape = tuple(x.shape[p] for p in perm)
+    return _move(x, "transpose", (("permutation", perm),), shape)
+
+
+def _squeeze(x: Any, axis: Any = None) -> Any:
+    if _traced(x, "squeeze") is None:
+        return np.squeeze(_constant(x), axis)
+    dims = (
+        tuple(k for k, n in enumerate(x.shape) if n == 1)
+        if axis is None
+        else _axes(axis, x.ndim, "squeeze")
+    )
+    if any(x.shape[d] != 1 for d in dims):
+        raise InputError(f"squeeze: an axis of {x.shape} to remove has length above 1")
+    if not dims:
+        return x
+    shape = tuple(n for k, n in enumerate(x.shape) if k not in dims)
+    return _move(x, "squeeze", (("dimensions", dims),), shape)
+
+
+def _expand_dims(x: Any, axis: Any) -> Any:
+    if _traced(x, "expand_dims") is None:
+        return np.expand_dims(_constant(x), axis)
+    n = x.ndim + (1 if isinstance(axis, numbers.Integral) else len(axis))
+    where = _axes(axis, n, "expand_dims")
+    it = iter(x.shape)
+    shape = tuple(1 if k in where else next(it) for k in range(n))
+    return _reshape(x, shape)
+
+
+def _index(x: TracedArray, key: Any) -> Any:
+    """Basic indexing: integers and slices (one ``slice``, ``rev`` for negative steps),
+    ``None`` and ``...``; arrays and traced values as indices are refused."""
+    key = key if isinstance(key, tuple) else (key,)
+    for k in key:
+        if _is_traced(k):
+            raise InputError(
+                "indexing with a value that depends on the inputs is not supported"
+                " (a data-dependent index): use np.where"
+            )
+        if isinstance(k, (list, np.ndarray)) or (
+            not isinstance(k, (slice, numbers.Integral)) and k is not None and k is not Ellipsis
+        ):
+            raise InputError(
+                f"indexing with {type(k).__name__} (fancy or boolean indexing) is not"
+                " supported: use slices"
+            )
+    if sum(k is Ellipsis for k in key) > 1:
+        raise InputError("an index can only have a single ellipsis ('...')")
+    used = sum(k is not None and k is not Ellipsis for k in key)
+    if used > x.ndim:
+        raise InputError(f"too many indices for an array of {x.ndim} axes")
+    if any(k is Ellipsis for k in key):
+        at = next(j for j, k in enumerate(key) if k is Ellipsis)
+        key = key[:at] + (slice(None),) * (x.ndim - used) + key[at + 1 :]
+    key = key + (slice(None),) * (x.ndim - used)
+    starts, limits, strides, reverse, drop, shape = [], [], [], [], [], []
+    axis = 0
+    for k in key:
+        if k is None:
+            continue
+        n = x.shape[axis]
+        if isinstance(k, numbers.Integral):
+            if not -n <= k < n:
+                raise InputError(f"index {k} is out of bounds for axis {axis} of length {n}")
+            i = int(k) % n
+            starts.append(i), limits.append(i + 1), strides.append(1), drop.append(axis)
+            shape.append(1)
+        else:
+            start, stop, step = k.indices(n)
+            count = len(range(start, stop, step))
+            if count == 0:
+                raise InputError(f"the slice {_shown(k)} of axis {axis} (length {n}) is empty")
+            if step < 0:
+                reverse.append(axis)
+                start, step = n - 1 - start, -step
+            starts.append(start), limits.append(start + (count - 1) * step + 1)
+            strides.append(step), shape.append(count)
+        axis += 1
+    y: TracedArray = x
+    if reverse:
+        y = _move(y, "rev", (("dimensions", tuple(reverse)),), y.shape)
+    if tuple(shape) != x.shape:
+        params = (
+            ("start_indices", tuple(starts)),
+            ("limit_indices", tuple(limits)),
+            ("strides", None if all(s == 1 for s in strides) else tuple(strides)),
+        )
+        y = _move(y, "slice", params, tuple(shape))
+    if drop:
+        y = _squeeze(y, tuple(drop))
+    if any(k is None for k in key):
+        it = iter(y.shape)
+        kept = [k for k in key if not isinstance(k, numbers.Integral)]
+        y = _reshape(y, tuple(1 if k is None else next(it) for k in kept))
+    return y
+
+
+def _shown(k: slice) -> str:
+    parts = ["" if v is None else str(v) for v in (k.start, k.stop, k.step)]
+    return ":".join(parts[:2] if k.step is None else parts)
+
+
+def _pad(x: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
+    if _traced(x, "numpy.pad") is None:
+        return np.pad(_constant(x), pad_width, mode, **kwargs)
+    if mode != "constant":
+        raise _unsupported(f"numpy.pad(mode={mode!r})")
+    extra = set(kwargs) - {"constant_values"}
+    if extra:
+        raise _unsupported(f"numpy.pad({sorted(extra)[0]}=...)")
+    value = kwargs.get("constant_values", 0)
+    if _is_traced(value) or np.shape(value) != ():
+        raise _unsupported("numpy.pad with constant_values other than one number")
+    widths = np.broadcast_to(np.asarray(pad_width), (x.ndim, 2))
+    if widths.dtype.kind not in "iu" or (widths < 0).any():
+        raise InputError("numpy.pad: the widths must be non-negative integers")
+    config = tuple((int(lo), int(hi), 0) for lo, hi in widths)
+    if not any(lo or hi for lo, hi, _ in config):
+        return x
+    shape = tuple(n + lo + hi for n, (lo, hi, _) in zip(x.shape, config, strict=True))
+    check_shape(shape, "numpy.pad")
+    op = ArrayOp("pad", (x.name, Const.of(float(value))), (("padding_config", config),), shape)
+    return x.tape.new(op, shape)
+
+
+def _concatenate(arrays: Sequence[Any], axis: Any = 0, out=None, dtype=None, casting=None):
+    if out is not None:
+        raise InputError("numpy.concatenate(..., out=...) writes into an array: not supported")
+    arrays = list(arrays)
+    if not arrays:
+        raise InputError("numpy.concatenate: nothing to concatenate")
+    if any(isinstance(a, Passive) for a in arrays):
+        raise _unsupported("numpy.concatenate of a comparison")
+    if not any(_is_traced(a) for a in arrays):
+        return np.concatenate([_constant(a) for a in arrays], axis)
+    if axis is None:
+        arrays, axis = [_reshape(a, (-1,)) for a in arrays], 0
+    ndim = len(_shape_of(arrays[0]))
+    if ndim == 0:
+        raise InputError("numpy.concatenate: 0-d arrays cannot be concatenated")
+    d = _axis(axis, ndim, "numpy.concatenate")
+    shapes = [_shape_of(a) for a in arrays]
+    for s in shapes:
+        if len(s) != ndim or any(s[j] != shapes[0][j] for j in range(ndim) if j != d):
+            raise InputError(
+                f"numpy.concatenate: shapes {shapes[0]} and {s} do not match off axis {d}"
+            )
+    if len(arrays) == 1:
+        return arrays[0]
+    shape = tuple(sum(s[d] for s in shapes) if j == d else shapes[0][j] for j in range(ndim))
+    tape = _tape_of(arrays)
+    operands = tuple(
+        a.name if isinstance(a, TracedArray) else Const.of(_constant(a)) for a in arrays
+    )
+    return tape.new(ArrayOp("concatenate", operands, (("dimension", d),), shape), shape)
+
+
+def _stack(arrays: Sequence[Any], axis: int = 0, out=None, dtype=None, casting=None):
+    arrays = list(arrays)
+    if not any(_is_traced(a) for a in arrays):
+        return np.stack([_constant(a) for a in arrays], axis)
+    if len({_shape_of(a) for a in arrays}) > 1:
+        raise InputError("numpy.stack: the arrays must have one shape")
+    d = _axis(axis, len(_shape_of(arrays[0])) + 1, "numpy.stack")
+    return _concatenate([_expand_dims(a, d) for a in arrays], d, out)
+
+
+def _hstack(arrays, dtype=None, casting=None):
+    arrays = [_atleast_1d(a) for a in arrays]
+    return _concatenate(arrays, 0 if len(_shape_of(arrays[0])) == 1 else 1)
+
+
+def _vstack(arrays, dtype=None, casting=None):
+    return _concatenate([_atleast_2d(a) for a in arrays], 0)
+
+
+def _atleast_1d(a: Any) -> Any:
+    return _reshape(a, (1,)) if _shape_of(a) == () else a
+
+
+def _atleast_2d(a: Any) -> Any:
+    a = _atleast_1d(a)
+    return _reshape(a, (1, *_shape_of(a))) if len(_shape_of(a)) == 1 else a
+
+
+def _broadcast_to(x: Any, shape: Any, subok: bool = False) -> Any:
+    if _traced(x, "numpy.broadcast_to") is None:
+        return np.broadcast_to(_constant(x), shape)
+    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    out = _broadcast_shape([x.shape, shape], "numpy.broadcast_to")
+    if out != shape:
+        raise InputError(f"numpy.broadcast_to: {x.shape} does not broadcast to {shape}")
+    if out == x.shape:
+        return x
+    return x.tape.new(_broadcast_op(x.name, x.shape, out), out)
+
+
+def _roll(x: Any, shift: Any, axis: Any = None) -> Any:
+    if _traced(x, "numpy.roll") is None:
+        return np.roll(_constant(x), shift, axis)
+    if axis is None:
+        return _reshape(_roll(_reshape(x, (-1,)), shift, 0), x.shape)
+    if not isinstance(axis, numbers.Integral) or not isinstance(shift, numbers.Integral):
+        raise _unsupported("numpy.roll over several axes")
+    d = _axis(axis, x.ndim, "numpy.roll")
+    s = int(shift) % x.shape[d]
+    if s == 0:
+        return x
+    head = [slice(None)] * x.ndim
+    tail = [slice(None)] * x.ndim
+    head[d], tail[d] = slice(-s, None), slice(None, -s)
+    return _concatenate([x[tuple(head)], x[tuple(tail)]], d)
+
+
+def _flip(x: Any, axis: Any = None) -> Any:
+    if _traced(x, "numpy.flip") is None:
+        return np.flip(_constant(x), axis)
+    dims = _axes(axis, x.ndim, "numpy.flip")
+    return _move(x, "rev", (("dimensions", dims),), x.shape) if dims else x
+
+
+def _diff(a: Any, n: int = 1, axis: int = -1, **kwargs: Any) -> Any:
+    if kwargs or _traced(a, "numpy.diff") is None:
+        if kwargs:
+            raise _unsupported("numpy.diff(prepend/append=...)")
+        return np.diff(_constant(a), n, axis)
+    d = _axis(axis, a.ndim, "numpy.diff")
+    for _ in range(n):
+        hi = [slice(None)] * a.ndim
+        lo = [slice(None)] * a.ndim
+        hi[d], lo[d] = slice(1, None), slice(None, -1)
+        a = a[tuple(hi)] - a[tuple(lo)]
+    return a
+
+
+# -- reductions and products ---------------------------------------------------------------
+
+
+def _reduction_args(what: str, dtype=None, out=None, **kwargs: Any) -> None:
+    if out is not None:
+        raise InputError(f"{what}(..., out=...) writes into an array: not supported")
+    if kwargs.get("where") not in (None, True) or kwargs.get("initial") is not None:
+        raise _unsupported(f"{what}(where=/initial=...)")
+    if dtype is not None and np.dtype(dtype).kind != "f":
+        raise _unsupported(f"{what}(dtype={np.dtype(dtype)})")
+
+
+def _kept(x: TracedArray, reduced: TracedArray, axes: tuple[int, ...], keepdims: bool) -> Any:
+    if not keepdims:
+        return reduced
+    return _reshape(reduced, tuple(1 if k in axes else n for k, n in enumerate(x.shape)))
+
+
+def _sum(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any) -> Any:
+    _reduction_args("numpy.sum", dtype, out, **kwargs)
+    if _traced(x, "numpy.sum") is None:
+        return np.sum(_constant(x), axis, keepdims=keepdims)
+    axes = _axes(axis, x.ndim, "numpy.sum")
+    if not axes:
+        return x
+    shape = tuple(n for k, n in enumerate(x.shape) if k not in axes)
+    return _kept(x, _move(x, "reduce_sum", (("axes", axes),), shape), axes, keepdims)
+
+
+def _mean(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any) -> Any:
+    if _traced(x, "numpy.mean") is None:
+        return np.mean(_constant(x), axis, keepdims=keepdims)
+    axes = _axes(axis, x.ndim, "numpy.mean")
+    count = math.prod(x.shape[k] for k in axes)
+    return _sum(x, axis, dtype, out, keepdims, **kwargs) * (1.0 / count)
+
+
+def _extreme(primitive: str, x: Any, axis=None, out=None, keepdims=False, **kwargs: Any) -> Any:
+    what = "numpy.max" if primitive == "reduce_max" else "numpy.min"
+    _reduction_args(what, None, out, **kwargs)
+    if _traced(x, what) is None:
+        return (np.max if primitive == "reduce_max" else np.min)(_constant(x), axis)
+    axes = _axes(axis, x.ndim, what)
+    if not axes:
+        return x
+    shape = tuple(n for k, n in enumerate(x.shape) if k not in axes)
+    return _kept(x, _move(x, primitive, (("axes", axes),), shape), axes, keepdims)
+
+
+def _cumsum(x: Any, axis=None, dtype=None, out=None) -> Any:
+    _reduction_args("numpy.cumsum", dtype, out)
+    if _traced(x, "numpy.cumsum") is None:
+        return np.cumsum(_constant(x), axis)
+    if axis is None:
+        x, axis = _reshape(x, (-1,)), 0
+    d = _axis(axis, x.ndim, "numpy.cumsum")
+    return _move(x, "cumsum", (("axis", d), ("reverse", False)), x.shape)
+
+
+def _dot(lhs: Any, rhs: Any, contract: tuple, shape: Shape) -> TracedArray:
+    tape = _tape_of([lhs, rhs])
+    operands = tuple(
+        a.name if isinstance(a, TracedArray) else Const.of(_constant(a)) for a in (lhs, rhs)
+    )
+    numbers_ = (contract, ((), ()))
+    op = ArrayOp("dot_general", operands, (("dimension_numbers", numbers_),), shape)
+    return tape.new(op, shape)
+
+
+def _matmul(a: Any, b: Any, **kwargs: Any) -> Any:
+    """``a @ b`` as ``dot_general``: vectors and matrices contract their last and first
+    (second to last) axes; a stack of matrices times one matrix contracts without batch
+    axes (a Kronecker factor with an identity); stacks of equal batch shapes batch."""
+    if kwargs:
+        raise _unsupported(f"numpy.matmul({', '.join(sorted(kwargs))}=...)")
+    if isinstance(a, Passive) or isinstance(b, Passive):
+        raise _unsupported("a product (@) with a comparison")
+    if not (_is_traced(a) or _is_traced(b)):
+        return np.matmul(_constant(a), _constant(b))
+    sa, sb = _shape_of(a), _shape_of(b)
+    if not sa or not sb:
+        raise InputError("matmul: an operand is a scalar (use *)")
+    ka = len(sa) - 1
+    kb = 0 if len(sb) == 1 else len(sb) - 2
+    if sa[ka] != sb[kb]:
+        raise InputError(f"matmul: shapes {sa} and {sb} do not match ({sa[ka]} != {sb[kb]})")
+    if len(sb) <= 2:  # no batch axes: a's leading axes are free
+        shape = sa[:-1] + sb[1:]
+        return _dot(a, b, ((ka,), (kb,)), shape)
+    if len(sa) == 1:  # a vector times a stack
+        shape = sb[:-2] + sb[-1:]
+        return _dot(a, b, ((0,), (kb,)), shape)
+    if len(sa) == 2:  # a matrix times a stack: dot, then the stack's axes first
+        y = _dot(a, b, ((1,), (kb,)), sa[:1] + sb[:-2] + sb[-1:])
+        n = len(sb) - 2
+        return _transpose(y, (*range(1, n + 1), 0, n + 1))
+    batch = _broadcast_shape([sa[:-2], sb[:-2]], "matmul")
+    a, b = (_broadcast_to(x, batch + s[-2:]) for x, s in ((a, sa), (b, sb)))
+    n = len(batch)
+    tape = _tape_of([a, b])
+    operands = tuple(
+        x.name if isinstance(x, TracedArray) else Const.of(_constant(x)) for x in (a, b)
+    )
+    dims = (((n + 1,), (n,)), (tuple(range(n)), tuple(range(n))))
+    shape = (*batch, sa[-2], sb[-1])
+    return tape.new(ArrayOp("dot_general", operands, (("dimension_numbers", dims),), shape), shape)
+
+
+def _np_dot(a: Any, b: Any, out=None) -> Any:
+    if out is not None:
+        raise InputError("numpy.dot(..., out=...) writes into an array: not supported")
+    if not _shape_of(a) or not _shape_of(b):
+        return _elementwise("mul", (a, b))
+    if len(_shape_of(b)) > 2:
+        raise _unsupported("numpy.dot of arrays of more than 2 axes")
+    return _matmul(a, b)
+
+
+def _outer(a: Any, b: Any, out=None) -> Any:
+    return _elementwise("mul", (_reshape(a, (-1, 1)), _reshape(b, (-1,))))
+
+
+def _where(condition: Any, x: Any = None, y: Any = None) -> Any:
+    """``np.where(c, x, y)`` as ``select_n(c, y, x)``: the predicate a nested operation
+    (a comparison, or ``c != 0`` of a traced ``c``) or a constant."""
+    if x is None or y is None:
+        raise _unsupported("numpy.where with one argument (the indices of a condition)")
+    if isinstance(condition, TracedArray):
+        condition = _elementwise("ne", (condition, 0.0))
+    if not _is_traced(condition):
+        condition = _constant(condition).astype(bool)
+    if not (_is_traced(x) or _is_traced(y)) and not _is_traced(condition):
+        return np.where(condition, _constant(x), _constant(y))
+    out = _broadcast_shape([_shape_of(condition), _shape_of(x), _shape_of(y)], "numpy.where")
+    tape = _tape_of([condition, x, y])
+    which = _operand(condition, out, tape)
+    op = ArrayOp("select_n", (which, _operand(y, out, tape), _operand(x, out, tape)), (), out)
+    return _result(op, tape)
+
+
+def _clip(x: Any, a_min: Any = None, a_max: Any = None, out=None, **kwargs: Any) -> Any:
+    if out is not None or kwargs:
+        raise _unsupported("numpy.clip(out=...)")
+    if a_min is not None:
+        x = _elementwise("max", (x, a_min))
+    if a_max is not None:
+        x = _elementwise("min", (x, a_max))
+    return x
+
+
+def _like(fill: float) -> Callable[..., np.ndarray]:
+    def make(a: Any, dtype=None, order="K", subok=True, shape=None, **kwargs: Any) -> np.ndarray:
+        return np.full(_shape_of(a) if shape is None else shape, fill, dtype=dtype or float)
+
+    return make
+
+
+def _full_like(a: Any, fill_value: Any, dtype=None, order="K", subok=True, shape=None):
+    if _is_traced(fill_value):
+        return _broadcast_to(fill_value, _shape_of(a) if shape is None else shape)
+    return np.full(_shape_of(a) if shape is None else shape, fill_value, dtype=dtype or float)
+
+
+_FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.sum: _sum,
+    np.mean: _mean,
+    np.max: lambda x, axis=None, out=None, keepdims=False, **k: _extreme(
+        "reduce_max", x, axis, out, keepdims, **k
+    ),
+    np.min: lambda x, axis=None, out=None, keepdims=False, **k: _extreme(
+        "reduce_min", x, axis, out, keepdims, **k
+    ),
+    np.amax: lambda x, axis=None, out=None, keepdims=False, **k: _extreme(
+        "reduce_max", x, axis, out, keepdims, **k
+    ),
+    np.amin: lambda x, axis=None, out=None, keepdims=False, **k: _extreme(
+        "reduce_min", x, axis, out, keepdims, **k
+    ),
+    np.cumsum: _cumsum,
+    np.reshape: lambda a, shape=None, order="C", **k: _reshape(a, k.get("newshape", shape), order),
+    np.ravel: lambda a, order="C": _reshape(a, (-1,), order),
+    np.transpose: _transpose,
+    np.squeeze: _squeeze,
+    np.expand_dims: _expand_dims,
+    np.broadcast_to: _broadcast_to,
+    np.pad: _pad,
+    np.concatenate: _concatenate,
+    np.stack: _stack,
+    np.hstack: _hstack,
+    np.vstack: _vstack,
+    np.where: _where,
+    np.dot: _np_dot,
+    np.outer: _outer,
+    np.clip: _clip,
+    np.roll: _roll,
+    np.flip: _flip,
+    np.diff: _diff,
+    np.zeros_like: _like(0.0),
+    np.ones_like: _like(1.0),
+    np.empty_like: _like(0.0),
+    np.full_like: _full_like,
+    np.shape: _shape_of,
+    np.ndim: lambda a: len(_shape_of(a)),
+    np.size: lambda a, axis=None: math.prod(_shape_of(a)) if axis is None else _shape_of(a)[axis],
+    np.copy: lambda a, order="K", subok=False: a,
+    np.atleast_1d: lambda *a: _atleast_1d(a[0]) if len(a) == 1 else [_atleast_1d(x) for x in a],
+    np.atleast_2d: lambda *a: _atleast_2d(a[0]) if len(a) == 1 else [_atleast_2d(x) for x in a],
+}
+
+
+# -- the graph -----------------------------------------------------------------------------
+
+
+def trace_arrays(
+    f: Callable[..., Any],
+    shapes: Sequence[Shape],
+    names: Sequence[str],
+    label: str,
+    output_names: Callable[[int, set[str]], list[str]],
+) -> DGraph:
+    """The tensor graph of ``f`` called with one traced array per parameter (``names``,
+    of ``shapes``; ``()`` a scalar): a vertex per operation whose derivative reaches an
+    output, intermediates named after ``f``'s local variables where one holds them
+    (else ``t1, t2, ...``), outputs ``output_names(count, taken)`` or a dict's keys."""
+    tape = _Tape()
+    args = [tape.new(None, tuple(s)) for s in shapes]
+    result, local = _call(f, args, label)
+    outputs = _outputs(result, label, output_names, set(names))
+    return _build(tape, args, list(names), outputs, local, label)
+
+
+def _call(f: Callable[..., Any], args: list[Any], label: str) -> tuple[Any, dict[str, Any]]:
+    """``f(*args)`` and its local variables as it returned (a trace hook on ``f``'s frame)."""
+    captured: dict[str, Any] = {}
+    code = getattr(f, "__code__", None)
+
+    def local(frame, event, arg):
+        if event == "return":
+            captured.update(frame.f_locals)
+        return local
+
+    def calls(frame, event, arg):
+        return local if frame.f_code is code else None
+
+    previous = sys.gettrace()
+    if code is not None:
+        sys.settrace(calls)
+    try:
+        result = f(*args)
+    except (InputError, GraphError) as exc:
+        text = str(exc)
+        raise type(exc)(text if text.startswith(f"{label}: ") else f"{label}: {text}") from None
+    except RecursionError:
+        raise InputError(f"{label}: calling it with traced arrays recursed too deep") from None
+    except Exception as exc:
+        why = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+        raise InputError(f"{label}: calling it with traced arrays failed: {why}") from None
+    finally:
+        if code is not None:
+            sys.settrace(previous)
+    return result, captured
+
+
+def _outputs(
+    result: Any, label: str, output_names: Callable[[int, set[str]], list[str]], taken: set[str]
+) -> list[tuple[str, Any]]:
+    if isinstance(result, Mapping):
+        items = [(str(k), v) for k, v in result.items()]
+    else:
+        values = list(result) if isinstance(result, (list, tuple)) else [result]
+        items = list(zip(output_names(len(values), taken), values, strict=True))
+    if not items:
+        raise InputError(f"{label}: returned no outputs")
+    for key, value in items:
+        if value is None or not (
+            _is_traced(value) or isinstance(value, (numbers.Real, np.ndarray))
+        ):
+            raise InputError(
+                f"{label}: returned {type(value).__name__} as output {key!r}, not an array"
+            )
+    return items
+
+
+def _renamed(op: ArrayOp, names: Mapping[str, Any]) -> ArrayOp:
+    """``op`` with every vertex operand (nested ones too) replaced as ``names`` says: by
+    a name, or by a nested operation (a vertex folded into a passive predicate). An
+    explicit stack, bottom-up."""
+    done: dict[int, ArrayOp] = {}
+    stack: list[tuple[ArrayOp, bool]] = [(op, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if id(node) in done:
+            continue
+        nested = [x for x in node.operands if isinstance(x, ArrayOp)]
+        if not expanded and nested:
+            stack.append((node, True))
+            stack.extend((x, False) for x in nested if id(x) not in done)
+            continue
+        operands = tuple(
+            names.get(x, x) if isinstance(x, str) else done[id(x)] if isinstance(x, ArrayOp) else x
+            for x in node.operands
+        )
+        done[id(node)] = ArrayOp(node.primitive, operands, node.params, node.shape)
+    return done[id(op)]
+
+
+def _build(
+    tape: _Tape,
+    args: list[TracedArray],
+    names: list[str],
+    outputs: list[tuple[str, Any]],
+    local: Mapping[str, Any],
+    label: str,
+) -> DGraph:
+    # outputs are maximal: one used by another operation, an input, or returned twice is
+    # copied; a constant or passive output computes from no vertex (a zero block row)
+    operand_of = {u for _, op, _ in tape.entries if op is not None for u in op.vertices()}
+    inputs = {a.name for a in args}
+    returned: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for out_name, value in outputs:
+        if isinstance(value, TracedArray) and not (
+            value.name in operand_of or value.name in inputs or value.name in seen
+        ):
+            returned.append((out_name, value.name))
+            seen.add(value.name)
+            continue
+        if isinstance(value, TracedArray):
+            source: Any = value.name
+        elif isinstance(value, Passive):
+            source = value.op
+        else:
+            source = Const.of(_constant(value))
+        shape = source.shape if isinstance(source, Const) else _shape_of(value)
+        copy = ArrayOp("copy", (source,), (), shape)
+        returned.append((out_name, tape.new(copy, shape).name))
+    entries = {name: (op, shape) for name, op, shape in tape.entries}
+    order = {name: k for k, (name, _, _) in enumerate(tape.entries)}
+
+    # vertices a derivative flows from into an output: the graph's; others that an output
+    # still reads (through a predicate) are folded into it as nested operations
+    active = {name for _, name in returned}
+    for name, op, _ in reversed(tape.entries):
+        if name in active and op is not None:
+            active.update(op.operands[k] for k in op.differentiable())
+    needed = {name for _, name in returned}
+    for name, op, _ in reversed(tape.entries):
+        if name in needed and op is not None:
+            needed.update(op.vertices())
+    folded: dict[str, Any] = {}
+    for name, op, _ in tape.entries:
+        if name in needed and name not in active and op is not None:
+            folded[name] = _renamed(op, folded)
+
+    final = dict(zip((a.name for a in args), names, strict=True))
+    taken = set(names)
+    output_set = {name for _, name in returned}
+    for out_name, name in returned:
+        base = out_name
+        if base in taken:
+            base = f"{out_name}_out"
+            k = 1
+            while base in taken:
+                base, k = f"{out_name}_out{k}", k + 1
+        final[name] = base
+        taken.add(base)
+    by_value: dict[str, str] = {}
+    for variable, value in local.items():
+        if isinstance(value, TracedArray) and value.tape is tape and value.name not in by_value:
+            by_value[value.name] = variable
+    counter = 0
+    for name, op, _ in tape.entries:
+        if op is None or name not in active or name in final:
+            continue
+        wanted = by_value.get(name)
+        if wanted is None or wanted in taken or not wanted.isidentifier():
+            counter += 1
+            while f"t{counter}" in taken:
+                counter += 1
+            wanted = f"t{counter}"
+        final[name] = wanted
+        taken.add(wanted)
+
+    graph = DGraph(label if label != "<lambda>" else "")
+
+    def renamed(op: ArrayOp) -> ArrayOp:
+        return _renamed(_renamed(op, folded), final)
+
+    for a, name in zip(args, names, strict=True):
+        graph.add_array_vertex(name, "input", a.shape)
+    for name, op, shape in sorted(
+        ((n, *entries[n]) for n in active - inputs - output_set), key=lambda e: order[e[0]]
+    ):
+        graph.add_array_vertex(final[name], "intermediate", shape, renamed(op))
+    for _, name in returned:
+        op, shape = entries[name]
+        graph.add_array_vertex(final[name], "output", shape, renamed(op))
+    graph.traced_with = "numpy"
+    return graph._validate(expressions=False)

@@ -1,0 +1,391 @@
+"""NumPy-style functions traced at the array level (issue 41, item 2): one tensor vertex
+per operation, whose forward values equal the function's and whose Jacobian blocks,
+chained densely, equal jax.jacfwd (or central differences)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from dgraph import from_function
+from dgraph.cli import main
+from dgraph.core import arrays, blocks
+from dgraph.errors import InputError
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+jax.config.update("jax_enable_x64", True)
+
+
+def forward(graph, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Every vertex's value, in insertion order."""
+    values = {k: np.asarray(v, dtype=float) for k, v in inputs.items()}
+    for v in sorted(graph.vertices, key=lambda v: graph._g.nodes[v]["index"]):
+        if graph.op(v) is not None:
+            values[v] = arrays.evaluate(graph.op(v), values)
+    return values
+
+
+def jacobian(graph, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each output's Jacobian with respect to all inputs (flattened, inputs side by side):
+    the blocks' values chained densely in topological order, summed over the operand
+    positions of each predecessor."""
+    values = forward(graph, inputs)
+    sizes = [math.prod(graph.shape(x)) for x in graph.inputs]
+    total = sum(sizes)
+    jac: dict[str, np.ndarray] = {}
+    offset = 0
+    for x, n in zip(graph.inputs, sizes, strict=True):
+        jac[x] = np.zeros((n, total))
+        jac[x][:, offset : offset + n] = np.eye(n)
+        offset += n
+    for v in graph.order():
+        op = graph.op(v)
+        if op is None:
+            continue
+        acc = np.zeros((math.prod(graph.shape(v)), total))
+        shapes = [graph.shape(x) if isinstance(x, str) else tuple(x.shape) for x in op.operands]
+        for k in op.differentiable():
+            block = arrays.operand_block(op, k, shapes)
+            matrix = blocks.to_matrix(block, arrays.block_value(op, k, values, block))
+            acc += matrix @ jac[op.operands[k]]
+        # the edge's block is the sum over the operand positions: same pattern
+        for u in graph.predecessors(v):
+            assert graph.block(u, v) is not None
+        jac[v] = acc
+    return {y: jac[y] for y in graph.outputs}
+
+
+def jax_jacobian(fj, args: list[np.ndarray]) -> np.ndarray:
+    flat = [np.asarray(jax.jacfwd(fj, argnums=k)(*args)) for k in range(len(args))]
+    rows = math.prod(np.shape(fj(*args)))
+    return np.hstack([j.reshape(rows, -1) for j in flat])
+
+
+def check(f, fj, args: list[np.ndarray], **kwargs):
+    """The graph of ``f`` at the array level: forward value and Jacobian against ``f``
+    itself and jax.jacfwd of ``fj`` (the same function in jax.numpy)."""
+    graph = from_function(f, sizes=[a.shape for a in args], level="array", **kwargs)
+    assert graph.is_tensor and graph.traced_with == "numpy"
+    inputs = dict(zip(graph.inputs, args, strict=True))
+    (y,) = graph.outputs
+    values = forward(graph, inputs)
+    np.testing.assert_allclose(values[y], f(*args), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        jacobian(graph, inputs)[y], jax_jacobian(fj, args), rtol=1e-9, atol=1e-11
+    )
+    return graph
+
+
+RNG = np.random.default_rng(41)
+
+
+def bratu(u, xp=np):
+    """The 2-D five-point finite-difference residual of Bratu's problem (zero boundary)."""
+    n = u.shape[0]
+    h2 = 1.0 / (n + 1) ** 2
+    p = xp.pad(u, 1)
+    lap = p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] - 4 * u
+    return lap / h2 + 6.0 * xp.exp(u)
+
+
+def test_stencil_residual():
+    u = RNG.normal(size=(6, 6)) * 0.3
+    graph = check(bratu, lambda u: bratu(u, jnp), [u])
+    prims = [graph.op(v).primitive for v in graph.order() if graph.op(v)]
+    assert prims.count("slice") == 4 and "pad" in prims and "exp" in prims
+
+
+def test_the_stencil_graph_does_not_grow_with_the_grid():
+    counts = set()
+    for n in (14, 300):
+        graph = from_function(bratu, sizes=[(n, n)], level="array")
+        counts.add((len(graph.vertices), graph.n_edges))
+    assert len(counts) == 1
+    ((vertices, _),) = counts
+    assert vertices < 20  # 196 unknowns: 2,296 edges at the element level
+
+
+def test_mlp_layer():
+    W = RNG.normal(size=(4, 3))
+    b = RNG.normal(size=(3,))
+
+    def layer(x, W):
+        return np.tanh(x @ W + b)
+
+    def layer_j(x, W):
+        return jnp.tanh(x @ W + b)
+
+    x = RNG.normal(size=(5, 4))
+    graph = check(layer, layer_j, [x, W])
+    assert graph.op("t1").primitive == "dot_general"
+    # the constant bias is broadcast to the product's shape: a constant operand
+    ops = {graph.op(v).primitive for v in graph.order() if graph.op(v)}
+    assert ops == {"dot_general", "add", "tanh"}
+
+
+def test_softmax():
+    def softmax(z, xp=np):
+        e = xp.exp(z - xp.max(z, axis=1, keepdims=True))
+        return e / xp.sum(e, axis=1, keepdims=True)
+
+    graph = check(softmax, lambda z: softmax(z, jnp), [RNG.normal(size=(3, 5))])
+    prims = {graph.op(v).primitive for v in graph.order() if graph.op(v)}
+    assert {"reduce_max", "reduce_sum", "broadcast_in_dim", "exp", "div"} <= prims
+
+
+def test_mean_and_sum_methods():
+    def f(u, xp=np):
+        return (u**2).mean(axis=0) + u.sum() * 0.5 + xp.mean(u, axis=1).T[0]
+
+    check(f, lambda u: f(u, jnp), [RNG.normal(size=(4, 3))])
+
+
+def test_pad_with_a_value_and_widths_per_axis():
+    def f(u, xp=np):
+        return xp.sin(xp.pad(u, ((1, 2), (0, 3)), constant_values=2.5))
+
+    check(f, lambda u: f(u, jnp), [RNG.normal(size=(3, 2))])
+
+
+def test_where_with_a_comparison():
+    def f(u, xp=np):
+        s = xp.sin(u)
+        return xp.where(s > 0.1, u * u, -u) + xp.where(u < 0, 1.0, u)
+
+    u = RNG.normal(size=(7,))
+    graph = check(f, lambda u: f(u, jnp), [u])
+    selects = [
+        graph.op(v) for v in graph.order() if graph.op(v) and graph.op(v).primitive == "select_n"
+    ]
+    assert len(selects) == 2
+    # the comparison is a nested operation, never a vertex; sin(u), used only there, is
+    # folded into it
+    assert isinstance(selects[0].operands[0], arrays.ArrayOp)
+    assert not any(graph.op(v) and graph.op(v).primitive == "sin" for v in graph.order())
+
+
+def test_concatenate_and_stack():
+    def f(u, v, xp=np):
+        a = xp.concatenate([u, xp.ones(2), v * 2.0])
+        b = xp.stack([u, xp.cos(u)], axis=1)
+        return a[1:4] * xp.sum(b) + xp.stack([v, v]).sum(axis=0)[0]
+
+    check(f, lambda u, v: f(u, v, jnp), [RNG.normal(size=(3,)), RNG.normal(size=(3,))])
+
+
+def test_broadcasting():
+    def f(a, b, xp=np):
+        return a * b + b - 1.0 / (2.0 + a**2)
+
+    graph = check(f, lambda a, b: f(a, b, jnp), [RNG.normal(size=(3,)), RNG.normal(size=(2, 3))])
+    bcast = [
+        graph.op(v)
+        for v in graph.order()
+        if graph.op(v) and graph.op(v).primitive == "broadcast_in_dim"
+    ]
+    assert [op.param["broadcast_dimensions"] for op in bcast] == [(1,), (1,)]  # a*b, then -
+
+
+def test_indexing_moves():
+    def f(u, xp=np):
+        return xp.exp(u[::-2, 1]) + u[1:, None, -1].reshape(-1)[:2].sum() + u.T[0, ::2]
+
+    check(f, lambda u: f(u, jnp), [RNG.normal(size=(4, 3))])
+
+
+def test_matmul_shapes():
+    A = RNG.normal(size=(3, 4))
+
+    def f(x, y):
+        return np.tanh((x @ y) @ A + np.dot(y[:, 0], x.T @ x).sum())
+
+    def fj(x, y):
+        return jnp.tanh((x @ y) @ A + jnp.dot(y[:, 0], x.T @ x).sum())
+
+    check(f, fj, [RNG.normal(size=(2, 5)), RNG.normal(size=(5, 3))])
+
+
+def test_maximum_minimum_sqrt_and_powers():
+    def f(u, v, xp=np):
+        return xp.maximum(u, v) * xp.sqrt(xp.minimum(u, 3.0) ** 2 + 1.0) + 2.0**u + v**3
+
+    u, v = RNG.normal(size=(4,)), RNG.normal(size=(4,))
+    check(f, lambda u, v: f(u, v, jnp), [u, v])
+
+
+def test_operations_on_constants_are_folded():
+    C = np.arange(6.0).reshape(2, 3)
+
+    def f(u):
+        k = np.exp(C) * 2.0 + np.sum(C)  # constants only: NumPy computes it
+        return u * k
+
+    graph = from_function(f, sizes=[(2, 3)], level="array")
+    assert [graph.op(v).primitive for v in graph.order() if graph.op(v)] == ["mul"]
+    check(f, lambda u: u * (jnp.exp(C) * 2.0 + jnp.sum(C)), [RNG.normal(size=(2, 3))])
+
+
+def test_names_outputs_and_copies():
+    def f(u):
+        h = np.sin(u)
+        return {"h": h, "g": h * 2.0, "u": u}
+
+    graph = from_function(f, sizes=[(3,)], level="array")
+    assert graph.inputs == ["u"]
+    assert set(graph.outputs) == {"h", "g", "u_out"}
+    values = forward(graph, {"u": np.arange(3.0)})
+    np.testing.assert_allclose(values["g"], 2 * np.sin(np.arange(3.0)))
+    assert graph.validate() is graph
+
+
+def test_the_element_level_stays_the_default():
+    graph = from_function(lambda u: np.sin(u), sizes=[3])
+    assert not graph.is_tensor and graph.inputs == ["u0", "u1", "u2"]
+    array = from_function(lambda u: np.sin(u), sizes=[3], level="array")
+    assert array.is_tensor and array.inputs == ["u"] and array.shape("u") == (3,)
+
+
+@pytest.mark.parametrize(
+    ("f", "needle"),
+    [
+        (lambda u: np.linalg.solve(u, np.ones(3)), "numpy.linalg.solve"),
+        (lambda u: np.linalg.inv(u), "numpy.linalg.inv"),
+        (lambda u: u[np.array([0, 2])], "fancy or boolean indexing"),
+        (lambda u: u[u > 0], "data-dependent index"),
+        (lambda u: u[np.array([True, False, True])], "fancy or boolean indexing"),
+        (lambda u: u[u[0, 0]], "data-dependent index"),
+        (lambda u: np.prod(u), "numpy.prod"),
+        (lambda u: np.logaddexp(u, 1.0), "numpy.logaddexp"),
+        (lambda u: np.pad(u, 1, mode="edge"), "numpy.pad(mode='edge')"),
+        (lambda u: u if u.sum() > 0 else -u, "numpy.where"),
+        (lambda u: float(u[0, 0]), "float()"),
+        (lambda u: np.asarray(u) * 2, "np.asarray"),
+        (lambda u: np.add(u, 1.0, out=np.zeros((3, 3))), "out="),
+        (lambda u: np.ones(3) @ u @ np.ones(4), "do not match"),
+        (lambda u: u[5], "out of bounds"),
+        (lambda u: u[2:1], "is empty"),
+    ],
+)
+def test_unsupported_is_one_line(f, needle):
+    with pytest.raises(InputError) as info:
+        from_function(f, name="f", sizes=[(3, 3)], level="array")
+    text = str(info.value)
+    assert needle in text and "\n" not in text and text.startswith("f: ")
+
+
+def test_in_place_assignment_is_refused():
+    def f(u):
+        r = np.zeros_like(u)
+        r[1:-1] = u[1:-1]
+        return r
+
+    with pytest.raises(InputError, match="converting an array"):
+        from_function(f, sizes=[(5,)], level="array")
+
+    def g(u):
+        u[0] = 1.0
+        return u
+
+    with pytest.raises(InputError, match="in-place assignment"):
+        from_function(g, sizes=[(5,)], level="array")
+
+
+@pytest.mark.parametrize(
+    ("sizes", "needle"),
+    [
+        ([(0, 3)], "positive integers"),
+        ([(-2,)], "positive integers"),
+        ([(2.5,)], "positive integers"),
+        ([(1,) * 9], "more than 8"),
+        ([(10**5, 10**4)], "more than 100,000,000"),
+    ],
+)
+def test_bad_shapes(sizes, needle):
+    with pytest.raises(InputError, match=needle):
+        from_function(lambda u: u * 2.0, sizes=sizes, level="array")
+
+
+def test_a_bad_level():
+    with pytest.raises(InputError, match="'element' or 'array'"):
+        from_function(lambda u: u, level="tensor")
+
+
+# -- the command line ----------------------------------------------------------------------
+
+MODULE = """
+import numpy as np
+
+
+def residual(u):
+    p = np.pad(u, 1)
+    return p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] - 4 * u + np.exp(u)
+
+
+def layer(x, w):
+    return np.tanh(x @ w)
+
+
+def scalar(a, b):
+    return np.sin(a) * b
+"""
+
+
+@pytest.fixture
+def module(tmp_path):
+    path = tmp_path / "model.py"
+    path.write_text(MODULE)
+    return str(path)
+
+
+def test_cli_inputs_with_a_shape_build_the_array_level(module, capsys):
+    for n in (14, 100):
+        assert main(["structure", f"{module}:residual", "--inputs", f"u:{n}x{n}", "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["inputs"] == ["u"] and data["outputs"] == ["y"]
+        assert len(data["intermediates"]) == 11  # pad, 4 slices, 3 adds, mul, sub, exp
+
+
+def test_cli_several_inputs_and_level(module, capsys):
+    argv = ["structure", f"{module}:layer", "--inputs", "x:5x4", "--inputs", "w:4x3", "--json"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["inputs"] == ["x", "w"] and data["intermediates"] == ["t1"]
+    argv = ["structure", f"{module}:layer", "--inputs", "x:4,w:4", "--level", "array", "--json"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["inputs"] == ["x", "w"]
+
+
+def test_cli_keeps_the_element_level(module, capsys):
+    assert main(["structure", f"{module}:layer", "--inputs", "x:2,w:2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["inputs"] == ["x0", "x1", "w0", "w1"]
+    assert main(["structure", f"{module}:scalar", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["inputs"] == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "needle"),
+    [
+        ("u:0x3", "positive integers"),
+        ("u:-3x3", "positive integers"),
+        ("u:2.5x3", "positive integers"),
+        ("u:3x", "positive integers"),
+        ("u:" + "x".join(["2"] * 9), "more than 8"),
+        ("u:100000x10000", "more than 100,000,000"),
+        ("v:3x3", "no parameter 'v'"),
+        ("u:3x3,u:3x3", "given twice"),
+    ],
+)
+def test_cli_bad_shapes_exit_2(module, capsys, spec, needle):
+    assert main(["structure", f"{module}:residual", "--inputs", spec]) == 2
+    err = capsys.readouterr().err.strip()
+    assert needle in err and len(err.splitlines()) == 1, err
+
+
+def test_cli_element_level_refuses_several_axes(module, capsys):
+    argv = ["structure", f"{module}:residual", "--inputs", "u:3x3", "--level", "element"]
+    assert main(argv) == 2
+    assert "--level array" in capsys.readouterr().err
