@@ -135,11 +135,7 @@ def _jax_or_numpy(f, name: str, sizes: list[int], binary: bool) -> DGraph:
 def _array_level(f, name: str, shapes: list[tuple[int, ...]], params) -> DGraph:
     """``f`` at the array level: from its jaxpr where it uses JAX and :func:`from_jax`
     reads arrays as arrays, else by the NumPy-style array tracer."""
-    import inspect
-
     if uses_jax(f):
-        if "level" not in inspect.signature(from_jax).parameters:
-            raise InputError(f"{name}: a JAX function is not read at the array level yet")
         return from_jax(f, *(np.ones(s) for s in shapes), name=name, level="array")
     return from_function(f, name=name, sizes=shapes, params=params, level="array")
 

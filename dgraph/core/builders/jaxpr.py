@@ -516,7 +516,7 @@ def from_jax(
     *example_args: Any,
     name: str = "",
     every_equation: bool = False,
-    level: str = "scalar",
+    level: str = "element",
 ) -> DGraph:
     """The differentiation graph of a JAX function at arguments shaped like
     ``example_args`` (scalars or small arrays), one vertex per jaxpr equation (per element
@@ -524,7 +524,8 @@ def from_jax(
 
     ``level="array"`` keeps arrays whole instead: one tensor vertex per equation, its
     edges Jacobian blocks (:mod:`dgraph.core.builders.jaxpr_arrays`; ``every_equation``
-    does not apply there). The default ``level="scalar"`` is the element-by-element graph.
+    does not apply there). The default ``level="element"`` is the element-by-element graph,
+    as :func:`dgraph.core.builders.from_function` names it.
 
     An operation that simplifies away is no vertex by default: ``x * 1`` is ``x``, and
     ``1 ** x`` the constant 1. With ``every_equation`` each elementwise operation and
@@ -541,8 +542,8 @@ def from_jax(
         from .jaxpr_arrays import from_jax_arrays
 
         return from_jax_arrays(f, *example_args, name=name)
-    if level != "scalar":
-        raise InputError(f"level {str(level)[:20]!r} is not one of 'scalar', 'array'")
+    if level != "element":
+        raise InputError(f"level {str(level)[:20]!r} is not one of 'element', 'array'")
     jax = _jax()
     label = name or getattr(f, "__name__", "function")
     label = "" if label == "<lambda>" else label
