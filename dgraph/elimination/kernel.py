@@ -109,29 +109,56 @@ class Values(Algebra):
 class Symbolic(Algebra):
     """Noncommutative sympy labels, compound ones named as references in ``references``
     (shared by the working graphs of one method, so that names stay unique). A product
-    costs one multiplication unless a factor is the literal 1 of a copy."""
+    costs one multiplication unless a factor is the literal 1 of a copy; on a tensor
+    graph, what its blocks' product costs (each label's block kept beside it)."""
 
     names = True
 
-    def __init__(self, references: dict[sympy.Symbol, sympy.Expr] | None = None) -> None:
+    def __init__(
+        self,
+        references: dict[sympy.Symbol, sympy.Expr] | None = None,
+        tensor: dict[sympy.Expr, Any] | None = None,
+    ) -> None:
         self.references: dict[sympy.Symbol, sympy.Expr] = {} if references is None else references
+        self.tensor = tensor  # each label's block, on a tensor graph (None: a zero block)
 
     def leaf(self, graph: DGraph, u: str, v: str) -> sympy.Expr:
-        return graph.symbol(u, v)
+        sym = graph.symbol(u, v)
+        if graph.is_tensor:
+            if self.tensor is None:
+                self.tensor = {}
+            self.tensor[sym] = graph.block(u, v)
+        return sym
 
     def factor(self, label: sympy.Expr) -> sympy.Expr:
-        return as_factor(self.references, label)
+        named = as_factor(self.references, label)
+        if self.tensor is not None and label in self.tensor:
+            self.tensor[named] = self.tensor[label]
+        return named
 
     def multiply(self, upper: sympy.Expr, lower: sympy.Expr) -> tuple[int, sympy.Expr]:
         a, b = upper, lower
-        return int(a != 1 and b != 1), nc_product(a, b)
+        product = nc_product(a, b)
+        if self.tensor is None or a not in self.tensor or b not in self.tensor:
+            return int(a != 1 and b != 1), product
+        cost, block = BLOCKS.multiply(self._block(a), self._block(b))
+        self.tensor[product] = block
+        return cost, product
 
     def add(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-        return nc_sum(a, b)
+        total = nc_sum(a, b)
+        if self.tensor is not None and a in self.tensor and b in self.tensor:
+            self.tensor[total] = BLOCKS.add(self._block(a), self._block(b))
+        return total
+
+    def _block(self, label: sympy.Expr) -> Any:
+        block = self.tensor[label]  # type: ignore[index]
+        return Blocks.ZERO if block is None else block
 
     def copy(self) -> Symbolic:
         """Its own references, continuing the numbering."""
-        return Symbolic(dict(self.references))
+        tensor = None if self.tensor is None else dict(self.tensor)
+        return Symbolic(dict(self.references), tensor)
 
 
 class Blocks(Algebra):
