@@ -316,7 +316,7 @@ def operand_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Blo
             )
         if mine == ():  # a scalar operand broadcast against the others
             return dense(out, (), kind)
-        raise InputError(f"{name}: operand shapes {mine} and {out} do not match")
+        return _broadcast_elementwise(name, mine, out, kind)
     if name == "dot_general":
         return _dot_block(op, k, shapes)
     if name == "reduce_sum":
@@ -334,6 +334,25 @@ def operand_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Blo
     if name == "cumsum":
         return _cumsum_pattern(op, mine)
     raise InputError(f"{name}: no derivative")
+
+
+def _broadcast_elementwise(name: str, mine: tuple, out: tuple, kind: int) -> Labelled:
+    """An operand broadcast along its axes of length 1 (NumPy's rule, which jaxprs use
+    for ``div g i`` with ``i`` of shape (3, 1)): a diagonal over the axes it keeps."""
+    lead = len(out) - len(mine)
+    if lead < 0 or any(m not in (1, n) for m, n in zip(mine, out[lead:], strict=True)):
+        raise InputError(f"{name}: operand shapes {mine} and {out} do not match")
+    sizes = list(out)  # label j reads output axis j
+    in_axes = []
+    for i, m in enumerate(mine):
+        if m == out[lead + i]:
+            in_axes.append(((lead + i,), 0))
+        else:
+            sizes.append(1)
+            in_axes.append(((len(sizes) - 1,), 0))
+    out_axes = tuple(((j,), 0) for j in range(len(out)))
+    value = () if kind != GENERAL else tuple(range(len(out)))
+    return Labelled(out, mine, out_axes, tuple(in_axes), tuple(sizes), value, kind)
 
 
 def _elementwise_kind(op: ArrayOp, k: int) -> int:
