@@ -308,3 +308,11 @@ def test_a_tensor_expression_set_prints_its_blocks():
     text = expression_set_text(accumulate(g, "reverse"))
     assert "d_v0_x = diag(1 - tanh(x)**2)   [3 ← 3, diagonal]" in text
     assert "d_y_v0 = diag(exp(v0))   [3 ← 3, diagonal]" in text
+
+
+def test_a_program_finite_nowhere_is_not_claimed_checked_numerically():
+    """sqrt(-exp(u)) is NaN at every point: the identity is verified, J·v is said not
+    to be checked (a NaN never passes as agreement)."""
+    es = accumulate(_chain_graph(3, ["exp", "neg", "sqrt"]), "forward")
+    assert es.verified
+    assert "J·v not checked: no point tried where the program is finite" in es.verification.detail

@@ -580,8 +580,8 @@ def verify(es: ExpressionSet, mode: str = "auto", seed: int = 0) -> Verification
 def _verify_block_values(es: ExpressionSet, check: Verification, seed: int) -> Verification:
     """On a tensor graph the identity above holds for any blocks; that the blocks are
     the program's derivatives is checked numerically: ``J·v`` against central
-    differences of the array program at a random point."""
-    why = check_against_differences(es, seed)
-    if why:
-        return Verification(False, "values", why)
-    return Verification(True, check.mode, f"{check.detail}; J·v agrees with central differences")
+    differences of the array program at a random point (said when no point is finite)."""
+    agreed, detail = check_against_differences(es, seed)
+    if agreed is False:
+        return Verification(False, "values", detail)
+    return Verification(True, check.mode, f"{check.detail}; {detail}")
