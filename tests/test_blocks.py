@@ -21,7 +21,10 @@ from dgraph.core.blocks import (
     to_matrix,
 )
 from dgraph.core.graph import DGraph
+from dgraph.elimination.kernel import BLOCKS
 from dgraph.methods import accumulate
+
+from .strategies import programs
 
 
 def _op(name, operands, shape, **params):
@@ -316,3 +319,22 @@ def test_a_program_finite_nowhere_is_not_claimed_checked_numerically():
     es = accumulate(_chain_graph(3, ["exp", "neg", "sqrt"]), "forward")
     assert es.verified
     assert "J·v not checked: no point tried where the program is finite" in es.verification.detail
+
+
+@settings(max_examples=40, deadline=None)
+@given(programs(max_inputs=3, max_statements=10))
+def test_scalar_graphs_as_tensor_graphs_price_as_today(g):
+    """A scalar graph is a tensor graph of shapes (): its 1 x 1 blocks (ones for ±1
+    labels, constants, general values) price every vertex order at the effective count,
+    and the expression sets built on it verify."""
+    from dgraph.elimination.kernel import VALUES, Elimination
+
+    t = g.as_tensor()
+    orders = [g.intermediates, g.intermediates[::-1]]
+    for order in orders:
+        scalar = Elimination(g, VALUES)
+        tensor = Elimination(t, BLOCKS)
+        assert [scalar.eliminate_vertex(v) for v in order] == [
+            tensor.eliminate_vertex(v) for v in order
+        ]
+    assert accumulate(t, "reverse").verified

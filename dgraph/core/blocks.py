@@ -26,7 +26,8 @@ intermediate.
 
 Each product's price is counted in *true* scalar multiplications: the size of its einsum
 over the labels both values vary along, and nothing where one factor is all ones (a
-selection, a broadcast, a reduction: moves and additions). A sparse product costs the
+selection, a broadcast, a reduction: moves and additions) or both are constants (folded
+when the code is made). A sparse product costs the
 multiplications its patterns pair, Σ_k nnz(A[:, k]) · nnz(B[k, :]).
 
 References: U. Naumann, "Elimination techniques for cheap Jacobians", INRIA RR-3659,
@@ -341,7 +342,7 @@ def _plan(a: Labelled, b: Labelled) -> _Plan | bool | None:
     ones_summed = summed - val_a - val_b
     if ones_summed and kind == ONES:
         kind = CONSTANT  # a sum of ones along a label neither value varies along
-    cost = 0 if a.kind == ONES or b.kind == ONES else math.prod(width[r] for r in val_a | val_b)
+    cost = 0 if _free(a, b) else math.prod(width[r] for r in val_a | val_b)
     roots = sorted(kept | value)
     index = {r: i for i, r in enumerate(roots)}
     product = Labelled(
@@ -365,6 +366,12 @@ def _plan(a: Labelled, b: Labelled) -> _Plan | bool | None:
         [by_new[c] for c in canonical.value],
         math.prod(width[r] for r in ones_summed),
     )
+
+
+def _free(a: Block, b: Block) -> bool:
+    """A product that costs nothing at run time: a factor of ones (a move, a broadcast, a
+    sum), or two constants (folded when the code is made)."""
+    return a.kind == ONES or b.kind == ONES or max(a.kind, b.kind) == CONSTANT
 
 
 def _first_appearance(b: Labelled) -> dict[int, int]:
@@ -396,7 +403,7 @@ def _sparse_product(a: Sparse, b: Sparse) -> tuple[int, Sparse | None]:
     matrices counts, per entry, the pairs that meet: their total is the multiplications)."""
     ma = _pattern_matrix(a)
     mb = _pattern_matrix(b)
-    if a.kind == ONES or b.kind == ONES:
+    if _free(a, b):
         cost = 0
     else:
         cost = int(np.asarray(ma.sum(axis=0)).ravel() @ np.asarray(mb.sum(axis=1)).ravel())
@@ -517,9 +524,9 @@ def to_matrix(b: Block, values: np.ndarray | None = None):
     return scipy.sparse.csr_array((data, (rows, cols)), shape=shape)
 
 
-def scalar_block() -> Labelled:
-    """A scalar graph's edge: a 1 x 1 block of a general value."""
-    return Labelled((), (), (), (), (), (), GENERAL)
+def scalar_block(kind: int = GENERAL) -> Labelled:
+    """A scalar graph's edge: a 1 x 1 block (of a general value by default)."""
+    return Labelled((), (), (), (), (), (), kind)
 
 
 def scale(b: Block) -> Block:

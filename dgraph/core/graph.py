@@ -25,7 +25,7 @@ from ..errors import GraphError
 from .algebra import nc_symbol, real_symbol
 from .array_json import op_to_json
 from .arrays import ArrayOp, operand_block
-from .blocks import Block, scalar_block
+from .blocks import CONSTANT, GENERAL, ONES, Block, scalar_block
 from .blocks import add as add_blocks
 from .display import Printable
 from .parse import RESERVED, format_expression, parse_expression
@@ -321,6 +321,22 @@ class DGraph(Printable):
             raise GraphError(f"edge {source} -> {target}: a block edge needs tensor vertices")
         self.add_edge(source, target)
         self._g.edges[source, target]["block"] = block
+
+    def as_tensor(self) -> DGraph:
+        """This scalar graph as a tensor graph whose shapes are all ``()``: each edge a
+        1 x 1 block, of kind ONES for a ±1 label, CONSTANT for another constant, else
+        GENERAL (Naumann's unit and constant labels), so that block prices are the
+        effective counts."""
+        if self._tensor:
+            return self
+        other = DGraph(self.name)
+        for v in self.order():
+            other.add_array_vertex(v, self.role(v), ())
+        for u, v in self.edges():
+            label = self.constant_label(u, v)
+            kind = GENERAL if label is None else ONES if abs(label) == 1 else CONSTANT
+            other.add_block_edge(u, v, scalar_block(kind))
+        return other
 
     @property
     def is_tensor(self) -> bool:
