@@ -182,6 +182,7 @@ _MOVES = {
     "concatenate",
     "transpose",
     "rev",
+    "pad",
     "stop_gradient",
     "optimization_barrier",
     "reduce_precision",
@@ -480,6 +481,14 @@ def _move(name: str, params, ins: list[np.ndarray], shape) -> np.ndarray:
         return np.transpose(a, params["permutation"])
     if name == "rev":
         return np.flip(a, axis=tuple(params["dimensions"]))
+    if name == "pad":  # the padding value (a constant or a vertex) fills the new places
+        config = params["padding_config"]
+        if any(interior or lo < 0 or hi < 0 for lo, hi, interior in config):
+            raise InputError("pad: interior or negative padding is not supported")
+        out = np.empty(shape, dtype=object)
+        out[...] = ins[1].reshape(()).item() if ins[1].size == 1 else ins[1]
+        out[tuple(slice(lo, lo + n) for (lo, _, _), n in zip(config, a.shape, strict=True))] = a
+        return out
     raise InputError(f"jaxpr primitive {name!r} is not supported")
 
 
