@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+import scipy.sparse
 
 from ...core.block_values import jacobian_blocks, random_inputs, vertex_values
 from ...core.blocks import to_matrix
@@ -35,6 +36,19 @@ def dense_result(part, shape: tuple[int, ...]) -> np.ndarray:
     return np.asarray(part, dtype=float).reshape(shape)
 
 
+def _matrix(part, m: int, n: int):
+    """A generated entry as an (m, n) matrix: SciPy's as it is, a BCOO array as SciPy's
+    (never densified: a sparse result may be far too large for that), a dense one
+    reshaped."""
+    if scipy.sparse.issparse(part):
+        return scipy.sparse.csr_array(part)
+    if hasattr(part, "indices") and hasattr(part, "data"):  # JAX's BCOO
+        ij = np.asarray(part.indices)
+        data = np.asarray(part.data, dtype=float)
+        return scipy.sparse.csr_array((data, (ij[:, 0], ij[:, 1])), shape=(m, n))
+    return np.asarray(part, dtype=float).reshape(m, n)
+
+
 def check_tensor(
     function: Callable[..., dict], es: ExpressionSet, lang: str, seed: int = 0
 ) -> CodeCheck:
@@ -50,18 +64,26 @@ def check_tensor(
 
         context = jax.enable_x64(True)  # compared in doubles
     shape = {v: graph.shape(v) for v in (*graph.inputs, *graph.outputs)}
-    with context:  # densified inside: BCOO's todense computes in the context's precision
+    size = {v: math.prod(n) for v, n in shape.items()}
+    with context:  # read inside: BCOO's arrays computed in the context's precision
         got = function(*(inputs[x] for x in graph.inputs))
-        dense = {k: dense_result(part, (*shape[k[0]], *shape[k[1]])) for k, part in got.items()}
+        matrices = {k: _matrix(part, size[k[0]], size[k[1]]) for k, part in got.items()}
     block_error = 0.0
     for (y, x), part in reference.items():
-        if (y, x) not in dense:
+        if (y, x) not in matrices:
             return CodeCheck(False, True, f"the generated code has no entry ({y}, {x})")
-        expected = np.zeros(dense[(y, x)].shape)
-        if part is not None:
-            expected = to_matrix(part[0], part[1]).toarray().reshape(expected.shape)
-        scale = max(1.0, float(np.abs(expected).max(initial=0.0)))
-        block_error = max(block_error, float(np.abs(dense[(y, x)] - expected).max()) / scale)
+        mine = matrices[(y, x)]
+        expected = (
+            scipy.sparse.csr_array((size[y], size[x]))
+            if part is None
+            else to_matrix(part[0], part[1])
+        )
+        if not scipy.sparse.issparse(mine):
+            expected = expected.toarray()
+        scale = max(1.0, float(abs(expected).max()) if expected.size else 1.0)
+        difference = abs(mine - expected)
+        worst = float(difference.max()) if np.prod(difference.shape) else 0.0
+        block_error = max(block_error, worst / scale)
     rng = np.random.default_rng(seed + 1)
     difference_error = 0.0
     for _ in range(DIRECTIONS):
@@ -69,10 +91,10 @@ def check_tensor(
         plus = vertex_values(graph, {x: inputs[x] + STEP * direction[x] for x in graph.inputs})
         minus = vertex_values(graph, {x: inputs[x] - STEP * direction[x] for x in graph.inputs})
         for y in graph.outputs:
-            jv = np.zeros(math.prod(shape[y]))
+            jv = np.zeros(size[y])
             for x in graph.inputs:
-                if (y, x) in dense:
-                    jv += dense[(y, x)].reshape(jv.size, -1) @ direction[x].ravel()
+                if (y, x) in matrices:
+                    jv += np.asarray(matrices[(y, x)] @ direction[x].ravel()).ravel()
             expected = ((plus[y] - minus[y]) / (2 * STEP)).ravel()
             scale = max(1.0, float(np.abs(expected).max(initial=0.0)))
             difference_error = max(difference_error, float(np.abs(jv - expected).max()) / scale)
