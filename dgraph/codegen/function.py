@@ -24,6 +24,7 @@ from .c import load_c
 from .cuda import load_cuda
 from .generate import LANGS, MODES, Generated, generate
 from .python import load_python
+from .tensor.function import TensorGenerated, make_tensor_function
 
 __all__ = ["GeneratedFunction", "make_function"]
 
@@ -48,6 +49,12 @@ class GeneratedFunction:
         return self.generated.text
 
     def __repr__(self) -> str:
+        if isinstance(self.generated, TensorGenerated):
+            g = self.generated
+            return (
+                f"<GeneratedFunction {self.mode} ({self.lang}, tensor graph, method {g.method}):"
+                f" {g.mults} mults, verified {g.verified}>"
+            )
         main = self.generated.programs[self.mode]
         return (
             f"<GeneratedFunction {self.mode} ({self.lang}, method {main.method}):"
@@ -76,6 +83,11 @@ def make_function(
     Without ``method`` the expression set is the one whose program costs least
     (:func:`dgraph.codegen.selection.cheapest_jacobian`); the printed code is run against
     the graph before it is returned (:mod:`dgraph.codegen.check`).
+
+    A tensor graph (``graph.is_tensor``) gets code on whole arrays
+    (:mod:`dgraph.codegen.tensor`): mode ``jacobian`` in ``python`` or ``jax``, a function
+    of the inputs' arrays returning ``{(y, x): block}``, dense or (``sparse``) SciPy CSR /
+    JAX BCOO; without ``method`` the cheapest of forward, reverse and Markowitz.
     """
     if mode not in MODES:
         raise DGraphError(f"unknown mode {mode!r}: use {', '.join(MODES)}")
@@ -87,6 +99,10 @@ def make_function(
         source = from_function(source, params=params)
     elif params:
         raise DGraphError("params= names parameters of a Python function; a graph has its own")
+    graph = source.graph if isinstance(source, ExpressionSet) else source
+    if graph.is_tensor:
+        tensor, function = make_tensor_function(source, mode, lang, method, budget, sparse)
+        return GeneratedFunction(tensor, mode, function)  # type: ignore[arg-type]
     generated = generate(source, lang, method, modes=(mode,), sparse=sparse, budget=budget)
     if lang == "cuda":  # checked on the host above; here compiled for the GPU
         module: Any = load_cuda(generated.text)

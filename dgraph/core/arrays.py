@@ -387,7 +387,13 @@ def _reads_constant_array(op: ArrayOp, k: int) -> bool:
 
 
 def _constant_operands(op: ArrayOp) -> set[sympy.Symbol]:
-    return {s for s, x in zip((A, B), op.operands, strict=False) if isinstance(x, Const)}
+    """The operands that are one constant number (a constant array's entries differ: a
+    derivative that reads one varies along the block's labels)."""
+    return {
+        s
+        for s, x in zip((A, B), op.operands, strict=False)
+        if isinstance(x, Const) and x.value.size == 1
+    }
 
 
 def _dot_block(op: ArrayOp, k: int, shapes) -> Labelled:

@@ -47,11 +47,13 @@ __all__ = [
     "GENERAL",
     "ONES",
     "Block",
+    "EinsumPlan",
     "Labelled",
     "Sparse",
     "add",
     "dense",
     "diagonal",
+    "einsum_plan",
     "identity",
     "multiply",
     "pattern",
@@ -555,12 +557,11 @@ def multiply_values(
     >>> multiply_values(d, d, np.array([1.0, 2, 3]), np.array([4.0, 5, 6]))[1]
     array([ 4., 10., 18.])
     """
-    if isinstance(upper, Labelled) and isinstance(lower, Labelled):
-        plan = _plan(upper, lower)
-        if plan is None:
-            return None, None
-        if plan is not False:
-            return plan.product, _einsum(plan, np.asarray(vu), np.asarray(vl))
+    plan = einsum_plan(upper, lower)
+    if plan is None:
+        return None, None
+    if plan is not False:
+        return plan.product, _einsum(plan, np.asarray(vu), np.asarray(vl))  # type: ignore[arg-type]
     ma, mb = to_matrix(upper, vu), to_matrix(lower, vl)
     _, product = multiply(upper, lower)
     if product is None:
@@ -569,17 +570,51 @@ def multiply_values(
     return product, np.asarray(m[product.rows, product.cols]).ravel()
 
 
-def _einsum(plan: _Plan, va: np.ndarray, vb: np.ndarray) -> np.ndarray:
+@dataclass(frozen=True)
+class EinsumPlan:
+    """How the values of a labelled product are computed, as data (what
+    :func:`multiply_values` runs and code generation prints): each factor's value array
+    cut to ``cuts`` (a (start, stop) per value axis), then ``einsum(subscripts)``, then
+    times ``scale`` (sums of ones along labels neither value varies along)."""
+
+    product: Labelled
+    subscripts: str
+    cuts: tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]
+    scale: int
+
+
+def einsum_plan(upper: Block, lower: Block) -> EinsumPlan | bool | None:
+    """The :class:`EinsumPlan` of ``upper · lower``; None for a zero product, False where
+    the product is not a labelled one (a sparse block, or labels that do not line up).
+
+    >>> plan = einsum_plan(diagonal((3,)), dense((3,), (2,)))
+    >>> plan.subscripts, plan.cuts, plan.product.type_name
+    ('a,ab->ab', (((0, 3),), ((0, 3), (0, 2))), 'dense')
+    """
+    if not (isinstance(upper, Labelled) and isinstance(lower, Labelled)):
+        return False
+    plan = _plan(upper, lower)
+    if plan is None or plan is False:
+        return plan
     letter = {r: _LETTERS[i] for i, r in enumerate(sorted(plan.width))}
 
-    def cut(v: np.ndarray, axes: list[tuple[int, int]]) -> tuple[np.ndarray, str]:
-        index = tuple(slice(start, start + plan.width[r]) for r, start in axes)
-        return v[index] if axes else v, "".join(letter[r] for r, _ in axes)
+    def cuts(axes: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+        return tuple((start, start + plan.width[r]) for r, start in axes)
 
-    a, sa = cut(va, plan.axes_a)
-    b, sb = cut(vb, plan.axes_b)
+    sa = "".join(letter[r] for r, _ in plan.axes_a)
+    sb = "".join(letter[r] for r, _ in plan.axes_b)
     out = "".join(letter[r] for r in plan.out_roots)
-    result = np.einsum(f"{sa},{sb}->{out}", a, b)
+    return EinsumPlan(
+        plan.product, f"{sa},{sb}->{out}", (cuts(plan.axes_a), cuts(plan.axes_b)), plan.scale
+    )
+
+
+def _einsum(plan: EinsumPlan, va: np.ndarray, vb: np.ndarray) -> np.ndarray:
+    def cut(v: np.ndarray, cuts: tuple[tuple[int, int], ...]) -> np.ndarray:
+        return v[tuple(slice(lo, hi) for lo, hi in cuts)] if cuts else v
+
+    a, b = cut(va, plan.cuts[0]), cut(vb, plan.cuts[1])
+    result = np.einsum(plan.subscripts, a, b)
     return result * plan.scale if plan.scale != 1 else result
 
 

@@ -1,0 +1,17 @@
+"""Code on whole arrays for a tensor graph's Jacobian (issue 41, item 4).
+
+One statement per array operation and per block operation, never one per element:
+:mod:`.dialect` (what NumPy and JAX print differently), :mod:`.constants` (index
+arrays computed once at generation time, embedded in the module), :mod:`.forward` (each
+vertex's :class:`~dgraph.core.arrays.ArrayOp`), :mod:`.leaves` (each edge block's values),
+:mod:`.blockops` (products as one einsum, sums as broadcast adds, sparse blocks through
+precomputed index pairs), :mod:`.module` (the module text), :mod:`.check` (the code run
+against :func:`~dgraph.core.block_values.jacobian_blocks` and central differences of the
+array program) and :mod:`.function` (``make_function`` for tensor graphs).
+"""
+
+from .check import check_tensor
+from .function import make_tensor_function
+from .module import tensor_module
+
+__all__ = ["check_tensor", "make_tensor_function", "tensor_module"]

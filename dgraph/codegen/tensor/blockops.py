@@ -1,0 +1,219 @@
+"""Block products and sums as array statements (``multiply_values`` and ``add_values``
+printed): a labelled product is one ``einsum`` over its plan
+(:func:`~dgraph.core.blocks.einsum_plan`), each factor cut to the range the product
+keeps; a sum of one structure a broadcast add; anything with a :class:`Sparse` block goes
+through index arrays computed here once — for a product, the pairs of entries that meet
+(Σ_k nnz(A[:, k]) · nnz(B[k, :]) of them) and the product entry each pair adds to, its
+values a segment sum per call; never a dense intermediate."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ...core.blocks import (
+    Block,
+    Labelled,
+    Sparse,
+    add,
+    einsum_plan,
+    multiply,
+    pattern,
+)
+from .constants import Constants
+from .dialect import Dialect
+
+__all__ = ["BlockOps", "Valued", "entries", "values_at"]
+
+Valued = tuple[Block, str] | None  # a block and the name (or literal) of its values; None: 0
+
+
+def entries(block: Block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Flat rows and columns of the block's entries, and each entry's index into its
+    flattened values."""
+    if isinstance(block, Sparse):
+        return block.rows, block.cols, np.arange(block.nnz, dtype=np.int64)
+    return pattern(block)
+
+
+def _value_shape(block: Block) -> tuple[int, ...]:
+    if isinstance(block, Sparse):
+        return (block.nnz,)
+    return tuple(block.sizes[k] for k in block.value)
+
+
+class BlockOps:
+    """Prints block operations; ``emit(expression)`` assigns a new name and returns it."""
+
+    def __init__(self, dialect: Dialect, constants: Constants, emit: Callable[[str], str]):
+        self.d, self.constants, self.emit = dialect, constants, emit
+
+    def values_at(self, block: Block, values: str, at: np.ndarray) -> str:
+        return values_at(self.d, self.constants, block, values, at)
+
+    # -- products ----------------------------------------------------------------------
+
+    def multiply(self, upper: Valued, lower: Valued) -> Valued:
+        """``upper · lower`` with its values (None: zero)."""
+        if upper is None or lower is None:
+            return None
+        (a, va), (b, vb) = upper, lower
+        plan = einsum_plan(a, b)
+        if plan is None:
+            return None
+        if plan is not False:
+            text = self._einsum(plan, a, b, va, vb)
+            return plan.product, self._assigned(text)  # type: ignore[union-attr]
+        _, product = multiply(a, b)
+        if product is None:
+            return None
+        return product, self.emit(self._pairs(a, b, va, vb, product))  # type: ignore[arg-type]
+
+    def _einsum(self, plan, a: Labelled, b: Labelled, va: str, vb: str) -> str:
+        xp = self.d.xp
+        left, out = plan.subscripts.split("->")
+        sa, sb = left.split(",")
+        cut_a = _cut(va, plan.cuts[0], _value_shape(a))
+        cut_b = _cut(vb, plan.cuts[1], _value_shape(b))
+        if not sa and not sb:
+            text = _times(cut_a, cut_b)
+        elif not sa:
+            text = _times(cut_a, _one_einsum(xp, sb, out, cut_b))
+        elif not sb:
+            text = _times(_one_einsum(xp, sa, out, cut_a), cut_b)
+        elif sa == sb == out:
+            text = _times(cut_a, cut_b)
+        else:
+            text = f"{xp}.einsum({plan.subscripts!r}, {cut_a}, {cut_b})"
+        return _times(text, repr(float(plan.scale))) if plan.scale != 1 else text
+
+    def _assigned(self, text: str) -> str:
+        """A name or a number as it is; an expression assigned to a new name."""
+        return text if text.isidentifier() or _number(text) is not None else self.emit(text)
+
+    def _pairs(self, a: Block, b: Block, va: str, vb: str, product: Sparse) -> str:
+        """The sparse product: for every pair of entries that meet, the product of their
+        values, summed into the product's entry (``multiply_values``'s result order)."""
+        rows_a, cols_a, at_a = entries(a)
+        rows_b, cols_b, at_b = entries(b)
+        ia, ib = _meeting_pairs(cols_a, rows_b, int(np.prod(a.in_shape)))
+        width = max(1, int(np.prod(b.in_shape)))
+        keys = rows_a[ia] * width + cols_b[ib]
+        ic = np.searchsorted(product.rows * width + product.cols, keys)
+        left = self.values_at(a, va, at_a[ia])
+        right = self.values_at(b, vb, at_b[ib])
+        data = f"{left} * {right}"
+        return self.d.segment_sum(data, self.constants.index(ic), product.nnz)
+
+    # -- sums --------------------------------------------------------------------------
+
+    def add(self, first: Valued, second: Valued) -> Valued:
+        """``first + second`` with its values (``add_values``)."""
+        if first is None or second is None:
+            return first if second is None else second
+        (a, va), (b, vb) = first, second
+        total = add(a, b)
+        if isinstance(total, Labelled):
+            parts = [_aligned(self.d.xp, block, v, total) for block, v in ((a, va), (b, vb))]  # type: ignore[arg-type]
+            return total, self.emit(f"{parts[0]} + {parts[1]}")
+        width = max(1, int(np.prod(a.in_shape)))
+        keys = total.rows * width + total.cols
+        ids, data = [], []
+        for block, v in ((a, va), (b, vb)):
+            rows, cols, at = entries(block)
+            ids.append(np.searchsorted(keys, rows * width + cols))
+            data.append(self.values_at(block, v, at))
+        joined = f"{self.d.xp}.concatenate([{data[0]}, {data[1]}])"
+        ids_name = self.constants.index(np.concatenate(ids))
+        return total, self.emit(self.d.segment_sum(joined, ids_name, total.nnz))
+
+    def scale(self, valued: Valued, coefficient: float) -> Valued:
+        if valued is None or coefficient == 1:
+            return valued
+        return valued[0], self._assigned(_times(repr(coefficient), valued[1]))
+
+
+def values_at(d: Dialect, constants: Constants, block: Block, values: str, at) -> str:
+    """The block's values at these flat value indices (all of them, in order: no gather)."""
+    size = int(np.prod(_value_shape(block)))
+    flat = f"{d.xp}.ravel({values})"
+    if at.size == size and np.array_equal(at, np.arange(size)):
+        return flat
+    return f"{flat}[{constants.index(at)}]"
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _times(a: str, b: str) -> str:
+    """``a * b``, numbers folded and factors 1 left out."""
+    x, y = _number(a), _number(b)
+    if x is not None and y is not None:
+        return repr(x * y)
+    if x == 1.0:
+        return b
+    if y == 1.0:
+        return a
+    return f"{a} * {b}"
+
+
+def _cut(values: str, cuts, shape: tuple[int, ...]) -> str:
+    if all(lo == 0 and hi == n for (lo, hi), n in zip(cuts, shape, strict=True)):
+        return values
+    return f"{values}[{', '.join(f'{lo}:{hi}' for lo, hi in cuts)}{',' if len(cuts) == 1 else ''}]"
+
+
+def _one_einsum(xp: str, sub: str, out: str, values: str) -> str:
+    return values if sub == out else f"{xp}.einsum({f'{sub}->{out}'!r}, {values})"
+
+
+def _aligned(xp: str, block: Labelled, values: str, total: Labelled) -> str:
+    """A summand's values with axes in the sum's value order and 1 where it has none."""
+    if not block.value:
+        return values
+    order = _first_appearance(block)
+    ranks = sorted(range(len(block.value)), key=lambda i: order[block.value[i]])
+    text = (
+        values
+        if ranks == list(range(len(ranks)))
+        else f"{xp}.transpose({values}, {tuple(ranks)!r})"
+    )
+    canonical = block.canonical()
+    shape = tuple(canonical.sizes[k] if k in canonical.value else 1 for k in total.value)
+    now = tuple(block.sizes[block.value[r]] for r in ranks)
+    return text if shape == now else f"{xp}.reshape({text}, {shape!r})"
+
+
+def _first_appearance(b: Labelled) -> dict[int, int]:
+    """Labels renumbered in order of first appearance (out axes, in axes, value)."""
+    order: dict[int, int] = {}
+    for labels, _ in (*b.out_axes, *b.in_axes):
+        for k in labels:
+            order.setdefault(k, len(order))
+    for k in b.value:
+        order.setdefault(k, len(order))
+    return order
+
+
+def _meeting_pairs(
+    cols_a: np.ndarray, rows_b: np.ndarray, mid: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every (i, j) with ``cols_a[i] == rows_b[j]``, vectorized (grouped by the shared
+    index, then all pairs within a group)."""
+    order_a = np.argsort(cols_a, kind="stable")
+    order_b = np.argsort(rows_b, kind="stable")
+    count_a = np.bincount(cols_a, minlength=mid)
+    count_b = np.bincount(rows_b, minlength=mid)
+    start_a = np.cumsum(count_a) - count_a
+    start_b = np.cumsum(count_b) - count_b
+    per = count_a * count_b
+    k = np.repeat(np.arange(mid), per)
+    offset = np.arange(int(per.sum())) - np.repeat(np.cumsum(per) - per, per)
+    ia = order_a[start_a[k] + offset // count_b[k]]
+    ib = order_b[start_b[k] + offset % count_b[k]]
+    return ia, ib

@@ -1,0 +1,54 @@
+"""Arrays the generated module holds as constants: index arrays of block patterns and
+constant operands, computed once at generation time. Small ones are printed as literals;
+the others as base64 text of their zlib-compressed bytes (one line each, whatever their
+size), decoded once when the module is imported."""
+
+from __future__ import annotations
+
+import base64
+import zlib
+
+import numpy as np
+
+__all__ = ["DECODER", "Constants"]
+
+LITERAL_LIMIT = 8  # arrays of at most this many entries are printed as literals
+
+DECODER = '''def _array(text, dtype, shape):
+    """An array the generator computed, from its compressed bytes."""
+    return numpy.frombuffer(zlib.decompress(base64.b64decode(text)), dtype).reshape(shape)'''
+
+
+class Constants:
+    """The module-level arrays, each once (equal arrays share a name)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._names: dict[tuple[str, tuple[int, ...], bytes], str] = {}
+
+    def index(self, array: np.ndarray) -> str:
+        """An integer array, stored in the narrowest of int32 and int64 that holds it."""
+        array = np.asarray(array, dtype=np.int64)
+        small = array.size == 0 or (array.min() >= -(2**31) and array.max() < 2**31)
+        return self.add(array.astype(np.int32) if small else array)
+
+    def add(self, array: np.ndarray) -> str:
+        """The name of a module-level constant holding ``array``."""
+        array = np.ascontiguousarray(array)
+        key = (array.dtype.str, tuple(array.shape), array.tobytes())
+        if key in self._names:
+            return self._names[key]
+        name = f"_K{len(self._names)}"
+        self._names[key] = name
+        dtype = array.dtype.name
+        if array.size <= LITERAL_LIMIT:
+            text = f"numpy.array({array.tolist()!r}, dtype=numpy.{dtype})"
+        else:
+            packed = base64.b64encode(zlib.compress(array.tobytes(), 9)).decode("ascii")
+            text = f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r})"
+        self.lines.append(f"{name} = {text}")
+        return name
+
+    @property
+    def needs_decoder(self) -> bool:
+        return any("_array(" in line for line in self.lines)

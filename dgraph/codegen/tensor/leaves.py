@@ -1,0 +1,104 @@
+"""Each edge block's values as array statements (``block_value``'s semantics): an
+elementwise derivative printed from its sympy formula in the operands' names, the other
+operand of a ``dot_general`` transposed to the block's value-label order, a one-hot of
+the extremes for ``reduce_max``, and a number for a block without value labels."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import sympy
+
+from ...core.arrays import ELEMENTWISE, A, ArrayOp, B, _other_labels
+from ...core.blocks import Block, Sparse
+from ...errors import InputError
+from .dialect import Dialect
+
+__all__ = ["leaf_values"]
+
+
+def leaf_values(
+    op: ArrayOp,
+    k: int,
+    block: Block,
+    args: Sequence[str],
+    shapes: Sequence[tuple[int, ...]],
+    d: Dialect,
+    emit: Callable[[str], str],
+) -> str:
+    """The values of ∂op/∂(operand k), as an expression in the operands named ``args``
+    (C order over the block's value labels; one per entry of a sparse block); ``emit``
+    assigns a helper expression to a new name."""
+    name, xp, shape = op.primitive, d.xp, op.shape
+    if isinstance(block, Sparse):
+        return f"{xp}.ones({block.nnz})"
+    if not block.value:
+        return _number(op, k, args, d)
+    if name == "integer_pow":
+        y = int(op.param["y"])
+        return _broadcast(f"({y} * {args[0]} ** {y - 1})", shapes[0], shape, xp)
+    if name == "select_n":
+        which = f"{xp}.where({xp}.asarray({args[0]}).astype(int) == {k - 1}, 1.0, 0.0)"
+        return _broadcast(which, shapes[0], shape, xp)
+    if name in ELEMENTWISE:
+        formula = ELEMENTWISE[name][1][k]
+        names = {A: sympy.Symbol(args[0], real=True)}
+        natural: list[tuple[int, ...]] = []
+        if A in formula.free_symbols:
+            natural.append(shapes[0])
+        if len(args) > 1:
+            names[B] = sympy.Symbol(args[1], real=True)
+            if B in formula.free_symbols:
+                natural.append(shapes[1])
+        text = d.formula(formula.xreplace(names))
+        if not natural:
+            return f"{xp}.full({shape!r}, 1.0 * ({text}))"
+        return _broadcast(f"(1.0 * ({text}))", np.broadcast_shapes(*natural), shape, xp)
+    if name == "dot_general":
+        return _dot(op, k, args, shapes, xp)
+    if name in ("reduce_max", "reduce_min"):
+        axes = tuple(op.param["axes"])
+        best = f"{xp}.{name[7:]}({args[0]}, axis={axes!r}, keepdims=True)"
+        hit = emit(f"{xp}.where({args[0]} == {best}, 1.0, 0.0)")
+        return f"({hit} / {xp}.sum({hit}, axis={axes!r}, keepdims=True))"
+    raise InputError(f"{name}: no values for its block")
+
+
+def _broadcast(text: str, natural, shape: tuple[int, ...], xp: str) -> str:
+    return text if tuple(natural) == tuple(shape) else f"{xp}.broadcast_to({text}, {shape!r})"
+
+
+def _number(op: ArrayOp, k: int, args: Sequence[str], d: Dialect) -> str:
+    """A block's one value: the derivative's first entry (it is constant), or y for
+    ``integer_pow``, or 1 for a move."""
+    if op.primitive in ELEMENTWISE:
+        formula = ELEMENTWISE[op.primitive][1][k]
+        if formula.is_Number:
+            return repr(float(formula))
+        names = {A: sympy.Symbol(args[0], real=True)}
+        if len(args) > 1:
+            names[B] = sympy.Symbol(args[1], real=True)
+        return f"{d.xp}.ravel({d.formula(formula.xreplace(names))})[0]"
+    if op.primitive == "integer_pow":
+        return repr(float(op.param["y"]))
+    return "1.0"
+
+
+def _dot(op: ArrayOp, k: int, args, shapes, xp: str) -> str:
+    """The other operand, its axes in the order of the block's value labels
+    (``arrays._dot_value``, the permutation found here once)."""
+    (lc, rc), (lb, rb) = op.param["dimension_numbers"]
+    other = shapes[1 - k]
+    oc, ob = (rc, rb) if k == 0 else (lc, lb)
+    mine = shapes[k]
+    mc, mb = (lc, lb) if k == 0 else (rc, rb)
+    n_batch, n_free_m = len(mb), len(mine) - len(mc) - len(mb)
+    start = n_batch + n_free_m
+    contract = list(range(start, start + len(mc)))
+    free_o = list(range(start + len(mc), start + len(mc) + len(other) - len(oc) - len(ob)))
+    labels = _other_labels(other, oc, ob, contract, list(range(n_batch)), free_o)
+    order = tuple(int(i) for i in np.argsort(labels))
+    if order == tuple(range(len(order))):
+        return args[1 - k]
+    return f"{xp}.transpose({args[1 - k]}, {order!r})"

@@ -1,0 +1,350 @@
+"""The generated module: ``jacobian(*inputs)`` of a tensor graph as one statement per
+array operation and per block operation.
+
+The expression set is walked exactly as :func:`~dgraph.core.block_values.jacobian_blocks`
+evaluates it — each reference once, sums left to right, products bracketed by
+:func:`~dgraph.core.block_costs.chain_product` — but instead of computing values, each
+step prints the statement that computes them. Only the vertex values the used blocks read
+are computed. Index arrays (patterns, scatters, sparse pairs) are computed here once and
+embedded (:mod:`.constants`); per call only values are computed.
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+import re
+
+import numpy as np
+import sympy
+
+from ...core.arrays import ArrayOp, Const, operand_block
+from ...core.block_costs import chain_product
+from ...core.block_values import program_order
+from ...core.expressions import ExpressionSet
+from ...errors import DGraphError
+from .blockops import BlockOps, Valued, entries, values_at
+from .constants import DECODER, Constants
+from .dialect import DIALECTS, Dialect
+from .forward import forward_expression, operand_shape
+from .leaves import leaf_values
+
+__all__ = ["tensor_module"]
+
+
+class _Writer:
+    """The function body being printed: statements, fresh names, module constants."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.d = dialect
+        self.lines: list[str] = []
+        self.constants = Constants()
+        self.taken: set[str] = set()
+        self.count = 0
+
+    def name(self, hint: str) -> str:
+        base = re.sub(r"\W", "_", hint)
+        if not base or base[0].isdigit() or keyword.iskeyword(base):
+            base = f"_{base}"
+        name, k = base, 1
+        while name in self.taken:
+            name, k = f"{base}_{k}", k + 1
+        self.taken.add(name)
+        return name
+
+    def rename(self, value: str, hint: str) -> str:
+        """``value`` under a name of its own: the last statement renamed where it made
+        ``value`` as a temporary, else a new assignment."""
+        last = self.lines[-1] if self.lines else ""
+        if not re.fullmatch(r"t\d+", value):
+            return value  # already a name of its own (a leaf's, a vertex's)
+        if last.startswith(f"    {value} = "):
+            self.taken.discard(value)
+            name = self.name(hint)
+            self.lines[-1] = f"    {name} = {last[len(value) + 7 :]}"
+            return name
+        return self.emit(value, hint)
+
+    def emit(self, expression: str, hint: str | None = None) -> str:
+        if hint is None:
+            self.count += 1
+            hint = f"t{self.count}"
+        name = self.name(hint)
+        self.lines.append(f"    {name} = {expression}")
+        return name
+
+
+def tensor_module(es: ExpressionSet, lang: str = "python", sparse: bool = False) -> str:
+    """The text of a NumPy (``lang="python"``) or JAX module defining ``jacobian(*inputs)``
+    for the tensor graph of ``es``: a dict of every (output, input) block, dense arrays of
+    shape ``y.shape + x.shape`` or, with ``sparse``, (prod(y.shape), prod(x.shape)) SciPy
+    CSR arrays (NumPy) or BCOO arrays (JAX).
+
+    >>> from dgraph.core.arrays import ArrayOp
+    >>> from dgraph.core.graph import DGraph
+    >>> from dgraph.methods import accumulate
+    >>> g = DGraph("chain")
+    >>> g.add_array_vertex("x", "input", (4,))
+    >>> g.add_array_vertex("y", "output", (4,), ArrayOp("exp", ("x",), (), (4,)))
+    >>> text = tensor_module(accumulate(g.validate(), "forward"))
+    >>> print(text[text.index("def jacobian"):].strip())  # doctest: +NORMALIZE_WHITESPACE
+    def jacobian(x):
+        \"\"\"J[(y, x)] = d y / d x for the inputs ('x',) (NumPy; dense blocks).\"\"\"
+        x_ = numpy.reshape(numpy.asarray(x, dtype=float), (4,))
+        d_y_x = (1.0 * (numpy.exp(x_)))
+        J_y_x = _scatter(16, _K0, numpy.ravel(d_y_x)).reshape((4, 4))
+        return {('y', 'x'): J_y_x}
+    """
+    graph = es.graph
+    if not graph.is_tensor:
+        raise DGraphError("tensor_module takes an expression set of a tensor graph")
+    if lang not in DIALECTS:
+        raise DGraphError(f"tensor graphs: code in python or jax, not {lang!r}")
+    computed = es.as_computed or es
+    w = _Writer(DIALECTS[lang])
+    shapes = {v: graph.shape(v) for v in graph.nx}
+    edges = graph.edge_symbols
+    # which edges and so which vertex values the entries read
+    used_edges = []
+    for expr in (*computed.references.values(), *computed.jacobian.values()):
+        used_edges += [edges[s] for s in expr.free_symbols if s in edges]
+    order = program_order(graph)
+    needed = {v for _, v in used_edges for v in graph.op(v).vertices()}
+    for v in reversed(order):
+        if v in needed and graph.op(v) is not None:
+            needed.update(graph.op(v).vertices())
+    arguments = {x: w.name(_arg(x)) for x in graph.inputs}
+    names = {x: w.name(f"{arguments[x]}_") for x in graph.inputs}
+    for x in graph.inputs:
+        w.lines.append(f"    {names[x]} = {_read_input(w.d, arguments[x], shapes[x])}")
+    for v in order:
+        if v in needed and graph.op(v) is not None:
+            names[v] = w.emit(_forward(w, graph.op(v), names, shapes, top=True), f"v_{v}")
+    ops = BlockOps(w.d, w.constants, w.emit)
+    leaves: dict[tuple[str, str], Valued] = {}
+
+    def leaf(edge: tuple[str, str]) -> Valued:
+        if edge not in leaves:
+            leaves[edge] = _leaf(w, ops, graph, edge, names, shapes)
+        return leaves[edge]
+
+    known: dict[sympy.Basic, Valued] = {}
+    for ref, definition in computed.references.items():
+        known[ref] = _walk(definition, known, edges, leaf, ops, w, str(ref))
+    keys = list(computed.jacobian)
+    if es.pairs is None:
+        keys += [(y, x) for y in graph.outputs for x in graph.inputs if (y, x) not in keys]
+    results = []
+    for y, x in keys:
+        entry = computed.jacobian.get((y, x))
+        valued = None if entry is None else _walk(entry, known, edges, leaf, ops, w, None)
+        results.append(w.emit(_output(w, valued, shapes[y], shapes[x], sparse), f"J_{y}_{x}"))
+    pairs = ", ".join(f"{key!r}: {r}" for key, r in zip(keys, results, strict=True))
+    args = ", ".join(arguments.values())
+    kind = "sparse (flattened) blocks" if sparse else "dense blocks"
+    language = "NumPy" if lang == "python" else "JAX"
+    doc = (
+        f'    """J[(y, x)] = d y / d x for the inputs {tuple(graph.inputs)!r}'
+        f' ({language}; {kind})."""'
+    )
+    returned = f"    return {{{pairs}}}"
+    body = [f"def jacobian({args}):", doc, *_live(w.lines, returned), returned]
+    return _header(w, es, lang, sparse, keys, shapes) + "\n".join(body) + "\n"
+
+
+def _live(lines: list[str], returned: str) -> list[str]:
+    """The statements whose names are read later (vertex values no block reads go)."""
+    used = set(re.findall(r"\w+", returned))
+    kept: list[str] = []
+    for line in reversed(lines):
+        target, _, expression = line.strip().partition(" = ")
+        if target in used:
+            kept.append(line)
+            used.update(re.findall(r"\w+", expression))
+    return kept[::-1]
+
+
+def _arg(x: str) -> str:
+    base = re.sub(r"\W", "_", x)
+    return base if base.isidentifier() and not keyword.iskeyword(base) else f"arg_{base}"
+
+
+def _read_input(d: Dialect, argument: str, shape: tuple[int, ...]) -> str:
+    if d.lang == "python":
+        return f"numpy.reshape(numpy.asarray({argument}, dtype=float), {shape!r})"
+    return f"jnp.reshape(jnp.asarray({argument}), {shape!r})"
+
+
+def _operand_text(w: _Writer, x: object, names: dict[str, str], shapes) -> str:
+    """A vertex's name, a constant's, or a nested operation's value (iteratively: each
+    nested operation assigned first, innermost first)."""
+    if isinstance(x, str):
+        return names[x]
+    if isinstance(x, Const):
+        return w.constants.add(x.value)
+    pending: list[tuple[ArrayOp, bool]] = [(x, False)]  # type: ignore[list-item]
+    done: dict[int, str] = {}
+    while pending:
+        op, ready = pending.pop()
+        if id(op) in done:
+            continue
+        if not ready:
+            pending.append((op, True))
+            pending += [(y, False) for y in op.operands if isinstance(y, ArrayOp)]
+            continue
+        args = [
+            done[id(y)] if isinstance(y, ArrayOp) else _operand_text(w, y, names, shapes)
+            for y in op.operands
+        ]
+        arg_shapes = [operand_shape(y, shapes) for y in op.operands]
+        done[id(op)] = w.emit(forward_expression(op, args, arg_shapes, w.d, top=False))
+    return done[id(x)]
+
+
+def _forward(w: _Writer, op: ArrayOp, names, shapes, top: bool) -> str:
+    args = [_operand_text(w, x, names, shapes) for x in op.operands]
+    arg_shapes = [operand_shape(x, shapes) for x in op.operands]
+    return forward_expression(op, args, arg_shapes, w.d, top)
+
+
+def _leaf(w: _Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
+    """The edge's block and values: its operand positions' blocks summed (edge_values)."""
+    u, v = edge
+    op = graph.op(v)
+    arg_shapes = [operand_shape(x, shapes) for x in op.operands]
+    args = [_operand_text(w, x, names, shapes) for x in op.operands]
+    total: Valued = None
+    for k in op.differentiable():
+        if op.operands[k] != u:
+            continue
+        block = operand_block(op, k, arg_shapes)
+        text = leaf_values(op, k, block, args, arg_shapes, w.d, w.emit)
+        if not _is_number(text):
+            text = w.emit(text, f"d_{v}_{u}")
+        total = (block, text) if total is None else ops.add(total, (block, text))
+    return total
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _walk(expr, known, edges, leaf, ops: BlockOps, w: _Writer, name: str | None) -> Valued:
+    """``expr`` over blocks, bottom up without recursion (``block_values._evaluate``)."""
+    done: dict[sympy.Basic, Valued] = {}
+    stack: list[tuple[sympy.Basic, bool]] = [(expr, False)]
+    while stack:
+        e, ready = stack.pop()
+        if e in done:
+            continue
+        if e.is_Symbol:
+            done[e] = known[e] if e in known else leaf(edges[e])
+            continue
+        if not ready:
+            stack.append((e, True))
+            stack.extend((a, False) for a in e.args if not a.is_Number and a not in done)
+            continue
+        if e.is_Add:
+            total: Valued = None
+            for term in e.args:
+                total = ops.add(total, done[term])
+            done[e] = total
+        else:
+            done[e] = _product(e, done, ops)
+    result = done[expr]
+    if name is not None and result is not None and not _is_number(result[1]):
+        result = (result[0], w.rename(result[1], name))  # the reference by its own name
+    return result
+
+
+def _product(e: sympy.Expr, done, ops: BlockOps) -> Valued:
+    coefficient = 1.0
+    factors: list[Valued] = []
+    for f in e.args:
+        if f.is_Number:
+            coefficient *= float(f)
+        else:
+            factors.append(done[f])
+    if coefficient == 0 or any(f is None for f in factors):
+        return None
+    _, _, tree = chain_product([f[0] for f in factors])  # type: ignore[index]
+    stack: list[tuple[object, bool]] = [(tree, False)]
+    result: dict[object, Valued] = {}
+    while stack:
+        node, ready = stack.pop()
+        if isinstance(node, int):
+            result[node] = factors[node]
+            continue
+        if not ready:
+            stack.append((node, True))
+            stack.extend((child, False) for child in node)  # type: ignore[union-attr]
+            continue
+        result[node] = ops.multiply(result[node[0]], result[node[1]])  # type: ignore[index]
+    return ops.scale(result[tree], coefficient)
+
+
+def _output(w: _Writer, valued: Valued, y_shape, x_shape, sparse: bool) -> str:
+    """One Jacobian entry: dense ``y.shape + x.shape``, or sparse (m, n), from its block."""
+    m, n = math.prod(y_shape), math.prod(x_shape)
+    shape = (*y_shape, *x_shape)
+    xp = w.d.xp
+    if valued is None:
+        return w.d.empty_sparse((m, n)) if sparse else f"{xp}.zeros({shape!r})"
+    block, values = valued
+    rows, cols, at = entries(block)
+    if sparse:
+        order = np.lexsort((cols, rows))
+        data = values_at(w.d, w.constants, block, values, at[order])
+        if w.d.lang == "python":
+            indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=m))])
+            pattern = (w.constants.index(cols[order]), w.constants.index(indptr))
+        else:
+            pattern = (w.constants.index(np.stack([rows[order], cols[order]], axis=1)), "")
+        return w.d.sparse(data, pattern, (m, n))
+    flat = rows * n + cols
+    if np.unique(flat).size != flat.size:
+        raise DGraphError("a block's pattern lists an entry twice")  # not by construction
+    if flat.size == m * n and np.array_equal(flat, np.arange(m * n)):
+        return f"{xp}.reshape({values_at(w.d, w.constants, block, values, at)}, {shape!r})"
+    data = values_at(w.d, w.constants, block, values, at)
+    return f"{w.d.scatter(m * n, w.constants.index(flat), data)}.reshape({shape!r})"
+
+
+def _header(w: _Writer, es: ExpressionSet, lang: str, sparse: bool, keys, shapes) -> str:
+    graph = es.graph
+    ends = {v: shapes[v] for v in (*graph.inputs, *graph.outputs)}
+    special = any("special." in line for line in w.lines)
+    title = f"{graph.name or 'graph'}: jacobian (dgraph codegen, tensor graph, method {es.method})"
+    title = title.replace("\\", "/").replace('"', "'")
+    lines = [
+        f'"""{title}',
+        "",
+        "Generated by dgraph; do not edit. jacobian(*INPUTS) returns {(y, x): d y / d x}"
+        + (
+            " as sparse (prod(y.shape), prod(x.shape)) arrays."
+            if sparse
+            else " as arrays of shape y.shape + x.shape."
+        ),
+        "One statement per array operation and per block operation; index arrays are",
+        "computed once, when the code was generated.",
+        '"""',
+        "",
+        *w.d.imports(sparse, special),
+        "",
+        f"INPUTS = {tuple(graph.inputs)!r}",
+        f"OUTPUTS = {tuple(graph.outputs)!r}",
+        f"SHAPES = {ends!r}",
+        f"KEYS = {tuple(keys)!r}",
+        "",
+    ]
+    if w.constants.needs_decoder:
+        lines += ["", DECODER, ""]
+    helpers = w.d.helpers()
+    if helpers and any("_scatter(" in line for line in w.lines):
+        lines += ["", *helpers, ""]
+    lines += ["", *w.constants.lines, "", ""]
+    return "\n".join(lines) + "\n"

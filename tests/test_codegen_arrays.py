@@ -1,0 +1,231 @@
+"""Code on whole arrays for tensor graphs: the generated NumPy and JAX Jacobians (dense and
+sparse) equal jax.jacfwd of the same function written in jax.numpy; the text has one
+statement per array or block operation (its length does not grow with the grid)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dgraph.codegen.function import make_function
+from dgraph.codegen.tensor import tensor_module
+from dgraph.codegen.tensor.check import dense_result
+from dgraph.core.arrays import ArrayOp
+from dgraph.core.graph import DGraph
+from dgraph.errors import DGraphError
+from dgraph.methods import accumulate
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+
+def _op(name, operands, shape, **params):
+    return ArrayOp(name, tuple(operands), tuple(params.items()), tuple(shape))
+
+
+def _slice(u, start, limit):
+    shape = tuple(e - s for s, e in zip(start, limit, strict=True))
+    return _op("slice", [u], shape, start_indices=start, limit_indices=limit, strides=None)
+
+
+# -- the graphs, each with the same function in jax.numpy ----------------------------------
+
+
+def mlp():
+    numbers = (((1,), (0,)), ((), ()))
+    g = DGraph("mlp layer")
+    g.add_array_vertex("x", "input", (5, 3))
+    g.add_array_vertex("W", "input", (3, 4))
+    dot = _op("dot_general", ["x", "W"], (5, 4), dimension_numbers=numbers)
+    g.add_array_vertex("h", "intermediate", (5, 4), dot)
+    g.add_array_vertex("t", "intermediate", (5, 4), _op("tanh", ["h"], (5, 4)))
+    g.add_array_vertex("y", "output", (5,), _op("reduce_sum", ["t"], (5,), axes=(1,)))
+    return g.validate(), lambda x, W: jnp.sum(jnp.tanh(x @ W), axis=1)
+
+
+def chain():
+    g = DGraph("elementwise chain")
+    g.add_array_vertex("x", "input", (6,))
+    g.add_array_vertex("z", "input", (6,))
+    steps = [("sin", ["x"]), ("exp", ["v0"]), ("mul", ["v1", "z"]), ("tanh", ["v2"])]
+    steps += [("div", ["v3", "z"]), ("max", ["v4", "v0"]), ("cos", ["v5"])]
+    for k, (name, operands) in enumerate(steps):
+        v, role = (f"v{k}", "intermediate") if k < len(steps) - 1 else ("y", "output")
+        g.add_array_vertex(v, role, (6,), _op(name, operands, (6,)))
+
+    def f(x, z):
+        v0 = jnp.sin(x)
+        return jnp.cos(jnp.maximum(jnp.tanh(jnp.exp(v0) * z) / z, v0))
+
+    return g.validate(), f
+
+
+def stencil_1d(n=12):
+    """r = u[2:] - 2 u[1:-1] + u[:-2] + u[1:-1]**3: a sparse (tridiagonal) block."""
+    m = n - 2
+    g = DGraph("stencil 1-D")
+    g.add_array_vertex("u", "input", (n,))
+    g.add_array_vertex("a", "intermediate", (m,), _slice("u", (2,), (n,)))
+    g.add_array_vertex("b", "intermediate", (m,), _slice("u", (1,), (n - 1,)))
+    g.add_array_vertex("c", "intermediate", (m,), _slice("u", (0,), (n - 2,)))
+    g.add_array_vertex("b2", "intermediate", (m,), _op("mul", ["b", 2.0], (m,)))
+    g.add_array_vertex("d", "intermediate", (m,), _op("sub", ["a", "b2"], (m,)))
+    g.add_array_vertex("e", "intermediate", (m,), _op("add", ["d", "c"], (m,)))
+    g.add_array_vertex("cube", "intermediate", (m,), _op("integer_pow", ["b"], (m,), y=3))
+    g.add_array_vertex("r", "output", (m,), _op("add", ["e", "cube"], (m,)))
+    return g.validate(), lambda u: u[2:] - 2 * u[1:-1] + u[:-2] + u[1:-1] ** 3
+
+
+def stencil_2d(n=6):
+    """The 5-point Laplacian on the interior plus u³, padded to the grid, plus u."""
+    m = n - 2
+    g = DGraph("stencil 2-D")
+    g.add_array_vertex("u", "input", (n, n))
+    parts = {
+        "up": ((0, 1), (m, n - 1)),
+        "down": ((2, 1), (n, n - 1)),
+        "left": ((1, 0), (n - 1, m)),
+        "right": ((1, 2), (n - 1, n)),
+        "mid": ((1, 1), (n - 1, n - 1)),
+    }
+    for name, (start, limit) in parts.items():
+        g.add_array_vertex(name, "intermediate", (m, m), _slice("u", start, limit))
+    s = (m, m)
+    g.add_array_vertex("s1", "intermediate", s, _op("add", ["up", "down"], s))
+    g.add_array_vertex("s2", "intermediate", s, _op("add", ["s1", "left"], s))
+    g.add_array_vertex("s3", "intermediate", s, _op("add", ["s2", "right"], s))
+    g.add_array_vertex("m4", "intermediate", s, _op("mul", ["mid", -4.0], s))
+    g.add_array_vertex("lap", "intermediate", s, _op("add", ["s3", "m4"], s))
+    g.add_array_vertex("cube", "intermediate", s, _op("integer_pow", ["mid"], s, y=3))
+    g.add_array_vertex("res", "intermediate", s, _op("add", ["lap", "cube"], s))
+    pad = _op("pad", ["res", 0.0], (n, n), padding_config=((1, 1, 0), (1, 1, 0)))
+    g.add_array_vertex("full", "intermediate", (n, n), pad)
+    g.add_array_vertex("r", "output", (n, n), _op("add", ["full", "u"], (n, n)))
+
+    def f(u):
+        mid = u[1:-1, 1:-1]
+        lap = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4 * mid
+        return jnp.pad(lap + mid**3, 1) + u
+
+    return g.validate(), f
+
+
+def moves():
+    """transpose, reshape, broadcast_in_dim (both ways), a product and a sum."""
+    g = DGraph("moves")
+    g.add_array_vertex("x", "input", (2, 3))
+    g.add_array_vertex("z", "input", (4,))
+    g.add_array_vertex(
+        "t", "intermediate", (3, 2), _op("transpose", ["x"], (3, 2), permutation=(1, 0))
+    )
+    g.add_array_vertex(
+        "r", "intermediate", (6,), _op("reshape", ["t"], (6,), new_sizes=(6,), dimensions=None)
+    )
+    bx = _op("broadcast_in_dim", ["r"], (4, 6), broadcast_dimensions=(1,))
+    g.add_array_vertex("b", "intermediate", (4, 6), bx)
+    g.add_array_vertex("e", "intermediate", (4, 6), _op("exp", ["b"], (4, 6)))
+    bz = _op("broadcast_in_dim", ["z"], (4, 6), broadcast_dimensions=(0,))
+    g.add_array_vertex("bz", "intermediate", (4, 6), bz)
+    g.add_array_vertex("m", "intermediate", (4, 6), _op("mul", ["e", "bz"], (4, 6)))
+    g.add_array_vertex("y", "output", (6,), _op("reduce_sum", ["m"], (6,), axes=(0,)))
+
+    def f(x, z):
+        b = jnp.broadcast_to(x.T.reshape(6), (4, 6))
+        return jnp.sum(jnp.exp(b) * z[:, None], axis=0)
+
+    return g.validate(), f
+
+
+def extremes():
+    g = DGraph("reduce_max")
+    g.add_array_vertex("x", "input", (3, 4))
+    g.add_array_vertex("s", "intermediate", (3, 4), _op("sin", ["x"], (3, 4)))
+    g.add_array_vertex("m", "intermediate", (3,), _op("reduce_max", ["s"], (3,), axes=(1,)))
+    g.add_array_vertex("y", "output", (3,), _op("exp", ["m"], (3,)))
+    return g.validate(), lambda x: jnp.exp(jnp.max(jnp.sin(x), axis=1))
+
+
+GRAPHS = [mlp, chain, stencil_1d, stencil_2d, moves, extremes]
+
+
+def _expected(g, f, inputs):
+    with jax.enable_x64(True):
+        args = [jnp.asarray(inputs[x]) for x in g.inputs]
+        jac = jax.jacfwd(f, argnums=tuple(range(len(args))))(*args)
+        return {(g.outputs[0], x): np.asarray(jac[k]) for k, x in enumerate(g.inputs)}
+
+
+def _agrees(g, J, got_fn, inputs):
+    expected = _expected(g, J, inputs)
+    got = got_fn(*(inputs[x] for x in g.inputs))
+    assert set(got) == set(expected)
+    for key, value in expected.items():
+        part = dense_result(got[key], value.shape)
+        assert np.allclose(part, value, rtol=1e-10, atol=1e-12), key
+
+
+@pytest.mark.parametrize("build", GRAPHS, ids=lambda b: b.__name__)
+@pytest.mark.parametrize("lang", ["python", "jax"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_generated_jacobian_equals_jacfwd(build, lang, sparse):
+    g, f = build()
+    rng = np.random.default_rng(7)
+    inputs = {x: rng.uniform(0.5, 1.5, g.shape(x)) for x in g.inputs}
+    J = make_function(g, "jacobian", lang, sparse=sparse)
+    assert J.generated.verified and "central differences" in J.generated.check.detail
+    if lang == "python":
+        _agrees(g, f, J, inputs)
+        if sparse:
+            import scipy.sparse
+
+            assert all(scipy.sparse.issparse(p) for p in J(*inputs.values()).values())
+        return
+    with jax.enable_x64(True):
+        _agrees(g, f, J, inputs)
+        _agrees(g, f, jax.jit(J._function), inputs)  # jit-compatible
+
+
+@pytest.mark.parametrize("method", ["forward", "reverse", "markowitz"])
+def test_every_method_gives_the_same_jacobian(method):
+    for build in (mlp, stencil_2d, moves):
+        g, f = build()
+        inputs = {x: np.random.default_rng(1).uniform(0.5, 1.5, g.shape(x)) for x in g.inputs}
+        _agrees(g, f, make_function(g, method=method), inputs)
+
+
+@pytest.mark.parametrize("build", [stencil_1d, stencil_2d], ids=["1-D", "2-D"])
+@pytest.mark.parametrize("lang", ["python", "jax"])
+def test_text_does_not_grow_with_the_grid(build, lang):
+    """One statement per operation: the same number of lines at two grid sizes, and the
+    stencil's block handled as a sparse pattern (segment sums over index pairs)."""
+    small, large = build(6)[0], build(14)[0]
+    texts = [tensor_module(accumulate(g, "reverse"), lang, sparse=True) for g in (small, large)]
+    assert len(texts[0].splitlines()) == len(texts[1].splitlines())
+    assert ("bincount" if lang == "python" else "segment_sum") in texts[1]
+    dense = [tensor_module(accumulate(g, "forward"), lang) for g in (small, large)]
+    assert len(dense[0].splitlines()) == len(dense[1].splitlines())
+
+
+def test_sparse_output_keeps_the_pattern_only():
+    g, _ = stencil_1d(40)
+    J = make_function(g, "jacobian", sparse=True)
+    block = J(np.linspace(0.5, 1.5, 40))[("r", "u")]
+    assert block.shape == (38, 40) and block.nnz == 3 * 38  # tridiagonal, no dense n×n
+
+
+def test_other_modes_and_languages_are_refused_on_tensor_graphs():
+    g, _ = mlp()
+    with pytest.raises(DGraphError, match="only mode 'jacobian'"):
+        make_function(g, "jvp")
+    with pytest.raises(DGraphError, match="python or jax"):
+        make_function(g, "jacobian", "c")
+
+
+def test_a_constant_array_operand_scales_entrywise():
+    """mul by a constant array: its block is diag(c), not c[0]·I (arrays.py's kind)."""
+    g = DGraph("scaled")
+    g.add_array_vertex("u", "input", (3,))
+    c = np.array([1.0, 2.0, 3.0])
+    g.add_array_vertex("y", "output", (3,), _op("mul", ["u", c], (3,)))
+    J = make_function(g.validate())
+    assert np.allclose(J(np.ones(3))[("y", "u")], np.diag(c))
