@@ -296,7 +296,21 @@ def cmd_structure(args: argparse.Namespace) -> int:
     if data["cross_level_edges"]:
         spans = (f"{u} -> {v} ({n} levels)" for u, v, n in data["cross_level_edges"])
         print("cross-level edges: " + ", ".join(spans))
+    if data.get("tensor"):
+        print("shapes: " + ", ".join(f"{v} {_dims(s)}" for v, s in data["shapes"].items()))
+        for b in data["edge_blocks"]:
+            (u, v), (out, into) = b["edge"], b["shape"]
+            print(
+                f"Jacobian block {u} -> {v}: {b['block']}   "
+                f"[{_dims(out)} ← {_dims(into)}, {b['type']}, {b['stored']} values]"
+            )
+        counts = ", ".join(f"{t} {n}" for t, n in data["block_counts"].items())
+        print(f"Jacobian blocks by type: {counts}")
     return 0
+
+
+def _dims(shape: list[int]) -> str:
+    return "×".join(map(str, shape)) or "1"
 
 
 def cmd_render(args: argparse.Namespace) -> int:

@@ -132,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
             "method": viewer.expression_set.method,
             "mults": viewer.expression_set.mults,
         }
+        if graph.is_tensor:  # each step's price in scalar multiplications of its blocks
+            summary["step_mults"] = [frame.price for frame in viewer.frames[1:]]
     else:
         drawing = draw(
             graph,

@@ -193,12 +193,17 @@ def _type_name(b: Labelled) -> str:
     shared, value = out & inn, set(b.value)
     shifted = any(off for _, off in (*b.out_axes, *b.in_axes))
     if not shared:
+        if b.kind == ONES and not value and bool(out) != bool(inn):
+            return "broadcast" if out else "reduction"  # of or to a scalar: all ones
         return "dense" if value == out | inn else "outer"
     if b.kind == ONES and not value:
         same_axes = b.out_axes == b.in_axes and b.out_shape == b.in_shape
         if same_axes:
             return "identity"
-        if out == inn:
+        if out == inn:  # a permutation is square; a slice or a pad from 0 is not
+            rows, cols = math.prod(b.out_shape), math.prod(b.in_shape)
+            if rows != cols:
+                return "selection" if rows < cols else "embedding"
             return "selection" if shifted else "permutation"
         if out < inn:
             return "reduction" if not shifted else "selection"

@@ -107,7 +107,9 @@ def pin_scenes(scenes: list[Scene]) -> list[Scene]:
     width = _title_width(scenes)
     scenes = [replace(s, title_width=width) for s in scenes]
     union = union_scene(scenes)
-    nodes, routes, bb = _placed(union)
+    # laid out without the legend: each frame draws its caption above the bounding box
+    # anyway, so a legend counted in it too would stand that far off the graph
+    nodes, routes, bb = _placed(replace(union, legend=[]))
     out = []
     for s in scenes:
         pinned = replace(s, nodes={}, edges=[], pinned=True, ranks=[])

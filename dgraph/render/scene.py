@@ -99,8 +99,9 @@ class Scene:
     ranks: list[tuple[str, list[str]]] = field(default_factory=list)
     attrs: dict[str, str] = field(default_factory=dict)
     # highlighted regions named under the drawing: (color, tint, pattern) and a name;
-    # clusters carry no labels of their own, which edges entering them would cross
-    legend: list[tuple[tuple[str, str, str], Label]] = field(default_factory=list)
+    # clusters carry no labels of their own, which edges entering them would cross. A key
+    # with a fourth item, a line width, is a line sample (a tensor graph's block families)
+    legend: list[tuple[tuple, Label]] = field(default_factory=list)
     # positions and routes given in node and edge attributes (dgraph.render.pinned):
     # drawn by neato -n2, which keeps them
     pinned: bool = False
@@ -284,10 +285,20 @@ def _caption_html(scene: Scene, sized: bool) -> str:
         title = html(scene.title, scene.style.fontsize + 1)
         rows.append(f'<TR><TD COLSPAN="2"{cell}>{title}</TD></TR>')
     size = scene.style.edge_fontsize
-    for (color, tint, pattern), label in scene.legend:
+    for key, label in scene.legend:
+        color, tint, pattern, *line = key
+        if line:  # a line sample (a block family's line style): the cell's lower side
+            sample = (
+                f'<TD SIDES="B" COLOR="{color}" BORDER="{max(1, round(line[0]))}" '
+                f'STYLE="{pattern}" WIDTH="22" HEIGHT="7" FIXEDSIZE="TRUE"></TD>'
+            )
+        else:
+            sample = (
+                f'<TD BGCOLOR="{tint}" COLOR="{color}" BORDER="2" STYLE="{pattern}" '
+                'WIDTH="22" HEIGHT="11" FIXEDSIZE="TRUE"></TD>'
+            )
         rows.append(
-            f'<TR><TD BGCOLOR="{tint}" COLOR="{color}" BORDER="2" STYLE="{pattern}" '
-            'WIDTH="22" HEIGHT="11" FIXEDSIZE="TRUE"></TD>'
+            f"<TR>{sample}"
             f'<TD ALIGN="LEFT"><FONT POINT-SIZE="{size}">{html(label, size)}'
             "</FONT></TD></TR>"
         )

@@ -3,7 +3,11 @@
 A frame is a drawing of the graph as the step left it (edges labeled with what they hold,
 the step's new or changed edges bold, eliminated vertices dotted so that the layout stays
 put) and the expression set so far: the references named up to then and the
-input-output labels. Vertex and edge eliminations (Naumann), Zhou's chain reductions and
+input-output labels. On a tensor graph every edge also shows the type of the Jacobian
+block it holds and is drawn in its structure family's line style, every vertex its
+shape, and each step is priced in scalar multiplications of its block products (the
+kernel's :data:`~dgraph.elimination.kernel.BLOCKS` algebra, replayed beside the labels).
+Vertex and edge eliminations (Naumann), Zhou's chain reductions and
 splits (eliminations at one level), and umbrella contractions are replayed on the c-graph
 (:class:`~dgraph.elimination.labeled.LabeledGraph`); face eliminations on the line graph
 (:class:`~dgraph.faces.elimination.FaceState`). Every replayed step must cost what the
@@ -20,12 +24,14 @@ import sympy
 from ..core.expressions import ExpressionSet, Step, StepKind
 from ..core.graph import DGraph
 from ..core.paths import depths
+from ..elimination.kernel import BLOCKS, Elimination
 from ..elimination.labeled import LabeledGraph
 from ..errors import DGraphError
 from ..faces.elimination import FaceState
 from ..methods import accumulate, methods
+from .blocklabels import dims, family_legend, noted
 from .drawing import Drawing, check_drawable
-from .labels import SymbolNames, symbol_names
+from .labels import SymbolNames, expr_label, symbol_names
 from .pinned import pin_scenes
 from .styles import Style, get_style
 from .text import counted
@@ -40,7 +46,9 @@ _VERTEX_KINDS = (StepKind.VERTEX, StepKind.CHAIN, StepKind.SPLIT, StepKind.UMBRE
 @dataclass
 class Frame:
     """One step's picture: ``title``, the ``drawing``, the ``references`` named so far
-    and the ``entries`` (input-output labels) present, with the ``mults`` spent so far."""
+    and the ``entries`` (input-output labels) present, with the ``mults`` spent so far.
+    On a tensor graph ``price`` is the step's scalar multiplications and ``blocks`` the
+    type of the block every edge holds, with its shape (``kronecker [5×4 ← 5×3]``)."""
 
     title: str
     drawing: Drawing
@@ -49,11 +57,22 @@ class Frame:
     names: SymbolNames
     mults: int
     step: Step | None = None
+    price: int | None = None
+    blocks: dict[tuple[str, str], str] | None = None
 
     def lines(self) -> list[str]:
-        """The expression set so far, as text."""
+        """The expression set so far, as text (on a tensor graph each entry with the type
+        of its block)."""
         out = [f"{n} = {sympy.sstr(d)}" for n, d in self.references]
-        return out + [f"d{y}/d{x} = {sympy.sstr(e)}" for (y, x), e in self.entries]
+        return out + [
+            f"d{y}/d{x} = {sympy.sstr(e)}{self.block_note(x, y)}" for (y, x), e in self.entries
+        ]
+
+    def block_note(self, x: str, y: str) -> str:
+        """``   [kronecker 5×4 ← 5×3]`` after entry (y, x) on a tensor graph, else nothing."""
+        if not self.blocks or (x, y) not in self.blocks:
+            return ""
+        return f"   [{self.blocks[x, y]}]"
 
 
 def _kind(es: ExpressionSet) -> str:
@@ -71,7 +90,8 @@ def _kind(es: ExpressionSet) -> str:
     return "graph"
 
 
-def _title(k: int, n: int, step: Step | None, total: int) -> str:
+def _title(k: int, n: int, step: Step | None, total: int, price: int | None = None) -> str:
+    """A frame's title; ``price``: the step's scalar multiplications (a tensor graph's)."""
     if step is None:
         return f"start: {n} step{'s' if n != 1 else ''} to go"
     if step.op == "face":
@@ -80,7 +100,45 @@ def _title(k: int, n: int, step: Step | None, total: int) -> str:
         what = f"{step.label} {step.target[0]} → {step.target[1]}"
     else:
         what = f"{step.label} {step.target}"
-    return f"step {k} of {n}: {what} ({step.mults}) — {counted(total, 'mults')} so far"
+    cost = step.mults if price is None else counted(price, "mults")
+    return f"step {k} of {n}: {what} ({cost}) — {counted(total, 'mults')} so far"
+
+
+def _replay(state: Elimination, step: Step) -> int:
+    """Apply ``step`` to a state in another algebra; what it costs there."""
+    if step.op in _EDGE_KINDS:
+        return state.apply((step.op.value, tuple(step.target)))
+    return state.eliminate_vertex(step.target, op=step.op, region=step.region)
+
+
+def _block_types(state: Elimination) -> dict[tuple[str, str], str]:
+    """The type of the block on every edge of a :data:`BLOCKS` state."""
+    return {
+        (u, v): "zero" if block is BLOCKS.ZERO else block.type_name
+        for u, succ in state.succ.items()
+        for v, block in succ.items()
+    }
+
+
+def _with_shape(graph: DGraph, types: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
+    """Each edge's block type with the block's shape: ``kronecker 5×4 ← 5×3``."""
+    return {
+        (u, v): f"{name} {dims(graph.shape(v))} ← {dims(graph.shape(u))}"
+        for (u, v), name in types.items()
+    }
+
+
+def _tensor_labels(
+    labels: dict[tuple[str, str], sympy.Expr],
+    types: dict[tuple[str, str], str],
+    names: SymbolNames,
+    style: Style,
+) -> dict:
+    """Edge labels of a tensor frame: what the edge holds over its block's type."""
+    return {
+        e: noted(expr_label(lab, names, style.math, style.max_label), types[e], style)
+        for e, lab in labels.items()
+    }
 
 
 def _graph_frames(
@@ -88,11 +146,15 @@ def _graph_frames(
 ) -> list[Frame]:
     graph = es.graph
     lg = LabeledGraph(graph)
+    priced = Elimination(graph, BLOCKS) if graph.is_tensor else None
+    shapes = {v: graph.shape(v) for v in graph.order()} if priced is not None else None
     level = depths(graph.nx)
     out: list[tuple] = []
     previous: dict[tuple[str, str], sympy.Expr] = {}
     total = 0
+    frame_types: list[dict[tuple[str, str], str]] = []
     for k, step in enumerate([None, *frames_for]):
+        price = None
         if step is not None:
             op, target = step.op, step.target
             if op in _EDGE_KINDS:
@@ -106,6 +168,8 @@ def _graph_frames(
                     f"{es.method}: step {k} ({step}) does not replay on the whole graph; "
                     "for zhou draw strategy='global'"
                 )
+            if priced is not None:
+                cost = price = _replay(priced, step)
             total += cost
         labels = {(u, v): d["label"] for u, v, d in lg.g.edges(data=True)}
         snapshot = DGraph(graph.name)
@@ -115,16 +179,26 @@ def _graph_frames(
             snapshot.add_edge(u, v)
         names = symbol_names(graph, lg.references)
         changed = [e for e, lab in labels.items() if step is not None and previous.get(e) != lab]
+        tensor: dict = {}
+        types = None
+        if priced is not None:
+            frame_types.append(_block_types(priced))
+            types = _with_shape(graph, frame_types[-1])
+            tensor = {
+                "shapes": shapes,
+                "blocks": frame_types[-1],
+                "edge_labels": _tensor_labels(labels, types, names, style),
+            }
         scene = graph_scene(
             snapshot,
             direction,
             style=style,
-            edge_labels=labels,
+            **{"edge_labels": labels, **tensor},
             names=names,
             emphasize=changed,
             ghosts=[v for v in graph.order() if v not in lg.g],
             level=level,
-            title=_title(k, len(frames_for), step, total),
+            title=_title(k, len(frames_for), step, total, price),
         )
         out.append(
             (
@@ -134,9 +208,15 @@ def _graph_frames(
                 names,
                 total,
                 step,
+                *((price, types) if priced is not None else ()),
             )
         )
         previous = labels
+    if priced is not None:  # one legend on every frame: the families of all of them
+        every = [t for types in frame_types for t in types.values()]
+        for scene, *_ in out:
+            scene.legend = [row for row in scene.legend if len(row[0]) < 4]
+            scene.legend += family_legend(every, style)
     return _pinned(out)
 
 

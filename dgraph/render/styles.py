@@ -13,7 +13,16 @@ from dataclasses import dataclass, field, replace
 
 from ..errors import DGraphError
 
-__all__ = ["PALETTE", "STYLES", "Highlight", "Style", "get_style"]
+__all__ = [
+    "BLOCK_FAMILIES",
+    "PALETTE",
+    "STYLES",
+    "Highlight",
+    "Style",
+    "block_family",
+    "block_line",
+    "get_style",
+]
 
 # Paul Tol's high-contrast scheme (dark blue, red, yellow): distinct when printed in gray
 # (relative luminance about 0.06, 0.20, 0.42), with black first for the strongest mark.
@@ -93,3 +102,35 @@ def get_style(style: str | Style | None = None, font: str | None = None) -> Styl
     else:
         raise DGraphError(f"unknown style {style!r}: use {', '.join(STYLES)}")
     return chosen.with_font(font) if font else chosen
+
+
+# -- tensor graphs: one line style per structure family of a Jacobian block ----------------
+
+# family: (the block types in it, what it is, graphviz line attributes). Distinct in gray
+# print too: solid, dashed, dotted, and the dense ones heavy.
+BLOCK_FAMILIES: dict[str, tuple[tuple[str, ...], str, dict[str, str]]] = {
+    "diagonal": (("diagonal", "scaled identity", "identity"), "elementwise", {}),
+    "kronecker": (("kronecker", "block diagonal", "outer"), "⊗ with I", {"style": "dashed"}),
+    "move": (
+        ("selection", "embedding", "reduction", "broadcast", "permutation", "zero"),
+        "moves, free",
+        {"style": "dotted"},
+    ),
+    "dense": (("dense",), "", {"penwidth": "2.2"}),
+    "sparse": (("sparse",), "fixed pattern", {"style": "dashed", "penwidth": "2.2"}),
+}
+_FAMILY_OF = {t: name for name, (types, _, _) in BLOCK_FAMILIES.items() for t in types}
+
+
+def block_family(type_name: str) -> str:
+    """The structure family of a block type (:attr:`dgraph.core.blocks.Labelled.type_name`).
+
+    >>> block_family("kronecker"), block_family("reduction"), block_family("identity")
+    ('kronecker', 'move', 'diagonal')
+    """
+    return _FAMILY_OF.get(type_name, "dense")
+
+
+def block_line(type_name: str) -> dict[str, str]:
+    """Graphviz edge attributes of a block of this type: its family's line style."""
+    return dict(BLOCK_FAMILIES[block_family(type_name)][2])

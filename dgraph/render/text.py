@@ -8,10 +8,10 @@ from typing import Any
 
 import sympy
 
-from ..core.arrays import describe
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.paths import count_paths, naive_cost
+from ..methods.structure import block_text
 from .notebook import COLUMNS, best_text, bound_text, comparison_cells
 
 __all__ = [
@@ -61,9 +61,7 @@ def block_legend(es: ExpressionSet) -> list[str]:
         sym = graph.symbol(u, v)
         if sym not in used:
             continue
-        op, block = graph.op(v), graph.block(u, v)
-        texts = [describe(op, k) for k in op.differentiable() if op.operands[k] == u] if op else []
-        text = " + ".join(texts) or block.type_name
+        block, text = graph.block(u, v), block_text(graph, u, v)
         shape = f"{_dims(graph.shape(v))} ← {_dims(graph.shape(u))}"
         lines.append(f"  {sym} = {text}   [{shape}, {block.type_name}]")
     return lines

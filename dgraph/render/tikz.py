@@ -175,11 +175,19 @@ class TikzPrinter:
             y -= 14
         width = 26 + 5.5 * max((len(lab.text) for _, lab in scene.legend), default=0)
         left = center[0] - width / 2
-        for (color, tint, pattern), label in scene.legend:
-            opts = [f"draw={self.color(color)}", f"fill={self.color(tint)}", "line width=1pt"]
-            opts += [pattern] if pattern != "solid" else []
-            box = f"{_xy((left, y - 4))} rectangle {_xy((left + 16, y + 4))}"
-            lines.append(rf"\draw[{', '.join(opts)}] {box};")
+        for key, label in scene.legend:
+            color, tint, pattern, *line = key
+            if line:  # a line sample, as the edges of its kind are drawn
+                opts = [f"draw={self.color(color)}", f"line width={line[0] * 0.5:.2f}pt"]
+                opts += [pattern] if pattern != "solid" else []
+                lines.append(
+                    rf"\draw[{', '.join(opts)}] {_xy((left, y))} -- {_xy((left + 16, y))};"
+                )
+            else:
+                opts = [f"draw={self.color(color)}", f"fill={self.color(tint)}", "line width=1pt"]
+                opts += [pattern] if pattern != "solid" else []
+                box = f"{_xy((left, y - 4))} rectangle {_xy((left + 16, y + 4))}"
+                lines.append(rf"\draw[{', '.join(opts)}] {box};")
             text = f"at {_xy((left + 20, y))} {{{self.text(label)}}}"
             lines.append(rf"\node[dg cluster label, anchor=west] {text};")
             y -= 14

@@ -55,7 +55,13 @@ def _math_rows(frame) -> list[tuple[str, str]]:
     ]
     for (y, x), e in frame.entries:
         lhs = f"∂{expr_label(sympy.Symbol(y)).html}/∂{expr_label(sympy.Symbol(x)).html}"
-        rows.append((lhs, expr_label(e, frame.names).html))
+        rhs = expr_label(e, frame.names).html
+        note = frame.block_note(x, y)  # a tensor graph's: the block's type and shape
+        if note:  # a span the animated SVG's text (_tspans) keeps as plain text
+            rhs += (
+                f"  <span style='color:#555555;font-size:85%'>{_html.escape(note.strip())}</span>"
+            )
+        rows.append((lhs, rhs))
     return rows
 
 

@@ -24,6 +24,8 @@ from ..core.paths import depths
 from ..errors import DGraphError
 from ..faces.elimination import FaceState
 from ..faces.line_graph import SUPER_SINK, SUPER_SOURCE, is_terminal, line_graph
+from ..methods.structure import block_text
+from .blocklabels import block_label, family_legend, shaped
 from .labels import (
     Label,
     SymbolNames,
@@ -35,9 +37,17 @@ from .labels import (
 )
 from .regions import Region
 from .scene import Cluster, Scene
-from .styles import Highlight, Style
+from .styles import PALETTE, Highlight, Style, block_line
 
-__all__ = ["DIRECTIONS", "graph_scene", "levels_scene", "line_scene", "pages_scene"]
+__all__ = [
+    "DIRECTIONS",
+    "block_types",
+    "graph_scene",
+    "levels_scene",
+    "line_scene",
+    "node_label",
+    "pages_scene",
+]
 
 DIRECTIONS = ("dataflow", "dependence")
 EdgeLabels = Mapping[tuple[str, str], object]
@@ -64,13 +74,30 @@ def _label_mode(graph: DGraph, style: Style, labels: bool) -> str:
 def edge_label(
     graph: DGraph, u: str, v: str, mode: str, names: SymbolNames, style: Style
 ) -> Label | None:
-    """An edge's label: its local partial when known (``partial``), its symbol, or none."""
+    """An edge's label: its local partial when known (``partial``; on a tensor graph the
+    Jacobian block as the papers write it, ``I ⊗ Wᵀ``), its symbol, or none."""
     if mode == "none":
         return None
+    if mode == "partial" and graph.is_tensor:
+        return block_label(block_text(graph, u, v), style)
     value = graph.partial(u, v) if mode == "partial" else None
     return expr_label(
         graph.symbol(u, v) if value is None else value, names, style.math, style.max_label
     )
+
+
+def node_label(graph: DGraph, v: str, style: Style, shown: str | None = None) -> Label:
+    """A vertex's label: its name (``shown``: the vertex a copy stands for) as math, on a
+    tensor graph with its shape under it."""
+    label = vertex_label(shown or v, style.math)
+    return shaped(label, graph.shape(shown or v), style) if graph.is_tensor else label
+
+
+def block_types(graph: DGraph) -> dict[tuple[str, str], str] | None:
+    """The structure type of every edge's block on a tensor graph (None on a scalar one)."""
+    if not graph.is_tensor:
+        return None
+    return {(u, v): graph.block(u, v).type_name for u, v in graph.edges()}
 
 
 def _override(value: object, names: SymbolNames, style: Style) -> Label:
@@ -178,6 +205,9 @@ def graph_scene(
     ghosts: Iterable[str] = (),
     level: Mapping[str, int] | None = None,
     origin: Mapping[str, str] | None = None,
+    shapes: Mapping[str, tuple[int, ...]] | None = None,
+    blocks: Mapping[tuple[str, str], str] | None = None,
+    legend_types: Iterable[str] | None = None,
 ) -> Scene:
     """The ``graph`` view: inputs as boxes, outputs as double circles, intermediates as
     circles, one rank per depth level (``ranks="levels"``; ``"ends"`` only aligns the
@@ -185,8 +215,16 @@ def graph_scene(
     math); ``emphasize`` draws some edges bold (a step's new or changed edges);
     ``ghosts`` are vertices drawn dotted (eliminated ones, in step views) and ``level``
     fixes the ranks (those of the original graph, so that frames line up); ``origin``
-    names the vertex each copy stands for (drawn dashed, labeled by the original)."""
+    names the vertex each copy stands for (drawn dashed, labeled by the original).
+
+    A tensor graph (or ``shapes`` and ``blocks`` given, as a step view gives them for its
+    snapshots) shows each vertex's shape under its name, draws each edge in the line style
+    of its block's structure family (``blocks``: type names; by default the graph's) and
+    names the families in a legend (those of ``legend_types``, default ``blocks``')."""
     scene = Scene(graph.name or "dgraph", style, _check_direction(direction))
+    if graph.is_tensor:
+        shapes = shapes if shapes is not None else {v: graph.shape(v) for v in graph.order()}
+        blocks = blocks if blocks is not None else block_types(graph)
     if title:
         scene.title = text_label(title)
     if names is None:
@@ -200,7 +238,10 @@ def graph_scene(
         shown = origin.get(v, v)
         if shown != v and kind == "intermediate":
             kind = "copy"
-        scene.node(v, vertex_label(shown, style.math), kind)
+        label = vertex_label(shown, style.math)
+        if shapes is not None:
+            label = shaped(label, shapes.get(shown, ()), style)
+        scene.node(v, label, kind)
     regions = list(regions)
     marks = _edge_marks(regions)
     bold = set(emphasize)
@@ -210,11 +251,18 @@ def graph_scene(
             label = _override(edge_labels[u, v], names, style)
         else:
             label = edge_label(graph, u, v, mode, names, style)
-        attrs = _mark_attrs(marks.get((u, v), []))
-        if (u, v) in bold:
+        line = block_line(blocks[u, v]) if blocks is not None and (u, v) in blocks else {}
+        attrs = {**line, **_mark_attrs(marks.get((u, v), []))}
+        if (u, v) in bold and blocks is not None:  # a new block: red, heavier than its kind
+            width = float(line.get("penwidth", "1")) + 1.6
+            attrs.update(penwidth=f"{width:g}", color=attrs.get("color", PALETTE[2]))
+        elif (u, v) in bold:
             attrs.update(penwidth="2.6", color=attrs.get("color", "#000000"))
         scene.edge(*_oriented(direction, u, v), label, **attrs)
     add_region_clusters(scene, regions)
+    if blocks is not None:
+        types = blocks.values() if legend_types is None else legend_types
+        scene.legend += family_legend(types, style)
     if ranks == "levels":
         _level_ranks(
             scene, level if level is not None else depths(graph.nx), direction, bool(ghosts)
@@ -254,10 +302,11 @@ def levels_scene(
     for v in seg.order():
         original = _origin(v, graph)
         kind = "copy" if v not in graph else graph.role(v)
-        scene.node(v, vertex_label(original, style.math), kind)
+        scene.node(v, node_label(graph, v, style, original), kind)
     regions = list(regions)
     marks = _edge_marks(regions)
     mode = _label_mode(graph, style, labels)
+    types = block_types(graph)
     through: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for u, v in graph.edges():  # the segments each original edge runs through
         a = u
@@ -278,9 +327,13 @@ def levels_scene(
         attrs = _mark_attrs([m for e in originals for m in marks.get(e, [])][:3])
         if copy_segment:
             attrs.setdefault("style", "dashed")
+        elif types is not None:
+            attrs = {**block_line(types[originals[0]]), **attrs}
         scene.edge(*_oriented(direction, a, b), label, **attrs)
     level = depths(seg.nx)
     add_region_clusters(scene, regions)
+    if types is not None:
+        scene.legend += family_legend(types.values(), style)
     last = max(level.values())
     for k in range(last + 1):
         note = f"level-{k + 1}"
@@ -424,6 +477,7 @@ def pages_scene(
     marks = _edge_marks(regions)
     add_legend(scene, regions)
     mode = _label_mode(graph, style, labels)
+    types = block_types(graph)
     level = depths(graph.nx)
     groups: dict[int, list[str]] = {}
     for k, page in enumerate(pages, start=1):
@@ -433,13 +487,17 @@ def pages_scene(
         )
         for v in graph.order():
             if v in page.vertices:
-                node = scene.node(f"p{k}_{v}", vertex_label(v, style.math), graph.role(v))
+                node = scene.node(f"p{k}_{v}", node_label(graph, v, style), graph.role(v))
                 node.cluster = cid
                 groups.setdefault(level[v], []).append(node.id)
         for u, v in graph.edges():
             if (u, v) in page.edges:
                 label = edge_label(graph, u, v, mode, names, style)
                 attrs = _mark_attrs(marks.get((u, v), []))
+                if types is not None:
+                    attrs = {**block_line(types[u, v]), **attrs}
                 scene.edge(*_oriented(direction, f"p{k}_{u}", f"p{k}_{v}"), label, **attrs)
     scene.ranks = [("same", groups[k]) for k in sorted(groups)]
+    if types is not None:
+        scene.legend += family_legend(types.values(), style)
     return scene
