@@ -316,10 +316,8 @@ def operand_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Blo
         kind = _elementwise_kind(op, k)
         if mine == out:
             axes = tuple(((j,), 0) for j in range(len(out)))
-            varies = kind == GENERAL or _reads_constant_array(op, k)
-            return Labelled(
-                out, out, axes, axes, out, tuple(range(len(out))) if varies else (), kind
-            )
+            value = tuple(range(len(out))) if kind == GENERAL else ()
+            return Labelled(out, out, axes, axes, out, value, kind)
         if mine == ():  # a scalar operand broadcast against the others
             return dense(out, (), kind)
         return _broadcast_elementwise(name, mine, out, kind)
@@ -372,18 +370,6 @@ def _elementwise_kind(op: ArrayOp, k: int) -> int:
     if not (derivative.free_symbols & {A, B}) - _constant_operands(op):
         return CONSTANT
     return GENERAL
-
-
-def _reads_constant_array(op: ArrayOp, k: int) -> bool:
-    """Whether operand k's derivative reads a constant operand that is not a scalar (``x *
-    W`` for a constant array ``W``: known numbers, but one per element)."""
-    if op.primitive not in ELEMENTWISE:
-        return False
-    used = ELEMENTWISE[op.primitive][1][k].free_symbols
-    return any(
-        s in used and isinstance(x, Const) and x.shape != ()
-        for s, x in zip((A, B), op.operands, strict=False)
-    )
 
 
 def _constant_operands(op: ArrayOp) -> set[sympy.Symbol]:
