@@ -81,3 +81,20 @@ def test_the_stencil_graph_does_not_grow_with_the_grid():
     forward, reverse = (accumulate(sizes[n], m) for m in ("forward", "reverse"))
     assert forward.verified and forward.mults == 5 * n * n - 4 * n
     assert reverse.verified and reverse.mults == 2 * n * n
+
+
+def test_stop_gradient_is_kept_by_the_numerical_check():
+    """x * stop_gradient(x): the derivative is stop_gradient(x) alone; central
+    differences of the program keep the stopped value, so the check agrees."""
+    import jax
+
+    from dgraph import make_function
+
+    def f(x):
+        return x * jax.lax.stop_gradient(jnp.sin(x))
+
+    x = np.linspace(0.5, 1.0, 4)
+    es = accumulate(from_jax(f, x, level="array"), "forward")
+    assert es.verified and "agrees with central differences" in es.verification.detail
+    generated = make_function(es.graph, "jacobian").generated
+    assert generated.verified and "along 2 random directions" in generated.check.detail

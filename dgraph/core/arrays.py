@@ -208,18 +208,31 @@ class ArrayOp:
 # -- evaluation ----------------------------------------------------------------------------
 
 
-def evaluate(op: ArrayOp, values: Mapping[str, np.ndarray]) -> np.ndarray:
-    """The operation's result, its vertex operands read from ``values``."""
-    args = [_read(x, values) for x in op.operands]
+def evaluate(
+    op: ArrayOp, values: Mapping[str, np.ndarray], frozen: dict[int, np.ndarray] | None = None
+) -> np.ndarray:
+    """The operation's result, its vertex operands read from ``values``. ``frozen``
+    holds the value of every ``stop_gradient`` met (by the nested operation's identity):
+    the first evaluation fills it, later ones read it, so that a perturbed evaluation
+    keeps them as the derivative does (central differences of the program)."""
+    args = [_read(x, values, frozen) for x in op.operands]
     return np.asarray(_forward(op, args), dtype=float).reshape(op.shape)
 
 
-def _read(x: Any, values: Mapping[str, np.ndarray]) -> np.ndarray:
+def _read(
+    x: Any, values: Mapping[str, np.ndarray], frozen: dict[int, np.ndarray] | None = None
+) -> np.ndarray:
     if isinstance(x, str):
         return values[x]
     if isinstance(x, Const):
         return x.value
-    return np.asarray(_forward(x, [_read(y, values) for y in x.operands])).reshape(x.shape)
+    if frozen is not None and x.primitive == "stop_gradient" and id(x) in frozen:
+        return frozen[id(x)]
+    value = np.asarray(_forward(x, [_read(y, values, frozen) for y in x.operands]))
+    value = value.reshape(x.shape)
+    if frozen is not None and x.primitive == "stop_gradient":
+        frozen[id(x)] = value
+    return value
 
 
 def _forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:

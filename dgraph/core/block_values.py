@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "check_against_differences",
+    "differences",
     "edge_values",
+    "finite_point",
     "jacobian_blocks",
     "random_inputs",
     "vertex_values",
@@ -49,15 +51,18 @@ def random_inputs(graph: DGraph, seed: int = 0, low: float = 0.5, high: float = 
     return {x: rng.uniform(low, high, graph.shape(x)) for x in graph.inputs}
 
 
-def vertex_values(graph: DGraph, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Every vertex's value for these inputs."""
+def vertex_values(
+    graph: DGraph, inputs: Mapping[str, np.ndarray], frozen: dict[int, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
+    """Every vertex's value for these inputs (``frozen``: the values of ``stop_gradient``
+    operations, kept from a first evaluation: :func:`dgraph.core.arrays.evaluate`)."""
     values: dict[str, np.ndarray] = {}
     for v in program_order(graph):
         op = graph.op(v)
         if op is None:
             values[v] = np.asarray(inputs[v], dtype=float).reshape(graph.shape(v))
         else:
-            values[v] = evaluate(op, values)
+            values[v] = evaluate(op, values, frozen)
     return values
 
 
@@ -172,45 +177,70 @@ def _apply_matrix(part: Valued, vector: np.ndarray, out_size: int) -> np.ndarray
 
 
 RANGES = ((0.5, 1.5), (-1.0, 1.0), (0.05, 0.5), (1.0, 3.0), (-3.0, -0.5))  # points tried
+STEP = 1e-6  # central differences' step
+
+
+def finite_point(graph: DGraph, seed: int = 0) -> tuple[dict, dict, dict, tuple] | None:
+    """The first random point, inputs uniform in one of :data:`RANGES` in turn, where
+    every vertex is finite: its inputs, values, the ``stop_gradient`` values to keep
+    (:func:`vertex_values`) and the range; None where there is none."""
+    for attempt, (low, high) in enumerate(RANGES):
+        rng = np.random.default_rng([seed, attempt])
+        inputs = {x: rng.uniform(low, high, graph.shape(x)) for x in graph.inputs}
+        frozen: dict[int, np.ndarray] = {}
+        with np.errstate(all="ignore"):
+            values = vertex_values(graph, inputs, frozen)
+        if all(np.isfinite(value).all() for value in values.values()):
+            return inputs, values, frozen, (low, high)
+    return None
+
+
+def differences(
+    graph: DGraph, inputs: Mapping, direction: Mapping, frozen: dict, step: float = STEP
+) -> dict[str, np.ndarray] | None:
+    """Central differences of every vertex along ``direction`` (flattened), the
+    ``stop_gradient`` values kept; None where a shifted point is not finite."""
+    with np.errstate(all="ignore"):
+        plus, minus = (
+            vertex_values(graph, {x: inputs[x] + h * direction[x] for x in graph.inputs}, frozen)
+            for h in (step, -step)
+        )
+    out = {v: ((plus[v] - minus[v]) / (2 * step)).ravel() for v in plus}
+    return out if all(np.isfinite(d).all() for d in out.values()) else None
 
 
 def check_against_differences(
-    es: ExpressionSet, seed: int = 0, step: float = 1e-6, tolerance: float = 1e-5
+    es: ExpressionSet, seed: int = 0, tolerance: float = 1e-5
 ) -> tuple[bool | None, str]:
     """``J·v`` of ``es`` at a random point and direction against central differences of
     the program (relative to the largest entry): (True, what agreed), (False, why not),
-    or (None, why not checked) — a set that computes only some entries, or a program
-    with no finite value at any point tried (inputs uniform in each of :data:`RANGES`)."""
+    or (None, why not checked) — a set that computes only some entries, a graph whose
+    blocks no operation computes, or a program finite nowhere (:func:`finite_point`)."""
     if es.pairs is not None:
         return None, "J·v not checked (a selection of entries)"
     graph = es.graph
     if any(graph.op(v) is None for v in graph.nx if graph.role(v) != "input"):
         return None, "J·v not checked: blocks given without the operations computing them"
-    for attempt, (low, high) in enumerate(RANGES):
-        rng = np.random.default_rng([seed, attempt])
-        inputs = {x: rng.uniform(low, high, graph.shape(x)) for x in graph.inputs}
-        direction = {x: rng.standard_normal(graph.shape(x)) for x in graph.inputs}
-        with np.errstate(all="ignore"):
-            values = vertex_values(graph, inputs)
-            plus = vertex_values(graph, {x: inputs[x] + step * direction[x] for x in graph.inputs})
-            minus = vertex_values(graph, {x: inputs[x] - step * direction[x] for x in graph.inputs})
-        if not all(np.isfinite(d[v]).all() for d in (values, plus, minus) for v in d):
-            continue
-        with np.errstate(all="ignore"):
-            entries = jacobian_blocks(es, values)
-        for y in dict.fromkeys(y for y, _ in es.jacobian):
-            size = math.prod(graph.shape(y))
-            jv = np.zeros(size)
-            for (yy, x), part in entries.items():
-                if yy == y:
-                    jv += _apply_matrix(part, direction[x].ravel(), size)
-            expected = ((plus[y] - minus[y]) / (2 * step)).ravel()
-            scale = max(1.0, float(np.abs(expected).max(initial=0.0)))
-            error = float(np.abs(jv - expected).max(initial=0.0)) / scale
-            if not error <= tolerance:  # NaN fails too
-                return (
-                    False,
-                    f"J·v for {y} differs from central differences by {error:.2g} (relative)",
-                )
-        return True, f"J·v agrees with central differences (inputs in [{low}, {high}))"
-    return None, "J·v not checked: no point tried where the program is finite"
+    found = finite_point(graph, seed)
+    if found is None:
+        return None, "J·v not checked: no point tried where the program is finite"
+    inputs, values, frozen, (low, high) = found
+    rng = np.random.default_rng([seed, len(RANGES)])
+    direction = {x: rng.standard_normal(graph.shape(x)) for x in graph.inputs}
+    expected_all = differences(graph, inputs, direction, frozen)
+    if expected_all is None:
+        return None, "J·v not checked: the program is not finite beside the point"
+    with np.errstate(all="ignore"):
+        entries = jacobian_blocks(es, values)
+    for y in dict.fromkeys(y for y, _ in es.jacobian):
+        size = math.prod(graph.shape(y))
+        jv = np.zeros(size)
+        for (yy, x), part in entries.items():
+            if yy == y:
+                jv += _apply_matrix(part, direction[x].ravel(), size)
+        expected = expected_all[y]
+        scale = max(1.0, float(np.abs(expected).max(initial=0.0)))
+        error = float(np.abs(jv - expected).max(initial=0.0)) / scale
+        if not error <= tolerance:  # NaN fails too
+            return False, f"J·v for {y} differs from central differences by {error:.2g} (relative)"
+    return True, f"J·v agrees with central differences (inputs in [{low}, {high}))"
