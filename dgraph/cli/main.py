@@ -30,7 +30,7 @@ from ..faces.optimal import FACE_LIMIT
 from ..methods import COMPARED, accumulate, compare, methods
 from ..methods.structure import structure
 from ..render.drawing import FORMATS
-from ..render.text import comparison_text, cost_line, graph_summary, selection_text
+from ..render.text import comparison_text, cost_line, counted, graph_summary, selection_text
 from ..version import __version__
 from ..zhou.factorize import STRATEGIES, VARIANTS
 from .args import (
@@ -302,7 +302,8 @@ def cmd_structure(args: argparse.Namespace) -> int:
             (u, v), (out, into) = b["edge"], b["shape"]
             print(
                 f"Jacobian block {u} -> {v}: {b['block']}   "
-                f"[{_dims(out)} ← {_dims(into)}, {b['type']}, {b['stored']} values]"
+                f"[{_dims(out)} ← {_dims(into)}, {b['type']},"
+                f" {counted(b['stored'], 'values')}]"
             )
         counts = ", ".join(f"{t} {n}" for t, n in data["block_counts"].items())
         print(f"Jacobian blocks by type: {counts}")

@@ -54,6 +54,19 @@ from .jaxpr import (
 
 __all__ = ["LEVELS", "from_jax_arrays"]
 
+# vertex names: the primitive, shortened where jax.lax's name is long, and the equation
+_SHORT = {
+    "dot_general": "dot",
+    "broadcast_in_dim": "broadcast",
+    "reduce_sum": "sum",
+    "reduce_max": "max",
+    "reduce_min": "min",
+    "integer_pow": "pow",
+    "concatenate": "concat",
+    "convert_element_type": "convert",
+    "expand_dims": "expand",
+}
+
 LEVELS = ("scalar", "array")
 
 # the params each array operation keeps, in this order (the others are layout, precision)
@@ -223,7 +236,8 @@ class _Reader:
         """A vertex where a derivative flows through ``op``, else a nested operation."""
         if op.primitive in NONDIFFERENTIABLE or not _is_float(aval) or not op.differentiable():
             return op
-        base = op.primitive + ("_" if op.primitive[-1].isdigit() else "")
+        base = _SHORT.get(op.primitive, op.primitive)
+        base += "_" if base[-1].isdigit() else ""
         name = f"{base}{self.counter}"
         while name in self.taken or name in self.index:
             name += "_"
