@@ -137,3 +137,21 @@ print("wrote docs/figures/linear-system.svg")
 PY
 # The gallery: every benchmark graph and the notebooks' figures as SVG and PNG.
 $py docs/gallery/make_gallery.py
+# A tensor graph (docs/arrays.md): a dense layer read from its jaxpr at the array level.
+$py - <<'PY'
+import jax.numpy as jnp
+import numpy as np
+
+from dgraph import from_jax
+from dgraph.render import draw
+
+
+def layer(x, W):
+    h = jnp.tanh(x @ W)
+    return jnp.sum(h * h, axis=1)
+
+
+g = from_jax(layer, np.ones((8, 3)), np.ones((3, 4)), level="array", name="layer")
+draw(g).save("docs/figures/tensor-layer.svg")
+print("wrote docs/figures/tensor-layer.svg")
+PY
