@@ -44,7 +44,7 @@ class Constants:
         if array.size <= LITERAL_LIMIT:
             text = f"numpy.array({array.tolist()!r}, dtype=numpy.{dtype})"
         else:
-            packed = base64.b64encode(zlib.compress(array.tobytes(), 9)).decode("ascii")
+            packed = base64.b64encode(zlib.compress(array.tobytes(), 1)).decode("ascii")
             text = f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r})"
         self.lines.append(f"{name} = {text}")
         return name
