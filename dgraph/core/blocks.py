@@ -37,6 +37,8 @@ with deep reinforcement learning", NeurIPS 2024 (Graphax's sparse Jacobian types
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import math
 from dataclasses import dataclass, field
 
@@ -120,13 +122,21 @@ class Labelled:
 @dataclass(frozen=True)
 class Sparse:
     """A block with a fixed pattern: row and column indices of the flattened block
-    (``prod(out_shape)`` by ``prod(in_shape)``), each entry once."""
+    (``prod(out_shape)`` by ``prod(in_shape)``), each entry once; two are equal when their
+    patterns are (``digest``, a hash of the indices)."""
 
     out_shape: tuple[int, ...]
     in_shape: tuple[int, ...]
-    rows: np.ndarray = field(compare=False)
-    cols: np.ndarray = field(compare=False)
+    rows: np.ndarray = field(compare=False, repr=False)
+    cols: np.ndarray = field(compare=False, repr=False)
     kind: int = GENERAL
+    digest: bytes = field(default=b"", repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.digest:
+            found = hashlib.blake2b(self.rows.tobytes(), digest_size=16)
+            found.update(self.cols.tobytes())
+            object.__setattr__(self, "digest", found.digest())
 
     @property
     def nnz(self) -> int:
@@ -264,10 +274,20 @@ def multiply(upper: Block, lower: Block) -> tuple[int, Block | None]:
         done = _labelled_product(upper, lower)
         if done is not False:
             return done  # type: ignore[return-value]
+    if upper.nnz <= SMALL and lower.nnz <= SMALL:  # priced again and again by the searches
+        return _small_sparse_product(upper, lower)
     return _sparse_product(as_sparse(upper), as_sparse(lower))
 
 
-@dataclass
+SMALL = 4096  # entries up to which a sparse product or sum is remembered
+
+
+@functools.lru_cache(maxsize=16384)
+def _small_sparse_product(upper: Block, lower: Block) -> tuple[int, Sparse | None]:
+    return _sparse_product(as_sparse(upper), as_sparse(lower))
+
+
+@dataclass(frozen=True)
 class _Plan:
     """How two labelled blocks multiply: the product, its price, and for each factor's
     value axes the product's label (a root) and where its range starts."""
@@ -290,6 +310,7 @@ def _labelled_product(a: Labelled, b: Labelled) -> tuple[int, Labelled | None] |
     return plan.cost, plan.product
 
 
+@functools.lru_cache(maxsize=65536)
 def _plan(a: Labelled, b: Labelled) -> _Plan | bool | None:
     """:func:`_labelled_product` with the value plan; None for a zero product."""
     n = len(a.sizes)
@@ -458,6 +479,17 @@ def add(a: Block, b: Block) -> Block:
     """
     if a.out_shape != b.out_shape or a.in_shape != b.in_shape:
         raise ValueError("block sum: shapes differ")
+    if a.nnz <= SMALL and b.nnz <= SMALL:
+        return _small_add(a, b)
+    return _add(a, b)
+
+
+@functools.lru_cache(maxsize=16384)
+def _small_add(a: Block, b: Block) -> Block:
+    return _add(a, b)
+
+
+def _add(a: Block, b: Block) -> Block:
     if isinstance(a, Labelled) and isinstance(b, Labelled):
         ca, cb = a.canonical(), b.canonical()
         if (ca.out_axes, ca.in_axes, ca.sizes) == (cb.out_axes, cb.in_axes, cb.sizes):

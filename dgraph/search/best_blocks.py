@@ -5,46 +5,55 @@ multiplications (:mod:`dgraph.core.blocks`), which the scalar bounds and effecti
 counts of :mod:`dgraph.search.best` do not describe. The portfolio here: forward,
 reverse and Markowitz's degrees; greedy orders that eliminate the vertex whose block
 products cost least next (ties broken by evaluation order, then at random among the
-cheapest few, a counted number of restarts); the exact search over vertex orders where
+cheapest few, a counted number of restarts); simulated annealing over vertex orders from
+the best of them; the exact search over vertex orders where
 the graph is small (:func:`dgraph.elimination.vertex_optimal.vertex_optimal_search`,
 which prices blocks); and any results given. The winner is rebuilt, priced as built and
 verified; ``info["optimal_among"]`` is claimed only from the exact search's proof.
 
-Like the scalar ``best``, the budget is work: restarts and exact-search nodes are
-counted, so the same graph, budget and seed give the same result on every machine.
+Like the scalar ``best``, the budget is work: vertex eliminations priced, by the
+restarts and the annealing moves, and exact-search nodes are counted, so the same graph,
+budget and seed give the same result on every machine; the wall-clock ceiling
+(:func:`dgraph.core.budget.ceiling_for`) stops a search where a machine is far slower,
+and ``info["cut_by_time"]`` then says so.
 
 ``objective="graphax"`` prices orders in Graphax's cost model instead (AlphaGrad's vertex
 game, :mod:`dgraph.elimination.graphax_model`) on a graph with every jaxpr equation a
 vertex (:func:`dgraph.core.builders.jaxpr_equations.equation_graph`): the portfolio is
 AlphaGrad's three baselines, the cheapest-first greedy in that model with its restarts, and
-simulated annealing over vertex orders from the best of them (a counted number of moves,
-seeded). The winner is built and verified on the graph's live part, where its ``mults``
-are dgraph's count over structured blocks; ``info["graphax_mults"]`` is the model's.
+simulated annealing over vertex orders from the best of them (seeded), as on blocks. The
+winner is built and verified on the graph's live part, where its ``mults`` are dgraph's
+count over structured blocks; ``info["graphax_mults"]`` is the model's.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable, Iterable
 
+from ..core.budget import ceiling_for
 from ..core.builders.jaxpr_equations import live_part
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
-from ..elimination.graphax_model import GRAPHAX, graphax_cost, graphax_orders
+from ..elimination.graphax_model import GRAPHAX, graphax_orders
 from ..elimination.kernel import BLOCKS, Algebra, Elimination, effective_cost
 from ..elimination.vertex import markowitz_order, vertex_elimination
 from ..elimination.vertex_optimal import TENSOR_VERTEX_LIMIT, vertex_optimal_search
 from ..errors import InputError, SearchTooLarge
 
-__all__ = ["RESTARTS_PER_SECOND", "anneal_order", "best_blocks", "cheapest_first_order"]
+__all__ = ["ELIMINATIONS_PER_SECOND", "anneal_order", "best_blocks", "cheapest_first_order"]
 
-RESTARTS_PER_SECOND = 4  # randomized greedy orders a budget second buys
-MOVES_PER_SECOND = 100  # annealing moves a budget second buys (objective "graphax")
+ELIMINATIONS_PER_SECOND = 20_000  # vertex eliminations priced that a budget second buys
+RESTART_SHARE = 0.3  # of them for the randomized greedy restarts, the rest for annealing
 
 
 def cheapest_first_order(
-    graph: DGraph, rng: random.Random | None = None, width: int = 3, algebra: Algebra = BLOCKS
+    graph: DGraph,
+    rng: random.Random | None = None,
+    width: int = 3,
+    algebra: Algebra = BLOCKS,
 ) -> list[str]:
     """Eliminate next the vertex whose products cost least over blocks (Naumann's
     Markowitz rule with the true price for the degree); with ``rng``, one of the
@@ -58,7 +67,7 @@ def cheapest_first_order(
     left = list(graph.intermediates)
     order = []
     while left:
-        prices = sorted((state.copy().eliminate_vertex(v), k, v) for k, v in enumerate(left))
+        prices = sorted((state.vertex_cost(v), k, v) for k, v in enumerate(left))
         pick = prices[0] if rng is None else rng.choice(prices[:width])
         v = pick[2]
         state.eliminate_vertex(v)
@@ -68,12 +77,17 @@ def cheapest_first_order(
 
 
 def anneal_order(
-    price: Callable[[list[str]], int], order: list[str], moves: int, rng: random.Random
+    price: Callable[[list[str]], int],
+    order: list[str],
+    moves: int,
+    rng: random.Random,
+    stop: Callable[[], bool] = lambda: False,
 ) -> tuple[int, list[str]]:
     """Simulated annealing over vertex orders (any order of the intermediates is one):
     a move takes one vertex to another place; a worse order is kept with probability
     exp(-increase / T), T falling geometrically from 3% of the start's price to almost
-    nothing over ``moves``. The cheapest order seen and its price."""
+    nothing over ``moves``. The cheapest order seen and its price (``stop()``: the
+    wall-clock ceiling, checked between moves)."""
     current = best = list(order)
     now = low = price(current)
     n = len(order)
@@ -81,6 +95,8 @@ def anneal_order(
         return low, best
     start = max(now * 0.03, 1.0)
     for step in range(moves):
+        if stop():
+            break
         t = start * (0.001 ** (step / moves))
         i, j = rng.randrange(n), rng.randrange(n - 1)
         trial = current[:i] + current[i + 1 :]
@@ -93,23 +109,60 @@ def anneal_order(
     return low, best
 
 
-def _best_graphax(graph: DGraph, budget: float, seed: int) -> ExpressionSet:
-    orders = graphax_orders(graph)
-    orders["cheapest first"] = cheapest_first_order(graph, algebra=GRAPHAX)
+def _portfolio(
+    graph: DGraph,
+    baselines: dict[str, list[str]],
+    algebra: Algebra,
+    budget: float,
+    seed: int,
+    clock: _Clock,
+) -> tuple[dict[str, list[str]], dict[str, int]]:
+    """Orders and their prices in ``algebra``: the baselines, cheapest first, its
+    randomized restarts and annealing from the best, within ``budget`` counted in
+    eliminations priced (:data:`ELIMINATIONS_PER_SECOND`)."""
+    n = max(1, len(graph.intermediates))
+    work = budget * ELIMINATIONS_PER_SECOND
+
+    def price(order: list[str]) -> int:
+        return effective_cost(Elimination(graph, algebra), order)
+
+    orders = dict(baselines)
+    orders["cheapest first"] = cheapest_first_order(graph, algebra=algebra)
     rng = random.Random(seed)
-    for k in range(int(budget * RESTARTS_PER_SECOND)):
+    restart_cost = n * (n + 1) // 2 + n  # every vertex left priced at every step
+    for k in range(int(RESTART_SHARE * work) // restart_cost):
+        if clock.out("restarts"):
+            break
         orders[f"cheapest first, restart {k + 1}"] = cheapest_first_order(
-            graph, rng, algebra=GRAPHAX
+            graph, rng, algebra=algebra
         )
-    prices = {by: graphax_cost(graph, order) for by, order in orders.items()}
+    prices = {by: price(order) for by, order in orders.items()}
     start = min(prices, key=prices.__getitem__)
-    low, annealed = anneal_order(
-        lambda order: graphax_cost(graph, order),
-        orders[start],
-        int(budget * MOVES_PER_SECOND),
-        rng,
-    )
+    moves = int((1 - RESTART_SHARE) * work) // n
+    low, annealed = anneal_order(price, orders[start], moves, rng, lambda: clock.out("annealing"))
     orders["annealing"], prices["annealing"] = annealed, low
+    return orders, prices
+
+
+class _Clock:
+    """The wall-clock ceiling (:func:`dgraph.core.budget.ceiling_for` the budget): the
+    one place these searches read the clock, and what it cut is reported."""
+
+    def __init__(self, budget: float) -> None:
+        self.end = time.perf_counter() + ceiling_for(budget)
+        self.cut: list[str] = []
+
+    def out(self, phase: str) -> bool:
+        if time.perf_counter() < self.end:
+            return False
+        if phase not in self.cut:
+            self.cut.append(phase)
+        return True
+
+
+def _best_graphax(graph: DGraph, budget: float, seed: int) -> ExpressionSet:
+    clock = _Clock(budget)
+    orders, prices = _portfolio(graph, graphax_orders(graph), GRAPHAX, budget, seed, clock)
     by = min(prices, key=prices.__getitem__)
     part = live_part(graph)
     winner = vertex_elimination(part, [v for v in orders[by] if v in part], "best")
@@ -121,7 +174,8 @@ def _best_graphax(graph: DGraph, budget: float, seed: int) -> ExpressionSet:
         "graphax_mults": prices[by],
         "candidates": prices,
         "budget": budget,
-        "cut_by_time": False,
+        "cut_by_time": bool(clock.cut),
+        "cut_phases": clock.cut,
     }
     return winner._relabeled("best", {**winner.info, **info})
 
@@ -140,28 +194,25 @@ def best_blocks(
         return _best_graphax(graph, budget, seed)
     if objective != "blocks":
         raise InputError(f"objective {objective[:20]!r} is not one of 'blocks', 'graphax'")
-    orders: dict[str, list[str]] = {
+    clock = _Clock(budget)
+    baselines = {
         "forward": list(graph.intermediates),
         "reverse": list(reversed(graph.intermediates)),
         "markowitz": markowitz_order(graph),
-        "cheapest first": cheapest_first_order(graph),
     }
-    rng = random.Random(seed)
-    for k in range(int(budget * RESTARTS_PER_SECOND)):
-        orders[f"cheapest first, restart {k + 1}"] = cheapest_first_order(graph, rng)
+    orders, prices = _portfolio(graph, baselines, BLOCKS, budget, seed, clock)
     proven = None
-    if len(graph.intermediates) <= TENSOR_VERTEX_LIMIT:
+    if len(graph.intermediates) <= TENSOR_VERTEX_LIMIT and not clock.out("exact search"):
         try:
             result = vertex_optimal_search(graph, budget / 2)
         except SearchTooLarge:
             result = None
         if result is not None:
             orders["vertex-optimal"] = [v for _, v in result.moves]
+            prices["vertex-optimal"] = effective_cost(graph, orders["vertex-optimal"])
             proven = "vertex-optimal" if result.proven else None
     given = {es.method: es for es in candidates if es.verified}
-    prices = {name: es.mults for name, es in given.items()}
-    for by, order in orders.items():
-        prices.setdefault(by, effective_cost(graph, order))
+    prices = {**{name: es.mults for name, es in given.items()}, **prices}
     by = min(prices, key=prices.__getitem__)
     winner = given[by] if by in given else vertex_elimination(graph, orders[by], "best")
     if not winner.verified:
@@ -172,7 +223,8 @@ def best_blocks(
         "order": orders.get(by, winner.info.get("order")),
         "candidates": prices,
         "budget": budget,
-        "cut_by_time": False,
+        "cut_by_time": bool(clock.cut),
+        "cut_phases": clock.cut,
     }
     if proven is not None and winner.mults <= prices[proven]:
         info.update(optimal_among="vertex elimination", proven_optimal=True)
