@@ -338,3 +338,26 @@ def test_scalar_graphs_as_tensor_graphs_price_as_today(g):
             tensor.eliminate_vertex(v) for v in order
         ]
     assert accumulate(t, "reverse").verified
+
+
+def test_compare_on_a_tensor_graph_says_what_its_code_ships(tmp_path):
+    """The codegen line of compare names the set tensor code ships, and the bound its
+    unit: multiplications over blocks."""
+    import json
+    import subprocess
+    import sys
+
+    model = tmp_path / "layer.py"
+    model.write_text(
+        "import numpy as np\n\ndef layer(x, W):\n    return np.sum(np.tanh(x @ W) ** 2, axis=1)\n"
+    )
+    args = [sys.executable, "-m", "dgraph", "compare", f"{model}:layer", "--inputs", "x:5x3,W:3x4"]
+    out = subprocess.run([*args, "--budget", "1"], capture_output=True, text=True, check=True)
+    assert "(mults over blocks)" in out.stdout
+    assert "codegen: ships reverse, the cheapest of forward, reverse and markowitz" in out.stdout
+    data = json.loads(
+        subprocess.run(
+            [*args, "--budget", "1", "--json"], capture_output=True, text=True, check=True
+        ).stdout
+    )
+    assert data["codegen"]["tensor"].startswith("ships reverse")

@@ -253,7 +253,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     selection, why = codegen_choice(comparison)
     if args.json:
         data = comparison.to_dict()
-        data["codegen"] = selection.to_dict() if selection is not None else {"error": why}
+        if selection is not None:
+            data["codegen"] = selection.to_dict()
+        else:  # a tensor graph's code ships one set; otherwise why no code can be made
+            data["codegen"] = {"tensor" if graph.is_tensor else "error": why}
         print(json.dumps(data))
     else:
         print(graph_summary(graph))

@@ -179,7 +179,21 @@ def codegen_choice(comparison: Comparison) -> tuple[Selection | None, str]:
     """What ``generate(comparison)`` ships — the choice of ``dgraph codegen`` without
     ``--method``, reusing the comparison's verified results — with every candidate's
     program built to show it (``dgraph compare``'s codegen table); or None and why no
-    code can be generated (a graph without local partials)."""
+    code can be generated (a graph without local partials). A tensor graph's code
+    (:mod:`dgraph.codegen.tensor`) has no programs to compare: None, and what it ships."""
+    if comparison.graph.is_tensor:
+        three = [
+            comparison.results[m]
+            for m in ("forward", "reverse", "markowitz")
+            if m in comparison.results and comparison.results[m].verified
+        ]
+        if not three:
+            return None, "no verified forward, reverse or markowitz result to ship"
+        chosen = min(three, key=lambda es: es.mults)
+        return None, (
+            f"ships {chosen.method}, the cheapest of forward, reverse and markowitz over"
+            f" blocks ({chosen.mults} mults), one statement per block operation"
+        )
     try:
         selection = select_jacobian(
             comparison.graph,

@@ -76,7 +76,10 @@ class Comparison(Printable):
         for method, family in families.items():
             es = self.results.get(method)
             if es is not None and es.info.get("lower_bound"):
-                return es.info["lower_bound"], es.info.get("lower_bound_for") or family
+                what = es.info.get("lower_bound_for") or family
+                if self.graph.is_tensor:  # priced over Jacobian blocks
+                    what = what.replace("structural mults", "mults over blocks")
+                return es.info["lower_bound"], what
         return None
 
     @property
