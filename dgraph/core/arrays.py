@@ -118,6 +118,7 @@ MOVES = (
     "concatenate",
     "rev",
     "stack",
+    "take",
 )
 
 PRIMITIVES = frozenset(
@@ -299,6 +300,8 @@ def _move(name: str, p: Mapping[str, Any], args: list[np.ndarray], shape) -> np.
         return np.concatenate([np.asarray(a) for a in args], axis=p["dimension"])
     if name == "stack":
         return np.stack([np.asarray(a) for a in args], axis=p["axis"])
+    if name == "take":  # constant integer indices along one axis (NumPy's fancy indexing)
+        return np.take(x, np.asarray(p["indices"], dtype=np.int64), axis=p["axis"])
     raise InputError(f"the array operation {name!r} is not supported")
 
 
@@ -703,6 +706,8 @@ def describe(op: ArrayOp, k: int) -> str:
         return f"P[{', '.join(f'{lo}:{hi}' for lo, hi, _ in p['padding_config'])}]"
     if name == "concatenate":
         return f"E[part {k} of axis {p['dimension']}]"
+    if name == "take":
+        return f"S[{len(p['indices'])} picks of axis {p['axis']}]"
     if name == "broadcast_in_dim":
         return f"B[→{'×'.join(map(str, op.shape))}]"
     if name == "transpose":

@@ -154,4 +154,6 @@ def _move(name: str, p, args, shapes, shape: tuple[int, ...], xp: str) -> str:
         return f"{xp}.pad({x}, {widths!r}, constant_values={args[1]})"
     if name == "concatenate":
         return f"{xp}.concatenate([{', '.join(args)}], axis={p['dimension']})"
+    if name == "take":
+        return f"{xp}.take({x}, {xp}.asarray({list(p['indices'])!r}), axis={p['axis']})"
     raise InputError(f"the array operation {name!r} is not supported")

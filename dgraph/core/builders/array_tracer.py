@@ -601,6 +601,9 @@ def _index(x: TracedArray, key: Any) -> Any:
     """Basic indexing: integers and slices (one ``slice``, ``rev`` for negative steps),
     ``None`` and ``...``; arrays and traced values as indices are refused."""
     key = key if isinstance(key, tuple) else (key,)
+    picked = [j for j, k in enumerate(key) if isinstance(k, (list, np.ndarray))]
+    if len(picked) == 1 and all(k == slice(None) for j, k in enumerate(key) if j != picked[0]):
+        return _take(x, key[picked[0]], picked[0])  # constant indices along one axis
     for k in key:
         if _is_traced(k):
             raise InputError(
@@ -663,6 +666,35 @@ def _index(x: TracedArray, key: Any) -> Any:
         kept = [k for k in key if not isinstance(k, numbers.Integral)]
         y = _reshape(y, tuple(1 if k is None else next(it) for k in kept))
     return y
+
+
+def _take(x: Any, indices: Any, axis: Any = None) -> Any:
+    """``x[..., indices, ...]`` and ``np.take`` with constant integer (or boolean mask)
+    indices along one axis: a ``take``, whose block is a selection pattern."""
+    if _traced(x, "take") is None:
+        return np.take(_constant(x), indices, axis=axis)
+    if _is_traced(indices):
+        raise InputError(
+            "indexing with a value that depends on the inputs is not supported"
+            " (a data-dependent index): use np.where"
+        )
+    if axis is None:
+        raise InputError("numpy.take without an axis (on the flattened array) is not supported")
+    axis = _axes(axis, x.ndim, "take")[0]
+    n = x.shape[axis]
+    idx = np.asarray(indices)
+    if idx.dtype == bool:
+        if idx.shape != (n,):
+            raise InputError(f"a boolean index of shape {idx.shape} for an axis of length {n}")
+        idx = np.nonzero(idx)[0]
+    if idx.ndim != 1 or idx.size == 0 or idx.dtype.kind not in "iu":
+        raise InputError("indexing with an array needs a non-empty 1-D array of integers")
+    if ((idx < -n) | (idx >= n)).any():
+        raise InputError(f"an index is out of bounds for axis {axis} of length {n}")
+    idx = np.where(idx < 0, idx + n, idx)
+    shape = (*x.shape[:axis], idx.size, *x.shape[axis + 1 :])
+    params = (("indices", tuple(int(i) for i in idx)), ("axis", axis))
+    return _move(x, "take", params, shape)
 
 
 def _shown(k: slice) -> str:
@@ -989,6 +1021,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.expand_dims: _expand_dims,
     np.broadcast_to: _broadcast_to,
     np.pad: _pad,
+    np.take: _take,
     np.concatenate: _concatenate,
     np.stack: _stack,
     np.hstack: _hstack,
