@@ -295,3 +295,27 @@ def test_unsupported_and_data_dependent_are_one_line():
         assert needle in str(info.value) and "\n" not in str(info.value), str(info.value)
     with pytest.raises(InputError, match="does not depend on the inputs"):
         from_jax(lambda x: jnp.ones(3), np.ones(3), level="array")
+
+
+def test_gathers_of_constant_indices_along_one_axis_are_takes():
+    import dgraph
+    from dgraph import accumulate, from_jax
+
+    def f(u):
+        rows = u[jnp.array([2, 0, 3])]
+        cols = u[:, jnp.array([1, 1, 0, 3])][:3]
+        return jnp.sin(rows) * cols + jnp.take(u, jnp.array([4, 0, 1]), axis=0)
+
+    u = np.random.default_rng(0).uniform(0.5, 1.5, (5, 4))
+    g = from_jax(f, u, level="array")
+    assert [g.op(v).primitive for v in g.intermediates].count("take") == 3
+    assert accumulate(g, "reverse").verified
+    (J,) = dgraph.make_function(g, "jacobian", lang="jax")(u).values()
+    assert np.allclose(J, jax.jacfwd(f)(u))
+
+
+def test_a_gather_of_two_axes_at_once_is_one_line():
+    from dgraph import from_jax
+
+    with pytest.raises(InputError, match="gather other than constant indices along one axis"):
+        from_jax(lambda u: u[jnp.array([0, 1]), jnp.array([1, 2])], np.ones((3, 3)), level="array")

@@ -204,6 +204,8 @@ class _Reader:
             return [ArrayOp("stop_gradient", (x,), (), shape) if isinstance(x, str) else x]
         if name == "dynamic_slice":
             return [self.dynamic_slice(eqn, ins)]
+        if name == "gather":
+            return [self.gather(eqn, ins, shape)]
         if name == "select_n" and isinstance(ins[0], np.ndarray) and np.unique(ins[0]).size == 1:
             chosen = ins[1 + int(np.asarray(ins[0]).reshape(-1)[0])]  # a constant choice
             if not isinstance(chosen, np.ndarray) or chosen.shape == shape:
@@ -271,6 +273,36 @@ class _Reader:
             magnitude = ArrayOp("floor", (ArrayOp("abs", (x,), (), shape),), (), shape)
             return ArrayOp("mul", (ArrayOp("sign", (x,), (), shape), magnitude), (), shape)
         return x
+
+    def gather(self, eqn, ins: list[Value], shape: tuple[int, ...]) -> Value:
+        """A gather of constant indices along one axis (``x[idx]``, ``x[:, idx]``,
+        ``jnp.take``): a ``take``; any other gather is refused in one line."""
+        x, idx = ins[0], np.asarray(ins[1])
+        numbers = eqn.params["dimension_numbers"]
+        axes = tuple(numbers.start_index_map)
+        ndim = len(eqn.invars[0].aval.shape)
+        whole = tuple(eqn.invars[0].aval.shape)
+        if (
+            len(axes) == 1
+            and tuple(numbers.collapsed_slice_dims) == axes
+            and not tuple(getattr(numbers, "operand_batching_dims", ()))
+            and idx.ndim == 2
+            and idx.shape[1] == 1
+            and tuple(numbers.offset_dims) == tuple(k for k in range(ndim) if k != axes[0])
+            and tuple(eqn.params["slice_sizes"])
+            == tuple(1 if k == axes[0] else n for k, n in enumerate(whole))
+        ):
+            a, flat = axes[0], idx.reshape(-1).astype(np.int64)
+            if ((flat < 0) | (flat >= whole[a])).any():
+                raise InputError(f"{self.where}: gather: an index is out of bounds")
+            params = (("indices", tuple(int(i) for i in flat)), ("axis", a))
+            return self.result(
+                ArrayOp("take", (self.operand(x),), params, shape), eqn.outvars[0].aval
+            )
+        raise InputError(
+            f"{self.where}: gather other than constant indices along one axis is not supported"
+            " at the array level"
+        )
 
     def dynamic_slice(self, eqn, ins: list[Value]) -> Value:
         """A window at constant offsets: a slice (JAX clamps the offsets into range)."""
