@@ -386,6 +386,32 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("array_model.py") + ":solves", "--inputs", "u:3x3"],
         "numpy.linalg.solve",
     ),
+    # 14b. code for tensor graphs (issue 41, item 4): python or jax, jacobian, jvp or vjp
+    *[
+        (
+            f"tensor-codegen-{case}",
+            ["codegen", H("array_model.py") + ":residual", "--inputs", "u:4x3", *argv],
+            needle,
+        )
+        for case, argv, needle in [
+            ("c", ["-o", "j.c"], "python or jax (on whole arrays), not c"),
+            ("cuda", ["-o", "j.cu"], "python or jax (on whole arrays), not cuda"),
+            ("lang-c", ["--lang", "c", "-o", "j.py"], "not c"),
+            ("second-cuda", ["-o", "j.py", "-o", "j.cu"], "j.cu: a tensor graph's code"),
+            ("value-and-jacobian", ["--mode", "value_and_jacobian", "-o", "j.py"], "not value"),
+            ("sparse-jvp", ["--mode", "jvp", "--sparse", "-o", "j.py"], "--sparse is for"),
+        ]
+    ],
+    (
+        "tensor-codegen-bad-inputs",
+        ["codegen", H("array_model.py") + ":residual", "--inputs", "u:4xq", "-o", "j.py"],
+        "positive integers",
+    ),
+    (
+        "tensor-codegen-unknown-input",
+        ["codegen", H("array_model.py") + ":residual", "--inputs", "v:4x3", "-o", "j.py"],
+        "no parameter 'v'",
+    ),
     # 13. face-optimal beyond its exact limit, without --budget (issue 40, item 5)
     (
         "face-optimal-too-large",

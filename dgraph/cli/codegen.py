@@ -6,6 +6,11 @@ suffix) from one choice of method and one set of programs. The files are written
 after every generated text ran and agreed with the graph (:mod:`dgraph.codegen.check`),
 each atomically: a temporary file beside it, then a rename, so a failure never leaves a
 partial or unchecked file behind.
+
+A tensor graph (``--inputs u:100x100`` on a Python function, or a dgraph/1 tensor graph
+file) gets code on whole arrays (:mod:`dgraph.codegen.tensor`): ``--mode jacobian``
+(the default), ``jvp`` or ``vjp``, in python or jax; other languages and modes are refused
+with one line.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ import json
 from pathlib import Path
 
 from ..codegen.generate import LANGS, MODES, generate_all
+from ..codegen.tensor.function import TENSOR_MODES, make_tensor_function
+from ..core.graph import DGraph
 from ..errors import InputError
 from .args import BUDGET_HELP, budget, graph_args, load_graph, output_path, write_atomic
 
@@ -48,7 +55,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--mode",
         choices=MODES,
-        help="function to generate (default: jacobian; for jax and cuda: jacobian, jvp and vjp)",
+        help="function to generate (default: jacobian; for jax and cuda: jacobian, jvp and vjp;"
+        " for a tensor graph: jacobian)",
     )
     p.add_argument("--sparse", action="store_true", help="also emit the nonzero entries only")
     p.add_argument(
@@ -78,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
     outputs = _outputs(args.output)  # refused before any work: a directory, no parent
     langs = [language(o, args.lang) for o in args.output]
     graph = load_graph(args)
+    if graph.is_tensor:
+        return _run_tensor(args, outputs, langs, graph)
     modes = {
         lang: (args.mode,)
         if args.mode
@@ -102,6 +112,42 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {function}: {program.ops}")
         if code.check is not None:
             print(code.check.summary())
+    return 0
+
+
+def _run_tensor(
+    args: argparse.Namespace, outputs: list[Path], langs: list[str], graph: DGraph
+) -> int:
+    """``codegen`` of a tensor graph: one checked module per ``-o``, written only once
+    every one was generated and checked."""
+    mode = args.mode or "jacobian"
+    if mode not in TENSOR_MODES:
+        raise InputError(
+            f"--mode {mode}: a tensor graph's code is {', '.join(TENSOR_MODES)}, not {mode}"
+        )
+    for name, lang in zip(args.output, langs, strict=True):
+        if lang not in ("python", "jax"):
+            raise InputError(
+                f"{name}: a tensor graph's code is python or jax (on whole arrays), not {lang};"
+                " give a .py file or --lang python|jax"
+            )
+    if args.sparse and mode != "jacobian":
+        raise InputError(f"--sparse is for the jacobian; {mode} returns arrays")
+    made = [
+        make_tensor_function(graph, mode, lang, args.method, args.budget, args.sparse)[0]
+        for lang in langs
+    ]
+    for output, code in zip(outputs, made, strict=True):
+        write_atomic(output, code.text)  # only once every check passed
+    for name, code in zip(args.output, made, strict=True):
+        if args.json:
+            print(json.dumps(code.summary(name)))
+            continue
+        print(
+            f"wrote {name} ({code.lang}): {mode} of a tensor graph, method {code.method},"
+            f" {code.mults} mults of block products"
+        )
+        print(code.check.detail)
     return 0
 
 

@@ -85,9 +85,12 @@ def make_function(
     the graph before it is returned (:mod:`dgraph.codegen.check`).
 
     A tensor graph (``graph.is_tensor``) gets code on whole arrays
-    (:mod:`dgraph.codegen.tensor`): mode ``jacobian`` in ``python`` or ``jax``, a function
+    (:mod:`dgraph.codegen.tensor`) in ``python`` or ``jax``: mode ``jacobian``, a function
     of the inputs' arrays returning ``{(y, x): block}``, dense or (``sparse``) SciPy CSR /
-    JAX BCOO; without ``method`` the cheapest of forward, reverse and Markowitz.
+    JAX BCOO, without ``method`` the cheapest of forward, reverse and Markowitz; mode
+    ``jvp``, ``J(*inputs, *tangents)`` returning ``{y: J·v}``, and ``vjp``,
+    ``J(*inputs, *cotangents)`` returning ``{x: wᵀ·J}``: tangent and adjoint sweeps over
+    the blocks that never form J (:mod:`dgraph.codegen.tensor.sweeps`).
     """
     if mode not in MODES:
         raise DGraphError(f"unknown mode {mode!r}: use {', '.join(MODES)}")

@@ -7,11 +7,14 @@ vertex's :class:`~dgraph.core.arrays.ArrayOp`), :mod:`.leaves` (each edge block'
 :mod:`.blockops` (products as one einsum, sums as broadcast adds, sparse blocks through
 precomputed index pairs), :mod:`.module` (the module text), :mod:`.check` (the code run
 against :func:`~dgraph.core.block_values.jacobian_blocks` and central differences of the
-array program) and :mod:`.function` (``make_function`` for tensor graphs).
+array program) and :mod:`.function` (``make_function`` for tensor graphs); :mod:`.sweeps`
+prints ``jvp`` and ``vjp`` as tangent and adjoint sweeps over the blocks (never J),
+checked by :mod:`.sweep_check`.
 """
 
 from .check import check_tensor
 from .function import make_tensor_function
 from .module import tensor_module
+from .sweeps import sweep_module
 
-__all__ = ["check_tensor", "make_tensor_function", "tensor_module"]
+__all__ = ["check_tensor", "make_tensor_function", "sweep_module", "tensor_module"]

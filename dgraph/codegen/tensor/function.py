@@ -1,4 +1,5 @@
-"""``make_function`` for tensor graphs: generate, check, load."""
+"""``make_function`` for tensor graphs: generate, check, load (``jacobian`` from an
+expression set, :mod:`.module`; ``jvp``/``vjp`` as sweeps over the blocks, :mod:`.sweeps`)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,14 @@ from ..check import CodeCheck
 from ..python import load_python
 from .check import check_tensor
 from .module import tensor_module
+from .sweep_check import check_sweep
+from .sweeps import SWEEP_MODES, sweep_module
 
-__all__ = ["DEFAULT_METHODS", "TensorGenerated", "make_tensor_function"]
+__all__ = ["DEFAULT_METHODS", "TENSOR_MODES", "TensorGenerated", "make_tensor_function"]
 
 DEFAULT_METHODS = ("forward", "reverse", "markowitz")  # without a method: the cheapest
+TENSOR_MODES = ("jacobian", *SWEEP_MODES)
+CHECK_METHOD = "forward"  # a sweep's reference blocks, without a method or expression set
 
 
 @dataclass
@@ -28,6 +33,8 @@ class TensorGenerated:
     expression_set: ExpressionSet
     sparse: bool
     check: CodeCheck
+    mode: str = "jacobian"
+    sweep_mults: int | None = None  # a jvp's or vjp's, counted when it was generated
 
     @property
     def verified(self) -> bool:
@@ -35,12 +42,31 @@ class TensorGenerated:
 
     @property
     def method(self) -> str:
-        return self.expression_set.method
+        """The expression set's method (``jacobian``), ``tangent`` or ``adjoint`` (sweeps;
+        the expression set is then the one they were checked against)."""
+        if self.mode == "jacobian":
+            return self.expression_set.method
+        return "tangent" if self.mode == "jvp" else "adjoint"
 
     @property
     def mults(self) -> int:
-        """Scalar multiplications of the block products (the expression set's price)."""
-        return self.expression_set.mults
+        """Scalar multiplications of the block products: the expression set's price, or
+        the sweep's block · tangent products."""
+        return self.expression_set.mults if self.sweep_mults is None else self.sweep_mults
+
+    def summary(self, file: str | None = None) -> dict[str, Any]:
+        """The ``codegen --json`` object of a tensor graph's code."""
+        return {
+            "file": file,
+            "lang": self.lang,
+            "mode": self.mode,
+            "method": self.method,
+            "tensor": True,
+            "mults": self.mults,
+            "sparse": self.sparse,
+            "verified": self.verified,
+            "check": self.check.to_dict(),
+        }
 
 
 def make_tensor_function(
@@ -51,18 +77,27 @@ def make_tensor_function(
     budget: float | None,
     sparse: bool,
 ) -> tuple[TensorGenerated, Any]:
-    """The checked ``jacobian`` of a tensor graph and what was generated; without
-    ``method``, the cheapest of :data:`DEFAULT_METHODS` (by their block prices)."""
-    if mode != "jacobian":
-        raise DGraphError(f"tensor graphs: only mode 'jacobian' is generated, not {mode!r}")
+    """The checked ``mode`` function of a tensor graph and what was generated:
+    ``jacobian`` from an expression set (without ``method``, the cheapest of
+    :data:`DEFAULT_METHODS` by their block prices), ``jvp``/``vjp`` as tangent and adjoint
+    sweeps over the graph's blocks (:mod:`.sweeps`), checked against the blocks of the
+    expression set given, or of ``method`` (default :data:`CHECK_METHOD`)."""
+    if mode not in TENSOR_MODES:
+        raise DGraphError(
+            f"tensor graphs: mode {mode!r} is not generated; use {', '.join(TENSOR_MODES)}"
+        )
     if lang not in ("python", "jax"):
         raise DGraphError(f"tensor graphs: code in python or jax, not {lang!r}")
+    if mode in SWEEP_MODES and sparse:
+        raise DGraphError(f"--sparse is for the jacobian; {mode} returns arrays")
     if isinstance(source, ExpressionSet):
         if method is not None:
             raise DGraphError("give a method or an expression set, not both")
         es = source
         if not es.verified and not es.verify():
             raise DGraphError(f"the expression set ({es.method}) does not verify; no code")
+    elif mode in SWEEP_MODES:
+        es = accumulate(source, method or CHECK_METHOD, budget=budget)
     elif method is not None:
         es = accumulate(source, method, budget=budget)
     else:
@@ -70,6 +105,14 @@ def make_tensor_function(
         es = min(candidates, key=lambda c: c.mults)
     if not es.verified:
         raise DGraphError(f"method {es.method!r} gave an expression set that did not verify")
+    if mode in SWEEP_MODES:
+        sweep = sweep_module(es.graph, mode, lang)
+        function = getattr(load_python(sweep.text), mode)
+        check = check_sweep(function, mode, es, lang)
+        if not check.ok:
+            raise VerificationError(check.detail)
+        generated = TensorGenerated(sweep.text, lang, es, sparse, check, mode, sweep.mults)
+        return generated, function
     text = tensor_module(es, lang, sparse)
     function = load_python(text).jacobian
     check = check_tensor(function, es, lang)

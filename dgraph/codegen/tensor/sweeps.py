@@ -1,0 +1,190 @@
+"""The tangent-linear and adjoint programs of a tensor graph on whole arrays:
+``jvp(*inputs, *tangents)`` and ``vjp(*inputs, *cotangents)``.
+
+J·v = Σ_x J_yx v_x is never formed as J: the tangent of each vertex, in program order,
+is the sum over its in-edges of the edge's block times the tangent of the edge's source
+(forward mode: one einsum, or one gather and segment sum for a sparse block, per edge);
+wᵀ·J is the adjoint sweep in reverse order, each edge adding (its target's cotangent)ᵀ ·
+block to its source's. A tangent is a labelled block ``dense(v.shape, ())`` (a cotangent
+``dense((), v.shape)``), so the block algebra of :mod:`dgraph.core.blocks` — the products
+:mod:`.blockops` prints — keeps its structure: a slice's tangent is a cut of its source's,
+a broadcast's is not broadcast, a sum of shifted selections is a segment sum over their
+union. Only the ends are made arrays of their shapes. (Griewank and Walther, *Evaluating
+Derivatives*, 2nd ed., SIAM 2008, ch. 3: the tangent and adjoint modes.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...core.block_values import program_order
+from ...core.blocks import dense, multiply
+from ...core.graph import DGraph
+from ...errors import DGraphError
+from .blockops import BlockOps, Valued
+from .constants import DECODER
+from .dialect import DIALECTS
+from .module import _arg, _forward, _leaf, _live, _output, _read_input, _Writer
+
+__all__ = ["SWEEP_MODES", "Sweep", "sweep_module"]
+
+SWEEP_MODES = ("jvp", "vjp")
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A generated sweep's text, and its price: the scalar multiplications of its
+    block · tangent (cotangent · block) products, as :func:`~dgraph.core.blocks.multiply`
+    counts them."""
+
+    text: str
+    mults: int
+
+
+def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
+    """The NumPy (``lang="python"``) or JAX module defining ``jvp`` (``mode="jvp"``) or
+    ``vjp`` for the tensor graph ``graph``.
+
+    ``jvp(x1, ..., xk, v_x1, ..., v_xk)`` takes the inputs and one tangent per input, each
+    an array of the input's shape, and returns ``{y: J·v}`` (arrays of the outputs'
+    shapes); ``vjp(x1, ..., xk, w_y1, ..., w_ym)`` takes the inputs and one cotangent per
+    output and returns ``{x: wᵀ·J}`` (arrays of the inputs' shapes).
+
+    >>> from dgraph.core.arrays import ArrayOp
+    >>> g = DGraph("chain")
+    >>> g.add_array_vertex("x", "input", (4,))
+    >>> g.add_array_vertex("y", "output", (4,), ArrayOp("exp", ("x",), (), (4,)))
+    >>> sweep = sweep_module(g.validate(), "jvp")
+    >>> print(sweep.text[sweep.text.index("def jvp"):].strip())  # doctest: +NORMALIZE_WHITESPACE
+    def jvp(x, v_x):
+        \"\"\"{y: J·v} for the inputs ('x',) and their tangents ('v_x',) (NumPy).\"\"\"
+        x_ = numpy.reshape(numpy.asarray(x, dtype=float), (4,))
+        v_x_ = numpy.reshape(numpy.asarray(v_x, dtype=float), (4,))
+        d_y_x = (1.0 * (numpy.exp(x_)))
+        t1 = d_y_x * v_x_
+        dot_y = numpy.reshape(numpy.ravel(t1), (4,))
+        return {'y': dot_y}
+    >>> sweep.mults
+    4
+    """
+    if not graph.is_tensor:
+        raise DGraphError("sweep_module takes a tensor graph")
+    if mode not in SWEEP_MODES:
+        raise DGraphError(f"tensor graphs: a sweep is jvp or vjp, not {mode!r}")
+    if lang not in DIALECTS:
+        raise DGraphError(f"tensor graphs: code in python or jax, not {lang!r}")
+    order = program_order(graph)
+    for v in order:
+        if graph.op(v) is None and graph.role(v) != "input":
+            raise DGraphError(f"vertex {v!r} has no array operation: no code for its blocks")
+    w = _Writer(DIALECTS[lang])
+    shapes = {v: graph.shape(v) for v in graph.nx}
+    arguments = {x: w.name(_arg(x)) for x in graph.inputs}
+    seeds = graph.inputs if mode == "jvp" else graph.outputs
+    prefix = "v" if mode == "jvp" else "w"
+    seed_args = {s: w.name(f"{prefix}_{_arg(s)}") for s in seeds}
+    names = {x: w.name(f"{arguments[x]}_") for x in graph.inputs}
+    for x in graph.inputs:
+        w.lines.append(f"    {names[x]} = {_read_input(w.d, arguments[x], shapes[x])}")
+    seed_names = {s: w.name(f"{seed_args[s]}_") for s in seeds}
+    for s in seeds:
+        w.lines.append(f"    {seed_names[s]} = {_read_input(w.d, seed_args[s], shapes[s])}")
+    for v in order:
+        if graph.op(v) is not None:
+            names[v] = w.emit(_forward(w, graph.op(v), names, shapes, top=True), f"v_{v}")
+    ops = BlockOps(w.d, w.constants, w.emit)
+    leaves: dict[tuple[str, str], Valued] = {}
+    mults = 0
+
+    def leaf(edge: tuple[str, str]) -> Valued:
+        if edge not in leaves:
+            leaves[edge] = _leaf(w, ops, graph, edge, names, shapes)
+        return leaves[edge]
+
+    def product(upper: Valued, lower: Valued) -> Valued:
+        nonlocal mults
+        if upper is not None and lower is not None:
+            mults += multiply(upper[0], lower[0])[0]
+        return ops.multiply(upper, lower)
+
+    if mode == "jvp":
+        carried: dict[str, Valued] = {x: (dense(shapes[x], ()), seed_names[x]) for x in seeds}
+        for v in order:
+            if graph.op(v) is None:
+                continue
+            total: Valued = None
+            for u in _sources(graph, v):
+                if carried.get(u) is not None:
+                    total = ops.add(total, product(leaf((u, v)), carried[u]))
+            carried[v] = total
+        ends = graph.outputs
+        results = [
+            w.emit(_output(w, carried.get(y), shapes[y], (), False), f"dot_{_arg(y)}") for y in ends
+        ]
+    else:
+        carried = {y: (dense((), shapes[y]), seed_names[y]) for y in seeds}
+        for v in reversed(order):
+            if graph.op(v) is None or carried.get(v) is None:
+                continue
+            for u in _sources(graph, v):
+                carried[u] = ops.add(carried.get(u), product(carried[v], leaf((u, v))))
+        ends = graph.inputs
+        results = [
+            w.emit(_output(w, carried.get(x), (), shapes[x], False), f"bar_{_arg(x)}") for x in ends
+        ]
+    pairs = ", ".join(f"{end!r}: {r}" for end, r in zip(ends, results, strict=True))
+    returned = f"    return {{{pairs}}}"
+    args = ", ".join([*arguments.values(), *seed_args.values()])
+    language = "NumPy" if lang == "python" else "JAX"
+    seeds_text = tuple(seed_args.values())
+    what = "{y: J·v}" if mode == "jvp" else "{x: wᵀ·J}"
+    given = "their tangents" if mode == "jvp" else "the outputs' cotangents"
+    doc = (
+        f'    """{what} for the inputs {tuple(graph.inputs)!r} and {given}'
+        f' {seeds_text!r} ({language})."""'
+    )
+    body = [f"def {mode}({args}):", doc, *_live(w.lines, returned), returned]
+    return Sweep(_header(w, graph, mode, lang) + "\n".join(body) + "\n", mults)
+
+
+def _sources(graph: DGraph, v: str) -> list[str]:
+    """The vertices an edge runs from into ``v``, in the order of its operands."""
+    op = graph.op(v)
+    preds = set(graph.nx.predecessors(v))
+    return [u for u in dict.fromkeys(op.vertices()) if u in preds]
+
+
+def _header(w: _Writer, graph: DGraph, mode: str, lang: str) -> str:
+    ends = {v: graph.shape(v) for v in (*graph.inputs, *graph.outputs)}
+    special = any("special." in line for line in w.lines)
+    sweep = "tangent sweep" if mode == "jvp" else "adjoint sweep"
+    title = f"{graph.name or 'graph'}: {mode} (dgraph codegen, tensor graph, {sweep})"
+    title = title.replace("\\", "/").replace('"', "'")
+    call = (
+        "jvp(*INPUTS, *TANGENTS) returns {y: J·v}, arrays of the outputs' shapes"
+        if mode == "jvp"
+        else "vjp(*INPUTS, *COTANGENTS) returns {x: wᵀ·J}, arrays of the inputs' shapes"
+    )
+    lines = [
+        f'"""{title}',
+        "",
+        f"Generated by dgraph; do not edit. {call}.",
+        "One statement per array operation and per block · tangent product, never the",
+        "Jacobian; index arrays are computed once, when the code was generated.",
+        '"""',
+        "",
+        *w.d.imports(False, special),
+        "",
+        f"INPUTS = {tuple(graph.inputs)!r}",
+        f"OUTPUTS = {tuple(graph.outputs)!r}",
+        f"SHAPES = {ends!r}",
+        f"MODE = {mode!r}",
+        "",
+    ]
+    if w.constants.needs_decoder:
+        lines += ["", DECODER, ""]
+    helpers = w.d.helpers()
+    if helpers and any("_scatter(" in line for line in w.lines):
+        lines += ["", *helpers, ""]
+    lines += ["", *w.constants.lines, "", ""]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,205 @@
+"""jvp and vjp of tensor graphs (issue 41, item 4): the tangent and adjoint sweeps over the
+blocks equal jax.jvp and jax.vjp of the same function in jax.numpy, never form J (their
+text does not grow with the grid), and ``dgraph codegen`` writes them (and the Jacobian)
+for a Python function traced at the array level or a dgraph/1 tensor graph file; the
+linear MPC of FastDifferentiation.jl's issue #26 at a small N."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dgraph.cli import main
+from dgraph.codegen.function import make_function
+from dgraph.codegen.python import load_python
+from dgraph.codegen.tensor.sweeps import sweep_module
+from dgraph.core.builders import from_function, load
+from dgraph.errors import DGraphError
+from dgraph.methods import accumulate
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_codegen_arrays import GRAPHS, mlp, stencil_1d, stencil_2d  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _point(g, seed=7):
+    rng = np.random.default_rng(seed)
+    inputs = [rng.uniform(0.5, 1.5, g.shape(x)) for x in g.inputs]
+    tangents = [rng.standard_normal(g.shape(x)) for x in g.inputs]
+    cotangents = [rng.standard_normal(g.shape(y)) for y in g.outputs]
+    return inputs, tangents, cotangents
+
+
+def _close(got, expected):
+    assert np.shape(got) == np.shape(expected)
+    assert np.allclose(np.asarray(got), np.asarray(expected), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("build", GRAPHS, ids=lambda b: b.__name__)
+@pytest.mark.parametrize("lang", ["python", "jax"])
+def test_jvp_and_vjp_equal_jax(build, lang):
+    g, f = build()
+    inputs, tangents, cotangents = _point(g)
+    jvp = make_function(g, "jvp", lang)
+    vjp = make_function(g, "vjp", lang)
+    for F in (jvp, vjp):
+        assert F.generated.verified and "central differences" in F.generated.check.detail
+        assert "expression set's blocks" in F.generated.check.detail
+    with jax.enable_x64(True):
+        primals = tuple(jnp.asarray(x) for x in inputs)
+        _, expected = jax.jvp(f, primals, tuple(jnp.asarray(v) for v in tangents))
+        _, pull = jax.vjp(f, *primals)
+        bars = pull(jnp.asarray(cotangents[0]))
+        runs = [(jvp._function, vjp._function)]
+        if lang == "jax":
+            runs.append((jax.jit(jvp._function), jax.jit(vjp._function)))  # jit-compatible
+        for forward, backward in runs:
+            _close(forward(*inputs, *tangents)[g.outputs[0]], expected)
+            got = backward(*inputs, *cotangents)
+            assert set(got) == set(g.inputs)
+            for x, bar in zip(g.inputs, bars, strict=True):
+                _close(got[x], bar)
+
+
+def test_an_expression_set_checks_the_sweep():
+    g, _ = mlp()
+    es = accumulate(g, "markowitz")
+    F = make_function(es, "vjp")
+    assert "(markowitz;" in F.generated.check.detail and F.generated.method == "adjoint"
+    assert F.generated.mults > 0
+
+
+@pytest.mark.parametrize("build", [stencil_1d, stencil_2d], ids=["1-D", "2-D"])
+@pytest.mark.parametrize("mode", ["jvp", "vjp"])
+def test_sweep_text_does_not_grow_with_the_grid(build, mode):
+    """One statement per operation and per edge: the same lines at two grid sizes."""
+    texts = [sweep_module(build(n)[0], mode, "python").text for n in (6, 14)]
+    assert len(texts[0].splitlines()) == len(texts[1].splitlines())
+    body = texts[1][texts[1].index(f"def {mode}") :]
+    assert "_scatter(" not in body  # no dense block anywhere: cuts and segment sums
+
+
+def test_sweep_refusals():
+    g, _ = mlp()
+    with pytest.raises(DGraphError, match="python or jax"):
+        make_function(g, "jvp", "c")
+    with pytest.raises(DGraphError, match="--sparse is for the jacobian"):
+        make_function(g, "vjp", sparse=True)
+
+
+# -- the command line ----------------------------------------------------------------------
+
+MODEL = """import numpy as np
+
+
+def residual(u, c):
+    return np.exp(u[1:, :]) * u[:-1, :] + np.sum(c * u, axis=0)
+"""
+
+
+def _jax_model(u, c):
+    return jnp.exp(u[1:, :]) * u[:-1, :] + jnp.sum(c * u, axis=0)
+
+
+@pytest.mark.parametrize(
+    ("mode", "lang", "sparse"),
+    [
+        ("jacobian", "python", False),
+        ("jacobian", "jax", True),
+        ("jvp", "python", False),
+        ("jvp", "jax", False),
+        ("vjp", "python", False),
+        ("vjp", "jax", False),
+    ],
+)
+def test_cli_codegen_of_a_python_function_at_the_array_level(tmp_path, capsys, mode, lang, sparse):
+    (tmp_path / "model.py").write_text(MODEL)
+    out = tmp_path / "out.py"
+    argv = ["codegen", f"{tmp_path / 'model.py'}:residual", "--inputs", "u:5x3,c:5x3"]
+    argv += ["--mode", mode, "--lang", lang, "-o", str(out), *(["--sparse"] if sparse else [])]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert f"{mode} of a tensor graph" in printed and "checked:" in printed
+    module = load_python(out.read_text())
+    assert module.INPUTS == ("u", "c") and module.SHAPES["u"] == (5, 3)
+    rng = np.random.default_rng(3)
+    u, c = rng.uniform(0.5, 1.5, (5, 3)), rng.uniform(0.5, 1.5, (5, 3))
+    with jax.enable_x64(True):
+        if mode == "jacobian":
+            got = module.jacobian(u, c)
+            expected = jax.jacfwd(_jax_model, argnums=(0, 1))(u, c)
+            for k, x in enumerate(("u", "c")):
+                block = got[("y", x)]
+                block = block.todense() if sparse else block
+                _close(np.asarray(block).reshape(expected[k].shape), expected[k])
+        elif mode == "jvp":
+            du, dc = rng.standard_normal((5, 3)), rng.standard_normal((5, 3))
+            _, expected = jax.jvp(_jax_model, (u, c), (du, dc))
+            _close(module.jvp(u, c, du, dc)["y"], expected)
+        else:
+            y, pull = jax.vjp(_jax_model, u, c)
+            w = rng.standard_normal(y.shape)
+            got = module.vjp(u, c, w)
+            for x, bar in zip(("u", "c"), pull(w), strict=True):
+                _close(got[x], bar)
+
+
+def test_cli_codegen_of_a_tensor_graph_file(tmp_path, capsys):
+    (tmp_path / "model.py").write_text(MODEL)
+    g = load(f"{tmp_path / 'model.py'}:residual", inputs="u:4x3,c:4x3")
+    (tmp_path / "graph.json").write_text(g.to_json())
+    out = tmp_path / "jvp.py"
+    argv = ["codegen", str(tmp_path / "graph.json"), "--mode", "jvp", "-o", str(out), "--json"]
+    assert main(argv) == 0
+    import json
+
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["tensor"] and summary["verified"] and summary["method"] == "tangent"
+    u, c = np.full((4, 3), 0.5), np.full((4, 3), 2.0)
+    du, dc = np.ones((4, 3)), np.zeros((4, 3))
+    with jax.enable_x64(True):
+        _, expected = jax.jvp(_jax_model, (u, c), (du, dc))
+    _close(load_python(out.read_text()).jvp(u, c, du, dc)["y"], expected)
+
+
+# -- the linear MPC of FastDifferentiation.jl's issue #26 ---------------------------------
+
+
+def _mpc():
+    spec = importlib.util.spec_from_file_location("mpc", ROOT / "benchmarks" / "mpc.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_mpc_jacobian_and_jvp_equal_jax_and_the_graph_does_not_grow():
+    mpc = _mpc()
+    nx, nu = 6, 3
+    graphs = {
+        n: from_function(mpc.make_residuals(nx, nu), sizes=mpc.shapes(n, nx, nu), level="array")
+        for n in (4, 9)
+    }
+    assert len(graphs[4].nx) == len(graphs[9].nx) and graphs[4].n_edges == graphs[9].n_edges
+    g, n = graphs[4], 4
+    rng = np.random.default_rng(5)
+    point = [rng.standard_normal(s) for s in mpc.shapes(n, nx, nu)]
+    tangent = [rng.standard_normal(s) for s in mpc.shapes(n, nx, nu)]
+    J = make_function(g, "jacobian", sparse=True)(*point)
+    jv = make_function(g, "jvp", "jax")
+    f = mpc.make_residuals(nx, nu, jnp)
+    with jax.enable_x64(True):
+        dense = jax.jacfwd(f, argnums=(0, 1, 2))(*point)
+        _, expected = jax.jvp(f, tuple(point), tuple(tangent))
+        _close(jv(*point, *tangent)["y"], expected)
+    for k, x in enumerate(g.inputs):
+        _close(J[("y", x)].toarray(), np.asarray(dense[k]).reshape((n + 1) * nx, -1))
+    # the sparse Jacobian holds the structure: I and -A per step, -B per input, -I for x0
+    assert sum(b.nnz for b in J.values()) == (n + 1) * nx + n * nx * nx + n * nx * nu + nx
