@@ -314,6 +314,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     ("tensor-operand-count", ["structure", H("tensor_operand_count.json")], "takes 1 operands"),
     (
+        "tensor-block-type",
+        ["structure", H("tensor_block_type.json")],
+        "edge x -> y: the block is diagonal, not 'dense'",
+    ),
+    (
         "jax-unknown-input",
         ["structure", H("jax_model.py") + ":spring", "--inputs", "x:3"],
         "no parameter 'x' (q, k)",

@@ -660,7 +660,9 @@ class DGraph(Printable):
         if self.name:
             data["name"] = self.name
         data.update(inputs=self.inputs, outputs=self.outputs)
-        edges = [{"source": u, "target": v} for u, v in self.edges()]
+        edges = [
+            {"source": u, "target": v, "block": self.block(u, v).type_name} for u, v in self.edges()
+        ]
         data.update(vertices=vertices, edges=edges)
         return data
 

@@ -203,6 +203,14 @@ def _tensor_graph(data: dict, inputs, outputs, vertices, edges, source: str) -> 
         u, v = sorted(given ^ made)[0]
         how = "is not" if (u, v) in given else "is missing from"
         raise GraphError(f"{source}: edge {u} -> {v} {how} what the vertices' ops read")
+    for e in edges:  # a block type, where given, is what the op gives
+        stated = e.get("block")
+        if stated is not None and stated != graph.block(e["source"], e["target"]).type_name:
+            found = graph.block(e["source"], e["target"]).type_name
+            raise GraphError(
+                f"{source}: edge {e['source']} -> {e['target']}: the block is {found},"
+                f" not {str(stated)[:40]!r}"
+            )
     try:
         return graph.validate()
     except GraphError as exc:
