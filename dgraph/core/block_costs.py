@@ -17,7 +17,7 @@ Math. Program. 112 (2008) (the matrix-chain view of a product of local Jacobians
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import sympy
 
@@ -27,7 +27,16 @@ from .costs import Cost
 if TYPE_CHECKING:
     from .expressions import ExpressionSet
 
-__all__ = ["CHAIN_LIMIT", "block_cost", "chain_product", "expression_blocks"]
+__all__ = [
+    "CHAIN_LIMIT",
+    "along_bracketing",
+    "block_cost",
+    "chain_product",
+    "expression_blocks",
+    "post_order",
+]
+
+T = TypeVar("T")
 
 CHAIN_LIMIT = 24  # factors bracketed by the cubic recurrence; longer ones by a sweep
 
@@ -68,6 +77,49 @@ def chain_product(factors: list[Block]) -> tuple[int, Block | None, object]:
                     found = cand
             best[(i, j)] = found  # type: ignore[assignment]
     return best[(0, n - 1)]
+
+
+def along_bracketing(tree: object, factors: list[T], multiply: Callable[[T, T], T]) -> T:
+    """The product of ``factors`` along a bracketing (nested pairs of factor indices, as
+    :func:`chain_product` gives it), without recursion: prices, values and printed code
+    follow the same bracketing.
+
+    >>> along_bracketing(((0, 1), 2), ["a", "b", "c"], lambda x, y: f"({x}{y})")
+    '((ab)c)'
+    """
+    done: dict[object, T] = {}
+    stack: list[tuple[object, bool]] = [(tree, False)]
+    while stack:
+        node, ready = stack.pop()
+        if isinstance(node, int):
+            done[node] = factors[node]
+        elif not ready:
+            stack.append((node, True))
+            stack.extend((child, False) for child in node)  # type: ignore[union-attr]
+        else:
+            done[node] = multiply(done[node[0]], done[node[1]])  # type: ignore[index]
+    return done[tree]
+
+
+def post_order(expr: sympy.Expr) -> list[sympy.Basic]:
+    """The sums, products and symbols of an expression set's entry, each once, every one
+    after its arguments (numbers left out), without recursion on the expression's depth."""
+    seen: set[sympy.Basic] = set()
+    order: list[sympy.Basic] = []
+    stack: list[tuple[sympy.Basic, bool]] = [(expr, False)]
+    while stack:
+        e, ready = stack.pop()
+        if e in seen:
+            continue
+        if ready or e.is_Symbol:
+            seen.add(e)
+            order.append(e)
+            continue
+        if not (e.is_Add or e.is_Mul):
+            raise ValueError(f"a block expression holds {type(e).__name__}: {e}")
+        stack.append((e, True))
+        stack.extend((a, False) for a in e.args if not a.is_Number and a not in seen)
+    return order
 
 
 def _sweep(factors: list[Block]) -> tuple[int, Block | None, object]:
@@ -113,23 +165,13 @@ def expression_blocks(
 
 
 def _price(expr: sympy.Expr, atom: Callable[[sympy.Basic], Block | None]) -> Priced:
-    """An expression's blocks, bottom up without recursion: sums and products of atoms."""
+    """An expression's blocks, bottom up: sums and products of atoms."""
     done: dict[sympy.Basic, Priced] = {}
-    stack: list[tuple[sympy.Basic, bool]] = [(expr, False)]
-    while stack:
-        e, ready = stack.pop()
-        if e in done:
-            continue
+    for e in post_order(expr):
         if e.is_Symbol:
             done[e] = (0, 0, atom(e))
-            continue
-        if not (e.is_Add or e.is_Mul):
-            raise ValueError(f"a block expression holds {type(e).__name__}: {e}")
-        if not ready:
-            stack.append((e, True))
-            stack.extend((a, False) for a in e.args if not a.is_Number and a not in done)
-            continue
-        done[e] = _add_terms(e, done) if e.is_Add else _multiply_factors(e, done)
+        else:
+            done[e] = _add_terms(e, done) if e.is_Add else _multiply_factors(e, done)
     return done[expr]
 
 

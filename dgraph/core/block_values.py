@@ -19,7 +19,7 @@ import numpy as np
 import sympy
 
 from .arrays import block_value, evaluate, operand_block
-from .block_costs import chain_product
+from .block_costs import along_bracketing, chain_product, post_order
 from .blocks import Block, add_values, multiply_values, to_matrix
 
 if TYPE_CHECKING:
@@ -105,19 +105,11 @@ def jacobian_blocks(
 
 def _evaluate(expr: sympy.Expr, atom) -> Valued:
     done: dict[sympy.Basic, Valued] = {}
-    stack: list[tuple[sympy.Basic, bool]] = [(expr, False)]
-    while stack:
-        e, ready = stack.pop()
-        if e in done:
-            continue
+    for e in post_order(expr):
         if e.is_Symbol:
             done[e] = atom(e)
-            continue
-        if not ready:
-            stack.append((e, True))
-            stack.extend((a, False) for a in e.args if not a.is_Number and a not in done)
-            continue
-        done[e] = _sum(e, done) if e.is_Add else _product(e, done)
+        else:
+            done[e] = _sum(e, done) if e.is_Add else _product(e, done)
     return done[expr]
 
 
@@ -142,32 +134,17 @@ def _product(e: sympy.Expr, done: dict) -> Valued:
     if coefficient == 0 or any(f is None for f in factors):
         return None
     _, _, tree = chain_product([f[0] for f in factors])
-    result = _apply(tree, factors)
+    result = along_bracketing(tree, factors, _times)
     if result is None:
         return None
     return result[0], result[1] * coefficient if coefficient != 1 else result[1]
 
 
-def _apply(tree, factors) -> Valued:
-    """The product along a bracketing (nested pairs of factor indices), without recursion."""
-    stack: list[tuple[object, bool]] = [(tree, False)]
-    done: dict[object, Valued] = {}
-    while stack:
-        node, ready = stack.pop()
-        if isinstance(node, int):
-            done[node] = factors[node]
-            continue
-        if not ready:
-            stack.append((node, True))
-            stack.extend((child, False) for child in node)  # type: ignore[union-attr]
-            continue
-        left, right = done[node[0]], done[node[1]]  # type: ignore[index]
-        if left is None or right is None:
-            done[node] = None
-        else:
-            block, value = multiply_values(left[0], right[0], left[1], right[1])
-            done[node] = None if block is None else (block, value)
-    return done[tree]
+def _times(left: Valued, right: Valued) -> Valued:
+    if left is None or right is None:
+        return None
+    block, value = multiply_values(left[0], right[0], left[1], right[1])
+    return None if block is None else (block, value)
 
 
 def _apply_matrix(part: Valued, vector: np.ndarray, out_size: int) -> np.ndarray:

@@ -19,7 +19,7 @@ import numpy as np
 import sympy
 
 from ...core.arrays import ArrayOp, Const, operand_block
-from ...core.block_costs import chain_product
+from ...core.block_costs import along_bracketing, chain_product, post_order
 from ...core.block_values import program_order
 from ...core.expressions import ExpressionSet
 from ...errors import DGraphError
@@ -236,19 +236,10 @@ def _is_number(text: str) -> bool:
 def _walk(expr, known, edges, leaf, ops: BlockOps, w: _Writer, name: str | None) -> Valued:
     """``expr`` over blocks, bottom up without recursion (``block_values._evaluate``)."""
     done: dict[sympy.Basic, Valued] = {}
-    stack: list[tuple[sympy.Basic, bool]] = [(expr, False)]
-    while stack:
-        e, ready = stack.pop()
-        if e in done:
-            continue
+    for e in post_order(expr):
         if e.is_Symbol:
             done[e] = known[e] if e in known else leaf(edges[e])
-            continue
-        if not ready:
-            stack.append((e, True))
-            stack.extend((a, False) for a in e.args if not a.is_Number and a not in done)
-            continue
-        if e.is_Add:
+        elif e.is_Add:
             total: Valued = None
             for term in e.args:
                 total = ops.add(total, done[term])
@@ -272,19 +263,7 @@ def _product(e: sympy.Expr, done, ops: BlockOps) -> Valued:
     if coefficient == 0 or any(f is None for f in factors):
         return None
     _, _, tree = chain_product([f[0] for f in factors])  # type: ignore[index]
-    stack: list[tuple[object, bool]] = [(tree, False)]
-    result: dict[object, Valued] = {}
-    while stack:
-        node, ready = stack.pop()
-        if isinstance(node, int):
-            result[node] = factors[node]
-            continue
-        if not ready:
-            stack.append((node, True))
-            stack.extend((child, False) for child in node)  # type: ignore[union-attr]
-            continue
-        result[node] = ops.multiply(result[node[0]], result[node[1]])  # type: ignore[index]
-    return ops.scale(result[tree], coefficient)
+    return ops.scale(along_bracketing(tree, factors, ops.multiply), coefficient)
 
 
 def _output(w: _Writer, valued: Valued, y_shape, x_shape, sparse: bool) -> str:
