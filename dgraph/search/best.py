@@ -311,10 +311,16 @@ def best(
     (13, True, True)
     """
     budget = DEFAULT_BUDGET if budget is None else budget
+    if graph.is_tensor:  # priced over Jacobian blocks, where the scalar bounds do not hold
+        if objective not in ("effective", "blocks", "graphax"):
+            raise InputError(
+                f"best: objective {str(objective)[:20]!r} on a tensor graph: 'blocks' (true"
+                " scalar multiplications, the default) or 'graphax' (Graphax's model)"
+            )
+        kind = "graphax" if objective == "graphax" else "blocks"
+        return best_blocks(graph, budget, seed, candidates, objective=kind)
     if objective not in OBJECTIVES:
         raise InputError(f"best: unknown objective {objective!r}: one of {', '.join(OBJECTIVES)}")
-    if graph.is_tensor:  # priced over Jacobian blocks, where the scalar bounds do not hold
-        return best_blocks(graph, budget, seed, candidates)
     load_solver()  # SciPy's import, once per process, is not the searches' time
     t0 = time.perf_counter()
     clock = Ceiling(ceiling_for(budget) if ceiling is None else ceiling)

@@ -73,7 +73,13 @@ def equation_graph(closed: Any, name: str = "") -> DGraph:
 
 def graphax_edge(graph: DGraph, u: str, v: str) -> Edge:
     """The Graphax edge u -> v of an :func:`equation_graph`."""
-    return graph.nx.edges[u, v]["graphax"]
+    found = graph.nx.edges[u, v].get("graphax")
+    if found is None:
+        raise InputError(
+            f"edge {u} -> {v} has no Graphax type: Graphax's cost model prices a graph with"
+            " every jaxpr equation a vertex (dgraph.core.builders.jaxpr_equations.equation_graph)"
+        )
+    return found
 
 
 def live_part(graph: DGraph) -> DGraph:
