@@ -144,9 +144,14 @@ def test_the_same_seed_gives_the_same_result_on_a_slow_machine_too(monkeypatch):
     assert slow.info["cut_by_time"] is False
 
 
-def test_compare_json_is_the_same_twice(capsys):
-    """``dgraph compare --budget S --seed N --json``: the same object, seconds aside."""
+def test_compare_json_is_the_same_twice(capsys, monkeypatch):
+    """``dgraph compare --budget S --seed N --json``: the same object, seconds aside. The
+    wall-clock ceiling is widened so that a loaded machine does not cut it (what it would
+    cut is reported, and tested below): the counted work alone decides the result."""
     from dgraph.cli import main
+    from dgraph.core import budget
+
+    monkeypatch.setattr(budget, "CEILING_SLACK", 600.0)
 
     spherical = str(Path(dgraph.__file__).parent / "data" / "spherical_coordinates.trace")
     outputs = []

@@ -432,7 +432,7 @@ def from_jax_arrays(f: Callable[..., Any], *example_args: Any, name: str = "") -
     >>> import jax.numpy as jnp
     >>> g = from_jax_arrays(lambda x, w: jnp.tanh(x @ w), np.ones((2, 3)), np.ones((3, 4)))
     >>> [(v, g.shape(v)) for v in g.nx]
-    [('x', (2, 3)), ('w', (3, 4)), ('dot_general1', (2, 4)), ('y', (2, 4))]
+    [('x', (2, 3)), ('w', (3, 4)), ('dot1', (2, 4)), ('y', (2, 4))]
     >>> g.block("x", "dot_general1").type_name
     'kronecker'
     """
