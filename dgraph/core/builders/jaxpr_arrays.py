@@ -19,7 +19,7 @@ program becomes operands of those vertices:
 * dtype conversions between floats and copies make no vertex.
 
 Vertices are named after their primitive and the equation's place in the inlined list
-(``exp4``, ``dot_general1``), inputs after the function's parameters, outputs as the
+(``exp4``, ``dot1``: long names shortened), inputs after the function's parameters, outputs as the
 scalar builder names them (``y``, ``y0, y1, ...``, a dict's keys). An output that is an
 input, or that another vertex reads, is a ``copy`` vertex of it. An index that depends on
 the inputs (``dynamic_slice``, ``gather``) or a primitive with no array operation is one
@@ -433,7 +433,7 @@ def from_jax_arrays(f: Callable[..., Any], *example_args: Any, name: str = "") -
     >>> g = from_jax_arrays(lambda x, w: jnp.tanh(x @ w), np.ones((2, 3)), np.ones((3, 4)))
     >>> [(v, g.shape(v)) for v in g.nx]
     [('x', (2, 3)), ('w', (3, 4)), ('dot1', (2, 4)), ('y', (2, 4))]
-    >>> g.block("x", "dot_general1").type_name
+    >>> g.block("x", "dot1").type_name
     'kronecker'
     """
     jax = _jax()
