@@ -43,6 +43,12 @@ from tensor_timing_functions import encoder, encoder_inputs, mlp, mlp_inputs
 # name: (function, arguments, scale at which the three methods are priced, what it is)
 CASES = {
     "MLP": (mlp, lambda: mlp_inputs(512, 1), None, "batch 512, W1 (8, 4): AlphaGrad's count sizes"),
+    "MLP-16": (
+        mlp,
+        lambda: mlp_inputs(512, 16),
+        lambda: mlp_inputs(512, 1),
+        "batch 512, W1 (128, 64): AlphaGrad's runtime notebook (scale 16)",
+    ),
     "Encoder-16": (
         encoder,
         lambda: encoder_inputs(16),
@@ -98,9 +104,18 @@ def _checked(generated, f, keys, inputs, args, case: str) -> float:
         return _agree(generated(*wide), keys, inputs, reference, case)
 
 
+WITH_JACFWD = True  # --no-jacfwd: jacrev alone (jacfwd takes minutes on the encoder)
+
+
+def _flags() -> str:
+    return "" if WITH_JACFWD else "--no-jacfwd "
+
+
 def _baselines(f, args) -> dict:
     argnums = tuple(range(len(args)))
     found = {"jax.jacrev": jax.jit(jax.jacrev(f, argnums=argnums))}
+    if not WITH_JACFWD:
+        return found
     if sum(int(np.size(a)) for a in args) * int(np.size(f(*args))) <= JACFWD_LIMIT or (
         sum(int(np.size(a)) for a in args) <= 4096
     ):
@@ -114,7 +129,7 @@ def _generate(names, modules: Path, reps: int) -> None:
     from dgraph.methods import accumulate
 
     modules.mkdir(parents=True, exist_ok=True)
-    command = "python benchmarks/tensor_jax_timing.py " + " ".join(names)
+    command = "python benchmarks/tensor_jax_timing.py " + _flags() + " ".join(names)
     rows = []
     for case in names:
         f, make_args, pricing, what = CASES[case]
@@ -142,7 +157,7 @@ def _generate(names, modules: Path, reps: int) -> None:
         jacobian = f"d loss / d (all {len(args)} arguments)"
         note = (
             f"{what}; block mults {priced}"
-            + (" (priced at scale 2)" if pricing is not None else "")
+            + (" (priced at a smaller scale)" if pricing is not None else "")
             + f"; {statements} statements, generated and checked in {seconds_to_generate:.0f} s;"
             f" max rel. difference from jacrev {error:.0e}"
         )
@@ -180,7 +195,7 @@ def _graphax(names, modules: Path, reps: int) -> None:
         lax.square_p = core.Primitive("square_placeholder")
     import graphax
 
-    command = "python benchmarks/tensor_jax_timing.py --graphax " + " ".join(names)
+    command = "python benchmarks/tensor_jax_timing.py --graphax " + _flags() + " ".join(names)
     rows = []
     for case in names:
         f, make_args, _, what = CASES[case]
@@ -220,6 +235,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("cases", nargs="*", default=list(CASES))
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--graphax", action="store_true", help="time beside graphax.jacve")
+    parser.add_argument("--no-jacfwd", action="store_true", help="leave jax.jacfwd out")
     parser.add_argument(
         "--modules", type=Path, default=Path(tempfile.gettempdir()) / "dgraph_tensor_timing"
     )
@@ -227,6 +243,8 @@ def main(argv: list[str]) -> None:
     unknown = [c for c in args.cases if c not in CASES]
     if unknown:
         raise SystemExit(f"unknown case {unknown[0]!r}: one of {', '.join(CASES)}")
+    global WITH_JACFWD
+    WITH_JACFWD = not args.no_jacfwd
     (_graphax if args.graphax else _generate)(args.cases, args.modules, args.reps)
 
 
