@@ -2,8 +2,8 @@
 (Lohoff & Neftci, NeurIPS 2024; alphagrad ``eval/MLP`` and ``eval/Encoder``), written in
 plain ``jax.numpy`` / ``jax.lax`` so that both the project's JAX and Graphax's (0.4.26) run
 them: the MLP on a whole batch at once (``x`` of shape (batch, 4·s), one loss per row)
-instead of ``vmap`` over single samples, the encoder as in
-:mod:`alphagrad_tensor_functions` with every matrix ``s`` times larger.
+instead of ``vmap`` over single samples, and the encoder of
+:mod:`alphagrad_tensor_functions` itself with every matrix ``s`` times larger.
 
 ``mlp_inputs(batch, scale)`` and ``encoder_inputs(scale)`` give the arguments (float32,
 seeded); the Jacobian timed is with respect to every argument, as AlphaGrad's notebooks
@@ -12,9 +12,16 @@ take it (``argnums = range(len(args))``), ``gamma`` and ``beta`` arrays of shape
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from alphagrad_tensor_functions import encoder
 
 __all__ = ["encoder", "encoder_inputs", "mlp", "mlp_inputs"]
 
@@ -44,31 +51,6 @@ def mlp(x, y, w1, b1, w2, b2, gamma, beta):
     h = _layer_norm_rows(h, gamma, beta)
     o = jnp.tanh(h @ w2.T + b2)
     return _cross_entropy(o, y)
-
-
-def _silu(z):
-    return z * (1.0 / (1.0 + jnp.exp(-z)))
-
-
-def _layer_norm_encoder(x, gamma, beta):
-    """AlphaGrad's layer norm in the encoder: the mean over the last axis broadcast as a
-    row (as its code does)."""
-    mean = jnp.mean(x, axis=-1)
-    variance = jnp.sum(lax.integer_pow(x - mean, 2), axis=-1) / x.shape[-1]
-    return (x - mean) / jnp.sqrt(variance + 1e-6) * gamma + beta
-
-
-def _encoder_block(x, wq, wk, wv, w, b, gamma, beta):
-    q, k, v = wq @ x, wk @ x, wv @ x
-    a = x + _softmax(q.T @ k, axis=1) @ v
-    return _silu(w @ _layer_norm_encoder(a, gamma, beta) + b)
-
-
-def encoder(x, y, wq1, wq2, wk1, wk2, wv1, wv2, w1, w2, b1, b2, gamma0, beta0, gamma1, beta1):
-    """AlphaGrad's 2-block Transformer encoder and its cross-entropy loss."""
-    z1 = _encoder_block(x, wq1, wk1, wv1, w1, b1, gamma0, beta0)
-    z2 = _encoder_block(z1, wq2, wk2, wv2, w2, b2, gamma1, beta1)
-    return _cross_entropy(z2, y)
 
 
 def _normal(rng, *shape):
