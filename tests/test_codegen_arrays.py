@@ -229,3 +229,30 @@ def test_a_constant_array_operand_scales_entrywise():
     g.add_array_vertex("y", "output", (3,), _op("mul", ["u", c], (3,)))
     J = make_function(g.validate())
     assert np.allclose(J(np.ones(3))[("y", "u")], np.diag(c))
+
+
+def test_a_sum_with_a_dense_block_stays_dense():
+    """exp(u) + W u: a diagonal plus a full block is a dense block (never a pattern of
+    every entry), its values scattered once; the code agrees with jax.jacfwd."""
+    import jax
+    import jax.numpy as jnp
+
+    from dgraph import accumulate, from_jax, make_function
+    from dgraph.core.block_costs import expression_blocks
+
+    w = np.linspace(-1.0, 1.0, 36).reshape(6, 6)
+
+    def f(u):
+        return jnp.exp(u) + w @ u
+
+    u = np.linspace(0.2, 1.2, 6)
+    g = from_jax(f, u, level="array")
+    es = accumulate(g, "forward")
+    assert es.verified
+    ((_, _, block),) = [p for key, p in expression_blocks(es)[0].items() if key == ("y", "u")]
+    assert block.type_name == "dense" and block.stored == 36
+    with jax.enable_x64(True):
+        expected = np.asarray(jax.jacfwd(f)(jnp.asarray(u)))
+        for lang in ("python", "jax"):
+            (J,) = make_function(es, "jacobian", lang=lang)(u).values()
+            assert np.allclose(np.asarray(J), expected)

@@ -474,8 +474,8 @@ def add(a: Block, b: Block) -> Block:
 
     >>> add(diagonal((3,)), identity((3,))).type_name
     'diagonal'
-    >>> add(diagonal((3,)), dense((3,), (3,))).type_name
-    'sparse'
+    >>> add(diagonal((3,)), dense((3,), (3,))).type_name  # no pattern of every entry
+    'dense'
     """
     if a.out_shape != b.out_shape or a.in_shape != b.in_shape:
         raise ValueError("block sum: shapes differ")
@@ -489,7 +489,23 @@ def _small_add(a: Block, b: Block) -> Block:
     return _add(a, b)
 
 
+def same_structure(a: Block, b: Block) -> bool:
+    """Whether two labelled blocks read their axes by the same labels (their sum keeps
+    that structure; only the labels the values vary along may differ)."""
+    if not (isinstance(a, Labelled) and isinstance(b, Labelled)):
+        return False
+    ca, cb = a.canonical(), b.canonical()
+    return (ca.out_axes, ca.in_axes, ca.sizes) == (cb.out_axes, cb.in_axes, cb.sizes)
+
+
+def full(b: Block) -> bool:
+    """Whether every entry of the block may be nonzero (a dense pattern)."""
+    return b.nnz == math.prod(b.out_shape) * math.prod(b.in_shape)
+
+
 def _add(a: Block, b: Block) -> Block:
+    if not same_structure(a, b) and (full(a) or full(b)):  # no pattern of every entry
+        return dense(a.out_shape, a.in_shape, max(a.kind, b.kind, CONSTANT))
     if isinstance(a, Labelled) and isinstance(b, Labelled):
         ca, cb = a.canonical(), b.canonical()
         if (ca.out_axes, ca.in_axes, ca.sizes) == (cb.out_axes, cb.in_axes, cb.sizes):
@@ -667,6 +683,13 @@ def _einsum(plan: EinsumPlan, va: np.ndarray, vb: np.ndarray) -> np.ndarray:
 def add_values(a: Block, b: Block, va: np.ndarray, vb: np.ndarray) -> tuple[Block, np.ndarray]:
     """:func:`add` with values."""
     total = add(a, b)
+    if isinstance(total, Labelled) and not same_structure(a, b):  # made dense: scattered
+        flat = np.zeros(math.prod(total.out_shape) * math.prod(total.in_shape))
+        width = max(1, math.prod(total.in_shape))
+        for block, v in ((a, va), (b, vb)):
+            m = to_matrix(block, v).tocoo()
+            np.add.at(flat, m.row.astype(np.int64) * width + m.col, m.data)
+        return total, flat.reshape((*total.out_shape, *total.in_shape))
     if isinstance(total, Labelled):
         parts = []
         for block, v in ((a, va), (b, vb)):

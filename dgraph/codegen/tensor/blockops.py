@@ -20,6 +20,7 @@ from ...core.blocks import (
     einsum_plan,
     multiply,
     pattern,
+    same_structure,
 )
 from .constants import Constants
 from .dialect import Dialect
@@ -114,19 +115,26 @@ class BlockOps:
             return first if second is None else second
         (a, va), (b, vb) = first, second
         total = add(a, b)
-        if isinstance(total, Labelled):
+        if isinstance(total, Labelled) and same_structure(a, b):
             parts = [_aligned(self.d.xp, block, v, total) for block, v in ((a, va), (b, vb))]  # type: ignore[arg-type]
             return total, self.emit(f"{parts[0]} + {parts[1]}")
         width = max(1, int(np.prod(a.in_shape)))
-        keys = total.rows * width + total.cols
+        made_dense = isinstance(total, Labelled)  # different structures, one of them full
+        keys = None if made_dense else total.rows * width + total.cols  # type: ignore[union-attr]
         ids, data = [], []
         for block, v in ((a, va), (b, vb)):
             rows, cols, at = entries(block)
-            ids.append(np.searchsorted(keys, rows * width + cols))
+            flat = rows * width + cols  # a dense block's C order is the flat index itself
+            ids.append(flat if made_dense else np.searchsorted(keys, flat))
             data.append(self.values_at(block, v, at))
         joined = f"{self.d.xp}.concatenate([{data[0]}, {data[1]}])"
         ids_name = self.constants.index(np.concatenate(ids))
-        return total, self.emit(self.d.segment_sum(joined, ids_name, total.nnz))
+        size = total.nnz
+        summed = self.emit(self.d.segment_sum(joined, ids_name, size))
+        if made_dense:
+            shape = (*total.out_shape, *total.in_shape)
+            summed = self.emit(f"{self.d.xp}.reshape({summed}, {shape!r})")
+        return total, summed
 
     def scale(self, valued: Valued, coefficient: float) -> Valued:
         if valued is None or coefficient == 1:
