@@ -360,10 +360,16 @@ def _header(w: _Writer, es: ExpressionSet, lang: str, sparse: bool, keys, shapes
         f"KEYS = {tuple(keys)!r}",
         "",
     ]
+    return "\n".join(lines + module_tail(w)) + "\n"
+
+
+def module_tail(w: _Writer) -> list[str]:
+    """What a module needs after its header: the decoder of its index constants, the
+    scatter helper where a statement calls it, and the constants themselves."""
+    lines: list[str] = []
     if w.constants.needs_decoder:
         lines += ["", DECODER, ""]
     helpers = w.d.helpers()
     if helpers and any("_scatter(" in line for line in w.lines):
         lines += ["", *helpers, ""]
-    lines += ["", *w.constants.lines, "", ""]
-    return "\n".join(lines) + "\n"
+    return [*lines, "", *w.constants.lines, "", ""]

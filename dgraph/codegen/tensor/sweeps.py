@@ -22,9 +22,8 @@ from ...core.blocks import dense, multiply
 from ...core.graph import DGraph
 from ...errors import DGraphError
 from .blockops import BlockOps, Valued
-from .constants import DECODER
 from .dialect import DIALECTS
-from .module import _arg, _forward, _leaf, _live, _output, _read_input, _Writer
+from .module import _arg, _forward, _leaf, _live, _output, _read_input, _Writer, module_tail
 
 __all__ = ["SWEEP_MODES", "Sweep", "sweep_module"]
 
@@ -181,10 +180,4 @@ def _header(w: _Writer, graph: DGraph, mode: str, lang: str) -> str:
         f"MODE = {mode!r}",
         "",
     ]
-    if w.constants.needs_decoder:
-        lines += ["", DECODER, ""]
-    helpers = w.d.helpers()
-    if helpers and any("_scatter(" in line for line in w.lines):
-        lines += ["", *helpers, ""]
-    lines += ["", *w.constants.lines, "", ""]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + module_tail(w)) + "\n"
