@@ -21,20 +21,9 @@ from jax import lax
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from alphagrad_tensor_functions import encoder
+from alphagrad_tensor_functions import _cross_entropy, encoder
 
 __all__ = ["encoder", "encoder_inputs", "mlp", "mlp_inputs"]
-
-
-def _softmax(z, axis):
-    """softmax as jax 0.4.26 traced it (the shift under stop_gradient)."""
-    top = lax.stop_gradient(jnp.expand_dims(jnp.max(z, axis=axis), axis))
-    e = jnp.exp(z - top)
-    return e / jnp.expand_dims(jnp.sum(e, axis=axis), axis)
-
-
-def _cross_entropy(logits, labels):
-    return -jnp.sum(labels * jnp.log(_softmax(logits, axis=-1)), axis=-1)
 
 
 def _layer_norm_rows(x, gamma, beta):

@@ -56,6 +56,7 @@ __all__ = [
     "dense",
     "diagonal",
     "einsum_plan",
+    "first_appearance",
     "identity",
     "multiply",
     "pattern",
@@ -100,7 +101,7 @@ class Labelled:
 
     def canonical(self) -> Labelled:
         """The same block with labels numbered in order of first appearance."""
-        order = _first_appearance(self)
+        order = first_appearance(self)
         sizes = [0] * len(order)
         for k, new in order.items():
             sizes[new] = self.sizes[k]
@@ -382,7 +383,7 @@ def _plan(a: Labelled, b: Labelled) -> _Plan | bool | None:
         tuple(sorted(index[r] for r in value)),
         kind,
     )
-    order = _first_appearance(product)
+    order = first_appearance(product)
     canonical = product.canonical()
     by_new = {order[index[r]]: r for r in value}
     return _Plan(
@@ -402,7 +403,7 @@ def _free(a: Block, b: Block) -> bool:
     return a.kind == ONES or b.kind == ONES or max(a.kind, b.kind) == CONSTANT
 
 
-def _first_appearance(b: Labelled) -> dict[int, int]:
+def first_appearance(b: Labelled) -> dict[int, int]:
     """Labels renumbered in order of first appearance (out axes, in axes, value)."""
     order: dict[int, int] = {}
     for labels, _ in (*b.out_axes, *b.in_axes):
@@ -694,7 +695,7 @@ def add_values(a: Block, b: Block, va: np.ndarray, vb: np.ndarray) -> tuple[Bloc
         parts = []
         for block, v in ((a, va), (b, vb)):
             c = block.canonical()  # type: ignore[union-attr]
-            order = _first_appearance(block)  # type: ignore[arg-type]
+            order = first_appearance(block)  # type: ignore[arg-type]
             ranks = sorted(range(len(block.value)), key=lambda i: order[block.value[i]])  # type: ignore[union-attr]
             v = np.transpose(np.asarray(v), ranks) if block.value else np.asarray(v)  # type: ignore[union-attr]
             shape = [c.sizes[k] if k in c.value else 1 for k in total.value]

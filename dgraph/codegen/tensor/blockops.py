@@ -18,6 +18,7 @@ from ...core.blocks import (
     Sparse,
     add,
     einsum_plan,
+    first_appearance,
     multiply,
     pattern,
     same_structure,
@@ -184,7 +185,7 @@ def _aligned(xp: str, block: Labelled, values: str, total: Labelled) -> str:
     """A summand's values with axes in the sum's value order and 1 where it has none."""
     if not block.value:
         return values
-    order = _first_appearance(block)
+    order = first_appearance(block)
     ranks = sorted(range(len(block.value)), key=lambda i: order[block.value[i]])
     text = (
         values
@@ -195,17 +196,6 @@ def _aligned(xp: str, block: Labelled, values: str, total: Labelled) -> str:
     shape = tuple(canonical.sizes[k] if k in canonical.value else 1 for k in total.value)
     now = tuple(block.sizes[block.value[r]] for r in ranks)
     return text if shape == now else f"{xp}.reshape({text}, {shape!r})"
-
-
-def _first_appearance(b: Labelled) -> dict[int, int]:
-    """Labels renumbered in order of first appearance (out axes, in axes, value)."""
-    order: dict[int, int] = {}
-    for labels, _ in (*b.out_axes, *b.in_axes):
-        for k in labels:
-            order.setdefault(k, len(order))
-    for k in b.value:
-        order.setdefault(k, len(order))
-    return order
 
 
 def _meeting_pairs(

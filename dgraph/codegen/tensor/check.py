@@ -55,18 +55,26 @@ def _matrix(part, m: int, n: int):
     return np.asarray(part, dtype=float).reshape(m, n)
 
 
+def check_point(graph, seed: int) -> tuple[bool, dict, dict, dict]:
+    """Where generated code is checked: the first finite point
+    (:func:`~dgraph.core.block_values.finite_point`), else a random one (then no central
+    differences): whether it is finite, the inputs, every vertex's value and the
+    ``stop_gradient`` values to keep."""
+    found = finite_point(graph, seed)
+    if found is None:
+        inputs = random_inputs(graph, seed)
+        return False, inputs, vertex_values(graph, inputs), {}
+    inputs, values, frozen, _ = found
+    return True, inputs, values, frozen
+
+
 def check_tensor(
     function: Callable[..., dict], es: ExpressionSet, lang: str, seed: int = 0
 ) -> CodeCheck:
     """Run ``function`` (a generated ``jacobian``) at a random point (seeded) and compare
     it with the blocks and with central differences (module docstring)."""
     graph = es.graph
-    found = finite_point(graph, seed)
-    if found is None:
-        inputs = random_inputs(graph, seed)
-        values, frozen = vertex_values(graph, inputs), {}
-    else:
-        inputs, values, frozen, _ = found
+    found, inputs, values, frozen = check_point(graph, seed)
     reference = jacobian_blocks(es, values)
     context = contextlib.nullcontext()
     if lang == "jax":

@@ -16,15 +16,12 @@ import numpy as np
 
 from ...core.block_values import (
     differences,
-    finite_point,
     jacobian_blocks,
-    random_inputs,
-    vertex_values,
 )
 from ...core.blocks import to_matrix
 from ...core.expressions import ExpressionSet
 from ..check import CodeCheck
-from .check import BLOCK_TOLERANCE, DIFFERENCE_TOLERANCE, STEP
+from .check import BLOCK_TOLERANCE, DIFFERENCE_TOLERANCE, STEP, check_point
 
 __all__ = ["check_sweep"]
 
@@ -37,12 +34,7 @@ def check_sweep(
     """Run ``function`` (a generated ``jvp`` or ``vjp``, ``mode``) at a random point and
     along :data:`DIRECTIONS` random directions (seeded), compared as the module says."""
     graph = es.graph
-    found = finite_point(graph, seed)
-    if found is None:
-        inputs = random_inputs(graph, seed)
-        values, frozen = vertex_values(graph, inputs), {}
-    else:
-        inputs, values, frozen, _ = found
+    found, inputs, values, frozen = check_point(graph, seed)
     shape = {v: graph.shape(v) for v in (*graph.inputs, *graph.outputs)}
     size = {v: math.prod(n) for v, n in shape.items()}
     blocks = jacobian_blocks(es, values)
