@@ -208,6 +208,19 @@ PRIMITIVES = sorted(
 # -- interpreting a jaxpr -------------------------------------------------------------------
 
 
+def called_jaxpr(eqn, where: str) -> tuple[Any, Any]:
+    """The jaxpr a call equation (``pjit``, ``custom_jvp_call``, ...) runs, and its
+    constants: calls are inlined, the primal computation is what is differentiated."""
+    params = eqn.params
+    inner = (
+        params.get(_CALLS[eqn.primitive.name]) or params.get("jaxpr") or params.get("call_jaxpr")
+    )
+    if inner is None:
+        raise InputError(f"{where}: cannot inline {eqn.primitive.name}: no jaxpr in its params")
+    closed = getattr(inner, "jaxpr", inner)
+    return closed, getattr(inner, "consts", getattr(inner, "literals", ()))
+
+
 @dataclass
 class _Record:
     """A vertex in the making: its elemental function over provisional symbols."""
@@ -278,11 +291,7 @@ class _Interpreter:
         name = eqn.primitive.name
         params = eqn.params
         if name in _CALLS:
-            inner = params.get(_CALLS[name]) or params.get("jaxpr") or params.get("call_jaxpr")
-            if inner is None:
-                raise InputError(f"{self.where}: cannot inline {name}: no jaxpr in its params")
-            closed = getattr(inner, "jaxpr", inner)
-            consts = getattr(inner, "consts", getattr(inner, "literals", ()))
+            closed, consts = called_jaxpr(eqn, self.where)
             n = len(closed.invars)  # custom_jvp_call passes the jvp function's operands after
             return self.run(closed, consts, ins[:n])
         self.counter += 1

@@ -50,6 +50,7 @@ from .jaxpr import (
     _output_keys,
     _parameter_names,
     _x64,
+    called_jaxpr,
 )
 
 __all__ = ["LEVELS", "from_jax_arrays"]
@@ -169,11 +170,7 @@ class _Reader:
         name = eqn.primitive.name
         params = eqn.params
         if name in _CALLS:
-            inner = params.get(_CALLS[name]) or params.get("jaxpr") or params.get("call_jaxpr")
-            if inner is None:
-                raise InputError(f"{self.where}: cannot inline {name}: no jaxpr in its params")
-            closed = getattr(inner, "jaxpr", inner)
-            consts = getattr(inner, "consts", getattr(inner, "literals", ()))
+            closed, consts = called_jaxpr(eqn, self.where)
             return self.run(closed, consts, ins[: len(closed.invars)])
         self.counter += 1
         if all(isinstance(x, np.ndarray) for x in ins):
