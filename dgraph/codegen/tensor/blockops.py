@@ -122,16 +122,20 @@ class BlockOps:
         width = max(1, int(np.prod(a.in_shape)))
         made_dense = isinstance(total, Labelled)  # different structures, one of them full
         keys = None if made_dense else total.rows * width + total.cols  # type: ignore[union-attr]
-        ids, data = [], []
+        size = total.nnz
+        placed = []  # each summand's values and the positions in the sum they go to
         for block, v in ((a, va), (b, vb)):
             rows, cols, at = entries(block)
             flat = rows * width + cols  # a dense block's C order is the flat index itself
-            ids.append(flat if made_dense else np.searchsorted(keys, flat))
-            data.append(self.values_at(block, v, at))
-        joined = f"{self.d.xp}.concatenate([{data[0]}, {data[1]}])"
-        ids_name = self.constants.index(np.concatenate(ids))
-        size = total.nnz
-        summed = self.emit(self.d.segment_sum(joined, ids_name, size))
+            where = flat if made_dense else np.searchsorted(keys, flat)
+            placed.append((where, self.values_at(block, v, at)))
+        # the summand that fills the sum in order (if one does) is the base to add into
+        placed.sort(key=lambda p: not _fills(p[0], size))
+        (where, data), (other, more) = placed
+        base = (
+            data if _fills(where, size) else self.d.scatter(size, self.constants.index(where), data)
+        )
+        summed = self.emit(self.d.scatter_add(base, self.constants.index(other), more))
         if made_dense:
             shape = (*total.out_shape, *total.in_shape)
             summed = self.emit(f"{self.d.xp}.reshape({summed}, {shape!r})")
@@ -141,6 +145,16 @@ class BlockOps:
         if valued is None or coefficient == 1:
             return valued
         return valued[0], self._assigned(_times(repr(coefficient), valued[1]))
+
+
+def _fills(where: np.ndarray, size: int) -> bool:
+    """Whether positions ``where`` are every position of a vector of ``size``, in order."""
+    return where.size == size and np.array_equal(where, np.arange(size))
+
+
+def _fills(where: np.ndarray, size: int) -> bool:
+    """Whether positions ``where`` are every position of a vector of ``size``, in order."""
+    return where.size == size and np.array_equal(where, np.arange(size))
 
 
 def values_at(d: Dialect, constants: Constants, block: Block, values: str, at) -> str:

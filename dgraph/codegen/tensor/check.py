@@ -1,9 +1,9 @@
-"""Generated tensor code checked before it is returned: the Jacobian it computes at a
-random point against the expression set evaluated over blocks
-(:func:`~dgraph.core.block_values.jacobian_blocks`, materialized with
-:func:`~dgraph.core.blocks.to_matrix`; rounding only), and ``J·v`` along random directions
-against central differences of the array program itself
-(:func:`~dgraph.core.block_values.vertex_values`), which shares no derivative code."""
+"""Generated tensor code checked before it is returned: ``J·v`` of the Jacobian it
+computes at a random point, along random directions, against the expression set's
+blocks applied to the same directions (rounding only) and against central differences
+of the array program itself (:func:`~dgraph.core.block_values.vertex_values`), which
+shares no derivative code. ``J·v`` rather than J entry by entry: the check costs a few
+products with the result, never a second sparse Jacobian."""
 
 from __future__ import annotations
 
@@ -25,7 +25,13 @@ from ...core.blocks import to_matrix
 from ...core.expressions import ExpressionSet
 from ..check import CodeCheck
 
-__all__ = ["BLOCK_TOLERANCE", "DIFFERENCE_TOLERANCE", "check_tensor", "dense_result"]
+__all__ = [
+    "BLOCK_TOLERANCE",
+    "DIFFERENCE_TOLERANCE",
+    "check_tensor",
+    "dense_result",
+    "expression_jv",
+]
 
 BLOCK_TOLERANCE = 1e-9  # against the blocks' values: rounding only
 DIFFERENCE_TOLERANCE = 1e-5  # against central differences (step 1e-6): truncation, rounding
@@ -68,14 +74,70 @@ def check_point(graph, seed: int) -> tuple[bool, dict, dict, dict]:
     return True, inputs, values, frozen
 
 
+def expression_jv(es: ExpressionSet, values: dict, direction: dict) -> dict[str, np.ndarray]:
+    """``J·v`` of the expression set's blocks at ``values`` (flat, per output)."""
+    graph = es.graph
+    reference = jacobian_blocks(es, values)
+    out = {}
+    for y in graph.outputs:
+        jv = np.zeros(math.prod(graph.shape(y)))
+        for x in graph.inputs:
+            part = reference.get((y, x))
+            if part is not None:
+                jv += to_matrix(part[0], part[1]) @ np.ravel(direction[x])
+        out[y] = jv
+    return out
+
+
+def _generated_jv(got, graph, sizes: dict, direction: dict) -> dict[str, np.ndarray]:
+    """``J·v`` of what the generated code returned: a dict of blocks or one matrix."""
+    if isinstance(got, dict):
+        out = {}
+        for y in graph.outputs:
+            jv = np.zeros(sizes[y])
+            for x in graph.inputs:
+                if (y, x) in got:
+                    m = _matrix(got[(y, x)], sizes[y], sizes[x])
+                    jv += np.asarray(m @ np.ravel(direction[x])).ravel()
+            out[y] = jv
+        return out
+    m = _matrix(got, sum(sizes[y] for y in graph.outputs), sum(sizes[x] for x in graph.inputs))
+    v = np.concatenate([np.ravel(direction[x]) for x in graph.inputs])
+    flat = np.asarray(m @ v).ravel()
+    out, at = {}, 0
+    for y in graph.outputs:
+        out[y], at = flat[at : at + sizes[y]], at + sizes[y]
+    return out
+
+
+def _value_error(value, graph, values: dict, sizes: dict) -> float:
+    """How far F(x) from ``value_and_jacobian`` is from the array program's outputs."""
+    if isinstance(value, dict):
+        flat = np.concatenate([np.ravel(np.asarray(value[y], dtype=float)) for y in graph.outputs])
+    else:
+        flat = np.ravel(np.asarray(value, dtype=float))
+    expected = np.concatenate([np.ravel(values[y]) for y in graph.outputs])
+    if flat.shape != expected.shape:
+        return math.inf
+    return float(np.abs(flat - expected).max(initial=0.0)) / max(
+        1.0, float(np.abs(expected).max(initial=0.0))
+    )
+
+
 def check_tensor(
-    function: Callable[..., dict], es: ExpressionSet, lang: str, seed: int = 0
+    function: Callable[..., dict],
+    es: ExpressionSet,
+    lang: str,
+    seed: int = 0,
+    mode: str = "jacobian",
 ) -> CodeCheck:
-    """Run ``function`` (a generated ``jacobian``) at a random point (seeded) and compare
-    it with the blocks and with central differences (module docstring)."""
+    """Run ``function`` (a generated ``jacobian`` or ``value_and_jacobian``) at a random
+    point (seeded) and compare ``J·v`` along random directions with the expression set's
+    blocks applied to them (rounding only: a wrong entry changes ``J·v`` for almost
+    every direction) and with central differences of the array program (module
+    docstring); the value F(x) with the program's outputs."""
     graph = es.graph
     found, inputs, values, frozen = check_point(graph, seed)
-    reference = jacobian_blocks(es, values)
     context = contextlib.nullcontext()
     if lang == "jax":
         import jax
@@ -83,56 +145,55 @@ def check_tensor(
         context = jax.enable_x64(True)  # compared in doubles
     shape = {v: graph.shape(v) for v in (*graph.inputs, *graph.outputs)}
     size = {v: math.prod(n) for v, n in shape.items()}
+    rng = np.random.default_rng(seed + 1)
+    directions = [
+        {x: rng.standard_normal(shape[x]) for x in graph.inputs} for _ in range(DIRECTIONS)
+    ]
     with context:  # read inside: BCOO's arrays computed in the context's precision
         got = function(*(inputs[x] for x in graph.inputs))
-        matrices = {k: _matrix(part, size[k[0]], size[k[1]]) for k, part in got.items()}
-    block_error = 0.0
-    for (y, x), part in reference.items():
-        if (y, x) not in matrices:
-            return CodeCheck(False, True, f"the generated code has no entry ({y}, {x})")
-        mine = matrices[(y, x)]
-        expected = (
-            scipy.sparse.csr_array((size[y], size[x]))
-            if part is None
-            else to_matrix(part[0], part[1])
-        )
-        if not scipy.sparse.issparse(mine):
-            expected = expected.toarray()
-        scale = max(1.0, float(abs(expected).max()) if expected.size else 1.0)
-        difference = abs(mine - expected)
-        worst = float(difference.max()) if np.prod(difference.shape) else 0.0
-        block_error = max(block_error, worst / scale)
-    rng = np.random.default_rng(seed + 1)
-    difference_error = 0.0
+        value_error = 0.0
+        if mode == "value_and_jacobian":
+            value, got = got
+            value_error = _value_error(value, graph, values, size)
+        generated = [_generated_jv(got, graph, size, d) for d in directions]
+    block_error = difference_error = 0.0
     compared = 0  # directions where the program is finite on both sides
-    for _ in range(DIRECTIONS):
-        direction = {x: rng.standard_normal(shape[x]) for x in graph.inputs}
+    for direction, mine in zip(directions, generated, strict=True):
+        expected = expression_jv(es, values, direction)
         changes = differences(graph, inputs, direction, frozen, STEP) if found else None
         compared += changes is not None
-        for y in graph.outputs if changes is not None else ():
-            jv = np.zeros(size[y])
-            for x in graph.inputs:
-                if (y, x) in matrices:
-                    jv += np.asarray(matrices[(y, x)] @ direction[x].ravel()).ravel()
-            expected = changes[y]
-            scale = max(1.0, float(np.abs(expected).max(initial=0.0)))
-            difference_error = max(difference_error, float(np.abs(jv - expected).max()) / scale)
-    ok = block_error <= BLOCK_TOLERANCE and difference_error <= DIFFERENCE_TOLERANCE
+        for y in graph.outputs:
+            scale = max(1.0, float(np.abs(expected[y]).max(initial=0.0)))
+            worst = float(np.abs(mine[y] - expected[y]).max(initial=0.0))
+            block_error = max(block_error, worst / scale)
+            if changes is not None:
+                scale = max(1.0, float(np.abs(changes[y]).max(initial=0.0)))
+                worst = float(np.abs(mine[y] - np.ravel(changes[y])).max(initial=0.0))
+                difference_error = max(difference_error, worst / scale)
+    ok = (
+        block_error <= BLOCK_TOLERANCE
+        and difference_error <= DIFFERENCE_TOLERANCE
+        and value_error <= BLOCK_TOLERANCE
+    )
+    against = (
+        f"the {lang} code's J·v along {DIRECTIONS} random directions at a random point"
+        f" against the expression set's blocks (rel. error {block_error:.0e}, tolerance"
+        f" {BLOCK_TOLERANCE:.0e})"
+    )
+    if mode == "value_and_jacobian":
+        against += f", its F(x) against the array program (rel. error {value_error:.0e})"
     detail = (
-        f"the {lang} code's Jacobian at a random point against the expression set's blocks"
-        f" (rel. error {block_error:.0e}, tolerance {BLOCK_TOLERANCE:.0e}) and J·v along"
-        f" {compared} random directions against central differences of the array program"
-        f" (rel. error {difference_error:.0e}, tolerance {DIFFERENCE_TOLERANCE:.0e})"
+        f"{against} and against central differences of the array program along"
+        f" {compared} of them (rel. error {difference_error:.0e}, tolerance"
+        f" {DIFFERENCE_TOLERANCE:.0e})"
         if compared
-        else f"the {lang} code's Jacobian at a random point against the expression set's"
-        f" blocks (rel. error {block_error:.0e}, tolerance {BLOCK_TOLERANCE:.0e}); no"
-        " central differences: the program is not finite near any point tried"
+        else f"{against}; no central differences: the program is not finite near any point tried"
     )
     return CodeCheck(
         ok,
         True,
         ("checked: " if ok else "check FAILED: ") + detail,
-        errors={"jacobian": block_error},
+        errors={"jacobian": block_error, **({"value": value_error} if value_error else {})},
         difference_error=difference_error,
-        against=("jacobian_blocks", "central differences of vertex_values"),
+        against=("expression-set J·v", "central differences of vertex_values"),
     )

@@ -49,12 +49,22 @@ class Dialect:
             return f"_scatter({size}, {flat}, {data})"
         return f"jnp.zeros({size}).at[{flat}].set({data})"
 
+    def scatter_add(self, base: str, flat: str, data: str) -> str:
+        """A copy of the vector ``base`` with ``data`` added at ``flat`` (each position
+        once)."""
+        if self.lang == "python":
+            return f"_scatter_add({base}, {flat}, {data})"
+        return f"{base}.at[{flat}].add({data})"
+
     def sparse(self, data: str, pattern: tuple[str, str], shape: tuple[int, int]) -> str:
         """The sparse (m, n) result: ``pattern`` is CSR's (indices, indptr) for NumPy and
         BCOO's (nnz, 2) indices (and nothing) for JAX."""
         if self.lang == "python":
             return f"scipy.sparse.csr_array(({data}, {pattern[0]}, {pattern[1]}), shape={shape})"
-        return f"jsparse.BCOO(({data}, {pattern[0]}), shape={shape})"
+        return (
+            f"jsparse.BCOO(({data}, {pattern[0]}), shape={shape}, indices_sorted=True,"
+            " unique_indices=True)"
+        )
 
     def empty_sparse(self, shape: tuple[int, int]) -> str:
         if self.lang == "python":
@@ -80,6 +90,13 @@ class Dialect:
             '    """A vector of zeros with ``data`` at ``flat``."""',
             "    out = numpy.zeros(size)",
             "    out[flat] = data",
+            "    return out",
+            "",
+            "",
+            "def _scatter_add(base, flat, data):",
+            '    """A copy of ``base`` with ``data`` added at ``flat``."""',
+            "    out = numpy.array(base, dtype=float)",
+            "    out[flat] += data",
             "    return out",
         ]
 

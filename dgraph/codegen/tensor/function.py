@@ -20,7 +20,7 @@ from .sweeps import SWEEP_MODES, sweep_module
 __all__ = ["DEFAULT_METHODS", "TENSOR_MODES", "TensorGenerated", "make_tensor_function"]
 
 DEFAULT_METHODS = ("forward", "reverse", "markowitz")  # without a method: the cheapest
-TENSOR_MODES = ("jacobian", *SWEEP_MODES)
+TENSOR_MODES = ("jacobian", "value_and_jacobian", *SWEEP_MODES)
 CHECK_METHOD = "forward"  # a sweep's reference blocks, without a method or expression set
 
 
@@ -42,9 +42,10 @@ class TensorGenerated:
 
     @property
     def method(self) -> str:
-        """The expression set's method (``jacobian``), ``tangent`` or ``adjoint`` (sweeps;
+        """The expression set's method (``jacobian``, ``value_and_jacobian``), ``tangent`` or
+        ``adjoint`` (sweeps;
         the expression set is then the one they were checked against)."""
-        if self.mode == "jacobian":
+        if self.mode not in SWEEP_MODES:
             return self.expression_set.method
         return "tangent" if self.mode == "jvp" else "adjoint"
 
@@ -113,9 +114,9 @@ def make_tensor_function(
             raise VerificationError(check.detail)
         generated = TensorGenerated(sweep.text, lang, es, sparse, check, mode, sweep.mults)
         return generated, function
-    text = tensor_module(es, lang, sparse)
-    function = load_python(text).jacobian
-    check = check_tensor(function, es, lang)
+    text = tensor_module(es, lang, sparse, mode)
+    function = getattr(load_python(text), mode)
+    check = check_tensor(function, es, lang, mode=mode)
     if not check.ok:
         raise VerificationError(check.detail)
-    return TensorGenerated(text, lang, es, sparse, check), function
+    return TensorGenerated(text, lang, es, sparse, check, mode), function

@@ -74,11 +74,21 @@ class _Writer:
         return name
 
 
-def tensor_module(es: ExpressionSet, lang: str = "python", sparse: bool = False) -> str:
-    """The text of a NumPy (``lang="python"``) or JAX module defining ``jacobian(*inputs)``
-    for the tensor graph of ``es``: a dict of every (output, input) block, dense arrays of
-    shape ``y.shape + x.shape`` or, with ``sparse``, (prod(y.shape), prod(x.shape)) SciPy
-    CSR arrays (NumPy) or BCOO arrays (JAX).
+def tensor_module(
+    es: ExpressionSet, lang: str = "python", sparse: bool = False, mode: str = "jacobian"
+) -> str:
+    """The text of a NumPy (``lang="python"``) or JAX module defining ``mode(*inputs)``
+    (``jacobian`` or ``value_and_jacobian``) for the tensor graph of ``es``.
+
+    Dense, the Jacobian is a dict of every (output, input) block, arrays of shape
+    ``y.shape + x.shape`` (and the value a dict ``{y: array}``). With ``sparse`` it is one
+    SciPy CSR array (NumPy) or BCOO array (JAX) of shape (Σ size(y), Σ size(x)): rows the
+    outputs in ``graph.outputs`` order, columns the inputs in ``graph.inputs`` order, each
+    flattened in C order (and the value the outputs flattened and concatenated in the same
+    order, what a Newton step solves against). Its pattern is computed here once; per
+    call only values are. Statements that read no input (the values of constant blocks
+    and their products and sums) are run once: at import (NumPy) or when the function is
+    traced (JAX, under ``jax.ensure_compile_time_eval``).
 
     >>> from dgraph.core.arrays import ArrayOp
     >>> from dgraph.core.graph import DGraph
@@ -100,6 +110,8 @@ def tensor_module(es: ExpressionSet, lang: str = "python", sparse: bool = False)
         raise DGraphError("tensor_module takes an expression set of a tensor graph")
     if lang not in DIALECTS:
         raise DGraphError(f"tensor graphs: code in python or jax, not {lang!r}")
+    if mode not in MODULE_MODES:
+        raise DGraphError(f"tensor_module: mode {mode!r}; use {', '.join(MODULE_MODES)}")
     computed = es.as_computed or es
     w = _Writer(DIALECTS[lang])
     shapes = {v: graph.shape(v) for v in graph.nx}
@@ -110,6 +122,8 @@ def tensor_module(es: ExpressionSet, lang: str = "python", sparse: bool = False)
         used_edges += [edges[s] for s in expr.free_symbols if s in edges]
     order = program_order(graph)
     needed = {v for _, v in used_edges for v in graph.op(v).vertices()}
+    if mode == "value_and_jacobian":
+        needed.update(y for y in graph.outputs if graph.op(y) is not None)
     for v in reversed(order):
         if v in needed and graph.op(v) is not None:
             needed.update(graph.op(v).vertices())
@@ -134,27 +148,82 @@ def tensor_module(es: ExpressionSet, lang: str = "python", sparse: bool = False)
     keys = list(computed.jacobian)
     if es.pairs is None:
         keys += [(y, x) for y in graph.outputs for x in graph.inputs if (y, x) not in keys]
-    results = []
+    entries_of = {}
     for y, x in keys:
         entry = computed.jacobian.get((y, x))
-        valued = None if entry is None else _walk(entry, known, edges, leaf, ops, w, None)
-        results.append(w.emit(_output(w, valued, shapes[y], shapes[x], sparse), f"J_{y}_{x}"))
-    pairs = ", ".join(f"{key!r}: {r}" for key, r in zip(keys, results, strict=True))
+        entries_of[(y, x)] = (
+            None if entry is None else _walk(entry, known, edges, leaf, ops, w, None)
+        )
+    if sparse:
+        results = [w.emit(_sparse_output(w, graph, entries_of, shapes), "J")]
+    else:
+        results = [
+            w.emit(_output(w, entries_of[(y, x)], shapes[y], shapes[x]), f"J_{y}_{x}")
+            for y, x in keys
+        ]
+    value = _value_output(w, graph, names, shapes, sparse) if mode == MODULE_MODES[1] else None
+
+    def returned_line(once: set[str]) -> str:
+        """The return statement; a result computed at import is copied per call (the
+        caller may change it)."""
+
+        def fresh(r: str) -> str:
+            return f"{r}.copy()" if r in once else r
+
+        j = (
+            fresh(results[0])
+            if sparse
+            else "{"
+            + ", ".join(f"{k!r}: {fresh(r)}" for k, r in zip(keys, results, strict=True))
+            + "}"
+        )
+        return f"    return {j}" if value is None else f"    return {fresh(value)}, {j}"
+
     args = ", ".join(arguments.values())
-    kind = "sparse (flattened) blocks" if sparse else "dense blocks"
+    kind = "one sparse matrix" if sparse else "dense blocks"
     language = "NumPy" if lang == "python" else "JAX"
+    what = "F(x), J" if value is not None else "J"
     doc = (
-        f'    """J[(y, x)] = d y / d x for the inputs {tuple(graph.inputs)!r}'
-        f' ({language}; {kind})."""'
+        f'    """{what}: d y / d x for the inputs {tuple(graph.inputs)!r} ({language}; {kind})."""'
     )
-    returned = f"    return {{{pairs}}}"
-    body = [f"def jacobian({args}):", doc, *_live(w.lines, returned), returned]
-    return _header(w, es, lang, sparse, keys, shapes) + "\n".join(body) + "\n"
+    live = _live(w.lines, [*results, *([value] if value else [])])
+    hoisted, body = _hoist(live, set(arguments.values()))
+    header = _header(w, es, lang, sparse, keys, shapes, mode)
+    once: set[str] = set()
+    if hoisted and lang == "python":  # run once, at import
+        header += "\n".join(line[4:] for line in hoisted) + "\n\n\n"
+        once = {line.strip().partition(" = ")[0] for line in hoisted}
+        hoisted = []
+    if hoisted:  # JAX: computed once per trace, as constants
+        body = ["    with jax.ensure_compile_time_eval():", *("    " + h for h in hoisted), *body]
+    returned = returned_line(once)
+    lines = [f"def {mode}({args}):", doc, *body, returned]
+    return header + "\n".join(lines) + "\n"
 
 
-def _live(lines: list[str], returned: str) -> list[str]:
-    """The statements whose names are read later (vertex values no block reads go)."""
-    used = set(re.findall(r"\w+", returned))
+MODULE_MODES = ("jacobian", "value_and_jacobian")
+
+
+def _hoist(lines: list[str], inputs: set[str]) -> tuple[list[str], list[str]]:
+    """The statements that read no input, directly or through another statement, and
+    the rest, each in program order."""
+    varying = set(inputs)
+    hoisted: list[str] = []
+    rest: list[str] = []
+    for line in lines:
+        target, _, expression = line.strip().partition(" = ")
+        if varying & set(re.findall(r"\w+", expression)):
+            varying.add(target)
+            rest.append(line)
+        else:
+            hoisted.append(line)
+    return hoisted, rest
+
+
+def _live(lines: list[str], results: list[str]) -> list[str]:
+    """The statements whose names the ``results`` read (vertex values no block reads
+    go)."""
+    used = set(results)
     kept: list[str] = []
     for line in reversed(lines):
         target, _, expression = line.strip().partition(" = ")
@@ -266,24 +335,15 @@ def _product(e: sympy.Expr, done, ops: BlockOps) -> Valued:
     return ops.scale(along_bracketing(tree, factors, ops.multiply), coefficient)
 
 
-def _output(w: _Writer, valued: Valued, y_shape, x_shape, sparse: bool) -> str:
-    """One Jacobian entry: dense ``y.shape + x.shape``, or sparse (m, n), from its block."""
+def _output(w: _Writer, valued: Valued, y_shape, x_shape) -> str:
+    """One dense Jacobian entry, of shape ``y.shape + x.shape``, from its block."""
     m, n = math.prod(y_shape), math.prod(x_shape)
     shape = (*y_shape, *x_shape)
     xp = w.d.xp
     if valued is None:
-        return w.d.empty_sparse((m, n)) if sparse else f"{xp}.zeros({shape!r})"
+        return f"{xp}.zeros({shape!r})"
     block, values = valued
     rows, cols, at = entries(block)
-    if sparse:
-        order = np.lexsort((cols, rows))
-        data = values_at(w.d, w.constants, block, values, at[order])
-        if w.d.lang == "python":
-            indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=m))])
-            pattern = (w.constants.index(cols[order]), w.constants.index(indptr))
-        else:
-            pattern = (w.constants.index(np.stack([rows[order], cols[order]], axis=1)), "")
-        return w.d.sparse(data, pattern, (m, n))
     deltas = _delta_form(w, block, values, shape)
     if deltas is not None:
         return deltas
@@ -294,6 +354,71 @@ def _output(w: _Writer, valued: Valued, y_shape, x_shape, sparse: bool) -> str:
         return f"{xp}.reshape({values_at(w.d, w.constants, block, values, at)}, {shape!r})"
     data = values_at(w.d, w.constants, block, values, at)
     return f"{w.d.scatter(m * n, w.constants.index(flat), data)}.reshape({shape!r})"
+
+
+def _sparse_output(w: _Writer, graph, entries_of: dict, shapes) -> str:
+    """The whole Jacobian as one sparse matrix: every entry's pattern placed at its
+    output's rows and input's columns, sorted row-major once here; per call the values
+    are read in that order (no gather where a single block is already in it)."""
+    row_at = _offsets(graph.outputs, shapes)
+    col_at = _offsets(graph.inputs, shapes)
+    m, n = row_at[None], col_at[None]
+    rows, cols, parts = [], [], []
+    for (y, x), valued in entries_of.items():
+        if valued is None:
+            continue
+        block, values = valued
+        r, c, at = entries(block)
+        rows.append(r + row_at[y])
+        cols.append(c + col_at[x])
+        parts.append((block, values, at))
+    if not parts:
+        return w.d.empty_sparse((m, n))
+    rows_all, cols_all = np.concatenate(rows), np.concatenate(cols)
+    order = np.lexsort((cols_all, rows_all))
+    if len(parts) == 1:
+        block, values, at = parts[0]
+        data = values_at(w.d, w.constants, block, values, at[order])
+    else:
+        pieces = [values_at(w.d, w.constants, b, v, at) for b, v, at in parts]
+        data = f"{w.d.xp}.concatenate([{', '.join(pieces)}])"
+        if not np.array_equal(order, np.arange(order.size)):
+            data = f"{w.emit(data)}[{w.constants.index(order)}]"
+    rows_all, cols_all = rows_all[order], cols_all[order]
+    if w.d.lang == "python":
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows_all, minlength=m))])
+        pattern = (w.constants.index(cols_all), w.constants.index(indptr))
+    else:
+        pattern = (w.constants.index(np.stack([rows_all, cols_all], axis=1)), "")
+    return w.d.sparse(data, pattern, (m, n))
+
+
+def _offsets(vertices, shapes) -> dict:
+    """Where each vertex's flattened entries start in their concatenation (``None``: the
+    total)."""
+    at, total = {}, 0
+    for v in vertices:
+        at[v] = total
+        total += math.prod(shapes[v])
+    at[None] = total
+    return at
+
+
+def _value_output(w: _Writer, graph, names, shapes, sparse: bool) -> str:
+    """F(x): the outputs' values, a dict ``{y: array}``, or (sparse) flattened and
+    concatenated in the Jacobian's row order."""
+    xp = w.d.xp
+    values = {}
+    for y in graph.outputs:
+        text = names[y]
+        values[y] = f"{xp}.array({text}, dtype=float).reshape({shapes[y]!r})"  # a copy
+        if w.d.lang == "jax":
+            values[y] = f"{xp}.reshape({xp}.asarray({text}), {shapes[y]!r})"
+    if not sparse:
+        return w.emit("{" + ", ".join(f"{y!r}: {t}" for y, t in values.items()) + "}", "F")
+    flat = [f"{xp}.ravel({t})" for t in values.values()]
+    joined = flat[0] if len(flat) == 1 else f"{xp}.concatenate([{', '.join(flat)}])"
+    return w.emit(joined, "F")
 
 
 def _delta_form(w: _Writer, block, values: str, shape: tuple[int, ...]) -> str | None:
@@ -333,21 +458,24 @@ def _delta_form(w: _Writer, block, values: str, shape: tuple[int, ...]) -> str |
     return f"{xp}.broadcast_to({text}, {shape!r})"
 
 
-def _header(w: _Writer, es: ExpressionSet, lang: str, sparse: bool, keys, shapes) -> str:
+def _header(w: _Writer, es: ExpressionSet, lang: str, sparse: bool, keys, shapes, mode: str) -> str:
     graph = es.graph
     ends = {v: shapes[v] for v in (*graph.inputs, *graph.outputs)}
     special = any("special." in line for line in w.lines)
-    title = f"{graph.name or 'graph'}: jacobian (dgraph codegen, tensor graph, method {es.method})"
+    title = f"{graph.name or 'graph'}: {mode} (dgraph codegen, tensor graph, method {es.method})"
     title = title.replace("\\", "/").replace('"', "'")
+    value = "F(x), J" if mode == "value_and_jacobian" else "J"
+    returns = (
+        f"{mode}(*INPUTS) returns {value} with J one sparse matrix (Σ size(y), Σ size(x)):"
+        " rows OUTPUTS, columns INPUTS, each flattened."
+        if sparse
+        else f"{mode}(*INPUTS) returns {value} with J = {{(y, x): d y / d x}}, arrays of"
+        " shape y.shape + x.shape."
+    )
     lines = [
         f'"""{title}',
         "",
-        "Generated by dgraph; do not edit. jacobian(*INPUTS) returns {(y, x): d y / d x}"
-        + (
-            " as sparse (prod(y.shape), prod(x.shape)) arrays."
-            if sparse
-            else " as arrays of shape y.shape + x.shape."
-        ),
+        f"Generated by dgraph; do not edit. {returns}",
         "One statement per array operation and per block operation; index arrays are",
         "computed once, when the code was generated.",
         '"""',
@@ -370,6 +498,6 @@ def module_tail(w: _Writer) -> list[str]:
     if w.constants.needs_decoder:
         lines += ["", DECODER, ""]
     helpers = w.d.helpers()
-    if helpers and any("_scatter(" in line for line in w.lines):
+    if helpers and any("_scatter" in line for line in w.lines):
         lines += ["", *helpers, ""]
     return [*lines, "", *w.constants.lines, "", ""]

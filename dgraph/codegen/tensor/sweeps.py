@@ -118,7 +118,7 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
             carried[v] = total
         ends = graph.outputs
         results = [
-            w.emit(_output(w, carried.get(y), shapes[y], (), False), f"dot_{_arg(y)}") for y in ends
+            w.emit(_output(w, carried.get(y), shapes[y], ()), f"dot_{_arg(y)}") for y in ends
         ]
     else:
         carried = {y: (dense((), shapes[y]), seed_names[y]) for y in seeds}
@@ -129,7 +129,7 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
                 carried[u] = ops.add(carried.get(u), product(carried[v], leaf((u, v))))
         ends = graph.inputs
         results = [
-            w.emit(_output(w, carried.get(x), (), shapes[x], False), f"bar_{_arg(x)}") for x in ends
+            w.emit(_output(w, carried.get(x), (), shapes[x]), f"bar_{_arg(x)}") for x in ends
         ]
     pairs = ", ".join(f"{end!r}: {r}" for end, r in zip(ends, results, strict=True))
     returned = f"    return {{{pairs}}}"
@@ -142,7 +142,7 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
         f'    """{what} for the inputs {tuple(graph.inputs)!r} and {given}'
         f' {seeds_text!r} ({language})."""'
     )
-    body = [f"def {mode}({args}):", doc, *_live(w.lines, returned), returned]
+    body = [f"def {mode}({args}):", doc, *_live(w.lines, results), returned]
     return Sweep(_header(w, graph, mode, lang) + "\n".join(body) + "\n", mults)
 
 
