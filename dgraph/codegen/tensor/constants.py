@@ -49,6 +49,11 @@ class Constants:
         self.lines.append(f"{name} = {text}")
         return name
 
+    def keep(self, used: set[str]) -> None:
+        """Drop the constants no name in ``used`` refers to (those only folded code read)."""
+        self.lines = [line for line in self.lines if line.partition(" = ")[0] in used]
+        self._names = {key: name for key, name in self._names.items() if name in used}
+
     @property
     def needs_decoder(self) -> bool:
         return any("_array(" in line for line in self.lines)

@@ -11,6 +11,7 @@ embedded (:mod:`.constants`); per call only values are computed.
 
 from __future__ import annotations
 
+import contextlib
 import keyword
 import math
 import re
@@ -186,17 +187,16 @@ def tensor_module(
     doc = (
         f'    """{what}: d y / d x for the inputs {tuple(graph.inputs)!r} ({language}; {kind})."""'
     )
-    live = _live(w.lines, [*results, *([value] if value else [])])
-    hoisted, body = _hoist(live, set(arguments.values()))
+    ends = [*results, *([value] if value else [])]
+    live = _live(w.lines, ends)
+    hoisted, body = _hoist(live, set(arguments.values()), set(ends))
+    body = _fold(w, hoisted, body, special=any("special." in line for line in live))
+    body = _common(body, set(ends))
+    once = {r for r in ends if r not in _varying(body, set(arguments.values()))}
+    returned = returned_line(once if lang == "python" else set())
+    used = set(re.findall(r"\w+", "\n".join([*body, returned])))
+    w.constants.keep(used)
     header = _header(w, es, lang, sparse, keys, shapes, mode)
-    once: set[str] = set()
-    if hoisted and lang == "python":  # run once, at import
-        header += "\n".join(line[4:] for line in hoisted) + "\n\n\n"
-        once = {line.strip().partition(" = ")[0] for line in hoisted}
-        hoisted = []
-    if hoisted:  # JAX: computed once per trace, as constants
-        body = ["    with jax.ensure_compile_time_eval():", *("    " + h for h in hoisted), *body]
-    returned = returned_line(once)
     lines = [f"def {mode}({args}):", doc, *body, returned]
     return header + "\n".join(lines) + "\n"
 
@@ -204,20 +204,106 @@ def tensor_module(
 MODULE_MODES = ("jacobian", "value_and_jacobian")
 
 
-def _hoist(lines: list[str], inputs: set[str]) -> tuple[list[str], list[str]]:
-    """The statements that read no input, directly or through another statement, and
-    the rest, each in program order."""
+def _hoist(lines: list[str], inputs: set[str], ends: set[str]) -> tuple[list[str], list[str]]:
+    """The statements that read no input, directly or through another statement (but
+    not those of the results ``ends``), and the rest, each in program order."""
+    varying = _varying(lines, inputs)
+    hoisted = [line for line in lines if _target(line) not in varying | ends]
+    return hoisted, [line for line in lines if _target(line) in varying | ends]
+
+
+def _target(line: str) -> str:
+    return line.strip().partition(" = ")[0]
+
+
+def _varying(lines: list[str], inputs: set[str]) -> set[str]:
+    """The names that read an input, directly or through another statement."""
     varying = set(inputs)
-    hoisted: list[str] = []
-    rest: list[str] = []
     for line in lines:
         target, _, expression = line.strip().partition(" = ")
         if varying & set(re.findall(r"\w+", expression)):
             varying.add(target)
-            rest.append(line)
-        else:
-            hoisted.append(line)
-    return hoisted, rest
+    return varying
+
+
+def _fold(w: _Writer, hoisted: list[str], body: list[str], special: bool) -> list[str]:
+    """Constant folding: the statements that read no input are run here, once, and the
+    values the rest reads become module constants (the index arrays only they read are
+    dropped). JAX's are computed in doubles and kept as NumPy arrays."""
+    if not hoisted:
+        return body
+    read = set(re.findall(r"\w+", "\n".join(body)))
+    wanted = [_target(h) for h in hoisted if _target(h) in read]
+    if not wanted:
+        return body
+    text = "\n".join(
+        [
+            *DIALECTS["python"].imports(True, special),
+            *w.d.imports(True, special),
+            DECODER,
+            *w.d.helpers(),
+            *w.constants.lines,
+            *(h.strip() for h in hoisted),
+        ]
+    )
+    namespace: dict = {}
+    context = contextlib.nullcontext()
+    if w.d.lang == "jax":
+        import jax
+
+        context = jax.enable_x64(True)
+    with context:
+        exec(compile(text, "<dgraph constant folding>", "exec"), namespace)
+        folded = {t: w.constants.add(np.asarray(namespace[t])) for t in wanted}
+    return [_renamed(line, folded) for line in body]
+
+
+def _common(lines: list[str], ends: set[str]) -> list[str]:
+    """Common subexpressions: a statement computing what an earlier one did (up to a
+    factor 1.0 and parentheses: an elementwise derivative that is the operation's value,
+    exp's) reads the earlier name instead."""
+    seen: dict[str, str] = {}
+    alias: dict[str, str] = {}
+    out = []
+    for line in lines:
+        line = _renamed(line, alias)
+        target, _, expression = line.strip().partition(" = ")
+        key = _bare(expression)
+        if key in seen and target not in ends:
+            alias[target] = seen[key]
+            continue
+        seen.setdefault(key, target)
+        out.append(line)
+    return out
+
+
+def _bare(expression: str) -> str:
+    """An expression without the outer parentheses and factors 1.0 the printers add."""
+    while True:
+        before = expression
+        if expression.startswith("1.0 * "):
+            expression = expression[6:]
+        if expression.startswith("(") and expression.endswith(")") and _balanced(expression[1:-1]):
+            expression = expression[1:-1]
+        if expression == before:
+            return expression
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for c in text:
+        depth += (c == "(") - (c == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _renamed(line: str, names: dict[str, str]) -> str:
+    """``line`` with the names in ``names`` replaced, outside string literals."""
+    parts = re.split(r"('[^']*')", line)
+    for i in range(0, len(parts), 2):
+        parts[i] = re.sub(r"\b\w+\b", lambda m: names.get(m.group(0), m.group(0)), parts[i])
+    return "".join(parts)
 
 
 def _live(lines: list[str], results: list[str]) -> list[str]:
