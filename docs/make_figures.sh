@@ -155,3 +155,57 @@ g = from_jax(layer, np.ones((8, 3)), np.ones((3, 4)), level="array", name="layer
 draw(g).save("docs/figures/tensor-layer.svg")
 print("wrote docs/figures/tensor-layer.svg")
 PY
+# Sparse Jacobians (docs/sparse.md): the Bratu residual's tensor graph, and the patterns of
+# the Bratu and Brusselator Jacobians on an 8×8 grid (matplotlib's spy; needs matplotlib).
+$py - <<'PY'
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+
+import dgraph
+from dgraph.core.builders import from_function
+from dgraph.render import draw
+
+
+def residuals(n):
+    def bratu(u):
+        p = np.pad(u, 1)
+        lap = (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] - 4 * u) * (n + 1) ** 2
+        return lap + 5.0 * np.exp(u)
+
+    def laplacian(w):
+        p = np.pad(w, 1)
+        return (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] - 4 * w) * (n + 1) ** 2
+
+    def brusselator(u, v):
+        uuv = u * u * v
+        return 0.02 * laplacian(u) + 1.0 + uuv - 2.5 * u, 0.02 * laplacian(v) + 1.5 * u - uuv
+
+    return bratu, brusselator
+
+
+def matrix(jacobian, g):  # one CSR matrix, from either form of the sparse result
+    if not isinstance(jacobian, dict):
+        return jacobian
+    import scipy.sparse
+
+    return scipy.sparse.block_array([[jacobian.get((y, x)) for x in g.inputs] for y in g.outputs], format="csr")
+
+
+bratu, _ = residuals(32)
+draw(from_function(bratu, sizes=[(32, 32)], level="array", name="bratu")).save("docs/figures/sparse-bratu.svg")
+print("wrote docs/figures/sparse-bratu.svg")
+n = 8
+bratu, brusselator = residuals(n)
+fig, axes = plt.subplots(1, 2, figsize=(9, 4.6))
+for ax, f, k, name in zip(axes, (bratu, brusselator), (1, 2), ("Bratu", "Brusselator")):
+    g = from_function(f, sizes=[(n, n)] * k, level="array")
+    J = matrix(dgraph.make_function(g, "jacobian", sparse=True)(*[np.full((n, n), 0.5)] * k), g)
+    ax.spy(J, markersize=2.5 if k == 1 else 1.5)
+    ax.set_xlabel(f"{name}, {n}×{n} grid: {J.shape[0]}×{J.shape[1]}, {J.nnz} nonzeros")
+fig.tight_layout()
+fig.savefig("docs/figures/sparse-pattern.png", dpi=110)
+print("wrote docs/figures/sparse-pattern.png")
+PY
