@@ -226,6 +226,25 @@ def test_structure_command_on_a_tensor_graph(monkeypatch, capsys):
     assert "shapes: x 5×3, W 3×4, h 5×4, t 5×4, y 5, s 1" in text
     assert "Jacobian block x -> h: I ⊗ Wᵀ   [5×4 ← 5×3, kronecker, 12 values]" in text
     assert "Jacobian blocks by type: kronecker 2, reduction 2, diagonal 1" in text
+    # the accumulated Jacobian: s (a scalar) by x's 15 and W's 12 entries, all nonzero
+    assert "Jacobian ds/dx: dense, 1×15, 15 nonzeros (15 to 15, mean 15 per row)" in text
+
+
+def test_structure_reports_the_jacobian_pattern_per_row():
+    """The 5-point stencil on an n × n grid: 5n² − 4n nonzeros, 3 in a corner's row, 5
+    inside; a stencil with a 1-D pad: tridiagonal."""
+    import numpy as np
+
+    from dgraph.core.builders import from_function
+
+    def residual(u):
+        p = np.pad(u, 1)
+        return p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:] - 4 * u + np.exp(u)
+
+    (j,) = structure(from_function(residual, sizes=[(7, 7)], level="array"))["jacobian_blocks"]
+    assert j["entry"] == ["y", "u"] and j["shape"] == [49, 49] and j["type"] == "sparse"
+    assert j["nnz"] == 5 * 49 - 4 * 7 and j["per_row"][0] == 3 and j["per_row"][2] == 5
+    assert j["per_row"][1] == (5 * 49 - 4 * 7) / 49
 
 
 @needs_dot

@@ -310,6 +310,14 @@ def cmd_structure(args: argparse.Namespace) -> int:
             )
         counts = ", ".join(f"{t} {n}" for t, n in data["block_counts"].items())
         print(f"Jacobian blocks by type: {counts}")
+        for j in data["jacobian_blocks"]:
+            (y, x), (rows, cols) = j["entry"], j["shape"]
+            low, mean, high = j["per_row"]
+            spread = f"{mean:.3g}" if low is None else f"{low} to {high}, mean {mean:.3g}"
+            print(
+                f"Jacobian d{y}/d{x}: {j['type']}, {rows}×{cols}, {counted(j['nnz'], 'nonzeros')}"
+                f" ({spread} per row)"
+            )
     return 0
 
 

@@ -1,21 +1,26 @@
 """What ``dgraph structure`` reports of a graph: sizes and paths, Zhou's levels, chains
 and blocks, and Murota-Kubota's umbrellas and closed umbrellas; of a tensor graph also
 each vertex's shape and each edge's Jacobian block (its structure type, as the papers
-write it, its shape and sizes) and how many edges carry each type."""
+write it, its shape and sizes), how many edges carry each type, and the accumulated
+Jacobian's blocks with their nonzeros per row (the sparse pattern a solver gets)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import numpy as np
 import sympy
 
 from ..core.arrays import describe
+from ..core.block_costs import expression_blocks
+from ..core.blocks import Block, Sparse, pattern
 from ..core.graph import DGraph
 from ..core.paths import count_paths, path_length
 from ..dominance.umbrellas import closed_umbrellas, umbrellas
 from ..zhou.structure import zhou_structure
 
-__all__ = ["block_text", "structure", "tensor_structure"]
+__all__ = ["block_text", "jacobian_pattern", "structure", "tensor_structure"]
 
 
 def structure(graph: DGraph) -> dict[str, Any]:
@@ -57,7 +62,8 @@ def tensor_structure(graph: DGraph) -> dict[str, Any]:
     """A tensor graph's shapes and blocks: ``tensor`` (true), ``shapes`` (vertex ->
     shape), ``edge_blocks`` (per edge, in edge order: its ``type``, the ``block`` as the
     papers write it, its ``shape`` [output's, input's], the entries that may be nonzero,
-    ``nnz``, and the values kept, ``stored``) and ``block_counts`` (type -> edges).
+    ``nnz``, and the values kept, ``stored``), ``block_counts`` (type -> edges) and
+    ``jacobian_blocks`` (:func:`jacobian_pattern`).
 
     >>> from dgraph.core.arrays import ArrayOp
     >>> g = DGraph("e")
@@ -87,4 +93,40 @@ def tensor_structure(graph: DGraph) -> dict[str, Any]:
         "shapes": {v: list(graph.shape(v)) for v in graph.order()},
         "edge_blocks": edges,
         "block_counts": dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "jacobian_blocks": jacobian_pattern(graph),
     }
+
+
+PATTERN_LIMIT = 20_000_000  # entries up to which a labelled entry's rows are counted
+
+
+def jacobian_pattern(graph: DGraph) -> list[dict[str, Any]]:
+    """Each (output, input) entry of the Jacobian as forward elimination builds it over
+    blocks: its structure type, shape, nonzeros and nonzeros per row (min, mean, max;
+    min and max left out for a labelled entry of more than :data:`PATTERN_LIMIT`)."""
+    from .registry import accumulate
+
+    es = accumulate(graph, "forward", verify=False)
+    priced, _ = expression_blocks(es.as_computed or es)
+    out = []
+    for y in graph.outputs:
+        for x in graph.inputs:
+            found = priced.get((y, x))
+            block = None if found is None else found[2]
+            rows, cols = math.prod(graph.shape(y)), math.prod(graph.shape(x))
+            entry: dict[str, Any] = {"entry": [y, x], "shape": [rows, cols]}
+            if block is None:
+                out.append({**entry, "type": "zero", "nnz": 0, "per_row": [0, 0.0, 0]})
+                continue
+            per_row: list[Any] = [None, block.nnz / max(rows, 1), None]
+            if isinstance(block, Sparse) or block.nnz <= PATTERN_LIMIT:
+                counts = np.bincount(entries_rows(block), minlength=rows)
+                low, high = (int(counts.min()), int(counts.max())) if rows else (0, 0)
+                per_row = [low, per_row[1], high]
+            out.append({**entry, "type": block.type_name, "nnz": block.nnz, "per_row": per_row})
+    return out
+
+
+def entries_rows(block: Block) -> np.ndarray:
+    """The flat row of every entry of the block's pattern."""
+    return block.rows if isinstance(block, Sparse) else pattern(block)[0]

@@ -101,9 +101,10 @@ def make_tensor_function(
         es = accumulate(source, method or CHECK_METHOD, budget=budget)
     elif method is not None:
         es = accumulate(source, method, budget=budget)
-    else:
-        candidates = [accumulate(source, m) for m in DEFAULT_METHODS]
+    else:  # priced first, the cheapest verified alone (the first in order among equals)
+        candidates = [accumulate(source, m, verify=False) for m in DEFAULT_METHODS]
         es = min(candidates, key=lambda c: c.mults)
+        es.verify()
     if not es.verified:
         raise DGraphError(f"method {es.method!r} gave an expression set that did not verify")
     if mode in SWEEP_MODES:
