@@ -14,9 +14,13 @@ __all__ = ["DECODER", "Constants"]
 
 LITERAL_LIMIT = 8  # arrays of at most this many entries are printed as literals
 
-DECODER = '''def _array(text, dtype, shape):
-    """An array the generator computed, from its compressed bytes."""
-    return numpy.frombuffer(zlib.decompress(base64.b64decode(text)), dtype).reshape(shape)'''
+DECODER = '''def _array(text, dtype, shape, delta=None):
+    """An array the generator computed, from its compressed bytes (an index array from
+    the differences of its entries, of type ``delta``)."""
+    raw = zlib.decompress(base64.b64decode(text))
+    if delta is None:
+        return numpy.frombuffer(raw, dtype).reshape(shape)
+    return numpy.cumsum(numpy.frombuffer(raw, delta)).astype(dtype).reshape(shape)'''
 
 
 class Constants:
@@ -25,24 +29,36 @@ class Constants:
     def __init__(self) -> None:
         self.lines: list[str] = []
         self._names: dict[tuple[str, tuple[int, ...], bytes], str] = {}
+        self._dropped = 0  # names given and dropped: a new name never repeats one
 
     def index(self, array: np.ndarray) -> str:
         """An integer array, stored in the narrowest of int32 and int64 that holds it."""
         array = np.asarray(array, dtype=np.int64)
         small = array.size == 0 or (array.min() >= -(2**31) and array.max() < 2**31)
-        return self.add(array.astype(np.int32) if small else array)
+        return self.add(array.astype(np.int32) if small else array, delta=True)
 
-    def add(self, array: np.ndarray) -> str:
-        """The name of a module-level constant holding ``array``."""
+    def add(self, array: np.ndarray, delta: bool = False) -> str:
+        """The name of a module-level constant holding ``array`` (``delta``: an integer
+        array stored as the differences of its entries, which compress far better: a
+        pattern's column indices repeat the same few steps)."""
         array = np.ascontiguousarray(array)
         key = (array.dtype.str, tuple(array.shape), array.tobytes())
         if key in self._names:
             return self._names[key]
-        name = f"_K{len(self._names)}"
+        name = f"_K{len(self._names) + self._dropped}"
         self._names[key] = name
         dtype = array.dtype.name
         if array.size <= LITERAL_LIMIT:
             text = f"numpy.array({array.tolist()!r}, dtype=numpy.{dtype})"
+        elif delta:
+            steps = np.diff(array.ravel().astype(np.int64), prepend=0)
+            fits = steps.min() >= -(2**31) and steps.max() < 2**31
+            steps = steps.astype(np.int32 if fits else np.int64)
+            packed = base64.b64encode(zlib.compress(steps.tobytes(), 1)).decode("ascii")
+            text = (
+                f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r},"
+                f" numpy.{steps.dtype.name})"
+            )
         else:
             packed = base64.b64encode(zlib.compress(array.tobytes(), 1)).decode("ascii")
             text = f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r})"
@@ -52,7 +68,9 @@ class Constants:
     def keep(self, used: set[str]) -> None:
         """Drop the constants no name in ``used`` refers to (those only folded code read)."""
         self.lines = [line for line in self.lines if line.partition(" = ")[0] in used]
-        self._names = {key: name for key, name in self._names.items() if name in used}
+        kept = {key: name for key, name in self._names.items() if name in used}
+        self._dropped += len(self._names) - len(kept)
+        self._names = kept
 
     @property
     def needs_decoder(self) -> bool:
