@@ -4,14 +4,18 @@
 order the vertices were added); :func:`edge_values` gives every edge's block with its
 values there; :func:`jacobian_blocks` evaluates an expression set over those blocks with
 the bracketing its price counts (:mod:`dgraph.core.block_costs`), so what is computed is
-what is priced. :func:`check_against_differences` compares ``J·v`` with central
-differences of the program itself: the blocks' values are its derivatives.
+what is priced. :func:`jvp_of_expressions` applies an expression set to tangent vectors
+without forming a product or a sum of blocks (each product applied right to left as
+block-times-vector products): :func:`check_against_differences` compares that ``J·v``
+with central differences of the program itself: the blocks' values are its derivatives.
 """
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Generator, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -20,18 +24,21 @@ import sympy
 
 from .arrays import block_value, evaluate, operand_block
 from .block_costs import along_bracketing, chain_product, post_order
-from .blocks import Block, add_values, multiply_values, to_matrix
+from .blocks import Block, Labelled, Sparse, add_values, multiply_values
 
 if TYPE_CHECKING:
     from .expressions import ExpressionSet
     from .graph import DGraph
 
 __all__ = [
+    "apply_block",
     "check_against_differences",
     "differences",
+    "edge_parts",
     "edge_values",
     "finite_point",
     "jacobian_blocks",
+    "jvp_of_expressions",
     "random_inputs",
     "vertex_values",
 ]
@@ -66,9 +73,12 @@ def vertex_values(
     return values
 
 
-def edge_values(graph: DGraph, values: Mapping[str, np.ndarray]) -> dict[tuple[str, str], Valued]:
-    """Every edge's block and its values (operand positions of one vertex summed)."""
-    out: dict[tuple[str, str], Valued] = {}
+def edge_parts(
+    graph: DGraph, values: Mapping[str, np.ndarray]
+) -> dict[tuple[str, str], list[tuple[Block, np.ndarray]]]:
+    """Every edge's blocks and their values, one per operand position of its head that
+    reads its tail (their sum is the edge's block: :func:`edge_values`)."""
+    out: dict[tuple[str, str], list[tuple[Block, np.ndarray]]] = {}
     for v in program_order(graph):
         op = graph.op(v)
         if op is None:
@@ -77,11 +87,18 @@ def edge_values(graph: DGraph, values: Mapping[str, np.ndarray]) -> dict[tuple[s
         for k in op.differentiable():
             u = op.operands[k]
             block = operand_block(op, k, shapes)
-            value = block_value(op, k, values, block)
-            found = out.get((u, v))
-            out[(u, v)] = (
-                (block, value) if found is None else add_values(*found[:1], block, found[1], value)
-            )
+            out.setdefault((u, v), []).append((block, block_value(op, k, values, block)))
+    return out
+
+
+def edge_values(graph: DGraph, values: Mapping[str, np.ndarray]) -> dict[tuple[str, str], Valued]:
+    """Every edge's block and its values (operand positions of one vertex summed)."""
+    out: dict[tuple[str, str], Valued] = {}
+    for edge, parts in edge_parts(graph, values).items():
+        total = parts[0]
+        for block, value in parts[1:]:
+            total = add_values(total[0], block, total[1], value)
+        out[edge] = total
     return out
 
 
@@ -147,10 +164,282 @@ def _times(left: Valued, right: Valued) -> Valued:
     return None if block is None else (block, value)
 
 
-def _apply_matrix(part: Valued, vector: np.ndarray, out_size: int) -> np.ndarray:
+# -- J·v without products of blocks --------------------------------------------------------
+
+
+def jvp_of_expressions(
+    es: ExpressionSet,
+    values: Mapping[str, np.ndarray],
+    tangents: Mapping[str, np.ndarray],
+    by_entry: bool = False,
+) -> dict:
+    """``J·v``: the entries of ``es`` at the vertex ``values`` (:func:`vertex_values`)
+    applied to ``tangents`` (an array per input, of its shape or flat), without forming
+    any product or sum of blocks: for each output y the flat Σ_x entry(y, x)·v_x (zeros
+    where no entry reaches y), or with ``by_entry`` each entry's own product, keyed (y, x).
+
+    Matrix-free: a product A·B·C is applied right to left, C·v, then B·(C·v), each a
+    block times a vector (:func:`apply_block`); a sum is a sum of vectors; a reference is
+    applied where it is used, its result remembered per (reference, vector). The work is
+    the blocks' stored values times their uses, never a product's fill. The set is
+    applied as given (its bracketing cannot change the result; ``es.as_computed`` is the
+    form the method computed).
+
+    >>> from dgraph.core.builders import from_function
+    >>> from dgraph.methods import accumulate
+    >>> g = from_function(lambda u: np.exp(u[1:] - u[:-1]), sizes=[(4,)], level="array")
+    >>> es = accumulate(g, "forward", verify=False)
+    >>> u = np.array([0.0, 1.0, 3.0, 6.0])
+    >>> jv = jvp_of_expressions(es, vertex_values(g, {"u": u}), {"u": np.ones(4)})
+    >>> [float(value) for value in jv[g.outputs[0]]]
+    [0.0, 0.0, 0.0]
+    """
+    graph = es.graph
+    applier = _Applier(es, edge_parts(graph, values))
+    flat = {}
+    for x in graph.inputs:
+        size = math.prod(graph.shape(x))
+        vector = np.asarray(tangents[x], dtype=float).reshape(-1)
+        if vector.size != size:
+            raise ValueError(f"tangent of {x}: {vector.size} values for {size} entries")
+        flat[x] = vector
+    entries: dict[tuple[str, str], np.ndarray] = {}
+    for (y, x), expr in es.jacobian.items():
+        part = applier.apply(expr, applier.token(("input", x)), flat[x])
+        entries[(y, x)] = np.zeros(math.prod(graph.shape(y))) if part is None else part
+    if by_entry:
+        return entries
+    out = {y: np.zeros(math.prod(graph.shape(y))) for y in graph.outputs}
+    for (y, _), part in entries.items():
+        out[y] = out[y] + part
+    return out
+
+
+Request = tuple[sympy.Expr, int, np.ndarray]  # apply this expression to this vector (token)
+
+
+class _Applier:
+    """Expressions applied to vectors, without recursion on their depth: each node a
+    generator that yields what it needs applied and receives the result. A vector is
+    named by a token, the chain of expressions applied to a tangent (interned to an
+    int), so that a reference's result is remembered per (reference, token)."""
+
+    def __init__(self, es: ExpressionSet, parts: Mapping) -> None:
+        self.references = es.references
+        self.edges = es.graph.edge_symbols
+        self.parts = parts
+        self.tokens: dict[tuple, int] = {}
+        self.remembered: dict[tuple[sympy.Symbol, int], np.ndarray | None] = {}
+
+    def token(self, key: tuple) -> int:
+        return self.tokens.setdefault(key, len(self.tokens))
+
+    def apply(self, expr: sympy.Expr, token: int, vector: np.ndarray) -> np.ndarray | None:
+        """``expr`` applied to ``vector`` (flat); None: zero."""
+        stack = [self._node(expr, token, vector)]
+        result = None
+        while stack:
+            try:
+                request = stack[-1].send(result)
+            except StopIteration as done:
+                stack.pop()
+                result = done.value
+                continue
+            stack.append(self._node(*request))
+            result = None  # a new generator is started with None
+        return result
+
+    def _node(
+        self, e: sympy.Expr, token: int, vector: np.ndarray
+    ) -> Generator[Request, np.ndarray | None, np.ndarray | None]:
+        if e.is_Symbol and e in self.references:
+            key = (e, token)
+            if key not in self.remembered:
+                self.remembered[key] = yield (self.references[e], token, vector)
+            return self.remembered[key]
+        if e.is_Symbol:
+            total = None
+            for block, value in self.parts[self.edges[e]]:
+                total = _plus(total, apply_block(block, value, vector))
+            return total
+        if e.is_Number:
+            return None if e == 0 else float(e) * vector
+        if e.is_Add:
+            total = None
+            for term in e.args:
+                total = _plus(total, (yield (term, token, vector)))
+            return total
+        if not e.is_Mul:
+            raise ValueError(f"a block expression holds {type(e).__name__}: {e}")
+        coefficient = 1.0
+        factors = []
+        for f in e.args:
+            if f.is_Number:
+                coefficient *= float(f)
+            else:
+                factors.append(f)
+        if coefficient == 0:
+            return None
+        current: np.ndarray | None = vector
+        for f in reversed(factors):  # the rightmost factor meets the vector first
+            current = yield (f, token, current)
+            if current is None:
+                return None
+            token = self.token((f, token))
+        return current * coefficient if coefficient != 1 else current
+
+
+def _plus(total: np.ndarray | None, part: np.ndarray | None) -> np.ndarray | None:
     if part is None:
-        return np.zeros(out_size)
-    return to_matrix(part[0], part[1]) @ vector
+        return total
+    return part if total is None else total + part
+
+
+def apply_block(block: Block, value: np.ndarray | None, vector: np.ndarray) -> np.ndarray:
+    """``block · vector``, flat in and out, from the block's values (C order over a
+    labelled block's value labels, or one per entry of a sparse block's pattern; None:
+    ones, as :func:`~dgraph.core.blocks.to_matrix` reads them). A labelled block is one
+    ``einsum`` of its values with the vector read by the block's input labels (a slice
+    and a reshape where each label reads one place, else a gather), its result written
+    where the output labels say; a sparse block is a weighted count over its pattern's
+    rows. O(the block's entries): no matrix is formed.
+
+    >>> from dgraph.core.blocks import dense, diagonal
+    >>> apply_block(diagonal((3,)), np.array([1.0, 2, 3]), np.ones(3))
+    array([1., 2., 3.])
+    >>> apply_block(dense((2,), (3,)), np.arange(6.0).reshape(2, 3), np.ones(3))
+    array([ 3., 12.])
+    """
+    rows = math.prod(block.out_shape)
+    value = np.ones(()) if value is None else np.asarray(value, dtype=float)
+    if isinstance(block, Sparse):
+        weights = np.broadcast_to(value.reshape(-1) if value.size > 1 else value, block.rows.shape)
+        return np.bincount(block.rows, weights=weights * vector[block.cols], minlength=rows)
+    plan = _vector_plan(block)
+    x = _gather(plan.reader_in, block, vector)
+    if block.value:
+        values = (
+            np.broadcast_to(value.reshape(()), plan.value_shape)
+            if value.size == 1
+            else value.reshape(plan.value_shape)
+        )
+        t = np.einsum(plan.subscripts, values, x, optimize=plan.optimize)
+    else:
+        t = np.einsum(plan.subscripts, x) if plan.subscripts else x
+        scale = float(value.reshape(-1)[0])
+        t = t * scale if scale != 1 else t
+    if plan.broadcast:
+        t = np.broadcast_to(t.reshape(plan.present_shape), plan.out_label_shape)
+    out = np.zeros(rows)
+    _scatter(plan.reader_out, block, out, t)
+    return out
+
+
+@dataclass(frozen=True)
+class _Reader:
+    """How one side of a labelled block reads a flat vector: its distinct labels (first
+    appearance) and whether each appears once (then a slice and a reshape: a view)."""
+
+    side: str  # "out" or "in"
+    labels: tuple[int, ...]
+    simple: bool
+
+
+@dataclass(frozen=True)
+class _VectorPlan:
+    reader_in: _Reader
+    reader_out: _Reader
+    subscripts: str  # "" where the vector passes as it is (a move with no values)
+    value_shape: tuple[int, ...]
+    optimize: bool  # a contraction: let NumPy pick BLAS
+    broadcast: bool  # out labels the values and the vector do not vary along
+    present_shape: tuple[int, ...]  # the einsum's result with 1 for each broadcast label
+    out_label_shape: tuple[int, ...]
+
+
+def _reader(block: Labelled, side: str) -> _Reader:
+    axes = block.out_axes if side == "out" else block.in_axes
+    every = [k for labels, _ in axes for k in labels]
+    labels = tuple(dict.fromkeys(every))
+    return _Reader(side, labels, len(labels) == len(every))
+
+
+@functools.lru_cache(maxsize=4096)
+def _vector_plan(block: Labelled) -> _VectorPlan:
+    reader_in, reader_out = _reader(block, "in"), _reader(block, "out")
+    letter = {k: _LETTERS[i] for i, k in enumerate(sorted(set(range(len(block.sizes)))))}
+    varies = set(block.value) | set(reader_in.labels)
+    present = [k for k in reader_out.labels if k in varies]
+    sub_in = "".join(letter[k] for k in reader_in.labels)
+    sub_out = "".join(letter[k] for k in present)
+    summed = (set(block.value) & set(reader_in.labels)) - set(present)
+    if block.value:
+        subscripts = f"{''.join(letter[k] for k in block.value)},{sub_in}->{sub_out}"
+    else:
+        subscripts = "" if sub_in == sub_out else f"{sub_in}->{sub_out}"
+    sizes = block.sizes
+    return _VectorPlan(
+        reader_in,
+        reader_out,
+        subscripts,
+        tuple(sizes[k] for k in block.value),
+        bool(summed),
+        len(present) < len(reader_out.labels),
+        tuple(sizes[k] if k in varies else 1 for k in reader_out.labels),
+        tuple(sizes[k] for k in reader_out.labels),
+    )
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _side(reader: _Reader, block: Labelled) -> tuple[tuple, tuple[int, ...]]:
+    axes = block.out_axes if reader.side == "out" else block.in_axes
+    shape = block.out_shape if reader.side == "out" else block.in_shape
+    return tuple(zip(axes, shape, strict=True)), shape
+
+
+def _slices(reader: _Reader, block: Labelled) -> tuple[tuple[slice, ...], tuple[int, ...]]:
+    """Each axis cut to the range its labels read, and the labels' sizes in order."""
+    pairs, _ = _side(reader, block)
+    cut = []
+    for (labels, off), _length in pairs:
+        cut.append(slice(off, off + math.prod(block.sizes[k] for k in labels)))
+    return tuple(cut), tuple(block.sizes[k] for k in reader.labels)
+
+
+def _flat_index(reader: _Reader, block: Labelled) -> np.ndarray:
+    """The flat position each assignment of the side's labels reads (a label on several
+    axes: a diagonal), broadcast over the labels in order."""
+    pairs, _ = _side(reader, block)
+    n = len(reader.labels)
+    dim = {k: i for i, k in enumerate(reader.labels)}
+    index = np.zeros((1,) * n, dtype=np.int64)
+    for (labels, off), length in pairs:
+        position = np.zeros((1,) * n, dtype=np.int64)
+        for k in labels:
+            ramp = np.arange(block.sizes[k], dtype=np.int64)
+            position = position * block.sizes[k] + ramp.reshape(
+                [-1 if i == dim[k] else 1 for i in range(n)]
+            )
+        index = index * length + position + off
+    return np.broadcast_to(index, tuple(block.sizes[k] for k in reader.labels))
+
+
+def _gather(reader: _Reader, block: Labelled, vector: np.ndarray) -> np.ndarray:
+    if reader.simple:
+        cut, shape = _slices(reader, block)
+        return vector.reshape(block.in_shape)[cut].reshape(shape)
+    return vector[_flat_index(reader, block)]
+
+
+def _scatter(reader: _Reader, block: Labelled, out: np.ndarray, t: np.ndarray) -> None:
+    if reader.simple:
+        cut, _ = _slices(reader, block)
+        target = out.reshape(block.out_shape)
+        target[cut] = np.reshape(t, target[cut].shape)
+    else:
+        out[_flat_index(reader, block)] = t
 
 
 RANGES = ((0.5, 1.5), (-1.0, 1.0), (0.05, 0.5), (1.0, 3.0), (-3.0, -0.5))  # points tried
@@ -173,23 +462,34 @@ def finite_point(graph: DGraph, seed: int = 0) -> tuple[dict, dict, dict, tuple]
 
 
 def differences(
-    graph: DGraph, inputs: Mapping, direction: Mapping, frozen: dict, step: float = STEP
+    graph: DGraph,
+    inputs: Mapping,
+    direction: Mapping,
+    frozen: dict,
+    step: float = STEP,
+    only: Iterable[str] | None = None,
 ) -> dict[str, np.ndarray] | None:
-    """Central differences of every vertex along ``direction`` (flattened), the
-    ``stop_gradient`` values kept; None where a shifted point is not finite."""
+    """Central differences of every vertex (or of those in ``only``) along ``direction``
+    (flattened), the ``stop_gradient`` values kept; None where a shifted point is not
+    finite (at any vertex)."""
     with np.errstate(all="ignore"):
         plus, minus = (
             vertex_values(graph, {x: inputs[x] + h * direction[x] for x in graph.inputs}, frozen)
             for h in (step, -step)
         )
-    out = {v: ((plus[v] - minus[v]) / (2 * step)).ravel() for v in plus}
-    return out if all(np.isfinite(d).all() for d in out.values()) else None
+        wanted = list(plus) if only is None else list(dict.fromkeys(only))
+        out = {v: ((plus[v] - minus[v]) / (2 * step)).ravel() for v in wanted}
+    finite = all(np.isfinite(d).all() for d in out.values()) and all(
+        np.isfinite(plus[v]).all() and np.isfinite(minus[v]).all() for v in plus if v not in out
+    )
+    return out if finite else None
 
 
 def check_against_differences(
     es: ExpressionSet, seed: int = 0, tolerance: float = 1e-5
 ) -> tuple[bool | None, str]:
-    """``J·v`` of ``es`` at a random point and direction against central differences of
+    """``J·v`` of ``es`` at a random point and direction (applied matrix-free:
+    :func:`jvp_of_expressions`, no block product formed) against central differences of
     the program (relative to the largest entry): (True, what agreed), (False, why not),
     or (None, why not checked) — a set that computes only some entries, a graph whose
     blocks no operation computes, or a program finite nowhere (:func:`finite_point`)."""
@@ -204,17 +504,14 @@ def check_against_differences(
     inputs, values, frozen, (low, high) = found
     rng = np.random.default_rng([seed, len(RANGES)])
     direction = {x: rng.standard_normal(graph.shape(x)) for x in graph.inputs}
-    expected_all = differences(graph, inputs, direction, frozen)
+    checked = list(dict.fromkeys(y for y, _ in es.jacobian))
+    expected_all = differences(graph, inputs, direction, frozen, only=checked)
     if expected_all is None:
         return None, "J·v not checked: the program is not finite beside the point"
     with np.errstate(all="ignore"):
-        entries = jacobian_blocks(es, values)
-    for y in dict.fromkeys(y for y, _ in es.jacobian):
-        size = math.prod(graph.shape(y))
-        jv = np.zeros(size)
-        for (yy, x), part in entries.items():
-            if yy == y:
-                jv += _apply_matrix(part, direction[x].ravel(), size)
+        products = jvp_of_expressions(es, values, direction)
+    for y in checked:
+        jv = products[y]
         expected = expected_all[y]
         scale = max(1.0, float(np.abs(expected).max(initial=0.0)))
         error = float(np.abs(jv - expected).max(initial=0.0)) / scale
