@@ -17,11 +17,10 @@ import scipy.sparse
 from ...core.block_values import (
     differences,
     finite_point,
-    jacobian_blocks,
+    jvp_of_expressions,
     random_inputs,
     vertex_values,
 )
-from ...core.blocks import to_matrix
 from ...core.expressions import ExpressionSet
 from ..check import CodeCheck
 
@@ -30,7 +29,6 @@ __all__ = [
     "DIFFERENCE_TOLERANCE",
     "check_tensor",
     "dense_result",
-    "expression_jv",
 ]
 
 BLOCK_TOLERANCE = 1e-9  # against the blocks' values: rounding only
@@ -72,21 +70,6 @@ def check_point(graph, seed: int) -> tuple[bool, dict, dict, dict]:
         return False, inputs, vertex_values(graph, inputs), {}
     inputs, values, frozen, _ = found
     return True, inputs, values, frozen
-
-
-def expression_jv(es: ExpressionSet, values: dict, direction: dict) -> dict[str, np.ndarray]:
-    """``J·v`` of the expression set's blocks at ``values`` (flat, per output)."""
-    graph = es.graph
-    reference = jacobian_blocks(es, values)
-    out = {}
-    for y in graph.outputs:
-        jv = np.zeros(math.prod(graph.shape(y)))
-        for x in graph.inputs:
-            part = reference.get((y, x))
-            if part is not None:
-                jv += to_matrix(part[0], part[1]) @ np.ravel(direction[x])
-        out[y] = jv
-    return out
 
 
 def _generated_jv(got, graph, sizes: dict, direction: dict) -> dict[str, np.ndarray]:
@@ -159,7 +142,7 @@ def check_tensor(
     block_error = difference_error = 0.0
     compared = 0  # directions where the program is finite on both sides
     for direction, mine in zip(directions, generated, strict=True):
-        expected = expression_jv(es, values, direction)
+        expected = jvp_of_expressions(es, values, direction)
         changes = differences(graph, inputs, direction, frozen, STEP) if found else None
         compared += changes is not None
         for y in graph.outputs:
