@@ -39,6 +39,7 @@ import itertools
 import json
 import math
 import os
+import platform
 import resource
 import subprocess
 import sys
@@ -67,6 +68,7 @@ NEEDS = {  # the packages a candidate needs beyond jax and numpy
     "asdex": ("asdex",),
     "sparsejac": ("sparsejac", "asdex"),
 }
+OUT_OF_MEMORY = ("RESOURCE_EXHAUSTED", "MemoryError", "std::bad_alloc")  # in a worker's stderr
 DEFAULT_SIZES = (10**4, 10**5, 10**6)
 QUICK_SIZES = (10**3, 10**4)
 
@@ -261,7 +263,10 @@ def _spawn(name: str, side: int, candidate: str, opts, out: str) -> dict:
     for line in reversed(done.stdout.strip().splitlines()):
         if line.startswith("{"):
             return json.loads(line)
-    tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    tail = (done.stderr.strip().splitlines() or ["no output"])[-1].strip()
+    if any(sign in done.stderr for sign in OUT_OF_MEMORY):
+        limit = f"address space limit {opts.memory_gb:g} GB" if opts.memory_gb else "no limit"
+        return {"status": f"out of memory ({limit}): {tail[:120]}"}
     return {"status": f"failed (exit {done.returncode}): {tail[:200]}"}
 
 
@@ -401,6 +406,20 @@ def exponents(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def _environment() -> str:
+    """One line: the machine and the versions of the candidates' packages."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for package in ("jax", "numpy", "scipy", "asdex", "sparsejac"):
+        try:
+            found.append(f"{package} {version(package)}")
+        except PackageNotFoundError:
+            found.append(f"{package} not installed")
+    cpu = platform.processor() or platform.machine()
+    return f"{platform.platform()}, {cpu}, {os.cpu_count()} cores; " + ", ".join(found)
+
+
 def main(argv: list[str]) -> None:
     if argv[:1] == ["--worker"]:
         _worker(argv[1])
@@ -424,6 +443,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--json", help="write the raw results here")
     opts = parser.parse_args(argv)
     opts.sizes = opts.sizes or list(QUICK_SIZES if opts.quick else DEFAULT_SIZES)
+    print(_environment(), flush=True)
     rows = measure(opts)
     if opts.json:
         Path(opts.json).write_text(json.dumps(rows, indent=1))
