@@ -1,0 +1,456 @@
+"""Sparse Jacobians of PDE residuals at 10^4-10^6 unknowns: dgraph against asdex,
+sparsejac, dense ``jax.jacfwd`` and one evaluation of F (issue 42, "What must be shown").
+
+    python benchmarks/sparse.py [SIZE ...] [--quick] [--functions brusselator laplace3d]
+        [--candidates ...] [--dgraph-max N] [--dense-limit N] [--reps 10]
+        [--timeout 600] [--memory-gb 8] [--json FILE]
+
+The residuals (:mod:`sparse_functions`): the 2-D Brusselator on an N x N periodic grid
+(asdex's and SciML's benchmark, 2 N^2 unknowns) and ``lap(u) + exp(u)`` on an n^3 grid with
+zero Dirichlet padding; each SIZE is a target count of unknowns (default 10^4 10^5 10^6;
+``--quick``: 10^3 and 10^4), the grid the nearest to it.
+
+Every candidate runs in its own subprocess (``--worker``), so its peak memory
+(``ru_maxrss``, and the rise over the process after its imports) is its own, under
+``--timeout`` seconds and an address-space limit of ``--memory-gb``:
+
+- ``F jax`` / ``F numpy``: one evaluation of the residual (jitted JAX; the NumPy twin).
+- ``dgraph python`` / ``dgraph jax``: ``from_jax(F, x, level="array")`` (graph s), then
+  ``make_function(g, "jacobian", lang=..., sparse=True)`` (make_function s: accumulation,
+  verification, code); the JAX one under ``jax.jit`` (compile s: its first call).
+- ``asdex``: ``asdex.jacobian(F, x)`` (detection and coloring s), wrapped in ``jax.jit``.
+- ``sparsejac``: ``sparsejac.jacfwd(F, sparsity)`` given asdex's detected pattern
+  (sparsejac has no detection: its build is asdex's detection plus its own coloring).
+- ``jacfwd``: dense ``jax.jit(jax.jacfwd(F))``, up to ``--dense-limit`` unknowns.
+
+Per call: the median of up to ``--reps`` calls after the first (fewer where they take
+long, at least 3). Values: each Jacobian is written as a CSR file and compared with
+jacfwd's (asdex's where the dense one was not run): max |J - J_ref| / max |J_ref|. Ratios
+come from the same run: per call over asdex's per call and over F's (jitted) per call.
+Growth exponents: the log-log slope of build and per-call seconds between consecutive
+sizes. A candidate whose package is missing reads "not installed".
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import itertools
+import json
+import math
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if "sparse_functions" not in sys.modules:  # run as a script: its folder on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from sparse_functions import FUNCTIONS, grid, point, unknowns
+
+CANDIDATES = (
+    "F jax",
+    "F numpy",
+    "dgraph python",
+    "dgraph jax",
+    "asdex",
+    "sparsejac",
+    "jacfwd",
+)
+JACOBIANS = ("dgraph python", "dgraph jax", "asdex", "sparsejac", "jacfwd")
+NEEDS = {  # the packages a candidate needs beyond jax and numpy
+    "dgraph python": ("dgraph",),
+    "dgraph jax": ("dgraph",),
+    "asdex": ("asdex",),
+    "sparsejac": ("sparsejac", "asdex"),
+}
+OUT_OF_MEMORY = ("RESOURCE_EXHAUSTED", "MemoryError", "std::bad_alloc")  # in a worker's stderr
+DEFAULT_SIZES = (10**4, 10**5, 10**6)
+QUICK_SIZES = (10**3, 10**4)
+
+
+# ----------------------------------------------------------------------------- worker
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+
+
+def one_matrix(result):
+    """The Jacobian as one ``scipy.sparse`` CSR array, from what a candidate returns: a
+    dict with one entry ``{(y, x): block}`` (dgraph before the one-matrix API), a BCOO,
+    a SciPy sparse array or a dense array."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    if isinstance(result, dict):
+        if len(result) != 1:
+            raise ValueError(f"expected one Jacobian block, got {len(result)}")
+        (result,) = result.values()
+    if sp.issparse(result):
+        return sp.csr_array(result)
+    if hasattr(result, "indices") and hasattr(result, "data") and hasattr(result, "nse"):
+        idx = np.asarray(result.indices)
+        coo = sp.coo_array((np.asarray(result.data), (idx[:, 0], idx[:, 1])), shape=result.shape)
+        return coo.tocsr()  # duplicates summed, as BCOO's todense does
+    return sp.csr_array(np.asarray(result))
+
+
+def _timed_calls(fn, arg, reps: int, budget: float = 20.0) -> float:
+    """The median seconds of up to ``reps`` calls (at least 3, fewer past ``budget``)."""
+    import jax
+    import numpy as np
+
+    times: list[float] = []
+    start = time.perf_counter()
+    while len(times) < reps and (len(times) < 3 or time.perf_counter() - start < budget):
+        t0 = time.perf_counter()
+        jax.block_until_ready(fn(arg))
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+def _first_call(fn, arg):
+    import jax
+
+    t0 = time.perf_counter()
+    out = jax.block_until_ready(fn(arg))
+    return out, time.perf_counter() - t0
+
+
+def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | None) -> dict:
+    """Build and time one candidate on one residual and grid, in this process."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    import numpy as np
+
+    f, f_numpy, _ = FUNCTIONS[name]
+    x = point(name, side)
+    xj = jnp.asarray(x)
+    jax.block_until_ready(xj)
+    result: dict = {"status": "ok", "build": {}}
+    if candidate.startswith("dgraph"):
+        import dgraph
+        from dgraph.core.builders import from_jax
+    elif candidate in ("asdex", "sparsejac"):
+        import asdex
+        import sparsejac
+
+        del asdex, sparsejac  # imported before the baseline memory reading
+    result["base_mb"] = _peak_mb()
+    jac = None
+    if candidate == "F jax":
+        fn = jax.jit(f)
+        _, result["compile"] = _first_call(fn, xj)
+        result["call"] = _timed_calls(fn, xj, reps)
+    elif candidate == "F numpy":
+        result["call"] = _timed_calls(f_numpy, x, reps)
+    elif candidate.startswith("dgraph"):
+        lang = candidate.split()[1]
+        t0 = time.perf_counter()
+        g = from_jax(f, x, level="array")
+        t1 = time.perf_counter()
+        J = dgraph.make_function(g, "jacobian", lang=lang, sparse=True)
+        t2 = time.perf_counter()
+        result["build"] = {"graph": t1 - t0, "make_function": t2 - t1}
+        arg = x if lang == "python" else xj
+        fn = J if lang == "python" else jax.jit(J)
+        jac, first = _first_call(fn, arg)
+        if lang == "jax":
+            result["compile"] = first
+        result["call"] = _timed_calls(fn, arg, reps)
+    elif candidate == "asdex":
+        import asdex
+
+        t0 = time.perf_counter()
+        J = asdex.jacobian(f, xj)
+        result["build"] = {"detect+color": time.perf_counter() - t0}
+        fn = jax.jit(J)
+        jac, result["compile"] = _first_call(fn, xj)
+        result["call"] = _timed_calls(fn, xj, reps)
+    elif candidate == "sparsejac":
+        import asdex
+        import sparsejac
+
+        t0 = time.perf_counter()
+        pattern = asdex.jacobian_sparsity(f, xj).to_bcoo()
+        t1 = time.perf_counter()
+        J = sparsejac.jacfwd(f, sparsity=pattern)
+        t2 = time.perf_counter()
+        result["build"] = {"detect (asdex)": t1 - t0, "color": t2 - t1}
+        fn = jax.jit(J)
+        jac, result["compile"] = _first_call(fn, xj)
+        result["call"] = _timed_calls(fn, xj, reps)
+    elif candidate == "jacfwd":
+        fn = jax.jit(jax.jacfwd(f))
+        jac, result["compile"] = _first_call(fn, xj)
+        result["call"] = _timed_calls(fn, xj, reps)
+    else:
+        raise ValueError(f"no candidate {candidate!r}")
+    result["peak_mb"] = _peak_mb()
+    if jac is not None:
+        import scipy.sparse as sp
+
+        matrix = one_matrix(jac)
+        del jac
+        result["nnz"] = int(matrix.nnz)
+        result["shape"] = list(matrix.shape)
+        if out:
+            sp.save_npz(out, matrix, compressed=False)
+            result["matrix"] = out
+    elif candidate == "F jax":
+        result["shape"] = [int(np.size(f(xj))), int(x.size)]
+    return result
+
+
+def _worker(spec: str) -> None:
+    args = json.loads(spec)
+    limit = args.get("memory_gb") or 0
+    if limit:
+        size = int(limit * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+    try:
+        found = run_candidate(
+            args["name"], args["side"], args["candidate"], args["reps"], args["out"]
+        )
+    except MemoryError:
+        found = {"status": f"out of memory (address space limit {limit} GB)"}
+    print(json.dumps(found), flush=True)
+
+
+# ----------------------------------------------------------------------------- parent
+
+
+def _missing(candidate: str) -> str | None:
+    for package in ("jax", "numpy", *NEEDS.get(candidate, ())):
+        if importlib.util.find_spec(package) is None:
+            return f"not installed ({package})"
+    return None
+
+
+def _spawn(name: str, side: int, candidate: str, opts, out: str) -> dict:
+    """One candidate in a fresh interpreter; its result or a one-line status."""
+    missing = _missing(candidate)
+    if missing:
+        return {"status": missing}
+    spec = {
+        "name": name,
+        "side": side,
+        "candidate": candidate,
+        "reps": opts.reps,
+        "out": out,
+        "memory_gb": opts.memory_gb,
+    }
+    env = dict(os.environ)
+    here = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH", "")) if p)
+    try:
+        done = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(spec)],
+            capture_output=True,
+            text=True,
+            timeout=opts.timeout,
+            env=env,
+        )
+    except subprocess.TimeoutExpired:
+        return {"status": f"timeout after {opts.timeout:g} s"}
+    for line in reversed(done.stdout.strip().splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    tail = (done.stderr.strip().splitlines() or ["no output"])[-1].strip()
+    if any(sign in done.stderr for sign in OUT_OF_MEMORY):
+        limit = f"address space limit {opts.memory_gb:g} GB" if opts.memory_gb else "no limit"
+        return {"status": f"out of memory ({limit}): {tail[:120]}"}
+    return {"status": f"failed (exit {done.returncode}): {tail[:200]}"}
+
+
+def _relative_error(path: str, reference: str) -> float:
+    import numpy as np
+    import scipy.sparse as sp
+
+    mine, ref = sp.load_npz(path), sp.load_npz(reference)
+    if mine.shape != ref.shape:
+        return math.inf
+    scale = float(np.abs(ref.data).max()) if ref.nnz else 0.0
+    diff = (mine - ref).tocsr()
+    worst = float(np.abs(diff.data).max()) if diff.nnz else 0.0
+    return worst / scale if scale else worst
+
+
+def _skip(candidate: str, n: int, opts) -> str | None:
+    if candidate.startswith("dgraph") and opts.dgraph_max and n > opts.dgraph_max:
+        return f"skipped (above --dgraph-max {opts.dgraph_max})"
+    if candidate == "jacfwd" and n > opts.dense_limit:
+        return f"skipped (dense: {8 * n * n / 2**30:.0f} GiB)"
+    return None
+
+
+def measure(opts) -> list[dict]:
+    """Every candidate at every function and size, one subprocess each."""
+    rows: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="dgraph-sparse-") as tmp:
+        for name in opts.functions:
+            for target in opts.sizes:
+                side = grid(name, target)
+                n = unknowns(name, side)
+                found: dict[str, dict] = {}
+                for candidate in opts.candidates:
+                    skip = _skip(candidate, n, opts)
+                    out = os.path.join(tmp, f"{name}-{n}-{candidate.replace(' ', '_')}.npz")
+                    start = time.perf_counter()
+                    found[candidate] = (
+                        {"status": skip} if skip else _spawn(name, side, candidate, opts, out)
+                    )
+                    print(
+                        f"  {name} n={n} {candidate}: {found[candidate]['status']}"
+                        f" ({time.perf_counter() - start:.1f} s)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                reference = next(
+                    (c for c in ("jacfwd", "asdex") if found.get(c, {}).get("matrix")), None
+                )
+                for candidate, result in found.items():
+                    if reference and result.get("matrix") and candidate != reference:
+                        result["error"] = _relative_error(
+                            result["matrix"], found[reference]["matrix"]
+                        )
+                    result["reference"] = reference
+                    rows.append(
+                        {"function": name, "side": side, "n": n, "candidate": candidate, **result}
+                    )
+    return rows
+
+
+def _build(row: dict) -> float | None:
+    return sum(row["build"].values()) if row.get("build") else None
+
+
+def _s(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.3g}" if value >= 1e-3 else f"{value:.2e}"
+
+
+def table(rows: list[dict]) -> str:
+    """The Markdown table of every candidate, with ratios from the same run."""
+    lines = [
+        "| function | unknowns | candidate | build s (parts) | compile s | per call s"
+        " | ÷ asdex | ÷ F | peak MB (rise) | nnz | rel. error |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    by_key = {(r["function"], r["n"], r["candidate"]): r for r in rows}
+    for r in rows:
+        head = f"| {r['function']} | {r['n']} | {r['candidate']} |"
+        if r["status"] != "ok":
+            lines.append(f"{head} {r['status']} | | | | | | | |")
+            continue
+        parts = " + ".join(f"{k} {_s(v)}" for k, v in r["build"].items())
+        build = f"{_s(_build(r))} ({parts})" if r["build"] else "—"
+        asdex = by_key.get((r["function"], r["n"], "asdex"), {})
+        f_jax = by_key.get((r["function"], r["n"], "F jax"), {})
+        is_jac = r["candidate"] in JACOBIANS
+        over_asdex = (
+            f"{r['call'] / asdex['call']:.2f}"
+            if is_jac and asdex.get("status") == "ok" and r["candidate"] != "asdex"
+            else "—"
+        )
+        over_f = (
+            f"{r['call'] / f_jax['call']:.1f}"
+            if f_jax.get("status") == "ok" and r["candidate"] != "F jax"
+            else "—"
+        )
+        error = (
+            f"{r['error']:.1e}"
+            if "error" in r
+            else ("ref" if r.get("reference") == r["candidate"] else "—")
+        )
+        lines.append(
+            f"{head} {build} | {_s(r.get('compile'))} | {_s(r['call'])} | {over_asdex} | {over_f}"
+            f" | {r['peak_mb']:.0f} ({r['peak_mb'] - r['base_mb']:.0f})"
+            f" | {r.get('nnz', '—')} | {error} |"
+        )
+    return "\n".join(lines)
+
+
+def _slope(t0: float | None, t1: float | None, n0: int, n1: int) -> str:
+    if not t0 or not t1:
+        return "—"
+    return f"{math.log(t1 / t0) / math.log(n1 / n0):.2f}"
+
+
+def exponents(rows: list[dict]) -> str:
+    """Growth exponents of build and per-call seconds in n between consecutive sizes."""
+    lines = [
+        "| function | candidate | sizes | build exponent | per-call exponent |",
+        "|---|---|---|---|---|",
+    ]
+    series: dict[tuple[str, str], list[dict]] = {}
+    for r in rows:
+        if r["status"] == "ok":
+            series.setdefault((r["function"], r["candidate"]), []).append(r)
+    for (name, candidate), found in series.items():
+        found.sort(key=lambda r: r["n"])
+        for a, b in itertools.pairwise(found):
+            lines.append(
+                f"| {name} | {candidate} | {a['n']} → {b['n']}"
+                f" | {_slope(_build(a), _build(b), a['n'], b['n'])}"
+                f" | {_slope(a['call'], b['call'], a['n'], b['n'])} |"
+            )
+    return "\n".join(lines)
+
+
+def _environment() -> str:
+    """One line: the machine and the versions of the candidates' packages."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for package in ("jax", "numpy", "scipy", "asdex", "sparsejac"):
+        try:
+            found.append(f"{package} {version(package)}")
+        except PackageNotFoundError:
+            found.append(f"{package} not installed")
+    cpu = platform.processor() or platform.machine()
+    return f"{platform.platform()}, {cpu}, {os.cpu_count()} cores; " + ", ".join(found)
+
+
+def main(argv: list[str]) -> None:
+    if argv[:1] == ["--worker"]:
+        _worker(argv[1])
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sizes", nargs="*", type=int, help="target unknowns (default 1e4 1e5 1e6)")
+    parser.add_argument("--quick", action="store_true", help="sizes 1e3 and 1e4")
+    parser.add_argument(
+        "--functions", nargs="+", choices=sorted(FUNCTIONS), default=sorted(FUNCTIONS)
+    )
+    parser.add_argument("--candidates", nargs="+", choices=CANDIDATES, default=list(CANDIDATES))
+    parser.add_argument(
+        "--dgraph-max", type=int, default=0, help="skip dgraph above this n (0: never)"
+    )
+    parser.add_argument("--dense-limit", type=int, default=15000, help="jacfwd up to this n")
+    parser.add_argument("--reps", type=int, default=10, help="calls timed per candidate")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per candidate")
+    parser.add_argument(
+        "--memory-gb", type=float, default=8.0, help="address space per candidate (0: none)"
+    )
+    parser.add_argument("--json", help="write the raw results here")
+    opts = parser.parse_args(argv)
+    opts.sizes = opts.sizes or list(QUICK_SIZES if opts.quick else DEFAULT_SIZES)
+    print(_environment(), flush=True)
+    rows = measure(opts)
+    if opts.json:
+        Path(opts.json).write_text(json.dumps(rows, indent=1))
+    print(table(rows))
+    print()
+    print(exponents(rows))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
