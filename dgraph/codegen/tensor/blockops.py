@@ -9,6 +9,7 @@ values a segment sum per call; never a dense intermediate."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -26,9 +27,22 @@ from ...core.blocks import (
 from .constants import Constants
 from .dialect import Dialect
 
-__all__ = ["BlockOps", "Valued", "entries", "values_at"]
+__all__ = ["BlockOps", "Terms", "Valued", "entries", "values_at"]
 
-Valued = tuple[Block, str] | None  # a block and the name (or literal) of its values; None: 0
+
+@dataclass(frozen=True)
+class Terms:
+    """A sparse block's values not yet summed: each part's values (a name) and the
+    entries they go to (None: every entry, in order). A sum of patterns stays a list
+    of parts, a move of it only moves the parts' positions (index arrays composed here,
+    once); the parts are scattered when a product needs the values themselves, or at the
+    end — one pass per part that varies, the constant ones folded into one."""
+
+    size: int
+    parts: tuple[tuple[np.ndarray | None, str], ...]
+
+
+Valued = tuple[Block, "str | Terms"] | None  # a block and its values; None: 0
 
 
 def entries(block: Block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -48,8 +62,35 @@ def _value_shape(block: Block) -> tuple[int, ...]:
 class BlockOps:
     """Prints block operations; ``emit(expression)`` assigns a new name and returns it."""
 
-    def __init__(self, dialect: Dialect, constants: Constants, emit: Callable[[str], str]):
-        self.d, self.constants, self.emit = dialect, constants, emit
+    def __init__(
+        self,
+        dialect: Dialect,
+        constants: Constants,
+        emit: Callable[[str], str],
+        varies: Callable[[str], bool] = lambda name: True,
+    ):
+        self.d, self.constants, self.emit, self.varies = dialect, constants, emit, varies
+
+    def materialize(self, valued: Valued) -> Valued:
+        """The values as one name (a :class:`Terms` scattered: the parts that do not vary
+        first, so that their sum is a statement the constant folding computes once)."""
+        if valued is None or not isinstance(valued[1], Terms):
+            return valued
+        block, terms = valued
+        parts = sorted(terms.parts, key=lambda p: (self.varies(p[1]), p[0] is not None))
+        total = None
+        for where, data in parts:
+            if total is None:
+                total = (
+                    data
+                    if where is None
+                    else self.emit(self.d.scatter(terms.size, self.constants.index(where), data))
+                )
+            elif where is None:
+                total = self.emit(f"{self.d.xp}.ravel({total}) + {self.d.xp}.ravel({data})")
+            else:
+                total = self.emit(self.d.scatter_add(total, self.constants.index(where), data))
+        return block, total
 
     def values_at(self, block: Block, values: str, at: np.ndarray) -> str:
         return values_at(self.d, self.constants, block, values, at)
@@ -62,6 +103,11 @@ class BlockOps:
             return None
         (a, va), (b, vb) = upper, lower
         plan = einsum_plan(a, b)
+        if plan is False and isinstance(va, Terms) != isinstance(vb, Terms):
+            moved = self._moved(a, b, va, vb)
+            if moved is not None:
+                return moved
+        (a, va), (b, vb) = self.materialize(upper), self.materialize(lower)  # type: ignore[misc]
         if plan is None:
             return None
         if plan is not False:
@@ -71,6 +117,56 @@ class BlockOps:
         if product is None:
             return None
         return product, self.emit(self._pairs(a, b, va, vb, product))  # type: ignore[arg-type]
+
+    def _moved(self, a: Block, b: Block, va, vb) -> Valued:
+        """A move (one factor a number on one pair per entry of the product) of a
+        :class:`Terms`: its parts' positions moved, no statement; None where the
+        product is not such a move."""
+        _, product = multiply(a, b)
+        if product is None:
+            return None
+        pairs = self._pairing(a, b, product)
+        if pairs is None:
+            return None
+        ia, ib = pairs
+        number, terms, source = (va, vb, ib) if isinstance(vb, Terms) else (vb, va, ia)
+        factor = _number(number)
+        if factor is None:
+            return None
+        moved = []
+        for where, data in terms.parts:
+            index = np.full(terms.size, -1, dtype=np.int64)  # the part's entry of each
+            index[np.arange(terms.size) if where is None else where] = np.arange(
+                terms.size if where is None else where.size
+            )
+            mine = index[source]
+            hit = np.flatnonzero(mine >= 0)
+            if hit.size == 0:
+                continue
+            size = terms.size if where is None else where.size
+            taken = mine[hit]
+            text = data
+            if not (taken.size == size and np.array_equal(taken, np.arange(size))):
+                text = f"{self.d.xp}.ravel({data})[{self.constants.index(taken)}]"
+            if factor != 1.0:
+                text = _times(repr(factor), text)
+            moved.append((None if _fills(hit, product.nnz) else hit, text))
+        if not moved:
+            return None
+        return product, Terms(product.nnz, tuple(moved))
+
+    def _pairing(self, a: Block, b: Block, product: Sparse) -> tuple | None:
+        """The pairs of entries of ``a`` and ``b`` that meet, one per entry of the
+        product in its order; None where an entry sums several."""
+        rows_a, cols_a, _ = entries(a)
+        rows_b, cols_b, _ = entries(b)
+        ia, ib = _meeting_pairs(cols_a, rows_b, int(np.prod(a.in_shape)))
+        width = max(1, int(np.prod(b.in_shape)))
+        ic = np.searchsorted(product.rows * width + product.cols, rows_a[ia] * width + cols_b[ib])
+        if ic.size != product.nnz or np.bincount(ic, minlength=product.nnz).max(initial=0) > 1:
+            return None
+        order = np.argsort(ic, kind="stable")
+        return ia[order], ib[order]
 
     def _einsum(self, plan, a: Labelled, b: Labelled, va: str, vb: str) -> str:
         xp = self.d.xp
@@ -103,10 +199,22 @@ class BlockOps:
         width = max(1, int(np.prod(b.in_shape)))
         keys = rows_a[ia] * width + cols_b[ib]
         ic = np.searchsorted(product.rows * width + product.cols, keys)
-        left = self.values_at(a, va, at_a[ia])
-        right = self.values_at(b, vb, at_b[ib])
-        data = f"{left} * {right}"
+        single = ic.size == product.nnz and np.bincount(ic, minlength=product.nnz).max() == 1
+        if single:  # one pair per entry (a move of the other factor): no sum, a gather
+            order = np.argsort(ic, kind="stable")
+            ia, ib = ia[order], ib[order]
+        left = self._at(a, va, at_a[ia])
+        right = self._at(b, vb, at_b[ib])
+        data = _times(left, right)
+        if _number(data) is not None:  # both factors numbers: one per pair
+            data = f"{self.d.xp}.full({ic.size}, {data})"
+        if single:
+            return data
         return self.d.segment_sum(data, self.constants.index(ic), product.nnz)
+
+    def _at(self, block: Block, values: str, at: np.ndarray) -> str:
+        """The values at ``at``; a number as it is (every entry of a scaled move)."""
+        return values if _number(values) is not None else self.values_at(block, values, at)
 
     # -- sums --------------------------------------------------------------------------
 
@@ -123,33 +231,30 @@ class BlockOps:
         made_dense = isinstance(total, Labelled)  # different structures, one of them full
         keys = None if made_dense else total.rows * width + total.cols  # type: ignore[union-attr]
         size = total.nnz
-        placed = []  # each summand's values and the positions in the sum they go to
+        parts = []  # each summand's parts and the positions in the sum they go to
         for block, v in ((a, va), (b, vb)):
             rows, cols, at = entries(block)
             flat = rows * width + cols  # a dense block's C order is the flat index itself
             where = flat if made_dense else np.searchsorted(keys, flat)
-            placed.append((where, self.values_at(block, v, at)))
-        # the summand that fills the sum in order (if one does) is the base to add into
-        placed.sort(key=lambda p: not _fills(p[0], size))
-        (where, data), (other, more) = placed
-        base = (
-            data if _fills(where, size) else self.d.scatter(size, self.constants.index(where), data)
-        )
-        summed = self.emit(self.d.scatter_add(base, self.constants.index(other), more))
-        if made_dense:
-            shape = (*total.out_shape, *total.in_shape)
-            summed = self.emit(f"{self.d.xp}.reshape({summed}, {shape!r})")
-        return total, summed
+            if isinstance(v, Terms):
+                parts += [(where if p is None else where[p], data) for p, data in v.parts]
+            else:
+                parts.append((where, self.values_at(block, v, at)))
+        terms = Terms(size, tuple((None if _fills(p, size) else p, d) for p, d in parts))
+        if not made_dense:
+            return total, terms
+        _, summed = self.materialize((total, terms))
+        shape = (*total.out_shape, *total.in_shape)
+        return total, self.emit(f"{self.d.xp}.reshape({summed}, {shape!r})")
 
     def scale(self, valued: Valued, coefficient: float) -> Valued:
         if valued is None or coefficient == 1:
             return valued
-        return valued[0], self._assigned(_times(repr(coefficient), valued[1]))
-
-
-def _fills(where: np.ndarray, size: int) -> bool:
-    """Whether positions ``where`` are every position of a vector of ``size``, in order."""
-    return where.size == size and np.array_equal(where, np.arange(size))
+        block, values = valued
+        if isinstance(values, Terms):
+            parts = tuple((p, _times(repr(coefficient), d)) for p, d in values.parts)
+            return block, Terms(values.size, parts)
+        return block, self._assigned(_times(repr(coefficient), values))
 
 
 def _fills(where: np.ndarray, size: int) -> bool:

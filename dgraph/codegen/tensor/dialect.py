@@ -54,7 +54,7 @@ class Dialect:
         once)."""
         if self.lang == "python":
             return f"_scatter_add({base}, {flat}, {data})"
-        return f"{base}.at[{flat}].add({data})"
+        return f"jnp.asarray({base}).at[{flat}].add({data})"
 
     def sparse(self, data: str, pattern: tuple[str, str], shape: tuple[int, int]) -> str:
         """The sparse (m, n) result: ``pattern`` is CSR's (indices, indptr) for NumPy and

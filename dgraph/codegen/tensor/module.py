@@ -42,6 +42,11 @@ class _Writer:
         self.constants = Constants()
         self.taken: set[str] = set()
         self.count = 0
+        self.varying: set[str] = set()  # names whose values read an input
+
+    def varies(self, text: str) -> bool:
+        """Whether an expression reads an input, directly or through a statement."""
+        return bool(self.varying & set(re.findall(r"\w+", text)))
 
     def name(self, hint: str) -> str:
         base = re.sub(r"\W", "_", hint)
@@ -63,6 +68,8 @@ class _Writer:
             self.taken.discard(value)
             name = self.name(hint)
             self.lines[-1] = f"    {name} = {last[len(value) + 7 :]}"
+            if value in self.varying:
+                self.varying.add(name)
             return name
         return self.emit(value, hint)
 
@@ -72,6 +79,8 @@ class _Writer:
             hint = f"t{self.count}"
         name = self.name(hint)
         self.lines.append(f"    {name} = {expression}")
+        if self.varies(expression):
+            self.varying.add(name)
         return name
 
 
@@ -132,10 +141,11 @@ def tensor_module(
     names = {x: w.name(f"{arguments[x]}_") for x in graph.inputs}
     for x in graph.inputs:
         w.lines.append(f"    {names[x]} = {_read_input(w.d, arguments[x], shapes[x])}")
+    w.varying.update([*arguments.values(), *(names[x] for x in graph.inputs)])
     for v in order:
         if v in needed and graph.op(v) is not None:
             names[v] = w.emit(_forward(w, graph.op(v), names, shapes, top=True), f"v_{v}")
-    ops = BlockOps(w.d, w.constants, w.emit)
+    ops = BlockOps(w.d, w.constants, w.emit, w.varies)
     leaves: dict[tuple[str, str], Valued] = {}
 
     def leaf(edge: tuple[str, str]) -> Valued:
@@ -152,7 +162,7 @@ def tensor_module(
     entries_of = {}
     for y, x in keys:
         entry = computed.jacobian.get((y, x))
-        entries_of[(y, x)] = (
+        entries_of[(y, x)] = ops.materialize(
             None if entry is None else _walk(entry, known, edges, leaf, ops, w, None)
         )
     if sparse:
@@ -402,7 +412,12 @@ def _walk(expr, known, edges, leaf, ops: BlockOps, w: _Writer, name: str | None)
         else:
             done[e] = _product(e, done, ops)
     result = done[expr]
-    if name is not None and result is not None and not _is_number(result[1]):
+    if (
+        name is not None
+        and result is not None
+        and isinstance(result[1], str)  # parts not yet summed stay parts
+        and not _is_number(result[1])
+    ):
         result = (result[0], w.rename(result[1], name))  # the reference by its own name
     return result
 

@@ -118,7 +118,8 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
             carried[v] = total
         ends = graph.outputs
         results = [
-            w.emit(_output(w, carried.get(y), shapes[y], ()), f"dot_{_arg(y)}") for y in ends
+            w.emit(_output(w, ops.materialize(carried.get(y)), shapes[y], ()), f"dot_{_arg(y)}")
+            for y in ends
         ]
     else:
         carried = {y: (dense((), shapes[y]), seed_names[y]) for y in seeds}
@@ -129,7 +130,8 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
                 carried[u] = ops.add(carried.get(u), product(carried[v], leaf((u, v))))
         ends = graph.inputs
         results = [
-            w.emit(_output(w, carried.get(x), (), shapes[x]), f"bar_{_arg(x)}") for x in ends
+            w.emit(_output(w, ops.materialize(carried.get(x)), (), shapes[x]), f"bar_{_arg(x)}")
+            for x in ends
         ]
     pairs = ", ".join(f"{end!r}: {r}" for end, r in zip(ends, results, strict=True))
     returned = f"    return {{{pairs}}}"
