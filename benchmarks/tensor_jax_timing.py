@@ -5,6 +5,7 @@ Graphax's environment, Graphax's ``jacve`` with the same elimination order.
     python benchmarks/tensor_jax_timing.py [--reps 30] [--modules DIR] [CASE ...]
     PYTHONPATH=<graphax and its deps> <graphax venv>/bin/python \\
         benchmarks/tensor_jax_timing.py --graphax [--reps 30] [--modules DIR] [CASE ...]
+    python benchmarks/tensor_jax_timing.py --saved [--modules DIR] [CASE ...]   (a GPU)
 
 The first form (the project's environment) builds each function's array-level graph
 (``from_jax(..., level="array")``, one tensor vertex per jaxpr equation), prices forward,
@@ -184,18 +185,24 @@ def _print(rows, command, reps) -> None:
         print(f"- {case}: {note}")
 
 
-def _graphax(names, modules: Path, reps: int) -> None:
+def _graphax(names, modules: Path, reps: int, with_graphax: bool = True) -> None:
+    """Time the modules written by a first run (``--modules``) beside jacrev (and jacfwd),
+    and beside Graphax's jacve where ``with_graphax`` (``--graphax``); ``--saved`` times
+    them without Graphax (on another machine: a GPU)."""
     import importlib.util
 
-    import jax.lax as lax
+    graphax = None
+    if with_graphax:
+        import jax.lax as lax
 
-    if not hasattr(lax, "square_p"):  # graphax's primitive table names it; jax 0.4.26 has none
-        from jax._src import core
+        if not hasattr(lax, "square_p"):  # graphax's primitive table names it; 0.4.26 has none
+            from jax._src import core
 
-        lax.square_p = core.Primitive("square_placeholder")
-    import graphax
+            lax.square_p = core.Primitive("square_placeholder")
+        import graphax
 
-    command = "python benchmarks/tensor_jax_timing.py --graphax " + _flags() + " ".join(names)
+    flag = "--graphax " if with_graphax else "--saved "
+    command = "python benchmarks/tensor_jax_timing.py " + flag + _flags() + " ".join(names)
     rows = []
     for case in names:
         f, make_args, _, what = CASES[case]
@@ -211,7 +218,7 @@ def _graphax(names, modules: Path, reps: int) -> None:
         keys = [(module.OUTPUTS[0], x) for x in module.INPUTS]
         error = _checked(module.jacobian, f, keys, list(module.INPUTS), args, case)
         candidates = {f"dgraph generated ({method})": generated, **baselines}
-        if method in GRAPHAX_ORDER:
+        if graphax is not None and method in GRAPHAX_ORDER:
             order = GRAPHAX_ORDER[method]
             jacve = jax.jit(graphax.jacve(f, order=order, argnums=argnums))
             got = jacve(*args)
@@ -235,6 +242,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("cases", nargs="*", default=list(CASES))
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--graphax", action="store_true", help="time beside graphax.jacve")
+    parser.add_argument(
+        "--saved", action="store_true", help="time the saved modules (no generation, no Graphax)"
+    )
     parser.add_argument("--no-jacfwd", action="store_true", help="leave jax.jacfwd out")
     parser.add_argument(
         "--modules", type=Path, default=Path(tempfile.gettempdir()) / "dgraph_tensor_timing"
@@ -245,7 +255,10 @@ def main(argv: list[str]) -> None:
         raise SystemExit(f"unknown case {unknown[0]!r}: one of {', '.join(CASES)}")
     global WITH_JACFWD
     WITH_JACFWD = not args.no_jacfwd
-    (_graphax if args.graphax else _generate)(args.cases, args.modules, args.reps)
+    if args.graphax or args.saved:
+        _graphax(args.cases, args.modules, args.reps, with_graphax=args.graphax)
+    else:
+        _generate(args.cases, args.modules, args.reps)
 
 
 if __name__ == "__main__":
