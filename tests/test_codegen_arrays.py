@@ -264,3 +264,49 @@ def test_a_sum_with_a_dense_block_stays_dense():
         for lang in ("python", "jax"):
             (J,) = make_function(es, "jacobian", lang=lang)(u).values()
             assert np.allclose(np.asarray(J), expected)
+
+
+@pytest.mark.parametrize("build", [mlp, stencil_2d, moves], ids=lambda b: b.__name__)
+@pytest.mark.parametrize("lang", ["python", "jax"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_value_and_jacobian_returns_the_outputs_and_the_jacobian(build, lang, sparse):
+    """(F, J): F the program's outputs ({y: array}; sparse: flattened in J's row order),
+    J as ``jacobian`` gives it; both equal JAX's."""
+    g, f = build()
+    rng = np.random.default_rng(11)
+    inputs = {x: rng.uniform(0.5, 1.5, g.shape(x)) for x in g.inputs}
+    both = make_function(g, "value_and_jacobian", lang, sparse=sparse)
+    assert both.generated.verified and "its F(x) against the array program" in (
+        both.generated.check.detail
+    )
+    with jax.enable_x64(True):
+        F, J = both(*inputs.values())
+        (y,) = g.outputs
+        expected = np.asarray(f(*(jnp.asarray(inputs[x]) for x in g.inputs)))
+        got = np.asarray(F) if sparse else np.asarray(F[y])
+        assert got.shape == (expected.size,) if sparse else expected.shape
+        assert np.allclose(got.ravel(), expected.ravel(), rtol=1e-12, atol=1e-12)
+        _agrees(g, f, lambda *a: J, inputs)
+
+
+def test_a_constant_jacobian_is_a_fresh_copy_per_call():
+    """uᵀ + 2·u[::-1]: every block a constant, so the Jacobian is computed once, at
+    generation; a caller who changes the returned matrix does not change the next call's."""
+    from dgraph.core.builders import from_function
+
+    g = from_function(lambda u: u.T + 2 * u[::-1], sizes=[(3, 3)], level="array")
+    point = np.ones((3, 3))
+    for sparse in (True, False):
+        J = make_function(g, "jacobian", sparse=sparse)
+        assert "def jacobian" in J.generated.text
+        first = J(point) if sparse else J(point)[("y", "u")]
+        kept = np.asarray(first.toarray() if sparse else first).copy()
+        (first.data if sparse else first)[...] = 7.0
+        again = J(point) if sparse else J(point)[("y", "u")]
+        assert np.array_equal(np.asarray(again.toarray() if sparse else again), kept)
+        expected = np.zeros((3, 3, 3, 3))
+        for i in range(3):
+            for j in range(3):
+                expected[i, j, j, i] += 1.0
+                expected[i, j, 2 - i, j] += 2.0
+        assert np.array_equal(kept.reshape(3, 3, 3, 3), expected)  # 17 nonzeros, one 3

@@ -131,7 +131,7 @@ def _run_tensor(
                 f"{name}: a tensor graph's code is python or jax (on whole arrays), not {lang};"
                 " give a .py file or --lang python|jax"
             )
-    if args.sparse and mode != "jacobian":
+    if args.sparse and mode not in ("jacobian", "value_and_jacobian"):
         raise InputError(f"--sparse is for the jacobian; {mode} returns arrays")
     made = [
         make_tensor_function(graph, mode, lang, args.method, args.budget, args.sparse)[0]
