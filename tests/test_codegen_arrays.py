@@ -310,3 +310,12 @@ def test_a_constant_jacobian_is_a_fresh_copy_per_call():
                 expected[i, j, j, i] += 1.0
                 expected[i, j, 2 - i, j] += 2.0
         assert np.array_equal(kept.reshape(3, 3, 3, 3), expected)  # 17 nonzeros, one 3
+
+
+@pytest.mark.parametrize("method", ["forward", "reverse", "markowitz"])
+def test_the_steps_price_is_what_the_built_set_counts(method):
+    """make_function picks the cheapest method by its steps' block multiplications: the
+    same number the built expression set counts again (``es.mults``)."""
+    for build in GRAPHS:
+        es = accumulate(build()[0], method, verify=False)
+        assert sum(step.mults for step in es.steps) == es.mults, build.__name__
