@@ -70,6 +70,7 @@ class BlockOps:
         varies: Callable[[str], bool] = lambda name: True,
     ):
         self.d, self.constants, self.emit, self.varies = dialect, constants, emit, varies
+        self._met: dict[tuple[int, int], tuple] = {}
 
     def materialize(self, valued: Valued) -> Valued:
         """The values as one name (a :class:`Terms` scattered: the parts that do not vary
@@ -122,6 +123,9 @@ class BlockOps:
         """A move (one factor a number on one pair per entry of the product) of a
         :class:`Terms`: its parts' positions moved, no statement; None where the
         product is not such a move."""
+        factor = _number(va if isinstance(vb, Terms) else vb)
+        if factor is None:
+            return None
         _, product = multiply(a, b)
         if product is None:
             return None
@@ -129,10 +133,7 @@ class BlockOps:
         if pairs is None:
             return None
         ia, ib = pairs
-        number, terms, source = (va, vb, ib) if isinstance(vb, Terms) else (vb, va, ia)
-        factor = _number(number)
-        if factor is None:
-            return None
+        terms, source = (vb, ib) if isinstance(vb, Terms) else (va, ia)
         moved = []
         for where, data in terms.parts:
             index = np.full(terms.size, -1, dtype=np.int64)  # the part's entry of each
@@ -158,15 +159,28 @@ class BlockOps:
     def _pairing(self, a: Block, b: Block, product: Sparse) -> tuple | None:
         """The pairs of entries of ``a`` and ``b`` that meet, one per entry of the
         product in its order; None where an entry sums several."""
-        rows_a, cols_a, _ = entries(a)
-        rows_b, cols_b, _ = entries(b)
-        ia, ib = _meeting_pairs(cols_a, rows_b, int(np.prod(a.in_shape)))
-        width = max(1, int(np.prod(b.in_shape)))
-        ic = np.searchsorted(product.rows * width + product.cols, rows_a[ia] * width + cols_b[ib])
-        if ic.size != product.nnz or np.bincount(ic, minlength=product.nnz).max(initial=0) > 1:
+        ia, ib, ic, single = self._meeting(a, b, product)
+        if not single:
             return None
         order = np.argsort(ic, kind="stable")
         return ia[order], ib[order]
+
+    def _meeting(self, a: Block, b: Block, product: Sparse) -> tuple:
+        """The pairs of entries that meet (:func:`_meeting_pairs`), the product entry
+        each adds to, and whether each entry gets one; found once per pair of blocks."""
+        key = (id(a), id(b))
+        if key not in self._met:
+            rows_a, cols_a, _ = entries(a)
+            rows_b, cols_b, _ = entries(b)
+            ia, ib = _meeting_pairs(cols_a, rows_b, int(np.prod(a.in_shape)))
+            width = max(1, int(np.prod(b.in_shape)))
+            keys = rows_a[ia] * width + cols_b[ib]
+            ic = np.searchsorted(product.rows * width + product.cols, keys)
+            single = ic.size == product.nnz and (
+                ic.size == 0 or np.bincount(ic, minlength=product.nnz).max() == 1
+            )
+            self._met[key] = (a, b, (ia, ib, ic, single))  # the blocks kept: ids stay theirs
+        return self._met[key][2]
 
     def _einsum(self, plan, a: Labelled, b: Labelled, va: str, vb: str) -> str:
         xp = self.d.xp
@@ -193,13 +207,9 @@ class BlockOps:
     def _pairs(self, a: Block, b: Block, va: str, vb: str, product: Sparse) -> str:
         """The sparse product: for every pair of entries that meet, the product of their
         values, summed into the product's entry (``multiply_values``'s result order)."""
-        rows_a, cols_a, at_a = entries(a)
-        rows_b, cols_b, at_b = entries(b)
-        ia, ib = _meeting_pairs(cols_a, rows_b, int(np.prod(a.in_shape)))
-        width = max(1, int(np.prod(b.in_shape)))
-        keys = rows_a[ia] * width + cols_b[ib]
-        ic = np.searchsorted(product.rows * width + product.cols, keys)
-        single = ic.size == product.nnz and np.bincount(ic, minlength=product.nnz).max() == 1
+        _, _, at_a = entries(a)
+        _, _, at_b = entries(b)
+        ia, ib, ic, single = self._meeting(a, b, product)
         if single:  # one pair per entry (a move of the other factor): no sum, a gather
             order = np.argsort(ic, kind="stable")
             ia, ib = ia[order], ib[order]
