@@ -332,10 +332,18 @@ def _meeting_pairs(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Every (i, j) with ``cols_a[i] == rows_b[j]``, vectorized (grouped by the shared
     index, then all pairs within a group)."""
-    order_a = np.argsort(cols_a, kind="stable")
-    order_b = np.argsort(rows_b, kind="stable")
     count_a = np.bincount(cols_a, minlength=mid)
     count_b = np.bincount(rows_b, minlength=mid)
+    if count_a.max(initial=0) <= 1 or count_b.max(initial=0) <= 1:  # a move: a lookup
+        one_a = count_a.max(initial=0) <= 1
+        index = np.full(mid, -1, dtype=np.int64)
+        single, other = (cols_a, rows_b) if one_a else (rows_b, cols_a)
+        index[single] = np.arange(single.size)
+        found = index[other]
+        keep = np.flatnonzero(found >= 0)
+        return (found[keep], keep) if one_a else (keep, found[keep])
+    order_a = np.argsort(cols_a, kind="stable")
+    order_b = np.argsort(rows_b, kind="stable")
     start_a = np.cumsum(count_a) - count_a
     start_b = np.cumsum(count_b) - count_b
     per = count_a * count_b
