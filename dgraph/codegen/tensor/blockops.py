@@ -175,7 +175,7 @@ class BlockOps:
             ia, ib = _meeting_pairs(cols_a, rows_b, int(np.prod(a.in_shape)))
             width = max(1, int(np.prod(b.in_shape)))
             keys = rows_a[ia] * width + cols_b[ib]
-            ic = np.searchsorted(product.rows * width + product.cols, keys)
+            ic = _positions(product.rows * width + product.cols, keys)
             single = ic.size == product.nnz and (
                 ic.size == 0 or np.bincount(ic, minlength=product.nnz).max() == 1
             )
@@ -245,7 +245,7 @@ class BlockOps:
         for block, v in ((a, va), (b, vb)):
             rows, cols, at = entries(block)
             flat = rows * width + cols  # a dense block's C order is the flat index itself
-            where = flat if made_dense else np.searchsorted(keys, flat)
+            where = flat if made_dense else _positions(keys, flat)
             if isinstance(v, Terms):
                 parts += [(where if p is None else where[p], data) for p, data in v.parts]
             else:
@@ -265,6 +265,14 @@ class BlockOps:
             parts = tuple((p, _times(repr(coefficient), d)) for p, d in values.parts)
             return block, Terms(values.size, parts)
         return block, self._assigned(_times(repr(coefficient), values))
+
+
+def _positions(keys: np.ndarray, found: np.ndarray) -> np.ndarray:
+    """Where each of ``found`` is in the sorted ``keys`` (all there): a search, or, where
+    ``found`` is ``keys`` itself (a block that fills the pattern in order), every place."""
+    if found.size == keys.size and np.array_equal(found, keys):
+        return np.arange(keys.size)
+    return np.searchsorted(keys, found)
 
 
 def _fills(where: np.ndarray, size: int) -> bool:
