@@ -476,7 +476,9 @@ def _sparse_output(w: _Writer, graph, entries_of: dict, shapes) -> str:
     if not parts:
         return w.d.empty_sparse((m, n))
     rows_all, cols_all = np.concatenate(rows), np.concatenate(cols)
-    order = np.lexsort((cols_all, rows_all))
+    keys = rows_all * max(n, 1) + cols_all
+    ordered = keys.size < 2 or bool(np.all(keys[1:] > keys[:-1]))  # a sparse block's is
+    order = np.arange(keys.size) if ordered else np.argsort(keys, kind="stable")
     if len(parts) == 1:
         block, values, at = parts[0]
         data = values_at(w.d, w.constants, block, values, at[order])
