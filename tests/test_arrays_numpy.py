@@ -331,6 +331,10 @@ def layer(x, w):
 
 def scalar(a, b):
     return np.sin(a) * b
+
+
+def running(u):
+    return np.cumprod(u, axis=0) + np.exp(u)
 """
 
 
@@ -428,3 +432,18 @@ def test_constant_integer_and_boolean_indices_are_a_take():
 def test_bad_constant_indices_are_one_line(index, message):
     with pytest.raises(InputError, match=message):
         from_function(index, sizes=[(6,)], level="array")
+
+
+def test_cli_falls_back_to_the_element_level_where_an_operation_has_no_block(module, capsys):
+    """np.cumprod has no structured block: with a shape and no --level, the graph is the
+    element-by-element one, said in one line; at 300 × 300 (past the element level's
+    10,000 entries) and with --level array, exit 2 and one line naming the operation."""
+    assert main(["structure", f"{module}:running", "--inputs", "u:3x3", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["inputs"] == [f"u{k}" for k in range(9)]
+    assert "no structured block (numpy.cumprod" in err and "element by element" in err
+    for argv in (["--inputs", "u:300x300"], ["--inputs", "u:3x3", "--level", "array"]):
+        assert main(["structure", f"{module}:running", *argv]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "numpy.cumprod" in err
+

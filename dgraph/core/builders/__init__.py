@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import math
 from importlib import resources
 from pathlib import Path
 
@@ -86,11 +88,22 @@ def _function_graph(
     name = spec.rpartition(":")[2]
     shapes = input_shapes(inputs, f)
     wide = next((s for s in shapes if len(s) > 1), None)
+    automatic = level is None
     level = level or ("array" if wide else "element")
     if level not in LEVELS:
         raise InputError(f"--level {level}: use {' or '.join(LEVELS)}")
     if level == "array":
-        return _array_level(f, name, shapes, params)
+        try:
+            return _array_level(f, name, shapes, params)
+        except InputError as exc:
+            if not automatic or math.prod(map(math.prod, shapes)) > ELEMENT_FALLBACK_LIMIT:
+                raise
+            graph = _element_level(f, name, shapes, params, exc)
+            why = str(exc).removeprefix(f"{name}: ")
+            graph.notes.append(
+                f"{name}: no structured block ({why}); traced element by element instead"
+            )
+            return graph
     if wide:
         raise InputError(
             f"--inputs: a shape of {len(wide)} axes ({'x'.join(map(str, wide))}) needs"
@@ -130,6 +143,28 @@ def _jax_or_numpy(f, name: str, sizes: list[int], binary: bool) -> DGraph:
     reason = str(jax_failure).rpartition("tracing it with JAX failed: ")[2].partition(":")[0]
     graph.notes.append(f"{name}: JAX could not trace it ({reason}); traced as NumPy")
     return graph
+
+
+ELEMENT_FALLBACK_LIMIT = 10_000  # input entries up to which an array program without a
+# structured block for one of its operations is traced element by element instead
+
+
+def _element_level(f, name: str, shapes: list[tuple[int, ...]], params, why) -> DGraph:
+    """``f`` element by element, its array arguments' shapes kept (JAX reads them as
+    they are; the NumPy tracer's vectors are reshaped before ``f`` sees them); the array
+    level's error ``why`` where this fails too."""
+    try:
+        if uses_jax(f):
+            return from_jax(f, *(np.ones(s) for s in shapes), name=name)
+
+        def flat(*vectors):
+            return f(*(np.asarray(v).reshape(s) for v, s in zip(vectors, shapes, strict=True)))
+
+        flat.__signature__ = inspect.signature(f)  # the parameters' names
+        sizes = [math.prod(s) if s else 0 for s in shapes]
+        return from_function(flat, name=name, sizes=sizes, params=params)
+    except InputError:
+        raise why from None
 
 
 def _array_level(f, name: str, shapes: list[tuple[int, ...]], params) -> DGraph:
