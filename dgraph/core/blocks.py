@@ -40,6 +40,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -120,24 +122,60 @@ class Labelled:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Sparse:
     """A block with a fixed pattern: row and column indices of the flattened block
-    (``prod(out_shape)`` by ``prod(in_shape)``), each entry once; two are equal when their
-    patterns are (``digest``, a hash of the indices)."""
+    (``prod(out_shape)`` by ``prod(in_shape)``), each entry once, in row-major order (the
+    arrays are read-only); two are equal when their patterns are (``digest``, a hash of
+    the indices, computed the first time a block is hashed or compared: the caches see
+    small blocks only, and hashing a stencil's 10⁶ entries is most of a sum's time)."""
 
     out_shape: tuple[int, ...]
     in_shape: tuple[int, ...]
-    rows: np.ndarray = field(compare=False, repr=False)
-    cols: np.ndarray = field(compare=False, repr=False)
+    rows: np.ndarray = field(repr=False)
+    cols: np.ndarray = field(repr=False)
     kind: int = GENERAL
-    digest: bytes = field(default=b"", repr=False)
 
     def __post_init__(self) -> None:
-        if not self.digest:
-            found = hashlib.blake2b(self.rows.tobytes(), digest_size=16)
-            found.update(self.cols.tobytes())
-            object.__setattr__(self, "digest", found.digest())
+        for name in ("rows", "cols"):
+            view = getattr(self, name).view()
+            view.flags.writeable = False
+            object.__setattr__(self, name, view)
+
+    @functools.cached_property
+    def digest(self) -> bytes:
+        """A hash of the pattern (rows, then columns, as int64 bytes)."""
+        found = hashlib.blake2b(np.ascontiguousarray(self.rows).tobytes(), digest_size=16)
+        found.update(np.ascontiguousarray(self.cols).tobytes())
+        return found.digest()
+
+    @functools.cached_property
+    def indptr(self) -> np.ndarray:
+        """Where each row's entries start (compressed sparse rows): the rows are sorted."""
+        counts = np.bincount(self.rows, minlength=math.prod(self.out_shape))
+        indptr = np.zeros(counts.size + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        return indptr
+
+    def _key(self) -> tuple:
+        return (self.out_shape, self.in_shape, self.kind, self.digest)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        if (self.out_shape, self.in_shape, self.kind, self.nnz) != (
+            other.out_shape,  # type: ignore[attr-defined]
+            other.in_shape,  # type: ignore[attr-defined]
+            other.kind,  # type: ignore[attr-defined]
+            other.nnz,  # type: ignore[attr-defined]
+        ):
+            return False  # different sizes never share a digest: no hash computed
+        return self.digest == other.digest  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     @property
     def nnz(self) -> int:
@@ -277,10 +315,53 @@ def multiply(upper: Block, lower: Block) -> tuple[int, Block | None]:
             return done  # type: ignore[return-value]
     if upper.nnz <= SMALL and lower.nnz <= SMALL:  # priced again and again by the searches
         return _small_sparse_product(upper, lower)
-    return _sparse_product(as_sparse(upper), as_sparse(lower))
+    found = RECENT.get("product", upper, lower)
+    if found is None:
+        found = _sparse_product(as_sparse(upper), as_sparse(lower))
+        RECENT.put("product", upper, lower, found)
+    return found  # type: ignore[return-value]
 
 
 SMALL = 4096  # entries up to which a sparse product or sum is remembered
+
+
+class _Recent:
+    """The last few large products and sums, by the identity of their operands (held
+    weakly: an entry goes with either operand). Pricing an expression set replays the
+    products and sums its elimination just made, on the same block objects (a graph
+    keeps its edges' blocks, and each hit returns the very block it returned before,
+    so a chain of them hits all along), and hashing a 10⁶-entry pattern to look it up
+    by equality would cost about what a sum does."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.entries: OrderedDict[tuple[str, int, int], tuple] = OrderedDict()
+
+    def get(self, op: str, a: object, b: object) -> object | None:
+        key = (op, id(a), id(b))
+        entry = self.entries.get(key)
+        if entry is None or entry[0]() is not a or entry[1]() is not b:
+            return None
+        self.entries.move_to_end(key)
+        return entry[2]
+
+    def put(self, op: str, a: object, b: object, result: object) -> None:
+        key = (op, id(a), id(b))
+        entries = self.entries
+
+        def gone(_: object) -> None:
+            entries.pop(key, None)
+
+        entries[key] = (weakref.ref(a, gone), weakref.ref(b, gone), result)
+        entries.move_to_end(key)
+        while len(entries) > self.size:
+            entries.popitem(last=False)
+
+    def clear(self) -> None:
+        self.entries.clear()
+
+
+RECENT = _Recent(32)
 
 
 @functools.lru_cache(maxsize=16384)
@@ -429,39 +510,60 @@ def _relabel(b: Labelled, n: int) -> Labelled:
 
 def _sparse_product(a: Sparse, b: Sparse) -> tuple[int, Sparse | None]:
     """The product's pattern from the two patterns (scipy's sparse product of 0/1
-    matrices counts, per entry, the pairs that meet: their total is the multiplications)."""
-    ma = _pattern_matrix(a)
-    mb = _pattern_matrix(b)
+    matrices counts, per entry, the pairs that meet); its price is the pairs in all,
+    Σ_k nnz(A[:, k]) · nnz(B[k, :]), from the column counts of A and the row counts of B."""
     if _free(a, b):
         cost = 0
     else:
-        cost = int(np.asarray(ma.sum(axis=0)).ravel() @ np.asarray(mb.sum(axis=1)).ravel())
-    c = (ma @ mb).tocoo()
+        inner = math.prod(a.in_shape)
+        cost = int(np.bincount(a.cols, minlength=inner) @ np.diff(b.indptr))
+    c = _pattern_matrix(a) @ _pattern_matrix(b)
     if c.nnz == 0:
         return cost, None
     kind = max(a.kind, b.kind)
     if kind == ONES and c.data.max() > 1:
         kind = CONSTANT
-    return cost, sparse(a.out_shape, b.in_shape, c.row, c.col, kind)
+    c.sort_indices()  # within each row: the product's rows come out in order already
+    return cost, _from_csr(a.out_shape, b.in_shape, c.indptr, c.indices, kind)
 
 
 def _pattern_matrix(s: Sparse):
+    """The pattern as a scipy CSR matrix of ones (int32 counts: a product's entry counts
+    the pairs that meet, at most the inner size)."""
     import scipy.sparse  # here: importing dgraph stays light
 
     shape = (math.prod(s.out_shape), math.prod(s.in_shape))
-    ones = np.ones(s.rows.size, dtype=np.int64)
-    return scipy.sparse.csr_array((ones, (s.rows, s.cols)), shape=shape)
+    ones = np.ones(s.nnz, dtype=np.int32)
+    m = scipy.sparse.csr_array((ones, s.cols, s.indptr), shape=shape)
+    m.has_canonical_format = True  # sorted and distinct within each row (the invariant)
+    return m
+
+
+def _from_csr(out_shape, in_shape, indptr: np.ndarray, cols: np.ndarray, kind: int) -> Sparse:
+    """A :class:`Sparse` block of a canonical CSR pattern (each row's columns sorted and
+    distinct), its row pointer kept."""
+    indptr = np.asarray(indptr, dtype=np.int64)
+    rows = np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))
+    block = Sparse(tuple(out_shape), tuple(in_shape), rows, np.asarray(cols, dtype=np.int64), kind)
+    block.__dict__["indptr"] = indptr
+    return block
 
 
 def sparse(out_shape, in_shape, rows, cols, kind: int = GENERAL) -> Sparse:
-    """A :class:`Sparse` block of these entries (flat indices), each once, in row order."""
+    """A :class:`Sparse` block of these entries (flat indices), each once: sorted into row
+    order where they are not in it already (checked in one pass)."""
     width = max(1, math.prod(in_shape))
-    order = np.argsort(rows.astype(np.int64) * width + cols, kind="stable")
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    keys = rows * width + cols
+    if keys.size > 1 and not (keys[1:] > keys[:-1]).all():
+        order = np.argsort(keys, kind="stable")  # a merge of the sorted runs there are
+        rows, cols = rows[order], cols[order]
     return Sparse(
         tuple(out_shape),
         tuple(in_shape),
-        np.ascontiguousarray(rows[order], dtype=np.int64),
-        np.ascontiguousarray(cols[order], dtype=np.int64),
+        np.ascontiguousarray(rows),
+        np.ascontiguousarray(cols),
         kind,
     )
 
@@ -482,7 +584,13 @@ def add(a: Block, b: Block) -> Block:
         raise ValueError("block sum: shapes differ")
     if a.nnz <= SMALL and b.nnz <= SMALL:
         return _small_add(a, b)
-    return _add(a, b)
+    if id(b) < id(a):  # a sum's pattern and kind do not depend on the order
+        a, b = b, a
+    found = RECENT.get("sum", a, b)
+    if found is None:
+        found = _add(a, b)
+        RECENT.put("sum", a, b, found)
+    return found  # type: ignore[return-value]
 
 
 @functools.lru_cache(maxsize=16384)
@@ -521,13 +629,13 @@ def _add(a: Block, b: Block) -> Block:
                 kind,
             )
     sa, sb = as_sparse(a), as_sparse(b)
-    rows = np.concatenate([sa.rows, sb.rows])
-    cols = np.concatenate([sa.cols, sb.cols])
+    kind = max(a.kind, b.kind, CONSTANT)
+    if sa is sb:
+        return _with_kind(sa, kind)
     width = max(1, math.prod(a.in_shape))
-    keys = _distinct(rows * width + cols)
-    return Sparse(
-        a.out_shape, a.in_shape, keys // width, keys % width, max(a.kind, b.kind, CONSTANT)
-    )
+    keys = _union(sa.rows * width + sa.cols, sb.rows * width + sb.cols)
+    rows, cols = np.divmod(keys, width)
+    return Sparse(a.out_shape, a.in_shape, rows, cols, kind)
 
 
 # -- patterns ------------------------------------------------------------------------------
@@ -535,27 +643,42 @@ def _add(a: Block, b: Block) -> Block:
 
 def pattern(b: Labelled) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Flat row and column indices of every entry that may be nonzero, and for each the
-    flat index into the value array (C order over ``value``'s labels)."""
-    grids = (
-        np.indices(b.sizes, dtype=np.int64).reshape(len(b.sizes), -1)
-        if b.sizes
-        else np.zeros((0, 1), np.int64)
-    )
+    flat index into the value array (C order over ``value``'s labels), in C order over
+    the labels. Each is linear in the labels (an axis reads its labels row-major, plus
+    its offset), so each is a broadcast sum of one range per label: one pass over the
+    entries, no grid of every label."""
+    sizes = b.sizes
+
+    def linear(terms: list[tuple[int, int]], start: int) -> np.ndarray:
+        coefficient: dict[int, int] = {}
+        for k, c in terms:
+            coefficient[k] = coefficient.get(k, 0) + c
+        total = np.full((1,) * len(sizes), start, dtype=np.int64)
+        for k in sorted(coefficient, key=lambda k: sizes[k]):  # the small ranges first
+            if coefficient[k]:
+                shape = [-1 if j == k else 1 for j in range(len(sizes))]
+                step = np.arange(sizes[k], dtype=np.int64) * coefficient[k]
+                total = total + step.reshape(shape)
+        return np.broadcast_to(total, sizes).reshape(-1)
 
     def flat(axes: tuple[Axis, ...], shape: tuple[int, ...]) -> np.ndarray:
-        index = np.zeros(grids.shape[1], dtype=np.int64)
-        for (labels, off), length in zip(axes, shape, strict=True):
-            position = np.zeros(grids.shape[1], dtype=np.int64)
-            for k in labels:
-                position = position * b.sizes[k] + grids[k]
-            index = index * length + position + off
-        return index
+        terms: list[tuple[int, int]] = []
+        start, stride = 0, 1
+        for (labels, off), length in reversed(list(zip(axes, shape, strict=True))):
+            start += off * stride
+            inner = stride
+            for k in reversed(labels):
+                terms.append((k, inner))
+                inner *= sizes[k]
+            stride *= length
+        return linear(terms, start)
 
-    rows, cols = flat(b.out_axes, b.out_shape), flat(b.in_axes, b.in_shape)
-    values = np.zeros(grids.shape[1], dtype=np.int64)
-    for k in b.value:
-        values = values * b.sizes[k] + grids[k]
-    return rows, cols, values
+    values: list[tuple[int, int]] = []
+    inner = 1
+    for k in reversed(b.value):
+        values.append((k, inner))
+        inner *= sizes[k]
+    return flat(b.out_axes, b.out_shape), flat(b.in_axes, b.in_shape), linear(values, 0)
 
 
 def as_sparse(b: Block) -> Sparse:
@@ -574,19 +697,31 @@ def to_matrix(b: Block, values: np.ndarray | None = None):
     shape = (math.prod(b.out_shape), math.prod(b.in_shape))
     if isinstance(b, Sparse):
         data = np.ones(b.nnz) if values is None else np.asarray(values, dtype=float).ravel()
-        return scipy.sparse.csr_array((data, (b.rows, b.cols)), shape=shape)
+        return scipy.sparse.csr_array((data, b.cols, b.indptr), shape=shape, copy=True)
     rows, cols, at = pattern(b)
     data = np.ones(rows.size) if values is None else np.asarray(values, dtype=float).ravel()[at]
     return scipy.sparse.csr_array((data, (rows, cols)), shape=shape)
 
 
-def _distinct(keys: np.ndarray) -> np.ndarray:
-    """The distinct keys, sorted: a sort and a comparison of neighbours (NumPy 2's
-    ``unique`` hashes, several times slower on the 10⁵-10⁶ keys of a stencil's pattern)."""
-    keys = np.sort(keys)
-    keep = np.ones(keys.size, dtype=bool)
-    keep[1:] = keys[1:] != keys[:-1]
+def _union(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The distinct keys of two sorted arrays, sorted: a merge (NumPy's stable sort of
+    int64 is a timsort, linear on two sorted runs) and a comparison of neighbours."""
+    keys = np.sort(np.concatenate([first, second]), kind="stable")
+    keep = np.empty(keys.size, dtype=bool)
+    keep[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
     return keys[keep]
+
+
+def _with_kind(b: Sparse, kind: int) -> Sparse:
+    """The same pattern (its arrays and row pointer shared) with values of ``kind``."""
+    if b.kind == kind:
+        return b
+    other = Sparse(b.out_shape, b.in_shape, b.rows, b.cols, kind)
+    for cached in ("indptr", "digest"):
+        if cached in b.__dict__:
+            other.__dict__[cached] = b.__dict__[cached]
+    return other
 
 
 def scalar_block(kind: int = GENERAL) -> Labelled:
@@ -600,7 +735,7 @@ def scale(b: Block) -> Block:
     if b.kind != ONES:
         return b
     if isinstance(b, Sparse):
-        return Sparse(b.out_shape, b.in_shape, b.rows, b.cols, CONSTANT)
+        return _with_kind(b, CONSTANT)
     return Labelled(b.out_shape, b.in_shape, b.out_axes, b.in_axes, b.sizes, b.value, CONSTANT)
 
 
