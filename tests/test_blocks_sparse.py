@@ -267,3 +267,24 @@ def test_the_recent_products_go_with_their_operands():
     del b
     gc.collect()
     assert len(blocks.RECENT.entries) == before - 1
+
+
+def test_the_recent_results_stay_within_their_budget():
+    """At most ``size`` results and ``budget`` pattern entries are held, oldest out first;
+    a result larger than the budget is not held at all."""
+    recent = blocks._Recent(2, 25)
+    ops = [sparse((10,), (10,), np.arange(10), np.arange(10), GENERAL) for _ in range(4)]
+    small = sparse((10,), (10,), np.arange(5), np.arange(5), GENERAL)
+    recent.put("sum", ops[0], ops[1], ops[0])
+    recent.put("sum", ops[1], ops[2], small)
+    assert recent.get("sum", ops[0], ops[1]) is ops[0] and recent.held == 15
+    recent.put("sum", ops[2], ops[3], ops[3])  # 25 entries: the oldest goes
+    assert recent.get("sum", ops[1], ops[2]) is None and recent.held == 20
+    assert recent.get("sum", ops[0], ops[1]) is ops[0]
+    recent.put("product", ops[0], ops[3], (9, ops[2]))  # over the budget: the oldest goes
+    assert recent.get("sum", ops[2], ops[3]) is None and recent.held == 20
+    big = sparse((6,), (6,), *np.nonzero(np.ones((6, 6))), GENERAL)
+    recent.put("sum", ops[0], ops[2], big)
+    assert recent.get("sum", ops[0], ops[2]) is None and recent.held == 20
+    recent.clear()
+    assert recent.held == 0 and not recent.entries

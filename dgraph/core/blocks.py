@@ -22,7 +22,10 @@ again one, found by unifying the labels of the shared vertex's axes (an einsum w
 deltas): diag·diag is diag, a selection times a block picks rows of it. A sum of two
 blocks of different structure (the shifted selections of a stencil) is a
 :class:`Sparse` block: its pattern as index arrays, computed once, never a dense
-intermediate.
+intermediate; kept as compressed rows, so a sum of two is a merge of each row's sorted
+columns and a product scipy's product of 0/1 patterns: time linear in the entries and
+the pairs that meet, no sort of them all (a 10⁶-unknown stencil's Jacobian in about a
+second).
 
 Each product's price is counted in *true* scalar multiplications: the size of its einsum
 over the labels both values vary along, and nothing where one factor is all ones (a
@@ -42,7 +45,7 @@ import hashlib
 import math
 import weakref
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass
 
 import numpy as np
 
@@ -122,32 +125,63 @@ class Labelled:
         )
 
 
-@dataclass(frozen=True, eq=False)
+def _read_only(a: np.ndarray) -> np.ndarray:
+    view = np.asarray(a, dtype=np.int64).view()
+    view.flags.writeable = False
+    return view
+
+
 class Sparse:
     """A block with a fixed pattern: row and column indices of the flattened block
-    (``prod(out_shape)`` by ``prod(in_shape)``), each entry once, in row-major order (the
-    arrays are read-only); two are equal when their patterns are (``digest``, a hash of
-    the indices, computed the first time a block is hashed or compared: the caches see
-    small blocks only, and hashing a stencil's 10⁶ entries is most of a sum's time)."""
+    (``prod(out_shape)`` by ``prod(in_shape)``), each entry once, in row-major order;
+    immutable, its arrays read-only. Kept as compressed rows (``indptr``, ``cols``): a
+    product or a sum made here gives its ``rows`` only when asked for them (half the
+    memory of a 10⁶-entry pattern). Two are equal when their patterns are (``digest``, a
+    hash of the indices, computed the first time a block is hashed or compared: the
+    caches see small blocks only, and hashing a stencil's pattern costs about what a sum
+    of two does)."""
 
     out_shape: tuple[int, ...]
     in_shape: tuple[int, ...]
-    rows: np.ndarray = field(repr=False)
-    cols: np.ndarray = field(repr=False)
-    kind: int = GENERAL
+    cols: np.ndarray
+    kind: int
 
-    def __post_init__(self) -> None:
-        for name in ("rows", "cols"):
-            view = getattr(self, name).view()
-            view.flags.writeable = False
-            object.__setattr__(self, name, view)
+    def __init__(
+        self,
+        out_shape: tuple[int, ...],
+        in_shape: tuple[int, ...],
+        rows: np.ndarray | None,
+        cols: np.ndarray,
+        kind: int = GENERAL,
+        *,
+        indptr: np.ndarray | None = None,
+    ) -> None:
+        if rows is None and indptr is None:
+            raise ValueError("a sparse block needs its rows or its row pointer")
+        state = self.__dict__
+        state.update(out_shape=tuple(out_shape), in_shape=tuple(in_shape), kind=kind)
+        state["cols"] = _read_only(cols)
+        if rows is not None:
+            state["rows"] = _read_only(rows)
+        if indptr is not None:
+            state["indptr"] = _read_only(indptr)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __repr__(self) -> str:
+        return (
+            f"Sparse(out_shape={self.out_shape!r}, in_shape={self.in_shape!r}, kind={self.kind!r})"
+        )
 
     @functools.cached_property
-    def digest(self) -> bytes:
-        """A hash of the pattern (rows, then columns, as int64 bytes)."""
-        found = hashlib.blake2b(np.ascontiguousarray(self.rows).tobytes(), digest_size=16)
-        found.update(np.ascontiguousarray(self.cols).tobytes())
-        return found.digest()
+    def rows(self) -> np.ndarray:
+        """Each entry's row (sorted): each row's index repeated as often as it has entries."""
+        counts = np.diff(self.indptr)
+        return _read_only(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
 
     @functools.cached_property
     def indptr(self) -> np.ndarray:
@@ -155,10 +189,14 @@ class Sparse:
         counts = np.bincount(self.rows, minlength=math.prod(self.out_shape))
         indptr = np.zeros(counts.size + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
-        return indptr
+        return _read_only(indptr)
 
-    def _key(self) -> tuple:
-        return (self.out_shape, self.in_shape, self.kind, self.digest)
+    @functools.cached_property
+    def digest(self) -> bytes:
+        """A hash of the pattern (the row pointer, then the columns, as int64 bytes)."""
+        found = hashlib.blake2b(np.ascontiguousarray(self.indptr).tobytes(), digest_size=16)
+        found.update(np.ascontiguousarray(self.cols).tobytes())
+        return found.digest()
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -175,11 +213,11 @@ class Sparse:
         return self.digest == other.digest  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return hash((self.out_shape, self.in_shape, self.kind, self.digest))
 
     @property
     def nnz(self) -> int:
-        return int(self.rows.size)
+        return int(self.cols.size)
 
     stored = nnz
 
@@ -327,14 +365,15 @@ SMALL = 4096  # entries up to which a sparse product or sum is remembered
 
 class _Recent:
     """The last few large products and sums, by the identity of their operands (held
-    weakly: an entry goes with either operand). Pricing an expression set replays the
-    products and sums its elimination just made, on the same block objects (a graph
-    keeps its edges' blocks, and each hit returns the very block it returned before,
-    so a chain of them hits all along), and hashing a 10⁶-entry pattern to look it up
-    by equality would cost about what a sum does."""
+    weakly: an entry goes with either operand), at most ``size`` of them and ``budget``
+    pattern entries in all. Pricing an expression set replays the products and sums its
+    elimination just made, on the same block objects (a graph keeps its edges' blocks,
+    and each hit returns the very block it returned before, so a chain of them hits all
+    along); hashing a 10⁶-entry pattern to look it up by equality would cost about what
+    a sum does."""
 
-    def __init__(self, size: int) -> None:
-        self.size = size
+    def __init__(self, size: int, budget: int) -> None:
+        self.size, self.budget, self.held = size, budget, 0
         self.entries: OrderedDict[tuple[str, int, int], tuple] = OrderedDict()
 
     def get(self, op: str, a: object, b: object) -> object | None:
@@ -346,22 +385,35 @@ class _Recent:
         return entry[2]
 
     def put(self, op: str, a: object, b: object, result: object) -> None:
+        block = result[1] if isinstance(result, tuple) else result
+        weight = block.nnz if isinstance(block, Sparse) else 0
+        if weight > self.budget:
+            return
         key = (op, id(a), id(b))
-        entries = self.entries
+        self._drop(key)
+        gone = functools.partial(self._gone, key)
+        self.entries[key] = (weakref.ref(a, gone), weakref.ref(b, gone), result, weight)
+        self.held += weight
+        while len(self.entries) > self.size or self.held > self.budget:
+            self._drop(next(iter(self.entries)))
 
-        def gone(_: object) -> None:
-            entries.pop(key, None)
+    def _gone(self, key: tuple[str, int, int], ref: weakref.ref) -> None:
+        entry = self.entries.get(key)
+        if entry is not None and (entry[0] is ref or entry[1] is ref):  # not a newer one
+            self._drop(key)
 
-        entries[key] = (weakref.ref(a, gone), weakref.ref(b, gone), result)
-        entries.move_to_end(key)
-        while len(entries) > self.size:
-            entries.popitem(last=False)
+    def _drop(self, key: tuple[str, int, int]) -> None:
+        entry = self.entries.pop(key, None)
+        if entry is not None:
+            self.held -= entry[3]
 
     def clear(self) -> None:
+        """Forget every entry (their results' memory goes with them)."""
         self.entries.clear()
+        self.held = 0
 
 
-RECENT = _Recent(32)
+RECENT = _Recent(32, 2**26)  # at most 32 results, 2²⁶ entries (some 0.6 GB of indices)
 
 
 @functools.lru_cache(maxsize=16384)
@@ -517,23 +569,25 @@ def _sparse_product(a: Sparse, b: Sparse) -> tuple[int, Sparse | None]:
     else:
         inner = math.prod(a.in_shape)
         cost = int(np.bincount(a.cols, minlength=inner) @ np.diff(b.indptr))
-    c = _pattern_matrix(a) @ _pattern_matrix(b)
+    kind = max(a.kind, b.kind)
+    counts = kind == ONES  # only ones need the count: two pairs that meet sum to a constant
+    c = _pattern_matrix(a, counts) @ _pattern_matrix(b, counts)
     if c.nnz == 0:
         return cost, None
-    kind = max(a.kind, b.kind)
-    if kind == ONES and c.data.max() > 1:
+    if counts and c.data.max() > 1:
         kind = CONSTANT
     c.sort_indices()  # within each row: the product's rows come out in order already
     return cost, _from_csr(a.out_shape, b.in_shape, c.indptr, c.indices, kind)
 
 
-def _pattern_matrix(s: Sparse):
-    """The pattern as a scipy CSR matrix of ones (int32 counts: a product's entry counts
-    the pairs that meet, at most the inner size)."""
+def _pattern_matrix(s: Sparse, counts: bool = False):
+    """The pattern as a scipy CSR matrix of ones: booleans (a product or a sum of them is
+    the pattern, one byte an entry), or int32 where a product's entries must count the
+    pairs that meet (at most the inner size)."""
     import scipy.sparse  # here: importing dgraph stays light
 
     shape = (math.prod(s.out_shape), math.prod(s.in_shape))
-    ones = np.ones(s.nnz, dtype=np.int32)
+    ones = np.ones(s.nnz, dtype=np.int32 if counts else bool)
     m = scipy.sparse.csr_array((ones, s.cols, s.indptr), shape=shape)
     m.has_canonical_format = True  # sorted and distinct within each row (the invariant)
     return m
@@ -541,12 +595,8 @@ def _pattern_matrix(s: Sparse):
 
 def _from_csr(out_shape, in_shape, indptr: np.ndarray, cols: np.ndarray, kind: int) -> Sparse:
     """A :class:`Sparse` block of a canonical CSR pattern (each row's columns sorted and
-    distinct), its row pointer kept."""
-    indptr = np.asarray(indptr, dtype=np.int64)
-    rows = np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))
-    block = Sparse(tuple(out_shape), tuple(in_shape), rows, np.asarray(cols, dtype=np.int64), kind)
-    block.__dict__["indptr"] = indptr
-    return block
+    distinct): its rows made only when asked for."""
+    return Sparse(out_shape, in_shape, None, cols, kind, indptr=indptr)
 
 
 def sparse(out_shape, in_shape, rows, cols, kind: int = GENERAL) -> Sparse:
@@ -632,10 +682,8 @@ def _add(a: Block, b: Block) -> Block:
     kind = max(a.kind, b.kind, CONSTANT)
     if sa is sb:
         return _with_kind(sa, kind)
-    width = max(1, math.prod(a.in_shape))
-    keys = _union(sa.rows * width + sa.cols, sb.rows * width + sb.cols)
-    rows, cols = np.divmod(keys, width)
-    return Sparse(a.out_shape, a.in_shape, rows, cols, kind)
+    union = _pattern_matrix(sa) + _pattern_matrix(sb)  # a merge of each row's sorted columns
+    return _from_csr(a.out_shape, a.in_shape, union.indptr, union.indices, kind)
 
 
 # -- patterns ------------------------------------------------------------------------------
@@ -703,22 +751,12 @@ def to_matrix(b: Block, values: np.ndarray | None = None):
     return scipy.sparse.csr_array((data, (rows, cols)), shape=shape)
 
 
-def _union(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """The distinct keys of two sorted arrays, sorted: a merge (NumPy's stable sort of
-    int64 is a timsort, linear on two sorted runs) and a comparison of neighbours."""
-    keys = np.sort(np.concatenate([first, second]), kind="stable")
-    keep = np.empty(keys.size, dtype=bool)
-    keep[:1] = True
-    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
-    return keys[keep]
-
-
 def _with_kind(b: Sparse, kind: int) -> Sparse:
     """The same pattern (its arrays and row pointer shared) with values of ``kind``."""
     if b.kind == kind:
         return b
-    other = Sparse(b.out_shape, b.in_shape, b.rows, b.cols, kind)
-    for cached in ("indptr", "digest"):
+    other = Sparse(b.out_shape, b.in_shape, None, b.cols, kind, indptr=b.indptr)
+    for cached in ("rows", "digest"):
         if cached in b.__dict__:
             other.__dict__[cached] = b.__dict__[cached]
     return other
