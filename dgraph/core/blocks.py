@@ -802,8 +802,7 @@ def multiply_values(
     _, product = multiply(upper, lower)
     if product is None:
         return None, None
-    m = (ma @ mb).tocsr()
-    return product, np.asarray(m[product.rows, product.cols]).ravel()
+    return product, _values_on(product, ma @ mb)
 
 
 @dataclass(frozen=True)
@@ -874,5 +873,23 @@ def add_values(a: Block, b: Block, va: np.ndarray, vb: np.ndarray) -> tuple[Bloc
             shape = [c.sizes[k] if k in c.value else 1 for k in total.value]
             parts.append(v.reshape(shape) if total.value else v)
         return total, parts[0] + parts[1]
-    m = (to_matrix(a, va) + to_matrix(b, vb)).tocsr()
-    return total, np.asarray(m[total.rows, total.cols]).ravel()
+    return total, _values_on(total, to_matrix(a, va) + to_matrix(b, vb))  # type: ignore[arg-type]
+
+
+def _values_on(block: Sparse, m) -> np.ndarray:
+    """The values of the sparse matrix ``m`` at ``block``'s entries, in its order (0 where
+    ``m`` has none). ``m``'s entries are among the block's (a product or sum of matrices
+    of the factors' patterns; scipy leaves out those that came to 0), so where as many
+    they are the same, in the same order once sorted; else each is found by its key."""
+    m = m.tocsr()
+    m.sum_duplicates()  # sorted and each once (scipy's products and sums are already)
+    data = np.asarray(m.data, dtype=float)
+    if m.nnz == block.nnz:
+        return data
+    width = max(1, math.prod(block.in_shape))
+    counts = np.diff(m.indptr)
+    rows = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+    keys = block.rows * width + block.cols
+    values = np.zeros(block.nnz)
+    values[np.searchsorted(keys, rows * width + m.indices)] = data
+    return values
