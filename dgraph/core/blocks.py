@@ -40,6 +40,7 @@ with deep reinforcement learning", NeurIPS 2024 (Graphax's sparse Jacobian types
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import math
@@ -381,7 +382,8 @@ class _Recent:
         entry = self.entries.get(key)
         if entry is None or entry[0]() is not a or entry[1]() is not b:
             return None
-        self.entries.move_to_end(key)
+        with contextlib.suppress(KeyError):  # its operand collected meanwhile: still right
+            self.entries.move_to_end(key)
         return entry[2]
 
     def put(self, op: str, a: object, b: object, result: object) -> None:
