@@ -22,7 +22,10 @@ again one, found by unifying the labels of the shared vertex's axes (an einsum w
 deltas): diag·diag is diag, a selection times a block picks rows of it. A sum of two
 blocks of different structure (the shifted selections of a stencil) is a
 :class:`Sparse` block: its pattern as index arrays, computed once, never a dense
-intermediate.
+intermediate; kept as compressed rows, so a sum of two is a merge of each row's sorted
+columns and a product scipy's product of 0/1 patterns: time linear in the entries and
+the pairs that meet, no sort of them all (a 10⁶-unknown stencil's Jacobian in about a
+second).
 
 Each product's price is counted in *true* scalar multiplications: the size of its einsum
 over the labels both values vary along, and nothing where one factor is all ones (a
@@ -37,10 +40,13 @@ with deep reinforcement learning", NeurIPS 2024 (Graphax's sparse Jacobian types
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import math
-from dataclasses import dataclass, field
+import weakref
+from collections import OrderedDict
+from dataclasses import FrozenInstanceError, dataclass
 
 import numpy as np
 
@@ -120,28 +126,99 @@ class Labelled:
         )
 
 
-@dataclass(frozen=True)
+def _read_only(a: np.ndarray) -> np.ndarray:
+    view = np.asarray(a, dtype=np.int64).view()
+    view.flags.writeable = False
+    return view
+
+
 class Sparse:
     """A block with a fixed pattern: row and column indices of the flattened block
-    (``prod(out_shape)`` by ``prod(in_shape)``), each entry once; two are equal when their
-    patterns are (``digest``, a hash of the indices)."""
+    (``prod(out_shape)`` by ``prod(in_shape)``), each entry once, in row-major order;
+    immutable, its arrays read-only. Kept as compressed rows (``indptr``, ``cols``): a
+    product or a sum made here gives its ``rows`` only when asked for them (half the
+    memory of a 10⁶-entry pattern). Two are equal when their patterns are (``digest``, a
+    hash of the indices, computed the first time a block is hashed or compared: the
+    caches see small blocks only, and hashing a stencil's pattern costs about what a sum
+    of two does)."""
 
     out_shape: tuple[int, ...]
     in_shape: tuple[int, ...]
-    rows: np.ndarray = field(compare=False, repr=False)
-    cols: np.ndarray = field(compare=False, repr=False)
-    kind: int = GENERAL
-    digest: bytes = field(default=b"", repr=False)
+    cols: np.ndarray
+    kind: int
 
-    def __post_init__(self) -> None:
-        if not self.digest:
-            found = hashlib.blake2b(self.rows.tobytes(), digest_size=16)
-            found.update(self.cols.tobytes())
-            object.__setattr__(self, "digest", found.digest())
+    def __init__(
+        self,
+        out_shape: tuple[int, ...],
+        in_shape: tuple[int, ...],
+        rows: np.ndarray | None,
+        cols: np.ndarray,
+        kind: int = GENERAL,
+        *,
+        indptr: np.ndarray | None = None,
+    ) -> None:
+        if rows is None and indptr is None:
+            raise ValueError("a sparse block needs its rows or its row pointer")
+        state = self.__dict__
+        state.update(out_shape=tuple(out_shape), in_shape=tuple(in_shape), kind=kind)
+        state["cols"] = _read_only(cols)
+        if rows is not None:
+            state["rows"] = _read_only(rows)
+        if indptr is not None:
+            state["indptr"] = _read_only(indptr)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __repr__(self) -> str:
+        return (
+            f"Sparse(out_shape={self.out_shape!r}, in_shape={self.in_shape!r}, kind={self.kind!r})"
+        )
+
+    @functools.cached_property
+    def rows(self) -> np.ndarray:
+        """Each entry's row (sorted): each row's index repeated as often as it has entries."""
+        counts = np.diff(self.indptr)
+        return _read_only(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
+
+    @functools.cached_property
+    def indptr(self) -> np.ndarray:
+        """Where each row's entries start (compressed sparse rows): the rows are sorted."""
+        counts = np.bincount(self.rows, minlength=math.prod(self.out_shape))
+        indptr = np.zeros(counts.size + 1, dtype=np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        return _read_only(indptr)
+
+    @functools.cached_property
+    def digest(self) -> bytes:
+        """A hash of the pattern (the row pointer, then the columns, as int64 bytes)."""
+        found = hashlib.blake2b(np.ascontiguousarray(self.indptr).tobytes(), digest_size=16)
+        found.update(np.ascontiguousarray(self.cols).tobytes())
+        return found.digest()
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        if (self.out_shape, self.in_shape, self.kind, self.nnz) != (
+            other.out_shape,  # type: ignore[attr-defined]
+            other.in_shape,  # type: ignore[attr-defined]
+            other.kind,  # type: ignore[attr-defined]
+            other.nnz,  # type: ignore[attr-defined]
+        ):
+            return False  # different sizes never share a digest: no hash computed
+        return self.digest == other.digest  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((self.out_shape, self.in_shape, self.kind, self.digest))
 
     @property
     def nnz(self) -> int:
-        return int(self.rows.size)
+        return int(self.cols.size)
 
     stored = nnz
 
@@ -277,10 +354,68 @@ def multiply(upper: Block, lower: Block) -> tuple[int, Block | None]:
             return done  # type: ignore[return-value]
     if upper.nnz <= SMALL and lower.nnz <= SMALL:  # priced again and again by the searches
         return _small_sparse_product(upper, lower)
-    return _sparse_product(as_sparse(upper), as_sparse(lower))
+    found = RECENT.get("product", upper, lower)
+    if found is None:
+        found = _sparse_product(as_sparse(upper), as_sparse(lower))
+        RECENT.put("product", upper, lower, found)
+    return found  # type: ignore[return-value]
 
 
 SMALL = 4096  # entries up to which a sparse product or sum is remembered
+
+
+class _Recent:
+    """The last few large products and sums, by the identity of their operands (held
+    weakly: an entry goes with either operand), at most ``size`` of them and ``budget``
+    pattern entries in all. Pricing an expression set replays the products and sums its
+    elimination just made, on the same block objects (a graph keeps its edges' blocks,
+    and each hit returns the very block it returned before, so a chain of them hits all
+    along); hashing a 10⁶-entry pattern to look it up by equality would cost about what
+    a sum does."""
+
+    def __init__(self, size: int, budget: int) -> None:
+        self.size, self.budget, self.held = size, budget, 0
+        self.entries: OrderedDict[tuple[str, int, int], tuple] = OrderedDict()
+
+    def get(self, op: str, a: object, b: object) -> object | None:
+        key = (op, id(a), id(b))
+        entry = self.entries.get(key)
+        if entry is None or entry[0]() is not a or entry[1]() is not b:
+            return None
+        with contextlib.suppress(KeyError):  # its operand collected meanwhile: still right
+            self.entries.move_to_end(key)
+        return entry[2]
+
+    def put(self, op: str, a: object, b: object, result: object) -> None:
+        block = result[1] if isinstance(result, tuple) else result
+        weight = block.nnz if isinstance(block, Sparse) else 0
+        if weight > self.budget:
+            return
+        key = (op, id(a), id(b))
+        self._drop(key)
+        gone = functools.partial(self._gone, key)
+        self.entries[key] = (weakref.ref(a, gone), weakref.ref(b, gone), result, weight)
+        self.held += weight
+        while len(self.entries) > self.size or self.held > self.budget:
+            self._drop(next(iter(self.entries)))
+
+    def _gone(self, key: tuple[str, int, int], ref: weakref.ref) -> None:
+        entry = self.entries.get(key)
+        if entry is not None and (entry[0] is ref or entry[1] is ref):  # not a newer one
+            self._drop(key)
+
+    def _drop(self, key: tuple[str, int, int]) -> None:
+        entry = self.entries.pop(key, None)
+        if entry is not None:
+            self.held -= entry[3]
+
+    def clear(self) -> None:
+        """Forget every entry (their results' memory goes with them)."""
+        self.entries.clear()
+        self.held = 0
+
+
+RECENT = _Recent(32, 2**26)  # at most 32 results, 2²⁶ entries (some 0.6 GB of indices)
 
 
 @functools.lru_cache(maxsize=16384)
@@ -429,39 +564,58 @@ def _relabel(b: Labelled, n: int) -> Labelled:
 
 def _sparse_product(a: Sparse, b: Sparse) -> tuple[int, Sparse | None]:
     """The product's pattern from the two patterns (scipy's sparse product of 0/1
-    matrices counts, per entry, the pairs that meet: their total is the multiplications)."""
-    ma = _pattern_matrix(a)
-    mb = _pattern_matrix(b)
+    matrices counts, per entry, the pairs that meet); its price is the pairs in all,
+    Σ_k nnz(A[:, k]) · nnz(B[k, :]), from the column counts of A and the row counts of B."""
     if _free(a, b):
         cost = 0
     else:
-        cost = int(np.asarray(ma.sum(axis=0)).ravel() @ np.asarray(mb.sum(axis=1)).ravel())
-    c = (ma @ mb).tocoo()
+        inner = math.prod(a.in_shape)
+        cost = int(np.bincount(a.cols, minlength=inner) @ np.diff(b.indptr))
+    kind = max(a.kind, b.kind)
+    counts = kind == ONES  # only ones need the count: two pairs that meet sum to a constant
+    c = _pattern_matrix(a, counts) @ _pattern_matrix(b, counts)
     if c.nnz == 0:
         return cost, None
-    kind = max(a.kind, b.kind)
-    if kind == ONES and c.data.max() > 1:
+    if counts and c.data.max() > 1:
         kind = CONSTANT
-    return cost, sparse(a.out_shape, b.in_shape, c.row, c.col, kind)
+    c.sort_indices()  # within each row: the product's rows come out in order already
+    return cost, _from_csr(a.out_shape, b.in_shape, c.indptr, c.indices, kind)
 
 
-def _pattern_matrix(s: Sparse):
+def _pattern_matrix(s: Sparse, counts: bool = False):
+    """The pattern as a scipy CSR matrix of ones: booleans (a product or a sum of them is
+    the pattern, one byte an entry), or int32 where a product's entries must count the
+    pairs that meet (at most the inner size)."""
     import scipy.sparse  # here: importing dgraph stays light
 
     shape = (math.prod(s.out_shape), math.prod(s.in_shape))
-    ones = np.ones(s.rows.size, dtype=np.int64)
-    return scipy.sparse.csr_array((ones, (s.rows, s.cols)), shape=shape)
+    ones = np.ones(s.nnz, dtype=np.int32 if counts else bool)
+    m = scipy.sparse.csr_array((ones, s.cols, s.indptr), shape=shape)
+    m.has_canonical_format = True  # sorted and distinct within each row (the invariant)
+    return m
+
+
+def _from_csr(out_shape, in_shape, indptr: np.ndarray, cols: np.ndarray, kind: int) -> Sparse:
+    """A :class:`Sparse` block of a canonical CSR pattern (each row's columns sorted and
+    distinct): its rows made only when asked for."""
+    return Sparse(out_shape, in_shape, None, cols, kind, indptr=indptr)
 
 
 def sparse(out_shape, in_shape, rows, cols, kind: int = GENERAL) -> Sparse:
-    """A :class:`Sparse` block of these entries (flat indices), each once, in row order."""
+    """A :class:`Sparse` block of these entries (flat indices), each once: sorted into row
+    order where they are not in it already (checked in one pass)."""
     width = max(1, math.prod(in_shape))
-    order = np.argsort(rows.astype(np.int64) * width + cols, kind="stable")
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    keys = rows * width + cols
+    if keys.size > 1 and not (keys[1:] > keys[:-1]).all():
+        order = np.argsort(keys, kind="stable")  # a merge of the sorted runs there are
+        rows, cols = rows[order], cols[order]
     return Sparse(
         tuple(out_shape),
         tuple(in_shape),
-        np.ascontiguousarray(rows[order], dtype=np.int64),
-        np.ascontiguousarray(cols[order], dtype=np.int64),
+        np.ascontiguousarray(rows),
+        np.ascontiguousarray(cols),
         kind,
     )
 
@@ -482,7 +636,13 @@ def add(a: Block, b: Block) -> Block:
         raise ValueError("block sum: shapes differ")
     if a.nnz <= SMALL and b.nnz <= SMALL:
         return _small_add(a, b)
-    return _add(a, b)
+    if id(b) < id(a):  # a sum's pattern and kind do not depend on the order
+        a, b = b, a
+    found = RECENT.get("sum", a, b)
+    if found is None:
+        found = _add(a, b)
+        RECENT.put("sum", a, b, found)
+    return found  # type: ignore[return-value]
 
 
 @functools.lru_cache(maxsize=16384)
@@ -521,13 +681,11 @@ def _add(a: Block, b: Block) -> Block:
                 kind,
             )
     sa, sb = as_sparse(a), as_sparse(b)
-    rows = np.concatenate([sa.rows, sb.rows])
-    cols = np.concatenate([sa.cols, sb.cols])
-    width = max(1, math.prod(a.in_shape))
-    keys = _distinct(rows * width + cols)
-    return Sparse(
-        a.out_shape, a.in_shape, keys // width, keys % width, max(a.kind, b.kind, CONSTANT)
-    )
+    kind = max(a.kind, b.kind, CONSTANT)
+    if sa is sb:
+        return _with_kind(sa, kind)
+    union = _pattern_matrix(sa) + _pattern_matrix(sb)  # a merge of each row's sorted columns
+    return _from_csr(a.out_shape, a.in_shape, union.indptr, union.indices, kind)
 
 
 # -- patterns ------------------------------------------------------------------------------
@@ -535,27 +693,42 @@ def _add(a: Block, b: Block) -> Block:
 
 def pattern(b: Labelled) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Flat row and column indices of every entry that may be nonzero, and for each the
-    flat index into the value array (C order over ``value``'s labels)."""
-    grids = (
-        np.indices(b.sizes, dtype=np.int64).reshape(len(b.sizes), -1)
-        if b.sizes
-        else np.zeros((0, 1), np.int64)
-    )
+    flat index into the value array (C order over ``value``'s labels), in C order over
+    the labels. Each is linear in the labels (an axis reads its labels row-major, plus
+    its offset), so each is a broadcast sum of one range per label: one pass over the
+    entries, no grid of every label."""
+    sizes = b.sizes
+
+    def linear(terms: list[tuple[int, int]], start: int) -> np.ndarray:
+        coefficient: dict[int, int] = {}
+        for k, c in terms:
+            coefficient[k] = coefficient.get(k, 0) + c
+        total = np.full((1,) * len(sizes), start, dtype=np.int64)
+        for k in sorted(coefficient, key=lambda k: sizes[k]):  # the small ranges first
+            if coefficient[k]:
+                shape = [-1 if j == k else 1 for j in range(len(sizes))]
+                step = np.arange(sizes[k], dtype=np.int64) * coefficient[k]
+                total = total + step.reshape(shape)
+        return np.broadcast_to(total, sizes).reshape(-1)
 
     def flat(axes: tuple[Axis, ...], shape: tuple[int, ...]) -> np.ndarray:
-        index = np.zeros(grids.shape[1], dtype=np.int64)
-        for (labels, off), length in zip(axes, shape, strict=True):
-            position = np.zeros(grids.shape[1], dtype=np.int64)
-            for k in labels:
-                position = position * b.sizes[k] + grids[k]
-            index = index * length + position + off
-        return index
+        terms: list[tuple[int, int]] = []
+        start, stride = 0, 1
+        for (labels, off), length in reversed(list(zip(axes, shape, strict=True))):
+            start += off * stride
+            inner = stride
+            for k in reversed(labels):
+                terms.append((k, inner))
+                inner *= sizes[k]
+            stride *= length
+        return linear(terms, start)
 
-    rows, cols = flat(b.out_axes, b.out_shape), flat(b.in_axes, b.in_shape)
-    values = np.zeros(grids.shape[1], dtype=np.int64)
-    for k in b.value:
-        values = values * b.sizes[k] + grids[k]
-    return rows, cols, values
+    values: list[tuple[int, int]] = []
+    inner = 1
+    for k in reversed(b.value):
+        values.append((k, inner))
+        inner *= sizes[k]
+    return flat(b.out_axes, b.out_shape), flat(b.in_axes, b.in_shape), linear(values, 0)
 
 
 def as_sparse(b: Block) -> Sparse:
@@ -574,19 +747,21 @@ def to_matrix(b: Block, values: np.ndarray | None = None):
     shape = (math.prod(b.out_shape), math.prod(b.in_shape))
     if isinstance(b, Sparse):
         data = np.ones(b.nnz) if values is None else np.asarray(values, dtype=float).ravel()
-        return scipy.sparse.csr_array((data, (b.rows, b.cols)), shape=shape)
+        return scipy.sparse.csr_array((data, b.cols, b.indptr), shape=shape, copy=True)
     rows, cols, at = pattern(b)
     data = np.ones(rows.size) if values is None else np.asarray(values, dtype=float).ravel()[at]
     return scipy.sparse.csr_array((data, (rows, cols)), shape=shape)
 
 
-def _distinct(keys: np.ndarray) -> np.ndarray:
-    """The distinct keys, sorted: a sort and a comparison of neighbours (NumPy 2's
-    ``unique`` hashes, several times slower on the 10⁵-10⁶ keys of a stencil's pattern)."""
-    keys = np.sort(keys)
-    keep = np.ones(keys.size, dtype=bool)
-    keep[1:] = keys[1:] != keys[:-1]
-    return keys[keep]
+def _with_kind(b: Sparse, kind: int) -> Sparse:
+    """The same pattern (its arrays and row pointer shared) with values of ``kind``."""
+    if b.kind == kind:
+        return b
+    other = Sparse(b.out_shape, b.in_shape, None, b.cols, kind, indptr=b.indptr)
+    for cached in ("rows", "digest"):
+        if cached in b.__dict__:
+            other.__dict__[cached] = b.__dict__[cached]
+    return other
 
 
 def scalar_block(kind: int = GENERAL) -> Labelled:
@@ -600,7 +775,7 @@ def scale(b: Block) -> Block:
     if b.kind != ONES:
         return b
     if isinstance(b, Sparse):
-        return Sparse(b.out_shape, b.in_shape, b.rows, b.cols, CONSTANT)
+        return _with_kind(b, CONSTANT)
     return Labelled(b.out_shape, b.in_shape, b.out_axes, b.in_axes, b.sizes, b.value, CONSTANT)
 
 
@@ -629,8 +804,7 @@ def multiply_values(
     _, product = multiply(upper, lower)
     if product is None:
         return None, None
-    m = (ma @ mb).tocsr()
-    return product, np.asarray(m[product.rows, product.cols]).ravel()
+    return product, _values_on(product, ma @ mb)
 
 
 @dataclass(frozen=True)
@@ -701,5 +875,23 @@ def add_values(a: Block, b: Block, va: np.ndarray, vb: np.ndarray) -> tuple[Bloc
             shape = [c.sizes[k] if k in c.value else 1 for k in total.value]
             parts.append(v.reshape(shape) if total.value else v)
         return total, parts[0] + parts[1]
-    m = (to_matrix(a, va) + to_matrix(b, vb)).tocsr()
-    return total, np.asarray(m[total.rows, total.cols]).ravel()
+    return total, _values_on(total, to_matrix(a, va) + to_matrix(b, vb))  # type: ignore[arg-type]
+
+
+def _values_on(block: Sparse, m) -> np.ndarray:
+    """The values of the sparse matrix ``m`` at ``block``'s entries, in its order (0 where
+    ``m`` has none). ``m``'s entries are among the block's (a product or sum of matrices
+    of the factors' patterns; scipy leaves out those that came to 0), so where as many
+    they are the same, in the same order once sorted; else each is found by its key."""
+    m = m.tocsr()
+    m.sum_duplicates()  # sorted and each once (scipy's products and sums are already)
+    data = np.asarray(m.data, dtype=float)
+    if m.nnz == block.nnz:
+        return data
+    width = max(1, math.prod(block.in_shape))
+    counts = np.diff(m.indptr)
+    rows = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+    keys = block.rows * width + block.cols
+    values = np.zeros(block.nnz)
+    values[np.searchsorted(keys, rows * width + m.indices)] = data
+    return values

@@ -1,0 +1,310 @@
+"""Sparse block patterns: the fast products, sums and patterns of :mod:`dgraph.core.blocks`
+against a straightforward reference (dense 0/1 matrices, and the label grid enumerated
+entry by entry), with the invariants a :class:`Sparse` block keeps."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dgraph.core import blocks
+from dgraph.core.blocks import (
+    CONSTANT,
+    GENERAL,
+    ONES,
+    Labelled,
+    Sparse,
+    add,
+    add_values,
+    as_sparse,
+    multiply,
+    multiply_values,
+    pattern,
+    sparse,
+    to_matrix,
+)
+
+KINDS = st.sampled_from([ONES, CONSTANT, GENERAL])
+
+
+def _dense(b) -> np.ndarray:
+    """The 0/1 matrix of a block's pattern, from its entries one by one."""
+    m = np.zeros((math.prod(b.out_shape), math.prod(b.in_shape)), dtype=np.int64)
+    s = as_sparse(b)
+    for r, c in zip(s.rows.tolist(), s.cols.tolist(), strict=True):
+        m[r, c] += 1
+    return m
+
+
+def _values(b, seed: int) -> np.ndarray:
+    """Small integer values for a block (one per stored value): sums cancel at times."""
+    shape = (b.nnz,) if isinstance(b, Sparse) else tuple(b.sizes[k] for k in b.value)
+    return np.random.default_rng(seed).integers(-1, 3, size=shape).astype(float)
+
+
+def _reference_pattern(b: Labelled) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every assignment of the labels in C order, each index read axis by axis."""
+    grids = (
+        np.indices(b.sizes, dtype=np.int64).reshape(len(b.sizes), -1)
+        if b.sizes
+        else np.zeros((0, 1), np.int64)
+    )
+
+    def flat(axes, shape):
+        index = np.zeros(grids.shape[1], dtype=np.int64)
+        for (labels, off), length in zip(axes, shape, strict=True):
+            position = np.zeros(grids.shape[1], dtype=np.int64)
+            for k in labels:
+                position = position * b.sizes[k] + grids[k]
+            index = index * length + position + off
+        return index
+
+    values = np.zeros(grids.shape[1], dtype=np.int64)
+    for k in b.value:
+        values = values * b.sizes[k] + grids[k]
+    return flat(b.out_axes, b.out_shape), flat(b.in_axes, b.in_shape), values
+
+
+def _check_invariants(s: Sparse) -> None:
+    """Row-major, each entry once, in range, int64, read-only, its row pointer right."""
+    width = max(1, math.prod(s.in_shape))
+    assert s.rows.dtype == s.cols.dtype == np.int64
+    assert not s.rows.flags.writeable and not s.cols.flags.writeable
+    keys = s.rows * width + s.cols
+    assert (np.diff(keys) > 0).all()
+    assert s.nnz == 0 or (s.cols.min() >= 0 and s.cols.max() < width)
+    assert s.nnz == 0 or (s.rows.min() >= 0 and s.rows.max() < math.prod(s.out_shape))
+    counts = np.bincount(s.rows, minlength=math.prod(s.out_shape))
+    assert (np.diff(s.indptr) == counts).all() and s.indptr[0] == 0
+
+
+@st.composite
+def _sides(draw, labels: list[int], sizes: list[int], lengths=None):
+    """Axes reading some of ``labels``: one label and an offset, or two labels row-major;
+    the axis lengths drawn too unless given."""
+    axes, shape = [], []
+    count = len(lengths) if lengths is not None else draw(st.integers(1, 2))
+    for i in range(count):
+        length = None if lengths is None else lengths[i]
+        k = draw(st.sampled_from(labels))
+        if length is None and len(labels) > 1 and draw(st.booleans()):
+            j = draw(st.sampled_from([x for x in labels if x != k]))
+            axes.append(((k, j), 0))
+            shape.append(sizes[k] * sizes[j])
+            continue
+        if length is not None and sizes[k] > length:
+            k = None
+        if k is None:  # a new label that fits the given length
+            k = len(sizes)
+            sizes.append(draw(st.integers(1, length)))
+            labels.append(k)
+        room = (length - sizes[k]) if length is not None else draw(st.integers(0, 2))
+        off = draw(st.integers(0, room))
+        axes.append(((k,), off))
+        shape.append(length if length is not None else sizes[k] + room)
+    return tuple(axes), tuple(shape)
+
+
+@st.composite
+def labelled_blocks(draw, out_shape=None):
+    """A labelled block: a few labels read by the axes of both sides, every label read
+    somewhere (each assignment a different entry), values along some of them."""
+    sizes = [draw(st.integers(1, 3)) for _ in range(draw(st.integers(1, 3)))]
+    labels = list(range(len(sizes)))
+    out_axes, out = draw(_sides(labels, sizes, out_shape))
+    in_axes, inn = draw(_sides(labels, sizes))
+    read = {k for ls, _ in (*out_axes, *in_axes) for k in ls}
+    missing = [k for k in range(len(sizes)) if k not in read]
+    if missing:  # an extra input axis for each label no axis reads
+        in_axes = (*in_axes, *(((k,), 0) for k in missing))
+        inn = (*inn, *(sizes[k] for k in missing))
+    value = tuple(sorted(draw(st.sets(st.sampled_from(range(len(sizes)))))))
+    return Labelled(out, inn, out_axes, in_axes, tuple(sizes), value, draw(KINDS))
+
+
+@st.composite
+def sparse_blocks(draw, out_shape=None, in_shape=None, large=False):
+    """A random pattern (density drawn; at times over ``blocks.SMALL`` entries, the
+    size the caches stop at)."""
+    out = out_shape if out_shape is not None else (draw(st.integers(1, 6)),)
+    inn = in_shape if in_shape is not None else (draw(st.integers(1, 6)),)
+    if large:
+        out, inn = (72,) if out_shape is None else out, (90,) if in_shape is None else inn
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    density = draw(st.sampled_from([0.0, 0.2, 0.6, 1.0] if not large else [0.7, 0.9]))
+    m = rng.random((math.prod(out), math.prod(inn))) < density
+    rows, cols = np.nonzero(m)
+    order = rng.permutation(rows.size)  # sparse() sorts them
+    return sparse(out, inn, rows[order], cols[order], draw(KINDS))
+
+
+def _as_other(draw, b, large):
+    """A block of ``b``'s input shape as its output: sparse or labelled."""
+    if not large and draw(st.booleans()):
+        return draw(labelled_blocks(out_shape=b.in_shape))
+    return draw(sparse_blocks(out_shape=b.in_shape, large=large))
+
+
+@st.composite
+def products(draw):
+    large = draw(st.integers(0, 4)) == 0
+    upper = (
+        draw(labelled_blocks())
+        if not large and draw(st.booleans())
+        else draw(sparse_blocks(large=large))
+    )
+    lower = _as_other(draw, upper, large)
+    if isinstance(upper, Labelled) and isinstance(lower, Labelled):
+        lower = as_sparse(lower)  # a sparse product, not a labelled one
+    return upper, lower
+
+
+@st.composite
+def sums(draw):
+    large = draw(st.integers(0, 4)) == 0
+    first = draw(sparse_blocks(large=large)) if large or draw(st.booleans()) else None
+    if first is None:
+        first = draw(labelled_blocks())
+    if large or draw(st.booleans()):
+        second = draw(sparse_blocks(first.out_shape, first.in_shape, large=large))
+    else:
+        second = as_sparse(draw(labelled_blocks(out_shape=first.out_shape)))
+        if second.in_shape != first.in_shape:
+            second = draw(sparse_blocks(first.out_shape, first.in_shape))
+    return (first, second) if draw(st.booleans()) else (second, first)
+
+
+@settings(max_examples=150, deadline=None)
+@given(labelled_blocks())
+def test_a_labelled_blocks_pattern_is_its_label_grid(b):
+    """The broadcast sums give each entry's row, column and value index as the grid of
+    every label assignment does, in the same order."""
+    for got, expected in zip(pattern(b), _reference_pattern(b), strict=True):
+        assert got.dtype == np.int64 and got.tolist() == expected.tolist()
+    s = as_sparse(b)
+    _check_invariants(s)
+    rows, cols, _ = _reference_pattern(b)
+    assert sorted(zip(rows.tolist(), cols.tolist(), strict=True)) == list(
+        zip(s.rows.tolist(), s.cols.tolist(), strict=True)
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(products(), st.integers(0, 2**16))
+def test_sparse_products_are_the_dense_products(pair, seed):
+    """The product's pattern is that of the 0/1 matrices' product, its price the pairs
+    that meet, Σ_k nnz(A[:, k]) · nnz(B[k, :]) (nothing with a factor of ones or two
+    constants), its kind the larger (ones summed: a constant); again from the cache."""
+    upper, lower = pair
+    a, b = _dense(upper), _dense(lower)
+    counts = a @ b
+    free = ONES in (upper.kind, lower.kind) or max(upper.kind, lower.kind) == CONSTANT
+    pairs = int((a.sum(axis=0) * b.sum(axis=1)).sum())
+    for _ in range(2):
+        cost, product = multiply(upper, lower)
+        direct = blocks._sparse_product(as_sparse(upper), as_sparse(lower))
+        assert direct[0] == cost == (0 if free else pairs)
+        if not counts.any():
+            assert product is None and direct[1] is None
+            continue
+        for p in (product, direct[1]):
+            _check_invariants(p)
+            assert (_dense(p) == (counts > 0)).all()
+            kind = max(upper.kind, lower.kind)
+            assert p.kind == (CONSTANT if kind == ONES and counts.max() > 1 else kind)
+        assert product == direct[1] and hash(product) == hash(direct[1])
+    assert multiply(upper, lower)[1] is multiply(upper, lower)[1]  # remembered
+    vu, vl = _values(upper, seed), _values(lower, seed + 1)
+    block, values = multiply_values(upper, lower, vu, vl)
+    expected = to_matrix(upper, vu).toarray() @ to_matrix(lower, vl).toarray()
+    if block is None:
+        assert not counts.any()
+    else:
+        assert block == product and (to_matrix(block, values).toarray() == expected).all()
+
+
+@settings(max_examples=150, deadline=None)
+@given(sums(), st.integers(0, 2**16))
+def test_sparse_sums_are_the_dense_unions(pair, seed):
+    """A sum's pattern is the union of the two (each entry once, in row order), its
+    values no longer all ones; the same either way round."""
+    first, second = pair
+    expected = (_dense(first) + _dense(second)) > 0
+    total = add(first, second)
+    assert (_dense(total) == expected).all() and total.kind >= CONSTANT
+    assert total.kind == max(first.kind, second.kind, CONSTANT)
+    assert add(second, first) == total
+    direct = blocks._add(first, second)
+    assert direct == total
+    if isinstance(total, Sparse):
+        _check_invariants(total)
+        _check_invariants(direct)
+    va, vb = _values(first, seed), _values(second, seed + 1)
+    block, values = add_values(first, second, va, vb)
+    expected = to_matrix(first, va).toarray() + to_matrix(second, vb).toarray()
+    assert block == total and (to_matrix(block, values).toarray() == expected).all()
+
+
+def test_sparse_blocks_are_equal_by_pattern_and_hash_it_when_asked():
+    """Equality is the pattern's (shapes, kind and indices), however it was built; the
+    hash of the indices is computed the first time it is needed, not before."""
+    one = sparse((3,), (4,), np.array([2, 0, 1]), np.array([3, 1, 0]), GENERAL)
+    two = sparse((3,), (4,), np.array([0, 1, 2]), np.array([1, 0, 3]), GENERAL)
+    assert "digest" not in one.__dict__
+    assert one == two and hash(one) == hash(two) and len({one, two}) == 1
+    assert one.rows.tolist() == [0, 1, 2] and one.cols.tolist() == [1, 0, 3]
+    assert one != sparse((3,), (4,), np.array([0, 1, 2]), np.array([1, 0, 2]), GENERAL)
+    assert one != sparse((3,), (4,), np.array([0, 1]), np.array([1, 0]), GENERAL)
+    assert one != sparse((3,), (4,), np.array([0, 1, 2]), np.array([1, 0, 3]), ONES)
+    assert one != sparse((1, 3), (4,), np.array([0, 1, 2]), np.array([1, 0, 3]), GENERAL)
+    assert blocks.scale(sparse((3,), (4,), one.rows, one.cols, ONES)) == one.__class__(
+        (3,), (4,), one.rows, one.cols, CONSTANT
+    )
+    with pytest.raises(ValueError):
+        one.rows[0] = 1  # read-only: the digest, once computed, stays the pattern's
+    m = to_matrix(one, np.array([1.0, 2.0, 3.0]))
+    assert m.toarray().tolist() == [[0, 1, 0, 0], [2, 0, 0, 0], [0, 0, 0, 3]]
+    m.indices[0] = 2  # the matrix is the caller's: the block keeps its pattern
+    assert one.cols.tolist() == [1, 0, 3]
+
+
+def test_the_recent_products_go_with_their_operands():
+    """A large product is remembered while both factors live, then forgotten."""
+    import gc
+
+    n = blocks.SMALL + 10
+    rows = np.arange(n)
+    a = sparse((n,), (n,), rows, rows, GENERAL)
+    b = sparse((n,), (n,), rows, (rows + 1) % n, GENERAL)
+    cost, p = multiply(a, b)
+    assert cost == n and p.nnz == n and multiply(a, b)[1] is p
+    key = ("product", id(a), id(b))
+    assert key in blocks.RECENT.entries
+    del b
+    gc.collect()
+    assert key not in blocks.RECENT.entries
+
+
+def test_the_recent_results_stay_within_their_budget():
+    """At most ``size`` results and ``budget`` pattern entries are held, oldest out first;
+    a result larger than the budget is not held at all."""
+    recent = blocks._Recent(2, 25)
+    ops = [sparse((10,), (10,), np.arange(10), np.arange(10), GENERAL) for _ in range(4)]
+    small = sparse((10,), (10,), np.arange(5), np.arange(5), GENERAL)
+    recent.put("sum", ops[0], ops[1], ops[0])
+    recent.put("sum", ops[1], ops[2], small)
+    assert recent.get("sum", ops[0], ops[1]) is ops[0] and recent.held == 15
+    recent.put("sum", ops[2], ops[3], ops[3])  # 25 entries: the oldest goes
+    assert recent.get("sum", ops[1], ops[2]) is None and recent.held == 20
+    assert recent.get("sum", ops[0], ops[1]) is ops[0]
+    recent.put("product", ops[0], ops[3], (9, ops[2]))  # over the budget: the oldest goes
+    assert recent.get("sum", ops[2], ops[3]) is None and recent.held == 20
+    big = sparse((6,), (6,), *np.nonzero(np.ones((6, 6))), GENERAL)
+    recent.put("sum", ops[0], ops[2], big)
+    assert recent.get("sum", ops[0], ops[2]) is None and recent.held == 20
+    recent.clear()
+    assert recent.held == 0 and not recent.entries
