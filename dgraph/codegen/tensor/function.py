@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...core.blocks import RECENT
 from ...core.expressions import ExpressionSet
 from ...core.graph import DGraph
 from ...errors import DGraphError, VerificationError
@@ -71,6 +72,23 @@ class TensorGenerated:
 
 
 def make_tensor_function(
+    source: DGraph | ExpressionSet,
+    mode: str,
+    lang: str,
+    method: str | None,
+    budget: float | None,
+    sparse: bool,
+) -> tuple[TensorGenerated, Any]:
+    """:func:`_make` (below), then the recent large block products forgotten
+    (:data:`~dgraph.core.blocks.RECENT`: what pricing and code generation shared, some
+    hundreds of MB at 10⁶ unknowns, not kept past the call)."""
+    try:
+        return _make(source, mode, lang, method, budget, sparse)
+    finally:
+        RECENT.clear()
+
+
+def _make(
     source: DGraph | ExpressionSet,
     mode: str,
     lang: str,
