@@ -147,7 +147,7 @@ class BlockOps:
             size = terms.size if where is None else where.size
             taken = mine[hit]
             text = data
-            if not (taken.size == size and np.array_equal(taken, np.arange(size))):
+            if not _fills(taken, size):
                 text = f"{self.d.xp}.ravel({data})[{self.constants.index(taken)}]"
             if factor != 1.0:
                 text = _times(repr(factor), text)
@@ -276,15 +276,22 @@ def _positions(keys: np.ndarray, found: np.ndarray) -> np.ndarray:
 
 
 def _fills(where: np.ndarray, size: int) -> bool:
-    """Whether positions ``where`` are every position of a vector of ``size``, in order."""
-    return where.size == size and np.array_equal(where, np.arange(size))
+    """Whether positions ``where`` are every position of a vector of ``size``, in order
+    (the first 0, the last size - 1, and each one more than the one before)."""
+    if where.size != size:
+        return False
+    if size == 0:
+        return True
+    if where[0] != 0 or where[-1] != size - 1:
+        return False
+    return bool(np.all(where[1:] - where[:-1] == 1))
 
 
 def values_at(d: Dialect, constants: Constants, block: Block, values: str, at) -> str:
     """The block's values at these flat value indices (all of them, in order: no gather)."""
     size = int(np.prod(_value_shape(block)))
     flat = f"{d.xp}.ravel({values})"
-    if at.size == size and np.array_equal(at, np.arange(size)):
+    if _fills(np.asarray(at), size):
         return flat
     return f"{flat}[{constants.index(at)}]"
 

@@ -24,7 +24,7 @@ from ...core.block_costs import along_bracketing, chain_product, post_order
 from ...core.block_values import program_order
 from ...core.expressions import ExpressionSet
 from ...errors import DGraphError
-from .blockops import BlockOps, Valued, entries, values_at
+from .blockops import BlockOps, Valued, _fills, entries, values_at
 from .constants import DECODER, Constants
 from .dialect import DIALECTS, Dialect
 from .forward import forward_expression, operand_shape
@@ -451,7 +451,7 @@ def _output(w: _Writer, valued: Valued, y_shape, x_shape) -> str:
     flat = rows * n + cols
     if np.unique(flat).size != flat.size:
         raise DGraphError("a block's pattern lists an entry twice")  # not by construction
-    if flat.size == m * n and np.array_equal(flat, np.arange(m * n)):
+    if _fills(flat, m * n):
         return f"{xp}.reshape({values_at(w.d, w.constants, block, values, at)}, {shape!r})"
     data = values_at(w.d, w.constants, block, values, at)
     return f"{w.d.scatter(m * n, w.constants.index(flat), data)}.reshape({shape!r})"
@@ -485,7 +485,7 @@ def _sparse_output(w: _Writer, graph, entries_of: dict, shapes) -> str:
     else:
         pieces = [values_at(w.d, w.constants, b, v, at) for b, v, at in parts]
         data = f"{w.d.xp}.concatenate([{', '.join(pieces)}])"
-        if not np.array_equal(order, np.arange(order.size)):
+        if not _fills(order, order.size):
             data = f"{w.emit(data)}[{w.constants.index(order)}]"
     rows_all, cols_all = rows_all[order], cols_all[order]
     if w.d.lang == "python":
