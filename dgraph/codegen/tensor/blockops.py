@@ -8,6 +8,7 @@ values a segment sum per call; never a dense intermediate."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -49,7 +50,7 @@ def entries(block: Block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Flat rows and columns of the block's entries, and each entry's index into its
     flattened values."""
     if isinstance(block, Sparse):
-        return block.rows, block.cols, np.arange(block.nnz, dtype=np.int64)
+        return block.rows, block.cols, _every(block.nnz)
     return pattern(block)
 
 
@@ -267,11 +268,20 @@ class BlockOps:
         return block, self._assigned(_times(repr(coefficient), values))
 
 
+@functools.lru_cache(maxsize=32)
+def _every(size: int) -> np.ndarray:
+    """0, 1, ..., size - 1 (read-only, made once per size: a pattern's positions in order
+    are asked for again and again at 10⁶ entries)."""
+    every = np.arange(size, dtype=np.int64)
+    every.setflags(write=False)
+    return every
+
+
 def _positions(keys: np.ndarray, found: np.ndarray) -> np.ndarray:
     """Where each of ``found`` is in the sorted ``keys`` (all there): a search, or, where
     ``found`` is ``keys`` itself (a block that fills the pattern in order), every place."""
     if found.size == keys.size and np.array_equal(found, keys):
-        return np.arange(keys.size)
+        return _every(keys.size)
     return np.searchsorted(keys, found)
 
 
