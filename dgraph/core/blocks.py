@@ -378,9 +378,9 @@ class _Recent:
         self.entries: OrderedDict[tuple[str, int, int], tuple] = OrderedDict()
 
     def get(self, op: str, a: object, b: object) -> object | None:
-        key = (op, id(a), id(b))
+        key = (op, _identity(a), _identity(b))
         entry = self.entries.get(key)
-        if entry is None or entry[0]() is not a or entry[1]() is not b:
+        if entry is None or entry[0]() is not _held(a) or entry[1]() is not _held(b):
             return None
         with contextlib.suppress(KeyError):  # its operand collected meanwhile: still right
             self.entries.move_to_end(key)
@@ -391,10 +391,11 @@ class _Recent:
         weight = block.nnz if isinstance(block, Sparse) else 0
         if weight > self.budget:
             return
-        key = (op, id(a), id(b))
+        key = (op, _identity(a), _identity(b))
         self._drop(key)
         gone = functools.partial(self._gone, key)
-        self.entries[key] = (weakref.ref(a, gone), weakref.ref(b, gone), result, weight)
+        refs = [_Ref(x) if isinstance(x, Labelled) else weakref.ref(x, gone) for x in (a, b)]
+        self.entries[key] = (refs[0], refs[1], result, weight)
         self.held += weight
         while len(self.entries) > self.size or self.held > self.budget:
             self._drop(next(iter(self.entries)))
@@ -413,6 +414,26 @@ class _Recent:
         """Forget every entry (their results' memory goes with them)."""
         self.entries.clear()
         self.held = 0
+
+
+def _identity(block: object) -> object:
+    """A labelled block by its value (a few integers, equal ones made again and again by
+    the code generator), a sparse one by its identity."""
+    return block if isinstance(block, Labelled) else id(block)
+
+
+def _held(block: object) -> object:
+    return None if isinstance(block, Labelled) else block
+
+
+class _Ref:
+    """A labelled operand's place in an entry: nothing to watch (it is part of the key)."""
+
+    def __init__(self, block: Labelled) -> None:
+        del block
+
+    def __call__(self) -> None:
+        return None
 
 
 RECENT = _Recent(32, 2**26)  # at most 32 results, 2²⁶ entries (some 0.6 GB of indices)
