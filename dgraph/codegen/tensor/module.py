@@ -27,6 +27,7 @@ from .blockops import BlockOps, Valued, entries, values_at
 from .constants import DECODER, Constants
 from .dialect import DIALECTS, Dialect
 from .forward import forward_expression, operand_shape
+from .fuse import fold_permutations
 from .leaves import leaf_values
 
 __all__ = ["tensor_module"]
@@ -148,7 +149,10 @@ def tensor_module(es: ExpressionSet, lang: str = "python", sparse: bool = False)
         f' ({language}; {kind})."""'
     )
     returned = f"    return {{{pairs}}}"
-    body = [f"def jacobian({args}):", doc, *_live(w.lines, returned), returned]
+    statements = _live(w.lines, returned)
+    if lang == "jax" and not sparse:  # dense JAX output: products built in the order read
+        statements = fold_permutations(statements, returned)
+    body = [f"def jacobian({args}):", doc, *statements, returned]
     return _header(w, es, lang, sparse, keys, shapes) + "\n".join(body) + "\n"
 
 
