@@ -319,3 +319,44 @@ def test_the_steps_price_is_what_the_built_set_counts(method):
     for build in GRAPHS:
         es = accumulate(build()[0], method, verify=False)
         assert sum(step.mults for step in es.steps) == es.mults, build.__name__
+
+
+def test_a_transposed_outer_product_is_built_in_the_order_read():
+    """d y / d W through W.T (AlphaGrad's MLP layer): the batch of outer products is one
+    einsum in the output's order, not an einsum then a permutation (XLA copies it), and
+    the JAX code agrees with jax.jacrev."""
+    from dgraph import from_jax
+
+    def f(x, w):
+        return jnp.sum(jnp.tanh(x @ w.T), axis=1)
+
+    x = np.linspace(0.1, 1.0, 15).reshape(5, 3)
+    w = np.linspace(-1.0, 1.0, 12).reshape(4, 3)
+    g = from_jax(f, x, w, level="array")
+    text = tensor_module(accumulate(g, "reverse"), "jax")
+    assert "'abc->acb'" not in text and "jnp.einsum('ab,ca->abc'" in text
+    assert "'abc->acb'" in tensor_module(accumulate(g, "reverse"), "python")  # JAX only
+    J = make_function(g, "jacobian", "jax", method="reverse")
+    with jax.enable_x64(True):
+        expected = jax.jacrev(f, argnums=(0, 1))(x, w)
+        got = jax.jit(J._function)(x, w)
+        for k, name in enumerate(g.inputs):
+            assert np.allclose(got[(g.outputs[0], name)], expected[k], rtol=1e-12)
+
+
+def test_only_single_use_products_without_contraction_are_folded():
+    from dgraph.codegen.tensor.fuse import fold_permutations
+
+    returned = "    return {'k': t2, 'j': t4}"
+    outer = ["    r1 = jnp.einsum('ab,ca->acb', u, v)", "    t2 = jnp.einsum('abc->acb', r1) + 1"]
+    assert fold_permutations(outer, returned) == [
+        "    r1 = jnp.einsum('ab,ca->abc', u, v)",
+        "    t2 = r1 + 1",
+    ]
+    summed = ["    r1 = jnp.einsum('ab,ca->acb', u, v)", "    t2 = jnp.einsum('abc->b', r1)"]
+    assert fold_permutations(summed, returned) == ["    t2 = jnp.einsum('ab,ca->c', u, v)"]
+    dot = ["    r1 = jnp.einsum('abc,dc->abd', u, v)", "    t2 = jnp.einsum('abc->acb', r1)"]
+    twice = [*outer[:1], "    t2 = jnp.einsum('abc->acb', r1)", "    t4 = r1 * 2"]
+    scaled = ["    r1 = jnp.einsum('ab,ca->acb', u, v) * 2", "    t2 = jnp.einsum('abc->acb', r1)"]
+    for lines in (dot, twice, scaled):
+        assert fold_permutations(lines, returned) == lines

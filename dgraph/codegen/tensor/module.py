@@ -28,6 +28,7 @@ from .blockops import BlockOps, Valued, _fills, entries, values_at
 from .constants import DECODER, Constants
 from .dialect import DIALECTS, Dialect
 from .forward import forward_expression, operand_shape
+from .fuse import fold_permutations
 from .leaves import leaf_values
 
 __all__ = ["tensor_module"]
@@ -202,6 +203,8 @@ def tensor_module(
     hoisted, body = _hoist(live, set(arguments.values()), set(ends))
     body = _fold(w, hoisted, body, special=any("special." in line for line in live))
     body = _common(body, set(ends))
+    if lang == "jax" and not sparse:  # dense JAX output: products built in the order read
+        body = fold_permutations(body, " ".join(ends))
     once = {r for r in ends if r not in _varying(body, set(arguments.values()))}
     returned = returned_line(once if lang == "python" else set())
     used = set(re.findall(r"\w+", "\n".join([*body, returned])))
