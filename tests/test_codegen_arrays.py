@@ -360,3 +360,21 @@ def test_only_single_use_products_without_contraction_are_folded():
     scaled = ["    r1 = jnp.einsum('ab,ca->acb', u, v) * 2", "    t2 = jnp.einsum('abc->acb', r1)"]
     for lines in (dot, twice, scaled):
         assert fold_permutations(lines, returned) == lines
+
+
+def test_the_entrywise_check_finds_a_wrong_entry():
+    """Where J·v cancels (|J|·|v| far above J·v) the code is compared entry by entry
+    with the expression set's blocks: 0 for the generated Jacobian, the change for one
+    entry changed."""
+    from dgraph.codegen.tensor.check import _entry_error, check_point
+
+    g, _ = stencil_2d()
+    es = accumulate(g, "forward")
+    J = make_function(es, "jacobian", sparse=True)
+    _, inputs, values, _ = check_point(g, 0)
+    size = {v: int(np.prod(g.shape(v))) for v in (*g.inputs, *g.outputs)}
+    got = J(*(inputs[x] for x in g.inputs))
+    assert _entry_error(got, es, values, size) < 1e-15
+    scale = max(1.0, float(abs(got).max()))
+    got.data[3] += 1e-3 * scale
+    assert _entry_error(got, es, values, size) == pytest.approx(1e-3, rel=1e-6)

@@ -172,11 +172,14 @@ def jvp_of_expressions(
     values: Mapping[str, np.ndarray],
     tangents: Mapping[str, np.ndarray],
     by_entry: bool = False,
+    absolute: bool = False,
 ) -> dict:
     """``J·v``: the entries of ``es`` at the vertex ``values`` (:func:`vertex_values`)
     applied to ``tangents`` (an array per input, of its shape or flat), without forming
     any product or sum of blocks: for each output y the flat Σ_x entry(y, x)·v_x (zeros
     where no entry reaches y), or with ``by_entry`` each entry's own product, keyed (y, x).
+    With ``absolute``, every value, number and tangent by its magnitude: |J|·|v| as the
+    expressions bracket it, the scale of the rounding error of any way of computing J·v.
 
     Matrix-free: a product A·B·C is applied right to left, C·v, then B·(C·v), each a
     block times a vector (:func:`apply_block`); a sum is a sum of vectors; a reference is
@@ -195,11 +198,17 @@ def jvp_of_expressions(
     [0.0, 0.0, 0.0]
     """
     graph = es.graph
-    applier = _Applier(es, edge_parts(graph, values))
+    parts = edge_parts(graph, values)
+    if absolute:
+        parts = {
+            e: [(b, None if v is None else np.abs(v)) for b, v in ps] for e, ps in parts.items()
+        }
+    applier = _Applier(es, parts, absolute)
     flat = {}
     for x in graph.inputs:
         size = math.prod(graph.shape(x))
         vector = np.asarray(tangents[x], dtype=float).reshape(-1)
+        vector = np.abs(vector) if absolute else vector
         if vector.size != size:
             raise ValueError(f"tangent of {x}: {vector.size} values for {size} entries")
         flat[x] = vector
@@ -224,7 +233,8 @@ class _Applier:
     named by a token, the chain of expressions applied to a tangent (interned to an
     int), so that a reference's result is remembered per (reference, token)."""
 
-    def __init__(self, es: ExpressionSet, parts: Mapping) -> None:
+    def __init__(self, es: ExpressionSet, parts: Mapping, absolute: bool = False) -> None:
+        self.absolute = absolute  # numbers by their magnitude (the values' are already)
         self.references = es.references
         self.edges = es.graph.edge_symbols
         self.parts = parts
@@ -263,7 +273,7 @@ class _Applier:
                 total = _plus(total, apply_block(block, value, vector))
             return total
         if e.is_Number:
-            return None if e == 0 else float(e) * vector
+            return None if e == 0 else self._number(e) * vector
         if e.is_Add:
             total = None
             for term in e.args:
@@ -275,7 +285,7 @@ class _Applier:
         factors = []
         for f in e.args:
             if f.is_Number:
-                coefficient *= float(f)
+                coefficient *= self._number(f)
             else:
                 factors.append(f)
         if coefficient == 0:
@@ -287,6 +297,9 @@ class _Applier:
                 return None
             token = self.token((f, token))
         return current * coefficient if coefficient != 1 else current
+
+    def _number(self, e: sympy.Expr) -> float:
+        return abs(float(e)) if self.absolute else float(e)
 
 
 def _plus(total: np.ndarray | None, part: np.ndarray | None) -> np.ndarray | None:
