@@ -446,4 +446,3 @@ def test_cli_falls_back_to_the_element_level_where_an_operation_has_no_block(mod
         assert main(["structure", f"{module}:running", *argv]) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and "numpy.cumprod" in err
-
