@@ -195,3 +195,27 @@ def test_the_cli_writes_the_cuda_file_and_its_index_file(tmp_path, capsys):
     assert "jac.bin" in capsys.readouterr().out
     assert "__global__" in target.read_text()
     assert read_index_file(tmp_path / "jac.bin")["shape"].tolist() == [36, 64]
+
+
+def test_the_c_file_reads_its_own_index_file(tmp_path):
+    """Compiled with DGRAPH_LOADER, the C file loads jac.bin and fills the same values."""
+    import ctypes
+
+    values = c_values(MODULE)
+    (tmp_path / "jac.bin").write_bytes(values.index_bytes())
+    source, library = tmp_path / "jac.c", tmp_path / "jac.so"
+    source.write_text(values.text)
+    command = [compiler(), "-O2", "-DDGRAPH_LOADER", "-shared", "-fPIC", "-o", str(library)]
+    subprocess.run([*command, str(source), "-lm"], check=True)
+    lib = ctypes.CDLL(str(library))
+    count = len(values.constants) + 3
+    arrays, counts = (ctypes.c_void_p * count)(), (ctypes.c_longlong * count)()
+    path = str(tmp_path / "jac.bin").encode()
+    assert lib.jacobian_values_load(path, arrays, counts, count) == 0
+    assert lib.jacobian_values_load(path, arrays, counts, count + 1) == -2
+    assert list(counts)[-1] == 2 and list(counts)[-3] == values.nnz
+    x = np.random.default_rng(3).uniform(0.5, 1.5, (4, 6))
+    data = np.empty(values.nnz)
+    lib.jacobian_values.argtypes = [ctypes.c_void_p] * (len(values.constants) + 2)
+    lib.jacobian_values(x.ctypes.data, *list(arrays)[: count - 3], data.ctypes.data)
+    np.testing.assert_array_equal(data, values.load()(x).data)

@@ -27,7 +27,9 @@ integers little-endian)::
       the entries, then zero bytes up to a multiple of 8
 
 The arrays are the function's constant arguments in the order of its signature, then
-``indices`` and ``indptr`` (CSR, int64) and ``shape`` (int64, 2 entries).
+``indices`` and ``indptr`` (CSR, int64) and ``shape`` (int64, 2 entries). Compiled with
+``-DDGRAPH_LOADER`` the C file also has ``jacobian_values_load(path, arrays, counts,
+count)``, which reads them (C callers need no Python).
 
 Statements outside the vocabulary of the PDE residuals (a contraction ``einsum`` of a dense
 layer, reductions, ...) are refused with one :class:`~dgraph.errors.DGraphError` naming the
@@ -880,7 +882,7 @@ class _Translator:
             alloc.append(f"    {ctype} *restrict {name} = scratch_{ctype} + {at[ctype]}L;")
             at[ctype] += size
         free = [f"    free(scratch_{c});" for c, size in total.items() if size]
-        text = "\n".join([*head, *alloc, *self.lines, *free, "}", ""])
+        text = "\n".join([*head, *alloc, *self.lines, *free, "}", "", LOADER])
         return CValues(
             text,
             self._cuda(head[:5], total),
@@ -949,6 +951,47 @@ class _Translator:
             "",
         ]
         return "\n".join(lines)
+
+
+LOADER = r"""/* With DGRAPH_LOADER defined: read the index file beside this one (little-endian
+ * hosts). arrays[k] (malloc'd; free them) and counts[k] get the file's arrays in order:
+ * this function's constant arguments, then indices, indptr and shape (int64). Returns 0,
+ * or a negative number: -1 cannot open, -2 not an index file of `count` arrays, -3 cut. */
+#ifdef DGRAPH_LOADER
+#include <stdio.h>
+#include <string.h>
+
+int jacobian_values_load(const char *path, void **arrays, long long *counts, int count)
+{
+    FILE *f = fopen(path, "rb");
+    char magic[8], name[32], dtype[8];
+    unsigned long long n, length;
+    if (!f) return -1;
+    if (fread(magic, 1, 8, f) != 8 || memcmp(magic, "DGCVALS1", 8) != 0
+        || fread(&n, 8, 1, f) != 1 || n != (unsigned long long)count) {
+        fclose(f);
+        return -2;
+    }
+    for (int k = 0; k < count; k++) {
+        if (fread(name, 1, 32, f) != 32 || fread(dtype, 1, 8, f) != 8
+            || fread(&length, 8, 1, f) != 1) {
+            fclose(f);
+            return -3;
+        }
+        size_t bytes = (size_t)length * (size_t)(dtype[2] - '0');
+        arrays[k] = malloc(bytes ? bytes : 1);
+        long pad = (long)((8 - bytes % 8) % 8);
+        if (fread(arrays[k], 1, bytes, f) != bytes || fseek(f, pad, SEEK_CUR) != 0) {
+            fclose(f);
+            return -3;
+        }
+        counts[k] = (long long)length;
+    }
+    fclose(f);
+    return 0;
+}
+#endif
+"""
 
 
 def _reads_after(body: list[ast.stmt]) -> list[set[str]]:
