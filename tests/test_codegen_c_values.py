@@ -63,17 +63,39 @@ def test_the_benchmark_residuals_equal_the_numpy_module(name):
     _same(from_jax(FUNCTIONS[name][0], x, level="array"))
 
 
+def _residuals():
+    import jax.numpy as jnp
+
+    return {
+        "pad-gather": lambda u: jnp.exp(jnp.pad(u, 1)[1:-1, 2:] * jnp.pad(u, 1)[1:-1, :-2]) + u**3,
+        "steps": lambda u: jnp.sin(jnp.concatenate([u[::2], u[1::2]], axis=0)) * jnp.cos(u[::-1]),
+        "roll": lambda u: jnp.tanh(jnp.roll(u, 1, axis=0) * u + jnp.roll(u, -1, axis=1) ** 2),
+        "sum": lambda u: jnp.sqrt(1 + (u[:, :1] * u) ** 2) / (1 + u.T[::2].sum() * 0.1 + u),
+        "where": lambda u: (
+            jnp.maximum(u, 0.9) * jnp.minimum(u[::-1], 1.1) + jnp.where(u > 1, u**2, -u)
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", ["pad-gather", "steps", "roll", "sum", "where"])
+def test_nonlinear_stencils_equal_the_numpy_module(name):
+    from dgraph.core.builders import from_jax
+
+    u = np.random.default_rng(0).uniform(0.5, 1.5, (6, 6))
+    _same(from_jax(_residuals()[name], u, level="array"))
+
+
 MODULE = '''
 import numpy
 import scipy.sparse
 
 INPUTS = ('x',)
-SHAPES = {'x': (4, 6), 'y': (46,)}
+SHAPES = {'x': (4, 6), 'y': (52,)}
 _K0 = numpy.array([3, 0, 17, 5, 5, 9, 11, 2, 14, 8], dtype=numpy.int32)
 _K1 = numpy.array([0, 2, 4, 6, 8, 10, 12, 14, 16, 1], dtype=numpy.int64)
 _K2 = numpy.arange(18, dtype=numpy.int32) % 7
-_K3 = numpy.arange(46, dtype=numpy.int32)
-_K4 = numpy.arange(47, dtype=numpy.int32)
+_K3 = numpy.arange(52, dtype=numpy.int32)
+_K4 = numpy.arange(53, dtype=numpy.int32)
 _K5 = numpy.linspace(0.5, 2.0, 7)
 _K6 = numpy.array([3, 0, 17, 5, 6, 9, 11, 2, 14, 8], dtype=numpy.int32)  # each once
 
@@ -108,8 +130,10 @@ def jacobian(x):
     s = numpy.concatenate([t[0:3], numpy.maximum(t[3:6], 1.0)], axis=1)
     r = numpy.broadcast_to(numpy.reshape(x_[1, ::-2], (1, 3)), (3, 3))
     q = numpy.heaviside(r - 1.0, 0.5) + numpy.where(r > 1.0, r, -r) + numpy.einsum('ab->ba', r)
-    out = numpy.concatenate([h * w, numpy.ravel(s), numpy.ravel(q) ** 2, -numpy.ravel(a)])
-    J = scipy.sparse.csr_array((out, _K3, _K4), shape=(46, 46))
+    m = numpy.sum(x_ * numpy.cos(x_), axis=(0,), keepdims=True)
+    p = numpy.ravel(m)
+    out = numpy.concatenate([h * w, numpy.ravel(s), numpy.ravel(q) ** 2, -numpy.ravel(a), p])
+    J = scipy.sparse.csr_array((out, _K3, _K4), shape=(52, 52))
     return J
 '''
 
@@ -123,7 +147,7 @@ def test_every_statement_kind_equals_numpy():
     np.testing.assert_array_equal(got.indices, expected.indices)
     arrays_read = read_index_file(values.index_bytes())
     assert list(arrays_read)[-3:] == ["indices", "indptr", "shape"]
-    assert arrays_read["shape"].tolist() == [46, 46]
+    assert arrays_read["shape"].tolist() == [52, 52]
     for name, array in values.constants.items():
         np.testing.assert_array_equal(arrays_read[name], array.ravel())
         assert f"*restrict {name}" in values.text

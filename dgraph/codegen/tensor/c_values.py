@@ -363,6 +363,8 @@ class _Translator:
                 self._refuse("bincount without weights")
             self._fill(out_view, 0.0)
             self._scatter(out, node.args[0], weights, "+=", repeats=True)
+        elif kind == "sum" and isinstance(node, ast.Call):
+            self._sum(out_view, node)
         elif kind == "concatenate":
             self._concatenate(out_view, node)
         elif kind == "pad":
@@ -637,6 +639,35 @@ class _Translator:
 
         self._loop([out, ids], body)
 
+    def _sum(self, out: _View, node: ast.Call) -> None:
+        """``numpy.sum(x, axis=...)`` (``keepdims`` or not): zeros, then each entry of x
+        added to its place (atomically on a GPU)."""
+        shape = tuple(np.shape(self._evaluate(node.args[0])))
+        axis = next((_literal(k.value) for k in node.keywords if k.arg == "axis"), None)
+        if len(node.args) > 1 or any(k.arg not in ("axis", "keepdims") for k in node.keywords):
+            self._refuse("sum with other arguments than axis and keepdims")
+        axes = range(len(shape)) if axis is None else (axis,) if isinstance(axis, int) else axis
+        axes = {a % len(shape) for a in axes} if shape else set()
+        kept = [d for d in range(len(shape)) if d not in axes]
+        strides = dict(zip(kept, _c_strides(tuple(shape[d] for d in kept)), strict=True))
+        into = _View(out.base, 0, shape, tuple(strides.get(d, 0) for d in range(len(shape))))
+        self._fill(out, 0.0)
+        leaves: list[_View] = []
+        expression = self._expression(node.args[0], leaves, shape)
+        views = [into, *(leaf.to(shape) for leaf in leaves)]
+
+        def body(index: list[str]) -> str:
+            text = expression
+            for k in range(len(leaves)):
+                text = text.replace(f"@{k}@", f"{views[k + 1].base}[{index[k + 1]}]")
+            return f"{out.base}[{index[0]}] += {text};"
+
+        def atomic(index: list[str]) -> str:
+            target, value = body(index)[:-1].split(" += ", 1)
+            return f"atomicAdd(&{target}, {value});"
+
+        self._loop(views, body, atomic)
+
     def _concatenate(self, out: _View, node: ast.Call) -> None:
         pieces = node.args[0]
         if not isinstance(pieces, (ast.List, ast.Tuple)):
@@ -757,7 +788,14 @@ class _Translator:
         if kind in _VIEWS and isinstance(node, ast.Call):
             if self._view(node) is not None:
                 return None
+            if kind in ("broadcast_to", "asarray"):  # the leaves broadcast to the result
+                return [node.args[0]]
             self._refuse(f"{kind} of a computed expression")
+        if kind == "astype" and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            to = node.args[0] if len(node.args) == 1 else None
+            if not (isinstance(to, ast.Name) and to.id in ("int", "float")):
+                self._refuse("astype other than to int or float")
+            return [node.func.value]
         if isinstance(node, ast.Call) and (kind in _UNARY or kind in _BINARY or kind in (
             "heaviside", "where", "square", "sign", "logical_and", "logical_or", "logical_not"
         )):  # fmt: skip
@@ -783,6 +821,14 @@ class _Translator:
             return _double(scalar)
         if _call_name(node) == "full" and len(node.args) == 2:  # type: ignore[attr-defined]
             return _double(self._number(node.args[1]))  # type: ignore[attr-defined]
+        if isinstance(node, ast.Subscript) and self._index_array(node.slice) is not None:
+            source = self._view(node.value)  # a gather: source[K[i]], K the loop's leaf
+            if source is None:
+                self._refuse("a gather from a computed expression")
+            if not source.contiguous:
+                source = self._materialize(source)
+            leaves.append(self._index_array(node.slice))  # type: ignore[arg-type]
+            return f"{source.base}[{_plus(source.offset, f'@{len(leaves) - 1}@')}]"
         if isinstance(node, ast.Constant):
             self._refuse(f"the constant {node.value!r}")
         view = self._view(node)
@@ -822,6 +868,11 @@ class _Translator:
             op = " && " if isinstance(node.op, ast.And) else " || "
             return f"(double)({op.join(args)})"
         kind = _call_name(node)
+        if kind in ("broadcast_to", "asarray"):
+            return args[0]
+        if kind == "astype":  # to int: truncated, as NumPy's cast of a float
+            to = node.args[0].id  # type: ignore[attr-defined]
+            return f"(double)(long long)({args[0]})" if to == "int" else args[0]
         if kind in _UNARY:
             return f"{_UNARY[kind]}({args[0]})"
         if kind in _BINARY:
