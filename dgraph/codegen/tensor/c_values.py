@@ -5,14 +5,29 @@
 straight-line list of ``name = expression`` statements once constants are folded) and
 writes one C function
 
-    void jacobian_values(const double *x0, ..., const T *_K.., ..., double *data)
+    void jacobian_values(const double *in0, ..., const T *K.., ..., double *data)
 
 that fills the CSR ``data`` array (``nnz`` values, in the module's row order) from the
 inputs (flattened, C order) and the module's constant arrays ``_K…`` (integer gathers and
-scatters, folded float constants), which it takes as arguments. One loop nest per
-statement over whole arrays; slices, reshapes, transposes, flips and broadcasts are
-strided views (no copy); scratch buffers are sized from the shapes the statements have at
-generation (one ``malloc`` per call).
+scatters, folded float constants; ``K…`` in C), which it takes as arguments. One loop
+nest per statement over whole arrays; slices (with steps), reshapes, transposes, flips and
+broadcasts are strided views (no copy); scratch buffers are sized from the shapes the
+statements have at generation (one ``malloc`` per call); the last one is ``data`` itself.
+A scatter adds into a buffer in place where no later statement reads it.
+
+The vocabulary: input reshape/asarray, slicing, reshape, transpose, flip, broadcast_to,
+ravel; elementwise arithmetic, integer powers and the functions the printers use
+(``exp``, ``sin``, ..., ``maximum``, ``heaviside``, ``where``, ``astype``); ``concatenate``
+(any axis), ``pad`` with a constant, gathers ``numpy.ravel(x)[_K]`` (also inside an
+expression), ``_scatter``, ``_scatter_add`` (each position once, as the generator
+writes them), ``numpy.bincount(ids, weights=..., minlength=n)``, ``numpy.sum(x, axis)``,
+``numpy.full``, ``numpy.arange``, a one-operand ``einsum`` that only permutes axes, and
+the final ``scipy.sparse.csr_array((data, indices, indptr), shape)``.
+
+:attr:`CValues.cuda` is the same program as CUDA text: one kernel per loop nest, a thread
+per entry (grid-stride loop), ``atomicAdd`` where positions repeat (a segment sum, a sum
+over axes), launched in order by ``jacobian_values_launch`` with scratch from the caller.
+It is generated and compiled by tests where ``nvcc`` exists, never run here.
 
 The constants and the pattern are written beside the C file (``jac.c`` + ``jac.bin``) in
 one binary file, :func:`index_file`; :func:`read_index_file` reads it back. Layout (all
@@ -31,8 +46,8 @@ The arrays are the function's constant arguments in the order of its signature, 
 ``-DDGRAPH_LOADER`` the C file also has ``jacobian_values_load(path, arrays, counts,
 count)``, which reads them (C callers need no Python).
 
-Statements outside the vocabulary of the PDE residuals (a contraction ``einsum`` of a dense
-layer, reductions, ...) are refused with one :class:`~dgraph.errors.DGraphError` naming the
+Statements outside this vocabulary (a contraction ``einsum`` of a dense layer, ``max``
+over axes, ...) are refused with one :class:`~dgraph.errors.DGraphError` naming the
 statement.
 """
 
@@ -372,7 +387,7 @@ class _Translator:
         elif kind == "full":
             self._fill(out_view, self._number(node.args[1]))
         elif kind == "arange":
-            self._loop([out_view], lambda i: f"{out}[{i[0]}] = ({ctype})({_flat(out_view)});")
+            self._loop([out_view], lambda i: f"{out}[{i[0]}] = ({ctype})(i);")  # a flat loop
         elif isinstance(node, ast.Subscript) and self._index_array(node.slice) is not None:
             self._gather(out_view, node)
         else:
@@ -1069,10 +1084,6 @@ def _plus(offset: int, index: str | None) -> str:
     if index is None:
         return f"{offset}L" if offset else "0"
     return f"{offset}L + {index}" if offset else index
-
-
-def _flat(view: _View) -> str:
-    return "i"
 
 
 def _double(value: float) -> str:
