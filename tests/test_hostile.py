@@ -403,7 +403,11 @@ CASES: list[tuple[str, list[str], str]] = [
             ("cuda", ["-o", "j.cu"], "j.cu: a tensor graph's CUDA code is the values of"),
             ("lang-c", ["--lang", "c", "-o", "j.py"], "give --sparse"),
             ("second-cuda", ["-o", "j.py", "-o", "j.cu"], "j.cu: a tensor graph's CUDA code"),
-            ("value-and-jacobian", ["--mode", "value_and_jacobian", "-o", "j.py"], "not value"),
+            (
+                "c-value-and-jacobian",
+                ["--mode", "value_and_jacobian", "--sparse", "-o", "j.c"],
+                "j.c: a tensor graph's C code is the values of the sparse",
+            ),
             ("sparse-jvp", ["--mode", "jvp", "--sparse", "-o", "j.py"], "--sparse is for"),
         ]
     ],
