@@ -225,8 +225,10 @@ def test_sparse_output_keeps_the_pattern_only():
 
 def test_other_languages_are_refused_on_tensor_graphs():
     g, _ = mlp()
-    with pytest.raises(DGraphError, match="python or jax"):
-        make_function(g, "jacobian", "c")
+    with pytest.raises(DGraphError, match="python, jax or c"):
+        make_function(g, "jacobian", "cuda")
+    with pytest.raises(DGraphError, match="the values of the sparse jacobian"):
+        make_function(g, "jacobian", "c")  # C: the sparse jacobian only (test_codegen_c_values)
 
 
 def test_a_constant_array_operand_scales_entrywise():

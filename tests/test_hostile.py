@@ -399,11 +399,15 @@ CASES: list[tuple[str, list[str], str]] = [
             needle,
         )
         for case, argv, needle in [
-            ("c", ["-o", "j.c"], "python or jax (on whole arrays), not c"),
-            ("cuda", ["-o", "j.cu"], "python or jax (on whole arrays), not cuda"),
-            ("lang-c", ["--lang", "c", "-o", "j.py"], "not c"),
-            ("second-cuda", ["-o", "j.py", "-o", "j.cu"], "j.cu: a tensor graph's code"),
-            ("value-and-jacobian", ["--mode", "value_and_jacobian", "-o", "j.py"], "not value"),
+            ("c", ["-o", "j.c"], "j.c: a tensor graph's C code is the values of the sparse"),
+            ("cuda", ["-o", "j.cu"], "j.cu: a tensor graph's CUDA code is the values of"),
+            ("lang-c", ["--lang", "c", "-o", "j.py"], "give --sparse"),
+            ("second-cuda", ["-o", "j.py", "-o", "j.cu"], "j.cu: a tensor graph's CUDA code"),
+            (
+                "c-value-and-jacobian",
+                ["--mode", "value_and_jacobian", "--sparse", "-o", "j.c"],
+                "j.c: a tensor graph's C code is the values of the sparse",
+            ),
             ("sparse-jvp", ["--mode", "jvp", "--sparse", "-o", "j.py"], "--sparse is for"),
         ]
     ],

@@ -9,14 +9,17 @@ partial or unchecked file behind.
 
 A tensor graph (``--inputs u:100x100`` on a Python function, or a dgraph/1 tensor graph
 file) gets code on whole arrays (:mod:`dgraph.codegen.tensor`): ``--mode jacobian``
-(the default), ``jvp`` or ``vjp``, in python or jax; other languages and modes are refused
-with one line.
+(the default), ``jvp`` or ``vjp``, in python or jax, and with ``--sparse`` the jacobian's
+values in C for its fixed pattern (``-o jac.c`` writes ``jac.c`` and its index arrays
+``jac.bin`` beside it, :mod:`dgraph.codegen.tensor.c_values`; ``-o jac.cu`` the same
+statements as CUDA kernels, checked as C); other modes are refused with one line.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from ..codegen.generate import LANGS, MODES, generate_all
@@ -126,29 +129,50 @@ def _run_tensor(
             f"--mode {mode}: a tensor graph's code is {', '.join(TENSOR_MODES)}, not {mode}"
         )
     for name, lang in zip(args.output, langs, strict=True):
-        if lang not in ("python", "jax"):
+        if lang in ("c", "cuda") and (mode != "jacobian" or not args.sparse):
             raise InputError(
-                f"{name}: a tensor graph's code is python or jax (on whole arrays), not {lang};"
-                " give a .py file or --lang python|jax"
+                f"{name}: a tensor graph's {lang.upper()} code is the values of the sparse"
+                " jacobian; give --sparse (and --mode jacobian)"
             )
     if args.sparse and mode not in ("jacobian", "value_and_jacobian"):
         raise InputError(f"--sparse is for the jacobian; {mode} returns arrays")
-    made = [
-        make_tensor_function(graph, mode, lang, args.method, args.budget, args.sparse)[0]
-        for lang in langs
+    companions = [
+        _index_path(o) if lang in ("c", "cuda") else None
+        for o, lang in zip(outputs, langs, strict=True)
     ]
-    for output, code in zip(outputs, made, strict=True):
-        write_atomic(output, code.text)  # only once every check passed
-    for name, code in zip(args.output, made, strict=True):
+    taken = {o.resolve() for o in outputs}
+    for output, companion in zip(outputs, companions, strict=True):
+        if companion is not None and companion.resolve() in taken:
+            raise InputError(f"{companion}: the index file of {output} is also given as -o")
+    made = []
+    for lang in langs:  # CUDA: the C values' statements as kernels, checked as C here
+        code = make_tensor_function(
+            graph, mode, "c" if lang == "cuda" else lang, args.method, args.budget, args.sparse
+        )[0]
+        made.append(replace(code, text=code.values.cuda, lang=lang) if lang == "cuda" else code)
+    for output, code, companion in zip(outputs, made, companions, strict=True):
+        if companion is not None:
+            write_atomic(companion, code.values.index_bytes())  # once every check passed
+        write_atomic(output, code.text)
+    for name, code, companion in zip(args.output, made, companions, strict=True):
         if args.json:
-            print(json.dumps(code.summary(name)))
+            summary = code.summary(name)
+            if companion is not None:
+                summary["index_file"] = str(companion)
+            print(json.dumps(summary))
             continue
+        beside = "" if companion is None else f" and {companion} (its index arrays)"
         print(
-            f"wrote {name} ({code.lang}): {mode} of a tensor graph, method {code.method},"
-            f" {code.mults} mults of block products"
+            f"wrote {name}{beside} ({code.lang}): {mode} of a tensor graph, method"
+            f" {code.method}, {code.mults} mults of block products"
         )
         print(code.check.detail)
     return 0
+
+
+def _index_path(output: Path) -> Path:
+    """Where the index arrays of a tensor graph's C file go: beside it, ``.bin``."""
+    return output.with_suffix(".bin")
 
 
 def _outputs(names: list[str]) -> list[Path]:

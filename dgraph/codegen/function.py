@@ -90,7 +90,9 @@ def make_function(
     JAX BCOO, without ``method`` the cheapest of forward, reverse and Markowitz; mode
     ``jvp``, ``J(*inputs, *tangents)`` returning ``{y: J·v}``, and ``vjp``,
     ``J(*inputs, *cotangents)`` returning ``{x: wᵀ·J}``: tangent and adjoint sweeps over
-    the blocks that never form J (:mod:`dgraph.codegen.tensor.sweeps`).
+    the blocks that never form J (:mod:`dgraph.codegen.tensor.sweeps`). ``lang="c"`` with
+    ``sparse=True`` and mode ``jacobian``: the values of the sparse Jacobian for its fixed
+    pattern in compiled C, returning the same CSR array (:mod:`dgraph.codegen.tensor.c_values`).
     """
     if mode not in MODES:
         raise DGraphError(f"unknown mode {mode!r}: use {', '.join(MODES)}")

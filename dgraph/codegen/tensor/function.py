@@ -1,5 +1,6 @@
 """``make_function`` for tensor graphs: generate, check, load (``jacobian`` from an
-expression set, :mod:`.module`; ``jvp``/``vjp`` as sweeps over the blocks, :mod:`.sweeps`)."""
+expression set, :mod:`.module`; ``jvp``/``vjp`` as sweeps over the blocks, :mod:`.sweeps`;
+the sparse ``jacobian`` in C: the values for its fixed pattern, :mod:`.c_values`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ...errors import DGraphError, VerificationError
 from ...methods import accumulate
 from ..check import CodeCheck
 from ..python import load_python
+from .c_values import c_values
 from .check import check_tensor
 from .module import tensor_module
 from .sweep_check import check_sweep
@@ -36,6 +38,7 @@ class TensorGenerated:
     check: CodeCheck
     mode: str = "jacobian"
     sweep_mults: int | None = None  # a jvp's or vjp's, counted when it was generated
+    values: Any = None  # C: the CValues (its index file, its CUDA text), c_values.py
 
     @property
     def verified(self) -> bool:
@@ -105,8 +108,13 @@ def _make(
         raise DGraphError(
             f"tensor graphs: mode {mode!r} is not generated; use {', '.join(TENSOR_MODES)}"
         )
-    if lang not in ("python", "jax"):
-        raise DGraphError(f"tensor graphs: code in python or jax, not {lang!r}")
+    if lang not in ("python", "jax", "c"):
+        raise DGraphError(f"tensor graphs: code in python, jax or c, not {lang!r}")
+    if lang == "c" and (mode != "jacobian" or not sparse):
+        raise DGraphError(
+            "tensor graphs: C code is the values of the sparse jacobian (mode jacobian,"
+            f" sparse=True), not {mode}{'' if sparse else ' dense'}"
+        )
     if mode in SWEEP_MODES and sparse:
         raise DGraphError(f"--sparse is for the jacobian; {mode} returns arrays")
     if isinstance(source, ExpressionSet):
@@ -133,6 +141,13 @@ def _make(
             raise VerificationError(check.detail)
         generated = TensorGenerated(sweep.text, lang, es, sparse, check, mode, sweep.mults)
         return generated, function
+    if lang == "c":  # the NumPy module's value program in C, for its fixed pattern
+        values = c_values(tensor_module(es, "python", sparse, mode))
+        function = values.load()
+        check = check_tensor(function, es, lang, mode=mode)
+        if not check.ok:
+            raise VerificationError(check.detail)
+        return TensorGenerated(values.text, lang, es, sparse, check, mode, None, values), function
     text = tensor_module(es, lang, sparse, mode)
     function = getattr(load_python(text), mode)
     check = check_tensor(function, es, lang, mode=mode)

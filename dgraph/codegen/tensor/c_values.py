@@ -1,0 +1,1122 @@
+"""The value program of a sparse tensor Jacobian in C99, for its fixed pattern (issue 42).
+
+:func:`c_values` reads the per-call body of the generated NumPy sparse module
+(``tensor_module(es, "python", sparse=True)``: our own text, parsed with :mod:`ast`, a
+straight-line list of ``name = expression`` statements once constants are folded) and
+writes one C function
+
+    void jacobian_values(const double *in0, ..., const T *K.., ..., double *data)
+
+that fills the CSR ``data`` array (``nnz`` values, in the module's row order) from the
+inputs (flattened, C order) and the module's constant arrays ``_K…`` (integer gathers and
+scatters, folded float constants; ``K…`` in C), which it takes as arguments. One loop
+nest per statement over whole arrays; slices (with steps), reshapes, transposes, flips and
+broadcasts are strided views (no copy); scratch buffers are sized from the shapes the
+statements have at generation (one ``malloc`` per call); the last one is ``data`` itself.
+A scatter adds into a buffer in place where no later statement reads it.
+
+The vocabulary: input reshape/asarray, slicing, reshape, transpose, flip, broadcast_to,
+ravel; elementwise arithmetic, integer powers and the functions the printers use
+(``exp``, ``sin``, ..., ``maximum``, ``heaviside``, ``where``, ``astype``); ``concatenate``
+(any axis), ``pad`` with a constant, gathers ``numpy.ravel(x)[_K]`` (also inside an
+expression), ``_scatter``, ``_scatter_add`` (each position once, as the generator
+writes them), ``numpy.bincount(ids, weights=..., minlength=n)``, ``numpy.sum(x, axis)``,
+``numpy.full``, ``numpy.arange``, a one-operand ``einsum`` that only permutes axes, and
+the final ``scipy.sparse.csr_array((data, indices, indptr), shape)``.
+
+:attr:`CValues.cuda` is the same program as CUDA text: one kernel per loop nest, a thread
+per entry (grid-stride loop), ``atomicAdd`` where positions repeat (a segment sum, a sum
+over axes), launched in order by ``jacobian_values_launch`` with scratch from the caller.
+It is generated and compiled by tests where ``nvcc`` exists, never run here.
+
+The constants and the pattern are written beside the C file (``jac.c`` + ``jac.bin``) in
+one binary file, :func:`index_file`; :func:`read_index_file` reads it back. Layout (all
+integers little-endian)::
+
+    8 bytes   magic b"DGCVALS1"
+    uint64    number of arrays
+    per array:
+      32 bytes  name, ASCII, NUL-padded
+      8 bytes   NumPy dtype string ("<f8", "<i4", "<i8"), NUL-padded
+      uint64    number of entries
+      the entries, then zero bytes up to a multiple of 8
+
+The arrays are the function's constant arguments in the order of its signature, then
+``indices`` and ``indptr`` (CSR, int64) and ``shape`` (int64, 2 entries). Compiled with
+``-DDGRAPH_LOADER`` the C file also has ``jacobian_values_load(path, arrays, counts,
+count)``, which reads them (C callers need no Python).
+
+Statements outside this vocabulary (a contraction ``einsum`` of a dense layer, ``max``
+over axes, ...) are refused with one :class:`~dgraph.errors.DGraphError` naming the
+statement.
+"""
+
+from __future__ import annotations
+
+import ast
+import ctypes
+import math
+import re
+import struct
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse
+
+from ...errors import DGraphError
+from ..c import compiler
+from ..python import load_python
+
+__all__ = [
+    "FUNCTION",
+    "MAGIC",
+    "CValues",
+    "c_values",
+    "index_file",
+    "read_index_file",
+]
+
+FUNCTION = "jacobian_values"
+THREADS = 256  # CUDA threads per block
+MAGIC = b"DGCVALS1"
+
+_UNARY = {
+    "exp": "exp", "exp2": "exp2", "log": "log", "log1p": "log1p", "expm1": "expm1",
+    "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
+    "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh",
+    "arccosh": "acosh", "arctanh": "atanh", "sqrt": "sqrt", "cbrt": "cbrt", "abs": "fabs",
+    "fabs": "fabs", "absolute": "fabs", "floor": "floor", "ceil": "ceil", "round": "nearbyint",
+    "rint": "nearbyint", "erf": "erf", "erfc": "erfc",
+}  # fmt: skip
+_BINARY = {"maximum": "fmax", "minimum": "fmin", "arctan2": "atan2", "power": "pow"}
+_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+_COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_VIEWS = {"reshape", "transpose", "broadcast_to", "flip", "ravel", "asarray"}
+
+
+@dataclass(frozen=True)
+class _View:
+    """A strided view of a contiguous C buffer: ``base[offset + Σ k_d strides_d]``."""
+
+    base: str
+    offset: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    ctype: str = "double"
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def contiguous(self) -> bool:
+        return self.strides == _c_strides(self.shape) or self.size <= 1
+
+    def to(self, shape: tuple[int, ...]) -> _View:
+        """Broadcast to ``shape`` (NumPy's rules: aligned on the right, stride 0 where
+        this view has extent 1)."""
+        if self.shape == shape:
+            return self
+        lead = len(shape) - len(self.shape)
+        if lead < 0:
+            raise DGraphError(f"cannot broadcast {self.shape} to {shape}")
+        mine = (1,) * lead + self.shape
+        strides = (0,) * lead + self.strides
+        out = []
+        for m, n, s in zip(mine, shape, strides, strict=True):
+            if m not in (1, n):
+                raise DGraphError(f"cannot broadcast {self.shape} to {shape}")
+            out.append(s if m == n else 0)
+        return _View(self.base, self.offset, shape, tuple(out), self.ctype)
+
+
+def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step if n != 1 else 0)
+        step *= n
+    return tuple(reversed(strides))
+
+
+def _normal(view: _View) -> tuple[int, ...]:
+    """Strides with those of extent-1 axes zeroed (they never move)."""
+    return tuple(0 if n == 1 else s for n, s in zip(view.shape, view.strides, strict=True))
+
+
+def _contiguous(base: str, shape: tuple[int, ...], ctype: str = "double") -> _View:
+    return _View(base, 0, tuple(shape), _c_strides(tuple(shape)), ctype)
+
+
+def _ctype(dtype: np.dtype) -> str:
+    if dtype.kind == "f" or dtype.kind == "b":
+        return "double"
+    if dtype.kind in "iu":
+        return "int32_t" if dtype.itemsize <= 4 else "int64_t"
+    raise DGraphError(f"C values: arrays of {dtype} are not supported")
+
+
+@dataclass
+class CValues:
+    """The C value program of one sparse Jacobian and what it reads: its text, the
+    constant arrays its signature takes (in order), the CSR pattern, the inputs."""
+
+    text: str
+    cuda: str  # the same statements as CUDA kernels (text only: CUDA is not run here)
+    constants: dict[str, np.ndarray]
+    indices: np.ndarray
+    indptr: np.ndarray
+    shape: tuple[int, int]
+    inputs: tuple[str, ...]
+    input_shapes: tuple[tuple[int, ...], ...]
+    _library: Any = field(default=None, repr=False)
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indices.size)
+
+    def index_bytes(self) -> bytes:
+        """The constants and the pattern in the layout of the module docstring."""
+        return index_file(self.constants, self.indices, self.indptr, self.shape)
+
+    def load(self, flags: tuple[str, ...] = ("-O2",)):
+        """Compile the C text (the system compiler, as :func:`~dgraph.codegen.c.load_c`)
+        and return ``jacobian(*inputs) -> scipy.sparse.csr_array``."""
+        function = _compile(self.text, flags)
+        count = len(self.inputs) + len(self.constants) + 1
+        function.argtypes = [ctypes.c_void_p] * count
+        constants = [np.ascontiguousarray(a) for a in self.constants.values()]
+        pointers = [a.ctypes.data for a in constants]
+        indices, indptr, shape, nnz = self.indices, self.indptr, self.shape, self.nnz
+        sizes = [math.prod(s) for s in self.input_shapes]
+        names = self.inputs
+
+        def jacobian(*inputs):
+            if len(inputs) != len(names):
+                raise DGraphError(f"jacobian takes {len(names)} inputs {names}, not {len(inputs)}")
+            arrays = [np.ascontiguousarray(x, dtype=np.float64) for x in inputs]
+            for name, a, size in zip(names, arrays, sizes, strict=True):
+                if a.size != size:
+                    raise DGraphError(f"input {name}: {a.size} entries, not {size}")
+            data = np.empty(nnz)
+            function(*[a.ctypes.data for a in arrays], *pointers, data.ctypes.data)
+            return scipy.sparse.csr_array((data, indices, indptr), shape=shape)
+
+        jacobian._keep = (function, constants)  # type: ignore[attr-defined]
+        return jacobian
+
+
+def _compile(text: str, flags: tuple[str, ...]):
+    cc = compiler()
+    if cc is None:
+        raise DGraphError("no C compiler found (set CC or install cc); use --lang python")
+    with tempfile.TemporaryDirectory(prefix="dgraph-") as tmp:
+        c_file, library = Path(tmp, "values.c"), Path(tmp, "values.so")
+        c_file.write_text(text)
+        command = [cc, *flags, "-shared", "-fPIC", "-o", str(library), str(c_file), "-lm"]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            first = (done.stderr.strip().splitlines() or ["unknown error"])[0]
+            raise DGraphError(f"the C compiler failed: {first}")
+        lib = ctypes.CDLL(str(library))
+    function = getattr(lib, FUNCTION)
+    function.restype = None
+    function._lib = lib  # type: ignore[attr-defined]
+    return function
+
+
+def index_file(constants: dict[str, np.ndarray], indices, indptr, shape) -> bytes:
+    """The binary file beside the C file (layout: module docstring)."""
+    arrays = dict(constants)
+    arrays["indices"] = np.asarray(indices, dtype=np.int64)
+    arrays["indptr"] = np.asarray(indptr, dtype=np.int64)
+    arrays["shape"] = np.asarray(shape, dtype=np.int64)
+    parts = [MAGIC, struct.pack("<Q", len(arrays))]
+    for name, a in arrays.items():
+        a = np.ascontiguousarray(a).ravel()
+        a = a.astype(a.dtype.newbyteorder("<"), copy=False)
+        parts += [name.encode().ljust(32, b"\0"), a.dtype.str.encode().ljust(8, b"\0")]
+        payload = a.tobytes()
+        parts += [struct.pack("<Q", a.size), payload, b"\0" * (-len(payload) % 8)]
+    return b"".join(parts)
+
+
+def read_index_file(path: str | Path | bytes) -> dict[str, np.ndarray]:
+    """The arrays of an :func:`index_file` (a path or its bytes), in file order.
+
+    >>> raw = index_file({"_K0": np.arange(3, dtype=np.int32)}, [0, 1], [0, 1, 2], (2, 2))
+    >>> {k: v.tolist() for k, v in read_index_file(raw).items()}
+    {'_K0': [0, 1, 2], 'indices': [0, 1], 'indptr': [0, 1, 2], 'shape': [2, 2]}
+    """
+    raw = path if isinstance(path, bytes) else Path(path).read_bytes()
+    if raw[:8] != MAGIC:
+        raise DGraphError("not a dgraph C values index file (bad magic)")
+    (count,) = struct.unpack_from("<Q", raw, 8)
+    at, out = 16, {}
+    for _ in range(count):
+        name = raw[at : at + 32].rstrip(b"\0").decode()
+        dtype = np.dtype(raw[at + 32 : at + 40].rstrip(b"\0").decode())
+        (n,) = struct.unpack_from("<Q", raw, at + 40)
+        at += 48
+        out[name] = np.frombuffer(raw, dtype, n, at).copy()
+        at += n * dtype.itemsize + (-(n * dtype.itemsize) % 8)
+    return out
+
+
+def c_values(text: str) -> CValues:
+    """The C value program of the generated NumPy sparse ``jacobian`` module ``text``
+    (module docstring)."""
+    module = load_python(text)
+    tree = ast.parse(text)
+    function = next(
+        (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "jacobian"), None
+    )
+    if function is None:
+        raise DGraphError("C values: the module has no jacobian(); generate mode jacobian")
+    inputs = tuple(module.INPUTS)
+    shapes = tuple(tuple(module.SHAPES[x]) for x in inputs)
+    return _Translator(module, function, inputs, shapes).run()
+
+
+class _Translator:
+    """One pass over the statements: views kept symbolic, every other statement one loop
+    nest writing a scratch buffer (or ``data``)."""
+
+    def __init__(self, module, function: ast.FunctionDef, inputs, shapes) -> None:
+        self.module = module
+        self.function = function
+        self.args = [a.arg for a in function.args.args]
+        self.inputs, self.shapes = inputs, shapes
+        self.env: dict[str, _View | float] = {}
+        self.constants: dict[str, np.ndarray] = {}
+        self.scratch: list[tuple[str, int, str]] = []  # name, size, ctype
+        self.lines: list[str] = []
+        self.kernels: list[tuple[int, list[str], str]] = []  # entries, index decoding, body
+        self.counter = 0
+        self.pattern: tuple | None = None
+        self.traced = self._trace()
+        self.statement = ""
+        self.views: dict[int, _View | None] = {}
+        self.reads_after = _reads_after(function.body)
+        self.index = 0
+
+    # -- the shapes at generation -------------------------------------------------------
+
+    def _trace(self) -> dict[str, np.ndarray]:
+        """Run the body once on random inputs: each target's value (shape and dtype)."""
+        rng = np.random.default_rng(0)
+        space = dict(vars(self.module))
+        for name, shape in zip(self.args, self.shapes, strict=True):
+            space[name] = rng.uniform(0.5, 1.5, shape)
+        traced = {}
+        for statement in self.function.body:
+            if isinstance(statement, ast.Assign):
+                exec(compile(ast.Module([statement], []), "<trace>", "exec"), space)
+                target = statement.targets[0]
+                if isinstance(target, ast.Name):
+                    traced[target.id] = space[target.id]
+        return traced
+
+    # -- statements -----------------------------------------------------------------------
+
+    def run(self) -> CValues:
+        for index, statement in enumerate(self.function.body):
+            self.index = index
+            self.statement = ast.unparse(statement)
+            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+                continue  # the docstring
+            if isinstance(statement, ast.Return):
+                continue
+            if not (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+            ):
+                self._refuse("not a single assignment")
+            self._assign(statement.targets[0].id, statement.value)
+        if self.pattern is None:
+            raise DGraphError("C values: the module returns no scipy.sparse.csr_array")
+        return self._finish()
+
+    def _refuse(self, why: str) -> None:
+        raise DGraphError(f"C values: cannot translate `{self.statement}` ({why})")
+
+    def _assign(self, target: str, node: ast.expr) -> None:
+        value = self.traced.get(target)
+        if _is_call(node, "csr_array"):
+            self._csr(node)
+            return
+        shape = tuple(np.shape(value))
+        view = self._view(node)
+        if view is not None:
+            self._check(view.shape, shape)
+            self.env[target] = view
+            return
+        kind = _call_name(node)
+        ctype = _ctype(np.asarray(value).dtype)
+        if kind == "_scatter_add" and self._dead(node.args[0], shape):
+            base = self.env[node.args[0].id]  # type: ignore[attr-defined]
+            self._scatter(base.base, node.args[1], node.args[2], "+=")
+            self.env[target] = base
+            return
+        out = self._buffer(target, math.prod(shape), ctype)
+        out_view = _contiguous(out, shape, ctype)
+        if kind == "_scatter_add":
+            base, flat, data = node.args
+            self._copy(out_view, base)
+            self._scatter(out, flat, data, "+=")
+        elif kind == "_scatter":
+            _, flat, data = node.args
+            self._fill(out_view, 0.0)
+            self._scatter(out, flat, data, "=")
+        elif kind == "bincount":
+            weights = next((k.value for k in node.keywords if k.arg == "weights"), None)
+            if weights is None:
+                self._refuse("bincount without weights")
+            self._fill(out_view, 0.0)
+            self._scatter(out, node.args[0], weights, "+=", repeats=True)
+        elif kind == "sum" and isinstance(node, ast.Call):
+            self._sum(out_view, node)
+        elif kind == "concatenate":
+            self._concatenate(out_view, node)
+        elif kind == "pad":
+            self._pad(out_view, node)
+        elif kind == "full":
+            self._fill(out_view, self._number(node.args[1]))
+        elif kind == "arange":
+            self._loop([out_view], lambda i: f"{out}[{i[0]}] = ({ctype})(i);")  # a flat loop
+        elif isinstance(node, ast.Subscript) and self._index_array(node.slice) is not None:
+            self._gather(out_view, node)
+        else:
+            self._copy(out_view, node)
+        self.env[target] = out_view
+
+    def _dead(self, node: ast.expr, shape: tuple[int, ...]) -> bool:
+        """``node`` names a whole scratch buffer of ``shape`` that no later statement
+        reads, through any name: a scatter may add into it in place."""
+        if not isinstance(node, ast.Name) or not isinstance(self.env.get(node.id), _View):
+            return False
+        view = self.env[node.id]
+        mine = {name for name, size, ctype in self.scratch}
+        if view.base not in mine or view.offset or not view.contiguous or view.shape != shape:
+            return False
+        later = self.reads_after[self.index]
+        return not any(
+            isinstance(v, _View) and v.base == view.base for n, v in self.env.items() if n in later
+        )
+
+    def _check(self, got: tuple[int, ...], want: tuple[int, ...]) -> None:
+        if tuple(got) != tuple(want):
+            self._refuse(f"its shape {got} differs from the traced {want}")
+
+    def _buffer(self, hint: str, size: int, ctype: str) -> str:
+        self.counter += 1
+        name = f"b{self.counter}_{hint}"[:40]
+        self.scratch.append((name, size, ctype))
+        return name
+
+    # -- views ------------------------------------------------------------------------------
+
+    def _view(self, node: ast.expr) -> _View | None:
+        """``node`` as a view of a buffer, or None when it computes something (once per
+        node: a materialized copy is emitted once)."""
+        key = id(node)
+        if key not in self.views:
+            self.views[key] = self._make_view(node)
+        return self.views[key]
+
+    def _make_view(self, node: ast.expr) -> _View | None:
+        if isinstance(node, ast.Name):
+            return self._name(node.id)
+        if isinstance(node, ast.Subscript) and self._index_array(node.slice) is None:
+            base = self._view(node.value)
+            return None if base is None else self._slice(base, node.slice)
+        kind = _call_name(node)
+        if kind == "einsum" and isinstance(node, ast.Call):
+            return self._permutation(node)
+        if kind not in _VIEWS or not isinstance(node, ast.Call):
+            return None
+        inner = self._view(node.args[0])
+        if inner is None:
+            return None
+        if kind == "asarray":
+            return inner
+        if kind in ("reshape", "ravel"):
+            shape = (inner.size,) if kind == "ravel" else _literal_shape(node.args[1])
+            if -1 in shape:
+                known = math.prod(n for n in shape if n != -1)
+                shape = tuple(inner.size // known if n == -1 else n for n in shape)
+            if math.prod(shape) != inner.size:
+                self._refuse(f"reshape of {inner.size} entries to {shape}")
+            if not inner.contiguous:
+                inner = self._materialize(inner)
+            return _View(inner.base, inner.offset, shape, _c_strides(shape), inner.ctype)
+        if kind == "transpose":
+            axes = _literal(node.args[1]) if len(node.args) > 1 else None
+            axes = tuple(reversed(range(len(inner.shape)))) if axes is None else tuple(axes)
+            return _View(
+                inner.base,
+                inner.offset,
+                tuple(inner.shape[a] for a in axes),
+                tuple(_normal(inner)[a] for a in axes),
+                inner.ctype,
+            )
+        if kind == "broadcast_to":
+            return _View(inner.base, inner.offset, inner.shape, _normal(inner), inner.ctype).to(
+                _literal_shape(node.args[1])
+            )
+        # flip
+        axes = _literal(node.args[1]) if len(node.args) > 1 else range(len(inner.shape))
+        axes = (axes,) if isinstance(axes, int) else tuple(axes)
+        offset, strides = inner.offset, list(_normal(inner))
+        for a in axes:
+            offset += (inner.shape[a] - 1) * strides[a]
+            strides[a] = -strides[a]
+        return _View(inner.base, offset, inner.shape, tuple(strides), inner.ctype)
+
+    def _permutation(self, node: ast.Call) -> _View | None:
+        """A one-operand ``einsum`` that only permutes axes (``'ab->ba'``): a transpose;
+        any other einsum (a contraction, a sum, a diagonal) computes and is refused."""
+        spec = _literal(node.args[0]) if node.args else None
+        if not isinstance(spec, str) or len(node.args) != 2 or "->" not in spec:
+            return None
+        source, result = spec.replace(" ", "").split("->")
+        if sorted(source) != sorted(result) or len(set(source)) != len(source):
+            return None
+        inner = self._view(node.args[1])
+        if inner is None:
+            return None
+        axes = [source.index(c) for c in result]
+        strides = _normal(inner)
+        return _View(
+            inner.base,
+            inner.offset,
+            tuple(inner.shape[a] for a in axes),
+            tuple(strides[a] for a in axes),
+            inner.ctype,
+        )
+
+    def _name(self, name: str) -> _View | None:
+        if name in self.env:
+            value = self.env[name]
+            return value if isinstance(value, _View) else None
+        if name in self.args:
+            k = self.args.index(name)
+            view = _contiguous(f"in{k}", self.shapes[k])
+            self.env[name] = view
+            return view
+        value = getattr(self.module, name, None)
+        if isinstance(value, np.ndarray):
+            cname = name.lstrip("_")  # _K3 -> K3 (C reserves _ and a capital)
+            self.constants.setdefault(cname, value)
+            return _contiguous(cname, value.shape, _ctype(value.dtype))
+        return None
+
+    def _slice(self, base: _View, index: ast.expr) -> _View:
+        parts = list(index.elts) if isinstance(index, ast.Tuple) else [index]
+        offset, shape, strides = base.offset, [], []
+        axis = 0
+        for part in parts:
+            if axis >= len(base.shape):
+                self._refuse("more indices than axes")
+            n, s = base.shape[axis], base.strides[axis]
+            if isinstance(part, ast.Slice):
+                bounds = [
+                    None if p is None else self._integer(p)
+                    for p in (part.lower, part.upper, part.step)
+                ]
+                start, stop, step = slice(*bounds).indices(n)
+                offset += start * s
+                shape.append(len(range(start, stop, step)))
+                strides.append(step * s)
+            else:
+                k = self._integer(part)
+                offset += (k + n if k < 0 else k) * s
+            axis += 1
+        shape += base.shape[axis:]
+        strides += base.strides[axis:]
+        return _View(base.base, offset, tuple(shape), tuple(strides), base.ctype)
+
+    def _integer(self, node: ast.expr) -> int:
+        value = _literal(node)
+        if not isinstance(value, int):
+            self._refuse("an index that is not an integer")
+        return value
+
+    def _index_array(self, index: ast.expr) -> _View | None:
+        """The integer constant array ``index`` names (a gather), or None."""
+        if isinstance(index, ast.Name):
+            value = getattr(self.module, index.id, None)
+            if isinstance(value, np.ndarray) and value.dtype.kind in "iu":
+                return self._name(index.id)
+        return None
+
+    def _materialize(self, view: _View) -> _View:
+        out = self._buffer("copy", view.size, view.ctype)
+        out_view = _contiguous(out, view.shape, view.ctype)
+        self._loop([out_view, view], lambda i: f"{out}[{i[0]}] = {view.base}[{i[1]}];")
+        return out_view
+
+    # -- loops --------------------------------------------------------------------------
+
+    def _loop(self, views: list[_View], body, atomic=None) -> None:
+        """One loop nest over the (common) shape of ``views`` (and one CUDA kernel, a
+        thread per entry); ``body`` gets each view's index expression; ``atomic``, where
+        given, is the kernel's body (an addition where positions repeat)."""
+        shape = views[0].shape
+        n = math.prod(shape)
+        kernel = atomic or body
+        if all(v.contiguous or not any(_normal(v)) for v in views):
+            index = [_plus(v.offset, "i" if any(_normal(v)) else None) for v in views]
+            self.lines += [
+                f"    for (long i = 0; i < {n}L; i++) {{",
+                f"        {body(index)}",
+                "    }",
+            ]
+            self.kernels.append((n, [], kernel(index)))
+            return
+        depth = len(shape)
+        lines, indent = [], "    "
+        for d, extent in enumerate(shape):
+            lines.append(f"{indent}for (long k{d} = 0; k{d} < {extent}L; k{d}++) {{")
+            indent += "    "
+        index = []
+        for v in views:
+            terms = [f"k{d} * {s}L" if s != 1 else f"k{d}" for d, s in enumerate(_normal(v)) if s]
+            index.append(_plus(v.offset, " + ".join(terms) or None))
+        lines.append(f"{indent}{body(index)}")
+        for _ in range(depth):
+            indent = indent[:-4]
+            lines.append(f"{indent}}}")
+        self.lines += lines
+        decode = ["long long r = i;"]
+        for d in range(depth - 1, 0, -1):
+            decode += [f"long long k{d} = r % {shape[d]}LL;", f"r /= {shape[d]}LL;"]
+        decode.append("long long k0 = r;")
+        self.kernels.append((n, decode, kernel(index)))
+
+    def _fill(self, out: _View, value: float | str) -> None:
+        text = value if isinstance(value, str) else _double(value)
+        self._loop([out], lambda i: f"{out.base}[{i[0]}] = {text};")
+
+    def _copy(self, out: _View, node: ast.expr) -> None:
+        """``out`` = the elementwise expression ``node`` (broadcast to ``out``'s shape)."""
+        leaves: list[_View] = []
+        expression = self._expression(node, leaves, out.shape)
+        views = [out, *(leaf.to(out.shape) for leaf in leaves)]
+
+        def body(index: list[str]) -> str:
+            text = expression
+            for k, view in enumerate(views[1:]):
+                text = text.replace(f"@{k}@", f"{view.base}[{index[k + 1]}]")
+            return f"{out.base}[{index[0]}] = {text};"
+
+        self._loop(views, body)
+
+    def _scatter(
+        self, out: str, flat: ast.expr, data: ast.expr, op: str, repeats: bool = False
+    ) -> None:
+        ids = self._view(flat)
+        if ids is None or ids.ctype == "double":
+            self._refuse("a scatter whose positions are not an integer array")
+        ids = ids if ids.contiguous else self._materialize(ids)
+        leaves: list[_View] = []
+        expression = self._expression(data, leaves, ids.shape)
+        views = [ids, *(leaf.to(ids.shape) for leaf in leaves)]
+
+        def body(index: list[str]) -> str:
+            text = expression
+            for k, view in enumerate(views[1:]):
+                text = text.replace(f"@{k}@", f"{view.base}[{index[k + 1]}]")
+            return f"{out}[{ids.base}[{index[0]}]] {op} {text};"
+
+        def atomic(index: list[str]) -> str:
+            text = body(index)
+            target, value = text[:-1].split(f" {op} ", 1)
+            return f"atomicAdd(&{target}, {value});"
+
+        self._loop(views, body, atomic if repeats else None)
+
+    def _gather(self, out: _View, node: ast.Subscript) -> None:
+        source = self._view(node.value)
+        if source is None:
+            self._refuse("a gather from a computed expression")
+        if not source.contiguous:
+            source = self._materialize(source)
+        ids = self._index_array(node.slice)
+
+        def body(i: list[str]) -> str:
+            at = _plus(source.offset, f"{ids.base}[{i[1]}]")
+            return f"{out.base}[{i[0]}] = {source.base}[{at}];"
+
+        self._loop([out, ids], body)
+
+    def _sum(self, out: _View, node: ast.Call) -> None:
+        """``numpy.sum(x, axis=...)`` (``keepdims`` or not): zeros, then each entry of x
+        added to its place (atomically on a GPU)."""
+        shape = tuple(np.shape(self._evaluate(node.args[0])))
+        axis = next((_literal(k.value) for k in node.keywords if k.arg == "axis"), None)
+        if len(node.args) > 1 or any(k.arg not in ("axis", "keepdims") for k in node.keywords):
+            self._refuse("sum with other arguments than axis and keepdims")
+        axes = range(len(shape)) if axis is None else (axis,) if isinstance(axis, int) else axis
+        axes = {a % len(shape) for a in axes} if shape else set()
+        kept = [d for d in range(len(shape)) if d not in axes]
+        strides = dict(zip(kept, _c_strides(tuple(shape[d] for d in kept)), strict=True))
+        into = _View(out.base, 0, shape, tuple(strides.get(d, 0) for d in range(len(shape))))
+        self._fill(out, 0.0)
+        leaves: list[_View] = []
+        expression = self._expression(node.args[0], leaves, shape)
+        views = [into, *(leaf.to(shape) for leaf in leaves)]
+
+        def body(index: list[str]) -> str:
+            text = expression
+            for k in range(len(leaves)):
+                text = text.replace(f"@{k}@", f"{views[k + 1].base}[{index[k + 1]}]")
+            return f"{out.base}[{index[0]}] += {text};"
+
+        def atomic(index: list[str]) -> str:
+            target, value = body(index)[:-1].split(" += ", 1)
+            return f"atomicAdd(&{target}, {value});"
+
+        self._loop(views, body, atomic)
+
+    def _concatenate(self, out: _View, node: ast.Call) -> None:
+        pieces = node.args[0]
+        if not isinstance(pieces, (ast.List, ast.Tuple)):
+            self._refuse("concatenate of something other than a list")
+        axis = next((_literal(k.value) for k in node.keywords if k.arg == "axis"), 0)
+        axis = axis + len(out.shape) if axis < 0 else axis
+        at = 0
+        for piece in pieces.elts:
+            shape = tuple(np.shape(self._evaluate(piece)))
+            offset = out.offset + at * out.strides[axis]
+            region = _View(out.base, offset, shape, out.strides, out.ctype)
+            self._copy(region, piece)
+            at += shape[axis]
+
+    def _pad(self, out: _View, node: ast.Call) -> None:
+        widths = _literal(node.args[1])
+        value = next((k.value for k in node.keywords if k.arg == "constant_values"), None)
+        mode = next((_literal(k.value) for k in node.keywords if k.arg == "mode"), "constant")
+        if mode != "constant" or len(node.args) > 2:
+            self._refuse("pad other than with a constant")
+        fill: float | str = 0.0 if value is None else self._fill_value(value)
+        inner = self._view(node.args[0])
+        if inner is None:
+            self._refuse("pad of a computed expression")
+        widths = np.broadcast_to(np.asarray(widths), (len(out.shape), 2))
+        self._fill(out, fill)
+        offset = out.offset + sum(
+            int(lo) * s for (lo, _), s in zip(widths, out.strides, strict=True)
+        )
+        region = _View(out.base, offset, inner.shape, out.strides, out.ctype)
+        self._copy(region, node.args[0])
+
+    def _csr(self, node: ast.Call) -> None:
+        parts = node.args[0]
+        shape = next((_literal(k.value) for k in node.keywords if k.arg == "shape"), None)
+        if isinstance(parts, ast.Tuple) and len(parts.elts) == 2 and shape is None:
+            shape = _literal(parts)  # csr_array((m, n)): no entries
+            self.pattern = (np.zeros(0, np.int64), np.zeros(shape[0] + 1, np.int64), tuple(shape))
+            return
+        if not (isinstance(parts, ast.Tuple) and len(parts.elts) == 3):
+            self._refuse("a CSR array not built from (data, indices, indptr)")
+        data, indices, indptr = parts.elts
+        indices, indptr = (self._evaluate(indices), self._evaluate(indptr))
+        nnz = int(np.asarray(indices).size)
+        self.pattern = (np.asarray(indices), np.asarray(indptr), tuple(shape))
+        out = _contiguous("data", (nnz,))
+        whole = self._view(data) if not isinstance(data, ast.Subscript) else None
+        mine = {name for name, size, ctype in self.scratch}
+        if (
+            whole is not None
+            and whole.base in mine
+            and whole.contiguous
+            and not whole.offset
+            and whole.size == nnz
+            and whole.ctype == "double"
+        ):  # the last buffer is written into data itself
+            self.scratch = [b for b in self.scratch if b[0] != whole.base]
+            word = re.compile(rf"\b{re.escape(whole.base)}\b")
+            self.lines = [word.sub("data", line) for line in self.lines]
+            self.kernels = [(n, decode, word.sub("data", body)) for n, decode, body in self.kernels]
+            return
+        if isinstance(data, ast.Subscript) and self._index_array(data.slice) is not None:
+            self._gather(out, data)
+        else:
+            self._copy(out, data)
+
+    def _evaluate(self, node: ast.expr):
+        """``node``'s value at generation (its shape; constants' values)."""
+        space = dict(vars(self.module))
+        space.update(self.traced)
+        return eval(compile(ast.Expression(node), "<trace>", "eval"), space)
+
+    # -- elementwise expressions ------------------------------------------------------------
+
+    def _fill_value(self, node: ast.expr) -> float | str:
+        """A fill value: a number, or the entry of a one-entry array."""
+        view = self._view(node) if not isinstance(node, ast.Constant) else None
+        if view is not None and view.size == 1:
+            return f"{view.base}[{_plus(view.offset, None)}]"
+        return self._number(node)
+
+    def _number(self, node: ast.expr) -> float:
+        value = _literal(node)
+        if not isinstance(value, (int, float)):
+            self._refuse("a fill value that is not a number")
+        return float(value)
+
+    def _expression(self, node: ast.expr, leaves: list[_View], shape) -> str:
+        """C text of an elementwise expression; leaf k written ``@k@`` (its index comes
+        from the loop). Iterative over the tree (no recursion on its depth)."""
+        done: dict[int, str] = {}
+        stack: list[tuple[ast.expr, bool]] = [(node, False)]
+        while stack:
+            current, ready = stack.pop()
+            children = self._children(current, leaves)
+            if children is None:  # a leaf or a number
+                done[id(current)] = self._leaf(current, leaves)
+                continue
+            if not ready:
+                stack.append((current, True))
+                stack += [(c, False) for c in children]
+                continue
+            done[id(current)] = self._combine(current, [done[id(c)] for c in children])
+        return done[id(node)]
+
+    def _children(self, node: ast.expr, leaves) -> list[ast.expr] | None:
+        if isinstance(node, ast.Constant) or self._scalar(node) is not None:
+            return None
+        if isinstance(node, ast.BinOp):
+            return [node.left, node.right]
+        if isinstance(node, ast.UnaryOp):
+            return [node.operand]
+        if isinstance(node, ast.Compare):
+            return [node.left, *node.comparators]
+        if isinstance(node, ast.BoolOp):
+            return list(node.values)
+        kind = _call_name(node)
+        if kind in _VIEWS and isinstance(node, ast.Call):
+            if self._view(node) is not None:
+                return None
+            if kind in ("broadcast_to", "asarray"):  # the leaves broadcast to the result
+                return [node.args[0]]
+            self._refuse(f"{kind} of a computed expression")
+        if kind == "astype" and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            to = node.args[0] if len(node.args) == 1 else None
+            if not (isinstance(to, ast.Name) and to.id in ("int", "float")):
+                self._refuse("astype other than to int or float")
+            return [node.func.value]
+        if isinstance(node, ast.Call) and (kind in _UNARY or kind in _BINARY or kind in (
+            "heaviside", "where", "square", "sign", "logical_and", "logical_or", "logical_not"
+        )):  # fmt: skip
+            if node.keywords:
+                self._refuse(f"{kind} with keywords")
+            return list(node.args)
+        return None
+
+    def _scalar(self, node: ast.expr) -> float | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return float(node.value)
+        if isinstance(node, ast.Name):
+            value = getattr(self.module, node.id, None) if node.id not in self.env else None
+            if isinstance(value, (int, float, np.floating, np.integer)) and not isinstance(
+                value, bool
+            ):
+                return float(value)
+        return None
+
+    def _leaf(self, node: ast.expr, leaves: list[_View]) -> str:
+        scalar = self._scalar(node)
+        if scalar is not None:
+            return _double(scalar)
+        if _call_name(node) == "full" and len(node.args) == 2:  # type: ignore[attr-defined]
+            return _double(self._number(node.args[1]))  # type: ignore[attr-defined]
+        if isinstance(node, ast.Subscript) and self._index_array(node.slice) is not None:
+            source = self._view(node.value)  # a gather: source[K[i]], K the loop's leaf
+            if source is None:
+                self._refuse("a gather from a computed expression")
+            if not source.contiguous:
+                source = self._materialize(source)
+            leaves.append(self._index_array(node.slice))  # type: ignore[arg-type]
+            return f"{source.base}[{_plus(source.offset, f'@{len(leaves) - 1}@')}]"
+        if isinstance(node, ast.Constant):
+            self._refuse(f"the constant {node.value!r}")
+        view = self._view(node)
+        if view is None:
+            kind = _call_name(node) or type(node).__name__
+            if kind == "einsum":
+                self._refuse(
+                    "einsum: a contraction or sum (a dense layer's product) is not in the C"
+                    " values vocabulary; only axis permutations are"
+                )
+            self._refuse(f"{kind} is not in the C values vocabulary")
+        leaves.append(view)
+        return f"@{len(leaves) - 1}@"
+
+    def _combine(self, node: ast.expr, args: list[str]) -> str:
+        if isinstance(node, ast.BinOp):
+            a, b = args
+            if isinstance(node.op, ast.Pow):
+                return _power(a, b, node.right)
+            op = _OPS.get(type(node.op))
+            if op is None:
+                self._refuse(f"the operator {type(node.op).__name__}")
+            return f"({a} {op} {b})"
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.USub):
+                return f"(-{args[0]})"
+            if isinstance(node.op, ast.UAdd):
+                return args[0]
+            if isinstance(node.op, ast.Not):
+                return f"(double)(!{args[0]})"
+            self._refuse(f"the operator {type(node.op).__name__}")
+        if isinstance(node, ast.Compare):
+            if len(node.ops) != 1:
+                self._refuse("a chained comparison")
+            return f"(double)({args[0]} {_COMPARE[type(node.ops[0])]} {args[1]})"
+        if isinstance(node, ast.BoolOp):
+            op = " && " if isinstance(node.op, ast.And) else " || "
+            return f"(double)({op.join(args)})"
+        kind = _call_name(node)
+        if kind in ("broadcast_to", "asarray"):
+            return args[0]
+        if kind == "astype":  # to int: truncated, as NumPy's cast of a float
+            to = node.args[0].id  # type: ignore[attr-defined]
+            return f"(double)(long long)({args[0]})" if to == "int" else args[0]
+        if kind in _UNARY:
+            return f"{_UNARY[kind]}({args[0]})"
+        if kind in _BINARY:
+            return f"{_BINARY[kind]}({args[0]}, {args[1]})"
+        if kind == "square":
+            return f"({args[0]} * {args[0]})"
+        if kind == "sign":
+            return f"(double)(({args[0]} > 0) - ({args[0]} < 0))"
+        if kind == "heaviside":
+            x, h = args
+            return f"({x} > 0 ? 1.0 : ({x} < 0 ? 0.0 : {h}))"
+        if kind == "where":
+            return f"({args[0]} ? {args[1]} : {args[2]})"
+        if kind == "logical_and":
+            return f"(double)({args[0]} && {args[1]})"
+        if kind == "logical_or":
+            return f"(double)({args[0]} || {args[1]})"
+        return f"(double)(!{args[0]})"  # logical_not
+
+    # -- the file -----------------------------------------------------------------------
+
+    def _finish(self) -> CValues:
+        indices, indptr, shape = self.pattern  # type: ignore[misc]
+        args = [f"const double *restrict in{k}" for k in range(len(self.args))]
+        args += [f"const {_ctype(a.dtype)} *restrict {n}" for n, a in self.constants.items()]
+        args.append("double *restrict data")
+        total = {
+            c: sum(s for _, s, t in self.scratch if t == c)
+            for c in ("double", "int32_t", "int64_t")
+        }
+        head = [
+            "/* The values of a sparse Jacobian for its fixed pattern (dgraph, issue 42).",
+            f" * {FUNCTION}() fills data[{indices.size}]: the CSR entries of the {shape[0]} x"
+            f" {shape[1]} Jacobian in row order;",
+            " * inputs flattened in C order: "
+            + ", ".join(
+                f"in{k} = {x} {s}"
+                for k, (x, s) in enumerate(zip(self.inputs, self.shapes, strict=True))
+            )
+            + ";",
+            " * the constant arrays, the CSR indices and indptr: the index file beside this one",
+            " * (dgraph.codegen.tensor.c_values.read_index_file documents its layout). */",
+            "#include <math.h>",
+            "#include <stdint.h>",
+            "#include <stdlib.h>",
+            "",
+            f"int {FUNCTION}_nnz(void) {{ return {indices.size}; }}",
+            "",
+            f"void {FUNCTION}({', '.join(args)})",
+            "{",
+        ]
+        alloc = []
+        for ctype, size in total.items():
+            if size:
+                alloc.append(f"    {ctype} *scratch_{ctype} = malloc({size}L * sizeof({ctype}));")
+        at = {c: 0 for c in total}
+        for name, size, ctype in self.scratch:
+            alloc.append(f"    {ctype} *restrict {name} = scratch_{ctype} + {at[ctype]}L;")
+            at[ctype] += size
+        free = [f"    free(scratch_{c});" for c, size in total.items() if size]
+        text = "\n".join([*head, *alloc, *self.lines, *free, "}", "", LOADER])
+        return CValues(
+            text,
+            self._cuda(head[:5], total),
+            self.constants,
+            np.asarray(indices),
+            np.asarray(indptr),
+            (int(shape[0]), int(shape[1])),
+            self.inputs,
+            self.shapes,
+        )
+
+    def _cuda(self, comment: list[str], total: dict[str, int]) -> str:
+        """The CUDA text: one kernel per loop nest, a thread per entry (grid-stride),
+        launched in order by ``jacobian_values_launch``; scratch from the caller."""
+        args = [f"const double *__restrict__ in{k}" for k in range(len(self.args))]
+        args += [f"const {_ctype(a.dtype)} *__restrict__ {n}" for n, a in self.constants.items()]
+        args += ["double *__restrict__ data"]
+        args += [f"{c} *scratch_{c}" for c in total]
+        names = [f"in{k}" for k in range(len(self.args))] + [*self.constants, "data"]
+        names += [f"scratch_{c}" for c in total]
+        at = {c: 0 for c in total}
+        pointers = {}
+        for name, size, ctype in self.scratch:
+            pointers[name] = f"    {ctype} *{name} = scratch_{ctype} + {at[ctype]}LL;"
+            at[ctype] += size
+        lines = [
+            *comment[:4],
+            f" * CUDA: kernels {FUNCTION}_k0 ... one per statement, launched in order on one",
+            f" * stream by {FUNCTION}_launch (all pointers device memory; the caller gives"
+            " scratch of",
+            " * " + ", ".join(f"{size} {c}" for c, size in total.items()) + " entries;"
+            " atomicAdd on doubles: sm_60 or newer). */",
+            "#include <stdint.h>",
+            "",
+            f"#define DGRAPH_THREADS {THREADS}",
+        ]
+        launches = []
+        for k, (n, decode, body) in enumerate(self.kernels):
+            if n == 0:
+                continue
+            name = f"{FUNCTION}_k{k}"
+            used = [p for b, p in pointers.items() if re.search(rf"\b{b}\b", body)]
+            lines += [
+                "",
+                f'extern "C" __global__ void {name}({", ".join(args)})',
+                "{",
+                *used,
+                "    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;"
+                f" i < {n}LL;",
+                "         i += (long long)gridDim.x * blockDim.x) {",
+                *(f"        {line}" for line in decode),
+                f"        {body}",
+                "    }",
+                "}",
+            ]
+            blocks = min(-(-n // THREADS), 65535)
+            launches.append(
+                f"    {name}<<<{blocks}, DGRAPH_THREADS, 0, stream>>>({', '.join(names)});"
+            )
+        lines += [
+            "",
+            f'extern "C" void {FUNCTION}_launch({", ".join([*args, "cudaStream_t stream"])})',
+            "{",
+            *launches,
+            "}",
+            "",
+        ]
+        return "\n".join(lines)
+
+
+LOADER = r"""/* With DGRAPH_LOADER defined: read the index file beside this one (little-endian
+ * hosts). arrays[k] (malloc'd; free them) and counts[k] get the file's arrays in order:
+ * this function's constant arguments, then indices, indptr and shape (int64). Returns 0,
+ * or a negative number: -1 cannot open, -2 not an index file of `count` arrays, -3 cut. */
+#ifdef DGRAPH_LOADER
+#include <stdio.h>
+#include <string.h>
+
+int jacobian_values_load(const char *path, void **arrays, long long *counts, int count)
+{
+    FILE *f = fopen(path, "rb");
+    char magic[8], name[32], dtype[8];
+    unsigned long long n, length;
+    if (!f) return -1;
+    if (fread(magic, 1, 8, f) != 8 || memcmp(magic, "DGCVALS1", 8) != 0
+        || fread(&n, 8, 1, f) != 1 || n != (unsigned long long)count) {
+        fclose(f);
+        return -2;
+    }
+    for (int k = 0; k < count; k++) {
+        if (fread(name, 1, 32, f) != 32 || fread(dtype, 1, 8, f) != 8
+            || fread(&length, 8, 1, f) != 1) {
+            fclose(f);
+            return -3;
+        }
+        size_t bytes = (size_t)length * (size_t)(dtype[2] - '0');
+        arrays[k] = malloc(bytes ? bytes : 1);
+        long pad = (long)((8 - bytes % 8) % 8);
+        if (fread(arrays[k], 1, bytes, f) != bytes || fseek(f, pad, SEEK_CUR) != 0) {
+            fclose(f);
+            return -3;
+        }
+        counts[k] = (long long)length;
+    }
+    fclose(f);
+    return 0;
+}
+#endif
+"""
+
+
+def _reads_after(body: list[ast.stmt]) -> list[set[str]]:
+    """For each statement, the names the statements after it read."""
+    out, seen = [], set()
+    for statement in reversed(body):
+        out.append(set(seen))
+        value = statement.value if isinstance(statement, (ast.Assign, ast.Return)) else None
+        if value is not None:
+            seen |= {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    return out[::-1]
+
+
+def _power(a: str, b: str, exponent: ast.expr) -> str:
+    value = _literal(exponent) if isinstance(exponent, (ast.Constant, ast.UnaryOp)) else None
+    if isinstance(value, int) and 1 <= value <= 4:
+        return "(" + " * ".join([a] * value) + ")"
+    if isinstance(value, int) and -4 <= value <= -1:
+        return "(1.0 / (" + " * ".join([a] * -value) + "))"
+    return f"pow({a}, {b})"
+
+
+def _plus(offset: int, index: str | None) -> str:
+    if index is None:
+        return f"{offset}L" if offset else "0"
+    return f"{offset}L + {index}" if offset else index
+
+
+def _double(value: float) -> str:
+    if math.isnan(value):
+        return "NAN"
+    if math.isinf(value):
+        return "INFINITY" if value > 0 else "(-INFINITY)"
+    return repr(float(value))
+
+
+def _literal(node: ast.expr):
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        raise DGraphError(f"C values: {ast.unparse(node)} is not a literal") from None
+
+
+def _literal_shape(node: ast.expr) -> tuple[int, ...]:
+    value = _literal(node)
+    return (value,) if isinstance(value, int) else tuple(value)
+
+
+def _call_name(node: ast.expr) -> str | None:
+    """``numpy.exp(...)`` -> ``exp``; ``_scatter(...)`` -> ``_scatter``."""
+    if not isinstance(node, ast.Call):
+        return None
+    f = node.func
+    if isinstance(f, ast.Attribute):
+        return f.attr
+    if isinstance(f, ast.Name):
+        return f.id
+    return None
+
+
+def _is_call(node: ast.expr, name: str) -> bool:
+    return _call_name(node) == name

@@ -1,0 +1,245 @@
+"""The C values of a sparse tensor Jacobian for its fixed pattern (issue 42): equal to the
+NumPy module's J, the index file, the CLI's two files, one clear refusal."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dgraph
+from dgraph.cli import main
+from dgraph.codegen.c import compiler
+from dgraph.codegen.python import load_python
+from dgraph.codegen.tensor.c_values import c_values, read_index_file
+from dgraph.errors import DGraphError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import test_codegen_arrays as arrays
+
+pytestmark = pytest.mark.skipif(compiler() is None, reason="no C compiler")
+
+
+def _points(g, seed=1):
+    rng = np.random.default_rng(seed)
+    return [rng.uniform(0.5, 1.5, g.shape(x)) for x in g.inputs]
+
+
+def _same(g):
+    """The C values and the NumPy module's J at a random point: same pattern, values to
+    1e-13."""
+    J_np = dgraph.make_function(g, "jacobian", lang="python", sparse=True)
+    J_c = dgraph.make_function(J_np.generated.expression_set, "jacobian", lang="c", sparse=True)
+    assert J_c.generated.lang == "c" and J_c.generated.verified
+    assert "void jacobian_values(" in J_c.generated.text
+    xs = _points(g)
+    a, b = J_np(*xs), J_c(*xs)
+    assert a.shape == b.shape and a.nnz == b.nnz
+    np.testing.assert_array_equal(a.indices, b.indices)
+    np.testing.assert_array_equal(a.indptr, b.indptr)
+    np.testing.assert_allclose(b.data, a.data, rtol=1e-13, atol=1e-13 * abs(a.data).max())
+
+
+@pytest.mark.parametrize("build", ["stencil_1d", "stencil_2d", "moves", "chain"])
+def test_stencil_graphs_equal_the_numpy_module(build):
+    built = getattr(arrays, build)()
+    _same(built[0] if isinstance(built, tuple) else built)
+
+
+@pytest.mark.parametrize("name", ["brusselator", "laplace3d"])
+def test_the_benchmark_residuals_equal_the_numpy_module(name):
+    from sparse_functions import FUNCTIONS, grid, point
+
+    from dgraph.core.builders import from_jax
+
+    x = np.asarray(point(name, grid(name, 60)))
+    _same(from_jax(FUNCTIONS[name][0], x, level="array"))
+
+
+def _residuals():
+    import jax.numpy as jnp
+
+    return {
+        "pad-gather": lambda u: jnp.exp(jnp.pad(u, 1)[1:-1, 2:] * jnp.pad(u, 1)[1:-1, :-2]) + u**3,
+        "steps": lambda u: jnp.sin(jnp.concatenate([u[::2], u[1::2]], axis=0)) * jnp.cos(u[::-1]),
+        "roll": lambda u: jnp.tanh(jnp.roll(u, 1, axis=0) * u + jnp.roll(u, -1, axis=1) ** 2),
+        "sum": lambda u: jnp.sqrt(1 + (u[:, :1] * u) ** 2) / (1 + u.T[::2].sum() * 0.1 + u),
+        "where": lambda u: (
+            jnp.maximum(u, 0.9) * jnp.minimum(u[::-1], 1.1) + jnp.where(u > 1, u**2, -u)
+        ),
+    }
+
+
+@pytest.mark.parametrize("name", ["pad-gather", "steps", "roll", "sum", "where"])
+def test_nonlinear_stencils_equal_the_numpy_module(name):
+    from dgraph.core.builders import from_jax
+
+    u = np.random.default_rng(0).uniform(0.5, 1.5, (6, 6))
+    _same(from_jax(_residuals()[name], u, level="array"))
+
+
+MODULE = '''
+import numpy
+import scipy.sparse
+
+INPUTS = ('x',)
+SHAPES = {'x': (4, 6), 'y': (52,)}
+_K0 = numpy.array([3, 0, 17, 5, 5, 9, 11, 2, 14, 8], dtype=numpy.int32)
+_K1 = numpy.array([0, 2, 4, 6, 8, 10, 12, 14, 16, 1], dtype=numpy.int64)
+_K2 = numpy.arange(18, dtype=numpy.int32) % 7
+_K3 = numpy.arange(52, dtype=numpy.int32)
+_K4 = numpy.arange(53, dtype=numpy.int32)
+_K5 = numpy.linspace(0.5, 2.0, 7)
+_K6 = numpy.array([3, 0, 17, 5, 6, 9, 11, 2, 14, 8], dtype=numpy.int32)  # each once
+
+
+def _scatter(size, flat, data):
+    out = numpy.zeros(size)
+    out[flat] = data
+    return out
+
+
+def _scatter_add(base, flat, data):
+    out = numpy.array(base, dtype=float)
+    out[flat] += data
+    return out
+
+
+def jacobian(x):
+    """Every statement kind of the C values vocabulary, once."""
+    x_ = numpy.reshape(numpy.asarray(x, dtype=float), (4, 6))
+    a = x_[::2, 1::2]
+    b = numpy.pad(a, ((1, 0), (0, 1)), constant_values=0.5)
+    c = numpy.concatenate([numpy.ravel(b), numpy.ravel(numpy.flip(a, (1,)))])
+    d = numpy.exp(c) + numpy.sin(c) * c ** 3 - numpy.sqrt(numpy.abs(c)) / 2 + 1 / c ** 2
+    e = numpy.ravel(d)[_K0]
+    f = _scatter(18, _K1, e)
+    g = _scatter_add(f, _K6, numpy.tanh(e))
+    h = numpy.bincount(_K2, weights=g, minlength=7)
+    n = numpy.arange(7)
+    z = numpy.full((7,), 2.0)
+    w = numpy.full((7,), 2.0) + n * _K5 + z
+    t = numpy.transpose(x_, (1, 0))
+    s = numpy.concatenate([t[0:3], numpy.maximum(t[3:6], 1.0)], axis=1)
+    r = numpy.broadcast_to(numpy.reshape(x_[1, ::-2], (1, 3)), (3, 3))
+    q = numpy.heaviside(r - 1.0, 0.5) + numpy.where(r > 1.0, r, -r) + numpy.einsum('ab->ba', r)
+    m = numpy.sum(x_ * numpy.cos(x_), axis=(0,), keepdims=True)
+    p = numpy.ravel(m)
+    out = numpy.concatenate([h * w, numpy.ravel(s), numpy.ravel(q) ** 2, -numpy.ravel(a), p])
+    J = scipy.sparse.csr_array((out, _K3, _K4), shape=(52, 52))
+    return J
+'''
+
+
+def test_every_statement_kind_equals_numpy():
+    values = c_values(MODULE)
+    x = np.random.default_rng(2).uniform(0.5, 1.5, (4, 6))
+    expected = load_python(MODULE).jacobian(x)
+    got = values.load()(x)
+    np.testing.assert_allclose(got.data, expected.data, rtol=1e-13, atol=1e-13)
+    np.testing.assert_array_equal(got.indices, expected.indices)
+    arrays_read = read_index_file(values.index_bytes())
+    assert list(arrays_read)[-3:] == ["indices", "indptr", "shape"]
+    assert arrays_read["shape"].tolist() == [52, 52]
+    for name, array in values.constants.items():
+        np.testing.assert_array_equal(arrays_read[name], array.ravel())
+        assert f"*restrict {name}" in values.text
+
+
+def test_an_unsupported_statement_is_refused_in_one_line():
+    g = arrays.mlp()[0]
+    with pytest.raises(DGraphError, match=r"einsum\('ab,bd->ad'.*dense layer") as caught:
+        dgraph.make_function(g, "jacobian", lang="c", sparse=True)
+    assert "\n" not in str(caught.value)
+
+
+def test_c_is_the_sparse_jacobian_only():
+    g = arrays.stencil_1d()
+    g = g[0] if isinstance(g, tuple) else g
+    with pytest.raises(DGraphError, match="sparse"):
+        dgraph.make_function(g, "jacobian", lang="c")
+
+
+MODEL = """
+import numpy as np
+
+
+def F(u):
+    lap = -4 * u[1:-1, 1:-1] + u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2]
+    return lap + np.exp(u[1:-1, 1:-1]) * u[1:-1, 1:-1] ** 2
+"""
+
+
+def test_the_cli_writes_the_c_file_and_its_index_file(tmp_path, capsys):
+    model = tmp_path / "model.py"
+    model.write_text(MODEL)
+    target = tmp_path / "jac.c"
+    argv = ["codegen", f"{model}:F", "--inputs", "u:8x8", "--sparse", "-o", str(target)]
+    assert main(argv) == 0
+    assert "jac.bin" in capsys.readouterr().out
+    arrays_read = read_index_file(tmp_path / "jac.bin")
+    assert arrays_read["shape"].tolist() == [36, 64]
+    text = target.read_text()
+    assert f"data[{arrays_read['indices'].size}]" in text
+    dense = ["codegen", f"{model}:F", "--inputs", "u:8x8", "-o", str(tmp_path / "dense.c")]
+    assert main(dense) == 2  # C without --sparse
+    assert "--sparse" in capsys.readouterr().err
+    assert not (tmp_path / "dense.c").exists() and not (tmp_path / "dense.bin").exists()
+
+
+def test_the_cuda_text_has_one_kernel_per_statement_launched_in_order(tmp_path):
+    values = c_values(MODULE)
+    kernels = re.findall(r'extern "C" __global__ void (jacobian_values_k\d+)\(', values.cuda)
+    launched = re.findall(r"(jacobian_values_k\d+)<<<", values.cuda)
+    assert kernels and launched == kernels
+    assert 'extern "C" void jacobian_values_launch(' in values.cuda
+    assert "atomicAdd(&" in values.cuda  # the bincount: positions repeat
+    if shutil.which("nvcc") is None:
+        return  # text only: it cannot be run here
+    source = tmp_path / "values.cu"
+    source.write_text(values.cuda)
+    command = ["nvcc", "-arch=sm_80", "-c", "-o", str(tmp_path / "values.o"), str(source)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_cli_writes_the_cuda_file_and_its_index_file(tmp_path, capsys):
+    model = tmp_path / "model.py"
+    model.write_text(MODEL)
+    target = tmp_path / "jac.cu"
+    argv = ["codegen", f"{model}:F", "--inputs", "u:8x8", "--sparse", "-o", str(target)]
+    assert main(argv) == 0
+    assert "jac.bin" in capsys.readouterr().out
+    assert "__global__" in target.read_text()
+    assert read_index_file(tmp_path / "jac.bin")["shape"].tolist() == [36, 64]
+
+
+def test_the_c_file_reads_its_own_index_file(tmp_path):
+    """Compiled with DGRAPH_LOADER, the C file loads jac.bin and fills the same values."""
+    import ctypes
+
+    values = c_values(MODULE)
+    (tmp_path / "jac.bin").write_bytes(values.index_bytes())
+    source, library = tmp_path / "jac.c", tmp_path / "jac.so"
+    source.write_text(values.text)
+    command = [compiler(), "-O2", "-DDGRAPH_LOADER", "-shared", "-fPIC", "-o", str(library)]
+    subprocess.run([*command, str(source), "-lm"], check=True)
+    lib = ctypes.CDLL(str(library))
+    count = len(values.constants) + 3
+    arrays, counts = (ctypes.c_void_p * count)(), (ctypes.c_longlong * count)()
+    path = str(tmp_path / "jac.bin").encode()
+    assert lib.jacobian_values_load(path, arrays, counts, count) == 0
+    assert lib.jacobian_values_load(path, arrays, counts, count + 1) == -2
+    assert list(counts)[-1] == 2 and list(counts)[-3] == values.nnz
+    x = np.random.default_rng(3).uniform(0.5, 1.5, (4, 6))
+    data = np.empty(values.nnz)
+    lib.jacobian_values.argtypes = [ctypes.c_void_p] * (len(values.constants) + 2)
+    lib.jacobian_values(x.ctypes.data, *list(arrays)[: count - 3], data.ctypes.data)
+    np.testing.assert_array_equal(data, values.load()(x).data)
