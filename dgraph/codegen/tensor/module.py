@@ -98,8 +98,8 @@ def tensor_module(
     flattened in C order (and the value the outputs flattened and concatenated in the same
     order, what a Newton step solves against). Its pattern is computed here once; per
     call only values are. Statements that read no input (the values of constant blocks
-    and their products and sums) are run once: at import (NumPy) or when the function is
-    traced (JAX, under ``jax.ensure_compile_time_eval``).
+    and their products and sums) are run here, once, and their values become module
+    constants (:func:`_fold`; JAX's computed in doubles).
 
     >>> from dgraph.core.arrays import ArrayOp
     >>> from dgraph.core.graph import DGraph
@@ -110,7 +110,7 @@ def tensor_module(
     >>> text = tensor_module(accumulate(g.validate(), "forward"))
     >>> print(text[text.index("def jacobian"):].strip())  # doctest: +NORMALIZE_WHITESPACE
     def jacobian(x):
-        \"\"\"J[(y, x)] = d y / d x for the inputs ('x',) (NumPy; dense blocks).\"\"\"
+        \"\"\"J: d y / d x for the inputs ('x',) (NumPy; dense blocks).\"\"\"
         x_ = numpy.reshape(numpy.asarray(x, dtype=float), (4,))
         d_y_x = (1.0 * (numpy.exp(x_)))
         J_y_x = _scatter(16, _K0, numpy.ravel(d_y_x)).reshape((4, 4))
