@@ -31,6 +31,7 @@ __all__ = [
     "DIFFERENCE_TOLERANCE",
     "check_tensor",
     "dense_result",
+    "offsets",
 ]
 
 BLOCK_TOLERANCE = 1e-9  # against the blocks' values: rounding only
@@ -74,24 +75,41 @@ def check_point(graph, seed: int) -> tuple[bool, dict, dict, dict]:
     return True, inputs, values, frozen
 
 
-def _generated_jv(got, graph, sizes: dict, direction: dict) -> dict[str, np.ndarray]:
-    """``J·v`` of what the generated code returned: a dict of blocks or one matrix."""
+def offsets(vertices, size: dict) -> tuple[dict, int]:
+    """Where each vertex's flattened entries start in their concatenation (rows of the
+    outputs, columns of the inputs of one sparse Jacobian), and the total."""
+    at, total = {}, 0
+    for v in vertices:
+        at[v], total = total, total + size[v]
+    return at, total
+
+
+def _blocks(got, graph, size: dict) -> dict:
+    """What the generated code returned as its (output, input) blocks: a dict as it is,
+    one matrix cut at the outputs' rows and the inputs' columns."""
     if isinstance(got, dict):
-        out = {}
-        for y in graph.outputs:
-            jv = np.zeros(sizes[y])
-            for x in graph.inputs:
-                if (y, x) in got:
-                    m = _matrix(got[(y, x)], sizes[y], sizes[x])
-                    jv += np.asarray(m @ np.ravel(direction[x])).ravel()
-            out[y] = jv
-        return out
-    m = _matrix(got, sum(sizes[y] for y in graph.outputs), sum(sizes[x] for x in graph.inputs))
-    v = np.concatenate([np.ravel(direction[x]) for x in graph.inputs])
-    flat = np.asarray(m @ v).ravel()
-    out, at = {}, 0
+        return got
+    if len(graph.outputs) == len(graph.inputs) == 1:  # the matrix is the one block
+        return {(graph.outputs[0], graph.inputs[0]): got}
+    (rows, m), (cols, n) = offsets(graph.outputs, size), offsets(graph.inputs, size)
+    whole = _matrix(got, m, n)
+    return {
+        (y, x): whole[rows[y] : rows[y] + size[y], cols[x] : cols[x] + size[x]]
+        for y in graph.outputs
+        for x in graph.inputs
+    }
+
+
+def _generated_jv(blocks: dict, graph, sizes: dict, direction: dict) -> dict[str, np.ndarray]:
+    """``J·v`` of the generated code's blocks."""
+    out = {}
     for y in graph.outputs:
-        out[y], at = flat[at : at + sizes[y]], at + sizes[y]
+        jv = np.zeros(sizes[y])
+        for x in graph.inputs:
+            if (y, x) in blocks:
+                m = _matrix(blocks[(y, x)], sizes[y], sizes[x])
+                jv += np.asarray(m @ np.ravel(direction[x])).ravel()
+        out[y] = jv
     return out
 
 
@@ -117,18 +135,8 @@ def _entry_error(got, es: ExpressionSet, values: dict, size: dict) -> float:
     """The largest difference between the generated Jacobian and the expression set's
     blocks evaluated with the same bracketing (:func:`jacobian_blocks`), relative to the
     largest entry: rounding only, however J·v cancels."""
-    graph = es.graph
     reference = jacobian_blocks(es, values)
-    if not isinstance(got, dict):  # one matrix: cut into its (output, input) blocks
-        whole = _matrix(
-            got, sum(size[y] for y in graph.outputs), sum(size[x] for x in graph.inputs)
-        )
-        rows, cols = _starts(graph.outputs, size), _starts(graph.inputs, size)
-        got = {
-            (y, x): whole[rows[y] : rows[y] + size[y], cols[x] : cols[x] + size[x]]
-            for y in graph.outputs
-            for x in graph.inputs
-        }
+    got = _blocks(got, es.graph, size)
     worst = 0.0
     for (y, x), part in reference.items():
         mine = _matrix(got[(y, x)], size[y], size[x]) if (y, x) in got else None
@@ -141,13 +149,6 @@ def _entry_error(got, es: ExpressionSet, values: dict, size: dict) -> float:
         difference = abs(mine - expected)
         worst = max(worst, (float(difference.max()) if np.prod(difference.shape) else 0.0) / scale)
     return worst
-
-
-def _starts(vertices, size: dict) -> dict:
-    at, total = {}, 0
-    for v in vertices:
-        at[v], total = total, total + size[v]
-    return at
 
 
 def check_tensor(
@@ -181,6 +182,7 @@ def check_tensor(
         if mode == "value_and_jacobian":
             value, got = got
             value_error = _value_error(value, graph, values, size)
+        got = _blocks(got, graph, size)
         generated = [_generated_jv(got, graph, size, d) for d in directions]
     block_error = difference_error = 0.0
     conditioning = 1.0  # how far |J|·|v| exceeds J·v: the rounding J·v may differ by

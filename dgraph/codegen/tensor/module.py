@@ -25,6 +25,7 @@ from ...core.block_values import program_order
 from ...core.expressions import ExpressionSet
 from ...errors import DGraphError
 from .blockops import BlockOps, Valued, _fills, entries, values_at
+from .check import offsets
 from .constants import DECODER, Constants
 from .dialect import DIALECTS, Dialect
 from .forward import forward_expression, operand_shape
@@ -200,12 +201,12 @@ def tensor_module(
     )
     ends = [*results, *([value] if value else [])]
     live = _live(w.lines, ends)
-    hoisted, body = _hoist(live, set(arguments.values()), set(ends))
+    hoisted, body = _hoist(live, w.varying, set(ends))
     body = _fold(w, hoisted, body, special=any("special." in line for line in live))
     body = _common(body, set(ends))
     if lang == "jax" and not sparse:  # dense JAX output: products built in the order read
         body = fold_permutations(body, " ".join(ends))
-    once = {r for r in ends if r not in _varying(body, set(arguments.values()))}
+    once = {r for r in ends if r not in w.varying}  # results that read no input
     returned = returned_line(once if lang == "python" else set())
     used = set(re.findall(r"\w+", "\n".join([*body, returned])))
     w.constants.keep(used)
@@ -217,26 +218,17 @@ def tensor_module(
 MODULE_MODES = ("jacobian", "value_and_jacobian")
 
 
-def _hoist(lines: list[str], inputs: set[str], ends: set[str]) -> tuple[list[str], list[str]]:
-    """The statements that read no input, directly or through another statement (but
-    not those of the results ``ends``), and the rest, each in program order."""
-    varying = _varying(lines, inputs)
-    hoisted = [line for line in lines if _target(line) not in varying | ends]
-    return hoisted, [line for line in lines if _target(line) in varying | ends]
+def _hoist(lines: list[str], varying: set[str], ends: set[str]) -> tuple[list[str], list[str]]:
+    """The statements whose targets are not ``varying`` (read no input, directly or
+    through another statement; :meth:`_Writer.varies`) but not those of the results
+    ``ends``, and the rest, each in program order."""
+    kept = varying | ends
+    hoisted = [line for line in lines if _target(line) not in kept]
+    return hoisted, [line for line in lines if _target(line) in kept]
 
 
 def _target(line: str) -> str:
     return line.strip().partition(" = ")[0]
-
-
-def _varying(lines: list[str], inputs: set[str]) -> set[str]:
-    """The names that read an input, directly or through another statement."""
-    varying = set(inputs)
-    for line in lines:
-        target, _, expression = line.strip().partition(" = ")
-        if varying & set(re.findall(r"\w+", expression)):
-            varying.add(target)
-    return varying
 
 
 def _fold(w: _Writer, hoisted: list[str], body: list[str], special: bool) -> list[str]:
@@ -464,9 +456,8 @@ def _sparse_output(w: _Writer, graph, entries_of: dict, shapes) -> str:
     """The whole Jacobian as one sparse matrix: every entry's pattern placed at its
     output's rows and input's columns, sorted row-major once here; per call the values
     are read in that order (no gather where a single block is already in it)."""
-    row_at = _offsets(graph.outputs, shapes)
-    col_at = _offsets(graph.inputs, shapes)
-    m, n = row_at[None], col_at[None]
+    size = {v: math.prod(shapes[v]) for v in (*graph.outputs, *graph.inputs)}
+    (row_at, m), (col_at, n) = offsets(graph.outputs, size), offsets(graph.inputs, size)
     rows, cols, parts = [], [], []
     for (y, x), valued in entries_of.items():
         if valued is None:
@@ -497,17 +488,6 @@ def _sparse_output(w: _Writer, graph, entries_of: dict, shapes) -> str:
     else:
         pattern = (w.constants.index(np.stack([rows_all, cols_all], axis=1)), "")
     return w.d.sparse(data, pattern, (m, n))
-
-
-def _offsets(vertices, shapes) -> dict:
-    """Where each vertex's flattened entries start in their concatenation (``None``: the
-    total)."""
-    at, total = {}, 0
-    for v in vertices:
-        at[v] = total
-        total += math.prod(shapes[v])
-    at[None] = total
-    return at
 
 
 def _value_output(w: _Writer, graph, names, shapes, sparse: bool) -> str:
