@@ -308,3 +308,43 @@ def test_the_recent_results_stay_within_their_budget():
     assert recent.get("sum", ops[0], ops[2]) is None and recent.held == 20
     recent.clear()
     assert recent.held == 0 and not recent.entries
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**16), KINDS, KINDS, st.booleans())
+def test_a_product_with_a_diagonal_keeps_the_other_pattern(seed, kind, diagonal_kind, left):
+    """Above the small sizes a product with a block on the diagonal (an elementwise
+    operation's) is the other factor's pattern with its index arrays shared: the same
+    pattern, price and kind as the general product, and its values the dense product's."""
+    rng = np.random.default_rng(seed)
+    n = 90  # 8100 places, some 5000 entries: above blocks.SMALL
+    rows, cols = np.nonzero(rng.random((n, n)) < 0.6)
+    other = sparse((n,), (n,), rows, cols, kind)
+    assert other.nnz > blocks.SMALL
+    values = None if diagonal_kind != GENERAL else (0,)
+    diagonal = Labelled((n,), (n,), (((0,), 0),), (((0,), 0),), (n,), values or (), diagonal_kind)
+    assert blocks.on_the_diagonal(diagonal)
+    upper, lower = (diagonal, other) if left else (other, diagonal)
+    cost, product = multiply(upper, lower)
+    general = blocks._sparse_product(as_sparse(upper), as_sparse(lower))
+    assert np.shares_memory(product.indptr, other.indptr)
+    assert np.shares_memory(product.cols, other.cols)
+    assert (cost, product, product.kind) == (general[0], general[1], general[1].kind)
+    vu, vl = _values(upper, seed), _values(lower, seed + 1)
+    block, got = multiply_values(upper, lower, vu, vl)
+    expected = to_matrix(upper, vu).toarray() @ to_matrix(lower, vl).toarray()
+    assert (to_matrix(block, got).toarray() == expected).all()
+
+
+def test_only_square_blocks_with_every_diagonal_entry_are_on_the_diagonal():
+    assert blocks.on_the_diagonal(
+        Labelled(
+            (3, 2), (3, 2), (((0,), 0), ((1,), 0)), (((0,), 0), ((1,), 0)), (3, 2), (0, 1), GENERAL
+        )
+    )
+    shifted = Labelled((3,), (4,), (((0,), 0),), (((0,), 1),), (3,), (), ONES)
+    transposed = Labelled(
+        (3, 2), (2, 3), (((0,), 0), ((1,), 0)), (((1,), 0), ((0,), 0)), (3, 2), (), ONES
+    )
+    outer = Labelled((3,), (3,), (((0,), 0),), (((1,), 0),), (3, 3), (0, 1), GENERAL)
+    assert not any(map(blocks.on_the_diagonal, (shifted, transposed, outer)))

@@ -65,6 +65,7 @@ __all__ = [
     "first_appearance",
     "identity",
     "multiply",
+    "on_the_diagonal",
     "pattern",
     "scalar_block",
     "scale",
@@ -356,12 +357,43 @@ def multiply(upper: Block, lower: Block) -> tuple[int, Block | None]:
         return _small_sparse_product(upper, lower)
     found = RECENT.get("product", upper, lower)
     if found is None:
-        found = _sparse_product(as_sparse(upper), as_sparse(lower))
+        found = _diagonal_product(upper, lower) or _sparse_product(
+            as_sparse(upper), as_sparse(lower)
+        )
         RECENT.put("product", upper, lower, found)
     return found  # type: ignore[return-value]
 
 
+def _diagonal_product(upper: Block, lower: Block) -> tuple[int, Sparse] | None:
+    """A sparse block times a block :func:`on_the_diagonal` (either side): the sparse
+    one's pattern, its index arrays shared, one multiplication an entry; None for any
+    other product."""
+    for one, other in ((lower, upper), (upper, lower)):
+        if isinstance(other, Sparse) and on_the_diagonal(one):
+            cost = 0 if _free(upper, lower) else other.nnz
+            kind = max(upper.kind, lower.kind)
+            return cost, Sparse(
+                other.out_shape, other.in_shape, None, other.cols, kind, indptr=other.indptr
+            )
+    return None
+
+
 SMALL = 4096  # entries up to which a sparse product or sum is remembered
+
+
+def on_the_diagonal(b: Block) -> bool:
+    """Whether ``b`` is square with every diagonal entry and no other (an elementwise
+    operation's block, a scaling, the identity): a product with it keeps the other
+    factor's pattern, entry for entry, its values in C order along the diagonal."""
+    if not isinstance(b, Labelled) or b.out_shape != b.in_shape or b.out_axes != b.in_axes:
+        return False
+    labels = [k for axis, _ in b.out_axes for k in axis]
+    return (
+        all(len(axis) == 1 and off == 0 for axis, off in b.out_axes)
+        and len(set(labels)) == len(labels)
+        and all(b.sizes[k] == n for k, n in zip(labels, b.out_shape, strict=True))
+        and set(b.value) in (set(), set(labels))
+    )
 
 
 class _Recent:

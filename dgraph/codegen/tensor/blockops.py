@@ -22,6 +22,7 @@ from ...core.blocks import (
     einsum_plan,
     first_appearance,
     multiply,
+    on_the_diagonal,
     pattern,
     same_structure,
 )
@@ -101,6 +102,12 @@ class BlockOps:
 
     def multiply(self, upper: Valued, lower: Valued) -> Valued:
         """``upper · lower`` with its values (None: zero)."""
+        try:
+            return self._multiply(upper, lower)
+        finally:  # the pairs that met, some 10⁷ indices a product at 10⁶ unknowns
+            self._met.clear()
+
+    def _multiply(self, upper: Valued, lower: Valued) -> Valued:
         if upper is None or lower is None:
             return None
         (a, va), (b, vb) = upper, lower
@@ -135,14 +142,23 @@ class BlockOps:
             return None
         ia, ib = pairs
         terms, source = (vb, ib) if isinstance(vb, Terms) else (va, ia)
-        moved = []
-        for where, data in terms.parts:
-            index = np.full(terms.size, -1, dtype=np.int64)  # the part's entry of each
-            index[np.arange(terms.size) if where is None else where] = np.arange(
-                terms.size if where is None else where.size
+        if source is _every(terms.size) and product.nnz == terms.size:  # positions stay
+            parts = tuple(
+                (p, d if factor == 1.0 else _times(repr(factor), d)) for p, d in terms.parts
             )
-            mine = index[source]
-            hit = np.flatnonzero(mine >= 0)
+            return product, Terms(terms.size, parts)
+        moved = []
+        index = None  # each entry's place in the part at hand, -1 elsewhere (made once)
+        for where, data in terms.parts:
+            if where is None:
+                mine, hit = source, _every(source.size)
+            else:
+                if index is None:
+                    index = np.full(terms.size, -1, dtype=np.int64)
+                index[where] = _every(where.size)
+                mine = index[source]
+                index[where] = -1
+                hit = np.flatnonzero(mine >= 0)
             if hit.size == 0:
                 continue
             size = terms.size if where is None else where.size
@@ -163,20 +179,32 @@ class BlockOps:
         ia, ib, ic, single = self._meeting(a, b, product)
         if not single:
             return None
+        if ic is _every(ic.size):  # already in the product's order
+            return ia, ib
         order = np.argsort(ic, kind="stable")
         return ia[order], ib[order]
 
     def _meeting(self, a: Block, b: Block, product: Sparse) -> tuple:
         """The pairs of entries that meet (:func:`_meeting_pairs`), the product entry
-        each adds to, and whether each entry gets one; found once per pair of blocks."""
+        each adds to, and whether each entry gets one; found once per product."""
         key = (id(a), id(b))
+        if key not in self._met and isinstance(product, Sparse):
+            for one, other, side in ((b, a, 1), (a, b, 0)):
+                if on_the_diagonal(one) and product.nnz == other.nnz:  # entry for entry
+                    rows, cols, _ = entries(other)
+                    every = _every(other.nnz)
+                    met = (every, cols) if side else (rows, every)
+                    self._met[key] = (a, b, (*met, every, True))
+                    break
         if key not in self._met:
             rows_a, cols_a, _ = entries(a)
             rows_b, cols_b, _ = entries(b)
             ia, ib = _meeting_pairs(cols_a, rows_b, int(np.prod(a.in_shape)))
-            width = max(1, int(np.prod(b.in_shape)))
-            keys = rows_a[ia] * width + cols_b[ib]
-            ic = _positions(product.rows * width + product.cols, keys)
+            ic = _permuted_positions(rows_a, cols_a, rows_b, cols_b, ia, ib, product)
+            if ic is None:
+                width = max(1, int(np.prod(b.in_shape)))
+                keys = rows_a[ia] * width + cols_b[ib]
+                ic = _positions(product.rows * width + product.cols, keys)
             single = ic.size == product.nnz and (
                 ic.size == 0 or np.bincount(ic, minlength=product.nnz).max() == 1
             )
@@ -211,7 +239,7 @@ class BlockOps:
         _, _, at_a = entries(a)
         _, _, at_b = entries(b)
         ia, ib, ic, single = self._meeting(a, b, product)
-        if single:  # one pair per entry (a move of the other factor): no sum, a gather
+        if single and ic is not _every(ic.size):  # one pair per entry: no sum, a gather
             order = np.argsort(ic, kind="stable")
             ia, ib = ia[order], ib[order]
         left = self._at(a, va, at_a[ia])
@@ -350,6 +378,58 @@ def _aligned(xp: str, block: Labelled, values: str, total: Labelled) -> str:
     shape = tuple(canonical.sizes[k] if k in canonical.value else 1 for k in total.value)
     now = tuple(block.sizes[block.value[r]] for r in ranks)
     return text if shape == now else f"{xp}.reshape({text}, {shape!r})"
+
+
+def _permuted_positions(
+    rows_a: np.ndarray,
+    cols_a: np.ndarray,
+    rows_b: np.ndarray,
+    cols_b: np.ndarray,
+    ia: np.ndarray,
+    ib: np.ndarray,
+    product: Sparse,
+) -> np.ndarray | None:
+    """The product entry of each pair where one factor is a partial permutation (at most
+    one entry in each row and column: a slice, a pad, a shift), read off the other
+    factor's row-major order instead of searched for; None otherwise.
+
+    ``a`` such: the product's row ``r`` is ``b``'s row ``k`` whole (``a[r, k]`` its
+    entry), in its order. ``b`` such, mapping columns in increasing order: the product is
+    ``a``'s entries that meet one, in ``a``'s order."""
+    if _at_most_one(rows_a) and _at_most_one(cols_a) and _row_major(rows_b, cols_b):
+        counts = np.bincount(rows_b)
+        start = np.cumsum(counts) - counts  # where each row of b starts
+        return product.indptr[rows_a[ia]] + (ib - start[rows_b[ib]])
+    if (
+        _at_most_one(rows_b)
+        and _at_most_one(cols_b)
+        and ia.size == product.nnz
+        and _row_major(rows_a, cols_a)
+        and _increasing(rows_b)
+        and _increasing(cols_b)
+    ):
+        if _increasing(ia):
+            return _every(ia.size)
+        met = np.zeros(rows_a.size, dtype=bool)
+        met[ia] = True
+        return (np.cumsum(met) - 1)[ia]  # its rank among a's entries that meet one
+    return None
+
+
+def _at_most_one(index: np.ndarray) -> bool:
+    return index.size == 0 or np.bincount(index).max() <= 1
+
+
+def _increasing(values: np.ndarray) -> bool:
+    return bool(np.all(values[1:] > values[:-1]))
+
+
+def _row_major(rows: np.ndarray, cols: np.ndarray) -> bool:
+    """Whether the entries are in row-major order (each once)."""
+    if rows.size < 2:
+        return True
+    step = rows[1:] - rows[:-1]
+    return bool(np.all((step > 0) | ((step == 0) & (cols[1:] > cols[:-1]))))
 
 
 def _meeting_pairs(

@@ -6,6 +6,7 @@ size), decoded once when the module is imported."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import zlib
 
 import numpy as np
@@ -28,7 +29,7 @@ class Constants:
 
     def __init__(self) -> None:
         self.lines: list[str] = []
-        self._names: dict[tuple[str, tuple[int, ...], bytes], str] = {}
+        self._names: dict[tuple[str, tuple[int, ...], bytes], str] = {}  # by content's hash
         self._dropped = 0  # names given and dropped: a new name never repeats one
 
     def index(self, array: np.ndarray) -> str:
@@ -42,7 +43,8 @@ class Constants:
         array stored as the differences of its entries, which compress far better: a
         pattern's column indices repeat the same few steps)."""
         array = np.ascontiguousarray(array)
-        key = (array.dtype.str, tuple(array.shape), array.tobytes())
+        digest = hashlib.blake2b(array.reshape(-1).view(np.uint8), digest_size=32).digest()
+        key = (array.dtype.str, tuple(array.shape), digest)  # not the bytes: 10⁷ entries each
         if key in self._names:
             return self._names[key]
         name = f"_K{len(self._names) + self._dropped}"

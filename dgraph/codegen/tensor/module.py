@@ -15,6 +15,7 @@ import contextlib
 import keyword
 import math
 import re
+from collections import Counter
 
 import numpy as np
 import sympy
@@ -22,6 +23,7 @@ import sympy
 from ...core.arrays import ArrayOp, Const, operand_block
 from ...core.block_costs import along_bracketing, chain_product, post_order
 from ...core.block_values import program_order
+from ...core.blocks import RECENT
 from ...core.expressions import ExpressionSet
 from ...errors import DGraphError
 from .blockops import BlockOps, Valued, _fills, entries, values_at
@@ -167,6 +169,9 @@ def tensor_module(
         entries_of[(y, x)] = ops.materialize(
             None if entry is None else _walk(entry, known, edges, leaf, ops, w, None)
         )
+    known.clear()  # what the walks made and the entries do not hold (10⁷ indices a block)
+    leaves.clear()
+    RECENT.clear()
     if sparse:
         results = [w.emit(_sparse_output(w, graph, entries_of, shapes), "J")]
     else:
@@ -260,6 +265,7 @@ def _fold(w: _Writer, hoisted: list[str], body: list[str], special: bool) -> lis
     with context:
         exec(compile(text, "<dgraph constant folding>", "exec"), namespace)
         folded = {t: w.constants.add(np.asarray(namespace[t])) for t in wanted}
+    namespace.clear()  # its functions' globals are itself: a cycle the collector frees late
     return [_renamed(line, folded) for line in body]
 
 
@@ -396,7 +402,9 @@ def _is_number(text: str) -> bool:
 def _walk(expr, known, edges, leaf, ops: BlockOps, w: _Writer, name: str | None) -> Valued:
     """``expr`` over blocks, bottom up without recursion (``block_values._evaluate``)."""
     done: dict[sympy.Basic, Valued] = {}
-    for e in post_order(expr):
+    order = post_order(expr)
+    uses = Counter(a for e in order if not e.is_Symbol for a in e.args if not a.is_Number)
+    for e in order:
         if e.is_Symbol:
             done[e] = known[e] if e in known else leaf(edges[e])
         elif e.is_Add:
@@ -406,6 +414,11 @@ def _walk(expr, known, edges, leaf, ops: BlockOps, w: _Writer, name: str | None)
             done[e] = total
         else:
             done[e] = _product(e, done, ops)
+        if not e.is_Symbol:  # a block read for the last time is let go (10⁷ indices each)
+            for a in e.args:
+                uses[a] -= 1
+                if uses[a] == 0 and a is not expr:
+                    done.pop(a, None)
     result = done[expr]
     if (
         name is not None

@@ -1,0 +1,57 @@
+"""The pairs of entries that meet in a sparse product and the product entry each adds
+to (dgraph.codegen.tensor.blockops): the shortcuts for a factor on the diagonal and for
+a partial permutation give what the general search gives."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dgraph.codegen.tensor.blockops import _meeting_pairs, _permuted_positions, _positions
+from dgraph.core.blocks import multiply, sparse
+
+
+def _searched(a, b, product, ia, ib):
+    width = max(1, int(np.prod(b.in_shape)))
+    keys = a.rows[ia] * width + b.cols[ib]
+    return _positions(product.rows * width + product.cols, keys)
+
+
+def _partial_permutation(rng, rows: int, cols: int, increasing: bool):
+    """At most one entry in each row and column (a slice, a pad, a shift)."""
+    k = int(rng.integers(1, min(rows, cols) + 1))
+    r = np.sort(rng.choice(rows, k, replace=False))
+    c = rng.choice(cols, k, replace=False)
+    return sparse((rows,), (cols,), r, np.sort(c) if increasing else c)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**16), st.booleans(), st.booleans())
+def test_a_partial_permutation_places_the_pairs_as_the_search_does(seed, left, increasing):
+    rng = np.random.default_rng(seed)
+    n, m, p = (int(x) for x in rng.integers(2, 9, size=3))
+    density = float(rng.uniform(0.2, 0.8))
+    if left:
+        a = _partial_permutation(rng, n, m, increasing)
+        b = sparse((m,), (p,), *np.nonzero(rng.random((m, p)) < density))
+    else:
+        a = sparse((n,), (m,), *np.nonzero(rng.random((n, m)) < density))
+        b = _partial_permutation(rng, m, p, increasing)
+    _, product = multiply(a, b)
+    if product is None:
+        return
+    ia, ib = _meeting_pairs(a.cols, b.rows, m)
+    found = _permuted_positions(a.rows, a.cols, b.rows, b.cols, ia, ib, product)
+    if left or increasing:  # on the right, one that keeps the columns' order
+        assert found is not None
+    if found is not None:
+        assert np.array_equal(found, _searched(a, b, product, ia, ib))
+
+
+def test_a_general_product_is_left_to_the_search():
+    a = sparse((2,), (2,), [0, 0, 1], [0, 1, 1])
+    b = sparse((2,), (2,), [0, 1, 1], [1, 0, 1])
+    _, product = multiply(a, b)
+    ia, ib = _meeting_pairs(a.cols, b.rows, 2)
+    assert _permuted_positions(a.rows, a.cols, b.rows, b.cols, ia, ib, product) is None
