@@ -382,10 +382,7 @@ def _dstar(
             for end in ends:
                 holders.setdefault(end, []).append((root, leaf))
         tie = itertools.count()
-        heap = [
-            (rank(lo, h, len(us)), next(tie), (lo, h))
-            for (lo, h), us in holders.items()
-        ]
+        heap = [(rank(lo, h, len(us)), next(tie), (lo, h)) for (lo, h), us in holders.items()]
         heapq.heapify(heap)
         factored = 0
         while heap:
