@@ -122,8 +122,17 @@ def test_guenter_order_and_inner_order_differ():
     over its label (2), 4 plus 2 for the path x, l, H, y; taking l..H first (as found, in
     evaluation order) builds its sum over all five edges below H (5): 7."""
     g = _graph(
-        [("x", "l"), ("l", "a"), ("l", "b"), ("a", "c"), ("a", "d")]
-        + [("c", "H"), ("d", "H"), ("b", "H"), ("H", "y")],
+        [
+            ("x", "l"),
+            ("l", "a"),
+            ("l", "b"),
+            ("a", "c"),
+            ("a", "d"),
+            ("c", "H"),
+            ("d", "H"),
+            ("b", "H"),
+            ("H", "y"),
+        ],
         ["x"],
         ["y"],
     )

@@ -55,8 +55,8 @@ from ..errors import DGraphError
 
 __all__ = [
     "ORGANIZATIONS",
-    "PRIORITIES",
     "ORGANIZATION_WORK_LIMIT",
+    "PRIORITIES",
     "FactorSubgraph",
     "dstar",
     "factor_subgraphs",
