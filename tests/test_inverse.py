@@ -362,9 +362,9 @@ def test_symbolic_labels_are_those_of_figure_2e():
 
 
 def test_mode_names_follow_the_paper():
-    """Forward-inverse (2.4a) is J⁻ᵀx̄ and runs first step first: its result after the
-    first k steps depends only on those steps (no tape). Reverse-inverse (2.4b) is J⁻¹ẏ
-    and starts from the last step."""
+    """Forward-inverse (2.4a) is J⁻ᵀx̄, processed first step first (no tape); reverse-
+    inverse (2.4b) is J⁻¹ẏ, processed last step first; ``inverse_product`` names the mode
+    it ran."""
     g = statement(FIGURE_2)
     x = [1.0, 0.5, 2.0]
     J = dense_jacobian(g, x)
