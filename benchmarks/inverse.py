@@ -39,7 +39,7 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 import dgraph  # noqa: E402
-from dgraph.inverse import exact_order, forward_inverse, greedy_order, lump_cost, lumps  # noqa: E402
+from dgraph.inverse import exact_order, greedy_order, lump_cost, lumps, reverse_inverse  # noqa: E402
 from dgraph.inverse.lumps import min_live_order  # noqa: E402
 from dgraph.inverse.programs import program_with_temporaries, relaxation_program  # noqa: E402
 from dgraph.inverse.steps import linearize_partials, local_partials  # noqa: E402
@@ -77,13 +77,13 @@ def cost_row(n: int, temporaries: bool) -> str:
     J = dense_jacobian(g, partials)
     ms = {
         "partials": best_of(lambda: local_partials(g, x)),
-        "inverse": best_of(lambda: forward_inverse(linearize_partials(g, partials, order), v)),
+        "inverse": best_of(lambda: reverse_inverse(linearize_partials(g, partials, order), v)),
         "dense": best_of(lambda: np.linalg.solve(dense_jacobian(g, partials), v)),
-        "sweep": best_of(lambda: forward_inverse(lin, v)),
+        "sweep": best_of(lambda: reverse_inverse(lin, v)),
         "solve": best_of(lambda: np.linalg.solve(J, v)),
     }
     reference = np.linalg.solve(J, v)
-    error = np.abs(forward_inverse(lin, v) - reference).max() / np.abs(reference).max()
+    error = np.abs(reverse_inverse(lin, v) - reference).max() / np.abs(reference).max()
     dense_mults = n * lin.mults + (n**3 - n) // 3 + n * n
     name = "relaxation+temps" if temporaries else "relaxation"
     times = " | ".join(f"{1e3 * ms[key]:.2f}" for key in ms)

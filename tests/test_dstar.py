@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import networkx as nx
+import pytest
 import sympy
 from hypothesis import given
 from hypothesis import strategies as st
@@ -99,3 +100,54 @@ def test_regions_for_highlighting(two_blocks_graph):
     factors = factor_subgraph_regions(two_blocks_graph)
     assert factors and all(n == 1 for _, n in factors)
     assert all(nx.is_directed_acyclic_graph(nx.DiGraph(list(r.edges))) for r, _ in factors)
+
+
+def _graph(edges: list[tuple[str, str]], inputs: list[str], outputs: list[str]) -> dgraph.DGraph:
+    inner = sorted({v for e in edges for v in e} - {*inputs, *outputs})
+    return dgraph.from_dict(
+        {
+            "format": "dgraph/1",
+            "inputs": inputs,
+            "outputs": outputs,
+            "vertices": [{"id": v} for v in inner],
+            "edges": [{"source": u, "target": v} for u, v in edges],
+        }
+    )
+
+
+def test_guenter_order_and_inner_order_differ():
+    """Guenter factors the most frequent subgraph first; dgraph's default the innermost.
+    Nested diamonds x -> l -> {a, b}, a -> {c, d}, {c, d, b} -> H -> y: the subgraphs
+    a..H and l..H tie (one pair holds both). Inner first builds a..H (2) and then l..H
+    over its label (2), 4 plus 2 for the path x, l, H, y; taking l..H first (as found, in
+    evaluation order) builds its sum over all five edges below H (5): 7."""
+    g = _graph(
+        [
+            ("x", "l"),
+            ("l", "a"),
+            ("l", "b"),
+            ("a", "c"),
+            ("a", "d"),
+            ("c", "H"),
+            ("d", "H"),
+            ("b", "H"),
+            ("H", "y"),
+        ],
+        ["x"],
+        ["y"],
+    )
+    inner, frequent = dstar(g, "pairs", "inner"), dstar(g, "pairs", "frequent")
+    assert inner.verify().ok and frequent.verify().ok
+    assert [s.target for s in inner.steps][:2] == [("a", "H"), ("l", "H")]
+    assert [s.target for s in frequent.steps][:1] == [("l", "H")]
+    assert (inner.mults, frequent.mults) == (6, 7)
+    assert inner.info["priority"] == "inner" and frequent.info["priority"] == "frequent"
+    # the other way round: one graph per root, where taking x..t9 first saves the
+    # product inner-first spends on t2..t9 (18 against 17)
+    c = random_composition(3, 3, 2)
+    assert (dstar(c, "roots", "inner").mults, dstar(c, "roots", "frequent").mults) == (18, 17)
+
+
+def test_unknown_dstar_priority_is_refused(two_blocks_graph):
+    with pytest.raises(dgraph.DGraphError, match="unknown D\\* priority 'most'"):
+        dstar(two_blocks_graph, priority="most")

@@ -247,8 +247,8 @@ def test_inverse_products_equal_dense_solves(case, rng, vseed):
     for order in orders:
         lin = linearize(g, x, order)
         assert np.allclose(jacobian_matrix(lin), J, rtol=1e-12, atol=1e-12)
-        assert agrees(forward_inverse(lin, v), solve, cond)
-        assert agrees(reverse_inverse(lin, v), solve_t, cond)
+        assert agrees(reverse_inverse(lin, v), solve, cond)
+        assert agrees(forward_inverse(lin, v), solve_t, cond)
 
 
 @settings(max_examples=40)
@@ -265,12 +265,12 @@ def test_invariants_4_7(case, vseed):
     assert (
         abs(b @ tangent(lin, a) - adjoint(lin, b) @ a) <= tol * np.abs(jacobian_matrix(lin)).max()
     )
-    assert abs(b @ forward_inverse(lin, a) - reverse_inverse(lin, b) @ a) <= tol * cond
+    assert abs(b @ reverse_inverse(lin, a) - forward_inverse(lin, b) @ a) <= tol * cond
     for v in (a, b):
-        assert agrees(tangent(lin, forward_inverse(lin, v)), v, cond)
-        assert agrees(forward_inverse(lin, tangent(lin, v)), v, cond)
-        assert agrees(adjoint(lin, reverse_inverse(lin, v)), v, cond)
-        assert agrees(reverse_inverse(lin, adjoint(lin, v)), v, cond)
+        assert agrees(tangent(lin, reverse_inverse(lin, v)), v, cond)
+        assert agrees(reverse_inverse(lin, tangent(lin, v)), v, cond)
+        assert agrees(adjoint(lin, forward_inverse(lin, v)), v, cond)
+        assert agrees(forward_inverse(lin, adjoint(lin, v)), v, cond)
 
 
 def test_batches_of_vectors():
@@ -278,8 +278,8 @@ def test_batches_of_vectors():
     lin = linearize(g, np.linspace(-1, 1, 5))
     V = np.random.default_rng(0).normal(size=(5, 3))
     J = dense_jacobian(g, np.linspace(-1, 1, 5))
-    assert np.allclose(forward_inverse(lin, V), np.linalg.solve(J, V))
-    assert np.allclose(reverse_inverse(lin, V), np.linalg.solve(J.T, V))
+    assert np.allclose(reverse_inverse(lin, V), np.linalg.solve(J, V))
+    assert np.allclose(forward_inverse(lin, V), np.linalg.solve(J.T, V))
 
 
 def test_jacobian_from_steps_matches_sympy():
@@ -335,8 +335,9 @@ def test_symbolic_sweeps_equal_the_inverse_jacobian():
     assert sympy.simplify(reverse - J.T.inv() * xbar) == sympy.zeros(3, 1)
 
 
-def test_symbolic_labels_are_those_of_figure_2e():
-    """Over vertex symbols: ẋ₁ = ż₁/(∂p/∂x₁) − (∂p/∂x₂)/(∂p/∂x₁)·ẏ₂ with p = x₁eˣ²."""
+def test_symbolic_labels_are_those_of_figure_2f():
+    """Fig. 2(f), reverse-inverse mode (J⁻¹ẏ), over vertex symbols:
+    ẋ₁ = ż₁/(∂p/∂x₁) − (∂p/∂x₂)/(∂p/∂x₁)·ẏ₂ with p = x₁eˣ²."""
     g = statement(FIGURE_2)
     x1, x2, x3 = inverse_expressions(g, substitute=False)
     z1, y2, z2 = sympy.symbols("ydot_z1 ydot_y2 ydot_z2")
@@ -346,12 +347,41 @@ def test_symbolic_labels_are_those_of_figure_2e():
     assert sympy.simplify(x3 - (z2 - sympy.cos(vertex_symbol("z1_2")) * z1)) == 0
 
 
+def test_symbolic_labels_are_those_of_figure_2e():
+    """Fig. 2(e), forward-inverse mode (J⁻ᵀx̄), over vertex symbols: the transposed step
+    inverses (2.6f) first step first give z̄₁ = x̄₁/(∂p/∂x₁) − (∂q/∂z₁)·x̄₃,
+    ȳ₂ = x̄₂ − (∂p/∂x₂)/(∂p/∂x₁)·x̄₁ and z̄₂ = x̄₃."""
+    g = statement(FIGURE_2)
+    z1, y2, z2 = adjoint_inverse_expressions(g, substitute=False)
+    x1, x2, x3 = sympy.symbols("xbar_x1 xbar_x2 xbar_x3")
+    a, b = sympy.exp(vertex_symbol("x2")), vertex_symbol("x1") * sympy.exp(vertex_symbol("x2"))
+    c = sympy.cos(vertex_symbol("z1_2"))  # ∂q/∂z₁ with q = x₃ + sin z₁; ∂q/∂x₃ = 1
+    assert sympy.simplify(z1 - (x1 / a - c * x3)) == 0
+    assert sympy.simplify(y2 - (x2 - b / a * x1)) == 0
+    assert z2 == x3
+
+
+def test_mode_names_follow_the_paper():
+    """Forward-inverse (2.4a) is J⁻ᵀx̄, processed first step first (no tape); reverse-
+    inverse (2.4b) is J⁻¹ẏ, processed last step first; ``inverse_product`` names the mode
+    it ran."""
+    g = statement(FIGURE_2)
+    x = [1.0, 0.5, 2.0]
+    J = dense_jacobian(g, x)
+    lin = linearize(g, x, "evaluation")
+    v = np.array([1.0, 2.0, 3.0])
+    assert np.allclose(forward_inverse(lin, v), np.linalg.solve(J.T, v))
+    assert np.allclose(reverse_inverse(lin, v), np.linalg.solve(J, v))
+    assert inverse_product(g, x, v, transpose=True).mode == "forward-inverse"
+    assert inverse_product(g, x, v).mode == "reverse-inverse"
+
+
 def test_symbolic_lumps_and_numbers_agree():
     g = statement(FIGURE_4)
     point = {vertex_symbol("x1"): 0.3, vertex_symbol("x2"): -0.6}
     for order in (["t1", "t2", "y1", "y2"], ["t1", "y1", "t2", "y2"]):
         lin = linearize_symbolic(g, order)
-        numbers = [float(e.subs(point)) for e in forward_inverse(lin, [1.0, 2.0])]
+        numbers = [float(e.subs(point)) for e in reverse_inverse(lin, [1.0, 2.0])]
         assert np.allclose(numbers, inverse_product(g, [0.3, -0.6], [1, 2], order=order).result)
 
 
@@ -408,13 +438,14 @@ def test_cli_json(figure_2_file, capsys):
     out = json.loads(capsys.readouterr().out)
     assert np.allclose(out["result"], np.linalg.solve(J.T, [1, 2, 3]))
     assert out["max_l"] == 3 and out["width"] == [3, 3, 4, 4, 3]
+    assert out["mode"] == "forward-inverse" and out["transpose"] is True
 
 
 def test_cli_report(figure_2_file, capsys):
     assert main(["inverse", str(figure_2_file), "--vector", "1,0,0", "--order", "evaluation"]) == 0
     out = capsys.readouterr().out
     assert "n = 3, 4 steps in 2 lumps (largest l = 3); width 3 3 4 4 3" in out
-    assert "J^-1 v, per input, at x1 = 1, x2 = 1, x3 = 1:" in out
+    assert "J^-1 v (reverse-inverse), per input, at x1 = 1, x2 = 1, x3 = 1:" in out
     assert "lump z1, y2, z2: l = 3, k = 3 (z1_2, x2, x3 -> z1, y2, z2)" in out
 
 

@@ -28,7 +28,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         required=True,
         help="v: one number per output (J^-1 v), or per input with --transpose (J^-T v)",
     )
-    p.add_argument("--transpose", action="store_true", help="compute J^-T v instead of J^-1 v")
+    p.add_argument(
+        "--transpose",
+        action="store_true",
+        help="compute J^-T v (forward-inverse mode, no tape) instead of J^-1 v (reverse-inverse)",
+    )
     p.add_argument(
         "--order",
         default="greedy",
@@ -50,7 +54,11 @@ def report(name: str, product: InverseProduct, point: list[float]) -> str:
     """The readable report: lumps, result by name, multiplications and residual."""
     lin = product.linearization
     graph = lin.graph
-    what = "J^-T v, per output," if product.transpose else "J^-1 v, per input,"
+    what = (
+        "J^-T v (forward-inverse), per output,"
+        if product.transpose
+        else "J^-1 v (reverse-inverse), per input,"
+    )
     names = graph.outputs if product.transpose else graph.inputs
     at = ", ".join(f"{x} = {v:g}" for x, v in zip(graph.inputs, point, strict=True))
     big = [lump for lump in lin.lumps if len(lump.vertices) > 1]

@@ -1,18 +1,24 @@
-"""The four sweeps over macro steps: J·ẋ, Jᵀ·ȳ, J⁻¹·ẏ and J⁻ᵀ·x̄.
+"""The four sweeps over macro steps: J·ẋ, Jᵀ·ȳ, J⁻ᵀ·x̄ and J⁻¹·ẏ.
 
-Pearlmutter & Siskind (2.3)–(2.4): with J = J_T ⋯ J_1,
+Pearlmutter & Siskind (2.3)–(2.4), with J = J_T ⋯ J_1, name the two inverse modes:
 
-- forward-inverse ``J⁻¹ẏ = J_1⁻¹(⋯(J_T⁻¹ ẏ))``, processed last step first; each step
-  writes only its written slots: ẋ_C = A⁻¹ẏ_P − (A⁻¹B)ẏ_S;
-- reverse-inverse ``J⁻ᵀx̄ = J_T⁻ᵀ(⋯(J_1⁻ᵀ x̄))``, processed first step first; each step
-  writes every slot it involves: ȳ_P = A⁻ᵀx̄_C, ȳ_S = x̄_S − (A⁻¹B)ᵀx̄_C.
+- forward-inverse (2.4a) ``J⁻ᵀx̄ = J_T⁻ᵀ(⋯(J_1⁻ᵀ x̄))``, processed first step first,
+  alongside the primal and without a tape (their Fig. 2(e)); each step writes every slot
+  it involves: ȳ_P = A⁻ᵀx̄_C, ȳ_S = x̄_S − (A⁻¹B)ᵀx̄_C;
+- reverse-inverse (2.4b) ``J⁻¹ẏ = J_1⁻¹(⋯(J_T⁻¹ ẏ))``, processed last step first, so it
+  needs the primal's values on a tape (their Fig. 2(f)); each step writes only its
+  written slots: ẋ_C = A⁻¹ẏ_P − (A⁻¹B)ẏ_S.
 
 Each costs Σ l·k multiplications, as many as one tangent (:func:`tangent`) or adjoint
-(:func:`adjoint`) sweep over the same steps. (The names follow the project's primer: the
-paper's §4 table files J⁻ᵀ under "forward" and J⁻¹ under "reverse", by the direction in
-which the steps are processed; see docs/inverse.md.) The state is one array of n slots
-(or n rows of a batch); slot i starts as input i. The same code runs on floats and on
-sympy expressions (object arrays).
+(:func:`adjoint`) sweep over the same steps. (Up to version 0.1.0 dgraph had the two names
+swapped: ``forward_inverse`` computed J⁻¹ẏ; see docs/inverse.md, "Migration".) The state
+is one array of n slots (or n rows of a batch); slot i starts as input i. The same code
+runs on floats and on sympy expressions (object arrays).
+
+References
+----------
+B. A. Pearlmutter, J. M. Siskind, *Automatic Differentiation: Inverse Accumulation
+Mode*, §2, (2.4a)–(2.4b) and Figs. 1–2.
 """
 
 from __future__ import annotations
@@ -74,13 +80,33 @@ def adjoint(lin: Linearization, ybar: Any) -> np.ndarray:
     return s
 
 
-def forward_inverse(lin: Linearization, ydot: Any) -> np.ndarray:
-    """J⁻¹·ẏ, last step first: ẏ per output, result per input.
+def forward_inverse(lin: Linearization, xbar: Any) -> np.ndarray:
+    """J⁻ᵀ·x̄ by forward-inverse mode (2.4a): first step first, no tape; x̄ per input,
+    result per output.
 
     >>> from dgraph import from_trace
     >>> g = from_trace("inputs: a, b\\noutputs: y, z\\nu = a*b\\nz = b + u**2\\ny = u", "statement")
     >>> lin = linearize(g, [2.0, 3.0])
-    >>> xdot = forward_inverse(lin, [1.0, 0.0])
+    >>> ybar = forward_inverse(lin, [0.0, 1.0])
+    >>> ybar.tolist(), adjoint(lin, ybar).tolist()
+    ([-12.0, 1.0], [0.0, 1.0])
+    """
+    s = _vector(lin, xbar, "input")
+    for step in lin.steps:
+        w = s[step.rows]
+        s[step.cols] -= step.A_inv_B.T @ w
+        s[step.rows] = step.A_inv.T @ w
+    return s[list(lin.output_slots)]
+
+
+def reverse_inverse(lin: Linearization, ydot: Any) -> np.ndarray:
+    """J⁻¹·ẏ by reverse-inverse mode (2.4b): last step first, over the steps kept from the
+    primal (the tape); ẏ per output, result per input.
+
+    >>> from dgraph import from_trace
+    >>> g = from_trace("inputs: a, b\\noutputs: y, z\\nu = a*b\\nz = b + u**2\\ny = u", "statement")
+    >>> lin = linearize(g, [2.0, 3.0])
+    >>> xdot = reverse_inverse(lin, [1.0, 0.0])
     >>> xdot.tolist(), tangent(lin, xdot).tolist()
     ([8.333333333333334, -12.0], [1.0, 0.0])
     """
@@ -90,16 +116,6 @@ def forward_inverse(lin: Linearization, ydot: Any) -> np.ndarray:
     for step in reversed(lin.steps):
         s[step.rows] = step.A_inv @ s[step.rows] - step.A_inv_B @ s[step.cols]
     return s
-
-
-def reverse_inverse(lin: Linearization, xbar: Any) -> np.ndarray:
-    """J⁻ᵀ·x̄, first step first: x̄ per input, result per output."""
-    s = _vector(lin, xbar, "input")
-    for step in lin.steps:
-        w = s[step.rows]
-        s[step.cols] -= step.A_inv_B.T @ w
-        s[step.rows] = step.A_inv.T @ w
-    return s[list(lin.output_slots)]
 
 
 def jacobian_matrix(lin: Linearization) -> np.ndarray:
@@ -127,6 +143,11 @@ class InverseProduct:
         """Multiplications of the sweep that gave the result."""
         return self.linearization.mults
 
+    @property
+    def mode(self) -> str:
+        """The paper's name of the sweep: ``forward-inverse`` (J⁻ᵀ) or ``reverse-inverse`` (J⁻¹)."""
+        return "forward-inverse" if self.transpose else "reverse-inverse"
+
     def to_dict(self) -> dict:
         """The JSON object of ``dgraph inverse --json`` (without the graph, point and vector)."""
         lin = self.linearization
@@ -138,6 +159,7 @@ class InverseProduct:
             "setup_mults": lin.setup_mults,
             "max_l": lin.max_l,
             "transpose": self.transpose,
+            "mode": self.mode,
             "inputs": lin.graph.inputs,
             "outputs": lin.graph.outputs,
             "order": list(lin.order),
@@ -152,8 +174,9 @@ def inverse_product(
     transpose: bool = False,
     order: str | Sequence[str] | None = "greedy",
 ) -> InverseProduct:
-    """J⁻¹v (v per output, result per input) or, with ``transpose``, J⁻ᵀv (v per input,
-    result per output), at ``point``, without forming J.
+    """J⁻¹v (v per output, result per input) by reverse-inverse mode or, with ``transpose``,
+    J⁻ᵀv (v per input, result per output) by forward-inverse mode, at ``point``, without
+    forming J.
 
     >>> from dgraph import from_trace
     >>> g = from_trace("inputs: a, b\\noutputs: y, z\\nu = a*b\\nz = b + u**2\\ny = u", "statement")
@@ -163,10 +186,10 @@ def inverse_product(
     """
     lin = linearize(graph, point, order)
     if transpose:
-        result = reverse_inverse(lin, vector)
+        result = forward_inverse(lin, vector)
         residual = adjoint(lin, result) - np.asarray(vector, dtype=float)
     else:
-        result = forward_inverse(lin, vector)
+        result = reverse_inverse(lin, vector)
         residual = tangent(lin, result) - np.asarray(vector, dtype=float)
     return InverseProduct(result, float(np.linalg.norm(residual)), transpose, lin)
 
@@ -177,15 +200,16 @@ def inverse_expressions(
     order: str | Sequence[str] | None = "greedy",
     substitute: bool = True,
 ) -> list[sympy.Expr]:
-    """J⁻¹ẏ as sympy expressions, one per input; ẏ defaults to symbols ``ydot_<output>``.
+    """J⁻¹ẏ (reverse-inverse mode) as sympy expressions, one per input; ẏ defaults to
+    symbols ``ydot_<output>``.
 
     With ``substitute`` the local partials are expressions of the inputs, otherwise of
-    the vertex symbols (the labels of the paper's Fig. 2(e)).
+    the vertex symbols (the labels of the paper's Fig. 2(f), reverse-inverse mode).
     """
     lin = linearize_symbolic(graph, order, substitute)
     if vector is None:
         vector = [sympy.Symbol(f"ydot_{y}") for y in graph.outputs]
-    return list(forward_inverse(lin, vector))
+    return list(reverse_inverse(lin, vector))
 
 
 def adjoint_inverse_expressions(
@@ -194,8 +218,11 @@ def adjoint_inverse_expressions(
     order: str | Sequence[str] | None = "greedy",
     substitute: bool = True,
 ) -> list[sympy.Expr]:
-    """J⁻ᵀx̄ as sympy expressions, one per output; x̄ defaults to symbols ``xbar_<input>``."""
+    """J⁻ᵀx̄ as sympy expressions, one per output; x̄ defaults to symbols ``xbar_<input>``.
+
+    These are forward-inverse mode's sums, the labels of the paper's Fig. 2(e).
+    """
     lin = linearize_symbolic(graph, order, substitute)
     if vector is None:
         vector = [sympy.Symbol(f"xbar_{x}") for x in graph.inputs]
-    return list(reverse_inverse(lin, vector))
+    return list(forward_inverse(lin, vector))

@@ -198,7 +198,7 @@ register(
     "dstar",
     dstar,
     "dominators",
-    "D*: factor subgraphs by dominators, most shared first (Guenter)",
+    "D*: factor subgraphs by dominators, innermost then most shared first (Guenter)",
     compared=True,
 )
 register(

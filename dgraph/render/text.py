@@ -10,7 +10,7 @@ import sympy
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
-from ..core.paths import count_paths, naive_cost
+from ..core.paths import count_paths, path_length
 from ..methods.structure import block_text
 from .notebook import COLUMNS, best_text, bound_text, comparison_cells
 
@@ -116,13 +116,18 @@ def _text_mode(words: str) -> str:
 
 def graph_summary(graph: DGraph) -> str:
     """Sizes, paths and the naive cost of a graph, on one line (a linear system's graph
-    says that its outputs are residuals, solved for in generated code)."""
+    says that its outputs are residuals, solved for in generated code). The naive cost is
+    Naumann's L (the total length of the N input-output paths, his path-by-path count)
+    minus N: a path of k edges costs k - 1 multiplications once its first factor is taken
+    as it is rather than multiplied into a seed of 1."""
     outputs = "outputs" if not graph.solved else "residual outputs"
+    n, length = count_paths(graph), path_length(graph)
     line = (
         f"{graph.name or 'graph'}: {counted(len(graph.inputs), 'inputs')}, "
         f"{counted(len(graph.intermediates), 'intermediates')}, "
         f"{counted(len(graph.outputs), outputs)}, {counted(graph.n_edges, 'edges')}; "
-        f"{counted(count_paths(graph), 'paths')} (naive cost L - N = {naive_cost(graph)})"
+        f"{counted(n, 'paths')} (naive cost L - N = {length} - {n} = {length - n}:"
+        " Naumann's L, the first factor of each path free)"
     )
     if graph.solved:
         line += f"; code solves them for {', '.join(graph.solved)}"
