@@ -212,3 +212,14 @@ def test_reference_implementation_test_chains():
     assert (s1.cost, sum(STCE_01_DP)) == (12227196, 12645192)
     assert (s2.cost, sum(STCE_02_DP)) == (49493918, 70840158)
     assert s1.bracketing() == "Ḟ₇·((Ḟ₆·Ḟ₅·Ḟ₄·Ḟ₃·Ḟ₂·I₅₆)·F̄₁)"
+
+
+def test_figure_1_one_adjoint_gives_the_gradient_two_tangents_needed():
+    """Fig. 1: v3 = v1·v2, v4 = sin(v3), a factor R² → R with |E| = 3. One adjoint sweep
+    gives both gradient entries (3 fma), two tangent sweeps are needed (6): as a chain of
+    one factor the optimum is the adjoint, I₁·F̄₁."""
+    g = dgraph.from_trace("inputs: z1, z2\noutputs: y\nv3 = z1*z2\ny = sin(v3)")
+    st = stages(g, [])
+    assert st.problem.factors == [(1, 2, 3)]
+    s = solve(st.problem)
+    assert (s.cost, homogeneous_tangent(st.problem), s.bracketing()) == (3, 6, "I₁·F̄₁")
