@@ -163,6 +163,8 @@ def test_cli_chain_with_automatic_cuts(capsys, tmp_path):
     assert main(["chain", "--graph", str(path), "--cuts", "auto", "--methods", "none"]) == 0
     out = capsys.readouterr().out
     assert "q = 3 factors" in out and "cut 1: s, t" in out and "cut 2: w" in out
+    assert main(["accumulate", str(path), "-m", "layers", "--cuts", "auto"]) == 0
+    assert "verified" in capsys.readouterr().out
 
 
 @settings(max_examples=40, deadline=None)
