@@ -11,45 +11,76 @@ a later split is passed through it by a copy there.
 
 from __future__ import annotations
 
+import itertools
+
 from ..core.graph import DGraph
 from ..errors import DGraphError
 
 __all__ = ["cut_profile", "vertex_cuts"]
 
-
-def _steps(graph: DGraph) -> list[str]:
-    return [v for v in graph.order() if graph.role(v) != "input"]
+Schedule = tuple[list[str], dict[str, int], dict[str, int]]
 
 
-def _live(graph: DGraph, steps: list[str]) -> list[list[str]]:
-    """After each step but the last, the values used by a later step (in order)."""
-    at = {v: t for t, v in enumerate(steps)}
-    at.update(dict.fromkeys(graph.inputs, -1))
+def _schedule(graph: DGraph) -> Schedule:
+    """The steps (non-inputs in evaluation order), each value's step (inputs: -1) and the
+    step of its last use (-1: none)."""
+    steps = [v for v in graph.order() if graph.role(v) != "input"]
+    at = dict.fromkeys(graph.inputs, -1)
+    at.update((v, t) for t, v in enumerate(steps))
     last = {u: max((at[w] for w in graph.successors(u)), default=-1) for u in graph.order()}
-    order = graph.order()
-    return [[u for u in order if at[u] <= t < last[u]] for t in range(len(steps) - 1)]
+    return steps, at, last
 
 
 def cut_profile(graph: DGraph) -> list[int]:
-    """The size of the vertex cut after each step of the evaluation order but the last.
+    """The size of the vertex cut after each step of the evaluation order but the last:
+    the values computed so far that a later step uses.
 
     >>> from dgraph.core.builders import bundled
     >>> cut_profile(bundled("naumann_sin.trace"))  # {x0, v1}, then {v1, v2}
     [2, 2]
     """
-    return [len(s) for s in _live(graph, _steps(graph))]
+    return _profile(_schedule(graph))
+
+
+def _profile(schedule: Schedule) -> list[int]:
+    """:func:`cut_profile` by a difference array over the steps."""
+    steps, at, last = schedule
+    change = [0] * (len(steps) + 1)
+    for u, t in at.items():  # live after steps max(t, 0) … last[u] - 1
+        if last[u] > max(t, 0):
+            change[max(t, 0)] += 1
+            change[last[u]] -= 1
+    return list(itertools.accumulate(change[: max(len(steps) - 1, 0)]))
 
 
 def _minima(sizes: list[int]) -> list[int]:
     """Positions of local minima; on a plateau, its first position."""
-    found = []
-    for t, s in enumerate(sizes):
-        before = next((sizes[u] for u in range(t - 1, -1, -1) if sizes[u] != s), None)
-        if t > 0 and sizes[t - 1] == s:
-            continue  # inside a plateau: its first position speaks for it
-        after = next((x for x in sizes[t + 1 :] if x != s), None)
-        if (before is None or before > s) and (after is None or after > s):
-            found.append(t)
+    runs = [(size, len(list(group))) for size, group in itertools.groupby(sizes)]
+    found, start = [], 0
+    for k, (size, length) in enumerate(runs):
+        lower_before = k == 0 or runs[k - 1][0] > size
+        lower_after = k == len(runs) - 1 or runs[k + 1][0] > size
+        if lower_before and lower_after:
+            found.append(start)
+        start += length
+    return found
+
+
+def _live_at(graph: DGraph, schedule: Schedule, splits: list[int]) -> dict[int, list[str]]:
+    """The live values after each split step, in evaluation order, by one sweep."""
+    steps, _, last = schedule
+    ending: dict[int, list[str]] = {}
+    for u, t in last.items():
+        ending.setdefault(t, []).append(u)
+    live = dict.fromkeys(x for x in graph.inputs if last[x] >= 0)
+    wanted, found = set(splits), {}
+    for t, v in enumerate(steps):
+        if last[v] > t:
+            live[v] = None
+        for u in ending.get(t, ()):
+            live.pop(u, None)
+        if t in wanted:
+            found[t] = list(live)
     return found
 
 
@@ -69,18 +100,19 @@ def vertex_cuts(graph: DGraph, parts: int | None = None) -> list[list[str]]:
     """
     if parts is not None and parts < 1:
         raise DGraphError(f"vertex cuts: parts must be at least 1, not {parts}")
-    steps = _steps(graph)
-    live = _live(graph, steps)
-    splits = _minima([len(s) for s in live])
+    schedule = _schedule(graph)
+    sizes = _profile(schedule)
+    splits = _minima(sizes)
     if parts is not None:
-        splits = sorted(sorted(splits, key=lambda t: (len(live[t]), t))[: parts - 1])
-    at = {v: t for t, v in enumerate(steps)}
+        splits = sorted(sorted(splits, key=lambda t: (sizes[t], t))[: parts - 1])
+    steps, at, _ = schedule
+    live = _live_at(graph, schedule, splits)
     cuts: list[list[str]] = []
     since = -1
     for t in splits:
         window = {u for u in live[t] if graph.role(u) == "intermediate" and at[u] > since}
-        feeds: set[str] = set()  # values computed by t with a path to a value of the window
-        for u in reversed(steps[: t + 1]):
+        feeds: set[str] = set()  # window values with a path to another window value
+        for u in reversed(steps[since + 1 : t + 1]):  # such paths stay inside the window
             if any(w in window or w in feeds for w in graph.successors(u) if at[w] <= t):
                 feeds.add(u)
         cut = [u for u in live[t] if u in window and u not in feeds]
