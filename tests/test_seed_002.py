@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import sympy
 from hypothesis import given, settings
 
@@ -23,6 +24,7 @@ from dgraph.chain import (
 )
 from dgraph.cli import main
 from dgraph.elimination.orders import order_cost
+from dgraph.errors import DGraphError
 
 from .strategies import dags
 
@@ -151,6 +153,8 @@ def test_section_6_partition_by_vertex_cuts():
     assert st.problem.factors == [(2, 3, 4), (1, 2, 8), (2, 1, 7)]
     assert vertex_cuts(g, parts=2) == [["w"]]
     assert vertex_cuts(g, parts=1) == []
+    with pytest.raises(DGraphError, match="parts must be at least 1"):
+        vertex_cuts(g, parts=0)
     es = dgraph.accumulate(g, "layers", cuts=cuts)
     assert es.verified
 

@@ -111,7 +111,7 @@ def vertex_cuts(graph: DGraph, parts: int | None = None) -> list[list[str]]:
     since = -1
     for t in splits:
         window = {u for u in live[t] if graph.role(u) == "intermediate" and at[u] > since}
-        feeds: set[str] = set()  # window values with a path to another window value
+        feeds: set[str] = set()  # values since the last split with a path into the window
         for u in reversed(steps[since + 1 : t + 1]):  # such paths stay inside the window
             if any(w in window or w in feeds for w in graph.successors(u) if at[w] <= t):
                 feeds.add(u)
