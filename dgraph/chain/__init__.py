@@ -17,6 +17,7 @@ from .dynamic import (
     solve,
 )
 from .notation import Node, notation
+from .partition import cut_profile, vertex_cuts
 from .problem import ChainProblem, bundled_problem, parse_problem, random_problem, read_problem
 from .reference import reference_solve
 
@@ -26,6 +27,7 @@ __all__ = [
     "Node",
     "brute_force",
     "bundled_problem",
+    "cut_profile",
     "homogeneous_adjoint",
     "homogeneous_tangent",
     "notation",
@@ -38,4 +40,5 @@ __all__ = [
     "solutions",
     "solve",
     "stages",
+    "vertex_cuts",
 ]

@@ -20,6 +20,7 @@ from ..chain.dynamic import (
     solve,
 )
 from ..chain.notation import tree_text
+from ..chain.partition import vertex_cuts
 from ..chain.problem import ChainProblem, random_problem, read_problem
 from ..chain.reference import reference_solve
 from ..core.builders.trace import GRANULARITIES
@@ -65,7 +66,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("from a graph (instead of PROBLEM)")
     g.add_argument("--graph", help="file.json, file.trace or file.py:function, cut into stages")
     g.add_argument(
-        "--cuts", help="cut vertex sets from the outputs down, 'a,b;c,d' (default: levels)"
+        "--cuts",
+        help="cut vertex sets from the outputs down, 'a,b;c,d', or 'auto': vertex cuts at"
+        " the local minima of the live-value count (default: levels)",
     )
     g.add_argument("--granularity", choices=GRANULARITIES, default="elemental")
     g.add_argument(
@@ -160,7 +163,11 @@ def _graph_problem(args: argparse.Namespace) -> tuple[ChainProblem, dict[str, An
     from ..methods.chain import compare_with_elimination
 
     graph = load_graph(args)
-    cuts = cut_list(graph, args.cuts) if args.cuts else None
+    cuts = None
+    if args.cuts == "auto":
+        cuts = vertex_cuts(graph)
+    elif args.cuts:
+        cuts = cut_list(graph, args.cuts)
     methods = list(ELIMINATION_METHODS)
     if args.methods is not None and args.methods != "none":
         methods = [m.strip() for m in args.methods.split(",")]

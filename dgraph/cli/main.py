@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..bench.suite import SUITES
+from ..chain.partition import vertex_cuts
 from ..codegen.selection import codegen_choice
 from ..core.graph import DGraph
 from ..core.progress import method_progress
@@ -113,7 +114,11 @@ def _parser() -> argparse.ArgumentParser:
         choices=("best", *VARIANTS),
         help="zhou (default best: the cheaper)",
     )
-    p.add_argument("--cuts", help="layers: vertex sets from the roots down, 'a,b;c,d'")
+    p.add_argument(
+        "--cuts",
+        help="layers: vertex sets from the roots down, 'a,b;c,d', or 'auto' (vertex cuts at"
+        " the local minima of the live-value count)",
+    )
     p.add_argument("--pair", action="append", help="zhou: only the entry OUTPUT,INPUT (repeatable)")
     p.add_argument(
         "--latex",
@@ -202,7 +207,9 @@ def cmd_accumulate(args: argparse.Namespace) -> int:
     options = method_options(graph, args.method, args.order)
     if args.pair:
         options["pairs"] = _pairs(graph, args.pair)
-    if args.cuts:
+    if args.cuts == "auto":
+        options["cuts"] = vertex_cuts(graph)
+    elif args.cuts:
         options["cuts"] = cut_list(graph, args.cuts)
     # only the options given: the method refuses one it does not take
     given = {k: getattr(args, k) for k in ("seed", "objective", "metagraph", "strategy", "variant")}

@@ -6,7 +6,8 @@ sweep each. Programs with temporaries are cut into lumps at the points with exac
 values. Modules: :mod:`~dgraph.inverse.width` (live values, constant width),
 :mod:`~dgraph.inverse.lumps` (lumps and the orders that make them),
 :mod:`~dgraph.inverse.steps` (blocks A, B and their inverses at a point or symbolically),
-:mod:`~dgraph.inverse.sweeps` (the four sweeps), :mod:`~dgraph.inverse.programs`
+:mod:`~dgraph.inverse.sweeps` (the four sweeps), :mod:`~dgraph.inverse.tapeless` (J⁻¹ẏ
+recomputing the states backwards instead of taping them), :mod:`~dgraph.inverse.programs`
 (example programs).
 
 References
@@ -44,6 +45,7 @@ from .sweeps import (
     reverse_inverse,
     tangent,
 )
+from .tapeless import TapelessInverse, tapeless_inverse
 from .width import SingularJacobian, check_width, is_constant_width, live_sets, width_profile
 
 __all__ = [
@@ -52,6 +54,7 @@ __all__ = [
     "Lump",
     "LumpStep",
     "SingularJacobian",
+    "TapelessInverse",
     "adjoint",
     "adjoint_inverse_expressions",
     "check_width",
@@ -74,5 +77,6 @@ __all__ = [
     "reverse_inverse",
     "step_matrices",
     "tangent",
+    "tapeless_inverse",
     "width_profile",
 ]
