@@ -22,6 +22,10 @@ Every candidate runs in its own subprocess (``--worker``), so its peak memory
 - ``sparsejac``: ``sparsejac.jacfwd(F, sparsity)`` given asdex's detected pattern
   (sparsejac has no detection: its build is asdex's detection plus its own coloring).
 - ``jacfwd``: dense ``jax.jit(jax.jacfwd(F))``, up to ``--dense-limit`` unknowns.
+- ``floor: nnz written (python | jax)``: measured in dgraph's worker, a call that only
+  writes as many doubles as J has nonzeros (``np.full`` / jitted ``jnp.full`` of one input
+  entry): the least any call returning J's values fresh does, its ratio to F the bound on
+  ``÷ F`` that no method can beat.
 
 Per call: the median of up to ``--reps`` calls after the first (fewer where they take
 long, at least 3). Values: each Jacobian is written as a CSR file and compared with
@@ -122,6 +126,24 @@ def _first_call(fn, arg):
     return out, time.perf_counter() - t0
 
 
+def _floor(lang: str, nnz: int, arg, reps: int) -> float:
+    """Per-call seconds of writing ``nnz`` doubles that depend on the input (jitted JAX or
+    NumPy): a lower bound for any call that returns J's values fresh."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    if lang == "jax":
+        fn = jax.jit(lambda x: jnp.full(nnz, x[0]))
+        _first_call(fn, arg)
+    else:
+
+        def fn(x):
+            return np.full(nnz, x[0])
+
+    return _timed_calls(fn, arg, reps)
+
+
 def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | None) -> dict:
     """Build and time one candidate on one residual and grid, in this process."""
     import jax
@@ -200,6 +222,10 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         matrix = one_matrix(jac)
         del jac
         result["nnz"] = int(matrix.nnz)
+        if candidate.startswith("dgraph"):  # the least a call returning J's values does
+            result["floor"] = _floor(
+                candidate.split()[1], matrix.nnz, xj if lang == "jax" else x, reps
+            )
         result["shape"] = list(matrix.shape)
         if out:
             sp.save_npz(out, matrix, compressed=False)
@@ -325,6 +351,21 @@ def measure(opts) -> list[dict]:
                     rows.append(
                         {"function": name, "side": side, "n": n, "candidate": candidate, **result}
                     )
+                    if "floor" in result:  # J's nnz doubles written: the least a call does
+                        rows.append(
+                            {
+                                "function": name,
+                                "side": side,
+                                "n": n,
+                                "candidate": f"floor: nnz written ({candidate.split()[1]})",
+                                "status": "ok",
+                                "build": {},
+                                "call": result["floor"],
+                                "peak_mb": result["peak_mb"],
+                                "base_mb": result["base_mb"],
+                                "nnz": result["nnz"],
+                            }
+                        )
     return rows
 
 
