@@ -318,7 +318,7 @@ def _fills(where: np.ndarray, size: int) -> bool:
     (the first 0, the last size - 1, and each one more than the one before)."""
     if where.size != size:
         return False
-    if size == 0:
+    if size == 0 or where is _every(size):
         return True
     if where[0] != 0 or where[-1] != size - 1:
         return False
