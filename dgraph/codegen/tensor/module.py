@@ -246,24 +246,39 @@ def _fold(w: _Writer, hoisted: list[str], body: list[str], special: bool) -> lis
     wanted = [_target(h) for h in hoisted if _target(h) in read]
     if not wanted:
         return body
+    mentioned = set(re.findall(r"\w+", "\n".join(hoisted)))
+    constants = [c for c in w.constants.lines if c.partition(" = ")[0] in mentioned]
+    jax_code = w.d.lang == "jax"
+    if jax_code:  # one compiled program, the constants its arguments (not op by op)
+        names = [c.partition(" = ")[0] for c in constants]
+        statements = [
+            f"def _folded({', '.join(names)}):",
+            *(f"    {h.strip()}" for h in hoisted),
+            f"    return ({', '.join(wanted)},)",
+        ]
+    else:
+        statements = [h.strip() for h in hoisted]
     text = "\n".join(
         [
             *DIALECTS["python"].imports(True, special),
             *w.d.imports(True, special),
             DECODER,
             *w.d.helpers(),
-            *w.constants.lines,
-            *(h.strip() for h in hoisted),
+            *constants,
+            *statements,
         ]
     )
     namespace: dict = {}
     context = contextlib.nullcontext()
-    if w.d.lang == "jax":
+    if jax_code:
         import jax
 
         context = jax.enable_x64(True)
     with context:
         exec(compile(text, "<dgraph constant folding>", "exec"), namespace)
+        if jax_code:
+            values = jax.jit(namespace["_folded"])(*(namespace[n] for n in names))
+            namespace.update(zip(wanted, values, strict=True))
         folded = {t: w.constants.add(np.asarray(namespace[t])) for t in wanted}
     namespace.clear()  # its functions' globals are itself: a cycle the collector frees late
     return [_renamed(line, folded) for line in body]
