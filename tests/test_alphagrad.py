@@ -15,7 +15,9 @@ import dgraph
 from dgraph.methods import accumulate
 from dgraph.search.best import best
 
-jax = pytest.importorskip("jax", reason="JAX is not installed (pip install 'dgraph[jax]')")
+jax = pytest.importorskip(
+    "jax", reason="JAX is not installed (pip install 'jacobian-accumulation[jax]')"
+)
 jnp = pytest.importorskip("jax.numpy")
 
 jax.config.update("jax_enable_x64", True)

@@ -22,7 +22,9 @@ from dgraph.core.graphax_types import (
     sum_type,
 )
 
-jax = pytest.importorskip("jax", reason="JAX is not installed (pip install 'dgraph[jax]')")
+jax = pytest.importorskip(
+    "jax", reason="JAX is not installed (pip install 'jacobian-accumulation[jax]')"
+)
 
 from dgraph.core.builders.jaxpr_equations import equation_graph, graphax_edge, live_part  # noqa: E402
 from dgraph.elimination.graphax_model import graphax_cost, graphax_orders  # noqa: E402

@@ -15,7 +15,9 @@ from dgraph.core.blocks import to_matrix
 from dgraph.core.builders.json_format import from_dict, from_json
 from dgraph.errors import InputError
 
-jax = pytest.importorskip("jax", reason="JAX is not installed (pip install 'dgraph[jax]')")
+jax = pytest.importorskip(
+    "jax", reason="JAX is not installed (pip install 'jacobian-accumulation[jax]')"
+)
 jnp = pytest.importorskip("jax.numpy")
 from dgraph.core.builders.jaxpr import from_jax  # noqa: E402
 

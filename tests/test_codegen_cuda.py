@@ -323,7 +323,9 @@ def test_load_cuda_without_cupy_is_one_clear_error(tmp_path):
         pytest.skip("CuPy is installed here")
     source = tmp_path / "jac.cu"
     source.write_text(_text_sin())
-    with pytest.raises(DGraphError, match=r"needs CuPy: pip install 'dgraph\[gpu\]'"):
+    with pytest.raises(
+        DGraphError, match=r"needs CuPy: pip install 'jacobian-accumulation\[gpu\]'"
+    ):
         load_cuda(source)
     with pytest.raises(DGraphError, match="needs CuPy"):
         dgraph.load_cuda(str(source))

@@ -15,7 +15,9 @@ from dgraph.codegen.generate import generate
 from dgraph.codegen.python import load_python
 from dgraph.errors import DGraphError
 
-jax = pytest.importorskip("jax", reason="JAX is not installed (pip install 'dgraph[jax]')")
+jax = pytest.importorskip(
+    "jax", reason="JAX is not installed (pip install 'jacobian-accumulation[jax]')"
+)
 
 
 @pytest.mark.parametrize("name", ["roe-flux", "heart-dipole", "black-scholes"])

@@ -11,7 +11,9 @@ import pytest
 import dgraph
 from dgraph.errors import InputError
 
-jax = pytest.importorskip("jax", reason="JAX is not installed (pip install 'dgraph[jax]')")
+jax = pytest.importorskip(
+    "jax", reason="JAX is not installed (pip install 'jacobian-accumulation[jax]')"
+)
 jnp = pytest.importorskip("jax.numpy")
 from dgraph.core.builders.jaxpr import from_jax  # noqa: E402
 

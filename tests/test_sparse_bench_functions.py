@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-jax = pytest.importorskip("jax", reason="JAX is not installed (pip install 'dgraph[jax]')")
+jax = pytest.importorskip(
+    "jax", reason="JAX is not installed (pip install 'jacobian-accumulation[jax]')"
+)
 jnp = pytest.importorskip("jax.numpy")
 
 import dgraph  # noqa: E402

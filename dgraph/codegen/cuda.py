@@ -691,8 +691,8 @@ def load_cuda(source: str | Path, options: tuple[str, ...] = ("--std=c++17",)) -
         import cupy
     except ImportError:
         raise DGraphError(
-            "load_cuda needs CuPy: pip install 'dgraph[gpu]' (cupy-cuda12x), or run the"
-            " file on the CPU with dgraph.codegen.cuda.load_cuda_host"
+            "load_cuda needs CuPy: pip install 'jacobian-accumulation[gpu]' (cupy-cuda12x), or"
+            " run the file on the CPU with dgraph.codegen.cuda.load_cuda_host"
         ) from None
     text = _text(source)
     meta = metadata(text)

@@ -44,7 +44,9 @@ def _jax():
     try:
         import jax
     except ImportError:
-        raise InputError("from_jax needs JAX: pip install 'dgraph[jax]' (or jax[cpu])") from None
+        raise InputError(
+            "from_jax needs JAX: pip install 'jacobian-accumulation[jax]' (or jax[cpu])"
+        ) from None
     return jax
 
 
