@@ -23,7 +23,7 @@ import dgraph  # noqa: E402
 
 project = "dgraph"
 author = "the dgraph authors"
-copyright = "the dgraph authors"  # noqa: A001
+copyright = "the dgraph authors"
 release = version = dgraph.__version__
 
 extensions = [
@@ -69,7 +69,7 @@ nb_merge_streams = True
 # API reference: autosummary writes one page per public name; numpydoc reads the docstrings
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": False}
+autodoc_default_options = {"members": True}  # a class page documents its methods
 autodoc_typehints = "none"  # the signature shows them; numpydoc's sections say the rest
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
@@ -79,9 +79,11 @@ html_title = f"dgraph {release}"
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
+    "header_links_before_dropdown": 4,
     "secondary_sidebar_items": ["page-toc"],
 }
-html_sidebars = {"**": ["sidebar-nav-bs"]}
+# the guide and the notebooks are flat (no section to navigate): their pages take the width
+html_sidebars = {"docs/*": [], "docs/gallery/**": [], "examples/*": [], "benchmarks/*": []}
 html_extra_path = ["_extra"]  # index.html at the site's root: a link to docs/index.html
 suppress_warnings = ["mystnb.unknown_mime_type"]
 
@@ -112,8 +114,7 @@ def api_page(package: str) -> str:
     if shared:
         lines += [f"Also in `{package}`, the same objects as in the top-level package:", ""]
         lines += [
-            f"- `{package}.{n}`: {{py:obj}}`dgraph.{top[id(getattr(module, n))]}`"
-            for n in shared
+            f"- `{package}.{n}`: {{py:obj}}`dgraph.{top[id(getattr(module, n))]}`" for n in shared
         ]
         lines.append("")
     return "\n".join(lines)
