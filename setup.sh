@@ -1,6 +1,6 @@
 #!/bin/sh
 # Set up dgraph on a fresh machine (Python >= 3.10 with pip; root or sudo for apt) and run
-# one job:  sh setup.sh demo [-o DIR]   |   sh setup.sh test [pytest args]
+# one job:  sh setup.sh demo [-o DIR]   |   sh setup.sh test [pytest args]   |   sh setup.sh docs
 set -eu
 cd "$(dirname "$0")"
 task="${1:-demo}"
@@ -42,6 +42,7 @@ fi
 [ -x .venv/bin/python ] || python3 -m venv --system-site-packages .venv
 extras=""
 [ "$task" = test ] && extras="[test,jax]"  # the suite runs the JAX frontend's tests too
+[ "$task" = docs ] && extras="[docs]"  # Sphinx, myst-nb, numpydoc: docs/conf.py
 if ! log=$(.venv/bin/python -m pip install -q --disable-pip-version-check -e ".$extras" 2>&1); then
   echo "$log" >&2
   echo "setup: pip install failed" >&2
@@ -51,5 +52,7 @@ fi
 case "$task" in
   demo) exec .venv/bin/python -m dgraph demo "$@" ;;
   test) exec .venv/bin/python -m pytest "$@" ;;
-  *) echo "usage: sh setup.sh demo|test" >&2; exit 2 ;;
+  # the site, warnings as errors; notebooks without stored outputs run once (cached)
+  docs) exec .venv/bin/python -m sphinx -b html -c docs -W --keep-going -q "$@" . docs/_build/html ;;
+  *) echo "usage: sh setup.sh demo|test|docs" >&2; exit 2 ;;
 esac

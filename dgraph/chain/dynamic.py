@@ -247,7 +247,7 @@ def solve(problem: ChainProblem, memory: int | None = None) -> ChainSolution:
 
 def preaccumulation(problem: ChainProblem, memory: int | None = None) -> ChainSolution:
     """Optimal homogeneous preaccumulation: every F'_i by its cheaper mode (tangent when
-    |E_i| > ``memory``), then the classical dense matrix chain (Eq. 1.1)."""
+    ``|E_i|`` > ``memory``), then the classical dense matrix chain (Eq. 1.1)."""
     return _dynamic(problem, memory, matrix_free=False)
 
 

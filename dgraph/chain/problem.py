@@ -179,7 +179,7 @@ def random_problem(
     edges: tuple[int, int] | None = None,
 ) -> ChainProblem:
     """A random chain like the reference generator's: sizes uniform in [1, max_size], and
-    |E_i| uniform in [n_i + m_i, (n_i + m_i)²] (within [2, 4·max_size²]), or in ``edges``.
+    ``|E_i|`` uniform in [n_i + m_i, (n_i + m_i)²] (within [2, 4·max_size²]), or in ``edges``.
 
     >>> p = random_problem(5, 4, seed=1)
     >>> p.q, all(1 <= s <= 4 for s in p.m + p.n)
