@@ -37,7 +37,7 @@ from .styles import Style, get_style
 from .text import counted
 from .views import graph_scene, line_scene
 
-__all__ = ["Frame", "StepViewer", "frames", "steps"]
+__all__ = ["Frame", "StepViewer", "frames", "graph_frames", "steps"]
 
 _EDGE_KINDS = (StepKind.FORWARD, StepKind.BACKWARD)
 _VERTEX_KINDS = (StepKind.VERTEX, StepKind.CHAIN, StepKind.SPLIT, StepKind.UMBRELLA)
@@ -141,10 +141,12 @@ def _tensor_labels(
     }
 
 
-def _graph_frames(
-    es: ExpressionSet, direction: str, style: Style, frames_for: list[Step]
+def graph_frames(
+    graph: DGraph, method: str | None, direction: str, style: Style, frames_for: list[Step]
 ) -> list[Frame]:
-    graph = es.graph
+    """A frame before the first of ``frames_for`` (vertex and edge eliminations, Zhou's
+    chains and splits, umbrella contractions, in the order ``method`` made them on
+    ``graph``) and one after each, drawn on one pinned layout."""
     lg = LabeledGraph(graph)
     priced = Elimination(graph, BLOCKS) if graph.is_tensor else None
     shapes = {v: graph.shape(v) for v in graph.order()} if priced is not None else None
@@ -165,7 +167,7 @@ def _graph_frames(
                 cost = -1
             if cost != step.mults:
                 raise DGraphError(
-                    f"{es.method}: step {k} ({step}) does not replay on the whole graph; "
+                    f"{method}: step {k} ({step}) does not replay on the whole graph; "
                     "for zhou draw strategy='global'"
                 )
             if priced is not None:
@@ -290,7 +292,7 @@ def frames(
     chosen = get_style(style)
     if _kind(es) == "face":
         return _face_frames(es, direction, chosen, [s for s in es.steps if s.op == "face"])
-    return _graph_frames(es, direction, chosen, list(es.steps))
+    return graph_frames(es.graph, es.method, direction, chosen, list(es.steps))
 
 
 class StepViewer:
