@@ -244,7 +244,8 @@ DIAGNOSIS = """JSON.stringify({
   kernel: String([...jupyterapp.shell.widgets('main')].find(w => w.sessionContext)
                  ?.sessionContext?.session?.kernel?.status),
   dialog: document.querySelector('.jp-Dialog')?.innerText || null,
-  outputs: [...document.querySelectorAll('.jp-OutputArea-output')].map(o => o.innerText.slice(0, 300)),
+  outputs: [...document.querySelectorAll('.jp-OutputArea-output')]
+    .map(o => o.innerText.slice(0, 300)),
 })"""
 
 

@@ -24,10 +24,11 @@ from ..core.graph import DGraph
 from ..errors import DGraphError, InputError
 from .drawing import Drawing, check_drawable
 from .explore import Exploration
+from .pinned import Layout, layout_of
 from .stepviews import graph_frames
 from .styles import Style, get_style
 
-__all__ = ["INSTALL", "drawing", "explore"]
+__all__ = ["INSTALL", "Explorer", "drawing", "explore", "start_layout"]
 
 INSTALL = (
     "dgraph.explore needs anywidget: pip install 'dgraph[explore]' (or: pip install anywidget)"
@@ -82,7 +83,16 @@ function render({ model, el }) {
     const targets = model.get("targets");
     for (const id of Object.keys(targets)) {
       const g = picture.querySelector("[id='" + id + "']");
-      if (g) g.classList.add(targets[id][0] === "vertex" ? "dgx-vertex" : "dgx-edge");
+      if (!g) continue;
+      g.classList.add(targets[id][0] === "vertex" ? "dgx-vertex" : "dgx-edge");
+      const path = g.classList.contains("edge") && g.querySelector("path");
+      if (path) {  // a wide, invisible twin of the line: easier to hit
+        const hit = path.cloneNode();
+        hit.setAttribute("stroke", "transparent");
+        hit.setAttribute("stroke-width", "10");
+        hit.setAttribute("class", "dgx-hit");
+        path.parentNode.insertBefore(hit, path);
+      }
     }
     const s = model.get("summary");
     const bound = s.lower_bound === null ? "—" : s.lower_bound;
@@ -114,21 +124,34 @@ _CSS = """
 .dgx-message { color: #b00020; min-height: 1.2em; }
 .dgx-drawing svg { max-width: 100%; height: auto; }
 .dgx-vertex, .dgx-edge { cursor: pointer; }
-.dgx-edge path { pointer-events: stroke; stroke-width: 6px; stroke-opacity: 0.35; }
+.dgx-hit { pointer-events: stroke; }
 .dgx-vertex:hover ellipse, .dgx-vertex:hover polygon { stroke: #d62728; stroke-width: 3px; }
-.dgx-edge:hover path, .dgx-edge:hover text { stroke: #d62728; }
+.dgx-edge:hover path:not(.dgx-hit) { stroke: #d62728; }
+.dgx-edge:hover text { fill: #d62728; }
 .dgx-order { background: #f4f4f4; padding: 4px; white-space: pre-wrap; }
 """
 
 
+def start_layout(graph: DGraph, direction: str = "dataflow", style: str | Style | None = None):
+    """The layout of ``graph`` before any move, which every state is pinned to."""
+    frame = graph_frames(graph, "explore", direction, get_style(style), [])[0]
+    return layout_of([frame.drawing.scene])
+
+
 def drawing(
-    exploration: Exploration, direction: str = "dataflow", style: str | Style | None = None
+    exploration: Exploration,
+    direction: str = "dataflow",
+    style: str | Style | None = None,
+    layout: Layout | None = None,
 ) -> tuple[Drawing, dict[str, list[Any]]]:
-    """The current state as dgraph's step view draws it (on the layout pinned over the
-    moves so far), its remaining intermediates and its edges given SVG element ids; the
-    ids' targets: ``["vertex", v]`` or ``["edge", [i, j]]``."""
+    """The current state as dgraph's step view draws it, pinned to ``layout`` (default:
+    :func:`start_layout`: vertices hold still, an edge the graph did not have runs
+    straight), its remaining intermediates and its edges given SVG element ids; the ids'
+    targets: ``["vertex", v]`` or ``["edge", [i, j]]``."""
+    if layout is None:
+        layout = start_layout(exploration.graph, direction, style)
     frame = graph_frames(
-        exploration.graph, "explore", direction, get_style(style), exploration.steps
+        exploration.graph, "explore", direction, get_style(style), exploration.steps, layout
     )[-1]
     scene = frame.drawing.scene
     state = exploration.state
@@ -196,6 +219,7 @@ class Explorer:
 
         self.exploration = Exploration(graph)
         self.direction, self.style = direction, style
+        self.layout = start_layout(graph, direction, style)
         self.view = view_class()
         self.math = ipywidgets.HTMLMath("")
         self.box = ipywidgets.VBox([self.view, self.math])
@@ -205,7 +229,7 @@ class Explorer:
     def refresh(self, message: str = "") -> None:
         """Draw the current state: drawing, counts, expression set, at once."""
         x = self.exploration
-        picture, targets = drawing(x, self.direction, self.style)
+        picture, targets = drawing(x, self.direction, self.style, self.layout)
         with self.view.hold_sync():
             self.view.svg = picture.svg()
             self.view.targets = targets
