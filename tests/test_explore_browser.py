@@ -33,7 +33,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
-WINDOW = (1100, 1000)
+WINDOW = (1100, 1150)
 CELL = """import dgraph
 from dgraph import bundled
 
@@ -272,7 +272,7 @@ def _click_a_vertex(lab, browser, tmp_path):
     before = _wait("the explorer to show", lambda: browser.js(STATE), seconds=90)
     assert before["mults"] == "0" and before["v2"].startswith("dgx_v")
     assert "--order ''" in before["order"]
-    browser.js("document.querySelector('.dgx-drawing').scrollIntoView({block: 'start'})")
+    browser.js("document.querySelector('.dgx').scrollIntoView({block: 'start'})")
     before = browser.js(STATE)
     shot_before = browser.screenshot(tmp_path / "explore-before.png")
 

@@ -289,6 +289,7 @@ class Exploration:
             "order": self.order_text(),
             "method": self.method(),
             "moves": len(self._moves),
+            "last": str(self.state.steps[-1]) if self.state.steps else "",
         }
 
     def __repr__(self) -> str:

@@ -98,11 +98,13 @@ function render({ model, el }) {
     const bound = s.lower_bound === null ? "—" : s.lower_bound;
     counts.innerHTML =
       "<span class='dgx-mults'>" + s.mults + "</span> mults so far" +
-      " <span class='dgx-small'>(" + s.structural + " structural, " + s.moves + " moves" +
+      " <span class='dgx-small'>(" + s.structural + " structural, " + s.moves + (s.moves === 1 ? " move" : " moves") +
       (s.done ? ", finished" : "") + ")</span>" +
       " · best known <b>" + s.best + "</b> (" + s.best_by + ")" +
       " · lower bound <b>" + bound + "</b>";
-    message.textContent = model.get("message");
+    const error = model.get("message");
+    message.textContent = error || (s.last ? "last move: " + s.last : "");
+    message.classList.toggle("dgx-error", !!error);
     order.textContent = "--method " + s.method + " --order '" + s.order + "'";
     undo.disabled = !model.get("can_undo");
     redo.disabled = !model.get("can_redo");
@@ -121,7 +123,8 @@ _CSS = """
 .dgx-counts { margin: 4px 0; }
 .dgx-mults { font-size: 20px; font-weight: bold; }
 .dgx-small { color: #666; }
-.dgx-message { color: #b00020; min-height: 1.2em; }
+.dgx-message { color: #444; min-height: 1.2em; }
+.dgx-error { color: #b00020; }
 .dgx-drawing svg { max-width: 100%; height: auto; }
 .dgx-vertex, .dgx-edge { cursor: pointer; }
 .dgx-hit { pointer-events: stroke; }
@@ -154,6 +157,7 @@ def drawing(
         exploration.graph, "explore", direction, get_style(style), exploration.steps, layout
     )[-1]
     scene = frame.drawing.scene
+    scene.title = None  # the widget's own line tells the counts; every state one size
     state = exploration.state
     targets: dict[str, list[Any]] = {}
     for k, v in enumerate(exploration.intermediates()):
