@@ -7,9 +7,11 @@ the cell through JupyterLab's command registry (``--expose-app-in-browser``), an
 through the DevTools protocol, clicks vertex v2 of the drawing at its on-screen centre
 (``Input.dispatchMouseEvent``): the count must go from 0 to 2 (Naumann's sin example:
 eliminating v2 costs two products), the drawing must change (v2 no longer clickable) and
-the expression set so far must show. Screenshots before and after the click are taken;
-with ``DGRAPH_SCREENSHOTS=DIR`` they are also copied to ``DIR/explore-before.png`` and
-``DIR/explore-after.png`` (docs/gallery/screenshots holds the ones in the docs).
+the expression set so far must show. Then a Shift+click on the label of edge x1 -> v1
+back-eliminates it: 3 mults, the order ``v:v2,b:x1>v1`` of method ``edges``. Screenshots
+before and after the vertex click are taken; with ``DGRAPH_SCREENSHOTS=DIR`` they are also
+copied to ``DIR/explore-before.png`` and ``DIR/explore-after.png`` (docs/gallery/screenshots
+holds the ones in the docs).
 
 Skipped where jupyterlab, anywidget, websocket-client or a chromium binary is missing.
 """
@@ -231,9 +233,13 @@ STATE = """(() => {
   const vertex = [...svg.querySelectorAll("g.node")].find(
     g => g.querySelector('title').textContent === 'v2');
   const box = vertex.getBoundingClientRect();
+  const label = [...svg.querySelectorAll("g.node")].find(
+    g => g.querySelector('title').textContent === 'label-x1-v1');
+  const edge = label ? label.getBoundingClientRect() : {x: 0, y: 0, width: 0, height: 0};
   const math = [...document.querySelectorAll('.widget-htmlmath')].map(m => m.innerText).join('');
   return {mults: mults.textContent, svg: svg.outerHTML, v2: vertex.id,
           x: box.x + box.width / 2, y: box.y + box.height / 2,
+          edge: label ? label.id : null, ex: edge.x + edge.width / 2, ey: edge.y + edge.height / 2,
           order: document.querySelector('.dgx-order').textContent,
           math: math, mathjax: document.querySelectorAll('.widget-htmlmath mjx-container').length};
 })()"""
@@ -291,6 +297,13 @@ def _click_a_vertex(lab, browser, tmp_path):
     shot_after = browser.screenshot(tmp_path / "explore-after.png")
     for shot in (shot_before, shot_after):
         assert shot.stat().st_size > 5000
+    # Shift+click on the label of x1 -> v1: back elimination, v1's one successor y
+    assert after["edge"].startswith("dgx_e")
+    browser.click(after["ex"], after["ey"], shift=True)
+    edged = _wait(
+        "the edge move", lambda: (s := browser.js(STATE)) and s["mults"] == "3" and s, seconds=30
+    )
+    assert "--method edges --order 'v:v2,b:x1>v1'" in edged["order"]
     out = os.environ.get("DGRAPH_SCREENSHOTS")
     if out:
         Path(out).mkdir(parents=True, exist_ok=True)
