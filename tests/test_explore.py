@@ -63,6 +63,19 @@ def test_vertex_orders_count_as_accumulate(name):
     assert x.lower_bound is not None and x.lower_bound <= min(x.best_known[0], x.mults)
 
 
+def test_a_tensor_graph_counts_scalar_multiplications_of_its_blocks():
+    """On a tensor graph the count is the blocks' scalar multiplications, as accumulate's."""
+    from .test_render_tensor import _layer
+
+    g = _layer()
+    x = Exploration(g)
+    for v in g.intermediates:
+        x.eliminate(v)
+    es = dgraph.accumulate(g, "vertex", order=g.intermediates)
+    assert x.mults == es.mults_effective == 120 and x.structural == 6  # block products
+    assert x.lower_bound is None and x.summary()["tensor"] is True
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(labeled_dags(max_intermediates=5), st.randoms(use_true_random=False))
 def test_random_moves_count_as_accumulate(g, rnd):

@@ -91,7 +91,8 @@ class Exploration:
 
     @property
     def structural(self) -> int:
-        """Structural multiplications so far (every label a general value)."""
+        """Structural multiplications so far (every label a general value); on a tensor
+        graph, the block products made (:attr:`mults` prices them in scalar ones)."""
         return self._history[-1].structural
 
     @property
@@ -290,6 +291,7 @@ class Exploration:
             "method": self.method(),
             "moves": len(self._moves),
             "last": str(self.state.steps[-1]) if self.state.steps else "",
+            "tensor": self.graph.is_tensor,
         }
 
     def __repr__(self) -> str:

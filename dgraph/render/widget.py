@@ -98,7 +98,8 @@ function render({ model, el }) {
     const bound = s.lower_bound === null ? "—" : s.lower_bound;
     counts.innerHTML =
       "<span class='dgx-mults'>" + s.mults + "</span> mults so far" +
-      " <span class='dgx-small'>(" + s.structural + " structural, " + s.moves +
+      " <span class='dgx-small'>(" + s.structural +
+      (s.tensor ? " block products, " : " structural, ") + s.moves +
       (s.moves === 1 ? " move" : " moves") +
       (s.done ? ", finished" : "") + ")</span>" +
       " · best known <b>" + s.best + "</b> (" + s.best_by + ")" +
