@@ -48,6 +48,7 @@ __all__ = [
     "count_paths",
     "depth_levels",
     "draw",
+    "explore",
     "from_dict",
     "from_function",
     "from_jax",
@@ -70,6 +71,7 @@ _LAZY = {
     "make_function": "dgraph.codegen.function",
     "load_cuda": "dgraph.codegen.cuda",
     "draw": "dgraph.render.drawing",
+    "explore": "dgraph.render.widget",
     "steps": "dgraph.render.stepviews",
 }
 

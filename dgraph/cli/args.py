@@ -196,15 +196,27 @@ _ELIMINATIONS = {"f": "forward", "b": "backward", "forward": "forward", "backwar
 
 
 def edge_sequence(graph: DGraph, text: str, option: str = "--order") -> list[tuple[str, Any]]:
-    """Edge eliminations ``f:i>j,b:k>l`` between vertices of ``graph`` (whether an edge
-    still exists when its turn comes is checked as the sequence is replayed)."""
+    """Edge eliminations ``f:i>j,b:k>l`` between vertices of ``graph``, and vertex
+    eliminations ``v:k`` among them (whether an edge or vertex is still there when its
+    turn comes is checked as the sequence is replayed)."""
     sequence: list[tuple[str, Any]] = []
     for item in (t.strip() for t in text.split(",")):
         kind, _, edge = item.partition(":")
+        if kind.strip() == "v":
+            vertex = edge.strip()
+            _known(graph, vertex, option)
+            if graph.role(vertex) != "intermediate":
+                raise InputError(
+                    f"{option} item {_short(item)}: {vertex!r} is {_role(graph, vertex)},"
+                    " not an intermediate"
+                )
+            sequence.append(("vertex", vertex))
+            continue
         source, _, target = (s.strip() for s in edge.partition(">"))
         if kind.strip() not in _ELIMINATIONS or not source or not target:
             raise InputError(
-                f"{option} item {_short(item)}: expected f:SOURCE>TARGET or b:SOURCE>TARGET"
+                f"{option} item {_short(item)}: expected f:SOURCE>TARGET, b:SOURCE>TARGET"
+                " or v:VERTEX"
             )
         for v in (source, target):
             _known(graph, v, option)

@@ -97,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--order",
         help="vertex order 'v1,v2' or jaxpr equation indices '5,3,12' (method vertex), or"
-        " 'f:i>j,b:k>l' (edges)",
+        " 'f:i>j,b:k>l,v:v3' (edges: front, back and vertex eliminations)",
     )
     p.add_argument(
         "--metagraph",

@@ -10,12 +10,12 @@ frame has the same size: the frames differ only where the steps change them.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from .labels import text_label
 from .scene import Edge, Node, Scene, inline_labels, to_graphviz
 
-__all__ = ["pin_scenes"]
+__all__ = ["Layout", "layout_of", "pin", "pin_scenes"]
 
 
 def _weight(node: Node) -> tuple[int, int]:
@@ -96,6 +96,85 @@ def _extent(bb: str, routes) -> str:
     return f"{x0:g},{y0:g},{x1:g},{y1:g}"
 
 
+@dataclass(frozen=True)
+class Layout:
+    """Where dot put a scene's nodes (``pos``, ``width``, ``height``), its edges' routes
+    and the bounding box (with every route's control points in it)."""
+
+    nodes: dict[str, dict[str, str]]
+    routes: dict[tuple[str, str], str]
+    bb: str
+
+
+def layout_of(scenes: list[Scene]) -> Layout:
+    """One layout for the (label-inlined, equally titled) scenes: dot on their union."""
+    # laid out without the legend: each frame draws its caption above the bounding box
+    # anyway, so a legend counted in it too would stand that far off the graph
+    return Layout(*_placed(replace(union_scene(scenes), legend=[])))
+
+
+def pin(s: Scene, layout: Layout) -> Scene:
+    """``s`` (label-inlined) drawn at ``layout``'s positions and along its routes, inside
+    its bounding box (held by two invisible corner points). A label node the layout does
+    not have (an edge it never saw) sits halfway between its edge's ends, and that edge
+    runs straight."""
+    nodes, routes, bb = layout.nodes, layout.routes, layout.bb
+    pinned = replace(s, nodes={}, edges=[], pinned=True, ranks=[])
+    pinned.attrs = {**s.attrs, "bb": bb}
+    ends: dict[str, list[str]] = {}
+    for e in s.edges:
+        ends.setdefault(e.head, ["", ""])[0] = e.tail
+        ends.setdefault(e.tail, ["", ""])[1] = e.head
+    taken = [_point(nodes[nid]["pos"]) for nid in s.nodes if nid in nodes]
+    for nid, node in s.nodes.items():
+        node = replace(node, attrs=dict(node.attrs))
+        if nid in nodes:
+            # "shape": the label may differ from the union's (PNG measures it by cairo)
+            node.attrs.update(nodes[nid], fixedsize="shape")
+            node.attrs["pos"] += "!"
+        elif node.kind == "label" and all(v in nodes for v in ends.get(nid, ("", ""))):
+            a, b = (_point(nodes[v]["pos"]) for v in ends[nid])
+            x, y = _free_point(a, b, taken)
+            taken.append((x, y))
+            node.attrs["pos"] = f"{x:g},{y:g}!"
+        elif node.kind == "anchor":  # it held a rank the layout had no need of
+            continue
+        pinned.nodes[nid] = node
+    x0, y0, x1, y1 = bb.split(",")
+    for name, pos in (("corner-0", f"{x0},{y0}!"), ("corner-1", f"{x1},{y1}!")):
+        pinned.node(name, text_label(""), "anchor", pos=pos)
+    for e in s.edges:
+        if e.tail not in pinned.nodes or e.head not in pinned.nodes:
+            continue
+        edge = replace(e, attrs=dict(e.attrs))
+        if (e.tail, e.head) in routes:
+            edge.attrs["pos"] = routes[e.tail, e.head]
+        pinned.edges.append(edge)
+    return pinned
+
+
+def _point(pos: str) -> tuple[float, float]:
+    x, y = pos.rstrip("!").split(",")[:2]
+    return float(x), float(y)
+
+
+_ALONG = (0.5, 0.35, 0.65, 0.25, 0.75, 0.42, 0.58)  # where on its edge a new label may go
+
+
+def _free_point(
+    a: tuple[float, float], b: tuple[float, float], taken: list[tuple[float, float]]
+) -> tuple[float, float]:
+    """The point of the segment a-b (among :data:`_ALONG`) farthest from those taken
+    (labels are wide: horizontal distance counts a third)."""
+
+    def room(t: float) -> float:
+        x, y = a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])
+        return min((((x - u) / 3) ** 2 + (y - v) ** 2 for u, v in taken), default=0.0)
+
+    t = max(_ALONG, key=room)
+    return a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])
+
+
 def pin_scenes(scenes: list[Scene]) -> list[Scene]:
     """The scenes laid out once together: each returned scene draws (with ``neato -n2``)
     its nodes where the union's layout put them and its edges along the union's routes,
@@ -106,29 +185,5 @@ def pin_scenes(scenes: list[Scene]) -> list[Scene]:
         return scenes
     width = _title_width(scenes)
     scenes = [replace(s, title_width=width) for s in scenes]
-    union = union_scene(scenes)
-    # laid out without the legend: each frame draws its caption above the bounding box
-    # anyway, so a legend counted in it too would stand that far off the graph
-    nodes, routes, bb = _placed(replace(union, legend=[]))
-    out = []
-    for s in scenes:
-        pinned = replace(s, nodes={}, edges=[], pinned=True, ranks=[])
-        pinned.attrs = {**s.attrs, "bb": bb}
-        for nid, node in s.nodes.items():
-            node = replace(node, attrs=dict(node.attrs))
-            if nid in nodes:
-                # "shape": the label may differ from the union's (PNG measures it by cairo)
-                node.attrs.update(nodes[nid], fixedsize="shape")
-                node.attrs["pos"] += "!"
-            pinned.nodes[nid] = node
-        # the union's corners, held by invisible points: every frame has its bounding box
-        x0, y0, x1, y1 = bb.split(",")
-        for name, pos in (("corner-0", f"{x0},{y0}!"), ("corner-1", f"{x1},{y1}!")):
-            pinned.node(name, text_label(""), "anchor", pos=pos)
-        for e in s.edges:
-            edge = replace(e, attrs=dict(e.attrs))
-            if (e.tail, e.head) in routes:
-                edge.attrs["pos"] = routes[e.tail, e.head]
-            pinned.edges.append(edge)
-        out.append(pinned)
-    return out
+    layout = layout_of(scenes)
+    return [pin(s, layout) for s in scenes]

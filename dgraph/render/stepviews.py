@@ -32,12 +32,13 @@ from ..methods import accumulate, methods
 from .blocklabels import dims, family_legend, noted
 from .drawing import Drawing, check_drawable
 from .labels import SymbolNames, expr_label, symbol_names
-from .pinned import pin_scenes
+from .pinned import Layout, pin, pin_scenes
+from .scene import inline_labels
 from .styles import Style, get_style
 from .text import counted
 from .views import graph_scene, line_scene
 
-__all__ = ["Frame", "StepViewer", "frames", "steps"]
+__all__ = ["Frame", "StepViewer", "frames", "graph_frames", "steps"]
 
 _EDGE_KINDS = (StepKind.FORWARD, StepKind.BACKWARD)
 _VERTEX_KINDS = (StepKind.VERTEX, StepKind.CHAIN, StepKind.SPLIT, StepKind.UMBRELLA)
@@ -141,10 +142,18 @@ def _tensor_labels(
     }
 
 
-def _graph_frames(
-    es: ExpressionSet, direction: str, style: Style, frames_for: list[Step]
+def graph_frames(
+    graph: DGraph,
+    method: str | None,
+    direction: str,
+    style: Style,
+    frames_for: list[Step],
+    layout: Layout | None = None,
 ) -> list[Frame]:
-    graph = es.graph
+    """A frame before the first of ``frames_for`` (vertex and edge eliminations, Zhou's
+    chains and splits, umbrella contractions, in the order ``method`` made them on
+    ``graph``) and one after each, drawn on one pinned layout: their union's, or
+    ``layout`` where given (:func:`~dgraph.render.pinned.pin`)."""
     lg = LabeledGraph(graph)
     priced = Elimination(graph, BLOCKS) if graph.is_tensor else None
     shapes = {v: graph.shape(v) for v in graph.order()} if priced is not None else None
@@ -165,7 +174,7 @@ def _graph_frames(
                 cost = -1
             if cost != step.mults:
                 raise DGraphError(
-                    f"{es.method}: step {k} ({step}) does not replay on the whole graph; "
+                    f"{method}: step {k} ({step}) does not replay on the whole graph; "
                     "for zhou draw strategy='global'"
                 )
             if priced is not None:
@@ -217,13 +226,16 @@ def _graph_frames(
         for scene, *_ in out:
             scene.legend = [row for row in scene.legend if len(row[0]) < 4]
             scene.legend += family_legend(every, style)
-    return _pinned(out)
+    return _pinned(out, layout)
 
 
-def _pinned(parts: list[tuple]) -> list[Frame]:
+def _pinned(parts: list[tuple], layout: Layout | None = None) -> list[Frame]:
     """Frames from (scene, references, entries, names, mults, step), their scenes drawn
-    on one layout (:func:`~dgraph.render.pinned.pin_scenes`)."""
-    scenes = pin_scenes([scene for scene, *_ in parts])
+    on one layout (:func:`~dgraph.render.pinned.pin_scenes`), or on ``layout``."""
+    if layout is None:
+        scenes = pin_scenes([scene for scene, *_ in parts])
+    else:
+        scenes = [pin(inline_labels(scene), layout) for scene, *_ in parts]
     return [
         Frame(scene.title.text, Drawing(pinned), *rest)
         for (scene, *rest), pinned in zip(parts, scenes, strict=True)
@@ -290,7 +302,7 @@ def frames(
     chosen = get_style(style)
     if _kind(es) == "face":
         return _face_frames(es, direction, chosen, [s for s in es.steps if s.op == "face"])
-    return _graph_frames(es, direction, chosen, list(es.steps))
+    return graph_frames(es.graph, es.method, direction, chosen, list(es.steps))
 
 
 class StepViewer:

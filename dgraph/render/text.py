@@ -4,6 +4,7 @@ their noncommutative order), cost lines, comparison tables and face checks."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import sympy
@@ -22,6 +23,7 @@ __all__ = [
     "expression_set_text",
     "face_check_text",
     "graph_summary",
+    "latex_rows",
 ]
 
 
@@ -75,23 +77,32 @@ def _tex_id(v: str) -> str:
     return sympy.latex(sympy.Symbol(v))
 
 
-def expression_set_latex(es: ExpressionSet, notebook: bool = False) -> str:
-    """An unnumbered ``align*`` environment, references first; labels as
-    ``c_{target,source}`` (``notebook``: ``$$\\begin{aligned}...$$`` for Jupyter, under a
-    row with the costs and whether it is verified)."""
-    names = {
-        sym: f"c_{{{_tex_id(v)},{_tex_id(u)}}}" for sym, (u, v) in es.graph.edge_symbols.items()
-    }
-    names.update({r: f"r_{{{str(r)[1:]}}}" for r in es.references})
+def latex_rows(
+    graph: DGraph,
+    references: Mapping[sympy.Symbol, sympy.Expr],
+    entries: Mapping[tuple[str, str], sympy.Expr],
+) -> list[str]:
+    """``align`` rows of references and entries (keyed (output, input)) of ``graph``:
+    labels as ``c_{target,source}``, references as ``r_{k}``."""
+    names = {sym: f"c_{{{_tex_id(v)},{_tex_id(u)}}}" for sym, (u, v) in graph.edge_symbols.items()}
+    names.update({r: f"r_{{{str(r)[1:]}}}" for r in references})
 
     def tex(e: sympy.Expr) -> str:
         return sympy.latex(e, symbol_names=names)
 
-    rows = [f"{names[n]} &= {tex(d)}" for n, d in es.references.items()]
+    rows = [f"{names[n]} &= {tex(d)}" for n, d in references.items()]
     rows += [
         rf"\frac{{\partial {_tex_id(y)}}}{{\partial {_tex_id(x)}}} &= {tex(e)}"
-        for (y, x), e in es.jacobian.items()
+        for (y, x), e in entries.items()
     ]
+    return rows
+
+
+def expression_set_latex(es: ExpressionSet, notebook: bool = False) -> str:
+    """An unnumbered ``align*`` environment, references first; labels as
+    ``c_{target,source}`` (``notebook``: ``$$\\begin{aligned}...$$`` for Jupyter, under a
+    row with the costs and whether it is verified)."""
+    rows = latex_rows(es.graph, es.references, es.jacobian)
     if notebook:
         rows.insert(0, rf"&\text{{{_text_mode(_short_status(es))}}}")
         return "$$\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}$$"

@@ -1,0 +1,295 @@
+"""The explorer's state machine (:class:`dgraph.render.explore.Exploration`): its counts
+are what :func:`dgraph.accumulate` counts for the same order, undo and redo round trip,
+illegal moves are refused in one line, and the exported order replays through the CLI's
+``--order``. The widget's Python side (:mod:`dgraph.render.widget`) where anywidget is
+installed; the click in a real browser is tests/test_explore_browser.py."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dgraph
+from dgraph.cli import main
+from dgraph.core.builders import bundled
+from dgraph.errors import InputError
+from dgraph.render.explore import Exploration, IllegalMove
+from dgraph.render.text import expression_set_latex
+
+from .strategies import dags, labeled_dags
+
+HAS_ANYWIDGET = importlib.util.find_spec("anywidget") is not None
+BUNDLED = ["naumann_sin.trace", "naumann_discrepancy.json", "spherical_coordinates.trace"]
+
+
+def _state(x: Exploration) -> tuple:
+    """Everything a view shows: labels of every edge, references, counts, order."""
+    s = x.state
+    labels = {(u, v): str(lab) for u, out in s.succ.items() for v, lab in out.items()}
+    refs = {str(r): str(d) for r, d in s.references.items()}
+    return labels, refs, x.mults, x.structural, x.order_text(), x.latex()
+
+
+# -- counts are accumulate's ----------------------------------------------------------------
+
+
+def test_naumann_sin_orders_paper_counts():
+    """Naumann's sin example: eliminating v1 first costs 4, v2 first 3 (the optimum)."""
+    g = bundled("naumann_sin.trace")
+    x = Exploration(g)
+    assert (x.eliminate("v1"), x.eliminate("v2"), x.mults) == (2, 2, 4)
+    x.reset()
+    assert (x.eliminate("v2"), x.eliminate("v1"), x.mults) == (2, 1, 3)
+    assert x.best_known == (3, "reverse") and x.lower_bound == 3
+    assert x.summary()["mults"] == x.summary()["best"] == x.summary()["lower_bound"]
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_vertex_orders_count_as_accumulate(name):
+    g = bundled(name)
+    for order in (g.intermediates, g.intermediates[::-1]):
+        x = Exploration(g)
+        running = [x.eliminate(v) for v in order]
+        es = dgraph.accumulate(g, "vertex", order=order)
+        assert x.done() and x.mults == sum(running) == es.mults_effective
+        assert x.structural == es.mults
+        assert x.expression_set().mults == es.mults
+        assert x.expression_set().jacobian == es.jacobian
+    assert x.lower_bound is not None and x.lower_bound <= min(x.best_known[0], x.mults)
+
+
+def test_a_tensor_graph_counts_scalar_multiplications_of_its_blocks():
+    """On a tensor graph the count is the blocks' scalar multiplications, as accumulate's."""
+    from .test_render_tensor import _layer
+
+    g = _layer()
+    x = Exploration(g)
+    for v in g.intermediates:
+        x.eliminate(v)
+    es = dgraph.accumulate(g, "vertex", order=g.intermediates)
+    assert x.mults == es.mults_effective == 120 and x.structural == 6  # block products
+    assert x.lower_bound is None and x.summary()["tensor"] is True
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(labeled_dags(max_intermediates=5), st.randoms(use_true_random=False))
+def test_random_moves_count_as_accumulate(g, rnd):
+    """Any legal sequence (vertex, front and back moves, drawn at random) counts, move by
+    move and in total, what accumulate's ``edges`` method builds from the same sequence."""
+    x = Exploration(g)
+    while not x.done():
+        move = rnd.choice(x.legal_moves())
+        predicted = x.cost(move)
+        assert x.apply(move) == predicted
+    es = dgraph.accumulate(g, "edges", sequence=x.moves)
+    assert (x.mults, x.structural) == (es.mults_effective, es.mults)
+    assert x.expression_set().mults == es.mults
+    assert x.expression_set().verify().ok
+
+
+# -- undo and redo ------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dags(max_intermediates=5), st.lists(st.integers(0, 99), max_size=14))
+def test_undo_redo_round_trip(g, choices):
+    """After any mix of moves, undos and redos, the state is the one replayed from
+    scratch; undoing everything gives the start, redoing everything the end."""
+    x = Exploration(g)
+    start = _state(x)
+    for c in choices:
+        kind = c % 4
+        if kind == 0 and x.can_undo():
+            x.undo()
+        elif kind == 1 and x.can_redo():
+            x.redo()
+        elif x.legal_moves():
+            x.apply(x.legal_moves()[c % len(x.legal_moves())])
+        fresh = Exploration(g)
+        for move in x.moves:
+            fresh.apply(move)
+        assert _state(fresh) == _state(x)
+    while x.can_redo():
+        x.redo()
+    end, made = _state(x), x.moves
+    x.reset()
+    assert _state(x) == start and not x.can_undo()
+    while x.can_redo():
+        x.redo()
+    assert _state(x) == end and x.moves == made and not x.can_redo()
+
+
+def test_a_new_move_clears_redo():
+    x = Exploration(bundled("naumann_sin.trace"))
+    x.eliminate("v1")
+    x.undo()
+    assert x.can_redo()
+    x.eliminate("v2")
+    assert not x.can_redo() and x.order_text() == "v2"
+    with pytest.raises(IllegalMove, match="nothing to redo"):
+        x.redo()
+    x.undo()
+    with pytest.raises(IllegalMove, match="nothing to undo"):
+        x.undo()
+
+
+# -- illegal moves --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "move, message",
+    [
+        (("vertex", "x0"), "cannot eliminate 'x0': it is an input, not an intermediate"),
+        (("vertex", "y"), "cannot eliminate 'y': it is an output, not an intermediate"),
+        (("vertex", "nope"), "cannot eliminate 'nope': not a vertex left in the graph"),
+        (("forward", ("x0", "v2")), "its source 'x0' is an input, not an intermediate"),
+        (("backward", ("v2", "y")), "its target 'y' is an output, not an intermediate"),
+        (("forward", ("x0", "y")), "cannot forward-eliminate x0 -> y: no such edge now"),
+        (("sideways", ("v1", "v2")), "unknown move 'sideways'"),
+        (("forward", "v1"), "forward elimination needs an edge"),
+    ],
+)
+def test_illegal_moves_are_refused_in_one_line(move, message):
+    x = Exploration(bundled("naumann_sin.trace"))
+    before = _state(x)
+    with pytest.raises(IllegalMove, match=re.escape(message)) as info:
+        x.apply(move)
+    assert "\n" not in str(info.value) and isinstance(info.value, InputError)
+    assert _state(x) == before
+
+
+def test_an_eliminated_vertex_cannot_go_twice_and_unfinished_has_no_set():
+    x = Exploration(bundled("naumann_sin.trace"))
+    x.eliminate("v1")
+    with pytest.raises(IllegalMove, match="not a vertex left"):
+        x.eliminate("v1")
+    with pytest.raises(IllegalMove, match="not finished: intermediates left: v2"):
+        x.expression_set()
+
+
+def test_not_a_graph():
+    with pytest.raises(InputError, match="explore needs a DGraph, not str"):
+        Exploration("v1,v2")
+
+
+# -- export ---------------------------------------------------------------------------------
+
+
+def _cli(capsys, path: str, x: Exploration) -> dict:
+    code = main(["accumulate", path, "-m", x.method(), "--order", x.order_text(), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_order_text_replays_through_the_cli(capsys, tmp_path):
+    g = bundled("naumann_discrepancy.json")
+    path = tmp_path / "g.json"
+    path.write_text(g.to_json())
+    x = Exploration(g)
+    for v in ["k", "i"]:
+        x.eliminate(v)
+    assert (x.method(), x.order_text()) == ("vertex", "k,i")
+    assert _cli(capsys, str(path), x)["mults"] == x.structural == 14
+    # front, back and vertex moves together: method edges, items f:, b: and v:
+    x = Exploration(g)
+    x.front("i", "y1")
+    x.back("k", "i")
+    while not x.done():
+        x.eliminate(x.intermediates()[0])
+    assert x.method() == "edges" and x.order_text().startswith("f:i>y1,b:k>i,v:")
+    data = _cli(capsys, str(path), x)
+    es = x.expression_set()
+    assert data["mults"] == es.mults == x.structural and data["verified"] is True
+    assert [s["mults"] for s in data["steps"]] == [s.mults for s in x.steps]
+    assert (
+        x.command("g.json") == f"dgraph accumulate g.json --method edges --order '{x.order_text()}'"
+    )
+
+
+def test_cli_refuses_a_vertex_item_that_is_no_intermediate(capsys):
+    code = main(["accumulate", str(bundled_path()), "-m", "edges", "--order", "v:x0"])
+    assert code == 2
+    assert "'x0' is an input" in capsys.readouterr().err
+
+
+def bundled_path():
+    from dgraph.data import __file__ as data
+
+    return __import__("pathlib").Path(data).parent / "naumann_sin.trace"
+
+
+def test_latex_so_far():
+    """The references named so far, then the input-output labels present, in the
+    expression set's LaTeX notation (:func:`~dgraph.render.text.latex_rows`)."""
+    x = Exploration(bundled("naumann_sin.trace"))
+    assert x.latex() == "\\begin{aligned}\n\n\\end{aligned}"
+    x.eliminate("v2")
+    assert x.latex().split("\n")[1:-1] == [
+        r"\frac{\partial y}{\partial x_{0}} &= c_{y,v_{2}} c_{v_{2},x_{0}}"
+    ]
+    x.eliminate("v1")
+    assert x.latex().split("\n")[1:-1] == [
+        r"r_{1} &= c_{y,v_{1}} + c_{y,v_{2}} c_{v_{2},v_{1}} \\",
+        r"\frac{\partial y}{\partial x_{0}} &= c_{y,v_{2}} c_{v_{2},x_{0}} \\",
+        r"\frac{\partial y}{\partial x_{1}} &= r_{1} c_{v_{1},x_{1}}",
+    ]
+    # the finished set inlines r1 (used once): the same Jacobian
+    assert expression_set_latex(x.expression_set()).count("r_{1}") == 0
+
+
+# -- the widget's Python side -------------------------------------------------------------
+
+
+def test_explore_without_anywidget_says_how_to_install(monkeypatch):
+    from dgraph.render import widget
+
+    monkeypatch.setitem(__import__("sys").modules, "anywidget", None)
+    widget._widget_class.cache_clear()
+    try:
+        with pytest.raises(InputError) as info:
+            dgraph.explore(bundled("naumann_sin.trace"))
+    finally:
+        widget._widget_class.cache_clear()
+    assert str(info.value) == widget.INSTALL and "pip install" in str(info.value)
+
+
+def test_drawing_ids_name_the_clickable_elements():
+    from dgraph.render.widget import drawing
+
+    x = Exploration(bundled("naumann_sin.trace"))
+    picture, targets = drawing(x)
+    svg = picture.svg().replace("&#45;", "-")
+    ids = set(re.findall(r'<g id="(dgx_[^"]+)"', svg))
+    assert ids == set(targets)
+    vertices = {t[1] for t in targets.values() if t[0] == "vertex"}
+    edges = {tuple(t[1]) for t in targets.values() if t[0] == "edge"}
+    assert vertices == {"v1", "v2"}
+    assert edges == {(u, v) for u, v in x.edges()}  # every edge touches v1 or v2
+    x.eliminate("v2")
+    x.eliminate("v1")
+    assert drawing(x)[1] == {}  # nothing left to click
+
+
+@pytest.mark.skipif(not HAS_ANYWIDGET, reason="anywidget not installed")
+def test_widget_click_updates_everything_at_once():
+    w = dgraph.explore(bundled("naumann_sin.trace"))
+    svg = w.view.svg
+    assert w.view.summary["mults"] == 0 and w.math.value == "" and not w.view.can_undo
+    w.click(["vertex", "v2"])
+    assert w.view.summary["mults"] == 2 and w.view.svg != svg and w.view.can_undo
+    assert "c_{y,v_{2}} c_{v_{2},x_{0}}" in w.math.value and w.view.message == ""
+    w.click(["vertex", "x0"])
+    assert w.view.message == "cannot eliminate 'x0': it is an input, not an intermediate"
+    w._on_message(w.view, {"action": "undo"}, [])
+    assert w.view.summary["mults"] == 0 and w.view.can_redo and w.view.message == ""
+    w._on_message(w.view, {"action": "redo"}, [])
+    w.click(["backward", ["x1", "v1"]])
+    assert w.view.summary["order"] == "v:v2,b:x1>v1" and w.view.summary["method"] == "edges"
+    w.click(["vertex", "v1"])
+    assert w.view.summary["done"] and w.expression_set().verify().ok
