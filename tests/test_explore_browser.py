@@ -46,7 +46,8 @@ explorer"""
 def _missing() -> str | None:
     for module in ("jupyterlab", "anywidget", "websocket"):
         if importlib.util.find_spec(module) is None:
-            return f"{module} not installed (pip install 'jacobian-accumulation[explore]' websocket-client)"
+            extra = "'jacobian-accumulation[explore]' websocket-client"
+            return f"{module} not installed (pip install {extra})"
     if not any(map(shutil.which, CHROMIUM_NAMES)):
         return "no chromium binary on PATH"
     return None

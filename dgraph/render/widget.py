@@ -30,7 +30,10 @@ from .styles import Style, get_style
 
 __all__ = ["INSTALL", "Explorer", "drawing", "explore", "start_layout"]
 
-INSTALL = "dgraph.explore needs anywidget: pip install 'jacobian-accumulation[explore]' (or: pip install anywidget)"
+INSTALL = (
+    "dgraph.explore needs anywidget: pip install 'jacobian-accumulation[explore]'"
+    " (or: pip install anywidget)"
+)
 
 _ESM = r"""
 function render({ model, el }) {
