@@ -100,7 +100,8 @@ class Comparison(Printable):
         """``best``'s proven bound on every edge elimination, its cheapest edge (or vertex)
         elimination and the gap, structural mults (:mod:`dgraph.search.edge_bound`)."""
         es = self.results.get("best")
-        return None if es is None else es.info.get("edge_elimination")
+        report = None if es is None else es.info.get("edge_elimination")
+        return None if report is None else dict(report)  # the info is read-only
 
     def rows(self) -> list[dict[str, Any]]:
         """Per method: its summary, ``gap``, its structural mults minus those of the
