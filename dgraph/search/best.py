@@ -15,7 +15,9 @@ beside it, in its table's order) before those of its own searches:
 3. exact searches where affordable: the optimal vertex order (A* over eliminated sets),
    in structural and, on small graphs, effective multiplications
    (:mod:`dgraph.search.effective_optimal`), and the edge-elimination metagraph, each
-   proven or cut off by its share of the work;
+   proven or cut off by its share of the work; beyond the metagraph, the proven bound on
+   every edge elimination (:mod:`dgraph.search.edge_bound`), reported with the cheapest
+   vertex or edge elimination and the gap as ``info["edge_elimination"]``;
 4. greedy vertex orders by effective cost, Markowitz degree, fill-in and relative
    Markowitz degree with forward and reverse tie-breaks, randomized restarts, a beam
    search, greedy edge and face eliminations priced the same way (front or back edges;
