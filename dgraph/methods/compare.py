@@ -95,6 +95,14 @@ class Comparison(Printable):
         es = self.results.get("best")
         return None if es is None else es.info.get("lower_bounds", {}).get(ANY_ELIMINATION)
 
+    @property
+    def edge_elimination(self) -> dict[str, Any] | None:
+        """``best``'s proven bound on every edge elimination, its cheapest edge (or vertex)
+        elimination and the gap, structural mults (:mod:`dgraph.search.edge_bound`)."""
+        es = self.results.get("best")
+        report = None if es is None else es.info.get("edge_elimination")
+        return None if report is None else dict(report)  # the info is read-only
+
     def rows(self) -> list[dict[str, Any]]:
         """Per method: its summary, ``gap``, its structural mults minus those of the
         cheapest verified result (:attr:`cheapest`; negative: fewer structural but more
@@ -125,6 +133,7 @@ class Comparison(Printable):
             "lower_bound_for": bound[1] if bound else None,
             "effective_lower_bound": self.effective_lower_bound,
             "elimination_lower_bound": self.elimination_lower_bound,
+            "edge_elimination": self.edge_elimination,
             "cut_by_time": self.cut_by_time,
         }
 

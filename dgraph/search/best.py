@@ -15,7 +15,9 @@ beside it, in its table's order) before those of its own searches:
 3. exact searches where affordable: the optimal vertex order (A* over eliminated sets),
    in structural and, on small graphs, effective multiplications
    (:mod:`dgraph.search.effective_optimal`), and the edge-elimination metagraph, each
-   proven or cut off by its share of the work;
+   proven or cut off by its share of the work; beyond the metagraph, the proven bound on
+   every edge elimination (:mod:`dgraph.search.edge_bound`), reported with the cheapest
+   vertex or edge elimination and the gap as ``info["edge_elimination"]``;
 4. greedy vertex orders by effective cost, Markowitz degree, fill-in and relative
    Markowitz degree with forward and reverse tie-breaks, randomized restarts, a beam
    search, greedy edge and face eliminations priced the same way (front or back edges;
@@ -97,6 +99,7 @@ from ..zhou.factorize import zhou
 from ..zhou.layers import layers
 from .best_blocks import best_blocks
 from .bracketing_bound import bracketing_lower_bound, load_solver
+from .edge_bound import EDGE_ELIMINATION, EdgeBound, edge_elimination_bound
 from .effective_optimal import effective_optimal_search
 from .junction_bounds import elimination_lower_bound
 from .orders import RULES, beam_order, greedy_edges, greedy_order
@@ -128,6 +131,7 @@ SHARES = {
     "early annealing": 0.1,  # graphs beyond the exact searches: the A*'s incumbent
     "vertex-optimal": 0.25,
     "edge-optimal": 0.15,
+    "edge bound": 0.1,  # the bracketing program on the structure (structural objective)
     "bracketing": 0.5,  # in a second process, beside the searches
     "greedy orders": 0.15,
     "beam": 0.1,
@@ -357,6 +361,8 @@ def best(
     try:
         proven = _exact_searches(graph, pool, bounds, budget, clock)
         clock.mark("exact searches")
+        _edge_bound(graph, bounds, budget, clock, pool.structural)
+        clock.mark("edge bound")
         junction = timeboxed(lambda: elimination_lower_bound(graph), clock.left())
         if junction is None:
             clock.note("junction bound")
@@ -480,6 +486,27 @@ def _exact_searches(
             pool.add_moves("edge-optimal", edges.moves, "metagraph")
             bounds.prove("edge elimination", edges.lower_bound)
     return result is not None and result.proven
+
+
+def _edge_bound(
+    graph: DGraph, bounds: _Bounds, budget: float, clock: Ceiling, structural: bool
+) -> None:
+    """The proven bound on every edge elimination (:mod:`dgraph.search.edge_bound`) where
+    the metagraph search did not prove the optimum: junctions and exact small parts, and
+    in the structural objective the bracketing program on the structure within its share.
+    It heads the bounds (a wider family) only where it is at least the vertex bound."""
+    if intermediate_edge_count(graph) <= EDGE_LIMIT:
+        return
+    seconds = SHARES["edge bound"] * budget if structural else 0.0
+    found = timeboxed(lambda: edge_elimination_bound(graph, seconds), clock.left())
+    if found is None:
+        clock.note("edge bound")
+        return
+    bound = max(found.lower_bound, bounds.known.get(EDGE_ELIMINATION) or 0)
+    if bound >= bounds.lower:
+        bounds.prove(EDGE_ELIMINATION, bound)
+    else:
+        bounds.known[EDGE_ELIMINATION] = bound
 
 
 def _heuristics(
@@ -699,6 +726,7 @@ def _finish(
         objective_lower_bound=max(in_objective.values(), default=0),
         optimal_among=met[-1] if met else None,
         proven_optimal=bool(met),
+        edge_elimination=_edge_report(pool, bounds),
     )
     info.update(
         found_by=by,
@@ -719,6 +747,17 @@ def _finish(
             " a machine this slow or loaded the result may differ from run to run"
         )
     return es._relabeled("best", info)
+
+
+def _edge_report(pool: Portfolio, bounds: _Bounds) -> dict:
+    """The cheapest edge elimination found (vertex orders are edge eliminations too) in
+    structural mults, the bound proven on every edge elimination, the gap and whether it
+    is closed (:meth:`dgraph.search.edge_bound.EdgeBound.as_info`)."""
+    edges = [by for by in pool.price if by in pool.orders or by in pool.moves]
+    cost = min((pool.price[by][1] for by in edges), default=None)
+    lower = bounds.in_objective("structural").get(EDGE_ELIMINATION, 0)
+    proven = cost is not None and cost <= lower
+    return EdgeBound(None, cost, lower, proven).as_info()
 
 
 def _winner(pool: Portfolio) -> tuple[str, ExpressionSet]:
