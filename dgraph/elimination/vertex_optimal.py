@@ -1,11 +1,15 @@
-"""The optimal vertex elimination order, by A* over sets of eliminated vertices.
+"""The optimal vertex elimination order: A* over sets of eliminated vertices on small
+parts, constraint programming on large ones.
 
 After eliminating a set S of vertices the graph's structure does not depend on the order
 (i -> k exists iff a path from i to k has all its inner vertices in S), so the search runs
 over the 2^p subsets (:func:`dgraph.elimination.search.subset_search`, Bischof's dynamic
 program, Naumann 1999, §3) on the structure's bitmasks, pruned with the bound ``sum over
 remaining v of cut_in(v) * cut_out(v)`` and the Markowitz, forward and reverse costs as
-the incumbent.
+the incumbent. An independent part of more than :data:`VERTEX_LIMIT` intermediates, given
+a budget, goes to the CP-SAT model of :mod:`dgraph.elimination.vertex_exact` instead
+(where OR-Tools is installed; else to the A*, as before): it proves the optimum of parts
+of 100 intermediates and more, or returns its best order with the solver's lower bound.
 
 References: U. Naumann, "Optimal accumulation of Jacobian matrices by elimination
 methods on the dual computational graph", Math. Program. 99 (2004) 399–421.
@@ -23,8 +27,9 @@ from .parts import by_parts
 from .search import SearchResult, check_size, check_start, subset_search
 from .structure import BitGraph
 from .vertex import markowitz_order
+from .vertex_exact import EXACT_LIMIT, available, exact_vertex_search
 
-__all__ = ["VERTEX_LIMIT", "vertex_optimal", "vertex_optimal_search"]
+__all__ = ["VERTEX_LIMIT", "uses_exact_model", "vertex_optimal", "vertex_optimal_search"]
 
 VERTEX_LIMIT = 18  # intermediates beyond which the search refuses without a budget
 TENSOR_VERTEX_LIMIT = 14  # likewise on a tensor graph, where every set's blocks are kept
@@ -49,6 +54,8 @@ def _connected_search(
 ) -> SearchResult:
     limit = TENSOR_VERTEX_LIMIT if graph.is_tensor else VERTEX_LIMIT
     check_size(graph, budget, limit, "vertex-optimal")
+    if uses_exact_model(graph, budget):
+        return exact_vertex_search(graph, "structural", budget, incumbent)
     check_start(graph, budget, 3 + bool(incumbent), "vertex-optimal")
     inner = graph.intermediates
     orders = [inner, inner[::-1], markowitz_order(graph)] + ([incumbent] if incumbent else [])
@@ -62,6 +69,18 @@ def _connected_search(
         return sum(w for v, w in weight.items() if not done >> v & 1)
 
     return subset_search(graph, bits.vertex_prices, bound, orders, budget)
+
+
+def uses_exact_model(graph: DGraph, budget: float | None) -> bool:
+    """Whether a connected part goes to the CP-SAT model: beyond the A*'s exhaustive
+    limit, with a budget, OR-Tools installed, on a scalar graph."""
+    p = len(graph.intermediates)
+    return (
+        budget is not None
+        and not graph.is_tensor
+        and VERTEX_LIMIT < p <= EXACT_LIMIT
+        and available()
+    )
 
 
 class _BlockPrices:

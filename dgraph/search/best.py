@@ -12,10 +12,11 @@ beside it, in its table's order) before those of its own searches:
    expensive than any of them;
 2. the structure methods — local Jacobians, umbrellas, D*, Zhou's factorizer — where
    not given;
-3. exact searches where affordable: the optimal vertex order (A* over eliminated sets),
-   in structural and, on small graphs, effective multiplications
-   (:mod:`dgraph.search.effective_optimal`), and the edge-elimination metagraph, each
-   proven or cut off by its share of the work;
+3. exact searches where affordable: the optimal vertex order (A* over eliminated sets on
+   small parts, the CP-SAT model of :mod:`dgraph.elimination.vertex_exact` on large ones
+   where OR-Tools is installed), in structural and effective multiplications
+   (:mod:`dgraph.search.effective_optimal`; on large parts only with OR-Tools), and the
+   edge-elimination metagraph, each proven or cut off by its share of the work;
 4. greedy vertex orders by effective cost, Markowitz degree, fill-in and relative
    Markowitz degree with forward and reverse tie-breaks, randomized restarts, a beam
    search, greedy edge and face eliminations priced the same way (front or back edges;
@@ -89,6 +90,7 @@ from ..elimination.metagraph import (
 )
 from ..elimination.parts import largest_part
 from ..elimination.vertex import markowitz_order, vertex_elimination
+from ..elimination.vertex_exact import available as exact_model_available
 from ..elimination.vertex_optimal import vertex_optimal_search
 from ..errors import InputError, SearchTooLarge
 from ..faces.elimination import FACE_PATH_LIMIT
@@ -522,7 +524,7 @@ def _heuristics(
             pool.add_order("beam", beam[1])
         clock.mark("beam")
     greedy = [by for by in pool.orders if by.startswith(("greedy", "restart"))] or ["markowitz"]
-    if not structural and largest_part(graph) <= SMALL:
+    if not structural and (largest_part(graph) <= SMALL or exact_model_available()):
         top = min(greedy, key=pool.key)
         try:
             exact = effective_optimal_search(
