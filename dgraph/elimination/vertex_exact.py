@@ -125,12 +125,14 @@ def exact_vertex_search(
     budget: float | None = None,
     incumbent: list[str] | None = None,
     lower_bound: int = 0,
+    floors: dict[str, int] | None = None,
 ) -> SearchResult:
     """The cheapest vertex elimination order of ``graph`` (a connected part) in the
     ``model``'s multiplications, proven unless ``budget`` (seconds of CP-SAT's
     deterministic time, :data:`DETERMINISTIC_PER_SECOND` a second; None: no limit) ran
     out; the search starts from the cheapest of forward, reverse, Markowitz and
-    ``incumbent``, and knows ``lower_bound`` already.
+    ``incumbent``, and knows ``lower_bound`` already; ``floors`` are what eliminating each
+    vertex costs at least in any order (the effective junction bounds, say).
     The moves are ``("vertex", v)``; ``lower_bound`` of the result is the solver's.
 
     >>> from dgraph.core.builders import bundled
@@ -163,7 +165,7 @@ def exact_vertex_search(
     start_cost, start = min(((price(o), o) for o in orders), key=lambda c: c[0])
     if p <= 1:
         return SearchResult([("vertex", v) for v in start], start_cost, True, start_cost, 0, 0.0)
-    built = _Model(graph, structural)
+    built = _Model(graph, structural, floors or {})
     counted, order, bound, branches = built.solve(start, start_cost, lower_bound, budget)
     cost = price(order) if order is not None else start_cost
     if order is not None and counted != cost:  # the model is wrong here: claim nothing
@@ -179,7 +181,7 @@ def exact_vertex_search(
 class _Model:
     """The CP-SAT model of one graph's vertex elimination (see the module)."""
 
-    def __init__(self, graph: DGraph, structural: bool) -> None:
+    def __init__(self, graph: DGraph, structural: bool, floors: dict[str, int]) -> None:
         from ortools.sat.python import cp_model
 
         self.cp = cp_model
@@ -267,10 +269,13 @@ class _Model:
         cut_in, cut_out = bits.cuts()
         terms = []
         for v in inner:
+            floor = floors.get(names[v], 0)
             if structural:
                 pin = self._count([pred[i, v] for i in preds[v]], cut_in[v])
                 pout = self._count([succ[v, k] for k in succs[v]], cut_out[v])
                 terms.append(self._product(pin, pout))
+                if floor:
+                    m.Add(terms[-1] >= floor)
                 continue
             g_in = self._count([self._kind(pred[i, v], i, v, True, paths) for i in preds[v]])
             n_in = self._count([self._kind(pred[i, v], i, v, False, paths) for i in preds[v]])
@@ -281,6 +286,8 @@ class _Model:
             m.Add(both[0] == g_out[0] + n_out[0])
             terms.append(self._product(g_in, both))
             terms.append(self._product(n_in, g_out))
+            if floor:
+                m.Add(terms[-2] + terms[-1] >= floor)
         self.objective = sum(terms)
         m.Minimize(self.objective)
         self.twins(structural, preds, succs)

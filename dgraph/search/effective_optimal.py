@@ -79,7 +79,8 @@ def _connected_search(
     large = EFFECTIVE_LIMIT < len(graph.intermediates) <= EXACT_LIMIT
     if budget is not None and large and available():  # the CP-SAT model
         try:
-            return exact_vertex_search(graph, "effective", budget, incumbent)
+            floors = effective_vertex_bounds(graph)
+            return exact_vertex_search(graph, "effective", budget, incumbent, floors=floors)
         except SearchTooLarge:  # a label's value depends on the order: the A*
             pass
     closure = Closure(graph, VALUES)
