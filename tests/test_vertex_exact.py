@@ -8,22 +8,23 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("ortools")
-
 import dgraph
 from dgraph.bench.realworld import REAL_WORLD
 from dgraph.core.builders import bundled
 from dgraph.core.random_graphs import random_dag, random_program
+from dgraph.elimination import vertex_optimal as vertex_optimal_module
 from dgraph.elimination.kernel import VALUES, Closure, effective_cost, move_costs
 from dgraph.elimination.vertex import markowitz_order
-from dgraph.elimination.vertex_exact import exact_vertex_search
+from dgraph.elimination.vertex_exact import available, exact_vertex_search
 from dgraph.elimination.vertex_optimal import vertex_optimal_search
 from dgraph.errors import SearchTooLarge
 from dgraph.search.effective_optimal import effective_optimal_search
 
+needs_ortools = pytest.mark.skipif(not available(), reason="OR-Tools is not installed")
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 
 
+@needs_ortools
 def test_paper_numbers():
     # Naumann's discrepancy example: 14 by vertex elimination, 3 on the sin graph
     assert exact_vertex_search(bundled("naumann_discrepancy.json")).cost == 14
@@ -33,6 +34,7 @@ def test_paper_numbers():
 
 @FAST
 @given(st.integers(0, 10_000), st.integers(2, 9), st.floats(0.1, 0.5))
+@needs_ortools
 def test_structural_optimum_equals_the_subset_search(seed, inner, density):
     g = random_dag(seed, 3, inner, 3, density)
     exact, astar = exact_vertex_search(g), vertex_optimal_search(g)
@@ -42,6 +44,7 @@ def test_structural_optimum_equals_the_subset_search(seed, inner, density):
 
 @FAST
 @given(st.integers(0, 10_000), st.integers(3, 9))
+@needs_ortools
 def test_effective_optimum_equals_the_subset_search(seed, statements):
     g = random_program(seed, 2, statements, 2)
     if not Closure(g, VALUES).exact() or any(g.constant_label(u, v) == 0 for u, v in g.edges()):
@@ -51,6 +54,7 @@ def test_effective_optimum_equals_the_subset_search(seed, statements):
     assert effective_cost(g, [v for _, v in exact.moves]) == exact.cost
 
 
+@needs_ortools
 def test_same_certificate_on_every_run():
     g = random_dag(5, 4, 40, 4, 0.25)
     runs = [exact_vertex_search(g, budget=0.2) for _ in range(2)]
@@ -59,6 +63,7 @@ def test_same_certificate_on_every_run():
     ]
 
 
+@needs_ortools
 def test_a_cut_search_brackets_the_optimum():
     g = random_dag(11, 3, 14, 3, 0.3)
     optimum = vertex_optimal_search(g)
@@ -68,6 +73,7 @@ def test_a_cut_search_brackets_the_optimum():
     assert cut.proven == (cut.lower_bound == cut.cost)
 
 
+@needs_ortools
 def test_vertex_optimal_uses_it_beyond_the_subset_search():
     g = REAL_WORLD["reaction-rates"]()  # an independent part of 22 intermediates
     with pytest.raises(SearchTooLarge):
@@ -75,3 +81,11 @@ def test_vertex_optimal_uses_it_beyond_the_subset_search():
     es = dgraph.accumulate(g, "vertex-optimal", budget=5)
     assert es.verified and es.info["optimal"] is True
     assert es.mults == es.info["lower_bound"] == 79
+
+
+def test_without_ortools_the_subset_search_runs(monkeypatch):
+    monkeypatch.setattr(vertex_optimal_module, "available", lambda: False)
+    g = random_dag(3, 3, 20, 3, 0.2)
+    result = vertex_optimal_search(g, budget=0.2)  # the A*, within its work budget
+    assert result.lower_bound <= result.cost
+    assert move_costs(g, result.moves)[1] == result.cost

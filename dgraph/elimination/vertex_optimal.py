@@ -21,6 +21,7 @@ from collections.abc import Iterator
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
+from ..errors import SearchTooLarge
 from .kernel import BLOCKS, Elimination
 from .labeled import replay
 from .parts import by_parts
@@ -55,7 +56,10 @@ def _connected_search(
     limit = TENSOR_VERTEX_LIMIT if graph.is_tensor else VERTEX_LIMIT
     check_size(graph, budget, limit, "vertex-optimal")
     if uses_exact_model(graph, budget):
-        return exact_vertex_search(graph, "structural", budget, incumbent)
+        try:
+            return exact_vertex_search(graph, "structural", budget, incumbent)
+        except SearchTooLarge:  # too many fill clauses to build: the A*
+            pass
     check_start(graph, budget, 3 + bool(incumbent), "vertex-optimal")
     inner = graph.intermediates
     orders = [inner, inner[::-1], markowitz_order(graph)] + ([incumbent] if incumbent else [])
