@@ -1,7 +1,8 @@
 """Proven optimal vertex elimination orders on AlphaGrad's graphs, against its learned
 orders (Lohoff & Neftci, NeurIPS 2024) and dgraph's ``best``.
 
-    python benchmarks/vertex_exact.py [SECONDS] [NAME ...]   (default 600 s a graph)
+    python benchmarks/vertex_exact.py [SECONDS [EFFECTIVE_SECONDS]] [NAME ...]
+    (default 600 s a graph for each model)
 
 The six jaxpr graphs of benchmarks/alphagrad_functions.py (read with
 ``every_equation=True``, as AlphaGrad counts) and dgraph's six sympy real-world graphs
@@ -9,7 +10,8 @@ The six jaxpr graphs of benchmarks/alphagrad_functions.py (read with
 independent part), ``vertex_optimal_search`` with a budget of SECONDS (the A* on parts
 of up to 18 intermediates, the CP-SAT model of dgraph.elimination.vertex_exact on larger
 ones): the structural optimum proven, or the best order found with its lower bound and
-gap; the same in effective multiplications (``effective_optimal_search``); AlphaGrad's
+gap; the same in effective multiplications (``effective_optimal_search``, with a budget of
+EFFECTIVE_SECONDS, SECONDS when not given); AlphaGrad's
 published best of forward, reverse and Markowitz and its learned order's count; and
 ``best --budget 60 --objective structural``. Prints one Markdown table, a row as each
 graph finishes (progress on stderr).
@@ -65,7 +67,7 @@ def _claim(result, seconds: float) -> tuple[str, str, str]:
     )
 
 
-def _row(name: str, graph, seconds: float) -> str:
+def _row(name: str, graph, seconds: float, effective_seconds: float) -> str:
     p = len(graph.intermediates)
     print(f"{name}: {p} intermediates, largest part {largest_part(graph)}", file=sys.stderr)
     t0 = time.perf_counter()
@@ -75,7 +77,7 @@ def _row(name: str, graph, seconds: float) -> str:
     order = [v for _, v in structural.moves]
     t0 = time.perf_counter()
     try:
-        effective = effective_optimal_search(graph, seconds, order)
+        effective = effective_optimal_search(graph, effective_seconds, order)
         count, took, gap = _claim(effective, time.perf_counter() - t0)
         e_cell = f"{count}, gap {gap}"
     except SearchTooLarge as why:
@@ -94,7 +96,7 @@ def _row(name: str, graph, seconds: float) -> str:
     )
 
 
-def main(seconds: float, names: list[str]) -> None:
+def main(seconds: float, effective_seconds: float, names: list[str]) -> None:
     print(f"OR-Tools CP-SAT: {'used' if available() else 'absent (A* only)'}", file=sys.stderr)
     print(
         "| graph | intermediates (largest part) | structural optimum | s | gap"
@@ -103,9 +105,13 @@ def main(seconds: float, names: list[str]) -> None:
     )
     print("|" + "---|" * 9, flush=True)
     for name, graph in load_graphs(names).items():
-        print(_row(name, graph, seconds), flush=True)
+        print(_row(name, graph, seconds, effective_seconds), flush=True)
 
 
 if __name__ == "__main__":
     arguments = sys.argv[1:]
-    main(float(arguments[0]) if arguments else 600.0, arguments[1:])
+    numbers = []
+    while arguments and arguments[0].replace(".", "", 1).isdigit() and len(numbers) < 2:
+        numbers.append(float(arguments.pop(0)))
+    seconds = numbers[0] if numbers else 600.0
+    main(seconds, numbers[1] if len(numbers) > 1 else seconds, arguments)
