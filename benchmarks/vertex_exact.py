@@ -29,6 +29,7 @@ from alphagrad_functions import FUNCTIONS, PUBLISHED
 
 import dgraph
 from dgraph.bench.realworld import REAL_WORLD
+from dgraph.core.expressions import StepKind
 from dgraph.elimination.parts import largest_part
 from dgraph.elimination.vertex_exact import available
 from dgraph.elimination.vertex_optimal import vertex_optimal_search
