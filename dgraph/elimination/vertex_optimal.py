@@ -111,9 +111,12 @@ class _BlockPrices:
             yield v, self.paid[key]
 
 
-def vertex_optimal(graph: DGraph, budget: float | None = None) -> ExpressionSet:
-    """Vertex elimination in an optimal order (``optimal`` says whether it is proven)."""
-    result = vertex_optimal_search(graph, budget)
+def vertex_optimal(
+    graph: DGraph, budget: float | None = None, incumbent: list[str] | None = None
+) -> ExpressionSet:
+    """Vertex elimination in an optimal order (``optimal`` says whether it is proven);
+    ``incumbent`` is an order to start from."""
+    result = vertex_optimal_search(graph, budget, incumbent)
     order = [target for _, target in result.moves]
     return replay(
         graph, result.moves, "vertex-optimal", **result.info("vertex elimination"), order=order
