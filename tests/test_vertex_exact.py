@@ -81,11 +81,13 @@ def test_vertex_optimal_uses_it_beyond_the_subset_search():
     es = dgraph.accumulate(g, "vertex-optimal", budget=5)
     assert es.verified and es.info["optimal"] is True
     assert es.mults == es.info["lower_bound"] == 79
+    assert es.info["solver"] == "A* and CP-SAT"  # the single vertices, then the part of 22
 
 
 def test_without_ortools_the_subset_search_runs(monkeypatch):
     monkeypatch.setattr(vertex_optimal_module, "available", lambda: False)
     g = random_dag(3, 3, 20, 3, 0.2)
     result = vertex_optimal_search(g, budget=0.2)  # the A*, within its work budget
+    assert result.solver == "A*"
     assert result.lower_bound <= result.cost
     assert move_costs(g, result.moves)[1] == result.cost

@@ -164,7 +164,9 @@ def exact_vertex_search(
     orders = [inner, inner[::-1], markowitz_order(graph)] + ([list(incumbent)] if incumbent else [])
     start_cost, start = min(((price(o), o) for o in orders), key=lambda c: c[0])
     if p <= 1:
-        return SearchResult([("vertex", v) for v in start], start_cost, True, start_cost, 0, 0.0)
+        return SearchResult(
+            [("vertex", v) for v in start], start_cost, True, start_cost, 0, 0.0, "CP-SAT"
+        )
     built = _Model(graph, structural, floors or {})
     counted, order, bound, branches = built.solve(start, start_cost, lower_bound, budget)
     cost = price(order) if order is not None else start_cost
@@ -175,7 +177,9 @@ def exact_vertex_search(
     bound = min(max(bound, lower_bound), cost)
     proven = bound >= cost
     seconds = time.perf_counter() - t0
-    return SearchResult([("vertex", v) for v in order], cost, proven, bound, branches, seconds)
+    return SearchResult(
+        [("vertex", v) for v in order], cost, proven, bound, branches, seconds, "CP-SAT"
+    )
 
 
 class _Model:
