@@ -96,4 +96,5 @@ def by_parts(graph: DGraph, search: Search, budget: float | None = None) -> Sear
         sum(r.lower_bound for r in results),
         sum(r.states for r in results),
         sum(r.seconds for r in results),
+        " and ".join(dict.fromkeys(r.solver for r in results)),
     )

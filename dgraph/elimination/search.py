@@ -65,6 +65,7 @@ class SearchResult:
     lower_bound: int
     states: int
     seconds: float
+    solver: str = "A*"  # what searched: the A*, or CP-SAT (the constraint program)
 
     def info(self, family: str | None = None) -> dict:
         """The result's ``info``; with the ``family`` of accumulations searched, its lower
@@ -74,6 +75,7 @@ class SearchResult:
             "lower_bound": self.lower_bound,
             "states": self.states,
             "search_seconds": round(self.seconds, 3),
+            "solver": self.solver,
         }
         if family is not None:
             data["bounds"] = (Bound(int(self.lower_bound), family),)

@@ -1,11 +1,16 @@
-"""The optimal vertex elimination order, by A* over sets of eliminated vertices.
+"""The optimal vertex elimination order: A* over sets of eliminated vertices on small
+parts, constraint programming on large ones.
 
 After eliminating a set S of vertices the graph's structure does not depend on the order
 (i -> k exists iff a path from i to k has all its inner vertices in S), so the search runs
 over the 2^p subsets (:func:`dgraph.elimination.search.subset_search`, Bischof's dynamic
 program, Naumann 1999, §3) on the structure's bitmasks, pruned with the bound ``sum over
 remaining v of cut_in(v) * cut_out(v)`` and the Markowitz, forward and reverse costs as
-the incumbent.
+the incumbent. An independent part of more than :data:`VERTEX_LIMIT` intermediates, given
+a budget, goes to the CP-SAT model of :mod:`dgraph.elimination.vertex_exact` instead
+(where OR-Tools is installed; else to the A*, as before): it has proven optima of parts
+of 108 intermediates (AlphaGrad's robot arm), and elsewhere returns its best order with
+the solver's lower bound.
 
 References: U. Naumann, "Optimal accumulation of Jacobian matrices by elimination
 methods on the dual computational graph", Math. Program. 99 (2004) 399–421.
@@ -17,14 +22,16 @@ from collections.abc import Iterator
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
+from ..errors import SearchTooLarge
 from .kernel import BLOCKS, Elimination
 from .labeled import replay
 from .parts import by_parts
 from .search import SearchResult, check_size, check_start, subset_search
 from .structure import BitGraph
 from .vertex import markowitz_order
+from .vertex_exact import EXACT_LIMIT, available, exact_vertex_search
 
-__all__ = ["VERTEX_LIMIT", "vertex_optimal", "vertex_optimal_search"]
+__all__ = ["VERTEX_LIMIT", "uses_exact_model", "vertex_optimal", "vertex_optimal_search"]
 
 VERTEX_LIMIT = 18  # intermediates beyond which the search refuses without a budget
 TENSOR_VERTEX_LIMIT = 14  # likewise on a tensor graph, where every set's blocks are kept
@@ -49,6 +56,11 @@ def _connected_search(
 ) -> SearchResult:
     limit = TENSOR_VERTEX_LIMIT if graph.is_tensor else VERTEX_LIMIT
     check_size(graph, budget, limit, "vertex-optimal")
+    if uses_exact_model(graph, budget):
+        try:
+            return exact_vertex_search(graph, "structural", budget, incumbent)
+        except SearchTooLarge:  # too many fill clauses to build: the A*
+            pass
     check_start(graph, budget, 3 + bool(incumbent), "vertex-optimal")
     inner = graph.intermediates
     orders = [inner, inner[::-1], markowitz_order(graph)] + ([incumbent] if incumbent else [])
@@ -62,6 +74,18 @@ def _connected_search(
         return sum(w for v, w in weight.items() if not done >> v & 1)
 
     return subset_search(graph, bits.vertex_prices, bound, orders, budget)
+
+
+def uses_exact_model(graph: DGraph, budget: float | None) -> bool:
+    """Whether a connected part goes to the CP-SAT model: beyond the A*'s exhaustive
+    limit, with a budget, OR-Tools installed, on a scalar graph."""
+    p = len(graph.intermediates)
+    return (
+        budget is not None
+        and not graph.is_tensor
+        and VERTEX_LIMIT < p <= EXACT_LIMIT
+        and available()
+    )
 
 
 class _BlockPrices:
@@ -88,9 +112,12 @@ class _BlockPrices:
             yield v, self.paid[key]
 
 
-def vertex_optimal(graph: DGraph, budget: float | None = None) -> ExpressionSet:
-    """Vertex elimination in an optimal order (``optimal`` says whether it is proven)."""
-    result = vertex_optimal_search(graph, budget)
+def vertex_optimal(
+    graph: DGraph, budget: float | None = None, incumbent: list[str] | None = None
+) -> ExpressionSet:
+    """Vertex elimination in an optimal order (``optimal`` says whether it is proven);
+    ``incumbent`` is an order to start from."""
+    result = vertex_optimal_search(graph, budget, incumbent)
     order = [target for _, target in result.moves]
     return replay(
         graph, result.moves, "vertex-optimal", **result.info("vertex elimination"), order=order

@@ -25,12 +25,14 @@ from ..dominance.dstar import dstar
 from ..dominance.umbrella_method import umbrella
 from ..elimination.labeled import replay
 from ..elimination.metagraph import edge_optimal
+from ..elimination.parts import independent_parts
 from ..elimination.vertex import forward, markowitz, reverse, vertex_elimination
-from ..elimination.vertex_optimal import vertex_optimal
+from ..elimination.vertex_optimal import uses_exact_model, vertex_optimal
 from ..errors import DGraphError
 from ..faces.greedy import greedy_faces
 from ..faces.optimal import face_optimal
 from ..search.best import best
+from ..search.incumbent import good_order
 from ..zhou.factorize import zhou
 from ..zhou.layers import layers
 from ..zhou.listing import list_paths
@@ -176,6 +178,16 @@ def _edge_optimal(
     return edge_optimal(graph, metagraph, budget)
 
 
+def _vertex_optimal(graph: DGraph, budget: float | None = None) -> ExpressionSet:
+    """The optimal vertex order; where a part goes to the constraint program, from a
+    good order found with a fifth of the budget (:mod:`dgraph.search.incumbent`)."""
+    if budget is None or not any(uses_exact_model(p, budget) for p in independent_parts(graph)):
+        return vertex_optimal(graph, budget)
+    _, order = good_order(graph, INCUMBENT_SHARE * budget)
+    return vertex_optimal(graph, (1 - INCUMBENT_SHARE) * budget, order)
+
+
+INCUMBENT_SHARE = 0.2
 _VERTEX, _EDGE, _FACE = "vertex elimination", "edge elimination", "face elimination"
 register("forward", forward, _VERTEX, "vertex elimination in evaluation order", compared=True)
 register("reverse", reverse, _VERTEX, "vertex elimination in reverse order", compared=True)
@@ -210,9 +222,9 @@ register(
 )
 register(
     "vertex-optimal",
-    vertex_optimal,
+    _vertex_optimal,
     _VERTEX,
-    "optimal vertex elimination order (A* over eliminated sets)",
+    "optimal vertex elimination order (A* over eliminated sets; CP-SAT on large parts)",
     exact=True,
     compared=True,
 )

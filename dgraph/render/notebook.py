@@ -106,9 +106,23 @@ def _signed(k: int | None) -> str:
     return "" if k is None else f"+{k}" if k > 0 else str(k)
 
 
+def _optimal_cell(row: dict[str, Any]) -> str:
+    """``proven``, or ``gap N`` from the row's own lower bound (an exact search's, or
+    ``best``'s in its objective), ``no`` without one, blank for a heuristic."""
+    if row.get("optimal") or row.get("proven_optimal"):
+        return "proven"
+    if row.get("optimal") is False:
+        bound = row.get("lower_bound")
+        return f"gap {row['mults'] - bound}" if isinstance(bound, int) and bound else "no"
+    if row.get("objective_lower_bound") is not None:
+        cost = row["mults"] if row.get("objective") == "structural" else row["mults_effective"]
+        return f"gap {cost - row['objective_lower_bound']}"
+    return ""
+
+
 def comparison_cells(row: dict[str, Any]) -> list[str]:
     """One ``Comparison.rows()`` row as the cells of :data:`COLUMNS` (CLI and notebooks)."""
-    optimal = {True: "proven", False: "no"}.get(row.get("optimal"), "")
+    optimal = _optimal_cell(row)
     seconds = row.get("seconds")
     found_by = f" ({row['found_by']})" if "found_by" in row else ""
     return [

@@ -159,13 +159,16 @@ def cost_line(es: ExpressionSet) -> str:
             " — proven optimal"
             if es.info["optimal"]
             else f" — best found; lower bound {es.info['lower_bound']}"
+            f" (gap {es.mults - es.info['lower_bound']})"
         )
     if "objective" in es.info:  # best: its lower bound in what it minimized
         objective = es.info["objective"]
         if es.info.get("proven_optimal"):
             extra = f" — proven optimal in {objective} mults among {es.info['optimal_among']}"
         elif es.info.get("objective_lower_bound") is not None:
-            extra = f" — {objective} lower bound {es.info['objective_lower_bound']}"
+            bound = es.info["objective_lower_bound"]
+            cost = es.mults if objective == "structural" else es.mults_effective
+            extra = f" — {objective} lower bound {bound} (gap {cost - bound})"
     if "budget_note" in es.info:
         extra += f" — {es.info['budget_note']}"
     return (

@@ -12,12 +12,14 @@ beside it, in its table's order) before those of its own searches:
    expensive than any of them;
 2. the structure methods — local Jacobians, umbrellas, D*, Zhou's factorizer — where
    not given;
-3. exact searches where affordable: the optimal vertex order (A* over eliminated sets),
-   in structural and, on small graphs, effective multiplications
-   (:mod:`dgraph.search.effective_optimal`), and the edge-elimination metagraph, each
-   proven or cut off by its share of the work; beyond the metagraph, the proven bound on
-   every edge elimination (:mod:`dgraph.search.edge_bound`), reported with the cheapest
-   vertex or edge elimination and the gap as ``info["edge_elimination"]``;
+3. exact searches where affordable: the optimal vertex order (A* over eliminated sets on
+   small parts, the CP-SAT model of :mod:`dgraph.elimination.vertex_exact` on large ones
+   where OR-Tools is installed), in structural and effective multiplications
+   (:mod:`dgraph.search.effective_optimal`; on large parts only with OR-Tools), and the
+   edge-elimination metagraph, each proven or cut off by its share of the work; beyond the
+   metagraph, the proven bound on every edge elimination
+   (:mod:`dgraph.search.edge_bound`), reported with the cheapest vertex or edge
+   elimination and the gap as ``info["edge_elimination"]``;
 4. greedy vertex orders by effective cost, Markowitz degree, fill-in and relative
    Markowitz degree with forward and reverse tie-breaks, randomized restarts, a beam
    search, greedy edge and face eliminations priced the same way (front or back edges;
@@ -91,6 +93,7 @@ from ..elimination.metagraph import (
 )
 from ..elimination.parts import largest_part
 from ..elimination.vertex import markowitz_order, vertex_elimination
+from ..elimination.vertex_exact import available as exact_model_available
 from ..elimination.vertex_optimal import vertex_optimal_search
 from ..errors import InputError, SearchTooLarge
 from ..faces.elimination import FACE_PATH_LIMIT
@@ -549,7 +552,7 @@ def _heuristics(
             pool.add_order("beam", beam[1])
         clock.mark("beam")
     greedy = [by for by in pool.orders if by.startswith(("greedy", "restart"))] or ["markowitz"]
-    if not structural and largest_part(graph) <= SMALL:
+    if not structural and (largest_part(graph) <= SMALL or exact_model_available()):
         top = min(greedy, key=pool.key)
         try:
             exact = effective_optimal_search(

@@ -16,6 +16,10 @@ below what an order's built expression set counts (:meth:`Closure.exact`): the s
 then still returns its best order, priced as built, and claims it optimal only when that
 price equals its proven set-based optimum, a lower bound on every order's built count.
 
+A part of more than :data:`EFFECTIVE_LIMIT` intermediates, given a budget, goes to the
+CP-SAT model's effective form (:mod:`dgraph.elimination.vertex_exact`) where OR-Tools
+is installed and the labels depend on the set alone.
+
 References: U. Naumann, "Optimal accumulation of Jacobian matrices by elimination
 methods on the dual computational graph", Math. Program. 99 (2004) 399–421.
 """
@@ -30,6 +34,7 @@ from ..core.graph import DGraph
 from ..elimination.kernel import VALUES, Closure, effective_cost
 from ..elimination.parts import by_parts
 from ..elimination.search import SearchResult, check_size, subset_search
+from ..elimination.vertex_exact import EXACT_LIMIT, available, exact_vertex_search
 from ..errors import SearchTooLarge
 from .junction_bounds import effective_vertex_bounds, group_bounds
 
@@ -71,6 +76,13 @@ def _connected_search(
     graph: DGraph, budget: float | None, incumbent: list[str] | None
 ) -> SearchResult:
     check_size(graph, budget, EFFECTIVE_LIMIT, "effective-optimal")
+    large = EFFECTIVE_LIMIT < len(graph.intermediates) <= EXACT_LIMIT
+    if budget is not None and large and available():  # the CP-SAT model
+        try:
+            floors = effective_vertex_bounds(graph)
+            return exact_vertex_search(graph, "effective", budget, incumbent, floors=floors)
+        except SearchTooLarge:  # a label's value depends on the order: the A*
+            pass
     closure = Closure(graph, VALUES)
     names, inner = closure.names, closure.inner
     index = {v: i for i, v in enumerate(names)}

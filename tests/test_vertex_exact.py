@@ -1,0 +1,93 @@
+"""The CP-SAT model of optimal vertex elimination (dgraph.elimination.vertex_exact): the
+same optimum as the exhaustive searches, the same certificate on every run, and a bound
+at most the optimum when the budget cuts it."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dgraph
+from dgraph.bench.realworld import REAL_WORLD
+from dgraph.core.builders import bundled
+from dgraph.core.random_graphs import random_dag, random_program
+from dgraph.elimination import vertex_optimal as vertex_optimal_module
+from dgraph.elimination.kernel import VALUES, Closure, effective_cost, move_costs
+from dgraph.elimination.vertex import markowitz_order
+from dgraph.elimination.vertex_exact import available, exact_vertex_search
+from dgraph.elimination.vertex_optimal import vertex_optimal_search
+from dgraph.errors import SearchTooLarge
+from dgraph.search.effective_optimal import effective_optimal_search
+
+needs_ortools = pytest.mark.skipif(not available(), reason="OR-Tools is not installed")
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@needs_ortools
+def test_paper_numbers():
+    # Naumann's discrepancy example: 14 by vertex elimination, 3 on the sin graph
+    assert exact_vertex_search(bundled("naumann_discrepancy.json")).cost == 14
+    result = exact_vertex_search(bundled("naumann_sin.trace"), "effective")
+    assert (result.cost, result.proven) == (3, True)
+
+
+@FAST
+@given(st.integers(0, 10_000), st.integers(2, 9), st.floats(0.1, 0.5))
+@needs_ortools
+def test_structural_optimum_equals_the_subset_search(seed, inner, density):
+    g = random_dag(seed, 3, inner, 3, density)
+    exact, astar = exact_vertex_search(g), vertex_optimal_search(g)
+    assert exact.proven and exact.cost == exact.lower_bound == astar.cost
+    assert move_costs(g, exact.moves)[1] == exact.cost
+
+
+@FAST
+@given(st.integers(0, 10_000), st.integers(3, 9))
+@needs_ortools
+def test_effective_optimum_equals_the_subset_search(seed, statements):
+    g = random_program(seed, 2, statements, 2)
+    if not Closure(g, VALUES).exact() or any(g.constant_label(u, v) == 0 for u, v in g.edges()):
+        return  # the model refuses these (a label then depends on the order)
+    exact, astar = exact_vertex_search(g, "effective"), effective_optimal_search(g)
+    assert exact.proven and astar.proven and exact.cost == astar.cost
+    assert effective_cost(g, [v for _, v in exact.moves]) == exact.cost
+
+
+@needs_ortools
+def test_same_certificate_on_every_run():
+    g = random_dag(5, 4, 40, 4, 0.25)
+    runs = [exact_vertex_search(g, budget=0.2) for _ in range(2)]
+    assert [(r.moves, r.cost, r.lower_bound, r.proven, r.states) for r in runs[:1]] == [
+        (r.moves, r.cost, r.lower_bound, r.proven, r.states) for r in runs[1:]
+    ]
+
+
+@needs_ortools
+def test_a_cut_search_brackets_the_optimum():
+    g = random_dag(11, 3, 14, 3, 0.3)
+    optimum = vertex_optimal_search(g)
+    start = move_costs(g, [("vertex", v) for v in markowitz_order(g)])[1]
+    cut = exact_vertex_search(g, budget=0.001)
+    assert cut.lower_bound <= optimum.cost <= cut.cost <= start
+    assert cut.proven == (cut.lower_bound == cut.cost)
+
+
+@needs_ortools
+def test_vertex_optimal_uses_it_beyond_the_subset_search():
+    g = REAL_WORLD["reaction-rates"]()  # an independent part of 22 intermediates
+    with pytest.raises(SearchTooLarge):
+        vertex_optimal_search(g)  # no budget: beyond the exhaustive limit, as before
+    es = dgraph.accumulate(g, "vertex-optimal", budget=5)
+    assert es.verified and es.info["optimal"] is True
+    assert es.mults == es.info["lower_bound"] == 79
+    assert es.info["solver"] == "A* and CP-SAT"  # the single vertices, then the part of 22
+
+
+def test_without_ortools_the_subset_search_runs(monkeypatch):
+    monkeypatch.setattr(vertex_optimal_module, "available", lambda: False)
+    g = random_dag(3, 3, 20, 3, 0.2)
+    result = vertex_optimal_search(g, budget=0.2)  # the A*, within its work budget
+    assert result.solver == "A*"
+    assert result.lower_bound <= result.cost
+    assert move_costs(g, result.moves)[1] == result.cost
