@@ -17,7 +17,8 @@ Every candidate runs in its own subprocess (``--worker``), so its peak memory
 - ``F jax`` / ``F numpy``: one evaluation of the residual (jitted JAX; the NumPy twin).
 - ``dgraph python`` / ``dgraph jax``: ``from_jax(F, x, level="array")`` (graph s), then
   ``make_function(g, "jacobian", lang=..., sparse=True)`` (make_function s: accumulation,
-  verification, code); the JAX one under ``jax.jit`` (compile s: its first call).
+  verification, code); the JAX one called as it is (its values are one jitted function,
+  its pattern a device array made once; compile s: its first call).
 - ``asdex``: ``asdex.jacobian(F, x)`` (detection and coloring s), wrapped in ``jax.jit``.
 - ``sparsejac``: ``sparsejac.jacfwd(F, sparsity)`` given asdex's detected pattern
   (sparsejac has no detection: its build is asdex's detection plus its own coloring).
@@ -182,7 +183,8 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         t2 = time.perf_counter()
         result["build"] = {"graph": t1 - t0, "make_function": t2 - t1}
         arg = x if lang == "python" else xj
-        fn = J if lang == "python" else jax.jit(J)
+        fn = J  # JAX's: its values one jitted function, the pattern a device array (a
+        # jax.jit around J would copy the constant pattern out on every call)
         jac, first = _first_call(fn, arg)
         if lang == "jax":
             result["compile"] = first

@@ -172,7 +172,15 @@ def tensor_module(
     known.clear()  # what the walks made and the entries do not hold (10⁷ indices a block)
     leaves.clear()
     RECENT.clear()
-    if sparse:
+    outside = None  # JAX's sparse pattern: a device array made once, outside the values
+    if sparse and lang == "jax":
+        found = _sparse_parts(w, graph, entries_of, shapes)
+        if isinstance(found, str):
+            results = [w.emit(found, "J")]
+        else:
+            data, outside, shape = found
+            results = [w.emit(data, "J_data")]
+    elif sparse:
         results = [w.emit(_sparse_output(w, graph, entries_of, shapes), "J")]
     else:
         results = [
@@ -213,11 +221,43 @@ def tensor_module(
         body = fold_permutations(body, " ".join(ends))
     once = {r for r in ends if r not in w.varying}  # results that read no input
     returned = returned_line(once if lang == "python" else set())
-    used = set(re.findall(r"\w+", "\n".join([*body, returned])))
+    if outside is None:
+        lines = [f"def {mode}({args}):", doc, *body, returned]
+    else:
+        lines = _outside_pattern(mode, args, doc, body, returned, outside[0], shape, value)
+    used = set(re.findall(r"\w+", "\n".join(lines)))
     w.constants.keep(used)
     header = _header(w, es, lang, sparse, keys, shapes, mode)
-    lines = [f"def {mode}({args}):", doc, *body, returned]
     return header + "\n".join(lines) + "\n"
+
+
+def _outside_pattern(
+    mode: str, args: str, doc: str, body, returned: str, pattern: str, shape, value
+) -> list[str]:
+    """A JAX sparse module's lines: the values (and F) one jitted function, the BCOO
+    made around them with the pattern's indices, a device array made once at import —
+    returned from a jitted function they would be copied out on every call (as much
+    memory traffic as the values themselves)."""
+    inner = f"_{mode}_arrays"
+    called = f"{inner}({args})"
+    return [
+        f"def {inner}({args}):",
+        f'    """The values of J{" and F" if value else ""} (jitted once: {mode})."""',
+        *body,
+        returned,
+        "",
+        "",
+        f"{inner} = jax.jit({inner})",
+        f"_INDICES = jnp.asarray({pattern})",
+        "",
+        "",
+        f"def {mode}({args}):",
+        doc,
+        f"    {'F, J_data' if value else 'J_data'} = {called}",
+        f"    J = jsparse.BCOO((J_data, _INDICES), shape={shape!r}, indices_sorted=True,"
+        " unique_indices=True)",
+        "    return F, J" if value else "    return J",
+    ]
 
 
 MODULE_MODES = ("jacobian", "value_and_jacobian")
@@ -484,6 +524,15 @@ def _sparse_output(w: _Writer, graph, entries_of: dict, shapes) -> str:
     """The whole Jacobian as one sparse matrix: every entry's pattern placed at its
     output's rows and input's columns, sorted row-major once here; per call the values
     are read in that order (no gather where a single block is already in it)."""
+    found = _sparse_parts(w, graph, entries_of, shapes)
+    return found if isinstance(found, str) else w.d.sparse(*found)
+
+
+def _sparse_parts(
+    w: _Writer, graph, entries_of: dict, shapes
+) -> str | tuple[str, tuple[str, str], tuple[int, int]]:
+    """:func:`_sparse_output`'s values, pattern (constants' names) and shape; the empty
+    matrix's text where no entry has a block."""
     size = {v: math.prod(shapes[v]) for v in (*graph.outputs, *graph.inputs)}
     (row_at, m), (col_at, n) = offsets(graph.outputs, size), offsets(graph.inputs, size)
     rows, cols, parts = [], [], []
@@ -515,7 +564,7 @@ def _sparse_output(w: _Writer, graph, entries_of: dict, shapes) -> str:
         pattern = (w.constants.index(cols_all), w.constants.index(indptr))
     else:
         pattern = (w.constants.index(np.stack([rows_all, cols_all], axis=1)), "")
-    return w.d.sparse(data, pattern, (m, n))
+    return data, pattern, (m, n)
 
 
 def _value_output(w: _Writer, graph, names, shapes, sparse: bool) -> str:
