@@ -178,6 +178,27 @@ CASES: list[tuple[str, list[str], str]] = [
         ["accumulate", DISCREPANCY, "-m", "edges", "--order", "x:i>k"],
         "expected f:SOURCE",
     ),
+    # edge orders' vertex items (``v:VERTEX``, the explorer's export)
+    (
+        "edges-vertex-unknown",
+        ["accumulate", DISCREPANCY, "-m", "edges", "--order", "v:q"],
+        "unknown vertex 'q'",
+    ),
+    (
+        "edges-vertex-empty",
+        ["accumulate", DISCREPANCY, "-m", "edges", "--order", "v:"],
+        "unknown vertex ''",
+    ),
+    (
+        "edges-vertex-output",
+        ["accumulate", DISCREPANCY, "-m", "edges", "--order", "v:y1"],
+        "'y1' is an output",
+    ),
+    (
+        "edges-vertex-twice",
+        ["accumulate", DISCREPANCY, "-m", "edges", "--order", "v:i,v:i"],
+        "not a remaining intermediate",
+    ),
     ("order-method", ["accumulate", DISCREPANCY, "--order", "i,k"], "--order applies"),
     (
         "inverse-order-unknown",
