@@ -3,7 +3,7 @@ sparsejac, dense ``jax.jacfwd`` and one evaluation of F (issue 42, "What must be
 
     python benchmarks/sparse.py [SIZE ...] [--quick] [--functions brusselator laplace3d]
         [--candidates ...] [--dgraph-max N] [--dense-limit N] [--reps 10]
-        [--timeout 600] [--memory-gb 8] [--json FILE]
+        [--timeout 600] [--memory-gb 8] [--allocator default|reuse] [--json FILE]
 
 The residuals (:mod:`sparse_functions`): the 2-D Brusselator on an N x N periodic grid
 (asdex's and SciML's benchmark, 2 N^2 unknowns) and ``lap(u) + exp(u)`` on an n^3 grid with
@@ -23,10 +23,18 @@ Every candidate runs in its own subprocess (``--worker``), so its peak memory
 - ``sparsejac``: ``sparsejac.jacfwd(F, sparsity)`` given asdex's detected pattern
   (sparsejac has no detection: its build is asdex's detection plus its own coloring).
 - ``jacfwd``: dense ``jax.jit(jax.jacfwd(F))``, up to ``--dense-limit`` unknowns.
-- ``floor: nnz written (python | jax)``: measured in dgraph's worker, a call that only
-  writes as many doubles as J has nonzeros (``np.full`` / jitted ``jnp.full`` of one input
-  entry): the least any call returning J's values fresh does, its ratio to F the bound on
-  ``÷ F`` that no method can beat.
+- ``floor: nnz written (python | jax)``: in a fresh worker of its own after dgraph's, a
+  call that only writes as many doubles as J has nonzeros (``np.full`` / jitted
+  ``jnp.full`` of one input entry): the least any call returning J's values fresh does,
+  its ratio to F the bound on ``÷ F`` that no method can beat. (Measured in dgraph's
+  worker after its build, it found the allocator's pages warm that J's own call did not.)
+
+``--allocator reuse`` runs every worker with glibc's ``MALLOC_MMAP_THRESHOLD_`` and
+``MALLOC_TRIM_THRESHOLD_`` at 4 GB: a freed buffer stays in the heap and the next call
+reuses its pages. By default (``default``) glibc gives every buffer over 32 MB its own
+fresh pages, and every call that returns one pays their first touch (about 1.3 s per GB
+on the Firecracker VM of RESULTS.md): at 10⁶ unknowns J's 50-56 MB of values cost
+20-30 ms per call whatever computes them, more than the whole of F.
 
 Per call: the median of up to ``--reps`` calls after the first (fewer where they take
 long, at least 3). Values: each Jacobian is written as a CSR file and compared with
@@ -75,6 +83,8 @@ NEEDS = {  # the packages a candidate needs beyond jax and numpy
 }
 OUT_OF_MEMORY = ("RESOURCE_EXHAUSTED", "MemoryError", "std::bad_alloc")  # in a worker's stderr
 DEFAULT_SIZES = (10**4, 10**5, 10**6)
+# glibc's settings under ``--allocator reuse``: freed buffers kept for the next call
+REUSE = {"MALLOC_MMAP_THRESHOLD_": str(4 * 2**30), "MALLOC_TRIM_THRESHOLD_": str(4 * 2**30)}
 QUICK_SIZES = (10**3, 10**4)
 
 
@@ -211,6 +221,9 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         fn = jax.jit(J)
         jac, result["compile"] = _first_call(fn, xj)
         result["call"] = _timed_calls(fn, xj, reps)
+    elif candidate.startswith("floor"):  # "floor LANG NNZ": J's nnz doubles written
+        _, lang, nnz = candidate.split()
+        result["call"] = _floor(lang, int(nnz), xj if lang == "jax" else x, reps)
     elif candidate == "jacfwd":
         fn = jax.jit(jax.jacfwd(f))
         jac, result["compile"] = _first_call(fn, xj)
@@ -224,10 +237,6 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         matrix = one_matrix(jac)
         del jac
         result["nnz"] = int(matrix.nnz)
-        if candidate.startswith("dgraph"):  # the least a call returning J's values does
-            result["floor"] = _floor(
-                candidate.split()[1], matrix.nnz, xj if lang == "jax" else x, reps
-            )
         result["shape"] = list(matrix.shape)
         if out:
             sp.save_npz(out, matrix, compressed=False)
@@ -264,7 +273,7 @@ def _missing(candidate: str) -> str | None:
 
 def _spawn(name: str, side: int, candidate: str, opts, out: str) -> dict:
     """One candidate in a fresh interpreter; its result or a one-line status."""
-    missing = _missing(candidate)
+    missing = None if candidate.startswith("floor") else _missing(candidate)
     if missing:
         return {"status": missing}
     spec = {
@@ -276,6 +285,11 @@ def _spawn(name: str, side: int, candidate: str, opts, out: str) -> dict:
         "memory_gb": opts.memory_gb,
     }
     env = dict(os.environ)
+    if opts.allocator == "reuse":
+        env.update(REUSE)
+    else:
+        for key in REUSE:
+            env.pop(key, None)
     here = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH", "")) if p)
     try:
@@ -353,22 +367,18 @@ def measure(opts) -> list[dict]:
                     rows.append(
                         {"function": name, "side": side, "n": n, "candidate": candidate, **result}
                     )
-                    if "floor" in result:  # J's nnz doubles written: the least a call does
-                        rows.append(
-                            {
-                                "function": name,
-                                "side": side,
-                                "n": n,
-                                "candidate": f"floor: nnz written ({candidate.split()[1]})",
-                                "status": "ok",
-                                "build": {},
-                                "call": result["floor"],
-                                "peak_mb": result["peak_mb"],
-                                "base_mb": result["base_mb"],
-                                "nnz": result["nnz"],
-                            }
-                        )
+                    if candidate.startswith("dgraph") and result.get("nnz"):
+                        rows.append(_floor_row(name, side, n, candidate, result, opts, tmp))
     return rows
+
+
+def _floor_row(name: str, side: int, n: int, candidate: str, result: dict, opts, tmp) -> dict:
+    """The floor of a dgraph candidate: J's nnz doubles written, in a fresh worker (the
+    least a call returning J's values does, under the same allocator as J's call)."""
+    lang = candidate.split()[1]
+    found = _spawn(name, side, f"floor {lang} {result['nnz']}", opts, "")
+    row = {"function": name, "side": side, "n": n, "candidate": f"floor: nnz written ({lang})"}
+    return {**row, **found, "nnz": result["nnz"]}
 
 
 def _build(row: dict) -> float | None:
@@ -483,10 +493,16 @@ def main(argv: list[str]) -> None:
     parser.add_argument(
         "--memory-gb", type=float, default=8.0, help="address space per candidate (0: none)"
     )
+    parser.add_argument(
+        "--allocator",
+        choices=("default", "reuse"),
+        default="default",
+        help="glibc as it is, or keeping freed buffers for the next call (see above)",
+    )
     parser.add_argument("--json", help="write the raw results here")
     opts = parser.parse_args(argv)
     opts.sizes = opts.sizes or list(QUICK_SIZES if opts.quick else DEFAULT_SIZES)
-    print(_environment(), flush=True)
+    print(f"{_environment()}; allocator {opts.allocator}", flush=True)
     rows = measure(opts)
     if opts.json:
         Path(opts.json).write_text(json.dumps(rows, indent=1))

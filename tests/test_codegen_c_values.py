@@ -106,9 +106,10 @@ def _scatter(size, flat, data):
     return out
 
 
-def _scatter_add(base, flat, data):
+def _scatter_add(base, *parts):
     out = numpy.array(base, dtype=float)
-    out[flat] += data
+    for flat, data in zip(parts[::2], parts[1::2]):
+        out[flat] += data
     return out
 
 
@@ -121,7 +122,7 @@ def jacobian(x):
     d = numpy.exp(c) + numpy.sin(c) * c ** 3 - numpy.sqrt(numpy.abs(c)) / 2 + 1 / c ** 2
     e = numpy.ravel(d)[_K0]
     f = _scatter(18, _K1, e)
-    g = _scatter_add(f, _K6, numpy.tanh(e))
+    g = _scatter_add(f, _K6, numpy.tanh(e), _K1, e * e)  # two parts, one copy
     h = numpy.bincount(_K2, weights=g, minlength=7)
     n = numpy.arange(7)
     z = numpy.full((7,), 2.0)

@@ -82,6 +82,14 @@ class BlockOps:
         block, terms = valued
         parts = sorted(terms.parts, key=lambda p: (self.varies(p[1]), p[0] is not None))
         total = None
+        pending: list[tuple[str, str]] = []  # scatter-adds written as one statement
+
+        def flush(total: str) -> str:
+            if pending:
+                total = self.emit(self.d.scatter_add(total, pending))
+                pending.clear()
+            return total
+
         for where, data in parts:
             if total is None:
                 total = (
@@ -90,10 +98,13 @@ class BlockOps:
                     else self.emit(self.d.scatter(terms.size, self.constants.index(where), data))
                 )
             elif where is None:
+                total = flush(total)
                 total = self.emit(f"{self.d.xp}.ravel({total}) + {self.d.xp}.ravel({data})")
             else:
-                total = self.emit(self.d.scatter_add(total, self.constants.index(where), data))
-        return block, total
+                if pending and self.varies(pending[-1][1]) != self.varies(data):
+                    total = flush(total)  # the parts that vary not folded with the rest
+                pending.append((self.constants.index(where), data))
+        return block, flush(total)
 
     def values_at(self, block: Block, values: str, at: np.ndarray) -> str:
         return values_at(self.d, self.constants, block, values, at)

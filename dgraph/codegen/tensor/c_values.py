@@ -19,8 +19,9 @@ The vocabulary: input reshape/asarray, slicing, reshape, transpose, flip, broadc
 ravel; elementwise arithmetic, integer powers and the functions the printers use
 (``exp``, ``sin``, ..., ``maximum``, ``heaviside``, ``where``, ``astype``); ``concatenate``
 (any axis), ``pad`` with a constant, gathers ``numpy.ravel(x)[_K]`` (also inside an
-expression), ``_scatter``, ``_scatter_add`` (each position once, as the generator
-writes them), ``numpy.bincount(ids, weights=..., minlength=n)``, ``numpy.sum(x, axis)``,
+expression), ``_scatter``, ``_scatter_add`` (one or more parts, each position once a
+part, as the generator writes them), ``numpy.bincount(ids, weights=..., minlength=n)``,
+``numpy.sum(x, axis)``,
 ``numpy.full``, ``numpy.arange``, a one-operand ``einsum`` that only permutes axes, and
 the final ``scipy.sparse.csr_array((data, indices, indptr), shape)``.
 
@@ -359,15 +360,16 @@ class _Translator:
         ctype = _ctype(np.asarray(value).dtype)
         if kind == "_scatter_add" and self._dead(node.args[0], shape):
             base = self.env[node.args[0].id]  # type: ignore[attr-defined]
-            self._scatter(base.base, node.args[1], node.args[2], "+=")
+            for flat, data in _pairs(node.args[1:]):
+                self._scatter(base.base, flat, data, "+=")
             self.env[target] = base
             return
         out = self._buffer(target, math.prod(shape), ctype)
         out_view = _contiguous(out, shape, ctype)
         if kind == "_scatter_add":
-            base, flat, data = node.args
-            self._copy(out_view, base)
-            self._scatter(out, flat, data, "+=")
+            self._copy(out_view, node.args[0])
+            for flat, data in _pairs(node.args[1:]):
+                self._scatter(out, flat, data, "+=")
         elif kind == "_scatter":
             _, flat, data = node.args
             self._fill(out_view, 0.0)
@@ -1116,6 +1118,14 @@ def _call_name(node: ast.expr) -> str | None:
     if isinstance(f, ast.Name):
         return f.id
     return None
+
+
+def _pairs(args: list[ast.expr]) -> list[tuple[ast.expr, ast.expr]]:
+    """``_scatter_add``'s parts: its arguments after the base, two by two (positions,
+    values)."""
+    if len(args) % 2:
+        raise DGraphError("C values: a _scatter_add whose parts are not pairs")
+    return list(zip(args[::2], args[1::2], strict=True))
 
 
 def _is_call(node: ast.expr, name: str) -> bool:
