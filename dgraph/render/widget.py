@@ -30,7 +30,7 @@ from ..errors import DGraphError, InputError
 from ..faces.elimination import FaceState
 from .drawing import Drawing, check_drawable
 from .explore import Exploration, IllegalMove
-from .pinned import Layout, _free_point, layout_of, pin
+from .pinned import Layout, layout_of, pin
 from .scene import inline_labels
 from .stepviews import graph_frames
 from .styles import Style, get_style
@@ -256,7 +256,8 @@ def _point(pos: str) -> tuple[float, float]:
 
 
 def _box(place: dict[str, str]) -> tuple[float, float, float, float]:
-    """A node's box in points: centre x, y, half width, half height."""
+    """A node's box in points: centre x, y, half width, half height (graphviz gives sizes
+    in inches)."""
     x, y = _point(place["pos"])
     return x, y, float(place["width"]) * 36, float(place["height"]) * 36
 
@@ -295,25 +296,23 @@ def line_places(
     for face in faces:
         i, j = state.face_by_name(*face)
         state.eliminate(i, j)
-        new = [v for v in state.succ if f"f{v}" not in known]
-        if not new:
-            continue
-        (k,) = new  # a face elimination makes one vertex at most
-        gone = [v for v in (j, i) if v not in state.succ and f"f{v}" in known]
-        if gone:
-            place = {**known[f"f{gone[0]}"], **size}
-        else:
-            (xi, yi), (xj, yj) = _point(known[f"f{i}"]["pos"]), _point(known[f"f{j}"]["pos"])
-            cx, cy = (xi + xj) / 2, (yi + yj) / 2
-            w, h = width * 1.3 * 36, height * 1.6 * 36
+        for k in sorted(v for v in state.succ if f"f{v}" not in known):
             boxes = [_box(known[f"f{u}"]) for u in state.succ if u != k and f"f{u}" in known]
-            step = 2 * w + 8
-            spots = [(cx + d * step / 2, cy) for n in range(1, 40) for d in (n, -n)]
-            x, y = next(((x, y) for x, y in [(cx, cy), *spots] if _free(x, y, w, h, boxes)))
-            x0, y0 = min(x0, x - w), min(y0, y - h)
-            x1, y1 = max(x1, x + w), max(y1, y + h)
-            place = {"pos": f"{x:g},{y:g}", **size}
-        made[f"f{k}"] = known[f"f{k}"] = place
+            w, h = width * 1.3 * 36, height * 1.6 * 36
+            gone = [v for v in (j, i) if v not in state.succ and f"f{v}" in known]
+            if gone:  # in its place, as large as a product needs where that is free
+                x, y = _point(known[f"f{gone[0]}"]["pos"])
+                roomy = _free(x, y, w, h, boxes)
+                place = {**known[f"f{gone[0]}"], **(size if roomy else {})}
+            else:
+                (xi, yi), (xj, yj) = (_point(known[f"f{v}"]["pos"]) for v in (i, j))
+                cx, cy = (xi + xj) / 2, (yi + yj) / 2
+                spots = [(cx + d * (w + 4), cy) for n in range(1, 40) for d in (n, -n)]
+                x, y = next((x, y) for x, y in [(cx, cy), *spots] if _free(x, y, w, h, boxes))
+                x0, y0 = min(x0, x - w - _ROOM), min(y0, y - h - _ROOM)
+                x1, y1 = max(x1, x + w + _ROOM), max(y1, y + h + _ROOM)
+                place = {"pos": f"{x:g},{y:g}", **size}
+            made[f"f{k}"] = known[f"f{k}"] = place
     return made, f"{x0:g},{y0:g},{x1:g},{y1:g}"
 
 
