@@ -127,6 +127,10 @@ function render({ model, el }) {
       const g = picture.querySelector("[id='" + id + "']");
       if (!g) continue;
       g.classList.add(targets[id][0] === "vertex" ? "dgx-vertex" : "dgx-edge");
+      const title = g.querySelector("title");  // the tooltip: the face by its two edges
+      if (title && targets[id][0] === "face") {
+        title.textContent = "face [" + targets[id][1].join(", ") + "]: click to eliminate";
+      }
       const path = g.classList.contains("edge") && g.querySelector("path");
       if (path) {  // a wide, invisible twin of the line: easier to hit
         const hit = path.cloneNode();
@@ -168,7 +172,8 @@ export default { render };
 
 _CSS = """
 .dgx { font-family: sans-serif; font-size: 13px; }
-.dgx-bar { display: flex; gap: 6px; align-items: center; margin-bottom: 4px; }
+.dgx-bar { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-bottom: 4px; }
+.dgx-bar button { flex: none; white-space: nowrap; }
 .dgx-counts { margin: 4px 0; }
 .dgx-mults { font-size: 20px; font-weight: bold; }
 .dgx-small { color: #666; }
