@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import random
 import re
 
 import pytest
@@ -341,6 +342,33 @@ def test_mixed_moves_count_as_the_faces_module(g, rnd):
     assert es.verified and (es.mults, es.mults_effective) == (x.structural, x.mults)
     if replayed is not None:
         assert replayed.jacobian == es.jacobian and replayed.mults == es.mults
+
+
+@pytest.mark.parametrize("name", ["naumann_discrepancy.json", "zhou_two_blocks.json"])
+def test_mixed_moves_leaving_the_graphs(name):
+    """Graphs with vertices of two edges in and two out, where random faces leave the
+    graph states most of the time: counts, undo and redo, and the finished set as above."""
+    g = bundled(name)
+    left = 0
+    for seed in range(8):
+        rnd = random.Random(seed)
+        x = Exploration(g)
+        while not x.done():
+            moves = x.legal_moves() if rnd.random() < 0.3 and x.is_graph() else x.face_moves()
+            move = rnd.choice(moves)
+            predicted = x.cost(move)
+            assert x.apply(move) == predicted
+            if rnd.random() < 0.2:
+                shown = _face_state(x)
+                x.undo()
+                x.redo()
+                assert _face_state(x) == shown
+        left += not x.is_graph()
+        es = x.expression_set()
+        assert es.verified and (es.mults, es.mults_effective) == (x.structural, x.mults)
+        replayed = replay_faces(g, parse_faces(x.order_text()))
+        assert replayed.jacobian == es.jacobian
+    assert left >= 4  # most runs ended in a line graph no graph has
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -85,14 +85,18 @@ def replay_faces(
     one-line error for a face not there when its turn comes, or faces left at the end)."""
     check_path_limit(graph, method)
     state = FaceState(graph)
-    for k, (first, second) in enumerate(faces, 1):
+    for k, face in enumerate(faces, 1):
+        if not (isinstance(face, tuple | list) and len(face) == 2):
+            raise InputError(f"{method}: face {k} is not a pair of line-graph vertex names")
+        first, second = face
         try:
             state.eliminate(*state.face_by_name(first, second))
         except DGraphError as exc:
             raise InputError(f"{method}: face {k} [{first}, {second}]: {exc}") from None
     if not state.done():
+        n = len(state.faces())
         left = format_faces((state.name[i], state.name[j]) for i, j in state.faces()[:2])
         raise InputError(
-            f"{method}: {len(state.faces())} faces left after the sequence, e.g. {left}"
+            f"{method}: {n} face{'s' if n != 1 else ''} left after the sequence, e.g. {left}"
         )
     return state.result(method, info)
