@@ -1,17 +1,23 @@
 """``dgraph.explore`` in a real JupyterLab, clicked in headless Chromium.
 
 The test starts JupyterLab (its own config, runtime and workspace folders under
-``tmp_path``; the kernel imports this checkout's ``dgraph``) on a notebook whose one cell
+``tmp_path``; the kernel imports this checkout's ``dgraph``) on a notebook whose first cell
 is ``dgraph.explore(bundled("naumann_sin.trace"))``, opens it in headless Chromium, runs
 the cell through JupyterLab's command registry (``--expose-app-in-browser``), and then,
 through the DevTools protocol, clicks vertex v2 of the drawing at its on-screen centre
 (``Input.dispatchMouseEvent``): the count must go from 0 to 2 (Naumann's sin example:
 eliminating v2 costs two products), the drawing must change (v2 no longer clickable) and
 the expression set so far must show. Then a Shift+click on the label of edge x1 -> v1
-back-eliminates it: 3 mults, the order ``v:v2,b:x1>v1`` of method ``edges``. Screenshots
-before and after the vertex click are taken; with ``DGRAPH_SCREENSHOTS=DIR`` they are also
-copied to ``DIR/explore-before.png`` and ``DIR/explore-after.png`` (docs/gallery/screenshots
-holds the ones in the docs).
+back-eliminates it: 3 mults, the order ``v:v2,b:x1>v1`` of method ``edges``. A second
+cell opens Naumann's discrepancy example in the line-graph view
+(``view="line"``); a click on its face [a->k, k->i] eliminates it (1 mult,
+the order ``[a->k, k->i]`` of method ``faces``; 13 faces left: the product a->i has
+a face to each of i's five out-edges), and the graph view then says that no graph
+has this state instead of drawing. Screenshots before and after the vertex click and the
+face click, and of that notice, are taken; with ``DGRAPH_SCREENSHOTS=DIR`` they are also
+copied to ``DIR`` as ``explore-before.png``, ``explore-after.png``,
+``explore-line-before.png``, ``explore-line-after.png`` and ``explore-line-notice.png``
+(docs/gallery/screenshots holds the ones in the docs).
 
 Skipped where jupyterlab, anywidget, websocket-client or a chromium binary is missing.
 """
@@ -41,6 +47,8 @@ from dgraph import bundled
 
 explorer = dgraph.explore(bundled("naumann_sin.trace"))
 explorer"""
+LINE_CELL = """line = dgraph.explore(bundled("naumann_discrepancy.json"), view="line")
+line"""
 
 
 def _missing() -> str | None:
@@ -129,6 +137,7 @@ def lab(tmp_path):
     work.mkdir()
     nb = nbformat.v4.new_notebook()
     nb.cells.append(nbformat.v4.new_code_cell(CELL))
+    nb.cells.append(nbformat.v4.new_code_cell(LINE_CELL))
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
     nbformat.write(nb, work / "explore.ipynb")
     config = tmp_path / "config"
@@ -228,21 +237,53 @@ def browser(tmp_path):
 
 
 STATE = """(() => {
-  const mults = document.querySelector('.dgx-mults');
-  const svg = document.querySelector('.dgx-drawing svg');
+  const root = document.querySelector('.dgx');
+  if (!root) return null;
+  const mults = root.querySelector('.dgx-mults');
+  const svg = root.querySelector('.dgx-drawing svg');
   if (!mults || !svg) return null;
   const vertex = [...svg.querySelectorAll("g.node")].find(
     g => g.querySelector('title').textContent === 'v2');
-  const box = vertex.getBoundingClientRect();
+  const rect = vertex.getBoundingClientRect();
   const label = [...svg.querySelectorAll("g.node")].find(
     g => g.querySelector('title').textContent === 'label-x1-v1');
   const edge = label ? label.getBoundingClientRect() : {x: 0, y: 0, width: 0, height: 0};
-  const math = [...document.querySelectorAll('.widget-htmlmath')].map(m => m.innerText).join('');
+  const box = root.closest('.widget-vbox') || document;
+  const math = [...box.querySelectorAll('.widget-htmlmath')].map(m => m.innerText).join('');
   return {mults: mults.textContent, svg: svg.outerHTML, v2: vertex.id,
-          x: box.x + box.width / 2, y: box.y + box.height / 2,
+          x: rect.x + rect.width / 2, y: rect.y + rect.height / 2,
           edge: label ? label.id : null, ex: edge.x + edge.width / 2, ey: edge.y + edge.height / 2,
-          order: document.querySelector('.dgx-order').textContent,
-          math: math, mathjax: document.querySelectorAll('.widget-htmlmath mjx-container').length};
+          order: root.querySelector('.dgx-order').textContent,
+          math: math, mathjax: box.querySelectorAll('.widget-htmlmath mjx-container').length};
+})()"""
+
+# the second explorer (line-graph view): the counts, and a point of the face [a->k, k->i]
+# (its tooltip names it) where a click reaches it and no other element
+LINE_STATE = """(() => {
+  const root = document.querySelectorAll('.dgx')[1];
+  if (!root) return null;
+  const mults = root.querySelector('.dgx-mults');
+  const svg = root.querySelector('.dgx-drawing svg');
+  const notice = root.querySelector('.dgx-notice');
+  if (!mults || !(svg || notice)) return null;
+  const out = {mults: mults.textContent, svg: svg ? svg.outerHTML : '',
+               notice: notice ? notice.textContent : '',
+               faces: (root.querySelector('.dgx-faces') || {}).textContent,
+               order: root.querySelector('.dgx-order').textContent,
+               graph: root.querySelector('.dgx-view-graph').getBoundingClientRect().toJSON()};
+  const face = svg && [...svg.querySelectorAll('g.edge')].find(
+    g => g.querySelector('title').textContent.startsWith('face [a->k, k->i]'));
+  if (face) {
+    const path = face.querySelector('path:not(.dgx-hit)');
+    const m = path.getScreenCTM(), length = path.getTotalLength();
+    for (const t of [0.3, 0.7, 0.5, 0.2, 0.8]) {
+      const p = path.getPointAtLength(t * length);
+      const x = p.x * m.a + p.y * m.c + m.e, y = p.x * m.b + p.y * m.d + m.f;
+      const hit = document.elementFromPoint(x, y);
+      if (hit && hit.closest('g.edge') === face) { out.fx = x; out.fy = y; break; }
+    }
+  }
+  return out;
 })()"""
 
 
@@ -305,9 +346,37 @@ def _click_a_vertex(lab, browser, tmp_path):
         "the edge move", lambda: (s := browser.js(STATE)) and s["mults"] == "3" and s, seconds=30
     )
     assert "--method edges --order 'v:v2,b:x1>v1'" in edged["order"]
+    shots = [shot_before, shot_after, *_click_a_face(browser, tmp_path)]
     out = os.environ.get("DGRAPH_SCREENSHOTS")
     if out:
         Path(out).mkdir(parents=True, exist_ok=True)
-        for shot in (shot_before, shot_after):
+        for shot in shots:
             shutil.copy(shot, Path(out) / shot.name)
     print(f"browser test: {time.monotonic() - started:.1f} s from navigation to the last shot")
+
+
+def _click_a_face(browser, tmp_path) -> list[Path]:
+    """The second explorer, in the line-graph view: click the face [a->k, k->i] (k has two
+    edges in and two out, so no edge elimination is this face), then the graph view."""
+    browser.js("document.querySelectorAll('.dgx')[1].scrollIntoView({block: 'start'})")
+    before = _wait(
+        "the line-graph explorer", lambda: (s := browser.js(LINE_STATE)) and "fx" in s and s
+    )
+    assert before["mults"] == "0" and before["faces"] == "9" and before["notice"] == ""
+    shot_before = browser.screenshot(tmp_path / "explore-line-before.png")
+    browser.click(before["fx"], before["fy"])
+    after = _wait(
+        "the face move", lambda: (s := browser.js(LINE_STATE)) and s["mults"] == "1" and s
+    )
+    assert after["faces"] == "13" and after["svg"] != before["svg"]  # a->i: five new
+    assert "--method faces --order '[a->k, k->i]'" in after["order"]
+    time.sleep(1.0)  # MathJax
+    shot_after = browser.screenshot(tmp_path / "explore-line-after.png")
+    graph = after["graph"]
+    browser.click(graph["x"] + graph["width"] / 2, graph["y"] + graph["height"] / 2)
+    notice = _wait("the graph view's notice", lambda: (s := browser.js(LINE_STATE)) and s["notice"])
+    assert "the face [a->k, k->i] is no vertex or edge elimination" in notice
+    shot_notice = browser.screenshot(tmp_path / "explore-line-notice.png")
+    for shot in (shot_before, shot_after, shot_notice):
+        assert shot.stat().st_size > 5000
+    return [shot_before, shot_after, shot_notice]

@@ -17,6 +17,8 @@ from dgraph.core.random_graphs import random_dag
 from dgraph.elimination.labeled import LabeledGraph
 from dgraph.elimination.vertex import forward
 from dgraph.errors import DGraphError
+from dgraph.faces.elimination import FaceState
+from dgraph.faces.sequence import eliminate_step
 from dgraph.methods import COMPARED, METHODS, accumulate, lookup, methods
 from dgraph.methods.chain import ELIMINATION_METHODS
 from dgraph.methods.registry import FAMILIES
@@ -34,6 +36,13 @@ def _options(name: str, graph: dgraph.DGraph, rng: random.Random) -> dict:
                 sequence.append(("forward", (v, k)))
                 state.apply(sequence[-1])
         return {"sequence": sequence}
+    if name == "faces":  # the faces of a random vertex order, by the names they had
+        state, faces = FaceState(graph), []
+        order = list(graph.intermediates)
+        rng.shuffle(order)
+        for v in order:
+            faces += eliminate_step(state, "vertex", v)
+        return {"faces": faces}
     return {}
 
 
@@ -64,7 +73,7 @@ def test_roles_and_families_are_declared():
         "edge-optimal",
         "best",
     ]
-    assert methods(needs=()) == [m for m in METHODS if m not in ("vertex", "edges")]
+    assert methods(needs=()) == [m for m in METHODS if m not in ("vertex", "edges", "faces")]
     assert methods(exact=True) == ["vertex-optimal", "edge-optimal", "face-optimal"]
     assert methods(compared=True, deterministic=True) == COMPARED[:-1]
     assert ELIMINATION_METHODS == ("forward", "reverse", "markowitz", "layers")

@@ -19,6 +19,7 @@ from ..core.builders.trace import GRANULARITIES
 from ..core.files import output_path, write_atomic
 from ..core.graph import DGraph
 from ..errors import InputError
+from ..faces.sequence import parse_faces
 from ..methods import METHODS
 
 __all__ = [
@@ -235,8 +236,10 @@ def edge_sequence(graph: DGraph, text: str, option: str = "--order") -> list[tup
 
 
 def method_options(graph: DGraph, method: str, order: str | None) -> dict[str, Any]:
-    """The ``--order`` of methods ``vertex`` (intermediates ``v1,v2``) and ``edges``
-    (``f:i>j,b:k>l``) as their keyword options, checked against ``graph``."""
+    """The ``--order`` of methods ``vertex`` (intermediates ``v1,v2``), ``edges``
+    (``f:i>j,b:k>l``) and ``faces`` (``[i->j, j->k], ...``) as their keyword options,
+    checked against ``graph`` (faces when replayed: their names depend on the faces
+    before them)."""
     if order is None:
         return {}
     if method == "vertex":
@@ -247,7 +250,9 @@ def method_options(graph: DGraph, method: str, order: str | None) -> dict[str, A
         return {"order": vertex_list(graph, order, "--order", intermediates, "an intermediate")}
     if method == "edges":
         return {"sequence": edge_sequence(graph, order)}
-    raise InputError(f"--order applies to methods vertex and edges, not {method!r}")
+    if method == "faces":
+        return {"faces": parse_faces(order)}
+    raise InputError(f"--order applies to methods vertex, edges and faces, not {method!r}")
 
 
 def by_equation(graph: DGraph, indices: list[int]) -> list[str]:

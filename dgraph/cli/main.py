@@ -96,8 +96,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--order",
-        help="vertex order 'v1,v2' or jaxpr equation indices '5,3,12' (method vertex), or"
-        " 'f:i>j,b:k>l,v:v3' (edges: front, back and vertex eliminations)",
+        help="vertex order 'v1,v2' or jaxpr equation indices '5,3,12' (method vertex),"
+        " 'f:i>j,b:k>l,v:v3' (edges: front, back and vertex eliminations), or"
+        " '[i->j, j->k], [j->k, k->l]' (faces: line-graph faces, as dgraph faces prints them)",
     )
     p.add_argument(
         "--metagraph",

@@ -74,7 +74,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="one frame per step of --method: FILE-00.svg, FILE-01.svg, ... (or one .html)",
     )
     method_argument(p, "the method drawn by --steps")
-    p.add_argument("--order", help="--steps with method vertex 'v1,v2' or edges 'f:i>j,b:k>l'")
+    p.add_argument(
+        "--order",
+        help="--steps with method vertex 'v1,v2', edges 'f:i>j,b:k>l' or faces"
+        " '[i->j, j->k], [j->k, k->l]'",
+    )
     p.add_argument("--budget", type=budget, help="seconds for exact searches beyond their limit")
     p.add_argument(
         "--strategy",

@@ -31,6 +31,7 @@ from ..elimination.vertex_optimal import uses_exact_model, vertex_optimal
 from ..errors import DGraphError
 from ..faces.greedy import greedy_faces
 from ..faces.optimal import face_optimal
+from ..faces.sequence import replay_faces
 from ..search.best import best
 from ..search.incumbent import good_order
 from ..zhou.factorize import zhou
@@ -136,7 +137,7 @@ def methods(**roles: Any) -> list[str]:
     """The registered names whose roles match, in registration order.
 
     >>> methods(family="face elimination")
-    ['face-optimal', 'face-greedy']
+    ['face-optimal', 'face-greedy', 'faces']
     """
     return [
         m.name
@@ -170,6 +171,12 @@ def _edges(graph: DGraph, sequence: Iterable | None = None) -> ExpressionSet:
     if sequence is None:
         raise DGraphError("method 'edges' needs a sequence (--order f:i>j,b:k>l,...)")
     return replay(graph, sequence, "edges")
+
+
+def _faces(graph: DGraph, faces: Iterable | None = None) -> ExpressionSet:
+    if faces is None:
+        raise DGraphError("method 'faces' needs a face sequence (--order '[i->j, j->k], ...')")
+    return replay_faces(graph, faces, "faces")
 
 
 def _edge_optimal(
@@ -267,6 +274,14 @@ register(
     _EDGE,
     "forward/backward edge elimination in a given sequence",
     needs=("sequence",),
+)
+register(
+    "faces",
+    _faces,
+    _FACE,
+    "face elimination in a given sequence",
+    needs=("faces",),
+    scalar_only=True,
 )
 
 COMPARED = methods(compared=True)
