@@ -386,7 +386,7 @@ def test_the_entrywise_check_finds_a_wrong_entry():
 def test_varying_parts_are_added_to_one_copy(lang):
     """The Brusselator's four varying diagonals (∂u'/∂u, ∂u'/∂v, ∂v'/∂u, ∂v'/∂v) are added
     to one copy of the constant values in one statement: at 10⁶ unknowns each copy is
-    48 MB, and three copies fewer took NumPy's call from 50 to 34 ms (benchmarks/RESULTS.md)."""
+    48 MB (benchmarks/RESULTS.md, "Per call at 10⁶")."""
     import sys
     from pathlib import Path
 

@@ -99,7 +99,7 @@ class Dialect:
             '    data, flat, data, ...)."""',
             "    out = numpy.array(base, dtype=float)",
             "    for flat, data in zip(parts[::2], parts[1::2]):",
-            "        out[flat] += data",
+            "        numpy.add.at(out, flat, data)  # faster than out[flat] += data",
             "    return out",
         ]
 
