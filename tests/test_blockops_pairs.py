@@ -1,6 +1,7 @@
 """The pairs of entries that meet in a sparse product and the product entry each adds
 to (dgraph.codegen.tensor.blockops): the shortcuts for a factor on the diagonal and for
-a partial permutation give what the general search gives."""
+a partial permutation give what the general search gives, and so does the merge that
+places a sum's summands."""
 
 from __future__ import annotations
 
@@ -8,8 +9,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dgraph.codegen.tensor.blockops import _meeting_pairs, _permuted_positions, _positions
-from dgraph.core.blocks import multiply, sparse
+from dgraph.codegen.tensor.blockops import (
+    _meeting_pairs,
+    _merged,
+    _permuted_positions,
+    _positions,
+    entries,
+)
+from dgraph.core.blocks import add, diagonal, multiply, sparse
 
 
 def _searched(a, b, product, ia, ib):
@@ -55,3 +62,31 @@ def test_a_general_product_is_left_to_the_search():
     _, product = multiply(a, b)
     ia, ib = _meeting_pairs(a.cols, b.rows, 2)
     assert _permuted_positions(a.rows, a.cols, b.rows, b.cols, ia, ib, product) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**16), st.booleans())
+def test_a_sum_places_its_summands_as_the_search_does(seed, on_the_diagonal):
+    """Where each summand's entries sit in the sum: the merge of the two patterns gives
+    the positions a search of their flat indices gives, with a diagonal summand too."""
+    rng = np.random.default_rng(seed)
+    n, m = (int(x) for x in rng.integers(1, 9, size=2))
+    if on_the_diagonal:
+        m = n
+    blocks = [
+        sparse((n,), (m,), *np.nonzero(rng.random((n, m)) < rng.uniform(0.1, 0.9)))
+        for _ in range(2)
+    ]
+    if on_the_diagonal:
+        blocks[int(rng.integers(2))] = diagonal((n,))
+    a, b = blocks
+    total = add(a, b)
+    if a.nnz == 0 or b.nnz == 0 or not hasattr(total, "indptr"):
+        return
+    placed = _merged(a, b, total)
+    assert placed is not None
+    width = max(1, m)
+    keys = total.rows * width + total.cols
+    for block, where in zip((a, b), placed, strict=True):
+        rows, cols, _ = entries(block)
+        assert np.array_equal(where, _positions(keys, rows * width + cols))
