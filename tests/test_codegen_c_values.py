@@ -15,6 +15,7 @@ import pytest
 import dgraph
 from dgraph.cli import main
 from dgraph.codegen.c import compiler
+from dgraph.codegen.cuda import cxx_compiler
 from dgraph.codegen.python import load_python
 from dgraph.codegen.tensor.c_values import c_values, read_index_file
 from dgraph.errors import DGraphError
@@ -45,6 +46,10 @@ def _same(g):
     np.testing.assert_array_equal(a.indices, b.indices)
     np.testing.assert_array_equal(a.indptr, b.indptr)
     np.testing.assert_allclose(b.data, a.data, rtol=1e-13, atol=1e-13 * abs(a.data).max())
+    if cxx_compiler() is not None:  # the CUDA kernels, one host thread each, in order
+        c = J_c.generated.values.load_cuda_host()(*xs)
+        np.testing.assert_array_equal(c.indices, a.indices)
+        np.testing.assert_allclose(c.data, a.data, rtol=1e-13, atol=1e-13 * abs(a.data).max())
 
 
 @pytest.mark.parametrize("build", ["stencil_1d", "stencil_2d", "moves", "chain"])
@@ -146,6 +151,8 @@ def test_every_statement_kind_equals_numpy():
     got = values.load()(x)
     np.testing.assert_allclose(got.data, expected.data, rtol=1e-13, atol=1e-13)
     np.testing.assert_array_equal(got.indices, expected.indices)
+    if cxx_compiler() is not None:  # the CUDA kernels (the bincount's atomicAdd too)
+        np.testing.assert_allclose(values.load_cuda_host()(x).data, expected.data, rtol=1e-13)
     arrays_read = read_index_file(values.index_bytes())
     assert list(arrays_read)[-3:] == ["indices", "indptr", "shape"]
     assert arrays_read["shape"].tolist() == [52, 52]
@@ -198,7 +205,7 @@ def test_the_cli_writes_the_c_file_and_its_index_file(tmp_path, capsys):
 def test_the_cuda_text_has_one_kernel_per_statement_launched_in_order(tmp_path):
     values = c_values(MODULE)
     kernels = re.findall(r'extern "C" __global__ void (jacobian_values_k\d+)\(', values.cuda)
-    launched = re.findall(r"(jacobian_values_k\d+)<<<", values.cuda)
+    launched = re.findall(r"DGRAPH_LAUNCH\((jacobian_values_k\d+),", values.cuda)
     assert kernels and launched == kernels
     assert 'extern "C" void jacobian_values_launch(' in values.cuda
     assert "atomicAdd(&" in values.cuda  # the bincount: positions repeat

@@ -70,6 +70,7 @@ import scipy.sparse
 
 from ...errors import DGraphError
 from ..c import compiler
+from ..cuda import cxx_compiler
 from ..python import load_python
 
 __all__ = [
@@ -166,13 +167,14 @@ class CValues:
     constant arrays its signature takes (in order), the CSR pattern, the inputs."""
 
     text: str
-    cuda: str  # the same statements as CUDA kernels (text only: CUDA is not run here)
+    cuda: str  # the same statements as CUDA kernels (on the host: load_cuda_host)
     constants: dict[str, np.ndarray]
     indices: np.ndarray
     indptr: np.ndarray
     shape: tuple[int, int]
     inputs: tuple[str, ...]
     input_shapes: tuple[tuple[int, ...], ...]
+    scratch: dict[str, int] = field(default_factory=dict)  # the CUDA launcher's, per type
     _library: Any = field(default=None, repr=False)
 
     @property
@@ -207,6 +209,50 @@ class CValues:
             return scipy.sparse.csr_array((data, indices, indptr), shape=shape)
 
         jacobian._keep = (function, constants)  # type: ignore[attr-defined]
+        return jacobian
+
+    def load_cuda_host(self, flags: tuple[str, ...] = ("-O1",)):
+        """Compile the CUDA text as C++ on the host (``DGRAPH_HOST``: one thread runs each
+        kernel's loop, in launch order) and return ``jacobian(*inputs)`` as :meth:`load`
+        does: the kernels' bodies, their index arithmetic and their launches checked where
+        no GPU is (a GPU's scheduling and atomics are not)."""
+        cxx = cxx_compiler()
+        if cxx is None:
+            raise DGraphError("no C++ compiler found (set CXX or install c++)")
+        with tempfile.TemporaryDirectory(prefix="dgraph-") as tmp:
+            cu_file, library = Path(tmp, "values.cu"), Path(tmp, "values.so")
+            cu_file.write_text(self.cuda)
+            command = [cxx, *flags, "-DDGRAPH_HOST", "-x", "c++", "-shared", "-fPIC"]
+            done = subprocess.run(
+                [*command, "-o", str(library), str(cu_file)], capture_output=True, text=True
+            )
+            if done.returncode != 0:
+                first = (done.stderr.strip().splitlines() or ["unknown error"])[0]
+                raise DGraphError(f"the C++ compiler failed: {first}")
+            lib = ctypes.CDLL(str(library))
+        launch = getattr(lib, f"{FUNCTION}_launch")
+        launch.restype = None
+        constants = [np.ascontiguousarray(a) for a in self.constants.values()]
+        scratch_types = {"double": np.float64, "int32_t": np.int32, "int64_t": np.int64}
+        scratch = [np.zeros(n, dtype=scratch_types[c]) for c, n in self.scratch.items()]
+        count = len(self.inputs) + len(constants) + 1 + len(scratch) + 1
+        launch.argtypes = [ctypes.c_void_p] * count
+        indices, indptr, shape, nnz = self.indices, self.indptr, self.shape, self.nnz
+        sizes = [math.prod(s) for s in self.input_shapes]
+
+        def jacobian(*inputs):
+            if len(inputs) != len(sizes):
+                raise DGraphError(f"jacobian takes {len(sizes)} inputs, not {len(inputs)}")
+            arrays = [np.ascontiguousarray(x, dtype=np.float64) for x in inputs]
+            for name, a, size in zip(self.inputs, arrays, sizes, strict=True):
+                if a.size != size:
+                    raise DGraphError(f"input {name}: {a.size} entries, not {size}")
+            data = np.empty(nnz)
+            pointers = [a.ctypes.data for a in [*arrays, *constants, data, *scratch]]
+            launch(*pointers, None)
+            return scipy.sparse.csr_array((data, indices, indptr), shape=shape)
+
+        jacobian._keep = (lib, launch, constants, scratch)  # type: ignore[attr-defined]
         return jacobian
 
 
@@ -960,6 +1006,7 @@ class _Translator:
             (int(shape[0]), int(shape[1])),
             self.inputs,
             self.shapes,
+            dict(total),
         )
 
     def _cuda(self, comment: list[str], total: dict[str, int]) -> str:
@@ -986,6 +1033,7 @@ class _Translator:
             "#include <stdint.h>",
             "",
             f"#define DGRAPH_THREADS {THREADS}",
+            *HOST_PRELUDE,
         ]
         launches = []
         for k, (n, decode, body) in enumerate(self.kernels):
@@ -1007,9 +1055,7 @@ class _Translator:
                 "}",
             ]
             blocks = min(-(-n // THREADS), 65535)
-            launches.append(
-                f"    {name}<<<{blocks}, DGRAPH_THREADS, 0, stream>>>({', '.join(names)});"
-            )
+            launches.append(f"    DGRAPH_LAUNCH({name}, {blocks})({', '.join(names)});")
         lines += [
             "",
             f'extern "C" void {FUNCTION}_launch({", ".join([*args, "cudaStream_t stream"])})',
@@ -1020,6 +1066,28 @@ class _Translator:
         ]
         return "\n".join(lines)
 
+
+# With DGRAPH_HOST defined the CUDA text compiles as C++ on the host: one thread runs
+# each kernel's grid-stride loop over every entry, in launch order (CValues.load_cuda_host:
+# the kernels' bodies and launches checked where no GPU is).
+HOST_PRELUDE = [
+    "#ifdef DGRAPH_HOST",
+    "#include <math.h>",
+    "#define __global__",
+    "typedef void *cudaStream_t;",
+    "static const struct { long long x; } blockIdx = {0}, threadIdx = {0}, blockDim = {1},"
+    " gridDim = {1};",
+    "static inline double atomicAdd(double *at, double value)",
+    "{",
+    "    double old = *at;",
+    "    *at += value;",
+    "    return old;",
+    "}",
+    "#define DGRAPH_LAUNCH(kernel, blocks) kernel",
+    "#else",
+    "#define DGRAPH_LAUNCH(kernel, blocks) kernel<<<blocks, DGRAPH_THREADS, 0, stream>>>",
+    "#endif",
+]
 
 LOADER = r"""/* With DGRAPH_LOADER defined: read the index file beside this one (little-endian
  * hosts). arrays[k] (malloc'd; free them) and counts[k] get the file's arrays in order:
