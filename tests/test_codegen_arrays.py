@@ -10,6 +10,7 @@ import pytest
 from dgraph.codegen.function import make_function
 from dgraph.codegen.tensor import tensor_module
 from dgraph.codegen.tensor.check import dense_result
+from dgraph.codegen.tensor.function import DEFAULT_METHODS as DEFAULT
 from dgraph.core.arrays import ArrayOp
 from dgraph.core.graph import DGraph
 from dgraph.errors import DGraphError
@@ -407,3 +408,26 @@ def test_varying_parts_are_added_to_one_copy(lang):
     else:
         (call,) = [line for line in body.splitlines() if ".at[" in line]
         assert call.count(".at[") == 4
+
+
+@pytest.mark.parametrize(
+    ("build", "chosen", "built"),
+    [(stencil_1d, "forward", 1), (chain, "reverse", 3)],  # prices 0, 0, 0 and 66, 54, 60
+)
+def test_pricing_keeps_the_cheapest_and_stops_at_zero(monkeypatch, build, chosen, built):
+    """Without a method, make_function prices forward, reverse and markowitz in turn and
+    keeps the cheapest (the first among equals); once one costs no block multiplication
+    none can be cheaper, and the rest are not built (a stencil's Laplacian: 0.8 s at 10⁶)."""
+    from dgraph.codegen.tensor import function
+
+    methods = []
+    real = function.accumulate
+
+    def counted(source, method, **options):
+        methods.append(method)
+        return real(source, method, **options)
+
+    monkeypatch.setattr(function, "accumulate", counted)
+    J = make_function(build()[0], "jacobian", sparse=True)
+    assert J.generated.expression_set.method == chosen
+    assert methods == list(DEFAULT[:built])
