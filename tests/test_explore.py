@@ -429,6 +429,7 @@ def test_a_face_no_graph_has_then_only_faces():
     naming that face, undo brings the graph back."""
     x = Exploration(bundled("naumann_discrepancy.json"))
     assert x.face("a->k", "k->i") == 1 and not x.is_graph()
+    assert x.last_move() == "face [a->k, k->i] (1)"  # as --order writes it
     assert x.intermediates() == [] and x.legal_moves() == []
     with pytest.raises(IllegalMove) as info:
         x.eliminate("k")

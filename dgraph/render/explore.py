@@ -478,14 +478,14 @@ class Exploration:
             return None
 
     def last_move(self) -> str:
-        """The last move, as a step reads (``vertex v2 (2)``, ``face v1->v2 -> v2->y
-        (1)``), or ''."""
+        """The last move, as a step reads (``vertex v2 (2)``), a face as its ``--order``
+        text (``face [v1->v2, v2->y] (1)``), or ''."""
         if not self._moves:
             return ""
         op, target = self._moves[-1]
         after, before = self._history[-1], self._history[-2]
         if op == "face":
-            return str(Step("face", target, after.structural - before.structural))
+            return f"face {format_faces([target])} ({after.structural - before.structural})"
         return str(after.labeled.steps[-1])
 
     def summary(self) -> dict[str, Any]:
