@@ -33,16 +33,32 @@ Sullivan, 2025): eliminating one changes neither the other's predecessors nor it
 successors, and swapping the two costs nothing, so the model fixes each class of twins
 consecutive in the order of their names (structural model only).
 
-Each count is at least its min-cut bound: the predecessors of v when it is eliminated
+Separator floors (structural model). The predecessors of v when it is eliminated
 separate v from the inputs (the last vertex left on any path from an input to v is one),
-and likewise its successors from the outputs.
+and none of them was eliminated before v: so for any set T of intermediates, ``T before
+v => |pred(v)| >= the fewest vertices outside T separating v from the inputs``
+(:class:`Separators`), likewise its successors from the outputs; and were some of T left
+after v, the c disjoint paths of that separator less ``k - 1`` for each vertex of T left
+that k of them pass (a linear inequality in the ``before`` literals). With T empty these
+are the min-cut floors; the model adds them for the sets T that can raise them
+(:func:`conditional_cuts`: a larger floor needs T to meet every smallest separator, so T
+grows by members of the one found, up to :data:`CUT_DEPTH` vertices). And for a group Q
+of a few vertices (every two one above the other; connected groups of up to
+:data:`GROUP_SIZE`), whatever the order, the members of Q before each member are among
+the vertices before it, so ``sum over Q of cost >= the least over the orders of Q of the
+sum of these floors`` (:meth:`Floors.least`, a dynamic program over Q's subsets): a
+linear inequality that lifts the linear relaxation without branching. Every floor holds
+in every order, so the optimum is unchanged.
 
 The solver (OR-Tools CP-SAT, one worker, the budget spent as its deterministic time, a
 count of work: the same graph and budget give the same certificate on every machine)
-starts from an incumbent order (a hint), which is kept if nothing better is found. Its
-result: the best order, its cost (recomputed by eliminating, never taken from the model)
-and the solver's proven lower bound; optimal when they meet. Should the model's count of
-its order ever differ from the order's cost, nothing is claimed from it.
+starts from an incumbent order (a hint), which is kept if nothing better is found. With
+a budget it runs its default search for :data:`SEARCH_SHARE` of it (which finds orders),
+then its lower-bound tree search (``optimize_with_lb_tree_search``, which raises the bound
+on the linear relaxation) from the best order found. Its result: the best order, its cost
+(recomputed by eliminating, never taken from the model) and the solver's proven lower
+bound; optimal when they meet. Should the model count its order below the order's cost,
+nothing is claimed from it (above is sound: fill the order does not need).
 
 References: U. Naumann, "Optimal accumulation of Jacobian matrices by elimination
 methods on the dual computational graph", Math. Program. 99 (2004) 399–421; M. Bentert,
@@ -77,8 +93,10 @@ TRIPLE_LIMIT = 500_000
 # black-scholes graph and on random DAGs of 14 to 40 intermediates
 DETERMINISTIC_PER_SECOND = 0.1
 MODELS = ("structural", "effective")
-GROUP_SIZE = 4  # vertices in a group floor
+GROUP_SIZE = 5  # vertices in a group floor
 GROUP_LIMIT = 3000  # group floors tried
+BALL = 0
+PRUNE_FROM = 3  # groups larger than this grow only where their floor gains
 SEARCH_SHARE = 0.25  # of the budget, for the default search before the bound's
 CUT_DEPTH = 4  # vertices assumed eliminated first in a conditional separator floor
 
@@ -216,8 +234,11 @@ class Separators:
         self.arcs[b].append(k + 1)
         return k
 
-    def __call__(self, target: int, fixed: Collection[int] = ()) -> tuple[int, list[int]]:
-        """The separator's size and one such separator."""
+    def __call__(
+        self, target: int, fixed: Collection[int] = ()
+    ) -> tuple[int, list[int], dict[int, int]]:
+        """The separator's size, one such separator, and how many of the disjoint paths
+        found pass through each vertex of ``fixed``."""
         residual = self.capacity[:]
         for i in (*fixed, target):
             residual[self.inside[i]] = self.big
@@ -235,7 +256,8 @@ class Separators:
                         queue.append(b)
             if sink not in parent:
                 cut = [i for i in range(self.n) if 2 * i in parent and 2 * i + 1 not in parent]
-                return flow, cut
+                through = {i: self.big - residual[self.inside[i]] for i in fixed}
+                return flow, cut, through
             b = sink
             while b != source:
                 k = parent[b]
@@ -243,25 +265,28 @@ class Separators:
                 residual[k ^ 1] += 1
                 b = heads[k ^ 1]
             flow += 1
-        return flow, []
+        return flow, [], {}
 
 
 def conditional_cuts(
     separators: Separators, target: int, eliminable: Collection[int]
-) -> Iterator[tuple[frozenset[int], int]]:
-    """Pairs (T, c): when every vertex of T (eliminable ones) is eliminated before
-    ``target``, its predecessors number at least c (successors: pass the predecessor
-    lists and the outputs). They are a separator of ``target`` from ``sources`` without
-    a vertex eliminated before it, so at least the smallest separator avoiding T. Only a
-    set T that meets a smallest separator avoiding a subset can raise it, so T grows by
-    members of the separator found, up to :data:`CUT_DEPTH` vertices; a pair is given
-    where c exceeds the bound of the set it grew from."""
+) -> Iterator[tuple[frozenset[int], int, dict[int, int]]]:
+    """Triples (T, c, shared): when every vertex of T (eliminable ones) is eliminated
+    before ``target``, its predecessors number at least c (successors: separators from
+    the outputs over the predecessor lists). They are a separator of ``target`` from the
+    sources without a vertex eliminated before it, so at least the smallest separator
+    avoiding T: c disjoint paths but for T. ``shared[w]`` is k - 1 where k of these pass
+    through w: were w left after ``target``, dropping k - 1 of them leaves a set of
+    paths, so the bound falls by at most that. Only a set T that meets a smallest
+    separator avoiding a subset can raise it, so T grows by members of the separator
+    found, up to :data:`CUT_DEPTH` vertices; a triple is given where c exceeds the bound
+    of the set it grew from."""
     start = separators(target)
     frontier = [(frozenset(), start)]
     seen = {frozenset()}
     for _ in range(CUT_DEPTH):
         grown = []
-        for before, (bound, cut) in frontier:
+        for before, (bound, cut, _) in frontier:
             for w in cut:
                 if w not in eliminable or before | {w} in seen:
                     continue
@@ -269,7 +294,7 @@ def conditional_cuts(
                 seen.add(larger)
                 found = separators(target, larger)
                 if found[0] > bound:
-                    yield larger, found[0]
+                    yield larger, found[0], {w: k - 1 for w, k in found[2].items() if k > 1}
                 grown.append((larger, found))
         frontier = grown
 
@@ -455,10 +480,13 @@ class _Model:
         for v in self.inner:
             sides = ((floors.into, self.pin), (floors.out_of, self.pout))
             for separators, count in sides:
-                for before, cut in conditional_cuts(separators, v, self.position):
-                    if cut > count[v][1]:
-                        literals = [self._before(w, v) for w in sorted(before)]
-                        self.model.Add(count[v][0] >= cut).OnlyEnforceIf(literals)
+                for _, cut, shared in conditional_cuts(separators, v, self.position):
+                    if cut <= count[v][1]:
+                        continue
+                    # those paths, less (k - 1) for each of their k through a vertex of T
+                    # left after v (the flow's loss where its capacity drops to 1)
+                    lost = [(k, self._before(w, v)) for w, k in sorted(shared.items())]
+                    self.model.Add(count[v][0] >= cut - sum(k * (1 - b) for k, b in lost))
         self.group_floors(floors)
 
     def group_floors(self, floors: Floors) -> None:
@@ -474,25 +502,36 @@ class _Model:
             if floors.least((v, w)) > floors.cost(v, none) + floors.cost(w, none):
                 near[v].add(w)
                 near[w].add(v)
-        groups, layer, room = (
-            list(pairs),
-            sorted(set(pairs) & {(v, w) for v in near for w in near[v]}),
-            GROUP_LIMIT,
-        )
-        for _ in range(GROUP_SIZE - 2):
+        gain: dict[tuple[int, ...], int] = {}  # least order's floors over the plain ones
+        for group in pairs:
+            gain[group] = floors.least(group) - sum(floors.cost(v, none) for v in group)
+        layer, room = sorted(set(pairs) & {(v, w) for v in near for w in near[v]}), GROUP_LIMIT
+        for size in range(3, GROUP_SIZE + 1):
             grown = {
                 tuple(sorted((*group, w)))
                 for group in layer
+                if size <= PRUNE_FROM or gain[group] > 0
                 for v in group
                 for w in near[v]
                 if w not in group
             }
             layer = sorted(grown)[:room]
             room -= len(layer)
-            groups.extend(layer)
-        for group in groups:
-            least = floors.least(group)
-            if least > sum(floors.cost(v, none) for v in group):
+            for group in layer:
+                gain[group] = floors.least(group) - sum(floors.cost(v, none) for v in group)
+        for v in self.inner if BALL else ():  # v and its nearest, breadth first
+            ball, queue = [v], deque([v])
+            while queue and len(ball) < BALL:
+                for w in sorted(near[queue.popleft()]):
+                    if w not in ball and len(ball) < BALL:
+                        ball.append(w)
+                        queue.append(w)
+            group = tuple(sorted(ball))
+            if len(group) > GROUP_SIZE and group not in gain:
+                gain[group] = floors.least(group) - sum(floors.cost(u, none) for u in group)
+        for group, more in gain.items():
+            if more > 0:
+                least = more + sum(floors.cost(v, none) for v in group)
                 self.model.Add(sum(self.term[v] for v in group) >= least)
 
     def twins(self, structural: bool, preds: dict, succs: dict) -> None:
