@@ -82,7 +82,15 @@ from .search import SearchResult
 from .structure import BitGraph
 from .vertex import markowitz_order
 
-__all__ = ["EXACT_LIMIT", "available", "exact_vertex_search", "structural_cost"]
+__all__ = [
+    "EXACT_LIMIT",
+    "Floors",
+    "Separators",
+    "available",
+    "conditional_cuts",
+    "exact_vertex_search",
+    "structural_cost",
+]
 
 EXACT_LIMIT = 400  # intermediates beyond which the model is not built
 # triples (i, v, k), one fill clause each, beyond which it is not built either: its
@@ -95,7 +103,6 @@ DETERMINISTIC_PER_SECOND = 0.1
 MODELS = ("structural", "effective")
 GROUP_SIZE = 5  # vertices in a group floor
 GROUP_LIMIT = 3000  # group floors tried
-BALL = 0
 PRUNE_FROM = 3  # groups larger than this grow only where their floor gains
 SEARCH_SHARE = 0.25  # of the budget, for the default search before the bound's
 CUT_DEPTH = 4  # vertices assumed eliminated first in a conditional separator floor
@@ -493,18 +500,18 @@ class _Model:
         """``the sum of the costs of Q >= the least, over the orders of Q, sum of their
         floors, each avoiding the members of Q before it``, for every two vertices one
         above the other and for connected groups of up to :data:`GROUP_SIZE` (at most
-        :data:`GROUP_LIMIT` of more than two) in the graph whose edges join vertices
-        adjacent or whose floors change when one goes first."""
+        :data:`GROUP_LIMIT` of more than two; past :data:`PRUNE_FROM`, grown only from
+        groups that gain) in the graph whose edges join vertices adjacent or a pair that
+        gains (each order of the two raises a floor)."""
         inner, none = set(self.inner), frozenset()
         near = {v: {w for w in floors.near[v] if w in inner} for v in self.inner}
+        gain: dict[tuple[int, ...], int] = {}  # least order's floors over the plain ones
         pairs = sorted((v, w) for v in self.inner for w in sorted(floors.down[v]))
         for v, w in pairs:
-            if floors.least((v, w)) > floors.cost(v, none) + floors.cost(w, none):
+            gain[v, w] = floors.least((v, w)) - floors.cost(v, none) - floors.cost(w, none)
+            if gain[v, w] > 0:
                 near[v].add(w)
                 near[w].add(v)
-        gain: dict[tuple[int, ...], int] = {}  # least order's floors over the plain ones
-        for group in pairs:
-            gain[group] = floors.least(group) - sum(floors.cost(v, none) for v in group)
         layer, room = sorted(set(pairs) & {(v, w) for v in near for w in near[v]}), GROUP_LIMIT
         for size in range(3, GROUP_SIZE + 1):
             grown = {
@@ -519,16 +526,6 @@ class _Model:
             room -= len(layer)
             for group in layer:
                 gain[group] = floors.least(group) - sum(floors.cost(v, none) for v in group)
-        for v in self.inner if BALL else ():  # v and its nearest, breadth first
-            ball, queue = [v], deque([v])
-            while queue and len(ball) < BALL:
-                for w in sorted(near[queue.popleft()]):
-                    if w not in ball and len(ball) < BALL:
-                        ball.append(w)
-                        queue.append(w)
-            group = tuple(sorted(ball))
-            if len(group) > GROUP_SIZE and group not in gain:
-                gain[group] = floors.least(group) - sum(floors.cost(u, none) for u in group)
         for group, more in gain.items():
             if more > 0:
                 least = more + sum(floors.cost(v, none) for v in group)
