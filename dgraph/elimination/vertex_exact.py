@@ -101,7 +101,7 @@ TRIPLE_LIMIT = 500_000
 # black-scholes graph and on random DAGs of 14 to 40 intermediates
 DETERMINISTIC_PER_SECOND = 0.1
 MODELS = ("structural", "effective")
-GROUP_SIZE = 5  # vertices in a group floor
+GROUP_SIZE = 6  # vertices in a group floor
 GROUP_LIMIT = 3000  # group floors tried
 PRUNE_FROM = 3  # groups larger than this grow only where their floor gains
 SEARCH_SHARE = 0.25  # of the budget, for the default search before the bound's
