@@ -12,10 +12,17 @@ import dgraph
 from dgraph.bench.realworld import REAL_WORLD
 from dgraph.core.builders import bundled
 from dgraph.core.random_graphs import random_dag, random_program
+from dgraph.elimination import vertex_exact as vertex_exact_module
 from dgraph.elimination import vertex_optimal as vertex_optimal_module
 from dgraph.elimination.kernel import VALUES, Closure, effective_cost, move_costs
+from dgraph.elimination.structure import BitGraph
 from dgraph.elimination.vertex import markowitz_order
-from dgraph.elimination.vertex_exact import available, exact_vertex_search
+from dgraph.elimination.vertex_exact import (
+    Floors,
+    available,
+    conditional_cuts,
+    exact_vertex_search,
+)
 from dgraph.elimination.vertex_optimal import vertex_optimal_search
 from dgraph.errors import SearchTooLarge
 from dgraph.search.effective_optimal import effective_optimal_search
@@ -91,3 +98,47 @@ def test_without_ortools_the_subset_search_runs(monkeypatch):
     assert result.solver == "A*"
     assert result.lower_bound <= result.cost
     assert move_costs(g, result.moves)[1] == result.cost
+
+
+@FAST
+@given(st.integers(0, 10_000), st.integers(2, 12), st.floats(0.1, 0.5), st.randoms())
+def test_separator_floors_hold_in_every_order(seed, inner, density, rnd):
+    # every floor the model is given holds in a random order: a vertex's predecessors
+    # (successors) number at least the conditional cut of any set eliminated before it,
+    # and a group's costs add up to at least its least order's floors
+    g = random_dag(seed, 3, inner, 3, density)
+    bits, floors = BitGraph(g), Floors(g)
+    order = list(bits.intermediates)
+    rnd.shuffle(order)
+    done, cost = 0, {}
+    for v in order:
+        preds, succs = bits.closure(done)
+        before = {w for w in order if done >> w & 1}
+        for separators, found in ((floors.into, preds[v]), (floors.out_of, succs[v])):
+            for t, cut, shared in conditional_cuts(separators, v, set(order)):
+                assert found.bit_count() >= cut - sum(shared.get(w, 0) for w in t - before)
+        cost[v] = preds[v].bit_count() * succs[v].bit_count()
+        assert cost[v] >= floors.cost(v, frozenset(before))
+        done |= 1 << v
+    for group in (tuple(order[:2]), tuple(order[-3:]), tuple(order[1:5])):
+        assert sum(cost[v] for v in group) >= floors.least(group)
+
+
+@FAST
+@given(st.integers(0, 10_000), st.integers(2, 9), st.floats(0.1, 0.5))
+@needs_ortools
+def test_the_bound_search_alone_finds_the_optimum(seed, inner, density):
+    # the budgeted search's second phase (CP-SAT's lower-bound tree search) on its own
+    g = random_dag(seed, 3, inner, 3, density)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(vertex_exact_module, "SEARCH_SHARE", 0.0)
+        exact = exact_vertex_search(g, budget=100)
+    astar = vertex_optimal_search(g)
+    assert exact.proven and exact.cost == exact.lower_bound == astar.cost
+
+
+@needs_ortools
+def test_mlp_optimum_proven():
+    # dgraph's sympy MLP: 56 intermediates in one part; min-cut floors alone give 103
+    result = exact_vertex_search(REAL_WORLD["mlp"](), budget=30)
+    assert (result.cost, result.lower_bound, result.proven) == (168, 168, True)

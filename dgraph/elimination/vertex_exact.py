@@ -33,16 +33,32 @@ Sullivan, 2025): eliminating one changes neither the other's predecessors nor it
 successors, and swapping the two costs nothing, so the model fixes each class of twins
 consecutive in the order of their names (structural model only).
 
-Each count is at least its min-cut bound: the predecessors of v when it is eliminated
+Separator floors (structural model). The predecessors of v when it is eliminated
 separate v from the inputs (the last vertex left on any path from an input to v is one),
-and likewise its successors from the outputs.
+and none of them was eliminated before v: so for any set T of intermediates, ``T before
+v => |pred(v)| >= the fewest vertices outside T separating v from the inputs``
+(:class:`Separators`), likewise its successors from the outputs; and were some of T left
+after v, the c disjoint paths of that separator less ``k - 1`` for each vertex of T left
+that k of them pass (a linear inequality in the ``before`` literals). With T empty these
+are the min-cut floors; the model adds them for the sets T that can raise them
+(:func:`conditional_cuts`: a larger floor needs T to meet every smallest separator, so T
+grows by members of the one found, up to :data:`CUT_DEPTH` vertices). And for a group Q
+of a few vertices (every two one above the other; connected groups of up to
+:data:`GROUP_SIZE`), whatever the order, the members of Q before each member are among
+the vertices before it, so ``sum over Q of cost >= the least over the orders of Q of the
+sum of these floors`` (:meth:`Floors.least`, a dynamic program over Q's subsets): a
+linear inequality that lifts the linear relaxation without branching. Every floor holds
+in every order, so the optimum is unchanged.
 
 The solver (OR-Tools CP-SAT, one worker, the budget spent as its deterministic time, a
 count of work: the same graph and budget give the same certificate on every machine)
-starts from an incumbent order (a hint), which is kept if nothing better is found. Its
-result: the best order, its cost (recomputed by eliminating, never taken from the model)
-and the solver's proven lower bound; optimal when they meet. Should the model's count of
-its order ever differ from the order's cost, nothing is claimed from it.
+starts from an incumbent order (a hint), which is kept if nothing better is found. With
+a budget it runs its default search for :data:`SEARCH_SHARE` of it (which finds orders),
+then its lower-bound tree search (``optimize_with_lb_tree_search``, which raises the bound
+on the linear relaxation) from the best order found. Its result: the best order, its cost
+(recomputed by eliminating, never taken from the model) and the solver's proven lower
+bound; optimal when they meet. Should the model count its order below the order's cost,
+nothing is claimed from it (above is sound: fill the order does not need).
 
 References: U. Naumann, "Optimal accumulation of Jacobian matrices by elimination
 methods on the dual computational graph", Math. Program. 99 (2004) 399–421; M. Bentert,
@@ -55,7 +71,8 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import time
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Collection, Iterable, Iterator
 
 from ..core import kinds
 from ..core.graph import DGraph
@@ -65,7 +82,15 @@ from .search import SearchResult
 from .structure import BitGraph
 from .vertex import markowitz_order
 
-__all__ = ["EXACT_LIMIT", "available", "exact_vertex_search", "structural_cost"]
+__all__ = [
+    "EXACT_LIMIT",
+    "Floors",
+    "Separators",
+    "available",
+    "conditional_cuts",
+    "exact_vertex_search",
+    "structural_cost",
+]
 
 EXACT_LIMIT = 400  # intermediates beyond which the model is not built
 # triples (i, v, k), one fill clause each, beyond which it is not built either: its
@@ -76,6 +101,11 @@ TRIPLE_LIMIT = 500_000
 # black-scholes graph and on random DAGs of 14 to 40 intermediates
 DETERMINISTIC_PER_SECOND = 0.1
 MODELS = ("structural", "effective")
+GROUP_SIZE = 6  # vertices in a group floor
+GROUP_LIMIT = 3000  # group floors tried
+PRUNE_FROM = 3  # groups larger than this grow only where their floor gains
+SEARCH_SHARE = 0.25  # of the budget, for the default search before the bound's
+CUT_DEPTH = 4  # vertices assumed eliminated first in a conditional separator floor
 
 
 def available() -> bool:
@@ -170,8 +200,8 @@ def exact_vertex_search(
     built = _Model(graph, structural, floors or {})
     counted, order, bound, branches = built.solve(start, start_cost, lower_bound, budget)
     cost = price(order) if order is not None else start_cost
-    if order is not None and counted != cost:  # the model is wrong here: claim nothing
-        bound = 0
+    if order is not None and counted < cost:  # the model is wrong here: claim nothing
+        bound = 0  # (above the cost is sound: fill the least assignment did not need)
     if order is None or cost > start_cost:
         order, cost = start, start_cost
     bound = min(max(bound, lower_bound), cost)
@@ -180,6 +210,148 @@ def exact_vertex_search(
     return SearchResult(
         [("vertex", v) for v in order], cost, proven, bound, branches, seconds, "CP-SAT"
     )
+
+
+class Separators:
+    """The fewest vertices meeting every path from ``sources`` to a target, none of them
+    the target or a vertex held ``fixed`` (Menger: unit vertex capacities, augmenting
+    paths), on the graph of successor lists ``succ`` (vertices numbered by position).
+    The network is built once; each query copies its capacities."""
+
+    def __init__(self, succ: list[list[int]], sources: list[int]) -> None:
+        n = len(succ)
+        self.n = n
+        self.source = 2 * n  # vertex i enters at 2i and leaves at 2i + 1
+        self.big = n + 1  # more than any cut: not cut
+        self.heads: list[int] = []  # arc k's head; k ^ 1 is its reverse
+        self.capacity: list[int] = []
+        self.arcs: list[list[int]] = [[] for _ in range(2 * n + 1)]
+        self.inside = [self._arc(2 * i, 2 * i + 1, 1) for i in range(n)]
+        for i in range(n):
+            for j in succ[i]:
+                self._arc(2 * i + 1, 2 * j, self.big)
+        for s in sources:
+            self._arc(self.source, 2 * s, self.big)
+
+    def _arc(self, a: int, b: int, capacity: int) -> int:
+        k = len(self.heads)
+        self.heads += [b, a]
+        self.capacity += [capacity, 0]
+        self.arcs[a].append(k)
+        self.arcs[b].append(k + 1)
+        return k
+
+    def __call__(
+        self, target: int, fixed: Collection[int] = ()
+    ) -> tuple[int, list[int], dict[int, int]]:
+        """The separator's size, one such separator, and how many of the disjoint paths
+        found pass through each vertex of ``fixed``."""
+        residual = self.capacity[:]
+        for i in (*fixed, target):
+            residual[self.inside[i]] = self.big
+        heads, arcs, source, sink = self.heads, self.arcs, self.source, 2 * target
+        flow = 0
+        while flow < self.big:
+            parent = {source: -1}
+            queue = deque([source])
+            while queue and sink not in parent:
+                a = queue.popleft()
+                for k in arcs[a]:
+                    b = heads[k]
+                    if residual[k] > 0 and b not in parent:
+                        parent[b] = k
+                        queue.append(b)
+            if sink not in parent:
+                cut = [i for i in range(self.n) if 2 * i in parent and 2 * i + 1 not in parent]
+                through = {i: self.big - residual[self.inside[i]] for i in fixed}
+                return flow, cut, through
+            b = sink
+            while b != source:
+                k = parent[b]
+                residual[k] -= 1
+                residual[k ^ 1] += 1
+                b = heads[k ^ 1]
+            flow += 1
+        return flow, [], {}
+
+
+def conditional_cuts(
+    separators: Separators, target: int, eliminable: Collection[int]
+) -> Iterator[tuple[frozenset[int], int, dict[int, int]]]:
+    """Triples (T, c, shared): when every vertex of T (eliminable ones) is eliminated
+    before ``target``, its predecessors number at least c (successors: separators from
+    the outputs over the predecessor lists). They are a separator of ``target`` from the
+    sources without a vertex eliminated before it, so at least the smallest separator
+    avoiding T: c disjoint paths but for T. ``shared[w]`` is k - 1 where k of these pass
+    through w: were w left after ``target``, dropping k - 1 of them leaves a set of
+    paths, so the bound falls by at most that. Only a set T that meets a smallest
+    separator avoiding a subset can raise it, so T grows by members of the separator
+    found, up to :data:`CUT_DEPTH` vertices; a triple is given where c exceeds the bound
+    of the set it grew from."""
+    start = separators(target)
+    frontier = [(frozenset(), start)]
+    seen = {frozenset()}
+    for _ in range(CUT_DEPTH):
+        grown = []
+        for before, (bound, cut, _) in frontier:
+            for w in cut:
+                if w not in eliminable or before | {w} in seen:
+                    continue
+                larger = before | {w}
+                seen.add(larger)
+                found = separators(target, larger)
+                if found[0] > bound:
+                    yield larger, found[0], {w: k - 1 for w, k in found[2].items() if k > 1}
+                grown.append((larger, found))
+        frontier = grown
+
+
+class Floors:
+    """What eliminating a vertex costs at least when some vertices went before it: its
+    predecessors then are a separator from the inputs avoiding those above it, its
+    successors one from the outputs avoiding those below it."""
+
+    def __init__(self, graph: DGraph) -> None:
+        names = graph.order()  # a topological order
+        index = {v: i for i, v in enumerate(names)}
+        succ: list[list[int]] = [[] for _ in names]
+        pred: list[list[int]] = [[] for _ in names]
+        for u, v in graph.edges():
+            succ[index[u]].append(index[v])
+            pred[index[v]].append(index[u])
+        inner = {index[v] for v in graph.intermediates}
+        self.into = Separators(succ, [index[x] for x in graph.inputs])
+        self.out_of = Separators(pred, [index[x] for x in graph.outputs])
+        self.near = [set(succ[v]) | set(pred[v]) for v in range(len(names))]
+        self.up: list[set[int]] = [set() for _ in names]  # intermediates above each
+        for v in range(len(names)):
+            for u in pred[v]:
+                self.up[v] |= self.up[u] | ({u} & inner)
+        self.down: list[set[int]] = [set() for _ in names]
+        for v in range(len(names) - 1, -1, -1):
+            for w in succ[v]:
+                self.down[v] |= self.down[w] | ({w} & inner)
+        self._cuts: dict[tuple[int, int, frozenset[int]], int] = {}
+
+    def cost(self, v: int, before: frozenset[int]) -> int:
+        """The product of v's two separator floors when ``before`` went first."""
+        product = 1
+        for side, separators, near in ((0, self.into, self.up), (1, self.out_of, self.down)):
+            key = (side, v, before & near[v])
+            if key not in self._cuts:
+                self._cuts[key] = separators(v, sorted(key[2]))[0]
+            product *= self._cuts[key]
+        return product
+
+    def least(self, group: tuple[int, ...]) -> int:
+        """The least, over the orders of ``group``, sum of its members' floors (each
+        avoiding those of the group before it): over the group's subsets, each first."""
+        least = {frozenset(): 0}
+        for size in range(1, len(group) + 1):
+            for first in itertools.combinations(group, size):
+                done = frozenset(first)
+                least[done] = min(least[done - {v}] + self.cost(v, done - {v}) for v in first)
+        return least[frozenset(group)]
 
 
 class _Model:
@@ -277,12 +449,17 @@ class _Model:
         bits = BitGraph(graph)
         cut_in, cut_out = bits.cuts()
         terms = []
+        self.pin: dict[int, tuple] = {}
+        self.pout: dict[int, tuple] = {}
+        self.term: dict[int, object] = {}
         for v in inner:
             floor = floors.get(names[v], 0)
             if structural:
                 pin = self._count([pred[i, v] for i in preds[v]], cut_in[v])
                 pout = self._count([succ[v, k] for k in succs[v]], cut_out[v])
+                self.pin[v], self.pout[v] = pin, pout
                 terms.append(self._product(pin, pout))
+                self.term[v] = terms[-1]
                 if floor:
                     m.Add(terms[-1] >= floor)
                 continue
@@ -300,6 +477,59 @@ class _Model:
         self.objective = sum(terms)
         m.Minimize(self.objective)
         self.twins(structural, preds, succs)
+        if structural:
+            self.separator_floors(graph)
+
+    def separator_floors(self, graph: DGraph) -> None:
+        """``T before v => |pred(v)| >= cut`` for the sets T of :func:`conditional_cuts`
+        (likewise successors), and the group floors (:meth:`group_floors`)."""
+        floors = Floors(graph)
+        for v in self.inner:
+            sides = ((floors.into, self.pin), (floors.out_of, self.pout))
+            for separators, count in sides:
+                for _, cut, shared in conditional_cuts(separators, v, self.position):
+                    if cut <= count[v][1]:
+                        continue
+                    # those paths, less (k - 1) for each of their k through a vertex of T
+                    # left after v (the flow's loss where its capacity drops to 1)
+                    lost = [(k, self._before(w, v)) for w, k in sorted(shared.items())]
+                    self.model.Add(count[v][0] >= cut - sum(k * (1 - b) for k, b in lost))
+        self.group_floors(floors)
+
+    def group_floors(self, floors: Floors) -> None:
+        """``the sum of the costs of Q >= the least, over the orders of Q, sum of their
+        floors, each avoiding the members of Q before it``, for every two vertices one
+        above the other and for connected groups of up to :data:`GROUP_SIZE` (at most
+        :data:`GROUP_LIMIT` of more than two; past :data:`PRUNE_FROM`, grown only from
+        groups that gain) in the graph whose edges join vertices adjacent or a pair that
+        gains (each order of the two raises a floor)."""
+        inner, none = set(self.inner), frozenset()
+        near = {v: {w for w in floors.near[v] if w in inner} for v in self.inner}
+        gain: dict[tuple[int, ...], int] = {}  # least order's floors over the plain ones
+        pairs = sorted((v, w) for v in self.inner for w in sorted(floors.down[v]))
+        for v, w in pairs:
+            gain[v, w] = floors.least((v, w)) - floors.cost(v, none) - floors.cost(w, none)
+            if gain[v, w] > 0:
+                near[v].add(w)
+                near[w].add(v)
+        layer, room = sorted(set(pairs) & {(v, w) for v in near for w in near[v]}), GROUP_LIMIT
+        for size in range(3, GROUP_SIZE + 1):
+            grown = {
+                tuple(sorted((*group, w)))
+                for group in layer
+                if size <= PRUNE_FROM or gain[group] > 0
+                for v in group
+                for w in near[v]
+                if w not in group
+            }
+            layer = sorted(grown)[:room]
+            room -= len(layer)
+            for group in layer:
+                gain[group] = floors.least(group) - sum(floors.cost(v, none) for v in group)
+        for group, more in gain.items():
+            if more > 0:
+                least = more + sum(floors.cost(v, none) for v in group)
+                self.model.Add(sum(self.term[v] for v in group) >= least)
 
     def twins(self, structural: bool, preds: dict, succs: dict) -> None:
         """False twins consecutive, in index order (structural model; see the module)."""
@@ -393,22 +623,39 @@ class _Model:
         self, start: list[str], start_cost: int, lower_bound: int, budget: float | None
     ) -> tuple[int | None, list[str] | None, int, int]:
         """(the model's count of its order, the order — None if none — the proven
-        lower bound, branches), starting from ``start``."""
+        lower bound, branches), starting from ``start``: CP-SAT's default search for
+        :data:`SEARCH_SHARE` of the budget (it finds orders), then its search for a lower
+        bound (``optimize_with_lb_tree_search``: it raises the bound on the linear
+        relaxation of the floors) from the best order found. Without a budget, the
+        default search to the end."""
         cp = self.cp
-        self.hint(start)
         self.model.Add(self.objective <= start_cost)
         if lower_bound:
             self.model.Add(self.objective >= lower_bound)
-        solver = cp.CpSolver()
-        solver.parameters.num_workers = 1
-        solver.parameters.random_seed = 0
-        if budget is not None:
-            solver.parameters.max_deterministic_time = budget * DETERMINISTIC_PER_SECOND
-        status = solver.Solve(self.model)
-        if status not in (cp.OPTIMAL, cp.FEASIBLE):
-            bound = solver.BestObjectiveBound() if status == cp.UNKNOWN else 0
-            return None, None, int(-(-bound // 1)), solver.NumBranches()
-        ranked = sorted(self.position, key=lambda v: solver.Value(self.position[v]))
-        order = [self.names[v] for v in ranked]
-        bound = int(-(-solver.BestObjectiveBound() // 1))
-        return round(solver.ObjectiveValue()), order, bound, solver.NumBranches()
+        phases = (
+            [(1.0, False)] if budget is None else [(SEARCH_SHARE, False), (1 - SEARCH_SHARE, True)]
+        )
+        counted, order, bound, branches = None, start, lower_bound, 0
+        for share, bounding in phases:
+            self.model.ClearHints()
+            self.hint(order)
+            solver = cp.CpSolver()
+            solver.parameters.num_workers = 1
+            solver.parameters.random_seed = 0
+            solver.parameters.optimize_with_lb_tree_search = bounding
+            if budget is not None:
+                solver.parameters.max_deterministic_time = share * budget * DETERMINISTIC_PER_SECOND
+            status = solver.Solve(self.model)
+            branches += solver.NumBranches()
+            if status == cp.INFEASIBLE:  # not even the start: the model is wrong here
+                return None, None, 0, branches
+            bound = max(bound, int(-(-solver.BestObjectiveBound() // 1)))
+            if status in (cp.OPTIMAL, cp.FEASIBLE):
+                counted = round(solver.ObjectiveValue())
+                ranked = sorted(self.position, key=lambda v: solver.Value(self.position[v]))
+                order = [self.names[v] for v in ranked]
+                self.model.Add(self.objective <= counted)
+            if status == cp.OPTIMAL or (counted is not None and bound >= counted):
+                break
+            self.model.Add(self.objective >= bound)
+        return counted, (order if counted is not None else None), bound, branches
