@@ -413,14 +413,15 @@ class FaceState(Printable):
     # -- result --------------------------------------------------------------------------
 
     def entries(self) -> dict[tuple[str, str], sympy.Expr]:
-        """The labels of the vertices left between a ⊕ and a ⊖ vertex, keyed (y, x)."""
+        """The labels of the vertices between a ⊕ and a ⊖ vertex alone, keyed (y, x): the
+        Jacobian entries made so far (every one once :meth:`done`)."""
         result: dict[tuple[str, str], sympy.Expr] = {}
         for v in self.succ:
-            if self.is_terminal(v):
+            if self.is_terminal(v) or len(self.pred[v]) != 1 or len(self.succ[v]) != 1:
                 continue
             (src,), (snk,) = self.pred[v], self.succ[v]
-            x, y = self.span[src][1], self.span[snk][0]
-            result[(y, x)] = self.label[v]
+            if self.is_terminal(src) and self.is_terminal(snk):
+                result[(self.span[snk][0], self.span[src][1])] = self.label[v]
         return result
 
     def result(self, method: str, info: dict[str, Any] | None = None) -> ExpressionSet:

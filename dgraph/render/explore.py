@@ -45,8 +45,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-import sympy
-
 from ..core.expressions import ExpressionSet, Step
 from ..core.graph import DGraph
 from ..elimination.kernel import Elimination, Move, pricing
@@ -448,7 +446,7 @@ class Exploration:
         graph = self.graph
         if self.method() == "faces":
             line = self.line
-            references, entries = line.references, _joined(line)
+            references, entries = line.references, line.entries()
         else:
             references, entries = self.state.references, self.state.entries()
         ordered = sorted(
@@ -515,16 +513,3 @@ class Exploration:
         return (
             f"<Exploration {self.graph.name}: {len(self._moves)} moves, {self.mults} mults, {left}>"
         )
-
-
-def _joined(line: FaceState) -> dict[tuple[str, str], sympy.Expr]:
-    """The labels of the line graph's vertices between one input and one output (the
-    Jacobian entries made so far), keyed (output, input)."""
-    out = {}
-    for v in line.succ:
-        if line.is_terminal(v) or len(line.pred[v]) != 1 or len(line.succ[v]) != 1:
-            continue
-        (source,), (sink,) = line.pred[v], line.succ[v]
-        if line.is_terminal(source) and line.is_terminal(sink):
-            out[line.span[sink][0], line.span[source][1]] = line.label[v]
-    return out

@@ -246,18 +246,6 @@ def _entry_key(graph: DGraph, key: tuple[str, str]) -> tuple[int, int]:
     return graph.outputs.index(key[0]), graph.inputs.index(key[1])
 
 
-def _face_entries(state: FaceState) -> dict[tuple[str, str], sympy.Expr]:
-    """Labels of the vertices already joined to one input and one output."""
-    out = {}
-    for v in state.succ:
-        if state.is_terminal(v) or len(state.pred[v]) != 1 or len(state.succ[v]) != 1:
-            continue
-        (src,), (snk,) = state.pred[v], state.succ[v]
-        if state.is_terminal(src) and state.is_terminal(snk):
-            out[(state.span[snk][0], state.span[src][1])] = state.label[v]
-    return out
-
-
 def _face_frames(
     es: ExpressionSet, direction: str, style: Style, frames_for: list[Step]
 ) -> list[Frame]:
@@ -280,7 +268,7 @@ def _face_frames(
             emphasize=changed,
             title=_title(k, len(frames_for), step, total),
         )
-        entries = _face_entries(state)
+        entries = state.entries()
         out.append(
             (
                 scene,
