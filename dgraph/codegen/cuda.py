@@ -52,6 +52,7 @@ __all__ = [
     "LAYOUTS",
     "CudaHostModule",
     "CudaModule",
+    "compile_host",
     "cuda_source",
     "cxx_compiler",
     "load_cuda",
@@ -609,11 +610,16 @@ def cxx_compiler() -> str | None:
 def load_cuda_host(source: str | Path, flags: tuple[str, ...] = HOST_FLAGS) -> CudaHostModule:
     """Compile a generated ``.cu`` file (its text, or a path) as C++ with ``DGRAPH_HOST``
     defined, into a temporary directory, and load it with ctypes."""
+    text = _text(source)
+    return CudaHostModule(compile_host(text, flags), metadata(text))
+
+
+def compile_host(text: str, flags: tuple[str, ...] = HOST_FLAGS) -> ctypes.CDLL:
+    """A ``.cu`` text compiled as C++ (``flags``: :data:`HOST_FLAGS`, ``DGRAPH_HOST``
+    defined) into a temporary directory and loaded with ctypes."""
     cxx = cxx_compiler()
     if cxx is None:
         raise DGraphError("no C++ compiler found (set CXX or install c++)")
-    text = _text(source)
-    meta = metadata(text)
     with tempfile.TemporaryDirectory(prefix="dgraph-") as tmp:
         cu_file, library = Path(tmp, "generated.cu"), Path(tmp, "generated.so")
         cu_file.write_text(text)
@@ -622,7 +628,7 @@ def load_cuda_host(source: str | Path, flags: tuple[str, ...] = HOST_FLAGS) -> C
         if done.returncode != 0:
             first = (done.stderr.strip().splitlines() or ["unknown error"])[0]
             raise DGraphError(f"the C++ compiler failed: {first}")
-        return CudaHostModule(ctypes.CDLL(str(library)), meta)
+        return ctypes.CDLL(str(library))
 
 
 _DLPACK_CPU = 1  # DLPack's kDLCPU device type

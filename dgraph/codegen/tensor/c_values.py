@@ -70,7 +70,7 @@ import scipy.sparse
 
 from ...errors import DGraphError
 from ..c import compiler
-from ..cuda import cxx_compiler
+from ..cuda import HOST_FLAGS, compile_host
 from ..python import load_python
 
 __all__ = [
@@ -189,10 +189,29 @@ class CValues:
         """Compile the C text (the system compiler, as :func:`~dgraph.codegen.c.load_c`)
         and return ``jacobian(*inputs) -> scipy.sparse.csr_array``."""
         function = _compile(self.text, flags)
-        count = len(self.inputs) + len(self.constants) + 1
+        return self._caller(function, extra=0)
+
+    def load_cuda_host(self, flags: tuple[str, ...] = HOST_FLAGS):
+        """Compile the CUDA text as C++ on the host (``DGRAPH_HOST``: one thread runs each
+        kernel's loop, in launch order) and return ``jacobian(*inputs)`` as :meth:`load`
+        does: the kernels' bodies, their index arithmetic and their launches checked where
+        no GPU is (a GPU's scheduling and atomics are not)."""
+        lib = compile_host(self.cuda, flags)
+        launch = getattr(lib, f"{FUNCTION}_launch")
+        launch.restype = None
+        launch._lib = lib  # type: ignore[attr-defined]
+        types = {"double": np.float64, "int32_t": np.int32, "int64_t": np.int64}
+        scratch = [np.zeros(n, dtype=types[c]) for c, n in self.scratch.items()]
+        return self._caller(launch, extra=len(scratch) + 1, after=[*scratch, None])
+
+    def _caller(self, function, extra: int, after: list | None = None):
+        """``jacobian(*inputs)``: ``function(inputs..., constants..., data, *after)`` (the
+        pointers of ``after``'s arrays, None as NULL), ``extra`` arguments after data."""
+        count = len(self.inputs) + len(self.constants) + 1 + extra
         function.argtypes = [ctypes.c_void_p] * count
         constants = [np.ascontiguousarray(a) for a in self.constants.values()]
         pointers = [a.ctypes.data for a in constants]
+        tail = [None if a is None else a.ctypes.data for a in after or []]
         indices, indptr, shape, nnz = self.indices, self.indptr, self.shape, self.nnz
         sizes = [math.prod(s) for s in self.input_shapes]
         names = self.inputs
@@ -205,54 +224,10 @@ class CValues:
                 if a.size != size:
                     raise DGraphError(f"input {name}: {a.size} entries, not {size}")
             data = np.empty(nnz)
-            function(*[a.ctypes.data for a in arrays], *pointers, data.ctypes.data)
+            function(*[a.ctypes.data for a in arrays], *pointers, data.ctypes.data, *tail)
             return scipy.sparse.csr_array((data, indices, indptr), shape=shape)
 
-        jacobian._keep = (function, constants)  # type: ignore[attr-defined]
-        return jacobian
-
-    def load_cuda_host(self, flags: tuple[str, ...] = ("-O1",)):
-        """Compile the CUDA text as C++ on the host (``DGRAPH_HOST``: one thread runs each
-        kernel's loop, in launch order) and return ``jacobian(*inputs)`` as :meth:`load`
-        does: the kernels' bodies, their index arithmetic and their launches checked where
-        no GPU is (a GPU's scheduling and atomics are not)."""
-        cxx = cxx_compiler()
-        if cxx is None:
-            raise DGraphError("no C++ compiler found (set CXX or install c++)")
-        with tempfile.TemporaryDirectory(prefix="dgraph-") as tmp:
-            cu_file, library = Path(tmp, "values.cu"), Path(tmp, "values.so")
-            cu_file.write_text(self.cuda)
-            command = [cxx, *flags, "-DDGRAPH_HOST", "-x", "c++", "-shared", "-fPIC"]
-            done = subprocess.run(
-                [*command, "-o", str(library), str(cu_file)], capture_output=True, text=True
-            )
-            if done.returncode != 0:
-                first = (done.stderr.strip().splitlines() or ["unknown error"])[0]
-                raise DGraphError(f"the C++ compiler failed: {first}")
-            lib = ctypes.CDLL(str(library))
-        launch = getattr(lib, f"{FUNCTION}_launch")
-        launch.restype = None
-        constants = [np.ascontiguousarray(a) for a in self.constants.values()]
-        scratch_types = {"double": np.float64, "int32_t": np.int32, "int64_t": np.int64}
-        scratch = [np.zeros(n, dtype=scratch_types[c]) for c, n in self.scratch.items()]
-        count = len(self.inputs) + len(constants) + 1 + len(scratch) + 1
-        launch.argtypes = [ctypes.c_void_p] * count
-        indices, indptr, shape, nnz = self.indices, self.indptr, self.shape, self.nnz
-        sizes = [math.prod(s) for s in self.input_shapes]
-
-        def jacobian(*inputs):
-            if len(inputs) != len(sizes):
-                raise DGraphError(f"jacobian takes {len(sizes)} inputs, not {len(inputs)}")
-            arrays = [np.ascontiguousarray(x, dtype=np.float64) for x in inputs]
-            for name, a, size in zip(self.inputs, arrays, sizes, strict=True):
-                if a.size != size:
-                    raise DGraphError(f"input {name}: {a.size} entries, not {size}")
-            data = np.empty(nnz)
-            pointers = [a.ctypes.data for a in [*arrays, *constants, data, *scratch]]
-            launch(*pointers, None)
-            return scipy.sparse.csr_array((data, indices, indptr), shape=shape)
-
-        jacobian._keep = (lib, launch, constants, scratch)  # type: ignore[attr-defined]
+        jacobian._keep = (function, constants, after)  # type: ignore[attr-defined]
         return jacobian
 
 
