@@ -25,6 +25,7 @@ from ...core.blocks import (
     on_the_diagonal,
     pattern,
     same_structure,
+    sparse,
 )
 from .constants import Constants
 from .dialect import Dialect
@@ -344,16 +345,13 @@ def _merged(a: Block, b: Block, total: Sparse) -> list[np.ndarray] | None:
     shape = (int(np.prod(total.out_shape)), max(1, int(np.prod(total.in_shape))))
     flagged = []
     for block, flag in ((a, 1), (b, 2)):
-        if isinstance(block, Sparse):
-            cols, indptr = block.cols, block.indptr
-        else:
+        if not isinstance(block, Sparse):
             rows, cols, _ = entries(block)
             if not _row_major(rows, cols):
                 return None
-            indptr = np.zeros(shape[0] + 1, dtype=np.int64)
-            np.cumsum(np.bincount(rows, minlength=shape[0]), out=indptr[1:])
+            block = sparse(block.out_shape, block.in_shape, rows, cols)  # the same order
         matrix = scipy.sparse.csr_array(
-            (np.full(block.nnz, flag, dtype=np.int8), cols, indptr), shape=shape
+            (np.full(block.nnz, flag, dtype=np.int8), block.cols, block.indptr), shape=shape
         )
         matrix.has_canonical_format = True  # sorted and distinct within each row
         flagged.append(matrix)
