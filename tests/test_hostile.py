@@ -243,6 +243,25 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     ("compare-methods-empty", ["compare", SIN, "--methods", ""], "--methods"),
     ("faces-method", ["faces", SIN, "-m", "vertex"], "unknown method 'vertex'"),
+    ("faces-order-cut", ["faces", SIN, "--order", "[x0->v2"], "expected a face"),
+    ("faces-order-empty", ["faces", SIN, "--order", " "], "no faces given"),
+    (
+        "faces-order-no-such-face",
+        ["faces", SIN, "--order", "[x0->v9, v9->y]"],
+        "no line-graph vertex named 'x0->v9'",
+    ),
+    ("faces-order-unfinished", ["faces", SIN, "--order", "[x0->v2, v2->y]"], "3 faces left"),
+    (
+        "faces-order-twice",
+        ["accumulate", SIN, "-m", "faces", "--order", "[x0->v2, v2->y], [x0->v2, v2->y]"],
+        "face 2 [x0->v2, v2->y]",
+    ),
+    (
+        "faces-order-of-a-search",
+        ["faces", SIN, "-m", "markowitz", "--order", "[x0->v2, v2->y]"],
+        "--order replays methods",
+    ),
+    ("faces-without-order", ["accumulate", SIN, "-m", "faces"], "needs a face sequence"),
     (
         "render-highlight",
         ["render", SIN, "-o", "g.svg", "--highlight", "chains,nonsense"],
