@@ -216,7 +216,10 @@ class Separators:
     """The fewest vertices meeting every path from ``sources`` to a target, none of them
     the target or a vertex held ``fixed`` (Menger: unit vertex capacities, augmenting
     paths), on the graph of successor lists ``succ`` (vertices numbered by position).
-    The network is built once; each query copies its capacities."""
+    The network is built once; each query copies its capacities. Written here rather
+    than with networkx's flows: each of the model's thousands of queries holds other
+    vertices (``fixed``, uncut) and asks how many paths pass through each, so networkx
+    would rebuild its residual network per query."""
 
     def __init__(self, succ: list[list[int]], sources: list[int]) -> None:
         n = len(succ)
@@ -565,9 +568,13 @@ class _Model:
             return fill
         if fill is self.true:
             return order
+        return self._and([fill, order])
+
+    def _and(self, parts: list):
+        """A literal equal to the conjunction of ``parts``."""
         lit = self.model.NewBoolVar("")
-        self.model.AddBoolAnd([fill, order]).OnlyEnforceIf(lit)
-        self.model.AddBoolOr([fill.Not(), order.Not(), lit])
+        self.model.AddBoolAnd(parts).OnlyEnforceIf(lit)
+        self.model.AddBoolOr([p.Not() for p in parts] + [lit])
         return lit
 
     def _implies(self, premises: list, conclusion) -> None:
@@ -587,18 +594,11 @@ class _Model:
                 return self.false
             if g is self.true:
                 return there
-            lit = self.model.NewBoolVar("")
-            self.model.AddBoolAnd([there, g]).OnlyEnforceIf(lit)
-            self.model.AddBoolOr([there.Not(), g.Not(), lit])
-            return lit
+            return self._and([there, g])
         value = paths.constant.get((a, b))
         if value is None or value in (1, -1) or c is self.false or g is self.true:
             return self.false
-        parts = [there, c] + ([] if g is self.false else [g.Not()])
-        lit = self.model.NewBoolVar("")
-        self.model.AddBoolAnd(parts).OnlyEnforceIf(lit)
-        self.model.AddBoolOr([p.Not() for p in parts] + [lit])
-        return lit
+        return self._and([there, c] + ([] if g is self.false else [g.Not()]))
 
     def _count(self, literals: list, floor: int = 0) -> tuple[object, int, int]:
         """An integer equal to the number of true ``literals`` (at least ``floor``), with
