@@ -14,28 +14,34 @@ if ! command -v dot >/dev/null 2>&1; then
     { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q graphviz >/dev/null; }
 fi
 
-# The browser test (tests/test_browser.py) shows example notebooks in headless chromium;
-# without it that test is skipped, so a failed install is not fatal.
+# apt-get install PACKAGES for tests that skip without them: on failure apt's last lines and
+# what will skip, which in CI (CI=true) fails the run (tests/skip_policy.py)
+optional_install() {
+  what="$1"
+  shift
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if log=$($sudo apt-get install -y -q "$@" 2>&1) ||
+    log=$({ $sudo apt-get update -q && $sudo apt-get install -y -q "$@"; } 2>&1); then
+    return 0
+  fi
+  printf '%s\n' "$log" | tail -n 5 >&2
+  echo "setup: $* not installed: $what will be skipped (a CI run fails on that skip)" >&2
+}
+
+# The browser tests (tests/test_browser.py, test_explore_browser.py) show example notebooks
+# in headless chromium.
 if [ "$task" = test ] && ! command -v chromium >/dev/null 2>&1 &&
   ! command -v chromium-browser >/dev/null 2>&1; then
   echo "setup: chromium is missing; installing the Debian package chromium" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get install -y -q chromium >/dev/null 2>&1 ||
-    { $sudo apt-get update -q >/dev/null 2>&1 && $sudo apt-get install -y -q chromium >/dev/null 2>&1; } ||
-    echo "setup: chromium not installed; the browser test will be skipped" >&2
+  optional_install "the browser tests" chromium
 fi
 
-# The LaTeX test (tests/test_latex.py) compiles every TikZ view and an expression set with
-# pdflatex; without it that test is skipped, so a failed install is not fatal.
+# The LaTeX tests (tests/test_latex.py, test_render*.py) compile every TikZ view and an
+# expression set with pdflatex.
 if [ "$task" = test ] && ! command -v pdflatex >/dev/null 2>&1; then
   echo "setup: pdflatex is missing; installing texlive-latex-base texlive-pictures" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  tex="texlive-latex-base texlive-pictures"
-  $sudo apt-get install -y -q $tex >/dev/null 2>&1 ||
-    { $sudo apt-get update -q >/dev/null 2>&1 && $sudo apt-get install -y -q $tex >/dev/null 2>&1; } ||
-    echo "setup: pdflatex not installed; the LaTeX test will be skipped" >&2
+  optional_install "the LaTeX tests" texlive-latex-base texlive-pictures
 fi
 
 # A virtual environment that reuses what the system Python already has.

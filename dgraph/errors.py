@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["DGraphError", "GraphError", "InputError", "SearchTooLarge", "VerificationError"]
+__all__ = [
+    "DGraphError",
+    "GraphError",
+    "InputError",
+    "ProofError",
+    "SearchTooLarge",
+    "VerificationError",
+]
 
 
 class DGraphError(ValueError):
@@ -24,3 +31,9 @@ class SearchTooLarge(DGraphError):
 
 class VerificationError(DGraphError):
     """An expression set that refers to unknown symbols or has cyclic references."""
+
+
+class ProofError(RuntimeError):
+    """A lower bound above a cost known to be reached: a bug in a bound or in a price,
+    never the user's input. Raised rather than claim an optimum (not a
+    :class:`DGraphError`: the command line reports it as an internal error)."""

@@ -1,4 +1,5 @@
-"""Shared fixtures: the paper graphs, and hypothesis settings for the property tests."""
+"""Shared fixtures: the paper graphs, and hypothesis settings for the property tests; the
+hooks that fail a CI run on a skip not explained in tests/skip_policy.py."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from dgraph.core.builders import bundled
+
+from .skip_policy import pytest_sessionstart, pytest_terminal_summary  # noqa: F401 (hooks)
 
 settings.register_profile(
     "dgraph", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]

@@ -24,12 +24,13 @@ from dataclasses import dataclass
 
 from ..core.graph import DGraph
 from ..core.provenance import Bound
-from ..errors import SearchTooLarge
+from ..errors import InputError, SearchTooLarge
 
 __all__ = [
     "MOVES_PER_SECOND",
     "SearchResult",
     "astar",
+    "check_order",
     "check_size",
     "check_start",
     "moves_for",
@@ -181,6 +182,42 @@ def check_size(graph: DGraph, budget: float | None, limit: int, who: str) -> Non
         )
 
 
+def check_order(graph: DGraph, order: Iterable[str], who: str) -> list[str]:
+    """``order`` as a list, refused unless it eliminates every intermediate of ``graph``
+    exactly once: a search prices a starting order as an upper bound on the optimum, and
+    an order that skips vertices costs less than any complete one (a false proof).
+
+    Raises
+    ------
+    InputError
+        Where a vertex is missing, repeated or not an intermediate.
+    """
+    order = list(order)
+    inner = set(graph.intermediates)
+    seen: set[str] = set()
+    repeated = [v for v in order if v in seen or seen.add(v)]
+    problems = [
+        (what, names)
+        for what, names in (
+            ("missing", [v for v in graph.intermediates if v not in seen]),
+            ("repeated", sorted(set(repeated))),
+            ("not intermediates", sorted(seen - inner)),
+        )
+        if names
+    ]
+    if problems:
+        said = "; ".join(
+            f"{what}: {', '.join(map(str, names[:5]))}"
+            + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            for what, names in problems
+        )
+        raise InputError(
+            f"{who}: an order must eliminate each of the {len(inner)} intermediates"
+            f" exactly once ({said})"
+        )
+    return order
+
+
 def subset_search(
     graph: DGraph,
     prices: Prices,
@@ -201,6 +238,7 @@ def subset_search(
     names = graph.order()
     index = {v: i for i, v in enumerate(names)}
     full = sum(1 << index[v] for v in graph.intermediates)
+    orders = [check_order(graph, o, "search") for o in orders]
 
     def expand(done: int) -> Iterable[tuple[object, int, int]]:
         for v, cost in prices(done):

@@ -78,7 +78,7 @@ from ..core import kinds
 from ..core.graph import DGraph
 from ..errors import SearchTooLarge
 from .kernel import VALUES, Closure, effective_cost, move_costs
-from .search import SearchResult
+from .search import SearchResult, check_order
 from .structure import BitGraph
 from .vertex import markowitz_order
 
@@ -166,10 +166,13 @@ def exact_vertex_search(
     vertex costs at least in any order (the effective junction bounds, say).
     The moves are ``("vertex", v)``; ``lower_bound`` of the result is the solver's.
     Raises :class:`SearchTooLarge` without OR-Tools, beyond :data:`EXACT_LIMIT`, or in the
-    effective model where a label's value depends on the order.
+    effective model where a label's value depends on the order; :class:`InputError` where
+    ``incumbent`` is not an order of every intermediate, each once.
     """
     if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}")
+    if incumbent is not None:
+        incumbent = check_order(graph, incumbent, "vertex-exact: the incumbent")
     if not available():
         raise SearchTooLarge("vertex-exact: OR-Tools is not installed (pip install ortools)")
     p = len(graph.intermediates)
@@ -191,7 +194,7 @@ def exact_vertex_search(
     )
     t0 = time.perf_counter()
     inner = list(graph.intermediates)
-    orders = [inner, inner[::-1], markowitz_order(graph)] + ([list(incumbent)] if incumbent else [])
+    orders = [inner, inner[::-1], markowitz_order(graph)] + ([incumbent] if incumbent else [])
     start_cost, start = min(((price(o), o) for o in orders), key=lambda c: c[0])
     if p <= 1:
         return SearchResult(

@@ -26,7 +26,7 @@ from ..errors import SearchTooLarge
 from .kernel import BLOCKS, Elimination
 from .labeled import replay
 from .parts import by_parts
-from .search import SearchResult, check_size, check_start, subset_search
+from .search import SearchResult, check_order, check_size, check_start, subset_search
 from .structure import BitGraph
 from .vertex import markowitz_order
 from .vertex_exact import EXACT_LIMIT, available, exact_vertex_search
@@ -42,11 +42,20 @@ def vertex_optimal_search(
 ) -> SearchResult:
     """The cheapest vertex elimination order (as moves), proven unless the budget ran out;
     each independent part searched on its own; ``incumbent`` is an order known to be
-    good (it prunes from the start)."""
+    good (it prunes from the start), of every intermediate once.
+
+    Raises
+    ------
+    InputError
+        Where ``incumbent`` is not an order of every intermediate, each once.
+    """
+    if incumbent is not None:
+        incumbent = check_order(graph, incumbent, "vertex-optimal: the incumbent")
 
     def search(part: DGraph, share: float | None) -> SearchResult:
         inside = set(part.intermediates)
-        return _connected_search(part, share, [v for v in incumbent or () if v in inside])
+        mine = None if incumbent is None else [v for v in incumbent if v in inside]
+        return _connected_search(part, share, mine)
 
     return by_parts(graph, search, budget)
 
@@ -116,7 +125,7 @@ def vertex_optimal(
     graph: DGraph, budget: float | None = None, incumbent: list[str] | None = None
 ) -> ExpressionSet:
     """Vertex elimination in an optimal order (``optimal`` says whether it is proven);
-    ``incumbent`` is an order to start from."""
+    ``incumbent`` is an order to start from (every intermediate once)."""
     result = vertex_optimal_search(graph, budget, incumbent)
     order = [target for _, target in result.moves]
     return replay(

@@ -28,7 +28,8 @@ and bound; stopped at its node limit, the larger of what each proved is returned
 A budget (seconds, as users give it) is spent as work, never read off the clock, so the
 bound is the same on every machine however loaded: the program's nonzeros price its
 solves, the relaxation runs where ``seconds`` × :data:`CELLS_PER_SECOND` covers them,
-and the branch and bound, whose root alone grows about as the square of the nonzeros
+and the branch and bound (its dual bound, the gap asked to close: HiGHS's best
+solution is an upper bound), whose root alone grows about as the square of the nonzeros
 (0.01 s for the heart dipole's 268, ten seconds for Black–Scholes's 6,000), gets as many
 nodes (HiGHS's ``node_limit``) as ``seconds`` buys at that price, and does not run where
 that is none. A killed process is the only other way to stop it (``best``'s ceiling).
@@ -258,15 +259,18 @@ class _Program:
         integral = relaxed.status == 0 and np.allclose(relaxed.x, np.round(relaxed.x))
         if integral or nodes == 0:
             return proven
+        # HiGHS stops at a relative gap of 1e-4 by default, and its best solution is an
+        # upper bound: the bound is its dual bound, the gap asked to close
+        options: dict[str, Any] = {"mip_rel_gap": 0.0}
+        if nodes is not None:
+            options["node_limit"] = nodes
         result = milp(
             costs,
             constraints=LinearConstraint(matrix, -np.inf, limits),
             integrality=np.ones(len(costs)),  # z and w too (see the module docstring)
             bounds=Bounds(low, 1),
-            options={} if nodes is None else {"node_limit": nodes},
+            options=options,
         )
-        if result.status == 0:
-            return max(proven, _ceil(result.fun))
         return max(proven, _ceil(getattr(result, "mip_dual_bound", None)))
 
 
@@ -291,7 +295,9 @@ def _quiet() -> Iterator[None]:
 
 
 def _ceil(value: float | None) -> int:
-    """The least integer at or above a solver's value (within its tolerance)."""
+    """The least integer at or above a solver's lower bound on an integer optimum, less
+    the solver's tolerance (absolute, and relative to the value), so that a bound a hair
+    above the optimum is not rounded up past it; 0 where there is none."""
     if value is None or not math.isfinite(value):
         return 0
-    return math.ceil(value - 1e-5)
+    return max(0, math.ceil(value - 1e-5 - 1e-9 * abs(value)))

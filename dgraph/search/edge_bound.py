@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from ..core.graph import DGraph
 from ..elimination.metagraph import EDGE_LIMIT, edge_optimal_search, intermediate_edge_count
 from ..elimination.parts import independent_parts
+from ..errors import ProofError
 from .bracketing_bound import CELLS_PER_SECOND, bracketing_lower_bound
 from .junction_bounds import elimination_lower_bound
 
@@ -76,6 +77,9 @@ class EdgeBound:
     lower_bound: int
     proven: bool
 
+    def __post_init__(self) -> None:
+        _check_below(self.lower_bound, self.cost, "the cheapest edge elimination known")
+
     @property
     def gap(self) -> int | None:
         """``cost`` less ``lower_bound`` (None without a cost)."""
@@ -89,6 +93,23 @@ class EdgeBound:
             "gap": self.gap,
             "proven": self.proven,
         }
+
+
+def _check_below(lower: int, cost: int | None, what: str) -> None:
+    """Refuse a lower bound above ``cost`` (None: none known), a cost some elimination
+    reaches: one of the two is wrong, and the optimum would be claimed from it.
+
+    Raises
+    ------
+    ProofError
+        Where ``lower`` exceeds ``cost``.
+    """
+    if cost is not None and lower > cost:
+        raise ProofError(
+            f"edge bound: the lower bound {lower} exceeds {what}, {cost}: a bound or a"
+            " price is wrong (an upper bound must be the structural cost of a complete"
+            " elimination)"
+        )
 
 
 def structural(graph: DGraph) -> DGraph:
@@ -143,6 +164,9 @@ def edge_elimination_bound(
     structural cost of an edge (or vertex) elimination known already, such as the best
     vertex order's: the result is proven optimal when the bound meets it.
 
+    Raises :class:`dgraph.errors.ProofError` where the bound exceeds ``upper`` or an
+    exact part's optimum: one of them is wrong, and nothing is claimed from it.
+
     >>> from dgraph.core.builders import bundled
     >>> found = edge_elimination_bound(bundled("naumann_discrepancy.json"))
     >>> found.cost, found.lower_bound, found.proven, len(found.moves)
@@ -163,6 +187,7 @@ def edge_elimination_bound(
             if share > 0 and program_cells(part) <= share * CELLS_PER_SECOND:
                 bound = max(bound, bracketing_lower_bound(general, share))
         lower += bound
+    _check_below(lower, upper, "the upper bound given")
     if solved:  # every part's optimum: no elimination, ``upper``'s included, is cheaper
         return EdgeBound(moves, exact, lower, True)
     return EdgeBound(None, upper, lower, upper is not None and upper <= lower)

@@ -33,7 +33,7 @@ from typing import Any
 from ..core.graph import DGraph
 from ..elimination.kernel import VALUES, Closure, effective_cost
 from ..elimination.parts import by_parts
-from ..elimination.search import SearchResult, check_size, subset_search
+from ..elimination.search import SearchResult, check_order, check_size, subset_search
 from ..elimination.vertex_exact import EXACT_LIMIT, available, exact_vertex_search
 from ..errors import SearchTooLarge
 from .junction_bounds import effective_vertex_bounds, group_bounds
@@ -51,7 +51,8 @@ def effective_optimal_search(
     graph: DGraph, budget: float | None = None, incumbent: list[str] | None = None
 ) -> SearchResult:
     """The vertex order of least effective cost (as ``("vertex", v)`` moves), proven
-    unless the budget ran out; ``incumbent`` is an order known to be good.
+    unless the budget ran out; ``incumbent`` is an order known to be good, of every
+    intermediate once (else :class:`dgraph.errors.InputError`).
 
     >>> from dgraph.core.builders import bundled
     >>> r = effective_optimal_search(bundled("naumann_sin.trace"))
@@ -59,9 +60,13 @@ def effective_optimal_search(
     (3, True, ['v2', 'v1'])
     """
 
+    if incumbent is not None:
+        incumbent = check_order(graph, incumbent, "effective-optimal: the incumbent")
+
     def search(part: DGraph, share: float | None) -> SearchResult:
         inside = set(part.intermediates)
-        return _connected_search(part, share, [v for v in incumbent or () if v in inside])
+        mine = None if incumbent is None else [v for v in incumbent if v in inside]
+        return _connected_search(part, share, mine)
 
     size = len(graph.order()) + graph.nx.number_of_edges()
     if budget is not None and size > budget * START_PER_SECOND:
