@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import functools
 import keyword
+import pickle
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Literal
 
 import networkx as nx
+import numpy as np
 import sympy
 
 from ..errors import GraphError
@@ -115,6 +117,14 @@ def as_vertex_expr(expr: object, where: str) -> sympy.Expr:
 _PROCESS_LOCAL = frozenset({"numeric"})  # derived entries holding compiled functions
 
 
+def _picklable(value: object) -> bool:
+    try:
+        pickle.dumps(value)
+    except Exception:  # pickling raises many kinds (PicklingError, AttributeError, TypeError)
+        return False
+    return True
+
+
 class DGraph(Printable):
     """A differentiation graph with input, intermediate and output roles.
 
@@ -134,6 +144,8 @@ class DGraph(Printable):
     # tracer) or "sympy" (called with sympy symbols); "" for a file or a built graph
     traced_with: str = ""
     _tensor: bool = False  # set by the first tensor vertex
+    _point: dict | None = None  # the inputs' values the user gave (graphs pickled before)
+    _reference: tuple | None = None  # (jvp callable, graph version it holds for)
 
     def __init__(self, name: str = "") -> None:
         self.name = name
@@ -153,7 +165,53 @@ class DGraph(Printable):
         and a search's result comes back from its child process pickled)."""
         state = self.__dict__.copy()
         state["derived"] = {k: v for k, v in self.derived.items() if k not in _PROCESS_LOCAL}
+        if state.get("_reference") is not None and not _picklable(state["_reference"][0]):
+            state["_reference"] = None  # a lambda or closure: the check falls back to differences
         return state
+
+    # -- the user's point and an exact derivative to check against ------------------------
+
+    @property
+    def point(self) -> dict[str, np.ndarray] | None:
+        """The inputs' values the user gave first (``from_jax``'s example arguments, a
+        point given to a tracer): where values are checked first. Read-only copies; None
+        where none was given or the inputs have changed since."""
+        point = self._point
+        if point is None or list(point) != self.inputs:
+            return None
+        if self._tensor and any(point[x].shape != self.shape(x) for x in self.inputs):
+            return None
+        return point
+
+    def set_point(self, values: Mapping[str, object]) -> None:
+        """Keep ``values`` (one array per input, by name) as :attr:`point`, by copy."""
+        point = {}
+        for x in self.inputs:
+            if x not in values:
+                raise GraphError(f"the point gives no value for the input {x!r}")
+            value = np.array(values[x], dtype=float)
+            if self._tensor and value.shape != self.shape(x):
+                raise GraphError(
+                    f"the point gives {x!r} the shape {value.shape}, not {self.shape(x)}"
+                )
+            value.flags.writeable = False
+            point[x] = value
+        self._point = point
+
+    @property
+    def jvp_reference(self) -> Callable[[dict, dict], dict] | None:
+        """An exact ``J·v`` of the program the graph was built from (JAX's ``jvp`` of the
+        user's function), ``(inputs, tangents) -> {output: J·v}`` by name; None where there
+        is none, or the graph has changed since it was built."""
+        if self._reference is None or self._reference[1] != self._version:
+            return None
+        return self._reference[0]
+
+    def set_jvp_reference(self, jvp: Callable[[dict, dict], dict] | None) -> None:
+        """Set :attr:`jvp_reference` for the graph as it is now (a later change drops it).
+        Not pickled where it cannot be (a lambda): a graph sent to another process is
+        then checked against differences."""
+        self._reference = None if jvp is None else (jvp, self._version)
 
     def _changed(self) -> None:
         self._order = None
@@ -584,6 +642,9 @@ class DGraph(Printable):
         other.traced_with = self.traced_with
         if self._solved:
             other.solve_for(self._solved)
+        other._point = self._point  # read-only arrays: shared
+        if self.jvp_reference is not None:
+            other.set_jvp_reference(self.jvp_reference)
         return other
 
     def given_partial(self, source: str, target: str) -> sympy.Expr | None:
