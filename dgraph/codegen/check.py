@@ -83,6 +83,12 @@ class CodeCheck:
     def __bool__(self) -> bool:
         return self.ok
 
+    @property
+    def status(self) -> str:
+        """``verified`` (ran and agreed), ``wrong`` (ran and disagreed) or ``not
+        verified`` (could not be run or compared anywhere): never a pass unless run."""
+        return "verified" if self.ok else "wrong" if self.ran else "not verified"
+
     def summary(self) -> str:
         """One line for the ``dgraph codegen`` report."""
         if not self.ok:
@@ -105,6 +111,7 @@ class CodeCheck:
         return {
             "ok": self.ok,
             "ran": self.ran,
+            "status": self.status,
             "detail": self.detail,
             "errors": dict(self.errors),
             "difference_error": self.difference_error,

@@ -496,4 +496,3 @@ def differences(
         np.isfinite(plus[v]).all() and np.isfinite(minus[v]).all() for v in plus if v not in out
     )
     return out if finite else None
-

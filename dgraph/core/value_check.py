@@ -25,7 +25,6 @@ with it, at the user's point first, then at a random one.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -42,8 +41,8 @@ __all__ = [
     "Point",
     "ValueCheck",
     "check_expression_set",
-    "check_values",
     "check_points",
+    "check_values",
     "direction_at",
     "reference_jvp",
 ]
@@ -166,7 +165,10 @@ def _differences(graph, point: Point, direction, outputs, unit):
         else:
             value, estimate, ratio = {}, {}, 0.0
             for y in outputs:
-                d = [(shifted[k][y] - shifted[k + 1][y]) / (2 * h) for k, h in ((0, t), (2, t / 2), (4, t / 4))]
+                d = [
+                    (shifted[k][y] - shifted[k + 1][y]) / (2 * h)
+                    for k, h in ((0, t), (2, t / 2), (4, t / 4))
+                ]
                 r1, r2 = (4 * d[1] - d[0]) / 3, (4 * d[2] - d[1]) / 3
                 largest = np.max([np.abs(s[y]) for s in shifted], axis=0)
                 rounding = 10 * EPS * largest / (t / 4)
@@ -255,7 +257,6 @@ def check_values(
         used,
         tuple(checked),
     )
-
 
 
 def check_expression_set(es, seed: int = 0) -> ValueCheck:
