@@ -461,6 +461,27 @@ CASES: list[tuple[str, list[str], str]] = [
         ["codegen", H("array_model.py") + ":residual", "--inputs", "v:4x3", "-o", "j.py"],
         "no parameter 'v'",
     ),
+    # 12b. the point values are checked at first (--at): as many numbers as input entries
+    (
+        "at-too-few",
+        [
+            "codegen",
+            H("array_model.py") + ":residual",
+            "--inputs",
+            "u:2x2",
+            "--at",
+            "1,2,3",
+            "-o",
+            "j.py",
+        ],
+        "--at has 3 numbers; it needs 4",
+    ),
+    (
+        "at-not-a-number",
+        ["accumulate", H("array_model.py") + ":residual", "--inputs", "u:2x2", "--at", "1,x,3,4"],
+        "--at needs comma-separated numbers",
+    ),
+    ("at-not-finite", ["accumulate", H("edgeless.trace"), "--at", "nan"], "finite numbers"),
     # 13. face-optimal beyond its exact limit, without --budget (issue 40, item 5)
     (
         "face-optimal-too-large",

@@ -183,8 +183,12 @@ class DGraph(Printable):
             return None
         return point
 
-    def set_point(self, values: Mapping[str, object]) -> None:
-        """Keep ``values`` (one array per input, by name) as :attr:`point`, by copy."""
+    def set_point(self, values: Mapping[str, object] | None) -> None:
+        """Keep ``values`` (one array per input, by name) as :attr:`point`, by copy (None:
+        no point)."""
+        if values is None:
+            self._point = None
+            return
         point = {}
         for x in self.inputs:
             if x not in values:

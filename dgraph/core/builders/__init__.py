@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -40,6 +41,7 @@ def load(
     params: list[str] | tuple[str, ...] = (),
     solve: list[str] | tuple[str, ...] = (),
     level: str | None = None,
+    at: Sequence[float] | None = None,
 ) -> DGraph:
     """Load a graph from ``file.json``, ``file.trace`` or ``path/to/file.py:function``;
     only a regular file of bounded size is read, and a graph without edges is refused
@@ -54,7 +56,10 @@ def load(
     parameters of the function, or names a trace's statements or a JSON file's expressions
     use; ``solve``
     names parameters the outputs are solved for (:meth:`DGraph.solve_for`: the outputs are
-    a linear system's residuals)."""
+    a linear system's residuals). ``at`` (one number per input entry, the inputs in order,
+    arrays flattened) is the graph's :attr:`~dgraph.core.graph.DGraph.point`, where values
+    are checked first; without it a loaded graph has none (the example arguments the
+    loader traces a JAX function with are not the user's)."""
     spec = str(spec)
     if ".py:" in spec:
         graph = _function_graph(spec, granularity, inputs, params, level)
@@ -76,7 +81,26 @@ def load(
                 f"--solve: {missing[0]!r} is not a parameter (declare it with --params)"
             )
         graph.solve_for(solve)
+    graph.set_point(None if at is None else _split_point(graph, at))
     return graph
+
+
+def _split_point(graph: DGraph, at: Sequence[float]) -> dict[str, np.ndarray]:
+    """``at`` cut into one array per input (its shape on a tensor graph); one clear line
+    where the count is not the inputs' entries."""
+    shapes = [graph.shape(x) if graph.is_tensor else () for x in graph.inputs]
+    sizes = [math.prod(s) for s in shapes]
+    if len(at) != sum(sizes):
+        raise InputError(
+            f"--at has {len(at)} number{'s' if len(at) != 1 else ''}; it needs {sum(sizes)},"
+            f" one per input entry ({', '.join(graph.inputs[:6])}"
+            f"{', ...' if len(graph.inputs) > 6 else ''})"
+        )
+    point, start = {}, 0
+    for x, shape, n in zip(graph.inputs, shapes, sizes, strict=True):
+        point[x] = np.asarray(at[start : start + n], dtype=float).reshape(shape)
+        start += n
+    return point
 
 
 def _function_graph(
