@@ -416,12 +416,25 @@ def _inverses(matrix: np.ndarray) -> np.ndarray:
 def _finite_points(
     graph: DGraph, rng: np.random.Generator, count: int
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Up to ``count`` points, drawn from :data:`RANGES` in order, where every vertex
-    value and the sweep are finite; with parameters, their values at each point (drawn
-    from the first range: masses and lengths are often positive)."""
+    """Up to ``count`` points where every vertex value and the sweep are finite: the
+    user's point (:attr:`~dgraph.core.graph.DGraph.point`) first, then drawn from
+    :data:`RANGES` in order; with parameters, their values at each point (drawn from the
+    first range: masses and lengths are often positive)."""
     n, k = len(graph.inputs), len(graph.parameters) - len(graph.solved)
     chosen: list[np.ndarray] = []
     chosen_params: list[np.ndarray] = []
+    given = graph.point  # the user's point first, where it is finite
+    if given is not None:
+        x = np.array([[float(given[u]) for u in graph.inputs]])
+        p = rng.uniform(*RANGES[0], size=(1, k)) if k else None
+        values, jac, magnitude = _reference(graph, x, p)
+        finite = bool(np.isfinite(magnitude).all() and np.isfinite(jac).all())
+        if values is not None:
+            finite = finite and all(bool(np.isfinite(v).all()) for v in values.values())
+        if finite:
+            chosen.append(x[0])
+            if p is not None:
+                chosen_params.append(p[0])
     for lo, hi in RANGES:
         x = rng.uniform(lo, hi, size=(2 * count, n))
         p = rng.uniform(*RANGES[0], size=(2 * count, k)) if k else None
