@@ -182,3 +182,16 @@ def test_no_warning_where_the_code_is_verified():
         warnings.simplefilter("error")
         J = make_function(g, "jvp")
     assert J.generated.verified and "the user's point" in J.generated.check.detail
+
+
+def test_scalar_code_is_checked_at_the_user_s_point_first():
+    """An element-level graph keeps from_jax's example arguments: generated code is run
+    there first, and where nothing else is finite, there alone (not refused)."""
+    from dgraph.codegen.generate import generate
+
+    g = from_jax(lambda x, y: jnp.log(x) * jnp.log(0.05 - x) + y, 0.02, 0.5)
+    check = generate(g, "python", "forward").check
+    assert check.ok and check.points == ((0.02, 0.5),)
+    g = from_jax(lambda x, y: jnp.sin(x) * y, 0.02, 0.5)
+    check = generate(g, "python", "forward").check
+    assert check.ok and check.points[0] == (0.02, 0.5) and len(check.points) == 4

@@ -174,9 +174,10 @@ def _checked(module: Any, generated: Generated, graph: DGraph, points: int, seed
         if isinstance(exc, DGraphError):
             return _fail(str(exc))
         return _fail(f"the graph's partials cannot be evaluated ({type(exc).__name__})")
-    if len(pool) < points:
+    if len(pool) < points and not (len(pool) and _is_given(graph, pool[0])):
         ranges = ", ".join(f"({lo:g}, {hi:g})" for lo, hi in RANGES)
         return _fail(f"no {points} points in {ranges} where the function and partials are finite")
+    points = min(points, len(pool))  # fewer: the user's point and what else is finite
     names = [f for f in DERIVATIVES if f in generated.programs]
     has_primal = "primal" in generated.programs
     directions = {"jvp": rng.normal(size=(len(pool), n)), "vjp": rng.normal(size=(len(pool), m))}
@@ -411,6 +412,12 @@ def _inverses(matrix: np.ndarray) -> np.ndarray:
         with contextlib.suppress(np.linalg.LinAlgError, ValueError):
             out[k] = np.linalg.inv(a)
     return out
+
+
+def _is_given(graph: DGraph, x: np.ndarray) -> bool:
+    """Whether ``x`` is the user's point (:attr:`~dgraph.core.graph.DGraph.point`)."""
+    given = graph.point
+    return given is not None and np.array_equal(x, [float(given[u]) for u in graph.inputs])
 
 
 def _finite_points(
