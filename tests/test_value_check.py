@@ -195,3 +195,21 @@ def test_scalar_code_is_checked_at_the_user_s_point_first():
     g = from_jax(lambda x, y: jnp.sin(x) * y, 0.02, 0.5)
     check = generate(g, "python", "forward").check
     assert check.ok and check.points[0] == (0.02, 0.5) and len(check.points) == 4
+
+
+def test_the_numpy_tracer_keeps_the_point_given():
+    """from_function(point=...): the graph's point, where the values are checked first;
+    a NumPy program finite only near it is verified there by differences."""
+
+    def narrow_np(x):
+        return np.log(x) * np.log(0.05 - x) + x * x
+
+    g = from_function(narrow_np, sizes=[(3,)], level="array", point=[NEAR])
+    np.testing.assert_array_equal(g.point["x"], NEAR)
+    es = accumulate(g, "forward")
+    assert es.verified and "central differences" in es.verification.detail
+    assert "the user's point" in es.verification.detail
+    scalar = from_function(lambda a, b: a * b, point=[2.0, 3.0])
+    assert {x: float(v) for x, v in scalar.point.items()} == {"a": 2.0, "b": 3.0}
+    with pytest.raises(Exception, match="point= has 1 number; it needs 2"):
+        from_function(lambda a, b: a * b, point=[2.0])

@@ -202,6 +202,25 @@ class DGraph(Printable):
             point[x] = value
         self._point = point
 
+    def point_from(self, numbers: Iterable[float], what: str = "the point") -> dict:
+        """``numbers`` (one per input entry, the inputs in order, arrays flattened in C
+        order) cut into one array per input, for :meth:`set_point`; one clear line where
+        the count is not the inputs' entries."""
+        flat = np.asarray(list(numbers), dtype=float).reshape(-1)
+        shapes = [self.shape(x) if self._tensor else () for x in self.inputs]
+        sizes = [int(np.prod(s)) for s in shapes]
+        if flat.size != sum(sizes):
+            shown = ", ".join(self.inputs[:6]) + (", ..." if len(self.inputs) > 6 else "")
+            raise GraphError(
+                f"{what} has {flat.size} number{'s' if flat.size != 1 else ''}; it needs"
+                f" {sum(sizes)}, one per input entry ({shown})"
+            )
+        out, start = {}, 0
+        for x, shape, n in zip(self.inputs, shapes, sizes, strict=True):
+            out[x] = flat[start : start + n].reshape(shape)
+            start += n
+        return out
+
     @property
     def jvp_reference(self) -> Callable[[dict, dict], dict] | None:
         """An exact ``J·v`` of the program the graph was built from (JAX's ``jvp`` of the

@@ -81,26 +81,8 @@ def load(
                 f"--solve: {missing[0]!r} is not a parameter (declare it with --params)"
             )
         graph.solve_for(solve)
-    graph.set_point(None if at is None else _split_point(graph, at))
+    graph.set_point(None if at is None else graph.point_from(at, "--at"))
     return graph
-
-
-def _split_point(graph: DGraph, at: Sequence[float]) -> dict[str, np.ndarray]:
-    """``at`` cut into one array per input (its shape on a tensor graph); one clear line
-    where the count is not the inputs' entries."""
-    shapes = [graph.shape(x) if graph.is_tensor else () for x in graph.inputs]
-    sizes = [math.prod(s) for s in shapes]
-    if len(at) != sum(sizes):
-        raise InputError(
-            f"--at has {len(at)} number{'s' if len(at) != 1 else ''}; it needs {sum(sizes)},"
-            f" one per input entry ({', '.join(graph.inputs[:6])}"
-            f"{', ...' if len(graph.inputs) > 6 else ''})"
-        )
-    point, start = {}, 0
-    for x, shape, n in zip(graph.inputs, shapes, sizes, strict=True):
-        point[x] = np.asarray(at[start : start + n], dtype=float).reshape(shape)
-        start += n
-    return point
 
 
 def _function_graph(
