@@ -9,9 +9,10 @@ with it, at the user's point first, then at a random one.
 * **Reference.** Where the graph was built from a JAX function, JAX's own ``jvp`` of that
   function (:attr:`DGraph.jvp_reference`; exact up to rounding); elsewhere central
   differences of the array program along the direction, at steps t, t/2 and t/4
-  extrapolated twice (Richardson: error O(t⁴)), the step t chosen among :data:`STEPS` for
-  the smallest estimated error: the two extrapolations' difference plus the rounding of
-  the function values over the step.
+  extrapolated twice (Richardson: error O(t⁴)), the steps t of :data:`STEPS` tried in turn
+  until one's estimated error (the two extrapolations' difference plus the rounding of the
+  function values over the step) is small against |J|·|v|, else the best; the estimate
+  enters the tolerance, and a point no step resolves is not used.
 * **Error.** Entry by entry against ``|J|·|v|`` (every block and tangent by its magnitude,
   :func:`~dgraph.core.block_values.jvp_of_expressions` with ``absolute``), the size of
   the terms each entry of ``J·v`` sums, so that the check does not change with the
@@ -56,7 +57,7 @@ STATUSES = ("verified", "not verified", "wrong")
 TOLERANCE = 1e-8  # of |J|·|v|: rounding of J·v either way, never a wrong rule's 1e-3
 FLOOR = 1e-6  # of an output's largest |J|·|v|: an entry's unit is at least this
 RESOLVED = 1e-7  # differences decide a point only where their error estimate is below this
-STEPS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # differences' steps t along the scaled direction
+STEPS = (1e-3, 1e-2, 1e-4, 1e-5, 1e-6)  # differences' steps t along the scaled direction, in turn
 EPS = float(np.finfo(float).eps)
 
 Apply = Callable[["Point", dict[str, np.ndarray]], dict[str, tuple[np.ndarray, np.ndarray]]]
@@ -165,7 +166,7 @@ def _differences(
 ) -> tuple[dict, dict, str] | str:
     """Central differences along ``direction`` at steps t, t/2, t/4, extrapolated twice,
     the step of :data:`STEPS` with the smallest estimated error relative to ``unit``
-    (the first below 1 % of :data:`RESOLVED` ends the search); why not, where no step
+    (the first below a tenth of :data:`RESOLVED` ends the search); why not, where no step
     resolves ``J·v`` or the program is not finite beside the point."""
     best: tuple[float, dict, dict, float] | None = None
     for t in STEPS:
@@ -192,7 +193,7 @@ def _differences(
                     ratio = max(ratio, float(np.max(estimate[y] / unit[y], initial=0.0)))
             if best is None or ratio < best[0]:
                 best = (ratio, value, estimate, t)
-            if ratio <= RESOLVED / 100:
+            if ratio <= RESOLVED / 10:
                 break
     if best is None:
         return "the program is not finite beside the point"
