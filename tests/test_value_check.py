@@ -213,3 +213,24 @@ def test_the_numpy_tracer_keeps_the_point_given():
     assert {x: float(v) for x, v in scalar.point.items()} == {"a": 2.0, "b": 3.0}
     with pytest.raises(Exception, match="point= has 1 number; it needs 2"):
         from_function(lambda a, b: a * b, point=[2.0])
+
+
+def test_a_forked_child_checks_against_differences():
+    """JAX does not survive a fork: a graph's JAX reference inherited by a forked child
+    declines there (the check uses differences); unpickled in a child, it runs."""
+    import multiprocessing
+    import os
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    g = from_jax(narrow, NEAR, level="array")
+    reference = g.jvp_reference
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: no JAX call, only the pid test
+        os.write(write, b"1" if reference(g.point, g.point) is None else b"0")
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(read, 1) == b"1"
+    again = pickle.loads(pickle.dumps(reference))
+    assert again(g.point, g.point) is not None

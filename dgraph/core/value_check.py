@@ -148,12 +148,14 @@ def reference_jvp(
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], str] | str:
     """``J·v`` at ``point`` along ``direction`` for ``outputs`` (flat), an estimate of its
     error per entry, and what it is; or why there is none here (a string). JAX's ``jvp``
-    where the graph has one, else step-controlled differences judged against ``unit``
+    where the graph has one that runs here, else step-controlled differences judged against ``unit``
     (each output's |J|·|v| unit, to pick the step)."""
     jvp = graph.jvp_reference
+    got = None
     if jvp is not None:
         with np.errstate(all="ignore"):
-            got = jvp(point.inputs, direction)
+            got = jvp(point.inputs, direction)  # None where it cannot run here
+    if got is not None:
         exact = {y: np.asarray(got[y], dtype=float).reshape(-1) for y in outputs}
         if not _finite(exact):
             return "JAX's jvp is not finite there"

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -611,12 +612,21 @@ class JaxJvp:
     ``(inputs, tangents) -> {output: J·v}``, arguments and results by the graph's names
     (``inputs`` its parameters in order, ``outputs`` its returned leaves in order). The
     reference a tensor graph's values are checked against
-    (:attr:`dgraph.core.graph.DGraph.jvp_reference`); picklable where ``f`` is."""
+    (:attr:`dgraph.core.graph.DGraph.jvp_reference`); picklable where ``f`` is. None in a
+    forked child (JAX's threads do not survive a fork: the check then uses differences);
+    unpickled in another process, it works there."""
 
     def __init__(self, f: Callable[..., Any], inputs: list[str], outputs: list[str]) -> None:
         self.f, self.inputs, self.outputs = f, list(inputs), list(outputs)
+        self.pid = os.getpid()
 
-    def __call__(self, inputs: dict, tangents: dict) -> dict[str, np.ndarray]:
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.pid = os.getpid()  # unpickled: JAX starts afresh in this process
+
+    def __call__(self, inputs: dict, tangents: dict) -> dict[str, np.ndarray] | None:
+        if os.getpid() != self.pid:
+            return None
         jax = _jax()
         with _x64(jax):
             primals = tuple(jax.numpy.asarray(inputs[x], dtype=float) for x in self.inputs)
