@@ -129,6 +129,11 @@ class Verification:
         return self.ok
 
 
+class Uncheckable(VerificationError):
+    """A set the check cannot decide (paths too long, coefficients too large): not
+    verified, which is not the same as wrong."""
+
+
 def check_well_formed(es: ExpressionSet) -> None:
     """Every symbol is an edge label or an earlier reference (no cycle of references)."""
     graph = es.graph
@@ -403,7 +408,7 @@ def trials_for(depth: int, p: int) -> int:
     (2, 3, 4)
     """
     if depth >= p:
-        raise VerificationError(f"paths of {depth} edges are too long to check at random points")
+        raise Uncheckable(f"paths of {depth} edges are too long to check at random points")
     t = 1
     while depth**t * 2**FAILURE_BITS > p**t:
         t += 1
@@ -502,7 +507,7 @@ def _verify_random_point(
     if bound is None:
         table, bound = None, shapes_and_bound(es)  # raises, naming the term, or reads it
     if bound >= BOUND_CAP:
-        raise VerificationError("coefficients of more than 4096 bits cannot be checked")
+        raise Uncheckable("coefficients of more than 4096 bits cannot be checked")
     primes = primes_for(bound)
     depth = max(nx.dag_longest_path_length(graph.nx), 1)
     trials = trials_for(depth, primes[-1])
@@ -584,6 +589,8 @@ def verify(es: ExpressionSet, mode: str = "auto", seed: int = 0) -> Verification
             check = _verify_exact(es, max(n, 1))
         else:
             check = _verify_random_point(es, expected, seed, table)
+    except Uncheckable as exc:  # beyond what the check can decide: not verified, not wrong
+        return Verification(False, mode, str(exc), "not verified")
     except VerificationError as exc:
         return Verification(False, mode, str(exc))
     if check and es.graph.is_tensor:
