@@ -84,6 +84,7 @@ __all__ = [
     "MODES",
     "PRIME_BITS",
     "STATUSES",
+    "Uncheckable",
     "Verification",
     "check_well_formed",
     "failure_bound",
