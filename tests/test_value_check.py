@@ -215,6 +215,7 @@ def test_the_numpy_tracer_keeps_the_point_given():
         from_function(lambda a, b: a * b, point=[2.0])
 
 
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # the child never calls JAX
 def test_a_forked_child_checks_against_differences():
     """JAX does not survive a fork: a graph's JAX reference inherited by a forked child
     declines there (the check uses differences); unpickled in a child, it runs."""
