@@ -235,3 +235,17 @@ def test_a_forked_child_checks_against_differences():
     assert os.read(read, 1) == b"1"
     again = pickle.loads(pickle.dumps(reference))
     assert again(g.point, g.point) is not None
+
+
+def test_the_point_travels_in_json():
+    """A graph's point (small) is written to dgraph/1 and read back; the loaded graph
+    has no JAX reference and is checked there by differences."""
+    from dgraph.core.builders import from_json
+
+    g = from_jax(narrow, NEAR, level="array")
+    data = json.loads(g.to_json())
+    assert data["point"] == {"x": NEAR.tolist()}
+    back = from_json(json.dumps(data))
+    np.testing.assert_array_equal(back.point["x"], NEAR)
+    check = accumulate(back, "forward").verification
+    assert check and "central differences" in check.detail and "the user's point" in check.detail

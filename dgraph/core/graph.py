@@ -730,6 +730,15 @@ class DGraph(Printable):
         if self._solved:
             data["solved"] = list(self._solved)
         data.update(vertices=vertices, edges=edges)
+        return self._with_point(data)
+
+    POINT_LIMIT = 10_000  # input entries up to which the point is written to JSON
+
+    def _with_point(self, data: dict) -> dict:
+        """``data`` with the user's point, where there is one and it is small."""
+        point = self.point
+        if point is not None and sum(v.size for v in point.values()) <= self.POINT_LIMIT:
+            data["point"] = {x: v.tolist() for x, v in point.items()}
         return data
 
     def _tensor_dict(self) -> dict:
@@ -748,7 +757,7 @@ class DGraph(Printable):
             {"source": u, "target": v, "block": self.block(u, v).type_name} for u, v in self.edges()
         ]
         data.update(vertices=vertices, edges=edges)
-        return data
+        return self._with_point(data)
 
     def to_json(self, indent: int | None = 1) -> str:
         import json

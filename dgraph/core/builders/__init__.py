@@ -58,11 +58,13 @@ def load(
     names parameters the outputs are solved for (:meth:`DGraph.solve_for`: the outputs are
     a linear system's residuals). ``at`` (one number per input entry, the inputs in order,
     arrays flattened) is the graph's :attr:`~dgraph.core.graph.DGraph.point`, where values
-    are checked first; without it a loaded graph has none (the example arguments the
-    loader traces a JAX function with are not the user's)."""
+    are checked first; without it, a JSON file's ``point`` where it has one, a function
+    none (the example arguments the loader traces a JAX function with are not the
+    user's)."""
     spec = str(spec)
     if ".py:" in spec:
         graph = _function_graph(spec, granularity, inputs, params, level)
+        graph.set_point(None)  # the example arguments traced with are not the user's
     else:
         path = Path(spec)
         if path.suffix not in (".json", ".trace"):
@@ -81,7 +83,8 @@ def load(
                 f"--solve: {missing[0]!r} is not a parameter (declare it with --params)"
             )
         graph.solve_for(solve)
-    graph.set_point(None if at is None else graph.point_from(at, "--at"))
+    if at is not None:
+        graph.set_point(graph.point_from(at, "--at"))
     return graph
 
 
