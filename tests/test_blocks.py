@@ -255,6 +255,7 @@ def test_verification_checks_the_block_values_against_the_program(monkeypatch):
     monkeypatch.setattr(block_values, "block_value", lambda *a: 1.01 * wrong(*a))
     check = es.verify()
     assert not check.ok and check.mode == "values" and "central differences" in check.detail
+    assert check.status == "wrong"
 
 
 def test_exact_vertex_search_prices_blocks():
@@ -313,12 +314,19 @@ def test_a_tensor_expression_set_prints_its_blocks():
     assert "d_y_v0 = diag(exp(v0))   [3 ← 3, diagonal]" in text
 
 
-def test_a_program_finite_nowhere_is_not_claimed_checked_numerically():
-    """sqrt(-exp(u)) is NaN at every point: the identity is verified, J·v is said not
-    to be checked (a NaN never passes as agreement)."""
+def test_a_program_finite_nowhere_is_not_verified():
+    """sqrt(-exp(u)) is NaN at every point: the identity holds, but the values could not
+    be checked anywhere, so the result is not verified (a state of its own, never a pass,
+    and not "wrong"); JSON and the report say so."""
+    from dgraph.render.text import cost_line
+
     es = accumulate(_chain_graph(3, ["exp", "neg", "sqrt"]), "forward")
-    assert es.verified
-    assert "J·v not checked: no point tried where the program is finite" in es.verification.detail
+    assert not es.verified and es.verification.status == "not verified"
+    assert "values not checked: no random point in" in es.verification.detail
+    summary = es.summary()
+    assert summary["verified"] is False and summary["verification"] == "not verified"
+    assert "values not checked" in summary["verification_detail"]
+    assert "NOT verified: " in cost_line(es) and "WRONG" not in cost_line(es)
 
 
 @settings(max_examples=40, deadline=None)
@@ -326,7 +334,8 @@ def test_a_program_finite_nowhere_is_not_claimed_checked_numerically():
 def test_scalar_graphs_as_tensor_graphs_price_as_today(g):
     """A scalar graph is a tensor graph of shapes (): its 1 x 1 blocks (ones for ±1
     labels, constants, general values) price every vertex order at the effective count,
-    and the expression sets built on it verify."""
+    and the expression sets built on it match Bauer's formula; their blocks have no
+    operation to give values, so the values are not checked: not verified, never wrong."""
     from dgraph.elimination.kernel import VALUES, Elimination
 
     t = g.as_tensor()
@@ -337,7 +346,9 @@ def test_scalar_graphs_as_tensor_graphs_price_as_today(g):
         assert [scalar.eliminate_vertex(v) for v in order] == [
             tensor.eliminate_vertex(v) for v in order
         ]
-    assert accumulate(t, "reverse").verified
+    check = accumulate(t, "reverse").verification
+    assert check.status == "not verified" and check.mode in ("exact", "random-point")
+    assert "blocks given without the operations computing them" in check.detail
 
 
 def test_compare_on_a_tensor_graph_says_what_its_code_ships(tmp_path):

@@ -319,6 +319,9 @@ CASES: list[tuple[str, list[str], str]] = [
     ("unknown-name-label", ["accumulate", H("unknown_name_label.json")], "'z'"),
     ("list-label", ["accumulate", H("list_label.json")], "list_label.json"),
     ("dict-label", ["accumulate", H("dict_label.json")], "dict_label.json"),
+    ("point-text", ["accumulate", H("point_not_numbers.json")], "'point': the value of 'x'"),
+    ("point-input", ["compare", H("point_other_input.json")], "one value for each input"),
+    ("point-shape", ["codegen", H("point_shape.json"), "-o", "j.py"], "the shape (2,), not ()"),
     ("lambda-vertex", ["accumulate", H("lambda_vertex.trace")], "lambda"),
     ("power-tower", ["accumulate", H("power_tower.trace")], "power_tower.trace:3"),
     ("long-integer", ["accumulate", "long_integer.trace"], "long_integer.trace:3"),
@@ -461,6 +464,27 @@ CASES: list[tuple[str, list[str], str]] = [
         ["codegen", H("array_model.py") + ":residual", "--inputs", "v:4x3", "-o", "j.py"],
         "no parameter 'v'",
     ),
+    # 12b. the point values are checked at first (--at): as many numbers as input entries
+    (
+        "at-too-few",
+        [
+            "codegen",
+            H("array_model.py") + ":residual",
+            "--inputs",
+            "u:2x2",
+            "--at",
+            "1,2,3",
+            "-o",
+            "j.py",
+        ],
+        "--at has 3 numbers; it needs 4",
+    ),
+    (
+        "at-not-a-number",
+        ["accumulate", H("array_model.py") + ":residual", "--inputs", "u:2x2", "--at", "1,x,3,4"],
+        "--at needs comma-separated numbers",
+    ),
+    ("at-not-finite", ["accumulate", H("edgeless.trace"), "--at", "nan"], "finite numbers"),
     # 13. face-optimal beyond its exact limit, without --budget (issue 40, item 5)
     (
         "face-optimal-too-large",

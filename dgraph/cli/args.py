@@ -80,6 +80,13 @@ def graph_args(p: argparse.ArgumentParser) -> None:
         " residuals F - M s of a linear system M s = F, affine in these s; generated code"
         " returns s and ds/dx (declare them with --params or in the file)",
     )
+    p.add_argument(
+        "--at",
+        metavar="NUMBERS",
+        help="the inputs' values, comma-separated, one per input entry in the inputs' order"
+        " (arrays flattened, last axis fastest): where a tensor graph's values are checked"
+        " first, before random points (a program finite only near it is checked there)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -105,6 +112,7 @@ def load_graph(args: argparse.Namespace) -> DGraph:
         names(getattr(args, "params", None), "--params"),
         names(getattr(args, "solve", None), "--solve"),
         getattr(args, "level", None),
+        None if getattr(args, "at", None) is None else numbers(args.at, "--at"),
     )
     for note in graph.notes:
         print(f"dgraph: note: {note}", file=sys.stderr)

@@ -166,7 +166,7 @@ def _run_tensor(
             f"wrote {name}{beside} ({code.lang}): {mode} of a tensor graph, method"
             f" {code.method}, {code.mults} mults of block products"
         )
-        print(code.check.detail)
+        print(code.check.detail if code.check.ran else f"NOT verified: {code.check.detail}")
     return 0
 
 

@@ -20,9 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """GRAPH, --at, --vector, --transpose, --order and --json (statement granularity by default)."""
     graph_args(p)
     p.set_defaults(granularity="statement")  # the paper's steps are statements
-    p.add_argument(
-        "--at", help="the point, one number per input in declared order (default: all 1)"
-    )
+    # --at (graph_args): the point, one number per input in declared order (default: all 1)
     p.add_argument(
         "--vector",
         required=True,

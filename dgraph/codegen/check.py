@@ -83,6 +83,12 @@ class CodeCheck:
     def __bool__(self) -> bool:
         return self.ok
 
+    @property
+    def status(self) -> str:
+        """``verified`` (ran and agreed), ``wrong`` (ran and disagreed) or ``not
+        verified`` (could not be run or compared anywhere): never a pass unless run."""
+        return "verified" if self.ok else "wrong" if self.ran else "not verified"
+
     def summary(self) -> str:
         """One line for the ``dgraph codegen`` report."""
         if not self.ok:
@@ -105,6 +111,7 @@ class CodeCheck:
         return {
             "ok": self.ok,
             "ran": self.ran,
+            "status": self.status,
             "detail": self.detail,
             "errors": dict(self.errors),
             "difference_error": self.difference_error,
@@ -167,9 +174,10 @@ def _checked(module: Any, generated: Generated, graph: DGraph, points: int, seed
         if isinstance(exc, DGraphError):
             return _fail(str(exc))
         return _fail(f"the graph's partials cannot be evaluated ({type(exc).__name__})")
-    if len(pool) < points:
+    if len(pool) < points and not (len(pool) and _is_given(graph, pool[0])):
         ranges = ", ".join(f"({lo:g}, {hi:g})" for lo, hi in RANGES)
         return _fail(f"no {points} points in {ranges} where the function and partials are finite")
+    points = min(points, len(pool))  # fewer: the user's point and what else is finite
     names = [f for f in DERIVATIVES if f in generated.programs]
     has_primal = "primal" in generated.programs
     directions = {"jvp": rng.normal(size=(len(pool), n)), "vjp": rng.normal(size=(len(pool), m))}
@@ -406,15 +414,34 @@ def _inverses(matrix: np.ndarray) -> np.ndarray:
     return out
 
 
+def _is_given(graph: DGraph, x: np.ndarray) -> bool:
+    """Whether ``x`` is the user's point (:attr:`~dgraph.core.graph.DGraph.point`)."""
+    given = graph.point
+    return given is not None and np.array_equal(x, [float(given[u]) for u in graph.inputs])
+
+
 def _finite_points(
     graph: DGraph, rng: np.random.Generator, count: int
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Up to ``count`` points, drawn from :data:`RANGES` in order, where every vertex
-    value and the sweep are finite; with parameters, their values at each point (drawn
-    from the first range: masses and lengths are often positive)."""
+    """Up to ``count`` points where every vertex value and the sweep are finite: the
+    user's point (:attr:`~dgraph.core.graph.DGraph.point`) first, then drawn from
+    :data:`RANGES` in order; with parameters, their values at each point (drawn from the
+    first range: masses and lengths are often positive)."""
     n, k = len(graph.inputs), len(graph.parameters) - len(graph.solved)
     chosen: list[np.ndarray] = []
     chosen_params: list[np.ndarray] = []
+    given = graph.point  # the user's point first, where it is finite
+    if given is not None:
+        x = np.array([[float(given[u]) for u in graph.inputs]])
+        p = rng.uniform(*RANGES[0], size=(1, k)) if k else None
+        values, jac, magnitude = _reference(graph, x, p)
+        finite = bool(np.isfinite(magnitude).all() and np.isfinite(jac).all())
+        if values is not None:
+            finite = finite and all(bool(np.isfinite(v).all()) for v in values.values())
+        if finite:
+            chosen.append(x[0])
+            if p is not None:
+                chosen_params.append(p[0])
     for lo, hi in RANGES:
         x = rng.uniform(lo, hi, size=(2 * count, n))
         p = rng.uniform(*RANGES[0], size=(2 * count, k)) if k else None

@@ -103,6 +103,7 @@ class Generated:
             "sparse": self.sparse,
             "functions": {name: p.ops.to_dict() for name, p in self.programs.items()},
             "verified": self.verified,
+            "verification": "not verified" if self.check is None else self.check.status,
             "check": None if self.check is None else self.check.to_dict(),
         }
 

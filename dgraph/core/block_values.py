@@ -6,8 +6,9 @@ values there; :func:`jacobian_blocks` evaluates an expression set over those blo
 the bracketing its price counts (:mod:`dgraph.core.block_costs`), so what is computed is
 what is priced. :func:`jvp_of_expressions` applies an expression set to tangent vectors
 without forming a product or a sum of blocks (each product applied right to left as
-block-times-vector products): :func:`check_against_differences` compares that ``J·v``
-with central differences of the program itself: the blocks' values are its derivatives.
+block-times-vector products): :mod:`dgraph.core.value_check` compares that ``J·v``
+with JAX's ``jvp`` or differences of the program itself: the blocks' values are its
+derivatives.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "apply_block",
-    "check_against_differences",
     "differences",
     "edge_parts",
     "edge_values",
@@ -496,38 +496,3 @@ def differences(
         np.isfinite(plus[v]).all() and np.isfinite(minus[v]).all() for v in plus if v not in out
     )
     return out if finite else None
-
-
-def check_against_differences(
-    es: ExpressionSet, seed: int = 0, tolerance: float = 1e-5
-) -> tuple[bool | None, str]:
-    """``J·v`` of ``es`` at a random point and direction (applied matrix-free:
-    :func:`jvp_of_expressions`, no block product formed) against central differences of
-    the program (relative to the largest entry): (True, what agreed), (False, why not),
-    or (None, why not checked) — a set that computes only some entries, a graph whose
-    blocks no operation computes, or a program finite nowhere (:func:`finite_point`)."""
-    if es.pairs is not None:
-        return None, "J·v not checked (a selection of entries)"
-    graph = es.graph
-    if any(graph.op(v) is None for v in graph.nx if graph.role(v) != "input"):
-        return None, "J·v not checked: blocks given without the operations computing them"
-    found = finite_point(graph, seed)
-    if found is None:
-        return None, "J·v not checked: no point tried where the program is finite"
-    inputs, values, frozen, (low, high) = found
-    rng = np.random.default_rng([seed, len(RANGES)])
-    direction = {x: rng.standard_normal(graph.shape(x)) for x in graph.inputs}
-    checked = list(dict.fromkeys(y for y, _ in es.jacobian))
-    expected_all = differences(graph, inputs, direction, frozen, only=checked)
-    if expected_all is None:
-        return None, "J·v not checked: the program is not finite beside the point"
-    with np.errstate(all="ignore"):
-        products = jvp_of_expressions(es, values, direction)
-    for y in checked:
-        jv = products[y]
-        expected = expected_all[y]
-        scale = max(1.0, float(np.abs(expected).max(initial=0.0)))
-        error = float(np.abs(jv - expected).max(initial=0.0)) / scale
-        if not error <= tolerance:  # NaN fails too
-            return False, f"J·v for {y} differs from central differences by {error:.2g} (relative)"
-    return True, f"J·v agrees with central differences (inputs in [{low}, {high}))"

@@ -423,8 +423,10 @@ class ExpressionSet(Printable):
             "mults_effective": self.mults_effective,
             "verified": self.verified,
         }
-        if self.verification is not None:
-            data["verification"] = self.verification.mode
+        if self.verification is not None:  # verified, not verified or wrong, and how
+            data["verification"] = self.verification.status
+            data["verification_mode"] = self.verification.mode
+            data["verification_detail"] = self.verification.detail
         data.update((k, v) for k, v in self.info.items() if not isinstance(v, (tuple, Mapping)))
         return data
 
@@ -438,7 +440,7 @@ class ExpressionSet(Printable):
         return data
 
     def __repr__(self) -> str:
-        check = "verified" if self.verified else "unverified"
+        check = "unverified" if self.verification is None else self.verification.status
         return (
             f"<ExpressionSet {self.method or '?'}: {len(self.references)} references,"
             f" {len(self.jacobian)} entries, {self.mults} mults, {check}>"

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import functools
 import keyword
+import pickle
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Literal
 
 import networkx as nx
+import numpy as np
 import sympy
 
 from ..errors import GraphError
@@ -115,6 +117,14 @@ def as_vertex_expr(expr: object, where: str) -> sympy.Expr:
 _PROCESS_LOCAL = frozenset({"numeric"})  # derived entries holding compiled functions
 
 
+def _picklable(value: object) -> bool:
+    try:
+        pickle.dumps(value)
+    except Exception:  # pickling raises many kinds (PicklingError, AttributeError, TypeError)
+        return False
+    return True
+
+
 class DGraph(Printable):
     """A differentiation graph with input, intermediate and output roles.
 
@@ -134,6 +144,8 @@ class DGraph(Printable):
     # tracer) or "sympy" (called with sympy symbols); "" for a file or a built graph
     traced_with: str = ""
     _tensor: bool = False  # set by the first tensor vertex
+    _point: dict | None = None  # the inputs' values the user gave (graphs pickled before)
+    _reference: tuple | None = None  # (jvp callable, graph version it holds for)
 
     def __init__(self, name: str = "") -> None:
         self.name = name
@@ -153,7 +165,76 @@ class DGraph(Printable):
         and a search's result comes back from its child process pickled)."""
         state = self.__dict__.copy()
         state["derived"] = {k: v for k, v in self.derived.items() if k not in _PROCESS_LOCAL}
+        if state.get("_reference") is not None and not _picklable(state["_reference"][0]):
+            state["_reference"] = None  # a lambda or closure: the check falls back to differences
         return state
+
+    # -- the user's point and an exact derivative to check against ------------------------
+
+    @property
+    def point(self) -> dict[str, np.ndarray] | None:
+        """The inputs' values the user gave first (``from_jax``'s example arguments, a
+        point given to a tracer): where values are checked first. Read-only copies; None
+        where none was given or the inputs have changed since."""
+        point = self._point
+        if point is None or list(point) != self.inputs:
+            return None
+        if self._tensor and any(point[x].shape != self.shape(x) for x in self.inputs):
+            return None
+        return point
+
+    def set_point(self, values: Mapping[str, object] | None) -> None:
+        """Keep ``values`` (one array per input, by name) as :attr:`point`, by copy (None:
+        no point)."""
+        if values is None:
+            self._point = None
+            return
+        point = {}
+        for x in self.inputs:
+            if x not in values:
+                raise GraphError(f"the point gives no value for the input {x!r}")
+            value = np.array(values[x], dtype=float)
+            if self._tensor and value.shape != self.shape(x):
+                raise GraphError(
+                    f"the point gives {x!r} the shape {value.shape}, not {self.shape(x)}"
+                )
+            value.flags.writeable = False
+            point[x] = value
+        self._point = point
+
+    def point_from(self, numbers: Iterable[float], what: str = "the point") -> dict:
+        """``numbers`` (one per input entry, the inputs in order, arrays flattened in C
+        order) cut into one array per input, for :meth:`set_point`; one clear line where
+        the count is not the inputs' entries."""
+        flat = np.asarray(list(numbers), dtype=float).reshape(-1)
+        shapes = [self.shape(x) if self._tensor else () for x in self.inputs]
+        sizes = [int(np.prod(s)) for s in shapes]
+        if flat.size != sum(sizes):
+            shown = ", ".join(self.inputs[:6]) + (", ..." if len(self.inputs) > 6 else "")
+            raise GraphError(
+                f"{what} has {flat.size} number{'s' if flat.size != 1 else ''}; it needs"
+                f" {sum(sizes)}, one per input entry ({shown})"
+            )
+        out, start = {}, 0
+        for x, shape, n in zip(self.inputs, shapes, sizes, strict=True):
+            out[x] = flat[start : start + n].reshape(shape)
+            start += n
+        return out
+
+    @property
+    def jvp_reference(self) -> Callable[[dict, dict], dict] | None:
+        """An exact ``J·v`` of the program the graph was built from (JAX's ``jvp`` of the
+        user's function), ``(inputs, tangents) -> {output: J·v}`` by name; None where there
+        is none, or the graph has changed since it was built."""
+        if self._reference is None or self._reference[1] != self._version:
+            return None
+        return self._reference[0]
+
+    def set_jvp_reference(self, jvp: Callable[[dict, dict], dict] | None) -> None:
+        """Set :attr:`jvp_reference` for the graph as it is now (a later change drops it).
+        Not pickled where it cannot be (a lambda): a graph sent to another process is
+        then checked against differences."""
+        self._reference = None if jvp is None else (jvp, self._version)
 
     def _changed(self) -> None:
         self._order = None
@@ -584,6 +665,9 @@ class DGraph(Printable):
         other.traced_with = self.traced_with
         if self._solved:
             other.solve_for(self._solved)
+        other._point = self._point  # read-only arrays: shared
+        if self.jvp_reference is not None:
+            other.set_jvp_reference(self.jvp_reference)
         return other
 
     def given_partial(self, source: str, target: str) -> sympy.Expr | None:
@@ -646,6 +730,15 @@ class DGraph(Printable):
         if self._solved:
             data["solved"] = list(self._solved)
         data.update(vertices=vertices, edges=edges)
+        return self._with_point(data)
+
+    POINT_LIMIT = 10_000  # input entries up to which the point is written to JSON
+
+    def _with_point(self, data: dict) -> dict:
+        """``data`` with the user's point, where there is one and it is small."""
+        point = self.point
+        if point is not None and sum(v.size for v in point.values()) <= self.POINT_LIMIT:
+            data["point"] = {x: v.tolist() for x, v in point.items()}
         return data
 
     def _tensor_dict(self) -> dict:
@@ -664,7 +757,7 @@ class DGraph(Printable):
             {"source": u, "target": v, "block": self.block(u, v).type_name} for u, v in self.edges()
         ]
         data.update(vertices=vertices, edges=edges)
-        return data
+        return self._with_point(data)
 
     def to_json(self, indent: int | None = 1) -> str:
         import json

@@ -68,10 +68,10 @@ import sympy
 
 from ..errors import GraphError, VerificationError
 from .algebra import fold
-from .block_values import check_against_differences
 from .exprtable import ADD, LEAF, MUL, ExpressionTable, Unreadable, expression_table
 from .labels import check_labels
 from .paths import path_counts, path_sums
+from .value_check import check_expression_set
 
 if TYPE_CHECKING:
     from .expressions import ExpressionSet
@@ -83,6 +83,8 @@ __all__ = [
     "FAILURE_BITS",
     "MODES",
     "PRIME_BITS",
+    "STATUSES",
+    "Uncheckable",
     "Verification",
     "check_well_formed",
     "failure_bound",
@@ -103,16 +105,34 @@ Word = tuple[sympy.Symbol, ...]
 Shape = tuple[str, str] | None  # (start, end) vertices of a word; None: the empty word
 
 
+STATUSES = ("verified", "not verified", "wrong")
+
+
 @dataclass(frozen=True)
 class Verification:
-    """The outcome of a check: ``ok``, which ``mode`` ran, and a one-line ``detail``."""
+    """The outcome of a check: ``ok``, which ``mode`` ran, a one-line ``detail`` and the
+    ``status``: ``verified`` (``ok``), ``wrong`` (a check failed) or ``not verified``
+    (what had to be checked could not be: a tensor graph's values finite at no point
+    tried). True only when verified."""
 
     ok: bool
     mode: str
     detail: str
+    status: str = ""  # default: verified when ok, else wrong
+
+    def __post_init__(self) -> None:
+        status = self.status or ("verified" if self.ok else "wrong")
+        if status not in STATUSES or (status == "verified") != bool(self.ok):
+            raise ValueError(f"a verification {'ok' if self.ok else 'not ok'} is not {status!r}")
+        object.__setattr__(self, "status", status)
 
     def __bool__(self) -> bool:
         return self.ok
+
+
+class Uncheckable(VerificationError):
+    """A set the check cannot decide (paths too long, coefficients too large): not
+    verified, which is not the same as wrong."""
 
 
 def check_well_formed(es: ExpressionSet) -> None:
@@ -389,7 +409,7 @@ def trials_for(depth: int, p: int) -> int:
     (2, 3, 4)
     """
     if depth >= p:
-        raise VerificationError(f"paths of {depth} edges are too long to check at random points")
+        raise Uncheckable(f"paths of {depth} edges are too long to check at random points")
     t = 1
     while depth**t * 2**FAILURE_BITS > p**t:
         t += 1
@@ -488,7 +508,7 @@ def _verify_random_point(
     if bound is None:
         table, bound = None, shapes_and_bound(es)  # raises, naming the term, or reads it
     if bound >= BOUND_CAP:
-        raise VerificationError("coefficients of more than 4096 bits cannot be checked")
+        raise Uncheckable("coefficients of more than 4096 bits cannot be checked")
     primes = primes_for(bound)
     depth = max(nx.dag_longest_path_length(graph.nx), 1)
     trials = trials_for(depth, primes[-1])
@@ -570,6 +590,8 @@ def verify(es: ExpressionSet, mode: str = "auto", seed: int = 0) -> Verification
             check = _verify_exact(es, max(n, 1))
         else:
             check = _verify_random_point(es, expected, seed, table)
+    except Uncheckable as exc:  # beyond what the check can decide: not verified, not wrong
+        return Verification(False, mode, str(exc), "not verified")
     except VerificationError as exc:
         return Verification(False, mode, str(exc))
     if check and es.graph.is_tensor:
@@ -579,9 +601,12 @@ def verify(es: ExpressionSet, mode: str = "auto", seed: int = 0) -> Verification
 
 def _verify_block_values(es: ExpressionSet, check: Verification, seed: int) -> Verification:
     """On a tensor graph the identity above holds for any blocks; that the blocks are
-    the program's derivatives is checked numerically: ``J·v`` against central
-    differences of the array program at a random point (said when no point is finite)."""
-    agreed, detail = check_against_differences(es, seed)
-    if agreed is False:
-        return Verification(False, "values", detail)
-    return Verification(True, check.mode, f"{check.detail}; {detail}")
+    the program's derivatives is checked numerically (:mod:`dgraph.core.value_check`:
+    ``J·v`` at the user's point, then a random one, against JAX's ``jvp`` or differences):
+    wrong where they disagree, not verified where no point could be checked."""
+    values = check_expression_set(es, seed)
+    if values.status == "wrong":
+        return Verification(False, "values", values.detail)
+    if values.status == "not verified":
+        return Verification(False, check.mode, f"{check.detail}; {values.detail}", "not verified")
+    return Verification(True, check.mode, f"{check.detail}; {values.detail}")

@@ -20,17 +20,24 @@ __all__ = [
     "comparison_markdown",
     "expression_set_html",
     "expression_set_markdown",
+    "verification_text",
 ]
 
 
-def _status(es) -> str:
-    check = es.verification
+def verification_text(check) -> str:
+    """A verification as reports say it: ``verified (mode: detail)``, ``NOT verified:
+    detail`` (values not checked anywhere) or ``WRONG (mode): detail``."""
     if check is None:
-        status = "not verified"
-    elif check.ok:
-        status = f"verified ({check.mode}: {check.detail})"
-    else:
-        status = f"NOT verified: {check.detail}"
+        return "NOT verified: not checked"
+    if check.status == "verified":
+        return f"verified ({check.mode}: {check.detail})"
+    if check.status == "not verified":
+        return f"NOT verified: {check.detail}"
+    return f"WRONG ({check.mode}): {check.detail}"
+
+
+def _status(es) -> str:
+    status = verification_text(es.verification)
     return (
         f"{es.method or 'expression set'}: {es.mults} mults ({es.mults_effective} effective), "
         f"{es.adds} adds, {status}"
@@ -120,6 +127,13 @@ def _optimal_cell(row: dict[str, Any]) -> str:
     return ""
 
 
+def _verified_cell(row: dict[str, Any]) -> str:
+    """``yes``, ``WRONG``, or ``not checked`` (values checked nowhere: not verified)."""
+    if row["verified"]:
+        return "yes"
+    return "not checked" if row.get("verification") == "not verified" else "WRONG"
+
+
 def comparison_cells(row: dict[str, Any]) -> list[str]:
     """One ``Comparison.rows()`` row as the cells of :data:`COLUMNS` (CLI and notebooks)."""
     optimal = _optimal_cell(row)
@@ -132,7 +146,7 @@ def comparison_cells(row: dict[str, Any]) -> list[str]:
         str(row["adds"]),
         _signed(row.get("gap")),
         _signed(row.get("to_bound")),
-        "yes" if row["verified"] else "NO",
+        _verified_cell(row),
         optimal,
         "" if seconds is None else f"{seconds:.3f}",
     ]

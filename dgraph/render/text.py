@@ -13,7 +13,7 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.paths import count_paths, path_length
 from ..methods.structure import block_text
-from .notebook import COLUMNS, best_text, bound_text, comparison_cells
+from .notebook import COLUMNS, best_text, bound_text, comparison_cells, verification_text
 
 __all__ = [
     "comparison_text",
@@ -112,7 +112,8 @@ def expression_set_latex(es: ExpressionSet, notebook: bool = False) -> str:
 def _short_status(es: ExpressionSet) -> str:
     """Costs and whether the set is verified, on one line (the check's detail is in
     :func:`cost_line`)."""
-    status = "verified" if es.verified else "not verified"
+    check = es.verification
+    status = "not verified" if check is None else check.status
     return (
         f"{es.method or 'expression set'}: {es.mults} mults ({es.mults_effective} effective), "
         f"{es.adds} adds, {status}"
@@ -147,12 +148,7 @@ def graph_summary(graph: DGraph) -> str:
 
 def cost_line(es: ExpressionSet) -> str:
     """Costs, the verification and any optimality claim of a result, on one line."""
-    check = es.verification
-    status = (
-        f"verified ({check.mode}: {check.detail})"
-        if es.verified
-        else f"NOT verified: {check.detail if check is not None else 'not checked'}"
-    )
+    status = verification_text(es.verification)
     extra = ""
     if "optimal" in es.info:
         extra = (

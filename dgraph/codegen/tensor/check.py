@@ -1,7 +1,8 @@
 """Generated tensor code checked before it is returned: ``J·v`` of the Jacobian it
-computes at a random point, along random directions, against the expression set's
-blocks applied to the same directions (rounding only) and against central differences
-of the array program itself (:func:`~dgraph.core.block_values.vertex_values`), which
+computes where values are checked (the user's point, then a random one), along a random
+direction, against the expression set's blocks applied to the same direction (rounding
+only) and against the one value check's reference (:mod:`dgraph.core.value_check`:
+JAX's ``jvp`` of the user's function, or differences of the array program), which
 shares no derivative code. ``J·v`` rather than J entry by entry: the check costs a few
 products with the result, never a second sparse Jacobian."""
 
@@ -15,29 +16,22 @@ import numpy as np
 import scipy.sparse
 
 from ...core.block_values import (
-    differences,
-    finite_point,
-    jacobian_blocks,
     jvp_of_expressions,
     random_inputs,
     vertex_values,
 )
-from ...core.blocks import to_matrix
 from ...core.expressions import ExpressionSet
+from ...core.value_check import FLOOR, Point, check_points, check_values
 from ..check import CodeCheck
 
 __all__ = [
     "BLOCK_TOLERANCE",
-    "DIFFERENCE_TOLERANCE",
     "check_tensor",
     "dense_result",
     "offsets",
 ]
 
-BLOCK_TOLERANCE = 1e-9  # against the blocks' values: rounding only
-DIFFERENCE_TOLERANCE = 1e-5  # against central differences (step 1e-6): truncation, rounding
-STEP = 1e-6
-DIRECTIONS = 2
+BLOCK_TOLERANCE = 1e-9  # against the blocks' values, of |J|·|v|: rounding only
 
 
 def dense_result(part, shape: tuple[int, ...]) -> np.ndarray:
@@ -63,16 +57,15 @@ def _matrix(part, m: int, n: int):
 
 
 def check_point(graph, seed: int) -> tuple[bool, dict, dict, dict]:
-    """Where generated code is checked: the first finite point
-    (:func:`~dgraph.core.block_values.finite_point`), else a random one (then no central
-    differences): whether it is finite, the inputs, every vertex's value and the
-    ``stop_gradient`` values to keep."""
-    found = finite_point(graph, seed)
-    if found is None:
+    """The first point values are checked at (:func:`~dgraph.core.value_check.check_points`:
+    the user's point, else a random finite one), else a random one: whether it is finite,
+    the inputs, every vertex's value and the ``stop_gradient`` values to keep."""
+    found, _ = check_points(graph, seed)
+    if not found:
         inputs = random_inputs(graph, seed)
         return False, inputs, vertex_values(graph, inputs), {}
-    inputs, values, frozen, _ = found
-    return True, inputs, values, frozen
+    point = found[0]
+    return True, point.inputs, point.values, point.frozen
 
 
 def offsets(vertices, size: dict) -> tuple[dict, int]:
@@ -114,7 +107,8 @@ def _generated_jv(blocks: dict, graph, sizes: dict, direction: dict) -> dict[str
 
 
 def _value_error(value, graph, values: dict, sizes: dict) -> float:
-    """How far F(x) from ``value_and_jacobian`` is from the array program's outputs."""
+    """How far F(x) from ``value_and_jacobian`` is from the array program's outputs,
+    relative to the largest value the program computes (the scale of its rounding)."""
     if isinstance(value, dict):
         flat = np.concatenate([np.ravel(np.asarray(value[y], dtype=float)) for y in graph.outputs])
     else:
@@ -122,33 +116,9 @@ def _value_error(value, graph, values: dict, sizes: dict) -> float:
     expected = np.concatenate([np.ravel(values[y]) for y in graph.outputs])
     if flat.shape != expected.shape:
         return math.inf
-    return float(np.abs(flat - expected).max(initial=0.0)) / max(
-        1.0, float(np.abs(expected).max(initial=0.0))
-    )
-
-
-ILL_CONDITIONED = 1e4  # |J|·|v| / |J·v| past which J·v's rounding hides a wrong entry
-ENTRY_LIMIT = 50_000_000  # Jacobian entries up to which the blocks are then compared
-
-
-def _entry_error(got, es: ExpressionSet, values: dict, size: dict) -> float:
-    """The largest difference between the generated Jacobian and the expression set's
-    blocks evaluated with the same bracketing (:func:`jacobian_blocks`), relative to the
-    largest entry: rounding only, however J·v cancels."""
-    reference = jacobian_blocks(es, values)
-    got = _blocks(got, es.graph, size)
-    worst = 0.0
-    for (y, x), part in reference.items():
-        mine = _matrix(got[(y, x)], size[y], size[x]) if (y, x) in got else None
-        if mine is None:
-            return math.inf
-        expected = scipy.sparse.csr_array((size[y], size[x])) if part is None else to_matrix(*part)
-        if not scipy.sparse.issparse(mine):
-            expected = expected.toarray()
-        scale = max(1.0, float(abs(expected).max()) if expected.size else 1.0)
-        difference = abs(mine - expected)
-        worst = max(worst, (float(difference.max()) if np.prod(difference.shape) else 0.0) / scale)
-    return worst
+    largest = max(float(np.abs(v).max(initial=0.0)) for v in values.values())
+    error = float(np.abs(flat - expected).max(initial=0.0))
+    return error / largest if largest else error
 
 
 def check_tensor(
@@ -158,13 +128,14 @@ def check_tensor(
     seed: int = 0,
     mode: str = "jacobian",
 ) -> CodeCheck:
-    """Run ``function`` (a generated ``jacobian`` or ``value_and_jacobian``) at a random
-    point (seeded) and compare ``J·v`` along random directions with the expression set's
-    blocks applied to them (rounding only: a wrong entry changes ``J·v`` for almost
-    every direction) and with central differences of the array program (module
-    docstring); the value F(x) with the program's outputs."""
+    """Run ``function`` (a generated ``jacobian`` or ``value_and_jacobian``) where values
+    are checked (:mod:`dgraph.core.value_check`: the user's point, then a random one) and
+    compare its ``J·v`` along a random direction with the expression set's blocks applied
+    to it (rounding only: a wrong entry changes ``J·v`` for almost every direction) and
+    with the reference (JAX's ``jvp`` or differences of the array program), each entry
+    against ``|J|·|v|``; the value F(x) with the program's outputs. Not run (``ran``
+    False) where no point could be checked."""
     graph = es.graph
-    found, inputs, values, frozen = check_point(graph, seed)
     context = contextlib.nullcontext()
     if lang == "jax":
         import jax
@@ -172,75 +143,45 @@ def check_tensor(
         context = jax.enable_x64(True)  # compared in doubles
     shape = {v: graph.shape(v) for v in (*graph.inputs, *graph.outputs)}
     size = {v: math.prod(n) for v, n in shape.items()}
-    rng = np.random.default_rng(seed + 1)
-    directions = [
-        {x: rng.standard_normal(shape[x]) for x in graph.inputs} for _ in range(DIRECTIONS)
-    ]
-    with context:  # read inside: BCOO's arrays computed in the context's precision
-        got = function(*(inputs[x] for x in graph.inputs))
-        value_error = 0.0
-        if mode == "value_and_jacobian":
-            value, got = got
-            value_error = _value_error(value, graph, values, size)
-        got = _blocks(got, graph, size)
-        generated = [_generated_jv(got, graph, size, d) for d in directions]
-    block_error = difference_error = 0.0
-    conditioning = 1.0  # how far |J|·|v| exceeds J·v: the rounding J·v may differ by
-    compared = 0  # directions where the program is finite on both sides
-    for direction, mine in zip(directions, generated, strict=True):
-        expected = jvp_of_expressions(es, values, direction)
-        changes = differences(graph, inputs, direction, frozen, STEP) if found else None
-        compared += changes is not None
-        scales = {}  # each output's |J·v|, for the conditioning if it is needed
+    calls: dict[str, object] = {}  # the generated result at each point
+    block_error = value_error = 0.0
+
+    def apply(point: Point, direction: dict) -> dict:
+        nonlocal block_error, value_error
+        with context:  # read inside: BCOO's arrays computed in the context's precision
+            if point.label not in calls:
+                got = function(*(point.inputs[x] for x in graph.inputs))
+                if mode == "value_and_jacobian":
+                    value, got = got
+                    value_error = max(value_error, _value_error(value, graph, point.values, size))
+                calls[point.label] = _blocks(got, graph, size)
+            mine = _generated_jv(calls[point.label], graph, size, direction)
+        expected = jvp_of_expressions(es, point.values, direction)
+        bound = jvp_of_expressions(es, point.values, direction, absolute=True)
         for y in graph.outputs:
-            scale = max(1.0, float(np.abs(expected[y]).max(initial=0.0)))
-            worst = float(np.abs(mine[y] - expected[y]).max(initial=0.0))
-            scales[y] = scale
-            block_error = max(block_error, worst / scale)
-            if changes is not None:
-                scale = max(1.0, float(np.abs(changes[y]).max(initial=0.0)))
-                worst = float(np.abs(mine[y] - np.ravel(changes[y])).max(initial=0.0))
-                difference_error = max(difference_error, worst / scale)
-        if block_error > BLOCK_TOLERANCE:  # rounding, or a wrong entry? |J|·|v| tells
-            bound = jvp_of_expressions(es, values, direction, absolute=True)
-            for y, scale in scales.items():
-                top = float(np.abs(bound[y]).max(initial=0.0))
-                conditioning = max(conditioning, top / scale)
-    entrywise = (
-        block_error > BLOCK_TOLERANCE
-        and conditioning > ILL_CONDITIONED
-        and sum(size[y] * size[x] for y in graph.outputs for x in graph.inputs) <= ENTRY_LIMIT
-    )
-    if entrywise:  # J·v cancels here: the blocks compared entry by entry, as bracketed
-        block_error = _entry_error(got, es, values, size)
-    ok = (
-        block_error <= BLOCK_TOLERANCE
-        and difference_error <= DIFFERENCE_TOLERANCE
-        and value_error <= BLOCK_TOLERANCE
-    )
+            top = float(np.abs(bound[y]).max(initial=0.0))
+            unit = np.abs(bound[y]) + FLOOR * top + np.finfo(float).tiny
+            error = float(np.max(np.abs(mine[y] - expected[y]) / unit, initial=0.0))
+            block_error = max(block_error, error if not math.isnan(error) else math.inf)
+        return {y: (mine[y], bound[y]) for y in graph.outputs}
+
+    values = check_values(graph, apply, seed=seed, what=f"the {lang} code's J·v")
+    if values.status == "not verified":
+        return CodeCheck(False, False, values.detail, against=(values.reference,))
+    ok = bool(values) and block_error <= BLOCK_TOLERANCE and value_error <= BLOCK_TOLERANCE
     against = (
-        f"the {lang} code's J·v along {DIRECTIONS} random directions at a random point"
-        f" against the expression set's blocks (rel. error {block_error:.0e}, tolerance"
-        f" {BLOCK_TOLERANCE:.0e})"
-        if not entrywise
-        else f"the {lang} code's Jacobian at a random point against the expression set's"
-        f" blocks entry by entry (J·v cancels there: |J|·|v| is {conditioning:.0e} × J·v;"
-        f" rel. error {block_error:.0e}, tolerance {BLOCK_TOLERANCE:.0e})"
+        f"the {lang} code's J·v along a random direction at {' and '.join(values.points)}"
+        f" against the expression set's blocks (error {block_error:.0e} of |J|·|v|,"
+        f" tolerance {BLOCK_TOLERANCE:.0e})"
     )
     if mode == "value_and_jacobian":
         against += f", its F(x) against the array program (rel. error {value_error:.0e})"
-    detail = (
-        f"{against} and against central differences of the array program along"
-        f" {compared} of them (rel. error {difference_error:.0e}, tolerance"
-        f" {DIFFERENCE_TOLERANCE:.0e})"
-        if compared
-        else f"{against}; no central differences: the program is not finite near any point tried"
-    )
+    detail = f"{against}; {values.detail}"
     return CodeCheck(
         ok,
         True,
         ("checked: " if ok else "check FAILED: ") + detail,
         errors={"jacobian": block_error, **({"value": value_error} if value_error else {})},
-        difference_error=difference_error,
-        against=("expression-set J·v", "central differences of vertex_values"),
+        difference_error=values.error,
+        against=("expression-set J·v", values.reference),
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -40,6 +41,7 @@ def load(
     params: list[str] | tuple[str, ...] = (),
     solve: list[str] | tuple[str, ...] = (),
     level: str | None = None,
+    at: Sequence[float] | None = None,
 ) -> DGraph:
     """Load a graph from ``file.json``, ``file.trace`` or ``path/to/file.py:function``;
     only a regular file of bounded size is read, and a graph without edges is refused
@@ -54,10 +56,15 @@ def load(
     parameters of the function, or names a trace's statements or a JSON file's expressions
     use; ``solve``
     names parameters the outputs are solved for (:meth:`DGraph.solve_for`: the outputs are
-    a linear system's residuals)."""
+    a linear system's residuals). ``at`` (one number per input entry, the inputs in order,
+    arrays flattened) is the graph's :attr:`~dgraph.core.graph.DGraph.point`, where values
+    are checked first; without it, a JSON file's ``point`` where it has one, a function
+    none (the example arguments the loader traces a JAX function with are not the
+    user's)."""
     spec = str(spec)
     if ".py:" in spec:
         graph = _function_graph(spec, granularity, inputs, params, level)
+        graph.set_point(None)  # the example arguments traced with are not the user's
     else:
         path = Path(spec)
         if path.suffix not in (".json", ".trace"):
@@ -76,6 +83,8 @@ def load(
                 f"--solve: {missing[0]!r} is not a parameter (declare it with --params)"
             )
         graph.solve_for(solve)
+    if at is not None:
+        graph.set_point(graph.point_from(at, "--at"))
     return graph
 
 

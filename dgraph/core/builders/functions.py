@@ -7,7 +7,7 @@ import contextlib
 import importlib.util
 import inspect
 import types
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -195,6 +195,7 @@ def from_function(
     sizes: list[int] | list[int | tuple[int, ...]] | None = None,
     params: Iterable[str] = (),
     level: Level = "element",
+    point: Sequence[Any] | None = None,
 ) -> DGraph:
     """Trace ``f`` by calling it with values named after its parameters: traced values
     that sympy's functions, NumPy's ufuncs, :mod:`math` and Python's operators take and
@@ -218,6 +219,11 @@ def from_function(
     size does not grow with the arrays'. The default ``level="element"`` is the graph
     of scalars described above.
 
+    ``point`` (one value per differentiated parameter, arrays of their shapes) is where the
+    user means to evaluate ``f``: kept as the graph's
+    :attr:`~dgraph.core.graph.DGraph.point`, where values and generated code are checked
+    first (a program finite only near it is checked there).
+
     >>> g = from_function(lambda a, b: a * b + sympy.sin(a))
     >>> g.inputs, g.outputs
     (['a', 'b'], ['y'])
@@ -237,6 +243,11 @@ def from_function(
     params = list(params)
     if level not in LEVELS:
         raise InputError(f"{label}: level={level!r}; use {' or '.join(map(repr, LEVELS))}")
+    if point is not None:
+        graph = from_function(f, name, n_inputs, binary, sizes, params, level)
+        values = [np.asarray(v, dtype=float).reshape(-1) for v in point]
+        graph.set_point(graph.point_from(np.concatenate(values) if values else [], "point="))
+        return graph
     if level == "array":
         return _from_arrays(f, label, n_inputs, sizes, params)
     if n_inputs is not None and params:

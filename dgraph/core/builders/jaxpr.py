@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -600,7 +601,39 @@ def from_jax(
     _, tree = jax.tree_util.tree_flatten(out_shape)
     out_names = _output_names(tree, [v.shape for v in values], set(n for n, _ in inputs), jax)
     elements = [e for v in values for e in (v.reshape(-1) if v.shape else [v[()]])]
-    return _graph(interpreter, inputs, list(zip(out_names, elements, strict=True)), label, where)
+    graph = _graph(interpreter, inputs, list(zip(out_names, elements, strict=True)), label, where)
+    given = [float(c) for a in args for c in a.reshape(-1)]
+    graph.set_point(dict(zip([n for n, _ in inputs], given, strict=True)))
+    return graph
+
+
+class JaxJvp:
+    """``J·v`` of a JAX function by JAX's own ``jvp``, in float64 as the builders trace:
+    ``(inputs, tangents) -> {output: J·v}``, arguments and results by the graph's names
+    (``inputs`` its parameters in order, ``outputs`` its returned leaves in order). The
+    reference a tensor graph's values are checked against
+    (:attr:`dgraph.core.graph.DGraph.jvp_reference`); picklable where ``f`` is. None in a
+    forked child (JAX's threads do not survive a fork: the check then uses differences);
+    unpickled in another process, it works there."""
+
+    def __init__(self, f: Callable[..., Any], inputs: list[str], outputs: list[str]) -> None:
+        self.f, self.inputs, self.outputs = f, list(inputs), list(outputs)
+        self.pid = os.getpid()
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.pid = os.getpid()  # unpickled: JAX starts afresh in this process
+
+    def __call__(self, inputs: dict, tangents: dict) -> dict[str, np.ndarray] | None:
+        if os.getpid() != self.pid:
+            return None
+        jax = _jax()
+        with _x64(jax):
+            primals = tuple(jax.numpy.asarray(inputs[x], dtype=float) for x in self.inputs)
+            moves = tuple(jax.numpy.asarray(tangents[x], dtype=float) for x in self.inputs)
+            _, out = jax.jvp(self.f, primals, moves)
+            leaves = [np.asarray(leaf, dtype=float) for leaf in jax.tree_util.tree_leaves(out)]
+        return dict(zip(self.outputs, leaves, strict=True))
 
 
 def _x64(jax):

@@ -43,6 +43,7 @@ from ..arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
 from ..graph import DGraph
 from .jaxpr import (
     _CALLS,
+    JaxJvp,
     NotJax,
     _conversion_errors,
     _first_line,
@@ -459,4 +460,7 @@ def from_jax_arrays(f: Callable[..., Any], *example_args: Any, name: str = "") -
         values = reader.run(closed.jaxpr, closed.consts, list(params))
     _, tree = jax.tree_util.tree_flatten(out_shape)
     keys = _output_keys(tree, len(values), set(params), jax)
-    return _graph(reader, inputs, list(zip(keys, values, strict=True)), label, where)
+    graph = _graph(reader, inputs, list(zip(keys, values, strict=True)), label, where)
+    graph.set_point(dict(zip(params, args, strict=True)))
+    graph.set_jvp_reference(JaxJvp(f, params, keys))
+    return graph

@@ -87,7 +87,34 @@ def _label_text(label: Any, where: str) -> str:
 def from_dict(data: Any, source: str = "<json>") -> DGraph:
     """Build a graph from the parsed dgraph/1 object."""
     with gc_paused():
-        return _from_dict(data, source)
+        graph = _from_dict(data, source)
+    if isinstance(data, dict) and "point" in data:
+        graph.set_point(_point(data["point"], graph, source))
+    return graph
+
+
+def _point(given: Any, graph: DGraph, source: str) -> dict[str, np.ndarray]:
+    """The optional ``point``: each input's value (a number, or nested lists of its
+    shape), finite: where values are checked first."""
+    where = f"{source}: 'point'"
+    if not isinstance(given, dict) or set(given) != set(graph.inputs):
+        raise InputError(f"{where} must be an object with one value for each input")
+    out = {}
+    for x in graph.inputs:
+        value = given[x]
+        try:
+            array = np.array(value, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError(f"{where}: the value of {x[:40]!r} is not numbers") from None
+        if any(isinstance(v, (bool, str)) for v in np.asarray(value, dtype=object).reshape(-1)):
+            raise InputError(f"{where}: the value of {x[:40]!r} is not numbers")
+        shape = graph.shape(x) if graph.is_tensor else ()
+        if array.shape != shape:
+            raise InputError(f"{where}: {x[:40]!r} has the shape {array.shape}, not {shape}")
+        if not np.isfinite(array).all():
+            raise InputError(f"{where}: the value of {x[:40]!r} is not finite")
+        out[x] = array
+    return out
 
 
 def _from_dict(data: Any, source: str) -> DGraph:

@@ -1,0 +1,251 @@
+"""The one value check (dgraph/core/value_check.py) and the third state it gives,
+``not verified``: the user's point first, JAX's jvp where the source is JAX, differences
+with step control elsewhere, errors against |J|·|v|; never ``verified`` without a value
+compared."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+
+from dgraph import make_function  # noqa: E402
+from dgraph.core import block_values  # noqa: E402
+from dgraph.core.builders import from_function, from_jax  # noqa: E402
+from dgraph.core.verify import Verification  # noqa: E402
+from dgraph.methods import accumulate  # noqa: E402
+
+NEAR = np.array([0.01, 0.02, 0.03])  # where narrow() is finite, outside every random range
+
+
+def narrow(x):
+    """Finite only for 0 < x < 0.05 (as Graphax's RoeFlux_1d is finite near its own test
+    point and nowhere in the random ranges)."""
+    return jnp.log(x) * jnp.log(0.05 - x) + x * x
+
+
+def steep(x):
+    """A gradient of 9·10¹⁴ at x₀ = 1.3e-5: central differences at a fixed step are far
+    off there."""
+    return jnp.sum(1 / x**2) + jnp.sum(jnp.sin(x))
+
+
+def _scaled(name: str, factor: float):
+    original = block_values.block_value
+
+    def block_value(op, k, values, block):
+        value = original(op, k, values, block)
+        return value * factor if op.primitive == name else value
+
+    return block_value
+
+
+def test_a_program_finite_only_near_the_user_s_point_is_checked_there(monkeypatch):
+    g = from_jax(narrow, NEAR, level="array")
+    np.testing.assert_array_equal(g.point["x"], NEAR)
+    es = accumulate(g, "forward")
+    assert es.verified
+    assert "JAX's jvp at the user's point" in es.verification.detail
+    assert "no random point" in es.verification.detail
+    monkeypatch.setattr(block_values, "block_value", _scaled("log", 1.001))
+    check = es.verify()
+    assert check.status == "wrong" and "at the user's point" in check.detail
+    monkeypatch.undo()
+    g.set_point(None)  # without it, nothing is finite: not verified, never a pass
+    check = accumulate(g, "forward").verification
+    assert check.status == "not verified" and not check
+
+
+def test_the_point_is_kept_by_copy():
+    x = NEAR.copy()
+    g = from_jax(narrow, x, level="array")
+    x[0] = 7.0
+    assert g.point["x"][0] == 0.01 and not g.point["x"].flags.writeable
+    assert g.copy().point["x"][0] == 0.01
+
+
+def test_finite_nowhere_is_not_verified_in_every_report():
+    def nowhere(x):
+        return jnp.log(-(x * x) - 1)
+
+    g = from_jax(nowhere, NEAR, level="array")
+    es = accumulate(g, "forward")
+    assert not es.verified and es.verification.status == "not verified"
+    data = json.loads(json.dumps(es.to_dict()))
+    assert data["verified"] is False and data["verification"] == "not verified"
+    assert "values not checked" in data["verification_detail"]
+    with pytest.warns(UserWarning, match="NOT verified"):
+        J = make_function(g, "jacobian")
+    assert not J.generated.verified
+    assert J.generated.summary()["verification"] == "not verified"
+
+
+def test_a_huge_gradient_that_is_right_verifies():
+    """Against JAX's jvp (exact), and against differences whose step is chosen per point
+    and whose error estimate enters the tolerance; the gradient equals jax.grad."""
+    x = np.array([1.3e-5, 0.5, 2.0])
+    g = from_jax(steep, x, level="array")
+    es = accumulate(g, "reverse")
+    assert es.verified and "JAX's jvp" in es.verification.detail
+    plain = g.copy()
+    plain.set_jvp_reference(None)
+    es_plain = accumulate(plain, "reverse")
+    assert es_plain.verified and "central differences" in es_plain.verification.detail
+    J = make_function(es, "jacobian")
+    with jax.enable_x64(True):
+        expected = np.asarray(jax.grad(steep)(jnp.asarray(x)))
+    got = np.ravel(J(x)[(g.outputs[0], "x")])
+    assert abs(expected[0]) > 8e14
+    np.testing.assert_allclose(got, expected, rtol=1e-15)
+
+
+def test_scale_does_not_hide_a_wrong_rule(monkeypatch):
+    """The issue's cases, through the NumPy tracer (references: differences)."""
+    for name, f, scale, factor in (("sin", np.sin, 1e-6, 2.0), ("exp", np.exp, 1e-3, 1.001)):
+        g = from_function(lambda u, f=f, scale=scale: scale * f(u), sizes=[(3,)], level="array")
+        es = accumulate(g, "forward")
+        assert es.verified and "central differences" in es.verification.detail
+        with monkeypatch.context() as m:
+            m.setattr(block_values, "block_value", _scaled(name, factor))
+            assert es.verify().status == "wrong"
+
+
+def test_the_reference_is_pickled_where_the_function_is():
+    g = from_jax(narrow, NEAR, level="array")
+    again = pickle.loads(pickle.dumps(g))
+    assert again.jvp_reference is not None and accumulate(again, "forward").verified
+    h = from_jax(lambda x: jnp.sin(x) * 2, NEAR, level="array")
+    again = pickle.loads(pickle.dumps(h))  # a lambda: dropped, checked by differences
+    assert h.jvp_reference is not None and again.jvp_reference is None
+    es = accumulate(again, "forward")
+    assert es.verified and "central differences" in es.verification.detail
+
+
+def test_a_changed_graph_drops_its_reference():
+    g = from_jax(narrow, NEAR, level="array")
+    assert g.jvp_reference is not None
+    g._changed()
+    assert g.jvp_reference is None
+
+
+def test_a_selection_is_checked_entry_by_entry(monkeypatch):
+    def two(x, y):
+        return {"a": jnp.sin(x) * y, "b": jnp.exp(x)}
+
+    g = from_jax(two, NEAR, NEAR + 1, level="array")
+    full = accumulate(g, "forward", verify=False)
+    chosen = [("a", "y"), ("b", "x")]
+    es = dataclasses.replace(full, jacobian={k: full.jacobian[k] for k in chosen}, pairs=chosen)
+    assert es.verify() and es.verified and "JAX's jvp" in es.verification.detail
+    monkeypatch.setattr(block_values, "block_value", _scaled("exp", 1.001))
+    assert es.verify().status == "wrong"
+
+
+def test_a_verification_s_status_matches_ok():
+    assert Verification(True, "exact", "x").status == "verified"
+    assert Verification(False, "exact", "x").status == "wrong"
+    assert not Verification(False, "exact", "x", "not verified")
+    with pytest.raises(ValueError):
+        Verification(True, "exact", "x", "not verified")
+
+
+def test_the_cli_takes_the_point(tmp_path, capsys):
+    from dgraph.cli.main import main
+
+    source = tmp_path / "model.py"
+    source.write_text(
+        "import jax.numpy as jnp\n\n\ndef narrow(x):\n"
+        "    return jnp.log(x) * jnp.log(0.05 - x) + x * x\n"
+    )
+    spec = f"{source}:narrow"
+    argv = ["accumulate", spec, "--inputs", "x:3", "--level", "array", "-m", "forward", "--json"]
+    assert main(argv) == 1  # no point: not verified
+    data = json.loads(capsys.readouterr().out)
+    assert data["verified"] is False and data["verification"] == "not verified"
+    assert main([*argv, "--at", "0.01,0.02,0.03"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["verified"] is True and "the user's point" in data["verification_detail"]
+    assert main(["compare", spec, "--inputs", "x:3", "--level", "array"]) == 1
+    assert "not checked" in capsys.readouterr().out
+
+
+def test_no_warning_where_the_code_is_verified():
+    g = from_jax(narrow, NEAR, level="array")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        J = make_function(g, "jvp")
+    assert J.generated.verified and "the user's point" in J.generated.check.detail
+
+
+def test_scalar_code_is_checked_at_the_user_s_point_first():
+    """An element-level graph keeps from_jax's example arguments: generated code is run
+    there first, and where nothing else is finite, there alone (not refused)."""
+    from dgraph.codegen.generate import generate
+
+    g = from_jax(lambda x, y: jnp.log(x) * jnp.log(0.05 - x) + y, 0.02, 0.5)
+    check = generate(g, "python", "forward").check
+    assert check.ok and check.points == ((0.02, 0.5),)
+    g = from_jax(lambda x, y: jnp.sin(x) * y, 0.02, 0.5)
+    check = generate(g, "python", "forward").check
+    assert check.ok and check.points[0] == (0.02, 0.5) and len(check.points) == 4
+
+
+def test_the_numpy_tracer_keeps_the_point_given():
+    """from_function(point=...): the graph's point, where the values are checked first;
+    a NumPy program finite only near it is verified there by differences."""
+
+    def narrow_np(x):
+        return np.log(x) * np.log(0.05 - x) + x * x
+
+    g = from_function(narrow_np, sizes=[(3,)], level="array", point=[NEAR])
+    np.testing.assert_array_equal(g.point["x"], NEAR)
+    es = accumulate(g, "forward")
+    assert es.verified and "central differences" in es.verification.detail
+    assert "the user's point" in es.verification.detail
+    scalar = from_function(lambda a, b: a * b, point=[2.0, 3.0])
+    assert {x: float(v) for x, v in scalar.point.items()} == {"a": 2.0, "b": 3.0}
+    with pytest.raises(Exception, match="point= has 1 number; it needs 2"):
+        from_function(lambda a, b: a * b, point=[2.0])
+
+
+@pytest.mark.filterwarnings("ignore:os.fork:RuntimeWarning")  # the child never calls JAX
+def test_a_forked_child_checks_against_differences():
+    """JAX does not survive a fork: a graph's JAX reference inherited by a forked child
+    declines there (the check uses differences); unpickled in a child, it runs."""
+    import multiprocessing
+    import os
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    g = from_jax(narrow, NEAR, level="array")
+    reference = g.jvp_reference
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: no JAX call, only the pid test
+        os.write(write, b"1" if reference(g.point, g.point) is None else b"0")
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(read, 1) == b"1"
+    again = pickle.loads(pickle.dumps(reference))
+    assert again(g.point, g.point) is not None
+
+
+def test_the_point_travels_in_json():
+    """A graph's point (small) is written to dgraph/1 and read back; the loaded graph
+    has no JAX reference and is checked there by differences."""
+    from dgraph.core.builders import from_json
+
+    g = from_jax(narrow, NEAR, level="array")
+    data = json.loads(g.to_json())
+    assert data["point"] == {"x": NEAR.tolist()}
+    back = from_json(json.dumps(data))
+    np.testing.assert_array_equal(back.point["x"], NEAR)
+    check = accumulate(back, "forward").verification
+    assert check and "central differences" in check.detail and "the user's point" in check.detail

@@ -1,0 +1,185 @@
+"""Mutation test of the one value check (dgraph/core/value_check.py): every derivative
+rule of the array level (each operand of each primitive whose block has values: the
+table ``dgraph.core.arrays.ELEMENTWISE`` and the rules beside it, ``integer_pow``,
+``select_n``, ``dot_general``, the reductions, ``cumsum`` and the moves) scaled by 2 and
+by 1.001 makes ``verified`` false — status ``wrong`` — on programs whose values are at
+scales 1e-6, 1 and 1e6, against JAX's ``jvp`` and against step-controlled differences
+(the graph without its JAX reference). Score: every rule listed is caught (RULES below;
+:func:`test_every_rule_is_mutated` keeps the list complete)."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+import jax.scipy.special as jss  # noqa: E402
+
+from dgraph.core import block_values  # noqa: E402
+from dgraph.core.arrays import ELEMENTWISE, MOVES, NONDIFFERENTIABLE, PRIMITIVES, ArrayOp  # noqa: E402
+from dgraph.core.builders import from_jax  # noqa: E402
+from dgraph.core.graph import DGraph  # noqa: E402
+from dgraph.methods import accumulate  # noqa: E402
+
+X = np.array([0.3, 0.6, 0.8])
+Y = np.array([0.7, 0.2, 0.5])
+A = np.array([[0.3, 0.9, 0.4], [0.7, 0.2, 0.5]])
+
+UNARY = {  # primitive: (function, point inside its domain)
+    "neg": (jnp.negative, X),
+    "exp": (jnp.exp, X),
+    "exp2": (jnp.exp2, X),
+    "log": (jnp.log, X),
+    "log1p": (jnp.log1p, X),
+    "expm1": (jnp.expm1, X),
+    "sin": (jnp.sin, X),
+    "cos": (jnp.cos, X),
+    "tan": (jnp.tan, X),
+    "asin": (jnp.arcsin, X),
+    "acos": (jnp.arccos, X),
+    "atan": (jnp.arctan, X),
+    "sinh": (jnp.sinh, X),
+    "cosh": (jnp.cosh, X),
+    "tanh": (jnp.tanh, X),
+    "asinh": (jnp.arcsinh, X),
+    "acosh": (jnp.arccosh, X + 1),
+    "atanh": (jnp.arctanh, X),
+    "logistic": (jax.nn.sigmoid, X),
+    "sqrt": (jnp.sqrt, X),
+    "rsqrt": (jax.lax.rsqrt, X),
+    "cbrt": (jnp.cbrt, X),
+    "abs": (jnp.abs, X - 0.5),
+    "square": (jnp.square, X),
+    "erf": (jss.erf, X),
+    "erfc": (jss.erfc, X),
+    "erf_inv": (jss.erfinv, X),
+    "integer_pow": (lambda x: x**3, X),
+    "cumsum": (jnp.cumsum, X),
+    "reduce_sum": (lambda a: jnp.sum(a, axis=0), A),
+    "reduce_max": (lambda a: jnp.max(a, axis=0), A),
+    "reduce_min": (lambda a: jnp.min(a, axis=1), A),
+    "broadcast_in_dim": (lambda x: jnp.broadcast_to(x, (2, 3)), X),
+    "reshape": (lambda a: a.reshape(3, 2), A),
+    "squeeze": (lambda a: jnp.squeeze(a[:1]), A),
+    "transpose": (lambda a: a.T, A),
+    "slice": (lambda x: x[1:], X),
+    "pad": (lambda x: jnp.pad(x, (1, 2)), X),
+    "rev": (lambda x: x[::-1], X),
+    "take": (lambda x: x[np.array([2, 0, 2])], X),
+}
+BINARY = {
+    "add": jnp.add,
+    "sub": jnp.subtract,
+    "mul": jnp.multiply,
+    "div": jnp.divide,
+    "pow": jnp.power,
+    "atan2": jnp.arctan2,
+    "max": jnp.maximum,
+    "min": jnp.minimum,
+    "select_n": lambda x, y: jnp.where(x > y, x, y * 2),
+    "concatenate": lambda x, y: jnp.concatenate([x, y]),
+    "stack": lambda x, y: jnp.stack([x, y]),
+    "dot_general": lambda a, y: a @ y,
+}
+BY_HAND = ("copy", "convert_element_type", "expand_dims")  # JAX's jaxprs fold them away
+
+RULES = (
+    [(name, 0) for name in UNARY]
+    + [(name, k) for name in BINARY for k in ((1, 2) if name == "select_n" else (0, 1))]
+    + [(name, 0) for name in BY_HAND]
+)
+SCALES = (1e-6, 1.0, 1e6)
+FACTORS = (2.0, 1.001)
+
+
+def _by_hand(name: str, scale: float) -> DGraph:
+    g = DGraph(name)
+    g.add_array_vertex("x", "input", (3,))
+    if name == "expand_dims":
+        op = ArrayOp("expand_dims", ("x",), (("dimensions", (0,)),), (1, 3))
+    else:
+        op = ArrayOp(name, ("x",), (), (3,))
+    g.add_array_vertex("t", "intermediate", op.shape, op)
+    g.add_array_vertex("y", "output", op.shape, ArrayOp("mul", ("t", scale), (), op.shape))
+    g.validate()
+    g.set_point({"x": X})
+    return g
+
+
+@functools.cache
+def _graph(name: str, scale: float) -> DGraph:
+    """``scale`` times the operation, traced by JAX at a point inside its domain."""
+    if name in BY_HAND:
+        return _by_hand(name, scale)
+    if name in UNARY:
+        f, point = UNARY[name]
+        args = (point,)
+
+        def program(x):
+            return scale * f(x)
+
+    else:
+        f = BINARY[name]
+        args = (A, Y) if name == "dot_general" else (X, Y)
+
+        def program(x, y):
+            return scale * f(x, y)
+
+    g = from_jax(program, *args, level="array")
+    assert name in {g.op(v).primitive for v in g.nx if g.op(v) is not None}, name
+    return g
+
+
+def _mutated(name: str, k: int, factor: float):
+    original = block_values.block_value
+
+    def block_value(op, position, values, block):
+        value = original(op, position, values, block)
+        return value * factor if (op.primitive, position) == (name, k) else value
+
+    return block_value
+
+
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize(("name", "k"), RULES)
+def test_a_rule_scaled_is_caught(monkeypatch, name, k, scale):
+    g = _graph(name, scale)
+    graphs = [g]
+    if g.jvp_reference is not None:  # the same program checked against differences
+        plain = g.copy()
+        plain.set_jvp_reference(None)
+        graphs.append(plain)
+    for graph in graphs:
+        es = accumulate(graph, "forward", verify=False)
+        check = es.verify()
+        assert check.status == "verified", check.detail
+        for factor in FACTORS:
+            with monkeypatch.context() as m:
+                m.setattr(block_values, "block_value", _mutated(name, k, factor))
+                check = es.verify()
+            assert check.status == "wrong" and not es.verified, (factor, check.detail)
+            assert check.mode == "values"
+
+
+def test_every_rule_is_mutated():
+    """Every primitive whose derivative flows has its rules in RULES (a new rule without
+    a mutation here fails)."""
+    differentiable = PRIMITIVES - set(NONDIFFERENTIABLE)
+    mutated = {name for name, _ in RULES}
+    assert differentiable - mutated == set()
+    assert set(ELEMENTWISE) | set(MOVES) <= mutated
+
+
+def test_small_values_are_not_absolute():
+    """The issue's cases: 1e-6·sin(x) with the sin rule 2× wrong, 1e-3·exp(x) with exp
+    0.1 % wrong: each wrong (errors are measured against |J|·|v|, not an absolute 1)."""
+    for name, factor, scale in (("sin", 2.0, 1e-6), ("exp", 1.001, 1e-3)):
+        f = UNARY[name][0]
+        g = from_jax(lambda x, f=f, scale=scale: scale * f(x), X, level="array")
+        es = accumulate(g, "forward", verify=False)
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(block_values, "block_value", _mutated(name, 0, factor))
+            assert es.verify().status == "wrong"
