@@ -17,7 +17,6 @@ refused in one line (:data:`REFUSED`).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -454,12 +453,18 @@ def build(c: Case) -> DGraph:
 
 
 def reference(c: Case) -> list[np.ndarray]:
-    """``jax.jacfwd`` of the case, one (outputs, inputs) matrix per argument."""
+    """JAX's Jacobian of the case, one (outputs, inputs) matrix per argument: the columns
+    of ``jax.jacfwd``, each a ``jax.jvp`` (eager, so that XLA compiles each primitive
+    once per shape for all the cases, not each case's vmapped program)."""
     f = (lambda *a: c.f(jnp, *a)) if c.builder == "numpy" else c.f
-    args = [jnp.asarray(a) for a in c.args]
-    out = jax.eval_shape(f, *args)
-    jac = jax.jacfwd(f, argnums=tuple(range(len(args))))(*args)
-    return [np.asarray(j).reshape(math.prod(out.shape), a.size) for j, a in zip(jac, args)]
+    args = c.args
+    columns: list[list[np.ndarray]] = [[] for _ in args]
+    for i, a in enumerate(args):
+        for j in range(a.size):
+            tangents = [np.zeros(b.shape) for b in args]
+            tangents[i] = np.eye(a.size)[j].reshape(a.shape)
+            columns[i].append(np.ravel(jax.jvp(f, args, tuple(tangents))[1]))
+    return [np.stack(col, axis=1) for col in columns]
 
 
 def _nested(op, name: str) -> bool:
