@@ -14,8 +14,6 @@ reference.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 from hypothesis import given, settings

@@ -30,7 +30,7 @@ lax = jax.lax
 from dgraph import from_function, from_jax  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
 from dgraph.codegen.tensor.module import tensor_module  # noqa: E402
-from dgraph.core.arrays import ELEMENTWISE, NONDIFFERENTIABLE, PRIMITIVES, ArrayOp  # noqa: E402
+from dgraph.core.arrays import ELEMENTWISE, PRIMITIVES, ArrayOp  # noqa: E402
 from dgraph.core.block_values import edge_values, vertex_values  # noqa: E402
 from dgraph.core.blocks import to_matrix  # noqa: E402
 from dgraph.core.builders.jaxpr_arrays import _ALIASES, _RENAMES  # noqa: E402
@@ -134,8 +134,8 @@ for _name, (_, _rules) in ELEMENTWISE.items():
             op=ArrayOp(_name, ("x", "y"), (), _out),
         )
 for _name in ("max", "min"):  # ties: each side gets half, as JAX's rule
-    _t = point((3,), 14)
-    case(_name, "tie", lambda x, y, f=getattr(lax, _name): f(x, y), _t, _t)
+    _t, _f = point((3,), 14), getattr(lax, _name)
+    case(_name, "tie", lambda x, y, f=_f: f(x, y), _t, _t)
 case("pow", "const-exponent-0-d", lambda x: x**2.5, point((), 15, DOMAIN["pow"]))
 case("pow", "const-exponent-1-d", lambda x: x**-1.5, point((3,), 16, DOMAIN["pow"]))
 case("pow", "const-base", lambda x: 2.0**x, point((2, 3), 17))
@@ -146,7 +146,9 @@ case("copy", "0-d", lambda x: x, point((), 19))
 
 for _y in (0, 1, 2, 3, -1, -2):
     for _cls, _shape in SHAPES.items():
-        case("integer_pow", f"y{_y}-{_cls}", lambda x, y=_y: lax.integer_pow(x, y), point(_shape, 20))
+        case(
+            "integer_pow", f"y{_y}-{_cls}", lambda x, y=_y: lax.integer_pow(x, y), point(_shape, 20)
+        )
 case("integer_pow", "y2-const-inside", lambda x: jnp.sin(x) * 0 + x**2, point((), 21))
 
 # -- functions no derivative flows through, read as operands -------------------------------
@@ -171,7 +173,12 @@ for _name, _f in _COMPARE.items():
             point(_shape, 23),
             point(_shape, 24),
         )
-    case(_name, "equal-values", lambda x, y, f=_f: lax.select_n(f(x, x), x, y), *[point((3,), 25)] * 2)
+    case(
+        _name,
+        "equal-values",
+        lambda x, y, f=_f: lax.select_n(f(x, x), x, y),
+        *[point((3,), 25)] * 2,
+    )
 _LOGIC = {
     "and": lambda x: lax.bitwise_and(x > 0, x < 1),
     "or": lambda x: lax.bitwise_or(x > 1, x < 0),
@@ -179,7 +186,13 @@ _LOGIC = {
 }
 for _name, _p in _LOGIC.items():
     for _cls, _shape in SHAPES.items():
-        case(_name, _cls, lambda x, y, p=_p: lax.select_n(p(x), x, y), point(_shape, 26), point(_shape, 27))
+        case(
+            _name,
+            _cls,
+            lambda x, y, p=_p: lax.select_n(p(x), x, y),
+            point(_shape, 26),
+            point(_shape, 27),
+        )
 for _cls, _shape in SHAPES.items():
     case(
         "convert_element_type",
@@ -191,7 +204,13 @@ for _cls, _shape in SHAPES.items():
 # -- select_n ------------------------------------------------------------------------------
 
 for _cls, _shape in SHAPES.items():
-    case("select_n", _cls, lambda x, y: lax.select_n(x > 0, x, y), point(_shape, 29), point(_shape, 30))
+    case(
+        "select_n",
+        _cls,
+        lambda x, y: lax.select_n(x > 0, x, y),
+        point(_shape, 29),
+        point(_shape, 30),
+    )
     case("select_n", f"{_cls}-same", lambda x: lax.select_n(x > 0, x, -x), point(_shape, 31))
 case("select_n", "const-case", lambda x: jnp.where(x > 0, x, 0.5), point((2, 3), 32))
 case(
@@ -227,9 +246,25 @@ _DOTS = {
 for _cls, (_sa, _sb, _dn) in _DOTS.items():
     _f = lambda x, y, dn=_dn: lax.dot_general(x, y, dn)  # noqa: E731
     case("dot_general", _cls, _f, point(_sa, 40), point(_sb, 41))
-    case("dot_general", f"{_cls}-const-rhs", lambda x, f=_f, c=point(_sb, 42): f(x, c), point(_sa, 43))
-    case("dot_general", f"{_cls}-const-lhs", lambda y, f=_f, c=point(_sa, 44): f(c, y), point(_sb, 45))
-case("dot_general", "same-operand", lambda x: lax.dot_general(x, x, (((0,), (0,)), ((), ()))), point((3,), 46))
+    _ca, _cb = point(_sa, 44), point(_sb, 42)
+    case(
+        "dot_general",
+        f"{_cls}-const-rhs",
+        lambda x, f=_f, c=_cb: f(x, c),
+        point(_sa, 43),
+    )
+    case(
+        "dot_general",
+        f"{_cls}-const-lhs",
+        lambda y, f=_f, c=_ca: f(c, y),
+        point(_sb, 45),
+    )
+case(
+    "dot_general",
+    "same-operand",
+    lambda x: lax.dot_general(x, x, (((0,), (0,)), ((), ()))),
+    point((3,), 46),
+)
 
 # -- reductions ----------------------------------------------------------------------------
 
@@ -242,7 +277,9 @@ for _name, _f in _REDUCE.items():
 for _name in ("reduce_max", "reduce_min"):  # ties: JAX shares the derivative equally
     _f = _REDUCE[_name]
     case(_name, "tie", lambda x, f=_f: f(x, axis=0), np.array([0.7, 1.2, 0.7, 1.2, -1.2, -0.7]))
-    case(_name, "tie-n-d", lambda x, f=_f: f(x, axis=1), np.array([[0.7, 0.7, 0.2], [1.0, 0.5, 1.0]]))
+    case(
+        _name, "tie-n-d", lambda x, f=_f: f(x, axis=1), np.array([[0.7, 0.7, 0.2], [1.0, 0.5, 1.0]])
+    )
 for _cls, (_shape, _axis, _rev) in {
     "1-d": ((4,), 0, False),
     "1-d-reverse": ((4,), 0, True),
@@ -331,14 +368,19 @@ for _cls, (_sa, _sb, _dim) in {
         point(_sa, 59),
         point(_sb, 60),
     )
+    _c = point(_sb, 61)
     case(
         "concatenate",
         f"{_cls}-const",
-        lambda x, d=_dim, c=point(_sb, 61): lax.concatenate([c, x, c], d),
+        lambda x, d=_dim, c=_c: lax.concatenate([c, x, c], d),
         point(_sa, 62),
     )
 case("concatenate", "same-operand", lambda x: lax.concatenate([x, x], 0), point((3,), 63))
-for _cls, (_shape, _dims) in {"1-d": ((4,), (0,)), "n-d": ((2, 3), (1,)), "n-d-all": ((2, 3), (0, 1))}.items():
+for _cls, (_shape, _dims) in {
+    "1-d": ((4,), (0,)),
+    "n-d": ((2, 3), (1,)),
+    "n-d-all": ((2, 3), (0, 1)),
+}.items():
     case("rev", _cls, lambda x, d=_dims: lax.rev(x, d), point(_shape, 64))
 for _cls, (_shape, _axis) in {"0-d": ((), 0), "1-d": ((3,), 1), "n-d": ((2, 3), 2)}.items():
     _out = np.stack([np.zeros(_shape)] * 2, axis=_axis).shape  # only dgraph/1 files record it
@@ -356,23 +398,59 @@ for _cls, (_shape, _idx, _axis) in {
     "n-d-0": ((3, 2), [1, 1], 0),
     "n-d-1": ((2, 3), [2, 0, 1, 0], 1),
 }.items():
-    case("take", _cls, lambda x, i=_idx, a=_axis: jnp.take(x, jnp.array(i), axis=a), point(_shape, 67))
-    case("gather", _cls, lambda x, i=_idx, a=_axis: jnp.take(x, jnp.array(i), axis=a), point(_shape, 68))
+    case(
+        "take",
+        _cls,
+        lambda x, i=_idx, a=_axis: jnp.take(x, jnp.array(i), axis=a),
+        point(_shape, 67),
+    )
+    case(
+        "gather",
+        _cls,
+        lambda x, i=_idx, a=_axis: jnp.take(x, jnp.array(i), axis=a),
+        point(_shape, 68),
+    )
 case("gather", "negative-index", lambda x: x[jnp.array([-1, 0])], point((3,), 69))
 
 # -- the same rules reached through the NumPy array tracer --------------------------------
 
 case("integer_pow", "numpy-0-d", lambda xp, x: x**3, point((), 90), builder="numpy")
 case("integer_pow", "numpy-neg", lambda xp, x: x**-2, point((3,), 91), builder="numpy")
-case("pow", "numpy-const-exponent", lambda xp, x: x**2.5, point((), 92, DOMAIN["pow"]), builder="numpy")
-case("select_n", "numpy-0-d", lambda xp, x, y: xp.where(x > 0, x, y), point((), 93), point((), 94), builder="numpy")
-case("select_n", "numpy-const", lambda xp, x: xp.where(x > 0, x, 0.0), point((2, 3), 95), builder="numpy")
+case(
+    "pow",
+    "numpy-const-exponent",
+    lambda xp, x: x**2.5,
+    point((), 92, DOMAIN["pow"]),
+    builder="numpy",
+)
+case(
+    "select_n",
+    "numpy-0-d",
+    lambda xp, x, y: xp.where(x > 0, x, y),
+    point((), 93),
+    point((), 94),
+    builder="numpy",
+)
+case(
+    "select_n",
+    "numpy-const",
+    lambda xp, x: xp.where(x > 0, x, 0.0),
+    point((2, 3), 95),
+    builder="numpy",
+)
 case("take", "numpy", lambda xp, x: x[xp.array([2, 0, 2])], point((4,), 96), builder="numpy")
 case("cumsum", "numpy", lambda xp, x: xp.cumsum(x, axis=1), point((2, 3), 97), builder="numpy")
 case("mul", "numpy-0-d", lambda xp, x, y: x * y, point((), 98), point((), 99), builder="numpy")
 case("max", "numpy-same", lambda xp, x: xp.maximum(x, x), point((3,), 100), builder="numpy")
 case("sqrt", "numpy-0-d", lambda xp, x: xp.sqrt(x), point((), 101, DOMAIN["sqrt"]), builder="numpy")
-case("dot_general", "numpy", lambda xp, x, w: x @ w, point((2, 3), 102), point((3,), 103), builder="numpy")
+case(
+    "dot_general",
+    "numpy",
+    lambda xp, x, w: x @ w,
+    point((2, 3), 102),
+    point((3,), 103),
+    builder="numpy",
+)
 case("reduce_max", "numpy", lambda xp, x: xp.max(x, axis=0), point((3, 2), 104), builder="numpy")
 
 # -- what the reader passes through or rewrites ---------------------------------------------
@@ -384,9 +462,16 @@ case(
     lambda x: jnp.sin(lax.reduce_precision(x, exponent_bits=11, mantissa_bits=52)),
     point((2, 3), 72),
 )
-case("optimization_barrier", "n-d", lambda x: jnp.sin(lax.optimization_barrier(x)), point((2, 3), 73))
+case(
+    "optimization_barrier", "n-d", lambda x: jnp.sin(lax.optimization_barrier(x)), point((2, 3), 73)
+)
 case("add_any", "n-d", lambda x: jax.grad(lambda z: jnp.sum(jnp.sin(z) * z))(x), point((3,), 74))
-case("split", "1-d", lambda x: lax.split(x, (2, 1, 3))[1] * lax.split(x, (2, 1, 3))[2][0], point((6,), 75))
+case(
+    "split",
+    "1-d",
+    lambda x: lax.split(x, (2, 1, 3))[1] * lax.split(x, (2, 1, 3))[2][0],
+    point((6,), 75),
+)
 case("split", "n-d", lambda x: lax.split(x, (1, 2), axis=1)[1], point((2, 3), 76))
 for _cls, (_shape, _start, _sizes) in {
     "1-d": ((5,), (1,), (3,)),
@@ -418,7 +503,10 @@ REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
     "pad interior": (lambda x: lax.pad(x, 0.0, ((0, 0, 1),)), (3,)),
     "pad negative": (lambda x: lax.pad(x, 0.0, ((-1, 0, 0),)), (3,)),
     "conv": (lambda x: jnp.convolve(x, jnp.ones(2)), (4,)),
-    "while_loop": (lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, x))[1], (3,)),
+    "while_loop": (
+        lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, x))[1],
+        (3,),
+    ),
     "scan": (lambda x: lax.scan(lambda c, z: (c + z, c), 0.0, x)[0], (3,)),
     "cond": (lambda x: lax.cond(True, jnp.sin, jnp.cos, x), (3,)),
     "lgamma": (lambda x: lax.lgamma(x), (3,)),
@@ -508,9 +596,16 @@ def test_rule_matches_jax(c: Case) -> None:
         if isinstance(got, dict):  # dense: a block per input
             zero = [np.zeros_like(r) for r in refs]
             parts = [got.get((y, x)) for x in g.inputs]
-            got = np.hstack([z if b is None else _dense(b).reshape(z.shape) for z, b in zip(zero, parts)])
+            got = np.hstack(
+                [
+                    z if b is None else _dense(b).reshape(z.shape)
+                    for z, b in zip(zero, parts, strict=True)
+                ]
+            )
         got = _dense(got).reshape(whole.shape)  # sparse: one matrix, the inputs side by side
-        np.testing.assert_allclose(got, whole, rtol=1e-10, atol=1e-12, err_msg=f"code, sparse {sparse}")
+        np.testing.assert_allclose(
+            got, whole, rtol=1e-10, atol=1e-12, err_msg=f"code, sparse {sparse}"
+        )
 
 
 def test_every_operation_has_cases() -> None:

@@ -589,7 +589,9 @@ def _cumsum_pattern(op: ArrayOp, mine) -> Sparse:
 
 
 # operations whose block values are computed from the operands (the others: ones)
-_RUN_TIME = frozenset({*ELEMENTWISE, "integer_pow", "select_n", "dot_general", "reduce_max", "reduce_min"})
+_RUN_TIME = frozenset(
+    {*ELEMENTWISE, "integer_pow", "select_n", "dot_general", "reduce_max", "reduce_min"}
+)
 
 
 @functools.cache
