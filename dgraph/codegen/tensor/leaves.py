@@ -93,7 +93,8 @@ def _number(
         return repr(float(op.param["y"]))
     if op.primitive not in _RUN_TIME:
         return "1.0"
-    return f"{d.xp}.ravel({_values(op, k, args, shapes, d, emit)})[0]"
+    values = _values(op, k, args, shapes, d, emit)
+    return values if op.shape == () else f"{d.xp}.ravel({values})[0]"  # 0-d: one already
 
 
 def _power_derivative(y: int, x: str, xp: str) -> str:
