@@ -665,3 +665,18 @@ def test_issue_52_functions_through_make_function(what: str, lang: str) -> None:
         got = make_function(g, lang=lang, sparse=sparse)(*args)
         got = next(iter(got.values())) if isinstance(got, dict) else got
         np.testing.assert_allclose(np.ravel(_dense(got)), expected, rtol=1e-12)
+
+
+JAX_CODE = [c for c in CASES if c.key in ELEMENTWISE and c.label == "n-d"]
+
+
+@pytest.mark.parametrize("c", JAX_CODE, ids=[c.id for c in JAX_CODE])
+def test_jax_code_formula_matches_jax(c: Case) -> None:
+    """The elementwise derivatives as the generated JAX code prints them (its own
+    printer: jax.numpy, jax.scipy.special) equal ``jax.jacfwd``."""
+    g = build(c)
+    (y,) = g.outputs
+    code = load_python(tensor_module(accumulate(g, "forward", verify=False), "jax", False))
+    got = code.jacobian(*c.args)
+    for x, ref in zip(g.inputs, reference(c), strict=True):
+        np.testing.assert_allclose(_dense(got[(y, x)]).reshape(ref.shape), ref, rtol=1e-10)
