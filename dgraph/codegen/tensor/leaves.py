@@ -1,7 +1,8 @@
 """Each edge block's values as array statements (``block_value``'s semantics): an
 elementwise derivative printed from its sympy formula in the operands' names, the other
 operand of a ``dot_general`` transposed to the block's value-label order, a one-hot of
-the extremes for ``reduce_max``, and a number for a block without value labels."""
+the extremes for ``reduce_max``, and one value for a block without value labels (a 0-d
+block's derivative, a constant one's first entry, 1 for a move)."""
 
 from __future__ import annotations
 
