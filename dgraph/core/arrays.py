@@ -64,7 +64,7 @@ ELEMENTWISE: dict[str, tuple[Callable[..., np.ndarray], tuple[sympy.Expr, ...]]]
     "logistic": (lambda a: 1 / (1 + np.exp(-a)), (_sigma * (1 - _sigma),)),
     "sqrt": (np.sqrt, (1 / (2 * sympy.sqrt(A)),)),
     "rsqrt": (lambda a: 1 / np.sqrt(a), (-1 / (2 * A * sympy.sqrt(A)),)),
-    "cbrt": (np.cbrt, (1 / (3 * sympy.cbrt(A) ** 2),)),
+    "cbrt": (np.cbrt, (1 / (3 * sympy.Abs(A) ** sympy.Rational(2, 3)),)),  # real for a < 0
     "abs": (np.abs, (sympy.sign(A),)),
     "square": (np.square, (2 * A,)),
     "erf": (None, (2 / sympy.sqrt(sympy.pi) * sympy.exp(-(A**2)),)),  # type: ignore[dict-item]
@@ -588,6 +588,12 @@ def _cumsum_pattern(op: ArrayOp, mine) -> Sparse:
 # -- values --------------------------------------------------------------------------------
 
 
+# operations whose block values are computed from the operands (the others: ones)
+_RUN_TIME = frozenset(
+    {*ELEMENTWISE, "integer_pow", "select_n", "dot_general", "reduce_max", "reduce_min"}
+)
+
+
 @functools.cache
 def _derivative_function(name: str, k: int) -> Callable[..., np.ndarray]:
     derivative = ELEMENTWISE[name][1][k]
@@ -605,11 +611,11 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
     args = [np.asarray(_read(x, values), dtype=float) for x in op.operands]
     if isinstance(block, Sparse):
         return np.ones(block.nnz)
-    if not block.value:
-        return np.asarray(_scalar_value(op, k, args))
+    if not block.value and name not in _RUN_TIME:
+        return np.asarray(1.0)  # a move or a sum: ones
     if name == "integer_pow":
         y = op.param["y"]
-        d = y * args[0] ** (y - 1)
+        d = y * args[0] ** (y - 1) if y else np.zeros_like(args[0])
     elif name == "select_n":
         d = (np.asarray(args[0]).astype(int) == k - 1).astype(float)
     elif name in ELEMENTWISE:
@@ -617,22 +623,16 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
         b = args[1] if len(args) > 1 else np.zeros_like(a)
         d = np.asarray(_derivative_function(name, k)(a, b), dtype=float)
     elif name == "dot_general":
-        return _dot_value(op, k, args, block)
+        d = _dot_value(op, k, args, block)
     elif name in ("reduce_max", "reduce_min"):
-        return _extreme_value(op, args[0])
+        d = _extreme_value(op, args[0])
     else:
         raise InputError(f"{name}: no values for its block")
+    if not block.value:  # one number: a 0-d block, or a derivative constant along it
+        return np.asarray(float(np.ravel(d)[0]))
+    if name in ("dot_general", "reduce_max", "reduce_min"):
+        return d  # already over the block's value labels
     return np.broadcast_to(d, op.shape).copy() if d.shape != op.shape else d
-
-
-def _scalar_value(op: ArrayOp, k: int, args) -> float:
-    if op.primitive in ELEMENTWISE:
-        a = args[0]
-        b = args[1] if len(args) > 1 else np.zeros_like(a)
-        return float(np.asarray(_derivative_function(op.primitive, k)(a, b)).reshape(-1)[0])
-    if op.primitive == "integer_pow":
-        return float(op.param["y"])
-    return 1.0
 
 
 def _dot_value(op: ArrayOp, k: int, args, block: Labelled) -> np.ndarray:

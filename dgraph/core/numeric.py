@@ -22,7 +22,21 @@ if TYPE_CHECKING:
 
 __all__ = ["edge_values", "evaluate_expression_set", "vertex_values"]
 
-_MODULES = ["scipy", "numpy"]  # SciPy's ufuncs for erf, gamma, ...: NumPy lacks them
+# Max and Min as NumPy's elementwise maximum and minimum: sympy prints them as nested
+# ``select``s whose conditions, inside a Heaviside, are floats (NaN defaults), which
+# ``numpy.select`` refuses (the partials of a max over more than three elements)
+_EXTREMES = {
+    "_dgraph_max": lambda *a: np.maximum.reduce(np.broadcast_arrays(*a)),
+    "_dgraph_min": lambda *a: np.minimum.reduce(np.broadcast_arrays(*a)),
+}
+_MODULES = [_EXTREMES, "scipy", "numpy"]  # SciPy's ufuncs for erf, gamma, ...: NumPy lacks them
+
+
+def _elementwise_extremes(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with Max and Min as the functions of :data:`_EXTREMES`."""
+    return expr.replace(sympy.Max, sympy.Function("_dgraph_max")).replace(
+        sympy.Min, sympy.Function("_dgraph_min")
+    )
 
 
 def _compiled(graph: DGraph) -> tuple[dict, dict]:
@@ -54,7 +68,10 @@ def _compile(graph: DGraph) -> tuple[tuple, tuple]:
     names = [*graph.order(), *graph.parameters]
     safe = {vertex_symbol(u): sympy.Symbol(f"_v{k}") for k, u in enumerate(names)}
     known = [safe[vertex_symbol(u)] for u in [*graph.inputs, *graph.parameters]]
-    steps = [(safe[vertex_symbol(v)], graph.expr(v).xreplace(safe)) for v in vertices]
+    steps = [
+        (safe[vertex_symbol(v)], _elementwise_extremes(graph.expr(v).xreplace(safe)))
+        for v in vertices
+    ]
     values = sympy.lambdify(
         [known],
         [s for s, _ in steps],
@@ -62,7 +79,10 @@ def _compile(graph: DGraph) -> tuple[tuple, tuple]:
         cse=lambda exprs: (steps, exprs),
     )
     everything = [safe[vertex_symbol(u)] for u in names]
-    each = [(sympy.Symbol(f"_l{k}"), p.xreplace(safe)) for k, p in enumerate(partials)]
+    each = [
+        (sympy.Symbol(f"_l{k}"), _elementwise_extremes(p.xreplace(safe)))
+        for k, p in enumerate(partials)
+    ]
     labels = sympy.lambdify(
         [everything], [s for s, _ in each], _MODULES, cse=lambda exprs: (each, exprs)
     )

@@ -25,6 +25,9 @@ class Dialect:
     def formula(self, expr: sympy.Expr) -> str:
         """A sympy expression in the generated code's variable names."""
         where = f"the generated jacobian() for {self.lang}"
+        for inverse in sorted(expr.atoms(sympy.erfinv), key=sympy.count_ops):  # inner first
+            call = f"{self.special('erfinv')}({self.formula(inverse.args[0])})"
+            expr = expr.xreplace({inverse: sympy.Symbol(call, real=True)})
         if self.lang == "python":
             text = python._print(python._Printer(), expr, "jacobian")
         else:

@@ -1,7 +1,8 @@
 """Each edge block's values as array statements (``block_value``'s semantics): an
 elementwise derivative printed from its sympy formula in the operands' names, the other
 operand of a ``dot_general`` transposed to the block's value-label order, a one-hot of
-the extremes for ``reduce_max``, and a number for a block without value labels."""
+the extremes for ``reduce_max``, and one value for a block without value labels (a 0-d
+block's derivative, a constant one's first entry, 1 for a move)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import sympy
 
-from ...core.arrays import ELEMENTWISE, A, ArrayOp, B, _other_labels
+from ...core.arrays import _RUN_TIME, ELEMENTWISE, A, ArrayOp, B, _other_labels
 from ...core.blocks import Block, Sparse
 from ...errors import InputError
 from .dialect import Dialect
@@ -30,28 +31,36 @@ def leaf_values(
     """The values of ∂op/∂(operand k), as an expression in the operands named ``args``
     (C order over the block's value labels; one per entry of a sparse block); ``emit``
     assigns a helper expression to a new name."""
-    name, xp, shape = op.primitive, d.xp, op.shape
     if isinstance(block, Sparse):
-        return f"{xp}.ones({block.nnz})"
+        return f"{d.xp}.ones({block.nnz})"
     if not block.value:
-        return _number(op, k, args, d)
+        return _number(op, k, args, shapes, d, emit)
+    return _values(op, k, args, shapes, d, emit)
+
+
+def _values(
+    op: ArrayOp,
+    k: int,
+    args: Sequence[str],
+    shapes: Sequence[tuple[int, ...]],
+    d: Dialect,
+    emit: Callable[[str], str],
+) -> str:
+    """The values of a labelled block over its value labels (every label of an
+    elementwise operation's diagonal, the other operand of a dot)."""
+    name, xp, shape = op.primitive, d.xp, op.shape
     if name == "integer_pow":
         y = int(op.param["y"])
-        return _broadcast(f"({y} * {args[0]} ** {y - 1})", shapes[0], shape, xp)
+        return _broadcast(_power_derivative(y, args[0], xp), shapes[0], shape, xp)
     if name == "select_n":
         which = f"{xp}.where({xp}.asarray({args[0]}).astype(int) == {k - 1}, 1.0, 0.0)"
         return _broadcast(which, shapes[0], shape, xp)
     if name in ELEMENTWISE:
-        formula = ELEMENTWISE[name][1][k]
-        names = {A: sympy.Symbol(args[0], real=True)}
-        natural: list[tuple[int, ...]] = []
-        if A in formula.free_symbols:
-            natural.append(shapes[0])
-        if len(args) > 1:
-            names[B] = sympy.Symbol(args[1], real=True)
-            if B in formula.free_symbols:
-                natural.append(shapes[1])
-        text = d.formula(formula.xreplace(names))
+        names = dict(zip((A, B), (sympy.Symbol(a, real=True) for a in args), strict=False))
+        formula = ELEMENTWISE[name][1][k].xreplace(names)  # max(x, x)'s is a number
+        read = formula.free_symbols
+        natural = [s for s, a in zip(shapes, names.values(), strict=False) if a in read]
+        text = d.formula(formula)
         if not natural:
             return f"{xp}.full({shape!r}, 1.0 * ({text}))"
         return _broadcast(f"(1.0 * ({text}))", np.broadcast_shapes(*natural), shape, xp)
@@ -69,20 +78,29 @@ def _broadcast(text: str, natural, shape: tuple[int, ...], xp: str) -> str:
     return text if tuple(natural) == tuple(shape) else f"{xp}.broadcast_to({text}, {shape!r})"
 
 
-def _number(op: ArrayOp, k: int, args: Sequence[str], d: Dialect) -> str:
-    """A block's one value: the derivative's first entry (it is constant), or y for
-    ``integer_pow``, or 1 for a move."""
-    if op.primitive in ELEMENTWISE:
-        formula = ELEMENTWISE[op.primitive][1][k]
-        if formula.is_Number:
-            return repr(float(formula))
-        names = {A: sympy.Symbol(args[0], real=True)}
-        if len(args) > 1:
-            names[B] = sympy.Symbol(args[1], real=True)
-        return f"{d.xp}.ravel({d.formula(formula.xreplace(names))})[0]"
-    if op.primitive == "integer_pow":
+def _number(
+    op: ArrayOp,
+    k: int,
+    args: Sequence[str],
+    shapes: Sequence[tuple[int, ...]],
+    d: Dialect,
+    emit: Callable[[str], str],
+) -> str:
+    """A block's one value: a formula's number, 1 for a move or a sum, else the first
+    entry of the values (a 0-d block, or a derivative constant along the block)."""
+    if op.primitive in ELEMENTWISE and ELEMENTWISE[op.primitive][1][k].is_Number:
+        return repr(float(ELEMENTWISE[op.primitive][1][k]))
+    if op.primitive == "integer_pow" and int(op.param["y"]) in (0, 1):
         return repr(float(op.param["y"]))
-    return "1.0"
+    if op.primitive not in _RUN_TIME:
+        return "1.0"
+    values = _values(op, k, args, shapes, d, emit)
+    return values if op.shape == () else f"{d.xp}.ravel({values})[0]"  # 0-d: one already
+
+
+def _power_derivative(y: int, x: str, xp: str) -> str:
+    """``y·x**(y-1)`` (0 for y = 0, where x**-1 would be inf at 0)."""
+    return f"({y} * {x} ** {y - 1})" if y else f"{xp}.zeros_like({x})"
 
 
 def _dot(op: ArrayOp, k: int, args, shapes, xp: str) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import inspect
 import math
 import os
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -704,9 +705,10 @@ def _graph(interpreter: _Interpreter, inputs, outputs, label: str, where: str) -
         names[-1 - k] = n
     copies: list[tuple[str, sympy.Symbol]] = []
     claimed: set[int] = set()
+    returned = Counter(interpreter.index[value] for _, value in outputs)
     for out_name, value in outputs:
         k = interpreter.index[value]
-        if k >= 0 and k not in claimed and not uses.get(k):
+        if k >= 0 and returned[k] == 1 and not uses.get(k):  # else each output a copy
             names[k] = out_name
             claimed.add(k)
         else:

@@ -263,8 +263,8 @@ class _Reader:
         shape = tuple(target.shape)
         if isinstance(x, str) and _is_float(target):
             return x
-        if _is_float(target):  # a boolean or integer as a float
-            return ArrayOp("convert_element_type", (x,), (), shape)
+        if _is_float(target) or np.issubdtype(source.dtype, np.bool_):  # as a number
+            return ArrayOp("convert_element_type", (x,), (), shape)  # (True + True is 2)
         if np.issubdtype(target.dtype, np.bool_):
             return ArrayOp("ne", (x, Const.of(0.0)), (), shape)
         if _is_float(source):  # to an integer: toward zero
