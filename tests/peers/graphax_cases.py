@@ -463,7 +463,7 @@ CASES = [
     Case("graphax/EncoderDecoder", f"{EXAMPLES}.test_EncoderDecoder", encoder_decoder,
          _encoder_decoder_args),
     Case("graphax/BlackScholes_Jacobian", f"{EXAMPLES}.test_BlackScholes_Jacobian",
-         black_scholes_jacobian, lambda: (1.0,) * 5),
+         black_scholes_jacobian, lambda: (1.0,) * 5, "jacrev", (("python", False), ("jax", False))),
     Case("graphax/vmap_BlackScholes_Jacobian",
          f"{EXAMPLES}.test_BlackScholes_Jacobian (vmapped, 16)", vmap_black_scholes_jacobian,
          lambda: tuple(np.ones(16) for _ in range(5))),

@@ -103,7 +103,7 @@ def _compare(g, result: Any, sparse: bool, keys: list[str], blocks, args) -> Out
         )
         got = np.asarray(result.todense(), dtype=np.float64)
         err = _close(got, want)
-        return Outcome("right") if err is None else Outcome("wrong", f"max error {err:.3g}")
+        return Outcome("right") if err is None else Outcome("wrong", f"max error {err:.2g}")
     for i, y in enumerate(keys):
         for j, x in enumerate(inputs):
             want = blocks[i][j]
@@ -111,7 +111,7 @@ def _compare(g, result: Any, sparse: bool, keys: list[str], blocks, args) -> Out
             got = np.zeros_like(want) if got is None else np.asarray(got, dtype=np.float64)
             err = _close(got.reshape(want.shape) if got.size == want.size else got, want)
             if err is not None:
-                return Outcome("wrong", f"d{y}/d{x}: max error {err:.3g}")
+                return Outcome("wrong", f"max error {err:.2g} (d{y}/d{x})")
     return Outcome("right")
 
 
