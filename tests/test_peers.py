@@ -25,10 +25,10 @@ jnp = pytest.importorskip("jax.numpy")
 POW_0D = "x**n on a 0-d array: derivative n instead of n*x**(n-1) (issue 52, cause 1)"
 INF_NAME = "softmax's -inf guard: generated code raises NameError: name 'inf' (cause 5)"
 CUSTOM_JVP = "custom_jvp rule ignored: the primal is differentiated, not JAX's rule (cause 4)"
-SELECT_0D = "select_n on 0-d operands: its block does not verify (issue 52, cause 1)"
 SCALAR_BROADCAST = (
     "JAX dense code, 0-d inputs: Cannot broadcast to shape with fewer dimensions (cause 5)"
 )
+SELECT_0D = "select_n on 0-d operands: its block does not verify (issue 52, cause 1)"
 PRNG_KEY = "jax.random.permutation(PRNGKey(0), ...): the key is folded as an array (cause 5)"
 
 XFAIL = {
@@ -57,6 +57,7 @@ XFAIL = {
     "sparsejac/diagonal_shuffled": PRNG_KEY,
     "sparsejac/diagonal_shuffled_fwd": PRNG_KEY,
     "graphax/BlackScholes_Jacobian[jax-dense]": SCALAR_BROADCAST,
+    "asdex/ifelse_both_branches": SELECT_0D,
 }
 
 
