@@ -361,13 +361,16 @@ def narrowed(
     pick) — as a sparse block, and for each of its entries (in its row order) the flat
     index into the labelled block's values (C order); None where none is zero."""
     name, operands = op.primitive, op.operands
-    constant = (
-        (name in ("mul", "dot_general") and isinstance(operands[1 - k], Const))
-        or (name == "div" and k == 1 and isinstance(operands[0], Const))
-        or (name == "select_n" and isinstance(operands[0], Const))
-    )
-    if not constant or not isinstance(block, Labelled) or not block.value:
+    if name in ("mul", "dot_general") and isinstance(operands[1 - k], Const):
+        factor = operands[1 - k].value
+    elif name == "div" and k == 1 and isinstance(operands[0], Const):
+        factor = operands[0].value
+    elif name == "select_n" and isinstance(operands[0], Const):
+        factor = np.asarray(operands[0].value).astype(int) == k - 1
+    else:
         return None
+    if np.asarray(factor).all() or not isinstance(block, Labelled) or not block.value:
+        return None  # no zero to leave out (the usual case, decided without the pattern)
     # the variables set to 1: each derivative above is then its constant factor, or -c
     ones = {x: np.ones(s) for x, s in zip(operands, shapes, strict=True) if isinstance(x, str)}
     v = np.asarray(block_value(op, k, ones, block), dtype=float).reshape(-1)
