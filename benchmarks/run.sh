@@ -98,6 +98,16 @@ cmd="dgraph bench --suite full --budget 5 --markdown"
   echo "keep lumps small against the exact search."
   echo
   OPENBLAS_NUM_THREADS=1 $py benchmarks/inverse.py
+  echo
+  echo "## The peers' test functions"
+  echo
+  echo "\`python benchmarks/peers.py\` in the same run: Graphax's, asdex's and sparsejac's own test"
+  echo "functions (tests/peers/, each citing the test it re-states), at their test points in"
+  echo "float64, through \`from_jax(level=\"array\")\` and \`make_function\` in python and jax, dense"
+  echo "and sparse, against \`jax.jacrev\`/\`jacfwd\`. Right: equal to JAX's Jacobian; refused: one"
+  echo "line; self-check: dgraph's own check refused it (\"did not verify\")."
+  echo
+  $py benchmarks/peers.py 2>/dev/null
   # sections measured apart (a GPU, long runs) follow the marker line: kept as they are
   if [ -f benchmarks/RESULTS.md ]; then
     echo

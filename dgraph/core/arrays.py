@@ -24,7 +24,7 @@ import numpy as np
 import sympy
 
 from ..errors import InputError
-from .blocks import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, dense, sparse
+from .blocks import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, dense, pattern, sparse
 
 __all__ = [
     "ELEMENTWISE",
@@ -34,6 +34,7 @@ __all__ = [
     "Const",
     "block_value",
     "evaluate",
+    "narrowed",
     "operand_block",
     "reshape_axes",
 ]
@@ -200,10 +201,28 @@ class ArrayOp:
         if self.primitive in NONDIFFERENTIABLE:
             return []
         if self.primitive == "select_n":
-            return [k for k in range(1, len(self.operands)) if isinstance(self.operands[k], str)]
-        if self.primitive == "pad":
-            return [0] if isinstance(self.operands[0], str) else []
-        return [k for k, x in enumerate(self.operands) if isinstance(x, str)]
+            found = [k for k in range(1, len(self.operands)) if isinstance(self.operands[k], str)]
+        elif self.primitive == "pad":
+            found = [0] if isinstance(self.operands[0], str) else []
+        else:
+            found = [k for k, x in enumerate(self.operands) if isinstance(x, str)]
+        return [k for k in found if not _zero_by_constants(self, k)]
+
+
+def _zero_by_constants(op: ArrayOp, k: int) -> bool:
+    """Whether ∂op/∂(operand k) is zero whatever the variables, by a constant: ``x**0``,
+    ``0*x``, ``W@x`` with ``W`` all zero, ``0/x``, ``select_n`` with a constant predicate
+    that never picks operand k (no edge then, as asdex has no dependency)."""
+    name, operands = op.primitive, op.operands
+    if name == "integer_pow":
+        return op.param["y"] == 0
+    if name == "select_n":
+        p = operands[0]
+        return isinstance(p, Const) and not (np.asarray(p.value).astype(int) == k - 1).any()
+    if name in ("mul", "dot_general") or (name == "div" and k == 1):
+        other = operands[1 - k]
+        return isinstance(other, Const) and not np.asarray(other.value).any()
+    return False
 
 
 # -- evaluation ----------------------------------------------------------------------------
@@ -325,7 +344,48 @@ def _dot_general(lhs: np.ndarray, rhs: np.ndarray, numbers) -> np.ndarray:
 
 
 def operand_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Block:
-    """The structure of ∂op/∂(operand k); ``shapes``: every operand's shape."""
+    """The structure of ∂op/∂(operand k); ``shapes``: every operand's shape. Where a
+    constant operand makes some of its entries zero whatever the variables (``narrowed``),
+    a sparse block of the others: the pattern asdex detects."""
+    block = _operand_block(op, k, shapes)
+    found = narrowed(op, k, shapes, block)
+    return block if found is None else found[0]
+
+
+def narrowed(
+    op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]], block: Block
+) -> tuple[Sparse, np.ndarray] | None:
+    """The labelled ``block`` of ∂op/∂(operand k) without the entries a constant operand
+    makes zero whatever the variables — ``x * c``, ``c @ x`` (a zero of ``c``), ``c / x``
+    (a zero numerator), ``select_n`` with a constant predicate (the entries it does not
+    pick) — as a sparse block, and for each of its entries (in its row order) the flat
+    index into the labelled block's values (C order); None where none is zero."""
+    name, operands = op.primitive, op.operands
+    if name in ("mul", "dot_general") and isinstance(operands[1 - k], Const):
+        factor = operands[1 - k].value
+    elif name == "div" and k == 1 and isinstance(operands[0], Const):
+        factor = operands[0].value
+    elif name == "select_n" and isinstance(operands[0], Const):
+        factor = np.asarray(operands[0].value).astype(int) == k - 1
+    else:
+        return None
+    if np.asarray(factor).all() or not isinstance(block, Labelled) or not block.value:
+        return None  # no zero to leave out (the usual case, decided without the pattern)
+    # the variables set to 1: each derivative above is then its constant factor, or -c
+    ones = {x: np.ones(s) for x, s in zip(operands, shapes, strict=True) if isinstance(x, str)}
+    v = np.asarray(block_value(op, k, ones, block), dtype=float).reshape(-1)
+    rows, cols, at = pattern(block)
+    keep = v[at] != 0
+    if keep.all():
+        return None
+    rows, cols, at = rows[keep], cols[keep], at[keep]
+    order = np.argsort(rows * max(1, math.prod(block.in_shape)) + cols, kind="stable")
+    found = sparse(block.out_shape, block.in_shape, rows[order], cols[order], block.kind)
+    return found, at[order]
+
+
+def _operand_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Block:
+    """The labelled structure of ∂op/∂(operand k) (of a move: maybe a sparse one)."""
     name, p, out = op.primitive, op.param, op.shape
     mine = tuple(shapes[k])
     if name in ELEMENTWISE or name == "integer_pow" or name == "select_n":
@@ -610,7 +670,13 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
     name = op.primitive
     args = [np.asarray(_read(x, values), dtype=float) for x in op.operands]
     if isinstance(block, Sparse):
-        return np.ones(block.nnz)
+        shapes = [a.shape for a in args]
+        labelled = _operand_block(op, k, shapes)
+        found = narrowed(op, k, shapes, labelled)
+        if found is None:
+            return np.ones(block.nnz)
+        v = np.asarray(block_value(op, k, values, labelled), dtype=float)
+        return v.reshape(-1)[found[1]]
     if not block.value and name not in _RUN_TIME:
         return np.asarray(1.0)  # a move or a sum: ones
     if name == "integer_pow":

@@ -11,7 +11,16 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import sympy
 
-from ...core.arrays import _RUN_TIME, ELEMENTWISE, A, ArrayOp, B, _other_labels
+from ...core.arrays import (
+    _RUN_TIME,
+    ELEMENTWISE,
+    A,
+    ArrayOp,
+    B,
+    _operand_block,
+    _other_labels,
+    narrowed,
+)
 from ...core.blocks import Block, Sparse
 from ...errors import InputError
 from .dialect import Dialect
@@ -27,12 +36,22 @@ def leaf_values(
     shapes: Sequence[tuple[int, ...]],
     d: Dialect,
     emit: Callable[[str], str],
+    index: Callable[[np.ndarray], str] | None = None,
 ) -> str:
     """The values of ∂op/∂(operand k), as an expression in the operands named ``args``
     (C order over the block's value labels; one per entry of a sparse block); ``emit``
-    assigns a helper expression to a new name."""
+    assigns a helper expression to a new name, ``index`` names a constant integer array
+    (the entries a block narrowed by a constant keeps: ``arrays.narrowed``)."""
+    name, xp = op.primitive, d.xp
     if isinstance(block, Sparse):
-        return f"{d.xp}.ones({block.nnz})"
+        labelled = _operand_block(op, k, shapes)
+        found = narrowed(op, k, shapes, labelled)
+        if found is None:
+            return f"{xp}.ones({block.nnz})"
+        if index is None:
+            raise InputError(f"{name}: a block narrowed by a constant needs its index array")
+        values = leaf_values(op, k, labelled, args, shapes, d, emit)
+        return f"{xp}.reshape({values}, (-1,))[{index(found[1])}]"
     if not block.value:
         return _number(op, k, args, shapes, d, emit)
     return _values(op, k, args, shapes, d, emit)

@@ -439,7 +439,7 @@ def _leaf(w: _Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
         if op.operands[k] != u:
             continue
         block = operand_block(op, k, arg_shapes)
-        text = leaf_values(op, k, block, args, arg_shapes, w.d, w.emit)
+        text = leaf_values(op, k, block, args, arg_shapes, w.d, w.emit, w.constants.index)
         if not _is_number(text):
             text = w.emit(text, f"d_{v}_{u}")
         total = (block, text) if total is None else ops.add(total, (block, text))

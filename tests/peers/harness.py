@@ -1,0 +1,139 @@
+"""One peer case through dgraph: ``from_jax(f, *args, level="array")``, then
+``make_function(g, "jacobian", lang, sparse=...)`` at the peer's own test point, compared
+with JAX's own Jacobian there, at float64; the outcome one of :data:`CATEGORIES`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+CATEGORIES = ("right", "refused", "wrong", "crash", "self-check", "unclear")
+"""right: the Jacobian equals JAX's; refused: an InputError/DGraphError in one line;
+wrong: a Jacobian returned that differs from JAX's; crash: any other exception;
+self-check: dgraph refused because its own check failed ("did not verify");
+unclear: a refusal whose message is not one line."""
+
+COMBOS = (("python", False), ("python", True), ("jax", False), ("jax", True))
+
+
+@dataclass(frozen=True)
+class Case:
+    """A peer's test function at its own test point: ``args()`` builds the arguments
+    (called under x64), ``reference`` is the JAX transform the peer compares with."""
+
+    name: str
+    cite: str
+    fn: Callable[..., Any]
+    args: Callable[[], tuple]
+    reference: str = "jacrev"
+    combos: tuple[tuple[str, bool], ...] = field(default=(("python", False),))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    category: str
+    message: str = ""
+
+
+def x64():
+    """JAX's x64 mode for the block only (the flag is restored after)."""
+    import jax
+
+    if hasattr(jax, "enable_x64"):
+        return jax.enable_x64(True)
+    return jax.experimental.enable_x64()
+
+
+def _one_line(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _reference(case: Case, args: tuple) -> tuple[list[str], list[list[np.ndarray]]]:
+    """The output keys dgraph names the returned arrays by, and JAX's blocks
+    ``[output][argument]`` (each of shape ``out.shape + arg.shape``)."""
+    import jax
+
+    from dgraph.core.builders.jaxpr import _output_keys
+
+    transform = jax.jacfwd if case.reference == "jacfwd" else jax.jacrev
+    jac = transform(case.fn, argnums=tuple(range(len(args))))(*args)
+    shape = jax.eval_shape(case.fn, *args)
+    tree = jax.tree_util.tree_structure(shape)
+    per_output = tree.flatten_up_to(jac)
+    names = set(_parameter_names(case.fn, len(args)))
+    keys = _output_keys(tree, tree.num_leaves, names, jax)
+    return keys, [[np.asarray(b, dtype=np.float64) for b in row] for row in per_output]
+
+
+def _parameter_names(fn: Callable[..., Any], n: int) -> list[str]:
+    from dgraph.core.builders.jaxpr import _parameter_names
+
+    return list(_parameter_names(fn, n))
+
+
+def _close(got: np.ndarray, want: np.ndarray) -> float | None:
+    """None where ``got`` equals ``want`` (NaN where JAX has NaN), else the largest error
+    relative to the block's scale."""
+    got = np.asarray(got, dtype=np.float64)
+    if got.shape != want.shape:
+        return float("inf")
+    scale = max(1.0, float(np.nanmax(np.abs(want), initial=0.0)))
+    if np.array_equal(np.isnan(got), np.isnan(want)) and np.allclose(
+        got, want, rtol=1e-7, atol=1e-10 * scale, equal_nan=True
+    ):
+        return None
+    with np.errstate(invalid="ignore"):
+        return float(np.nanmax(np.abs(got - want), initial=0.0) / scale)
+
+
+def _compare(g, result: Any, sparse: bool, keys: list[str], blocks, args) -> Outcome:
+    inputs = list(g.inputs)
+    if sorted(g.outputs) != sorted(keys):
+        return Outcome("wrong", f"outputs {list(g.outputs)}, JAX returns {keys}")
+    if sparse:
+        index = {k: i for i, k in enumerate(keys)}
+        want = np.vstack(
+            [
+                np.hstack([blocks[index[y]][j].reshape(-1, np.size(a)) for j, a in enumerate(args)])
+                for y in g.outputs
+            ]
+        )
+        got = np.asarray(result.todense(), dtype=np.float64)
+        err = _close(got, want)
+        return Outcome("right") if err is None else Outcome("wrong", f"max error {err:.2g}")
+    for i, y in enumerate(keys):
+        for j, x in enumerate(inputs):
+            want = blocks[i][j]
+            got = result.get((y, x))
+            got = np.zeros_like(want) if got is None else np.asarray(got, dtype=np.float64)
+            err = _close(got.reshape(want.shape) if got.size == want.size else got, want)
+            if err is not None:
+                return Outcome("wrong", f"max error {err:.2g} (d{y}/d{x})")
+    return Outcome("right")
+
+
+def run(case: Case, lang: str, sparse: bool) -> Outcome:
+    """The outcome of ``case`` in ``lang``, dense or sparse (module docstring)."""
+    import dgraph
+    from dgraph.errors import DGraphError, VerificationError
+
+    with x64():
+        args = tuple(np.asarray(a, dtype=np.float64) for a in case.args())
+        keys, blocks = _reference(case, args)
+        try:
+            g = dgraph.from_jax(case.fn, *args, level="array", name=case.name.split("/")[-1])
+            J = dgraph.make_function(g, "jacobian", lang, sparse=sparse)
+            result = J(*args)
+        except DGraphError as exc:
+            message = str(exc)
+            if isinstance(exc, VerificationError) or "verif" in message:
+                return Outcome("self-check", _one_line(exc))
+            if "\n" in message.strip() or not message.strip():
+                return Outcome("unclear", _one_line(exc).replace("\n", " ⏎ ")[:300])
+            return Outcome("refused", message)
+        except Exception as exc:
+            return Outcome("crash", _one_line(exc).splitlines()[0][:300])
+        return _compare(g, result, sparse, keys, blocks, args)
