@@ -573,8 +573,15 @@ def _dense(block) -> np.ndarray:
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
 def test_rule_matches_jax(c: Case) -> None:
     """Each edge block of the one operation, and the generated code's Jacobian, equal
-    ``jax.jacfwd`` of it (float64, relative 1e-10)."""
-    g = build(c)
+    ``jax.jacfwd`` of it (float64, relative 1e-10). A Jacobian that is zero by a constant
+    (``x**0``) may instead be refused in one line, saying the output does not depend on the
+    inputs."""
+    try:
+        g = build(c)
+    except InputError as exc:
+        if "does not depend on the inputs" not in str(exc) or any(np.any(r) for r in reference(c)):
+            raise
+        return
     ops = [g.op(v) for v in g.nx if g.op(v) is not None]
     key = _RENAMES.get(c.key, c.key)
     if c.key in PRIMITIVES:  # the case exercises the operation it is filed under
