@@ -41,6 +41,14 @@ CASES: list[tuple[str, list[str], str]] = [
     ("edgeless-codegen", ["codegen", H("edgeless.trace"), "-o", "j.py"], "has no edges"),
     ("edgeless-codegen-cuda", ["codegen", H("edgeless.trace"), "-o", "j.cu"], "has no edges"),
     ("edgeless-render", ["render", H("edgeless.json"), "-o", "g.svg"], "has no edges"),
+    # 1a. an edge with no partial: code has nothing to compute it from
+    ("no-partial-codegen", ["codegen", H("no_partial.json"), "-o", "j.py"], "no local partial"),
+    ("no-partial-codegen-c", ["codegen", H("no_partial.json"), "-o", "j.c"], "no local partial"),
+    (
+        "no-partial-symbolic",
+        ["codegen", H("no_partial.json"), "-m", "symbolic", "-o", "j.py"],
+        "has no expression",
+    ),
     # 1b. linear systems whose unknowns are not what the graph can solve for
     (
         "solved-not-parameter",

@@ -205,3 +205,35 @@ def test_default_codegen_of_a_long_chain_under_a_small_recursion_limit(tmp_path:
     assert module.jacobian(np.array([[0.9]]))[0, 0, 0] == pytest.approx(
         _chain_derivative(0.9, CHAIN), rel=1e-10
     )
+
+
+def test_a_chains_exact_check_gives_way_to_the_random_point_one() -> None:
+    """A chain's one path word is n long, but the words written on the way to every
+    vertex are n²/2 symbols: past EXACT_WORD_LIMIT the check is random-point (it was
+    exact, quadratic: 2.6 s of a 10,000-step chain's codegen), and still passes."""
+    from dgraph.core.paths import prefix_length
+    from dgraph.core.verify import EXACT_WORD_LIMIT, verify
+    from dgraph.methods import accumulate
+
+    small, long = from_trace(chain_trace(100)), from_trace(chain_trace(2500))
+    assert prefix_length(small) == 100 * 101 // 2
+    assert prefix_length(long) == 2500 * 2501 // 2 > EXACT_WORD_LIMIT
+    assert verify(accumulate(small, "forward")).mode == "exact"
+    check = verify(accumulate(long, "forward"))
+    assert check and check.mode == "random-point"
+
+
+def test_codegen_of_a_5000_step_chain_completes_and_is_right() -> None:
+    """The default codegen path (choice, passes, printing, check) on 5,000 steps, and
+    make_function's loaded function, against the product of cosines."""
+    from dgraph.codegen.function import make_function
+
+    n = 5000
+    graph = from_trace(chain_trace(n))
+    code = generate(graph, "python")
+    assert code.check.ok
+    module = load_python(code.text)
+    expected = _chain_derivative(0.9, n)
+    assert module.jacobian(np.array([[0.9]]))[0, 0, 0] == pytest.approx(expected, rel=1e-10)
+    J = make_function(graph)
+    assert J(np.array([0.9]))[0, 0] == pytest.approx(expected, rel=1e-10)

@@ -298,3 +298,65 @@ def test_a_function_that_differentiates_is_called_with_plain_sympy_symbols():
     # sympy beyond its elementwise functions, even by a name dgraph does not list
     assert inspects_expressions(lambda a: sympy.expand_trig(sympy.sin(2 * a)))
     assert not inspects_expressions(lambda a, b: sympy.Max(sympy.sin(a), b) * sympy.pi)
+
+
+def _named(x, y):
+    """Counts its calls; its locals name the graph's intermediates."""
+    _named.calls += 1
+    s = np.sin(x * y)
+    area = s * x + y
+    return area * area
+
+
+def _named_arrays(u):
+    _named_arrays.calls += 1
+    t = np.tanh(u)
+    w = t * u
+    return w.sum()
+
+
+@pytest.mark.parametrize(
+    ("f", "options", "expected"),
+    [
+        (_named, {}, ["x", "y", "t1", "s", "t2", "area", "f"]),
+        (_named_arrays, {"sizes": [(3,)], "level": "array"}, ["u", "t", "w", "y"]),
+    ],
+)
+def test_traced_once_and_named_by_the_program_not_the_clock(monkeypatch, f, options, expected):
+    """One call of ``f``; its variables name the vertices whatever the clock says (a
+    clock that jumps 100 s a reading: once, names depended on a first call's time)."""
+    import itertools
+    import time
+
+    f.calls = 0
+    plain = from_function(f, **options)
+    assert f.calls == 1
+    ticks = itertools.count()
+    for clock in ("perf_counter", "monotonic", "time"):
+        monkeypatch.setattr(time, clock, lambda: 100.0 * next(ticks))
+    slowed = from_function(f, **options)
+    assert f.calls == 2
+    assert plain.order() == slowed.order() == expected
+
+
+def test_names_kept_under_another_tracer():
+    """A tracer set before (a debugger, coverage) stays set and still sees ``f`` run."""
+    import sys
+
+    seen = []
+
+    def tracer_(frame, event, arg):
+        if frame.f_code is _named.__code__:
+            seen.append(event)
+        return tracer_
+
+    _named.calls = 0
+    previous = sys.gettrace()
+    sys.settrace(tracer_)
+    try:
+        g = from_function(_named)
+        assert sys.gettrace() is tracer_
+    finally:
+        sys.settrace(previous)
+    assert g.order() == ["x", "y", "t1", "s", "t2", "area", "f"]
+    assert seen[0] == "call" and seen[-1] == "return"

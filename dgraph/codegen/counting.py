@@ -35,7 +35,14 @@ from sympy.logic.boolalg import BooleanFunction
 
 from ..errors import DGraphError
 
-__all__ = ["LARGEST_PRODUCT_POWER", "Ops", "casadi_ops", "count_ops", "fold_constants"]
+__all__ = [
+    "LARGEST_PRODUCT_POWER",
+    "Ops",
+    "casadi_ops",
+    "count_ops",
+    "fold_constants",
+    "forget_counts",
+]
 
 # x**k is printed as k - 1 multiplications up to this |k|, as a call to pow beyond it
 LARGEST_PRODUCT_POWER = 64
@@ -116,6 +123,13 @@ def _fold(expr: sympy.Basic) -> sympy.Basic:
     if all(a is b for a, b in zip(args, expr.args, strict=True)):
         return expr
     return expr.func(*args)
+
+
+def forget_counts() -> None:
+    """Forget the folded and counted expressions (at the end of a call: they hold whole
+    programs' expressions)."""
+    _fold.cache_clear()
+    _count.cache_clear()
 
 
 def _is_integer_power(e: sympy.Expr) -> bool:

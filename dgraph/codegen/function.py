@@ -24,6 +24,7 @@ from .c import load_c
 from .cuda import load_cuda
 from .generate import LANGS, MODES, Generated, generate
 from .python import load_python
+from .scope import codegen_call
 from .tensor.function import TensorGenerated, make_tensor_function
 
 __all__ = ["GeneratedFunction", "make_function"]
@@ -94,6 +95,19 @@ def make_function(
     ``sparse=True`` and mode ``jacobian``: the values of the sparse Jacobian for its fixed
     pattern in compiled C, returning the same CSR array (:mod:`dgraph.codegen.tensor.c_values`).
     """
+    with codegen_call():
+        return _make_function(source, mode, lang, method, budget, sparse, params)
+
+
+def _make_function(
+    source: DGraph | ExpressionSet | Callable[..., Any],
+    mode: str,
+    lang: str,
+    method: str | None,
+    budget: float | None,
+    sparse: bool,
+    params: tuple[str, ...] | list[str],
+) -> GeneratedFunction:
     if mode not in MODES:
         raise DGraphError(f"unknown mode {mode!r}: use {', '.join(MODES)}")
     if lang not in LANGS:

@@ -31,6 +31,7 @@ from .program import (
     vjp_program,
 )
 from .python import python_module
+from .scope import codegen_call
 from .selection import Selection, select_jacobian
 
 __all__ = ["Generated", "generate", "generate_all"]
@@ -149,7 +150,21 @@ def generate_all(
     check: bool = True,
 ) -> list[Generated]:
     """:func:`generate` for several languages from one choice and one set of programs
-    (``dgraph codegen -o jac.py -o jac.c``); ``modes`` may map a language to its own."""
+    (``dgraph codegen -o jac.py -o jac.c``); ``modes`` may map a language to its own.
+    What it remembers is forgotten when it returns (:mod:`dgraph.codegen.scope`)."""
+    with codegen_call():
+        return _generate_all(source, langs, method, modes, sparse, budget, check)
+
+
+def _generate_all(
+    source: DGraph | ExpressionSet | Comparison,
+    langs: Sequence[Lang],
+    method: str | None,
+    modes: Sequence[Mode] | Mapping[str, Sequence[Mode]],
+    sparse: bool,
+    budget: float | None,
+    check: bool,
+) -> list[Generated]:
     langs = tuple(langs)
     if not langs:
         raise DGraphError("no language to generate")

@@ -46,12 +46,14 @@ import hashlib
 import math
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from dataclasses import FrozenInstanceError, dataclass
 
 import numpy as np
 
 __all__ = [
     "CONSTANT",
+    "FORGETS",
     "GENERAL",
     "ONES",
     "Block",
@@ -63,12 +65,14 @@ __all__ = [
     "diagonal",
     "einsum_plan",
     "first_appearance",
+    "forget",
     "identity",
     "multiply",
     "on_the_diagonal",
     "pattern",
     "scalar_block",
     "scale",
+    "scoped",
     "sparse",
     "to_matrix",
 ]
@@ -701,6 +705,38 @@ def add(a: Block, b: Block) -> Block:
 @functools.lru_cache(maxsize=16384)
 def _small_add(a: Block, b: Block) -> Block:
     return _add(a, b)
+
+
+_SCOPES = [0]  # calls inside scoped() now: the outermost one forgets on its way out
+FORGETS: list[Callable[[], None]] = []  # other modules' caches, forgotten with these
+
+
+def forget() -> None:
+    """Forget the products, sums and plans block arithmetic remembers (:data:`RECENT`
+    and the small ones' caches: up to some 10⁸ pattern entries in all), and the caches
+    other modules put in :data:`FORGETS`."""
+    RECENT.clear()
+    for cached in (_small_sparse_product, _small_add, _plan):
+        cached.cache_clear()
+    for clear in FORGETS:
+        clear()
+
+
+@contextlib.contextmanager
+def scoped(*also: Callable[[], None]) -> Iterator[None]:
+    """Within one call (a search's pricing, then its code, share them) blocks are
+    remembered; when the outermost ``scoped`` call returns they are forgotten
+    (:func:`forget`), with whatever each of ``also`` forgets, so that no call's caches
+    outlive it."""
+    _SCOPES[0] += 1
+    try:
+        yield
+    finally:
+        _SCOPES[0] -= 1
+        if not _SCOPES[0]:
+            forget()
+            for clear in also:
+                clear()
 
 
 def same_structure(a: Block, b: Block) -> bool:

@@ -25,6 +25,7 @@ __all__ = [
     "path_counts",
     "path_length",
     "path_sums",
+    "prefix_length",
 ]
 
 T = TypeVar("T")
@@ -59,6 +60,14 @@ def path_length(graph: DGraph) -> int:
     """L: the total length (in edges) of all input-output paths."""
     _, length = _sweep(graph)
     return sum(length[y] for y in graph.outputs)
+
+
+def prefix_length(graph: DGraph) -> int:
+    """The total length of the paths from an input to every vertex, summed over the
+    vertices: the symbols Bauer's formula written out word by word builds on the way
+    (quadratic in a chain's length, though its one path is linear)."""
+    _, length = _sweep(graph)
+    return sum(length.values())
 
 
 def naive_cost(graph: DGraph) -> int:

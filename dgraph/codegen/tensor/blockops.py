@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.blocks import (
+    FORGETS,
     Block,
     Labelled,
     Sparse,
@@ -322,6 +323,9 @@ def _every(size: int) -> np.ndarray:
     every = np.arange(size, dtype=np.int64)
     every.setflags(write=False)
     return every
+
+
+FORGETS.append(_every.cache_clear)  # up to 32 ranges of 10⁶ entries and more: per call
 
 
 def _positions(keys: np.ndarray, found: np.ndarray) -> np.ndarray:

@@ -8,13 +8,13 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.blocks import RECENT
 from ...core.expressions import ExpressionSet
 from ...core.graph import DGraph
 from ...errors import DGraphError, VerificationError
 from ...methods import accumulate
 from ..check import CodeCheck
 from ..python import load_python
+from ..scope import codegen_call
 from .c_values import c_values
 from .check import check_tensor
 from .module import tensor_module
@@ -84,13 +84,11 @@ def make_tensor_function(
     budget: float | None,
     sparse: bool,
 ) -> tuple[TensorGenerated, Any]:
-    """:func:`_make` (below), then the recent large block products forgotten
-    (:data:`~dgraph.core.blocks.RECENT`: what pricing and code generation shared, some
+    """:func:`_make` (below), then the block products and sums it remembered forgotten
+    (:mod:`dgraph.codegen.scope`: what pricing and code generation shared, some
     hundreds of MB at 10⁶ unknowns, not kept past the call)."""
-    try:
+    with codegen_call():
         return _make(source, mode, lang, method, budget, sparse)
-    finally:
-        RECENT.clear()
 
 
 def _make(

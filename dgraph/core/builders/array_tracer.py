@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -29,6 +28,7 @@ import numpy as np
 from ...errors import GraphError, InputError
 from ..arrays import ELEMENTWISE, NONDIFFERENTIABLE, ArrayOp, Const
 from ..graph import DGraph
+from .frames import call_keeping_locals
 
 __all__ = ["MAX_AXES", "MAX_ELEMENTS", "Passive", "TracedArray", "check_shape", "trace_arrays"]
 
@@ -1068,23 +1068,10 @@ def trace_arrays(
 
 
 def _call(f: Callable[..., Any], args: list[Any], label: str) -> tuple[Any, dict[str, Any]]:
-    """``f(*args)`` and its local variables as it returned (a trace hook on ``f``'s frame)."""
-    captured: dict[str, Any] = {}
-    code = getattr(f, "__code__", None)
-
-    def local(frame, event, arg):
-        if event == "return":
-            captured.update(frame.f_locals)
-        return local
-
-    def calls(frame, event, arg):
-        return local if frame.f_code is code else None
-
-    previous = sys.gettrace()
-    if code is not None:
-        sys.settrace(calls)
+    """``f(*args)`` and its local variables as it returned (see
+    :func:`~dgraph.core.builders.frames.call_keeping_locals`)."""
     try:
-        result = f(*args)
+        return call_keeping_locals(f, args)
     except (InputError, GraphError) as exc:
         text = str(exc)
         raise type(exc)(text if text.startswith(f"{label}: ") else f"{label}: {text}") from None
@@ -1093,10 +1080,6 @@ def _call(f: Callable[..., Any], args: list[Any], label: str) -> tuple[Any, dict
     except Exception as exc:
         why = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
         raise InputError(f"{label}: calling it with traced arrays failed: {why}") from None
-    finally:
-        if code is not None:
-            sys.settrace(previous)
-    return result, captured
 
 
 def _outputs(

@@ -371,18 +371,21 @@ def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
         op = records[k].op
         reads = (op.operands[j] for j in op.differentiable())
         stack += [reader.index[u] for u in reads if u in reader.index]
-    uses: dict[int, int] = {}
-    for k in live:
-        op = records[k].op
-        for u in dict.fromkeys(op.operands[j] for j in op.differentiable()):
-            if u in reader.index:
-                uses[reader.index[u]] = uses.get(reader.index[u], 0) + 1
+    read: set[str] = set()  # vertices a live one reads, through inlined operations too
+    stack = [u for k in live for u in records[k].op.vertices()]
+    while stack:
+        u = stack.pop()
+        if u not in read:
+            read.add(u)
+            k = reader.index.get(u)
+            if k is not None and k not in live:
+                stack += records[k].op.vertices()
     names = {n: n for n, _ in inputs} | {r.name: r.name for r in records}
     roles: dict[int, str] = {}
     copies: list[tuple[str, str]] = []
-    for key, value in outputs:
+    for key, value in outputs:  # one that another vertex reads, or returned twice: a copy
         k = reader.index.get(value)
-        if k is not None and k not in roles and not uses.get(k):
+        if k is not None and k not in roles and value not in read:
             roles[k] = "output"
             names[value] = key
         else:
@@ -403,15 +406,21 @@ def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
     g = DGraph(label)
     for n, shape in inputs:
         g.add_array_vertex(n, "input", shape)
+    returned: dict[str, ArrayOp] = {}
     for k, r in enumerate(records):
         op = _substitute(r.op, leaf)
-        if k in live:
-            g.add_array_vertex(names[r.name], roles.get(k, "intermediate"), op.shape, op)
+        if k in roles:  # added with the copies, in return order: no vertex reads it
+            returned[r.name] = op
+        elif k in live:
+            g.add_array_vertex(names[r.name], "intermediate", op.shape, op)
         else:
             inlined[r.name] = op
-    for key, value in copies:
-        shape = g.shape(names[value])
-        g.add_array_vertex(key, "output", shape, ArrayOp("copy", (names[value],), (), shape))
+    for key, value in outputs:
+        op = returned.pop(value, None)
+        if op is None:
+            shape = g.shape(names[value])
+            op = ArrayOp("copy", (names[value],), (), shape)
+        g.add_array_vertex(key, "output", op.shape, op)
     notes = []
     dead = [r.name for k, r in enumerate(records) if k not in live and r.name not in used]
     if dead:

@@ -30,8 +30,6 @@ import contextlib
 import math
 import numbers
 import operator
-import sys
-import time
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -40,6 +38,7 @@ import numpy as np
 import sympy
 
 from ...errors import InputError
+from .frames import call_keeping_locals
 
 __all__ = ["Branch", "Traced", "tape_symbol", "traced_call"]
 
@@ -50,8 +49,7 @@ WRITTEN_OUT = 50  # tape entries: a tape this short is substituted back
 
 def tape_symbol(k: int) -> sympy.Symbol:
     """The ``k``-th symbol of a trace's tape (``#1``, ``#2``, ...: no Python name, so no
-    input's). Every run of a function makes the same tape, which lets the second, hooked
-    run's local variables refer to the first run's symbols."""
+    input's)."""
     symbol = sympy.Expr.__new__(sympy.Symbol)  # real_symbol's facts, not deduced again
     symbol.name = f"#{k}"
     symbol._assumptions = _REAL._assumptions
@@ -400,40 +398,25 @@ def _math_traced(f: Callable[..., Any]) -> Iterator[None]:
         namespace.update(saved)
 
 
-NAMES_LIMIT = 0.25  # seconds: functions traced faster than this are traced again for names
-
-
 def traced_call(
     f: Callable[..., Any], args: list[Any], where: str
 ) -> tuple[Any, dict[str, Any], dict[sympy.Symbol, sympy.Expr]]:
-    """``f(*args)`` traced, the values its local variables held when it returned (to
-    name the vertices that compute them), and the tape: the symbols standing for
-    subexpressions in the result, each with its expression, in order. The names need a
-    trace hook that Python calls at every function call, which doubles the time of a
-    large function; so ``f`` runs plain first, and again under the hook only when that
-    took under :data:`NAMES_LIMIT` (a larger function's intermediates keep generated
-    names)."""
-    started = time.perf_counter()
-    result, tape = _call(f, args, where)
-    captured: dict[str, Any] = {}
-    if time.perf_counter() - started >= NAMES_LIMIT or getattr(f, "__code__", None) is None:
-        return _finished(result, captured, tape)
-
-    def local(frame, event, arg):  # f's own frame only: its locals as it returns
-        if event == "return":
-            captured.update(frame.f_locals)
-        return local
-
-    def calls(frame, event, arg):  # every other call runs untraced
-        return local if frame.f_code is f.__code__ else None
-
-    previous = sys.gettrace()
-    sys.settrace(calls)
+    """``f(*args)`` traced (one call), the values its local variables held when it returned
+    (to name the vertices that compute them: see
+    :func:`~dgraph.core.builders.frames.call_keeping_locals`), and the tape: the symbols
+    standing for subexpressions in the result, each with its expression, in order."""
+    tape: dict[sympy.Expr, sympy.Symbol] = {}
+    _TAPE.append(tape)
     try:
-        _call(f, args, where)  # the same tape again: its symbols are the first run's
+        with _math_traced(f):
+            result, captured = call_keeping_locals(f, args)
+    except InputError:
+        raise
+    except Branch as exc:
+        raise InputError(f"{where}: {exc}") from None
     finally:
-        sys.settrace(previous)
-    return _finished(result, captured, tape)
+        _TAPE.pop()
+    return _finished(result, captured, {symbol: e for e, symbol in tape.items()})
 
 
 def _finished(result: Any, captured: dict[str, Any], tape: dict[sympy.Symbol, sympy.Expr]):
@@ -467,20 +450,3 @@ def _written_out(value: Any, tape: dict[sympy.Symbol, sympy.Expr]) -> Any:
         return v
 
     return out(value)
-
-
-def _call(
-    f: Callable[..., Any], args: list[Any], where: str
-) -> tuple[Any, dict[sympy.Symbol, sympy.Expr]]:
-    tape: dict[sympy.Expr, sympy.Symbol] = {}
-    _TAPE.append(tape)
-    try:
-        with _math_traced(f):
-            result = f(*args)
-        return result, {symbol: e for e, symbol in tape.items()}
-    except InputError:
-        raise
-    except Branch as exc:
-        raise InputError(f"{where}: {exc}") from None
-    finally:
-        _TAPE.pop()
