@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ..core.display import Printable
@@ -18,7 +19,7 @@ from ..core.progress import in_notebook, method_progress
 from ..errors import InputError, SearchTooLarge
 from ..search.best import ANY_ELIMINATION, ceiling_for
 from ..search.rank_bound import ANY_ACCUMULATION
-from ..search.timebox import timeboxed
+from ..search.timebox import ChildDied, timeboxed
 from ..search.windows import OBJECTIVES
 from .registry import COMPARED, accumulate, lookup
 
@@ -142,6 +143,10 @@ class _OutOfTime(Exception):
     """A method that did not finish before the wall-clock ceiling."""
 
 
+class _Died(Exception):
+    """A method whose child process died without its result."""
+
+
 def _within(graph: DGraph, name: str, end: float, options: dict[str, Any]) -> ExpressionSet:
     """``name``'s verified result, run in a child killed at the ceiling ``end`` (a
     :func:`time.perf_counter` time: a method that is not a search has no budget of its
@@ -149,10 +154,18 @@ def _within(graph: DGraph, name: str, end: float, options: dict[str, Any]) -> Ex
     left = end - time.perf_counter()
     if left <= 0:
         raise _OutOfTime("not run: the time ceiling had passed (the methods before it used it)")
-    es = timeboxed(lambda: _priced(accumulate(graph, name, **options)), left)
+    try:
+        es = timeboxed(partial(_run, graph, name, options), left)
+    except ChildDied as exc:
+        raise _Died(f"its process died: {exc}") from None
     if es is None:
         raise _OutOfTime(f"cut by the time ceiling: did not finish in the {left:.1f} s left")
     return es.moved_to(graph)
+
+
+def _run(graph: DGraph, name: str, options: dict[str, Any]) -> ExpressionSet:
+    """``name``'s result, priced: what a child process runs and sends back."""
+    return _priced(accumulate(graph, name, **options))
 
 
 def _priced(es: ExpressionSet) -> ExpressionSet:
@@ -250,7 +263,7 @@ def _compare(
         except _OutOfTime as exc:
             comparison.skipped[name] = str(exc)
             comparison.cut_by_time = True
-        except SearchTooLarge as exc:
+        except (SearchTooLarge, _Died) as exc:
             comparison.skipped[name] = str(exc)
     best = comparison.results.get("best")
     if best is not None and best.info.get("cut_by_time"):

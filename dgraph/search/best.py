@@ -75,6 +75,8 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
+from typing import TypeVar
 
 from ..core.budget import ceiling_for
 from ..core.expressions import ExpressionSet, StepKind, price
@@ -107,7 +109,7 @@ from .effective_optimal import effective_optimal_search
 from .junction_bounds import elimination_lower_bound
 from .orders import RULES, beam_order, greedy_edges, greedy_order
 from .rank_bound import ANY_ACCUMULATION, RANK_PATH_LIMIT, rank_lower_bound
-from .timebox import Background, stream, timeboxed
+from .timebox import Background, ChildDied, stream, timeboxed
 from .windows import OBJECTIVES, anneal_windows, improve_windows
 
 __all__ = [
@@ -164,6 +166,7 @@ _BOUND_OF_KEY = {
     ANY_ELIMINATION: ("any elimination", "effective mults"),
     ANY_ACCUMULATION: ("any accumulation", "effective mults"),
 }
+T = TypeVar("T")
 # the families bounded, narrowest first: a bound on one bounds every narrower one too
 FAMILIES = ("vertex elimination", "edge elimination", "any elimination", "any accumulation")
 # the structure methods, cheapest first
@@ -268,6 +271,7 @@ class Ceiling:
         self.end = time.perf_counter() + seconds
         self.cut: list[str] = []
         self.phases: dict[str, float] = {}  # seconds each phase took (reported only)
+        self.died: dict[str, str] = {}  # phases whose child process died, and how
         self._last = time.perf_counter()
 
     def mark(self, phase: str) -> None:
@@ -290,6 +294,24 @@ class Ceiling:
     def note(self, phase: str) -> None:
         if phase not in self.cut:
             self.cut.append(phase)
+
+    def stream(self, phase: str, produce: Callable[[], Iterable[T]]) -> list[T]:
+        """:func:`~dgraph.search.timebox.stream` until the ceiling; a child that died is
+        noted in :attr:`died` (reported as ``info["died"]``), with what it sent."""
+        try:
+            return stream(produce, self.left())
+        except ChildDied as exc:
+            self.died[phase] = str(exc)
+            return []
+
+    def timeboxed(self, phase: str, run: Callable[[], T]) -> T | None:
+        """:func:`~dgraph.search.timebox.timeboxed` until the ceiling; a child that died
+        is noted in :attr:`died`, and gives None."""
+        try:
+            return timeboxed(run, self.left())
+        except ChildDied as exc:
+            self.died[phase] = str(exc)
+            return None
 
 
 def best(
@@ -352,21 +374,21 @@ def best(
         _annealing(graph, pool, clock, seed, steps, runs, phase="early annealing")
         clock.mark("early annealing")
     missing = [by for by in STRUCTURE if by not in pool.built]
-    made = stream(lambda: _structure_methods(graph, missing), clock.left())
+    made = clock.stream("structure methods", partial(_structure_methods, graph, missing))
     if len(made) < len(missing):
         clock.note("structure methods")
     for by, es in made:
         pool.add_built(by, es)
     clock.mark("structure methods")
     bracketing = Background(
-        lambda: bracketing_lower_bound(graph, SHARES["bracketing"] * budget), clock.left()
+        partial(bracketing_lower_bound, graph, SHARES["bracketing"] * budget), clock.left()
     )
     try:
         proven = _exact_searches(graph, pool, bounds, budget, clock)
         clock.mark("exact searches")
         _edge_bound(graph, bounds, budget, clock, pool.structural)
         clock.mark("edge bound")
-        junction = timeboxed(lambda: elimination_lower_bound(graph), clock.left())
+        junction = clock.timeboxed("junction bound", partial(elimination_lower_bound, graph))
         if junction is None:
             clock.note("junction bound")
         bounds.raise_floor(junction)
@@ -378,7 +400,11 @@ def best(
             _heuristics(graph, pool, bounds, budget, clock, seed)
         clock.mark("heuristics")
         if pool.cost(pool.ranked()[0]) > bounds.known.get(ANY_ELIMINATION, -1):
-            found = bracketing.wait(clock.left())
+            try:
+                found = bracketing.wait(clock.left())
+            except ChildDied as exc:
+                clock.died["bracketing bound"] = str(exc)
+                found = None
             if found is None:
                 clock.note("bracketing bound")
             bounds.raise_floor(found)
@@ -466,7 +492,9 @@ def _exact_searches(
     # the A* is structural: the order of fewest structural mults prunes it from the start
     incumbent = pool.orders[min(pool.orders, key=lambda by: pool.price[by][::-1])]
     try:
-        result = timeboxed(lambda: vertex_optimal_search(graph, share, incumbent), clock.left())
+        result = clock.timeboxed(
+            "vertex-optimal", partial(vertex_optimal_search, graph, share, incumbent)
+        )
     except SearchTooLarge:  # pricing its start alone exceeds its share of the work
         result = None
     else:
@@ -479,7 +507,9 @@ def _exact_searches(
     if inner_edges <= 2 * EDGE_LIMIT:
         share = None if inner_edges <= EDGE_LIMIT else SHARES["edge-optimal"] * budget
         try:
-            edges = timeboxed(lambda: edge_optimal_search(graph, "full", share), clock.left())
+            edges = clock.timeboxed(
+                "edge-optimal", partial(edge_optimal_search, graph, "full", share)
+            )
         except SearchTooLarge:
             edges = None
         else:
@@ -501,7 +531,7 @@ def _edge_bound(
     if intermediate_edge_count(graph) <= EDGE_LIMIT:
         return
     seconds = SHARES["edge bound"] * budget if structural else 0.0
-    found = timeboxed(lambda: edge_elimination_bound(graph, seconds), clock.left())
+    found = clock.timeboxed("edge bound", partial(edge_elimination_bound, graph, seconds))
     if found is None:
         clock.note("edge bound")
         return
@@ -534,7 +564,7 @@ def _heuristics(
     count = min(
         2 * len(RULES) + RESTARTS, int(work("greedy orders", PRICES_PER_SECOND) // per_order)
     )
-    orders = stream(lambda: _greedy_orders(graph, seed, structural, count), clock.left())
+    orders = clock.stream("greedy orders", partial(_greedy_orders, graph, seed, structural, count))
     if len(orders) < count:
         clock.note("greedy orders")
     for by, order in orders:
@@ -545,7 +575,7 @@ def _heuristics(
     beam_work = int(work("beam", PRICES_PER_SECOND))
     if beam_work >= 4 * per_order:  # past its work the beam finishes greedily
         algebra = COUNT if structural else VALUES
-        beam = timeboxed(lambda: beam_order(graph, algebra=algebra, work=beam_work), clock.left())
+        beam = clock.timeboxed("beam", partial(beam_order, graph, algebra=algebra, work=beam_work))
         if beam is None:
             clock.note("beam")
         else:
@@ -570,7 +600,7 @@ def _heuristics(
     edges = graph.nx.number_of_edges()
     per_run = max(1, edges * intermediate_edge_count(graph))  # edge prices, about
     count = min(1 + EDGE_RESTARTS, int(work("greedy edges", EDGE_PRICES_PER_SECOND) // per_run))
-    runs = stream(lambda: _greedy_edges(graph, seed, count), clock.left())
+    runs = clock.stream("greedy edges", partial(_greedy_edges, graph, seed, count))
     if len(runs) < count:
         clock.note("greedy edges")
     if runs:
@@ -580,7 +610,7 @@ def _heuristics(
     if paths <= FACE_PATH_LIMIT:  # face states track every path
         per_run = max(1, paths * edges)
         count = min(2 + FACE_RESTARTS, int(work("greedy faces", FACE_PRICES_PER_SECOND) // per_run))
-        faces = stream(lambda: _greedy_faces(graph, seed, count), clock.left())
+        faces = clock.stream("greedy faces", partial(_greedy_faces, graph, seed, count))
         if len(faces) < count:
             clock.note("greedy faces")
         if faces:
@@ -743,6 +773,8 @@ def _finish(
         budget=budget,
         cut_by_time=bool(clock.cut),
     )
+    if clock.died:
+        info["died"] = dict(clock.died)  # searches whose child process died: not run
     if clock.cut:
         info["cut_phases"] = list(clock.cut)
         info["budget_note"] = (
