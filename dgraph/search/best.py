@@ -109,7 +109,7 @@ from .effective_optimal import effective_optimal_search
 from .junction_bounds import elimination_lower_bound
 from .orders import RULES, beam_order, greedy_edges, greedy_order
 from .rank_bound import ANY_ACCUMULATION, RANK_PATH_LIMIT, rank_lower_bound
-from .timebox import Background, ChildDied, stream, timeboxed
+from .timebox import Background, ChildDied, stream, timeboxed, warm
 from .windows import OBJECTIVES, anneal_windows, improve_windows
 
 __all__ = [
@@ -167,6 +167,8 @@ _BOUND_OF_KEY = {
     ANY_ACCUMULATION: ("any accumulation", "effective mults"),
 }
 T = TypeVar("T")
+# the most of the ceiling one phase run in a child may take (its work is not counted)
+PHASE_CAP = 0.3
 # the families bounded, narrowest first: a bound on one bounds every narrower one too
 FAMILIES = ("vertex elimination", "edge elimination", "any elimination", "any accumulation")
 # the structure methods, cheapest first
@@ -295,20 +297,25 @@ class Ceiling:
         if phase not in self.cut:
             self.cut.append(phase)
 
+    def phase_left(self) -> float:
+        """Seconds a phase whose work nothing counts may take: until the ceiling, and at
+        most :data:`PHASE_CAP` of it (one such phase cannot starve the rest)."""
+        return min(self.left(), PHASE_CAP * self.seconds)
+
     def stream(self, phase: str, produce: Callable[[], Iterable[T]]) -> list[T]:
-        """:func:`~dgraph.search.timebox.stream` until the ceiling; a child that died is
-        noted in :attr:`died` (reported as ``info["died"]``), with what it sent."""
+        """:func:`~dgraph.search.timebox.stream` for at most :meth:`phase_left`; a child
+        that died is noted in :attr:`died` (reported as ``info["died"]``)."""
         try:
-            return stream(produce, self.left())
+            return stream(produce, self.phase_left())
         except ChildDied as exc:
             self.died[phase] = str(exc)
             return []
 
     def timeboxed(self, phase: str, run: Callable[[], T]) -> T | None:
-        """:func:`~dgraph.search.timebox.timeboxed` until the ceiling; a child that died
-        is noted in :attr:`died`, and gives None."""
+        """:func:`~dgraph.search.timebox.timeboxed` for at most :meth:`phase_left`; a
+        child that died is noted in :attr:`died`, and gives None."""
         try:
-            return timeboxed(run, self.left())
+            return timeboxed(run, self.phase_left())
         except ChildDied as exc:
             self.died[phase] = str(exc)
             return None
@@ -321,6 +328,7 @@ def best(
     candidates: Iterable[ExpressionSet] = (),
     objective: str = "effective",
     ceiling: float | None = None,
+    skip: Iterable[str] = (),
 ) -> ExpressionSet:
     """The cheapest verified expression set found within a work budget of ``budget``
     seconds (module docstring: the same result on every machine), never more expensive
@@ -332,7 +340,8 @@ def best(
     AlphaGrad's), then effective. The searches, the bounds and
     ``info["objective_lower_bound"]`` are in that objective. ``ceiling`` is the
     wall-clock limit in seconds (default :func:`ceiling_for` the budget); when it bites,
-    ``info["cut_by_time"]`` says so.
+    ``info["cut_by_time"]`` says so. ``skip`` names structure methods not to run (those
+    ``compare`` could not finish within its ceiling).
 
     >>> from dgraph.core.builders import bundled
     >>> es = best(bundled("naumann_discrepancy.json"), budget=5)
@@ -351,6 +360,7 @@ def best(
     if objective not in OBJECTIVES:
         raise InputError(f"best: unknown objective {objective!r}: one of {', '.join(OBJECTIVES)}")
     load_solver()  # SciPy's import, once per process, is not the searches' time
+    warm()  # the fork server starts importing while the baselines are priced
     t0 = time.perf_counter()
     clock = Ceiling(ceiling_for(budget) if ceiling is None else ceiling)
     given = _candidates(graph, candidates)
@@ -373,7 +383,7 @@ def best(
         runs = range(ANNEALING_RUNS, ANNEALING_RUNS + 1)
         _annealing(graph, pool, clock, seed, steps, runs, phase="early annealing")
         clock.mark("early annealing")
-    missing = [by for by in STRUCTURE if by not in pool.built]
+    missing = [by for by in STRUCTURE if by not in pool.built and by not in set(skip)]
     made = clock.stream("structure methods", partial(_structure_methods, graph, missing))
     if len(made) < len(missing):
         clock.note("structure methods")

@@ -21,16 +21,19 @@ budgets bound them.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import multiprocessing
 import os
+import sys
 import time
-from collections.abc import Callable, Iterable
+import types
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Generic, TypeVar
 
 from ..errors import DGraphError
 
-__all__ = ["PRELOAD", "START_METHOD", "Background", "ChildDied", "stream", "timeboxed"]
+__all__ = ["PRELOAD", "START_METHOD", "Background", "ChildDied", "stream", "timeboxed", "warm"]
 
 T = TypeVar("T")
 
@@ -189,14 +192,39 @@ def context() -> Any:
     return found
 
 
+def warm() -> None:
+    """Start the fork server now (it imports :data:`PRELOAD` while the caller goes on),
+    so that the first child does not wait for it."""
+    if _can_fork():
+        context()
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
 def _start(produce: Callable[[], Iterable[Any]]) -> tuple[Any, Any]:
     """A child process sending what ``produce()`` yields down a pipe, and the pipe's end."""
     ctx = context()
     receive, send = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_child, args=(send, produce), daemon=True)
-    child.start()
+    with _main_hidden():
+        child.start()
     send.close()
     return child, receive
+
+
+@contextlib.contextmanager
+def _main_hidden() -> Iterator[None]:
+    """The caller's ``__main__`` out of sight while a child starts: multiprocessing would
+    have the child import the caller's script (``__mp_main__``), running a user's script
+    without a main guard again there; the children need only dgraph's functions."""
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
 
 
 def _end(child: Any, receive: Any) -> None:
