@@ -103,3 +103,25 @@ def test_background_runs_in_process_where_it_cannot_start_children(monkeypatch):
     assert not Background.concurrent()
     assert Background(lambda: 6 * 7, 5).poll() == 42
     assert stream(lambda: iter([1, 2]), 5) == [1, 2]
+
+
+def test_a_long_chains_result_crosses_the_process_boundary():
+    """A 1,000-step sin chain: Zhou's result, made in a child and sent back, arrives whole
+    under the default recursion limit (its expressions travel as one flat table, never
+    as nested sympy objects), on the graph, verified, one product of 1,000 factors."""
+    import importlib
+    from functools import partial
+
+    from dgraph.core.builders import from_trace
+
+    comparing = importlib.import_module("dgraph.methods.compare")
+
+    lines = ["inputs: x", "outputs: y", "v1 = sin(x)"]
+    lines += [f"v{k} = sin(v{k - 1})" for k in range(2, 1000)] + ["y = sin(v999)"]
+    graph = from_trace("\n".join(lines))
+    limit = sys.getrecursionlimit()
+    es = timeboxed(partial(comparing._run, graph, "zhou", {}), 600)
+    assert sys.getrecursionlimit() == limit
+    es = es.moved_to(graph)
+    assert es.graph is graph and es.verify() and es.mults == 999
+    assert es.jacobian[("y", "x")].is_Mul and len(es.jacobian[("y", "x")].args) == 1000

@@ -594,13 +594,18 @@ def _heuristics(
     greedy = [by for by in pool.orders if by.startswith(("greedy", "restart"))] or ["markowitz"]
     if not structural and (largest_part(graph) <= SMALL or exact_model_available()):
         top = min(greedy, key=pool.key)
+        search = partial(
+            effective_optimal_search, graph, SHARES["effective-optimal"] * budget, pool.orders[top]
+        )
+        small = largest_part(graph) <= SMALL  # beyond, its counts do not bound its time
         try:
-            exact = effective_optimal_search(
-                graph, SHARES["effective-optimal"] * budget, pool.orders[top]
-            )
+            exact = search() if small else clock.timeboxed("effective-optimal", search)
         except SearchTooLarge:  # its start alone exceeds its share (many parts)
-            pass
+            exact = None
         else:
+            if exact is None:
+                clock.note("effective-optimal")
+        if exact is not None:
             pool.add_order("effective-optimal", [v for _, v in exact.moves])
             known = bounds.known.get(EFFECTIVE_VERTEX, 0)
             bounds.known[EFFECTIVE_VERTEX] = max(exact.lower_bound, known)
