@@ -1,6 +1,7 @@
-"""``dgraph.search.timebox``: children from a fork server (never forked from a process
-running JAX's threads), stopped at their deadline, their death reported; no assertion
-on the clock: what the child sent, whether it is still alive, how it ended."""
+"""``dgraph.search.timebox``: children from a fork server where JAX is imported (never
+forked from a process running JAX's threads), stopped at their deadline, their death
+reported; no assertion on the clock: what the child sent, whether it is still alive, how
+it ended."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import signal
 import sys
 import time
+import types
 
 import pytest
 
@@ -63,10 +65,21 @@ def test_children_come_from_the_fork_server_without_jax():
     import jax.numpy as jnp
 
     _ = jnp.zeros(2) + 1  # JAX's threads are running here
-    assert timebox.START_METHOD == "forkserver"
+    assert timebox.start_method() == timebox.START_METHOD == "forkserver"
     assert timebox.context().get_start_method() == "forkserver"
     method, has_jax = timeboxed(_modules, 60)
     assert method == "forkserver" and has_jax is False
+
+
+def test_a_plain_fork_only_without_jax_and_threads(monkeypatch):
+    monkeypatch.delitem(sys.modules, "jax", raising=False)
+    monkeypatch.setattr(timebox.threading, "active_count", lambda: 1)
+    assert timebox.start_method() == "fork"
+    monkeypatch.setattr(timebox.threading, "active_count", lambda: 2)  # a progress bar's
+    assert timebox.start_method() == "forkserver"
+    monkeypatch.setattr(timebox.threading, "active_count", lambda: 1)
+    monkeypatch.setitem(sys.modules, "jax", types.ModuleType("jax"))
+    assert timebox.start_method() == "forkserver"
 
 
 def test_timebox_stops_a_search_and_keeps_what_it_streamed():

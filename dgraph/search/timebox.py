@@ -8,15 +8,18 @@ them in a child process that sends each result back, pickled, as soon as it has 
 kills the child when the time is up; :class:`Background` does the same for one result
 while the caller goes on (the bracketing program, alongside the heuristics).
 
-Children come from a fork server (:data:`START_METHOD`): a clean process, started once,
-that imported dgraph's searches (:data:`PRELOAD`) and never JAX, so no child is forked
-from a process whose other threads (JAX starts some) may hold a lock. What a child runs
-and what it sends back therefore crosses the process boundary pickled: ``run`` and
-``produce`` are module-level functions or :func:`functools.partial` of them, with
-picklable arguments. A child that dies without an answer (killed, out of memory) raises
-:class:`ChildDied` in the caller, never passing for "no result in time". Inside a daemonic
-process, which may not have children, they run in-process and only the callers' own
-budgets bound them.
+No child is forked from a process that has imported JAX (or runs other threads): a fork
+copies one thread, and a lock another thread held (JAX starts several) may never be
+released in the child. There children come from a fork server (:func:`start_method`), a
+clean process started once that imported dgraph's searches (:data:`PRELOAD`) and never
+JAX; elsewhere (the CLI on traces and JSON, most scripts) a plain fork, which costs no
+import. Either way what a child runs and what it sends back crosses the process boundary
+pickled: ``run`` and ``produce`` are module-level functions or :func:`functools.partial`
+of them, with picklable arguments, and results travel as flat tables (an expression set
+of a 5,000-step chain pickles without recursion). A child that dies without an answer
+(killed, out of memory) raises :class:`ChildDied` in the caller, never passing for "no
+result in time". Inside a daemonic process, which may not have children, they run
+in-process and only the callers' own budgets bound them.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import functools
 import multiprocessing
 import os
 import sys
+import threading
 import time
 import types
 from collections.abc import Callable, Iterable, Iterator
@@ -37,7 +41,7 @@ __all__ = ["PRELOAD", "START_METHOD", "Background", "ChildDied", "stream", "time
 
 T = TypeVar("T")
 
-START_METHOD = "forkserver"
+START_METHOD = "forkserver"  # where a fork is not safe (JAX imported, threads running)
 # imported once by the fork server, so that each child starts with them (not JAX)
 PRELOAD = ["dgraph.search.best", "scipy.optimize", "scipy.sparse"]
 
@@ -183,19 +187,27 @@ class Background(Generic[T]):
             self._child = None
 
 
-@functools.cache
-def context() -> Any:
-    """The multiprocessing context children start from (:data:`START_METHOD`), its fork
-    server importing :data:`PRELOAD` once."""
-    found = multiprocessing.get_context(START_METHOD)
-    found.set_forkserver_preload(PRELOAD)
+def start_method() -> str:
+    """How the next child starts: ``"fork"`` from a process with one thread and no JAX,
+    else :data:`START_METHOD` (JAX's threads are not Python's: its import tells)."""
+    if "jax" in sys.modules or threading.active_count() > 1:
+        return START_METHOD
+    return "fork"
+
+
+def context(method: str | None = None) -> Any:
+    """The multiprocessing context children start from (default :func:`start_method`);
+    the fork server imports :data:`PRELOAD` once."""
+    found = multiprocessing.get_context(method or start_method())
+    if found.get_start_method() == "forkserver":
+        found.set_forkserver_preload(PRELOAD)
     return found
 
 
 def warm() -> None:
     """Start the fork server now (it imports :data:`PRELOAD` while the caller goes on),
     so that the first child does not wait for it."""
-    if _can_fork():
+    if _can_fork() and start_method() == "forkserver":
         context()
         from multiprocessing import forkserver
 
@@ -207,7 +219,7 @@ def _start(produce: Callable[[], Iterable[Any]]) -> tuple[Any, Any]:
     ctx = context()
     receive, send = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_child, args=(send, produce), daemon=True)
-    with _main_hidden():
+    with _main_hidden() if ctx.get_start_method() != "fork" else contextlib.nullcontext():
         child.start()
     send.close()
     return child, receive
