@@ -301,8 +301,7 @@ def _compare(
         comparison.cut_by_time = True
     comparison.results = {n: comparison.results[n] for n in names if n in comparison.results}
     comparison.skipped = {n: comparison.skipped[n] for n in names if n in comparison.skipped}
-    if plan is not None and plan.boxed:
-        RECENT.clear()  # the block products and sums the methods shared: not past the call
+    RECENT.clear()  # the block products and sums the methods shared: not past the call
     return comparison
 
 

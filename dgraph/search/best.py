@@ -360,7 +360,7 @@ def best(
     if objective not in OBJECTIVES:
         raise InputError(f"best: unknown objective {objective!r}: one of {', '.join(OBJECTIVES)}")
     load_solver()  # SciPy's import, once per process, is not the searches' time
-    warm()  # the fork server starts importing while the baselines are priced
+    warm()  # where children come from the fork server, it imports while the baselines run
     t0 = time.perf_counter()
     clock = Ceiling(ceiling_for(budget) if ceiling is None else ceiling)
     given = _candidates(graph, candidates)
