@@ -138,3 +138,31 @@ def test_a_long_chains_result_crosses_the_process_boundary():
     es = es.moved_to(graph)
     assert es.graph is graph and es.verify() and es.mults == 999
     assert es.jacobian[("y", "x")].is_Mul and len(es.jacobian[("y", "x")].args) == 1000
+
+
+class _FailsInTheChild:
+    """A reference derivative the child could not rebuild (a user's script's function)."""
+
+    def __reduce__(self):
+        return _explode, ()
+
+
+def _explode() -> None:
+    raise RuntimeError("rebuilt in the child")
+
+
+def _reference_of(graph) -> object:
+    return graph._reference, graph.inputs
+
+
+def test_a_graphs_reference_derivative_stays_with_the_parent(monkeypatch):
+    """Through the fork server a graph travels pickled, without its JAX reference (its
+    function may live where the child cannot import it): the child's check then uses
+    differences, as a forked child's does."""
+    from dgraph.core.builders import from_trace
+
+    monkeypatch.setattr(timebox, "start_method", lambda: "forkserver")
+    graph = from_trace("inputs: x\noutputs: y\ny = sin(x)")
+    graph._reference = (_FailsInTheChild(), graph.version)
+    assert timeboxed(functools.partial(_reference_of, graph), 60) == (None, ["x"])
+    assert graph._reference is not None  # the parent's graph keeps it

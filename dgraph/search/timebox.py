@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import multiprocessing
 import os
+import pickle
 import sys
 import threading
 import time
@@ -35,7 +37,7 @@ import types
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Generic, TypeVar
 
-from ..errors import DGraphError
+from ..core.graph import DGraph
 
 __all__ = ["PRELOAD", "START_METHOD", "Background", "ChildDied", "stream", "timeboxed", "warm"]
 
@@ -46,7 +48,7 @@ START_METHOD = "forkserver"  # where a fork is not safe (JAX imported, threads r
 PRELOAD = ["dgraph.search.best", "scipy.optimize", "scipy.sparse"]
 
 
-class ChildDied(DGraphError):
+class ChildDied(RuntimeError):
     """A child process ended without its answer (killed by a signal, out of memory)."""
 
 
@@ -99,8 +101,10 @@ def _can_fork() -> bool:
     )
 
 
-def _child(send: Any, produce: Callable[[], Iterable[Any]]) -> None:
+def _child(send: Any, produce: Callable[[], Iterable[Any]] | bytes) -> None:
     try:
+        if isinstance(produce, bytes):
+            produce = pickle.loads(produce)
         for item in produce():
             send.send(("item", item))
     except Exception as error:  # sent back and raised in the parent
@@ -218,11 +222,39 @@ def _start(produce: Callable[[], Iterable[Any]]) -> tuple[Any, Any]:
     """A child process sending what ``produce()`` yields down a pipe, and the pipe's end."""
     ctx = context()
     receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_child, args=(send, produce), daemon=True)
-    with _main_hidden() if ctx.get_start_method() != "fork" else contextlib.nullcontext():
+    forked = ctx.get_start_method() == "fork"
+    payload = produce if forked else _packed(produce)
+    child = ctx.Process(target=_child, args=(send, payload), daemon=True)
+    with contextlib.nullcontext() if forked else _main_hidden():
         child.start()
     send.close()
     return child, receive
+
+
+class _Pickler(pickle.Pickler):
+    """Graphs without their reference derivative (a JAX ``jvp`` of the user's function,
+    which may live in a script the child cannot import): there the value check uses
+    differences, as in a forked child."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, DGraph) and getattr(obj, "_reference", None) is not None:
+            state = obj.__getstate__()
+            state["_reference"] = None
+            return _graph, (type(obj), state)
+        return NotImplemented
+
+
+def _graph(cls: type, state: dict) -> DGraph:
+    graph = cls.__new__(cls)
+    graph.__dict__.update(state)
+    return graph
+
+
+def _packed(produce: Callable[[], Iterable[Any]]) -> bytes:
+    """``produce`` pickled for a child of the fork server (:class:`_Pickler`)."""
+    buffer = io.BytesIO()
+    _Pickler(buffer, pickle.HIGHEST_PROTOCOL).dump(produce)
+    return buffer.getvalue()
 
 
 @contextlib.contextmanager
