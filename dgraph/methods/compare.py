@@ -37,9 +37,6 @@ DEFAULT_SECONDS = 4.0
 # most twice that when busy: this × it is kept for them (at most half the ceiling)
 RESERVE_FACTOR = 1.5
 IN_PROCESS_EDGES = 200  # graphs up to this run every method in-process
-# methods run in-process on every graph: one elimination in the graph's order each, whose
-# work its size bounds (Markowitz's fill-in is not bounded so: 8 s on 2,000 edges)
-BASELINES = ("forward", "reverse")
 # the fraction of ``compare --budget`` the searches share: the rest is for what the work
 # budget does not count, the methods that are not searches and codegen's choice
 SEARCH_FRACTION = 0.6
@@ -209,11 +206,12 @@ def compare(
     budget and seed give the same comparison on every machine; the rest is for what no
     work budget counts. The whole comparison keeps a wall-clock ceiling
     (:func:`compare_ceiling`, also without a budget: every search its default then):
-    on graphs of more than :data:`IN_PROCESS_EDGES` edges every method that is neither a
-    search nor one of :data:`BASELINES` runs in a child process killed at the end of its
-    equal slice of what the searches leave, and ``best`` stops at the ceiling; one cut
-    there is skipped, saying so, ``best`` does not run it again, and ``cut_by_time``
-    says the comparison may differ from run to run. With ``each`` every search gets the
+    on graphs of more than :data:`IN_PROCESS_EDGES` edges every method that is not a
+    search runs in a child process killed at the end of its equal slice of what the
+    searches leave (even forward mode: its exact check on a 5,000-step chain takes
+    seconds), and ``best`` stops at the ceiling; one cut there is skipped, saying so,
+    ``best`` does not run it again, and ``cut_by_time`` says the comparison may differ
+    from run to run. With ``each`` every search gets the
     whole ``budget`` (the benchmarks' setting) and every method runs in-process, with no
     ceiling.
     ``objective`` (``"effective"`` or ``"structural"``) is what cheapest means, for the
@@ -285,7 +283,7 @@ def _compare(
             if cut and "skip" in lookup(name).options:
                 options["skip"] = list(cut)
         try:
-            if plan is None or name in searches or name in BASELINES or not plan.boxed:
+            if plan is None or name in searches or not plan.boxed:  # in-process
                 comparison.results[name] = _priced(accumulate(graph, name, **options))
             else:
                 comparison.results[name] = _within(graph, name, plan.slice(name), options)
@@ -321,7 +319,7 @@ class _Plan:
         counted = DEFAULT_SECONDS if budget is None else SEARCH_FRACTION * budget
         reserve = counted * RESERVE_FACTOR if searches else 0.0
         self.others_end = self.end - min(reserve, compare_ceiling(budget) / 2)
-        self.waiting = [n for n in order if n not in searches and n not in BASELINES]
+        self.waiting = [n for n in order if n not in searches]
 
     def left(self) -> float:
         """Seconds until the ceiling (0 once it has passed)."""
