@@ -30,9 +30,8 @@ from dgraph.elimination.metagraph import (
     intermediate_edge_count,
 )
 from dgraph.elimination.vertex_optimal import vertex_optimal
-from dgraph.errors import SearchTooLarge
 from dgraph.methods import accumulate, compare
-from dgraph.search import junction_bounds, timebox
+from dgraph.search import junction_bounds
 from dgraph.search.best import ANY_ELIMINATION, EFFECTIVE_VERTEX, best
 from dgraph.search.effective_optimal import effective_optimal_search
 from dgraph.search.junction_bounds import (
@@ -42,7 +41,6 @@ from dgraph.search.junction_bounds import (
 )
 from dgraph.search.orders import RULES, greedy_edges, greedy_order
 from dgraph.search.rank_bound import rank_lower_bound
-from dgraph.search.timebox import Background, stream, timeboxed
 from dgraph.search.windows import anneal_windows
 
 from .strategies import dags, programs
@@ -177,37 +175,6 @@ def test_the_ceiling_when_it_bites_is_reported():
 
 def test_the_ceiling_is_a_multiple_of_the_budget():
     assert ceiling_for(2.0) == CEILING_FACTOR * 2.0 + CEILING_SLACK == 11.0
-
-
-def test_timebox_stops_a_search_and_keeps_what_it_streamed():
-    def searches():
-        yield "quick"
-        time.sleep(30)
-        yield "never"
-
-    started = time.perf_counter()
-    assert stream(searches, 0.5) == ["quick"]
-    assert time.perf_counter() - started < 5
-    with pytest.raises(SearchTooLarge, match="too big"):
-        timeboxed(lambda: (_ for _ in ()).throw(SearchTooLarge("too big")), 5)
-
-
-def test_background_gives_its_result_when_asked_and_dies_at_its_deadline():
-    job = Background(lambda: time.sleep(0.3) or 42, 5)
-    assert job.poll() is None  # still running: the caller went on
-    assert job.wait(5) == 42 and job.poll() == 42
-    started = time.perf_counter()
-    slow = Background(lambda: time.sleep(30), 0.5)
-    assert slow.wait(0.1) is None and slow.wait(10) is None
-    assert time.perf_counter() - started < 5
-    with pytest.raises(SearchTooLarge, match="too big"):
-        Background(lambda: (_ for _ in ()).throw(SearchTooLarge("too big")), 5).wait(5)
-
-
-def test_background_runs_in_process_where_it_cannot_fork(monkeypatch):
-    monkeypatch.setattr(timebox, "_can_fork", lambda: False)
-    assert not Background.concurrent()
-    assert Background(lambda: 6 * 7, 5).poll() == 42
 
 
 def test_best_proves_the_bracketing_bound_on_the_heart_dipole():

@@ -65,9 +65,14 @@ def test_casadi_baseline_values():
 @pytest.mark.skipif(not installed("jax"), reason="jax not installed")
 @pytest.mark.parametrize("mode", ["forward", "reverse"])
 def test_jax_baseline_values(mode):
+    import jax
+
+    before = jax.config.jax_enable_x64
     baseline = jax_jacobian(bundled("spherical_coordinates.trace"), mode)
-    np.testing.assert_allclose(baseline.evaluate(POINTS), _expected(POINTS), rtol=1e-12)
-    assert baseline.ops is None
+    values = baseline.evaluate(POINTS)
+    np.testing.assert_allclose(values, _expected(POINTS), rtol=1e-12)
+    assert values.dtype == np.float64 and baseline.ops is None
+    assert jax.config.jax_enable_x64 == before  # the process's flag as it was
 
 
 def test_optional_tools_report_absence(monkeypatch):

@@ -243,7 +243,6 @@ def jax_jacobian(graph: DGraph, mode: str = "forward") -> Baseline | None:
     import jax.numpy as jnp
     import jax.scipy.special
 
-    jax.config.update("jax_enable_x64", True)
     t0 = time.perf_counter()
 
     modules = [{"erf": jax.scipy.special.erf, "erfc": jax.scipy.special.erfc}, "jax"]
@@ -257,8 +256,10 @@ def jax_jacobian(graph: DGraph, mode: str = "forward") -> Baseline | None:
     function = jax.jit(jax.vmap(differentiate(f)))  # by the inputs (argument 0) only
 
     def evaluate(points: np.ndarray) -> np.ndarray:
-        points = jnp.asarray(points)
-        return np.asarray(function(points[:, :n], points[:, n:]).block_until_ready())
+        # in doubles, traced and run inside the flag's scope: the process's flag untouched
+        with jax.enable_x64(True):
+            points = jnp.asarray(points)
+            return np.asarray(function(points[:, :n], points[:, n:]).block_until_ready())
 
     tool = "jax-jacfwd" if mode == "forward" else "jax-jacrev"
     return Baseline(tool, None, evaluate, time.perf_counter() - t0)

@@ -8,23 +8,35 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+from ..core import budget as budget_module
+from ..core.blocks import RECENT
 from ..core.display import Printable
 from ..core.expressions import ExpressionSet, price
 from ..core.graph import DGraph
 from ..core.paths import naive_cost
 from ..core.progress import in_notebook, method_progress
 from ..errors import InputError, SearchTooLarge
-from ..search.best import ANY_ELIMINATION, ceiling_for
+from ..search.best import ANY_ELIMINATION
 from ..search.rank_bound import ANY_ACCUMULATION
-from ..search.timebox import timeboxed
+from ..search.timebox import ChildDied, timeboxed, warm
 from ..search.windows import OBJECTIVES
 from .registry import COMPARED, accumulate, lookup
 
-__all__ = ["MIN_SHARE", "Comparison", "compare"]
+__all__ = ["MIN_SHARE", "Comparison", "compare", "compare_ceiling"]
 
 MIN_SHARE = 0.05  # seconds: a search given less than this is skipped
+# the wall-clock ceiling of a comparison (:func:`compare_ceiling`): this × the budget plus
+# SLACK_SHARE × budget.CEILING_SLACK; without a budget, as for DEFAULT_SECONDS
+CEILING_FACTOR = 1.25
+SLACK_SHARE = 0.5
+DEFAULT_SECONDS = 4.0
+# the searches' counted work is calibrated to finish in about its seconds when idle, at
+# most twice that when busy: this × it is kept for them (at most half the ceiling)
+RESERVE_FACTOR = 1.5
+IN_PROCESS_EDGES = 200  # graphs up to this run every method in-process
 # the fraction of ``compare --budget`` the searches share: the rest is for what the work
 # budget does not count, the methods that are not searches and codegen's choice
 SEARCH_FRACTION = 0.6
@@ -142,6 +154,10 @@ class _OutOfTime(Exception):
     """A method that did not finish before the wall-clock ceiling."""
 
 
+class _Died(Exception):
+    """A method whose child process died without its result."""
+
+
 def _within(graph: DGraph, name: str, end: float, options: dict[str, Any]) -> ExpressionSet:
     """``name``'s verified result, run in a child killed at the ceiling ``end`` (a
     :func:`time.perf_counter` time: a method that is not a search has no budget of its
@@ -149,10 +165,18 @@ def _within(graph: DGraph, name: str, end: float, options: dict[str, Any]) -> Ex
     left = end - time.perf_counter()
     if left <= 0:
         raise _OutOfTime("not run: the time ceiling had passed (the methods before it used it)")
-    es = timeboxed(lambda: _priced(accumulate(graph, name, **options)), left)
+    try:
+        es = timeboxed(partial(_run, graph, name, options), left)
+    except ChildDied as exc:
+        raise _Died(f"its process died: {exc}") from None
     if es is None:
-        raise _OutOfTime(f"cut by the time ceiling: did not finish in the {left:.1f} s left")
+        raise _OutOfTime(f"cut by the time ceiling: did not finish in its {left:.1f} s")
     return es.moved_to(graph)
+
+
+def _run(graph: DGraph, name: str, options: dict[str, Any]) -> ExpressionSet:
+    """``name``'s result, priced: what a child process runs and sends back."""
+    return _priced(accumulate(graph, name, **options))
 
 
 def _priced(es: ExpressionSet) -> ExpressionSet:
@@ -180,13 +204,16 @@ def compare(
     work (:mod:`dgraph.search.best`): the searches share :data:`SEARCH_FRACTION` of it
     equally, a fixed work budget each however long the others took, so the same graph,
     budget and seed give the same comparison on every machine; the rest is for what no
-    work budget counts, the methods that are not searches and codegen's choice. Every
-    method that is not a search runs in a child process killed at the wall-clock ceiling
-    (:func:`dgraph.search.best.ceiling_for` the budget), and ``best`` stops there too;
-    one cut there is skipped, saying so, and ``cut_by_time`` says the comparison may
-    differ from run to run. With ``each``
-    every search gets the whole ``budget`` (the benchmarks' setting) and every method
-    runs in-process; None: every search its default.
+    work budget counts. The whole comparison keeps a wall-clock ceiling
+    (:func:`compare_ceiling`, also without a budget: every search its default then):
+    on graphs of more than :data:`IN_PROCESS_EDGES` edges every method that is not a
+    search runs in a child process killed at the end of its equal slice of what the
+    searches leave (even forward mode: its exact check on a 5,000-step chain takes
+    seconds), and ``best`` stops at the ceiling; one cut there is skipped, saying so,
+    ``best`` does not run it again, and ``cut_by_time`` says the comparison may differ
+    from run to run. With ``each`` every search gets the
+    whole ``budget`` (the benchmarks' setting) and every method runs in-process, with no
+    ceiling.
     ``objective`` (``"effective"`` or ``"structural"``) is what cheapest means, for the
     winner and for ``best``'s search, as in :func:`dgraph.search.best.best`.
     ``progress(method, k, n)`` is called before the k-th of n methods runs; without it,
@@ -202,6 +229,15 @@ def compare(
     return _compare(graph, methods, budget, seed, objective, each, progress)
 
 
+def compare_ceiling(budget: float | None) -> float:
+    """The wall-clock ceiling of a whole comparison, in seconds: :data:`CEILING_FACTOR`
+    × the budget (:data:`DEFAULT_SECONDS` without one) plus a share of the slack
+    (:data:`dgraph.core.budget.CEILING_SLACK`) for starting processes and building the
+    results; within 1.5 × the budget from 20 s up."""
+    seconds = DEFAULT_SECONDS if budget is None else budget
+    return CEILING_FACTOR * seconds + SLACK_SHARE * budget_module.CEILING_SLACK
+
+
 def _compare(
     graph: DGraph,
     methods: list[str] | None,
@@ -214,13 +250,15 @@ def _compare(
     names = list(dict.fromkeys(methods or COMPARED))
     order = sorted(names, key=lambda name: name == "best")
     searches = [n for n in order if "budget" in lookup(n).options]
-    ceiling = None if budget is None or each else time.perf_counter() + ceiling_for(budget)
-    if ceiling is not None:
+    plan = None if each else _Plan(graph, order, searches, budget)
+    if plan is not None and plan.boxed:
+        warm()
         # the local partials, derived lazily and cached on the graph, once here: a child
         # process's cache dies with it, so every method run in one derived them all again
         # (1,000 terms, 5,000 edges: 3 to 5 s per method on the busy benchmark machine)
         graph.has_partials()
     comparison = Comparison(graph, objective=objective)
+    cut: list[str] = []  # structure methods the ceiling cut: best does not run them again
     for k, name in enumerate(order, start=1):
         if progress is not None:
             progress(name, k, len(order))
@@ -228,7 +266,7 @@ def _compare(
         if graph.is_tensor and lookup(name).scalar_only:
             comparison.skipped[name] = "prices its search over scalar labels, not blocks"
             continue
-        if ceiling is not None and name in searches:
+        if budget is not None and not each and name in searches:
             share = SEARCH_FRACTION * budget / len(searches)
             if share < MIN_SHARE:
                 comparison.skipped[name] = (
@@ -240,21 +278,58 @@ def _compare(
             options.update(seed=seed, candidates=list(comparison.results.values()))
             if objective != "effective":  # best's default: a stand-in without it still runs
                 options["objective"] = objective
-            if ceiling is not None and "ceiling" in lookup(name).options:  # best's own: the rest
-                options["ceiling"] = max(0.0, ceiling - time.perf_counter())
+            if plan is not None and "ceiling" in lookup(name).options:  # best's own: the rest
+                options["ceiling"] = plan.left()
+            if cut and "skip" in lookup(name).options:
+                options["skip"] = list(cut)
         try:
-            if ceiling is None or name in searches:  # searches count their work
+            if plan is None or name in searches or not plan.boxed:  # in-process
                 comparison.results[name] = _priced(accumulate(graph, name, **options))
             else:
-                comparison.results[name] = _within(graph, name, ceiling, options)
+                comparison.results[name] = _within(graph, name, plan.slice(name), options)
         except _OutOfTime as exc:
             comparison.skipped[name] = str(exc)
             comparison.cut_by_time = True
-        except SearchTooLarge as exc:
+            cut.append(name)
+        except (SearchTooLarge, _Died) as exc:
             comparison.skipped[name] = str(exc)
+            cut.append(name)
     best = comparison.results.get("best")
     if best is not None and best.info.get("cut_by_time"):
         comparison.cut_by_time = True
     comparison.results = {n: comparison.results[n] for n in names if n in comparison.results}
     comparison.skipped = {n: comparison.skipped[n] for n in names if n in comparison.skipped}
+    RECENT.clear()  # the block products and sums the methods shared: not past the call
     return comparison
+
+
+class _Plan:
+    """How a comparison spends its wall-clock ceiling (:func:`compare_ceiling`): the
+    searches' counted work reserved for them, and what is left shared among the methods
+    that are not searches, each in a child process killed at the end of its slice (a
+    method without a budget of its own may take minutes on a large graph). On graphs of
+    at most :data:`IN_PROCESS_EDGES` edges every method runs in-process: a count decides."""
+
+    def __init__(
+        self, graph: DGraph, order: list[str], searches: list[str], budget: float | None
+    ) -> None:
+        self.start = time.perf_counter()
+        self.end = self.start + compare_ceiling(budget)
+        self.boxed = graph.nx.number_of_edges() > IN_PROCESS_EDGES
+        counted = DEFAULT_SECONDS if budget is None else SEARCH_FRACTION * budget
+        reserve = counted * RESERVE_FACTOR if searches else 0.0
+        self.others_end = self.end - min(reserve, compare_ceiling(budget) / 2)
+        self.waiting = [n for n in order if n not in searches]
+
+    def left(self) -> float:
+        """Seconds until the ceiling (0 once it has passed)."""
+        return max(0.0, self.end - time.perf_counter())
+
+    def slice(self, name: str) -> float:
+        """The end (a :func:`time.perf_counter` time) of ``name``'s slice: an equal part
+        of what is left for the methods that are not searches."""
+        waiting = self.waiting
+        if name in waiting:
+            waiting.remove(name)
+        now = time.perf_counter()
+        return now + max(0.0, self.others_end - now) / (len(waiting) + 1)

@@ -75,6 +75,8 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
+from typing import TypeVar
 
 from ..core.budget import ceiling_for
 from ..core.expressions import ExpressionSet, StepKind, price
@@ -107,7 +109,7 @@ from .effective_optimal import effective_optimal_search
 from .junction_bounds import elimination_lower_bound
 from .orders import RULES, beam_order, greedy_edges, greedy_order
 from .rank_bound import ANY_ACCUMULATION, RANK_PATH_LIMIT, rank_lower_bound
-from .timebox import Background, stream, timeboxed
+from .timebox import Background, ChildDied, stream, timeboxed, warm
 from .windows import OBJECTIVES, anneal_windows, improve_windows
 
 __all__ = [
@@ -164,6 +166,9 @@ _BOUND_OF_KEY = {
     ANY_ELIMINATION: ("any elimination", "effective mults"),
     ANY_ACCUMULATION: ("any accumulation", "effective mults"),
 }
+T = TypeVar("T")
+# the most of the ceiling one phase run in a child may take (its work is not counted)
+PHASE_CAP = 0.3
 # the families bounded, narrowest first: a bound on one bounds every narrower one too
 FAMILIES = ("vertex elimination", "edge elimination", "any elimination", "any accumulation")
 # the structure methods, cheapest first
@@ -268,6 +273,7 @@ class Ceiling:
         self.end = time.perf_counter() + seconds
         self.cut: list[str] = []
         self.phases: dict[str, float] = {}  # seconds each phase took (reported only)
+        self.died: dict[str, str] = {}  # phases whose child process died, and how
         self._last = time.perf_counter()
 
     def mark(self, phase: str) -> None:
@@ -291,6 +297,29 @@ class Ceiling:
         if phase not in self.cut:
             self.cut.append(phase)
 
+    def phase_left(self) -> float:
+        """Seconds a phase whose work nothing counts may take: until the ceiling, and at
+        most :data:`PHASE_CAP` of it (one such phase cannot starve the rest)."""
+        return min(self.left(), PHASE_CAP * self.seconds)
+
+    def stream(self, phase: str, produce: Callable[[], Iterable[T]]) -> list[T]:
+        """:func:`~dgraph.search.timebox.stream` for at most :meth:`phase_left`; a child
+        that died is noted in :attr:`died` (reported as ``info["died"]``)."""
+        try:
+            return stream(produce, self.phase_left())
+        except ChildDied as exc:
+            self.died[phase] = str(exc)
+            return []
+
+    def timeboxed(self, phase: str, run: Callable[[], T]) -> T | None:
+        """:func:`~dgraph.search.timebox.timeboxed` for at most :meth:`phase_left`; a
+        child that died is noted in :attr:`died`, and gives None."""
+        try:
+            return timeboxed(run, self.phase_left())
+        except ChildDied as exc:
+            self.died[phase] = str(exc)
+            return None
+
 
 def best(
     graph: DGraph,
@@ -299,6 +328,7 @@ def best(
     candidates: Iterable[ExpressionSet] = (),
     objective: str = "effective",
     ceiling: float | None = None,
+    skip: Iterable[str] = (),
 ) -> ExpressionSet:
     """The cheapest verified expression set found within a work budget of ``budget``
     seconds (module docstring: the same result on every machine), never more expensive
@@ -310,7 +340,8 @@ def best(
     AlphaGrad's), then effective. The searches, the bounds and
     ``info["objective_lower_bound"]`` are in that objective. ``ceiling`` is the
     wall-clock limit in seconds (default :func:`ceiling_for` the budget); when it bites,
-    ``info["cut_by_time"]`` says so.
+    ``info["cut_by_time"]`` says so. ``skip`` names structure methods not to run (those
+    ``compare`` could not finish within its ceiling).
 
     >>> from dgraph.core.builders import bundled
     >>> es = best(bundled("naumann_discrepancy.json"), budget=5)
@@ -329,6 +360,7 @@ def best(
     if objective not in OBJECTIVES:
         raise InputError(f"best: unknown objective {objective!r}: one of {', '.join(OBJECTIVES)}")
     load_solver()  # SciPy's import, once per process, is not the searches' time
+    warm()  # where children come from the fork server, it imports while the baselines run
     t0 = time.perf_counter()
     clock = Ceiling(ceiling_for(budget) if ceiling is None else ceiling)
     given = _candidates(graph, candidates)
@@ -351,22 +383,22 @@ def best(
         runs = range(ANNEALING_RUNS, ANNEALING_RUNS + 1)
         _annealing(graph, pool, clock, seed, steps, runs, phase="early annealing")
         clock.mark("early annealing")
-    missing = [by for by in STRUCTURE if by not in pool.built]
-    made = stream(lambda: _structure_methods(graph, missing), clock.left())
+    missing = [by for by in STRUCTURE if by not in pool.built and by not in set(skip)]
+    made = clock.stream("structure methods", partial(_structure_methods, graph, missing))
     if len(made) < len(missing):
         clock.note("structure methods")
     for by, es in made:
         pool.add_built(by, es)
     clock.mark("structure methods")
     bracketing = Background(
-        lambda: bracketing_lower_bound(graph, SHARES["bracketing"] * budget), clock.left()
+        partial(bracketing_lower_bound, graph, SHARES["bracketing"] * budget), clock.left()
     )
     try:
         proven = _exact_searches(graph, pool, bounds, budget, clock)
         clock.mark("exact searches")
         _edge_bound(graph, bounds, budget, clock, pool.structural)
         clock.mark("edge bound")
-        junction = timeboxed(lambda: elimination_lower_bound(graph), clock.left())
+        junction = clock.timeboxed("junction bound", partial(elimination_lower_bound, graph))
         if junction is None:
             clock.note("junction bound")
         bounds.raise_floor(junction)
@@ -378,7 +410,11 @@ def best(
             _heuristics(graph, pool, bounds, budget, clock, seed)
         clock.mark("heuristics")
         if pool.cost(pool.ranked()[0]) > bounds.known.get(ANY_ELIMINATION, -1):
-            found = bracketing.wait(clock.left())
+            try:
+                found = bracketing.wait(clock.left())
+            except ChildDied as exc:
+                clock.died["bracketing bound"] = str(exc)
+                found = None
             if found is None:
                 clock.note("bracketing bound")
             bounds.raise_floor(found)
@@ -466,7 +502,9 @@ def _exact_searches(
     # the A* is structural: the order of fewest structural mults prunes it from the start
     incumbent = pool.orders[min(pool.orders, key=lambda by: pool.price[by][::-1])]
     try:
-        result = timeboxed(lambda: vertex_optimal_search(graph, share, incumbent), clock.left())
+        result = clock.timeboxed(
+            "vertex-optimal", partial(vertex_optimal_search, graph, share, incumbent)
+        )
     except SearchTooLarge:  # pricing its start alone exceeds its share of the work
         result = None
     else:
@@ -479,7 +517,9 @@ def _exact_searches(
     if inner_edges <= 2 * EDGE_LIMIT:
         share = None if inner_edges <= EDGE_LIMIT else SHARES["edge-optimal"] * budget
         try:
-            edges = timeboxed(lambda: edge_optimal_search(graph, "full", share), clock.left())
+            edges = clock.timeboxed(
+                "edge-optimal", partial(edge_optimal_search, graph, "full", share)
+            )
         except SearchTooLarge:
             edges = None
         else:
@@ -501,7 +541,7 @@ def _edge_bound(
     if intermediate_edge_count(graph) <= EDGE_LIMIT:
         return
     seconds = SHARES["edge bound"] * budget if structural else 0.0
-    found = timeboxed(lambda: edge_elimination_bound(graph, seconds), clock.left())
+    found = clock.timeboxed("edge bound", partial(edge_elimination_bound, graph, seconds))
     if found is None:
         clock.note("edge bound")
         return
@@ -534,7 +574,7 @@ def _heuristics(
     count = min(
         2 * len(RULES) + RESTARTS, int(work("greedy orders", PRICES_PER_SECOND) // per_order)
     )
-    orders = stream(lambda: _greedy_orders(graph, seed, structural, count), clock.left())
+    orders = clock.stream("greedy orders", partial(_greedy_orders, graph, seed, structural, count))
     if len(orders) < count:
         clock.note("greedy orders")
     for by, order in orders:
@@ -545,7 +585,7 @@ def _heuristics(
     beam_work = int(work("beam", PRICES_PER_SECOND))
     if beam_work >= 4 * per_order:  # past its work the beam finishes greedily
         algebra = COUNT if structural else VALUES
-        beam = timeboxed(lambda: beam_order(graph, algebra=algebra, work=beam_work), clock.left())
+        beam = clock.timeboxed("beam", partial(beam_order, graph, algebra=algebra, work=beam_work))
         if beam is None:
             clock.note("beam")
         else:
@@ -554,13 +594,18 @@ def _heuristics(
     greedy = [by for by in pool.orders if by.startswith(("greedy", "restart"))] or ["markowitz"]
     if not structural and (largest_part(graph) <= SMALL or exact_model_available()):
         top = min(greedy, key=pool.key)
+        search = partial(
+            effective_optimal_search, graph, SHARES["effective-optimal"] * budget, pool.orders[top]
+        )
+        small = largest_part(graph) <= SMALL  # beyond, its counts do not bound its time
         try:
-            exact = effective_optimal_search(
-                graph, SHARES["effective-optimal"] * budget, pool.orders[top]
-            )
+            exact = search() if small else clock.timeboxed("effective-optimal", search)
         except SearchTooLarge:  # its start alone exceeds its share (many parts)
-            pass
+            exact = None
         else:
+            if exact is None:
+                clock.note("effective-optimal")
+        if exact is not None:
             pool.add_order("effective-optimal", [v for _, v in exact.moves])
             known = bounds.known.get(EFFECTIVE_VERTEX, 0)
             bounds.known[EFFECTIVE_VERTEX] = max(exact.lower_bound, known)
@@ -570,7 +615,7 @@ def _heuristics(
     edges = graph.nx.number_of_edges()
     per_run = max(1, edges * intermediate_edge_count(graph))  # edge prices, about
     count = min(1 + EDGE_RESTARTS, int(work("greedy edges", EDGE_PRICES_PER_SECOND) // per_run))
-    runs = stream(lambda: _greedy_edges(graph, seed, count), clock.left())
+    runs = clock.stream("greedy edges", partial(_greedy_edges, graph, seed, count))
     if len(runs) < count:
         clock.note("greedy edges")
     if runs:
@@ -580,7 +625,7 @@ def _heuristics(
     if paths <= FACE_PATH_LIMIT:  # face states track every path
         per_run = max(1, paths * edges)
         count = min(2 + FACE_RESTARTS, int(work("greedy faces", FACE_PRICES_PER_SECOND) // per_run))
-        faces = stream(lambda: _greedy_faces(graph, seed, count), clock.left())
+        faces = clock.stream("greedy faces", partial(_greedy_faces, graph, seed, count))
         if len(faces) < count:
             clock.note("greedy faces")
         if faces:
@@ -743,6 +788,8 @@ def _finish(
         budget=budget,
         cut_by_time=bool(clock.cut),
     )
+    if clock.died:
+        info["died"] = dict(clock.died)  # searches whose child process died: not run
     if clock.cut:
         info["cut_phases"] = list(clock.cut)
         info["budget_note"] = (

@@ -72,7 +72,8 @@ Segment = tuple[str, ...]
 
 def load_solver() -> None:
     """Import SciPy's HiGHS interface now (``import dgraph`` leaves it out): before a child
-    process forks, so that the import is not paid out of the child's time."""
+    process starts (a fork inherits it; the fork server preloads it), so that the import
+    is not paid out of the child's time."""
     import scipy.optimize
     import scipy.sparse  # noqa: F401
 

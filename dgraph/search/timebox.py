@@ -4,59 +4,73 @@ The structure methods, the exact searches and the greedy edge and face eliminati
 pure Python whose running time nothing cheap predicts (on a random layered graph of 360
 vertices whose forward mode takes four seconds, Zhou's factorizer takes five minutes and
 one greedy edge elimination two), and a Python thread cannot be stopped, so ``best`` runs
-them in a forked child that sends each result back, pickled, as soon as it has it, and
+them in a child process that sends each result back, pickled, as soon as it has it, and
 kills the child when the time is up; :class:`Background` does the same for one result
-while the caller goes on (the bracketing program, alongside the heuristics). Where fork
-is unavailable, or inside a daemonic process that may not have children, they run
-in-process and only the callers' own budgets bound them.
+while the caller goes on (the bracketing program, alongside the heuristics).
 
-Forking a process with threads (JAX starts some) can leave the child waiting on a lock
-another thread held. The child runs only dgraph's own pure-Python searches, and if it
-ever hung, it would be killed at its deadline like a slow one, so the warnings about it
-are silenced.
+No child is forked from a process that has imported JAX (or runs other threads): a fork
+copies one thread, and a lock another thread held (JAX starts several) may never be
+released in the child. There children come from a fork server (:func:`start_method`), a
+clean process started once that imported dgraph's searches (:data:`PRELOAD`) and never
+JAX; elsewhere (the CLI on traces and JSON, most scripts) a plain fork, which costs no
+import. Either way what a child runs and what it sends back crosses the process boundary
+pickled: ``run`` and ``produce`` are module-level functions or :func:`functools.partial`
+of them, with picklable arguments, and results travel as flat tables (an expression set
+of a 5,000-step chain pickles without recursion). A child that dies without an answer
+(killed, out of memory) raises :class:`ChildDied` in the caller, never passing for "no
+result in time". Inside a daemonic process, which may not have children, they run
+in-process and only the callers' own budgets bound them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import io
 import multiprocessing
 import os
+import pickle
+import sys
+import threading
 import time
-import warnings
-from collections.abc import Callable, Iterable
+import types
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Generic, TypeVar
 
-__all__ = ["Background", "stream", "timeboxed"]
+from ..core.graph import DGraph
+
+__all__ = ["PRELOAD", "START_METHOD", "Background", "ChildDied", "stream", "timeboxed", "warm"]
 
 T = TypeVar("T")
+
+START_METHOD = "forkserver"  # where a fork is not safe (JAX imported, threads running)
+# imported once by the fork server, so that each child starts with them (not JAX)
+PRELOAD = ["dgraph.search.best", "scipy.optimize", "scipy.sparse"]
+
+
+class ChildDied(RuntimeError):
+    """A child process ended without its answer (killed by a signal, out of memory)."""
 
 
 def stream(produce: Callable[[], Iterable[T]], seconds: float) -> list[T]:
     """The items ``produce()`` yields within ``seconds``, in order; an exception it
-    raises is raised here.
+    raises is raised here, and :class:`ChildDied` if the child died before it finished.
 
-    >>> def slow():
-    ...     yield 1
-    ...     yield 2
-    ...     time.sleep(10)
-    ...     yield 3
-    >>> stream(slow, 1.0)
-    [1, 2]
+    >>> stream(functools.partial(range, 3), 5.0)
+    [0, 1, 2]
     """
     if seconds <= 0:
         return []
     if not _can_fork():
         return list(produce())
     deadline = time.perf_counter() + seconds
-    child, receive = _fork(produce)
+    child, receive = _start(produce)
     items: list[T] = []
     try:
         while receive.poll(max(0.0, deadline - time.perf_counter())):
-            try:
-                kind, value = receive.recv()
-            except EOFError:  # finished, or died without an answer (out of memory)
+            kind, value = _receive(child, receive)
+            if kind == "done":
                 break
-            if kind == "error":
-                raise value
             items.append(value)
     finally:
         _end(child, receive)
@@ -66,24 +80,31 @@ def stream(produce: Callable[[], Iterable[T]], seconds: float) -> list[T]:
 def timeboxed(run: Callable[[], T], seconds: float) -> T | None:
     """``run()``'s result, or None when it has not finished within ``seconds``.
 
-    >>> timeboxed(lambda: 6 * 7, 5.0)
+    >>> timeboxed(functools.partial(max, 6, 42), 5.0)
     42
-    >>> timeboxed(lambda: time.sleep(10), 0.2) is None
+    >>> timeboxed(functools.partial(time.sleep, 10), 0.2) is None
     True
     """
-    items = stream(lambda: [run()], seconds)
+    items = stream(functools.partial(_one, run), seconds)
     return items[0] if items else None
 
 
+def _one(run: Callable[[], T]) -> list[T]:
+    return [run()]
+
+
 def _can_fork() -> bool:
+    """Whether children may be started: not from a daemonic process."""
     return (
-        "fork" in multiprocessing.get_all_start_methods()
+        START_METHOD in multiprocessing.get_all_start_methods()
         and not multiprocessing.current_process().daemon
     )
 
 
-def _child(send: Any, produce: Callable[[], Iterable[Any]]) -> None:
+def _child(send: Any, produce: Callable[[], Iterable[Any]] | bytes) -> None:
     try:
+        if isinstance(produce, bytes):
+            produce = pickle.loads(produce)
         for item in produce():
             send.send(("item", item))
     except Exception as error:  # sent back and raised in the parent
@@ -91,18 +112,36 @@ def _child(send: Any, produce: Callable[[], Iterable[Any]]) -> None:
             send.send(("error", error))
         except Exception:  # an exception that does not pickle
             send.send(("error", RuntimeError(f"{type(error).__name__}: {error}")))
+    else:
+        send.send(("done", None))
     send.close()
+
+
+def _receive(child: Any, receive: Any) -> tuple[str, Any]:
+    """The next message: ``("item", value)`` or ``("done", None)``; an error the child
+    sent is raised, and :class:`ChildDied` where the pipe closed without "done"."""
+    try:
+        kind, value = receive.recv()
+    except EOFError:
+        child.join(5.0)
+        code = child.exitcode
+        how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit {code}"
+        raise ChildDied(f"the search's child process died without an answer ({how})") from None
+    if kind == "error":
+        raise value
+    return kind, value
 
 
 class Background(Generic[T]):
     """``run()`` in a child process while the caller goes on (``best`` proves its bound
     there while the heuristics search); its result once it has come, and the child
-    killed ``seconds`` from now. Without fork, ``run()`` runs at once, in-process.
+    killed ``seconds`` from now. Where no child may start, ``run()`` runs at once,
+    in-process.
 
-    >>> job = Background(lambda: 6 * 7, 5.0)
+    >>> job = Background(functools.partial(max, 6, 42), 5.0)
     >>> job.wait(5.0), job.poll()
     (42, 42)
-    >>> Background(lambda: time.sleep(10), 0.2).wait(1.0) is None
+    >>> Background(functools.partial(time.sleep, 10), 0.2).wait(1.0) is None
     True
     """
 
@@ -113,11 +152,11 @@ class Background(Generic[T]):
         if seconds > 0 and not _can_fork():
             self.result = run()
         elif seconds > 0:
-            self._child, self._receive = _fork(lambda: [run()])
+            self._child, self._receive = _start(functools.partial(_one, run))
 
     @staticmethod
     def concurrent() -> bool:
-        """Whether a job would run alongside the caller: fork available and a second core."""
+        """Whether a job would run alongside the caller: children allowed, a second core."""
         if hasattr(os, "sched_getaffinity"):
             cores = len(os.sched_getaffinity(0))
         else:
@@ -129,20 +168,16 @@ class Background(Generic[T]):
         return self.wait(0.0)
 
     def wait(self, seconds: float) -> T | None:
-        """The result, waiting for it at most ``seconds`` (and never past the deadline)."""
+        """The result, waiting for it at most ``seconds`` (and never past the deadline);
+        :class:`ChildDied` if the child died without it."""
         if self._child is None:
             return self.result
         left = self._deadline - time.perf_counter()
         try:
             if self._receive.poll(max(0.0, min(seconds, left))):
-                kind, value = self._receive.recv()
-                if kind == "error":
-                    raise value
-                self.result = value
+                _, self.result = _receive(self._child, self._receive)
             elif left > seconds:
                 return None
-        except EOFError:  # died without an answer (out of memory)
-            pass
         except BaseException:
             self.stop()
             raise
@@ -156,17 +191,84 @@ class Background(Generic[T]):
             self._child = None
 
 
-def _fork(produce: Callable[[], Iterable[Any]]) -> tuple[Any, Any]:
+def start_method() -> str:
+    """How the next child starts: ``"fork"`` from a process with one thread and no JAX,
+    else :data:`START_METHOD` (JAX's threads are not Python's: its import tells)."""
+    if "jax" in sys.modules or threading.active_count() > 1:
+        return START_METHOD
+    return "fork"
+
+
+def context(method: str | None = None) -> Any:
+    """The multiprocessing context children start from (default :func:`start_method`);
+    the fork server imports :data:`PRELOAD` once."""
+    found = multiprocessing.get_context(method or start_method())
+    if found.get_start_method() == "forkserver":
+        found.set_forkserver_preload(PRELOAD)
+    return found
+
+
+def warm() -> None:
+    """Start the fork server now (it imports :data:`PRELOAD` while the caller goes on),
+    so that the first child does not wait for it."""
+    if _can_fork() and start_method() == "forkserver":
+        context()
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
+def _start(produce: Callable[[], Iterable[Any]]) -> tuple[Any, Any]:
     """A child process sending what ``produce()`` yields down a pipe, and the pipe's end."""
-    context = multiprocessing.get_context("fork")
-    receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=(send, produce), daemon=True)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r".*fork\(\)", category=RuntimeWarning)
-        warnings.filterwarnings("ignore", message=r".*fork\(\)", category=DeprecationWarning)
+    ctx = context()
+    receive, send = ctx.Pipe(duplex=False)
+    forked = ctx.get_start_method() == "fork"
+    payload = produce if forked else _packed(produce)
+    child = ctx.Process(target=_child, args=(send, payload), daemon=True)
+    with contextlib.nullcontext() if forked else _main_hidden():
         child.start()
     send.close()
     return child, receive
+
+
+class _Pickler(pickle.Pickler):
+    """Graphs without their reference derivative (a JAX ``jvp`` of the user's function,
+    which may live in a script the child cannot import): there the value check uses
+    differences, as in a forked child."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, DGraph) and getattr(obj, "_reference", None) is not None:
+            state = obj.__getstate__()
+            state["_reference"] = None
+            return _graph, (type(obj), state)
+        return NotImplemented
+
+
+def _graph(cls: type, state: dict) -> DGraph:
+    graph = cls.__new__(cls)
+    graph.__dict__.update(state)
+    return graph
+
+
+def _packed(produce: Callable[[], Iterable[Any]]) -> bytes:
+    """``produce`` pickled for a child of the fork server (:class:`_Pickler`)."""
+    buffer = io.BytesIO()
+    _Pickler(buffer, pickle.HIGHEST_PROTOCOL).dump(produce)
+    return buffer.getvalue()
+
+
+@contextlib.contextmanager
+def _main_hidden() -> Iterator[None]:
+    """The caller's ``__main__`` out of sight while a child starts: multiprocessing would
+    have the child import the caller's script (``__mp_main__``), running a user's script
+    without a main guard again there; the children need only dgraph's functions."""
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
 
 
 def _end(child: Any, receive: Any) -> None:

@@ -1,0 +1,168 @@
+"""``dgraph.search.timebox``: children from a fork server where JAX is imported (never
+forked from a process running JAX's threads), stopped at their deadline, their death
+reported; no assertion on the clock: what the child sent, whether it is still alive, how
+it ended."""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import sys
+import time
+import types
+
+import pytest
+
+from dgraph.errors import SearchTooLarge
+from dgraph.search import timebox
+from dgraph.search.timebox import Background, ChildDied, stream, timeboxed
+
+
+def _pid_then_sleep() -> object:
+    yield os.getpid()
+    time.sleep(60)
+    yield "never"
+
+
+def _too_big() -> None:
+    raise SearchTooLarge("too big")
+
+
+def _die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _item_then_die() -> object:
+    yield "sent"
+    _die()
+
+
+def _modules() -> tuple[str, bool]:
+    """What the child sees: how it was started and whether JAX is imported there."""
+    import multiprocessing
+
+    return multiprocessing.get_start_method(allow_none=True), "jax" in sys.modules
+
+
+def _later(value: int, seconds: float) -> int:
+    time.sleep(seconds)
+    return value
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_children_come_from_the_fork_server_without_jax():
+    """Fork would copy the parent's modules (JAX and its threads); the fork server's
+    children start from a process that never imported JAX."""
+    pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    _ = jnp.zeros(2) + 1  # JAX's threads are running here
+    assert timebox.start_method() == timebox.START_METHOD == "forkserver"
+    assert timebox.context().get_start_method() == "forkserver"
+    method, has_jax = timeboxed(_modules, 60)
+    assert method == "forkserver" and has_jax is False
+
+
+def test_a_plain_fork_only_without_jax_and_threads(monkeypatch):
+    monkeypatch.delitem(sys.modules, "jax", raising=False)
+    monkeypatch.setattr(timebox.threading, "active_count", lambda: 1)
+    assert timebox.start_method() == "fork"
+    monkeypatch.setattr(timebox.threading, "active_count", lambda: 2)  # a progress bar's
+    assert timebox.start_method() == "forkserver"
+    monkeypatch.setattr(timebox.threading, "active_count", lambda: 1)
+    monkeypatch.setitem(sys.modules, "jax", types.ModuleType("jax"))
+    assert timebox.start_method() == "forkserver"
+
+
+def test_timebox_stops_a_search_and_keeps_what_it_streamed():
+    """The child streamed its pid, then slept: the items sent so far come back, and the
+    child is dead when stream returns (a wait for its end would bring "never" too)."""
+    items = stream(_pid_then_sleep, 1.0)
+    assert len(items) == 1 and _gone(items[0])
+    with pytest.raises(SearchTooLarge, match="too big"):
+        timeboxed(_too_big, 60)
+
+
+def test_a_child_that_dies_is_reported():
+    with pytest.raises(ChildDied, match="killed by signal 9"):
+        timeboxed(_die, 60)
+    with pytest.raises(ChildDied, match="died without an answer"):
+        stream(_item_then_die, 60)
+    with pytest.raises(ChildDied, match="killed by signal 9"):
+        Background(_die, 60).wait(60)
+
+
+def test_background_gives_its_result_when_asked_and_respects_its_deadline(monkeypatch):
+    job = Background(functools.partial(_later, 42, 0.0), 60)
+    assert job.wait(60) == 42 and job.poll() == 42
+    # past its deadline (a clock moved on), a job not yet done gives None at once and
+    # its child is killed: it does not wait the 60 s asked for the 5 s job
+    real = time.perf_counter
+    slow = Background(functools.partial(_later, 42, 5.0), 1.0)
+    monkeypatch.setattr(timebox.time, "perf_counter", lambda: real() + 2.0)
+    assert slow.wait(60) is None and slow._child is None
+
+
+def test_background_runs_in_process_where_it_cannot_start_children(monkeypatch):
+    monkeypatch.setattr(timebox, "_can_fork", lambda: False)
+    assert not Background.concurrent()
+    assert Background(lambda: 6 * 7, 5).poll() == 42
+    assert stream(lambda: iter([1, 2]), 5) == [1, 2]
+
+
+def test_a_long_chains_result_crosses_the_process_boundary():
+    """A 1,000-step sin chain: Zhou's result, made in a child and sent back, arrives whole
+    under the default recursion limit (its expressions travel as one flat table, never
+    as nested sympy objects), on the graph, verified, one product of 1,000 factors."""
+    import importlib
+    from functools import partial
+
+    from dgraph.core.builders import from_trace
+
+    comparing = importlib.import_module("dgraph.methods.compare")
+
+    lines = ["inputs: x", "outputs: y", "v1 = sin(x)"]
+    lines += [f"v{k} = sin(v{k - 1})" for k in range(2, 1000)] + ["y = sin(v999)"]
+    graph = from_trace("\n".join(lines))
+    limit = sys.getrecursionlimit()
+    es = timeboxed(partial(comparing._run, graph, "zhou", {}), 600)
+    assert sys.getrecursionlimit() == limit
+    es = es.moved_to(graph)
+    assert es.graph is graph and es.verify() and es.mults == 999
+    assert es.jacobian[("y", "x")].is_Mul and len(es.jacobian[("y", "x")].args) == 1000
+
+
+class _FailsInTheChild:
+    """A reference derivative the child could not rebuild (a user's script's function)."""
+
+    def __reduce__(self):
+        return _explode, ()
+
+
+def _explode() -> None:
+    raise RuntimeError("rebuilt in the child")
+
+
+def _reference_of(graph) -> object:
+    return graph._reference, graph.inputs
+
+
+def test_a_graphs_reference_derivative_stays_with_the_parent(monkeypatch):
+    """Through the fork server a graph travels pickled, without its JAX reference (its
+    function may live where the child cannot import it): the child's check then uses
+    differences, as a forked child's does."""
+    from dgraph.core.builders import from_trace
+
+    monkeypatch.setattr(timebox, "start_method", lambda: "forkserver")
+    graph = from_trace("inputs: x\noutputs: y\ny = sin(x)")
+    graph._reference = (_FailsInTheChild(), graph.version)
+    assert timeboxed(functools.partial(_reference_of, graph), 60) == (None, ["x"])
+    assert graph._reference is not None  # the parent's graph keeps it
