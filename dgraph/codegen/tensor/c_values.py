@@ -860,9 +860,13 @@ class _Translator:
     def _one_number(self, node: ast.expr) -> float | None:
         """The number a gather reads from ``numpy.ravel(c)`` (``asarray``, ``reshape``)
         of a number ``c``: a constant block's one value, every index 0."""
-        if _call_name(node) in ("ravel", "asarray", "reshape") and node.args:  # type: ignore[attr-defined]
-            return self._scalar(node.args[0])  # type: ignore[attr-defined]
-        return None
+        if _call_name(node) not in ("ravel", "asarray", "reshape") or not node.args:  # type: ignore[attr-defined]
+            return None
+        inner = node.args[0]  # type: ignore[attr-defined]
+        if isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.USub):
+            value = self._scalar(inner.operand)  # -1.0 is parsed as -(1.0)
+            return None if value is None else -value
+        return self._scalar(inner)
 
     def _leaf(self, node: ast.expr, leaves: list[_View]) -> str:
         scalar = self._scalar(node)

@@ -14,8 +14,11 @@ program becomes operands of those vertices:
   ``stop_gradient`` is a *nested* operation: a non-differentiable operand (the predicate
   of ``select_n``, softmax's shift), with no edge. Vertices only such operands read are
   inlined into them;
-* calls (``pjit``, ``closed_call``, ``custom_jvp_call``, ``custom_vjp_call``) are inlined:
-  the graph differentiates the primal computation, not the custom rule;
+* calls (``pjit``, ``closed_call``) are inlined; a ``custom_jvp_call`` or
+  ``custom_vjp_call`` on a value a derivative flows from keeps its primal's value and
+  takes its derivative from the custom rule, as ``jax.jacfwd``/``jax.jacrev`` do
+  (:meth:`_Reader.custom`);
+* PRNG keys (``jax.random.PRNGKey``) and what is made from them fold as constants;
 * dtype conversions between floats and copies make no vertex.
 
 Vertices are named after their primitive and the equation's place in the inlined list
