@@ -11,6 +11,8 @@ returns ``2 * t``) and the straight-through estimator. Then: softmax-like module
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -109,6 +111,40 @@ def _with_int_rule(primals, tangents):
     return x * n, -t
 
 
+@partial(jax.custom_jvp, nondiff_argnums=(1,))
+def _power(x, k):
+    return x**k
+
+
+@_power.defjvp
+def _power_rule(k, primals, tangents):
+    return _power(primals[0], k), 5.0 * tangents[0]
+
+
+@jax.custom_vjp
+def _second_not_differentiated(x, y):
+    return x * y
+
+
+_second_not_differentiated.defvjp(
+    lambda x, y: (x * y, (x, y)), lambda res, ct: (7.0 * res[1] * ct, None)
+)
+
+
+@jax.custom_jvp
+def _symbolic_zeros(x):
+    return jnp.sin(x)
+
+
+def _symbolic_zeros_rule(primals, tangents):
+    (x,), (t,) = primals, tangents
+    zero = type(t) is jax.custom_derivatives.SymbolicZero
+    return jnp.sin(x), jnp.zeros_like(x) if zero else 2.0 * t
+
+
+_symbolic_zeros.defjvp(_symbolic_zeros_rule, symbolic_zeros=True)
+
+
 X = np.array([0.0, 1.3, -0.4])  # an exact 0: relu's rule and its primal's differ there
 
 # name: (function, arguments, the JAX derivative used)
@@ -135,6 +171,18 @@ CASES = {
     ),
     "rule calling a custom function": (_outer_rule_calls_relu, (X,), jax.jacfwd),
     "custom_jvp with an integer operand": (_steps_by_index, (X,), jax.jacfwd),
+    "nondiff_argnums": (lambda x: _power(x, 3), (X,), jax.jacfwd),
+    "custom_vjp, None for an operand": (
+        lambda x: _second_not_differentiated(x, jnp.cos(x)),
+        (X,),
+        jax.jacrev,
+    ),
+    "symbolic zeros": (_symbolic_zeros, (X,), jax.jacfwd),
+    "inside jax.checkpoint": (
+        jax.checkpoint(lambda x: jnp.sum(jax.nn.relu(x - 0.3) ** 2) * x),
+        (X,),
+        jax.jacfwd,
+    ),
     "softplus": (lambda x: jax.nn.softplus(x) * jnp.sum(x), (X,), jax.jacfwd),
 }
 
@@ -175,7 +223,7 @@ def _check_all_languages(f, args, derivative, c: bool = True):
 @pytest.mark.parametrize("name", list(CASES))
 def test_custom_rules_give_jax_s_jacobian(name):
     f, args, derivative = CASES[name]
-    _check_all_languages(f, args, derivative, c=True)
+    _check_all_languages(f, args, derivative, c=name != "inside jax.checkpoint")  # C: no einsum
 
 
 @pytest.mark.parametrize("name", list(CASES))

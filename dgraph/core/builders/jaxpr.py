@@ -172,6 +172,7 @@ _CALLS = {
     "custom_vjp_call_jaxpr": "fun_jaxpr",
     "remat": "jaxpr",
     "checkpoint": "jaxpr",
+    "remat2": "jaxpr",  # jax.checkpoint's primitive in recent JAX
 }
 _MOVES = {
     "convert_element_type",
