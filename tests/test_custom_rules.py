@@ -353,3 +353,20 @@ def test_cli_codegen(case, tmp_path, monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert code == 0, err
     assert (tmp_path / "j.py").stat().st_size > 0 and "checked" in out
+
+
+@pytest.mark.parametrize("lang", ["python", "jax"])
+def test_stack_in_value_and_sweep_code(lang):
+    """``stack`` had no value printer: jvp, vjp and value_and_jacobian raised."""
+
+    def f(x, y):
+        return jnp.stack([jnp.sin(x), x * y], axis=1)
+
+    args = (np.full((2, 3), 0.3), np.full((2, 3), 0.5))
+    g = from_jax(f, *args, level="array")
+    value, J = make_function(g, mode="value_and_jacobian", lang=lang)(*args)
+    np.testing.assert_allclose(np.asarray(value["f"]), f(*args), rtol=1e-15)
+    np.testing.assert_allclose(np.asarray(J[("f", "x")]), jax.jacfwd(f)(*args), rtol=1e-14)
+    v = (np.ones((2, 3)), np.linspace(0, 1, 6).reshape(2, 3))
+    out = make_function(g, mode="jvp", lang=lang)(*args, *v)["f"]
+    np.testing.assert_allclose(np.asarray(out), jax.jvp(f, args, v)[1], rtol=1e-14)

@@ -156,4 +156,6 @@ def _move(name: str, p, args, shapes, shape: tuple[int, ...], xp: str) -> str:
         return f"{xp}.concatenate([{', '.join(args)}], axis={p['dimension']})"
     if name == "take":
         return f"{xp}.take({x}, {xp}.asarray({list(p['indices'])!r}), axis={p['axis']})"
+    if name == "stack":
+        return f"{xp}.stack([{', '.join(args)}], axis={p['axis']})"
     raise InputError(f"the array operation {name!r} is not supported")
