@@ -145,6 +145,14 @@ def _symbolic_zeros_rule(primals, tangents):
 _symbolic_zeros.defjvp(_symbolic_zeros_rule, symbolic_zeros=True)
 
 
+@jax.custom_jvp
+def _constant_primal(x):
+    return jnp.zeros_like(x) + 1.0  # folds to a constant: the rule alone differentiates
+
+
+_constant_primal.defjvp(lambda p, t: (_constant_primal(p[0]), 3.0 * t[0]))
+
+
 X = np.array([0.0, 1.3, -0.4])  # an exact 0: relu's rule and its primal's differ there
 
 # name: (function, arguments, the JAX derivative used)
@@ -177,6 +185,7 @@ CASES = {
         (X,),
         jax.jacrev,
     ),
+    "a constant primal, a rule 3t": (lambda x: _constant_primal(x) * x, (X,), jax.jacfwd),
     "symbolic zeros": (_symbolic_zeros, (X,), jax.jacfwd),
     "inside jax.checkpoint": (
         jax.checkpoint(lambda x: jnp.sum(jax.nn.relu(x - 0.3) ** 2) * x),

@@ -278,10 +278,11 @@ class _Reader:
         for var, value in zip(eqn.outvars, primal, strict=True):
             tangent = by_var.get(var)
             shape = tuple(var.aval.shape)
-            if tangent is None or isinstance(value, (np.ndarray, _Opaque)):
+            if tangent is None or isinstance(value, _Opaque):
                 outs.append(value)
             elif not isinstance(tangent, str):  # no derivative flows through the rule
-                outs.append(ArrayOp("stop_gradient", (self.operand(value),), (), shape))
+                frozen = ArrayOp("stop_gradient", (self.operand(value),), (), shape)
+                outs.append(value if isinstance(value, np.ndarray) else frozen)
             else:
                 rest = ArrayOp("sub", (self.operand(value), tangent), (), shape)
                 self.counter += 1
