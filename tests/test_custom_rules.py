@@ -379,3 +379,17 @@ def test_stack_in_value_and_sweep_code(lang):
     v = (np.ones((2, 3)), np.linspace(0, 1, 6).reshape(2, 3))
     out = make_function(g, mode="jvp", lang=lang)(*args, *v)["f"]
     np.testing.assert_allclose(np.asarray(out), jax.jvp(f, args, v)[1], rtol=1e-14)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        jax.scipy.special.logsumexp,
+        lambda x: jax.nn.logsumexp(x) * x,
+        lambda x: jnp.where(jnp.isfinite(x), x, 0.0) * 2.0,
+    ],
+    ids=["logsumexp", "nn.logsumexp", "isfinite"],
+)
+def test_is_finite_is_a_nested_predicate(f):
+    """``is_finite`` (logsumexp's guard on its max) was 'not supported at the array level'."""
+    _check_all_languages(f, (X,), jax.jacfwd, c=False)  # C: no max, no isfinite

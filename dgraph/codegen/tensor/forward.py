@@ -63,8 +63,9 @@ _ELEMENTWISE = {
     "and": "{xp}.logical_and({0}, {1})",
     "or": "{xp}.logical_or({0}, {1})",
     "not": "{xp}.logical_not({0})",
+    "is_finite": "{xp}.isfinite({0})",
 }
-_BOOLEAN = {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not"}
+_BOOLEAN = {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "is_finite"}
 
 
 def operand_shape(x: object, shapes: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
