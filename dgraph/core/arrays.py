@@ -106,6 +106,7 @@ NONDIFFERENTIABLE = {
     "and": np.logical_and,
     "or": np.logical_or,
     "not": np.logical_not,
+    "is_finite": np.isfinite,
 }
 
 MOVES = (

@@ -664,6 +664,10 @@ class _Translator:
         self._loop(views, body, atomic if repeats else None)
 
     def _gather(self, out: _View, node: ast.Subscript) -> None:
+        constant = self._one_number(node.value)
+        if constant is not None:
+            self._fill(out, constant)
+            return
         source = self._view(node.value)
         if source is None:
             self._refuse("a gather from a computed expression")
@@ -853,6 +857,17 @@ class _Translator:
                 return float(value)
         return None
 
+    def _one_number(self, node: ast.expr) -> float | None:
+        """The number a gather reads from ``numpy.ravel(c)`` (``asarray``, ``reshape``)
+        of a number ``c``: a constant block's one value, every index 0."""
+        if _call_name(node) not in ("ravel", "asarray", "reshape") or not node.args:  # type: ignore[attr-defined]
+            return None
+        inner = node.args[0]  # type: ignore[attr-defined]
+        if isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.USub):
+            value = self._scalar(inner.operand)  # -1.0 is parsed as -(1.0)
+            return None if value is None else -value
+        return self._scalar(inner)
+
     def _leaf(self, node: ast.expr, leaves: list[_View]) -> str:
         scalar = self._scalar(node)
         if scalar is not None:
@@ -860,6 +875,9 @@ class _Translator:
         if _call_name(node) == "full" and len(node.args) == 2:  # type: ignore[attr-defined]
             return _double(self._number(node.args[1]))  # type: ignore[attr-defined]
         if isinstance(node, ast.Subscript) and self._index_array(node.slice) is not None:
+            constant = self._one_number(node.value)
+            if constant is not None:
+                return _double(constant)
             source = self._view(node.value)  # a gather: source[K[i]], K the loop's leaf
             if source is None:
                 self._refuse("a gather from a computed expression")

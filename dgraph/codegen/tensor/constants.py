@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import math
 import zlib
 
 import numpy as np
@@ -22,6 +23,23 @@ DECODER = '''def _array(text, dtype, shape, delta=None):
     if delta is None:
         return numpy.frombuffer(raw, dtype).reshape(shape)
     return numpy.cumsum(numpy.frombuffer(raw, delta)).astype(dtype).reshape(shape)'''
+
+
+def _number(value) -> str:
+    """An entry as Python source: ``numpy.inf``, ``-numpy.inf`` and ``numpy.nan`` for the
+    values whose ``repr`` names no Python value (``-inf``: a max reduction's start)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "numpy.nan" if math.isnan(value) else "numpy.inf" if value > 0 else "-numpy.inf"
+    return repr(value)
+
+
+def _entries(array: np.ndarray) -> str:
+    """A small array's nested list as Python source (``array.tolist()`` written out)."""
+    if array.ndim == 0:
+        return _number(array.item())
+    if array.ndim == 1:
+        return "[" + ", ".join(_number(v) for v in array.tolist()) + "]"
+    return "[" + ", ".join(_entries(row) for row in array) + "]"
 
 
 class Constants:
@@ -51,7 +69,7 @@ class Constants:
         self._names[key] = name
         dtype = array.dtype.name
         if array.size <= LITERAL_LIMIT:
-            text = f"numpy.array({array.tolist()!r}, dtype=numpy.{dtype})"
+            text = f"numpy.array({_entries(array)}, dtype=numpy.{dtype})"
         elif delta:
             steps = np.diff(array.ravel().astype(np.int64), prepend=0)
             fits = steps.min() >= -(2**31) and steps.max() < 2**31

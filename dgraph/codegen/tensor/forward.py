@@ -63,8 +63,9 @@ _ELEMENTWISE = {
     "and": "{xp}.logical_and({0}, {1})",
     "or": "{xp}.logical_or({0}, {1})",
     "not": "{xp}.logical_not({0})",
+    "is_finite": "{xp}.isfinite({0})",
 }
-_BOOLEAN = {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not"}
+_BOOLEAN = {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "is_finite"}
 
 
 def operand_shape(x: object, shapes: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
@@ -156,4 +157,6 @@ def _move(name: str, p, args, shapes, shape: tuple[int, ...], xp: str) -> str:
         return f"{xp}.concatenate([{', '.join(args)}], axis={p['dimension']})"
     if name == "take":
         return f"{xp}.take({x}, {xp}.asarray({list(p['indices'])!r}), axis={p['axis']})"
+    if name == "stack":
+        return f"{xp}.stack([{', '.join(args)}], axis={p['axis']})"
     raise InputError(f"the array operation {name!r} is not supported")

@@ -609,10 +609,9 @@ def _delta_form(w: _Writer, block, values: str, shape: tuple[int, ...]) -> str |
     text = values
     if order != list(range(len(order))):
         text = f"{xp}.transpose({text}, {tuple(order)!r})"
-    if block.value:
-        kept = {where[k][0]: block.sizes[k] for k in block.value}
-        spread = tuple(kept.get(p, 1) for p in range(len(shape)))
-        text = f"{xp}.reshape({text}, {spread!r})"
+    kept = {where[k][0]: block.sizes[k] for k in block.value}
+    spread = tuple(kept.get(p, 1) for p in range(len(shape)))  # one value: all ones, or ()
+    text = f"{xp}.reshape({text}, {spread!r})"
     for ps in where.values():
         if len(ps) == 2:
             n = shape[ps[0]]

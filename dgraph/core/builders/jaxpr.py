@@ -7,7 +7,8 @@ values that depend on the inputs becomes a vertex whose elemental function is th
 primitive written in sympy over its operands' vertex symbols, so its local partials are
 the primitive's derivatives. Literals fold into the functions, equations on constants are
 evaluated, equations no output uses are dropped, and calls (``jit``/``pjit``,
-``custom_jvp_call``, ``closed_call``) are inlined. Moves that only rearrange elements
+``custom_jvp_call``, ``closed_call``) are inlined (the primal of a custom rule is
+differentiated; ``level="array"`` honours the rule). Moves that only rearrange elements
 (``reshape``, ``slice``, ``squeeze``, ``broadcast_in_dim``, ``concatenate``, dtype
 conversions) make no vertex.
 
@@ -173,6 +174,7 @@ _CALLS = {
     "custom_vjp_call_jaxpr": "fun_jaxpr",
     "remat": "jaxpr",
     "checkpoint": "jaxpr",
+    "remat2": "jaxpr",  # jax.checkpoint's primitive in recent JAX
 }
 _MOVES = {
     "convert_element_type",

@@ -14,8 +14,11 @@ program becomes operands of those vertices:
   ``stop_gradient`` is a *nested* operation: a non-differentiable operand (the predicate
   of ``select_n``, softmax's shift), with no edge. Vertices only such operands read are
   inlined into them;
-* calls (``pjit``, ``closed_call``, ``custom_jvp_call``, ``custom_vjp_call``) are inlined:
-  the graph differentiates the primal computation, not the custom rule;
+* calls (``pjit``, ``closed_call``) are inlined; a ``custom_jvp_call`` or
+  ``custom_vjp_call`` on a value a derivative flows from keeps its primal's value and
+  takes its derivative from the custom rule, as ``jax.jacfwd``/``jax.jacrev`` do
+  (:meth:`_Reader.custom`);
+* PRNG keys (``jax.random.PRNGKey``) and what is made from them fold as constants;
 * dtype conversions between floats and copies make no vertex.
 
 Vertices are named after their primitive and the equation's place in the inlined list
@@ -93,6 +96,9 @@ _RENAMES = {"add_any": "add"}
 # the value passes through unchanged
 _ALIASES = {"copy", "copy_p", "reduce_precision", "optimization_barrier"}
 # primitives whose operands after the first are indices
+# calls with a custom derivative rule, honoured as JAX's autodiff honours it
+_CUSTOM = {"custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr"}
+_MAX_DEPTH = 16
 _INDEXED = {"dynamic_slice", "dynamic_update_slice", "gather", "scatter", "scatter-add"}
 
 
@@ -127,6 +133,23 @@ def _constant(value: Any) -> Const:
     return Const.of(array)
 
 
+def _held(value: Any) -> np.ndarray:
+    """A constant as NumPy; a PRNG key array (``jax.random.key``, ``PRNGKey``: no NumPy
+    dtype) boxed whole in a 0-d object array, so that the equations that make and use
+    keys fold like any on constants."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and _jax().dtypes.issubdtype(dtype, _jax().dtypes.prng_key):
+        box = np.empty((), dtype=object)
+        box[()] = value
+        return box
+    return np.asarray(value)
+
+
+def _unheld(value: np.ndarray) -> Any:
+    """What :func:`_held` boxed, unboxed for JAX."""
+    return value.item() if value.dtype == object and value.shape == () else value
+
+
 def _is_float(aval) -> bool:
     return np.issubdtype(aval.dtype, np.floating)
 
@@ -144,24 +167,26 @@ class _Reader:
     records: list[_Record] = field(default_factory=list)
     counter: int = 0
     folded: int = 0
+    depth: int = 0  # custom rules being read inside one another
 
     def __post_init__(self) -> None:
         self.index: dict[str, int] = {}
 
-    def run(self, jaxpr, consts, args: list[Value]) -> list[Value]:
-        """The values of ``jaxpr``'s outputs."""
+    def run(self, jaxpr, consts, args: list[Value], needed_only: bool = False) -> list[Value]:
+        """The values of ``jaxpr``'s outputs (with ``needed_only``, equations no output
+        reads are skipped)."""
         from jax.extend.core import Literal
 
         env: dict[Any, Value] = {}
         for var, value in zip(jaxpr.constvars, consts, strict=True):
-            env[var] = np.asarray(value)
+            env[var] = _held(value)
         for var, value in zip(jaxpr.invars, args, strict=True):
             env[var] = value
 
         def read(atom) -> Value:
-            return np.asarray(atom.val) if isinstance(atom, Literal) else env[atom]
+            return _held(atom.val) if isinstance(atom, Literal) else env[atom]
 
-        for eqn in jaxpr.eqns:
+        for eqn in _needed(jaxpr) if needed_only else jaxpr.eqns:
             outs = self.equation(eqn, [read(a) for a in eqn.invars])
             for var, value in zip(eqn.outvars, outs, strict=True):
                 env[var] = value
@@ -172,7 +197,10 @@ class _Reader:
         params = eqn.params
         if name in _CALLS:
             closed, consts = called_jaxpr(eqn, self.where)
-            return self.run(closed, consts, ins[: len(closed.invars)])
+            primal = self.run(closed, consts, ins[: len(closed.invars)])
+            if name in _CUSTOM and any(isinstance(x, str) for x in ins):
+                return self.custom(eqn, ins, primal)
+            return primal
         self.counter += 1
         if all(isinstance(x, np.ndarray) for x in ins):
             return self.fold(eqn, ins)
@@ -229,6 +257,40 @@ class _Reader:
         op = ArrayOp(primitive, tuple(self.operand(x) for x in ins), kept, shape)
         return [self.result(op, avals[0])]
 
+    def custom(self, eqn, ins: list[Value], primal: list[Value]) -> list[Value]:
+        """A ``custom_jvp``/``custom_vjp`` call read as ``t + sg(f(x) - t)`` with
+        ``t = L(sg(x))[x]`` (``sg``: stop_gradient): the primal's value, the custom rule's
+        derivative ``L`` (:func:`_rule_tangents`), as ``jax.jacfwd``/``jax.jacrev`` use
+        it. One vertex more than the rule's own: the sum."""
+        if self.depth >= _MAX_DEPTH:
+            raise InputError(
+                f"{self.where}: the custom derivative rule of {eqn.primitive.name}"
+                f" {str(eqn.params.get('name', ''))!r} calls custom rules {_MAX_DEPTH} deep"
+            )
+        closed = _rule_tangents(eqn, self.where)
+        self.depth += 1
+        try:
+            tangents = self.run(closed.jaxpr, closed.consts, ins, needed_only=True)
+        finally:
+            self.depth -= 1
+        floats = [v for v in eqn.outvars if _is_float(v.aval)]
+        by_var = dict(zip(floats, tangents, strict=True))
+        outs: list[Value] = []
+        for var, value in zip(eqn.outvars, primal, strict=True):
+            tangent = by_var.get(var)
+            shape = tuple(var.aval.shape)
+            if tangent is None or isinstance(value, _Opaque):
+                outs.append(value)
+            elif not isinstance(tangent, str):  # no derivative flows through the rule
+                frozen = ArrayOp("stop_gradient", (self.operand(value),), (), shape)
+                outs.append(value if isinstance(value, np.ndarray) else frozen)
+            else:
+                rest = ArrayOp("sub", (self.operand(value), tangent), (), shape)
+                self.counter += 1
+                frozen = ArrayOp("stop_gradient", (rest,), (), shape)
+                outs.append(self.result(ArrayOp("add", (tangent, frozen), (), shape), var.aval))
+        return outs
+
     def operand(self, x: Value) -> Any:
         return _constant(x) if isinstance(x, np.ndarray) else x
 
@@ -248,7 +310,7 @@ class _Reader:
     def fold(self, eqn, ins: list[np.ndarray]) -> list[np.ndarray]:
         """An equation on constants, evaluated once by JAX."""
         try:
-            out = eqn.primitive.bind(*ins, **eqn.params)
+            out = eqn.primitive.bind(*(_unheld(x) for x in ins), **eqn.params)
         except Exception as exc:
             raise InputError(
                 f"{self.where}: evaluating {eqn.primitive.name} on constants failed:"
@@ -256,7 +318,7 @@ class _Reader:
             ) from None
         self.folded += 1
         outs = out if eqn.primitive.multiple_results else [out]
-        return [np.asarray(o) for o in outs]
+        return [_held(o) for o in outs]
 
     def convert(self, x: Value, source, target) -> Value:
         """A dtype conversion: no vertex between floats; a nested operation otherwise."""
@@ -327,6 +389,68 @@ class _Reader:
             outs.append(self.result(op, var.aval))
             at += int(size)
         return outs
+
+
+def _needed(jaxpr) -> list:
+    """The equations of ``jaxpr`` its outputs read, in order (a traced rule also computes
+    the primal, which the tangents do not read)."""
+    from jax.extend.core import Var
+
+    wanted = {v for v in jaxpr.outvars if isinstance(v, Var)}
+    kept = []
+    for eqn in reversed(jaxpr.eqns):
+        if any(v in wanted for v in eqn.outvars):
+            kept.append(eqn)
+            wanted.update(v for v in eqn.invars if isinstance(v, Var))
+    return kept[::-1]
+
+
+def _bind(eqn, args) -> list:
+    """``eqn``'s primitive applied to ``args`` (how ``jax.core.eval_jaxpr`` applies it)."""
+    params = eqn.primitive.get_bind_params(eqn.params)
+    subfuns, params = params if isinstance(params, tuple) else ((), params)
+    out = eqn.primitive.bind(*subfuns, *args, **params)
+    return list(out) if eqn.primitive.multiple_results else [out]
+
+
+def _rule_tangents(eqn, where: str):
+    """The jaxpr of ``x -> L(sg(x))[x]``: the custom call's output tangents at the primal
+    ``sg(x)`` for the tangent ``x`` (linear in ``x``: its derivative is ``L``), one per
+    float output. ``L`` is the ``custom_jvp`` rule (``jax.jvp``), or
+    the transpose of the ``custom_vjp`` backward rule (``jax.linear_transpose`` of
+    ``jax.vjp``'s function), as ``jax.jacfwd`` and ``jax.jacrev`` read them."""
+    jax = _jax()
+    sg = jax.lax.stop_gradient
+    avals = [v.aval for v in eqn.invars]
+    which = [k for k, a in enumerate(avals) if _is_float(a)]
+    outs = [k for k, v in enumerate(eqn.outvars) if _is_float(v.aval)]
+    vjp = eqn.primitive.name != "custom_jvp_call"
+
+    def tangents(*xs):
+        def call(*floats):
+            args = list(xs)
+            for k, x in zip(which, floats, strict=True):
+                args[k] = x
+            results = _bind(eqn, args)
+            return [results[k] for k in outs]
+
+        primals = [sg(xs[k]) for k in which]
+        directions = [xs[k] for k in which]
+        if not vjp:
+            return jax.jvp(call, primals, directions)[1]
+        values, pullback = jax.vjp(call, *primals)
+        return jax.linear_transpose(pullback, values)(tuple(directions))[0]
+
+    shapes = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in avals]
+    rule = "custom_vjp backward rule" if vjp else "custom_jvp rule"
+    name = eqn.params.get("name", "")
+    try:
+        return jax.make_jaxpr(tangents)(*shapes)
+    except Exception as exc:
+        raise InputError(
+            f"{where}: the {rule} of {str(name)!r} could not be read as a linear map:"
+            f" {type(exc).__name__}: {_first_line(exc)}"
+        ) from None
 
 
 def _substitute(op: ArrayOp, leaf: Callable[[str], Any]) -> ArrayOp:
