@@ -21,44 +21,9 @@ from tests.peers.harness import run, x64
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 
-# -- cases that fail today, by root cause (one table; remove a line when its cause is fixed)
-POW_0D = "x**n on a 0-d array: derivative n instead of n*x**(n-1) (issue 52, cause 1)"
-INF_NAME = "softmax's -inf guard: generated code raises NameError: name 'inf' (cause 5)"
-CUSTOM_JVP = "custom_jvp rule ignored: the primal is differentiated, not JAX's rule (cause 4)"
-SCALAR_BROADCAST = (
-    "JAX dense code, 0-d inputs: Cannot broadcast to shape with fewer dimensions (cause 5)"
-)
-SELECT_0D = "select_n on 0-d operands: its block does not verify (issue 52, cause 1)"
-PRNG_KEY = "jax.random.permutation(PRNGKey(0), ...): the key is folded as an array (cause 5)"
-
-XFAIL = {
-    "graphax/RobotArm_6DOF": POW_0D,
-    "graphax/RoeFlux_1d": POW_0D,  # returned wrong: 0-d u**2, and no check at the user's point
-    "graphax/KerrSenn_metric": POW_0D,
-    "graphax/PropaneCombustion": POW_0D,
-    "graphax/HumanHeartDipole": POW_0D,
-    "graphax/SteadyStateCombustion": POW_0D,
-    "asdex/mixed_sparsity": POW_0D,
-    "asdex/dense": POW_0D,
-    "asdex/different_points_1": POW_0D,
-    "asdex/different_points_2": POW_0D,
-    "asdex/different_points_3": POW_0D,
-    "asdex/single_input": POW_0D,
-    "sparsejac/dense": POW_0D,
-    "sparsejac/dense_fwd": POW_0D,
-    "graphax/Perceptron": INF_NAME,
-    "graphax/vmap_Perceptron": INF_NAME,
-    "graphax/Encoder": INF_NAME,
-    "graphax/EncoderDecoder": INF_NAME,
-    "asdex/softmax": INF_NAME,
-    "asdex/rule_sparser_than_primal": CUSTOM_JVP,
-    "asdex/rule_reads_other_elements": CUSTOM_JVP,
-    "asdex/closure_dependencies_dropped": CUSTOM_JVP,
-    "sparsejac/diagonal_shuffled": PRNG_KEY,
-    "sparsejac/diagonal_shuffled_fwd": PRNG_KEY,
-    "graphax/BlackScholes_Jacobian[jax-dense]": SCALAR_BROADCAST,
-    "asdex/ifelse_both_branches": SELECT_0D,
-}
+# -- cases that fail today, by root cause: one table, a line per case with its reason (empty:
+# every case of the corpus is right or refused in one line)
+XFAIL: dict[str, str] = {}
 
 
 def _params():
@@ -163,7 +128,7 @@ PATTERNS = [
 ]
 
 
-PATTERN_XFAIL = {"ifelse_one_branch_constant": SELECT_0D}
+PATTERN_XFAIL: dict[str, str] = {}
 
 
 def _patterns():

@@ -89,6 +89,7 @@ def test_options_come_from_signatures():
         "candidates",
         "objective",
         "ceiling",
+        "skip",
     }
     assert dict(METHODS["forward"].options) == {}
 

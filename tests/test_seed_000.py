@@ -275,8 +275,8 @@ def test_section_2_5_tensor_graph_with_vector_vertices():
     and 2·4 = 8 with the diagonal; t1 = A·x (d = 4 between 3 and 4) 48 and 4·3 = 12."""
     import numpy as np
 
-    A = np.arange(12.0).reshape(4, 3) / 10
-    B = np.arange(8.0).reshape(2, 4) / 10
+    A = np.arange(1.0, 13.0).reshape(4, 3) / 10  # no zero: a zero narrows the block
+    B = np.arange(1.0, 9.0).reshape(2, 4) / 10
 
     def f(x):
         return B @ np.tanh(A @ x)

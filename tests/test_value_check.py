@@ -249,3 +249,21 @@ def test_the_point_travels_in_json():
     np.testing.assert_array_equal(back.point["x"], NEAR)
     check = accumulate(back, "forward").verification
     assert check and "central differences" in check.detail and "the user's point" in check.detail
+
+
+def test_a_custom_vjp_reference_is_jax_s_reverse_rule():
+    """JAX has no forward mode through a ``custom_vjp``: the reference is then the transpose
+    of JAX's pullback, so J·v follows the bwd rule (3·cos here), as ``jax.jacrev`` does."""
+    import jax
+
+    @jax.custom_vjp
+    def f(x):
+        return jnp.sin(x)
+
+    f.defvjp(lambda x: (jnp.sin(x), jnp.cos(x)), lambda c, w: (3.0 * c * w,))
+    x, v = np.array([0.1, 0.4, 0.9]), np.array([1.0, -2.0, 0.5])
+    g = from_jax(f, x, level="array")
+    got = g.jvp_reference({"x": x}, {"x": v})
+    (y,) = g.outputs
+    np.testing.assert_allclose(got[y], 3.0 * np.cos(x) * v, rtol=1e-14)
+    assert accumulate(g, "forward").verification.status == "verified"

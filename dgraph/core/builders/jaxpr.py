@@ -634,9 +634,22 @@ class JaxJvp:
         with _x64(jax):
             primals = tuple(jax.numpy.asarray(inputs[x], dtype=float) for x in self.inputs)
             moves = tuple(jax.numpy.asarray(tangents[x], dtype=float) for x in self.inputs)
-            _, out = jax.jvp(self.f, primals, moves)
+            try:
+                _, out = jax.jvp(self.f, primals, moves)
+            except TypeError as exc:  # a custom_vjp inside: JAX has no forward mode for it
+                if "custom_vjp" not in str(exc):
+                    raise
+                out = _transposed_pullback(jax, self.f, primals, moves)
             leaves = [np.asarray(leaf, dtype=float) for leaf in jax.tree_util.tree_leaves(out)]
         return dict(zip(self.outputs, leaves, strict=True))
+
+
+def _transposed_pullback(jax, f: Callable[..., Any], primals: tuple, moves: tuple) -> Any:
+    """``J·v`` where only reverse mode applies: the transpose of JAX's pullback
+    ``w -> Jᵀw`` (linear in ``w``) applied to the tangents, as ``jax.jacrev`` reads J."""
+    y, pullback = jax.vjp(f, *primals)
+    (out,) = jax.linear_transpose(pullback, y)(moves)
+    return out
 
 
 def _x64(jax):
