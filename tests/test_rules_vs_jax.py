@@ -179,6 +179,14 @@ for _name, _f in _COMPARE.items():
         lambda x, y, f=_f: lax.select_n(f(x, x), x, y),
         *[point((3,), 25)] * 2,
     )
+for _cls, _shape in SHAPES.items():  # a predicate: selects, never differentiated
+    case(
+        "is_finite",
+        _cls,
+        lambda x, y: lax.select_n(lax.is_finite(jnp.log(x - 1.0)), y, x * y),
+        point(_shape, 28),
+        point(_shape, 29),
+    )
 _LOGIC = {
     "and": lambda x: lax.bitwise_and(x > 0, x < 1),
     "or": lambda x: lax.bitwise_or(x > 1, x < 0),
@@ -643,22 +651,9 @@ ISSUE_52 = {  # root cause 1 of issue 52, as its users met it
 }
 
 
-# JAX code stores a 0-d constant as shape (1,) (np.ascontiguousarray in
-# codegen/tensor/constants.py): issue 52's scalar-input crash, another helper's part
-_CONSTANT_0D = pytest.mark.xfail(
-    strict=True, raises=ValueError, reason="issue 52 item 5: 0-d constants in JAX code"
-)
-
-
 @pytest.mark.parametrize(
     "what, lang",
-    [
-        (w, lang)
-        if (w, lang) != ("where on 0-d", "jax")
-        else pytest.param(w, lang, marks=_CONSTANT_0D)
-        for w in sorted(ISSUE_52)
-        for lang in ("python", "jax")
-    ],
+    [(w, lang) for w in sorted(ISSUE_52) for lang in ("python", "jax")],
 )
 def test_issue_52_functions_through_make_function(what: str, lang: str) -> None:
     """The checked, generated Jacobian (dense and sparse) equals ``jax.jacfwd``:
