@@ -393,3 +393,16 @@ def test_stack_in_value_and_sweep_code(lang):
 def test_is_finite_is_a_nested_predicate(f):
     """``is_finite`` (logsumexp's guard on its max) was 'not supported at the array level'."""
     _check_all_languages(f, (X,), jax.jacfwd, c=False)  # C: no max, no isfinite
+
+
+def test_the_element_level_refuses_a_rule_unlike_its_primal():
+    """The element level differentiates a custom rule's primal. Where JAX's rule differs
+    (asdex's ``x*sum(x)`` with the rule 2t) it refuses in one line, naming the array level;
+    where they agree (relu away from 0) it reads the program as before."""
+    x = np.array([0.3, -0.5, 0.9])
+    with pytest.raises(InputError, match="level='array'") as raised:
+        from_jax(_times_sum, x)
+    assert "\n" not in str(raised.value)
+    got = make_function(from_jax(jax.nn.relu, x))(x)
+    want = np.asarray(jax.jacfwd(jax.nn.relu)(x))
+    np.testing.assert_allclose(np.asarray(got).reshape(want.shape), want, rtol=1e-12)

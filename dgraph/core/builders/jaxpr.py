@@ -8,7 +8,8 @@ primitive written in sympy over its operands' vertex symbols, so its local parti
 the primitive's derivatives. Literals fold into the functions, equations on constants are
 evaluated, equations no output uses are dropped, and calls (``jit``/``pjit``,
 ``custom_jvp_call``, ``closed_call``) are inlined (the primal of a custom rule is
-differentiated; ``level="array"`` honours the rule). Moves that only rearrange elements
+differentiated; where JAX's rule gives another ``J·v`` at the user's point the program is
+refused in one line, and ``level="array"`` honours the rule). Moves that only rearrange elements
 (``reshape``, ``slice``, ``squeeze``, ``broadcast_in_dim``, ``concatenate``, dtype
 conversions) make no vertex.
 
@@ -607,7 +608,78 @@ def from_jax(
     graph = _graph(interpreter, inputs, list(zip(out_names, elements, strict=True)), label, where)
     given = [float(c) for a in args for c in a.reshape(-1)]
     graph.set_point(dict(zip([n for n, _ in inputs], given, strict=True)))
+    if _has_custom_rule(closed.jaxpr):
+        _check_custom_rules(graph, f, params, args, len(values), out_names, where)
     return graph
+
+
+CUSTOM_RULES = ("custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr")
+
+
+def _has_custom_rule(jaxpr) -> bool:
+    """Whether ``jaxpr`` or a jaxpr nested in its equations calls a custom rule."""
+    stack = [jaxpr]
+    while stack:
+        for eqn in stack.pop().eqns:
+            if eqn.primitive.name in CUSTOM_RULES:
+                return True
+            for value in eqn.params.values():
+                for inner in value if isinstance(value, (list, tuple)) else (value,):
+                    inner = getattr(inner, "jaxpr", inner)
+                    if hasattr(inner, "eqns"):
+                        stack.append(inner)
+    return False
+
+
+def _check_custom_rules(
+    graph: DGraph,
+    f: Callable[..., Any],
+    params: list[str],
+    args: list,
+    count: int,
+    outputs: list,
+    where: str,
+) -> None:
+    """The element level differentiates a custom rule's primal; JAX (``jax.jacfwd``)
+    follows the rule. Where the two differ at the user's point (``J·v`` along a random
+    direction, against |J|·|v|), refuse in one line rather than return the primal's
+    derivative; the array level follows the rule."""
+    from ..numeric import edge_values, vertex_values
+
+    if graph.parameters:
+        return
+    rng = np.random.default_rng(0)
+    moves = [rng.standard_normal(a.shape) for a in args]
+    leaves = [str(k) for k in range(count)]  # the returned arrays, in order
+    at, along = dict(zip(params, args, strict=True)), dict(zip(params, moves, strict=True))
+    reference = JaxJvp(f, params, leaves)(at, along)
+    if reference is None:
+        return
+    expected = np.concatenate([np.ravel(reference[k]) for k in leaves])
+    point = graph.point
+    with np.errstate(all="ignore"):
+        values = vertex_values(graph, np.array([point[x] for x in graph.inputs], dtype=float))
+        labels = edge_values(graph, values)
+    tangent = dict(zip(graph.inputs, np.concatenate([np.ravel(m) for m in moves]), strict=True))
+    size = {x: abs(t) for x, t in tangent.items()}
+    for v in graph.order():
+        if v in tangent:
+            continue
+        preds = graph.predecessors(v)
+        tangent[v] = sum(float(labels[graph.symbol(u, v)]) * tangent[u] for u in preds)
+        size[v] = sum(abs(float(labels[graph.symbol(u, v)])) * size[u] for u in preds)
+    names = [n for n in outputs if n in tangent]
+    if len(names) != expected.size:
+        return
+    got = np.array([tangent[n] for n in names], dtype=float)
+    unit = np.maximum(np.array([size[n] for n in names], dtype=float), 1e-300)
+    error = np.abs(got - expected) / unit
+    if not np.all(error <= 1e-8):
+        raise InputError(
+            f"{where}: a custom_jvp/custom_vjp rule differs from its primal's derivative at"
+            " the given point; the element level differentiates the primal: use"
+            " level='array', which follows the rule"
+        )
 
 
 class JaxJvp:
