@@ -483,7 +483,8 @@ def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
     for key, value in outputs:
         if not isinstance(value, str):
             how = "" if isinstance(value, np.ndarray) else " (only through comparisons,"
-            how += "" if isinstance(value, np.ndarray) else " rounding or stop_gradient)"
+            how += "" if isinstance(value, np.ndarray) else " rounding, stop_gradient or a"
+            how += "" if isinstance(value, np.ndarray) else " constant zero factor or power)"
             raise InputError(f"{where}: output {key!r} does not depend on the inputs{how}")
     live: set[int] = set()
     stack = [reader.index[v] for _, v in outputs if v in reader.index]
