@@ -30,10 +30,12 @@ __all__ = [
     "ELEMENTWISE",
     "MOVES",
     "PRIMITIVES",
+    "RUN_TIME",
     "ArrayOp",
     "Const",
     "block_value",
     "evaluate",
+    "labelled_block",
     "narrowed",
     "operand_block",
     "reshape_axes",
@@ -348,7 +350,7 @@ def operand_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Blo
     """The structure of ∂op/∂(operand k); ``shapes``: every operand's shape. Where a
     constant operand makes some of its entries zero whatever the variables (``narrowed``),
     a sparse block of the others: the pattern asdex detects."""
-    block = _operand_block(op, k, shapes)
+    block = labelled_block(op, k, shapes)
     found = narrowed(op, k, shapes, block)
     return block if found is None else found[0]
 
@@ -385,7 +387,7 @@ def narrowed(
     return found, at[order]
 
 
-def _operand_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Block:
+def labelled_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Block:
     """The labelled structure of ∂op/∂(operand k) (of a move: maybe a sparse one)."""
     name, p, out = op.primitive, op.param, op.shape
     mine = tuple(shapes[k])
@@ -650,7 +652,7 @@ def _cumsum_pattern(op: ArrayOp, mine) -> Sparse:
 
 
 # operations whose block values are computed from the operands (the others: ones)
-_RUN_TIME = frozenset(
+RUN_TIME = frozenset(
     {*ELEMENTWISE, "integer_pow", "select_n", "dot_general", "reduce_max", "reduce_min"}
 )
 
@@ -672,13 +674,13 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
     args = [np.asarray(_read(x, values), dtype=float) for x in op.operands]
     if isinstance(block, Sparse):
         shapes = [a.shape for a in args]
-        labelled = _operand_block(op, k, shapes)
+        labelled = labelled_block(op, k, shapes)
         found = narrowed(op, k, shapes, labelled)
         if found is None:
             return np.ones(block.nnz)
         v = np.asarray(block_value(op, k, values, labelled), dtype=float)
         return v.reshape(-1)[found[1]]
-    if not block.value and name not in _RUN_TIME:
+    if not block.value and name not in RUN_TIME:
         return np.asarray(1.0)  # a move or a sum: ones
     if name == "integer_pow":
         y = op.param["y"]

@@ -12,13 +12,13 @@ import numpy as np
 import sympy
 
 from ...core.arrays import (
-    _RUN_TIME,
     ELEMENTWISE,
+    RUN_TIME,
     A,
     ArrayOp,
     B,
-    _operand_block,
     _other_labels,
+    labelled_block,
     narrowed,
 )
 from ...core.blocks import Block, Sparse
@@ -44,7 +44,7 @@ def leaf_values(
     (the entries a block narrowed by a constant keeps: ``arrays.narrowed``)."""
     name, xp = op.primitive, d.xp
     if isinstance(block, Sparse):
-        labelled = _operand_block(op, k, shapes)
+        labelled = labelled_block(op, k, shapes)
         found = narrowed(op, k, shapes, labelled)
         if found is None:
             return f"{xp}.ones({block.nnz})"
@@ -111,7 +111,7 @@ def _number(
         return repr(float(ELEMENTWISE[op.primitive][1][k]))
     if op.primitive == "integer_pow" and int(op.param["y"]) in (0, 1):
         return repr(float(op.param["y"]))
-    if op.primitive not in _RUN_TIME:
+    if op.primitive not in RUN_TIME:
         return "1.0"
     values = _values(op, k, args, shapes, d, emit)
     return values if op.shape == () else f"{d.xp}.ravel({values})[0]"  # 0-d: one already
