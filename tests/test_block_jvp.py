@@ -198,14 +198,3 @@ def test_verification_forms_no_product_or_sum_of_blocks(monkeypatch):
         monkeypatch.setattr(module, name, refuse)
     check = es.verify()
     assert check.ok and "J·v agrees with central differences" in check.detail
-
-
-def test_differences_of_some_vertices_are_those_of_all():
-    g = from_function(_stencil_residual(), sizes=[(5, 5)], level="array")
-    inputs, _, frozen, _ = block_values.finite_point(g, 0)
-    direction = {x: np.random.default_rng(2).standard_normal(g.shape(x)) for x in g.inputs}
-    every = block_values.differences(g, inputs, direction, frozen)
-    some = block_values.differences(g, inputs, direction, frozen, only=g.outputs)
-    assert set(every) == set(g.nx) and set(some) == set(g.outputs)
-    for y in g.outputs:
-        np.testing.assert_array_equal(some[y], every[y])

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "apply_block",
-    "differences",
     "edge_parts",
     "edge_values",
     "finite_point",
@@ -456,7 +455,6 @@ def _scatter(reader: _Reader, block: Labelled, out: np.ndarray, t: np.ndarray) -
 
 
 RANGES = ((0.5, 1.5), (-1.0, 1.0), (0.05, 0.5), (1.0, 3.0), (-3.0, -0.5))  # points tried
-STEP = 1e-6  # central differences' step
 
 
 def finite_point(graph: DGraph, seed: int = 0) -> tuple[dict, dict, dict, tuple] | None:
@@ -472,27 +470,3 @@ def finite_point(graph: DGraph, seed: int = 0) -> tuple[dict, dict, dict, tuple]
         if all(np.isfinite(value).all() for value in values.values()):
             return inputs, values, frozen, (low, high)
     return None
-
-
-def differences(
-    graph: DGraph,
-    inputs: Mapping,
-    direction: Mapping,
-    frozen: dict,
-    step: float = STEP,
-    only: Iterable[str] | None = None,
-) -> dict[str, np.ndarray] | None:
-    """Central differences of every vertex (or of those in ``only``) along ``direction``
-    (flattened), the ``stop_gradient`` values kept; None where a shifted point is not
-    finite (at any vertex)."""
-    with np.errstate(all="ignore"):
-        plus, minus = (
-            vertex_values(graph, {x: inputs[x] + h * direction[x] for x in graph.inputs}, frozen)
-            for h in (step, -step)
-        )
-        wanted = list(plus) if only is None else list(dict.fromkeys(only))
-        out = {v: ((plus[v] - minus[v]) / (2 * step)).ravel() for v in wanted}
-    finite = all(np.isfinite(d).all() for d in out.values()) and all(
-        np.isfinite(plus[v]).all() and np.isfinite(minus[v]).all() for v in plus if v not in out
-    )
-    return out if finite else None

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .block_values import RANGES, jvp_of_expressions, vertex_values
+from .block_values import RANGES, finite_point, jvp_of_expressions, vertex_values
 
 if TYPE_CHECKING:
     from .expressions import ExpressionSet
@@ -108,15 +108,10 @@ def check_points(graph: DGraph, seed: int = 0) -> tuple[list[Point], list[str]]:
             found.append(Point("the user's point", dict(given), values, frozen))
         else:
             notes.append("the program is not finite at the user's point")
-    for attempt, (low, high) in enumerate(RANGES):
-        rng = np.random.default_rng([seed, attempt])
-        inputs = {x: rng.uniform(low, high, graph.shape(x)) for x in graph.inputs}
-        frozen = {}
-        with np.errstate(all="ignore"):
-            values = vertex_values(graph, inputs, frozen)
-        if _finite(values):
-            found.append(Point(f"a random point in [{low:g}, {high:g})", inputs, values, frozen))
-            break
+    drawn = finite_point(graph, seed)
+    if drawn is not None:
+        inputs, values, frozen, (low, high) = drawn
+        found.append(Point(f"a random point in [{low:g}, {high:g})", inputs, values, frozen))
     else:
         ranges = ", ".join(f"[{lo:g}, {hi:g})" for lo, hi in RANGES)
         notes.append(f"no random point in {ranges} where the program is finite")
