@@ -40,6 +40,7 @@ import sympy
 from ...errors import InputError
 from ..activity import dead_note
 from ..graph import DGraph, vertex_symbol
+from ..numeric import edge_values, vertex_values
 
 __all__ = ["PRIMITIVES", "NotJax", "from_jax"]
 
@@ -644,8 +645,6 @@ def _check_custom_rules(
     follows the rule. Where the two differ at the user's point (``J·v`` along a random
     direction, against |J|·|v|), refuse in one line rather than return the primal's
     derivative; the array level follows the rule."""
-    from ..numeric import edge_values, vertex_values
-
     if graph.parameters:
         return
     rng = np.random.default_rng(0)
