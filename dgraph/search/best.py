@@ -1,15 +1,24 @@
 """``best``: the cheapest verified accumulation dgraph can find within a work budget.
 
 Minimizing multiplications is NP-complete (Naumann 2008), so ``best`` runs a portfolio and
-keeps the cheapest result as everywhere in dgraph (:func:`dgraph.core.expressions.price`):
-fewest effective multiplications (±1 labels free), then structural — or, with
-``objective="structural"``, structural then effective (AlphaGrad's cost model) — then
-the first candidate met: the given ones (``candidates``, the results ``compare`` shows
-beside it, in its table's order) before those of its own searches:
+keeps the cheapest result in its price model (:mod:`dgraph.search.prices`), then the first
+candidate met: on a scalar graph, as everywhere in dgraph
+(:func:`dgraph.core.expressions.price`), fewest effective multiplications (±1 labels free),
+then structural — or, with ``price="structural"``, structural then effective
+(AlphaGrad's cost model); on a tensor graph the scalar multiplications of the structured
+Jacobian-block products (``"blocks"``) or Graphax's count of the order (``"graphax"``).
+The given candidates (``candidates``, the results ``compare`` shows beside it, in its
+table's order) come before those of its own searches. One portfolio serves every model:
+each search and bound below runs only where :data:`dgraph.search.prices.SOLVERS` says it
+is valid for the model, and ``info["not_run"]`` names the others and why (over blocks or
+in Graphax's model: the baselines, the cheapest-first greedy order with its restarts and
+annealing over whole orders, and over blocks the vertex A*):
 
-1. forward, reverse and Markowitz, priced on the structure — the answer if nothing
-   better fits the budget; then the given candidates, so ``best`` is never more
-   expensive than any of them;
+1. forward, reverse and Markowitz (Graphax's own Markowitz in its model), priced on the
+   structure — the answer if nothing better fits the budget; then the given candidates,
+   so ``best`` is never more expensive than any of them; where the model prices whole
+   orders (blocks, Graphax's), the cheapest-first greedy order, its randomized restarts
+   and annealing over orders (:func:`dgraph.search.orders.anneal_order`);
 2. the structure methods — local Jacobians, umbrellas, D*, Zhou's factorizer — where
    not given;
 3. exact searches where affordable: the optimal vertex order (A* over eliminated sets on

@@ -64,9 +64,9 @@ class PriceModel:
     def refusal(self, graph: DGraph) -> str | None:
         """Why the model does not price ``graph`` (None where it does)."""
         if graph.is_tensor != self.tensor:
-            kinds = ("scalar", "tensor") if self.tensor else ("tensor", "scalar")
+            mine, its = ("tensor", "scalar") if self.tensor else ("scalar", "tensor")
             on = ", ".join(m.name for m in PRICES.values() if m.tensor == graph.is_tensor)
-            return f"prices {kinds[1]} graphs, not a {kinds[0]} graph (there: {on})"
+            return f"prices {mine} graphs; this is a {its} graph (its price models: {on})"
         if self is GRAPHAX_PRICE and any("graphax" not in d for *_, d in graph.nx.edges(data=True)):
             return (
                 "prices a graph with every jaxpr equation a vertex (equation_graph); this"
