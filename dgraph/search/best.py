@@ -24,7 +24,8 @@ annealing over whole orders, and over blocks the vertex A*):
 3. exact searches where affordable: the optimal vertex order (A* over eliminated sets on
    small parts, the CP-SAT model of :mod:`dgraph.elimination.vertex_exact` on large ones
    where OR-Tools is installed), in structural and effective multiplications
-   (:mod:`dgraph.search.effective_optimal`; on large parts only with OR-Tools), and the
+   (:mod:`dgraph.search.effective_optimal`; on large parts only with OR-Tools; over blocks
+   the A* alone, from the cheapest order so far, up to 14 intermediates), and the
    edge-elimination metagraph, each proven or cut off by its share of the work; beyond the
    metagraph, the proven bound on every edge elimination
    (:mod:`dgraph.search.edge_bound`), reported with the cheapest vertex or edge
@@ -952,7 +953,7 @@ def _finish(
     )
     if not model.tensor:
         info["edge_elimination"] = _edge_report(pool, bounds)
-    if by in pool.orders:
+    if by in pool.orders and by not in pool.given:  # a given set keeps its own info
         info["order"] = list(pool.orders[by])
     if model.name == "graphax":
         info["graphax_mults"] = cost
