@@ -674,11 +674,12 @@ def _tensor_vertex_optimal(
 ) -> bool:
     """The A* over eliminated sets priced over blocks, from the cheapest order so far,
     within half the budget, where the graph has at most
-    :data:`~dgraph.elimination.vertex_optimal.TENSOR_VERTEX_LIMIT` intermediates: its
-    bound on the rest is 0, since a product with a selection or zero block is free and
-    fill-in can make a vertex's later products cheaper than any now (a selection
-    replacing a dense factor), so neither a floor per product nor today's price per
-    vertex bounds what is left. Whether it proved the optimum."""
+    :data:`~dgraph.elimination.vertex_optimal.TENSOR_VERTEX_LIMIT` intermediates; whether
+    it proved the optimum. Its bound on what is left is 0: a block product can cost
+    nothing (a factor that only selects, moves or sums entries; a zero product of
+    disjoint selections), and fill-in can make a vertex's later products cheaper than any
+    now (a selection replacing a dense factor), so neither a floor per product nor a
+    vertex's price today bounds the rest from below."""
     if len(graph.intermediates) > TENSOR_VERTEX_LIMIT or clock.passed("vertex-optimal"):
         return False
     incumbent = pool.orders[min(pool.orders, key=pool.key)]
