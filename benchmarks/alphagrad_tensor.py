@@ -5,7 +5,7 @@
 For each task of benchmarks/alphagrad_tensor_functions.py: the graph with every jaxpr
 equation a vertex (:func:`dgraph.core.builders.jaxpr_equations.equation_graph`), AlphaGrad's
 forward, reverse and Markowitz in its model (:mod:`dgraph.elimination.graphax_model`), the
-published learned count, and ``best_blocks(..., objective="graphax")`` with a work budget
+published learned count, and ``best(..., price="graphax")`` with a work budget
 (counted restarts and annealing moves: the same result on every machine). Each best result
 is built on the graph's live part and verified; its ``mults`` is dgraph's count over
 structured blocks for the same order, shown beside the model's.
@@ -27,7 +27,7 @@ from alphagrad_tensor_functions import MEASURED, PUBLISHED, TASKS
 
 from dgraph.core.builders.jaxpr_equations import equation_graph
 from dgraph.elimination.graphax_model import graphax_cost, graphax_orders
-from dgraph.search.best_blocks import best_blocks
+from dgraph.search.best import best
 
 
 def main(argv: list[str]) -> None:
@@ -49,7 +49,7 @@ def main(argv: list[str]) -> None:
         three = [graphax_cost(graph, order) for order in graphax_orders(graph).values()]
         assert tuple(three) == MEASURED[name], (name, three)
         start = time.perf_counter()
-        es = best_blocks(graph, args.budget, seed=args.seed, objective="graphax")
+        es = best(graph, args.budget, seed=args.seed, price="graphax")
         seconds = time.perf_counter() - start
         published = " / ".join(map(str, PUBLISHED[name][:3]))
         print(

@@ -24,7 +24,7 @@ from dgraph.core.graphax_types import (
 )
 from dgraph.elimination.graphax_model import graphax_cost, graphax_orders
 from dgraph.elimination.vertex import vertex_elimination
-from dgraph.search.best_blocks import best_blocks
+from dgraph.search.best import best
 
 try:  # the tasks are JAX functions; the type rules and tables are not
     import jax
@@ -186,8 +186,8 @@ def test_a_graphax_order_builds_and_verifies_on_the_live_part():
 @needs_jax
 def test_best_in_graphax_model_is_verified_and_deterministic():
     g = _graph("MLP")
-    first = best_blocks(g, 0.5, seed=3, objective="graphax")
-    again = best_blocks(g, 0.5, seed=3, objective="graphax")
+    first = best(g, 0.5, seed=3, price="graphax")
+    again = best(g, 0.5, seed=3, price="graphax")
     assert first.verified and first.info["objective"] == "graphax"
     assert first.info["graphax_mults"] == again.info["graphax_mults"] <= 392
     assert first.info["order"] == again.info["order"]

@@ -463,6 +463,20 @@ CASES: list[tuple[str, list[str], str]] = [
         ]
     ],
     (
+        "tensor-best-scalar-price",
+        [
+            "accumulate",
+            H("array_model.py") + ":residual",
+            "--inputs",
+            "u:4x3",
+            "-m",
+            "best",
+            "--objective",
+            "structural",
+        ],
+        "best: the objective 'structural' prices scalar graphs; this is a tensor graph",
+    ),
+    (
         "tensor-codegen-bad-inputs",
         ["codegen", H("array_model.py") + ":residual", "--inputs", "u:4xq", "-o", "j.py"],
         "positive integers",

@@ -20,9 +20,9 @@ from dgraph.elimination import search as search_module
 from dgraph.elimination.vertex_exact import available, exact_vertex_search
 from dgraph.elimination.vertex_optimal import vertex_optimal_search
 from dgraph.errors import InputError, ProofError
-from dgraph.search import best_blocks as best_blocks_module
+from dgraph.search import best as best_module
 from dgraph.search import edge_bound
-from dgraph.search.best_blocks import best_blocks
+from dgraph.search.best import best
 from dgraph.search.bracketing_bound import _ceil, _Program
 from dgraph.search.edge_bound import EdgeBound, edge_elimination_bound
 from dgraph.search.effective_optimal import effective_optimal_search
@@ -170,10 +170,10 @@ def _chain(n: int, ops: list[str]) -> DGraph:
 
 
 def _failing_first(monkeypatch, failures: int) -> list[str]:
-    """best_blocks' sets, the first ``failures`` built made to fail their check; the
-    orders built, in turn."""
+    """best's sets over blocks, the first ``failures`` built made to fail their check;
+    the orders built, in turn."""
     built: list[str] = []
-    real = best_blocks_module.vertex_elimination
+    real = best_module.vertex_elimination
 
     def build(graph, order, method):
         es = real(graph, order, method)
@@ -182,7 +182,7 @@ def _failing_first(monkeypatch, failures: int) -> list[str]:
             object.__setattr__(es, "verify", lambda mode="auto": Verification(False, "test", "x"))
         return es
 
-    monkeypatch.setattr(best_blocks_module, "vertex_elimination", build)
+    monkeypatch.setattr(best_module, "vertex_elimination", build)
     return built
 
 
@@ -190,9 +190,9 @@ def test_best_over_blocks_passes_over_a_candidate_that_fails_its_check(monkeypat
     """The cheapest candidate's failed check was dropped and it was returned (and claimed
     optimal among vertex elimination); now the next cheapest that verifies wins."""
     g = _chain(6, ["sin", "exp", "tanh", "cos", "exp"])
-    assert best_blocks(g, 1).mults == 24
+    assert best(g, 1).mults == 24
     built = _failing_first(monkeypatch, 1)
-    es = best_blocks(g, 1)
+    es = best(g, 1)
     assert len(built) == 2 and es.verified and es.mults == 24
     assert es.info["optimal_among"] == "vertex elimination"
     assert list(es.info["order"]) == built[1]
@@ -201,6 +201,7 @@ def test_best_over_blocks_passes_over_a_candidate_that_fails_its_check(monkeypat
 def test_best_over_blocks_claims_nothing_where_no_candidate_verifies(monkeypatch):
     g = _chain(6, ["sin", "exp", "tanh", "cos", "exp"])
     built = _failing_first(monkeypatch, 10**6)
-    es = best_blocks(g, 1)
-    assert not es.verified and "optimal_among" not in es.info
+    es = best(g, 1)
+    assert not es.verified and es.info["optimal_among"] is None
+    assert es.info["proven_optimal"] is False
     assert list(es.info["order"]) == built[0] and len(built) == len(es.info["candidates"])

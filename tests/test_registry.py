@@ -90,6 +90,7 @@ def test_options_come_from_signatures():
         "objective",
         "ceiling",
         "skip",
+        "price",
     }
     assert dict(METHODS["forward"].options) == {}
 

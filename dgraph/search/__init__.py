@@ -3,7 +3,8 @@ on the elimination kernel (:mod:`dgraph.elimination.kernel`) — greedy rules, r
 beam search (``orders``), window-priced annealing and exact window re-ordering
 (``windows``), the exact effective vertex search
 (``effective_optimal``), lower bounds (``junction_bounds``, ``bracketing_bound``,
-``rank_bound``) and the portfolio (``best``).
+``rank_bound``), the price models and which searches and bounds hold in each
+(``prices``), and the portfolio (``best``), one for every price model.
 
 References
 ----------

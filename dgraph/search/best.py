@@ -1,21 +1,31 @@
 """``best``: the cheapest verified accumulation dgraph can find within a work budget.
 
 Minimizing multiplications is NP-complete (Naumann 2008), so ``best`` runs a portfolio and
-keeps the cheapest result as everywhere in dgraph (:func:`dgraph.core.expressions.price`):
-fewest effective multiplications (±1 labels free), then structural — or, with
-``objective="structural"``, structural then effective (AlphaGrad's cost model) — then
-the first candidate met: the given ones (``candidates``, the results ``compare`` shows
-beside it, in its table's order) before those of its own searches:
+keeps the cheapest result in its price model (:mod:`dgraph.search.prices`), then the first
+candidate met: on a scalar graph, as everywhere in dgraph
+(:func:`dgraph.core.expressions.price`), fewest effective multiplications (±1 labels free),
+then structural — or, with ``price="structural"``, structural then effective
+(AlphaGrad's cost model); on a tensor graph the scalar multiplications of the structured
+Jacobian-block products (``"blocks"``) or Graphax's count of the order (``"graphax"``).
+The given candidates (``candidates``, the results ``compare`` shows beside it, in its
+table's order) come before those of its own searches. One portfolio serves every model:
+each search and bound below runs only where :data:`dgraph.search.prices.SOLVERS` says it
+is valid for the model, and ``info["not_run"]`` names the others and why (over blocks or
+in Graphax's model: the baselines, the cheapest-first greedy order with its restarts and
+annealing over whole orders, and over blocks the vertex A*):
 
-1. forward, reverse and Markowitz, priced on the structure — the answer if nothing
-   better fits the budget; then the given candidates, so ``best`` is never more
-   expensive than any of them;
+1. forward, reverse and Markowitz (Graphax's own Markowitz in its model), priced on the
+   structure — the answer if nothing better fits the budget; then the given candidates,
+   so ``best`` is never more expensive than any of them; where the model prices whole
+   orders (blocks, Graphax's), the cheapest-first greedy order, its randomized restarts
+   and annealing over orders (:func:`dgraph.search.orders.anneal_order`);
 2. the structure methods — local Jacobians, umbrellas, D*, Zhou's factorizer — where
    not given;
 3. exact searches where affordable: the optimal vertex order (A* over eliminated sets on
    small parts, the CP-SAT model of :mod:`dgraph.elimination.vertex_exact` on large ones
    where OR-Tools is installed), in structural and effective multiplications
-   (:mod:`dgraph.search.effective_optimal`; on large parts only with OR-Tools), and the
+   (:mod:`dgraph.search.effective_optimal`; on large parts only with OR-Tools; over blocks
+   the A* alone, from the cheapest order so far, up to 14 intermediates), and the
    edge-elimination metagraph, each proven or cut off by its share of the work; beyond the
    metagraph, the proven bound on every edge elimination
    (:mod:`dgraph.search.edge_bound`), reported with the cheapest vertex or edge
@@ -79,12 +89,14 @@ from functools import partial
 from typing import TypeVar
 
 from ..core.budget import ceiling_for
+from ..core.builders.jaxpr_equations import live_part
 from ..core.expressions import ExpressionSet, StepKind, price
 from ..core.graph import DGraph
 from ..core.paths import count_paths
 from ..core.provenance import Bound
 from ..dominance.dstar import dstar
 from ..dominance.umbrella_method import umbrella
+from ..elimination.graphax_model import graphax_orders
 from ..elimination.kernel import COUNT, VALUES, move_costs
 from ..elimination.labeled import replay
 from ..elimination.metagraph import (
@@ -96,21 +108,28 @@ from ..elimination.metagraph import (
 from ..elimination.parts import largest_part
 from ..elimination.vertex import markowitz_order, vertex_elimination
 from ..elimination.vertex_exact import available as exact_model_available
-from ..elimination.vertex_optimal import vertex_optimal_search
+from ..elimination.vertex_optimal import TENSOR_VERTEX_LIMIT, vertex_optimal_search
 from ..errors import InputError, SearchTooLarge
 from ..faces.elimination import FACE_PATH_LIMIT
 from ..faces.greedy import greedy_faces
 from ..zhou.factorize import zhou
 from ..zhou.layers import layers
-from .best_blocks import best_blocks
 from .bracketing_bound import bracketing_lower_bound, load_solver
 from .edge_bound import EDGE_ELIMINATION, EdgeBound, edge_elimination_bound
 from .effective_optimal import effective_optimal_search
 from .junction_bounds import elimination_lower_bound
-from .orders import RULES, beam_order, greedy_edges, greedy_order
+from .orders import (
+    RULES,
+    anneal_order,
+    beam_order,
+    cheapest_first_order,
+    greedy_edges,
+    greedy_order,
+)
+from .prices import EFFECTIVE, PRICES, PriceModel, not_run, price_model
 from .rank_bound import ANY_ACCUMULATION, RANK_PATH_LIMIT, rank_lower_bound
 from .timebox import Background, ChildDied, stream, timeboxed, warm
-from .windows import OBJECTIVES, anneal_windows, improve_windows
+from .windows import anneal_windows, improve_windows
 
 __all__ = [
     "ANY_ELIMINATION",
@@ -154,6 +173,10 @@ EDGE_PRICES_PER_SECOND = 100_000  # edges x intermediate edges, per greedy edge 
 FACE_PRICES_PER_SECOND = 50_000  # paths x edges, per greedy face elimination
 ELIMINATIONS_PER_SECOND = 100_000  # vertex eliminations of annealing windows
 RANK_PATHS_PER_SECOND = 10_000  # paths of the rank bound (~1 s at its path limit)
+# vertex eliminations priced over blocks (or in Graphax's model) that a second buys, and
+# the share of them the cheapest-first restarts take (the rest: annealing over orders)
+ORDER_ELIMINATIONS_PER_SECOND = 20_000
+RESTART_SHARE = 0.3
 # the wall-clock ceiling: a machine three times slower than the calibration, such as a
 # 2-core one running two other jobs, still finishes within it; the constant covers what
 # the work budget does not count (forking, SciPy's import, building and verifying the
@@ -176,22 +199,24 @@ STRUCTURE = {"layers": layers, "umbrella": umbrella, "dstar": dstar, "zhou": zho
 
 
 class Portfolio:
-    """The candidates so far, each priced (effective, structural mults) and either built
-    or kept as the moves that build it: vertex orders, edge eliminations, metagraph
-    paths (whose vertex moves forward-eliminate every out-edge). A name keeps its first
-    candidate unless a cheaper one comes, or one as cheap that is built and verified
-    where the first is not built."""
+    """The candidates so far, each priced in the price model (:class:`PriceModel`:
+    (effective, structural) mults on scalar graphs, one price over blocks or in
+    Graphax's model) and either built or kept as the moves that build it: vertex orders,
+    edge eliminations, metagraph paths (whose vertex moves forward-eliminate every
+    out-edge). A name keeps its first candidate unless a cheaper one comes, or one as
+    cheap that is built and verified where the first is not built."""
 
-    def __init__(self, graph: DGraph, objective: str = "effective") -> None:
+    def __init__(self, graph: DGraph, model: PriceModel = EFFECTIVE) -> None:
         self.graph = graph
-        self.structural = objective == "structural"
-        self.price: dict[str, tuple[int, int]] = {}
+        self.model = model
+        self.structural = model.name == "structural"
+        self.price: dict[str, tuple[int, ...]] = {}
         self.built: dict[str, ExpressionSet] = {}
         self.moves: dict[str, tuple[str, list]] = {}
         self.orders: dict[str, list[str]] = {}  # the vertex orders among them
         self.given: set[str] = set()  # names held by results computed before best
 
-    def _takes(self, by: str, cost: tuple[int, int], ready: bool = False) -> bool:
+    def _takes(self, by: str, cost: tuple[int, ...], ready: bool = False) -> bool:
         """Whether a candidate at ``cost`` takes the name ``by`` (see the class); a
         cheaper one clears what the name held."""
         held = self.price.get(by)
@@ -220,13 +245,14 @@ class Portfolio:
         if es.graph is not self.graph:
             es = _on(self.graph, es)
         by = by if by in self.given and by == es.method else self.own(by)
-        if self._takes(by, price(es), es.verified):
-            self.price[by] = price(es)
+        cost = self.model.of_built(es)
+        if cost is not None and self._takes(by, cost, es.verified):
+            self.price[by] = cost
             self.built[by] = es
 
     def add_moves(self, by: str, moves: list, kind: str = "moves") -> bool:
         by = self.own(by)
-        cost = move_costs(self.graph, moves)
+        cost = self.model.of_moves(self.graph, moves)
         if not self._takes(by, cost):
             return False
         self.price[by] = cost
@@ -237,11 +263,9 @@ class Portfolio:
         if self.add_moves(by, [("vertex", v) for v in order], "order"):
             self.orders[self.own(by)] = order
 
-    def key(self, by: str) -> tuple[int, int]:
-        """What ranks ``by``: (effective, structural) mults, (structural, effective) in
-        the structural objective."""
-        effective, structural = self.price[by]
-        return (structural, effective) if self.structural else (effective, structural)
+    def key(self, by: str) -> tuple[int, ...]:
+        """What ranks ``by`` in the price model (:meth:`PriceModel.key`)."""
+        return self.model.key(self.price[by])
 
     def ranked(self) -> list[str]:
         """Cheapest first in the objective (:func:`price`); among equals the first added."""
@@ -252,10 +276,16 @@ class Portfolio:
         return self.key(by)[0]
 
     def build(self, by: str) -> ExpressionSet:
+        """The expression set of ``by``, built once; in Graphax's model on the graph's
+        live part (:func:`~dgraph.core.builders.jaxpr_equations.live_part`: its
+        equations no input reaches or no output reads are folded away)."""
         if by not in self.built:
             kind, moves = self.moves[by]
-            if kind == "order":
+            if kind == "order" and self.model.built_counts:
                 es = vertex_elimination(self.graph, self.orders[by], by)
+            elif kind == "order":
+                part = live_part(self.graph)
+                es = vertex_elimination(part, [v for v in self.orders[by] if v in part], by)
             elif kind == "metagraph":
                 es = edge_moves_expression_set(self.graph, moves, by)
             else:
@@ -326,90 +356,184 @@ def best(
     budget: float | None = None,
     seed: int = 0,
     candidates: Iterable[ExpressionSet] = (),
-    objective: str = "effective",
+    objective: str | None = None,
     ceiling: float | None = None,
     skip: Iterable[str] = (),
+    price: str | PriceModel | None = None,
 ) -> ExpressionSet:
     """The cheapest verified expression set found within a work budget of ``budget``
     seconds (module docstring: the same result on every machine), never more expensive
-    (:func:`dgraph.core.expressions.price`) than a verified one of ``candidates``
-    (expression sets of ``graph`` computed already, named by method); ``seed`` drives its
-    random choices. ``objective`` is what cheapest means: fewest ``"effective"``
-    multiplications (±1 labels free, constants folded), then structural; or fewest
+    than a verified one of ``candidates`` (expression sets of ``graph`` computed already,
+    named by method); ``seed`` drives its random choices.
+
+    ``price`` is the price model, what cheapest means (:mod:`dgraph.search.prices`):
+    ``"effective"`` multiplications (±1 labels free, constants folded; then structural),
     ``"structural"`` ones (every label general: plain vertex elimination's count,
-    AlphaGrad's), then effective. The searches, the bounds and
-    ``info["objective_lower_bound"]`` are in that objective. ``ceiling`` is the
-    wall-clock limit in seconds (default :func:`ceiling_for` the budget); when it bites,
+    AlphaGrad's; then effective), ``"blocks"`` (the structured Jacobian-block products'
+    scalar multiplications) or ``"graphax"`` (Graphax's cost model of the order); by
+    default effective on a scalar graph, blocks on a tensor graph. ``objective`` is the
+    same option under its older name (``"effective"`` on a tensor graph: blocks, which
+    is a tensor set's effective count). One portfolio runs, each search and bound only
+    where :data:`dgraph.search.prices.SOLVERS` says it is valid for the model;
+    ``info["not_run"]`` names the others and why. The bounds and
+    ``info["objective_lower_bound"]`` are in the model. ``ceiling`` is the wall-clock
+    limit in seconds (default :func:`ceiling_for` the budget); when it bites,
     ``info["cut_by_time"]`` says so. ``skip`` names structure methods not to run (those
     ``compare`` could not finish within its ceiling).
+
+    Raises
+    ------
+    InputError
+        An unknown price model, one that does not price ``graph``, ``price`` and
+        ``objective`` naming different models, or a candidate of another graph; each in
+        one line.
 
     >>> from dgraph.core.builders import bundled
     >>> es = best(bundled("naumann_discrepancy.json"), budget=5)
     >>> es.mults, es.verified, es.info["found_by"] in ("edge-optimal", "dstar")
     (13, True, True)
     """
+    model = _model(graph, price, objective)
     budget = DEFAULT_BUDGET if budget is None else budget
-    if graph.is_tensor:  # priced over Jacobian blocks, where the scalar bounds do not hold
-        if objective not in ("effective", "blocks", "graphax"):
-            raise InputError(
-                f"best: objective {str(objective)[:20]!r} on a tensor graph: 'blocks' (true"
-                " scalar multiplications, the default) or 'graphax' (Graphax's model)"
-            )
-        kind = "graphax" if objective == "graphax" else "blocks"
-        return best_blocks(graph, budget, seed, candidates, objective=kind)
-    if objective not in OBJECTIVES:
-        raise InputError(f"best: unknown objective {objective!r}: one of {', '.join(OBJECTIVES)}")
-    load_solver()  # SciPy's import, once per process, is not the searches' time
-    warm()  # where children come from the fork server, it imports while the baselines run
+    skipped = not_run(model)
+    if not model.tensor:
+        load_solver()  # SciPy's import, once per process, is not the searches' time
+        warm()  # where children come from the fork server, it imports while the baselines run
     t0 = time.perf_counter()
     clock = Ceiling(ceiling_for(budget) if ceiling is None else ceiling)
     given = _candidates(graph, candidates)
-    pool = Portfolio(graph, objective)
-    pool.add_order("forward", list(graph.intermediates))
-    pool.add_order("reverse", list(reversed(graph.intermediates)))
-    pool.add_order("markowitz", markowitz_order(graph))
-    for es in given:
-        pool.add_given(es)
-    bounds = _Bounds()
+    pool = Portfolio(graph, model)
+    for by, order in _baselines(graph, model).items():
+        pool.add_order(by, order)
+    if "given candidates" not in skipped:
+        for es in given:
+            pool.add_given(es)
+    bounds = _Bounds(model)
     clock.mark("baselines")
-    paths = count_paths(graph)
-    if paths <= RANK_PATH_LIMIT and paths <= budget * RANK_PATHS_PER_SECOND:
-        bounds.known[ANY_ACCUMULATION] = rank_lower_bound(graph)
-        clock.mark("rank bound")
+    if "order annealing" not in skipped:
+        _order_annealing(graph, pool, budget, seed, clock)
+        clock.mark("order annealing")
+    _searches(graph, pool, bounds, budget, clock, seed, skip, skipped.__contains__)
+    if not given:  # none to leave out
+        skipped.pop("given candidates", None)
+    return _finish(pool, bounds, t0, budget, clock, skipped)
+
+
+def _model(graph: DGraph, price: str | PriceModel | None, objective: str | None) -> PriceModel:
+    """The price model named by ``price`` or its older name ``objective`` (see
+    :func:`best`), refused in one line where unknown, not for ``graph`` or named twice
+    differently."""
+    if objective is not None and not isinstance(objective, str):
+        raise InputError(f"best: objective {str(objective)[:20]!r} is not a price model's name")
+    if objective == "effective" and graph.is_tensor:
+        objective = "blocks"  # a tensor set's effective count is its block count
+    name = price.name if isinstance(price, PriceModel) else price
+    if name is not None and objective is not None and name != objective:
+        raise InputError(f"best: price {name!r} and objective {objective!r} differ: give one")
+    if price is None:
+        return price_model(graph, objective, "objective")
+    return price_model(graph, price)
+
+
+def _baselines(graph: DGraph, model: PriceModel) -> dict[str, list[str]]:
+    """Forward, reverse and Markowitz: in Graphax's model its own Markowitz degrees
+    (AlphaGrad's three baselines, :func:`dgraph.elimination.graphax_model.graphax_orders`)."""
+    if model is PRICES["graphax"]:
+        return graphax_orders(graph)
+    forward = list(graph.intermediates)
+    return {"forward": forward, "reverse": forward[::-1], "markowitz": markowitz_order(graph)}
+
+
+def _order_annealing(
+    graph: DGraph, pool: Portfolio, budget: float, seed: int, clock: Ceiling
+) -> None:
+    """Orders priced whole in the model's algebra (blocks, Graphax's model): the
+    cheapest-first greedy order, its randomized restarts and simulated annealing from
+    the cheapest order so far, within ``budget`` counted in vertex eliminations priced
+    (:data:`ORDER_ELIMINATIONS_PER_SECOND`, :data:`RESTART_SHARE` of them for the
+    restarts); ``seed`` for every random choice."""
+    n = max(1, len(graph.intermediates))
+    work = budget * ORDER_ELIMINATIONS_PER_SECOND
+    algebra = pool.model.algebra
+    pool.add_order("cheapest first", cheapest_first_order(graph, algebra=algebra))
+    rng = random.Random(seed)
+    restart_cost = n * (n + 1) // 2 + n  # every vertex left priced at every step
+    for k in range(int(RESTART_SHARE * work) // restart_cost):
+        if clock.passed("restarts"):
+            break
+        order = cheapest_first_order(graph, rng, algebra=algebra)
+        pool.add_order(f"cheapest first, restart {k + 1}", order)
+    start = pool.orders[min(pool.orders, key=pool.key)]
+    moves = int((1 - RESTART_SHARE) * work) // n
+
+    def cost(order: list[str]) -> int:
+        return pool.model.of_moves(graph, [("vertex", v) for v in order])[0]
+
+    _, annealed = anneal_order(cost, start, moves, rng, lambda: clock.passed("annealing"))
+    pool.add_order("annealing", annealed)
+
+
+def _searches(
+    graph: DGraph,
+    pool: Portfolio,
+    bounds: _Bounds,
+    budget: float,
+    clock: Ceiling,
+    seed: int,
+    skip: Iterable[str],
+    skipped: Callable[[str], bool],
+) -> None:
+    """Everything after the baselines and the order annealing (module docstring), each
+    search and bound only where valid for the model (``skipped(name)`` false)."""
+    if not skipped("rank bound"):
+        paths = count_paths(graph)
+        if paths <= RANK_PATH_LIMIT and paths <= budget * RANK_PATHS_PER_SECOND:
+            bounds.known[ANY_ACCUMULATION] = rank_lower_bound(graph)
+            clock.mark("rank bound")
     # one annealing run first, on graphs beyond the exact searches: a good order early,
     # the incumbent of the vertex A*, before the structure methods
-    if largest_part(graph) > SMALL:
+    if not skipped("early annealing") and largest_part(graph) > SMALL:
         steps = _annealing_steps(graph, SHARES["early annealing"] * budget)
         runs = range(ANNEALING_RUNS, ANNEALING_RUNS + 1)
         _annealing(graph, pool, clock, seed, steps, runs, phase="early annealing")
         clock.mark("early annealing")
-    missing = [by for by in STRUCTURE if by not in pool.built and by not in set(skip)]
-    made = clock.stream("structure methods", partial(_structure_methods, graph, missing))
-    if len(made) < len(missing):
-        clock.note("structure methods")
-    for by, es in made:
-        pool.add_built(by, es)
-    clock.mark("structure methods")
-    bracketing = Background(
-        partial(bracketing_lower_bound, graph, SHARES["bracketing"] * budget), clock.left()
-    )
+    if not skipped("structure methods"):
+        missing = [by for by in STRUCTURE if by not in pool.built and by not in set(skip)]
+        made = clock.stream("structure methods", partial(_structure_methods, graph, missing))
+        if len(made) < len(missing):
+            clock.note("structure methods")
+        for by, es in made:
+            pool.add_built(by, es)
+        clock.mark("structure methods")
+    bracketing = None
+    if not skipped("bracketing bound"):
+        bracketing = Background(
+            partial(bracketing_lower_bound, graph, SHARES["bracketing"] * budget), clock.left()
+        )
     try:
-        proven = _exact_searches(graph, pool, bounds, budget, clock)
+        proven = _exact_searches(graph, pool, bounds, budget, clock, skipped)
         clock.mark("exact searches")
-        _edge_bound(graph, bounds, budget, clock, pool.structural)
-        clock.mark("edge bound")
-        junction = clock.timeboxed("junction bound", partial(elimination_lower_bound, graph))
-        if junction is None:
-            clock.note("junction bound")
-        bounds.raise_floor(junction)
-        clock.mark("junction bound")
-        unlabeled = not any(graph.constant_label(u, v) is not None for u, v in graph.edges())
-        if proven and unlabeled:
+        if not skipped("edge bound"):
+            _edge_bound(graph, bounds, budget, clock, pool.structural)
+            clock.mark("edge bound")
+        if not skipped("junction bound"):
+            junction = clock.timeboxed("junction bound", partial(elimination_lower_bound, graph))
+            if junction is None:
+                clock.note("junction bound")
+            bounds.raise_floor(junction)
+            clock.mark("junction bound")
+        # the vertex search priced what the model prices: over blocks, every label
+        unlabeled = pool.model.tensor or not any(
+            graph.constant_label(u, v) is not None for u, v in graph.edges()
+        )
+        if proven and unlabeled and not pool.model.tensor:
             bounds.known[EFFECTIVE_VERTEX] = bounds.known["vertex elimination"]
         if not (proven and (unlabeled or pool.structural)):  # else no vertex order is cheaper
-            _heuristics(graph, pool, bounds, budget, clock, seed)
+            _heuristics(graph, pool, bounds, budget, clock, seed, skipped)
         clock.mark("heuristics")
-        if pool.cost(pool.ranked()[0]) > bounds.known.get(ANY_ELIMINATION, -1):
+        if bracketing is not None and pool.cost(pool.ranked()[0]) > bounds.known.get(
+            ANY_ELIMINATION, -1
+        ):
             try:
                 found = bracketing.wait(clock.left())
             except ChildDied as exc:
@@ -420,10 +544,11 @@ def best(
             bounds.raise_floor(found)
         # else the junction bound proved the winner optimal: the bracketing bound, which
         # can take far longer on long paths, adds nothing to it
-        clock.mark("bracketing bound (waited)")
+        if bracketing is not None:
+            clock.mark("bracketing bound (waited)")
     finally:
-        bracketing.stop()
-    return _finish(pool, bounds, t0, budget, clock, objective)
+        if bracketing is not None:
+            bracketing.stop()
 
 
 def _candidates(graph: DGraph, candidates: Iterable[ExpressionSet]) -> list[ExpressionSet]:
@@ -444,14 +569,17 @@ def _on(graph: DGraph, es: ExpressionSet) -> ExpressionSet:
 
 
 class _Bounds:
-    """The best lower bound known (on what), and every bound by the family it bounds."""
+    """The best lower bound known (on what), and every bound by the family it bounds;
+    ``mults`` are structural on a scalar graph, the block price on a tensor graph (a
+    tensor set's count)."""
 
-    def __init__(self) -> None:
+    def __init__(self, model: PriceModel = EFFECTIVE) -> None:
         self.lower, self.bounds = 0, "nothing"
         self.known: dict[str, int] = {}
+        self.unit = "mults over blocks" if model.tensor else "structural mults"
 
     def prove(self, family: str, bound: int) -> None:
-        self.lower, self.bounds = bound, f"{family} (structural mults)"
+        self.lower, self.bounds = bound, f"{family} ({self.unit})"
         self.known[family] = bound
 
     def typed(self) -> tuple[Bound, ...]:
@@ -464,11 +592,12 @@ class _Bounds:
 
     def in_objective(self, objective: str) -> dict[str, int]:
         """The bound known on each family in ``objective`` (a bound on a wider family,
-        and in effective mults, which no set has more of than structural, counts too)."""
+        and in effective mults, which no set has more of than structural, counts too;
+        over blocks every bound known is in the block price)."""
         best: dict[str, int] = {}
         for key, value in self.known.items():
             family, unit = _BOUND_OF_KEY[key]
-            if value is not None and (unit == "effective mults" or objective == "structural"):
+            if value is not None and (unit == "effective mults" or objective != "effective"):
                 best[family] = max(value, best.get(family, value))
         bounds: dict[str, int] = {}
         for k, family in enumerate(FAMILIES):
@@ -490,11 +619,20 @@ def _structure_methods(graph: DGraph, names: list[str]) -> Iterator[tuple[str, E
 
 
 def _exact_searches(
-    graph: DGraph, pool: Portfolio, bounds: _Bounds, budget: float, clock: Ceiling
+    graph: DGraph,
+    pool: Portfolio,
+    bounds: _Bounds,
+    budget: float,
+    clock: Ceiling,
+    skipped: Callable[[str], bool],
 ) -> bool:
     """The vertex-order A* and, on small graphs, the metagraph search, each to the end
-    where exhaustive, else within its share of the work; whether the vertex optimum was
-    proven."""
+    where exhaustive, else within its share of the work, where valid for the model;
+    whether the vertex optimum was proven."""
+    if skipped("vertex-optimal"):
+        return False
+    if pool.model.tensor:
+        return _tensor_vertex_optimal(graph, pool, bounds, budget, clock)
     # A* over eliminated sets often proves the vertex optimum beyond its exhaustive limit,
     # so it always gets a share of the budget
     small = largest_part(graph) <= SMALL  # the searches take independent parts one by one
@@ -514,7 +652,7 @@ def _exact_searches(
         pool.add_order("vertex-optimal", [v for _, v in result.moves])
         bounds.prove("vertex elimination", result.lower_bound)
     inner_edges = intermediate_edge_count(graph)
-    if inner_edges <= 2 * EDGE_LIMIT:
+    if not skipped("edge-optimal") and inner_edges <= 2 * EDGE_LIMIT:
         share = None if inner_edges <= EDGE_LIMIT else SHARES["edge-optimal"] * budget
         try:
             edges = clock.timeboxed(
@@ -529,6 +667,29 @@ def _exact_searches(
             pool.add_moves("edge-optimal", edges.moves, "metagraph")
             bounds.prove("edge elimination", edges.lower_bound)
     return result is not None and result.proven
+
+
+def _tensor_vertex_optimal(
+    graph: DGraph, pool: Portfolio, bounds: _Bounds, budget: float, clock: Ceiling
+) -> bool:
+    """The A* over eliminated sets priced over blocks, from the cheapest order so far,
+    within half the budget, where the graph has at most
+    :data:`~dgraph.elimination.vertex_optimal.TENSOR_VERTEX_LIMIT` intermediates; whether
+    it proved the optimum. Its bound on what is left is 0: a block product can cost
+    nothing (a factor that only selects, moves or sums entries; a zero product of
+    disjoint selections), and fill-in can make a vertex's later products cheaper than any
+    now (a selection replacing a dense factor), so neither a floor per product nor a
+    vertex's price today bounds the rest from below."""
+    if len(graph.intermediates) > TENSOR_VERTEX_LIMIT or clock.passed("vertex-optimal"):
+        return False
+    incumbent = pool.orders[min(pool.orders, key=pool.key)]
+    try:
+        result = vertex_optimal_search(graph, budget / 2, incumbent)
+    except SearchTooLarge:  # pricing its start alone exceeds its share of the work
+        return False
+    pool.add_order("vertex-optimal", [v for _, v in result.moves])
+    bounds.prove("vertex elimination", result.lower_bound)
+    return result.proven
 
 
 def _edge_bound(
@@ -553,12 +714,19 @@ def _edge_bound(
 
 
 def _heuristics(
-    graph: DGraph, pool: Portfolio, bounds: _Bounds, budget: float, clock: Ceiling, seed: int
+    graph: DGraph,
+    pool: Portfolio,
+    bounds: _Bounds,
+    budget: float,
+    clock: Ceiling,
+    seed: int,
+    skipped: Callable[[str], bool] = lambda name: False,
 ) -> None:
     """Greedy orders, restarts, beam, effective A* (small graphs), greedy edges and
     faces, then annealing, each within its share of the work (its count decided before
-    it runs, from the graph's size); ``seed`` for every random choice. They stop once a
-    candidate meets the bound for every elimination known so far: it is optimal."""
+    it runs, from the graph's size) and where valid for the model (``skipped(name)``
+    false); ``seed`` for every random choice. They stop once a candidate meets the bound
+    for every elimination known so far: it is optimal."""
 
     def met() -> bool:
         """Whether a candidate meets the bound for every elimination: optimal (an
@@ -571,19 +739,22 @@ def _heuristics(
     structural = pool.structural
     p = len(graph.intermediates)
     per_order = max(1, p * (p + 1) // 2)  # vertices a greedy order prices
-    count = min(
-        2 * len(RULES) + RESTARTS, int(work("greedy orders", PRICES_PER_SECOND) // per_order)
-    )
-    orders = clock.stream("greedy orders", partial(_greedy_orders, graph, seed, structural, count))
-    if len(orders) < count:
-        clock.note("greedy orders")
-    for by, order in orders:
-        pool.add_order(by, order)
-    clock.mark("greedy orders")
+    if not skipped("greedy orders"):
+        count = min(
+            2 * len(RULES) + RESTARTS, int(work("greedy orders", PRICES_PER_SECOND) // per_order)
+        )
+        orders = clock.stream(
+            "greedy orders", partial(_greedy_orders, graph, seed, structural, count)
+        )
+        if len(orders) < count:
+            clock.note("greedy orders")
+        for by, order in orders:
+            pool.add_order(by, order)
+        clock.mark("greedy orders")
     if met():
         return
     beam_work = int(work("beam", PRICES_PER_SECOND))
-    if beam_work >= 4 * per_order:  # past its work the beam finishes greedily
+    if not skipped("beam") and beam_work >= 4 * per_order:  # past its work: greedily
         algebra = COUNT if structural else VALUES
         beam = clock.timeboxed("beam", partial(beam_order, graph, algebra=algebra, work=beam_work))
         if beam is None:
@@ -592,7 +763,9 @@ def _heuristics(
             pool.add_order("beam", beam[1])
         clock.mark("beam")
     greedy = [by for by in pool.orders if by.startswith(("greedy", "restart"))] or ["markowitz"]
-    if not structural and (largest_part(graph) <= SMALL or exact_model_available()):
+    if not skipped("effective-optimal") and (
+        largest_part(graph) <= SMALL or exact_model_available()
+    ):
         top = min(greedy, key=pool.key)
         search = partial(
             effective_optimal_search, graph, SHARES["effective-optimal"] * budget, pool.orders[top]
@@ -613,16 +786,17 @@ def _heuristics(
     if met():
         return
     edges = graph.nx.number_of_edges()
-    per_run = max(1, edges * intermediate_edge_count(graph))  # edge prices, about
-    count = min(1 + EDGE_RESTARTS, int(work("greedy edges", EDGE_PRICES_PER_SECOND) // per_run))
-    runs = clock.stream("greedy edges", partial(_greedy_edges, graph, seed, count))
-    if len(runs) < count:
-        clock.note("greedy edges")
-    if runs:
-        pool.add_moves("greedy edges", min(runs, key=lambda r: r[0])[1])
-    clock.mark("greedy edges")
-    paths = count_paths(graph)
-    if paths <= FACE_PATH_LIMIT:  # face states track every path
+    if not skipped("greedy edges"):
+        per_run = max(1, edges * intermediate_edge_count(graph))  # edge prices, about
+        count = min(1 + EDGE_RESTARTS, int(work("greedy edges", EDGE_PRICES_PER_SECOND) // per_run))
+        runs = clock.stream("greedy edges", partial(_greedy_edges, graph, seed, count))
+        if len(runs) < count:
+            clock.note("greedy edges")
+        if runs:
+            pool.add_moves("greedy edges", min(runs, key=lambda r: r[0])[1])
+        clock.mark("greedy edges")
+    paths = 0 if skipped("greedy faces") else count_paths(graph)
+    if not skipped("greedy faces") and paths <= FACE_PATH_LIMIT:  # states track every path
         per_run = max(1, paths * edges)
         count = min(2 + FACE_RESTARTS, int(work("greedy faces", FACE_PRICES_PER_SECOND) // per_run))
         faces = clock.stream("greedy faces", partial(_greedy_faces, graph, seed, count))
@@ -631,7 +805,7 @@ def _heuristics(
         if faces:
             pool.add_built("greedy faces", min(faces, key=price))
         clock.mark("greedy faces")
-    if met():
+    if met() or skipped("annealing"):
         return
     steps = _annealing_steps(graph, SHARES["annealing"] * budget)
     _annealing(graph, pool, clock, seed, steps, met=met)
@@ -755,43 +929,56 @@ def _finish(
     t0: float,
     budget: float,
     clock: Ceiling,
-    objective: str,
+    skipped: dict[str, str],
 ) -> ExpressionSet:
     """The cheapest candidate, built and verified, under the name ``best``, keeping its
-    verification. ``info`` says the bounds in the objective, the tightest (on vertex
-    elimination, which every wider family's bound bounds too) and the widest family none
-    of which costs less: proven optimal among it; and whether the ceiling cut anything."""
+    verification. ``info`` says the price model (``objective``), the bounds in it, the
+    tightest (on vertex elimination, which every wider family's bound bounds too) and the
+    widest family none of which costs less: proven optimal among it, claimed only of a
+    verified winner; the searches and bounds not run for the model (``not_run``); and
+    whether the ceiling cut anything."""
     searched = time.perf_counter() - t0
     by, es = _winner(pool)
     clock.mark("winner built and verified")
+    model = pool.model
     info = {k: v for k, v in es.info.items() if k != "optimal"}
-    cost = es.mults if objective == "structural" else es.mults_effective
-    in_objective = bounds.in_objective(objective)
-    met = [family for family in FAMILIES if in_objective.get(family, -1) >= cost]
+    cost = pool.cost(by)
+    in_objective = bounds.in_objective(model.name)
+    met = [f for f in FAMILIES if in_objective.get(f, -1) >= cost] if es.verified else []
     info.update(
-        objective=objective,
+        objective=model.name,
         objective_bounds=in_objective,
         objective_lower_bound=max(in_objective.values(), default=0),
         optimal_among=met[-1] if met else None,
         proven_optimal=bool(met),
-        edge_elimination=_edge_report(pool, bounds),
     )
+    if not model.tensor:
+        info["edge_elimination"] = _edge_report(pool, bounds)
+    if by in pool.orders and by not in pool.given:  # a given set keeps its own info
+        info["order"] = list(pool.orders[by])
+    if model.name == "graphax":
+        info["graphax_mults"] = cost
+    if model.tensor:
+        candidates = {name: price[0] for name, price in pool.price.items()}
+    else:
+        candidates = {name: [s, e] for name, (e, s) in pool.price.items()}
     info.update(
         found_by=by,
         lower_bound=bounds.lower,
         lower_bound_for=bounds.bounds,
         lower_bounds=bounds.known,
         bounds=bounds.typed(),
-        candidates={name: [s, e] for name, (e, s) in pool.price.items()},
+        candidates=candidates,
+        not_run=skipped,
         search_seconds=round(searched, 3),
         phase_seconds=clock.phases,
         budget=budget,
         cut_by_time=bool(clock.cut),
+        cut_phases=list(clock.cut),
     )
     if clock.died:
         info["died"] = dict(clock.died)  # searches whose child process died: not run
     if clock.cut:
-        info["cut_phases"] = list(clock.cut)
         info["budget_note"] = (
             f"cut by the time ceiling of {clock.seconds:g} s ({', '.join(clock.cut)}): on"
             " a machine this slow or loaded the result may differ from run to run"
@@ -812,18 +999,21 @@ def _edge_report(pool: Portfolio, bounds: _Bounds) -> dict:
 
 def _winner(pool: Portfolio) -> tuple[str, ExpressionSet]:
     """The cheapest candidate that builds and verifies: each in turn built (re-priced as
-    built) and verified until one is; a candidate failing verification is passed over."""
-    failed: set[str] = set()
+    built, where the model's price is what a built set counts) and verified until one
+    is; a candidate failing verification is passed over. Where none verifies, the
+    cheapest as it is, whose ``verification`` reports its failed check (never a claim
+    of verified)."""
+    failed: list[str] = []
     while True:
         ready = [by for by in pool.ranked() if by not in failed]
-        if not ready:  # nothing verified: the first baseline, as it is
-            by = next(iter(pool.built))
-            return by, pool.built[by]
+        if not ready:
+            return failed[0], pool.built[failed[0]]
         by = ready[0]
         es = pool.build(by)
-        if price(es) != pool.price[by]:
-            pool.price[by] = price(es)
+        built = pool.model.of_built(es)
+        if built is not None and built != pool.price[by]:
+            pool.price[by] = built
         elif es.verified or es.verify():
             return by, es
         else:
-            failed.add(by)
+            failed.append(by)

@@ -5,18 +5,28 @@ Greedy rules from the elimination literature (Naumann 1999; Griewank–Walther c
 *relative* Markowitz degree (|P|·|S| over |P| + |S|), each with forward or reverse
 tie-breaks — then randomized restarts of the best rule; a beam search over elimination
 states; and a greedy edge elimination (the cheapest forward or backward elimination at
-every step). Annealing over orders is :mod:`dgraph.search.windows`.
+every step). Annealing over orders priced on their windows is :mod:`dgraph.search.windows`;
+:func:`cheapest_first_order` and :func:`anneal_order` price whole orders in any label
+algebra of the kernel (Jacobian blocks, Graphax's model).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 
 from ..core.graph import DGraph
-from ..elimination.kernel import VALUES, Algebra, Elimination
+from ..elimination.kernel import BLOCKS, VALUES, Algebra, Elimination
 
-__all__ = ["RULES", "beam_order", "greedy_edges", "greedy_order"]
+__all__ = [
+    "RULES",
+    "anneal_order",
+    "beam_order",
+    "cheapest_first_order",
+    "greedy_edges",
+    "greedy_order",
+]
 
 Score = Callable[[Elimination, str], float]
 
@@ -133,3 +143,63 @@ def greedy_edges(
         total += kinds.eliminate_edge(i, j, direction)
         moves.append(best)
     return total, moves
+
+
+def cheapest_first_order(
+    graph: DGraph,
+    rng: random.Random | None = None,
+    width: int = 3,
+    algebra: Algebra = BLOCKS,
+) -> list[str]:
+    """Eliminate next the vertex whose products cost least in ``algebra`` (Jacobian
+    blocks by default: Naumann's Markowitz rule with the true price for the degree);
+    with ``rng``, one of the ``width`` cheapest at random.
+
+    >>> from dgraph.core.builders import bundled
+    >>> len(cheapest_first_order(bundled("naumann_sin.trace")))
+    2
+    """
+    state = Elimination(graph, algebra)
+    left = list(graph.intermediates)
+    order = []
+    while left:
+        prices = sorted((state.vertex_cost(v), k, v) for k, v in enumerate(left))
+        pick = prices[0] if rng is None else rng.choice(prices[:width])
+        v = pick[2]
+        state.eliminate_vertex(v)
+        left.remove(v)
+        order.append(v)
+    return order
+
+
+def anneal_order(
+    price: Callable[[list[str]], int],
+    order: list[str],
+    moves: int,
+    rng: random.Random,
+    stop: Callable[[], bool] = lambda: False,
+) -> tuple[int, list[str]]:
+    """Simulated annealing over vertex orders (any order of the intermediates is one):
+    a move takes one vertex to another place; a worse order is kept with probability
+    exp(-increase / T), T falling geometrically from 3% of the start's price to almost
+    nothing over ``moves``. The cheapest order seen and its price (``stop()``: the
+    wall-clock ceiling, checked between moves)."""
+    current = best = list(order)
+    now = low = price(current)
+    n = len(order)
+    if n < 2 or moves < 1:
+        return low, best
+    start = max(now * 0.03, 1.0)
+    for step in range(moves):
+        if stop():
+            break
+        t = start * (0.001 ** (step / moves))
+        i, j = rng.randrange(n), rng.randrange(n - 1)
+        trial = current[:i] + current[i + 1 :]
+        trial.insert(j, current[i])
+        cost = price(trial)
+        if cost <= now or rng.random() < math.exp((now - cost) / t):
+            current, now = trial, cost
+            if cost < low:
+                best, low = trial, cost
+    return low, best
