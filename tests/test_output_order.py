@@ -65,10 +65,7 @@ def _dense(graph, point, sparse):
     out = J(*point)  # scalars here: a tuple over the outputs of tuples over the inputs
     rows = out if len(graph.outputs) > 1 else (out,)
     return np.array(
-        [
-            [np.asarray(b).item() for b in (row if len(graph.inputs) > 1 else (row,))]
-            for row in rows
-        ]
+        [[np.asarray(b).item() for b in (row if len(graph.inputs) > 1 else (row,))] for row in rows]
     )
 
 
