@@ -328,7 +328,10 @@ def _sizes_hint(exc: Exception) -> str:
     """What to change where ``f`` indexed, iterated or measured a scalar argument."""
     if "'Traced'" not in str(exc):
         return ""
-    return "; every argument is a scalar unless sizes= gives its length (or point= an example)"
+    return (
+        "; every argument is a scalar unless its length is given: sizes= (or point=, an"
+        " example), --inputs NAME:N on the command line"
+    )
 
 
 def _from_arrays(
