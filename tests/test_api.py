@@ -233,3 +233,12 @@ def test_sizes_or_an_example_point_make_a_vector_argument():
         dgraph.jacobian(dgraph.bundled("naumann_sin.trace"), sizes=[1])
     with pytest.raises(DGraphError, match="for a Python function"):
         dgraph.make_function(dgraph.bundled("naumann_sin.trace"), point=[1.0])
+
+
+def test_sizes_with_parameters_cover_every_argument():
+    """params= with sizes=: the parameters' values come last, as for a graph's; with
+    point= alone the sizes of parameters are unknown, so sizes= is asked for."""
+    J = dgraph.make_function(lambda x, k: [k * x[0] * x[1]], params=["k"], sizes=[2, 0])
+    assert np.allclose(J([0.5, 2.0], [3.0]), [[6.0, 1.5]])
+    with pytest.raises(DGraphError, match="give sizes= for every argument"):
+        dgraph.make_function(lambda x, k: k * x, params=["k"], point=[1.0])
