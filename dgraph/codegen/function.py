@@ -55,6 +55,14 @@ class GeneratedFunction:
     ``(y.size, x.size)``, each flattened in C order. ``stacked`` gives a sparse tensor
     Jacobian as the one matrix over all outputs and inputs (what a Newton step solves
     with). ``generated`` holds the text, programs and check.
+
+    >>> from dgraph.core.builders import from_function
+    >>> g = from_function(lambda x, w: np.tanh(x * w), sizes=[(3,), (3,)], level="array")
+    >>> dx, dw = make_function(g)(np.ones(3), np.full(3, 0.5))  # one output, two inputs
+    >>> dx.shape, dw.shape, np.diag(dx).round(4).tolist()
+    ((3, 3), (3, 3), [0.3932, 0.3932, 0.3932])
+    >>> make_function(g, "vjp")(np.ones(3), np.full(3, 0.5), np.ones(3))[1].round(4).tolist()
+    [0.7864, 0.7864, 0.7864]
     """
 
     def __init__(self, generated: Generated, mode: str, function: Callable[..., np.ndarray]):
