@@ -125,3 +125,120 @@ def test_output_names_never_read_as_an_input():
     assert dgraph.from_sympy([x * f, x + f], [x, f]).outputs == ["y0", "y1"]
     assert dgraph.from_sympy({"speed": x * y}, [x, y]).outputs == ["speed"]
     assert dgraph.from_function(lambda y, f: (y * f, y + f)).outputs == ["g0", "g1"]
+
+
+# -- one set of conventions at every level (issue 53 item 6) ------------------------------
+
+
+def _two_by_two(x, c):
+    """Two outputs, two arguments: jax.jacobian gives a tuple of tuples."""
+    import jax.numpy as jnp
+
+    return jnp.sin(x) * c, jnp.sum(x * x * c)
+
+
+def _flat(block) -> np.ndarray:
+    if hasattr(block, "toarray"):
+        return block.toarray()
+    return np.asarray(block.todense() if hasattr(block, "todense") else block)
+
+
+@pytest.mark.parametrize("lang", ["python", "jax"])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_tensor_jacobian_is_jax_jacobian_s_pytree(lang, sparse):
+    """Outputs × inputs as tuples of tuples, as ``jax.jacobian(f, argnums=(0, 1))``; a dense
+    block of shape y.shape + x.shape, a sparse one (y.size, x.size); ``stacked`` the one
+    matrix; value_and_jacobian's value the outputs' arrays."""
+    jax = pytest.importorskip("jax")
+    x, c = np.array([0.3, -0.2, 0.9]), np.array([2.0, 0.5, 1.5])
+    g = dgraph.from_jax(_two_by_two, x, c, level="array")
+    J = dgraph.make_function(g, lang=lang, sparse=sparse)
+    with jax.enable_x64(True):
+        want = jax.jacobian(_two_by_two, argnums=(0, 1))(x, c)
+        got = J(x, c)
+        value, again = dgraph.make_function(g, "value_and_jacobian", lang, sparse=sparse)(x, c)
+        assert isinstance(got, tuple) and len(got) == 2
+        for row, same, want_row in zip(got, again, want, strict=True):
+            assert isinstance(row, tuple) and len(row) == 2
+            for block, other, expected in zip(row, same, want_row, strict=True):
+                expected = np.asarray(expected)
+                shape = (max(expected.size // 3, 1), 3) if sparse else expected.shape
+                assert np.shape(block) == shape
+                flat = _flat(block).reshape(expected.shape)
+                np.testing.assert_allclose(flat, expected, rtol=1e-13)
+                np.testing.assert_allclose(_flat(other).reshape(expected.shape), flat)
+        for part, expected in zip(value, _two_by_two(x, c), strict=True):
+            np.testing.assert_allclose(np.asarray(part), np.asarray(expected), rtol=1e-14)
+        if sparse:
+            whole = J.stacked(x, c)
+            assert whole.shape == (4, 6)
+            blocks = [[_flat(b).reshape(-1, 3) for b in row] for row in got]
+            np.testing.assert_allclose(_flat(whole), np.block(blocks))
+    if not sparse:
+        with pytest.raises(DGraphError, match="one sparse matrix"):
+            J.stacked(x, c)
+
+
+@pytest.mark.parametrize("lang", ["python", "jax"])
+def test_tensor_jvp_and_vjp_are_arrays_or_tuples_as_jax_s(lang):
+    """jvp: J·v per output (a tuple over the two outputs); vjp: wᵀ·J per input (a tuple over
+    the two inputs); one input and one output give the bare array."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    x, c = np.array([0.3, -0.2, 0.9]), np.array([2.0, 0.5, 1.5])
+    v, dc, w = np.array([1.0, -1.0, 0.5]), np.array([0.1, 0.2, 0.3]), np.array([0.5, 1.0, 2.0])
+    g = dgraph.from_jax(_two_by_two, x, c, level="array")
+    jvp, vjp = (dgraph.make_function(g, mode, lang) for mode in ("jvp", "vjp"))
+    with jax.enable_x64(True):
+        _, tangents = jax.jvp(_two_by_two, (x, c), (v, dc))
+        _, pull = jax.vjp(_two_by_two, x, c)
+        bars = pull((w, 3.0))
+        got_t, got_b = jvp(x, c, v, dc), vjp(x, c, w, 3.0)
+        one = dgraph.from_jax(jnp.sin, x, level="array")
+        alone = (
+            dgraph.make_function(one, "jvp", lang)(x, v),
+            dgraph.make_function(one, "vjp", lang)(x, w),
+        )
+    for got, want in ((got_t, tangents), (got_b, bars)):
+        assert isinstance(got, tuple) and len(got) == 2
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(alone[0]), np.cos(x) * v, rtol=1e-14)
+    np.testing.assert_allclose(np.asarray(alone[1]), np.cos(x) * w, rtol=1e-14)
+
+
+def test_sizes_or_an_example_point_make_a_vector_argument():
+    """sizes= (or point=, example arguments) for dgraph.jacobian and make_function of a
+    Python function; without them an argument that is indexed is refused, naming sizes=."""
+
+    def f(x, a):
+        return x[0] * x[1] * a, sympy.sin(x[1])
+
+    es = dgraph.jacobian(f, sizes=[2, 0])
+    assert es.graph.inputs == ["x0", "x1", "a"] and es.verified
+    same = dgraph.jacobian(f, point=[np.array([1.0, 2.0]), 3.0])
+    assert same.graph.inputs == ["x0", "x1", "a"]
+    assert set(same.graph.point) == {"x0", "x1", "a"} and float(same.graph.point["a"]) == 3.0
+    J = dgraph.make_function(f, sizes=[2, 0])
+    assert np.allclose(J([1.0, 2.0, 3.0]), [[6.0, 3.0, 2.0], [0.0, np.cos(2.0), 0.0]])
+    assert np.allclose(
+        dgraph.make_function(f, point=[[1.0, 2.0], 3.0])([1.0, 2.0, 3.0]), J([1.0, 2.0, 3.0])
+    )
+    for call in (dgraph.jacobian, dgraph.make_function):
+        with pytest.raises(DGraphError, match="sizes=") as raised:
+            call(f)
+        assert "\n" not in str(raised.value)
+    with pytest.raises(DGraphError, match="for a Python function"):
+        dgraph.jacobian(dgraph.bundled("naumann_sin.trace"), sizes=[1])
+    with pytest.raises(DGraphError, match="for a Python function"):
+        dgraph.make_function(dgraph.bundled("naumann_sin.trace"), point=[1.0])
+
+
+def test_sizes_with_parameters_cover_every_argument():
+    """params= with sizes=: the parameters' values come last, as for a graph's; with
+    point= alone the sizes of parameters are unknown, so sizes= is asked for."""
+    J = dgraph.make_function(lambda x, k: [k * x[0] * x[1]], params=["k"], sizes=[2, 0])
+    assert np.allclose(J([0.5, 2.0], [3.0]), [[6.0, 1.5]])
+    with pytest.raises(DGraphError, match="give sizes= for every argument"):
+        dgraph.make_function(lambda x, k: k * x, params=["k"], point=[1.0])

@@ -154,26 +154,27 @@ GRAPHS = [mlp, chain, stencil_1d, stencil_2d, moves, extremes]
 
 
 def _expected(g, f, inputs):
+    """jax.jacfwd over every input: one output's blocks, a tuple over the inputs."""
     with jax.enable_x64(True):
         args = [jnp.asarray(inputs[x]) for x in g.inputs]
         jac = jax.jacfwd(f, argnums=tuple(range(len(args))))(*args)
-        return {(g.outputs[0], x): np.asarray(jac[k]) for k, x in enumerate(g.inputs)}
+        return [np.asarray(block) for block in jac]
 
 
 def _agrees(g, J, got_fn, inputs):
+    """The generated Jacobian is jax.jacfwd's pytree: the array for one input, else a tuple
+    over the inputs; a dense block of shape y.shape + x.shape, a sparse one (y.size, x.size)."""
     expected = _expected(g, J, inputs)
     got = got_fn(*(inputs[x] for x in g.inputs))
-    if not isinstance(got, dict):  # sparse: one matrix, outputs by inputs, flattened
-        (y,) = g.outputs
-        rows = int(np.prod(g.shape(y)))
-        whole = np.hstack([expected[(y, x)].reshape(rows, -1) for x in g.inputs])
-        assert got.shape == whole.shape
-        assert np.allclose(dense_result(got, whole.shape), whole, rtol=1e-10, atol=1e-12)
-        return
-    assert set(got) == set(expected)
-    for key, value in expected.items():
-        part = dense_result(got[key], value.shape)
-        assert np.allclose(part, value, rtol=1e-10, atol=1e-12), key
+    blocks = got if len(g.inputs) > 1 else (got,)
+    assert isinstance(blocks, tuple) and len(blocks) == len(expected)
+    (y,) = g.outputs
+    rows = int(np.prod(g.shape(y)))
+    for x, block, value in zip(g.inputs, blocks, expected, strict=True):
+        sparse = hasattr(block, "toarray") or hasattr(block, "todense")
+        assert block.shape == ((rows, value.size // rows) if sparse else value.shape), x
+        part = dense_result(block, value.shape)
+        assert np.allclose(part, value, rtol=1e-10, atol=1e-12), x
 
 
 @pytest.mark.parametrize("build", GRAPHS, ids=lambda b: b.__name__)
@@ -190,11 +191,15 @@ def test_generated_jacobian_equals_jacfwd(build, lang, sparse):
         if sparse:
             import scipy.sparse
 
-            assert scipy.sparse.issparse(J(*inputs.values()))
+            got = J(*inputs.values())
+            assert all(map(scipy.sparse.issparse, got if isinstance(got, tuple) else [got]))
+            whole = J.stacked(*inputs.values())  # one matrix: outputs by inputs
+            parts = got if isinstance(got, tuple) else (got,)
+            assert scipy.sparse.issparse(whole) and (whole != scipy.sparse.hstack(parts)).nnz == 0
         return
     with jax.enable_x64(True):
         _agrees(g, f, J, inputs)
-        _agrees(g, f, jax.jit(J._function), inputs)  # jit-compatible
+        _agrees(g, f, jax.jit(J), inputs)  # jit-compatible
 
 
 @pytest.mark.parametrize("method", ["forward", "reverse", "markowitz"])
@@ -243,7 +248,7 @@ def test_a_constant_array_operand_scales_entrywise():
     c = np.array([1.0, 2.0, 3.0])
     g.add_array_vertex("y", "output", (3,), _op("mul", ["u", c], (3,)))
     J = make_function(g.validate())
-    assert np.allclose(J(np.ones(3))[("y", "u")], np.diag(c))
+    assert np.allclose(J(np.ones(3)), np.diag(c))
 
 
 def test_a_sum_with_a_dense_block_stays_dense():
@@ -269,7 +274,7 @@ def test_a_sum_with_a_dense_block_stays_dense():
     with jax.enable_x64(True):
         expected = np.asarray(jax.jacfwd(f)(jnp.asarray(u)))
         for lang in ("python", "jax"):
-            (J,) = make_function(es, "jacobian", lang=lang)(u).values()
+            J = make_function(es, "jacobian", lang=lang)(u)
             assert np.allclose(np.asarray(J), expected)
 
 
@@ -277,8 +282,8 @@ def test_a_sum_with_a_dense_block_stays_dense():
 @pytest.mark.parametrize("lang", ["python", "jax"])
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
 def test_value_and_jacobian_returns_the_outputs_and_the_jacobian(build, lang, sparse):
-    """(F, J): F the program's outputs ({y: array}; sparse: flattened in J's row order),
-    J as ``jacobian`` gives it; both equal JAX's."""
+    """(F, J): F the program's output (an array of its shape, dense or sparse alike), J as
+    ``jacobian`` gives it; both equal JAX's."""
     g, f = build()
     rng = np.random.default_rng(11)
     inputs = {x: rng.uniform(0.5, 1.5, g.shape(x)) for x in g.inputs}
@@ -290,9 +295,9 @@ def test_value_and_jacobian_returns_the_outputs_and_the_jacobian(build, lang, sp
         F, J = both(*inputs.values())
         (y,) = g.outputs
         expected = np.asarray(f(*(jnp.asarray(inputs[x]) for x in g.inputs)))
-        got = np.asarray(F) if sparse else np.asarray(F[y])
-        assert got.shape == (expected.size,) if sparse else expected.shape
-        assert np.allclose(got.ravel(), expected.ravel(), rtol=1e-12, atol=1e-12)
+        got = np.asarray(F)
+        assert got.shape == expected.shape and g.shape(y) == expected.shape
+        assert np.allclose(got, expected, rtol=1e-12, atol=1e-12)
         _agrees(g, f, lambda *a: J, inputs)
 
 
@@ -306,10 +311,10 @@ def test_a_constant_jacobian_is_a_fresh_copy_per_call():
     for sparse in (True, False):
         J = make_function(g, "jacobian", sparse=sparse)
         assert "def jacobian" in J.generated.text
-        first = J(point) if sparse else J(point)[("y", "u")]
+        first = J(point)
         kept = np.asarray(first.toarray() if sparse else first).copy()
         (first.data if sparse else first)[...] = 7.0
-        again = J(point) if sparse else J(point)[("y", "u")]
+        again = J(point)
         assert np.array_equal(np.asarray(again.toarray() if sparse else again), kept)
         expected = np.zeros((3, 3, 3, 3))
         for i in range(3):
@@ -346,9 +351,10 @@ def test_a_transposed_outer_product_is_built_in_the_order_read():
     J = make_function(g, "jacobian", "jax", method="reverse")
     with jax.enable_x64(True):
         expected = jax.jacrev(f, argnums=(0, 1))(x, w)
-        got = jax.jit(J._function)(x, w)
-        for k, name in enumerate(g.inputs):
-            assert np.allclose(got[(g.outputs[0], name)], expected[k], rtol=1e-12)
+        got = jax.jit(J)(x, w)  # one output, two inputs: a tuple over the inputs
+        assert len(got) == len(expected) == 2
+        for k in range(2):
+            assert np.allclose(got[k], expected[k], rtol=1e-12)
 
 
 def test_only_single_use_products_without_contraction_are_folded():
@@ -381,7 +387,7 @@ def test_the_check_finds_one_wrong_entry_where_j_v_cancels():
     assert check_tensor(J._function, es, "python").ok
 
     def changed(*arrays):
-        got = J(*arrays)
+        got = J._function(*arrays)  # the module's own function, as check_tensor reads it
         got.data[3] *= 1 + 1e-3
         return got
 

@@ -19,7 +19,6 @@ from dgraph.elimination.metagraph import (
 )
 from dgraph.elimination.vertex_optimal import vertex_optimal_search
 from dgraph.methods import compare
-from dgraph.search import edge_bound
 from dgraph.search.best import best
 from dgraph.search.bracketing_bound import bracketing_lower_bound
 from dgraph.search.edge_bound import edge_elimination_bound, structural
@@ -52,13 +51,8 @@ def test_bound_without_exact_parts_is_sound_on_labeled_programs(g):
     """With no part solved exactly (the limit at -1): junctions and bracketings only, in
     structural mults whatever the constant labels; below the edge and vertex optima."""
     assume(intermediate_edge_count(g) <= EDGE_LIMIT)
-    saved = edge_bound.EDGE_LIMIT
-    edge_bound.EDGE_LIMIT = -1
-    try:
-        vertex = vertex_optimal_search(g).cost
-        found = edge_elimination_bound(g, seconds=5.0, upper=vertex)
-    finally:
-        edge_bound.EDGE_LIMIT = saved
+    vertex = vertex_optimal_search(g).cost
+    found = edge_elimination_bound(g, seconds=5.0, upper=vertex, edge_limit=-1)
     optimum = _exact(g)
     assert found.moves is None and found.cost == vertex
     assert found.lower_bound <= optimum <= vertex
@@ -78,9 +72,8 @@ def test_discrepancy_graph_bounds():
     assert found.as_info() == {"lower_bound": 13, "cost": 13, "gap": 0, "proven": True}
 
 
-def test_gap_reported_against_an_upper_bound(monkeypatch):
-    monkeypatch.setattr(edge_bound, "EDGE_LIMIT", -1)
-    found = edge_elimination_bound(bundled("naumann_discrepancy.json"), upper=14)
+def test_gap_reported_against_an_upper_bound():
+    found = edge_elimination_bound(bundled("naumann_discrepancy.json"), upper=14, edge_limit=-1)
     assert (found.moves, found.cost, found.lower_bound, found.proven, found.gap) == (
         None,
         14,

@@ -184,14 +184,12 @@ def test_structure_methods_are_checked(seed):
         assert check.realized or check.simulated_mults < es.mults
 
 
-def test_path_limit_is_a_clear_error(monkeypatch):
+def test_path_limit_is_a_clear_error():
     """The path-tracking reference check keeps its limit; the default check has none."""
-    import dgraph.faces.elimination as elimination
-
-    monkeypatch.setattr(elimination, "FACE_PATH_LIMIT", 2)
     es = accumulate(bundled("naumann_discrepancy.json"), "forward")
-    with pytest.raises(DGraphError, match="input-output paths"):
-        check_faces_paths(es)
+    assert check_faces_paths(es).realized  # under the default limit
+    with pytest.raises(DGraphError, match=r"input-output paths; .* stop at 2$"):
+        check_faces_paths(es, path_limit=2)
     assert check_faces(es).realized
 
 
@@ -250,8 +248,7 @@ def test_face_optimal_budget_is_counted_not_timed(monkeypatch):
     runs = [face_optimal(g, budget=0.05) for _ in range(2)]
     assert runs[0].info["work"] == runs[1].info["work"]
     assert [str(s) for s in runs[0].steps] == [str(s) for s in runs[1].steps]
-    monkeypatch.setattr(optimal, "UNITS_PER_SECOND", 1)
-    tiny = face_optimal(g, budget=1)
+    tiny = face_optimal(g, budget=1, units_per_second=1)
     assert not tiny.info["optimal"] and not tiny.info["cut_by_time"]
     assert tiny.mults == accumulate(g, "markowitz").mults and tiny.verify().ok
     assert 0 < tiny.info["lower_bound"] <= 28  # 28: the optimum the search proves with time

@@ -413,6 +413,13 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("derivative_output.py") + ":with_derivative"],
         "contains the derivative Derivative(q(t), t)",
     ),
+    # a vector argument given no size is never read as a scalar (issue 53 item 6)
+    (
+        "indexes-a-scalar",
+        ["accumulate", H("indexes_scalar.py") + ":indexes"],
+        "--inputs NAME:N",
+    ),
+    ("iterates-a-scalar", ["structure", H("indexes_scalar.py") + ":iterates"], "sizes="),
     # 12. a module with JAX and NumPy functions (issue 40 item 4): the route is decided per
     # function; one that neither JAX nor the NumPy tracer takes is one line naming both
     (

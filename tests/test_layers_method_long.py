@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-import dgraph.zhou.layers as layers_module
 from dgraph.core.builders import bundled, from_trace
 from dgraph.core.random_graphs import random_layered
 from dgraph.zhou.layers import layers
@@ -23,24 +22,22 @@ def _product_mults(es) -> int:
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_end_to_end_bracketing_prices_what_it_builds(seed, monkeypatch):
+def test_end_to_end_bracketing_prices_what_it_builds(seed):
     """Forced past the limit, the price of the chosen end-to-end product is what the
     built products count, never below the searched optimum, and the set verifies."""
     graph = random_layered(seed, 6, 5, 3)
     searched = layers(graph)
-    monkeypatch.setattr(layers_module, "SEARCH_LIMIT", 0)
-    ends = layers(graph)
+    ends = layers(graph, search_limit=0)
     assert ends.info["chain_mults"] == _product_mults(ends) >= searched.info["chain_mults"]
     assert ends.info["bracketing"].startswith(("left to right", "right to left"))
     assert ends.verify().ok
 
 
-def test_zhou_two_blocks_end_to_end_is_the_left_to_right_product(monkeypatch):
+def test_zhou_two_blocks_end_to_end_is_the_left_to_right_product():
     """Zhou's two blocks: the search finds ((J1 J2) (J3 J4)) at 5; left to right costs 6."""
     graph = bundled("zhou_two_blocks.json")
     assert layers(graph).info["chain_mults"] == 5
-    monkeypatch.setattr(layers_module, "SEARCH_LIMIT", 0)
-    es = layers(graph)
+    es = layers(graph, search_limit=0)
     assert es.info["chain_mults"] == 6 and es.info["bracketing"].startswith("left to right")
 
 

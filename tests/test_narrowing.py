@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from dgraph.core.random_graphs import random_layered
-from dgraph.dominance import dstar as dstar_module
 from dgraph.dominance import umbrella_method
 from dgraph.errors import SearchTooLarge
 from dgraph.methods import accumulate, compare
@@ -19,29 +18,29 @@ def layered():
     return random_layered(3, 6, 8, 3, 3)
 
 
-def test_dstar_tries_one_organization_beyond_its_work_limit(layered, monkeypatch):
+def test_dstar_tries_one_organization_beyond_its_work_limit(layered):
     full = accumulate(layered, "dstar")
     assert "not_tried" not in full.info
-    monkeypatch.setattr(dstar_module, "ORGANIZATION_WORK_LIMIT", 10)
-    narrow = accumulate(layered, "dstar")
+    narrow = accumulate(layered, "dstar", organization_work_limit=10)
     assert narrow.verified and narrow.info["organization"] == "roots"
     assert narrow.info["not_tried"].startswith("leaves and pairs not tried")
     assert narrow.mults >= full.mults
 
 
-def test_umbrella_tries_the_hierarchy_inside_out_beyond_its_edge_limit(layered, monkeypatch):
-    monkeypatch.setattr(umbrella_method, "NESTING_EDGE_LIMIT", 10)
-    es = accumulate(layered, "umbrella")
+def test_umbrella_tries_the_hierarchy_inside_out_beyond_its_edge_limit(layered):
+    assert "not_tried" not in accumulate(layered, "umbrella").info  # under the default
+    assert layered.n_edges < umbrella_method.NESTING_EDGE_LIMIT
+    es = accumulate(layered, "umbrella", nesting_edge_limit=10)
     assert es.verified and es.info["nesting"] == "inside-out"
     assert es.info["not_tried"] == (
         f"maximal umbrellas not tried: {layered.n_edges} edges exceed 10"
     )
 
 
-def test_zhou_picks_one_variant_by_the_cheaper_mode_beyond_its_edge_limit(layered, monkeypatch):
+def test_zhou_picks_one_variant_by_the_cheaper_mode_beyond_its_edge_limit(layered):
     tried = accumulate(layered, "zhou").info["tried"]
-    monkeypatch.setattr(zhou_module, "VARIANT_EDGE_LIMIT", 10)
-    es = accumulate(layered, "zhou")
+    assert layered.n_edges < zhou_module.VARIANT_EDGE_LIMIT
+    es = accumulate(layered, "zhou", variant_edge_limit=10)
     forward_mode, reverse_mode = (accumulate(layered, m).mults for m in ("forward", "reverse"))
     chosen = "backward" if forward_mode <= reverse_mode else "forward"
     assert es.verified and es.info["variant"] == chosen

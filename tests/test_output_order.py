@@ -60,14 +60,12 @@ def _dense(graph, point, sparse):
     if not graph.is_tensor:
         out = J(np.array(point))
         return out.toarray() if hasattr(out, "toarray") else np.asarray(out)
-    out = J(*point)
-    if hasattr(out, "toarray"):  # one CSR array: rows are the outputs, in order
-        return out.toarray()
+    if sparse:  # one CSR array: rows are the outputs, in order
+        return J.stacked(*point).toarray()
+    out = J(*point)  # scalars here: a tuple over the outputs of tuples over the inputs
+    rows = out if len(graph.outputs) > 1 else (out,)
     return np.array(
-        [
-            [np.asarray(out[y, x]).item() if (y, x) in out else 0.0 for x in graph.inputs]
-            for y in graph.outputs
-        ]
+        [[np.asarray(b).item() for b in (row if len(graph.inputs) > 1 else (row,))] for row in rows]
     )
 
 

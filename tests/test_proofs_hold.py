@@ -92,12 +92,12 @@ def test_a_partial_incumbent_no_longer_feeds_a_false_edge_proof(monkeypatch):
     g = bundled("naumann_discrepancy.json")
     with pytest.raises(InputError):
         vertex_optimal_search(g, incumbent=["i"])
-    monkeypatch.setattr(edge_bound, "EDGE_LIMIT", -1)  # junctions only: 12
+    junctions_only = {"edge_limit": -1}  # no exact part: the junction bound, 12
     with pytest.raises(ProofError, match="lower bound 12 exceeds the upper bound given, 5"):
-        edge_elimination_bound(g, upper=5)
-    found = edge_elimination_bound(g, upper=14)
+        edge_elimination_bound(g, upper=5, **junctions_only)
+    found = edge_elimination_bound(g, upper=14, **junctions_only)
     assert (found.lower_bound, found.cost, found.proven) == (12, 14, False)
-    assert edge_elimination_bound(g, upper=12).proven
+    assert edge_elimination_bound(g, upper=12, **junctions_only).proven
 
 
 def test_an_edge_bound_above_its_cost_raises():

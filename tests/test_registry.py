@@ -81,7 +81,11 @@ def test_roles_and_families_are_declared():
 
 
 def test_options_come_from_signatures():
-    assert dict(METHODS["dstar"].options) == {"organization": "auto", "priority": "inner"}
+    assert dict(METHODS["dstar"].options) == {
+        "organization": "auto",
+        "priority": "inner",
+        "organization_work_limit": 400_000,
+    }
     assert dict(METHODS["edge-optimal"].options) == {"metagraph": "full", "budget": None}
     assert set(METHODS["best"].options) == {
         "budget",

@@ -101,7 +101,7 @@ def test_a_huge_gradient_that_is_right_verifies():
     J = make_function(es, "jacobian")
     with jax.enable_x64(True):
         expected = np.asarray(jax.grad(steep)(jnp.asarray(x)))
-    got = np.ravel(J(x)[(g.outputs[0], "x")])
+    got = np.ravel(J(x))
     assert abs(expected[0]) > 8e14
     np.testing.assert_allclose(got, expected, rtol=1e-15)
 

@@ -11,15 +11,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..core.builders import from_function
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..errors import DGraphError
+from ..methods.registry import traced_function
 from .c import load_c
 from .cuda import load_cuda
 from .generate import LANGS, MODES, Generated, generate
@@ -31,18 +32,59 @@ __all__ = ["GeneratedFunction", "make_function"]
 
 
 class GeneratedFunction:
-    """One generated function, loaded: ``jacobian(x)``, ``jvp(x, v)``, ``vjp(x, w)`` or
-    ``value_and_jacobian(x)`` on (n,) or batched (B, n) inputs, and the parameters ``p``
-    last when the graph has any; ``generated`` holds the text, programs and check."""
+    """One generated function, loaded, with JAX's conventions at every level.
+
+    The function takes the primals, then (``jvp``, ``vjp``) the tangents or cotangents,
+    one per primal or output, then the parameters ``p`` when the graph has any:
+
+    - ``jacobian(*primals)``: one input and one output give the array (dense, or SciPy
+      CSR / JAX BCOO with ``sparse``); several give the pytree ``jax.jacobian(f,
+      argnums=(0, 1, ...))`` gives: a tuple over the inputs for one output, over the
+      outputs for one input, else a tuple over the outputs of tuples over the inputs.
+    - ``value_and_jacobian(*primals)``: ``(value, jacobian)``, the value one array or a
+      tuple over the outputs.
+    - ``jvp(*primals, *tangents)``: J·v, one array or a tuple over the outputs (the
+      second half of ``jax.jvp``'s answer).
+    - ``vjp(*primals, *cotangents)``: wᵀ·J, one array or a tuple over the inputs (what
+      ``jax.vjp``'s pullback returns, a lone input's array not wrapped in a tuple).
+
+    A graph of scalars (the element level) is a function of one vector ``x`` (its inputs
+    in order; (n,) or batched (B, n)) with one vector of outputs, so its ``jacobian`` is
+    the (m, n) (or (B, m, n)) array. A tensor graph's inputs are its arrays, in order; a
+    dense block has shape ``y.shape + x.shape`` (as ``jax.jacobian``'s), a sparse one
+    ``(y.size, x.size)``, each flattened in C order. ``stacked`` gives a sparse tensor
+    Jacobian as the one matrix over all outputs and inputs (what a Newton step solves
+    with). ``generated`` holds the text, programs and check.
+
+    >>> from dgraph.core.builders import from_function
+    >>> g = from_function(lambda x, w: np.tanh(x * w), sizes=[(3,), (3,)], level="array")
+    >>> dx, dw = make_function(g)(np.ones(3), np.full(3, 0.5))  # one output, two inputs
+    >>> dx.shape, dw.shape, np.diag(dx).round(4).tolist()
+    ((3, 3), (3, 3), [0.3932, 0.3932, 0.3932])
+    >>> make_function(g, "vjp")(np.ones(3), np.full(3, 0.5), np.ones(3))[1].round(4).tolist()
+    [0.7864, 0.7864, 0.7864]
+    """
 
     def __init__(self, generated: Generated, mode: str, function: Callable[..., np.ndarray]):
         self.generated, self.mode, self.lang = generated, mode, generated.lang
         self._function = function
         self.__doc__ = getattr(function, "__doc__", None)
 
-    def __call__(self, *arrays: Any, **options: Any) -> np.ndarray:
+    def __call__(self, *arrays: Any, **options: Any) -> Any:
         """The function on ``arrays``; ``options`` go to it (CUDA: ``layout=``)."""
-        return self._function(*arrays, **options)
+        raw = self._function(*arrays, **options)
+        if not isinstance(self.generated, TensorGenerated):
+            return raw
+        return _as_pytree(raw, self.generated, self.mode)
+
+    def stacked(self, *arrays: Any) -> Any:
+        """A sparse tensor graph's ``jacobian`` (or ``value_and_jacobian``) as one matrix
+        of shape (Σ size(y), Σ size(x)), outputs and inputs in the graph's order (and the
+        value the outputs flattened and concatenated): the system a Newton step solves."""
+        g = self.generated
+        if not (isinstance(g, TensorGenerated) and g.sparse and g.mode in _JACOBIAN_MODES):
+            raise DGraphError("stacked is the one sparse matrix of a tensor graph's jacobian")
+        return self._function(*arrays)
 
     @property
     def source(self) -> str:
@@ -63,6 +105,61 @@ class GeneratedFunction:
         )
 
 
+_JACOBIAN_MODES = ("jacobian", "value_and_jacobian")
+
+
+def _as_pytree(raw: Any, generated: TensorGenerated, mode: str) -> Any:
+    """A tensor module's result (dicts keyed by names, or one stacked sparse matrix) in
+    :class:`GeneratedFunction`'s conventions."""
+    graph = generated.expression_set.graph
+    inputs, outputs = list(graph.inputs), list(graph.outputs)
+    if mode == "jvp":
+        return _one_or_tuple([raw[y] for y in outputs])
+    if mode == "vjp":
+        return _one_or_tuple([raw[x] for x in inputs])
+    value, jac = raw if mode == "value_and_jacobian" else (None, raw)
+    if generated.sparse:
+        rows = _offsets([math.prod(graph.shape(y)) for y in outputs])
+        cols = _offsets([math.prod(graph.shape(x)) for x in inputs])
+        blocks = (
+            [
+                [
+                    _sparse_block(jac, rows[i], rows[i + 1], cols[j], cols[j + 1])
+                    for j in range(len(inputs))
+                ]
+                for i in range(len(outputs))
+            ]
+            if len(inputs) * len(outputs) > 1
+            else [[jac]]
+        )
+        if value is not None:
+            flat = [value[rows[i] : rows[i + 1]] for i in range(len(outputs))]
+            value = [v.reshape(graph.shape(y)) for v, y in zip(flat, outputs, strict=True)]
+    else:
+        blocks = [[jac[(y, x)] for x in inputs] for y in outputs]
+        value = None if value is None else [value[y] for y in outputs]
+    jacobian = _one_or_tuple([_one_or_tuple(row) for row in blocks])
+    return jacobian if value is None else (_one_or_tuple(value), jacobian)
+
+
+def _one_or_tuple(items: list[Any]) -> Any:
+    """One item alone, several as a tuple (``jax.jacobian``'s rule for ``argnums``)."""
+    return items[0] if len(items) == 1 else tuple(items)
+
+
+def _offsets(sizes: list[int]) -> list[int]:
+    return [0, *np.cumsum(sizes).tolist()]
+
+
+def _sparse_block(matrix: Any, r0: int, r1: int, c0: int, c1: int) -> Any:
+    """Rows r0:r1 and columns c0:c1 of a SciPy CSR or JAX BCOO matrix, of the same kind."""
+    if hasattr(matrix, "tocsr"):
+        return matrix[r0:r1, c0:c1].tocsr()
+    from jax.experimental import sparse as jsparse
+
+    return jsparse.bcoo_slice(matrix, start_indices=(r0, c0), limit_indices=(r1, c1))
+
+
 def make_function(
     source: DGraph | ExpressionSet | Callable[..., Any],
     mode: str = "jacobian",
@@ -72,52 +169,68 @@ def make_function(
     budget: float | None = None,
     sparse: bool = False,
     params: tuple[str, ...] | list[str] = (),
+    sizes: Sequence[int | tuple[int, ...]] | None = None,
+    point: Sequence[Any] | None = None,
 ) -> GeneratedFunction:
     """Generate, check and load the ``mode`` function (``jacobian``, ``jvp``, ``vjp`` or
-    ``value_and_jacobian``) of a graph, an expression set, or a Python function of scalars
-    (traced by :func:`dgraph.core.builders.from_function`, ``params`` naming its
-    parameters that are not differentiated) in ``lang`` (``python``, ``c``, ``jax`` or
-    ``cuda``: CUDA kernels loaded with CuPy, :func:`dgraph.codegen.cuda.load_cuda`, whose
-    function takes and returns GPU arrays, ``layout`` a keyword). A graph with parameters
-    gives a function that takes their values last: ``J(x, p)``.
+    ``value_and_jacobian``) of a graph, an expression set, or a Python function (traced
+    by :func:`dgraph.core.builders.from_function`; ``sizes`` each argument's length or
+    shape, 0 a scalar, or ``point`` example arguments whose shapes give them; ``params``
+    naming its parameters that are not differentiated) in ``lang`` (``python``, ``c``,
+    ``jax`` or ``cuda``: CUDA kernels loaded with CuPy,
+    :func:`dgraph.codegen.cuda.load_cuda`, whose function takes and returns GPU arrays,
+    ``layout`` a keyword). The returned :class:`GeneratedFunction` follows JAX's
+    conventions whatever the level: one input and one output give an array, several a
+    tuple; its docstring says exactly. A graph with parameters gives a function that
+    takes their values last: ``J(x, p)``.
 
     Without ``method`` the expression set is the one whose program costs least
     (:func:`dgraph.codegen.selection.cheapest_jacobian`); the printed code is run against
     the graph before it is returned (:mod:`dgraph.codegen.check`).
 
     A tensor graph (``graph.is_tensor``) gets code on whole arrays
-    (:mod:`dgraph.codegen.tensor`) in ``python`` or ``jax``: mode ``jacobian``, a function
-    of the inputs' arrays returning ``{(y, x): block}``, dense or (``sparse``) SciPy CSR /
-    JAX BCOO, without ``method`` the cheapest of forward, reverse and Markowitz; mode
-    ``jvp``, ``J(*inputs, *tangents)`` returning ``{y: J·v}``, and ``vjp``,
-    ``J(*inputs, *cotangents)`` returning ``{x: wᵀ·J}``: tangent and adjoint sweeps over
-    the blocks that never form J (:mod:`dgraph.codegen.tensor.sweeps`). ``lang="c"`` with
+    (:mod:`dgraph.codegen.tensor`) in ``python`` or ``jax``: mode ``jacobian`` dense or
+    (``sparse``) SciPy CSR / JAX BCOO, without ``method`` the cheapest of forward,
+    reverse and Markowitz; ``jvp`` and ``vjp`` as tangent and adjoint sweeps over the
+    blocks that never form J (:mod:`dgraph.codegen.tensor.sweeps`). ``lang="c"`` with
     ``sparse=True`` and mode ``jacobian``: the values of the sparse Jacobian for its fixed
     pattern in compiled C, returning the same CSR array (:mod:`dgraph.codegen.tensor.c_values`).
+
+    >>> import numpy as np
+    >>> J = make_function(lambda x: [x[0] * x[1], np.sin(x[1])], sizes=[2])
+    >>> J([0.5, 1.0]).round(4).tolist()
+    [[1.0, 0.5], [0.0, 0.5403]]
+
+    Raises
+    ------
+    DGraphError
+        For an unknown mode or language, or a function that indexes or iterates an
+        argument that ``sizes`` (or ``point``) did not make a vector.
     """
     with codegen_call():
-        return _make_function(source, mode, lang, method, budget, sparse, params)
+        if not isinstance(source, (DGraph, ExpressionSet)):
+            if not callable(source):
+                raise DGraphError(f"cannot make a function of a {type(source).__name__}")
+            source = traced_function(source, sizes=sizes, point=point, params=params)
+        elif params or sizes is not None or point is not None:
+            raise DGraphError(
+                "params=, sizes= and point= are for a Python function; a graph has its own"
+            )
+        return _make_function(source, mode, lang, method, budget, sparse)
 
 
 def _make_function(
-    source: DGraph | ExpressionSet | Callable[..., Any],
+    source: DGraph | ExpressionSet,
     mode: str,
     lang: str,
     method: str | None,
     budget: float | None,
     sparse: bool,
-    params: tuple[str, ...] | list[str],
 ) -> GeneratedFunction:
     if mode not in MODES:
         raise DGraphError(f"unknown mode {mode!r}: use {', '.join(MODES)}")
     if lang not in LANGS:
         raise DGraphError(f"unknown language {lang!r}: use {', '.join(LANGS)}")
-    if not isinstance(source, (DGraph, ExpressionSet)):
-        if not callable(source):
-            raise DGraphError(f"cannot make a function of a {type(source).__name__}")
-        source = from_function(source, params=params)
-    elif params:
-        raise DGraphError("params= names parameters of a Python function; a graph has its own")
     graph = source.graph if isinstance(source, ExpressionSet) else source
     if graph.is_tensor:
         tensor, function = make_tensor_function(source, mode, lang, method, budget, sparse)

@@ -17,7 +17,7 @@ Math. Program. 112 (2008) (the matrix-chain view of a product of local Jacobians
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 import sympy
 
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHAIN_LIMIT",
+    "ChainProduct",
+    "Priced",
     "along_bracketing",
     "block_cost",
     "chain_product",
@@ -40,10 +42,25 @@ T = TypeVar("T")
 
 CHAIN_LIMIT = 24  # factors bracketed by the cubic recurrence; longer ones by a sweep
 
-Priced = tuple[int, int, Block | None]  # mults, adds, the block (None: zero)
+
+class Priced(NamedTuple):
+    """What an expression costs over blocks, and the block it makes."""
+
+    mults: int
+    adds: int
+    block: Block | None  # None: zero
 
 
-def chain_product(factors: list[Block]) -> tuple[int, Block | None, object]:
+class ChainProduct(NamedTuple):
+    """A product of blocks bracketed the cheapest way: its multiplications, the product
+    (None: zero) and the bracketing (a factor's index, or a pair of subtrees)."""
+
+    mults: int
+    block: Block | None
+    tree: object
+
+
+def chain_product(factors: list[Block]) -> ChainProduct:
     """The cheapest bracketing of ``factors`` (output side first): its multiplications,
     the product, and the bracketing as nested pairs of factor indices.
 
@@ -55,11 +72,11 @@ def chain_product(factors: list[Block]) -> tuple[int, Block | None, object]:
     """
     n = len(factors)
     if n == 1:
-        return 0, factors[0], 0
+        return ChainProduct(0, factors[0], 0)
     if n > CHAIN_LIMIT:
         return _sweep(factors)
-    best: dict[tuple[int, int], tuple[int, Block | None, object]] = {
-        (i, i): (0, f, i) for i, f in enumerate(factors)
+    best: dict[tuple[int, int], ChainProduct] = {
+        (i, i): ChainProduct(0, f, i) for i, f in enumerate(factors)
     }
     for length in range(2, n + 1):
         for i in range(n - length + 1):
@@ -69,11 +86,11 @@ def chain_product(factors: list[Block]) -> tuple[int, Block | None, object]:
                 ca, ba, ta = best[(i, k)]
                 cb, bb, tb = best[(k + 1, j)]
                 if ba is None or bb is None:
-                    cand = (ca + cb, None, (ta, tb))
+                    cand = ChainProduct(ca + cb, None, (ta, tb))
                 else:
                     c, p = multiply(ba, bb)
-                    cand = (ca + cb + c, p, (ta, tb))
-                if found is None or cand[0] < found[0]:
+                    cand = ChainProduct(ca + cb + c, p, (ta, tb))
+                if found is None or cand.mults < found.mults:
                     found = cand
             best[(i, j)] = found  # type: ignore[assignment]
     return best[(0, n - 1)]
@@ -122,7 +139,7 @@ def post_order(expr: sympy.Expr) -> list[sympy.Basic]:
     return order
 
 
-def _sweep(factors: list[Block]) -> tuple[int, Block | None, object]:
+def _sweep(factors: list[Block]) -> ChainProduct:
     """The cheaper of left-to-right and right-to-left products."""
     results = []
     for reverse in (False, True):
@@ -136,14 +153,14 @@ def _sweep(factors: list[Block]) -> tuple[int, Block | None, object]:
             c, acc = multiply(acc, factors[i]) if not reverse else multiply(factors[i], acc)
             tree = (tree, i) if not reverse else (i, tree)
             total += c
-        results.append((total, acc, tree))
-    return min(results, key=lambda r: r[0])
+        results.append(ChainProduct(total, acc, tree))
+    return min(results, key=lambda r: r.mults)
 
 
 def expression_blocks(
     es: ExpressionSet, leaf: Callable[[tuple[str, str]], Block] | None = None
 ) -> tuple[dict[object, Priced], dict[sympy.Symbol, Block | None]]:
-    """Every reference and entry of ``es`` priced over blocks: ``(mults, adds, block)`` per
+    """Every reference and entry of ``es`` priced over blocks: a :class:`Priced` per
     reference name and per ``(y, x)``, and the references' blocks."""
     graph = es.graph
     leaf = leaf or (lambda edge: graph.block(*edge))
@@ -158,7 +175,7 @@ def expression_blocks(
 
     for name, definition in es.references.items():
         priced[name] = _price(definition, atom)
-        known[name] = priced[name][2]
+        known[name] = priced[name].block
     for key, entry in es.jacobian.items():
         priced[key] = _price(entry, atom)
     return priced, known
@@ -169,7 +186,7 @@ def _price(expr: sympy.Expr, atom: Callable[[sympy.Basic], Block | None]) -> Pri
     done: dict[sympy.Basic, Priced] = {}
     for e in post_order(expr):
         if e.is_Symbol:
-            done[e] = (0, 0, atom(e))
+            done[e] = Priced(0, 0, atom(e))
         else:
             done[e] = _add_terms(e, done) if e.is_Add else _multiply_factors(e, done)
     return done[expr]
@@ -188,7 +205,7 @@ def _add_terms(e: sympy.Expr, done: dict[sympy.Basic, Priced]) -> Priced:
             total = add(total, b)
         else:
             total = b
-    return mults, adds, total
+    return Priced(mults, adds, total)
 
 
 def _multiply_factors(e: sympy.Expr, done: dict[sympy.Basic, Priced]) -> Priced:
@@ -203,13 +220,13 @@ def _multiply_factors(e: sympy.Expr, done: dict[sympy.Basic, Priced]) -> Priced:
         mults, adds = mults + m, adds + a
         factors.append(b)
     if coefficient == 0 or any(b is None for b in factors):
-        return mults, adds, None
+        return Priced(mults, adds, None)
     cost, product, _ = chain_product(factors)  # type: ignore[arg-type]
     mults += cost
     if product is not None and abs(coefficient) != 1:
         mults += product.stored
         product = scale(product)
-    return mults, adds, product
+    return Priced(mults, adds, product)
 
 
 def block_cost(es: ExpressionSet) -> Cost:
@@ -217,6 +234,6 @@ def block_cost(es: ExpressionSet) -> Cost:
     form's (products grouped as the method made them) where it has one."""
     computed = es.as_computed or es
     priced, _ = expression_blocks(computed)
-    mults = sum(m for m, _, _ in priced.values())
-    adds = sum(a for _, a, _ in priced.values())
+    mults = sum(p.mults for p in priced.values())
+    adds = sum(p.adds for p in priced.values())
     return Cost(mults, adds, mults)

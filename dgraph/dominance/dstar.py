@@ -275,7 +275,12 @@ PAIR_WORK_LIMIT = 50_000  # pairs x edges beyond which "auto" skips the per-pair
 ORGANIZATION_WORK_LIMIT = 400_000
 
 
-def dstar(graph: DGraph, organization: str = "auto", priority: str = "inner") -> ExpressionSet:
+def dstar(
+    graph: DGraph,
+    organization: str = "auto",
+    priority: str = "inner",
+    organization_work_limit: int = ORGANIZATION_WORK_LIMIT,
+) -> ExpressionSet:
     """Guenter's D*; the cheapest of the organizations tried (``info["organization"]``).
 
     * ``pairs``: one derivative graph per (root, leaf) pair, dominator and postdominator
@@ -286,8 +291,8 @@ def dstar(graph: DGraph, organization: str = "auto", priority: str = "inner") ->
 
     ``auto`` tries all three unless pairs x edges exceeds :data:`PAIR_WORK_LIMIT`, then
     only roots and leaves (work about (roots + leaves) x edges instead of pairs x edges),
-    and beyond :data:`ORGANIZATION_WORK_LIMIT` only the one with fewer graphs to factor
-    (``info["not_tried"]`` says so).
+    and beyond ``organization_work_limit`` (default :data:`ORGANIZATION_WORK_LIMIT`) only
+    the one with fewer graphs to factor (``info["not_tried"]`` says so).
 
     ``priority`` is the order in which a round takes factor subgraphs: ``inner`` (the
     default) the shortest span in evaluation order first, the most shared among equals;
@@ -312,13 +317,13 @@ def dstar(graph: DGraph, organization: str = "auto", priority: str = "inner") ->
         if n_pairs * graph.n_edges > PAIR_WORK_LIMIT:
             chosen.remove("pairs")
         units = len(graph.outputs) + len(graph.inputs)
-        if units * graph.n_edges > ORGANIZATION_WORK_LIMIT:
+        if units * graph.n_edges > organization_work_limit:
             kept = "roots" if len(graph.outputs) <= len(graph.inputs) else "leaves"
             chosen = [kept]
             skipped = (
                 f"{'leaves' if kept == 'roots' else 'roots'} and pairs not tried: "
                 f"{units} roots and leaves x {graph.n_edges} edges exceed "
-                f"{ORGANIZATION_WORK_LIMIT:,} (ask for one by --organization)"
+                f"{organization_work_limit:,} (ask for one by --organization)"
             )
     runs = []
     for org in chosen:

@@ -56,19 +56,20 @@ def _contract(graph: DGraph, inside_out: bool) -> ExpressionSet:
 NESTING_EDGE_LIMIT = 50_000
 
 
-def umbrella(graph: DGraph) -> ExpressionSet:
+def umbrella(graph: DGraph, nesting_edge_limit: int = NESTING_EDGE_LIMIT) -> ExpressionSet:
     """Umbrella contraction, then the contracted graph: every umbrella of the hierarchy
     inside out, or the maximal ones only; the cheaper of the two (``info["nesting"]``),
-    or beyond :data:`NESTING_EDGE_LIMIT` edges inside out only (``info["not_tried"]``).
+    or beyond ``nesting_edge_limit`` edges (default :data:`NESTING_EDGE_LIMIT`) inside
+    out only (``info["not_tried"]``).
 
     >>> from dgraph.core.builders import bundled
     >>> umbrella(bundled("zhou_two_blocks.json")).mults
     5
     """
-    large = graph.n_edges > NESTING_EDGE_LIMIT
+    large = graph.n_edges > nesting_edge_limit
     results = [_contract(graph, inside_out) for inside_out in ((True,) if large else (True, False))]
     best = cheapest_inlined(results)
     if not large:
         return best
-    skipped = f"maximal umbrellas not tried: {graph.n_edges} edges exceed {NESTING_EDGE_LIMIT:,}"
+    skipped = f"maximal umbrellas not tried: {graph.n_edges} edges exceed {nesting_edge_limit:,}"
     return best._relabeled(best.method, {**best.info, "not_tried": skipped})

@@ -25,7 +25,7 @@ application of the chain rule to computational graphs", PhD thesis, TU Dresden, 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 import networkx as nx
 import sympy
@@ -44,6 +44,7 @@ __all__ = [
     "Closure",
     "Elimination",
     "Move",
+    "MoveCosts",
     "Symbolic",
     "effective_cost",
     "move_costs",
@@ -490,17 +491,25 @@ def effective_cost(graph: DGraph | Elimination, order: Iterable[str]) -> int:
     return sum(state.eliminate_vertex(v) for v in order)
 
 
-def move_costs(graph: DGraph, moves: Iterable[Move]) -> tuple[int, int]:
-    """(effective, structural) multiplications of vertex moves ``("vertex", v)`` and edge
-    moves ``("forward" | "backward", (i, j))``: what the built expression set counts.
+class MoveCosts(NamedTuple):
+    """The multiplications of a sequence of moves: ``effective`` (a product by ±1 free,
+    what ``es.mults_effective`` counts) and ``structural`` (every product, ``es.mults``)."""
+
+    effective: int
+    structural: int
+
+
+def move_costs(graph: DGraph, moves: Iterable[Move]) -> MoveCosts:
+    """The effective and structural multiplications of vertex moves ``("vertex", v)`` and
+    edge moves ``("forward" | "backward", (i, j))``: what the built expression set counts.
 
     >>> from dgraph.core.builders import bundled
     >>> move_costs(bundled("naumann_sin.trace"), [("vertex", "v2"), ("vertex", "v1")])
-    (3, 3)
+    MoveCosts(effective=3, structural=3)
     """
     state = Elimination(graph, pricing(graph))
     effective = structural = 0
     for move in moves:
         structural += state.products(move)
         effective += state.apply(move)
-    return effective, structural
+    return MoveCosts(effective, structural)

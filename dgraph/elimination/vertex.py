@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from ..core.expressions import ExpressionSet, has_scaling_constants
 from ..core.graph import DGraph
@@ -17,6 +18,7 @@ from .labeled import LabeledGraph
 
 __all__ = [
     "PRODUCT_LIMIT",
+    "PricedOrder",
     "adjacency_sets",
     "eliminate_in_sets",
     "forward",
@@ -95,10 +97,17 @@ def markowitz_order(graph: DGraph, limit: int | None = None) -> list[str]:
     >>> markowitz_order(bundled("naumann_sin.trace"))
     ['v1', 'v2']
     """
-    return priced_markowitz_order(graph, limit)[0]
+    return priced_markowitz_order(graph, limit).order
 
 
-def priced_markowitz_order(graph: DGraph, limit: int | None = None) -> tuple[list[str], int]:
+class PricedOrder(NamedTuple):
+    """An elimination order and its structural cost."""
+
+    order: list[str]
+    cost: int
+
+
+def priced_markowitz_order(graph: DGraph, limit: int | None = None) -> PricedOrder:
     """:func:`markowitz_order` with its structural cost (the products it makes, the sum
     of the degrees met), abandoned once that exceeds ``limit``."""
     position = {v: i for i, v in enumerate(graph.order())}
@@ -128,7 +137,7 @@ def priced_markowitz_order(graph: DGraph, limit: int | None = None) -> tuple[lis
         for w in pred[v] | succ[v]:
             if w not in done and graph.role(w) == "intermediate":
                 heapq.heappush(heap, (len(pred[w]) * len(succ[w]), position[w], w))
-    return order, products
+    return PricedOrder(order, products)
 
 
 def markowitz(graph: DGraph, limit: int | None = PRODUCT_LIMIT) -> ExpressionSet:

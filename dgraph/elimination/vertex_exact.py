@@ -73,6 +73,7 @@ import itertools
 import time
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator
+from typing import NamedTuple
 
 from ..core import kinds
 from ..core.graph import DGraph
@@ -84,7 +85,9 @@ from .vertex import markowitz_order
 
 __all__ = [
     "EXACT_LIMIT",
+    "Counted",
     "Floors",
+    "Separation",
     "Separators",
     "available",
     "conditional_cuts",
@@ -115,7 +118,7 @@ def available() -> bool:
 
 def structural_cost(graph: DGraph, order: Iterable[str]) -> int:
     """Structural multiplications of vertex elimination in ``order``."""
-    return move_costs(graph, [("vertex", v) for v in order])[1]
+    return move_costs(graph, [("vertex", v) for v in order]).structural
 
 
 class _Paths:
@@ -215,6 +218,23 @@ def exact_vertex_search(
     )
 
 
+class Separation(NamedTuple):
+    """A smallest separator: its size, one such separator, and how many of the disjoint
+    paths pass through each fixed vertex."""
+
+    size: int
+    cut: list[int]
+    through: dict[int, int]
+
+
+class Counted(NamedTuple):
+    """A CP-SAT integer counting true literals, with its bounds."""
+
+    var: object
+    low: int
+    high: int
+
+
 class Separators:
     """The fewest vertices meeting every path from ``sources`` to a target, none of them
     the target or a vertex held ``fixed`` (Menger: unit vertex capacities, augmenting
@@ -247,9 +267,7 @@ class Separators:
         self.arcs[b].append(k + 1)
         return k
 
-    def __call__(
-        self, target: int, fixed: Collection[int] = ()
-    ) -> tuple[int, list[int], dict[int, int]]:
+    def __call__(self, target: int, fixed: Collection[int] = ()) -> Separation:
         """The separator's size, one such separator, and how many of the disjoint paths
         found pass through each vertex of ``fixed``."""
         residual = self.capacity[:]
@@ -270,7 +288,7 @@ class Separators:
             if sink not in parent:
                 cut = [i for i in range(self.n) if 2 * i in parent and 2 * i + 1 not in parent]
                 through = {i: self.big - residual[self.inside[i]] for i in fixed}
-                return flow, cut, through
+                return Separation(flow, cut, through)
             b = sink
             while b != source:
                 k = parent[b]
@@ -278,7 +296,7 @@ class Separators:
                 residual[k ^ 1] += 1
                 b = heads[k ^ 1]
             flow += 1
-        return flow, [], {}
+        return Separation(flow, [], {})
 
 
 def conditional_cuts(
@@ -299,15 +317,16 @@ def conditional_cuts(
     seen = {frozenset()}
     for _ in range(CUT_DEPTH):
         grown = []
-        for before, (bound, cut, _) in frontier:
+        for before, (bound, cut, _) in frontier:  # each a set and its Separation
             for w in cut:
                 if w not in eliminable or before | {w} in seen:
                     continue
                 larger = before | {w}
                 seen.add(larger)
                 found = separators(target, larger)
-                if found[0] > bound:
-                    yield larger, found[0], {w: k - 1 for w, k in found[2].items() if k > 1}
+                if found.size > bound:
+                    shared = {w: k - 1 for w, k in found.through.items() if k > 1}
+                    yield larger, found.size, shared
                 grown.append((larger, found))
         frontier = grown
 
@@ -345,7 +364,7 @@ class Floors:
         for side, separators, near in ((0, self.into, self.up), (1, self.out_of, self.down)):
             key = (side, v, before & near[v])
             if key not in self._cuts:
-                self._cuts[key] = separators(v, sorted(key[2]))[0]
+                self._cuts[key] = separators(v, sorted(key[2])).size
             product *= self._cuts[key]
         return product
 
@@ -455,8 +474,8 @@ class _Model:
         bits = BitGraph(graph)
         cut_in, cut_out = bits.cuts()
         terms = []
-        self.pin: dict[int, tuple] = {}
-        self.pout: dict[int, tuple] = {}
+        self.pin: dict[int, Counted] = {}
+        self.pout: dict[int, Counted] = {}
         self.term: dict[int, object] = {}
         for v in inner:
             floor = floors.get(names[v], 0)
@@ -473,9 +492,9 @@ class _Model:
             n_in = self._count([self._kind(pred[i, v], i, v, False, paths) for i in preds[v]])
             g_out = self._count([self._kind(succ[v, k], v, k, True, paths) for k in succs[v]])
             n_out = self._count([self._kind(succ[v, k], v, k, False, paths) for k in succs[v]])
-            top = g_out[2] + n_out[2]
-            both = (m.NewIntVar(0, top, ""), 0, top)
-            m.Add(both[0] == g_out[0] + n_out[0])
+            top = g_out.high + n_out.high
+            both = Counted(m.NewIntVar(0, top, ""), 0, top)
+            m.Add(both.var == g_out.var + n_out.var)
             terms.append(self._product(g_in, both))
             terms.append(self._product(n_in, g_out))
             if floor:
@@ -494,12 +513,12 @@ class _Model:
             sides = ((floors.into, self.pin), (floors.out_of, self.pout))
             for separators, count in sides:
                 for _, cut, shared in conditional_cuts(separators, v, self.position):
-                    if cut <= count[v][1]:
+                    if cut <= count[v].low:
                         continue
                     # those paths, less (k - 1) for each of their k through a vertex of T
                     # left after v (the flow's loss where its capacity drops to 1)
                     lost = [(k, self._before(w, v)) for w, k in sorted(shared.items())]
-                    self.model.Add(count[v][0] >= cut - sum(k * (1 - b) for k, b in lost))
+                    self.model.Add(count[v].var >= cut - sum(k * (1 - b) for k, b in lost))
         self.group_floors(floors)
 
     def group_floors(self, floors: Floors) -> None:
@@ -603,18 +622,18 @@ class _Model:
             return self.false
         return self._and([there, c] + ([] if g is self.false else [g.Not()]))
 
-    def _count(self, literals: list, floor: int = 0) -> tuple[object, int, int]:
+    def _count(self, literals: list, floor: int = 0) -> Counted:
         """An integer equal to the number of true ``literals`` (at least ``floor``), with
         its bounds."""
         live = [x for x in literals if x is not self.false]
         lo = min(floor, len(live))
         var = self.model.NewIntVar(lo, len(live), "")
         self.model.Add(var == sum(live))
-        return var, lo, len(live)
+        return Counted(var, lo, len(live))
 
-    def _product(self, a: tuple[object, int, int], b: tuple[object, int, int]):
-        var = self.model.NewIntVar(a[1] * b[1], a[2] * b[2], "")
-        self.model.AddMultiplicationEquality(var, [a[0], b[0]])
+    def _product(self, a: Counted, b: Counted):
+        var = self.model.NewIntVar(a.low * b.low, a.high * b.high, "")
+        self.model.AddMultiplicationEquality(var, [a.var, b.var])
         return var
 
     def hint(self, order: list[str]) -> None:

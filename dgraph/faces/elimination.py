@@ -39,13 +39,14 @@ Face = tuple[int, int]
 FACE_PATH_LIMIT = 5_000  # face states follow every input-output path through the line graph
 
 
-def check_path_limit(graph: DGraph, who: str) -> None:
-    """A one-line error when ``graph`` has more paths than a face state follows."""
+def check_path_limit(graph: DGraph, who: str, limit: int = FACE_PATH_LIMIT) -> None:
+    """A one-line error when ``graph`` has more paths than a face state follows
+    (``limit``, default :data:`FACE_PATH_LIMIT`)."""
     n = count_paths(graph)
-    if n > FACE_PATH_LIMIT:
+    if n > limit:
         raise DGraphError(
             f"{who}: {graph.name or 'the graph'} has {n} input-output paths; face states"
-            f" follow every path and stop at {FACE_PATH_LIMIT}"
+            f" follow every path and stop at {limit}"
         )
 
 

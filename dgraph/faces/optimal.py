@@ -194,13 +194,16 @@ def _solve(search: _Search, incumbent: tuple[int, list[Move]]) -> _Result:
         return _Result(incumbent[1], incumbent[0], False, min(lower, incumbent[0]), 0, 0)
 
 
-def face_optimal(graph: DGraph, budget: float | None = None) -> ExpressionSet:
+def face_optimal(
+    graph: DGraph, budget: float | None = None, units_per_second: int = UNITS_PER_SECOND
+) -> ExpressionSet:
     """The cheapest face elimination sequence, as an expression set (``info``: optimal,
     lower_bound, states, expanded, work; with a budget, cut_by_time).
 
     Without ``budget`` it is exact, and refuses graphs with more than ``FACE_LIMIT``
     intermediate faces; with one, edge-optimal gets half of it and the search stops after
-    ``budget / 2 * UNITS_PER_SECOND`` units of work, returning the best found.
+    ``budget / 2 * units_per_second`` units of work (default :data:`UNITS_PER_SECOND`),
+    returning the best found.
 
     >>> from dgraph.core.builders import bundled
     >>> es = face_optimal(bundled("naumann_discrepancy.json"))
@@ -223,7 +226,7 @@ def face_optimal(graph: DGraph, budget: float | None = None) -> ExpressionSet:
         with contextlib.suppress(SearchTooLarge):  # half the budget: edge-optimal's best
             edges = _as_faces(graph, edge_optimal(graph, budget=budget / 2).steps)
             incumbent = min(incumbent, edges, key=lambda c: c[0])
-        work = Work(int(budget / 2 * UNITS_PER_SECOND), ceiling)
+        work = Work(int(budget / 2 * units_per_second), ceiling)
     result = _solve(_Search(graph, work), incumbent)
     info = {
         "optimal": result.proven,

@@ -425,11 +425,12 @@ def check_faces_pathfree(es: ExpressionSet) -> FaceCheck:
     return _check(es, [(form, _PathFreeChecker(es, ExprDag(form))) for form in forms])
 
 
-def check_faces_paths(es: ExpressionSet) -> FaceCheck:
+def check_faces_paths(es: ExpressionSet, path_limit: int = FACE_PATH_LIMIT) -> FaceCheck:
     """The reference check: every input-output path followed through the line graph with
-    its segments (refuses graphs with more than ``FACE_PATH_LIMIT`` paths)."""
+    its segments (refuses graphs with more than ``path_limit`` paths, default
+    :data:`~dgraph.faces.elimination.FACE_PATH_LIMIT`)."""
     graph = es.graph
-    check_path_limit(graph, "faces")
+    check_path_limit(graph, "faces", path_limit)
     if es.verification is None:
         es.verify()
     paths = FaceState(graph, symbolic=False).paths

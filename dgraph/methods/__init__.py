@@ -12,6 +12,7 @@ from .registry import (
     lookup,
     methods,
     register,
+    traced_function,
 )
 
 __all__ = [
@@ -26,4 +27,5 @@ __all__ = [
     "lookup",
     "methods",
     "register",
+    "traced_function",
 ]

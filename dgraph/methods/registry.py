@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..core.builders import from_function
 from ..core.collector import collector_paused
 from ..core.expressions import ExpressionSet
@@ -49,6 +51,7 @@ __all__ = [
     "lookup",
     "methods",
     "register",
+    "traced_function",
 ]
 
 UNIVERSAL_OPTIONS = ("budget",)
@@ -329,12 +332,29 @@ def jacobian(
     method: str | Callable[..., ExpressionSet] = "markowitz",
     *,
     n_inputs: int | None = None,
+    sizes: Sequence[int | tuple[int, ...]] | None = None,
+    point: Sequence[Any] | None = None,
     verify: bool = True,
     **options: Any,
 ) -> ExpressionSet:
-    """The Jacobian of ``f`` — a graph, or a Python function of scalars traced by
-    :func:`dgraph.core.builders.from_function` (``n_inputs``: one sequence argument) —
-    accumulated by ``method`` and verified; ``es.as_matrix()`` gives it as a matrix.
+    """The Jacobian of ``f`` — a graph, or a Python function traced by
+    :func:`traced_function` — accumulated by ``method`` and verified;
+    ``es.as_matrix()`` gives it as a matrix.
+
+    Parameters
+    ----------
+    f
+        A graph, or a Python function of scalars and vectors.
+    method
+        A registered method's name, or a function ``(graph, **options) -> ExpressionSet``.
+    n_inputs
+        ``f`` takes one sequence argument of this length.
+    sizes
+        Each argument's length (0 a scalar); without it and ``point`` every argument is
+        a scalar, and a function that indexes or iterates one is refused.
+    point
+        Example arguments: their shapes give ``sizes``, and the values are where the
+        result is checked first.
 
     >>> from sympy import cos, sin
     >>> es = jacobian(lambda r, theta: (r * cos(theta), r * sin(theta)))
@@ -342,9 +362,39 @@ def jacobian(
     (['r', 'theta'], Matrix([
     [cos(theta), -r*sin(theta)],
     [sin(theta),  r*cos(theta)]]))
+    >>> jacobian(lambda x: x[0] * x[1], sizes=[2]).graph.inputs
+    ['x0', 'x1']
     """
     if not isinstance(f, DGraph):
         if not callable(f):
             raise DGraphError(f"jacobian of a {type(f).__name__}: give a DGraph or a function")
-        f = from_function(f, n_inputs=n_inputs)
+        f = traced_function(f, n_inputs=n_inputs, sizes=sizes, point=point)
+    elif n_inputs is not None or sizes is not None or point is not None:
+        raise DGraphError("n_inputs=, sizes= and point= are for a Python function, not a graph")
     return accumulate(f, method, verify=verify, **options)
+
+
+def traced_function(
+    f: Callable[..., Any],
+    *,
+    n_inputs: int | None = None,
+    sizes: Sequence[int | tuple[int, ...]] | None = None,
+    point: Sequence[Any] | None = None,
+    params: Sequence[str] = (),
+) -> DGraph:
+    """:func:`~dgraph.core.builders.from_function` of ``f``, ``sizes`` read from the
+    shapes of the example arguments ``point`` when not given (a scalar 0, a vector its
+    length, an array its shape); with ``params``, ``sizes`` covers every argument and
+    ``point`` the differentiated ones, so both must be given."""
+    if point is not None and sizes is None:
+        if params:
+            raise DGraphError("with params=, give sizes= for every argument beside point=")
+        shapes = [np.shape(v) for v in point]
+        sizes = [s[0] if len(s) == 1 else (s or 0) for s in shapes]
+    return from_function(
+        f,
+        n_inputs=n_inputs,
+        sizes=None if sizes is None else list(sizes),
+        params=params,
+        point=point,
+    )

@@ -112,7 +112,7 @@ def jacobian_pattern(graph: DGraph) -> list[dict[str, Any]]:
     for y in graph.outputs:
         for x in graph.inputs:
             found = priced.get((y, x))
-            block = None if found is None else found[2]
+            block = None if found is None else found.block
             rows, cols = math.prod(graph.shape(y)), math.prod(graph.shape(x))
             entry: dict[str, Any] = {"entry": [y, x], "shape": [rows, cols]}
             if block is None:

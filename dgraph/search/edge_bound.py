@@ -154,15 +154,16 @@ def program_cells(graph: DGraph) -> int:
 
 
 def edge_elimination_bound(
-    graph: DGraph, seconds: float = 0.0, upper: int | None = None
+    graph: DGraph, seconds: float = 0.0, upper: int | None = None, edge_limit: int = EDGE_LIMIT
 ) -> EdgeBound:
     """The proven lower bound on every forward/backward edge elimination of ``graph`` in
     structural multiplications (module docstring), per independent part the largest of
     the junction bound, the bracketing program (within ``seconds`` of its work units,
     shared by the parts as it shares them; 0: not built) and, on parts with at most
-    ``EDGE_LIMIT`` intermediate edges, the metagraph's exact optimum. ``upper`` is the
-    structural cost of an edge (or vertex) elimination known already, such as the best
-    vertex order's: the result is proven optimal when the bound meets it.
+    ``edge_limit`` intermediate edges (default ``EDGE_LIMIT``), the metagraph's exact
+    optimum. ``upper`` is the structural cost of an edge (or vertex) elimination known
+    already, such as the best vertex order's: the result is proven optimal when the bound
+    meets it.
 
     Raises :class:`dgraph.errors.ProofError` where the bound exceeds ``upper`` or an
     exact part's optimum: one of them is wrong, and nothing is claimed from it.
@@ -176,7 +177,7 @@ def edge_elimination_bound(
     for part in independent_parts(graph):
         general = structural(part)
         bound = elimination_lower_bound(general)
-        if intermediate_edge_count(part) <= EDGE_LIMIT:
+        if intermediate_edge_count(part) <= edge_limit:
             result = edge_optimal_search(part, "full")
             moves += result.moves
             exact += result.cost

@@ -306,11 +306,15 @@ def zhou(
     strategy: str = "auto",
     variant: str = "best",
     pairs: list[tuple[str, str]] | None = None,
+    auto_edge_limit: int = AUTO_EDGE_LIMIT,
+    variant_edge_limit: int = VARIANT_EDGE_LIMIT,
 ) -> ExpressionSet:
     """Zhou's factorization; ``strategy`` global, pages, pairs or auto (the cheapest;
-    beyond :data:`AUTO_EDGE_LIMIT` edges only global, saying so in ``info["not_tried"]``),
-    ``variant`` backward, forward or best; ``pairs`` limits it to some (output, input)
-    entries. ``info`` reports what was used and the cost of every combination tried.
+    beyond ``auto_edge_limit`` edges only global, saying so in ``info["not_tried"]``),
+    ``variant`` backward, forward or best (beyond ``variant_edge_limit`` edges the one the
+    cheaper of forward and reverse mode picks); ``pairs`` limits it to some (output,
+    input) entries. ``info`` reports what was used and the cost of every combination
+    tried. The limits default to :data:`AUTO_EDGE_LIMIT` and :data:`VARIANT_EDGE_LIMIT`.
 
     >>> from dgraph.core.builders import bundled
     >>> es = zhou(bundled("zhou_two_blocks.json"))
@@ -319,21 +323,21 @@ def zhou(
     """
     strategies = STRATEGIES if strategy == "auto" else (strategy,)
     skipped = None
-    if strategy == "auto" and graph.n_edges > AUTO_EDGE_LIMIT:
+    if strategy == "auto" and graph.n_edges > auto_edge_limit:
         strategies = ("global",)
         skipped = (
-            f"pages and pairs not tried: {graph.n_edges} edges exceed {AUTO_EDGE_LIMIT}"
+            f"pages and pairs not tried: {graph.n_edges} edges exceed {auto_edge_limit}"
             " (their pages can multiply the work; ask for one by --strategy)"
         )
     variants = VARIANTS if variant == "best" else (variant,)
-    if variant == "best" and graph.n_edges > VARIANT_EDGE_LIMIT:
+    if variant == "best" and graph.n_edges > variant_edge_limit:
         inner = graph.intermediates
         forward_mode, reverse_mode = order_cost(graph, inner), order_cost(graph, inner[::-1])
         chosen = "backward" if forward_mode <= reverse_mode else "forward"
         variants = (chosen,)
         skipped = (f"{skipped}; " if skipped else "") + (
             f"variant {'forward' if chosen == 'backward' else 'backward'} not tried: "
-            f"{graph.n_edges} edges exceed {VARIANT_EDGE_LIMIT:,} (forward mode "
+            f"{graph.n_edges} edges exceed {variant_edge_limit:,} (forward mode "
             f"{forward_mode:,} vs reverse mode {reverse_mode:,} structural mults chose)"
         )
     for name, allowed, given in (

@@ -99,11 +99,13 @@ def layer_chain(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> L
 SEARCH_LIMIT = 100
 
 
-def _bracketing(chain: Layers) -> tuple[int, dict[tuple[int, int], int]]:
-    """The cheapest bracketing (the cheaper end-to-end one beyond :data:`SEARCH_LIMIT`
-    local Jacobians): its cost and the split point of every sub-chain."""
+def _bracketing(
+    chain: Layers, search_limit: int = SEARCH_LIMIT
+) -> tuple[int, dict[tuple[int, int], int]]:
+    """The cheapest bracketing (the cheaper end-to-end one beyond ``search_limit`` local
+    Jacobians): its cost and the split point of every sub-chain."""
     nonzero, unit = _patterns(chain)
-    if len(nonzero) > SEARCH_LIMIT:
+    if len(nonzero) > search_limit:
         return _end_to_end(nonzero, unit)
     return _searched(nonzero, unit)
 
@@ -251,8 +253,14 @@ def _multiply(left: Matrix, right: Matrix, references) -> tuple[Matrix, int]:
     return out, mults
 
 
-def layers(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> ExpressionSet:
-    """Accumulate the chain of local Jacobians in the cheapest bracketing.
+def layers(
+    graph: DGraph,
+    cuts: Sequence[Sequence[str]] | None = None,
+    search_limit: int = SEARCH_LIMIT,
+) -> ExpressionSet:
+    """Accumulate the chain of local Jacobians in the cheapest bracketing (beyond
+    ``search_limit`` of them, default :data:`SEARCH_LIMIT`, the cheaper of the
+    left-to-right and right-to-left products).
 
     >>> from dgraph.core.builders import bundled
     >>> es = layers(bundled("zhou_two_blocks.json"))
@@ -263,7 +271,7 @@ def layers(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Expres
     if not chain.jacobians:  # no edge: every output is constant, the Jacobian is zero
         info = {"bracketing": "", "chain_mults": 0, "layers": 0}
         return make_expression_set(graph, {}, {}, chain.steps, "layers", info)
-    total, split = _bracketing(chain)
+    total, split = _bracketing(chain, search_limit)
     steps = list(chain.steps)
     m = len(chain.jacobians)
     # the products in the order a recursive evaluation makes them (left operand, right
@@ -283,7 +291,7 @@ def layers(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Expres
         steps.append(Step("product", f"{_short(split, i, k)} {_short(split, k + 1, j)}", mults))
     product = done[0, m - 1]
     info = {
-        "bracketing": _notation(split, 0, m - 1) if m <= SEARCH_LIMIT else _ends(split, m),
+        "bracketing": _notation(split, 0, m - 1) if m <= search_limit else _ends(split, m),
         "chain_mults": total,
         "layers": len(chain.jacobians),
     }
@@ -291,7 +299,7 @@ def layers(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Expres
 
 
 def _ends(split: dict[tuple[int, int], int], m: int) -> str:
-    """The bracketing of a chain beyond :data:`SEARCH_LIMIT`, by its ends."""
+    """The bracketing of a chain beyond the search limit, by its ends."""
     if m == 1:
         return "J1"
     if (0, m - 1) in split and split[0, m - 1] == m - 2:

@@ -89,6 +89,18 @@ def _close(got: np.ndarray, want: np.ndarray) -> float | None:
         return float(np.nanmax(np.abs(got - want), initial=0.0) / scale)
 
 
+def _by_key(g, result: Any) -> dict:
+    """``make_function``'s dense Jacobian (the array for one output and one input, else
+    ``jax.jacobian``'s tuples) keyed by (output, input)."""
+    inputs, outputs = list(g.inputs), list(g.outputs)
+    rows = result if len(outputs) > 1 else (result,)
+    return {
+        (y, x): block
+        for y, row in zip(outputs, rows, strict=True)
+        for x, block in zip(inputs, row if len(inputs) > 1 else (row,), strict=True)
+    }
+
+
 def _compare(g, result: Any, sparse: bool, keys: list[str], blocks, args) -> Outcome:
     inputs = list(g.inputs)
     if sorted(g.outputs) != sorted(keys):
@@ -126,7 +138,7 @@ def run(case: Case, lang: str, sparse: bool) -> Outcome:
         try:
             g = dgraph.from_jax(case.fn, *args, level="array", name=case.name.split("/")[-1])
             J = dgraph.make_function(g, "jacobian", lang, sparse=sparse)
-            result = J(*args)
+            result = J.stacked(*args) if sparse else _by_key(g, J(*args))
         except DGraphError as exc:
             message = str(exc)
             if isinstance(exc, VerificationError) or "verif" in message:

@@ -304,7 +304,8 @@ def from_function(
             continue
         except Exception as exc:
             if route == "numpy" or failure is None:
-                failure = InputError(f"{label}: calling it with symbols failed: {exc}")
+                hint = _sizes_hint(exc) if n_inputs is None and not any(sizes or ()) else ""
+                failure = InputError(f"{label}: calling it with symbols failed: {exc}{hint}")
             continue
         outputs = _outputs(result, label)
         variables = _variables(local, set(map(str, [*inputs, *parameters])))
@@ -320,6 +321,17 @@ def from_function(
         graph.traced_with = route
         return graph
     raise failure
+
+
+
+def _sizes_hint(exc: Exception) -> str:
+    """What to change where ``f`` indexed, iterated or measured a scalar argument."""
+    if "'Traced'" not in str(exc):
+        return ""
+    return (
+        "; every argument is a scalar unless its length is given: sizes= (or point=, an"
+        " example), --inputs NAME:N on the command line"
+    )
 
 
 def _from_arrays(
