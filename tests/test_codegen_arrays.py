@@ -352,21 +352,33 @@ def test_a_transposed_outer_product_is_built_in_the_order_read():
 
 
 def test_only_single_use_products_without_contraction_are_folded():
+    from dgraph.codegen.ir import ArrayStatement, BinOp, Call, Const, Name
     from dgraph.codegen.tensor.fuse import fold_permutations
 
-    returned = "    return {'k': t2, 'j': t4}"
-    outer = ["    r1 = jnp.einsum('ab,ca->acb', u, v)", "    t2 = jnp.einsum('abc->acb', r1) + 1"]
-    assert fold_permutations(outer, returned) == [
+    def einsum(spec, *names):
+        return Call("einsum", (Const(spec), *(Name(n) for n in names)))
+
+    def lines(statements):  # as the JAX module prints them
+        printer = JaxArrayPrinter()
+        return [printer.statement(s) for s in statements]
+
+    from dgraph.codegen.jaxcode import JaxArrayPrinter
+
+    returned = ["t2", "t4"]
+    r1 = ArrayStatement("r1", einsum("ab,ca->acb", "u", "v"))
+    outer = [r1, ArrayStatement("t2", BinOp("+", einsum("abc->acb", "r1"), Const(1)))]
+    assert lines(fold_permutations(outer, returned)) == [
         "    r1 = jnp.einsum('ab,ca->abc', u, v)",
         "    t2 = r1 + 1",
     ]
-    summed = ["    r1 = jnp.einsum('ab,ca->acb', u, v)", "    t2 = jnp.einsum('abc->b', r1)"]
-    assert fold_permutations(summed, returned) == ["    t2 = jnp.einsum('ab,ca->c', u, v)"]
-    dot = ["    r1 = jnp.einsum('abc,dc->abd', u, v)", "    t2 = jnp.einsum('abc->acb', r1)"]
-    twice = [*outer[:1], "    t2 = jnp.einsum('abc->acb', r1)", "    t4 = r1 * 2"]
-    scaled = ["    r1 = jnp.einsum('ab,ca->acb', u, v) * 2", "    t2 = jnp.einsum('abc->acb', r1)"]
-    for lines in (dot, twice, scaled):
-        assert fold_permutations(lines, returned) == lines
+    summed = [r1, ArrayStatement("t2", einsum("abc->b", "r1"))]
+    assert lines(fold_permutations(summed, returned)) == ["    t2 = jnp.einsum('ab,ca->c', u, v)"]
+    permuted = ArrayStatement("t2", einsum("abc->acb", "r1"))
+    dot = [ArrayStatement("r1", einsum("abc,dc->abd", "u", "v")), permuted]
+    twice = [r1, permuted, ArrayStatement("t4", BinOp("*", Name("r1"), Const(2)))]
+    scaled = [ArrayStatement("r1", BinOp("*", einsum("ab,ca->acb", "u", "v"), Const(2))), permuted]
+    for statements in (dot, twice, scaled):
+        assert fold_permutations(statements, returned) == statements
 
 
 def test_the_check_finds_one_wrong_entry_where_j_v_cancels():
