@@ -450,3 +450,33 @@ def test_pricing_keeps_the_cheapest_and_stops_at_zero(monkeypatch, build, chosen
     J = make_function(build()[0], "jacobian", sparse=True)
     assert J.generated.expression_set.method == chosen
     assert methods == list(DEFAULT[:built])
+
+
+@pytest.mark.parametrize("lang", ["python", "jax"])
+def test_a_scalar_program_prints_as_array_statements_of_shape_0(lang):
+    """One IR for both levels: the scalar Jacobian program as array statements of shape ()
+    (:func:`dgraph.codegen.ir.scalar_statements`), printed by the tensor path's NumPy and
+    JAX printers, gives the scalar module's Jacobian."""
+    from dgraph.codegen.ir import scalar_statements
+    from dgraph.codegen.jaxcode import JaxArrayPrinter
+    from dgraph.codegen.program import jacobian_program
+    from dgraph.codegen.python import NumPyArrayPrinter
+    from dgraph.core.builders import bundled
+
+    g = bundled("naumann_sin.trace")
+    es = accumulate(g, "reverse")
+    program = scalar_statements(jacobian_program(es))
+    printer = NumPyArrayPrinter() if lang == "python" else JaxArrayPrinter()
+    x = np.array([0.7, 1.3])
+    space = {"numpy": np, "x": x}
+    if lang == "jax":
+        import jax.numpy as jnp
+
+        space["jnp"] = jnp
+    for statement in program.statements:
+        exec(printer.statement(statement).strip(), space)
+    expected = make_function(es, "jacobian")(x)
+    expected = expected if isinstance(expected, np.ndarray) else np.asarray(expected)
+    tolerance = 1e-13 if lang == "python" else 1e-6  # JAX: single precision by default
+    got = np.asarray(space["jacobian"])
+    np.testing.assert_allclose(got, expected.reshape(got.shape), rtol=tolerance)

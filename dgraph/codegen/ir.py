@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import count
+from itertools import count, product
 from typing import Any, Literal
 
 import sympy
@@ -521,3 +521,43 @@ def times(a: Node, b: Node) -> Node:
     if y == 1.0:
         return a
     return BinOp("*", a, b)
+
+
+def scalar_statements(program: Program) -> ArrayProgram:
+    """A scalar program as array statements of shape ``()``: each argument entry read by
+    an :class:`Index`, each assignment a :class:`Formula` over the names it reads, the
+    result the array of ``program.shape`` (entries not listed 0), so that one printer
+    per target prints both levels.
+
+    >>> x = sympy.Symbol("x")
+    >>> s = sympy.Symbol("s")
+    >>> p = Program("f", (("x", (x,)),), ((s, sympy.sin(x)),), (((0,), 2 * s),), (1,))
+    >>> [s.target for s in scalar_statements(p).statements]
+    ['x', 's', 'f_0', 'f']
+    """
+    statements = []
+    for name, symbols in program.arguments:
+        for k, s in enumerate(symbols):
+            statements.append(ArrayStatement(str(s), Index(Name(name), (Const(k),))))
+
+    def formula(expr: sympy.Expr) -> Node:
+        if expr.is_Symbol:
+            return Name(str(expr))
+        operands = tuple((s, Name(str(s))) for s in sorted(expr.free_symbols, key=str))
+        return Formula(expr, operands)
+
+    statements += [ArrayStatement(str(s), formula(e)) for s, e in program.assignments]
+    entries: dict[tuple[int, ...], Node] = {}
+    for index, expr in program.results:
+        target = f"{program.name}_{'_'.join(map(str, index))}"
+        statements.append(ArrayStatement(target, formula(expr)))
+        entries[index] = Name(target)
+    flat = [
+        entries.get(tuple(int(i) for i in index), Const(0.0))
+        for index in product(*(range(n) for n in program.shape))
+    ]
+    whole = Call("reshape", (Call("array", (Seq(tuple(flat)),)), Const(program.shape)))
+    statements.append(ArrayStatement(program.name, whole))
+    names = tuple(name for name, _ in program.arguments)
+    shapes = tuple((len(symbols),) for _, symbols in program.arguments)
+    return ArrayProgram(program.name, names, shapes, names, statements, [program.name])

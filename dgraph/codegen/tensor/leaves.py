@@ -74,11 +74,14 @@ def _values(
         which = Call("where", (chosen, Const(1.0), Const(0.0)))
         return _broadcast(which, shapes[0], shape)
     if name in ELEMENTWISE:
-        symbols = [sympy.Symbol(f"_a{i}", real=True) for i in range(len(args))]
+        by_operand: dict[Node, sympy.Symbol] = {}  # max(x, x): one symbol, one number
+        for i, a in enumerate(args):
+            by_operand.setdefault(a, sympy.Symbol(f"_a{i}", real=True))
+        symbols = [by_operand[a] for a in args]
         names = dict(zip((A, B), symbols, strict=False))
         formula = ELEMENTWISE[name][1][k].xreplace(names)  # max(x, x)'s is a number
         read = formula.free_symbols
-        operands = tuple((s, a) for s, a in zip(symbols, args, strict=False) if s in read)
+        operands = tuple((s, a) for a, s in by_operand.items() if s in read)
         natural = [sh for sh, s in zip(shapes, symbols, strict=False) if s in read]
         node = BinOp("*", Const(1.0), Formula(formula, operands))
         if not natural:
