@@ -891,23 +891,40 @@ class _Translator:
         return f"@{len(leaves) - 1}@"
 
     def _combine(self, node: Node, args: list[str]) -> str:
-        if isinstance(node, ir.BinOp):
-            a, b = args
-            if node.op == "**":
-                return _power(a, b, node.right)
-            if node.op in _COMPARE:
-                return f"(double)({a} {node.op} {b})"
-            if node.op not in _OPS:
-                self._refuse(f"the operator {node.op}")
-            return f"({a} {node.op} {b})"
-        if isinstance(node, ir.UnaryOp):
-            if node.op == "-":
-                return f"(-{args[0]})"
+        """C text of one elementwise node from its children's: ``_print_<Kind>``."""
+        return getattr(self, f"_print_{type(node).__name__}")(node, args)
+
+    def _print_BinOp(self, node: ir.BinOp, args: list[str]) -> str:
+        a, b = args
+        if node.op == "**":
+            return _power(a, b, node.right)
+        if node.op in _COMPARE:
+            return f"(double)({a} {node.op} {b})"
+        if node.op not in _OPS:
             self._refuse(f"the operator {node.op}")
-        if isinstance(node, ir.Formula):
-            return _formula(node, args)
-        if isinstance(node, ir.AsType):  # to int: truncated, as NumPy's cast of a float
-            return f"(double)(long long)({args[0]})" if node.dtype == "int" else args[0]
+        return f"({a} {node.op} {b})"
+
+    def _print_UnaryOp(self, node: ir.UnaryOp, args: list[str]) -> str:
+        if node.op != "-":
+            self._refuse(f"the operator {node.op}")
+        return f"(-{args[0]})"
+
+    def _print_Formula(self, node: ir.Formula, args: list[str]) -> str:
+        """The formula in C (the scalar path's C printer), each symbol its operand's
+        entry."""
+        stand_ins = {
+            s: sympy.Symbol(f"dgraph_operand_{k}_") for k, (s, _) in enumerate(node.operands)
+        }
+        text = c_expression(node.expr.xreplace(stand_ins), FUNCTION)
+        for k, arg in enumerate(args):
+            text = text.replace(f"dgraph_operand_{k}_", f"({arg})")  # -x of -1.0: -(-1.0)
+        return f"({text})"
+
+    def _print_AsType(self, node: ir.AsType, args: list[str]) -> str:
+        """To int: truncated, as NumPy's cast of a float."""
+        return f"(double)(long long)({args[0]})" if node.dtype == "int" else args[0]
+
+    def _print_Call(self, node: ir.Call, args: list[str]) -> str:
         kind = _call_name(node)
         if kind in ("broadcast_to", "asarray"):
             return args[0]
@@ -1113,16 +1130,6 @@ def _reads_after(body: list[ArrayStatement]) -> list[set[str]]:
         out.append(set(seen))
         seen |= ir.names_in(statement.value)
     return out[::-1]
-
-
-def _formula(node: ir.Formula, args: list[str]) -> str:
-    """A :class:`~dgraph.codegen.ir.Formula` in C (the scalar path's C printer), each
-    symbol the C text of its operand's entry."""
-    stand_ins = {s: sympy.Symbol(f"dgraph_operand_{k}_") for k, (s, _) in enumerate(node.operands)}
-    text = c_expression(node.expr.xreplace(stand_ins), FUNCTION)
-    for k, arg in enumerate(args):
-        text = text.replace(f"dgraph_operand_{k}_", f"({arg})")
-    return f"({text})"
 
 
 def _power(a: str, b: str, exponent: Node) -> str:
