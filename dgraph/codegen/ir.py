@@ -1,6 +1,15 @@
-"""The straight-line program dgraph generates code from: named arguments, assignments in
-evaluation order and results, with the names of program variables (the IR the passes of
-:mod:`dgraph.codegen.passes` transform and the printers print)."""
+"""The straight-line programs dgraph generates code from, at every level.
+
+A scalar :class:`Program`: named arguments, assignments of sympy expressions in evaluation
+order and results (the IR the passes of :mod:`dgraph.codegen.passes` transform and the
+scalar printers print). An :class:`ArrayProgram`: assignments of array nodes
+(:class:`Node` and its kinds: elementwise arithmetic and formulas, array functions,
+views and gathers, scatters, segment sums, the sparse result), what the tensor path
+builds and every target prints with one method per node kind (NumPy and JAX:
+:mod:`dgraph.codegen.printing`; C and CUDA: :mod:`dgraph.codegen.tensor.c_values`). A
+scalar assignment is the array statement of a :class:`Formula` of shape ``()``
+(:func:`scalar_statements`): sympy expressions cannot hold reshapes, gathers or sparse
+assembly, so the array nodes carry them and embed the scalar IR for elementwise work."""
 
 from __future__ import annotations
 
