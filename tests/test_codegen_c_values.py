@@ -207,7 +207,7 @@ def _every_kind() -> ArrayProgram:
     )
     t = v["t"]
     statements = [
-        ("x_", f("reshape", f("asarray", Name("x"), dtype=Name("float")), c((4, 6)))),
+        ("x_", f("reshape", f("asarray", Name("x"), dtype=Const(float)), c((4, 6)))),
         ("a", Index(x_, (Slice(None, None, 2), Slice(1, None, 2)))),
         ("b", f("pad", v["a"], c(((1, 0), (0, 1))), constant_values=c(0.5))),
         ("c", f("concatenate", Seq((f("ravel", v["b"]), f("ravel", f("flip", v["a"], c((1,)))))))),

@@ -266,7 +266,8 @@ class Name(Node):
 
 @dataclass(frozen=True)
 class Const(Node):
-    """A literal: a number, a string (einsum subscripts), a shape, an axis tuple."""
+    """A literal: a number, a string (einsum subscripts), a shape, an axis tuple, a dtype
+    (``float``)."""
 
     value: Any
 

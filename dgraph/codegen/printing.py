@@ -227,6 +227,8 @@ class ArrayPrinter:
 
     def _print_Const(self, node) -> tuple[str, int]:
         value = node.value
+        if isinstance(value, type):  # a dtype: float, int
+            return value.__name__, _ATOM
         if isinstance(value, float) and not math.isfinite(value):
             text = f"{self.xp}.nan" if math.isnan(value) else f"{self.xp}.inf"
             return (text, _ATOM) if math.isnan(value) or value > 0 else (f"-{text}", 6)

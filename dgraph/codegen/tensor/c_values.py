@@ -379,7 +379,6 @@ class _Translator:
             self._check(view.shape, shape)
             self.env[target] = view
             return
-        kind = _call_name(node)
         ctype = _ctype(np.asarray(value).dtype)
         if isinstance(node, ir.ScatterAdd) and self._dead(node.base, shape):
             base = self.env[node.base.id]  # type: ignore[attr-defined]
@@ -387,33 +386,46 @@ class _Translator:
                 self._scatter(base.base, flat, data, "+=")
             self.env[target] = base
             return
-        out = self._buffer(target, math.prod(shape), ctype)
-        out_view = _contiguous(out, shape, ctype)
-        if isinstance(node, ir.ScatterAdd):
-            self._copy(out_view, node.base)
-            for flat, data in node.parts:
-                self._scatter(out, flat, data, "+=")
-        elif isinstance(node, ir.Scatter):
-            self._fill(out_view, 0.0)
-            self._scatter(out, node.flat, node.data, "=")
-        elif isinstance(node, ir.SegmentSum):
-            self._fill(out_view, 0.0)
-            self._scatter(out, node.ids, node.data, "+=", repeats=True)
-        elif kind == "sum" and isinstance(node, ir.Call):
-            self._sum(out_view, node)
-        elif kind == "concatenate":
-            self._concatenate(out_view, node)
-        elif kind == "pad":
-            self._pad(out_view, node)
-        elif kind == "full":
-            self._fill(out_view, self._number(node.args[1]))
-        elif kind == "arange":
-            self._loop([out_view], lambda i: f"{out}[{i[0]}] = ({ctype})(i);")  # a flat loop
-        elif isinstance(node, ir.Index) and self._index_array(node.items) is not None:
-            self._gather(out_view, node)
+        out = _contiguous(self._buffer(target, math.prod(shape), ctype), shape, ctype)
+        write = getattr(self, f"_statement_{type(node).__name__}", self._copy)
+        write(out, node)
+        self.env[target] = out
+
+    # -- statements that compute: one method per kind (the rest elementwise, _copy) --------
+
+    def _statement_ScatterAdd(self, out: _View, node: ir.ScatterAdd) -> None:
+        self._copy(out, node.base)
+        for flat, data in node.parts:
+            self._scatter(out.base, flat, data, "+=")
+
+    def _statement_Scatter(self, out: _View, node: ir.Scatter) -> None:
+        self._fill(out, 0.0)
+        self._scatter(out.base, node.flat, node.data, "=")
+
+    def _statement_SegmentSum(self, out: _View, node: ir.SegmentSum) -> None:
+        self._fill(out, 0.0)
+        self._scatter(out.base, node.ids, node.data, "+=", repeats=True)
+
+    def _statement_Index(self, out: _View, node: ir.Index) -> None:
+        if self._index_array(node.items) is not None:
+            self._gather(out, node)
         else:
-            self._copy(out_view, node)
-        self.env[target] = out_view
+            self._copy(out, node)
+
+    def _statement_Call(self, out: _View, node: ir.Call) -> None:
+        kind = _call_name(node)
+        if kind == "sum":
+            self._sum(out, node)
+        elif kind == "concatenate":
+            self._concatenate(out, node)
+        elif kind == "pad":
+            self._pad(out, node)
+        elif kind == "full":
+            self._fill(out, self._number(node.args[1]))
+        elif kind == "arange":  # a flat loop
+            self._loop([out], lambda i: f"{out.base}[{i[0]}] = ({out.ctype})(i);")
+        else:
+            self._copy(out, node)
 
     def _dead(self, node: Node, shape: tuple[int, ...]) -> bool:
         """``node`` names a whole scratch buffer of ``shape`` that no later statement

@@ -406,7 +406,7 @@ def _arg(x: str) -> str:
 
 def _read_input(d: Dialect, target: str, argument: str, shape: tuple[int, ...]) -> ArrayStatement:
     """``target``: the argument as an array of ``shape`` (doubles, for NumPy)."""
-    keywords = (("dtype", Name("float")),) if d.lang == "python" else ()
+    keywords = (("dtype", ir.Const(float)),) if d.lang == "python" else ()
     read = Call("asarray", (Name(argument),), keywords)
     return ArrayStatement(target, Call("reshape", (read, ir.Const(tuple(shape)))))
 
@@ -585,7 +585,7 @@ def _value_output(w: _Writer, graph, names: dict[str, Node], shapes, sparse: boo
         if w.d.lang == "jax":
             values[y] = Call("reshape", (Call("asarray", (node,)), shape))
         else:  # a copy
-            copy = Call("array", (node,), (("dtype", Name("float")),))
+            copy = Call("array", (node,), (("dtype", ir.Const(float)),))
             values[y] = Call("reshape", (copy, shape))
     if not sparse:
         return w.emit(ir.Dict(tuple(values.items())), "F")
