@@ -358,21 +358,33 @@ def test_a_transposed_outer_product_is_built_in_the_order_read():
 
 
 def test_only_single_use_products_without_contraction_are_folded():
+    from dgraph.codegen.ir import ArrayStatement, BinOp, Call, Const, Name
     from dgraph.codegen.tensor.fuse import fold_permutations
 
-    returned = "    return {'k': t2, 'j': t4}"
-    outer = ["    r1 = jnp.einsum('ab,ca->acb', u, v)", "    t2 = jnp.einsum('abc->acb', r1) + 1"]
-    assert fold_permutations(outer, returned) == [
+    def einsum(spec, *names):
+        return Call("einsum", (Const(spec), *(Name(n) for n in names)))
+
+    def lines(statements):  # as the JAX module prints them
+        printer = JaxArrayPrinter()
+        return [printer.statement(s) for s in statements]
+
+    from dgraph.codegen.jaxcode import JaxArrayPrinter
+
+    returned = ["t2", "t4"]
+    r1 = ArrayStatement("r1", einsum("ab,ca->acb", "u", "v"))
+    outer = [r1, ArrayStatement("t2", BinOp("+", einsum("abc->acb", "r1"), Const(1)))]
+    assert lines(fold_permutations(outer, returned)) == [
         "    r1 = jnp.einsum('ab,ca->abc', u, v)",
         "    t2 = r1 + 1",
     ]
-    summed = ["    r1 = jnp.einsum('ab,ca->acb', u, v)", "    t2 = jnp.einsum('abc->b', r1)"]
-    assert fold_permutations(summed, returned) == ["    t2 = jnp.einsum('ab,ca->c', u, v)"]
-    dot = ["    r1 = jnp.einsum('abc,dc->abd', u, v)", "    t2 = jnp.einsum('abc->acb', r1)"]
-    twice = [*outer[:1], "    t2 = jnp.einsum('abc->acb', r1)", "    t4 = r1 * 2"]
-    scaled = ["    r1 = jnp.einsum('ab,ca->acb', u, v) * 2", "    t2 = jnp.einsum('abc->acb', r1)"]
-    for lines in (dot, twice, scaled):
-        assert fold_permutations(lines, returned) == lines
+    summed = [r1, ArrayStatement("t2", einsum("abc->b", "r1"))]
+    assert lines(fold_permutations(summed, returned)) == ["    t2 = jnp.einsum('ab,ca->c', u, v)"]
+    permuted = ArrayStatement("t2", einsum("abc->acb", "r1"))
+    dot = [ArrayStatement("r1", einsum("abc,dc->abd", "u", "v")), permuted]
+    twice = [r1, permuted, ArrayStatement("t4", BinOp("*", Name("r1"), Const(2)))]
+    scaled = [ArrayStatement("r1", BinOp("*", einsum("ab,ca->acb", "u", "v"), Const(2))), permuted]
+    for statements in (dot, twice, scaled):
+        assert fold_permutations(statements, returned) == statements
 
 
 def test_the_check_finds_one_wrong_entry_where_j_v_cancels():
@@ -444,3 +456,33 @@ def test_pricing_keeps_the_cheapest_and_stops_at_zero(monkeypatch, build, chosen
     J = make_function(build()[0], "jacobian", sparse=True)
     assert J.generated.expression_set.method == chosen
     assert methods == list(DEFAULT[:built])
+
+
+@pytest.mark.parametrize("lang", ["python", "jax"])
+def test_a_scalar_program_prints_as_array_statements_of_shape_0(lang):
+    """One IR for both levels: the scalar Jacobian program as array statements of shape ()
+    (:func:`dgraph.codegen.ir.scalar_statements`), printed by the tensor path's NumPy and
+    JAX printers, gives the scalar module's Jacobian."""
+    from dgraph.codegen.ir import scalar_statements
+    from dgraph.codegen.jaxcode import JaxArrayPrinter
+    from dgraph.codegen.program import jacobian_program
+    from dgraph.codegen.python import NumPyArrayPrinter
+    from dgraph.core.builders import bundled
+
+    g = bundled("naumann_sin.trace")
+    es = accumulate(g, "reverse")
+    program = scalar_statements(jacobian_program(es))
+    printer = NumPyArrayPrinter() if lang == "python" else JaxArrayPrinter()
+    x = np.array([0.7, 1.3])
+    space = {"numpy": np, "x": x}
+    if lang == "jax":
+        import jax.numpy as jnp
+
+        space["jnp"] = jnp
+    for statement in program.statements:
+        exec(printer.statement(statement).strip(), space)
+    expected = make_function(es, "jacobian")(x)
+    expected = expected if isinstance(expected, np.ndarray) else np.asarray(expected)
+    tolerance = 1e-13 if lang == "python" else 1e-6  # JAX: single precision by default
+    got = np.asarray(space["jacobian"])
+    np.testing.assert_allclose(got, expected.reshape(got.shape), rtol=tolerance)

@@ -1,5 +1,7 @@
-"""The C values of a sparse tensor Jacobian for its fixed pattern (issue 42): equal to the
-NumPy module's J, the index file, the CLI's two files, one clear refusal."""
+"""The C values of a sparse tensor Jacobian for its fixed pattern (issue 42): printed from
+the array statements of the NumPy module, equal to the NumPy module's J; every statement
+kind against the same statements written by hand in NumPy; the index file, the CLI's two
+files, one clear refusal."""
 
 from __future__ import annotations
 
@@ -17,7 +19,25 @@ import dgraph
 from dgraph.cli import main
 from dgraph.codegen.c import compiler
 from dgraph.codegen.cuda import cxx_compiler
-from dgraph.codegen.python import load_python
+from dgraph.codegen.ir import (
+    ArrayProgram,
+    ArrayStatement,
+    AsType,
+    BinOp,
+    Call,
+    Const,
+    Formula,
+    Index,
+    Name,
+    Scatter,
+    ScatterAdd,
+    SegmentSum,
+    Seq,
+    Slice,
+    SparseMatrix,
+    UnaryOp,
+)
+from dgraph.codegen.python import NumPyArrayPrinter, load_python
 from dgraph.codegen.tensor.c_values import c_values, read_index_file
 from dgraph.errors import DGraphError
 
@@ -151,8 +171,119 @@ def jacobian(x):
 '''
 
 
+def _every_kind() -> ArrayProgram:
+    """MODULE's jacobian as array statements (:mod:`dgraph.codegen.ir`), one per line."""
+    k = {n: Name(n) for n in ("_K0", "_K1", "_K2", "_K3", "_K4", "_K5", "_K6")}
+    v = {n: Name(n) for n in "xabcdefghnzwtsrqmp" if n != "x"}
+    x_ = Name("x_")
+
+    def f(func, *args, **keywords):
+        return Call(func, tuple(args), tuple(keywords.items()))
+
+    def c(value):
+        return Const(value)
+
+    def op(left, o, right):
+        return BinOp(o, left, right)
+
+    d = op(
+        op(
+            op(f("exp", v["c"]), "+", op(f("sin", v["c"]), "*", op(v["c"], "**", c(3)))),
+            "-",
+            op(f("sqrt", f("abs", v["c"])), "/", c(2)),
+        ),
+        "+",
+        op(c(1), "/", op(v["c"], "**", c(2))),
+    )
+    r = v["r"]
+    q = op(
+        op(
+            f("heaviside", op(r, "-", c(1.0)), c(0.5)),
+            "+",
+            f("where", op(r, ">", c(1.0)), r, UnaryOp("-", r)),
+        ),
+        "+",
+        f("einsum", c("ab->ba"), r),
+    )
+    t = v["t"]
+    statements = [
+        ("x_", f("reshape", f("asarray", Name("x"), dtype=Const(float)), c((4, 6)))),
+        ("a", Index(x_, (Slice(None, None, 2), Slice(1, None, 2)))),
+        ("b", f("pad", v["a"], c(((1, 0), (0, 1))), constant_values=c(0.5))),
+        ("c", f("concatenate", Seq((f("ravel", v["b"]), f("ravel", f("flip", v["a"], c((1,)))))))),
+        ("d", d),
+        ("e", Index(f("ravel", v["d"]), (k["_K0"],))),
+        ("f", Scatter(18, k["_K1"], v["e"])),
+        (
+            "g",
+            ScatterAdd(
+                v["f"], ((k["_K6"], f("tanh", v["e"])), (k["_K1"], op(v["e"], "*", v["e"])))
+            ),
+        ),
+        ("h", SegmentSum(v["g"], k["_K2"], 7)),
+        ("n", f("arange", c(7))),
+        ("z", f("full", c((7,)), c(2.0))),
+        ("w", op(op(f("full", c((7,)), c(2.0)), "+", op(v["n"], "*", k["_K5"])), "+", v["z"])),
+        ("t", f("transpose", x_, c((1, 0)))),
+        (
+            "s",
+            f(
+                "concatenate",
+                Seq((Index(t, (Slice(0, 3),)), f("maximum", Index(t, (Slice(3, 6),)), c(1.0)))),
+                axis=c(1),
+            ),
+        ),
+        (
+            "r",
+            f(
+                "broadcast_to",
+                f("reshape", Index(x_, (c(1), Slice(None, None, -2))), c((1, 3))),
+                c((3, 3)),
+            ),
+        ),
+        ("q", q),
+        ("m", f("sum", op(x_, "*", f("cos", x_)), axis=c((0,)), keepdims=c(True))),
+        ("p", f("ravel", v["m"])),
+        (
+            "out",
+            f(
+                "concatenate",
+                Seq(
+                    (
+                        op(v["h"], "*", v["w"]),
+                        f("ravel", v["s"]),
+                        op(f("ravel", v["q"]), "**", c(2)),
+                        UnaryOp("-", f("ravel", v["a"])),
+                        v["p"],
+                    )
+                ),
+            ),
+        ),
+        ("J", SparseMatrix(Name("out"), k["_K3"], k["_K4"], (52, 52))),
+    ]
+    module = load_python(MODULE)
+    constants = {n: getattr(module, n) for n in k}
+    return ArrayProgram(
+        "jacobian",
+        ("x",),
+        ((4, 6),),
+        ("x",),
+        [ArrayStatement(t, value) for t, value in statements],
+        ["J"],
+        constants,
+    )
+
+
 def test_every_statement_kind_equals_numpy():
-    values = c_values(MODULE)
+    """The C and CUDA printers of every statement kind against MODULE, the same statements
+    written by hand in NumPy; the NumPy printer of the same statements prints MODULE's
+    lines."""
+    program = _every_kind()
+    printer = NumPyArrayPrinter()
+    printed = [printer.statement(s).strip() for s in program.statements]
+    assert "g = _scatter_add(f, _K6, numpy.tanh(e), _K1, e * e)" in printed
+    assert "h = numpy.bincount(_K2, weights=g, minlength=7)" in printed
+    values = c_values(program)
     x = np.random.default_rng(2).uniform(0.5, 1.5, (4, 6))
     expected = load_python(MODULE).jacobian(x)
     got = values.load()(x)
@@ -166,6 +297,36 @@ def test_every_statement_kind_equals_numpy():
     for name, array in values.constants.items():
         np.testing.assert_array_equal(arrays_read[name], array.ravel())
         assert f"*restrict {name}" in values.text
+
+
+def test_a_formula_and_a_cast_print_in_c_as_in_numpy():
+    """An elementwise sympy formula (the scalar C printer's text) and a cast to int, in C
+    and in NumPy, from the same statements."""
+    import sympy
+
+    a0, a1 = sympy.symbols("a0 a1", real=True)
+    x_ = Name("x_")
+    formula = Formula(
+        sympy.exp(a0) * a1**2 + sympy.Max(a0, a1) + sympy.Heaviside(a0 - 1),
+        ((a0, x_), (a1, Call("sin", (x_,)))),
+    )
+    cast = AsType(BinOp("*", Const(3.0), x_), "int")
+    statements = [
+        ArrayStatement("x_", Call("reshape", (Call("asarray", (Name("x"),)), Const((6,))))),
+        ArrayStatement("y", BinOp("+", formula, cast)),
+        ArrayStatement("J", SparseMatrix(Name("y"), Name("_K0"), Name("_K1"), (6, 6))),
+    ]
+    constants = {"_K0": np.arange(6, dtype=np.int32), "_K1": np.arange(7, dtype=np.int32)}
+    program = ArrayProgram("jacobian", ("x",), ((6,),), ("x",), statements, ["J"], constants)
+    x = np.array([0.2, 0.5, 0.9, 1.1, 1.4, 2.0])
+    got = c_values(program).load()(x).data
+    s = np.sin(x)
+    expected = np.exp(x) * s**2 + np.maximum(x, s) + np.heaviside(x - 1, 0.5) + (3 * x).astype(int)
+    np.testing.assert_allclose(got, expected, rtol=1e-14)
+    space = {"numpy": np, "x": x, **constants}
+    for s_ in statements[:2]:
+        exec(NumPyArrayPrinter().statement(s_).strip(), space)
+    np.testing.assert_allclose(space["y"], expected, rtol=1e-14)
 
 
 def test_an_unsupported_statement_is_refused_in_one_line():
@@ -210,7 +371,7 @@ def test_the_cli_writes_the_c_file_and_its_index_file(tmp_path, capsys):
 
 
 def test_the_cuda_text_has_one_kernel_per_statement_launched_in_order(tmp_path):
-    values = c_values(MODULE)
+    values = c_values(_every_kind())
     kernels = re.findall(r'extern "C" __global__ void (jacobian_values_k\d+)\(', values.cuda)
     launched = re.findall(r"DGRAPH_LAUNCH\((jacobian_values_k\d+),", values.cuda)
     assert kernels and launched == kernels
@@ -240,7 +401,7 @@ def test_the_c_file_reads_its_own_index_file(tmp_path):
     """Compiled with DGRAPH_LOADER, the C file loads jac.bin and fills the same values."""
     import ctypes
 
-    values = c_values(MODULE)
+    values = c_values(_every_kind())
     (tmp_path / "jac.bin").write_bytes(values.index_bytes())
     source, library = tmp_path / "jac.c", tmp_path / "jac.so"
     source.write_text(values.text)
@@ -258,3 +419,13 @@ def test_the_c_file_reads_its_own_index_file(tmp_path):
     lib.jacobian_values.argtypes = [ctypes.c_void_p] * (len(values.constants) + 2)
     lib.jacobian_values(x.ctypes.data, *list(arrays)[: count - 3], data.ctypes.data)
     np.testing.assert_array_equal(data, values.load()(x).data)
+
+
+def test_no_codegen_module_reads_generated_text_back():
+    """One IR, printed per target: no module of dgraph.codegen parses Python text (the C
+    values once translated the NumPy module's text with ast)."""
+    root = Path(dgraph.__file__).parent / "codegen"
+    for path in root.rglob("*.py"):
+        text = path.read_text()
+        assert not re.search(r"^\s*(import ast|from ast import)", text, re.M), path
+        assert "ast.parse(" not in text and "literal_eval(" not in text, path

@@ -1,7 +1,8 @@
 """Generated Jacobian code: straight-line programs from expression sets, printed as NumPy,
 C99, JAX or CUDA, with the baselines users would otherwise reach for (docs/codegen.md).
 
-Modules: :mod:`~dgraph.codegen.ir` (the straight-line program),
+Modules: :mod:`~dgraph.codegen.ir` (the straight-line programs: scalar assignments, and
+array statements for tensor graphs, a scalar one of shape ``()``),
 :mod:`~dgraph.codegen.program` (what the code computes), :mod:`~dgraph.codegen.passes`
 (cse, inlining, powers), :mod:`~dgraph.codegen.selection` (which expression set),
 :mod:`~dgraph.codegen.function` (``make_function``),

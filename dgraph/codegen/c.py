@@ -37,7 +37,7 @@ from ..errors import DGraphError
 from .ir import Program
 from .printing import NumbersAsDoubles, PowersAsProducts, printed_code
 
-__all__ = ["CModule", "c_source", "load_c"]
+__all__ = ["CModule", "c_expression", "c_source", "load_c"]
 
 _PARAMETERS = {  # function -> (argument names, output name)
     "primal": ("x", "y"),
@@ -95,6 +95,12 @@ def _print(printer: _Printer, expr: sympy.Expr, function: str) -> str:
     """One expression of the generated ``function``; a one-line DGraphError when C has no
     equivalent of some part of it."""
     return printed_code(printer, expr, f"the generated {function}() in C")
+
+
+def c_expression(expr: sympy.Expr, function: str) -> str:
+    """A scalar expression as C text (this module's printer: powers as products, numbers
+    as doubles), for the generated ``function``."""
+    return _print(_Printer(), expr, function)
 
 
 def c_source(

@@ -1,13 +1,23 @@
-"""The straight-line program dgraph generates code from: named arguments, assignments in
-evaluation order and results, with the names of program variables (the IR the passes of
-:mod:`dgraph.codegen.passes` transform and the printers print)."""
+"""The straight-line programs dgraph generates code from, at every level.
+
+A scalar :class:`Program`: named arguments, assignments of sympy expressions in evaluation
+order and results (the IR the passes of :mod:`dgraph.codegen.passes` transform and the
+scalar printers print). An :class:`ArrayProgram`: assignments of array nodes
+(:class:`Node` and its kinds: elementwise arithmetic and formulas, array functions,
+views and gathers, scatters, segment sums, the sparse result), what the tensor path
+builds and every target prints with one method per node kind (NumPy and JAX:
+:mod:`dgraph.codegen.printing`; C and CUDA: :mod:`dgraph.codegen.tensor.c_values`). A
+scalar assignment is the array statement of a :class:`Formula` of shape ``()``
+(:func:`scalar_statements`): sympy expressions cannot hold reshapes, gathers or sparse
+assembly, so the array nodes carry them and embed the scalar IR for elementwise work."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import count
+from itertools import count, product
 from typing import Any, Literal
 
 import sympy
@@ -17,18 +27,42 @@ from .counting import Ops, count_ops
 
 __all__ = [
     "STATEMENT_HEIGHT",
+    "ArrayProgram",
+    "ArrayStatement",
+    "AsType",
     "Assignment",
+    "BinOp",
+    "Call",
+    "Const",
+    "Dict",
+    "Formula",
+    "Index",
+    "Name",
+    "Node",
     "Program",
     "Result",
+    "Scatter",
+    "ScatterAdd",
+    "SegmentSum",
+    "Seq",
+    "Slice",
+    "SparseMatrix",
     "Strategy",
+    "UnaryOp",
     "bottom_up",
     "fresh",
     "height",
     "in_order",
     "label_symbol",
     "live_ranges",
+    "names_in",
+    "number",
+    "renamed",
     "sorted_symbols",
+    "substituted",
+    "times",
     "value_symbol",
+    "walk",
 ]
 
 Assignment = tuple[sympy.Symbol, sympy.Expr]
@@ -201,3 +235,339 @@ def live_ranges(program: Program) -> tuple[dict[int, list[sympy.Symbol]], int]:
         peak = max(peak, live)
         live -= len(dead.get(k, ()))
     return dead, peak
+
+
+# -- array statements -------------------------------------------------------------------
+#
+# The tensor path's program: straight-line assignments ``target = node`` over whole arrays.
+# Nodes are target-neutral: a :class:`Call` names an array function (``exp``, ``einsum``,
+# ``reshape``) that each printer maps to its library (``numpy.exp``, ``jnp.exp``, a C loop
+# nest); what differs by target beyond a name is a kind of its own (:class:`Scatter`,
+# :class:`SegmentSum`, :class:`SparseMatrix`); an elementwise scalar formula is a
+# :class:`Formula` (a sympy expression over operand nodes, printed by each target's scalar
+# printer). A scalar statement is one of shape ``()``.
+
+
+class Node:
+    """An array expression (immutable, hashable: equal nodes compute equal values)."""
+
+    __slots__ = ()
+
+    def children(self) -> tuple[Node, ...]:
+        return ()
+
+
+@dataclass(frozen=True)
+class Name(Node):
+    """A named array: an argument, a statement's target, a module constant."""
+
+    id: str
+
+
+@dataclass(frozen=True)
+class Const(Node):
+    """A literal: a number, a string (einsum subscripts), a shape, an axis tuple, a dtype
+    (``float``)."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class BinOp(Node):
+    """``left op right`` elementwise (``+ - * / **``), or a comparison (``< <= == ...``)."""
+
+    op: str
+    left: Node
+    right: Node
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.left, self.right)
+
+
+@dataclass(frozen=True)
+class UnaryOp(Node):
+    """``-operand`` (op ``-``)."""
+
+    op: str
+    operand: Node
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.operand,)
+
+
+@dataclass(frozen=True)
+class Call(Node):
+    """An array function ``func(*args, **keywords)``; ``special.<f>`` a special function."""
+
+    func: str
+    args: tuple[Node, ...] = ()
+    keywords: tuple[tuple[str, Node], ...] = ()
+
+    def children(self) -> tuple[Node, ...]:
+        return (*self.args, *(v for _, v in self.keywords))
+
+    def keyword(self, name: str) -> Node | None:
+        return next((v for k, v in self.keywords if k == name), None)
+
+
+@dataclass(frozen=True)
+class AsType(Node):
+    """``operand`` converted to ``dtype`` (``int``: truncated; ``float``)."""
+
+    operand: Node
+    dtype: str
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.operand,)
+
+
+@dataclass(frozen=True)
+class Slice(Node):
+    """``lower:upper:step`` inside an :class:`Index` (None: omitted)."""
+
+    lower: int | None
+    upper: int | None
+    step: int | None = None
+
+
+@dataclass(frozen=True)
+class Index(Node):
+    """``value[items]``: integers and slices (a strided view) or one integer array (a
+    gather)."""
+
+    value: Node
+    items: tuple[Node, ...]
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.value, *self.items)
+
+
+@dataclass(frozen=True)
+class Seq(Node):
+    """A list of arrays (``concatenate``'s, ``stack``'s operands)."""
+
+    items: tuple[Node, ...]
+
+    def children(self) -> tuple[Node, ...]:
+        return self.items
+
+
+@dataclass(frozen=True)
+class Formula(Node):
+    """An elementwise scalar formula: ``expr`` with each symbol standing for the entries
+    of its operand node (broadcast together)."""
+
+    expr: sympy.Expr
+    operands: tuple[tuple[sympy.Symbol, Node], ...]
+
+    def children(self) -> tuple[Node, ...]:
+        return tuple(n for _, n in self.operands)
+
+
+@dataclass(frozen=True)
+class Scatter(Node):
+    """A vector of ``size`` zeros with ``data`` at the positions ``flat`` (each once)."""
+
+    size: int
+    flat: Node
+    data: Node
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.flat, self.data)
+
+
+@dataclass(frozen=True)
+class ScatterAdd(Node):
+    """A copy of the vector ``base`` with each part's data added at its positions (each
+    position once a part)."""
+
+    base: Node
+    parts: tuple[tuple[Node, Node], ...]
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.base, *(n for part in self.parts for n in part))
+
+
+@dataclass(frozen=True)
+class SegmentSum(Node):
+    """Entry k: the sum of ``data`` where ``ids`` is k, for k < ``n``."""
+
+    data: Node
+    ids: Node
+    n: int
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.data, self.ids)
+
+
+@dataclass(frozen=True)
+class SparseMatrix(Node):
+    """The sparse (m, n) result: ``data`` at a fixed pattern (CSR ``indices``/``indptr``
+    for NumPy, BCOO's (nnz, 2) indices in ``indices`` for JAX); no data: empty."""
+
+    data: Node | None
+    indices: Node | None
+    indptr: Node | None
+    shape: tuple[int, int]
+
+    def children(self) -> tuple[Node, ...]:
+        return tuple(n for n in (self.data, self.indices, self.indptr) if n is not None)
+
+
+@dataclass(frozen=True)
+class Dict(Node):
+    """``{key: value}`` with string keys (the outputs' values F)."""
+
+    items: tuple[tuple[str, Node], ...]
+
+    def children(self) -> tuple[Node, ...]:
+        return tuple(n for _, n in self.items)
+
+
+@dataclass(frozen=True)
+class ArrayStatement:
+    """``target = value``: one statement of an array program."""
+
+    target: str
+    value: Node
+
+
+@dataclass
+class ArrayProgram:
+    """A tensor graph's generated function as array statements (after every pass): its
+    name, arguments (the inputs' names in the code) and their shapes, statements, the
+    names it returns, the module constants (their arrays where kept) and the module
+    text the dialect's printer made of it."""
+
+    name: str
+    arguments: tuple[str, ...]
+    shapes: tuple[tuple[int, ...], ...]
+    inputs: tuple[str, ...]
+    statements: list[ArrayStatement]
+    results: list[str]
+    constants: dict[str, Any] = dataclasses.field(default_factory=dict)  # name: array
+    text: str = ""
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """``node`` and every node under it, without recursion."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children())
+
+
+def names_in(node: Node) -> set[str]:
+    """The names ``node`` reads."""
+    return {n.id for n in walk(node) if isinstance(n, Name)}
+
+
+def renamed(node: Node, names: Mapping[str, str]) -> Node:
+    """``node`` with the names in ``names`` replaced (bottom up, each node once)."""
+    if not names or not (names_in(node) & names.keys()):
+        return node
+    return _rebuilt(node, lambda n: Name(names.get(n.id, n.id)) if isinstance(n, Name) else n)
+
+
+def substituted(node: Node, mapping: Mapping[Node, Node]) -> Node:
+    """``node`` with every subexpression equal to a key of ``mapping`` replaced."""
+    return _rebuilt(node, lambda n: mapping.get(n, n), mapping)
+
+
+def _rebuilt(
+    node: Node, leaf: Callable[[Node], Node], whole: Mapping[Node, Node] | None = None
+) -> Node:
+    """``node`` rebuilt with ``leaf`` applied to every node without children (and the
+    nodes that are keys of ``whole`` replaced whole)."""
+    done: dict[int, Node] = {}
+    stack = [(node, False)]
+    while stack:
+        n, ready = stack.pop()
+        if id(n) in done:
+            continue
+        kids = n.children()
+        if whole is not None and n in whole:
+            done[id(n)] = whole[n]
+        elif not kids:
+            done[id(n)] = leaf(n)
+        elif not ready:
+            stack.append((n, True))
+            stack.extend((c, False) for c in kids)
+        else:
+            swap = {id(c): done[id(c)] for c in kids}
+            changes = {}
+            for f in dataclasses.fields(n):  # type: ignore[arg-type]
+                changes[f.name] = _swapped(getattr(n, f.name), swap)
+            done[id(n)] = type(n)(**changes)
+    return done[id(node)]
+
+
+def _swapped(value: Any, swap: dict[int, Node]) -> Any:
+    if isinstance(value, Node):
+        return swap.get(id(value), value)
+    if isinstance(value, tuple):
+        return tuple(_swapped(v, swap) for v in value)
+    return value
+
+
+def number(node: Node) -> float | None:
+    """The number a node is (a :class:`Const` number, or minus one), else None."""
+    if isinstance(node, Const) and isinstance(node.value, (int, float)):
+        return float(node.value)
+    if isinstance(node, UnaryOp) and node.op == "-":
+        inner = number(node.operand)
+        return None if inner is None else -inner
+    return None
+
+
+def times(a: Node, b: Node) -> Node:
+    """``a * b``, numbers folded and factors 1 left out."""
+    x, y = number(a), number(b)
+    if x is not None and y is not None:
+        return Const(x * y)
+    if x == 1.0:
+        return b
+    if y == 1.0:
+        return a
+    return BinOp("*", a, b)
+
+
+def scalar_statements(program: Program) -> ArrayProgram:
+    """A scalar program as array statements of shape ``()``: each argument entry read by
+    an :class:`Index`, each assignment a :class:`Formula` over the names it reads, the
+    result the array of ``program.shape`` (entries not listed 0), so that one printer
+    per target prints both levels.
+
+    >>> x = sympy.Symbol("x")
+    >>> s = sympy.Symbol("s")
+    >>> p = Program("f", (("x", (x,)),), ((s, sympy.sin(x)),), (((0,), 2 * s),), (1,))
+    >>> [s.target for s in scalar_statements(p).statements]
+    ['x', 's', 'f_0', 'f']
+    """
+    statements = []
+    for name, symbols in program.arguments:
+        for k, s in enumerate(symbols):
+            statements.append(ArrayStatement(str(s), Index(Name(name), (Const(k),))))
+
+    def formula(expr: sympy.Expr) -> Node:
+        if expr.is_Symbol:
+            return Name(str(expr))
+        operands = tuple((s, Name(str(s))) for s in sorted(expr.free_symbols, key=str))
+        return Formula(expr, operands)
+
+    statements += [ArrayStatement(str(s), formula(e)) for s, e in program.assignments]
+    entries: dict[tuple[int, ...], Node] = {}
+    for index, expr in program.results:
+        target = f"{program.name}_{'_'.join(map(str, index))}"
+        statements.append(ArrayStatement(target, formula(expr)))
+        entries[index] = Name(target)
+    flat = [
+        entries.get(tuple(int(i) for i in index), Const(0.0))
+        for index in product(*(range(n) for n in program.shape))
+    ]
+    whole = Call("reshape", (Call("array", (Seq(tuple(flat)),)), Const(program.shape)))
+    statements.append(ArrayStatement(program.name, whole))
+    names = tuple(name for name, _ in program.arguments)
+    shapes = tuple((len(symbols),) for _, symbols in program.arguments)
+    return ArrayProgram(program.name, names, shapes, names, statements, [program.name])

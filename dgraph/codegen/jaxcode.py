@@ -20,9 +20,15 @@ from sympy.printing.numpy import JaxPrinter
 
 from ..errors import DGraphError
 from .ir import Program
-from .printing import ArrayFunctions, NumbersAsDoubles, PowersAsProducts, printed_code
+from .printing import (
+    ArrayFunctions,
+    ArrayPrinter,
+    NumbersAsDoubles,
+    PowersAsProducts,
+    printed_code,
+)
 
-__all__ = ["jax_module"]
+__all__ = ["JaxArrayPrinter", "jax_module"]
 
 _DOCS = {
     "primal": "The outputs OUTPUTS at x: (n,) -> (m,), (..., n) -> (..., m).",
@@ -50,6 +56,45 @@ def _print(printer: _Printer, expr: sympy.Expr, function: str) -> str:
             raise DGraphError(f"{where}: cannot print math.{name} (no jax.numpy function)")
         text = text.replace(f"math.{name}(", f"jax.scipy.special.{_SPECIAL[name]}(")
     return text
+
+
+class JaxArrayPrinter(ArrayPrinter):
+    """Array statements as ``jax.numpy``: scatters as ``.at[].set`` / ``.add``, segment
+    sums as ``jax.ops.segment_sum``, the sparse result a BCOO array."""
+
+    xp = "jnp"
+    special = "jax.scipy.special"
+
+    def formula(self, expr: sympy.Expr) -> str:
+        text = _print(_Printer(), expr, "jacobian")
+        if "_math_" in text:
+            raise DGraphError(f"the generated jacobian() for jax: cannot print {expr} on arrays")
+        return text
+
+    def _print_Scatter(self, node) -> tuple[str, int]:
+        flat, data = self.doprint(node.flat), self.doprint(node.data)
+        return f"jnp.zeros({node.size}).at[{flat}].set({data})", 9
+
+    def _print_ScatterAdd(self, node) -> tuple[str, int]:
+        adds = "".join(f".at[{self.doprint(f)}].add({self.doprint(d)})" for f, d in node.parts)
+        return f"jnp.asarray({self.doprint(node.base)}){adds}", 9
+
+    def _print_SegmentSum(self, node) -> tuple[str, int]:
+        data, ids = self.doprint(node.data), self.doprint(node.ids)
+        return f"jax.ops.segment_sum({data}, {ids}, num_segments={node.n})", 9
+
+    def _print_SparseMatrix(self, node) -> tuple[str, int]:
+        if node.data is None:
+            return (
+                f"jsparse.BCOO((jnp.zeros(0), jnp.zeros((0, 2), jnp.int32)), shape={node.shape})",
+                9,
+            )
+        parts = self._arguments((node.data, node.indices))
+        return (
+            f"jsparse.BCOO(({parts}), shape={node.shape}, indices_sorted=True,"
+            " unique_indices=True)",
+            9,
+        )
 
 
 def jax_module(

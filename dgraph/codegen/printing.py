@@ -18,9 +18,11 @@ import sympy
 
 from ..errors import DGraphError
 from .counting import LARGEST_PRODUCT_POWER
+from .ir import ArrayStatement, Node
 
 __all__ = [
     "ArrayFunctions",
+    "ArrayPrinter",
     "NumbersAsDoubles",
     "PowersAsProducts",
     "double",
@@ -187,3 +189,108 @@ def printed(doprint: Callable[[sympy.Expr], str], expr: sympy.Expr, where: str) 
         text = str(culprit)
         text = text if len(text) <= 60 else text[:57] + "..."
         raise DGraphError(f"{where}: cannot print {type(culprit).__name__} ({text})") from None
+
+
+# Python's binding strength of what an array printer writes (higher binds tighter).
+_PRECEDENCE = {
+    "<": 3, "<=": 3, ">": 3, ">=": 3, "==": 3, "!=": 3,
+    "+": 4, "-": 4, "*": 5, "/": 5, "**": 7,
+}  # fmt: skip
+_ATOM = 9
+
+
+class ArrayPrinter:
+    """The array statements of :mod:`dgraph.codegen.ir` as Python-syntax text, one
+    ``_print_<Kind>`` per node kind (sympy's printers are the model); a target says how
+    it names its array module (``xp``), its special functions and what is its own
+    (:class:`~dgraph.codegen.ir.Formula`, scatters, segment sums, sparse results)."""
+
+    xp = "numpy"
+    special = "scipy.special"
+
+    def doprint(self, node: Node) -> str:
+        return self._print(node)[0]
+
+    def statement(self, s: ArrayStatement) -> str:
+        return f"    {s.target} = {self.doprint(s.value)}"
+
+    def _print(self, node: Node) -> tuple[str, int]:
+        """``node``'s text and its binding strength."""
+        return getattr(self, f"_print_{type(node).__name__}")(node)
+
+    def _wrapped(self, node: Node, below: int) -> str:
+        text, strength = self._print(node)
+        return f"({text})" if strength < below else text
+
+    def _print_Name(self, node) -> tuple[str, int]:
+        return node.id, _ATOM
+
+    def _print_Const(self, node) -> tuple[str, int]:
+        value = node.value
+        if isinstance(value, type):  # a dtype: float, int
+            return value.__name__, _ATOM
+        if isinstance(value, float) and not math.isfinite(value):
+            text = f"{self.xp}.nan" if math.isnan(value) else f"{self.xp}.inf"
+            return (text, _ATOM) if math.isnan(value) or value > 0 else (f"-{text}", 6)
+        text = repr(value)
+        negative = isinstance(value, (int, float)) and value < 0
+        return text, 6 if negative else _ATOM
+
+    def _print_BinOp(self, node) -> tuple[str, int]:
+        strength = _PRECEDENCE[node.op]
+        left = self._wrapped(node.left, strength + (node.op == "**" or strength == 3))
+        right = self._wrapped(node.right, strength + 1)
+        return f"{left} {node.op} {right}", strength
+
+    def _print_UnaryOp(self, node) -> tuple[str, int]:
+        return f"{node.op}{self._wrapped(node.operand, 6)}", 6
+
+    def _arguments(self, args, keywords=()) -> str:
+        parts = [self.doprint(a) for a in args]
+        parts += [f"{k}={self.doprint(v)}" for k, v in keywords]
+        return ", ".join(parts)
+
+    def _print_Call(self, node) -> tuple[str, int]:
+        _, special, name = node.func.rpartition("special.")
+        func = f"{self.special}.{name}" if special else f"{self.xp}.{name}"
+        return f"{func}({self._arguments(node.args, node.keywords)})", _ATOM
+
+    def _print_AsType(self, node) -> tuple[str, int]:
+        return f"{self._wrapped(node.operand, _ATOM)}.astype({node.dtype})", _ATOM
+
+    def _print_Slice(self, node) -> tuple[str, int]:
+        parts = ["" if v is None else str(v) for v in (node.lower, node.upper)]
+        if node.step is not None:
+            parts.append(str(node.step))
+        return ":".join(parts), _ATOM
+
+    def _print_Index(self, node) -> tuple[str, int]:
+        items = [self.doprint(i) for i in node.items]
+        inside = ", ".join(items) + ("," if len(items) == 1 and _is_slice(node.items[0]) else "")
+        return f"{self._wrapped(node.value, _ATOM)}[{inside}]", _ATOM
+
+    def _print_Seq(self, node) -> tuple[str, int]:
+        return f"[{self._arguments(node.items)}]", _ATOM
+
+    def _print_Dict(self, node) -> tuple[str, int]:
+        return "{" + ", ".join(f"{k!r}: {self.doprint(v)}" for k, v in node.items) + "}", _ATOM
+
+    def _print_Formula(self, node) -> tuple[str, int]:
+        expr = node.expr
+        names = {}
+        for symbol, operand in node.operands:
+            text, strength = self._print(operand)
+            names[symbol] = sympy.Symbol(text if strength == _ATOM else f"({text})", real=True)
+        expr = expr.xreplace(names)
+        for inverse in sorted(expr.atoms(sympy.erfinv), key=sympy.count_ops):  # inner first
+            call = f"{self.special}.erfinv({self.formula(inverse.args[0])})"
+            expr = expr.xreplace({inverse: sympy.Symbol(call, real=True)})
+        return self.formula(expr), 0
+
+    def formula(self, expr: sympy.Expr) -> str:
+        """A scalar sympy expression applied elementwise (the target's sympy printer)."""
+        raise NotImplementedError
+
+
+def _is_slice(node: Node) -> bool:
+    return type(node).__name__ == "Slice"

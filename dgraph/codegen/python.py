@@ -18,10 +18,17 @@ from collections.abc import Mapping
 import sympy
 from sympy.printing.numpy import NumPyPrinter
 
+from ..errors import DGraphError
 from .ir import Program, live_ranges
-from .printing import ArrayFunctions, NumbersAsDoubles, PowersAsProducts, printed_code
+from .printing import (
+    ArrayFunctions,
+    ArrayPrinter,
+    NumbersAsDoubles,
+    PowersAsProducts,
+    printed_code,
+)
 
-__all__ = ["load_python", "python_module"]
+__all__ = ["NumPyArrayPrinter", "load_python", "python_module"]
 
 _DOCS = {
     "primal": "The outputs OUTPUTS at x: (n,) -> (m,), (B, n) -> (B, m).",
@@ -48,6 +55,37 @@ def _print(printer: _Printer, expr: sympy.Expr, function: str) -> str:
     for name in printer.module_imports.get("math", ()):
         text = text.replace(f"math.{name}(", f"_math_{name}(")
     return text
+
+
+class NumPyArrayPrinter(ArrayPrinter):
+    """Array statements as NumPy (SciPy for special functions and the sparse result);
+    ``_scatter`` and ``_scatter_add`` are helpers the module defines."""
+
+    xp = "numpy"
+    special = "scipy.special"
+
+    def formula(self, expr: sympy.Expr) -> str:
+        text = _print(_Printer(), expr, "jacobian")
+        if "_math_" in text:
+            raise DGraphError(f"the generated jacobian() for python: cannot print {expr} on arrays")
+        return text
+
+    def _print_Scatter(self, node) -> tuple[str, int]:
+        return f"_scatter({node.size}, {self._arguments((node.flat, node.data))})", 9
+
+    def _print_ScatterAdd(self, node) -> tuple[str, int]:
+        parts = [n for part in node.parts for n in part]
+        return f"_scatter_add({self._arguments((node.base, *parts))})", 9
+
+    def _print_SegmentSum(self, node) -> tuple[str, int]:
+        ids, data = self.doprint(node.ids), self.doprint(node.data)
+        return f"numpy.bincount({ids}, weights={data}, minlength={node.n})", 9
+
+    def _print_SparseMatrix(self, node) -> tuple[str, int]:
+        if node.data is None:
+            return f"scipy.sparse.csr_array({node.shape})", 9
+        parts = self._arguments((node.data, node.indices, node.indptr))
+        return f"scipy.sparse.csr_array(({parts}), shape={node.shape})", 9
 
 
 def python_module(

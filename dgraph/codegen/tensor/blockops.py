@@ -28,8 +28,10 @@ from ...core.blocks import (
     same_structure,
     sparse,
 )
+from ..ir import BinOp, Call, Const, Index, Name, Node, Scatter, ScatterAdd, SegmentSum, Slice
+from ..ir import number as _node_number
+from ..ir import times as _times
 from .constants import Constants
-from .dialect import Dialect
 
 __all__ = ["BlockOps", "Terms", "Valued", "entries", "values_at"]
 
@@ -43,10 +45,10 @@ class Terms:
     end — one pass per part that varies, the constant ones folded into one."""
 
     size: int
-    parts: tuple[tuple[np.ndarray | None, str], ...]
+    parts: tuple[tuple[np.ndarray | None, Node], ...]
 
 
-Valued = tuple[Block, "str | Terms"] | None  # a block and its values; None: 0
+Valued = tuple[Block, "Node | Terms"] | None  # a block and its values; None: 0
 
 
 def entries(block: Block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -64,16 +66,17 @@ def _value_shape(block: Block) -> tuple[int, ...]:
 
 
 class BlockOps:
-    """Prints block operations; ``emit(expression)`` assigns a new name and returns it."""
+    """Builds the statements of block operations; ``emit(node)`` assigns a new name and
+    returns it; ``lang`` decides what only one target has (JAX's delta form)."""
 
     def __init__(
         self,
-        dialect: Dialect,
+        lang: str,
         constants: Constants,
-        emit: Callable[[str], str],
-        varies: Callable[[str], bool] = lambda name: True,
+        emit: Callable[[Node], Name],
+        varies: Callable[[Node], bool] = lambda node: True,
     ):
-        self.d, self.constants, self.emit, self.varies = dialect, constants, emit, varies
+        self.lang, self.constants, self.emit, self.varies = lang, constants, emit, varies
         self._met: dict[tuple[int, int], tuple] = {}
 
     def materialize(self, valued: Valued) -> Valued:
@@ -84,11 +87,11 @@ class BlockOps:
         block, terms = valued
         parts = sorted(terms.parts, key=lambda p: (self.varies(p[1]), p[0] is not None))
         total = None
-        pending: list[tuple[str, str]] = []  # scatter-adds written as one statement
+        pending: list[tuple[Node, Node]] = []  # scatter-adds written as one statement
 
-        def flush(total: str) -> str:
+        def flush(total: Node) -> Node:
             if pending:
-                total = self.emit(self.d.scatter_add(total, pending))
+                total = self.emit(ScatterAdd(total, tuple(pending)))
                 pending.clear()
             return total
 
@@ -97,19 +100,19 @@ class BlockOps:
                 total = (
                     data
                     if where is None
-                    else self.emit(self.d.scatter(terms.size, self.constants.index(where), data))
+                    else self.emit(Scatter(terms.size, self.constants.index(where), data))
                 )
             elif where is None:
                 total = flush(total)
-                total = self.emit(f"{self.d.xp}.ravel({total}) + {self.d.xp}.ravel({data})")
+                total = self.emit(BinOp("+", _ravel(total), _ravel(data)))
             else:
                 if pending and self.varies(pending[-1][1]) != self.varies(data):
                     total = flush(total)  # the parts that vary not folded with the rest
                 pending.append((self.constants.index(where), data))
         return block, flush(total)
 
-    def values_at(self, block: Block, values: str, at: np.ndarray) -> str:
-        return values_at(self.d, self.constants, block, values, at)
+    def values_at(self, block: Block, values: Node, at: np.ndarray) -> Node:
+        return values_at(self.constants, block, values, at)
 
     # -- products ----------------------------------------------------------------------
 
@@ -157,7 +160,7 @@ class BlockOps:
         terms, source = (vb, ib) if isinstance(vb, Terms) else (va, ia)
         if source is _every(terms.size) and product.nnz == terms.size:  # positions stay
             parts = tuple(
-                (p, d if factor == 1.0 else _times(repr(factor), d)) for p, d in terms.parts
+                (p, d if factor == 1.0 else _times(Const(factor), d)) for p, d in terms.parts
             )
             return product, Terms(terms.size, parts)
         moved = []
@@ -178,9 +181,9 @@ class BlockOps:
             taken = mine[hit]
             text = data
             if not _fills(taken, size):
-                text = f"{self.d.xp}.ravel({data})[{self.constants.index(taken)}]"
+                text = Index(_ravel(data), (self.constants.index(taken),))
             if factor != 1.0:
-                text = _times(repr(factor), text)
+                text = _times(Const(factor), text)
             moved.append((None if _fills(hit, product.nnz) else hit, text))
         if not moved:
             return None
@@ -224,8 +227,7 @@ class BlockOps:
             self._met[key] = (a, b, (ia, ib, ic, single))  # the blocks kept: ids stay theirs
         return self._met[key][2]
 
-    def _einsum(self, plan, a: Labelled, b: Labelled, va: str, vb: str) -> str:
-        xp = self.d.xp
+    def _einsum(self, plan, a: Labelled, b: Labelled, va: Node, vb: Node) -> Node:
         left, out = plan.subscripts.split("->")
         sa, sb = left.split(",")
         cut_a = _cut(va, plan.cuts[0], _value_shape(a))
@@ -233,20 +235,22 @@ class BlockOps:
         if not sa and not sb:
             text = _times(cut_a, cut_b)
         elif not sa:
-            text = _times(cut_a, _one_einsum(xp, sb, out, cut_b))
+            text = _times(cut_a, _one_einsum(sb, out, cut_b))
         elif not sb:
-            text = _times(_one_einsum(xp, sa, out, cut_a), cut_b)
+            text = _times(_one_einsum(sa, out, cut_a), cut_b)
         elif sa == sb == out:
             text = _times(cut_a, cut_b)
         else:
-            text = f"{xp}.einsum({plan.subscripts!r}, {cut_a}, {cut_b})"
-        return _times(text, repr(float(plan.scale))) if plan.scale != 1 else text
+            text = Call("einsum", (Const(plan.subscripts), cut_a, cut_b))
+        return _times(text, Const(float(plan.scale))) if plan.scale != 1 else text
 
-    def _assigned(self, text: str) -> str:
+    def _assigned(self, node: Node) -> Node:
         """A name or a number as it is; an expression assigned to a new name."""
-        return text if text.isidentifier() or _number(text) is not None else self.emit(text)
+        if isinstance(node, Name) or _number(node) is not None:
+            return node
+        return self.emit(node)
 
-    def _pairs(self, a: Block, b: Block, va: str, vb: str, product: Sparse) -> str:
+    def _pairs(self, a: Block, b: Block, va: Node, vb: Node, product: Sparse) -> Node:
         """The sparse product: for every pair of entries that meet, the product of their
         values, summed into the product's entry (``multiply_values``'s result order)."""
         _, _, at_a = entries(a)
@@ -259,12 +263,12 @@ class BlockOps:
         right = self._at(b, vb, at_b[ib])
         data = _times(left, right)
         if _number(data) is not None:  # both factors numbers: one per pair
-            data = f"{self.d.xp}.full({ic.size}, {data})"
+            data = Call("full", (Const(int(ic.size)), data))
         if single:
             return data
-        return self.d.segment_sum(data, self.constants.index(ic), product.nnz)
+        return SegmentSum(data, self.constants.index(ic), product.nnz)
 
-    def _at(self, block: Block, values: str, at: np.ndarray) -> str:
+    def _at(self, block: Block, values: Node, at: np.ndarray) -> Node:
         """The values at ``at``; a number as it is (every entry of a scaled move)."""
         return values if _number(values) is not None else self.values_at(block, values, at)
 
@@ -277,8 +281,8 @@ class BlockOps:
         (a, va), (b, vb) = first, second
         total = add(a, b)
         if isinstance(total, Labelled) and same_structure(a, b):
-            parts = [_aligned(self.d.xp, block, v, total) for block, v in ((a, va), (b, vb))]  # type: ignore[arg-type]
-            return total, self.emit(f"{parts[0]} + {parts[1]}")
+            parts = [_aligned(block, v, total) for block, v in ((a, va), (b, vb))]  # type: ignore[arg-type]
+            return total, self.emit(BinOp("+", parts[0], parts[1]))
         width = max(1, int(np.prod(a.in_shape)))
         made_dense = isinstance(total, Labelled)  # different structures, one of them full
         placed = None if made_dense else _merged(a, b, total)  # type: ignore[arg-type]
@@ -304,16 +308,16 @@ class BlockOps:
             return total, terms
         _, summed = self.materialize((total, terms))
         shape = (*total.out_shape, *total.in_shape)
-        return total, self.emit(f"{self.d.xp}.reshape({summed}, {shape!r})")
+        return total, self.emit(Call("reshape", (summed, Const(shape))))
 
     def scale(self, valued: Valued, coefficient: float) -> Valued:
         if valued is None or coefficient == 1:
             return valued
         block, values = valued
         if isinstance(values, Terms):
-            parts = tuple((p, _times(repr(coefficient), d)) for p, d in values.parts)
+            parts = tuple((p, _times(Const(coefficient), d)) for p, d in values.parts)
             return block, Terms(values.size, parts)
-        return block, self._assigned(_times(repr(coefficient), values))
+        return block, self._assigned(_times(Const(coefficient), values))
 
 
 @functools.lru_cache(maxsize=32)
@@ -377,59 +381,48 @@ def _fills(where: np.ndarray, size: int) -> bool:
     return bool(np.all(where[1:] - where[:-1] == 1))
 
 
-def values_at(d: Dialect, constants: Constants, block: Block, values: str, at) -> str:
+def values_at(constants: Constants, block: Block, values: Node, at) -> Node:
     """The block's values at these flat value indices (all of them, in order: no gather)."""
     size = int(np.prod(_value_shape(block)))
-    flat = f"{d.xp}.ravel({values})"
+    flat = _ravel(values)
     if _fills(np.asarray(at), size):
         return flat
-    return f"{flat}[{constants.index(at)}]"
+    return Index(flat, (constants.index(at),))
 
 
-def _number(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
+def _ravel(values: Node) -> Node:
+    return Call("ravel", (values,))
 
 
-def _times(a: str, b: str) -> str:
-    """``a * b``, numbers folded and factors 1 left out."""
-    x, y = _number(a), _number(b)
-    if x is not None and y is not None:
-        return repr(x * y)
-    if x == 1.0:
-        return b
-    if y == 1.0:
-        return a
-    return f"{a} * {b}"
+def _number(node: Node) -> float | None:
+    return _node_number(node)
 
 
-def _cut(values: str, cuts, shape: tuple[int, ...]) -> str:
+def _cut(values: Node, cuts, shape: tuple[int, ...]) -> Node:
     if all(lo == 0 and hi == n for (lo, hi), n in zip(cuts, shape, strict=True)):
         return values
-    return f"{values}[{', '.join(f'{lo}:{hi}' for lo, hi in cuts)}{',' if len(cuts) == 1 else ''}]"
+    return Index(values, tuple(Slice(int(lo), int(hi)) for lo, hi in cuts))
 
 
-def _one_einsum(xp: str, sub: str, out: str, values: str) -> str:
-    return values if sub == out else f"{xp}.einsum({f'{sub}->{out}'!r}, {values})"
+def _one_einsum(sub: str, out: str, values: Node) -> Node:
+    return values if sub == out else Call("einsum", (Const(f"{sub}->{out}"), values))
 
 
-def _aligned(xp: str, block: Labelled, values: str, total: Labelled) -> str:
+def _aligned(block: Labelled, values: Node, total: Labelled) -> Node:
     """A summand's values with axes in the sum's value order and 1 where it has none."""
     if not block.value:
         return values
     order = first_appearance(block)
     ranks = sorted(range(len(block.value)), key=lambda i: order[block.value[i]])
-    text = (
+    node = (
         values
         if ranks == list(range(len(ranks)))
-        else f"{xp}.transpose({values}, {tuple(ranks)!r})"
+        else Call("transpose", (values, Const(tuple(ranks))))
     )
     canonical = block.canonical()
     shape = tuple(canonical.sizes[k] if k in canonical.value else 1 for k in total.value)
     now = tuple(block.sizes[block.value[r]] for r in ranks)
-    return text if shape == now else f"{xp}.reshape({text}, {shape!r})"
+    return node if shape == now else Call("reshape", (node, Const(shape)))
 
 
 def _permuted_positions(

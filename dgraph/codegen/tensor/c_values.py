@@ -1,29 +1,32 @@
-"""The value program of a sparse tensor Jacobian in C99, for its fixed pattern (issue 42).
+"""The value program of a sparse tensor Jacobian in C99 and CUDA, for its fixed pattern:
+the C and CUDA printers of the array statements of :mod:`dgraph.codegen.ir` (issue 42).
 
-:func:`c_values` reads the per-call body of the generated NumPy sparse module
-(``tensor_module(es, "python", sparse=True)``: our own text, parsed with :mod:`ast`, a
-straight-line list of ``name = expression`` statements once constants are folded) and
-writes one C function
+:func:`c_values` prints the array program of the sparse Jacobian
+(:func:`~dgraph.codegen.tensor.module.tensor_program`, its statements once constants are
+folded: the same statements the NumPy module prints) as one C function
 
     void jacobian_values(const double *in0, ..., const T *K.., ..., double *data)
 
 that fills the CSR ``data`` array (``nnz`` values, in the module's row order) from the
-inputs (flattened, C order) and the module's constant arrays ``_K…`` (integer gathers and
+inputs (flattened, C order) and the program's constant arrays ``_K…`` (integer gathers and
 scatters, folded float constants; ``K…`` in C), which it takes as arguments. One loop
 nest per statement over whole arrays; slices (with steps), reshapes, transposes, flips and
 broadcasts are strided views (no copy); scratch buffers are sized from the shapes the
 statements have at generation (one ``malloc`` per call); the last one is ``data`` itself.
 A scatter adds into a buffer in place where no later statement reads it.
 
-The vocabulary: input reshape/asarray, slicing, reshape, transpose, flip, broadcast_to,
-ravel; elementwise arithmetic, integer powers and the functions the printers use
-(``exp``, ``sin``, ..., ``maximum``, ``heaviside``, ``where``, ``astype``); ``concatenate``
-(any axis), ``pad`` with a constant, gathers ``numpy.ravel(x)[_K]`` (also inside an
-expression), ``_scatter``, ``_scatter_add`` (one or more parts, each position once a
-part, as the generator writes them), ``numpy.bincount(ids, weights=..., minlength=n)``,
-``numpy.sum(x, axis)``,
-``numpy.full``, ``numpy.arange``, a one-operand ``einsum`` that only permutes axes, and
-the final ``scipy.sparse.csr_array((data, indices, indptr), shape)``.
+The vocabulary (node kinds of :mod:`dgraph.codegen.ir`, one method each): input
+reshape/asarray, slicing, reshape, transpose, flip, broadcast_to, ravel; elementwise
+arithmetic, integer powers, the array functions (``exp``, ``sin``, ..., ``maximum``,
+``heaviside``, ``where``), :class:`~dgraph.codegen.ir.AsType` and
+:class:`~dgraph.codegen.ir.Formula` (its sympy expression printed by
+:mod:`dgraph.codegen.c`'s printer); ``concatenate`` (any axis), ``pad`` with a constant,
+gathers ``ravel(x)[K]`` (also inside an expression), :class:`~dgraph.codegen.ir.Scatter`,
+:class:`~dgraph.codegen.ir.ScatterAdd` (one or more parts, each position once a part),
+:class:`~dgraph.codegen.ir.SegmentSum`, ``sum(x, axis)``, ``full``, ``arange``, a
+one-operand ``einsum`` that only permutes axes, and the final
+:class:`~dgraph.codegen.ir.SparseMatrix`. Shapes come from running the statements once
+at generation on random inputs (their NumPy printing).
 
 :attr:`CValues.cuda` is the same program as CUDA text: one kernel per loop nest, a thread
 per entry (grid-stride loop), ``atomicAdd`` where positions repeat (a segment sum, a sum
@@ -54,7 +57,6 @@ statement.
 
 from __future__ import annotations
 
-import ast
 import ctypes
 import math
 import re
@@ -67,11 +69,15 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse
+import sympy
 
 from ...errors import DGraphError
-from ..c import compiler
+from .. import ir
+from ..c import c_expression, compiler
 from ..cuda import HOST_FLAGS, compile_host
-from ..python import load_python
+from ..ir import ArrayProgram, ArrayStatement, Node
+from ..python import NumPyArrayPrinter
+from .dialect import DIALECTS
 
 __all__ = [
     "FUNCTION",
@@ -95,8 +101,8 @@ _UNARY = {
     "rint": "nearbyint", "erf": "erf", "erfc": "erfc",
 }  # fmt: skip
 _BINARY = {"maximum": "fmax", "minimum": "fmin", "arctan2": "atan2", "power": "pow"}
-_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
-_COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_OPS = {"+", "-", "*", "/"}
+_COMPARE = {"<", "<=", ">", ">=", "==", "!="}
 _VIEWS = {"reshape", "transpose", "broadcast_to", "flip", "ravel", "asarray"}
 
 
@@ -288,30 +294,26 @@ def read_index_file(path: str | Path | bytes) -> dict[str, np.ndarray]:
     return out
 
 
-def c_values(text: str) -> CValues:
-    """The C value program of the generated NumPy sparse ``jacobian`` module ``text``
-    (module docstring)."""
-    module = load_python(text)
-    tree = ast.parse(text)
-    function = next(
-        (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "jacobian"), None
-    )
-    if function is None:
-        raise DGraphError("C values: the module has no jacobian(); generate mode jacobian")
-    inputs = tuple(module.INPUTS)
-    shapes = tuple(tuple(module.SHAPES[x]) for x in inputs)
-    return _Translator(module, function, inputs, shapes).run()
+def c_values(program: ArrayProgram) -> CValues:
+    """The C value program of the array program of a NumPy sparse ``jacobian``
+    (:func:`~dgraph.codegen.tensor.module.tensor_program` with ``keep_arrays``; module
+    docstring)."""
+    if program.name != "jacobian":
+        raise DGraphError("C values: the program is not jacobian(); generate mode jacobian")
+    return _Translator(program).run()
 
 
 class _Translator:
     """One pass over the statements: views kept symbolic, every other statement one loop
     nest writing a scratch buffer (or ``data``)."""
 
-    def __init__(self, module, function: ast.FunctionDef, inputs, shapes) -> None:
-        self.module = module
-        self.function = function
-        self.args = [a.arg for a in function.args.args]
-        self.inputs, self.shapes = inputs, shapes
+    def __init__(self, program: ArrayProgram) -> None:
+        self.program = program
+        self.module_constants = program.constants
+        self.body = program.statements
+        self.args = list(program.arguments)
+        self.inputs, self.shapes = program.inputs, program.shapes
+        self.printer = NumPyArrayPrinter()
         self.env: dict[str, _View | float] = {}
         self.constants: dict[str, np.ndarray] = {}
         self.scratch: list[tuple[str, int, str]] = []  # name, size, ctype
@@ -322,43 +324,43 @@ class _Translator:
         self.traced = self._trace()
         self.statement = ""
         self.views: dict[int, _View | None] = {}
-        self.reads_after = _reads_after(function.body)
+        self.reads_after = _reads_after(self.body)
         self.index = 0
 
     # -- the shapes at generation -------------------------------------------------------
 
+    def _space(self) -> dict:
+        """What the NumPy printing of a statement reads: the modules, the helpers and the
+        constants."""
+        space: dict = {}
+        exec("\n".join(["import scipy.special", *DIALECTS["python"].helpers()]), space)
+        space.update(numpy=np, scipy=scipy, **self.module_constants)
+        return space
+
     def _trace(self) -> dict[str, np.ndarray]:
-        """Run the body once on random inputs: each target's value (shape and dtype)."""
+        """Run the statements once on random inputs (their NumPy printing): each target's
+        value (shape and dtype)."""
         rng = np.random.default_rng(0)
-        space = dict(vars(self.module))
+        space = self._space()
+        self.space = space
         for name, shape in zip(self.args, self.shapes, strict=True):
             space[name] = rng.uniform(0.5, 1.5, shape)
         traced = {}
-        for statement in self.function.body:
-            if isinstance(statement, ast.Assign):
-                exec(compile(ast.Module([statement], []), "<trace>", "exec"), space)
-                target = statement.targets[0]
-                if isinstance(target, ast.Name):
-                    traced[target.id] = space[target.id]
+        for statement in self.body:
+            if isinstance(statement.value, ir.SparseMatrix):
+                continue
+            line = self.printer.statement(statement).strip()
+            exec(compile(line, "<trace>", "exec"), space)
+            traced[statement.target] = space[statement.target]
         return traced
 
     # -- statements -----------------------------------------------------------------------
 
     def run(self) -> CValues:
-        for index, statement in enumerate(self.function.body):
+        for index, statement in enumerate(self.body):
             self.index = index
-            self.statement = ast.unparse(statement)
-            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
-                continue  # the docstring
-            if isinstance(statement, ast.Return):
-                continue
-            if not (
-                isinstance(statement, ast.Assign)
-                and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Name)
-            ):
-                self._refuse("not a single assignment")
-            self._assign(statement.targets[0].id, statement.value)
+            self.statement = self.printer.statement(statement).strip()
+            self._assign(statement.target, statement.value)
         if self.pattern is None:
             raise DGraphError("C values: the module returns no scipy.sparse.csr_array")
         return self._finish()
@@ -366,9 +368,9 @@ class _Translator:
     def _refuse(self, why: str) -> None:
         raise DGraphError(f"C values: cannot translate `{self.statement}` ({why})")
 
-    def _assign(self, target: str, node: ast.expr) -> None:
+    def _assign(self, target: str, node: Node) -> None:
         value = self.traced.get(target)
-        if _is_call(node, "csr_array"):
+        if isinstance(node, ir.SparseMatrix):
             self._csr(node)
             return
         shape = tuple(np.shape(value))
@@ -377,50 +379,58 @@ class _Translator:
             self._check(view.shape, shape)
             self.env[target] = view
             return
-        kind = _call_name(node)
         ctype = _ctype(np.asarray(value).dtype)
-        if kind == "_scatter_add" and self._dead(node.args[0], shape):
-            base = self.env[node.args[0].id]  # type: ignore[attr-defined]
-            for flat, data in _pairs(node.args[1:]):
+        if isinstance(node, ir.ScatterAdd) and self._dead(node.base, shape):
+            base = self.env[node.base.id]  # type: ignore[attr-defined]
+            for flat, data in node.parts:
                 self._scatter(base.base, flat, data, "+=")
             self.env[target] = base
             return
-        out = self._buffer(target, math.prod(shape), ctype)
-        out_view = _contiguous(out, shape, ctype)
-        if kind == "_scatter_add":
-            self._copy(out_view, node.args[0])
-            for flat, data in _pairs(node.args[1:]):
-                self._scatter(out, flat, data, "+=")
-        elif kind == "_scatter":
-            _, flat, data = node.args
-            self._fill(out_view, 0.0)
-            self._scatter(out, flat, data, "=")
-        elif kind == "bincount":
-            weights = next((k.value for k in node.keywords if k.arg == "weights"), None)
-            if weights is None:
-                self._refuse("bincount without weights")
-            self._fill(out_view, 0.0)
-            self._scatter(out, node.args[0], weights, "+=", repeats=True)
-        elif kind == "sum" and isinstance(node, ast.Call):
-            self._sum(out_view, node)
-        elif kind == "concatenate":
-            self._concatenate(out_view, node)
-        elif kind == "pad":
-            self._pad(out_view, node)
-        elif kind == "full":
-            self._fill(out_view, self._number(node.args[1]))
-        elif kind == "arange":
-            self._loop([out_view], lambda i: f"{out}[{i[0]}] = ({ctype})(i);")  # a flat loop
-        elif isinstance(node, ast.Subscript) and self._index_array(node.slice) is not None:
-            self._gather(out_view, node)
-        else:
-            self._copy(out_view, node)
-        self.env[target] = out_view
+        out = _contiguous(self._buffer(target, math.prod(shape), ctype), shape, ctype)
+        write = getattr(self, f"_statement_{type(node).__name__}", self._copy)
+        write(out, node)
+        self.env[target] = out
 
-    def _dead(self, node: ast.expr, shape: tuple[int, ...]) -> bool:
+    # -- statements that compute: one method per kind (the rest elementwise, _copy) --------
+
+    def _statement_ScatterAdd(self, out: _View, node: ir.ScatterAdd) -> None:
+        self._copy(out, node.base)
+        for flat, data in node.parts:
+            self._scatter(out.base, flat, data, "+=")
+
+    def _statement_Scatter(self, out: _View, node: ir.Scatter) -> None:
+        self._fill(out, 0.0)
+        self._scatter(out.base, node.flat, node.data, "=")
+
+    def _statement_SegmentSum(self, out: _View, node: ir.SegmentSum) -> None:
+        self._fill(out, 0.0)
+        self._scatter(out.base, node.ids, node.data, "+=", repeats=True)
+
+    def _statement_Index(self, out: _View, node: ir.Index) -> None:
+        if self._index_array(node.items) is not None:
+            self._gather(out, node)
+        else:
+            self._copy(out, node)
+
+    def _statement_Call(self, out: _View, node: ir.Call) -> None:
+        kind = _call_name(node)
+        if kind == "sum":
+            self._sum(out, node)
+        elif kind == "concatenate":
+            self._concatenate(out, node)
+        elif kind == "pad":
+            self._pad(out, node)
+        elif kind == "full":
+            self._fill(out, self._number(node.args[1]))
+        elif kind == "arange":  # a flat loop
+            self._loop([out], lambda i: f"{out.base}[{i[0]}] = ({out.ctype})(i);")
+        else:
+            self._copy(out, node)
+
+    def _dead(self, node: Node, shape: tuple[int, ...]) -> bool:
         """``node`` names a whole scratch buffer of ``shape`` that no later statement
         reads, through any name: a scatter may add into it in place."""
-        if not isinstance(node, ast.Name) or not isinstance(self.env.get(node.id), _View):
+        if not isinstance(node, ir.Name) or not isinstance(self.env.get(node.id), _View):
             return False
         view = self.env[node.id]
         mine = {name for name, size, ctype in self.scratch}
@@ -443,7 +453,7 @@ class _Translator:
 
     # -- views ------------------------------------------------------------------------------
 
-    def _view(self, node: ast.expr) -> _View | None:
+    def _view(self, node: Node) -> _View | None:
         """``node`` as a view of a buffer, or None when it computes something (once per
         node: a materialized copy is emitted once)."""
         key = id(node)
@@ -451,16 +461,16 @@ class _Translator:
             self.views[key] = self._make_view(node)
         return self.views[key]
 
-    def _make_view(self, node: ast.expr) -> _View | None:
-        if isinstance(node, ast.Name):
+    def _make_view(self, node: Node) -> _View | None:
+        if isinstance(node, ir.Name):
             return self._name(node.id)
-        if isinstance(node, ast.Subscript) and self._index_array(node.slice) is None:
+        if isinstance(node, ir.Index) and self._index_array(node.items) is None:
             base = self._view(node.value)
-            return None if base is None else self._slice(base, node.slice)
+            return None if base is None else self._slice(base, node.items)
         kind = _call_name(node)
-        if kind == "einsum" and isinstance(node, ast.Call):
+        if kind == "einsum" and isinstance(node, ir.Call):
             return self._permutation(node)
-        if kind not in _VIEWS or not isinstance(node, ast.Call):
+        if kind not in _VIEWS or not isinstance(node, ir.Call):
             return None
         inner = self._view(node.args[0])
         if inner is None:
@@ -500,7 +510,7 @@ class _Translator:
             strides[a] = -strides[a]
         return _View(inner.base, offset, inner.shape, tuple(strides), inner.ctype)
 
-    def _permutation(self, node: ast.Call) -> _View | None:
+    def _permutation(self, node: ir.Call) -> _View | None:
         """A one-operand ``einsum`` that only permutes axes (``'ab->ba'``): a transpose;
         any other einsum (a contraction, a sum, a diagonal) computes and is refused."""
         spec = _literal(node.args[0]) if node.args else None
@@ -531,26 +541,22 @@ class _Translator:
             view = _contiguous(f"in{k}", self.shapes[k])
             self.env[name] = view
             return view
-        value = getattr(self.module, name, None)
+        value = self.module_constants.get(name)
         if isinstance(value, np.ndarray):
             cname = name.lstrip("_")  # _K3 -> K3 (C reserves _ and a capital)
             self.constants.setdefault(cname, value)
             return _contiguous(cname, value.shape, _ctype(value.dtype))
         return None
 
-    def _slice(self, base: _View, index: ast.expr) -> _View:
-        parts = list(index.elts) if isinstance(index, ast.Tuple) else [index]
+    def _slice(self, base: _View, parts: tuple[Node, ...]) -> _View:
         offset, shape, strides = base.offset, [], []
         axis = 0
         for part in parts:
             if axis >= len(base.shape):
                 self._refuse("more indices than axes")
             n, s = base.shape[axis], base.strides[axis]
-            if isinstance(part, ast.Slice):
-                bounds = [
-                    None if p is None else self._integer(p)
-                    for p in (part.lower, part.upper, part.step)
-                ]
+            if isinstance(part, ir.Slice):
+                bounds = [part.lower, part.upper, part.step]
                 start, stop, step = slice(*bounds).indices(n)
                 offset += start * s
                 shape.append(len(range(start, stop, step)))
@@ -563,16 +569,18 @@ class _Translator:
         strides += base.strides[axis:]
         return _View(base.base, offset, tuple(shape), tuple(strides), base.ctype)
 
-    def _integer(self, node: ast.expr) -> int:
+    def _integer(self, node: Node) -> int:
         value = _literal(node)
         if not isinstance(value, int):
             self._refuse("an index that is not an integer")
         return value
 
-    def _index_array(self, index: ast.expr) -> _View | None:
-        """The integer constant array ``index`` names (a gather), or None."""
-        if isinstance(index, ast.Name):
-            value = getattr(self.module, index.id, None)
+    def _index_array(self, items: tuple[Node, ...]) -> _View | None:
+        """The integer constant array the one index of ``items`` names (a gather), or
+        None."""
+        index = items[0] if len(items) == 1 else None
+        if isinstance(index, ir.Name):
+            value = self.module_constants.get(index.id)
             if isinstance(value, np.ndarray) and value.dtype.kind in "iu":
                 return self._name(index.id)
         return None
@@ -625,7 +633,7 @@ class _Translator:
         text = value if isinstance(value, str) else _double(value)
         self._loop([out], lambda i: f"{out.base}[{i[0]}] = {text};")
 
-    def _copy(self, out: _View, node: ast.expr) -> None:
+    def _copy(self, out: _View, node: Node) -> None:
         """``out`` = the elementwise expression ``node`` (broadcast to ``out``'s shape)."""
         leaves: list[_View] = []
         expression = self._expression(node, leaves, out.shape)
@@ -639,9 +647,7 @@ class _Translator:
 
         self._loop(views, body)
 
-    def _scatter(
-        self, out: str, flat: ast.expr, data: ast.expr, op: str, repeats: bool = False
-    ) -> None:
+    def _scatter(self, out: str, flat: Node, data: Node, op: str, repeats: bool = False) -> None:
         ids = self._view(flat)
         if ids is None or ids.ctype == "double":
             self._refuse("a scatter whose positions are not an integer array")
@@ -663,7 +669,7 @@ class _Translator:
 
         self._loop(views, body, atomic if repeats else None)
 
-    def _gather(self, out: _View, node: ast.Subscript) -> None:
+    def _gather(self, out: _View, node: ir.Index) -> None:
         constant = self._one_number(node.value)
         if constant is not None:
             self._fill(out, constant)
@@ -673,7 +679,7 @@ class _Translator:
             self._refuse("a gather from a computed expression")
         if not source.contiguous:
             source = self._materialize(source)
-        ids = self._index_array(node.slice)
+        ids = self._index_array(node.items)
 
         def body(i: list[str]) -> str:
             at = _plus(source.offset, f"{ids.base}[{i[1]}]")
@@ -681,12 +687,13 @@ class _Translator:
 
         self._loop([out, ids], body)
 
-    def _sum(self, out: _View, node: ast.Call) -> None:
-        """``numpy.sum(x, axis=...)`` (``keepdims`` or not): zeros, then each entry of x
-        added to its place (atomically on a GPU)."""
+    def _sum(self, out: _View, node: ir.Call) -> None:
+        """``sum(x, axis=...)`` (``keepdims`` or not): zeros, then each entry of x added
+        to its place (atomically on a GPU)."""
         shape = tuple(np.shape(self._evaluate(node.args[0])))
-        axis = next((_literal(k.value) for k in node.keywords if k.arg == "axis"), None)
-        if len(node.args) > 1 or any(k.arg not in ("axis", "keepdims") for k in node.keywords):
+        axis_node = node.keyword("axis")
+        axis = None if axis_node is None else _literal(axis_node)
+        if len(node.args) > 1 or any(k not in ("axis", "keepdims") for k, _ in node.keywords):
             self._refuse("sum with other arguments than axis and keepdims")
         axes = range(len(shape)) if axis is None else (axis,) if isinstance(axis, int) else axis
         axes = {a % len(shape) for a in axes} if shape else set()
@@ -710,24 +717,26 @@ class _Translator:
 
         self._loop(views, body, atomic)
 
-    def _concatenate(self, out: _View, node: ast.Call) -> None:
+    def _concatenate(self, out: _View, node: ir.Call) -> None:
         pieces = node.args[0]
-        if not isinstance(pieces, (ast.List, ast.Tuple)):
+        if not isinstance(pieces, ir.Seq):
             self._refuse("concatenate of something other than a list")
-        axis = next((_literal(k.value) for k in node.keywords if k.arg == "axis"), 0)
+        axis_node = node.keyword("axis")
+        axis = 0 if axis_node is None else _literal(axis_node)
         axis = axis + len(out.shape) if axis < 0 else axis
         at = 0
-        for piece in pieces.elts:
+        for piece in pieces.items:
             shape = tuple(np.shape(self._evaluate(piece)))
             offset = out.offset + at * out.strides[axis]
             region = _View(out.base, offset, shape, out.strides, out.ctype)
             self._copy(region, piece)
             at += shape[axis]
 
-    def _pad(self, out: _View, node: ast.Call) -> None:
+    def _pad(self, out: _View, node: ir.Call) -> None:
         widths = _literal(node.args[1])
-        value = next((k.value for k in node.keywords if k.arg == "constant_values"), None)
-        mode = next((_literal(k.value) for k in node.keywords if k.arg == "mode"), "constant")
+        value = node.keyword("constant_values")
+        mode_node = node.keyword("mode")
+        mode = "constant" if mode_node is None else _literal(mode_node)
         if mode != "constant" or len(node.args) > 2:
             self._refuse("pad other than with a constant")
         fill: float | str = 0.0 if value is None else self._fill_value(value)
@@ -742,21 +751,19 @@ class _Translator:
         region = _View(out.base, offset, inner.shape, out.strides, out.ctype)
         self._copy(region, node.args[0])
 
-    def _csr(self, node: ast.Call) -> None:
-        parts = node.args[0]
-        shape = next((_literal(k.value) for k in node.keywords if k.arg == "shape"), None)
-        if isinstance(parts, ast.Tuple) and len(parts.elts) == 2 and shape is None:
-            shape = _literal(parts)  # csr_array((m, n)): no entries
+    def _csr(self, node: ir.SparseMatrix) -> None:
+        shape = node.shape
+        if node.data is None:  # no entries
             self.pattern = (np.zeros(0, np.int64), np.zeros(shape[0] + 1, np.int64), tuple(shape))
             return
-        if not (isinstance(parts, ast.Tuple) and len(parts.elts) == 3):
-            self._refuse("a CSR array not built from (data, indices, indptr)")
-        data, indices, indptr = parts.elts
-        indices, indptr = (self._evaluate(indices), self._evaluate(indptr))
+        if node.indices is None or node.indptr is None:
+            self._refuse("a sparse result without CSR row pointers")
+        data = node.data
+        indices, indptr = (self._evaluate(node.indices), self._evaluate(node.indptr))
         nnz = int(np.asarray(indices).size)
         self.pattern = (np.asarray(indices), np.asarray(indptr), tuple(shape))
         out = _contiguous("data", (nnz,))
-        whole = self._view(data) if not isinstance(data, ast.Subscript) else None
+        whole = self._view(data) if not isinstance(data, ir.Index) else None
         mine = {name for name, size, ctype in self.scratch}
         if (
             whole is not None
@@ -771,37 +778,38 @@ class _Translator:
             self.lines = [word.sub("data", line) for line in self.lines]
             self.kernels = [(n, decode, word.sub("data", body)) for n, decode, body in self.kernels]
             return
-        if isinstance(data, ast.Subscript) and self._index_array(data.slice) is not None:
+        if isinstance(data, ir.Index) and self._index_array(data.items) is not None:
             self._gather(out, data)
         else:
             self._copy(out, data)
 
-    def _evaluate(self, node: ast.expr):
-        """``node``'s value at generation (its shape; constants' values)."""
-        space = dict(vars(self.module))
+    def _evaluate(self, node: Node):
+        """``node``'s value at generation (its shape; constants' values), from its NumPy
+        printing."""
+        space = dict(self.space)
         space.update(self.traced)
-        return eval(compile(ast.Expression(node), "<trace>", "eval"), space)
+        return eval(compile(self.printer.doprint(node), "<trace>", "eval"), space)
 
     # -- elementwise expressions ------------------------------------------------------------
 
-    def _fill_value(self, node: ast.expr) -> float | str:
+    def _fill_value(self, node: Node) -> float | str:
         """A fill value: a number, or the entry of a one-entry array."""
-        view = self._view(node) if not isinstance(node, ast.Constant) else None
+        view = self._view(node) if not isinstance(node, ir.Const) else None
         if view is not None and view.size == 1:
             return f"{view.base}[{_plus(view.offset, None)}]"
         return self._number(node)
 
-    def _number(self, node: ast.expr) -> float:
+    def _number(self, node: Node) -> float:
         value = _literal(node)
         if not isinstance(value, (int, float)):
             self._refuse("a fill value that is not a number")
         return float(value)
 
-    def _expression(self, node: ast.expr, leaves: list[_View], shape) -> str:
+    def _expression(self, node: Node, leaves: list[_View], shape) -> str:
         """C text of an elementwise expression; leaf k written ``@k@`` (its index comes
         from the loop). Iterative over the tree (no recursion on its depth)."""
         done: dict[int, str] = {}
-        stack: list[tuple[ast.expr, bool]] = [(node, False)]
+        stack: list[tuple[Node, bool]] = [(node, False)]
         while stack:
             current, ready = stack.pop()
             children = self._children(current, leaves)
@@ -815,30 +823,27 @@ class _Translator:
             done[id(current)] = self._combine(current, [done[id(c)] for c in children])
         return done[id(node)]
 
-    def _children(self, node: ast.expr, leaves) -> list[ast.expr] | None:
-        if isinstance(node, ast.Constant) or self._scalar(node) is not None:
+    def _children(self, node: Node, leaves) -> list[Node] | None:
+        if isinstance(node, ir.Const) or self._scalar(node) is not None:
             return None
-        if isinstance(node, ast.BinOp):
+        if isinstance(node, ir.BinOp):
             return [node.left, node.right]
-        if isinstance(node, ast.UnaryOp):
+        if isinstance(node, ir.UnaryOp):
             return [node.operand]
-        if isinstance(node, ast.Compare):
-            return [node.left, *node.comparators]
-        if isinstance(node, ast.BoolOp):
-            return list(node.values)
+        if isinstance(node, ir.Formula):
+            return [n for _, n in node.operands]
+        if isinstance(node, ir.AsType):
+            if node.dtype not in ("int", "float"):
+                self._refuse("astype other than to int or float")
+            return [node.operand]
         kind = _call_name(node)
-        if kind in _VIEWS and isinstance(node, ast.Call):
+        if kind in _VIEWS and isinstance(node, ir.Call):
             if self._view(node) is not None:
                 return None
             if kind in ("broadcast_to", "asarray"):  # the leaves broadcast to the result
                 return [node.args[0]]
             self._refuse(f"{kind} of a computed expression")
-        if kind == "astype" and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            to = node.args[0] if len(node.args) == 1 else None
-            if not (isinstance(to, ast.Name) and to.id in ("int", "float")):
-                self._refuse("astype other than to int or float")
-            return [node.func.value]
-        if isinstance(node, ast.Call) and (kind in _UNARY or kind in _BINARY or kind in (
+        if isinstance(node, ir.Call) and (kind in _UNARY or kind in _BINARY or kind in (
             "heaviside", "where", "square", "sign", "logical_and", "logical_or", "logical_not"
         )):  # fmt: skip
             if node.keywords:
@@ -846,35 +851,33 @@ class _Translator:
             return list(node.args)
         return None
 
-    def _scalar(self, node: ast.expr) -> float | None:
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+    def _scalar(self, node: Node) -> float | None:
+        if (
+            isinstance(node, ir.Const)
+            and isinstance(node.value, (int, float))
+            and not isinstance(node.value, bool)
+        ):
             return float(node.value)
-        if isinstance(node, ast.Name):
-            value = getattr(self.module, node.id, None) if node.id not in self.env else None
-            if isinstance(value, (int, float, np.floating, np.integer)) and not isinstance(
-                value, bool
-            ):
-                return float(value)
         return None
 
-    def _one_number(self, node: ast.expr) -> float | None:
+    def _one_number(self, node: Node) -> float | None:
         """The number a gather reads from ``numpy.ravel(c)`` (``asarray``, ``reshape``)
         of a number ``c``: a constant block's one value, every index 0."""
         if _call_name(node) not in ("ravel", "asarray", "reshape") or not node.args:  # type: ignore[attr-defined]
             return None
         inner = node.args[0]  # type: ignore[attr-defined]
-        if isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.USub):
-            value = self._scalar(inner.operand)  # -1.0 is parsed as -(1.0)
+        if isinstance(inner, ir.UnaryOp) and inner.op == "-":
+            value = self._scalar(inner.operand)
             return None if value is None else -value
         return self._scalar(inner)
 
-    def _leaf(self, node: ast.expr, leaves: list[_View]) -> str:
+    def _leaf(self, node: Node, leaves: list[_View]) -> str:
         scalar = self._scalar(node)
         if scalar is not None:
             return _double(scalar)
         if _call_name(node) == "full" and len(node.args) == 2:  # type: ignore[attr-defined]
             return _double(self._number(node.args[1]))  # type: ignore[attr-defined]
-        if isinstance(node, ast.Subscript) and self._index_array(node.slice) is not None:
+        if isinstance(node, ir.Index) and self._index_array(node.items) is not None:
             constant = self._one_number(node.value)
             if constant is not None:
                 return _double(constant)
@@ -883,9 +886,9 @@ class _Translator:
                 self._refuse("a gather from a computed expression")
             if not source.contiguous:
                 source = self._materialize(source)
-            leaves.append(self._index_array(node.slice))  # type: ignore[arg-type]
+            leaves.append(self._index_array(node.items))  # type: ignore[arg-type]
             return f"{source.base}[{_plus(source.offset, f'@{len(leaves) - 1}@')}]"
-        if isinstance(node, ast.Constant):
+        if isinstance(node, ir.Const):
             self._refuse(f"the constant {node.value!r}")
         view = self._view(node)
         if view is None:
@@ -899,36 +902,44 @@ class _Translator:
         leaves.append(view)
         return f"@{len(leaves) - 1}@"
 
-    def _combine(self, node: ast.expr, args: list[str]) -> str:
-        if isinstance(node, ast.BinOp):
-            a, b = args
-            if isinstance(node.op, ast.Pow):
-                return _power(a, b, node.right)
-            op = _OPS.get(type(node.op))
-            if op is None:
-                self._refuse(f"the operator {type(node.op).__name__}")
-            return f"({a} {op} {b})"
-        if isinstance(node, ast.UnaryOp):
-            if isinstance(node.op, ast.USub):
-                return f"(-{args[0]})"
-            if isinstance(node.op, ast.UAdd):
-                return args[0]
-            if isinstance(node.op, ast.Not):
-                return f"(double)(!{args[0]})"
-            self._refuse(f"the operator {type(node.op).__name__}")
-        if isinstance(node, ast.Compare):
-            if len(node.ops) != 1:
-                self._refuse("a chained comparison")
-            return f"(double)({args[0]} {_COMPARE[type(node.ops[0])]} {args[1]})"
-        if isinstance(node, ast.BoolOp):
-            op = " && " if isinstance(node.op, ast.And) else " || "
-            return f"(double)({op.join(args)})"
+    def _combine(self, node: Node, args: list[str]) -> str:
+        """C text of one elementwise node from its children's: ``_print_<Kind>``."""
+        return getattr(self, f"_print_{type(node).__name__}")(node, args)
+
+    def _print_BinOp(self, node: ir.BinOp, args: list[str]) -> str:
+        a, b = args
+        if node.op == "**":
+            return _power(a, b, node.right)
+        if node.op in _COMPARE:
+            return f"(double)({a} {node.op} {b})"
+        if node.op not in _OPS:
+            self._refuse(f"the operator {node.op}")
+        return f"({a} {node.op} {b})"
+
+    def _print_UnaryOp(self, node: ir.UnaryOp, args: list[str]) -> str:
+        if node.op != "-":
+            self._refuse(f"the operator {node.op}")
+        return f"(-{args[0]})"
+
+    def _print_Formula(self, node: ir.Formula, args: list[str]) -> str:
+        """The formula in C (the scalar path's C printer), each symbol its operand's
+        entry."""
+        stand_ins = {
+            s: sympy.Symbol(f"dgraph_operand_{k}_") for k, (s, _) in enumerate(node.operands)
+        }
+        text = c_expression(node.expr.xreplace(stand_ins), FUNCTION)
+        for k, arg in enumerate(args):
+            text = text.replace(f"dgraph_operand_{k}_", f"({arg})")  # -x of -1.0: -(-1.0)
+        return f"({text})"
+
+    def _print_AsType(self, node: ir.AsType, args: list[str]) -> str:
+        """To int: truncated, as NumPy's cast of a float."""
+        return f"(double)(long long)({args[0]})" if node.dtype == "int" else args[0]
+
+    def _print_Call(self, node: ir.Call, args: list[str]) -> str:
         kind = _call_name(node)
         if kind in ("broadcast_to", "asarray"):
             return args[0]
-        if kind == "astype":  # to int: truncated, as NumPy's cast of a float
-            to = node.args[0].id  # type: ignore[attr-defined]
-            return f"(double)(long long)({args[0]})" if to == "int" else args[0]
         if kind in _UNARY:
             return f"{_UNARY[kind]}({args[0]})"
         if kind in _BINARY:
@@ -1123,23 +1134,22 @@ int jacobian_values_load(const char *path, void **arrays, long long *counts, int
 """
 
 
-def _reads_after(body: list[ast.stmt]) -> list[set[str]]:
+def _reads_after(body: list[ArrayStatement]) -> list[set[str]]:
     """For each statement, the names the statements after it read."""
-    out, seen = [], set()
+    out: list[set[str]] = []
+    seen: set[str] = set()
     for statement in reversed(body):
         out.append(set(seen))
-        value = statement.value if isinstance(statement, (ast.Assign, ast.Return)) else None
-        if value is not None:
-            seen |= {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+        seen |= ir.names_in(statement.value)
     return out[::-1]
 
 
-def _power(a: str, b: str, exponent: ast.expr) -> str:
-    value = _literal(exponent) if isinstance(exponent, (ast.Constant, ast.UnaryOp)) else None
-    if isinstance(value, int) and 1 <= value <= 4:
-        return "(" + " * ".join([a] * value) + ")"
-    if isinstance(value, int) and -4 <= value <= -1:
-        return "(1.0 / (" + " * ".join([a] * -value) + "))"
+def _power(a: str, b: str, exponent: Node) -> str:
+    value = ir.number(exponent)
+    if value is not None and value == int(value) and 1 <= value <= 4:
+        return "(" + " * ".join([a] * int(value)) + ")"
+    if value is not None and value == int(value) and -4 <= value <= -1:
+        return "(1.0 / (" + " * ".join([a] * -int(value)) + "))"
     return f"pow({a}, {b})"
 
 
@@ -1157,37 +1167,23 @@ def _double(value: float) -> str:
     return repr(float(value))
 
 
-def _literal(node: ast.expr):
-    try:
-        return ast.literal_eval(node)
-    except ValueError:
-        raise DGraphError(f"C values: {ast.unparse(node)} is not a literal") from None
+def _literal(node: Node):
+    """The Python value of a literal node (a number, a string, a shape)."""
+    if isinstance(node, ir.Const):
+        return node.value
+    if isinstance(node, ir.UnaryOp) and node.op == "-" and isinstance(node.operand, ir.Const):
+        return -node.operand.value
+    printed = NumPyArrayPrinter().doprint(node)
+    raise DGraphError(f"C values: {printed} is not a literal")
 
 
-def _literal_shape(node: ast.expr) -> tuple[int, ...]:
+def _literal_shape(node: Node) -> tuple[int, ...]:
     value = _literal(node)
     return (value,) if isinstance(value, int) else tuple(value)
 
 
-def _call_name(node: ast.expr) -> str | None:
-    """``numpy.exp(...)`` -> ``exp``; ``_scatter(...)`` -> ``_scatter``."""
-    if not isinstance(node, ast.Call):
+def _call_name(node: Node) -> str | None:
+    """``Call("exp")`` -> ``exp``; ``Call("special.erf")`` -> ``erf``."""
+    if not isinstance(node, ir.Call):
         return None
-    f = node.func
-    if isinstance(f, ast.Attribute):
-        return f.attr
-    if isinstance(f, ast.Name):
-        return f.id
-    return None
-
-
-def _pairs(args: list[ast.expr]) -> list[tuple[ast.expr, ast.expr]]:
-    """``_scatter_add``'s parts: its arguments after the base, two by two (positions,
-    values)."""
-    if len(args) % 2:
-        raise DGraphError("C values: a _scatter_add whose parts are not pairs")
-    return list(zip(args[::2], args[1::2], strict=True))
-
-
-def _is_call(node: ast.expr, name: str) -> bool:
-    return _call_name(node) == name
+    return node.func.rpartition(".")[2]

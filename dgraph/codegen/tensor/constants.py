@@ -12,6 +12,8 @@ import zlib
 
 import numpy as np
 
+from ..ir import Name
+
 __all__ = ["DECODER", "Constants"]
 
 LITERAL_LIMIT = 8  # arrays of at most this many entries are printed as literals
@@ -45,18 +47,20 @@ def _entries(array: np.ndarray) -> str:
 class Constants:
     """The module-level arrays, each once (equal arrays share a name)."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_arrays: bool = False) -> None:
         self.lines: list[str] = []
+        self.arrays: dict[str, np.ndarray] = {}  # by name, when kept: the C printer's
+        self.keep_arrays = keep_arrays
         self._names: dict[tuple[str, tuple[int, ...], bytes], str] = {}  # by content's hash
         self._dropped = 0  # names given and dropped: a new name never repeats one
 
-    def index(self, array: np.ndarray) -> str:
+    def index(self, array: np.ndarray) -> Name:
         """An integer array, stored in the narrowest of int32 and int64 that holds it."""
         array = np.asarray(array, dtype=np.int64)
         small = array.size == 0 or (array.min() >= -(2**31) and array.max() < 2**31)
         return self.add(array.astype(np.int32) if small else array, delta=True)
 
-    def add(self, array: np.ndarray, delta: bool = False) -> str:
+    def add(self, array: np.ndarray, delta: bool = False) -> Name:
         """The name of a module-level constant holding ``array`` (``delta``: an integer
         array stored as the differences of its entries, which compress far better: a
         pattern's column indices repeat the same few steps)."""
@@ -64,9 +68,11 @@ class Constants:
         digest = hashlib.blake2b(array.reshape(-1).view(np.uint8), digest_size=32).digest()
         key = (array.dtype.str, tuple(array.shape), digest)  # not the bytes: 10⁷ entries each
         if key in self._names:
-            return self._names[key]
+            return Name(self._names[key])
         name = f"_K{len(self._names) + self._dropped}"
         self._names[key] = name
+        if self.keep_arrays:
+            self.arrays[name] = array
         dtype = array.dtype.name
         if array.size <= LITERAL_LIMIT:
             text = f"numpy.array({_entries(array)}, dtype=numpy.{dtype})"
@@ -83,11 +89,12 @@ class Constants:
             packed = base64.b64encode(zlib.compress(array.tobytes(), 1)).decode("ascii")
             text = f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r})"
         self.lines.append(f"{name} = {text}")
-        return name
+        return Name(name)
 
     def keep(self, used: set[str]) -> None:
         """Drop the constants no name in ``used`` refers to (those only folded code read)."""
         self.lines = [line for line in self.lines if line.partition(" = ")[0] in used]
+        self.arrays = {k: v for k, v in self.arrays.items() if k in used}
         kept = {key: name for key, name in self._names.items() if name in used}
         self._dropped += len(self._names) - len(kept)
         self._names = kept

@@ -9,62 +9,50 @@ import numpy as np
 
 from ...core.arrays import ArrayOp
 from ...errors import InputError
-from .dialect import Dialect
+from ..ir import BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
 
 __all__ = ["forward_expression", "operand_shape"]
 
-# name: the expression, {0} and {1} the operands, {xp} the array module
-_ELEMENTWISE = {
-    "neg": "(-{0})",
-    "exp": "{xp}.exp({0})",
-    "exp2": "{xp}.exp2({0})",
-    "log": "{xp}.log({0})",
-    "log1p": "{xp}.log1p({0})",
-    "expm1": "{xp}.expm1({0})",
-    "sin": "{xp}.sin({0})",
-    "cos": "{xp}.cos({0})",
-    "tan": "{xp}.tan({0})",
-    "asin": "{xp}.arcsin({0})",
-    "acos": "{xp}.arccos({0})",
-    "atan": "{xp}.arctan({0})",
-    "sinh": "{xp}.sinh({0})",
-    "cosh": "{xp}.cosh({0})",
-    "tanh": "{xp}.tanh({0})",
-    "asinh": "{xp}.arcsinh({0})",
-    "acosh": "{xp}.arccosh({0})",
-    "atanh": "{xp}.arctanh({0})",
-    "logistic": "(1 / (1 + {xp}.exp(-{0})))",
-    "sqrt": "{xp}.sqrt({0})",
-    "rsqrt": "(1 / {xp}.sqrt({0}))",
-    "cbrt": "{xp}.cbrt({0})",
-    "abs": "{xp}.abs({0})",
-    "square": "{xp}.square({0})",
-    "add": "({0} + {1})",
-    "sub": "({0} - {1})",
-    "mul": "({0} * {1})",
-    "div": "({0} / {1})",
-    "pow": "{xp}.power({0}, {1})",
-    "atan2": "{xp}.arctan2({0}, {1})",
-    "max": "{xp}.maximum({0}, {1})",
-    "min": "{xp}.minimum({0}, {1})",
-    "copy": "{0}",
-    "convert_element_type": "(1.0 * {0})",
-    "stop_gradient": "{0}",
-    "floor": "{xp}.floor({0})",
-    "ceil": "{xp}.ceil({0})",
-    "round": "{xp}.round({0})",
-    "sign": "{xp}.sign({0})",
-    "eq": "({0} == {1})",
-    "ne": "({0} != {1})",
-    "lt": "({0} < {1})",
-    "le": "({0} <= {1})",
-    "gt": "({0} > {1})",
-    "ge": "({0} >= {1})",
-    "and": "{xp}.logical_and({0}, {1})",
-    "or": "{xp}.logical_or({0}, {1})",
-    "not": "{xp}.logical_not({0})",
-    "is_finite": "{xp}.isfinite({0})",
-}
+_UNARY_CALLS = {
+    "exp": "exp", "exp2": "exp2", "log": "log", "log1p": "log1p", "expm1": "expm1",
+    "sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin", "acos": "arccos",
+    "atan": "arctan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asinh": "arcsinh",
+    "acosh": "arccosh", "atanh": "arctanh", "sqrt": "sqrt", "cbrt": "cbrt", "abs": "abs",
+    "square": "square", "floor": "floor", "ceil": "ceil", "round": "round", "sign": "sign",
+    "not": "logical_not", "is_finite": "isfinite",
+}  # fmt: skip
+_BINARY_CALLS = {
+    "pow": "power", "atan2": "arctan2", "max": "maximum", "min": "minimum",
+    "and": "logical_and", "or": "logical_or",
+}  # fmt: skip
+_OPERATORS = {
+    "add": "+", "sub": "-", "mul": "*", "div": "/",
+    "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+}  # fmt: skip
+ONE = Const(1)
+
+
+def _elementwise(name: str, args: Sequence[Node]) -> Node | None:
+    """The elementwise operation ``name`` on ``args``; None if it is not one."""
+    if name in _UNARY_CALLS:
+        return Call(_UNARY_CALLS[name], (args[0],))
+    if name in _BINARY_CALLS:
+        return Call(_BINARY_CALLS[name], (args[0], args[1]))
+    if name in _OPERATORS:
+        return BinOp(_OPERATORS[name], args[0], args[1])
+    if name == "neg":
+        return UnaryOp("-", args[0])
+    if name == "logistic":
+        return BinOp("/", ONE, BinOp("+", ONE, Call("exp", (UnaryOp("-", args[0]),))))
+    if name == "rsqrt":
+        return BinOp("/", ONE, Call("sqrt", (args[0],)))
+    if name in ("copy", "stop_gradient"):
+        return args[0]
+    if name == "convert_element_type":
+        return BinOp("*", Const(1.0), args[0])
+    return None
+
+
 _BOOLEAN = {"eq", "ne", "lt", "le", "gt", "ge", "and", "or", "not", "is_finite"}
 
 
@@ -74,44 +62,46 @@ def operand_shape(x: object, shapes: dict[str, tuple[int, ...]]) -> tuple[int, .
 
 
 def forward_expression(
-    op: ArrayOp, args: Sequence[str], shapes: Sequence[tuple[int, ...]], d: Dialect, top: bool
-) -> str:
-    """``op`` on the operands named ``args`` (of ``shapes``); ``top``: a vertex's value
-    (float, as ``evaluate`` gives), else a nested operation's (a comparison stays boolean)."""
-    name, p, xp, shape = op.primitive, op.param, d.xp, op.shape
+    op: ArrayOp, args: Sequence[Node], shapes: Sequence[tuple[int, ...]], top: bool
+) -> Node:
+    """``op`` on the operands ``args`` (of ``shapes``); ``top``: a vertex's value (float,
+    as ``evaluate`` gives), else a nested operation's (a comparison stays boolean)."""
+    name, p, shape = op.primitive, op.param, op.shape
     if name == "erf":
-        return f"{d.special('erf')}({args[0]})"
-    if name in _ELEMENTWISE:
-        text = _ELEMENTWISE[name].format(*args, xp=xp)
+        return Call("special.erf", (args[0],))
+    found = _elementwise(name, args)
+    if found is not None:
         if top and name in _BOOLEAN:
-            text = f"(1.0 * {text})"
-        return _to_shape(text, np.broadcast_shapes(*shapes), shape, xp)
+            found = BinOp("*", Const(1.0), found)
+        return _to_shape(found, np.broadcast_shapes(*shapes), shape)
     if name == "integer_pow":
-        return _to_shape(f"({args[0]} ** {int(p['y'])})", shapes[0], shape, xp)
+        return _to_shape(BinOp("**", args[0], Const(int(p["y"]))), shapes[0], shape)
     if name == "select_n":
-        text = args[-1]
+        node = args[-1]
         for k in range(len(args) - 2, 0, -1):
-            text = f"{xp}.where({args[0]} == {k - 1}, {args[k]}, {text})"
-        return _to_shape(text, np.broadcast_shapes(*shapes), shape, xp)
+            node = Call("where", (BinOp("==", args[0], Const(k - 1)), args[k], node))
+        return _to_shape(node, np.broadcast_shapes(*shapes), shape)
     if name == "dot_general":
-        return f"{xp}.einsum({_dot_spec(shapes, p['dimension_numbers'])!r}, {args[0]}, {args[1]})"
+        spec = Const(_dot_spec(shapes, p["dimension_numbers"]))
+        return Call("einsum", (spec, args[0], args[1]))
     if name in ("reduce_sum", "reduce_max", "reduce_min"):
         function = {"reduce_sum": "sum", "reduce_max": "max", "reduce_min": "min"}[name]
-        return f"{xp}.{function}({args[0]}, axis={tuple(p['axes'])!r})"
+        return Call(function, (args[0],), (("axis", Const(tuple(p["axes"]))),))
     if name == "cumsum":
-        axis = p["axis"]
+        axis = Const(p["axis"])
         if p.get("reverse"):
-            return f"{xp}.flip({xp}.cumsum({xp}.flip({args[0]}, {axis}), axis={axis}), {axis})"
-        return f"{xp}.cumsum({args[0]}, axis={axis})"
-    return _move(name, p, args, shapes, shape, xp)
+            flipped = Call("flip", (args[0], axis))
+            return Call("flip", (Call("cumsum", (flipped,), (("axis", axis),)), axis))
+        return Call("cumsum", (args[0],), (("axis", axis),))
+    return _move(name, p, args, shapes, shape)
 
 
-def _to_shape(text: str, natural: tuple[int, ...], shape: tuple[int, ...], xp: str) -> str:
+def _to_shape(node: Node, natural: tuple[int, ...], shape: tuple[int, ...]) -> Node:
     if tuple(natural) == tuple(shape):
-        return text
+        return node
     if int(np.prod(natural)) == int(np.prod(shape)):
-        return f"{xp}.reshape({text}, {shape!r})"
-    return f"{xp}.broadcast_to({text}, {shape!r})"
+        return Call("reshape", (node, Const(tuple(shape))))
+    return Call("broadcast_to", (node, Const(tuple(shape))))
 
 
 def _dot_spec(shapes: Sequence[tuple[int, ...]], numbers) -> str:
@@ -128,35 +118,37 @@ def _dot_spec(shapes: Sequence[tuple[int, ...]], numbers) -> str:
     return f"{''.join(left)},{''.join(right)}->{''.join(batch + free_l + free_r)}"
 
 
-def _move(name: str, p, args, shapes, shape: tuple[int, ...], xp: str) -> str:
+def _move(name: str, p, args, shapes, shape: tuple[int, ...]) -> Node:
     x, mine = args[0], shapes[0]
     if name == "broadcast_in_dim":
         dims = tuple(p["broadcast_dimensions"])
         expanded = tuple(mine[dims.index(k)] if k in dims else 1 for k in range(len(shape)))
-        inner = x if expanded == tuple(mine) else f"{xp}.reshape({x}, {expanded!r})"
-        return inner if expanded == shape else f"{xp}.broadcast_to({inner}, {shape!r})"
+        inner = x if expanded == tuple(mine) else Call("reshape", (x, Const(expanded)))
+        return inner if expanded == shape else Call("broadcast_to", (inner, Const(shape)))
     if name in ("reshape", "squeeze", "expand_dims"):
-        return f"{xp}.reshape({x}, {shape!r})"
+        return Call("reshape", (x, Const(tuple(shape))))
     if name == "transpose":
-        return f"{xp}.transpose({x}, {tuple(p['permutation'])!r})"
+        return Call("transpose", (x, Const(tuple(p["permutation"]))))
     if name == "rev":
-        return f"{xp}.flip({x}, {tuple(p['dimensions'])!r})"
+        return Call("flip", (x, Const(tuple(p["dimensions"]))))
     if name == "slice":
         strides = p.get("strides") or (1,) * len(mine)
-        parts = []
-        for s, e, k in zip(p["start_indices"], p["limit_indices"], strides, strict=True):
-            parts.append(f"{s}:{e}" + (f":{k}" if k != 1 else ""))
-        return f"{x}[{', '.join(parts)}{',' if len(parts) == 1 else ''}]"
+        parts = tuple(
+            Slice(int(s), int(e), None if k == 1 else int(k))
+            for s, e, k in zip(p["start_indices"], p["limit_indices"], strides, strict=True)
+        )
+        return Index(x, parts)
     if name == "pad":
         config = p["padding_config"]
         if any(interior or lo < 0 or hi < 0 for lo, hi, interior in config):
             raise InputError("pad: interior or negative padding is not supported")
         widths = tuple((int(lo), int(hi)) for lo, hi, _ in config)
-        return f"{xp}.pad({x}, {widths!r}, constant_values={args[1]})"
+        return Call("pad", (x, Const(widths)), (("constant_values", args[1]),))
     if name == "concatenate":
-        return f"{xp}.concatenate([{', '.join(args)}], axis={p['dimension']})"
+        return Call("concatenate", (Seq(tuple(args)),), (("axis", Const(p["dimension"])),))
     if name == "take":
-        return f"{xp}.take({x}, {xp}.asarray({list(p['indices'])!r}), axis={p['axis']})"
+        indices = Call("asarray", (Const(tuple(p["indices"])),))
+        return Call("take", (x, indices), (("axis", Const(p["axis"])),))
     if name == "stack":
-        return f"{xp}.stack([{', '.join(args)}], axis={p['axis']})"
+        return Call("stack", (Seq(tuple(args)),), (("axis", Const(p["axis"])),))
     raise InputError(f"the array operation {name!r} is not supported")

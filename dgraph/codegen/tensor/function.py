@@ -17,7 +17,7 @@ from ..python import load_python
 from ..scope import codegen_call
 from .c_values import c_values
 from .check import check_tensor
-from .module import tensor_module
+from .module import tensor_module, tensor_program
 from .sweep_check import check_sweep
 from .sweeps import SWEEP_MODES, sweep_module
 
@@ -145,7 +145,7 @@ def _make(
         generated = TensorGenerated(sweep.text, lang, es, sparse, check, mode, sweep.mults)
         return generated, function
     if lang == "c":  # the NumPy module's value program in C, for its fixed pattern
-        values = c_values(tensor_module(es, "python", sparse, mode))
+        values = c_values(tensor_program(es, "python", sparse, mode, keep_arrays=True))
         function = values.load()
         check = _checked(check_tensor(function, es, lang, mode=mode))
         return TensorGenerated(values.text, lang, es, sparse, check, mode, None, values), function

@@ -11,70 +11,75 @@ the BLAS call fixes: permuting its output subscripts makes XLA transpose after t
 anyway, and on the transformer encoder (products feeding further products) it was slower
 than leaving the permutation to fuse into its consumer, so those are left alone.
 
->>> lines = ["    r1 = jnp.einsum('ab,ca->acb', u, v)", "    t2 = jnp.einsum('abc->acb', r1)"]
->>> fold_permutations(lines, "    return {'k': t2}")
-["    t2 = jnp.einsum('ab,ca->abc', u, v)"]
+>>> from dgraph.codegen.ir import ArrayStatement as S, Call, Const, Name
+>>> r1 = S("r1", Call("einsum", (Const("ab,ca->acb"), Name("u"), Name("v"))))
+>>> t2 = S("t2", Call("einsum", (Const("abc->acb"), Name("r1"))))
+>>> [s.target for s in fold_permutations([r1, t2], ["t2"])]
+['t2']
+>>> fold_permutations([r1, t2], ["t2"])[0].value.args[0]
+Const(value='ab,ca->abc')
 """
 
 from __future__ import annotations
 
-import re
+from collections import Counter
+
+from ..ir import ArrayStatement, Call, Const, Name, Node, substituted, walk
 
 __all__ = ["fold_permutations"]
 
-_PRODUCER = re.compile(r"    (\w+) = jnp\.einsum\('([a-z,]*)->([a-z]*)', (.*)\)")
-_CONSUMER = re.compile(r"jnp\.einsum\('([a-z]+)->([a-z]*)', (\w+)\)")
+
+def _einsum(node: Node) -> tuple[str, str, tuple[Node, ...]] | None:
+    """An ``einsum`` call's input subscripts, output subscripts and operands."""
+    if not (isinstance(node, Call) and node.func == "einsum" and not node.keywords):
+        return None
+    spec = node.args[0] if node.args else None
+    if not (isinstance(spec, Const) and isinstance(spec.value, str) and "->" in spec.value):
+        return None
+    left, _, out = spec.value.partition("->")
+    return left, out, node.args[1:]
 
 
-def fold_permutations(lines: list[str], returned: str) -> list[str]:
-    """``lines`` (``name = expression`` statements of the function body, in order) with
-    every ``einsum('S->P', B)`` whose ``B`` is an einsum read nowhere else folded into
-    ``B``'s einsum (its output letters renamed through S, then taken in P's order); where
-    the consumer's statement is that call alone, it takes over the producer's statement."""
-    lines: list[str | None] = list(lines)
-    reads: dict[str, int] = {}
-    for text in (*(line.partition(" = ")[2] for line in lines), returned):
-        for word in re.findall(r"\w+", text):
-            reads[word] = reads.get(word, 0) + 1
-    where = {}
-    for i, line in enumerate(lines):
-        match = _PRODUCER.fullmatch(line)
-        if match and _one_call(match.group(4)):
-            where[match.group(1)] = i
-    for i, line in enumerate(lines):
-        if line is None:
+def fold_permutations(
+    statements: list[ArrayStatement], returned: list[str]
+) -> list[ArrayStatement]:
+    """``statements`` (the function body, in order) with every ``einsum('S->P', B)`` whose
+    ``B`` is an einsum read nowhere else folded into ``B``'s einsum (its output letters
+    renamed through S, then taken in P's order); where the consumer's statement is that
+    call alone, it takes over the producer's statement."""
+    out: list[ArrayStatement | None] = list(statements)
+    reads: Counter[str] = Counter(returned)
+    for s in statements:
+        reads.update(n.id for n in walk(s.value) if isinstance(n, Name))
+    where = {s.target: i for i, s in enumerate(statements) if _einsum(s.value) is not None}
+    for i in range(len(statements)):
+        if out[i] is None:
             continue
-        target, _, expression = line.strip().partition(" = ")
-        calls = _CONSUMER.findall(expression)
+        calls = [
+            n
+            for n in walk(out[i].value)  # type: ignore[union-attr]
+            if (e := _einsum(n)) is not None and len(e[2]) == 1 and isinstance(e[2][0], Name)
+        ]
         if len(calls) != 1:
             continue
-        (s, p, source) = calls[0]
-        j = where.get(source)
-        if j is None or reads.get(source) != 1 or lines[j] is None:
+        call = calls[0]
+        sub, p, (source,) = _einsum(call)  # type: ignore[misc]
+        j = where.get(source.id)
+        if j is None or reads[source.id] != 1 or out[j] is None or j == i:
             continue
-        producer = _PRODUCER.fullmatch(lines[j])
-        left, z, arguments = producer.group(2), producer.group(3), producer.group(4)
-        if len(s) != len(z) or len(set(s)) != len(s) or not set(p) <= set(s):
+        left, z, operands = _einsum(out[j].value)  # type: ignore[misc, union-attr]
+        if len(sub) != len(z) or len(set(sub)) != len(sub) or not set(p) <= set(sub):
             continue  # a diagonal or a shape mismatch: left as it is
         if not set(left) - {","} <= set(z):
             continue  # a contraction (a dot): its order is the BLAS call's, see above
-        folded = "".join(z[s.index(c)] for c in p)
-        call = f"jnp.einsum('{s}->{p}', {source})"
-        if expression == call:  # the producer's statement under the consumer's name
-            lines[j] = f"    {target} = jnp.einsum('{left}->{folded}', {arguments})"
-            lines[i] = None
+        folded = "".join(z[sub.index(c)] for c in p)
+        producer = Call("einsum", (Const(f"{left}->{folded}"), *operands))
+        target = out[i].target  # type: ignore[union-attr]
+        if out[i].value == call:  # type: ignore[union-attr]  # the producer's statement renamed
+            out[j] = ArrayStatement(target, producer)
+            out[i] = None
             where[target] = j
         else:
-            lines[j] = f"    {source} = jnp.einsum('{left}->{folded}', {arguments})"
-            lines[i] = "    " + target + " = " + expression.replace(call, source)
-    return [line for line in lines if line is not None]
-
-
-def _one_call(arguments: str) -> bool:
-    """The einsum's arguments close where the statement ends (no ``einsum(...) * k``)."""
-    depth = 0
-    for c in arguments:
-        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(c, 0)
-        if depth < 0:
-            return False
-    return depth == 0
+            out[j] = ArrayStatement(source.id, producer)
+            out[i] = ArrayStatement(target, substituted(out[i].value, {call: source}))  # type: ignore[union-attr]
+    return [s for s in out if s is not None]

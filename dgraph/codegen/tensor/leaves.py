@@ -23,7 +23,7 @@ from ...core.arrays import (
 )
 from ...core.blocks import Block, Sparse
 from ...errors import InputError
-from .dialect import Dialect
+from ..ir import AsType, BinOp, Call, Const, Formula, Index, Name, Node
 
 __all__ = ["leaf_values"]
 
@@ -32,97 +32,104 @@ def leaf_values(
     op: ArrayOp,
     k: int,
     block: Block,
-    args: Sequence[str],
+    args: Sequence[Node],
     shapes: Sequence[tuple[int, ...]],
-    d: Dialect,
-    emit: Callable[[str], str],
-    index: Callable[[np.ndarray], str] | None = None,
-) -> str:
-    """The values of ∂op/∂(operand k), as an expression in the operands named ``args``
-    (C order over the block's value labels; one per entry of a sparse block); ``emit``
-    assigns a helper expression to a new name, ``index`` names a constant integer array
-    (the entries a block narrowed by a constant keeps: ``arrays.narrowed``)."""
-    name, xp = op.primitive, d.xp
+    emit: Callable[[Node], Node],
+    index: Callable[[np.ndarray], Name] | None = None,
+) -> Node:
+    """The values of ∂op/∂(operand k), as an expression in the operands ``args`` (C order
+    over the block's value labels; one per entry of a sparse block); ``emit`` assigns a
+    helper expression to a new name, ``index`` names a constant integer array (the
+    entries a block narrowed by a constant keeps: ``arrays.narrowed``)."""
+    name = op.primitive
     if isinstance(block, Sparse):
         labelled = labelled_block(op, k, shapes)
         found = narrowed(op, k, shapes, labelled)
         if found is None:
-            return f"{xp}.ones({block.nnz})"
+            return Call("ones", (Const(block.nnz),))
         if index is None:
             raise InputError(f"{name}: a block narrowed by a constant needs its index array")
-        values = leaf_values(op, k, labelled, args, shapes, d, emit)
-        return f"{xp}.reshape({values}, (-1,))[{index(found[1])}]"
+        values = leaf_values(op, k, labelled, args, shapes, emit)
+        return Index(Call("reshape", (values, Const((-1,)))), (index(found[1]),))
     if not block.value:
-        return _number(op, k, args, shapes, d, emit)
-    return _values(op, k, args, shapes, d, emit)
+        return _number(op, k, args, shapes, emit)
+    return _values(op, k, args, shapes, emit)
 
 
 def _values(
     op: ArrayOp,
     k: int,
-    args: Sequence[str],
+    args: Sequence[Node],
     shapes: Sequence[tuple[int, ...]],
-    d: Dialect,
-    emit: Callable[[str], str],
-) -> str:
+    emit: Callable[[Node], Node],
+) -> Node:
     """The values of a labelled block over its value labels (every label of an
     elementwise operation's diagonal, the other operand of a dot)."""
-    name, xp, shape = op.primitive, d.xp, op.shape
+    name, shape = op.primitive, op.shape
     if name == "integer_pow":
         y = int(op.param["y"])
-        return _broadcast(_power_derivative(y, args[0], xp), shapes[0], shape, xp)
+        return _broadcast(_power_derivative(y, args[0]), shapes[0], shape)
     if name == "select_n":
-        which = f"{xp}.where({xp}.asarray({args[0]}).astype(int) == {k - 1}, 1.0, 0.0)"
-        return _broadcast(which, shapes[0], shape, xp)
+        chosen = BinOp("==", AsType(Call("asarray", (args[0],)), "int"), Const(k - 1))
+        which = Call("where", (chosen, Const(1.0), Const(0.0)))
+        return _broadcast(which, shapes[0], shape)
     if name in ELEMENTWISE:
-        names = dict(zip((A, B), (sympy.Symbol(a, real=True) for a in args), strict=False))
+        by_operand: dict[Node, sympy.Symbol] = {}  # max(x, x): one symbol, one number
+        for i, a in enumerate(args):
+            by_operand.setdefault(a, sympy.Symbol(f"_a{i}", real=True))
+        symbols = [by_operand[a] for a in args]
+        names = dict(zip((A, B), symbols, strict=False))
         formula = ELEMENTWISE[name][1][k].xreplace(names)  # max(x, x)'s is a number
         read = formula.free_symbols
-        natural = [s for s, a in zip(shapes, names.values(), strict=False) if a in read]
-        text = d.formula(formula)
+        operands = tuple((s, a) for a, s in by_operand.items() if s in read)
+        natural = [sh for sh, s in zip(shapes, symbols, strict=False) if s in read]
+        node = BinOp("*", Const(1.0), Formula(formula, operands))
         if not natural:
-            return f"{xp}.full({shape!r}, 1.0 * ({text}))"
-        return _broadcast(f"(1.0 * ({text}))", np.broadcast_shapes(*natural), shape, xp)
+            return Call("full", (Const(tuple(shape)), node))
+        return _broadcast(node, np.broadcast_shapes(*natural), shape)
     if name == "dot_general":
-        return _dot(op, k, args, shapes, xp)
+        return _dot(op, k, args, shapes)
     if name in ("reduce_max", "reduce_min"):
-        axes = tuple(op.param["axes"])
-        best = f"{xp}.{name[7:]}({args[0]}, axis={axes!r}, keepdims=True)"
-        hit = emit(f"{xp}.where({args[0]} == {best}, 1.0, 0.0)")
-        return f"({hit} / {xp}.sum({hit}, axis={axes!r}, keepdims=True))"
+        axes = (("axis", Const(tuple(op.param["axes"]))), ("keepdims", Const(True)))
+        best = Call(name[7:], (args[0],), axes)
+        hit = emit(Call("where", (BinOp("==", args[0], best), Const(1.0), Const(0.0))))
+        return BinOp("/", hit, Call("sum", (hit,), axes))
     raise InputError(f"{name}: no values for its block")
 
 
-def _broadcast(text: str, natural, shape: tuple[int, ...], xp: str) -> str:
-    return text if tuple(natural) == tuple(shape) else f"{xp}.broadcast_to({text}, {shape!r})"
+def _broadcast(node: Node, natural, shape: tuple[int, ...]) -> Node:
+    if tuple(natural) == tuple(shape):
+        return node
+    return Call("broadcast_to", (node, Const(tuple(shape))))
 
 
 def _number(
     op: ArrayOp,
     k: int,
-    args: Sequence[str],
+    args: Sequence[Node],
     shapes: Sequence[tuple[int, ...]],
-    d: Dialect,
-    emit: Callable[[str], str],
-) -> str:
+    emit: Callable[[Node], Node],
+) -> Node:
     """A block's one value: a formula's number, 1 for a move or a sum, else the first
     entry of the values (a 0-d block, or a derivative constant along the block)."""
     if op.primitive in ELEMENTWISE and ELEMENTWISE[op.primitive][1][k].is_Number:
-        return repr(float(ELEMENTWISE[op.primitive][1][k]))
+        return Const(float(ELEMENTWISE[op.primitive][1][k]))
     if op.primitive == "integer_pow" and int(op.param["y"]) in (0, 1):
-        return repr(float(op.param["y"]))
+        return Const(float(op.param["y"]))
     if op.primitive not in RUN_TIME:
-        return "1.0"
-    values = _values(op, k, args, shapes, d, emit)
-    return values if op.shape == () else f"{d.xp}.ravel({values})[0]"  # 0-d: one already
+        return Const(1.0)
+    values = _values(op, k, args, shapes, emit)
+    return values if op.shape == () else Index(Call("ravel", (values,)), (Const(0),))
 
 
-def _power_derivative(y: int, x: str, xp: str) -> str:
+def _power_derivative(y: int, x: Node) -> Node:
     """``y·x**(y-1)`` (0 for y = 0, where x**-1 would be inf at 0)."""
-    return f"({y} * {x} ** {y - 1})" if y else f"{xp}.zeros_like({x})"
+    if not y:
+        return Call("zeros_like", (x,))
+    return BinOp("*", Const(y), BinOp("**", x, Const(y - 1)))
 
 
-def _dot(op: ArrayOp, k: int, args, shapes, xp: str) -> str:
+def _dot(op: ArrayOp, k: int, args, shapes) -> Node:
     """The other operand, its axes in the order of the block's value labels
     (``arrays._dot_value``, the permutation found here once)."""
     (lc, rc), (lb, rb) = op.param["dimension_numbers"]
@@ -138,4 +145,4 @@ def _dot(op: ArrayOp, k: int, args, shapes, xp: str) -> str:
     order = tuple(int(i) for i in np.argsort(labels))
     if order == tuple(range(len(order))):
         return args[1 - k]
-    return f"{xp}.transpose({args[1 - k]}, {order!r})"
+    return Call("transpose", (args[1 - k], Const(order)))

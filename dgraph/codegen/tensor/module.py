@@ -26,6 +26,8 @@ from ...core.block_values import program_order
 from ...core.blocks import RECENT
 from ...core.expressions import ExpressionSet
 from ...errors import DGraphError
+from .. import ir
+from ..ir import ArrayProgram, ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, SparseMatrix
 from .blockops import BlockOps, Valued, _fills, entries, values_at
 from .check import offsets
 from .constants import DECODER, Constants
@@ -34,23 +36,23 @@ from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .leaves import leaf_values
 
-__all__ = ["tensor_module"]
+__all__ = ["tensor_module", "tensor_program"]
 
 
 class _Writer:
-    """The function body being printed: statements, fresh names, module constants."""
+    """The function body being built: statements, fresh names, module constants."""
 
-    def __init__(self, dialect: Dialect) -> None:
+    def __init__(self, dialect: Dialect, keep_arrays: bool = False) -> None:
         self.d = dialect
-        self.lines: list[str] = []
-        self.constants = Constants()
+        self.statements: list[ArrayStatement] = []
+        self.constants = Constants(keep_arrays)
         self.taken: set[str] = set()
         self.count = 0
         self.varying: set[str] = set()  # names whose values read an input
 
-    def varies(self, text: str) -> bool:
+    def varies(self, node: Node) -> bool:
         """Whether an expression reads an input, directly or through a statement."""
-        return bool(self.varying & set(re.findall(r"\w+", text)))
+        return bool(self.varying & ir.names_in(node))
 
     def name(self, hint: str) -> str:
         base = re.sub(r"\W", "_", hint)
@@ -62,35 +64,66 @@ class _Writer:
         self.taken.add(name)
         return name
 
-    def rename(self, value: str, hint: str) -> str:
+    def rename(self, value: Node, hint: str) -> Node:
         """``value`` under a name of its own: the last statement renamed where it made
         ``value`` as a temporary, else a new assignment."""
-        last = self.lines[-1] if self.lines else ""
-        if not re.fullmatch(r"t\d+", value):
+        if not (isinstance(value, Name) and re.fullmatch(r"t\d+", value.id)):
             return value  # already a name of its own (a leaf's, a vertex's)
-        if last.startswith(f"    {value} = "):
-            self.taken.discard(value)
+        last = self.statements[-1] if self.statements else None
+        if last is not None and last.target == value.id:
+            self.taken.discard(value.id)
             name = self.name(hint)
-            self.lines[-1] = f"    {name} = {last[len(value) + 7 :]}"
-            if value in self.varying:
+            self.statements[-1] = ArrayStatement(name, last.value)
+            if value.id in self.varying:
                 self.varying.add(name)
-            return name
+            return Name(name)
         return self.emit(value, hint)
 
-    def emit(self, expression: str, hint: str | None = None) -> str:
+    def emit(self, node: Node, hint: str | None = None) -> Name:
         if hint is None:
             self.count += 1
             hint = f"t{self.count}"
         name = self.name(hint)
-        self.lines.append(f"    {name} = {expression}")
-        if self.varies(expression):
+        self.statements.append(ArrayStatement(name, node))
+        if self.varies(node):
             self.varying.add(name)
-        return name
+        return Name(name)
+
+    def printed(self, statements: list[ArrayStatement]) -> list[str]:
+        printer = self.d.printer
+        return [printer.statement(s) for s in statements]
 
 
 def tensor_module(
     es: ExpressionSet, lang: str = "python", sparse: bool = False, mode: str = "jacobian"
 ) -> str:
+    """The module text of :func:`tensor_program` (its docstring says what it computes).
+
+    >>> from dgraph.core.arrays import ArrayOp
+    >>> from dgraph.core.graph import DGraph
+    >>> from dgraph.methods import accumulate
+    >>> g = DGraph("chain")
+    >>> g.add_array_vertex("x", "input", (4,))
+    >>> g.add_array_vertex("y", "output", (4,), ArrayOp("exp", ("x",), (), (4,)))
+    >>> text = tensor_module(accumulate(g.validate(), "forward"))
+    >>> print(text[text.index("def jacobian"):].strip())  # doctest: +NORMALIZE_WHITESPACE
+    def jacobian(x):
+        \"\"\"J: d y / d x for the inputs ('x',) (NumPy; dense blocks).\"\"\"
+        x_ = numpy.reshape(numpy.asarray(x, dtype=float), (4,))
+        d_y_x = 1.0 * (numpy.exp(x_))
+        J_y_x = numpy.reshape(_scatter(16, _K0, numpy.ravel(d_y_x)), (4, 4))
+        return {('y', 'x'): J_y_x}
+    """
+    return tensor_program(es, lang, sparse, mode).text
+
+
+def tensor_program(
+    es: ExpressionSet,
+    lang: str = "python",
+    sparse: bool = False,
+    mode: str = "jacobian",
+    keep_arrays: bool = False,
+) -> ArrayProgram:
     """The text of a NumPy (``lang="python"``) or JAX module defining ``mode(*inputs)``
     (``jacobian`` or ``value_and_jacobian``) for the tensor graph of ``es``.
 
@@ -104,20 +137,7 @@ def tensor_module(
     and their products and sums) are run here, once, and their values become module
     constants (:func:`_fold`; JAX's computed in doubles).
 
-    >>> from dgraph.core.arrays import ArrayOp
-    >>> from dgraph.core.graph import DGraph
-    >>> from dgraph.methods import accumulate
-    >>> g = DGraph("chain")
-    >>> g.add_array_vertex("x", "input", (4,))
-    >>> g.add_array_vertex("y", "output", (4,), ArrayOp("exp", ("x",), (), (4,)))
-    >>> text = tensor_module(accumulate(g.validate(), "forward"))
-    >>> print(text[text.index("def jacobian"):].strip())  # doctest: +NORMALIZE_WHITESPACE
-    def jacobian(x):
-        \"\"\"J: d y / d x for the inputs ('x',) (NumPy; dense blocks).\"\"\"
-        x_ = numpy.reshape(numpy.asarray(x, dtype=float), (4,))
-        d_y_x = (1.0 * (numpy.exp(x_)))
-        J_y_x = _scatter(16, _K0, numpy.ravel(d_y_x)).reshape((4, 4))
-        return {('y', 'x'): J_y_x}
+    ``keep_arrays``: the constants' arrays kept on the program (the C printer reads them).
     """
     graph = es.graph
     if not graph.is_tensor:
@@ -127,7 +147,7 @@ def tensor_module(
     if mode not in MODULE_MODES:
         raise DGraphError(f"tensor_module: mode {mode!r}; use {', '.join(MODULE_MODES)}")
     computed = es.as_computed or es
-    w = _Writer(DIALECTS[lang])
+    w = _Writer(DIALECTS[lang], keep_arrays)
     shapes = {v: graph.shape(v) for v in graph.nx}
     edges = graph.edge_symbols
     # which edges and so which vertex values the entries read
@@ -144,17 +164,18 @@ def tensor_module(
     arguments = {x: w.name(_arg(x)) for x in graph.inputs}
     names = {x: w.name(f"{arguments[x]}_") for x in graph.inputs}
     for x in graph.inputs:
-        w.lines.append(f"    {names[x]} = {_read_input(w.d, arguments[x], shapes[x])}")
+        w.statements.append(_read_input(w.d, names[x], arguments[x], shapes[x]))
     w.varying.update([*arguments.values(), *(names[x] for x in graph.inputs)])
+    nodes: dict[str, Node] = {v: Name(n) for v, n in names.items()}
     for v in order:
         if v in needed and graph.op(v) is not None:
-            names[v] = w.emit(_forward(w, graph.op(v), names, shapes, top=True), f"v_{v}")
-    ops = BlockOps(w.d, w.constants, w.emit, w.varies)
+            nodes[v] = w.emit(_forward(w, graph.op(v), nodes, shapes, top=True), f"v_{v}")
+    ops = BlockOps(lang, w.constants, w.emit, w.varies)
     leaves: dict[tuple[str, str], Valued] = {}
 
     def leaf(edge: tuple[str, str]) -> Valued:
         if edge not in leaves:
-            leaves[edge] = _leaf(w, ops, graph, edge, names, shapes)
+            leaves[edge] = _leaf(w, ops, graph, edge, nodes, shapes)
         return leaves[edge]
 
     known: dict[sympy.Basic, Valued] = {}
@@ -175,19 +196,21 @@ def tensor_module(
     outside = None  # JAX's sparse pattern: a device array made once, outside the values
     if sparse and lang == "jax":
         found = _sparse_parts(w, graph, entries_of, shapes)
-        if isinstance(found, str):
-            results = [w.emit(found, "J")]
+        if isinstance(found, Node):
+            results = [w.emit(found, "J").id]
         else:
             data, outside, shape = found
-            results = [w.emit(data, "J_data")]
+            results = [w.emit(data, "J_data").id]
     elif sparse:
-        results = [w.emit(_sparse_output(w, graph, entries_of, shapes), "J")]
+        results = [w.emit(_sparse_output(w, graph, entries_of, shapes), "J").id]
     else:
         results = [
-            w.emit(_output(w, entries_of[(y, x)], shapes[y], shapes[x]), f"J_{y}_{x}")
+            w.emit(_output(w, entries_of[(y, x)], shapes[y], shapes[x]), f"J_{y}_{x}").id
             for y, x in keys
         ]
-    value = _value_output(w, graph, names, shapes, sparse) if mode == MODULE_MODES[1] else None
+    value = None
+    if mode == MODULE_MODES[1]:
+        value = _value_output(w, graph, nodes, shapes, sparse).id
 
     def returned_line(once: set[str]) -> str:
         """The return statement; a result computed at import is copied per call (the
@@ -213,22 +236,33 @@ def tensor_module(
         f'    """{what}: d y / d x for the inputs {tuple(graph.inputs)!r} ({language}; {kind})."""'
     )
     ends = [*results, *([value] if value else [])]
-    live = _live(w.lines, ends)
-    hoisted, body = _hoist(live, w.varying, set(ends))
-    body = _fold(w, hoisted, body, special=any("special." in line for line in live))
-    body = _common(body, set(ends))
+    live = _live(w.statements, ends)
+    hoisted, statements = _hoist(live, w.varying, set(ends))
+    statements = _fold(w, hoisted, statements)
+    statements = _common(w, statements, set(ends))
     if lang == "jax" and not sparse:  # dense JAX output: products built in the order read
-        body = fold_permutations(body, " ".join(ends))
+        statements = fold_permutations(statements, ends)
     once = {r for r in ends if r not in w.varying}  # results that read no input
     returned = returned_line(once if lang == "python" else set())
+    body = w.printed(statements)
     if outside is None:
         lines = [f"def {mode}({args}):", doc, *body, returned]
     else:
-        lines = _outside_pattern(mode, args, doc, body, returned, outside[0], shape, value)
+        pattern = w.d.printer.doprint(outside[0])
+        lines = _outside_pattern(mode, args, doc, body, returned, pattern, shape, value)
     used = set(re.findall(r"\w+", "\n".join(lines)))
     w.constants.keep(used)
-    header = _header(w, es, lang, sparse, keys, shapes, mode)
-    return header + "\n".join(lines) + "\n"
+    header = _header(w, es, lang, sparse, keys, shapes, mode, "\n".join(body))
+    return ArrayProgram(
+        mode,
+        tuple(arguments[x] for x in graph.inputs),
+        tuple(shapes[x] for x in graph.inputs),
+        tuple(graph.inputs),
+        statements,
+        ends,
+        dict(w.constants.arrays),
+        header + "\n".join(lines) + "\n",
+    )
 
 
 def _outside_pattern(
@@ -263,41 +297,44 @@ def _outside_pattern(
 MODULE_MODES = ("jacobian", "value_and_jacobian")
 
 
-def _hoist(lines: list[str], varying: set[str], ends: set[str]) -> tuple[list[str], list[str]]:
+def _hoist(
+    statements: list[ArrayStatement], varying: set[str], ends: set[str]
+) -> tuple[list[ArrayStatement], list[ArrayStatement]]:
     """The statements whose targets are not ``varying`` (read no input, directly or
     through another statement; :meth:`_Writer.varies`) but not those of the results
     ``ends``, and the rest, each in program order."""
     kept = varying | ends
-    hoisted = [line for line in lines if _target(line) not in kept]
-    return hoisted, [line for line in lines if _target(line) in kept]
+    hoisted = [s for s in statements if s.target not in kept]
+    return hoisted, [s for s in statements if s.target in kept]
 
 
-def _target(line: str) -> str:
-    return line.strip().partition(" = ")[0]
-
-
-def _fold(w: _Writer, hoisted: list[str], body: list[str], special: bool) -> list[str]:
-    """Constant folding: the statements that read no input are run here, once, and the
-    values the rest reads become module constants (the index arrays only they read are
-    dropped). JAX's are computed in doubles and kept as NumPy arrays."""
+def _fold(
+    w: _Writer, hoisted: list[ArrayStatement], body: list[ArrayStatement]
+) -> list[ArrayStatement]:
+    """Constant folding: the statements that read no input are run here, once (printed
+    for the module's own target), and the values the rest reads become module constants
+    (the index arrays only they read are dropped). JAX's are computed in doubles and
+    kept as NumPy arrays."""
     if not hoisted:
         return body
-    read = set(re.findall(r"\w+", "\n".join(body)))
-    wanted = [_target(h) for h in hoisted if _target(h) in read]
+    read = set().union(*(ir.names_in(s.value) for s in body)) if body else set()
+    wanted = [h.target for h in hoisted if h.target in read]
     if not wanted:
         return body
-    mentioned = set(re.findall(r"\w+", "\n".join(hoisted)))
+    lines = w.printed(hoisted)
+    special = any("special." in line for line in lines)
+    mentioned = set(re.findall(r"\w+", "\n".join(lines)))
     constants = [c for c in w.constants.lines if c.partition(" = ")[0] in mentioned]
     jax_code = w.d.lang == "jax"
     if jax_code:  # one compiled program, the constants its arguments (not op by op)
         names = [c.partition(" = ")[0] for c in constants]
         statements = [
             f"def _folded({', '.join(names)}):",
-            *(f"    {h.strip()}" for h in hoisted),
+            *lines,
             f"    return ({', '.join(wanted)},)",
         ]
     else:
-        statements = [h.strip() for h in hoisted]
+        statements = [line.strip() for line in lines]
     text = "\n".join(
         [
             *DIALECTS["python"].imports(True, special),
@@ -319,69 +356,46 @@ def _fold(w: _Writer, hoisted: list[str], body: list[str], special: bool) -> lis
         if jax_code:
             values = jax.jit(namespace["_folded"])(*(namespace[n] for n in names))
             namespace.update(zip(wanted, values, strict=True))
-        folded = {t: w.constants.add(np.asarray(namespace[t])) for t in wanted}
+        folded = {t: w.constants.add(np.asarray(namespace[t])).id for t in wanted}
     namespace.clear()  # its functions' globals are itself: a cycle the collector frees late
-    return [_renamed(line, folded) for line in body]
+    return [ArrayStatement(s.target, ir.renamed(s.value, folded)) for s in body]
 
 
-def _common(lines: list[str], ends: set[str]) -> list[str]:
+def _common(w: _Writer, statements: list[ArrayStatement], ends: set[str]) -> list[ArrayStatement]:
     """Common subexpressions: a statement computing what an earlier one did (up to a
-    factor 1.0 and parentheses: an elementwise derivative that is the operation's value,
-    exp's) reads the earlier name instead."""
+    factor 1.0: an elementwise derivative that is the operation's value, exp's, printed
+    as the same call) reads the earlier name instead."""
+    printer = w.d.printer
     seen: dict[str, str] = {}
     alias: dict[str, str] = {}
     out = []
-    for line in lines:
-        line = _renamed(line, alias)
-        target, _, expression = line.strip().partition(" = ")
-        key = _bare(expression)
-        if key in seen and target not in ends:
-            alias[target] = seen[key]
+    for s in statements:
+        value = ir.renamed(s.value, alias)
+        key = printer.doprint(_bare(value))
+        if key in seen and s.target not in ends:
+            alias[s.target] = seen[key]
             continue
-        seen.setdefault(key, target)
-        out.append(line)
+        seen.setdefault(key, s.target)
+        out.append(ArrayStatement(s.target, value))
     return out
 
 
-def _bare(expression: str) -> str:
-    """An expression without the outer parentheses and factors 1.0 the printers add."""
-    while True:
-        before = expression
-        if expression.startswith("1.0 * "):
-            expression = expression[6:]
-        if expression.startswith("(") and expression.endswith(")") and _balanced(expression[1:-1]):
-            expression = expression[1:-1]
-        if expression == before:
-            return expression
+def _bare(node: Node) -> Node:
+    """A value without the factors 1.0 the leaves put in front (a fresh float array)."""
+    while isinstance(node, BinOp) and node.op == "*" and ir.number(node.left) == 1.0:
+        node = node.right
+    return node
 
 
-def _balanced(text: str) -> bool:
-    depth = 0
-    for c in text:
-        depth += (c == "(") - (c == ")")
-        if depth < 0:
-            return False
-    return depth == 0
-
-
-def _renamed(line: str, names: dict[str, str]) -> str:
-    """``line`` with the names in ``names`` replaced, outside string literals."""
-    parts = re.split(r"('[^']*')", line)
-    for i in range(0, len(parts), 2):
-        parts[i] = re.sub(r"\b\w+\b", lambda m: names.get(m.group(0), m.group(0)), parts[i])
-    return "".join(parts)
-
-
-def _live(lines: list[str], results: list[str]) -> list[str]:
+def _live(statements: list[ArrayStatement], results: list[str]) -> list[ArrayStatement]:
     """The statements whose names the ``results`` read (vertex values no block reads
     go)."""
     used = set(results)
-    kept: list[str] = []
-    for line in reversed(lines):
-        target, _, expression = line.strip().partition(" = ")
-        if target in used:
-            kept.append(line)
-            used.update(re.findall(r"\w+", expression))
+    kept: list[ArrayStatement] = []
+    for s in reversed(statements):
+        if s.target in used:
+            kept.append(s)
+            used.update(ir.names_in(s.value))
     return kept[::-1]
 
 
@@ -390,13 +404,14 @@ def _arg(x: str) -> str:
     return base if base.isidentifier() and not keyword.iskeyword(base) else f"arg_{base}"
 
 
-def _read_input(d: Dialect, argument: str, shape: tuple[int, ...]) -> str:
-    if d.lang == "python":
-        return f"numpy.reshape(numpy.asarray({argument}, dtype=float), {shape!r})"
-    return f"jnp.reshape(jnp.asarray({argument}), {shape!r})"
+def _read_input(d: Dialect, target: str, argument: str, shape: tuple[int, ...]) -> ArrayStatement:
+    """``target``: the argument as an array of ``shape`` (doubles, for NumPy)."""
+    keywords = (("dtype", ir.Const(float)),) if d.lang == "python" else ()
+    read = Call("asarray", (Name(argument),), keywords)
+    return ArrayStatement(target, Call("reshape", (read, ir.Const(tuple(shape)))))
 
 
-def _operand_text(w: _Writer, x: object, names: dict[str, str], shapes) -> str:
+def _operand_text(w: _Writer, x: object, names: dict[str, Node], shapes) -> Node:
     """A vertex's name, a constant's, or a nested operation's value (iteratively: each
     nested operation assigned first, innermost first)."""
     if isinstance(x, str):
@@ -404,7 +419,7 @@ def _operand_text(w: _Writer, x: object, names: dict[str, str], shapes) -> str:
     if isinstance(x, Const):
         return w.constants.add(x.value)
     pending: list[tuple[ArrayOp, bool]] = [(x, False)]  # type: ignore[list-item]
-    done: dict[int, str] = {}
+    done: dict[int, Node] = {}
     while pending:
         op, ready = pending.pop()
         if id(op) in done:
@@ -418,14 +433,14 @@ def _operand_text(w: _Writer, x: object, names: dict[str, str], shapes) -> str:
             for y in op.operands
         ]
         arg_shapes = [operand_shape(y, shapes) for y in op.operands]
-        done[id(op)] = w.emit(forward_expression(op, args, arg_shapes, w.d, top=False))
+        done[id(op)] = w.emit(forward_expression(op, args, arg_shapes, top=False))
     return done[id(x)]
 
 
-def _forward(w: _Writer, op: ArrayOp, names, shapes, top: bool) -> str:
+def _forward(w: _Writer, op: ArrayOp, names, shapes, top: bool) -> Node:
     args = [_operand_text(w, x, names, shapes) for x in op.operands]
     arg_shapes = [operand_shape(x, shapes) for x in op.operands]
-    return forward_expression(op, args, arg_shapes, w.d, top)
+    return forward_expression(op, args, arg_shapes, top)
 
 
 def _leaf(w: _Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
@@ -439,19 +454,11 @@ def _leaf(w: _Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
         if op.operands[k] != u:
             continue
         block = operand_block(op, k, arg_shapes)
-        text = leaf_values(op, k, block, args, arg_shapes, w.d, w.emit, w.constants.index)
-        if not _is_number(text):
-            text = w.emit(text, f"d_{v}_{u}")
-        total = (block, text) if total is None else ops.add(total, (block, text))
+        node = leaf_values(op, k, block, args, arg_shapes, w.emit, w.constants.index)
+        if ir.number(node) is None:
+            node = w.emit(node, f"d_{v}_{u}")
+        total = (block, node) if total is None else ops.add(total, (block, node))
     return total
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _walk(expr, known, edges, leaf, ops: BlockOps, w: _Writer, name: str | None) -> Valued:
@@ -478,8 +485,8 @@ def _walk(expr, known, edges, leaf, ops: BlockOps, w: _Writer, name: str | None)
     if (
         name is not None
         and result is not None
-        and isinstance(result[1], str)  # parts not yet summed stay parts
-        and not _is_number(result[1])
+        and isinstance(result[1], Node)  # parts not yet summed stay parts
+        and ir.number(result[1]) is None
     ):
         result = (result[0], w.rename(result[1], name))  # the reference by its own name
     return result
@@ -499,40 +506,42 @@ def _product(e: sympy.Expr, done, ops: BlockOps) -> Valued:
     return ops.scale(along_bracketing(tree, factors, ops.multiply), coefficient)
 
 
-def _output(w: _Writer, valued: Valued, y_shape, x_shape) -> str:
+def _output(w: _Writer, valued: Valued, y_shape, x_shape) -> Node:
     """One dense Jacobian entry, of shape ``y.shape + x.shape``, from its block."""
     m, n = math.prod(y_shape), math.prod(x_shape)
-    shape = (*y_shape, *x_shape)
-    xp = w.d.xp
+    shape = ir.Const((*y_shape, *x_shape))
     if valued is None:
-        return f"{xp}.zeros({shape!r})"
+        return Call("zeros", (shape,))
     block, values = valued
     rows, cols, at = entries(block)
-    deltas = _delta_form(w, block, values, shape)
+    deltas = _delta_form(w, block, values, shape.value)
     if deltas is not None:
         return deltas
     flat = rows * n + cols
     if np.unique(flat).size != flat.size:
         raise DGraphError("a block's pattern lists an entry twice")  # not by construction
+    data = values_at(w.constants, block, values, at)
     if _fills(flat, m * n):
-        return f"{xp}.reshape({values_at(w.d, w.constants, block, values, at)}, {shape!r})"
-    data = values_at(w.d, w.constants, block, values, at)
-    return f"{w.d.scatter(m * n, w.constants.index(flat), data)}.reshape({shape!r})"
+        return Call("reshape", (data, shape))
+    return Call("reshape", (Scatter(m * n, w.constants.index(flat), data), shape))
 
 
-def _sparse_output(w: _Writer, graph, entries_of: dict, shapes) -> str:
+def _sparse_output(w: _Writer, graph, entries_of: dict, shapes) -> Node:
     """The whole Jacobian as one sparse matrix: every entry's pattern placed at its
     output's rows and input's columns, sorted row-major once here; per call the values
     are read in that order (no gather where a single block is already in it)."""
     found = _sparse_parts(w, graph, entries_of, shapes)
-    return found if isinstance(found, str) else w.d.sparse(*found)
+    if isinstance(found, Node):
+        return found
+    data, (indices, indptr), shape = found
+    return SparseMatrix(data, indices, indptr, shape)
 
 
 def _sparse_parts(
     w: _Writer, graph, entries_of: dict, shapes
-) -> str | tuple[str, tuple[str, str], tuple[int, int]]:
+) -> Node | tuple[Node, tuple[Name, Name | None], tuple[int, int]]:
     """:func:`_sparse_output`'s values, pattern (constants' names) and shape; the empty
-    matrix's text where no entry has a block."""
+    matrix where no entry has a block."""
     size = {v: math.prod(shapes[v]) for v in (*graph.outputs, *graph.inputs)}
     (row_at, m), (col_at, n) = offsets(graph.outputs, size), offsets(graph.inputs, size)
     rows, cols, parts = [], [], []
@@ -545,46 +554,47 @@ def _sparse_parts(
         cols.append(c + col_at[x])
         parts.append((block, values, at))
     if not parts:
-        return w.d.empty_sparse((m, n))
+        return SparseMatrix(None, None, None, (m, n))
     rows_all, cols_all = np.concatenate(rows), np.concatenate(cols)
     keys = rows_all * max(n, 1) + cols_all
     ordered = keys.size < 2 or bool(np.all(keys[1:] > keys[:-1]))  # a sparse block's is
     order = np.arange(keys.size) if ordered else np.argsort(keys, kind="stable")
     if len(parts) == 1:
         block, values, at = parts[0]
-        data = values_at(w.d, w.constants, block, values, at[order])
+        data = values_at(w.constants, block, values, at[order])
     else:
-        pieces = [values_at(w.d, w.constants, b, v, at) for b, v, at in parts]
-        data = f"{w.d.xp}.concatenate([{', '.join(pieces)}])"
+        pieces = tuple(values_at(w.constants, b, v, at) for b, v, at in parts)
+        data = Call("concatenate", (ir.Seq(pieces),))
         if not _fills(order, order.size):
-            data = f"{w.emit(data)}[{w.constants.index(order)}]"
+            data = Index(w.emit(data), (w.constants.index(order),))
     rows_all, cols_all = rows_all[order], cols_all[order]
     if w.d.lang == "python":
         indptr = np.concatenate([[0], np.cumsum(np.bincount(rows_all, minlength=m))])
         pattern = (w.constants.index(cols_all), w.constants.index(indptr))
     else:
-        pattern = (w.constants.index(np.stack([rows_all, cols_all], axis=1)), "")
+        pattern = (w.constants.index(np.stack([rows_all, cols_all], axis=1)), None)
     return data, pattern, (m, n)
 
 
-def _value_output(w: _Writer, graph, names, shapes, sparse: bool) -> str:
+def _value_output(w: _Writer, graph, names: dict[str, Node], shapes, sparse: bool) -> Name:
     """F(x): the outputs' values, a dict ``{y: array}``, or (sparse) flattened and
     concatenated in the Jacobian's row order."""
-    xp = w.d.xp
     values = {}
     for y in graph.outputs:
-        text = names[y]
-        values[y] = f"{xp}.array({text}, dtype=float).reshape({shapes[y]!r})"  # a copy
+        node, shape = names[y], ir.Const(tuple(shapes[y]))
         if w.d.lang == "jax":
-            values[y] = f"{xp}.reshape({xp}.asarray({text}), {shapes[y]!r})"
+            values[y] = Call("reshape", (Call("asarray", (node,)), shape))
+        else:  # a copy
+            copy = Call("array", (node,), (("dtype", ir.Const(float)),))
+            values[y] = Call("reshape", (copy, shape))
     if not sparse:
-        return w.emit("{" + ", ".join(f"{y!r}: {t}" for y, t in values.items()) + "}", "F")
-    flat = [f"{xp}.ravel({t})" for t in values.values()]
-    joined = flat[0] if len(flat) == 1 else f"{xp}.concatenate([{', '.join(flat)}])"
+        return w.emit(ir.Dict(tuple(values.items())), "F")
+    flat = tuple(Call("ravel", (v,)) for v in values.values())
+    joined = flat[0] if len(flat) == 1 else Call("concatenate", (ir.Seq(flat),))
     return w.emit(joined, "F")
 
 
-def _delta_form(w: _Writer, block, values: str, shape: tuple[int, ...]) -> str | None:
+def _delta_form(w: _Writer, block, values: Node, shape: tuple[int, ...]) -> Node | None:
     """A labelled block whose axes each read one label without offset, no label on more
     than two axes, as its values broadcast times an identity per label shared by two axes
     (a batch's block diagonal: ``eye(512)[:, :, None] * v[None]``). A scatter into zeros
@@ -603,27 +613,30 @@ def _delta_form(w: _Writer, block, values: str, shape: tuple[int, ...]) -> str |
         where.setdefault(k, []).append(p)
     if any(len(ps) > 2 for ps in where.values()) or any(k not in where for k in block.value):
         return None
-    xp = w.d.xp
     first = [where[k][0] for k in block.value]
     order = sorted(range(len(first)), key=lambda i: first[i])
-    text = values
+    node = values
     if order != list(range(len(order))):
-        text = f"{xp}.transpose({text}, {tuple(order)!r})"
+        node = Call("transpose", (node, ir.Const(tuple(order))))
     kept = {where[k][0]: block.sizes[k] for k in block.value}
     spread = tuple(kept.get(p, 1) for p in range(len(shape)))  # one value: all ones, or ()
-    text = f"{xp}.reshape({text}, {spread!r})"
+    node = Call("reshape", (node, ir.Const(spread)))
     for ps in where.values():
         if len(ps) == 2:
             n = shape[ps[0]]
             at = tuple(n if p in ps else 1 for p in range(len(shape)))
-            text = f"{text} * {xp}.reshape({xp}.eye({n}, dtype={xp}.result_type({values})), {at!r})"
-    return f"{xp}.broadcast_to({text}, {shape!r})"
+            dtype = (("dtype", Call("result_type", (values,))),)
+            eye = Call("eye", (ir.Const(n),), dtype)
+            node = BinOp("*", node, Call("reshape", (eye, ir.Const(at))))
+    return Call("broadcast_to", (node, ir.Const(tuple(shape))))
 
 
-def _header(w: _Writer, es: ExpressionSet, lang: str, sparse: bool, keys, shapes, mode: str) -> str:
+def _header(
+    w: _Writer, es: ExpressionSet, lang: str, sparse: bool, keys, shapes, mode: str, body: str
+) -> str:
     graph = es.graph
     ends = {v: shapes[v] for v in (*graph.inputs, *graph.outputs)}
-    special = any("special." in line for line in w.lines)
+    special = "special." in body
     title = f"{graph.name or 'graph'}: {mode} (dgraph codegen, tensor graph, method {es.method})"
     title = title.replace("\\", "/").replace('"', "'")
     value = "F(x), J" if mode == "value_and_jacobian" else "J"
@@ -650,16 +663,16 @@ def _header(w: _Writer, es: ExpressionSet, lang: str, sparse: bool, keys, shapes
         f"KEYS = {tuple(keys)!r}",
         "",
     ]
-    return "\n".join(lines + module_tail(w)) + "\n"
+    return "\n".join(lines + module_tail(w, body)) + "\n"
 
 
-def module_tail(w: _Writer) -> list[str]:
+def module_tail(w: _Writer, body: str) -> list[str]:
     """What a module needs after its header: the decoder of its index constants, the
     scatter helper where a statement calls it, and the constants themselves."""
     lines: list[str] = []
     if w.constants.needs_decoder:
         lines += ["", DECODER, ""]
     helpers = w.d.helpers()
-    if helpers and any("_scatter" in line for line in w.lines):
+    if helpers and "_scatter" in body:
         lines += ["", *helpers, ""]
     return [*lines, "", *w.constants.lines, "", ""]

@@ -21,6 +21,7 @@ from ...core.block_values import program_order
 from ...core.blocks import dense, multiply
 from ...core.graph import DGraph
 from ...errors import DGraphError
+from ..ir import Name, Node
 from .blockops import BlockOps, Valued
 from .dialect import DIALECTS
 from .module import _arg, _forward, _leaf, _live, _output, _read_input, _Writer, module_tail
@@ -59,7 +60,7 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
         \"\"\"{y: J·v} for the inputs ('x',) and their tangents ('v_x',) (NumPy).\"\"\"
         x_ = numpy.reshape(numpy.asarray(x, dtype=float), (4,))
         v_x_ = numpy.reshape(numpy.asarray(v_x, dtype=float), (4,))
-        d_y_x = (1.0 * (numpy.exp(x_)))
+        d_y_x = 1.0 * (numpy.exp(x_))
         t1 = d_y_x * v_x_
         dot_y = numpy.reshape(numpy.ravel(t1), (4,))
         return {'y': dot_y}
@@ -84,20 +85,21 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
     seed_args = {s: w.name(f"{prefix}_{_arg(s)}") for s in seeds}
     names = {x: w.name(f"{arguments[x]}_") for x in graph.inputs}
     for x in graph.inputs:
-        w.lines.append(f"    {names[x]} = {_read_input(w.d, arguments[x], shapes[x])}")
+        w.statements.append(_read_input(w.d, names[x], arguments[x], shapes[x]))
     seed_names = {s: w.name(f"{seed_args[s]}_") for s in seeds}
     for s in seeds:
-        w.lines.append(f"    {seed_names[s]} = {_read_input(w.d, seed_args[s], shapes[s])}")
+        w.statements.append(_read_input(w.d, seed_names[s], seed_args[s], shapes[s]))
+    nodes: dict[str, Node] = {v: Name(n) for v, n in names.items()}
     for v in order:
         if graph.op(v) is not None:
-            names[v] = w.emit(_forward(w, graph.op(v), names, shapes, top=True), f"v_{v}")
-    ops = BlockOps(w.d, w.constants, w.emit)
+            nodes[v] = w.emit(_forward(w, graph.op(v), nodes, shapes, top=True), f"v_{v}")
+    ops = BlockOps(lang, w.constants, w.emit)
     leaves: dict[tuple[str, str], Valued] = {}
     mults = 0
 
     def leaf(edge: tuple[str, str]) -> Valued:
         if edge not in leaves:
-            leaves[edge] = _leaf(w, ops, graph, edge, names, shapes)
+            leaves[edge] = _leaf(w, ops, graph, edge, nodes, shapes)
         return leaves[edge]
 
     def product(upper: Valued, lower: Valued) -> Valued:
@@ -107,7 +109,7 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
         return ops.multiply(upper, lower)
 
     if mode == "jvp":
-        carried: dict[str, Valued] = {x: (dense(shapes[x], ()), seed_names[x]) for x in seeds}
+        carried: dict[str, Valued] = {x: (dense(shapes[x], ()), Name(seed_names[x])) for x in seeds}
         for v in order:
             if graph.op(v) is None:
                 continue
@@ -118,11 +120,11 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
             carried[v] = total
         ends = graph.outputs
         results = [
-            w.emit(_output(w, ops.materialize(carried.get(y)), shapes[y], ()), f"dot_{_arg(y)}")
+            w.emit(_output(w, ops.materialize(carried.get(y)), shapes[y], ()), f"dot_{_arg(y)}").id
             for y in ends
         ]
     else:
-        carried = {y: (dense((), shapes[y]), seed_names[y]) for y in seeds}
+        carried = {y: (dense((), shapes[y]), Name(seed_names[y])) for y in seeds}
         for v in reversed(order):
             if graph.op(v) is None or carried.get(v) is None:
                 continue
@@ -130,7 +132,7 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
                 carried[u] = ops.add(carried.get(u), product(carried[v], leaf((u, v))))
         ends = graph.inputs
         results = [
-            w.emit(_output(w, ops.materialize(carried.get(x)), (), shapes[x]), f"bar_{_arg(x)}")
+            w.emit(_output(w, ops.materialize(carried.get(x)), (), shapes[x]), f"bar_{_arg(x)}").id
             for x in ends
         ]
     pairs = ", ".join(f"{end!r}: {r}" for end, r in zip(ends, results, strict=True))
@@ -144,8 +146,10 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
         f'    """{what} for the inputs {tuple(graph.inputs)!r} and {given}'
         f' {seeds_text!r} ({language})."""'
     )
-    body = [f"def {mode}({args}):", doc, *_live(w.lines, results), returned]
-    return Sweep(_header(w, graph, mode, lang) + "\n".join(body) + "\n", mults)
+    statements = w.printed(_live(w.statements, results))
+    body = [f"def {mode}({args}):", doc, *statements, returned]
+    header = _header(w, graph, mode, lang, "\n".join(statements))
+    return Sweep(header + "\n".join(body) + "\n", mults)
 
 
 def _sources(graph: DGraph, v: str) -> list[str]:
@@ -155,9 +159,9 @@ def _sources(graph: DGraph, v: str) -> list[str]:
     return [u for u in dict.fromkeys(op.vertices()) if u in preds]
 
 
-def _header(w: _Writer, graph: DGraph, mode: str, lang: str) -> str:
+def _header(w: _Writer, graph: DGraph, mode: str, lang: str, body: str) -> str:
     ends = {v: graph.shape(v) for v in (*graph.inputs, *graph.outputs)}
-    special = any("special." in line for line in w.lines)
+    special = "special." in body
     sweep = "tangent sweep" if mode == "jvp" else "adjoint sweep"
     title = f"{graph.name or 'graph'}: {mode} (dgraph codegen, tensor graph, {sweep})"
     title = title.replace("\\", "/").replace('"', "'")
@@ -182,4 +186,4 @@ def _header(w: _Writer, graph: DGraph, mode: str, lang: str) -> str:
         f"MODE = {mode!r}",
         "",
     ]
-    return "\n".join(lines + module_tail(w)) + "\n"
+    return "\n".join(lines + module_tail(w, body)) + "\n"
