@@ -46,7 +46,7 @@ def _tensor(scale: float, reference: bool = True):
 
 @pytest.mark.parametrize("reference", [True, False], ids=["jax", "differences"])
 def test_the_code_checks_and_the_expression_set_check_are_one_check(reference):
-    g, es = _tensor(1.0, reference)
+    _, es = _tensor(1.0, reference)
     alone = check_expression_set(es)
     assert alone.status == "verified" and alone.error is not None
     assert ("JAX's jvp" if reference else "central differences") in alone.reference
@@ -84,7 +84,7 @@ def _times(factor: float, got):
 
 @pytest.mark.parametrize("scale", SCALES)
 def test_tensor_code_made_wrong_is_caught_through_each_caller(scale):
-    g, es = _tensor(scale)
+    _, es = _tensor(scale)
     for mode in ("jacobian", "value_and_jacobian"):
         for sparse in (False, True):
             right = make_function(es, mode, sparse=sparse)._function

@@ -16,7 +16,7 @@ a ``Piecewise`` condition): it is replaced by another point once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -205,6 +205,10 @@ class _Run:
         rows = self.params if at is None else np.repeat(self.params[at : at + 1], len(arrays[0]), 0)
         return function(*arrays, rows)
 
+    def primal(self, k: int) -> Callable[[np.ndarray], np.ndarray]:
+        """``primal`` at a batch of points beside point ``k`` (with its parameters)."""
+        return lambda xs: self("primal", xs, at=k)
+
 
 def _checked(module: Any, programs: tuple[str, ...], graph: DGraph, count: int, seed: int):
     """:func:`check_generated` on a loaded module."""
@@ -216,7 +220,7 @@ def _checked(module: Any, programs: tuple[str, ...], graph: DGraph, count: int, 
     except Exception as exc:
         return _fail(f"the graph's partials cannot be evaluated ({type(exc).__name__})")
     if len(pool.x) < count and not (len(pool.x) and pool.given):
-        return _fail(no_points(graph, count))
+        return _fail(no_points(count))
     count = min(count, len(pool.x))  # fewer: the user's point and what else is finite
     names = [f for f in DERIVATIVES if f in programs]
     run = _Run(module, pool.params)
@@ -224,9 +228,7 @@ def _checked(module: Any, programs: tuple[str, ...], graph: DGraph, count: int, 
         with np.errstate(all="ignore"):
             got = {f: run(f, *_arguments(f, pool)) for f in (*names, "primal") if f in programs}
             errors = _sweep_errors(got, graph, reference, pool)
-            primal = None
-            if "primal" in programs:
-                primal = _primal_at(run)
+            primal = run.primal if "primal" in programs else None
             refs = _References(graph, got, reference, pool, primal)
             used, skipped = refs.choose(count)
     except Exception as exc:  # the generated code itself raised: it does not work
@@ -238,13 +240,6 @@ def _checked(module: Any, programs: tuple[str, ...], graph: DGraph, count: int, 
 
 def _arguments(f: str, pool: ScalarPoints) -> tuple[np.ndarray, ...]:
     return (pool.x, pool.v) if f == "jvp" else (pool.x, pool.w) if f == "vjp" else (pool.x,)
-
-
-def _primal_at(run: _Run):
-    def primal(k: int):
-        return lambda xs: run("primal", xs, at=k)
-
-    return primal
 
 
 def _sweep_errors(got: dict, graph: DGraph, reference: tuple, pool: ScalarPoints) -> dict:

@@ -67,9 +67,11 @@ __all__ = [
     "check_expression_set",
     "check_points",
     "check_values",
+    "cotangent_at",
     "direction_at",
     "errors_per_point",
     "finite_point",
+    "no_points",
     "reference_jvp",
     "richardson",
     "scalar_points",
@@ -689,7 +691,7 @@ def scalar_points(graph: DGraph, count: int, seed: int = 0) -> ScalarPoints:
     return ScalarPoints(x, params, first, v, w)
 
 
-def no_points(graph: DGraph, count: int) -> str:
+def no_points(count: int) -> str:
     """Why :func:`scalar_points` found too few points."""
     return f"no {count} points in {_ranges()} where the function and partials are finite"
 
