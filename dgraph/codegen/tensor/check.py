@@ -13,8 +13,7 @@ import numpy as np
 import scipy.sparse
 
 from ...core.expressions import ExpressionSet
-from ...core.value_check import CodeValues, Point, check_code
-from ..check import CodeCheck, code_check
+from ...core.value_check import CodeCheck, CodeValues, Point, check_code, code_check
 
 __all__ = ["check_tensor", "dense_result", "double_precision", "offsets"]
 

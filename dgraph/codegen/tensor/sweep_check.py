@@ -9,8 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ...core.expressions import ExpressionSet
-from ...core.value_check import CodeValues, Point, check_code
-from ..check import CodeCheck, code_check
+from ...core.value_check import CodeCheck, CodeValues, Point, check_code, code_check
 from .check import double_precision
 
 __all__ = ["check_sweep"]
