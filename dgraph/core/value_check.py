@@ -496,7 +496,16 @@ def check_code(es: ExpressionSet, run: Run | None, seed: int = 0, what: str = "J
     )
 
 
-def _compare_vjp(es, point, v, w, got, jv, size, record) -> None:
+def _compare_vjp(
+    es: ExpressionSet,
+    point: Point,
+    v: Mapping[str, np.ndarray],
+    w: Mapping[str, np.ndarray],
+    got: Mapping[str, np.ndarray],
+    jv: Mapping[str, np.ndarray],
+    size: Mapping[str, np.ndarray],
+    record: Callable[[str, float], None],
+) -> None:
     """The code's ``wᵀ·J`` against the expression set's blocks (materialized), and
     wᵀ(J v) against (wᵀJ) v, each against its magnitudes."""
     graph = es.graph
@@ -954,7 +963,14 @@ def _sweep_errors(got: dict, graph: DGraph, reference: tuple, pool: ScalarPoints
 class _References:
     """``J·v`` of the generated derivatives against the reference, point by point."""
 
-    def __init__(self, graph, got, reference, pool, primal) -> None:
+    def __init__(
+        self,
+        graph: DGraph,
+        got: dict,
+        reference: tuple,
+        pool: ScalarPoints,
+        primal: Callable[[int], Callable[[np.ndarray], np.ndarray]] | None,
+    ) -> None:
         self.graph, self.got, self.pool, self.primal = graph, got, pool, primal
         self.magnitude = reference[2]
         self.found: dict[int, tuple[float, float, str] | str | None] = {}
