@@ -241,7 +241,7 @@ def test_check_reports_what_it_compared(sin_graph):
 
 def test_a_kink_at_a_random_point_is_skipped_once():
     # y = |x - c| with c just beside the first random point: every step straddles the kink
-    from dgraph.codegen.check import RANGES
+    from dgraph.core.value_check import RANGES
 
     first = float(np.random.default_rng(0).uniform(*RANGES[0], size=(10, 1))[0, 0])
     graph = from_trace(f"inputs: x\noutputs: y\ny = Abs(x - {first + 1e-7!r})")

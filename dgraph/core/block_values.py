@@ -35,10 +35,8 @@ __all__ = [
     "apply_block",
     "edge_parts",
     "edge_values",
-    "finite_point",
     "jacobian_blocks",
     "jvp_of_expressions",
-    "random_inputs",
     "vertex_values",
 ]
 
@@ -49,12 +47,6 @@ def program_order(graph: DGraph) -> list[str]:
     """The vertices in the order they were added (the array program's order)."""
     index = nx.get_node_attributes(graph.nx, "index")
     return sorted(graph.nx, key=index.__getitem__)
-
-
-def random_inputs(graph: DGraph, seed: int = 0, low: float = 0.5, high: float = 1.5) -> dict:
-    """Uniform values in [low, high) for every input (inside most functions' domains)."""
-    rng = np.random.default_rng(seed)
-    return {x: rng.uniform(low, high, graph.shape(x)) for x in graph.inputs}
 
 
 def vertex_values(
@@ -452,21 +444,3 @@ def _scatter(reader: _Reader, block: Labelled, out: np.ndarray, t: np.ndarray) -
         target[cut] = np.reshape(t, target[cut].shape)
     else:
         out[_flat_index(reader, block)] = t
-
-
-RANGES = ((0.5, 1.5), (-1.0, 1.0), (0.05, 0.5), (1.0, 3.0), (-3.0, -0.5))  # points tried
-
-
-def finite_point(graph: DGraph, seed: int = 0) -> tuple[dict, dict, dict, tuple] | None:
-    """The first random point, inputs uniform in one of :data:`RANGES` in turn, where
-    every vertex is finite: its inputs, values, the ``stop_gradient`` values to keep
-    (:func:`vertex_values`) and the range; None where there is none."""
-    for attempt, (low, high) in enumerate(RANGES):
-        rng = np.random.default_rng([seed, attempt])
-        inputs = {x: rng.uniform(low, high, graph.shape(x)) for x in graph.inputs}
-        frozen: dict[int, np.ndarray] = {}
-        with np.errstate(all="ignore"):
-            values = vertex_values(graph, inputs, frozen)
-        if all(np.isfinite(value).all() for value in values.values()):
-            return inputs, values, frozen, (low, high)
-    return None

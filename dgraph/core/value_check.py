@@ -1,72 +1,149 @@
-"""One value check for every Jacobian of a tensor graph: ``J·v`` of what was computed
-(an expression set's blocks, generated code) against a derivative that shares no code
-with it, at the user's point first, then at a random one.
+"""The one value check of dgraph: derivatives that were computed (an expression set's
+blocks, generated code) against a derivative that shares no code with them, at the
+user's point first, then at random points. Verification, ``make_function``, ``codegen``
+and the sweeps all call it; they supply only how to run what they made.
 
 * **Points.** The inputs' values the user gave (:attr:`DGraph.point`: ``from_jax``'s
-  example arguments), where the program is finite there; then the first random point,
-  inputs uniform in one of :data:`~dgraph.core.block_values.RANGES` in turn, where it is
-  finite. A program finite only near the user's point is checked there.
-* **Reference.** Where the graph was built from a JAX function, JAX's own ``jvp`` of that
-  function (:attr:`DGraph.jvp_reference`; exact up to rounding); elsewhere central
-  differences of the array program along the direction, at steps t, t/2 and t/4
-  extrapolated twice (Richardson: error O(t⁴)), the steps t of :data:`STEPS` tried in turn
-  until one's estimated error (the two extrapolations' difference plus the rounding of the
-  function values over the step) is small against |J|·|v|, else the best; the estimate
-  enters the tolerance, and a point no step resolves is not used.
-* **Error.** Entry by entry against ``|J|·|v|`` (every block and tangent by its magnitude,
-  :func:`~dgraph.core.block_values.jvp_of_expressions` with ``absolute``), the size of
-  the terms each entry of ``J·v`` sums, so that the check does not change with the
-  program's scale: ``1e-6*sin(x)`` with a wrong ``sin`` rule fails as ``sin(x)`` does.
-  An entry passes when ``|J·v - reference| <= TOLERANCE·unit + 2·estimate``, ``unit``
-  its ``|J|·|v|`` plus :data:`FLOOR` times the output's largest.
-* **Verdict.** ``wrong`` where any point disagrees; ``verified`` where every point
-  checked agrees; ``not verified`` where no point could be checked (the program finite
-  nowhere tried, differences that cannot resolve ``J·v``): never taken as a pass.
+  example arguments, ``from_function(point=...)``, ``--at``), where the program is finite
+  there; then random points, inputs uniform in one of :data:`RANGES` in turn, where it is
+  finite (:func:`check_points` for a tensor graph, :func:`scalar_points` for a scalar
+  one). A program finite only near the user's point is checked there.
+* **Directions.** Each input's entries normal times their size there (:func:`scaled`):
+  a step along the direction moves every entry by the same relative amount.
+* **Reference.** ``J·v`` where the graph was built from a JAX function: JAX's own
+  ``jvp`` of it (:attr:`DGraph.jvp_reference`; exact up to rounding); elsewhere central
+  differences of the program along the direction (:func:`richardson`: steps t, t/2 and
+  t/4 extrapolated twice, error O(t⁴), the steps of :data:`STEPS` tried in turn until one's
+  estimated error is small against ``|J|·|v|``); the estimate enters the tolerance, and a
+  point no step resolves is not used. ``vᵀ·J`` by the dot-product test wᵀ(J v) = (wᵀJ) v.
+  For scalar graphs also the tangent sweep of the graph's own partials
+  (:func:`sweep_reference`), and for the residuals of a linear system the solved
+  reference (s = -A⁻¹ h(x, 0) and its derivative by NumPy alone).
+* **Error.** Entry by entry against ``|J|·|v|`` (every partial and tangent by its
+  magnitude: the size of the terms each entry of ``J·v`` sums), so the check does not
+  change with the program's scale: ``1e-6*sin(x)`` with a wrong ``sin`` rule fails as
+  ``sin(x)`` does (:func:`errors_per_point`). An entry passes when
+  ``|got - reference| <= TOLERANCE·unit + 2·estimate``, ``unit`` its ``|J|·|v|`` plus
+  :data:`FLOOR` times the largest at that point.
+* **Status.** ``wrong`` where anything compared disagrees; ``verified`` where every
+  point compared agrees; ``not verified`` where nothing could be compared (the program
+  finite nowhere tried, differences that cannot resolve ``J·v``): never a pass.
+
+An expression set is checked by :func:`check_expression_set` (:class:`ValueCheck`);
+generated code by :func:`check_code` (a tensor graph's: the code against the expression
+set, whose ``J·v`` is checked as above, at the same points and directions) and
+:func:`check_scalar_code` (a scalar graph's), reported as :class:`CodeCheck`.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+import sympy
 
-from .block_values import RANGES, finite_point, jvp_of_expressions, vertex_values
+from ..errors import DGraphError
+from . import numeric
+from .block_values import jacobian_blocks, jvp_of_expressions, vertex_values
+from .blocks import to_matrix
+from .graph import vertex_symbol
 
 if TYPE_CHECKING:
     from .expressions import ExpressionSet
     from .graph import DGraph
 
 __all__ = [
+    "DERIVATIVES",
     "FLOOR",
+    "RANGES",
     "RESOLVED",
     "STATUSES",
     "STEPS",
     "TOLERANCE",
+    "CodeCheck",
+    "CodeValues",
     "Point",
+    "ScalarPoints",
+    "Status",
     "ValueCheck",
+    "check_code",
     "check_expression_set",
     "check_points",
+    "check_scalar_code",
     "check_values",
+    "code_check",
+    "cotangent_at",
     "direction_at",
+    "errors_per_point",
+    "finite_point",
+    "no_points",
+    "not_run",
     "reference_jvp",
+    "richardson",
+    "scalar_points",
+    "scalar_reference_jvp",
+    "scaled",
+    "sweep_reference",
+    "worst_error",
 ]
 
-STATUSES = ("verified", "not verified", "wrong")
+Status = Literal["verified", "not verified", "wrong"]
+STATUSES: tuple[Status, ...] = ("verified", "not verified", "wrong")
 TOLERANCE = 1e-8  # of |J|·|v|: rounding of J·v either way, never a wrong rule's 1e-3
-FLOOR = 1e-6  # of an output's largest |J|·|v|: an entry's unit is at least this
+FLOOR = 1e-6  # of the largest |J|·|v| at a point: an entry's unit is at least this
 RESOLVED = 1e-7  # differences decide a point only where their error estimate is below this
 STEPS = (1e-3, 1e-2, 1e-4, 1e-5, 1e-6)  # differences' steps t along the scaled direction, in turn
+RANGES = ((0.5, 1.5), (-1.0, 1.0), (0.05, 0.5), (1.0, 3.0), (-3.0, -0.5))  # random points
 EPS = float(np.finfo(float).eps)
+TINY = float(np.finfo(float).tiny)
 
 Apply = Callable[["Point", dict[str, np.ndarray]], dict[str, tuple[np.ndarray, np.ndarray]]]
 
 
+# -- the error measure ---------------------------------------------------------------------
+
+
+def errors_per_point(got, expected, scale, estimate=0.0) -> np.ndarray:
+    """For a batch (first axis: points), the worst ``(|got - expected| - 2·estimate)⁺``
+    per point in units of ``scale`` (``|J|·|v|``, broadcast to ``expected``) plus
+    :data:`FLOOR` times its largest at that point; infinite where ``got`` is not finite."""
+    expected = np.asarray(expected, dtype=float)
+    batch = len(expected)
+    with np.errstate(all="ignore"):
+        got = np.broadcast_to(np.asarray(got, dtype=float), expected.shape).reshape(batch, -1)
+        size = np.abs(np.broadcast_to(np.asarray(scale, dtype=float), expected.shape))
+        size = size.reshape(batch, -1)
+        unit = size + FLOOR * size.max(axis=1, initial=0.0)[:, None] + TINY
+        margin = 2 * np.broadcast_to(np.asarray(estimate, dtype=float), expected.shape)
+        error = np.abs(got - expected.reshape(batch, -1)) - margin.reshape(batch, -1)
+        worst = np.max(np.maximum(error, 0.0) / unit, axis=1, initial=0.0)
+    return np.where(np.isfinite(got).all(axis=1) & ~np.isnan(worst), worst, np.inf)
+
+
+def worst_error(got, expected, scale, estimate=0.0) -> float:
+    """:func:`errors_per_point` of one point (flat arrays)."""
+    return float(
+        errors_per_point(
+            np.ravel(got)[None],
+            np.ravel(expected)[None],
+            np.ravel(scale)[None],
+            np.ravel(estimate)[None] if np.ndim(estimate) else estimate,
+        )[0]
+    )
+
+
+# -- points and directions -----------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class Point:
-    """Where values are checked: its name in reports, the inputs, every vertex's value and
-    the ``stop_gradient`` values to keep (:func:`~dgraph.core.block_values.vertex_values`)."""
+    """Where a tensor graph's values are checked: its name in reports, the inputs, every
+    vertex's value and the ``stop_gradient`` values to keep
+    (:func:`~dgraph.core.block_values.vertex_values`)."""
 
     label: str
     inputs: dict[str, np.ndarray]
@@ -74,29 +151,28 @@ class Point:
     frozen: dict[int, np.ndarray] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class ValueCheck:
-    """What :func:`check_values` found: ``status`` one of :data:`STATUSES`, a one-line
-    ``detail``, the worst error in units of ``|J|·|v|`` (None where nothing was compared),
-    the reference used and the points checked. True only when verified."""
-
-    status: str
-    detail: str
-    error: float | None = None
-    reference: str = ""
-    points: tuple[str, ...] = ()
-
-    def __bool__(self) -> bool:
-        return self.status == "verified"
-
-
 def _finite(values: Mapping[str, np.ndarray]) -> bool:
     return all(np.isfinite(v).all() for v in values.values())
 
 
+def finite_point(graph: DGraph, seed: int = 0) -> tuple[dict, dict, dict, tuple] | None:
+    """The first random point of a tensor graph, inputs uniform in one of :data:`RANGES`
+    in turn, where every vertex is finite: its inputs, values, the ``stop_gradient``
+    values to keep and the range; None where there is none."""
+    for attempt, (low, high) in enumerate(RANGES):
+        rng = np.random.default_rng([seed, attempt])
+        inputs = {x: rng.uniform(low, high, graph.shape(x)) for x in graph.inputs}
+        frozen: dict[int, np.ndarray] = {}
+        with np.errstate(all="ignore"):
+            values = vertex_values(graph, inputs, frozen)
+        if _finite(values):
+            return inputs, values, frozen, (low, high)
+    return None
+
+
 def check_points(graph: DGraph, seed: int = 0) -> tuple[list[Point], list[str]]:
-    """The user's point (where finite) and the first finite random point, and why a
-    candidate was passed over."""
+    """A tensor graph's points: the user's (where finite) and the first finite random
+    one, and why a candidate was passed over."""
     found: list[Point] = []
     notes: list[str] = []
     given = graph.point
@@ -113,85 +189,78 @@ def check_points(graph: DGraph, seed: int = 0) -> tuple[list[Point], list[str]]:
         inputs, values, frozen, (low, high) = drawn
         found.append(Point(f"a random point in [{low:g}, {high:g})", inputs, values, frozen))
     else:
-        ranges = ", ".join(f"[{lo:g}, {hi:g})" for lo, hi in RANGES)
-        notes.append(f"no random point in {ranges} where the program is finite")
+        notes.append(f"no random point in {_ranges()} where the program is finite")
     return found, notes
 
 
+def _ranges() -> str:
+    return ", ".join(f"[{lo:g}, {hi:g})" for lo, hi in RANGES)
+
+
+def scaled(value: np.ndarray, draw: np.ndarray) -> np.ndarray:
+    """``draw`` times the size of ``value``'s entries (at least 10⁻³ of its largest; 1
+    where all are zero): a step along it moves every entry by the same relative amount."""
+    value = np.abs(np.asarray(value, dtype=float))
+    top = float(value.max(initial=0.0))
+    return draw * (np.maximum(value, 1e-3 * top) if top > 0 else 1.0)
+
+
 def direction_at(point: Point, inputs: Iterable[str], seed: int) -> dict[str, np.ndarray]:
-    """A random direction, each entry normal times the size of its input there (at least
-    10⁻³ of that input's largest, 1 for an input that is zero): a step along it moves
-    every entry by the same relative amount. Zero for the graph's other inputs."""
+    """A random direction at a tensor graph's point (:func:`scaled`), zero for the
+    graph's inputs not in ``inputs``."""
     rng = np.random.default_rng([seed, len(RANGES)])
     wanted = set(inputs)
     out = {}
     for x, value in point.inputs.items():
-        value = np.asarray(value, dtype=float)
-        top = float(np.abs(value).max(initial=0.0))
-        size = np.maximum(np.abs(value), 1e-3 * top) if top > 0 else np.ones(value.shape)
-        draw = rng.standard_normal(value.shape) * size
-        out[x] = draw if x in wanted else np.zeros(value.shape)
+        draw = scaled(value, rng.standard_normal(np.shape(value)))
+        out[x] = draw if x in wanted else np.zeros(np.shape(value))
     return out
 
 
-def reference_jvp(
-    graph: DGraph,
-    point: Point,
-    direction: Mapping[str, np.ndarray],
-    outputs: Sequence[str],
-    unit: Mapping,
-) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], str] | str:
-    """``J·v`` at ``point`` along ``direction`` for ``outputs`` (flat), an estimate of its
-    error per entry, and what it is; or why there is none here (a string). JAX's ``jvp``
-    where the graph has one that runs here, else step-controlled differences judged against ``unit``
-    (each output's |J|·|v| unit, to pick the step)."""
-    jvp = graph.jvp_reference
-    got = None
-    if jvp is not None:
-        with np.errstate(all="ignore"):
-            got = jvp(point.inputs, direction)  # None where it cannot run here
-    if got is not None:
-        exact = {y: np.asarray(got[y], dtype=float).reshape(-1) for y in outputs}
-        if not _finite(exact):
-            return "JAX's jvp is not finite there"
-        return exact, {y: np.zeros_like(v) for y, v in exact.items()}, "JAX's jvp"
-    return _differences(graph, point, direction, outputs, unit)
+def cotangent_at(graph: DGraph, seed: int) -> dict[str, np.ndarray]:
+    """A random cotangent w, normal entries, one array per output of the graph."""
+    rng = np.random.default_rng(seed + 1)
+    return {y: rng.standard_normal(graph.shape(y)) for y in graph.outputs}
 
 
-def _differences(
-    graph: DGraph, point: Point, direction: Mapping, outputs: Sequence[str], unit: Mapping
+# -- the reference: JAX's jvp or differences --------------------------------------------------
+
+
+Shifted = Callable[[np.ndarray], list[dict[str, np.ndarray]] | None]
+
+
+def richardson(
+    shifted: Shifted, unit: Mapping[str, np.ndarray], steps: Sequence[float] = STEPS
 ) -> tuple[dict, dict, str] | str:
-    """Central differences along ``direction`` at steps t, t/2, t/4, extrapolated twice,
-    the step of :data:`STEPS` with the smallest estimated error relative to ``unit``
-    (the first below a tenth of :data:`RESOLVED` ends the search); why not, where no step
-    resolves ``J·v`` or the program is not finite beside the point."""
+    """``J·v`` by central differences along a direction at steps t, t/2, t/4,
+    extrapolated twice, for each output of ``unit`` (its ``|J|·|v|`` units), and an
+    estimate of the error per entry (the extrapolations' difference plus the rounding of
+    the values over the step). ``shifted(h)`` gives the outputs (flat) at the point moved
+    by each step of ``h``, None where one is not finite. The step of ``steps`` with the
+    smallest estimate relative to ``unit`` (the first below a tenth of :data:`RESOLVED`
+    ends the search); why there is none (a string) where no step resolves ``J·v``."""
+    outputs = list(unit)
     best: tuple[float, dict, dict, float] | None = None
-    for t in STEPS:
-        shifted = []
-        for h in (t, -t, t / 2, -t / 2, t / 4, -t / 4):
-            inputs = {x: point.inputs[x] + h * direction[x] for x in graph.inputs}
+    for t in steps:
+        hs = np.array([t, -t, t / 2, -t / 2, t / 4, -t / 4])
+        with np.errstate(all="ignore"):
+            moved = shifted(hs)
+        if moved is None:
+            continue
+        value, estimate, ratio = {}, {}, 0.0
+        for y in outputs:
+            f = [np.ravel(m[y]) for m in moved]
+            d = [(f[k] - f[k + 1]) / (2 * hs[k]) for k in (0, 2, 4)]
+            r1, r2 = (4 * d[1] - d[0]) / 3, (4 * d[2] - d[1]) / 3
+            largest = np.max(np.abs(f), axis=0)
+            value[y] = r2
+            estimate[y] = np.abs(r2 - r1) + 10 * EPS * largest / (t / 4)
             with np.errstate(all="ignore"):
-                values = vertex_values(graph, inputs, point.frozen)
-            if not _finite(values):
-                break
-            shifted.append({y: np.ravel(values[y]) for y in outputs})
-        else:
-            value, estimate, ratio = {}, {}, 0.0
-            for y in outputs:
-                d = [
-                    (shifted[k][y] - shifted[k + 1][y]) / (2 * h)
-                    for k, h in ((0, t), (2, t / 2), (4, t / 4))
-                ]
-                r1, r2 = (4 * d[1] - d[0]) / 3, (4 * d[2] - d[1]) / 3
-                largest = np.max([np.abs(s[y]) for s in shifted], axis=0)
-                rounding = 10 * EPS * largest / (t / 4)
-                value[y], estimate[y] = r2, np.abs(r2 - r1) + rounding
-                with np.errstate(all="ignore"):
-                    ratio = max(ratio, float(np.max(estimate[y] / unit[y], initial=0.0)))
-            if best is None or ratio < best[0]:
-                best = (ratio, value, estimate, t)
-            if ratio <= RESOLVED / 10:
-                break
+                ratio = max(ratio, float(np.max(estimate[y] / unit[y], initial=0.0)))
+        if best is None or ratio < best[0]:
+            best = (ratio, value, estimate, t)
+        if ratio <= RESOLVED / 10:
+            break
     if best is None:
         return "the program is not finite beside the point"
     ratio, value, estimate, t = best
@@ -203,11 +272,80 @@ def _differences(
     return value, estimate, f"central differences (step {t:g}, Richardson)"
 
 
+def _jax_jvp(graph: DGraph, inputs: Mapping, direction: Mapping, outputs: Sequence[str]):
+    """JAX's ``jvp`` (flat, zero estimates) where the graph has one that runs here;
+    None where it has none; why not (a string) where it is not finite."""
+    jvp = graph.jvp_reference
+    if jvp is None:
+        return None
+    with np.errstate(all="ignore"):
+        got = jvp(inputs, direction)  # None where it cannot run here
+    if got is None:
+        return None
+    exact = {y: np.asarray(got[y], dtype=float).reshape(-1) for y in outputs}
+    if not _finite(exact):
+        return "JAX's jvp is not finite there"
+    return exact, {y: np.zeros_like(v) for y, v in exact.items()}, "JAX's jvp"
+
+
+def reference_jvp(
+    graph: DGraph,
+    point: Point,
+    direction: Mapping[str, np.ndarray],
+    outputs: Sequence[str],
+    unit: Mapping,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], str] | str:
+    """A tensor graph's ``J·v`` at ``point`` along ``direction`` for ``outputs`` (flat),
+    an estimate of its error per entry, and what it is; or why there is none here (a
+    string). JAX's ``jvp`` where there is one, else :func:`richardson` over the array
+    program, judged against ``unit`` (each output's ``|J|·|v|`` units)."""
+    exact = _jax_jvp(graph, point.inputs, direction, outputs)
+    if exact is not None:
+        return exact
+
+    def shifted(hs: np.ndarray) -> list[dict] | None:
+        out = []
+        for h in hs:
+            inputs = {x: point.inputs[x] + h * direction[x] for x in graph.inputs}
+            values = vertex_values(graph, inputs, point.frozen)
+            if not _finite(values):
+                return None
+            out.append({y: values[y] for y in outputs})
+        return out
+
+    return richardson(shifted, {y: unit[y] for y in outputs})
+
+
+# -- the check of a tensor graph --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ValueCheck:
+    """What the check found: ``status`` one of :data:`STATUSES`, a one-line ``detail``,
+    the worst error against the reference in units of ``|J|·|v|`` (None where nothing
+    was compared), the reference used, the points checked and, for generated code, its
+    worst error per function against the expression set (``code_errors``). True only
+    when verified."""
+
+    status: Status
+    detail: str
+    error: float | None = None
+    reference: str = ""
+    points: tuple[str, ...] = ()
+    code_errors: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code_errors", MappingProxyType(dict(self.code_errors)))
+
+    def __bool__(self) -> bool:
+        return self.status == "verified"
+
+
 def _units(scale: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     out = {}
     for y, s in scale.items():
         s = np.abs(np.asarray(s, dtype=float).reshape(-1))
-        out[y] = s + FLOOR * float(np.max(s, initial=0.0)) + np.finfo(float).tiny
+        out[y] = s + FLOOR * float(np.max(s, initial=0.0)) + TINY
     return out
 
 
@@ -240,12 +378,9 @@ def check_values(
             expected, estimate, used = reference
             for y in outputs:
                 mine = np.asarray(got[y][0], dtype=float).reshape(-1)
-                with np.errstate(all="ignore"):
-                    error = np.abs(mine - expected[y])
-                    excess = error - 2 * estimate[y]
-                    ratio = float(np.max(np.maximum(excess, 0) / unit[y], initial=0.0))
-                    raw = float(np.max(error / unit[y], initial=0.0))
-                if not (np.isfinite(mine).all() and ratio <= TOLERANCE):
+                ratio = worst_error(mine, expected[y], got[y][1], estimate[y])
+                raw = worst_error(mine, expected[y], got[y][1])
+                if not ratio <= TOLERANCE:
                     shown = "not finite" if not np.isfinite(mine).all() else f"{ratio:.2g}"
                     return ValueCheck(
                         "wrong",
@@ -272,29 +407,667 @@ def check_values(
     )
 
 
-def check_expression_set(es: ExpressionSet, seed: int = 0) -> ValueCheck:
-    """The blocks of ``es`` (a tensor graph's expression set) are the program's
-    derivatives: its ``J·v``, applied matrix-free (no block product formed), checked by
-    :func:`check_values`; a selection of entries input by input (the direction moving
-    one input, the outputs it selects compared). Not verified where the graph has blocks
-    no operation computes (there are no values to check)."""
+def _groups(es: ExpressionSet) -> list[tuple[list[str], list[str]]]:
+    """All inputs at once, or for a selection input by input with the outputs it
+    selects."""
+    graph = es.graph
+    if es.pairs is None:
+        return [(list(graph.inputs), list(dict.fromkeys(y for y, _ in es.jacobian)))]
+    by_input: dict[str, list[str]] = {}
+    for y, x in es.pairs:
+        by_input.setdefault(x, []).append(y)
+    return [([x], list(dict.fromkeys(ys))) for x, ys in by_input.items()]
+
+
+def _unoperated(es: ExpressionSet) -> ValueCheck | None:
     graph = es.graph
     if any(graph.op(v) is None for v in graph.nx if graph.role(v) != "input"):
         return ValueCheck(
             "not verified", "values not checked: blocks given without the operations computing them"
         )
-    if es.pairs is None:
-        outputs = list(dict.fromkeys(y for y, _ in es.jacobian))
-        groups = [(graph.inputs, outputs)]
-    else:
-        by_input: dict[str, list[str]] = {}
-        for y, x in es.pairs:
-            by_input.setdefault(x, []).append(y)
-        groups = [([x], list(dict.fromkeys(ys))) for x, ys in by_input.items()]
+    return None
+
+
+def check_expression_set(es: ExpressionSet, seed: int = 0) -> ValueCheck:
+    """The blocks of ``es`` (a tensor graph's expression set) are the program's
+    derivatives: its ``J·v``, applied matrix-free, checked by :func:`check_values`
+    (a selection input by input). Not verified where the graph has blocks no operation
+    computes (there are no values to check)."""
+    return check_code(es, None, seed)
+
+
+@dataclass(frozen=True)
+class CodeValues:
+    """What generated code gave at a point: ``J·v`` per output (flat), ``wᵀ·J`` per input
+    (flat), F(x) per output (flat); None where the code does not give it."""
+
+    jv: Mapping[str, np.ndarray] | None = None
+    wj: Mapping[str, np.ndarray] | None = None
+    value: Mapping[str, np.ndarray] | None = None
+
+
+Run = Callable[[Point, dict[str, np.ndarray], dict[str, np.ndarray]], CodeValues]
+
+
+def check_code(es: ExpressionSet, run: Run | None, seed: int = 0, what: str = "J·v") -> ValueCheck:
+    """The expression set's ``J·v`` against the reference (:func:`check_values`) and,
+    with ``run(point, v, w)`` (generated code of its graph at a point, along the
+    direction v and the cotangent w), the code against the expression set at the same
+    points and directions: ``J·v``, ``wᵀ·J`` (and wᵀ(J v) = (wᵀJ) v) and F(x), each in
+    units of its magnitudes. Without ``run``: :func:`check_expression_set`."""
+    unoperated = _unoperated(es)
+    if unoperated is not None:
+        return unoperated
+    graph = es.graph
+    errors: dict[str, float] = {}
+
+    def record(name: str, error: float) -> None:
+        errors[name] = max(errors.get(name, 0.0), error)
 
     def apply(point: Point, direction: dict) -> dict:
         jv = jvp_of_expressions(es, point.values, direction)
         size = jvp_of_expressions(es, point.values, direction, absolute=True)
+        if run is not None:
+            w = cotangent_at(graph, seed)
+            got = run(point, direction, w)
+            if got.jv is not None:
+                for y in jv:
+                    record("jvp", worst_error(got.jv[y], jv[y], size[y]))
+            if got.wj is not None:
+                _compare_vjp(es, point, direction, w, got.wj, jv, size, record)
+            if got.value is not None:
+                largest = max(float(np.abs(v).max(initial=0.0)) for v in point.values.values())
+                for y in graph.outputs:
+                    record("value", worst_error(got.value[y], point.values[y], largest))
         return {y: (jv[y], size[y]) for y in jv}
 
-    return check_values(graph, apply, groups, seed)
+    values = check_values(graph, apply, _groups(es), seed, what)
+    bad = {name: e for name, e in errors.items() if not e <= TOLERANCE}
+    if bad:
+        name, e = max(bad.items(), key=lambda item: item[1])
+        thing = {"jvp": "J·v", "vjp": "wᵀ·J", "value": "F(x)"}[name]
+        detail = (
+            f"the code's {thing} differs from the expression set's ({es.method}) by {e:.2g}"
+            f" of its magnitudes (tolerance {TOLERANCE:.0e})"
+        )
+        return ValueCheck("wrong", detail, values.error, values.reference, values.points, errors)
+    return ValueCheck(
+        values.status, values.detail, values.error, values.reference, values.points, errors
+    )
+
+
+def _compare_vjp(
+    es: ExpressionSet,
+    point: Point,
+    v: Mapping[str, np.ndarray],
+    w: Mapping[str, np.ndarray],
+    got: Mapping[str, np.ndarray],
+    jv: Mapping[str, np.ndarray],
+    size: Mapping[str, np.ndarray],
+    record: Callable[[str, float], None],
+) -> None:
+    """The code's ``wᵀ·J`` against the expression set's blocks (materialized), and
+    wᵀ(J v) against (wᵀJ) v, each against its magnitudes."""
+    graph = es.graph
+    wj = {x: np.zeros(np.size(point.inputs[x])) for x in graph.inputs}
+    bound = {x: np.zeros(np.size(point.inputs[x])) for x in graph.inputs}
+    for (y, x), part in jacobian_blocks(es, point.values).items():
+        if part is not None:
+            m = to_matrix(part[0], part[1])
+            wj[x] += m.T @ np.ravel(w[y])
+            bound[x] += abs(m).T @ np.abs(np.ravel(w[y]))
+    for x in graph.inputs:
+        record("vjp", worst_error(got[x], wj[x], bound[x]))
+    mine = sum(float(np.ravel(got[x]) @ np.ravel(v[x])) for x in graph.inputs)
+    theirs = sum(float(np.ravel(w[y]) @ jv[y]) for y in jv)
+    terms = sum(float(np.abs(np.ravel(w[y])) @ size[y]) for y in jv)
+    record("vjp", worst_error(mine, theirs, terms))
+
+
+# -- scalar graphs: the tangent sweep of the partials, points, the reference ------------------
+
+
+def _graph_values(
+    graph: DGraph, x: np.ndarray, params: np.ndarray | None = None
+) -> tuple[dict[str, np.ndarray] | None, dict]:
+    """Vertex values (None without vertex expressions) and edge labels at points ``x``
+    (with the parameters ``params``, a row per point)."""
+    with np.errstate(all="ignore"):
+        try:
+            values = numeric.vertex_values(graph, x, params)
+        except ValueError:  # labels only: they may read the inputs, nothing else
+            return None, _labels_over_inputs(graph, x, params)
+        except TypeError:  # a math function lambdify could not vectorize (erf): by point
+            return _point_by_point(graph, x, params)
+        try:
+            return values, numeric.edge_values(graph, values)
+        except TypeError:
+            return _point_by_point(graph, x, params)
+
+
+def _point_by_point(
+    graph: DGraph, x: np.ndarray, params: np.ndarray | None
+) -> tuple[dict[str, np.ndarray], dict]:
+    rows = [
+        numeric.vertex_values(graph, point, None if params is None else params[k])
+        for k, point in enumerate(x)
+    ]
+    labels = [numeric.edge_values(graph, row) for row in rows]
+    values = {v: np.array([row[v] for row in rows], dtype=float) for v in rows[0]}
+    return values, {e: np.array([row[e] for row in labels], dtype=float) for e in labels[0]}
+
+
+def _labels_over_inputs(graph: DGraph, x: np.ndarray, params: np.ndarray | None) -> dict:
+    known = {vertex_symbol(u): x[..., i] for i, u in enumerate(graph.inputs)}
+    if params is not None:
+        known.update({vertex_symbol(p): params[..., k] for k, p in enumerate(graph.parameters)})
+    labels = {}
+    for u, v in graph.edges():
+        partial = graph.partial(u, v)
+        if partial is None or not partial.free_symbols <= set(known):
+            raise DGraphError(f"edge {u} -> {v}: its label cannot be evaluated to check the code")
+        args = sorted(partial.free_symbols, key=str)
+        f = sympy.lambdify(args, partial, "numpy")
+        value = np.asarray(f(*(known[a] for a in args)), dtype=float)
+        labels[graph.symbol(u, v)] = np.broadcast_to(value, x.shape[:-1])
+    return labels
+
+
+def _sweep(graph: DGraph, labels: Mapping, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Jacobian (B, m, n) by the tangent sweep dx_v = Σ c_vu dx_u (Griewank &
+    Walther, *Evaluating Derivatives*, ch. 3), and the same sweep over |c_vu|."""
+    n = len(graph.inputs)
+    tangent: dict[str, np.ndarray] = {}
+    size: dict[str, np.ndarray] = {}
+    eye = np.broadcast_to(np.eye(n), (len(x), n, n))
+    for j, u in enumerate(graph.inputs):
+        tangent[u] = size[u] = eye[:, j, :]
+    with np.errstate(all="ignore"):
+        for v in graph.order():
+            if v in tangent:
+                continue
+            tangent[v] = np.zeros((len(x), n))
+            size[v] = np.zeros((len(x), n))
+            for u in graph.predecessors(v):
+                c = labels[graph.symbol(u, v)][:, None]
+                tangent[v] = tangent[v] + c * tangent[u]
+                size[v] = size[v] + np.abs(c) * size[u]
+    jac = np.stack([tangent[y] for y in graph.outputs], axis=1)
+    magnitude = np.stack([size[y] for y in graph.outputs], axis=1)
+    return jac, magnitude
+
+
+def sweep_reference(
+    graph: DGraph, x: np.ndarray, params: np.ndarray | None = None
+) -> tuple[dict[str, np.ndarray] | None, np.ndarray, np.ndarray]:
+    """A scalar graph's vertex values at the points ``x`` (B, n) (None without vertex
+    expressions), its Jacobian (B, m, n) by the tangent sweep of its partials, and the
+    sweep of their magnitudes (|J|); for a linear system's graph, of its solution."""
+    if graph.solved:
+        return _solved_reference(graph, x, params)
+    values, labels = _graph_values(graph, x, params)
+    return (values, *_sweep(graph, labels, x))
+
+
+def _solved_reference(
+    graph: DGraph, x: np.ndarray, params: np.ndarray | None
+) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """s(x) and ds/dx for residuals h(x, s) affine in s, by NumPy alone: h(x, 0) and
+    A = ∂h/∂s from the graph's values at s = 0 and at each unit vector, s = -A⁻¹ h(x, 0)
+    by ``numpy.linalg.inv``, and -A⁻¹ times the tangent sweep of ∂h/∂x at s. The values
+    returned hold s and the residuals there (zero only when h is affine in s)."""
+    batch, n = len(x), len(graph.solved)
+    free = [p for p in graph.parameters if p not in graph.solved]
+
+    def residuals(s: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        given = dict(zip(graph.solved, s.T, strict=True))
+        given.update({p: params[:, k] for k, p in enumerate(free)} if params is not None else {})
+        full = np.stack([np.broadcast_to(given[p], (batch,)) for p in graph.parameters], axis=-1)
+        with np.errstate(all="ignore"):
+            values = numeric.vertex_values(graph, x, full)
+        return values, np.stack([values[y] for y in graph.outputs], axis=-1)
+
+    _, at_zero = residuals(np.zeros((batch, n)))
+    eye = np.eye(n)
+    matrix = np.stack([residuals(np.tile(eye[k], (batch, 1)))[1] - at_zero for k in range(n)], -1)
+    with np.errstate(all="ignore"):
+        inverse = _inverses(matrix)
+        s = -np.einsum("bij,bj->bi", inverse, at_zero)
+        values, _ = residuals(s)
+        jac, magnitude = _sweep(graph, numeric.edge_values(graph, values), x)
+        jac = -np.einsum("bij,bjk->bik", inverse, jac)
+        magnitude = np.einsum("bij,bjk->bik", np.abs(inverse), magnitude)
+    values = dict(values)
+    values.update(zip(graph.solved, s.T, strict=True))
+    return values, jac, magnitude
+
+
+def _inverses(matrix: np.ndarray) -> np.ndarray:
+    """Each matrix's inverse; NaN where one is singular (that point is not used)."""
+    out = np.full(matrix.shape, np.nan)
+    for k, a in enumerate(matrix):
+        with contextlib.suppress(np.linalg.LinAlgError, ValueError):
+            out[k] = np.linalg.inv(a)
+    return out
+
+
+@dataclass(frozen=True)
+class ScalarPoints:
+    """A scalar graph's points (B, n), the free parameters' values at each (B, k; None
+    without), whether the first is the user's, and a direction per point (B, n)
+    (:func:`scaled`) and a cotangent (B, m)."""
+
+    x: np.ndarray
+    params: np.ndarray | None
+    given: bool
+    v: np.ndarray
+    w: np.ndarray
+
+
+def _finite_rows(graph: DGraph, x: np.ndarray, p: np.ndarray | None) -> np.ndarray:
+    values, jac, magnitude = sweep_reference(graph, x, p)
+    finite = np.isfinite(magnitude).all(axis=(1, 2)) & np.isfinite(jac).all(axis=(1, 2))
+    if values is not None:
+        for value in values.values():
+            finite &= np.isfinite(value)
+    return finite
+
+
+def scalar_points(graph: DGraph, count: int, seed: int = 0) -> ScalarPoints:
+    """Up to ``count`` points of a scalar graph where every vertex value and the sweep of
+    the partials are finite: the user's point (:attr:`DGraph.point`) first, then drawn
+    from :data:`RANGES` in order; with parameters, their values at each (drawn from the
+    first range: masses and lengths are often positive). Raises what evaluating the
+    graph raises."""
+    rng = np.random.default_rng(seed)
+    n, k = len(graph.inputs), len(graph.parameters) - len(graph.solved)
+    chosen: list[np.ndarray] = []
+    chosen_params: list[np.ndarray] = []
+    given = graph.point
+    first = False
+    if given is not None:
+        x = np.array([[float(given[u]) for u in graph.inputs]])
+        p = rng.uniform(*RANGES[0], size=(1, k)) if k else None
+        if _finite_rows(graph, x, p)[0]:
+            chosen.append(x[0])
+            first = True
+            if p is not None:
+                chosen_params.append(p[0])
+    for lo, hi in RANGES:
+        if len(chosen) >= count:
+            break
+        x = rng.uniform(lo, hi, size=(2 * count, n))
+        p = rng.uniform(*RANGES[0], size=(2 * count, k)) if k else None
+        finite = _finite_rows(graph, x, p)
+        chosen.extend(x[finite])
+        if p is not None:
+            chosen_params.extend(p[finite])
+    x = np.array(chosen[:count]).reshape(-1, n)
+    params = np.array(chosen_params[:count]).reshape(-1, k) if k else None
+    m = len(graph.solved) or len(graph.outputs)
+    v = np.array([scaled(row, rng.standard_normal(n)) for row in x]).reshape(-1, n)
+    w = rng.standard_normal((len(x), m))
+    return ScalarPoints(x, params, first, v, w)
+
+
+def no_points(count: int) -> str:
+    """Why :func:`scalar_points` found too few points."""
+    return f"no {count} points in {_ranges()} where the function and partials are finite"
+
+
+def scalar_reference_jvp(
+    graph: DGraph,
+    x: np.ndarray,
+    v: np.ndarray,
+    unit: np.ndarray,
+    primal: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray, str] | str | None:
+    """A scalar graph's ``J·v`` at the point ``x`` (n,) along ``v`` for the functions'
+    outputs, an estimate of its error, and what it is: JAX's ``jvp`` where the graph has
+    one, else :func:`richardson` over ``primal`` (points (B, n) to values (B, m)), judged
+    against ``unit`` (``|J|·|v|``); why there is none here (a string); None without
+    ``primal`` or JAX (only the partials can be compared)."""
+    outputs = list(graph.solved) or graph.outputs
+    if not graph.solved and not graph.parameters:
+        inputs = {u: np.asarray(x[i]) for i, u in enumerate(graph.inputs)}
+        direction = {u: np.asarray(v[i]) for i, u in enumerate(graph.inputs)}
+        exact = _jax_jvp(graph, inputs, direction, outputs)
+        if exact is not None:
+            if isinstance(exact, str):
+                return exact
+            value, estimate, label = exact
+            return _stacked(value, outputs), _stacked(estimate, outputs), label
+    if primal is None:
+        return None
+
+    def shifted(hs: np.ndarray) -> list[dict] | None:
+        rows = np.asarray(primal(x[None, :] + hs[:, None] * v[None, :]), dtype=float)
+        rows = rows.reshape(len(hs), -1)
+        return [{"": row} for row in rows] if np.isfinite(rows).all() else None
+
+    found = richardson(shifted, {"": unit})
+    if isinstance(found, str):
+        return found
+    value, estimate, label = found
+    return value[""], estimate[""], label
+
+
+def _stacked(parts: Mapping[str, np.ndarray], outputs: Sequence[str]) -> np.ndarray:
+    return np.concatenate([np.ravel(parts[y]) for y in outputs])
+
+
+# -- generated code's result ----------------------------------------------------------------
+
+DERIVATIVES = ("jacobian", "jvp", "vjp", "value_and_jacobian")
+
+
+@dataclass(frozen=True)
+class CodeCheck:
+    """What a check of generated code found: ``ok`` only when every comparison ran and
+    agreed; ``ran`` False when nothing could be compared (no compiler, no finite point, a
+    reference that resolves nowhere): ``status`` is then ``not verified``.
+
+    ``errors``: per generated function, its worst error against the graph's partials or
+    the expression set (``primal`` and ``value``: against the program's values), in units
+    of the magnitudes (|J|·|v|); ``difference_error``: the worst error of ``J·v`` against
+    the reference (JAX's ``jvp`` or central differences), in the same units."""
+
+    ok: bool
+    ran: bool
+    detail: str
+    errors: Mapping[str, float] = field(default_factory=dict)
+    difference_error: float | None = None
+    points: tuple[tuple[float, ...], ...] = ()
+    parameters: tuple[tuple[float, ...], ...] = ()  # at each point, when the graph has any
+    skipped: tuple[float, ...] | None = None  # a point the differences could not resolve
+    against: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "errors", MappingProxyType(dict(self.errors)))
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    @property
+    def status(self) -> Status:
+        """``verified`` (ran and agreed), ``wrong`` (ran and disagreed) or ``not
+        verified`` (could not be run or compared anywhere): never a pass unless run."""
+        return "verified" if self.ok else "wrong" if self.ran else "not verified"
+
+    def summary(self) -> str:
+        """One line for the ``dgraph codegen`` report."""
+        if not self.ok:
+            return ("NOT checked: " if not self.ran else "check FAILED: ") + self.detail
+        derivatives = [f for f in DERIVATIVES if f in self.errors]
+        worst = max((self.errors[f] for f in derivatives), default=0.0)
+        verb = "agree" if len(derivatives) > 1 else "agrees"
+        text = (
+            f"checked: {', '.join(derivatives)} {verb} with the graph's partials at "
+            f"{len(self.points)} points (max error {worst:.0e} of |J|·|v|)"
+        )
+        if self.difference_error is not None:
+            reference = self.against[-1] if self.against else "the reference"
+            text += f"; J·v agrees with {reference} to {self.difference_error:.0e}"
+            if self.skipped is not None:
+                text += " (one point on a kink replaced)"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``check`` object of ``dgraph codegen --json``."""
+        return {
+            "ok": self.ok,
+            "ran": self.ran,
+            "status": self.status,
+            "detail": self.detail,
+            "errors": dict(self.errors),
+            "difference_error": self.difference_error,
+            "points": [list(p) for p in self.points],
+            "parameters": [list(p) for p in self.parameters],
+            "skipped": None if self.skipped is None else list(self.skipped),
+            "against": list(self.against),
+            "tolerance": TOLERANCE,
+        }
+
+
+def code_check(values: ValueCheck, code: str, function: str, method: str) -> CodeCheck:
+    """A tensor graph's code check (:func:`~dgraph.core.value_check.check_code`) as a
+    :class:`CodeCheck`: ``code`` names what ran in its detail, ``function`` the generated
+    function its ``J·v`` or ``wᵀ·J`` error is reported under, ``method`` the expression
+    set's."""
+    if values.status == "not verified":
+        return CodeCheck(False, False, values.detail, against=(values.reference,))
+    ok = values.status == "verified"
+    errors = {function if k in ("jvp", "vjp") else k: e for k, e in values.code_errors.items()}
+    value = errors.pop("value", None)
+    shown = ", ".join(f"{e:.0e}" for e in errors.values())
+    detail = (
+        f"{code} at {' and '.join(values.points) or 'the points tried'} against the"
+        f" expression set's blocks ({method}; error {shown} of the magnitudes, tolerance"
+        f" {TOLERANCE:.0e})"
+    )
+    if value is not None:
+        detail += f", its F(x) against the array program (error {value:.0e})"
+        errors["value"] = value
+    return CodeCheck(
+        ok,
+        True,
+        ("checked: " if ok else "check FAILED: ") + f"{detail}; {values.detail}",
+        errors=errors,
+        difference_error=values.error,
+        against=("the expression set's blocks", values.reference),
+    )
+
+
+def not_run(detail: str) -> CodeCheck:
+    """Not verified: nothing could be run or compared (``detail`` says why)."""
+    return CodeCheck(ok=False, ran=False, detail=detail)
+
+
+Call = Callable[..., Any]  # call(function name, *arrays, params=rows or None) -> its result
+
+
+def check_scalar_code(
+    graph: DGraph, call: Call, programs: Sequence[str], count: int = 4, seed: int = 0
+) -> CodeCheck:
+    """Generated code of a scalar graph, its functions ``programs`` run by ``call(name,
+    *arrays, params=rows)`` (``rows``: the free parameters, one row per point, or None),
+    checked at ``count`` points of :func:`scalar_points`: ``jacobian``, ``jvp``, ``vjp`` and
+    ``value_and_jacobian`` against the tangent sweep of the partials (:func:`sweep_reference`),
+    ``primal`` against the graph's values, and ``J·v`` against :func:`scalar_reference_jvp`
+    (for ``vjp`` the dot-product test), each against its magnitudes with :data:`TOLERANCE`.
+    A point where the reference cannot resolve ``J·v`` (a kink, perhaps) is replaced by a
+    spare once; where it resolves at no point, not verified."""
+    try:
+        pool = scalar_points(graph, count + 1, seed)
+        reference = sweep_reference(graph, pool.x, pool.params)
+    except DGraphError as exc:  # the reference cannot be evaluated: nothing to compare with
+        return not_run(str(exc))
+    except Exception as exc:
+        return not_run(f"the graph's partials cannot be evaluated ({type(exc).__name__})")
+    if len(pool.x) < count and not (len(pool.x) and pool.given):
+        return not_run(no_points(count))
+    count = min(count, len(pool.x))  # fewer: the user's point and what else is finite
+    names = [f for f in DERIVATIVES if f in programs]
+    run = _Run(call, pool.params)
+    try:
+        with np.errstate(all="ignore"):
+            got = {f: run(f, *_arguments(f, pool)) for f in (*names, "primal") if f in programs}
+            errors = _sweep_errors(got, graph, reference, pool)
+            primal = run.primal if "primal" in programs else None
+            refs = _References(graph, got, reference, pool, primal)
+            used, skipped = refs.choose(count)
+    except Exception as exc:  # the generated code itself raised: it does not work
+        message = str(exc).splitlines()[0] if str(exc) else ""
+        detail = f"running the generated code failed: {type(exc).__name__}: {message}"
+        return CodeCheck(ok=False, ran=True, detail=detail)
+    return _verdict(errors, refs, pool, used, skipped, names)
+
+
+class _Run:
+    """Generated functions called with the free parameters' rows (one per point; for a
+    batch of steps at one point, that point's row repeated) as the last argument."""
+
+    def __init__(self, call: Call, params: np.ndarray | None) -> None:
+        self.call, self.params = call, params
+
+    def __call__(self, name: str, *arrays: np.ndarray, at: int | None = None):
+        if self.params is None:
+            return self.call(name, *arrays, params=None)
+        rows = self.params if at is None else np.repeat(self.params[at : at + 1], len(arrays[0]), 0)
+        return self.call(name, *arrays, params=rows)
+
+    def primal(self, k: int) -> Callable[[np.ndarray], np.ndarray]:
+        """``primal`` at a batch of points beside point ``k`` (with its parameters)."""
+        return lambda xs: self("primal", xs, at=k)
+
+
+def _arguments(f: str, pool: ScalarPoints) -> tuple[np.ndarray, ...]:
+    return (pool.x, pool.v) if f == "jvp" else (pool.x, pool.w) if f == "vjp" else (pool.x,)
+
+
+def _sweep_errors(got: dict, graph: DGraph, reference: tuple, pool: ScalarPoints) -> dict:
+    """Per function, per point: the error against the tangent sweep in units of its
+    magnitudes (``primal`` and the value of ``value_and_jacobian``: against the graph's
+    values in units of the largest vertex value)."""
+    values, jac, magnitude = reference
+    v, w = pool.v, pool.w
+    errors: dict[str, np.ndarray] = {}
+    expected = largest = None
+    if values is not None:
+        expected = np.stack([values[y] for y in list(graph.solved) or graph.outputs], axis=-1)
+        largest = np.max(np.abs(np.stack(list(values.values()), axis=-1)), axis=-1)[:, None]
+    for f, result in got.items():
+        if f == "primal":
+            if values is None:
+                continue
+            errors[f] = errors_per_point(result, expected, largest)
+            if graph.solved:  # s solves h(x, s) = 0 only where h is affine in s
+                residual = np.stack([values[y] for y in graph.outputs], axis=-1)
+                errors[f] = np.fmax(errors[f], errors_per_point(residual, 0 * residual, largest))
+        elif f == "jacobian":
+            errors[f] = errors_per_point(result, jac, magnitude)
+        elif f == "value_and_jacobian":
+            value, jacobian = result
+            errors[f] = errors_per_point(jacobian, jac, magnitude)
+            if values is not None:
+                errors[f] = np.fmax(errors[f], errors_per_point(value, expected, largest))
+        elif f == "jvp":
+            scale = np.einsum("bij,bj->bi", magnitude, np.abs(v))
+            errors[f] = errors_per_point(result, np.einsum("bij,bj->bi", jac, v), scale)
+        else:
+            scale = np.einsum("bi,bij->bj", np.abs(w), magnitude)
+            errors[f] = errors_per_point(result, np.einsum("bi,bij->bj", w, jac), scale)
+    return errors
+
+
+class _References:
+    """``J·v`` of the generated derivatives against the reference, point by point."""
+
+    def __init__(
+        self,
+        graph: DGraph,
+        got: dict,
+        reference: tuple,
+        pool: ScalarPoints,
+        primal: Callable[[int], Callable[[np.ndarray], np.ndarray]] | None,
+    ) -> None:
+        self.graph, self.got, self.pool, self.primal = graph, got, pool, primal
+        self.magnitude = reference[2]
+        self.found: dict[int, tuple[float, float, str] | str | None] = {}
+
+    def at(self, k: int) -> tuple[float, float, str] | str | None:
+        """(error after the estimate, error, reference) at point k; why there is none (a
+        string); None where there is no reference (labels only, no JAX)."""
+        if k not in self.found:
+            self.found[k] = self._compare(k)
+        return self.found[k]
+
+    def _compare(self, k: int):
+        x, v, w = self.pool.x[k], self.pool.v[k], self.pool.w[k]
+        unit = self.magnitude[k] @ np.abs(v)
+        primal = None if self.primal is None else self.primal(k)
+        found = scalar_reference_jvp(self.graph, x, v, unit, primal)
+        if found is None or isinstance(found, str):
+            return found
+        expected, estimate, label = found
+        worst = raw = 0.0
+        for f, result in self.got.items():
+            if f == "primal":
+                continue
+            if f == "vjp":  # wᵀ(J v) = (wᵀJ) v
+                mine, theirs = result[k] @ v, w @ expected
+                scale, margin = np.abs(w) @ unit, np.abs(w) @ estimate
+            else:
+                jacobian = result[1] if f == "value_and_jacobian" else result
+                mine = result[k] if f == "jvp" else np.asarray(jacobian[k]) @ v
+                theirs, scale, margin = expected, unit, estimate
+            worst = max(worst, worst_error(mine, theirs, scale, margin))
+            raw = max(raw, worst_error(mine, theirs, scale))
+        return worst, raw, label
+
+    def choose(self, count: int) -> tuple[list[int], tuple[float, ...] | None]:
+        """The points used: the first ``count``, one where the reference cannot resolve
+        ``J·v`` replaced by the spare point once (it may sit on a kink)."""
+        used = list(range(count))
+        unresolved = [k for k in used if isinstance(self.at(k), str)]
+        if unresolved and len(self.pool.x) > count and isinstance(self.at(count), tuple):
+            used[unresolved[0]] = count
+            return used, tuple(float(c) for c in self.pool.x[unresolved[0]])
+        return used, None
+
+
+def _verdict(
+    errors: dict, refs: _References, pool: ScalarPoints, used: list[int], skipped, names
+) -> CodeCheck:
+    """The verdict over the points ``used``."""
+    points = tuple(tuple(float(c) for c in pool.x[k]) for k in used)
+    common: dict[str, Any] = {"points": points, "skipped": skipped}
+    if pool.params is not None:
+        common["parameters"] = tuple(tuple(float(c) for c in pool.params[k]) for k in used)
+    maxima = {f: float(np.max(e[used])) for f, e in errors.items()}
+    found = {k: refs.at(k) for k in used}
+    compared = {k: r for k, r in found.items() if isinstance(r, tuple)}
+    against = ["tangent sweep of the graph's partials"]
+    if "primal" in errors:
+        against.append("the graph's values")
+    if compared:
+        label = next(iter(compared.values()))[2]
+        against.append("central differences of primal" if label.startswith("central") else label)
+    common.update(errors=maxima, against=tuple(against))
+    for f, e in maxima.items():
+        if not e <= TOLERANCE:  # NaN fails too
+            k = used[int(np.argmax(np.nan_to_num(errors[f][used], nan=np.inf)))]
+            what = "values" if f == "primal" else "partials"
+            return CodeCheck(
+                ok=False,
+                ran=True,
+                detail=f"the generated {f}() disagrees with the graph's {what}: error"
+                f" {e:.1e} of the magnitudes at x = {_point(pool.x[k])}",
+                **common,
+            )
+    if not compared:
+        reasons = sorted({r for r in found.values() if isinstance(r, str)})
+        if reasons and names:  # a reference there is, resolved at no point
+            detail = f"J·v not compared with a reference: {'; '.join(reasons)}"
+            return CodeCheck(ok=False, ran=False, detail=detail, **common)
+        return CodeCheck(ok=True, ran=True, detail="agrees", **common)
+    k, (error, _, label) = max(compared.items(), key=lambda item: item[1][0])
+    difference = max(r[1] for r in compared.values())
+    if not error <= TOLERANCE:
+        shown = "primal()" if label.startswith("central") else ""
+        return CodeCheck(
+            ok=False,
+            ran=True,
+            detail=f"the generated {', '.join(f'{f}()' for f in names)}"
+            f" {'disagree' if len(names) > 1 else 'disagrees'} with {label}"
+            f"{' of ' + shown if shown else ''}: error {error:.1e} of |J|·|v| at x ="
+            f" {_point(pool.x[k])} (partials that are not the derivatives of the vertex"
+            " expressions?)",
+            difference_error=difference,
+            **common,
+        )
+    return CodeCheck(ok=True, ran=True, detail="agrees", difference_error=difference, **common)
+
+
+def _point(x: np.ndarray) -> str:
+    return "(" + ", ".join(f"{c:.6g}" for c in x) + ")"

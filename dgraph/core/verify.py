@@ -72,7 +72,7 @@ from .algebra import fold
 from .exprtable import ADD, LEAF, MUL, ExpressionTable, Unreadable, expression_table
 from .labels import check_labels
 from .paths import path_counts, path_sums, prefix_length
-from .value_check import check_expression_set
+from .value_check import STATUSES, check_expression_set
 
 if TYPE_CHECKING:
     from .expressions import ExpressionSet
@@ -107,8 +107,6 @@ BOUND_CAP = 2**4096  # coefficient bounds saturate here: larger ones are refused
 Word = tuple[sympy.Symbol, ...]
 Shape = tuple[str, str] | None  # (start, end) vertices of a word; None: the empty word
 
-
-STATUSES = ("verified", "not verified", "wrong")
 
 
 @dataclass(frozen=True)
