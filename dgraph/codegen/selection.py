@@ -43,6 +43,7 @@ __all__ = [
     "Selection",
     "candidate_methods",
     "cheapest_jacobian",
+    "choice_seconds",
     "codegen_choice",
     "select_jacobian",
 ]
@@ -110,6 +111,13 @@ ESTIMATED = 3
 ESTIMATED_SOLVED = 2
 ESTIMATED_LARGE = 2
 LARGE = 400
+# What :func:`codegen_choice` takes on an idle machine, predicted from the graph alone
+# (:func:`choice_seconds`): this many seconds, and this many an edge (the labels and the
+# values once, a program through the first pass order); measured on the benchmark machine:
+# the real-world suite's graphs 0.3 to 0.9 s (several distinct programs each, 60 to 160
+# edges), 2,000- and 5,000-step chains and a 1,000-term statement 0.5 ms an edge
+CHOICE_SECONDS = 1.0
+CHOICE_SECONDS_PER_EDGE = 6e-4
 
 
 @dataclass(frozen=True)
@@ -173,6 +181,16 @@ def candidate_methods(graph: DGraph, budget: float | None = None) -> list[str]:
     quick_system = graph.solved and budget is None
     names += ["paths"] if naive_cost(graph) <= limit and not quick_system else []
     return names + (["best"] if budget is not None else [])
+
+
+def choice_seconds(graph: DGraph) -> float:
+    """The seconds :func:`codegen_choice` is expected to take on ``graph`` on an idle
+    machine, counted from its edges (:data:`CHOICE_SECONDS`, :data:`CHOICE_SECONDS_PER_EDGE`):
+    what ``dgraph compare`` keeps for it from its ceiling, the same on every machine. A
+    tensor graph's choice builds nothing: 0."""
+    if graph.is_tensor:
+        return 0.0
+    return CHOICE_SECONDS + CHOICE_SECONDS_PER_EDGE * graph.n_edges
 
 
 def codegen_choice(comparison: Comparison) -> tuple[Selection | None, str]:
