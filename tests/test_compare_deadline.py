@@ -13,6 +13,7 @@ from importlib import resources
 
 import pytest
 
+import dgraph
 from dgraph.codegen import selection
 from dgraph.methods import compare
 
@@ -72,9 +73,34 @@ def test_the_comparison_leaves_the_choice_its_predicted_seconds(capsys, monkeypa
     assert seen["deadline"] == pytest.approx(expected)
 
 
-def test_a_choice_cut_by_the_clock_says_so(capsys, monkeypatch):
-    monkeypatch.setattr(cli, "IN_PROCESS_EDGES", 0)  # as on a large graph: in a child
+@pytest.fixture(params=["after", "beside"])
+def boxed(request, monkeypatch):
+    """As on a large graph: the choice in a child, after the comparison (one core) or
+    beside it (a second core free)."""
+    monkeypatch.setattr(cli, "IN_PROCESS_EDGES", 0)
+    beside = request.param == "beside"
+    monkeypatch.setattr(cli.Background, "concurrent", staticmethod(lambda: beside))
+    return request.param
+
+
+class _Never:
+    """A child that never answers (Background's and timeboxed's stand-in)."""
+
+    def __init__(self, run, seconds):
+        pass
+
+    def wait(self, seconds):
+        return None
+
+    def stop(self):
+        pass
+
+
+def test_a_choice_cut_by_the_clock_says_so(capsys, monkeypatch, boxed):
     monkeypatch.setattr(cli, "timeboxed", lambda run, seconds: None)  # never finishes
+    monkeypatch.setattr(
+        cli, "Background", type("B", (_Never,), {"concurrent": cli.Background.concurrent})
+    )
     text = _run(capsys)
     assert NOTE + "cut by the time ceiling" in text and "codegen ships" not in text
     data = json.loads(_run(capsys, "--json"))
@@ -82,25 +108,43 @@ def test_a_choice_cut_by_the_clock_says_so(capsys, monkeypatch):
     assert "cut by the time ceiling" in data["codegen"]["skipped"]
 
 
-def test_a_choice_whose_process_died_says_so(capsys, monkeypatch):
+def test_a_choice_whose_process_died_says_so(capsys, monkeypatch, boxed):
     from dgraph.search.timebox import ChildDied
 
-    def died(run, seconds):
+    def died(*args):
         raise ChildDied("the search's child process died without an answer (exit 1)")
 
-    monkeypatch.setattr(cli, "IN_PROCESS_EDGES", 0)
+    class Died(_Never):
+        concurrent = cli.Background.concurrent
+
+        def wait(self, seconds):
+            died()
+
     monkeypatch.setattr(cli, "timeboxed", died)
+    monkeypatch.setattr(cli, "Background", Died)
     assert NOTE + "its process died: " in _run(capsys)
 
 
-def test_a_choice_made_in_a_child_is_the_one_made_in_process(capsys, monkeypatch):
-    """Only plain data crosses back (the table and the JSON object), never a program."""
+def test_a_choice_made_in_a_child_is_the_one_made_in_process(capsys, monkeypatch, boxed):
+    """Beside the comparison the child makes the candidates' sets itself, after it it
+    reuses the comparison's: the same choice either way. Only plain data crosses back
+    (the table and the JSON object), never a program."""
+    monkeypatch.setattr(cli, "IN_PROCESS_EDGES", 10**6)
     in_process = json.loads(_run(capsys, "--json"))["codegen"]
-    real = cli.timeboxed
     monkeypatch.setattr(cli, "IN_PROCESS_EDGES", 0)
+    real, started = cli.timeboxed, []
     monkeypatch.setattr(cli, "timeboxed", lambda run, seconds: real(run, 600.0))
+
+    class Patient(cli.Background):
+        def __init__(self, run, seconds):
+            started.append(run.args[0])
+            super().__init__(run, 600.0)
+
+    monkeypatch.setattr(cli, "Background", Patient)
     assert json.loads(_run(capsys, "--json"))["codegen"] == in_process
     assert "codegen ships: " in _run(capsys)
+    assert len(started) == (2 if boxed == "beside" else 0)
+    assert all(isinstance(source, dgraph.DGraph) for source in started)
 
 
 class _Clock:

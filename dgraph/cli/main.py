@@ -37,7 +37,7 @@ from ..methods.compare import IN_PROCESS_EDGES, Comparison, compare_ceiling
 from ..methods.structure import structure
 from ..render.drawing import FORMATS
 from ..render.text import comparison_text, cost_line, counted, graph_summary, selection_text
-from ..search.timebox import ChildDied, timeboxed
+from ..search.timebox import Background, ChildDied, timeboxed
 from ..version import __version__
 from ..zhou.factorize import STRATEGIES, VARIANTS
 from .args import (
@@ -273,76 +273,108 @@ def cmd_compare(args: argparse.Namespace) -> int:
     graph = load_graph(args)
     ceiling = compare_ceiling(args.budget)
     end = getattr(args, "started", time.perf_counter()) + ceiling - EXIT_SECONDS
-    keep = choice_seconds(graph)
-    affordable = keep <= CHOICE_SHARE * ceiling
-    with _progress(quiet=args.json or args.quiet) as progress:
-        comparison = compare(
-            graph,
-            methods,
-            args.budget,
-            args.seed,
-            objective=args.objective,
-            progress=progress,
-            deadline=end - keep if affordable else end,
-        )
-    if affordable:
-        choice, note = _choice_within(comparison, end)
-    else:
-        note = (
-            f"codegen's choice not made: building its programs on {graph.n_edges:,} edges"
-            f" takes about {keep:.1f} s, more than {CHOICE_SHARE:.0%} of this comparison's"
-            f" {ceiling:g} s (a larger --budget makes it; `dgraph codegen` chooses alone)"
-        )
-        choice = {"skipped": note}, ""
+    choice = _Choice(graph, ceiling, end)
+    try:
+        with _progress(quiet=args.json or args.quiet) as progress:
+            comparison = compare(
+                graph,
+                methods,
+                args.budget,
+                args.seed,
+                objective=args.objective,
+                progress=progress,
+                deadline=choice.deadline,
+            )
+        made, text = choice.made(comparison)
+    finally:
+        choice.stop()
     if args.json:
         data = comparison.to_dict()
-        data["codegen"] = choice[0]
+        data["codegen"] = made
         print(json.dumps(data))
     else:
         print(graph_summary(graph))
         print(comparison_text(comparison))
-        if choice[1]:
-            print(choice[1])
+        if text:
+            print(text)
         if comparison.cut_by_time:
             print(
                 "note: the time ceiling cut this comparison (a machine this slow or loaded):"
                 " it may differ from run to run"
             )
-        if note:
-            print(f"note: {note}")
+        if choice.note:
+            print(f"note: {choice.note}")
     return 0 if all(es.verified for es in comparison.results.values()) else 1
 
 
-def _choice_within(comparison: Comparison, end: float) -> tuple[tuple[dict, str], str]:
-    """codegen's choice after ``comparison`` (:func:`_choice`) by ``end``, a
-    :func:`time.perf_counter` time, and a note where it was not made: on a graph of more
-    than :data:`~dgraph.methods.compare.IN_PROCESS_EDGES` edges it runs in a child process
-    killed at ``end`` (building a program cannot be stopped otherwise); on a smaller one
-    in-process, where it takes about a second at most (a tensor graph's builds nothing)."""
-    if comparison.graph.is_tensor or comparison.graph.n_edges <= IN_PROCESS_EDGES:
-        return _choice(comparison), ""
-    try:
-        made = timeboxed(partial(_choice, comparison), end - time.perf_counter())
-    except ChildDied as exc:
-        why = f"codegen's choice not made: its process died: {exc}"
-        return ({"skipped": why}, ""), why
-    if made is None:
-        why = (
-            "codegen's choice not made: cut by the time ceiling (a machine this slow or"
-            " loaded): it may differ from run to run"
+class _Choice:
+    """codegen's choice for ``dgraph compare``, within the command's ceiling ``end`` (a
+    :func:`time.perf_counter` time). Not made where its predicted seconds
+    (:func:`~dgraph.codegen.selection.choice_seconds`, a count) exceed
+    :data:`CHOICE_SHARE` of the ``ceiling``: the same on every run. On a scalar graph of
+    more than :data:`~dgraph.methods.compare.IN_PROCESS_EDGES` edges it runs in a child
+    process killed at ``end`` (building a program cannot be stopped otherwise): beside the
+    comparison where a second core is free, making the candidates' sets itself as
+    ``dgraph codegen`` does (the same choice), else after it, the comparison ending its
+    predicted seconds early; on a smaller graph in-process after the comparison (about a
+    second at most). :attr:`note` says why no choice was made."""
+
+    def __init__(self, graph: DGraph, ceiling: float, end: float) -> None:
+        self.end = end
+        self.need = choice_seconds(graph)
+        self.affordable = self.need <= CHOICE_SHARE * ceiling
+        self.boxed = self.affordable and not graph.is_tensor and graph.n_edges > IN_PROCESS_EDGES
+        self.job: Background | None = None
+        if self.boxed and Background.concurrent():
+            self.job = Background(partial(_choice, graph), end - time.perf_counter())
+        self.deadline = end - self.need if self.affordable and self.job is None else end
+        self.note = (
+            ""
+            if self.affordable
+            else f"codegen's choice not made: building its programs on {graph.n_edges:,}"
+            f" edges takes about {self.need:.1f} s, more than {CHOICE_SHARE:.0%} of this"
+            f" comparison's {ceiling:g} s (a larger --budget makes it; `dgraph codegen`"
+            " chooses alone)"
         )
-        return ({"skipped": why, "cut_by_time": True}, ""), why
-    return made, ""
+
+    def made(self, comparison: Comparison) -> tuple[dict[str, Any], str]:
+        """``compare --json``'s ``codegen`` object and the text shown."""
+        if not self.affordable:
+            return {"skipped": self.note}, ""
+        if not self.boxed:
+            return _choice(comparison)
+        try:
+            if self.job is not None:
+                made = self.job.wait(max(0.0, self.end - time.perf_counter()))
+            else:
+                made = timeboxed(partial(_choice, comparison), self.end - time.perf_counter())
+        except ChildDied as exc:
+            self.note = f"codegen's choice not made: its process died: {exc}"
+            return {"skipped": self.note}, ""
+        if made is None:
+            self.note = (
+                "codegen's choice not made: cut by the time ceiling (a machine this slow or"
+                " loaded): it may differ from run to run"
+            )
+            return {"skipped": self.note, "cut_by_time": True}, ""
+        return made
+
+    def stop(self) -> None:
+        """The child beside the comparison killed if it still runs."""
+        if self.job is not None:
+            self.job.stop()
 
 
-def _choice(comparison: Comparison) -> tuple[dict, str]:
-    """codegen's choice after ``comparison`` (:func:`codegen_choice`): ``compare
-    --json``'s ``codegen`` object and its text (plain data: it may come from a child)."""
-    selection, why = codegen_choice(comparison)
+def _choice(source: Comparison | DGraph) -> tuple[dict[str, Any], str]:
+    """codegen's choice (:func:`codegen_choice`) after a comparison, or on a graph alone:
+    ``compare --json``'s ``codegen`` object and its text (plain data: it may come from a
+    child process)."""
+    selection, why = codegen_choice(source)
     if selection is not None:
         return selection.to_dict(), selection_text(selection)
+    graph = source if isinstance(source, DGraph) else source.graph
     # a tensor graph's code ships one set; otherwise why no code can be made
-    return {"tensor" if comparison.graph.is_tensor else "error": why}, f"codegen: {why}"
+    return {"tensor" if graph.is_tensor else "error": why}, f"codegen: {why}"
 
 
 def cmd_structure(args: argparse.Namespace) -> int:

@@ -193,13 +193,22 @@ def choice_seconds(graph: DGraph) -> float:
     return CHOICE_SECONDS + CHOICE_SECONDS_PER_EDGE * graph.n_edges
 
 
-def codegen_choice(comparison: Comparison) -> tuple[Selection | None, str]:
+def codegen_choice(comparison: Comparison | DGraph) -> tuple[Selection | None, str]:
     """What ``generate(comparison)`` ships — the choice of ``dgraph codegen`` without
     ``--method``, reusing the comparison's verified results — with every candidate's
     program built to show it (``dgraph compare``'s codegen table); or None and why no
     code can be generated (a graph without local partials). A tensor graph's code
-    (:mod:`dgraph.codegen.tensor`) has no programs to compare: None, and what it ships."""
-    if comparison.graph.is_tensor:
+    (:mod:`dgraph.codegen.tensor`) has no programs to compare: None, and what it ships.
+    Given a scalar graph instead, the same choice, the candidates' sets made here, as
+    ``dgraph codegen`` makes them (``dgraph compare`` runs it beside the comparison)."""
+    if isinstance(comparison, DGraph):
+        graph, sets = comparison, []
+    else:
+        graph = comparison.graph
+        sets = [es for es in comparison.results.values() if es.verified]
+    if graph.is_tensor:
+        if isinstance(comparison, DGraph):
+            raise TypeError("a tensor graph's choice reads a comparison's results")
         three = [
             comparison.results[m]
             for m in ("forward", "reverse", "markowitz")
@@ -213,11 +222,7 @@ def codegen_choice(comparison: Comparison) -> tuple[Selection | None, str]:
             f" blocks ({chosen.mults} mults), one statement per block operation"
         )
     try:
-        selection = select_jacobian(
-            comparison.graph,
-            sets=[es for es in comparison.results.values() if es.verified],
-            build_all=True,
-        )
+        selection = select_jacobian(graph, sets=sets, build_all=True)
     except DGraphError as exc:
         return None, str(exc)
     return selection, ""
