@@ -157,7 +157,8 @@ class _Clock:
 
 def test_a_deadline_ends_the_comparison_before_its_ceiling(monkeypatch, discrepancy_graph):
     """Every method that is not a search gets a slice of what is left before the
-    deadline, and best the rest; one already passed runs none of them."""
+    deadline, and best the rest; one already passed runs none of them, searches
+    included."""
     clock, slices, ceilings = _Clock(), {}, []
     real = comparing.accumulate
 
@@ -180,7 +181,8 @@ def test_a_deadline_ends_the_comparison_before_its_ceiling(monkeypatch, discrepa
     clock.now = 5.0  # past the deadline
     late = compare(discrepancy_graph, ["zhou", "best"], budget=10.0, deadline=2.0)
     assert late.skipped["zhou"].startswith("not run: the time ceiling had passed")
-    assert late.cut_by_time
+    assert late.skipped["best"] == late.skipped["zhou"]  # a search too: no ceiling left
+    assert late.cut_by_time and not late.results
 
 
 def test_the_ceiling_counts_from_the_process_start():

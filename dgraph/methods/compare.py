@@ -152,6 +152,9 @@ class Comparison(Printable):
         }
 
 
+_PASSED = "the time ceiling had passed (the methods before it used it)"
+
+
 class _OutOfTime(Exception):
     """A method that did not finish before the wall-clock ceiling."""
 
@@ -166,7 +169,7 @@ def _within(graph: DGraph, name: str, end: float, options: dict[str, Any]) -> Ex
     own, and on a large graph it may take minutes)."""
     left = end - time.perf_counter()
     if left <= 0:
-        raise _OutOfTime("not run: the time ceiling had passed (the methods before it used it)")
+        raise _OutOfTime(f"not run: {_PASSED}")
     try:
         sent = timeboxed(partial(_run, graph, name, options), left)
     except ChildDied as exc:
@@ -242,7 +245,8 @@ def compare(
     on graphs of more than :data:`IN_PROCESS_EDGES` edges every method that is not a
     search runs in a child process killed at the end of its equal slice of what the
     searches leave (even forward mode: its exact check on a 5,000-step chain takes
-    seconds), and ``best`` stops at the ceiling; one cut there is skipped, saying so,
+    seconds), ``best`` stops at the ceiling and a search it has passed does not start; one
+    cut there is skipped, saying so,
     ``best`` does not run it again, and ``cut_by_time`` says the comparison may differ
     from run to run. With ``each`` every search gets the
     whole ``budget`` (the benchmarks' setting) and every method runs in-process, with no
@@ -320,6 +324,8 @@ def _compare(
             if cut and "skip" in lookup(name).options:
                 options["skip"] = list(cut)
         try:
+            if plan is not None and name in searches and plan.left() <= 0:
+                raise _OutOfTime(f"not run: {_PASSED}")
             if plan is None or name in searches or not plan.boxed:  # in-process
                 comparison.results[name] = _priced(accumulate(graph, name, **options))
             else:
