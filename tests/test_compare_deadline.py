@@ -38,7 +38,7 @@ def _run(capsys, *args):
 
 
 def test_a_choice_the_budget_cannot_pay_for_is_skipped_with_a_note(capsys, monkeypatch):
-    """Predicted at 0.1 s an edge, the spherical coordinates' choice fits 40 % of the
+    """Predicted at 0.1 s an edge, the spherical coordinates' choice fits a third of the
     ceiling of --budget 20, not of --budget 1: there the note says why, the same twice."""
     monkeypatch.setattr(selection, "CHOICE_SECONDS_PER_EDGE", 0.1)
     graph = cli.load_graph(cli._parser().parse_args(["compare", SPHERICAL]))
@@ -75,11 +75,10 @@ def test_the_comparison_leaves_the_choice_its_predicted_seconds(capsys, monkeypa
 
 @pytest.fixture(params=["after", "beside"])
 def boxed(request, monkeypatch):
-    """As on a large graph: the choice in a child, after the comparison (one core) or
-    beside it (a second core free)."""
+    """As on a large graph: the choice in a child, after the comparison (two cores) or
+    beside it (many)."""
     monkeypatch.setattr(cli, "IN_PROCESS_EDGES", 0)
-    beside = request.param == "beside"
-    monkeypatch.setattr(cli.Background, "concurrent", staticmethod(lambda: beside))
+    monkeypatch.setattr(cli, "_cores", lambda: 64 if request.param == "beside" else 2)
     return request.param
 
 

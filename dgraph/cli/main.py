@@ -60,7 +60,12 @@ __all__ = ["main"]
 EXIT_SECONDS = 0.3
 # ... and makes codegen's choice while its predicted seconds
 # (:func:`~dgraph.codegen.selection.choice_seconds`, a count) are at most this share of it
-CHOICE_SHARE = 0.4
+CHOICE_SHARE = 1 / 3
+# ... beside the comparison, in a child process, on a machine of this many cores or more
+# (the comparison's own child and best's use two; on two cores shared with other work the
+# choice beside it slowed best's in-process phases past its ceiling: 5,000-step chain,
+# --budget 5, load 3.5: 10.4 s beside against 8.6 s after the comparison)
+BESIDE_CORES = 4
 # the most seconds before the command's start counted as the process's start (Python's
 # start and dgraph's import)
 STARTUP_SECONDS = 10.0
@@ -314,9 +319,9 @@ class _Choice:
     :data:`CHOICE_SHARE` of the ``ceiling``: the same on every run. On a scalar graph of
     more than :data:`~dgraph.methods.compare.IN_PROCESS_EDGES` edges it runs in a child
     process killed at ``end`` (building a program cannot be stopped otherwise): beside the
-    comparison where a second core is free, making the candidates' sets itself as
-    ``dgraph codegen`` does (the same choice), else after it, the comparison ending its
-    predicted seconds early; on a smaller graph in-process after the comparison (about a
+    comparison on a machine of :data:`BESIDE_CORES` cores or more, making the candidates'
+    sets itself as ``dgraph codegen`` does (the same choice), else after it, the comparison
+    ending its predicted seconds early; on a smaller graph in-process after the comparison (about a
     second at most). :attr:`note` says why no choice was made."""
 
     def __init__(self, graph: DGraph, ceiling: float, end: float) -> None:
@@ -325,7 +330,7 @@ class _Choice:
         self.affordable = self.need <= CHOICE_SHARE * ceiling
         self.boxed = self.affordable and not graph.is_tensor and graph.n_edges > IN_PROCESS_EDGES
         self.job: Background | None = None
-        if self.boxed and Background.concurrent():
+        if self.boxed and Background.concurrent() and _cores() >= BESIDE_CORES:
             self.job = Background(partial(_choice, graph), end - time.perf_counter())
         self.deadline = end - self.need if self.affordable and self.job is None else end
         self.note = (
@@ -363,6 +368,13 @@ class _Choice:
         """The child beside the comparison killed if it still runs."""
         if self.job is not None:
             self.job.stop()
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _choice(source: Comparison | DGraph) -> tuple[dict[str, Any], str]:
