@@ -113,9 +113,9 @@ ESTIMATED_LARGE = 2
 LARGE = 400
 # What :func:`codegen_choice` takes on an idle machine, predicted from the graph alone
 # (:func:`choice_seconds`): this many seconds, and this many an edge (the labels and the
-# values once, a program through the first pass order); measured on the benchmark machine:
-# the real-world suite's graphs 0.3 to 0.9 s (several distinct programs each, 60 to 160
-# edges), 2,000- and 5,000-step chains and a 1,000-term statement 0.5 ms an edge
+# values once, a program through the first pass order). Measured after ``compare --budget
+# 5`` at load 1.2: 1.0, 2.8 and 2.0 s on 2,000- and 5,000-step chains and a 1,000-term
+# statement (2,000, 5,000 and 3,999 edges: 0.5 to 0.56 ms an edge)
 CHOICE_SECONDS = 0.5
 CHOICE_SECONDS_PER_EDGE = 5.5e-4
 
