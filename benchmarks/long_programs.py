@@ -1,7 +1,9 @@
-"""Seconds of ``dgraph codegen`` on long programs (issue 40, item 0), and growth exponents.
+"""Seconds of ``dgraph codegen`` on long programs (issue 40, item 0), and growth exponents;
+or of ``dgraph compare --budget B`` against its ceiling (issue 52, item 7).
 
     python benchmarks/long_programs.py [--chains 500,1000,2000,5000,10000]
         [--sums 250,500,1000,2000] [--lang python] [--timeout 300] [--write DIR]
+        [--compare B] [--reps N]
 
 Inputs, written as traces: the chain ``v1 = sin(x)``, ``v2 = sin(v1)``, ... of n steps
 (the shape of every explicit time-stepping loop) and the single statement
@@ -11,7 +13,11 @@ included), and the wall seconds of that process are reported with the shipped me
 operations and whether its check passed; CPU seconds (user + system) beside the wall
 seconds, which a loaded machine inflates. The growth exponent is the least-squares slope
 of log seconds over log size (steps, or terms) over the sizes measured; 1 is linear.
-``--write DIR`` only writes the traces there.
+``--write DIR`` only writes the traces there. ``--compare B`` runs ``python -m dgraph
+compare FILE --budget B --json`` instead, ``--reps`` times (default 3) each, and reports
+the median wall seconds of the whole process against the ceiling
+(:func:`dgraph.methods.compare.compare_ceiling`), whether the comparison was cut by time
+and what became of codegen's choice (shipped, or why not).
 """
 
 from __future__ import annotations
@@ -84,6 +90,43 @@ def run(trace: Path, out: Path, timeout: float, extra: list[str]) -> dict:
     return {"wall": round(wall, 2), "cpu": round(cpu, 2), "checked": checked, **fields}
 
 
+def run_compare(trace: Path, budget: float, reps: int, timeout: float) -> dict:
+    """``dgraph compare --budget`` on ``trace``, ``reps`` times: wall seconds (median and
+    each), load average before, whether the time ceiling cut anything, codegen's choice."""
+    from dgraph.methods.compare import compare_ceiling
+
+    command = [sys.executable, "-m", "dgraph", "compare", str(trace), "--budget", f"{budget:g}"]
+    walls, cut, choice = [], set(), set()
+    load = os.getloadavg()[0]
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        try:
+            done = subprocess.run(
+                [*command, "--json"],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "PYTHONPATH": str(HERE)},
+                timeout=timeout,
+            )
+        except subprocess.TimeoutExpired:
+            return {"error": f"> {timeout:g} s"}
+        walls.append(round(time.perf_counter() - t0, 2))
+        if not done.stdout.strip():
+            return {"wall": walls, "error": (done.stderr.strip().splitlines() or ["?"])[-1]}
+        data = json.loads(done.stdout.splitlines()[0])
+        cut.add(data["cut_by_time"])
+        codegen = data.get("codegen", {})
+        choice.add(codegen.get("shipped") or codegen.get("skipped") or json.dumps(codegen))
+    return {
+        "median": sorted(walls)[len(walls) // 2],
+        "wall": walls,
+        "ceiling": compare_ceiling(budget),
+        "load": round(load, 2),
+        "cut_by_time": sorted(cut),
+        "codegen": sorted(choice),
+    }
+
+
 def _sizes(text: str) -> list[int]:
     return [int(s) for s in text.split(",") if s]
 
@@ -95,6 +138,8 @@ def main() -> None:
     parser.add_argument("--lang", default="python", choices=["python", "c", "jax", "cuda"])
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--write", type=Path, help="only write the traces into this folder")
+    parser.add_argument("--compare", type=float, help="time dgraph compare --budget B instead")
+    parser.add_argument("--reps", type=int, default=3, help="runs of each compare (median)")
     parser.add_argument("extra", nargs="*", help="more codegen arguments (after --)")
     args = parser.parse_args()
     suffix = {"python": "py", "c": "c", "jax": "py", "cuda": "cu"}[args.lang]
@@ -111,6 +156,10 @@ def main() -> None:
                 trace = folder / f"{label}_{n}.trace"
                 trace.write_text(make(n))
                 if args.write:
+                    continue
+                if args.compare is not None:
+                    row = run_compare(trace, args.compare, args.reps, args.timeout)
+                    print(f"{label} {n}: {json.dumps(row)}", flush=True)
                     continue
                 row = run(trace, Path(tmp) / f"out.{suffix}", args.timeout, extra)
                 print(f"{label} {n}: {json.dumps(row)}", flush=True)

@@ -210,3 +210,17 @@ def test_in_jupyter_compare_drives_a_bar_that_shows_after_two_seconds(
     monkeypatch.setattr(compare_module, "in_notebook", lambda: False)
     compare(discrepancy_graph, ["forward"])
     assert len(bars) == 1  # outside Jupyter, no bar
+
+
+def test_a_child_sends_its_result_back_without_the_graph(discrepancy_graph):
+    """The caller has the graph: a copy sent back would be rebuilt only to be dropped (a
+    second on a 5,000-step chain). Plain pickle cannot load what was sent: it names the
+    graph instead of holding it."""
+    import io
+    import pickle
+
+    sent = comparing._run(discrepancy_graph, "forward", {})
+    with pytest.raises(pickle.UnpicklingError):
+        pickle.loads(sent)
+    es = comparing._GraphGiven(io.BytesIO(sent), discrepancy_graph).load()
+    assert es.graph is discrepancy_graph and es.verified and es.mults == 14

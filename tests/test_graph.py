@@ -10,6 +10,7 @@ import sympy
 from hypothesis import given
 
 import dgraph
+from dgraph.core import parse
 from dgraph.core.graph import vertex_symbol
 from dgraph.core.paths import path_counts
 from dgraph.errors import GraphError, InputError
@@ -443,3 +444,33 @@ def test_elemental_partials_are_what_diff_gives(seed):
             hits += 1
             assert sympy.srepr(fast) == sympy.srepr(sympy.diff(g.expr(v), x))
     assert hits > 0
+
+
+_NOT_UNARY = ("atan2", "Piecewise", "Eq", "Ne", "And", "Or", "Not")
+_UNARY = [name for name in sorted(parse.FUNCTIONS) if name not in _NOT_UNARY]
+_DECLINED = {"Abs", "abs", "sign", "floor", "ceiling", "Heaviside", "Max", "Min", "max", "min"}
+
+
+@pytest.mark.parametrize("name", _UNARY)
+def test_unary_partials_are_what_diff_gives(name):
+    """The fast path for a function of the vertex itself builds exactly diff's result; it
+    declines the functions with a rule of their own (Abs) or that diff's result is
+    cleaned up for (the steps), which keep diff."""
+    from dgraph.core.graph import _unary_derivative
+
+    x = vertex_symbol("x")
+    expr = parse.FUNCTIONS[name](x)
+    fast = _unary_derivative(expr, x)
+    if name in _DECLINED:
+        assert fast is None
+    else:
+        assert sympy.srepr(fast) == sympy.srepr(sympy.diff(expr, x))
+
+
+@pytest.mark.parametrize("n", [2, 3, -1, -2, 0.5, 2.5, sympy.Rational(3, 2)])
+def test_power_partials_are_what_diff_gives(n):
+    from dgraph.core.graph import _unary_derivative
+
+    x = vertex_symbol("x")
+    assert sympy.srepr(_unary_derivative(x**n, x)) == sympy.srepr(sympy.diff(x**n, x))
+    assert _unary_derivative(x ** vertex_symbol("n"), x) is None  # a variable exponent

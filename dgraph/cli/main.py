@@ -8,14 +8,18 @@ internal error).
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
+import gc
 import importlib
 import json
 import os
 import sys
 import textwrap
+import time
 import traceback
 import warnings
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +27,17 @@ import numpy as np
 
 from ..bench.suite import SUITES
 from ..chain.partition import vertex_cuts
-from ..codegen.selection import codegen_choice
+from ..codegen.selection import choice_seconds, codegen_choice
 from ..core.graph import DGraph
 from ..core.progress import method_progress
 from ..errors import DGraphError, InputError
 from ..faces.optimal import FACE_LIMIT
 from ..methods import COMPARED, accumulate, compare, methods
+from ..methods.compare import IN_PROCESS_EDGES, Comparison, compare_ceiling
 from ..methods.structure import structure
 from ..render.drawing import FORMATS
 from ..render.text import comparison_text, cost_line, counted, graph_summary, selection_text
+from ..search.timebox import Background, ChildDied, timeboxed
 from ..version import __version__
 from ..zhou.factorize import STRATEGIES, VARIANTS
 from .args import (
@@ -47,6 +53,22 @@ from .args import budget as _budget
 from .args import graph_args as _graph_args
 
 __all__ = ["main"]
+
+# ``dgraph compare`` keeps its ceiling (:func:`~dgraph.methods.compare.compare_ceiling`)
+# for the whole command, from the process's start: this many seconds of it for printing
+# the answer and the process's exit (freeing a large graph's expressions)
+EXIT_SECONDS = 0.3
+# ... and makes codegen's choice while its predicted seconds
+# (:func:`~dgraph.codegen.selection.choice_seconds`, a count) are at most this share of it
+CHOICE_SHARE = 1 / 3
+# ... beside the comparison, in a child process, on a machine of this many cores or more
+# (the comparison's own child and best's use two; on two cores shared with other work the
+# choice beside it slowed best's in-process phases past its ceiling: 5,000-step chain,
+# --budget 5, load 3.5: 10.4 s beside against 8.6 s after the comparison)
+BESIDE_CORES = 4
+# the most seconds before the command's start counted as the process's start (Python's
+# start and dgraph's import)
+STARTUP_SECONDS = 10.0
 
 # Methods ``compare`` can run on their own: every one but those that
 # replay a given order.
@@ -254,28 +276,117 @@ def cmd_compare(args: argparse.Namespace) -> int:
         else choice_list(args.methods, _COMPARABLE, "--methods", "method")
     )
     graph = load_graph(args)
-    with _progress(quiet=args.json or args.quiet) as progress:
-        comparison = compare(
-            graph, methods, args.budget, args.seed, objective=args.objective, progress=progress
-        )
-    selection, why = codegen_choice(comparison)
+    ceiling = compare_ceiling(args.budget)
+    end = getattr(args, "started", time.perf_counter()) + ceiling - EXIT_SECONDS
+    choice = _Choice(graph, ceiling, end)
+    try:
+        with _progress(quiet=args.json or args.quiet) as progress:
+            comparison = compare(
+                graph,
+                methods,
+                args.budget,
+                args.seed,
+                objective=args.objective,
+                progress=progress,
+                deadline=choice.deadline,
+            )
+        made, text = choice.made(comparison)
+    finally:
+        choice.stop()
     if args.json:
         data = comparison.to_dict()
-        if selection is not None:
-            data["codegen"] = selection.to_dict()
-        else:  # a tensor graph's code ships one set; otherwise why no code can be made
-            data["codegen"] = {"tensor" if graph.is_tensor else "error": why}
+        data["codegen"] = made
         print(json.dumps(data))
     else:
         print(graph_summary(graph))
         print(comparison_text(comparison))
-        print(selection_text(selection) if selection is not None else f"codegen: {why}")
+        if text:
+            print(text)
         if comparison.cut_by_time:
             print(
                 "note: the time ceiling cut this comparison (a machine this slow or loaded):"
                 " it may differ from run to run"
             )
+        if choice.note:
+            print(f"note: {choice.note}")
     return 0 if all(es.verified for es in comparison.results.values()) else 1
+
+
+class _Choice:
+    """codegen's choice for ``dgraph compare``, within the command's ceiling ``end`` (a
+    :func:`time.perf_counter` time). Not made where its predicted seconds
+    (:func:`~dgraph.codegen.selection.choice_seconds`, a count) exceed
+    :data:`CHOICE_SHARE` of the ``ceiling``: the same on every run. On a scalar graph of
+    more than :data:`~dgraph.methods.compare.IN_PROCESS_EDGES` edges it runs in a child
+    process killed at ``end`` (building a program cannot be stopped otherwise): beside the
+    comparison on a machine of :data:`BESIDE_CORES` cores or more, making the candidates'
+    sets itself as ``dgraph codegen`` does (the same choice), else after it, the comparison
+    ending its predicted seconds early; on a smaller graph in-process after the comparison (about a
+    second at most). :attr:`note` says why no choice was made."""
+
+    def __init__(self, graph: DGraph, ceiling: float, end: float) -> None:
+        self.end = end
+        self.need = choice_seconds(graph)
+        self.affordable = self.need <= CHOICE_SHARE * ceiling
+        self.boxed = self.affordable and not graph.is_tensor and graph.n_edges > IN_PROCESS_EDGES
+        self.job: Background | None = None
+        if self.boxed and Background.concurrent() and _cores() >= BESIDE_CORES:
+            self.job = Background(partial(_choice, graph), end - time.perf_counter())
+        self.deadline = end - self.need if self.affordable and self.job is None else end
+        self.note = (
+            ""
+            if self.affordable
+            else f"codegen's choice not made: building its programs on {graph.n_edges:,}"
+            f" edges takes about {self.need:.1f} s, more than {CHOICE_SHARE:.0%} of this"
+            f" comparison's {ceiling:g} s (a larger --budget makes it; `dgraph codegen`"
+            " chooses alone)"
+        )
+
+    def made(self, comparison: Comparison) -> tuple[dict[str, Any], str]:
+        """``compare --json``'s ``codegen`` object and the text shown."""
+        if not self.affordable:
+            return {"skipped": self.note}, ""
+        if not self.boxed:
+            return _choice(comparison)
+        try:
+            if self.job is not None:
+                made = self.job.wait(max(0.0, self.end - time.perf_counter()))
+            else:
+                made = timeboxed(partial(_choice, comparison), self.end - time.perf_counter())
+        except ChildDied as exc:
+            self.note = f"codegen's choice not made: its process died: {exc}"
+            return {"skipped": self.note}, ""
+        if made is None:
+            self.note = (
+                "codegen's choice not made: cut by the time ceiling (a machine this slow or"
+                " loaded): it may differ from run to run"
+            )
+            return {"skipped": self.note, "cut_by_time": True}, ""
+        return made
+
+    def stop(self) -> None:
+        """The child beside the comparison killed if it still runs."""
+        if self.job is not None:
+            self.job.stop()
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _choice(source: Comparison | DGraph) -> tuple[dict[str, Any], str]:
+    """codegen's choice (:func:`codegen_choice`) after a comparison, or on a graph alone:
+    ``compare --json``'s ``codegen`` object and its text (plain data: it may come from a
+    child process)."""
+    selection, why = codegen_choice(source)
+    if selection is not None:
+        return selection.to_dict(), selection_text(selection)
+    graph = source if isinstance(source, DGraph) else source.graph
+    # a tensor graph's code ships one set; otherwise why no code can be made
+    return {"tensor" if graph.is_tensor else "error": why}, f"codegen: {why}"
 
 
 def cmd_structure(args: argparse.Namespace) -> int:
@@ -364,8 +475,9 @@ COMMANDS = {
 }
 
 
-def _run(argv: list[str] | None) -> int:
+def _run(argv: list[str] | None, started: float) -> int:
     args = _parser().parse_args(argv)
+    args.started = started
     if args.command in FAMILY_COMMANDS:
         return importlib.import_module(FAMILY_COMMANDS[args.command][0]).run(args)
     return COMMANDS[args.command](args)
@@ -374,10 +486,13 @@ def _run(argv: list[str] | None) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; bad input is exit 2 with one line on stderr and nothing else (a
     floating-point warning met on the way is no part of the answer, so it stays silent)."""
+    started = _started(argv)
+    if argv is None:  # the command line: when the process ends, its objects need no
+        atexit.register(gc.freeze)  # collecting (a 5,000-step chain's: 0.5 s to 2 s)
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
-            return _run(argv)
+            return _run(argv, started)
     except DGraphError as exc:
         print(f"dgraph: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
@@ -392,6 +507,23 @@ def main(argv: list[str] | None = None) -> int:
         message = f"{type(exc).__name__}: {_one_line(str(exc))}"
         print(f"dgraph: internal error: {message}", file=sys.stderr)
         return 1
+
+
+def _started(argv: list[str] | None) -> float:
+    """When a command's time ceiling starts, a :func:`time.perf_counter` time: the
+    process's start for the command line (Python's start and dgraph's import are part of
+    the wait; read from Linux's ``/proc``, at most :data:`STARTUP_SECONDS` back), the call
+    for ``main(argv)`` from Python and where ``/proc`` does not say."""
+    now = time.perf_counter()
+    if argv is not None:
+        return now
+    try:
+        with open("/proc/self/stat") as stat, open("/proc/uptime") as uptime:
+            ticks = int(stat.read().rsplit(")", 1)[1].split()[19])
+            age = float(uptime.read().split()[0]) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return now
+    return now - min(max(age, 0.0), STARTUP_SECONDS)
 
 
 def _one_line(message: str, limit: int = 500) -> str:

@@ -43,6 +43,7 @@ __all__ = [
     "Selection",
     "candidate_methods",
     "cheapest_jacobian",
+    "choice_seconds",
     "codegen_choice",
     "select_jacobian",
 ]
@@ -110,6 +111,13 @@ ESTIMATED = 3
 ESTIMATED_SOLVED = 2
 ESTIMATED_LARGE = 2
 LARGE = 400
+# What :func:`codegen_choice` takes on an idle machine, predicted from the graph alone
+# (:func:`choice_seconds`): this many seconds, and this many an edge (the labels and the
+# values once, a program through the first pass order). Measured after ``compare --budget
+# 5`` at load 1.2: 1.0, 2.8 and 2.0 s on 2,000- and 5,000-step chains and a 1,000-term
+# statement (2,000, 5,000 and 3,999 edges: 0.5 to 0.56 ms an edge)
+CHOICE_SECONDS = 0.5
+CHOICE_SECONDS_PER_EDGE = 5.5e-4
 
 
 @dataclass(frozen=True)
@@ -175,13 +183,32 @@ def candidate_methods(graph: DGraph, budget: float | None = None) -> list[str]:
     return names + (["best"] if budget is not None else [])
 
 
-def codegen_choice(comparison: Comparison) -> tuple[Selection | None, str]:
+def choice_seconds(graph: DGraph) -> float:
+    """The seconds :func:`codegen_choice` is expected to take on ``graph`` on an idle
+    machine, counted from its edges (:data:`CHOICE_SECONDS`, :data:`CHOICE_SECONDS_PER_EDGE`):
+    what ``dgraph compare`` keeps for it from its ceiling, the same on every machine. A
+    tensor graph's choice builds nothing: 0."""
+    if graph.is_tensor:
+        return 0.0
+    return CHOICE_SECONDS + CHOICE_SECONDS_PER_EDGE * graph.n_edges
+
+
+def codegen_choice(comparison: Comparison | DGraph) -> tuple[Selection | None, str]:
     """What ``generate(comparison)`` ships — the choice of ``dgraph codegen`` without
     ``--method``, reusing the comparison's verified results — with every candidate's
     program built to show it (``dgraph compare``'s codegen table); or None and why no
     code can be generated (a graph without local partials). A tensor graph's code
-    (:mod:`dgraph.codegen.tensor`) has no programs to compare: None, and what it ships."""
-    if comparison.graph.is_tensor:
+    (:mod:`dgraph.codegen.tensor`) has no programs to compare: None, and what it ships.
+    Given a scalar graph instead, the same choice, the candidates' sets made here, as
+    ``dgraph codegen`` makes them (``dgraph compare`` runs it beside the comparison)."""
+    if isinstance(comparison, DGraph):
+        graph, sets = comparison, []
+    else:
+        graph = comparison.graph
+        sets = [es for es in comparison.results.values() if es.verified]
+    if graph.is_tensor:
+        if isinstance(comparison, DGraph):
+            raise TypeError("a tensor graph's choice reads a comparison's results")
         three = [
             comparison.results[m]
             for m in ("forward", "reverse", "markowitz")
@@ -195,11 +222,7 @@ def codegen_choice(comparison: Comparison) -> tuple[Selection | None, str]:
             f" blocks ({chosen.mults} mults), one statement per block operation"
         )
     try:
-        selection = select_jacobian(
-            comparison.graph,
-            sets=[es for es in comparison.results.values() if es.verified],
-            build_all=True,
-        )
+        selection = select_jacobian(graph, sets=sets, build_all=True)
     except DGraphError as exc:
         return None, str(exc)
     return selection, ""

@@ -5,6 +5,8 @@ bounds of the searches."""
 
 from __future__ import annotations
 
+import io
+import pickle
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -150,6 +152,9 @@ class Comparison(Printable):
         }
 
 
+_PASSED = "the time ceiling had passed (the methods before it used it)"
+
+
 class _OutOfTime(Exception):
     """A method that did not finish before the wall-clock ceiling."""
 
@@ -164,19 +169,49 @@ def _within(graph: DGraph, name: str, end: float, options: dict[str, Any]) -> Ex
     own, and on a large graph it may take minutes)."""
     left = end - time.perf_counter()
     if left <= 0:
-        raise _OutOfTime("not run: the time ceiling had passed (the methods before it used it)")
+        raise _OutOfTime(f"not run: {_PASSED}")
     try:
-        es = timeboxed(partial(_run, graph, name, options), left)
+        sent = timeboxed(partial(_run, graph, name, options), left)
     except ChildDied as exc:
         raise _Died(f"its process died: {exc}") from None
-    if es is None:
+    if sent is None:
         raise _OutOfTime(f"cut by the time ceiling: did not finish in its {left:.1f} s")
-    return es.moved_to(graph)
+    return _GraphGiven(io.BytesIO(sent), graph).load().moved_to(graph)
 
 
-def _run(graph: DGraph, name: str, options: dict[str, Any]) -> ExpressionSet:
-    """``name``'s result, priced: what a child process runs and sends back."""
-    return _priced(accumulate(graph, name, **options))
+def _run(graph: DGraph, name: str, options: dict[str, Any]) -> bytes:
+    """``name``'s result, priced and pickled without ``graph``: what a child process runs
+    and sends back. The caller has the same graph; a copy would be unpickled only to be
+    dropped, and that rebuilds every vertex's expression (1 s on a 5,000-step chain)."""
+    es = _priced(accumulate(graph, name, **options))
+    buffer = io.BytesIO()
+    _GraphAside(buffer, graph).dump(es)
+    return buffer.getvalue()
+
+
+class _GraphAside(pickle.Pickler):
+    """Pickles everything but one graph, which it names (:class:`_GraphGiven` puts the
+    caller's in its place)."""
+
+    def __init__(self, file: io.BytesIO, graph: DGraph) -> None:
+        super().__init__(file, pickle.HIGHEST_PROTOCOL)
+        self.graph = graph
+
+    def persistent_id(self, obj: Any) -> str | None:
+        return "graph" if obj is self.graph else None
+
+
+class _GraphGiven(pickle.Unpickler):
+    """Unpickles what :class:`_GraphAside` pickled, with ``graph`` where it named one."""
+
+    def __init__(self, file: io.BytesIO, graph: DGraph) -> None:
+        super().__init__(file)
+        self.graph = graph
+
+    def persistent_load(self, pid: Any) -> DGraph:
+        if pid != "graph":
+            raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
+        return self.graph
 
 
 def _priced(es: ExpressionSet) -> ExpressionSet:
@@ -195,6 +230,7 @@ def compare(
     objective: str = "effective",
     each: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
+    deadline: float | None = None,
 ) -> Comparison:
     """Run ``methods`` (default: :data:`COMPARED`); exact ones too large are skipped.
     ``best`` runs last, the other results among its candidates, so it is never more
@@ -209,7 +245,8 @@ def compare(
     on graphs of more than :data:`IN_PROCESS_EDGES` edges every method that is not a
     search runs in a child process killed at the end of its equal slice of what the
     searches leave (even forward mode: its exact check on a 5,000-step chain takes
-    seconds), and ``best`` stops at the ceiling; one cut there is skipped, saying so,
+    seconds), ``best`` stops at the ceiling and a search it has passed does not start; one
+    cut there is skipped, saying so,
     ``best`` does not run it again, and ``cut_by_time`` says the comparison may differ
     from run to run. With ``each`` every search gets the
     whole ``budget`` (the benchmarks' setting) and every method runs in-process, with no
@@ -218,6 +255,9 @@ def compare(
     winner and for ``best``'s search, as in :func:`dgraph.search.best.best`.
     ``progress(method, k, n)`` is called before the k-th of n methods runs; without it,
     in Jupyter, a bar shows which method runs once the comparison has taken two seconds.
+    ``deadline`` (a :func:`time.perf_counter` time) ends the comparison before its ceiling
+    would: ``dgraph compare`` keeps its ceiling for the whole command, counted from the
+    process's start, and the rest for codegen's choice.
     """
     if objective not in OBJECTIVES:
         raise InputError(
@@ -225,8 +265,8 @@ def compare(
         )
     if progress is None and in_notebook():
         with method_progress(True) as bar:
-            return _compare(graph, methods, budget, seed, objective, each, bar)
-    return _compare(graph, methods, budget, seed, objective, each, progress)
+            return _compare(graph, methods, budget, seed, objective, each, bar, deadline)
+    return _compare(graph, methods, budget, seed, objective, each, progress, deadline)
 
 
 def compare_ceiling(budget: float | None) -> float:
@@ -246,11 +286,12 @@ def _compare(
     objective: str,
     each: bool,
     progress: Callable[[str, int, int], None] | None,
+    deadline: float | None = None,
 ) -> Comparison:
     names = list(dict.fromkeys(methods or COMPARED))
     order = sorted(names, key=lambda name: name == "best")
     searches = [n for n in order if "budget" in lookup(n).options]
-    plan = None if each else _Plan(graph, order, searches, budget)
+    plan = None if each else _Plan(graph, order, searches, budget, deadline)
     if plan is not None and plan.boxed:
         warm()
         # the local partials, derived lazily and cached on the graph, once here: a child
@@ -283,6 +324,8 @@ def _compare(
             if cut and "skip" in lookup(name).options:
                 options["skip"] = list(cut)
         try:
+            if plan is not None and name in searches and plan.left() <= 0:
+                raise _OutOfTime(f"not run: {_PASSED}")
             if plan is None or name in searches or not plan.boxed:  # in-process
                 comparison.results[name] = _priced(accumulate(graph, name, **options))
             else:
@@ -308,17 +351,25 @@ class _Plan:
     searches' counted work reserved for them, and what is left shared among the methods
     that are not searches, each in a child process killed at the end of its slice (a
     method without a budget of its own may take minutes on a large graph). On graphs of
-    at most :data:`IN_PROCESS_EDGES` edges every method runs in-process: a count decides."""
+    at most :data:`IN_PROCESS_EDGES` edges every method runs in-process: a count decides.
+    A ``deadline`` before the ceiling ends it there."""
 
     def __init__(
-        self, graph: DGraph, order: list[str], searches: list[str], budget: float | None
+        self,
+        graph: DGraph,
+        order: list[str],
+        searches: list[str],
+        budget: float | None,
+        deadline: float | None = None,
     ) -> None:
         self.start = time.perf_counter()
         self.end = self.start + compare_ceiling(budget)
+        if deadline is not None:
+            self.end = max(self.start, min(self.end, deadline))
         self.boxed = graph.nx.number_of_edges() > IN_PROCESS_EDGES
         counted = DEFAULT_SECONDS if budget is None else SEARCH_FRACTION * budget
         reserve = counted * RESERVE_FACTOR if searches else 0.0
-        self.others_end = self.end - min(reserve, compare_ceiling(budget) / 2)
+        self.others_end = self.end - min(reserve, (self.end - self.start) / 2)
         self.waiting = [n for n in order if n not in searches]
 
     def left(self) -> float:
