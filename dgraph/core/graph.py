@@ -30,6 +30,7 @@ from .arrays import ArrayOp, operand_block
 from .blocks import CONSTANT, GENERAL, ONES, Block, scalar_block
 from .blocks import add as add_blocks
 from .display import Printable
+from .expand import EDGE_LIMIT, expand
 from .parse import RESERVED, format_expression, parse_expression
 
 __all__ = ["DGraph", "Role", "edge_symbol", "local_derivative", "vertex_symbol"]
@@ -418,6 +419,13 @@ class DGraph(Printable):
             kind = GENERAL if label is None else ONES if abs(label) == 1 else CONSTANT
             other.add_block_edge(u, v, scalar_block(kind))
         return other
+
+    def elements(self, limit: int | None = EDGE_LIMIT) -> DGraph:
+        """The element-level graph: each array vertex of shape ``s`` as ``prod(s)`` scalar
+        vertices, each block as the scalar edges of its nonzero entries with their symbolic
+        partials (:func:`dgraph.core.expand.expand`); a scalar graph is itself. Refused in
+        one line (InputError, naming ``level="array"``) above ``limit`` scalar edges."""
+        return expand(self, limit)
 
     @property
     def is_tensor(self) -> bool:
