@@ -83,10 +83,18 @@ def _as_number(value):
     return value
 
 
+_isfinite = sympy.Function("isfinite")  # NumPy's and C99's name: lambdify and C print it
+
+
 def _is_finite(a):
     if isinstance(a, sympy.Expr) and a.is_Number:
         return sympy.true if a.is_finite else sympy.false
-    return sympy.true  # a vertex's value: the check is the value check's, not the graph's
+    return sympy.Ne(_isfinite(a), 0)
+
+
+def _cbrt(a):
+    """The real cube root (sympy's ``cbrt`` is the principal one: complex for a < 0)."""
+    return sympy.sign(a) * sympy.Abs(a) ** sympy.Rational(1, 3)
 
 
 # what each elementwise primitive computes, over sympy operands
@@ -100,7 +108,7 @@ SYMPY: dict[str, Callable[..., Any]] = {
     "square": lambda a: a**2,
     "sqrt": sympy.sqrt,
     "rsqrt": lambda a: 1 / sympy.sqrt(a),
-    "cbrt": sympy.cbrt,
+    "cbrt": _cbrt,
     "exp": sympy.exp,
     "exp2": lambda a: 2**a,
     "expm1": lambda a: sympy.exp(a) - 1,
