@@ -233,6 +233,7 @@ class _Expansion:
     index: dict[sympy.Symbol, int] = field(default_factory=dict)
     taken: set[str] = field(default_factory=set)
     constants: dict[bytes, np.ndarray] = field(default_factory=dict)
+    marked: bool = False  # whether a stop_gradient mark (:class:`_Frozen`) was made
 
     def name(self, wanted: str) -> str:
         while wanted in self.taken:
@@ -329,6 +330,7 @@ class _Expansion:
         for i, e in np.ndenumerate(inner):
             dependent = isinstance(e, sympy.Basic) and e.free_symbols & self.index.keys()
             out[i] = _Frozen(e) if dependent else e
+            self.marked = self.marked or bool(dependent)
         return out
 
 
@@ -384,7 +386,6 @@ def expand(
     graph: DGraph,
     limit: int | None = EDGE_LIMIT,
     every_operation: bool = False,
-    names: Mapping[str, str] | None = None,
 ) -> DGraph:
     """The element-level graph of ``graph`` (module docstring); a scalar graph (no
     tensor vertex) is returned as it is.
@@ -400,9 +401,6 @@ def expand(
         values that depend on the inputs, with an edge from each such operand, even
         where sympy simplifies it away (``x * 1``; the edge of ``1 ** x`` has partial
         0): the graph of a jaxpr as written, which AlphaGrad counts on.
-    names
-        The base name of an intermediate's elements where it is not the vertex's own
-        (the jaxpr reader's ``v<k>``).
 
     Returns
     -------
@@ -427,7 +425,7 @@ def expand(
                 f"{where}: the element level would have {count:,} scalar edges, over the"
                 f' limit of {limit:,}: use level="array" (--level array) or a larger limit'
             )
-    return _expanded(graph, where, every_operation, names or {})
+    return _expanded(graph, where, every_operation)
 
 
 def _expanded(graph: DGraph, where: str, every_operation: bool, names: Mapping[str, str]) -> DGraph:
@@ -456,7 +454,7 @@ def _expanded(graph: DGraph, where: str, every_operation: bool, names: Mapping[s
         shape = graph.shape(v)
         out = work.apply(op, values).reshape(shape)
         keep = every_operation and op.primitive in _COUNTED and op.primitive != "copy"
-        base = names.get(v, v)
+        base = v
         size = math.prod(shape)
         made = np.empty(shape, dtype=object)
         for i in np.ndindex(*shape):
@@ -510,7 +508,7 @@ def _graph(
         if k < 0 or k in live:
             continue
         live.add(k)
-        if records[k].expr.has(_Frozen):
+        if work.marked and records[k].expr.has(_Frozen):
             raise refused
         stack += [work.index[s] for s in records[k].preds]
     uses = Counter(work.index[s] for k in live for s in records[k].preds)
@@ -539,7 +537,7 @@ def _graph(
             g._add_vertex(name, "output", r.expr.xreplace(final))
             edges += [(final[s].name, name) for s in r.preds]
         elif isinstance(e, sympy.Expr):
-            if e.has(_Frozen):
+            if work.marked and e.has(_Frozen):
                 raise refused
             g._add_vertex(name, "output", e.xreplace(final))
             edges += [(final[s].name, name) for s in sorted(e.free_symbols & final.keys(), key=str)]
