@@ -224,8 +224,8 @@ class _Record:
 
 @dataclass
 class _Expansion:
-    """The scalar vertices made so far, each a record; ``symbol`` maps each element
-    vertex's symbol to its record (inputs: -1)."""
+    """The scalar vertices made so far, each a record; ``index`` maps each element
+    vertex's symbol to its record's place (an input's: -1)."""
 
     where: str
     every_operation: bool = False
@@ -428,7 +428,7 @@ def expand(
     return _expanded(graph, where, every_operation)
 
 
-def _expanded(graph: DGraph, where: str, every_operation: bool, names: Mapping[str, str]) -> DGraph:
+def _expanded(graph: DGraph, where: str, every_operation: bool) -> DGraph:
     work = _Expansion(where, every_operation)
     outputs = set(graph.outputs)
     work.taken.update(graph.inputs)
