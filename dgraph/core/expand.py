@@ -42,9 +42,10 @@ if TYPE_CHECKING:
 
 __all__ = ["EDGE_LIMIT", "ElementJvp", "element_names", "expand", "is_custom_rule", "scalar_edges"]
 
-# scalar edges an expansion may make: about 20 s of sympy work on one core (a scalar
-# edge's vertex expression and partial cost some 100-200 µs), and a graph whose
-# elimination and code stay interactive; beyond it the array level is the one to use
+# scalar edges an expansion may make: building costs tens to hundreds of µs an edge
+# (elementwise to dense contractions), so 10⁵ is seconds to half a minute, and the scalar
+# methods (elimination, search, verification) stay interactive on the result; beyond it
+# the array level is the one to use
 EDGE_LIMIT = 100_000
 
 
