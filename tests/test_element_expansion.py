@@ -156,3 +156,38 @@ def test_a_dense_contraction_is_one_vertex_per_entry() -> None:
     first = g.intermediates[0]
     assert "x0" not in g.predecessors(first)
     assert [float(g.partial(x, first)) for x in g.predecessors(first)] == [1.0, 2.0, 3.0]
+
+
+def _peer_cases():
+    from tests.peers import CASES
+
+    return CASES
+
+
+@pytest.mark.parametrize("case", _peer_cases(), ids=[c.name for c in _peer_cases()])
+def test_the_peers_functions_read_at_the_element_level(case) -> None:
+    """The peer tools' test functions (tests/peers/) the array level reads: expanded, the
+    Jacobian is JAX's at the peer's point; else refused in one line naming the array
+    level (``stop_gradient`` of an input-dependent value; a custom rule whose primal's
+    derivative differs from the rule's; over the size limit)."""
+    from tests.peers.harness import _close, _reference
+
+    args = tuple(np.asarray(a, dtype=np.float64) for a in case.args())
+    keys, blocks = _reference(case, args)
+    try:
+        array = from_jax(case.fn, *args, level="array")
+    except InputError:
+        return  # the array level refuses it (tests/test_peers.py checks how)
+    try:
+        graph = from_jax(case.fn, *args)
+    except InputError as exc:
+        assert "\n" not in str(exc) and "level=" in str(exc) and "array" in str(exc), exc
+        return
+    want = np.vstack(
+        [
+            np.hstack([blocks[keys.index(y)][j].reshape(-1, a.size) for j, a in enumerate(args)])
+            for y in array.outputs
+        ]
+    )
+    got = _jacobian(graph, args)
+    assert _close(got, want) is None, (got, want)
