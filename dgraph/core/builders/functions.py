@@ -329,28 +329,6 @@ def from_function(
     raise failure
 
 
-def _array_first(
-    f: Callable[..., Any],
-    label: str,
-    n_inputs: int | None,
-    sizes: Sequence[Any] | None,
-    params: list[str],
-    binary: bool,
-) -> DGraph | None:
-    """The array graph of a function of arrays the element level expands; None where
-    the element tracer reads ``f`` instead: a function of scalars only (plain Python
-    math, sympy: each vertex as the sympy route makes it), ``params``, ``binary``, a
-    function that works on sympy expressions, or one the array tracer cannot read."""
-    if n_inputs is not None or params or binary or not sizes or not any(sizes):
-        return None
-    if inspects_expressions(f):
-        return None
-    try:
-        return _from_arrays(f, label, None, list(sizes), [])
-    except InputError:
-        return None
-
-
 def _from_arrays(
     f: Callable[..., Any],
     label: str,
@@ -386,6 +364,28 @@ def _from_arrays(
             raise InputError(f"{label}: the shape of {name!r} is not a tuple of lengths")
         shapes.append(check_shape(tuple(size), f"{label}: the shape of {name!r}"))
     return trace_arrays(f, shapes, names, label, _output_names)
+
+
+def _array_first(
+    f: Callable[..., Any],
+    label: str,
+    n_inputs: int | None,
+    sizes: Sequence[Any] | None,
+    params: list[str],
+    binary: bool,
+) -> DGraph | None:
+    """The array graph of a function of arrays the element level expands; None where
+    the element tracer reads ``f`` instead: a function of scalars only (plain Python
+    math, sympy: each vertex as the sympy route makes it), ``params``, ``binary``, a
+    function that works on sympy expressions, or one the array tracer cannot read."""
+    if n_inputs is not None or params or binary or not sizes or not any(sizes):
+        return None
+    if inspects_expressions(f):
+        return None
+    try:
+        return _from_arrays(f, label, None, list(sizes), [])
+    except InputError:
+        return None
 
 
 def _traced_array(symbols: list[sympy.Symbol]) -> np.ndarray:

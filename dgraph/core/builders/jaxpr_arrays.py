@@ -49,7 +49,6 @@ from ..graph import DGraph
 
 __all__ = [
     "CALLS",
-    "LEVELS",
     "JaxJvp",
     "NotJax",
     "called_jaxpr",
@@ -214,8 +213,6 @@ _SHORT = {
     "convert_element_type": "convert",
     "expand_dims": "expand",
 }
-
-LEVELS = ("scalar", "array")
 
 # the params each array operation keeps, in this order (the others are layout, precision)
 _PARAMS: dict[str, tuple[str, ...]] = {
