@@ -389,10 +389,14 @@ def test_cli_bad_shapes_exit_2(module, capsys, spec, needle):
     assert needle in err and len(err.splitlines()) == 1, err
 
 
-def test_cli_element_level_refuses_several_axes(module, capsys):
+def test_cli_element_level_expands_several_axes(module, capsys):
+    """--level element on a 3 x 3 input: the array graph expanded (it used to be refused,
+    naming --level array); its inputs are the 9 entries."""
     argv = ["structure", f"{module}:residual", "--inputs", "u:3x3", "--level", "element"]
-    assert main(argv) == 2
-    assert "--level array" in capsys.readouterr().err
+    assert main([*argv, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["inputs"] == [
+        f"u_{i}_{j}" for i in range(3) for j in range(3)
+    ]
 
 
 def test_constant_integer_and_boolean_indices_are_a_take():

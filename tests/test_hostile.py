@@ -348,9 +348,9 @@ CASES: list[tuple[str, list[str], str]] = [
     ("json-long-integer", ["accumulate", "long_integer.json"], "too many digits"),
     # JAX functions (skipped without JAX)
     (
-        "jax-cumsum",
-        ["structure", H("jax_model.py") + ":running_total", "--inputs", "x:3"],
-        "primitive 'cumsum' is not supported",
+        "jax-expansion-over-the-limit",
+        ["structure", H("jax_model.py") + ":running_total", "--inputs", "x:1000"],
+        "500,500 scalar edges, over the limit of 100,000: use level=\"array\" (--level array)",
     ),
     (
         "jax-dynamic-index",

@@ -95,7 +95,9 @@ def test_one_vertex_per_equation_named_by_its_place():
     assert g.intermediates == ["v1", "v2", "v6"]
     assert str(g.expr("v2")) == "v1*y" and str(g.expr("f1")) == "2*v6"
     assert str(g.expr("v6")) == "exp(x)" and str(g.expr("f0")) == "v2 + x"
-    assert any("dead code dropped: 1 vertex no output depends on (v3)" in n for n in g.notes)
+    # cos(y) * 0.0 has no derivative: the array reader inlines it as a constant operand,
+    # so v3 is no vertex at either level (the element reader used to note it as dead)
+    assert "v3" not in g.vertices and "v3" not in from_jax(f, 1.0, 2.0, level="array").vertices
 
 
 def test_names_follow_parameters_and_the_returned_structure():
@@ -143,7 +145,6 @@ def test_a_vertex_cast_to_another_float_type_keeps_its_value():
 @pytest.mark.parametrize(
     "f,args,message",
     [
-        (lambda x: jnp.cumsum(x), (np.ones(3),), "primitive 'cumsum' is not supported"),
         (lambda x: x[jnp.argmax(x)], (np.ones(3),), "not supported"),
         (lambda x, y: 3.0 + 0.0 * jnp.ones(()), (1.0, 2.0), "does not depend on the inputs"),
         (lambda x: jax.lax.stop_gradient(x) * x, (1.0,), "stop_gradient"),

@@ -187,8 +187,10 @@ def test_a_taped_function_has_the_jacobian_of_the_function(make):
 
 def test_a_short_tape_is_written_out_as_sympy_builds_it():
     """Below tracer.WRITTEN_OUT entries the expressions are the ones sympy builds without
-    a tape: 10 steps of the running sum are 10 sums of 2 to 11 terms."""
-    g = from_function(_running_sum(10), sizes=[2])
+    a tape: 10 steps of the running sum are 10 sums of 2 to 11 terms. (With ``n_inputs``
+    the element tracer reads it; with ``sizes`` the array graph is expanded, one vertex
+    per operation.)"""
+    g = from_function(_running_sum(10), n_inputs=2)
     sums = [v for v in g.intermediates + g.outputs if g.expr(v).is_Add]
     assert sorted(len(g.expr(v).args) for v in sums) == list(range(2, 12))
 

@@ -36,6 +36,7 @@ __all__ = [
     "block_value",
     "evaluate",
     "labelled_block",
+    "move",
     "narrowed",
     "operand_block",
     "reshape_axes",
@@ -285,10 +286,12 @@ def _forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:
         x = np.flip(args[0], p["axis"]) if p.get("reverse") else args[0]
         out = np.cumsum(x, axis=p["axis"])
         return np.flip(out, p["axis"]) if p.get("reverse") else out
-    return _move(name, p, args, op.shape)
+    return move(name, p, args, op.shape)
 
 
-def _move(name: str, p: Mapping[str, Any], args: list[np.ndarray], shape) -> np.ndarray:
+def move(name: str, p: Mapping[str, Any], args: list[np.ndarray], shape) -> np.ndarray:
+    """A move's result (:data:`MOVES`) from its operands' arrays; object arrays too (the
+    element-level expansion moves sympy elements with it)."""
     x = np.asarray(args[0])
     if name == "broadcast_in_dim":
         dims = p["broadcast_dimensions"]

@@ -30,6 +30,7 @@ from .arrays import ArrayOp, operand_block
 from .blocks import CONSTANT, GENERAL, ONES, Block, scalar_block
 from .blocks import add as add_blocks
 from .display import Printable
+from .expand import EDGE_LIMIT, expand
 from .parse import RESERVED, format_expression, parse_expression
 
 __all__ = ["DGraph", "Role", "edge_symbol", "local_derivative", "vertex_symbol"]
@@ -65,6 +66,8 @@ def local_derivative(expr: sympy.Expr, vertex: str) -> sympy.Expr:
             lambda e: isinstance(e, sympy.Derivative) and e.expr.func in _STEPS,
             lambda _: sympy.S.Zero,
         )
+        # a step of a composite argument, floor(3*x): sympy's chain rule leaves Subs(0, ...)
+        d = d.replace(lambda e: isinstance(e, sympy.Subs) and e.expr == 0, lambda _: sympy.S.Zero)
     return d
 
 
@@ -440,6 +443,13 @@ class DGraph(Printable):
             kind = GENERAL if label is None else ONES if abs(label) == 1 else CONSTANT
             other.add_block_edge(u, v, scalar_block(kind))
         return other
+
+    def elements(self, limit: int | None = EDGE_LIMIT) -> DGraph:
+        """The element-level graph: each array vertex of shape ``s`` as ``prod(s)`` scalar
+        vertices, each block as the scalar edges of its nonzero entries with their symbolic
+        partials (:func:`dgraph.core.expand.expand`); a scalar graph is itself. Refused in
+        one line (InputError, naming ``level="array"``) above ``limit`` scalar edges."""
+        return expand(self, limit)
 
     @property
     def is_tensor(self) -> bool:

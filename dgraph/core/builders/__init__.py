@@ -51,10 +51,13 @@ def load(
     are traced (:func:`from_function`: sympy, NumPy's ufuncs, :mod:`math`); the graph's
     ``traced_with`` says which. ``inputs`` (``"x:3,y"``, ``"u:100x100"``) gives its
     parameters' shapes; ``level`` (``"element"`` or ``"array"``, as :func:`from_function`
-    takes it; default: ``"array"`` where an input has several axes) says whether a vertex
-    is a scalar or an array operation. ``params`` names what is not differentiated:
-    parameters of the function, or names a trace's statements or a JSON file's expressions
-    use; ``solve``
+    takes it; default: ``"array"`` where an input has several axes or the inputs have over
+    :data:`ELEMENT_FALLBACK_LIMIT` entries, so that a large array never expands unasked)
+    says whether a vertex is a scalar or an array operation; the element level is the
+    array graph expanded where the function works on arrays (refused in one line above
+    :data:`~dgraph.core.expand.EDGE_LIMIT` scalar edges). ``params`` names what is not
+    differentiated: parameters of the function, or names a trace's statements or a JSON
+    file's expressions use; ``solve``
     names parameters the outputs are solved for (:meth:`DGraph.solve_for`: the outputs are
     a linear system's residuals). ``at`` (one number per input entry, the inputs in order,
     arrays flattened) is the graph's :attr:`~dgraph.core.graph.DGraph.point`, where values
@@ -98,7 +101,8 @@ def _function_graph(
     shapes = input_shapes(inputs, f)
     wide = next((s for s in shapes if len(s) > 1), None)
     automatic = level is None
-    level = level or ("array" if wide else "element")
+    entries = sum(math.prod(s) for s in shapes)
+    level = level or ("array" if wide or entries > ELEMENT_FALLBACK_LIMIT else "element")
     if level not in LEVELS:
         raise InputError(f"--level {level}: use {' or '.join(LEVELS)}")
     if level == "array":
@@ -113,11 +117,10 @@ def _function_graph(
                 f"{name}: no structured block ({why}); traced element by element instead"
             )
             return graph
-    if wide:
-        raise InputError(
-            f"--inputs: a shape of {len(wide)} axes ({'x'.join(map(str, wide))}) needs"
-            " --level array"
-        )
+    if wide:  # the array graph, expanded (a jaxpr's intermediates named v<k>, as from_jax's)
+        if uses_jax(f) and not params:
+            return from_jax(f, *(np.ones(s) for s in shapes), name=name)
+        return _array_level(f, name, shapes, params).elements()
     sizes = [s[0] if s else 0 for s in shapes]
     if any(n > 10_000 for n in sizes):
         raise InputError(
@@ -154,8 +157,9 @@ def _jax_or_numpy(f, name: str, sizes: list[int], binary: bool) -> DGraph:
     return graph
 
 
-ELEMENT_FALLBACK_LIMIT = 10_000  # input entries up to which an array program without a
-# structured block for one of its operations is traced element by element instead
+ELEMENT_FALLBACK_LIMIT = 10_000  # input entries up to which a function's default level is
+# the element level, and an array program without a structured block for one of its
+# operations is traced element by element instead
 
 
 def _element_level(f, name: str, shapes: list[tuple[int, ...]], params, why) -> DGraph:

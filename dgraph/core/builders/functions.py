@@ -17,6 +17,7 @@ from sympy.core.function import AppliedUndef
 
 from ...errors import InputError
 from ..algebra import real_symbol
+from ..expand import EDGE_LIMIT, expand
 from ..graph import DGraph
 from ..parse import parse_expression
 from .array_tracer import check_shape, trace_arrays
@@ -196,6 +197,7 @@ def from_function(
     params: Iterable[str] = (),
     level: Level = "element",
     point: Sequence[Any] | None = None,
+    limit: int | None = EDGE_LIMIT,
 ) -> DGraph:
     """Trace ``f`` by calling it with values named after its parameters: traced values
     that sympy's functions, NumPy's ufuncs, :mod:`math` and Python's operators take and
@@ -244,12 +246,17 @@ def from_function(
     if level not in LEVELS:
         raise InputError(f"{label}: level={level!r}; use {' or '.join(map(repr, LEVELS))}")
     if point is not None:
-        graph = from_function(f, name, n_inputs, binary, sizes, params, level)
+        graph = from_function(f, name, n_inputs, binary, sizes, params, level, limit=limit)
         values = [np.asarray(v, dtype=float).reshape(-1) for v in point]
         graph.set_point(graph.point_from(np.concatenate(values) if values else [], "point="))
         return graph
     if level == "array":
         return _from_arrays(f, label, n_inputs, sizes, params)
+    array = _array_first(f, label, n_inputs, sizes, params, binary)
+    if array is not None:
+        graph = expand(array, limit)
+        graph.traced_with = "numpy"
+        return graph
     if n_inputs is not None and params:
         raise InputError(f"{label}: params= needs named parameters, not n_inputs=")
     parameters: list[sympy.Symbol] = []
@@ -369,6 +376,28 @@ def _from_arrays(
             raise InputError(f"{label}: the shape of {name!r} is not a tuple of lengths")
         shapes.append(check_shape(tuple(size), f"{label}: the shape of {name!r}"))
     return trace_arrays(f, shapes, names, label, _output_names)
+
+
+def _array_first(
+    f: Callable[..., Any],
+    label: str,
+    n_inputs: int | None,
+    sizes: Sequence[Any] | None,
+    params: list[str],
+    binary: bool,
+) -> DGraph | None:
+    """The array graph of a function of arrays the element level expands; None where
+    the element tracer reads ``f`` instead: a function of scalars only (plain Python
+    math, sympy: each vertex as the sympy route makes it), ``params``, ``binary``, a
+    function that works on sympy expressions, or one the array tracer cannot read."""
+    if n_inputs is not None or params or binary or not sizes or not any(sizes):
+        return None
+    if inspects_expressions(f):
+        return None
+    try:
+        return _from_arrays(f, label, None, list(sizes), [])
+    except InputError:
+        return None
 
 
 def _traced_array(symbols: list[sympy.Symbol]) -> np.ndarray:

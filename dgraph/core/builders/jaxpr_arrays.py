@@ -34,6 +34,8 @@ Neftci, "Optimizing automatic differentiation with deep reinforcement learning",
 
 from __future__ import annotations
 
+import inspect
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,20 +46,160 @@ from ...errors import InputError
 from ..activity import dead_note
 from ..arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
 from ..graph import DGraph
-from .jaxpr import (
-    _CALLS,
-    JaxJvp,
-    NotJax,
-    _conversion_errors,
-    _first_line,
-    _jax,
-    _output_keys,
-    _parameter_names,
-    _x64,
-    called_jaxpr,
-)
 
-__all__ = ["LEVELS", "from_jax_arrays"]
+__all__ = [
+    "CALLS",
+    "JaxJvp",
+    "NotJax",
+    "called_jaxpr",
+    "conversion_errors",
+    "first_line",
+    "from_jax_arrays",
+    "jax_module",
+    "output_keys",
+    "parameter_names",
+    "x64",
+]
+
+
+def jax_module():
+    try:
+        import jax
+    except ImportError:
+        raise InputError(
+            "from_jax needs JAX: pip install 'jacobian-accumulation[jax]' (or jax[cpu])"
+        ) from None
+    return jax
+
+
+class NotJax(InputError):
+    """JAX could not trace the function because it turns a JAX value into a NumPy array or
+    a Python number (``np.sin(x)``, ``float(x)``, ``if x > 0``): it is no JAX function,
+    though its module may hold some; :func:`dgraph.core.builders.load` traces it as NumPy
+    instead."""
+
+
+def conversion_errors(jax) -> tuple[type, ...]:
+    errors = jax.errors
+    names = (
+        "TracerArrayConversionError",
+        "ConcretizationTypeError",
+        "TracerBoolConversionError",
+        "TracerIntegerConversionError",
+    )
+    return tuple(getattr(errors, n) for n in names if hasattr(errors, n))
+
+
+def first_line(exc: Exception, limit: int = 200) -> str:
+    """An exception's message, first line only and at most ``limit`` characters (JAX's
+    run to paragraphs)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- what each primitive computes, over sympy operands --------------------------------------
+
+
+CALLS = {
+    "pjit": "jaxpr",
+    "jit": "jaxpr",
+    "closed_call": "call_jaxpr",
+    "core_call": "call_jaxpr",
+    "custom_jvp_call": "call_jaxpr",
+    "custom_vjp_call": "call_jaxpr",
+    "custom_vjp_call_jaxpr": "fun_jaxpr",
+    "remat": "jaxpr",
+    "checkpoint": "jaxpr",
+    "remat2": "jaxpr",  # jax.checkpoint's primitive in recent JAX
+}
+
+
+def called_jaxpr(eqn, where: str) -> tuple[Any, Any]:
+    """The jaxpr a call equation (``pjit``, ``custom_jvp_call``, ...) runs, and its
+    constants: calls are inlined, the primal computation is what is differentiated."""
+    params = eqn.params
+    inner = params.get(CALLS[eqn.primitive.name]) or params.get("jaxpr") or params.get("call_jaxpr")
+    if inner is None:
+        raise InputError(f"{where}: cannot inline {eqn.primitive.name}: no jaxpr in its params")
+    closed = getattr(inner, "jaxpr", inner)
+    return closed, getattr(inner, "consts", getattr(inner, "literals", ()))
+
+
+def parameter_names(f: Callable[..., Any], count: int) -> list[str]:
+    try:
+        params = list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):
+        params = []
+    return params[:count] if len(params) >= count else [f"x{k}" for k in range(count)]
+
+
+class JaxJvp:
+    """``J·v`` of a JAX function by JAX's own ``jvp``, in float64 as the builders trace:
+    ``(inputs, tangents) -> {output: J·v}``, arguments and results by the graph's names
+    (``inputs`` its parameters in order, ``outputs`` its returned leaves in order). The
+    reference a tensor graph's values are checked against
+    (:attr:`dgraph.core.graph.DGraph.jvp_reference`); picklable where ``f`` is. None in a
+    forked child (JAX's threads do not survive a fork: the check then uses differences);
+    unpickled in another process, it works there."""
+
+    def __init__(self, f: Callable[..., Any], inputs: list[str], outputs: list[str]) -> None:
+        self.f, self.inputs, self.outputs = f, list(inputs), list(outputs)
+        self.pid = os.getpid()
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.pid = os.getpid()  # unpickled: JAX starts afresh in this process
+
+    def __call__(self, inputs: dict, tangents: dict) -> dict[str, np.ndarray] | None:
+        if os.getpid() != self.pid:
+            return None
+        jax = jax_module()
+        with x64(jax):
+            primals = tuple(jax.numpy.asarray(inputs[x], dtype=float) for x in self.inputs)
+            moves = tuple(jax.numpy.asarray(tangents[x], dtype=float) for x in self.inputs)
+            try:
+                _, out = jax.jvp(self.f, primals, moves)
+            except TypeError as exc:  # a custom_vjp inside: JAX has no forward mode for it
+                if "custom_vjp" not in str(exc):
+                    raise
+                out = _transposed_pullback(jax, self.f, primals, moves)
+            leaves = [np.asarray(leaf, dtype=float) for leaf in jax.tree_util.tree_leaves(out)]
+        return dict(zip(self.outputs, leaves, strict=True))
+
+
+def _transposed_pullback(jax, f: Callable[..., Any], primals: tuple, moves: tuple) -> Any:
+    """``J·v`` where only reverse mode applies: the transpose of JAX's pullback
+    ``w -> Jᵀw`` (linear in ``w``) applied to the tangents, as ``jax.jacrev`` reads J."""
+    y, pullback = jax.vjp(f, *primals)
+    (out,) = jax.linear_transpose(pullback, y)(moves)
+    return out
+
+
+def x64(jax):
+    if hasattr(jax, "enable_x64"):
+        return jax.enable_x64(True)
+    return jax.experimental.enable_x64()
+
+
+def output_keys(tree, count: int, inputs: set[str], jax) -> list[str]:
+    """One name per returned array: ``y``, ``y0, y1, ...`` or a dict's keys."""
+    keys = None
+    try:
+        paths = [
+            p
+            for p, _ in jax.tree_util.tree_flatten_with_path(
+                jax.tree_util.tree_unflatten(tree, [0] * tree.num_leaves)
+            )[0]
+        ]
+        if paths and all(len(p) == 1 and hasattr(p[0], "key") for p in paths):
+            keys = [str(p[0].key) for p in paths]
+    except Exception:
+        keys = None
+    base = "y" if "y" not in inputs else "f"
+    if keys is None:
+        keys = [base] if count == 1 else [f"{base}{k}" for k in range(count)]
+    return keys
+
 
 # vertex names: the primitive, shortened where jax.lax's name is long, and the equation
 _SHORT = {
@@ -71,8 +213,6 @@ _SHORT = {
     "convert_element_type": "convert",
     "expand_dims": "expand",
 }
-
-LEVELS = ("scalar", "array")
 
 # the params each array operation keeps, in this order (the others are layout, precision)
 _PARAMS: dict[str, tuple[str, ...]] = {
@@ -138,7 +278,7 @@ def _held(value: Any) -> np.ndarray:
     dtype) boxed whole in a 0-d object array, so that the equations that make and use
     keys fold like any on constants."""
     dtype = getattr(value, "dtype", None)
-    if dtype is not None and _jax().dtypes.issubdtype(dtype, _jax().dtypes.prng_key):
+    if dtype is not None and jax_module().dtypes.issubdtype(dtype, jax_module().dtypes.prng_key):
         box = np.empty((), dtype=object)
         box[()] = value
         return box
@@ -168,6 +308,7 @@ class _Reader:
     counter: int = 0
     folded: int = 0
     depth: int = 0  # custom rules being read inside one another
+    prefix: str = ""  # every vertex named prefix<k> (else <primitive><k>)
 
     def __post_init__(self) -> None:
         self.index: dict[str, int] = {}
@@ -195,7 +336,7 @@ class _Reader:
     def equation(self, eqn, ins: list[Value]) -> list[Value]:
         name = eqn.primitive.name
         params = eqn.params
-        if name in _CALLS:
+        if name in CALLS:
             closed, consts = called_jaxpr(eqn, self.where)
             primal = self.run(closed, consts, ins[: len(closed.invars)])
             if name in _CUSTOM and any(isinstance(x, str) for x in ins):
@@ -298,7 +439,7 @@ class _Reader:
         """A vertex where a derivative flows through ``op``, else a nested operation."""
         if op.primitive in NONDIFFERENTIABLE or not _is_float(aval) or not op.differentiable():
             return op
-        base = _SHORT.get(op.primitive, op.primitive)
+        base = self.prefix or _SHORT.get(op.primitive, op.primitive)
         base += "_" if base[-1].isdigit() else ""
         name = f"{base}{self.counter}"
         while name in self.taken or name in self.index:
@@ -314,7 +455,7 @@ class _Reader:
         except Exception as exc:
             raise InputError(
                 f"{self.where}: evaluating {eqn.primitive.name} on constants failed:"
-                f" {type(exc).__name__}: {_first_line(exc)}"
+                f" {type(exc).__name__}: {first_line(exc)}"
             ) from None
         self.folded += 1
         outs = out if eqn.primitive.multiple_results else [out]
@@ -419,7 +560,7 @@ def _rule_tangents(eqn, where: str):
     float output. ``L`` is the ``custom_jvp`` rule (``jax.jvp``), or
     the transpose of the ``custom_vjp`` backward rule (``jax.linear_transpose`` of
     ``jax.vjp``'s function), as ``jax.jacfwd`` and ``jax.jacrev`` read them."""
-    jax = _jax()
+    jax = jax_module()
     sg = jax.lax.stop_gradient
     avals = [v.aval for v in eqn.invars]
     which = [k for k, a in enumerate(avals) if _is_float(a)]
@@ -449,7 +590,7 @@ def _rule_tangents(eqn, where: str):
     except Exception as exc:
         raise InputError(
             f"{where}: the {rule} of {str(name)!r} could not be read as a linear map:"
-            f" {type(exc).__name__}: {_first_line(exc)}"
+            f" {type(exc).__name__}: {first_line(exc)}"
         ) from None
 
 
@@ -557,9 +698,12 @@ def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
     return g.validate()
 
 
-def from_jax_arrays(f: Callable[..., Any], *example_args: Any, name: str = "") -> DGraph:
+def from_jax_arrays(
+    f: Callable[..., Any], *example_args: Any, name: str = "", prefix: str = ""
+) -> DGraph:
     """The tensor graph of a JAX function at arguments shaped like ``example_args``: one
-    vertex per jaxpr equation (module docstring); ``from_jax(..., level="array")``.
+    vertex per jaxpr equation (module docstring); ``from_jax(..., level="array")``. With
+    ``prefix``, vertices are named ``<prefix><k>`` instead (the element level's ``v<k>``).
 
     >>> import jax.numpy as jnp
     >>> g = from_jax_arrays(lambda x, w: jnp.tanh(x @ w), np.ones((2, 3)), np.ones((3, 4)))
@@ -568,32 +712,32 @@ def from_jax_arrays(f: Callable[..., Any], *example_args: Any, name: str = "") -
     >>> g.block("x", "dot1").type_name
     'kronecker'
     """
-    jax = _jax()
+    jax = jax_module()
     label = name or getattr(f, "__name__", "function")
     label = "" if label == "<lambda>" else label
     where = label or "the function"
     args = [np.asarray(a, dtype=np.float64) for a in example_args]
     if not args:
         raise InputError(f"{where}: give example arguments (their shapes make the inputs)")
-    with _x64(jax):  # literals as written, constants folded in float64
+    with x64(jax):  # literals as written, constants folded in float64
         try:
             closed, out_shape = jax.make_jaxpr(f, return_shape=True)(*args)
         except InputError:
             raise
         except Exception as exc:
-            kind = NotJax if isinstance(exc, _conversion_errors(jax)) else InputError
+            kind = NotJax if isinstance(exc, conversion_errors(jax)) else InputError
             raise kind(
-                f"{where}: tracing it with JAX failed: {type(exc).__name__}: {_first_line(exc)}"
+                f"{where}: tracing it with JAX failed: {type(exc).__name__}: {first_line(exc)}"
             ) from None
-        params = _parameter_names(f, len(args))
+        params = parameter_names(f, len(args))
         for p in params:
             if not p.isidentifier():
                 raise InputError(f"{p!r} cannot name a vertex: names must be identifiers")
         inputs = [(p, a.shape) for p, a in zip(params, args, strict=True)]
-        reader = _Reader(where, set(params))
+        reader = _Reader(where, set(params), prefix=prefix)
         values = reader.run(closed.jaxpr, closed.consts, list(params))
     _, tree = jax.tree_util.tree_flatten(out_shape)
-    keys = _output_keys(tree, len(values), set(params), jax)
+    keys = output_keys(tree, len(values), set(params), jax)
     graph = _graph(reader, inputs, list(zip(keys, values, strict=True)), label, where)
     graph.set_point(dict(zip(params, args, strict=True)))
     graph.set_jvp_reference(JaxJvp(f, params, keys))

@@ -1,0 +1,604 @@
+"""The element-level graph of an array graph: every array vertex expanded into its scalars.
+
+An array vertex of shape ``s`` computes one array operation
+(:class:`~dgraph.core.arrays.ArrayOp`); expanded, each of its ``prod(s)`` elements is a
+scalar vertex whose elemental function is the operation written in sympy over its
+operands' element symbols, so each scalar edge's label is that function's partial (the
+same kind of graph the sympy and trace readers make, which accumulation, counting,
+verification and the scalar code generator read). The structure the blocks describe
+comes out of the expressions themselves: an elementwise operation reads one element of
+each operand (a diagonal), ``dot_general`` one sum of products per entry (a dense or
+Kronecker block), ``reduce_sum`` one n-ary sum (a row of ones); a constant zero factor
+leaves a term out, so a zero entry of a block makes no edge.
+
+Moves (reshape, transpose, broadcast, slice, pad, concatenate, take, copies) only
+rearrange elements: their elements are the operand's, and make no vertex; neither does
+an element that folds to a number. Names: inputs and outputs as the readers name them
+(``x`` for a scalar; ``x0, x1, ...`` for a vector; ``u_0_1`` for higher ranks);
+element ``i`` of an intermediate ``t`` is ``t_i`` (``t`` where it has one element).
+
+The expansion grows with the data, the array graph does not: :func:`expand` refuses in
+one line above ``limit`` scalar edges (the blocks' nonzeros, counted before anything is
+built), naming ``level="array"``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import sympy
+
+from ..errors import GraphError, InputError
+from .algebra import real_symbol
+from .arrays import MOVES, ArrayOp, Const, move
+
+if TYPE_CHECKING:
+    from .graph import DGraph
+
+__all__ = ["EDGE_LIMIT", "ElementJvp", "element_names", "expand", "is_custom_rule", "scalar_edges"]
+
+# scalar edges an expansion may make: building costs tens to hundreds of µs an edge
+# (elementwise to dense contractions), so 10⁵ is seconds to half a minute, and the scalar
+# methods (elimination, search, verification) stay interactive on the result; beyond it
+# the array level is the one to use
+EDGE_LIMIT = 100_000
+
+
+def _logistic(x):
+    return 1 / (1 + sympy.exp(-x))
+
+
+def _select(pred, *cases):
+    """``select_n(pred, *cases)``: case ``pred`` (a boolean picks case 1 when true)."""
+    if len(cases) == 2:
+        if pred is sympy.true or pred is sympy.false:
+            return cases[1] if pred is sympy.true else cases[0]
+        if isinstance(pred, sympy.Expr) and pred.is_Number:
+            return cases[int(pred)]
+        return sympy.Piecewise((cases[1], _condition(pred)), (cases[0], True))
+    if isinstance(pred, sympy.Expr) and pred.is_Number:
+        return cases[int(pred)]
+    return sympy.Piecewise(
+        *((c, sympy.Eq(pred, k)) for k, c in enumerate(cases[:-1])), (cases[-1], True)
+    )
+
+
+def _condition(pred):
+    """A predicate as a condition: a number (a boolean converted to float) compared to 0."""
+    if isinstance(pred, sympy.logic.boolalg.Boolean) and not pred.is_Symbol:
+        return pred
+    return sympy.Ne(pred, 0)
+
+
+def _as_number(value):
+    """A boolean as 1 or 0 (a dtype conversion); a condition 1 where it holds."""
+    if value is sympy.true or value is sympy.false:
+        return sympy.Integer(int(value is sympy.true))
+    if isinstance(value, sympy.logic.boolalg.Boolean) and not value.is_Symbol:
+        return sympy.Piecewise((1, value), (0, True))
+    return value
+
+
+_isfinite = sympy.Function("isfinite")  # NumPy's and C99's name: lambdify and C print it
+
+
+def _is_finite(a):
+    if isinstance(a, sympy.Expr) and a.is_Number:
+        return sympy.true if a.is_finite else sympy.false
+    return sympy.Ne(_isfinite(a), 0)
+
+
+def _cbrt(a):
+    """The real cube root (sympy's ``cbrt`` is the principal one: complex for a < 0)."""
+    return sympy.sign(a) * sympy.Abs(a) ** sympy.Rational(1, 3)
+
+
+# what each elementwise primitive computes, over sympy operands
+SYMPY: dict[str, Callable[..., Any]] = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "neg": lambda a: -a,
+    "pow": lambda a, b: a**b,
+    "square": lambda a: a**2,
+    "sqrt": sympy.sqrt,
+    "rsqrt": lambda a: 1 / sympy.sqrt(a),
+    "cbrt": _cbrt,
+    "exp": sympy.exp,
+    "exp2": lambda a: 2**a,
+    "expm1": lambda a: sympy.exp(a) - 1,
+    "log": sympy.log,
+    "log1p": lambda a: sympy.log(1 + a),
+    "sin": sympy.sin,
+    "cos": sympy.cos,
+    "tan": sympy.tan,
+    "asin": sympy.asin,
+    "acos": sympy.acos,
+    "atan": sympy.atan,
+    "sinh": sympy.sinh,
+    "cosh": sympy.cosh,
+    "tanh": sympy.tanh,
+    "asinh": sympy.asinh,
+    "acosh": sympy.acosh,
+    "atanh": sympy.atanh,
+    "atan2": sympy.atan2,
+    "logistic": _logistic,
+    "erf": sympy.erf,
+    "erfc": sympy.erfc,
+    "erf_inv": sympy.erfinv,
+    "abs": sympy.Abs,
+    "max": sympy.Max,
+    "min": sympy.Min,
+    "copy": lambda a: a,
+    "convert_element_type": _as_number,
+    "select_n": _select,
+    "sign": sympy.sign,
+    "floor": sympy.floor,
+    "ceil": sympy.ceiling,
+    "round": lambda a: sympy.floor(a + sympy.S.Half),
+    "gt": sympy.Gt,
+    "ge": sympy.Ge,
+    "lt": sympy.Lt,
+    "le": sympy.Le,
+    "eq": sympy.Eq,
+    "ne": sympy.Ne,
+    "and": lambda a, b: sympy.And(_condition(a), _condition(b)),
+    "or": lambda a, b: sympy.Or(_condition(a), _condition(b)),
+    "not": lambda a: sympy.Not(_condition(a)),
+    "is_finite": _is_finite,
+}
+# elementwise operations whose operands are read whole (a vertex for each element)
+_COUNTED = {"reduce_sum", "reduce_max", "reduce_min", "cumsum", "integer_pow", *SYMPY}
+
+
+def element_names(base: str, shape: tuple[int, ...], taken: set[str]) -> list[str]:
+    """``x`` for a scalar; ``x0, x1, ...`` for a vector (``x_0`` where that is taken or
+    ``base`` ends in a digit), ``x_0_1`` for higher ranks.
+
+    >>> element_names("x", (2,), set()), element_names("u", (1, 2), set())
+    (['x0', 'x1'], ['u_0_0', 'u_0_1'])
+    """
+    if shape == ():
+        return [base]
+    out = []
+    for index in np.ndindex(*shape):
+        name = base + "_" + "_".join(map(str, index))
+        plain = base + str(index[0])
+        if len(shape) == 1 and not base[-1].isdigit() and plain not in taken:
+            name = plain
+        out.append(name)
+    return out
+
+
+def scalar_edges(graph: DGraph) -> int:
+    """The scalar edges ``graph``'s expansion has at most: its blocks' nonzero entries
+    (an edge per entry), 1 per edge of a scalar graph."""
+    if not graph.is_tensor:
+        return graph.n_edges
+    return sum(int(graph.block(u, v).nnz) for u, v in graph.edges())
+
+
+def _number(v: Any) -> Any:
+    """A constant entry as sympy: integers and halves exact, others the double itself;
+    booleans true/false."""
+    if isinstance(v, (bool, np.bool_)):
+        return sympy.true if v else sympy.false
+    value = float(v)
+    if not math.isfinite(value):
+        return sympy.oo if value > 0 else -sympy.oo if value < 0 else sympy.nan
+    if value == int(value) and abs(value) < 2**53:
+        return sympy.Integer(int(value))
+    if 2 * value == int(2 * value):
+        return sympy.Rational(int(2 * value), 2)
+    return sympy.Float(value)
+
+
+def _constant(value: np.ndarray) -> np.ndarray:
+    out = np.empty(value.shape, dtype=object)
+    for i, v in np.ndenumerate(value):
+        out[i] = _number(v)
+    return out
+
+
+def _fold(expr: Any, where: str) -> Any:
+    """A constant element evaluated (exact where it stays a number)."""
+    if not isinstance(expr, sympy.Expr) or expr.is_Number:
+        return expr
+    value = expr.evalf()
+    if not value.is_Number:
+        raise InputError(f"{where}: a constant expression evaluates to {value}")
+    return value
+
+
+@dataclass
+class _Record:
+    name: str
+    expr: sympy.Expr
+    preds: list[sympy.Symbol]
+
+
+@dataclass
+class _Expansion:
+    """The scalar vertices made so far, each a record; ``index`` maps each element
+    vertex's symbol to its record's place (an input's: -1)."""
+
+    where: str
+    every_operation: bool = False
+    records: list[_Record] = field(default_factory=list)
+    index: dict[sympy.Symbol, int] = field(default_factory=dict)
+    taken: set[str] = field(default_factory=set)
+    constants: dict[bytes, np.ndarray] = field(default_factory=dict)
+    marked: bool = False  # whether a stop_gradient mark (:class:`_Frozen`) was made
+
+    def name(self, wanted: str) -> str:
+        while wanted in self.taken:
+            wanted += "_"
+        self.taken.add(wanted)
+        return wanted
+
+    def vertex(self, expr: Any, name: str, reads: frozenset = frozenset()) -> Any:
+        """``expr`` as a scalar vertex where it reads one, else folded to a number; a bare
+        vertex symbol stays itself (no vertex), unless ``reads`` (the operands an
+        ``every_operation`` vertex keeps an edge from) is given."""
+        if not isinstance(expr, sympy.Expr):
+            return expr  # a condition: read by select_n
+        free = {s for s in expr.free_symbols if s in self.index}
+        if not free and not reads:
+            return _fold(expr, self.where)
+        if expr in self.index and not reads:
+            return expr
+        if not free:
+            expr = _fold(expr, self.where)
+        name = self.name(name)
+        symbol = real_symbol(name)
+        self.index[symbol] = len(self.records)
+        self.records.append(_Record(name, expr, sorted(free | reads, key=str)))
+        return symbol
+
+    def read(self, x: Any, values: Mapping[str, np.ndarray]) -> np.ndarray:
+        """An operand's elements: a vertex's, a constant's, or a nested operation's."""
+        if isinstance(x, str):
+            return values[x]
+        if isinstance(x, Const):
+            if x.key not in self.constants:
+                self.constants[x.key] = _constant(np.asarray(x.value))
+            return self.constants[x.key]
+        return self.apply(x, values)
+
+    def apply(self, op: ArrayOp, values: Mapping[str, np.ndarray]) -> np.ndarray:
+        """The elements of ``op``'s result as sympy expressions of its operands'."""
+        name, p = op.primitive, op.param
+        if name == "stop_gradient":
+            return self.frozen(op, values)
+        if is_custom_rule(op):  # t + stop_gradient(f(x) - t): the primal f(x)
+            return self.read(op.operands[1].operands[0].operands[0], values)
+        args = [self.read(x, values) for x in op.operands]
+        shape = op.shape
+        if name in SYMPY or name == "integer_pow":
+            rule = SYMPY.get(name) or (lambda a, y=int(p["y"]): a**y)
+            wide = [np.broadcast_to(a, shape) for a in args]
+            out = np.empty(shape, dtype=object)
+            for i in np.ndindex(*shape):
+                try:
+                    out[i] = rule(*(a[i] for a in wide))
+                except (TypeError, ValueError) as exc:
+                    raise InputError(f"{self.where}: {name}: {exc}") from None
+            return out
+        if name in ("reduce_sum", "reduce_max", "reduce_min"):
+            axes = list(p["axes"])
+            moved = np.moveaxis(args[0], axes, list(range(-len(axes), 0)))
+            rows = moved.reshape(*shape, -1)
+            func = {"reduce_sum": sympy.Add, "reduce_max": sympy.Max}.get(name, sympy.Min)
+            out = np.empty(shape, dtype=object)
+            for i in np.ndindex(*shape):
+                out[i] = func(*rows[i])
+            return out
+        if name == "cumsum":
+            axis, reverse = p["axis"], bool(p.get("reverse"))
+            x = np.moveaxis(args[0], axis, -1)
+            out = np.empty(x.shape, dtype=object)
+            n = x.shape[-1]
+            for i in np.ndindex(*x.shape[:-1]):
+                for j in range(n):
+                    part = x[i][j:] if reverse else x[i][: j + 1]
+                    out[(*i, j)] = sympy.Add(*part)
+            return np.moveaxis(out, -1, axis)
+        if name == "dot_general":
+            return _dot(args[0], args[1], p["dimension_numbers"], shape)
+        if name == "pad":
+            out = np.empty(shape, dtype=object)
+            out[...] = args[1].reshape(()).item()
+            config = p["padding_config"]
+            inner = zip(config, args[0].shape, strict=True)
+            out[tuple(slice(lo, lo + n) for (lo, _, _), n in inner)] = args[0]
+            return out
+        if name in MOVES:
+            return np.asarray(move(name, p, args, shape), dtype=object).reshape(shape)
+        raise InputError(f"{self.where}: the array operation {name!r} has no element level")
+
+    def frozen(self, op: ArrayOp, values: Mapping[str, np.ndarray]) -> np.ndarray:
+        """``stop_gradient``: its constants as they are, a value that depends on the inputs
+        marked (:class:`_Frozen`); a live vertex that reads a mark is refused at the end
+        (a custom rule's tangent vertices read them, and die where the primal is taken)."""
+        inner = self.read(op.operands[0], values)
+        out = np.empty(inner.shape, dtype=object)
+        for i, e in np.ndenumerate(inner):
+            dependent = isinstance(e, sympy.Basic) and e.free_symbols & self.index.keys()
+            out[i] = _Frozen(e) if dependent else e
+            self.marked = self.marked or bool(dependent)
+        return out
+
+
+class _Frozen(sympy.Function):
+    """A value under ``stop_gradient`` that depends on the inputs: a scalar vertex has no
+    form for it (its partials are its expression's)."""
+
+    nargs = 1
+
+
+def is_custom_rule(op: ArrayOp) -> bool:
+    """Whether ``op`` is the array reader's ``t + stop_gradient(f(x) - t)`` for a custom
+    derivative rule (the element level differentiates the primal ``f(x)``)."""
+    if op.primitive != "add" or len(op.operands) != 2:
+        return False
+    t, frozen = op.operands
+    if not (isinstance(frozen, ArrayOp) and frozen.primitive == "stop_gradient"):
+        return False
+    rest = frozen.operands[0]
+    return (
+        isinstance(rest, ArrayOp)
+        and rest.primitive == "sub"
+        and len(rest.operands) == 2
+        and rest.operands[1] == t
+    )
+
+
+def _dot(lhs: np.ndarray, rhs: np.ndarray, numbers, shape) -> np.ndarray:
+    """``dot_general``'s elements: one sum of products per entry, zero terms left out."""
+    (lc, rc), (lb, rb) = numbers
+    free_l = [i for i in range(lhs.ndim) if i not in lc and i not in lb]
+    free_r = [j for j in range(rhs.ndim) if j not in rc and j not in rb]
+    a = np.transpose(lhs, [*lb, *free_l, *lc])
+    b = np.transpose(rhs, [*rb, *rc, *free_r])
+    nb = math.prod(lhs.shape[i] for i in lb)
+    nl = math.prod(lhs.shape[i] for i in free_l)
+    nc = math.prod(lhs.shape[i] for i in lc)
+    nr = math.prod(rhs.shape[j] for j in free_r)
+    a = a.reshape(nb, nl, nc)
+    b = b.reshape(nb, nc, nr)
+    out = np.empty((nb, nl, nr), dtype=object)
+    zero = sympy.S.Zero
+    for k in range(nb):
+        for i in range(nl):
+            row = a[k, i]
+            for j in range(nr):
+                terms = [x * y for x, y in zip(row, b[k, :, j], strict=True)]
+                out[k, i, j] = sympy.Add(*(t for t in terms if t != zero))
+    return out.reshape(shape)
+
+
+def expand(
+    graph: DGraph,
+    limit: int | None = EDGE_LIMIT,
+    every_operation: bool = False,
+) -> DGraph:
+    """The element-level graph of ``graph`` (module docstring); a scalar graph (no
+    tensor vertex) is returned as it is.
+
+    Parameters
+    ----------
+    graph
+        An array graph whose vertices compute array operations (every reader's).
+    limit
+        Most scalar edges (:func:`scalar_edges`) to make; None: no limit.
+    every_operation
+        Keep a vertex per element of every elementwise operation and reduction on
+        values that depend on the inputs, with an edge from each such operand, even
+        where sympy simplifies it away (``x * 1``; the edge of ``1 ** x`` has partial
+        0): the graph of a jaxpr as written, which AlphaGrad counts on.
+
+    Returns
+    -------
+    DGraph
+        The scalar graph: the same inputs' and outputs' elements, the same Jacobian.
+
+    Raises
+    ------
+    InputError
+        Above ``limit`` scalar edges, or for an operation with no element level
+        (``stop_gradient`` of an input-dependent value, a block with no operation).
+    """
+    if not graph.is_tensor:
+        return graph
+    where = graph.name or "the graph"
+    if any(graph.op(v) is None for v in graph.order() if graph.role(v) != "input"):
+        raise InputError(f"{where}: a vertex with no operation has no element-level graph")
+    if limit is not None:
+        count = scalar_edges(graph)
+        if count > limit:
+            raise InputError(
+                f"{where}: the element level would have {count:,} scalar edges, over the"
+                f' limit of {limit:,}: use level="array" (--level array) or a larger limit'
+            )
+    return _expanded(graph, where, every_operation)
+
+
+def _expanded(graph: DGraph, where: str, every_operation: bool) -> DGraph:
+    work = _Expansion(where, every_operation)
+    outputs = set(graph.outputs)
+    work.taken.update(graph.inputs)
+    work.taken.update(outputs)
+    values: dict[str, np.ndarray] = {}
+    inputs: list[tuple[str, sympy.Symbol]] = []
+    for x in graph.inputs:
+        shape = graph.shape(x)
+        array = np.empty(shape, dtype=object)
+        for i, n in zip(np.ndindex(*shape), element_names(x, shape, work.taken), strict=True):
+            symbol = real_symbol(n)
+            work.taken.add(n)
+            work.index[symbol] = -1
+            inputs.append((n, symbol))
+            array[i] = symbol
+        values[x] = array
+    out_names: list[tuple[str, Any]] = []
+    taken_outputs = {n for n, _ in inputs}
+    for v in graph.order():
+        if graph.role(v) == "input":
+            continue
+        op = graph.op(v)
+        shape = graph.shape(v)
+        out = work.apply(op, values).reshape(shape)
+        keep = every_operation and op.primitive in _COUNTED and op.primitive != "copy"
+        base = v
+        size = math.prod(shape)
+        made = np.empty(shape, dtype=object)
+        for i in np.ndindex(*shape):
+            reads: frozenset = frozenset()
+            if keep:
+                reads = frozenset(
+                    s
+                    for a in _operand_elements(op, values, i, work)
+                    for s in a.free_symbols
+                    if s in work.index
+                )
+            suffix = "" if size == 1 else "_" + "_".join(map(str, i))
+            made[i] = work.vertex(out[i], base + suffix, reads)
+        values[v] = made
+        if v in outputs:
+            for n, e in zip(element_names(v, shape, taken_outputs), made.reshape(-1), strict=True):
+                taken_outputs.add(n)
+                out_names.append((n, e))
+    return _graph(graph, work, inputs, out_names)
+
+
+def _operand_elements(op: ArrayOp, values, i: tuple, work: _Expansion) -> list[Any]:
+    """The operand elements an ``every_operation`` vertex keeps edges from: element ``i``
+    of each (broadcast) operand of an elementwise operation, all of a reduction's."""
+    if op.primitive not in ("reduce_sum", "reduce_max", "reduce_min", "cumsum"):
+        found = []
+        for x in op.operands:
+            if isinstance(x, str):
+                found.append(np.broadcast_to(values[x], op.shape)[i])
+        return [e for e in found if isinstance(e, sympy.Basic)]
+    x = op.operands[0]
+    if not isinstance(x, str):
+        return []
+    return [e for e in values[x].reshape(-1) if isinstance(e, sympy.Basic)]
+
+
+def _graph(
+    array: DGraph, work: _Expansion, inputs: list[tuple[str, Any]], outputs: list[tuple[str, Any]]
+) -> DGraph:
+    """The scalar graph of the records the outputs reach: an output names its element's
+    vertex where no other vertex or output reads it, else it is a copy."""
+    records = work.records
+    live: set[int] = set()
+    refused = InputError(
+        f"{work.where}: stop_gradient of a value that depends on the inputs has no"
+        ' element-level graph: use level="array" (--level array)'
+    )
+    stack = [work.index[e] for _, e in outputs if isinstance(e, sympy.Symbol) and e in work.index]
+    while stack:
+        k = stack.pop()
+        if k < 0 or k in live:
+            continue
+        live.add(k)
+        if work.marked and records[k].expr.has(_Frozen):
+            raise refused
+        stack += [work.index[s] for s in records[k].preds]
+    uses = Counter(work.index[s] for k in live for s in records[k].preds)
+    returned = Counter(work.index.get(e) for _, e in outputs if isinstance(e, sympy.Symbol))
+    final = {s: s for s in work.index}
+    claimed: dict[int, str] = {}
+    for name, e in outputs:
+        k = work.index.get(e) if isinstance(e, sympy.Symbol) else None
+        if k is not None and k >= 0 and returned[k] == 1 and not uses.get(k):
+            claimed[k] = name
+            final[e] = real_symbol(name)
+    g = type(array)(array.name)
+    for n, _ in inputs:
+        g._add_vertex(n, "input", None)
+    edges: list[tuple[str, str]] = []
+    for k in sorted(live):
+        r = records[k]
+        if k in claimed:
+            continue
+        g._add_vertex(r.name, "intermediate", r.expr.xreplace(final))
+        edges += [(final[s].name, r.name) for s in r.preds]
+    for name, e in outputs:
+        k = work.index.get(e) if isinstance(e, sympy.Symbol) else None
+        if k is not None and k in claimed and claimed[k] == name:
+            r = records[k]
+            g._add_vertex(name, "output", r.expr.xreplace(final))
+            edges += [(final[s].name, name) for s in r.preds]
+        elif isinstance(e, sympy.Expr):
+            if work.marked and e.has(_Frozen):
+                raise refused
+            g._add_vertex(name, "output", e.xreplace(final))
+            edges += [(final[s].name, name) for s in sorted(e.free_symbols & final.keys(), key=str)]
+        else:
+            raise InputError(f"{work.where}: output {name!r} is not a number")
+    g._add_edges(edges)
+    g.notes = list(array.notes)
+    dead = len(records) - len(live)
+    if dead:
+        g.notes.append(f"{work.where}: {dead} scalar elements no output depends on were dropped")
+    g.traced_with = array.traced_with
+    point = array.point
+    if point is not None:
+        flat = np.concatenate([np.ravel(point[x]) for x in array.inputs])
+        g.set_point(dict(zip((n for n, _ in inputs), flat, strict=True)))
+    reference = array.jvp_reference
+    if reference is not None:
+        g.set_jvp_reference(
+            ElementJvp(
+                reference,
+                _layout(array, array.inputs, inputs),
+                _layout(array, array.outputs, outputs),
+            )
+        )
+    try:
+        return g._validate(expressions=True)
+    except GraphError as exc:  # the expansion's own fault: never the user's input
+        raise GraphError(f"{work.where}: the element-level graph is malformed: {exc}") from None
+
+
+def _layout(array: DGraph, vertices: Sequence[str], elements: Sequence[tuple[str, Any]]):
+    """Each array vertex's name, shape and element names, in order."""
+    out, start = [], 0
+    for v in vertices:
+        shape = array.shape(v)
+        n = math.prod(shape)
+        out.append((v, shape, [e for e, _ in elements[start : start + n]]))
+        start += n
+    return tuple(out)
+
+
+class ElementJvp:
+    """An array graph's ``J·v`` reference read by element names: ``(inputs, tangents) ->
+    {output element: J·v}``, for the expanded graph (picklable where the reference is)."""
+
+    def __init__(self, reference: Callable, inputs: tuple, outputs: tuple) -> None:
+        self.reference, self.inputs, self.outputs = reference, inputs, outputs
+
+    def _arrays(self, given: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        return {
+            v: np.array([given[e] for e in names], dtype=float).reshape(shape)
+            for v, shape, names in self.inputs
+        }
+
+    def __call__(self, inputs: Mapping, tangents: Mapping) -> dict[str, np.ndarray] | None:
+        got = self.reference(self._arrays(inputs), self._arrays(tangents))
+        if got is None:
+            return None
+        out = {}
+        for v, _, names in self.outputs:
+            flat = np.ravel(np.asarray(got[v], dtype=float))
+            out.update({e: flat[k] for k, e in enumerate(names)})
+        return out

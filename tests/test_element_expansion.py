@@ -1,0 +1,193 @@
+"""The element level as an expansion of the array level (issue 53 item 1): every program
+the array level reads, the element level reads, with JAX's Jacobian; the upwind step and
+the limiter that the element tracer refused; the size limit; shape-() graphs unchanged."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dgraph.core.builders import from_function
+from dgraph.core.expand import scalar_edges
+from dgraph.errors import InputError
+from dgraph.methods import accumulate
+
+jax = pytest.importorskip("jax", reason="JAX is not installed")
+jnp = pytest.importorskip("jax.numpy")
+
+from dgraph.core.builders.jaxpr import from_jax  # noqa: E402
+
+
+def _module(name: str):
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+RULES = _module("test_rules_vs_jax")
+
+
+@pytest.fixture(autouse=True)
+def _float64():
+    with jax.enable_x64(True):
+        yield
+
+
+def _jacobian(graph, args) -> np.ndarray:
+    """The element graph's Jacobian at ``args`` (flattened, inputs side by side)."""
+    point = np.concatenate([np.ravel(a) for a in args])
+    es = accumulate(graph, "forward", verify=False)
+    return np.asarray(es.evaluate(point), dtype=float)
+
+
+@pytest.mark.parametrize("c", RULES.CASES, ids=[c.id for c in RULES.CASES])
+def test_the_element_level_reads_every_array_program_with_jaxs_jacobian(c) -> None:
+    """The array-level corpus of tests/test_rules_vs_jax.py (every operation, every
+    shape), expanded: the Jacobian equals JAX's (float64, relative 1e-10). Refused only
+    where ``stop_gradient`` holds a value that depends on the inputs (a scalar vertex has
+    no form for it), and then in one line naming ``level="array"``."""
+    try:
+        array = RULES.build(c)
+    except InputError as exc:
+        assert "does not depend on the inputs" in str(exc)
+        return
+    try:
+        graph = array.elements()
+    except InputError as exc:
+        assert "stop_gradient" in str(exc) and 'level="array"' in str(exc)
+        assert any(RULES._nested(array.op(v), "stop_gradient") for v in array.nx if array.op(v))
+        return
+    assert not graph.is_tensor and all(graph.shape(v) == () for v in graph.vertices)
+    assert len(graph.inputs) == sum(a.size for a in c.args)
+    # a zero entry makes no edge; a value only a condition reads has one of partial 0
+    # (a vertex's expression reads its in-edges only)
+    nonzero = [e for e in graph.edges() if graph.partial(*e) != 0]
+    assert len(nonzero) <= scalar_edges(array)
+    np.testing.assert_allclose(
+        _jacobian(graph, c.args), np.hstack(RULES.reference(c)), rtol=1e-10, atol=1e-12
+    )
+
+
+def _upwind(xp):
+    def upwind(u, x):
+        return xp.where(u > 0, u * (x - xp.roll(x, 1)), u * (xp.roll(x, -1) - x))
+
+    return upwind
+
+
+def _limiter(xp):
+    def limiter(u):  # minmod of the one-sided differences, with np.maximum
+        left, right = u - xp.roll(u, 1), xp.roll(u, -1) - u
+        return xp.maximum(0.0, xp.minimum(left, right)) + xp.minimum(0.0, xp.maximum(left, right))
+
+    return limiter
+
+
+def _jax_jacobian(f, args) -> np.ndarray:
+    jac = jax.jacfwd(f, argnums=tuple(range(len(args))))(*map(jnp.asarray, args))
+    return np.hstack(
+        [np.asarray(j).reshape(-1, np.size(a)) for j, a in zip(jac, args, strict=True)]
+    )
+
+
+@pytest.mark.parametrize("make", [_upwind, _limiter])
+def test_upwind_and_limiter_read_at_both_levels(make) -> None:
+    """``np.where`` and ``np.maximum`` on vectors (the element tracer refused them: "a branch
+    on a value that depends on the inputs"): NumPy and JAX, array and element level, one
+    Jacobian, JAX's."""
+    rng = np.random.default_rng(3)
+    args = (rng.uniform(-1, 1, 7), rng.uniform(-1, 1, 7))[: 2 if make is _upwind else 1]
+    shapes = [a.shape for a in args]
+    expected = _jax_jacobian(make(jnp), args)
+    element = from_function(make(np), sizes=shapes)
+    assert element.traced_with == "numpy" and not element.is_tensor
+    np.testing.assert_allclose(_jacobian(element, args), expected, rtol=1e-12, atol=1e-14)
+    array = from_function(make(np), sizes=shapes, level="array")
+    np.testing.assert_allclose(_jacobian(array.elements(), args), expected, rtol=1e-12)
+    jax_element = from_jax(make(jnp), *args)
+    np.testing.assert_allclose(_jacobian(jax_element, args), expected, rtol=1e-12, atol=1e-14)
+    assert accumulate(element, "reverse").verified
+
+
+def test_an_expansion_over_the_limit_is_refused_in_one_line() -> None:
+    """A running sum of 1,000 has 500,500 scalar edges: over the default 100,000, refused
+    naming the array level; the array graph is two vertices; a larger limit reads it."""
+    f, x = (lambda x: jnp.cumsum(x)), np.ones(1000)
+    with pytest.raises(InputError, match=r'500,500 scalar edges.*level="array"') as info:
+        from_jax(f, x)
+    assert "\n" not in str(info.value)
+    array = from_jax(f, x, level="array")
+    assert len(array.vertices) == 2 and scalar_edges(array) == 500_500
+    with pytest.raises(InputError, match="over the limit of 10"):
+        array.elements(limit=10)
+    small = from_jax(f, np.ones(30), limit=465)
+    assert small.n_edges == 465 and len(small.outputs) == 30
+
+
+def test_the_expansion_of_a_shape_0_graph_is_the_identity() -> None:
+    """Scalars expand to themselves: same vertices, roles and edges, partials equal; a
+    scalar graph is its own expansion."""
+
+    def f(x, y):
+        return jnp.sin(x) * y + jnp.exp(x)
+
+    array = from_jax(f, 0.3, 0.8, level="array")
+    graph = array.elements()
+    assert graph.vertices == array.vertices and graph.edges() == array.edges()
+    assert [graph.role(v) for v in graph.vertices] == [array.role(v) for v in array.vertices]
+    assert graph.elements() is graph
+    np.testing.assert_allclose(
+        _jacobian(graph, (0.3, 0.8)), _jax_jacobian(f, (0.3, 0.8)), rtol=1e-12
+    )
+
+
+def test_a_dense_contraction_is_one_vertex_per_entry() -> None:
+    """``tanh(W @ x)``: each entry of ``W @ x`` one vertex with an edge from every input
+    (its partials the row of W), not a chain of binary adds; a zero of W makes no edge."""
+    w = np.arange(12.0).reshape(3, 4)  # w[0, 0] = 0: no edge x0 -> the first entry
+    g = from_jax(lambda x: jnp.tanh(w @ x), np.ones(4))
+    assert len(g.intermediates) == 3 and g.n_edges == 11 + 3
+    first = g.intermediates[0]
+    assert "x0" not in g.predecessors(first)
+    assert [float(g.partial(x, first)) for x in g.predecessors(first)] == [1.0, 2.0, 3.0]
+
+
+def _peer_cases():
+    from tests.peers import CASES
+
+    return CASES
+
+
+@pytest.mark.parametrize("case", _peer_cases(), ids=[c.name for c in _peer_cases()])
+def test_the_peers_functions_read_at_the_element_level(case) -> None:
+    """The peer tools' test functions (tests/peers/) the array level reads: expanded, the
+    Jacobian is JAX's at the peer's point; else refused in one line naming the array
+    level (``stop_gradient`` of an input-dependent value; a custom rule whose primal's
+    derivative differs from the rule's; over the size limit)."""
+    from tests.peers.harness import _close, _reference
+
+    args = tuple(np.asarray(a, dtype=np.float64) for a in case.args())
+    keys, blocks = _reference(case, args)
+    try:
+        array = from_jax(case.fn, *args, level="array")
+    except InputError:
+        return  # the array level refuses it (tests/test_peers.py checks how)
+    try:
+        graph = from_jax(case.fn, *args)
+    except InputError as exc:
+        assert "\n" not in str(exc) and "level=" in str(exc) and "array" in str(exc), exc
+        return
+    want = np.vstack(
+        [
+            np.hstack([blocks[keys.index(y)][j].reshape(-1, a.size) for j, a in enumerate(args)])
+            for y in array.outputs
+        ]
+    )
+    got = _jacobian(graph, args)
+    assert _close(got, want) is None, (got, want)
