@@ -4,7 +4,7 @@ A tensor vertex computes one array operation (:class:`ArrayOp`) of jax.lax's voc
 elementwise functions, ``dot_general``, reductions, and the moves (broadcast, reshape,
 transpose, slice, pad, concatenate) — over its predecessors' values and constants. From
 the operation alone, :func:`operand_block` gives the structure of ∂v/∂operand
-(:mod:`dgraph.core.blocks`) and :func:`block_value` its values at a point, in C order
+(:mod:`dgraph.blocks`) and :func:`block_value` its values at a point, in C order
 over the block's value labels. One table serves every builder (the jaxpr reader, the
 NumPy-style tracer, dgraph/1 files) and every consumer (evaluation, verification, code).
 
@@ -24,7 +24,7 @@ import numpy as np
 import sympy
 
 from ..errors import InputError
-from .blocks import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, dense, pattern, sparse
+from . import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, dense, pattern, sparse
 
 __all__ = [
     "ELEMENTWISE",

@@ -135,7 +135,7 @@ def check_generated(
     tangent sweep of ``graph``'s partials and, when it has a ``primal``, with central
     differences of that primal (module docstring).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> from dgraph.codegen.generate import generate
     >>> g = bundled("naumann_sin.trace")
     >>> result = check_generated(generate(g, "python", "reverse", check=False), g)

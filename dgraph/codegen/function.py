@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core.builders import from_function
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..errors import DGraphError
+from ..frontends import from_function
 from .c import load_c
 from .cuda import load_cuda
 from .generate import LANGS, MODES, Generated, generate
@@ -75,7 +75,7 @@ def make_function(
 ) -> GeneratedFunction:
     """Generate, check and load the ``mode`` function (``jacobian``, ``jvp``, ``vjp`` or
     ``value_and_jacobian``) of a graph, an expression set, or a Python function of scalars
-    (traced by :func:`dgraph.core.builders.from_function`, ``params`` naming its
+    (traced by :func:`dgraph.frontends.from_function`, ``params`` naming its
     parameters that are not differentiated) in ``lang`` (``python``, ``c``, ``jax`` or
     ``cuda``: CUDA kernels loaded with CuPy, :func:`dgraph.codegen.cuda.load_cuda`, whose
     function takes and returns GPU arrays, ``layout`` a keyword). A graph with parameters

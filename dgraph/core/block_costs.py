@@ -1,7 +1,7 @@
 """Operation counts of an expression set over Jacobian blocks (a tensor graph).
 
 On a tensor graph every edge symbol stands for a structured block
-(:mod:`dgraph.core.blocks`) and an expression set is a noncommutative algebra of
+(:mod:`dgraph.blocks`) and an expression set is a noncommutative algebra of
 matrices: its price is what its block products and sums cost, counted in scalar
 multiplications of the structured products. Each reference is paid for once; a product
 of several factors (single-use references inlined) is bracketed the cheapest way, by the
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import sympy
 
-from .blocks import Block, add, multiply, scale
+from ..blocks import Block, add, multiply, scale
 from .costs import Cost
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def chain_product(factors: list[Block]) -> tuple[int, Block | None, object]:
     """The cheapest bracketing of ``factors`` (output side first): its multiplications,
     the product, and the bracketing as nested pairs of factor indices.
 
-    >>> from dgraph.core.blocks import dense
+    >>> from dgraph.blocks import dense
     >>> a, b, c = dense((10,), (100,)), dense((100,), (5,)), dense((5,), (50,))
     >>> cost, _, tree = chain_product([a, b, c])
     >>> cost, tree

@@ -61,7 +61,7 @@ def umbrella(graph: DGraph) -> ExpressionSet:
     inside out, or the maximal ones only; the cheaper of the two (``info["nesting"]``),
     or beyond :data:`NESTING_EDGE_LIMIT` edges inside out only (``info["not_tried"]``).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> umbrella(bundled("zhou_two_blocks.json")).mults
     5
     """

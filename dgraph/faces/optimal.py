@@ -202,7 +202,7 @@ def face_optimal(graph: DGraph, budget: float | None = None) -> ExpressionSet:
     intermediate faces; with one, edge-optimal gets half of it and the search stops after
     ``budget / 2 * UNITS_PER_SECOND`` units of work, returning the best found.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> es = face_optimal(bundled("naumann_discrepancy.json"))
     >>> es.mults, es.info["optimal"]
     (13, True)

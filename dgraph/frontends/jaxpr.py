@@ -37,10 +37,10 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ...errors import InputError
-from ..activity import dead_note
-from ..graph import DGraph, vertex_symbol
-from ..numeric import edge_values, vertex_values
+from ..core.activity import dead_note
+from ..core.graph import DGraph, vertex_symbol
+from ..core.numeric import edge_values, vertex_values
+from ..errors import InputError
 
 __all__ = ["PRIMITIVES", "NotJax", "from_jax"]
 
@@ -58,7 +58,7 @@ def _jax():
 class NotJax(InputError):
     """JAX could not trace the function because it turns a JAX value into a NumPy array or
     a Python number (``np.sin(x)``, ``float(x)``, ``if x > 0``): it is no JAX function,
-    though its module may hold some; :func:`dgraph.core.builders.load` traces it as NumPy
+    though its module may hold some; :func:`dgraph.frontends.load` traces it as NumPy
     instead."""
 
 
@@ -549,9 +549,9 @@ def from_jax(
     of an array).
 
     ``level="array"`` keeps arrays whole instead: one tensor vertex per equation, its
-    edges Jacobian blocks (:mod:`dgraph.core.builders.jaxpr_arrays`; ``every_equation``
+    edges Jacobian blocks (:mod:`dgraph.frontends.jaxpr_arrays`; ``every_equation``
     does not apply there). The default ``level="element"`` is the element-by-element graph,
-    as :func:`dgraph.core.builders.from_function` names it.
+    as :func:`dgraph.frontends.from_function` names it.
 
     An operation that simplifies away is no vertex by default: ``x * 1`` is ``x``, and
     ``1 ** x`` the constant 1. With ``every_equation`` each elementwise operation and

@@ -5,8 +5,8 @@ a jaxpr a vertex — also one no output uses (a ``reduce_max`` feeding ``stop_gr
 and one with no input behind it (the ``stop_gradient`` itself) — numbered by its 1-based
 index; those numbers are the orders it publishes. :func:`equation_graph` builds that
 graph as a tensor :class:`DGraph`: inputs ``x1, x2, ...``, the equations ``v1, v2, ...``,
-each computing its :class:`~dgraph.core.arrays.ArrayOp`, and each edge carrying Graphax's
-sparsity type and 2-D shapes (:func:`graphax_edge`, :mod:`dgraph.core.graphax_types`).
+each computing its :class:`~dgraph.blocks.arrays.ArrayOp`, and each edge carrying Graphax's
+sparsity type and 2-D shapes (:func:`graphax_edge`, :mod:`dgraph.blocks.graphax_types`).
 Such a graph is for counting: :func:`live_part` is the valid graph dgraph accumulates and
 verifies (the vertices between inputs and outputs; the others folded into the operations
 that read them, where no derivative flows).
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import InputError
-from ..arrays import ArrayOp, Const
-from ..graph import DGraph
-from ..graphax_types import Edge, edge_types
+from ..blocks.arrays import ArrayOp, Const
+from ..blocks.graphax_types import Edge, edge_types
+from ..core.graph import DGraph
+from ..errors import InputError
 
 __all__ = ["equation_graph", "graphax_edge", "live_part"]
 
@@ -77,7 +77,7 @@ def graphax_edge(graph: DGraph, u: str, v: str) -> Edge:
     if found is None:
         raise InputError(
             f"edge {u} -> {v} has no Graphax type: Graphax's cost model prices a graph with"
-            " every jaxpr equation a vertex (dgraph.core.builders.jaxpr_equations.equation_graph)"
+            " every jaxpr equation a vertex (dgraph.frontends.jaxpr_equations.equation_graph)"
         )
     return found
 

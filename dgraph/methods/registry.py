@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.builders import from_function
 from ..core.collector import collector_paused
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
@@ -32,6 +31,7 @@ from ..errors import DGraphError
 from ..faces.greedy import greedy_faces
 from ..faces.optimal import face_optimal
 from ..faces.sequence import replay_faces
+from ..frontends import from_function
 from ..search.best import best
 from ..search.incumbent import good_order
 from ..zhou.factorize import zhou
@@ -297,7 +297,7 @@ def accumulate(
     """Accumulate the Jacobian of ``graph`` by ``method`` (a registered name or a function
     ``(graph, **options) -> ExpressionSet``) and verify the result.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> g = bundled("naumann_sin.trace")
     >>> es = accumulate(g, "reverse")
     >>> es.mults, es.verified
@@ -333,7 +333,7 @@ def jacobian(
     **options: Any,
 ) -> ExpressionSet:
     """The Jacobian of ``f`` — a graph, or a Python function of scalars traced by
-    :func:`dgraph.core.builders.from_function` (``n_inputs``: one sequence argument) —
+    :func:`dgraph.frontends.from_function` (``n_inputs``: one sequence argument) —
     accumulated by ``method`` and verified; ``es.as_matrix()`` gives it as a matrix.
 
     >>> from sympy import cos, sin

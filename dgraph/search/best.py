@@ -343,7 +343,7 @@ def best(
     ``info["cut_by_time"]`` says so. ``skip`` names structure methods not to run (those
     ``compare`` could not finish within its ceiling).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> es = best(bundled("naumann_discrepancy.json"), budget=5)
     >>> es.mults, es.verified, es.info["found_by"] in ("edge-optimal", "dstar")
     (13, True, True)

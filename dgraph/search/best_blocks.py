@@ -1,7 +1,7 @@
 """``best`` on a tensor graph: vertex orders priced over Jacobian blocks.
 
 On a tensor graph a product's price is its structured block product's scalar
-multiplications (:mod:`dgraph.core.blocks`), which the scalar bounds and effective
+multiplications (:mod:`dgraph.blocks`), which the scalar bounds and effective
 counts of :mod:`dgraph.search.best` do not describe. The portfolio here: forward,
 reverse and Markowitz's degrees; greedy orders that eliminate the vertex whose block
 products cost least next (ties broken by evaluation order, then at random among the
@@ -19,7 +19,7 @@ and ``info["cut_by_time"]`` then says so.
 
 ``objective="graphax"`` prices orders in Graphax's cost model instead (AlphaGrad's vertex
 game, :mod:`dgraph.elimination.graphax_model`) on a graph with every jaxpr equation a
-vertex (:func:`dgraph.core.builders.jaxpr_equations.equation_graph`): the portfolio is
+vertex (:func:`dgraph.frontends.jaxpr_equations.equation_graph`): the portfolio is
 AlphaGrad's three baselines, the cheapest-first greedy in that model with its restarts, and
 simulated annealing over vertex orders from the best of them (seeded), as on blocks. The
 winner is built and verified on the graph's live part, where its ``mults`` are dgraph's
@@ -34,7 +34,6 @@ import time
 from collections.abc import Callable, Iterable
 
 from ..core.budget import ceiling_for
-from ..core.builders.jaxpr_equations import live_part
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..elimination.graphax_model import GRAPHAX, graphax_orders
@@ -42,6 +41,7 @@ from ..elimination.kernel import BLOCKS, Algebra, Elimination, effective_cost
 from ..elimination.vertex import markowitz_order, vertex_elimination
 from ..elimination.vertex_optimal import TENSOR_VERTEX_LIMIT, vertex_optimal_search
 from ..errors import InputError, SearchTooLarge
+from ..frontends.jaxpr_equations import live_part
 
 __all__ = ["ELIMINATIONS_PER_SECOND", "anneal_order", "best_blocks", "cheapest_first_order"]
 
@@ -59,7 +59,7 @@ def cheapest_first_order(
     Markowitz rule with the true price for the degree); with ``rng``, one of the
     ``width`` cheapest at random.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> len(cheapest_first_order(bundled("naumann_sin.trace")))
     2
     """
@@ -167,7 +167,7 @@ def _verified_winner(
     one that fails is passed over. Where none verifies, the cheapest as it is, whose
     failed check its ``verification`` reports (never a claim of verified).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> g = bundled("naumann_sin.trace")
     >>> sets = {"forward": vertex_elimination(g, ["v1", "v2"], "forward"),
     ...         "reverse": vertex_elimination(g, ["v2", "v1"], "reverse")}

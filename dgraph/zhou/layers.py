@@ -254,7 +254,7 @@ def _multiply(left: Matrix, right: Matrix, references) -> tuple[Matrix, int]:
 def layers(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> ExpressionSet:
     """Accumulate the chain of local Jacobians in the cheapest bracketing.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> es = layers(bundled("zhou_two_blocks.json"))
     >>> es.mults, es.info["bracketing"]
     (5, '((J1 J2) (J3 J4))')

@@ -3,7 +3,7 @@
 One statement per array operation and per block operation, never one per element:
 :mod:`.dialect` (what NumPy and JAX print differently), :mod:`.constants` (index
 arrays computed once at generation time, embedded in the module), :mod:`.forward` (each
-vertex's :class:`~dgraph.core.arrays.ArrayOp`), :mod:`.leaves` (each edge block's values),
+vertex's :class:`~dgraph.blocks.arrays.ArrayOp`), :mod:`.leaves` (each edge block's values),
 :mod:`.blockops` (products as one einsum, sums as broadcast adds, sparse blocks through
 precomputed index pairs), :mod:`.module` (the module text), :mod:`.check` (the code run
 against :func:`~dgraph.core.block_values.jacobian_blocks` and central differences of the

@@ -11,7 +11,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import sympy
 
-from ...core.arrays import (
+from ...blocks import Block, Sparse
+from ...blocks.arrays import (
     ELEMENTWISE,
     RUN_TIME,
     A,
@@ -21,7 +22,6 @@ from ...core.arrays import (
     labelled_block,
     narrowed,
 )
-from ...core.blocks import Block, Sparse
 from ...errors import InputError
 from .dialect import Dialect
 

@@ -2,7 +2,7 @@
 values are checked (:mod:`dgraph.core.value_check`: the user's point, then a random one),
 along a random tangent (and cotangent): against the Jacobian blocks of an expression set
 (:func:`~dgraph.core.block_values.jacobian_blocks`, materialized with
-:func:`~dgraph.core.blocks.to_matrix`: rounding only), and against the value check's
+:func:`~dgraph.blocks.to_matrix`: rounding only), and against the value check's
 reference (JAX's ``jvp`` of the user's function, or differences of the array program),
 which shares no derivative code: J·v directly; wᵀ·J through the blocks it matches and
 by the dot-product test wᵀ(J v) = (wᵀJ) v. Errors are measured against the magnitudes
@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ...blocks import to_matrix
 from ...core.block_values import jacobian_blocks, jvp_of_expressions
-from ...core.blocks import to_matrix
 from ...core.expressions import ExpressionSet
 from ...core.value_check import FLOOR, Point, check_values
 from ..check import CodeCheck
