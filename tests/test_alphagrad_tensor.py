@@ -21,9 +21,10 @@ from dgraph.blocks.graphax_types import (
     product_cost,
     sum_type,
 )
-from dgraph.elimination.graphax_model import graphax_cost, graphax_orders
+from dgraph.core.activity import live_part
+from dgraph.elimination.graphax_model import graphax_cost, graphax_edge, graphax_orders
 from dgraph.elimination.vertex import vertex_elimination
-from dgraph.frontends.jaxpr_equations import equation_graph, graphax_edge, live_part
+from dgraph.frontends.jaxpr_equations import equation_graph
 from dgraph.search.best_blocks import best_blocks
 
 try:  # the tasks are JAX functions; the type rules and tables are not

@@ -25,7 +25,7 @@ from ..blocks import Block, add, multiply, scale
 from .costs import Cost
 
 if TYPE_CHECKING:
-    from .expressions import ExpressionSet
+    from .expression_data import ExpressionData
 
 __all__ = [
     "CHAIN_LIMIT",
@@ -141,7 +141,7 @@ def _sweep(factors: list[Block]) -> tuple[int, Block | None, object]:
 
 
 def expression_blocks(
-    es: ExpressionSet, leaf: Callable[[tuple[str, str]], Block] | None = None
+    es: ExpressionData, leaf: Callable[[tuple[str, str]], Block] | None = None
 ) -> tuple[dict[object, Priced], dict[sympy.Symbol, Block | None]]:
     """Every reference and entry of ``es`` priced over blocks: ``(mults, adds, block)`` per
     reference name and per ``(y, x)``, and the references' blocks."""
@@ -212,7 +212,7 @@ def _multiply_factors(e: sympy.Expr, done: dict[sympy.Basic, Priced]) -> Priced:
     return mults, adds, product
 
 
-def block_cost(es: ExpressionSet) -> Cost:
+def block_cost(es: ExpressionData) -> Cost:
     """Scalar multiplications and additions of ``es``'s block operations, the computed
     form's (products grouped as the method made them) where it has one."""
     computed = es.as_computed or es

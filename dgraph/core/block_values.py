@@ -28,7 +28,7 @@ from ..blocks.arrays import block_value, evaluate, operand_block
 from .block_costs import along_bracketing, chain_product, post_order
 
 if TYPE_CHECKING:
-    from .expressions import ExpressionSet
+    from .expression_data import ExpressionData
     from .graph import DGraph
 
 __all__ = [
@@ -102,7 +102,7 @@ def edge_values(graph: DGraph, values: Mapping[str, np.ndarray]) -> dict[tuple[s
 
 
 def jacobian_blocks(
-    es: ExpressionSet, values: Mapping[str, np.ndarray]
+    es: ExpressionData, values: Mapping[str, np.ndarray]
 ) -> dict[tuple[str, str], Valued]:
     """Every entry of ``es`` as a block with its values at the vertex ``values``."""
     graph = es.graph
@@ -167,7 +167,7 @@ def _times(left: Valued, right: Valued) -> Valued:
 
 
 def jvp_of_expressions(
-    es: ExpressionSet,
+    es: ExpressionData,
     values: Mapping[str, np.ndarray],
     tangents: Mapping[str, np.ndarray],
     by_entry: bool = False,
@@ -232,7 +232,7 @@ class _Applier:
     named by a token, the chain of expressions applied to a tangent (interned to an
     int), so that a reference's result is remembered per (reference, token)."""
 
-    def __init__(self, es: ExpressionSet, parts: Mapping, absolute: bool = False) -> None:
+    def __init__(self, es: ExpressionData, parts: Mapping, absolute: bool = False) -> None:
         self.absolute = absolute  # numbers by their magnitude (the values' are already)
         self.references = es.references
         self.edges = es.graph.edge_symbols

@@ -35,7 +35,7 @@ import numpy as np
 from .block_values import RANGES, finite_point, jvp_of_expressions, vertex_values
 
 if TYPE_CHECKING:
-    from .expressions import ExpressionSet
+    from .expression_data import ExpressionData
     from .graph import DGraph
 
 __all__ = [
@@ -272,7 +272,7 @@ def check_values(
     )
 
 
-def check_expression_set(es: ExpressionSet, seed: int = 0) -> ValueCheck:
+def check_expression_set(es: ExpressionData, seed: int = 0) -> ValueCheck:
     """The blocks of ``es`` (a tensor graph's expression set) are the program's
     derivatives: its ``J·v``, applied matrix-free (no block product formed), checked by
     :func:`check_values`; a selection of entries input by input (the direction moving

@@ -19,10 +19,29 @@ from collections.abc import Iterable
 
 from ..blocks.graphax_types import Edge, markowitz_weight, product, product_cost, sum_type
 from ..core.graph import DGraph
-from ..frontends.jaxpr_equations import graphax_edge
+from ..errors import InputError
 from .kernel import Algebra, Elimination
 
-__all__ = ["GRAPHAX", "Graphax", "graphax_cost", "graphax_markowitz_order", "graphax_orders"]
+__all__ = [
+    "GRAPHAX",
+    "Graphax",
+    "graphax_cost",
+    "graphax_edge",
+    "graphax_markowitz_order",
+    "graphax_orders",
+]
+
+
+def graphax_edge(graph: DGraph, u: str, v: str) -> Edge:
+    """The Graphax edge u -> v of an
+    :func:`~dgraph.frontends.jaxpr_equations.equation_graph`."""
+    found = graph.nx.edges[u, v].get("graphax")
+    if found is None:
+        raise InputError(
+            f"edge {u} -> {v} has no Graphax type: Graphax's cost model prices a graph with"
+            " every jaxpr equation a vertex (dgraph.frontends.jaxpr_equations.equation_graph)"
+        )
+    return found
 
 
 class Graphax(Algebra):

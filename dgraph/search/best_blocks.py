@@ -33,6 +33,7 @@ import random
 import time
 from collections.abc import Callable, Iterable
 
+from ..core.activity import live_part
 from ..core.budget import ceiling_for
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
@@ -41,7 +42,6 @@ from ..elimination.kernel import BLOCKS, Algebra, Elimination, effective_cost
 from ..elimination.vertex import markowitz_order, vertex_elimination
 from ..elimination.vertex_optimal import TENSOR_VERTEX_LIMIT, vertex_optimal_search
 from ..errors import InputError, SearchTooLarge
-from ..frontends.jaxpr_equations import live_part
 
 __all__ = ["ELIMINATIONS_PER_SECOND", "anneal_order", "best_blocks", "cheapest_first_order"]
 

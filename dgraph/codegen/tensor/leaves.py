@@ -18,9 +18,9 @@ from ...blocks.arrays import (
     A,
     ArrayOp,
     B,
-    _other_labels,
     labelled_block,
     narrowed,
+    other_labels,
 )
 from ...errors import InputError
 from .dialect import Dialect
@@ -134,7 +134,7 @@ def _dot(op: ArrayOp, k: int, args, shapes, xp: str) -> str:
     start = n_batch + n_free_m
     contract = list(range(start, start + len(mc)))
     free_o = list(range(start + len(mc), start + len(mc) + len(other) - len(oc) - len(ob)))
-    labels = _other_labels(other, oc, ob, contract, list(range(n_batch)), free_o)
+    labels = other_labels(other, oc, ob, contract, list(range(n_batch)), free_o)
     order = tuple(int(i) for i in np.argsort(labels))
     if order == tuple(range(len(order))):
         return args[1 - k]
