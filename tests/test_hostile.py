@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from dgraph.cli import _parser, main
+from dgraph.cli import main
+from dgraph.cli.main import _parser
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 DATA = Path(__file__).resolve().parent.parent / "dgraph" / "data"
