@@ -3,7 +3,7 @@
     python benchmarks/alphagrad_tensor.py [--budget 60] [--seed 0] [NAME ...]
 
 For each task of benchmarks/alphagrad_tensor_functions.py: the graph with every jaxpr
-equation a vertex (:func:`dgraph.core.builders.jaxpr_equations.equation_graph`), AlphaGrad's
+equation a vertex (:func:`dgraph.frontends.jaxpr_equations.equation_graph`), AlphaGrad's
 forward, reverse and Markowitz in its model (:mod:`dgraph.elimination.graphax_model`), the
 published learned count, and ``best(..., price="graphax")`` with a work budget
 (counted restarts and annealing moves: the same result on every machine). Each best result
@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from alphagrad_tensor_functions import MEASURED, PUBLISHED, TASKS
 
-from dgraph.core.builders.jaxpr_equations import equation_graph
 from dgraph.elimination.graphax_model import graphax_cost, graphax_orders
+from dgraph.frontends.jaxpr_equations import equation_graph
 from dgraph.search.best import best
 
 

@@ -35,7 +35,7 @@ from codegen_functions import FUNCTIONS
 
 from dgraph.bench.realworld import roe_flux
 from dgraph.codegen import generate, load_c, load_python
-from dgraph.core.builders import bundled
+from dgraph.frontends import bundled
 
 GRAPHS = {
     "spherical-coordinates": lambda: bundled("spherical_coordinates.trace"),

@@ -38,7 +38,7 @@ def main(argv: list[str]) -> None:
     import numpy as np
 
     import dgraph
-    from dgraph.core.builders import from_jax
+    from dgraph.frontends import from_jax
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("sizes", nargs="*", type=float, default=[1e5])

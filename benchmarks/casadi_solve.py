@@ -19,7 +19,7 @@ import casadi as ca
 from dgraph.bench.pendulum import n_link_pendulum
 from dgraph.codegen.compare import _trace, casadi_jacobian
 from dgraph.codegen.counting import Ops, casadi_ops
-from dgraph.core.builders import from_linear_system, from_sympy
+from dgraph.frontends import from_linear_system, from_sympy
 
 FUNCTIONS = {name: getattr(ca, name) for name in ("sin", "cos", "exp", "log", "sqrt")}
 

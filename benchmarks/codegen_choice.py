@@ -26,8 +26,8 @@ def measure(out: Path) -> None:
     from codegen_seconds import pendulum
 
     from dgraph.codegen import generate
-    from dgraph.core.builders import bundled
     from dgraph.errors import DGraphError
+    from dgraph.frontends import bundled
 
     names = ["naumann_sin.trace", "spherical_coordinates.trace"]
     graphs = {n: (lambda n=n: bundled(n)) for n in names} | builders()

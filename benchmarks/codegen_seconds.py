@@ -29,7 +29,7 @@ import sympy
 from sympy.physics import mechanics as me
 
 from dgraph.bench.realworld import roe_flux
-from dgraph.core.builders import from_sympy
+from dgraph.frontends import from_sympy
 
 HERE = Path(__file__).resolve().parent.parent
 

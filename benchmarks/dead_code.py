@@ -3,7 +3,7 @@ edges with dead branches goes through ``dgraph structure`` as the graph without 
 
 Run: python benchmarks/dead_code.py [--layers 41 --width 775 --dead 1000]
 Prints, for the live graph and the same graph with dead vertices added
-(:func:`dgraph.core.random_graphs.add_dead_code`), the edges in the file, the seconds to
+(:func:`dgraph.frontends.random_graphs.add_dead_code`), the edges in the file, the seconds to
 load it and to compute its structure (best of ``--repeat``), and the note.
 """
 
@@ -14,9 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from dgraph.core.builders import load
-from dgraph.core.random_graphs import add_dead_code, random_layered
 from dgraph.errors import DGraphError
+from dgraph.frontends import load
+from dgraph.frontends.random_graphs import add_dead_code, random_layered
 from dgraph.methods.structure import structure
 
 

@@ -15,8 +15,8 @@ import sys
 from fractions import Fraction
 
 import dgraph
-from dgraph.core.random_graphs import random_dag
 from dgraph.elimination.metagraph import intermediate_edge_count
+from dgraph.frontends.random_graphs import random_dag
 
 
 def main(graphs: int = 1500) -> None:

@@ -28,9 +28,9 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
-from dgraph.core.builders import bundled
 from dgraph.core.graph import DGraph
 from dgraph.elimination.metagraph import edge_optimal_search, intermediate_edge_count
+from dgraph.frontends import bundled
 
 
 def edge_milp(graph: DGraph, steps: int, time_limit: float = 600.0) -> tuple[str, float, int]:

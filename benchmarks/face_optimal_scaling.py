@@ -18,9 +18,9 @@ import sys
 import time
 
 import dgraph.faces.optimal as optimal
-from dgraph.core.random_graphs import random_dag, random_program
 from dgraph.faces.line_graph import intermediate_faces, line_graph
 from dgraph.faces.optimal import face_optimal
+from dgraph.frontends.random_graphs import random_dag, random_program
 
 SIZES = range(8, 17)
 optimal.FACE_LIMIT = max(SIZES)  # measure beyond the limit too, exactly

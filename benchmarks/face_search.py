@@ -12,9 +12,9 @@ import random
 import sys
 import time
 
-from dgraph.core.random_graphs import random_dag
 from dgraph.faces.line_graph import intermediate_faces, line_graph
 from dgraph.faces.optimal import face_optimal
+from dgraph.frontends.random_graphs import random_dag
 from dgraph.methods import accumulate
 
 

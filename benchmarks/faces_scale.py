@@ -16,8 +16,8 @@ import time
 
 from dgraph.core.graph import DGraph
 from dgraph.core.paths import count_paths
-from dgraph.core.random_graphs import diamond_chain, random_layered
 from dgraph.faces.realize import check_faces
+from dgraph.frontends.random_graphs import diamond_chain, random_layered
 from dgraph.methods import accumulate
 
 METHODS = ("forward", "reverse", "markowitz")

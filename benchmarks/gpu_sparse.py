@@ -32,7 +32,7 @@ def make(folder: Path, sizes: list[int]) -> None:
     import numpy as np
 
     import dgraph
-    from dgraph.core.builders import from_jax
+    from dgraph.frontends import from_jax
 
     folder.mkdir(parents=True, exist_ok=True)
     for name in FUNCTIONS:

@@ -10,7 +10,7 @@ and B (nx, nu) (seeded: A = I + 0.01·G, B = 0.1·G'), residuals
 
 With x0 among the differentiated inputs the variables number (N+1)·nx + N·nu + nx, 6,080
 at N = 100, nx = 40, nu = 20 (the issue's count). Measured, in one run: the array-level
-graph (:func:`dgraph.core.builders.from_function`, ``level="array"``; its vertex and edge
+graph (:func:`dgraph.frontends.from_function`, ``level="array"``; its vertex and edge
 counts), the three accumulations, ``make_function`` of the sparse Jacobian and of ``jvp``
 in NumPy and JAX (each checked before it returns), one call of each, the Jacobian's
 nonzeros, ``dgraph codegen … --mode jvp`` as a command, and agreement with a dense
@@ -66,7 +66,7 @@ def main() -> None:
     import jax.numpy as jnp
 
     from dgraph.codegen.function import make_function
-    from dgraph.core.builders import from_function
+    from dgraph.frontends import from_function
     from dgraph.methods import accumulate
 
     jax.config.update("jax_enable_x64", True)

@@ -23,9 +23,9 @@ import numpy as np
 import sympy
 
 from dgraph.bench.pendulum import n_link_pendulum
-from dgraph.core.builders import from_sympy, from_trace
 from dgraph.core.graph import vertex_symbol
 from dgraph.core.numeric import edge_values, vertex_values
+from dgraph.frontends import from_sympy, from_trace
 
 MODULES = ["scipy", "numpy"]
 

@@ -43,8 +43,8 @@ from dgraph.codegen.compare import (
 )
 from dgraph.codegen.generate import generate
 from dgraph.codegen.python import load_python
-from dgraph.core.builders import from_linear_system, from_sympy
-from dgraph.core.builders.elemental import replace_shared
+from dgraph.frontends import from_linear_system, from_sympy
+from dgraph.frontends.elemental import replace_shared
 
 NUMBERS = {"m": 1.0, "l": 1.0, "g": 9.81}  # --numbers: by the first letter of the name
 

@@ -10,7 +10,7 @@ import sys
 import time
 
 from dgraph.bench.suite import spherical_harmonics
-from dgraph.core.random_graphs import random_dag
+from dgraph.frontends.random_graphs import random_dag
 from dgraph.render.drawing import draw
 
 CASES = [

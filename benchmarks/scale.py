@@ -25,9 +25,9 @@ from collections.abc import Callable
 import numpy as np
 
 from dgraph.bench.suite import chebyshev, spherical_harmonics
-from dgraph.core.builders import from_function, from_json
-from dgraph.core.random_graphs import random_layered
 from dgraph.errors import DGraphError
+from dgraph.frontends import from_function, from_json
+from dgraph.frontends.random_graphs import random_layered
 from dgraph.methods import accumulate
 from dgraph.methods.structure import structure
 from dgraph.search.best import best

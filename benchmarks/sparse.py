@@ -170,7 +170,7 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
     result: dict = {"status": "ok", "build": {}}
     if candidate.startswith("dgraph"):
         import dgraph
-        from dgraph.core.builders import from_jax
+        from dgraph.frontends import from_jax
     elif candidate in ("asdex", "sparsejac"):
         import asdex
         import sparsejac

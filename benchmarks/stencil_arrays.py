@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 import dgraph
-from dgraph.core.builders import from_function
+from dgraph.frontends import from_function
 
 
 def residual(u):

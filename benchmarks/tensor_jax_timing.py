@@ -126,7 +126,7 @@ def _baselines(f, args) -> dict:
 
 def _generate(names, modules: Path, reps: int) -> None:
     from dgraph.codegen.function import make_function
-    from dgraph.core.builders.jaxpr import from_jax
+    from dgraph.frontends.jaxpr import from_jax
     from dgraph.methods import accumulate
 
     modules.mkdir(parents=True, exist_ok=True)

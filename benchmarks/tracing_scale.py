@@ -21,8 +21,8 @@ from collections.abc import Callable
 import numpy as np
 import sympy
 
-from dgraph.core.builders import from_function, from_jax, from_trace
 from dgraph.core.graph import DGraph
+from dgraph.frontends import from_function, from_jax, from_trace
 
 
 def pairs(n: int) -> DGraph:

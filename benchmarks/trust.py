@@ -10,10 +10,10 @@ from __future__ import annotations
 import math
 import time
 
-from dgraph.core.builders import from_json, from_trace
 from dgraph.core.paths import count_paths
-from dgraph.core.random_graphs import random_layered
 from dgraph.core.verify import EXACT_PATH_LIMIT
+from dgraph.frontends import from_json, from_trace
+from dgraph.frontends.random_graphs import random_layered
 from dgraph.methods import accumulate
 
 TRACE_SIZES = (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000)

@@ -40,7 +40,7 @@ SNIPPETS = {
         "bracketing_lower_bound(REAL_WORLD['mlp'](), seconds=1.0)\n"
     ),
     "random-point verify, 174,024 paths (was < 3 s)": (
-        "from dgraph.core.random_graphs import random_layered\n"
+        "from dgraph.frontends.random_graphs import random_layered\n"
         "from dgraph.elimination.vertex import reverse\n"
         "from dgraph.core.verify import verify\n"
         "assert verify(reverse(random_layered(2, 10, 8, 3))).ok\n"
@@ -52,7 +52,7 @@ def _traces(folder: Path) -> dict[str, list[str]]:
     """The CLI cases: file written to ``folder``, then the arguments."""
     from long_programs import chain_trace, sum_trace
 
-    from dgraph.core.random_graphs import random_layered
+    from dgraph.frontends.random_graphs import random_layered
 
     files = {}
     for n in (500, 1000, 2000, 5000):

@@ -11,7 +11,12 @@ and drawings of both.
 """
 
 from . import render  # noqa: F401  (installs the output printers: text, LaTeX, HTML, SVG)
-from .core.builders import (
+from .core.expressions import ExpressionSet, Step
+from .core.graph import DGraph
+from .core.paths import count_paths, depth_levels, naive_cost, path_length
+from .core.verify import Verification, verify
+from .errors import DGraphError, GraphError, InputError, SearchTooLarge
+from .frontends import (
     bundled,
     from_dict,
     from_function,
@@ -22,11 +27,6 @@ from .core.builders import (
     from_trace,
     load,
 )
-from .core.expressions import ExpressionSet, Step
-from .core.graph import DGraph
-from .core.paths import count_paths, depth_levels, naive_cost, path_length
-from .core.verify import Verification, verify
-from .errors import DGraphError, GraphError, InputError, SearchTooLarge
 from .methods import METHODS, Comparison, accumulate, compare, jacobian
 from .version import __version__
 

@@ -165,7 +165,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import dgraph
-from dgraph.core.builders import from_function
+from dgraph.frontends import from_function
 from dgraph.render import draw
 
 

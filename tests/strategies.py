@@ -3,8 +3,8 @@
 Each strategy draws the structure itself (every edge, every operation and operand), not a
 seed: a failing case shrinks to fewer vertices, fewer edges and simpler operations, where
 a drawn seed would shrink only to another seed. The graphs are those of
-:func:`~dgraph.core.random_graphs.random_dag` and
-:func:`~dgraph.core.random_graphs.random_program`: inputs minimal, outputs maximal, every
+:func:`~dgraph.frontends.random_graphs.random_dag` and
+:func:`~dgraph.frontends.random_graphs.random_program`: inputs minimal, outputs maximal, every
 intermediate reached from an input and reaching an output.
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 import sympy
 from hypothesis import strategies as st
 
-from dgraph.core.builders import from_sympy
 from dgraph.core.graph import DGraph
+from dgraph.frontends import from_sympy
 
 __all__ = ["LABELS", "dags", "labeled_dags", "programs"]
 

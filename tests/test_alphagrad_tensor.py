@@ -1,5 +1,5 @@
 """AlphaGrad's tensor tasks in Graphax's cost model (benchmarks/alphagrad_tensor_functions.py,
-dgraph.core.graphax_types, dgraph.elimination.graphax_model): the jaxprs have the equations
+dgraph.blocks.graphax_types, dgraph.elimination.graphax_model): the jaxprs have the equations
 the paper counted, the type rules reproduce Graphax's tables, forward, reverse and Markowitz
 reproduce AlphaGrad's own counts, and ``best`` in that model gives verified results."""
 
@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dgraph.core.builders.jaxpr_equations import equation_graph, graphax_edge, live_part
-from dgraph.core.graphax_types import (
+from dgraph.blocks.graphax_types import (
     DIMS,
     Edge,
     edge_types,
@@ -22,8 +21,10 @@ from dgraph.core.graphax_types import (
     product_cost,
     sum_type,
 )
-from dgraph.elimination.graphax_model import graphax_cost, graphax_orders
+from dgraph.core.activity import live_part
+from dgraph.elimination.graphax_model import graphax_cost, graphax_edge, graphax_orders
 from dgraph.elimination.vertex import vertex_elimination
+from dgraph.frontends.jaxpr_equations import equation_graph
 from dgraph.search.best import best
 
 try:  # the tasks are JAX functions; the type rules and tables are not

@@ -23,8 +23,8 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
 from dgraph import from_jax  # noqa: E402
+from dgraph.blocks import to_matrix  # noqa: E402
 from dgraph.core.block_values import jacobian_blocks, vertex_values  # noqa: E402
-from dgraph.core.blocks import to_matrix  # noqa: E402
 from dgraph.errors import InputError  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
 

@@ -10,16 +10,15 @@ import json
 import numpy as np
 import pytest
 
-from dgraph.core import arrays
-from dgraph.core.blocks import to_matrix
-from dgraph.core.builders.json_format import from_dict, from_json
+from dgraph.blocks import arrays, to_matrix
 from dgraph.errors import InputError
+from dgraph.frontends.json_format import from_dict, from_json
 
 jax = pytest.importorskip(
     "jax", reason="JAX is not installed (pip install 'jacobian-accumulation[jax]')"
 )
 jnp = pytest.importorskip("jax.numpy")
-from dgraph.core.builders.jaxpr import from_jax  # noqa: E402
+from dgraph.frontends.jaxpr import from_jax  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 RNG = np.random.default_rng(41)

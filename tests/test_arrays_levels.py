@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 jnp = pytest.importorskip("jax.numpy")
 
+from dgraph.blocks import to_matrix  # noqa: E402
 from dgraph.core.block_values import jacobian_blocks, vertex_values  # noqa: E402
-from dgraph.core.blocks import to_matrix  # noqa: E402
-from dgraph.core.builders import from_jax  # noqa: E402
+from dgraph.frontends import from_jax  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
 
 _C = np.linspace(0.5, 1.5, 9).reshape(3, 3)

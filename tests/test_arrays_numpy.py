@@ -10,9 +10,9 @@ import math
 import numpy as np
 import pytest
 
-from dgraph import from_function
+from dgraph import blocks, from_function
+from dgraph.blocks import arrays
 from dgraph.cli import main
-from dgraph.core import arrays, blocks
 from dgraph.errors import InputError
 
 jax = pytest.importorskip("jax")
@@ -406,7 +406,7 @@ def test_constant_integer_and_boolean_indices_are_a_take():
     import jax.numpy as jnp
 
     from dgraph import accumulate, make_function
-    from dgraph.core.builders import from_json
+    from dgraph.frontends import from_json
 
     def f(u):
         mask = np.array([True, False, True, True, False, True])

@@ -16,10 +16,7 @@ from hypothesis import assume, given, settings
 import dgraph
 from dgraph.bench.realworld import REAL_WORLD
 from dgraph.core.budget import CEILING_FACTOR, CEILING_SLACK, ceiling_for
-from dgraph.core.builders import bundled, from_trace
-from dgraph.core.builders.json_format import from_dict
 from dgraph.core.expressions import StepKind
-from dgraph.core.random_graphs import random_layered, random_program
 from dgraph.elimination.kernel import VALUES, Elimination, effective_cost, move_costs
 from dgraph.elimination.labeled import replay
 from dgraph.elimination.metagraph import (
@@ -30,6 +27,9 @@ from dgraph.elimination.metagraph import (
     intermediate_edge_count,
 )
 from dgraph.elimination.vertex_optimal import vertex_optimal
+from dgraph.frontends import bundled, from_trace
+from dgraph.frontends.json_format import from_dict
+from dgraph.frontends.random_graphs import random_layered, random_program
 from dgraph.methods import accumulate, compare
 from dgraph.search import junction_bounds
 from dgraph.search.best import ANY_ELIMINATION, EFFECTIVE_VERTEX, best

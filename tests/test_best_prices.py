@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from dgraph.core.builders import bundled
 from dgraph.elimination.vertex_optimal import uses_exact_model
 from dgraph.errors import InputError
+from dgraph.frontends import bundled
 from dgraph.search import best as best_module
 from dgraph.search.best import best
 from dgraph.search.prices import PRICES, SOLVERS, not_run, price_model
@@ -133,7 +133,7 @@ def test_a_search_or_bound_not_valid_for_the_model_is_not_run(model, poisoned, m
 
 def _graphax_mlp():
     jax = pytest.importorskip("jax")
-    from dgraph.core.builders.jaxpr_equations import equation_graph
+    from dgraph.frontends.jaxpr_equations import equation_graph
 
     spec = importlib.util.spec_from_file_location(
         "alphagrad_tensor_functions", ROOT / "benchmarks" / "alphagrad_tensor_functions.py"

@@ -11,15 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dgraph.core import block_values, blocks
+from dgraph import blocks
+from dgraph.blocks import dense, to_matrix
+from dgraph.core import block_values
 from dgraph.core.block_values import (
     apply_block,
     jacobian_blocks,
     jvp_of_expressions,
     vertex_values,
 )
-from dgraph.core.blocks import dense, to_matrix
-from dgraph.core.builders import from_function
+from dgraph.frontends import from_function
 from dgraph.methods import accumulate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,7 +90,7 @@ def _jax_cases():
 @pytest.mark.parametrize("method", METHODS)
 def test_every_jax_tensor_graph(method):
     """dot_general, softmax, reductions, selections, reshapes, explicit (sparse) moves."""
-    from dgraph.core.builders.jaxpr import from_jax
+    from dgraph.frontends.jaxpr import from_jax
 
     for k, (f, shapes) in enumerate(_jax_cases().values()):
         args = [np.random.default_rng(k).uniform(0.2, 0.9, s) for s in shapes]
@@ -100,7 +101,7 @@ def test_every_jax_tensor_graph(method):
 def test_references_are_applied_once_per_vector(monkeypatch):
     """A reference met again with the same vector is read from what was remembered."""
     pytest.importorskip("jax")
-    from dgraph.core.builders.jaxpr import from_jax
+    from dgraph.frontends.jaxpr import from_jax
     from tests.test_arrays_jax import WHOLE
 
     f, shapes = WHOLE["softmax"]

@@ -9,6 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dgraph.blocks import add, diagonal, multiply, sparse
 from dgraph.codegen.tensor.blockops import (
     _meeting_pairs,
     _merged,
@@ -16,7 +17,6 @@ from dgraph.codegen.tensor.blockops import (
     _positions,
     entries,
 )
-from dgraph.core.blocks import add, diagonal, multiply, sparse
 
 
 def _searched(a, b, product, ia, ib):

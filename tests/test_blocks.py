@@ -7,9 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dgraph.core import blocks
-from dgraph.core.arrays import ArrayOp, block_value, evaluate, operand_block
-from dgraph.core.blocks import (
+from dgraph import blocks
+from dgraph.blocks import (
     ONES,
     add,
     add_values,
@@ -20,6 +19,7 @@ from dgraph.core.blocks import (
     multiply_values,
     to_matrix,
 )
+from dgraph.blocks.arrays import ArrayOp, block_value, evaluate, operand_block
 from dgraph.core.graph import DGraph
 from dgraph.elimination.kernel import BLOCKS
 from dgraph.methods import accumulate

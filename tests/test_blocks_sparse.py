@@ -1,4 +1,4 @@
-"""Sparse block patterns: the fast products, sums and patterns of :mod:`dgraph.core.blocks`
+"""Sparse block patterns: the fast products, sums and patterns of :mod:`dgraph.blocks`
 against a straightforward reference (dense 0/1 matrices, and the label grid enumerated
 entry by entry), with the invariants a :class:`Sparse` block keeps."""
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dgraph.core import blocks
-from dgraph.core.blocks import (
+from dgraph import blocks
+from dgraph.blocks import (
     CONSTANT,
     GENERAL,
     ONES,

@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 
 from dgraph.bench.realworld import REAL_WORLD
-from dgraph.core.builders import from_trace
 from dgraph.core.paths import count_paths
-from dgraph.core.random_graphs import random_program
 from dgraph.elimination.kernel import effective_cost
 from dgraph.elimination.parts import independent_parts
+from dgraph.frontends import from_trace
+from dgraph.frontends.random_graphs import random_program
 from dgraph.methods import accumulate
 from dgraph.search import bracketing_bound as bracketing
 from dgraph.search.best import ANY_ELIMINATION, best

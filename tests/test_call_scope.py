@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dgraph import blocks
 from dgraph.codegen import counting
 from dgraph.codegen.function import make_function
-from dgraph.core import blocks
-from dgraph.core.builders import bundled, from_function
+from dgraph.frontends import bundled, from_function
 
 
 def _held() -> dict[str, int]:

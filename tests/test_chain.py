@@ -35,9 +35,9 @@ from dgraph.chain import (
 from dgraph.chain.bruteforce import count_solutions, evaluate
 from dgraph.chain.notation import Node, tree_text
 from dgraph.cli import main
-from dgraph.core.builders import bundled
-from dgraph.core.random_graphs import random_layered
 from dgraph.errors import DGraphError, SearchTooLarge
+from dgraph.frontends import bundled
+from dgraph.frontends.random_graphs import random_layered
 from dgraph.methods import compare_with_elimination
 
 FACTORS_S5 = [(3, 3, 29), (1, 3, 14), (2, 1, 7)]  # §5: generate.exe 3 3 0 40

@@ -211,7 +211,7 @@ def test_missing_file_and_bad_options(capsys, tmp_path):
 
 
 def test_exhaustive_search_refusal_names_size_and_budget(capsys, tmp_path):
-    from dgraph.core.random_graphs import random_dag
+    from dgraph.frontends.random_graphs import random_dag
 
     file = tmp_path / "big.json"
     file.write_text(random_dag(5, 3, 30, 3, 0.2).to_json())

@@ -25,9 +25,9 @@ from dgraph.codegen.program import (
 )
 from dgraph.codegen.python import load_python, python_module
 from dgraph.codegen.selection import cheapest_jacobian
-from dgraph.core.builders import bundled, from_dict, from_sympy, from_trace
 from dgraph.core.graph import vertex_symbol
 from dgraph.errors import DGraphError
+from dgraph.frontends import bundled, from_dict, from_sympy, from_trace
 from dgraph.methods import accumulate
 
 from .strategies import programs

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dgraph.blocks.arrays import ArrayOp
 from dgraph.codegen.function import make_function
 from dgraph.codegen.tensor import tensor_module
 from dgraph.codegen.tensor.check import dense_result
 from dgraph.codegen.tensor.function import DEFAULT_METHODS as DEFAULT
-from dgraph.core.arrays import ArrayOp
 from dgraph.core.graph import DGraph
 from dgraph.errors import DGraphError
 from dgraph.methods import accumulate
@@ -304,7 +304,7 @@ def test_value_and_jacobian_returns_the_outputs_and_the_jacobian(build, lang, sp
 def test_a_constant_jacobian_is_a_fresh_copy_per_call():
     """uᵀ + 2·u[::-1]: every block a constant, so the Jacobian is computed once, at
     generation; a caller who changes the returned matrix does not change the next call's."""
-    from dgraph.core.builders import from_function
+    from dgraph.frontends import from_function
 
     g = from_function(lambda u: u.T + 2 * u[::-1], sizes=[(3, 3)], level="array")
     point = np.ones((3, 3))
@@ -419,7 +419,7 @@ def test_varying_parts_are_added_to_one_copy(lang):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
     from sparse_functions import FUNCTIONS, grid, point
 
-    from dgraph.core.builders import from_jax
+    from dgraph.frontends import from_jax
 
     x = np.asarray(point("brusselator", grid("brusselator", 200)))
     g = from_jax(FUNCTIONS["brusselator"][0], x, level="array")
@@ -467,7 +467,7 @@ def test_a_scalar_program_prints_as_array_statements_of_shape_0(lang):
     from dgraph.codegen.jaxcode import JaxArrayPrinter
     from dgraph.codegen.program import jacobian_program
     from dgraph.codegen.python import NumPyArrayPrinter
-    from dgraph.core.builders import bundled
+    from dgraph.frontends import bundled
 
     g = bundled("naumann_sin.trace")
     es = accumulate(g, "reverse")

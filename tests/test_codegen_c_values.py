@@ -88,7 +88,7 @@ def test_stencil_graphs_equal_the_numpy_module(build):
 def test_the_benchmark_residuals_equal_the_numpy_module(name):
     from sparse_functions import FUNCTIONS, grid, point
 
-    from dgraph.core.builders import from_jax
+    from dgraph.frontends import from_jax
 
     x = np.asarray(point(name, grid(name, 60)))
     _same(from_jax(FUNCTIONS[name][0], x, level="array"))
@@ -111,7 +111,7 @@ def _residuals():
 @needs_jax
 @pytest.mark.parametrize("name", ["pad-gather", "steps", "roll", "sum", "where"])
 def test_nonlinear_stencils_equal_the_numpy_module(name):
-    from dgraph.core.builders import from_jax
+    from dgraph.frontends import from_jax
 
     u = np.random.default_rng(0).uniform(0.5, 1.5, (6, 6))
     _same(from_jax(_residuals()[name], u, level="array"))

@@ -21,9 +21,9 @@ from dgraph.codegen.generate import Generated, generate
 from dgraph.codegen.printing import double_literal
 from dgraph.codegen.program import jacobian_program, primal_program
 from dgraph.codegen.python import load_python
-from dgraph.core.builders import from_trace
 from dgraph.core.graph import DGraph, vertex_symbol
 from dgraph.errors import DGraphError, VerificationError
+from dgraph.frontends import from_trace
 from dgraph.methods import accumulate
 
 needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler")

@@ -19,8 +19,8 @@ from dgraph.codegen.c import compiler
 from dgraph.codegen.generate import generate_all
 from dgraph.codegen.program import jacobian_estimate, jacobian_program
 from dgraph.codegen.selection import ESTIMATED, codegen_choice, select_jacobian
-from dgraph.core.builders import bundled
 from dgraph.errors import DGraphError
+from dgraph.frontends import bundled
 from dgraph.methods import accumulate, compare
 
 from .strategies import programs

@@ -13,7 +13,7 @@ import pytest
 from dgraph.cli import main
 from dgraph.codegen.c import compiler, load_c
 from dgraph.codegen.python import load_python
-from dgraph.core.builders import bundled
+from dgraph.frontends import bundled
 from dgraph.methods import COMPARED, accumulate
 
 needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler")

@@ -15,7 +15,7 @@ from dgraph.codegen.compare import (
     sympy_jacobian,
 )
 from dgraph.codegen.counting import casadi_ops, count_ops
-from dgraph.core.builders import bundled, from_trace
+from dgraph.frontends import bundled, from_trace
 
 POINTS = np.array([[1.2, 0.4, 2.0], [0.7, 1.1, -0.3], [2.0, -0.5, 0.9]])
 

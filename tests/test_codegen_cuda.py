@@ -37,9 +37,9 @@ from dgraph.codegen.cuda import (
 )
 from dgraph.codegen.generate import generate
 from dgraph.codegen.python import load_python, python_module
-from dgraph.core.builders import from_sympy
 from dgraph.core.graph import vertex_symbol
 from dgraph.errors import DGraphError, VerificationError
+from dgraph.frontends import from_sympy
 
 generate_module = importlib.import_module("dgraph.codegen.generate")
 needs_cxx = pytest.mark.skipif(cxx_compiler() is None, reason="no C++ compiler")

@@ -18,8 +18,8 @@ from dgraph.cli import main
 from dgraph.codegen.function import make_function
 from dgraph.codegen.python import load_python
 from dgraph.codegen.tensor.sweeps import sweep_module
-from dgraph.core.builders import from_function, load
 from dgraph.errors import DGraphError
+from dgraph.frontends import from_function, load
 from dgraph.methods import accumulate
 
 jax = pytest.importorskip("jax")

@@ -161,7 +161,7 @@ def test_the_ceiling_keeps_the_budget_and_there_is_one_without_a_budget(
 
 
 def test_a_comparison_leaves_no_block_cache_behind(monkeypatch, discrepancy_graph):
-    from dgraph.core.blocks import RECENT
+    from dgraph.blocks import RECENT
 
     RECENT.entries[("product", 1, 2)] = (None, None, None, 0)  # as a call would leave it
     compare(discrepancy_graph, ["forward"])

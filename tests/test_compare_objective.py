@@ -10,8 +10,8 @@ import pytest
 
 from dgraph.bench.realworld import REAL_WORLD
 from dgraph.cli import main
-from dgraph.core.builders import bundled
 from dgraph.errors import InputError
+from dgraph.frontends import bundled
 from dgraph.methods import compare
 
 THREE = ["forward", "reverse", "markowitz"]

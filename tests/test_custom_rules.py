@@ -24,7 +24,7 @@ jax = pytest.importorskip(
 )
 jnp = pytest.importorskip("jax.numpy")
 from dgraph.codegen.function import make_function  # noqa: E402
-from dgraph.core.builders.jaxpr import from_jax  # noqa: E402
+from dgraph.frontends.jaxpr import from_jax  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 

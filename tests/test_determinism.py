@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 SCRIPT = r"""
-from dgraph.core.builders import bundled
-from dgraph.core.random_graphs import random_dag
+from dgraph.frontends import bundled
+from dgraph.frontends.random_graphs import random_dag
 from dgraph.errors import SearchTooLarge
 from dgraph.methods import COMPARED, accumulate
 
@@ -56,7 +56,7 @@ def test_zhou_does_not_depend_on_the_hash_seed():
     import sys
 
     code = (
-        "from dgraph.core.random_graphs import random_layered\n"
+        "from dgraph.frontends.random_graphs import random_layered\n"
         "from dgraph.zhou.factorize import zhou\n"
         "for seed in range(4):\n"
         "    es = zhou(random_layered(seed, 10, 20, 3), strategy='pages')\n"
@@ -77,7 +77,7 @@ def test_zhou_does_not_depend_on_the_hash_seed():
 
 BEST_SCRIPT = r"""
 import json
-from dgraph.core.builders import bundled
+from dgraph.frontends import bundled
 from dgraph.search.best import best
 
 def counted(data):

@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dgraph
-from dgraph.core.random_graphs import random_composition, random_layered
 from dgraph.dominance.dstar import dstar, factor_subgraphs, pair_graph
 from dgraph.dominance.umbrella_method import umbrella
+from dgraph.frontends.random_graphs import random_composition, random_layered
 from dgraph.render.regions import (
     closed_umbrella_regions,
     factor_subgraph_regions,

@@ -9,8 +9,6 @@ from pathlib import Path
 from hypothesis import assume, given, settings
 
 from dgraph.bench.realworld import REAL_WORLD
-from dgraph.core.builders import bundled
-from dgraph.core.random_graphs import random_dag
 from dgraph.elimination.metagraph import (
     EDGE_LIMIT,
     edge_moves_expression_set,
@@ -18,6 +16,8 @@ from dgraph.elimination.metagraph import (
     intermediate_edge_count,
 )
 from dgraph.elimination.vertex_optimal import vertex_optimal_search
+from dgraph.frontends import bundled
+from dgraph.frontends.random_graphs import random_dag
 from dgraph.methods import compare
 from dgraph.search.best import best
 from dgraph.search.bracketing_bound import bracketing_lower_bound

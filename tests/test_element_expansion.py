@@ -11,15 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dgraph.core.builders import from_function
 from dgraph.core.expand import scalar_edges
 from dgraph.errors import InputError
+from dgraph.frontends import from_function
 from dgraph.methods import accumulate
 
 jax = pytest.importorskip("jax", reason="JAX is not installed")
 jnp = pytest.importorskip("jax.numpy")
 
-from dgraph.core.builders.jaxpr import from_jax  # noqa: E402
+from dgraph.frontends.jaxpr import from_jax  # noqa: E402
 
 
 def _module(name: str):

@@ -11,15 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dgraph
-from dgraph.core.builders import bundled
 from dgraph.core.expressions import Recipe, cheapest_inlined, make_expression_set
-from dgraph.core.random_graphs import random_layered
 from dgraph.elimination.labeled import LabeledGraph, replay
 from dgraph.elimination.metagraph import edge_optimal, metagraph
 from dgraph.elimination.structure import BitGraph
 from dgraph.elimination.vertex import markowitz_order, vertex_elimination
 from dgraph.elimination.vertex_optimal import VERTEX_LIMIT, vertex_optimal
 from dgraph.errors import DGraphError, SearchTooLarge
+from dgraph.frontends import bundled
+from dgraph.frontends.random_graphs import random_layered
 
 from .strategies import labeled_dags
 
@@ -117,7 +117,7 @@ def test_restricted_metagraph_searches(discrepancy_graph):
 
 
 def test_exact_searches_refuse_without_budget():
-    from dgraph.core.random_graphs import random_dag
+    from dgraph.frontends.random_graphs import random_dag
 
     g = random_dag(7, 3, VERTEX_LIMIT + 4, 3, 0.2)
     with pytest.raises(SearchTooLarge, match="--budget"):
@@ -127,7 +127,7 @@ def test_exact_searches_refuse_without_budget():
 
 
 def test_budgeted_search_returns_the_best_found_within_its_work():
-    from dgraph.core.random_graphs import random_dag
+    from dgraph.frontends.random_graphs import random_dag
 
     g = random_dag(3, 3, 26, 3, 0.3)
     es = dgraph.accumulate(g, "vertex-optimal", budget=0.5)
@@ -150,7 +150,7 @@ def test_budgeted_search_proves_small_optimum(sin_graph):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_vertex_optimal_is_the_minimum_over_all_orders(seed):
-    from dgraph.core.random_graphs import random_dag
+    from dgraph.frontends.random_graphs import random_dag
 
     g = random_dag(seed, 2, 5, 2, 0.4)
     best = min(
@@ -179,8 +179,8 @@ def _markowitz_by_definition(graph):
 def test_incremental_markowitz_and_order_cost_match_their_definitions(seed):
     import random
 
-    from dgraph.core.random_graphs import random_layered
     from dgraph.elimination.orders import order_cost
+    from dgraph.frontends.random_graphs import random_layered
 
     g = random_layered(seed, 3 + seed % 5, 4 + seed % 7, 2 + seed % 3, None if seed % 2 else 3)
     assert markowitz_order(g) == _markowitz_by_definition(g)

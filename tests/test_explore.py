@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 import dgraph
 from dgraph.cli import main
-from dgraph.core.builders import bundled
 from dgraph.errors import InputError
 from dgraph.faces.sequence import parse_faces, replay_faces
+from dgraph.frontends import bundled
 from dgraph.render.explore import Exploration, IllegalMove
 from dgraph.render.text import expression_set_latex
 

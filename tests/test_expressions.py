@@ -209,7 +209,7 @@ def test_pickling_rebuilds_the_same_expressions(method):
     expression exactly (srepr), the references in order, the check and the inlined-from set."""
     import pickle
 
-    from dgraph.core.random_graphs import random_layered
+    from dgraph.frontends.random_graphs import random_layered
 
     es = dgraph.accumulate(random_layered(2, 5, 6, 3, None), method)
     back = pickle.loads(pickle.dumps(es))

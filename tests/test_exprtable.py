@@ -14,12 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dgraph.core.algebra import fold
-from dgraph.core.builders import bundled
 from dgraph.core.expressions import make_expression_set
 from dgraph.core.exprtable import LEAF, Unreadable, expression_table
 from dgraph.core.graph import DGraph
 from dgraph.core.verify import shapes_and_bound, table_shapes_and_bound
 from dgraph.errors import VerificationError
+from dgraph.frontends import bundled
 from dgraph.methods import accumulate
 
 from .strategies import labeled_dags

@@ -15,8 +15,6 @@ from hypothesis import strategies as st
 from dgraph.bench.realworld import REAL_WORLD
 from dgraph.bench.suite import chebyshev
 from dgraph.cli import main
-from dgraph.core.builders import bundled
-from dgraph.core.random_graphs import random_composition, random_dag, random_program
 from dgraph.elimination.labeled import replay
 from dgraph.elimination.structure import BitGraph
 from dgraph.elimination.vertex import vertex_elimination
@@ -29,6 +27,8 @@ from dgraph.faces.line_graph import intermediate_faces, line_graph
 from dgraph.faces.optimal import FACE_LIMIT, _contents, face_optimal
 from dgraph.faces.realize import check_faces, check_faces_paths
 from dgraph.faces.relations import conflicting_pairs, multiplication_relations
+from dgraph.frontends import bundled
+from dgraph.frontends.random_graphs import random_composition, random_dag, random_program
 from dgraph.methods import accumulate
 from dgraph.search.rank_bound import rank_lower_bound
 

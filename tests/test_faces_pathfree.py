@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from dgraph.cli import main
 from dgraph.core.graph import DGraph
 from dgraph.core.paths import count_paths
-from dgraph.core.random_graphs import diamond_chain, random_composition, random_layered
 from dgraph.errors import DGraphError
 from dgraph.faces import realize
 from dgraph.faces.elimination import FACE_PATH_LIMIT
@@ -22,6 +21,7 @@ from dgraph.faces.examples import circular_example
 from dgraph.faces.line_graph import SUPER_SINK, SUPER_SOURCE
 from dgraph.faces.pathfree import creation_order
 from dgraph.faces.realize import check_faces, check_faces_pathfree, check_faces_paths
+from dgraph.frontends.random_graphs import diamond_chain, random_composition, random_layered
 from dgraph.methods import accumulate, methods
 
 from .strategies import dags

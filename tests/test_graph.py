@@ -433,7 +433,7 @@ def test_elemental_partials_are_what_diff_gives(seed):
     import sympy
 
     from dgraph.core.graph import _elemental_derivative, vertex_symbol
-    from dgraph.core.random_graphs import random_program
+    from dgraph.frontends.random_graphs import random_program
 
     g = random_program(seed, 3, 14, 2)
     hits = 0

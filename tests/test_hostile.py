@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from dgraph.cli import _parser, main
+from dgraph.cli import main
+from dgraph.cli.main import _parser
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 DATA = Path(__file__).resolve().parent.parent / "dgraph" / "data"
@@ -350,7 +351,7 @@ CASES: list[tuple[str, list[str], str]] = [
     (
         "jax-expansion-over-the-limit",
         ["structure", H("jax_model.py") + ":running_total", "--inputs", "x:1000"],
-        "500,500 scalar edges, over the limit of 100,000: use level=\"array\" (--level array)",
+        '500,500 scalar edges, over the limit of 100,000: use level="array" (--level array)',
     ),
     (
         "jax-dynamic-index",

@@ -14,11 +14,11 @@ import sympy
 
 import dgraph
 from dgraph.bench.realworld import REAL_WORLD
-from dgraph.core.builders import bundled
 from dgraph.core.expressions import ExpressionSet, Step, make_expression_set, price
-from dgraph.core.random_graphs import random_dag, random_program
 from dgraph.core.verify import Verification
 from dgraph.errors import InputError
+from dgraph.frontends import bundled
+from dgraph.frontends.random_graphs import random_dag, random_program
 from dgraph.methods import Comparison, accumulate, compare
 from dgraph.search import best as best_module
 from dgraph.search.best import best

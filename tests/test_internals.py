@@ -25,9 +25,9 @@ import sympy
 
 from dgraph.core import algebra
 from dgraph.core.algebra import check_sympy_internals, nc_product, nc_symbol
-from dgraph.core.builders import bundled
-from dgraph.core.builders.tracer import tape_symbol
 from dgraph.core.expressions import _NC_FACTS, _pack, _unpack
+from dgraph.frontends import bundled
+from dgraph.frontends.tracer import tape_symbol
 from dgraph.methods import accumulate
 from dgraph.search import junction_bounds
 from dgraph.search.junction_bounds import _ENDS, _Flows, check_networkx_flows

@@ -15,7 +15,7 @@ jax = pytest.importorskip(
     "jax", reason="JAX is not installed (pip install 'jacobian-accumulation[jax]')"
 )
 jnp = pytest.importorskip("jax.numpy")
-from dgraph.core.builders.jaxpr import from_jax  # noqa: E402
+from dgraph.frontends.jaxpr import from_jax  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 

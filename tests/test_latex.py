@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from dgraph.cli import main
-from dgraph.core.builders import bundled
 from dgraph.faces.elimination import FaceState
+from dgraph.frontends import bundled
 from dgraph.methods import accumulate
 from dgraph.render.drawing import VIEWS, draw
 from dgraph.render.labels import text_label

@@ -1,6 +1,8 @@
-"""The package's layers hold: core < method families < search < methods < codegen <
-render < bench < cli, with no import running back up, not even inside a function, and
-no cycle between the method families. See docs/architecture.md."""
+"""The package's layers hold: blocks < core < method families < search < frontends <
+methods < codegen < render < bench < cli, with no import running back up, not even inside
+a function, and no cycle between the method families. The readers (frontends) stand on
+the model alone, and nothing below the methods reads a program. See
+docs/architecture.md."""
 
 from __future__ import annotations
 
@@ -13,20 +15,23 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "dgraph"
 
 FAMILIES = ("elimination", "zhou", "dominance", "faces", "chain", "inverse")
+MODEL = ("errors", "version", "data", "blocks", "core")  # what a reader may build on
 LAYERS: dict[str, int] = {
     "errors": 0,
     "version": 0,
     "data": 0,
-    "core": 0,
-    **dict.fromkeys(FAMILIES, 1),
-    "search": 2,
-    "methods": 3,
-    "codegen": 4,
-    "render": 5,
-    "bench": 6,
-    "cli": 7,
-    "__main__": 8,
-    "": 8,  # dgraph/__init__.py: the public face imports from every layer
+    "blocks": 1,  # the block algebra: Jacobian blocks, array operations; no graph
+    "core": 2,  # the graph model, expression sets, verification
+    **dict.fromkeys(FAMILIES, 3),
+    "search": 4,
+    "frontends": 5,  # the readers: above every algorithm, below what runs a user's program
+    "methods": 6,
+    "codegen": 7,
+    "render": 8,
+    "bench": 9,
+    "cli": 10,
+    "__main__": 11,
+    "": 11,  # dgraph/__init__.py: the public face imports from every layer
 }
 
 
@@ -116,12 +121,47 @@ def test_method_families_do_not_import_each_other_in_a_cycle():
         ("dgraph.render.views", "from ..cli.args import load_graph\n"),
         ("dgraph.methods.registry", "from .. import codegen\n"),
         ("dgraph.search.best", "from dgraph import accumulate\n"),
+        ("dgraph.blocks.arrays", "from ..core.graph import DGraph\n"),
+        ("dgraph.blocks", "def f():\n    from dgraph.core import expressions\n"),
+        ("dgraph.core.graph", "from ..frontends import from_json\n"),
+        ("dgraph.elimination.kernel", "def f():\n    from dgraph.frontends import from_trace\n"),
+        ("dgraph.search.best_blocks", "from ..frontends.jaxpr_equations import equation_graph\n"),
+        ("dgraph.frontends.trace", "from ..methods import accumulate\n"),
     ],
 )
 def test_a_wrong_import_is_caught(module, source):
     """The checker itself: a deliberately wrong import, even one inside a function."""
     sources = {**package_sources(), module: (source, False)}
     assert len(violations(sources)) == 1
+
+
+def reader_imports(sources: dict[str, tuple[str, bool]]) -> list[str]:
+    """Imports of the readers that reach past the model, as ``importer -> imported``."""
+    return sorted(
+        {
+            f"{m} -> {t}"
+            for m, (source, pkg) in sources.items()
+            if top(m) == "frontends"
+            for t in imports(m, source, pkg)
+            if top(t) not in (*MODEL, "frontends")
+        }
+    )
+
+
+def test_the_readers_stand_on_the_model_alone():
+    assert reader_imports(package_sources()) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("dgraph.frontends.trace", "from ..search.best import best\n"),
+        ("dgraph.frontends.jaxpr", "def f():\n    from dgraph.elimination import vertex\n"),
+    ],
+)
+def test_a_reader_reaching_past_the_model_is_caught(module, source):
+    sources = {**package_sources(), module: (source, False)}
+    assert len(reader_imports(sources)) == 1
 
 
 def test_a_family_cycle_is_caught():

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from dgraph.core.builders import bundled, from_trace
-from dgraph.core.random_graphs import random_layered
+from dgraph.frontends import bundled, from_trace
+from dgraph.frontends.random_graphs import random_layered
 from dgraph.zhou.layers import layers
 
 

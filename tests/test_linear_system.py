@@ -16,8 +16,8 @@ from dgraph.codegen.c import compiler, load_c
 from dgraph.codegen.cuda import cxx_compiler, load_cuda_host
 from dgraph.codegen.generate import generate, generate_all
 from dgraph.codegen.python import load_python
-from dgraph.core.builders import from_sympy
 from dgraph.errors import DGraphError, GraphError, InputError
+from dgraph.frontends import from_sympy
 
 MODES = ("jacobian", "value_and_jacobian", "jvp", "vjp")
 

@@ -16,9 +16,9 @@ import sympy
 import dgraph
 from dgraph.cli import main
 from dgraph.core import parse, templates
-from dgraph.core.builders import from_json, from_trace
-from dgraph.core.random_graphs import add_dead_code, random_layered
 from dgraph.errors import InputError
+from dgraph.frontends import from_json, from_trace
+from dgraph.frontends.random_graphs import add_dead_code, random_layered
 from dgraph.methods.structure import structure
 
 SIZES = (100, 200, 400)

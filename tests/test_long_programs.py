@@ -20,7 +20,7 @@ from dgraph.codegen.generate import generate
 from dgraph.codegen.ir import STATEMENT_HEIGHT, height
 from dgraph.codegen.passes import LONGEST, WIDE, _inline_single_use, split_wide
 from dgraph.codegen.python import load_python
-from dgraph.core.builders import from_trace
+from dgraph.frontends import from_trace
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from dgraph.core.random_graphs import random_layered
 from dgraph.dominance import umbrella_method
 from dgraph.errors import SearchTooLarge
+from dgraph.frontends.random_graphs import random_layered
 from dgraph.methods import accumulate, compare
 from dgraph.zhou import factorize as zhou_module
 

@@ -12,9 +12,9 @@ import sympy
 
 import dgraph
 from dgraph.cli import main
-from dgraph.core.builders import from_function, tracer
-from dgraph.core.builders.functions import inspects_expressions
 from dgraph.errors import InputError
+from dgraph.frontends import from_function, tracer
+from dgraph.frontends.functions import inspects_expressions
 
 
 def pendulum(q, p, g):
@@ -201,7 +201,7 @@ def test_a_numpy_function_beside_a_jax_one_is_traced_as_numpy():
     pytest.importorskip("jax", reason="JAX is not installed")
     from pathlib import Path
 
-    from dgraph.core.builders import load, load_function, uses_jax
+    from dgraph.frontends import load, load_function, uses_jax
 
     spec = str(Path(__file__).parent / "hostile" / "mixed_model.py") + ":pendulum"
     f = load_function(spec)

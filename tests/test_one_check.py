@@ -20,12 +20,12 @@ from dgraph.codegen.generate import Generated, generate  # noqa: E402
 from dgraph.codegen.tensor.check import check_tensor  # noqa: E402
 from dgraph.codegen.tensor.sweep_check import check_sweep  # noqa: E402
 from dgraph.core import block_values  # noqa: E402
-from dgraph.core.builders import from_jax, from_trace  # noqa: E402
 from dgraph.core.value_check import (  # noqa: E402
     TOLERANCE,
     check_expression_set,
     scalar_points,
 )
+from dgraph.frontends import from_jax, from_trace  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
 
 SCALES = (1e-6, 1.0, 1e6)

@@ -18,8 +18,8 @@ from dgraph.codegen.c import compiler, load_c
 from dgraph.codegen.cuda import cxx_compiler, load_cuda_host
 from dgraph.codegen.generate import generate
 from dgraph.codegen.python import load_python
-from dgraph.core.builders import from_function, from_json, from_sympy, from_trace
 from dgraph.errors import InputError
+from dgraph.frontends import from_function, from_json, from_sympy, from_trace
 
 q, u, m, length, g = sympy.symbols("q u m l g")
 RHS = [u, -g / length * sympy.sin(q) - u * m / length**2]

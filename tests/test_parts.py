@@ -6,12 +6,12 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from dgraph.bench.realworld import REAL_WORLD
-from dgraph.core.builders import from_trace
 from dgraph.core.graph import DGraph
 from dgraph.elimination.kernel import effective_cost
 from dgraph.elimination.parts import independent_parts, largest_part
 from dgraph.elimination.vertex import vertex_elimination
 from dgraph.elimination.vertex_optimal import _connected_search, vertex_optimal_search
+from dgraph.frontends import from_trace
 from dgraph.methods import accumulate
 from dgraph.search.best import EFFECTIVE_VERTEX, best
 from dgraph.search.effective_optimal import effective_optimal_search

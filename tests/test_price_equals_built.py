@@ -15,7 +15,6 @@ import random
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
-from dgraph.core.builders import from_trace
 from dgraph.core.graph import DGraph
 from dgraph.elimination.kernel import (
     COUNT,
@@ -31,6 +30,7 @@ from dgraph.elimination.structure import BitGraph
 from dgraph.elimination.vertex import markowitz_order, vertex_elimination
 from dgraph.errors import SearchTooLarge
 from dgraph.faces.greedy import greedy_faces
+from dgraph.frontends import from_trace
 from dgraph.methods import accumulate
 from dgraph.search.best import best
 from dgraph.search.effective_optimal import effective_optimal_search

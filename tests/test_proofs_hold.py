@@ -11,15 +11,15 @@ import numpy as np
 import pytest
 from scipy.sparse import csr_matrix
 
-from dgraph.core.arrays import ArrayOp
-from dgraph.core.builders import bundled
+from dgraph.blocks.arrays import ArrayOp
 from dgraph.core.graph import DGraph
-from dgraph.core.random_graphs import random_dag
 from dgraph.core.verify import Verification
 from dgraph.elimination import search as search_module
 from dgraph.elimination.vertex_exact import available, exact_vertex_search
 from dgraph.elimination.vertex_optimal import vertex_optimal_search
 from dgraph.errors import InputError, ProofError
+from dgraph.frontends import bundled
+from dgraph.frontends.random_graphs import random_dag
 from dgraph.search import best as best_module
 from dgraph.search import edge_bound
 from dgraph.search.best import best

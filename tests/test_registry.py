@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 
 import dgraph
 from dgraph.cli import main
-from dgraph.core.random_graphs import random_dag
 from dgraph.elimination.labeled import LabeledGraph
 from dgraph.elimination.vertex import forward
 from dgraph.errors import DGraphError
 from dgraph.faces.elimination import FaceState
 from dgraph.faces.sequence import eliminate_step
+from dgraph.frontends.random_graphs import random_dag
 from dgraph.methods import COMPARED, METHODS, accumulate, lookup, methods
 from dgraph.methods.chain import ELIMINATION_METHODS
 from dgraph.methods.registry import FAMILIES

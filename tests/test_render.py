@@ -18,10 +18,10 @@ from hypothesis import given, settings
 
 import dgraph
 from dgraph.bench.suite import suite
-from dgraph.core.builders import bundled
 from dgraph.core.paths import count_paths
 from dgraph.errors import DGraphError
 from dgraph.faces.elimination import FaceState, input_output_paths
+from dgraph.frontends import bundled
 from dgraph.render.dot import metagraph_dot, render, render_svg, to_dot
 from dgraph.render.drawing import FORMATS, VIEWS, draw, fit_width
 from dgraph.render.faces import face_state_dot

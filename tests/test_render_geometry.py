@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from dgraph.core.builders import bundled
+from dgraph.frontends import bundled
 from dgraph.render.drawing import draw
 from dgraph.render.scene import SCRIPT_DROP, SCRIPT_RISE, SCRIPT_SCALE, place_scripts
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from dgraph.cli import main
-from dgraph.core.random_graphs import random_layered
 from dgraph.errors import DGraphError
+from dgraph.frontends.random_graphs import random_layered
 from dgraph.render import draw, steps
 from dgraph.render.drawing import DRAWN_LIMIT, check_drawable
 

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 import dgraph
 from dgraph.bench.suite import spherical_harmonics
 from dgraph.cli import main
-from dgraph.core.builders import bundled
 from dgraph.errors import DGraphError
 from dgraph.faces.examples import circular_example
+from dgraph.frontends import bundled
 from dgraph.render.stepviews import frames, steps
 from dgraph.render.viewer import _runs, shared_svg, strip_frames
 

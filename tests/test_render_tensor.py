@@ -12,11 +12,11 @@ import subprocess
 
 import pytest
 
+from dgraph.blocks.arrays import ArrayOp
 from dgraph.cli import main
-from dgraph.core.arrays import ArrayOp
-from dgraph.core.builders import bundled
 from dgraph.core.graph import DGraph
 from dgraph.elimination.kernel import move_costs
+from dgraph.frontends import bundled
 from dgraph.methods import accumulate
 from dgraph.methods.structure import structure
 from dgraph.render.drawing import draw
@@ -235,7 +235,7 @@ def test_structure_reports_the_jacobian_pattern_per_row():
     inside; a stencil with a 1-D pad: tridiagonal."""
     import numpy as np
 
-    from dgraph.core.builders import from_function
+    from dgraph.frontends import from_function
 
     def residual(u):
         p = np.pad(u, 1)

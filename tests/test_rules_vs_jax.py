@@ -1,6 +1,6 @@
 """Every derivative rule of the array level against JAX: a generated differential test.
 
-For each array operation the array level accepts (``dgraph.core.arrays.PRIMITIVES``, and
+For each array operation the array level accepts (``dgraph.blocks.arrays.PRIMITIVES``, and
 the jaxpr reader's own primitives: aliases, renames, ``split``, ``dynamic_slice``,
 ``gather``) the table below gives cases: one operation, over operand shape classes (0-d,
 1-d, n-d, axes of length 1, a scalar constant or a constant array beside an array,
@@ -28,14 +28,14 @@ jnp = jax.numpy
 lax = jax.lax
 
 from dgraph import from_function, from_jax  # noqa: E402
+from dgraph.blocks import to_matrix  # noqa: E402
+from dgraph.blocks.arrays import ELEMENTWISE, PRIMITIVES, ArrayOp  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
 from dgraph.codegen.tensor.module import tensor_module  # noqa: E402
-from dgraph.core.arrays import ELEMENTWISE, PRIMITIVES, ArrayOp  # noqa: E402
 from dgraph.core.block_values import edge_values, vertex_values  # noqa: E402
-from dgraph.core.blocks import to_matrix  # noqa: E402
-from dgraph.core.builders.jaxpr_arrays import _ALIASES, _RENAMES  # noqa: E402
 from dgraph.core.graph import DGraph  # noqa: E402
 from dgraph.errors import InputError  # noqa: E402
+from dgraph.frontends.jaxpr_arrays import _ALIASES, _RENAMES  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
 
 # the reader's primitives that are no ArrayOp of their own

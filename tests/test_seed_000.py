@@ -15,12 +15,12 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import dgraph
-from dgraph.core import blocks
-from dgraph.core.builders import bundled
+from dgraph import blocks
 from dgraph.elimination.kernel import BLOCKS, COUNT, Elimination
 from dgraph.elimination.labeled import LabeledGraph
 from dgraph.elimination.metagraph import intermediate_edge_count, metagraph
 from dgraph.elimination.structure import BitGraph
+from dgraph.frontends import bundled
 
 from .strategies import dags
 

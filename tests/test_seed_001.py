@@ -12,9 +12,9 @@ import numpy as np
 from hypothesis import given, settings
 
 import dgraph
-from dgraph.core.random_graphs import random_dag
 from dgraph.elimination.metagraph import intermediate_edge_count
 from dgraph.faces.relations import conflicting_pairs, multiplication_relations
+from dgraph.frontends.random_graphs import random_dag
 from dgraph.zhou.layers import _extended, _general, _patterns, layer_chain
 
 from .strategies import dags

@@ -19,7 +19,7 @@ jax = pytest.importorskip(
 jnp = pytest.importorskip("jax.numpy")
 
 import dgraph  # noqa: E402
-from dgraph.core.builders import from_jax  # noqa: E402
+from dgraph.frontends import from_jax  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"

@@ -126,7 +126,7 @@ def test_a_long_chains_result_crosses_the_process_boundary():
     import io
     from functools import partial
 
-    from dgraph.core.builders import from_trace
+    from dgraph.frontends import from_trace
 
     comparing = importlib.import_module("dgraph.methods.compare")
 
@@ -160,7 +160,7 @@ def test_a_graphs_reference_derivative_stays_with_the_parent(monkeypatch):
     """Through the fork server a graph travels pickled, without its JAX reference (its
     function may live where the child cannot import it): the child's check then uses
     differences, as a forked child's does."""
-    from dgraph.core.builders import from_trace
+    from dgraph.frontends import from_trace
 
     monkeypatch.setattr(timebox, "start_method", lambda: "forkserver")
     graph = from_trace("inputs: x\noutputs: y\ny = sin(x)")

@@ -6,13 +6,13 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dgraph.core.random_graphs import random_composition
 from dgraph.dominance.umbrellas import (
     closed_umbrellas,
     contractible_components,
     contraction,
     umbrellas,
 )
+from dgraph.frontends.random_graphs import random_composition
 
 from .strategies import dags
 

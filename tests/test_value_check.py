@@ -18,8 +18,8 @@ import jax.numpy as jnp  # noqa: E402
 
 from dgraph import make_function  # noqa: E402
 from dgraph.core import block_values  # noqa: E402
-from dgraph.core.builders import from_function, from_jax  # noqa: E402
 from dgraph.core.verify import Verification  # noqa: E402
+from dgraph.frontends import from_function, from_jax  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
 
 NEAR = np.array([0.01, 0.02, 0.03])  # where narrow() is finite, outside every random range
@@ -240,7 +240,7 @@ def test_a_forked_child_checks_against_differences():
 def test_the_point_travels_in_json():
     """A graph's point (small) is written to dgraph/1 and read back; the loaded graph
     has no JAX reference and is checked there by differences."""
-    from dgraph.core.builders import from_json
+    from dgraph.frontends import from_json
 
     g = from_jax(narrow, NEAR, level="array")
     data = json.loads(g.to_json())

@@ -1,6 +1,6 @@
 """Mutation test of the one value check (dgraph/core/value_check.py): every derivative
 rule of the array level (each operand of each primitive whose block has values: the
-table ``dgraph.core.arrays.ELEMENTWISE`` and the rules beside it, ``integer_pow``,
+table ``dgraph.blocks.arrays.ELEMENTWISE`` and the rules beside it, ``integer_pow``,
 ``select_n``, ``dot_general``, the reductions, ``cumsum`` and the moves) scaled by 2 and
 by 1.001 makes ``verified`` false — status ``wrong`` — on programs whose values are at
 scales 1e-6, 1 and 1e6, against JAX's ``jvp`` and against step-controlled differences
@@ -18,10 +18,10 @@ jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 import jax.scipy.special as jss  # noqa: E402
 
+from dgraph.blocks.arrays import ELEMENTWISE, MOVES, NONDIFFERENTIABLE, PRIMITIVES, ArrayOp  # noqa: E402
 from dgraph.core import block_values  # noqa: E402
-from dgraph.core.arrays import ELEMENTWISE, MOVES, NONDIFFERENTIABLE, PRIMITIVES, ArrayOp  # noqa: E402
-from dgraph.core.builders import from_jax  # noqa: E402
 from dgraph.core.graph import DGraph  # noqa: E402
+from dgraph.frontends import from_jax  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
 
 X = np.array([0.3, 0.6, 0.8])

@@ -19,7 +19,6 @@ import sympy
 from dgraph.core import verify as verify_module
 from dgraph.core.expressions import ExpressionSet
 from dgraph.core.paths import count_paths
-from dgraph.core.random_graphs import random_layered
 from dgraph.core.verify import (
     EXACT_PATH_LIMIT,
     FAILURE_BITS,
@@ -31,6 +30,7 @@ from dgraph.core.verify import (
 )
 from dgraph.elimination.vertex import reverse
 from dgraph.errors import DGraphError, VerificationError
+from dgraph.frontends.random_graphs import random_layered
 from dgraph.methods import accumulate
 
 OLD_PRIME = 1_073_741_789  # the modulus of the old random-matrix check

@@ -10,8 +10,6 @@ from hypothesis import strategies as st
 
 import dgraph
 from dgraph.bench.realworld import REAL_WORLD
-from dgraph.core.builders import bundled
-from dgraph.core.random_graphs import random_dag, random_program
 from dgraph.elimination import vertex_exact as vertex_exact_module
 from dgraph.elimination import vertex_optimal as vertex_optimal_module
 from dgraph.elimination.kernel import VALUES, Closure, effective_cost, move_costs
@@ -25,6 +23,8 @@ from dgraph.elimination.vertex_exact import (
 )
 from dgraph.elimination.vertex_optimal import vertex_optimal_search
 from dgraph.errors import SearchTooLarge
+from dgraph.frontends import bundled
+from dgraph.frontends.random_graphs import random_dag, random_program
 from dgraph.search.effective_optimal import effective_optimal_search
 
 needs_ortools = pytest.mark.skipif(not available(), reason="OR-Tools is not installed")

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 
 from dgraph.bench.realworld import REAL_WORLD
-from dgraph.core.builders import bundled
 from dgraph.elimination.kernel import move_costs
 from dgraph.elimination.vertex import markowitz_order
 from dgraph.elimination.vertex_optimal import vertex_optimal, vertex_optimal_search
 from dgraph.errors import InputError
+from dgraph.frontends import bundled
 from dgraph.methods import accumulate
 from dgraph.search.best import best
 from dgraph.search.windows import anneal_windows, improve_windows, order_cost

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 import dgraph
 from dgraph.core.expressions import make_expression_set, reference_symbol
-from dgraph.core.random_graphs import random_composition, random_series_parallel
 from dgraph.core.verify import verify
 from dgraph.errors import DGraphError
+from dgraph.frontends.random_graphs import random_composition, random_series_parallel
 from dgraph.zhou.convert import expression_graph
 from dgraph.zhou.factorize import zhou
 from dgraph.zhou.layers import _bracketing, layer_chain, layers
@@ -314,8 +314,8 @@ def _factorize_by_definition(lg, variant):
 @pytest.mark.parametrize("variant", ["backward", "forward"])
 @pytest.mark.parametrize("seed", range(25))
 def test_incremental_depths_factorize_as_the_definition_does(seed, variant):
-    from dgraph.core.random_graphs import random_layered
     from dgraph.elimination.labeled import LabeledGraph
+    from dgraph.frontends.random_graphs import random_layered
     from dgraph.zhou.factorize import factorize
 
     g = random_layered(seed, 3 + seed % 4, 3 + seed % 6, 2 + seed % 3, None if seed % 2 else 2)
@@ -327,7 +327,7 @@ def test_incremental_depths_factorize_as_the_definition_does(seed, variant):
 
 
 def test_auto_tries_only_the_global_strategy_on_large_graphs():
-    from dgraph.core.random_graphs import random_layered
+    from dgraph.frontends.random_graphs import random_layered
     from dgraph.zhou import factorize as zf
 
     g = random_layered(0, 4, 6, 2, None)

@@ -22,8 +22,8 @@ import random
 
 import sympy
 
-from ..core.builders import from_sympy
 from ..core.graph import DGraph
+from ..frontends import from_sympy
 
 __all__ = [
     "REAL_WORLD",

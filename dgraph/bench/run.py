@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..core.builders import bundled
 from ..core.paths import count_paths, naive_cost
+from ..frontends import bundled
 from ..methods import COMPARED, compare
 from .baselines import local_partials_ops, sympy_jacobian_cse
 from .suite import suite

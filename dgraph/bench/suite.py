@@ -13,10 +13,10 @@ from functools import cache
 
 import sympy
 
-from ..core.builders import bundled, from_sympy
 from ..core.graph import DGraph
-from ..core.random_graphs import random_dag
 from ..errors import DGraphError
+from ..frontends import bundled, from_sympy
+from ..frontends.random_graphs import random_dag
 from .realworld import REAL_WORLD
 
 __all__ = ["SUITES", "chebyshev", "spherical_harmonics", "suite"]

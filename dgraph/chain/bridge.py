@@ -37,7 +37,7 @@ class Stages:
 def stages(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> Stages:
     """The chain problem of ``graph`` cut at its depth levels or at ``cuts`` (outputs down).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> st = stages(bundled("naumann_sin.trace"))
     >>> st.problem.factors, st.copies
     ([(2, 2, 2), (2, 2, 3), (1, 2, 2)], 2)

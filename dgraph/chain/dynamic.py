@@ -159,7 +159,7 @@ def _window(
     )
 
 
-def _dynamic(
+def dynamic_program(
     problem: ChainProblem, memory: int | None, matrix_free: bool, cumulative: bool = False
 ) -> ChainSolution:
     """The table of the recurrence. ``cumulative`` switches to the reference
@@ -242,13 +242,13 @@ def solve(problem: ChainProblem, memory: int | None = None) -> ChainSolution:
     >>> solve(p, memory=13).cost
     142
     """
-    return _dynamic(problem, memory, matrix_free=True)
+    return dynamic_program(problem, memory, matrix_free=True)
 
 
 def preaccumulation(problem: ChainProblem, memory: int | None = None) -> ChainSolution:
     """Optimal homogeneous preaccumulation: every F'_i by its cheaper mode (tangent when
     ``|E_i|`` > ``memory``), then the classical dense matrix chain (Eq. 1.1)."""
-    return _dynamic(problem, memory, matrix_free=False)
+    return dynamic_program(problem, memory, matrix_free=False)
 
 
 def preaccumulation_parts(solution: ChainSolution) -> tuple[int, int]:

@@ -35,7 +35,7 @@ def cut_profile(graph: DGraph) -> list[int]:
     """The size of the vertex cut after each step of the evaluation order but the last:
     the values computed so far that a later step uses.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> cut_profile(bundled("naumann_sin.trace"))  # {x0, v1}, then {v1, v2}
     [2, 2]
     """

@@ -20,7 +20,7 @@ optimum under the same accounting. :func:`dgraph.chain.dynamic.solve` is the rec
 
 from __future__ import annotations
 
-from .dynamic import ChainSolution, _dynamic
+from .dynamic import ChainSolution, dynamic_program
 from .problem import ChainProblem
 
 __all__ = ["reference_solve"]
@@ -34,4 +34,4 @@ def reference_solve(problem: ChainProblem, memory: int | None = None) -> ChainSo
     >>> s.cost, s.tape_used, s.bracketing()
     (120, 48, '(I₁·F̄₃)·(I₂·F̄₂·F̄₁)')
     """
-    return _dynamic(problem, memory, matrix_free=True, cumulative=True)
+    return dynamic_program(problem, memory, matrix_free=True, cumulative=True)

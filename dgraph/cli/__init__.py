@@ -1,6 +1,6 @@
 """The ``dgraph`` command line: one module per command family over the library, which
 never imports this package (see docs/architecture.md)."""
 
-from .main import _parser, main  # noqa: F401  (_parser: the hostile-input tests)
+from .main import main
 
 __all__ = ["main"]

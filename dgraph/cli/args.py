@@ -14,12 +14,12 @@ from typing import Any
 
 import networkx as nx
 
-from ..core.builders import LEVELS, load
-from ..core.builders.trace import GRANULARITIES
 from ..core.files import output_path, write_atomic
 from ..core.graph import DGraph
 from ..errors import InputError
 from ..faces.sequence import parse_faces
+from ..frontends import LEVELS, load
+from ..frontends.trace import GRANULARITIES
 from ..methods import METHODS
 
 __all__ = [

@@ -23,8 +23,8 @@ from ..chain.notation import tree_text
 from ..chain.partition import vertex_cuts
 from ..chain.problem import ChainProblem, random_problem, read_problem
 from ..chain.reference import reference_solve
-from ..core.builders.trace import GRANULARITIES
 from ..errors import DGraphError, InputError
+from ..frontends.trace import GRANULARITIES
 from ..methods.chain import ELIMINATION_METHODS
 from .args import cut_list, load_graph, output_path, write_atomic
 

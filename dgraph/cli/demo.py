@@ -16,10 +16,10 @@ import sympy
 
 from ..codegen.generate import generate
 from ..codegen.python import load_python
-from ..core.builders import bundled
 from ..core.files import staged
 from ..core.graph import vertex_symbol
 from ..errors import InputError
+from ..frontends import bundled
 from ..methods import compare
 from ..render.dot import render
 from ..render.text import comparison_text, cost_line, graph_summary

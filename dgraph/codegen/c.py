@@ -115,7 +115,7 @@ def c_source(
     """The text of a C99 file computing ``programs`` (keyed by function name); with
     ``parameters``, every function takes ``const double *p`` after its inputs.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> from dgraph.methods import accumulate
     >>> from dgraph.codegen.program import jacobian_program
     >>> g = bundled("naumann_sin.trace")

@@ -38,7 +38,7 @@ def check_generated(generated: Code, graph: DGraph, points: int = 4, seed: int =
     :func:`~dgraph.core.value_check.check_scalar_code`; not run (``ran`` False) where its
     language's compiler or JAX is missing.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> from dgraph.codegen.generate import generate
     >>> g = bundled("naumann_sin.trace")
     >>> result = check_generated(generate(g, "python", "reverse", check=False), g)

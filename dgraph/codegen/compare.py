@@ -75,7 +75,7 @@ def sympy_jacobian(graph: DGraph) -> Baseline:
     """sympy's ``jacobian`` + ``cse`` (counts) and ``lambdify`` of the ``cse``'d entries
     (evaluation): what a sympy user's ``lambdify(jacobian, cse=True)`` computes.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> b = sympy_jacobian(bundled("naumann_sin.trace"))
     >>> b.ops.mults, b.evaluate(np.array([[1.0, 0.5]])).round(6).tolist()
     (4, [[[0.229849, 0.841471]]])

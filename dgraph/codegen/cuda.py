@@ -158,7 +158,7 @@ def cuda_source(
     """The text of a CUDA C++ file computing ``programs`` (keyed by function name); with
     ``parameters``, every function takes their values ``p`` after its other arguments.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> from dgraph.methods import accumulate
     >>> from dgraph.codegen.program import jacobian_program
     >>> g = bundled("naumann_sin.trace")

@@ -56,7 +56,7 @@ class GeneratedFunction:
     Jacobian as the one matrix over all outputs and inputs (what a Newton step solves
     with). ``generated`` holds the text, programs and check.
 
-    >>> from dgraph.core.builders import from_function
+    >>> from dgraph.frontends import from_function
     >>> g = from_function(lambda x, w: np.tanh(x * w), sizes=[(3,), (3,)], level="array")
     >>> dx, dw = make_function(g)(np.ones(3), np.full(3, 0.5))  # one output, two inputs
     >>> dx.shape, dw.shape, np.diag(dx).round(4).tolist()
@@ -174,7 +174,7 @@ def make_function(
 ) -> GeneratedFunction:
     """Generate, check and load the ``mode`` function (``jacobian``, ``jvp``, ``vjp`` or
     ``value_and_jacobian``) of a graph, an expression set, or a Python function (traced
-    by :func:`dgraph.core.builders.from_function`; ``sizes`` each argument's length or
+    by :func:`dgraph.frontends.from_function`; ``sizes`` each argument's length or
     shape, 0 a scalar, or ``point`` example arguments whose shapes give them; ``params``
     naming its parameters that are not differentiated) in ``lang`` (``python``, ``c``,
     ``jax`` or ``cuda``: CUDA kernels loaded with CuPy,

@@ -132,7 +132,7 @@ def generate(
     disagreement raises VerificationError. The header names the method of the program
     shipped (``Generated.method``).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> gen = generate(bundled("naumann_sin.trace"), "python", "reverse")
     >>> gen.mults, gen.adds, sorted(gen.programs), gen.verified
     (4, 0, ['jacobian', 'primal'], True)

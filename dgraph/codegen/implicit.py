@@ -1,7 +1,7 @@
 """Straight lines for graphs with solved values: s(x) with h(x, s) = 0, h affine in s.
 
 The graph computes residuals h (:attr:`~dgraph.core.graph.DGraph.solved`; built by
-:func:`~dgraph.core.builders.linear.from_linear_system`), h = F(x) - M(x) s. M = -∂h/∂s is
+:func:`~dgraph.frontends.linear.from_linear_system`), h = F(x) - M(x) s. M = -∂h/∂s is
 one tangent sweep per unknown from its parameter over the graph's own partials. M is
 LU-factored once, without pivoting (as sympy's ``LUsolve`` of a symbolic matrix; mass
 matrices are symmetric positive definite), and the factors serve the solution

@@ -109,7 +109,7 @@ def jax_module(
     """The text of a JAX module computing ``programs`` (keyed by function name); with
     ``parameters``, every function takes their values as its last argument ``p``.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> from dgraph.methods import accumulate
     >>> from dgraph.codegen.program import jacobian_program
     >>> g = bundled("naumann_sin.trace")

@@ -169,7 +169,7 @@ def jacobian_program(es: ExpressionSet, pipelines: tuple[str, ...] | None = None
     """The program computing the Jacobian entries of ``es`` from the inputs (Zhou's
     expression set, Zhou 2020, evaluated with scalar labels).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> from dgraph.methods import accumulate
     >>> p = jacobian_program(accumulate(bundled("naumann_sin.trace"), "reverse"))
     >>> print(p.to_text())
@@ -267,7 +267,7 @@ def jacobian_estimate(es: ExpressionSet) -> Ops:
     two expression sets of one graph differ by before their passes (the values and
     partials are the same). A cheap ranking of candidates: no program is built.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> from dgraph.methods import accumulate
     >>> g = bundled("naumann_sin.trace")
     >>> jacobian_estimate(accumulate(g, "reverse")).mults
@@ -382,7 +382,7 @@ def symbolic_program(graph: DGraph, pipelines: tuple[str, ...] | None = None) ->
     the same passes as every program. A candidate of :func:`cheapest_jacobian` beside
     method ``paths``, whose entries it computes.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> print(symbolic_program(bundled("naumann_sin.trace")).to_text())
     s1 = sin(v_x1)
     jacobian[0, 0] = s1**2

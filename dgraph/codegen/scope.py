@@ -8,8 +8,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from ..core.blocks import scoped
-from ..core.builders.elemental import gc_paused
+from ..blocks import scoped
+from ..frontends.elemental import gc_paused
 from .counting import forget_counts
 
 __all__ = ["codegen_call"]

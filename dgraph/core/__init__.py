@@ -1,1 +1,1 @@
-"""The core: graph model, builders, expression sets, costs and verification."""
+"""The core: the graph model, expression sets, their costs and values, and verification."""

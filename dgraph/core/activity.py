@@ -12,10 +12,18 @@ from __future__ import annotations
 
 import sympy
 
+from ..blocks.arrays import ArrayOp
 from ..errors import GraphError
 from .graph import DGraph, vertex_symbol
 
-__all__ = ["dead_note", "dead_vertices", "drop_dead", "fold_passive", "passive_vertices"]
+__all__ = [
+    "dead_note",
+    "dead_vertices",
+    "drop_dead",
+    "fold_passive",
+    "live_part",
+    "passive_vertices",
+]
 
 SHOWN = 8  # dead vertices a note names one by one
 
@@ -159,3 +167,32 @@ def _substitute(
                 f"{where} uses {u!r}, which no input reaches and which has no expression"
             )
     return expr.xreplace({s: v for s, v in _values(passive, values).items() if v is not None})
+
+
+def live_part(graph: DGraph) -> DGraph:
+    """The vertices of ``graph`` an input reaches and that reach an output, as a valid
+    tensor graph: a vertex left out is folded into every operation that reads it (a nested
+    operation, no derivative through it)."""
+    g = graph.nx
+    order = graph.order()
+    reached = set(graph.inputs)
+    for v in order:
+        if any(u in reached for u in g.predecessors(v)):
+            reached.add(v)
+    useful = set(graph.outputs)
+    for v in reversed(order):
+        if any(w in useful for w in g.successors(v)):
+            useful.add(v)
+    live = reached & useful
+    folded: dict[str, ArrayOp] = {}
+    part = DGraph(graph.name)
+    for v in order:
+        op = graph.op(v)
+        if op is not None:
+            operands = tuple(folded.get(x, x) if isinstance(x, str) else x for x in op.operands)
+            op = ArrayOp(op.primitive, operands, op.params, op.shape)
+        if graph.role(v) == "input" or v in live:
+            part.add_array_vertex(v, graph.role(v), graph.shape(v), op)
+        else:
+            folded[v] = op
+    return part

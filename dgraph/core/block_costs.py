@@ -1,7 +1,7 @@
 """Operation counts of an expression set over Jacobian blocks (a tensor graph).
 
 On a tensor graph every edge symbol stands for a structured block
-(:mod:`dgraph.core.blocks`) and an expression set is a noncommutative algebra of
+(:mod:`dgraph.blocks`) and an expression set is a noncommutative algebra of
 matrices: its price is what its block products and sums cost, counted in scalar
 multiplications of the structured products. Each reference is paid for once; a product
 of several factors (single-use references inlined) is bracketed the cheapest way, by the
@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 import sympy
 
-from .blocks import Block, add, multiply, scale
+from ..blocks import Block, add, multiply, scale
 from .costs import Cost
 
 if TYPE_CHECKING:
-    from .expressions import ExpressionSet
+    from .expression_data import ExpressionData
 
 __all__ = [
     "CHAIN_LIMIT",
@@ -64,7 +64,7 @@ def chain_product(factors: list[Block]) -> ChainProduct:
     """The cheapest bracketing of ``factors`` (output side first): its multiplications,
     the product, and the bracketing as nested pairs of factor indices.
 
-    >>> from dgraph.core.blocks import dense
+    >>> from dgraph.blocks import dense
     >>> a, b, c = dense((10,), (100,)), dense((100,), (5,)), dense((5,), (50,))
     >>> cost, _, tree = chain_product([a, b, c])
     >>> cost, tree
@@ -158,7 +158,7 @@ def _sweep(factors: list[Block]) -> ChainProduct:
 
 
 def expression_blocks(
-    es: ExpressionSet, leaf: Callable[[tuple[str, str]], Block] | None = None
+    es: ExpressionData, leaf: Callable[[tuple[str, str]], Block] | None = None
 ) -> tuple[dict[object, Priced], dict[sympy.Symbol, Block | None]]:
     """Every reference and entry of ``es`` priced over blocks: a :class:`Priced` per
     reference name and per ``(y, x)``, and the references' blocks."""
@@ -229,7 +229,7 @@ def _multiply_factors(e: sympy.Expr, done: dict[sympy.Basic, Priced]) -> Priced:
     return Priced(mults, adds, product)
 
 
-def block_cost(es: ExpressionSet) -> Cost:
+def block_cost(es: ExpressionData) -> Cost:
     """Scalar multiplications and additions of ``es``'s block operations, the computed
     form's (products grouped as the method made them) where it has one."""
     computed = es.as_computed or es

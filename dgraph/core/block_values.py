@@ -23,12 +23,12 @@ import networkx as nx
 import numpy as np
 import sympy
 
-from .arrays import block_value, evaluate, operand_block
+from ..blocks import Block, Labelled, Sparse, add_values, multiply_values
+from ..blocks.arrays import block_value, evaluate, operand_block
 from .block_costs import along_bracketing, chain_product, post_order
-from .blocks import Block, Labelled, Sparse, add_values, multiply_values
 
 if TYPE_CHECKING:
-    from .expressions import ExpressionSet
+    from .expression_data import ExpressionData
     from .graph import DGraph
 
 __all__ = [
@@ -53,7 +53,7 @@ def vertex_values(
     graph: DGraph, inputs: Mapping[str, np.ndarray], frozen: dict[int, np.ndarray] | None = None
 ) -> dict[str, np.ndarray]:
     """Every vertex's value for these inputs (``frozen``: the values of ``stop_gradient``
-    operations, kept from a first evaluation: :func:`dgraph.core.arrays.evaluate`)."""
+    operations, kept from a first evaluation: :func:`dgraph.blocks.arrays.evaluate`)."""
     values: dict[str, np.ndarray] = {}
     for v in program_order(graph):
         op = graph.op(v)
@@ -94,7 +94,7 @@ def edge_values(graph: DGraph, values: Mapping[str, np.ndarray]) -> dict[tuple[s
 
 
 def jacobian_blocks(
-    es: ExpressionSet, values: Mapping[str, np.ndarray]
+    es: ExpressionData, values: Mapping[str, np.ndarray]
 ) -> dict[tuple[str, str], Valued]:
     """Every entry of ``es`` as a block with its values at the vertex ``values``."""
     graph = es.graph
@@ -159,7 +159,7 @@ def _times(left: Valued, right: Valued) -> Valued:
 
 
 def jvp_of_expressions(
-    es: ExpressionSet,
+    es: ExpressionData,
     values: Mapping[str, np.ndarray],
     tangents: Mapping[str, np.ndarray],
     by_entry: bool = False,
@@ -179,7 +179,7 @@ def jvp_of_expressions(
     applied as given (its bracketing cannot change the result; ``es.as_computed`` is the
     form the method computed).
 
-    >>> from dgraph.core.builders import from_function
+    >>> from dgraph.frontends import from_function
     >>> from dgraph.methods import accumulate
     >>> g = from_function(lambda u: np.exp(u[1:] - u[:-1]), sizes=[(4,)], level="array")
     >>> es = accumulate(g, "forward", verify=False)
@@ -224,7 +224,7 @@ class _Applier:
     named by a token, the chain of expressions applied to a tangent (interned to an
     int), so that a reference's result is remembered per (reference, token)."""
 
-    def __init__(self, es: ExpressionSet, parts: Mapping, absolute: bool = False) -> None:
+    def __init__(self, es: ExpressionData, parts: Mapping, absolute: bool = False) -> None:
         self.absolute = absolute  # numbers by their magnitude (the values' are already)
         self.references = es.references
         self.edges = es.graph.edge_symbols
@@ -302,13 +302,13 @@ def _plus(total: np.ndarray | None, part: np.ndarray | None) -> np.ndarray | Non
 def apply_block(block: Block, value: np.ndarray | None, vector: np.ndarray) -> np.ndarray:
     """``block · vector``, flat in and out, from the block's values (C order over a
     labelled block's value labels, or one per entry of a sparse block's pattern; None:
-    ones, as :func:`~dgraph.core.blocks.to_matrix` reads them). A labelled block is one
+    ones, as :func:`~dgraph.blocks.to_matrix` reads them). A labelled block is one
     ``einsum`` of its values with the vector read by the block's input labels (a slice
     and a reshape where each label reads one place, else a gather), its result written
     where the output labels say; a sparse block is a weighted count over its pattern's
     rows. O(the block's entries): no matrix is formed.
 
-    >>> from dgraph.core.blocks import dense, diagonal
+    >>> from dgraph.blocks import dense, diagonal
     >>> apply_block(diagonal((3,)), np.array([1.0, 2, 3]), np.ones(3))
     array([1., 2., 3.])
     >>> apply_block(dense((2,), (3,)), np.arange(6.0).reshape(2, 3), np.ones(3))

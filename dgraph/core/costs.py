@@ -19,7 +19,7 @@ from .algebra import fold
 from .kinds import Value, add, product, value_of
 
 if TYPE_CHECKING:
-    from .expressions import ExpressionSet
+    from .expression_data import ExpressionData
 
 __all__ = [
     "Cost",
@@ -74,12 +74,12 @@ def expression_cost(expr: sympy.Expr, constants: dict[sympy.Symbol, Value]) -> _
     return fold(expr, lambda s: _Count(0, 0, 0, constants.get(s)), _number, _add, _mul)
 
 
-def constant_values(es: ExpressionSet) -> dict[sympy.Symbol, Value]:
+def constant_values(es: ExpressionData) -> dict[sympy.Symbol, Value]:
     """The value of every edge symbol and reference of ``es`` that is a constant."""
     return _references(es)[0]
 
 
-def expression_set_cost(es: ExpressionSet) -> Cost:
+def expression_set_cost(es: ExpressionData) -> Cost:
     """Total counts over the references (once each) and the Jacobian entries."""
     constants, counts = _references(es)
     counts.extend(expression_cost(entry, constants) for entry in es.jacobian.values())
@@ -88,7 +88,7 @@ def expression_set_cost(es: ExpressionSet) -> Cost:
     )
 
 
-def _references(es: ExpressionSet) -> tuple[dict[sympy.Symbol, Value], list[_Count]]:
+def _references(es: ExpressionData) -> tuple[dict[sympy.Symbol, Value], list[_Count]]:
     """The values of the constant leaves and the counts of the references, in order."""
     graph = es.graph
     constants: dict[sympy.Symbol, Value] = {

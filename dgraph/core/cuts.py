@@ -19,7 +19,7 @@ def cut_positions(graph: DGraph, cuts: Sequence[Sequence[str]] | None) -> dict[s
     """Cut index of every cut vertex (0 = the outputs; without ``cuts``, the depth level);
     k + 0.5 for a vertex strictly between cuts k and k + 1.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> g = bundled("naumann_sin.trace")
     >>> cut_positions(g, [["v2"]]) == {"y": 0.0, "v2": 1.0, "x0": 2.0, "x1": 2.0, "v1": 1.5}
     True

@@ -1,7 +1,7 @@
 """The element-level graph of an array graph: every array vertex expanded into its scalars.
 
 An array vertex of shape ``s`` computes one array operation
-(:class:`~dgraph.core.arrays.ArrayOp`); expanded, each of its ``prod(s)`` elements is a
+(:class:`~dgraph.blocks.arrays.ArrayOp`); expanded, each of its ``prod(s)`` elements is a
 scalar vertex whose elemental function is the operation written in sympy over its
 operands' element symbols, so each scalar edge's label is that function's partial (the
 same kind of graph the sympy and trace readers make, which accumulation, counting,
@@ -33,9 +33,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 
+from ..blocks.arrays import MOVES, ArrayOp, Const, move
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
-from .arrays import MOVES, ArrayOp, Const, move
 
 if TYPE_CHECKING:
     from .graph import DGraph

@@ -16,7 +16,7 @@ import numpy as np
 import sympy
 
 if TYPE_CHECKING:
-    from .expressions import ExpressionSet
+    from .expression_data import ExpressionData
 
 __all__ = ["ADD", "LEAF", "MUL", "NUMBER", "ExpressionTable", "Unreadable", "expression_table"]
 
@@ -79,7 +79,7 @@ class ExpressionTable:
         return values
 
 
-def expression_table(es: ExpressionSet) -> ExpressionTable:
+def expression_table(es: ExpressionData) -> ExpressionTable:
     """The table of ``es``; raises :class:`Unreadable` where it cannot hold a term."""
     edge_symbols = es.graph.edge_symbols
     edge_index = {s: i for i, s in enumerate(edge_symbols)}

@@ -23,12 +23,12 @@ import networkx as nx
 import numpy as np
 import sympy
 
+from ..blocks import CONSTANT, GENERAL, ONES, Block, scalar_block
+from ..blocks import add as add_blocks
+from ..blocks.array_json import op_to_json
+from ..blocks.arrays import ArrayOp, operand_block
 from ..errors import GraphError
 from .algebra import nc_symbol, real_symbol
-from .array_json import op_to_json
-from .arrays import ArrayOp, operand_block
-from .blocks import CONSTANT, GENERAL, ONES, Block, scalar_block
-from .blocks import add as add_blocks
 from .display import Printable
 from .expand import EDGE_LIMIT, expand
 from .parse import RESERVED, format_expression, parse_expression
@@ -465,7 +465,7 @@ class DGraph(Printable):
         return self._g.nodes[v].get("op")
 
     def block(self, source: str, target: str) -> Block:
-        """The structure of the Jacobian block ∂target/∂source (:mod:`dgraph.core.blocks`):
+        """The structure of the Jacobian block ∂target/∂source (:mod:`dgraph.blocks`):
         the sum over the operand positions ``source`` fills."""
         data = self._g.edges[source, target]
         if data.get("block") is None:

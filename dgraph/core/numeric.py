@@ -18,7 +18,7 @@ from .algebra import fold
 from .graph import DGraph, vertex_symbol
 
 if TYPE_CHECKING:
-    from .expressions import ExpressionSet
+    from .expression_data import ExpressionData
 
 __all__ = ["edge_values", "evaluate_expression_set", "vertex_values"]
 
@@ -134,7 +134,7 @@ def edge_values(graph: DGraph, values: dict[str, np.ndarray]) -> dict[sympy.Symb
 
 
 def evaluate_expression_set(
-    es: ExpressionSet, point: Iterable[float], params: Iterable[float] | None = None
+    es: ExpressionData, point: Iterable[float], params: Iterable[float] | None = None
 ) -> np.ndarray:
     """The Jacobian at ``point``: shape (m, n), or (B, m, n) for a batch (B, n);
     ``params``: the graph's parameter values."""

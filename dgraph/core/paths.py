@@ -48,7 +48,7 @@ def _sweep(graph: DGraph) -> tuple[dict[str, int], dict[str, int]]:
 def count_paths(graph: DGraph) -> int:
     """N: the number of input-output paths.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> count_paths(bundled("naumann_sin.trace"))
     3
     """
@@ -74,7 +74,7 @@ def naive_cost(graph: DGraph) -> int:
     """Multiplications of Bauer's formula evaluated path by path: ``L - N``, Naumann's L
     with the first factor of each path free.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> g = bundled("naumann_discrepancy.json")
     >>> path_length(g), count_paths(g), naive_cost(g)
     (34, 12, 22)
@@ -117,7 +117,7 @@ def depths(g: nx.DiGraph) -> dict[str, int]:
     data-flow networkx graph whose vertices carry a ``role`` (``DGraph.nx`` or a working
     copy under elimination).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> depths(bundled("naumann_sin.trace").nx)
     {'y': 0, 'v2': 1, 'v1': 2, 'x1': 3, 'x0': 3}
     """
@@ -137,7 +137,7 @@ def depths_of(succ: Mapping[str, Iterable[str]], role: Mapping[str, str]) -> dic
     """:func:`depths` over adjacency maps (an elimination state's ``succ`` and ``role``),
     without building a networkx graph: one depth-first pass, O(V + E).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> g = bundled("naumann_sin.trace").nx
     >>> depths_of(g.succ, dict(g.nodes(data="role"))) == depths(g)
     True
@@ -166,7 +166,7 @@ def depths_of(succ: Mapping[str, Iterable[str]], role: Mapping[str, str]) -> dic
 def depth_levels(graph: DGraph) -> list[list[str]]:
     """Zhou's depth levels as lists of vertices, level 1 (the roots) first.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> depth_levels(bundled("naumann_sin.trace"))
     [['y'], ['v2'], ['v1'], ['x0', 'x1']]
     """

@@ -46,14 +46,14 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import sympy
 
+from ..blocks import to_matrix
 from ..errors import DGraphError
 from . import numeric
 from .block_values import jacobian_blocks, jvp_of_expressions, vertex_values
-from .blocks import to_matrix
 from .graph import vertex_symbol
 
 if TYPE_CHECKING:
-    from .expressions import ExpressionSet
+    from .expression_data import ExpressionData
     from .graph import DGraph
 
 __all__ = [
@@ -407,7 +407,7 @@ def check_values(
     )
 
 
-def _groups(es: ExpressionSet) -> list[tuple[list[str], list[str]]]:
+def _groups(es: ExpressionData) -> list[tuple[list[str], list[str]]]:
     """All inputs at once, or for a selection input by input with the outputs it
     selects."""
     graph = es.graph
@@ -419,7 +419,7 @@ def _groups(es: ExpressionSet) -> list[tuple[list[str], list[str]]]:
     return [([x], list(dict.fromkeys(ys))) for x, ys in by_input.items()]
 
 
-def _unoperated(es: ExpressionSet) -> ValueCheck | None:
+def _unoperated(es: ExpressionData) -> ValueCheck | None:
     graph = es.graph
     if any(graph.op(v) is None for v in graph.nx if graph.role(v) != "input"):
         return ValueCheck(
@@ -428,7 +428,7 @@ def _unoperated(es: ExpressionSet) -> ValueCheck | None:
     return None
 
 
-def check_expression_set(es: ExpressionSet, seed: int = 0) -> ValueCheck:
+def check_expression_set(es: ExpressionData, seed: int = 0) -> ValueCheck:
     """The blocks of ``es`` (a tensor graph's expression set) are the program's
     derivatives: its ``J·v``, applied matrix-free, checked by :func:`check_values`
     (a selection input by input). Not verified where the graph has blocks no operation
@@ -449,7 +449,7 @@ class CodeValues:
 Run = Callable[[Point, dict[str, np.ndarray], dict[str, np.ndarray]], CodeValues]
 
 
-def check_code(es: ExpressionSet, run: Run | None, seed: int = 0, what: str = "J·v") -> ValueCheck:
+def check_code(es: ExpressionData, run: Run | None, seed: int = 0, what: str = "J·v") -> ValueCheck:
     """The expression set's ``J·v`` against the reference (:func:`check_values`) and,
     with ``run(point, v, w)`` (generated code of its graph at a point, along the
     direction v and the cotangent w), the code against the expression set at the same
@@ -497,7 +497,7 @@ def check_code(es: ExpressionSet, run: Run | None, seed: int = 0, what: str = "J
 
 
 def _compare_vjp(
-    es: ExpressionSet,
+    es: ExpressionData,
     point: Point,
     v: Mapping[str, np.ndarray],
     w: Mapping[str, np.ndarray],

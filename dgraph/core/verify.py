@@ -75,7 +75,7 @@ from .paths import path_counts, path_sums, prefix_length
 from .value_check import STATUSES, check_expression_set
 
 if TYPE_CHECKING:
-    from .expressions import ExpressionSet
+    from .expression_data import ExpressionData
     from .graph import DGraph
 
 __all__ = [
@@ -108,7 +108,6 @@ Word = tuple[sympy.Symbol, ...]
 Shape = tuple[str, str] | None  # (start, end) vertices of a word; None: the empty word
 
 
-
 @dataclass(frozen=True)
 class Verification:
     """The outcome of a check: ``ok``, which ``mode`` ran, a one-line ``detail`` and the
@@ -136,7 +135,7 @@ class Uncheckable(VerificationError):
     verified, which is not the same as wrong."""
 
 
-def check_well_formed(es: ExpressionSet) -> None:
+def check_well_formed(es: ExpressionData) -> None:
     """Every symbol is an edge label or an earlier reference (no cycle of references)."""
     graph = es.graph
     edges = set(graph.edge_symbols)
@@ -161,7 +160,7 @@ def check_well_formed(es: ExpressionSet) -> None:
             raise VerificationError(f"entry ({y}, {x}) uses the undefined symbol {sym}")
 
 
-def _reference_cycle(es: ExpressionSet) -> list[str] | None:
+def _reference_cycle(es: ExpressionData) -> list[str] | None:
     uses = nx.DiGraph()
     for name, definition in es.references.items():
         uses.add_edges_from((name, s) for s in definition.free_symbols if s in es.references)
@@ -172,7 +171,7 @@ def _reference_cycle(es: ExpressionSet) -> list[str] | None:
     return [str(u) for u, _ in cycle] + [str(cycle[0][0])]
 
 
-def expected_entries(es: ExpressionSet) -> dict[tuple[str, str], int]:
+def expected_entries(es: ExpressionData) -> dict[tuple[str, str], int]:
     """The entries ``es`` must compute (all pairs joined by a path, or its selection) with
     their path counts; raises for a selected pair that no path joins."""
     counts = path_counts(es.graph)
@@ -204,7 +203,7 @@ def _sum_words(terms: list[Counter[Word]]) -> Counter[Word]:
     return total
 
 
-def _expand_all(es: ExpressionSet, limit: int) -> dict[tuple[str, str], Counter[Word]]:
+def _expand_all(es: ExpressionData, limit: int) -> dict[tuple[str, str], Counter[Word]]:
     """Every entry expanded into words; raises when an expansion outgrows ``limit`` words
     (a correct set never does: its words are distinct paths)."""
     memo: dict[sympy.Symbol, Counter[Word]] = {}
@@ -265,7 +264,7 @@ def _clean(c: Counter[Word]) -> Counter[Word]:
     return Counter({w: k for w, k in c.items() if k})
 
 
-def _verify_exact(es: ExpressionSet, limit: int) -> Verification:
+def _verify_exact(es: ExpressionData, limit: int) -> Verification:
     selected = expected_entries(es)
     expected = {key: words for key, words in path_words(es.graph).items() if key in selected}
     try:
@@ -314,7 +313,7 @@ def _name(where: sympy.Symbol | tuple[str, str]) -> str:
     return f"entry ({where[0]}, {where[1]})" if isinstance(where, tuple) else f"reference {where}"
 
 
-def shapes_and_bound(es: ExpressionSet) -> int:
+def shapes_and_bound(es: ExpressionData) -> int:
     """Step 1: raise ``VerificationError`` naming a term that is not a path word of its
     entry (or whose factors do not join up); return B, a bound on every coefficient of
     every entry's expansion (the l1 norm of its syntactic expansion), at most
@@ -452,7 +451,7 @@ def _bauer(
     return {(y, x): block[y][row[x]] for y in graph.outputs for x in inputs}
 
 
-def table_shapes_and_bound(es: ExpressionSet, table: ExpressionTable) -> int | None:
+def table_shapes_and_bound(es: ExpressionData, table: ExpressionTable) -> int | None:
     """:func:`shapes_and_bound` over the table, in integers: every node one word shape
     ``(start, end)``, the empty word ``(-1, -1)`` or none (zero). None where a node has
     several shapes or a term is not a path: the general check then says which."""
@@ -497,7 +496,7 @@ def table_shapes_and_bound(es: ExpressionSet, table: ExpressionTable) -> int | N
 
 
 def _verify_random_point(
-    es: ExpressionSet,
+    es: ExpressionData,
     entries: Iterable[tuple[str, str]],
     seed: int,
     table: ExpressionTable | None = None,
@@ -558,7 +557,7 @@ def _verify_random_point(
     )
 
 
-def verify(es: ExpressionSet, mode: str = "auto", seed: int = 0) -> Verification:
+def verify(es: ExpressionData, mode: str = "auto", seed: int = 0) -> Verification:
     """Check ``es`` against Bauer's formula; ``mode`` is auto, exact or random-point
     (``seed`` picks the random points: the same input gives the same outcome)."""
     if mode not in MODES:
@@ -601,7 +600,7 @@ def verify(es: ExpressionSet, mode: str = "auto", seed: int = 0) -> Verification
     return check
 
 
-def _verify_block_values(es: ExpressionSet, check: Verification, seed: int) -> Verification:
+def _verify_block_values(es: ExpressionData, check: Verification, seed: int) -> Verification:
     """On a tensor graph the identity above holds for any blocks; that the blocks are
     the program's derivatives is checked numerically (:mod:`dgraph.core.value_check`:
     ``J·v`` at the user's point, then a random one, against JAX's ``jvp`` or differences):

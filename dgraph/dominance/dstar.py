@@ -299,7 +299,7 @@ def dstar(
     ``frequent`` Guenter's rule, the subgraph held by the most graphs first, equals in
     evaluation order of their ends. Both requeue a subgraph whose count dropped.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> es = dstar(bundled("zhou_two_blocks.json"))
     >>> es.mults
     5

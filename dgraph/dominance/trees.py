@@ -80,7 +80,7 @@ def _structure(g: nx.DiGraph, reverse: bool) -> nx.DiGraph:
 def dominator_tree(g: nx.DiGraph, start: str | None = None) -> Tree:
     """Dominators from ``start`` (default: a super-source before every input), data flow.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> dominator_tree(bundled("naumann_sin.trace").nx).parent["y"]
     '__s__'
     """
@@ -95,7 +95,7 @@ def dominator_tree(g: nx.DiGraph, start: str | None = None) -> Tree:
 def postdominator_tree(g: nx.DiGraph, end: str | None = None) -> Tree:
     """Postdominators toward ``end`` (default: a super-sink after every output).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> postdominator_tree(bundled("naumann_sin.trace").nx).parent["v1"]
     'y'
     """

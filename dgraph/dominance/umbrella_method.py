@@ -62,7 +62,7 @@ def umbrella(graph: DGraph, nesting_edge_limit: int = NESTING_EDGE_LIMIT) -> Exp
     or beyond ``nesting_edge_limit`` edges (default :data:`NESTING_EDGE_LIMIT`) inside
     out only (``info["not_tried"]``).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> umbrella(bundled("zhou_two_blocks.json")).mults
     5
     """

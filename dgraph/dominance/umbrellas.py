@@ -40,7 +40,7 @@ __all__ = [
 def contractible_components(graph: DGraph) -> list[list[tuple[str, str]]]:
     """Prop 3.1: the finest contractible pieces, as edge lists (union-find over edges).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> len(contractible_components(bundled("naumann_sin.trace")))
     2
     """
@@ -110,7 +110,7 @@ def closed_umbrellas(graph: DGraph, hierarchy: bool = False) -> list[ClosedUmbre
     """The maximal closed umbrellas (Prop 4.1), or with ``hierarchy`` every closed
     umbrella: all (ui, uj) of every T↑↓ path, each pointing at its smallest enclosing one.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> [(c.input, c.output) for c in closed_umbrellas(bundled("zhou_two_blocks.json"))]
     [('t', 'r')]
     """
@@ -203,7 +203,7 @@ def umbrellas(graph: DGraph) -> list[Umbrella]:
     """The maximal umbrellas with variable copying: the components of T↑ minus t that
     hold an edge, with the entering edges to copy.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> [(u.output, u.vertices) for u in umbrellas(bundled("naumann_sin.trace"))]
     [('y', ['x0', 'x1', 'v1', 'v2', 'y'])]
     """

@@ -1,12 +1,12 @@
 """Graphax's cost model as a label algebra of the elimination kernel, and its orders.
 
-A label is a Graphax edge (:class:`dgraph.core.graphax_types.Edge`: sparsity type and
+A label is a Graphax edge (:class:`dgraph.blocks.graphax_types.Edge`: sparsity type and
 2-D shapes). A product costs what AlphaGrad's vertex game charges (Lohoff & Neftci,
 NeurIPS 2024): the sizes of the dims the types leave to multiply
-(:func:`~dgraph.core.graphax_types.product_cost`); a sum is free. Eliminating a vertex
+(:func:`~dgraph.blocks.graphax_types.product_cost`); a sum is free. Eliminating a vertex
 takes every (in-edge, out-edge) pair, as dgraph's kernel does, so :func:`graphax_cost` of
 an order is the vertex game's count for it on an
-:func:`~dgraph.core.builders.jaxpr_equations.equation_graph`.
+:func:`~dgraph.frontends.jaxpr_equations.equation_graph`.
 
 Graphax's Markowitz (:func:`graphax_markowitz_order`) is its own: the degree of a vertex is
 the product of its out- and in-edge *element* counts (:func:`markowitz_weight`), recomputed
@@ -17,12 +17,31 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..core.builders.jaxpr_equations import graphax_edge
+from ..blocks.graphax_types import Edge, markowitz_weight, product, product_cost, sum_type
 from ..core.graph import DGraph
-from ..core.graphax_types import Edge, markowitz_weight, product, product_cost, sum_type
+from ..errors import InputError
 from .kernel import Algebra, Elimination
 
-__all__ = ["GRAPHAX", "Graphax", "graphax_cost", "graphax_markowitz_order", "graphax_orders"]
+__all__ = [
+    "GRAPHAX",
+    "Graphax",
+    "graphax_cost",
+    "graphax_edge",
+    "graphax_markowitz_order",
+    "graphax_orders",
+]
+
+
+def graphax_edge(graph: DGraph, u: str, v: str) -> Edge:
+    """The Graphax edge u -> v of an
+    :func:`~dgraph.frontends.jaxpr_equations.equation_graph`."""
+    found = graph.nx.edges[u, v].get("graphax")
+    if found is None:
+        raise InputError(
+            f"edge {u} -> {v} has no Graphax type: Graphax's cost model prices a graph with"
+            " every jaxpr equation a vertex (dgraph.frontends.jaxpr_equations.equation_graph)"
+        )
+    return found
 
 
 class Graphax(Algebra):

@@ -30,7 +30,8 @@ from typing import Any, NamedTuple
 import networkx as nx
 import sympy
 
-from ..core import blocks, kinds
+from .. import blocks
+from ..core import kinds
 from ..core.algebra import nc_product, nc_sum
 from ..core.expressions import Step, as_factor
 from ..core.graph import DGraph
@@ -163,7 +164,7 @@ class Symbolic(Algebra):
 
 
 class Blocks(Algebra):
-    """Jacobian blocks of a tensor graph (:mod:`dgraph.core.blocks`): products priced in
+    """Jacobian blocks of a tensor graph (:mod:`dgraph.blocks`): products priced in
     scalar multiplications of the structured product, the structure kept; ``ZERO`` for a
     product of selections that pick disjoint parts."""
 
@@ -482,7 +483,7 @@ def effective_cost(graph: DGraph | Elimination, order: Iterable[str]) -> int:
     """Effective multiplications of vertex elimination in ``order`` (from ``graph``, or
     from a state of label values, which stays as it is).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> g = bundled("naumann_sin.trace")
     >>> effective_cost(g, ["v1", "v2"]), effective_cost(g, ["v2", "v1"])
     (4, 3)
@@ -503,7 +504,7 @@ def move_costs(graph: DGraph, moves: Iterable[Move]) -> MoveCosts:
     """The effective and structural multiplications of vertex moves ``("vertex", v)`` and
     edge moves ``("forward" | "backward", (i, j))``: what the built expression set counts.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> move_costs(bundled("naumann_sin.trace"), [("vertex", "v2"), ("vertex", "v1")])
     MoveCosts(effective=3, structural=3)
     """

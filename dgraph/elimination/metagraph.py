@@ -44,7 +44,7 @@ def metagraph(graph: DGraph, mode: str = "full", limit: int = METAGRAPH_LIMIT) -
     ``backward`` = M_B, ``vertex`` = M_V), as a DAG whose edges carry ``cost`` and
     ``moves`` (every elimination that leads there; forward and backward may coincide).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> g = bundled("naumann_sin.trace")
     >>> [metagraph(g, m).number_of_nodes() for m in ("full", "forward", "backward", "vertex")]
     [14, 7, 8, 4]

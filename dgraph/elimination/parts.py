@@ -26,7 +26,7 @@ def independent_parts(graph: DGraph) -> list[DGraph]:
     """One graph per connected component of the intermediates, with the inputs and outputs
     next to it (largest last); ``[graph]`` when there is one.
 
-    >>> from dgraph.core.builders import from_trace
+    >>> from dgraph.frontends import from_trace
     >>> g = from_trace("inputs: x\\noutputs: y, z\\na = sin(x)\\ny = cos(a)\\nb = exp(x)\\nz = b*b")
     >>> [p.intermediates for p in independent_parts(g)]
     [['a'], ['b']]

@@ -35,7 +35,7 @@ def vertex_elimination(
 ) -> ExpressionSet:
     """Eliminate the intermediates in ``order`` (every one, each once).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> g = bundled("naumann_sin.trace")
     >>> vertex_elimination(g, ["v2", "v1"]).mults
     3
@@ -93,7 +93,7 @@ def markowitz_order(graph: DGraph, limit: int | None = None) -> list[str]:
     """Greedy order of smallest current Markowitz degree, ties by evaluation order;
     raises :class:`SearchTooLarge` as soon as its products exceed ``limit``.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> markowitz_order(bundled("naumann_sin.trace"))
     ['v1', 'v2']
     """

@@ -30,7 +30,7 @@ def greedy_faces(
 ) -> ExpressionSet:
     """Face elimination by the greedy rule until no intermediate face is left.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> es = greedy_faces(bundled("naumann_sin.trace"), "reverse")
     >>> es.mults, bool(es.verify())
     (3, True)

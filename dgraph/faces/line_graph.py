@@ -27,7 +27,7 @@ def line_graph(graph: DGraph) -> nx.DiGraph:
     Vertices carry ``symbol`` (the edge symbol, None for ⊕/⊖ vertices); networkx's
     ``line_graph`` supplies the faces between edges.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> lg = line_graph(bundled("naumann_sin.trace"))
     >>> len(intermediate_faces(lg))
     4

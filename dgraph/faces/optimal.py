@@ -205,7 +205,7 @@ def face_optimal(
     ``budget / 2 * units_per_second`` units of work (default :data:`UNITS_PER_SECOND`),
     returning the best found.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> es = face_optimal(bundled("naumann_discrepancy.json"))
     >>> es.mults, es.info["optimal"]
     (13, True)

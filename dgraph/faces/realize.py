@@ -402,7 +402,7 @@ def check_faces(es: ExpressionSet) -> FaceCheck:
     what the expression set costs: the association of a product of several factors is
     free in the expression set but decides which vertices merge in the line graph.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> from dgraph.methods import accumulate
     >>> check = check_faces(accumulate(bundled("naumann_discrepancy.json"), "markowitz"))
     >>> check.acyclic, check.simulated_mults == check.mults, check.realized

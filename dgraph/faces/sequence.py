@@ -10,7 +10,7 @@ it is replayed. A vertex or edge elimination is a sequence of faces too
 (:func:`eliminate_step`: Naumann's vertex and edge eliminations are special cases of face
 elimination).
 
->>> from dgraph.core.builders import bundled
+>>> from dgraph.frontends import bundled
 >>> graph = bundled("naumann_sin.trace")
 >>> faces = parse_faces("[x0->v2, v2->y], [v1->v2, v2->y], [x1->v1, v1->y]")
 >>> es = replay_faces(graph, faces)

@@ -1,7 +1,7 @@
 """The Jacobian chain optimum of a graph cut into stages beside the elimination methods
 run on the same graph (Naumann, *Matrix-free Jacobian chaining*).
 
->>> from dgraph.core.builders import bundled
+>>> from dgraph.frontends import bundled
 >>> got = compare_with_elimination(bundled("naumann_sin.trace"))
 >>> [row["method"] for row in got["methods"]]
 ['forward', 'reverse', 'markowitz', 'layers']

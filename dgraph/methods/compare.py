@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from ..blocks import RECENT
 from ..core import budget as budget_module
-from ..core.blocks import RECENT
 from ..core.display import Printable
 from ..core.expressions import ExpressionSet, price
 from ..core.graph import DGraph

@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from ..core.builders import from_function
 from ..core.collector import collector_paused
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
@@ -34,6 +33,7 @@ from ..errors import DGraphError
 from ..faces.greedy import greedy_faces
 from ..faces.optimal import face_optimal
 from ..faces.sequence import replay_faces
+from ..frontends import from_function
 from ..search.best import best
 from ..search.incumbent import good_order
 from ..zhou.factorize import zhou
@@ -300,7 +300,7 @@ def accumulate(
     """Accumulate the Jacobian of ``graph`` by ``method`` (a registered name or a function
     ``(graph, **options) -> ExpressionSet``) and verify the result.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> g = bundled("naumann_sin.trace")
     >>> es = accumulate(g, "reverse")
     >>> es.mults, es.verified
@@ -382,7 +382,7 @@ def traced_function(
     point: Sequence[Any] | None = None,
     params: Sequence[str] = (),
 ) -> DGraph:
-    """:func:`~dgraph.core.builders.from_function` of ``f``, ``sizes`` read from the
+    """:func:`~dgraph.frontends.from_function` of ``f``, ``sizes`` read from the
     shapes of the example arguments ``point`` when not given (a scalar 0, a vector its
     length, an array its shape); with ``params``, ``sizes`` covers every argument and
     ``point`` the differentiated ones, so both must be given."""

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..core.arrays import describe
+from ..blocks import Block, Sparse, pattern
+from ..blocks.arrays import describe
 from ..core.block_costs import expression_blocks
-from ..core.blocks import Block, Sparse, pattern
 from ..core.graph import DGraph
 from ..core.paths import count_paths, path_length
 from ..dominance.umbrellas import closed_umbrellas, umbrellas
@@ -26,7 +26,7 @@ __all__ = ["block_text", "jacobian_pattern", "structure", "tensor_structure"]
 def structure(graph: DGraph) -> dict[str, Any]:
     """The structures every method reads, as plain data (``dgraph structure --json``).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> s = structure(bundled("naumann_sin.trace"))
     >>> s["paths"], len(s["umbrellas"]), s["expressions"]["v2"]
     (3, 1, 'v1*x0')
@@ -65,7 +65,7 @@ def tensor_structure(graph: DGraph) -> dict[str, Any]:
     ``nnz``, and the values kept, ``stored``), ``block_counts`` (type -> edges) and
     ``jacobian_blocks`` (:func:`jacobian_pattern`).
 
-    >>> from dgraph.core.arrays import ArrayOp
+    >>> from dgraph.blocks.arrays import ArrayOp
     >>> g = DGraph("e")
     >>> g.add_array_vertex("u", "input", (3,))
     >>> g.add_array_vertex("y", "output", (3,), ArrayOp("exp", ("u",), (), (3,)))

@@ -1,6 +1,6 @@
 """Labels of tensor graphs: a vertex's shape under its name, an edge's Jacobian block as
 the papers write it (``diag(exp(u))``, ``I ⊗ Wᵀ``, ``S[1:4]``:
-:func:`dgraph.core.arrays.describe`), and the legend of the line style each structure
+:func:`dgraph.blocks.arrays.describe`), and the legend of the line style each structure
 family of blocks is drawn in (:data:`dgraph.render.styles.BLOCK_FAMILIES`).
 
 Every label comes in the three forms of :class:`~dgraph.render.labels.Label`; the TeX form

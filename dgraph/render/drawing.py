@@ -227,7 +227,7 @@ def draw(
     :class:`ExpressionSet` its expressions laid out as a graph (Zhou). Graphs too large to
     draw legibly are refused unless ``force`` (:func:`check_drawable`).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> d = draw(bundled("zhou_two_blocks.json"), highlight="blocks", direction="dependence")
     >>> sorted(d.scene.clusters), d.svg().count("<svg")
     (['r0', 'r1'], 1)

@@ -20,7 +20,7 @@ line graph that no graph has (:meth:`Exploration.is_graph`): from there on only 
 moves, until it is undone. Once a face move is made the order is a face sequence, ``dgraph
 accumulate GRAPH --method faces --order '[x0->v2, v2->y], ...'`` (every move as its faces).
 
->>> from dgraph.core.builders import bundled
+>>> from dgraph.frontends import bundled
 >>> x = Exploration(bundled("naumann_sin.trace"))
 >>> x.eliminate("v2"), x.eliminate("v1"), x.mults, x.order_text()
 (2, 1, 3, 'v2,v1')

@@ -355,7 +355,7 @@ def steps(
     expression set, else of ``accumulate(source, method, **options)``; graphs too large
     to draw legibly are refused unless ``force`` (:func:`~dgraph.render.drawing.check_drawable`).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> viewer = steps(bundled("naumann_sin.trace"), "reverse")
     >>> [f.mults for f in viewer.frames], viewer.frames[-1].lines()
     ([0, 2, 3], ['r1 = d_y_v1 + d_y_v2*d_v2_v1', 'dy/dx0 = d_y_v2*d_v2_x0', 'dy/dx1 = r1*d_v1_x1'])

@@ -123,7 +123,7 @@ _FAMILY_OF = {t: name for name, (types, _, _) in BLOCK_FAMILIES.items() for t in
 
 
 def block_family(type_name: str) -> str:
-    """The structure family of a block type (:attr:`dgraph.core.blocks.Labelled.type_name`).
+    """The structure family of a block type (:attr:`dgraph.blocks.Labelled.type_name`).
 
     >>> block_family("kronecker"), block_family("reduction"), block_family("identity")
     ('kronecker', 'move', 'diagonal')

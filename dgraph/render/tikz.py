@@ -256,7 +256,7 @@ class TikzPrinter:
 def to_tikz(scene: Scene, standalone: bool = False) -> str:
     """The scene as a ``tikzpicture`` (with ``standalone``, a whole LaTeX document).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> from dgraph.render.drawing import draw
     >>> text = to_tikz(draw(bundled("naumann_sin.trace")).scene)
     >>> text.count(r"\\begin{tikzpicture}"), r"\\cos{\\left(x_{1} \\right)}" in text

@@ -88,8 +88,8 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import TypeVar
 
+from ..core.activity import live_part
 from ..core.budget import ceiling_for
-from ..core.builders.jaxpr_equations import live_part
 from ..core.expressions import ExpressionSet, StepKind, price
 from ..core.graph import DGraph
 from ..core.paths import count_paths
@@ -277,7 +277,7 @@ class Portfolio:
 
     def build(self, by: str) -> ExpressionSet:
         """The expression set of ``by``, built once; in Graphax's model on the graph's
-        live part (:func:`~dgraph.core.builders.jaxpr_equations.live_part`: its
+        live part (:func:`~dgraph.core.activity.live_part`: its
         equations no input reaches or no output reads are folded away)."""
         if by not in self.built:
             kind, moves = self.moves[by]
@@ -388,7 +388,7 @@ def best(
         ``objective`` naming different models, or a candidate of another graph; each in
         one line.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> es = best(bundled("naumann_discrepancy.json"), budget=5)
     >>> es.mults, es.verified, es.info["found_by"] in ("edge-optimal", "dstar")
     (13, True, True)

@@ -83,7 +83,7 @@ def bracketing_lower_bound(graph: DGraph, seconds: float | None = None) -> int:
     independent part, the integer program's optimum, or what HiGHS proved of it within
     its share of ``seconds`` (no limit: None), and never less than the junction bound.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> bracketing_lower_bound(bundled("naumann_sin.trace"))
     3
     """
@@ -114,7 +114,7 @@ def unit_contracted(graph: DGraph) -> DGraph:
     graph (the ±1 label read as 1) with no more effective multiplications, and a bound
     here bounds ``graph``. Shorter paths make a much smaller program.
 
-    >>> from dgraph.core.builders import from_trace
+    >>> from dgraph.frontends import from_trace
     >>> g = from_trace("inputs: x\\noutputs: y\\nu = sin(x)\\nv = u + 1\\ny = sin(v)")
     >>> unit_contracted(g).intermediates
     ['v']

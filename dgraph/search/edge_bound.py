@@ -116,7 +116,7 @@ def structural(graph: DGraph) -> DGraph:
     """``graph``'s structure with every label general (no constant, no ±1): the graph on
     which the effective-cost bounds count structural multiplications.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> g = structural(bundled("naumann_discrepancy.json"))
     >>> any(g.constant_label(u, v) is not None for u, v in g.edges())
     False
@@ -139,7 +139,7 @@ def program_cells(graph: DGraph) -> int:
     v and their edges summed over v's predecessors — where building the program to count
     them took 12 s on the Roe flux (its estimate 825,000, the program 827,178).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> program_cells(bundled("naumann_discrepancy.json"))  # 9 paths of 2 edges, 10 of 3
     203
     """
@@ -168,7 +168,7 @@ def edge_elimination_bound(
     Raises :class:`dgraph.errors.ProofError` where the bound exceeds ``upper`` or an
     exact part's optimum: one of them is wrong, and nothing is claimed from it.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> found = edge_elimination_bound(bundled("naumann_discrepancy.json"))
     >>> found.cost, found.lower_bound, found.proven, len(found.moves)
     (13, 13, True, 7)

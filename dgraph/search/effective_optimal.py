@@ -54,7 +54,7 @@ def effective_optimal_search(
     unless the budget ran out; ``incumbent`` is an order known to be good, of every
     intermediate once (else :class:`dgraph.errors.InputError`).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> r = effective_optimal_search(bundled("naumann_sin.trace"))
     >>> r.cost, r.proven, [v for _, v in r.moves]
     (3, True, ['v2', 'v1'])

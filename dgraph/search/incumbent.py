@@ -28,7 +28,7 @@ def good_order(graph: DGraph, budget: float, seed: int = 0) -> tuple[int, list[s
     """(structural mults, order): the cheapest greedy order, annealed and polished within
     ``budget`` seconds of counted work; the same on every machine.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> good_order(bundled("naumann_discrepancy.json"), 0.1)[0]
     14
     """

@@ -94,7 +94,7 @@ def bound_kinds(graph: DGraph) -> EdgeKinds:
     bound): a sum of constant paths that is 0 makes every general factor it multiplies
     vanish, so not even general × general products are sure.
 
-    >>> from dgraph.core.builders import from_trace
+    >>> from dgraph.frontends import from_trace
     >>> trace = "u = sin(x)\\na = u + x\\nb = u - x\\nc = a - b\\ny = 3*c"
     >>> g = from_trace("inputs: x\\noutputs: y\\n" + trace)
     >>> bound_kinds(g).pred["a"]  # the paths from u to c cancel: no label is sure
@@ -169,7 +169,7 @@ def effective_vertex_bounds(graph: DGraph) -> dict[str, int]:
     each factor the fewest vertices separating v from the inputs (outputs) on the paths
     that enter (leave) v by a general or non-unit edge.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> effective_vertex_bounds(bundled("naumann_sin.trace"))
     {'v1': 1, 'v2': 2}
     """
@@ -181,7 +181,7 @@ def group_bounds(graph: DGraph, single: dict[str, int] | None = None) -> list[Pa
     the effective multiplications any elimination makes at its junctions (``single``:
     :func:`effective_vertex_bounds`, when known).
 
-    >>> from dgraph.core.builders import from_trace
+    >>> from dgraph.frontends import from_trace
     >>> g = from_trace("inputs: x\\noutputs: y\\nu = sin(x)\\nv = u + 1\\ny = sin(v)")
     >>> effective_vertex_bounds(g), group_bounds(g)
     ({'u': 0, 'v': 0}, [(('u', 'v'), 1)])
@@ -205,7 +205,7 @@ def junction_groups(graph: DGraph) -> Iterator[tuple[frozenset[str], int]]:
     alone, with what it owes: each a bound on its own junctions, where
     :func:`group_bounds` keeps only disjoint ones to add up.
 
-    >>> from dgraph.core.builders import from_trace
+    >>> from dgraph.frontends import from_trace
     >>> g = from_trace("inputs: x\\noutputs: y\\nu = sin(x)\\nv = u + 1\\ny = sin(v)")
     >>> sorted((sorted(m), owed) for m, owed in junction_groups(g))
     [(['u'], 0), (['u', 'v'], 1), (['v'], 0)]
@@ -221,7 +221,7 @@ def junction_groups(graph: DGraph) -> Iterator[tuple[frozenset[str], int]]:
 def elimination_lower_bound(graph: DGraph) -> int:
     """Effective multiplications that every elimination of ``graph`` makes at least.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> elimination_lower_bound(bundled("naumann_sin.trace"))
     3
     """

@@ -44,7 +44,7 @@ def greedy_order(
     """Eliminate the vertex of smallest ``rule`` score until none is left; ties by
     evaluation order (``forward``), its reverse, or at random when ``rng`` is given.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> greedy_order(bundled("naumann_sin.trace"), "effective", "reverse")
     ['v2', 'v1']
     """
@@ -113,7 +113,7 @@ def greedy_edges(
     in effective then structural multiplications (ties: forward first, then evaluation
     order, or at random with ``rng``); its effective cost and moves.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> greedy_edges(bundled("naumann_sin.trace"))[0]
     3
     """
@@ -155,7 +155,7 @@ def cheapest_first_order(
     blocks by default: Naumann's Markowitz rule with the true price for the degree);
     with ``rng``, one of the ``width`` cheapest at random.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> len(cheapest_first_order(bundled("naumann_sin.trace")))
     2
     """

@@ -10,10 +10,10 @@ kernel (:mod:`dgraph.elimination.kernel`), so a price is what the built result c
 * ``"structural"``: every label general, one multiplication a product (then effective):
   plain vertex elimination's count, AlphaGrad's; scalar graphs.
 * ``"blocks"``: the scalar multiplications of the structured Jacobian-block products
-  (:mod:`dgraph.core.blocks`); tensor graphs.
+  (:mod:`dgraph.blocks`); tensor graphs.
 * ``"graphax"``: Graphax's cost model (AlphaGrad's vertex game,
   :mod:`dgraph.elimination.graphax_model`) of a vertex order; tensor graphs with every
-  jaxpr equation a vertex (:func:`dgraph.core.builders.jaxpr_equations.equation_graph`).
+  jaxpr equation a vertex (:func:`dgraph.frontends.jaxpr_equations.equation_graph`).
   The set built from the winning order counts dgraph's block products instead, so a
   built candidate has no Graphax price: candidates given ready-made are not used.
 

@@ -34,7 +34,7 @@ def rank_lower_bound(graph: DGraph) -> int | None:
     """Effective multiplications every accumulation of ``graph`` needs at least (None
     beyond ``RANK_PATH_LIMIT`` paths).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> rank_lower_bound(bundled("naumann_sin.trace"))
     2
     """

@@ -150,7 +150,7 @@ def _start(graph: DGraph, objective: str) -> tuple[Any, dict[str, Any]]:
 def order_cost(graph: DGraph, order: Sequence[str], objective: str = "structural") -> int:
     """The multiplications of vertex elimination in ``order``, in ``objective``.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> g = bundled("naumann_sin.trace")
     >>> order_cost(g, ["v1", "v2"]), order_cost(g, ["v2", "v1"], "effective")
     (4, 3)
@@ -208,7 +208,7 @@ def anneal_windows(
     says when it bites) cuts it short. The same arguments give the same result wherever
     no deadline cuts a round: the work is ``steps`` moves per round, a count.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> anneal_windows(bundled("naumann_sin.trace"), ["v1", "v2"], steps=50)
     (3, ['v2', 'v1'])
     """
@@ -275,7 +275,7 @@ def improve_windows(
     count: the same result on every machine) or ``deadline`` (a :func:`time.perf_counter`
     time: only ``best``'s wall-clock ceiling) passes; the order and its cost.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> improve_windows(bundled("naumann_sin.trace"), ["v1", "v2"])
     (3, ['v2', 'v1'])
     """

@@ -79,7 +79,7 @@ class ExpressionGraph:
 def expression_graph(es: ExpressionSet) -> ExpressionGraph:
     """Lay every Jacobian entry out between its output and its input.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> from dgraph.zhou.factorize import zhou
     >>> g = bundled("zhou_two_blocks.json")
     >>> expression_graph(zhou(g)).graph == g

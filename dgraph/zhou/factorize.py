@@ -316,7 +316,7 @@ def zhou(
     input) entries. ``info`` reports what was used and the cost of every combination
     tried. The limits default to :data:`AUTO_EDGE_LIMIT` and :data:`VARIANT_EDGE_LIMIT`.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> es = zhou(bundled("zhou_two_blocks.json"))
     >>> es.mults, es.to_text()
     (5, 'dr/dt = (d_r_a*d_a_v + d_r_b*d_b_v)*(d_v_c*d_c_t + d_v_d*d_d_t)')

@@ -262,7 +262,7 @@ def layers(
     ``search_limit`` of them, default :data:`SEARCH_LIMIT`, the cheaper of the
     left-to-right and right-to-left products).
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> es = layers(bundled("zhou_two_blocks.json"))
     >>> es.mults, es.info["bracketing"]
     (5, '((J1 J2) (J3 J4))')

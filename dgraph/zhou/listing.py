@@ -21,7 +21,7 @@ __all__ = ["list_paths"]
 def list_paths(graph: DGraph) -> ExpressionSet:
     """Every Jacobian entry as the plain sum of its path products.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> list_paths(bundled("zhou_two_blocks.json")).mults
     12
     """

@@ -25,7 +25,7 @@ def copy_name(vertex: str, level: int, taken: set[str]) -> str:
 def segment(graph: DGraph) -> DGraph:
     """A copy of ``graph`` with every cross-level edge segmented; same Jacobian.
 
-    >>> from dgraph.core.builders import bundled
+    >>> from dgraph.frontends import bundled
     >>> g = segment(bundled("naumann_sin.trace"))
     >>> sorted(g.intermediates)
     ['v1', 'v1__2', 'v2', 'x0__3']

@@ -56,7 +56,7 @@ def _reference(case: Case, args: tuple) -> tuple[list[str], list[list[np.ndarray
     ``[output][argument]`` (each of shape ``out.shape + arg.shape``)."""
     import jax
 
-    from dgraph.core.builders.jaxpr import output_keys as _output_keys
+    from dgraph.frontends.jaxpr import output_keys as _output_keys
 
     transform = jax.jacfwd if case.reference == "jacfwd" else jax.jacrev
     jac = transform(case.fn, argnums=tuple(range(len(args))))(*args)
@@ -69,7 +69,7 @@ def _reference(case: Case, args: tuple) -> tuple[list[str], list[list[np.ndarray
 
 
 def _parameter_names(fn: Callable[..., Any], n: int) -> list[str]:
-    from dgraph.core.builders.jaxpr import parameter_names as _parameter_names
+    from dgraph.frontends.jaxpr import parameter_names as _parameter_names
 
     return list(_parameter_names(fn, n))
 

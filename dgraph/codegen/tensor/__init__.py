@@ -5,7 +5,7 @@ as the array statements of :mod:`dgraph.codegen.ir` and printed per target (NumP
 JAX: :mod:`dgraph.codegen.printing`'s array printers; C and CUDA: :mod:`.c_values`):
 :mod:`.dialect` (a target's printer, imports, helpers), :mod:`.constants` (index
 arrays computed once at generation time, embedded in the module), :mod:`.forward` (each
-vertex's :class:`~dgraph.core.arrays.ArrayOp`), :mod:`.leaves` (each edge block's values),
+vertex's :class:`~dgraph.blocks.arrays.ArrayOp`), :mod:`.leaves` (each edge block's values),
 :mod:`.blockops` (products as one einsum, sums as broadcast adds, sparse blocks through
 precomputed index pairs), :mod:`.module` (the program and its passes: liveness, constant
 folding, common subexpressions), :mod:`.fuse` (JAX's permutations folded into their

@@ -1,6 +1,6 @@
 """Block products and sums as array statements (``multiply_values`` and ``add_values``
 printed): a labelled product is one ``einsum`` over its plan
-(:func:`~dgraph.core.blocks.einsum_plan`), each factor cut to the range the product
+(:func:`~dgraph.blocks.einsum_plan`), each factor cut to the range the product
 keeps; a sum of one structure a broadcast add; anything with a :class:`Sparse` block goes
 through index arrays computed here once — for a product, the pairs of entries that meet
 (Σ_k nnz(A[:, k]) · nnz(B[k, :]) of them) and the product entry each pair adds to, its
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.blocks import (
+from ...blocks import (
     FORGETS,
     Block,
     Labelled,

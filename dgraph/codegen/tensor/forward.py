@@ -1,4 +1,4 @@
-"""Each vertex's value as one array statement: its :class:`~dgraph.core.arrays.ArrayOp`
+"""Each vertex's value as one array statement: its :class:`~dgraph.blocks.arrays.ArrayOp`
 printed in NumPy or jax.numpy (``evaluate``'s semantics, one call per operation)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...core.arrays import ArrayOp
+from ...blocks.arrays import ArrayOp
 from ...errors import InputError
 from ..ir import BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
 

@@ -11,17 +11,17 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import sympy
 
-from ...core.arrays import (
+from ...blocks import Block, Sparse
+from ...blocks.arrays import (
     ELEMENTWISE,
     RUN_TIME,
     A,
     ArrayOp,
     B,
-    _other_labels,
     labelled_block,
     narrowed,
+    other_labels,
 )
-from ...core.blocks import Block, Sparse
 from ...errors import InputError
 from ..ir import AsType, BinOp, Call, Const, Formula, Index, Name, Node
 
@@ -141,7 +141,7 @@ def _dot(op: ArrayOp, k: int, args, shapes) -> Node:
     start = n_batch + n_free_m
     contract = list(range(start, start + len(mc)))
     free_o = list(range(start + len(mc), start + len(mc) + len(other) - len(oc) - len(ob)))
-    labels = _other_labels(other, oc, ob, contract, list(range(n_batch)), free_o)
+    labels = other_labels(other, oc, ob, contract, list(range(n_batch)), free_o)
     order = tuple(int(i) for i in np.argsort(labels))
     if order == tuple(range(len(order))):
         return args[1 - k]

@@ -20,10 +20,10 @@ from collections import Counter
 import numpy as np
 import sympy
 
-from ...core.arrays import ArrayOp, Const, operand_block
+from ...blocks import RECENT
+from ...blocks.arrays import ArrayOp, Const, operand_block
 from ...core.block_costs import along_bracketing, chain_product, post_order
 from ...core.block_values import program_order
-from ...core.blocks import RECENT
 from ...core.expressions import ExpressionSet
 from ...errors import DGraphError
 from .. import ir
@@ -99,7 +99,7 @@ def tensor_module(
 ) -> str:
     """The module text of :func:`tensor_program` (its docstring says what it computes).
 
-    >>> from dgraph.core.arrays import ArrayOp
+    >>> from dgraph.blocks.arrays import ArrayOp
     >>> from dgraph.core.graph import DGraph
     >>> from dgraph.methods import accumulate
     >>> g = DGraph("chain")
@@ -600,7 +600,7 @@ def _delta_form(w: _Writer, block, values: Node, shape: tuple[int, ...]) -> Node
     (a batch's block diagonal: ``eye(512)[:, :, None] * v[None]``). A scatter into zeros
     of the same size is several times slower under XLA on a CPU; None where the form does
     not fit (the scatter then). JAX only: NumPy's broadcast would be read-only."""
-    from ...core.blocks import Labelled
+    from ...blocks import Labelled
 
     if w.d.lang != "jax" or not isinstance(block, Labelled):  # NumPy: a writable array
         return None

@@ -6,7 +6,7 @@ is the sum over its in-edges of the edge's block times the tangent of the edge's
 (forward mode: one einsum, or one gather and segment sum for a sparse block, per edge);
 wᵀ·J is the adjoint sweep in reverse order, each edge adding (its target's cotangent)ᵀ ·
 block to its source's. A tangent is a labelled block ``dense(v.shape, ())`` (a cotangent
-``dense((), v.shape)``), so the block algebra of :mod:`dgraph.core.blocks` — the products
+``dense((), v.shape)``), so the block algebra of :mod:`dgraph.blocks` — the products
 :mod:`.blockops` prints — keeps its structure: a slice's tangent is a cut of its source's,
 a broadcast's is not broadcast, a sum of shifted selections is a segment sum over their
 union. Only the ends are made arrays of their shapes. (Griewank and Walther, *Evaluating
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...blocks import dense, multiply
 from ...core.block_values import program_order
-from ...core.blocks import dense, multiply
 from ...core.graph import DGraph
 from ...errors import DGraphError
 from ..ir import Name, Node
@@ -34,7 +34,7 @@ SWEEP_MODES = ("jvp", "vjp")
 @dataclass(frozen=True)
 class Sweep:
     """A generated sweep's text, and its price: the scalar multiplications of its
-    block · tangent (cotangent · block) products, as :func:`~dgraph.core.blocks.multiply`
+    block · tangent (cotangent · block) products, as :func:`~dgraph.blocks.multiply`
     counts them."""
 
     text: str
@@ -50,7 +50,7 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
     shapes); ``vjp(x1, ..., xk, w_y1, ..., w_ym)`` takes the inputs and one cotangent per
     output and returns ``{x: wᵀ·J}`` (arrays of the inputs' shapes).
 
-    >>> from dgraph.core.arrays import ArrayOp
+    >>> from dgraph.blocks.arrays import ArrayOp
     >>> g = DGraph("chain")
     >>> g.add_array_vertex("x", "input", (4,))
     >>> g.add_array_vertex("y", "output", (4,), ArrayOp("exp", ("x",), (), (4,)))

@@ -1,7 +1,7 @@
 """Graphs from JAX functions at either level, from one jaxpr reader.
 
 ``jax.make_jaxpr``'s equations are read once, as array operations
-(:mod:`dgraph.core.builders.jaxpr_arrays`: one tensor vertex per equation). The element
+(:mod:`dgraph.frontends.jaxpr_arrays`: one tensor vertex per equation). The element
 level is that graph expanded (:func:`dgraph.core.expand.expand`): each element of an
 equation's result is a scalar vertex whose elemental function is the primitive written in
 sympy over its operands' elements, so its local partials are the primitive's
@@ -28,10 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import InputError
-from ..expand import EDGE_LIMIT, expand, is_custom_rule
-from ..graph import DGraph
-from ..numeric import edge_values, vertex_values
+from ..core.expand import EDGE_LIMIT, expand, is_custom_rule
+from ..core.graph import DGraph
+from ..core.numeric import edge_values, vertex_values
+from ..errors import InputError
 from .jaxpr_arrays import (
     JaxJvp,
     NotJax,

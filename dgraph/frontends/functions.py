@@ -15,11 +15,11 @@ import numpy as np
 import sympy
 from sympy.core.function import AppliedUndef
 
-from ...errors import InputError
-from ..algebra import real_symbol
-from ..expand import EDGE_LIMIT, expand
-from ..graph import DGraph
-from ..parse import parse_expression
+from ..core.algebra import real_symbol
+from ..core.expand import EDGE_LIMIT, expand
+from ..core.graph import DGraph
+from ..core.parse import parse_expression
+from ..errors import InputError
 from .array_tracer import check_shape, trace_arrays
 from .elemental import ExprGraphBuilder, gc_paused, replace_shared
 from .tracer import Condition, Traced, traced_call
@@ -69,7 +69,7 @@ def from_sympy(
     sums and products become chains of two-operand vertices. ``variables`` names the
     vertices that compute some subexpressions (a traced function's local variables);
     ``tape``, symbols that stand for subexpressions, in order (a traced function's tape,
-    :mod:`dgraph.core.builders.tracer`): each is the vertex computing its expression.
+    :mod:`dgraph.frontends.tracer`): each is the vertex computing its expression.
     ``params`` are symbols the outputs use whose values are fixed when the function runs
     (masses, lengths, ``g``): they stay in the labels, and the Jacobian has no column for
     them. Functions of time from :mod:`sympy.physics.mechanics` (``q1(t)``) given as inputs
@@ -201,7 +201,7 @@ def from_function(
 ) -> DGraph:
     """Trace ``f`` by calling it with values named after its parameters: traced values
     that sympy's functions, NumPy's ufuncs, :mod:`math` and Python's operators take and
-    that keep a tape, one vertex per operation (:mod:`dgraph.core.builders.tracer`),
+    that keep a tape, one vertex per operation (:mod:`dgraph.frontends.tracer`),
     vectors as arrays of them (``sizes``: each parameter's length, 0 for a scalar;
     elements ``x0, x1, ...``). A function of scalars is called with plain sympy symbols
     instead where the traced values fail, and first where its code works on the structure
@@ -217,7 +217,7 @@ def from_function(
 
     With ``level="array"``, each parameter is one traced array of the shape ``sizes``
     gives (a tuple, or an int for a vector; 0 or ``()`` a scalar), and each NumPy
-    operation one tensor vertex (:mod:`dgraph.core.builders.array_tracer`): the graph's
+    operation one tensor vertex (:mod:`dgraph.frontends.array_tracer`): the graph's
     size does not grow with the arrays'. The default ``level="element"`` is the graph
     of scalars described above.
 
@@ -328,7 +328,6 @@ def from_function(
         graph.traced_with = route
         return graph
     raise failure
-
 
 
 def _sizes_hint(exc: Exception) -> str:

@@ -18,9 +18,9 @@ from collections.abc import Iterable, Sequence
 
 import sympy
 
-from ...errors import InputError
-from ..algebra import real_symbol
-from ..graph import DGraph
+from ..core.algebra import real_symbol
+from ..core.graph import DGraph
+from ..errors import InputError
 from .functions import from_sympy
 
 __all__ = ["from_linear_system"]

@@ -1,6 +1,6 @@
 """NumPy-style functions traced at the array level: each array argument is one
 :class:`TracedArray`, and each NumPy operation on it records one array operation
-(:class:`~dgraph.core.arrays.ArrayOp`, jax.lax's vocabulary) — one tensor vertex, however
+(:class:`~dgraph.blocks.arrays.ArrayOp`, jax.lax's vocabulary) — one tensor vertex, however
 large the arrays (Naumann's vector c-graphs, RR-3659).
 
 A traced array takes NumPy's two protocols (``__array_ufunc__``: ``np.exp(u)``,
@@ -8,7 +8,7 @@ A traced array takes NumPy's two protocols (``__array_ufunc__``: ``np.exp(u)``,
 ``np.concatenate``) and Python's operators, indexing with integers and basic slices,
 ``.T``, ``.shape``, ``.reshape``, ``.sum(axis)``, ``.mean``, ``len``. Broadcasting is
 explicit in the graph (``broadcast_in_dim``, then the operation), as in a jaxpr. Python
-numbers and NumPy arrays are constants (:class:`~dgraph.core.arrays.Const`); NumPy
+numbers and NumPy arrays are constants (:class:`~dgraph.blocks.arrays.Const`); NumPy
 computes operations on constants only itself, so they are folded. A comparison is a
 :class:`Passive` value: a nested operation no derivative flows through, which
 ``np.where`` reads (``select_n``) and arithmetic may use as a constant. What has no
@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import GraphError, InputError
-from ..arrays import ELEMENTWISE, NONDIFFERENTIABLE, ArrayOp, Const
-from ..graph import DGraph
+from ..blocks.arrays import ELEMENTWISE, NONDIFFERENTIABLE, ArrayOp, Const
+from ..core.graph import DGraph
+from ..errors import GraphError, InputError
 from .frames import call_keeping_locals
 
 __all__ = ["MAX_AXES", "MAX_ELEMENTS", "Passive", "TracedArray", "check_shape", "trace_arrays"]
@@ -1069,7 +1069,7 @@ def trace_arrays(
 
 def _call(f: Callable[..., Any], args: list[Any], label: str) -> tuple[Any, dict[str, Any]]:
     """``f(*args)`` and its local variables as it returned (see
-    :func:`~dgraph.core.builders.frames.call_keeping_locals`)."""
+    :func:`~dgraph.frontends.frames.call_keeping_locals`)."""
     try:
         return call_keeping_locals(f, args)
     except (InputError, GraphError) as exc:

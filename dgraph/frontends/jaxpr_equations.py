@@ -5,23 +5,24 @@ a jaxpr a vertex — also one no output uses (a ``reduce_max`` feeding ``stop_gr
 and one with no input behind it (the ``stop_gradient`` itself) — numbered by its 1-based
 index; those numbers are the orders it publishes. :func:`equation_graph` builds that
 graph as a tensor :class:`DGraph`: inputs ``x1, x2, ...``, the equations ``v1, v2, ...``,
-each computing its :class:`~dgraph.core.arrays.ArrayOp`, and each edge carrying Graphax's
-sparsity type and 2-D shapes (:func:`graphax_edge`, :mod:`dgraph.core.graphax_types`).
-Such a graph is for counting: :func:`live_part` is the valid graph dgraph accumulates and
-verifies (the vertices between inputs and outputs; the others folded into the operations
-that read them, where no derivative flows).
+each computing its :class:`~dgraph.blocks.arrays.ArrayOp`, and each edge carrying Graphax's
+sparsity type and 2-D shapes (:mod:`dgraph.blocks.graphax_types`; read by
+:func:`dgraph.elimination.graphax_model.graphax_edge`). Such a graph is for counting:
+:func:`dgraph.core.activity.live_part` is the valid graph dgraph accumulates and verifies
+(the vertices between inputs and outputs; the others folded into the operations that read
+them, where no derivative flows).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...errors import InputError
-from ..arrays import ArrayOp, Const
-from ..graph import DGraph
-from ..graphax_types import Edge, edge_types
+from ..blocks.arrays import ArrayOp, Const
+from ..blocks.graphax_types import edge_types
+from ..core.graph import DGraph
+from ..errors import InputError
 
-__all__ = ["equation_graph", "graphax_edge", "live_part"]
+__all__ = ["equation_graph"]
 
 # the parameters of an equation an ArrayOp reads (not dtypes, shardings, precisions)
 _PARAMS = {
@@ -69,43 +70,3 @@ def equation_graph(closed: Any, name: str = "") -> DGraph:
         for u, edge in edges.items():
             graph.nx.edges[u, v]["graphax"] = edge
     return graph
-
-
-def graphax_edge(graph: DGraph, u: str, v: str) -> Edge:
-    """The Graphax edge u -> v of an :func:`equation_graph`."""
-    found = graph.nx.edges[u, v].get("graphax")
-    if found is None:
-        raise InputError(
-            f"edge {u} -> {v} has no Graphax type: Graphax's cost model prices a graph with"
-            " every jaxpr equation a vertex (dgraph.core.builders.jaxpr_equations.equation_graph)"
-        )
-    return found
-
-
-def live_part(graph: DGraph) -> DGraph:
-    """The vertices of ``graph`` an input reaches and that reach an output, as a valid
-    tensor graph: a vertex left out is folded into every operation that reads it (a nested
-    operation, no derivative through it)."""
-    g = graph.nx
-    order = graph.order()
-    reached = set(graph.inputs)
-    for v in order:
-        if any(u in reached for u in g.predecessors(v)):
-            reached.add(v)
-    useful = set(graph.outputs)
-    for v in reversed(order):
-        if any(w in useful for w in g.successors(v)):
-            useful.add(v)
-    live = reached & useful
-    folded: dict[str, ArrayOp] = {}
-    part = DGraph(graph.name)
-    for v in order:
-        op = graph.op(v)
-        if op is not None:
-            operands = tuple(folded.get(x, x) if isinstance(x, str) else x for x in op.operands)
-            op = ArrayOp(op.primitive, operands, op.params, op.shape)
-        if graph.role(v) == "input" or v in live:
-            part.add_array_vertex(v, graph.role(v), graph.shape(v), op)
-        else:
-            folded[v] = op
-    return part

@@ -7,8 +7,8 @@ import random
 
 import sympy
 
-from .builders import from_sympy
-from .graph import DGraph
+from ..core.graph import DGraph
+from . import from_sympy
 
 __all__ = [
     "add_dead_code",

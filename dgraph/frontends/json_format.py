@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import GraphError, InputError
-from ..activity import drop_dead, fold_passive
-from ..array_json import op_from_json, shape_from_json
-from ..arrays import evaluate
-from ..graph import DGraph
-from ..labels import check_labels
-from ..parse import parse_expression
+from ..blocks.array_json import op_from_json, shape_from_json
+from ..blocks.arrays import evaluate
+from ..core.activity import drop_dead, fold_passive
+from ..core.graph import DGraph
+from ..core.labels import check_labels
+from ..core.parse import parse_expression
+from ..errors import GraphError, InputError
 from .elemental import gc_paused
 
 __all__ = ["FORMAT", "from_dict", "from_json"]

@@ -4,7 +4,7 @@ A tensor vertex computes one array operation (:class:`ArrayOp`) of jax.lax's voc
 elementwise functions, ``dot_general``, reductions, and the moves (broadcast, reshape,
 transpose, slice, pad, concatenate) — over its predecessors' values and constants. From
 the operation alone, :func:`operand_block` gives the structure of ∂v/∂operand
-(:mod:`dgraph.core.blocks`) and :func:`block_value` its values at a point, in C order
+(:mod:`dgraph.blocks`) and :func:`block_value` its values at a point, in C order
 over the block's value labels. One table serves every builder (the jaxpr reader, the
 NumPy-style tracer, dgraph/1 files) and every consumer (evaluation, verification, code).
 
@@ -24,7 +24,7 @@ import numpy as np
 import sympy
 
 from ..errors import InputError
-from .blocks import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, dense, pattern, sparse
+from . import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, dense, pattern, sparse
 
 __all__ = [
     "ELEMENTWISE",
@@ -494,12 +494,15 @@ def _dot_block(op: ArrayOp, k: int, shapes) -> Labelled:
         if i not in in_label:
             in_label[i] = next(rest)
     in_axes = tuple(((in_label[i],), 0) for i in range(len(mine)))
-    value = tuple(sorted(_other_labels(other, oc, ob, contract, batch, free_o)))
+    value = tuple(sorted(other_labels(other, oc, ob, contract, batch, free_o)))
     kind = CONSTANT if isinstance(op.operands[1 - k], Const) else GENERAL
     return Labelled(op.shape, mine, out_axes, in_axes, tuple(sizes), value, kind)
 
 
-def _other_labels(other, oc, ob, contract, batch, free_o) -> list[int]:
+def other_labels(other, oc, ob, contract, batch, free_o) -> list[int]:
+    """The einsum labels of the other operand of a ``dot_general``, axis by axis: its
+    contracting axes ``oc`` take ``contract``'s labels, its batch axes ``ob`` take
+    ``batch``'s, and its free axes ``free_o``'s in order."""
     labels = []
     rest = iter(free_o)
     for j in range(len(other)):
@@ -725,7 +728,7 @@ def _dot_value(op: ArrayOp, k: int, args, block: Labelled) -> np.ndarray:
             n_batch + n_free_m + len(mc) + other.ndim - len(oc) - len(ob),
         )
     )
-    labels = _other_labels(other.shape, oc, ob, contract, batch, free_o)
+    labels = other_labels(other.shape, oc, ob, contract, batch, free_o)
     order = np.argsort(labels)
     return np.transpose(other, order)
 

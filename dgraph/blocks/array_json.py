@@ -4,7 +4,7 @@
 {"primitive": "gt", ...}], "params": {"dimension_numbers": [[[1], [0]], [[], []]]}}``:
 an operand is a vertex's name, a constant (a nested list of its values and its shape;
 the non-finite values as the strings ``"inf"``, ``"-inf"`` and ``"nan"``), or a nested operation
-with its own ``"shape"``. Params are JSON lists where :mod:`dgraph.core.arrays` has
+with its own ``"shape"``. Params are JSON lists where :mod:`dgraph.blocks.arrays` has
 tuples. Reading checks the primitive, the shapes and the number of operands, each with
 one error line; nesting is walked with an explicit stack, never recursion.
 """

@@ -23,11 +23,11 @@ from sympy.core.relational import Relational
 from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.logic.boolalg import BooleanFunction
 
-from ...errors import InputError
-from ..activity import dead_note
-from ..graph import DGraph, vertex_symbol
-from ..parse import Template
-from ..templates import CACHE_LIMIT, CACHES, rank_of, rank_symbol, rename
+from ..core.activity import dead_note
+from ..core.graph import DGraph, vertex_symbol
+from ..core.parse import Template
+from ..core.templates import CACHE_LIMIT, CACHES, rank_of, rank_symbol, rename
+from ..errors import InputError
 
 __all__ = ["ExprGraphBuilder", "Value", "gc_paused", "replace_shared"]
 

@@ -21,7 +21,7 @@ A traced value that sympy converts (``sympy.sin(y)``, ``t * y`` for a sympy ``t`
 operand too, put on the tape unless it is an atom: sympy's functions of scalars trace as
 NumPy's do (issue 40), and a function that works on expressions' structure (``diff``,
 ``subs``) is called with plain symbols instead
-(:func:`dgraph.core.builders.functions.inspects_expressions`).
+(:func:`dgraph.frontends.functions.inspects_expressions`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ...errors import InputError
+from ..errors import InputError
 from .frames import call_keeping_locals
 
 __all__ = ["Branch", "Traced", "tape_symbol", "traced_call"]
@@ -403,7 +403,7 @@ def traced_call(
 ) -> tuple[Any, dict[str, Any], dict[sympy.Symbol, sympy.Expr]]:
     """``f(*args)`` traced (one call), the values its local variables held when it returned
     (to name the vertices that compute them: see
-    :func:`~dgraph.core.builders.frames.call_keeping_locals`), and the tape: the symbols
+    :func:`~dgraph.frontends.frames.call_keeping_locals`), and the tape: the symbols
     standing for subexpressions in the result, each with its expression, in order."""
     tape: dict[sympy.Expr, sympy.Symbol] = {}
     _TAPE.append(tape)

@@ -20,10 +20,10 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from ...errors import InputError
-from ..algebra import real_symbol
-from ..graph import DGraph
-from ..parse import RESERVED, parse_template
+from ..core.algebra import real_symbol
+from ..core.graph import DGraph
+from ..core.parse import RESERVED, parse_template
+from ..errors import InputError
 from .elemental import ExprGraphBuilder, Value, gc_paused
 
 __all__ = ["GRANULARITIES", "Granularity", "from_trace"]

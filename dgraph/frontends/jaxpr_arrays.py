@@ -1,9 +1,9 @@
 """Tensor graphs from JAX functions: one vertex per jaxpr equation, arrays kept whole.
 
 ``from_jax(f, *args, level="array")`` reads ``jax.make_jaxpr``'s equations as array
-operations (:class:`~dgraph.core.arrays.ArrayOp`, jax.lax's vocabulary): an equation on
+operations (:class:`~dgraph.blocks.arrays.ArrayOp`, jax.lax's vocabulary): an equation on
 a value that a derivative flows from is one tensor vertex of the equation's shape, its
-edges the Jacobian blocks of :mod:`dgraph.core.blocks`, so the graph's size is the
+edges the Jacobian blocks of :mod:`dgraph.blocks`, so the graph's size is the
 program's, not the data's (a stencil on any grid has the same vertices). The rest of the
 program becomes operands of those vertices:
 
@@ -42,10 +42,10 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import InputError
-from ..activity import dead_note
-from ..arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
-from ..graph import DGraph
+from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
+from ..core.activity import dead_note
+from ..core.graph import DGraph
+from ..errors import InputError
 
 __all__ = [
     "CALLS",
@@ -75,7 +75,7 @@ def jax_module():
 class NotJax(InputError):
     """JAX could not trace the function because it turns a JAX value into a NumPy array or
     a Python number (``np.sin(x)``, ``float(x)``, ``if x > 0``): it is no JAX function,
-    though its module may hold some; :func:`dgraph.core.builders.load` traces it as NumPy
+    though its module may hold some; :func:`dgraph.frontends.load` traces it as NumPy
     instead."""
 
 

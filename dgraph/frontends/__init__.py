@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ...errors import GraphError, InputError
-from ..files import check_file, read_text
-from ..graph import DGraph
+from ..core.files import check_file, read_text
+from ..core.graph import DGraph
+from ..errors import GraphError, InputError
 from .array_tracer import MAX_AXES, check_shape
 from .functions import LEVELS, from_function, from_sympy, load_function, uses_jax
 from .jaxpr import NotJax, from_jax
@@ -140,7 +140,7 @@ def _function_graph(
 
 def _jax_or_numpy(f, name: str, sizes: list[int], binary: bool) -> DGraph:
     """``f`` read from its jaxpr; where JAX cannot trace it because it turns JAX values
-    into NumPy or Python ones (:class:`~dgraph.core.builders.jaxpr.NotJax`: a NumPy
+    into NumPy or Python ones (:class:`~dgraph.frontends.jaxpr.NotJax`: a NumPy
     function that :func:`uses_jax` took for a JAX one), traced as NumPy, with a note."""
     try:
         return from_jax(f, *(np.ones(n) if n else 1.0 for n in sizes), name=name)
@@ -191,7 +191,7 @@ def _array_level(f, name: str, shapes: list[tuple[int, ...]], params) -> DGraph:
 def input_shapes(spec: str | None, f) -> list[tuple[int, ...]]:
     """Each parameter's shape from ``"x:3,y,u:100x100"`` (``()``: a scalar), in the
     function's order; one clear line for a name the function does not have, a name given
-    twice or a bad shape (:func:`~dgraph.core.builders.array_tracer.check_shape`).
+    twice or a bad shape (:func:`~dgraph.frontends.array_tracer.check_shape`).
 
     >>> input_shapes("u:4x5,x:3", lambda x, u, k: 0)
     [(3,), (4, 5), ()]
