@@ -125,7 +125,7 @@ def main() -> None:
     jax.block_until_ready(dense)
     print(f"jax.jacfwd (dense, not jitted): {time.perf_counter() - t:.2f} s")
     worst = 0.0
-    for k, x in enumerate(g.inputs):
+    for k in range(len(g.inputs)):
         expected = np.asarray(dense[k]).reshape((n + 1) * nx, -1)
         for lang in ("python", "jax"):
             block = made[("jacobian", lang)][k]

@@ -92,29 +92,8 @@ def private_imports(sources: Sources) -> list[str]:
 
 # What other branches of issue 53 replace: the one code IR (codegen/) and the one jaxpr
 # reader (frontends/jaxpr*.py). Emptied once they are merged; anything else fails at once.
-PENDING_CIRCLES = [
-    ["dgraph.codegen.check", "dgraph.codegen.generate"],
-    ["dgraph.frontends.jaxpr", "dgraph.frontends.jaxpr_arrays"],
-]
-PENDING_PRIVATE = [
-    "dgraph.codegen.cuda takes dgraph.codegen.c._Printer",
-    "dgraph.codegen.tensor.dialect takes dgraph.codegen.jaxcode._Printer",
-    "dgraph.codegen.tensor.dialect takes dgraph.codegen.jaxcode._print",
-    "dgraph.codegen.tensor.dialect takes dgraph.codegen.python._Printer",
-    "dgraph.codegen.tensor.dialect takes dgraph.codegen.python._print",
-    "dgraph.codegen.tensor.module takes dgraph.codegen.tensor.blockops._fills",
-    *(
-        f"dgraph.codegen.tensor.sweeps takes dgraph.codegen.tensor.module.{name}"
-        for name in ("_Writer", "_arg", "_forward", "_leaf", "_live", "_output", "_read_input")
-    ),
-    *(
-        f"dgraph.frontends.jaxpr_arrays takes dgraph.frontends.jaxpr.{name}"
-        for name in (
-            "_CALLS", "_conversion_errors", "_first_line", "_jax", "_output_keys",
-            "_parameter_names", "_x64",
-        )
-    ),
-]  # fmt: skip
+PENDING_CIRCLES: list[list[str]] = []
+PENDING_PRIVATE: list[str] = []
 
 
 def test_no_circle_of_imports():

@@ -49,7 +49,7 @@ _PARAMETERS = {  # function -> (argument names, output name)
 }
 
 
-class _Printer(NumbersAsDoubles, PowersAsProducts, C99CodePrinter):
+class CPrinter(NumbersAsDoubles, PowersAsProducts, C99CodePrinter):
     """C99 with step functions and Piecewise as conditional expressions; the literals
     they write are attributes, so that the CUDA printer changes only those."""
 
@@ -91,7 +91,7 @@ class _Printer(NumbersAsDoubles, PowersAsProducts, C99CodePrinter):
         return self.false
 
 
-def _print(printer: _Printer, expr: sympy.Expr, function: str) -> str:
+def _print(printer: CPrinter, expr: sympy.Expr, function: str) -> str:
     """One expression of the generated ``function``; a one-line DGraphError when C has no
     equivalent of some part of it."""
     return printed_code(printer, expr, f"the generated {function}() in C")
@@ -100,7 +100,7 @@ def _print(printer: _Printer, expr: sympy.Expr, function: str) -> str:
 def c_expression(expr: sympy.Expr, function: str) -> str:
     """A scalar expression as C text (this module's printer: powers as products, numbers
     as doubles), for the generated ``function``."""
-    return _print(_Printer(), expr, function)
+    return _print(CPrinter(), expr, function)
 
 
 def c_source(
@@ -130,7 +130,7 @@ def c_source(
         J[1] = 2*v_v1*v_x0*cos(v_x1);
     <BLANKLINE>
     """
-    printer = _Printer()
+    printer = CPrinter()
     n, m = len(inputs), len(outputs)
     jac = programs.get("jacobian")
     nnz = len(jac.results) if jac is not None else 0
@@ -206,7 +206,7 @@ def _signature(name: str, parameters: bool) -> str:
     return f"void {name}({params}, {outs})"
 
 
-def _function(printer: _Printer, program: Program, name: str, n: int, flat: bool) -> list[str]:
+def _function(printer: CPrinter, program: Program, name: str, n: int, flat: bool) -> list[str]:
     _, out = _PARAMETERS[name]
     lines = [_signature(name, any(a == "p" for a, _ in program.arguments)) + " {"]
     used = set().union(

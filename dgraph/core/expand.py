@@ -28,7 +28,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import sympy
@@ -37,8 +37,9 @@ from ..blocks.arrays import MOVES, ArrayOp, Const, move
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
 
-if TYPE_CHECKING:
-    from .graph import DGraph
+# The graphs read and built are DGraphs: graph.py imports this module for
+# DGraph.elements, so this one names the type without importing it back.
+DGraph = Any
 
 __all__ = ["EDGE_LIMIT", "ElementJvp", "element_names", "expand", "is_custom_rule", "scalar_edges"]
 

@@ -180,11 +180,11 @@ class BlockOps:
             size = terms.size if where is None else where.size
             taken = mine[hit]
             text = data
-            if not _fills(taken, size):
+            if not fills(taken, size):
                 text = Index(_ravel(data), (self.constants.index(taken),))
             if factor != 1.0:
                 text = _times(Const(factor), text)
-            moved.append((None if _fills(hit, product.nnz) else hit, text))
+            moved.append((None if fills(hit, product.nnz) else hit, text))
         if not moved:
             return None
         return product, Terms(product.nnz, tuple(moved))
@@ -303,7 +303,7 @@ class BlockOps:
                 parts += [(where if p is None else where[p], data) for p, data in v.parts]
             else:
                 parts.append((where, self.values_at(block, v, at)))
-        terms = Terms(size, tuple((None if _fills(p, size) else p, d) for p, d in parts))
+        terms = Terms(size, tuple((None if fills(p, size) else p, d) for p, d in parts))
         if not made_dense:
             return total, terms
         _, summed = self.materialize((total, terms))
@@ -369,7 +369,7 @@ def _merged(a: Block, b: Block, total: Sparse) -> list[np.ndarray] | None:
     return [np.flatnonzero(held & flag) for flag in (1, 2)]
 
 
-def _fills(where: np.ndarray, size: int) -> bool:
+def fills(where: np.ndarray, size: int) -> bool:
     """Whether positions ``where`` are every position of a vector of ``size``, in order
     (the first 0, the last size - 1, and each one more than the one before)."""
     if where.size != size:
@@ -385,7 +385,7 @@ def values_at(constants: Constants, block: Block, values: Node, at) -> Node:
     """The block's values at these flat value indices (all of them, in order: no gather)."""
     size = int(np.prod(_value_shape(block)))
     flat = _ravel(values)
-    if _fills(np.asarray(at), size):
+    if fills(np.asarray(at), size):
         return flat
     return Index(flat, (constants.index(at),))
 

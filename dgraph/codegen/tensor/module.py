@@ -28,7 +28,7 @@ from ...core.expressions import ExpressionSet
 from ...errors import DGraphError
 from .. import ir
 from ..ir import ArrayProgram, ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, SparseMatrix
-from .blockops import BlockOps, Valued, _fills, entries, values_at
+from .blockops import BlockOps, Valued, entries, fills, values_at
 from .check import offsets
 from .constants import DECODER, Constants
 from .dialect import DIALECTS, Dialect
@@ -39,7 +39,7 @@ from .leaves import leaf_values
 __all__ = ["tensor_module", "tensor_program"]
 
 
-class _Writer:
+class Writer:
     """The function body being built: statements, fresh names, module constants."""
 
     def __init__(self, dialect: Dialect, keep_arrays: bool = False) -> None:
@@ -147,7 +147,7 @@ def tensor_program(
     if mode not in MODULE_MODES:
         raise DGraphError(f"tensor_module: mode {mode!r}; use {', '.join(MODULE_MODES)}")
     computed = es.as_computed or es
-    w = _Writer(DIALECTS[lang], keep_arrays)
+    w = Writer(DIALECTS[lang], keep_arrays)
     shapes = {v: graph.shape(v) for v in graph.nx}
     edges = graph.edge_symbols
     # which edges and so which vertex values the entries read
@@ -161,21 +161,21 @@ def tensor_program(
     for v in reversed(order):
         if v in needed and graph.op(v) is not None:
             needed.update(graph.op(v).vertices())
-    arguments = {x: w.name(_arg(x)) for x in graph.inputs}
+    arguments = {x: w.name(argument_name(x)) for x in graph.inputs}
     names = {x: w.name(f"{arguments[x]}_") for x in graph.inputs}
     for x in graph.inputs:
-        w.statements.append(_read_input(w.d, names[x], arguments[x], shapes[x]))
+        w.statements.append(read_input(w.d, names[x], arguments[x], shapes[x]))
     w.varying.update([*arguments.values(), *(names[x] for x in graph.inputs)])
     nodes: dict[str, Node] = {v: Name(n) for v, n in names.items()}
     for v in order:
         if v in needed and graph.op(v) is not None:
-            nodes[v] = w.emit(_forward(w, graph.op(v), nodes, shapes, top=True), f"v_{v}")
+            nodes[v] = w.emit(forward_node(w, graph.op(v), nodes, shapes, top=True), f"v_{v}")
     ops = BlockOps(lang, w.constants, w.emit, w.varies)
     leaves: dict[tuple[str, str], Valued] = {}
 
     def leaf(edge: tuple[str, str]) -> Valued:
         if edge not in leaves:
-            leaves[edge] = _leaf(w, ops, graph, edge, nodes, shapes)
+            leaves[edge] = leaf_value(w, ops, graph, edge, nodes, shapes)
         return leaves[edge]
 
     known: dict[sympy.Basic, Valued] = {}
@@ -205,7 +205,7 @@ def tensor_program(
         results = [w.emit(_sparse_output(w, graph, entries_of, shapes), "J").id]
     else:
         results = [
-            w.emit(_output(w, entries_of[(y, x)], shapes[y], shapes[x]), f"J_{y}_{x}").id
+            w.emit(output_node(w, entries_of[(y, x)], shapes[y], shapes[x]), f"J_{y}_{x}").id
             for y, x in keys
         ]
     value = None
@@ -236,7 +236,7 @@ def tensor_program(
         f'    """{what}: d y / d x for the inputs {tuple(graph.inputs)!r} ({language}; {kind})."""'
     )
     ends = [*results, *([value] if value else [])]
-    live = _live(w.statements, ends)
+    live = live_statements(w.statements, ends)
     hoisted, statements = _hoist(live, w.varying, set(ends))
     statements = _fold(w, hoisted, statements)
     statements = _common(w, statements, set(ends))
@@ -301,7 +301,7 @@ def _hoist(
     statements: list[ArrayStatement], varying: set[str], ends: set[str]
 ) -> tuple[list[ArrayStatement], list[ArrayStatement]]:
     """The statements whose targets are not ``varying`` (read no input, directly or
-    through another statement; :meth:`_Writer.varies`) but not those of the results
+    through another statement; :meth:`Writer.varies`) but not those of the results
     ``ends``, and the rest, each in program order."""
     kept = varying | ends
     hoisted = [s for s in statements if s.target not in kept]
@@ -309,7 +309,7 @@ def _hoist(
 
 
 def _fold(
-    w: _Writer, hoisted: list[ArrayStatement], body: list[ArrayStatement]
+    w: Writer, hoisted: list[ArrayStatement], body: list[ArrayStatement]
 ) -> list[ArrayStatement]:
     """Constant folding: the statements that read no input are run here, once (printed
     for the module's own target), and the values the rest reads become module constants
@@ -361,7 +361,7 @@ def _fold(
     return [ArrayStatement(s.target, ir.renamed(s.value, folded)) for s in body]
 
 
-def _common(w: _Writer, statements: list[ArrayStatement], ends: set[str]) -> list[ArrayStatement]:
+def _common(w: Writer, statements: list[ArrayStatement], ends: set[str]) -> list[ArrayStatement]:
     """Common subexpressions: a statement computing what an earlier one did (up to a
     factor 1.0: an elementwise derivative that is the operation's value, exp's, printed
     as the same call) reads the earlier name instead."""
@@ -387,7 +387,7 @@ def _bare(node: Node) -> Node:
     return node
 
 
-def _live(statements: list[ArrayStatement], results: list[str]) -> list[ArrayStatement]:
+def live_statements(statements: list[ArrayStatement], results: list[str]) -> list[ArrayStatement]:
     """The statements whose names the ``results`` read (vertex values no block reads
     go)."""
     used = set(results)
@@ -399,19 +399,19 @@ def _live(statements: list[ArrayStatement], results: list[str]) -> list[ArraySta
     return kept[::-1]
 
 
-def _arg(x: str) -> str:
+def argument_name(x: str) -> str:
     base = re.sub(r"\W", "_", x)
     return base if base.isidentifier() and not keyword.iskeyword(base) else f"arg_{base}"
 
 
-def _read_input(d: Dialect, target: str, argument: str, shape: tuple[int, ...]) -> ArrayStatement:
+def read_input(d: Dialect, target: str, argument: str, shape: tuple[int, ...]) -> ArrayStatement:
     """``target``: the argument as an array of ``shape`` (doubles, for NumPy)."""
     keywords = (("dtype", ir.Const(float)),) if d.lang == "python" else ()
     read = Call("asarray", (Name(argument),), keywords)
     return ArrayStatement(target, Call("reshape", (read, ir.Const(tuple(shape)))))
 
 
-def _operand_text(w: _Writer, x: object, names: dict[str, Node], shapes) -> Node:
+def _operand_text(w: Writer, x: object, names: dict[str, Node], shapes) -> Node:
     """A vertex's name, a constant's, or a nested operation's value (iteratively: each
     nested operation assigned first, innermost first)."""
     if isinstance(x, str):
@@ -437,13 +437,13 @@ def _operand_text(w: _Writer, x: object, names: dict[str, Node], shapes) -> Node
     return done[id(x)]
 
 
-def _forward(w: _Writer, op: ArrayOp, names, shapes, top: bool) -> Node:
+def forward_node(w: Writer, op: ArrayOp, names, shapes, top: bool) -> Node:
     args = [_operand_text(w, x, names, shapes) for x in op.operands]
     arg_shapes = [operand_shape(x, shapes) for x in op.operands]
     return forward_expression(op, args, arg_shapes, top)
 
 
-def _leaf(w: _Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
+def leaf_value(w: Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
     """The edge's block and values: its operand positions' blocks summed (edge_values)."""
     u, v = edge
     op = graph.op(v)
@@ -461,7 +461,7 @@ def _leaf(w: _Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
     return total
 
 
-def _walk(expr, known, edges, leaf, ops: BlockOps, w: _Writer, name: str | None) -> Valued:
+def _walk(expr, known, edges, leaf, ops: BlockOps, w: Writer, name: str | None) -> Valued:
     """``expr`` over blocks, bottom up without recursion (``block_values._evaluate``)."""
     done: dict[sympy.Basic, Valued] = {}
     order = post_order(expr)
@@ -506,7 +506,7 @@ def _product(e: sympy.Expr, done, ops: BlockOps) -> Valued:
     return ops.scale(along_bracketing(tree, factors, ops.multiply), coefficient)
 
 
-def _output(w: _Writer, valued: Valued, y_shape, x_shape) -> Node:
+def output_node(w: Writer, valued: Valued, y_shape, x_shape) -> Node:
     """One dense Jacobian entry, of shape ``y.shape + x.shape``, from its block."""
     m, n = math.prod(y_shape), math.prod(x_shape)
     shape = ir.Const((*y_shape, *x_shape))
@@ -521,12 +521,12 @@ def _output(w: _Writer, valued: Valued, y_shape, x_shape) -> Node:
     if np.unique(flat).size != flat.size:
         raise DGraphError("a block's pattern lists an entry twice")  # not by construction
     data = values_at(w.constants, block, values, at)
-    if _fills(flat, m * n):
+    if fills(flat, m * n):
         return Call("reshape", (data, shape))
     return Call("reshape", (Scatter(m * n, w.constants.index(flat), data), shape))
 
 
-def _sparse_output(w: _Writer, graph, entries_of: dict, shapes) -> Node:
+def _sparse_output(w: Writer, graph, entries_of: dict, shapes) -> Node:
     """The whole Jacobian as one sparse matrix: every entry's pattern placed at its
     output's rows and input's columns, sorted row-major once here; per call the values
     are read in that order (no gather where a single block is already in it)."""
@@ -538,7 +538,7 @@ def _sparse_output(w: _Writer, graph, entries_of: dict, shapes) -> Node:
 
 
 def _sparse_parts(
-    w: _Writer, graph, entries_of: dict, shapes
+    w: Writer, graph, entries_of: dict, shapes
 ) -> Node | tuple[Node, tuple[Name, Name | None], tuple[int, int]]:
     """:func:`_sparse_output`'s values, pattern (constants' names) and shape; the empty
     matrix where no entry has a block."""
@@ -565,7 +565,7 @@ def _sparse_parts(
     else:
         pieces = tuple(values_at(w.constants, b, v, at) for b, v, at in parts)
         data = Call("concatenate", (ir.Seq(pieces),))
-        if not _fills(order, order.size):
+        if not fills(order, order.size):
             data = Index(w.emit(data), (w.constants.index(order),))
     rows_all, cols_all = rows_all[order], cols_all[order]
     if w.d.lang == "python":
@@ -576,7 +576,7 @@ def _sparse_parts(
     return data, pattern, (m, n)
 
 
-def _value_output(w: _Writer, graph, names: dict[str, Node], shapes, sparse: bool) -> Name:
+def _value_output(w: Writer, graph, names: dict[str, Node], shapes, sparse: bool) -> Name:
     """F(x): the outputs' values, a dict ``{y: array}``, or (sparse) flattened and
     concatenated in the Jacobian's row order."""
     values = {}
@@ -594,7 +594,7 @@ def _value_output(w: _Writer, graph, names: dict[str, Node], shapes, sparse: boo
     return w.emit(joined, "F")
 
 
-def _delta_form(w: _Writer, block, values: Node, shape: tuple[int, ...]) -> Node | None:
+def _delta_form(w: Writer, block, values: Node, shape: tuple[int, ...]) -> Node | None:
     """A labelled block whose axes each read one label without offset, no label on more
     than two axes, as its values broadcast times an identity per label shared by two axes
     (a batch's block diagonal: ``eye(512)[:, :, None] * v[None]``). A scatter into zeros
@@ -632,7 +632,7 @@ def _delta_form(w: _Writer, block, values: Node, shape: tuple[int, ...]) -> Node
 
 
 def _header(
-    w: _Writer, es: ExpressionSet, lang: str, sparse: bool, keys, shapes, mode: str, body: str
+    w: Writer, es: ExpressionSet, lang: str, sparse: bool, keys, shapes, mode: str, body: str
 ) -> str:
     graph = es.graph
     ends = {v: shapes[v] for v in (*graph.inputs, *graph.outputs)}
@@ -666,7 +666,7 @@ def _header(
     return "\n".join(lines + module_tail(w, body)) + "\n"
 
 
-def module_tail(w: _Writer, body: str) -> list[str]:
+def module_tail(w: Writer, body: str) -> list[str]:
     """What a module needs after its header: the decoder of its index constants, the
     scatter helper where a statement calls it, and the constants themselves."""
     lines: list[str] = []

@@ -24,7 +24,16 @@ from ...errors import DGraphError
 from ..ir import Name, Node
 from .blockops import BlockOps, Valued
 from .dialect import DIALECTS
-from .module import _arg, _forward, _leaf, _live, _output, _read_input, _Writer, module_tail
+from .module import (
+    Writer,
+    argument_name,
+    forward_node,
+    leaf_value,
+    live_statements,
+    module_tail,
+    output_node,
+    read_input,
+)
 
 __all__ = ["SWEEP_MODES", "Sweep", "sweep_module"]
 
@@ -77,29 +86,29 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
     for v in order:
         if graph.op(v) is None and graph.role(v) != "input":
             raise DGraphError(f"vertex {v!r} has no array operation: no code for its blocks")
-    w = _Writer(DIALECTS[lang])
+    w = Writer(DIALECTS[lang])
     shapes = {v: graph.shape(v) for v in graph.nx}
-    arguments = {x: w.name(_arg(x)) for x in graph.inputs}
+    arguments = {x: w.name(argument_name(x)) for x in graph.inputs}
     seeds = graph.inputs if mode == "jvp" else graph.outputs
     prefix = "v" if mode == "jvp" else "w"
-    seed_args = {s: w.name(f"{prefix}_{_arg(s)}") for s in seeds}
+    seed_args = {s: w.name(f"{prefix}_{argument_name(s)}") for s in seeds}
     names = {x: w.name(f"{arguments[x]}_") for x in graph.inputs}
     for x in graph.inputs:
-        w.statements.append(_read_input(w.d, names[x], arguments[x], shapes[x]))
+        w.statements.append(read_input(w.d, names[x], arguments[x], shapes[x]))
     seed_names = {s: w.name(f"{seed_args[s]}_") for s in seeds}
     for s in seeds:
-        w.statements.append(_read_input(w.d, seed_names[s], seed_args[s], shapes[s]))
+        w.statements.append(read_input(w.d, seed_names[s], seed_args[s], shapes[s]))
     nodes: dict[str, Node] = {v: Name(n) for v, n in names.items()}
     for v in order:
         if graph.op(v) is not None:
-            nodes[v] = w.emit(_forward(w, graph.op(v), nodes, shapes, top=True), f"v_{v}")
+            nodes[v] = w.emit(forward_node(w, graph.op(v), nodes, shapes, top=True), f"v_{v}")
     ops = BlockOps(lang, w.constants, w.emit)
     leaves: dict[tuple[str, str], Valued] = {}
     mults = 0
 
     def leaf(edge: tuple[str, str]) -> Valued:
         if edge not in leaves:
-            leaves[edge] = _leaf(w, ops, graph, edge, nodes, shapes)
+            leaves[edge] = leaf_value(w, ops, graph, edge, nodes, shapes)
         return leaves[edge]
 
     def product(upper: Valued, lower: Valued) -> Valued:
@@ -120,7 +129,10 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
             carried[v] = total
         ends = graph.outputs
         results = [
-            w.emit(_output(w, ops.materialize(carried.get(y)), shapes[y], ()), f"dot_{_arg(y)}").id
+            w.emit(
+                output_node(w, ops.materialize(carried.get(y)), shapes[y], ()),
+                f"dot_{argument_name(y)}",
+            ).id
             for y in ends
         ]
     else:
@@ -132,7 +144,10 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
                 carried[u] = ops.add(carried.get(u), product(carried[v], leaf((u, v))))
         ends = graph.inputs
         results = [
-            w.emit(_output(w, ops.materialize(carried.get(x)), (), shapes[x]), f"bar_{_arg(x)}").id
+            w.emit(
+                output_node(w, ops.materialize(carried.get(x)), (), shapes[x]),
+                f"bar_{argument_name(x)}",
+            ).id
             for x in ends
         ]
     pairs = ", ".join(f"{end!r}: {r}" for end, r in zip(ends, results, strict=True))
@@ -146,7 +161,7 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
         f'    """{what} for the inputs {tuple(graph.inputs)!r} and {given}'
         f' {seeds_text!r} ({language})."""'
     )
-    statements = w.printed(_live(w.statements, results))
+    statements = w.printed(live_statements(w.statements, results))
     body = [f"def {mode}({args}):", doc, *statements, returned]
     header = _header(w, graph, mode, lang, "\n".join(statements))
     return Sweep(header + "\n".join(body) + "\n", mults)
@@ -159,7 +174,7 @@ def _sources(graph: DGraph, v: str) -> list[str]:
     return [u for u in dict.fromkeys(op.vertices()) if u in preds]
 
 
-def _header(w: _Writer, graph: DGraph, mode: str, lang: str, body: str) -> str:
+def _header(w: Writer, graph: DGraph, mode: str, lang: str, body: str) -> str:
     ends = {v: graph.shape(v) for v in (*graph.inputs, *graph.outputs)}
     special = "special." in body
     sweep = "tangent sweep" if mode == "jvp" else "adjoint sweep"
