@@ -209,3 +209,7 @@ fig.tight_layout()
 fig.savefig("docs/figures/sparse-pattern.png", dpi=110)
 print("wrote docs/figures/sparse-pattern.png")
 PY
+# The architecture page's two pictures: the pipeline (hand-drawn DOT) and the layers (read from the code).
+dot -Tsvg docs/pipeline.dot -o $out/pipeline.svg
+$py docs/layers.py | dot -Tsvg -o $out/layers.svg
+echo "wrote $out/pipeline.svg $out/layers.svg"
