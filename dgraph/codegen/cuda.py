@@ -43,7 +43,7 @@ import numpy as np
 import sympy
 
 from ..errors import DGraphError
-from .c import CPrinter as _CPrinter
+from .c import CPrinter
 from .ir import Program, live_ranges
 from .printing import double, printed_code
 
@@ -99,7 +99,7 @@ def _signature(name: str, program: Program) -> _Signature:
     return _Signature(arguments, _OUTPUTS.get(name, "out"), shape)
 
 
-class CPrinter(_CPrinter):
+class CudaPrinter(CPrinter):
     """The C printer with every number as ``T(...)`` so float code stays float."""
 
     one = "T(1)"
@@ -128,7 +128,7 @@ class CPrinter(_CPrinter):
         return f"T({text})"
 
 
-def _print(printer: CPrinter, expr: sympy.Expr, function: str) -> str:
+def _print(printer: CudaPrinter, expr: sympy.Expr, function: str) -> str:
     return printed_code(printer, expr, f"the generated {function}() in CUDA")
 
 
@@ -174,7 +174,7 @@ def cuda_source(
         J[s] = T(2)*v_v1*v_x0*cos(v_x1);
     <BLANKLINE>
     """
-    printer = CPrinter()
+    printer = CudaPrinter()
     n, m = len(inputs), len(outputs)
     jac = programs.get("jacobian")
     nnz = len(jac.results) if jac is not None else 0
@@ -302,7 +302,7 @@ __device__ __forceinline__ void dgraph_stage_out(int thread, int threads, long l
 """
 
 
-def _point(printer: CPrinter, program: Program, name: str, sig: _Signature) -> list[str]:
+def _point(printer: CudaPrinter, program: Program, name: str, sig: _Signature) -> list[str]:
     """``template <typename T> __device__ void <name>_point(args, out, s)``."""
     out, size = sig.output, sig.size
     params = ", ".join(f"const T *__restrict__ {a}" for a, _ in sig.arguments)
