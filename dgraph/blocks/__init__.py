@@ -48,6 +48,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import FrozenInstanceError, dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -59,6 +60,7 @@ __all__ = [
     "Block",
     "EinsumPlan",
     "Labelled",
+    "Product",
     "Sparse",
     "add",
     "dense",
@@ -80,6 +82,16 @@ __all__ = [
 ONES, CONSTANT, GENERAL = 0, 1, 2  # what a block's values are: all 1, known numbers, run time
 
 Axis = tuple[tuple[int, ...], int]  # the labels reading one axis (row-major), and its offset
+
+
+class Product(NamedTuple):
+    """A product of two labels and the multiplications it costs, in any label algebra:
+    blocks here (:func:`multiply`), label values (:func:`dgraph.core.kinds.multiply`), the
+    eliminations' algebras (:class:`dgraph.elimination.kernel.Algebra`). A tuple, so
+    ``cost, product = multiply(a, b)`` unpacks it."""
+
+    cost: int
+    product: Any
 
 
 @dataclass(frozen=True)
@@ -339,9 +351,24 @@ class _Shifts:
         return True
 
 
-def multiply(upper: Block, lower: Block) -> tuple[int, Block | None]:
-    """``upper · lower`` (upper: w ← v, lower: v ← u) and its scalar multiplications; None
-    for a product that is zero (selections that pick disjoint parts).
+def multiply(upper: Block, lower: Block) -> Product:
+    """``upper · lower`` (upper: w ← v, lower: v ← u) and its scalar multiplications.
+
+    Parameters
+    ----------
+    upper, lower
+        The blocks, ``upper.in_shape == lower.out_shape``.
+
+    Returns
+    -------
+    Product
+        ``cost``: the true scalar multiplications; ``product``: the block, None for a
+        product that is zero (selections that pick disjoint parts).
+
+    Raises
+    ------
+    ValueError
+        When the shapes do not meet.
 
     >>> a, b = diagonal((4,)), diagonal((4,))
     >>> cost, c = multiply(a, b)
@@ -356,16 +383,16 @@ def multiply(upper: Block, lower: Block) -> tuple[int, Block | None]:
     if isinstance(upper, Labelled) and isinstance(lower, Labelled):
         done = _labelled_product(upper, lower)
         if done is not False:
-            return done  # type: ignore[return-value]
+            return Product(*done)  # type: ignore[misc]
     if upper.nnz <= SMALL and lower.nnz <= SMALL:  # priced again and again by the searches
-        return _small_sparse_product(upper, lower)
+        return Product(*_small_sparse_product(upper, lower))
     found = RECENT.get("product", upper, lower)
     if found is None:
         found = _diagonal_product(upper, lower) or _sparse_product(
             as_sparse(upper), as_sparse(lower)
         )
         RECENT.put("product", upper, lower, found)
-    return found  # type: ignore[return-value]
+    return Product(*found)
 
 
 def _diagonal_product(upper: Block, lower: Block) -> tuple[int, Sparse] | None:

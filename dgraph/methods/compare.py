@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..blocks import RECENT
 from ..core import budget as budget_module
@@ -27,7 +27,7 @@ from ..search.timebox import ChildDied, timeboxed, warm
 from ..search.windows import OBJECTIVES
 from .registry import COMPARED, accumulate, lookup
 
-__all__ = ["MIN_SHARE", "Comparison", "compare", "compare_ceiling"]
+__all__ = ["MIN_SHARE", "Comparison", "LowerBound", "compare", "compare_ceiling"]
 
 MIN_SHARE = 0.05  # seconds: a search given less than this is skipped
 # the wall-clock ceiling of a comparison (:func:`compare_ceiling`): this × the budget plus
@@ -42,6 +42,13 @@ IN_PROCESS_EDGES = 200  # graphs up to this run every method in-process
 # the fraction of ``compare --budget`` the searches share: the rest is for what the work
 # budget does not count, the methods that are not searches and codegen's choice
 SEARCH_FRACTION = 0.6
+
+
+class LowerBound(NamedTuple):
+    """A proven lower bound of a comparison's searches and the accumulations it bounds."""
+
+    mults: int  # at least this many multiplications
+    bounds: str  # for these accumulations, e.g. "vertex elimination (structural mults)"
 
 
 @dataclass
@@ -79,7 +86,7 @@ class Comparison(Printable):
         return None if cheapest is None else cheapest.method
 
     @property
-    def lower_bound(self) -> tuple[int, str] | None:
+    def lower_bound(self) -> LowerBound | None:
         """The lower bound of the most general search that ran, and what it bounds: an
         edge-elimination bound also bounds vertex elimination, not the other way round."""
         families = {
@@ -93,7 +100,7 @@ class Comparison(Printable):
                 what = es.info.get("lower_bound_for") or family
                 if self.graph.is_tensor:  # priced over Jacobian blocks
                     what = what.replace("structural mults", "mults over blocks")
-                return es.info["lower_bound"], what
+                return LowerBound(es.info["lower_bound"], what)
         return None
 
     @property
@@ -129,7 +136,7 @@ class Comparison(Printable):
             {
                 **es.summary(),
                 "gap": es.mults - cheapest.mults if cheapest is not None else None,
-                "to_bound": es.mults - bound[0] if bound else None,
+                "to_bound": es.mults - bound.mults if bound else None,
             }
             for es in self.results.values()
         ]
@@ -143,8 +150,8 @@ class Comparison(Printable):
             "objective": self.objective,
             "best": self.best,
             "naive_mults": naive_cost(self.graph),
-            "lower_bound": bound[0] if bound else None,
-            "lower_bound_for": bound[1] if bound else None,
+            "lower_bound": bound.mults if bound else None,
+            "lower_bound_for": bound.bounds if bound else None,
             "effective_lower_bound": self.effective_lower_bound,
             "elimination_lower_bound": self.elimination_lower_bound,
             "edge_elimination": self.edge_elimination,
