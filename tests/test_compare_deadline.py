@@ -170,15 +170,18 @@ def test_a_deadline_ends_the_comparison_before_its_ceiling(monkeypatch, discrepa
         return run()
 
     monkeypatch.setattr(comparing, "time", clock)
-    monkeypatch.setattr(comparing, "IN_PROCESS_EDGES", 0)
     monkeypatch.setattr(comparing, "timeboxed", timeboxed)
     monkeypatch.setattr(comparing, "accumulate", accumulate)
-    comparison = compare(discrepancy_graph, ["zhou", "dstar", "best"], budget=10.0, deadline=2.0)
+    comparison = compare(
+        discrepancy_graph, ["zhou", "dstar", "best"], budget=10.0, deadline=2.0, in_process_edges=0
+    )
     assert set(slices) == {"zhou", "dstar"} and not comparison.skipped
     assert 0 < max(slices.values()) <= 1.0  # within the first half: the other is best's
     assert 0 < ceilings[-1] <= 2.0 < comparing.compare_ceiling(10.0)
     clock.now = 5.0  # past the deadline
-    late = compare(discrepancy_graph, ["zhou", "best"], budget=10.0, deadline=2.0)
+    late = compare(
+        discrepancy_graph, ["zhou", "best"], budget=10.0, deadline=2.0, in_process_edges=0
+    )
     assert late.skipped["zhou"].startswith("not run: the time ceiling had passed")
     assert late.skipped["best"] == late.skipped["zhou"]  # a search too: no ceiling left
     assert late.cut_by_time and not late.results

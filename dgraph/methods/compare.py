@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from ..blocks import RECENT
-from ..core import budget as budget_module
+from ..core.budget import CEILING_SLACK
 from ..core.display import Printable
 from ..core.expressions import ExpressionSet, price
 from ..core.graph import DGraph
@@ -238,6 +238,8 @@ def compare(
     each: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
     deadline: float | None = None,
+    ceiling_slack: float = CEILING_SLACK,
+    in_process_edges: int = IN_PROCESS_EDGES,
 ) -> Comparison:
     """Run ``methods`` (default: :data:`COMPARED`); exact ones too large are skipped.
     ``best`` runs last, the other results among its candidates, so it is never more
@@ -249,7 +251,7 @@ def compare(
     budget and seed give the same comparison on every machine; the rest is for what no
     work budget counts. The whole comparison keeps a wall-clock ceiling
     (:func:`compare_ceiling`, also without a budget: every search its default then):
-    on graphs of more than :data:`IN_PROCESS_EDGES` edges every method that is not a
+    on graphs of more than ``in_process_edges`` edges every method that is not a
     search runs in a child process killed at the end of its equal slice of what the
     searches leave (even forward mode: its exact check on a 5,000-step chain takes
     seconds), ``best`` stops at the ceiling and a search it has passed does not start; one
@@ -265,24 +267,56 @@ def compare(
     ``deadline`` (a :func:`time.perf_counter` time) ends the comparison before its ceiling
     would: ``dgraph compare`` keeps its ceiling for the whole command, counted from the
     process's start, and the rest for codegen's choice.
+    ``ceiling_slack`` is the slack of the ceiling (:func:`compare_ceiling`);
+    ``in_process_edges`` the most edges on which every method runs in-process.
+
+    Returns
+    -------
+    Comparison
+        Every method's verified result or why it was skipped, the cheapest, the bounds.
+
+    Raises
+    ------
+    InputError
+        For an unknown ``objective`` or method name.
     """
     if objective not in OBJECTIVES:
         raise InputError(
             f"compare: unknown objective {objective!r}: one of {', '.join(OBJECTIVES)}"
         )
+    limits = _Limits(ceiling_slack, in_process_edges)
     if progress is None and in_notebook():
         with method_progress(True) as bar:
-            return _compare(graph, methods, budget, seed, objective, each, bar, deadline)
-    return _compare(graph, methods, budget, seed, objective, each, progress, deadline)
+            return _compare(graph, methods, budget, seed, objective, each, bar, deadline, limits)
+    return _compare(graph, methods, budget, seed, objective, each, progress, deadline, limits)
 
 
-def compare_ceiling(budget: float | None) -> float:
-    """The wall-clock ceiling of a whole comparison, in seconds: :data:`CEILING_FACTOR`
-    × the budget (:data:`DEFAULT_SECONDS` without one) plus a share of the slack
-    (:data:`dgraph.core.budget.CEILING_SLACK`) for starting processes and building the
-    results; within 1.5 × the budget from 20 s up."""
+def compare_ceiling(budget: float | None, slack: float = CEILING_SLACK) -> float:
+    """The wall-clock ceiling of a whole comparison.
+
+    Parameters
+    ----------
+    budget
+        The comparison's budget in seconds; None: :data:`DEFAULT_SECONDS`.
+    slack
+        The ceiling slack (:data:`dgraph.core.budget.CEILING_SLACK`), of which
+        :data:`SLACK_SHARE` is kept for starting processes and building the results.
+
+    Returns
+    -------
+    float
+        :data:`CEILING_FACTOR` × the budget plus that share, in seconds: within 1.5 × the
+        budget from 20 s up.
+    """
     seconds = DEFAULT_SECONDS if budget is None else budget
-    return CEILING_FACTOR * seconds + SLACK_SHARE * budget_module.CEILING_SLACK
+    return CEILING_FACTOR * seconds + SLACK_SHARE * slack
+
+
+class _Limits(NamedTuple):
+    """A comparison's tuning: the ceiling's slack, the most edges run in-process."""
+
+    ceiling_slack: float = CEILING_SLACK
+    in_process_edges: int = IN_PROCESS_EDGES
 
 
 def _compare(
@@ -293,12 +327,13 @@ def _compare(
     objective: str,
     each: bool,
     progress: Callable[[str, int, int], None] | None,
-    deadline: float | None = None,
+    deadline: float | None,
+    limits: _Limits,
 ) -> Comparison:
     names = list(dict.fromkeys(methods or COMPARED))
     order = sorted(names, key=lambda name: name == "best")
     searches = [n for n in order if "budget" in lookup(n).options]
-    plan = None if each else _Plan(graph, order, searches, budget, deadline)
+    plan = None if each else _Plan(graph, order, searches, budget, deadline, limits)
     if plan is not None and plan.boxed:
         warm()
         # the local partials, derived lazily and cached on the graph, once here: a child
@@ -358,7 +393,7 @@ class _Plan:
     searches' counted work reserved for them, and what is left shared among the methods
     that are not searches, each in a child process killed at the end of its slice (a
     method without a budget of its own may take minutes on a large graph). On graphs of
-    at most :data:`IN_PROCESS_EDGES` edges every method runs in-process: a count decides.
+    at most ``in_process_edges`` edges every method runs in-process: a count decides.
     A ``deadline`` before the ceiling ends it there."""
 
     def __init__(
@@ -367,13 +402,14 @@ class _Plan:
         order: list[str],
         searches: list[str],
         budget: float | None,
-        deadline: float | None = None,
+        deadline: float | None,
+        limits: _Limits,
     ) -> None:
         self.start = time.perf_counter()
-        self.end = self.start + compare_ceiling(budget)
+        self.end = self.start + compare_ceiling(budget, limits.ceiling_slack)
         if deadline is not None:
             self.end = max(self.start, min(self.end, deadline))
-        self.boxed = graph.nx.number_of_edges() > IN_PROCESS_EDGES
+        self.boxed = graph.nx.number_of_edges() > limits.in_process_edges
         counted = DEFAULT_SECONDS if budget is None else SEARCH_FRACTION * budget
         reserve = counted * RESERVE_FACTOR if searches else 0.0
         self.others_end = self.end - min(reserve, (self.end - self.start) / 2)
