@@ -62,9 +62,8 @@ EXIT_SECONDS = 0.3
 # (:func:`~dgraph.codegen.selection.choice_seconds`, a count) are at most this share of it
 CHOICE_SHARE = 1 / 3
 # ... beside the comparison, in a child process, on a machine of this many cores or more
-# (the comparison's own child and best's use two; on two cores shared with other work the
-# choice beside it slowed best's in-process phases past its ceiling: 5,000-step chain,
-# --budget 5, load 3.5: 10.4 s beside against 8.6 s after the comparison)
+# (the comparison's own child and best's use two; on fewer cores the choice beside it
+# slows best's in-process phases past its ceiling: benchmarks/RESULTS.md, issue 52)
 BESIDE_CORES = 4
 # the most seconds before the command's start counted as the process's start (Python's
 # start and dgraph's import)
@@ -488,7 +487,7 @@ def main(argv: list[str] | None = None) -> int:
     floating-point warning met on the way is no part of the answer, so it stays silent)."""
     started = _started(argv)
     if argv is None:  # the command line: when the process ends, its objects need no
-        atexit.register(gc.freeze)  # collecting (a 5,000-step chain's: 0.5 s to 2 s)
+        atexit.register(gc.freeze)  # collecting, which takes seconds on a large graph
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 __all__ = ["CEILING_FACTOR", "CEILING_SLACK", "ceiling_for"]
 
-CEILING_FACTOR = 3.0
-CEILING_SLACK = 5.0  # seconds: forks, imports, building and verifying the winner
+CEILING_FACTOR = 3.0  # a machine three times slower than the work rates assume still fits
+# seconds for what the work budget does not count: forks, imports, building and verifying
+# the winner, the structure methods
+CEILING_SLACK = 5.0
 
 
 def ceiling_for(budget: float, slack: float = CEILING_SLACK) -> float:

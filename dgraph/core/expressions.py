@@ -184,7 +184,7 @@ class ExpressionSet(Printable):
         """Pickling (``best`` and ``compare`` run methods in child processes): read-only
         mappings sent as dicts, read-only again on arrival, and the expressions as one
         shared table that is rebuilt without evaluating (sympy's own unpickling rebuilds
-        every product and sum through its constructors: 15 s for a 20,000-edge set)."""
+        every product and sum through its constructors, slowly on large sets)."""
         state = dict(self.__dict__)
         state.pop("as_computed", None)  # rebuilt from ``computed`` on arrival, if asked for
         state["info"] = _dicts(state["info"])

@@ -98,7 +98,7 @@ __all__ = [
 ]
 
 EXACT_PATH_LIMIT = 20_000
-EXACT_WORD_LIMIT = 2_000_000  # symbols: a chain of n steps writes n²/2 (2,000 steps: 0.2 s)
+EXACT_WORD_LIMIT = 2_000_000  # symbols: a chain of n steps writes n²/2
 MODES = ("auto", "exact", "random-point")
 PRIME_BITS = 31  # residues below 2**31: a product of two fits in int64
 FAILURE_BITS = 60  # random-point: a wrong set passes with probability <= 2**-60

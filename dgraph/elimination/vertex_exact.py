@@ -97,11 +97,10 @@ __all__ = [
 
 EXACT_LIMIT = 400  # intermediates beyond which the model is not built
 # triples (i, v, k), one fill clause each, beyond which it is not built either: its
-# building is not counted in the solver's deterministic time (AlphaGrad's graphs: 35,000)
+# building is not counted in the solver's deterministic time
 TRIPLE_LIMIT = 500_000
-# CP-SAT's deterministic time per second of budget, calibrated on the busy 2-core benchmark
-# machine (load about 4), where one unit took 8 to 14 seconds of wall-clock time on the
-# black-scholes graph and on random DAGs of 14 to 40 intermediates
+# CP-SAT's deterministic time per second of budget: one unit takes seconds of wall-clock
+# time (measured: benchmarks/RESULTS.md), so a budget buys a tenth of a unit a second
 DETERMINISTIC_PER_SECOND = 0.1
 MODELS = ("structural", "effective")
 GROUP_SIZE = 6  # vertices in a group floor

@@ -35,8 +35,8 @@ MIN_SHARE = 0.05  # seconds: a search given less than this is skipped
 CEILING_FACTOR = 1.25
 SLACK_SHARE = 0.5
 DEFAULT_SECONDS = 4.0
-# the searches' counted work is calibrated to finish in about its seconds when idle, at
-# most twice that when busy: this × it is kept for them (at most half the ceiling)
+# the searches' counted work finishes in about its seconds when idle, at most twice that
+# when loaded: this × it is kept for them (at most half the ceiling)
 RESERVE_FACTOR = 1.5
 IN_PROCESS_EDGES = 200  # graphs up to this run every method in-process
 # the fraction of ``compare --budget`` the searches share: the rest is for what the work
@@ -189,7 +189,7 @@ def _within(graph: DGraph, name: str, end: float, options: dict[str, Any]) -> Ex
 def _run(graph: DGraph, name: str, options: dict[str, Any]) -> bytes:
     """``name``'s result, priced and pickled without ``graph``: what a child process runs
     and sends back. The caller has the same graph; a copy would be unpickled only to be
-    dropped, and that rebuilds every vertex's expression (1 s on a 5,000-step chain)."""
+    dropped, and that rebuilds every vertex's expression."""
     es = _priced(accumulate(graph, name, **options))
     buffer = io.BytesIO()
     _GraphAside(buffer, graph).dump(es)
@@ -223,7 +223,7 @@ class _GraphGiven(pickle.Unpickler):
 
 def _priced(es: ExpressionSet) -> ExpressionSet:
     """``es`` with its cost computed (it travels with the set), so that pricing counts
-    within the budget rather than after it: 7 s for two 20,000-edge sets."""
+    within the budget rather than after it (seconds on large sets)."""
     _ = es.cost
     return es
 
@@ -337,8 +337,7 @@ def _compare(
     if plan is not None and plan.boxed:
         warm()
         # the local partials, derived lazily and cached on the graph, once here: a child
-        # process's cache dies with it, so every method run in one derived them all again
-        # (1,000 terms, 5,000 edges: 3 to 5 s per method on the busy benchmark machine)
+        # process's cache dies with it, so every method run in one would derive them again
         graph.has_partials()
     comparison = Comparison(graph, objective=objective)
     cut: list[str] = []  # structure methods the ceiling cut: best does not run them again

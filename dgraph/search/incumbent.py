@@ -1,10 +1,9 @@
 """A good vertex order within a work budget: the exact model's starting point.
 
 The constraint program of :mod:`dgraph.elimination.vertex_exact` proves optima fast from
-a good incumbent and improves a poor one slowly (one worker: no neighbourhood search). On
-AlphaGrad's robot arm (108 intermediates) it closed the gap at once from ``best``'s order
-(221, proven in 13 s) and was left at 258 against a bound of 221 from Markowitz's (288)
-after 600 s. So ``vertex-optimal`` on a large part first spends a share of its budget
+a good incumbent and improves a poor one slowly (one worker: no neighbourhood search; the
+robot arm's figures are in benchmarks/RESULTS.md). So ``vertex-optimal`` on a large part
+first spends a share of its budget
 here: the cheapest greedy rule in structural multiplications (both tie-breaks), annealed
 over orders (:func:`dgraph.search.windows.anneal_windows`) and its windows re-ordered
 exactly (:func:`dgraph.search.windows.improve_windows`), each a count of work.
