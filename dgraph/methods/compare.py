@@ -241,34 +241,52 @@ def compare(
     ceiling_slack: float = CEILING_SLACK,
     in_process_edges: int = IN_PROCESS_EDGES,
 ) -> Comparison:
-    """Run ``methods`` (default: :data:`COMPARED`); exact ones too large are skipped.
-    ``best`` runs last, the other results among its candidates, so it is never more
-    expensive than any of them; the rows keep the order of ``methods``.
+    """Run several accumulation methods on one graph, verify each, and rank them.
 
-    ``budget`` is the seconds of the whole comparison, codegen's choice included, given as
-    work (:mod:`dgraph.search.best`): the searches share :data:`SEARCH_FRACTION` of it
-    equally, a fixed work budget each however long the others took, so the same graph,
-    budget and seed give the same comparison on every machine; the rest is for what no
-    work budget counts. The whole comparison keeps a wall-clock ceiling
-    (:func:`compare_ceiling`, also without a budget: every search its default then):
-    on graphs of more than ``in_process_edges`` edges every method that is not a
-    search runs in a child process killed at the end of its equal slice of what the
-    searches leave (even forward mode: its exact check on a 5,000-step chain takes
-    seconds), ``best`` stops at the ceiling and a search it has passed does not start; one
-    cut there is skipped, saying so,
-    ``best`` does not run it again, and ``cut_by_time`` says the comparison may differ
-    from run to run. With ``each`` every search gets the
-    whole ``budget`` (the benchmarks' setting) and every method runs in-process, with no
-    ceiling.
-    ``objective`` (``"effective"`` or ``"structural"``) is what cheapest means, for the
-    winner and for ``best``'s search, as in :func:`dgraph.search.best.best`.
-    ``progress(method, k, n)`` is called before the k-th of n methods runs; without it,
-    in Jupyter, a bar shows which method runs once the comparison has taken two seconds.
-    ``deadline`` (a :func:`time.perf_counter` time) ends the comparison before its ceiling
-    would: ``dgraph compare`` keeps its ceiling for the whole command, counted from the
-    process's start, and the rest for codegen's choice.
-    ``ceiling_slack`` is the slack of the ceiling (:func:`compare_ceiling`);
-    ``in_process_edges`` the most edges on which every method runs in-process.
+    ``best`` runs last, the other results among its candidates, so it is never more
+    expensive than any of them; the rows keep the order of ``methods``. Exact methods too
+    large for the graph are skipped with the reason.
+
+    The whole comparison keeps a wall-clock ceiling (:func:`compare_ceiling`, also without
+    a budget: every search its default then). On graphs of more than ``in_process_edges``
+    edges every method that is not a search runs in a child process killed at the end of
+    its equal slice of what the searches leave (even forward mode: its exact check on a
+    long chain takes seconds); ``best`` stops at the ceiling and a search it has passed
+    does not start. A method cut there is skipped, saying so, ``best`` does not run it
+    again, and ``cut_by_time`` says the comparison may differ from run to run.
+
+    Parameters
+    ----------
+    graph
+        The differentiation graph.
+    methods
+        Registered method names; default :data:`COMPARED`.
+    budget
+        Seconds of the whole comparison, codegen's choice included, given as work
+        (:mod:`dgraph.search.best`): the searches share :data:`SEARCH_FRACTION` of it
+        equally, a fixed work budget each however long the others took, so the same graph,
+        budget and seed give the same comparison on every machine; the rest is for what no
+        work budget counts.
+    seed
+        Drives the searches' random choices.
+    objective
+        What cheapest means, for the winner and for ``best``'s search: ``"effective"``
+        or ``"structural"`` multiplications first (:func:`dgraph.search.best.best`).
+    each
+        Give every search the whole ``budget`` (the benchmarks' setting) and run every
+        method in-process, with no ceiling.
+    progress
+        ``progress(method, k, n)``, called before the k-th of n methods runs; without it,
+        in Jupyter, a bar shows which method runs once the comparison has taken two
+        seconds.
+    deadline
+        A :func:`time.perf_counter` time that ends the comparison before its ceiling
+        would: ``dgraph compare`` keeps its ceiling for the whole command, counted from
+        the process's start, and the rest for codegen's choice.
+    ceiling_slack
+        The slack of the ceiling (:func:`compare_ceiling`), in seconds.
+    in_process_edges
+        The most edges on which every method runs in-process.
 
     Returns
     -------
@@ -278,7 +296,9 @@ def compare(
     Raises
     ------
     InputError
-        For an unknown ``objective`` or method name.
+        For an unknown ``objective``.
+    DGraphError
+        For an unknown method name.
     """
     if objective not in OBJECTIVES:
         raise InputError(

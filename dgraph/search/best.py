@@ -356,25 +356,47 @@ def best(
     skip: Iterable[str] = (),
     price: str | PriceModel | None = None,
 ) -> ExpressionSet:
-    """The cheapest verified expression set found within a work budget of ``budget``
-    seconds (module docstring: the same result on every machine), never more expensive
-    than a verified one of ``candidates`` (expression sets of ``graph`` computed already,
-    named by method); ``seed`` drives its random choices.
+    """The cheapest verified expression set a portfolio of searches finds within a work
+    budget: the same result on every machine (module docstring).
 
-    ``price`` is the price model, what cheapest means (:mod:`dgraph.search.prices`):
-    ``"effective"`` multiplications (±1 labels free, constants folded; then structural),
-    ``"structural"`` ones (every label general: plain vertex elimination's count,
-    AlphaGrad's; then effective), ``"blocks"`` (the structured Jacobian-block products'
-    scalar multiplications) or ``"graphax"`` (Graphax's cost model of the order); by
-    default effective on a scalar graph, blocks on a tensor graph. ``objective`` is the
-    same option under its older name (``"effective"`` on a tensor graph: blocks, which
-    is a tensor set's effective count). One portfolio runs, each search and bound only
-    where :data:`dgraph.search.prices.SOLVERS` says it is valid for the model;
+    One portfolio runs, each search and bound only where
+    :data:`dgraph.search.prices.SOLVERS` says it is valid for the price model;
     ``info["not_run"]`` names the others and why. The bounds and
-    ``info["objective_lower_bound"]`` are in the model. ``ceiling`` is the wall-clock
-    limit in seconds (default :func:`ceiling_for` the budget); when it bites,
-    ``info["cut_by_time"]`` says so. ``skip`` names structure methods not to run (those
-    ``compare`` could not finish within its ceiling).
+    ``info["objective_lower_bound"]`` are in the model.
+
+    Parameters
+    ----------
+    graph
+        The differentiation graph.
+    budget
+        Seconds of counted work (default :data:`DEFAULT_BUDGET`).
+    seed
+        Drives every random choice.
+    candidates
+        Expression sets of ``graph`` computed already, named by method: the result is
+        never more expensive than a verified one of them.
+    objective
+        The price model under its older name (``"effective"`` on a tensor graph: blocks,
+        which is a tensor set's effective count).
+    ceiling
+        The wall-clock limit in seconds (default :func:`ceiling_for` the budget); when it
+        bites, ``info["cut_by_time"]`` says so.
+    skip
+        Structure methods not to run (those ``compare`` could not finish within its
+        ceiling).
+    price
+        What cheapest means (:mod:`dgraph.search.prices`): ``"effective"``
+        multiplications (±1 labels free, constants folded; then structural),
+        ``"structural"`` ones (every label general: plain vertex elimination's count,
+        AlphaGrad's; then effective), ``"blocks"`` (the structured Jacobian-block
+        products' scalar multiplications) or ``"graphax"`` (Graphax's cost model of the
+        order); by default effective on a scalar graph, blocks on a tensor graph.
+
+    Returns
+    -------
+    ExpressionSet
+        The verified winner; ``info`` says which search found it (``found_by``), the
+        lower bounds and what they bound, and what was cut or not run.
 
     Raises
     ------
