@@ -102,17 +102,21 @@ def multiply(a: Value, b: Value) -> Product:
     """
     if a is None:
         if b is None or b.__class__ is not int:
-            return Product(1, None)  # general times general, or a fraction: never 0 or ±1
-        return Product(0, 0) if b == 0 else Product(0 if b in (1, -1) else 1, None)
+            return _GENERAL  # general times general, or a fraction: never 0 or ±1
+        return _ZERO if b == 0 else (_UNIT_GENERAL if b in (1, -1) else _GENERAL)
     if b is None:
         if a.__class__ is not int:
-            return Product(1, None)
-        return Product(0, 0) if a == 0 else Product(0 if a in (1, -1) else 1, None)
+            return _GENERAL
+        return _ZERO if a == 0 else (_UNIT_GENERAL if a in (1, -1) else _GENERAL)
     if a.__class__ is int and b.__class__ is int:
         return Product(0, a * b)
     if a == 1 or b == 1:  # a unit times a fraction, the common case: no arithmetic
         return Product(0, b if a == 1 else a)
     return Product(0, _exact(a * b))
+
+
+# the products of a general label, made once: every search prices many of them
+_GENERAL, _UNIT_GENERAL, _ZERO = Product(1, None), Product(0, None), Product(0, 0)
 
 
 def add(a: Value, b: Value) -> Value:
