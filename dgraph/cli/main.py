@@ -316,18 +316,25 @@ class _Choice:
     :func:`time.perf_counter` time). Not made where its predicted seconds
     (:func:`~dgraph.codegen.selection.choice_seconds`, a count) exceed
     :data:`CHOICE_SHARE` of the ``ceiling``: the same on every run. On a scalar graph of
-    more than :data:`~dgraph.methods.compare.IN_PROCESS_EDGES` edges it runs in a child
+    more than ``in_process_edges`` edges it runs in a child
     process killed at ``end`` (building a program cannot be stopped otherwise): beside the
     comparison on a machine of :data:`BESIDE_CORES` cores or more, making the candidates'
     sets itself as ``dgraph codegen`` does (the same choice), else after it, the comparison
     ending its predicted seconds early; on a smaller graph in-process after the comparison (about a
     second at most). :attr:`note` says why no choice was made."""
 
-    def __init__(self, graph: DGraph, ceiling: float, end: float) -> None:
+    def __init__(
+        self,
+        graph: DGraph,
+        ceiling: float,
+        end: float,
+        in_process_edges: int = IN_PROCESS_EDGES,
+    ) -> None:
         self.end = end
         self.need = choice_seconds(graph)
         self.affordable = self.need <= CHOICE_SHARE * ceiling
-        self.boxed = self.affordable and not graph.is_tensor and graph.n_edges > IN_PROCESS_EDGES
+        large = graph.n_edges > in_process_edges
+        self.boxed = self.affordable and not graph.is_tensor and large
         self.job: Background | None = None
         if self.boxed and Background.concurrent() and _cores() >= BESIDE_CORES:
             self.job = Background(partial(_choice, graph), end - time.perf_counter())
