@@ -55,7 +55,7 @@ class Graphax(Algebra):
 
     def multiply(self, upper: Edge, lower: Edge) -> Product:
         cost = product_cost(lower.type, upper.type, upper.out, upper.primal, lower.primal)
-        return Product(cost, Edge(product(lower.type, upper.type)[0], upper.out, lower.primal))
+        return Product(cost, Edge(product(lower.type, upper.type).type, upper.out, lower.primal))
 
     def cost(self, upper: Edge, lower: Edge) -> int:
         return product_cost(lower.type, upper.type, upper.out, upper.primal, lower.primal)
