@@ -156,6 +156,16 @@ def register(
 def methods(**roles: Any) -> list[str]:
     """The registered names whose roles match, in registration order.
 
+    Parameters
+    ----------
+    **roles
+        Fields of :class:`MethodSpec` and the value each must have (``family=...``,
+        ``compared=True``, ...).
+
+    Returns
+    -------
+    list of str
+
     >>> methods(family="face elimination")
     ['face-optimal', 'face-greedy', 'faces']
     """
