@@ -44,6 +44,7 @@ __all__ = [
     "VALUES",
     "Algebra",
     "Closure",
+    "Costed",
     "Elimination",
     "Move",
     "MoveCosts",
@@ -506,6 +507,14 @@ def effective_cost(graph: DGraph | Elimination, order: Iterable[str]) -> int:
     """
     state = Elimination(graph, pricing(graph)) if isinstance(graph, DGraph) else graph.copy()
     return sum(state.eliminate_vertex(v) for v in order)
+
+
+class Costed(NamedTuple):
+    """What a search found: its cost in the search's objective and the order (vertex
+    names) or the moves."""
+
+    cost: int
+    order: list[Any]
 
 
 class MoveCosts(NamedTuple):

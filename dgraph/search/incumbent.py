@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from ..core.graph import DGraph
-from ..elimination.kernel import move_costs
+from ..elimination.kernel import Costed, move_costs
 from .orders import RULES, greedy_order
 from .windows import anneal_windows, improve_windows
 
@@ -23,23 +23,23 @@ __all__ = ["good_order"]
 ELIMINATIONS_PER_SECOND = 100_000  # as best's annealing (dgraph.search.best)
 
 
-def good_order(graph: DGraph, budget: float, seed: int = 0) -> tuple[int, list[str]]:
+def good_order(graph: DGraph, budget: float, seed: int = 0) -> Costed:
     """(structural mults, order): the cheapest greedy order, annealed and polished within
     ``budget`` seconds of counted work; the same on every machine.
 
     >>> from dgraph.frontends import bundled
-    >>> good_order(bundled("naumann_discrepancy.json"), 0.1)[0]
+    >>> good_order(bundled("naumann_discrepancy.json"), 0.1).cost
     14
     """
     n = len(graph.intermediates)
 
     def cost(order: list[str]) -> int:
-        return move_costs(graph, [("vertex", v) for v in order])[1]
+        return move_costs(graph, [("vertex", v) for v in order]).structural
 
     starts = [greedy_order(graph, rule, tie) for rule in RULES for tie in ("forward", "reverse")]
     best_cost, best_order = min(((cost(o), o) for o in starts), key=lambda c: c[0])
     if n < 2:
-        return best_cost, best_order
+        return Costed(best_cost, best_order)
     window = 1 + (n - 1) / math.log(n)
     steps = min(int(budget * ELIMINATIONS_PER_SECOND / window), 100 * n)
     if steps > 0:
@@ -49,4 +49,4 @@ def good_order(graph: DGraph, budget: float, seed: int = 0) -> tuple[int, list[s
     polished_cost, polished = improve_windows(graph, best_order, windows=2 * n)
     if polished_cost < best_cost:
         best_cost, best_order = polished_cost, polished
-    return best_cost, best_order
+    return Costed(best_cost, best_order)
