@@ -38,8 +38,8 @@ def _dense_pattern(b) -> np.ndarray:
 def test_prices_of_the_structure_types():
     """diag·diag costs n, dense·dense m·n·k, a selection or a reduction nothing, and a
     chain of two Kronecker blocks I ⊗ W, I ⊗ V the small product W V only."""
-    assert multiply(diagonal((7,)), diagonal((7,)))[0] == 7
-    assert multiply(dense((2,), (3,)), dense((3,), (4,)))[0] == 24
+    assert multiply(diagonal((7,)), diagonal((7,))).cost == 7
+    assert multiply(dense((2,), (3,)), dense((3,), (4,))).cost == 24
     pick = operand_block(
         _op("slice", ["u"], (3,), start_indices=(1,), limit_indices=(4,)), 0, [(5,)]
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import json
 import time
+from functools import partial
 from importlib import resources
 
 import pytest
@@ -19,6 +20,7 @@ from dgraph.methods import compare
 
 cli = importlib.import_module("dgraph.cli.main")  # the package's name is the function
 comparing = importlib.import_module("dgraph.methods.compare")
+_CHOICE = cli._Choice
 SPHERICAL = str(resources.files("dgraph.data").joinpath("spherical_coordinates.trace"))
 NOTE = "note: codegen's choice not made: "
 
@@ -73,11 +75,16 @@ def test_the_comparison_leaves_the_choice_its_predicted_seconds(capsys, monkeypa
     assert seen["deadline"] == pytest.approx(expected)
 
 
+def _choice_in_process_up_to(monkeypatch, edges):
+    """``dgraph compare``'s codegen choice made in-process on graphs of up to ``edges``."""
+    monkeypatch.setattr(cli, "_Choice", partial(_CHOICE, in_process_edges=edges))
+
+
 @pytest.fixture(params=["after", "beside"])
 def boxed(request, monkeypatch):
     """As on a large graph: the choice in a child, after the comparison (two cores) or
     beside it (many)."""
-    monkeypatch.setattr(cli, "IN_PROCESS_EDGES", 0)
+    _choice_in_process_up_to(monkeypatch, 0)
     monkeypatch.setattr(cli, "_cores", lambda: 64 if request.param == "beside" else 2)
     return request.param
 
@@ -128,9 +135,9 @@ def test_a_choice_made_in_a_child_is_the_one_made_in_process(capsys, monkeypatch
     """Beside the comparison the child makes the candidates' sets itself, after it it
     reuses the comparison's: the same choice either way. Only plain data crosses back
     (the table and the JSON object), never a program."""
-    monkeypatch.setattr(cli, "IN_PROCESS_EDGES", 10**6)
+    _choice_in_process_up_to(monkeypatch, 10**6)
     in_process = json.loads(_run(capsys, "--json"))["codegen"]
-    monkeypatch.setattr(cli, "IN_PROCESS_EDGES", 0)
+    _choice_in_process_up_to(monkeypatch, 0)
     real, started = cli.timeboxed, []
     monkeypatch.setattr(cli, "timeboxed", lambda run, seconds: real(run, 600.0))
 
@@ -170,15 +177,18 @@ def test_a_deadline_ends_the_comparison_before_its_ceiling(monkeypatch, discrepa
         return run()
 
     monkeypatch.setattr(comparing, "time", clock)
-    monkeypatch.setattr(comparing, "IN_PROCESS_EDGES", 0)
     monkeypatch.setattr(comparing, "timeboxed", timeboxed)
     monkeypatch.setattr(comparing, "accumulate", accumulate)
-    comparison = compare(discrepancy_graph, ["zhou", "dstar", "best"], budget=10.0, deadline=2.0)
+    comparison = compare(
+        discrepancy_graph, ["zhou", "dstar", "best"], budget=10.0, deadline=2.0, in_process_edges=0
+    )
     assert set(slices) == {"zhou", "dstar"} and not comparison.skipped
     assert 0 < max(slices.values()) <= 1.0  # within the first half: the other is best's
     assert 0 < ceilings[-1] <= 2.0 < comparing.compare_ceiling(10.0)
     clock.now = 5.0  # past the deadline
-    late = compare(discrepancy_graph, ["zhou", "best"], budget=10.0, deadline=2.0)
+    late = compare(
+        discrepancy_graph, ["zhou", "best"], budget=10.0, deadline=2.0, in_process_edges=0
+    )
     assert late.skipped["zhou"].startswith("not run: the time ceiling had passed")
     assert late.skipped["best"] == late.skipped["zhou"]  # a search too: no ceiling left
     assert late.cut_by_time and not late.results

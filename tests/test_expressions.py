@@ -132,14 +132,15 @@ def test_verification_rejects_structural_faults(sin_graph, sin_symbols):
     assert not undefined.verified
 
 
-def test_random_point_mode_above_the_exact_limit(monkeypatch):
+def test_random_point_mode_above_the_exact_limit():
     from dgraph.bench.suite import chebyshev
 
     g = chebyshev(12)
     assert dgraph.count_paths(g) > 50
-    monkeypatch.setattr("dgraph.core.verify.EXACT_PATH_LIMIT", 50)
-    es = dgraph.accumulate(g, "reverse")
-    assert es.verified and es.verification.mode == "random-point"
+    es = dgraph.accumulate(g, "reverse", verify=False)
+    check = verify(es, exact_path_limit=50)
+    assert check and check.mode == "random-point"
+    assert verify(es, exact_path_limit=10**6).mode == "exact"
     assert EXACT_PATH_LIMIT == 20_000
 
 

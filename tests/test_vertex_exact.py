@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 import dgraph
 from dgraph.bench.realworld import REAL_WORLD
-from dgraph.elimination import vertex_exact as vertex_exact_module
 from dgraph.elimination import vertex_optimal as vertex_optimal_module
 from dgraph.elimination.kernel import VALUES, Closure, effective_cost, move_costs
 from dgraph.elimination.structure import BitGraph
@@ -130,9 +129,7 @@ def test_separator_floors_hold_in_every_order(seed, inner, density, rnd):
 def test_the_bound_search_alone_finds_the_optimum(seed, inner, density):
     # the budgeted search's second phase (CP-SAT's lower-bound tree search) on its own
     g = random_dag(seed, 3, inner, 3, density)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(vertex_exact_module, "SEARCH_SHARE", 0.0)
-        exact = exact_vertex_search(g, budget=100)
+    exact = exact_vertex_search(g, budget=100, search_share=0.0)
     astar = vertex_optimal_search(g)
     assert exact.proven and exact.cost == exact.lower_bound == astar.cost
 

@@ -48,6 +48,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import FrozenInstanceError, dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -57,8 +58,10 @@ __all__ = [
     "GENERAL",
     "ONES",
     "Block",
+    "BlockValues",
     "EinsumPlan",
     "Labelled",
+    "Product",
     "Sparse",
     "add",
     "dense",
@@ -80,6 +83,24 @@ __all__ = [
 ONES, CONSTANT, GENERAL = 0, 1, 2  # what a block's values are: all 1, known numbers, run time
 
 Axis = tuple[tuple[int, ...], int]  # the labels reading one axis (row-major), and its offset
+
+
+class Product(NamedTuple):
+    """A product of two labels and the multiplications it costs, in any label algebra:
+    blocks here (:func:`multiply`), label values (:func:`dgraph.core.kinds.multiply`), the
+    eliminations' algebras (:class:`dgraph.elimination.kernel.Algebra`). A tuple, so
+    ``cost, product = multiply(a, b)`` unpacks it."""
+
+    cost: int
+    product: Any
+
+
+class BlockValues(NamedTuple):
+    """A block and its values (C order over its value labels, or one per pattern entry):
+    what :func:`multiply_values` and :func:`add_values` give."""
+
+    block: Any  # a Block; None for a product that is zero
+    values: Any  # an ndarray; None beside a zero block
 
 
 @dataclass(frozen=True)
@@ -339,9 +360,24 @@ class _Shifts:
         return True
 
 
-def multiply(upper: Block, lower: Block) -> tuple[int, Block | None]:
-    """``upper · lower`` (upper: w ← v, lower: v ← u) and its scalar multiplications; None
-    for a product that is zero (selections that pick disjoint parts).
+def multiply(upper: Block, lower: Block) -> Product:
+    """``upper · lower`` (upper: w ← v, lower: v ← u) and its scalar multiplications.
+
+    Parameters
+    ----------
+    upper, lower
+        The blocks, ``upper.in_shape == lower.out_shape``.
+
+    Returns
+    -------
+    Product
+        ``cost``: the true scalar multiplications; ``product``: the block, None for a
+        product that is zero (selections that pick disjoint parts).
+
+    Raises
+    ------
+    ValueError
+        When the shapes do not meet.
 
     >>> a, b = diagonal((4,)), diagonal((4,))
     >>> cost, c = multiply(a, b)
@@ -356,16 +392,16 @@ def multiply(upper: Block, lower: Block) -> tuple[int, Block | None]:
     if isinstance(upper, Labelled) and isinstance(lower, Labelled):
         done = _labelled_product(upper, lower)
         if done is not False:
-            return done  # type: ignore[return-value]
+            return Product(*done)  # type: ignore[misc]
     if upper.nnz <= SMALL and lower.nnz <= SMALL:  # priced again and again by the searches
-        return _small_sparse_product(upper, lower)
+        return Product(*_small_sparse_product(upper, lower))
     found = RECENT.get("product", upper, lower)
     if found is None:
         found = _diagonal_product(upper, lower) or _sparse_product(
             as_sparse(upper), as_sparse(lower)
         )
         RECENT.put("product", upper, lower, found)
-    return found  # type: ignore[return-value]
+    return Product(*found)
 
 
 def _diagonal_product(upper: Block, lower: Block) -> tuple[int, Sparse] | None:
@@ -873,27 +909,25 @@ def scale(b: Block) -> Block:
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def multiply_values(
-    upper: Block, lower: Block, vu: np.ndarray, vl: np.ndarray
-) -> tuple[Block | None, np.ndarray | None]:
+def multiply_values(upper: Block, lower: Block, vu: np.ndarray, vl: np.ndarray) -> BlockValues:
     """:func:`multiply` with values: the product and its values (C order over its value
     labels, or one per pattern entry), from each factor's. One ``einsum`` over the
     labels, each factor's value axes cut to the range the product keeps.
 
     >>> d = diagonal((3,))
-    >>> multiply_values(d, d, np.array([1.0, 2, 3]), np.array([4.0, 5, 6]))[1]
+    >>> multiply_values(d, d, np.array([1.0, 2, 3]), np.array([4.0, 5, 6])).values
     array([ 4., 10., 18.])
     """
     plan = einsum_plan(upper, lower)
     if plan is None:
-        return None, None
+        return BlockValues(None, None)
     if plan is not False:
-        return plan.product, _einsum(plan, np.asarray(vu), np.asarray(vl))  # type: ignore[arg-type]
+        return BlockValues(plan.product, _einsum(plan, np.asarray(vu), np.asarray(vl)))  # type: ignore[arg-type]
     ma, mb = to_matrix(upper, vu), to_matrix(lower, vl)
-    _, product = multiply(upper, lower)
+    product = multiply(upper, lower).product
     if product is None:
-        return None, None
-    return product, _values_on(product, ma @ mb)
+        return BlockValues(None, None)
+    return BlockValues(product, _values_on(product, ma @ mb))
 
 
 @dataclass(frozen=True)
@@ -944,7 +978,7 @@ def _einsum(plan: EinsumPlan, va: np.ndarray, vb: np.ndarray) -> np.ndarray:
     return result * plan.scale if plan.scale != 1 else result
 
 
-def add_values(a: Block, b: Block, va: np.ndarray, vb: np.ndarray) -> tuple[Block, np.ndarray]:
+def add_values(a: Block, b: Block, va: np.ndarray, vb: np.ndarray) -> BlockValues:
     """:func:`add` with values."""
     total = add(a, b)
     if isinstance(total, Labelled) and not same_structure(a, b):  # made dense: scattered
@@ -953,7 +987,7 @@ def add_values(a: Block, b: Block, va: np.ndarray, vb: np.ndarray) -> tuple[Bloc
         for block, v in ((a, va), (b, vb)):
             m = to_matrix(block, v).tocoo()
             np.add.at(flat, m.row.astype(np.int64) * width + m.col, m.data)
-        return total, flat.reshape((*total.out_shape, *total.in_shape))
+        return BlockValues(total, flat.reshape((*total.out_shape, *total.in_shape)))
     if isinstance(total, Labelled):
         parts = []
         for block, v in ((a, va), (b, vb)):
@@ -963,8 +997,8 @@ def add_values(a: Block, b: Block, va: np.ndarray, vb: np.ndarray) -> tuple[Bloc
             v = np.transpose(np.asarray(v), ranks) if block.value else np.asarray(v)  # type: ignore[union-attr]
             shape = [c.sizes[k] if k in c.value else 1 for k in total.value]
             parts.append(v.reshape(shape) if total.value else v)
-        return total, parts[0] + parts[1]
-    return total, _values_on(total, to_matrix(a, va) + to_matrix(b, vb))  # type: ignore[arg-type]
+        return BlockValues(total, parts[0] + parts[1])
+    return BlockValues(total, _values_on(total, to_matrix(a, va) + to_matrix(b, vb)))  # type: ignore[arg-type]
 
 
 def _values_on(block: Sparse, m) -> np.ndarray:

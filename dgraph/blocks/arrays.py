@@ -18,7 +18,7 @@ import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import sympy
@@ -33,6 +33,7 @@ __all__ = [
     "RUN_TIME",
     "ArrayOp",
     "Const",
+    "Narrowed",
     "block_value",
     "evaluate",
     "labelled_block",
@@ -355,12 +356,19 @@ def operand_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Blo
     a sparse block of the others: the pattern asdex detects."""
     block = labelled_block(op, k, shapes)
     found = narrowed(op, k, shapes, block)
-    return block if found is None else found[0]
+    return block if found is None else found.block
+
+
+class Narrowed(NamedTuple):
+    """A block narrowed by a constant operand (:func:`narrowed`)."""
+
+    block: Sparse  # the entries no constant makes zero
+    at: np.ndarray  # per entry, in row order: its flat index into the labelled values
 
 
 def narrowed(
     op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]], block: Block
-) -> tuple[Sparse, np.ndarray] | None:
+) -> Narrowed | None:
     """The labelled ``block`` of ∂op/∂(operand k) without the entries a constant operand
     makes zero whatever the variables — ``x * c``, ``c @ x`` (a zero of ``c``), ``c / x``
     (a zero numerator), ``select_n`` with a constant predicate (the entries it does not
@@ -387,7 +395,7 @@ def narrowed(
     rows, cols, at = rows[keep], cols[keep], at[keep]
     order = np.argsort(rows * max(1, math.prod(block.in_shape)) + cols, kind="stable")
     found = sparse(block.out_shape, block.in_shape, rows[order], cols[order], block.kind)
-    return found, at[order]
+    return Narrowed(found, at[order])
 
 
 def labelled_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Block:
@@ -685,7 +693,7 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
         if found is None:
             return np.ones(block.nnz)
         v = np.asarray(block_value(op, k, values, labelled), dtype=float)
-        return v.reshape(-1)[found[1]]
+        return v.reshape(-1)[found.at]
     if not block.value and name not in RUN_TIME:
         return np.asarray(1.0)  # a move or a sum: ones
     if name == "integer_pow":

@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from ..errors import InputError
 
@@ -48,6 +49,7 @@ __all__ = [
     "SUM_QUIRKS",
     "TYPES",
     "Edge",
+    "TypedProduct",
     "edge_types",
     "force_2d",
     "markowitz_weight",
@@ -138,27 +140,35 @@ def _type_of(pairs: dict[tuple[int, int], str], scaled: bool) -> int:
     raise AssertionError(pairs)  # every set of pairings a product makes has a type
 
 
+class TypedProduct(NamedTuple):
+    """A product's sparsity type in Graphax's numbering and the dims it multiplies over
+    (indices into :data:`DIMS`)."""
+
+    type: int
+    dims: tuple[int, ...]
+
+
 @cache
-def product(t_lower: int, t_upper: int) -> tuple[int, tuple[int, ...]]:
-    """(result type, the dims multiplied: indices into :data:`DIMS`) of ``upper · lower``,
-    the block v -> w times the block u -> v; ``()`` multiplies nothing (free).
+def product(t_lower: int, t_upper: int) -> TypedProduct:
+    """The type of ``upper · lower``, the block v -> w times the block u -> v, and the
+    dims its multiplications run over (``()``: free).
 
     >>> product(6, 6)  # two diagonals: one multiplication per element
-    (6, (0, 1))
-    >>> product(-3, 6)  # W ⊗ I after exp: the Kronecker factor's dim is kept once
+    TypedProduct(type=6, dims=(0, 1))
+    >>> tuple(product(-3, 6))  # W ⊗ I after exp: the Kronecker factor's dim is kept once
     (3, (0, 1, 4))
-    >>> product(11, 6)  # a reshape: free, but the result is dense
-    (1, ())
+    >>> product(11, 6).dims  # a reshape: free, but the result is dense
+    ()
     """
     if (t_lower, t_upper) in PRODUCT_QUIRKS:
         t, dims = PRODUCT_QUIRKS[t_lower, t_upper]
-        return t, tuple(DIMS.index(d) for d in dims.split())
+        return TypedProduct(t, tuple(DIMS.index(d) for d in dims.split()))
     if 0 in (t_lower, t_upper):
-        return 0, ()
+        return TypedProduct(0, ())
     if t_lower == -1 or t_upper == -1:
-        return (t_upper if t_lower == -1 else t_lower), ()
+        return TypedProduct(t_upper if t_lower == -1 else t_lower, ())
     if 11 in (t_lower, t_upper):
-        return (11 if t_lower == t_upper else 1), ()
+        return TypedProduct(11 if t_lower == t_upper else 1, ())
     parent = {d: d for d in DIMS}
 
     def root(d: str) -> str:
@@ -190,7 +200,7 @@ def product(t_lower: int, t_upper: int) -> tuple[int, tuple[int, ...]]:
         dims = []
     # the scale survives unless a pure move comes after it (Graphax's table)
     scaled = t_upper in _SCALED or (t_lower in _SCALED and t_upper not in _PURE)
-    return _type_of(pairs, scaled), tuple(sorted(dims))
+    return TypedProduct(_type_of(pairs, scaled), tuple(sorted(dims)))
 
 
 def _varies(members: list[str], kinds: list[tuple[str, str]], sides: str) -> bool:
@@ -215,7 +225,7 @@ def product_cost(t_lower: int, t_upper: int, w: Shape2, v: Shape2, u: Shape2) ->
     """
     if t_lower == t_upper == 10:
         return 1
-    dims = product(t_lower, t_upper)[1]
+    dims = product(t_lower, t_upper).dims
     sizes = (*w, *v, *u)
     cost = 1
     for k in dims:

@@ -20,7 +20,7 @@ costs O(q³) array operations.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -31,6 +31,7 @@ from .problem import ChainProblem
 
 __all__ = [
     "ChainSolution",
+    "PreaccumulationParts",
     "homogeneous_adjoint",
     "homogeneous_tangent",
     "preaccumulation",
@@ -251,10 +252,17 @@ def preaccumulation(problem: ChainProblem, memory: int | None = None) -> ChainSo
     return dynamic_program(problem, memory, matrix_free=False)
 
 
-def preaccumulation_parts(solution: ChainSolution) -> tuple[int, int]:
-    """(cost of preaccumulating the factors, cost of the dense products)."""
+class PreaccumulationParts(NamedTuple):
+    """A preaccumulation's cost in two parts (:func:`preaccumulation_parts`)."""
+
+    leaves: int  # preaccumulating the factors
+    products: int  # the dense products of the preaccumulated factors
+
+
+def preaccumulation_parts(solution: ChainSolution) -> PreaccumulationParts:
+    """The cost of preaccumulating the factors and that of the dense products."""
     leaves = int(sum(int(solution.fma[i, i]) for i in range(solution.problem.q)))
-    return leaves, solution.cost - leaves
+    return PreaccumulationParts(leaves, solution.cost - leaves)
 
 
 def homogeneous_tangent(problem: ChainProblem) -> int:

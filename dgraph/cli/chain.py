@@ -32,8 +32,9 @@ __all__ = ["MAX_FACTORS", "add_arguments", "check_size", "report", "result", "ru
 
 _LISTED = 20  # factors and table rows listed in the readable report without --table
 
-# What the O(q³) table solves in seconds (measured: q = 500 in about 3 s with 64-bit
-# integers; Python integers, needed once sizes and edge counts get large, are ~10x slower).
+# What the O(q³) table solves in seconds: with 64-bit integers up to MAX_FACTORS, with
+# Python integers (needed once sizes and edge counts get large, and far slower) up to
+# MAX_FACTORS_BIG.
 MAX_FACTORS = 500
 MAX_FACTORS_BIG = 100
 MAX_ENTRY = 10**15

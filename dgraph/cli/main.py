@@ -62,9 +62,8 @@ EXIT_SECONDS = 0.3
 # (:func:`~dgraph.codegen.selection.choice_seconds`, a count) are at most this share of it
 CHOICE_SHARE = 1 / 3
 # ... beside the comparison, in a child process, on a machine of this many cores or more
-# (the comparison's own child and best's use two; on two cores shared with other work the
-# choice beside it slowed best's in-process phases past its ceiling: 5,000-step chain,
-# --budget 5, load 3.5: 10.4 s beside against 8.6 s after the comparison)
+# (the comparison's own child and best's use two; on fewer cores the choice beside it
+# slows best's in-process phases past its ceiling: benchmarks/RESULTS.md, issue 52)
 BESIDE_CORES = 4
 # the most seconds before the command's start counted as the process's start (Python's
 # start and dgraph's import)
@@ -317,18 +316,25 @@ class _Choice:
     :func:`time.perf_counter` time). Not made where its predicted seconds
     (:func:`~dgraph.codegen.selection.choice_seconds`, a count) exceed
     :data:`CHOICE_SHARE` of the ``ceiling``: the same on every run. On a scalar graph of
-    more than :data:`~dgraph.methods.compare.IN_PROCESS_EDGES` edges it runs in a child
+    more than ``in_process_edges`` edges it runs in a child
     process killed at ``end`` (building a program cannot be stopped otherwise): beside the
     comparison on a machine of :data:`BESIDE_CORES` cores or more, making the candidates'
     sets itself as ``dgraph codegen`` does (the same choice), else after it, the comparison
     ending its predicted seconds early; on a smaller graph in-process after the comparison (about a
     second at most). :attr:`note` says why no choice was made."""
 
-    def __init__(self, graph: DGraph, ceiling: float, end: float) -> None:
+    def __init__(
+        self,
+        graph: DGraph,
+        ceiling: float,
+        end: float,
+        in_process_edges: int = IN_PROCESS_EDGES,
+    ) -> None:
         self.end = end
         self.need = choice_seconds(graph)
         self.affordable = self.need <= CHOICE_SHARE * ceiling
-        self.boxed = self.affordable and not graph.is_tensor and graph.n_edges > IN_PROCESS_EDGES
+        large = graph.n_edges > in_process_edges
+        self.boxed = self.affordable and not graph.is_tensor and large
         self.job: Background | None = None
         if self.boxed and Background.concurrent() and _cores() >= BESIDE_CORES:
             self.job = Background(partial(_choice, graph), end - time.perf_counter())
@@ -488,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
     floating-point warning met on the way is no part of the answer, so it stays silent)."""
     started = _started(argv)
     if argv is None:  # the command line: when the process ends, its objects need no
-        atexit.register(gc.freeze)  # collecting (a 5,000-step chain's: 0.5 s to 2 s)
+        atexit.register(gc.freeze)  # collecting, which takes seconds on a large graph
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)

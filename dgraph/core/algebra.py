@@ -41,8 +41,8 @@ _NC = sympy.Symbol("_nc", commutative=False)
 def nc_symbol(name: str) -> sympy.Symbol:
     """A noncommutative symbol (edge labels and references are matrices in vector mode):
     ``Symbol(name, commutative=False)``, sharing one symbol's assumptions. Their facts
-    depend only on the assumptions given, and deducing them again per symbol took ten
-    times as long as the rest (a large elimination makes 10^5 references).
+    depend only on the assumptions given, and deducing them again per symbol would cost
+    more than the rest (a large elimination makes 10^5 references).
 
     >>> nc_symbol("r1") == sympy.Symbol("r1", commutative=False)
     True

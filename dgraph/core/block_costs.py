@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHAIN_LIMIT",
+    "BlockPrices",
     "ChainProduct",
     "Priced",
     "along_bracketing",
@@ -49,6 +50,13 @@ class Priced(NamedTuple):
     mults: int
     adds: int
     block: Block | None  # None: zero
+
+
+class BlockPrices(NamedTuple):
+    """An expression set priced over blocks (:func:`expression_blocks`)."""
+
+    priced: dict[object, Priced]  # per reference name and per (y, x) entry
+    blocks: dict[sympy.Symbol, Block | None]  # each reference's block (None: zero)
 
 
 class ChainProduct(NamedTuple):
@@ -159,7 +167,7 @@ def _sweep(factors: list[Block]) -> ChainProduct:
 
 def expression_blocks(
     es: ExpressionData, leaf: Callable[[tuple[str, str]], Block] | None = None
-) -> tuple[dict[object, Priced], dict[sympy.Symbol, Block | None]]:
+) -> BlockPrices:
     """Every reference and entry of ``es`` priced over blocks: a :class:`Priced` per
     reference name and per ``(y, x)``, and the references' blocks."""
     graph = es.graph
@@ -178,7 +186,7 @@ def expression_blocks(
         known[name] = priced[name].block
     for key, entry in es.jacobian.items():
         priced[key] = _price(entry, atom)
-    return priced, known
+    return BlockPrices(priced, known)
 
 
 def _price(expr: sympy.Expr, atom: Callable[[sympy.Basic], Block | None]) -> Priced:

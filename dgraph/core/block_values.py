@@ -23,7 +23,7 @@ import networkx as nx
 import numpy as np
 import sympy
 
-from ..blocks import Block, Labelled, Sparse, add_values, multiply_values
+from ..blocks import Block, BlockValues, Labelled, Sparse, add_values, multiply_values
 from ..blocks.arrays import block_value, evaluate, operand_block
 from .block_costs import along_bracketing, chain_product, post_order
 
@@ -40,7 +40,7 @@ __all__ = [
     "vertex_values",
 ]
 
-Valued = tuple[Block, np.ndarray] | None  # a block and its values; None: zero
+Valued = BlockValues | None  # a block and its values; None: zero
 
 
 def program_order(graph: DGraph) -> list[str]:
@@ -66,10 +66,10 @@ def vertex_values(
 
 def edge_parts(
     graph: DGraph, values: Mapping[str, np.ndarray]
-) -> dict[tuple[str, str], list[tuple[Block, np.ndarray]]]:
+) -> dict[tuple[str, str], list[BlockValues]]:
     """Every edge's blocks and their values, one per operand position of its head that
     reads its tail (their sum is the edge's block: :func:`edge_values`)."""
-    out: dict[tuple[str, str], list[tuple[Block, np.ndarray]]] = {}
+    out: dict[tuple[str, str], list[BlockValues]] = {}
     for v in program_order(graph):
         op = graph.op(v)
         if op is None:
@@ -78,7 +78,7 @@ def edge_parts(
         for k in op.differentiable():
             u = op.operands[k]
             block = operand_block(op, k, shapes)
-            out.setdefault((u, v), []).append((block, block_value(op, k, values, block)))
+            out.setdefault((u, v), []).append(BlockValues(block, block_value(op, k, values, block)))
     return out
 
 
@@ -88,7 +88,7 @@ def edge_values(graph: DGraph, values: Mapping[str, np.ndarray]) -> dict[tuple[s
     for edge, parts in edge_parts(graph, values).items():
         total = parts[0]
         for block, value in parts[1:]:
-            total = add_values(total[0], block, total[1], value)
+            total = add_values(total.block, block, total.values, value)
         out[edge] = total
     return out
 
@@ -127,7 +127,10 @@ def _sum(e: sympy.Expr, done: dict) -> Valued:
         part = done[term]
         if part is None:
             continue
-        total = part if total is None else add_values(total[0], part[0], total[1], part[1])
+        if total is None:
+            total = part
+        else:
+            total = add_values(total.block, part.block, total.values, part.values)
     return total
 
 
@@ -141,18 +144,20 @@ def _product(e: sympy.Expr, done: dict) -> Valued:
         factors.append(done[f])
     if coefficient == 0 or any(f is None for f in factors):
         return None
-    _, _, tree = chain_product([f[0] for f in factors])
+    tree = chain_product([f.block for f in factors]).tree
     result = along_bracketing(tree, factors, _times)
     if result is None:
         return None
-    return result[0], result[1] * coefficient if coefficient != 1 else result[1]
+    if coefficient == 1:
+        return result
+    return BlockValues(result.block, result.values * coefficient)
 
 
 def _times(left: Valued, right: Valued) -> Valued:
     if left is None or right is None:
         return None
-    block, value = multiply_values(left[0], right[0], left[1], right[1])
-    return None if block is None else (block, value)
+    found = multiply_values(left.block, right.block, left.values, right.values)
+    return None if found.block is None else found
 
 
 # -- J·v without products of blocks --------------------------------------------------------

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 import sympy
 
@@ -35,6 +35,7 @@ from .verify import Verification, verify
 
 __all__ = [
     "ExpressionSet",
+    "Price",
     "Recipe",
     "Step",
     "StepKind",
@@ -183,7 +184,7 @@ class ExpressionSet(Printable):
         """Pickling (``best`` and ``compare`` run methods in child processes): read-only
         mappings sent as dicts, read-only again on arrival, and the expressions as one
         shared table that is rebuilt without evaluating (sympy's own unpickling rebuilds
-        every product and sum through its constructors: 15 s for a 20,000-edge set)."""
+        every product and sum through its constructors, slowly on large sets)."""
         state = dict(self.__dict__)
         state.pop("as_computed", None)  # rebuilt from ``computed`` on arrival, if asked for
         state["info"] = _dicts(state["info"])
@@ -447,11 +448,29 @@ class ExpressionSet(Printable):
         )
 
 
-def price(es: ExpressionSet) -> tuple[int, int]:
-    """What makes one result cheaper than another, everywhere (``best``, ``compare``):
-    fewer effective multiplications, then fewer structural; among equals the first met
-    wins (``min`` and ``sorted`` keep it), the earliest in a comparison's table."""
-    return es.mults_effective, es.mults
+class Price(NamedTuple):
+    """A result's price, compared as a tuple: effective multiplications, then structural."""
+
+    effective: int
+    structural: int
+
+
+def price(es: ExpressionSet) -> Price:
+    """What makes one result cheaper than another, everywhere (``best``, ``compare``).
+
+    Parameters
+    ----------
+    es
+        A built expression set.
+
+    Returns
+    -------
+    Price
+        Its effective and structural multiplications; fewer effective is cheaper, then
+        fewer structural. Among equals the first met wins (``min`` and ``sorted`` keep
+        it), the earliest in a comparison's table.
+    """
+    return Price(es.mults_effective, es.mults)
 
 
 def _version(graph: DGraph) -> int:

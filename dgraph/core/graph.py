@@ -77,7 +77,8 @@ _STEPS = (sympy.floor, sympy.ceiling, sympy.sign, sympy.Heaviside)
 def _elemental_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | None:
     """The derivative where ``x`` is one argument of a sum or product that no other
     argument contains (an elemental vertex): 1 or the other factors, as ``diff`` gives
-    them, without its general machinery (~2 ms an edge on large graphs); else None."""
+    them, without its general machinery (the slow part of deriving a large graph's
+    labels); else None."""
     if not (expr.is_Add or expr.is_Mul):
         return None
     direct, anywhere = _occurrences(expr)
@@ -89,8 +90,8 @@ def _elemental_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | Non
 def _unary_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | None:
     """The derivative of a function of ``x`` itself (``sin(x)``, ``x**3``) by the rule
     ``diff`` itself applies (the function's ``fdiff``; ``Pow``'s product), without its
-    general machinery and the assumptions it asks of the result (0.2 ms an edge; a
-    trace's elementary operations are mostly these); else None."""
+    general machinery and the assumptions it asks of the result (a trace's elementary
+    operations are mostly these); else None."""
     kind = type(expr)
     if expr.is_Pow:
         if expr.base != x or not expr.exp.is_Number:

@@ -21,6 +21,8 @@ from fractions import Fraction
 
 import sympy
 
+from ..blocks import Product
+
 __all__ = [
     "CONSTANT",
     "GENERAL",
@@ -60,11 +62,23 @@ def _exact(x: int | Fraction) -> int | Fraction:
     return x if x.__class__ is int or x.denominator != 1 else x.numerator
 
 
-def product(values: Iterable[Value]) -> tuple[int, Value]:
-    """(effective multiplications, value) of one product of factors with these values.
+def product(values: Iterable[Value]) -> Product:
+    """One product of factors with these values, and its effective multiplications.
 
-    >>> product([None, 2, 3]), product([None, None, -1]), product([None, 0]), product([2, 3])
-    ((1, None), (1, None), (0, 0), (0, 6))
+    Parameters
+    ----------
+    values
+        The factors' values: None for a general factor, else its exact constant.
+
+    Returns
+    -------
+    Product
+        ``cost``: the effective multiplications; ``product``: the product's value.
+
+    >>> product([None, 2, 3]).cost, product([None, None, -1]), product([None, 0])
+    (1, Product(cost=1, product=None), Product(cost=0, product=0))
+    >>> tuple(product([2, 3]))
+    (0, 6)
     """
     general, constant = 0, 1
     for v in values:
@@ -74,31 +88,35 @@ def product(values: Iterable[Value]) -> tuple[int, Value]:
             constant *= v
     constant = _exact(constant)
     if general == 0:
-        return 0, constant
+        return Product(0, constant)
     if constant == 0:
-        return 0, 0
-    return general - (1 if constant in (1, -1) else 0), None
+        return Product(0, 0)
+    return Product(general - (1 if constant in (1, -1) else 0), None)
 
 
-def multiply(a: Value, b: Value) -> tuple[int, Value]:
+def multiply(a: Value, b: Value) -> Product:
     """``product((a, b))``, written out: eliminations price every product with it.
 
-    >>> multiply(1, None), multiply(2, None), multiply(2, 3), multiply(0, None)
-    ((0, None), (1, None), (0, 6), (0, 0))
+    >>> [tuple(multiply(*ab)) for ab in ((1, None), (2, None), (2, 3), (0, None))]
+    [(0, None), (1, None), (0, 6), (0, 0)]
     """
     if a is None:
         if b is None or b.__class__ is not int:
-            return 1, None  # general times general, or a fraction: never 0 or ±1
-        return (0, 0) if b == 0 else (0 if b in (1, -1) else 1, None)
+            return _GENERAL  # general times general, or a fraction: never 0 or ±1
+        return _ZERO if b == 0 else (_UNIT_GENERAL if b in (1, -1) else _GENERAL)
     if b is None:
         if a.__class__ is not int:
-            return 1, None
-        return (0, 0) if a == 0 else (0 if a in (1, -1) else 1, None)
+            return _GENERAL
+        return _ZERO if a == 0 else (_UNIT_GENERAL if a in (1, -1) else _GENERAL)
     if a.__class__ is int and b.__class__ is int:
-        return 0, a * b
+        return Product(0, a * b)
     if a == 1 or b == 1:  # a unit times a fraction, the common case: no arithmetic
-        return 0, b if a == 1 else a
-    return 0, _exact(a * b)
+        return Product(0, b if a == 1 else a)
+    return Product(0, _exact(a * b))
+
+
+# the products of a general label, made once: every search prices many of them
+_GENERAL, _UNIT_GENERAL, _ZERO = Product(1, None), Product(0, None), Product(0, 0)
 
 
 def add(a: Value, b: Value) -> Value:

@@ -48,8 +48,8 @@ def _compiled(graph: DGraph) -> tuple[dict, dict]:
 def _compile(graph: DGraph) -> tuple[tuple, tuple]:
     """Two functions: every non-input vertex's value from the inputs and parameters, and
     every edge label's value from the vertex values and parameters. One ``lambdify`` each,
-    where one per vertex and per edge cost a call's overhead apiece (the 6-link pendulum's
-    ``kane.rhs()``, 965 edges: 0.35 s against 2.3 s; benchmarks/numeric_compile.py); the
+    where one per vertex and per edge cost a call's overhead apiece
+    (benchmarks/numeric_compile.py measures both); the
     graph's names become variables ``_v0, _v1, ...`` so that no vertex shadows a NumPy
     function, and each value is a line of its own (a NumPy warning quotes one
     expression)."""

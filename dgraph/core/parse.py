@@ -330,8 +330,8 @@ def format_expression(expr: sympy.Expr) -> str:
 
     sympy's printer orders terms and factors by comparing names, so an expression prints
     like any other of the same shape whose names sort the same way, renamed: the text is
-    printed once per shape and name order and then only renamed (writing a graph's JSON
-    was dominated by the printer, ~1 ms per vertex).
+    printed once per shape and name order and then only renamed (sympy's printer is the
+    slow part of writing a graph's JSON).
 
     >>> x = sympy.Symbol("x", real=True)
     >>> format_expression(sympy.Float(0.1) * x + sympy.Float(1 / 3))

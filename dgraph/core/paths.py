@@ -46,7 +46,17 @@ def _sweep(graph: DGraph) -> tuple[dict[str, int], dict[str, int]]:
 
 
 def count_paths(graph: DGraph) -> int:
-    """N: the number of input-output paths.
+    """N: the number of input-output paths, counted by one sweep (never listed).
+
+    Parameters
+    ----------
+    graph
+        The differentiation graph.
+
+    Returns
+    -------
+    int
+        The paths from any input to any output.
 
     >>> from dgraph.frontends import bundled
     >>> count_paths(bundled("naumann_sin.trace"))
@@ -57,7 +67,18 @@ def count_paths(graph: DGraph) -> int:
 
 
 def path_length(graph: DGraph) -> int:
-    """L: the total length (in edges) of all input-output paths."""
+    """L: the total length of all input-output paths, counted by one sweep.
+
+    Parameters
+    ----------
+    graph
+        The differentiation graph.
+
+    Returns
+    -------
+    int
+        The edges of every input-output path, summed over the paths.
+    """
     _, length = _sweep(graph)
     return sum(length[y] for y in graph.outputs)
 
@@ -71,8 +92,19 @@ def prefix_length(graph: DGraph) -> int:
 
 
 def naive_cost(graph: DGraph) -> int:
-    """Multiplications of Bauer's formula evaluated path by path: ``L - N``, Naumann's L
-    with the first factor of each path free.
+    """Multiplications of Bauer's formula evaluated path by path: the baseline every
+    accumulation is compared with.
+
+    Parameters
+    ----------
+    graph
+        The differentiation graph.
+
+    Returns
+    -------
+    int
+        ``L - N`` (:func:`path_length` less :func:`count_paths`): Naumann's L with the
+        first factor of each path free.
 
     >>> from dgraph.frontends import bundled
     >>> g = bundled("naumann_discrepancy.json")
@@ -164,7 +196,17 @@ def depths_of(succ: Mapping[str, Iterable[str]], role: Mapping[str, str]) -> dic
 
 
 def depth_levels(graph: DGraph) -> list[list[str]]:
-    """Zhou's depth levels as lists of vertices, level 1 (the roots) first.
+    """Zhou's depth levels: the cuts his factorization and the ``layers`` method use.
+
+    Parameters
+    ----------
+    graph
+        The differentiation graph.
+
+    Returns
+    -------
+    list of list of str
+        The vertices of each level, in the graph's order, level 1 (the roots) first.
 
     >>> from dgraph.frontends import bundled
     >>> depth_levels(bundled("naumann_sin.trace"))

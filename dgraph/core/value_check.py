@@ -41,7 +41,7 @@ import contextlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 import sympy
@@ -64,8 +64,10 @@ __all__ = [
     "STATUSES",
     "STEPS",
     "TOLERANCE",
+    "CheckPoints",
     "CodeCheck",
     "CodeValues",
+    "FinitePoint",
     "Point",
     "ScalarPoints",
     "Status",
@@ -155,10 +157,26 @@ def _finite(values: Mapping[str, np.ndarray]) -> bool:
     return all(np.isfinite(v).all() for v in values.values())
 
 
-def finite_point(graph: DGraph, seed: int = 0) -> tuple[dict, dict, dict, tuple] | None:
+class FinitePoint(NamedTuple):
+    """A random point of a tensor graph where every vertex is finite (:func:`finite_point`)."""
+
+    inputs: dict[str, np.ndarray]
+    values: dict[str, np.ndarray]  # every vertex's value there
+    frozen: dict[int, np.ndarray]  # the ``stop_gradient`` values to keep
+    range: tuple[float, float]  # the inputs were drawn uniform in [low, high)
+
+
+class CheckPoints(NamedTuple):
+    """A tensor graph's points to check at (:func:`check_points`) and why a candidate was
+    passed over."""
+
+    points: list[Point]
+    notes: list[str]
+
+
+def finite_point(graph: DGraph, seed: int = 0) -> FinitePoint | None:
     """The first random point of a tensor graph, inputs uniform in one of :data:`RANGES`
-    in turn, where every vertex is finite: its inputs, values, the ``stop_gradient``
-    values to keep and the range; None where there is none."""
+    in turn, where every vertex is finite; None where there is none."""
     for attempt, (low, high) in enumerate(RANGES):
         rng = np.random.default_rng([seed, attempt])
         inputs = {x: rng.uniform(low, high, graph.shape(x)) for x in graph.inputs}
@@ -166,11 +184,11 @@ def finite_point(graph: DGraph, seed: int = 0) -> tuple[dict, dict, dict, tuple]
         with np.errstate(all="ignore"):
             values = vertex_values(graph, inputs, frozen)
         if _finite(values):
-            return inputs, values, frozen, (low, high)
+            return FinitePoint(inputs, values, frozen, (low, high))
     return None
 
 
-def check_points(graph: DGraph, seed: int = 0) -> tuple[list[Point], list[str]]:
+def check_points(graph: DGraph, seed: int = 0) -> CheckPoints:
     """A tensor graph's points: the user's (where finite) and the first finite random
     one, and why a candidate was passed over."""
     found: list[Point] = []
@@ -186,11 +204,12 @@ def check_points(graph: DGraph, seed: int = 0) -> tuple[list[Point], list[str]]:
             notes.append("the program is not finite at the user's point")
     drawn = finite_point(graph, seed)
     if drawn is not None:
-        inputs, values, frozen, (low, high) = drawn
-        found.append(Point(f"a random point in [{low:g}, {high:g})", inputs, values, frozen))
+        low, high = drawn.range
+        where = f"a random point in [{low:g}, {high:g})"
+        found.append(Point(where, drawn.inputs, drawn.values, drawn.frozen))
     else:
         notes.append(f"no random point in {_ranges()} where the program is finite")
-    return found, notes
+    return CheckPoints(found, notes)
 
 
 def _ranges() -> str:

@@ -270,8 +270,8 @@ def _still_factorable(g: nx.DiGraph, low: str, high: str, kind: str) -> bool:
 ORGANIZATIONS = ("pairs", "roots", "leaves")
 PRIORITIES = ("inner", "frequent")  # innermost first (dgraph), most frequent first (Guenter)
 PAIR_WORK_LIMIT = 50_000  # pairs x edges beyond which "auto" skips the per-pair search
-# (roots + leaves) x edges beyond which "auto" tries one organization: on a random layered
-# graph of 97,809 edges with 4 inputs and 4 outputs each takes about 40 s
+# (roots + leaves) x edges beyond which "auto" tries one organization: each takes tens of
+# seconds at this size
 ORGANIZATION_WORK_LIMIT = 400_000
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..blocks import Product
 from ..blocks.graphax_types import Edge, markowitz_weight, product, product_cost, sum_type
 from ..core.graph import DGraph
 from ..errors import InputError
@@ -52,9 +53,9 @@ class Graphax(Algebra):
     def leaf(self, graph: DGraph, u: str, v: str) -> Edge:
         return graphax_edge(graph, u, v)
 
-    def multiply(self, upper: Edge, lower: Edge) -> tuple[int, Edge]:
+    def multiply(self, upper: Edge, lower: Edge) -> Product:
         cost = product_cost(lower.type, upper.type, upper.out, upper.primal, lower.primal)
-        return cost, Edge(product(lower.type, upper.type)[0], upper.out, lower.primal)
+        return Product(cost, Edge(product(lower.type, upper.type).type, upper.out, lower.primal))
 
     def cost(self, upper: Edge, lower: Edge) -> int:
         return product_cost(lower.type, upper.type, upper.out, upper.primal, lower.primal)

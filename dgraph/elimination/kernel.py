@@ -31,6 +31,7 @@ import networkx as nx
 import sympy
 
 from .. import blocks
+from ..blocks import Product
 from ..core import kinds
 from ..core.algebra import nc_product, nc_sum
 from ..core.expressions import Step, as_factor
@@ -43,6 +44,7 @@ __all__ = [
     "VALUES",
     "Algebra",
     "Closure",
+    "Costed",
     "Elimination",
     "Move",
     "MoveCosts",
@@ -66,7 +68,19 @@ class Algebra:
         """The label of the edge u -> v before any elimination."""
         raise NotImplementedError
 
-    def multiply(self, upper: Any, lower: Any) -> tuple[int, Any]:
+    def multiply(self, upper: Any, lower: Any) -> Product:
+        """``upper · lower`` and what it costs in this algebra's multiplications.
+
+        Parameters
+        ----------
+        upper, lower
+            Labels of this algebra: ``upper`` on the edge nearer the outputs.
+
+        Returns
+        -------
+        Product
+            ``cost`` and ``product``; a tuple, so ``cost, label = multiply(...)`` works.
+        """
         raise NotImplementedError
 
     def add(self, a: Any, b: Any) -> Any:
@@ -74,7 +88,7 @@ class Algebra:
 
     def cost(self, upper: Any, lower: Any) -> int:
         """What :meth:`multiply` would cost, without the product."""
-        return self.multiply(upper, lower)[0]
+        return self.multiply(upper, lower).cost
 
     def factor(self, label: Any) -> Any:
         """``label`` as a factor (see :attr:`names`)."""
@@ -84,14 +98,17 @@ class Algebra:
         return self
 
 
+_ONE_GENERAL = Product(1, None)  # every product of Count's
+
+
 class Count(Algebra):
     """Structure only: every product one multiplication."""
 
     def leaf(self, graph: DGraph, u: str, v: str) -> None:
         return None
 
-    def multiply(self, upper: None, lower: None) -> tuple[int, None]:
-        return 1, None
+    def multiply(self, upper: None, lower: None) -> Product:
+        return _ONE_GENERAL
 
     def add(self, a: None, b: None) -> None:
         return None
@@ -138,14 +155,14 @@ class Symbolic(Algebra):
             self.tensor[named] = self.tensor[label]
         return named
 
-    def multiply(self, upper: sympy.Expr, lower: sympy.Expr) -> tuple[int, sympy.Expr]:
+    def multiply(self, upper: sympy.Expr, lower: sympy.Expr) -> Product:
         a, b = upper, lower
         product = nc_product(a, b)
         if self.tensor is None or a not in self.tensor or b not in self.tensor:
-            return int(a != 1 and b != 1), product
+            return Product(int(a != 1 and b != 1), product)
         cost, block = BLOCKS.multiply(self._block(a), self._block(b))
         self.tensor[product] = block
-        return cost, product
+        return Product(cost, product)
 
     def add(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
         total = nc_sum(a, b)
@@ -173,11 +190,11 @@ class Blocks(Algebra):
     def leaf(self, graph: DGraph, u: str, v: str) -> blocks.Block:
         return graph.block(u, v)
 
-    def multiply(self, upper: Any, lower: Any) -> tuple[int, Any]:
+    def multiply(self, upper: Any, lower: Any) -> Product:
         if upper is self.ZERO or lower is self.ZERO:
-            return 0, self.ZERO
+            return Product(0, self.ZERO)
         cost, product = blocks.multiply(upper, lower)
-        return cost, self.ZERO if product is None else product
+        return Product(cost, self.ZERO if product is None else product)
 
     def add(self, a: Any, b: Any) -> Any:
         if a is self.ZERO:
@@ -437,7 +454,7 @@ class Closure:
             for u, label in preds:
                 if done >> u & 1:  # through u: this edge times each of u's in-edges
                     for w, below in into[u].items():
-                        term = multiply(label, below)[1]
+                        term = multiply(label, below).product
                         row[w] = add(row[w], term) if w in row else term
                 else:
                     row[u] = add(row[u], label) if u in row else label
@@ -490,6 +507,14 @@ def effective_cost(graph: DGraph | Elimination, order: Iterable[str]) -> int:
     """
     state = Elimination(graph, pricing(graph)) if isinstance(graph, DGraph) else graph.copy()
     return sum(state.eliminate_vertex(v) for v in order)
+
+
+class Costed(NamedTuple):
+    """What a search found: its cost in the search's objective and the order (vertex
+    names) or the moves."""
+
+    cost: int
+    order: list[Any]
 
 
 class MoveCosts(NamedTuple):

@@ -37,10 +37,9 @@ __all__ = [
     "subset_search",
 ]
 
-# moves priced (children generated) per second of budget, calibrated on the 2-core
-# benchmark machine while busy (load about 3.5), where the vertex A* priced 35,000 to
-# 90,000 a second on graphs of 26 to 80 intermediates: a budget of S seconds takes about
-# S seconds or less when idle, twice that at worst when busy
+# moves priced (children generated) per second of budget: a budget of S seconds takes
+# about S seconds or less when idle, twice that at worst when loaded (measured:
+# benchmarks/RESULTS.md, "figures moved from docstrings")
 MOVES_PER_SECOND = 50_000
 # a move's price grows with the graph (its state is a bitmask per vertex): the rate holds
 # for graphs of this many vertices, and a larger graph's move counts as size / this many
@@ -48,8 +47,7 @@ REFERENCE_SIZE = 60
 # what a search's start costs per second, in intermediates x (vertices + edges + starting
 # orders x intermediates): the bound's cuts are a max-flow per intermediate, and each step
 # of a starting order prices every vertex left. A budgeted search whose start alone costs
-# more than its budget refuses (a 500-vertex chain: 1.5 million, 12 s on the busy
-# benchmark machine)
+# more than its budget refuses
 START_PER_SECOND = 100_000
 
 # the price of every vertex left after eliminating a set (a bitmask over graph.order())

@@ -84,8 +84,7 @@ def eliminate_in_sets(pred: dict[str, set[str]], succ: dict[str, set[str]], v: s
 
 
 # Products a symbolic Markowitz elimination builds unasked: its fill-in makes long sums,
-# about 2·10^-4 s a product with verification (163,646 on a 5,607-edge layered graph:
-# 35 s), so 2.5·10^5 of them take about a minute.
+# and this many, built and verified, take about a minute (benchmarks/RESULTS.md).
 PRODUCT_LIMIT = 250_000
 
 

@@ -97,11 +97,10 @@ __all__ = [
 
 EXACT_LIMIT = 400  # intermediates beyond which the model is not built
 # triples (i, v, k), one fill clause each, beyond which it is not built either: its
-# building is not counted in the solver's deterministic time (AlphaGrad's graphs: 35,000)
+# building is not counted in the solver's deterministic time
 TRIPLE_LIMIT = 500_000
-# CP-SAT's deterministic time per second of budget, calibrated on the busy 2-core benchmark
-# machine (load about 4), where one unit took 8 to 14 seconds of wall-clock time on the
-# black-scholes graph and on random DAGs of 14 to 40 intermediates
+# CP-SAT's deterministic time per second of budget: one unit takes seconds of wall-clock
+# time (measured: benchmarks/RESULTS.md), so a budget buys a tenth of a unit a second
 DETERMINISTIC_PER_SECOND = 0.1
 MODELS = ("structural", "effective")
 GROUP_SIZE = 6  # vertices in a group floor
@@ -160,17 +159,44 @@ def exact_vertex_search(
     incumbent: list[str] | None = None,
     lower_bound: int = 0,
     floors: dict[str, int] | None = None,
+    search_share: float = SEARCH_SHARE,
 ) -> SearchResult:
-    """The cheapest vertex elimination order of ``graph`` (a connected part) in the
-    ``model``'s multiplications, proven unless ``budget`` (seconds of CP-SAT's
-    deterministic time, :data:`DETERMINISTIC_PER_SECOND` a second; None: no limit) ran
-    out; the search starts from the cheapest of forward, reverse, Markowitz and
-    ``incumbent``, and knows ``lower_bound`` already; ``floors`` are what eliminating each
-    vertex costs at least in any order (the effective junction bounds, say).
-    The moves are ``("vertex", v)``; ``lower_bound`` of the result is the solver's.
-    Raises :class:`SearchTooLarge` without OR-Tools, beyond :data:`EXACT_LIMIT`, or in the
-    effective model where a label's value depends on the order; :class:`InputError` where
-    ``incumbent`` is not an order of every intermediate, each once.
+    """The cheapest vertex elimination order of ``graph`` (a connected part), by CP-SAT.
+
+    Parameters
+    ----------
+    graph
+        A connected part of a differentiation graph.
+    model
+        ``"structural"`` or ``"effective"`` multiplications.
+    budget
+        Seconds of CP-SAT's deterministic time (:data:`DETERMINISTIC_PER_SECOND` a
+        second); None: no limit, the result proven.
+    incumbent
+        An order to start from beside forward, reverse and Markowitz (the cheapest
+        starts).
+    lower_bound
+        A bound known already.
+    floors
+        What eliminating each vertex costs at least in any order (the effective junction
+        bounds, say).
+    search_share
+        With a budget, the share of it CP-SAT's default search (which finds orders) gets
+        before its search for a lower bound.
+
+    Returns
+    -------
+    SearchResult
+        Moves ``("vertex", v)``; its ``lower_bound`` is the solver's, ``proven`` whether
+        the cost meets it.
+
+    Raises
+    ------
+    SearchTooLarge
+        Without OR-Tools, beyond :data:`EXACT_LIMIT`, or in the effective model where a
+        label's value depends on the order.
+    InputError
+        Where ``incumbent`` is not an order of every intermediate, each once.
     """
     if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}")
@@ -204,7 +230,9 @@ def exact_vertex_search(
             [("vertex", v) for v in start], start_cost, True, start_cost, 0, 0.0, "CP-SAT"
         )
     built = _Model(graph, structural, floors or {})
-    counted, order, bound, branches = built.solve(start, start_cost, lower_bound, budget)
+    counted, order, bound, branches = built.solve(
+        start, start_cost, lower_bound, budget, search_share
+    )
     cost = price(order) if order is not None else start_cost
     if order is not None and counted < cost:  # the model is wrong here: claim nothing
         bound = 0  # (above the cost is sound: fill the least assignment did not need)
@@ -642,11 +670,16 @@ class _Model:
             self.model.AddHint(self.position[index[v]], k)
 
     def solve(
-        self, start: list[str], start_cost: int, lower_bound: int, budget: float | None
+        self,
+        start: list[str],
+        start_cost: int,
+        lower_bound: int,
+        budget: float | None,
+        search_share: float = SEARCH_SHARE,
     ) -> tuple[int | None, list[str] | None, int, int]:
         """(the model's count of its order, the order — None if none — the proven
         lower bound, branches), starting from ``start``: CP-SAT's default search for
-        :data:`SEARCH_SHARE` of the budget (it finds orders), then its search for a lower
+        ``search_share`` of the budget (it finds orders), then its search for a lower
         bound (``optimize_with_lb_tree_search``: it raises the bound on the linear
         relaxation of the floors) from the best order found. Without a budget, the
         default search to the end."""
@@ -655,7 +688,7 @@ class _Model:
         if lower_bound:
             self.model.Add(self.objective >= lower_bound)
         phases = (
-            [(1.0, False)] if budget is None else [(SEARCH_SHARE, False), (1 - SEARCH_SHARE, True)]
+            [(1.0, False)] if budget is None else [(search_share, False), (1 - search_share, True)]
         )
         counted, order, bound, branches = None, start, lower_bound, 0
         for share, bounding in phases:

@@ -45,8 +45,8 @@ from .line_graph import intermediate_faces, line_graph
 __all__ = ["FACE_LIMIT", "UNITS_PER_SECOND", "face_optimal"]
 
 FACE_LIMIT = 14  # intermediate faces up to which face-optimal is exact without a budget
-# units of work (generated states, branch-and-bound nodes) per second of --budget,
-# calibrated on a loaded 2-core machine
+# units of work (generated states, branch-and-bound nodes) per second of --budget: about
+# a second of wall-clock time a second of budget on a loaded 2-core machine
 UNITS_PER_SECOND = 700_000
 
 

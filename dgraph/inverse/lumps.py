@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..core.graph import DGraph
 from ..errors import DGraphError, SearchTooLarge
@@ -34,6 +35,7 @@ from .width import (
 __all__ = [
     "ORDERS",
     "Lump",
+    "LumpCost",
     "exact_order",
     "greedy_order",
     "lump_cost",
@@ -160,9 +162,16 @@ def output_slots(graph: DGraph, found: Sequence[Lump]) -> list[int]:
     return [slot[y] for y in graph.outputs]
 
 
-def lump_cost(found: Sequence[Lump]) -> tuple[int, int]:
-    """(largest l, Σ l·k): the size of the largest dense block, then the sweep's mults."""
-    return max((lump.l for lump in found), default=0), sum(lump.mults for lump in found)
+class LumpCost(NamedTuple):
+    """What a sweep over lumps costs (:func:`lump_cost`)."""
+
+    max_l: int  # the size l of the largest dense block A (l×l)
+    mults: int  # the sweep's multiplications, Σ l·k
+
+
+def lump_cost(found: Sequence[Lump]) -> LumpCost:
+    """The size of the largest dense block, then the sweep's multiplications."""
+    return LumpCost(max((lump.l for lump in found), default=0), sum(lump.mults for lump in found))
 
 
 class _Frontier:

@@ -82,12 +82,12 @@ class Linearization:
     @property
     def mults(self) -> int:
         """Multiplications of one inverse sweep (or one tangent/adjoint sweep): Σ l·k."""
-        return lump_cost(self.lumps)[1]
+        return lump_cost(self.lumps).mults
 
     @property
     def max_l(self) -> int:
         """The largest block A (l×l)."""
-        return lump_cost(self.lumps)[0]
+        return lump_cost(self.lumps).max_l
 
     @property
     def setup_mults(self) -> int:

@@ -11,10 +11,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..blocks import RECENT
-from ..core import budget as budget_module
+from ..core.budget import CEILING_SLACK
 from ..core.display import Printable
 from ..core.expressions import ExpressionSet, price
 from ..core.graph import DGraph
@@ -27,7 +27,7 @@ from ..search.timebox import ChildDied, timeboxed, warm
 from ..search.windows import OBJECTIVES
 from .registry import COMPARED, accumulate, lookup
 
-__all__ = ["MIN_SHARE", "Comparison", "compare", "compare_ceiling"]
+__all__ = ["MIN_SHARE", "Comparison", "LowerBound", "compare", "compare_ceiling"]
 
 MIN_SHARE = 0.05  # seconds: a search given less than this is skipped
 # the wall-clock ceiling of a comparison (:func:`compare_ceiling`): this × the budget plus
@@ -35,13 +35,20 @@ MIN_SHARE = 0.05  # seconds: a search given less than this is skipped
 CEILING_FACTOR = 1.25
 SLACK_SHARE = 0.5
 DEFAULT_SECONDS = 4.0
-# the searches' counted work is calibrated to finish in about its seconds when idle, at
-# most twice that when busy: this × it is kept for them (at most half the ceiling)
+# the searches' counted work finishes in about its seconds when idle, at most twice that
+# when loaded: this × it is kept for them (at most half the ceiling)
 RESERVE_FACTOR = 1.5
 IN_PROCESS_EDGES = 200  # graphs up to this run every method in-process
 # the fraction of ``compare --budget`` the searches share: the rest is for what the work
 # budget does not count, the methods that are not searches and codegen's choice
 SEARCH_FRACTION = 0.6
+
+
+class LowerBound(NamedTuple):
+    """A proven lower bound of a comparison's searches and the accumulations it bounds."""
+
+    mults: int  # at least this many multiplications
+    bounds: str  # for these accumulations, e.g. "vertex elimination (structural mults)"
 
 
 @dataclass
@@ -79,7 +86,7 @@ class Comparison(Printable):
         return None if cheapest is None else cheapest.method
 
     @property
-    def lower_bound(self) -> tuple[int, str] | None:
+    def lower_bound(self) -> LowerBound | None:
         """The lower bound of the most general search that ran, and what it bounds: an
         edge-elimination bound also bounds vertex elimination, not the other way round."""
         families = {
@@ -93,7 +100,7 @@ class Comparison(Printable):
                 what = es.info.get("lower_bound_for") or family
                 if self.graph.is_tensor:  # priced over Jacobian blocks
                     what = what.replace("structural mults", "mults over blocks")
-                return es.info["lower_bound"], what
+                return LowerBound(es.info["lower_bound"], what)
         return None
 
     @property
@@ -129,7 +136,7 @@ class Comparison(Printable):
             {
                 **es.summary(),
                 "gap": es.mults - cheapest.mults if cheapest is not None else None,
-                "to_bound": es.mults - bound[0] if bound else None,
+                "to_bound": es.mults - bound.mults if bound else None,
             }
             for es in self.results.values()
         ]
@@ -143,8 +150,8 @@ class Comparison(Printable):
             "objective": self.objective,
             "best": self.best,
             "naive_mults": naive_cost(self.graph),
-            "lower_bound": bound[0] if bound else None,
-            "lower_bound_for": bound[1] if bound else None,
+            "lower_bound": bound.mults if bound else None,
+            "lower_bound_for": bound.bounds if bound else None,
             "effective_lower_bound": self.effective_lower_bound,
             "elimination_lower_bound": self.elimination_lower_bound,
             "edge_elimination": self.edge_elimination,
@@ -182,7 +189,7 @@ def _within(graph: DGraph, name: str, end: float, options: dict[str, Any]) -> Ex
 def _run(graph: DGraph, name: str, options: dict[str, Any]) -> bytes:
     """``name``'s result, priced and pickled without ``graph``: what a child process runs
     and sends back. The caller has the same graph; a copy would be unpickled only to be
-    dropped, and that rebuilds every vertex's expression (1 s on a 5,000-step chain)."""
+    dropped, and that rebuilds every vertex's expression."""
     es = _priced(accumulate(graph, name, **options))
     buffer = io.BytesIO()
     _GraphAside(buffer, graph).dump(es)
@@ -216,7 +223,7 @@ class _GraphGiven(pickle.Unpickler):
 
 def _priced(es: ExpressionSet) -> ExpressionSet:
     """``es`` with its cost computed (it travels with the set), so that pricing counts
-    within the budget rather than after it: 7 s for two 20,000-edge sets."""
+    within the budget rather than after it (seconds on large sets)."""
     _ = es.cost
     return es
 
@@ -231,51 +238,105 @@ def compare(
     each: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
     deadline: float | None = None,
+    ceiling_slack: float = CEILING_SLACK,
+    in_process_edges: int = IN_PROCESS_EDGES,
 ) -> Comparison:
-    """Run ``methods`` (default: :data:`COMPARED`); exact ones too large are skipped.
-    ``best`` runs last, the other results among its candidates, so it is never more
-    expensive than any of them; the rows keep the order of ``methods``.
+    """Run several accumulation methods on one graph, verify each, and rank them.
 
-    ``budget`` is the seconds of the whole comparison, codegen's choice included, given as
-    work (:mod:`dgraph.search.best`): the searches share :data:`SEARCH_FRACTION` of it
-    equally, a fixed work budget each however long the others took, so the same graph,
-    budget and seed give the same comparison on every machine; the rest is for what no
-    work budget counts. The whole comparison keeps a wall-clock ceiling
-    (:func:`compare_ceiling`, also without a budget: every search its default then):
-    on graphs of more than :data:`IN_PROCESS_EDGES` edges every method that is not a
-    search runs in a child process killed at the end of its equal slice of what the
-    searches leave (even forward mode: its exact check on a 5,000-step chain takes
-    seconds), ``best`` stops at the ceiling and a search it has passed does not start; one
-    cut there is skipped, saying so,
-    ``best`` does not run it again, and ``cut_by_time`` says the comparison may differ
-    from run to run. With ``each`` every search gets the
-    whole ``budget`` (the benchmarks' setting) and every method runs in-process, with no
-    ceiling.
-    ``objective`` (``"effective"`` or ``"structural"``) is what cheapest means, for the
-    winner and for ``best``'s search, as in :func:`dgraph.search.best.best`.
-    ``progress(method, k, n)`` is called before the k-th of n methods runs; without it,
-    in Jupyter, a bar shows which method runs once the comparison has taken two seconds.
-    ``deadline`` (a :func:`time.perf_counter` time) ends the comparison before its ceiling
-    would: ``dgraph compare`` keeps its ceiling for the whole command, counted from the
-    process's start, and the rest for codegen's choice.
+    ``best`` runs last, the other results among its candidates, so it is never more
+    expensive than any of them; the rows keep the order of ``methods``. Exact methods too
+    large for the graph are skipped with the reason.
+
+    The whole comparison keeps a wall-clock ceiling (:func:`compare_ceiling`, also without
+    a budget: every search its default then). On graphs of more than ``in_process_edges``
+    edges every method that is not a search runs in a child process killed at the end of
+    its equal slice of what the searches leave (even forward mode: its exact check on a
+    long chain takes seconds); ``best`` stops at the ceiling and a search it has passed
+    does not start. A method cut there is skipped, saying so, ``best`` does not run it
+    again, and ``cut_by_time`` says the comparison may differ from run to run.
+
+    Parameters
+    ----------
+    graph
+        The differentiation graph.
+    methods
+        Registered method names; default :data:`COMPARED`.
+    budget
+        Seconds of the whole comparison, codegen's choice included, given as work
+        (:mod:`dgraph.search.best`): the searches share :data:`SEARCH_FRACTION` of it
+        equally, a fixed work budget each however long the others took, so the same graph,
+        budget and seed give the same comparison on every machine; the rest is for what no
+        work budget counts.
+    seed
+        Drives the searches' random choices.
+    objective
+        What cheapest means, for the winner and for ``best``'s search: ``"effective"``
+        or ``"structural"`` multiplications first (:func:`dgraph.search.best.best`).
+    each
+        Give every search the whole ``budget`` (the benchmarks' setting) and run every
+        method in-process, with no ceiling.
+    progress
+        ``progress(method, k, n)``, called before the k-th of n methods runs; without it,
+        in Jupyter, a bar shows which method runs once the comparison has taken two
+        seconds.
+    deadline
+        A :func:`time.perf_counter` time that ends the comparison before its ceiling
+        would: ``dgraph compare`` keeps its ceiling for the whole command, counted from
+        the process's start, and the rest for codegen's choice.
+    ceiling_slack
+        The slack of the ceiling (:func:`compare_ceiling`), in seconds.
+    in_process_edges
+        The most edges on which every method runs in-process.
+
+    Returns
+    -------
+    Comparison
+        Every method's verified result or why it was skipped, the cheapest, the bounds.
+
+    Raises
+    ------
+    InputError
+        For an unknown ``objective``.
+    DGraphError
+        For an unknown method name.
     """
     if objective not in OBJECTIVES:
         raise InputError(
             f"compare: unknown objective {objective!r}: one of {', '.join(OBJECTIVES)}"
         )
+    limits = _Limits(ceiling_slack, in_process_edges)
     if progress is None and in_notebook():
         with method_progress(True) as bar:
-            return _compare(graph, methods, budget, seed, objective, each, bar, deadline)
-    return _compare(graph, methods, budget, seed, objective, each, progress, deadline)
+            return _compare(graph, methods, budget, seed, objective, each, bar, deadline, limits)
+    return _compare(graph, methods, budget, seed, objective, each, progress, deadline, limits)
 
 
-def compare_ceiling(budget: float | None) -> float:
-    """The wall-clock ceiling of a whole comparison, in seconds: :data:`CEILING_FACTOR`
-    × the budget (:data:`DEFAULT_SECONDS` without one) plus a share of the slack
-    (:data:`dgraph.core.budget.CEILING_SLACK`) for starting processes and building the
-    results; within 1.5 × the budget from 20 s up."""
+def compare_ceiling(budget: float | None, slack: float = CEILING_SLACK) -> float:
+    """The wall-clock ceiling of a whole comparison.
+
+    Parameters
+    ----------
+    budget
+        The comparison's budget in seconds; None: :data:`DEFAULT_SECONDS`.
+    slack
+        The ceiling slack (:data:`dgraph.core.budget.CEILING_SLACK`), of which
+        :data:`SLACK_SHARE` is kept for starting processes and building the results.
+
+    Returns
+    -------
+    float
+        :data:`CEILING_FACTOR` × the budget plus that share, in seconds: within 1.5 × the
+        budget from 20 s up.
+    """
     seconds = DEFAULT_SECONDS if budget is None else budget
-    return CEILING_FACTOR * seconds + SLACK_SHARE * budget_module.CEILING_SLACK
+    return CEILING_FACTOR * seconds + SLACK_SHARE * slack
+
+
+class _Limits(NamedTuple):
+    """A comparison's tuning: the ceiling's slack, the most edges run in-process."""
+
+    ceiling_slack: float = CEILING_SLACK
+    in_process_edges: int = IN_PROCESS_EDGES
 
 
 def _compare(
@@ -286,17 +347,17 @@ def _compare(
     objective: str,
     each: bool,
     progress: Callable[[str, int, int], None] | None,
-    deadline: float | None = None,
+    deadline: float | None,
+    limits: _Limits,
 ) -> Comparison:
     names = list(dict.fromkeys(methods or COMPARED))
     order = sorted(names, key=lambda name: name == "best")
     searches = [n for n in order if "budget" in lookup(n).options]
-    plan = None if each else _Plan(graph, order, searches, budget, deadline)
+    plan = None if each else _Plan(graph, order, searches, budget, deadline, limits)
     if plan is not None and plan.boxed:
         warm()
         # the local partials, derived lazily and cached on the graph, once here: a child
-        # process's cache dies with it, so every method run in one derived them all again
-        # (1,000 terms, 5,000 edges: 3 to 5 s per method on the busy benchmark machine)
+        # process's cache dies with it, so every method run in one would derive them again
         graph.has_partials()
     comparison = Comparison(graph, objective=objective)
     cut: list[str] = []  # structure methods the ceiling cut: best does not run them again
@@ -351,7 +412,7 @@ class _Plan:
     searches' counted work reserved for them, and what is left shared among the methods
     that are not searches, each in a child process killed at the end of its slice (a
     method without a budget of its own may take minutes on a large graph). On graphs of
-    at most :data:`IN_PROCESS_EDGES` edges every method runs in-process: a count decides.
+    at most ``in_process_edges`` edges every method runs in-process: a count decides.
     A ``deadline`` before the ceiling ends it there."""
 
     def __init__(
@@ -360,13 +421,14 @@ class _Plan:
         order: list[str],
         searches: list[str],
         budget: float | None,
-        deadline: float | None = None,
+        deadline: float | None,
+        limits: _Limits,
     ) -> None:
         self.start = time.perf_counter()
-        self.end = self.start + compare_ceiling(budget)
+        self.end = self.start + compare_ceiling(budget, limits.ceiling_slack)
         if deadline is not None:
             self.end = max(self.start, min(self.end, deadline))
-        self.boxed = graph.nx.number_of_edges() > IN_PROCESS_EDGES
+        self.boxed = graph.nx.number_of_edges() > limits.in_process_edges
         counted = DEFAULT_SECONDS if budget is None else SEARCH_FRACTION * budget
         reserve = counted * RESERVE_FACTOR if searches else 0.0
         self.others_end = self.end - min(reserve, (self.end - self.start) / 2)

@@ -130,7 +130,24 @@ METHODS: dict[str, MethodSpec] = {}
 def register(
     name: str, run: Callable[..., ExpressionSet], family: str, summary: str, **roles: Any
 ) -> MethodSpec:
-    """Add a method under ``name`` (replacing one of that name); see :class:`MethodSpec`."""
+    """Add a method under ``name``, replacing one of that name.
+
+    Parameters
+    ----------
+    name
+        The name :func:`accumulate`, ``compare`` and the CLI know it by.
+    run
+        ``run(graph, **options) -> ExpressionSet``.
+    family, summary
+        Its family (``"vertex elimination"``, ...) and a one-line description.
+    **roles
+        The other fields of :class:`MethodSpec` (``compared``, ``scalar_only``, ...).
+
+    Returns
+    -------
+    MethodSpec
+        The registered method.
+    """
     spec = MethodSpec(name, run, family, summary, **roles)
     METHODS[name] = spec
     return spec
@@ -138,6 +155,16 @@ def register(
 
 def methods(**roles: Any) -> list[str]:
     """The registered names whose roles match, in registration order.
+
+    Parameters
+    ----------
+    **roles
+        Fields of :class:`MethodSpec` and the value each must have (``family=...``,
+        ``compared=True``, ...).
+
+    Returns
+    -------
+    list of str
 
     >>> methods(family="face elimination")
     ['face-optimal', 'face-greedy', 'faces']
@@ -150,7 +177,23 @@ def methods(**roles: Any) -> list[str]:
 
 
 def lookup(name_or_callable: str | Callable[..., ExpressionSet]) -> MethodSpec:
-    """The registered method of that name, or a callable taken as a method."""
+    """The registered method of that name, or a callable taken as a method.
+
+    Parameters
+    ----------
+    name_or_callable
+        A registered name, or ``f(graph, **options) -> ExpressionSet`` (its docstring's
+        first line becomes the summary).
+
+    Returns
+    -------
+    MethodSpec
+
+    Raises
+    ------
+    DGraphError
+        For a name that is not registered (the message lists those that are).
+    """
     if callable(name_or_callable):
         fn = name_or_callable
         summary = (fn.__doc__ or "").strip().split("\n")[0]
@@ -297,8 +340,32 @@ def accumulate(
     verify: bool = True,
     **options: Any,
 ) -> ExpressionSet:
-    """Accumulate the Jacobian of ``graph`` by ``method`` (a registered name or a function
-    ``(graph, **options) -> ExpressionSet``) and verify the result.
+    """Accumulate the Jacobian of ``graph`` by ``method`` and verify the result.
+
+    Parameters
+    ----------
+    graph
+        The differentiation graph.
+    method
+        A registered method's name (:data:`METHODS`), or a function
+        ``(graph, **options) -> ExpressionSet``.
+    verify
+        Check the result (:func:`dgraph.core.verify.verify`) unless it already is.
+    **options
+        The method's own options (``budget``, ``seed``, ``order``, ...).
+
+    Returns
+    -------
+    ExpressionSet
+        The result, its ``info["seconds"]`` the method's time.
+
+    Raises
+    ------
+    DGraphError
+        For an unknown method, an option the method does not take, or a method that
+        returns no expression set.
+    SearchTooLarge
+        From an exact method asked for more than it can do.
 
     >>> from dgraph.frontends import bundled
     >>> g = bundled("naumann_sin.trace")
@@ -355,6 +422,21 @@ def jacobian(
     point
         Example arguments: their shapes give ``sizes``, and the values are where the
         result is checked first.
+    verify, **options
+        As for :func:`accumulate`.
+
+    Returns
+    -------
+    ExpressionSet
+        The verified Jacobian on ``f``'s graph (``es.graph``).
+
+    Raises
+    ------
+    DGraphError
+        For ``f`` neither a graph nor a function, ``n_inputs``/``sizes``/``point`` with a
+        graph, or what :func:`accumulate` refuses.
+    InputError
+        For a function the tracer cannot read.
 
     >>> from sympy import cos, sin
     >>> es = jacobian(lambda r, theta: (r * cos(theta), r * sin(theta)))
@@ -382,10 +464,35 @@ def traced_function(
     point: Sequence[Any] | None = None,
     params: Sequence[str] = (),
 ) -> DGraph:
-    """:func:`~dgraph.frontends.from_function` of ``f``, ``sizes`` read from the
-    shapes of the example arguments ``point`` when not given (a scalar 0, a vector its
-    length, an array its shape); with ``params``, ``sizes`` covers every argument and
-    ``point`` the differentiated ones, so both must be given."""
+    """The graph of a Python function: :func:`~dgraph.frontends.from_function` of ``f``,
+    ``sizes`` read from the example arguments when not given.
+
+    Parameters
+    ----------
+    f
+        A Python function of scalars and vectors.
+    n_inputs
+        ``f`` takes one sequence argument of this length.
+    sizes
+        Each argument's length (0 a scalar) or shape.
+    point
+        Example arguments: where ``sizes`` is not given, their shapes give it (a scalar 0,
+        a vector its length, an array its shape).
+    params
+        Names of arguments that are parameters, not differentiated; then ``sizes`` covers
+        every argument and ``point`` the differentiated ones, so both must be given.
+
+    Returns
+    -------
+    DGraph
+
+    Raises
+    ------
+    DGraphError
+        For ``params`` with ``point`` but no ``sizes``.
+    InputError
+        For a function the tracer cannot read.
+    """
     if point is not None and sizes is None:
         if params:
             raise DGraphError("with params=, give sizes= for every argument beside point=")

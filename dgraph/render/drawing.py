@@ -216,16 +216,49 @@ def draw(
     faces: list[tuple[str, str]] = (),
     force: bool = False,
 ) -> Drawing:
-    """Draw a graph in one of the views ``graph``, ``line``, ``levels``, ``pages``.
+    """Draw a graph, a face-elimination state or an expression set.
 
-    ``direction`` is ``dataflow`` (Naumann; the default for graph and line views) or
-    ``dependence`` (Zhou; the default for levels and pages). ``highlight`` names region
-    kinds (``chains``, ``blocks``, ``umbrellas``, ``closed-umbrellas``, ``factors``,
-    ``pages``; comma-separated for several) or passes regions. ``style`` is ``paper``
-    (default: serif, grayscale-safe), ``screen`` or ``plain`` (labels as text);
-    ``font`` ``serif`` or ``sans``. A :class:`FaceState` draws its line graph, an
-    :class:`ExpressionSet` its expressions laid out as a graph (Zhou). Graphs too large to
-    draw legibly are refused unless ``force`` (:func:`check_drawable`).
+    Parameters
+    ----------
+    obj
+        A graph; a :class:`FaceState` draws its line graph, an :class:`ExpressionSet` its
+        expressions laid out as a graph (Zhou).
+    view
+        ``graph``, ``line``, ``levels`` or ``pages``.
+    direction
+        ``dataflow`` (Naumann; the default for graph and line views) or ``dependence``
+        (Zhou; the default for levels and pages).
+    highlight
+        Region kinds (``chains``, ``blocks``, ``umbrellas``, ``closed-umbrellas``,
+        ``factors``, ``pages``; comma-separated for several), or regions.
+    style
+        ``paper`` (default: serif, grayscale-safe), ``screen`` or ``plain`` (labels as
+        text).
+    font
+        ``serif`` or ``sans``.
+    edge_labels
+        Labels that replace the edges' own, by edge.
+    labels
+        Whether edge labels are drawn.
+    title
+        A caption.
+    variant
+        The pages view's factorization direction, ``backward`` or ``forward``.
+    faces
+        Faces to mark in the line view.
+    force
+        Draw a graph too large to read (:func:`check_drawable` refuses it otherwise).
+
+    Returns
+    -------
+    Drawing
+        Its scene, rendered as SVG, DOT or TikZ on demand.
+
+    Raises
+    ------
+    DGraphError
+        For an unknown view, a view a face state does not have, an object that is not
+        drawable, or a graph too large without ``force``.
 
     >>> from dgraph.frontends import bundled
     >>> d = draw(bundled("zhou_two_blocks.json"), highlight="blocks", direction="dependence")

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core.expressions import ExpressionSet, Step
 from ..core.graph import DGraph
@@ -56,9 +56,18 @@ from ..methods import accumulate
 from ..search.junction_bounds import elimination_lower_bound
 from .text import latex_rows
 
-__all__ = ["CHEAP", "Exploration", "IllegalMove", "Snapshot"]
+__all__ = ["CHEAP", "BestKnown", "Exploration", "IllegalMove", "Snapshot"]
 
 CHEAP = ("forward", "reverse", "markowitz")  # the methods the best known count is taken from
+
+
+class BestKnown(NamedTuple):
+    """The fewest effective multiplications of the :data:`CHEAP` methods, and whose."""
+
+    mults: int
+    method: str
+
+
 _DIRECTIONS = {"forward": "f", "backward": "b"}
 FaceName = tuple[str, str]
 
@@ -459,10 +468,9 @@ class Exploration:
     # -- yardsticks ----------------------------------------------------------------------
 
     @cached_property
-    def best_known(self) -> tuple[int, str]:
+    def best_known(self) -> BestKnown:
         """The fewest effective multiplications of the cheap greedy methods, and whose."""
-        found = [(accumulate(self.graph, m).mults_effective, m) for m in CHEAP]
-        return min(found)
+        return min(BestKnown(accumulate(self.graph, m).mults_effective, m) for m in CHEAP)
 
     @cached_property
     def lower_bound(self) -> int | None:

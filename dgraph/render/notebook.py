@@ -162,8 +162,9 @@ def best_text(comparison) -> str:
 def bound_text(comparison) -> str:
     """The lower bounds a comparison knows, as one line (empty when none)."""
     parts = []
-    if comparison.lower_bound:
-        parts.append("lower bound {} for {}".format(*comparison.lower_bound))
+    bound = comparison.lower_bound
+    if bound:
+        parts.append(f"lower bound {bound.mults} for {bound.bounds}")
     needs = []
     if comparison.elimination_lower_bound is not None:
         needs.append(f"any elimination ≥ {comparison.elimination_lower_bound}")

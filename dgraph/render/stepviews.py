@@ -351,9 +351,32 @@ def steps(
     force: bool = False,
     **options,
 ) -> StepViewer:
-    """The step-by-step view of an accumulation: of ``source`` itself when it is an
-    expression set, else of ``accumulate(source, method, **options)``; graphs too large
-    to draw legibly are refused unless ``force`` (:func:`~dgraph.render.drawing.check_drawable`).
+    """The step-by-step view of an accumulation, one frame per step.
+
+    Parameters
+    ----------
+    source
+        An expression set, shown as it is, or a graph to accumulate first.
+    method, **options
+        With a graph: ``accumulate(source, method, **options)``.
+    direction
+        ``dataflow`` (Naumann) or ``dependence`` (Zhou).
+    style
+        ``paper``, ``screen`` or ``plain`` (:func:`~dgraph.render.drawing.draw`).
+    force
+        Show a graph too large to draw legibly
+        (:func:`~dgraph.render.drawing.check_drawable` refuses it otherwise).
+
+    Returns
+    -------
+    StepViewer
+        Its ``frames``, each with the multiplications so far and the lines written.
+
+    Raises
+    ------
+    DGraphError
+        For a graph too large to draw without ``force``, or what
+        :func:`~dgraph.methods.accumulate` refuses.
 
     >>> from dgraph.frontends import bundled
     >>> viewer = steps(bundled("naumann_sin.trace"), "reverse")

@@ -512,9 +512,34 @@ def explore(
 ) -> Explorer:
     """An explorer of ``graph``'s eliminations in Jupyter (see the module): click a vertex
     to eliminate it, an edge to front- (Shift: back-) eliminate it; in the line-graph
-    view (``view="line"``, or its button), a face to eliminate it. Graphs too large to
-    draw legibly are refused unless ``force``. Needs anywidget (``pip install
-    'jacobian-accumulation[explore]'``)."""
+    view, a face to eliminate it. Needs anywidget (``pip install
+    'jacobian-accumulation[explore]'``).
+
+    Parameters
+    ----------
+    graph
+        The differentiation graph.
+    direction
+        ``dataflow`` (Naumann) or ``dependence`` (Zhou).
+    style
+        ``paper``, ``screen`` or ``plain`` (:func:`~dgraph.render.drawing.draw`).
+    force
+        Explore a graph too large to draw legibly (refused otherwise).
+    view
+        ``graph`` or ``line`` (the line graph; also a button in the widget).
+
+    Returns
+    -------
+    Explorer
+        The widget, shown when it is a cell's value.
+
+    Raises
+    ------
+    InputError
+        For an unknown view, or without anywidget (the line says what to install).
+    DGraphError
+        For a graph too large to draw without ``force``.
+    """
     _widget_class()  # the one-line install hint before any work
     if not force:
         check_drawable(graph, "graph")

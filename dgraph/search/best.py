@@ -50,17 +50,17 @@ budget (:data:`SHARES`, fractions of the work, never of the time left) and spend
 count of its own steps — A* moves priced (:data:`dgraph.elimination.search.MOVES_PER_SECOND`),
 vertices priced by greedy orders and the beam, edge prices of greedy edge eliminations,
 annealing window eliminations, branch-and-bound nodes of the bracketing program — at a
-rate per second of budget calibrated once on an idle machine so that a budget of S
-seconds takes about S seconds or less there (:data:`PRICES_PER_SECOND` and the like). So
+fixed rate per second of budget, set so that a budget of S seconds takes about S seconds
+or less on an idle machine (:data:`PRICES_PER_SECOND` and the like). So
 the same graph, budget, seed and candidates give the same result on every machine,
 however loaded. Which searches run is decided from counts too (the graph's size, its
 paths), and the winner is always built and verified (no reserve measured off a clock).
 
-A wall-clock ceiling (:func:`dgraph.core.budget.ceiling_for`: 3 × the budget plus 5
-seconds, shared with the face search) stops everything on a machine far slower than the one
-calibrated: the searches whose running time nothing predicts run in a child process
-(:mod:`dgraph.search.timebox`) killed when the ceiling comes, and the in-process ones
-stop there. Only then can the result depend on load, and it says so:
+A wall-clock ceiling (:func:`dgraph.core.budget.ceiling_for`, shared with the face
+search) stops everything on a machine far slower than the rates assume: the searches
+whose running time nothing predicts run in a child process (:mod:`dgraph.search.timebox`)
+killed when the ceiling comes, and the in-process ones stop there. Only then can the
+result depend on load, and it says so:
 ``info["cut_by_time"]`` is True, ``info["cut_phases"]`` names what was cut and
 ``info["budget_note"]`` (printed on the CLI's cost line) says the result may differ from
 run to run. Candidates found as moves are priced without being built; only the winner is
@@ -164,23 +164,18 @@ SHARES = {
     "greedy faces": 0.05,
     "annealing": 0.1,
 }
-# work per second of budget, calibrated on the 2-core benchmark machine while busy (load
-# about 3.5: five jobs), divided so that there each phase's share of S seconds took at
-# most twice that share (Black-Scholes, the Roe flux, the heart dipole, a 26-vertex
-# random DAG and an 80-vertex random layered graph): at most that share when idle
-PRICES_PER_SECOND = 100_000  # vertex prices of greedy orders and the beam (6-17 µs busy)
+# work per second of budget: each phase's share of S seconds of budget takes at most about
+# that share of wall-clock time on an idle machine, at most twice it on a loaded one
+# (the rates' measurements: benchmarks/RESULTS.md, "figures moved from docstrings")
+PRICES_PER_SECOND = 100_000  # vertex prices of greedy orders and the beam
 EDGE_PRICES_PER_SECOND = 100_000  # edges x intermediate edges, per greedy edge elimination
 FACE_PRICES_PER_SECOND = 50_000  # paths x edges, per greedy face elimination
 ELIMINATIONS_PER_SECOND = 100_000  # vertex eliminations of annealing windows
-RANK_PATHS_PER_SECOND = 10_000  # paths of the rank bound (~1 s at its path limit)
+RANK_PATHS_PER_SECOND = 10_000  # paths of the rank bound
 # vertex eliminations priced over blocks (or in Graphax's model) that a second buys, and
 # the share of them the cheapest-first restarts take (the rest: annealing over orders)
 ORDER_ELIMINATIONS_PER_SECOND = 20_000
 RESTART_SHARE = 0.3
-# the wall-clock ceiling: a machine three times slower than the calibration, such as a
-# 2-core one running two other jobs, still finishes within it; the constant covers what
-# the work budget does not count (forking, SciPy's import, building and verifying the
-# winner, the structure methods) on small budgets
 # the family and unit each key of ``info["lower_bounds"]`` bounds
 _BOUND_OF_KEY = {
     "vertex elimination": ("vertex elimination", "mults"),
@@ -361,25 +356,47 @@ def best(
     skip: Iterable[str] = (),
     price: str | PriceModel | None = None,
 ) -> ExpressionSet:
-    """The cheapest verified expression set found within a work budget of ``budget``
-    seconds (module docstring: the same result on every machine), never more expensive
-    than a verified one of ``candidates`` (expression sets of ``graph`` computed already,
-    named by method); ``seed`` drives its random choices.
+    """The cheapest verified expression set a portfolio of searches finds within a work
+    budget: the same result on every machine (module docstring).
 
-    ``price`` is the price model, what cheapest means (:mod:`dgraph.search.prices`):
-    ``"effective"`` multiplications (±1 labels free, constants folded; then structural),
-    ``"structural"`` ones (every label general: plain vertex elimination's count,
-    AlphaGrad's; then effective), ``"blocks"`` (the structured Jacobian-block products'
-    scalar multiplications) or ``"graphax"`` (Graphax's cost model of the order); by
-    default effective on a scalar graph, blocks on a tensor graph. ``objective`` is the
-    same option under its older name (``"effective"`` on a tensor graph: blocks, which
-    is a tensor set's effective count). One portfolio runs, each search and bound only
-    where :data:`dgraph.search.prices.SOLVERS` says it is valid for the model;
+    One portfolio runs, each search and bound only where
+    :data:`dgraph.search.prices.SOLVERS` says it is valid for the price model;
     ``info["not_run"]`` names the others and why. The bounds and
-    ``info["objective_lower_bound"]`` are in the model. ``ceiling`` is the wall-clock
-    limit in seconds (default :func:`ceiling_for` the budget); when it bites,
-    ``info["cut_by_time"]`` says so. ``skip`` names structure methods not to run (those
-    ``compare`` could not finish within its ceiling).
+    ``info["objective_lower_bound"]`` are in the model.
+
+    Parameters
+    ----------
+    graph
+        The differentiation graph.
+    budget
+        Seconds of counted work (default :data:`DEFAULT_BUDGET`).
+    seed
+        Drives every random choice.
+    candidates
+        Expression sets of ``graph`` computed already, named by method: the result is
+        never more expensive than a verified one of them.
+    objective
+        The price model under its older name (``"effective"`` on a tensor graph: blocks,
+        which is a tensor set's effective count).
+    ceiling
+        The wall-clock limit in seconds (default :func:`ceiling_for` the budget); when it
+        bites, ``info["cut_by_time"]`` says so.
+    skip
+        Structure methods not to run (those ``compare`` could not finish within its
+        ceiling).
+    price
+        What cheapest means (:mod:`dgraph.search.prices`): ``"effective"``
+        multiplications (±1 labels free, constants folded; then structural),
+        ``"structural"`` ones (every label general: plain vertex elimination's count,
+        AlphaGrad's; then effective), ``"blocks"`` (the structured Jacobian-block
+        products' scalar multiplications) or ``"graphax"`` (Graphax's cost model of the
+        order); by default effective on a scalar graph, blocks on a tensor graph.
+
+    Returns
+    -------
+    ExpressionSet
+        The verified winner; ``info`` says which search found it (``found_by``), the
+        lower bounds and what they bound, and what was cut or not run.
 
     Raises
     ------

@@ -19,18 +19,18 @@ two segments make it costly; minimize the sum of x_T. The junction bounds' group
 the triples with their junction r in a group sum to at least what the group owes, so the
 bound is never below theirs. With x binary, z and w could stay continuous (a segment not
 formable from paid triples is forced to 0 from the shortest up), but branching on them
-too halves HiGHS's time (binary Black–Scholes: 170 s, not 316). Vertices whose only in-
+too makes HiGHS faster (about twice). Vertices whose only in-
 or out-edge is ±1 are merged first (:func:`unit_contracted`): the same optimum on much
-shorter paths. The linear relaxation comes first, by interior point (a second on the MLP,
-whose branch and bound stalls, and enough there to put 0.80 out of reach), then the branch
+shorter paths. The linear relaxation comes first, by interior point (where the branch and
+bound stalls, as on the MLP, the relaxation alone still gives a bound), then the branch
 and bound; stopped at its node limit, the larger of what each proved is returned.
 
 A budget (seconds, as users give it) is spent as work, never read off the clock, so the
 bound is the same on every machine however loaded: the program's nonzeros price its
 solves, the relaxation runs where ``seconds`` × :data:`CELLS_PER_SECOND` covers them,
 and the branch and bound (its dual bound, the gap asked to close: HiGHS's best
-solution is an upper bound), whose root alone grows about as the square of the nonzeros
-(0.01 s for the heart dipole's 268, ten seconds for Black–Scholes's 6,000), gets as many
+solution is an upper bound), whose root alone grows about as the square of the nonzeros,
+gets as many
 nodes (HiGHS's ``node_limit``) as ``seconds`` buys at that price, and does not run where
 that is none. A killed process is the only other way to stop it (``best``'s ceiling).
 """
@@ -59,11 +59,9 @@ __all__ = ["BRACKETING_PATH_LIMIT", "bracketing_lower_bound", "load_solver", "un
 
 BRACKETING_PATH_LIMIT = 5000  # input–output paths per part beyond which the program is not built
 SEGMENT_LIMIT = 50_000  # path segments, likewise (the Roe flux has 8,000; each is a few rows)
-# work per second of budget, calibrated on the 2-core benchmark machine while busy (load
-# about 3.5): nonzeros of the program whose relaxation one second solves (14,000 to
-# 31,000 took 1.6 to 3.1 s there, the MLP's 31,000 about a second idle), and the nonzeros
-# whose branch-and-bound root takes about a second ((nonzeros / ROOT_CELLS)² seconds
-# predicted: Black-Scholes's 6,000 took ten)
+# work per second of budget: nonzeros of the program whose relaxation one second solves,
+# and the nonzeros whose branch-and-bound root takes about a second (a root is predicted
+# to take (nonzeros / ROOT_CELLS)² seconds); measured: benchmarks/RESULTS.md
 CELLS_PER_SECOND = 10_000
 ROOT_CELLS = 2_000
 

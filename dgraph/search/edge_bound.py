@@ -136,8 +136,8 @@ def program_cells(graph: DGraph) -> int:
     """The bracketing program's nonzeros on ``graph``'s structure, estimated without
     building it: about :data:`CELLS_PER_SPLIT` per split of every path of two edges or
     more (each is a segment of an input–output path), counted by one sweep — paths into
-    v and their edges summed over v's predecessors — where building the program to count
-    them took 12 s on the Roe flux (its estimate 825,000, the program 827,178).
+    v and their edges summed over v's predecessors — because building the program only to
+    count them costs about as much as solving a small one.
 
     >>> from dgraph.frontends import bundled
     >>> program_cells(bundled("naumann_discrepancy.json"))  # 9 paths of 2 edges, 10 of 3

@@ -42,8 +42,7 @@ __all__ = ["effective_optimal_search"]
 
 EFFECTIVE_LIMIT = 18  # intermediates beyond which the search refuses without a budget
 # vertices + edges whose start (parts, closures, junction bounds) one second of budget
-# affords, calibrated on the busy 2-core benchmark machine (1,000 independent terms:
-# 8,000 took 4.7 s): a budgeted search that needs more refuses, from counts
+# affords: a budgeted search that needs more refuses, from counts, not the clock
 START_PER_SECOND = 3_000
 
 

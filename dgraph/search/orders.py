@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable
 
 from ..core.graph import DGraph
-from ..elimination.kernel import BLOCKS, VALUES, Algebra, Elimination
+from ..elimination.kernel import BLOCKS, VALUES, Algebra, Costed, Elimination
 
 __all__ = [
     "RULES",
@@ -74,7 +74,7 @@ def beam_order(
     branch: int = 6,
     algebra: Algebra = VALUES,
     work: int | None = None,
-) -> tuple[int, list[str]]:
+) -> Costed:
     """Beam search over vertex elimination: keep the ``width`` cheapest partial orders of
     each length, extending each by its ``branch`` cheapest next vertices; once ``work``
     vertices have been priced (None: no limit) only the cheapest goes on, completed
@@ -103,18 +103,16 @@ def beam_order(
             if len(beam) == width:
                 break
     cost, order, _ = beam[0]
-    return cost, order
+    return Costed(cost, order)
 
 
-def greedy_edges(
-    graph: DGraph, rng: random.Random | None = None
-) -> tuple[int, list[tuple[str, tuple[str, str]]]]:
+def greedy_edges(graph: DGraph, rng: random.Random | None = None) -> Costed:
     """Edge elimination that always takes the cheapest front or back elimination, priced
     in effective then structural multiplications (ties: forward first, then evaluation
     order, or at random with ``rng``); its effective cost and moves.
 
     >>> from dgraph.frontends import bundled
-    >>> greedy_edges(bundled("naumann_sin.trace"))[0]
+    >>> greedy_edges(bundled("naumann_sin.trace")).cost
     3
     """
     kinds = Elimination(graph, VALUES)
@@ -142,7 +140,7 @@ def greedy_edges(
         direction, (i, j) = best
         total += kinds.eliminate_edge(i, j, direction)
         moves.append(best)
-    return total, moves
+    return Costed(total, moves)
 
 
 def cheapest_first_order(
@@ -178,7 +176,7 @@ def anneal_order(
     moves: int,
     rng: random.Random,
     stop: Callable[[], bool] = lambda: False,
-) -> tuple[int, list[str]]:
+) -> Costed:
     """Simulated annealing over vertex orders (any order of the intermediates is one):
     a move takes one vertex to another place; a worse order is kept with probability
     exp(-increase / T), T falling geometrically from 3% of the start's price to almost
@@ -188,7 +186,7 @@ def anneal_order(
     now = low = price(current)
     n = len(order)
     if n < 2 or moves < 1:
-        return low, best
+        return Costed(low, best)
     start = max(now * 0.03, 1.0)
     for step in range(moves):
         if stop():
@@ -202,4 +200,4 @@ def anneal_order(
             current, now = trial, cost
             if cost < low:
                 best, low = trial, cost
-    return low, best
+    return Costed(low, best)

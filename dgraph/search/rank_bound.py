@@ -24,7 +24,7 @@ __all__ = ["ANY_ACCUMULATION", "RANK_PATH_LIMIT", "rank_lower_bound"]
 
 ANY_ACCUMULATION = "any accumulation, effective mults"  # its key in best's lower_bounds
 
-RANK_PATH_LIMIT = 20_000  # paths beyond which the bound is not computed (~1 s there)
+RANK_PATH_LIMIT = 20_000  # paths beyond which the bound is not computed (about a second)
 _PRIME = 2_305_843_009_213_693_951  # 2**61 - 1
 
 Poly = dict[tuple[int, ...], Fraction]  # sorted general-label indices -> coefficient

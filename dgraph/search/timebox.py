@@ -1,9 +1,8 @@
 """Run parts of ``best``'s portfolio in a child process that is stopped at its deadline.
 
 The structure methods, the exact searches and the greedy edge and face eliminations are
-pure Python whose running time nothing cheap predicts (on a random layered graph of 360
-vertices whose forward mode takes four seconds, Zhou's factorizer takes five minutes and
-one greedy edge elimination two), and a Python thread cannot be stopped, so ``best`` runs
+pure Python whose running time nothing cheap predicts (on one graph minutes where forward
+mode takes seconds), and a Python thread cannot be stopped, so ``best`` runs
 them in a child process that sends each result back, pickled, as soon as it has it, and
 kills the child when the time is up; :class:`Background` does the same for one result
 while the caller goes on (the bracketing program, alongside the heuristics).

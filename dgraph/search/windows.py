@@ -40,7 +40,7 @@ from typing import Any
 
 from ..core.graph import DGraph
 from ..core.kinds import add, multiply
-from ..elimination.kernel import VALUES
+from ..elimination.kernel import VALUES, Costed
 
 __all__ = ["OBJECTIVES", "anneal_windows", "improve_windows", "order_cost"]
 
@@ -198,7 +198,7 @@ def anneal_windows(
     deadline: float | None = None,
     fixed: int = 0,
     rounds: int = 1,
-) -> tuple[int, list[str]]:
+) -> Costed:
     """Simulated annealing over vertex orders from ``start``: move one vertex a
     log-uniform distance, keep the move if it costs no more than ``T·ln(1/u)`` extra (the
     Metropolis rule), T cooling geometrically over ``steps`` moves per round, each later
@@ -210,7 +210,7 @@ def anneal_windows(
 
     >>> from dgraph.frontends import bundled
     >>> anneal_windows(bundled("naumann_sin.trace"), ["v1", "v2"], steps=50)
-    (3, ['v2', 'v1'])
+    Costed(cost=3, order=['v2', 'v1'])
     """
     rng = random.Random(seed)
     state, key = _start(graph, objective)
@@ -258,7 +258,7 @@ def anneal_windows(
     if objective == "effective":  # label values may depend on the order (module doc)
         state = walk.states[0].copy()
         best_cost = sum(state.eliminate(v) for v in best)
-    return prefix_cost + best_cost, [name[v] for v in prefix + best]
+    return Costed(prefix_cost + best_cost, [name[v] for v in prefix + best])
 
 
 def improve_windows(
@@ -267,7 +267,7 @@ def improve_windows(
     width: int = WIDTH,
     deadline: float | None = None,
     windows: int | None = None,
-) -> tuple[int, list[str]]:
+) -> Costed:
     """Re-order every window of ``width`` consecutive positions of ``start`` optimally in
     structural multiplications (the dynamic program over the window's subsets: the state
     after eliminating a subset is the same whichever order did it), windows overlapping
@@ -277,7 +277,7 @@ def improve_windows(
 
     >>> from dgraph.frontends import bundled
     >>> improve_windows(bundled("naumann_sin.trace"), ["v1", "v2"])
-    (3, ['v2', 'v1'])
+    Costed(cost=3, order=['v2', 'v1'])
     """
     state, key = _start(graph, "structural")
     name = {k: v for v, k in key.items()}
@@ -289,7 +289,7 @@ def improve_windows(
         improved = False
         for lo in range(0, max(1, n - width + 1), max(1, width // 2)):
             if (deadline is not None and time.perf_counter() > deadline) or windows == 0:
-                return walk.total(), [name[v] for v in walk.order]
+                return Costed(walk.total(), [name[v] for v in walk.order])
             windows = None if windows is None else windows - 1
             hi = min(n, lo + width)
             window = walk.order[lo:hi]
@@ -298,7 +298,7 @@ def improve_windows(
                 walk.order[lo:hi] = better
                 walk.replay(lo, hi)
                 improved = True
-    return walk.total(), [name[v] for v in walk.order]
+    return Costed(walk.total(), [name[v] for v in walk.order])
 
 
 def _window_optimum(state: _Bits, window: list[int]) -> tuple[int, list[int]]:

@@ -67,12 +67,12 @@ __all__ = [
 VARIANTS = ("backward", "forward")
 STRATEGIES = ("global", "pages", "pairs")
 # edges beyond which strategy "auto" tries only "global": pages can multiply the work
-# (a random layered graph of 5,607 edges: global 2-3 s, pages 217 s and 1.1 million mults)
+# (benchmarks/RESULTS.md, "figures moved from docstrings")
 AUTO_EDGE_LIMIT = 2_000
 # edges beyond which variant "best" factorizes one way only: backward (from the inputs,
 # in Zhou's dependence direction) where forward mode's structural cost is the lower,
-# forward where reverse mode's is, as the two pair up on layered graphs; each takes
-# about 25 s on a random layered graph of 97,809 edges
+# forward where reverse mode's is, as the two pair up on layered graphs (each takes tens
+# of seconds at this size)
 VARIANT_EDGE_LIMIT = 50_000
 
 

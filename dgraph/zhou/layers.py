@@ -94,7 +94,7 @@ def layer_chain(graph: DGraph, cuts: Sequence[Sequence[str]] | None = None) -> L
 
 
 # Chains of local Jacobians up to this length get the cheapest bracketing (the
-# matrix-chain program is cubic in it: a 500-step loop's 500 levels took over 20 s);
+# matrix-chain program is cubic in it);
 # longer ones the cheaper of the left-to-right and right-to-left products, linear in it.
 SEARCH_LIMIT = 100
 

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import networkx as nx
 
 from ..elimination.kernel import Elimination
 from ..elimination.labeled import LabeledGraph
 
-__all__ = ["Component", "decompose", "reduce_simple"]
+__all__ = ["Component", "Decomposition", "decompose", "reduce_simple"]
 
 
 def _is_link(g: nx.DiGraph, v: str) -> bool:
@@ -87,11 +88,26 @@ class Component:
             yield from p.walk()
 
 
-def decompose(g: nx.DiGraph) -> tuple[nx.DiGraph, list[Component]]:
+class Decomposition(NamedTuple):
+    """A series-parallel reduction (:func:`decompose`)."""
+
+    reduced: nx.DiGraph  # its edges carry their ``component``; what remains is complex
+    tops: list[Component]  # the top-level chains and blocks, each with its nested ones
+
+
+def decompose(g: nx.DiGraph) -> Decomposition:
     """Series-parallel reduction of the structure of ``g`` (data-flow, with roles).
 
-    Returns the reduced graph, whose edges carry their ``component``, and the top-level
-    chains and blocks (each with its nested ones). What remains unreduced is complex.
+    Parameters
+    ----------
+    g
+        A differentiation graph's networkx graph, its vertices with their roles.
+
+    Returns
+    -------
+    Decomposition
+        The reduced graph, whose edges carry their ``component``, and the top-level
+        chains and blocks (each with its nested ones). What remains unreduced is complex.
     """
     h = nx.DiGraph()
     h.add_nodes_from(g.nodes(data=True))
@@ -116,7 +132,7 @@ def decompose(g: nx.DiGraph) -> tuple[nx.DiGraph, list[Component]]:
     tops = [
         data["component"] for _, _, data in h.edges(data=True) if data["component"].kind != "edge"
     ]
-    return h, tops
+    return Decomposition(h, tops)
 
 
 def _flatten(c: Component, kind: str) -> list[Component]:
