@@ -22,7 +22,7 @@ from ..core.parse import parse_expression
 from ..errors import InputError
 from .array_tracer import check_shape, trace_arrays
 from .elemental import ExprGraphBuilder, gc_paused, replace_shared
-from .tracer import Condition, Traced, traced_call
+from .frames import call_keeping_locals
 
 Level = Literal["element", "array"]
 LEVELS: tuple[str, ...] = ("element", "array")  # as from_jax's level=
@@ -241,7 +241,6 @@ def from_function(
     [('u', (4, 3), None), ('t1', (4, 2), 'dot_general'), ('y', (4, 2), 'tanh')]
     """
     label = name or getattr(f, "__name__", "function")
-    where = label if label != "<lambda>" else "the function"
     params = list(params)
     if level not in LEVELS:
         raise InputError(f"{label}: level={level!r}; use {' or '.join(map(repr, LEVELS))}")
@@ -252,92 +251,109 @@ def from_function(
         return graph
     if level == "array":
         return _from_arrays(f, label, n_inputs, sizes, params)
-    array = _array_first(f, label, n_inputs, sizes, params, binary)
-    if array is not None:
-        graph = expand(array, limit)
-        graph.traced_with = "numpy"
-        return graph
     if n_inputs is not None and params:
         raise InputError(f"{label}: params= needs named parameters, not n_inputs=")
-    parameters: list[sympy.Symbol] = []
-    if n_inputs is not None:
-        symbols = [real_symbol(f"x{k}") for k in range(n_inputs)]
-        attempts = [((_traced_array(symbols),), symbols, "numpy")]
-        plain = ((symbols,), symbols, "sympy")
-    else:
+    plain = n_inputs is not None or not any(sizes or ())  # sympy symbols can stand in
+    routes = [_by_arrays, _by_sympy] if plain else [_by_arrays]
+    if plain and inspects_expressions(f):  # sympy's reader: f works on expressions
+        routes.reverse()
+    failure = None  # the first route's: it names what to change
+    for route in routes:
         try:
-            signature = list(inspect.signature(f).parameters.values())
-        except (TypeError, ValueError):
-            raise InputError(f"{label}: cannot read the function's parameters") from None
-        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        if not signature or any(p.kind not in kinds for p in signature):
-            raise InputError(f"{label}: needs plain positional parameters (or n_inputs=)")
-        sizes = list(sizes or [0] * len(signature))
-        if len(sizes) != len(signature):
-            raise InputError(f"{label}: {len(sizes)} sizes for {len(signature)} parameters")
-        taken = {p.name for p in signature}
-        unknown = [p for p in params if p not in taken]
-        if unknown:
-            raise InputError(
-                f"{label}: the function has no parameter {unknown[0]!r} to take as a"
-                f" parameter (it has {', '.join(sorted(taken))})"
-            )
-        if len(params) >= len(signature):
-            raise InputError(f"{label}: every parameter is in params: nothing to differentiate")
-        symbols, parts = [], []
-        for p, n in zip(signature, sizes, strict=True):
-            if n:
-                names = [
-                    f"{p.name}{k}" if f"{p.name}{k}" not in taken else f"{p.name}_{k}"
-                    for k in range(n)
-                ]
-                part = [real_symbol(v) for v in names]
-            else:
-                part = real_symbol(p.name)
-            parts.append(part)
-            (parameters if p.name in params else symbols).extend(part if n else [part])
-        traced = tuple(_traced_array(p) if isinstance(p, list) else Traced(p) for p in parts)
-        attempts = [(traced, symbols, "numpy")]
-        plain = None if any(sizes) else (tuple(parts), symbols, "sympy")
-    if plain is not None:  # plain sympy symbols first where f works on expressions' structure
-        attempts.insert(0 if inspects_expressions(f) else 1, plain)
-    failure = None  # the tracer's, where every attempt fails: it names what to change
-    for args, inputs, route in attempts:
-        try:
-            with _symbolic_max_min(f):
-                result, local, tape = traced_call(f, list(args), where)
+            return route(f, label, n_inputs, sizes, params, binary, limit)
         except InputError as exc:
-            failure = exc if route == "numpy" or failure is None else failure
-            continue
-        except Exception as exc:
-            if route == "numpy" or failure is None:
-                hint = _sizes_hint(exc) if n_inputs is None and not any(sizes or ()) else ""
-                failure = InputError(f"{label}: calling it with symbols failed: {exc}{hint}")
-            continue
-        outputs = _outputs(result, label)
-        variables = _variables(local, set(map(str, [*inputs, *parameters])))
-        graph = from_sympy(
-            outputs,
-            inputs,
-            name=label if label != "<lambda>" else "",
-            binary=binary,
-            variables=variables,
-            params=parameters,
-            tape=tape,
-        )
-        graph.traced_with = route
-        return graph
+            failure = failure or exc
     raise failure
 
 
-def _sizes_hint(exc: Exception) -> str:
-    """What to change where ``f`` indexed, iterated or measured a scalar argument."""
-    if "'Traced'" not in str(exc):
-        return ""
-    return (
-        "; every argument is a scalar unless its length is given: sizes= (or point=, an"
-        " example), --inputs NAME:N on the command line"
+def _by_arrays(
+    f: Callable[..., Any],
+    label: str,
+    n_inputs: int | None,
+    sizes: Sequence[Any] | None,
+    params: list[str],
+    binary: bool,
+    limit: int | None,
+) -> DGraph:
+    """The element level as the array trace expanded (:func:`~dgraph.core.expand.expand`):
+    scalars are arrays of shape ``()``, ``params`` inputs whose elements become the
+    graph's parameters."""
+    if n_inputs is None:
+        names = _checked_parameters(f, label, sizes, params)
+        sizes = list(sizes or [0] * len(names))
+    array = _from_arrays(f, label, n_inputs, sizes, [])
+    graph = expand(array, limit, parameters=params, binary=binary)
+    graph.traced_with = "numpy"
+    return graph
+
+
+def _checked_parameters(
+    f: Callable[..., Any], label: str, sizes: Sequence[Any] | None, params: list[str]
+) -> list[str]:
+    """``f``'s parameters' names: plain positional ones, one size each, ``params`` among
+    them and not all of them."""
+    try:
+        signature = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        raise InputError(f"{label}: cannot read the function's parameters") from None
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if not signature or any(p.kind not in kinds for p in signature):
+        raise InputError(f"{label}: needs plain positional parameters (or n_inputs=)")
+    if sizes is not None and len(sizes) != len(signature):
+        raise InputError(f"{label}: {len(sizes)} sizes for {len(signature)} parameters")
+    taken = [p.name for p in signature]
+    unknown = [p for p in params if p not in taken]
+    if unknown:
+        raise InputError(
+            f"{label}: the function has no parameter {unknown[0]!r} to take as a"
+            f" parameter (it has {', '.join(sorted(taken))})"
+        )
+    if len(set(params)) >= len(signature):
+        raise InputError(f"{label}: every parameter is in params: nothing to differentiate")
+    return taken
+
+
+def _by_sympy(
+    f: Callable[..., Any],
+    label: str,
+    n_inputs: int | None,
+    sizes: Sequence[Any] | None,
+    params: list[str],
+    binary: bool,
+    limit: int | None,
+) -> DGraph:
+    """``f`` of scalars called with plain sympy symbols, its result read by
+    :func:`from_sympy`: sympy's own reader, for a function that works on the structure of
+    expressions (``diff``, ``subs``, ``Matrix``) or that the array tracer cannot read."""
+    if n_inputs is not None:
+        inputs = [real_symbol(f"x{k}") for k in range(n_inputs)]
+        args: list[Any] = [inputs]
+        parameters: list[sympy.Symbol] = []
+    else:
+        names = _checked_parameters(f, label, sizes, params)
+        args = [real_symbol(n) for n in names]
+        inputs = [a for n, a in zip(names, args, strict=True) if n not in params]
+        parameters = [a for n, a in zip(names, args, strict=True) if n in params]
+    try:
+        with _symbolic_max_min(f):
+            result, local = call_keeping_locals(f, args)
+    except InputError:
+        raise
+    except Exception as exc:
+        why = f"{exc}".splitlines()[0][:200] if str(exc) else type(exc).__name__
+        raise InputError(f"{label}: calling it with symbols failed: {why}") from None
+    outputs = _outputs(result, label)
+    variables = _variables(local, set(map(str, [*inputs, *parameters])))
+    graph = from_sympy(
+        outputs,
+        inputs,
+        name=label if label != "<lambda>" else "",
+        binary=binary,
+        variables=variables,
+        params=parameters,
     )
+    graph.traced_with = "sympy"
+    return graph
 
 
 def _from_arrays(
@@ -377,40 +393,10 @@ def _from_arrays(
     return trace_arrays(f, shapes, names, label, _output_names)
 
 
-def _array_first(
-    f: Callable[..., Any],
-    label: str,
-    n_inputs: int | None,
-    sizes: Sequence[Any] | None,
-    params: list[str],
-    binary: bool,
-) -> DGraph | None:
-    """The array graph of a function of arrays the element level expands; None where
-    the element tracer reads ``f`` instead: a function of scalars only (plain Python
-    math, sympy: each vertex as the sympy route makes it), ``params``, ``binary``, a
-    function that works on sympy expressions, or one the array tracer cannot read."""
-    if n_inputs is not None or params or binary or not sizes or not any(sizes):
-        return None
-    if inspects_expressions(f):
-        return None
-    try:
-        return _from_arrays(f, label, None, list(sizes), [])
-    except InputError:
-        return None
-
-
-def _traced_array(symbols: list[sympy.Symbol]) -> np.ndarray:
-    out = np.empty(len(symbols), dtype=object)
-    out[:] = [Traced(s) for s in symbols]
-    return out
-
-
 def _plain(value: Any) -> Any:
     """A traced value, array or number as a sympy expression (arrays: lists)."""
     if isinstance(value, np.ndarray):
         return [_plain(v) for v in value.reshape(-1)]
-    if isinstance(value, (Traced, Condition)):
-        return value.expr
     if isinstance(value, np.generic):
         return value.item()
     return value
