@@ -120,7 +120,7 @@ class _Value:
         raise InputError(_BRANCH)
 
     def __float__(self) -> float:
-        raise InputError(_CONVERT)
+        raise InputError(f"float() of a value that depends on the inputs: {_CONVERT}")
 
     __int__ = __index__ = __complex__ = __float__
 
@@ -273,6 +273,12 @@ class TracedArray(_Value):
 
     def cumsum(self, axis=None, dtype=None, out=None):
         return _cumsum(self, axis, dtype, out)
+
+    def cumprod(self, axis=None, dtype=None, out=None):
+        return _cumprod(self, axis, dtype, out)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _prod(self, axis, dtype, out, keepdims)
 
     def dot(self, other):
         return _matmul(self, other)
@@ -919,6 +925,40 @@ def _cumsum(x: Any, axis=None, dtype=None, out=None) -> Any:
     return _move(x, "cumsum", (("axis", d), ("reverse", False)), x.shape)
 
 
+def _running_products(x: Any, axis: Any, what: str) -> tuple[list[Any], int]:
+    """The products of the first 1, 2, ..., n slices of ``x`` along ``axis`` (each
+    keeping the axis, length 1): one multiplication each, as NumPy's loop does."""
+    d = _axis(axis, x.ndim, what)
+    products = []
+    for k in range(x.shape[d]):
+        piece = x[(slice(None),) * d + (slice(k, k + 1),)]
+        products.append(piece if not products else products[-1] * piece)
+    return products, d
+
+
+def _cumprod(x: Any, axis=None, dtype=None, out=None) -> Any:
+    _reduction_args("numpy.cumprod", dtype, out)
+    if _traced(x, "numpy.cumprod") is None:
+        return np.cumprod(_constant(x), axis)
+    if axis is None:
+        x, axis = _reshape(x, (-1,)), 0
+    products, d = _running_products(x, axis, "numpy.cumprod")
+    return _concatenate(products, d)
+
+
+def _prod(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any) -> Any:
+    _reduction_args("numpy.prod", dtype, out, **kwargs)
+    if _traced(x, "numpy.prod") is None:
+        return np.prod(_constant(x), axis, keepdims=keepdims)
+    axes = _axes(axis, x.ndim, "numpy.prod")
+    result = x
+    for d in sorted(axes, reverse=True):
+        result = _running_products(result, d, "numpy.prod")[0][-1]
+    if keepdims:
+        return result
+    return _reshape(result, tuple(n for j, n in enumerate(x.shape) if j not in axes))
+
+
 def _dot(lhs: Any, rhs: Any, contract: tuple, shape: Shape) -> TracedArray:
     tape = _tape_of([lhs, rhs])
     operands = tuple(
@@ -1039,6 +1079,8 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
         "reduce_min", x, axis, out, keepdims, **k
     ),
     np.cumsum: _cumsum,
+    np.cumprod: _cumprod,
+    np.prod: _prod,
     np.reshape: lambda a, shape=None, order="C", **k: _reshape(a, k.get("newshape", shape), order),
     np.ravel: lambda a, order="C": _reshape(a, (-1,), order),
     np.transpose: _transpose,
@@ -1152,8 +1194,6 @@ def _array_of(original: Callable[..., Any]) -> Callable[..., Any]:
     """``np.array`` or ``np.asarray`` that makes a list holding traced values one array."""
 
     def make(obj: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(obj, _Value):
-            return obj
         if isinstance(obj, (list, tuple)) and _holds_traced(obj):
             return gathered(obj)
         return original(obj, *args, **kwargs)

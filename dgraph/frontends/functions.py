@@ -281,10 +281,22 @@ def _by_arrays(
     if n_inputs is None:
         names = _checked_parameters(f, label, sizes, params)
         sizes = list(sizes or [0] * len(names))
-    array = _from_arrays(f, label, n_inputs, sizes, [])
+    try:
+        array = _from_arrays(f, label, n_inputs, sizes, [])
+    except InputError as exc:
+        scalar = n_inputs is None and not any(sizes)
+        if scalar and any(w in str(exc) for w in ("0 axes", "0-d", "iteration over")):
+            raise InputError(f"{exc}{_SIZES_HINT}") from None
+        raise
     graph = expand(array, limit, parameters=params, binary=binary)
     graph.traced_with = "numpy"
     return graph
+
+
+_SIZES_HINT = (
+    "; every argument is a scalar unless its length is given: sizes= (or point=, an"
+    " example), --inputs NAME:N on the command line"
+)
 
 
 def _checked_parameters(
