@@ -60,16 +60,13 @@ def from_sympy(
     binary: bool = False,
     variables: Mapping[str, sympy.Expr] | None = None,
     params: Iterable[sympy.Symbol | str] = (),
-    tape: Mapping[sympy.Symbol, sympy.Expr] | None = None,
 ) -> DGraph:
     """The elemental differentiation graph of sympy expressions w.r.t. ``inputs``.
 
     Outputs are named by a mapping's keys (``{"f1": f1, "f2": f2}``), else ``y`` (one)
     or ``y0, y1, ...`` (``f0, f1, ...`` where an input is ``y``). With ``binary``, n-ary
     sums and products become chains of two-operand vertices. ``variables`` names the
-    vertices that compute some subexpressions (a traced function's local variables);
-    ``tape``, symbols that stand for subexpressions, in order (a traced function's tape,
-    :mod:`dgraph.frontends.tracer`): each is the vertex computing its expression.
+    vertices that compute some subexpressions (a traced function's local variables).
     ``params`` are symbols the outputs use whose values are fixed when the function runs
     (masses, lengths, ``g``): they stay in the labels, and the Jacobian has no column for
     them. Functions of time from :mod:`sympy.physics.mechanics` (``q1(t)``) given as inputs
@@ -102,7 +99,7 @@ def from_sympy(
         names = _output_names(len(exprs), set(input_names) | set(parameters))
     if plain:
         exprs = [_without_time(e, plain, n) for n, e in zip(names, exprs, strict=True)]
-    builder = ExprGraphBuilder(input_names, name or "<sympy>", binary, parameters, tape)
+    builder = ExprGraphBuilder(input_names, name or "<sympy>", binary, parameters)
     env = {s: i for s, i in zip(symbols, builder.inputs, strict=False)}
     env.update({real_symbol(str(s)): i for s, i in zip(symbols, builder.inputs, strict=False)})
     with gc_paused():
@@ -199,32 +196,56 @@ def from_function(
     point: Sequence[Any] | None = None,
     limit: int | None = EDGE_LIMIT,
 ) -> DGraph:
-    """Trace ``f`` by calling it with values named after its parameters: traced values
-    that sympy's functions, NumPy's ufuncs, :mod:`math` and Python's operators take and
-    that keep a tape, one vertex per operation (:mod:`dgraph.frontends.tracer`),
-    vectors as arrays of them (``sizes``: each parameter's length, 0 for a scalar;
-    elements ``x0, x1, ...``). A function of scalars is called with plain sympy symbols
-    instead where the traced values fail, and first where its code works on the structure
-    of expressions (:func:`inspects_expressions`); ``graph.traced_with`` says which
-    (``"numpy"`` or ``"sympy"``). Intermediates are named after ``f``'s local variables
-    where one holds a vertex's value (functions traced in under a quarter of a second: the
-    names cost a second, hooked run).
+    """The differentiation graph of the Python function ``f``, traced.
 
-    With ``n_inputs``, ``f`` takes one sequence argument and is called with symbols
-    ``x0, ..., x{n-1}``. ``f`` returns an expression, a tuple/list or an array, or a dict
-    of them. ``params`` names parameters of ``f`` that are not differentiated (masses,
-    lengths): they become the graph's parameters (:func:`from_sympy`).
+    ``f`` is called once with one traced array per parameter
+    (:mod:`dgraph.frontends.array_tracer`): NumPy's ufuncs and array functions, Python's
+    operators, and :mod:`math`'s and sympy's elementwise functions (``math.exp(x[0])``,
+    ``sympy.sin(a)``) each record one array operation. At ``level="array"`` that is the
+    graph; at the default ``level="element"`` it is expanded into scalars
+    (:func:`~dgraph.core.expand.expand`), so both levels read the same programs. A
+    function of scalars whose code works on the structure of sympy expressions
+    (:func:`inspects_expressions`: ``diff``, ``subs``, ``Matrix``), or that the array
+    tracer cannot read, is called with plain sympy symbols instead and read by
+    :func:`from_sympy` (sympy's own reader); ``graph.traced_with`` says which route
+    (``"numpy"`` or ``"sympy"``). Vertices are named after ``f``'s local variables where
+    one holds their value.
 
-    With ``level="array"``, each parameter is one traced array of the shape ``sizes``
-    gives (a tuple, or an int for a vector; 0 or ``()`` a scalar), and each NumPy
-    operation one tensor vertex (:mod:`dgraph.frontends.array_tracer`): the graph's
-    size does not grow with the arrays'. The default ``level="element"`` is the graph
-    of scalars described above.
+    Parameters
+    ----------
+    f
+        Returns an array, a number, a tuple or list of them, or a dict of them (its keys
+        name the outputs).
+    name
+        The graph's name (default: ``f``'s).
+    n_inputs
+        ``f`` takes one sequence argument of this length (elements ``x0, x1, ...``).
+    binary
+        Sums and products of more than two vertices become chains of two-operand vertices.
+    sizes
+        Each parameter's shape: a tuple, or an int for a vector; 0 or ``()`` a scalar
+        (default: all scalars). A vector's elements are ``x0, x1, ...``.
+    params
+        Parameters of ``f`` that are not differentiated (masses, lengths): the graph's
+        :attr:`~dgraph.core.graph.DGraph.parameters`, symbols in its labels, at the
+        element level.
+    level
+        ``"element"`` (a vertex per scalar operation) or ``"array"`` (a vertex per array
+        operation, whose size does not grow with the arrays').
+    point
+        One value per differentiated parameter, arrays of their shapes: where the user
+        means to evaluate ``f``, kept as the graph's
+        :attr:`~dgraph.core.graph.DGraph.point` (values and generated code are checked
+        there first).
+    limit
+        The most scalar edges the element level may make (above it: one line naming
+        ``level="array"``); None for no limit.
 
-    ``point`` (one value per differentiated parameter, arrays of their shapes) is where the
-    user means to evaluate ``f``: kept as the graph's
-    :attr:`~dgraph.core.graph.DGraph.point`, where values and generated code are checked
-    first (a program finite only near it is checked there).
+    Raises
+    ------
+    InputError
+        What cannot be traced, in one line: a branch on a traced value (use
+        ``np.where``), ``float()`` of one, an operation with no array form.
 
     >>> g = from_function(lambda a, b: a * b + sympy.sin(a))
     >>> g.inputs, g.outputs
@@ -235,7 +256,7 @@ def from_function(
     ...     return k * np.sin(area) + math.exp(x[0])
     >>> g = from_function(f, sizes=[2, 0])
     >>> g.inputs, g.intermediates
-    (['x0', 'x1', 'k'], ['t1', 'area', 't2', 't3'])
+    (['x0', 'x1', 'k'], ['area', 't5', 't6', 't9'])
     >>> g = from_function(lambda u: np.tanh(u @ np.ones((3, 2))), sizes=[(4, 3)], level="array")
     >>> [(v, g.shape(v), g.op(v) and g.op(v).primitive) for v in g.order()]
     [('u', (4, 3), None), ('t1', (4, 2), 'dot_general'), ('y', (4, 2), 'tanh')]
@@ -534,8 +555,8 @@ USES_LIMIT = 200  # functions looked into, at most
 
 # names whose use means a function works on the structure of sympy expressions (methods
 # and functions that differentiate, substitute, simplify, solve, or read an expression's
-# parts): such a function is called with plain sympy symbols first, since the tracer's
-# tape symbols stand for subexpressions that these would not see into
+# parts): such a function is called with plain sympy symbols first, since a traced array
+# is no sympy expression these could work on
 _STRUCTURAL_NAMES = """diff Derivative subs xreplace replace doit simplify expand factor
 collect cancel together apart trigsimp nsimplify powsimp radsimp solve linsolve nonlinsolve
 solve_linear_system series integrate Integral limit jacobian hessian Matrix ImmutableMatrix
@@ -544,8 +565,8 @@ as_coeff_Mul as_coeff_Add as_independent args func count_ops rewrite evalf is_ze
 is_constant equals dynamicsymbols KanesMethod LagrangesMethod"""
 STRUCTURAL = frozenset(_STRUCTURAL_NAMES.split())
 
-# sympy's names that a traced value passes through as an operand: elementwise functions
-# and constants
+# sympy's names that take a traced array (elementwise functions: the array tracer maps
+# them to NumPy's) and constants
 _ELEMENTWISE_NAMES = """sin cos tan cot sec csc asin acos atan acot atan2 sinh cosh tanh
 asinh acosh atanh exp log sqrt cbrt root Abs sign Max Min Piecewise Heaviside erf erfc gamma
 loggamma floor ceiling pi E Rational Float Integer S"""
@@ -592,12 +613,11 @@ def _from_sympy(value: Any) -> bool:
 
 def inspects_expressions(f: Callable[..., Any]) -> bool:
     """Whether ``f`` (or a function it calls) may work on the structure of sympy
-    expressions, so that it is called with plain sympy symbols before the tracer's values
-    (whose tape makes tracing linear in the operations; with plain symbols a loop's running
-    sum is a new flattened sum at every step, quadratic): its code uses one of the
+    expressions, so that it is called with plain sympy symbols before traced arrays (the
+    array trace is one vertex per operation; with plain symbols a loop's running sum is a
+    new flattened sum at every step, quadratic): its code uses one of the
     :data:`STRUCTURAL` names, or it refers to sympy and uses a sympy name, or an
-    attribute, other than the elementwise functions and constants of :data:`ELEMENTWISE`.
-    A tape symbol stands for a subexpression that ``diff`` or ``subs`` would not see into."""
+    attribute, other than the elementwise functions and constants of :data:`ELEMENTWISE`."""
     for names, values, namespace in _reached(f):
         if names & STRUCTURAL:
             return True
