@@ -448,7 +448,10 @@ def expand(
     if any(graph.op(v) is None for v in graph.order() if graph.role(v) != "input"):
         raise InputError(f"{where}: a vertex with no operation has no element-level graph")
     if limit is not None:
-        count = scalar_edges(graph)
+        dense = sum(  # a bound that needs no block: the edges' dense sizes
+            math.prod(graph.shape(u)) * math.prod(graph.shape(v)) for u, v in graph.edges()
+        )
+        count = scalar_edges(graph) if dense > limit else dense
         if count > limit:
             raise InputError(
                 f"{where}: the element level would have {count:,} scalar edges, over the"
