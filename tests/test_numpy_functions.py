@@ -388,3 +388,37 @@ def test_a_traced_array_times_a_traced_scalar():
         "broadcast_in_dim",
         "mul",
     ]
+
+
+def test_binary_makes_every_sum_and_product_two_operands():
+    """``binary=`` at the element level: a reduction's n-ary sum becomes a chain of
+    two-operand vertices, with the same Jacobian."""
+
+    def f(x):
+        return np.sum(x * np.sin(x)) * x[0]
+
+    n_ary, binary = (from_function(f, sizes=[5], binary=b) for b in (False, True))
+    assert max(len(n_ary.predecessors(v)) for v in n_ary.intermediates) == 5
+    assert max(len(binary.predecessors(v)) for v in binary.vertices if v not in binary.inputs) == 2
+    point = np.linspace(0.2, 1.0, 5)
+    expected = _differences(f, [5], point)
+    for g in (n_ary, binary):
+        es = dgraph.accumulate(g, "reverse")
+        assert es.verified
+        np.testing.assert_allclose(es.evaluate(point), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_params_of_an_array_function_are_the_graph_s_parameters():
+    """``params=`` (a scalar and a vector): inputs of the array trace whose elements become
+    the element-level graph's parameters, symbols in its labels, no column."""
+
+    def f(x, k, w):
+        return k * np.sin(x) + w * x[0] + np.cos(k)
+
+    g = from_function(f, sizes=[2, 0, 2], params=["k", "w"])
+    assert g.inputs == ["x0", "x1"] and g.parameters == ("k", "w0", "w1")
+    assert not set(g.parameters) & set(g.vertices)
+    k, w = 0.7, np.array([1.5, -2.0])
+    J = dgraph.accumulate(g, "forward").evaluate([0.3, 0.9], params=[k, *w])
+    expected = _differences(lambda x: f(x, k, w), [2], np.array([0.3, 0.9]))
+    np.testing.assert_allclose(J, expected, rtol=1e-6, atol=1e-8)

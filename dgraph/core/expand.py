@@ -261,6 +261,7 @@ class _Expansion:
             expr = expr if symbols else _fold(expr, self.where)
         if self.binary and not reads and isinstance(expr, (sympy.Add, sympy.Mul)):
             expr = self.chained(expr, name)
+            free = {s for s in expr.free_symbols if s in self.index}
         name = self.name(name)
         symbol = real_symbol(name)
         self.index[symbol] = len(self.records)
