@@ -6,10 +6,14 @@ large the arrays (Naumann's vector c-graphs, RR-3659).
 A traced array takes NumPy's two protocols (``__array_ufunc__``: ``np.exp(u)``,
 ``u + W``; ``__array_function__``: ``np.sum``, ``np.pad``, ``np.where``,
 ``np.concatenate``) and Python's operators, indexing with integers and basic slices,
-``.T``, ``.shape``, ``.reshape``, ``.sum(axis)``, ``.mean``, ``len``. Broadcasting is
-explicit in the graph (``broadcast_in_dim``, then the operation), as in a jaxpr. Python
-numbers and NumPy arrays are constants (:class:`~dgraph.blocks.arrays.Const`); NumPy
-computes operations on constants only itself, so they are folded. A comparison is a
+``.T``, ``.shape``, ``.reshape``, ``.sum(axis)``, ``.mean``, ``len``; :mod:`math`'s and
+sympy's elementwise functions and ``max``/``min`` take it too, as the NumPy operation of
+the same meaning (:func:`libraries_traced`), and a list holding traced values is one
+array where ``np.array`` or ``np.concatenate`` reads it. A scalar is an array of shape
+``()``. Broadcasting is explicit in the graph (``broadcast_in_dim``, then the
+operation), as in a jaxpr. Python numbers and NumPy arrays are constants
+(:class:`~dgraph.blocks.arrays.Const`); NumPy computes operations on constants only
+itself, so they are folded. A comparison is a
 :class:`Passive` value: a nested operation no derivative flows through, which
 ``np.where`` reads (``select_n``) and arithmetic may use as a constant. What has no
 array operation (``np.linalg``, indexing with arrays, assignment into an array, a branch
@@ -1201,7 +1205,7 @@ def _array_of(original: Callable[..., Any]) -> Callable[..., Any]:
     return make
 
 
-_BUILTINS: dict[str, Callable[..., Any]] = {"max": np.maximum, "min": np.minimum, "abs": np.abs}
+_BUILTINS: dict[str, Callable[..., Any]] = {"max": np.maximum, "min": np.minimum}
 
 
 def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> Callable:
@@ -1242,7 +1246,7 @@ class _Proxy:
 @contextlib.contextmanager
 def libraries_traced(f: Callable[..., Any]) -> Iterator[None]:
     """While ``f`` runs, :mod:`math` and sympy in ``f``'s module (the modules, and
-    functions imported from them) and the builtins ``max``, ``min``, ``abs`` where the
+    functions imported from them) and the builtins ``max`` and ``min`` where the
     module does not define its own take traced arrays: each elementwise function is the
     NumPy operation of the same meaning (``math.exp(x[0])`` is ``np.exp(x[0])``)."""
     namespace = getattr(f, "__globals__", None)
