@@ -282,9 +282,15 @@ def from_function(
     for route in routes:
         try:
             return route(f, label, n_inputs, sizes, params, binary, limit)
+        except _Final as exc:  # traced, but refused: no other route may read it
+            raise InputError(str(exc)) from None
         except InputError as exc:
             failure = failure or exc
     raise failure
+
+
+class _Final(InputError):
+    """A route's refusal after it read ``f`` (the expansion's limit): final."""
 
 
 def _by_arrays(
@@ -309,7 +315,10 @@ def _by_arrays(
         if scalar and any(w in str(exc) for w in ("0 axes", "0-d", "iteration over")):
             raise InputError(f"{exc}{_SIZES_HINT}") from None
         raise
-    graph = expand(array, limit, parameters=params, binary=binary)
+    try:
+        graph = expand(array, limit, parameters=params, binary=binary)
+    except InputError as exc:
+        raise _Final(str(exc)) from None
     graph.traced_with = "numpy"
     return graph
 
