@@ -422,3 +422,20 @@ def test_params_of_an_array_function_are_the_graph_s_parameters():
     J = dgraph.accumulate(g, "forward").evaluate([0.3, 0.9], params=[k, *w])
     expected = _differences(lambda x: f(x, k, w), [2], np.array([0.3, 0.9]))
     np.testing.assert_allclose(J, expected, rtol=1e-6, atol=1e-8)
+
+
+def test_a_vector_function_that_builds_sympy_matrices_is_sympy_s_to_read():
+    """A function that works on sympy expressions (``Matrix``, ``inv``) is called with
+    plain sympy symbols, a vector as an object array of them; its Jacobian is the
+    function's."""
+
+    def f(x, k):
+        m = sympy.Matrix([[x[0], x[1]], [k, x[0] * x[1]]])
+        return list(m.inv() * sympy.Matrix([1, 2]))
+
+    g = from_function(f, sizes=[2, 0], params=["k"])
+    assert g.traced_with == "sympy" and g.inputs == ["x0", "x1"] and g.parameters == ("k",)
+    k, point = 0.5, np.array([1.3, 0.4])
+    expected = _differences(lambda x: [float(v) for v in f(x, k)], [2], point)
+    J = dgraph.accumulate(g, "reverse").evaluate(point, params=[k])
+    np.testing.assert_allclose(J, expected, rtol=1e-6, atol=1e-8)

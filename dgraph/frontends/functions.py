@@ -274,9 +274,8 @@ def from_function(
         return _from_arrays(f, label, n_inputs, sizes, params)
     if n_inputs is not None and params:
         raise InputError(f"{label}: params= needs named parameters, not n_inputs=")
-    plain = n_inputs is not None or not any(sizes or ())  # sympy symbols can stand in
-    routes = [_by_arrays, _by_sympy] if plain else [_by_arrays]
-    if plain and inspects_expressions(f):  # sympy's reader: f works on expressions
+    routes = [_by_arrays, _by_sympy]
+    if inspects_expressions(f):  # sympy's reader: f works on expressions
         routes.reverse()
     failure = None  # the first route's: it names what to change
     for route in routes:
@@ -329,6 +328,14 @@ _SIZES_HINT = (
 )
 
 
+def _element_names(name: str, n: int, taken: set[str]) -> list[str]:
+    """``name`` for a scalar (``n`` 0), else ``name0, name1, ...`` (``name_k`` where that
+    is another parameter's name)."""
+    if not n:
+        return [name]
+    return [f"{name}{k}" if f"{name}{k}" not in taken else f"{name}_{k}" for k in range(n)]
+
+
 def _checked_parameters(
     f: Callable[..., Any], label: str, sizes: Sequence[Any] | None, params: list[str]
 ) -> list[str]:
@@ -364,18 +371,23 @@ def _by_sympy(
     binary: bool,
     limit: int | None,
 ) -> DGraph:
-    """``f`` of scalars called with plain sympy symbols, its result read by
-    :func:`from_sympy`: sympy's own reader, for a function that works on the structure of
-    expressions (``diff``, ``subs``, ``Matrix``) or that the array tracer cannot read."""
+    """``f`` called with plain sympy symbols (a vector: an object array of them, elements
+    ``x0, x1, ...``), its result read by :func:`from_sympy`: sympy's own reader, for a
+    function that works on the structure of expressions (``diff``, ``subs``, ``Matrix``)
+    or that the array tracer cannot read."""
     if n_inputs is not None:
         inputs = [real_symbol(f"x{k}") for k in range(n_inputs)]
         args: list[Any] = [inputs]
         parameters: list[sympy.Symbol] = []
     else:
         names = _checked_parameters(f, label, sizes, params)
-        args = [real_symbol(n) for n in names]
-        inputs = [a for n, a in zip(names, args, strict=True) if n not in params]
-        parameters = [a for n, a in zip(names, args, strict=True) if n in params]
+        args, inputs, parameters = [], [], []
+        for name, n in zip(names, sizes or [0] * len(names), strict=True):
+            if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+                raise InputError(f"{label}: plain sympy symbols stand for scalars and vectors")
+            part = [real_symbol(e) for e in _element_names(name, int(n), set(names))]
+            (parameters if name in params else inputs).extend(part)
+            args.append(np.array(part, dtype=object) if n else part[0])
     try:
         with _symbolic_max_min(f):
             result, local = call_keeping_locals(f, args)
