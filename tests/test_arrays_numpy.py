@@ -14,6 +14,7 @@ from dgraph import blocks, from_function
 from dgraph.blocks import arrays
 from dgraph.cli import main
 from dgraph.errors import InputError
+from dgraph.methods import accumulate
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -258,7 +259,7 @@ def test_the_element_level_stays_the_default():
         (lambda u: u[u > 0], "data-dependent index"),
         (lambda u: u[np.array([True, False, True]), 0], "fancy or boolean indexing"),
         (lambda u: u[u[0, 0]], "data-dependent index"),
-        (lambda u: np.prod(u), "numpy.prod"),
+        (lambda u: np.sort(u), "numpy.sort"),
         (lambda u: np.logaddexp(u, 1.0), "numpy.logaddexp"),
         (lambda u: np.pad(u, 1, mode="edge"), "numpy.pad(mode='edge')"),
         (lambda u: u if u.sum() > 0 else -u, "numpy.where"),
@@ -438,15 +439,28 @@ def test_bad_constant_indices_are_one_line(index, message):
         from_function(index, sizes=[(6,)], level="array")
 
 
-def test_cli_falls_back_to_the_element_level_where_an_operation_has_no_block(module, capsys):
-    """np.cumprod has no structured block: with a shape and no --level, the graph is the
-    element-by-element one, said in one line; at 300 × 300 (past the element level's
-    10,000 entries) and with --level array, exit 2 and one line naming the operation."""
+def test_cli_reads_cumprod_at_both_levels(module, capsys):
+    """np.cumprod is the running products along the axis (one multiplication each) at the
+    array level, so the graph is read with a shape and no --level (the array level) and
+    with --level element (it expanded), with the function's Jacobian; an operation neither
+    level has (np.sort) is one line at both."""
     assert main(["structure", f"{module}:running", "--inputs", "u:3x3", "--json"]) == 0
-    out, err = capsys.readouterr()
-    assert json.loads(out)["inputs"] == [f"u{k}" for k in range(9)]
-    assert "no structured block (numpy.cumprod" in err and "element by element" in err
-    for argv in (["--inputs", "u:300x300"], ["--inputs", "u:3x3", "--level", "array"]):
-        assert main(["structure", f"{module}:running", *argv]) == 2
-        err = capsys.readouterr().err.strip()
-        assert len(err.splitlines()) == 1 and "numpy.cumprod" in err
+    assert json.loads(capsys.readouterr().out)["inputs"] == ["u"]
+    argv = ["structure", f"{module}:running", "--inputs", "u:3x3", "--level", "element"]
+    assert main([*argv, "--json"]) == 0
+    names = [f"u_{i}_{j}" for i in range(3) for j in range(3)]
+    assert json.loads(capsys.readouterr().out)["inputs"] == names
+
+    def f(z):
+        u = np.reshape(z, (3, 3))
+        return np.ravel(np.cumprod(u, axis=0) + np.exp(u))
+
+    g = from_function(lambda u: np.cumprod(u, axis=0) + np.exp(u), sizes=[(3, 3)])
+    es = accumulate(g, "reverse")
+    assert es.verified
+    point, h = np.linspace(0.2, 1.0, 9), 1e-6
+    columns = [(f(point + h * e) - f(point - h * e)) / (2 * h) for e in np.eye(9)]
+    np.testing.assert_allclose(es.evaluate(point), np.stack(columns, -1), rtol=1e-6, atol=1e-8)
+    for level in ("array", "element"):
+        with pytest.raises(InputError, match=r"numpy\.sort"):
+            from_function(lambda u: np.sort(u), name="f", sizes=[(3, 3)], level=level)

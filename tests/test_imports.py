@@ -116,7 +116,7 @@ def test_no_private_name_is_imported_across_modules():
             "    from .arrays import ArrayOp\n",
         ),
         ("dgraph.core.paths", "from dgraph.core import cuts\n"),
-        ("dgraph.frontends.tracer", "from . import functions\n"),
+        ("dgraph.frontends.array_tracer", "from . import functions\n"),
     ],
 )
 def test_a_circle_is_caught(module, source):

@@ -27,7 +27,6 @@ from dgraph.core import algebra
 from dgraph.core.algebra import check_sympy_internals, nc_product, nc_symbol
 from dgraph.core.expressions import _NC_FACTS, _pack, _unpack
 from dgraph.frontends import bundled
-from dgraph.frontends.tracer import tape_symbol
 from dgraph.methods import accumulate
 from dgraph.search import junction_bounds
 from dgraph.search.junction_bounds import _ENDS, _Flows, check_networkx_flows
@@ -36,16 +35,13 @@ from dgraph.search.junction_bounds import _ENDS, _Flows, check_networkx_flows
 
 
 def test_symbols_made_from_copied_assumptions_are_sympys_symbols():
-    for made, built in (
-        (nc_symbol("r7"), sympy.Symbol("r7", commutative=False)),
-        (tape_symbol(3), sympy.Symbol("#3", real=True)),
-    ):
+    for made, built in ((nc_symbol("r7"), sympy.Symbol("r7", commutative=False)),):
         assert made == built and hash(made) == hash(built)
         assert made.assumptions0 == built.assumptions0
         assert made.is_commutative == built.is_commutative
         assert pickle.loads(pickle.dumps(made)) == built
         assert (made + built) == 2 * built
-    assert tape_symbol(3).is_real and nc_symbol("r7").is_commutative is False
+    assert nc_symbol("r7").is_commutative is False
 
 
 def test_noncommutative_symbols_share_the_packers_facts():

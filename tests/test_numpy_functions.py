@@ -13,7 +13,7 @@ import sympy
 import dgraph
 from dgraph.cli import main
 from dgraph.errors import InputError
-from dgraph.frontends import from_function, tracer
+from dgraph.frontends import from_function
 from dgraph.frontends.functions import inspects_expressions
 
 
@@ -34,7 +34,13 @@ def layer(x):
     return np.concatenate([h, [max(h[0], h[1]) * gate, np.arctan2(x[0], x[2])]])
 
 
-CASES = [(pendulum, [2, 2, 0]), (layer, [3])]
+def products(x, k):
+    """np.cumprod and np.prod (running products along an axis), math and sympy functions
+    of elements, and a traced array times a traced scalar."""
+    return np.cumprod(x) * k + np.prod(x) * math.exp(x[0]) + sympy.sin(x[1]) * np.sin(x) * x[0]
+
+
+CASES = [(pendulum, [2, 2, 0]), (layer, [3]), (products, [3, 0])]
 
 
 def _differences(f, sizes, point, h=1e-6):
@@ -67,10 +73,9 @@ def test_inputs_and_intermediates_take_the_function_s_names():
     g = from_function(pendulum, sizes=[2, 2, 0])
     assert g.inputs == ["q0", "q1", "p0", "p1", "g"]
     assert g.outputs == ["y0", "y1"]
-    # kinetic's sum is flattened into the output's by sympy: no vertex holds it alone
-    assert {"delta", "potential", "coupling"} <= set(g.intermediates)
-    assert "kinetic" not in g.intermediates
-    assert str(g.expr("delta")) == "q0 + t1" and str(g.expr("t1")) == "-q1"
+    # the array trace expanded: one vertex per operation, each local variable's named
+    assert {"delta", "kinetic", "potential", "coupling"} <= set(g.intermediates)
+    assert str(g.expr("delta")) == "q0 - q1"
 
 
 def test_what_cannot_be_traced_is_one_clear_error():
@@ -173,10 +178,10 @@ def test_a_running_sum_traces_to_a_graph_linear_in_its_steps(make):
 
 @pytest.mark.parametrize("make", [_running_sum, _averaged])
 def test_a_taped_function_has_the_jacobian_of_the_function(make):
-    f, sizes = make(60), [2]  # a tape longer than tracer.WRITTEN_OUT
+    f, sizes = make(60), [2]
     g = from_function(f, sizes=sizes)
     longest = max(len(g.expr(v).args) for v in g.intermediates + g.outputs if g.expr(v).is_Add)
-    assert longest <= tracer.REUSED
+    assert longest <= 2  # one vertex per operation: no sum of the terms so far
     es = dgraph.accumulate(g, "reverse")
     assert es.verified
     for point in ([0.3, 0.7], [1.1, -0.4]):
@@ -185,14 +190,14 @@ def test_a_taped_function_has_the_jacobian_of_the_function(make):
         np.testing.assert_allclose(es.evaluate(point), expected, rtol=1e-5, atol=1e-8)
 
 
-def test_a_short_tape_is_written_out_as_sympy_builds_it():
-    """Below tracer.WRITTEN_OUT entries the expressions are the ones sympy builds without
-    a tape: 10 steps of the running sum are 10 sums of 2 to 11 terms. (With ``n_inputs``
-    the element tracer reads it; with ``sizes`` the array graph is expanded, one vertex
-    per operation.)"""
+def test_a_running_sum_is_one_vertex_per_operation():
+    """``n_inputs`` is one vector argument of the array trace, expanded: 10 steps of the
+    running sum are 10 two-term sums (sympy's flattening made them sums of 2 to 11 terms
+    when the element tracer read it)."""
     g = from_function(_running_sum(10), n_inputs=2)
+    assert g.inputs == ["x0", "x1"]
     sums = [v for v in g.intermediates + g.outputs if g.expr(v).is_Add]
-    assert sorted(len(g.expr(v).args) for v in sums) == list(range(2, 12))
+    assert sorted(len(g.expr(v).args) for v in sums) == [2] * 10
 
 
 def test_a_numpy_function_beside_a_jax_one_is_traced_as_numpy():
@@ -269,7 +274,7 @@ def test_the_issue_s_running_sums_trace_to_graphs_linear_in_their_steps(make):
 
 @pytest.mark.parametrize("make", RUNNING, ids=[m.__name__ for m in RUNNING])
 def test_the_issue_s_running_sums_have_the_function_s_jacobian(make):
-    f, sizes = make(120)  # a tape longer than tracer.WRITTEN_OUT
+    f, sizes = make(120)
     g = from_function(f, sizes=sizes)
     es = dgraph.accumulate(g, "reverse")
     assert es.verified
@@ -362,3 +367,75 @@ def test_names_kept_under_another_tracer():
         sys.settrace(previous)
     assert g.order() == ["x", "y", "t1", "s", "t2", "area", "f"]
     assert seen[0] == "call" and seen[-1] == "return"
+
+
+def test_a_traced_array_times_a_traced_scalar():
+    """``np.sin(x) * x[0]`` (an array times one of its elements) is one elementwise
+    product at both levels; the element tracer recursed until Python's limit on it when
+    ``binary=`` or a ``math`` call sent the function there."""
+    for kwargs in ({}, {"binary": True}):
+        g = from_function(lambda x: np.sin(x) * x[0] + math.exp(x[1]), sizes=[2], **kwargs)
+        assert g.inputs == ["x0", "x1"] and g.outputs == ["y0", "y1"]
+        point = np.array([0.3, -0.8])
+        expected = _differences(lambda x: np.sin(x) * x[0] + math.exp(x[1]), [2], point)
+        got = dgraph.accumulate(g, "forward").evaluate(point)
+        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
+    array = from_function(lambda x: np.sin(x) * x[0], sizes=[2], level="array")
+    assert [array.op(v).primitive for v in array.order()[1:]] == [
+        "sin",
+        "slice",
+        "squeeze",
+        "broadcast_in_dim",
+        "mul",
+    ]
+
+
+def test_binary_makes_every_sum_and_product_two_operands():
+    """``binary=`` at the element level: a reduction's n-ary sum becomes a chain of
+    two-operand vertices, with the same Jacobian."""
+
+    def f(x):
+        return np.sum(x * np.sin(x)) * x[0]
+
+    n_ary, binary = (from_function(f, sizes=[5], binary=b) for b in (False, True))
+    assert max(len(n_ary.predecessors(v)) for v in n_ary.intermediates) == 5
+    assert max(len(binary.predecessors(v)) for v in binary.vertices if v not in binary.inputs) == 2
+    point = np.linspace(0.2, 1.0, 5)
+    expected = _differences(f, [5], point)
+    for g in (n_ary, binary):
+        es = dgraph.accumulate(g, "reverse")
+        assert es.verified
+        np.testing.assert_allclose(es.evaluate(point), expected, rtol=1e-6, atol=1e-8)
+
+
+def test_params_of_an_array_function_are_the_graph_s_parameters():
+    """``params=`` (a scalar and a vector): inputs of the array trace whose elements become
+    the element-level graph's parameters, symbols in its labels, no column."""
+
+    def f(x, k, w):
+        return k * np.sin(x) + w * x[0] + np.cos(k)
+
+    g = from_function(f, sizes=[2, 0, 2], params=["k", "w"])
+    assert g.inputs == ["x0", "x1"] and g.parameters == ("k", "w0", "w1")
+    assert not set(g.parameters) & set(g.vertices)
+    k, w = 0.7, np.array([1.5, -2.0])
+    J = dgraph.accumulate(g, "forward").evaluate([0.3, 0.9], params=[k, *w])
+    expected = _differences(lambda x: f(x, k, w), [2], np.array([0.3, 0.9]))
+    np.testing.assert_allclose(J, expected, rtol=1e-6, atol=1e-8)
+
+
+def test_a_vector_function_that_builds_sympy_matrices_is_sympy_s_to_read():
+    """A function that works on sympy expressions (``Matrix``, ``inv``) is called with
+    plain sympy symbols, a vector as an object array of them; its Jacobian is the
+    function's."""
+
+    def f(x, k):
+        m = sympy.Matrix([[x[0], x[1]], [k, x[0] * x[1]]])
+        return list(m.inv() * sympy.Matrix([1, 2]))
+
+    g = from_function(f, sizes=[2, 0], params=["k"])
+    assert g.traced_with == "sympy" and g.inputs == ["x0", "x1"] and g.parameters == ("k",)
+    k, point = 0.5, np.array([1.3, 0.4])
+    expected = _differences(lambda x: [float(v) for v in f(x, k)], [2], point)
+    J = dgraph.accumulate(g, "reverse").evaluate(point, params=[k])
+    np.testing.assert_allclose(J, expected, rtol=1e-6, atol=1e-8)

@@ -231,6 +231,8 @@ class _Expansion:
 
     where: str
     every_operation: bool = False
+    binary: bool = False
+    parameters: list[sympy.Symbol] = field(default_factory=list)
     records: list[_Record] = field(default_factory=list)
     index: dict[sympy.Symbol, int] = field(default_factory=dict)
     taken: set[str] = field(default_factory=set)
@@ -249,18 +251,35 @@ class _Expansion:
         ``every_operation`` vertex keeps an edge from) is given."""
         if not isinstance(expr, sympy.Expr):
             return expr  # a condition: read by select_n
-        free = {s for s in expr.free_symbols if s in self.index}
+        symbols = expr.free_symbols
+        free = {s for s in symbols if s in self.index}
         if not free and not reads:
-            return _fold(expr, self.where)
+            return expr if symbols else _fold(expr, self.where)  # of parameters: kept
         if expr in self.index and not reads:
             return expr
         if not free:
-            expr = _fold(expr, self.where)
+            expr = expr if symbols else _fold(expr, self.where)
+        if self.binary and not reads and isinstance(expr, (sympy.Add, sympy.Mul)):
+            expr = self.chained(expr, name)
+            free = {s for s in expr.free_symbols if s in self.index}
         name = self.name(name)
         symbol = real_symbol(name)
         self.index[symbol] = len(self.records)
         self.records.append(_Record(name, expr, sorted(free | reads, key=str)))
         return symbol
+
+    def chained(self, expr: sympy.Expr, name: str) -> sympy.Expr:
+        """A sum or product of more than two terms that read vertices as a chain: every
+        partial result but the last one vertex (``name_b1``, ...); the constant terms or
+        factors join the last."""
+        reading = [a for a in expr.args if a.free_symbols & self.index.keys()]
+        if len(reading) <= 2:
+            return expr
+        rest = [a for a in expr.args if not a.free_symbols & self.index.keys()]
+        acc = reading[0]
+        for k, a in enumerate(reading[1:-1], 1):
+            acc = self.vertex(expr.func(acc, a), f"{name}_b{k}")
+        return expr.func(acc, reading[-1], *rest)
 
     def read(self, x: Any, values: Mapping[str, np.ndarray]) -> np.ndarray:
         """An operand's elements: a vertex's, a constant's, or a nested operation's."""
@@ -388,6 +407,8 @@ def expand(
     graph: DGraph,
     limit: int | None = EDGE_LIMIT,
     every_operation: bool = False,
+    parameters: Sequence[str] = (),
+    binary: bool = False,
 ) -> DGraph:
     """The element-level graph of ``graph`` (module docstring); a scalar graph (no
     tensor vertex) is returned as it is.
@@ -403,6 +424,13 @@ def expand(
         values that depend on the inputs, with an edge from each such operand, even
         where sympy simplifies it away (``x * 1``; the edge of ``1 ** x`` has partial
         0): the graph of a jaxpr as written, which AlphaGrad counts on.
+    parameters
+        Inputs of ``graph`` whose elements become the result's parameters
+        (:attr:`~dgraph.core.graph.DGraph.parameters`: values fixed when the function
+        runs, no Jacobian column): they stay symbols in the expressions and make no vertex.
+    binary
+        Make every sum or product of more than two vertices a chain of two-operand
+        vertices, left to right (one vertex per operation as a tape records it).
 
     Returns
     -------
@@ -421,17 +449,25 @@ def expand(
     if any(graph.op(v) is None for v in graph.order() if graph.role(v) != "input"):
         raise InputError(f"{where}: a vertex with no operation has no element-level graph")
     if limit is not None:
-        count = scalar_edges(graph)
+        dense = sum(  # a bound that needs no block: the edges' dense sizes
+            math.prod(graph.shape(u)) * math.prod(graph.shape(v)) for u, v in graph.edges()
+        )
+        count = scalar_edges(graph) if dense > limit else dense
         if count > limit:
             raise InputError(
                 f"{where}: the element level would have {count:,} scalar edges, over the"
                 f' limit of {limit:,}: use level="array" (--level array) or a larger limit'
             )
-    return _expanded(graph, where, every_operation)
+    unknown = [p for p in parameters if p not in graph.inputs]
+    if unknown:
+        raise InputError(f"{where}: parameter {unknown[0]!r} is not an input of the graph")
+    return _expanded(graph, where, every_operation, tuple(parameters), binary)
 
 
-def _expanded(graph: DGraph, where: str, every_operation: bool) -> DGraph:
-    work = _Expansion(where, every_operation)
+def _expanded(
+    graph: DGraph, where: str, every_operation: bool, parameters: tuple[str, ...], binary: bool
+) -> DGraph:
+    work = _Expansion(where, every_operation, binary)
     outputs = set(graph.outputs)
     work.taken.update(graph.inputs)
     work.taken.update(outputs)
@@ -443,8 +479,11 @@ def _expanded(graph: DGraph, where: str, every_operation: bool) -> DGraph:
         for i, n in zip(np.ndindex(*shape), element_names(x, shape, work.taken), strict=True):
             symbol = real_symbol(n)
             work.taken.add(n)
-            work.index[symbol] = -1
-            inputs.append((n, symbol))
+            if x in parameters:
+                work.parameters.append(symbol)
+            else:
+                work.index[symbol] = -1
+                inputs.append((n, symbol))
             array[i] = symbol
         values[x] = array
     out_names: list[tuple[str, Any]] = []
@@ -523,6 +562,8 @@ def _graph(
             claimed[k] = name
             final[e] = real_symbol(name)
     g = type(array)(array.name)
+    for p in work.parameters:
+        g.add_parameter(p.name)
     for n, _ in inputs:
         g._add_vertex(n, "input", None)
     edges: list[tuple[str, str]] = []
@@ -552,11 +593,11 @@ def _graph(
         g.notes.append(f"{work.where}: {dead} scalar elements no output depends on were dropped")
     g.traced_with = array.traced_with
     point = array.point
-    if point is not None:
+    if point is not None and not work.parameters:
         flat = np.concatenate([np.ravel(point[x]) for x in array.inputs])
         g.set_point(dict(zip((n for n, _ in inputs), flat, strict=True)))
     reference = array.jvp_reference
-    if reference is not None:
+    if reference is not None and not work.parameters:
         g.set_jvp_reference(
             ElementJvp(
                 reference,

@@ -52,7 +52,7 @@ def load(
     ``traced_with`` says which. ``inputs`` (``"x:3,y"``, ``"u:100x100"``) gives its
     parameters' shapes; ``level`` (``"element"`` or ``"array"``, as :func:`from_function`
     takes it; default: ``"array"`` where an input has several axes or the inputs have over
-    :data:`ELEMENT_FALLBACK_LIMIT` entries, so that a large array never expands unasked)
+    :data:`ELEMENT_DEFAULT_LIMIT` entries, so that a large array never expands unasked)
     says whether a vertex is a scalar or an array operation; the element level is the
     array graph expanded where the function works on arrays (refused in one line above
     :data:`~dgraph.core.expand.EDGE_LIMIT` scalar edges). ``params`` names what is not
@@ -100,27 +100,16 @@ def _function_graph(
     name = spec.rpartition(":")[2]
     shapes = input_shapes(inputs, f)
     wide = next((s for s in shapes if len(s) > 1), None)
-    automatic = level is None
     entries = sum(math.prod(s) for s in shapes)
-    level = level or ("array" if wide or entries > ELEMENT_FALLBACK_LIMIT else "element")
+    level = level or ("array" if wide or entries > ELEMENT_DEFAULT_LIMIT else "element")
     if level not in LEVELS:
         raise InputError(f"--level {level}: use {' or '.join(LEVELS)}")
     if level == "array":
-        try:
-            return _array_level(f, name, shapes, params)
-        except InputError as exc:
-            if not automatic or math.prod(map(math.prod, shapes)) > ELEMENT_FALLBACK_LIMIT:
-                raise
-            graph = _element_level(f, name, shapes, params, exc)
-            why = str(exc).removeprefix(f"{name}: ")
-            graph.notes.append(
-                f"{name}: no structured block ({why}); traced element by element instead"
-            )
-            return graph
+        return _array_level(f, name, shapes, params)
     if wide:  # the array graph, expanded (a jaxpr's intermediates named v<k>, as from_jax's)
         if uses_jax(f) and not params:
             return from_jax(f, *(np.ones(s) for s in shapes), name=name)
-        return _array_level(f, name, shapes, params).elements()
+        return from_function(f, name=name, sizes=shapes, params=params)
     sizes = [s[0] if s else 0 for s in shapes]
     if any(n > 10_000 for n in sizes):
         raise InputError(
@@ -157,27 +146,8 @@ def _jax_or_numpy(f, name: str, sizes: list[int], binary: bool) -> DGraph:
     return graph
 
 
-ELEMENT_FALLBACK_LIMIT = 10_000  # input entries up to which a function's default level is
-# the element level, and an array program without a structured block for one of its
-# operations is traced element by element instead
-
-
-def _element_level(f, name: str, shapes: list[tuple[int, ...]], params, why) -> DGraph:
-    """``f`` element by element, its array arguments' shapes kept (JAX reads them as
-    they are; the NumPy tracer's vectors are reshaped before ``f`` sees them); the array
-    level's error ``why`` where this fails too."""
-    try:
-        if uses_jax(f):
-            return from_jax(f, *(np.ones(s) for s in shapes), name=name)
-
-        def flat(*vectors):
-            return f(*(np.asarray(v).reshape(s) for v, s in zip(vectors, shapes, strict=True)))
-
-        flat.__signature__ = inspect.signature(f)  # the parameters' names
-        sizes = [math.prod(s) if s else 0 for s in shapes]
-        return from_function(flat, name=name, sizes=sizes, params=params)
-    except InputError:
-        raise why from None
+ELEMENT_DEFAULT_LIMIT = 10_000  # input entries up to which a function's default level is
+# the element level (the array graph expanded)
 
 
 def _array_level(f, name: str, shapes: list[tuple[int, ...]], params) -> DGraph:
@@ -196,8 +166,6 @@ def input_shapes(spec: str | None, f) -> list[tuple[int, ...]]:
     >>> input_shapes("u:4x5,x:3", lambda x, u, k: 0)
     [(3,), (4, 5), ()]
     """
-    import inspect
-
     try:
         params = list(inspect.signature(f).parameters)
     except (TypeError, ValueError):

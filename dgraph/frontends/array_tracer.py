@@ -6,10 +6,14 @@ large the arrays (Naumann's vector c-graphs, RR-3659).
 A traced array takes NumPy's two protocols (``__array_ufunc__``: ``np.exp(u)``,
 ``u + W``; ``__array_function__``: ``np.sum``, ``np.pad``, ``np.where``,
 ``np.concatenate``) and Python's operators, indexing with integers and basic slices,
-``.T``, ``.shape``, ``.reshape``, ``.sum(axis)``, ``.mean``, ``len``. Broadcasting is
-explicit in the graph (``broadcast_in_dim``, then the operation), as in a jaxpr. Python
-numbers and NumPy arrays are constants (:class:`~dgraph.blocks.arrays.Const`); NumPy
-computes operations on constants only itself, so they are folded. A comparison is a
+``.T``, ``.shape``, ``.reshape``, ``.sum(axis)``, ``.mean``, ``len``; :mod:`math`'s and
+sympy's elementwise functions and ``max``/``min`` take it too, as the NumPy operation of
+the same meaning (:func:`libraries_traced`), and a list holding traced values is one
+array where ``np.array`` or ``np.concatenate`` reads it. A scalar is an array of shape
+``()``. Broadcasting is explicit in the graph (``broadcast_in_dim``, then the
+operation), as in a jaxpr. Python numbers and NumPy arrays are constants
+(:class:`~dgraph.blocks.arrays.Const`); NumPy computes operations on constants only
+itself, so they are folded. A comparison is a
 :class:`Passive` value: a nested operation no derivative flows through, which
 ``np.where`` reads (``select_n``) and arithmetic may use as a constant. What has no
 array operation (``np.linalg``, indexing with arrays, assignment into an array, a branch
@@ -18,12 +22,17 @@ on a traced value) is one :class:`~dgraph.errors.InputError` line naming it.
 
 from __future__ import annotations
 
+import builtins
+import contextlib
+import inspect
 import math
 import numbers
-from collections.abc import Callable, Mapping, Sequence
+import types
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import sympy
 
 from ..blocks.arrays import ELEMENTWISE, NONDIFFERENTIABLE, ArrayOp, Const
 from ..core.graph import DGraph
@@ -77,7 +86,7 @@ def _unsupported(what: str) -> InputError:
 
 
 _BRANCH = (
-    "a branch on an array that depends on the inputs (if, while, and, or, bool()): write it"
+    "a branch on a value that depends on the inputs (if, while, and, or, bool()): write it"
     " with numpy.where"
 )
 _CONVERT = (
@@ -115,7 +124,7 @@ class _Value:
         raise InputError(_BRANCH)
 
     def __float__(self) -> float:
-        raise InputError(_CONVERT)
+        raise InputError(f"float() of a value that depends on the inputs: {_CONVERT}")
 
     __int__ = __index__ = __complex__ = __float__
 
@@ -268,6 +277,12 @@ class TracedArray(_Value):
 
     def cumsum(self, axis=None, dtype=None, out=None):
         return _cumsum(self, axis, dtype, out)
+
+    def cumprod(self, axis=None, dtype=None, out=None):
+        return _cumprod(self, axis, dtype, out)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        return _prod(self, axis, dtype, out, keepdims)
 
     def dot(self, other):
         return _matmul(self, other)
@@ -728,7 +743,7 @@ def _pad(x: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
 def _concatenate(arrays: Sequence[Any], axis: Any = 0, out=None, dtype=None, casting=None):
     if out is not None:
         raise InputError("numpy.concatenate(..., out=...) writes into an array: not supported")
-    arrays = list(arrays)
+    arrays = [gathered(a) for a in arrays]
     if not arrays:
         raise InputError("numpy.concatenate: nothing to concatenate")
     if any(isinstance(a, Passive) for a in arrays):
@@ -755,6 +770,26 @@ def _concatenate(arrays: Sequence[Any], axis: Any = 0, out=None, dtype=None, cas
         a.name if isinstance(a, TracedArray) else Const.of(_constant(a)) for a in arrays
     )
     return tape.new(ArrayOp("concatenate", operands, (("dimension", d),), shape), shape)
+
+
+def _holds_traced(value: Any) -> bool:
+    """Whether a (nested) list or tuple holds a traced or passive value."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, _Value):
+            return True
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+    return False
+
+
+def gathered(value: Any) -> Any:
+    """A (nested) list or tuple that holds traced values as one array (``np.stack`` of
+    its items, as ``np.array`` would make it); anything else as it is."""
+    if not isinstance(value, (list, tuple)) or not _holds_traced(value):
+        return value
+    return _stack([gathered(v) for v in value])
 
 
 def _stack(arrays: Sequence[Any], axis: int = 0, out=None, dtype=None, casting=None):
@@ -894,6 +929,40 @@ def _cumsum(x: Any, axis=None, dtype=None, out=None) -> Any:
     return _move(x, "cumsum", (("axis", d), ("reverse", False)), x.shape)
 
 
+def _running_products(x: Any, axis: Any, what: str) -> tuple[list[Any], int]:
+    """The products of the first 1, 2, ..., n slices of ``x`` along ``axis`` (each
+    keeping the axis, length 1): one multiplication each, as NumPy's loop does."""
+    d = _axis(axis, x.ndim, what)
+    products = []
+    for k in range(x.shape[d]):
+        piece = x[(slice(None),) * d + (slice(k, k + 1),)]
+        products.append(piece if not products else products[-1] * piece)
+    return products, d
+
+
+def _cumprod(x: Any, axis=None, dtype=None, out=None) -> Any:
+    _reduction_args("numpy.cumprod", dtype, out)
+    if _traced(x, "numpy.cumprod") is None:
+        return np.cumprod(_constant(x), axis)
+    if axis is None:
+        x, axis = _reshape(x, (-1,)), 0
+    products, d = _running_products(x, axis, "numpy.cumprod")
+    return _concatenate(products, d)
+
+
+def _prod(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any) -> Any:
+    _reduction_args("numpy.prod", dtype, out, **kwargs)
+    if _traced(x, "numpy.prod") is None:
+        return np.prod(_constant(x), axis, keepdims=keepdims)
+    axes = _axes(axis, x.ndim, "numpy.prod")
+    result = x
+    for d in sorted(axes, reverse=True):
+        result = _running_products(result, d, "numpy.prod")[0][-1]
+    if keepdims:
+        return result
+    return _reshape(result, tuple(n for j, n in enumerate(x.shape) if j not in axes))
+
+
 def _dot(lhs: Any, rhs: Any, contract: tuple, shape: Shape) -> TracedArray:
     tape = _tape_of([lhs, rhs])
     operands = tuple(
@@ -1014,6 +1083,8 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
         "reduce_min", x, axis, out, keepdims, **k
     ),
     np.cumsum: _cumsum,
+    np.cumprod: _cumprod,
+    np.prod: _prod,
     np.reshape: lambda a, shape=None, order="C", **k: _reshape(a, k.get("newshape", shape), order),
     np.ravel: lambda a, order="C": _reshape(a, (-1,), order),
     np.transpose: _transpose,
@@ -1046,6 +1117,184 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
 }
 
 
+# -- math and sympy --------------------------------------------------------------------------
+
+
+def _n_ary(combine: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+    def apply(*args: Any, **kwargs: Any) -> Any:
+        if kwargs or not args:
+            raise _unsupported("Max/Min with keywords or no arguments")
+        out = args[0]
+        for a in args[1:]:
+            out = combine(out, a)
+        return out
+
+    return apply
+
+
+def _log(a: Any, base: Any = None) -> Any:
+    return np.log(a) if base is None else np.log(a) / np.log(base)
+
+
+def _piecewise(*pieces: Any) -> Any:
+    """``sympy.Piecewise((a, cond), ..., (b, True))`` as nested ``np.where``."""
+    *conditional, (last, otherwise) = pieces
+    if otherwise is not True and otherwise is not sympy.true:
+        raise _unsupported("sympy.Piecewise without a last (value, True) piece")
+    out = last
+    for value, condition in reversed(conditional):
+        out = _where(condition, value, out)
+    return out
+
+
+def _erf(a: Any) -> Any:
+    return _elementwise("erf", (a,))
+
+
+def _erfc(a: Any) -> Any:
+    return _elementwise("erfc", (a,))
+
+
+_NUMPY_NAMED = ("sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "log1p", "log2")
+_NUMPY_NAMED += ("log10", "sqrt", "cbrt", "floor")
+_SHARED = ("sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "sqrt", "cbrt", "floor", "asin")
+_SHARED += ("acos", "atan", "asinh", "acosh", "atanh", "atan2", "log", "erf", "erfc")
+# math's and sympy's elementwise functions, by name, and the array operation each is
+_MATH: dict[str, Callable[..., Any]] = {
+    **{n: getattr(np, n) for n in _NUMPY_NAMED},
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atan": np.arctan,
+    "asinh": np.arcsinh,
+    "acosh": np.arccosh,
+    "atanh": np.arctanh,
+    "atan2": np.arctan2,
+    "ceil": np.ceil,
+    "fabs": np.abs,
+    "pow": np.power,
+    "hypot": np.hypot,
+    "log": _log,
+    "erf": _erf,
+    "erfc": _erfc,
+}
+_SYMPY: dict[str, Callable[..., Any]] = {
+    **{n: _MATH[n] for n in _SHARED},
+    "cot": lambda a: 1 / np.tan(a),
+    "sec": lambda a: 1 / np.cos(a),
+    "csc": lambda a: 1 / np.sin(a),
+    "acot": lambda a: np.arctan(1 / a),
+    "ceiling": np.ceil,
+    "Abs": np.abs,
+    "sign": np.sign,
+    "Max": _n_ary(np.maximum),
+    "Min": _n_ary(np.minimum),
+    "Heaviside": lambda a, h0=0.5: np.where(a > 0, 1.0, np.where(a < 0, 0.0, h0)),
+    "root": lambda a, n: a ** (1 / n),
+    "Piecewise": _piecewise,
+}
+
+
+def _array_of(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``np.array`` or ``np.asarray`` that makes a list holding traced values one array."""
+
+    def make(obj: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(obj, (list, tuple)) and _holds_traced(obj):
+            return gathered(obj)
+        return original(obj, *args, **kwargs)
+
+    return make
+
+
+_BUILTINS: dict[str, Callable[..., Any]] = {"max": np.maximum, "min": np.minimum}
+
+
+def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> Callable:
+    """``original``, except that a call with a traced or passive array (also inside a
+    sympy ``Piecewise``'s pieces or ``max``'s one iterable) is ``traced``'s."""
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        flat = [a for x in args for a in (x if isinstance(x, tuple) else (x,))]
+        if any(isinstance(a, _Value) for a in flat):
+            return traced(*args, **kwargs)
+        if original in (max, min) and len(args) == 1 and not kwargs:
+            items = list(args[0])
+            if any(isinstance(a, _Value) for a in items):
+                return _n_ary(traced)(*items)
+            return original(items)
+        return original(*args, **kwargs)
+
+    return function
+
+
+_NUMPY: dict[str, Callable[..., Any]] = {}  # filled below: np.array, np.asarray
+
+
+class _Proxy:
+    """A module whose functions named in ``table`` take traced arrays too."""
+
+    def __init__(self, module: Any, table: Mapping[str, Callable[..., Any]]) -> None:
+        self._module, self._table = module, table
+
+    def __getattr__(self, name: str) -> Any:
+        original = getattr(self._module, name)
+        if self._table is _NUMPY:
+            return _array_of(original) if name in ("array", "asarray") else original
+        traced = self._table.get(name)
+        return original if traced is None else _taking_arrays(original, traced)
+
+
+@contextlib.contextmanager
+def libraries_traced(f: Callable[..., Any]) -> Iterator[None]:
+    """While ``f`` runs, :mod:`math` and sympy in ``f``'s module (the modules, and
+    functions imported from them) and the builtins ``max`` and ``min`` where the
+    module does not define its own take traced arrays: each elementwise function is the
+    NumPy operation of the same meaning (``math.exp(x[0])`` is ``np.exp(x[0])``)."""
+    namespace = getattr(f, "__globals__", None)
+    if namespace is None:
+        yield
+        return
+    saved: dict[str, Any] = {}
+    added: list[str] = []
+    for key, value in list(namespace.items()):
+        module = getattr(value, "__name__", "") if inspect.ismodule(value) else ""
+        if module == "math":
+            saved[key], namespace[key] = value, _Proxy(value, _MATH)
+        elif module == "sympy":
+            saved[key], namespace[key] = value, _Proxy(value, _SYMPY)
+        elif module == "numpy":
+            saved[key], namespace[key] = value, _Proxy(value, _NUMPY)
+        elif value is np.array or value is np.asarray:
+            saved[key], namespace[key] = value, _array_of(value)
+        elif callable(value) and not inspect.ismodule(value):
+            table = _library_of(value)
+            name = getattr(value, "__name__", key)
+            if table is not None and name in table:
+                saved[key], namespace[key] = value, _taking_arrays(value, table[name])
+    for name, traced in _BUILTINS.items():
+        if name not in namespace:
+            namespace[name] = _taking_arrays(getattr(builtins, name), traced)
+            added.append(name)
+    try:
+        yield
+    finally:
+        namespace.update(saved)
+        for name in added:
+            namespace.pop(name, None)
+
+
+def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:
+    """The table for a function imported from math or sympy, None for any other."""
+    module = getattr(value, "__module__", None) or ""
+    if module == "math" or (
+        isinstance(value, types.BuiltinFunctionType)
+        and getattr(math, getattr(value, "__name__", ""), None) is value
+    ):
+        return _MATH
+    if module.startswith("sympy."):
+        return _SYMPY
+    return None
+
+
 # -- the graph -----------------------------------------------------------------------------
 
 
@@ -1069,9 +1318,11 @@ def trace_arrays(
 
 def _call(f: Callable[..., Any], args: list[Any], label: str) -> tuple[Any, dict[str, Any]]:
     """``f(*args)`` and its local variables as it returned (see
-    :func:`~dgraph.frontends.frames.call_keeping_locals`)."""
+    :func:`~dgraph.frontends.frames.call_keeping_locals`), :mod:`math`'s and sympy's
+    elementwise functions taking traced arrays (:func:`libraries_traced`)."""
     try:
-        return call_keeping_locals(f, args)
+        with libraries_traced(f):
+            return call_keeping_locals(f, args)
     except (InputError, GraphError) as exc:
         text = str(exc)
         raise type(exc)(text if text.startswith(f"{label}: ") else f"{label}: {text}") from None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections import Counter
-from collections.abc import Container, Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import sympy
@@ -73,11 +73,6 @@ class ExprGraphBuilder:
     :meth:`elemental`) or as parsed templates with their bindings (:meth:`statement_of`,
     :meth:`elemental_of`); no expression is evaluated again per vertex: vertex functions
     are renamed from templates (:func:`dgraph.core.templates.rename`) when names are known.
-
-    ``aliases`` maps symbols to the expressions they stand for (a traced function's tape):
-    :meth:`elemental` reads such a symbol as its expression, built once, where the walk
-    meets it, so that vertices are made in the order a walk of the written-out expression
-    makes them.
     """
 
     def __init__(
@@ -86,14 +81,12 @@ class ExprGraphBuilder:
         where: str = "",
         binary: bool = False,
         parameters: tuple[str, ...] = (),
-        aliases: Mapping[sympy.Symbol, sympy.Expr] | None = None,
     ) -> None:
         self.where = where
         self.binary = binary
         # values fixed when the function runs: constants to the graph, symbols in its labels
         self.parameters = tuple(parameters)
         self._constant = frozenset(self.parameters)
-        self.aliases = aliases or {}
         self.nodes: list[_Node] = []
         self._by_key: dict[tuple, int] = {}
         self.inputs = [self._new(None, (), (), [], name) for name in inputs]
@@ -133,12 +126,9 @@ class ExprGraphBuilder:
         return self._new(template.expr, template.free, args, list(dict.fromkeys(args)))
 
     def elemental(self, expr: sympy.Expr, env: dict[sympy.Symbol, Value]) -> Value:
-        """One vertex per operation node of ``expr`` (elemental granularity). An alias
-        (see the class) that is built is bound in ``env`` to its vertex."""
+        """One vertex per operation node of ``expr`` (elemental granularity)."""
         expr, free = self._resolve_constants(expr, env)
-        bound: dict[sympy.Symbol, tuple] = {}
-        program = _program(expr, free, self.aliases, env, bound)
-        return self._run(program, env, bound)
+        return self._run(_program(expr, free), env)
 
     def elemental_of(self, template: Template, bound: list[Value]) -> Value:
         """:meth:`elemental` for a parsed template (see :meth:`statement_of`)."""
@@ -146,12 +136,7 @@ class ExprGraphBuilder:
             template.program = _program(template.expr, _free_symbols(template.expr, self._constant))
         return self._run(template.program, {rank_symbol(k): v for k, v in enumerate(bound)})
 
-    def _run(
-        self,
-        program: tuple[list, tuple],
-        env: dict[sympy.Symbol, Value],
-        bound: Mapping[sympy.Symbol, tuple] | None = None,
-    ) -> Value:
+    def _run(self, program: tuple[list, tuple], env: dict[sympy.Symbol, Value]) -> Value:
         steps, result = program
         temps: list[Value] = []
 
@@ -166,14 +151,12 @@ class ExprGraphBuilder:
                 slots = step[2]
                 args = tuple(env[s] for s in slots)
                 temps.append(self._new(step[1], slots, args, list(dict.fromkeys(args))))
-        for symbol, ref in (bound or {}).items():  # aliases built: later calls reuse them
-            env[symbol] = value(ref)
         return value(result)
 
     def _resolve_constants(
         self, expr: sympy.Expr, env: dict[sympy.Symbol, Value]
     ) -> tuple[sympy.Expr, dict[sympy.Basic, frozenset]]:
-        free = _free_symbols(expr, self._constant, self.aliases, env)
+        free = _free_symbols(expr, self._constant)
         for e in free:
             if isinstance(e, sympy.Derivative):
                 self._fail(
@@ -200,8 +183,6 @@ class ExprGraphBuilder:
                 if e.is_Symbol and e.name in self._constant and e != vertex_symbol(e.name)
             )
         if constants:
-            if self.aliases:  # an alias's expression would keep the names
-                raise ValueError("aliases need every name bound to a vertex")
             expr = replace_shared(expr, constants)
             free = _free_symbols(expr, self._constant)
         return expr, free
@@ -338,27 +319,17 @@ def _fresh(preferred: list[str], taken: set[str], counters: dict[str, int]) -> s
 
 
 def _free_symbols(
-    expr: sympy.Basic,
-    constant: frozenset = frozenset(),
-    aliases: Mapping[sympy.Symbol, sympy.Expr] = {},
-    env: Container = (),
+    expr: sympy.Basic, constant: frozenset = frozenset()
 ) -> dict[sympy.Basic, frozenset]:
     """Every subexpression of ``expr`` with its free symbols, each computed once; symbols
-    named in ``constant`` (parameters) count as none, and an alias not bound in ``env``
-    has its expression's."""
+    named in ``constant`` (parameters) count as none."""
     free: dict[sympy.Basic, frozenset] = {}
     stack: list[tuple[sympy.Basic, bool]] = [(expr, False)]
     while stack:
         e, expanded = stack.pop()
         if e in free:
             continue
-        if e in aliases and e not in env:
-            if expanded:
-                free[e] = free[aliases[e]]
-            else:
-                stack.append((e, True))
-                stack.append((aliases[e], False))
-        elif e.is_Symbol:
+        if e.is_Symbol:
             free[e] = frozenset() if e.name in constant else frozenset((e,))
         elif not e.args:
             free[e] = frozenset(e.free_symbols)
@@ -367,9 +338,7 @@ def _free_symbols(
             if plain:
                 free[e] = frozenset().union(*(free[a] for a in e.args))
             else:
-                free[e] = frozenset(
-                    _written_out(e, aliases, env).free_symbols if aliases else e.free_symbols
-                )
+                free[e] = frozenset(e.free_symbols)
         else:
             stack.append((e, True))
             stack.extend((a, False) for a in e.args if a not in free)
@@ -399,18 +368,10 @@ def replace_shared(expr: sympy.Basic, mapping: dict[sympy.Basic, sympy.Basic]) -
     return done[expr]
 
 
-def _program(
-    expr: sympy.Expr,
-    free: dict[sympy.Basic, frozenset],
-    aliases: Mapping[sympy.Symbol, sympy.Expr] = {},
-    env: Container = (),
-    bound: dict[sympy.Symbol, tuple] | None = None,
-) -> tuple[list, tuple]:
+def _program(expr: sympy.Expr, free: dict[sympy.Basic, frozenset]) -> tuple[list, tuple]:
     """The vertices :meth:`ExprGraphBuilder.elemental` makes for ``expr``, in order: steps
     ``("op", func, refs)`` and ``("opaque", expr, slots)``, and the reference to the
-    result; a reference is ``(0, symbol)``, ``(1, constant)`` or ``(2, step)``. An alias
-    not bound in ``env`` is walked as its expression where it is met, and its reference
-    put in ``bound``."""
+    result; a reference is ``(0, symbol)``, ``(1, constant)`` or ``(2, step)``."""
     done: dict[sympy.Basic, tuple] = {}
     steps: list[tuple] = []
     stack: list[tuple[sympy.Basic, bool]] = [(expr, False)]
@@ -420,23 +381,14 @@ def _program(
         e, expanded = stack.pop()
         if e in done:
             continue
-        if e in aliases and e not in env:
-            if expanded:
-                done[e] = done[aliases[e]]
-                if bound is not None:
-                    bound[e] = done[e]
-            else:
-                stack.append((e, True))
-                stack.append((aliases[e], False))
-        elif not free[e]:
+        if not free[e]:
             done[e] = (1, e)
         elif isinstance(e, sympy.Symbol):
             done[e] = (0, e)
         elif not all(isinstance(a, sympy.Expr) for a in e.args):
             # a node whose arguments are not all expressions (Piecewise, Integral, ...):
             # one vertex over the variables it contains
-            opaque = _written_out(e, aliases, env) if aliases else e
-            steps.append(("opaque", opaque, tuple(sorted(free[e], key=str))))
+            steps.append(("opaque", e, tuple(sorted(free[e], key=str))))
             done[e] = (2, len(steps) - 1)
         elif not expanded:
             stack.append((e, True))
@@ -445,15 +397,3 @@ def _program(
             steps.append(("op", e.func, [done[a] for a in e.args]))
             done[e] = (2, len(steps) - 1)
     return steps, done[expr]
-
-
-def _written_out(
-    e: sympy.Expr, aliases: Mapping[sympy.Symbol, sympy.Expr], env: Container
-) -> sympy.Expr:
-    """``e`` with every alias in it replaced by its expression, until none is left (for
-    a vertex that is one opaque function: a Piecewise of traced values)."""
-    while True:
-        inner = {s: aliases[s] for s in e.free_symbols if s in aliases and s not in env}
-        if not inner:
-            return e
-        e = e.xreplace(inner)

@@ -22,7 +22,7 @@ from ..core.parse import parse_expression
 from ..errors import InputError
 from .array_tracer import check_shape, trace_arrays
 from .elemental import ExprGraphBuilder, gc_paused, replace_shared
-from .tracer import Condition, Traced, traced_call
+from .frames import call_keeping_locals
 
 Level = Literal["element", "array"]
 LEVELS: tuple[str, ...] = ("element", "array")  # as from_jax's level=
@@ -60,16 +60,13 @@ def from_sympy(
     binary: bool = False,
     variables: Mapping[str, sympy.Expr] | None = None,
     params: Iterable[sympy.Symbol | str] = (),
-    tape: Mapping[sympy.Symbol, sympy.Expr] | None = None,
 ) -> DGraph:
     """The elemental differentiation graph of sympy expressions w.r.t. ``inputs``.
 
     Outputs are named by a mapping's keys (``{"f1": f1, "f2": f2}``), else ``y`` (one)
     or ``y0, y1, ...`` (``f0, f1, ...`` where an input is ``y``). With ``binary``, n-ary
     sums and products become chains of two-operand vertices. ``variables`` names the
-    vertices that compute some subexpressions (a traced function's local variables);
-    ``tape``, symbols that stand for subexpressions, in order (a traced function's tape,
-    :mod:`dgraph.frontends.tracer`): each is the vertex computing its expression.
+    vertices that compute some subexpressions (a traced function's local variables).
     ``params`` are symbols the outputs use whose values are fixed when the function runs
     (masses, lengths, ``g``): they stay in the labels, and the Jacobian has no column for
     them. Functions of time from :mod:`sympy.physics.mechanics` (``q1(t)``) given as inputs
@@ -102,7 +99,7 @@ def from_sympy(
         names = _output_names(len(exprs), set(input_names) | set(parameters))
     if plain:
         exprs = [_without_time(e, plain, n) for n, e in zip(names, exprs, strict=True)]
-    builder = ExprGraphBuilder(input_names, name or "<sympy>", binary, parameters, tape)
+    builder = ExprGraphBuilder(input_names, name or "<sympy>", binary, parameters)
     env = {s: i for s, i in zip(symbols, builder.inputs, strict=False)}
     env.update({real_symbol(str(s)): i for s, i in zip(symbols, builder.inputs, strict=False)})
     with gc_paused():
@@ -199,32 +196,56 @@ def from_function(
     point: Sequence[Any] | None = None,
     limit: int | None = EDGE_LIMIT,
 ) -> DGraph:
-    """Trace ``f`` by calling it with values named after its parameters: traced values
-    that sympy's functions, NumPy's ufuncs, :mod:`math` and Python's operators take and
-    that keep a tape, one vertex per operation (:mod:`dgraph.frontends.tracer`),
-    vectors as arrays of them (``sizes``: each parameter's length, 0 for a scalar;
-    elements ``x0, x1, ...``). A function of scalars is called with plain sympy symbols
-    instead where the traced values fail, and first where its code works on the structure
-    of expressions (:func:`inspects_expressions`); ``graph.traced_with`` says which
-    (``"numpy"`` or ``"sympy"``). Intermediates are named after ``f``'s local variables
-    where one holds a vertex's value (functions traced in under a quarter of a second: the
-    names cost a second, hooked run).
+    """The differentiation graph of the Python function ``f``, traced.
 
-    With ``n_inputs``, ``f`` takes one sequence argument and is called with symbols
-    ``x0, ..., x{n-1}``. ``f`` returns an expression, a tuple/list or an array, or a dict
-    of them. ``params`` names parameters of ``f`` that are not differentiated (masses,
-    lengths): they become the graph's parameters (:func:`from_sympy`).
+    ``f`` is called once with one traced array per parameter
+    (:mod:`dgraph.frontends.array_tracer`): NumPy's ufuncs and array functions, Python's
+    operators, and :mod:`math`'s and sympy's elementwise functions (``math.exp(x[0])``,
+    ``sympy.sin(a)``) each record one array operation. At ``level="array"`` that is the
+    graph; at the default ``level="element"`` it is expanded into scalars
+    (:func:`~dgraph.core.expand.expand`), so both levels read the same programs. A
+    function of scalars whose code works on the structure of sympy expressions
+    (:func:`inspects_expressions`: ``diff``, ``subs``, ``Matrix``), or that the array
+    tracer cannot read, is called with plain sympy symbols instead and read by
+    :func:`from_sympy` (sympy's own reader); ``graph.traced_with`` says which route
+    (``"numpy"`` or ``"sympy"``). Vertices are named after ``f``'s local variables where
+    one holds their value.
 
-    With ``level="array"``, each parameter is one traced array of the shape ``sizes``
-    gives (a tuple, or an int for a vector; 0 or ``()`` a scalar), and each NumPy
-    operation one tensor vertex (:mod:`dgraph.frontends.array_tracer`): the graph's
-    size does not grow with the arrays'. The default ``level="element"`` is the graph
-    of scalars described above.
+    Parameters
+    ----------
+    f
+        Returns an array, a number, a tuple or list of them, or a dict of them (its keys
+        name the outputs).
+    name
+        The graph's name (default: ``f``'s).
+    n_inputs
+        ``f`` takes one sequence argument of this length (elements ``x0, x1, ...``).
+    binary
+        Sums and products of more than two vertices become chains of two-operand vertices.
+    sizes
+        Each parameter's shape: a tuple, or an int for a vector; 0 or ``()`` a scalar
+        (default: all scalars). A vector's elements are ``x0, x1, ...``.
+    params
+        Parameters of ``f`` that are not differentiated (masses, lengths): the graph's
+        :attr:`~dgraph.core.graph.DGraph.parameters`, symbols in its labels, at the
+        element level.
+    level
+        ``"element"`` (a vertex per scalar operation) or ``"array"`` (a vertex per array
+        operation, whose size does not grow with the arrays').
+    point
+        One value per differentiated parameter, arrays of their shapes: where the user
+        means to evaluate ``f``, kept as the graph's
+        :attr:`~dgraph.core.graph.DGraph.point` (values and generated code are checked
+        there first).
+    limit
+        The most scalar edges the element level may make (above it: one line naming
+        ``level="array"``); None for no limit.
 
-    ``point`` (one value per differentiated parameter, arrays of their shapes) is where the
-    user means to evaluate ``f``: kept as the graph's
-    :attr:`~dgraph.core.graph.DGraph.point`, where values and generated code are checked
-    first (a program finite only near it is checked there).
+    Raises
+    ------
+    InputError
+        What cannot be traced, in one line: a branch on a traced value (use
+        ``np.where``), ``float()`` of one, an operation with no array form.
 
     >>> g = from_function(lambda a, b: a * b + sympy.sin(a))
     >>> g.inputs, g.outputs
@@ -235,13 +256,12 @@ def from_function(
     ...     return k * np.sin(area) + math.exp(x[0])
     >>> g = from_function(f, sizes=[2, 0])
     >>> g.inputs, g.intermediates
-    (['x0', 'x1', 'k'], ['t1', 'area', 't2', 't3'])
+    (['x0', 'x1', 'k'], ['area', 't5', 't6', 't9'])
     >>> g = from_function(lambda u: np.tanh(u @ np.ones((3, 2))), sizes=[(4, 3)], level="array")
     >>> [(v, g.shape(v), g.op(v) and g.op(v).primitive) for v in g.order()]
     [('u', (4, 3), None), ('t1', (4, 2), 'dot_general'), ('y', (4, 2), 'tanh')]
     """
     label = name or getattr(f, "__name__", "function")
-    where = label if label != "<lambda>" else "the function"
     params = list(params)
     if level not in LEVELS:
         raise InputError(f"{label}: level={level!r}; use {' or '.join(map(repr, LEVELS))}")
@@ -252,92 +272,142 @@ def from_function(
         return graph
     if level == "array":
         return _from_arrays(f, label, n_inputs, sizes, params)
-    array = _array_first(f, label, n_inputs, sizes, params, binary)
-    if array is not None:
-        graph = expand(array, limit)
-        graph.traced_with = "numpy"
-        return graph
     if n_inputs is not None and params:
         raise InputError(f"{label}: params= needs named parameters, not n_inputs=")
-    parameters: list[sympy.Symbol] = []
-    if n_inputs is not None:
-        symbols = [real_symbol(f"x{k}") for k in range(n_inputs)]
-        attempts = [((_traced_array(symbols),), symbols, "numpy")]
-        plain = ((symbols,), symbols, "sympy")
-    else:
+    routes = [_by_arrays, _by_sympy]
+    if inspects_expressions(f):  # sympy's reader: f works on expressions
+        routes.reverse()
+    failure = None  # the first route's: it names what to change
+    for route in routes:
         try:
-            signature = list(inspect.signature(f).parameters.values())
-        except (TypeError, ValueError):
-            raise InputError(f"{label}: cannot read the function's parameters") from None
-        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        if not signature or any(p.kind not in kinds for p in signature):
-            raise InputError(f"{label}: needs plain positional parameters (or n_inputs=)")
-        sizes = list(sizes or [0] * len(signature))
-        if len(sizes) != len(signature):
-            raise InputError(f"{label}: {len(sizes)} sizes for {len(signature)} parameters")
-        taken = {p.name for p in signature}
-        unknown = [p for p in params if p not in taken]
-        if unknown:
-            raise InputError(
-                f"{label}: the function has no parameter {unknown[0]!r} to take as a"
-                f" parameter (it has {', '.join(sorted(taken))})"
-            )
-        if len(params) >= len(signature):
-            raise InputError(f"{label}: every parameter is in params: nothing to differentiate")
-        symbols, parts = [], []
-        for p, n in zip(signature, sizes, strict=True):
-            if n:
-                names = [
-                    f"{p.name}{k}" if f"{p.name}{k}" not in taken else f"{p.name}_{k}"
-                    for k in range(n)
-                ]
-                part = [real_symbol(v) for v in names]
-            else:
-                part = real_symbol(p.name)
-            parts.append(part)
-            (parameters if p.name in params else symbols).extend(part if n else [part])
-        traced = tuple(_traced_array(p) if isinstance(p, list) else Traced(p) for p in parts)
-        attempts = [(traced, symbols, "numpy")]
-        plain = None if any(sizes) else (tuple(parts), symbols, "sympy")
-    if plain is not None:  # plain sympy symbols first where f works on expressions' structure
-        attempts.insert(0 if inspects_expressions(f) else 1, plain)
-    failure = None  # the tracer's, where every attempt fails: it names what to change
-    for args, inputs, route in attempts:
-        try:
-            with _symbolic_max_min(f):
-                result, local, tape = traced_call(f, list(args), where)
+            return route(f, label, n_inputs, sizes, params, binary, limit)
+        except _Final as exc:  # traced, but refused: no other route may read it
+            raise InputError(str(exc)) from None
         except InputError as exc:
-            failure = exc if route == "numpy" or failure is None else failure
-            continue
-        except Exception as exc:
-            if route == "numpy" or failure is None:
-                hint = _sizes_hint(exc) if n_inputs is None and not any(sizes or ()) else ""
-                failure = InputError(f"{label}: calling it with symbols failed: {exc}{hint}")
-            continue
-        outputs = _outputs(result, label)
-        variables = _variables(local, set(map(str, [*inputs, *parameters])))
-        graph = from_sympy(
-            outputs,
-            inputs,
-            name=label if label != "<lambda>" else "",
-            binary=binary,
-            variables=variables,
-            params=parameters,
-            tape=tape,
-        )
-        graph.traced_with = route
-        return graph
+            failure = failure or exc
     raise failure
 
 
-def _sizes_hint(exc: Exception) -> str:
-    """What to change where ``f`` indexed, iterated or measured a scalar argument."""
-    if "'Traced'" not in str(exc):
-        return ""
-    return (
-        "; every argument is a scalar unless its length is given: sizes= (or point=, an"
-        " example), --inputs NAME:N on the command line"
+class _Final(InputError):
+    """A route's refusal after it read ``f`` (the expansion's limit): final."""
+
+
+def _by_arrays(
+    f: Callable[..., Any],
+    label: str,
+    n_inputs: int | None,
+    sizes: Sequence[Any] | None,
+    params: list[str],
+    binary: bool,
+    limit: int | None,
+) -> DGraph:
+    """The element level as the array trace expanded (:func:`~dgraph.core.expand.expand`):
+    scalars are arrays of shape ``()``, ``params`` inputs whose elements become the
+    graph's parameters."""
+    if n_inputs is None:
+        names = _checked_parameters(f, label, sizes, params)
+        sizes = list(sizes or [0] * len(names))
+    try:
+        array = _from_arrays(f, label, n_inputs, sizes, [])
+    except InputError as exc:
+        scalar = n_inputs is None and not any(sizes)
+        if scalar and any(w in str(exc) for w in ("0 axes", "0-d", "iteration over")):
+            raise InputError(f"{exc}{_SIZES_HINT}") from None
+        raise
+    try:
+        graph = expand(array, limit, parameters=params, binary=binary)
+    except InputError as exc:
+        raise _Final(str(exc)) from None
+    graph.traced_with = "numpy"
+    return graph
+
+
+_SIZES_HINT = (
+    "; every argument is a scalar unless its length is given: sizes= (or point=, an"
+    " example), --inputs NAME:N on the command line"
+)
+
+
+def _element_names(name: str, n: int, taken: set[str]) -> list[str]:
+    """``name`` for a scalar (``n`` 0), else ``name0, name1, ...`` (``name_k`` where that
+    is another parameter's name)."""
+    if not n:
+        return [name]
+    return [f"{name}{k}" if f"{name}{k}" not in taken else f"{name}_{k}" for k in range(n)]
+
+
+def _checked_parameters(
+    f: Callable[..., Any], label: str, sizes: Sequence[Any] | None, params: list[str]
+) -> list[str]:
+    """``f``'s parameters' names: plain positional ones, one size each, ``params`` among
+    them and not all of them."""
+    try:
+        signature = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        raise InputError(f"{label}: cannot read the function's parameters") from None
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if not signature or any(p.kind not in kinds for p in signature):
+        raise InputError(f"{label}: needs plain positional parameters (or n_inputs=)")
+    if sizes is not None and len(sizes) != len(signature):
+        raise InputError(f"{label}: {len(sizes)} sizes for {len(signature)} parameters")
+    taken = [p.name for p in signature]
+    unknown = [p for p in params if p not in taken]
+    if unknown:
+        raise InputError(
+            f"{label}: the function has no parameter {unknown[0]!r} to take as a"
+            f" parameter (it has {', '.join(sorted(taken))})"
+        )
+    if len(set(params)) >= len(signature):
+        raise InputError(f"{label}: every parameter is in params: nothing to differentiate")
+    return taken
+
+
+def _by_sympy(
+    f: Callable[..., Any],
+    label: str,
+    n_inputs: int | None,
+    sizes: Sequence[Any] | None,
+    params: list[str],
+    binary: bool,
+    limit: int | None,
+) -> DGraph:
+    """``f`` called with plain sympy symbols (a vector: an object array of them, elements
+    ``x0, x1, ...``), its result read by :func:`from_sympy`: sympy's own reader, for a
+    function that works on the structure of expressions (``diff``, ``subs``, ``Matrix``)
+    or that the array tracer cannot read."""
+    if n_inputs is not None:
+        inputs = [real_symbol(f"x{k}") for k in range(n_inputs)]
+        args: list[Any] = [inputs]
+        parameters: list[sympy.Symbol] = []
+    else:
+        names = _checked_parameters(f, label, sizes, params)
+        args, inputs, parameters = [], [], []
+        for name, n in zip(names, sizes or [0] * len(names), strict=True):
+            if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+                raise InputError(f"{label}: plain sympy symbols stand for scalars and vectors")
+            part = [real_symbol(e) for e in _element_names(name, int(n), set(names))]
+            (parameters if name in params else inputs).extend(part)
+            args.append(np.array(part, dtype=object) if n else part[0])
+    try:
+        with _symbolic_max_min(f):
+            result, local = call_keeping_locals(f, args)
+    except InputError:
+        raise
+    except Exception as exc:
+        why = f"{exc}".splitlines()[0][:200] if str(exc) else type(exc).__name__
+        raise InputError(f"{label}: calling it with symbols failed: {why}") from None
+    outputs = _outputs(result, label)
+    variables = _variables(local, set(map(str, [*inputs, *parameters])))
+    graph = from_sympy(
+        outputs,
+        inputs,
+        name=label if label != "<lambda>" else "",
+        binary=binary,
+        variables=variables,
+        params=parameters,
     )
+    graph.traced_with = "sympy"
+    return graph
 
 
 def _from_arrays(
@@ -377,40 +447,10 @@ def _from_arrays(
     return trace_arrays(f, shapes, names, label, _output_names)
 
 
-def _array_first(
-    f: Callable[..., Any],
-    label: str,
-    n_inputs: int | None,
-    sizes: Sequence[Any] | None,
-    params: list[str],
-    binary: bool,
-) -> DGraph | None:
-    """The array graph of a function of arrays the element level expands; None where
-    the element tracer reads ``f`` instead: a function of scalars only (plain Python
-    math, sympy: each vertex as the sympy route makes it), ``params``, ``binary``, a
-    function that works on sympy expressions, or one the array tracer cannot read."""
-    if n_inputs is not None or params or binary or not sizes or not any(sizes):
-        return None
-    if inspects_expressions(f):
-        return None
-    try:
-        return _from_arrays(f, label, None, list(sizes), [])
-    except InputError:
-        return None
-
-
-def _traced_array(symbols: list[sympy.Symbol]) -> np.ndarray:
-    out = np.empty(len(symbols), dtype=object)
-    out[:] = [Traced(s) for s in symbols]
-    return out
-
-
 def _plain(value: Any) -> Any:
     """A traced value, array or number as a sympy expression (arrays: lists)."""
     if isinstance(value, np.ndarray):
         return [_plain(v) for v in value.reshape(-1)]
-    if isinstance(value, (Traced, Condition)):
-        return value.expr
     if isinstance(value, np.generic):
         return value.item()
     return value
@@ -536,8 +576,8 @@ USES_LIMIT = 200  # functions looked into, at most
 
 # names whose use means a function works on the structure of sympy expressions (methods
 # and functions that differentiate, substitute, simplify, solve, or read an expression's
-# parts): such a function is called with plain sympy symbols first, since the tracer's
-# tape symbols stand for subexpressions that these would not see into
+# parts): such a function is called with plain sympy symbols first, since a traced array
+# is no sympy expression these could work on
 _STRUCTURAL_NAMES = """diff Derivative subs xreplace replace doit simplify expand factor
 collect cancel together apart trigsimp nsimplify powsimp radsimp solve linsolve nonlinsolve
 solve_linear_system series integrate Integral limit jacobian hessian Matrix ImmutableMatrix
@@ -546,8 +586,8 @@ as_coeff_Mul as_coeff_Add as_independent args func count_ops rewrite evalf is_ze
 is_constant equals dynamicsymbols KanesMethod LagrangesMethod"""
 STRUCTURAL = frozenset(_STRUCTURAL_NAMES.split())
 
-# sympy's names that a traced value passes through as an operand: elementwise functions
-# and constants
+# sympy's names that take a traced array (elementwise functions: the array tracer maps
+# them to NumPy's) and constants
 _ELEMENTWISE_NAMES = """sin cos tan cot sec csc asin acos atan acot atan2 sinh cosh tanh
 asinh acosh atanh exp log sqrt cbrt root Abs sign Max Min Piecewise Heaviside erf erfc gamma
 loggamma floor ceiling pi E Rational Float Integer S"""
@@ -594,12 +634,11 @@ def _from_sympy(value: Any) -> bool:
 
 def inspects_expressions(f: Callable[..., Any]) -> bool:
     """Whether ``f`` (or a function it calls) may work on the structure of sympy
-    expressions, so that it is called with plain sympy symbols before the tracer's values
-    (whose tape makes tracing linear in the operations; with plain symbols a loop's running
-    sum is a new flattened sum at every step, quadratic): its code uses one of the
+    expressions, so that it is called with plain sympy symbols before traced arrays (the
+    array trace is one vertex per operation; with plain symbols a loop's running sum is a
+    new flattened sum at every step, quadratic): its code uses one of the
     :data:`STRUCTURAL` names, or it refers to sympy and uses a sympy name, or an
-    attribute, other than the elementwise functions and constants of :data:`ELEMENTWISE`.
-    A tape symbol stands for a subexpression that ``diff`` or ``subs`` would not see into."""
+    attribute, other than the elementwise functions and constants of :data:`ELEMENTWISE`."""
     for names, values, namespace in _reached(f):
         if names & STRUCTURAL:
             return True
