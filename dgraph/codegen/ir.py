@@ -14,6 +14,7 @@ assembly, so the array nodes carry them and embed the scalar IR for elementwise 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -254,7 +255,24 @@ class Node:
     __slots__ = ()
 
     def children(self) -> tuple[Node, ...]:
+        """The nodes among its fields, in field order (inside tuples too)."""
+        found: list[Node] = []
+        stack = [getattr(self, f) for f in reversed(_fields(type(self)))]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, Node):
+                found.append(value)
+            elif isinstance(value, tuple):
+                stack.extend(reversed(value))
+        return tuple(found)
+
+
+@functools.cache
+def _fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node kind that hold nodes (by their annotation)."""
+    if not dataclasses.is_dataclass(kind):
         return ()
+    return tuple(f.name for f in dataclasses.fields(kind) if "Node" in str(f.type))
 
 
 @dataclass(frozen=True)
@@ -280,9 +298,6 @@ class BinOp(Node):
     left: Node
     right: Node
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.left, self.right)
-
 
 @dataclass(frozen=True)
 class UnaryOp(Node):
@@ -290,9 +305,6 @@ class UnaryOp(Node):
 
     op: str
     operand: Node
-
-    def children(self) -> tuple[Node, ...]:
-        return (self.operand,)
 
 
 @dataclass(frozen=True)
@@ -302,9 +314,6 @@ class Call(Node):
     func: str
     args: tuple[Node, ...] = ()
     keywords: tuple[tuple[str, Node], ...] = ()
-
-    def children(self) -> tuple[Node, ...]:
-        return (*self.args, *(v for _, v in self.keywords))
 
     def keyword(self, name: str) -> Node | None:
         return next((v for k, v in self.keywords if k == name), None)
@@ -316,9 +325,6 @@ class AsType(Node):
 
     operand: Node
     dtype: str
-
-    def children(self) -> tuple[Node, ...]:
-        return (self.operand,)
 
 
 @dataclass(frozen=True)
@@ -338,18 +344,12 @@ class Index(Node):
     value: Node
     items: tuple[Node, ...]
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.value, *self.items)
-
 
 @dataclass(frozen=True)
 class Seq(Node):
     """A list of arrays (``concatenate``'s, ``stack``'s operands)."""
 
     items: tuple[Node, ...]
-
-    def children(self) -> tuple[Node, ...]:
-        return self.items
 
 
 @dataclass(frozen=True)
@@ -360,9 +360,6 @@ class Formula(Node):
     expr: sympy.Expr
     operands: tuple[tuple[sympy.Symbol, Node], ...]
 
-    def children(self) -> tuple[Node, ...]:
-        return tuple(n for _, n in self.operands)
-
 
 @dataclass(frozen=True)
 class Scatter(Node):
@@ -371,9 +368,6 @@ class Scatter(Node):
     size: int
     flat: Node
     data: Node
-
-    def children(self) -> tuple[Node, ...]:
-        return (self.flat, self.data)
 
 
 @dataclass(frozen=True)
@@ -384,9 +378,6 @@ class ScatterAdd(Node):
     base: Node
     parts: tuple[tuple[Node, Node], ...]
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.base, *(n for part in self.parts for n in part))
-
 
 @dataclass(frozen=True)
 class SegmentSum(Node):
@@ -395,9 +386,6 @@ class SegmentSum(Node):
     data: Node
     ids: Node
     n: int
-
-    def children(self) -> tuple[Node, ...]:
-        return (self.data, self.ids)
 
 
 @dataclass(frozen=True)
@@ -410,18 +398,12 @@ class SparseMatrix(Node):
     indptr: Node | None
     shape: tuple[int, int]
 
-    def children(self) -> tuple[Node, ...]:
-        return tuple(n for n in (self.data, self.indices, self.indptr) if n is not None)
-
 
 @dataclass(frozen=True)
 class Dict(Node):
     """``{key: value}`` with string keys (the outputs' values F)."""
 
     items: tuple[tuple[str, Node], ...]
-
-    def children(self) -> tuple[Node, ...]:
-        return tuple(n for _, n in self.items)
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,7 @@ from ..cuda import HOST_FLAGS, compile_host
 from ..ir import ArrayProgram, ArrayStatement, Node
 from ..python import NumPyArrayPrinter
 from .dialect import DIALECTS
+from .forward import BINARY, CALLS
 
 __all__ = [
     "FUNCTION",
@@ -92,15 +93,22 @@ FUNCTION = "jacobian_values"
 THREADS = 256  # CUDA threads per block
 MAGIC = b"DGCVALS1"
 
-_UNARY = {
-    "exp": "exp", "exp2": "exp2", "log": "log", "log1p": "log1p", "expm1": "expm1",
-    "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
-    "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh",
-    "arccosh": "acosh", "arctanh": "atanh", "sqrt": "sqrt", "cbrt": "cbrt", "abs": "fabs",
-    "fabs": "fabs", "absolute": "fabs", "floor": "floor", "ceil": "ceil", "round": "nearbyint",
-    "rint": "nearbyint", "erf": "erf", "erfc": "erfc",
-}  # fmt: skip
-_BINARY = {"maximum": "fmax", "minimum": "fmin", "arctan2": "atan2", "power": "pow"}
+# array function (without its module): (C99 function, operands) of the functions C calls
+_C_CALLS = {
+    f.rpartition(".")[2]: (c, 2 if lax in BINARY else 1)
+    for lax, (f, c) in CALLS.items()
+    if c is not None
+}
+# the functions C writes out, their operands {0}, {1}, {2}
+_C_FORMS = {
+    "square": "({0} * {0})",
+    "sign": "(double)(({0} > 0) - ({0} < 0))",
+    "heaviside": "({0} > 0 ? 1.0 : ({0} < 0 ? 0.0 : {1}))",
+    "where": "({0} ? {1} : {2})",
+    "logical_and": "(double)({0} && {1})",
+    "logical_or": "(double)({0} || {1})",
+    "logical_not": "(double)(!{0})",
+}
 _OPS = {"+", "-", "*", "/"}
 _COMPARE = {"<", "<=", ">", ">=", "==", "!="}
 _VIEWS = {"reshape", "transpose", "broadcast_to", "flip", "ravel", "asarray"}
@@ -843,9 +851,7 @@ class _Translator:
             if kind in ("broadcast_to", "asarray"):  # the leaves broadcast to the result
                 return [node.args[0]]
             self._refuse(f"{kind} of a computed expression")
-        if isinstance(node, ir.Call) and (kind in _UNARY or kind in _BINARY or kind in (
-            "heaviside", "where", "square", "sign", "logical_and", "logical_or", "logical_not"
-        )):  # fmt: skip
+        if isinstance(node, ir.Call) and (kind in _C_CALLS or kind in _C_FORMS):
             if node.keywords:
                 self._refuse(f"{kind} with keywords")
             return list(node.args)
@@ -940,24 +946,10 @@ class _Translator:
         kind = _call_name(node)
         if kind in ("broadcast_to", "asarray"):
             return args[0]
-        if kind in _UNARY:
-            return f"{_UNARY[kind]}({args[0]})"
-        if kind in _BINARY:
-            return f"{_BINARY[kind]}({args[0]}, {args[1]})"
-        if kind == "square":
-            return f"({args[0]} * {args[0]})"
-        if kind == "sign":
-            return f"(double)(({args[0]} > 0) - ({args[0]} < 0))"
-        if kind == "heaviside":
-            x, h = args
-            return f"({x} > 0 ? 1.0 : ({x} < 0 ? 0.0 : {h}))"
-        if kind == "where":
-            return f"({args[0]} ? {args[1]} : {args[2]})"
-        if kind == "logical_and":
-            return f"(double)({args[0]} && {args[1]})"
-        if kind == "logical_or":
-            return f"(double)({args[0]} || {args[1]})"
-        return f"(double)(!{args[0]})"  # logical_not
+        if kind in _C_CALLS:
+            function, operands = _C_CALLS[kind]
+            return f"{function}({', '.join(args[:operands])})"
+        return _C_FORMS[kind].format(*args)  # type: ignore[index]
 
     # -- the file -----------------------------------------------------------------------
 

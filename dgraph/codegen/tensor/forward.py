@@ -11,20 +11,24 @@ from ...blocks.arrays import ArrayOp
 from ...errors import InputError
 from ..ir import BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
 
-__all__ = ["forward_expression", "operand_shape"]
+__all__ = ["BINARY", "CALLS", "forward_expression", "operand_shape"]
 
-_UNARY_CALLS = {
-    "exp": "exp", "exp2": "exp2", "log": "log", "log1p": "log1p", "expm1": "expm1",
-    "sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin", "acos": "arccos",
-    "atan": "arctan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asinh": "arcsinh",
-    "acosh": "arccosh", "atanh": "arctanh", "sqrt": "sqrt", "cbrt": "cbrt", "abs": "abs",
-    "square": "square", "floor": "floor", "ceil": "ceil", "round": "round", "sign": "sign",
-    "not": "logical_not", "is_finite": "isfinite",
+# lax name: (array function, its C99 function; None where the C printer writes it out)
+CALLS: dict[str, tuple[str, str | None]] = {
+    "exp": ("exp", "exp"), "exp2": ("exp2", "exp2"), "log": ("log", "log"),
+    "log1p": ("log1p", "log1p"), "expm1": ("expm1", "expm1"), "sin": ("sin", "sin"),
+    "cos": ("cos", "cos"), "tan": ("tan", "tan"), "asin": ("arcsin", "asin"),
+    "acos": ("arccos", "acos"), "atan": ("arctan", "atan"), "sinh": ("sinh", "sinh"),
+    "cosh": ("cosh", "cosh"), "tanh": ("tanh", "tanh"), "asinh": ("arcsinh", "asinh"),
+    "acosh": ("arccosh", "acosh"), "atanh": ("arctanh", "atanh"), "sqrt": ("sqrt", "sqrt"),
+    "cbrt": ("cbrt", "cbrt"), "abs": ("abs", "fabs"), "floor": ("floor", "floor"),
+    "ceil": ("ceil", "ceil"), "round": ("round", "nearbyint"), "erf": ("special.erf", "erf"),
+    "erfc": ("special.erfc", "erfc"), "square": ("square", None), "sign": ("sign", None),
+    "not": ("logical_not", None), "is_finite": ("isfinite", None),
+    "pow": ("power", "pow"), "atan2": ("arctan2", "atan2"), "max": ("maximum", "fmax"),
+    "min": ("minimum", "fmin"), "and": ("logical_and", None), "or": ("logical_or", None),
 }  # fmt: skip
-_BINARY_CALLS = {
-    "pow": "power", "atan2": "arctan2", "max": "maximum", "min": "minimum",
-    "and": "logical_and", "or": "logical_or",
-}  # fmt: skip
+BINARY = frozenset({"pow", "atan2", "max", "min", "and", "or"})
 _OPERATORS = {
     "add": "+", "sub": "-", "mul": "*", "div": "/",
     "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
@@ -34,10 +38,8 @@ ONE = Const(1)
 
 def _elementwise(name: str, args: Sequence[Node]) -> Node | None:
     """The elementwise operation ``name`` on ``args``; None if it is not one."""
-    if name in _UNARY_CALLS:
-        return Call(_UNARY_CALLS[name], (args[0],))
-    if name in _BINARY_CALLS:
-        return Call(_BINARY_CALLS[name], (args[0], args[1]))
+    if name in CALLS:
+        return Call(CALLS[name][0], tuple(args[: 2 if name in BINARY else 1]))
     if name in _OPERATORS:
         return BinOp(_OPERATORS[name], args[0], args[1])
     if name == "neg":
@@ -67,8 +69,6 @@ def forward_expression(
     """``op`` on the operands ``args`` (of ``shapes``); ``top``: a vertex's value (float,
     as ``evaluate`` gives), else a nested operation's (a comparison stays boolean)."""
     name, p, shape = op.primitive, op.param, op.shape
-    if name == "erf":
-        return Call("special.erf", (args[0],))
     found = _elementwise(name, args)
     if found is not None:
         if top and name in _BOOLEAN:
