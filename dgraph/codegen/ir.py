@@ -36,6 +36,7 @@ __all__ = [
     "Call",
     "Const",
     "Dict",
+    "Entries",
     "Formula",
     "Index",
     "Name",
@@ -407,11 +408,22 @@ class Dict(Node):
 
 
 @dataclass(frozen=True)
+class Entries(Node):
+    """The array of ``shape`` whose entries, in row-major order, are ``items`` (broadcast
+    together: entries that hold a batch of points keep its axes last)."""
+
+    items: tuple[Node, ...]
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class ArrayStatement:
-    """``target = value``: one statement of an array program."""
+    """``target = value``: one statement of an array program; with ``at``, a store
+    ``target[at] = value`` into an array that exists."""
 
     target: str
     value: Node
+    at: tuple[Node, ...] = ()
 
 
 @dataclass
@@ -515,41 +527,63 @@ def times(a: Node, b: Node) -> Node:
     return BinOp("*", a, b)
 
 
-def scalar_statements(program: Program) -> ArrayProgram:
-    """A scalar program as array statements of shape ``()``: each argument entry read by
-    an :class:`Index`, each assignment a :class:`Formula` over the names it reads, the
-    result the array of ``program.shape`` (entries not listed 0), so that one printer
-    per target prints both levels.
+def scalar_statements(
+    program: Program, *, batch: bool = False, out: str | None = None, flat: bool = False
+) -> ArrayProgram:
+    """A scalar program as array statements of shape ``()``: each argument entry it reads
+    by an :class:`Index`, each assignment a :class:`Formula` over the names it reads, the
+    result the :class:`Entries` of ``program.shape`` (entries not listed 0), so that one
+    printer per target prints both levels.
+
+    Parameters
+    ----------
+    program
+        The scalar program.
+    batch
+        Arguments hold a batch of points, the entry axis last: entries read as ``x[..., k]``.
+    out
+        Store each result entry into this array (``out[..., i, j] = ...``; ``flat``: at
+        its position in the result list) instead of building the result.
 
     >>> x = sympy.Symbol("x")
     >>> s = sympy.Symbol("s")
     >>> p = Program("f", (("x", (x,)),), ((s, sympy.sin(x)),), (((0,), 2 * s),), (1,))
     >>> [s.target for s in scalar_statements(p).statements]
-    ['x', 's', 'f_0', 'f']
+    ['x', 's', 'f']
     """
-    statements = []
-    for name, symbols in program.arguments:
-        for k, s in enumerate(symbols):
-            statements.append(ArrayStatement(str(s), Index(Name(name), (Const(k),))))
-
-    def formula(expr: sympy.Expr) -> Node:
-        if expr.is_Symbol:
-            return Name(str(expr))
-        operands = tuple((s, Name(str(s))) for s in sorted(expr.free_symbols, key=str))
-        return Formula(expr, operands)
-
-    statements += [ArrayStatement(str(s), formula(e)) for s, e in program.assignments]
-    entries: dict[tuple[int, ...], Node] = {}
-    for index, expr in program.results:
-        target = f"{program.name}_{'_'.join(map(str, index))}"
-        statements.append(ArrayStatement(target, formula(expr)))
-        entries[index] = Name(target)
-    flat = [
-        entries.get(tuple(int(i) for i in index), Const(0.0))
-        for index in product(*(range(n) for n in program.shape))
+    used = set().union(
+        *(e.free_symbols for _, e in program.assignments),
+        *(e.free_symbols for _, e in program.results),
+    )
+    lead = (Const(Ellipsis),) if batch else ()
+    statements = [
+        ArrayStatement(str(s), Index(Name(name), (*lead, Const(k))))
+        for name, symbols in program.arguments
+        for k, s in enumerate(symbols)
+        if s in used
     ]
-    whole = Call("reshape", (Call("array", (Seq(tuple(flat)),)), Const(program.shape)))
-    statements.append(ArrayStatement(program.name, whole))
+    statements += [ArrayStatement(str(s), _formula(e)) for s, e in program.assignments]
+    if out is not None:
+        for k, (index, expr) in enumerate(program.results):
+            at = tuple(Const(int(i)) for i in ((k,) if flat else index))
+            statements.append(ArrayStatement(out, _formula(expr), (*lead, *at)))
+    else:
+        entries = {tuple(int(i) for i in index): e for index, e in program.results}
+        flat_entries = tuple(
+            _formula(entries[index]) if index in entries else Const(0.0)
+            for index in product(*(range(n) for n in program.shape))
+        )
+        statements.append(ArrayStatement(program.name, Entries(flat_entries, program.shape)))
     names = tuple(name for name, _ in program.arguments)
     shapes = tuple((len(symbols),) for _, symbols in program.arguments)
     return ArrayProgram(program.name, names, shapes, names, statements, [program.name])
+
+
+def _formula(expr: sympy.Expr) -> Node:
+    """A scalar expression over named scalars as a node: a :class:`Name` or a
+    :class:`Formula` whose operands are the names themselves."""
+    if expr.is_Symbol:
+        return Name(str(expr))
+    if expr.is_Number:
+        return Formula(expr, ())
+    return Formula(expr, tuple((s, Name(str(s))) for s in sorted(expr.free_symbols, key=str)))

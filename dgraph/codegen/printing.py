@@ -208,10 +208,16 @@ class ArrayPrinter:
     xp = "numpy"
     special = "scipy.special"
 
+    def __init__(self, function: str = "jacobian", module: bool = False) -> None:
+        self.function = function  # the generated function, named in errors
+        self.module = module  # inside a generated module: its helpers are defined
+
     def doprint(self, node: Node) -> str:
         return self._print(node)[0]
 
     def statement(self, s: ArrayStatement) -> str:
+        if s.at:
+            return f"    {s.target}[{self._arguments(s.at)}] = {self.doprint(s.value)}"
         return f"    {s.target} = {self.doprint(s.value)}"
 
     def _print(self, node: Node) -> tuple[str, int]:
@@ -229,6 +235,8 @@ class ArrayPrinter:
         value = node.value
         if isinstance(value, type):  # a dtype: float, int
             return value.__name__, _ATOM
+        if value is Ellipsis:
+            return "...", _ATOM
         if isinstance(value, float) and not math.isfinite(value):
             text = f"{self.xp}.nan" if math.isnan(value) else f"{self.xp}.inf"
             return (text, _ATOM) if math.isnan(value) or value > 0 else (f"-{text}", 6)
@@ -280,12 +288,18 @@ class ArrayPrinter:
         names = {}
         for symbol, operand in node.operands:
             text, strength = self._print(operand)
-            names[symbol] = sympy.Symbol(text if strength == _ATOM else f"({text})", real=True)
-        expr = expr.xreplace(names)
-        for inverse in sorted(expr.atoms(sympy.erfinv), key=sympy.count_ops):  # inner first
+            if text != symbol.name:
+                names[symbol] = sympy.Symbol(text if strength == _ATOM else f"({text})", real=True)
+        expr = expr.xreplace(names) if names else expr
+        inverses = () if self.module else expr.atoms(sympy.erfinv)  # a module: as before
+        for inverse in sorted(inverses, key=sympy.count_ops):  # inner first
             call = f"{self.special}.erfinv({self.formula(inverse.args[0])})"
             expr = expr.xreplace({inverse: sympy.Symbol(call, real=True)})
         return self.formula(expr), 0
+
+    def _print_Entries(self, node) -> tuple[str, int]:
+        xp = self.xp
+        return f"{xp}.reshape({xp}.array([{self._arguments(node.items)}]), {node.shape!r})", _ATOM
 
     def formula(self, expr: sympy.Expr) -> str:
         """A scalar sympy expression applied elementwise (the target's sympy printer)."""
