@@ -27,7 +27,7 @@ from dgraph.bench.realworld import REAL_WORLD
 from dgraph.cli import main
 from dgraph.codegen.cuda import (
     HOST_FLAGS,
-    _Printer,
+    CPrinter,
     block_size,
     cuda_source,
     cxx_compiler,
@@ -192,7 +192,7 @@ def test_numbers_are_printed_in_the_kernels_precision():
     # no bare floating literal: it would make float code compute in double
     assert not re.search(r"\d\.\d|\de[+-]|NAN|M_PI", re.sub(r"T\([^()]*\)", "T()", body))
     a = sympy.Symbol("v_NAN")  # a variable's name is never taken for NaN
-    printed = _Printer().doprint(sympy.Piecewise((a, a > 1)))
+    printed = CPrinter().doprint(sympy.Piecewise((a, a > 1)))
     assert printed == "((v_NAN > T(1)) ? (v_NAN) : (dgraph_nan(T(0))))"
     host = load_cuda_host(gen.text)
     numpy_module = load_python(generate(STEPS, "python", "reverse").text)

@@ -21,6 +21,8 @@ from .counting import LARGEST_PRODUCT_POWER
 from .ir import ArrayStatement, Node
 
 __all__ = [
+    "BINARY",
+    "CALLS",
     "ArrayFunctions",
     "ArrayPrinter",
     "NumbersAsDoubles",
@@ -30,6 +32,24 @@ __all__ = [
     "printed",
     "printed_code",
 ]
+
+# The elementwise functions printed as calls, by lax name: (the array function, the C99
+# function; None where the C printer writes it out)
+CALLS: dict[str, tuple[str, str | None]] = {
+    "exp": ("exp", "exp"), "exp2": ("exp2", "exp2"), "log": ("log", "log"),
+    "log1p": ("log1p", "log1p"), "expm1": ("expm1", "expm1"), "sin": ("sin", "sin"),
+    "cos": ("cos", "cos"), "tan": ("tan", "tan"), "asin": ("arcsin", "asin"),
+    "acos": ("arccos", "acos"), "atan": ("arctan", "atan"), "sinh": ("sinh", "sinh"),
+    "cosh": ("cosh", "cosh"), "tanh": ("tanh", "tanh"), "asinh": ("arcsinh", "asinh"),
+    "acosh": ("arccosh", "acosh"), "atanh": ("arctanh", "atanh"), "sqrt": ("sqrt", "sqrt"),
+    "cbrt": ("cbrt", "cbrt"), "abs": ("abs", "fabs"), "floor": ("floor", "floor"),
+    "ceil": ("ceil", "ceil"), "round": ("round", "nearbyint"), "erf": ("special.erf", "erf"),
+    "erfc": ("special.erfc", "erfc"), "square": ("square", None), "sign": ("sign", None),
+    "not": ("logical_not", None), "is_finite": ("isfinite", None),
+    "pow": ("power", "pow"), "atan2": ("arctan2", "atan2"), "max": ("maximum", "fmax"),
+    "min": ("minimum", "fmin"), "and": ("logical_and", None), "or": ("logical_or", None),
+}  # fmt: skip
+BINARY = frozenset({"pow", "atan2", "max", "min", "and", "or"})
 
 INT_LIMIT = 2**31  # integer literals below this magnitude are exact ints in C and Python
 

@@ -10,25 +10,10 @@ import numpy as np
 from ...blocks.arrays import ArrayOp
 from ...errors import InputError
 from ..ir import BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
+from ..printing import BINARY, CALLS
 
-__all__ = ["BINARY", "CALLS", "forward_expression", "operand_shape"]
+__all__ = ["forward_expression", "operand_shape"]
 
-# lax name: (array function, its C99 function; None where the C printer writes it out)
-CALLS: dict[str, tuple[str, str | None]] = {
-    "exp": ("exp", "exp"), "exp2": ("exp2", "exp2"), "log": ("log", "log"),
-    "log1p": ("log1p", "log1p"), "expm1": ("expm1", "expm1"), "sin": ("sin", "sin"),
-    "cos": ("cos", "cos"), "tan": ("tan", "tan"), "asin": ("arcsin", "asin"),
-    "acos": ("arccos", "acos"), "atan": ("arctan", "atan"), "sinh": ("sinh", "sinh"),
-    "cosh": ("cosh", "cosh"), "tanh": ("tanh", "tanh"), "asinh": ("arcsinh", "asinh"),
-    "acosh": ("arccosh", "acosh"), "atanh": ("arctanh", "atanh"), "sqrt": ("sqrt", "sqrt"),
-    "cbrt": ("cbrt", "cbrt"), "abs": ("abs", "fabs"), "floor": ("floor", "floor"),
-    "ceil": ("ceil", "ceil"), "round": ("round", "nearbyint"), "erf": ("special.erf", "erf"),
-    "erfc": ("special.erfc", "erfc"), "square": ("square", None), "sign": ("sign", None),
-    "not": ("logical_not", None), "is_finite": ("isfinite", None),
-    "pow": ("power", "pow"), "atan2": ("arctan2", "atan2"), "max": ("maximum", "fmax"),
-    "min": ("minimum", "fmin"), "and": ("logical_and", None), "or": ("logical_or", None),
-}  # fmt: skip
-BINARY = frozenset({"pow", "atan2", "max", "min", "and", "or"})
 _OPERATORS = {
     "add": "+", "sub": "-", "mul": "*", "div": "/",
     "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
