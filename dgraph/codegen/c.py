@@ -43,7 +43,6 @@ __all__ = [
     "C_FORMS",
     "CElementPrinter",
     "CModule",
-    "c_expression",
     "c_source",
     "load_c",
 ]
@@ -153,19 +152,7 @@ class CElementPrinter:
 
     def doprint(self, node: Node) -> str:
         """``node``'s text, its children's first (without recursion)."""
-        done: dict[int, str] = {}
-        stack = [(node, False)]
-        while stack:
-            n, ready = stack.pop()
-            if id(n) in done:
-                continue
-            kids = n.children()
-            if ready or not kids:
-                done[id(n)] = self._combine(n, [done[id(c)] for c in kids])
-            else:
-                stack.append((n, True))
-                stack.extend((c, False) for c in kids)
-        return done[id(node)]
+        return ir.fold(node, self._combine)
 
     def statement(self, s: ArrayStatement) -> str:
         """``const T target = value;`` or the store ``target[k] = value;``."""
@@ -242,18 +229,6 @@ class CElementPrinter:
             function, operands = C_CALLS[kind]
             return f"{function}({', '.join(args[:operands])})"
         return C_FORMS[kind].format(*args)  # type: ignore[index]
-
-
-def _print(printer: CPrinter, expr: sympy.Expr, function: str) -> str:
-    """One expression of the generated ``function``; a one-line DGraphError when C has no
-    equivalent of some part of it."""
-    return printed_code(printer, expr, f"the generated {function}() in C")
-
-
-def c_expression(expr: sympy.Expr, function: str) -> str:
-    """A scalar expression as C text (this module's printer: powers as products, numbers
-    as doubles), for the generated ``function``."""
-    return _print(CPrinter(), expr, function)
 
 
 def c_source(

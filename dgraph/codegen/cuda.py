@@ -46,7 +46,7 @@ from ..errors import DGraphError
 from .c import CElementPrinter
 from .c import CPrinter as _CPrinter
 from .ir import Program, live_ranges, scalar_statements
-from .printing import double, printed_code
+from .printing import double
 
 __all__ = [
     "HOST_FLAGS",
@@ -132,10 +132,6 @@ class CPrinter(_CPrinter):
 class _CudaElementPrinter(CElementPrinter):
     ctype = "T"
     language = "in CUDA"
-
-
-def _print(printer: CPrinter, expr: sympy.Expr, function: str) -> str:
-    return printed_code(printer, expr, f"the generated {function}() in CUDA")
 
 
 def block_size(width: int, item: int = 8) -> int | None:

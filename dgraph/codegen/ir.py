@@ -52,6 +52,7 @@ __all__ = [
     "Strategy",
     "UnaryOp",
     "bottom_up",
+    "fold",
     "fresh",
     "height",
     "in_order",
@@ -469,12 +470,15 @@ def substituted(node: Node, mapping: Mapping[Node, Node]) -> Node:
     return _rebuilt(node, lambda n: mapping.get(n, n), mapping)
 
 
-def _rebuilt(
-    node: Node, leaf: Callable[[Node], Node], whole: Mapping[Node, Node] | None = None
-) -> Node:
-    """``node`` rebuilt with ``leaf`` applied to every node without children (and the
-    nodes that are keys of ``whole`` replaced whole)."""
-    done: dict[int, Node] = {}
+def fold(
+    node: Node,
+    combine: Callable[[Node, list[Any]], Any],
+    whole: Mapping[Node, Any] | None = None,
+) -> Any:
+    """``combine(n, [the values of n's children])`` for ``node`` and every node under it,
+    children first, each node once, without recursion; the nodes that are keys of
+    ``whole`` take its value instead (and are not descended into)."""
+    done: dict[int, Any] = {}
     stack = [(node, False)]
     while stack:
         n, ready = stack.pop()
@@ -483,18 +487,29 @@ def _rebuilt(
         kids = n.children()
         if whole is not None and n in whole:
             done[id(n)] = whole[n]
-        elif not kids:
-            done[id(n)] = leaf(n)
-        elif not ready:
+        elif ready or not kids:
+            done[id(n)] = combine(n, [done[id(c)] for c in kids])
+        else:
             stack.append((n, True))
             stack.extend((c, False) for c in kids)
-        else:
-            swap = {id(c): done[id(c)] for c in kids}
-            changes = {}
-            for f in dataclasses.fields(n):  # type: ignore[arg-type]
-                changes[f.name] = _swapped(getattr(n, f.name), swap)
-            done[id(n)] = type(n)(**changes)
     return done[id(node)]
+
+
+def _rebuilt(
+    node: Node, leaf: Callable[[Node], Node], whole: Mapping[Node, Node] | None = None
+) -> Node:
+    """``node`` rebuilt with ``leaf`` applied to every node without children (and the
+    nodes that are keys of ``whole`` replaced whole)."""
+
+    def combine(n: Node, values: list[Node]) -> Node:
+        if not values:
+            return leaf(n)
+        swap = {id(c): v for c, v in zip(n.children(), values, strict=True)}
+        return type(n)(
+            **{f.name: _swapped(getattr(n, f.name), swap) for f in dataclasses.fields(n)}
+        )  # type: ignore[arg-type]
+
+    return fold(node, combine, whole)
 
 
 def _swapped(value: Any, swap: dict[int, Node]) -> Any:

@@ -311,7 +311,7 @@ class ArrayPrinter:
             if text != symbol.name:
                 names[symbol] = sympy.Symbol(text if strength == _ATOM else f"({text})", real=True)
         expr = expr.xreplace(names) if names else expr
-        inverses = () if self.module else expr.atoms(sympy.erfinv)  # a module: as before
+        inverses = () if self.module else expr.atoms(sympy.erfinv)  # a module: the scalar printer
         for inverse in sorted(inverses, key=sympy.count_ops):  # inner first
             call = f"{self.special}.erfinv({self.formula(inverse.args[0])})"
             expr = expr.xreplace({inverse: sympy.Symbol(call, real=True)})
