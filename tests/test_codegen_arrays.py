@@ -486,3 +486,28 @@ def test_a_scalar_program_prints_as_array_statements_of_shape_0(lang):
     tolerance = 1e-13 if lang == "python" else 1e-6  # JAX: single precision by default
     got = np.asarray(space["jacobian"])
     np.testing.assert_allclose(got, expected.reshape(got.shape), rtol=tolerance)
+
+
+def test_the_scalar_modules_print_through_the_array_printers():
+    """One printer per target: the lines of the scalar NumPy kernel and of the C function
+    are the array printers' lines for the program's statements of shape () (batch reads
+    ``x[..., k]`` and stores ``out[..., i, j]`` in NumPy, ``const double`` in C)."""
+    from dgraph.codegen.c import CElementPrinter, c_source
+    from dgraph.codegen.ir import scalar_statements
+    from dgraph.codegen.program import jacobian_program
+    from dgraph.codegen.python import NumPyArrayPrinter, python_module
+    from dgraph.frontends import bundled
+
+    g = bundled("naumann_sin.trace")
+    program = jacobian_program(accumulate(g, "reverse"))
+    names = {"title": "t", "inputs": g.inputs, "outputs": g.outputs}
+    numpy_lines = python_module({"jacobian": program}, **names).splitlines()
+    printer = NumPyArrayPrinter("jacobian", module=True)
+    statements = scalar_statements(program, batch=True, out="out").statements
+    printed = [printer.statement(s) for s in statements]
+    assert "    out[..., 0, 1] = " in "\n".join(printed)
+    assert all(line in numpy_lines for line in printed)
+    c_lines = c_source({"jacobian": program}, **names).splitlines()
+    reads = scalar_statements(program, out="J", flat=True).statements[: -len(program.results)]
+    printed = [CElementPrinter("jacobian").statement(s) for s in reads]
+    assert printed and all(line in c_lines for line in printed)

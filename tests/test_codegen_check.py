@@ -191,14 +191,24 @@ def test_constants_print_as_doubles():
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_tampered_printer_fails_the_check(monkeypatch, tmp_path, capsys, lang, sin_graph):
-    printer = python_module if lang == "python" else c_module
-    original = printer._print
+    """A printer that flips the sign of the Jacobian's entries (NumPy: the scalar printer
+    the array printer calls; C: the element printer's scalar text) fails the check."""
+    if lang == "python":
+        original = python_module._print
 
-    def flipped(p, expr, function):
-        text = original(p, expr, function)
-        return f"-({text})" if function == "jacobian" and expr.free_symbols else text
+        def flipped(p, expr, function):
+            text = original(p, expr, function)
+            return f"-({text})" if function == "jacobian" and expr.free_symbols else text
 
-    monkeypatch.setattr(printer, "_print", flipped)
+        monkeypatch.setattr(python_module, "_print", flipped)
+    else:
+        scalar_text = c_module.CElementPrinter._scalar_text
+
+        def flipped_c(self, expr):
+            text = scalar_text(self, expr)
+            return f"-({text})" if self.function == "jacobian" and expr.free_symbols else text
+
+        monkeypatch.setattr(c_module.CElementPrinter, "_scalar_text", flipped_c)
     with pytest.raises(VerificationError, match=r"jacobian\(\) disagrees with the graph"):
         generate(sin_graph, lang, "reverse")
     target = tmp_path / ("j.py" if lang == "python" else "j.c")

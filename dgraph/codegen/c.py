@@ -34,10 +34,18 @@ import sympy
 from sympy.printing.c import C99CodePrinter
 
 from ..errors import DGraphError
-from .ir import Program
-from .printing import NumbersAsDoubles, PowersAsProducts, printed_code
+from . import ir
+from .ir import ArrayStatement, Node, Program, scalar_statements
+from .printing import BINARY, CALLS, NumbersAsDoubles, PowersAsProducts, printed_code
 
-__all__ = ["CModule", "c_expression", "c_source", "load_c"]
+__all__ = [
+    "C_CALLS",
+    "C_FORMS",
+    "CElementPrinter",
+    "CModule",
+    "c_source",
+    "load_c",
+]
 
 _PARAMETERS = {  # function -> (argument names, output name)
     "primal": ("x", "y"),
@@ -91,16 +99,136 @@ class CPrinter(NumbersAsDoubles, PowersAsProducts, C99CodePrinter):
         return self.false
 
 
-def _print(printer: CPrinter, expr: sympy.Expr, function: str) -> str:
-    """One expression of the generated ``function``; a one-line DGraphError when C has no
-    equivalent of some part of it."""
-    return printed_code(printer, expr, f"the generated {function}() in C")
+# array function (without its module): (C99 function, operands) of the functions C calls
+C_CALLS = {
+    f.rpartition(".")[2]: (c, 2 if lax in BINARY else 1)
+    for lax, (f, c) in CALLS.items()
+    if c is not None
+}
+# the functions C writes out, their operands {0}, {1}, {2}
+C_FORMS = {
+    "square": "({0} * {0})",
+    "sign": "(double)(({0} > 0) - ({0} < 0))",
+    "heaviside": "({0} > 0 ? 1.0 : ({0} < 0 ? 0.0 : {1}))",
+    "where": "({0} ? {1} : {2})",
+    "logical_and": "(double)({0} && {1})",
+    "logical_or": "(double)({0} || {1})",
+    "logical_not": "(double)(!{0})",
+}
+_OPS = {"+", "-", "*", "/"}
+_COMPARE = {"<", "<=", ">", ">=", "==", "!="}
 
 
-def c_expression(expr: sympy.Expr, function: str) -> str:
-    """A scalar expression as C text (this module's printer: powers as products, numbers
-    as doubles), for the generated ``function``."""
-    return _print(CPrinter(), expr, function)
+def _power(a: str, b: str, exponent: Node) -> str:
+    value = ir.number(exponent)
+    if value is not None and value == int(value) and 1 <= value <= 4:
+        return "(" + " * ".join([a] * int(value)) + ")"
+    if value is not None and value == int(value) and -4 <= value <= -1:
+        return "(1.0 / (" + " * ".join([a] * -int(value)) + "))"
+    return f"pow({a}, {b})"
+
+
+class CElementPrinter:
+    """Elementwise nodes and statements of shape () as C text, one ``_print_<Kind>(node,
+    args)`` per node kind from its children's text (the tensor path's C values print
+    their loop bodies with it, :mod:`dgraph.codegen.tensor.c_values`); ``stride``: entry k
+    of an argument or a result at ``k*stride`` (CUDA's batch-last points)."""
+
+    ctype = "double"
+    language = "in C"
+
+    def __init__(
+        self, function: str, scalar: CPrinter | None = None, stride: str | None = None
+    ) -> None:
+        self.function = function  # the generated function, named in errors
+        self.scalar = CPrinter() if scalar is None else scalar
+        self.stride = stride
+
+    def _refuse(self, why: str) -> None:
+        raise DGraphError(f"the generated {self.function}() {self.language}: cannot print {why}")
+
+    def _scalar_text(self, expr: sympy.Expr) -> str:
+        return printed_code(self.scalar, expr, f"the generated {self.function}() {self.language}")
+
+    def doprint(self, node: Node) -> str:
+        """``node``'s text, its children's first (without recursion)."""
+        return ir.fold(node, self._combine)
+
+    def statement(self, s: ArrayStatement) -> str:
+        """``const T target = value;`` or the store ``target[k] = value;``."""
+        value = self.value(s.value)
+        if s.at:
+            return f"    {s.target}[{self._entry(s.at)}] = {value};"
+        return f"    const {self.ctype} {s.target} = {value};"
+
+    def value(self, node: Node) -> str:
+        """The text of a statement's value (a formula without parentheses around it)."""
+        kids = [self.doprint(c) for c in node.children()]
+        if isinstance(node, ir.Formula):
+            return self._formula(node, kids)
+        return self._combine(node, kids)
+
+    def _entry(self, at: tuple[Node, ...]) -> str:
+        (k,) = (int(c.value) for c in at)  # type: ignore[attr-defined]
+        if self.stride is None:
+            return str(k)
+        return "0" if k == 0 else self.stride if k == 1 else f"{k}*{self.stride}"
+
+    def _combine(self, node: Node, args: list[str]) -> str:
+        """C text of one node from its children's: ``_print_<Kind>``."""
+        return getattr(self, f"_print_{type(node).__name__}")(node, args)
+
+    def _print_Name(self, node: ir.Name, args: list[str]) -> str:
+        return node.id
+
+    def _print_Const(self, node: ir.Const, args: list[str]) -> str:
+        return repr(node.value)
+
+    def _print_Index(self, node: ir.Index, args: list[str]) -> str:
+        return f"{args[0]}[{self._entry(node.items)}]"
+
+    def _print_BinOp(self, node: ir.BinOp, args: list[str]) -> str:
+        a, b = args
+        if node.op == "**":
+            return _power(a, b, node.right)
+        if node.op in _COMPARE:
+            return f"(double)({a} {node.op} {b})"
+        if node.op not in _OPS:
+            self._refuse(f"the operator {node.op}")
+        return f"({a} {node.op} {b})"
+
+    def _print_UnaryOp(self, node: ir.UnaryOp, args: list[str]) -> str:
+        if node.op != "-":
+            self._refuse(f"the operator {node.op}")
+        return f"(-{args[0]})"
+
+    def _print_Formula(self, node: ir.Formula, args: list[str]) -> str:
+        """The formula by the target's scalar printer, each symbol its operand's text."""
+        return f"({self._formula(node, args)})"
+
+    def _formula(self, node: ir.Formula, args: list[str]) -> str:
+        if all(a == s.name for a, (s, _) in zip(args, node.operands, strict=True)):
+            return self._scalar_text(node.expr)  # a statement of shape (): names as they are
+        stand_ins = {
+            s: sympy.Symbol(f"dgraph_operand_{k}_") for k, (s, _) in enumerate(node.operands)
+        }
+        text = self._scalar_text(node.expr.xreplace(stand_ins))
+        for k, arg in enumerate(args):
+            text = text.replace(f"dgraph_operand_{k}_", f"({arg})")  # -x of -1.0: -(-1.0)
+        return text
+
+    def _print_AsType(self, node: ir.AsType, args: list[str]) -> str:
+        """To int: truncated, as NumPy's cast of a float."""
+        return f"(double)(long long)({args[0]})" if node.dtype == "int" else args[0]
+
+    def _print_Call(self, node: ir.Call, args: list[str]) -> str:
+        kind = node.func.rpartition(".")[2]
+        if kind in ("broadcast_to", "asarray"):
+            return args[0]
+        if kind in C_CALLS:
+            function, operands = C_CALLS[kind]
+            return f"{function}({', '.join(args[:operands])})"
+        return C_FORMS[kind].format(*args)  # type: ignore[index]
 
 
 def c_source(
@@ -207,22 +335,21 @@ def _signature(name: str, parameters: bool) -> str:
 
 
 def _function(printer: CPrinter, program: Program, name: str, n: int, flat: bool) -> list[str]:
+    """``name``'s C function: the program's array statements of shape ()
+    (:func:`~dgraph.codegen.ir.scalar_statements`), every entry of the output written."""
     _, out = _PARAMETERS[name]
     lines = [_signature(name, any(a == "p" for a, _ in program.arguments)) + " {"]
-    used = set().union(
-        *(e.free_symbols for _, e in program.assignments),
-        *(e.free_symbols for _, e in program.results),
-    )
-    for a, symbols in program.arguments:
-        lines += [f"    const double {s} = {a}[{k}];" for k, s in enumerate(symbols) if s in used]
-    lines += [f"    const double {s} = {_print(printer, e, name)};" for s, e in program.assignments]
+    show = CElementPrinter(name, printer)
+    arrays = scalar_statements(program, out=out, flat=True)
+    stores = arrays.statements[len(arrays.statements) - len(program.results) :]
+    lines += [show.statement(s) for s in arrays.statements[: -len(stores) or None]]
     size = 1
     for d in program.shape:
         size *= d
     written = {}
-    for k, (index, e) in enumerate(program.results):
+    for k, ((index, _), store) in enumerate(zip(program.results, stores, strict=True)):
         flat_index = k if flat else (index[0] * n + index[1] if len(index) == 2 else index[0])
-        written[flat_index] = _print(printer, e, name)
+        written[flat_index] = show.value(store.value)
     zeros = [] if flat else [k for k in range(size) if k not in written]
     if name == "value_and_jacobian":  # flat results: the m values, then J row-major
         m = size // (1 + n)

@@ -43,9 +43,9 @@ import numpy as np
 import sympy
 
 from ..errors import DGraphError
-from .c import CPrinter
-from .ir import Program, live_ranges
-from .printing import double, printed_code
+from .c import CElementPrinter, CPrinter
+from .ir import Program, live_ranges, scalar_statements
+from .printing import double
 
 __all__ = [
     "HOST_FLAGS",
@@ -128,8 +128,9 @@ class CudaPrinter(CPrinter):
         return f"T({text})"
 
 
-def _print(printer: CudaPrinter, expr: sympy.Expr, function: str) -> str:
-    return printed_code(printer, expr, f"the generated {function}() in CUDA")
+class _CudaElementPrinter(CElementPrinter):
+    ctype = "T"
+    language = "in CUDA"
 
 
 def block_size(width: int, item: int = 8) -> int | None:
@@ -310,18 +311,15 @@ def _point(printer: CudaPrinter, program: Program, name: str, sig: _Signature) -
         "template <typename T>",
         f"__device__ inline void {name}_point({params}, T *__restrict__ {out}, long long s) {{",
     ]
-    used = set().union(
-        *(e.free_symbols for _, e in program.assignments),
-        *(e.free_symbols for _, e in program.results),
-    )
-    for a, symbols in program.arguments:
-        lines += [f"    const T {s} = {a}[{_at(k)}];" for k, s in enumerate(symbols) if s in used]
-    lines += [f"    const T {s} = {_print(printer, e, name)};" for s, e in program.assignments]
+    show = _CudaElementPrinter(name, printer, stride="s")
+    arrays = scalar_statements(program, out=out, flat=True)
+    stores = arrays.statements[len(arrays.statements) - len(program.results) :]
+    lines += [show.statement(s) for s in arrays.statements[: -len(stores) or None]]
     flat = name == "jacobian_values"
     written = {}
-    for k, (index, e) in enumerate(program.results):
+    for k, ((index, _), store) in enumerate(zip(program.results, stores, strict=True)):
         at = k if flat else int(np.ravel_multi_index(index, sig.shape))
-        written[at] = _print(printer, e, name)
+        written[at] = show.value(store.value)
     for k in range(size):  # every entry once, zeros included: J is not cleared before
         if k in written or not flat:
             lines.append(f"    {out}[{_at(k)}] = {written.get(k, 'T(0)')};")

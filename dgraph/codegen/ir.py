@@ -14,6 +14,7 @@ assembly, so the array nodes carry them and embed the scalar IR for elementwise 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -35,6 +36,7 @@ __all__ = [
     "Call",
     "Const",
     "Dict",
+    "Entries",
     "Formula",
     "Index",
     "Name",
@@ -50,6 +52,7 @@ __all__ = [
     "Strategy",
     "UnaryOp",
     "bottom_up",
+    "fold",
     "fresh",
     "height",
     "in_order",
@@ -254,7 +257,24 @@ class Node:
     __slots__ = ()
 
     def children(self) -> tuple[Node, ...]:
+        """The nodes among its fields, in field order (inside tuples too)."""
+        found: list[Node] = []
+        stack = [getattr(self, f) for f in reversed(_fields(type(self)))]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, Node):
+                found.append(value)
+            elif isinstance(value, tuple):
+                stack.extend(reversed(value))
+        return tuple(found)
+
+
+@functools.cache
+def _fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node kind that hold nodes (by their annotation)."""
+    if not dataclasses.is_dataclass(kind):
         return ()
+    return tuple(f.name for f in dataclasses.fields(kind) if "Node" in str(f.type))
 
 
 @dataclass(frozen=True)
@@ -280,9 +300,6 @@ class BinOp(Node):
     left: Node
     right: Node
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.left, self.right)
-
 
 @dataclass(frozen=True)
 class UnaryOp(Node):
@@ -290,9 +307,6 @@ class UnaryOp(Node):
 
     op: str
     operand: Node
-
-    def children(self) -> tuple[Node, ...]:
-        return (self.operand,)
 
 
 @dataclass(frozen=True)
@@ -302,9 +316,6 @@ class Call(Node):
     func: str
     args: tuple[Node, ...] = ()
     keywords: tuple[tuple[str, Node], ...] = ()
-
-    def children(self) -> tuple[Node, ...]:
-        return (*self.args, *(v for _, v in self.keywords))
 
     def keyword(self, name: str) -> Node | None:
         return next((v for k, v in self.keywords if k == name), None)
@@ -316,9 +327,6 @@ class AsType(Node):
 
     operand: Node
     dtype: str
-
-    def children(self) -> tuple[Node, ...]:
-        return (self.operand,)
 
 
 @dataclass(frozen=True)
@@ -338,18 +346,12 @@ class Index(Node):
     value: Node
     items: tuple[Node, ...]
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.value, *self.items)
-
 
 @dataclass(frozen=True)
 class Seq(Node):
     """A list of arrays (``concatenate``'s, ``stack``'s operands)."""
 
     items: tuple[Node, ...]
-
-    def children(self) -> tuple[Node, ...]:
-        return self.items
 
 
 @dataclass(frozen=True)
@@ -360,9 +362,6 @@ class Formula(Node):
     expr: sympy.Expr
     operands: tuple[tuple[sympy.Symbol, Node], ...]
 
-    def children(self) -> tuple[Node, ...]:
-        return tuple(n for _, n in self.operands)
-
 
 @dataclass(frozen=True)
 class Scatter(Node):
@@ -371,9 +370,6 @@ class Scatter(Node):
     size: int
     flat: Node
     data: Node
-
-    def children(self) -> tuple[Node, ...]:
-        return (self.flat, self.data)
 
 
 @dataclass(frozen=True)
@@ -384,9 +380,6 @@ class ScatterAdd(Node):
     base: Node
     parts: tuple[tuple[Node, Node], ...]
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.base, *(n for part in self.parts for n in part))
-
 
 @dataclass(frozen=True)
 class SegmentSum(Node):
@@ -395,9 +388,6 @@ class SegmentSum(Node):
     data: Node
     ids: Node
     n: int
-
-    def children(self) -> tuple[Node, ...]:
-        return (self.data, self.ids)
 
 
 @dataclass(frozen=True)
@@ -410,9 +400,6 @@ class SparseMatrix(Node):
     indptr: Node | None
     shape: tuple[int, int]
 
-    def children(self) -> tuple[Node, ...]:
-        return tuple(n for n in (self.data, self.indices, self.indptr) if n is not None)
-
 
 @dataclass(frozen=True)
 class Dict(Node):
@@ -420,16 +407,24 @@ class Dict(Node):
 
     items: tuple[tuple[str, Node], ...]
 
-    def children(self) -> tuple[Node, ...]:
-        return tuple(n for _, n in self.items)
+
+@dataclass(frozen=True)
+class Entries(Node):
+    """The array of ``shape`` whose entries, in row-major order, are ``items`` (broadcast
+    together: entries that hold a batch of points keep its axes last)."""
+
+    items: tuple[Node, ...]
+    shape: tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class ArrayStatement:
-    """``target = value``: one statement of an array program."""
+    """``target = value``: one statement of an array program; with ``at``, a store
+    ``target[at] = value`` into an array that exists."""
 
     target: str
     value: Node
+    at: tuple[Node, ...] = ()
 
 
 @dataclass
@@ -475,12 +470,15 @@ def substituted(node: Node, mapping: Mapping[Node, Node]) -> Node:
     return _rebuilt(node, lambda n: mapping.get(n, n), mapping)
 
 
-def _rebuilt(
-    node: Node, leaf: Callable[[Node], Node], whole: Mapping[Node, Node] | None = None
-) -> Node:
-    """``node`` rebuilt with ``leaf`` applied to every node without children (and the
-    nodes that are keys of ``whole`` replaced whole)."""
-    done: dict[int, Node] = {}
+def fold(
+    node: Node,
+    combine: Callable[[Node, list[Any]], Any],
+    whole: Mapping[Node, Any] | None = None,
+) -> Any:
+    """``combine(n, [the values of n's children])`` for ``node`` and every node under it,
+    children first, each node once, without recursion; the nodes that are keys of
+    ``whole`` take its value instead (and are not descended into)."""
+    done: dict[int, Any] = {}
     stack = [(node, False)]
     while stack:
         n, ready = stack.pop()
@@ -489,18 +487,29 @@ def _rebuilt(
         kids = n.children()
         if whole is not None and n in whole:
             done[id(n)] = whole[n]
-        elif not kids:
-            done[id(n)] = leaf(n)
-        elif not ready:
+        elif ready or not kids:
+            done[id(n)] = combine(n, [done[id(c)] for c in kids])
+        else:
             stack.append((n, True))
             stack.extend((c, False) for c in kids)
-        else:
-            swap = {id(c): done[id(c)] for c in kids}
-            changes = {}
-            for f in dataclasses.fields(n):  # type: ignore[arg-type]
-                changes[f.name] = _swapped(getattr(n, f.name), swap)
-            done[id(n)] = type(n)(**changes)
     return done[id(node)]
+
+
+def _rebuilt(
+    node: Node, leaf: Callable[[Node], Node], whole: Mapping[Node, Node] | None = None
+) -> Node:
+    """``node`` rebuilt with ``leaf`` applied to every node without children (and the
+    nodes that are keys of ``whole`` replaced whole)."""
+
+    def combine(n: Node, values: list[Node]) -> Node:
+        if not values:
+            return leaf(n)
+        swap = {id(c): v for c, v in zip(n.children(), values, strict=True)}
+        return type(n)(
+            **{f.name: _swapped(getattr(n, f.name), swap) for f in dataclasses.fields(n)}
+        )  # type: ignore[arg-type]
+
+    return fold(node, combine, whole)
 
 
 def _swapped(value: Any, swap: dict[int, Node]) -> Any:
@@ -533,41 +542,63 @@ def times(a: Node, b: Node) -> Node:
     return BinOp("*", a, b)
 
 
-def scalar_statements(program: Program) -> ArrayProgram:
-    """A scalar program as array statements of shape ``()``: each argument entry read by
-    an :class:`Index`, each assignment a :class:`Formula` over the names it reads, the
-    result the array of ``program.shape`` (entries not listed 0), so that one printer
-    per target prints both levels.
+def scalar_statements(
+    program: Program, *, batch: bool = False, out: str | None = None, flat: bool = False
+) -> ArrayProgram:
+    """A scalar program as array statements of shape ``()``: each argument entry it reads
+    by an :class:`Index`, each assignment a :class:`Formula` over the names it reads, the
+    result the :class:`Entries` of ``program.shape`` (entries not listed 0), so that one
+    printer per target prints both levels.
+
+    Parameters
+    ----------
+    program
+        The scalar program.
+    batch
+        Arguments hold a batch of points, the entry axis last: entries read as ``x[..., k]``.
+    out
+        Store each result entry into this array (``out[..., i, j] = ...``; ``flat``: at
+        its position in the result list) instead of building the result.
 
     >>> x = sympy.Symbol("x")
     >>> s = sympy.Symbol("s")
     >>> p = Program("f", (("x", (x,)),), ((s, sympy.sin(x)),), (((0,), 2 * s),), (1,))
     >>> [s.target for s in scalar_statements(p).statements]
-    ['x', 's', 'f_0', 'f']
+    ['x', 's', 'f']
     """
-    statements = []
-    for name, symbols in program.arguments:
-        for k, s in enumerate(symbols):
-            statements.append(ArrayStatement(str(s), Index(Name(name), (Const(k),))))
-
-    def formula(expr: sympy.Expr) -> Node:
-        if expr.is_Symbol:
-            return Name(str(expr))
-        operands = tuple((s, Name(str(s))) for s in sorted(expr.free_symbols, key=str))
-        return Formula(expr, operands)
-
-    statements += [ArrayStatement(str(s), formula(e)) for s, e in program.assignments]
-    entries: dict[tuple[int, ...], Node] = {}
-    for index, expr in program.results:
-        target = f"{program.name}_{'_'.join(map(str, index))}"
-        statements.append(ArrayStatement(target, formula(expr)))
-        entries[index] = Name(target)
-    flat = [
-        entries.get(tuple(int(i) for i in index), Const(0.0))
-        for index in product(*(range(n) for n in program.shape))
+    used = set().union(
+        *(e.free_symbols for _, e in program.assignments),
+        *(e.free_symbols for _, e in program.results),
+    )
+    lead = (Const(Ellipsis),) if batch else ()
+    statements = [
+        ArrayStatement(str(s), Index(Name(name), (*lead, Const(k))))
+        for name, symbols in program.arguments
+        for k, s in enumerate(symbols)
+        if s in used
     ]
-    whole = Call("reshape", (Call("array", (Seq(tuple(flat)),)), Const(program.shape)))
-    statements.append(ArrayStatement(program.name, whole))
+    statements += [ArrayStatement(str(s), _formula(e)) for s, e in program.assignments]
+    if out is not None:
+        for k, (index, expr) in enumerate(program.results):
+            at = tuple(Const(int(i)) for i in ((k,) if flat else index))
+            statements.append(ArrayStatement(out, _formula(expr), (*lead, *at)))
+    else:
+        entries = {tuple(int(i) for i in index): e for index, e in program.results}
+        flat_entries = tuple(
+            _formula(entries[index]) if index in entries else Const(0.0)
+            for index in product(*(range(n) for n in program.shape))
+        )
+        statements.append(ArrayStatement(program.name, Entries(flat_entries, program.shape)))
     names = tuple(name for name, _ in program.arguments)
     shapes = tuple((len(symbols),) for _, symbols in program.arguments)
     return ArrayProgram(program.name, names, shapes, names, statements, [program.name])
+
+
+def _formula(expr: sympy.Expr) -> Node:
+    """A scalar expression over named scalars as a node: a :class:`Name` or a
+    :class:`Formula` whose operands are the names themselves."""
+    if expr.is_Symbol:
+        return Name(str(expr))
+    if expr.is_Number:
+        return Formula(expr, ())
+    return Formula(expr, tuple((s, Name(str(s))) for s in sorted(expr.free_symbols, key=str)))

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
 import sympy
 from sympy.printing.numpy import JaxPrinter
 
 from ..errors import DGraphError
-from .ir import Program
+from .ir import Entries, Program, scalar_statements
 from .printing import (
     ArrayFunctions,
     ArrayPrinter,
@@ -65,11 +64,20 @@ class JaxArrayPrinter(ArrayPrinter):
     xp = "jnp"
     special = "jax.scipy.special"
 
+    def __init__(
+        self, function: str = "jacobian", module: bool = False, scalar: _Printer | None = None
+    ) -> None:
+        super().__init__(function, module)
+        self.scalar = _Printer() if scalar is None else scalar  # its imports: the specials
+
     def formula(self, expr: sympy.Expr) -> str:
-        text = _print(_Printer(), expr, "jacobian")
-        if "_math_" in text:
-            raise DGraphError(f"the generated jacobian() for jax: cannot print {expr} on arrays")
-        return text
+        return _print(self.scalar, expr, self.function)
+
+    def _print_Entries(self, node) -> tuple[str, int]:
+        """Inside a module, the helper ``_stack`` (entries broadcast, the batch last)."""
+        if not self.module:
+            return super()._print_Entries(node)
+        return f"_stack([{self._arguments(node.items)}], {node.shape!r})", 9
 
     def _print_Scatter(self, node) -> tuple[str, int]:
         flat, data = self.doprint(node.flat), self.doprint(node.data)
@@ -142,36 +150,24 @@ def jax_module(
     return "\n".join(lines + body) + "\n"
 
 
-def _stacked(entries: dict[tuple[int, ...], str], shape: tuple[int, ...]) -> str:
-    """The array of ``shape`` whose listed entries are these expressions, the others 0:
-    one ``jnp.stack`` in row-major order, reshaped (nested stacks ran 3-10x slower under
-    ``vmap`` on XLA's CPU backend, measured)."""
-    flat = [entries.get(index, "0.0") for index in np.ndindex(*shape)]
-    return f"_stack([{', '.join(flat)}], {tuple(shape)!r})"
-
-
 def _function(printer: _Printer, program: Program, name: str) -> list[str]:
-    """The program for one point (``_<name>``) and ``name`` itself, which checks its
+    """The program for one point (``_<name>``: its array statements of shape (),
+    :func:`~dgraph.codegen.ir.scalar_statements`) and ``name`` itself, which checks its
     arguments and maps that over their batch dimensions with ``jax.vmap``: XLA runs the
     mapped point program about twice as fast as the same operations written on batches."""
     args = [a for a, _ in program.arguments]
-    point = [f"def _{name}({', '.join(args)}):"]
-    used = set().union(
-        *(e.free_symbols for _, e in program.assignments),
-        *(e.free_symbols for _, e in program.results),
-    )
-    for a, symbols in program.arguments:
-        point += [f"    {s} = {a}[{k}]" for k, s in enumerate(symbols) if s in used]
-    point += [f"    {s} = {_print(printer, e, name)}" for s, e in program.assignments]
-    entries = {tuple(i): _print(printer, e, name) for i, e in program.results}
+    arrays = scalar_statements(program)
+    show = JaxArrayPrinter(name, module=True, scalar=printer)
+    *body, last = arrays.statements
+    point = [f"def _{name}({', '.join(args)}):", *map(show.statement, body)]
+    entries: Entries = last.value  # type: ignore[assignment]
     if name == "value_and_jacobian":  # flat results: the m values, then J row-major
         n = len(program.arguments[0][1])
         m = program.shape[0] // (1 + n)
-        value = {(i,): t for (i,), t in entries.items() if i < m}
-        jac = {divmod(i - m, n): t for (i,), t in entries.items() if i >= m}
-        point.append(f"    return {_stacked(value, (m,))}, {_stacked(jac, (m, n))}")
+        value = show.doprint(Entries(entries.items[:m], (m,)))
+        point.append(f"    return {value}, {show.doprint(Entries(entries.items[m:], (m, n)))}")
     else:
-        point.append(f"    return {_stacked(entries, tuple(program.shape))}")
+        point.append(f"    return {show.doprint(entries)}")
     lines = [*point, "", "", f"def {name}({', '.join(args)}):", f'    """{_DOCS[name]}"""']
     lines += _checked_arguments(program, last=False)
     lines.append(f"    return _batched(_{name}, {', '.join(args)})")

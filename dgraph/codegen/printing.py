@@ -21,6 +21,8 @@ from .counting import LARGEST_PRODUCT_POWER
 from .ir import ArrayStatement, Node
 
 __all__ = [
+    "BINARY",
+    "CALLS",
     "ArrayFunctions",
     "ArrayPrinter",
     "NumbersAsDoubles",
@@ -30,6 +32,24 @@ __all__ = [
     "printed",
     "printed_code",
 ]
+
+# The elementwise functions printed as calls, by lax name: (the array function, the C99
+# function; None where the C printer writes it out)
+CALLS: dict[str, tuple[str, str | None]] = {
+    "exp": ("exp", "exp"), "exp2": ("exp2", "exp2"), "log": ("log", "log"),
+    "log1p": ("log1p", "log1p"), "expm1": ("expm1", "expm1"), "sin": ("sin", "sin"),
+    "cos": ("cos", "cos"), "tan": ("tan", "tan"), "asin": ("arcsin", "asin"),
+    "acos": ("arccos", "acos"), "atan": ("arctan", "atan"), "sinh": ("sinh", "sinh"),
+    "cosh": ("cosh", "cosh"), "tanh": ("tanh", "tanh"), "asinh": ("arcsinh", "asinh"),
+    "acosh": ("arccosh", "acosh"), "atanh": ("arctanh", "atanh"), "sqrt": ("sqrt", "sqrt"),
+    "cbrt": ("cbrt", "cbrt"), "abs": ("abs", "fabs"), "floor": ("floor", "floor"),
+    "ceil": ("ceil", "ceil"), "round": ("round", "nearbyint"), "erf": ("special.erf", "erf"),
+    "erfc": ("special.erfc", "erfc"), "square": ("square", None), "sign": ("sign", None),
+    "not": ("logical_not", None), "is_finite": ("isfinite", None),
+    "pow": ("power", "pow"), "atan2": ("arctan2", "atan2"), "max": ("maximum", "fmax"),
+    "min": ("minimum", "fmin"), "and": ("logical_and", None), "or": ("logical_or", None),
+}  # fmt: skip
+BINARY = frozenset({"pow", "atan2", "max", "min", "and", "or"})
 
 INT_LIMIT = 2**31  # integer literals below this magnitude are exact ints in C and Python
 
@@ -208,10 +228,16 @@ class ArrayPrinter:
     xp = "numpy"
     special = "scipy.special"
 
+    def __init__(self, function: str = "jacobian", module: bool = False) -> None:
+        self.function = function  # the generated function, named in errors
+        self.module = module  # inside a generated module: its helpers are defined
+
     def doprint(self, node: Node) -> str:
         return self._print(node)[0]
 
     def statement(self, s: ArrayStatement) -> str:
+        if s.at:
+            return f"    {s.target}[{self._arguments(s.at)}] = {self.doprint(s.value)}"
         return f"    {s.target} = {self.doprint(s.value)}"
 
     def _print(self, node: Node) -> tuple[str, int]:
@@ -229,6 +255,8 @@ class ArrayPrinter:
         value = node.value
         if isinstance(value, type):  # a dtype: float, int
             return value.__name__, _ATOM
+        if value is Ellipsis:
+            return "...", _ATOM
         if isinstance(value, float) and not math.isfinite(value):
             text = f"{self.xp}.nan" if math.isnan(value) else f"{self.xp}.inf"
             return (text, _ATOM) if math.isnan(value) or value > 0 else (f"-{text}", 6)
@@ -280,12 +308,18 @@ class ArrayPrinter:
         names = {}
         for symbol, operand in node.operands:
             text, strength = self._print(operand)
-            names[symbol] = sympy.Symbol(text if strength == _ATOM else f"({text})", real=True)
-        expr = expr.xreplace(names)
-        for inverse in sorted(expr.atoms(sympy.erfinv), key=sympy.count_ops):  # inner first
+            if text != symbol.name:
+                names[symbol] = sympy.Symbol(text if strength == _ATOM else f"({text})", real=True)
+        expr = expr.xreplace(names) if names else expr
+        inverses = () if self.module else expr.atoms(sympy.erfinv)  # a module: the scalar printer
+        for inverse in sorted(inverses, key=sympy.count_ops):  # inner first
             call = f"{self.special}.erfinv({self.formula(inverse.args[0])})"
             expr = expr.xreplace({inverse: sympy.Symbol(call, real=True)})
         return self.formula(expr), 0
+
+    def _print_Entries(self, node) -> tuple[str, int]:
+        xp = self.xp
+        return f"{xp}.reshape({xp}.array([{self._arguments(node.items)}]), {node.shape!r})", _ATOM
 
     def formula(self, expr: sympy.Expr) -> str:
         """A scalar sympy expression applied elementwise (the target's sympy printer)."""

@@ -19,7 +19,7 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 
 from ..errors import DGraphError
-from .ir import Program, live_ranges
+from .ir import Program, live_ranges, scalar_statements
 from .printing import (
     ArrayFunctions,
     ArrayPrinter,
@@ -64,10 +64,20 @@ class NumPyArrayPrinter(ArrayPrinter):
     xp = "numpy"
     special = "scipy.special"
 
+    def __init__(
+        self, function: str = "jacobian", module: bool = False, scalar: _Printer | None = None
+    ) -> None:
+        super().__init__(function, module)
+        self.scalar = _Printer() if scalar is None else scalar  # its imports: the wrappers
+
     def formula(self, expr: sympy.Expr) -> str:
-        text = _print(_Printer(), expr, "jacobian")
-        if "_math_" in text:
-            raise DGraphError(f"the generated jacobian() for python: cannot print {expr} on arrays")
+        """``expr`` by sympy's NumPy printer; inside a module, the functions NumPy lacks
+        through the module's wrappers ``_math_<name>``."""
+        text = _print(self.scalar, expr, self.function)
+        if "_math_" in text and not self.module:
+            raise DGraphError(
+                f"the generated {self.function}() for python: cannot print {expr} on arrays"
+            )
         return text
 
     def _print_Scatter(self, node) -> tuple[str, int]:
@@ -247,33 +257,19 @@ def _function(
 
 
 def _kernel(printer: _Printer, program: Program, name: str, flat: bool) -> tuple[list[str], int]:
-    """``_name(out, args...)``: the straight-line program on one block, each temporary
-    deleted after its last use, so that a block's live arrays stay few and in cache; and
-    the most temporaries alive at once."""
-    args = [a for a, _ in program.arguments]
-    lines = [f"def _{name}(out, {', '.join(args)}):"]
-    used = set().union(
-        *(e.free_symbols for _, e in program.assignments),
-        *(e.free_symbols for _, e in program.results),
-    )
-    for a, symbols in program.arguments:
-        lines += [f"    {s} = {a}[..., {k}]" for k, s in enumerate(symbols) if s in used]
-    statements = [
-        *((f"    {s} = {_print(printer, e, name)}", e) for s, e in program.assignments),
-        *(
-            (
-                f"    out[..., {', '.join(map(str, (k,) if flat else index))}] = "
-                f"{_print(printer, e, name)}",
-                e,
-            )
-            for k, (index, e) in enumerate(program.results)
-        ),
-    ]
+    """``_name(out, args...)``: the straight-line program on one block (its array
+    statements of shape (), :func:`~dgraph.codegen.ir.scalar_statements`, every entry a
+    batch), each temporary deleted after its last use, so that a block's live arrays stay
+    few and in cache; and the most temporaries alive at once."""
+    arrays = scalar_statements(program, batch=True, out="out", flat=flat)
+    lines = [f"def _{name}(out, {', '.join(arrays.arguments)}):"]
+    show = NumPyArrayPrinter(name, module=True, scalar=printer)
     dead, peak = live_ranges(program)
-    for k, (text, _) in enumerate(statements):
-        lines.append(text)
-        if k in dead:
-            lines.append(f"    del {', '.join(sorted(map(str, dead[k])))}")
+    reads = len(arrays.statements) - len(program.assignments) - len(program.results)
+    for k, statement in enumerate(arrays.statements):
+        lines.append(show.statement(statement))
+        if k - reads in dead:
+            lines.append(f"    del {', '.join(sorted(map(str, dead[k - reads])))}")
     return lines, peak
 
 

@@ -69,11 +69,10 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse
-import sympy
 
 from ...errors import DGraphError
 from .. import ir
-from ..c import c_expression, compiler
+from ..c import C_CALLS, C_FORMS, CElementPrinter, compiler
 from ..cuda import HOST_FLAGS, compile_host
 from ..ir import ArrayProgram, ArrayStatement, Node
 from ..python import NumPyArrayPrinter
@@ -92,17 +91,6 @@ FUNCTION = "jacobian_values"
 THREADS = 256  # CUDA threads per block
 MAGIC = b"DGCVALS1"
 
-_UNARY = {
-    "exp": "exp", "exp2": "exp2", "log": "log", "log1p": "log1p", "expm1": "expm1",
-    "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "acos",
-    "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "arcsinh": "asinh",
-    "arccosh": "acosh", "arctanh": "atanh", "sqrt": "sqrt", "cbrt": "cbrt", "abs": "fabs",
-    "fabs": "fabs", "absolute": "fabs", "floor": "floor", "ceil": "ceil", "round": "nearbyint",
-    "rint": "nearbyint", "erf": "erf", "erfc": "erfc",
-}  # fmt: skip
-_BINARY = {"maximum": "fmax", "minimum": "fmin", "arctan2": "atan2", "power": "pow"}
-_OPS = {"+", "-", "*", "/"}
-_COMPARE = {"<", "<=", ">", ">=", "==", "!="}
 _VIEWS = {"reshape", "transpose", "broadcast_to", "flip", "ravel", "asarray"}
 
 
@@ -303,7 +291,7 @@ def c_values(program: ArrayProgram) -> CValues:
     return _Translator(program).run()
 
 
-class _Translator:
+class _Translator(CElementPrinter):
     """One pass over the statements: views kept symbolic, every other statement one loop
     nest writing a scratch buffer (or ``data``)."""
 
@@ -313,6 +301,7 @@ class _Translator:
         self.body = program.statements
         self.args = list(program.arguments)
         self.inputs, self.shapes = program.inputs, program.shapes
+        super().__init__(FUNCTION)
         self.printer = NumPyArrayPrinter()
         self.env: dict[str, _View | float] = {}
         self.constants: dict[str, np.ndarray] = {}
@@ -322,7 +311,7 @@ class _Translator:
         self.counter = 0
         self.pattern: tuple | None = None
         self.traced = self._trace()
-        self.statement = ""
+        self.current = ""
         self.views: dict[int, _View | None] = {}
         self.reads_after = _reads_after(self.body)
         self.index = 0
@@ -359,14 +348,14 @@ class _Translator:
     def run(self) -> CValues:
         for index, statement in enumerate(self.body):
             self.index = index
-            self.statement = self.printer.statement(statement).strip()
+            self.current = self.printer.statement(statement).strip()
             self._assign(statement.target, statement.value)
         if self.pattern is None:
             raise DGraphError("C values: the module returns no scipy.sparse.csr_array")
         return self._finish()
 
     def _refuse(self, why: str) -> None:
-        raise DGraphError(f"C values: cannot translate `{self.statement}` ({why})")
+        raise DGraphError(f"C values: cannot translate `{self.current}` ({why})")
 
     def _assign(self, target: str, node: Node) -> None:
         value = self.traced.get(target)
@@ -843,9 +832,7 @@ class _Translator:
             if kind in ("broadcast_to", "asarray"):  # the leaves broadcast to the result
                 return [node.args[0]]
             self._refuse(f"{kind} of a computed expression")
-        if isinstance(node, ir.Call) and (kind in _UNARY or kind in _BINARY or kind in (
-            "heaviside", "where", "square", "sign", "logical_and", "logical_or", "logical_not"
-        )):  # fmt: skip
+        if isinstance(node, ir.Call) and (kind in C_CALLS or kind in C_FORMS):
             if node.keywords:
                 self._refuse(f"{kind} with keywords")
             return list(node.args)
@@ -901,63 +888,6 @@ class _Translator:
             self._refuse(f"{kind} is not in the C values vocabulary")
         leaves.append(view)
         return f"@{len(leaves) - 1}@"
-
-    def _combine(self, node: Node, args: list[str]) -> str:
-        """C text of one elementwise node from its children's: ``_print_<Kind>``."""
-        return getattr(self, f"_print_{type(node).__name__}")(node, args)
-
-    def _print_BinOp(self, node: ir.BinOp, args: list[str]) -> str:
-        a, b = args
-        if node.op == "**":
-            return _power(a, b, node.right)
-        if node.op in _COMPARE:
-            return f"(double)({a} {node.op} {b})"
-        if node.op not in _OPS:
-            self._refuse(f"the operator {node.op}")
-        return f"({a} {node.op} {b})"
-
-    def _print_UnaryOp(self, node: ir.UnaryOp, args: list[str]) -> str:
-        if node.op != "-":
-            self._refuse(f"the operator {node.op}")
-        return f"(-{args[0]})"
-
-    def _print_Formula(self, node: ir.Formula, args: list[str]) -> str:
-        """The formula in C (the scalar path's C printer), each symbol its operand's
-        entry."""
-        stand_ins = {
-            s: sympy.Symbol(f"dgraph_operand_{k}_") for k, (s, _) in enumerate(node.operands)
-        }
-        text = c_expression(node.expr.xreplace(stand_ins), FUNCTION)
-        for k, arg in enumerate(args):
-            text = text.replace(f"dgraph_operand_{k}_", f"({arg})")  # -x of -1.0: -(-1.0)
-        return f"({text})"
-
-    def _print_AsType(self, node: ir.AsType, args: list[str]) -> str:
-        """To int: truncated, as NumPy's cast of a float."""
-        return f"(double)(long long)({args[0]})" if node.dtype == "int" else args[0]
-
-    def _print_Call(self, node: ir.Call, args: list[str]) -> str:
-        kind = _call_name(node)
-        if kind in ("broadcast_to", "asarray"):
-            return args[0]
-        if kind in _UNARY:
-            return f"{_UNARY[kind]}({args[0]})"
-        if kind in _BINARY:
-            return f"{_BINARY[kind]}({args[0]}, {args[1]})"
-        if kind == "square":
-            return f"({args[0]} * {args[0]})"
-        if kind == "sign":
-            return f"(double)(({args[0]} > 0) - ({args[0]} < 0))"
-        if kind == "heaviside":
-            x, h = args
-            return f"({x} > 0 ? 1.0 : ({x} < 0 ? 0.0 : {h}))"
-        if kind == "where":
-            return f"({args[0]} ? {args[1]} : {args[2]})"
-        if kind == "logical_and":
-            return f"(double)({args[0]} && {args[1]})"
-        if kind == "logical_or":
-            return f"(double)({args[0]} || {args[1]})"
-        return f"(double)(!{args[0]})"  # logical_not
 
     # -- the file -----------------------------------------------------------------------
 
@@ -1142,15 +1072,6 @@ def _reads_after(body: list[ArrayStatement]) -> list[set[str]]:
         out.append(set(seen))
         seen |= ir.names_in(statement.value)
     return out[::-1]
-
-
-def _power(a: str, b: str, exponent: Node) -> str:
-    value = ir.number(exponent)
-    if value is not None and value == int(value) and 1 <= value <= 4:
-        return "(" + " * ".join([a] * int(value)) + ")"
-    if value is not None and value == int(value) and -4 <= value <= -1:
-        return "(1.0 / (" + " * ".join([a] * -int(value)) + "))"
-    return f"pow({a}, {b})"
 
 
 def _plus(offset: int, index: str | None) -> str:

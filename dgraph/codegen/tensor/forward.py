@@ -10,21 +10,10 @@ import numpy as np
 from ...blocks.arrays import ArrayOp
 from ...errors import InputError
 from ..ir import BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
+from ..printing import BINARY, CALLS
 
 __all__ = ["forward_expression", "operand_shape"]
 
-_UNARY_CALLS = {
-    "exp": "exp", "exp2": "exp2", "log": "log", "log1p": "log1p", "expm1": "expm1",
-    "sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin", "acos": "arccos",
-    "atan": "arctan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asinh": "arcsinh",
-    "acosh": "arccosh", "atanh": "arctanh", "sqrt": "sqrt", "cbrt": "cbrt", "abs": "abs",
-    "square": "square", "floor": "floor", "ceil": "ceil", "round": "round", "sign": "sign",
-    "not": "logical_not", "is_finite": "isfinite",
-}  # fmt: skip
-_BINARY_CALLS = {
-    "pow": "power", "atan2": "arctan2", "max": "maximum", "min": "minimum",
-    "and": "logical_and", "or": "logical_or",
-}  # fmt: skip
 _OPERATORS = {
     "add": "+", "sub": "-", "mul": "*", "div": "/",
     "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
@@ -34,10 +23,8 @@ ONE = Const(1)
 
 def _elementwise(name: str, args: Sequence[Node]) -> Node | None:
     """The elementwise operation ``name`` on ``args``; None if it is not one."""
-    if name in _UNARY_CALLS:
-        return Call(_UNARY_CALLS[name], (args[0],))
-    if name in _BINARY_CALLS:
-        return Call(_BINARY_CALLS[name], (args[0], args[1]))
+    if name in CALLS:
+        return Call(CALLS[name][0], tuple(args[: 2 if name in BINARY else 1]))
     if name in _OPERATORS:
         return BinOp(_OPERATORS[name], args[0], args[1])
     if name == "neg":
@@ -67,8 +54,6 @@ def forward_expression(
     """``op`` on the operands ``args`` (of ``shapes``); ``top``: a vertex's value (float,
     as ``evaluate`` gives), else a nested operation's (a comparison stays boolean)."""
     name, p, shape = op.primitive, op.param, op.shape
-    if name == "erf":
-        return Call("special.erf", (args[0],))
     found = _elementwise(name, args)
     if found is not None:
         if top and name in _BOOLEAN:
