@@ -788,7 +788,7 @@ class CodeCheck:
 
     ``errors``: per generated function, its worst error against the graph's partials or
     the expression set (``primal`` and ``value``: against the program's values), in units
-    of the magnitudes (|J|·|v|); ``difference_error``: the worst error of ``J·v`` against
+    of the magnitudes (``|J|·|v|``); ``difference_error``: the worst error of ``J·v`` against
     the reference (JAX's ``jvp`` or central differences), in the same units."""
 
     ok: bool
