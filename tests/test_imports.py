@@ -5,6 +5,7 @@ private name: every import statement counts, wherever it stands (inside a functi
 from __future__ import annotations
 
 import ast
+import functools
 
 import networkx as nx
 import pytest
@@ -24,13 +25,21 @@ def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+@functools.cache
+def _nodes(source: str) -> tuple[tuple[ast.AST, ...], tuple[ast.Attribute, ...]]:
+    """A source's import statements and attribute reads, parsed once per source text."""
+    found = list(ast.walk(ast.parse(source)))
+    imports = tuple(n for n in found if isinstance(n, (ast.Import, ast.ImportFrom)))
+    return imports, tuple(n for n in found if isinstance(n, ast.Attribute))
+
+
 def module_edges(sources: Sources) -> list[tuple[str, str, list[str]]]:
     """Each import between two of ``sources``' modules: importer, imported, names taken.
 
     ``from p import x`` names the module ``p.x`` where that is a module, else ``p``."""
     edges = []
     for module, (source, is_package) in sources.items():
-        for node in ast.walk(ast.parse(source)):
+        for node in _nodes(source)[0]:
             if isinstance(node, ast.Import):
                 edges += [(module, a.name, []) for a in node.names if a.name in sources]
             elif isinstance(node, ast.ImportFrom):
@@ -66,9 +75,9 @@ def private_imports(sources: Sources) -> list[str]:
         f"{a} takes {b}.{n}" for a, b, names in module_edges(sources) for n in names if _private(n)
     ]
     for module, (source, is_package) in sources.items():
-        tree = ast.parse(source)
+        imports, attributes = _nodes(source)
         aliases: dict[str, str] = {}
-        for node in ast.walk(tree):
+        for node in imports:
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.name in sources and a.asname:
@@ -78,10 +87,9 @@ def private_imports(sources: Sources) -> list[str]:
                 for a in node.names:
                     if f"{target}.{a.name}" in sources:
                         aliases[a.asname or a.name] = f"{target}.{a.name}"
-        for node in ast.walk(tree):
+        for node in attributes:
             if (
-                isinstance(node, ast.Attribute)
-                and isinstance(node.value, ast.Name)
+                isinstance(node.value, ast.Name)
                 and node.value.id in aliases
                 and aliases[node.value.id] != module
                 and _private(node.attr)
@@ -90,18 +98,12 @@ def private_imports(sources: Sources) -> list[str]:
     return sorted(set(bad))
 
 
-# What other branches of issue 53 replace: the one code IR (codegen/) and the one jaxpr
-# reader (frontends/jaxpr*.py). Emptied once they are merged; anything else fails at once.
-PENDING_CIRCLES: list[list[str]] = []
-PENDING_PRIVATE: list[str] = []
-
-
 def test_no_circle_of_imports():
-    assert circles(package_sources()) == PENDING_CIRCLES
+    assert circles(package_sources()) == []
 
 
 def test_no_private_name_is_imported_across_modules():
-    assert private_imports(package_sources()) == PENDING_PRIVATE
+    assert private_imports(package_sources()) == []
 
 
 @pytest.mark.parametrize(
