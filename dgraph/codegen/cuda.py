@@ -687,9 +687,25 @@ class CudaModule(_Functions):
 
 
 def load_cuda(source: str | Path, options: tuple[str, ...] = ("--std=c++17",)) -> CudaModule:
-    """Compile a generated ``.cu`` file (its text, or a path) for the GPU with CuPy's
-    ``RawModule`` (NVRTC: no nvcc; the ``gpu`` extra installs CuPy) and return its
-    functions (:class:`CudaModule`). A one-line DGraphError without CuPy or without a GPU.
+    """Compile a generated ``.cu`` file for the GPU with CuPy's ``RawModule`` (NVRTC: no
+    nvcc; the ``gpu`` extra installs CuPy).
+
+    Parameters
+    ----------
+    source
+        The file's text, or its path.
+    options
+        NVRTC's options.
+
+    Returns
+    -------
+    CudaModule
+        The file's functions, taking and returning GPU arrays.
+
+    Raises
+    ------
+    DGraphError
+        Without CuPy or without a GPU, in one line.
     """
     try:
         import cupy

@@ -172,40 +172,65 @@ def make_function(
     sizes: Sequence[int | tuple[int, ...]] | None = None,
     point: Sequence[Any] | None = None,
 ) -> GeneratedFunction:
-    """Generate, check and load the ``mode`` function (``jacobian``, ``jvp``, ``vjp`` or
-    ``value_and_jacobian``) of a graph, an expression set, or a Python function (traced
-    by :func:`dgraph.frontends.from_function`; ``sizes`` each argument's length or
-    shape, 0 a scalar, or ``point`` example arguments whose shapes give them; ``params``
-    naming its parameters that are not differentiated) in ``lang`` (``python``, ``c``,
-    ``jax`` or ``cuda``: CUDA kernels loaded with CuPy,
-    :func:`dgraph.codegen.cuda.load_cuda`, whose function takes and returns GPU arrays,
-    ``layout`` a keyword). The returned :class:`GeneratedFunction` follows JAX's
-    conventions whatever the level: one input and one output give an array, several a
-    tuple; its docstring says exactly. A graph with parameters gives a function that
-    takes their values last: ``J(x, p)``.
+    """Generate, check and load the ``mode`` function of a graph, an expression set or a
+    Python function.
 
-    Without ``method`` the expression set is the one whose program costs least
-    (:func:`dgraph.codegen.selection.cheapest_jacobian`); the printed code is run against
-    the graph before it is returned (:mod:`dgraph.codegen.check`).
+    Parameters
+    ----------
+    source
+        A graph, an expression set, or a Python function (traced by
+        :func:`dgraph.frontends.from_function`).
+    mode
+        ``"jacobian"``, ``"jvp"``, ``"vjp"`` or ``"value_and_jacobian"``.
+    lang
+        ``"python"`` (NumPy), ``"c"``, ``"jax"`` or ``"cuda"`` (kernels loaded with CuPy,
+        :func:`dgraph.codegen.cuda.load_cuda`, whose function takes and returns GPU
+        arrays, ``layout`` a keyword).
+    method
+        The accumulation to print; without it the one whose program costs least
+        (:func:`dgraph.codegen.selection.cheapest_jacobian`).
+    budget
+        Seconds of counted work for that choice (adds ``best``).
+    sparse
+        Mode ``jacobian`` as a SciPy CSR array (``python``, ``c``) or a JAX BCOO (``jax``).
+    params
+        A function's parameters that are not differentiated.
+    sizes
+        Each argument's length or shape, 0 a scalar.
+    point
+        Example arguments whose shapes give the sizes.
 
-    A tensor graph (``graph.is_tensor``) gets code on whole arrays
-    (:mod:`dgraph.codegen.tensor`) in ``python`` or ``jax``: mode ``jacobian`` dense or
-    (``sparse``) SciPy CSR / JAX BCOO, without ``method`` the cheapest of forward,
-    reverse and Markowitz; ``jvp`` and ``vjp`` as tangent and adjoint sweeps over the
-    blocks that never form J (:mod:`dgraph.codegen.tensor.sweeps`). ``lang="c"`` with
-    ``sparse=True`` and mode ``jacobian``: the values of the sparse Jacobian for its fixed
-    pattern in compiled C, returning the same CSR array (:mod:`dgraph.codegen.tensor.c_values`).
-
-    >>> import numpy as np
-    >>> J = make_function(lambda x: [x[0] * x[1], np.sin(x[1])], sizes=[2])
-    >>> J([0.5, 1.0]).round(4).tolist()
-    [[1.0, 0.5], [0.0, 0.5403]]
+    Returns
+    -------
+    GeneratedFunction
+        Callable with JAX's conventions whatever the level: one input and one output give
+        an array, several the tuples :func:`jax.jacobian` gives; its docstring says exactly.
+        A graph with parameters gives a function that takes their values last:
+        ``J(x, p)``. The printed code is run against the graph before it is returned
+        (:mod:`dgraph.codegen.check`).
 
     Raises
     ------
     DGraphError
         For an unknown mode or language, or a function that indexes or iterates an
         argument that ``sizes`` (or ``point``) did not make a vector.
+
+    Notes
+    -----
+    A tensor graph (``graph.is_tensor``) gets code on whole arrays
+    (:mod:`dgraph.codegen.tensor`) in ``python`` or ``jax``: mode ``jacobian`` dense or
+    sparse, without ``method`` the cheapest of forward, reverse and Markowitz; ``jvp`` and
+    ``vjp`` as tangent and adjoint sweeps over the blocks that never form J
+    (:mod:`dgraph.codegen.tensor.sweeps`). ``lang="c"`` with ``sparse=True`` and mode
+    ``jacobian``: the values of the sparse Jacobian for its fixed pattern in compiled C,
+    returning the same CSR array (:mod:`dgraph.codegen.tensor.c_values`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> J = make_function(lambda x: [x[0] * x[1], np.sin(x[1])], sizes=[2])
+    >>> J([0.5, 1.0]).round(4).tolist()
+    [[1.0, 0.5], [0.0, 0.5403]]
     """
     with codegen_call():
         if not isinstance(source, (DGraph, ExpressionSet)):

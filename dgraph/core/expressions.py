@@ -95,6 +95,20 @@ class Step:
     edge, within which ``region`` (an umbrella's output, a layer's number) if any, at
     what cost.
 
+    Parameters
+    ----------
+    op
+        The step's kind, a :class:`StepKind` or its value (``"vertex"``, ``"edge"``,
+        ``"face"``, ``"chain"``, ``"umbrella"``, ...); an unknown kind raises ValueError.
+    target
+        The vertex eliminated, or the edge ``(tail, head)``.
+    mults
+        The multiplications the step cost.
+    region
+        The umbrella's output or the layer's number the step belongs to, if any.
+
+    Examples
+    --------
     >>> str(Step("umbrella", "v1", 2, region="y"))
     'umbrella y v1 (2)'
     """
@@ -144,11 +158,39 @@ class Recipe:
 
 @dataclass(frozen=True)
 class ExpressionSet(Printable):
-    """References and Jacobian entries over edge symbols, with steps, costs and checks.
+    """References and Jacobian entries over edge symbols, with steps, costs and checks:
+    the noncommutative expression set every method returns (Zhou 2020, arXiv 2012.15034:
+    a graph's accumulation as products of its local partials).
 
     Immutable: the mappings are read-only copies, ``steps`` and ``pairs`` tuples, ``info``
     read-only all the way down. A verification is never a constructor argument: only
     :meth:`verify` sets it, and ``dataclasses.replace`` gives an unverified copy.
+
+    Parameters
+    ----------
+    graph
+        The graph whose edge symbols the expressions are written in.
+    references
+        Named intermediate products, each an expression over edge symbols and earlier
+        references.
+    jacobian
+        The Jacobian's entries, keyed ``(output, input)``.
+    steps
+        The accumulation's steps in order (:class:`Step`), with their costs.
+    method
+        The method that built the set.
+    info
+        What the method reports (its order, bounds, the search that found it, ...).
+    pairs
+        The ``(output, input)`` entries computed; None: all of them.
+    computed
+        The set as the method grouped its products, before single-use references were
+        inlined (what the face check reads), or a recipe for it.
+
+    See Also
+    --------
+    dgraph.methods.accumulate : builds one by a named method.
+    ExpressionSet.verify : checks it against the graph's values.
     """
 
     # LaTeX only: front ends show HTML first when both are offered (to_html() gives it)

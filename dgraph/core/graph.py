@@ -154,6 +154,44 @@ def _picklable(value: object) -> bool:
 class DGraph(Printable):
     """A differentiation graph with input, intermediate and output roles.
 
+    The one graph model of every reader and method: a vertex is a tensor of a shape
+    (``()`` for a scalar), an edge carries the local partial of its head by its tail —
+    a sympy expression on a scalar graph, a structured Jacobian block on a tensor graph
+    (Naumann's c-graph, Zhou's differentiation graph).
+
+    Parameters
+    ----------
+    name
+        Shown in drawings, tables and generated code.
+
+    Attributes
+    ----------
+    name : str
+        The graph's name.
+    derived : dict
+        Analyses' cached results (topological order, compiled evaluators, ...); cleared
+        whenever the graph changes.
+    notes : list of str
+        What a reader did silently (passive vertices folded, constants taken), shown by
+        the command line.
+    traced_with : str
+        How a Python function became the graph: ``"jax"``, ``"numpy"`` or ``"sympy"``;
+        ``""`` for a file or a graph built by hand.
+
+    See Also
+    --------
+    dgraph.frontends : the readers that build it (sympy, NumPy-style code, jaxprs, JSON).
+    DGraph.elements : the element-level graph of a tensor graph.
+
+    References
+    ----------
+    .. [1] U. Naumann, *Optimizing the Accumulation of Jacobians by Edge Elimination in
+       the Computational Graph*, INRIA RR-3659, 1999.
+    .. [2] Y. Zhou, *Notes on Computational Graph and Jacobian Accumulation*, 2020
+       (arXiv 2012.15034).
+
+    Examples
+    --------
     >>> g = DGraph("demo")
     >>> g.add_vertex("x", "input")
     >>> g.add_vertex("y", "output", expr=sympy.sin(sympy.Symbol("x")))

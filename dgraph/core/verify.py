@@ -110,10 +110,22 @@ Shape = tuple[str, str] | None  # (start, end) vertices of a word; None: the emp
 
 @dataclass(frozen=True)
 class Verification:
-    """The outcome of a check: ``ok``, which ``mode`` ran, a one-line ``detail`` and the
-    ``status``: ``verified`` (``ok``), ``wrong`` (a check failed) or ``not verified``
-    (what had to be checked could not be: a tensor graph's values finite at no point
-    tried). True only when verified."""
+    """The outcome of a check, true only when verified.
+
+    Parameters
+    ----------
+    ok
+        Whether the check passed.
+    mode
+        Which check ran (symbolic, values at points, ...).
+    detail
+        One line: what was compared, where, and the failure probability or the error.
+    status
+        ``"verified"`` (``ok``), ``"wrong"`` (a check failed) or ``"not verified"``
+        (what had to be checked could not be: a tensor graph's values finite at no
+        point tried); by default from ``ok``. A status that contradicts ``ok`` raises
+        ValueError.
+    """
 
     ok: bool
     mode: str

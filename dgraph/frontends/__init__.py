@@ -43,27 +43,51 @@ def load(
     level: str | None = None,
     at: Sequence[float] | None = None,
 ) -> DGraph:
-    """Load a graph from ``file.json``, ``file.trace`` or ``path/to/file.py:function``;
-    only a regular file of bounded size is read, and a graph without edges is refused
-    (no output depends on an input: there is no Jacobian to accumulate). A function that
-    uses JAX (decided per function, :func:`uses_jax`) is read from its jaxpr
+    """Load a graph from ``file.json``, ``file.trace`` or ``path/to/file.py:function``.
+
+    Only a regular file of bounded size is read, and a graph without edges is refused (no
+    output depends on an input: there is no Jacobian to accumulate). A function that uses
+    JAX (decided per function, :func:`uses_jax`) is read from its jaxpr
     (:func:`from_jax`), falling back to the NumPy tracer where JAX cannot trace it; others
     are traced (:func:`from_function`: sympy, NumPy's ufuncs, :mod:`math`); the graph's
-    ``traced_with`` says which. ``inputs`` (``"x:3,y"``, ``"u:100x100"``) gives its
-    parameters' shapes; ``level`` (``"element"`` or ``"array"``, as :func:`from_function`
-    takes it; default: ``"array"`` where an input has several axes or the inputs have over
-    :data:`ELEMENT_DEFAULT_LIMIT` entries, so that a large array never expands unasked)
-    says whether a vertex is a scalar or an array operation; the element level is the
-    array graph expanded where the function works on arrays (refused in one line above
-    :data:`~dgraph.core.expand.EDGE_LIMIT` scalar edges). ``params`` names what is not
-    differentiated: parameters of the function, or names a trace's statements or a JSON
-    file's expressions use; ``solve``
-    names parameters the outputs are solved for (:meth:`DGraph.solve_for`: the outputs are
-    a linear system's residuals). ``at`` (one number per input entry, the inputs in order,
-    arrays flattened) is the graph's :attr:`~dgraph.core.graph.DGraph.point`, where values
-    are checked first; without it, a JSON file's ``point`` where it has one, a function
-    none (the example arguments the loader traces a JAX function with are not the
-    user's)."""
+    ``traced_with`` says which.
+
+    Parameters
+    ----------
+    spec
+        The file, or ``path/to/file.py:function``.
+    granularity
+        For a trace: ``"elemental"``, ``"binary"`` or ``"statement"`` (:func:`from_trace`).
+    inputs
+        A function's parameters' shapes: ``"x:3,y"``, ``"u:100x100"``.
+    params
+        What is not differentiated: parameters of the function, or names a trace's
+        statements or a JSON file's expressions use.
+    solve
+        Parameters the outputs are solved for (:meth:`DGraph.solve_for`: the outputs are a
+        linear system's residuals).
+    level
+        ``"element"`` or ``"array"``, as :func:`from_function` takes it. By default
+        ``"array"`` where an input has several axes or the inputs have over
+        :data:`ELEMENT_DEFAULT_LIMIT` entries, so that a large array never expands unasked;
+        the element level is the array graph expanded, refused in one line above
+        :data:`~dgraph.core.expand.EDGE_LIMIT` scalar edges.
+    at
+        The graph's :attr:`~dgraph.core.graph.DGraph.point`, where values are checked
+        first: one number per input entry, the inputs in order, arrays flattened. Without
+        it, a JSON file's ``point`` where it has one; a function none (the example
+        arguments the loader traces a JAX function with are not the user's).
+
+    Returns
+    -------
+    DGraph
+
+    Raises
+    ------
+    InputError
+        A missing, oversized or unreadable file, a graph without edges, or whatever its
+        reader refuses; one line.
+    """
     spec = str(spec)
     if ".py:" in spec:
         graph = _function_graph(spec, granularity, inputs, params, level)
@@ -203,8 +227,26 @@ def input_sizes(spec: str | None, f) -> list[int]:
 
 
 def bundled(name: str) -> DGraph:
-    """A graph shipped with dgraph (``dgraph/data``), e.g. ``naumann_sin.trace``.
+    """A graph shipped with dgraph (``dgraph/data``): the papers' examples and the
+    benchmark functions.
 
+    Parameters
+    ----------
+    name
+        The file's name in ``dgraph/data``, e.g. ``naumann_sin.trace``.
+
+    Returns
+    -------
+    DGraph
+        The graph, read as :func:`load` reads a file.
+
+    Raises
+    ------
+    InputError
+        No such bundled file.
+
+    Examples
+    --------
     >>> bundled("naumann_sin.trace").intermediates
     ['v1', 'v2']
     """

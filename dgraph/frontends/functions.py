@@ -61,17 +61,40 @@ def from_sympy(
     variables: Mapping[str, sympy.Expr] | None = None,
     params: Iterable[sympy.Symbol | str] = (),
 ) -> DGraph:
-    """The elemental differentiation graph of sympy expressions w.r.t. ``inputs``.
+    """The elemental differentiation graph of sympy expressions with respect to ``inputs``.
 
-    Outputs are named by a mapping's keys (``{"f1": f1, "f2": f2}``), else ``y`` (one)
-    or ``y0, y1, ...`` (``f0, f1, ...`` where an input is ``y``). With ``binary``, n-ary
-    sums and products become chains of two-operand vertices. ``variables`` names the
-    vertices that compute some subexpressions (a traced function's local variables).
-    ``params`` are symbols the outputs use whose values are fixed when the function runs
-    (masses, lengths, ``g``): they stay in the labels, and the Jacobian has no column for
-    them. Functions of time from :mod:`sympy.physics.mechanics` (``q1(t)``) given as inputs
-    or parameters are read as plain symbols (``q1``).
+    Parameters
+    ----------
+    outputs
+        One expression, several, or a mapping from output names to expressions. Outputs
+        are named by a mapping's keys (``{"f1": f1, "f2": f2}``), else ``y`` (one) or
+        ``y0, y1, ...`` (``f0, f1, ...`` where an input is ``y``).
+    inputs
+        The symbols differentiated. Functions of time from
+        :mod:`sympy.physics.mechanics` (``q1(t)``) are read as plain symbols (``q1``).
+    name
+        The graph's name.
+    binary
+        n-ary sums and products as chains of two-operand vertices.
+    variables
+        Names for the vertices that compute some subexpressions (a traced function's
+        local variables).
+    params
+        Symbols the outputs use whose values are fixed when the function runs (masses,
+        lengths, ``g``): they stay in the labels, and the Jacobian has no column for them.
 
+    Returns
+    -------
+    DGraph
+
+    Raises
+    ------
+    InputError
+        An input that is not a symbol, a name used twice, or an output that is not a
+        sympy expression.
+
+    Examples
+    --------
     >>> a, b = sympy.symbols("a b")
     >>> g = from_sympy([a * sympy.sin(b), sympy.sin(b)], [a, b])
     >>> g.outputs, g.intermediates

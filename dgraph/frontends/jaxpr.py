@@ -72,6 +72,11 @@ def from_jax(
     limit
         Most scalar edges the element level makes (None: no limit).
 
+    Returns
+    -------
+    DGraph
+        ``traced_with`` ``"jax"``; its point the example arguments.
+
     Raises
     ------
     InputError

@@ -35,8 +35,29 @@ def _no_constant(name: str) -> None:
 
 
 def from_json(text: str, source: str = "<json>", params: Iterable[str] = ()) -> DGraph:
-    """Build a graph from dgraph/1 JSON text; ``params`` adds to its ``parameters``.
+    """Build a graph from dgraph/1 JSON text.
 
+    Parameters
+    ----------
+    text
+        The JSON text.
+    source
+        Named in error messages.
+    params
+        Names the expressions use that are parameters (not differentiated), added to the
+        file's own ``parameters``.
+
+    Returns
+    -------
+    DGraph
+
+    Raises
+    ------
+    InputError
+        Text that is not JSON, or an object :func:`from_dict` refuses.
+
+    Examples
+    --------
     >>> g = from_json('{"format": "dgraph/1", "inputs": ["x"], "outputs": ["y"],'
     ...               ' "edges": [{"source": "x", "target": "y", "label": "2*x"}]}')
     >>> g.partial("x", "y")
@@ -85,7 +106,26 @@ def _label_text(label: Any, where: str) -> str:
 
 
 def from_dict(data: Any, source: str = "<json>") -> DGraph:
-    """Build a graph from the parsed dgraph/1 object."""
+    """Build a graph from a parsed dgraph/1 object (the dict :func:`json.loads` gives).
+
+    Parameters
+    ----------
+    data
+        The object: ``format``, ``inputs``, ``outputs``, ``edges`` and optional vertex
+        expressions, parameters and point.
+    source
+        Named in error messages.
+
+    Returns
+    -------
+    DGraph
+
+    Raises
+    ------
+    InputError
+        A malformed object, an unknown name, an expression outside the restricted
+        grammar (labels are parsed, never evaluated); one line naming the place.
+    """
     with gc_paused():
         graph = _from_dict(data, source)
     if isinstance(data, dict) and "point" in data:

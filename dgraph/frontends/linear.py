@@ -34,9 +34,38 @@ def from_linear_system(
     solve_for: Sequence[str] | None = None,
     name: str = "",
 ) -> DGraph:
-    """The graph of s(x) = M(x)⁻¹ F(x) for ``matrix`` M and ``rhs`` F over ``inputs``: its
-    outputs are the residuals ``r<i>`` of F - M s and its solved values ``solve_for``
-    (default ``y0, y1, ...``), the function's outputs. With :mod:`sympy.physics.mechanics`:
+    """The graph of s(x) = M(x)⁻¹ F(x): the outputs are the residuals ``r<i>`` of
+    F - M s, solved for s.
+
+    Parameters
+    ----------
+    matrix
+        M, square, over ``inputs`` and ``params``.
+    rhs
+        F, one entry per row of M.
+    inputs
+        The symbols differentiated.
+    params
+        Symbols not differentiated (masses, lengths).
+    solve_for
+        The solved values' names, the function's outputs (default ``y0, y1, ...``); they
+        become parameters of the residual graph (:meth:`DGraph.solve_for`).
+    name
+        The graph's name.
+
+    Returns
+    -------
+    DGraph
+        Outputs ``r0, r1, ...``; ``solved`` names s.
+
+    Raises
+    ------
+    InputError
+        A matrix that is not square or does not match ``rhs``, or a name used twice.
+
+    Examples
+    --------
+    With :mod:`sympy.physics.mechanics`:
     ``from_linear_system(kane.mass_matrix_full, kane.forcing_full, q + u, params)``.
 
     >>> x, k = sympy.symbols("x k")

@@ -59,10 +59,37 @@ def from_trace(
     name: str = "",
     params: Iterable[str] = (),
 ) -> DGraph:
-    """Build a differentiation graph from an evaluation trace. Names the statements use
-    without assigning them are parameters when a ``parameters:`` line or ``params`` names
-    them (values fixed when the function runs; the Jacobian has no column for them).
+    """Build a differentiation graph from an evaluation trace: ``inputs:`` and
+    ``outputs:`` lines, then one assignment per line.
 
+    Parameters
+    ----------
+    text
+        The trace.
+    granularity
+        ``"elemental"``: a vertex per elemental operation; ``"statement"``: a vertex per
+        line, its partials differentiated from the whole right-hand side.
+    source
+        Named in error messages.
+    name
+        The graph's name.
+    params
+        Names the statements use without assigning them that are parameters (values fixed
+        when the function runs; the Jacobian has no column for them), beside those of a
+        ``parameters:`` line.
+
+    Returns
+    -------
+    DGraph
+
+    Raises
+    ------
+    InputError
+        A line outside the grammar (statements are parsed, never evaluated), an unknown
+        name, or an output never assigned; one line naming the line.
+
+    Examples
+    --------
     >>> g = from_trace("inputs: x0, x1\\noutputs: y\\nv1 = sin(x1)\\nv2 = x0*v1\\ny = v2*v1")
     >>> g.intermediates, g.n_edges
     (['v1', 'v2'], 5)

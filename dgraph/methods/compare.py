@@ -53,7 +53,27 @@ class LowerBound(NamedTuple):
 
 @dataclass
 class Comparison(Printable):
-    """Every compared method's result (or why it was skipped) and the cheapest verified."""
+    """Every compared method's result (or why it was skipped) and the cheapest verified.
+
+    Parameters
+    ----------
+    graph
+        The graph compared on.
+    results
+        Each method's expression set, by method name, in the table's order.
+    skipped
+        Each method not run (or cut), with why, in one line.
+    objective
+        What ranks the results: ``"effective"`` multiplications first, or
+        ``"structural"`` first.
+    cut_by_time
+        Whether the wall-clock ceiling cut a method or ``best``'s search (the result may
+        then differ between runs).
+
+    See Also
+    --------
+    dgraph.methods.compare.compare : runs the methods and builds one.
+    """
 
     rich_formats = ("html", "markdown")
 
