@@ -25,7 +25,9 @@ DATA = Path(__file__).resolve().parent.parent / "dgraph" / "data"
 SIN = str(DATA / "naumann_sin.trace")
 DISCREPANCY = str(DATA / "naumann_discrepancy.json")
 SQUARE = str(HOSTILE / "overflow.trace")  # 2 inputs, 2 outputs: inverse applies
-SECONDS = 20
+# a guard against hangs (a FIFO read, a runaway search), not a speed test: each case takes
+# 1-3 s of CPU, and a busy 2-core machine (load 10) stretched one to 23 s of wall time
+SECONDS = 120
 INJECT = '__import__("os").system("touch PWNED")'
 
 
@@ -380,6 +382,12 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("jax_model.py") + ":spring", "--inputs", "q:0"],
         "needs a size from 1 to 10000",
     ),
+    # a parameter left out of --inputs never silently becomes a scalar (issue 54 item 5)
+    (
+        "inputs-missing-one",
+        ["structure", H("jax_model.py") + ":spring", "--inputs", "q:3"],
+        "parameter 'k' is not given",
+    ),
     ("numpy-branch", ["structure", H("numpy_model.py") + ":branches"], "write it with numpy.where"),
     ("numpy-float", ["structure", H("numpy_model.py") + ":converts"], "float() of a value"),
     ("numpy-ufunc", ["structure", H("numpy_model.py") + ":unknown_ufunc"], "numpy.logaddexp"),
@@ -687,7 +695,7 @@ def test_real_process(tmp_path, argv, needle):
         [sys.executable, "-m", "dgraph", *argv],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=SECONDS,
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
     )

@@ -122,7 +122,7 @@ def _function_graph(
     check_file(spec.rpartition(":")[0])
     f = load_function(spec)
     name = spec.rpartition(":")[2]
-    shapes = input_shapes(inputs, f)
+    shapes = input_shapes(inputs, f, params)
     wide = next((s for s in shapes if len(s) > 1), None)
     entries = sum(math.prod(s) for s in shapes)
     level = level or ("array" if wide or entries > ELEMENT_DEFAULT_LIMIT else "element")
@@ -182,26 +182,31 @@ def _array_level(f, name: str, shapes: list[tuple[int, ...]], params) -> DGraph:
     return from_function(f, name=name, sizes=shapes, params=params, level="array")
 
 
-def input_shapes(spec: str | None, f) -> list[tuple[int, ...]]:
+def input_shapes(spec: str | None, f, params: Sequence[str] = ()) -> list[tuple[int, ...]]:
     """Each parameter's shape from ``"x:3,y,u:100x100"`` (``()``: a scalar), in the
-    function's order; one clear line for a name the function does not have, a name given
-    twice or a bad shape (:func:`~dgraph.frontends.array_tracer.check_shape`).
+    function's order.
 
-    >>> input_shapes("u:4x5,x:3", lambda x, u, k: 0)
+    Without ``spec`` every parameter is a scalar. With it, every parameter must be named
+    there or in ``params`` (those not differentiated): one left out would otherwise
+    silently become a scalar. One clear line for a parameter left out, a name the
+    function does not have, a name given twice or a bad shape
+    (:func:`~dgraph.frontends.array_tracer.check_shape`).
+
+    >>> input_shapes("u:4x5,x:3,k", lambda x, u, k: 0)
     [(3,), (4, 5), ()]
     """
     try:
-        params = list(inspect.signature(f).parameters)
+        names = list(inspect.signature(f).parameters)
     except (TypeError, ValueError):
         raise InputError("cannot read the function's parameters") from None
-    shapes: dict[str, tuple[int, ...]] = dict.fromkeys(params, ())
+    shapes: dict[str, tuple[int, ...]] = dict.fromkeys(names, ())
     given: set[str] = set()
     for item in (t.strip() for t in (spec or "").split(",") if t.strip()):
         name, colon, text = item.partition(":")
         name = name.strip()
         if name not in shapes:
             raise InputError(
-                f"--inputs: the function has no parameter {name!r} ({', '.join(params)})"
+                f"--inputs: the function has no parameter {name!r} ({', '.join(names)})"
             )
         if name in given:
             raise InputError(f"--inputs: {name!r} is given twice")
@@ -218,6 +223,12 @@ def input_shapes(spec: str | None, f) -> list[tuple[int, ...]]:
                 f"--inputs: {item!r}: the shape's lengths must be positive integers (u:100x100)"
             )
         shapes[name] = check_shape([int(p) for p in parts], f"--inputs: {item!r}")
+    missing = [n for n in names if n not in given and n not in params]
+    if spec and spec.strip() and missing:
+        raise InputError(
+            f"--inputs: the function's parameter {missing[0]!r} is not given: name it with"
+            f" its shape ({missing[0]}:3, or {missing[0]} for a scalar) or in --params"
+        )
     return list(shapes.values())
 
 
