@@ -23,7 +23,15 @@ import networkx as nx
 import numpy as np
 import sympy
 
-from ..blocks import Block, BlockValues, Labelled, Sparse, add_values, multiply_values
+from ..blocks import (
+    Block,
+    BlockValues,
+    Labelled,
+    Sparse,
+    add_values,
+    multiply_values,
+    to_matrix,
+)
 from ..blocks.arrays import block_value, evaluate, operand_block
 from .block_costs import along_bracketing, chain_product, post_order
 
@@ -33,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "apply_block",
+    "dense_jacobian",
     "edge_parts",
     "edge_values",
     "jacobian_blocks",
@@ -109,6 +118,34 @@ def jacobian_blocks(
     for name, definition in computed.references.items():
         known[name] = _evaluate(definition, atom)
     return {key: _evaluate(entry, atom) for key, entry in computed.jacobian.items()}
+
+
+def dense_jacobian(es: ExpressionData, point: np.ndarray) -> np.ndarray:
+    """The Jacobian of a tensor graph's expression set at ``point`` as one dense matrix:
+    rows the outputs' entries, columns the inputs' (each flattened in C order, in the
+    graph's order); ``point`` one number per input entry in that order, shape (n,), or a
+    batch (B, n) giving (B, m, n)."""
+    graph = es.graph
+    point = np.asarray(point, dtype=float)
+    if point.ndim > 1:
+        flat = point.reshape(-1, point.shape[-1])
+        each = [dense_jacobian(es, row) for row in flat]
+        return np.stack(each).reshape(*point.shape[:-1], *each[0].shape)
+    inputs = graph.point_from(point)
+    blocks = jacobian_blocks(es, vertex_values(graph, inputs))
+    rows = [math.prod(graph.shape(y)) for y in graph.outputs]
+    cols = [math.prod(graph.shape(x)) for x in graph.inputs]
+    out = np.zeros((sum(rows), sum(cols)))
+    row0 = np.cumsum([0, *rows])
+    col0 = np.cumsum([0, *cols])
+    for i, y in enumerate(graph.outputs):
+        for j, x in enumerate(graph.inputs):
+            valued = blocks.get((y, x))
+            if valued is not None:
+                out[row0[i] : row0[i + 1], col0[j] : col0[j + 1]] = to_matrix(
+                    valued.block, valued.values
+                ).toarray()
+    return out
 
 
 def _evaluate(expr: sympy.Expr, atom) -> Valued:

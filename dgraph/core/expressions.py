@@ -21,11 +21,13 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+import numpy as np
 import sympy
 
-from ..errors import GraphError
+from ..errors import GraphError, InputError
 from .algebra import nc_substitute, nc_symbol
 from .block_costs import block_cost
+from .block_values import dense_jacobian
 from .collector import collector_paused
 from .costs import Cost, constant_values, expression_cost, expression_set_cost
 from .display import Printable
@@ -446,7 +448,14 @@ class ExpressionSet(Printable):
 
     def evaluate(self, point: Iterable[float], params: Iterable[float] | None = None):
         """The Jacobian as a NumPy array at ``point`` (shape (n,) -> (m, n); (B, n) ->
-        (B, m, n)); ``params``: the values of the graph's parameters, if it has any."""
+        (B, m, n)); ``params``: the values of the graph's parameters, if it has any. On a
+        tensor graph ``point`` has one number per input entry (the inputs in order,
+        arrays flattened in C order, as ``--at``), and the rows and columns are the
+        outputs' and inputs' entries in the same order."""
+        if self.graph.is_tensor:
+            if params is not None:
+                raise InputError("a tensor graph has no parameters: give no params")
+            return dense_jacobian(self, np.asarray(list(point), dtype=float))
         from .numeric import evaluate_expression_set
 
         return evaluate_expression_set(self, point, params)
