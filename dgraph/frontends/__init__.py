@@ -232,11 +232,6 @@ def input_shapes(spec: str | None, f, params: Sequence[str] = ()) -> list[tuple[
     return list(shapes.values())
 
 
-def input_sizes(spec: str | None, f) -> list[int]:
-    """Each parameter's size from ``"x:3,y"`` (0: a scalar), in the function's order."""
-    return [s[0] if s else 0 for s in input_shapes(spec, f)]
-
-
 def bundled(name: str) -> DGraph:
     """A graph shipped with dgraph (``dgraph/data``): the papers' examples and the
     benchmark functions.
