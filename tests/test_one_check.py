@@ -74,12 +74,20 @@ def test_scalar_code_is_checked_at_the_check_s_points():
     assert check.status == "verified" and check.difference_error < TOLERANCE
 
 
-def _times(factor: float, got):
-    if isinstance(got, dict):
-        return {k: _times(factor, v) for k, v in got.items()}
-    if isinstance(got, tuple):  # value_and_jacobian: (F, J), J made wrong
-        return got[0], _times(factor, got[1])
+def _scaled(factor: float, got):
+    """Every block of a result (one array, or tuples of them as jax.jacobian nests them)
+    times ``factor``."""
+    if isinstance(got, tuple):
+        return tuple(_scaled(factor, part) for part in got)
     return got * factor
+
+
+def _times(factor: float, got, mode: str):
+    """A generated result made wrong: value_and_jacobian's (F, J) with J scaled, any other
+    mode's result scaled."""
+    if mode == "value_and_jacobian":
+        return got[0], _scaled(factor, got[1])
+    return _scaled(factor, got)
 
 
 @pytest.mark.parametrize("scale", SCALES)
@@ -89,14 +97,14 @@ def test_tensor_code_made_wrong_is_caught_through_each_caller(scale):
         for sparse in (False, True):
             right = make_function(es, mode, sparse=sparse)._function
             assert check_tensor(right, es, "python", mode=mode).status == "verified"
-            wrong = functools.partial(lambda f, *a: _times(WRONG, f(*a)), right)
+            wrong = functools.partial(lambda f, m, *a: _times(WRONG, f(*a), m), right, mode)
             check = check_tensor(wrong, es, "python", mode=mode)
             assert check.status == "wrong" and not check.ok, (mode, sparse, check.detail)
             assert check.errors["jacobian"] > 100 * TOLERANCE
     for mode in ("jvp", "vjp"):
         right = make_function(es, mode)._function
         assert check_sweep(right, mode, es, "python").status == "verified"
-        wrong = functools.partial(lambda f, *a: _times(WRONG, f(*a)), right)
+        wrong = functools.partial(lambda f, m, *a: _times(WRONG, f(*a), m), right, mode)
         check = check_sweep(wrong, mode, es, "python")
         assert check.status == "wrong" and check.errors[mode] > 100 * TOLERANCE, mode
 

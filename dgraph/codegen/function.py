@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -72,19 +71,16 @@ class GeneratedFunction:
 
     def __call__(self, *arrays: Any, **options: Any) -> Any:
         """The function on ``arrays``; ``options`` go to it (CUDA: ``layout=``)."""
-        raw = self._function(*arrays, **options)
-        if not isinstance(self.generated, TensorGenerated):
-            return raw
-        return _as_pytree(raw, self.generated, self.mode)
+        return self._function(*arrays, **options)
 
     def stacked(self, *arrays: Any) -> Any:
         """A sparse tensor graph's ``jacobian`` (or ``value_and_jacobian``) as one matrix
         of shape (Σ size(y), Σ size(x)), outputs and inputs in the graph's order (and the
         value the outputs flattened and concatenated): the system a Newton step solves."""
         g = self.generated
-        if not (isinstance(g, TensorGenerated) and g.sparse and g.mode in _JACOBIAN_MODES):
+        if not (isinstance(g, TensorGenerated) and g.sparse and g.stacked is not None):
             raise DGraphError("stacked is the one sparse matrix of a tensor graph's jacobian")
-        return self._function(*arrays)
+        return g.stacked(*arrays)
 
     @property
     def source(self) -> str:
@@ -103,61 +99,6 @@ class GeneratedFunction:
             f"<GeneratedFunction {self.mode} ({self.lang}, method {main.method}):"
             f" {main.mults} mults, verified {self.generated.verified}>"
         )
-
-
-_JACOBIAN_MODES = ("jacobian", "value_and_jacobian")
-
-
-def _as_pytree(raw: Any, generated: TensorGenerated, mode: str) -> Any:
-    """A tensor module's result (dicts keyed by names, or one stacked sparse matrix) in
-    :class:`GeneratedFunction`'s conventions."""
-    graph = generated.expression_set.graph
-    inputs, outputs = list(graph.inputs), list(graph.outputs)
-    if mode == "jvp":
-        return _one_or_tuple([raw[y] for y in outputs])
-    if mode == "vjp":
-        return _one_or_tuple([raw[x] for x in inputs])
-    value, jac = raw if mode == "value_and_jacobian" else (None, raw)
-    if generated.sparse:
-        rows = _offsets([math.prod(graph.shape(y)) for y in outputs])
-        cols = _offsets([math.prod(graph.shape(x)) for x in inputs])
-        blocks = (
-            [
-                [
-                    _sparse_block(jac, rows[i], rows[i + 1], cols[j], cols[j + 1])
-                    for j in range(len(inputs))
-                ]
-                for i in range(len(outputs))
-            ]
-            if len(inputs) * len(outputs) > 1
-            else [[jac]]
-        )
-        if value is not None:
-            flat = [value[rows[i] : rows[i + 1]] for i in range(len(outputs))]
-            value = [v.reshape(graph.shape(y)) for v, y in zip(flat, outputs, strict=True)]
-    else:
-        blocks = [[jac[(y, x)] for x in inputs] for y in outputs]
-        value = None if value is None else [value[y] for y in outputs]
-    jacobian = _one_or_tuple([_one_or_tuple(row) for row in blocks])
-    return jacobian if value is None else (_one_or_tuple(value), jacobian)
-
-
-def _one_or_tuple(items: list[Any]) -> Any:
-    """One item alone, several as a tuple (``jax.jacobian``'s rule for ``argnums``)."""
-    return items[0] if len(items) == 1 else tuple(items)
-
-
-def _offsets(sizes: list[int]) -> list[int]:
-    return [0, *np.cumsum(sizes).tolist()]
-
-
-def _sparse_block(matrix: Any, r0: int, r1: int, c0: int, c1: int) -> Any:
-    """Rows r0:r1 and columns c0:c1 of a SciPy CSR or JAX BCOO matrix, of the same kind."""
-    if hasattr(matrix, "tocsr"):
-        return matrix[r0:r1, c0:c1].tocsr()
-    from jax.experimental import sparse as jsparse
-
-    return jsparse.bcoo_slice(matrix, start_indices=(r0, c0), limit_indices=(r1, c1))
 
 
 def make_function(

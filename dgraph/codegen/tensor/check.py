@@ -58,20 +58,33 @@ def double_precision(lang: str):
     return contextlib.nullcontext()
 
 
-def _blocks(got, graph, size: dict) -> dict:
-    """What the generated code returned as its (output, input) blocks: a dict as it is,
-    one matrix cut at the outputs' rows and the inputs' columns."""
-    if isinstance(got, dict):
-        return got
-    if len(graph.outputs) == len(graph.inputs) == 1:  # the matrix is the one block
-        return {(graph.outputs[0], graph.inputs[0]): got}
-    (rows, m), (cols, n) = offsets(graph.outputs, size), offsets(graph.inputs, size)
-    whole = _matrix(got, m, n)
+def _blocks(got, graph) -> dict:
+    """What the generated code returned, the pytree ``jax.jacobian`` would (one block
+    alone; a tuple over the inputs for one output, over the outputs for one input; else a
+    tuple over the outputs of tuples over the inputs), as its (output, input) blocks;
+    a result of another form, or a block None, gives none."""
+    outputs, inputs = graph.outputs, graph.inputs
+    rows = [got] if len(outputs) == 1 else _items(got, len(outputs))
+    if len(inputs) == 1:
+        rows = [[row] for row in rows]
+    elif len(outputs) == 1:
+        rows = [_items(got, len(inputs))]
+    else:
+        rows = [_items(row, len(inputs)) for row in rows]
     return {
-        (y, x): whole[rows[y] : rows[y] + size[y], cols[x] : cols[x] + size[x]]
-        for y in graph.outputs
-        for x in graph.inputs
+        (y, x): block
+        for y, row in zip(outputs, rows, strict=True)
+        for x, block in zip(inputs, row, strict=True)
+        if block is not None
     }
+
+
+def _items(got, count: int) -> list:
+    """A tuple's ``count`` items; Nones where ``got`` is not such a tuple (its blocks then
+    count as missing, and the check fails)."""
+    if isinstance(got, tuple) and len(got) == count:
+        return list(got)
+    return [None] * count
 
 
 def _jv(blocks: dict, graph, size: dict, direction: dict) -> dict[str, np.ndarray]:
@@ -88,18 +101,19 @@ def _jv(blocks: dict, graph, size: dict, direction: dict) -> dict[str, np.ndarra
 
 
 def _values(value, graph, size: dict) -> dict[str, np.ndarray]:
-    """F(x) from ``value_and_jacobian`` per output (flat); NaN where its size is wrong."""
-    if isinstance(value, dict):
-        return {y: np.ravel(np.asarray(value[y], dtype=float)) for y in graph.outputs}
-    flat = np.ravel(np.asarray(value, dtype=float))
-    at, total = offsets(graph.outputs, size)
-    if flat.size != total:
-        return {y: np.full(size[y], np.nan) for y in graph.outputs}
-    return {y: flat[at[y] : at[y] + size[y]] for y in graph.outputs}
+    """F(x) from ``value_and_jacobian`` per output (flat): the output's array, or a tuple
+    over the outputs; NaN where a size is wrong."""
+    outputs = graph.outputs
+    parts = [value] if len(outputs) == 1 else _items(value, len(outputs))
+    out = {}
+    for y, part in zip(outputs, parts, strict=True):
+        flat = np.ravel(np.asarray(np.nan if part is None else part, dtype=float))
+        out[y] = flat if flat.size == size[y] else np.full(size[y], np.nan)
+    return out
 
 
 def check_tensor(
-    function: Callable[..., dict],
+    function: Callable[..., object],
     es: ExpressionSet,
     lang: str,
     seed: int = 0,
@@ -122,7 +136,7 @@ def check_tensor(
                 if mode == "value_and_jacobian":
                     value, got = got
                     value = _values(value, graph, size)
-                calls[point.label] = (_blocks(got, graph, size), value)
+                calls[point.label] = (_blocks(got, graph), value)
             blocks, value = calls[point.label]
             return CodeValues(jv=_jv(blocks, graph, size, v), value=value)
 

@@ -4,9 +4,14 @@ the sparse ``jacobian`` in C: the values for its fixed pattern, :mod:`.c_values`
 
 from __future__ import annotations
 
+import math
 import warnings
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
+import scipy.sparse
 
 from ...core.expressions import ExpressionSet
 from ...core.graph import DGraph
@@ -17,11 +22,17 @@ from ..python import load_python
 from ..scope import codegen_call
 from .c_values import c_values
 from .check import check_tensor
-from .module import tensor_module, tensor_program
+from .module import block_entries, tensor_module, tensor_program
 from .sweep_check import check_sweep
 from .sweeps import SWEEP_MODES, sweep_module
 
-__all__ = ["DEFAULT_METHODS", "TENSOR_MODES", "TensorGenerated", "make_tensor_function"]
+__all__ = [
+    "DEFAULT_METHODS",
+    "TENSOR_MODES",
+    "TensorGenerated",
+    "c_blocks",
+    "make_tensor_function",
+]
 
 DEFAULT_METHODS = ("forward", "reverse", "markowitz")  # without a method: the cheapest
 TENSOR_MODES = ("jacobian", "value_and_jacobian", *SWEEP_MODES)
@@ -40,6 +51,8 @@ class TensorGenerated:
     mode: str = "jacobian"
     sweep_mults: int | None = None  # a jvp's or vjp's, counted when it was generated
     values: Any = None  # C: the CValues (its index file, its CUDA text), c_values.py
+    stacked: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+    """Sparse: the loaded ``{mode}_stacked``, J as one matrix over all outputs and inputs."""
 
     @property
     def verified(self) -> bool:
@@ -146,13 +159,63 @@ def _make(
         return generated, function
     if lang == "c":  # the NumPy module's value program in C, for its fixed pattern
         values = c_values(tensor_program(es, "python", sparse, mode, keep_arrays=True))
-        function = values.load()
+        stacked = values.load()
+        function = c_blocks(stacked, es.graph, values.indices, values.indptr)
         check = _checked(check_tensor(function, es, lang, mode=mode))
-        return TensorGenerated(values.text, lang, es, sparse, check, mode, None, values), function
+        generated = TensorGenerated(values.text, lang, es, sparse, check, mode, None, values)
+        generated.stacked = stacked
+        return generated, function
     text = tensor_module(es, lang, sparse, mode)
-    function = getattr(load_python(text), mode)
+    module = load_python(text)
+    function = getattr(module, mode)
     check = _checked(check_tensor(function, es, lang, mode=mode))
-    return TensorGenerated(text, lang, es, sparse, check, mode), function
+    generated = TensorGenerated(text, lang, es, sparse, check, mode)
+    generated.stacked = getattr(module, f"{mode}_stacked", None)
+    return generated, function
+
+
+def c_blocks(stacked: Callable[..., Any], graph: DGraph, indices, indptr) -> Callable[..., Any]:
+    """The C values' ``jacobian`` in ``jax.jacobian``'s form: ``stacked`` (one CSR matrix
+    over all outputs and inputs, whose pattern is ``indices`` and ``indptr``) itself for
+    one output and one input, else its (output, input) blocks, CSR arrays of shape
+    (y.size, x.size), nested as the NumPy module's ``jacobian`` nests them."""
+    if len(graph.outputs) == len(graph.inputs) == 1:
+        return stacked
+    indptr = np.asarray(indptr)
+    rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+    out_sizes = [math.prod(graph.shape(y)) for y in graph.outputs]
+    in_sizes = [math.prod(graph.shape(x)) for x in graph.inputs]
+    cuts = block_entries(rows, np.asarray(indices), out_sizes, in_sizes)
+    patterns = [
+        [
+            (at, c, np.concatenate([[0], np.cumsum(np.bincount(r, minlength=m))]), (m, n))
+            for (at, r, c), n in zip(row, in_sizes, strict=True)
+        ]
+        for row, m in zip(cuts, out_sizes, strict=True)
+    ]
+
+    def one_or_tuple(items: list) -> Any:
+        return items[0] if len(items) == 1 else tuple(items)
+
+    def jacobian(*inputs: Any) -> Any:
+        data = stacked(*inputs).data
+        return one_or_tuple(
+            [
+                one_or_tuple(
+                    [
+                        scipy.sparse.csr_array((data[at], c, p), shape=shape)
+                        for at, c, p, shape in row
+                    ]
+                )
+                for row in patterns
+            ]
+        )
+
+    jacobian.__doc__ = (
+        f"J of the inputs {tuple(graph.inputs)!r} (compiled C values): CSR blocks as"
+        " jax.jacobian nests them."
+    )
+    return jacobian
 
 
 def _wrong(check) -> bool:

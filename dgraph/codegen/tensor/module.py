@@ -36,7 +36,7 @@ from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .leaves import leaf_values
 
-__all__ = ["tensor_module", "tensor_program"]
+__all__ = ["block_entries", "tensor_module", "tensor_program"]
 
 
 class Writer:
@@ -112,7 +112,7 @@ def tensor_module(
         x_ = numpy.reshape(numpy.asarray(x, dtype=float), (4,))
         d_y_x = 1.0 * (numpy.exp(x_))
         J_y_x = numpy.reshape(_scatter(16, _K0, numpy.ravel(d_y_x)), (4, 4))
-        return {('y', 'x'): J_y_x}
+        return J_y_x
     """
     return tensor_program(es, lang, sparse, mode).text
 
@@ -127,15 +127,22 @@ def tensor_program(
     """The text of a NumPy (``lang="python"``) or JAX module defining ``mode(*inputs)``
     (``jacobian`` or ``value_and_jacobian``) for the tensor graph of ``es``.
 
-    Dense, the Jacobian is a dict of every (output, input) block, arrays of shape
-    ``y.shape + x.shape`` (and the value a dict ``{y: array}``). With ``sparse`` it is one
-    SciPy CSR array (NumPy) or BCOO array (JAX) of shape (Σ size(y), Σ size(x)): rows the
-    outputs in ``graph.outputs`` order, columns the inputs in ``graph.inputs`` order, each
-    flattened in C order (and the value the outputs flattened and concatenated in the same
-    order, what a Newton step solves against). Its pattern is computed here once; per
-    call only values are. Statements that read no input (the values of constant blocks
-    and their products and sums) are run here, once, and their values become module
-    constants (:func:`_fold`; JAX's computed in doubles).
+    The Jacobian is what ``jax.jacobian(f, argnums=(0, 1, ...))`` returns: for one
+    output and one input the block ∂y/∂x, for one output a tuple over the inputs, for one
+    input a tuple over the outputs, else a tuple over the outputs of tuples over the
+    inputs (``graph.outputs`` and ``graph.inputs`` order; None where the expression set
+    does not compute a pair). Dense, a block is an array of shape ``y.shape + x.shape``
+    (and the value the output's array, or a tuple over the outputs). With ``sparse`` a
+    block is a SciPy CSR array (NumPy) or BCOO array (JAX) of shape (y.size, x.size), and
+    the module also defines ``{mode}_stacked``: the one matrix of shape (Σ size(y), Σ
+    size(x)), rows the outputs in order, columns the inputs, each flattened in C order
+    (and the value the outputs flattened and concatenated in the same order, what a
+    Newton step solves against); ``mode`` reads its blocks from it (for one output and
+    one input ``jacobian`` is it). Its pattern is computed here once; per call only
+    values are. Statements that read no input (the values of constant blocks and their
+    products and sums) are run here, once, and their values become module constants
+    (:func:`_fold`; JAX's computed in doubles). The program is the stacked function's
+    (the C printer's input).
 
     ``keep_arrays``: the constants' arrays kept on the program (the C printer reads them).
     """
@@ -194,48 +201,53 @@ def tensor_program(
     leaves.clear()
     RECENT.clear()
     outside = None  # JAX's sparse pattern: a device array made once, outside the values
-    if sparse and lang == "jax":
-        found = _sparse_parts(w, graph, entries_of, shapes)
-        if isinstance(found, Node):
-            results = [w.emit(found, "J").id]
+    coordinates = None  # a sparse J's pattern: its rows and columns, row-major
+    if sparse:
+        found, pattern, shape, coordinates = _sparse_parts(w, graph, entries_of, shapes)
+        if lang == "jax" and pattern is not None:
+            outside = pattern
+            results = [w.emit(found, "J_data").id]
+        elif pattern is not None:
+            results = [w.emit(SparseMatrix(found, *pattern, shape), "J").id]
         else:
-            data, outside, shape = found
-            results = [w.emit(data, "J_data").id]
-    elif sparse:
-        results = [w.emit(_sparse_output(w, graph, entries_of, shapes), "J").id]
+            results = [w.emit(found, "J").id]
+        blocks: dict[tuple[str, str], str] = {}
     else:
         results = [
             w.emit(output_node(w, entries_of[(y, x)], shapes[y], shapes[x]), f"J_{y}_{x}").id
             for y, x in keys
         ]
-    value = None
+        blocks = dict(zip(keys, results, strict=True))
+    values: list[str] = []
     if mode == MODULE_MODES[1]:
-        value = _value_output(w, graph, nodes, shapes, sparse).id
+        values = [n.id for n in _value_output(w, graph, nodes, shapes, sparse)]
+    value = values[0] if sparse and values else None
 
     def returned_line(once: set[str]) -> str:
         """The return statement; a result computed at import is copied per call (the
-        caller may change it)."""
+        caller may change it). Dense: J as ``jax.jacobian`` nests it, F an array or a
+        tuple over the outputs; sparse: the stacked J (and F flattened)."""
 
-        def fresh(r: str) -> str:
-            return f"{r}.copy()" if r in once else r
+        def fresh(r: str | None) -> str:
+            return "None" if r is None else f"{r}.copy()" if r in once else r
 
-        j = (
-            fresh(results[0])
-            if sparse
-            else "{"
-            + ", ".join(f"{k!r}: {fresh(r)}" for k, r in zip(keys, results, strict=True))
-            + "}"
-        )
-        return f"    return {j}" if value is None else f"    return {fresh(value)}, {j}"
+        if sparse:
+            j = fresh(results[0])
+            f = None if value is None else fresh(value)
+        else:
+            j = nested(graph.outputs, graph.inputs, lambda y, x: fresh(blocks.get((y, x))))
+            f = one_or_tuple([fresh(v) for v in values]) if values else None
+        return f"    return {j}" if f is None else f"    return {f}, {j}"
 
     args = ", ".join(arguments.values())
-    kind = "one sparse matrix" if sparse else "dense blocks"
     language = "NumPy" if lang == "python" else "JAX"
-    what = "F(x), J" if value is not None else "J"
+    stacked = sparse and not (mode == "jacobian" and _single(graph))
+    kind = "one sparse matrix" if sparse else "dense blocks"
+    what = "F(x), J" if values else "J"
     doc = (
         f'    """{what}: d y / d x for the inputs {tuple(graph.inputs)!r} ({language}; {kind})."""'
     )
-    ends = [*results, *([value] if value else [])]
+    ends = [*results, *values]
     live = live_statements(w.statements, ends)
     hoisted, statements = _hoist(live, w.varying, set(ends))
     statements = _fold(w, hoisted, statements)
@@ -245,14 +257,19 @@ def tensor_program(
     once = {r for r in ends if r not in w.varying}  # results that read no input
     returned = returned_line(once if lang == "python" else set())
     body = w.printed(statements)
+    name = f"{mode}_stacked" if stacked else mode
     if outside is None:
-        lines = [f"def {mode}({args}):", doc, *body, returned]
+        lines = [f"def {name}({args}):", doc, *body, returned]
     else:
         pattern = w.d.printer.doprint(outside[0])
-        lines = _outside_pattern(mode, args, doc, body, returned, pattern, shape, value)
+        lines = _outside_pattern(name, args, doc, body, returned, pattern, shape, value)
+    if stacked:
+        lines += ["", "", *_split(w, graph, mode, args, coordinates, shapes)]
+    elif sparse:
+        lines += ["", "", f"{mode}_stacked = {mode}  # one output, one input: the one block"]
     used = set(re.findall(r"\w+", "\n".join(lines)))
     w.constants.keep(used)
-    header = _header(w, es, lang, sparse, keys, shapes, mode, "\n".join(body))
+    header = _header(w, es, lang, sparse, shapes, mode, "\n".join(body))
     return ArrayProgram(
         mode,
         tuple(arguments[x] for x in graph.inputs),
@@ -526,22 +543,15 @@ def output_node(w: Writer, valued: Valued, y_shape, x_shape) -> Node:
     return Call("reshape", (Scatter(m * n, w.constants.index(flat), data), shape))
 
 
-def _sparse_output(w: Writer, graph, entries_of: dict, shapes) -> Node:
-    """The whole Jacobian as one sparse matrix: every entry's pattern placed at its
-    output's rows and input's columns, sorted row-major once here; per call the values
-    are read in that order (no gather where a single block is already in it)."""
-    found = _sparse_parts(w, graph, entries_of, shapes)
-    if isinstance(found, Node):
-        return found
-    data, (indices, indptr), shape = found
-    return SparseMatrix(data, indices, indptr, shape)
-
-
 def _sparse_parts(
     w: Writer, graph, entries_of: dict, shapes
-) -> Node | tuple[Node, tuple[Name, Name | None], tuple[int, int]]:
-    """:func:`_sparse_output`'s values, pattern (constants' names) and shape; the empty
-    matrix where no entry has a block."""
+) -> tuple[Node, tuple[Name, Name | None] | None, tuple[int, int], tuple[np.ndarray, np.ndarray]]:
+    """The whole Jacobian as one sparse matrix: every entry's pattern placed at its
+    output's rows and input's columns, sorted row-major once here; per call the values
+    are read in that order (no gather where a single block is already in it). Its values,
+    pattern (constants' names: NumPy's column indices and row pointers, JAX's (row,
+    column) pairs), shape, and the pattern's rows and columns; where no entry has a
+    block, the empty matrix and no pattern."""
     size = {v: math.prod(shapes[v]) for v in (*graph.outputs, *graph.inputs)}
     (row_at, m), (col_at, n) = offsets(graph.outputs, size), offsets(graph.inputs, size)
     rows, cols, parts = [], [], []
@@ -554,7 +564,8 @@ def _sparse_parts(
         cols.append(c + col_at[x])
         parts.append((block, values, at))
     if not parts:
-        return SparseMatrix(None, None, None, (m, n))
+        empty = np.zeros(0, dtype=np.int64)
+        return SparseMatrix(None, None, None, (m, n)), None, (m, n), (empty, empty)
     rows_all, cols_all = np.concatenate(rows), np.concatenate(cols)
     keys = rows_all * max(n, 1) + cols_all
     ordered = keys.size < 2 or bool(np.all(keys[1:] > keys[:-1]))  # a sparse block's is
@@ -568,17 +579,147 @@ def _sparse_parts(
         if not fills(order, order.size):
             data = Index(w.emit(data), (w.constants.index(order),))
     rows_all, cols_all = rows_all[order], cols_all[order]
+    pattern = _pattern(w, rows_all, cols_all, m)
+    return data, pattern, (m, n), (rows_all, cols_all)
+
+
+def _pattern(w: Writer, rows: np.ndarray, cols: np.ndarray, m: int) -> tuple[Name, Name | None]:
+    """A row-major sparse pattern as module constants: NumPy's column indices and row
+    pointers (CSR), JAX's (row, column) pairs (BCOO)."""
     if w.d.lang == "python":
-        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows_all, minlength=m))])
-        pattern = (w.constants.index(cols_all), w.constants.index(indptr))
-    else:
-        pattern = (w.constants.index(np.stack([rows_all, cols_all], axis=1)), None)
-    return data, pattern, (m, n)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=m))])
+        return w.constants.index(cols), w.constants.index(indptr)
+    return w.constants.index(np.stack([rows, cols], axis=1)), None
 
 
-def _value_output(w: Writer, graph, names: dict[str, Node], shapes, sparse: bool) -> Name:
-    """F(x): the outputs' values, a dict ``{y: array}``, or (sparse) flattened and
-    concatenated in the Jacobian's row order."""
+def _single(graph) -> bool:
+    """Whether the graph has one output and one input (its Jacobian is one block)."""
+    return len(graph.outputs) == len(graph.inputs) == 1
+
+
+def one_or_tuple(items: list[str]) -> str:
+    """One item's text alone, several as a tuple's (``jax.jacobian``'s rule for
+    ``argnums``)."""
+    return items[0] if len(items) == 1 else f"({', '.join(items)})"
+
+
+def nested(outputs, inputs, item) -> str:
+    """The text of the pytree ``jax.jacobian(f, argnums=(0, 1, ...))`` returns, each
+    (output, input) position ``item(y, x)``: one item alone, a tuple over the inputs (one
+    output) or the outputs (one input), else a tuple over the outputs of tuples over the
+    inputs."""
+    return one_or_tuple([one_or_tuple([item(y, x) for x in inputs]) for y in outputs])
+
+
+def block_entries(
+    rows: np.ndarray, cols: np.ndarray, row_sizes: list[int], col_sizes: list[int]
+) -> list[list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    """A stacked sparse pattern (``rows``, ``cols``: its entries' coordinates, row-major)
+    cut into blocks, the rows in parts of ``row_sizes``, the columns of ``col_sizes``: per
+    row part and column part, the positions of its entries in the stacked pattern and
+    their rows and columns within the block (row-major still)."""
+    row_part = np.searchsorted(np.cumsum(row_sizes), rows, side="right")
+    col_part = np.searchsorted(np.cumsum(col_sizes), cols, side="right")
+    row_at = np.concatenate([[0], np.cumsum(row_sizes)])
+    col_at = np.concatenate([[0], np.cumsum(col_sizes)])
+    cuts = []
+    for i in range(len(row_sizes)):
+        in_rows = row_part == i
+        cut = []
+        for j in range(len(col_sizes)):
+            at = np.flatnonzero(in_rows & (col_part == j))
+            cut.append((at, rows[at] - row_at[i], cols[at] - col_at[j]))
+        cuts.append(cut)
+    return cuts
+
+
+def _split(w: Writer, graph, mode: str, args: str, coordinates: tuple, shapes) -> list[str]:
+    """The lines of ``mode(*inputs)`` on a sparse module's ``{mode}_stacked``: its values
+    read per (output, input) block (a slice where they lie together, else one gather),
+    each block a matrix of shape (y.size, x.size) with its own pattern, computed here;
+    F the stacked F cut per output and shaped. JAX's reads are one jitted function and
+    its patterns device arrays made once (run op by op, each call would copy every index
+    array to the device: ten times the stacked matrix's time)."""
+    rows, cols = coordinates
+    size = {v: math.prod(shapes[v]) for v in (*graph.outputs, *graph.inputs)}
+    row_at, _ = offsets(graph.outputs, size)
+    printer = w.d.printer
+    value = mode == MODULE_MODES[1]
+    jax_code = w.d.lang == "jax"
+    language, kind = ("JAX", "BCOO") if jax_code else ("NumPy", "SciPy CSR")
+    what = "F(x), J" if value else "J"
+    sizes = ([size[y] for y in graph.outputs], [size[x] for x in graph.inputs])
+    cuts = block_entries(rows, cols, *sizes)
+    reads: list[Node] = []  # the nonempty blocks' values, read from the stacked ones
+    blocks: dict[tuple[str, str], tuple[int, tuple[Name, Name | None]] | None] = {}
+    for y, row in zip(graph.outputs, cuts, strict=True):
+        for x, (at, r, c) in zip(graph.inputs, row, strict=True):
+            if at.size == 0:
+                blocks[(y, x)] = None
+                continue
+            if at[-1] - at[0] + 1 == at.size:  # together: a view, no gather
+                reads.append(Index(Name("data"), (ir.Slice(int(at[0]), int(at[-1]) + 1),)))
+            else:
+                reads.append(Index(Name("data"), (w.constants.index(at),)))
+            blocks[(y, x)] = (len(reads) - 1, _pattern(w, r, c, size[y]))
+    before: list[str] = []
+    read_name = f"_{mode}_blocks"
+    if jax_code and reads:
+        devices: dict[str, str] = {}
+        for entry in blocks.values():
+            if entry is not None and entry[1][0].id not in devices:
+                devices[entry[1][0].id] = f"{entry[1][0].id}_device"
+        before = [
+            f"def {read_name}(data):",
+            '    """The blocks\' values, read from the stacked ones (jitted once)."""',
+            f"    return ({', '.join(printer.doprint(r) for r in reads)},)",
+            "",
+            "",
+            f"{read_name} = jax.jit({read_name})",
+            *(f"{d} = jnp.asarray({k})" for k, d in devices.items()),
+            "",
+            "",
+        ]
+        blocks = {
+            key: None if e is None else (e[0], (Name(devices[e[1][0].id]), None))
+            for key, e in blocks.items()
+        }
+    lines = [
+        f"def {mode}({args}):",
+        f'    """{what}: d y / d x for the inputs {tuple(graph.inputs)!r} ({language}; {kind}'
+        ' blocks)."""',
+        f"    {'F, J' if value else 'J'} = {mode}_stacked({args})",
+    ]
+    if jax_code and reads:
+        lines.append(f"    data = {read_name}(J.data)")
+    elif reads:
+        lines.append("    data = J.data")
+    names: dict[tuple[str, str], str] = {}
+    for (y, x), entry in blocks.items():
+        shape = (size[y], size[x])
+        name = w.name(f"J_{argument_name(y)}_{argument_name(x)}")
+        if entry is None:
+            matrix = SparseMatrix(None, None, None, shape)
+        else:
+            k, pattern = entry
+            part = Index(Name("data"), (ir.Const(k),)) if jax_code else reads[k]
+            matrix = SparseMatrix(part, *pattern, shape)
+        lines.append(printer.statement(ArrayStatement(name, matrix)))
+        names[(y, x)] = name
+    jacobian = nested(graph.outputs, graph.inputs, lambda y, x: names[(y, x)])
+    if not value:
+        return [*before, *lines, f"    return {jacobian}"]
+    parts = []
+    for y in graph.outputs:
+        cut = ir.Slice(row_at[y], row_at[y] + size[y])
+        shaped = Call("reshape", (Index(Name("F"), (cut,)), ir.Const(tuple(shapes[y]))))
+        parts.append(printer.doprint(shaped))
+    return [*before, *lines, f"    return {one_or_tuple(parts)}, {jacobian}"]
+
+
+def _value_output(w: Writer, graph, names: dict[str, Node], shapes, sparse: bool) -> list[Name]:
+    """F(x): each output's value (a copy, NumPy's) in ``graph.outputs`` order, or (sparse)
+    one vector, the outputs flattened and concatenated in the Jacobian's row order."""
     values = {}
     for y in graph.outputs:
         node, shape = names[y], ir.Const(tuple(shapes[y]))
@@ -588,10 +729,11 @@ def _value_output(w: Writer, graph, names: dict[str, Node], shapes, sparse: bool
             copy = Call("array", (node,), (("dtype", ir.Const(float)),))
             values[y] = Call("reshape", (copy, shape))
     if not sparse:
-        return w.emit(ir.Dict(tuple(values.items())), "F")
+        one = len(values) == 1
+        return [w.emit(v, "F" if one else f"F_{argument_name(y)}") for y, v in values.items()]
     flat = tuple(Call("ravel", (v,)) for v in values.values())
     joined = flat[0] if len(flat) == 1 else Call("concatenate", (ir.Seq(flat),))
-    return w.emit(joined, "F")
+    return [w.emit(joined, "F")]
 
 
 def _delta_form(w: Writer, block, values: Node, shape: tuple[int, ...]) -> Node | None:
@@ -632,7 +774,7 @@ def _delta_form(w: Writer, block, values: Node, shape: tuple[int, ...]) -> Node 
 
 
 def _header(
-    w: Writer, es: ExpressionSet, lang: str, sparse: bool, keys, shapes, mode: str, body: str
+    w: Writer, es: ExpressionSet, lang: str, sparse: bool, shapes, mode: str, body: str
 ) -> str:
     graph = es.graph
     ends = {v: shapes[v] for v in (*graph.inputs, *graph.outputs)}
@@ -640,17 +782,33 @@ def _header(
     title = f"{graph.name or 'graph'}: {mode} (dgraph codegen, tensor graph, method {es.method})"
     title = title.replace("\\", "/").replace('"', "'")
     value = "F(x), J" if mode == "value_and_jacobian" else "J"
-    returns = (
-        f"{mode}(*INPUTS) returns {value} with J one sparse matrix (Σ size(y), Σ size(x)):"
-        " rows OUTPUTS, columns INPUTS, each flattened."
+    block = (
+        "a SciPy CSR array of shape (y.size, x.size)"
+        if sparse and lang == "python"
+        else "a BCOO array of shape (y.size, x.size)"
         if sparse
-        else f"{mode}(*INPUTS) returns {value} with J = {{(y, x): d y / d x}}, arrays of"
-        " shape y.shape + x.shape."
+        else "an array of shape y.shape + x.shape"
     )
+    returns = [
+        f"{mode}(*INPUTS) returns {value} as jax.jacobian(f, argnums=(0, 1, ...)) does:",
+        "for one output and one input the block d y / d x, for one output a tuple over",
+        "the inputs, for one input a tuple over the outputs, else a tuple over OUTPUTS of",
+        f"tuples over INPUTS; each block {block}.",
+    ]
+    if mode == "value_and_jacobian":
+        returns.append("F is the output's array, or a tuple over OUTPUTS.")
+    if sparse:
+        returns += [
+            f"{mode}_stacked(*INPUTS) returns {value} with J one sparse matrix (Σ size(y),",
+            "Σ size(x)): rows OUTPUTS, columns INPUTS, each flattened in C order"
+            + ("; F the outputs" if value != "J" else "."),
+            *(["flattened and concatenated in its row order."] if value != "J" else []),
+        ]
     lines = [
         f'"""{title}',
         "",
-        f"Generated by dgraph; do not edit. {returns}",
+        "Generated by dgraph; do not edit.",
+        *returns,
         "One statement per array operation and per block operation; index arrays are",
         "computed once, when the code was generated.",
         '"""',
@@ -660,7 +818,6 @@ def _header(
         f"INPUTS = {tuple(graph.inputs)!r}",
         f"OUTPUTS = {tuple(graph.outputs)!r}",
         f"SHAPES = {ends!r}",
-        f"KEYS = {tuple(keys)!r}",
         "",
     ]
     return "\n".join(lines + module_tail(w, body)) + "\n"

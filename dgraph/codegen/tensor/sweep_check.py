@@ -1,6 +1,7 @@
 """Generated ``jvp``/``vjp`` of a tensor graph checked before they are returned, by the
 one value check (:func:`dgraph.core.value_check.check_code`): here only how to call
-them (inputs, then one tangent or cotangent per input or output)."""
+them (inputs, then one tangent or cotangent per input or output) and read their
+result (one array, or a tuple over the outputs or inputs)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ __all__ = ["check_sweep"]
 
 
 def check_sweep(
-    function: Callable[..., dict], mode: str, es: ExpressionSet, lang: str, seed: int = 0
+    function: Callable[..., object], mode: str, es: ExpressionSet, lang: str, seed: int = 0
 ) -> CodeCheck:
     """Run ``function`` (a generated ``jvp`` or ``vjp``, ``mode``) where the value check
     checks, along its direction (``jvp``) or cotangent (``vjp``), and compare it with the
@@ -28,15 +29,26 @@ def check_sweep(
     def run(point: Point, v: dict, w: dict) -> CodeValues:
         with double_precision(lang):
             given = v if mode == "jvp" else w
-            got = function(*(point.inputs[x] for x in graph.inputs), *given.values())
-            got = {k: np.asarray(part, dtype=float).ravel() for k, part in got.items()}
-        if set(got) != set(ends):
-            returned[:] = sorted(got)
-            got = {k: np.full(np.size(point.values[k]), np.nan) for k in ends}
+            result = function(*(point.inputs[x] for x in graph.inputs), *given.values())
+            parts = [result] if len(ends) == 1 else result
+            if len(ends) > 1 and not (isinstance(result, tuple) and len(result) == len(ends)):
+                returned[:] = [type(result).__name__]
+                parts = [np.nan] * len(ends)
+            got = {
+                k: np.asarray(part, dtype=float).ravel()
+                for k, part in zip(ends, parts, strict=True)
+            }
+        for k in ends:
+            if got[k].size != np.size(point.values[k]):
+                returned[:] = returned or [f"{k}: {got[k].size} entries"]
+                got[k] = np.full(np.size(point.values[k]), np.nan)
         return CodeValues(jv=got) if mode == "jvp" else CodeValues(wj=got)
 
     values = check_code(es, run, seed, what="the expression set's J·v")
     if returned:
-        return CodeCheck(False, True, f"the generated {mode} returns {returned}")
+        what = "the output's array or a tuple over the outputs"
+        if mode == "vjp":
+            what = "the input's array or a tuple over the inputs"
+        return CodeCheck(False, True, f"the generated {mode} returns {returned[0]}, not {what}")
     what = "J·v" if mode == "jvp" else "wᵀ·J (and wᵀ·J·v by the dot-product test)"
     return code_check(values, f"the {lang} {mode}'s {what}", mode, es.method)

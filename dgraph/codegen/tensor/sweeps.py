@@ -31,6 +31,7 @@ from .module import (
     leaf_value,
     live_statements,
     module_tail,
+    one_or_tuple,
     output_node,
     read_input,
 )
@@ -55,9 +56,11 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
     ``vjp`` for the tensor graph ``graph``.
 
     ``jvp(x1, ..., xk, v_x1, ..., v_xk)`` takes the inputs and one tangent per input, each
-    an array of the input's shape, and returns ``{y: J·v}`` (arrays of the outputs'
-    shapes); ``vjp(x1, ..., xk, w_y1, ..., w_ym)`` takes the inputs and one cotangent per
-    output and returns ``{x: wᵀ·J}`` (arrays of the inputs' shapes).
+    an array of the input's shape, and returns J·v: the output's array, or a tuple over
+    the outputs (the second half of ``jax.jvp``'s answer); ``vjp(x1, ..., xk, w_y1, ...,
+    w_ym)`` takes the inputs and one cotangent per output and returns wᵀ·J: the input's
+    array, or a tuple over the inputs (what ``jax.vjp``'s pullback returns, a lone input's
+    array not wrapped in a tuple).
 
     >>> from dgraph.blocks.arrays import ArrayOp
     >>> g = DGraph("chain")
@@ -66,13 +69,13 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
     >>> sweep = sweep_module(g.validate(), "jvp")
     >>> print(sweep.text[sweep.text.index("def jvp"):].strip())  # doctest: +NORMALIZE_WHITESPACE
     def jvp(x, v_x):
-        \"\"\"{y: J·v} for the inputs ('x',) and their tangents ('v_x',) (NumPy).\"\"\"
+        \"\"\"J·v for the inputs ('x',) and their tangents ('v_x',) (NumPy).\"\"\"
         x_ = numpy.reshape(numpy.asarray(x, dtype=float), (4,))
         v_x_ = numpy.reshape(numpy.asarray(v_x, dtype=float), (4,))
         d_y_x = 1.0 * (numpy.exp(x_))
         t1 = d_y_x * v_x_
         dot_y = numpy.reshape(numpy.ravel(t1), (4,))
-        return {'y': dot_y}
+        return dot_y
     >>> sweep.mults
     4
     """
@@ -150,12 +153,11 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
             ).id
             for x in ends
         ]
-    pairs = ", ".join(f"{end!r}: {r}" for end, r in zip(ends, results, strict=True))
-    returned = f"    return {{{pairs}}}"
+    returned = f"    return {one_or_tuple(results)}"
     args = ", ".join([*arguments.values(), *seed_args.values()])
     language = "NumPy" if lang == "python" else "JAX"
     seeds_text = tuple(seed_args.values())
-    what = "{y: J·v}" if mode == "jvp" else "{x: wᵀ·J}"
+    what = "J·v" if mode == "jvp" else "wᵀ·J"
     given = "their tangents" if mode == "jvp" else "the outputs' cotangents"
     doc = (
         f'    """{what} for the inputs {tuple(graph.inputs)!r} and {given}'
@@ -181,9 +183,9 @@ def _header(w: Writer, graph: DGraph, mode: str, lang: str, body: str) -> str:
     title = f"{graph.name or 'graph'}: {mode} (dgraph codegen, tensor graph, {sweep})"
     title = title.replace("\\", "/").replace('"', "'")
     call = (
-        "jvp(*INPUTS, *TANGENTS) returns {y: J·v}, arrays of the outputs' shapes"
+        "jvp(*INPUTS, *TANGENTS) returns J·v, the output's array or a tuple over OUTPUTS"
         if mode == "jvp"
-        else "vjp(*INPUTS, *COTANGENTS) returns {x: wᵀ·J}, arrays of the inputs' shapes"
+        else "vjp(*INPUTS, *COTANGENTS) returns wᵀ·J, the input's array or a tuple over INPUTS"
     )
     lines = [
         f'"""{title}',

@@ -1,0 +1,133 @@
+"""The module ``dgraph codegen FILE -o out.py`` writes for an array-level function follows
+JAX's conventions itself (issue 53, item 6): imported as a user imports it, its
+``jacobian`` returns the pytree ``jax.jacobian(f, argnums=(0, 1))`` returns (a tuple over
+the outputs of tuples over the inputs, dense arrays or SciPy CSR / BCOO blocks),
+``value_and_jacobian`` the outputs as ``f`` returns them beside it, ``jvp`` and ``vjp``
+what ``jax.jvp`` and ``jax.vjp``'s pullback return; ``make_function`` gives the same."""
+
+from __future__ import annotations
+
+import importlib.util
+import uuid
+
+import numpy as np
+import pytest
+
+from dgraph.cli import main
+from dgraph.codegen.function import make_function
+from dgraph.frontends import load
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+MODEL = """import numpy as np
+
+
+def residual(u, c):
+    return np.exp(u[1:, :]) * u[:-1, :] + c, np.sin(c) * c
+"""
+INPUTS = "u:4x3,c:3"  # two outputs: (3, 3) and (3,); the second does not read u
+
+
+def _jax_model(u, c):
+    return jnp.exp(u[1:, :]) * u[:-1, :] + c, jnp.sin(c) * c
+
+
+def _point(seed: int = 5):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(0.5, 1.5, (4, 3)), rng.uniform(0.5, 1.5, 3)
+
+
+def _written(tmp_path, capsys, mode: str, lang: str, sparse: bool):
+    """The module ``dgraph codegen`` writes, imported from its file."""
+    (tmp_path / "model.py").write_text(MODEL)
+    out = tmp_path / f"out_{mode}_{lang}_{int(sparse)}.py"
+    argv = ["codegen", f"{tmp_path / 'model.py'}:residual", "--inputs", INPUTS]
+    argv += ["--mode", mode, "--lang", lang, "-o", str(out), *(["--sparse"] if sparse else [])]
+    assert main(argv) == 0
+    assert "checked:" in capsys.readouterr().out
+    spec = importlib.util.spec_from_file_location(f"written_{uuid.uuid4().hex}", out)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _sparse(block) -> bool:
+    return hasattr(block, "toarray") or hasattr(block, "todense")
+
+
+def _dense(block) -> np.ndarray:
+    if hasattr(block, "toarray"):
+        return block.toarray()
+    return np.asarray(block.todense() if hasattr(block, "todense") else block)
+
+
+MATRICES = [(9, 12), (9, 3), (3, 12), (3, 3)]  # (y.size, x.size): y0, y1 by u, c
+
+
+def _same_tree(got, expected, sparse: bool) -> None:
+    """``got`` has ``expected``'s pytree structure, each leaf its values: dense of the
+    same shape, sparse (a Jacobian's blocks) a matrix of shape (y.size, x.size)."""
+    structure = jax.tree.structure(got, is_leaf=_sparse)
+    assert structure == jax.tree.structure(expected)
+    leaves = jax.tree.leaves(got, is_leaf=_sparse)
+    matrices = MATRICES if sparse else [None] * len(leaves)
+    for leaf, ref, shape in zip(leaves, jax.tree.leaves(expected), matrices, strict=True):
+        ref = np.asarray(ref)
+        assert _sparse(leaf) == sparse
+        assert leaf.shape == (ref.shape if shape is None else shape)
+        np.testing.assert_allclose(_dense(leaf), ref.reshape(leaf.shape), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("lang", ["python", "jax"])
+def test_written_jacobian_is_jax_jacobian_pytree(tmp_path, capsys, lang, sparse):
+    module = _written(tmp_path, capsys, "jacobian", lang, sparse)
+    u, c = _point()
+    with jax.enable_x64(True):
+        expected = jax.jacobian(_jax_model, argnums=(0, 1))(u, c)
+        got = module.jacobian(u, c)
+        _same_tree(got, expected, sparse)
+        if lang == "jax" and not sparse:  # the module's function under jax.jit
+            _same_tree(jax.jit(module.jacobian)(u, c), expected, sparse)
+        if sparse:  # the stacked matrix: rows y0 then y1, columns u then c
+            whole = _dense(module.jacobian_stacked(u, c))
+            assert whole.shape == (12, 15)
+            blocks = [[_dense(b) for b in row] for row in got]
+            np.testing.assert_array_equal(whole, np.block(blocks))
+        made = make_function(load(_model_path(tmp_path), inputs=INPUTS), sparse=sparse, lang=lang)
+        _same_tree(made(u, c), expected, sparse)
+
+
+def _model_path(tmp_path) -> str:
+    return f"{tmp_path / 'model.py'}:residual"
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("lang", ["python", "jax"])
+def test_written_value_and_jacobian(tmp_path, capsys, lang, sparse):
+    module = _written(tmp_path, capsys, "value_and_jacobian", lang, sparse)
+    u, c = _point(6)
+    with jax.enable_x64(True):
+        value, got = module.value_and_jacobian(u, c)
+        _same_tree(got, jax.jacobian(_jax_model, argnums=(0, 1))(u, c), sparse)
+        _same_tree(value, _jax_model(u, c), False)  # the outputs as f returns them
+        if sparse:  # and F flattened and concatenated in the stacked rows' order
+            flat, whole = module.value_and_jacobian_stacked(u, c)
+            np.testing.assert_allclose(flat, np.concatenate([np.ravel(v) for v in value]))
+            assert whole.shape == (12, 15)
+
+
+@pytest.mark.parametrize("lang", ["python", "jax"])
+def test_written_jvp_and_vjp(tmp_path, capsys, lang):
+    jvp = _written(tmp_path, capsys, "jvp", lang, False).jvp
+    vjp = _written(tmp_path, capsys, "vjp", lang, False).vjp
+    u, c = _point(7)
+    rng = np.random.default_rng(8)
+    du, dc = rng.standard_normal((4, 3)), rng.standard_normal(3)
+    with jax.enable_x64(True):
+        _, expected = jax.jvp(_jax_model, (u, c), (du, dc))
+        _same_tree(jvp(u, c, du, dc), expected, False)  # a tuple over the outputs
+        y, pull = jax.vjp(_jax_model, u, c)
+        w = tuple(rng.standard_normal(np.shape(part)) for part in y)
+        _same_tree(vjp(u, c, *w), pull(w), False)  # a tuple over the inputs
