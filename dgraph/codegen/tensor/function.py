@@ -153,8 +153,9 @@ def _make(
         raise DGraphError(f"method {es.method!r} gave an expression set that did not verify")
     if mode in SWEEP_MODES:
         sweep = sweep_module(es.graph, mode, lang)
-        function = getattr(load_python(sweep.text), mode)
-        check = _checked(check_sweep(function, mode, es, lang))
+        checked = load_python(sweep.text)
+        check = _checked(check_sweep(getattr(checked, mode), mode, es, lang))
+        function = getattr(_fresh(checked, sweep.text, lang), mode)
         generated = TensorGenerated(sweep.text, lang, es, sparse, check, mode, sweep.mults)
         return generated, function
     if lang == "c":  # the NumPy module's value program in C, for its fixed pattern
@@ -166,9 +167,10 @@ def _make(
         generated.stacked = stacked
         return generated, function
     text = tensor_module(es, lang, sparse, mode)
-    module = load_python(text)
+    checked = load_python(text)
+    check = _checked(check_tensor(getattr(checked, mode), es, lang, mode=mode))
+    module = _fresh(checked, text, lang)
     function = getattr(module, mode)
-    check = _checked(check_tensor(function, es, lang, mode=mode))
     generated = TensorGenerated(text, lang, es, sparse, check, mode)
     generated.stacked = getattr(module, f"{mode}_stacked", None)
     return generated, function
@@ -216,6 +218,13 @@ def c_blocks(stacked: Callable[..., Any], graph: DGraph, indices, indptr) -> Cal
         " jax.jacobian nests them."
     )
     return jacobian
+
+
+def _fresh(checked: Any, text: str, lang: str) -> Any:
+    """The module to return: for JAX a fresh load of ``text``, since ``jax.jit`` keeps
+    the trace the check made with x64 on, and that trace fails to compile when called
+    once x64 is off again (jax 0.10); else the module checked."""
+    return load_python(text) if lang == "jax" else checked
 
 
 def _wrong(check) -> bool:
