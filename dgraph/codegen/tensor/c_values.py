@@ -25,8 +25,8 @@ gathers ``ravel(x)[K]`` (also inside an expression), :class:`~dgraph.codegen.ir.
 :class:`~dgraph.codegen.ir.ScatterAdd` (one or more parts, each position once a part),
 :class:`~dgraph.codegen.ir.SegmentSum`, ``sum(x, axis)``, ``full``, ``arange``, a
 one-operand ``einsum`` that only permutes axes, and the final
-:class:`~dgraph.codegen.ir.SparseMatrix`. Shapes come from running the statements once
-at generation on random inputs (their NumPy printing).
+:class:`~dgraph.codegen.ir.SparseMatrix`. Shapes come from evaluating the statements once
+at generation on random inputs (:class:`~dgraph.codegen.evaluate.ArrayEvaluator`).
 
 :attr:`CValues.cuda` is the same program as CUDA text: one kernel per loop nest, a thread
 per entry (grid-stride loop), ``atomicAdd`` where positions repeat (a segment sum, a sum
@@ -74,9 +74,9 @@ from ...errors import DGraphError
 from .. import ir
 from ..c import C_CALLS, C_FORMS, CElementPrinter, compiler
 from ..cuda import HOST_FLAGS, compile_host
+from ..evaluate import ArrayEvaluator
 from ..ir import ArrayProgram, ArrayStatement, Node
 from ..python import NumPyArrayPrinter
-from .dialect import DIALECTS
 
 __all__ = [
     "FUNCTION",
@@ -303,6 +303,7 @@ class _Translator(CElementPrinter):
         self.inputs, self.shapes = program.inputs, program.shapes
         super().__init__(FUNCTION)
         self.printer = NumPyArrayPrinter()
+        self.evaluator = ArrayEvaluator()
         self.env: dict[str, _View | float] = {}
         self.constants: dict[str, np.ndarray] = {}
         self.scratch: list[tuple[str, int, str]] = []  # name, size, ctype
@@ -318,30 +319,17 @@ class _Translator(CElementPrinter):
 
     # -- the shapes at generation -------------------------------------------------------
 
-    def _space(self) -> dict:
-        """What the NumPy printing of a statement reads: the modules, the helpers and the
-        constants."""
-        space: dict = {}
-        exec("\n".join(["import scipy.special", *DIALECTS["python"].helpers()]), space)
-        space.update(numpy=np, scipy=scipy, **self.module_constants)
-        return space
-
-    def _trace(self) -> dict[str, np.ndarray]:
-        """Run the statements once on random inputs (their NumPy printing): each target's
-        value (shape and dtype)."""
+    def _trace(self) -> dict[str, Any]:
+        """Evaluate the statements once on random inputs (:mod:`dgraph.codegen.evaluate`):
+        each target's value (its shape and dtype)."""
         rng = np.random.default_rng(0)
-        space = self._space()
-        self.space = space
+        env: dict[str, Any] = dict(self.module_constants)
         for name, shape in zip(self.args, self.shapes, strict=True):
-            space[name] = rng.uniform(0.5, 1.5, shape)
-        traced = {}
-        for statement in self.body:
-            if isinstance(statement.value, ir.SparseMatrix):
-                continue
-            line = self.printer.statement(statement).strip()
-            exec(compile(line, "<trace>", "exec"), space)
-            traced[statement.target] = space[statement.target]
-        return traced
+            env[name] = rng.uniform(0.5, 1.5, shape)
+        body = [s for s in self.body if not isinstance(s.value, ir.SparseMatrix)]
+        self.evaluator.run(body, env)
+        self.space = env
+        return {s.target: env[s.target] for s in body}
 
     # -- statements -----------------------------------------------------------------------
 
@@ -773,11 +761,8 @@ class _Translator(CElementPrinter):
             self._copy(out, data)
 
     def _evaluate(self, node: Node):
-        """``node``'s value at generation (its shape; constants' values), from its NumPy
-        printing."""
-        space = dict(self.space)
-        space.update(self.traced)
-        return eval(compile(self.printer.doprint(node), "<trace>", "eval"), space)
+        """``node``'s value at generation (its shape; constants' values)."""
+        return self.evaluator.value(node, self.space)
 
     # -- elementwise expressions ------------------------------------------------------------
 
