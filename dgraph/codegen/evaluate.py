@@ -29,6 +29,7 @@ import scipy.sparse
 import scipy.special
 import sympy
 from sympy.core.mul import _keep_coeff
+from sympy.printing.numpy import NumPyPrinter
 
 from ..errors import DGraphError
 from . import ir
@@ -58,23 +59,24 @@ _RELATIONS = {
     sympy.Equality: "equal",
     sympy.Unequality: "not_equal",
 }
-# sympy functions by the name of the array (or special) function the printers call
-_FUNCTIONS = {
-    "Abs": "abs", "acos": "arccos", "acosh": "arccosh", "asin": "arcsin",
-    "asinh": "arcsinh", "atan": "arctan", "atan2": "arctan2", "atanh": "arctanh",
-    "ceiling": "ceil", "cos": "cos", "cosh": "cosh", "exp": "exp", "expm1": "expm1",
-    "exp2": "exp2", "floor": "floor", "hypot": "hypot", "log": "log", "log10": "log10",
-    "log1p": "log1p", "log2": "log2", "sin": "sin", "sinh": "sinh", "tan": "tan",
-    "tanh": "tanh", "sign": "sign", "logaddexp": "logaddexp", "logaddexp2": "logaddexp2",
-    "isinf": "isinf", "isnan": "isnan",
-}  # fmt: skip
-_SPECIAL = {
-    "erf": "erf",
-    "erfc": "erfc",
-    "erfinv": "erfinv",
-    "gamma": "gamma",
-    "loggamma": "gammaln",
-}
+
+
+def _printed_functions() -> tuple[dict[str, str], dict[str, str]]:
+    """The functions sympy's NumPy printer calls, by sympy function name: those of the
+    array module (``numpy.<f>``, the builtin ``abs``) and the special functions (its
+    ``math.<f>``, which the printers call through ``scipy.special`` / ``jax.scipy.special``;
+    ``erfinv``, which the array printers write themselves)."""
+    array, special = {}, {"erfinv": "erfinv"}
+    for name, target in NumPyPrinter().known_functions.items():
+        module, _, function = target.rpartition(".")
+        if module == "math":
+            special[name] = {"lgamma": "gammaln"}.get(function, function)
+        elif module in ("numpy", ""):
+            array[name] = function
+    return array, special
+
+
+_FUNCTIONS, _SPECIAL = _printed_functions()
 
 
 class ArrayEvaluator:
