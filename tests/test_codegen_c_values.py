@@ -330,10 +330,130 @@ def test_a_formula_and_a_cast_print_in_c_as_in_numpy():
 
 
 def test_an_unsupported_statement_is_refused_in_one_line():
-    g = arrays.mlp()[0]
-    with pytest.raises(DGraphError, match=r"einsum\('ab,bd->ad'.*dense layer") as caught:
-        dgraph.make_function(g, "jacobian", lang="c", sparse=True)
+    x_ = Name("x_")
+    statements = [
+        ArrayStatement("x_", Call("reshape", (Call("asarray", (Name("x"),)), Const((6,))))),
+        ArrayStatement("y", Call("cumsum", (BinOp("*", x_, x_),))),
+        ArrayStatement("J", SparseMatrix(Name("y"), Name("_K0"), Name("_K1"), (6, 6))),
+    ]
+    constants = {"_K0": np.arange(6, dtype=np.int32), "_K1": np.arange(7, dtype=np.int32)}
+    program = ArrayProgram("jacobian", ("x",), ((6,),), ("x",), statements, ["J"], constants)
+    with pytest.raises(DGraphError, match=r"numpy.cumsum\(x_ \* x_\).*not in the C") as caught:
+        c_values(program)
     assert "\n" not in str(caught.value)
+
+
+def _diagonal_program(statements, shape, constants=None):
+    """``statements`` computing ``y`` from ``x`` of ``shape``, ``y`` flattened the values
+    of a diagonal sparse result (so that ``data`` is y in C order)."""
+    x_ = Call("reshape", (Call("asarray", (Name("x"),)), Const(shape)))
+    space = {"x": np.zeros(shape), "numpy": np, **(constants or {})}
+    body = [ArrayStatement("x_", x_), *statements]
+    for s_ in body:
+        exec(NumPyArrayPrinter().statement(s_).strip(), space)
+    n = int(np.size(space["y"]))
+    k = {"_K90": np.arange(n, dtype=np.int32), "_K91": np.arange(n + 1, dtype=np.int32)}
+    flat = ArrayStatement("flat", Call("ravel", (Name("y"),)))
+    result = ArrayStatement("J", SparseMatrix(Name("flat"), Name("_K90"), Name("_K91"), (n, n)))
+    program = ArrayProgram(
+        "jacobian",
+        ("x",),
+        (shape,),
+        ("x",),
+        [*body, flat, result],
+        ["J"],
+        {**(constants or {}), **k},
+    )
+    return program, body
+
+
+EINSUMS = [
+    ("ab,bc->ac", (4, 3), (3, 5)),  # a dense layer W @ x
+    ("ab,b->a", (4, 3), (3,)),
+    ("ba,bc->ca", (3, 4), (3, 5)),  # both operands read transposed
+    ("abc,ac->b", (2, 3, 4), (2, 4)),
+    ("ij,ij->i", (4, 3), (4, 3)),
+    ("a,b->ab", (4,), (3,)),  # nothing summed: assigned
+    ("aa,a->a", (3, 3), (3,)),  # a diagonal
+    ("ab,bc,c->a", (2, 3), (3, 4), (4,)),
+]
+
+
+@pytest.mark.parametrize(("spec", "first", *"bc"), [(*e, None)[:4] for e in EINSUMS], ids=str)
+def test_a_contraction_einsum_in_c_and_cuda_equals_numpy(spec, first, b, c):
+    """A contraction (``W @ x`` of a dense layer, and others: transposed operands, a
+    diagonal, three operands, nothing summed) in C and in CUDA on the host, against
+    NumPy's einsum of the same statements; the first operand the input, the others
+    constant arrays (one read transposed through a view)."""
+    rng = np.random.default_rng(7)
+    shapes = [s for s in (b, c) if s is not None]
+    constants = {f"_K{k}": rng.uniform(-1, 1, s) for k, s in enumerate(shapes)}
+    operands = [Name("x_"), *(Name(n) for n in constants)]
+    if spec.startswith("ba,"):  # the input read through a transpose view
+        spec = "ab,bc->ca"
+        operands[0] = Call("transpose", (Name("x_"),))
+    statements = [ArrayStatement("y", Call("einsum", (Const(spec), *operands)))]
+    program, body = _diagonal_program(statements, first, constants)
+    values = c_values(program)
+    x = rng.uniform(0.5, 1.5, first)
+    space = {"x": x, "numpy": np, **constants}
+    for s_ in body:
+        exec(NumPyArrayPrinter().statement(s_).strip(), space)
+    expected = np.ravel(space["y"])
+    np.testing.assert_allclose(values.load()(x).data, expected, rtol=1e-13, atol=1e-14)
+    if cxx_compiler() is not None:
+        np.testing.assert_allclose(values.load_cuda_host()(x).data, expected, rtol=1e-13)
+    summed = "->" in spec and set(spec.split("->")[0]) - set(spec.split("->")[1]) - {","}
+    assert ("atomicAdd(&" in values.cuda) == bool(summed)  # a kernel adds atomically
+
+
+def test_max_over_axes_in_c_and_cuda_equals_numpy():
+    """``max`` over one axis of an expression, over two axes, and with keepdims read inside
+    an expression (the derivative of a max: ``x == max(x, keepdims)``), NaN propagated as
+    NumPy's max does."""
+    x_ = Name("x_")
+    keep = Call("max", (x_,), (("axis", Const((1,))), ("keepdims", Const(True))))
+    statements = [
+        ArrayStatement("m1", Call("max", (Call("sin", (x_,)),), (("axis", Const(0)),))),
+        ArrayStatement("m2", Call("max", (x_,), (("axis", Const((0, 2))),))),
+        ArrayStatement("w", Call("where", (BinOp("==", x_, keep), Const(1.0), Const(0.0)))),
+        ArrayStatement("m1f", Call("ravel", (Name("m1"),))),
+        ArrayStatement(
+            "y", Call("concatenate", (Seq((Name("m1f"), Call("ravel", (Name("w"),)), Name("m2"))),))
+        ),
+    ]
+    shape = (3, 4, 2)
+    program, body = _diagonal_program(statements, shape)
+    values = c_values(program)
+    assert "dgraph_atomic_max" in values.cuda and "atomicCAS" in values.cuda
+    rng = np.random.default_rng(8)
+    for x in (
+        rng.uniform(-1.5, 1.5, shape),
+        np.where(np.arange(24).reshape(shape) == 5, np.nan, 1.0),
+    ):
+        space = {"x": x, "numpy": np}
+        for s_ in body:
+            exec(NumPyArrayPrinter().statement(s_).strip(), space)
+        expected = np.ravel(space["y"])
+        np.testing.assert_array_equal(values.load()(x).data, expected)
+        if cxx_compiler() is not None:
+            np.testing.assert_array_equal(values.load_cuda_host()(x).data, expected)
+
+
+@pytest.mark.parametrize("make", [arrays.mlp, arrays.extremes], ids=lambda m: m.__name__)
+def test_a_dense_layer_and_a_max_graph_in_c_equal_the_numpy_module(make):
+    """The graphs the C printer used to refuse (a dense layer's einsum, a max over axes)."""
+    g = make()[0]
+    rng = np.random.default_rng(9)
+    xs = [rng.uniform(0.5, 1.5, g.shape(x)) for x in g.inputs]
+    for method in ("forward", "reverse"):
+        es = dgraph.accumulate(g, method)
+        got = dgraph.make_function(es, "jacobian", lang="c", sparse=True)(*xs)
+        want = dgraph.make_function(es, "jacobian", lang="python", sparse=True)(*xs)
+        got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_array_equal(a.indices, b.indices)
+            np.testing.assert_allclose(a.data, b.data, rtol=1e-13, atol=1e-15)
 
 
 def test_c_is_the_sparse_jacobian_only():

@@ -23,10 +23,11 @@ arithmetic, integer powers, the array functions (``exp``, ``sin``, ..., ``maximu
 :mod:`dgraph.codegen.c`'s printer); ``concatenate`` (any axis), ``pad`` with a constant,
 gathers ``ravel(x)[K]`` (also inside an expression), :class:`~dgraph.codegen.ir.Scatter`,
 :class:`~dgraph.codegen.ir.ScatterAdd` (one or more parts, each position once a part),
-:class:`~dgraph.codegen.ir.SegmentSum`, ``sum(x, axis)``, ``full``, ``arange``, a
-one-operand ``einsum`` that only permutes axes, and the final
-:class:`~dgraph.codegen.ir.SparseMatrix`. Shapes come from running the statements once
-at generation on random inputs (their NumPy printing).
+:class:`~dgraph.codegen.ir.SegmentSum`, ``sum(x, axis)`` and ``max(x, axis)``, ``full``,
+``arange``, ``einsum`` of views (one operand that only permutes axes: a view; a
+contraction, a dense layer's ``W @ x``: a loop nest over every subscript), and the final
+:class:`~dgraph.codegen.ir.SparseMatrix`. Shapes come from evaluating the statements once
+at generation on random inputs (:class:`~dgraph.codegen.evaluate.ArrayEvaluator`).
 
 :attr:`CValues.cuda` is the same program as CUDA text: one kernel per loop nest, a thread
 per entry (grid-stride loop), ``atomicAdd`` where positions repeat (a segment sum, a sum
@@ -50,9 +51,10 @@ The arrays are the function's constant arguments in the order of its signature, 
 ``-DDGRAPH_LOADER`` the C file also has ``jacobian_values_load(path, arrays, counts,
 count)``, which reads them (C callers need no Python).
 
-Statements outside this vocabulary (a contraction ``einsum`` of a dense layer, ``max``
-over axes, ...) are refused with one :class:`~dgraph.errors.DGraphError` naming the
-statement.
+A reduction (``sum``, ``max``, a contraction) read inside an elementwise expression is
+computed into a buffer of its own first. Statements outside this vocabulary (an
+``einsum`` of a computed operand, ``cumsum``, ...) are refused with one
+:class:`~dgraph.errors.DGraphError` naming the statement.
 """
 
 from __future__ import annotations
@@ -74,9 +76,9 @@ from ...errors import DGraphError
 from .. import ir
 from ..c import C_CALLS, C_FORMS, CElementPrinter, compiler
 from ..cuda import HOST_FLAGS, compile_host
+from ..evaluate import ArrayEvaluator
 from ..ir import ArrayProgram, ArrayStatement, Node
 from ..python import NumPyArrayPrinter
-from .dialect import DIALECTS
 
 __all__ = [
     "FUNCTION",
@@ -91,6 +93,7 @@ FUNCTION = "jacobian_values"
 THREADS = 256  # CUDA threads per block
 MAGIC = b"DGCVALS1"
 
+_REDUCTIONS = {"sum", "max", "einsum"}  # computed into a buffer where read in an expression
 _VIEWS = {"reshape", "transpose", "broadcast_to", "flip", "ravel", "asarray"}
 
 
@@ -303,6 +306,7 @@ class _Translator(CElementPrinter):
         self.inputs, self.shapes = program.inputs, program.shapes
         super().__init__(FUNCTION)
         self.printer = NumPyArrayPrinter()
+        self.evaluator = ArrayEvaluator()
         self.env: dict[str, _View | float] = {}
         self.constants: dict[str, np.ndarray] = {}
         self.scratch: list[tuple[str, int, str]] = []  # name, size, ctype
@@ -318,30 +322,17 @@ class _Translator(CElementPrinter):
 
     # -- the shapes at generation -------------------------------------------------------
 
-    def _space(self) -> dict:
-        """What the NumPy printing of a statement reads: the modules, the helpers and the
-        constants."""
-        space: dict = {}
-        exec("\n".join(["import scipy.special", *DIALECTS["python"].helpers()]), space)
-        space.update(numpy=np, scipy=scipy, **self.module_constants)
-        return space
-
-    def _trace(self) -> dict[str, np.ndarray]:
-        """Run the statements once on random inputs (their NumPy printing): each target's
-        value (shape and dtype)."""
+    def _trace(self) -> dict[str, Any]:
+        """Evaluate the statements once on random inputs (:mod:`dgraph.codegen.evaluate`):
+        each target's value (its shape and dtype)."""
         rng = np.random.default_rng(0)
-        space = self._space()
-        self.space = space
+        env: dict[str, Any] = dict(self.module_constants)
         for name, shape in zip(self.args, self.shapes, strict=True):
-            space[name] = rng.uniform(0.5, 1.5, shape)
-        traced = {}
-        for statement in self.body:
-            if isinstance(statement.value, ir.SparseMatrix):
-                continue
-            line = self.printer.statement(statement).strip()
-            exec(compile(line, "<trace>", "exec"), space)
-            traced[statement.target] = space[statement.target]
-        return traced
+            env[name] = rng.uniform(0.5, 1.5, shape)
+        body = [s for s in self.body if not isinstance(s.value, ir.SparseMatrix)]
+        self.evaluator.run(body, env)
+        self.space = env
+        return {s.target: env[s.target] for s in body}
 
     # -- statements -----------------------------------------------------------------------
 
@@ -405,6 +396,10 @@ class _Translator(CElementPrinter):
         kind = _call_name(node)
         if kind == "sum":
             self._sum(out, node)
+        elif kind == "max":
+            self._max(out, node)
+        elif kind == "einsum":
+            self._einsum(out, node)
         elif kind == "concatenate":
             self._concatenate(out, node)
         elif kind == "pad":
@@ -676,19 +671,25 @@ class _Translator(CElementPrinter):
 
         self._loop([out, ids], body)
 
-    def _sum(self, out: _View, node: ir.Call) -> None:
-        """``sum(x, axis=...)`` (``keepdims`` or not): zeros, then each entry of x added
-        to its place (atomically on a GPU)."""
+    def _reduced(self, out: _View, node: ir.Call, kind: str) -> tuple[_View, tuple[int, ...]]:
+        """A reduction's result ``out`` as a view over its operand's shape (stride 0 on
+        the axes reduced), and that shape."""
         shape = tuple(np.shape(self._evaluate(node.args[0])))
         axis_node = node.keyword("axis")
         axis = None if axis_node is None else _literal(axis_node)
         if len(node.args) > 1 or any(k not in ("axis", "keepdims") for k, _ in node.keywords):
-            self._refuse("sum with other arguments than axis and keepdims")
+            self._refuse(f"{kind} with other arguments than axis and keepdims")
         axes = range(len(shape)) if axis is None else (axis,) if isinstance(axis, int) else axis
         axes = {a % len(shape) for a in axes} if shape else set()
         kept = [d for d in range(len(shape)) if d not in axes]
         strides = dict(zip(kept, _c_strides(tuple(shape[d] for d in kept)), strict=True))
         into = _View(out.base, 0, shape, tuple(strides.get(d, 0) for d in range(len(shape))))
+        return into, shape
+
+    def _sum(self, out: _View, node: ir.Call) -> None:
+        """``sum(x, axis=...)`` (``keepdims`` or not): zeros, then each entry of x added
+        to its place (atomically on a GPU)."""
+        into, shape = self._reduced(out, node, "sum")
         self._fill(out, 0.0)
         leaves: list[_View] = []
         expression = self._expression(node.args[0], leaves, shape)
@@ -703,6 +704,86 @@ class _Translator(CElementPrinter):
         def atomic(index: list[str]) -> str:
             target, value = body(index)[:-1].split(" += ", 1)
             return f"atomicAdd(&{target}, {value});"
+
+        self._loop(views, body, atomic)
+
+    def _einsum(self, out: _View, node: ir.Call) -> None:
+        """A contraction ``einsum('ab,bc->ac', W, x)`` (a dense layer's product; any
+        number of operands, each a view of a buffer): one loop nest over every letter, the
+        result's first, the summed ones inside, each product of the operands' entries
+        added to its place (atomically on a GPU); with no letter summed, assigned."""
+        spec = _literal(node.args[0]) if node.args else None
+        if not isinstance(spec, str) or "->" not in spec or "." in spec or node.keywords:
+            self._refuse("einsum without explicit result subscripts")
+        sources, result = spec.replace(" ", "").split("->")
+        parts, operands = sources.split(","), node.args[1:]
+        if len(parts) != len(operands) or len(set(result)) != len(result):
+            self._refuse("einsum subscripts that do not fit its operands")
+        views, extent = [], {}
+        for letters, operand in zip(parts, operands, strict=True):
+            view = self._view(operand)
+            if view is None:
+                self._refuse("einsum of a computed expression")
+            if len(letters) != len(view.shape):
+                self._refuse("einsum subscripts that do not fit its operands")
+            for c, n in zip(letters, view.shape, strict=True):
+                if extent.setdefault(c, n) != n:
+                    self._refuse(f"einsum axis {c} of extents {extent[c]} and {n}")
+            views.append(view)
+        summed = [c for c in dict.fromkeys(sources.replace(",", "")) if c not in result]
+        letters = [*result, *summed]
+        shape = tuple(extent[c] for c in letters)
+
+        def spread(view: _View, own: str) -> _View:
+            """``view`` over every letter (stride 0 on the letters it lacks; a letter it
+            repeats, a diagonal, the sum of its strides)."""
+            strides = dict.fromkeys(letters, 0)
+            for c, stride in zip(own, _normal(view), strict=True):
+                strides[c] += stride
+            return _View(
+                view.base, view.offset, shape, tuple(strides[c] for c in letters), view.ctype
+            )
+
+        into = _View(out.base, out.offset, shape, _normal(out) + (0,) * len(summed), out.ctype)
+        spread_views = [spread(v, own) for v, own in zip(views, parts, strict=True)]
+        op = "+=" if summed else "="
+        if summed:
+            self._fill(out, 0.0)
+
+        def body(index: list[str]) -> str:
+            factors = [f"{v.base}[{i}]" for v, i in zip(spread_views, index[1:], strict=True)]
+            return f"{out.base}[{index[0]}] {op} {' * '.join(factors)};"
+
+        def atomic(index: list[str]) -> str:
+            target, value = body(index)[:-1].split(" += ", 1)
+            return f"atomicAdd(&{target}, {value});"
+
+        self._loop([into, *spread_views], body, atomic if summed else None)
+
+    def _max(self, out: _View, node: ir.Call) -> None:
+        """``max(x, axis=...)`` (``keepdims`` or not): -inf, then each entry of x taken
+        where it is larger or NaN (NumPy's max propagates NaN); on a GPU by a
+        compare-and-swap loop (``dgraph_atomic_max``)."""
+        if out.ctype != "double":
+            self._refuse("max of an integer array")
+        into, shape = self._reduced(out, node, "max")
+        leaves: list[_View] = []
+        expression = self._expression(node.args[0], leaves, shape)
+        views = [into, *(leaf.to(shape) for leaf in leaves)]
+        self._fill(out, -math.inf)
+
+        def value(index: list[str]) -> str:
+            text = expression
+            for k in range(len(leaves)):
+                text = text.replace(f"@{k}@", f"{views[k + 1].base}[{index[k + 1]}]")
+            return text
+
+        def body(index: list[str]) -> str:
+            target = f"{out.base}[{index[0]}]"
+            return f"{{ double v = {value(index)}; if (v > {target} || v != v) {target} = v; }}"
+
+        def atomic(index: list[str]) -> str:
+            return f"dgraph_atomic_max(&{out.base}[{index[0]}], {value(index)});"
 
         self._loop(views, body, atomic)
 
@@ -773,11 +854,8 @@ class _Translator(CElementPrinter):
             self._copy(out, data)
 
     def _evaluate(self, node: Node):
-        """``node``'s value at generation (its shape; constants' values), from its NumPy
-        printing."""
-        space = dict(self.space)
-        space.update(self.traced)
-        return eval(compile(self.printer.doprint(node), "<trace>", "eval"), space)
+        """``node``'s value at generation (its shape; constants' values)."""
+        return self.evaluator.value(node, self.space)
 
     # -- elementwise expressions ------------------------------------------------------------
 
@@ -878,16 +956,28 @@ class _Translator(CElementPrinter):
         if isinstance(node, ir.Const):
             self._refuse(f"the constant {node.value!r}")
         view = self._view(node)
+        kind = _call_name(node) or type(node).__name__
+        if view is None and kind in _REDUCTIONS:
+            view = self._reduction(node)
         if view is None:
-            kind = _call_name(node) or type(node).__name__
             if kind == "einsum":
                 self._refuse(
-                    "einsum: a contraction or sum (a dense layer's product) is not in the C"
-                    " values vocabulary; only axis permutations are"
+                    "einsum inside an expression: a contraction or sum (a dense layer's"
+                    " product) is a statement of its own in the C values vocabulary"
                 )
             self._refuse(f"{kind} is not in the C values vocabulary")
         leaves.append(view)
         return f"@{len(leaves) - 1}@"
+
+    def _reduction(self, node: ir.Call) -> _View:
+        """A reduction read inside an expression (``x == max(x, axis, keepdims)``), into a
+        buffer of its own first, once."""
+        value = np.asarray(self._evaluate(node))
+        ctype = _ctype(value.dtype)
+        out = _contiguous(self._buffer(_call_name(node), value.size, ctype), value.shape, ctype)
+        self._statement_Call(out, node)
+        self.views[id(node)] = out
+        return out
 
     # -- the file -----------------------------------------------------------------------
 
@@ -969,6 +1059,8 @@ class _Translator(CElementPrinter):
             f"#define DGRAPH_THREADS {THREADS}",
             *HOST_PRELUDE,
         ]
+        if any("dgraph_atomic_max" in body for _, _, body in self.kernels):
+            lines += ["", *ATOMIC_MAX]
         launches = []
         for k, (n, decode, body) in enumerate(self.kernels):
             if n == 0:
@@ -1020,6 +1112,28 @@ HOST_PRELUDE = [
     "#define DGRAPH_LAUNCH(kernel, blocks) kernel",
     "#else",
     "#define DGRAPH_LAUNCH(kernel, blocks) kernel<<<blocks, DGRAPH_THREADS, 0, stream>>>",
+    "#endif",
+]
+
+# A max over axes on a GPU: no atomicMax for doubles, so a compare-and-swap loop (NaN
+# wins, as in NumPy's max); on the host, one thread, a plain comparison.
+ATOMIC_MAX = [
+    "#ifdef DGRAPH_HOST",
+    "static inline void dgraph_atomic_max(double *at, double value)",
+    "{",
+    "    if (value > *at || value != value) *at = value;",
+    "}",
+    "#else",
+    "static __device__ inline void dgraph_atomic_max(double *at, double value)",
+    "{",
+    "    unsigned long long *word = (unsigned long long *)at, seen = *word, old;",
+    "    do {",
+    "        old = seen;",
+    "        double now = __longlong_as_double(old);",
+    "        if (!(value > now || value != value) || now != now) return;",
+    "        seen = atomicCAS(word, old, __double_as_longlong(value));",
+    "    } while (seen != old);",
+    "}",
     "#endif",
 ]
 

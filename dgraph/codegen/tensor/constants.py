@@ -49,7 +49,7 @@ class Constants:
 
     def __init__(self, keep_arrays: bool = False) -> None:
         self.lines: list[str] = []
-        self.arrays: dict[str, np.ndarray] = {}  # by name, when kept: the C printer's
+        self.arrays: dict[str, np.ndarray] = {}  # by name: what folding and the C printer read
         self.keep_arrays = keep_arrays
         self._names: dict[tuple[str, tuple[int, ...], bytes], str] = {}  # by content's hash
         self._dropped = 0  # names given and dropped: a new name never repeats one
@@ -71,8 +71,7 @@ class Constants:
             return Name(self._names[key])
         name = f"_K{len(self._names) + self._dropped}"
         self._names[key] = name
-        if self.keep_arrays:
-            self.arrays[name] = array
+        self.arrays[name] = array
         dtype = array.dtype.name
         if array.size <= LITERAL_LIMIT:
             text = f"numpy.array({_entries(array)}, dtype=numpy.{dtype})"

@@ -11,7 +11,6 @@ embedded (:mod:`.constants`); per call only values are computed.
 
 from __future__ import annotations
 
-import contextlib
 import keyword
 import math
 import re
@@ -27,6 +26,7 @@ from ...core.block_values import program_order
 from ...core.expressions import ExpressionSet
 from ...errors import DGraphError
 from .. import ir
+from ..evaluate import ArrayEvaluator
 from ..ir import ArrayProgram, ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, SparseMatrix
 from .blockops import BlockOps, Valued, entries, fills, values_at
 from .check import offsets
@@ -277,7 +277,7 @@ def tensor_program(
         tuple(graph.inputs),
         statements,
         ends,
-        dict(w.constants.arrays),
+        dict(w.constants.arrays) if keep_arrays else {},
         header + "\n".join(lines) + "\n",
     )
 
@@ -328,54 +328,39 @@ def _hoist(
 def _fold(
     w: Writer, hoisted: list[ArrayStatement], body: list[ArrayStatement]
 ) -> list[ArrayStatement]:
-    """Constant folding: the statements that read no input are run here, once (printed
-    for the module's own target), and the values the rest reads become module constants
-    (the index arrays only they read are dropped). JAX's are computed in doubles and
-    kept as NumPy arrays."""
+    """Constant folding: the statements that read no input are evaluated here, once
+    (:class:`~dgraph.codegen.evaluate.ArrayEvaluator`, with the module's own array
+    module), and the values the rest reads become module constants (the index arrays only
+    they read are dropped). JAX's are computed in doubles, in one jitted program whose
+    arguments are the constants (not op by op), and kept as NumPy arrays."""
     if not hoisted:
         return body
     read = set().union(*(ir.names_in(s.value) for s in body)) if body else set()
     wanted = [h.target for h in hoisted if h.target in read]
     if not wanted:
         return body
-    lines = w.printed(hoisted)
-    special = any("special." in line for line in lines)
-    mentioned = set(re.findall(r"\w+", "\n".join(lines)))
-    constants = [c for c in w.constants.lines if c.partition(" = ")[0] in mentioned]
-    jax_code = w.d.lang == "jax"
-    if jax_code:  # one compiled program, the constants its arguments (not op by op)
-        names = [c.partition(" = ")[0] for c in constants]
-        statements = [
-            f"def _folded({', '.join(names)}):",
-            *lines,
-            f"    return ({', '.join(wanted)},)",
-        ]
-    else:
-        statements = [line.strip() for line in lines]
-    text = "\n".join(
-        [
-            *DIALECTS["python"].imports(True, special),
-            *w.d.imports(True, special),
-            DECODER,
-            *w.d.helpers(),
-            *constants,
-            *statements,
-        ]
-    )
-    namespace: dict = {}
-    context = contextlib.nullcontext()
-    if jax_code:
+    targets = {h.target for h in hoisted}
+    names = sorted(set().union(*(ir.names_in(h.value) for h in hoisted)) - targets)
+    arrays = [w.constants.arrays[n] for n in names]
+    if w.d.lang == "jax":
         import jax
+        import jax.numpy as jnp
+        import jax.scipy.special
 
-        context = jax.enable_x64(True)
-    with context:
-        exec(compile(text, "<dgraph constant folding>", "exec"), namespace)
-        if jax_code:
-            values = jax.jit(namespace["_folded"])(*(namespace[n] for n in names))
-            namespace.update(zip(wanted, values, strict=True))
-        folded = {t: w.constants.add(np.asarray(namespace[t])).id for t in wanted}
-    namespace.clear()  # its functions' globals are itself: a cycle the collector frees late
-    return [ArrayStatement(s.target, ir.renamed(s.value, folded)) for s in body]
+        evaluator = ArrayEvaluator(jnp, jax.scipy.special)
+
+        def folded(*values):
+            env = evaluator.run(hoisted, dict(zip(names, values, strict=True)))
+            return tuple(env[t] for t in wanted)
+
+        with jax.enable_x64(True):
+            values = jax.jit(folded)(*arrays)
+            computed = [np.asarray(v) for v in values]
+    else:
+        env = ArrayEvaluator().run(hoisted, dict(zip(names, arrays, strict=True)))
+        computed = [np.asarray(env[t]) for t in wanted]
+    folded_names = {t: w.constants.add(v).id for t, v in zip(wanted, computed, strict=True)}
+    return [ArrayStatement(s.target, ir.renamed(s.value, folded_names)) for s in body]
 
 
 def _common(w: Writer, statements: list[ArrayStatement], ends: set[str]) -> list[ArrayStatement]:
