@@ -393,6 +393,22 @@ def test_vertex_symbols_are_real():
     assert not any(p.has(sympy.re, sympy.im, sympy.Derivative) for p in partials)
 
 
+@pytest.mark.parametrize("extreme", [sympy.Max, sympy.Min])
+@pytest.mark.parametrize("n", [2, 3, 15])
+def test_the_partials_of_a_max_or_min_of_vertices_are_sympys(extreme, n):
+    """The edges of a Max or Min of n vertices carry sympy's derivative exactly (the same
+    tree: a step of the difference to the Max or Min of the others), and it evaluates to
+    1 on the extreme argument only."""
+    xs = [vertex_symbol(f"x{i}") for i in range(n)]
+    g = dgraph.from_sympy([extreme(*xs)], xs)
+    (y,) = g.outputs
+    for x in xs:
+        assert sympy.srepr(g.partial(x.name, y)) == sympy.srepr(sympy.diff(extreme(*xs), x))
+    point = np.linspace(-1.0, 1.0, n)[::-1] * (1 if extreme is sympy.Max else -1)
+    es = dgraph.accumulate(g, "forward", verify=False)
+    assert np.array_equal(es.evaluate(point), [[1.0] + [0.0] * (n - 1)])
+
+
 @pytest.mark.parametrize(
     "text",
     [

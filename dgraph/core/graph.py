@@ -59,6 +59,8 @@ def local_derivative(expr: sympy.Expr, vertex: str) -> sympy.Expr:
         return d
     d = _unary_derivative(expr, x)
     if d is None:
+        d = _extreme_derivative(expr, x)
+    if d is None:
         d = sympy.diff(expr, x)
     if d.has(sympy.DiracDelta, sympy.Derivative):
         d = d.replace(sympy.DiracDelta, lambda *_: sympy.S.Zero)
@@ -105,6 +107,21 @@ def _unary_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | None:
     ):
         return expr.fdiff(1)
     return None
+
+
+def _extreme_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | None:
+    """The derivative of a Max or Min of vertex symbols by ``x``, one of them: the
+    Heaviside step of Max's and Min's ``fdiff``, with the Max or Min of the others built
+    unevaluated, as evaluating leaves it (distinct real symbols are incomparable) after
+    comparing every pair (quadratic in the arguments, seconds for a max over 15); else
+    None."""
+    if not isinstance(expr, (sympy.Max, sympy.Min)) or x not in expr.args:
+        return None
+    if not all(a.is_Symbol and a.assumptions0 == x.assumptions0 for a in expr.args):
+        return None
+    others = [a for a in expr.args if a != x]
+    rest = others[0] if len(others) == 1 else type(expr)(*others, evaluate=False)
+    return sympy.Heaviside(x - rest if isinstance(expr, sympy.Max) else rest - x)
 
 
 @functools.lru_cache(maxsize=64)

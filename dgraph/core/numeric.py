@@ -1,17 +1,24 @@
 """Numerical values: vertex values, local partials and expression sets at points.
 
-Vertex expressions and partials are compiled once per graph with ``sympy.lambdify``
-(NumPy backend; one function for the values, one for the labels), so a batch of points
-evaluates in one vectorized pass.
+Vertex expressions and partials are compiled once per graph into two Python functions
+(one for the values, one for the labels), printed by sympy's SciPy printer over
+``lambdify``'s namespace, so a batch of points evaluates in one vectorized pass.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
+import itertools
+import linecache
+import operator
+import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
 import sympy
+from sympy.printing.numpy import SciPyPrinter
 
 from ..errors import GraphError, InputError
 from .algebra import fold
@@ -30,13 +37,73 @@ _EXTREMES = {
     "_dgraph_min": lambda *a: np.minimum.reduce(np.broadcast_arrays(*a)),
 }
 _MODULES = [_EXTREMES, "scipy", "numpy"]  # SciPy's ufuncs for erf, gamma, ...: NumPy lacks them
+_COUNTER = itertools.count()
 
 
-def _elementwise_extremes(expr: sympy.Expr) -> sympy.Expr:
-    """``expr`` with Max and Min as the functions of :data:`_EXTREMES`."""
-    return expr.replace(sympy.Max, sympy.Function("_dgraph_max")).replace(
-        sympy.Min, sympy.Function("_dgraph_min")
-    )
+class _Printer(SciPyPrinter):
+    """The printer ``lambdify`` takes for :data:`_MODULES`, printing each symbol of
+    ``names`` by its given name: no renamed copy of an expression is built (rebuilding a
+    Max or Min compares its arguments pairwise)."""
+
+    def __init__(self, names: dict[sympy.Symbol, str]) -> None:
+        super().__init__(
+            {
+                "fully_qualified_modules": False,
+                "inline": True,
+                "allow_unknown_functions": True,
+                "user_functions": {k: k for k in _EXTREMES},
+            }
+        )
+        self._names = names
+
+    def _print_Symbol(self, expr: sympy.Symbol) -> str:
+        name = self._names.get(expr)
+        return super()._print_Symbol(expr) if name is None else name
+
+    def value(self, expr: sympy.Expr) -> str:
+        """``expr`` as code, with Max and Min as the functions of :data:`_EXTREMES`."""
+        if expr.has(sympy.Max, sympy.Min):  # else the replacements are a costly no-op
+            expr = expr.replace(sympy.Max, sympy.Function("_dgraph_max")).replace(
+                sympy.Min, sympy.Function("_dgraph_min")
+            )
+        return self._print(expr)
+
+    def _print_re(self, expr: sympy.re) -> str:
+        (arg,) = expr.args  # as the printers' ``doprint``: re of a real unevaluated value
+        if isinstance(arg, sympy.UnevaluatedExpr) and arg.args[0].is_real:
+            return self._print(arg)
+        return super()._print_re(expr)
+
+
+@functools.cache
+def _namespace() -> dict:
+    """The names ``lambdify`` gives a function for :data:`_MODULES`."""
+    return dict(sympy.lambdify([], sympy.Integer(0), _MODULES).__globals__)
+
+
+def _function(
+    name: str, arguments: list[str], steps: list[tuple[str, sympy.Expr]], printer: _Printer
+):
+    """``name(values)``: unpacks ``values`` into ``arguments``, assigns each step's
+    expression to its name, one line each, and returns the steps' values in order. An
+    expression that equals an earlier step's is that step's value, printed once."""
+    lines = [f"def {name}(_values):", f"    [{', '.join(arguments)}] = _values"]
+    first: dict[sympy.Expr, str] = {}
+    for target, expr in steps:
+        known = first.setdefault(expr, target)
+        lines.append(f"    {target} = {known if known != target else printer.value(expr)}")
+    lines.append(f"    return [{', '.join(t for t, _ in steps)}]")
+    namespace = dict(_namespace())
+    for module, keys in printer.module_imports.items():
+        for key in keys - namespace.keys():
+            namespace[key] = getattr(importlib.import_module(module), key)
+    source = "\n".join(lines) + "\n"
+    filename = f"<dgraph-numeric-{next(_COUNTER)}>"
+    exec(compile(source, filename, "exec"), namespace)  # printed from sympy, as lambdify
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    function = namespace[name]
+    weakref.finalize(function, linecache.cache.pop, filename, None)
+    return function
 
 
 def _compiled(graph: DGraph) -> tuple[dict, dict]:
@@ -47,12 +114,11 @@ def _compiled(graph: DGraph) -> tuple[dict, dict]:
 
 def _compile(graph: DGraph) -> tuple[tuple, tuple]:
     """Two functions: every non-input vertex's value from the inputs and parameters, and
-    every edge label's value from the vertex values and parameters. One ``lambdify`` each,
+    every edge label's value from the vertex values and parameters. One function each,
     where one per vertex and per edge cost a call's overhead apiece
-    (benchmarks/numeric_compile.py measures both); the
-    graph's names become variables ``_v0, _v1, ...`` so that no vertex shadows a NumPy
-    function, and each value is a line of its own (a NumPy warning quotes one
-    expression)."""
+    (benchmarks/numeric_compile.py measures both); the graph's names are printed as
+    variables ``_v0, _v1, ...`` so that no vertex shadows a NumPy function, and each value
+    is a line of its own (a NumPy warning quotes one expression)."""
     vertices, edges, partials = [], [], []
     for v in graph.order():
         if graph.role(v) != "input":
@@ -65,32 +131,24 @@ def _compile(graph: DGraph) -> tuple[tuple, tuple]:
                 raise GraphError(f"edge {u} -> {v} has no known local partial")
             edges.append((u, v))
             partials.append(partial)
-    names = [*graph.order(), *graph.parameters]
-    safe = {vertex_symbol(u): sympy.Symbol(f"_v{k}") for k, u in enumerate(names)}
-    known = [safe[vertex_symbol(u)] for u in [*graph.inputs, *graph.parameters]]
-    steps = [
-        (safe[vertex_symbol(v)], _elementwise_extremes(graph.expr(v).xreplace(safe)))
-        for v in vertices
-    ]
-    values = sympy.lambdify(
-        [known],
-        [s for s, _ in steps],
-        _MODULES,
-        cse=lambda exprs: (steps, exprs),
-    )
-    everything = [safe[vertex_symbol(u)] for u in names]
-    each = [
-        (sympy.Symbol(f"_l{k}"), _elementwise_extremes(p.xreplace(safe)))
-        for k, p in enumerate(partials)
-    ]
-    labels = sympy.lambdify(
-        [everything], [s for s, _ in each], _MODULES, cse=lambda exprs: (each, exprs)
-    )
+    names = {vertex_symbol(u): f"_v{k}" for k, u in enumerate([*graph.order(), *graph.parameters])}
+    printer = _Printer(names)
+    known = [names[vertex_symbol(u)] for u in [*graph.inputs, *graph.parameters]]
+    steps = [(names[vertex_symbol(v)], graph.expr(v)) for v in vertices]
+    values = _function("_vertex_values", known, steps, printer)
+    each = [(f"_l{k}", p) for k, p in enumerate(partials)]
+    labels = _function("_edge_labels", list(names.values()), each, printer)
     return (vertices, values), (edges, labels)
 
 
 def _broadcast(value, shape: tuple[int, ...]) -> np.ndarray:
-    return np.broadcast_to(np.asarray(value, dtype=float), shape)
+    """A read-only float view of ``value`` with ``shape``."""
+    value = np.asarray(value, dtype=float)
+    if value.shape != shape:
+        return np.broadcast_to(value, shape)
+    view = value.view()  # as broadcast_to gives, without its cost per value
+    view.flags.writeable = False
+    return view
 
 
 def vertex_values(
@@ -155,7 +213,7 @@ def evaluate_expression_set(
         return sum(ts[1:], ts[0])
 
     def mul(fs: list[np.ndarray]) -> np.ndarray:
-        return np.prod(np.stack(fs), axis=0)
+        return functools.reduce(operator.mul, fs)
 
     for name, definition in es.references.items():
         labels[name] = fold(definition, labels.__getitem__, number, add, mul)
