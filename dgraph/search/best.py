@@ -178,9 +178,9 @@ FACE_PRICES_PER_SECOND = 50_000  # paths x edges, per greedy face elimination
 ELIMINATIONS_PER_SECOND = 100_000  # vertex eliminations of annealing windows
 RANK_PATHS_PER_SECOND = 10_000  # paths of the rank bound
 # seconds building and verifying one candidate takes per edge of the graph on a loaded
-# machine (a 5,000-step chain's forward mode: 1.2 s at load 8 on 2 cores), and at least:
+# machine (a 5,000-step chain's forward mode: 1.1-1.7 s at load 8-12 on 2 cores), and at least:
 # kept from the ceiling for the winner (:func:`winner_seconds`)
-WINNER_SECONDS_PER_EDGE = 2e-4
+WINNER_SECONDS_PER_EDGE = 3e-4
 WINNER_SECONDS = 0.05
 # vertex eliminations priced over blocks (or in Graphax's model) that a second buys, and
 # the share of them the cheapest-first restarts take (the rest: annealing over orders)
@@ -437,7 +437,8 @@ def best(
     clock = Ceiling(ceiling_for(budget) if ceiling is None else ceiling, winner_seconds(graph))
     skipped = not_run(model)
     if not model.tensor:
-        load_solver()  # SciPy's import, once per process, is not the searches' time
+        import scipy.sparse  # noqa: F401  (once per process: the children inherit it)
+
         warm()  # where children come from the fork server, it imports while the baselines run
     t0 = time.perf_counter()
     given = _candidates(graph, candidates)
@@ -555,7 +556,8 @@ def _searches(
             pool.add_built(by, es)
         clock.mark("structure methods")
     bracketing = None
-    if not skipped("bracketing bound"):
+    if not skipped("bracketing bound") and not clock.passed("bracketing bound"):
+        load_solver()  # HiGHS's import, once per process, is not the searches' time
         bracketing = Background(
             partial(bracketing_lower_bound, graph, SHARES["bracketing"] * budget), clock.left()
         )
