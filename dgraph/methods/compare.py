@@ -263,8 +263,8 @@ def compare(
     verifying one set takes (:func:`~dgraph.search.best.winner_seconds`, a count); the
     other searches run their counted work there too, killed at the ceiling (less what
     ``best`` needs for its winner); ``best`` keeps the ceiling itself, and a search it
-    has passed does not start. A method cut there is skipped, saying so, ``best`` does not run it
-    again, and ``cut_by_time`` says the comparison may differ from run to run.
+    has passed does not start. A method cut there is skipped, saying so, ``best`` does
+    not run it again, and ``cut_by_time`` says the comparison may differ from run to run.
 
     Parameters
     ----------

@@ -177,9 +177,9 @@ EDGE_PRICES_PER_SECOND = 100_000  # edges x intermediate edges, per greedy edge 
 FACE_PRICES_PER_SECOND = 50_000  # paths x edges, per greedy face elimination
 ELIMINATIONS_PER_SECOND = 100_000  # vertex eliminations of annealing windows
 RANK_PATHS_PER_SECOND = 10_000  # paths of the rank bound
-# seconds building and verifying one candidate takes per edge of the graph on a loaded
-# machine (a 5,000-step chain's forward mode: 1.1-1.7 s at load 8-12 on 2 cores), and at least:
-# kept from the ceiling for the winner (:func:`winner_seconds`)
+# what building and verifying one candidate takes on a loaded machine, seconds per edge
+# of the graph and at least (a 5,000-step chain's forward mode: 1.1-1.7 s at load 8-12 on
+# 2 cores): kept from the ceiling for the winner (:func:`winner_seconds`)
 WINNER_SECONDS_PER_EDGE = 3e-4
 WINNER_SECONDS = 0.05
 # vertex eliminations priced over blocks (or in Graphax's model) that a second buys, and
@@ -1058,10 +1058,10 @@ def _winner(pool: Portfolio, clock: Ceiling | None = None) -> tuple[str, Express
     """The cheapest candidate that builds and verifies: each in turn built (re-priced as
     built, where the model's price is what a built set counts) and verified until one
     is; a candidate failing verification is passed over. Once the ceiling of ``clock``
-    has passed, the cheapest candidate built already (a given result, verified) is taken
-    before one still to build (noted as the cut ``"winner"``). Where none verifies, the
-    cheapest as it is, whose ``verification`` reports its failed check (never a claim
-    of verified)."""
+    has passed, the cheapest candidate built already (a given result, or one a child
+    built) is taken before one still to build (noted as the cut ``"winner"``). Where
+    none verifies, the cheapest as it is, whose ``verification`` reports its failed
+    check (never a claim of verified)."""
     failed: list[str] = []
     while True:
         ready = [by for by in pool.ranked() if by not in failed]
