@@ -39,6 +39,10 @@ DEFAULT_SECONDS = 4.0
 # when loaded: this × it is kept for them (at most half the ceiling)
 RESERVE_FACTOR = 1.5
 IN_PROCESS_EDGES = 200  # graphs up to this run every method in-process
+# a method is started in a child only where its slice is at least this share of what
+# building and verifying one set takes on a loaded machine (best.winner_seconds): about
+# what it takes on an idle one; a shorter slice could only be cut
+START_SHARE = 1 / 3
 # the fraction of ``compare --budget`` the searches share: the rest is for what the work
 # budget does not count, the methods that are not searches and codegen's choice
 SEARCH_FRACTION = 0.6
@@ -174,12 +178,12 @@ def _within(graph: DGraph, name: str, end: float, options: dict[str, Any]) -> Ex
     """``name``'s verified result, run in a child killed at the ceiling ``end`` (a
     :func:`time.perf_counter` time: a method that is not a search has no budget of its
     own, and on a large graph it may take minutes); not started where less time is left
-    than building and verifying one set of ``graph`` takes
-    (:func:`~dgraph.search.best.winner_seconds`, a count): it could only be cut."""
+    than building and verifying one set of ``graph`` takes (:data:`START_SHARE` of
+    :func:`~dgraph.search.best.winner_seconds`, a count): it could only be cut."""
     left = end - time.perf_counter()
     if left <= 0:
         raise _OutOfTime(f"not run: {_PASSED}")
-    need = winner_seconds(graph)
+    need = START_SHARE * winner_seconds(graph)
     if left < need:
         raise _OutOfTime(
             f"not run: its {left:.1f} s of the time ceiling is less than building and"
@@ -260,7 +264,8 @@ def compare(
     edges every method that is not a search runs in a child process killed at the end of
     its equal slice of what the searches leave (even forward mode: its exact check on a
     long chain takes seconds), not started where the slice is shorter than building and
-    verifying one set takes (:func:`~dgraph.search.best.winner_seconds`, a count); the
+    verifying one set takes (:data:`START_SHARE` of
+    :func:`~dgraph.search.best.winner_seconds`, a count); the
     other searches run their counted work there too, killed at the ceiling (less what
     ``best`` needs for its winner); ``best`` keeps the ceiling itself, and a search it
     has passed does not start. A method cut there is skipped, saying so, ``best`` does
