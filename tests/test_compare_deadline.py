@@ -208,3 +208,46 @@ def test_the_prediction_is_a_count_of_edges(sin_graph, two_blocks_graph):
         assert selection.choice_seconds(graph) == pytest.approx(
             selection.CHOICE_SECONDS + selection.CHOICE_SECONDS_PER_EDGE * graph.n_edges
         )
+
+
+def test_a_slice_too_short_to_build_a_set_starts_no_child(monkeypatch, discrepancy_graph):
+    """A method whose slice is shorter than building and verifying one set takes (a
+    count of the graph's edges) is not started: a child could only be killed."""
+    clock, started = _Clock(), []
+    monkeypatch.setattr(comparing, "time", clock)
+    monkeypatch.setattr(comparing, "timeboxed", lambda run, seconds: started.append(run))
+    monkeypatch.setattr(comparing, "winner_seconds", lambda graph: 100.0)
+    comparison = compare(
+        discrepancy_graph, ["zhou", "dstar"], budget=10.0, deadline=2.0, in_process_edges=0
+    )
+    assert not started and not comparison.results and comparison.cut_by_time
+    for name in ("zhou", "dstar"):
+        assert comparison.skipped[name].startswith("not run: its ")
+        assert "less than building and verifying a set on " in comparison.skipped[name]
+
+
+def test_searches_beside_best_run_in_a_child_up_to_the_ceiling(monkeypatch, discrepancy_graph):
+    """On a graph past in_process_edges a search other than best runs its counted work
+    in a child killed at the ceiling less what best needs for its winner; best, which
+    keeps the ceiling itself, in-process with the rest."""
+    clock, given, ceilings = _Clock(), {}, []
+    real = comparing.accumulate
+
+    def accumulate(graph, name, **options):
+        ceilings.append((name, options.get("ceiling")))
+        return real(graph, name, **options)
+
+    def timeboxed(run, seconds):
+        given[run.args[1]] = seconds
+        return run()
+
+    monkeypatch.setattr(comparing, "time", clock)
+    monkeypatch.setattr(comparing, "timeboxed", timeboxed)
+    monkeypatch.setattr(comparing, "accumulate", accumulate)
+    monkeypatch.setattr(comparing, "winner_seconds", lambda graph: 0.5)
+    comparison = compare(
+        discrepancy_graph, ["vertex-optimal", "best"], budget=10.0, deadline=4.0, in_process_edges=0
+    )
+    assert given == {"vertex-optimal": pytest.approx(3.5)}
+    assert comparison.results["vertex-optimal"].mults == 14 and not comparison.skipped
+    assert ceilings[-1] == ("best", pytest.approx(4.0))

@@ -21,7 +21,7 @@ from ..core.graph import DGraph
 from ..core.paths import naive_cost
 from ..core.progress import in_notebook, method_progress
 from ..errors import InputError, SearchTooLarge
-from ..search.best import ANY_ELIMINATION
+from ..search.best import ANY_ELIMINATION, winner_seconds
 from ..search.rank_bound import ANY_ACCUMULATION
 from ..search.timebox import ChildDied, timeboxed, warm
 from ..search.windows import OBJECTIVES
@@ -39,6 +39,10 @@ DEFAULT_SECONDS = 4.0
 # when loaded: this × it is kept for them (at most half the ceiling)
 RESERVE_FACTOR = 1.5
 IN_PROCESS_EDGES = 200  # graphs up to this run every method in-process
+# a method is started in a child only where its slice is at least this share of what
+# building and verifying one set takes on a loaded machine (best.winner_seconds): about
+# what it takes on an idle one; a shorter slice could only be cut
+START_SHARE = 1 / 3
 # the fraction of ``compare --budget`` the searches share: the rest is for what the work
 # budget does not count, the methods that are not searches and codegen's choice
 SEARCH_FRACTION = 0.6
@@ -193,10 +197,18 @@ class _Died(Exception):
 def _within(graph: DGraph, name: str, end: float, options: dict[str, Any]) -> ExpressionSet:
     """``name``'s verified result, run in a child killed at the ceiling ``end`` (a
     :func:`time.perf_counter` time: a method that is not a search has no budget of its
-    own, and on a large graph it may take minutes)."""
+    own, and on a large graph it may take minutes); not started where less time is left
+    than building and verifying one set of ``graph`` takes (:data:`START_SHARE` of
+    :func:`~dgraph.search.best.winner_seconds`, a count): it could only be cut."""
     left = end - time.perf_counter()
     if left <= 0:
         raise _OutOfTime(f"not run: {_PASSED}")
+    need = START_SHARE * winner_seconds(graph)
+    if left < need:
+        raise _OutOfTime(
+            f"not run: its {left:.1f} s of the time ceiling is less than building and"
+            f" verifying a set on {graph.n_edges:,} edges takes (about {need:.1f} s)"
+        )
     try:
         sent = timeboxed(partial(_run, graph, name, options), left)
     except ChildDied as exc:
@@ -271,9 +283,13 @@ def compare(
     a budget: every search its default then). On graphs of more than ``in_process_edges``
     edges every method that is not a search runs in a child process killed at the end of
     its equal slice of what the searches leave (even forward mode: its exact check on a
-    long chain takes seconds); ``best`` stops at the ceiling and a search it has passed
-    does not start. A method cut there is skipped, saying so, ``best`` does not run it
-    again, and ``cut_by_time`` says the comparison may differ from run to run.
+    long chain takes seconds), not started where the slice is shorter than building and
+    verifying one set takes (:data:`START_SHARE` of
+    :func:`~dgraph.search.best.winner_seconds`, a count); the
+    other searches run their counted work there too, killed at the ceiling (less what
+    ``best`` needs for its winner); ``best`` keeps the ceiling itself, and a search it
+    has passed does not start. A method cut there is skipped, saying so, ``best`` does
+    not run it again, and ``cut_by_time`` says the comparison may differ from run to run.
 
     Parameters
     ----------
@@ -407,8 +423,11 @@ def _compare(
         try:
             if plan is not None and name in searches and plan.left() <= 0:
                 raise _OutOfTime(f"not run: {_PASSED}")
-            if plan is None or name in searches or not plan.boxed:  # in-process
+            if plan is None or not plan.boxed or "ceiling" in lookup(name).options:
+                # in-process: a small graph, or best, which keeps its own ceiling
                 comparison.results[name] = _priced(accumulate(graph, name, **options))
+            elif name in searches:  # its counted work, stopped at the ceiling
+                comparison.results[name] = _within(graph, name, plan.search_end(), options)
             else:
                 comparison.results[name] = _within(graph, name, plan.slice(name), options)
         except _OutOfTime as exc:
@@ -453,10 +472,16 @@ class _Plan:
         reserve = counted * RESERVE_FACTOR if searches else 0.0
         self.others_end = self.end - min(reserve, (self.end - self.start) / 2)
         self.waiting = [n for n in order if n not in searches]
+        self.winner = winner_seconds(graph)
 
     def left(self) -> float:
         """Seconds until the ceiling (0 once it has passed)."""
         return max(0.0, self.end - time.perf_counter())
+
+    def search_end(self) -> float:
+        """The end (a :func:`time.perf_counter` time) of a search run in a child: the
+        ceiling, less what ``best`` needs to build and verify its winner after it."""
+        return self.end - self.winner
 
     def slice(self, name: str) -> float:
         """The end (a :func:`time.perf_counter` time) of ``name``'s slice: an equal part

@@ -59,8 +59,12 @@ paths), and the winner is always built and verified (no reserve measured off a c
 A wall-clock ceiling (:func:`dgraph.core.budget.ceiling_for`, shared with the face
 search) stops everything on a machine far slower than the rates assume: the searches
 whose running time nothing predicts run in a child process (:mod:`dgraph.search.timebox`)
-killed when the ceiling comes, and the in-process ones stop there. Only then can the
-result depend on load, and it says so:
+killed when the ceiling comes, and the in-process ones check it as they go (the rank
+bound at every edge, the annealing before every move and while it prices its start).
+They stop a counted reserve before it (:func:`winner_seconds`, from the graph's edges)
+to build and verify the winner; once the ceiling itself has passed, the winner is the
+cheapest candidate built already (a given result) where there is one, else the cheapest
+is built. Only then can the result depend on load, and it says so:
 ``info["cut_by_time"]`` is True, ``info["cut_phases"]`` names what was cut and
 ``info["budget_note"]`` (printed on the CLI's cost line) says the result may differ from
 run to run. Candidates found as moves are priced without being built; only the winner is
@@ -138,6 +142,7 @@ __all__ = [
     "SHARES",
     "Ceiling",
     "best",
+    "winner_seconds",
 ]
 
 DEFAULT_BUDGET = 2.0  # seconds of work, when none is given: a default answers in seconds
@@ -172,6 +177,11 @@ EDGE_PRICES_PER_SECOND = 100_000  # edges x intermediate edges, per greedy edge 
 FACE_PRICES_PER_SECOND = 50_000  # paths x edges, per greedy face elimination
 ELIMINATIONS_PER_SECOND = 100_000  # vertex eliminations of annealing windows
 RANK_PATHS_PER_SECOND = 10_000  # paths of the rank bound
+# what building and verifying one candidate takes on a loaded machine, seconds per edge
+# of the graph and at least (a 5,000-step chain's forward mode: 1.1-1.7 s at load 8-12 on
+# 2 cores): kept from the ceiling for the winner (:func:`winner_seconds`)
+WINNER_SECONDS_PER_EDGE = 3e-4
+WINNER_SECONDS = 0.05
 # vertex eliminations priced over blocks (or in Graphax's model) that a second buys, and
 # the share of them the cheapest-first restarts take (the rest: annealing over orders)
 ORDER_ELIMINATIONS_PER_SECOND = 20_000
@@ -291,11 +301,14 @@ class Portfolio:
 
 class Ceiling:
     """The wall-clock ceiling, and what it cut: the one place ``best`` reads the clock to
-    decide anything, and whatever it decides is reported (``info["cut_by_time"]``)."""
+    decide anything, and whatever it decides is reported (``info["cut_by_time"]``). The
+    searches and bounds stop ``reserve`` seconds before it (:attr:`search_end`): that much
+    is kept for building and verifying the winner."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, reserve: float = 0.0) -> None:
         self.seconds = seconds
         self.end = time.perf_counter() + seconds
+        self.search_end = self.end - min(reserve, seconds / 2)
         self.cut: list[str] = []
         self.phases: dict[str, float] = {}  # seconds each phase took (reported only)
         self.died: dict[str, str] = {}  # phases whose child process died, and how
@@ -308,11 +321,19 @@ class Ceiling:
         self._last = now
 
     def left(self) -> float:
-        """Seconds until the ceiling (0 once it has passed)."""
-        return max(0.0, self.end - time.perf_counter())
+        """Seconds the searches have left: until :attr:`search_end` (0 once it has passed)."""
+        return max(0.0, self.search_end - time.perf_counter())
 
     def passed(self, phase: str) -> bool:
-        """Whether the ceiling has passed, noting ``phase`` as cut if it has."""
+        """Whether the searches' time (:attr:`search_end`) has passed, noting ``phase`` as
+        cut if it has."""
+        if time.perf_counter() < self.search_end:
+            return False
+        self.note(phase)
+        return True
+
+    def over(self, phase: str) -> bool:
+        """Whether the ceiling itself has passed, noting ``phase`` as cut if it has."""
         if time.perf_counter() < self.end:
             return False
         self.note(phase)
@@ -323,8 +344,9 @@ class Ceiling:
             self.cut.append(phase)
 
     def phase_left(self) -> float:
-        """Seconds a phase whose work nothing counts may take: until the ceiling, and at
-        most :data:`PHASE_CAP` of it (one such phase cannot starve the rest)."""
+        """Seconds a phase whose work nothing counts may take: what the searches have
+        left, and at most :data:`PHASE_CAP` of the ceiling (one such phase cannot starve
+        the rest)."""
         return min(self.left(), PHASE_CAP * self.seconds)
 
     def stream(self, phase: str, produce: Callable[[], Iterable[T]]) -> list[T]:
@@ -412,12 +434,13 @@ def best(
     """
     model = _model(graph, price, objective)
     budget = DEFAULT_BUDGET if budget is None else budget
+    clock = Ceiling(ceiling_for(budget) if ceiling is None else ceiling, winner_seconds(graph))
     skipped = not_run(model)
     if not model.tensor:
-        load_solver()  # SciPy's import, once per process, is not the searches' time
+        import scipy.sparse  # noqa: F401  (once per process: the children inherit it)
+
         warm()  # where children come from the fork server, it imports while the baselines run
     t0 = time.perf_counter()
-    clock = Ceiling(ceiling_for(budget) if ceiling is None else ceiling)
     given = _candidates(graph, candidates)
     pool = Portfolio(graph, model)
     for by, order in _baselines(graph, model).items():
@@ -434,6 +457,13 @@ def best(
     if not given:  # none to leave out
         skipped.pop("given candidates", None)
     return _finish(pool, bounds, t0, budget, clock, skipped)
+
+
+def winner_seconds(graph: DGraph) -> float:
+    """The seconds kept from the ceiling for building and verifying the winner, counted
+    from ``graph``'s edges (:data:`WINNER_SECONDS_PER_EDGE`): the searches stop that much
+    before it (:class:`Ceiling`)."""
+    return WINNER_SECONDS + WINNER_SECONDS_PER_EDGE * graph.n_edges
 
 
 def _model(graph: DGraph, price: str | PriceModel | None, objective: str | None) -> PriceModel:
@@ -505,7 +535,10 @@ def _searches(
     if not skipped("rank bound"):
         paths = count_paths(graph)
         if paths <= RANK_PATH_LIMIT and paths <= budget * RANK_PATHS_PER_SECOND:
-            bounds.known[ANY_ACCUMULATION] = rank_lower_bound(graph)
+            rank = None if clock.passed("rank bound") else rank_lower_bound(graph, clock.search_end)
+            if rank is None:
+                clock.note("rank bound")
+            bounds.known[ANY_ACCUMULATION] = rank
             clock.mark("rank bound")
     # one annealing run first, on graphs beyond the exact searches: a good order early,
     # the incumbent of the vertex A*, before the structure methods
@@ -523,7 +556,8 @@ def _searches(
             pool.add_built(by, es)
         clock.mark("structure methods")
     bracketing = None
-    if not skipped("bracketing bound"):
+    if not skipped("bracketing bound") and not clock.passed("bracketing bound"):
+        load_solver()  # HiGHS's import, once per process, is not the searches' time
         bracketing = Background(
             partial(bracketing_lower_bound, graph, SHARES["bracketing"] * budget), clock.left()
         )
@@ -789,7 +823,10 @@ def _heuristics(
         )
         small = largest_part(graph) <= SMALL  # beyond, its counts do not bound its time
         try:
-            exact = search() if small else clock.timeboxed("effective-optimal", search)
+            if clock.passed("effective-optimal"):
+                exact = None
+            else:
+                exact = search() if small else clock.timeboxed("effective-optimal", search)
         except SearchTooLarge:  # its start alone exceeds its share (many parts)
             exact = None
         else:
@@ -917,13 +954,16 @@ def _annealing(
         run_seed = 2 * ANNEALING_RUNS * seed + run
         moves = min(steps, 100 * max(1, inner))
         steps -= moves
+        end = clock.search_end
         cost, order = anneal_windows(
-            graph, start, objective, moves, seed=run_seed, deadline=clock.end, fixed=fixed
+            graph, start, objective, moves, seed=run_seed, deadline=end, fixed=fixed
         )
         if pool.structural:
             sweeps = 2 * max(1, inner)  # windows: two sweeps at half overlap
-            cost, order = improve_windows(graph, order, deadline=clock.end, windows=sweeps)
-        clock.passed(phase)  # notes a cut by the ceiling: the order kept, and reported
+            cost, order = improve_windows(graph, order, deadline=end, windows=sweeps)
+        cut = clock.passed(phase)  # notes a cut by the ceiling: the order kept, and reported
+        if cut and order == start:  # cut before its first move
+            break
         if cost <= pool.cost(cheapest):  # priced as built: the effective price may differ
             pool.add_order(label, order)
 
@@ -955,7 +995,7 @@ def _finish(
     verified winner; the searches and bounds not run for the model (``not_run``); and
     whether the ceiling cut anything."""
     searched = time.perf_counter() - t0
-    by, es = _winner(pool)
+    by, es = _winner(pool, clock)
     clock.mark("winner built and verified")
     model = pool.model
     info = {k: v for k, v in es.info.items() if k != "optimal"}
@@ -1014,18 +1054,24 @@ def _edge_report(pool: Portfolio, bounds: _Bounds) -> dict:
     return EdgeBound(None, cost, lower, proven).as_info()
 
 
-def _winner(pool: Portfolio) -> tuple[str, ExpressionSet]:
+def _winner(pool: Portfolio, clock: Ceiling | None = None) -> tuple[str, ExpressionSet]:
     """The cheapest candidate that builds and verifies: each in turn built (re-priced as
     built, where the model's price is what a built set counts) and verified until one
-    is; a candidate failing verification is passed over. Where none verifies, the
-    cheapest as it is, whose ``verification`` reports its failed check (never a claim
-    of verified)."""
+    is; a candidate failing verification is passed over. Once the ceiling of ``clock``
+    has passed, the cheapest candidate built already (a given result, or one a child
+    built) is taken before one still to build (noted as the cut ``"winner"``). Where
+    none verifies, the cheapest as it is, whose ``verification`` reports its failed
+    check (never a claim of verified)."""
     failed: list[str] = []
     while True:
         ready = [by for by in pool.ranked() if by not in failed]
         if not ready:
             return failed[0], pool.built[failed[0]]
         by = ready[0]
+        if by not in pool.built and clock is not None:
+            built = next((b for b in ready if b in pool.built), None)
+            if built is not None and clock.over("winner"):
+                by = built
         es = pool.build(by)
         built = pool.model.of_built(es)
         if built is not None and built != pool.price[by]:

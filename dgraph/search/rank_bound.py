@@ -14,6 +14,7 @@ which can only lower it, so the bound stays valid.
 
 from __future__ import annotations
 
+import time
 from fractions import Fraction
 from math import lcm
 
@@ -30,9 +31,15 @@ _PRIME = 2_305_843_009_213_693_951  # 2**61 - 1
 Poly = dict[tuple[int, ...], Fraction]  # sorted general-label indices -> coefficient
 
 
-def rank_lower_bound(graph: DGraph) -> int | None:
+class _Late(Exception):
+    """The deadline passed before the bound was computed."""
+
+
+def rank_lower_bound(graph: DGraph, deadline: float | None = None) -> int | None:
     """Effective multiplications every accumulation of ``graph`` needs at least (None
-    beyond ``RANK_PATH_LIMIT`` paths).
+    beyond ``RANK_PATH_LIMIT`` paths, or where ``deadline``, a :func:`time.perf_counter`
+    time checked at every edge, passes first: the path sums of a long chain hold
+    monomials as long as it, quadratic work).
 
     >>> from dgraph.frontends import bundled
     >>> rank_lower_bound(bundled("naumann_sin.trace"))
@@ -46,6 +53,8 @@ def rank_lower_bound(graph: DGraph) -> int | None:
             general[(u, v)] = len(general)
 
     def extend(poly: Poly, u: str, v: str) -> Poly:
+        if deadline is not None and time.perf_counter() > deadline:
+            raise _Late
         if (u, v) in general:
             e = general[(u, v)]
             return {tuple(sorted((*m, e))): k for m, k in poly.items()}
@@ -59,22 +68,28 @@ def rank_lower_bound(graph: DGraph) -> int | None:
                 out[m] = out.get(m, Fraction(0)) + k
         return {m: k for m, k in out.items() if k}
 
-    sums = path_sums(graph, {(): Fraction(1)}, extend, add)
-    rows = []
-    for poly in sums.values():
-        row = {m: k for m, k in poly.items() if len(m) >= 2}
-        if row:
-            scale = lcm(*(k.denominator for k in row.values()))
-            rows.append({m: int(k * scale) % _PRIME for m, k in row.items()})
-    return _rank(rows)
+    try:
+        sums = path_sums(graph, {(): Fraction(1)}, extend, add)
+        rows = []
+        for poly in sums.values():
+            row = {m: k for m, k in poly.items() if len(m) >= 2}
+            if row:
+                scale = lcm(*(k.denominator for k in row.values()))
+                rows.append({m: int(k * scale) % _PRIME for m, k in row.items()})
+        return _rank(rows, deadline)
+    except _Late:
+        return None
 
 
-def _rank(rows: list[dict[tuple[int, ...], int]]) -> int:
-    """Rank over GF(p) of sparse rows, by elimination against pivots."""
+def _rank(rows: list[dict[tuple[int, ...], int]], deadline: float | None = None) -> int:
+    """Rank over GF(p) of sparse rows, by elimination against pivots (raising
+    :class:`_Late` once ``deadline`` has passed)."""
     pivots: dict[tuple[int, ...], dict[tuple[int, ...], int]] = {}
     for row in rows:
         row = {m: k for m, k in row.items() if k}
         while row:
+            if deadline is not None and time.perf_counter() > deadline:
+                raise _Late
             lead = min(row)
             if lead not in pivots:
                 inverse = pow(row[lead], -1, _PRIME)

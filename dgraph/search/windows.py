@@ -159,19 +159,28 @@ def order_cost(graph: DGraph, order: Sequence[str], objective: str = "structural
     return sum(state.eliminate(key[v]) for v in order)
 
 
-class _Walk:
-    """An order (of keys), the state before each of its positions and each step's price."""
+class _Late(Exception):
+    """The deadline passed while a walk's states were being made."""
 
-    def __init__(self, state: Any, order: list[Any]) -> None:
+
+class _Walk:
+    """An order (of keys), the state before each of its positions and each step's price;
+    a ``deadline`` (a :func:`time.perf_counter` time) passing while the states are made
+    raises :class:`_Late` (a state per position: quadratic work on a long order)."""
+
+    def __init__(self, state: Any, order: list[Any], deadline: float | None = None) -> None:
         self.order = order
         self.states: list[Any] = [state] + [None] * len(order)
         self.costs = [0] * len(order)
-        self.replay(0, len(order))
+        self.replay(0, len(order), deadline)
 
-    def replay(self, lo: int, hi: int) -> None:
-        """Re-price positions ``lo`` to ``hi - 1`` and the states after them."""
+    def replay(self, lo: int, hi: int, deadline: float | None = None) -> None:
+        """Re-price positions ``lo`` to ``hi - 1`` and the states after them (raising
+        :class:`_Late` once ``deadline`` has passed)."""
         state = self.states[lo].copy()
         for k in range(lo, hi):
+            if deadline is not None and time.perf_counter() > deadline:
+                raise _Late
             self.costs[k] = state.eliminate(self.order[k])
             if k + 1 < hi:
                 self.states[k + 1] = state.copy()
@@ -205,8 +214,10 @@ def anneal_windows(
     round restarted from the best order; the best order and its cost in ``objective``.
     The first ``fixed`` vertices of ``start`` stay (a preprocessing prefix); ``deadline``
     (a :func:`time.perf_counter` time: ``best`` passes only its wall-clock ceiling, and
-    says when it bites) cuts it short. The same arguments give the same result wherever
-    no deadline cuts a round: the work is ``steps`` moves per round, a count.
+    says when it bites) cuts it short, checked before every move and while the states
+    are made (then ``start`` comes back, priced whole). The same arguments give the same
+    result wherever no deadline cuts a round: the work is ``steps`` moves per round, a
+    count.
 
     >>> from dgraph.frontends import bundled
     >>> anneal_windows(bundled("naumann_sin.trace"), ["v1", "v2"], steps=50)
@@ -217,18 +228,21 @@ def anneal_windows(
     name = {k: v for v, k in key.items()}
     prefix = [key[v] for v in start[:fixed]]
     prefix_cost = sum(state.eliminate(v) for v in prefix)
-    walk = _Walk(state, [key[v] for v in start[fixed:]])
+    try:
+        walk = _Walk(state, [key[v] for v in start[fixed:]], deadline)
+    except _Late:
+        return Costed(order_cost(graph, start, objective), list(start))
     n = len(walk.order)
     cost = walk.total()
     best_cost, best = cost, list(walk.order)
     steps = 100 * n if steps is None else steps
     if n >= 2:
         span = math.log(n)
-        for _ in range(rounds):
+        for round_ in range(rounds):
             temperature = max(1.0, 0.02 * cost)
             cooling = (0.05 / temperature) ** (1 / max(1, steps))
-            for step in range(steps):
-                if deadline is not None and step % 64 == 0 and time.perf_counter() > deadline:
+            for _ in range(steps):
+                if deadline is not None and time.perf_counter() > deadline:
                     break
                 i = rng.randrange(n)
                 d = int(math.exp(rng.random() * span))
@@ -251,9 +265,12 @@ def anneal_windows(
                     best_cost, best = cost, list(walk.order)
             if deadline is not None and time.perf_counter() > deadline:
                 break
-            if cost != best_cost:
+            if cost != best_cost and round_ + 1 < rounds:  # the next round from the best
                 walk.order[:] = best
-                walk.replay(0, n)
+                try:
+                    walk.replay(0, n, deadline)
+                except _Late:
+                    break
                 cost = best_cost
     if objective == "effective":  # label values may depend on the order (module doc)
         state = walk.states[0].copy()
@@ -273,7 +290,8 @@ def improve_windows(
     after eliminating a subset is the same whichever order did it), windows overlapping
     by half, sweeping until none improves, ``windows`` windows have been re-ordered (a
     count: the same result on every machine) or ``deadline`` (a :func:`time.perf_counter`
-    time: only ``best``'s wall-clock ceiling) passes; the order and its cost.
+    time: only ``best``'s wall-clock ceiling; checked while the states are made too, then
+    ``start`` comes back, priced whole) passes; the order and its cost.
 
     >>> from dgraph.frontends import bundled
     >>> improve_windows(bundled("naumann_sin.trace"), ["v1", "v2"])
@@ -281,7 +299,10 @@ def improve_windows(
     """
     state, key = _start(graph, "structural")
     name = {k: v for v, k in key.items()}
-    walk = _Walk(state, [key[v] for v in start])
+    try:
+        walk = _Walk(state, [key[v] for v in start], deadline)
+    except _Late:
+        return Costed(order_cost(graph, start), list(start))
     n = len(walk.order)
     width = max(2, min(width, n))
     improved = n >= 2

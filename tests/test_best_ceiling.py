@@ -1,0 +1,128 @@
+"""``best`` under its wall-clock ceiling: every phase run in-process checks it (the rank
+bound at every edge, the annealing before every move and while it prices its start), the
+searches stop a counted reserve before it to build and verify the winner, and once it has
+passed the winner is a candidate built already. A ceiling that has passed before the call
+cuts every phase on any machine: no test here depends on the clock's speed."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from dgraph.frontends import bundled, from_trace
+from dgraph.frontends.random_graphs import random_layered
+from dgraph.methods import accumulate
+from dgraph.search.best import (
+    WINNER_SECONDS,
+    WINNER_SECONDS_PER_EDGE,
+    Ceiling,
+    best,
+    winner_seconds,
+)
+from dgraph.search.rank_bound import rank_lower_bound
+from dgraph.search.windows import anneal_windows, improve_windows, order_cost
+
+NO_CEILING = 600.0  # seconds: a ceiling no test run reaches
+BASELINES = ("forward", "reverse", "markowitz")
+
+
+def _chain(n: int) -> str:
+    steps = [f"v{k} = sin({'x' if k == 1 else f'v{k - 1}'}) * x" for k in range(1, n)]
+    return "\n".join(["inputs: x", "outputs: y", *steps, f"y = sin(v{n - 1})"]) + "\n"
+
+
+@pytest.fixture(scope="module")
+def layered():
+    return random_layered(1, 10, 10)  # 80 intermediates: beyond the exact searches
+
+
+@pytest.fixture(scope="module")
+def spherical():
+    return bundled("spherical_coordinates.trace")  # 14 intermediates: every search runs
+
+
+@pytest.fixture(scope="module")
+def chain():
+    return from_trace(_chain(40))  # one path: the rank bound runs; annealed first
+
+
+def _gone() -> float:
+    """A deadline that has passed, whatever the machine."""
+    return time.perf_counter() - 1.0
+
+
+def test_the_rank_bound_stops_at_its_deadline(chain):
+    assert rank_lower_bound(chain, deadline=_gone()) is None
+    assert rank_lower_bound(chain, deadline=time.perf_counter() + NO_CEILING) == (
+        rank_lower_bound(chain)
+    )
+    assert rank_lower_bound(chain) >= 1
+
+
+@pytest.mark.parametrize("objective", ["structural", "effective"])
+def test_annealing_past_its_deadline_gives_its_start_priced_whole(layered, objective):
+    start = list(layered.intermediates)
+    random.Random(1).shuffle(start)
+    cost, order = anneal_windows(layered, start, objective, steps=500, deadline=_gone())
+    assert order == start and cost == order_cost(layered, start, objective)
+    roomy = anneal_windows(
+        layered, start, objective, steps=500, deadline=time.perf_counter() + NO_CEILING
+    )
+    assert roomy == anneal_windows(layered, start, objective, steps=500)
+    assert roomy.cost < cost  # the moves it makes when it has the time
+
+
+def test_window_improvement_past_its_deadline_gives_its_start(layered):
+    start = list(layered.intermediates)
+    random.Random(1).shuffle(start)
+    assert improve_windows(layered, start, deadline=_gone()) == (order_cost(layered, start), start)
+
+
+def test_the_searches_stop_the_winners_seconds_before_the_ceiling(layered):
+    assert winner_seconds(layered) == pytest.approx(
+        WINNER_SECONDS + WINNER_SECONDS_PER_EDGE * layered.n_edges
+    )
+    roomy, short = Ceiling(10.0, reserve=3.0), Ceiling(2.0, reserve=3.0)
+    assert roomy.search_end == pytest.approx(roomy.end - 3.0)
+    assert short.search_end == pytest.approx(short.end - 1.0)  # at most half of it
+
+
+@pytest.mark.parametrize("name", ["chain", "layered", "spherical"])
+def test_a_passed_ceiling_stops_every_phase_and_the_winner_is_verified(name, request):
+    """Ceiling 0: only the baselines are priced, every search and bound after them is
+    cut and says so, and the cheapest baseline comes back built and verified."""
+    g = request.getfixturevalue(name)
+    es = best(g, budget=2, ceiling=0.0)
+    assert es.verified
+    assert set(es.info["candidates"]) == set(BASELINES)
+    assert es.mults_effective == min(accumulate(g, m).mults_effective for m in BASELINES)
+    cut = set(es.info["cut_phases"])
+    assert es.info["cut_by_time"] is True and es.info["budget_note"].startswith(
+        "cut by the time ceiling of 0 s ("
+    )
+    every = {"structure methods", "vertex-optimal", "junction bound", "greedy orders"}
+    assert every | {"effective-optimal", "annealing", "bracketing bound"} <= cut
+    assert name == "spherical" or "early annealing" in cut  # beyond the exact searches
+    assert name != "chain" or "rank bound" in cut  # one path: it runs where not cut
+
+
+def test_with_time_the_same_searches_run_and_find_more(spherical):
+    es = best(spherical, budget=0.5, ceiling=NO_CEILING)
+    assert es.info["cut_by_time"] is False and not es.info["cut_phases"]
+    assert set(es.info["candidates"]) > set(BASELINES) | {"annealing"}
+
+
+def test_past_the_ceiling_the_winner_is_a_candidate_built_already(spherical):
+    """A given verified set (reverse) and a cheaper order not yet built (forward): past
+    the ceiling the given set wins, noted as the cut "winner"; with time, never it."""
+    reverse = accumulate(spherical, "reverse")
+    forward = accumulate(spherical, "forward")
+    assert forward.mults_effective < reverse.mults_effective
+    late = best(spherical, budget=2, ceiling=0.0, candidates=[reverse])
+    assert late.info["found_by"] == "reverse" and "winner" in late.info["cut_phases"]
+    assert late.verified and late.mults_effective == reverse.mults_effective
+    timely = best(spherical, budget=0.5, ceiling=NO_CEILING, candidates=[reverse])
+    assert timely.info["found_by"] != "reverse" and not timely.info["cut_phases"]
+    assert timely.verified and timely.mults_effective <= forward.mults_effective
