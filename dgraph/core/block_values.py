@@ -319,14 +319,14 @@ def apply_block(block: Block, value: np.ndarray | None, vector: np.ndarray) -> n
     >>> apply_block(dense((2,), (3,)), np.arange(6.0).reshape(2, 3), np.ones(3))
     array([ 3., 12.])
     """
-    rows = math.prod(block.out_shape)
     value = np.ones(()) if value is None else np.asarray(value, dtype=float)
     if isinstance(block, Sparse):
+        rows = math.prod(block.out_shape)
         weights = np.broadcast_to(value.reshape(-1) if value.size > 1 else value, block.rows.shape)
         return np.bincount(block.rows, weights=weights * vector[block.cols], minlength=rows)
     plan = _vector_plan(block)
-    x = _gather(plan.reader_in, block, vector)
-    if block.value:
+    x = plan.reader_in.gather(vector)
+    if plan.value_shape:
         values = (
             np.broadcast_to(value.reshape(()), plan.value_shape)
             if value.size == 1
@@ -339,19 +339,53 @@ def apply_block(block: Block, value: np.ndarray | None, vector: np.ndarray) -> n
         t = t * scale if scale != 1 else t
     if plan.broadcast:
         t = np.broadcast_to(t.reshape(plan.present_shape), plan.out_label_shape)
-    out = np.zeros(rows)
-    _scatter(plan.reader_out, block, out, t)
-    return out
+    return plan.reader_out.scatter(t)
 
 
-@dataclass(frozen=True)
 class _Reader:
-    """How one side of a labelled block reads a flat vector: its distinct labels (first
-    appearance) and whether each appears once (then a slice and a reshape: a view)."""
+    """How one side of a labelled block reads a flat vector, or writes a new one: its
+    distinct labels (first appearance), and where they read: a slice and a reshape where
+    each label reads one place (just a reshape where the slices are whole), else a
+    gather by the flat positions. Made once per block (:func:`_vector_plan`)."""
 
-    side: str  # "out" or "in"
-    labels: tuple[int, ...]
-    simple: bool
+    def __init__(self, block: Labelled, side: str) -> None:
+        axes = block.out_axes if side == "out" else block.in_axes
+        self.shape = block.out_shape if side == "out" else block.in_shape
+        every = [k for labels, _ in axes for k in labels]
+        self.labels = tuple(dict.fromkeys(every))
+        self.label_shape = tuple(block.sizes[k] for k in self.labels)
+        self.size = math.prod(self.shape)
+        self.index: np.ndarray | None = None
+        self.cut: tuple[slice, ...] | None = None
+        if len(self.labels) != len(every):
+            self.index = _flat_index(self.labels, axes, self.shape, block.sizes)
+            return
+        cut = tuple(
+            slice(off, off + math.prod(block.sizes[k] for k in labels)) for labels, off in axes
+        )
+        if any((c.start, c.stop) != (0, n) for c, n in zip(cut, self.shape, strict=True)):
+            self.cut = cut
+            self.cut_shape = tuple(c.stop - c.start for c in cut)
+
+    def gather(self, vector: np.ndarray) -> np.ndarray:
+        """The vector's entries at the labels, one axis per label."""
+        if self.index is not None:
+            return vector[self.index]
+        if self.cut is None:
+            return vector.reshape(self.label_shape)
+        return vector.reshape(self.shape)[self.cut].reshape(self.label_shape)
+
+    def scatter(self, t: np.ndarray) -> np.ndarray:
+        """A new flat vector holding ``t`` (one axis per label) where the labels read,
+        zeros elsewhere."""
+        if self.cut is None and self.index is None:
+            return np.array(t, dtype=float).reshape(-1)
+        out = np.zeros(self.size)
+        if self.index is not None:
+            out[self.index] = t
+        else:
+            out.reshape(self.shape)[self.cut] = np.reshape(t, self.cut_shape)
+        return out
 
 
 @dataclass(frozen=True)
@@ -366,16 +400,9 @@ class _VectorPlan:
     out_label_shape: tuple[int, ...]
 
 
-def _reader(block: Labelled, side: str) -> _Reader:
-    axes = block.out_axes if side == "out" else block.in_axes
-    every = [k for labels, _ in axes for k in labels]
-    labels = tuple(dict.fromkeys(every))
-    return _Reader(side, labels, len(labels) == len(every))
-
-
 @functools.lru_cache(maxsize=4096)
 def _vector_plan(block: Labelled) -> _VectorPlan:
-    reader_in, reader_out = _reader(block, "in"), _reader(block, "out")
+    reader_in, reader_out = _Reader(block, "in"), _Reader(block, "out")
     letter = {k: _LETTERS[i] for i, k in enumerate(sorted(set(range(len(block.sizes)))))}
     varies = set(block.value) | set(reader_in.labels)
     present = [k for k in reader_out.labels if k in varies]
@@ -402,50 +429,20 @@ def _vector_plan(block: Labelled) -> _VectorPlan:
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def _side(reader: _Reader, block: Labelled) -> tuple[tuple, tuple[int, ...]]:
-    axes = block.out_axes if reader.side == "out" else block.in_axes
-    shape = block.out_shape if reader.side == "out" else block.in_shape
-    return tuple(zip(axes, shape, strict=True)), shape
-
-
-def _slices(reader: _Reader, block: Labelled) -> tuple[tuple[slice, ...], tuple[int, ...]]:
-    """Each axis cut to the range its labels read, and the labels' sizes in order."""
-    pairs, _ = _side(reader, block)
-    cut = []
-    for (labels, off), _length in pairs:
-        cut.append(slice(off, off + math.prod(block.sizes[k] for k in labels)))
-    return tuple(cut), tuple(block.sizes[k] for k in reader.labels)
-
-
-def _flat_index(reader: _Reader, block: Labelled) -> np.ndarray:
-    """The flat position each assignment of the side's labels reads (a label on several
-    axes: a diagonal), broadcast over the labels in order."""
-    pairs, _ = _side(reader, block)
-    n = len(reader.labels)
-    dim = {k: i for i, k in enumerate(reader.labels)}
+def _flat_index(
+    labels: tuple[int, ...], axes: tuple, shape: tuple[int, ...], sizes: tuple[int, ...]
+) -> np.ndarray:
+    """The flat position each assignment of ``labels`` reads on a side with these
+    ``axes`` and ``shape`` (a label on several axes: a diagonal), one axis per label."""
+    n = len(labels)
+    dim = {k: i for i, k in enumerate(labels)}
     index = np.zeros((1,) * n, dtype=np.int64)
-    for (labels, off), length in pairs:
+    for (axis_labels, off), length in zip(axes, shape, strict=True):
         position = np.zeros((1,) * n, dtype=np.int64)
-        for k in labels:
-            ramp = np.arange(block.sizes[k], dtype=np.int64)
-            position = position * block.sizes[k] + ramp.reshape(
+        for k in axis_labels:
+            ramp = np.arange(sizes[k], dtype=np.int64)
+            position = position * sizes[k] + ramp.reshape(
                 [-1 if i == dim[k] else 1 for i in range(n)]
             )
         index = index * length + position + off
-    return np.broadcast_to(index, tuple(block.sizes[k] for k in reader.labels))
-
-
-def _gather(reader: _Reader, block: Labelled, vector: np.ndarray) -> np.ndarray:
-    if reader.simple:
-        cut, shape = _slices(reader, block)
-        return vector.reshape(block.in_shape)[cut].reshape(shape)
-    return vector[_flat_index(reader, block)]
-
-
-def _scatter(reader: _Reader, block: Labelled, out: np.ndarray, t: np.ndarray) -> None:
-    if reader.simple:
-        cut, _ = _slices(reader, block)
-        target = out.reshape(block.out_shape)
-        target[cut] = np.reshape(t, target[cut].shape)
-    else:
-        out[_flat_index(reader, block)] = t
+    return np.broadcast_to(index, tuple(sizes[k] for k in labels))
