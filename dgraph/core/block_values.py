@@ -221,6 +221,7 @@ def jvp_of_expressions(
 
 
 Request = tuple[sympy.Expr, int, np.ndarray]  # apply this expression to this vector (token)
+_PENDING = object()  # what needs a node of its own: applied by the node's parent's yield
 
 
 class _Applier:
@@ -264,22 +265,15 @@ class _Applier:
             if key not in self.remembered:
                 self.remembered[key] = yield (self.references[e], token, vector)
             return self.remembered[key]
-        if e.is_Symbol:
-            if e not in self.small:
-                self.small[e] = _Entries.of(self.parts[self.edges[e]])
-            small = self.small[e]
-            if small is not None:
-                return small.apply(vector)
-            total = None
-            for block, value in self.parts[self.edges[e]]:
-                total = _plus(total, apply_block(block, value, vector))
-            return total
-        if e.is_Number:
-            return None if e == 0 else self._number(e) * vector
+        if e.is_Symbol or e.is_Number:
+            return self._direct(e, token, vector)
         if e.is_Add:
             total = None
             for term in e.args:
-                total = _plus(total, (yield (term, token, vector)))
+                part = self._direct(term, token, vector)
+                if part is _PENDING:
+                    part = yield (term, token, vector)
+                total = _plus(total, part)
             return total
         if not e.is_Mul:
             raise ValueError(f"a block expression holds {type(e).__name__}: {e}")
@@ -294,11 +288,33 @@ class _Applier:
             return None
         current: np.ndarray | None = vector
         for f in reversed(factors):  # the rightmost factor meets the vector first
-            current = yield (f, token, current)
+            applied = self._direct(f, token, current)
+            if applied is _PENDING:
+                applied = yield (f, token, current)
+            current = applied
             if current is None:
                 return None
             token = self.token((f, token))
         return current * coefficient if coefficient != 1 else current
+
+    def _direct(self, e: sympy.Expr, token: int, vector: np.ndarray) -> np.ndarray | object | None:
+        """``e`` applied to ``vector`` where that needs no node of its own (an edge, a
+        number, a reference already applied to this vector); else :data:`_PENDING`."""
+        if e.is_Symbol:
+            if e in self.references:
+                return self.remembered.get((e, token), _PENDING)
+            if e not in self.small:
+                self.small[e] = _Entries.of(self.parts[self.edges[e]])
+            small = self.small[e]
+            if small is not None:
+                return small.apply(vector)
+            total = None
+            for block, value in self.parts[self.edges[e]]:
+                total = _plus(total, apply_block(block, value, vector))
+            return total
+        if e.is_Number:
+            return None if e == 0 else self._number(e) * vector
+        return _PENDING
 
     def _number(self, e: sympy.Expr) -> float:
         return abs(float(e)) if self.absolute else float(e)
