@@ -36,6 +36,7 @@ __all__ = [
     "edge_parts",
     "edge_values",
     "jacobian_blocks",
+    "jvp_and_scale",
     "jvp_of_expressions",
     "vertex_values",
 ]
@@ -193,28 +194,48 @@ def jvp_of_expressions(
     >>> [float(value) for value in jv[g.outputs[0]]]
     [0.0, 0.0, 0.0]
     """
+    entries = _entries(es, values, tangents, (absolute,))
+    if by_entry:
+        return {key: rows[0] for key, rows in entries.items()}
+    return {y: rows[0] for y, rows in _by_output(es.graph, entries, 1).items()}
+
+
+def jvp_and_scale(
+    es: ExpressionData, values: Mapping[str, np.ndarray], tangents: Mapping[str, np.ndarray]
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """:func:`jvp_of_expressions` plain and with ``absolute`` (``J·v`` and ``|J|·|v|`` per
+    output), from one pass over the expressions: each vector a pair of rows."""
+    summed = _by_output(es.graph, _entries(es, values, tangents, (False, True)), 2)
+    return {y: rows[0] for y, rows in summed.items()}, {y: rows[1] for y, rows in summed.items()}
+
+
+def _entries(
+    es: ExpressionData,
+    values: Mapping[str, np.ndarray],
+    tangents: Mapping[str, np.ndarray],
+    lanes: tuple[bool, ...],
+) -> dict[tuple[str, str], np.ndarray]:
+    """Each entry's product with its input's tangent, one row per lane (True: by
+    magnitudes)."""
     graph = es.graph
-    parts = edge_parts(graph, values)
-    if absolute:
-        parts = {
-            e: [(b, None if v is None else np.abs(v)) for b, v in ps] for e, ps in parts.items()
-        }
-    applier = _Applier(es, parts, absolute)
+    applier = _Applier(es, edge_parts(graph, values), lanes)
     flat = {}
     for x in graph.inputs:
         size = math.prod(graph.shape(x))
         vector = np.asarray(tangents[x], dtype=float).reshape(-1)
-        vector = np.abs(vector) if absolute else vector
         if vector.size != size:
             raise ValueError(f"tangent of {x}: {vector.size} values for {size} entries")
-        flat[x] = vector
+        flat[x] = np.stack([np.abs(vector) if absolute else vector for absolute in lanes])
     entries: dict[tuple[str, str], np.ndarray] = {}
     for (y, x), expr in es.jacobian.items():
         part = applier.apply(expr, applier.token(("input", x)), flat[x])
-        entries[(y, x)] = np.zeros(math.prod(graph.shape(y))) if part is None else part
-    if by_entry:
-        return entries
-    out = {y: np.zeros(math.prod(graph.shape(y))) for y in graph.outputs}
+        size = math.prod(graph.shape(y))
+        entries[(y, x)] = np.zeros((len(lanes), size)) if part is None else part
+    return entries
+
+
+def _by_output(graph: DGraph, entries: Mapping[tuple[str, str], np.ndarray], lanes: int) -> dict:
+    out = {y: np.zeros((lanes, math.prod(graph.shape(y)))) for y in graph.outputs}
     for (y, _), part in entries.items():
         out[y] = out[y] + part
     return out
@@ -228,10 +249,12 @@ class _Applier:
     """Expressions applied to vectors, without recursion on their depth: each node a
     generator that yields what it needs applied and receives the result. A vector is
     named by a token, the chain of expressions applied to a tangent (interned to an
-    int), so that a reference's result is remembered per (reference, token)."""
+    int), so that a reference's result is remembered per (reference, token). Each
+    vector has a row per lane: values and numbers as they are (False) or by their
+    magnitudes (True)."""
 
-    def __init__(self, es: ExpressionData, parts: Mapping, absolute: bool = False) -> None:
-        self.absolute = absolute  # numbers by their magnitude (the values' are already)
+    def __init__(self, es: ExpressionData, parts: Mapping, lanes: tuple[bool, ...]) -> None:
+        self.lanes = lanes
         self.references = es.references
         self.edges = es.graph.edge_symbols
         self.parts = parts
@@ -243,7 +266,7 @@ class _Applier:
         return self.tokens.setdefault(key, len(self.tokens))
 
     def apply(self, expr: sympy.Expr, token: int, vector: np.ndarray) -> np.ndarray | None:
-        """``expr`` applied to ``vector`` (flat); None: zero."""
+        """``expr`` applied to ``vector`` (a flat row per lane); None: zero."""
         stack = [self._node(expr, token, vector)]
         result = None
         while stack:
@@ -281,7 +304,7 @@ class _Applier:
         factors = []
         for f in e.args:
             if f.is_Number:
-                coefficient *= self._number(f)
+                coefficient *= float(f)
             else:
                 factors.append(f)
         if coefficient == 0:
@@ -295,7 +318,7 @@ class _Applier:
             if current is None:
                 return None
             token = self.token((f, token))
-        return current * coefficient if coefficient != 1 else current
+        return current * self._scale(coefficient) if coefficient != 1 else current
 
     def _direct(self, e: sympy.Expr, token: int, vector: np.ndarray) -> np.ndarray | object | None:
         """``e`` applied to ``vector`` where that needs no node of its own (an edge, a
@@ -304,20 +327,30 @@ class _Applier:
             if e in self.references:
                 return self.remembered.get((e, token), _PENDING)
             if e not in self.small:
-                self.small[e] = _Entries.of(self.parts[self.edges[e]])
+                self.small[e] = _Entries.of(self.parts[self.edges[e]], self.lanes)
             small = self.small[e]
             if small is not None:
                 return small.apply(vector)
-            total = None
-            for block, value in self.parts[self.edges[e]]:
-                total = _plus(total, apply_block(block, value, vector))
-            return total
+            return np.stack(
+                [
+                    sum(
+                        apply_block(block, _magnitude(value) if absolute else value, row)
+                        for block, value in self.parts[self.edges[e]]
+                    )
+                    for absolute, row in zip(self.lanes, vector, strict=True)
+                ]
+            )
         if e.is_Number:
-            return None if e == 0 else self._number(e) * vector
+            return None if e == 0 else self._scale(float(e)) * vector
         return _PENDING
 
-    def _number(self, e: sympy.Expr) -> float:
-        return abs(float(e)) if self.absolute else float(e)
+    def _scale(self, number: float) -> np.ndarray:
+        """A number as a column, one row per lane."""
+        return np.array([[abs(number) if absolute else number] for absolute in self.lanes])
+
+
+def _magnitude(value: np.ndarray | None) -> np.ndarray | None:
+    return None if value is None else np.abs(value)
 
 
 SMALL_BLOCK = 4096  # entries up to which an edge's blocks are applied from their entry list
@@ -330,14 +363,20 @@ class _Entries:
     order: no sum), the same products as :func:`apply_block`'s and no others, without a
     reader and an ``einsum`` per block at every use."""
 
-    def __init__(self, rows: np.ndarray, cols: np.ndarray, data: np.ndarray, size: int) -> None:
-        self.cols, self.data, self.size = cols, data, size
-        self.rows = None if np.array_equal(rows, np.arange(size)) else rows
+    def __init__(
+        self, rows: np.ndarray, cols: np.ndarray, data: np.ndarray, size: int, lanes: tuple
+    ) -> None:
+        self.cols, self.size = cols, size
+        self.data = np.stack([np.abs(data) if absolute else data for absolute in lanes])
+        self.rows = None  # an entry per row, in order
+        if not np.array_equal(rows, np.arange(size)):  # each lane's rows after the last's
+            self.rows = np.concatenate([rows + k * size for k in range(len(lanes))])
 
     @classmethod
-    def of(cls, parts: list) -> _Entries | None:
-        """The entries of ``parts`` (an edge's blocks and values); None where one block
-        has more than :data:`SMALL_BLOCK` entries (it is applied as it is)."""
+    def of(cls, parts: list, lanes: tuple[bool, ...]) -> _Entries | None:
+        """The entries of ``parts`` (an edge's blocks and values) with their values in
+        each lane; None where one block has more than :data:`SMALL_BLOCK` entries (it is
+        applied as it is)."""
         rows, cols, data = [], [], []
         for block, value in parts:
             if block.nnz > SMALL_BLOCK:
@@ -351,14 +390,16 @@ class _Entries:
             cols.append(c)
             data.append(flat[at] if flat.size > 1 else np.broadcast_to(flat, at.shape))
         size = math.prod(parts[0][0].out_shape)
-        return cls(np.concatenate(rows), np.concatenate(cols), np.concatenate(data), size)
+        return cls(np.concatenate(rows), np.concatenate(cols), np.concatenate(data), size, lanes)
 
     def apply(self, vector: np.ndarray) -> np.ndarray:
-        """The edge's block (its parts' sum) times ``vector``, flat in and out."""
-        products = self.data * vector[self.cols]
+        """The edge's block (its parts' sum) times ``vector``, a flat row per lane."""
+        products = self.data * vector[:, self.cols]
         if self.rows is None:
             return products
-        return np.bincount(self.rows, weights=products, minlength=self.size)
+        lanes = len(products)
+        summed = np.bincount(self.rows, weights=products.reshape(-1), minlength=lanes * self.size)
+        return summed.reshape(lanes, self.size)
 
 
 def _plus(total: np.ndarray | None, part: np.ndarray | None) -> np.ndarray | None:
