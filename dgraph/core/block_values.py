@@ -179,9 +179,11 @@ def jvp_of_expressions(
     expressions bracket it, the scale of the rounding error of any way of computing J·v.
 
     Matrix-free: a product A·B·C is applied right to left, C·v, then B·(C·v), each a
-    block times a vector (:func:`apply_block`); a sum is a sum of vectors; a reference is
-    applied where it is used, its result remembered per (reference, vector). The work is
-    the blocks' stored values times their uses, never a product's fill. The set is
+    block times a vector (:func:`apply_block`; an edge whose blocks have at most
+    :data:`SMALL_BLOCK` entries each, from its list of entries); a sum is a sum of
+    vectors; a reference is applied where it is used, its result remembered per
+    (reference, vector). The work is the blocks' stored values (a small block's entries)
+    times their uses, never a product's fill. The set is
     applied as given (its bracketing cannot change the result; ``es.as_computed`` is the
     form the method computed).
 
