@@ -109,14 +109,18 @@ def test_references_are_applied_once_per_vector(monkeypatch):
     es = accumulate(from_jax(f, *args, level="array"), "forward", verify=False)
     definitions = set(es.references.values())
     seen = {"references": 0, "definitions": 0}
-    original = block_values._Applier._node
+    node, direct = block_values._Applier._node, block_values._Applier._direct
 
-    def counting(self, e, token, vector):
-        seen["references"] += e in self.references
+    def applying(self, e, token, vector):  # every definition is applied in a node
         seen["definitions"] += e in definitions
-        return original(self, e, token, vector)
+        return node(self, e, token, vector)
 
-    monkeypatch.setattr(block_values._Applier, "_node", counting)
+    def meeting(self, e, token, vector):  # a parent meets each reference here first
+        seen["references"] += e in self.references
+        return direct(self, e, token, vector)
+
+    monkeypatch.setattr(block_values._Applier, "_node", applying)
+    monkeypatch.setattr(block_values._Applier, "_direct", meeting)
     g = es.graph
     values = vertex_values(g, dict(zip(g.inputs, args, strict=True)))
     tangents = {x: np.ones(g.shape(x)) for x in g.inputs}

@@ -32,47 +32,13 @@ for g in graphs:
 """
 
 
-def _run(seed: int) -> str:
-    env = {**os.environ, "PYTHONHASHSEED": str(seed)}
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=600
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
-
-
-def test_methods_write_the_same_sets_under_every_hash_seed():
-    first, second = _run(1), _run(2)
-    assert first.count("\n") > 40
-    assert first == second
-
-
-def test_zhou_does_not_depend_on_the_hash_seed():
-    """Zhou's page strategy broke ties between anchors by a set's order, which Python's
-    string hashing seeds per process: the same graph gave other factorizations (and
-    costs) in another process. Two processes with different hash seeds must agree."""
-    import os
-    import subprocess
-    import sys
-
-    code = (
-        "from dgraph.frontends.random_graphs import random_layered\n"
-        "from dgraph.zhou.factorize import zhou\n"
-        "for seed in range(4):\n"
-        "    es = zhou(random_layered(seed, 10, 20, 3), strategy='pages')\n"
-        "    print(es.mults, es.to_text())\n"
-    )
-    runs = [
-        subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "PYTHONHASHSEED": str(h)},
-        ).stdout
-        for h in (1, 2)
-    ]
-    assert runs[0] == runs[1]
+ZHOU_SCRIPT = r"""
+from dgraph.frontends.random_graphs import random_layered
+from dgraph.zhou.factorize import zhou
+for seed in range(4):
+    es = zhou(random_layered(seed, 10, 20, 3), strategy='pages')
+    print(es.mults, es.to_text())
+"""
 
 
 BEST_SCRIPT = r"""
@@ -93,21 +59,63 @@ for name in ("spherical_coordinates.trace", "naumann_discrepancy.json"):
 """
 
 
-def test_best_with_a_work_budget_is_the_same_in_every_process():
-    """``best`` with a budget (counted work, not time) and a seed: the same ``--json``,
-    seconds aside, in processes with different hash seeds — and so on two runs, whatever
-    the load (tests/test_best.py runs it under a ten-times clock too)."""
-    runs = []
-    for seed in (1, 2):
-        env = {**os.environ, "PYTHONHASHSEED": str(seed)}
-        done = subprocess.run(
-            [sys.executable, "-c", BEST_SCRIPT],
-            env=env,
-            capture_output=True,
+SCRIPTS = {"best": BEST_SCRIPT, "zhou": ZHOU_SCRIPT, "methods": SCRIPT}
+
+
+def _combined() -> str:
+    """The scripts one after the other in one process (each in its own namespace), each
+    output after a line naming it: one interpreter start per hash seed, not one per
+    script and seed."""
+    lines = []
+    for name, script in SCRIPTS.items():
+        lines += [f"print({MARK + name!r}, flush=True)", f"exec({script!r}, {{}})"]
+    return "\n".join(lines)
+
+
+MARK = "=== dgraph determinism section: "
+
+
+def _runs() -> dict[int, dict[str, str]]:
+    """Each script's output in a process with string hash seed 1 and one with seed 2 (run
+    side by side)."""
+    procs = {
+        seed: subprocess.Popen(
+            [sys.executable, "-c", _combined()],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=600,
         )
-        assert done.returncode == 0, done.stderr[-2000:]
-        runs.append(done.stdout)
-    assert runs[0].count("\n") == 2 and '"cut_by_time": false' in runs[0]
-    assert runs[0] == runs[1]
+        for seed in (1, 2)
+    }
+    out = {}
+    for seed, proc in procs.items():
+        stdout, stderr = proc.communicate(timeout=600)
+        assert proc.returncode == 0, stderr[-2000:]
+        sections = dict(part.split("\n", 1) for part in stdout.split(MARK)[1:])
+        assert list(sections) == list(SCRIPTS)
+        out[seed] = sections
+    return out
+
+
+def test_every_script_writes_the_same_under_every_hash_seed():
+    """Three scripts, each in two processes with different string hash seeds (one test,
+    so that the processes start once per seed, not once per script and per worker):
+
+    - methods: every compared method writes the same expression sets;
+    - zhou: Zhou's page strategy broke ties between anchors by a set's order, which
+      Python's string hashing seeds per process: the same graph gave other factorizations
+      (and costs) in another process. Two processes with different hash seeds must agree;
+    - best: ``best`` with a budget (counted work, not time) and a seed: the same
+      ``--json``, seconds aside, in processes with different hash seeds — and so on two
+      runs, whatever the load (tests/test_best.py runs it under a ten-times clock too).
+    """
+    runs = _runs()
+    methods = runs[1]["methods"]
+    assert methods.count("\n") > 40
+    assert methods == runs[2]["methods"], "methods"
+    assert runs[1]["zhou"].count("\n") >= 4
+    assert runs[1]["zhou"] == runs[2]["zhou"], "zhou"
+    best = runs[1]["best"]
+    assert best.count("\n") == 2 and '"cut_by_time": false' in best
+    assert best == runs[2]["best"], "best"

@@ -234,18 +234,24 @@ def test_render_command_highlight_and_steps(capsys, tmp_path):
     assert main(["render", SIN, "-o", str(tmp_path / "s.png"), "--steps", "--view", "line"]) == 2
 
 
-def test_render_command_bad_input_exits_2(tmp_path):
+def test_render_command_bad_input_exits_2(tmp_path, capsys):
+    """Each bad input: exit 2, one line on stderr, no traceback. The first through the
+    installed entry point (``python -m dgraph``, a process of its own), the others
+    through the same ``main`` in this process (no interpreter start each)."""
+    missing = ["render", str(tmp_path / "missing.json"), "-o", str(tmp_path / "g.svg")]
+    run = subprocess.run(
+        [sys.executable, "-m", "dgraph", *missing], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 2, (missing, run.stderr)
+    assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
     for argv in (
         ["render", SIN, "-o", str(tmp_path / "g.gif")],
         ["render", SIN, "-o", str(tmp_path / "g.svg"), "--highlight", "rainbows"],
         ["render", SIN, "-o", str(tmp_path / "g.svg"), "--steps", "-m", "layers"],
-        ["render", str(tmp_path / "missing.json"), "-o", str(tmp_path / "g.svg")],
     ):
-        run = subprocess.run(
-            [sys.executable, "-m", "dgraph", *argv], capture_output=True, text=True, timeout=120
-        )
-        assert run.returncode == 2, (argv, run.stderr)
-        assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1, (argv, err)
 
 
 def test_a_frame_title_appears_once_in_the_viewer(sin_graph):

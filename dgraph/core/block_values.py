@@ -30,6 +30,7 @@ from ..blocks import (
     Sparse,
     add_values,
     multiply_values,
+    pattern,
     to_matrix,
 )
 from ..blocks.arrays import block_value, evaluate, operand_block
@@ -45,6 +46,7 @@ __all__ = [
     "edge_parts",
     "edge_values",
     "jacobian_blocks",
+    "jvp_and_scale",
     "jvp_of_expressions",
     "vertex_values",
 ]
@@ -215,9 +217,11 @@ def jvp_of_expressions(
     expressions bracket it, the scale of the rounding error of any way of computing J·v.
 
     Matrix-free: a product A·B·C is applied right to left, C·v, then B·(C·v), each a
-    block times a vector (:func:`apply_block`); a sum is a sum of vectors; a reference is
-    applied where it is used, its result remembered per (reference, vector). The work is
-    the blocks' stored values times their uses, never a product's fill. The set is
+    block times a vector (:func:`apply_block`; an edge whose blocks have at most
+    :data:`SMALL_BLOCK` entries each, from its list of entries); a sum is a sum of
+    vectors; a reference is applied where it is used, its result remembered per
+    (reference, vector). The work is the blocks' stored values (a small block's entries)
+    times their uses, never a product's fill. The set is
     applied as given (its bracketing cannot change the result; ``es.as_computed`` is the
     form the method computed).
 
@@ -230,47 +234,71 @@ def jvp_of_expressions(
     >>> [float(value) for value in jv[g.outputs[0]]]
     [0.0, 0.0, 0.0]
     """
+    entries = _entries(es, values, tangents, (absolute,))
+    if by_entry:
+        return {key: rows[0] for key, rows in entries.items()}
+    return {y: rows[0] for y, rows in _by_output(es.graph, entries, 1).items()}
+
+
+def jvp_and_scale(
+    es: ExpressionData, values: Mapping[str, np.ndarray], tangents: Mapping[str, np.ndarray]
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """:func:`jvp_of_expressions` plain and with ``absolute`` (``J·v`` and ``|J|·|v|`` per
+    output), from one pass over the expressions: each vector a pair of rows."""
+    summed = _by_output(es.graph, _entries(es, values, tangents, (False, True)), 2)
+    return {y: rows[0] for y, rows in summed.items()}, {y: rows[1] for y, rows in summed.items()}
+
+
+def _entries(
+    es: ExpressionData,
+    values: Mapping[str, np.ndarray],
+    tangents: Mapping[str, np.ndarray],
+    lanes: tuple[bool, ...],
+) -> dict[tuple[str, str], np.ndarray]:
+    """Each entry's product with its input's tangent, one row per lane (True: by
+    magnitudes)."""
     graph = es.graph
-    parts = edge_parts(graph, values)
-    if absolute:
-        parts = {
-            e: [(b, None if v is None else np.abs(v)) for b, v in ps] for e, ps in parts.items()
-        }
-    applier = _Applier(es, parts, absolute)
+    applier = _Applier(es, edge_parts(graph, values), lanes)
     flat = {}
     for x in graph.inputs:
         size = math.prod(graph.shape(x))
         vector = np.asarray(tangents[x], dtype=float).reshape(-1)
-        vector = np.abs(vector) if absolute else vector
         if vector.size != size:
             raise ValueError(f"tangent of {x}: {vector.size} values for {size} entries")
-        flat[x] = vector
+        flat[x] = np.stack([np.abs(vector) if absolute else vector for absolute in lanes])
     entries: dict[tuple[str, str], np.ndarray] = {}
     for (y, x), expr in es.jacobian.items():
         part = applier.apply(expr, applier.token(("input", x)), flat[x])
-        entries[(y, x)] = np.zeros(math.prod(graph.shape(y))) if part is None else part
-    if by_entry:
-        return entries
-    out = {y: np.zeros(math.prod(graph.shape(y))) for y in graph.outputs}
+        size = math.prod(graph.shape(y))
+        entries[(y, x)] = np.zeros((len(lanes), size)) if part is None else part
+    return entries
+
+
+def _by_output(graph: DGraph, entries: Mapping[tuple[str, str], np.ndarray], lanes: int) -> dict:
+    out = {y: np.zeros((lanes, math.prod(graph.shape(y)))) for y in graph.outputs}
     for (y, _), part in entries.items():
         out[y] = out[y] + part
     return out
 
 
 Request = tuple[sympy.Expr, int, np.ndarray]  # apply this expression to this vector (token)
+_PENDING = object()  # what needs a node of its own: applied by the node's parent's yield
 
 
 class _Applier:
     """Expressions applied to vectors, without recursion on their depth: each node a
     generator that yields what it needs applied and receives the result. A vector is
     named by a token, the chain of expressions applied to a tangent (interned to an
-    int), so that a reference's result is remembered per (reference, token)."""
+    int), so that a reference's result is remembered per (reference, token). Each
+    vector has a row per lane: values and numbers as they are (False) or by their
+    magnitudes (True)."""
 
-    def __init__(self, es: ExpressionData, parts: Mapping, absolute: bool = False) -> None:
-        self.absolute = absolute  # numbers by their magnitude (the values' are already)
+    def __init__(self, es: ExpressionData, parts: Mapping, lanes: tuple[bool, ...]) -> None:
+        self.lanes = lanes
         self.references = es.references
         self.edges = es.graph.edge_symbols
         self.parts = parts
+        self.small: dict[sympy.Symbol, _Entries | None] = {}
         self.tokens: dict[tuple, int] = {}
         self.remembered: dict[tuple[sympy.Symbol, int], np.ndarray | None] = {}
 
@@ -278,7 +306,7 @@ class _Applier:
         return self.tokens.setdefault(key, len(self.tokens))
 
     def apply(self, expr: sympy.Expr, token: int, vector: np.ndarray) -> np.ndarray | None:
-        """``expr`` applied to ``vector`` (flat); None: zero."""
+        """``expr`` applied to ``vector`` (a flat row per lane); None: zero."""
         stack = [self._node(expr, token, vector)]
         result = None
         while stack:
@@ -300,17 +328,15 @@ class _Applier:
             if key not in self.remembered:
                 self.remembered[key] = yield (self.references[e], token, vector)
             return self.remembered[key]
-        if e.is_Symbol:
-            total = None
-            for block, value in self.parts[self.edges[e]]:
-                total = _plus(total, apply_block(block, value, vector))
-            return total
-        if e.is_Number:
-            return None if e == 0 else self._number(e) * vector
+        if e.is_Symbol or e.is_Number:
+            return self._direct(e, token, vector)
         if e.is_Add:
             total = None
             for term in e.args:
-                total = _plus(total, (yield (term, token, vector)))
+                part = self._direct(term, token, vector)
+                if part is _PENDING:
+                    part = yield (term, token, vector)
+                total = _plus(total, part)
             return total
         if not e.is_Mul:
             raise ValueError(f"a block expression holds {type(e).__name__}: {e}")
@@ -318,21 +344,102 @@ class _Applier:
         factors = []
         for f in e.args:
             if f.is_Number:
-                coefficient *= self._number(f)
+                coefficient *= float(f)
             else:
                 factors.append(f)
         if coefficient == 0:
             return None
         current: np.ndarray | None = vector
         for f in reversed(factors):  # the rightmost factor meets the vector first
-            current = yield (f, token, current)
+            applied = self._direct(f, token, current)
+            if applied is _PENDING:
+                applied = yield (f, token, current)
+            current = applied
             if current is None:
                 return None
             token = self.token((f, token))
-        return current * coefficient if coefficient != 1 else current
+        return current * self._scale(coefficient) if coefficient != 1 else current
 
-    def _number(self, e: sympy.Expr) -> float:
-        return abs(float(e)) if self.absolute else float(e)
+    def _direct(self, e: sympy.Expr, token: int, vector: np.ndarray) -> np.ndarray | object | None:
+        """``e`` applied to ``vector`` where that needs no node of its own (an edge, a
+        number, a reference already applied to this vector); else :data:`_PENDING`."""
+        if e.is_Symbol:
+            if e in self.references:
+                return self.remembered.get((e, token), _PENDING)
+            if e not in self.small:
+                self.small[e] = _Entries.of(self.parts[self.edges[e]], self.lanes)
+            small = self.small[e]
+            if small is not None:
+                return small.apply(vector)
+            return np.stack(
+                [
+                    sum(
+                        apply_block(block, _magnitude(value) if absolute else value, row)
+                        for block, value in self.parts[self.edges[e]]
+                    )
+                    for absolute, row in zip(self.lanes, vector, strict=True)
+                ]
+            )
+        if e.is_Number:
+            return None if e == 0 else self._scale(float(e)) * vector
+        return _PENDING
+
+    def _scale(self, number: float) -> np.ndarray:
+        """A number as a column, one row per lane."""
+        return np.array([[abs(number) if absolute else number] for absolute in self.lanes])
+
+
+def _magnitude(value: np.ndarray | None) -> np.ndarray | None:
+    return None if value is None else np.abs(value)
+
+
+SMALL_BLOCK = 4096  # entries up to which an edge's blocks are applied from their entry list
+
+
+class _Entries:
+    """An edge's blocks (all small) as one list of entries, row, column and value, made
+    once per ``J·v`` from the blocks' patterns: applied, the vector is read at the
+    columns, multiplied by the values and summed into the rows (an entry per row in
+    order: no sum), the same products as :func:`apply_block`'s and no others, without a
+    reader and an ``einsum`` per block at every use."""
+
+    def __init__(
+        self, rows: np.ndarray, cols: np.ndarray, data: np.ndarray, size: int, lanes: tuple
+    ) -> None:
+        self.cols, self.size = cols, size
+        self.data = np.stack([np.abs(data) if absolute else data for absolute in lanes])
+        self.rows = None  # an entry per row, in order
+        if not np.array_equal(rows, np.arange(size)):  # each lane's rows after the last's
+            self.rows = np.concatenate([rows + k * size for k in range(len(lanes))])
+
+    @classmethod
+    def of(cls, parts: list, lanes: tuple[bool, ...]) -> _Entries | None:
+        """The entries of ``parts`` (an edge's blocks and values) with their values in
+        each lane; None where one block has more than :data:`SMALL_BLOCK` entries (it is
+        applied as it is)."""
+        rows, cols, data = [], [], []
+        for block, value in parts:
+            if block.nnz > SMALL_BLOCK:
+                return None
+            flat = np.ones(1) if value is None else np.asarray(value, dtype=float).reshape(-1)
+            if isinstance(block, Sparse):
+                r, c, at = block.rows, block.cols, np.arange(len(block.cols))
+            else:
+                r, c, at = pattern(block)
+            rows.append(r)
+            cols.append(c)
+            data.append(flat[at] if flat.size > 1 else np.broadcast_to(flat, at.shape))
+        size = math.prod(parts[0][0].out_shape)
+        return cls(np.concatenate(rows), np.concatenate(cols), np.concatenate(data), size, lanes)
+
+    def apply(self, vector: np.ndarray) -> np.ndarray:
+        """The edge's block (its parts' sum) times ``vector``, a flat row per lane."""
+        products = self.data * vector[:, self.cols]
+        if self.rows is None:
+            return products
+        lanes = len(products)
+        summed = np.bincount(self.rows, weights=products.reshape(-1), minlength=lanes * self.size)
+        return summed.reshape(lanes, self.size)
 
 
 def _plus(total: np.ndarray | None, part: np.ndarray | None) -> np.ndarray | None:
@@ -356,14 +463,14 @@ def apply_block(block: Block, value: np.ndarray | None, vector: np.ndarray) -> n
     >>> apply_block(dense((2,), (3,)), np.arange(6.0).reshape(2, 3), np.ones(3))
     array([ 3., 12.])
     """
-    rows = math.prod(block.out_shape)
     value = np.ones(()) if value is None else np.asarray(value, dtype=float)
     if isinstance(block, Sparse):
+        rows = math.prod(block.out_shape)
         weights = np.broadcast_to(value.reshape(-1) if value.size > 1 else value, block.rows.shape)
         return np.bincount(block.rows, weights=weights * vector[block.cols], minlength=rows)
     plan = _vector_plan(block)
-    x = _gather(plan.reader_in, block, vector)
-    if block.value:
+    x = plan.reader_in.gather(vector)
+    if plan.value_shape:
         values = (
             np.broadcast_to(value.reshape(()), plan.value_shape)
             if value.size == 1
@@ -376,19 +483,53 @@ def apply_block(block: Block, value: np.ndarray | None, vector: np.ndarray) -> n
         t = t * scale if scale != 1 else t
     if plan.broadcast:
         t = np.broadcast_to(t.reshape(plan.present_shape), plan.out_label_shape)
-    out = np.zeros(rows)
-    _scatter(plan.reader_out, block, out, t)
-    return out
+    return plan.reader_out.scatter(t)
 
 
-@dataclass(frozen=True)
 class _Reader:
-    """How one side of a labelled block reads a flat vector: its distinct labels (first
-    appearance) and whether each appears once (then a slice and a reshape: a view)."""
+    """How one side of a labelled block reads a flat vector, or writes a new one: its
+    distinct labels (first appearance), and where they read: a slice and a reshape where
+    each label reads one place (just a reshape where the slices are whole), else a
+    gather by the flat positions. Made once per block (:func:`_vector_plan`)."""
 
-    side: str  # "out" or "in"
-    labels: tuple[int, ...]
-    simple: bool
+    def __init__(self, block: Labelled, side: str) -> None:
+        axes = block.out_axes if side == "out" else block.in_axes
+        self.shape = block.out_shape if side == "out" else block.in_shape
+        every = [k for labels, _ in axes for k in labels]
+        self.labels = tuple(dict.fromkeys(every))
+        self.label_shape = tuple(block.sizes[k] for k in self.labels)
+        self.size = math.prod(self.shape)
+        self.index: np.ndarray | None = None
+        self.cut: tuple[slice, ...] | None = None
+        if len(self.labels) != len(every):
+            self.index = _flat_index(self.labels, axes, self.shape, block.sizes)
+            return
+        cut = tuple(
+            slice(off, off + math.prod(block.sizes[k] for k in labels)) for labels, off in axes
+        )
+        if any((c.start, c.stop) != (0, n) for c, n in zip(cut, self.shape, strict=True)):
+            self.cut = cut
+            self.cut_shape = tuple(c.stop - c.start for c in cut)
+
+    def gather(self, vector: np.ndarray) -> np.ndarray:
+        """The vector's entries at the labels, one axis per label."""
+        if self.index is not None:
+            return vector[self.index]
+        if self.cut is None:
+            return vector.reshape(self.label_shape)
+        return vector.reshape(self.shape)[self.cut].reshape(self.label_shape)
+
+    def scatter(self, t: np.ndarray) -> np.ndarray:
+        """A new flat vector holding ``t`` (one axis per label) where the labels read,
+        zeros elsewhere."""
+        if self.cut is None and self.index is None:
+            return np.array(t, dtype=float).reshape(-1)
+        out = np.zeros(self.size)
+        if self.index is not None:
+            out[self.index] = t
+        else:
+            out.reshape(self.shape)[self.cut] = np.reshape(t, self.cut_shape)
+        return out
 
 
 @dataclass(frozen=True)
@@ -403,16 +544,9 @@ class _VectorPlan:
     out_label_shape: tuple[int, ...]
 
 
-def _reader(block: Labelled, side: str) -> _Reader:
-    axes = block.out_axes if side == "out" else block.in_axes
-    every = [k for labels, _ in axes for k in labels]
-    labels = tuple(dict.fromkeys(every))
-    return _Reader(side, labels, len(labels) == len(every))
-
-
 @functools.lru_cache(maxsize=4096)
 def _vector_plan(block: Labelled) -> _VectorPlan:
-    reader_in, reader_out = _reader(block, "in"), _reader(block, "out")
+    reader_in, reader_out = _Reader(block, "in"), _Reader(block, "out")
     letter = {k: _LETTERS[i] for i, k in enumerate(sorted(set(range(len(block.sizes)))))}
     varies = set(block.value) | set(reader_in.labels)
     present = [k for k in reader_out.labels if k in varies]
@@ -439,50 +573,20 @@ def _vector_plan(block: Labelled) -> _VectorPlan:
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def _side(reader: _Reader, block: Labelled) -> tuple[tuple, tuple[int, ...]]:
-    axes = block.out_axes if reader.side == "out" else block.in_axes
-    shape = block.out_shape if reader.side == "out" else block.in_shape
-    return tuple(zip(axes, shape, strict=True)), shape
-
-
-def _slices(reader: _Reader, block: Labelled) -> tuple[tuple[slice, ...], tuple[int, ...]]:
-    """Each axis cut to the range its labels read, and the labels' sizes in order."""
-    pairs, _ = _side(reader, block)
-    cut = []
-    for (labels, off), _length in pairs:
-        cut.append(slice(off, off + math.prod(block.sizes[k] for k in labels)))
-    return tuple(cut), tuple(block.sizes[k] for k in reader.labels)
-
-
-def _flat_index(reader: _Reader, block: Labelled) -> np.ndarray:
-    """The flat position each assignment of the side's labels reads (a label on several
-    axes: a diagonal), broadcast over the labels in order."""
-    pairs, _ = _side(reader, block)
-    n = len(reader.labels)
-    dim = {k: i for i, k in enumerate(reader.labels)}
+def _flat_index(
+    labels: tuple[int, ...], axes: tuple, shape: tuple[int, ...], sizes: tuple[int, ...]
+) -> np.ndarray:
+    """The flat position each assignment of ``labels`` reads on a side with these
+    ``axes`` and ``shape`` (a label on several axes: a diagonal), one axis per label."""
+    n = len(labels)
+    dim = {k: i for i, k in enumerate(labels)}
     index = np.zeros((1,) * n, dtype=np.int64)
-    for (labels, off), length in pairs:
+    for (axis_labels, off), length in zip(axes, shape, strict=True):
         position = np.zeros((1,) * n, dtype=np.int64)
-        for k in labels:
-            ramp = np.arange(block.sizes[k], dtype=np.int64)
-            position = position * block.sizes[k] + ramp.reshape(
+        for k in axis_labels:
+            ramp = np.arange(sizes[k], dtype=np.int64)
+            position = position * sizes[k] + ramp.reshape(
                 [-1 if i == dim[k] else 1 for i in range(n)]
             )
         index = index * length + position + off
-    return np.broadcast_to(index, tuple(block.sizes[k] for k in reader.labels))
-
-
-def _gather(reader: _Reader, block: Labelled, vector: np.ndarray) -> np.ndarray:
-    if reader.simple:
-        cut, shape = _slices(reader, block)
-        return vector.reshape(block.in_shape)[cut].reshape(shape)
-    return vector[_flat_index(reader, block)]
-
-
-def _scatter(reader: _Reader, block: Labelled, out: np.ndarray, t: np.ndarray) -> None:
-    if reader.simple:
-        cut, _ = _slices(reader, block)
-        target = out.reshape(block.out_shape)
-        target[cut] = np.reshape(t, target[cut].shape)
-    else:
-        out[_flat_index(reader, block)] = t
+    return np.broadcast_to(index, tuple(sizes[k] for k in labels))

@@ -49,7 +49,7 @@ import sympy
 from ..blocks import to_matrix
 from ..errors import DGraphError
 from . import numeric
-from .block_values import jacobian_blocks, jvp_of_expressions, vertex_values
+from .block_values import jacobian_blocks, jvp_and_scale, vertex_values
 from .graph import vertex_symbol
 
 if TYPE_CHECKING:
@@ -484,8 +484,7 @@ def check_code(es: ExpressionData, run: Run | None, seed: int = 0, what: str = "
         errors[name] = max(errors.get(name, 0.0), error)
 
     def apply(point: Point, direction: dict) -> dict:
-        jv = jvp_of_expressions(es, point.values, direction)
-        size = jvp_of_expressions(es, point.values, direction, absolute=True)
+        jv, size = jvp_and_scale(es, point.values, direction)
         if run is not None:
             w = cotangent_at(graph, seed)
             got = run(point, direction, w)
