@@ -71,6 +71,7 @@ __all__ = [
 ]
 
 Shape = tuple[int, ...]
+ROUNDS = 8  # the most rounds of merging (each round finds what the last one made equal)
 
 # Calls that only view, reshape or copy their operand, or make a dtype: never a
 # statement of their own (nothing is saved), and no operation counted
@@ -84,6 +85,12 @@ MOVES = frozenset(
         "zeros_like", "arange", "ascontiguousarray", *VIEWS,
     }
 )  # fmt: skip
+# Elementwise functions whose value is floating-point whatever their operands' types
+CALLS_FLOATING = (
+    "exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan", "arcsin", "arccos",
+    "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "sqrt", "cbrt",
+    "erf", "erfc", "arctan2", "power",
+)  # fmt: skip
 # Elementwise calls by what the scalar rule charges them (the rest: one call an entry)
 _COMPARES = {"sign": 1, "maximum": 1, "minimum": 1, "isfinite": 1}
 _FREE = frozenset({"where", "logical_and", "logical_or", "logical_not", "floor_divide"})
@@ -96,14 +103,19 @@ _COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
 
 class _Numbering:
     """A number per node such that equal numbers mean equal values (hash-consing: each
-    node's key holds its children's numbers, so no key is hashed twice over); the
-    nodes that read a name in ``mutable`` are marked impure."""
+    node's key holds its children's numbers, so no key is hashed twice over); a name a
+    statement assigned (:meth:`assign`) has its value's number; the nodes that read a
+    name in ``mutable`` are marked impure, those known to be floating-point arrays
+    (not booleans or integers: ``1.0 * v`` is then ``v``) floating."""
 
     def __init__(self, mutable: set[str]) -> None:
         self.mutable = mutable
+        self.values: dict[str, int] = {}  # a statement's target -> its value's number
         self.keys: dict[tuple, int] = {}
         self.of: dict[int, int] = {}  # id(node) -> number
         self.impure: set[int] = set()  # numbers of nodes that read a mutable name
+        self.floating: set[int] = set()  # numbers of values known to be floating-point
+        self.classified: set[int] = set()
         self.keep: list[Node] = []  # the numbered nodes: their ids stay theirs
 
     def number(self, node: Node) -> int:
@@ -111,10 +123,21 @@ class _Numbering:
             ir.fold(node, self._combine)
         return self.of[id(node)]
 
+    def assign(self, statement: ArrayStatement) -> None:
+        """Number ``statement``'s value (and its store positions); its target, when not
+        written in place, then reads as that value."""
+        number = self.number(statement.value)
+        for item in statement.at:
+            self.number(item)
+        if not statement.at and statement.target not in self.mutable:
+            self.values[statement.target] = number
+
     def _combine(self, node: Node, numbers: list[int]) -> int:
         if id(node) in self.of:
             return self.of[id(node)]
         found = self._formula(node, numbers) if isinstance(node, Formula) else None
+        if isinstance(node, Name) and node.id in self.values:
+            found = self.values[node.id]
         if found is None:
             key = (type(node).__name__, *_fields_key(node, numbers))
             found = self.keys.setdefault(key, len(self.keys))
@@ -122,6 +145,10 @@ class _Numbering:
             k in self.impure for k in numbers
         ):
             self.impure.add(found)
+        if found not in self.classified:
+            self.classified.add(found)
+            if _floating(node, [k in self.floating for k in numbers], self.floating, self.values):
+                self.floating.add(found)
         self.of[id(node)] = found
         self.keep.append(node)
         return found
@@ -231,12 +258,61 @@ def _mutable(statements: Iterable[ArrayStatement]) -> set[str]:
     return mutable
 
 
-def _bare(node: Node) -> Node:
-    """A value without the factors 1.0 in front (a leaf's fresh float copy of a value
-    another statement computes: the same numbers)."""
-    while isinstance(node, BinOp) and node.op == "*" and ir.number(node.left) == 1.0:
+def _bare(node: Node, numbers: _Numbering) -> Node:
+    """A value without the factors 1.0 in front of a floating-point value (a leaf's
+    fresh copy of a value another statement computes: the same numbers; in front of a
+    comparison the factor makes it a number, and stays)."""
+    numbers.number(node)
+    while (
+        isinstance(node, BinOp)
+        and node.op == "*"
+        and ir.number(node.left) == 1.0
+        and numbers.of[id(node.right)] in numbers.floating
+    ):
         node = node.right
     return node
+
+
+_FLOAT_CALLS = frozenset(CALLS_FLOATING)
+
+
+def _floating(
+    node: Node, children: list[bool], floating: set[int], values: Mapping[str, int]
+) -> bool:
+    """Whether ``node``'s value is known to be a floating-point array from its kind and
+    whether its children's are (``children``, in :meth:`Node.children` order)."""
+    if isinstance(node, Const):
+        return isinstance(node.value, (float, np.floating))
+    if isinstance(node, Name):
+        return values.get(node.id) in floating
+    if isinstance(node, BinOp):
+        return node.op in ("+", "-", "*", "/", "**") and any(children)
+    if isinstance(node, (UnaryOp, Index)):
+        return children[0]
+    if isinstance(node, Formula):
+        return any(children) and isinstance(node.expr, sympy.Expr) and not node.expr.is_Relational
+    if isinstance(node, AsType):
+        return node.dtype == "float"
+    if isinstance(node, (Scatter, ScatterAdd, SegmentSum)):
+        return True  # made in doubles (_scatter's zeros, a copy as float, bincount's)
+    if isinstance(node, (Seq, Entries)):
+        return bool(children) and all(children)
+    if isinstance(node, Call):
+        name = node.func.rpartition(".")[2]
+        dtype = node.keyword("dtype")
+        if dtype is not None:
+            return isinstance(dtype, Const) and dtype.value is float
+        if name in _FLOAT_CALLS:
+            return True
+        if name in ("zeros", "ones", "full", "eye"):
+            return name != "full" or children[-1]
+        if name == "einsum":
+            return any(children[1:])
+        if name == "where":
+            return all(children[1:])
+        if name in (*VIEWS, *_REDUCTIONS, "flip", "concatenate", "stack", "take", "pad"):
+            return bool(children) and children[0]
+    return False
 
 
 def _shareable(node: Node) -> bool:
@@ -247,13 +323,13 @@ def _shareable(node: Node) -> bool:
         return False
     if isinstance(node, Call) and node.func in VIEWS:
         return False
-    if isinstance(node, Index):
-        return any(not isinstance(i, (Const, Slice)) for i in node.items)  # a gather
+    if isinstance(node, Index) and all(isinstance(i, (Const, Slice)) for i in node.items):
+        return False  # a view; a gather (an index array) is shared
     if isinstance(node, Formula) and node.expr.is_Symbol:
         return False  # its operand itself
-    if isinstance(node, (BinOp, UnaryOp, Formula, AsType)):
-        return any(isinstance(n, Name) for n in ir.walk(node))
-    return True
+    if isinstance(node, Call) and node.func in MOVES:
+        return True  # an allocation (zeros, eye): made once
+    return any(isinstance(n, Name) for n in ir.walk(node))
 
 
 def common_subexpressions(
@@ -286,9 +362,7 @@ def common_subexpressions(
     mutable = _mutable(statements)
     numbers = _Numbering(mutable)
     for s in statements:
-        numbers.number(s.value)
-        for item in s.at:
-            numbers.number(item)
+        numbers.assign(s)
     count: dict[int, int] = {}
     first: dict[int, tuple[int, Node]] = {}  # number -> (statement, its first node)
     order: list[int] = []  # the shared numbers, each after those it contains
@@ -386,14 +460,16 @@ def _merge_statements(statements: list[ArrayStatement], ends: set[str]) -> list[
     for s in statements:
         value = ir.renamed(s.value, alias)
         at = tuple(ir.renamed(i, alias) for i in s.at)
-        number = numbers.number(_bare(value))
+        statement = ArrayStatement(s.target, value, at)
+        numbers.assign(statement)
+        number = numbers.number(_bare(value, numbers))
         plain = not at and s.target not in mutable and number not in numbers.impure
         if plain and number in seen and s.target not in ends:
             alias[s.target] = seen[number]
             continue
         if plain:
             seen.setdefault(number, s.target)
-        out.append(ArrayStatement(s.target, value, at))
+        out.append(statement)
     return out
 
 
@@ -447,10 +523,17 @@ def dead_statements(
 def optimize_statements(
     statements: list[ArrayStatement], results: Iterable[str]
 ) -> list[ArrayStatement]:
-    """Common subexpressions, then dead statements (:func:`common_subexpressions`,
-    :func:`dead_statements`)."""
+    """Dead statements dropped, then common subexpressions merged until none is left
+    (a merge can make two statements equal; a few rounds at most), and what merging
+    left unread dropped (:func:`dead_statements`, :func:`common_subexpressions`)."""
     results = list(results)
-    return dead_statements(common_subexpressions(statements, results), results)
+    statements = dead_statements(statements, results)
+    for _ in range(ROUNDS):
+        merged = dead_statements(common_subexpressions(statements, results), results)
+        if merged == statements:
+            break
+        statements = merged
+    return statements
 
 
 def optimize(program: ArrayProgram) -> ArrayProgram:
@@ -466,15 +549,16 @@ def array_shapes(
     program: ArrayProgram, known: Mapping[str, Shape] | None = None
 ) -> dict[str, Shape | None]:
     """The shape of each name the program makes (None where it cannot be found): from
-    the arguments' shapes, the constants' (their arrays, or ``known``) and each node
-    kind's rule.
+    the arguments' shapes, the constants' (:attr:`~dgraph.codegen.ir.ArrayProgram.constant_shapes`,
+    their arrays, or ``known``) and each node kind's rule.
 
     >>> p = ArrayProgram("f", ("x",), ((3,),), ("x",), [ArrayStatement("y",
     ...     Call("einsum", (Const("i,j->ij"), Name("x"), Name("x"))))], ["y"])
     >>> array_shapes(p)["y"]
     (3, 3)
     """
-    env: dict[str, Shape | None] = {k: tuple(np.shape(v)) for k, v in program.constants.items()}
+    env: dict[str, Shape | None] = dict(program.constant_shapes)
+    env.update({k: tuple(np.shape(v)) for k, v in program.constants.items()})
     env.update({k: tuple(v) for k, v in (known or {}).items()})
     env.update({a: tuple(s) for a, s in zip(program.arguments, program.shapes, strict=True)})
     for s in program.statements:
@@ -623,9 +707,11 @@ def _call_shape(n: Call, sh) -> Any:
         axis_value = None if axis is None else _const(axis)
         if f == "cumsum":
             return first if axis_value is not None else (math.prod(first),)
-        if axis_value is None:
-            return ()
-        dropped = _axes(axis_value, len(first))
+        keep = kw.get("keepdims")
+        keepdims = keep is not None and bool(_const(keep))
+        dropped = range(len(first)) if axis_value is None else _axes(axis_value, len(first))
+        if keepdims:
+            return tuple(1 if k in dropped else d for k, d in enumerate(first))
         return tuple(d for k, d in enumerate(first) if k not in dropped)
     if f in ("concatenate", "stack"):
         parts = sh(args[0])

@@ -12,12 +12,13 @@ from ...core.expressions import ExpressionSet
 from ...core.graph import DGraph
 from ...errors import DGraphError, VerificationError
 from ...methods import accumulate
+from ..array_passes import ArrayCount, count_array_ops
 from ..check import CodeCheck
 from ..python import load_python
 from ..scope import codegen_call
 from .c_values import c_values
 from .check import check_tensor
-from .module import tensor_module, tensor_program
+from .module import tensor_program
 from .sweep_check import check_sweep
 from .sweeps import SWEEP_MODES, sweep_module
 
@@ -40,6 +41,7 @@ class TensorGenerated:
     mode: str = "jacobian"
     sweep_mults: int | None = None  # a jvp's or vjp's, counted when it was generated
     values: Any = None  # C: the CValues (its index file, its CUDA text), c_values.py
+    ops: ArrayCount | None = None  # the array program's, in scalar operations (not sweeps)
 
     @property
     def verified(self) -> bool:
@@ -70,6 +72,8 @@ class TensorGenerated:
             "tensor": True,
             "mults": self.mults,
             "sparse": self.sparse,
+            "functions": {} if self.ops is None else {self.mode: self.ops.ops.to_dict()},
+            "uncounted": None if self.ops is None else len(self.ops.uncounted),
             "verified": self.verified,
             "verification": self.check.status,
             "check": self.check.to_dict(),
@@ -145,14 +149,18 @@ def _make(
         generated = TensorGenerated(sweep.text, lang, es, sparse, check, mode, sweep.mults)
         return generated, function
     if lang == "c":  # the NumPy module's value program in C, for its fixed pattern
-        values = c_values(tensor_program(es, "python", sparse, mode, keep_arrays=True))
+        program = tensor_program(es, "python", sparse, mode, keep_arrays=True)
+        values = c_values(program)
         function = values.load()
         check = _checked(check_tensor(function, es, lang, mode=mode))
-        return TensorGenerated(values.text, lang, es, sparse, check, mode, None, values), function
-    text = tensor_module(es, lang, sparse, mode)
-    function = getattr(load_python(text), mode)
+        ops = count_array_ops(program)
+        made = TensorGenerated(values.text, lang, es, sparse, check, mode, None, values, ops)
+        return made, function
+    program = tensor_program(es, lang, sparse, mode)
+    function = getattr(load_python(program.text), mode)
     check = _checked(check_tensor(function, es, lang, mode=mode))
-    return TensorGenerated(text, lang, es, sparse, check, mode), function
+    ops = count_array_ops(program)
+    return TensorGenerated(program.text, lang, es, sparse, check, mode, ops=ops), function
 
 
 def _wrong(check) -> bool:

@@ -263,6 +263,7 @@ def tensor_program(
         ends,
         dict(w.constants.arrays),
         header + "\n".join(lines) + "\n",
+        dict(w.constants.shapes),
     )
 
 
