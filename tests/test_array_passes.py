@@ -273,7 +273,7 @@ def _programs(draw):
     return statements, [*results, "buf"]
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(_programs())
 def test_random_programs_compute_the_same_after_the_passes(drawn):
     statements, results = drawn

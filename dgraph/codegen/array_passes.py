@@ -1,28 +1,36 @@
 """The scalar path's passes on array programs: common subexpressions, dead statements and
 operation counts of an :class:`~dgraph.codegen.ir.ArrayProgram`.
 
-- :func:`common_subexpressions`: equal node trees (same kind, same fields, equal
-  operands; a :class:`~dgraph.codegen.ir.Formula` up to the names of its symbols) are
-  computed once. A statement that computes what an earlier one did reads the earlier
-  name; a subtree computed in two places (two statements, or twice in one) becomes a
-  statement of its own, placed before its first use, or is read from the statement
-  whose whole value it is. A name written in place (a statement with ``at``, or
-  assigned twice) and every node that reads it are never merged; the results are never
-  replaced by another name (the caller may change one). Views (reshapes, slices,
-  transposes) are not made statements of their own: they cost nothing.
+- :func:`common_subexpressions`: equal node trees are computed once. Equal means the
+  same value number (hash-consing): same kind, same fields, equal operands, where a
+  name a statement assigns stands for that statement's value, the operands of ``+``
+  and ``*`` are unordered (IEEE addition and multiplication commute), a
+  :class:`~dgraph.codegen.ir.Formula` is equal up to the names of its symbols and to
+  the node it prints as (``exp(a)``, ``a*b``), and ``1.0 * v`` (a leaf's copy) is
+  ``v`` where ``v`` is known to be floating-point (in front of a comparison the factor
+  makes numbers of booleans, and stays). A statement that computes what an earlier
+  one did reads the earlier name; a subtree computed in two places (two statements,
+  or twice in one) becomes a statement of its own, placed before its first use, or is
+  read from the statement whose whole value it is. A name written in place (a
+  statement with ``at``, or assigned twice) and every node that reads it are never
+  merged; the results are never replaced by another name (the caller may change
+  one). Views (reshapes, slices, transposes) are not made statements of their own:
+  they cost nothing.
 - :func:`dead_statements`: the statements nothing needed reads are dropped; the results
   and the stores into arrays not made here are what is needed.
 - :func:`count_array_ops`: the program's operations in scalar operations, by the rule
   of :mod:`dgraph.codegen.counting` applied to each entry: an elementwise node counts
   its element count times, a contraction ``einsum`` one multiplication per term of each
   operand beyond the first (m·n·k for a matrix product) and the additions of its sums,
-  reductions and scatter-adds one addition per entry added. Shapes are found from the
+  reductions and scatter-adds one addition per entry added (a segment sum's n
+  segments taken as nonempty, as a block product's are). Shapes are found from the
   arguments' and the constants' shapes (:func:`array_shapes`); an operation whose shape
   cannot be found is named in :attr:`ArrayCount.uncounted` instead of guessed.
 
 :func:`optimize` runs the first two in the tensor path's pipeline (after constant
-folding): the values computed are the same operations on the same operands, only fewer
-times; the output is deterministic (statement order, names ``_c1``, ``_c2``, ...).
+folding): the same operations on the same operands, fewer times, so the values are
+the same bit for bit; the output is deterministic (statement order, names ``_c1``,
+``_c2``, ...).
 """
 
 from __future__ import annotations
@@ -318,7 +326,7 @@ def _floating(
 def _shareable(node: Node) -> bool:
     """Whether a subtree is worth a statement of its own when it is computed twice: it
     computes (not a name, a literal, a view or a list of operands) and reads a name (a
-    constant expression is folded)."""
+    constant expression is folded), or it allocates (``zeros``, ``eye``)."""
     if isinstance(node, (Name, Const, Slice, Seq, Dict, SparseMatrix)):
         return False
     if isinstance(node, Call) and node.func in VIEWS:
