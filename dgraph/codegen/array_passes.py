@@ -124,11 +124,31 @@ class _Numbering:
         self.impure: set[int] = set()  # numbers of nodes that read a mutable name
         self.floating: set[int] = set()  # numbers of values known to be floating-point
         self.classified: set[int] = set()
+        self.reads: set[int] = set()  # ids of the nodes that read a name
         self.keep: list[Node] = []  # the numbered nodes: their ids stay theirs
+        self._kids: dict[int, tuple[Node, ...]] = {}
+
+    def kids(self, node: Node) -> tuple[Node, ...]:
+        """``node.children()``, remembered (the passes ask for them many times)."""
+        found = self._kids.get(id(node))
+        if found is None:
+            found = self._kids[id(node)] = node.children()
+            self.keep.append(node)
+        return found
 
     def number(self, node: Node) -> int:
-        if id(node) not in self.of:
-            ir.fold(node, self._combine)
+        """``node``'s number (its subtree numbered first, without recursion)."""
+        stack = [(node, False)]
+        while stack:
+            n, ready = stack.pop()
+            if id(n) in self.of:
+                continue
+            kids = self.kids(n)
+            if ready or not kids:
+                self._combine(n, [self.of[id(c)] for c in kids])
+            else:
+                stack.append((n, True))
+                stack.extend((c, False) for c in kids if id(c) not in self.of)
         return self.of[id(node)]
 
     def assign(self, statement: ArrayStatement) -> None:
@@ -147,8 +167,10 @@ class _Numbering:
         if isinstance(node, Name) and node.id in self.values:
             found = self.values[node.id]
         if found is None:
-            key = (type(node).__name__, *_fields_key(node, numbers))
+            key = (type(node).__name__, *_fields_key(node, numbers, self.kids(node)))
             found = self.keys.setdefault(key, len(self.keys))
+        if isinstance(node, Name) or any(id(c) in self.reads for c in self.kids(node)):
+            self.reads.add(id(node))
         if (isinstance(node, Name) and node.id in self.mutable) or any(
             k in self.impure for k in numbers
         ):
@@ -201,7 +223,7 @@ _SYMPY_CALLS = {
 _COMMUTING = frozenset({"+", "*", "==", "!="})
 
 
-def _fields_key(node: Node, numbers: list[int]) -> tuple:
+def _fields_key(node: Node, numbers: list[int], kids: tuple[Node, ...]) -> tuple:
     """``node``'s fields with each child node as its number (a Formula's symbols by
     position, a constant by its type and ``repr``: 1 and 1.0 are different dtypes)."""
     if isinstance(node, Const):
@@ -213,7 +235,7 @@ def _fields_key(node: Node, numbers: list[int]) -> tuple:
         return (node.expr.xreplace(canonical), *numbers)
     if isinstance(node, BinOp) and node.op in _COMMUTING:
         return (("str", repr(node.op)), *(("node", k) for k in sorted(numbers)))
-    swap = {id(c): ("node", k) for c, k in zip(node.children(), numbers, strict=True)}
+    swap = {id(c): ("node", k) for c, k in zip(kids, numbers, strict=True)}
     return tuple(_keyed(getattr(node, f.name), swap) for f in dataclasses.fields(node))
 
 
@@ -227,21 +249,35 @@ def _keyed(value: Any, swap: dict[int, tuple]) -> Any:
     return (type(value).__name__, repr(value))
 
 
-def _rebuilt(node: Node, replace: Callable[[Node], Node | None]) -> Node:
+def _rebuilt(
+    node: Node,
+    replace: Callable[[Node], Node | None],
+    kids: Callable[[Node], tuple[Node, ...]] = Node.children,
+) -> Node:
     """``node`` with each subtree for which ``replace`` gives a node swapped for it
-    (children first, without recursion; unchanged subtrees kept as they are)."""
-
-    def combine(n: Node, values: list[Node]) -> Node:
-        swapped = replace(n)
-        if swapped is not None:
-            return swapped
-        if all(v is c for v, c in zip(values, n.children(), strict=True)):
-            return n
-        swap = {id(c): v for c, v in zip(n.children(), values, strict=True)}
+    (outermost first, without recursion; unchanged subtrees kept as they are)."""
+    done: dict[int, Node] = {}
+    stack = [(node, False)]
+    while stack:
+        n, ready = stack.pop()
+        if id(n) in done:
+            continue
+        if not ready:
+            swapped = replace(n)
+            if swapped is not None:
+                done[id(n)] = swapped
+                continue
+            stack.append((n, True))
+            stack.extend((c, False) for c in kids(n) if id(c) not in done)
+            continue
+        children = kids(n)
+        if all(done[id(c)] is c for c in children):
+            done[id(n)] = n
+            continue
+        swap = {id(c): done[id(c)] for c in children}
         fields = {f.name: _swapped(getattr(n, f.name), swap) for f in dataclasses.fields(n)}
-        return type(n)(**fields)  # type: ignore[arg-type]
-
-    return ir.fold(node, combine)
+        done[id(n)] = type(n)(**fields)  # type: ignore[arg-type]
+    return done[id(node)]
 
 
 def _swapped(value: Any, swap: dict[int, Node]) -> Any:
@@ -323,7 +359,7 @@ def _floating(
     return False
 
 
-def _shareable(node: Node) -> bool:
+def _shareable(node: Node, numbers: _Numbering) -> bool:
     """Whether a subtree is worth a statement of its own when it is computed twice: it
     computes (not a name, a literal, a view or a list of operands) and reads a name (a
     constant expression is folded), or it allocates (``zeros``, ``eye``)."""
@@ -337,7 +373,7 @@ def _shareable(node: Node) -> bool:
         return False  # its operand itself
     if isinstance(node, Call) and node.func in MOVES:
         return True  # an allocation (zeros, eye): made once
-    return any(isinstance(n, Name) for n in ir.walk(node))
+    return id(node) in numbers.reads
 
 
 def common_subexpressions(
@@ -366,11 +402,9 @@ def common_subexpressions(
     [('_c1', ['x']), ('a', ['_c1']), ('b', ['_c1', 'x'])]
     """
     ends = set(results)
-    statements = _merge_statements(statements, ends)
     mutable = _mutable(statements)
     numbers = _Numbering(mutable)
-    for s in statements:
-        numbers.assign(s)
+    statements = _merge_statements(statements, ends, numbers)  # numbers every statement
     count: dict[int, int] = {}
     first: dict[int, tuple[int, Node]] = {}  # number -> (statement, its first node)
     order: list[int] = []  # the shared numbers, each after those it contains
@@ -386,23 +420,23 @@ def common_subexpressions(
                     first[number] = (k, node)
                     order.append(number)
                 continue
-            shared = _shareable(node) and number not in numbers.impure
+            shared = _shareable(node, numbers) and number not in numbers.impure
             if shared:
                 count[number] = count.get(number, 0) + 1
                 if count[number] > 1:
                     continue  # computed once: what it contains counted once
             stack.append((node, True))
-            stack.extend((c, False) for c in reversed(node.children()))
+            stack.extend((c, False) for c in reversed(numbers.kids(node)))
 
     for k, s in enumerate(statements):
         number = numbers.of[id(s.value)]
         root = not s.at and s.target not in mutable and number not in numbers.impure
-        if root and number not in definer and _shareable(s.value):
+        if root and number not in definer and _shareable(s.value, numbers):
             definer[number] = k
         elif root and number in definer and s.target not in ends:
             pass  # equal to an earlier statement's value: merged below as a use
         elif root:  # a result equal to an earlier value: computed again, its parts shared
-            for child in s.value.children():
+            for child in numbers.kids(s.value):
                 visit(k, child)
             for item in s.at:
                 visit(k, item)
@@ -424,11 +458,11 @@ def common_subexpressions(
     def rewritten(node: Node, own: int | None) -> Node:
         def replace(n: Node) -> Node | None:
             number = numbers.of.get(id(n))
-            if number in name and number != own and _shareable(n):
+            if number in name and number != own and _shareable(n, numbers):
                 return Name(name[number])
             return None
 
-        return _rebuilt(node, replace)
+        return _rebuilt(node, replace, numbers.kids)
 
     before: dict[int, list[ArrayStatement]] = {}
     moved: set[int] = set()
@@ -457,11 +491,13 @@ def common_subexpressions(
     return _without_aliases(out, ends | mutable)
 
 
-def _merge_statements(statements: list[ArrayStatement], ends: set[str]) -> list[ArrayStatement]:
+def _merge_statements(
+    statements: list[ArrayStatement], ends: set[str], numbers: _Numbering
+) -> list[ArrayStatement]:
     """A statement computing what an earlier one did (up to factors 1.0 in front: a
-    leaf's copy) reads the earlier name instead."""
-    mutable = _mutable(statements)
-    numbers = _Numbering(mutable)
+    leaf's copy) reads the earlier name instead; every statement kept is numbered
+    (:meth:`_Numbering.assign`)."""
+    mutable = numbers.mutable
     seen: dict[int, str] = {}
     alias: dict[str, str] = {}
     out = []
