@@ -166,6 +166,8 @@ def _run_tensor(
             f"wrote {name}{beside} ({code.lang}): {mode} of a tensor graph, method"
             f" {code.method}, {code.mults} mults of block products"
         )
+        if code.ops is not None:
+            print(f"  {mode}: {code.ops} (the array program, in scalar operations)")
         print(code.check.detail if code.check.ran else f"NOT verified: {code.check.detail}")
     return 0
 

@@ -432,7 +432,8 @@ class ArrayProgram:
     """A tensor graph's generated function as array statements (after every pass): its
     name, arguments (the inputs' names in the code) and their shapes, statements, the
     names it returns, the module constants (their arrays where kept) and the module
-    text the dialect's printer made of it."""
+    text the dialect's printer made of it; the constants' shapes (kept or not: what
+    counting the program's operations needs)."""
 
     name: str
     arguments: tuple[str, ...]
@@ -442,6 +443,7 @@ class ArrayProgram:
     results: list[str]
     constants: dict[str, Any] = dataclasses.field(default_factory=dict)  # name: array
     text: str = ""
+    constant_shapes: dict[str, tuple[int, ...]] = dataclasses.field(default_factory=dict)
 
 
 def walk(node: Node) -> Iterator[Node]:

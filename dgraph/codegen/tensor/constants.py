@@ -50,6 +50,7 @@ class Constants:
     def __init__(self, keep_arrays: bool = False) -> None:
         self.lines: list[str] = []
         self.arrays: dict[str, np.ndarray] = {}  # by name: what folding and the C printer read
+        self.shapes: dict[str, tuple[int, ...]] = {}  # by name
         self.keep_arrays = keep_arrays
         self._names: dict[tuple[str, tuple[int, ...], bytes], str] = {}  # by content's hash
         self._dropped = 0  # names given and dropped: a new name never repeats one
@@ -71,6 +72,7 @@ class Constants:
             return Name(self._names[key])
         name = f"_K{len(self._names) + self._dropped}"
         self._names[key] = name
+        self.shapes[name] = tuple(array.shape)
         self.arrays[name] = array
         dtype = array.dtype.name
         if array.size <= LITERAL_LIMIT:
@@ -94,6 +96,7 @@ class Constants:
         """Drop the constants no name in ``used`` refers to (those only folded code read)."""
         self.lines = [line for line in self.lines if line.partition(" = ")[0] in used]
         self.arrays = {k: v for k, v in self.arrays.items() if k in used}
+        self.shapes = {k: v for k, v in self.shapes.items() if k in used}
         kept = {key: name for key, name in self._names.items() if name in used}
         self._dropped += len(self._names) - len(kept)
         self._names = kept

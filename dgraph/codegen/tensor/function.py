@@ -17,12 +17,13 @@ from ...core.expressions import ExpressionSet
 from ...core.graph import DGraph
 from ...errors import DGraphError, VerificationError
 from ...methods import accumulate
+from ..array_passes import ArrayCount, count_array_ops
 from ..check import CodeCheck
 from ..python import load_python
 from ..scope import codegen_call
 from .c_values import c_values
 from .check import check_tensor
-from .module import block_entries, tensor_module, tensor_program
+from .module import block_entries, tensor_program
 from .sweep_check import check_sweep
 from .sweeps import SWEEP_MODES, sweep_module
 
@@ -53,6 +54,7 @@ class TensorGenerated:
     values: Any = None  # C: the CValues (its index file, its CUDA text), c_values.py
     stacked: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     """Sparse: the loaded ``{mode}_stacked``, J as one matrix over all outputs and inputs."""
+    ops: ArrayCount | None = None  # the array program's, in scalar operations (not sweeps)
 
     @property
     def verified(self) -> bool:
@@ -83,6 +85,8 @@ class TensorGenerated:
             "tensor": True,
             "mults": self.mults,
             "sparse": self.sparse,
+            "functions": {} if self.ops is None else {self.mode: self.ops.ops.to_dict()},
+            "uncounted": None if self.ops is None else len(self.ops.uncounted),
             "verified": self.verified,
             "verification": self.check.status,
             "check": self.check.to_dict(),
@@ -159,19 +163,23 @@ def _make(
         generated = TensorGenerated(sweep.text, lang, es, sparse, check, mode, sweep.mults)
         return generated, function
     if lang == "c":  # the NumPy module's value program in C, for its fixed pattern
-        values = c_values(tensor_program(es, "python", sparse, mode, keep_arrays=True))
+        program = tensor_program(es, "python", sparse, mode, keep_arrays=True)
+        values = c_values(program)
         stacked = values.load()
         function = c_blocks(stacked, es.graph, values.indices, values.indptr)
         check = _checked(check_tensor(function, es, lang, mode=mode))
         generated = TensorGenerated(values.text, lang, es, sparse, check, mode, None, values)
         generated.stacked = stacked
+        generated.ops = count_array_ops(program)
         return generated, function
-    text = tensor_module(es, lang, sparse, mode)
+    program = tensor_program(es, lang, sparse, mode)
+    text = program.text
     checked = load_python(text)
     check = _checked(check_tensor(getattr(checked, mode), es, lang, mode=mode))
     module = _fresh(checked, text, lang)
     function = getattr(module, mode)
     generated = TensorGenerated(text, lang, es, sparse, check, mode)
+    generated.ops = count_array_ops(program)
     generated.stacked = getattr(module, f"{mode}_stacked", None)
     return generated, function
 

@@ -26,6 +26,7 @@ from ...core.block_values import program_order
 from ...core.expressions import ExpressionSet
 from ...errors import DGraphError
 from .. import ir
+from ..array_passes import optimize_statements
 from ..evaluate import ArrayEvaluator
 from ..ir import ArrayProgram, ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, SparseMatrix
 from .blockops import BlockOps, Valued, entries, fills, values_at
@@ -251,7 +252,7 @@ def tensor_program(
     live = live_statements(w.statements, ends)
     hoisted, statements = _hoist(live, w.varying, set(ends))
     statements = _fold(w, hoisted, statements)
-    statements = _common(w, statements, set(ends))
+    statements = optimize_statements(statements, ends)  # CSE, dead statements
     if lang == "jax" and not sparse:  # dense JAX output: products built in the order read
         statements = fold_permutations(statements, ends)
     once = {r for r in ends if r not in w.varying}  # results that read no input
@@ -279,6 +280,7 @@ def tensor_program(
         ends,
         dict(w.constants.arrays) if keep_arrays else {},
         header + "\n".join(lines) + "\n",
+        dict(w.constants.shapes),
     )
 
 
@@ -361,32 +363,6 @@ def _fold(
         computed = [np.asarray(env[t]) for t in wanted]
     folded_names = {t: w.constants.add(v).id for t, v in zip(wanted, computed, strict=True)}
     return [ArrayStatement(s.target, ir.renamed(s.value, folded_names)) for s in body]
-
-
-def _common(w: Writer, statements: list[ArrayStatement], ends: set[str]) -> list[ArrayStatement]:
-    """Common subexpressions: a statement computing what an earlier one did (up to a
-    factor 1.0: an elementwise derivative that is the operation's value, exp's, printed
-    as the same call) reads the earlier name instead."""
-    printer = w.d.printer
-    seen: dict[str, str] = {}
-    alias: dict[str, str] = {}
-    out = []
-    for s in statements:
-        value = ir.renamed(s.value, alias)
-        key = printer.doprint(_bare(value))
-        if key in seen and s.target not in ends:
-            alias[s.target] = seen[key]
-            continue
-        seen.setdefault(key, s.target)
-        out.append(ArrayStatement(s.target, value))
-    return out
-
-
-def _bare(node: Node) -> Node:
-    """A value without the factors 1.0 the leaves put in front (a fresh float array)."""
-    while isinstance(node, BinOp) and node.op == "*" and ir.number(node.left) == 1.0:
-        node = node.right
-    return node
 
 
 def live_statements(statements: list[ArrayStatement], results: list[str]) -> list[ArrayStatement]:

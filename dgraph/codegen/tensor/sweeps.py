@@ -21,6 +21,7 @@ from ...blocks import dense, multiply
 from ...core.block_values import program_order
 from ...core.graph import DGraph
 from ...errors import DGraphError
+from ..array_passes import optimize_statements
 from ..ir import Name, Node
 from .blockops import BlockOps, Valued
 from .dialect import DIALECTS
@@ -163,7 +164,7 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
         f'    """{what} for the inputs {tuple(graph.inputs)!r} and {given}'
         f' {seeds_text!r} ({language})."""'
     )
-    statements = w.printed(live_statements(w.statements, results))
+    statements = w.printed(optimize_statements(live_statements(w.statements, results), results))
     body = [f"def {mode}({args}):", doc, *statements, returned]
     header = _header(w, graph, mode, lang, "\n".join(statements))
     return Sweep(header + "\n".join(body) + "\n", mults)

@@ -1,0 +1,964 @@
+"""The scalar path's passes on array programs: common subexpressions, dead statements and
+operation counts of an :class:`~dgraph.codegen.ir.ArrayProgram`.
+
+- :func:`common_subexpressions`: equal node trees are computed once. Equal means the
+  same value number (hash-consing): same kind, same fields, equal operands, where a
+  name a statement assigns stands for that statement's value, the operands of ``+``
+  and ``*`` are unordered (IEEE addition and multiplication commute), a
+  :class:`~dgraph.codegen.ir.Formula` is equal up to the names of its symbols and to
+  the node it prints as (``exp(a)``, ``a*b``), and ``1.0 * v`` (a leaf's copy) is
+  ``v`` where ``v`` is known to be floating-point (in front of a comparison the factor
+  makes numbers of booleans, and stays). A statement that computes what an earlier
+  one did reads the earlier name; a subtree computed in two places (two statements,
+  or twice in one) becomes a statement of its own, placed before its first use, or is
+  read from the statement whose whole value it is. A name written in place (a
+  statement with ``at``, or assigned twice) and every node that reads it are never
+  merged; the results are never replaced by another name (the caller may change
+  one). Views (reshapes, slices, transposes) are not made statements of their own:
+  they cost nothing.
+- :func:`dead_statements`: the statements nothing needed reads are dropped; the results
+  and the stores into arrays not made here are what is needed.
+- :func:`count_array_ops`: the program's operations in scalar operations, by the rule
+  of :mod:`dgraph.codegen.counting` applied to each entry: an elementwise node counts
+  its element count times, a contraction ``einsum`` one multiplication per term of each
+  operand beyond the first (m·n·k for a matrix product) and the additions of its sums,
+  reductions and scatter-adds one addition per entry added (a segment sum's n
+  segments taken as nonempty, as a block product's are). Shapes are found from the
+  arguments' and the constants' shapes (:func:`array_shapes`); an operation whose shape
+  cannot be found is named in :attr:`ArrayCount.uncounted` instead of guessed.
+
+:func:`optimize` runs the first two in the tensor path's pipeline (after constant
+folding): the same operations on the same operands, fewer times, so the values are
+the same bit for bit; the output is deterministic (statement order, names ``_c1``,
+``_c2``, ...).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy
+
+from . import ir
+from .counting import LARGEST_PRODUCT_POWER, Ops, count_ops
+from .ir import (
+    ArrayProgram,
+    ArrayStatement,
+    AsType,
+    BinOp,
+    Call,
+    Const,
+    Dict,
+    Entries,
+    Formula,
+    Index,
+    Name,
+    Node,
+    Scatter,
+    ScatterAdd,
+    SegmentSum,
+    Seq,
+    Slice,
+    SparseMatrix,
+    UnaryOp,
+)
+
+__all__ = [
+    "ArrayCount",
+    "array_shapes",
+    "common_subexpressions",
+    "count_array_ops",
+    "dead_statements",
+    "optimize",
+    "optimize_statements",
+]
+
+Shape = tuple[int, ...]
+ROUNDS = 8  # the most rounds of merging (each round finds what the last one made equal)
+
+# Calls that only view, reshape or copy their operand, or make a dtype: never a
+# statement of their own (nothing is saved), and no operation counted
+VIEWS = frozenset(
+    {"reshape", "ravel", "transpose", "broadcast_to", "asarray", "flip", "result_type"}
+)
+# Calls that move or allocate entries without arithmetic
+MOVES = frozenset(
+    {
+        "array", "concatenate", "stack", "pad", "take", "zeros", "ones", "full", "eye",
+        "zeros_like", "arange", "ascontiguousarray", *VIEWS,
+    }
+)  # fmt: skip
+# Elementwise functions whose value is floating-point whatever their operands' types
+CALLS_FLOATING = (
+    "exp", "exp2", "log", "log1p", "expm1", "sin", "cos", "tan", "arcsin", "arccos",
+    "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "sqrt", "cbrt",
+    "erf", "erfc", "arctan2", "power",
+)  # fmt: skip
+# Elementwise calls by what the scalar rule charges them (the rest: one call an entry)
+_COMPARES = {"sign": 1, "maximum": 1, "minimum": 1, "isfinite": 1}
+_FREE = frozenset({"where", "logical_and", "logical_or", "logical_not", "floor_divide"})
+_REDUCTIONS = frozenset({"sum", "max", "min", "cumsum"})
+_COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
+
+
+# -- value numbers ---------------------------------------------------------------------
+
+
+class _Numbering:
+    """A number per node such that equal numbers mean equal values (hash-consing: each
+    node's key holds its children's numbers, so no key is hashed twice over); a name a
+    statement assigned (:meth:`assign`) has its value's number; the nodes that read a
+    name in ``mutable`` are marked impure, those known to be floating-point arrays
+    (not booleans or integers: ``1.0 * v`` is then ``v``) floating."""
+
+    def __init__(self, mutable: set[str]) -> None:
+        self.mutable = mutable
+        self.values: dict[str, int] = {}  # a statement's target -> its value's number
+        self.keys: dict[tuple, int] = {}
+        self.of: dict[int, int] = {}  # id(node) -> number
+        self.impure: set[int] = set()  # numbers of nodes that read a mutable name
+        self.floating: set[int] = set()  # numbers of values known to be floating-point
+        self.classified: set[int] = set()
+        self.reads: set[int] = set()  # ids of the nodes that read a name
+        self.keep: list[Node] = []  # the numbered nodes: their ids stay theirs
+        self._kids: dict[int, tuple[Node, ...]] = {}
+
+    def kids(self, node: Node) -> tuple[Node, ...]:
+        """``node.children()``, remembered (the passes ask for them many times)."""
+        found = self._kids.get(id(node))
+        if found is None:
+            found = self._kids[id(node)] = node.children()
+            self.keep.append(node)
+        return found
+
+    def number(self, node: Node) -> int:
+        """``node``'s number (its subtree numbered first, without recursion)."""
+        stack = [(node, False)]
+        while stack:
+            n, ready = stack.pop()
+            if id(n) in self.of:
+                continue
+            kids = self.kids(n)
+            if ready or not kids:
+                self._combine(n, [self.of[id(c)] for c in kids])
+            else:
+                stack.append((n, True))
+                stack.extend((c, False) for c in kids if id(c) not in self.of)
+        return self.of[id(node)]
+
+    def assign(self, statement: ArrayStatement) -> None:
+        """Number ``statement``'s value (and its store positions); its target, when not
+        written in place, then reads as that value."""
+        number = self.number(statement.value)
+        for item in statement.at:
+            self.number(item)
+        if not statement.at and statement.target not in self.mutable:
+            self.values[statement.target] = number
+
+    def _combine(self, node: Node, numbers: list[int]) -> int:
+        if id(node) in self.of:
+            return self.of[id(node)]
+        found = self._formula(node, numbers) if isinstance(node, Formula) else None
+        if isinstance(node, Name) and node.id in self.values:
+            found = self.values[node.id]
+        if found is None:
+            key = (type(node).__name__, *_fields_key(node, numbers, self.kids(node)))
+            found = self.keys.setdefault(key, len(self.keys))
+        if isinstance(node, Name) or any(id(c) in self.reads for c in self.kids(node)):
+            self.reads.add(id(node))
+        if (isinstance(node, Name) and node.id in self.mutable) or any(
+            k in self.impure for k in numbers
+        ):
+            self.impure.add(found)
+        if found not in self.classified:
+            self.classified.add(found)
+            if _floating(node, [k in self.floating for k in numbers], self.floating, self.values):
+                self.floating.add(found)
+        self.of[id(node)] = found
+        self.keep.append(node)
+        return found
+
+    def _formula(self, node: Formula, numbers: list[int]) -> int | None:
+        """The number of the node a formula prints the same as: its operand (a symbol
+        alone), a call (``exp(a)``: ``Call("exp")``), a sum or product of two (IEEE
+        addition and multiplication commute); None for any other formula."""
+        operand = {s: k for (s, _), k in zip(node.operands, numbers, strict=True)}
+        done: dict[sympy.Basic, int | None] = {}
+        for e in sympy.postorder_traversal(node.expr):
+            if e in done:
+                continue
+            args = [done.get(a) for a in e.args]
+            found = None
+            if e.is_Symbol:
+                found = operand.get(e)
+            elif None in args:
+                found = None
+            elif (e.is_Add or e.is_Mul) and len(args) == 2:
+                op = "'+'" if e.is_Add else "'*'"
+                key = ("BinOp", ("str", op), *(("node", k) for k in sorted(args)))
+                found = self.keys.setdefault(key, len(self.keys))
+            else:
+                func = _SYMPY_CALLS.get(type(e).__name__)
+                if e.is_Pow and e.exp == sympy.S.Half:
+                    func, args = "sqrt", args[:1]
+                if func is not None and len(args) == 1:
+                    key = ("Call", ("str", repr(func)), (("node", args[0]),), ())
+                    found = self.keys.setdefault(key, len(self.keys))
+            done[e] = found
+        return done[node.expr]
+
+
+# sympy's functions of one argument that print as these array functions
+_SYMPY_CALLS = {
+    "exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "tan", "sinh": "sinh",
+    "cosh": "cosh", "tanh": "tanh", "asin": "arcsin", "acos": "arccos", "atan": "arctan",
+    "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "Abs": "abs",
+    "floor": "floor", "ceiling": "ceil", "erf": "special.erf", "erfc": "special.erfc",
+}  # fmt: skip
+_COMMUTING = frozenset({"+", "*", "==", "!="})
+
+
+def _fields_key(node: Node, numbers: list[int], kids: tuple[Node, ...]) -> tuple:
+    """``node``'s fields with each child node as its number (a Formula's symbols by
+    position, a constant by its type and ``repr``: 1 and 1.0 are different dtypes)."""
+    if isinstance(node, Const):
+        return (_keyed(node.value, {}),)
+    if isinstance(node, Formula):
+        canonical = {
+            s: sympy.Symbol(f"_o{k}", **s.assumptions0) for k, (s, _) in enumerate(node.operands)
+        }
+        return (node.expr.xreplace(canonical), *numbers)
+    if isinstance(node, BinOp) and node.op in _COMMUTING:
+        return (("str", repr(node.op)), *(("node", k) for k in sorted(numbers)))
+    swap = {id(c): ("node", k) for c, k in zip(kids, numbers, strict=True)}
+    return tuple(_keyed(getattr(node, f.name), swap) for f in dataclasses.fields(node))
+
+
+def _keyed(value: Any, swap: dict[int, tuple]) -> Any:
+    if isinstance(value, Node):
+        return swap[id(value)]
+    if isinstance(value, tuple):
+        return tuple(_keyed(v, swap) for v in value)
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.dtype.str, value.shape, value.tobytes())
+    return (type(value).__name__, repr(value))
+
+
+def _rebuilt(
+    node: Node,
+    replace: Callable[[Node], Node | None],
+    kids: Callable[[Node], tuple[Node, ...]] = Node.children,
+) -> Node:
+    """``node`` with each subtree for which ``replace`` gives a node swapped for it
+    (outermost first, without recursion; unchanged subtrees kept as they are)."""
+    done: dict[int, Node] = {}
+    stack = [(node, False)]
+    while stack:
+        n, ready = stack.pop()
+        if id(n) in done:
+            continue
+        if not ready:
+            swapped = replace(n)
+            if swapped is not None:
+                done[id(n)] = swapped
+                continue
+            stack.append((n, True))
+            stack.extend((c, False) for c in kids(n) if id(c) not in done)
+            continue
+        children = kids(n)
+        if all(done[id(c)] is c for c in children):
+            done[id(n)] = n
+            continue
+        swap = {id(c): done[id(c)] for c in children}
+        fields = {f.name: _swapped(getattr(n, f.name), swap) for f in dataclasses.fields(n)}
+        done[id(n)] = type(n)(**fields)  # type: ignore[arg-type]
+    return done[id(node)]
+
+
+def _swapped(value: Any, swap: dict[int, Node]) -> Any:
+    if isinstance(value, Node):
+        return swap.get(id(value), value)
+    if isinstance(value, tuple):
+        return tuple(_swapped(v, swap) for v in value)
+    return value
+
+
+# -- common subexpressions -------------------------------------------------------------
+
+
+def _mutable(statements: Iterable[ArrayStatement]) -> set[str]:
+    """The names written in place (a store ``target[at] = ...``) or assigned twice."""
+    seen: set[str] = set()
+    mutable: set[str] = set()
+    for s in statements:
+        if s.at or s.target in seen:
+            mutable.add(s.target)
+        seen.add(s.target)
+    return mutable
+
+
+def _bare(node: Node, numbers: _Numbering) -> Node:
+    """A value without the factors 1.0 in front of a floating-point value (a leaf's
+    fresh copy of a value another statement computes: the same numbers; in front of a
+    comparison the factor makes it a number, and stays)."""
+    numbers.number(node)
+    while (
+        isinstance(node, BinOp)
+        and node.op == "*"
+        and ir.number(node.left) == 1.0
+        and numbers.of[id(node.right)] in numbers.floating
+    ):
+        node = node.right
+    return node
+
+
+_FLOAT_CALLS = frozenset(CALLS_FLOATING)
+
+
+def _floating(
+    node: Node, children: list[bool], floating: set[int], values: Mapping[str, int]
+) -> bool:
+    """Whether ``node``'s value is known to be a floating-point array from its kind and
+    whether its children's are (``children``, in :meth:`Node.children` order)."""
+    if isinstance(node, Const):
+        return isinstance(node.value, (float, np.floating))
+    if isinstance(node, Name):
+        return values.get(node.id) in floating
+    if isinstance(node, BinOp):
+        return node.op in ("+", "-", "*", "/", "**") and any(children)
+    if isinstance(node, (UnaryOp, Index)):
+        return children[0]
+    if isinstance(node, Formula):
+        return any(children) and isinstance(node.expr, sympy.Expr) and not node.expr.is_Relational
+    if isinstance(node, AsType):
+        return node.dtype == "float"
+    if isinstance(node, (Scatter, ScatterAdd, SegmentSum)):
+        return True  # made in doubles (_scatter's zeros, a copy as float, bincount's)
+    if isinstance(node, (Seq, Entries)):
+        return bool(children) and all(children)
+    if isinstance(node, Call):
+        name = node.func.rpartition(".")[2]
+        dtype = node.keyword("dtype")
+        if dtype is not None:
+            return isinstance(dtype, Const) and dtype.value is float
+        if name in _FLOAT_CALLS:
+            return True
+        if name in ("zeros", "ones", "full", "eye"):
+            return name != "full" or children[-1]
+        if name == "einsum":
+            return any(children[1:])
+        if name == "where":
+            return all(children[1:])
+        if name in (*VIEWS, *_REDUCTIONS, "flip", "concatenate", "stack", "take", "pad"):
+            return bool(children) and children[0]
+    return False
+
+
+def _shareable(node: Node, numbers: _Numbering) -> bool:
+    """Whether a subtree is worth a statement of its own when it is computed twice: it
+    computes (not a name, a literal, a view or a list of operands) and reads a name (a
+    constant expression is folded), or it allocates (``zeros``, ``eye``)."""
+    if isinstance(node, (Name, Const, Slice, Seq, Dict, SparseMatrix)):
+        return False
+    if isinstance(node, Call) and node.func in VIEWS:
+        return False
+    if isinstance(node, Index) and all(isinstance(i, (Const, Slice)) for i in node.items):
+        return False  # a view; a gather (an index array) is shared
+    if isinstance(node, Formula) and node.expr.is_Symbol:
+        return False  # its operand itself
+    if isinstance(node, Call) and node.func in MOVES:
+        return True  # an allocation (zeros, eye): made once
+    return id(node) in numbers.reads
+
+
+def common_subexpressions(
+    statements: list[ArrayStatement], results: Iterable[str], prefix: str = "_c"
+) -> list[ArrayStatement]:
+    """Each value computed once (the module docstring says which are merged).
+
+    Parameters
+    ----------
+    statements
+        The program's statements, in evaluation order.
+    results
+        The names the program returns: never replaced by another name.
+    prefix
+        New statements are named ``<prefix>1``, ``<prefix>2``, ... (names not taken).
+
+    Returns
+    -------
+    list of ArrayStatement
+        The statements, in an order that defines every name before it is read.
+
+    >>> x, e = Name("x"), Call("exp", (Name("x"),))
+    >>> S = ArrayStatement
+    >>> out = common_subexpressions([S("a", BinOp("+", e, e)), S("b", BinOp("*", e, x))], ["b"])
+    >>> [(s.target, sorted(ir.names_in(s.value))) for s in out]
+    [('_c1', ['x']), ('a', ['_c1']), ('b', ['_c1', 'x'])]
+    """
+    ends = set(results)
+    mutable = _mutable(statements)
+    numbers = _Numbering(mutable)
+    statements = _merge_statements(statements, ends, numbers)  # numbers every statement
+    count: dict[int, int] = {}
+    first: dict[int, tuple[int, Node]] = {}  # number -> (statement, its first node)
+    order: list[int] = []  # the shared numbers, each after those it contains
+    definer: dict[int, int] = {}  # number -> the statement whose whole value it is
+
+    def visit(k: int, root: Node) -> None:
+        stack: list[tuple[Node, bool]] = [(root, False)]
+        while stack:
+            node, done = stack.pop()
+            number = numbers.of[id(node)]
+            if done:
+                if number not in first:
+                    first[number] = (k, node)
+                    order.append(number)
+                continue
+            shared = _shareable(node, numbers) and number not in numbers.impure
+            if shared:
+                count[number] = count.get(number, 0) + 1
+                if count[number] > 1:
+                    continue  # computed once: what it contains counted once
+            stack.append((node, True))
+            stack.extend((c, False) for c in reversed(numbers.kids(node)))
+
+    for k, s in enumerate(statements):
+        number = numbers.of[id(s.value)]
+        root = not s.at and s.target not in mutable and number not in numbers.impure
+        if root and number not in definer and _shareable(s.value, numbers):
+            definer[number] = k
+        elif root and number in definer and s.target not in ends:
+            pass  # equal to an earlier statement's value: merged below as a use
+        elif root:  # a result equal to an earlier value: computed again, its parts shared
+            for child in numbers.kids(s.value):
+                visit(k, child)
+            for item in s.at:
+                visit(k, item)
+            continue
+        visit(k, s.value)
+        for item in s.at:
+            visit(k, item)
+    shared = {n for n, c in count.items() if c > 1}
+    if not shared:
+        return statements
+    taken = {s.target for s in statements} | {n for s in statements for n in ir.names_in(s.value)}
+    fresh = (f"{prefix}{j}" for j in range(1, 1 << 62) if f"{prefix}{j}" not in taken)
+    name = {
+        n: statements[definer[n]].target if n in definer else next(fresh)
+        for n in order
+        if n in shared
+    }
+
+    def rewritten(node: Node, own: int | None) -> Node:
+        def replace(n: Node) -> Node | None:
+            number = numbers.of.get(id(n))
+            if number in name and number != own and _shareable(n, numbers):
+                return Name(name[number])
+            return None
+
+        return _rebuilt(node, replace, numbers.kids)
+
+    before: dict[int, list[ArrayStatement]] = {}
+    moved: set[int] = set()
+    for n in order:
+        if n not in shared:
+            continue
+        k, node = first[n]
+        if n in definer:
+            if definer[n] == k:
+                continue
+            moved.add(definer[n])
+            node = statements[definer[n]].value
+        new = ArrayStatement(name[n], rewritten(node, n))
+        before.setdefault(k, []).append(new)
+    out: list[ArrayStatement] = []
+    for k, s in enumerate(statements):
+        out += before.get(k, [])
+        if k in moved:
+            continue
+        own = numbers.of[id(s.value)] if definer.get(numbers.of[id(s.value)]) == k else None
+        value = rewritten(s.value, own)
+        if isinstance(value, Name) and value.id != s.target and s.target not in ends and not s.at:
+            out.append(ArrayStatement(s.target, value))  # an alias: renamed away below
+        else:
+            out.append(ArrayStatement(s.target, value, tuple(rewritten(i, None) for i in s.at)))
+    return _without_aliases(out, ends | mutable)
+
+
+def _merge_statements(
+    statements: list[ArrayStatement], ends: set[str], numbers: _Numbering
+) -> list[ArrayStatement]:
+    """A statement computing what an earlier one did (up to factors 1.0 in front: a
+    leaf's copy) reads the earlier name instead; every statement kept is numbered
+    (:meth:`_Numbering.assign`)."""
+    mutable = numbers.mutable
+    seen: dict[int, str] = {}
+    alias: dict[str, str] = {}
+    out = []
+    for s in statements:
+        value = ir.renamed(s.value, alias)
+        at = tuple(ir.renamed(i, alias) for i in s.at)
+        statement = ArrayStatement(s.target, value, at)
+        numbers.assign(statement)
+        number = numbers.number(_bare(value, numbers))
+        plain = not at and s.target not in mutable and number not in numbers.impure
+        if plain and number in seen and s.target not in ends:
+            alias[s.target] = seen[number]
+            continue
+        if plain:
+            seen.setdefault(number, s.target)
+        out.append(statement)
+    return out
+
+
+def _without_aliases(statements: list[ArrayStatement], kept: set[str]) -> list[ArrayStatement]:
+    """Statements ``a = b`` (a name not in ``kept``) dropped, ``a`` read as ``b``."""
+    alias: dict[str, str] = {}
+    out = []
+    for s in statements:
+        value = ir.renamed(s.value, alias)
+        if isinstance(value, Name) and not s.at and s.target not in kept:
+            alias[s.target] = value.id
+            continue
+        out.append(ArrayStatement(s.target, value, tuple(ir.renamed(i, alias) for i in s.at)))
+    return out
+
+
+# -- dead statements -------------------------------------------------------------------
+
+
+def dead_statements(
+    statements: list[ArrayStatement], results: Iterable[str]
+) -> list[ArrayStatement]:
+    """The statements the ``results`` need, in order: a store into an array (``at``) is
+    needed when that array is, or when no statement here makes it (a buffer the caller
+    gave); every other statement when a needed one reads its name.
+
+    >>> S = ArrayStatement
+    >>> kept = dead_statements([S("a", Name("x")), S("b", Name("a")), S("c", Name("x"))], ["b"])
+    >>> [s.target for s in kept]
+    ['a', 'b']
+    """
+    made = {s.target for s in statements if not s.at}
+    needed = set(results)
+    kept: list[ArrayStatement] = []
+    for s in reversed(statements):
+        if s.at:
+            if s.target not in needed and s.target in made:
+                continue
+            needed.add(s.target)
+            for item in s.at:
+                needed |= ir.names_in(item)
+        elif s.target in needed:
+            needed.discard(s.target)
+        else:
+            continue
+        needed |= ir.names_in(s.value)
+        kept.append(s)
+    return kept[::-1]
+
+
+def optimize_statements(
+    statements: list[ArrayStatement], results: Iterable[str]
+) -> list[ArrayStatement]:
+    """Dead statements dropped, then common subexpressions merged until none is left
+    (a merge can make two statements equal; a few rounds at most), and what merging
+    left unread dropped (:func:`dead_statements`, :func:`common_subexpressions`)."""
+    results = list(results)
+    statements = dead_statements(statements, results)
+    for _ in range(ROUNDS):
+        merged = dead_statements(common_subexpressions(statements, results), results)
+        if merged == statements:
+            break
+        statements = merged
+    return statements
+
+
+def optimize(program: ArrayProgram) -> ArrayProgram:
+    """``program`` with :func:`optimize_statements` applied (its text is not reprinted)."""
+    statements = optimize_statements(program.statements, program.results)
+    return dataclasses.replace(program, statements=statements)
+
+
+# -- shapes ----------------------------------------------------------------------------
+
+
+def array_shapes(
+    program: ArrayProgram, known: Mapping[str, Shape] | None = None
+) -> dict[str, Shape | None]:
+    """The shape of each name the program makes (None where it cannot be found): from
+    the arguments' shapes, the constants' (:attr:`~dgraph.codegen.ir.ArrayProgram.constant_shapes`,
+    their arrays, or ``known``) and each node kind's rule.
+
+    >>> p = ArrayProgram("f", ("x",), ((3,),), ("x",), [ArrayStatement("y",
+    ...     Call("einsum", (Const("i,j->ij"), Name("x"), Name("x"))))], ["y"])
+    >>> array_shapes(p)["y"]
+    (3, 3)
+    """
+    env: dict[str, Shape | None] = dict(program.constant_shapes)
+    env.update({k: tuple(np.shape(v)) for k, v in program.constants.items()})
+    env.update({k: tuple(v) for k, v in (known or {}).items()})
+    env.update({a: tuple(s) for a, s in zip(program.arguments, program.shapes, strict=True)})
+    for s in program.statements:
+        if s.at:
+            continue
+        env[s.target] = _node_shapes(s.value, env)[id(s.value)]
+    return env
+
+
+def _node_shapes(node: Node, env: Mapping[str, Shape | None]) -> dict[int, Any]:
+    """Each node's shape under ``node`` by id (a list's: its items' shapes; a literal
+    that is a parameter, not an array: None)."""
+    found: dict[int, Any] = {}
+
+    def combine(n: Node, values: list[Any]) -> Any:
+        for c, v in zip(n.children(), values, strict=True):
+            found[id(c)] = v
+        try:
+            shape = _shape(n, env, found)
+        except (ValueError, TypeError, IndexError, KeyError, AttributeError):
+            shape = None
+        found[id(n)] = shape
+        return shape
+
+    ir.fold(node, combine)
+    return found
+
+
+def _broadcast(shapes: Iterable[Any]) -> Shape | None:
+    shapes = list(shapes)
+    if any(s is None for s in shapes):
+        return None
+    return tuple(np.broadcast_shapes(*shapes))
+
+
+def _const(node: Node | None) -> Any:
+    if not isinstance(node, Const):
+        raise ValueError("not a literal")
+    return node.value
+
+
+def _axes(value: Any, ndim: int) -> list[int]:
+    axes = [value] if isinstance(value, int) else list(value)
+    return sorted(a % ndim for a in axes)
+
+
+def _shape(n: Node, env: Mapping[str, Shape | None], found: dict[int, Any]) -> Any:
+    """One node's shape from its children's (``found``); None: not known."""
+
+    def sh(c: Node) -> Any:
+        return found[id(c)]
+
+    if isinstance(n, Name):
+        return env.get(n.id)
+    if isinstance(n, Const):
+        value = n.value
+        return () if isinstance(value, (int, float, bool, np.number)) else None
+    if isinstance(n, (BinOp,)):
+        return _broadcast((sh(n.left), sh(n.right)))
+    if isinstance(n, (UnaryOp, AsType)):
+        return sh(n.operand)
+    if isinstance(n, Formula):
+        return _broadcast(sh(o) for _, o in n.operands)
+    if isinstance(n, Seq):
+        return [sh(i) for i in n.items]
+    if isinstance(n, Scatter):
+        return (n.size,)
+    if isinstance(n, ScatterAdd):
+        return sh(n.base)
+    if isinstance(n, SegmentSum):
+        return (n.n,)
+    if isinstance(n, SparseMatrix):
+        return tuple(n.shape)
+    if isinstance(n, Entries):
+        inner = _broadcast(sh(i) for i in n.items)
+        return None if inner is None else (*n.shape, *inner)
+    if isinstance(n, Index):
+        return _index_shape(sh(n.value), n.items, sh)
+    if isinstance(n, Call):
+        return _call_shape(n, sh)
+    return None
+
+
+def _index_shape(value: Shape | None, items: tuple[Node, ...], sh) -> Shape | None:
+    """NumPy's indexing rule, run on zero-strided stand-ins (no entry is read)."""
+    if value is None:
+        return None
+    key: list[Any] = []
+    for item in items:
+        if isinstance(item, Slice):
+            key.append(slice(item.lower, item.upper, item.step))
+        elif isinstance(item, Const):
+            key.append(item.value)
+        else:
+            shape = sh(item)
+            if shape is None:
+                return None
+            key.append(np.broadcast_to(np.zeros((), np.intp), shape))
+    stand_in = np.broadcast_to(np.zeros((), np.int8), value)
+    return tuple(stand_in[tuple(key)].shape)
+
+
+def _call_shape(n: Call, sh) -> Any:
+    f, args = n.func.rpartition(".")[2], n.args
+    kw = dict(n.keywords)
+    first = sh(args[0]) if args else None
+    if f in ("reshape",):
+        target = _const(args[1])
+        target = (target,) if isinstance(target, int) else tuple(target)
+        if -1 in target and first is not None:
+            rest = math.prod(t for t in target if t != -1)
+            target = tuple(math.prod(first) // rest if t == -1 else t for t in target)
+        return None if -1 in target else target
+    if f == "ravel":
+        return None if first is None else (math.prod(first),)
+    if f in ("asarray", "array", "ascontiguousarray"):
+        if isinstance(args[0], Const):
+            return tuple(np.shape(args[0].value))
+        return first
+    if f == "transpose":
+        if first is None:
+            return None
+        perm = _const(args[1]) if len(args) > 1 else tuple(reversed(range(len(first))))
+        return tuple(first[p] for p in perm)
+    if f == "broadcast_to":
+        target = _const(args[1])
+        return (target,) if isinstance(target, int) else tuple(target)
+    if f in ("zeros", "ones", "full"):
+        target = _const(args[0])
+        return (target,) if isinstance(target, int) else tuple(target)
+    if f == "eye":
+        k = _const(args[0])
+        return (k, k)
+    if f == "arange":
+        return (_const(args[0]),)
+    if f == "zeros_like" or f == "flip":
+        return first
+    if f == "result_type":
+        return None
+    if f == "einsum":
+        return _einsum_shape(_const(args[0]), [sh(a) for a in args[1:]])[0]
+    if f in _REDUCTIONS:
+        axis = kw.get("axis", args[1] if len(args) > 1 else None)
+        if first is None:
+            return None
+        axis_value = None if axis is None else _const(axis)
+        if f == "cumsum":
+            return first if axis_value is not None else (math.prod(first),)
+        keep = kw.get("keepdims")
+        keepdims = keep is not None and bool(_const(keep))
+        dropped = range(len(first)) if axis_value is None else _axes(axis_value, len(first))
+        if keepdims:
+            return tuple(1 if k in dropped else d for k, d in enumerate(first))
+        return tuple(d for k, d in enumerate(first) if k not in dropped)
+    if f in ("concatenate", "stack"):
+        parts = sh(args[0])
+        if parts is None or any(p is None for p in parts):
+            return None
+        axis = _const(kw["axis"]) if "axis" in kw else 0
+        if f == "stack":
+            axis %= len(parts[0]) + 1
+            return (*parts[0][:axis], len(parts), *parts[0][axis:])
+        if axis is None:
+            return (sum(math.prod(p) for p in parts),)
+        axis %= len(parts[0])
+        joined = sum(p[axis] for p in parts)
+        return (*parts[0][:axis], joined, *parts[0][axis + 1 :])
+    if f == "pad":
+        widths = _const(args[1])
+        if first is None:
+            return None
+        return tuple(d + a + b for d, (a, b) in zip(first, widths, strict=True))
+    if f == "take":
+        axis = _const(kw["axis"]) if "axis" in kw else None
+        indices = sh(args[1])
+        if first is None or indices is None or axis is None:
+            return None
+        return (*first[:axis], *indices, *first[axis + 1 :])
+    return _broadcast(sh(a) for a in args)  # an elementwise function
+
+
+def _einsum_shape(spec: str, shapes: list[Shape | None]) -> tuple[Shape | None, dict[str, int]]:
+    """The output shape of ``einsum(spec, ...)`` and each letter's size."""
+    left, _, out = spec.partition("->")
+    terms = left.split(",")
+    if "." in spec or any(s is None for s in shapes) or len(terms) != len(shapes):
+        return None, {}
+    sizes: dict[str, int] = {}
+    for term, shape in zip(terms, shapes, strict=True):
+        for letter, size in zip(term, shape, strict=True):  # type: ignore[arg-type]
+            sizes[letter] = max(sizes.get(letter, 1), size)
+    if "->" not in spec:
+        out = "".join(sorted(k for k in sizes if left.count(k) == 1))
+    return tuple(sizes[k] for k in out), sizes
+
+
+# -- counting --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ArrayCount:
+    """An array program's operations in scalar operations, and the operations it could
+    not count (their shapes were not found): ``"statement: kind"`` each."""
+
+    ops: Ops
+    uncounted: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        return not self.uncounted
+
+    def __str__(self) -> str:
+        text = str(self.ops)
+        if self.uncounted:
+            text += f" (and {len(self.uncounted)} operations of unknown shape)"
+        return text
+
+
+def count_array_ops(program: ArrayProgram, known: Mapping[str, Shape] | None = None) -> ArrayCount:
+    """The operations of ``program`` (the rule in the module docstring).
+
+    Parameters
+    ----------
+    program
+        The array program.
+    known
+        Shapes of names the program reads that are neither arguments nor kept constants
+        (module constants whose arrays were not kept).
+
+    >>> x = Name("x")
+    >>> p = ArrayProgram("f", ("x",), ((4,),), ("x",), [
+    ...     ArrayStatement("y", BinOp("*", Call("exp", (x,)), x)),
+    ...     ArrayStatement("z", Call("einsum", (Const("i,j->ij"), Name("y"), x)))], ["z"])
+    >>> count_array_ops(p).ops
+    Ops(mults=20, adds=0, divs=0, calls=4, compares=0)
+    """
+    env = array_shapes(program, known)
+    total = Ops()
+    uncounted: list[str] = []
+    for s in program.statements:
+        shapes = _node_shapes(s.value, env)
+        for item in s.at:
+            shapes.update(_node_shapes(item, env))
+        counted_at = set()
+        for root in (s.value, *s.at):
+            for node in ir.walk(root):
+                if id(node) in counted_at:
+                    continue
+                counted_at.add(id(node))
+                ops = _node_ops(node, shapes)
+                if ops is None:
+                    uncounted.append(f"{s.target}: {_kind(node)}")
+                else:
+                    total += ops
+    return ArrayCount(total, tuple(uncounted))
+
+
+def _kind(node: Node) -> str:
+    if isinstance(node, Call):
+        return node.func
+    if isinstance(node, (BinOp, UnaryOp)):
+        return node.op
+    return type(node).__name__
+
+
+def _times(ops: Ops, k: int) -> Ops:
+    return Ops(ops.mults * k, ops.adds * k, ops.divs * k, ops.calls * k, ops.compares * k)
+
+
+def _constant(node: Node) -> bool:
+    """Reads no name: folded to a number (free, as in the scalar rule)."""
+    return not any(isinstance(n, Name) for n in ir.walk(node))
+
+
+def _node_ops(node: Node, shapes: dict[int, Any]) -> Ops | None:
+    """The operations of one node itself (not its children's); None: its shape unknown."""
+    one = _entry_ops(node, shapes)
+    if one is None or one == Ops():
+        return one
+    if isinstance(one, tuple):  # already a total (contractions, reductions, scatters)
+        return one[0]
+    shape = shapes.get(id(node))
+    if shape is None:
+        return None
+    return _times(one, math.prod(shape))
+
+
+def _entry_ops(node: Node, shapes: dict[int, Any]) -> Ops | tuple[Ops] | None:
+    """The operations per entry of an elementwise node, or ``(total,)`` for the others."""
+    if isinstance(node, (Name, Const, Slice, Seq, Dict, SparseMatrix, Entries, Index, AsType)):
+        return Ops()
+    if isinstance(node, (Scatter, UnaryOp)) or _constant(node):
+        return Ops()  # a move; a negation is free; a constant is folded
+    if isinstance(node, BinOp):
+        return _binop_ops(node)
+    if isinstance(node, Formula):
+        return count_ops([node.expr])
+    if isinstance(node, ScatterAdd):
+        sizes = [shapes.get(id(data)) for _, data in node.parts]
+        return None if None in sizes else (Ops(adds=sum(math.prod(s) for s in sizes)),)
+    if isinstance(node, SegmentSum):  # each of the n segments taken as nonempty
+        data = shapes.get(id(node.data))
+        return None if data is None else (Ops(adds=max(math.prod(data) - node.n, 0)),)
+    if isinstance(node, Call):
+        return _call_ops(node, shapes)
+    return None
+
+
+def _binop_ops(node: BinOp) -> Ops:
+    if node.op in _COMPARISONS:
+        return Ops(compares=1)
+    if node.op in ("+", "-"):
+        return Ops(adds=1)
+    if node.op == "/":
+        return Ops(divs=1)
+    if node.op == "*":
+        unit = ir.number(node.left) in (1.0, -1.0) or ir.number(node.right) in (1.0, -1.0)
+        return Ops() if unit else Ops(mults=1)
+    power = ir.number(node.right)
+    if power is not None and power.is_integer() and 0 < abs(power) <= LARGEST_PRODUCT_POWER:
+        return Ops(mults=int(abs(power)) - 1, divs=int(power < 0))
+    return Ops(calls=1)
+
+
+def _call_ops(node: Call, shapes: dict[int, Any]) -> Ops | tuple[Ops] | None:
+    f = node.func.rpartition(".")[2]
+    if f in MOVES:
+        return Ops()
+    if f == "einsum":
+        spec = _const(node.args[0])
+        operands = [shapes.get(id(a)) for a in node.args[1:]]
+        out, sizes = _einsum_shape(spec, operands)
+        if out is None:
+            return None
+        terms = math.prod(sizes.values())
+        return (Ops(mults=(len(operands) - 1) * terms, adds=terms - math.prod(out)),)
+    if f in _REDUCTIONS:
+        before, after = shapes.get(id(node.args[0])), shapes.get(id(node))
+        if before is None or after is None:
+            return None
+        if f == "cumsum":
+            axis = node.keyword("axis")
+            n = math.prod(before)
+            length = n if axis is None else before[_const(axis) % len(before)]
+            return (Ops(adds=n - (n // length if length else 0)),)
+        kind = "adds" if f == "sum" else "compares"
+        return (Ops(**{kind: math.prod(before) - math.prod(after)}),)
+    if f == "square":
+        return Ops(mults=1)
+    if f == "power":
+        k = ir.number(node.args[1]) if len(node.args) > 1 else None
+        if k is not None and k.is_integer() and 0 < abs(k) <= LARGEST_PRODUCT_POWER:
+            return Ops(mults=int(abs(k)) - 1, divs=int(k < 0))
+        return Ops(calls=1)
+    if f in _COMPARES:
+        return Ops(compares=_COMPARES[f])
+    if f in _FREE:
+        return Ops()
+    return Ops(calls=1)
