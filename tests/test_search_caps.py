@@ -82,3 +82,40 @@ def test_codegen_keeps_an_edge_search_within_its_limit_and_users_get_it_whole():
     assert any(c.method == "edge-optimal" and "more than 0 states" in c.note for c in skipped)
     es = accumulate(g, "edge-optimal")  # no limit unless one is asked for
     assert es.verified and es.info["optimal"] is True
+
+
+def test_the_default_choice_is_made_once_per_graph_and_again_after_a_change(monkeypatch):
+    import sympy
+
+    import dgraph.codegen.selection as selection
+    from dgraph.codegen.function import make_function
+    from dgraph.codegen.generate import generate
+    from dgraph.codegen.python import load_python
+
+    runs: list[str] = []
+    accumulate_ = selection.accumulate
+
+    def recording(graph, method="markowitz", **options):
+        runs.append(method)
+        return accumulate_(graph, method, **options)
+
+    monkeypatch.setattr(selection, "accumulate", recording)
+    g = bundled("naumann_sin.trace")  # y = x0 sin(x1) sin(x1)
+    code = generate(g, "python")
+    first = list(runs)
+    assert first and code.mults == 4
+    J = make_function(g)  # the same graph: chosen once
+    assert runs == first
+    np.testing.assert_allclose(
+        J(np.array([2.0, 0.5])),
+        [[np.sin(0.5) ** 2, 2.0 * 2 * np.sin(0.5) * np.cos(0.5)]],
+        rtol=1e-12,
+    )
+    assert select_jacobian(g, budget=None, build_all=True).method == code.method  # not kept
+    assert len(runs) == 2 * len(first)
+    g.set_expr("y", sympy.Symbol("v2") + sympy.Symbol("v1"))  # y = x0 sin(x1) + sin(x1)
+    changed = load_python(generate(g, "python").text)
+    assert len(runs) == 3 * len(first)
+    np.testing.assert_allclose(
+        changed.jacobian(np.array([2.0, 0.5])), [[np.sin(0.5), 3.0 * np.cos(0.5)]], rtol=1e-12
+    )

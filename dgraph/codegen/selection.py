@@ -290,7 +290,21 @@ def select_jacobian(
     would expand more states than ``max_expansions`` gives its method (default
     :data:`EXACT_EXPANSIONS`; a method not named there: no limit) is skipped, its row
     saying so. ``accumulate(graph, "edge-optimal")`` itself has no such limit.
+
+    The default choice (no ``methods``, ``budget``, ``sets`` or ``build_all``, the default
+    limits) depends on the graph alone, so it is made once per graph and kept with it
+    (``graph.derived``, cleared when the graph changes): ``generate`` and then
+    ``make_function`` of one graph choose once.
     """
+    default = (
+        methods is None
+        and budget is None
+        and not sets
+        and not build_all
+        and max_expansions is EXACT_EXPANSIONS
+    )
+    if default and _CHOICE in graph.derived:
+        return graph.derived[_CHOICE]  # type: ignore[return-value]
     edge_labels(graph)  # no local partials, no code: said before any method runs
     if methods is None:
         methods = candidate_methods(graph, budget)
@@ -336,7 +350,13 @@ def select_jacobian(
         raise DGraphError("no candidate method gave a verified expression set")
     if build_all:
         ranking.build_rest()
-    return Selection(chosen[0], chosen[1], (*_marked(ranking.rows, chosen[0]), *skipped))
+    selection = Selection(chosen[0], chosen[1], (*_marked(ranking.rows, chosen[0]), *skipped))
+    if default:
+        graph.derived[_CHOICE] = selection
+    return selection
+
+
+_CHOICE = "codegen_choice"  # the default choice's entry in graph.derived
 
 
 def _marked(rows: list[Candidate], program: Program) -> list[Candidate]:
