@@ -86,7 +86,11 @@ def test_options_come_from_signatures():
         "priority": "inner",
         "organization_work_limit": 400_000,
     }
-    assert dict(METHODS["edge-optimal"].options) == {"metagraph": "full", "budget": None}
+    assert dict(METHODS["edge-optimal"].options) == {
+        "metagraph": "full",
+        "budget": None,
+        "max_expansions": None,
+    }
     assert set(METHODS["best"].options) == {
         "budget",
         "seed",

@@ -283,7 +283,14 @@ def jacobian_estimate(es: ExpressionSet) -> Ops:
 
 def primal_program(graph: DGraph) -> Program:
     """The program computing the outputs from the inputs (the graph's own trace; for a
-    linear system's graph, the solution of the system)."""
+    linear system's graph, the solution of the system). Built once per graph
+    (``graph.derived``, cleared when the graph changes)."""
+    if "codegen_primal" not in graph.derived:
+        graph.derived["codegen_primal"] = _primal_program(graph)
+    return graph.derived["codegen_primal"]  # type: ignore[return-value]
+
+
+def _primal_program(graph: DGraph) -> Program:
     if graph.solved:
         named, _, _ = _with_solution(graph, _values(graph) + _labels(graph)[1], {})
         results = [((i,), value_symbol(s)) for i, s in enumerate(graph.solved)]

@@ -13,8 +13,9 @@ a budget (seconds in all) builds every candidate's program and adds ``best``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from ..core.expressions import ExpressionSet
@@ -38,6 +39,7 @@ from .program import (
 
 __all__ = [
     "DETERMINISTIC",
+    "EXACT_EXPANSIONS",
     "SYMBOLIC",
     "Candidate",
     "Selection",
@@ -85,6 +87,16 @@ PATHS_BEHIND = 2
 # vertex-optimal joins while every independent part has at most this many intermediates
 # (below its own limit of 18: there its exhaustive search takes seconds to tens of seconds)
 EXACT_PART_LIMIT = 14
+# The exact searches among the candidates run without a budget, so each is held to a
+# count of expanded states (never the clock: the same graph refuses on every machine) and
+# skipped beyond it (SearchTooLarge). vertex-optimal: twice the 2^EXACT_PART_LIMIT sets of
+# the largest part it joins on (it never binds there: random 14-intermediate DAGs need
+# at most 6,000). edge-optimal: a metagraph state costs several vertex sets, and the
+# candidates' graphs need at most a few hundred; Graphax's Lighthouse (15 edges) needs
+# about 170,000, seconds of search for a program no cheaper
+EXACT_EXPANSIONS: Mapping[str, int] = MappingProxyType(
+    {"vertex-optimal": 2 << EXACT_PART_LIMIT, "edge-optimal": 2_000}
+)
 # zhou and dstar join without a budget while every independent part has at most this
 # many intermediates: they grow fastest (n-link pendulums, zhou: 0.8 s at 74, 2.5 s at
 # 136, 22 s at 325; dstar 1 s at 136), and where they are large forward gave the same or
@@ -234,10 +246,11 @@ def cheapest_jacobian(
     budget: float | None = None,
     *,
     sets: Sequence[ExpressionSet] = (),
+    max_expansions: Mapping[str, int] = EXACT_EXPANSIONS,
 ) -> tuple[Program, ExpressionSet]:
     """The Jacobian program with the fewest operations over verified candidate expression
     sets, and its expression set: :func:`select_jacobian`'s choice."""
-    chosen = select_jacobian(graph, methods, budget, sets=sets)
+    chosen = select_jacobian(graph, methods, budget, sets=sets, max_expansions=max_expansions)
     return chosen.program, chosen.expression_set
 
 
@@ -248,6 +261,7 @@ def select_jacobian(
     *,
     sets: Sequence[ExpressionSet] = (),
     build_all: bool = False,
+    max_expansions: Mapping[str, int] = EXACT_EXPANSIONS,
 ) -> Selection:
     """The Jacobian program codegen ships, with every candidate's counts.
 
@@ -271,7 +285,26 @@ def select_jacobian(
     machine's speed.
     ``build_all`` also builds (first pass order) the programs the choice did not need, to
     show them; it never changes the choice.
+
+    The candidates are accumulated without a budget; an exact search among them that
+    would expand more states than ``max_expansions`` gives its method (default
+    :data:`EXACT_EXPANSIONS`; a method not named there: no limit) is skipped, its row
+    saying so. ``accumulate(graph, "edge-optimal")`` itself has no such limit.
+
+    The default choice (no ``methods``, ``budget``, ``sets`` or ``build_all``, the default
+    limits) depends on the graph alone, so it is made once per graph and kept with it
+    (``graph.derived``, cleared when the graph changes): ``generate`` and then
+    ``make_function`` of one graph choose once.
     """
+    default = (
+        methods is None
+        and budget is None
+        and not sets
+        and not build_all
+        and max_expansions is EXACT_EXPANSIONS
+    )
+    if default and _CHOICE in graph.derived:
+        return graph.derived[_CHOICE]  # type: ignore[return-value]
     edge_labels(graph)  # no local partials, no code: said before any method runs
     if methods is None:
         methods = candidate_methods(graph, budget)
@@ -288,8 +321,9 @@ def select_jacobian(
         if name in given:
             candidates.append(given[name].moved_to(graph))
             continue
+        limit = {"max_expansions": max_expansions[name]} if name in max_expansions else {}
         try:  # verified below, once it is chosen: verifying every candidate costs most
-            candidates.append(accumulate(graph, name, verify=False))
+            candidates.append(accumulate(graph, name, verify=False, **limit))
         except SearchTooLarge as exc:
             skipped.append(Candidate(name, note=f"not run: {exc}"))
     quick = budget is None and "best" not in methods
@@ -316,7 +350,13 @@ def select_jacobian(
         raise DGraphError("no candidate method gave a verified expression set")
     if build_all:
         ranking.build_rest()
-    return Selection(chosen[0], chosen[1], (*_marked(ranking.rows, chosen[0]), *skipped))
+    selection = Selection(chosen[0], chosen[1], (*_marked(ranking.rows, chosen[0]), *skipped))
+    if default:
+        graph.derived[_CHOICE] = selection
+    return selection
+
+
+_CHOICE = "codegen_choice"  # the default choice's entry in graph.derived
 
 
 def _marked(rows: list[Candidate], program: Program) -> list[Candidate]:

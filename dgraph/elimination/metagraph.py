@@ -77,12 +77,24 @@ def intermediate_edge_count(graph: DGraph) -> int:
 
 
 def edge_optimal_search(
-    graph: DGraph, mode: str = "full", budget: float | None = None
+    graph: DGraph,
+    mode: str = "full",
+    budget: float | None = None,
+    max_expansions: int | None = None,
 ) -> SearchResult:
     """A shortest path in the metagraph ``mode``, searched with A* without building it;
     ``budget`` in seconds, spent as a count of moves priced
     (:func:`dgraph.elimination.search.moves_for`): half on the vertex optimum (the
-    incumbent) in the modes that have vertex moves, the rest on the metagraph."""
+    incumbent) in the modes that have vertex moves, the rest on the metagraph.
+
+    Raises
+    ------
+    SearchTooLarge
+        Without a budget, where more than :data:`EDGE_LIMIT` edges have an intermediate
+        end, or where the metagraph search, or the vertex optimum that is its incumbent,
+        would expand more than ``max_expansions`` states before its optimum is proven
+        (None: no limit).
+    """
     _check_mode(mode)
     bits = BitGraph(graph)
     inner = intermediate_edge_count(graph)
@@ -100,21 +112,29 @@ def edge_optimal_search(
         if share is None and len(graph.intermediates) > VERTEX_LIMIT:
             share = 0.0  # heuristic orders only
         try:
-            vertex = vertex_optimal_search(graph, budget=share)
-        except SearchTooLarge:  # its start alone exceeds the share: the sweep it is
-            pass
+            vertex = vertex_optimal_search(graph, share, max_expansions=max_expansions)
+        except SearchTooLarge as exc:  # its start alone exceeds the share: the sweep it is
+            if share is None:  # its expansions: another incumbent could change the path
+                raise SearchTooLarge(f"edge-optimal: its incumbent, {exc}") from None
         else:
             incumbent = min(incumbent, (vertex.cost, vertex.moves))
         rest = None if budget is None else budget - (share or 0.0)
-    return astar(
-        bits.start,
-        lambda s: bits.moves(s, mode),
-        bits.is_final,
-        bound,
-        incumbent,
-        rest,
-        size=len(graph.order()),
-    )
+    try:
+        return astar(
+            bits.start,
+            lambda s: bits.moves(s, mode),
+            bits.is_final,
+            bound,
+            incumbent,
+            rest,
+            size=len(graph.order()),
+            max_expansions=max_expansions,
+        )
+    except SearchTooLarge as exc:
+        raise SearchTooLarge(
+            f"edge-optimal: {inner} intermediate edges, {exc}; pass --budget SECONDS for the"
+            " best found"
+        ) from None
 
 
 def _edge_bound(graph: DGraph, bits: BitGraph, mode: str):
@@ -168,9 +188,15 @@ def _sweep_incumbent(bits: BitGraph, mode: str) -> tuple[int, list]:
     return total, moves
 
 
-def edge_optimal(graph: DGraph, mode: str = "full", budget: float | None = None) -> ExpressionSet:
-    """Edge elimination along a shortest metagraph path (``optimal`` says if proven)."""
-    result = edge_optimal_search(graph, mode, budget)
+def edge_optimal(
+    graph: DGraph,
+    mode: str = "full",
+    budget: float | None = None,
+    max_expansions: int | None = None,
+) -> ExpressionSet:
+    """Edge elimination along a shortest metagraph path (``optimal`` says if proven);
+    ``max_expansions`` as :func:`edge_optimal_search`'s."""
+    result = edge_optimal_search(graph, mode, budget, max_expansions)
     method = "edge-optimal" if mode == "full" else f"edge-optimal-{mode}"
     # M bounds every edge elimination and M_V every vertex elimination; M_F and M_B bound
     # only their own kind of move

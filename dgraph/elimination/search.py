@@ -90,6 +90,7 @@ def astar(
     budget: float | None = None,
     max_states: int = 5_000_000,
     size: int = 0,
+    max_expansions: int | None = None,
 ) -> SearchResult:
     """Cheapest move sequence from ``start`` to a goal.
 
@@ -100,6 +101,13 @@ def astar(
     :func:`moves_for` moves priced) or ``max_states`` is exhausted it is what comes back,
     unproven. ``size`` is the graph's vertex count: beyond :data:`REFERENCE_SIZE` each
     move counts for more.
+
+    Raises
+    ------
+    SearchTooLarge
+        Where ``max_expansions`` (None: no limit) states have been expanded and the
+        search is not finished: the work counted, so the same graph refuses on every
+        machine.
     """
     t0 = time.perf_counter()
     limit = moves_for(budget, size)
@@ -111,6 +119,7 @@ def astar(
     heap = [(bound(start), 0, next(tie), start)]
     found_goal = None
     exhausted = False
+    expanded = 0
     while heap:
         f, neg_g, _, state = heapq.heappop(heap)
         g = -neg_g
@@ -125,6 +134,11 @@ def astar(
             heapq.heappush(heap, (f, neg_g, next(tie), state))
             exhausted = True
             break
+        if max_expansions is not None and expanded >= max_expansions:
+            raise SearchTooLarge(
+                f"more than {max_expansions} states to expand before the optimum is proven"
+            )
+        expanded += 1
         for move, cost, nxt in expand(state):
             priced += 1
             g2 = g + cost
@@ -222,6 +236,7 @@ def subset_search(
     bound: Callable[[int], int],
     orders: Iterable[list[str]],
     budget: float | None,
+    max_expansions: int | None = None,
 ) -> SearchResult:
     """The cheapest vertex elimination order, by A* over the sets of eliminated vertices.
 
@@ -231,7 +246,7 @@ def subset_search(
     on S alone (Bischof's dynamic program, Naumann 1999, §3). ``prices(S)`` gives (index in
     ``graph.order()``, price) for every intermediate left, ``bound(S)`` an admissible
     bound on the rest; the cheapest of ``orders``, priced by ``prices`` too, is the
-    incumbent (the first of equals).
+    incumbent (the first of equals). ``max_expansions``: as :func:`astar`'s.
     """
     names = graph.order()
     index = {v: i for i, v in enumerate(names)}
@@ -251,4 +266,13 @@ def subset_search(
 
     cost, order = min(((priced(o), o) for o in orders), key=lambda c: c[0])
     incumbent = (cost, [("vertex", v) for v in order])
-    return astar(0, expand, lambda done: done == full, bound, incumbent, budget, size=len(names))
+    return astar(
+        0,
+        expand,
+        lambda done: done == full,
+        bound,
+        incumbent,
+        budget,
+        size=len(names),
+        max_expansions=max_expansions,
+    )

@@ -18,7 +18,7 @@ methods on the dual computational graph", Math. Program. 99 (2004) 399–421.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
@@ -26,7 +26,14 @@ from ..errors import SearchTooLarge
 from .kernel import BLOCKS, Elimination
 from .labeled import replay
 from .parts import by_parts
-from .search import SearchResult, check_order, check_size, check_start, subset_search
+from .search import (
+    Prices,
+    SearchResult,
+    check_order,
+    check_size,
+    check_start,
+    subset_search,
+)
 from .structure import BitGraph
 from .vertex import markowitz_order
 from .vertex_exact import EXACT_LIMIT, available, exact_vertex_search
@@ -38,7 +45,10 @@ TENSOR_VERTEX_LIMIT = 14  # likewise on a tensor graph, where every set's blocks
 
 
 def vertex_optimal_search(
-    graph: DGraph, budget: float | None = None, incumbent: list[str] | None = None
+    graph: DGraph,
+    budget: float | None = None,
+    incumbent: list[str] | None = None,
+    max_expansions: int | None = None,
 ) -> SearchResult:
     """The cheapest vertex elimination order (as moves), proven unless the budget ran out;
     each independent part searched on its own; ``incumbent`` is an order known to be
@@ -48,6 +58,9 @@ def vertex_optimal_search(
     ------
     InputError
         Where ``incumbent`` is not an order of every intermediate, each once.
+    SearchTooLarge
+        Where a part has more intermediates than the exhaustive limit and no budget, or
+        its search would expand more than ``max_expansions`` sets (None: no limit).
     """
     if incumbent is not None:
         incumbent = check_order(graph, incumbent, "vertex-optimal: the incumbent")
@@ -55,13 +68,16 @@ def vertex_optimal_search(
     def search(part: DGraph, share: float | None) -> SearchResult:
         inside = set(part.intermediates)
         mine = None if incumbent is None else [v for v in incumbent if v in inside]
-        return _connected_search(part, share, mine)
+        return _connected_search(part, share, mine, max_expansions)
 
     return by_parts(graph, search, budget)
 
 
 def _connected_search(
-    graph: DGraph, budget: float | None, incumbent: list[str] | None = None
+    graph: DGraph,
+    budget: float | None,
+    incumbent: list[str] | None = None,
+    max_expansions: int | None = None,
 ) -> SearchResult:
     limit = TENSOR_VERTEX_LIMIT if graph.is_tensor else VERTEX_LIMIT
     check_size(graph, budget, limit, "vertex-optimal")
@@ -74,7 +90,8 @@ def _connected_search(
     inner = graph.intermediates
     orders = [inner, inner[::-1], markowitz_order(graph)] + ([incumbent] if incumbent else [])
     if graph.is_tensor:  # block prices, and no bound: the cuts count scalar products
-        return subset_search(graph, _BlockPrices(graph), lambda done: 0, orders, budget)
+        prices: Prices = _BlockPrices(graph)
+        return _subsets(graph, prices, lambda done: 0, orders, budget, max_expansions)
     bits = BitGraph(graph)
     cut_in, cut_out = bits.cuts()
     weight = {v: cut_in[v] * cut_out[v] for v in bits.intermediates}
@@ -82,7 +99,25 @@ def _connected_search(
     def bound(done: int) -> int:
         return sum(w for v, w in weight.items() if not done >> v & 1)
 
-    return subset_search(graph, bits.vertex_prices, bound, orders, budget)
+    return _subsets(graph, bits.vertex_prices, bound, orders, budget, max_expansions)
+
+
+def _subsets(
+    graph: DGraph,
+    prices: Prices,
+    bound: Callable[[int], int],
+    orders: list[list[str]],
+    budget: float | None,
+    max_expansions: int | None,
+) -> SearchResult:
+    """:func:`~dgraph.elimination.search.subset_search`, its refusal naming the method."""
+    try:
+        return subset_search(graph, prices, bound, orders, budget, max_expansions)
+    except SearchTooLarge as exc:
+        raise SearchTooLarge(
+            f"vertex-optimal: {len(graph.intermediates)} intermediates, {exc}; pass --budget"
+            " SECONDS for the best found"
+        ) from None
 
 
 def uses_exact_model(graph: DGraph, budget: float | None) -> bool:
@@ -122,11 +157,15 @@ class _BlockPrices:
 
 
 def vertex_optimal(
-    graph: DGraph, budget: float | None = None, incumbent: list[str] | None = None
+    graph: DGraph,
+    budget: float | None = None,
+    incumbent: list[str] | None = None,
+    max_expansions: int | None = None,
 ) -> ExpressionSet:
     """Vertex elimination in an optimal order (``optimal`` says whether it is proven);
-    ``incumbent`` is an order to start from (every intermediate once)."""
-    result = vertex_optimal_search(graph, budget, incumbent)
+    ``incumbent`` is an order to start from (every intermediate once); ``max_expansions``
+    refuses (SearchTooLarge) a search that would expand more sets (None: no limit)."""
+    result = vertex_optimal_search(graph, budget, incumbent, max_expansions)
     order = [target for _, target in result.moves]
     return replay(
         graph, result.moves, "vertex-optimal", **result.info("vertex elimination"), order=order

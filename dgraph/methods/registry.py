@@ -226,18 +226,24 @@ def _faces(graph: DGraph, faces: Iterable | None = None) -> ExpressionSet:
 
 
 def _edge_optimal(
-    graph: DGraph, metagraph: str = "full", budget: float | None = None
+    graph: DGraph,
+    metagraph: str = "full",
+    budget: float | None = None,
+    max_expansions: int | None = None,
 ) -> ExpressionSet:
-    return edge_optimal(graph, metagraph, budget)
+    return edge_optimal(graph, metagraph, budget, max_expansions)
 
 
-def _vertex_optimal(graph: DGraph, budget: float | None = None) -> ExpressionSet:
+def _vertex_optimal(
+    graph: DGraph, budget: float | None = None, max_expansions: int | None = None
+) -> ExpressionSet:
     """The optimal vertex order; where a part goes to the constraint program, from a
-    good order found with a fifth of the budget (:mod:`dgraph.search.incumbent`)."""
+    good order found with a fifth of the budget (:mod:`dgraph.search.incumbent`).
+    ``max_expansions`` refuses a subset search that would expand more sets."""
     if budget is None or not any(uses_exact_model(p, budget) for p in independent_parts(graph)):
-        return vertex_optimal(graph, budget)
+        return vertex_optimal(graph, budget, max_expansions=max_expansions)
     _, order = good_order(graph, INCUMBENT_SHARE * budget)
-    return vertex_optimal(graph, (1 - INCUMBENT_SHARE) * budget, order)
+    return vertex_optimal(graph, (1 - INCUMBENT_SHARE) * budget, order, max_expansions)
 
 
 INCUMBENT_SHARE = 0.2
