@@ -23,7 +23,7 @@ class StopGradient(sympy.Function):
 
     >>> x = sympy.Symbol("x", real=True)
     >>> sympy.diff(x * StopGradient(x**2), x)
-    StopGradient(x**2)
+    stop_gradient(x**2)
     >>> StopGradient(2), StopGradient(StopGradient(x)) == StopGradient(x)
     (2, True)
     """

@@ -11,6 +11,13 @@ each operand (a diagonal), ``dot_general`` one sum of products per entry (a dens
 Kronecker block), ``reduce_sum`` one n-ary sum (a row of ones); a constant zero factor
 leaves a term out, so a zero entry of a block makes no edge.
 
+``stop_gradient`` of a value that depends on the inputs is
+:class:`~dgraph.core.elementary.StopGradient` of its elements, inside the expressions
+that read them: their value, derivative 0 (an edge of partial 0 from a vertex only it
+reads, as from one only a condition reads). A custom derivative rule, which the array
+reader writes ``t + stop_gradient(f(x) - t)`` (``t`` the rule's tangent map), so has its
+primal's value and the rule's partials, as ``jax.jacfwd`` and ``jax.jacrev`` take them.
+
 Moves (reshape, transpose, broadcast, slice, pad, concatenate, take, copies) only
 rearrange elements: their elements are the operand's, and make no vertex; neither does
 an element that folds to a number. Names: inputs and outputs as the readers name them
