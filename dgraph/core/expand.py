@@ -245,6 +245,8 @@ class _Expansion:
     index: dict[sympy.Symbol, int] = field(default_factory=dict)
     taken: set[str] = field(default_factory=set)
     constants: dict[bytes, np.ndarray] = field(default_factory=dict)
+    held: dict[sympy.Expr, Any] = field(default_factory=dict)  # stop_gradient vertices
+    current: str = ""  # the array vertex being expanded: names the vertices it makes
 
     def name(self, wanted: str) -> str:
         while wanted in self.taken:
@@ -350,14 +352,22 @@ class _Expansion:
     def frozen(self, op: ArrayOp, values: Mapping[str, np.ndarray]) -> np.ndarray:
         """``stop_gradient``: a value that depends on the inputs as :class:`StopGradient`
         of it (its value, partial 0: an edge of partial 0 from each vertex it reads, as
-        for a value only a condition reads), a constant as it is. A custom derivative
-        rule, which the array reader writes ``t + stop_gradient(f(x) - t)``, so has the
-        primal's value and the rule's partials (those of ``t``)."""
+        for a value only a condition reads), a constant as it is. One that reads more
+        than two vertices (a reduction's, which a broadcast gives every element of an
+        operation) is a vertex of its own, made once: inlined, each reader would repeat
+        it (softmax's shift: n² edges). A custom derivative rule, which the array reader
+        writes ``t + stop_gradient(f(x) - t)``, so has the primal's value and the rule's
+        partials (those of ``t``)."""
         inner = self.read(op.operands[0], values)
         out = np.empty(inner.shape, dtype=object)
         for i, e in np.ndenumerate(inner):
-            dependent = isinstance(e, sympy.Expr) and e.free_symbols & self.index.keys()
-            out[i] = StopGradient(e) if dependent else e
+            reads = e.free_symbols & self.index.keys() if isinstance(e, sympy.Expr) else ()
+            out[i] = e if not reads else StopGradient(e)
+            if len(reads) > 2:  # a reduction's, which a broadcast repeats: a vertex once
+                if out[i] not in self.held:
+                    suffix = "" if inner.size == 1 else "_" + "_".join(map(str, i))
+                    self.held[out[i]] = self.vertex(out[i], f"{self.current}_sg{suffix}")
+                out[i] = self.held[out[i]]
         return out
 
 
@@ -475,6 +485,7 @@ def _expanded(
             continue
         op = graph.op(v)
         shape = graph.shape(v)
+        work.current = v
         out = work.apply(op, values).reshape(shape)
         keep = every_operation and op.primitive in _COUNTED and op.primitive != "copy"
         base = v
