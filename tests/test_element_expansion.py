@@ -305,3 +305,17 @@ def test_a_custom_rule_unlike_its_primal_at_the_element_level(f, primal, derivat
     values = vertex_values(graph, x)
     np.testing.assert_allclose([values[y] for y in graph.outputs], f(x), rtol=1e-13)
     assert accumulate(graph, "forward").verification.status == "verified"
+
+
+def test_a_held_reduction_is_one_vertex() -> None:
+    """softmax's shift ``stop_gradient(max(x))``, broadcast to every element: one vertex
+    ``stop_gradient(Max(x0, ..., x5))`` whose in-edges have partial 0, read by each
+    element (inlined, each of the 6 would read all 6 inputs); the Jacobian is JAX's."""
+    x = np.linspace(-1.0, 1.0, 6)
+    graph = from_jax(jax.nn.softmax, x)
+    held = [v for v in graph.vertices if str(graph.expr(v) or "").startswith("stop_gradient(")]
+    assert len(held) == 1 and graph.predecessors(held[0]) == graph.inputs
+    assert all(graph.partial(u, held[0]) == 0 for u in graph.inputs)
+    assert len(graph.successors(held[0])) == 6 and graph.n_edges == 42
+    expected = np.asarray(jax.jacfwd(jax.nn.softmax)(x))
+    np.testing.assert_allclose(_jacobian(graph, (x,)), expected, rtol=1e-12, atol=1e-14)
