@@ -405,14 +405,21 @@ def test_is_finite_is_a_nested_predicate(f):
     _check_all_languages(f, (X,), jax.jacfwd, c=False)  # C: no max, no isfinite
 
 
-def test_the_element_level_refuses_a_rule_unlike_its_primal():
-    """The element level differentiates a custom rule's primal. Where JAX's rule differs
-    (asdex's ``x*sum(x)`` with the rule 2t) it refuses in one line, naming the array level;
-    where they agree (relu away from 0) it reads the program as before."""
-    x = np.array([0.3, -0.5, 0.9])
-    with pytest.raises(InputError, match="level='array'") as raised:
-        from_jax(_times_sum, x)
-    assert "\n" not in str(raised.value)
-    got = make_function(from_jax(jax.nn.relu, x))(x)
-    want = np.asarray(jax.jacfwd(jax.nn.relu)(x))
-    np.testing.assert_allclose(np.asarray(got).reshape(want.shape), want, rtol=1e-12)
+@pytest.mark.parametrize("name", list(CASES))
+def test_custom_rules_at_the_element_level(name):
+    """The element level follows the rule as the array level does: every case's
+    Jacobian is JAX's (asdex's ``x*sum(x)`` with the rule 2t included, where the
+    primal's derivative differs), and its outputs' values the primal's."""
+    from dgraph.core.numeric import vertex_values
+    from dgraph.methods import accumulate
+
+    f, args, derivative = CASES[name]
+    graph = from_jax(f, *args)
+    assert not graph.is_tensor
+    point = np.concatenate([np.ravel(a) for a in args])
+    got = np.asarray(accumulate(graph, "forward").evaluate(point), dtype=float)
+    np.testing.assert_allclose(got, _expected(f, args, derivative), rtol=1e-12, atol=1e-14)
+    values = vertex_values(graph, point)
+    np.testing.assert_allclose(
+        [values[y] for y in graph.outputs], np.ravel(f(*args)), rtol=1e-13, atol=1e-15
+    )

@@ -11,6 +11,13 @@ each operand (a diagonal), ``dot_general`` one sum of products per entry (a dens
 Kronecker block), ``reduce_sum`` one n-ary sum (a row of ones); a constant zero factor
 leaves a term out, so a zero entry of a block makes no edge.
 
+``stop_gradient`` of a value that depends on the inputs is
+:class:`~dgraph.core.elementary.StopGradient` of its elements, inside the expressions
+that read them: their value, derivative 0 (an edge of partial 0 from a vertex only it
+reads, as from one only a condition reads). A custom derivative rule, which the array
+reader writes ``t + stop_gradient(f(x) - t)`` (``t`` the rule's tangent map), so has its
+primal's value and the rule's partials, as ``jax.jacfwd`` and ``jax.jacrev`` take them.
+
 Moves (reshape, transpose, broadcast, slice, pad, concatenate, take, copies) only
 rearrange elements: their elements are the operand's, and make no vertex; neither does
 an element that folds to a number. Names: inputs and outputs as the readers name them
@@ -36,12 +43,13 @@ import sympy
 from ..blocks.arrays import MOVES, ArrayOp, Const, move
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
+from .elementary import StopGradient
 
 # The graphs read and built are DGraphs: graph.py imports this module for
 # DGraph.elements, so this one names the type without importing it back.
 DGraph = Any
 
-__all__ = ["EDGE_LIMIT", "ElementJvp", "element_names", "expand", "is_custom_rule", "scalar_edges"]
+__all__ = ["EDGE_LIMIT", "ElementJvp", "element_names", "expand", "scalar_edges"]
 
 # scalar edges an expansion may make: building costs tens to hundreds of µs an edge
 # (elementwise to dense contractions), so 10⁵ is seconds to half a minute, and the scalar
@@ -237,7 +245,8 @@ class _Expansion:
     index: dict[sympy.Symbol, int] = field(default_factory=dict)
     taken: set[str] = field(default_factory=set)
     constants: dict[bytes, np.ndarray] = field(default_factory=dict)
-    marked: bool = False  # whether a stop_gradient mark (:class:`_Frozen`) was made
+    held: dict[sympy.Expr, Any] = field(default_factory=dict)  # stop_gradient vertices
+    current: str = ""  # the array vertex being expanded: names the vertices it makes
 
     def name(self, wanted: str) -> str:
         while wanted in self.taken:
@@ -296,8 +305,6 @@ class _Expansion:
         name, p = op.primitive, op.param
         if name == "stop_gradient":
             return self.frozen(op, values)
-        if is_custom_rule(op):  # t + stop_gradient(f(x) - t): the primal f(x)
-            return self.read(op.operands[1].operands[0].operands[0], values)
         args = [self.read(x, values) for x in op.operands]
         shape = op.shape
         if name in SYMPY or name == "integer_pow":
@@ -343,40 +350,25 @@ class _Expansion:
         raise InputError(f"{self.where}: the array operation {name!r} has no element level")
 
     def frozen(self, op: ArrayOp, values: Mapping[str, np.ndarray]) -> np.ndarray:
-        """``stop_gradient``: its constants as they are, a value that depends on the inputs
-        marked (:class:`_Frozen`); a live vertex that reads a mark is refused at the end
-        (a custom rule's tangent vertices read them, and die where the primal is taken)."""
+        """``stop_gradient``: a value that depends on the inputs as :class:`StopGradient`
+        of it (its value, partial 0: an edge of partial 0 from each vertex it reads, as
+        for a value only a condition reads), a constant as it is. One that reads more
+        than two vertices (a reduction's, which a broadcast gives every element of an
+        operation) is a vertex of its own, made once: inlined, each reader would repeat
+        it (softmax's shift: n² edges). A custom derivative rule, which the array reader
+        writes ``t + stop_gradient(f(x) - t)``, so has the primal's value and the rule's
+        partials (those of ``t``)."""
         inner = self.read(op.operands[0], values)
         out = np.empty(inner.shape, dtype=object)
         for i, e in np.ndenumerate(inner):
-            dependent = isinstance(e, sympy.Basic) and e.free_symbols & self.index.keys()
-            out[i] = _Frozen(e) if dependent else e
-            self.marked = self.marked or bool(dependent)
+            reads = e.free_symbols & self.index.keys() if isinstance(e, sympy.Expr) else ()
+            out[i] = e if not reads else StopGradient(e)
+            if len(reads) > 2:  # a reduction's, which a broadcast repeats: a vertex once
+                if out[i] not in self.held:
+                    suffix = "" if inner.size == 1 else "_" + "_".join(map(str, i))
+                    self.held[out[i]] = self.vertex(out[i], f"{self.current}_sg{suffix}")
+                out[i] = self.held[out[i]]
         return out
-
-
-class _Frozen(sympy.Function):
-    """A value under ``stop_gradient`` that depends on the inputs: a scalar vertex has no
-    form for it (its partials are its expression's)."""
-
-    nargs = 1
-
-
-def is_custom_rule(op: ArrayOp) -> bool:
-    """Whether ``op`` is the array reader's ``t + stop_gradient(f(x) - t)`` for a custom
-    derivative rule (the element level differentiates the primal ``f(x)``)."""
-    if op.primitive != "add" or len(op.operands) != 2:
-        return False
-    t, frozen = op.operands
-    if not (isinstance(frozen, ArrayOp) and frozen.primitive == "stop_gradient"):
-        return False
-    rest = frozen.operands[0]
-    return (
-        isinstance(rest, ArrayOp)
-        and rest.primitive == "sub"
-        and len(rest.operands) == 2
-        and rest.operands[1] == t
-    )
 
 
 def _dot(lhs: np.ndarray, rhs: np.ndarray, numbers, shape) -> np.ndarray:
@@ -441,7 +433,7 @@ def expand(
     ------
     InputError
         Above ``limit`` scalar edges, or for an operation with no element level
-        (``stop_gradient`` of an input-dependent value, a block with no operation).
+        (a block with no operation).
     """
     if not graph.is_tensor:
         return graph
@@ -493,6 +485,7 @@ def _expanded(
             continue
         op = graph.op(v)
         shape = graph.shape(v)
+        work.current = v
         out = work.apply(op, values).reshape(shape)
         keep = every_operation and op.primitive in _COUNTED and op.primitive != "copy"
         base = v
@@ -539,18 +532,12 @@ def _graph(
     vertex where no other vertex or output reads it, else it is a copy."""
     records = work.records
     live: set[int] = set()
-    refused = InputError(
-        f"{work.where}: stop_gradient of a value that depends on the inputs has no"
-        ' element-level graph: use level="array" (--level array)'
-    )
     stack = [work.index[e] for _, e in outputs if isinstance(e, sympy.Symbol) and e in work.index]
     while stack:
         k = stack.pop()
         if k < 0 or k in live:
             continue
         live.add(k)
-        if work.marked and records[k].expr.has(_Frozen):
-            raise refused
         stack += [work.index[s] for s in records[k].preds]
     uses = Counter(work.index[s] for k in live for s in records[k].preds)
     returned = Counter(work.index.get(e) for _, e in outputs if isinstance(e, sympy.Symbol))
@@ -580,8 +567,6 @@ def _graph(
             g._add_vertex(name, "output", r.expr.xreplace(final))
             edges += [(final[s].name, name) for s in r.preds]
         elif isinstance(e, sympy.Expr):
-            if work.marked and e.has(_Frozen):
-                raise refused
             g._add_vertex(name, "output", e.xreplace(final))
             edges += [(final[s].name, name) for s in sorted(e.free_symbols & final.keys(), key=str)]
         else:

@@ -31,6 +31,7 @@ from sympy.printing.str import StrPrinter
 from ..errors import InputError
 from . import templates
 from .algebra import real_symbol
+from .elementary import StopGradient
 from .nesting import run_nested
 
 __all__ = [
@@ -98,6 +99,7 @@ FUNCTIONS: dict[str, Callable[..., sympy.Basic]] = {
     "min": sympy.Min,
     "ln": sympy.log,
     "lgamma": sympy.loggamma,
+    "stop_gradient": StopGradient,
 }
 CONSTANTS: dict[str, sympy.Basic] = {
     "pi": sympy.pi,

@@ -50,6 +50,7 @@ from ..blocks import to_matrix
 from ..errors import DGraphError
 from . import numeric
 from .block_values import jacobian_blocks, jvp_and_scale, vertex_values
+from .elementary import StopGradient
 from .graph import vertex_symbol
 
 if TYPE_CHECKING:
@@ -757,6 +758,8 @@ def scalar_reference_jvp(
             return _stacked(value, outputs), _stacked(estimate, outputs), label
     if primal is None:
         return None
+    if _stops_gradients(graph):
+        return "central differences move the values stop_gradient holds"
 
     def shifted(hs: np.ndarray) -> list[dict] | None:
         rows = np.asarray(primal(x[None, :] + hs[:, None] * v[None, :]), dtype=float)
@@ -768,6 +771,15 @@ def scalar_reference_jvp(
         return found
     value, estimate, label = found
     return value[""], estimate[""], label
+
+
+def _stops_gradients(graph: DGraph) -> bool:
+    """Whether a vertex expression holds a value out of differentiation (the element
+    level's ``stop_gradient``): the derivative of its values is then not its ``J``."""
+    return any(
+        e is not None and e.has(StopGradient)
+        for e in (graph.expr(v) for v in graph.order() if graph.role(v) != "input")
+    )
 
 
 def _stacked(parts: Mapping[str, np.ndarray], outputs: Sequence[str]) -> np.ndarray:

@@ -1,0 +1,66 @@
+"""Elementary functions of vertex expressions that sympy has no class for.
+
+:class:`StopGradient` is JAX's ``stop_gradient`` of one scalar: the value of its
+argument, derivative 0. The element level (:mod:`dgraph.core.expand`) writes it where
+an array program holds a value that depends on the inputs out of differentiation (a
+softmax's shift, a custom derivative rule's ``t + stop_gradient(f(x) - t)``), so a
+vertex's expression still computes its value and the partials derived from it are the
+ones JAX differentiates by.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+__all__ = ["StopGradient"]
+
+
+class StopGradient(sympy.Function):
+    """``stop_gradient(x)``: the value of ``x``, derivative 0 with respect to everything.
+
+    Printed as ``stop_gradient(x)`` (the parser reads it back) and, as code, as its
+    argument in parentheses: generated code computes values, never differentiates them.
+
+    >>> x = sympy.Symbol("x", real=True)
+    >>> sympy.diff(x * StopGradient(x**2), x)
+    stop_gradient(x**2)
+    >>> StopGradient(2), StopGradient(StopGradient(x)) == StopGradient(x)
+    (2, True)
+    """
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_Number or isinstance(x, StopGradient):
+            return x
+        return None
+
+    def fdiff(self, argindex=1):
+        return sympy.S.Zero
+
+    def _eval_derivative(self, s):
+        return sympy.S.Zero
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _eval_is_finite(self):
+        return self.args[0].is_finite
+
+    def _eval_evalf(self, prec):
+        return self.args[0].evalf(prec)
+
+    def _sympystr(self, printer) -> str:
+        return f"stop_gradient({printer._print(self.args[0])})"
+
+    def _latex(self, printer) -> str:
+        return rf"\operatorname{{stop\_gradient}}\left({printer._print(self.args[0])}\right)"
+
+    def _code(self, printer, **kwargs) -> str:
+        return f"({printer._print(self.args[0])})"
+
+    # the methods sympy's code printers (Python, NumPy and SciPy, JAX, lambdify, mpmath,
+    # C and C++: dgraph's C and CUDA printers derive from them) look for first
+    _pythoncode = _numpycode = _jaxcode = _lambdacode = _mpmathcode = _code
+    _ccode = _cxxcode = _cmathcode = _code
