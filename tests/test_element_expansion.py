@@ -319,3 +319,36 @@ def test_a_held_reduction_is_one_vertex() -> None:
     assert len(graph.successors(held[0])) == 6 and graph.n_edges == 42
     expected = np.asarray(jax.jacfwd(jax.nn.softmax)(x))
     np.testing.assert_allclose(_jacobian(graph, (x,)), expected, rtol=1e-12, atol=1e-14)
+
+
+def test_a_max_over_many_elements_is_one_max_of_them(monkeypatch):
+    """``jnp.max`` of 300 elements, and softmax's ``max(-inf, max(x))`` shift of 60: one
+    Max of the inputs (nested ones flattened, -inf folded away), written without sympy's
+    pairwise comparisons (quadratic: 85 s to build softmax of 300), and JAX's Jacobian
+    (softmax's is dense: n² entries, hence the smaller n)."""
+    import sympy
+
+    for f, n in ((lambda x: jnp.max(x) * x, 300), (jax.nn.softmax, 60)):
+        x = np.linspace(-1.0, 1.0, n) ** 2 + np.arange(n) * 1e-6  # one largest entry
+        with monkeypatch.context() as m:  # sympy's pairwise comparison never runs
+            m.setattr(sympy.Max, "_find_localzeros", classmethod(_compared))
+            graph = from_jax(f, x)
+        maxima = [graph.expr(v) for v in graph.vertices if isinstance(graph.expr(v), sympy.Max)]
+        maxima += [
+            a
+            for v in graph.vertices
+            if graph.expr(v) is not None
+            for a in sympy.preorder_traversal(graph.expr(v))
+            if isinstance(a, sympy.Max)
+        ]
+        assert maxima and all(len(m.args) == n for m in maxima)
+        with jax.enable_x64(True):
+            want = np.asarray(jax.jacfwd(f)(jnp.asarray(x)))
+        np.testing.assert_allclose(_jacobian(graph, (x,)), want, rtol=1e-10, atol=1e-14)
+
+
+def _compared(cls, values, **options):
+    """sympy's pairwise comparison of a Max's arguments, refused past two of them."""
+    if len(values) > 2:
+        raise AssertionError(f"{cls.__name__} of {len(values)} elements compared pairwise")
+    return set(values)

@@ -84,6 +84,31 @@ def _condition(pred):
     return sympy.Ne(pred, 0)
 
 
+def _extreme(func: type, args: tuple) -> sympy.Expr:
+    """``func`` (Max or Min) of elements without sympy's pairwise comparison of every
+    two of them (quadratic, with an assumptions query each: 5 s for 40 symbols): nested
+    ones of the same kind flattened, numbers folded into one, repeated elements once;
+    where only distinct symbols are left, the result is written unevaluated."""
+    flat = [b for a in args for b in (a.args if isinstance(a, func) else (a,))]
+    numbers = [a for a in flat if a.is_Number]
+    rest = list(dict.fromkeys(a for a in flat if not a.is_Number))
+    if not rest or any(not a.is_Symbol for a in rest):
+        return func(*args)
+    if numbers:
+        folded = func(*numbers)
+        if folded != (sympy.S.NegativeInfinity if func is sympy.Max else sympy.S.Infinity):
+            rest.append(folded)
+    return rest[0] if len(rest) == 1 else func(*rest, evaluate=False)
+
+
+def _max(*args: sympy.Expr) -> sympy.Expr:
+    return _extreme(sympy.Max, args)
+
+
+def _min(*args: sympy.Expr) -> sympy.Expr:
+    return _extreme(sympy.Min, args)
+
+
 def _as_number(value):
     """A boolean as 1 or 0 (a dtype conversion); a condition 1 where it holds."""
     if value is sympy.true or value is sympy.false:
@@ -142,8 +167,8 @@ SYMPY: dict[str, Callable[..., Any]] = {
     "erfc": sympy.erfc,
     "erf_inv": sympy.erfinv,
     "abs": sympy.Abs,
-    "max": sympy.Max,
-    "min": sympy.Min,
+    "max": lambda a, b: _max(a, b),
+    "min": lambda a, b: _min(a, b),
     "copy": lambda a: a,
     "convert_element_type": _as_number,
     "select_n": _select,
@@ -321,7 +346,7 @@ class _Expansion:
             axes = list(p["axes"])
             moved = np.moveaxis(args[0], axes, list(range(-len(axes), 0)))
             rows = moved.reshape(*shape, -1)
-            func = {"reduce_sum": sympy.Add, "reduce_max": sympy.Max}.get(name, sympy.Min)
+            func = {"reduce_sum": sympy.Add, "reduce_max": _max}.get(name, _min)
             out = np.empty(shape, dtype=object)
             for i in np.ndindex(*shape):
                 out[i] = func(*rows[i])
@@ -548,6 +573,9 @@ def _graph(
         if k is not None and k >= 0 and returned[k] == 1 and not uses.get(k):
             claimed[k] = name
             final[e] = real_symbol(name)
+    # only the symbols renamed: xreplace rebuilds whatever a rule matches, even to itself,
+    # and rebuilding a Max compares its arguments pairwise (quadratic)
+    renamed = {s: t for s, t in final.items() if s != t}
     g = type(array)(array.name)
     for p in work.parameters:
         g.add_parameter(p.name)
@@ -558,16 +586,16 @@ def _graph(
         r = records[k]
         if k in claimed:
             continue
-        g._add_vertex(r.name, "intermediate", r.expr.xreplace(final))
+        g._add_vertex(r.name, "intermediate", r.expr.xreplace(renamed))
         edges += [(final[s].name, r.name) for s in r.preds]
     for name, e in outputs:
         k = work.index.get(e) if isinstance(e, sympy.Symbol) else None
         if k is not None and k in claimed and claimed[k] == name:
             r = records[k]
-            g._add_vertex(name, "output", r.expr.xreplace(final))
+            g._add_vertex(name, "output", r.expr.xreplace(renamed))
             edges += [(final[s].name, name) for s in r.preds]
         elif isinstance(e, sympy.Expr):
-            g._add_vertex(name, "output", e.xreplace(final))
+            g._add_vertex(name, "output", e.xreplace(renamed))
             edges += [(final[s].name, name) for s in sorted(e.free_symbols & final.keys(), key=str)]
         else:
             raise InputError(f"{work.where}: output {name!r} is not a number")
