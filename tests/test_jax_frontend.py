@@ -204,3 +204,31 @@ def test_constant_matrices_and_dict_outputs_in_jax_order():
     np.testing.assert_allclose(
         es.evaluate(point), _jax_jacobian(_rotation, (np.ones(2),), point), rtol=1e-12
     )
+
+
+def test_params_of_a_jax_function_are_the_graphs_parameters(tmp_path):
+    """``params=`` (and ``--params``) for a JAX function (issue 54 item 5): the data
+    batch and the stiffness stay symbols in the partials, the Jacobian has columns for
+    ``q`` only, and generated code takes their values last, equal to JAX's gradient."""
+    from dgraph import make_function
+    from dgraph.cli import main
+
+    def spring(q, data, k):
+        return k * jnp.sum((q[1:] - q[:-1]) ** 2) + jnp.dot(data, q)
+
+    q, data, k = np.array([0.3, 1.1, -0.4]), np.array([0.5, -1.0, 2.0]), 2.5
+    graph = from_jax(spring, q, data, k, params=["data", "k"])
+    assert graph.inputs == ["q0", "q1", "q2"]
+    assert graph.parameters == ("data0", "data1", "data2", "k")
+    J = make_function(graph)
+    with jax.enable_x64(True):
+        want = jax.grad(spring)(jnp.asarray(q), jnp.asarray(data), k)
+    np.testing.assert_allclose(np.ravel(J(q, np.append(data, k))), want, rtol=1e-12)
+    with pytest.raises(InputError, match="not supported at the array level"):
+        from_jax(spring, q, data, k, params=["k"], level="array")
+    model = tmp_path / "spring.py"
+    model.write_text(
+        "import jax.numpy as jnp\n\ndef spring(q, k):\n"
+        "    return k * jnp.sum((q[1:] - q[:-1]) ** 2)\n"
+    )
+    assert main(["structure", f"{model}:spring", "--inputs", "q:3", "--params", "k"]) == 0

@@ -131,8 +131,8 @@ def _function_graph(
     if level == "array":
         return _array_level(f, name, shapes, params)
     if wide:  # the array graph, expanded (a jaxpr's intermediates named v<k>, as from_jax's)
-        if uses_jax(f) and not params:
-            return from_jax(f, *(np.ones(s) for s in shapes), name=name)
+        if uses_jax(f):
+            return from_jax(f, *(np.ones(s) for s in shapes), name=name, params=params)
         return from_function(f, name=name, sizes=shapes, params=params)
     sizes = [s[0] if s else 0 for s in shapes]
     if any(n > 10_000 for n in sizes):
@@ -142,25 +142,20 @@ def _function_graph(
         )
     binary = granularity == "binary"  # a traced function has no statements
     if uses_jax(f):
-        if params:
-            raise InputError(
-                f"{spec}: --params is not supported for JAX functions yet; pass the values"
-                " inside the function, or write it with NumPy"
-            )
-        return _jax_or_numpy(f, name, sizes, binary)
+        return _jax_or_numpy(f, name, sizes, binary, params)
     return from_function(f, name=name, binary=binary, sizes=sizes, params=params)
 
 
-def _jax_or_numpy(f, name: str, sizes: list[int], binary: bool) -> DGraph:
+def _jax_or_numpy(f, name: str, sizes: list[int], binary: bool, params=()) -> DGraph:
     """``f`` read from its jaxpr; where JAX cannot trace it because it turns JAX values
     into NumPy or Python ones (:class:`~dgraph.frontends.jaxpr.NotJax`: a NumPy
     function that :func:`uses_jax` took for a JAX one), traced as NumPy, with a note."""
     try:
-        return from_jax(f, *(np.ones(n) if n else 1.0 for n in sizes), name=name)
+        return from_jax(f, *(np.ones(n) if n else 1.0 for n in sizes), name=name, params=params)
     except NotJax as exc:
         jax_failure = exc
         try:
-            graph = from_function(f, name=name, binary=binary, sizes=sizes)
+            graph = from_function(f, name=name, binary=binary, sizes=sizes, params=params)
         except InputError as numpy_failure:
             why = str(numpy_failure).removeprefix(f"{name}: ")
             why = why if len(why) <= 160 else why[:159] + "…"
@@ -178,7 +173,7 @@ def _array_level(f, name: str, shapes: list[tuple[int, ...]], params) -> DGraph:
     """``f`` at the array level: from its jaxpr where it uses JAX and :func:`from_jax`
     reads arrays as arrays, else by the NumPy-style array tracer."""
     if uses_jax(f):
-        return from_jax(f, *(np.ones(s) for s in shapes), name=name, level="array")
+        return from_jax(f, *(np.ones(s) for s in shapes), name=name, level="array", params=params)
     return from_function(f, name=name, sizes=shapes, params=params, level="array")
 
 

@@ -23,7 +23,7 @@ differentiation with deep reinforcement learning", 2024).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core.expand import EDGE_LIMIT, expand
@@ -47,6 +47,7 @@ def from_jax(
     every_equation: bool = False,
     level: str = "element",
     limit: int | None = EDGE_LIMIT,
+    params: Sequence[str] = (),
 ) -> DGraph:
     """The differentiation graph of a JAX function at arguments shaped like
     ``example_args``.
@@ -68,6 +69,10 @@ def from_jax(
         graph of the jaxpr as written, on which AlphaGrad (Lohoff and Neftci 2024) counts.
     limit
         Most scalar edges the element level makes (None: no limit).
+    params
+        Parameters of ``f`` that are not differentiated (a data batch, masses): at the
+        element level their entries stay symbols in the partials, the Jacobian has no
+        column for them, and generated code takes their values last (``J(x, p)``).
 
     Returns
     -------
@@ -88,9 +93,14 @@ def from_jax(
     """
     if level not in ("element", "array"):
         raise InputError(f"level {str(level)[:20]!r} is not one of 'element', 'array'")
+    params = list(params)
+    if params and level == "array":
+        raise InputError(
+            f"{name or 'the function'}: params= is not supported at the array level yet"
+        )
     array = from_jax_arrays(f, *example_args, name=name, prefix="" if level == "array" else "v")
     if level == "array":
         return array
-    graph = expand(array, limit, every_operation=every_equation)
+    graph = expand(array, limit, every_operation=every_equation, parameters=params)
     graph.traced_with = "jax"
     return graph
