@@ -170,19 +170,19 @@ def test_an_order_over_jaxpr_equations_replays_from_the_command_line(tmp_path, c
         "    return k * jnp.sum((q[1:] - q[:-1]) ** 2)\n"
     )
     spec = f"{model}:spring"
-    assert main(["structure", spec, "--inputs", "q:3", "--json"]) == 0
+    assert main(["structure", spec, "--inputs", "q:3,k", "--json"]) == 0
     structure = json.loads(capsys.readouterr().out)
     inner = structure["intermediates"]
     assert inner == ["v3_0", "v3_1", "v4_0", "v4_1", "v5"]  # sub, integer_pow, reduce_sum
     # equations 5, 3, 4: every element of an equation in turn
     assert (
-        main(["accumulate", spec, "--inputs", "q:3", "-m", "vertex", "--order", "5,3,4", "--json"])
+        main(["accumulate", spec, "--inputs", "q:3,k", "-m", "vertex", "--order", "5,3,4", "--json"])
         == 0
     )
     result = json.loads(capsys.readouterr().out)
     steps = [s["target"] for s in result["steps"]]
     assert steps == ["v5", "v3_0", "v3_1", "v4_0", "v4_1"] and result["verified"]
-    assert main(["accumulate", spec, "--inputs", "q:3", "-m", "vertex", "--order", "6"]) == 2
+    assert main(["accumulate", spec, "--inputs", "q:3,k", "-m", "vertex", "--order", "6"]) == 2
     assert "equation 6 has no intermediate vertex" in capsys.readouterr().err
 
 

@@ -110,7 +110,7 @@ def test_the_command_line_takes_vector_inputs_and_shows_expressions(tmp_path, ca
         "    stretch = q[1:] - q[:-1]\n"
         "    return k * np.sum(stretch**2) + math.sin(q[0])\n"
     )
-    assert main(["structure", f"{model}:spring", "--inputs", "q:3", "--json"]) == 0
+    assert main(["structure", f"{model}:spring", "--inputs", "q:3,k", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["inputs"] == ["q0", "q1", "q2", "k"]
     assert "sin(q0)" in data["expressions"].values()
