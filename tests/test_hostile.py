@@ -414,8 +414,10 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     (  # --params for JAX functions (issue 54 item 5): at the element level; not yet here
         "params-jax-array-level",
-        ["structure", H("jax_model.py") + ":spring", "--inputs", "q:3", "--params", "k"]
-        + ["--level", "array"],
+        [
+            *["structure", H("jax_model.py") + ":spring", "--inputs", "q:3"],
+            *["--params", "k", "--level", "array"],
+        ],
         "params= is not supported at the array level yet",
     ),
     (

@@ -175,10 +175,8 @@ def test_an_order_over_jaxpr_equations_replays_from_the_command_line(tmp_path, c
     inner = structure["intermediates"]
     assert inner == ["v3_0", "v3_1", "v4_0", "v4_1", "v5"]  # sub, integer_pow, reduce_sum
     # equations 5, 3, 4: every element of an equation in turn
-    assert (
-        main(["accumulate", spec, "--inputs", "q:3,k", "-m", "vertex", "--order", "5,3,4", "--json"])
-        == 0
-    )
+    argv = ["accumulate", spec, "--inputs", "q:3,k", "-m", "vertex", "--order", "5,3,4"]
+    assert main([*argv, "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     steps = [s["target"] for s in result["steps"]]
     assert steps == ["v5", "v3_0", "v3_1", "v4_0", "v4_1"] and result["verified"]
