@@ -7,6 +7,7 @@ docs/architecture.md."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import networkx as nx
@@ -40,7 +41,8 @@ def _module(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports(module: str, source: str, is_package: bool = False) -> list[str]:
+@functools.cache  # each test re-checks the whole package: every source parsed once
+def imports(module: str, source: str, is_package: bool = False) -> tuple[str, ...]:
     """Every ``dgraph`` module ``source`` imports, wherever the statement stands."""
     package = module if is_package else module.rpartition(".")[0]
     found = []
@@ -57,7 +59,7 @@ def imports(module: str, source: str, is_package: bool = False) -> list[str]:
                 found += [f"dgraph.{a.name}" for a in node.names]
             else:
                 found.append(target)
-    return [name for name in found if name == "dgraph" or name.startswith("dgraph.")]
+    return tuple(name for name in found if name == "dgraph" or name.startswith("dgraph."))
 
 
 def top(module: str) -> str:
@@ -92,6 +94,11 @@ def family_graph(sources: dict[str, tuple[str, bool]]) -> nx.DiGraph:
 
 
 def package_sources() -> dict[str, tuple[str, bool]]:
+    return dict(_package_sources())
+
+
+@functools.cache
+def _package_sources() -> dict[str, tuple[str, bool]]:
     return {
         _module(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py")
         for p in sorted(PACKAGE.rglob("*.py"))
