@@ -311,6 +311,7 @@ class ArrayEvaluator:
         rational powers in a denominator, ``a*b/(c*d)``."""
         c, rest = e.as_coeff_Mul()
         negative = c < 0
+        # sympy's own helper, as its printers call it: the factors grouped as printed
         expr = _keep_coeff(-c, rest) if negative else e
         above, below = [], []
         for item in expr.as_ordered_factors():
