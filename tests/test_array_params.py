@@ -15,6 +15,7 @@ import dgraph  # noqa: E402
 from dgraph.codegen.c import compiler  # noqa: E402
 from dgraph.errors import InputError  # noqa: E402
 from dgraph.frontends import from_function, from_jax  # noqa: E402
+from dgraph.frontends.json_format import from_json  # noqa: E402
 
 X = np.array([0.3, 0.8, 1.1])
 P = np.array([0.5, -1.2, 2.0])  # 1-d
@@ -47,6 +48,8 @@ def test_jax_array_parameters_give_jax_s_jacobian(f, p):
         np.testing.assert_allclose(J(X, value), _jacobian(f, X, value), rtol=1e-12, atol=1e-14)
     if p.ndim == 1:
         return  # the other modes once, at the 2-d parameter
+    back = from_json(g.to_json())  # JSON: the parameters' names, shapes and values
+    assert back == g and back.parameter_point[name].tolist() == p.tolist()
     S = dgraph.make_function(g, sparse=True)
     np.testing.assert_allclose(S(X, other).toarray(), _jacobian(f, X, other), rtol=1e-12)
     v, w = np.array([1.0, -2.0, 0.5]), np.arange(1.0, 1.0 + len(f(X, p)))

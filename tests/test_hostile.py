@@ -429,6 +429,11 @@ CASES: list[tuple[str, list[str], str]] = [
         "every parameter is in params: nothing to differentiate",
     ),
     (
+        "params-tensor-json-no-shape",
+        ["structure", H("tensor_parameter_no_shape.json")],
+        "'parameter_shapes' must give each of its 'parameters' a shape",
+    ),
+    (
         "params-numpy-array-level-unknown",
         [
             *["structure", H("array_model.py") + ":residual", "--inputs", "u:3x3"],

@@ -807,6 +807,8 @@ class DGraph(Printable):
             return False
         if self._parameters != other._parameters or self.solved != other.solved:
             return False
+        if self.parameter_shapes != other.parameter_shapes:
+            return False
         for v in self._g:
             if self.role(v) != other.role(v) or _neq(self.expr(v), other.expr(v)):
                 return False
@@ -861,6 +863,8 @@ class DGraph(Printable):
     def _with_point(self, data: dict) -> dict:
         """``data`` with the user's point, where there is one and it is small."""
         point = self.point
+        if point is not None and len(self.parameter_point) == len(self.parameter_shapes):
+            point = {**point, **self.parameter_point}  # a tensor graph's array parameters
         if point is not None and sum(v.size for v in point.values()) <= self.POINT_LIMIT:
             data["point"] = {x: v.tolist() for x, v in point.items()}
         return data
@@ -877,6 +881,9 @@ class DGraph(Printable):
         if self.name:
             data["name"] = self.name
         data.update(inputs=self.inputs, outputs=self.outputs)
+        if self._parameter_shapes:
+            data["parameters"] = list(self._parameter_shapes)
+            data["parameter_shapes"] = {p: list(s) for p, s in self._parameter_shapes.items()}
         edges = [
             {"source": u, "target": v, "block": self.block(u, v).type_name} for u, v in self.edges()
         ]

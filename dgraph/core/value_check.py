@@ -196,6 +196,9 @@ def check_points(graph: DGraph, seed: int = 0) -> CheckPoints:
     found: list[Point] = []
     notes: list[str] = []
     given = graph.point
+    if given is not None and len(graph.parameter_point) < len(graph.parameter_shapes):
+        notes.append("the user's point gives no values for the array parameters")
+        given = None
     if given is not None:
         given = {**given, **graph.parameter_point}
         frozen: dict[int, np.ndarray] = {}
