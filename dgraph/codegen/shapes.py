@@ -103,6 +103,16 @@ class ShapeInference:
     env
         Name -> :class:`Shaped` (or a literal) of the arguments and constants; each
         statement's target is added by :meth:`run`.
+
+    Examples
+    --------
+    >>> k = np.array([2, 0], dtype=np.int32)
+    >>> inference = ShapeInference({"x": Shaped((3, 4), np.dtype(float)), "k": Shaped.of(k)})
+    >>> gather = ir.Index(ir.Call("ravel", (ir.Name("x"),)), (ir.Name("k"),))
+    >>> inference.of(ir.BinOp("*", gather, ir.Const(2))).shape
+    (2,)
+    >>> inference.of(ir.Call("sum", (ir.Name("k"),))).dtype
+    dtype('int64')
     """
 
     def __init__(self, env: Mapping[str, Any]) -> None:
