@@ -412,13 +412,34 @@ CASES: list[tuple[str, list[str], str]] = [
         ["codegen", H("undeclared_parameter.trace"), "-o", "j.py"],
         "unknown name 'g' (a parameter? declare it",
     ),
-    (  # --params for JAX functions (issue 54 item 5): at the element level; not yet here
-        "params-jax-array-level",
+    (  # --params at the array level (issue 53): a name f does not take, every argument
+        "params-jax-array-level-unknown",
         [
             *["structure", H("jax_model.py") + ":spring", "--inputs", "q:3"],
-            *["--params", "k", "--level", "array"],
+            *["--params", "k,g", "--level", "array"],
         ],
-        "params= is not supported at the array level yet",
+        "has no parameter 'g' to take as a parameter (it has q, k)",
+    ),
+    (
+        "params-jax-array-level-every-argument",
+        [
+            *["structure", H("jax_model.py") + ":spring", "--inputs", "q:3"],
+            *["--params", "q,k", "--level", "array"],
+        ],
+        "every parameter is in params: nothing to differentiate",
+    ),
+    (
+        "params-tensor-json-no-shape",
+        ["structure", H("tensor_parameter_no_shape.json")],
+        "'parameter_shapes' must give each of its 'parameters' a shape",
+    ),
+    (
+        "params-numpy-array-level-unknown",
+        [
+            *["structure", H("array_model.py") + ":residual", "--inputs", "u:3x3"],
+            *["--params", "v", "--level", "array"],
+        ],
+        "has no parameter 'v' to take as a parameter (it has u)",
     ),
     (
         "derivative-output",

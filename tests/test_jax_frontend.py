@@ -222,8 +222,9 @@ def test_params_of_a_jax_function_are_the_graphs_parameters(tmp_path):
     with jax.enable_x64(True):
         want = jax.grad(spring)(jnp.asarray(q), jnp.asarray(data), k)
     np.testing.assert_allclose(np.ravel(J(q, np.append(data, k))), want, rtol=1e-12)
-    with pytest.raises(InputError, match="not supported at the array level"):
-        from_jax(spring, q, data, k, params=["k"], level="array")
+    arrays = from_jax(spring, q, data, k, params=["data", "k"], level="array")
+    assert arrays.inputs == ["q"] and arrays.parameter_shapes == {"data": (3,), "k": ()}
+    np.testing.assert_allclose(make_function(arrays)(q, data, k), want, rtol=1e-12)
     model = tmp_path / "spring.py"
     model.write_text(
         "import jax.numpy as jnp\n\ndef spring(q, k):\n"

@@ -1,9 +1,9 @@
 """Array programs evaluated directly, node by node, without printing them.
 
-What the tensor path must know about its own program at generation — the shapes and
-types of the statements (the C and CUDA printers size their buffers and loops by them),
-the values of the statements that read no input (constant folding) — it learns by
-evaluating the nodes of :mod:`dgraph.codegen.ir` with an array module, one
+What the tensor path must know about its own program's values at generation — the
+values of the statements that read no input (constant folding) — it learns by
+evaluating the nodes of :mod:`dgraph.codegen.ir` with an array module (their shapes and
+types without evaluating: :mod:`dgraph.codegen.shapes`), one
 ``_eval_<Kind>`` method per node kind as the printers have one ``_print_<Kind>`` per kind
 (:class:`~dgraph.codegen.printing.ArrayPrinter`), never by running the text a printer made.
 

@@ -34,6 +34,7 @@ from ..blocks import (
     to_matrix,
 )
 from ..blocks.arrays import block_value, evaluate, operand_block
+from ..errors import GraphError
 from .block_costs import along_bracketing, chain_product, post_order
 
 if TYPE_CHECKING:
@@ -63,9 +64,14 @@ def program_order(graph: DGraph) -> list[str]:
 def vertex_values(
     graph: DGraph, inputs: Mapping[str, np.ndarray], frozen: dict[int, np.ndarray] | None = None
 ) -> dict[str, np.ndarray]:
-    """Every vertex's value for these inputs (``frozen``: the values of ``stop_gradient``
-    operations, kept from a first evaluation: :func:`dgraph.blocks.arrays.evaluate`)."""
+    """Every vertex's value for these inputs (and array parameters, by name; ``frozen``:
+    the values of ``stop_gradient`` operations, kept from a first evaluation:
+    :func:`dgraph.blocks.arrays.evaluate`)."""
     values: dict[str, np.ndarray] = {}
+    for p, shape in graph.parameter_shapes.items():
+        if p not in inputs:
+            raise GraphError(f"no value for the parameter {p!r}")
+        values[p] = np.asarray(inputs[p], dtype=float).reshape(shape)
     for v in program_order(graph):
         op = graph.op(v)
         if op is None:

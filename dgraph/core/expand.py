@@ -490,13 +490,15 @@ def _expanded(
     work.taken.update(outputs)
     values: dict[str, np.ndarray] = {}
     inputs: list[tuple[str, sympy.Symbol]] = []
-    for x in graph.inputs:
+    arrays = graph.parameter_shapes  # array parameters: their elements stay parameters
+    work.taken.update(arrays)
+    for x in [*graph.inputs, *arrays]:
         shape = graph.shape(x)
         array = np.empty(shape, dtype=object)
         for i, n in zip(np.ndindex(*shape), element_names(x, shape, work.taken), strict=True):
             symbol = real_symbol(n)
             work.taken.add(n)
-            if x in parameters:
+            if x in parameters or x in arrays:
                 work.parameters.append(symbol)
             else:
                 work.index[symbol] = -1

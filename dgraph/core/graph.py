@@ -227,6 +227,8 @@ class DGraph(Printable):
     _tensor: bool = False  # set by the first tensor vertex
     _point: dict | None = None  # the inputs' values the user gave (graphs pickled before)
     _reference: tuple | None = None  # (jvp callable, graph version it holds for)
+    _parameter_shapes: dict | None = None  # a tensor graph's parameter arrays: their shapes
+    _parameter_point: dict | None = None  # their values at the point
 
     def __init__(self, name: str = "") -> None:
         self.name = name
@@ -336,8 +338,11 @@ class DGraph(Printable):
         not taken with respect to."""
         return self._parameters
 
-    def add_parameter(self, name: str) -> None:
-        """Declare a parameter: an identifier that is no vertex's name."""
+    def add_parameter(self, name: str, shape: tuple[int, ...] | None = None) -> None:
+        """Declare a parameter: an identifier that is no vertex's name. With ``shape``, an
+        array parameter of a tensor graph: operations read it as an operand, no edge
+        leaves it (the Jacobian has no column for it), its value is given with the
+        inputs'."""
         if not isinstance(name, str) or not _IDENT.match(name):
             shown = repr(name) if len(repr(name)) < 60 else repr(name)[:60] + "…"
             raise GraphError(f"parameter {shown}: names must be identifiers (letters, digits, _)")
@@ -346,7 +351,34 @@ class DGraph(Printable):
         if name in self._g or name in self._parameters:
             raise GraphError(f"parameter {name!r} is defined twice (or is also a vertex)")
         self._parameters += (name,)
+        if shape is not None:
+            shape = tuple(int(n) for n in shape)
+            self._parameter_shapes = {**(self._parameter_shapes or {}), name: shape}
         self._changed()
+
+    @property
+    def parameter_shapes(self) -> dict[str, tuple[int, ...]]:
+        """A tensor graph's array parameters and their shapes (empty where none)."""
+        return dict(self._parameter_shapes or {})
+
+    @property
+    def parameter_point(self) -> dict[str, np.ndarray]:
+        """The array parameters' values given with :attr:`point` (empty where none)."""
+        return dict(self._parameter_point or {})
+
+    def set_parameter_point(self, values: Mapping[str, object]) -> None:
+        """Keep the array parameters' values (one array each, by name), by copy."""
+        shapes = self.parameter_shapes
+        point = {}
+        for p, shape in shapes.items():
+            if p not in values:
+                raise GraphError(f"the point gives no value for the parameter {p!r}")
+            value = np.array(values[p], dtype=float)
+            if value.shape != shape:
+                raise GraphError(f"the point gives {p!r} the shape {value.shape}, not {shape}")
+            value.flags.writeable = False
+            point[p] = value
+        self._parameter_point = point
 
     @property
     def solved(self) -> tuple[str, ...]:
@@ -465,8 +497,9 @@ class DGraph(Printable):
             raise GraphError(f"vertex {vertex!r}: shape {shape} has an empty axis")
         if op is not None and tuple(op.shape) != shape:
             raise GraphError(f"vertex {vertex!r}: its operation gives {op.shape}, not {shape}")
+        arrays = self._parameter_shapes or {}
         for u in op.vertices() if op is not None else ():
-            if u not in self._g:
+            if u not in self._g and u not in arrays:
                 raise GraphError(f"vertex {vertex!r}: unknown operand {u!r}")
         self._add_vertex(vertex, role, None)
         self._g.nodes[vertex]["shape"] = shape
@@ -474,7 +507,7 @@ class DGraph(Printable):
         self._tensor = True
         if op is not None:
             sources = dict.fromkeys(op.operands[k] for k in op.differentiable())
-            self._add_edges([(u, vertex) for u in sources])
+            self._add_edges([(u, vertex) for u in sources if u not in arrays])
 
     def add_block_edge(self, source: str, target: str, block: Block) -> None:
         """An edge of a tensor graph with its block given (a part of a graph, or a graph
@@ -513,7 +546,9 @@ class DGraph(Printable):
         return self._tensor
 
     def shape(self, v: str) -> tuple[int, ...]:
-        """The vertex's shape; ``()`` for a scalar."""
+        """The vertex's (or array parameter's) shape; ``()`` for a scalar."""
+        if self._parameter_shapes and v in self._parameter_shapes:
+            return self._parameter_shapes[v]
         return self._g.nodes[v].get("shape", ())
 
     def op(self, v: str) -> ArrayOp | None:
@@ -736,7 +771,7 @@ class DGraph(Printable):
     def copy(self) -> DGraph:
         other = DGraph(self.name)
         for p in self._parameters:
-            other.add_parameter(p)
+            other.add_parameter(p, (self._parameter_shapes or {}).get(p))
         index = nx.get_node_attributes(self._g, "index")
         for v in sorted(self._g, key=index.__getitem__) if self._tensor else self.order():
             if self._tensor:
@@ -754,6 +789,7 @@ class DGraph(Printable):
         if self._solved:
             other.solve_for(self._solved)
         other._point = self._point  # read-only arrays: shared
+        other._parameter_point = self._parameter_point
         if self.jvp_reference is not None:
             other.set_jvp_reference(self.jvp_reference)
         return other
@@ -770,6 +806,8 @@ class DGraph(Printable):
         if set(self._g) != set(other._g) or set(self._g.edges) != set(other._g.edges):
             return False
         if self._parameters != other._parameters or self.solved != other.solved:
+            return False
+        if self.parameter_shapes != other.parameter_shapes:
             return False
         for v in self._g:
             if self.role(v) != other.role(v) or _neq(self.expr(v), other.expr(v)):
@@ -825,6 +863,8 @@ class DGraph(Printable):
     def _with_point(self, data: dict) -> dict:
         """``data`` with the user's point, where there is one and it is small."""
         point = self.point
+        if point is not None and len(self.parameter_point) == len(self.parameter_shapes):
+            point = {**point, **self.parameter_point}  # a tensor graph's array parameters
         if point is not None and sum(v.size for v in point.values()) <= self.POINT_LIMIT:
             data["point"] = {x: v.tolist() for x, v in point.items()}
         return data
@@ -841,6 +881,9 @@ class DGraph(Printable):
         if self.name:
             data["name"] = self.name
         data.update(inputs=self.inputs, outputs=self.outputs)
+        if self._parameter_shapes:
+            data["parameters"] = list(self._parameter_shapes)
+            data["parameter_shapes"] = {p: list(s) for p, s in self._parameter_shapes.items()}
         edges = [
             {"source": u, "target": v, "block": self.block(u, v).type_name} for u, v in self.edges()
         ]

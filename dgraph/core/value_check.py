@@ -180,7 +180,8 @@ def finite_point(graph: DGraph, seed: int = 0) -> FinitePoint | None:
     in turn, where every vertex is finite; None where there is none."""
     for attempt, (low, high) in enumerate(RANGES):
         rng = np.random.default_rng([seed, attempt])
-        inputs = {x: rng.uniform(low, high, graph.shape(x)) for x in graph.inputs}
+        arrays = [*graph.inputs, *graph.parameter_shapes]  # array parameters drawn too
+        inputs = {x: rng.uniform(low, high, graph.shape(x)) for x in arrays}
         frozen: dict[int, np.ndarray] = {}
         with np.errstate(all="ignore"):
             values = vertex_values(graph, inputs, frozen)
@@ -195,7 +196,11 @@ def check_points(graph: DGraph, seed: int = 0) -> CheckPoints:
     found: list[Point] = []
     notes: list[str] = []
     given = graph.point
+    if given is not None and len(graph.parameter_point) < len(graph.parameter_shapes):
+        notes.append("the user's point gives no values for the array parameters")
+        given = None
     if given is not None:
+        given = {**given, **graph.parameter_point}
         frozen: dict[int, np.ndarray] = {}
         with np.errstate(all="ignore"):
             values = vertex_values(graph, given, frozen)
@@ -326,7 +331,8 @@ def reference_jvp(
     def shifted(hs: np.ndarray) -> list[dict] | None:
         out = []
         for h in hs:
-            inputs = {x: point.inputs[x] + h * direction[x] for x in graph.inputs}
+            inputs = {**point.inputs}  # array parameters kept
+            inputs.update({x: point.inputs[x] + h * direction[x] for x in graph.inputs})
             values = vertex_values(graph, inputs, point.frozen)
             if not _finite(values):
                 return None
@@ -387,6 +393,8 @@ def check_values(
         usable = True
         for inputs, outputs in groups:
             direction = direction_at(point, inputs, seed)
+            for p in graph.parameter_shapes:  # not differentiated: no tangent
+                direction.pop(p, None)
             with np.errstate(all="ignore"):
                 got = apply(point, direction)
             unit = _units({y: got[y][1] for y in outputs})

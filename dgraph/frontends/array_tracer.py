@@ -1304,16 +1304,19 @@ def trace_arrays(
     names: Sequence[str],
     label: str,
     output_names: Callable[[int, set[str]], list[str]],
+    params: Sequence[str] = (),
 ) -> DGraph:
     """The tensor graph of ``f`` called with one traced array per parameter (``names``,
     of ``shapes``; ``()`` a scalar): a vertex per operation whose derivative reaches an
-    output, intermediates named after ``f``'s local variables where one holds them
-    (else ``t1, t2, ...``), outputs ``output_names(count, taken)`` or a dict's keys."""
+    output from an input, intermediates named after ``f``'s local variables where one
+    holds them (else ``t1, t2, ...``), outputs ``output_names(count, taken)`` or a dict's
+    keys. ``params``: names that are not differentiated, the graph's array parameters
+    (the operations that read only them folded into those that read them)."""
     tape = _Tape()
     args = [tape.new(None, tuple(s)) for s in shapes]
     result, local = _call(f, args, label)
     outputs = _outputs(result, label, output_names, set(names))
-    return _build(tape, args, list(names), outputs, local, label)
+    return _build(tape, args, list(names), outputs, local, label, set(params))
 
 
 def _call(f: Callable[..., Any], args: list[Any], label: str) -> tuple[Any, dict[str, Any]]:
@@ -1383,7 +1386,9 @@ def _build(
     outputs: list[tuple[str, Any]],
     local: Mapping[str, Any],
     label: str,
+    params: set[str] | None = None,
 ) -> DGraph:
+    params = params or set()
     # outputs are maximal: one used by another operation, an input, or returned twice is
     # copied; a constant or passive output computes from no vertex (a zero block row)
     operand_of = {u for _, op, _ in tape.entries if op is not None for u in op.vertices()}
@@ -1411,10 +1416,18 @@ def _build(
 
     # vertices a derivative flows from into an output: the graph's; others that an output
     # still reads (through a predicate) are folded into it as nested operations
+    fixed = {a.name for a, n in zip(args, names, strict=True) if n in params}
+    varies = inputs - fixed  # what depends on an input that is differentiated
+    for name, op, _ in tape.entries:
+        if op is not None and any(u in varies for u in op.vertices()):
+            varies.add(name)
+    for out_name, name in returned:
+        if name not in varies and params:
+            raise InputError(f"{label}: output {out_name!r} depends on the parameters only")
     active = {name for _, name in returned}
     for name, op, _ in reversed(tape.entries):
         if name in active and op is not None:
-            active.update(op.operands[k] for k in op.differentiable())
+            active.update(u for k in op.differentiable() if (u := op.operands[k]) in varies)
     needed = {name for _, name in returned}
     for name, op, _ in reversed(tape.entries):
         if name in needed and op is not None:
@@ -1459,7 +1472,11 @@ def _build(
         return _renamed(_renamed(op, folded), final)
 
     for a, name in zip(args, names, strict=True):
-        graph.add_array_vertex(name, "input", a.shape)
+        if name in params:
+            graph.add_parameter(name, a.shape)
+    for a, name in zip(args, names, strict=True):
+        if name not in params:
+            graph.add_array_vertex(name, "input", a.shape)
     for name, op, shape in sorted(
         ((n, *entries[n]) for n in active - inputs - output_set), key=lambda e: order[e[0]]
     ):

@@ -440,9 +440,10 @@ def _from_arrays(
     sizes: list[int] | list[int | tuple[int, ...]] | None,
     params: list[str],
 ) -> DGraph:
-    """:func:`from_function` at the array level: one traced array per parameter."""
-    if params:
-        raise InputError(f"{label}: params= is not supported at the array level yet")
+    """:func:`from_function` at the array level: one traced array per parameter
+    (``params``: the graph's array parameters, not differentiated)."""
+    if n_inputs is not None and params:
+        raise InputError(f"{label}: params= needs named parameters, not n_inputs=")
     if n_inputs is not None:
         names, sizes = ["x"], [(n_inputs,)]
     else:
@@ -467,7 +468,16 @@ def _from_arrays(
         if not isinstance(size, (tuple, list)):
             raise InputError(f"{label}: the shape of {name!r} is not a tuple of lengths")
         shapes.append(check_shape(tuple(size), f"{label}: the shape of {name!r}"))
-    return trace_arrays(f, shapes, names, label, _output_names)
+    unknown = [p for p in params if p not in names]
+    if unknown:
+        shown = ", ".join(names)
+        raise InputError(
+            f"{label}: the function has no parameter {unknown[0]!r} to take as a"
+            f" parameter (it has {shown})"
+        )
+    if params and set(params) >= set(names):
+        raise InputError(f"{label}: every parameter is in params: nothing to differentiate")
+    return trace_arrays(f, shapes, names, label, _output_names, params)
 
 
 def _plain(value: Any) -> Any:

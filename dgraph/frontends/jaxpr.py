@@ -70,9 +70,11 @@ def from_jax(
     limit
         Most scalar edges the element level makes (None: no limit).
     params
-        Parameters of ``f`` that are not differentiated (a data batch, masses): at the
-        element level their entries stay symbols in the partials, the Jacobian has no
-        column for them, and generated code takes their values last (``J(x, p)``).
+        Parameters of ``f`` that are not differentiated (a data batch, masses): the
+        Jacobian has no column for them and generated code takes their values last
+        (``J(x, p)``); at the element level their entries stay symbols in the partials,
+        at the array level they are the graph's array parameters (their example
+        arguments the values at its point).
 
     Returns
     -------
@@ -94,13 +96,9 @@ def from_jax(
     if level not in ("element", "array"):
         raise InputError(f"level {str(level)[:20]!r} is not one of 'element', 'array'")
     params = list(params)
-    if params and level == "array":
-        raise InputError(
-            f"{name or 'the function'}: params= is not supported at the array level yet"
-        )
-    array = from_jax_arrays(f, *example_args, name=name, prefix="" if level == "array" else "v")
     if level == "array":
-        return array
+        return from_jax_arrays(f, *example_args, name=name, params=params)
+    array = from_jax_arrays(f, *example_args, name=name, prefix="v")
     graph = expand(array, limit, every_operation=every_equation, parameters=params)
     graph.traced_with = "jax"
     return graph

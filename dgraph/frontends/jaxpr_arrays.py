@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,7 +156,12 @@ class JaxJvp:
         jax = jax_module()
         with x64(jax):
             primals = tuple(jax.numpy.asarray(inputs[x], dtype=float) for x in self.inputs)
-            moves = tuple(jax.numpy.asarray(tangents[x], dtype=float) for x in self.inputs)
+            moves = tuple(  # an array parameter: no tangent
+                jax.numpy.asarray(tangents[x], dtype=float)
+                if x in tangents
+                else jax.numpy.zeros_like(p)
+                for x, p in zip(self.inputs, primals, strict=True)
+            )
             try:
                 _, out = jax.jvp(self.f, primals, moves)
             except TypeError as exc:  # a custom_vjp inside: JAX has no forward mode for it
@@ -617,11 +622,18 @@ def _substitute(op: ArrayOp, leaf: Callable[[str], Any]) -> ArrayOp:
     return done[id(op)]
 
 
-def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
-    """The tensor graph: vertices an output reaches through derivatives, in equation
-    order; the others inlined where a nested operation reads them, else dropped."""
+def _graph(
+    reader: _Reader, inputs, outputs, label: str, where: str, parameters: dict | None = None
+) -> DGraph:
+    """The tensor graph: vertices an output reaches through derivatives from an input,
+    in equation order; the others (those that read only ``parameters``, arrays that are
+    not differentiated) inlined where an operation reads them, else dropped."""
     records = reader.records
+    parameters = parameters or {}
+    varies = _varying(reader, {n for n, _ in inputs})
     for key, value in outputs:
+        if isinstance(value, str) and value not in varies and parameters:
+            raise InputError(f"{where}: output {key!r} depends on the parameters only")
         if not isinstance(value, str):
             how = "" if isinstance(value, np.ndarray) else " (only through comparisons,"
             how += "" if isinstance(value, np.ndarray) else " rounding, stop_gradient or a"
@@ -636,7 +648,7 @@ def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
         live.add(k)
         op = records[k].op
         reads = (op.operands[j] for j in op.differentiable())
-        stack += [reader.index[u] for u in reads if u in reader.index]
+        stack += [reader.index[u] for u in reads if u in reader.index and u in varies]
     read: set[str] = set()  # vertices a live one reads, through inlined operations too
     stack = [u for k in live for u in records[k].op.vertices()]
     while stack:
@@ -647,6 +659,7 @@ def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
             if k is not None and k not in live:
                 stack += records[k].op.vertices()
     names = {n: n for n, _ in inputs} | {r.name: r.name for r in records}
+    names |= {p: p for p in parameters}
     roles: dict[int, str] = {}
     copies: list[tuple[str, str]] = []
     for key, value in outputs:  # one that another vertex reads, or returned twice: a copy
@@ -656,7 +669,7 @@ def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
             names[value] = key
         else:
             copies.append((key, value))
-    fixed = set(n for n, _ in inputs) | {key for key, _ in outputs}
+    fixed = set(n for n, _ in inputs) | {key for key, _ in outputs} | set(parameters)
     for k, r in enumerate(records):
         while roles.get(k) is None and names[r.name] in fixed:
             names[r.name] += "_"
@@ -670,6 +683,8 @@ def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
         return names[s]
 
     g = DGraph(label)
+    for p, shape in parameters.items():
+        g.add_parameter(p, shape)
     for n, shape in inputs:
         g.add_array_vertex(n, "input", shape)
     returned: dict[str, ArrayOp] = {}
@@ -698,12 +713,29 @@ def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
     return g.validate()
 
 
+def _varying(reader: _Reader, inputs: set[str]) -> set[str]:
+    """The names whose values depend on ``inputs`` (through any operand, nested ones
+    too): the inputs and the records that read one of them."""
+    found = set(inputs)
+    for r in reader.records:
+        if any(u in found for u in r.op.vertices()):
+            found.add(r.name)
+    return found
+
+
 def from_jax_arrays(
-    f: Callable[..., Any], *example_args: Any, name: str = "", prefix: str = ""
+    f: Callable[..., Any],
+    *example_args: Any,
+    name: str = "",
+    prefix: str = "",
+    params: Sequence[str] = (),
 ) -> DGraph:
     """The tensor graph of a JAX function at arguments shaped like ``example_args``: one
     vertex per jaxpr equation (module docstring); ``from_jax(..., level="array")``. With
     ``prefix``, vertices are named ``<prefix><k>`` instead (the element level's ``v<k>``).
+    ``params``: arguments that are not differentiated, the graph's array
+    :attr:`~dgraph.core.graph.DGraph.parameters` (no Jacobian column; the operations
+    that read only them are inlined where they are read).
 
     >>> import jax.numpy as jnp
     >>> g = from_jax_arrays(lambda x, w: jnp.tanh(x @ w), np.ones((2, 3)), np.ones((3, 4)))
@@ -716,6 +748,7 @@ def from_jax_arrays(
     label = name or getattr(f, "__name__", "function")
     label = "" if label == "<lambda>" else label
     where = label or "the function"
+    undifferentiated = list(params)
     args = [np.asarray(a, dtype=np.float64) for a in example_args]
     if not args:
         raise InputError(f"{where}: give example arguments (their shapes make the inputs)")
@@ -733,12 +766,34 @@ def from_jax_arrays(
         for p in params:
             if not p.isidentifier():
                 raise InputError(f"{p!r} cannot name a vertex: names must be identifiers")
-        inputs = [(p, a.shape) for p, a in zip(params, args, strict=True)]
+        fixed = _checked_params(params, undifferentiated, where)
+        inputs = [(p, a.shape) for p, a in zip(params, args, strict=True) if p not in fixed]
         reader = _Reader(where, set(params), prefix=prefix)
         values = reader.run(closed.jaxpr, closed.consts, list(params))
     _, tree = jax.tree_util.tree_flatten(out_shape)
     keys = output_keys(tree, len(values), set(params), jax)
-    graph = _graph(reader, inputs, list(zip(keys, values, strict=True)), label, where)
-    graph.set_point(dict(zip(params, args, strict=True)))
+    shapes = {p: a.shape for p, a in zip(params, args, strict=True) if p in fixed}
+    outputs = list(zip(keys, values, strict=True))
+    graph = _graph(reader, inputs, outputs, label, where, shapes)
+    given = dict(zip(params, args, strict=True))
+    graph.set_point({x: given[x] for x, _ in inputs})
+    graph.set_parameter_point({p: given[p] for p in shapes})
     graph.set_jvp_reference(JaxJvp(f, params, keys))
     return graph
+
+
+def _checked_params(names: list[str], params: list[str], where: str) -> set[str]:
+    """``params`` as a set, each one of the function's parameter ``names``, not all of
+    them (a line naming the first that is not)."""
+    for p in params:
+        if p not in names:
+            shown = ", ".join(names)
+            raise InputError(
+                f"{where}: the function has no parameter {p!r} to take as a"
+                f" parameter (it has {shown})"
+            )
+    if len(set(params)) != len(params):
+        raise InputError(f"{where}: a parameter is given twice in params")
+    if params and set(params) >= set(names):
+        raise InputError(f"{where}: every parameter is in params: nothing to differentiate")
+    return set(params)

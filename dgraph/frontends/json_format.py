@@ -129,18 +129,23 @@ def from_dict(data: Any, source: str = "<json>") -> DGraph:
     with gc_paused():
         graph = _from_dict(data, source)
     if isinstance(data, dict) and "point" in data:
-        graph.set_point(_point(data["point"], graph, source))
+        values = _point(data["point"], graph, source)
+        graph.set_point({x: values[x] for x in graph.inputs})
+        if graph.parameter_shapes and all(p in values for p in graph.parameter_shapes):
+            graph.set_parameter_point(values)
     return graph
 
 
 def _point(given: Any, graph: DGraph, source: str) -> dict[str, np.ndarray]:
     """The optional ``point``: each input's value (a number, or nested lists of its
-    shape), finite: where values are checked first."""
+    shape; a tensor graph's array parameters' too, optionally), finite: where values are
+    checked first."""
     where = f"{source}: 'point'"
-    if not isinstance(given, dict) or set(given) != set(graph.inputs):
+    inputs, arrays = set(graph.inputs), set(graph.parameter_shapes)
+    if not isinstance(given, dict) or not inputs <= set(given) <= inputs | arrays:
         raise InputError(f"{where} must be an object with one value for each input")
     out = {}
-    for x in graph.inputs:
+    for x in [*graph.inputs, *(p for p in graph.parameter_shapes if p in given)]:
         value = given[x]
         try:
             array = np.array(value, dtype=float)
@@ -233,10 +238,20 @@ def _from_dict(data: Any, source: str) -> DGraph:
 def _tensor_graph(data: dict, inputs, outputs, vertices, edges, source: str) -> DGraph:
     """A tensor graph: every vertex listed in evaluation order with its ``shape``, each
     but the inputs with its ``op``; the edges must be those the ops give."""
-    for key in ("parameters", "solved"):
-        if data.get(key):
-            raise InputError(f"{source}: a tensor graph has no {key!r}")
+    if data.get("solved"):
+        raise InputError(f"{source}: a tensor graph has no 'solved'")
     graph = DGraph(str(data.get("name", "")))
+    shapes = data.get("parameter_shapes", {})
+    if not isinstance(shapes, dict) or set(shapes) != set(data.get("parameters") or ()):
+        raise InputError(
+            f"{source}: a tensor graph's 'parameter_shapes' must give each of its"
+            " 'parameters' a shape"
+        )
+    for p in data.get("parameters") or ():
+        try:
+            graph.add_parameter(p, shape_from_json(shapes[p], f"{source}: parameter {p[:40]!r}"))
+        except GraphError as exc:
+            raise GraphError(f"{source}: {exc}") from None
     listed = set()
     for k, v in enumerate(vertices):
         name = v.get("id")

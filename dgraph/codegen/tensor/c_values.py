@@ -26,8 +26,9 @@ gathers ``ravel(x)[K]`` (also inside an expression), :class:`~dgraph.codegen.ir.
 :class:`~dgraph.codegen.ir.SegmentSum`, ``sum(x, axis)`` and ``max(x, axis)``, ``full``,
 ``arange``, ``einsum`` of views (one operand that only permutes axes: a view; a
 contraction, a dense layer's ``W @ x``: a loop nest over every subscript), and the final
-:class:`~dgraph.codegen.ir.SparseMatrix`. Shapes come from evaluating the statements once
-at generation on random inputs (:class:`~dgraph.codegen.evaluate.ArrayEvaluator`).
+:class:`~dgraph.codegen.ir.SparseMatrix`. Shapes and types are inferred node by node from
+those of the arguments and constants (:mod:`dgraph.codegen.shapes`); the sparse pattern is
+read from the program's constants.
 
 :attr:`CValues.cuda` is the same program as CUDA text: one kernel per loop nest, a thread
 per entry (grid-stride loop), ``atomicAdd`` where positions repeat (a segment sum, a sum
@@ -76,9 +77,9 @@ from ...errors import DGraphError
 from .. import ir
 from ..c import C_CALLS, C_FORMS, CElementPrinter, compiler
 from ..cuda import HOST_FLAGS, compile_host
-from ..evaluate import ArrayEvaluator
 from ..ir import ArrayProgram, ArrayStatement, Node
 from ..python import NumPyArrayPrinter
+from ..shapes import Shaped, ShapeError, ShapeInference, arguments
 
 __all__ = [
     "FUNCTION",
@@ -306,7 +307,7 @@ class _Translator(CElementPrinter):
         self.inputs, self.shapes = program.inputs, program.shapes
         super().__init__(FUNCTION)
         self.printer = NumPyArrayPrinter()
-        self.evaluator = ArrayEvaluator()
+        self.inference = ShapeInference(arguments(program))
         self.env: dict[str, _View | float] = {}
         self.constants: dict[str, np.ndarray] = {}
         self.scratch: list[tuple[str, int, str]] = []  # name, size, ctype
@@ -314,25 +315,10 @@ class _Translator(CElementPrinter):
         self.kernels: list[tuple[int, list[str], str]] = []  # entries, index decoding, body
         self.counter = 0
         self.pattern: tuple | None = None
-        self.traced = self._trace()
         self.current = ""
         self.views: dict[int, _View | None] = {}
         self.reads_after = _reads_after(self.body)
         self.index = 0
-
-    # -- the shapes at generation -------------------------------------------------------
-
-    def _trace(self) -> dict[str, Any]:
-        """Evaluate the statements once on random inputs (:mod:`dgraph.codegen.evaluate`):
-        each target's value (its shape and dtype)."""
-        rng = np.random.default_rng(0)
-        env: dict[str, Any] = dict(self.module_constants)
-        for name, shape in zip(self.args, self.shapes, strict=True):
-            env[name] = rng.uniform(0.5, 1.5, shape)
-        body = [s for s in self.body if not isinstance(s.value, ir.SparseMatrix)]
-        self.evaluator.run(body, env)
-        self.space = env
-        return {s.target: env[s.target] for s in body}
 
     # -- statements -----------------------------------------------------------------------
 
@@ -340,7 +326,9 @@ class _Translator(CElementPrinter):
         for index, statement in enumerate(self.body):
             self.index = index
             self.current = self.printer.statement(statement).strip()
-            self._assign(statement.target, statement.value)
+            shaped = self._shaped(statement.value)
+            self.inference.env[statement.target] = shaped
+            self._assign(statement.target, statement.value, shaped)
         if self.pattern is None:
             raise DGraphError("C values: the module returns no scipy.sparse.csr_array")
         return self._finish()
@@ -348,18 +336,17 @@ class _Translator(CElementPrinter):
     def _refuse(self, why: str) -> None:
         raise DGraphError(f"C values: cannot translate `{self.current}` ({why})")
 
-    def _assign(self, target: str, node: Node) -> None:
-        value = self.traced.get(target)
+    def _assign(self, target: str, node: Node, shaped: Shaped) -> None:
         if isinstance(node, ir.SparseMatrix):
             self._csr(node)
             return
-        shape = tuple(np.shape(value))
+        shape = shaped.shape
         view = self._view(node)
         if view is not None:
             self._check(view.shape, shape)
             self.env[target] = view
             return
-        ctype = _ctype(np.asarray(value).dtype)
+        ctype = _ctype(shaped.dtype)
         if isinstance(node, ir.ScatterAdd) and self._dead(node.base, shape):
             base = self.env[node.base.id]  # type: ignore[attr-defined]
             for flat, data in node.parts:
@@ -427,7 +414,7 @@ class _Translator(CElementPrinter):
 
     def _check(self, got: tuple[int, ...], want: tuple[int, ...]) -> None:
         if tuple(got) != tuple(want):
-            self._refuse(f"its shape {got} differs from the traced {want}")
+            self._refuse(f"its shape {got} differs from the inferred {want}")
 
     def _buffer(self, hint: str, size: int, ctype: str) -> str:
         self.counter += 1
@@ -674,7 +661,7 @@ class _Translator(CElementPrinter):
     def _reduced(self, out: _View, node: ir.Call, kind: str) -> tuple[_View, tuple[int, ...]]:
         """A reduction's result ``out`` as a view over its operand's shape (stride 0 on
         the axes reduced), and that shape."""
-        shape = tuple(np.shape(self._evaluate(node.args[0])))
+        shape = self._shaped(node.args[0]).shape
         axis_node = node.keyword("axis")
         axis = None if axis_node is None else _literal(axis_node)
         if len(node.args) > 1 or any(k not in ("axis", "keepdims") for k, _ in node.keywords):
@@ -796,7 +783,7 @@ class _Translator(CElementPrinter):
         axis = axis + len(out.shape) if axis < 0 else axis
         at = 0
         for piece in pieces.items:
-            shape = tuple(np.shape(self._evaluate(piece)))
+            shape = self._shaped(piece).shape
             offset = out.offset + at * out.strides[axis]
             region = _View(out.base, offset, shape, out.strides, out.ctype)
             self._copy(region, piece)
@@ -829,8 +816,8 @@ class _Translator(CElementPrinter):
         if node.indices is None or node.indptr is None:
             self._refuse("a sparse result without CSR row pointers")
         data = node.data
-        indices, indptr = (self._evaluate(node.indices), self._evaluate(node.indptr))
-        nnz = int(np.asarray(indices).size)
+        indices, indptr = self._constant(node.indices), self._constant(node.indptr)
+        nnz = int(indices.size)
         self.pattern = (np.asarray(indices), np.asarray(indptr), tuple(shape))
         out = _contiguous("data", (nnz,))
         whole = self._view(data) if not isinstance(data, ir.Index) else None
@@ -853,9 +840,23 @@ class _Translator(CElementPrinter):
         else:
             self._copy(out, data)
 
-    def _evaluate(self, node: Node):
-        """``node``'s value at generation (its shape; constants' values)."""
-        return self.evaluator.value(node, self.space)
+    def _shaped(self, node: Node) -> Shaped:
+        """``node``'s shape and type (:mod:`dgraph.codegen.shapes`), from the statements
+        before this one."""
+        try:
+            found = self.inference.of(node)
+        except ShapeError as error:
+            self._refuse(str(error))
+        if isinstance(found, (list, dict, slice, str, np.dtype)) or found is None:
+            self._refuse(f"{found!r} is not an array")
+        return found if isinstance(found, Shaped) else Shaped.of(found)
+
+    def _constant(self, node: Node) -> np.ndarray:
+        """The constant array of the program that ``node`` names (a sparse pattern)."""
+        value = self._shaped(node).value
+        if value is None:
+            self._refuse("a sparse pattern that is not a constant array of the program")
+        return value
 
     # -- elementwise expressions ------------------------------------------------------------
 
@@ -972,9 +973,9 @@ class _Translator(CElementPrinter):
     def _reduction(self, node: ir.Call) -> _View:
         """A reduction read inside an expression (``x == max(x, axis, keepdims)``), into a
         buffer of its own first, once."""
-        value = np.asarray(self._evaluate(node))
-        ctype = _ctype(value.dtype)
-        out = _contiguous(self._buffer(_call_name(node), value.size, ctype), value.shape, ctype)
+        shaped = self._shaped(node)
+        ctype = _ctype(shaped.dtype)
+        out = _contiguous(self._buffer(_call_name(node), shaped.size, ctype), shaped.shape, ctype)
         self._statement_Call(out, node)
         self.views[id(node)] = out
         return out

@@ -131,7 +131,7 @@ def check_tensor(
     def run(point: Point, v: dict, w: dict) -> CodeValues:
         with double_precision(lang):  # read inside: BCOO's arrays in the context's precision
             if point.label not in calls:
-                got = function(*(point.inputs[x] for x in graph.inputs))
+                got = function(*(point.inputs[x] for x in (*graph.inputs, *graph.parameter_shapes)))
                 value = None
                 if mode == "value_and_jacobian":
                     value, got = got

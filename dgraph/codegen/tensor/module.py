@@ -156,7 +156,7 @@ def tensor_program(
         raise DGraphError(f"tensor_module: mode {mode!r}; use {', '.join(MODULE_MODES)}")
     computed = es.as_computed or es
     w = Writer(DIALECTS[lang], keep_arrays)
-    shapes = {v: graph.shape(v) for v in graph.nx}
+    shapes = {v: graph.shape(v) for v in graph.nx} | graph.parameter_shapes
     edges = graph.edge_symbols
     # which edges and so which vertex values the entries read
     used_edges = []
@@ -169,11 +169,12 @@ def tensor_program(
     for v in reversed(order):
         if v in needed and graph.op(v) is not None:
             needed.update(graph.op(v).vertices())
-    arguments = {x: w.name(argument_name(x)) for x in graph.inputs}
-    names = {x: w.name(f"{arguments[x]}_") for x in graph.inputs}
-    for x in graph.inputs:
+    taken = [*graph.inputs, *graph.parameter_shapes]  # array parameters: arguments last
+    arguments = {x: w.name(argument_name(x)) for x in taken}
+    names = {x: w.name(f"{arguments[x]}_") for x in taken}
+    for x in taken:
         w.statements.append(read_input(w.d, names[x], arguments[x], shapes[x]))
-    w.varying.update([*arguments.values(), *(names[x] for x in graph.inputs)])
+    w.varying.update([*arguments.values(), *names.values()])
     nodes: dict[str, Node] = {v: Name(n) for v, n in names.items()}
     for v in order:
         if v in needed and graph.op(v) is not None:
@@ -273,9 +274,9 @@ def tensor_program(
     header = _header(w, es, lang, sparse, shapes, mode, "\n".join(body))
     return ArrayProgram(
         mode,
-        tuple(arguments[x] for x in graph.inputs),
-        tuple(shapes[x] for x in graph.inputs),
-        tuple(graph.inputs),
+        tuple(arguments.values()),
+        tuple(shapes[x] for x in arguments),
+        tuple(arguments),
         statements,
         ends,
         dict(w.constants.arrays) if keep_arrays else {},

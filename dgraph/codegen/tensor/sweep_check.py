@@ -29,7 +29,9 @@ def check_sweep(
     def run(point: Point, v: dict, w: dict) -> CodeValues:
         with double_precision(lang):
             given = v if mode == "jvp" else w
-            result = function(*(point.inputs[x] for x in graph.inputs), *given.values())
+            primals = [point.inputs[x] for x in graph.inputs]
+            params = [point.inputs[p] for p in graph.parameter_shapes]  # last
+            result = function(*primals, *(given[s] for s in given), *params)
             parts = [result] if len(ends) == 1 else result
             if len(ends) > 1 and not (isinstance(result, tuple) and len(result) == len(ends)):
                 returned[:] = [type(result).__name__]

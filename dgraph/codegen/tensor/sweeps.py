@@ -91,13 +91,14 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
         if graph.op(v) is None and graph.role(v) != "input":
             raise DGraphError(f"vertex {v!r} has no array operation: no code for its blocks")
     w = Writer(DIALECTS[lang])
-    shapes = {v: graph.shape(v) for v in graph.nx}
-    arguments = {x: w.name(argument_name(x)) for x in graph.inputs}
+    shapes = {v: graph.shape(v) for v in graph.nx} | graph.parameter_shapes
+    arrays = [*graph.inputs, *graph.parameter_shapes]  # array parameters: arguments last
+    arguments = {x: w.name(argument_name(x)) for x in arrays}
     seeds = graph.inputs if mode == "jvp" else graph.outputs
     prefix = "v" if mode == "jvp" else "w"
     seed_args = {s: w.name(f"{prefix}_{argument_name(s)}") for s in seeds}
-    names = {x: w.name(f"{arguments[x]}_") for x in graph.inputs}
-    for x in graph.inputs:
+    names = {x: w.name(f"{arguments[x]}_") for x in arrays}
+    for x in arrays:
         w.statements.append(read_input(w.d, names[x], arguments[x], shapes[x]))
     seed_names = {s: w.name(f"{seed_args[s]}_") for s in seeds}
     for s in seeds:
@@ -155,7 +156,9 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
             for x in ends
         ]
     returned = f"    return {one_or_tuple(results)}"
-    args = ", ".join([*arguments.values(), *seed_args.values()])
+    primals = [arguments[x] for x in graph.inputs]
+    params = [arguments[p] for p in graph.parameter_shapes]
+    args = ", ".join([*primals, *seed_args.values(), *params])
     language = "NumPy" if lang == "python" else "JAX"
     seeds_text = tuple(seed_args.values())
     what = "J·v" if mode == "jvp" else "wᵀ·J"

@@ -1,0 +1,463 @@
+"""The shapes and types of array nodes, inferred from those of the program's arguments
+and constants, without running the program.
+
+What a printer must know about its program at generation — the shape and dtype of each
+statement (the C and CUDA printers size their buffers and loops by them) and the values
+that are constants of the program (a gather's index array, a sparse result's pattern) —
+follows from the node kinds of :mod:`dgraph.codegen.ir` alone: one ``_shape_<Kind>``
+method per node kind, as :class:`~dgraph.codegen.evaluate.ArrayEvaluator` has one
+``_eval_<Kind>`` and the printers one ``_print_<Kind>``, and one ``_call_<name>`` per array
+function that is not elementwise (an elementwise one: a NumPy or SciPy ufunc, whose
+broadcasting and type resolution NumPy states without computing anything).
+
+A node's inferred value is a :class:`Shaped` (shape, dtype, and the array itself where the
+node is a constant of the program), or, for a literal, the literal (a number, a shape, a
+string, a :class:`slice`, a list for :class:`~dgraph.codegen.ir.Seq`). The types are
+NumPy's: what the NumPy printing of the node would give.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.special
+
+from ..errors import DGraphError
+from . import ir
+from .evaluate import ArrayEvaluator
+
+__all__ = ["ShapeError", "ShapeInference", "Shaped", "program_shapes"]
+
+_UFUNCS = {
+    "+": np.add,
+    "-": np.subtract,
+    "*": np.multiply,
+    "/": np.true_divide,
+    "**": np.power,
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
+    "==": np.equal,
+    "!=": np.not_equal,
+}
+_FLOAT = np.dtype(np.float64)
+
+
+class ShapeError(DGraphError):
+    """A node whose shape has no rule (an array function the inference does not know)."""
+
+
+@dataclass(frozen=True)
+class Shaped:
+    """An array's shape and dtype; ``value``: the array itself where it is a constant of
+    the program (read from its constants, never computed)."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    value: np.ndarray | None = None
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @classmethod
+    def of(cls, array: Any) -> Shaped:
+        """The shape, dtype and value of a constant array."""
+        array = np.asarray(array)
+        return cls(tuple(array.shape), array.dtype, array)
+
+
+def program_shapes(program: ir.ArrayProgram) -> dict[str, Any]:
+    """Every name of ``program`` (arguments, constants, statement targets) -> its
+    :class:`Shaped` (arguments are float64 arrays of their shapes)."""
+    inference = ShapeInference(arguments(program))
+    return inference.run(program.statements)
+
+
+def arguments(program: ir.ArrayProgram) -> dict[str, Any]:
+    """The names a program's statements read before they assign any: its arguments
+    (float64 arrays of their shapes) and its constants (their arrays; a literal as
+    itself)."""
+    env: dict[str, Any] = {}
+    for name, value in program.constants.items():
+        env[name] = Shaped.of(value) if isinstance(value, np.ndarray) else value
+    for name, shape in zip(program.arguments, program.shapes, strict=True):
+        env[name] = Shaped(tuple(shape), _FLOAT)
+    return env
+
+
+class ShapeInference:
+    """The :class:`Shaped` of array nodes, from those of the names they read.
+
+    Parameters
+    ----------
+    env
+        Name -> :class:`Shaped` (or a literal) of the arguments and constants; each
+        statement's target is added by :meth:`run`.
+
+    Examples
+    --------
+    >>> k = np.array([2, 0], dtype=np.int32)
+    >>> inference = ShapeInference({"x": Shaped((3, 4), np.dtype(float)), "k": Shaped.of(k)})
+    >>> gather = ir.Index(ir.Call("ravel", (ir.Name("x"),)), (ir.Name("k"),))
+    >>> inference.of(ir.BinOp("*", gather, ir.Const(2))).shape
+    (2,)
+    >>> inference.of(ir.Call("sum", (ir.Name("k"),))).dtype
+    dtype('int64')
+    """
+
+    def __init__(self, env: Mapping[str, Any]) -> None:
+        self.env: dict[str, Any] = dict(env)
+
+    # -- programs -------------------------------------------------------------------------
+
+    def run(self, statements: Iterable[ir.ArrayStatement]) -> dict[str, Any]:
+        """Infer ``statements`` in order into :attr:`env` and return it (a store
+        ``target[at] = value`` keeps its target's shape and type)."""
+        for s in statements:
+            self.statement(s)
+        return self.env
+
+    def statement(self, s: ir.ArrayStatement) -> Any:
+        """The target's :class:`Shaped` after ``s`` (added to :attr:`env`)."""
+        if s.at:
+            self.of(s.value)
+            return self.env[s.target]
+        self.env[s.target] = self.of(s.value)
+        return self.env[s.target]
+
+    def of(self, node: ir.Node) -> Any:
+        """The :class:`Shaped` (or literal) of ``node`` (without recursion)."""
+
+        def combine(n: ir.Node, values: list[Any]) -> Any:
+            rule = getattr(self, f"_shape_{type(n).__name__}", None)
+            if rule is None:
+                raise ShapeError(f"no shape rule for the node kind {type(n).__name__}")
+            return rule(n, values)
+
+        return ir.fold(node, combine)
+
+    def shape(self, node: ir.Node) -> tuple[int, ...]:
+        """``node``'s shape (a literal's: that of its array)."""
+        return _shaped(self.of(node)).shape
+
+    # -- one method per node kind: ``values`` are its children's, in field order ----------
+
+    def _shape_Name(self, node: ir.Name, values: list) -> Any:
+        try:
+            return self.env[node.id]
+        except KeyError:
+            raise DGraphError(f"inferring shapes: {node.id} is not defined") from None
+
+    def _shape_Const(self, node: ir.Const, values: list) -> Any:
+        return node.value
+
+    def _shape_BinOp(self, node: ir.BinOp, values: list) -> Any:
+        return _elementwise(_UFUNCS[node.op], values)
+
+    def _shape_UnaryOp(self, node: ir.UnaryOp, values: list) -> Any:
+        if node.op != "-":
+            raise ShapeError(f"no shape rule for unary {node.op}")
+        return _elementwise(np.negative, values)
+
+    def _shape_Call(self, node: ir.Call, values: list) -> Any:
+        args = values[: len(node.args)]
+        keywords = dict(zip((k for k, _ in node.keywords), values[len(node.args) :], strict=True))
+        _, special, name = node.func.rpartition("special.")
+        rule = None if special else getattr(self, f"_call_{name}", None)
+        if rule is not None:
+            return rule(*args, **keywords)
+        function = getattr(scipy.special if special else np, name, None)
+        if isinstance(function, np.ufunc) and not keywords:
+            return _elementwise(function, args)
+        raise ShapeError(f"no shape rule for the array function {node.func}")
+
+    def _shape_AsType(self, node: ir.AsType, values: list) -> Shaped:
+        dtype = {"int": np.dtype(int), "float": _FLOAT}.get(node.dtype)
+        if dtype is None:
+            raise ShapeError(f"no shape rule for astype({node.dtype})")
+        return Shaped(_shaped(values[0]).shape, dtype)
+
+    def _shape_Slice(self, node: ir.Slice, values: list) -> slice:
+        return slice(node.lower, node.upper, node.step)
+
+    def _shape_Index(self, node: ir.Index, values: list) -> Shaped:
+        base, items = _shaped(values[0]), values[1:]
+        arrays = [k for k, item in enumerate(items) if isinstance(item, Shaped)]
+        if arrays:  # a gather: one integer array over the first axis
+            if len(items) != 1 or not base.shape:
+                raise ShapeError("no shape rule for an index of arrays beside other items")
+            return Shaped(items[0].shape + base.shape[1:], base.dtype)
+        return Shaped(_basic_index(base.shape, items), base.dtype)
+
+    def _shape_Seq(self, node: ir.Seq, values: list) -> list:
+        return list(values)
+
+    def _shape_Dict(self, node: ir.Dict, values: list) -> dict:
+        return dict(zip((k for k, _ in node.items), values, strict=True))
+
+    def _shape_Formula(self, node: ir.Formula, values: list) -> Shaped:
+        """Its operands broadcast together; the type NumPy gives the formula's printed
+        form, found on one entry of each operand's type."""
+        shapes = [_shaped(v).shape for v in values]
+        ones = {
+            s: (np.ones((), v.dtype) if isinstance(v, Shaped) else v)
+            for (s, _), v in zip(node.operands, values, strict=True)
+        }
+        with np.errstate(all="ignore"):
+            one = ArrayEvaluator().formula(node.expr, ones)
+        return Shaped(np.broadcast_shapes(*shapes), np.asarray(one).dtype)
+
+    def _shape_Entries(self, node: ir.Entries, values: list) -> Shaped:
+        items = [_shaped(v) for v in values]
+        dtype = np.result_type(*(_weak(v) for v in values)) if values else _FLOAT
+        batch = np.broadcast_shapes(*(i.shape for i in items)) if items else ()
+        return Shaped(tuple(node.shape) + batch, dtype)
+
+    def _shape_Scatter(self, node: ir.Scatter, values: list) -> Shaped:
+        return Shaped((node.size,), _FLOAT)
+
+    def _shape_ScatterAdd(self, node: ir.ScatterAdd, values: list) -> Shaped:
+        return Shaped(_shaped(values[0]).shape, _FLOAT)
+
+    def _shape_SegmentSum(self, node: ir.SegmentSum, values: list) -> Shaped:
+        return Shaped((node.n,), _FLOAT)
+
+    def _shape_SparseMatrix(self, node: ir.SparseMatrix, values: list) -> Shaped:
+        return Shaped(tuple(node.shape), _FLOAT)
+
+    # -- array functions that are not elementwise: one method per name --------------------
+
+    def _call_asarray(self, x: Any, dtype: Any = None) -> Shaped:
+        if not isinstance(x, Shaped):  # a literal: its array is a constant
+            return Shaped.of(np.asarray(x, dtype=dtype))
+        return Shaped(x.shape, x.dtype if dtype is None else np.dtype(dtype))
+
+    def _call_array(self, x: Any, dtype: Any = None) -> Shaped:
+        return self._call_asarray(x, dtype)
+
+    def _call_reshape(self, x: Any, shape: Any) -> Shaped:
+        x = _shaped(x)
+        return Shaped(_reshaped(x.size, _as_shape(shape)), x.dtype)
+
+    def _call_ravel(self, x: Any) -> Shaped:
+        return self._call_reshape(x, -1)
+
+    def _call_transpose(self, x: Any, axes: Any = None) -> Shaped:
+        x = _shaped(x)
+        axes = tuple(reversed(range(x.ndim))) if axes is None else tuple(axes)
+        return Shaped(tuple(x.shape[a] for a in axes), x.dtype)
+
+    def _call_broadcast_to(self, x: Any, shape: Any) -> Shaped:
+        shape = _as_shape(shape)
+        x = _shaped(x)
+        if np.broadcast_shapes(x.shape, shape) != shape:
+            raise DGraphError(f"inferring shapes: cannot broadcast {x.shape} to {shape}")
+        return Shaped(shape, x.dtype)
+
+    def _call_flip(self, x: Any, axis: Any = None) -> Shaped:
+        x = _shaped(x)
+        return Shaped(x.shape, x.dtype)
+
+    def _call_where(self, condition: Any, a: Any, b: Any) -> Shaped:
+        shape = np.broadcast_shapes(*(_shaped(v).shape for v in (condition, a, b)))
+        return Shaped(shape, np.result_type(_weak(a), _weak(b)))
+
+    def _call_concatenate(self, pieces: list, axis: Any = 0) -> Shaped:
+        shaped = [_shaped(p) for p in pieces]
+        dtype = np.result_type(*(_weak(p) for p in pieces))
+        if axis is None:
+            return Shaped((sum(p.size for p in shaped),), dtype)
+        first = shaped[0].shape
+        axis = axis % len(first)
+        total = sum(p.shape[axis] for p in shaped)
+        return Shaped((*first[:axis], total, *first[axis + 1 :]), dtype)
+
+    def _call_stack(self, pieces: list, axis: Any = 0) -> Shaped:
+        shaped = [_shaped(p) for p in pieces]
+        first = shaped[0].shape
+        axis = axis % (len(first) + 1)
+        dtype = np.result_type(*(_weak(p) for p in pieces))
+        return Shaped((*first[:axis], len(shaped), *first[axis:]), dtype)
+
+    def _call_take(self, x: Any, indices: Any, axis: Any = None) -> Shaped:
+        x, indices = _shaped(x), _shaped(indices)
+        if axis is None:
+            return Shaped(indices.shape, x.dtype)
+        axis = axis % x.ndim
+        return Shaped((*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :]), x.dtype)
+
+    def _call_sum(self, x: Any, axis: Any = None, keepdims: Any = False) -> Shaped:
+        x = _shaped(x)
+        return Shaped(_reduced(x.shape, axis, keepdims), _summed(x.dtype))
+
+    def _call_max(self, x: Any, axis: Any = None, keepdims: Any = False) -> Shaped:
+        x = _shaped(x)
+        return Shaped(_reduced(x.shape, axis, keepdims), x.dtype)
+
+    def _call_min(self, x: Any, axis: Any = None, keepdims: Any = False) -> Shaped:
+        return self._call_max(x, axis, keepdims)
+
+    def _call_cumsum(self, x: Any, axis: Any = None) -> Shaped:
+        x = _shaped(x)
+        return Shaped((x.size,) if axis is None else x.shape, _summed(x.dtype))
+
+    def _call_einsum(self, spec: Any, *operands: Any) -> Shaped:
+        if not isinstance(spec, str) or "." in spec:
+            raise ShapeError("no shape rule for an einsum without letters for every axis")
+        shaped = [_shaped(o) for o in operands]
+        sources, arrow, result = spec.replace(" ", "").partition("->")
+        parts = sources.split(",")
+        extent: dict[str, int] = {}
+        for letters, o in zip(parts, shaped, strict=True):
+            if len(letters) != o.ndim:
+                raise DGraphError(f"inferring shapes: einsum {spec} of shape {o.shape}")
+            for c, n in zip(letters, o.shape, strict=True):
+                extent.setdefault(c, n)
+        if not arrow:  # implicit: the letters seen once, in ASCII order
+            every = sources.replace(",", "")
+            result = "".join(sorted(c for c in set(every) if every.count(c) == 1))
+        dtype = np.result_type(*(o.dtype for o in shaped))
+        return Shaped(tuple(extent[c] for c in result), dtype)
+
+    def _call_pad(
+        self, x: Any, widths: Any, mode: Any = "constant", constant_values: Any = 0
+    ) -> Shaped:
+        x = _shaped(x)
+        pads = np.broadcast_to(np.asarray(widths, dtype=np.int64), (x.ndim, 2))
+        grown = (int(n + lo + hi) for n, (lo, hi) in zip(x.shape, pads, strict=True))
+        return Shaped(tuple(grown), x.dtype)
+
+    def _call_full(self, shape: Any, fill: Any, dtype: Any = None) -> Shaped:
+        kind = _shaped(fill).dtype if dtype is None else np.dtype(dtype)
+        return Shaped(_as_shape(shape), kind)
+
+    def _call_zeros(self, shape: Any, dtype: Any = None) -> Shaped:
+        return Shaped(_as_shape(shape), _FLOAT if dtype is None else np.dtype(dtype))
+
+    def _call_ones(self, shape: Any, dtype: Any = None) -> Shaped:
+        return self._call_zeros(shape, dtype)
+
+    def _call_zeros_like(self, x: Any) -> Shaped:
+        x = _shaped(x)
+        return Shaped(x.shape, x.dtype)
+
+    def _call_eye(self, n: Any, dtype: Any = None) -> Shaped:
+        return Shaped((int(n), int(n)), _FLOAT if dtype is None else np.dtype(dtype))
+
+    def _call_arange(self, *bounds: Any, dtype: Any = None) -> Shaped:
+        if any(isinstance(b, Shaped) for b in bounds):
+            raise ShapeError("no shape rule for arange of arrays")
+        start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+        n = max(0, math.ceil((stop - start) / step))
+        kind = np.result_type(*bounds) if dtype is None else np.dtype(dtype)
+        return Shaped((n,), kind)
+
+    def _call_result_type(self, *xs: Any) -> np.dtype:
+        return np.result_type(*(_weak(x) for x in xs))
+
+    def _call_round(self, x: Any) -> Shaped:
+        x = _shaped(x)
+        return Shaped(x.shape, x.dtype)
+
+
+# -- rules shared by several kinds ----------------------------------------------------------
+
+
+def _shaped(value: Any) -> Shaped:
+    """A :class:`Shaped` as it is; a literal (a number, a nested tuple) as its array."""
+    if isinstance(value, Shaped):
+        return value
+    if isinstance(value, (list, slice, dict, str)) or value is None:
+        raise DGraphError(f"inferring shapes: {value!r} is not an array")
+    return Shaped.of(value)
+
+
+def _weak(value: Any) -> Any:
+    """What NumPy's type promotion sees: a Python number stays weak (NEP 50), an array
+    its dtype."""
+    if isinstance(value, Shaped):
+        return value.dtype
+    if isinstance(value, (bool, int, float, complex)):
+        return value
+    return np.asarray(value).dtype
+
+
+def _elementwise(ufunc: np.ufunc, values: list) -> Shaped:
+    """A ufunc's result: its operands broadcast, the type it resolves for theirs."""
+    if len(values) != ufunc.nin:
+        raise ShapeError(f"no shape rule for {ufunc.__name__} of {len(values)} operands")
+    types = tuple(type(v) if isinstance(_weak(v), (int, float)) else _weak(v) for v in values)
+    try:
+        dtype = ufunc.resolve_dtypes((*types, None))[-1]
+    except (TypeError, np.exceptions.DTypePromotionError) as error:
+        raise ShapeError(f"{ufunc.__name__} of {types}: {error}") from None
+    shape = np.broadcast_shapes(*(_shaped(v).shape for v in values))
+    return Shaped(shape, dtype)
+
+
+def _as_shape(value: Any) -> tuple[int, ...]:
+    if isinstance(value, Shaped):
+        raise ShapeError("no shape rule for a shape that is computed")
+    return (int(value),) if np.ndim(value) == 0 else tuple(int(n) for n in value)
+
+
+def _reshaped(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """``shape`` with its one ``-1`` resolved for ``size`` entries."""
+    if -1 in shape:
+        known = math.prod(n for n in shape if n != -1)
+        shape = tuple(size // known if known and n == -1 else n for n in shape)
+    if math.prod(shape) != size:
+        raise DGraphError(f"inferring shapes: cannot reshape {size} entries to {shape}")
+    return shape
+
+
+def _reduced(shape: tuple[int, ...], axis: Any, keepdims: Any) -> tuple[int, ...]:
+    """The shape of a reduction over ``axis`` (None: every axis)."""
+    axes = range(len(shape)) if axis is None else (axis,) if np.ndim(axis) == 0 else axis
+    axes = {int(a) % len(shape) for a in axes} if shape else set()
+    if keepdims:
+        return tuple(1 if d in axes else n for d, n in enumerate(shape))
+    return tuple(n for d, n in enumerate(shape) if d not in axes)
+
+
+def _summed(dtype: np.dtype) -> np.dtype:
+    """NumPy's type of a sum: booleans and narrower integers widen to the default int."""
+    if dtype.kind == "b" or (dtype.kind in "iu" and dtype.itemsize < np.dtype(int).itemsize):
+        return np.dtype(int) if dtype.kind in "bi" else np.dtype(np.uint)
+    return dtype
+
+
+def _basic_index(shape: tuple[int, ...], items: list) -> tuple[int, ...]:
+    """The shape ``x[items]`` has for integers, slices, ``...`` and ``None``."""
+    free = sum(1 for i in items if i is not None and i is not Ellipsis)
+    if free > len(shape):
+        raise DGraphError(f"inferring shapes: {free} indices for the shape {shape}")
+    out: list[int] = []
+    axis = 0
+    for item in items:
+        if item is Ellipsis:
+            skip = len(shape) - free
+            out += shape[axis : axis + skip]
+            axis += skip
+        elif item is None:
+            out.append(1)
+        elif isinstance(item, slice):
+            out.append(len(range(*item.indices(shape[axis]))))
+            axis += 1
+        elif isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+            if not -shape[axis] <= item < shape[axis]:
+                raise DGraphError(f"inferring shapes: index {item} of an axis of {shape[axis]}")
+            axis += 1
+        else:
+            raise ShapeError(f"no shape rule for the index {item!r}")
+    return (*out, *shape[axis:])

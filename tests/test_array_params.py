@@ -1,0 +1,96 @@
+"""Parameters at the array level (issue 53): arrays the function takes that are not
+differentiated — no Jacobian column, their values given at the point and at call time,
+taken last by the generated functions — from JAX and from the NumPy tracer, against
+``jax.jacobian(f, argnums=0)`` at a 1-d and a 2-d parameter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+
+import dgraph  # noqa: E402
+from dgraph.codegen.c import compiler  # noqa: E402
+from dgraph.errors import InputError  # noqa: E402
+from dgraph.frontends import from_function, from_jax  # noqa: E402
+from dgraph.frontends.json_format import from_json  # noqa: E402
+
+X = np.array([0.3, 0.8, 1.1])
+P = np.array([0.5, -1.2, 2.0])  # 1-d
+W = np.arange(1.0, 7.0).reshape(2, 3) / 7  # 2-d
+
+
+def vector(x, p):
+    return jnp.sin(x * p) + p[::-1] * x**2 + jnp.sum(p**2)  # sum(p**2): parameters only
+
+
+def matrix(x, w):
+    return jnp.tanh(w @ x) * jnp.sum(w**2)
+
+
+def _jacobian(f, x, p):
+    with jax.enable_x64(True):
+        return np.asarray(jax.jacobian(f, argnums=0)(jnp.asarray(x), jnp.asarray(p)))
+
+
+@pytest.mark.parametrize(("f", "p"), [(vector, P), (matrix, W)], ids=["1-d", "2-d"])
+def test_jax_array_parameters_give_jax_s_jacobian(f, p):
+    name = "p" if p.ndim == 1 else "w"
+    g = from_jax(f, X, p, level="array", params=[name])
+    assert g.inputs == ["x"] and g.parameter_shapes == {name: p.shape}
+    assert name not in g.nx and g.parameter_point[name].tolist() == p.tolist()
+    J = dgraph.make_function(g)  # J(x, p): the parameter last, no column for it
+    assert J.generated.verified
+    other = p * 1.5 - 0.2  # a value at call time other than the point's
+    for value in (p, other):
+        np.testing.assert_allclose(J(X, value), _jacobian(f, X, value), rtol=1e-12, atol=1e-14)
+    if p.ndim == 1:
+        return  # the other modes once, at the 2-d parameter
+    back = from_json(g.to_json())  # JSON: the parameters' names, shapes and values
+    assert back == g and back.parameter_point[name].tolist() == p.tolist()
+    S = dgraph.make_function(g, sparse=True)
+    np.testing.assert_allclose(S(X, other).toarray(), _jacobian(f, X, other), rtol=1e-12)
+    v, w = np.array([1.0, -2.0, 0.5]), np.arange(1.0, 1.0 + len(f(X, p)))
+    jvp = dgraph.make_function(g, "jvp")(X, v, other)  # primals, tangents, parameters
+    np.testing.assert_allclose(jvp, _jacobian(f, X, other) @ v, rtol=1e-12)
+    vjp = dgraph.make_function(g, "vjp")(X, w, other)
+    np.testing.assert_allclose(vjp, w @ _jacobian(f, X, other), rtol=1e-12)
+
+
+@pytest.mark.skipif(compiler() is None, reason="no C compiler")
+def test_the_c_values_take_the_parameter_last():
+    g = from_jax(matrix, X, W, level="array", params=["w"])
+    J = dgraph.make_function(g, lang="c", sparse=True)
+    np.testing.assert_allclose(J(X, W + 0.1).toarray(), _jacobian(matrix, X, W + 0.1), rtol=1e-12)
+
+
+def test_the_numpy_tracer_reads_array_parameters():
+    g = from_function(
+        lambda x, w: np.tanh(w @ x) * np.sum(w**2),
+        sizes=[(3,), (2, 3)],
+        level="array",
+        params=["w"],
+    )
+    assert g.inputs == ["x"] and g.parameters == ("w",)
+    J = dgraph.make_function(g)
+    np.testing.assert_allclose(J(X, W - 0.3), _jacobian(matrix, X, W - 0.3), rtol=1e-12)
+
+
+def test_the_element_level_of_an_array_graph_keeps_the_parameters():
+    g = from_jax(matrix, X, W, level="array", params=["w"]).elements()
+    assert g.inputs == ["x0", "x1", "x2"] and len(g.parameters) == 6
+    J = dgraph.make_function(g)  # the element level's convention: p one vector, last
+    np.testing.assert_allclose(J(X, np.ravel(W)), _jacobian(matrix, X, W), rtol=1e-12)
+
+
+def test_bad_parameters_are_one_line():
+    with pytest.raises(InputError, match="has no parameter 'q' to take as a parameter"):
+        from_jax(matrix, X, W, level="array", params=["q"])
+    with pytest.raises(InputError, match="every parameter is in params"):
+        from_jax(matrix, X, W, level="array", params=["x", "w"])
+    with pytest.raises(InputError, match="output 'y' depends on the parameters only"):
+        from_jax(lambda x, w: jnp.sum(w) * jnp.ones(2), X, W, level="array", params=["w"])
+    with pytest.raises(InputError, match="depends on the parameters only"):
+        from_function(lambda x, w: w * 2.0, sizes=[(3,), (3,)], level="array", params=["w"])
