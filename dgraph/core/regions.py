@@ -40,7 +40,15 @@ from ..errors import InputError
 from .block_values import edge_parts
 from .graph import DGraph
 
-__all__ = ["MAX_TRIPS", "Body", "Region", "is_region", "region_notes", "regions_of"]
+__all__ = [
+    "MAX_TRIPS",
+    "Body",
+    "Region",
+    "is_region",
+    "refuse_regions",
+    "region_notes",
+    "regions_of",
+]
 
 MAX_TRIPS = 10_000_000  # a while_loop still running after this many trips is refused
 _DENSE = 0.2  # a tangent matrix this full is kept dense
@@ -809,6 +817,18 @@ def regions_of(graph: DGraph) -> list[tuple[str, Region]]:
         if is_region(op):
             out.append((v, op.param["region"]))
     return out
+
+
+def refuse_regions(graph: DGraph, what: str) -> None:
+    """Raise InputError in one line where ``graph`` holds a loop and ``what`` (code
+    generation) has no loop to print it with yet: never a wrong program."""
+    found = regions_of(graph)
+    if found:
+        v, region = found[0]
+        raise InputError(
+            f"{graph.name or 'the graph'}: {what} of a loop ({v!r}: {region.kind}) is not"
+            " supported yet"
+        )
 
 
 def region_notes(graph: DGraph, values: Mapping[str, np.ndarray]) -> list[str]:
