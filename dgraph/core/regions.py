@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..blocks import GENERAL, Block, dense, pattern, sparse
-from ..blocks.arrays import REGIONS, ArrayOp, evaluate, operand_value
+from ..blocks.arrays import REGIONS, ArrayOp, block_value, evaluate, operand_block, operand_value
 from ..errors import InputError
 from .block_values import edge_parts
 from .graph import DGraph
@@ -83,6 +83,7 @@ class Body:
             math.prod(s) for s, d in zip(self.out_shapes, differentiable, strict=True) if d
         )
         self._structure: dict[tuple[str, str], tuple] = {}
+        self._plan: _Plan | bool | None = None  # False: too many products to plan
 
     def values(self, args: Sequence[np.ndarray]) -> dict[str, np.ndarray]:
         """Every vertex's value for these input values."""
@@ -105,7 +106,14 @@ class Body:
 
     def jacobian(self, values: Mapping[str, np.ndarray] | None) -> sp.csr_array:
         """∂(float outputs)/∂(float inputs), flat (C order, outputs and inputs in order),
-        at ``values``; with None its pattern (ones where an entry may be nonzero)."""
+        at ``values``; with None its pattern (ones where an entry may be nonzero). The
+        products of the body's blocks are planned once (:class:`_Plan`): each step is
+        then a gather, a multiply and a sum per block."""
+        if values is not None:
+            if self._plan is None:
+                self._plan = _Plan.of(self)
+            if self._plan:
+                return self._plan.jacobian(self, values)
         g = self.graph
         rows: dict[str, Any] = {}
         for i, x in enumerate(self.inputs):
@@ -152,6 +160,119 @@ class Body:
             m = sp.csr_array((np.broadcast_to(data, rows.shape), (rows, cols)), shape=shape)
             total = m if total is None else total + m
         return total
+
+
+PLAN_LIMIT = 20_000_000  # products of entries a planned body Jacobian may hold
+
+
+@dataclass
+class _Term:
+    """One operand block's share of a vertex's rows: entries ``m`` of the block (CSR
+    order; ``at``: where each reads the block's values) times rows ``d`` of the operand
+    summed into ``out`` (positions of the vertex's pattern)."""
+
+    vertex: str
+    k: int
+    operand: str
+    block: Block
+    at: np.ndarray
+    m: np.ndarray
+    d: np.ndarray
+    out: np.ndarray
+
+
+@dataclass
+class _Plan:
+    """The body Jacobian's sparsity, planned once: per vertex its rows' pattern over the
+    float inputs (CSR), per operand block the products of entries that make it."""
+
+    patterns: dict[str, tuple[np.ndarray, np.ndarray]]  # vertex: (indptr, indices)
+    terms: list[_Term]
+    outputs: list[str | None]  # per float output row block: the vertex, or None (zero)
+    out_sizes: list[int]
+
+    @classmethod
+    def of(cls, body: Body) -> _Plan | bool:
+        g, width = body.graph, body.n_in
+        patterns: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for i, x in enumerate(body.inputs):
+            if body.floats[i]:
+                size, at = math.prod(body.shapes[i]), body.in_offsets[i]
+                patterns[x] = (np.arange(size + 1), np.arange(at, at + size))
+        terms: list[_Term] = []
+        planned = 0
+        for v in body.order:
+            op = g.op(v)
+            if op is None:
+                continue
+            shapes = [g._operand_shape(x) for x in op.operands]
+            pieces = []
+            for k in op.differentiable():
+                u = op.operands[k]
+                if u not in patterns:
+                    continue
+                block = operand_block(op, k, shapes)
+                rows, cols, at, _ = _structure(block)
+                at = np.arange(rows.size) if at is None else at
+                order = np.lexsort((cols, rows))
+                rows, cols, at = rows[order], cols[order], at[order]
+                indptr, indices = patterns[u]
+                counts = indptr[cols + 1] - indptr[cols]
+                total = int(counts.sum())
+                planned += total
+                if planned > PLAN_LIMIT:
+                    return False
+                m = np.repeat(np.arange(rows.size), counts)
+                first = np.repeat(indptr[cols] - (np.cumsum(counts) - counts), counts)
+                d = first + np.arange(total)
+                keys = rows[m] * width + indices[d]
+                pieces.append((k, u, block, at, m, d, keys))
+            if not pieces:
+                continue
+            keys = np.concatenate([p[-1] for p in pieces])
+            unique, where = np.unique(keys, return_inverse=True)
+            size = math.prod(g.shape(v))
+            counts = np.bincount(unique // width, minlength=size) if width else np.zeros(size)
+            patterns[v] = (np.concatenate([[0], np.cumsum(counts)]), unique % max(width, 1))
+            at = 0
+            for k, u, block, entries, m, d, piece in pieces:
+                out = where[at : at + piece.size]
+                at += piece.size
+                terms.append(_Term(v, k, u, block, entries, m, d, out))
+        outputs = [o if isinstance(o, str) and o in patterns else None for o in body.outputs]
+        outputs = [o for o, b in zip(outputs, body.outputs, strict=True) if isinstance(b, str)]
+        sizes = [math.prod(s) for s, b in zip(body.out_shapes, body.outputs, strict=True)]
+        sizes = [n for n, b in zip(sizes, body.outputs, strict=True) if isinstance(b, str)]
+        return cls(patterns, terms, outputs, sizes)
+
+    def jacobian(self, body: Body, values: Mapping[str, np.ndarray]) -> sp.csr_array:
+        g = body.graph
+        data: dict[str, np.ndarray] = {}
+        for term in self.terms:
+            if term.vertex not in data:
+                data[term.vertex] = np.zeros(self.patterns[term.vertex][1].size)
+            value = np.asarray(block_value(g.op(term.vertex), term.k, values, term.block))
+            flat = value.reshape(-1).astype(float)
+            entries = flat[term.at] if flat.size > 1 else np.broadcast_to(flat, term.at.shape)
+            source = data.get(term.operand)
+            products = entries[term.m] if source is None else entries[term.m] * source[term.d]
+            data[term.vertex] += np.bincount(
+                term.out, weights=products, minlength=data[term.vertex].size
+            )
+        indptrs, indices, values_out, at = [np.zeros(1, dtype=np.int64)], [], [], 0
+        for o, size in zip(self.outputs, self.out_sizes, strict=True):
+            if o is None:
+                indptrs.append(np.full(size, at, dtype=np.int64))
+                continue
+            indptr, cols = self.patterns[o]
+            indptrs.append(indptr[1:] + at)
+            indices.append(cols)
+            values_out.append(data.get(o, np.ones(cols.size)))
+            at += cols.size
+        shape = (sum(self.out_sizes), body.n_in)
+        flat_cols = np.concatenate(indices) if indices else np.zeros(0, dtype=np.int64)
+        flat_data = np.concatenate(values_out) if values_out else np.zeros(0)
+        return sp.csr_array((flat_data, flat_cols, np.concatenate(indptrs)), shape=shape)
 
 
 def _structure(block: Block) -> tuple:
