@@ -71,8 +71,9 @@ def test_reaction_diffusion_scan_is_one_region_whatever_the_steps():
     assert (len(short), short.n_edges) == (len(g), g.n_edges) == (5, 4)  # u, d, a, b -> y
     assert np.abs(J - ref).max() <= 1e-10 * max(1.0, np.abs(ref).max())
     for graph, steps in ((short, 3), (g, 50)):
-        ((_, region),) = regions_of(graph)
+        ((v, region),) = regions_of(graph)
         assert region.length == steps and len(region.body.graph) < 30
+        assert arrays.describe(graph.op(v), 0) == f"chain of {steps} steps"
 
 
 def test_the_region_block_has_the_pattern_of_the_chain_product():
@@ -137,6 +138,15 @@ def test_while_loop_newton_square_root_at_the_point_s_trip_count():
     (note,) = [n for n in g.notes if "while_loop" in n]
     assert "ran 5 trips" in note and "trip count at the point" in note
     assert es.evaluate(np.array([2.0]))[0, 0] == pytest.approx(J[0, 0])
+
+
+def test_a_while_loop_that_runs_no_trip_at_the_point_is_the_identity():
+    def f(c, n):
+        return lax.while_loop(lambda s: s[1] < 0, lambda s: (s[0] * 2.0, s[1] + 1), (c * n, 0))[0]
+
+    g, _, J, ref = _checked(f, np.array([0.3, 0.6]), np.array(1.5))
+    assert np.abs(J - ref).max() == 0 and J[:, :2].tolist() == [[1.5, 0], [0, 1.5]]
+    assert any("ran 0 trips" in n for n in g.notes)
 
 
 def test_a_loop_inside_a_loop_is_a_region_in_the_body():

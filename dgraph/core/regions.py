@@ -362,6 +362,10 @@ class Region:
         steps = f"{self.length} steps" if self.kind == "scan" else "trip count at the point"
         return f"{self.kind} ({steps}; body of {len(self.body.graph)} vertices)"
 
+    def label(self) -> str:
+        """The region's blocks in a few words: the chain of body Jacobians they are."""
+        return f"chain of {self.length} steps" if self.kind == "scan" else "chain of while steps"
+
     def trips(self, args: Sequence[np.ndarray]) -> int:
         """The steps the loop runs for these operands."""
         return self._run(args)["trips"]
@@ -646,8 +650,21 @@ class _Powers:
         self.seq = [_bool(sp.eye_array(m.shape[0], format="csr"))]
         self.seen = {_key(self.seq[0]): 0}
         self.cycle: tuple[int, int] | None = None  # (start, period)
+        self.made: dict[tuple[str, int], sp.csr_array] = {}
 
     def __getitem__(self, t: int) -> sp.csr_array:
+        return self.seq[self.index(t)]
+
+    def product(self, key: str, t: int, make) -> sp.csr_array:
+        """``make(m^t)``, remembered per distinct power (past the repeat, each is one
+        of those before it: O(distinct powers) products, not O(T))."""
+        at = (key, self.index(t))
+        if at not in self.made:
+            self.made[at] = make(self.seq[at[1]])
+        return self.made[at]
+
+    def index(self, t: int) -> int:
+        """Where ``m^t`` is in the sequence of distinct powers."""
         while self.cycle is None and t >= len(self.seq):
             nxt = _bmul(self.m, self.seq[-1])
             key = _key(nxt)
@@ -658,9 +675,9 @@ class _Powers:
                 self.seen[key] = len(self.seq)
                 self.seq.append(nxt)
         if t < len(self.seq):
-            return self.seq[t]
+            return t
         start, period = self.cycle  # type: ignore[misc]
-        return self.seq[start + (t - start) % period]
+        return start + (t - start) % period
 
 
 def _loop_patterns(r: Region) -> dict[tuple[int, int], Any]:
@@ -725,7 +742,9 @@ def _loop_patterns(r: Region) -> dict[tuple[int, int], Any]:
         cols = []
         for s in range(T):
             cols.append(
-                _bmul(powers[T - 1 - s][:n_c, :n_c], xx) if xx.nnz else sp.csr_array((n_c, x_size))
+                powers.product("ax", T - 1 - s, lambda p: _bmul(p[:n_c, :n_c], xx))
+                if xx.nnz
+                else sp.csr_array((n_c, x_size))
             )
         final_x = sp.csr_array(sp.hstack(cols, format="csr")) if cols else sp.csr_array((n_c, 0))
     # ys over (c_0, k) and over xs
@@ -733,16 +752,17 @@ def _loop_patterns(r: Region) -> dict[tuple[int, int], Any]:
     if r.kind == "scan" and r.n_ys:
         yck = sp.csr_array(sp.hstack([yc, yk], format="csr"))
         ny = y_rows.size
-        rows = []
-        for t in range(T):
-            step = _bmul(yck, powers[t]) if yck.nnz else sp.csr_array((ny, n_c + n_k))
-            if n_k:
-                step = _bool(step + sp.hstack([sp.csr_array((ny, n_c)), yk]))
-            rows.append(step)
+        direct = sp.hstack([sp.csr_array((ny, n_c)), yk]) if n_k else None
+
+        def y_step(p):
+            step = _bmul(yck, p) if yck.nnz else sp.csr_array((ny, n_c + n_k))
+            return step if direct is None else _bool(step + direct)
+
+        rows = [powers.product("y", t, y_step) for t in range(T)]
         y_ck = sp.csr_array(sp.vstack(rows, format="csr")) if rows else sp.csr_array((0, n_c + n_k))
         if x_size:
             z = [
-                _bmul(_bmul(yc, powers[m_][:n_c, :n_c]), xx)
+                powers.product("yax", m_, lambda p: _bmul(_bmul(yc, p[:n_c, :n_c]), xx))
                 if (yc.nnz and xx.nnz)
                 else sp.csr_array((ny, x_size))
                 for m_ in range(max(T - 1, 0))
