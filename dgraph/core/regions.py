@@ -450,8 +450,7 @@ class Region:
                 values = b.values(inputs)
                 outs = b.results(values)
                 if tangents:
-                    d_in = self._tangent_inputs(t, columns, d_carry, width)
-                    d_out = _product(b.jacobian(values), d_in)
+                    d_out = self._step_tangents(b.jacobian(values), t, columns, d_carry, width)
                     d_carry, d_y = self._split_tangents(d_out, width)
                     dys.append(d_y)
                 carry = [np.asarray(o) for o in outs[: self.n_carry]]
@@ -497,27 +496,30 @@ class Region:
             out.append(_selection(size, width, lo) if hi > lo else sp.csr_array((size, width)))
         return out
 
-    def _tangent_inputs(self, t: int, columns: list[int], d_carry: list, width: int):
-        """The tangents of the body's float inputs at step t, stacked."""
+    def _step_tangents(self, jac, t: int, columns: list[int], d_carry: list, width: int):
+        """``J_t·D``: the body Jacobian times the tangents of its float inputs at step t.
+        A constant's or a slice's tangent is a selection of seed columns, so its share is
+        the Jacobian's columns moved there (no product); a carry's a product."""
         b = self.body
-        parts = []
+        out = None
         for i in range(len(b.inputs)):
             if not b.floats[i]:
                 continue
-            size = math.prod(b.shapes[i])
+            size, at = math.prod(b.shapes[i]), b.in_offsets[i]
+            part = sp.csr_array(jac[:, at : at + size])
             if self.n_consts <= i < self.n_consts + self.n_carry:
-                parts.append(d_carry[i - self.n_consts])
-                continue
-            k = self.n_cond_consts + i
-            lo, hi = self._operand_columns(k, columns)
-            if hi == lo:
-                parts.append(sp.csr_array((size, width)))
-            elif i < self.n_consts:
-                parts.append(_selection(size, width, lo))
-            else:  # a slice of xs: the step's rows
-                s = self.length - 1 - t if self.reverse else t
-                parts.append(_selection(size, width, lo + s * size))
-        return _stack(parts, width)
+                term = _product(part, d_carry[i - self.n_consts])
+            else:
+                lo, hi = self._operand_columns(self.n_cond_consts + i, columns)
+                if hi == lo or not part.nnz:
+                    continue
+                if i >= self.n_consts:  # a slice of xs: the step's columns
+                    lo += (self.length - 1 - t if self.reverse else t) * size
+                term = sp.csr_array(
+                    (part.data, part.indices + lo, part.indptr), shape=(part.shape[0], width)
+                )
+            out = term if out is None else _plus(out, term)
+        return sp.csr_array((jac.shape[0], width)) if out is None else out
 
     def _split_tangents(self, d_out, width: int) -> tuple[list, list]:
         b = self.body
@@ -928,6 +930,23 @@ def _stack(parts: list, width: int):
     if any(not sp.issparse(p) for p in parts):
         return np.vstack([p.toarray() if sp.issparse(p) else np.asarray(p) for p in parts])
     return sp.csr_array(sp.vstack(parts, format="csr"))
+
+
+def _plus(a, b):
+    """``a + b`` of tangent matrices: into a dense one in place, else sparse (dense once
+    full enough)."""
+    if not sp.issparse(a) or not sp.issparse(b):
+        dense, other = (a, b) if not sp.issparse(a) else (b, a)
+        dense = np.array(dense, dtype=float) if dense is b else dense
+        if sp.issparse(other):
+            coo = sp.coo_array(other)
+            np.add.at(dense, (coo.row, coo.col), coo.data)
+        else:
+            dense += other
+        return dense
+    total = sp.csr_array(a + b)
+    size = total.shape[0] * total.shape[1]
+    return total.toarray() if size and total.nnz > _DENSE * size else total
 
 
 def _product(j: sp.csr_array, d):
