@@ -351,6 +351,12 @@ class Region:
             range(len(self.operand_shapes) - first)
         )
 
+    def __getstate__(self) -> dict:
+        """Pickled without the runs it remembers (trajectories and tangents: large)."""
+        state = dict(self.__dict__)
+        state["_runs"] = {}
+        return state
+
     # -- facts ------------------------------------------------------------------------------
 
     @property
@@ -721,7 +727,7 @@ def _loop_patterns(r: Region) -> dict[tuple[int, int], Any]:
 
     # the body's float carries in and out line up only where every carry is float both ways
     carry_in_sizes, carry_out_sizes = _carry_layout(r)
-    a = _square_carry(part(carry_rows, cc), carry_in_sizes, carry_out_sizes)
+    a = _rows_to_in(part(carry_rows, cc), carry_in_sizes, carry_out_sizes)
     kk = _rows_to_in(part(carry_rows, ck), carry_in_sizes, carry_out_sizes)
     xx = _rows_to_in(part(carry_rows, cx), carry_in_sizes, carry_out_sizes)
     m = (
@@ -808,10 +814,6 @@ def _rows_to_in(m, ins: list[int], outs: list[int]) -> sp.csr_array:
             pieces.append(sp.csr_array((i, m.shape[1])))
     pieces = [p for p in pieces if p is not None]
     return _bool(sp.vstack(pieces, format="csr")) if pieces else sp.csr_array((0, m.shape[1]))
-
-
-def _square_carry(m, ins: list[int], outs: list[int]) -> sp.csr_array:
-    return _rows_to_in(m, ins, outs)
 
 
 def _by_operand(r: Region, final_c, final_k, final_x, y_ck, y_x, n_c: int) -> dict:
