@@ -43,7 +43,6 @@ __all__ = [
     "operand_block",
     "operand_value",
     "reshape_axes",
-    "substitute",
 ]
 
 A, B = sympy.symbols("a b", real=True)
@@ -240,29 +239,6 @@ def _zero_by_constants(op: ArrayOp, k: int) -> bool:
         other = operands[1 - k]
         return isinstance(other, Const) and not np.asarray(other.value).any()
     return False
-
-
-def substitute(op: ArrayOp, leaf: Callable[[str], Any]) -> ArrayOp:
-    """``op`` with every vertex name ``s`` replaced by ``leaf(s)`` (a name or an
-    operation), nested operations rebuilt bottom-up without recursion."""
-    done: dict[int, ArrayOp] = {}
-    stack = [op]
-    while stack:
-        top = stack[-1]
-        if id(top) in done:
-            stack.pop()
-            continue
-        pending = [x for x in top.operands if isinstance(x, ArrayOp) and id(x) not in done]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
-        operands = tuple(
-            leaf(x) if isinstance(x, str) else done[id(x)] if isinstance(x, ArrayOp) else x
-            for x in top.operands
-        )
-        done[id(top)] = ArrayOp(top.primitive, operands, top.params, top.shape)
-    return done[id(op)]
 
 
 # -- evaluation ----------------------------------------------------------------------------

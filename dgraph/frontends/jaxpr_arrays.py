@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const, substitute
+from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
 from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..errors import InputError
@@ -438,6 +438,10 @@ class _Reader:
     def operand(self, x: Value) -> Any:
         return _constant(x) if isinstance(x, np.ndarray) else x
 
+    def substituted(self, op: ArrayOp, leaf: Callable[[str], Any]) -> ArrayOp:
+        """``op`` with every vertex name replaced by ``leaf`` (the loop reader's inlining)."""
+        return _substitute(op, leaf)
+
     def result(self, op: ArrayOp, aval) -> Value:
         """A vertex where a derivative flows through ``op``, else a nested operation."""
         if op.primitive in NONDIFFERENTIABLE or not _is_float(aval) or not op.differentiable():
@@ -597,6 +601,29 @@ def _rule_tangents(eqn, where: str):
         ) from None
 
 
+def _substitute(op: ArrayOp, leaf: Callable[[str], Any]) -> ArrayOp:
+    """``op`` with every vertex name ``s`` replaced by ``leaf(s)`` (a name or an
+    operation), nested operations rebuilt bottom-up without recursion."""
+    done: dict[int, ArrayOp] = {}
+    stack = [op]
+    while stack:
+        top = stack[-1]
+        if id(top) in done:
+            stack.pop()
+            continue
+        pending = [x for x in top.operands if isinstance(x, ArrayOp) and id(x) not in done]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        operands = tuple(
+            leaf(x) if isinstance(x, str) else done[id(x)] if isinstance(x, ArrayOp) else x
+            for x in top.operands
+        )
+        done[id(top)] = ArrayOp(top.primitive, operands, top.params, top.shape)
+    return done[id(op)]
+
+
 def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
     """The tensor graph: vertices an output reaches through derivatives, in equation
     order; the others inlined where a nested operation reads them, else dropped."""
@@ -654,7 +681,7 @@ def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
         g.add_array_vertex(n, "input", shape)
     returned: dict[str, ArrayOp] = {}
     for k, r in enumerate(records):
-        op = substitute(r.op, leaf)
+        op = _substitute(r.op, leaf)
         if k in roles:  # added with the copies, in return order: no vertex reads it
             returned[r.name] = op
         elif k in live:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..blocks.arrays import ArrayOp, Const, substitute
+from ..blocks.arrays import ArrayOp, Const
 from ..core.block_values import vertex_values
 from ..core.graph import DGraph
 from ..core.regions import Body, Region, region_notes, regions_of
@@ -170,7 +170,7 @@ def _body_graph(sub, names, shapes, values, out_names, out_avals, where: str):
     for n, shape in zip(names, shapes, strict=True):
         g.add_array_vertex(n, "input", shape)
     for k, r in enumerate(records):
-        op = substitute(r.op, leaf)
+        op = sub.substituted(r.op, leaf)
         if k in live:
             g.add_array_vertex(r.name, "intermediate", op.shape, op)
         else:
@@ -184,7 +184,7 @@ def _body_graph(sub, names, shapes, values, out_names, out_avals, where: str):
         elif isinstance(value, np.ndarray):
             outputs.append(_constant(value, where))
         elif isinstance(value, ArrayOp):
-            outputs.append(substitute(value, leaf))
+            outputs.append(sub.substituted(value, leaf))
         else:  # a float input with no derivative: passed through
             outputs.append(ArrayOp("stop_gradient", (value,), (), shape))
     g.traced_with = "jax"
