@@ -511,11 +511,6 @@ REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
     "pad interior": (lambda x: lax.pad(x, 0.0, ((0, 0, 1),)), (3,)),
     "pad negative": (lambda x: lax.pad(x, 0.0, ((-1, 0, 0),)), (3,)),
     "conv": (lambda x: jnp.convolve(x, jnp.ones(2)), (4,)),
-    "while_loop": (
-        lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, x))[1],
-        (3,),
-    ),
-    "scan": (lambda x: lax.scan(lambda c, z: (c + z, c), 0.0, x)[0], (3,)),
     "cond": (lambda x: lax.cond(True, jnp.sin, jnp.cos, x), (3,)),
     "lgamma": (lambda x: lax.lgamma(x), (3,)),
     "linalg": (lambda x: jnp.linalg.inv(x), (2, 2)),

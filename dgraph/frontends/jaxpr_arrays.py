@@ -46,6 +46,7 @@ from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
 from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..errors import InputError
+from .jaxpr_loops import LOOPS, loop_notes, read_loop
 
 __all__ = [
     "CALLS",
@@ -366,6 +367,8 @@ class _Reader:
             return [_Opaque(opaque.primitive, tuple(a.shape)) for a in avals]
         if name in _ALIASES:
             return list(ins)
+        if name in LOOPS:  # a region: the body read by this reader, once
+            return read_loop(self, eqn, ins)
         if name == "split":
             return self.split(eqn, ins[0])
         shape = tuple(avals[0].shape)
@@ -439,6 +442,10 @@ class _Reader:
 
     def operand(self, x: Value) -> Any:
         return _constant(x) if isinstance(x, np.ndarray) else x
+
+    def substituted(self, op: ArrayOp, leaf: Callable[[str], Any]) -> ArrayOp:
+        """``op`` with every vertex name replaced by ``leaf`` (the loop reader's inlining)."""
+        return _substitute(op, leaf)
 
     def result(self, op: ArrayOp, aval) -> Value:
         """A vertex where a derivative flows through ``op``, else a nested operation."""
@@ -779,6 +786,7 @@ def from_jax_arrays(
     graph.set_point({x: given[x] for x, _ in inputs})
     graph.set_parameter_point({p: given[p] for p in shapes})
     graph.set_jvp_reference(JaxJvp(f, params, keys))
+    graph.notes += loop_notes(graph)
     return graph
 
 

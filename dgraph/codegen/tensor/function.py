@@ -15,6 +15,7 @@ import scipy.sparse
 
 from ...core.expressions import ExpressionSet
 from ...core.graph import DGraph
+from ...core.regions import refuse_regions
 from ...errors import DGraphError, VerificationError
 from ...methods import accumulate
 from ..array_passes import ArrayCount, count_array_ops
@@ -104,6 +105,7 @@ def make_tensor_function(
     """:func:`_make` (below), then the block products and sums it remembered forgotten
     (:mod:`dgraph.codegen.scope`: what pricing and code generation shared, some
     hundreds of MB at 10⁶ unknowns, not kept past the call)."""
+    refuse_regions(source.graph if isinstance(source, ExpressionSet) else source, "code generation")
     with codegen_call():
         return _make(source, mode, lang, method, budget, sparse)
 

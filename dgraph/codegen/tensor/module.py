@@ -24,6 +24,7 @@ from ...blocks.arrays import ArrayOp, Const, operand_block
 from ...core.block_costs import along_bracketing, chain_product, post_order
 from ...core.block_values import program_order
 from ...core.expressions import ExpressionSet
+from ...core.regions import refuse_regions
 from ...errors import DGraphError
 from .. import ir
 from ..array_passes import optimize_statements
@@ -150,6 +151,7 @@ def tensor_program(
     graph = es.graph
     if not graph.is_tensor:
         raise DGraphError("tensor_module takes an expression set of a tensor graph")
+    refuse_regions(graph, "code generation")
     if lang not in DIALECTS:
         raise DGraphError(f"tensor graphs: code in python or jax, not {lang!r}")
     if mode not in MODULE_MODES:
