@@ -30,6 +30,7 @@ __all__ = [
     "ELEMENTWISE",
     "MOVES",
     "PRIMITIVES",
+    "REGIONS",
     "RUN_TIME",
     "ArrayOp",
     "Const",
@@ -40,7 +41,9 @@ __all__ = [
     "move",
     "narrowed",
     "operand_block",
+    "operand_value",
     "reshape_axes",
+    "substitute",
 ]
 
 A, B = sympy.symbols("a b", real=True)
@@ -143,6 +146,11 @@ PRIMITIVES = frozenset(
 )
 
 
+# a loop held as a region (dgraph.core.regions): params ("region", R), ("output", j); R
+# gives the values (R.forward), the structure (R.depends, R.block) and the block values
+REGIONS = frozenset({"loop"})
+
+
 @dataclass(frozen=True)
 class Const:
     """A constant array operand (its bytes make it comparable and hashable)."""
@@ -179,7 +187,7 @@ class ArrayOp:
     shape: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.primitive not in PRIMITIVES:
+        if self.primitive not in PRIMITIVES and self.primitive not in REGIONS:
             raise InputError(f"the array operation {self.primitive!r} is not supported")
         operands = tuple(
             x if isinstance(x, (str, Const, ArrayOp)) else Const.of(x) for x in self.operands
@@ -205,6 +213,10 @@ class ArrayOp:
         """The operand positions a derivative flows through."""
         if self.primitive in NONDIFFERENTIABLE:
             return []
+        if self.primitive in REGIONS:
+            region, j = self.param["region"], self.param["output"]
+            reads = enumerate(self.operands)
+            return [k for k, x in reads if isinstance(x, str) and region.depends(j, k)]
         if self.primitive == "select_n":
             found = [k for k in range(1, len(self.operands)) if isinstance(self.operands[k], str)]
         elif self.primitive == "pad":
@@ -230,6 +242,29 @@ def _zero_by_constants(op: ArrayOp, k: int) -> bool:
     return False
 
 
+def substitute(op: ArrayOp, leaf: Callable[[str], Any]) -> ArrayOp:
+    """``op`` with every vertex name ``s`` replaced by ``leaf(s)`` (a name or an
+    operation), nested operations rebuilt bottom-up without recursion."""
+    done: dict[int, ArrayOp] = {}
+    stack = [op]
+    while stack:
+        top = stack[-1]
+        if id(top) in done:
+            stack.pop()
+            continue
+        pending = [x for x in top.operands if isinstance(x, ArrayOp) and id(x) not in done]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        operands = tuple(
+            leaf(x) if isinstance(x, str) else done[id(x)] if isinstance(x, ArrayOp) else x
+            for x in top.operands
+        )
+        done[id(top)] = ArrayOp(top.primitive, operands, top.params, top.shape)
+    return done[id(op)]
+
+
 # -- evaluation ----------------------------------------------------------------------------
 
 
@@ -242,6 +277,12 @@ def evaluate(
     keeps them as the derivative does (central differences of the program)."""
     args = [_read(x, values, frozen) for x in op.operands]
     return np.asarray(_forward(op, args), dtype=float).reshape(op.shape)
+
+
+def operand_value(x: Any, values: Mapping[str, np.ndarray]) -> np.ndarray:
+    """An operand's value: a vertex's from ``values``, a constant's, a nested
+    operation's (in its own dtype: an integer counter stays one)."""
+    return _read(x, values)
 
 
 def _read(
@@ -262,6 +303,8 @@ def _read(
 
 def _forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:
     name, p = op.primitive, op.param
+    if name in REGIONS:
+        return p["region"].forward(args)[p["output"]]
     if name in ("erf", "erfc", "erf_inv"):  # scipy's, NumPy has none
         import scipy.special
 
@@ -354,6 +397,8 @@ def operand_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Blo
     """The structure of ∂op/∂(operand k); ``shapes``: every operand's shape. Where a
     constant operand makes some of its entries zero whatever the variables (``narrowed``),
     a sparse block of the others: the pattern asdex detects."""
+    if op.primitive in REGIONS:
+        return op.param["region"].block(op.param["output"], k)
     block = labelled_block(op, k, shapes)
     found = narrowed(op, k, shapes, block)
     return block if found is None else found.block
@@ -685,6 +730,9 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
     """The values of ∂op/∂(operand k) at ``values``: C order over the block's value labels
     (a labelled block), or one per pattern entry (a sparse block)."""
     name = op.primitive
+    if name in REGIONS:
+        args = [np.asarray(_read(x, values)) for x in op.operands]
+        return op.param["region"].block_value(op.param["output"], k, args, block)
     args = [np.asarray(_read(x, values), dtype=float) for x in op.operands]
     if isinstance(block, Sparse):
         shapes = [a.shape for a in args]

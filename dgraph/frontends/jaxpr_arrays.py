@@ -42,10 +42,11 @@ from typing import Any
 
 import numpy as np
 
-from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
+from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const, substitute
 from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..errors import InputError
+from .jaxpr_loops import LOOPS, loop_notes, read_loop
 
 __all__ = [
     "CALLS",
@@ -361,6 +362,8 @@ class _Reader:
             return [_Opaque(opaque.primitive, tuple(a.shape)) for a in avals]
         if name in _ALIASES:
             return list(ins)
+        if name in LOOPS:  # a region: the body read by this reader, once
+            return read_loop(self, eqn, ins)
         if name == "split":
             return self.split(eqn, ins[0])
         shape = tuple(avals[0].shape)
@@ -594,29 +597,6 @@ def _rule_tangents(eqn, where: str):
         ) from None
 
 
-def _substitute(op: ArrayOp, leaf: Callable[[str], Any]) -> ArrayOp:
-    """``op`` with every vertex name ``s`` replaced by ``leaf(s)`` (a name or an
-    operation), nested operations rebuilt bottom-up without recursion."""
-    done: dict[int, ArrayOp] = {}
-    stack = [op]
-    while stack:
-        top = stack[-1]
-        if id(top) in done:
-            stack.pop()
-            continue
-        pending = [x for x in top.operands if isinstance(x, ArrayOp) and id(x) not in done]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
-        operands = tuple(
-            leaf(x) if isinstance(x, str) else done[id(x)] if isinstance(x, ArrayOp) else x
-            for x in top.operands
-        )
-        done[id(top)] = ArrayOp(top.primitive, operands, top.params, top.shape)
-    return done[id(op)]
-
-
 def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
     """The tensor graph: vertices an output reaches through derivatives, in equation
     order; the others inlined where a nested operation reads them, else dropped."""
@@ -674,7 +654,7 @@ def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
         g.add_array_vertex(n, "input", shape)
     returned: dict[str, ArrayOp] = {}
     for k, r in enumerate(records):
-        op = _substitute(r.op, leaf)
+        op = substitute(r.op, leaf)
         if k in roles:  # added with the copies, in return order: no vertex reads it
             returned[r.name] = op
         elif k in live:
@@ -741,4 +721,5 @@ def from_jax_arrays(
     graph = _graph(reader, inputs, list(zip(keys, values, strict=True)), label, where)
     graph.set_point(dict(zip(params, args, strict=True)))
     graph.set_jvp_reference(JaxJvp(f, params, keys))
+    graph.notes += loop_notes(graph)
     return graph

@@ -1,0 +1,829 @@
+"""Loops as regions: a ``scan`` or ``while_loop`` as vertices whose body is a graph.
+
+A loop of T steps with body ``(k, c_t, x_t) -> (c_{t+1}, y_t)`` (``k`` the loop-invariant
+operands, ``c`` the carries, ``x_t`` step t's slice of the stacked ``xs``, ``y_t`` step
+t's row of the stacked ``ys``) is one :class:`Region`, held once whatever T: each loop
+output is a tensor vertex computing ``ArrayOp("loop", operands, (("region", R),
+("output", j)))`` (:data:`dgraph.blocks.arrays.REGIONS`), and the body is a tensor graph
+of its own (:attr:`Body.graph`), read by the same reader as the program around it.
+
+The edges carry the Jacobian blocks of the loop's outputs with respect to its operands,
+the Jacobian chain product of the body's (DOMAIN.md §10; Naumann's chain product, seed
+002). With ``A = ∂c'/∂c``, ``K = ∂c'/∂k``, ``X = ∂c'/∂x`` of the body and the augmented
+step ``M = [[A, K], [0, I]]`` over ``(c, k)``:
+
+* structure: the final carries' block over ``(c_0, k)`` is the top of ``M^T``'s pattern,
+  by repeated boolean squaring (O(log T) products; a ``while_loop``'s, whose T is known
+  only at a point, the reflexive-transitive closure of ``M``: sound for every trip
+  count); blocks over ``xs`` and of ``ys`` read the sequence of patterns ``M^t``, which
+  saturates or cycles: it is computed up to its first repeat, never past T;
+* values at a point: one tangent sweep through the T steps (``D ← J_t·D``, the body's
+  Jacobian ``J_t`` accumulated over its own graph at step t), which is the chain
+  product bracketed from the right — for a chain of equal square factors applied to the
+  seeds, the cheapest bracketing of seed 002's dynamic program; a ``while_loop``'s at
+  the trip count of that point (JAX's forward-mode convention).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..blocks import GENERAL, Block, dense, pattern, sparse
+from ..blocks.arrays import REGIONS, ArrayOp, evaluate, operand_value
+from ..errors import InputError
+from .block_values import edge_parts
+from .graph import DGraph
+
+__all__ = ["MAX_TRIPS", "Body", "Region", "is_region", "region_notes", "regions_of"]
+
+MAX_TRIPS = 10_000_000  # a while_loop still running after this many trips is refused
+_DENSE = 0.2  # a tangent matrix this full is kept dense
+
+
+@dataclass(eq=False)
+class Body:
+    """A loop body: the tensor graph through which its derivatives flow, and how each of
+    its outputs is read.
+
+    ``inputs[i]`` names body input i (its value a vertex of ``graph``), ``shapes[i]`` its
+    shape, ``floats[i]`` whether a derivative flows from it. ``outputs[o]`` is a vertex
+    of ``graph`` (an output vertex: a derivative flows to it) or, for an output no
+    derivative reaches (an integer counter, a constant), an operand — a nested
+    :class:`~dgraph.blocks.arrays.ArrayOp` over the inputs, or a
+    :class:`~dgraph.blocks.arrays.Const` — evaluated alongside."""
+
+    graph: DGraph
+    inputs: list[str]
+    shapes: list[tuple[int, ...]]
+    floats: list[bool]
+    outputs: list[Any]
+    out_shapes: list[tuple[int, ...]]
+
+    def __post_init__(self) -> None:
+        self.order = _program_order(self.graph)
+        self.in_offsets = _offsets(self.shapes, self.floats)
+        differentiable = [isinstance(o, str) for o in self.outputs]
+        self.out_offsets = _offsets(self.out_shapes, differentiable)
+        self.n_in = sum(math.prod(s) for s, f in zip(self.shapes, self.floats, strict=True) if f)
+        self.n_out = sum(
+            math.prod(s) for s, d in zip(self.out_shapes, differentiable, strict=True) if d
+        )
+        self._structure: dict[tuple[str, str], tuple] = {}
+
+    def values(self, args: Sequence[np.ndarray]) -> dict[str, np.ndarray]:
+        """Every vertex's value for these input values."""
+        values = dict(zip(self.inputs, args, strict=True))
+        for v in self.order:
+            op = self.graph.op(v)
+            if op is not None:
+                values[v] = evaluate(op, values)
+        return values
+
+    def results(self, values: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+        """The body's outputs from its vertex values."""
+        out = []
+        for o, shape in zip(self.outputs, self.out_shapes, strict=True):
+            if isinstance(o, str):
+                out.append(values[o])
+            else:
+                out.append(np.broadcast_to(np.asarray(operand_value(o, values)), shape))
+        return out
+
+    def jacobian(self, values: Mapping[str, np.ndarray] | None) -> sp.csr_array:
+        """∂(float outputs)/∂(float inputs), flat (C order, outputs and inputs in order),
+        at ``values``; with None its pattern (ones where an entry may be nonzero)."""
+        g = self.graph
+        rows: dict[str, Any] = {}
+        for i, x in enumerate(self.inputs):
+            if self.floats[i]:
+                size, at = math.prod(self.shapes[i]), self.in_offsets[i]
+                rows[x] = _selection(size, self.n_in, at)
+        parts = None if values is None else edge_parts(g, values)
+        for v in self.order:
+            if g.op(v) is None:
+                continue
+            total = None
+            for u in g.predecessors(v):
+                if u not in rows:
+                    continue
+                m = self._edge_matrix(u, v, None if parts is None else parts[(u, v)])
+                term = m @ rows[u]
+                total = term if total is None else total + term
+            if total is not None:
+                rows[v] = sp.csr_array(total)
+        blocks = []
+        for o, shape in zip(self.outputs, self.out_shapes, strict=True):
+            if not isinstance(o, str):
+                continue
+            size = math.prod(shape)
+            blocks.append(rows.get(o, sp.csr_array((size, self.n_in))))
+        if not blocks:
+            return sp.csr_array((0, self.n_in))
+        return sp.csr_array(sp.vstack(blocks, format="csr"))
+
+    def _edge_matrix(self, u: str, v: str, parts: list | None) -> sp.csr_array:
+        """The edge's block as a matrix: its values (``parts``) or ones; the pattern of
+        each block is computed once."""
+        g = self.graph
+        if parts is None:
+            return _ones_matrix(g, u, v)
+        total = None
+        for k, (block, value) in enumerate(parts):
+            key = (u, v, k)
+            if key not in self._structure:
+                self._structure[key] = _structure(block)
+            rows, cols, at, shape = self._structure[key]
+            flat = np.asarray(value, dtype=float).reshape(-1)
+            data = flat[at] if at is not None else flat
+            m = sp.csr_array((np.broadcast_to(data, rows.shape), (rows, cols)), shape=shape)
+            total = m if total is None else total + m
+        return total
+
+
+def _structure(block: Block) -> tuple:
+    """A block's entries (rows, columns, where each reads the values) and its shape."""
+    shape = (math.prod(block.out_shape), math.prod(block.in_shape))
+    if hasattr(block, "indptr") and not hasattr(block, "value"):  # Sparse: one per entry
+        return block.rows, block.cols, None, shape
+    rows, cols, at = pattern(block)
+    return rows, cols, at, shape
+
+
+def _ones_matrix(g: DGraph, u: str, v: str) -> sp.csr_array:
+    block = g.block(u, v)
+    rows, cols, _, shape = _structure(block)
+    return sp.csr_array((np.ones(rows.size), (rows, cols)), shape=shape)
+
+
+def _program_order(g: DGraph) -> list[str]:
+    index = {v: g.nx.nodes[v]["index"] for v in g.nx}
+    return sorted(g.nx, key=index.__getitem__)
+
+
+def _offsets(shapes: Sequence[tuple[int, ...]], which: Sequence[bool]) -> list[int | None]:
+    out: list[int | None] = []
+    at = 0
+    for shape, flag in zip(shapes, which, strict=True):
+        out.append(at if flag else None)
+        at += math.prod(shape) if flag else 0
+    return out
+
+
+def _selection(size: int, width: int, at: int) -> sp.csr_array:
+    """Rows ``size`` of the identity, placed at column ``at`` of ``width``."""
+    return sp.csr_array(
+        (np.ones(size), (np.arange(size), np.arange(at, at + size))), shape=(size, width)
+    )
+
+
+# -- the region -----------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Region:
+    """A loop held once: a ``scan`` of ``length`` steps or a ``while_loop``.
+
+    Operands, as the loop equation takes them: a scan's ``consts`` (``n_consts``), its
+    initial carries (``n_carry``), then its stacked ``xs``; a while loop's condition
+    constants (``n_cond_consts``), the body's constants (``n_consts``), then the initial
+    carries. Outputs: the final carries, then (a scan) the stacked ``ys``. ``active[k]``:
+    whether operand k is a vertex (a derivative may flow from it); ``cond``: a while
+    loop's condition, a nested operation (or constant) over ``cond_inputs`` (its
+    constants' names, then the carries' body names)."""
+
+    kind: str  # "scan" or "while"
+    body: Body
+    n_consts: int
+    n_carry: int
+    operand_shapes: list[tuple[int, ...]]
+    out_shapes: list[tuple[int, ...]]
+    active: list[bool]
+    length: int | None = None
+    reverse: bool = False
+    n_cond_consts: int = 0
+    cond: Any = None
+    cond_inputs: list[str] = field(default_factory=list)
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        self._runs: dict[bytes, dict] = {}
+        self._pattern: dict[tuple[int, int], np.ndarray | None] | None = None
+        b = self.body
+        self.n_xs = len(b.inputs) - self.n_consts - self.n_carry
+        first = self.n_cond_consts
+        # operand k -> body input (None: a condition constant)
+        self.body_input: list[int | None] = [None] * first + list(
+            range(len(self.operand_shapes) - first)
+        )
+
+    # -- facts ------------------------------------------------------------------------------
+
+    @property
+    def n_ys(self) -> int:
+        return len(self.out_shapes) - self.n_carry
+
+    def describe(self) -> str:
+        """One line: the loop, its steps and its body's size."""
+        steps = f"{self.length} steps" if self.kind == "scan" else "trip count at the point"
+        return f"{self.kind} ({steps}; body of {len(self.body.graph)} vertices)"
+
+    def trips(self, args: Sequence[np.ndarray]) -> int:
+        """The steps the loop runs for these operands."""
+        return self._run(args)["trips"]
+
+    # -- values ---------------------------------------------------------------------------
+
+    def forward(self, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """The loop's outputs for these operand values."""
+        return self._run(args)["outputs"]
+
+    def _key(self, args: Sequence[np.ndarray]) -> bytes:
+        parts = []
+        for a in args:
+            a = np.asarray(a)
+            parts += [a.dtype.str.encode(), repr(a.shape).encode(), a.tobytes()]
+        return b"|".join(parts)
+
+    def _run(self, args: Sequence[np.ndarray], tangents: bool = False) -> dict:
+        key = self._key(args)
+        run = self._runs.get(key)
+        if run is not None and (not tangents or "jacobian" in run):
+            return run
+        run = self._sweep([np.asarray(a) for a in args], tangents)
+        if len(self._runs) > 4:
+            self._runs.clear()
+        self._runs[key] = run
+        return run
+
+    def _steps(self, args: list[np.ndarray]):
+        """Each step's body inputs (consts, carries, this step's slices), as a generator
+        that is sent the carries after each step."""
+        b = self.body
+        first = self.n_cond_consts
+        consts = args[first : first + self.n_consts]
+        carry = args[first + self.n_consts : first + self.n_consts + self.n_carry]
+        xs = args[first + self.n_consts + self.n_carry :]
+        carry = [
+            np.asarray(c).reshape(s)
+            for c, s in zip(
+                carry, b.shapes[self.n_consts : self.n_consts + self.n_carry], strict=True
+            )
+        ]
+        t = 0
+        while True:
+            if self.kind == "scan":
+                if t == self.length:
+                    return
+                s = self.length - 1 - t if self.reverse else t
+                slices = [np.asarray(x)[s] for x in xs]
+            else:
+                if t >= MAX_TRIPS:
+                    raise InputError(
+                        f"{self.name or 'while_loop'}: still running after {MAX_TRIPS} trips"
+                    )
+                names = self.cond_inputs
+                env = dict(zip(names, [*args[:first], *carry], strict=True))
+                if not bool(np.asarray(operand_value(self.cond, env)).reshape(-1)[0]):
+                    return
+                slices = []
+            carry = yield t, [*consts, *carry, *slices]
+            t += 1
+
+    def _sweep(self, args: list[np.ndarray], tangents: bool) -> dict:
+        """The trajectory; with ``tangents``, the tangent sweep alongside it: the
+        derivative of every float output with respect to every active operand."""
+        b = self.body
+        columns = self._columns(args) if tangents else None
+        width = columns[-1] if tangents else 0
+        ys: list[list[np.ndarray]] = [[] for _ in range(self.n_ys)]
+        dys: list[Any] = []
+        first = self.n_cond_consts
+        carry = [
+            np.asarray(c)
+            for c in args[first + self.n_consts : first + self.n_consts + self.n_carry]
+        ]
+        d_carry = self._seed_carries(columns, width) if tangents else None
+        steps = self._steps(args)
+        trips = 0
+        try:
+            t, inputs = next(steps)
+            while True:
+                values = b.values(inputs)
+                outs = b.results(values)
+                if tangents:
+                    d_in = self._tangent_inputs(t, columns, d_carry, width)
+                    d_out = _product(b.jacobian(values), d_in)
+                    d_carry, d_y = self._split_tangents(d_out, width)
+                    dys.append(d_y)
+                carry = [np.asarray(o) for o in outs[: self.n_carry]]
+                for j, y in enumerate(outs[self.n_carry :]):
+                    ys[j].append(np.asarray(y))
+                trips = t + 1
+                t, inputs = steps.send(carry)
+        except StopIteration:
+            pass
+        outputs = [c.reshape(s) for c, s in zip(carry, self.out_shapes, strict=False)]
+        for j in range(self.n_ys):
+            shape = self.out_shapes[self.n_carry + j]
+            rows = ys[j][::-1] if self.reverse else ys[j]
+            outputs.append(np.stack(rows).reshape(shape) if rows else np.zeros(shape))
+        run: dict = {"outputs": outputs, "trips": trips}
+        if tangents:
+            run["jacobian"] = self._assemble(d_carry, dys, columns, width)
+        return run
+
+    def _columns(self, args: list[np.ndarray]) -> list[int]:
+        """Where each operand's tangent columns start (active float operands only); the
+        last entry is the width."""
+        out, at = [], 0
+        for k, shape in enumerate(self.operand_shapes):
+            out.append(at)
+            i = self.body_input[k]
+            if self.active[k] and i is not None and self.body.floats[i]:
+                at += math.prod(shape)
+        out.append(at)
+        return out
+
+    def _operand_columns(self, k: int, columns: list[int]) -> tuple[int, int]:
+        return columns[k], columns[k + 1]
+
+    def _seed_carries(self, columns: list[int], width: int) -> list[Any]:
+        b = self.body
+        out = []
+        for c in range(self.n_carry):
+            i = self.n_consts + c
+            k = self.n_cond_consts + i
+            size = math.prod(b.shapes[i])
+            lo, hi = self._operand_columns(k, columns)
+            out.append(_selection(size, width, lo) if hi > lo else sp.csr_array((size, width)))
+        return out
+
+    def _tangent_inputs(self, t: int, columns: list[int], d_carry: list, width: int):
+        """The tangents of the body's float inputs at step t, stacked."""
+        b = self.body
+        parts = []
+        for i in range(len(b.inputs)):
+            if not b.floats[i]:
+                continue
+            size = math.prod(b.shapes[i])
+            if self.n_consts <= i < self.n_consts + self.n_carry:
+                parts.append(d_carry[i - self.n_consts])
+                continue
+            k = self.n_cond_consts + i
+            lo, hi = self._operand_columns(k, columns)
+            if hi == lo:
+                parts.append(sp.csr_array((size, width)))
+            elif i < self.n_consts:
+                parts.append(_selection(size, width, lo))
+            else:  # a slice of xs: the step's rows
+                s = self.length - 1 - t if self.reverse else t
+                parts.append(_selection(size, width, lo + s * size))
+        return _stack(parts, width)
+
+    def _split_tangents(self, d_out, width: int) -> tuple[list, list]:
+        b = self.body
+        carries, ys = [], []
+        for o, shape in enumerate(b.out_shapes):
+            size = math.prod(shape)
+            at = b.out_offsets[o]
+            part = sp.csr_array((size, width)) if at is None else d_out[at : at + size]
+            (carries if o < self.n_carry else ys).append(part)
+        return carries, ys
+
+    def _assemble(self, d_carry: list, dys: list, columns: list[int], width: int) -> dict:
+        """Per (output, operand): the full derivative as a matrix (dense or sparse)."""
+        out: dict[tuple[int, int], Any] = {}
+        for j in range(len(self.out_shapes)):
+            if j < self.n_carry:
+                rows = d_carry[j]
+            else:
+                steps = [d[j - self.n_carry] for d in dys]
+                steps = steps[::-1] if self.reverse else steps
+                rows = _stack(steps, width) if steps else sp.csr_array((0, width))
+            for k in range(len(self.operand_shapes)):
+                lo, hi = self._operand_columns(k, columns)
+                if hi > lo:
+                    out[(j, k)] = rows[:, lo:hi]
+        return out
+
+    # -- structure ---------------------------------------------------------------------------
+
+    def depends(self, j: int, k: int) -> bool:
+        """Whether output j may depend on operand k through a derivative."""
+        found = self._patterns().get((j, k))
+        return found is not None and found.nnz > 0
+
+    def block(self, j: int, k: int) -> Block:
+        """The structure of ∂(output j)/∂(operand k): dense where the pattern fills."""
+        m = self._patterns()[(j, k)]
+        out, inn = self.out_shapes[j], self.operand_shapes[k]
+        if m.nnz == math.prod(out) * math.prod(inn):
+            return dense(out, inn, GENERAL)
+        m = sp.coo_array(m)
+        return sparse(out, inn, m.row, m.col, GENERAL)
+
+    def block_value(self, j: int, k: int, args: Sequence[np.ndarray], block: Block) -> np.ndarray:
+        """The values of ∂(output j)/∂(operand k) at these operands, in the block's
+        layout (C order over a dense block's entries, or one per pattern entry)."""
+        jac = self._run(args, tangents=True)["jacobian"]
+        m = jac.get((j, k))
+        shape = (math.prod(self.out_shapes[j]), math.prod(self.operand_shapes[k]))
+        if m is None:
+            m = np.zeros(shape)
+        if hasattr(block, "value"):  # dense
+            full = m.toarray() if sp.issparse(m) else np.asarray(m)
+            return full.reshape((*self.out_shapes[j], *self.operand_shapes[k])).copy()
+        if sp.issparse(m):
+            m = sp.csr_array(m)
+            return np.asarray(m[block.rows, block.cols]).reshape(-1)
+        return np.asarray(m)[block.rows, block.cols]
+
+    def _patterns(self) -> dict[tuple[int, int], Any]:
+        """Each (output, operand) pair's pattern as a boolean sparse matrix."""
+        if self._pattern is None:
+            self._pattern = _loop_patterns(self)
+        return self._pattern
+
+
+# -- patterns of the chain product ----------------------------------------------------------
+
+
+def _bool(m) -> sp.csr_array:
+    """A pattern: ones where ``m`` is nonzero (sparse; dense inputs converted)."""
+    m = sp.csr_array(m)
+    m.data = np.ones_like(m.data)
+    m.eliminate_zeros()
+    return m
+
+
+def _bmul(a, b) -> sp.csr_array:
+    """The boolean product of two patterns (dense BLAS where they are full enough)."""
+    if a.shape[0] * a.shape[1] and b.shape[0] * b.shape[1]:
+        full = (
+            a.nnz / (a.shape[0] * a.shape[1]) > _DENSE
+            and b.nnz / (b.shape[0] * b.shape[1]) > _DENSE
+        )
+        if full:
+            p = a.toarray().astype(np.float32) @ b.toarray().astype(np.float32)
+            return _bool(p > 0)
+    return _bool(a @ b)
+
+
+def _key(m: sp.csr_array) -> bytes:
+    m = sp.csr_array(m)
+    m.sort_indices()
+    return m.indptr.tobytes() + b"/" + m.indices.tobytes()
+
+
+def _power(m: sp.csr_array, n: int) -> sp.csr_array:
+    """The pattern of ``m^n`` by repeated squaring (O(log n) boolean products)."""
+    result = _bool(sp.eye_array(m.shape[0], format="csr"))
+    square = m
+    while n:
+        if n & 1:
+            result = _bmul(square, result)
+        n >>= 1
+        if n:
+            before = square
+            square = _bmul(square, square)
+            if _key(square) == _key(before) and _key(_bmul(square, result)) == _key(result):
+                break  # m^(2^j) idempotent and absorbed: every further factor changes nothing
+    return result
+
+
+def _closure(m: sp.csr_array) -> sp.csr_array:
+    """The reflexive-transitive closure of a pattern: every power of ``m`` at once, by
+    squaring ``I + m`` until it is fixed."""
+    s = _bool(sp.eye_array(m.shape[0], format="csr") + m)
+    while True:
+        nxt = _bmul(s, s)
+        if _key(nxt) == _key(s):
+            return s
+        s = nxt
+
+
+class _Powers:
+    """The patterns ``m^t`` for t = 0, 1, ..., computed one product at a time up to the
+    first repeat (they saturate or cycle), then read by index."""
+
+    def __init__(self, m: sp.csr_array) -> None:
+        self.m = m
+        self.seq = [_bool(sp.eye_array(m.shape[0], format="csr"))]
+        self.seen = {_key(self.seq[0]): 0}
+        self.cycle: tuple[int, int] | None = None  # (start, period)
+
+    def __getitem__(self, t: int) -> sp.csr_array:
+        while self.cycle is None and t >= len(self.seq):
+            nxt = _bmul(self.m, self.seq[-1])
+            key = _key(nxt)
+            if key in self.seen:
+                start = self.seen[key]
+                self.cycle = (start, len(self.seq) - start)
+            else:
+                self.seen[key] = len(self.seq)
+                self.seq.append(nxt)
+        if t < len(self.seq):
+            return self.seq[t]
+        start, period = self.cycle  # type: ignore[misc]
+        return self.seq[start + (t - start) % period]
+
+
+def _loop_patterns(r: Region) -> dict[tuple[int, int], Any]:
+    """The pattern of every (output, operand) block of the loop: module docstring."""
+    b = r.body
+    jp = b.jacobian(None)
+    # body input blocks: k (float consts), c (float carries), x (float slices)
+    groups = {"k": range(0, r.n_consts), "c": range(r.n_consts, r.n_consts + r.n_carry)}
+    groups["x"] = range(r.n_consts + r.n_carry, len(b.inputs))
+
+    def in_cols(which: str) -> np.ndarray:
+        cols = [
+            np.arange(b.in_offsets[i], b.in_offsets[i] + math.prod(b.shapes[i]))
+            for i in groups[which]
+            if b.floats[i]
+        ]
+        return np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
+
+    def out_rows(outs: range) -> np.ndarray:
+        rows = [
+            np.arange(b.out_offsets[o], b.out_offsets[o] + math.prod(b.out_shapes[o]))
+            for o in outs
+            if b.out_offsets[o] is not None
+        ]
+        return np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+
+    ck, cc, cx = in_cols("k"), in_cols("c"), in_cols("x")
+    carry_rows = out_rows(range(r.n_carry))
+    y_rows = out_rows(range(r.n_carry, len(b.outputs)))
+    n_c, n_k = cc.size, ck.size
+    jp = sp.csr_array(jp)
+
+    def part(rows, cols):
+        return (
+            _bool(jp[rows][:, cols])
+            if rows.size and cols.size
+            else sp.csr_array((rows.size, cols.size))
+        )
+
+    # the body's float carries in and out line up only where every carry is float both ways
+    carry_in_sizes, carry_out_sizes = _carry_layout(r)
+    a = _square_carry(part(carry_rows, cc), carry_in_sizes, carry_out_sizes)
+    kk = _rows_to_in(part(carry_rows, ck), carry_in_sizes, carry_out_sizes)
+    xx = _rows_to_in(part(carry_rows, cx), carry_in_sizes, carry_out_sizes)
+    m = (
+        sp.csr_array(sp.block_array([[a, kk], [None, sp.eye_array(n_k)]], format="csr"))
+        if n_c + n_k
+        else sp.csr_array((0, 0))
+    )
+    m = _bool(m)
+    yc, yk, yx = part(y_rows, cc), part(y_rows, ck), part(y_rows, cx)
+    # the final carries over (c_0, k)
+    top = _closure(m)[:n_c] if r.kind == "while" else _power(m, r.length)[:n_c]
+    final_c, final_k = top[:, :n_c], top[:, n_c:]
+    need_sequence = r.kind == "scan" and (r.n_ys or (cx.size and xx.nnz))
+    powers = _Powers(m) if need_sequence else None
+    T = r.length or 0
+    x_size = cx.size
+    # final carries over xs: A^(T-1-s) X, step s's columns
+    final_x = None
+    if r.kind == "scan" and x_size:
+        cols = []
+        for s in range(T):
+            cols.append(
+                _bmul(powers[T - 1 - s][:n_c, :n_c], xx) if xx.nnz else sp.csr_array((n_c, x_size))
+            )
+        final_x = sp.csr_array(sp.hstack(cols, format="csr")) if cols else sp.csr_array((n_c, 0))
+    # ys over (c_0, k) and over xs
+    y_ck = y_x = None
+    if r.kind == "scan" and r.n_ys:
+        yck = sp.csr_array(sp.hstack([yc, yk], format="csr"))
+        ny = y_rows.size
+        rows = []
+        for t in range(T):
+            step = _bmul(yck, powers[t]) if yck.nnz else sp.csr_array((ny, n_c + n_k))
+            if n_k:
+                step = _bool(step + sp.hstack([sp.csr_array((ny, n_c)), yk]))
+            rows.append(step)
+        y_ck = sp.csr_array(sp.vstack(rows, format="csr")) if rows else sp.csr_array((0, n_c + n_k))
+        if x_size:
+            z = [
+                _bmul(_bmul(yc, powers[m_][:n_c, :n_c]), xx)
+                if (yc.nnz and xx.nnz)
+                else sp.csr_array((ny, x_size))
+                for m_ in range(max(T - 1, 0))
+            ]
+            grid = [
+                [z[t - 1 - s] if s < t else (yx if s == t else None) for s in range(T)]
+                for t in range(T)
+            ]
+            for t in range(T):  # block_array needs each column's width: an empty block
+                grid[t] = [sp.csr_array((ny, x_size)) if g is None else g for g in grid[t]]
+            y_x = _bool(sp.block_array(grid, format="csr")) if T else sp.csr_array((0, 0))
+    return _by_operand(r, final_c, final_k, final_x, y_ck, y_x, n_c)
+
+
+def _carry_layout(r: Region) -> tuple[list[int], list[int]]:
+    """Each carry's float entries as a body input and as a body output (0 where it is
+    not a float there)."""
+    b = r.body
+    ins = [
+        math.prod(b.shapes[r.n_consts + c]) if b.floats[r.n_consts + c] else 0
+        for c in range(r.n_carry)
+    ]
+    outs = [
+        math.prod(b.out_shapes[c]) if b.out_offsets[c] is not None else 0 for c in range(r.n_carry)
+    ]
+    return ins, outs
+
+
+def _rows_to_in(m, ins: list[int], outs: list[int]) -> sp.csr_array:
+    """Rows over the carries' output entries moved to the carries' input entries (a
+    carry with no derivative out: zero rows there)."""
+    if ins == outs:
+        return _bool(m)
+    pieces, at = [], 0
+    for i, o in zip(ins, outs, strict=True):
+        if o:
+            piece = m[at : at + o]
+            at += o
+            pieces.append(piece if i else None)
+        elif i:
+            pieces.append(sp.csr_array((i, m.shape[1])))
+    pieces = [p for p in pieces if p is not None]
+    return _bool(sp.vstack(pieces, format="csr")) if pieces else sp.csr_array((0, m.shape[1]))
+
+
+def _square_carry(m, ins: list[int], outs: list[int]) -> sp.csr_array:
+    return _rows_to_in(m, ins, outs)
+
+
+def _by_operand(r: Region, final_c, final_k, final_x, y_ck, y_x, n_c: int) -> dict:
+    """The patterns split by (output, operand)."""
+    b = r.body
+    out: dict[tuple[int, int], Any] = {}
+    # columns of (c_0, k) space per body input, and of xs per body x input
+    c_at: dict[int, tuple[int, int]] = {}
+    at = 0
+    for c in range(r.n_carry):
+        i = r.n_consts + c
+        if b.floats[i]:
+            c_at[i] = (at, at + math.prod(b.shapes[i]))
+            at += math.prod(b.shapes[i])
+    for i in range(r.n_consts):
+        if b.floats[i]:
+            c_at[i] = (at, at + math.prod(b.shapes[i]))
+            at += math.prod(b.shapes[i])
+    x_at: dict[int, tuple[int, int]] = {}
+    at = 0
+    for i in range(r.n_consts + r.n_carry, len(b.inputs)):
+        if b.floats[i]:
+            x_at[i] = (at, at + math.prod(b.shapes[i]))
+            at += math.prod(b.shapes[i])
+    x_width = at
+    ck = sp.csr_array(sp.hstack([final_c, final_k], format="csr")) if final_c.shape[0] else final_c
+    carry_rows = {}
+    at = 0
+    for c in range(r.n_carry):
+        i = r.n_consts + c
+        if b.floats[i]:
+            carry_rows[c] = (at, at + math.prod(b.shapes[i]))
+            at += math.prod(b.shapes[i])
+    y_rows = {}
+    at = 0
+    for j in range(r.n_ys):
+        o = r.n_carry + j
+        if b.out_offsets[o] is not None:
+            y_rows[j] = (at, at + math.prod(b.out_shapes[o]))
+            at += math.prod(b.out_shapes[o])
+    ny = at
+    T = r.length or 0
+    for k, i in enumerate(r.body_input):
+        if i is None or not b.floats[i]:
+            continue
+        for j in range(len(r.out_shapes)):
+            if j < r.n_carry:
+                if j not in carry_rows:
+                    continue
+                lo, hi = carry_rows[j]
+                if i in c_at:
+                    a, z = c_at[i]
+                    out[(j, k)] = _bool(ck[lo:hi, a:z])
+                elif final_x is not None:
+                    a, z = x_at[i]
+                    cols = (
+                        np.concatenate(
+                            [np.arange(s * x_width + a, s * x_width + z) for s in range(T)]
+                        )
+                        if T
+                        else np.zeros(0, dtype=np.int64)
+                    )
+                    out[(j, k)] = _bool(final_x[lo:hi][:, cols])
+            else:
+                jj = j - r.n_carry
+                if jj not in y_rows:
+                    continue
+                lo, hi = y_rows[jj]
+                rows = (
+                    np.concatenate([np.arange(t * ny + lo, t * ny + hi) for t in range(T)])
+                    if T
+                    else np.zeros(0, dtype=np.int64)
+                )
+                if i in c_at and y_ck is not None:
+                    a, z = c_at[i]
+                    out[(j, k)] = _reverse_rows(_bool(y_ck[rows][:, a:z]), r, hi - lo)
+                elif i in x_at and y_x is not None:
+                    a, z = x_at[i]
+                    cols = (
+                        np.concatenate(
+                            [np.arange(s * x_width + a, s * x_width + z) for s in range(T)]
+                        )
+                        if T
+                        else np.zeros(0, dtype=np.int64)
+                    )
+                    found = _bool(y_x[rows][:, cols])
+                    out[(j, k)] = _reverse_cols(_reverse_rows(found, r, hi - lo), r, z - a)
+            if (j, k) in out and j < r.n_carry and i in x_at:
+                out[(j, k)] = _reverse_cols(out[(j, k)], r, x_at[i][1] - x_at[i][0])
+    return out
+
+
+def _reverse_rows(m, r: Region, size: int):
+    """A reverse scan writes step t's row at T-1-t: the step order turned round."""
+    if not r.reverse or not r.length:
+        return m
+    order = np.concatenate([np.arange(s * size, (s + 1) * size) for s in reversed(range(r.length))])
+    return _bool(sp.csr_array(m)[order])
+
+
+def _reverse_cols(m, r: Region, size: int):
+    """A reverse scan reads step t's slice at T-1-t."""
+    if not r.reverse or not r.length:
+        return m
+    order = np.concatenate([np.arange(s * size, (s + 1) * size) for s in reversed(range(r.length))])
+    return _bool(sp.csr_array(m)[:, order])
+
+
+# -- tangent matrices ------------------------------------------------------------------------
+
+
+def _stack(parts: list, width: int):
+    """Tangent matrices stacked: dense where any is dense."""
+    if not parts:
+        return sp.csr_array((0, width))
+    if any(not sp.issparse(p) for p in parts):
+        return np.vstack([p.toarray() if sp.issparse(p) else np.asarray(p) for p in parts])
+    return sp.csr_array(sp.vstack(parts, format="csr"))
+
+
+def _product(j: sp.csr_array, d):
+    """``J·D``: sparse while it stays sparse, dense once full enough."""
+    if j.shape[1] == 0 or (sp.issparse(d) and d.shape[0] == 0):
+        return sp.csr_array((j.shape[0], d.shape[1]))
+    out = j @ d
+    if sp.issparse(out):
+        size = out.shape[0] * out.shape[1]
+        if size and out.nnz > _DENSE * size:
+            return out.toarray()
+        return sp.csr_array(out)
+    return np.asarray(out)
+
+
+# -- graphs with regions ----------------------------------------------------------------------
+
+
+def is_region(op: ArrayOp | None) -> bool:
+    return op is not None and op.primitive in REGIONS
+
+
+def regions_of(graph: DGraph) -> list[tuple[str, Region]]:
+    """The graph's loop vertices and their regions (each vertex once)."""
+    out = []
+    for v in graph.nx:
+        op = graph.op(v)
+        if is_region(op):
+            out.append((v, op.param["region"]))
+    return out
+
+
+def region_notes(graph: DGraph, values: Mapping[str, np.ndarray]) -> list[str]:
+    """A note per ``while_loop`` of ``graph``: its trip count at these vertex values,
+    the one its derivative is taken at."""
+    notes, seen = [], set()
+    for v, region in regions_of(graph):
+        if region.kind != "while" or id(region) in seen:
+            continue
+        seen.add(id(region))
+        op = graph.op(v)
+        args = [np.asarray(operand_value(x, values)) for x in op.operands]
+        trips = region.trips(args)
+        notes.append(
+            f"{v}: while_loop ran {trips} trips at the point; its derivative is that of"
+            f" {trips} trips (the trip count at the point)"
+        )
+    return notes

@@ -1,0 +1,223 @@
+"""Loops of a jaxpr (``scan``, ``while``) read as regions (:mod:`dgraph.core.regions`).
+
+``lax.scan``, ``lax.fori_loop`` (a ``scan`` with static bounds, else a ``while``) and
+``lax.while_loop`` are never unrolled: the body's jaxpr is read once, by the same reader
+as the program around it (:class:`~dgraph.frontends.jaxpr_arrays._Reader`, recursively:
+a loop in a body is a region in the body's graph), into a tensor graph of its own; each
+output of the loop is a vertex ``ArrayOp("loop", operands, (("region", R), ("output",
+j)))`` whose edges carry the blocks of the chain product of the body's Jacobians. The
+graph's size does not depend on the trip count.
+
+In the body, a carry, a slice of ``xs`` or a constant operand that is a float vertex
+outside is an input vertex a derivative flows from; an integer or boolean one (the
+counter of a ``fori_loop``) is read as a value no derivative flows through; constants
+fold into the body. A ``while_loop``'s condition is read the same way, as a nested
+operation over its constants and the carries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..blocks.arrays import ArrayOp, Const, substitute
+from ..core.block_values import vertex_values
+from ..core.graph import DGraph
+from ..core.regions import Body, Region, region_notes, regions_of
+from ..errors import InputError
+
+__all__ = ["LOOPS", "loop_notes", "read_loop"]
+
+LOOPS = frozenset({"scan", "while"})
+
+
+def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
+    """The values of a ``scan`` or ``while`` equation's outputs: vertices of one region
+    where a derivative flows, nested operations otherwise."""
+    name = eqn.primitive.name
+    where = f"{reader.where}: the body of {name}"
+    params = eqn.params
+    if name == "scan":
+        closed = params["jaxpr"]
+        n_consts, n_carry = int(params["num_consts"]), int(params["num_carry"])
+        n_cond = 0
+    else:
+        closed = params["body_jaxpr"]
+        n_consts, n_carry = int(params["body_nconsts"]), 0
+        n_cond = int(params["cond_nconsts"])
+        n_carry = len(eqn.invars) - n_cond - n_consts
+    body_ins = ins[n_cond:]
+    roles = ["k"] * n_consts + ["c"] * n_carry
+    roles += ["x"] * (len(closed.jaxpr.invars) - len(roles))
+    names = [f"{r}{i}" for i, r in enumerate(roles)]
+    avals = [v.aval for v in closed.jaxpr.invars]
+    body = _read_body(reader, closed, names, roles, avals, body_ins, where)
+    active = [isinstance(x, str) for x in ins]
+    region = Region(
+        kind=name,
+        body=body,
+        n_consts=n_consts,
+        n_carry=n_carry,
+        operand_shapes=[tuple(v.aval.shape) for v in eqn.invars],
+        out_shapes=[tuple(v.aval.shape) for v in eqn.outvars],
+        active=active,
+        length=int(params["length"]) if name == "scan" else None,
+        reverse=bool(params.get("reverse", False)),
+        n_cond_consts=n_cond,
+        name=reader.where,
+    )
+    if name == "while":
+        cond_names = [f"q{i}" for i in range(n_cond)] + names[n_consts:]
+        region.cond = _read_cond(reader, params["cond_jaxpr"], cond_names, ins, n_cond, n_consts)
+        region.cond_inputs = cond_names
+    operands = tuple(reader.operand(x) for x in ins)
+    outs = []
+    for j, var in enumerate(eqn.outvars):
+        params_j = (("region", region), ("output", j))
+        op = ArrayOp("loop", operands, params_j, tuple(var.aval.shape))
+        outs.append(reader.result(op, var.aval))
+    return outs
+
+
+def _is_float(aval) -> bool:
+    return np.issubdtype(aval.dtype, np.floating)
+
+
+def _opaque(value: Any) -> bool:
+    """A value the reader could not compute (an ``argmax``'s): neither a vertex, a
+    constant nor a nested operation."""
+    return not isinstance(value, (str, np.ndarray, ArrayOp))
+
+
+def _constant(value: np.ndarray, where: str) -> Const:
+    try:
+        return Const.of(value)
+    except InputError:
+        raise InputError(
+            f"{where}: a loop output of dtype {value.dtype} is not supported"
+        ) from None
+
+
+def _sub_reader(reader, where: str, taken: set[str]):
+    sub = type(reader)(where, set(taken), prefix=reader.prefix)
+    sub.depth = reader.depth
+    return sub
+
+
+def _input_value(name: str, aval, outside: Any, role: str) -> Any:
+    """What the body reads for one of its inputs: a constant operand folds (not a carry
+    or a slice: those change per step); a float one is a vertex; another a value no
+    derivative flows through."""
+    if role == "k" and isinstance(outside, np.ndarray):
+        return outside
+    if _opaque(outside):
+        raise InputError(
+            f"a loop reads the result of {getattr(outside, 'primitive', '?')!r}, which is not"
+            " supported at the array level"
+        )
+    if _is_float(aval) and (role != "k" or isinstance(outside, str)):
+        return name
+    return ArrayOp("stop_gradient", (name,), (), tuple(aval.shape))
+
+
+def _read_body(reader, closed, names, roles, avals, outside, where: str) -> Body:
+    """The body's tensor graph: its inputs, the vertices a derivative flows through, an
+    output vertex (``out<o>``) per output one reaches; the other outputs as nested
+    operations."""
+    jaxpr = closed.jaxpr
+    n_out = len(jaxpr.outvars)
+    out_names = [f"out{o}" for o in range(n_out)]
+    sub = _sub_reader(reader, where, set(names) | set(out_names))
+    args = [
+        _input_value(n, a, x, r) for n, a, x, r in zip(names, avals, outside, roles, strict=True)
+    ]
+    values = sub.run(jaxpr, closed.consts, args)
+    out_avals = [v.aval for v in jaxpr.outvars]
+    for value in values:
+        if _opaque(value):
+            raise InputError(
+                f"{where}: jaxpr primitive {getattr(value, 'primitive', '?')!r} is not supported"
+                " at the array level"
+            )
+    floats = [isinstance(a, str) for a in args]
+    shapes = [tuple(a.shape) for a in avals]
+    graph, outputs = _body_graph(sub, names, shapes, values, out_names, out_avals, where)
+    return Body(graph, names, shapes, floats, outputs, [tuple(a.shape) for a in out_avals])
+
+
+def _body_graph(sub, names, shapes, values, out_names, out_avals, where: str):
+    """The body's graph (module docstring) and each body output: a vertex name or a
+    nested operation / constant."""
+    records = sub.records
+    live: set[int] = set()
+    stack = [sub.index[v] for v in values if isinstance(v, str) and v in sub.index]
+    while stack:
+        k = stack.pop()
+        if k in live:
+            continue
+        live.add(k)
+        op = records[k].op
+        stack += [
+            sub.index[u] for u in (op.operands[j] for j in op.differentiable()) if u in sub.index
+        ]
+    inlined: dict[str, ArrayOp] = {}
+
+    def leaf(s: str) -> Any:
+        return inlined.get(s, s)
+
+    g = DGraph(f"{where}")
+    for n, shape in zip(names, shapes, strict=True):
+        g.add_array_vertex(n, "input", shape)
+    for k, r in enumerate(records):
+        op = substitute(r.op, leaf)
+        if k in live:
+            g.add_array_vertex(r.name, "intermediate", op.shape, op)
+        else:
+            inlined[r.name] = op
+    outputs: list[Any] = []
+    for value, name, aval in zip(values, out_names, out_avals, strict=True):
+        shape = tuple(aval.shape)
+        if isinstance(value, str) and _is_float(aval):
+            g.add_array_vertex(name, "output", shape, ArrayOp("copy", (value,), (), shape))
+            outputs.append(name)
+        elif isinstance(value, np.ndarray):
+            outputs.append(_constant(value, where))
+        elif isinstance(value, ArrayOp):
+            outputs.append(substitute(value, leaf))
+        else:  # a float input with no derivative: passed through
+            outputs.append(ArrayOp("stop_gradient", (value,), (), shape))
+    g.traced_with = "jax"
+    return g, outputs
+
+
+def _read_cond(reader, closed, names: list[str], ins, n_cond: int, n_consts: int) -> Any:
+    """A ``while_loop``'s condition as a nested operation over ``names``."""
+    jaxpr = closed.jaxpr
+    sub = _sub_reader(reader, f"{reader.where}: the condition of while", set(names))
+    outside = [*ins[:n_cond], *ins[n_cond + n_consts :]]
+    args = []
+    for n, var, x in zip(names, jaxpr.invars, outside, strict=True):
+        if isinstance(x, np.ndarray) and n.startswith("q"):
+            args.append(x)
+        else:
+            args.append(ArrayOp("stop_gradient", (n,), (), tuple(var.aval.shape)))
+    (value,) = sub.run(jaxpr, closed.consts, args)
+    if _opaque(value):
+        raise InputError(
+            f"{reader.where}: the condition of while reads"
+            f" {getattr(value, 'primitive', '?')!r}, which is not supported at the array level"
+        )
+    if isinstance(value, np.ndarray):
+        return Const.of(value)
+    if isinstance(value, str):  # cannot happen: no derivative flows into a condition
+        raise InputError(f"{reader.where}: the condition of while is not a boolean")
+    return value
+
+
+def loop_notes(graph: DGraph) -> list[str]:
+    """Notes for the graph's ``while_loop`` regions: the trip count at its point, at which
+    their derivatives are taken."""
+    if graph.point is None or not any(r.kind == "while" for _, r in regions_of(graph)):
+        return []
+    return region_notes(graph, vertex_values(graph, graph.point))
