@@ -411,6 +411,8 @@ class _Translator(CElementPrinter):
             self._pad(out, node)
         elif kind == "full":
             self._fill(out, self._number(node.args[1]))
+        elif kind == "zeros":
+            self._fill(out, 0.0)
         elif kind == "arange":  # a flat loop
             self._loop([out], lambda i: f"{out.base}[{i[0]}] = ({out.ctype})(i);")
         else:
@@ -468,6 +470,8 @@ class _Translator(CElementPrinter):
         if kind not in _VIEWS or not isinstance(node, ir.Call):
             return None
         inner = self._view(node.args[0])
+        if inner is None and kind in ("reshape", "ravel"):  # of a computed value: its buffer
+            inner = self._operand(node.args[0])
         if inner is None:
             return None
         if kind == "asarray":
@@ -1003,6 +1007,10 @@ class _Translator(CElementPrinter):
         step = f"step{self.loops}"
         prefix = {n: f"{target}.{n}" for n in node.body.arguments}
         prefix.update({s.target: f"{target}.{s.target}" for s in node.body.statements})
+        given = node.body.arguments[len(node.init) + len(node.xs) :]
+        for name, value in zip(given, node.invariants, strict=True):
+            if isinstance(value, ir.Name) and value.id in self.module_constants:
+                prefix[name] = value.id  # a module constant: read as one (gathers need it)
         statements = [
             ArrayStatement(prefix[s.target], ir.renamed(s.value, prefix), s.at)
             for s in node.body.statements
@@ -1055,7 +1063,8 @@ class _Translator(CElementPrinter):
             self._loop([into, at], lambda i, o=into, a=at: f"{o.base}[{i[0]}] = {a.base}[{i[1]}];")
         arguments = [*carries, *slices, *bound]
         for name, view in zip(node.body.arguments, arguments, strict=True):
-            self.env[prefix[name]] = view
+            if prefix[name] not in self.module_constants:
+                self.env[prefix[name]] = view
         self.loops += 1
         for statement in statements:
             self.current = self.printer.statement(statement).strip()
@@ -1099,7 +1108,7 @@ class _Translator(CElementPrinter):
             value = np.asarray(self._evaluate(node))
             ctype = _ctype(value.dtype)
             view = _contiguous(self._buffer("operand", value.size, ctype), value.shape, ctype)
-            self._copy(view, node)
+            getattr(self, f"_statement_{type(node).__name__}", self._copy)(view, node)
         return view if view.contiguous else self._materialize(view)
 
     # -- the file -----------------------------------------------------------------------
