@@ -275,3 +275,122 @@ def test_a_malformed_loop_is_refused_in_one_line():
         NumPyArrayPrinter().doprint(
             _op(Item(Loop((Name("a"),), (), (), body, 2), 0), "+", Name("a"))
         )
+
+
+# -- loop regions (the graph's scan / fori_loop vertices) lowered to a Loop ------------------
+
+A_BODY = np.array([[0.5, 0.1, 0.0], [0.2, 0.3, 0.1], [0.0, 0.4, 0.2]])
+
+
+def _scan_function(reverse: bool):
+    import jax
+    import jax.numpy as jnp
+
+    def f(x, p, xs):
+        def step(c, xt):
+            return jnp.tanh(A_BODY @ c) * p + xt, jnp.sin(c) * xt[0]
+
+        return jax.lax.scan(step, x, xs, reverse=reverse)
+
+    return f
+
+
+def _flat(blocks, outputs) -> np.ndarray:
+    """JAX's nested Jacobian blocks as one matrix (outputs' rows, inputs' columns)."""
+    return np.block(
+        [
+            [np.asarray(b).reshape(np.size(y), -1) for b in row]
+            for row, y in zip(blocks, outputs, strict=True)
+        ]
+    )
+
+
+@needs_jax
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_scan_region_is_one_loop_and_its_jacobian_is_jax_jacfwd(reverse):
+    """A scan with a constant matrix, an active parameter, active xs and ys: the loop's
+    value and tangent sweep in NumPy (dense, sparse) and JAX (the module's jacobian
+    jitted; make_function's JAX checks cost seconds of XLA compiles) equal jax.jacfwd."""
+    import jax
+
+    import dgraph
+    from dgraph.codegen.python import load_python
+    from dgraph.codegen.tensor.module import tensor_program
+    from dgraph.methods import accumulate
+
+    f = _scan_function(reverse)
+    x0, p = np.array([0.3, -0.2, 0.5]), np.array([1.1, 0.9, 1.3])
+    xs = np.linspace(0.1, 0.6, 15).reshape(5, 3)
+    with jax.enable_x64(True):
+        g = dgraph.from_jax(f, x0, p, xs, level="array")
+        outputs = f(x0, p, xs)
+        want = _flat(jax.jacfwd(f, argnums=(0, 1, 2))(x0, p, xs), outputs)
+        J = dgraph.make_function(g, "jacobian", lang="python", method="forward")
+        assert J.generated.verified
+        assert J.generated.text.count("_body(") == 2  # defined once, called once: not unrolled
+        np.testing.assert_allclose(_flat(J(x0, p, xs), outputs), want, rtol=1e-13, atol=1e-15)
+        if reverse:
+            return
+        S = dgraph.make_function(g, "jacobian", lang="python", method="forward", sparse=True)
+        np.testing.assert_allclose(S.stacked(x0, p, xs).toarray(), want, rtol=1e-13, atol=1e-15)
+        es = accumulate(g, "forward")
+        text = tensor_program(es, "jax", mode="value_and_jacobian").text
+        assert "jax.lax.scan(" in text
+        value, blocks = jax.jit(load_python(text).value_and_jacobian)(x0, p, xs)
+        np.testing.assert_allclose(np.asarray(value[1]), np.asarray(outputs[1]), rtol=1e-14)
+        np.testing.assert_allclose(_flat(blocks, outputs), want, rtol=1e-13, atol=1e-15)
+
+
+@needs_jax
+def test_a_fori_loop_region_gives_jvp_vjp_and_c_values():
+    """fori_loop (an integer counter no derivative reaches): jvp and vjp against
+    jax.jacfwd's J·v and wᵀ·J, the C values of its sparse Jacobian; the code's size does not
+    grow with the trip count."""
+    import jax
+    import jax.numpy as jnp
+
+    import dgraph
+    from dgraph.codegen.tensor.module import tensor_program
+    from dgraph.methods import accumulate
+
+    def loop(steps):
+        return lambda x, p: jax.lax.fori_loop(0, steps, lambda i, c: jnp.sin(c) * p + 0.1 * c, x)
+
+    x0, p = np.array([0.3, -0.2, 0.5]), np.array([1.1, 0.9, 1.3])
+    v, w = (np.array([0.2, -0.1, 0.4]), np.array([0.3, 0.5, -0.2])), np.array([0.7, -0.3, 0.2])
+    with jax.enable_x64(True):
+        f = loop(6)
+        g = dgraph.from_jax(f, x0, p, level="array")
+        want = np.hstack([np.asarray(b) for b in jax.jacfwd(f, argnums=(0, 1))(x0, p)])
+        tangent = want @ np.concatenate(v)
+        cotangents = np.split(w @ want, 2)
+        got = dgraph.make_function(g, "jvp", lang="python", method="forward")(x0, p, *v)
+        np.testing.assert_allclose(got, tangent, rtol=1e-13, atol=1e-15)
+        got = dgraph.make_function(g, "vjp", lang="python", method="forward")(x0, p, w)
+        for a, b in zip(got, cotangents, strict=True):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-13, atol=1e-15)
+        texts = [  # the module's text, unchecked (the checks above ran on the same code)
+            tensor_program(accumulate(g_, "forward", verify=False)).text
+            for g_ in (g, dgraph.from_jax(loop(60), x0, p, level="array"))
+        ]
+        assert len(texts[0].splitlines()) == len(texts[1].splitlines())
+        assert "range(6)" in texts[0] and "range(60)" in texts[1]
+        if compiler() is not None:
+            C = dgraph.make_function(g, "jacobian", lang="c", sparse=True, method="forward")
+            np.testing.assert_allclose(C.stacked(x0, p).toarray(), want, rtol=1e-13, atol=1e-15)
+
+
+@needs_jax
+def test_a_while_loop_region_is_refused_in_one_line():
+    import jax
+
+    import dgraph
+
+    def newton(a):
+        return jax.lax.while_loop(lambda x: x * x - a > 1e-12, lambda x: 0.5 * (x + a / x), a)
+
+    with jax.enable_x64(True):
+        g = dgraph.from_jax(newton, np.array(2.0), level="array")
+    with pytest.raises(DGraphError, match="while_loop is not generated yet") as caught:
+        dgraph.make_function(g, "jacobian", lang="python")
+    assert "\n" not in str(caught.value)

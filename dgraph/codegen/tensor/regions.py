@@ -25,6 +25,7 @@ from ...core.regions import Region
 from ...errors import DGraphError
 from .. import ir
 from ..ir import ArrayStatement, Call, Const, Index, Item, Loop, LoopBody, Name, Node
+from .forward import forward_expression
 
 __all__ = ["region_block", "region_value"]
 
@@ -109,10 +110,14 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     fresh = (f"_t{n}" for n in range(1 << 30) if f"_t{n}" not in taken)
     extra: list[ArrayStatement] = []
     body_of_output: list[str] = []
-    for out in b.outputs:
-        if not isinstance(out, str):
-            raise DGraphError(f"{r.name}: a loop output no derivative reaches is not generated yet")
-        body_of_output.append(results[out])
+    for o, out in enumerate(b.outputs):
+        if isinstance(out, str):
+            body_of_output.append(results[out])
+            continue
+        target = next(fresh)  # no derivative reaches it (a counter): its value alone
+        value = _operation(out, arguments, b.out_shapes[o], r.name)
+        extra.append(ArrayStatement(target, value))
+        body_of_output.append(target)
     tangent_in: dict[int, str] = {}  # body input i -> the name of its tangent
     for i in range(len(b.inputs)):
         if nk <= i < nk + nc or columns[i][1] > columns[i][0]:
@@ -156,6 +161,48 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     loop = Loop(tuple(init), tuple(xs), tuple(invariants), body, int(r.length), bool(r.reverse))
     name = w.emit(loop, f"loop_{r.name}" if r.name else "loop")
     return _Lowered(name, r, columns)
+
+
+def _operation(op, arguments: dict[str, str], shape, where: str) -> Node:
+    """A body output no derivative reaches: a nested operation over the body's inputs (an
+    integer counter's ``i + 1``) or a number, as a node over their argument names."""
+    if isinstance(op, str):
+        if op not in arguments:
+            raise DGraphError(f"{where}: a loop output computed from the body's vertices")
+        return Name(arguments[op])
+    if not isinstance(op, ArrayOp):  # a Const
+        value = np.asarray(op.value)
+        if value.size != 1:
+            raise DGraphError(f"{where}: a loop output that is a constant array")
+        number = value.reshape(()).item()
+        return Call("full", (Const(tuple(shape)), Const(number)))
+    pending: list[tuple[Any, bool]] = [(op, False)]
+    done: dict[int, Node] = {}
+    while pending:  # innermost first, without recursion
+        current, ready = pending.pop()
+        if id(current) in done:
+            continue
+        inner = [x for x in current.operands if isinstance(x, ArrayOp)]
+        if not ready and inner:
+            pending.append((current, True))
+            pending += [(x, False) for x in inner]
+            continue
+        args, shapes = [], []
+        for x in current.operands:
+            if isinstance(x, ArrayOp):
+                args.append(done[id(x)])
+                shapes.append(tuple(x.shape))
+            elif isinstance(x, str):
+                args.append(_operation(x, arguments, (), where))
+                shapes.append(())
+            else:
+                value = np.asarray(x.value)
+                if value.size != 1:
+                    raise DGraphError(f"{where}: a loop output reading a constant array")
+                args.append(Const(value.reshape(()).item()))
+                shapes.append(tuple(value.shape))
+        done[id(current)] = forward_expression(current, args, shapes, top=False)
+    return done[id(op)]
 
 
 def _without_copies(statement: ArrayStatement) -> ArrayStatement:
