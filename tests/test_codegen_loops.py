@@ -391,6 +391,6 @@ def test_a_while_loop_region_is_refused_in_one_line():
 
     with jax.enable_x64(True):
         g = dgraph.from_jax(newton, np.array(2.0), level="array")
-    with pytest.raises(DGraphError, match="while_loop is not generated yet") as caught:
+    with pytest.raises(DGraphError, match="code generation of a while_loop") as caught:
         dgraph.make_function(g, "jacobian", lang="python")
     assert "\n" not in str(caught.value)

@@ -360,7 +360,12 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("jax_model.py") + ":picks_by_value", "--inputs", "x:3"],
         "not supported",
     ),
-    ("jax-loop", ["structure", H("jax_model.py") + ":loops"], "is not supported"),
+    # a loop is a region of the array level (issue 54): the element level refuses it
+    (
+        "jax-loop",
+        ["structure", H("jax_model.py") + ":loops"],
+        "the array operation 'loop' has no element level (a loop is a region",
+    ),
     (
         "tensor-unknown-primitive",
         ["structure", H("tensor_unknown_primitive.json")],
@@ -481,6 +486,21 @@ CASES: list[tuple[str, list[str], str]] = [
             ("sparse-jvp", ["--mode", "jvp", "--sparse", "-o", "j.py"], "--sparse is for"),
         ]
     ],
+    # 14c. loops are regions (issue 54, item 1): no code for them yet
+    (
+        "loop-codegen",
+        [
+            "codegen",
+            H("jax_model.py") + ":halve",
+            "--inputs",
+            "c:3",
+            "--level",
+            "array",
+            "-o",
+            "j.py",
+        ],
+        "code generation of a while_loop",
+    ),
     (
         "tensor-best-scalar-price",
         [

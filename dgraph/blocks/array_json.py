@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from .arrays import ELEMENTWISE, MOVES, NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
+from .arrays import ELEMENTWISE, MOVES, NONDIFFERENTIABLE, PRIMITIVES, REGIONS, ArrayOp, Const
 
 __all__ = ["MAX_NESTING", "arity", "op_from_json", "op_to_json", "shape_from_json"]
 
@@ -128,6 +128,10 @@ def op_to_json(op: ArrayOp, shape: bool = False) -> dict:
             else _const_to_json(x)
             for x in top.operands
         ]
+        if top.primitive in REGIONS:  # a region's body is a graph: not in dgraph/1 yet
+            raise InputError(
+                "a loop (a lax.scan or while_loop region) cannot be written as dgraph/1"
+            )
         entry: dict[str, Any] = {"primitive": top.primitive, "operands": operands}
         if top.params:
             entry["params"] = {k: _param_to_json(v) for k, v in top.params}

@@ -812,6 +812,8 @@ def describe(op: ArrayOp, k: int) -> str:
     """
     name, p = op.primitive, op.param
     names = [_operand_text(x) for x in op.operands]
+    if name in REGIONS:  # the chain product of the body's Jacobians: "chain of 50 steps"
+        return p["region"].label()
     if name in ELEMENTWISE:
         d = ELEMENTWISE[name][1][k]
         if d.is_Number:

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
+from ..core.regions import refuse_regions
 from ..errors import DGraphError, VerificationError
 from ..methods import accumulate
 from ..methods.compare import Comparison
@@ -178,6 +179,7 @@ def _generate_all(
                 raise DGraphError(f"unknown mode {mode!r}: use {', '.join(MODES)}")
         if not lang_modes:
             raise DGraphError("no mode to generate")
+    refuse_regions(source.graph if hasattr(source, "graph") else source, "code generation")
     graph, es, jacobian, selection = _choose(source, method, budget)
     programs: dict[str, Program] = {}
     with contextlib.suppress(DGraphError):  # labels without vertex expressions: no primal

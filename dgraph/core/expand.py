@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..blocks.arrays import MOVES, ArrayOp, Const, move
+from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
 from .elementary import StopGradient
@@ -372,7 +372,8 @@ class _Expansion:
             return out
         if name in MOVES:
             return np.asarray(move(name, p, args, shape), dtype=object).reshape(shape)
-        raise InputError(f"{self.where}: the array operation {name!r} has no element level")
+        hint = " (a loop is a region: read it at the array level)" if name in REGIONS else ""
+        raise InputError(f"{self.where}: the array operation {name!r} has no element level{hint}")
 
     def frozen(self, op: ArrayOp, values: Mapping[str, np.ndarray]) -> np.ndarray:
         """``stop_gradient``: a value that depends on the inputs as :class:`StopGradient`

@@ -35,12 +35,20 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..blocks import GENERAL, Block, dense, pattern, sparse
-from ..blocks.arrays import REGIONS, ArrayOp, evaluate, operand_value
+from ..blocks.arrays import REGIONS, ArrayOp, block_value, evaluate, operand_block, operand_value
 from ..errors import InputError
 from .block_values import edge_parts
 from .graph import DGraph
 
-__all__ = ["MAX_TRIPS", "Body", "Region", "is_region", "region_notes", "regions_of"]
+__all__ = [
+    "MAX_TRIPS",
+    "Body",
+    "Region",
+    "is_region",
+    "refuse_regions",
+    "region_notes",
+    "regions_of",
+]
 
 MAX_TRIPS = 10_000_000  # a while_loop still running after this many trips is refused
 _DENSE = 0.2  # a tangent matrix this full is kept dense
@@ -75,6 +83,7 @@ class Body:
             math.prod(s) for s, d in zip(self.out_shapes, differentiable, strict=True) if d
         )
         self._structure: dict[tuple[str, str], tuple] = {}
+        self._plan: _Plan | bool | None = None  # False: too many products to plan
 
     def values(self, args: Sequence[np.ndarray]) -> dict[str, np.ndarray]:
         """Every vertex's value for these input values."""
@@ -97,7 +106,14 @@ class Body:
 
     def jacobian(self, values: Mapping[str, np.ndarray] | None) -> sp.csr_array:
         """∂(float outputs)/∂(float inputs), flat (C order, outputs and inputs in order),
-        at ``values``; with None its pattern (ones where an entry may be nonzero)."""
+        at ``values``; with None its pattern (ones where an entry may be nonzero). The
+        products of the body's blocks are planned once (:class:`_Plan`): each step is
+        then a gather, a multiply and a sum per block."""
+        if values is not None:
+            if self._plan is None:
+                self._plan = _Plan.of(self)
+            if self._plan:
+                return self._plan.jacobian(self, values)
         g = self.graph
         rows: dict[str, Any] = {}
         for i, x in enumerate(self.inputs):
@@ -144,6 +160,119 @@ class Body:
             m = sp.csr_array((np.broadcast_to(data, rows.shape), (rows, cols)), shape=shape)
             total = m if total is None else total + m
         return total
+
+
+PLAN_LIMIT = 20_000_000  # products of entries a planned body Jacobian may hold
+
+
+@dataclass
+class _Term:
+    """One operand block's share of a vertex's rows: entries ``m`` of the block (CSR
+    order; ``at``: where each reads the block's values) times rows ``d`` of the operand
+    summed into ``out`` (positions of the vertex's pattern)."""
+
+    vertex: str
+    k: int
+    operand: str
+    block: Block
+    at: np.ndarray
+    m: np.ndarray
+    d: np.ndarray
+    out: np.ndarray
+
+
+@dataclass
+class _Plan:
+    """The body Jacobian's sparsity, planned once: per vertex its rows' pattern over the
+    float inputs (CSR), per operand block the products of entries that make it."""
+
+    patterns: dict[str, tuple[np.ndarray, np.ndarray]]  # vertex: (indptr, indices)
+    terms: list[_Term]
+    outputs: list[str | None]  # per float output row block: the vertex, or None (zero)
+    out_sizes: list[int]
+
+    @classmethod
+    def of(cls, body: Body) -> _Plan | bool:
+        g, width = body.graph, body.n_in
+        patterns: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for i, x in enumerate(body.inputs):
+            if body.floats[i]:
+                size, at = math.prod(body.shapes[i]), body.in_offsets[i]
+                patterns[x] = (np.arange(size + 1), np.arange(at, at + size))
+        terms: list[_Term] = []
+        planned = 0
+        for v in body.order:
+            op = g.op(v)
+            if op is None:
+                continue
+            shapes = [g._operand_shape(x) for x in op.operands]
+            pieces = []
+            for k in op.differentiable():
+                u = op.operands[k]
+                if u not in patterns:
+                    continue
+                block = operand_block(op, k, shapes)
+                rows, cols, at, _ = _structure(block)
+                at = np.arange(rows.size) if at is None else at
+                order = np.lexsort((cols, rows))
+                rows, cols, at = rows[order], cols[order], at[order]
+                indptr, indices = patterns[u]
+                counts = indptr[cols + 1] - indptr[cols]
+                total = int(counts.sum())
+                planned += total
+                if planned > PLAN_LIMIT:
+                    return False
+                m = np.repeat(np.arange(rows.size), counts)
+                first = np.repeat(indptr[cols] - (np.cumsum(counts) - counts), counts)
+                d = first + np.arange(total)
+                keys = rows[m] * width + indices[d]
+                pieces.append((k, u, block, at, m, d, keys))
+            if not pieces:
+                continue
+            keys = np.concatenate([p[-1] for p in pieces])
+            unique, where = np.unique(keys, return_inverse=True)
+            size = math.prod(g.shape(v))
+            counts = np.bincount(unique // width, minlength=size) if width else np.zeros(size)
+            patterns[v] = (np.concatenate([[0], np.cumsum(counts)]), unique % max(width, 1))
+            at = 0
+            for k, u, block, entries, m, d, piece in pieces:
+                out = where[at : at + piece.size]
+                at += piece.size
+                terms.append(_Term(v, k, u, block, entries, m, d, out))
+        outputs = [o if isinstance(o, str) and o in patterns else None for o in body.outputs]
+        outputs = [o for o, b in zip(outputs, body.outputs, strict=True) if isinstance(b, str)]
+        sizes = [math.prod(s) for s, b in zip(body.out_shapes, body.outputs, strict=True)]
+        sizes = [n for n, b in zip(sizes, body.outputs, strict=True) if isinstance(b, str)]
+        return cls(patterns, terms, outputs, sizes)
+
+    def jacobian(self, body: Body, values: Mapping[str, np.ndarray]) -> sp.csr_array:
+        g = body.graph
+        data: dict[str, np.ndarray] = {}
+        for term in self.terms:
+            if term.vertex not in data:
+                data[term.vertex] = np.zeros(self.patterns[term.vertex][1].size)
+            value = np.asarray(block_value(g.op(term.vertex), term.k, values, term.block))
+            flat = value.reshape(-1).astype(float)
+            entries = flat[term.at] if flat.size > 1 else np.broadcast_to(flat, term.at.shape)
+            source = data.get(term.operand)
+            products = entries[term.m] if source is None else entries[term.m] * source[term.d]
+            data[term.vertex] += np.bincount(
+                term.out, weights=products, minlength=data[term.vertex].size
+            )
+        indptrs, indices, values_out, at = [np.zeros(1, dtype=np.int64)], [], [], 0
+        for o, size in zip(self.outputs, self.out_sizes, strict=True):
+            if o is None:
+                indptrs.append(np.full(size, at, dtype=np.int64))
+                continue
+            indptr, cols = self.patterns[o]
+            indptrs.append(indptr[1:] + at)
+            indices.append(cols)
+            values_out.append(data.get(o, np.ones(cols.size)))
+            at += cols.size
+        shape = (sum(self.out_sizes), body.n_in)
+        flat_cols = np.concatenate(indices) if indices else np.zeros(0, dtype=np.int64)
+        flat_data = np.concatenate(values_out) if values_out else np.zeros(0)
+        return sp.csr_array((flat_data, flat_cols, np.concatenate(indptrs)), shape=shape)
 
 
 def _structure(block: Block) -> tuple:
@@ -232,6 +361,10 @@ class Region:
         """One line: the loop, its steps and its body's size."""
         steps = f"{self.length} steps" if self.kind == "scan" else "trip count at the point"
         return f"{self.kind} ({steps}; body of {len(self.body.graph)} vertices)"
+
+    def label(self) -> str:
+        """The region's blocks in a few words: the chain of body Jacobians they are."""
+        return f"chain of {self.length} steps" if self.kind == "scan" else "chain of while steps"
 
     def trips(self, args: Sequence[np.ndarray]) -> int:
         """The steps the loop runs for these operands."""
@@ -517,8 +650,21 @@ class _Powers:
         self.seq = [_bool(sp.eye_array(m.shape[0], format="csr"))]
         self.seen = {_key(self.seq[0]): 0}
         self.cycle: tuple[int, int] | None = None  # (start, period)
+        self.made: dict[tuple[str, int], sp.csr_array] = {}
 
     def __getitem__(self, t: int) -> sp.csr_array:
+        return self.seq[self.index(t)]
+
+    def product(self, key: str, t: int, make) -> sp.csr_array:
+        """``make(m^t)``, remembered per distinct power (past the repeat, each is one
+        of those before it: O(distinct powers) products, not O(T))."""
+        at = (key, self.index(t))
+        if at not in self.made:
+            self.made[at] = make(self.seq[at[1]])
+        return self.made[at]
+
+    def index(self, t: int) -> int:
+        """Where ``m^t`` is in the sequence of distinct powers."""
         while self.cycle is None and t >= len(self.seq):
             nxt = _bmul(self.m, self.seq[-1])
             key = _key(nxt)
@@ -529,9 +675,9 @@ class _Powers:
                 self.seen[key] = len(self.seq)
                 self.seq.append(nxt)
         if t < len(self.seq):
-            return self.seq[t]
+            return t
         start, period = self.cycle  # type: ignore[misc]
-        return self.seq[start + (t - start) % period]
+        return start + (t - start) % period
 
 
 def _loop_patterns(r: Region) -> dict[tuple[int, int], Any]:
@@ -596,7 +742,9 @@ def _loop_patterns(r: Region) -> dict[tuple[int, int], Any]:
         cols = []
         for s in range(T):
             cols.append(
-                _bmul(powers[T - 1 - s][:n_c, :n_c], xx) if xx.nnz else sp.csr_array((n_c, x_size))
+                powers.product("ax", T - 1 - s, lambda p: _bmul(p[:n_c, :n_c], xx))
+                if xx.nnz
+                else sp.csr_array((n_c, x_size))
             )
         final_x = sp.csr_array(sp.hstack(cols, format="csr")) if cols else sp.csr_array((n_c, 0))
     # ys over (c_0, k) and over xs
@@ -604,16 +752,17 @@ def _loop_patterns(r: Region) -> dict[tuple[int, int], Any]:
     if r.kind == "scan" and r.n_ys:
         yck = sp.csr_array(sp.hstack([yc, yk], format="csr"))
         ny = y_rows.size
-        rows = []
-        for t in range(T):
-            step = _bmul(yck, powers[t]) if yck.nnz else sp.csr_array((ny, n_c + n_k))
-            if n_k:
-                step = _bool(step + sp.hstack([sp.csr_array((ny, n_c)), yk]))
-            rows.append(step)
+        direct = sp.hstack([sp.csr_array((ny, n_c)), yk]) if n_k else None
+
+        def y_step(p):
+            step = _bmul(yck, p) if yck.nnz else sp.csr_array((ny, n_c + n_k))
+            return step if direct is None else _bool(step + direct)
+
+        rows = [powers.product("y", t, y_step) for t in range(T)]
         y_ck = sp.csr_array(sp.vstack(rows, format="csr")) if rows else sp.csr_array((0, n_c + n_k))
         if x_size:
             z = [
-                _bmul(_bmul(yc, powers[m_][:n_c, :n_c]), xx)
+                powers.product("yax", m_, lambda p: _bmul(_bmul(yc, p[:n_c, :n_c]), xx))
                 if (yc.nnz and xx.nnz)
                 else sp.csr_array((ny, x_size))
                 for m_ in range(max(T - 1, 0))
@@ -809,6 +958,18 @@ def regions_of(graph: DGraph) -> list[tuple[str, Region]]:
         if is_region(op):
             out.append((v, op.param["region"]))
     return out
+
+
+def refuse_regions(graph: DGraph, what: str) -> None:
+    """Raise InputError in one line where ``graph`` holds a loop and ``what`` (code
+    generation) has no loop to print it with yet: never a wrong program."""
+    found = regions_of(graph)
+    if found:
+        v, region = found[0]
+        raise InputError(
+            f"{graph.name or 'the graph'}: {what} of a loop ({v!r}: {region.kind}) is not"
+            " supported yet"
+        )
 
 
 def region_notes(graph: DGraph, values: Mapping[str, np.ndarray]) -> list[str]:

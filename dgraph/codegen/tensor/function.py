@@ -24,6 +24,7 @@ from ..scope import codegen_call
 from .c_values import c_values
 from .check import check_tensor
 from .module import block_entries, tensor_program
+from .regions import refuse_unprinted
 from .sweep_check import check_sweep
 from .sweeps import SWEEP_MODES, sweep_module
 
@@ -104,6 +105,7 @@ def make_tensor_function(
     """:func:`_make` (below), then the block products and sums it remembered forgotten
     (:mod:`dgraph.codegen.scope`: what pricing and code generation shared, some
     hundreds of MB at 10⁶ unknowns, not kept past the call)."""
+    refuse_unprinted(source.graph if isinstance(source, ExpressionSet) else source)
     with codegen_call():
         return _make(source, mode, lang, method, budget, sparse)
 

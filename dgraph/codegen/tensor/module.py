@@ -38,7 +38,7 @@ from .dialect import DIALECTS, Dialect
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .leaves import leaf_values
-from .regions import region_block, region_value
+from .regions import refuse_unprinted, region_block, region_value
 
 __all__ = ["block_entries", "tensor_module", "tensor_program"]
 
@@ -153,6 +153,7 @@ def tensor_program(
     graph = es.graph
     if not graph.is_tensor:
         raise DGraphError("tensor_module takes an expression set of a tensor graph")
+    refuse_unprinted(graph)
     if lang not in DIALECTS:
         raise DGraphError(f"tensor graphs: code in python or jax, not {lang!r}")
     if mode not in MODULE_MODES:

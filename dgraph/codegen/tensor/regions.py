@@ -21,13 +21,25 @@ import numpy as np
 
 from ...blocks import Block
 from ...blocks.arrays import ArrayOp
-from ...core.regions import Region
-from ...errors import DGraphError
+from ...core.regions import Region, regions_of
+from ...errors import DGraphError, InputError
 from .. import ir
 from ..ir import ArrayStatement, Call, Const, Index, Item, Loop, LoopBody, Name, Node
 from .forward import forward_expression
 
-__all__ = ["region_block", "region_value"]
+__all__ = ["refuse_unprinted", "region_block", "region_value"]
+
+
+def refuse_unprinted(graph) -> None:
+    """Raise InputError in one line where ``graph`` holds a loop that has no code yet (a
+    ``while_loop``): never a wrong program."""
+    for v, region in regions_of(graph):
+        if region.kind != "scan":
+            raise InputError(
+                f"{graph.name or 'the graph'}: code generation of a {region.kind}_loop ({v!r})"
+                " is not supported yet"
+            )
+
 
 _MATRIX = Const("ab,bw->aw")
 

@@ -1,0 +1,205 @@
+"""Loops as regions (issue 54, item 1): ``lax.scan``, ``lax.fori_loop`` and
+``lax.while_loop`` read by ``from_jax(..., level="array")`` as one region whose body is a
+graph of its own, never unrolled. The graph's size does not depend on the trip count; the
+region's blocks have the pattern of the chain product of the body Jacobians and its
+values, so the Jacobian equals ``jax.jacfwd`` and verification passes; a wrong body rule
+is caught; code generation refuses a loop in one line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy
+
+from dgraph.blocks import arrays, to_matrix
+from dgraph.core.block_values import dense_jacobian
+from dgraph.errors import DGraphError
+
+jax = pytest.importorskip(
+    "jax", reason="JAX is not installed (pip install 'jacobian-accumulation[jax]')"
+)
+jnp = pytest.importorskip("jax.numpy")
+lax = jax.lax
+from dgraph.core.regions import regions_of  # noqa: E402
+from dgraph.frontends.jaxpr import from_jax  # noqa: E402
+from dgraph.methods import accumulate  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)
+RNG = np.random.default_rng(54)
+
+
+def reaction_diffusion(steps: int, dt: float = 0.1):
+    """``steps`` explicit steps of u' = D·Δu + a·u - b·u³ on a ring of cells."""
+
+    def f(u, d, a, b):
+        def step(u, _):
+            lap = jnp.roll(u, 1) + jnp.roll(u, -1) - 2.0 * u
+            return u + dt * (d * lap + a * u - b * u**3), None
+
+        return lax.scan(step, u, None, length=steps)[0]
+
+    return f
+
+
+def _jax_jacobian(f, args) -> np.ndarray:
+    """jax.jacfwd of every output w.r.t. every argument, flat, outputs by rows."""
+    jac = jax.jacfwd(f, argnums=tuple(range(len(args))))(*args)
+    outs = jax.tree_util.tree_leaves(jax.eval_shape(f, *args))
+    by_output = jac if len(outs) > 1 else (jac,)
+    rows = []
+    for out, per_arg in zip(outs, by_output, strict=True):
+        size = int(np.prod(out.shape))
+        rows.append(np.hstack([np.asarray(j).reshape(size, -1) for j in per_arg]))
+    return np.vstack(rows)
+
+
+def _checked(f, *args, verify: bool = False):
+    """The graph, its forward expression set (with ``verify``, verified against JAX's
+    jvp) and the dense Jacobian over its blocks, next to jax.jacfwd's."""
+    g = from_jax(f, *args, level="array")
+    es = accumulate(g, "forward", verify=verify)
+    assert es.verified or not verify
+    flat = np.concatenate([np.ravel(a) for a in args])
+    return g, es, dense_jacobian(es, flat), _jax_jacobian(f, args)
+
+
+def test_reaction_diffusion_scan_is_one_region_whatever_the_steps():
+    u = RNG.uniform(0.2, 0.9, 20)
+    params = (np.array(0.3), np.array(0.5), np.array(0.8))
+    short = from_jax(reaction_diffusion(3), u, *params, level="array")
+    g, _, J, ref = _checked(reaction_diffusion(50), u, *params, verify=True)
+    assert (len(short), short.n_edges) == (len(g), g.n_edges) == (5, 4)  # u, d, a, b -> y
+    assert np.abs(J - ref).max() <= 1e-10 * max(1.0, np.abs(ref).max())
+    for graph, steps in ((short, 3), (g, 50)):
+        ((v, region),) = regions_of(graph)
+        assert region.length == steps and len(region.body.graph) < 30
+        assert arrays.describe(graph.op(v), 0) == f"chain of {steps} steps"
+
+
+def test_the_region_block_has_the_pattern_of_the_chain_product():
+    """Three steps of a 3-point stencil: a 7-banded (cyclic) block, exactly jacfwd's
+    nonzeros; a ring shift's powers cycle (period 20) and the pattern follows them."""
+    u = RNG.uniform(0.2, 0.9, 20)
+    params = (np.array(0.3), np.array(0.5), np.array(0.8))
+    g = from_jax(reaction_diffusion(3), u, *params, level="array")
+    block = g.block("u", g.outputs[0])
+    ref = _jax_jacobian(reaction_diffusion(3), (u, *params))[:, :20]
+    assert block.nnz == np.count_nonzero(ref) == 20 * 7
+
+    def shift(c, w):
+        return lax.scan(lambda c, _: (jnp.roll(c, 1) * w, None), c, None, length=47)[0]
+
+    g = from_jax(shift, u, np.array(1.5), level="array")
+    m = to_matrix(g.block("c", g.outputs[0])).toarray()
+    assert (m == np.roll(np.eye(20), 47, axis=0)).all()
+
+
+def test_scan_with_xs_ys_and_consts_forward_and_reverse():
+    def f(c, xs, w):
+        def body(c, x):
+            c2 = jnp.tanh(c * w + x[:3]) + x[3] * c[0]
+            return c2, jnp.sum(c2 * x[:3])
+
+        final, ys = lax.scan(body, c, xs)
+        back, ys2 = lax.scan(body, c, xs, reverse=True)
+        return final, ys, back, ys2
+
+    args = (RNG.uniform(0.2, 0.9, 3), RNG.uniform(-0.5, 0.5, (6, 4)), RNG.uniform(0.5, 1.2, 3))
+    g, _, J, ref = _checked(f, *args)
+    assert np.abs(J - ref).max() <= 1e-10
+    ys_block = g.block("xs", g.outputs[1])  # y_t reads x_s for s <= t only
+    assert ys_block.nnz == np.count_nonzero(ref[3:9, 3:27])
+
+
+def test_fori_loop_with_static_bounds_and_its_integer_counter():
+    def f(c):
+        return lax.fori_loop(0, 7, lambda i, c: c * 0.5 + jnp.sin(c) * i, c)
+
+    g, _, J, ref = _checked(f, RNG.uniform(0.2, 0.9, 4))
+    assert np.abs(J - ref).max() <= 1e-12
+    (_, region), *_ = regions_of(g)
+    assert region.kind == "scan" and region.length == 7
+
+
+def test_while_loop_newton_square_root_at_the_point_s_trip_count():
+    def newton(a):
+        def cond(s):
+            return jnp.abs(s[0] * s[0] - a) > 1e-12
+
+        def body(s):
+            return 0.5 * (s[0] + a / s[0]), s[1] + 1
+
+        return lax.while_loop(cond, body, (a, 0))[0]
+
+    a = np.array(2.0)
+    g, es, J, ref = _checked(newton, a, verify=True)
+    assert np.abs(J - ref).max() <= 1e-12
+    assert J[0, 0] == pytest.approx(0.5 / np.sqrt(2.0), rel=1e-9)
+    (note,) = [n for n in g.notes if "while_loop" in n]
+    assert "ran 5 trips" in note and "trip count at the point" in note
+    assert es.evaluate(np.array([2.0]))[0, 0] == pytest.approx(J[0, 0])
+
+
+def test_a_while_loop_that_runs_no_trip_at_the_point_is_the_identity():
+    def f(c, n):
+        return lax.while_loop(lambda s: s[1] < 0, lambda s: (s[0] * 2.0, s[1] + 1), (c * n, 0))[0]
+
+    g, _, J, ref = _checked(f, np.array([0.3, 0.6]), np.array(1.5))
+    assert np.abs(J - ref).max() == 0 and J[:, :2].tolist() == [[1.5, 0], [0, 1.5]]
+    assert any("ran 0 trips" in n for n in g.notes)
+
+
+def test_a_loop_inside_a_loop_is_a_region_in_the_body():
+    def f(c):
+        def outer(c, _):
+            c = lax.fori_loop(0, 3, lambda i, d: d * jnp.cos(d), c)
+            return c + 0.1, None
+
+        return lax.scan(outer, c, None, length=4)[0]
+
+    g, _, J, ref = _checked(f, RNG.uniform(0.2, 0.9, 2))
+    assert np.abs(J - ref).max() <= 1e-12
+    ((_, region),) = regions_of(g)
+    assert regions_of(region.body.graph)
+
+
+def test_a_wrong_body_rule_is_caught_by_verification(monkeypatch):
+    """sin's derivative corrupted: only the body uses sin, and the check fails."""
+    g = from_jax(
+        lambda c: lax.scan(lambda c, _: (jnp.sin(c) * 1.1, None), c, None, length=5)[0],
+        RNG.uniform(0.2, 0.9, 3),
+        level="array",
+    )
+    a = sympy.Symbol("a", real=True)
+    monkeypatch.setitem(arrays.ELEMENTWISE, "sin", (np.sin, (sympy.cos(a) * 1.01,)))
+    arrays._derivative_function.cache_clear()
+    try:
+        es = accumulate(g, "forward")
+        assert not es.verified and es.verification.status == "wrong"
+        assert "differs from JAX's jvp" in es.verification.detail
+    finally:
+        monkeypatch.undo()
+        arrays._derivative_function.cache_clear()
+
+
+def test_code_generation_of_a_scan_and_the_refusal_of_a_while_loop():
+    """A scan's code is a loop (tests/test_codegen_loops.py); a while_loop's is refused in
+    one line (no code for it yet), never a wrong program."""
+    from dgraph.codegen.function import make_function
+
+    g = from_jax(
+        lambda c: lax.scan(lambda c, _: (c * 0.9, None), c, None, length=3)[0],
+        np.ones(2),
+        level="array",
+    )
+    np.testing.assert_allclose(make_function(g, method="forward")(np.ones(2)), 0.729 * np.eye(2))
+    with pytest.raises(DGraphError, match="cannot be written as dgraph/1"):
+        g.to_json()
+    w = from_jax(
+        lambda c: lax.while_loop(lambda c: jnp.sum(c) > 1.0, lambda c: c * 0.5, c),
+        np.ones(2),
+        level="array",
+    )
+    with pytest.raises(DGraphError, match="code generation of a while_loop") as caught:
+        make_function(w)
+    assert "\n" not in str(caught.value)
