@@ -27,6 +27,10 @@ operation counts of an :class:`~dgraph.codegen.ir.ArrayProgram`.
   arguments' and the constants' shapes (:func:`array_shapes`); an operation whose shape
   cannot be found is named in :attr:`ArrayCount.uncounted` instead of guessed.
 
+A :class:`~dgraph.codegen.ir.Loop`'s body is a program of its own: both passes run on
+it alone (nothing moves into or out of a loop) and its count is the body's times the
+steps.
+
 :func:`optimize` runs the first two in the tensor path's pipeline (after constant
 folding): the same operations on the same operands, fewer times, so the values are
 the same bit for bit; the output is deterministic (statement order, names ``_c1``,

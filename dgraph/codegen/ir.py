@@ -4,7 +4,8 @@ A scalar :class:`Program`: named arguments, assignments of sympy expressions in 
 order and results (the IR the passes of :mod:`dgraph.codegen.passes` transform and the
 scalar printers print). An :class:`ArrayProgram`: assignments of array nodes
 (:class:`Node` and its kinds: elementwise arithmetic and formulas, array functions,
-views and gathers, scatters, segment sums, the sparse result), what the tensor path
+views and gathers, scatters, segment sums, the sparse result, a :class:`Loop` over a body
+program of its own and the :class:`Item` that reads its outputs), what the tensor path
 builds and every target prints with one method per node kind (NumPy and JAX:
 :mod:`dgraph.codegen.printing`; C and CUDA: :mod:`dgraph.codegen.tensor.c_values`). A
 scalar assignment is the array statement of a :class:`Formula` of shape ``()``

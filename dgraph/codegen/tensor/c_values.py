@@ -25,7 +25,9 @@ gathers ``ravel(x)[K]`` (also inside an expression), :class:`~dgraph.codegen.ir.
 :class:`~dgraph.codegen.ir.ScatterAdd` (one or more parts, each position once a part),
 :class:`~dgraph.codegen.ir.SegmentSum`, ``sum(x, axis)`` and ``max(x, axis)``, ``full``,
 ``arange``, ``einsum`` of views (one operand that only permutes axes: a view; a
-contraction, a dense layer's ``W @ x``: a loop nest over every subscript), and the final
+contraction, a dense layer's ``W @ x``: a loop nest over every subscript), a
+:class:`~dgraph.codegen.ir.Loop` (a ``for`` loop around its body's loop nests; on a GPU the
+launcher's loop around the body's kernels, the step their argument), and the final
 :class:`~dgraph.codegen.ir.SparseMatrix`. Shapes come from evaluating the statements once
 at generation on random inputs (:class:`~dgraph.codegen.evaluate.ArrayEvaluator`).
 
