@@ -309,7 +309,7 @@ def _flat(blocks, outputs) -> np.ndarray:
 @pytest.mark.parametrize("reverse", [False, True])
 def test_a_scan_region_is_one_loop_and_its_jacobian_is_jax_jacfwd(reverse):
     """A scan with a constant matrix, an active parameter, active xs and ys: the loop's
-    value and tangent sweep in NumPy (dense, sparse) and JAX (the module's jacobian
+    value and tangent sweep in NumPy and JAX (the module's value_and_jacobian
     jitted; make_function's JAX checks cost seconds of XLA compiles) equal jax.jacfwd."""
     import jax
 
@@ -331,8 +331,6 @@ def test_a_scan_region_is_one_loop_and_its_jacobian_is_jax_jacfwd(reverse):
         np.testing.assert_allclose(_flat(J(x0, p, xs), outputs), want, rtol=1e-13, atol=1e-15)
         if reverse:
             return
-        S = dgraph.make_function(g, "jacobian", lang="python", method="forward", sparse=True)
-        np.testing.assert_allclose(S.stacked(x0, p, xs).toarray(), want, rtol=1e-13, atol=1e-15)
         es = accumulate(g, "forward")
         text = tensor_program(es, "jax", mode="value_and_jacobian").text
         assert "jax.lax.scan(" in text
@@ -394,3 +392,29 @@ def test_a_while_loop_region_is_refused_in_one_line():
     with pytest.raises(DGraphError, match="code generation of a while_loop") as caught:
         dgraph.make_function(g, "jacobian", lang="python")
     assert "\n" not in str(caught.value)
+
+
+@needs_jax
+def test_a_scan_inside_a_scan_body_is_a_loop_inside_a_loop():
+    import jax
+    import jax.numpy as jnp
+
+    import dgraph
+
+    def f(x, p):
+        def outer(c, _):
+            inner = jax.lax.scan(lambda d, __: (jnp.sin(d) * p + 0.3 * d, None), c, None, length=3)[
+                0
+            ]
+            return inner * 0.5 + c, jnp.cos(c)
+
+        return jax.lax.scan(outer, x, None, length=4)
+
+    x0, p = np.array([0.3, -0.2, 0.5]), np.array([1.1, 0.9, 1.3])
+    with jax.enable_x64(True):
+        g = dgraph.from_jax(f, x0, p, level="array")
+        outputs = f(x0, p)
+        want = _flat(jax.jacfwd(f, argnums=(0, 1))(x0, p), outputs)
+        J = dgraph.make_function(g, "jacobian", method="forward")
+    assert J.generated.text.count("_body(") == 4  # two loops, each defined and called once
+    np.testing.assert_allclose(_flat(J(x0, p), outputs), want, rtol=1e-13, atol=1e-15)
