@@ -30,6 +30,7 @@ from dgraph.codegen.ir import (
     Name,
     Seq,
     SparseMatrix,
+    While,
 )
 from dgraph.codegen.python import NumPyArrayPrinter
 from dgraph.codegen.tensor.c_values import c_values
@@ -379,19 +380,74 @@ def test_a_fori_loop_region_gives_jvp_vjp_and_c_values():
 
 
 @needs_jax
-def test_a_while_loop_region_is_refused_in_one_line():
+def test_a_while_loop_region_is_a_while_loop_and_refused_in_c():
+    """A Newton solve of x^3 + b x = a (a while_loop): NumPy's while loop and JAX's
+    lax.while_loop carrying the tangents give jax.jacfwd's Jacobian at the trip count of
+    the point; its C code is refused in one line."""
     import jax
+    import jax.numpy as jnp
 
     import dgraph
+    from dgraph.codegen.python import load_python
+    from dgraph.codegen.tensor.module import tensor_program
+    from dgraph.methods import accumulate
 
-    def newton(a):
-        return jax.lax.while_loop(lambda x: x * x - a > 1e-12, lambda x: 0.5 * (x + a / x), a)
+    def newton(a, b):
+        def step(x):
+            return x - (x**3 + b * x - a) / (3 * x**2 + b)
 
+        return jax.lax.while_loop(lambda x: jnp.max(jnp.abs(x**3 + b * x - a)) > 1e-12, step, a)
+
+    a, b = np.array([2.0, 3.0]), np.array([1.0, 0.5])
     with jax.enable_x64(True):
-        g = dgraph.from_jax(newton, np.array(2.0), level="array")
+        g = dgraph.from_jax(newton, a, b, level="array")
+        want = np.hstack([np.asarray(m) for m in jax.jacfwd(newton, argnums=(0, 1))(a, b)])
+        J = dgraph.make_function(g, "jacobian", method="forward")
+        assert "    while _loop_newton_cond(" in J.generated.text
+        np.testing.assert_allclose(np.hstack(J(a, b)), want, rtol=1e-13, atol=1e-15)
+        text = tensor_program(accumulate(g, "forward", verify=False), "jax").text
+        assert "jax.lax.while_loop(" in text
+        got = jax.jit(load_python(text).jacobian)(a, b)
+        np.testing.assert_allclose(np.hstack(got), want, rtol=1e-13, atol=1e-15)
     with pytest.raises(DGraphError, match="code generation of a while_loop") as caught:
-        dgraph.make_function(g, "jacobian", lang="python")
+        dgraph.make_function(g, "jacobian", lang="c", sparse=True)
     assert "\n" not in str(caught.value)
+
+
+def test_a_while_node_in_numpy_jax_and_the_evaluator():
+    """x <- x / 2 while sum(x) > s (hand-built): 3 trips from (3, 2) at s = 1."""
+    body = LoopBody(("x", "s"), (S("n", _op(Name("x"), "*", Const(0.5))),), ("n",))
+    cond = LoopBody(("x", "s"), (S("ok", _op(_f("sum", Name("x")), ">", Name("s"))),), ("ok",))
+    node = While((Name("x0"),), (Name("s"),), cond, body)
+    program = ArrayProgram(
+        "f",
+        ("x0", "s"),
+        ((2,), ()),
+        ("x0", "s"),
+        [S("W", node), S("out", Item(Name("W"), 0))],
+        ["out"],
+    )
+    args = [np.array([3.0, 2.0]), np.float64(1.0)]
+    expected = np.array([3.0, 2.0]) / 8
+    got = ArrayEvaluator().run(program.statements, {"x0": args[0], "s": args[1]})["out"]
+    np.testing.assert_array_equal(got, expected)
+    got, text = _run_python(program, NumPyArrayPrinter(), {"numpy": np}, *args)
+    assert "    while _W_cond(" in text
+    np.testing.assert_array_equal(got, expected)
+    assert array_shapes(program)["out"] == (2,)
+    assert not count_array_ops(program).complete  # its trip count is known only at run time
+    if importlib.util.find_spec("jax") is not None:
+        import jax
+        import jax.numpy as jnp
+
+        from dgraph.codegen.jaxcode import JaxArrayPrinter
+
+        with jax.enable_x64(True):
+            space = {"jax": jax, "jnp": jnp}
+            _, text = _run_python(program, JaxArrayPrinter(), space, *args)
+            np.testing.assert_array_equal(np.asarray(jax.jit(space["f"])(*args)), expected)
+    with pytest.raises(DGraphError, match="takes 1 arguments, not the 2"):
+        While((Name("x0"),), (Name("s"),), LoopBody(("x",), (), ("x",)), body)
 
 
 @needs_jax

@@ -183,8 +183,8 @@ def test_a_wrong_body_rule_is_caught_by_verification(monkeypatch):
 
 
 def test_code_generation_of_a_scan_and_the_refusal_of_a_while_loop():
-    """A scan's code is a loop (tests/test_codegen_loops.py); a while_loop's is refused in
-    one line (no code for it yet), never a wrong program."""
+    """A scan's and a while_loop's code is a loop (tests/test_codegen_loops.py); a
+    while_loop's C is refused in one line (no code for it yet), never a wrong program."""
     from dgraph.codegen.function import make_function
 
     g = from_jax(
@@ -200,6 +200,7 @@ def test_code_generation_of_a_scan_and_the_refusal_of_a_while_loop():
         np.ones(2),
         level="array",
     )
+    np.testing.assert_allclose(make_function(w, method="forward")(np.ones(2)), 0.5 * np.eye(2))
     with pytest.raises(DGraphError, match="code generation of a while_loop") as caught:
-        make_function(w)
+        make_function(w, lang="c", sparse=True)
     assert "\n" not in str(caught.value)

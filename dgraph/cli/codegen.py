@@ -89,7 +89,7 @@ def language(output: str, lang: str | None) -> str:
 def run(args: argparse.Namespace) -> int:
     outputs = _outputs(args.output)  # refused before any work: a directory, no parent
     langs = [language(o, args.lang) for o in args.output]
-    graph = load_graph(args, refuse_unprinted)  # a while_loop: no code yet, one line
+    graph = load_graph(args, lambda g: refuse_unprinted(g, langs))  # one line, alone
     if graph.is_tensor:
         return _run_tensor(args, outputs, langs, graph)
     modes = {

@@ -72,6 +72,7 @@ from .ir import (
     Slice,
     SparseMatrix,
     UnaryOp,
+    While,
 )
 
 __all__ = [
@@ -591,14 +592,17 @@ def _body_optimized(statement: ArrayStatement) -> ArrayStatement:
     """A loop's statement with its body optimized as a program of its own (its
     arguments and results kept): nothing moves into or out of a loop."""
     loop = statement.value
-    if not isinstance(loop, Loop):
+    if not isinstance(loop, (Loop, While)):
         return statement
-    body = loop.body
-    inner = tuple(optimize_statements(list(body.statements), body.results))
-    if inner == body.statements:
+    parts = {"body": loop.body, **({"cond": loop.cond} if isinstance(loop, While) else {})}
+    new = {}
+    for field, part in parts.items():
+        inner = tuple(optimize_statements(list(part.statements), part.results))
+        if inner != part.statements:
+            new[field] = dataclasses.replace(part, statements=inner)
+    if not new:
         return statement
-    new = dataclasses.replace(loop, body=dataclasses.replace(body, statements=inner))
-    return dataclasses.replace(statement, value=new)
+    return dataclasses.replace(statement, value=dataclasses.replace(loop, **new))
 
 
 def optimize(program: ArrayProgram) -> ArrayProgram:
@@ -711,6 +715,8 @@ def _shape(n: Node, env: Mapping[str, Shape | None], found: dict[int, Any]) -> A
         inside = array_shapes(n.body.program(_loop_arguments(n, sh)))
         ys = [inside[r] for r in n.body.results[n.carries :]]
         return [*carries, *(None if y is None else (n.length, *y) for y in ys)]
+    if isinstance(n, While):
+        return [sh(c) for c in n.init]
     return None
 
 
@@ -942,6 +948,8 @@ def _entry_ops(node: Node, shapes: dict[int, Any]) -> Ops | tuple[Ops] | None:
             return None
         inside = count_array_ops(node.body.program(arguments))
         return None if inside.uncounted else (_times(inside.ops, node.length),)
+    if isinstance(node, While):
+        return None  # its trip count is known only when it runs
     if isinstance(node, (Scatter, UnaryOp)) or _constant(node):
         return Ops()  # a move; a negation is free; a constant is folded
     if isinstance(node, BinOp):

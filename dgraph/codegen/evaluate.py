@@ -237,6 +237,20 @@ class ArrayEvaluator:
             ys = [stacked[::-1] for stacked in ys]
         return (*carries, *(self.xp.stack(stacked) for stacked in ys))
 
+    def _eval_While(self, node: ir.While, values: list) -> tuple:
+        """The body run while the condition holds (what the printed ``while`` loop or
+        ``lax.while_loop`` computes)."""
+        carries, invariants = list(values[: node.carries]), values[node.carries :]
+
+        def run(part: ir.LoopBody) -> list:
+            env = dict(zip(part.arguments, [*carries, *invariants], strict=True))
+            self.run(part.statements, env)
+            return [self._name(ir.Name(r), env) for r in part.results]
+
+        while bool(run(node.cond)[0]):
+            carries = run(node.body)
+        return tuple(carries)
+
     def _eval_Item(self, node: ir.Item, values: list) -> Any:
         return values[0][node.index]
 

@@ -55,6 +55,7 @@ __all__ = [
     "SparseMatrix",
     "Strategy",
     "UnaryOp",
+    "While",
     "bottom_up",
     "fold",
     "fresh",
@@ -509,6 +510,35 @@ class Loop(Node):
     def ys(self) -> int:
         """How many per-step outputs (stacked)."""
         return len(self.body.results) - len(self.init)
+
+
+@dataclass(frozen=True)
+class While(Node):
+    """A loop run while ``cond`` holds (``jax.lax.while_loop``'s meaning): the carries start
+    at ``init``; ``cond`` and ``body`` both take the carries, then ``invariants``;
+    ``cond`` returns one boolean scalar, ``body`` the new carries. Its value is the tuple
+    of the final carries (read by :class:`Item`); the trip count is known only when it
+    runs. A statement's whole value, as a :class:`Loop` is."""
+
+    init: tuple[Node, ...]
+    invariants: tuple[Node, ...]
+    cond: LoopBody
+    body: LoopBody
+
+    def __post_init__(self) -> None:
+        arguments = len(self.init) + len(self.invariants)
+        for part in (self.cond, self.body):
+            if len(part.arguments) != arguments:
+                raise DGraphError(
+                    f"a while loop's program takes {len(part.arguments)} arguments, not the"
+                    f" {arguments} carries and invariants"
+                )
+        if len(self.cond.results) != 1 or len(self.body.results) != len(self.init):
+            raise DGraphError("a while loop's condition returns one value, its body the carries")
+
+    @property
+    def carries(self) -> int:
+        return len(self.init)
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,22 @@ class JaxArrayPrinter(ArrayPrinter):
         ]
         return lines
 
+    def while_loop(self, target: str, node) -> list[str]:
+        """``jax.lax.while_loop`` over the condition's and the body's nested functions
+        (the carries keep their dtypes, as it requires)."""
+        lines = self._function(f"_{target}_cond", node.cond)
+        lines += self._function(f"_{target}_body", node.body)
+        init = f"tuple(jnp.asarray(v, jnp.result_type(v)) for v in ({self._tuple(node.init)}))"
+        lines += [
+            f"    _{target}_invariants = ({self._tuple(node.invariants)})",
+            f"    def _{target}_step(_c):",
+            f"        _r = _{target}_body(*_c, *_{target}_invariants)",
+            "        return tuple(jnp.asarray(a, b.dtype) for a, b in zip(_r, _c))",
+            f"    {target} = jax.lax.while_loop(lambda _c: jnp.reshape("
+            f"_{target}_cond(*_c, *_{target}_invariants)[0], ()), _{target}_step, {init})",
+        ]
+        return lines
+
     def _print_Scatter(self, node) -> tuple[str, int]:
         flat, data = self.doprint(node.flat), self.doprint(node.data)
         return f"jnp.zeros({node.size}).at[{flat}].set({data})", 9

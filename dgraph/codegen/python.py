@@ -100,6 +100,19 @@ class NumPyArrayPrinter(ArrayPrinter):
         ]
         return lines
 
+    def while_loop(self, target: str, node) -> list[str]:
+        """A Python ``while`` loop over the condition's and the body's nested functions."""
+        lines = self._function(f"_{target}_cond", node.cond)
+        lines += self._function(f"_{target}_body", node.body)
+        lines += [
+            f"    _{target}_invariants = ({self._tuple(node.invariants)})",
+            f"    _{target}_carry = ({self._tuple(node.init)})",
+            f"    while _{target}_cond(*_{target}_carry, *_{target}_invariants)[0]:",
+            f"        _{target}_carry = _{target}_body(*_{target}_carry, *_{target}_invariants)",
+            f"    {target} = _{target}_carry",
+        ]
+        return lines
+
     def _print_Scatter(self, node) -> tuple[str, int]:
         return f"_scatter({node.size}, {self._arguments((node.flat, node.data))})", 9
 

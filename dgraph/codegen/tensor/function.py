@@ -105,7 +105,7 @@ def make_tensor_function(
     """:func:`_make` (below), then the block products and sums it remembered forgotten
     (:mod:`dgraph.codegen.scope`: what pricing and code generation shared, some
     hundreds of MB at 10⁶ unknowns, not kept past the call)."""
-    refuse_unprinted(source.graph if isinstance(source, ExpressionSet) else source)
+    refuse_unprinted(source.graph if isinstance(source, ExpressionSet) else source, (lang,))
     with codegen_call():
         return _make(source, mode, lang, method, budget, sparse)
 

@@ -153,7 +153,7 @@ def tensor_program(
     graph = es.graph
     if not graph.is_tensor:
         raise DGraphError("tensor_module takes an expression set of a tensor graph")
-    refuse_unprinted(graph)
+    refuse_unprinted(graph, (lang,))
     if lang not in DIALECTS:
         raise DGraphError(f"tensor graphs: code in python or jax, not {lang!r}")
     if mode not in MODULE_MODES:

@@ -24,20 +24,21 @@ from ...blocks.arrays import ArrayOp
 from ...core.regions import Region, regions_of
 from ...errors import DGraphError, InputError
 from .. import ir
-from ..ir import ArrayStatement, Call, Const, Index, Item, Loop, LoopBody, Name, Node
+from ..ir import ArrayStatement, Call, Const, Index, Item, Loop, LoopBody, Name, Node, While
 from .forward import forward_expression
 
 __all__ = ["refuse_unprinted", "region_block", "region_value"]
 
 
-def refuse_unprinted(graph) -> None:
-    """Raise InputError in one line where ``graph`` holds a loop that has no code yet (a
-    ``while_loop``): never a wrong program."""
+def refuse_unprinted(graph, langs=("c",)) -> None:
+    """Raise InputError in one line where ``graph`` holds a loop that has no code yet in
+    one of ``langs`` (a ``while_loop`` in C or CUDA): never a wrong program."""
+    others = sorted(set(langs) - {"python", "jax"})
     for v, region in regions_of(graph):
-        if region.kind != "scan":
+        if region.kind != "scan" and others:
             raise InputError(
                 f"{graph.name or 'the graph'}: code generation of a {region.kind}_loop ({v!r})"
-                " is not supported yet"
+                f" in {others[0]} is not supported yet"
             )
 
 
@@ -102,18 +103,17 @@ def _lowered(w, op: ArrayOp, operands: list[Node], program_of) -> _Lowered:
 
 def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     """The region's loop: its value and tangent sweep (module docstring)."""
-    if r.kind != "scan":
-        raise DGraphError(f"{r.name or 'while_loop'}: code for a while_loop is not generated yet")
     b = r.body
     if list(b.graph.inputs) != list(b.inputs):
         raise DGraphError(f"{r.name}: a loop body whose graph inputs are not its inputs")
     program, keys = program_of(b.graph)
     results = dict(zip(b.graph.outputs, program.results[len(keys) :], strict=True))
     blocks = dict(zip(keys, program.results[: len(keys)], strict=True))
-    nc, nk = r.n_carry, r.n_consts
-    width, columns = 0, []
+    nc, nk, first = r.n_carry, r.n_consts, r.n_cond_consts
+    width, columns = 0, []  # by operand (a while loop's condition constants first)
     for k, shape in enumerate(r.operand_shapes):
-        differentiable = r.active[k] and b.floats[k]
+        i = r.body_input[k]
+        differentiable = r.active[k] and i is not None and b.floats[i]
         size = math.prod(shape) if differentiable else 0
         columns.append((width, width + size))
         width += size
@@ -132,7 +132,7 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         body_of_output.append(target)
     tangent_in: dict[int, str] = {}  # body input i -> the name of its tangent
     for i in range(len(b.inputs)):
-        if nk <= i < nk + nc or columns[i][1] > columns[i][0]:
+        if nk <= i < nk + nc or columns[first + i][1] > columns[first + i][0]:
             tangent_in[i] = next(fresh)
     tangents_out = []
     for o, out in enumerate(b.outputs):
@@ -147,16 +147,19 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         target = next(fresh)
         extra.append(ArrayStatement(target, total or Call("zeros", (Const((size, width)),))))
         tangents_out.append(target)
+    at = [columns[first + i] for i in range(len(b.inputs))]  # by body input
     seeds = [
-        _seed(math.prod(b.shapes[i]), width, columns[i][0], columns[i][1] > columns[i][0])
+        _seed(math.prod(b.shapes[i]), width, at[i][0], at[i][1] > at[i][0])
         for i in range(len(b.inputs))
     ]
+    cond_operands_of = operands[:first]
+    operands = operands[first:]  # by body input
     init = [*(_as(operands[nk + c], b.shapes[nk + c]) for c in range(nc))]
     init += [w.constants.add(seeds[nk + c]) for c in range(nc)]
     xs_in = range(nk + nc, len(b.inputs))
     xs = [operands[i] for i in xs_in]
     xs_t = [i for i in xs_in if i in tangent_in]
-    xs += [w.constants.add(_stacked_seeds(r, b.shapes[i], width, columns[i][0])) for i in xs_t]
+    xs += [w.constants.add(_stacked_seeds(r, b.shapes[i], width, at[i][0])) for i in xs_t]
     ks_t = [i for i in range(nk) if i in tangent_in]
     invariants = [_as(operands[i], b.shapes[i]) for i in range(nk)]
     invariants += [w.constants.add(seeds[i]) for i in ks_t]
@@ -169,8 +172,21 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     names += constants
     outs = [*body_of_output[:nc], *tangents_out[:nc], *body_of_output[nc:], *tangents_out[nc:]]
     inner = [_without_copies(s) for s in program.statements]
-    body = LoopBody(tuple(names), (*inner, *extra), tuple(outs))
-    loop = Loop(tuple(init), tuple(xs), tuple(invariants), body, int(r.length), bool(r.reverse))
+    if r.kind == "while":
+        cond_operands = [
+            _as(x, s) for x, s in zip(cond_operands_of, r.operand_shapes, strict=False)
+        ]
+        cond_names = [next(fresh) for _ in cond_operands]
+        invariants += cond_operands
+        names += cond_names
+        known = dict(zip(r.cond_inputs, [*cond_names, *names[:nc]], strict=True))
+        test = _operation(r.cond, known, (), r.name)
+        cond = LoopBody(tuple(names), (ArrayStatement("_ok", test),), ("_ok",))
+        body = LoopBody(tuple(names), (*inner, *extra), tuple(outs))
+        loop: Node = While(tuple(init), tuple(invariants), cond, body)
+    else:
+        body = LoopBody(tuple(names), (*inner, *extra), tuple(outs))
+        loop = Loop(tuple(init), tuple(xs), tuple(invariants), body, int(r.length), r.reverse)
     name = w.emit(loop, f"loop_{r.name}" if r.name else "loop")
     return _Lowered(name, r, columns)
 
