@@ -102,9 +102,10 @@ def method_argument(p: argparse.ArgumentParser, what: str) -> None:
     )
 
 
-def load_graph(args: argparse.Namespace) -> DGraph:
+def load_graph(args: argparse.Namespace, refuse=None) -> DGraph:
     """The command's graph (``args.graph`` at ``args.granularity``); what the builder did
-    silently (passive vertices folded) is said on stderr, one ``dgraph: note:`` a line."""
+    silently (passive vertices folded) is said on stderr, one ``dgraph: note:`` a line,
+    after ``refuse(graph)`` (a command's own refusal: its one line comes alone)."""
     graph = load(
         args.graph,
         args.granularity,
@@ -114,6 +115,8 @@ def load_graph(args: argparse.Namespace) -> DGraph:
         getattr(args, "level", None),
         None if getattr(args, "at", None) is None else numbers(args.at, "--at"),
     )
+    if refuse is not None:
+        refuse(graph)
     for note in graph.notes:
         print(f"dgraph: note: {note}", file=sys.stderr)
     return graph

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..codegen.generate import LANGS, MODES, generate_all
 from ..codegen.tensor.function import TENSOR_MODES, make_tensor_function
+from ..codegen.tensor.regions import refuse_unprinted
 from ..core.graph import DGraph
 from ..errors import InputError
 from .args import BUDGET_HELP, budget, graph_args, load_graph, output_path, write_atomic
@@ -88,7 +89,7 @@ def language(output: str, lang: str | None) -> str:
 def run(args: argparse.Namespace) -> int:
     outputs = _outputs(args.output)  # refused before any work: a directory, no parent
     langs = [language(o, args.lang) for o in args.output]
-    graph = load_graph(args)
+    graph = load_graph(args, lambda g: refuse_unprinted(g, langs))  # one line, alone
     if graph.is_tensor:
         return _run_tensor(args, outputs, langs, graph)
     modes = {

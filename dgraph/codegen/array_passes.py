@@ -27,6 +27,10 @@ operation counts of an :class:`~dgraph.codegen.ir.ArrayProgram`.
   arguments' and the constants' shapes (:func:`array_shapes`); an operation whose shape
   cannot be found is named in :attr:`ArrayCount.uncounted` instead of guessed.
 
+A :class:`~dgraph.codegen.ir.Loop`'s body is a program of its own: both passes run on
+it alone (nothing moves into or out of a loop) and its count is the body's times the
+steps.
+
 :func:`optimize` runs the first two in the tensor path's pipeline (after constant
 folding): the same operations on the same operands, fewer times, so the values are
 the same bit for bit; the output is deterministic (statement order, names ``_c1``,
@@ -57,6 +61,8 @@ from .ir import (
     Entries,
     Formula,
     Index,
+    Item,
+    Loop,
     Name,
     Node,
     Scatter,
@@ -66,6 +72,7 @@ from .ir import (
     Slice,
     SparseMatrix,
     UnaryOp,
+    While,
 )
 
 __all__ = [
@@ -571,6 +578,7 @@ def optimize_statements(
     (a merge can make two statements equal; a few rounds at most), and what merging
     left unread dropped (:func:`dead_statements`, :func:`common_subexpressions`)."""
     results = list(results)
+    statements = [_body_optimized(s) for s in statements]
     statements = dead_statements(statements, results)
     for _ in range(ROUNDS):
         merged = dead_statements(common_subexpressions(statements, results), results)
@@ -578,6 +586,23 @@ def optimize_statements(
             break
         statements = merged
     return statements
+
+
+def _body_optimized(statement: ArrayStatement) -> ArrayStatement:
+    """A loop's statement with its body optimized as a program of its own (its
+    arguments and results kept): nothing moves into or out of a loop."""
+    loop = statement.value
+    if not isinstance(loop, (Loop, While)):
+        return statement
+    parts = {"body": loop.body, **({"cond": loop.cond} if isinstance(loop, While) else {})}
+    new = {}
+    for field, part in parts.items():
+        inner = tuple(optimize_statements(list(part.statements), part.results))
+        if inner != part.statements:
+            new[field] = dataclasses.replace(part, statements=inner)
+    if not new:
+        return statement
+    return dataclasses.replace(statement, value=dataclasses.replace(loop, **new))
 
 
 def optimize(program: ArrayProgram) -> ArrayProgram:
@@ -683,7 +708,27 @@ def _shape(n: Node, env: Mapping[str, Shape | None], found: dict[int, Any]) -> A
         return _index_shape(sh(n.value), n.items, sh)
     if isinstance(n, Call):
         return _call_shape(n, sh)
+    if isinstance(n, Item):
+        return sh(n.value)[n.index]
+    if isinstance(n, Loop):
+        carries = [sh(c) for c in n.init]
+        inside = array_shapes(n.body.program(_loop_arguments(n, sh)))
+        ys = [inside[r] for r in n.body.results[n.carries :]]
+        return [*carries, *(None if y is None else (n.length, *y) for y in ys)]
+    if isinstance(n, While):
+        return [sh(c) for c in n.init]
     return None
+
+
+def _loop_arguments(n: Loop, sh) -> list[Shape]:
+    """The shapes of a loop body's arguments: the carries', the xs' without their first
+    axis, the invariants' (a TypeError where one is not known)."""
+    shapes = [sh(c) for c in n.init]
+    shapes += [tuple(sh(x))[1:] for x in n.xs]
+    shapes += [sh(i) for i in n.invariants]
+    if any(s is None or not isinstance(s, tuple) for s in shapes):
+        raise TypeError("a loop argument of unknown shape")
+    return shapes
 
 
 def _index_shape(value: Shape | None, items: tuple[Node, ...], sh) -> Shape | None:
@@ -894,6 +939,17 @@ def _entry_ops(node: Node, shapes: dict[int, Any]) -> Ops | tuple[Ops] | None:
     """The operations per entry of an elementwise node, or ``(total,)`` for the others."""
     if isinstance(node, (Name, Const, Slice, Seq, Dict, SparseMatrix, Entries, Index, AsType)):
         return Ops()
+    if isinstance(node, Item):
+        return Ops()
+    if isinstance(node, Loop):  # the body's count, once per step
+        try:
+            arguments = _loop_arguments(node, lambda c: shapes.get(id(c)))
+        except TypeError:
+            return None
+        inside = count_array_ops(node.body.program(arguments))
+        return None if inside.uncounted else (_times(inside.ops, node.length),)
+    if isinstance(node, While):
+        return None  # its trip count is known only when it runs
     if isinstance(node, (Scatter, UnaryOp)) or _constant(node):
         return Ops()  # a move; a negation is free; a constant is folded
     if isinstance(node, BinOp):

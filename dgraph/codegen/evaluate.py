@@ -218,6 +218,42 @@ class ArrayEvaluator:
             return scipy.sparse.csr_array(node.shape)
         return scipy.sparse.csr_array(tuple(values), shape=node.shape)
 
+    def _eval_Loop(self, node: ir.Loop, values: list) -> tuple:
+        """The steps one after another (what the printed ``for`` loop or ``lax.scan``
+        computes), the body's statements evaluated in an environment of its own."""
+        init, rest = values[: node.carries], values[node.carries :]
+        xs, invariants = rest[: len(node.xs)], rest[len(node.xs) :]
+        carries, ys = list(init), [[] for _ in range(node.ys)]
+        steps = range(node.length - 1, -1, -1) if node.reverse else range(node.length)
+        for t in steps:
+            values = [*carries, *(x[t] for x in xs), *invariants]
+            env = dict(zip(node.body.arguments, values, strict=True))
+            self.run(node.body.statements, env)
+            out = [self._name(ir.Name(r), env) for r in node.body.results]
+            carries = out[: node.carries]
+            for stacked, y in zip(ys, out[node.carries :], strict=True):
+                stacked.append(y)
+        if node.reverse:
+            ys = [stacked[::-1] for stacked in ys]
+        return (*carries, *(self.xp.stack(stacked) for stacked in ys))
+
+    def _eval_While(self, node: ir.While, values: list) -> tuple:
+        """The body run while the condition holds (what the printed ``while`` loop or
+        ``lax.while_loop`` computes)."""
+        carries, invariants = list(values[: node.carries]), values[node.carries :]
+
+        def run(part: ir.LoopBody) -> list:
+            env = dict(zip(part.arguments, [*carries, *invariants], strict=True))
+            self.run(part.statements, env)
+            return [self._name(ir.Name(r), env) for r in part.results]
+
+        while bool(run(node.cond)[0]):
+            carries = run(node.body)
+        return tuple(carries)
+
+    def _eval_Item(self, node: ir.Item, values: list) -> Any:
+        return values[0][node.index]
+
     # -- helpers ------------------------------------------------------------------------------
 
     def _function(self, name: str) -> Any:

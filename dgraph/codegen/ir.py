@@ -4,7 +4,8 @@ A scalar :class:`Program`: named arguments, assignments of sympy expressions in 
 order and results (the IR the passes of :mod:`dgraph.codegen.passes` transform and the
 scalar printers print). An :class:`ArrayProgram`: assignments of array nodes
 (:class:`Node` and its kinds: elementwise arithmetic and formulas, array functions,
-views and gathers, scatters, segment sums, the sparse result), what the tensor path
+views and gathers, scatters, segment sums, the sparse result, a :class:`Loop` over a body
+program of its own and the :class:`Item` that reads its outputs), what the tensor path
 builds and every target prints with one method per node kind (NumPy and JAX:
 :mod:`dgraph.codegen.printing`; C and CUDA: :mod:`dgraph.codegen.tensor.c_values`). A
 scalar assignment is the array statement of a :class:`Formula` of shape ``()``
@@ -39,6 +40,9 @@ __all__ = [
     "Entries",
     "Formula",
     "Index",
+    "Item",
+    "Loop",
+    "LoopBody",
     "Name",
     "Node",
     "Program",
@@ -51,6 +55,7 @@ __all__ = [
     "SparseMatrix",
     "Strategy",
     "UnaryOp",
+    "While",
     "bottom_up",
     "fold",
     "fresh",
@@ -444,6 +449,104 @@ class ArrayProgram:
     constants: dict[str, Any] = dataclasses.field(default_factory=dict)  # name: array
     text: str = ""
     constant_shapes: dict[str, tuple[int, ...]] = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LoopBody:
+    """A :class:`Loop`'s step as a program of its own: it reads only its ``arguments``
+    (the carries, then the step's slices of the xs, then the loop-invariant values) and
+    its own targets, and returns ``results`` (the new carries, then the step's ys)."""
+
+    arguments: tuple[str, ...]
+    statements: tuple[ArrayStatement, ...]
+    results: tuple[str, ...]
+
+    def program(self, shapes: Iterable[tuple[int, ...]], name: str = "body") -> ArrayProgram:
+        """The body as an :class:`ArrayProgram` whose arguments have ``shapes`` (what the
+        passes that work on whole programs take)."""
+        shapes = tuple(tuple(s) for s in shapes)
+        return ArrayProgram(
+            name, self.arguments, shapes, self.arguments, list(self.statements), list(self.results)
+        )
+
+
+@dataclass(frozen=True)
+class Loop(Node):
+    """A loop of ``length`` steps (``jax.lax.scan``'s meaning): the carries start at
+    ``init``; step t (t = 0 .. length-1, or downwards with ``reverse``) runs ``body`` on
+    the carries, the slices ``x[t]`` of each of ``xs`` (along axis 0) and ``invariants``,
+    and its results are the new carries, then the step's ys. The loop's value is a tuple:
+    the final carries, then each y stacked along a new axis 0 (``ys[t]`` the y of step
+    t, also in reverse), read by :class:`Item`. Only a statement's whole value (a
+    printer writes it as a loop, not as an expression); the body is not among the
+    node's children, so a pass over nodes never reaches into it nor moves a statement
+    across the loop's boundary."""
+
+    init: tuple[Node, ...]
+    xs: tuple[Node, ...]
+    invariants: tuple[Node, ...]
+    body: LoopBody
+    length: int
+    reverse: bool = False
+
+    def __post_init__(self) -> None:
+        arguments = len(self.init) + len(self.xs) + len(self.invariants)
+        if len(self.body.arguments) != arguments:
+            raise DGraphError(
+                f"a loop body takes {len(self.body.arguments)} arguments, not the {arguments}"
+                " carries, slices and invariants"
+            )
+        if len(self.body.results) < len(self.init):
+            raise DGraphError("a loop body returns fewer results than the loop carries")
+        if self.length < 1:
+            raise DGraphError(f"a loop of {self.length} steps")
+
+    @property
+    def carries(self) -> int:
+        """How many carried values."""
+        return len(self.init)
+
+    @property
+    def ys(self) -> int:
+        """How many per-step outputs (stacked)."""
+        return len(self.body.results) - len(self.init)
+
+
+@dataclass(frozen=True)
+class While(Node):
+    """A loop run while ``cond`` holds (``jax.lax.while_loop``'s meaning): the carries start
+    at ``init``; ``cond`` and ``body`` both take the carries, then ``invariants``;
+    ``cond`` returns one boolean scalar, ``body`` the new carries. Its value is the tuple
+    of the final carries (read by :class:`Item`); the trip count is known only when it
+    runs. A statement's whole value, as a :class:`Loop` is."""
+
+    init: tuple[Node, ...]
+    invariants: tuple[Node, ...]
+    cond: LoopBody
+    body: LoopBody
+
+    def __post_init__(self) -> None:
+        arguments = len(self.init) + len(self.invariants)
+        for part in (self.cond, self.body):
+            if len(part.arguments) != arguments:
+                raise DGraphError(
+                    f"a while loop's program takes {len(part.arguments)} arguments, not the"
+                    f" {arguments} carries and invariants"
+                )
+        if len(self.cond.results) != 1 or len(self.body.results) != len(self.init):
+            raise DGraphError("a while loop's condition returns one value, its body the carries")
+
+    @property
+    def carries(self) -> int:
+        return len(self.init)
+
+
+@dataclass(frozen=True)
+class Item(Node):
+    """Entry ``index`` of a tuple value (a :class:`Loop`'s final carries, then its ys)."""
+
+    value: Node
+    index: int
 
 
 def walk(node: Node) -> Iterator[Node]:

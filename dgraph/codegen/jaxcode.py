@@ -79,6 +79,48 @@ class JaxArrayPrinter(ArrayPrinter):
             return super()._print_Entries(node)
         return f"_stack([{self._arguments(node.items)}], {node.shape!r})", 9
 
+    def loop(self, target: str, node) -> list[str]:
+        """``jax.lax.scan`` over the body's nested function (``fori_loop`` when the loop
+        has neither xs nor ys); the carries enter with their own dtypes (not weakly
+        typed) and keep them, as both require."""
+        body, lines = self._loop_body(target, node)
+        c = node.carries
+        init = f"tuple(jnp.asarray(v, jnp.result_type(v)) for v in ({self._tuple(node.init)}))"
+        keep = f"tuple(jnp.asarray(a, b.dtype) for a, b in zip(_r[:{c}], _c))"
+        if not node.xs and not node.ys:
+            lines += [
+                f"    def _{target}_step(_t, _c):",
+                f"        _r = {body}(*_c, *_{target}_invariants)",
+                f"        return {keep}",
+                f"    {target} = jax.lax.fori_loop(0, {node.length}, _{target}_step, {init})",
+            ]
+            return lines
+        lines += [
+            f"    def _{target}_step(_c, _x):",
+            f"        _r = {body}(*_c, *_x, *_{target}_invariants)",
+            f"        return {keep}, _r[{c}:]",
+            f"    _{target}_carry, _{target}_ys = jax.lax.scan(_{target}_step, {init},"
+            f" _{target}_xs, length={node.length}, reverse={node.reverse})",
+            f"    {target} = (*_{target}_carry, *_{target}_ys)",
+        ]
+        return lines
+
+    def while_loop(self, target: str, node) -> list[str]:
+        """``jax.lax.while_loop`` over the condition's and the body's nested functions
+        (the carries keep their dtypes, as it requires)."""
+        lines = self._function(f"_{target}_cond", node.cond)
+        lines += self._function(f"_{target}_body", node.body)
+        init = f"tuple(jnp.asarray(v, jnp.result_type(v)) for v in ({self._tuple(node.init)}))"
+        lines += [
+            f"    _{target}_invariants = ({self._tuple(node.invariants)})",
+            f"    def _{target}_step(_c):",
+            f"        _r = _{target}_body(*_c, *_{target}_invariants)",
+            "        return tuple(jnp.asarray(a, b.dtype) for a, b in zip(_r, _c))",
+            f"    {target} = jax.lax.while_loop(lambda _c: jnp.reshape("
+            f"_{target}_cond(*_c, *_{target}_invariants)[0], ()), _{target}_step, {init})",
+        ]
+        return lines
+
     def _print_Scatter(self, node) -> tuple[str, int]:
         flat, data = self.doprint(node.flat), self.doprint(node.data)
         return f"jnp.zeros({node.size}).at[{flat}].set({data})", 9

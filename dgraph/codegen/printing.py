@@ -18,7 +18,7 @@ import sympy
 
 from ..errors import DGraphError
 from .counting import LARGEST_PRODUCT_POWER
-from .ir import ArrayStatement, Node
+from .ir import ArrayStatement, Loop, Node, While
 
 __all__ = [
     "BINARY",
@@ -236,6 +236,10 @@ class ArrayPrinter:
         return self._print(node)[0]
 
     def statement(self, s: ArrayStatement) -> str:
+        if isinstance(s.value, Loop) and not s.at:
+            return "\n".join(self.loop(s.target, s.value))
+        if isinstance(s.value, While) and not s.at:
+            return "\n".join(self.while_loop(s.target, s.value))
         if s.at:
             return f"    {s.target}[{self._arguments(s.at)}] = {self.doprint(s.value)}"
         return f"    {s.target} = {self.doprint(s.value)}"
@@ -321,9 +325,55 @@ class ArrayPrinter:
         xp = self.xp
         return f"{xp}.reshape({xp}.array([{self._arguments(node.items)}]), {node.shape!r})", _ATOM
 
+    def _print_Item(self, node) -> tuple[str, int]:
+        return f"{self._wrapped(node.value, _ATOM)}[{node.index}]", _ATOM
+
+    def _print_Loop(self, node) -> tuple[str, int]:
+        raise DGraphError(
+            f"the generated {self.function}(): a loop is a statement's whole value, not part"
+            " of an expression"
+        )
+
+    def loop(self, target: str, node: Loop) -> list[str]:
+        """The lines of ``target = node`` (a loop: the target's own, one per printer)."""
+        raise NotImplementedError
+
+    _print_While = _print_Loop
+
+    def while_loop(self, target: str, node: While) -> list[str]:
+        """The lines of ``target = node`` (a while loop, one per printer)."""
+        raise NotImplementedError
+
+    def _function(self, name: str, part) -> list[str]:
+        """A loop's program as a nested function returning the tuple of its results."""
+        lines = [f"    def {name}({', '.join(part.arguments)}):"]
+        for inner in part.statements:
+            lines += ["    " + line for line in self.statement(inner).split("\n")]
+        lines.append(f"        return ({_listed(part.results)})")
+        return lines
+
+    def _loop_body(self, target: str, node: Loop) -> tuple[str, list[str]]:
+        """The body as a nested function ``_<target>_body(arguments...)`` returning the
+        tuple of its results, and the lines that define it and bind the loop's xs and
+        invariants (each evaluated once, before the loop)."""
+        name = f"_{target}_body"
+        lines = self._function(name, node.body)
+        lines.append(f"    _{target}_xs = ({self._tuple(node.xs)})")
+        lines.append(f"    _{target}_invariants = ({self._tuple(node.invariants)})")
+        return name, lines
+
+    def _tuple(self, nodes) -> str:
+        """The items of a Python tuple display (``a, b``; one: ``a,``; none: empty)."""
+        return _listed([self.doprint(n) for n in nodes])
+
     def formula(self, expr: sympy.Expr) -> str:
         """A scalar sympy expression applied elementwise (the target's sympy printer)."""
         raise NotImplementedError
+
+
+def _listed(texts) -> str:
+    texts = list(texts)
+    return f"{texts[0]}," if len(texts) == 1 else ", ".join(texts)
 
 
 def _is_slice(node: Node) -> bool:

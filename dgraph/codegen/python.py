@@ -80,6 +80,39 @@ class NumPyArrayPrinter(ArrayPrinter):
             )
         return text
 
+    def loop(self, target: str, node) -> list[str]:
+        """A Python ``for`` loop over the steps calling the body's nested function; the
+        ys collected in lists and stacked after it."""
+        body, lines = self._loop_body(target, node)
+        c, t = node.carries, f"_{target}_t"
+        steps = f"range({node.length - 1}, -1, -1)" if node.reverse else f"range({node.length})"
+        lines += [
+            f"    _{target}_carry = ({self._tuple(node.init)})",
+            f"    _{target}_ys = tuple([] for _ in range({node.ys}))",
+            f"    for {t} in {steps}:",
+            f"        _{target}_out = {body}(*_{target}_carry, *(x[{t}] for x in _{target}_xs),"
+            f" *_{target}_invariants)",
+            f"        _{target}_carry = _{target}_out[:{c}]",
+            f"        for _y, _v in zip(_{target}_ys, _{target}_out[{c}:]):",
+            "            _y.append(_v)",
+            f"    {target} = (*_{target}_carry, *(numpy.stack(_y{'[::-1]' if node.reverse else ''})"
+            f" for _y in _{target}_ys))",
+        ]
+        return lines
+
+    def while_loop(self, target: str, node) -> list[str]:
+        """A Python ``while`` loop over the condition's and the body's nested functions."""
+        lines = self._function(f"_{target}_cond", node.cond)
+        lines += self._function(f"_{target}_body", node.body)
+        lines += [
+            f"    _{target}_invariants = ({self._tuple(node.invariants)})",
+            f"    _{target}_carry = ({self._tuple(node.init)})",
+            f"    while _{target}_cond(*_{target}_carry, *_{target}_invariants)[0]:",
+            f"        _{target}_carry = _{target}_body(*_{target}_carry, *_{target}_invariants)",
+            f"    {target} = _{target}_carry",
+        ]
+        return lines
+
     def _print_Scatter(self, node) -> tuple[str, int]:
         return f"_scatter({node.size}, {self._arguments((node.flat, node.data))})", 9
 

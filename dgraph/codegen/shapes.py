@@ -232,6 +232,27 @@ class ShapeInference:
     def _shape_SegmentSum(self, node: ir.SegmentSum, values: list) -> Shaped:
         return Shaped((node.n,), _FLOAT)
 
+    def _shape_Loop(self, node: ir.Loop, values: list) -> tuple:
+        """The final carries (the initial ones' shapes and types), then each y stacked
+        along a new first axis: the body's shapes inferred from its arguments'."""
+        init, rest = values[: node.carries], values[node.carries :]
+        xs, invariants = rest[: len(node.xs)], rest[len(node.xs) :]
+        steps = [Shaped(_shaped(x).shape[1:], _shaped(x).dtype) for x in xs]
+        inner = ShapeInference(
+            dict(zip(node.body.arguments, [*init, *steps, *invariants], strict=True))
+        )
+        inner.run(node.body.statements)
+        ys = [_shaped(inner.env[r]) for r in node.body.results[node.carries :]]
+        carries = [_shaped(c) for c in init]
+        return (*carries, *(Shaped((node.length, *y.shape), y.dtype) for y in ys))
+
+    def _shape_While(self, node: ir.While, values: list) -> tuple:
+        """The final carries: the initial ones' shapes and types."""
+        return tuple(_shaped(c) for c in values[: node.carries])
+
+    def _shape_Item(self, node: ir.Item, values: list) -> Any:
+        return values[0][node.index]
+
     def _shape_SparseMatrix(self, node: ir.SparseMatrix, values: list) -> Shaped:
         return Shaped(tuple(node.shape), _FLOAT)
 

@@ -22,3 +22,7 @@ def spring(q, k):
 
 def decay(c):
     return jax.lax.scan(lambda c, _: (c * 0.9 + jnp.sin(c), None), c, None, length=4)[0]
+
+
+def halve(c):
+    return jax.lax.while_loop(lambda c: jnp.sum(c) > 1.0, lambda c: c * 0.5, c)

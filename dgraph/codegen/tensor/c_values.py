@@ -25,7 +25,9 @@ gathers ``ravel(x)[K]`` (also inside an expression), :class:`~dgraph.codegen.ir.
 :class:`~dgraph.codegen.ir.ScatterAdd` (one or more parts, each position once a part),
 :class:`~dgraph.codegen.ir.SegmentSum`, ``sum(x, axis)`` and ``max(x, axis)``, ``full``,
 ``arange``, ``einsum`` of views (one operand that only permutes axes: a view; a
-contraction, a dense layer's ``W @ x``: a loop nest over every subscript), and the final
+contraction, a dense layer's ``W @ x``: a loop nest over every subscript), a
+:class:`~dgraph.codegen.ir.Loop` (a ``for`` loop around its body's loop nests; on a GPU the
+launcher's loop around the body's kernels, the step their argument), and the final
 :class:`~dgraph.codegen.ir.SparseMatrix`. Shapes and types are inferred node by node from
 those of the arguments and constants (:mod:`dgraph.codegen.shapes`); the sparse pattern is
 read from the program's constants.
@@ -319,6 +321,8 @@ class _Translator(CElementPrinter):
         self.views: dict[int, _View | None] = {}
         self.reads_after = _reads_after(self.body)
         self.index = 0
+        self.loops = 0  # how many loops the statement being translated is inside
+        self.alive: list[Node] = []  # the loop bodies' nodes: ids in self.views stay theirs
 
     # -- statements -----------------------------------------------------------------------
 
@@ -326,12 +330,18 @@ class _Translator(CElementPrinter):
         for index, statement in enumerate(self.body):
             self.index = index
             self.current = self.printer.statement(statement).strip()
-            shaped = self._shaped(statement.value)
-            self.inference.env[statement.target] = shaped
-            self._assign(statement.target, statement.value, shaped)
+            self._statement(statement.target, statement.value)
         if self.pattern is None:
             raise DGraphError("C values: the module returns no scipy.sparse.csr_array")
         return self._finish()
+
+    def _statement(self, target: str, node: Node) -> None:
+        """One statement: its shape inferred (a loop's: the tuple of its outputs'), then
+        translated."""
+        loop = isinstance(node, ir.Loop)
+        shaped = self.inference.of(node) if loop else self._shaped(node)
+        self.inference.env[target] = shaped
+        self._assign(target, node, shaped)
 
     def _refuse(self, why: str) -> None:
         raise DGraphError(f"C values: cannot translate `{self.current}` ({why})")
@@ -339,6 +349,9 @@ class _Translator(CElementPrinter):
     def _assign(self, target: str, node: Node, shaped: Shaped) -> None:
         if isinstance(node, ir.SparseMatrix):
             self._csr(node)
+            return
+        if isinstance(node, ir.Loop):
+            self._loop_statement(target, node)
             return
         shape = shaped.shape
         view = self._view(node)
@@ -393,6 +406,8 @@ class _Translator(CElementPrinter):
             self._pad(out, node)
         elif kind == "full":
             self._fill(out, self._number(node.args[1]))
+        elif kind == "zeros":
+            self._fill(out, 0.0)
         elif kind == "arange":  # a flat loop
             self._loop([out], lambda i: f"{out.base}[{i[0]}] = ({out.ctype})(i);")
         else:
@@ -402,6 +417,8 @@ class _Translator(CElementPrinter):
         """``node`` names a whole scratch buffer of ``shape`` that no later statement
         reads, through any name: a scatter may add into it in place."""
         if not isinstance(node, ir.Name) or not isinstance(self.env.get(node.id), _View):
+            return False
+        if self.loops:  # a buffer read again by the next step
             return False
         view = self.env[node.id]
         mine = {name for name, size, ctype in self.scratch}
@@ -418,6 +435,7 @@ class _Translator(CElementPrinter):
 
     def _buffer(self, hint: str, size: int, ctype: str) -> str:
         self.counter += 1
+        hint = re.sub(r"\W", "_", hint)  # a loop body's names: <loop>.<name>
         name = f"b{self.counter}_{hint}"[:40]
         self.scratch.append((name, size, ctype))
         return name
@@ -435,6 +453,9 @@ class _Translator(CElementPrinter):
     def _make_view(self, node: Node) -> _View | None:
         if isinstance(node, ir.Name):
             return self._name(node.id)
+        if isinstance(node, ir.Item) and isinstance(node.value, ir.Name):
+            outputs = self.env.get(node.value.id)
+            return outputs[node.index] if isinstance(outputs, tuple) else None
         if isinstance(node, ir.Index) and self._index_array(node.items) is None:
             base = self._view(node.value)
             return None if base is None else self._slice(base, node.items)
@@ -444,6 +465,8 @@ class _Translator(CElementPrinter):
         if kind not in _VIEWS or not isinstance(node, ir.Call):
             return None
         inner = self._view(node.args[0])
+        if inner is None and kind in ("reshape", "ravel"):  # of a computed value: its buffer
+            inner = self._operand(node.args[0])
         if inner is None:
             return None
         if kind == "asarray":
@@ -980,6 +1003,118 @@ class _Translator(CElementPrinter):
         self.views[id(node)] = out
         return out
 
+    # -- loops ----------------------------------------------------------------------------
+
+    def _loop_statement(self, target: str, node: ir.Loop) -> None:
+        """A :class:`~dgraph.codegen.ir.Loop` as a C ``for`` loop around its body's loop
+        nests (on a GPU: the launcher's loop around the body's kernel launches, the step
+        an argument of the kernels that read it). The carries live in buffers of their
+        own, updated after each step (through a copy where a new carry reads another's
+        buffer); each step's slice of an xs is copied into a buffer; the ys are written
+        into their stacked buffers at the step's offset. The body's names are its own
+        (``<target>.<name>``)."""
+        step = f"step{self.loops}"
+        prefix = {n: f"{target}.{n}" for n in node.body.arguments}
+        prefix.update({s.target: f"{target}.{s.target}" for s in node.body.statements})
+        given = node.body.arguments[len(node.init) + len(node.xs) :]
+        for name, value in zip(given, node.invariants, strict=True):
+            if isinstance(value, ir.Name) and value.id in self.module_constants:
+                prefix[name] = value.id  # a module constant: read as one (gathers need it)
+        statements = [
+            ArrayStatement(prefix[s.target], ir.renamed(s.value, prefix), s.at)
+            for s in node.body.statements
+        ]
+        init = [self._shaped(c) for c in node.init]
+        xs = [self._shaped(x) for x in node.xs]
+        invariants = [self.inference.of(i) for i in node.invariants]
+        steps = [Shaped(x.shape[1:], x.dtype) for x in xs]
+        for name, shaped in zip(node.body.arguments, [*init, *steps, *invariants], strict=True):
+            if prefix[name] not in self.module_constants:
+                self.inference.env[prefix[name]] = shaped
+        outputs = list(self.inference.of(node)[node.carries :])  # the ys, stacked
+        outputs = [*init, *(Shaped(y.shape[1:], y.dtype) for y in outputs)]
+        carries = []
+        for k, (value, first) in enumerate(zip(init, node.init, strict=True)):
+            ctype = _ctype(value.dtype)
+            view = _contiguous(
+                self._buffer(f"{target}_c{k}", value.size, ctype), value.shape, ctype
+            )
+            self._copy(view, first)
+            carries.append(view)
+        stacked = []
+        for k, value in enumerate(outputs[node.carries :]):
+            shape, ctype = (node.length, *value.shape), _ctype(value.dtype)
+            name = self._buffer(f"{target}_y{k}", math.prod(shape), ctype)
+            stacked.append(_contiguous(name, shape, ctype))
+        sources = [self._operand(x) for x in node.xs]
+        bound = [self._operand(i) for i in node.invariants]
+        slices = []
+        for k, (source, x) in enumerate(zip(sources, xs, strict=True)):
+            shape, ctype = x.shape[1:], source.ctype
+            slices.append(
+                _contiguous(self._buffer(f"{target}_x{k}", math.prod(shape), ctype), shape, ctype)
+            )
+        start = len(self.lines)
+        T = node.length
+        if node.reverse:
+            self.lines.append(f"    for (long {step} = {T - 1}L; {step} >= 0; {step}--) {{")
+        else:
+            self.lines.append(f"    for (long {step} = 0; {step} < {T}L; {step}++) {{")
+        self.kernels.append((-1, [step, str(T), str(node.reverse)], ""))
+        for into, source in zip(slices, sources, strict=True):
+            offset = _moving(source.offset, step, into.size)
+            at = _View(source.base, offset, into.shape, into.strides, source.ctype)
+            self._loop([into, at], lambda i, o=into, a=at: f"{o.base}[{i[0]}] = {a.base}[{i[1]}];")
+        arguments = [*carries, *slices, *bound]
+        for name, view in zip(node.body.arguments, arguments, strict=True):
+            if prefix[name] not in self.module_constants:
+                self.env[prefix[name]] = view
+        self.loops += 1
+        for statement in statements:
+            self.current = self.printer.statement(statement).strip()
+            self._statement(statement.target, statement.value)
+        self.current = f"{target} = <loop>"
+        names = [ir.Name(prefix[r]) for r in node.body.results]
+        self.alive += [*names, *(s.value for s in statements)]
+        results = [self._view(n) for n in names]
+        for into, result in zip(stacked, results[node.carries :], strict=True):
+            size = math.prod(into.shape[1:])
+            out = _View(
+                into.base, _moving(0, step, size), into.shape[1:], into.strides[1:], into.ctype
+            )
+            self._loop(
+                [out, result.to(out.shape)],
+                lambda i, o=out, r=result: f"{o.base}[{i[0]}] = {r.base}[{i[1]}];",
+            )
+        mine = {c.base for c in carries}
+        news = []
+        for carry, result in zip(carries, results[: node.carries], strict=True):
+            if result.base in mine and result != carry:
+                result = self._materialize(result)
+            news.append(result)
+        for carry, result in zip(carries, news, strict=True):
+            if result != carry:
+                self._loop(
+                    [carry, result.to(carry.shape)],
+                    lambda i, c=carry, r=result: f"{c.base}[{i[0]}] = {r.base}[{i[1]}];",
+                )
+        self.loops -= 1
+        self.lines[start + 1 :] = ["    " + line for line in self.lines[start + 1 :]]
+        self.lines.append("    }")
+        self.kernels.append((-2, [], ""))
+        self.env[target] = (*carries, *stacked)  # type: ignore[assignment]
+
+    def _operand(self, node: Node) -> _View:
+        """``node`` as a contiguous view (a computed one or a strided view copied into a
+        buffer first)."""
+        view = self._view(node)
+        if view is None:
+            value = self._shaped(node)
+            ctype = _ctype(value.dtype)
+            view = _contiguous(self._buffer("operand", value.size, ctype), value.shape, ctype)
+            getattr(self, f"_statement_{type(node).__name__}", self._copy)(view, node)
+        return view if view.contiguous else self._materialize(view)
+
     # -- the file -----------------------------------------------------------------------
 
     def _finish(self) -> CValues:
@@ -1063,14 +1198,31 @@ class _Translator(CElementPrinter):
         if any("dgraph_atomic_max" in body for _, _, body in self.kernels):
             lines += ["", *ATOMIC_MAX]
         launches = []
+        steps: list[str] = []  # the loops' step variables around the launch
         for k, (n, decode, body) in enumerate(self.kernels):
+            if n == -1:  # a loop begins: the launcher loops, the step a kernel argument
+                step, length, reverse = decode
+                head = (
+                    f"{step} = {length}LL - 1; {step} >= 0; {step}--"
+                    if reverse == "True"
+                    else f"{step} = 0; {step} < {length}LL; {step}++"
+                )
+                launches.append(f"    {'    ' * len(steps)}for (long long {head}) {{")
+                steps.append(step)
+                continue
+            if n == -2:
+                steps.pop()
+                launches.append(f"    {'    ' * len(steps)}}}")
+                continue
             if n == 0:
                 continue
             name = f"{FUNCTION}_k{k}"
             used = [p for b, p in pointers.items() if re.search(rf"\b{b}\b", body)]
+            read = [t for t in steps if re.search(rf"\b{t}\b", body)]
             lines += [
                 "",
-                f'extern "C" __global__ void {name}({", ".join(args)})',
+                f'extern "C" __global__ void {name}'
+                f"({', '.join([*args, *(f'long long {t}' for t in read)])})",
                 "{",
                 *used,
                 "    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;"
@@ -1082,7 +1234,10 @@ class _Translator(CElementPrinter):
                 "}",
             ]
             blocks = min(-(-n // THREADS), 65535)
-            launches.append(f"    DGRAPH_LAUNCH({name}, {blocks})({', '.join(names)});")
+            launches.append(
+                f"    {'    ' * len(steps)}DGRAPH_LAUNCH({name}, {blocks})"
+                f"({', '.join([*names, *read])});"
+            )
         lines += [
             "",
             f'extern "C" void {FUNCTION}_launch({", ".join([*args, "cudaStream_t stream"])})',
@@ -1189,10 +1344,17 @@ def _reads_after(body: list[ArrayStatement]) -> list[set[str]]:
     return out[::-1]
 
 
-def _plus(offset: int, index: str | None) -> str:
+def _plus(offset: int | str, index: str | None) -> str:
+    if isinstance(offset, str):  # a loop's step slice: its offset moves with the step
+        return offset if index is None else f"{offset} + {index}"
     if index is None:
         return f"{offset}L" if offset else "0"
     return f"{offset}L + {index}" if offset else index
+
+
+def _moving(offset: int | str, step: str, size: int) -> str:
+    """The offset of a loop step's slice of ``size`` entries."""
+    return f"({_plus(offset, None)} + {step} * {size}L)"
 
 
 def _double(value: float) -> str:

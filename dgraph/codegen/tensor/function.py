@@ -15,7 +15,6 @@ import scipy.sparse
 
 from ...core.expressions import ExpressionSet
 from ...core.graph import DGraph
-from ...core.regions import refuse_regions
 from ...errors import DGraphError, VerificationError
 from ...methods import accumulate
 from ..array_passes import ArrayCount, count_array_ops
@@ -25,6 +24,7 @@ from ..scope import codegen_call
 from .c_values import c_values
 from .check import check_tensor
 from .module import block_entries, tensor_program
+from .regions import refuse_unprinted
 from .sweep_check import check_sweep
 from .sweeps import SWEEP_MODES, sweep_module
 
@@ -105,7 +105,7 @@ def make_tensor_function(
     """:func:`_make` (below), then the block products and sums it remembered forgotten
     (:mod:`dgraph.codegen.scope`: what pricing and code generation shared, some
     hundreds of MB at 10⁶ unknowns, not kept past the call)."""
-    refuse_regions(source.graph if isinstance(source, ExpressionSet) else source, "code generation")
+    refuse_unprinted(source.graph if isinstance(source, ExpressionSet) else source, (lang,))
     with codegen_call():
         return _make(source, mode, lang, method, budget, sparse)
 

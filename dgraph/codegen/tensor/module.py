@@ -24,8 +24,9 @@ from ...blocks.arrays import ArrayOp, Const, operand_block
 from ...core.block_costs import along_bracketing, chain_product, post_order
 from ...core.block_values import program_order
 from ...core.expressions import ExpressionSet
-from ...core.regions import refuse_regions
+from ...core.regions import is_region
 from ...errors import DGraphError
+from ...methods.registry import accumulate
 from .. import ir
 from ..array_passes import optimize_statements
 from ..evaluate import ArrayEvaluator
@@ -37,6 +38,7 @@ from .dialect import DIALECTS, Dialect
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .leaves import leaf_values
+from .regions import refuse_unprinted, region_block, region_value
 
 __all__ = ["block_entries", "tensor_module", "tensor_program"]
 
@@ -151,7 +153,7 @@ def tensor_program(
     graph = es.graph
     if not graph.is_tensor:
         raise DGraphError("tensor_module takes an expression set of a tensor graph")
-    refuse_regions(graph, "code generation")
+    refuse_unprinted(graph, (lang,))
     if lang not in DIALECTS:
         raise DGraphError(f"tensor graphs: code in python or jax, not {lang!r}")
     if mode not in MODULE_MODES:
@@ -192,9 +194,7 @@ def tensor_program(
     known: dict[sympy.Basic, Valued] = {}
     for ref, definition in computed.references.items():
         known[ref] = _walk(definition, known, edges, leaf, ops, w, str(ref))
-    keys = list(computed.jacobian)
-    if es.pairs is None:
-        keys += [(y, x) for y in graph.outputs for x in graph.inputs if (y, x) not in keys]
+    keys = jacobian_keys(es)
     entries_of = {}
     for y, x in keys:
         entry = computed.jacobian.get((y, x))
@@ -420,8 +420,32 @@ def _operand_text(w: Writer, x: object, names: dict[str, Node], shapes) -> Node:
 
 def forward_node(w: Writer, op: ArrayOp, names, shapes, top: bool) -> Node:
     args = [_operand_text(w, x, names, shapes) for x in op.operands]
+    if is_region(op):  # a loop: its statement once, each output an item of it
+        return region_value(w, op, args, _body_program(w))
     arg_shapes = [operand_shape(x, shapes) for x in op.operands]
     return forward_expression(op, args, arg_shapes, top)
+
+
+def jacobian_keys(es: ExpressionSet) -> list[tuple[str, str]]:
+    """The (output, input) pairs of the dense blocks :func:`tensor_program` returns, in
+    its order: those ``es`` computes, then (every pair asked) the rest."""
+    graph = es.graph
+    keys = list((es.as_computed or es).jacobian)
+    if es.pairs is None:
+        keys += [(y, x) for y in graph.outputs for x in graph.inputs if (y, x) not in keys]
+    return keys
+
+
+def _body_program(w: Writer):
+    """A loop body's dense value-and-Jacobian program (the body graph accumulated
+    forward), and its blocks' (output, input) pairs in result order."""
+
+    def program_of(graph) -> tuple[ArrayProgram, list[tuple[str, str]]]:
+        es = accumulate(graph, "forward")
+        program = tensor_program(es, w.d.lang, False, "value_and_jacobian", keep_arrays=True)
+        return program, jacobian_keys(es)
+
+    return program_of
 
 
 def leaf_value(w: Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
@@ -435,7 +459,12 @@ def leaf_value(w: Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
         if op.operands[k] != u:
             continue
         block = operand_block(op, k, arg_shapes)
-        node = leaf_values(op, k, block, args, arg_shapes, w.emit, w.constants.index)
+        if is_region(op):
+            node = region_block(w, op, k, block, args, _body_program(w))
+            if node is None:
+                continue
+        else:
+            node = leaf_values(op, k, block, args, arg_shapes, w.emit, w.constants.index)
         if ir.number(node) is None:
             node = w.emit(node, f"d_{v}_{u}")
         total = (block, node) if total is None else ops.add(total, (block, node))

@@ -1,0 +1,269 @@
+"""A loop region's value and Jacobian blocks as one :class:`~dgraph.codegen.ir.Loop`.
+
+A ``scan`` region (:class:`~dgraph.core.regions.Region`) is printed as a loop whose body
+is the generated value-and-Jacobian program of the region's body graph
+(:func:`~dgraph.codegen.tensor.module.tensor_program`, mode ``value_and_jacobian``),
+followed by the tangent sweep: the derivatives of the carries with respect to every
+active operand are carried alongside the carries (``D ← J_c·D + J_k·S_k + J_x·S_x``,
+``S`` the seeds: an operand's columns of the identity), the ys' per step stacked as ys.
+This is the region's own value rule (:meth:`~dgraph.core.regions.Region.block_value`:
+the chain product of the body Jacobians bracketed from the right) written as code, once
+per region whatever its trip count; each edge's block is read from it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...blocks import Block
+from ...blocks.arrays import ArrayOp
+from ...core.regions import Region, regions_of
+from ...errors import DGraphError, InputError
+from .. import ir
+from ..ir import ArrayStatement, Call, Const, Index, Item, Loop, LoopBody, Name, Node, While
+from .forward import forward_expression
+
+__all__ = ["refuse_unprinted", "region_block", "region_value"]
+
+
+def refuse_unprinted(graph, langs=("c",)) -> None:
+    """Raise InputError in one line where ``graph`` holds a loop that has no code yet in
+    one of ``langs`` (a ``while_loop`` in C or CUDA): never a wrong program."""
+    others = sorted(set(langs) - {"python", "jax"})
+    for v, region in regions_of(graph):
+        if region.kind != "scan" and others:
+            raise InputError(
+                f"{graph.name or 'the graph'}: code generation of a {region.kind}_loop ({v!r})"
+                f" in {others[0]} is not supported yet"
+            )
+
+
+_MATRIX = Const("ab,bw->aw")
+
+
+class _Lowered:
+    """A region's loop statement and where its outputs and tangents are."""
+
+    def __init__(self, loop: Name, region: Region, columns: list[tuple[int, int]]) -> None:
+        self.loop = loop
+        self.region = region
+        self.columns = columns  # operand k -> its tangent columns (lo, hi)
+
+    def value(self, j: int) -> Node:
+        r = self.region
+        at = j if j < r.n_carry else 2 * r.n_carry + (j - r.n_carry)
+        return Call("reshape", (Item(self.loop, at), Const(tuple(r.out_shapes[j]))))
+
+    def tangent(self, j: int) -> Node:
+        """d(output j)/d(active operands), (size of output j, width)."""
+        r = self.region
+        if j < r.n_carry:
+            return Item(self.loop, r.n_carry + j)
+        stacked = Item(self.loop, 2 * r.n_carry + r.n_ys + (j - r.n_carry))
+        return Call("reshape", (stacked, Const((math.prod(r.out_shapes[j]), -1))))
+
+
+def region_value(w, op: ArrayOp, operands: list[Node], program_of) -> Node:
+    """The value of the region output ``op`` computes (its loop emitted once)."""
+    lowered = _lowered(w, op, operands, program_of)
+    return lowered.value(op.param["output"])
+
+
+def region_block(
+    w, op: ArrayOp, k: int, block: Block, operands: list[Node], program_of
+) -> Node | None:
+    """The values of d(output)/d(operand k) in ``block``'s layout (dense: the array of
+    shape ``out.shape + in.shape``; sparse: one per pattern entry), or None when no
+    derivative flows from operand k."""
+    lowered = _lowered(w, op, operands, program_of)
+    lo, hi = lowered.columns[k]
+    if hi == lo:
+        return None
+    j = op.param["output"]
+    r = lowered.region
+    full = Index(lowered.tangent(j), (ir.Slice(None, None), ir.Slice(lo, hi)))
+    if hasattr(block, "value"):  # dense
+        shape = (*r.out_shapes[j], *r.operand_shapes[k])
+        return Call("reshape", (full, Const(tuple(shape))))
+    flat = np.asarray(block.rows, dtype=np.int64) * (hi - lo) + np.asarray(block.cols)
+    return Index(Call("ravel", (full,)), (w.constants.index(flat),))
+
+
+def _lowered(w, op: ArrayOp, operands: list[Node], program_of) -> _Lowered:
+    r: Region = op.param["region"]
+    cache: dict[int, Any] = w.__dict__.setdefault("regions", {})
+    if id(r) not in cache:
+        cache[id(r)] = (r, _emit(w, r, operands, program_of))
+    return cache[id(r)][1]
+
+
+def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
+    """The region's loop: its value and tangent sweep (module docstring)."""
+    b = r.body
+    if list(b.graph.inputs) != list(b.inputs):
+        raise DGraphError(f"{r.name}: a loop body whose graph inputs are not its inputs")
+    program, keys = program_of(b.graph)
+    results = dict(zip(b.graph.outputs, program.results[len(keys) :], strict=True))
+    blocks = dict(zip(keys, program.results[: len(keys)], strict=True))
+    nc, nk, first = r.n_carry, r.n_consts, r.n_cond_consts
+    width, columns = 0, []  # by operand (a while loop's condition constants first)
+    for k, shape in enumerate(r.operand_shapes):
+        i = r.body_input[k]
+        differentiable = r.active[k] and i is not None and b.floats[i]
+        size = math.prod(shape) if differentiable else 0
+        columns.append((width, width + size))
+        width += size
+    arguments = dict(zip(b.inputs, program.arguments, strict=True))
+    taken = {s.target for s in program.statements} | set(program.arguments)
+    fresh = (f"_t{n}" for n in range(1 << 30) if f"_t{n}" not in taken)
+    extra: list[ArrayStatement] = []
+    body_of_output: list[str] = []
+    for o, out in enumerate(b.outputs):
+        if isinstance(out, str):
+            body_of_output.append(results[out])
+            continue
+        target = next(fresh)  # no derivative reaches it (a counter): its value alone
+        value = _operation(out, arguments, b.out_shapes[o], r.name)
+        extra.append(ArrayStatement(target, value))
+        body_of_output.append(target)
+    tangent_in: dict[int, str] = {}  # body input i -> the name of its tangent
+    for i in range(len(b.inputs)):
+        if nk <= i < nk + nc or columns[first + i][1] > columns[first + i][0]:
+            tangent_in[i] = next(fresh)
+    tangents_out = []
+    for o, out in enumerate(b.outputs):
+        size = math.prod(b.out_shapes[o])
+        total: Node | None = None
+        for i, name in tangent_in.items():
+            if not b.floats[i] or (out, b.inputs[i]) not in blocks:
+                continue
+            matrix = Call("reshape", (Name(blocks[(out, b.inputs[i])]), Const((size, -1))))
+            term = Call("einsum", (_MATRIX, matrix, Name(name)))
+            total = term if total is None else ir.BinOp("+", total, term)
+        target = next(fresh)
+        extra.append(ArrayStatement(target, total or Call("zeros", (Const((size, width)),))))
+        tangents_out.append(target)
+    at = [columns[first + i] for i in range(len(b.inputs))]  # by body input
+    seeds = [
+        _seed(math.prod(b.shapes[i]), width, at[i][0], at[i][1] > at[i][0])
+        for i in range(len(b.inputs))
+    ]
+    cond_operands_of = operands[:first]
+    operands = operands[first:]  # by body input
+    init = [*(_as(operands[nk + c], b.shapes[nk + c]) for c in range(nc))]
+    init += [w.constants.add(seeds[nk + c]) for c in range(nc)]
+    xs_in = range(nk + nc, len(b.inputs))
+    xs = [operands[i] for i in xs_in]
+    xs_t = [i for i in xs_in if i in tangent_in]
+    xs += [w.constants.add(_stacked_seeds(r, b.shapes[i], width, at[i][0])) for i in xs_t]
+    ks_t = [i for i in range(nk) if i in tangent_in]
+    invariants = [_as(operands[i], b.shapes[i]) for i in range(nk)]
+    invariants += [w.constants.add(seeds[i]) for i in ks_t]
+    constants = sorted(program.constants)
+    invariants += [w.constants.add(program.constants[c]) for c in constants]
+    names = [arguments[b.inputs[nk + c]] for c in range(nc)]
+    names += [tangent_in[nk + c] for c in range(nc)]
+    names += [arguments[b.inputs[i]] for i in xs_in] + [tangent_in[i] for i in xs_t]
+    names += [arguments[b.inputs[i]] for i in range(nk)] + [tangent_in[i] for i in ks_t]
+    names += constants
+    outs = [*body_of_output[:nc], *tangents_out[:nc], *body_of_output[nc:], *tangents_out[nc:]]
+    inner = [_without_copies(s) for s in program.statements]
+    if r.kind == "while":
+        cond_operands = [
+            _as(x, s) for x, s in zip(cond_operands_of, r.operand_shapes, strict=False)
+        ]
+        cond_names = [next(fresh) for _ in cond_operands]
+        invariants += cond_operands
+        names += cond_names
+        known = dict(zip(r.cond_inputs, [*cond_names, *names[:nc]], strict=True))
+        test = _operation(r.cond, known, (), r.name)
+        cond = LoopBody(tuple(names), (ArrayStatement("_ok", test),), ("_ok",))
+        body = LoopBody(tuple(names), (*inner, *extra), tuple(outs))
+        loop: Node = While(tuple(init), tuple(invariants), cond, body)
+    else:
+        body = LoopBody(tuple(names), (*inner, *extra), tuple(outs))
+        loop = Loop(tuple(init), tuple(xs), tuple(invariants), body, int(r.length), r.reverse)
+    name = w.emit(loop, f"loop_{r.name}" if r.name else "loop")
+    return _Lowered(name, r, columns)
+
+
+def _operation(op, arguments: dict[str, str], shape, where: str) -> Node:
+    """A body output no derivative reaches: a nested operation over the body's inputs (an
+    integer counter's ``i + 1``) or a number, as a node over their argument names."""
+    if isinstance(op, str):
+        if op not in arguments:
+            raise DGraphError(f"{where}: a loop output computed from the body's vertices")
+        return Name(arguments[op])
+    if not isinstance(op, ArrayOp):  # a Const
+        value = np.asarray(op.value)
+        if value.size != 1:
+            raise DGraphError(f"{where}: a loop output that is a constant array")
+        number = value.reshape(()).item()
+        return Call("full", (Const(tuple(shape)), Const(number)))
+    pending: list[tuple[Any, bool]] = [(op, False)]
+    done: dict[int, Node] = {}
+    while pending:  # innermost first, without recursion
+        current, ready = pending.pop()
+        if id(current) in done:
+            continue
+        inner = [x for x in current.operands if isinstance(x, ArrayOp)]
+        if not ready and inner:
+            pending.append((current, True))
+            pending += [(x, False) for x in inner]
+            continue
+        args, shapes = [], []
+        for x in current.operands:
+            if isinstance(x, ArrayOp):
+                args.append(done[id(x)])
+                shapes.append(tuple(x.shape))
+            elif isinstance(x, str):
+                args.append(_operation(x, arguments, (), where))
+                shapes.append(())
+            else:
+                value = np.asarray(x.value)
+                if value.size != 1:
+                    raise DGraphError(f"{where}: a loop output reading a constant array")
+                args.append(Const(value.reshape(()).item()))
+                shapes.append(tuple(value.shape))
+        done[id(current)] = forward_expression(current, args, shapes, top=False)
+    return done[id(op)]
+
+
+def _without_copies(statement: ArrayStatement) -> ArrayStatement:
+    """The body's value outputs without NumPy's defensive copies (``array``): nothing
+    writes into a loop's values, and the C values read ``asarray`` as a view."""
+    copies = {
+        n: Call("asarray", n.args, n.keywords)
+        for n in ir.walk(statement.value)
+        if isinstance(n, Call) and n.func == "array"
+    }
+    if not copies:
+        return statement
+    return ArrayStatement(statement.target, ir.substituted(statement.value, copies), statement.at)
+
+
+def _as(node: Node, shape: tuple[int, ...]) -> Node:
+    if isinstance(node, Const):
+        return node
+    return Call("reshape", (node, Const(tuple(shape))))
+
+
+def _seed(size: int, width: int, at: int, active: bool) -> np.ndarray:
+    """Rows ``size`` of the identity at column ``at`` of ``width`` (zeros: inactive)."""
+    seed = np.zeros((size, width))
+    if active:
+        seed[np.arange(size), at + np.arange(size)] = 1.0
+    return seed
+
+
+def _stacked_seeds(r: Region, shape, width: int, at: int) -> np.ndarray:
+    """Each step's seed of an xs slice: its rows of the stacked operand's columns."""
+    size = math.prod(shape)
+    out = np.zeros((int(r.length), size, width))
+    for s in range(int(r.length)):
+        out[s, np.arange(size), at + s * size + np.arange(size)] = 1.0
+    return out
