@@ -363,13 +363,6 @@ class _Expansion:
             return np.moveaxis(out, -1, axis)
         if name == "dot_general":
             return _dot(args[0], args[1], p["dimension_numbers"], shape)
-        if name == "pad":
-            out = np.empty(shape, dtype=object)
-            out[...] = args[1].reshape(()).item()
-            config = p["padding_config"]
-            inner = zip(config, args[0].shape, strict=True)
-            out[tuple(slice(lo, lo + n) for (lo, _, _), n in inner)] = args[0]
-            return out
         if name in MOVES:
             return np.asarray(move(name, p, args, shape), dtype=object).reshape(shape)
         raise InputError(f"{self.where}: the array operation {name!r} has no element level")

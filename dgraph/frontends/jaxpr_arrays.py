@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from ..blocks import convolution
 from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
 from ..core.activity import dead_note
 from ..core.graph import DGraph
@@ -231,6 +232,7 @@ _PARAMS: dict[str, tuple[str, ...]] = {
     "concatenate": ("dimension",),
     "rev": ("dimensions",),
     "stack": ("axis",),
+    convolution.CONV: convolution.PARAMS,
 }
 _RENAMES = {"add_any": "add"}
 # the value passes through unchanged
