@@ -56,13 +56,15 @@ def forward_expression(
     shapes: Sequence[tuple[int, ...]],
     top: bool,
     index: Callable[[np.ndarray], Name] | None = None,
+    emit: Callable[[Node], Node] | None = None,
 ) -> Node:
     """``op`` on the operands ``args`` (of ``shapes``); ``top``: a vertex's value (float,
     as ``evaluate`` gives), else a nested operation's (a comparison stays boolean);
-    ``index`` names a constant integer array (a convolution's gathers)."""
+    ``index`` names a constant integer array (a convolution's gathers), ``emit`` assigns
+    a helper expression to a new name."""
     name, p, shape = op.primitive, op.param, op.shape
     if name == CONV or (name == "pad" and not _plain_pad(p["padding_config"])):
-        return (conv_forward if name == CONV else pad_forward)(op, args, shapes, index)
+        return (conv_forward if name == CONV else pad_forward)(op, args, shapes, index, emit)
     found = _elementwise(name, args)
     if found is not None:
         if top and name in _BOOLEAN:

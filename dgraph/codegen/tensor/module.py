@@ -411,7 +411,7 @@ def _operand_text(w: Writer, x: object, names: dict[str, Node], shapes) -> Node:
             for y in op.operands
         ]
         arg_shapes = [operand_shape(y, shapes) for y in op.operands]
-        node = forward_expression(op, args, arg_shapes, False, w.constants.index)
+        node = forward_expression(op, args, arg_shapes, False, w.constants.index, w.emit)
         done[id(op)] = w.emit(node)
     return done[id(x)]
 
@@ -419,7 +419,7 @@ def _operand_text(w: Writer, x: object, names: dict[str, Node], shapes) -> Node:
 def forward_node(w: Writer, op: ArrayOp, names, shapes, top: bool) -> Node:
     args = [_operand_text(w, x, names, shapes) for x in op.operands]
     arg_shapes = [operand_shape(x, shapes) for x in op.operands]
-    return forward_expression(op, args, arg_shapes, top, w.constants.index)
+    return forward_expression(op, args, arg_shapes, top, w.constants.index, w.emit)
 
 
 def leaf_value(w: Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
