@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from ..blocks import convolution
 from ..blocks.arrays import MOVES, ArrayOp, Const, move
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
@@ -365,6 +366,8 @@ class _Expansion:
             return _dot(args[0], args[1], p["dimension_numbers"], shape)
         if name in MOVES:
             return np.asarray(move(name, p, args, shape), dtype=object).reshape(shape)
+        if name == convolution.CONV:  # a sum of products per entry, as dot_general's
+            return convolution.forward(p, args[0], args[1])
         raise InputError(f"{self.where}: the array operation {name!r} has no element level")
 
     def frozen(self, op: ArrayOp, values: Mapping[str, np.ndarray]) -> np.ndarray:
