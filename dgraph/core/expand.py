@@ -367,7 +367,9 @@ class _Expansion:
         if name in MOVES:
             return np.asarray(move(name, p, args, shape), dtype=object).reshape(shape)
         if name == convolution.CONV:  # a sum of products per entry, as dot_general's
-            return convolution.forward(p, args[0], args[1])
+            out = convolution.forward(p, args[0], args[1])
+            numbers = [e if isinstance(e, sympy.Basic) else _number(e) for e in out.flat]
+            return np.asarray(numbers, dtype=object).reshape(out.shape)
         raise InputError(f"{self.where}: the array operation {name!r} has no element level")
 
     def frozen(self, op: ArrayOp, values: Mapping[str, np.ndarray]) -> np.ndarray:
