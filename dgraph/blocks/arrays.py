@@ -225,7 +225,7 @@ def _zero_by_constants(op: ArrayOp, k: int) -> bool:
     if name == "select_n":
         p = operands[0]
         return isinstance(p, Const) and not (np.asarray(p.value).astype(int) == k - 1).any()
-    if name in ("mul", "dot_general") or (name == "div" and k == 1):
+    if name in ("mul", "dot_general", convolution.CONV) or (name == "div" and k == 1):
         other = operands[1 - k]
         return isinstance(other, Const) and not np.asarray(other.value).any()
     return False
