@@ -373,6 +373,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     ("tensor-operand-count", ["structure", H("tensor_operand_count.json")], "takes 1 operands"),
     (
+        "tensor-conv-groups",
+        ["structure", H("tensor_conv_groups.json")],
+        "features 3 (lhs), 2 and 2 (rhs) do not fit 1 feature and 1 batch groups",
+    ),
+    (
         "tensor-block-type",
         ["structure", H("tensor_block_type.json")],
         "edge x -> y: the block is diagonal, not 'dense'",

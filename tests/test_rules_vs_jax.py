@@ -37,6 +37,7 @@ from dgraph.core.graph import DGraph  # noqa: E402
 from dgraph.errors import InputError  # noqa: E402
 from dgraph.frontends.jaxpr_arrays import _ALIASES, _RENAMES  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
+from tests.convolution_cases import CONVOLUTIONS, STENCIL, conv  # noqa: E402
 
 # the reader's primitives that are no ArrayOp of their own
 READER = {*_ALIASES, *_RENAMES, "split", "dynamic_slice", "gather"}
@@ -362,8 +363,14 @@ for _cls, (_shape, _config, _fill) in {
     "n-d": ((2, 3), ((0, 1, 0), (2, 0, 0)), 0.0),
     "fill": ((3,), ((2, 1, 0),), 1.5),
     "size-1": ((1, 2), ((1, 1, 0), (0, 0, 0)), 0.0),
+    "interior": ((3,), ((0, 0, 1),), 0.0),
+    "negative": ((4,), ((-1, 2, 0),), 1.5),
+    "n-d-mixed": ((3, 2), ((1, -2, 2), (-1, 1, 1)), 0.5),
 }.items():
     case("pad", _cls, lambda x, c=_config, v=_fill: lax.pad(x, v, c), point(_shape, 58))
+for _cls, (_sx, _sw, _kw) in CONVOLUTIONS.items():  # tests/convolution_cases.py
+    case("conv_general_dilated", _cls, conv(**_kw), point(_sx, 59), point(_sw, 60))
+case("conv_general_dilated", "const-kernel", lambda x: jnp.convolve(x, STENCIL), point((6,), 61))
 for _cls, (_sa, _sb, _dim) in {
     "1-d": ((3,), (2,), 0),
     "n-d-0": ((2, 3), (1, 3), 0),
@@ -508,9 +515,6 @@ REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
     "scatter": (lambda x: x.at[1].set(x[0]), (3,)),
     "gather 2 axes": (lambda x: x[jnp.array([0, 1]), jnp.array([1, 0])], (2, 2)),
     "reshape with dimensions": (lambda x: lax.reshape(x, (6,), dimensions=(1, 0)), (2, 3)),
-    "pad interior": (lambda x: lax.pad(x, 0.0, ((0, 0, 1),)), (3,)),
-    "pad negative": (lambda x: lax.pad(x, 0.0, ((-1, 0, 0),)), (3,)),
-    "conv": (lambda x: jnp.convolve(x, jnp.ones(2)), (4,)),
     "cond": (lambda x: lax.cond(True, jnp.sin, jnp.cos, x), (3,)),
     "lgamma": (lambda x: lax.lgamma(x), (3,)),
     "linalg": (lambda x: jnp.linalg.inv(x), (2, 2)),

@@ -24,7 +24,7 @@ import numpy as np
 import sympy
 
 from ..errors import InputError
-from . import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, dense, pattern, sparse
+from . import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, convolution, dense, pattern, sparse
 
 __all__ = [
     "ELEMENTWISE",
@@ -141,6 +141,7 @@ PRIMITIVES = frozenset(
         "reduce_max",
         "reduce_min",
         "cumsum",
+        convolution.CONV,
     }
 )
 
@@ -235,7 +236,7 @@ def _zero_by_constants(op: ArrayOp, k: int) -> bool:
     if name == "select_n":
         p = operands[0]
         return isinstance(p, Const) and not (np.asarray(p.value).astype(int) == k - 1).any()
-    if name in ("mul", "dot_general") or (name == "div" and k == 1):
+    if name in ("mul", "dot_general", convolution.CONV) or (name == "div" and k == 1):
         other = operands[1 - k]
         return isinstance(other, Const) and not np.asarray(other.value).any()
     return False
@@ -296,6 +297,8 @@ def _forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:
         return np.choose(which, np.broadcast_arrays(*args[1:]))
     if name == "dot_general":
         return _dot_general(args[0], args[1], p["dimension_numbers"])
+    if name == convolution.CONV:
+        return convolution.forward(p, args[0], args[1])
     if name == "reduce_sum":
         return np.sum(args[0], axis=tuple(p["axes"]))
     if name == "reduce_max":
@@ -333,14 +336,7 @@ def move(name: str, p: Mapping[str, Any], args: list[np.ndarray], shape) -> np.n
         )
         return x[index]
     if name == "pad":
-        out = np.full(shape, float(np.asarray(args[1])))
-        index = []
-        for (lo, hi, interior), n in zip(p["padding_config"], x.shape, strict=True):
-            if interior or lo < 0 or hi < 0:
-                raise InputError("pad: interior or negative padding is not supported")
-            index.append(slice(lo, lo + n))
-        out[tuple(index)] = x
-        return out
+        return _pad(x, args[1], p["padding_config"], shape)
     if name == "concatenate":
         return np.concatenate([np.asarray(a) for a in args], axis=p["dimension"])
     if name == "stack":
@@ -348,6 +344,23 @@ def move(name: str, p: Mapping[str, Any], args: list[np.ndarray], shape) -> np.n
     if name == "take":  # constant integer indices along one axis (NumPy's fancy indexing)
         return np.take(x, np.asarray(p["indices"], dtype=np.int64), axis=p["axis"])
     raise InputError(f"the array operation {name!r} is not supported")
+
+
+def _pad(x: np.ndarray, value: Any, config, shape) -> np.ndarray:
+    """``lax.pad``: ``interior`` copies of the value between neighbours, ``lo``/``hi`` at
+    the ends (negative: entries cut off)."""
+    value = np.asarray(value)
+    out = np.full(shape, value.item() if value.dtype == object else float(value), dtype=x.dtype)
+    if x.dtype != object:
+        out = out.astype(float)
+    src, dst = [], []
+    for (lo, _hi, interior), n, m in zip(config, x.shape, shape, strict=True):
+        at = lo + np.arange(n) * (interior + 1)
+        kept = (at >= 0) & (at < m)
+        src.append(np.nonzero(kept)[0])
+        dst.append(at[kept])
+    out[np.ix_(*dst)] = x[np.ix_(*src)]
+    return out
 
 
 def _dot_general(lhs: np.ndarray, rhs: np.ndarray, numbers) -> np.ndarray:
@@ -448,6 +461,8 @@ def labelled_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Bl
         return _move_block(name, p, out, op, k, shapes)
     if name == "cumsum":
         return _cumsum_pattern(op, mine)
+    if name == convolution.CONV:
+        return convolution.conv_of(op, k, shapes).block
     raise InputError(f"{name}: no derivative")
 
 
@@ -710,6 +725,9 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
         args = [np.asarray(_read(x, values)) for x in op.operands]
         return op.param["region"].block_value(op.param["output"], k, args, block)
     args = [np.asarray(_read(x, values), dtype=float) for x in op.operands]
+    if name == convolution.CONV:
+        found = convolution.conv_of(op, k, [a.shape for a in args])
+        return convolution.conv_value(args[1 - k], found)
     if isinstance(block, Sparse):
         shapes = [a.shape for a in args]
         labelled = labelled_block(op, k, shapes)
@@ -815,6 +833,8 @@ def describe(op: ArrayOp, k: int) -> str:
         return f"P[{', '.join(f'{lo}:{hi}' for lo, hi, _ in p['padding_config'])}]"
     if name == "concatenate":
         return f"E[part {k} of axis {p['dimension']}]"
+    if name == convolution.CONV:
+        return f"conv[{names[1]}]" if k == 0 else f"conv[{names[0]}]"
     if name == "take":
         return f"S[{len(p['indices'])} picks of axis {p['axis']}]"
     if name == "broadcast_in_dim":

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from ..blocks import convolution
 from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
@@ -363,15 +364,12 @@ class _Expansion:
             return np.moveaxis(out, -1, axis)
         if name == "dot_general":
             return _dot(args[0], args[1], p["dimension_numbers"], shape)
-        if name == "pad":
-            out = np.empty(shape, dtype=object)
-            out[...] = args[1].reshape(()).item()
-            config = p["padding_config"]
-            inner = zip(config, args[0].shape, strict=True)
-            out[tuple(slice(lo, lo + n) for (lo, _, _), n in inner)] = args[0]
-            return out
         if name in MOVES:
             return np.asarray(move(name, p, args, shape), dtype=object).reshape(shape)
+        if name == convolution.CONV:  # a sum of products per entry, as dot_general's
+            out = convolution.forward(p, args[0], args[1])
+            numbers = [e if isinstance(e, sympy.Basic) else _number(e) for e in out.flat]
+            return np.asarray(numbers, dtype=object).reshape(out.shape)
         hint = " (a loop is a region: read it at the array level)" if name in REGIONS else ""
         raise InputError(f"{self.where}: the array operation {name!r} has no element level{hint}")
 

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from ..blocks import convolution
 from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
 from ..core.activity import dead_note
 from ..core.graph import DGraph
@@ -237,6 +238,7 @@ _PARAMS: dict[str, tuple[str, ...]] = {
     "concatenate": ("dimension",),
     "rev": ("dimensions",),
     "stack": ("axis",),
+    convolution.CONV: convolution.PARAMS,
 }
 _RENAMES = {"add_any": "add"}
 # the value passes through unchanged
@@ -387,12 +389,6 @@ class _Reader:
                 return [chosen]
         if name == "reshape" and params.get("dimensions") is not None:
             raise InputError(f"{self.where}: reshape with a dimension order is not supported")
-        if name == "pad" and any(
-            int(i) or int(lo) < 0 or int(hi) < 0 for lo, hi, i in params["padding_config"]
-        ):
-            raise InputError(
-                f"{self.where}: pad with interior or negative padding is not supported"
-            )
         primitive = _RENAMES.get(name, name)
         if primitive not in PRIMITIVES or len(avals) != 1:
             if not any(_is_float(a) for a in avals):  # argmax: refused once read as data

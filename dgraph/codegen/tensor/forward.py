@@ -3,14 +3,16 @@ printed in NumPy or jax.numpy (``evaluate``'s semantics, one call per operation)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ...blocks.arrays import ArrayOp
+from ...blocks.convolution import CONV
 from ...errors import InputError
-from ..ir import BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
+from ..ir import BinOp, Call, Const, Index, Name, Node, Seq, Slice, UnaryOp
 from ..printing import BINARY, CALLS
+from .convolution import conv_forward, pad_forward
 
 __all__ = ["forward_expression", "operand_shape"]
 
@@ -49,11 +51,20 @@ def operand_shape(x: object, shapes: dict[str, tuple[int, ...]]) -> tuple[int, .
 
 
 def forward_expression(
-    op: ArrayOp, args: Sequence[Node], shapes: Sequence[tuple[int, ...]], top: bool
+    op: ArrayOp,
+    args: Sequence[Node],
+    shapes: Sequence[tuple[int, ...]],
+    top: bool,
+    index: Callable[[np.ndarray], Name] | None = None,
+    emit: Callable[[Node], Node] | None = None,
 ) -> Node:
     """``op`` on the operands ``args`` (of ``shapes``); ``top``: a vertex's value (float,
-    as ``evaluate`` gives), else a nested operation's (a comparison stays boolean)."""
+    as ``evaluate`` gives), else a nested operation's (a comparison stays boolean);
+    ``index`` names a constant integer array (a convolution's gathers), ``emit`` assigns
+    a helper expression to a new name."""
     name, p, shape = op.primitive, op.param, op.shape
+    if name == CONV or (name == "pad" and not _plain_pad(p["padding_config"])):
+        return (conv_forward if name == CONV else pad_forward)(op, args, shapes, index, emit)
     found = _elementwise(name, args)
     if found is not None:
         if top and name in _BOOLEAN:
@@ -79,6 +90,10 @@ def forward_expression(
             return Call("flip", (Call("cumsum", (flipped,), (("axis", axis),)), axis))
         return Call("cumsum", (args[0],), (("axis", axis),))
     return _move(name, p, args, shapes, shape)
+
+
+def _plain_pad(config) -> bool:
+    return not any(interior or lo < 0 or hi < 0 for lo, hi, interior in config)
 
 
 def _to_shape(node: Node, natural: tuple[int, ...], shape: tuple[int, ...]) -> Node:
@@ -124,10 +139,7 @@ def _move(name: str, p, args, shapes, shape: tuple[int, ...]) -> Node:
         )
         return Index(x, parts)
     if name == "pad":
-        config = p["padding_config"]
-        if any(interior or lo < 0 or hi < 0 for lo, hi, interior in config):
-            raise InputError("pad: interior or negative padding is not supported")
-        widths = tuple((int(lo), int(hi)) for lo, hi, _ in config)
+        widths = tuple((int(lo), int(hi)) for lo, hi, _ in p["padding_config"])
         return Call("pad", (x, Const(widths)), (("constant_values", args[1]),))
     if name == "concatenate":
         return Call("concatenate", (Seq(tuple(args)),), (("axis", Const(p["dimension"])),))

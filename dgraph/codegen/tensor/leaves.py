@@ -22,8 +22,10 @@ from ...blocks.arrays import (
     narrowed,
     other_labels,
 )
+from ...blocks.convolution import CONV
 from ...errors import InputError
 from ..ir import AsType, BinOp, Call, Const, Formula, Index, Name, Node
+from .convolution import conv_values
 
 __all__ = ["leaf_values"]
 
@@ -42,6 +44,8 @@ def leaf_values(
     helper expression to a new name, ``index`` names a constant integer array (the
     entries a block narrowed by a constant keeps: ``arrays.narrowed``)."""
     name = op.primitive
+    if name == CONV:
+        return conv_values(op, k, args, shapes, index)
     if isinstance(block, Sparse):
         labelled = labelled_block(op, k, shapes)
         found = narrowed(op, k, shapes, labelled)

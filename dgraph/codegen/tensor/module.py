@@ -414,7 +414,8 @@ def _operand_text(w: Writer, x: object, names: dict[str, Node], shapes) -> Node:
             for y in op.operands
         ]
         arg_shapes = [operand_shape(y, shapes) for y in op.operands]
-        done[id(op)] = w.emit(forward_expression(op, args, arg_shapes, top=False))
+        node = forward_expression(op, args, arg_shapes, False, w.constants.index, w.emit)
+        done[id(op)] = w.emit(node)
     return done[id(x)]
 
 
@@ -423,7 +424,7 @@ def forward_node(w: Writer, op: ArrayOp, names, shapes, top: bool) -> Node:
     if is_region(op):  # a loop: its statement once, each output an item of it
         return region_value(w, op, args, _body_program(w))
     arg_shapes = [operand_shape(x, shapes) for x in op.operands]
-    return forward_expression(op, args, arg_shapes, top)
+    return forward_expression(op, args, arg_shapes, top, w.constants.index, w.emit)
 
 
 def jacobian_keys(es: ExpressionSet) -> list[tuple[str, str]]:
