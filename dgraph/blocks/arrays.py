@@ -25,6 +25,7 @@ import sympy
 
 from ..errors import InputError
 from . import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, dense, pattern, sparse
+from . import scatter as _scatter
 
 __all__ = [
     "ELEMENTWISE",
@@ -139,6 +140,7 @@ PRIMITIVES = frozenset(
         "reduce_max",
         "reduce_min",
         "cumsum",
+        *_scatter.SCATTERS,
     }
 )
 
@@ -219,6 +221,8 @@ def _zero_by_constants(op: ArrayOp, k: int) -> bool:
     ``0*x``, ``W@x`` with ``W`` all zero, ``0/x``, ``select_n`` with a constant predicate
     that never picks operand k (no edge then, as asdex has no dependency)."""
     name, operands = op.primitive, op.operands
+    if name in _scatter.SCATTERS:
+        return _scatter.zero_block(op, k)
     if name == "integer_pow":
         return op.param["y"] == 0
     if name == "select_n":
@@ -270,6 +274,8 @@ def _forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:
         return ELEMENTWISE[name][0](*args)
     if name in NONDIFFERENTIABLE:
         return NONDIFFERENTIABLE[name](*args)
+    if name in _scatter.SCATTERS:
+        return _scatter.forward(op, args)
     if name == "integer_pow":
         return args[0] ** p["y"]
     if name == "select_n":
@@ -427,6 +433,8 @@ def labelled_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Bl
         return _move_block(name, p, out, op, k, shapes)
     if name == "cumsum":
         return _cumsum_pattern(op, mine)
+    if name in _scatter.SCATTERS:
+        return _scatter.operand_block(op, k, shapes)
     raise InputError(f"{name}: no derivative")
 
 
@@ -686,6 +694,8 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
     (a labelled block), or one per pattern entry (a sparse block)."""
     name = op.primitive
     args = [np.asarray(_read(x, values), dtype=float) for x in op.operands]
+    if name in _scatter.SCATTERS:
+        return _scatter.values(op, k, args, block)
     if isinstance(block, Sparse):
         shapes = [a.shape for a in args]
         labelled = labelled_block(op, k, shapes)
@@ -791,6 +801,8 @@ def describe(op: ArrayOp, k: int) -> str:
         return f"E[part {k} of axis {p['dimension']}]"
     if name == "take":
         return f"S[{len(p['indices'])} picks of axis {p['axis']}]"
+    if name in _scatter.SCATTERS:
+        return _scatter.describe(op, k)
     if name == "broadcast_in_dim":
         return f"B[→{'×'.join(map(str, op.shape))}]"
     if name == "transpose":

@@ -3,14 +3,16 @@ printed in NumPy or jax.numpy (``evaluate``'s semantics, one call per operation)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from ...blocks.arrays import ArrayOp
+from ...blocks.scatter import SCATTERS
 from ...errors import InputError
 from ..ir import BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
 from ..printing import BINARY, CALLS
+from .scatter_code import scatter_forward, take_forward
 
 __all__ = ["forward_expression", "operand_shape"]
 
@@ -49,11 +51,20 @@ def operand_shape(x: object, shapes: dict[str, tuple[int, ...]]) -> tuple[int, .
 
 
 def forward_expression(
-    op: ArrayOp, args: Sequence[Node], shapes: Sequence[tuple[int, ...]], top: bool
+    op: ArrayOp,
+    args: Sequence[Node],
+    shapes: Sequence[tuple[int, ...]],
+    top: bool,
+    index: Callable[[np.ndarray], Node] | None = None,
 ) -> Node:
     """``op`` on the operands ``args`` (of ``shapes``); ``top``: a vertex's value (float,
-    as ``evaluate`` gives), else a nested operation's (a comparison stays boolean)."""
+    as ``evaluate`` gives), else a nested operation's (a comparison stays boolean);
+    ``index`` names a constant integer array (a gather's positions)."""
     name, p, shape = op.primitive, op.param, op.shape
+    if name in SCATTERS:
+        return scatter_forward(op, args, shapes, index or _literal_index)
+    if name == "take" and index is not None:  # a gather the C printer reads too
+        return take_forward(op, args[0], tuple(shapes[0]), index)
     found = _elementwise(name, args)
     if found is not None:
         if top and name in _BOOLEAN:
@@ -79,6 +90,10 @@ def forward_expression(
             return Call("flip", (Call("cumsum", (flipped,), (("axis", axis),)), axis))
         return Call("cumsum", (args[0],), (("axis", axis),))
     return _move(name, p, args, shapes, shape)
+
+
+def _literal_index(array: np.ndarray) -> Node:
+    return Call("asarray", (Const(tuple(int(i) for i in np.ravel(array))),))
 
 
 def _to_shape(node: Node, natural: tuple[int, ...], shape: tuple[int, ...]) -> Node:

@@ -22,8 +22,10 @@ from ...blocks.arrays import (
     narrowed,
     other_labels,
 )
+from ...blocks.scatter import SCATTERS
 from ...errors import InputError
 from ..ir import AsType, BinOp, Call, Const, Formula, Index, Name, Node
+from .scatter_code import scatter_values
 
 __all__ = ["leaf_values"]
 
@@ -42,6 +44,8 @@ def leaf_values(
     helper expression to a new name, ``index`` names a constant integer array (the
     entries a block narrowed by a constant keeps: ``arrays.narrowed``)."""
     name = op.primitive
+    if name in SCATTERS:
+        return scatter_values(op, k, block, args, shapes, emit, index)
     if isinstance(block, Sparse):
         labelled = labelled_block(op, k, shapes)
         found = narrowed(op, k, shapes, labelled)

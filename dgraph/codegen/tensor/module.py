@@ -411,14 +411,14 @@ def _operand_text(w: Writer, x: object, names: dict[str, Node], shapes) -> Node:
             for y in op.operands
         ]
         arg_shapes = [operand_shape(y, shapes) for y in op.operands]
-        done[id(op)] = w.emit(forward_expression(op, args, arg_shapes, top=False))
+        done[id(op)] = w.emit(forward_expression(op, args, arg_shapes, False, w.constants.index))
     return done[id(x)]
 
 
 def forward_node(w: Writer, op: ArrayOp, names, shapes, top: bool) -> Node:
     args = [_operand_text(w, x, names, shapes) for x in op.operands]
     arg_shapes = [operand_shape(x, shapes) for x in op.operands]
-    return forward_expression(op, args, arg_shapes, top)
+    return forward_expression(op, args, arg_shapes, top, w.constants.index)
 
 
 def leaf_value(w: Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
