@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import InputError
 from .arrays import ELEMENTWISE, MOVES, NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
+from .scatter import SCATTERS
 
 __all__ = ["MAX_NESTING", "arity", "op_from_json", "op_to_json", "shape_from_json"]
 
@@ -36,7 +37,7 @@ def arity(primitive: str) -> tuple[int, int | None]:
         return 2, None
     if primitive in ("concatenate", "stack"):
         return 1, None
-    if primitive in ("dot_general", "pad"):
+    if primitive in ("dot_general", "pad") or primitive in SCATTERS - {"gather_flat"}:
         return 2, 2
     return 1, 1  # the other moves, reductions, integer_pow, cumsum
 

@@ -3,7 +3,7 @@
 Every index here is a constant, fixed when the graph is built (the jaxpr reader asks JAX
 where each entry goes), so each operation is a map between flat positions (C order):
 
-* ``gather`` (``sources``: per output entry, the operand entry it reads): a selection,
+* ``gather_flat`` (``sources``: per output entry, the operand entry it reads): a selection,
   one 1 per row;
 * ``scatter`` (``sources``: per operand entry, the update entry that overwrites it, -1
   where none does; ``x.at[i].set(u)``, ``dynamic_update_slice``): with respect to the
@@ -53,7 +53,7 @@ COMBINE = {
     "scatter_min": np.minimum,
     "scatter_max": np.maximum,
 }
-SCATTERS = frozenset({"gather", "scatter", *COMBINE})
+SCATTERS = frozenset({"gather_flat", "scatter", *COMBINE})
 
 
 def _param(op: Any, name: str) -> np.ndarray:
@@ -70,20 +70,20 @@ def check(op: Any, shapes: Sequence[tuple[int, ...]]) -> None:
     """
     name = op.primitive
     n = math.prod(shapes[0])
-    wanted = 1 if name == "gather" else 2
+    wanted = 1 if name == "gather_flat" else 2
     if len(shapes) != wanted:
         raise InputError(f"{name}: takes {wanted} operands, not {len(shapes)}")
     key = "targets" if name in COMBINE else "sources"
     if key not in op.param:
         raise InputError(f"{name}: the param {key!r} is missing")
     found = _param(op, key)
-    if name == "gather":
+    if name == "gather_flat":
         length, low, high = math.prod(op.shape), 0, n
     elif name == "scatter":
         length, low, high = n, -1, math.prod(shapes[1])
     else:
         length, low, high = math.prod(shapes[1]), -1, n
-    if name != "gather" and tuple(op.shape) != tuple(shapes[0]):
+    if name != "gather_flat" and tuple(op.shape) != tuple(shapes[0]):
         raise InputError(f"{name}: the result's shape {op.shape} is not the operand's")
     if found.size != length or (found.size and (found.min() < low or found.max() >= high)):
         raise InputError(f"{name}: {key} must be {length} positions in [{low}, {high})")
@@ -109,8 +109,9 @@ def slots(targets: np.ndarray, n: int) -> list[np.ndarray]:
 def forward(op: Any, args: list[np.ndarray]) -> np.ndarray:
     """The result: NumPy's indexing and ``ufunc.at`` at the constant positions."""
     name = op.primitive
+    check(op, [np.shape(a) for a in args])
     x = np.asarray(args[0], dtype=float).reshape(-1)
-    if name == "gather":
+    if name == "gather_flat":
         return x[_param(op, "sources")].reshape(op.shape)
     u = np.asarray(args[1], dtype=float).reshape(-1)
     out = x.copy()
@@ -139,7 +140,7 @@ def operand_block(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> Block:
     """The structure of ∂op/∂(operand k), its pattern exact."""
     check(op, shapes)
     name, out, mine = op.primitive, tuple(op.shape), tuple(shapes[k])
-    if name == "gather":
+    if name == "gather_flat":
         src = _param(op, "sources")
         return sparse(out, mine, np.arange(src.size), src, ONES)
     if k == 0:
@@ -200,7 +201,7 @@ def values(op: Any, k: int, args: list[np.ndarray], block: Block) -> np.ndarray:
 def describe(op: Any, k: int) -> str:
     """The block as a formula: ``S[gather 6]``, ``E[scatter 3 of 4]``, ``diag(...)``."""
     name = op.primitive
-    if name == "gather":
+    if name == "gather_flat":
         return f"S[gather {math.prod(op.shape)}]"
     if k == 0:
         return {"scatter": "S[kept]", "scatter_add": "I"}.get(name, f"diag(∂{name}/∂x)")
@@ -212,7 +213,7 @@ def elements(op: Any, args: list[np.ndarray], combine: dict[str, Any]) -> np.nda
     level: ``combine`` gives n-ary add/mul/min/max of sympy expressions."""
     name = op.primitive
     x = np.asarray(args[0], dtype=object).reshape(-1)
-    if name == "gather":
+    if name == "gather_flat":
         return x[_param(op, "sources")].reshape(op.shape)
     u = np.asarray(args[1], dtype=object).reshape(-1)
     out = x.copy()

@@ -41,6 +41,8 @@ import numpy as np
 import sympy
 
 from ..blocks.arrays import MOVES, ArrayOp, Const, move
+from ..blocks.scatter import SCATTERS
+from ..blocks.scatter import elements as scatter_elements
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
 from .elementary import StopGradient
@@ -107,6 +109,11 @@ def _max(*args: sympy.Expr) -> sympy.Expr:
 
 def _min(*args: sympy.Expr) -> sympy.Expr:
     return _extreme(sympy.Min, args)
+
+
+# a scatter's combination of an entry with the updates aimed at it
+_COMBINE = {"scatter_add": sympy.Add, "scatter_mul": sympy.Mul, "scatter_min": _min}
+_COMBINE["scatter_max"] = _max
 
 
 def _as_number(value):
@@ -372,6 +379,8 @@ class _Expansion:
             return out
         if name in MOVES:
             return np.asarray(move(name, p, args, shape), dtype=object).reshape(shape)
+        if name in SCATTERS:
+            return scatter_elements(op, args, _COMBINE)
         raise InputError(f"{self.where}: the array operation {name!r} has no element level")
 
     def frozen(self, op: ArrayOp, values: Mapping[str, np.ndarray]) -> np.ndarray:

@@ -106,7 +106,9 @@ def _gather(eqn, ins: list[Any], where: str) -> ArrayOp:
     if (sources < 0).any():
         raise InputError(f"{where}: gather with an out-of-bounds index that fills is not supported")
     shape = _shape(eqn.outvars[0])
-    return ArrayOp("gather", (_operand(ins[0]),), (("sources", tuple(sources.tolist())),), shape)
+    return ArrayOp(
+        "gather_flat", (_operand(ins[0]),), (("sources", tuple(sources.tolist())),), shape
+    )
 
 
 def _scatter(eqn, ins: list[Any], where: str) -> ArrayOp:

@@ -2,7 +2,7 @@
 statements: elementwise expressions of gathers ``ravel(a)[K]`` at constant positions, so
 that NumPy, JAX (no in-place update) and the C/CUDA printers read the same statements.
 
-* ``gather``: ``ravel(x)[K]``, K of the result's shape;
+* ``gather_flat``: ``ravel(x)[K]``, K of the result's shape;
 * ``scatter``: ``where(L < 0, x, ravel(u)[K])`` (each entry: its own, or the update
   that wins there);
 * ``scatter_add``/``_mul``/``_min``/``_max``: x combined with one such gather per layer
@@ -64,7 +64,7 @@ def _layers(op, args: Sequence[Node], shapes, index: Indexer) -> list[Node]:
 def scatter_forward(op, args: Sequence[Node], shapes, index: Indexer) -> Node:
     """The operation's result as one elementwise expression of gathers."""
     name = op.primitive
-    if name == "gather":
+    if name == "gather_flat":
         return Index(_flat(args[0]), (index(_positions(op).reshape(op.shape)),))
     if name == "scatter":
         return _pick(op, _positions(op), args[1], args[0], index)
