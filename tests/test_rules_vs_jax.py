@@ -449,6 +449,20 @@ case(
 )
 case("take", "numpy", lambda xp, x: x[xp.array([2, 0, 2])], point((4,), 96), builder="numpy")
 case("cumsum", "numpy", lambda xp, x: xp.cumsum(x, axis=1), point((2, 3), 97), builder="numpy")
+case(
+    "gather_flat",
+    "numpy-two-axes",
+    lambda xp, x: x[xp.array([0, 1, 1]), xp.array([2, 0, 2])],
+    point((2, 3), 105),
+    builder="numpy",
+)
+case(
+    "gather_flat",
+    "numpy-mask-and-integer",
+    lambda xp, x: x[xp.array([True, False, True]), 1],
+    point((3, 2), 106),
+    builder="numpy",
+)
 case("mul", "numpy-0-d", lambda xp, x, y: x * y, point((), 98), point((), 99), builder="numpy")
 case("max", "numpy-same", lambda xp, x: xp.maximum(x, x), point((3,), 100), builder="numpy")
 case("sqrt", "numpy-0-d", lambda xp, x: xp.sqrt(x), point((), 101, DOMAIN["sqrt"]), builder="numpy")
