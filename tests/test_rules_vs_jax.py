@@ -26,6 +26,7 @@ import pytest
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 lax = jax.lax
+jsl = jax.scipy.linalg
 
 from dgraph import from_function, from_jax  # noqa: E402
 from dgraph.blocks import to_matrix  # noqa: E402
@@ -596,6 +597,37 @@ _M = _bcoo(3, 4)
 case("bcoo_dot_general", "mat-vec", lambda x: _M @ x, point((4,), 128))
 case("bcoo_dot_general", "vec-mat", lambda x: x @ _M, point((3,), 129))
 
+# -- linear algebra by its implicit rules ----------------------------------------------------
+
+
+def _spd(n: int, seed: int) -> np.ndarray:
+    b = point((n, n), seed)
+    return b @ b.T + n * np.eye(n)
+
+
+for _cls, _n in {"n-d": 3, "size-1": 1}.items():
+    case("cholesky", _cls, lambda a: jnp.linalg.cholesky(a), _spd(_n, 131))
+    case("eigh_values", _cls, lambda a: jnp.linalg.eigh(a)[0], _spd(_n, 132))
+    case("eigh_vectors", _cls, lambda a: jnp.linalg.eigh(a)[1], _spd(_n, 133))
+for _cls, _f, _sb in [
+    ("left-lower", lambda a, b: jsl.solve_triangular(a, b, lower=True), (3, 2)),
+    ("left-upper-transposed-1-d", lambda a, b: jsl.solve_triangular(a, b, trans=1), (3,)),
+    (
+        "unit-diagonal",
+        lambda a, b: jsl.solve_triangular(a, b, lower=True, unit_diagonal=True),
+        (3, 2),
+    ),
+    ("right", lambda a, b: lax.linalg.triangular_solve(a, b, left_side=False, lower=True), (2, 3)),
+]:
+    case("triangular_solve", _cls, _f, _spd(3, 134), point(_sb, 135))
+case(
+    "triangular_solve",
+    "cho_solve",
+    lambda a, b: jsl.cho_solve(jsl.cho_factor(a, lower=True), b),
+    _spd(3, 136),
+    point((3,), 137),
+)
+
 # -- refused in one line -------------------------------------------------------------------
 
 REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
@@ -633,6 +665,10 @@ REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
     "cond": (lambda x: lax.cond(True, jnp.sin, jnp.cos, x), (3,)),
     "lgamma": (lambda x: lax.lgamma(x), (3,)),
     "linalg": (lambda x: jnp.linalg.inv(x), (2, 2)),
+    "batched cholesky": (
+        lambda x: jnp.linalg.cholesky(x @ x.T + jnp.eye(2) * jnp.ones((3, 1, 1))),
+        (2, 2),
+    ),
     "top_k": (lambda x: lax.top_k(x, 2)[0], (3,)),
     "clamp": (lambda x: lax.clamp(0.0, x, 1.0), (3,)),
 }

@@ -37,7 +37,9 @@ def arity(primitive: str) -> tuple[int, int | None]:
         return 2, None
     if primitive in ("concatenate", "stack"):
         return 1, None
-    if primitive in ("dot_general", "pad") or primitive in SCATTERS - {"gather_flat"}:
+    if primitive in ("dot_general", "pad", "triangular_solve") or primitive in SCATTERS - {
+        "gather_flat"
+    }:
         return 2, 2
     return 1, 1  # the other moves, reductions, integer_pow, cumsum
 

@@ -25,6 +25,7 @@ import sympy
 
 from ..errors import InputError
 from . import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, dense, pattern, sparse
+from . import linalg as _linalg
 from . import scatter as _scatter
 
 __all__ = [
@@ -141,6 +142,7 @@ PRIMITIVES = frozenset(
         "reduce_min",
         "cumsum",
         *_scatter.SCATTERS,
+        *_linalg.LINALG,
     }
 )
 
@@ -276,6 +278,8 @@ def _forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:
         return NONDIFFERENTIABLE[name](*args)
     if name in _scatter.SCATTERS:
         return _scatter.forward(op, args)
+    if name in _linalg.LINALG:
+        return _linalg.forward(op, args)
     if name == "integer_pow":
         return args[0] ** p["y"]
     if name == "select_n":
@@ -435,6 +439,8 @@ def labelled_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Bl
         return _cumsum_pattern(op, mine)
     if name in _scatter.SCATTERS:
         return _scatter.operand_block(op, k, shapes)
+    if name in _linalg.LINALG:
+        return _linalg.operand_block(op, k, shapes)
     raise InputError(f"{name}: no derivative")
 
 
@@ -696,6 +702,8 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
     args = [np.asarray(_read(x, values), dtype=float) for x in op.operands]
     if name in _scatter.SCATTERS:
         return _scatter.values(op, k, args, block)
+    if name in _linalg.LINALG:
+        return _linalg.values(op, k, args)
     if isinstance(block, Sparse):
         shapes = [a.shape for a in args]
         labelled = labelled_block(op, k, shapes)

@@ -378,7 +378,8 @@ class _Reader:
             return [self.gather(eqn, ins, shape)]
         found = read_indexed(eqn, ins, self.where)
         if found is not None:
-            return [self.result(found, avals[0])]
+            found = found if isinstance(found, list) else [found]
+            return [self.result(op, a) for op, a in zip(found, avals, strict=True)]
         if name == "select_n" and isinstance(ins[0], np.ndarray) and np.unique(ins[0]).size == 1:
             chosen = ins[1 + int(np.asarray(ins[0]).reshape(-1)[0])]  # a constant choice
             if not isinstance(chosen, np.ndarray) or chosen.shape == shape:

@@ -14,7 +14,8 @@ dimension-number layout and tie JAX's own scatter resolves is read as JAX runs i
   checked against the number of updates ``scatter_add`` counts at each entry;
 * ``dynamic_update_slice`` at constant starts (clamped as JAX clamps them): a scatter;
 * ``bcoo_dot_general`` of a constant BCOO matrix: ``dot_general`` with the dense
-  constant, whose zeros the block leaves out (``arrays.narrowed``: the sparse pattern).
+  constant, whose zeros the block leaves out (``arrays.narrowed``: the sparse pattern);
+* ``cholesky`` and ``triangular_solve`` (:mod:`dgraph.blocks.linalg`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from ..blocks import linalg
 from ..blocks.arrays import ArrayOp, Const
 from ..errors import InputError
 
@@ -65,7 +67,7 @@ def _shape(var) -> tuple[int, ...]:
     return tuple(int(n) for n in var.aval.shape)
 
 
-def read_indexed(eqn, ins: list[Any], where: str) -> ArrayOp | None:
+def read_indexed(eqn, ins: list[Any], where: str) -> ArrayOp | list[ArrayOp] | None:
     """The array operation of a gather, scatter, ``dynamic_update_slice`` or
     ``bcoo_dot_general`` equation at constant indices; None for another primitive.
 
@@ -85,6 +87,10 @@ def read_indexed(eqn, ins: list[Any], where: str) -> ArrayOp | None:
             return _update_slice(eqn, ins)
         if name == "bcoo_dot_general":
             return _bcoo_dot(eqn, ins, where)
+        if name in ("cholesky", "triangular_solve"):
+            return _linalg(eqn, ins)
+        if name == "eigh":
+            return _eigh(eqn, ins, where)
     except InputError:
         raise
     except Exception as exc:  # JAX refused the indices: one line
@@ -163,6 +169,29 @@ def _update_slice(eqn, ins: list[Any]) -> ArrayOp:
     sources[window] = np.arange(math.prod(part)).reshape(part)
     params = (("sources", tuple(sources.reshape(-1).tolist())),)
     return ArrayOp("scatter", (_operand(ins[0]), _operand(ins[1])), params, whole)
+
+
+def _linalg(eqn, ins: list[Any]) -> ArrayOp:
+    """``cholesky`` and ``triangular_solve`` (real: ``conjugate_a`` changes nothing)."""
+    kept = ("left_side", "lower", "transpose_a", "unit_diagonal")
+    name = eqn.primitive.name
+    params = tuple((k, bool(eqn.params[k])) for k in kept) if name == "triangular_solve" else ()
+    operands = tuple(_operand(x) for x in ins)
+    op = ArrayOp(name, operands, params, _shape(eqn.outvars[0]))
+    linalg.check(op, [_shape(v) for v in eqn.invars])
+    return op
+
+
+def _eigh(eqn, ins: list[Any], where: str) -> list[ArrayOp]:
+    """``eigh``: its eigenvectors and its eigenvalues, one operation each."""
+    p = eqn.params
+    if not p.get("lower", True) or not p.get("sort_eigenvalues", True) or p.get("subset_by_index"):
+        raise InputError(f"{where}: eigh is supported as jnp.linalg.eigh calls it only")
+    (a,) = (_operand(x) for x in ins)
+    vectors, values = (_shape(v) for v in eqn.outvars)
+    ops = [ArrayOp("eigh_vectors", (a,), (), vectors), ArrayOp("eigh_values", (a,), (), values)]
+    linalg.check(ops[0], [_shape(eqn.invars[0])])
+    return ops
 
 
 def _bcoo_dot(eqn, ins: list[Any], where: str) -> ArrayOp:

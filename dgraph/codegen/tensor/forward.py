@@ -8,10 +8,12 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ...blocks.arrays import ArrayOp
+from ...blocks.linalg import LINALG
 from ...blocks.scatter import SCATTERS
 from ...errors import InputError
 from ..ir import BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
 from ..printing import BINARY, CALLS
+from .linalg_code import linalg_forward
 from .scatter_code import scatter_forward, take_forward
 
 __all__ = ["forward_expression", "operand_shape"]
@@ -63,6 +65,8 @@ def forward_expression(
     name, p, shape = op.primitive, op.param, op.shape
     if name in SCATTERS:
         return scatter_forward(op, args, shapes, index or _literal_index)
+    if name in LINALG:
+        return linalg_forward(op, args)
     if name == "take" and index is not None:  # a gather the C printer reads too
         return take_forward(op, args[0], tuple(shapes[0]), index)
     found = _elementwise(name, args)

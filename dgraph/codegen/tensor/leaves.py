@@ -22,9 +22,11 @@ from ...blocks.arrays import (
     narrowed,
     other_labels,
 )
+from ...blocks.linalg import LINALG
 from ...blocks.scatter import SCATTERS
 from ...errors import InputError
 from ..ir import AsType, BinOp, Call, Const, Formula, Index, Name, Node
+from .linalg_code import linalg_values
 from .scatter_code import scatter_values
 
 __all__ = ["leaf_values"]
@@ -46,6 +48,8 @@ def leaf_values(
     name = op.primitive
     if name in SCATTERS:
         return scatter_values(op, k, block, args, shapes, emit, index)
+    if name in LINALG:
+        return linalg_values(op, k, args, shapes, emit)
     if isinstance(block, Sparse):
         labelled = labelled_block(op, k, shapes)
         found = narrowed(op, k, shapes, labelled)
