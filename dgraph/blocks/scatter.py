@@ -191,7 +191,7 @@ def values(op: Any, k: int, args: list[np.ndarray], block: Block) -> np.ndarray:
             np.multiply.at(d, t[t >= 0], u[t >= 0])
             return d.reshape(op.shape)
         return x[rows]
-    out = forward(op, [x, u]).reshape(-1)
+    out = forward(op, list(args)).reshape(-1)
     kept, shares = _extreme_counts(op, x, u, out)
     if k == 0:
         return (kept / shares).reshape(op.shape)
