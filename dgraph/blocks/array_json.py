@@ -18,7 +18,6 @@ import numpy as np
 
 from ..errors import InputError
 from .arrays import ELEMENTWISE, MOVES, NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
-from .scatter import SCATTERS
 
 __all__ = ["MAX_NESTING", "arity", "op_from_json", "op_to_json", "shape_from_json"]
 
@@ -37,9 +36,7 @@ def arity(primitive: str) -> tuple[int, int | None]:
         return 2, None
     if primitive in ("concatenate", "stack"):
         return 1, None
-    if primitive in ("dot_general", "pad", "triangular_solve") or primitive in SCATTERS - {
-        "gather_flat"
-    }:
+    if primitive in ("dot_general", "pad", "triangular_solve") or primitive.startswith("scatter"):
         return 2, 2
     return 1, 1  # the other moves, reductions, integer_pow, cumsum
 

@@ -41,8 +41,6 @@ import numpy as np
 import sympy
 
 from ..blocks.arrays import MOVES, ArrayOp, Const, move
-from ..blocks.scatter import SCATTERS
-from ..blocks.scatter import elements as scatter_elements
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
 from .elementary import StopGradient
@@ -377,10 +375,12 @@ class _Expansion:
             inner = zip(config, args[0].shape, strict=True)
             out[tuple(slice(lo, lo + n) for (lo, _, _), n in inner)] = args[0]
             return out
+        if name in ("gather_flat", "scatter", *_COMBINE):
+            from ..blocks.scatter import elements
+
+            return elements(op, args, _COMBINE)
         if name in MOVES:
             return np.asarray(move(name, p, args, shape), dtype=object).reshape(shape)
-        if name in SCATTERS:
-            return scatter_elements(op, args, _COMBINE)
         raise InputError(f"{self.where}: the array operation {name!r} has no element level")
 
     def frozen(self, op: ArrayOp, values: Mapping[str, np.ndarray]) -> np.ndarray:

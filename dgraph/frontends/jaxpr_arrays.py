@@ -47,7 +47,6 @@ from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
 from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..errors import InputError
-from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
 
 __all__ = [
     "CALLS",
@@ -335,6 +334,8 @@ class _Reader:
         return [read(v) for v in jaxpr.outvars]
 
     def equation(self, eqn, ins: list[Value]) -> list[Value]:
+        from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
+
         name = eqn.primitive.name
         params = eqn.params
         if name in CALLS:
@@ -507,6 +508,8 @@ class _Reader:
             return self.result(
                 ArrayOp("take", (self.operand(x),), params, shape), eqn.outvars[0].aval
             )
+        from .jaxpr_scatter import read_indexed
+
         return self.result(read_indexed(eqn, ins, self.where), eqn.outvars[0].aval)
 
     def dynamic_slice(self, eqn, ins: list[Value]) -> Value:
