@@ -261,6 +261,16 @@ BAD_FILES = {
         [],
         "params hold",
     ),
+    "gather out of range": (
+        {"primitive": "gather_flat", "operands": ["x"], "params": {"sources": [0, 3]}},
+        [2],
+        "sources must be 2 positions in [0, 3)",
+    ),
+    "scatter positions": (
+        {"primitive": "scatter_add", "operands": ["x", "x"], "params": {"targets": [0, 1]}},
+        [3],
+        "targets must be 3 positions in [-1, 3)",
+    ),
     "bad const": (
         {"primitive": "add", "operands": ["x", {"const": [1, "a", 2], "shape": [3]}]},
         [3],
@@ -315,8 +325,28 @@ def test_gathers_of_constant_indices_along_one_axis_are_takes():
     assert np.allclose(J, jax.jacfwd(f)(u))
 
 
-def test_a_gather_of_two_axes_at_once_is_one_line():
+def test_a_gather_of_two_axes_at_once_is_a_selection():
+    """Once refused in one line; now a gather of flat positions, its block the selection
+    of the entries read, equal to JAX's Jacobian."""
     from dgraph import from_jax
+    from dgraph.blocks import Sparse
 
-    with pytest.raises(InputError, match="gather other than constant indices along one axis"):
-        from_jax(lambda u: u[jnp.array([0, 1]), jnp.array([1, 2])], np.ones((3, 3)), level="array")
+    def f(u):
+        return u[jnp.array([0, 1]), jnp.array([1, 2])]
+
+    u = np.arange(1.0, 10.0).reshape(3, 3)
+    g = from_jax(f, u, level="array")
+    (y,) = g.outputs
+    assert g.op(y).primitive == "gather_flat"
+    block = g.block("u", y)
+    assert isinstance(block, Sparse) and block.cols.tolist() == [1, 5]
+    J = dgraph_jacobian(g, u)
+    np.testing.assert_array_equal(J, np.reshape(jax.jacfwd(f)(u), (2, 9)))
+
+
+def dgraph_jacobian(g, *args):
+    import dgraph
+
+    return np.asarray(dgraph.make_function(g, "jacobian", lang="python")(*args)).reshape(
+        -1, sum(np.size(a) for a in args)
+    )

@@ -26,6 +26,7 @@ import pytest
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 lax = jax.lax
+jsl = jax.scipy.linalg
 
 from dgraph import from_function, from_jax  # noqa: E402
 from dgraph.blocks import to_matrix  # noqa: E402
@@ -41,6 +42,7 @@ from tests.convolution_cases import CONVOLUTIONS, STENCIL, conv  # noqa: E402
 
 # the reader's primitives that are no ArrayOp of their own
 READER = {*_ALIASES, *_RENAMES, "split", "dynamic_slice", "gather"}
+READER |= {"dynamic_update_slice", "bcoo_dot_general"}
 
 SHAPES = {"0-d": (), "1-d": (3,), "n-d": (2, 3), "size-1": (1, 3, 1)}
 
@@ -455,6 +457,20 @@ case(
 )
 case("take", "numpy", lambda xp, x: x[xp.array([2, 0, 2])], point((4,), 96), builder="numpy")
 case("cumsum", "numpy", lambda xp, x: xp.cumsum(x, axis=1), point((2, 3), 97), builder="numpy")
+case(
+    "gather_flat",
+    "numpy-two-axes",
+    lambda xp, x: x[xp.array([0, 1, 1]), xp.array([2, 0, 2])],
+    point((2, 3), 105),
+    builder="numpy",
+)
+case(
+    "gather_flat",
+    "numpy-mask-and-integer",
+    lambda xp, x: x[xp.array([True, False, True]), 1],
+    point((3, 2), 106),
+    builder="numpy",
+)
 case("mul", "numpy-0-d", lambda xp, x, y: x * y, point((), 98), point((), 99), builder="numpy")
 case("max", "numpy-same", lambda xp, x: xp.maximum(x, x), point((3,), 100), builder="numpy")
 case("sqrt", "numpy-0-d", lambda xp, x: xp.sqrt(x), point((), 101, DOMAIN["sqrt"]), builder="numpy")
@@ -500,6 +516,113 @@ for _cls, (_shape, _start, _sizes) in {
         point(_shape, 77),
     )
 
+# -- scatters and gathers at constant indices (traced operand and updates) -----------------
+
+_I = jnp.array([0, 2, 0])  # a repeated index
+_U = jnp.array([2, 0])  # unique
+for _cls, _f, _sx, _su in [
+    ("1-d-repeated", lambda x, u: x.at[_I].set(u), (4,), (3,)),
+    ("n-d-points", lambda x, u: x.at[jnp.array([0, 1]), jnp.array([2, 0])].set(u), (2, 3), (2,)),
+    ("0-d-operand", lambda x, u: x.at[()].set(u), (), ()),
+    ("negative-and-dropped", lambda x, u: x.at[jnp.array([-1, 7])].set(u), (4,), (2,)),
+    ("all-overwritten", lambda x, u: x.at[jnp.array([1, 0])].set(u), (2,), (2,)),
+]:
+    case("scatter", _cls, _f, point(_sx, 110), point(_su, 111))
+case("scatter", "const-operand", lambda u: jnp.zeros(5).at[_U].set(u), point((2,), 112))
+for _name, _m in {"scatter_add": "add", "scatter_min": "min", "scatter_max": "max"}.items():
+    case(
+        _name,
+        "1-d-repeated",
+        lambda x, u, m=_m: getattr(x.at[_I], m)(u),
+        point((4,), 114),
+        point((3,), 115),
+    )
+_x, _u = point((3, 2), 114), point((1, 2), 115)
+case("scatter_add", "n-d-rows", lambda x, u: x.at[_U[:1]].add(u), _x, _u)
+case("scatter_min", "n-d-rows", lambda x, u: x.at[_U[:1]].min(u), _x, _u)
+case("scatter_max", "0-d-operand", lambda x, u: x.at[()].max(u), point((), 114), point((), 115))
+_c = jnp.asarray(point((4,), 116))
+case("scatter_max", "const-operand", lambda u: _c.at[_I].max(u), point((3,), 117))
+case(
+    "scatter_add",
+    "dropped",
+    lambda x, u: x.at[jnp.array([1, 9])].add(u),
+    point((3,), 114),
+    point((2,), 115),
+)
+case("scatter_add", "const-update", lambda x: x.at[_I].add(0.9), point((4,), 118))
+for _name, _m in {"scatter_min": "min", "scatter_max": "max"}.items():  # ties share
+    _x = np.array([0.7, 1.2, -0.4])
+    _u = np.array([0.7, 0.7, 1.2, 1.2, -0.4])
+    _f = lambda x, u, m=_m: getattr(x.at[jnp.array([0, 0, 1, 1, 2])], m)(u)  # noqa: E731
+    case(_name, "ties", _f, _x, _u)
+for _cls, _f, _sx, _su in [
+    ("1-d", lambda x, u: x.at[_U].mul(u, unique_indices=True), (4,), (2,)),
+    ("n-d", lambda x, u: x.at[1].mul(u, unique_indices=True), (2, 3), (3,)),
+]:
+    case("scatter_mul", _cls, _f, point(_sx, 119), point(_su, 120))
+case(
+    "scatter_mul",
+    "repeated-const-update",
+    lambda x: x.at[_I].mul(jnp.array([2.0, 3.0, 0.5])),
+    point((4,), 121),
+)
+case(
+    "dynamic_update_slice",
+    "n-d-clamped",
+    lambda x, u: lax.dynamic_update_slice(x, u, (1, 3)),
+    point((3, 4), 122),
+    point((2, 2), 123),
+)
+case(
+    "dynamic_update_slice",
+    "const-operand",
+    lambda u: lax.dynamic_update_slice(jnp.ones((3, 3)), u, (1, 1)),
+    point((2, 2), 124),
+)
+for _cls, _f, _sx in [
+    ("two-axes", lambda x: x[jnp.array([0, 1, 1]), jnp.array([2, 0, 2])], (2, 3)),
+    ("points-and-slice", lambda x: x[jnp.array([[1], [0]]), jnp.array([0, 2])], (2, 3)),
+    ("vmap-k-1", lambda x: jax.vmap(lambda r: r[jnp.array([[1], [0]])])(x), (2, 3)),
+]:
+    case("gather_flat", _cls, _f, point(_sx, 125))
+
+
+def _bcoo(rows, cols):
+    from jax.experimental import sparse
+
+    m = np.where(point((rows, cols), 126) > 0, point((rows, cols), 127), 0.0)
+    return sparse.BCOO.fromdense(m)
+
+
+_M = _bcoo(3, 4)
+case("bcoo_dot_general", "mat-vec", lambda x: _M @ x, point((4,), 128))
+case("bcoo_dot_general", "vec-mat", lambda x: x @ _M, point((3,), 129))
+
+# -- linear algebra by its implicit rules ----------------------------------------------------
+
+
+def _spd(n: int, seed: int) -> np.ndarray:
+    b = point((n, n), seed)
+    return b @ b.T + n * np.eye(n)
+
+
+case("cholesky", "n-d", lambda a: jnp.linalg.cholesky(a), _spd(3, 131))
+case("cholesky", "size-1", lambda a: jnp.linalg.cholesky(a), _spd(1, 131))
+case("eigh_values", "n-d", lambda a: jnp.linalg.eigh(a)[0], _spd(3, 132))
+case("eigh_vectors", "n-d", lambda a: jnp.linalg.eigh(a)[1], _spd(3, 133))
+for _cls, _f, _sb in [
+    ("left-lower", lambda a, b: jsl.solve_triangular(a, b, lower=True), (3, 2)),
+    ("left-upper-transposed-1-d", lambda a, b: jsl.solve_triangular(a, b, trans=1), (3,)),
+    (
+        "unit-diagonal",
+        lambda a, b: jsl.solve_triangular(a, b, lower=True, unit_diagonal=True),
+        (3, 2),
+    ),
+    ("right", lambda a, b: lax.linalg.triangular_solve(a, b, left_side=False, lower=True), (2, 3)),
+]:
+    case("triangular_solve", _cls, _f, _spd(3, 134), point(_sb, 135))
+
 # -- refused in one line -------------------------------------------------------------------
 
 REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
@@ -510,14 +633,29 @@ REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
     "reduce_prod": (lambda x: jnp.prod(x), (3,)),
     "argmax as data": (lambda x: x[jnp.argmax(x)], (3,)),
     "dynamic index": (lambda x: lax.dynamic_slice(x, (jnp.argmax(x),), (2,)), (3,)),
-    "dynamic_update_slice": (lambda x: lax.dynamic_update_slice(x, x[:1], (1,)), (3,)),
-    "scatter-add": (lambda x: x.at[jnp.array([0, 0])].add(x[:2]), (3,)),
-    "scatter": (lambda x: x.at[1].set(x[0]), (3,)),
-    "gather 2 axes": (lambda x: x[jnp.array([0, 1]), jnp.array([1, 0])], (2, 2)),
+    "dynamic_update_slice at a traced start": (
+        lambda x: lax.dynamic_update_slice(x, x[:1], (jnp.argmax(x),)),
+        (3,),
+    ),
+    "scatter at a traced index": (lambda x: x.at[jnp.argmax(x)].set(x[0]), (3,)),
+    "scatter-add at a traced index": (lambda x: x.at[jnp.argmin(x)].add(x[:1]), (3,)),
+    "scatter-mul of traced updates at repeated indices": (
+        lambda x: x.at[jnp.array([0, 0])].mul(x[:2]),
+        (3,),
+    ),
+    "gather at a traced index": (lambda x: x[jnp.argsort(x), jnp.array([1, 0])], (2, 2)),
+    "gather that fills": (
+        lambda x: x.at[jnp.array([0, 1]), jnp.array([1, 5])].get(mode="fill", fill_value=0.0),
+        (2, 2),
+    ),
     "reshape with dimensions": (lambda x: lax.reshape(x, (6,), dimensions=(1, 0)), (2, 3)),
     "cond": (lambda x: lax.cond(True, jnp.sin, jnp.cos, x), (3,)),
     "lgamma": (lambda x: lax.lgamma(x), (3,)),
     "linalg": (lambda x: jnp.linalg.inv(x), (2, 2)),
+    "batched cholesky": (
+        lambda x: jnp.linalg.cholesky(x @ x.T + jnp.eye(2) * jnp.ones((3, 1, 1))),
+        (2, 2),
+    ),
     "top_k": (lambda x: lax.top_k(x, 2)[0], (3,)),
     "clamp": (lambda x: lax.clamp(0.0, x, 1.0), (3,)),
 }
@@ -678,3 +816,41 @@ def test_jax_code_formula_matches_jax(c: Case) -> None:
     got = got if len(g.inputs) > 1 else (got,)
     for block, ref in zip(got, reference(c), strict=True):
         np.testing.assert_allclose(_dense(block).reshape(ref.shape), ref, rtol=1e-10)
+
+
+def _scatters(x, u):
+    """Every gather and scatter in one function (repeated indices, ties aside)."""
+    i = jnp.array([0, 2, 0])
+    y = jnp.sin(x.at[i].set(u * x[:3])) + x.at[i].add(u) * x.at[i].max(u)
+    z = x.at[jnp.array([1, 3])].mul(u[:2], unique_indices=True) - x.at[i].min(u**2)
+    return y * z + lax.dynamic_update_slice(x, u[:2], (1,)) + x[jnp.array([3, 3, 0, 1])]
+
+
+def test_scatters_in_jax_c_and_cuda_equal_the_numpy_module() -> None:
+    """One graph of every gather and scatter: the generated JAX code (gathers of constant
+    positions under ``where``: no in-place update), the C values and the CUDA kernels (one
+    host thread each, where a C++ compiler exists) equal the NumPy module's J, which the
+    cases above check against ``jax.jacfwd``."""
+    from dgraph.codegen.c import compiler
+    from dgraph.codegen.cuda import cxx_compiler
+    from dgraph.codegen.tensor.c_values import c_values
+    from dgraph.codegen.tensor.module import tensor_program
+
+    x, u = point((4,), 140), point((3,), 141)
+    g = from_jax(_scatters, x, u, level="array")
+    assert {"scatter", "scatter_add", "scatter_mul", "scatter_min", "scatter_max"} <= {
+        g.op(v).primitive for v in g.intermediates
+    }
+    es = accumulate(g, "forward", verify=False)
+    want = load_python(tensor_module(es, "python", True)).jacobian_stacked(x, u)
+    jax_code = load_python(tensor_module(es, "jax", True))
+    np.testing.assert_allclose(_dense(jax_code.jacobian_stacked(x, u)), want.toarray(), rtol=1e-12)
+    if compiler() is None:
+        return
+    values = c_values(tensor_program(es, "python", True, keep_arrays=True))
+    got = values.load()(x, u)
+    np.testing.assert_array_equal(got.indices, want.indices)
+    np.testing.assert_allclose(got.data, want.data, rtol=1e-13, atol=1e-13)
+    if cxx_compiler() is not None:
+        cuda = values.load_cuda_host()(x, u)
+        np.testing.assert_allclose(cuda.data, want.data, rtol=1e-13, atol=1e-13)

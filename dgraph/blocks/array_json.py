@@ -36,7 +36,9 @@ def arity(primitive: str) -> tuple[int, int | None]:
         return 2, None
     if primitive in ("concatenate", "stack"):
         return 1, None
-    if primitive in ("dot_general", "pad", "conv_general_dilated"):
+    if primitive in ("dot_general", "pad", "conv_general_dilated", "triangular_solve") or (
+        primitive.startswith("scatter")
+    ):
         return 2, 2
     return 1, 1  # the other moves, reductions, integer_pow, cumsum
 

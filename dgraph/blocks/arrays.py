@@ -25,6 +25,8 @@ import sympy
 
 from ..errors import InputError
 from . import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, convolution, dense, pattern, sparse
+from . import linalg as _linalg
+from . import scatter as _scatter
 
 __all__ = [
     "ELEMENTWISE",
@@ -142,6 +144,8 @@ PRIMITIVES = frozenset(
         "reduce_min",
         "cumsum",
         convolution.CONV,
+        *_scatter.SCATTERS,
+        *_linalg.LINALG,
     }
 )
 
@@ -231,6 +235,8 @@ def _zero_by_constants(op: ArrayOp, k: int) -> bool:
     ``0*x``, ``W@x`` with ``W`` all zero, ``0/x``, ``select_n`` with a constant predicate
     that never picks operand k (no edge then, as asdex has no dependency)."""
     name, operands = op.primitive, op.operands
+    if name in _scatter.SCATTERS:
+        return _scatter.zero_block(op, k)
     if name == "integer_pow":
         return op.param["y"] == 0
     if name == "select_n":
@@ -290,6 +296,10 @@ def _forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:
         return ELEMENTWISE[name][0](*args)
     if name in NONDIFFERENTIABLE:
         return NONDIFFERENTIABLE[name](*args)
+    if name in _scatter.SCATTERS:
+        return _scatter.forward(op, args)
+    if name in _linalg.LINALG:
+        return _linalg.forward(op, args)
     if name == "integer_pow":
         return args[0] ** p["y"]
     if name == "select_n":
@@ -463,6 +473,10 @@ def labelled_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Bl
         return _cumsum_pattern(op, mine)
     if name == convolution.CONV:
         return convolution.conv_of(op, k, shapes).block
+    if name in _scatter.SCATTERS:
+        return _scatter.operand_block(op, k, shapes)
+    if name in _linalg.LINALG:
+        return _linalg.operand_block(op, k, shapes)
     raise InputError(f"{name}: no derivative")
 
 
@@ -728,6 +742,10 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
     if name == convolution.CONV:
         found = convolution.conv_of(op, k, [a.shape for a in args])
         return convolution.conv_value(args[1 - k], found)
+    if name in _scatter.SCATTERS:
+        return _scatter.values(op, k, args, block)
+    if name in _linalg.LINALG:
+        return _linalg.values(op, k, args)
     if isinstance(block, Sparse):
         shapes = [a.shape for a in args]
         labelled = labelled_block(op, k, shapes)
@@ -837,6 +855,8 @@ def describe(op: ArrayOp, k: int) -> str:
         return f"conv[{names[1]}]" if k == 0 else f"conv[{names[0]}]"
     if name == "take":
         return f"S[{len(p['indices'])} picks of axis {p['axis']}]"
+    if name in _scatter.SCATTERS:
+        return _scatter.describe(op, k)
     if name == "broadcast_in_dim":
         return f"B[→{'×'.join(map(str, op.shape))}]"
     if name == "transpose":

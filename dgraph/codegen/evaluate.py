@@ -261,6 +261,8 @@ class ArrayEvaluator:
         a special function), as the printers resolve it."""
         _, special, short = name.rpartition("special.")
         found = getattr(self.special if special else self.xp, short, None)
+        if found is None and short.startswith("linalg."):  # numpy.linalg.inv, as printed
+            found = _nan_where_refused(getattr(self.xp.linalg, short[7:], None))
         if found is None:
             raise DGraphError(f"evaluating the array program: no array function {name}")
         return found
@@ -411,3 +413,18 @@ def evaluate_statements(
 ) -> dict[str, Any]:
     """``ArrayEvaluator(xp, special).run(statements, env)``: the statements' values."""
     return ArrayEvaluator(xp, special).run(statements, env)
+
+
+def _nan_where_refused(f: Any) -> Any:
+    """A linear-algebra function, NaN where LAPACK refuses the matrix (the program's
+    shapes are found at random inputs, where a Cholesky factor may not exist)."""
+    if f is None:
+        return None
+
+    def safe(a, *args, **kwargs):
+        try:
+            return f(a, *args, **kwargs)
+        except np.linalg.LinAlgError:
+            return np.full(np.shape(a), np.nan)
+
+    return safe

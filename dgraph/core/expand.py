@@ -110,6 +110,11 @@ def _min(*args: sympy.Expr) -> sympy.Expr:
     return _extreme(sympy.Min, args)
 
 
+# a scatter's combination of an entry with the updates aimed at it
+_COMBINE = {"scatter_add": sympy.Add, "scatter_mul": sympy.Mul, "scatter_min": _min}
+_COMBINE["scatter_max"] = _max
+
+
 def _as_number(value):
     """A boolean as 1 or 0 (a dtype conversion); a condition 1 where it holds."""
     if value is sympy.true or value is sympy.false:
@@ -364,6 +369,10 @@ class _Expansion:
             return np.moveaxis(out, -1, axis)
         if name == "dot_general":
             return _dot(args[0], args[1], p["dimension_numbers"], shape)
+        if name in ("gather_flat", "scatter", *_COMBINE):
+            from ..blocks.scatter import elements
+
+            return elements(op, args, _COMBINE)
         if name in MOVES:
             return np.asarray(move(name, p, args, shape), dtype=object).reshape(shape)
         if name == convolution.CONV:  # a sum of products per entry, as dot_general's

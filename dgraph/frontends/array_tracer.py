@@ -614,7 +614,8 @@ def _expand_dims(x: Any, axis: Any) -> Any:
 
 def _index(x: TracedArray, key: Any) -> Any:
     """Basic indexing: integers and slices (one ``slice``, ``rev`` for negative steps),
-    ``None`` and ``...``; arrays and traced values as indices are refused."""
+    ``None`` and ``...``; constant arrays: a ``take`` along one axis, else a
+    ``gather_flat``; traced values as indices are refused."""
     key = key if isinstance(key, tuple) else (key,)
     picked = [j for j, k in enumerate(key) if isinstance(k, (list, np.ndarray))]
     if len(picked) == 1 and all(k == slice(None) for j, k in enumerate(key) if j != picked[0]):
@@ -625,6 +626,9 @@ def _index(x: TracedArray, key: Any) -> Any:
                 "indexing with a value that depends on the inputs is not supported"
                 " (a data-dependent index): use np.where"
             )
+    if picked:
+        return _gather(x, key)
+    for k in key:
         if isinstance(k, (list, np.ndarray)) or (
             not isinstance(k, (slice, numbers.Integral)) and k is not None and k is not Ellipsis
         ):
@@ -681,6 +685,19 @@ def _index(x: TracedArray, key: Any) -> Any:
         kept = [k for k in key if not isinstance(k, numbers.Integral)]
         y = _reshape(y, tuple(1 if k is None else next(it) for k in kept))
     return y
+
+
+def _gather(x: TracedArray, key: tuple) -> TracedArray:
+    """Any other indexing with constant arrays (``u[rows, cols]``, a mask beside an
+    integer): NumPy's own indexing of the flat positions, a ``gather_flat``."""
+    try:
+        at = np.arange(math.prod(x.shape)).reshape(x.shape)[key]
+    except (IndexError, TypeError, ValueError) as exc:
+        raise InputError(f"indexing: {str(exc).splitlines()[0][:200]}") from None
+    if at.size == 0:
+        raise InputError("indexing with arrays that select no entry is not supported")
+    params = (("sources", tuple(int(i) for i in at.reshape(-1))),)
+    return _move(x, "gather_flat", params, tuple(at.shape))
 
 
 def _take(x: Any, indices: Any, axis: Any = None) -> Any:

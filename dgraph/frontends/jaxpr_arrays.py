@@ -24,9 +24,10 @@ program becomes operands of those vertices:
 Vertices are named after their primitive and the equation's place in the inlined list
 (``exp4``, ``dot1``: long names shortened), inputs after the function's parameters, outputs as the
 scalar builder names them (``y``, ``y0, y1, ...``, a dict's keys). An output that is an
-input, or that another vertex reads, is a ``copy`` vertex of it. An index that depends on
-the inputs (``dynamic_slice``, ``gather``) or a primitive with no array operation is one
-error line naming it.
+input, or that another vertex reads, is a ``copy`` vertex of it. Gathers and scatters at
+constant indices are maps between flat positions (:mod:`.jaxpr_scatter`). An index that
+depends on the inputs (``dynamic_slice``, ``gather``, ``scatter``) or a primitive with no
+array operation is one error line naming it.
 
 References: Graphax reads jaxprs as one vertex per equation in the same way (Lohoff and
 Neftci, "Optimizing automatic differentiation with deep reinforcement learning", 2024).
@@ -247,7 +248,6 @@ _ALIASES = {"copy", "copy_p", "reduce_precision", "optimization_barrier"}
 # calls with a custom derivative rule, honoured as JAX's autodiff honours it
 _CUSTOM = {"custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr"}
 _MAX_DEPTH = 16
-_INDEXED = {"dynamic_slice", "dynamic_update_slice", "gather", "scatter", "scatter-add"}
 
 
 @dataclass(frozen=True)
@@ -342,6 +342,8 @@ class _Reader:
         return [read(v) for v in jaxpr.outvars]
 
     def equation(self, eqn, ins: list[Value]) -> list[Value]:
+        from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
+
         name = eqn.primitive.name
         params = eqn.params
         if name in CALLS:
@@ -353,10 +355,12 @@ class _Reader:
         self.counter += 1
         if all(isinstance(x, np.ndarray) for x in ins):
             return self.fold(eqn, ins)
-        if name in _INDEXED and not all(isinstance(x, np.ndarray) for x in ins[1:]):
+        indices = ins[INDEX_OPERANDS[name]] if name in INDEX_OPERANDS else []
+        if not all(isinstance(x, np.ndarray) for x in indices):
+            what = "a sparse matrix" if name == "bcoo_dot_general" else "an index"
             raise InputError(
-                f"{self.where}: {name} with an index that depends on the inputs is not"
-                " supported (a data-dependent index): index with constants"
+                f"{self.where}: {name} with {what} that depends on the inputs is not"
+                " supported (only its data may): make it a constant"
             )
         avals = [v.aval for v in eqn.outvars]
         opaque = next((x for x in ins if isinstance(x, _Opaque)), None)
@@ -383,6 +387,10 @@ class _Reader:
             return [self.dynamic_slice(eqn, ins)]
         if name == "gather":
             return [self.gather(eqn, ins, shape)]
+        found = read_indexed(eqn, ins, self.where)
+        if found is not None:
+            found = found if isinstance(found, list) else [found]
+            return [self.result(op, a) for op, a in zip(found, avals, strict=True)]
         if name == "select_n" and isinstance(ins[0], np.ndarray) and np.unique(ins[0]).size == 1:
             chosen = ins[1 + int(np.asarray(ins[0]).reshape(-1)[0])]  # a constant choice
             if not isinstance(chosen, np.ndarray) or chosen.shape == shape:
@@ -485,7 +493,7 @@ class _Reader:
 
     def gather(self, eqn, ins: list[Value], shape: tuple[int, ...]) -> Value:
         """A gather of constant indices along one axis (``x[idx]``, ``x[:, idx]``,
-        ``jnp.take``): a ``take``; any other gather is refused in one line."""
+        ``jnp.take``): a ``take``; any other: a ``gather`` of flat positions."""
         x, idx = ins[0], np.asarray(ins[1])
         numbers = eqn.params["dimension_numbers"]
         axes = tuple(numbers.start_index_map)
@@ -508,10 +516,9 @@ class _Reader:
             return self.result(
                 ArrayOp("take", (self.operand(x),), params, shape), eqn.outvars[0].aval
             )
-        raise InputError(
-            f"{self.where}: gather other than constant indices along one axis is not supported"
-            " at the array level"
-        )
+        from .jaxpr_scatter import read_indexed
+
+        return self.result(read_indexed(eqn, ins, self.where), eqn.outvars[0].aval)
 
     def dynamic_slice(self, eqn, ins: list[Value]) -> Value:
         """A window at constant offsets: a slice (JAX clamps the offsets into range)."""

@@ -9,10 +9,14 @@ import numpy as np
 
 from ...blocks.arrays import ArrayOp
 from ...blocks.convolution import CONV
+from ...blocks.linalg import LINALG
+from ...blocks.scatter import SCATTERS
 from ...errors import InputError
 from ..ir import BinOp, Call, Const, Index, Name, Node, Seq, Slice, UnaryOp
 from ..printing import BINARY, CALLS
 from .convolution import conv_forward, pad_forward
+from .linalg_code import linalg_forward
+from .scatter_code import scatter_forward, take_forward
 
 __all__ = ["forward_expression", "operand_shape"]
 
@@ -55,16 +59,22 @@ def forward_expression(
     args: Sequence[Node],
     shapes: Sequence[tuple[int, ...]],
     top: bool,
-    index: Callable[[np.ndarray], Name] | None = None,
+    index: Callable[[np.ndarray], Node] | None = None,
     emit: Callable[[Node], Node] | None = None,
 ) -> Node:
     """``op`` on the operands ``args`` (of ``shapes``); ``top``: a vertex's value (float,
     as ``evaluate`` gives), else a nested operation's (a comparison stays boolean);
-    ``index`` names a constant integer array (a convolution's gathers), ``emit`` assigns
+    ``index`` names a constant integer array (a gather's positions), ``emit`` assigns
     a helper expression to a new name."""
     name, p, shape = op.primitive, op.param, op.shape
     if name == CONV or (name == "pad" and not _plain_pad(p["padding_config"])):
         return (conv_forward if name == CONV else pad_forward)(op, args, shapes, index, emit)
+    if name in SCATTERS:
+        return scatter_forward(op, args, shapes, index or _literal_index)
+    if name in LINALG:
+        return linalg_forward(op, args)
+    if name == "take" and index is not None:  # a gather the C printer reads too
+        return take_forward(op, args[0], tuple(shapes[0]), index)
     found = _elementwise(name, args)
     if found is not None:
         if top and name in _BOOLEAN:
@@ -94,6 +104,10 @@ def forward_expression(
 
 def _plain_pad(config) -> bool:
     return not any(interior or lo < 0 or hi < 0 for lo, hi, interior in config)
+
+
+def _literal_index(array: np.ndarray) -> Node:
+    return Call("asarray", (Const(tuple(int(i) for i in np.ravel(array))),))
 
 
 def _to_shape(node: Node, natural: tuple[int, ...], shape: tuple[int, ...]) -> Node:

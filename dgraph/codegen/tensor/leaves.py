@@ -23,9 +23,13 @@ from ...blocks.arrays import (
     other_labels,
 )
 from ...blocks.convolution import CONV
+from ...blocks.linalg import LINALG
+from ...blocks.scatter import SCATTERS
 from ...errors import InputError
 from ..ir import AsType, BinOp, Call, Const, Formula, Index, Name, Node
 from .convolution import conv_values
+from .linalg_code import linalg_values
+from .scatter_code import scatter_values
 
 __all__ = ["leaf_values"]
 
@@ -46,6 +50,10 @@ def leaf_values(
     name = op.primitive
     if name == CONV:
         return conv_values(op, k, args, shapes, index)
+    if name in SCATTERS:
+        return scatter_values(op, k, block, args, shapes, emit, index)
+    if name in LINALG:
+        return linalg_values(op, k, args, shapes, emit)
     if isinstance(block, Sparse):
         labelled = labelled_block(op, k, shapes)
         found = narrowed(op, k, shapes, labelled)

@@ -1,0 +1,171 @@
+"""Linear algebra by its implicit rules: ``cholesky``, ``eigh`` and ``triangular_solve`` of one
+matrix (no batch axes), each block dense, its values the tangent map JAX differentiates
+them by, applied to every basis direction at once.
+
+* ``cholesky``: ``L = chol(A)`` (the jaxpr symmetrizes A before);
+  ``dL = L·φ(L⁻¹·dA·L⁻ᵀ)``, φ the lower triangle with the diagonal halved;
+* ``eigh`` (``eigh_values`` w and ``eigh_vectors`` V, ascending, of the symmetrized
+  matrix): ``dw = diag(Vᵀ·dA·V)``, ``dV = V·(F ∘ (Vᵀ·dA·V))``, ``F_ij = 1/(w_j - w_i)``
+  off the diagonal, 0 on it (distinct eigenvalues);
+* ``triangular_solve``: ``x = M⁻¹·b`` (``left_side``) or ``b·M⁻¹``, ``M`` the triangle
+  of ``a`` it reads (``lower``; its diagonal 1 where ``unit_diagonal``), transposed where
+  ``transpose_a``: ``dx = M⁻¹·db`` and ``dx = -M⁻¹·dM·x`` (left), ``db·M⁻¹`` and
+  ``-x·dM·M⁻¹`` (right).
+
+Each formula is written once over an array vocabulary ``xp`` (:class:`NumPyOps` here;
+:mod:`dgraph.codegen.tensor.linalg_code` prints the same calls as array statements), so
+that the values and the generated code cannot differ.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from . import GENERAL, Block, dense
+
+__all__ = ["LINALG", "NumPyOps", "check", "forward", "operand_block", "tangent", "values"]
+
+LINALG = frozenset({"cholesky", "triangular_solve", "eigh_values", "eigh_vectors"})
+
+
+def _or_nan(f):
+    """``f``, NaN where LAPACK refuses (a singular or indefinite matrix), as JAX gives."""
+
+    def safe(a):
+        try:
+            return f(a)
+        except np.linalg.LinAlgError:
+            return np.full(np.shape(a), np.nan)
+
+    return staticmethod(safe)
+
+
+class NumPyOps:
+    """The array vocabulary of the formulas, in NumPy."""
+
+    matmul = staticmethod(np.matmul)
+    inv = _or_nan(np.linalg.inv)
+    cholesky = _or_nan(np.linalg.cholesky)
+    eigh = staticmethod(np.linalg.eigh)
+    part = staticmethod(lambda pair, i: pair[i])
+    column = staticmethod(lambda w: np.reshape(w, (*np.shape(w), 1)))
+    row = staticmethod(lambda w: np.reshape(w, (*np.shape(w)[:-1], 1, np.shape(w)[-1])))
+    last_sum = staticmethod(lambda a: np.sum(a, axis=-1))
+    div = staticmethod(np.divide)
+    tril = staticmethod(np.tril)
+    triu = staticmethod(np.triu)
+    eye = staticmethod(np.eye)
+    swap = staticmethod(lambda a: np.swapaxes(a, -1, -2))
+    mul = staticmethod(np.multiply)
+    sub = staticmethod(np.subtract)
+    add = staticmethod(np.add)
+    neg = staticmethod(np.negative)
+
+
+def check(op: Any, shapes: Sequence[tuple[int, ...]]) -> None:
+    """Square matrices without batch axes.
+
+    Raises
+    ------
+    InputError
+        For another shape (batched linear algebra is not supported at the array level).
+    """
+    a = tuple(shapes[0])
+    if len(a) != 2 or a[0] != a[1]:
+        raise InputError(
+            f"{op.primitive}: only one square matrix is supported (operand of shape {a})"
+        )
+    if op.primitive == "triangular_solve":
+        _flags(op)
+    if op.primitive == "triangular_solve" and len(shapes[1]) != 2:
+        raise InputError(f"triangular_solve: the right-hand side must be a matrix, not {shapes[1]}")
+
+
+def _flags(op: Any) -> None:
+    """That triangular_solve says which triangle and side (a dgraph/1 file may not)."""
+    p = op.param
+    if not all(isinstance(p.get(k), bool) for k in _FLAGS):
+        raise InputError(f"triangular_solve: params {', '.join(_FLAGS)} must be booleans")
+
+
+_FLAGS = ("left_side", "lower", "transpose_a", "unit_diagonal")
+
+
+def _size(op: Any) -> int:
+    return op.shape[0] if op.param["left_side"] else op.shape[1]
+
+
+def _triangle(op: Any, a: Any, xp: Any) -> Any:
+    """The triangle of ``a`` triangular_solve reads (without the diagonal where it is
+    taken as ones), transposed where asked: linear in ``a``."""
+    p = op.param
+    m = xp.tril(a) if p["lower"] else xp.triu(a)
+    if p["unit_diagonal"]:
+        m = xp.sub(m, xp.mul(m, xp.eye(_size(op))))
+    return xp.swap(m) if p["transpose_a"] else m
+
+
+def _matrix(op: Any, a: Any, xp: Any) -> Any:
+    """``M``: the matrix triangular_solve inverts."""
+    m = _triangle(op, a, xp)
+    return xp.add(m, xp.eye(_size(op))) if op.param["unit_diagonal"] else m
+
+
+def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps) -> Any:
+    """The result."""
+    if op.primitive == "cholesky":
+        return xp.cholesky(args[0])
+    if op.primitive.startswith("eigh"):
+        return xp.part(xp.eigh(args[0]), 0 if op.primitive == "eigh_values" else 1)
+    _flags(op)
+    inverse = xp.inv(_matrix(op, args[0], xp))
+    return xp.matmul(inverse, args[1]) if op.param["left_side"] else xp.matmul(args[1], inverse)
+
+
+def tangent(op: Any, k: int, args: Sequence[Any], d: Any, result: Any, xp: Any = NumPyOps) -> Any:
+    """The result's tangents for tangents ``d`` of operand k (a leading axis of
+    directions), ``result`` the primal result."""
+    if op.primitive == "cholesky":
+        li = xp.inv(result)
+        inner = xp.matmul(xp.matmul(li, d), xp.swap(li))
+        diagonal = xp.mul(xp.mul(inner, xp.eye(op.shape[0])), 0.5)
+        return xp.matmul(result, xp.add(xp.tril(inner, -1), diagonal))
+    if op.primitive.startswith("eigh"):
+        pair = xp.eigh(args[0])
+        w, v = xp.part(pair, 0), xp.part(pair, 1)
+        n = op.shape[0]
+        inner = xp.matmul(xp.matmul(xp.swap(v), d), v)
+        if op.primitive == "eigh_values":
+            return xp.last_sum(xp.mul(inner, xp.eye(n)))
+        gaps = xp.add(xp.sub(xp.row(w), xp.column(w)), xp.eye(n))
+        f = xp.sub(xp.div(1.0, gaps), xp.eye(n))
+        return xp.matmul(v, xp.mul(f, inner))
+    inverse = xp.inv(_matrix(op, args[0], xp))
+    left = op.param["left_side"]
+    if k == 1:
+        return xp.matmul(inverse, d) if left else xp.matmul(d, inverse)
+    dm = _triangle(op, d, xp)
+    if left:
+        return xp.neg(xp.matmul(inverse, xp.matmul(dm, result)))
+    return xp.neg(xp.matmul(xp.matmul(result, dm), inverse))
+
+
+def operand_block(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> Block:
+    """Dense: every entry of the result reads every entry of the operand."""
+    check(op, shapes)
+    return dense(tuple(op.shape), tuple(shapes[k]), GENERAL)
+
+
+def values(op: Any, k: int, args: Sequence[np.ndarray]) -> np.ndarray:
+    """The dense block's values, C order over (result axes, operand axes)."""
+    args = [np.asarray(a, dtype=float) for a in args]
+    mine = args[k].shape
+    size = math.prod(mine)
+    basis = np.eye(size).reshape(size, *mine)
+    out = tangent(op, k, args, basis, forward(op, args))
+    return np.moveaxis(out, 0, -1).reshape(*op.shape, *mine)

@@ -1,0 +1,133 @@
+"""Gathers and scatters at constant positions (:mod:`dgraph.blocks.scatter`) as array
+statements: elementwise expressions of gathers ``ravel(a)[K]`` at constant positions, so
+that NumPy, JAX (no in-place update) and the C/CUDA printers read the same statements.
+
+* ``gather_flat``: ``ravel(x)[K]``, K of the result's shape;
+* ``scatter``: ``where(L < 0, x, ravel(u)[K])`` (each entry: its own, or the update
+  that wins there);
+* ``scatter_add``/``_mul``/``_min``/``_max``: x combined with one such gather per layer
+  of updates (:func:`~dgraph.blocks.scatter.slots`: the s-th update aimed at each
+  position), the positions with fewer reading a neutral entry (0, 1, or x itself);
+* the block values of ``scatter_mul`` (the product of the updates at each position,
+  x at each update's target) and ``scatter_min``/``_max`` (each value equal to the result
+  gets an equal share) from the same gathers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ...blocks import ONES, Block, Labelled
+from ...blocks.scatter import COMBINE, slots
+from ...errors import InputError
+from ..ir import BinOp, Call, Const, Index, Node
+
+__all__ = ["scatter_forward", "scatter_values", "take_forward"]
+
+Indexer = Callable[[np.ndarray], Node]
+_NEUTRAL = {"scatter_add": 0.0, "scatter_mul": 1.0}
+_JOIN = {"scatter_min": "minimum", "scatter_max": "maximum"}
+
+
+def _flat(x: Node) -> Node:
+    return Call("ravel", (x,))
+
+
+def _positions(op) -> np.ndarray:
+    key = "targets" if op.primitive in COMBINE else "sources"
+    return np.asarray(op.param[key], dtype=np.int64).reshape(-1)
+
+
+def _pick(op, chosen: np.ndarray, source: Node, other: Node, index: Indexer) -> Node:
+    """Per entry of the result, ``source``'s flat entry ``chosen`` where it is >= 0,
+    else ``other``'s entry: a gather of the result's shape under a ``where``."""
+    out = tuple(op.shape)
+    picked = Index(_flat(source), (index(np.maximum(chosen, 0).reshape(out)),))
+    if (chosen >= 0).all():
+        return picked
+    missing = BinOp("<", index(np.minimum(chosen, 0).reshape(out)), Const(0))
+    return Call("where", (missing, other, picked))
+
+
+def _layers(op, args: Sequence[Node], shapes, index: Indexer) -> list[Node]:
+    """Per layer of updates, an array of the result's shape: the s-th update aimed at
+    each position, or the neutral entry (0, 1, or x itself for min and max)."""
+    name = op.primitive
+    neutral = Const(_NEUTRAL[name]) if name in _NEUTRAL else args[0]
+    n = math.prod(shapes[0])
+    return [_pick(op, layer, args[1], neutral, index) for layer in slots(_positions(op), n)]
+
+
+def scatter_forward(op, args: Sequence[Node], shapes, index: Indexer) -> Node:
+    """The operation's result as one elementwise expression of gathers."""
+    name = op.primitive
+    if name == "gather_flat":
+        return Index(_flat(args[0]), (index(_positions(op).reshape(op.shape)),))
+    if name == "scatter":
+        return _pick(op, _positions(op), args[1], args[0], index)
+    node = args[0]
+    for part in _layers(op, args, shapes, index):
+        if name in _JOIN:
+            node = Call(_JOIN[name], (node, part))
+        else:
+            node = BinOp("+" if name == "scatter_add" else "*", node, part)
+    return node
+
+
+def take_forward(op, x: Node, shape: tuple[int, ...], index: Indexer) -> Node:
+    """``take`` (constant indices along one axis) as a gather of flat positions."""
+    positions = np.arange(math.prod(shape)).reshape(shape)
+    at = np.take(positions, np.asarray(op.param["indices"], dtype=np.int64), op.param["axis"])
+    return Index(_flat(x), (index(at),))
+
+
+def _landing(op) -> tuple[np.ndarray, np.ndarray]:
+    t = _positions(op)
+    cols = np.nonzero(t >= 0)[0]
+    order = np.lexsort((cols, t[cols]))
+    return t[cols][order], cols[order]
+
+
+def scatter_values(
+    op,
+    k: int,
+    block: Block,
+    args: Sequence[Node],
+    shapes,
+    emit: Callable[[Node], Node],
+    index: Indexer | None,
+) -> Node:
+    """The values of ∂op/∂(operand k), as :func:`dgraph.blocks.scatter.values` gives
+    them (C order over a diagonal's labels, one per entry of a sparse block)."""
+    if block.kind == ONES:
+        return Const(1.0) if isinstance(block, Labelled) else Call("ones", (Const(block.nnz),))
+    if index is None:
+        raise InputError(f"{op.primitive}: its block values need the module's index arrays")
+    name, out = op.primitive, tuple(op.shape)
+    rows, cols = _landing(op)
+    if name == "scatter_mul":
+        if k == 1:
+            return Index(_flat(args[0]), (index(rows),))
+        node: Node = Call("full", (Const(out), Const(1.0)))
+        for part in _layers(op, args, shapes, index):
+            node = BinOp("*", node, part)
+        return node
+    result = emit(scatter_forward(op, args, shapes, index))
+    kept = Call("where", (BinOp("==", args[0], result), Const(1.0), Const(0.0)))
+    kept = emit(kept)
+    shares: Node = kept
+    n = math.prod(shapes[0])
+    for layer, part in zip(slots(_positions(op), n), _layers(op, args, shapes, index), strict=True):
+        equal = Call("where", (BinOp("==", part, result), Const(1.0), Const(0.0)))
+        valid = BinOp(">=", index(layer.reshape(out)), Const(0))
+        shares = BinOp("+", shares, Call("where", (valid, equal, Const(0.0))))
+    shares = emit(shares)
+    if k == 0:
+        return BinOp("/", kept, shares)
+    won = BinOp("==", Index(_flat(args[1]), (index(cols),)), Index(_flat(result), (index(rows),)))
+    return BinOp(
+        "/", Call("where", (won, Const(1.0), Const(0.0))), Index(_flat(shares), (index(rows),))
+    )
