@@ -12,7 +12,7 @@ from ...blocks.convolution import CONV
 from ...blocks.linalg import LINALG
 from ...blocks.scatter import SCATTERS
 from ...errors import InputError
-from ..ir import BinOp, Call, Const, Index, Name, Node, Seq, Slice, UnaryOp
+from ..ir import BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
 from ..printing import BINARY, CALLS
 from .convolution import conv_forward, pad_forward
 from .linalg_code import linalg_forward
