@@ -46,6 +46,7 @@ from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
 from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..errors import InputError
+from .jaxpr_extra import REWRITTEN
 
 __all__ = [
     "CALLS",
@@ -231,6 +232,10 @@ _PARAMS: dict[str, tuple[str, ...]] = {
     "concatenate": ("dimension",),
     "rev": ("dimensions",),
     "stack": ("axis",),
+    "reduce_prod": ("axes",),
+    "argmax": ("axes",),
+    "argmin": ("axes",),
+    "sort": ("dimension",),
 }
 _RENAMES = {"add_any": "add"}
 # the value passes through unchanged
@@ -377,8 +382,9 @@ class _Reader:
             chosen = ins[1 + int(np.asarray(ins[0]).reshape(-1)[0])]  # a constant choice
             if not isinstance(chosen, np.ndarray) or chosen.shape == shape:
                 return [chosen]
-        if name == "reshape" and params.get("dimensions") is not None:
-            raise InputError(f"{self.where}: reshape with a dimension order is not supported")
+        rewritten = REWRITTEN[name](self, eqn, ins) if name in REWRITTEN else None
+        if rewritten is not None:  # reshape with an order, tile, argsort, polygamma
+            return rewritten
         if name == "pad" and any(
             int(i) or int(lo) < 0 or int(hi) < 0 for lo, hi, i in params["padding_config"]
         ):

@@ -11,6 +11,7 @@ from ...blocks.arrays import ArrayOp
 from ...errors import InputError
 from ..ir import BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
 from ..printing import BINARY, CALLS
+from .extra_ops import extra_forward_node
 
 __all__ = ["forward_expression", "operand_shape"]
 
@@ -72,6 +73,9 @@ def forward_expression(
     if name in ("reduce_sum", "reduce_max", "reduce_min"):
         function = {"reduce_sum": "sum", "reduce_max": "max", "reduce_min": "min"}[name]
         return Call(function, (args[0],), (("axis", Const(tuple(p["axes"]))),))
+    found = extra_forward_node(op, args)
+    if found is not None:
+        return BinOp("*", Const(1.0), found) if top and name in ("argmax", "argmin") else found
     if name == "cumsum":
         axis = Const(p["axis"])
         if p.get("reverse"):

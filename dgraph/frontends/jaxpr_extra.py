@@ -1,0 +1,88 @@
+"""jaxpr equations the array level reads as other array operations: ``reshape`` with a
+dimension order (a transpose, then the reshape), ``tile`` (a broadcast, then a reshape),
+``sort`` of several operands (the sorted keys, and ``argsort`` as a nested integer
+operation, as ``jnp.argsort`` sorts an iota beside its keys) and ``polygamma``'s order
+(a constant, as JAX takes no derivative in it). Each rewrite returns the equation's
+values, or None where the usual reading applies."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..blocks.arrays import ArrayOp
+from ..errors import InputError
+
+__all__ = ["REWRITTEN"]
+
+
+def _reshape(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    order = eqn.params.get("dimensions")
+    if order is None:
+        return None
+    x = eqn.invars[0].aval
+    perm = tuple(int(j) for j in order)
+    moved = tuple(int(x.shape[j]) for j in perm)
+    op = ArrayOp("transpose", (reader.operand(ins[0]),), (("permutation", perm),), moved)
+    inner = reader.result(op, x)
+    out = eqn.outvars[0].aval
+    return [reader.result(ArrayOp("reshape", (inner,), (), tuple(out.shape)), out)]
+
+
+def _tile(reader, eqn, ins: list[Any]) -> list[Any]:
+    x = eqn.invars[0].aval
+    reps = tuple(int(r) for r in eqn.params["reps"])
+    shape = tuple(int(n) for n in x.shape)
+    if len(reps) != len(shape):
+        raise InputError(f"{reader.where}: tile with {len(reps)} repeats of {len(shape)} axes")
+    spread = tuple(n for pair in zip(reps, shape, strict=True) for n in pair)
+    dims = tuple(range(1, 2 * len(shape), 2))
+    op = ArrayOp(
+        "broadcast_in_dim", (reader.operand(ins[0]),), (("broadcast_dimensions", dims),), spread
+    )
+    inner = reader.result(op, x)
+    out = eqn.outvars[0].aval
+    return [reader.result(ArrayOp("reshape", (inner,), (), tuple(out.shape)), out)]
+
+
+def _sort(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    if len(ins) == 1:
+        return None
+    d = int(eqn.params["dimension"])
+    if int(eqn.params.get("num_keys", 1)) != 1 or isinstance(ins[0], np.ndarray):
+        raise InputError(f"{reader.where}: sort by several keys or by a constant key")
+    key = reader.operand(ins[0])
+    first = eqn.outvars[0].aval
+    params = (("dimension", d),)
+    outs = [reader.result(ArrayOp("sort", (key,), params, tuple(first.shape)), first)]
+    for x, var in zip(ins[1:], eqn.outvars[1:], strict=True):
+        shape = tuple(var.aval.shape)
+        iota = np.broadcast_to(
+            np.arange(shape[d]).reshape([-1 if j == d else 1 for j in range(len(shape))]), shape
+        )
+        if not isinstance(x, np.ndarray) or not np.array_equal(x, iota):
+            raise InputError(
+                f"{reader.where}: sort with an operand carried along other than the positions"
+                " (argsort) is not supported at the array level"
+            )
+        outs.append(ArrayOp("argsort", (key,), params, shape))
+    return outs
+
+
+def _polygamma(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    if isinstance(ins[0], np.ndarray):
+        return None
+    raise InputError(
+        f"{reader.where}: polygamma with an order that depends on the inputs has no"
+        " derivative (as in JAX): give a constant order"
+    )
+
+
+REWRITTEN: dict[str, Callable[..., list[Any] | None]] = {
+    "reshape": _reshape,
+    "tile": _tile,
+    "sort": _sort,
+    "polygamma": _polygamma,
+}
