@@ -319,7 +319,10 @@ class ArrayPrinter:
         specials = () if self.module else _special_atoms(expr)  # a module: the scalar printer
         for inner in sorted(specials, key=sympy.count_ops):  # inner first
             name = SPECIAL_CALLS[type(inner).__name__]
-            args = ", ".join(self.formula(a) for a in inner.args)
+            args = [self.formula(a) for a in inner.args]
+            if name == "polygamma":  # JAX's takes an integer order only
+                args[0] = f"{self.xp}.asarray({args[0]}).astype(int)"
+            args = ", ".join(args)
             call = sympy.Symbol(f"{self.special}.{name}({args})", real=True)
             expr = expr.xreplace({inner: call})
         return self.formula(expr), 0

@@ -623,16 +623,32 @@ def _substitute(op: ArrayOp, leaf: Callable[[str], Any]) -> ArrayOp:
     return done[id(op)]
 
 
+def _constant_outputs(outputs, where: str) -> dict[str, ArrayOp]:
+    """The outputs no derivative reaches (a constant, or a value read only through
+    comparisons, rounding, ``stop_gradient`` or a constant zero factor), each as the
+    operation that computes it: an output vertex with no edge, its Jacobian zero (as
+    JAX's)."""
+    found = {}
+    for key, value in outputs:
+        if isinstance(value, np.ndarray):
+            array = np.asarray(value, dtype=float)
+            found[key] = ArrayOp("copy", (Const.of(array),), (), array.shape)
+        elif isinstance(value, ArrayOp):
+            found[key] = value
+        elif not isinstance(value, str):
+            raise InputError(
+                f"{where}: output {key!r} is computed by {value.primitive!r}, which the array"
+                " level does not support"
+            )
+    return found
+
+
 def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
     """The tensor graph: vertices an output reaches through derivatives, in equation
     order; the others inlined where a nested operation reads them, else dropped."""
     records = reader.records
-    for key, value in outputs:
-        if not isinstance(value, str):
-            how = "" if isinstance(value, np.ndarray) else " (only through comparisons,"
-            how += "" if isinstance(value, np.ndarray) else " rounding, stop_gradient or a"
-            how += "" if isinstance(value, np.ndarray) else " constant zero factor or power)"
-            raise InputError(f"{where}: output {key!r} does not depend on the inputs{how}")
+    constant = _constant_outputs(outputs, where)
+    outputs = [(key, value) for key, value in outputs if key not in constant]
     live: set[int] = set()
     stack = [reader.index[v] for _, v in outputs if v in reader.index]
     while stack:
@@ -687,13 +703,16 @@ def _graph(reader: _Reader, inputs, outputs, label: str, where: str) -> DGraph:
             g.add_array_vertex(names[r.name], "intermediate", op.shape, op)
         else:
             inlined[r.name] = op
+    for key, value in constant.items():  # no edge: a zero Jacobian
+        op = _substitute(value, leaf) if isinstance(value, ArrayOp) else value
+        g.add_array_vertex(key, "output", op.shape, op)
     for key, value in outputs:
         op = returned.pop(value, None)
         if op is None:
             shape = g.shape(names[value])
             op = ArrayOp("copy", (names[value],), (), shape)
         g.add_array_vertex(key, "output", op.shape, op)
-    notes = []
+    notes = [f"{where}: output {key!r} does not depend on the inputs" for key in constant]
     dead = [r.name for k, r in enumerate(records) if k not in live and r.name not in used]
     if dead:
         notes.append(f"{where}: {dead_note(dead)}")

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...blocks.arrays import ArrayOp
 from ...errors import InputError
-from ..ir import BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
+from ..ir import AsType, BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
 from ..printing import BINARY, CALLS
 from .extra_ops import extra_forward_node
 
@@ -55,6 +55,8 @@ def forward_expression(
     """``op`` on the operands ``args`` (of ``shapes``); ``top``: a vertex's value (float,
     as ``evaluate`` gives), else a nested operation's (a comparison stays boolean)."""
     name, p, shape = op.primitive, op.param, op.shape
+    if name == "polygamma":  # JAX's takes an integer order only
+        args = [AsType(Call("asarray", (args[0],)), "int"), *args[1:]]
     found = _elementwise(name, args)
     if found is not None:
         if top and name in _BOOLEAN:
