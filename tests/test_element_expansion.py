@@ -38,6 +38,7 @@ RULES = _module("test_rules_vs_jax")
 # operations of the array level only (dgraph.blocks.array_extra): refused in one line here
 ARRAY_ONLY = {
     "polygamma", "bessel_i0e", "bessel_i1e", "rem", "sort", "argsort", "argmax", "argmin",
+    "frexp_mantissa", "frexp_exponent",
 }  # fmt: skip
 
 

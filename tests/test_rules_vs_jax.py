@@ -318,6 +318,10 @@ for _cls, (_shape, _axis) in {"1-d": ((4,), 0), "n-d-0": ((3, 2), 0), "n-d-1": (
     )
     for _name, _f in (("argmax", jnp.argmax), ("argmin", jnp.argmin)):
         case(_name, _cls, lambda x, a=_axis, f=_f: jnp.sum(x, a) * f(x, a), point(_shape, 86))
+for _cls, _shape in SHAPES.items():  # jnp.frexp: JAX works on the bits, its rule 2**-e
+    case("frexp_mantissa", _cls, lambda x: jnp.frexp(x)[0], point(_shape, 83))
+    case("frexp_exponent", _cls, lambda x: x * jnp.frexp(x)[1], point(_shape, 83))
+case("frexp_mantissa", "ldexp", lambda x: jnp.ldexp(x, 3), point((2, 3), 83))
 case("sort", "ties", lambda x: jnp.sort(x), np.array([0.7, -0.2, 0.7, 0.1]))
 case("sort", "3-d", lambda x: jnp.sort(x, axis=1), point((2, 3, 2), 87))
 for _cls, (_shape, _reps) in {

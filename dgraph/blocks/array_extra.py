@@ -13,7 +13,9 @@ what these operations add to it, each with its exact block:
   the other entries (prefix times suffix products, so a zero entry is no division);
 * ``sort`` along one dimension: every output of a fibre may come from every input of
   it, the values a permutation read at the point (``argsort``, stable, as JAX's rule);
-* ``argmax``, ``argmin`` and ``argsort`` are nested operations with no derivative.
+* ``argmax``, ``argmin``, ``argsort`` and the two parts of ``frexp`` (mantissa and
+  exponent, which JAX computes on the float's bits) are nested operations with no
+  derivative.
 """
 
 from __future__ import annotations
@@ -100,7 +102,7 @@ def _argmax(x: np.ndarray, axes: Sequence[int], *, lowest: bool = False) -> np.n
     return np.argmin(x, axis=axis) if lowest else np.argmax(x, axis=axis)
 
 
-EXTRA_NONDIFFERENTIABLE = {"argmax", "argmin", "argsort"}
+EXTRA_NONDIFFERENTIABLE = {"argmax", "argmin", "argsort", "frexp_mantissa", "frexp_exponent"}
 EXTRA_OPERATIONS = frozenset({"reduce_prod", "sort"})
 
 
@@ -111,6 +113,8 @@ def extra_forward(op, args: list[np.ndarray]) -> np.ndarray | None:
         return _argmax(args[0], p["axes"], lowest=name == "argmin")
     if name == "argsort":
         return np.argsort(np.asarray(args[0]), axis=p["dimension"], kind="stable")
+    if name in ("frexp_mantissa", "frexp_exponent"):
+        return np.frexp(np.asarray(args[0], dtype=float))[name == "frexp_exponent"]
     if name == "reduce_prod":
         return np.prod(args[0], axis=tuple(p["axes"]))
     if name == "sort":

@@ -46,7 +46,7 @@ from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
 from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..errors import InputError
-from .jaxpr_extra import REWRITTEN
+from .jaxpr_extra import REWRITTEN, called_primal
 
 __all__ = [
     "CALLS",
@@ -343,7 +343,9 @@ class _Reader:
         params = eqn.params
         if name in CALLS:
             closed, consts = called_jaxpr(eqn, self.where)
-            primal = self.run(closed, consts, ins[: len(closed.invars)])
+            primal = called_primal(self, eqn, ins)  # frexp: its bit-level body as one op
+            if primal is None:
+                primal = self.run(closed, consts, ins[: len(closed.invars)])
             if name in _CUSTOM and any(isinstance(x, str) for x in ins):
                 return self.custom(eqn, ins, primal)
             return primal

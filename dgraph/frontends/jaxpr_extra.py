@@ -15,7 +15,7 @@ import numpy as np
 from ..blocks.arrays import ArrayOp
 from ..errors import InputError
 
-__all__ = ["REWRITTEN"]
+__all__ = ["REWRITTEN", "called_primal"]
 
 
 def _reshape(reader, eqn, ins: list[Any]) -> list[Any] | None:
@@ -78,6 +78,27 @@ def _polygamma(reader, eqn, ins: list[Any]) -> list[Any] | None:
         f"{reader.where}: polygamma with an order that depends on the inputs has no"
         " derivative (as in JAX): give a constant order"
     )
+
+
+def called_primal(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """The primal values of a call whose body works on the bits of a float, read as
+    whole operations instead: ``jnp.frexp``'s custom_jvp ``_frexp`` (``bitcast_convert_type``
+    and shifts) is ``frexp_mantissa`` and ``frexp_exponent``, nested operations with no
+    derivative (its custom rule gives the derivative); else None."""
+    if _called_name(eqn) != "_frexp" or isinstance(ins[0], np.ndarray):
+        return None
+    x, shape = ins[0], tuple(eqn.invars[0].aval.shape)
+    return [ArrayOp(part, (x,), (), shape) for part in ("frexp_mantissa", "frexp_exponent")]
+
+
+def _called_name(eqn) -> str:
+    """The called function's name (a custom_jvp's is in its jaxpr's debug info)."""
+    if eqn.params.get("name"):
+        return str(eqn.params["name"])
+    inner = eqn.params.get("call_jaxpr")
+    info = getattr(getattr(inner, "jaxpr", inner), "debug_info", None)
+    source = str(getattr(info, "func_src_info", "") or "")
+    return source.split(" ")[0]
 
 
 REWRITTEN: dict[str, Callable[..., list[Any] | None]] = {

@@ -25,6 +25,8 @@ def extra_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node | None:
         return Call("argsort", (args[0],), (("axis", Const(int(p["dimension"]))), _STABLE))
     if name == "sort":
         return Call("sort", (args[0],), (("axis", Const(int(p["dimension"]))), _STABLE))
+    if name in ("frexp_mantissa", "frexp_exponent"):
+        return Index(Call("frexp", (args[0],)), (Const(int(name == "frexp_exponent")),))
     if name == "reduce_prod":
         return Call("prod", (args[0],), (("axis", Const(tuple(p["axes"]))),))
     return None
