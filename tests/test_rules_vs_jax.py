@@ -322,6 +322,12 @@ for _cls, _shape in SHAPES.items():  # jnp.frexp: JAX works on the bits, its rul
     case("frexp_mantissa", _cls, lambda x: jnp.frexp(x)[0], point(_shape, 83))
     case("frexp_exponent", _cls, lambda x: x * jnp.frexp(x)[1], point(_shape, 83))
 case("frexp_mantissa", "ldexp", lambda x: jnp.ldexp(x, 3), point((2, 3), 83))
+case(  # jax.random.permutation: a sort by a constant key, one constant permutation
+    "take",
+    "constant-sort-key",
+    lambda x: jax.random.permutation(jax.random.key(0), x),
+    point((5,), 82),
+)
 case("sort", "ties", lambda x: jnp.sort(x), np.array([0.7, -0.2, 0.7, 0.1]))
 case("sort", "3-d", lambda x: jnp.sort(x, axis=1), point((2, 3, 2), 87))
 for _cls, (_shape, _reps) in {

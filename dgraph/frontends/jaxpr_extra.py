@@ -1,7 +1,8 @@
 """jaxpr equations the array level reads as other array operations: ``reshape`` with a
 dimension order (a transpose, then the reshape), ``tile`` (a broadcast, then a reshape),
 ``sort`` of several operands (the sorted keys, and ``argsort`` as a nested integer
-operation, as ``jnp.argsort`` sorts an iota beside its keys) and ``polygamma``'s order
+operation, as ``jnp.argsort`` sorts an iota beside its keys; by a constant key, as
+``jax.random.permutation`` sorts, a ``take`` of constant indices) and ``polygamma``'s order
 (a constant, as JAX takes no derivative in it). Each rewrite returns the equation's
 values, or None where the usual reading applies."""
 
@@ -51,8 +52,10 @@ def _sort(reader, eqn, ins: list[Any]) -> list[Any] | None:
     if len(ins) == 1:
         return None
     d = int(eqn.params["dimension"])
-    if int(eqn.params.get("num_keys", 1)) != 1 or isinstance(ins[0], np.ndarray):
-        raise InputError(f"{reader.where}: sort by several keys or by a constant key")
+    if int(eqn.params.get("num_keys", 1)) != 1:
+        raise InputError(f"{reader.where}: sort by several keys is not supported")
+    if isinstance(ins[0], np.ndarray):
+        return _constant_permutation(reader, eqn, ins, d)
     key = reader.operand(ins[0])
     first = eqn.outvars[0].aval
     params = (("dimension", d),)
@@ -68,6 +71,28 @@ def _sort(reader, eqn, ins: list[Any]) -> list[Any] | None:
                 " (argsort) is not supported at the array level"
             )
         outs.append(ArrayOp("argsort", (key,), params, shape))
+    return outs
+
+
+def _constant_permutation(reader, eqn, ins: list[Any], d: int) -> list[Any]:
+    """A sort by a constant key (``jax.random.permutation``): the same permutation of
+    every operand, a ``take`` of constant indices where every fibre moves alike."""
+    perm = np.argsort(np.asarray(ins[0]), axis=d, kind="stable")
+    rows = np.moveaxis(perm, d, -1).reshape(-1, perm.shape[d])
+    if not (rows == rows[:1]).all():
+        raise InputError(
+            f"{reader.where}: sort by a constant key that moves its fibres differently is"
+            " not supported at the array level"
+        )
+    indices = tuple(int(i) for i in rows[0])
+    outs: list[Any] = []
+    for x, var in zip(ins, eqn.outvars, strict=True):
+        if isinstance(x, np.ndarray):
+            outs.append(np.take(x, indices, axis=d))
+            continue
+        params = (("indices", indices), ("axis", d))
+        op = ArrayOp("take", (reader.operand(x),), params, tuple(var.aval.shape))
+        outs.append(reader.result(op, var.aval))
     return outs
 
 
