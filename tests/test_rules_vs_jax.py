@@ -441,6 +441,10 @@ for _cls, (_sa, _sb, _dim) in {
         lambda x, d=_dim, c=_c: lax.concatenate([c, x, c], d),
         point(_sa, 62),
     )
+case(  # a part with an empty axis: a constant (no entries), folded
+    "concatenate", "empty-part", lambda x: lax.concatenate([x, x[:0] ** 2], 0), point((3,), 63)
+)
+case("add", "sum-over-an-empty-axis", lambda x: x + jnp.sum(jnp.sin(x[:0])), point((3,), 63))
 case("concatenate", "same-operand", lambda x: lax.concatenate([x, x], 0), point((3,), 63))
 for _cls, (_shape, _dims) in {
     "1-d": ((4,), (0,)),
@@ -554,6 +558,7 @@ for _cls, (_shape, _start, _sizes) in {
 # -- refused in one line -------------------------------------------------------------------
 
 REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
+    "empty output": (lambda x: jnp.sin(x[:0]), (3,)),
     "sort by two keys": (lambda x: lax.sort((x, 2 * x), num_keys=2), (3,)),
     "sort carrying values": (lambda x: lax.sort((x, 2 * x), num_keys=1)[1], (3,)),
     "polygamma order": (lambda x: lax.polygamma(x, x + 1), (3,)),

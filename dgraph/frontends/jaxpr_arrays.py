@@ -46,7 +46,7 @@ from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
 from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..errors import InputError
-from .jaxpr_extra import REWRITTEN, called_primal
+from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 
 __all__ = [
     "CALLS",
@@ -352,6 +352,9 @@ class _Reader:
         self.counter += 1
         if all(isinstance(x, np.ndarray) for x in ins):
             return self.fold(eqn, ins)
+        empty = empty_values(eqn)  # no entries: nothing to differentiate, a constant
+        if empty is not None:
+            return empty
         if name in _INDEXED and not all(isinstance(x, np.ndarray) for x in ins[1:]):
             raise InputError(
                 f"{self.where}: {name} with an index that depends on the inputs is not"
@@ -632,6 +635,11 @@ def _constant_outputs(outputs, where: str) -> dict[str, ArrayOp]:
     JAX's)."""
     found = {}
     for key, value in outputs:
+        if isinstance(value, np.ndarray) and value.size == 0:
+            raise InputError(
+                f"{where}: output {key!r} has an empty axis (shape {value.shape}): its"
+                " Jacobian has no entries"
+            )
         if isinstance(value, np.ndarray):
             array = np.asarray(value, dtype=float)
             found[key] = ArrayOp("copy", (Const.of(array),), (), array.shape)

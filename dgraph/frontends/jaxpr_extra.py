@@ -8,6 +8,7 @@ values, or None where the usual reading applies."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 from ..blocks.arrays import ArrayOp
 from ..errors import InputError
 
-__all__ = ["REWRITTEN", "called_primal"]
+__all__ = ["REWRITTEN", "called_primal", "empty_values"]
 
 
 def _reshape(reader, eqn, ins: list[Any]) -> list[Any] | None:
@@ -124,6 +125,18 @@ def _called_name(eqn) -> str:
     info = getattr(getattr(inner, "jaxpr", inner), "debug_info", None)
     source = str(getattr(info, "func_src_info", "") or "")
     return source.split(" ")[0]
+
+
+def empty_values(eqn) -> list[np.ndarray] | None:
+    """Zeros for an equation all of whose results have an empty axis (``x[:0]``): no
+    entry to differentiate, so a constant (a graph has no vertex of size 0); else None."""
+    avals = [v.aval for v in eqn.outvars]
+    if not avals or any(math.prod(a.shape) for a in avals):
+        return None
+    try:
+        return [np.zeros(a.shape, dtype=np.dtype(a.dtype)) for a in avals]
+    except TypeError:  # a dtype NumPy has no name for (a PRNG key)
+        return None
 
 
 REWRITTEN: dict[str, Callable[..., list[Any] | None]] = {
