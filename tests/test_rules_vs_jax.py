@@ -521,6 +521,21 @@ case(
     point((3,), 103),
     builder="numpy",
 )
+case("sort", "numpy", lambda xp, x: xp.sort(x, axis=0), point((3, 2), 105), builder="numpy")
+case("argsort", "numpy", lambda xp, x: x * xp.argsort(x), point((3,), 106), builder="numpy")
+case("argmax", "numpy", lambda xp, x: x[0] * xp.argmax(x), point((3,), 107), builder="numpy")
+case(
+    "argmin", "numpy", lambda xp, x: x.sum(1) * xp.argmin(x, 1), point((2, 3), 107), builder="numpy"
+)
+case("tile", "numpy", lambda xp, x: xp.tile(x, (2, 1)), point((3,), 108), builder="numpy")
+case("rem", "numpy", lambda xp, x: xp.fmod(x, 0.3), point((3,), 109), builder="numpy")
+case(
+    "is_finite",
+    "numpy",
+    lambda xp, x: xp.where(xp.isfinite(xp.log(x - 1.0)), x, 2 * x),
+    point((3,), 110),
+    builder="numpy",
+)
 case("reduce_max", "numpy", lambda xp, x: xp.max(x, axis=0), point((3, 2), 104), builder="numpy")
 
 # -- what the reader passes through or rewrites ---------------------------------------------
