@@ -367,6 +367,16 @@ CASES: list[tuple[str, list[str], str]] = [
         "the array operation 'loop' has no element level (a loop is a region",
     ),
     (
+        "jax-sort-two-keys",
+        ["structure", H("jax_model.py") + ":sorts_by_two_keys", "--inputs", "x:3"],
+        "sort by several keys is not supported",
+    ),
+    (
+        "jax-polygamma-order",
+        ["structure", H("jax_model.py") + ":polygamma_of_order_x", "--inputs", "x:3"],
+        "give a constant order",
+    ),
+    (
         "tensor-unknown-primitive",
         ["structure", H("tensor_unknown_primitive.json")],
         "unknown array primitive 'fft'",

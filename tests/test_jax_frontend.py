@@ -146,13 +146,22 @@ def test_a_vertex_cast_to_another_float_type_keeps_its_value():
     "f,args,message",
     [
         (lambda x: x[jnp.argmax(x)], (np.ones(3),), "not supported"),
-        (lambda x, y: 3.0 + 0.0 * jnp.ones(()), (1.0, 2.0), "does not depend on the inputs"),
         (lambda: 1.0, (), "example arguments"),
     ],
 )
 def test_what_it_cannot_take_is_one_clear_error(f, args, message):
     with pytest.raises(InputError, match=message):
         from_jax(f, *args)
+
+
+def test_an_output_no_derivative_reaches_has_a_zero_jacobian():
+    """JAX's answer, not a refusal: the element level's generated code (an empty kernel)
+    returns zeros, and a note says the output does not depend on the inputs."""
+    g = from_jax(lambda x, y: 3.0 + 0.0 * jnp.ones(()), 1.0, 2.0)
+    assert any("does not depend on the inputs" in n for n in g.notes)
+    for lang in ("python", "c"):
+        got = dgraph.make_function(g, "jacobian", lang)(np.array([1.0, 2.0]))
+        assert np.asarray(got).tolist() == [[0.0, 0.0]]
 
 
 def test_the_numbering_is_reproducible():

@@ -41,7 +41,7 @@ from dgraph.methods import accumulate  # noqa: E402
 from tests.convolution_cases import CONVOLUTIONS, STENCIL, conv  # noqa: E402
 
 # the reader's primitives that are no ArrayOp of their own
-READER = {*_ALIASES, *_RENAMES, "split", "dynamic_slice", "gather"}
+READER = {*_ALIASES, *_RENAMES, "split", "dynamic_slice", "gather", "tile"}
 READER |= {"dynamic_update_slice", "bcoo_dot_general"}
 
 SHAPES = {"0-d": (), "1-d": (3,), "n-d": (2, 3), "size-1": (1, 3, 1)}
@@ -59,6 +59,8 @@ DOMAIN = {
     "erf_inv": (0.1, 0.8, True),
     "log1p": (0.1, 0.8, True),
     "pow": (0.5, 1.5, False),
+    "lgamma": (0.5, 1.5, False),
+    "digamma": (0.5, 1.5, False),
 }
 
 
@@ -99,7 +101,7 @@ def case(key, label, f, *args, builder="jax", op=None) -> None:
 
 # -- elementwise: every function of ELEMENTWISE, read from the table ----------------------
 
-_LAX = {"copy": None, "convert_element_type": None}  # cases of their own below
+_LAX = {"copy": None, "convert_element_type": None, "polygamma": None}  # cases of their own
 for _name, (_, _rules) in ELEMENTWISE.items():
     if _name in _LAX:
         continue
@@ -144,6 +146,16 @@ case("pow", "const-exponent-1-d", lambda x: x**-1.5, point((3,), 16, DOMAIN["pow
 case("pow", "const-base", lambda x: 2.0**x, point((2, 3), 17))
 case("copy", "input-as-output", lambda x: x, point((2, 3), 18))
 case("copy", "0-d", lambda x: x, point((), 19))
+case("copy", "constant-output", lambda x: jnp.array([1.0, 2.0]), point((3,), 19))
+case("eq", "output-not-reached", lambda x: (jnp.sin(x) == x) - 1.0, point((2, 3), 19))
+for _cls, _shape in SHAPES.items():  # the order m: a constant (JAX takes no derivative in it)
+    for _m in (0, 1):
+        case(
+            "polygamma",
+            f"m{_m}-{_cls}",
+            lambda x, m=_m: lax.polygamma(jnp.full_like(x, m), x),
+            point(_shape, 20, DOMAIN["lgamma"]),
+        )
 
 # -- integer powers ------------------------------------------------------------------------
 
@@ -279,7 +291,12 @@ case(
 
 # -- reductions ----------------------------------------------------------------------------
 
-_REDUCE = {"reduce_sum": jnp.sum, "reduce_max": jnp.max, "reduce_min": jnp.min}
+_REDUCE = {
+    "reduce_sum": jnp.sum,
+    "reduce_max": jnp.max,
+    "reduce_min": jnp.min,
+    "reduce_prod": jnp.prod,
+}
 _AXES = {"0-d": ((), ()), "1-d": ((3,), (0,)), "n-d-0": ((2, 3), (0,)), "n-d-1": ((2, 3), (1,))}
 _AXES |= {"n-d-all": ((2, 3), (0, 1)), "size-1": ((1, 3, 1), (0, 2)), "3-d-mid": ((2, 3, 2), (1,))}
 for _name, _f in _REDUCE.items():
@@ -290,6 +307,47 @@ for _name in ("reduce_max", "reduce_min"):  # ties: JAX shares the derivative eq
     case(_name, "tie", lambda x, f=_f: f(x, axis=0), np.array([0.7, 1.2, 0.7, 1.2, -1.2, -0.7]))
     case(
         _name, "tie-n-d", lambda x, f=_f: f(x, axis=1), np.array([[0.7, 0.7, 0.2], [1.0, 0.5, 1.0]])
+    )
+case(
+    "reduce_prod",
+    "a-zero",
+    lambda x: jnp.prod(x, axis=1),
+    np.array([[0.7, 0.0, 1.2], [0.0, 0.5, 0.0]]),
+)
+for _cls, (_shape, _axis) in {"1-d": ((4,), 0), "n-d-0": ((3, 2), 0), "n-d-1": ((2, 3), 1)}.items():
+    case("sort", _cls, lambda x, a=_axis: jnp.sort(x, axis=a), point(_shape, 84))
+    case(  # positions only: a nested integer operation, no derivative
+        "argsort", _cls, lambda x, a=_axis: x * jnp.argsort(x, axis=a), point(_shape, 85)
+    )
+    for _name, _f in (("argmax", jnp.argmax), ("argmin", jnp.argmin)):
+        case(_name, _cls, lambda x, a=_axis, f=_f: jnp.sum(x, a) * f(x, a), point(_shape, 86))
+for _cls, _shape in SHAPES.items():  # jnp.frexp: JAX works on the bits, its rule 2**-e
+    case("frexp_mantissa", _cls, lambda x: jnp.frexp(x)[0], point(_shape, 83))
+    case("frexp_exponent", _cls, lambda x: x * jnp.frexp(x)[1], point(_shape, 83))
+case("frexp_mantissa", "ldexp", lambda x: jnp.ldexp(x, 3), point((2, 3), 83))
+case(  # jax.random.permutation: a sort by a constant key, one constant permutation
+    "take",
+    "constant-sort-key",
+    lambda x: jax.random.permutation(jax.random.key(0), x),
+    point((5,), 82),
+)
+case("sort", "ties", lambda x: jnp.sort(x), np.array([0.7, -0.2, 0.7, 0.1]))
+case("sort", "3-d", lambda x: jnp.sort(x, axis=1), point((2, 3, 2), 87))
+for _cls, (_shape, _reps) in {
+    "1-d": ((3,), (2,)),
+    "n-d": ((2, 3), (2, 1)),
+    "size-1": ((1, 3), (3, 2)),
+}.items():
+    case("tile", _cls, lambda x, r=_reps: jnp.tile(x, r), point(_shape, 88))
+for _cls, (_shape, _out, _dims) in {
+    "n-d": ((2, 3), (6,), (1, 0)),
+    "3-d": ((2, 3, 2), (3, 4), (1, 0, 2)),
+}.items():
+    case(
+        "reshape",
+        f"dimensions-{_cls}",
+        lambda x, o=_out, d=_dims: lax.reshape(x, o, d),
+        point(_shape, 89),
     )
 for _cls, (_shape, _axis, _rev) in {
     "1-d": ((4,), 0, False),
@@ -392,6 +450,10 @@ for _cls, (_sa, _sb, _dim) in {
         lambda x, d=_dim, c=_c: lax.concatenate([c, x, c], d),
         point(_sa, 62),
     )
+case(  # a part with an empty axis: a constant (no entries), folded
+    "concatenate", "empty-part", lambda x: lax.concatenate([x, x[:0] ** 2], 0), point((3,), 63)
+)
+case("add", "sum-over-an-empty-axis", lambda x: x + jnp.sum(jnp.sin(x[:0])), point((3,), 63))
 case("concatenate", "same-operand", lambda x: lax.concatenate([x, x], 0), point((3,), 63))
 for _cls, (_shape, _dims) in {
     "1-d": ((4,), (0,)),
@@ -480,6 +542,21 @@ case(
     lambda xp, x, w: x @ w,
     point((2, 3), 102),
     point((3,), 103),
+    builder="numpy",
+)
+case("sort", "numpy", lambda xp, x: xp.sort(x, axis=0), point((3, 2), 105), builder="numpy")
+case("argsort", "numpy", lambda xp, x: x * xp.argsort(x), point((3,), 106), builder="numpy")
+case("argmax", "numpy", lambda xp, x: x[0] * xp.argmax(x), point((3,), 107), builder="numpy")
+case(
+    "argmin", "numpy", lambda xp, x: x.sum(1) * xp.argmin(x, 1), point((2, 3), 107), builder="numpy"
+)
+case("tile", "numpy", lambda xp, x: xp.tile(x, (2, 1)), point((3,), 108), builder="numpy")
+case("rem", "numpy", lambda xp, x: xp.fmod(x, 0.3), point((3,), 109), builder="numpy")
+case(
+    "is_finite",
+    "numpy",
+    lambda xp, x: xp.where(xp.isfinite(xp.log(x - 1.0)), x, 2 * x),
+    point((3,), 110),
     builder="numpy",
 )
 case("reduce_max", "numpy", lambda xp, x: xp.max(x, axis=0), point((3, 2), 104), builder="numpy")
@@ -626,11 +703,12 @@ for _cls, _f, _sb in [
 # -- refused in one line -------------------------------------------------------------------
 
 REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
-    "sort": (lambda x: jnp.sort(x), (3,)),
+    "empty output": (lambda x: jnp.sin(x[:0]), (3,)),
+    "sort by two keys": (lambda x: lax.sort((x, 2 * x), num_keys=2), (3,)),
+    "sort carrying values": (lambda x: lax.sort((x, 2 * x), num_keys=1)[1], (3,)),
+    "polygamma order": (lambda x: lax.polygamma(x, x + 1), (3,)),
     "cumprod": (lambda x: jnp.cumprod(x), (3,)),
     "cummax": (lambda x: lax.cummax(x, 0), (3,)),
-    "rem": (lambda x: lax.rem(x, 0.3), (3,)),
-    "reduce_prod": (lambda x: jnp.prod(x), (3,)),
     "argmax as data": (lambda x: x[jnp.argmax(x)], (3,)),
     "dynamic index": (lambda x: lax.dynamic_slice(x, (jnp.argmax(x),), (2,)), (3,)),
     "dynamic_update_slice at a traced start": (
@@ -648,9 +726,7 @@ REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
         lambda x: x.at[jnp.array([0, 1]), jnp.array([1, 5])].get(mode="fill", fill_value=0.0),
         (2, 2),
     ),
-    "reshape with dimensions": (lambda x: lax.reshape(x, (6,), dimensions=(1, 0)), (2, 3)),
     "cond": (lambda x: lax.cond(True, jnp.sin, jnp.cos, x), (3,)),
-    "lgamma": (lambda x: lax.lgamma(x), (3,)),
     "linalg": (lambda x: jnp.linalg.inv(x), (2, 2)),
     "batched cholesky": (
         lambda x: jnp.linalg.cholesky(x @ x.T + jnp.eye(2) * jnp.ones((3, 1, 1))),

@@ -69,6 +69,13 @@ UNARY = {  # primitive: (function, point inside its domain)
     "pad": (lambda x: jnp.pad(x, (1, 2)), X),
     "rev": (lambda x: x[::-1], X),
     "take": (lambda x: x[np.array([2, 0, 2])], X),
+    "lgamma": (jax.lax.lgamma, X),
+    "digamma": (jss.digamma, X),
+    "bessel_i0e": (jss.i0e, X),
+    "bessel_i1e": (jss.i1e, X),
+    "reduce_prod": (lambda a: jnp.prod(a, axis=1), A),
+    "sort": (lambda a: jnp.sort(a, axis=0), A),
+    "polygamma": (lambda x: jss.polygamma(1, x), X),
 }
 BINARY = {
     "add": jnp.add,
@@ -83,11 +90,12 @@ BINARY = {
     "concatenate": lambda x, y: jnp.concatenate([x, y]),
     "stack": lambda x, y: jnp.stack([x, y]),
     "dot_general": lambda a, y: a @ y,
+    "rem": lambda x, y: jax.lax.rem(x, y + 0.13),  # away from rem's jumps
 }
 BY_HAND = ("copy", "convert_element_type", "expand_dims")  # JAX's jaxprs fold them away
 
 RULES = (
-    [(name, 0) for name in UNARY]
+    [(name, 1 if name == "polygamma" else 0) for name in UNARY]  # polygamma(m, x): x
     + [(name, k) for name in BINARY for k in ((1, 2) if name == "select_n" else (0, 1))]
     + [(name, 0) for name in BY_HAND]
 )

@@ -25,6 +25,7 @@ import sympy
 
 from ..errors import InputError
 from . import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, convolution, dense, pattern, sparse
+from . import array_extra as extra
 from . import linalg as _linalg
 from . import scatter as _scatter
 
@@ -96,6 +97,7 @@ ELEMENTWISE: dict[str, tuple[Callable[..., np.ndarray], tuple[sympy.Expr, ...]]]
     ),
     "copy": (np.array, (sympy.Integer(1),)),
     "convert_element_type": (lambda a: np.asarray(a, dtype=float), (sympy.Integer(1),)),
+    **extra.EXTRA_ELEMENTWISE,  # special functions, rem
 }
 
 # functions of the operands' values that no derivative flows through
@@ -115,6 +117,7 @@ NONDIFFERENTIABLE = {
     "or": np.logical_or,
     "not": np.logical_not,
     "is_finite": np.isfinite,
+    **dict.fromkeys(extra.EXTRA_NONDIFFERENTIABLE),  # argmax, argmin, argsort
 }
 
 MOVES = (
@@ -146,6 +149,7 @@ PRIMITIVES = frozenset(
         convolution.CONV,
         *_scatter.SCATTERS,
         *_linalg.LINALG,
+        *extra.EXTRA_OPERATIONS,  # reduce_prod, sort
     }
 )
 
@@ -292,6 +296,9 @@ def _forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:
         import scipy.special
 
         return getattr(scipy.special, name.replace("_", ""))(args[0])
+    found = extra.extra_forward(op, args)
+    if found is not None:
+        return found
     if name in ELEMENTWISE:
         return ELEMENTWISE[name][0](*args)
     if name in NONDIFFERENTIABLE:
@@ -477,6 +484,9 @@ def labelled_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Bl
         return _scatter.operand_block(op, k, shapes)
     if name in _linalg.LINALG:
         return _linalg.operand_block(op, k, shapes)
+    found = extra.extra_block(op, k, mine)
+    if found is not None:
+        return found
     raise InputError(f"{name}: no derivative")
 
 
@@ -718,13 +728,15 @@ def _cumsum_pattern(op: ArrayOp, mine) -> Sparse:
 # operations whose block values are computed from the operands (the others: ones)
 RUN_TIME = frozenset(
     {*ELEMENTWISE, "integer_pow", "select_n", "dot_general", "reduce_max", "reduce_min"}
+    | extra.EXTRA_OPERATIONS
 )
 
 
 @functools.cache
 def _derivative_function(name: str, k: int) -> Callable[..., np.ndarray]:
     derivative = ELEMENTWISE[name][1][k]
-    return sympy.lambdify((A, B), derivative, modules=[{"Heaviside": _heaviside}, "numpy", "scipy"])
+    names = {"Heaviside": _heaviside, **extra.SPECIAL_NUMPY}
+    return sympy.lambdify((A, B), derivative, modules=[names, "numpy", "scipy"])
 
 
 def _heaviside(x, half=0.5):
@@ -769,11 +781,13 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
         d = _dot_value(op, k, args, block)
     elif name in ("reduce_max", "reduce_min"):
         d = _extreme_value(op, args[0])
+    elif name in extra.EXTRA_OPERATIONS:
+        d = extra.extra_value(op, k, args)
     else:
         raise InputError(f"{name}: no values for its block")
     if not block.value:  # one number: a 0-d block, or a derivative constant along it
         return np.asarray(float(np.ravel(d)[0]))
-    if name in ("dot_general", "reduce_max", "reduce_min"):
+    if name in ("dot_general", "reduce_max", "reduce_min", *extra.EXTRA_OPERATIONS):
         return d  # already over the block's value labels
     return np.broadcast_to(d, op.shape).copy() if d.shape != op.shape else d
 
@@ -842,6 +856,9 @@ def describe(op: ArrayOp, k: int) -> str:
         return f"1ᵀ[axes {', '.join(map(str, p['axes']))}]"
     if name in ("reduce_max", "reduce_min"):
         return f"onehot(arg{name[7:]} over axes {', '.join(map(str, p['axes']))})"
+    found = extra.describe_extra(op, names)
+    if found is not None:
+        return found
     if name == "slice":
         bounds = ", ".join(
             f"{s}:{e}" for s, e in zip(p["start_indices"], p["limit_indices"], strict=True)

@@ -114,6 +114,7 @@ C_FORMS = {
     "logical_and": "(double)({0} && {1})",
     "logical_or": "(double)({0} || {1})",
     "logical_not": "(double)(!{0})",
+    "isfinite": "(double)isfinite({0})",
 }
 _OPS = {"+", "-", "*", "/"}
 _COMPARE = {"<", "<=", ">", ">=", "==", "!="}

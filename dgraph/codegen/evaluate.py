@@ -31,6 +31,7 @@ import sympy
 from sympy.core.mul import _keep_coeff
 from sympy.printing.numpy import NumPyPrinter
 
+from ..blocks.array_extra import SPECIAL_CALLS
 from ..errors import DGraphError
 from . import ir
 from .counting import LARGEST_PRODUCT_POWER
@@ -66,7 +67,7 @@ def _printed_functions() -> tuple[dict[str, str], dict[str, str]]:
     array module (``numpy.<f>``, the builtin ``abs``) and the special functions (its
     ``math.<f>``, which the printers call through ``scipy.special`` / ``jax.scipy.special``;
     ``erfinv``, which the array printers write themselves)."""
-    array, special = {}, {"erfinv": "erfinv"}
+    array, special = {}, dict(SPECIAL_CALLS)  # erfinv, polygamma, i0e, ...: array printers
     for name, target in NumPyPrinter().known_functions.items():
         module, _, function = target.rpartition(".")
         if module == "math":
@@ -331,6 +332,8 @@ class ArrayEvaluator:
             return xp.logical_not(args[0])
         if name in _FUNCTIONS:
             return getattr(xp, _FUNCTIONS[name])(*args)
+        if name == "polygamma":  # jax.scipy.special's takes an integer order only
+            args = [xp.asarray(args[0]).astype(int), *args[1:]]
         if name in _SPECIAL:
             return getattr(self.special, _SPECIAL[name])(*args)
         raise DGraphError(f"evaluating the array program: cannot evaluate {name} ({e})")

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import sympy
 
+from ..blocks.array_extra import SPECIAL_CALLS
 from ..errors import DGraphError
 from .counting import LARGEST_PRODUCT_POWER
 from .ir import ArrayStatement, Loop, Node, While
@@ -48,8 +49,12 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "not": ("logical_not", None), "is_finite": ("isfinite", None),
     "pow": ("power", "pow"), "atan2": ("arctan2", "atan2"), "max": ("maximum", "fmax"),
     "min": ("minimum", "fmin"), "and": ("logical_and", None), "or": ("logical_or", None),
+    "erf_inv": ("special.erfinv", None), "lgamma": ("special.gammaln", "lgamma"),
+    "digamma": ("special.digamma", None), "polygamma": ("special.polygamma", None),
+    "bessel_i0e": ("special.i0e", None), "bessel_i1e": ("special.i1e", None),
+    "rem": ("fmod", "fmod"),
 }  # fmt: skip
-BINARY = frozenset({"pow", "atan2", "max", "min", "and", "or"})
+BINARY = frozenset({"pow", "atan2", "max", "min", "and", "or", "polygamma", "rem"})
 
 INT_LIMIT = 2**31  # integer literals below this magnitude are exact ints in C and Python
 
@@ -315,10 +320,15 @@ class ArrayPrinter:
             if text != symbol.name:
                 names[symbol] = sympy.Symbol(text if strength == _ATOM else f"({text})", real=True)
         expr = expr.xreplace(names) if names else expr
-        inverses = () if self.module else expr.atoms(sympy.erfinv)  # a module: the scalar printer
-        for inverse in sorted(inverses, key=sympy.count_ops):  # inner first
-            call = f"{self.special}.erfinv({self.formula(inverse.args[0])})"
-            expr = expr.xreplace({inverse: sympy.Symbol(call, real=True)})
+        specials = () if self.module else _special_atoms(expr)  # a module: the scalar printer
+        for inner in sorted(specials, key=sympy.count_ops):  # inner first
+            name = SPECIAL_CALLS[type(inner).__name__]
+            args = [self.formula(a) for a in inner.args]
+            if name == "polygamma":  # JAX's takes an integer order only
+                args[0] = f"{self.xp}.asarray({args[0]}).astype(int)"
+            args = ", ".join(args)
+            call = sympy.Symbol(f"{self.special}.{name}({args})", real=True)
+            expr = expr.xreplace({inner: call})
         return self.formula(expr), 0
 
     def _print_Entries(self, node) -> tuple[str, int]:
@@ -374,6 +384,12 @@ class ArrayPrinter:
 def _listed(texts) -> str:
     texts = list(texts)
     return f"{texts[0]}," if len(texts) == 1 else ", ".join(texts)
+
+
+def _special_atoms(expr: sympy.Expr) -> set[sympy.Expr]:
+    """The special functions in ``expr`` the array printers call from their special
+    module (:data:`~dgraph.blocks.array_extra.SPECIAL_CALLS`)."""
+    return {f for f in expr.atoms(sympy.Function) if type(f).__name__ in SPECIAL_CALLS}
 
 
 def _is_slice(node: Node) -> bool:

@@ -303,6 +303,8 @@ def _kernel(printer: _Printer, program: Program, name: str, flat: bool) -> tuple
         lines.append(show.statement(statement))
         if k - reads in dead:
             lines.append(f"    del {', '.join(sorted(map(str, dead[k - reads])))}")
+    if len(lines) == 1:  # nothing to compute: a Jacobian of zeros (out is zeroed)
+        lines.append("    pass")
     return lines, peak
 
 

@@ -172,6 +172,8 @@ SYMPY: dict[str, Callable[..., Any]] = {
     "erf": sympy.erf,
     "erfc": sympy.erfc,
     "erf_inv": sympy.erfinv,
+    "lgamma": sympy.loggamma,
+    "digamma": lambda a: sympy.polygamma(0, a),
     "abs": sympy.Abs,
     "max": lambda a, b: _max(a, b),
     "min": lambda a, b: _min(a, b),
@@ -194,7 +196,8 @@ SYMPY: dict[str, Callable[..., Any]] = {
     "is_finite": _is_finite,
 }
 # elementwise operations whose operands are read whole (a vertex for each element)
-_COUNTED = {"reduce_sum", "reduce_max", "reduce_min", "cumsum", "integer_pow", *SYMPY}
+_REDUCED = {"reduce_sum", "reduce_max", "reduce_min", "reduce_prod"}
+_COUNTED = {*_REDUCED, "cumsum", "integer_pow", *SYMPY}
 
 
 def element_names(base: str, shape: tuple[int, ...], taken: set[str]) -> list[str]:
@@ -348,11 +351,12 @@ class _Expansion:
                 except (TypeError, ValueError) as exc:
                     raise InputError(f"{self.where}: {name}: {exc}") from None
             return out
-        if name in ("reduce_sum", "reduce_max", "reduce_min"):
+        if name in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod"):
             axes = list(p["axes"])
             moved = np.moveaxis(args[0], axes, list(range(-len(axes), 0)))
             rows = moved.reshape(*shape, -1)
-            func = {"reduce_sum": sympy.Add, "reduce_max": _max}.get(name, _min)
+            func = {"reduce_sum": sympy.Add, "reduce_max": _max, "reduce_prod": sympy.Mul}
+            func = func.get(name, _min)
             out = np.empty(shape, dtype=object)
             for i in np.ndindex(*shape):
                 out[i] = func(*rows[i])
@@ -379,8 +383,10 @@ class _Expansion:
             out = convolution.forward(p, args[0], args[1])
             numbers = [e if isinstance(e, sympy.Basic) else _number(e) for e in out.flat]
             return np.asarray(numbers, dtype=object).reshape(out.shape)
-        hint = " (a loop is a region: read it at the array level)" if name in REGIONS else ""
-        raise InputError(f"{self.where}: the array operation {name!r} has no element level{hint}")
+        hint = "a loop is a region: read it" if name in REGIONS else 'level="array" reads it'
+        raise InputError(
+            f"{self.where}: the array operation {name!r} has no element level ({hint})"
+        )
 
     def frozen(self, op: ArrayOp, values: Mapping[str, np.ndarray]) -> np.ndarray:
         """``stop_gradient``: a value that depends on the inputs as :class:`StopGradient`
@@ -548,7 +554,7 @@ def _expanded(
 def _operand_elements(op: ArrayOp, values, i: tuple, work: _Expansion) -> list[Any]:
     """The operand elements an ``every_operation`` vertex keeps edges from: element ``i``
     of each (broadcast) operand of an elementwise operation, all of a reduction's."""
-    if op.primitive not in ("reduce_sum", "reduce_max", "reduce_min", "cumsum"):
+    if op.primitive not in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "cumsum"):
         found = []
         for x in op.operands:
             if isinstance(x, str):

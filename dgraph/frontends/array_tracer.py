@@ -490,6 +490,8 @@ _UFUNCS: dict[str, str] = {
     "floor": "floor",
     "ceil": "ceil",
     "rint": "round",
+    "fmod": "rem",
+    "isfinite": "is_finite",
 }
 
 
@@ -980,6 +982,50 @@ def _prod(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any
     return _reshape(result, tuple(n for j, n in enumerate(x.shape) if j not in axes))
 
 
+def _sorted(what: str, x: Any, axis: Any = -1, **kwargs: Any) -> Any:
+    """``numpy.sort`` (a ``sort`` vertex) or ``numpy.argsort`` (positions: a passive value)
+    along one axis; the whole array flattened for ``axis=None``."""
+    if set(kwargs) - {"kind", "stable"}:
+        raise _unsupported(f"numpy.{what}({', '.join(sorted(kwargs))}=...)")
+    if _traced(x, f"numpy.{what}") is None:
+        return getattr(np, what)(_constant(x), axis)
+    if axis is None:
+        x, axis = _reshape(x, (-1,)), 0
+    params = (("dimension", _axis(axis, x.ndim, f"numpy.{what}")),)
+    if what == "sort":
+        return _move(x, "sort", params, x.shape)
+    return Passive(ArrayOp("argsort", (x.name,), params, x.shape))
+
+
+def _arg_extreme(what: str, x: Any, axis: Any = None, out=None, keepdims=False) -> Any:
+    """``numpy.argmax``/``argmin``: positions, a passive value (no derivative)."""
+    if out is not None or keepdims:
+        raise _unsupported(f"numpy.{what} with out= or keepdims=")
+    if _traced(x, f"numpy.{what}") is None:
+        return getattr(np, what)(_constant(x), axis)
+    if axis is None:
+        x, axis = _reshape(x, (-1,)), 0
+    d = _axis(axis, x.ndim, f"numpy.{what}")
+    shape = tuple(n for j, n in enumerate(x.shape) if j != d)
+    return Passive(ArrayOp(what, (x.name,), (("axes", (d,)),), shape))
+
+
+def _tile(x: Any, reps: Any) -> Any:
+    """``numpy.tile``: a broadcast to (reps, shape) pairs, then a reshape."""
+    if _traced(x, "numpy.tile") is None:
+        return np.tile(_constant(x), reps)
+    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
+    if any(r < 1 for r in reps):
+        raise _unsupported("numpy.tile with a repeat below 1")
+    lead = max(len(reps), x.ndim)
+    x = _reshape(x, (1,) * (lead - x.ndim) + x.shape)
+    reps = (1,) * (lead - len(reps)) + reps
+    spread = tuple(n for pair in zip(reps, x.shape, strict=True) for n in pair)
+    dims = tuple(range(1, 2 * lead, 2))
+    wide = _move(x, "broadcast_in_dim", (("broadcast_dimensions", dims),), spread)
+    return _reshape(wide, tuple(r * n for r, n in zip(reps, x.shape, strict=True)))
+
+
 def _dot(lhs: Any, rhs: Any, contract: tuple, shape: Shape) -> TracedArray:
     tape = _tape_of([lhs, rhs])
     operands = tuple(
@@ -1102,6 +1148,11 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.cumsum: _cumsum,
     np.cumprod: _cumprod,
     np.prod: _prod,
+    np.sort: lambda a, axis=-1, **k: _sorted("sort", a, axis, **k),
+    np.argsort: lambda a, axis=-1, **k: _sorted("argsort", a, axis, **k),
+    np.argmax: lambda a, axis=None, out=None, **k: _arg_extreme("argmax", a, axis, out, **k),
+    np.argmin: lambda a, axis=None, out=None, **k: _arg_extreme("argmin", a, axis, out, **k),
+    np.tile: _tile,
     np.reshape: lambda a, shape=None, order="C", **k: _reshape(a, k.get("newshape", shape), order),
     np.ravel: lambda a, order="C": _reshape(a, (-1,), order),
     np.transpose: _transpose,

@@ -48,6 +48,7 @@ from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
 from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..errors import InputError
+from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_loops import LOOPS, loop_notes, read_loop
 
 __all__ = [
@@ -240,6 +241,10 @@ _PARAMS: dict[str, tuple[str, ...]] = {
     "rev": ("dimensions",),
     "stack": ("axis",),
     convolution.CONV: convolution.PARAMS,
+    "reduce_prod": ("axes",),
+    "argmax": ("axes",),
+    "argmin": ("axes",),
+    "sort": ("dimension",),
 }
 _RENAMES = {"add_any": "add"}
 # the value passes through unchanged
@@ -348,13 +353,18 @@ class _Reader:
         params = eqn.params
         if name in CALLS:
             closed, consts = called_jaxpr(eqn, self.where)
-            primal = self.run(closed, consts, ins[: len(closed.invars)])
+            primal = called_primal(self, eqn, ins)  # frexp: its bit-level body as one op
+            if primal is None:
+                primal = self.run(closed, consts, ins[: len(closed.invars)])
             if name in _CUSTOM and any(isinstance(x, str) for x in ins):
                 return self.custom(eqn, ins, primal)
             return primal
         self.counter += 1
         if all(isinstance(x, np.ndarray) for x in ins):
             return self.fold(eqn, ins)
+        empty = empty_values(eqn)  # no entries: nothing to differentiate, a constant
+        if empty is not None:
+            return empty
         indices = ins[INDEX_OPERANDS[name]] if name in INDEX_OPERANDS else []
         if not all(isinstance(x, np.ndarray) for x in indices):
             what = "a sparse matrix" if name == "bcoo_dot_general" else "an index"
@@ -395,8 +405,9 @@ class _Reader:
             chosen = ins[1 + int(np.asarray(ins[0]).reshape(-1)[0])]  # a constant choice
             if not isinstance(chosen, np.ndarray) or chosen.shape == shape:
                 return [chosen]
-        if name == "reshape" and params.get("dimensions") is not None:
-            raise InputError(f"{self.where}: reshape with a dimension order is not supported")
+        rewritten = REWRITTEN[name](self, eqn, ins) if name in REWRITTEN else None
+        if rewritten is not None:  # reshape with an order, tile, argsort, polygamma
+            return rewritten
         primitive = _RENAMES.get(name, name)
         if primitive not in PRIMITIVES or len(avals) != 1:
             if not any(_is_float(a) for a in avals):  # argmax: refused once read as data
@@ -632,23 +643,46 @@ def _substitute(op: ArrayOp, leaf: Callable[[str], Any]) -> ArrayOp:
     return done[id(op)]
 
 
+def _constant_outputs(outputs, where: str) -> dict[str, ArrayOp]:
+    """The outputs no derivative reaches (a constant, or a value read only through
+    comparisons, rounding, ``stop_gradient`` or a constant zero factor), each as the
+    operation that computes it: an output vertex with no edge, its Jacobian zero (as
+    JAX's)."""
+    found = {}
+    for key, value in outputs:
+        if isinstance(value, np.ndarray) and value.size == 0:
+            raise InputError(
+                f"{where}: output {key!r} has an empty axis (shape {value.shape}): its"
+                " Jacobian has no entries"
+            )
+        if isinstance(value, np.ndarray):
+            array = np.asarray(value, dtype=float)
+            found[key] = ArrayOp("copy", (Const.of(array),), (), array.shape)
+        elif isinstance(value, ArrayOp):
+            found[key] = value
+        elif not isinstance(value, str):
+            raise InputError(
+                f"{where}: output {key!r} is computed by {value.primitive!r}, which the array"
+                " level does not support"
+            )
+    return found
+
+
 def _graph(
     reader: _Reader, inputs, outputs, label: str, where: str, parameters: dict | None = None
 ) -> DGraph:
     """The tensor graph: vertices an output reaches through derivatives from an input,
     in equation order; the others (those that read only ``parameters``, arrays that are
-    not differentiated) inlined where an operation reads them, else dropped."""
+    not differentiated) inlined where an operation reads them, else dropped; an output no
+    derivative reaches an output vertex with no edge."""
     records = reader.records
     parameters = parameters or {}
     varies = _varying(reader, {n for n, _ in inputs})
     for key, value in outputs:
         if isinstance(value, str) and value not in varies and parameters:
             raise InputError(f"{where}: output {key!r} depends on the parameters only")
-        if not isinstance(value, str):
-            how = "" if isinstance(value, np.ndarray) else " (only through comparisons,"
-            how += "" if isinstance(value, np.ndarray) else " rounding, stop_gradient or a"
-            how += "" if isinstance(value, np.ndarray) else " constant zero factor or power)"
-            raise InputError(f"{where}: output {key!r} does not depend on the inputs{how}")
+    constant = _constant_outputs(outputs, where)
+    outputs = [(key, value) for key, value in outputs if key not in constant]
     live: set[int] = set()
     stack = [reader.index[v] for _, v in outputs if v in reader.index]
     while stack:
@@ -706,13 +740,16 @@ def _graph(
             g.add_array_vertex(names[r.name], "intermediate", op.shape, op)
         else:
             inlined[r.name] = op
+    for key, value in constant.items():  # no edge: a zero Jacobian
+        op = _substitute(value, leaf) if isinstance(value, ArrayOp) else value
+        g.add_array_vertex(key, "output", op.shape, op)
     for key, value in outputs:
         op = returned.pop(value, None)
         if op is None:
             shape = g.shape(names[value])
             op = ArrayOp("copy", (names[value],), (), shape)
         g.add_array_vertex(key, "output", op.shape, op)
-    notes = []
+    notes = [f"{where}: output {key!r} does not depend on the inputs" for key in constant]
     dead = [r.name for k, r in enumerate(records) if k not in live and r.name not in used]
     if dead:
         notes.append(f"{where}: {dead_note(dead)}")

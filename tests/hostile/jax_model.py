@@ -16,6 +16,14 @@ def loops(x):
     return jax.lax.fori_loop(0, 3, lambda i, a: a * x, x)  # a loop primitive
 
 
+def sorts_by_two_keys(x):
+    return jax.lax.sort((x, 2 * x), num_keys=2)[0]  # sort by several keys
+
+
+def polygamma_of_order_x(x):
+    return jax.lax.polygamma(x, x + 1)  # no derivative in the order (as in JAX)
+
+
 def spring(q, k):
     return k * jnp.sum((q[1:] - q[:-1]) ** 2)
 

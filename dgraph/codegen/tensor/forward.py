@@ -12,9 +12,10 @@ from ...blocks.convolution import CONV
 from ...blocks.linalg import LINALG
 from ...blocks.scatter import SCATTERS
 from ...errors import InputError
-from ..ir import BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
+from ..ir import AsType, BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
 from ..printing import BINARY, CALLS
 from .convolution import conv_forward, pad_forward
+from .extra_ops import extra_forward_node
 from .linalg_code import linalg_forward
 from .scatter_code import scatter_forward, take_forward
 
@@ -75,6 +76,8 @@ def forward_expression(
         return linalg_forward(op, args)
     if name == "take" and index is not None:  # a gather the C printer reads too
         return take_forward(op, args[0], tuple(shapes[0]), index)
+    if name == "polygamma":  # JAX's takes an integer order only
+        args = [AsType(Call("asarray", (args[0],)), "int"), *args[1:]]
     found = _elementwise(name, args)
     if found is not None:
         if top and name in _BOOLEAN:
@@ -93,6 +96,9 @@ def forward_expression(
     if name in ("reduce_sum", "reduce_max", "reduce_min"):
         function = {"reduce_sum": "sum", "reduce_max": "max", "reduce_min": "min"}[name]
         return Call(function, (args[0],), (("axis", Const(tuple(p["axes"]))),))
+    found = extra_forward_node(op, args)
+    if found is not None:
+        return BinOp("*", Const(1.0), found) if top and name in ("argmax", "argmin") else found
     if name == "cumsum":
         axis = Const(p["axis"])
         if p.get("reverse"):

@@ -28,6 +28,7 @@ from ...blocks.scatter import SCATTERS
 from ...errors import InputError
 from ..ir import AsType, BinOp, Call, Const, Formula, Index, Name, Node
 from .convolution import conv_values
+from .extra_ops import extra_leaf_node
 from .linalg_code import linalg_values
 from .scatter_code import scatter_values
 
@@ -106,6 +107,9 @@ def _values(
         best = Call(name[7:], (args[0],), axes)
         hit = emit(Call("where", (BinOp("==", args[0], best), Const(1.0), Const(0.0))))
         return BinOp("/", hit, Call("sum", (hit,), axes))
+    found = extra_leaf_node(op, args, shapes, emit)
+    if found is not None:
+        return found
     raise InputError(f"{name}: no values for its block")
 
 

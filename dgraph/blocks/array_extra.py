@@ -1,0 +1,185 @@
+"""Array operations beyond jax.lax's core vocabulary: special functions, ``rem``, the
+product reduction, ``sort``, and the integer results no derivative flows through
+(``argmax``, ``argmin``, ``argsort``).
+
+:mod:`dgraph.blocks.arrays` keeps one table per kind of operation; this module holds
+what these operations add to it, each with its exact block:
+
+* the special functions (``lgamma``, ``digamma``, ``polygamma``, ``bessel_i0e``,
+  ``bessel_i1e``) and ``rem`` are elementwise, their derivatives sympy formulas as
+  JAX states them (``lax.special``'s JVP rules); ``polygamma``'s order ``m`` takes none,
+  as in JAX;
+* ``reduce_prod``: a row per output over the reduced axes, its values the product of
+  the other entries (prefix times suffix products, so a zero entry is no division);
+* ``sort`` along one dimension: every output of a fibre may come from every input of
+  it, the values a permutation read at the point (``argsort``, stable, as JAX's rule);
+* ``argmax``, ``argmin``, ``argsort`` and the two parts of ``frexp`` (mantissa and
+  exponent, which JAX computes on the float's bits) are nested operations with no
+  derivative.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import sympy
+
+from . import GENERAL, Labelled
+
+__all__ = [
+    "EXTRA_ELEMENTWISE",
+    "EXTRA_NONDIFFERENTIABLE",
+    "EXTRA_OPERATIONS",
+    "SPECIAL_CALLS",
+    "SPECIAL_NUMPY",
+    "describe_extra",
+    "exclusive_product",
+    "extra_block",
+    "extra_forward",
+    "extra_value",
+    "i0e",
+    "i1e",
+    "sort_onehot",
+]
+
+A, B = sympy.symbols("a b", real=True)
+
+
+def _scipy(name: str):
+    """scipy.special's ``name``, imported when first called."""
+
+    def call(*args):
+        import scipy.special
+
+        return getattr(scipy.special, name)(*args)
+
+    call.__name__ = name
+    return call
+
+
+class i0e(sympy.Function):  # scipy's name
+    """The exponentially scaled modified Bessel function of order 0, exp(-|x|)·I0(x)."""
+
+    nargs = 1
+
+
+class i1e(sympy.Function):
+    """The exponentially scaled modified Bessel function of order 1, exp(-|x|)·I1(x)."""
+
+    nargs = 1
+
+
+# sympy functions the array printers write as special-function calls: the name in
+# scipy.special and jax.scipy.special (a class, or sympy's own name)
+SPECIAL_CALLS: dict[str, str] = {
+    "erfinv": "erfinv",
+    "loggamma": "gammaln",
+    "polygamma": "polygamma",
+    "i0e": "i0e",
+    "i1e": "i1e",
+}
+# the same, for sympy.lambdify's NumPy evaluation of a derivative
+SPECIAL_NUMPY = {"i0e": _scipy("i0e"), "i1e": _scipy("i1e")}
+
+_ratio = A / B
+EXTRA_ELEMENTWISE: dict[str, tuple[Any, tuple[sympy.Expr, ...]]] = {
+    "lgamma": (_scipy("gammaln"), (sympy.polygamma(0, A),)),
+    "digamma": (_scipy("digamma"), (sympy.polygamma(1, A),)),
+    # order m (a constant in practice): no derivative, as JAX refuses one
+    "polygamma": (_scipy("polygamma"), (sympy.nan, sympy.polygamma(A + 1, B))),
+    "bessel_i0e": (_scipy("i0e"), (i1e(A) - sympy.sign(A) * i0e(A),)),
+    "bessel_i1e": (_scipy("i1e"), (i0e(A) - i1e(A) * (sympy.sign(A) + 1 / A),)),
+    # C's fmod: a - b·trunc(a/b)
+    "rem": (np.fmod, (sympy.Integer(1), -sympy.sign(_ratio) * sympy.floor(sympy.Abs(_ratio)))),
+}
+
+
+def _argmax(x: np.ndarray, axes: Sequence[int], *, lowest: bool = False) -> np.ndarray:
+    (axis,) = axes
+    x = np.asarray(x)
+    return np.argmin(x, axis=axis) if lowest else np.argmax(x, axis=axis)
+
+
+EXTRA_NONDIFFERENTIABLE = {"argmax", "argmin", "argsort", "frexp_mantissa", "frexp_exponent"}
+EXTRA_OPERATIONS = frozenset({"reduce_prod", "sort"})
+
+
+def extra_forward(op, args: list[np.ndarray]) -> np.ndarray | None:
+    """The value of one of this module's non-elementwise operations, else None."""
+    name, p = op.primitive, op.param
+    if name in ("argmax", "argmin"):
+        return _argmax(args[0], p["axes"], lowest=name == "argmin")
+    if name == "argsort":
+        return np.argsort(np.asarray(args[0]), axis=p["dimension"], kind="stable")
+    if name in ("frexp_mantissa", "frexp_exponent"):
+        return np.frexp(np.asarray(args[0], dtype=float))[name == "frexp_exponent"]
+    if name == "reduce_prod":
+        return np.prod(args[0], axis=tuple(p["axes"]))
+    if name == "sort":
+        return np.sort(np.asarray(args[0]), axis=p["dimension"], kind="stable")
+    return None
+
+
+def extra_block(op, k: int, mine: tuple[int, ...]) -> Labelled | None:
+    """The labelled block of ∂op/∂(operand k) for this module's operations, else None.
+
+    ``reduce_prod``: the input's axes as labels, the kept ones shared with the output,
+    values over all of them. ``sort`` along d: the input's axes as labels and one more,
+    the output's position along d; values over all (the last: the output position)."""
+    name, out = op.primitive, op.shape
+    n = len(mine)
+    ins = tuple(((j,), 0) for j in range(n))
+    if name == "reduce_prod":
+        axes = tuple(op.param["axes"])
+        outs = tuple(((j,), 0) for j in range(n) if j not in axes)
+        return Labelled(out, mine, outs, ins, mine, tuple(range(n)), GENERAL)
+    if name == "sort":
+        d = op.param["dimension"]
+        outs = tuple(((n if j == d else j,), 0) for j in range(n))
+        return Labelled(out, mine, outs, ins, (*mine, mine[d]), tuple(range(n + 1)), GENERAL)
+    return None
+
+
+def exclusive_product(x: np.ndarray, axes: Sequence[int]) -> np.ndarray:
+    """∂ prod(x over ``axes``)/∂x: for each entry the product of the others of its
+    fibre (prefix products times suffix products; no division, so zeros are exact)."""
+    x = np.asarray(x, dtype=float)
+    axes = tuple(axes)
+    kept = [j for j in range(x.ndim) if j not in axes]
+    order = kept + list(axes)
+    moved = np.transpose(x, order)
+    lead = moved.shape[: len(kept)]
+    flat = moved.reshape((*lead, -1))
+    ones = np.ones((*lead, 1))
+    before = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    after = np.flip(np.cumprod(np.concatenate([ones, np.flip(flat, -1)[..., :-1]], -1), -1), -1)
+    return np.transpose((before * after).reshape(moved.shape), np.argsort(order))
+
+
+def sort_onehot(x: np.ndarray, d: int) -> np.ndarray:
+    """∂ sort(x along d)/∂x over ``extra_block``'s value labels: entry [..., i, ..., o]
+    is 1 where output position o of the fibre takes input position i."""
+    x = np.asarray(x, dtype=float)
+    perm = np.argsort(x, axis=d, kind="stable")
+    hit = (perm[..., None] == np.arange(x.shape[d])).astype(float)
+    return np.swapaxes(hit, d, -1)
+
+
+def extra_value(op, k: int, args: Sequence[np.ndarray]) -> np.ndarray | None:
+    """The values of this module's blocks over their value labels, else None."""
+    if op.primitive == "reduce_prod":
+        return exclusive_product(args[0], op.param["axes"])
+    if op.primitive == "sort":
+        return sort_onehot(args[0], op.param["dimension"])
+    return None
+
+
+def describe_extra(op, names: Sequence[str]) -> str | None:
+    """The block as the papers write it, for this module's operations."""
+    if op.primitive == "reduce_prod":
+        return f"∏′[axes {', '.join(map(str, op.param['axes']))}]"
+    if op.primitive == "sort":
+        return f"P(argsort({names[0]}, axis {op.param['dimension']}))"
+    return None

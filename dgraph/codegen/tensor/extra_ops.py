@@ -1,0 +1,81 @@
+"""Generated array code for the operations of :mod:`dgraph.blocks.array_extra`: their
+values (``argmax``, ``argsort``, ``prod``, ``sort``) and their blocks' values (the
+exclusive products of ``reduce_prod``, the permutation of ``sort`` as a one-hot array),
+in the semantics of ``array_extra``'s NumPy evaluation. The same text runs under NumPy
+and jax.numpy (``stable=True``: both take it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ...blocks.arrays import ArrayOp
+from ..ir import BinOp, Call, Const, Index, Node, Seq, Slice
+
+__all__ = ["extra_forward_node", "extra_leaf_node"]
+
+_STABLE = ("stable", Const(True))
+
+
+def extra_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node | None:
+    """``op``'s value as one expression, for this module's operations; else None."""
+    name, p = op.primitive, op.param
+    if name in ("argmax", "argmin"):
+        return Call(name, (args[0],), (("axis", Const(int(p["axes"][0]))),))
+    if name == "argsort":
+        return Call("argsort", (args[0],), (("axis", Const(int(p["dimension"]))), _STABLE))
+    if name == "sort":
+        return Call("sort", (args[0],), (("axis", Const(int(p["dimension"]))), _STABLE))
+    if name in ("frexp_mantissa", "frexp_exponent"):
+        return Index(Call("frexp", (args[0],)), (Const(int(name == "frexp_exponent")),))
+    if name == "reduce_prod":
+        return Call("prod", (args[0],), (("axis", Const(tuple(p["axes"]))),))
+    return None
+
+
+def extra_leaf_node(
+    op: ArrayOp,
+    args: Sequence[Node],
+    shapes: Sequence[tuple[int, ...]],
+    emit: Callable[[Node], Node],
+) -> Node | None:
+    """The block values of ``op`` over its value labels
+    (:func:`~dgraph.blocks.array_extra.extra_value`), for this module's operations."""
+    if op.primitive == "reduce_prod":
+        return _exclusive_product(tuple(op.param["axes"]), args[0], tuple(shapes[0]), emit)
+    if op.primitive == "sort":
+        d = int(op.param["dimension"])
+        perm = Call("argsort", (args[0],), (("axis", Const(d)), _STABLE))
+        positions = Call("arange", (Const(int(shapes[0][d])),))
+        expanded = Call("expand_dims", (perm, Const(-1)))
+        hit = Call("where", (BinOp("==", expanded, positions), Const(1.0), Const(0.0)))
+        return Call("swapaxes", (emit(hit), Const(d), Const(-1)))
+    return None
+
+
+def _exclusive_product(axes, x: Node, shape: tuple[int, ...], emit) -> Node:
+    """Prefix times suffix products over the reduced axes, moved last and flattened
+    (``array_extra.exclusive_product``)."""
+    kept = [j for j in range(len(shape)) if j not in axes]
+    order = tuple(kept + list(axes))
+    lead = tuple(shape[j] for j in kept)
+    moved = x if order == tuple(range(len(shape))) else Call("transpose", (x, Const(order)))
+    flat = emit(Call("reshape", (moved, Const((*lead, -1)))))
+    ones = Call("ones", (Const((*lead, 1)),))
+    last = Const(-1)
+    every = (Const(Ellipsis),)
+    head = Index(flat, (*every, Slice(None, -1, None)))
+    before = Call("cumprod", (_join(ones, head),), (("axis", last),))
+    reversed_ = Call("flip", (flat, last))
+    tail = Index(reversed_, (*every, Slice(None, -1, None)))
+    after = Call("flip", (Call("cumprod", (_join(ones, tail),), (("axis", last),)), last))
+    product = emit(BinOp("*", emit(before), emit(after)))
+    moved_shape = tuple(shape[j] for j in order)
+    back = Call("reshape", (product, Const(moved_shape)))
+    if order == tuple(range(len(shape))):
+        return back
+    inverse = tuple(sorted(range(len(order)), key=order.__getitem__))
+    return Call("transpose", (back, Const(inverse)))
+
+
+def _join(a: Node, b: Node) -> Node:
+    return Call("concatenate", (Seq((a, b)),), (("axis", Const(-1)),))

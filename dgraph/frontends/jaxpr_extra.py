@@ -1,0 +1,147 @@
+"""jaxpr equations the array level reads as other array operations: ``reshape`` with a
+dimension order (a transpose, then the reshape), ``tile`` (a broadcast, then a reshape),
+``sort`` of several operands (the sorted keys, and ``argsort`` as a nested integer
+operation, as ``jnp.argsort`` sorts an iota beside its keys; by a constant key, as
+``jax.random.permutation`` sorts, a ``take`` of constant indices) and ``polygamma``'s order
+(a constant, as JAX takes no derivative in it). Each rewrite returns the equation's
+values, or None where the usual reading applies."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..blocks.arrays import ArrayOp
+from ..errors import InputError
+
+__all__ = ["REWRITTEN", "called_primal", "empty_values"]
+
+
+def _reshape(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    order = eqn.params.get("dimensions")
+    if order is None:
+        return None
+    x = eqn.invars[0].aval
+    perm = tuple(int(j) for j in order)
+    moved = tuple(int(x.shape[j]) for j in perm)
+    op = ArrayOp("transpose", (reader.operand(ins[0]),), (("permutation", perm),), moved)
+    inner = reader.result(op, x)
+    out = eqn.outvars[0].aval
+    return [reader.result(ArrayOp("reshape", (inner,), (), tuple(out.shape)), out)]
+
+
+def _tile(reader, eqn, ins: list[Any]) -> list[Any]:
+    x = eqn.invars[0].aval
+    reps = tuple(int(r) for r in eqn.params["reps"])
+    shape = tuple(int(n) for n in x.shape)
+    if len(reps) != len(shape):
+        raise InputError(f"{reader.where}: tile with {len(reps)} repeats of {len(shape)} axes")
+    spread = tuple(n for pair in zip(reps, shape, strict=True) for n in pair)
+    dims = tuple(range(1, 2 * len(shape), 2))
+    op = ArrayOp(
+        "broadcast_in_dim", (reader.operand(ins[0]),), (("broadcast_dimensions", dims),), spread
+    )
+    inner = reader.result(op, x)
+    out = eqn.outvars[0].aval
+    return [reader.result(ArrayOp("reshape", (inner,), (), tuple(out.shape)), out)]
+
+
+def _sort(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    if len(ins) == 1:
+        return None
+    d = int(eqn.params["dimension"])
+    if int(eqn.params.get("num_keys", 1)) != 1:
+        raise InputError(f"{reader.where}: sort by several keys is not supported")
+    if isinstance(ins[0], np.ndarray):
+        return _constant_permutation(reader, eqn, ins, d)
+    key = reader.operand(ins[0])
+    first = eqn.outvars[0].aval
+    params = (("dimension", d),)
+    outs = [reader.result(ArrayOp("sort", (key,), params, tuple(first.shape)), first)]
+    for x, var in zip(ins[1:], eqn.outvars[1:], strict=True):
+        shape = tuple(var.aval.shape)
+        iota = np.broadcast_to(
+            np.arange(shape[d]).reshape([-1 if j == d else 1 for j in range(len(shape))]), shape
+        )
+        if not isinstance(x, np.ndarray) or not np.array_equal(x, iota):
+            raise InputError(
+                f"{reader.where}: sort with an operand carried along other than the positions"
+                " (argsort) is not supported at the array level"
+            )
+        outs.append(ArrayOp("argsort", (key,), params, shape))
+    return outs
+
+
+def _constant_permutation(reader, eqn, ins: list[Any], d: int) -> list[Any]:
+    """A sort by a constant key (``jax.random.permutation``): the same permutation of
+    every operand, a ``take`` of constant indices where every fibre moves alike."""
+    perm = np.argsort(np.asarray(ins[0]), axis=d, kind="stable")
+    rows = np.moveaxis(perm, d, -1).reshape(-1, perm.shape[d])
+    if not (rows == rows[:1]).all():
+        raise InputError(
+            f"{reader.where}: sort by a constant key that moves its fibres differently is"
+            " not supported at the array level"
+        )
+    indices = tuple(int(i) for i in rows[0])
+    outs: list[Any] = []
+    for x, var in zip(ins, eqn.outvars, strict=True):
+        if isinstance(x, np.ndarray):
+            outs.append(np.take(x, indices, axis=d))
+            continue
+        params = (("indices", indices), ("axis", d))
+        op = ArrayOp("take", (reader.operand(x),), params, tuple(var.aval.shape))
+        outs.append(reader.result(op, var.aval))
+    return outs
+
+
+def _polygamma(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    if isinstance(ins[0], np.ndarray):
+        return None
+    raise InputError(
+        f"{reader.where}: polygamma with an order that depends on the inputs has no"
+        " derivative (as in JAX): give a constant order"
+    )
+
+
+def called_primal(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """The primal values of a call whose body works on the bits of a float, read as
+    whole operations instead: ``jnp.frexp``'s custom_jvp ``_frexp`` (``bitcast_convert_type``
+    and shifts) is ``frexp_mantissa`` and ``frexp_exponent``, nested operations with no
+    derivative (its custom rule gives the derivative); else None."""
+    if _called_name(eqn) != "_frexp" or isinstance(ins[0], np.ndarray):
+        return None
+    x, shape = ins[0], tuple(eqn.invars[0].aval.shape)
+    return [ArrayOp(part, (x,), (), shape) for part in ("frexp_mantissa", "frexp_exponent")]
+
+
+def _called_name(eqn) -> str:
+    """The called function's name (a custom_jvp's is in its jaxpr's debug info)."""
+    if eqn.params.get("name"):
+        return str(eqn.params["name"])
+    inner = eqn.params.get("call_jaxpr")
+    info = getattr(getattr(inner, "jaxpr", inner), "debug_info", None)
+    source = str(getattr(info, "func_src_info", "") or "")
+    return source.split(" ")[0]
+
+
+def empty_values(eqn) -> list[np.ndarray] | None:
+    """Zeros for an equation all of whose results have an empty axis (``x[:0]``): no
+    entry to differentiate, so a constant (a graph has no vertex of size 0); else None."""
+    avals = [v.aval for v in eqn.outvars]
+    if not avals or any(math.prod(a.shape) for a in avals):
+        return None
+    try:
+        return [np.zeros(a.shape, dtype=np.dtype(a.dtype)) for a in avals]
+    except TypeError:  # a dtype NumPy has no name for (a PRNG key)
+        return None
+
+
+REWRITTEN: dict[str, Callable[..., list[Any] | None]] = {
+    "reshape": _reshape,
+    "tile": _tile,
+    "sort": _sort,
+    "polygamma": _polygamma,
+}
