@@ -155,6 +155,32 @@ g = from_jax(layer, np.ones((8, 3)), np.ones((3, 4)), level="array", name="layer
 draw(g).save("docs/figures/tensor-layer.svg")
 print("wrote docs/figures/tensor-layer.svg")
 PY
+# A loop as a region (docs/control_flow.md): a reaction-diffusion scan of 3 steps on a ring
+# of 12 cells, its one region vertex, and the body graph the region holds.
+$py - <<'PY'
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from dgraph import from_jax
+from dgraph.core.regions import regions_of
+from dgraph.render import draw
+
+
+def integrate(u, d):
+    def step(u, _):
+        lap = jnp.roll(u, 1) + jnp.roll(u, -1) - 2.0 * u
+        return u + 0.1 * (d * lap + u - u**3), None
+
+    return lax.scan(step, u, None, length=3)[0]
+
+
+g = from_jax(integrate, np.full(12, 0.5), np.array(0.3), level="array", name="rd")
+((_, region),) = regions_of(g)
+draw(g).save("docs/figures/loop-region.svg")
+draw(region.body.graph).save("docs/figures/loop-body.svg")
+print("wrote docs/figures/loop-region.svg docs/figures/loop-body.svg")
+PY
 # Sparse Jacobians (docs/sparse.md): the Bratu residual's tensor graph, and the patterns of
 # the Bratu and Brusselator Jacobians on an 8×8 grid (matplotlib's spy; needs matplotlib).
 $py - <<'PY'
