@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,19 +137,8 @@ class _Numbering:
         return found
 
     def number(self, node: Node) -> int:
-        """``node``'s number (its subtree numbered first, without recursion)."""
-        stack = [(node, False)]
-        while stack:
-            n, ready = stack.pop()
-            if id(n) in self.of:
-                continue
-            kids = self.kids(n)
-            if ready or not kids:
-                self._combine(n, [self.of[id(c)] for c in kids])
-            else:
-                stack.append((n, True))
-                stack.extend((c, False) for c in kids if id(c) not in self.of)
-        return self.of[id(node)]
+        """``node``'s number (its subtree numbered first; those numbered before kept)."""
+        return ir.fold(node, self._combine, lambda n: self.of.get(id(n)), self.kids)
 
     def assign(self, statement: ArrayStatement) -> None:
         """Number ``statement``'s value (and its store positions); its target, when not
@@ -247,45 +236,6 @@ def _keyed(value: Any, swap: dict[int, tuple]) -> Any:
     if isinstance(value, np.ndarray):
         return ("ndarray", value.dtype.str, value.shape, value.tobytes())
     return (type(value).__name__, repr(value))
-
-
-def _rebuilt(
-    node: Node,
-    replace: Callable[[Node], Node | None],
-    kids: Callable[[Node], tuple[Node, ...]] = Node.children,
-) -> Node:
-    """``node`` with each subtree for which ``replace`` gives a node swapped for it
-    (outermost first, without recursion; unchanged subtrees kept as they are)."""
-    done: dict[int, Node] = {}
-    stack = [(node, False)]
-    while stack:
-        n, ready = stack.pop()
-        if id(n) in done:
-            continue
-        if not ready:
-            swapped = replace(n)
-            if swapped is not None:
-                done[id(n)] = swapped
-                continue
-            stack.append((n, True))
-            stack.extend((c, False) for c in kids(n) if id(c) not in done)
-            continue
-        children = kids(n)
-        if all(done[id(c)] is c for c in children):
-            done[id(n)] = n
-            continue
-        swap = {id(c): done[id(c)] for c in children}
-        fields = {f.name: _swapped(getattr(n, f.name), swap) for f in dataclasses.fields(n)}
-        done[id(n)] = type(n)(**fields)  # type: ignore[arg-type]
-    return done[id(node)]
-
-
-def _swapped(value: Any, swap: dict[int, Node]) -> Any:
-    if isinstance(value, Node):
-        return swap.get(id(value), value)
-    if isinstance(value, tuple):
-        return tuple(_swapped(v, swap) for v in value)
-    return value
 
 
 # -- common subexpressions -------------------------------------------------------------
@@ -462,7 +412,7 @@ def common_subexpressions(
                 return Name(name[number])
             return None
 
-        return _rebuilt(node, replace, numbers.kids)
+        return ir.rebuilt(node, replace, numbers.kids)
 
     before: dict[int, list[ArrayStatement]] = {}
     moved: set[int] = set()

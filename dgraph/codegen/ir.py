@@ -60,6 +60,7 @@ __all__ = [
     "live_ranges",
     "names_in",
     "number",
+    "rebuilt",
     "renamed",
     "sorted_symbols",
     "substituted",
@@ -461,57 +462,77 @@ def names_in(node: Node) -> set[str]:
 
 
 def renamed(node: Node, names: Mapping[str, str]) -> Node:
-    """``node`` with the names in ``names`` replaced (bottom up, each node once)."""
+    """``node`` with the names in ``names`` replaced (each node once)."""
     if not names or not (names_in(node) & names.keys()):
         return node
-    return _rebuilt(node, lambda n: Name(names.get(n.id, n.id)) if isinstance(n, Name) else n)
+    return rebuilt(
+        node, lambda n: Name(names[n.id]) if isinstance(n, Name) and n.id in names else None
+    )
 
 
 def substituted(node: Node, mapping: Mapping[Node, Node]) -> Node:
     """``node`` with every subexpression equal to a key of ``mapping`` replaced."""
-    return _rebuilt(node, lambda n: mapping.get(n, n), mapping)
+    return rebuilt(node, mapping.get)
 
 
 def fold(
     node: Node,
     combine: Callable[[Node, list[Any]], Any],
-    whole: Mapping[Node, Any] | None = None,
+    whole: Mapping[Node, Any] | Callable[[Node], Any] | None = None,
+    kids: Callable[[Node], tuple[Node, ...]] = Node.children,
 ) -> Any:
     """``combine(n, [the values of n's children])`` for ``node`` and every node under it,
-    children first, each node once, without recursion; the nodes that are keys of
-    ``whole`` take its value instead (and are not descended into)."""
+    children first, each node once, without recursion: the one traversal of the array
+    passes, the shapes, the evaluator and the printers.
+
+    Parameters
+    ----------
+    whole
+        A node's value given instead of combined, its subtree not descended into: a
+        mapping's value for its keys, or a function's where it is not None (outermost
+        nodes asked first).
+    kids
+        A node's children (:meth:`Node.children`; a pass that asks often remembers them).
+    """
+    instead = whole.get if isinstance(whole, Mapping) else whole
     done: dict[int, Any] = {}
     stack = [(node, False)]
     while stack:
         n, ready = stack.pop()
         if id(n) in done:
             continue
-        kids = n.children()
-        if whole is not None and n in whole:
-            done[id(n)] = whole[n]
-        elif ready or not kids:
-            done[id(n)] = combine(n, [done[id(c)] for c in kids])
+        if not ready and instead is not None:
+            value = instead(n)
+            if value is not None:
+                done[id(n)] = value
+                continue
+        children = kids(n)
+        if ready or not children:
+            done[id(n)] = combine(n, [done[id(c)] for c in children])
         else:
             stack.append((n, True))
-            stack.extend((c, False) for c in kids)
+            stack.extend((c, False) for c in children if id(c) not in done)
     return done[id(node)]
 
 
-def _rebuilt(
-    node: Node, leaf: Callable[[Node], Node], whole: Mapping[Node, Node] | None = None
+def rebuilt(
+    node: Node,
+    replace: Callable[[Node], Node | None],
+    kids: Callable[[Node], tuple[Node, ...]] = Node.children,
 ) -> Node:
-    """``node`` rebuilt with ``leaf`` applied to every node without children (and the
-    nodes that are keys of ``whole`` replaced whole)."""
+    """``node`` with each subtree for which ``replace`` gives a node swapped for it
+    (outermost first); the subtrees nothing changed in are kept as they are."""
 
     def combine(n: Node, values: list[Node]) -> Node:
-        if not values:
-            return leaf(n)
-        swap = {id(c): v for c, v in zip(n.children(), values, strict=True)}
+        children = kids(n)
+        if all(v is c for c, v in zip(children, values, strict=True)):
+            return n
+        swap = {id(c): v for c, v in zip(children, values, strict=True)}
         return type(n)(
             **{f.name: _swapped(getattr(n, f.name), swap) for f in dataclasses.fields(n)}
         )  # type: ignore[arg-type]
 
-    return fold(node, combine, whole)
+    return fold(node, combine, replace, kids)
 
 
 def _swapped(value: Any, swap: dict[int, Node]) -> Any:
