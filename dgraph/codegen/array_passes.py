@@ -36,6 +36,7 @@ the same bit for bit; the output is deterministic (statement order, names ``_c1`
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -218,14 +219,20 @@ def _fields_key(node: Node, numbers: list[int], kids: tuple[Node, ...]) -> tuple
     if isinstance(node, Const):
         return (_keyed(node.value, {}),)
     if isinstance(node, Formula):
-        canonical = {
-            s: sympy.Symbol(f"_o{k}", **s.assumptions0) for k, (s, _) in enumerate(node.operands)
-        }
-        return (node.expr.xreplace(canonical), *numbers)
+        return (_canonical(node.expr, tuple(s for s, _ in node.operands)), *numbers)
     if isinstance(node, BinOp) and node.op in _COMMUTING:
         return (("str", repr(node.op)), *(("node", k) for k in sorted(numbers)))
     swap = {id(c): ("node", k) for c, k in zip(kids, numbers, strict=True)}
     return tuple(_keyed(getattr(node, f.name), swap) for f in dataclasses.fields(node))
+
+
+@functools.lru_cache(maxsize=2**14)
+def _canonical(expr: sympy.Basic, symbols: tuple[sympy.Symbol, ...]) -> sympy.Basic:
+    """``expr`` with its k-th operand symbol named ``_o<k>`` (remembered: each round of
+    merging numbers the same formulas again)."""
+    return expr.xreplace(
+        {s: sympy.Symbol(f"_o{k}", **s.assumptions0) for k, s in enumerate(symbols)}
+    )
 
 
 def _keyed(value: Any, swap: dict[int, tuple]) -> Any:

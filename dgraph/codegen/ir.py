@@ -87,7 +87,9 @@ Strategy = Literal["auto", "jacobian", "sweep"]
 class Program:
     """A straight-line program: named arguments (each a vector of scalar symbols),
     assignments in evaluation order, and results ``index -> value`` of an array of shape
-    ``shape`` per point (entries not listed are zero)."""
+    ``shape`` per point (entries not listed are zero); ``arrays``: the same program as
+    array statements of shape (), as its builder made them and its printers print them
+    (:mod:`dgraph.codegen.lowering`; None for a program made by hand)."""
 
     name: str
     arguments: tuple[tuple[str, tuple[sympy.Symbol, ...]], ...]
@@ -95,6 +97,7 @@ class Program:
     results: tuple[Result, ...]
     shape: tuple[int, ...]
     method: str = ""
+    arrays: ArrayProgram | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @cached_property
     def ops(self) -> Ops:
@@ -590,8 +593,7 @@ def scalar_statements(
     ['x', 's', 'f']
     """
     used = set().union(
-        *(e.free_symbols for _, e in program.assignments),
-        *(e.free_symbols for _, e in program.results),
+        *(_free(e) for _, e in program.assignments), *(_free(e) for _, e in program.results)
     )
     lead = (Const(Ellipsis),) if batch else ()
     statements = [
@@ -624,4 +626,11 @@ def _formula(expr: sympy.Expr) -> Node:
         return Name(str(expr))
     if expr.is_Number:
         return Formula(expr, ())
-    return Formula(expr, tuple((s, Name(str(s))) for s in sorted(expr.free_symbols, key=str)))
+    return Formula(expr, tuple((s, Name(str(s))) for s in sorted(_free(expr), key=str)))
+
+
+@functools.lru_cache(maxsize=2**14)
+def _free(expr: sympy.Expr) -> frozenset[sympy.Symbol]:
+    """``expr.free_symbols``, remembered (sympy walks the tree on every call, and a
+    program is lowered more than once: by its builder, by each printer)."""
+    return frozenset(expr.free_symbols)
