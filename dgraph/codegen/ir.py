@@ -18,7 +18,7 @@ import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import count, product
+from itertools import count
 from typing import Any, Literal
 
 import sympy
@@ -568,52 +568,33 @@ def times(a: Node, b: Node) -> Node:
     return BinOp("*", a, b)
 
 
-def scalar_statements(
-    program: Program, *, batch: bool = False, out: str | None = None, flat: bool = False
-) -> ArrayProgram:
+def scalar_statements(program: Program) -> ArrayProgram:
     """A scalar program as array statements of shape ``()``: each argument entry it reads
-    by an :class:`Index`, each assignment a :class:`Formula` over the names it reads, the
-    result the :class:`Entries` of ``program.shape`` (entries not listed 0), so that one
-    printer per target prints both levels.
-
-    Parameters
-    ----------
-    program
-        The scalar program.
-    batch
-        Arguments hold a batch of points, the entry axis last: entries read as ``x[..., k]``.
-    out
-        Store each result entry into this array (``out[..., i, j] = ...``; ``flat``: at
-        its position in the result list) instead of building the result.
+    by an :class:`Index`, each assignment a :class:`Formula` over the names it reads, each
+    result a store ``name[i, j] = ...`` into the array ``program.name`` (entries not
+    stored 0), so that one printer per target prints both levels
+    (:mod:`dgraph.codegen.lowering`: the printers' views of them, batched or as one array).
 
     >>> x = sympy.Symbol("x")
     >>> s = sympy.Symbol("s")
     >>> p = Program("f", (("x", (x,)),), ((s, sympy.sin(x)),), (((0,), 2 * s),), (1,))
-    >>> [s.target for s in scalar_statements(p).statements]
-    ['x', 's', 'f']
+    >>> [(s.target, len(s.at)) for s in scalar_statements(p).statements]
+    [('x', 0), ('s', 0), ('f', 1)]
     """
     used = set().union(
         *(_free(e) for _, e in program.assignments), *(_free(e) for _, e in program.results)
     )
-    lead = (Const(Ellipsis),) if batch else ()
     statements = [
-        ArrayStatement(str(s), Index(Name(name), (*lead, Const(k))))
+        ArrayStatement(str(s), Index(Name(name), (Const(k),)))
         for name, symbols in program.arguments
         for k, s in enumerate(symbols)
         if s in used
     ]
     statements += [ArrayStatement(str(s), _formula(e)) for s, e in program.assignments]
-    if out is not None:
-        for k, (index, expr) in enumerate(program.results):
-            at = tuple(Const(int(i)) for i in ((k,) if flat else index))
-            statements.append(ArrayStatement(out, _formula(expr), (*lead, *at)))
-    else:
-        entries = {tuple(int(i) for i in index): e for index, e in program.results}
-        flat_entries = tuple(
-            _formula(entries[index]) if index in entries else Const(0.0)
-            for index in product(*(range(n) for n in program.shape))
-        )
-        statements.append(ArrayStatement(program.name, Entries(flat_entries, program.shape)))
+    statements += [
+        ArrayStatement(program.name, _formula(e), tuple(Const(int(i)) for i in index))
+        for index, e in program.results
+    ]
     names = tuple(name for name, _ in program.arguments)
     shapes = tuple((len(symbols),) for _, symbols in program.arguments)
     return ArrayProgram(program.name, names, shapes, names, statements, [program.name])

@@ -51,7 +51,7 @@ def lowered(program: Program) -> Program:
     a = x*y
     f[0] = 2*a
     """
-    arrays = scalar_statements(program, out=program.name)
+    arrays = scalar_statements(program)
     optimized = _in_order(optimize_statements(arrays.statements, [program.name]))
     if optimized == arrays.statements:
         return dataclasses.replace(program, arrays=arrays)
@@ -60,7 +60,7 @@ def lowered(program: Program) -> Program:
         # not statements of a scalar program, or read back dearer (sympy's own algebra
         # on a merged value: a + b read as 2*a): left as the sympy passes made it
         return dataclasses.replace(program, arrays=arrays)
-    return dataclasses.replace(view, arrays=scalar_statements(view, out=view.name))
+    return dataclasses.replace(view, arrays=scalar_statements(view))
 
 
 def _in_order(found: list[ArrayStatement]) -> list[ArrayStatement]:
@@ -114,7 +114,7 @@ def statements(program: Program) -> ArrayProgram:
     else its lowering (a program made by hand)."""
     if program.arrays is not None:
         return program.arrays
-    return scalar_statements(program, out=program.name)
+    return scalar_statements(program)
 
 
 def body_and_stores(
