@@ -227,12 +227,29 @@ def _fields_key(node: Node, numbers: list[int], kids: tuple[Node, ...]) -> tuple
 
 
 @functools.lru_cache(maxsize=2**14)
-def _canonical(expr: sympy.Basic, symbols: tuple[sympy.Symbol, ...]) -> sympy.Basic:
-    """``expr`` with its k-th operand symbol named ``_o<k>`` (remembered: each round of
-    merging numbers the same formulas again)."""
-    return expr.xreplace(
-        {s: sympy.Symbol(f"_o{k}", **s.assumptions0) for k, s in enumerate(symbols)}
-    )
+def _canonical(expr: sympy.Basic, symbols: tuple[sympy.Symbol, ...]) -> tuple:
+    """A key of ``expr`` that formulas equal up to the names of their operand symbols
+    share: its tree with the k-th operand symbol as ``("o", k)`` (and its assumptions),
+    the arguments of a sum or product in the order of their keys' hashes, not of the
+    names (a tie of hashes can only miss a merge). Built without sympy's evaluation (a
+    renamed copy would be sorted and flattened again); remembered: each round of merging
+    numbers the same formulas again."""
+    position = {s: k for k, s in enumerate(symbols)}
+    done: dict[sympy.Basic, tuple] = {}
+    for e in sympy.postorder_traversal(expr):
+        if e in done:
+            continue
+        if e in position:
+            key: tuple = ("o", position[e], tuple(sorted(e.assumptions0.items())))
+        elif not e.args:
+            key = (type(e).__name__, str(e))
+        else:
+            args = [done[a] for a in e.args]
+            if e.is_Add or e.is_Mul:
+                args.sort(key=hash)
+            key = (type(e).__name__, *args)
+        done[e] = key
+    return done[expr]
 
 
 def _keyed(value: Any, swap: dict[int, tuple]) -> Any:

@@ -585,12 +585,12 @@ def scalar_statements(program: Program) -> ArrayProgram:
         *(_free(e) for _, e in program.assignments), *(_free(e) for _, e in program.results)
     )
     statements = [
-        ArrayStatement(str(s), Index(Name(name), (Const(k),)))
+        ArrayStatement(_text(s), Index(Name(name), (Const(k),)))
         for name, symbols in program.arguments
         for k, s in enumerate(symbols)
         if s in used
     ]
-    statements += [ArrayStatement(str(s), _formula(e)) for s, e in program.assignments]
+    statements += [ArrayStatement(_text(s), _formula(e)) for s, e in program.assignments]
     statements += [
         ArrayStatement(program.name, _formula(e), tuple(Const(int(i)) for i in index))
         for index, e in program.results
@@ -600,14 +600,21 @@ def scalar_statements(program: Program) -> ArrayProgram:
     return ArrayProgram(program.name, names, shapes, names, statements, [program.name])
 
 
+@functools.lru_cache(maxsize=2**14)
 def _formula(expr: sympy.Expr) -> Node:
     """A scalar expression over named scalars as a node: a :class:`Name` or a
-    :class:`Formula` whose operands are the names themselves."""
+    :class:`Formula` whose operands are the names themselves (remembered, like
+    :func:`_free`)."""
     if expr.is_Symbol:
-        return Name(str(expr))
+        return Name(_text(expr))
     if expr.is_Number:
         return Formula(expr, ())
-    return Formula(expr, tuple((s, Name(str(s))) for s in sorted(_free(expr), key=str)))
+    return Formula(expr, tuple((s, Name(_text(s))) for s in sorted(_free(expr), key=_text)))
+
+
+def _text(symbol: sympy.Symbol) -> str:
+    """``str(symbol)``, without sympy's printer for a plain symbol (its name)."""
+    return symbol.name if type(symbol) is sympy.Symbol else str(symbol)
 
 
 @functools.lru_cache(maxsize=2**14)
