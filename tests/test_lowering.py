@@ -75,3 +75,20 @@ def test_the_printers_views_of_the_statements():
     entries = result_entries(arrays, program.shape)
     assert entries.shape == program.shape == (1, 2)
     assert len(entries.items) == 2 and np.prod(program.shape) == 2
+
+
+def test_numbers_a_bit_apart_are_not_merged():
+    """1.848 and 1.8480000000000003 print alike at sympy's default precision; the values
+    they scale differ in the last bit and stay two statements."""
+    x, y, a, b = sympy.symbols("x y a b", real=True)
+    one, other = sympy.Float(1.848), sympy.Float(1.8480000000000003)
+    program = Program(
+        "f",
+        (("xs", (x, y)),),
+        ((a, y - one * x), (b, y - other * x)),
+        (((0,), a * y), ((1,), b * y)),
+        (2,),
+    )
+    low = lowered(program)
+    assert [str(s) for s, _ in low.assignments] == ["a", "b"]
+    assert low.ops == program.ops

@@ -242,7 +242,7 @@ def _canonical(expr: sympy.Basic, symbols: tuple[sympy.Symbol, ...]) -> tuple:
         if e in position:
             key: tuple = ("o", position[e], tuple(sorted(e.assumptions0.items())))
         elif not e.args:
-            key = (type(e).__name__, str(e))
+            key = (type(e).__name__, e)  # a number itself: 1.848 and 1.8480000000000003 differ
         else:
             args = [done[a] for a in e.args]
             if e.is_Add or e.is_Mul:
