@@ -461,17 +461,21 @@ def test_pricing_keeps_the_cheapest_and_stops_at_zero(monkeypatch, build, chosen
 @pytest.mark.parametrize("lang", ["python", "jax"])
 def test_a_scalar_program_prints_as_array_statements_of_shape_0(lang):
     """One IR for both levels: the scalar Jacobian program as array statements of shape ()
-    (:func:`dgraph.codegen.ir.scalar_statements`), printed by the tensor path's NumPy and
+    (what its builder made: ``Program.arrays``; the results as one array,
+    :func:`dgraph.codegen.lowering.result_entries`), printed by the tensor path's NumPy and
     JAX printers, gives the scalar module's Jacobian."""
-    from dgraph.codegen.ir import scalar_statements
+    from dgraph.codegen.ir import ArrayStatement
     from dgraph.codegen.jaxcode import JaxArrayPrinter
+    from dgraph.codegen.lowering import body_and_stores, result_entries
     from dgraph.codegen.program import jacobian_program
     from dgraph.codegen.python import NumPyArrayPrinter
     from dgraph.frontends import bundled
 
     g = bundled("naumann_sin.trace")
     es = accumulate(g, "reverse")
-    program = scalar_statements(jacobian_program(es))
+    scalar = jacobian_program(es)
+    body, _ = body_and_stores(scalar.arrays)
+    result = ArrayStatement("jacobian", result_entries(scalar.arrays, scalar.shape))
     printer = NumPyArrayPrinter() if lang == "python" else JaxArrayPrinter()
     x = np.array([0.7, 1.3])
     space = {"numpy": np, "x": x}
@@ -479,7 +483,7 @@ def test_a_scalar_program_prints_as_array_statements_of_shape_0(lang):
         import jax.numpy as jnp
 
         space["jnp"] = jnp
-    for statement in program.statements:
+    for statement in [*body, result]:
         exec(printer.statement(statement).strip(), space)
     expected = make_function(es, "jacobian")(x)
     expected = expected if isinstance(expected, np.ndarray) else np.asarray(expected)
@@ -493,7 +497,7 @@ def test_the_scalar_modules_print_through_the_array_printers():
     are the array printers' lines for the program's statements of shape () (batch reads
     ``x[..., k]`` and stores ``out[..., i, j]`` in NumPy, ``const double`` in C)."""
     from dgraph.codegen.c import CElementPrinter, c_source
-    from dgraph.codegen.ir import scalar_statements
+    from dgraph.codegen.lowering import batched, body_and_stores
     from dgraph.codegen.program import jacobian_program
     from dgraph.codegen.python import NumPyArrayPrinter, python_module
     from dgraph.frontends import bundled
@@ -503,11 +507,11 @@ def test_the_scalar_modules_print_through_the_array_printers():
     names = {"title": "t", "inputs": g.inputs, "outputs": g.outputs}
     numpy_lines = python_module({"jacobian": program}, **names).splitlines()
     printer = NumPyArrayPrinter("jacobian", module=True)
-    statements = scalar_statements(program, batch=True, out="out").statements
+    statements = batched(program.arrays, "out")
     printed = [printer.statement(s) for s in statements]
     assert "    out[..., 0, 1] = " in "\n".join(printed)
     assert all(line in numpy_lines for line in printed)
     c_lines = c_source({"jacobian": program}, **names).splitlines()
-    reads = scalar_statements(program, out="J", flat=True).statements[: -len(program.results)]
+    reads, _ = body_and_stores(program.arrays)
     printed = [CElementPrinter("jacobian").statement(s) for s in reads]
     assert printed and all(line in c_lines for line in printed)

@@ -40,8 +40,9 @@ the same bit for bit; the output is deterministic (statement order, names ``_c1`
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,19 +145,8 @@ class _Numbering:
         return found
 
     def number(self, node: Node) -> int:
-        """``node``'s number (its subtree numbered first, without recursion)."""
-        stack = [(node, False)]
-        while stack:
-            n, ready = stack.pop()
-            if id(n) in self.of:
-                continue
-            kids = self.kids(n)
-            if ready or not kids:
-                self._combine(n, [self.of[id(c)] for c in kids])
-            else:
-                stack.append((n, True))
-                stack.extend((c, False) for c in kids if id(c) not in self.of)
-        return self.of[id(node)]
+        """``node``'s number (its subtree numbered first; those numbered before kept)."""
+        return ir.fold(node, self._combine, lambda n: self.of.get(id(n)), self.kids)
 
     def assign(self, statement: ArrayStatement) -> None:
         """Number ``statement``'s value (and its store positions); its target, when not
@@ -236,14 +226,37 @@ def _fields_key(node: Node, numbers: list[int], kids: tuple[Node, ...]) -> tuple
     if isinstance(node, Const):
         return (_keyed(node.value, {}),)
     if isinstance(node, Formula):
-        canonical = {
-            s: sympy.Symbol(f"_o{k}", **s.assumptions0) for k, (s, _) in enumerate(node.operands)
-        }
-        return (node.expr.xreplace(canonical), *numbers)
+        return (_canonical(node.expr, tuple(s for s, _ in node.operands)), *numbers)
     if isinstance(node, BinOp) and node.op in _COMMUTING:
         return (("str", repr(node.op)), *(("node", k) for k in sorted(numbers)))
     swap = {id(c): ("node", k) for c, k in zip(kids, numbers, strict=True)}
     return tuple(_keyed(getattr(node, f.name), swap) for f in dataclasses.fields(node))
+
+
+@functools.lru_cache(maxsize=2**14)
+def _canonical(expr: sympy.Basic, symbols: tuple[sympy.Symbol, ...]) -> tuple:
+    """A key of ``expr`` that formulas equal up to the names of their operand symbols
+    share: its tree with the k-th operand symbol as ``("o", k)`` (and its assumptions),
+    the arguments of a sum or product in the order of their keys' hashes, not of the
+    names (a tie of hashes can only miss a merge). Built without sympy's evaluation (a
+    renamed copy would be sorted and flattened again); remembered: each round of merging
+    numbers the same formulas again."""
+    position = {s: k for k, s in enumerate(symbols)}
+    done: dict[sympy.Basic, tuple] = {}
+    for e in sympy.postorder_traversal(expr):
+        if e in done:
+            continue
+        if e in position:
+            key: tuple = ("o", position[e], tuple(sorted(e.assumptions0.items())))
+        elif not e.args:
+            key = (type(e).__name__, e)  # a number itself: 1.848 and 1.8480000000000003 differ
+        else:
+            args = [done[a] for a in e.args]
+            if e.is_Add or e.is_Mul:
+                args.sort(key=hash)
+            key = (type(e).__name__, *args)
+        done[e] = key
+    return done[expr]
 
 
 def _keyed(value: Any, swap: dict[int, tuple]) -> Any:
@@ -254,45 +267,6 @@ def _keyed(value: Any, swap: dict[int, tuple]) -> Any:
     if isinstance(value, np.ndarray):
         return ("ndarray", value.dtype.str, value.shape, value.tobytes())
     return (type(value).__name__, repr(value))
-
-
-def _rebuilt(
-    node: Node,
-    replace: Callable[[Node], Node | None],
-    kids: Callable[[Node], tuple[Node, ...]] = Node.children,
-) -> Node:
-    """``node`` with each subtree for which ``replace`` gives a node swapped for it
-    (outermost first, without recursion; unchanged subtrees kept as they are)."""
-    done: dict[int, Node] = {}
-    stack = [(node, False)]
-    while stack:
-        n, ready = stack.pop()
-        if id(n) in done:
-            continue
-        if not ready:
-            swapped = replace(n)
-            if swapped is not None:
-                done[id(n)] = swapped
-                continue
-            stack.append((n, True))
-            stack.extend((c, False) for c in kids(n) if id(c) not in done)
-            continue
-        children = kids(n)
-        if all(done[id(c)] is c for c in children):
-            done[id(n)] = n
-            continue
-        swap = {id(c): done[id(c)] for c in children}
-        fields = {f.name: _swapped(getattr(n, f.name), swap) for f in dataclasses.fields(n)}
-        done[id(n)] = type(n)(**fields)  # type: ignore[arg-type]
-    return done[id(node)]
-
-
-def _swapped(value: Any, swap: dict[int, Node]) -> Any:
-    if isinstance(value, Node):
-        return swap.get(id(value), value)
-    if isinstance(value, tuple):
-        return tuple(_swapped(v, swap) for v in value)
-    return value
 
 
 # -- common subexpressions -------------------------------------------------------------
@@ -469,7 +443,7 @@ def common_subexpressions(
                 return Name(name[number])
             return None
 
-        return _rebuilt(node, replace, numbers.kids)
+        return ir.rebuilt(node, replace, numbers.kids)
 
     before: dict[int, list[ArrayStatement]] = {}
     moved: set[int] = set()

@@ -35,7 +35,8 @@ from sympy.printing.c import C99CodePrinter
 
 from ..errors import DGraphError
 from . import ir
-from .ir import ArrayStatement, Node, Program, scalar_statements
+from .ir import ArrayStatement, Node, Program
+from .lowering import body_and_stores, statements
 from .printing import BINARY, CALLS, NumbersAsDoubles, PowersAsProducts, printed_code
 
 __all__ = [
@@ -337,13 +338,12 @@ def _signature(name: str, parameters: bool) -> str:
 
 def _function(printer: CPrinter, program: Program, name: str, n: int, flat: bool) -> list[str]:
     """``name``'s C function: the program's array statements of shape ()
-    (:func:`~dgraph.codegen.ir.scalar_statements`), every entry of the output written."""
+    (:func:`~dgraph.codegen.lowering.statements`), every entry of the output written."""
     _, out = _PARAMETERS[name]
     lines = [_signature(name, any(a == "p" for a, _ in program.arguments)) + " {"]
     show = CElementPrinter(name, printer)
-    arrays = scalar_statements(program, out=out, flat=True)
-    stores = arrays.statements[len(arrays.statements) - len(program.results) :]
-    lines += [show.statement(s) for s in arrays.statements[: -len(stores) or None]]
+    body, stores = body_and_stores(statements(program))
+    lines += [show.statement(s) for s in body]
     size = 1
     for d in program.shape:
         size *= d

@@ -44,7 +44,8 @@ import sympy
 
 from ..errors import DGraphError
 from .c import CElementPrinter, CPrinter
-from .ir import Program, live_ranges, scalar_statements
+from .ir import Program, live_ranges
+from .lowering import body_and_stores, statements
 from .printing import double
 
 __all__ = [
@@ -312,9 +313,8 @@ def _point(printer: CudaPrinter, program: Program, name: str, sig: _Signature) -
         f"__device__ inline void {name}_point({params}, T *__restrict__ {out}, long long s) {{",
     ]
     show = _CudaElementPrinter(name, printer, stride="s")
-    arrays = scalar_statements(program, out=out, flat=True)
-    stores = arrays.statements[len(arrays.statements) - len(program.results) :]
-    lines += [show.statement(s) for s in arrays.statements[: -len(stores) or None]]
+    body, stores = body_and_stores(statements(program))
+    lines += [show.statement(s) for s in body]
     flat = name == "jacobian_values"
     written = {}
     for k, ((index, _), store) in enumerate(zip(program.results, stores, strict=True)):

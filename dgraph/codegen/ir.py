@@ -19,7 +19,7 @@ import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import count, product
+from itertools import count
 from typing import Any, Literal
 
 import sympy
@@ -65,6 +65,7 @@ __all__ = [
     "live_ranges",
     "names_in",
     "number",
+    "rebuilt",
     "renamed",
     "sorted_symbols",
     "substituted",
@@ -91,7 +92,9 @@ Strategy = Literal["auto", "jacobian", "sweep"]
 class Program:
     """A straight-line program: named arguments (each a vector of scalar symbols),
     assignments in evaluation order, and results ``index -> value`` of an array of shape
-    ``shape`` per point (entries not listed are zero)."""
+    ``shape`` per point (entries not listed are zero); ``arrays``: the same program as
+    array statements of shape (), as its builder made them and its printers print them
+    (:mod:`dgraph.codegen.lowering`; None for a program made by hand)."""
 
     name: str
     arguments: tuple[tuple[str, tuple[sympy.Symbol, ...]], ...]
@@ -99,6 +102,7 @@ class Program:
     results: tuple[Result, ...]
     shape: tuple[int, ...]
     method: str = ""
+    arrays: ArrayProgram | None = dataclasses.field(default=None, compare=False, repr=False)
 
     @cached_property
     def ops(self) -> Ops:
@@ -564,57 +568,77 @@ def names_in(node: Node) -> set[str]:
 
 
 def renamed(node: Node, names: Mapping[str, str]) -> Node:
-    """``node`` with the names in ``names`` replaced (bottom up, each node once)."""
+    """``node`` with the names in ``names`` replaced (each node once)."""
     if not names or not (names_in(node) & names.keys()):
         return node
-    return _rebuilt(node, lambda n: Name(names.get(n.id, n.id)) if isinstance(n, Name) else n)
+    return rebuilt(
+        node, lambda n: Name(names[n.id]) if isinstance(n, Name) and n.id in names else None
+    )
 
 
 def substituted(node: Node, mapping: Mapping[Node, Node]) -> Node:
     """``node`` with every subexpression equal to a key of ``mapping`` replaced."""
-    return _rebuilt(node, lambda n: mapping.get(n, n), mapping)
+    return rebuilt(node, mapping.get)
 
 
 def fold(
     node: Node,
     combine: Callable[[Node, list[Any]], Any],
-    whole: Mapping[Node, Any] | None = None,
+    whole: Mapping[Node, Any] | Callable[[Node], Any] | None = None,
+    kids: Callable[[Node], tuple[Node, ...]] = Node.children,
 ) -> Any:
     """``combine(n, [the values of n's children])`` for ``node`` and every node under it,
-    children first, each node once, without recursion; the nodes that are keys of
-    ``whole`` take its value instead (and are not descended into)."""
+    children first, each node once, without recursion: the one traversal of the array
+    passes, the shapes, the evaluator and the printers.
+
+    Parameters
+    ----------
+    whole
+        A node's value given instead of combined, its subtree not descended into: a
+        mapping's value for its keys, or a function's where it is not None (outermost
+        nodes asked first).
+    kids
+        A node's children (:meth:`Node.children`; a pass that asks often remembers them).
+    """
+    instead = whole.get if isinstance(whole, Mapping) else whole
     done: dict[int, Any] = {}
     stack = [(node, False)]
     while stack:
         n, ready = stack.pop()
         if id(n) in done:
             continue
-        kids = n.children()
-        if whole is not None and n in whole:
-            done[id(n)] = whole[n]
-        elif ready or not kids:
-            done[id(n)] = combine(n, [done[id(c)] for c in kids])
+        if not ready and instead is not None:
+            value = instead(n)
+            if value is not None:
+                done[id(n)] = value
+                continue
+        children = kids(n)
+        if ready or not children:
+            done[id(n)] = combine(n, [done[id(c)] for c in children])
         else:
             stack.append((n, True))
-            stack.extend((c, False) for c in kids)
+            stack.extend((c, False) for c in children if id(c) not in done)
     return done[id(node)]
 
 
-def _rebuilt(
-    node: Node, leaf: Callable[[Node], Node], whole: Mapping[Node, Node] | None = None
+def rebuilt(
+    node: Node,
+    replace: Callable[[Node], Node | None],
+    kids: Callable[[Node], tuple[Node, ...]] = Node.children,
 ) -> Node:
-    """``node`` rebuilt with ``leaf`` applied to every node without children (and the
-    nodes that are keys of ``whole`` replaced whole)."""
+    """``node`` with each subtree for which ``replace`` gives a node swapped for it
+    (outermost first); the subtrees nothing changed in are kept as they are."""
 
     def combine(n: Node, values: list[Node]) -> Node:
-        if not values:
-            return leaf(n)
-        swap = {id(c): v for c, v in zip(n.children(), values, strict=True)}
+        children = kids(n)
+        if all(v is c for c, v in zip(children, values, strict=True)):
+            return n
+        swap = {id(c): v for c, v in zip(children, values, strict=True)}
         return type(n)(
             **{f.name: _swapped(getattr(n, f.name), swap) for f in dataclasses.fields(n)}
         )  # type: ignore[arg-type]
 
-    return fold(node, combine, whole)
+    return fold(node, combine, replace, kids)
 
 
 def _swapped(value: Any, swap: dict[int, Node]) -> Any:
@@ -647,63 +671,57 @@ def times(a: Node, b: Node) -> Node:
     return BinOp("*", a, b)
 
 
-def scalar_statements(
-    program: Program, *, batch: bool = False, out: str | None = None, flat: bool = False
-) -> ArrayProgram:
+def scalar_statements(program: Program) -> ArrayProgram:
     """A scalar program as array statements of shape ``()``: each argument entry it reads
-    by an :class:`Index`, each assignment a :class:`Formula` over the names it reads, the
-    result the :class:`Entries` of ``program.shape`` (entries not listed 0), so that one
-    printer per target prints both levels.
-
-    Parameters
-    ----------
-    program
-        The scalar program.
-    batch
-        Arguments hold a batch of points, the entry axis last: entries read as ``x[..., k]``.
-    out
-        Store each result entry into this array (``out[..., i, j] = ...``; ``flat``: at
-        its position in the result list) instead of building the result.
+    by an :class:`Index`, each assignment a :class:`Formula` over the names it reads, each
+    result a store ``name[i, j] = ...`` into the array ``program.name`` (entries not
+    stored 0), so that one printer per target prints both levels
+    (:mod:`dgraph.codegen.lowering`: the printers' views of them, batched or as one array).
 
     >>> x = sympy.Symbol("x")
     >>> s = sympy.Symbol("s")
     >>> p = Program("f", (("x", (x,)),), ((s, sympy.sin(x)),), (((0,), 2 * s),), (1,))
-    >>> [s.target for s in scalar_statements(p).statements]
-    ['x', 's', 'f']
+    >>> [(s.target, len(s.at)) for s in scalar_statements(p).statements]
+    [('x', 0), ('s', 0), ('f', 1)]
     """
     used = set().union(
-        *(e.free_symbols for _, e in program.assignments),
-        *(e.free_symbols for _, e in program.results),
+        *(_free(e) for _, e in program.assignments), *(_free(e) for _, e in program.results)
     )
-    lead = (Const(Ellipsis),) if batch else ()
     statements = [
-        ArrayStatement(str(s), Index(Name(name), (*lead, Const(k))))
+        ArrayStatement(_text(s), Index(Name(name), (Const(k),)))
         for name, symbols in program.arguments
         for k, s in enumerate(symbols)
         if s in used
     ]
-    statements += [ArrayStatement(str(s), _formula(e)) for s, e in program.assignments]
-    if out is not None:
-        for k, (index, expr) in enumerate(program.results):
-            at = tuple(Const(int(i)) for i in ((k,) if flat else index))
-            statements.append(ArrayStatement(out, _formula(expr), (*lead, *at)))
-    else:
-        entries = {tuple(int(i) for i in index): e for index, e in program.results}
-        flat_entries = tuple(
-            _formula(entries[index]) if index in entries else Const(0.0)
-            for index in product(*(range(n) for n in program.shape))
-        )
-        statements.append(ArrayStatement(program.name, Entries(flat_entries, program.shape)))
+    statements += [ArrayStatement(_text(s), _formula(e)) for s, e in program.assignments]
+    statements += [
+        ArrayStatement(program.name, _formula(e), tuple(Const(int(i)) for i in index))
+        for index, e in program.results
+    ]
     names = tuple(name for name, _ in program.arguments)
     shapes = tuple((len(symbols),) for _, symbols in program.arguments)
     return ArrayProgram(program.name, names, shapes, names, statements, [program.name])
 
 
+@functools.lru_cache(maxsize=2**14)
 def _formula(expr: sympy.Expr) -> Node:
     """A scalar expression over named scalars as a node: a :class:`Name` or a
-    :class:`Formula` whose operands are the names themselves."""
+    :class:`Formula` whose operands are the names themselves (remembered, like
+    :func:`_free`)."""
     if expr.is_Symbol:
-        return Name(str(expr))
+        return Name(_text(expr))
     if expr.is_Number:
         return Formula(expr, ())
-    return Formula(expr, tuple((s, Name(str(s))) for s in sorted(expr.free_symbols, key=str)))
+    return Formula(expr, tuple((s, Name(_text(s))) for s in sorted(_free(expr), key=_text)))
+
+
+def _text(symbol: sympy.Symbol) -> str:
+    """``str(symbol)``, without sympy's printer for a plain symbol (its name)."""
+    return symbol.name if type(symbol) is sympy.Symbol else str(symbol)
+
+
+@functools.lru_cache(maxsize=2**14)
+def _free(expr: sympy.Expr) -> frozenset[sympy.Symbol]:
+    """``expr.free_symbols``, remembered (sympy walks the tree on every call, and a
+    program is lowered more than once: by its builder, by each printer)."""
+    return frozenset(expr.free_symbols)

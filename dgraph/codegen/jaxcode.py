@@ -18,7 +18,8 @@ import sympy
 from sympy.printing.numpy import JaxPrinter
 
 from ..errors import DGraphError
-from .ir import Entries, Program, scalar_statements
+from .ir import Entries, Program
+from .lowering import body_and_stores, result_entries, statements
 from .printing import (
     ArrayFunctions,
     ArrayPrinter,
@@ -194,15 +195,15 @@ def jax_module(
 
 def _function(printer: _Printer, program: Program, name: str) -> list[str]:
     """The program for one point (``_<name>``: its array statements of shape (),
-    :func:`~dgraph.codegen.ir.scalar_statements`) and ``name`` itself, which checks its
+    :func:`~dgraph.codegen.lowering.statements`) and ``name`` itself, which checks its
     arguments and maps that over their batch dimensions with ``jax.vmap``: XLA runs the
     mapped point program about twice as fast as the same operations written on batches."""
     args = [a for a, _ in program.arguments]
-    arrays = scalar_statements(program)
+    arrays = statements(program)
     show = JaxArrayPrinter(name, module=True, scalar=printer)
-    *body, last = arrays.statements
+    body, _ = body_and_stores(arrays)
     point = [f"def _{name}({', '.join(args)}):", *map(show.statement, body)]
-    entries: Entries = last.value  # type: ignore[assignment]
+    entries = result_entries(arrays, program.shape)
     if name == "value_and_jacobian":  # flat results: the m values, then J row-major
         n = len(program.arguments[0][1])
         m = program.shape[0] // (1 + n)

@@ -24,6 +24,7 @@ from .ir import (
     in_order,
     sorted_symbols,
 )
+from .lowering import lowered
 
 __all__ = [
     "PIPELINES",
@@ -45,6 +46,15 @@ def build_program(
     method: str = "",
     pipelines: tuple[str, ...] | None = None,
 ) -> Program:
+    """The scalar path's one builder: ``named`` and ``results`` through the sympy passes
+    (:func:`straight_line`, :func:`split_wide`), then lowered to array statements of shape
+    () and through the array passes every level shares (:func:`~dgraph.codegen.lowering.lowered`).
+
+    Raises
+    ------
+    DGraphError
+        Where a statement reads a value nothing defines (a vertex without expression).
+    """
     given = {s for _, symbols in arguments for s in symbols}
     assignments, results = straight_line(named, results, given, pipelines)
     assignments, results = split_wide(assignments, results, given)
@@ -60,7 +70,7 @@ def build_program(
         # the outputs, then the Jacobian row-major (the printers split them)
         "value_and_jacobian": (len(graph.outputs) * (1 + len(graph.inputs)),),
     }[name]
-    return Program(
+    program = Program(
         name,
         tuple((a, tuple(s)) for a, s in arguments),
         tuple(assignments),
@@ -68,6 +78,7 @@ def build_program(
         shape,
         method,
     )
+    return lowered(program)
 
 
 # The most arguments a printed sum or product has: Python's compiler (and a C compiler's

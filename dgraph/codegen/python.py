@@ -19,7 +19,8 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 
 from ..errors import DGraphError
-from .ir import Program, live_ranges, scalar_statements
+from .ir import Program, live_ranges
+from .lowering import batched, statements
 from .printing import (
     ArrayFunctions,
     ArrayPrinter,
@@ -291,15 +292,16 @@ def _function(
 
 def _kernel(printer: _Printer, program: Program, name: str, flat: bool) -> tuple[list[str], int]:
     """``_name(out, args...)``: the straight-line program on one block (its array
-    statements of shape (), :func:`~dgraph.codegen.ir.scalar_statements`, every entry a
+    statements of shape (), :func:`~dgraph.codegen.lowering.batched`, every entry a
     batch), each temporary deleted after its last use, so that a block's live arrays stay
     few and in cache; and the most temporaries alive at once."""
-    arrays = scalar_statements(program, batch=True, out="out", flat=flat)
+    arrays = statements(program)
+    found = batched(arrays, "out", flat)
     lines = [f"def _{name}(out, {', '.join(arrays.arguments)}):"]
     show = NumPyArrayPrinter(name, module=True, scalar=printer)
     dead, peak = live_ranges(program)
-    reads = len(arrays.statements) - len(program.assignments) - len(program.results)
-    for k, statement in enumerate(arrays.statements):
+    reads = len(found) - len(program.assignments) - len(program.results)
+    for k, statement in enumerate(found):
         lines.append(show.statement(statement))
         if k - reads in dead:
             lines.append(f"    del {', '.join(sorted(map(str, dead[k - reads])))}")
