@@ -76,6 +76,19 @@ UNARY = {  # primitive: (function, point inside its domain)
     "reduce_prod": (lambda a: jnp.prod(a, axis=1), A),
     "sort": (lambda a: jnp.sort(a, axis=0), A),
     "polygamma": (lambda x: jss.polygamma(1, x), X),
+    "gather_flat": (lambda a: a[np.array([0, 1]), np.array([1, 2])], A),
+    "scatter": (lambda x: x.at[np.array([0])].set(x[1:2] * 2.0), X),
+    "scatter_add": (lambda x: x.at[np.array([0, 0])].add(x[1:]), X),
+    "scatter_mul": (lambda x: x.at[np.array([0])].mul(x[1:2], unique_indices=True), X),
+    "scatter_min": (lambda x: x.at[np.array([2])].min(x[:1]), X),
+    "scatter_max": (lambda x: x.at[np.array([0])].max(x[2:]), X),
+    "cholesky": (lambda a: jnp.linalg.cholesky(a.T @ a + jnp.eye(3)), A),
+    "eigh_values": (lambda a: jnp.linalg.eigh(a.T @ a + jnp.diag(X))[0], A),
+    "eigh_vectors": (lambda a: jnp.linalg.eigh(a.T @ a + jnp.diag(X))[1][:, -1] ** 2, A),
+    "triangular_solve": (
+        lambda x: jax.scipy.linalg.solve_triangular(jnp.tril(A.T @ A) + jnp.eye(3), x, lower=True),
+        X,
+    ),
 }
 BINARY = {
     "add": jnp.add,
@@ -91,11 +104,13 @@ BINARY = {
     "stack": lambda x, y: jnp.stack([x, y]),
     "dot_general": lambda a, y: a @ y,
     "rem": lambda x, y: jax.lax.rem(x, y + 0.13),  # away from rem's jumps
+    "conv_general_dilated": lambda x, y: jnp.convolve(x, y),
 }
 BY_HAND = ("copy", "convert_element_type", "expand_dims")  # JAX's jaxprs fold them away
 
 RULES = (
-    [(name, 1 if name == "polygamma" else 0) for name in UNARY]  # polygamma(m, x): x
+    # polygamma(m, x) and a solve by a constant matrix: the second operand
+    [(name, 1 if name in ("polygamma", "triangular_solve") else 0) for name in UNARY]
     + [(name, k) for name in BINARY for k in ((1, 2) if name == "select_n" else (0, 1))]
     + [(name, 0) for name in BY_HAND]
 )
