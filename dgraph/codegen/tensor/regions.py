@@ -37,7 +37,8 @@ def refuse_unprinted(graph, langs=("c",)) -> None:
     for v, region in regions_of(graph):
         if region.kind != "scan" and others:
             raise InputError(
-                f"{graph.name or 'the graph'}: code generation of a {region.kind}_loop ({v!r})"
+                f"{graph.name or 'the graph'}: code generation of a"
+                f" {region.kind if region.kind == 'cond' else region.kind + '_loop'} ({v!r})"
                 f" in {others[0]} is not supported yet"
             )
 
@@ -97,7 +98,10 @@ def _lowered(w, op: ArrayOp, operands: list[Node], program_of) -> _Lowered:
     r: Region = op.param["region"]
     cache: dict[int, Any] = w.__dict__.setdefault("regions", {})
     if id(r) not in cache:
-        cache[id(r)] = (r, _emit(w, r, operands, program_of))
+        emit = _emit
+        if r.kind == "cond":  # a branch region (same layer, read when one is lowered)
+            from .branches import emit_cond as emit
+        cache[id(r)] = (r, emit(w, r, operands, program_of))
     return cache[id(r)][1]
 
 
