@@ -523,6 +523,22 @@ CASES: list[tuple[str, list[str], str]] = [
         ],
         "code generation of a while_loop",
     ),
+    # 14d. branches are regions (issue 54, item 2): no C code for them yet
+    (
+        "cond-codegen-c",
+        [
+            "codegen",
+            H("jax_model.py") + ":sign_branch",
+            "--inputs",
+            "c:3",
+            "--level",
+            "array",
+            "--sparse",
+            "-o",
+            "j.c",
+        ],
+        "code generation of a cond",
+    ),
     (
         "tensor-best-scalar-price",
         [
