@@ -2,8 +2,9 @@
 ``from_jax(..., level="array")`` as one region whose branches are graphs of their own.
 The block pattern is the union of the branches'; the values are the taken branch's
 Jacobian at the point (never a select: an untaken branch's NaN does not leak); generated
-code chooses the branch at run time (NumPy ``if``, JAX ``lax.switch``, the evaluator), C
-refuses a cond in one line. Each against ``jax.jacfwd`` at points taking every branch."""
+code chooses the branch at run time (NumPy ``if``, JAX ``lax.switch``, C ``if``, the
+evaluator); CUDA refuses a cond in one line. Each against ``jax.jacfwd`` at points taking
+every branch."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from dgraph.blocks import arrays
 from dgraph.codegen.array_passes import array_shapes, count_array_ops, optimize
+from dgraph.codegen.c import compiler
 from dgraph.codegen.evaluate import ArrayEvaluator
 from dgraph.codegen.ir import (
     ArrayProgram,
@@ -25,6 +27,9 @@ from dgraph.codegen.ir import (
     Name,
 )
 from dgraph.codegen.python import NumPyArrayPrinter
+from dgraph.codegen.tensor.c_values import c_values
+from dgraph.codegen.tensor.module import tensor_program
+from dgraph.codegen.tensor.regions import refuse_unprinted
 from dgraph.core.block_values import dense_jacobian
 from dgraph.errors import DGraphError
 
@@ -136,7 +141,6 @@ def test_make_function_chooses_the_branch_at_run_time(sparse):
     NumPy's make_function (an if on the index, verified) and the JAX module (lax.switch,
     jitted; make_function's JAX checks cost seconds of XLA compiles)."""
     from dgraph.codegen.python import load_python
-    from dgraph.codegen.tensor.module import tensor_program
 
     x, p = np.array([1.0, 2.0, 3.0]), np.array(0.5)
     g = dgraph.from_jax(two_way, x, p, level="array")
@@ -170,7 +174,8 @@ def test_a_cond_inside_a_scan_body_switches_branch_between_steps():
     (loop,) = {r for _, r in regions_of(g)}
     assert [r.kind for _, r in regions_of(loop.body.graph)] == ["cond"]
     F = dgraph.make_function(g, "jacobian", lang="python", method="forward")
-    np.testing.assert_allclose(_flat(F(x, p), jax.eval_shape(f, x, p), 2), want, rtol=1e-13, atol=1e-15)
+    got = _flat(F(x, p), jax.eval_shape(f, x, p), 2)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
 
 
 def test_a_constant_index_reads_its_branch_in_place():
@@ -183,11 +188,23 @@ def test_a_constant_index_reads_its_branch_in_place():
     np.testing.assert_allclose(J, np.diag(np.cos(x)), rtol=1e-15)
 
 
-def test_c_code_of_a_cond_is_refused_in_one_line():
+@pytest.mark.skipif(compiler() is None, reason="no C compiler")
+def test_c_values_of_a_cond_are_an_if_chosen_at_run_time():
+    """The C sparse values: an if / else if chain on the clamped index, right at points
+    of either branch; a cond in a scan body too. CUDA has no cond yet: its text is an
+    #error and make_function's CLI route refuses it in one line (tests/test_hostile.py)."""
     x, p = np.array([1.0, 2.0, 3.0]), np.array(0.5)
     g = dgraph.from_jax(two_way, x, p, level="array")
+    C = dgraph.make_function(g, "jacobian", lang="c", sparse=True, method="forward")
+    assert C.generated.verified and "} else if (cond_two_way_i == 1) {" in C.generated.text
+    for point in (x, np.array([-1.0, 0.5, -2.0])):
+        want = _jacfwd(two_way, (point, p))
+        np.testing.assert_allclose(C.stacked(point, p).toarray(), want, rtol=1e-14, atol=1e-15)
+    es = accumulate(g, "forward", verify=False)
+    program = tensor_program(es, "python", True, "jacobian", keep_arrays=True)
+    assert c_values(program).cuda.startswith("#error")
     with pytest.raises(DGraphError, match="code generation of a cond") as caught:
-        dgraph.make_function(g, "jacobian", lang="c", sparse=True)
+        refuse_unprinted(g, ("cuda",))
     assert "\n" not in str(caught.value)
 
 

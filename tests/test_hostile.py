@@ -523,9 +523,9 @@ CASES: list[tuple[str, list[str], str]] = [
         ],
         "code generation of a while_loop",
     ),
-    # 14d. branches are regions (issue 54, item 2): no C code for them yet
+    # 14d. branches are regions (issue 54, item 2): C's if, no CUDA code for them yet
     (
-        "cond-codegen-c",
+        "cond-codegen-cuda",
         [
             "codegen",
             H("jax_model.py") + ":sign_branch",
@@ -535,7 +535,7 @@ CASES: list[tuple[str, list[str], str]] = [
             "array",
             "--sparse",
             "-o",
-            "j.c",
+            "j.cu",
         ],
         "code generation of a cond",
     ),

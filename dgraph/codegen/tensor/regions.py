@@ -35,11 +35,13 @@ def refuse_unprinted(graph, langs=("c",)) -> None:
     one of ``langs`` (a ``while_loop`` in C or CUDA): never a wrong program."""
     others = sorted(set(langs) - {"python", "jax"})
     for v, region in regions_of(graph):
-        if region.kind != "scan" and others:
+        allowed = {"c"} if region.kind == "cond" else set()  # C's if; not CUDA's yet
+        refused = sorted(set(others) - allowed)
+        if region.kind != "scan" and refused:
             raise InputError(
                 f"{graph.name or 'the graph'}: code generation of a"
                 f" {region.kind if region.kind == 'cond' else region.kind + '_loop'} ({v!r})"
-                f" in {others[0]} is not supported yet"
+                f" in {refused[0]} is not supported yet"
             )
 
 
