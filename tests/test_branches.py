@@ -178,6 +178,27 @@ def test_a_cond_inside_a_scan_body_switches_branch_between_steps():
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
 
 
+SHAPES = {
+    "a constant branch": lambda x: lax.cond(x[0] > 0, lambda a: a * 2.0, jnp.zeros_like, x),
+    "a cond in a branch": lambda x: lax.cond(
+        x[0] > 0, lambda a: lax.cond(a[1] > 0, jnp.sin, jnp.cos, a), lambda a: a**3, x
+    ),
+    "an integer output": lambda x: lax.cond(
+        x[0] > 0, lambda a: (a * 2.0, 1), lambda a: (a + 1.0, 2), x
+    )[0],
+}
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_branches_of_other_shapes_give_jax_jacobian_in_numpy(name):
+    f = SHAPES[name]
+    x = np.array([0.5, -0.7, 0.9])
+    F = dgraph.make_function(dgraph.from_jax(f, x, level="array"), "jacobian", method="forward")
+    assert F.generated.verified
+    for point in (x, -x):
+        np.testing.assert_allclose(np.asarray(F(point)), _jacfwd(f, (point,)), rtol=1e-14)
+
+
 def test_a_constant_index_reads_its_branch_in_place():
     def f(x):
         return lax.cond(True, jnp.sin, jnp.cos, x)

@@ -15,6 +15,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy as np
+
+from ...blocks.arrays import Const as ArrayConst
 from ...core.branches import Branches
 from ...errors import DGraphError
 from .. import ir
@@ -86,9 +89,15 @@ def _branch(r: Branches, b: int, program_of: Callable, width: int, seeded: list[
     seeds = {i: next(fresh) for i in seeded}
     extra: list[ArrayStatement] = []
     values: list[str] = []
+    constants = dict(program.constants)
     for o, out in enumerate(body.outputs):
         if isinstance(out, str):
             values.append(results[out])
+            continue
+        if isinstance(out, ArrayConst) and np.asarray(out.value).size > 1:
+            target = next(fresh)  # a constant array: an argument like the program's constants
+            constants[target] = np.asarray(out.value).reshape(body.out_shapes[o])
+            values.append(target)
             continue
         target = next(fresh)  # no derivative reaches it: its value alone
         extra.append(ArrayStatement(target, _operation(out, arguments, body.out_shapes[o], r.name)))
@@ -109,5 +118,5 @@ def _branch(r: Branches, b: int, program_of: Callable, width: int, seeded: list[
     statements = (*(_without_copies(s) for s in program.statements), *extra)
     names = (*program.arguments, *seeds.values())
     part = LoopBody(names, statements, (*values, *tangents))
-    used = taken | set(seeds.values()) | {s.target for s in extra}
-    return names, part, used, dict(program.constants)
+    used = taken | set(seeds.values()) | {s.target for s in extra} | set(constants)
+    return names, part, used, constants

@@ -34,7 +34,13 @@ def refuse_unprinted(graph, langs=("c",)) -> None:
     """Raise InputError in one line where ``graph`` holds a loop that has no code yet in
     one of ``langs`` (a ``while_loop`` in C or CUDA): never a wrong program."""
     others = sorted(set(langs) - {"python", "jax"})
-    for v, region in regions_of(graph):
+    found, graphs = [], [graph]
+    while graphs:  # the regions inside loop bodies and branches too
+        for v, region in regions_of(graphs.pop()):
+            found.append((v, region))
+            inner = region.branches if region.kind == "cond" else [region.body]
+            graphs += [b.graph for b in inner]
+    for v, region in found:
         allowed = {"c"} if region.kind == "cond" else set()  # C's if; not CUDA's yet
         refused = sorted(set(others) - allowed)
         if region.kind != "scan" and refused:
