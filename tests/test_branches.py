@@ -277,3 +277,16 @@ def test_a_malformed_cond_is_refused():
         Cond(Const(0), (Name("x"),), (b0, b1))
     with pytest.raises(DGraphError, match="no branches"):
         Cond(Const(0), (Name("x"),), ())
+
+
+def test_drawings_show_both_branches():
+    """The cond vertex's edges say what they hold; draw_regions draws each branch's graph
+    (the sin·reversal branch and the log branch)."""
+    from dgraph.render import draw, draw_regions
+
+    x, p = np.array([1.0, 2.0, 3.0]), np.array(0.5)
+    g = dgraph.from_jax(two_way, x, p, level="array")
+    assert "taken branch of 2" in draw(g).source
+    drawings = draw_regions(g)
+    assert list(drawings) == ["y: branch 0", "y: branch 1"]
+    assert "log" in drawings["y: branch 0"].source and "sin" in drawings["y: branch 1"].source
