@@ -367,6 +367,11 @@ CASES: list[tuple[str, list[str], str]] = [
         "the array operation 'loop' has no element level (a loop is a region",
     ),
     (
+        "jax-cond",
+        ["structure", H("jax_model.py") + ":sign_branch", "--inputs", "c:3"],
+        "the array operation 'cond' has no element level (a branch is a region",
+    ),
+    (
         "tensor-unknown-primitive",
         ["structure", H("tensor_unknown_primitive.json")],
         "unknown array primitive 'fft'",
