@@ -156,6 +156,19 @@ def test_make_function_chooses_the_branch_at_run_time(sparse):
             np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
 
 
+def test_jvp_and_vjp_take_the_branch_at_run_time():
+    x, p = np.array([1.0, 2.0, 3.0]), np.array(0.5)
+    g = dgraph.from_jax(two_way, x, p, level="array")
+    v, w = (np.array([0.2, -0.1, 0.4]), np.array(0.3)), np.array([0.7, -0.3, 0.2])
+    jvp = dgraph.make_function(g, "jvp", method="forward")
+    vjp = dgraph.make_function(g, "vjp", method="forward")
+    for point in (x, -x):
+        J = _jacfwd(two_way, (point, p))
+        np.testing.assert_allclose(jvp(point, p, *v), J @ np.append(*v), rtol=1e-14)
+        got = np.concatenate([np.ravel(c) for c in vjp(point, p, w)])
+        np.testing.assert_allclose(got, w @ J, rtol=1e-14)
+
+
 def test_a_cond_inside_a_scan_body_switches_branch_between_steps():
     """c <- sin(c)·p if c[0] > 0.5 else c² + 0.3: at p = 0.6 the branch alternates along
     the 4 steps; the graph's Jacobian and make_function's equal jax.jacfwd."""
@@ -176,6 +189,9 @@ def test_a_cond_inside_a_scan_body_switches_branch_between_steps():
     F = dgraph.make_function(g, "jacobian", lang="python", method="forward")
     got = _flat(F(x, p), jax.eval_shape(f, x, p), 2)
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+    if compiler() is not None:  # C: an if inside the for loop
+        C = dgraph.make_function(g, "jacobian", lang="c", sparse=True, method="forward")
+        np.testing.assert_allclose(C.stacked(x, p).toarray(), want, rtol=1e-13, atol=1e-15)
 
 
 SHAPES = {
