@@ -32,7 +32,8 @@ __all__ = ["refuse_unprinted", "region_block", "region_value"]
 
 def refuse_unprinted(graph, langs=("c",)) -> None:
     """Raise InputError in one line where ``graph`` holds a loop that has no code yet in
-    one of ``langs`` (a ``while_loop`` in C or CUDA): never a wrong program."""
+    one of ``langs`` (a ``while_loop`` in C or CUDA, a ``cond`` in CUDA; inside loop
+    bodies and branches too): never a wrong program."""
     others = sorted(set(langs) - {"python", "jax"})
     found, graphs = [], [graph]
     while graphs:  # the regions inside loop bodies and branches too
