@@ -372,8 +372,7 @@ class _Expansion:
             return out
         if name in MOVES:
             return np.asarray(move(name, p, args, shape), dtype=object).reshape(shape)
-        what = "a branch" if name == "cond" else "a loop"
-        hint = f" ({what} is a region: read it at the array level)" if name in REGIONS else ""
+        hint = " (a loop is a region: read it at the array level)" if name in REGIONS else ""
         raise InputError(f"{self.where}: the array operation {name!r} has no element level{hint}")
 
     def frozen(self, op: ArrayOp, values: Mapping[str, np.ndarray]) -> np.ndarray:

@@ -46,7 +46,6 @@ from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
 from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..errors import InputError
-from .jaxpr_branches import read_clamp, read_cond
 from .jaxpr_loops import LOOPS, loop_notes, read_loop
 
 __all__ = [
@@ -371,8 +370,12 @@ class _Reader:
         if name in LOOPS:  # a region: the body read by this reader, once
             return read_loop(self, eqn, ins)
         if name == "cond":  # a region: each branch read by this reader, once
+            from .jaxpr_branches import read_cond
+
             return read_cond(self, eqn, ins)
         if name == "clamp" and not _is_float(avals[0]):  # lax.switch's index
+            from .jaxpr_branches import read_clamp
+
             return [read_clamp(self, ins, tuple(avals[0].shape))]
         if name == "split":
             return self.split(eqn, ins[0])
