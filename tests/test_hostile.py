@@ -538,6 +538,27 @@ CASES: list[tuple[str, list[str], str]] = [
         ],
         "code generation of a while_loop",
     ),
+    # 14d. branches are regions (issue 54, item 2): C's if, no CUDA code for them yet
+    (
+        "cond-codegen-cuda",
+        [
+            "codegen",
+            H("jax_model.py") + ":sign_branch",
+            "--inputs",
+            "c:3",
+            "--level",
+            "array",
+            "--sparse",
+            "-o",
+            "j.cu",
+        ],
+        "code generation of a cond",
+    ),
+    (  # and the element level refuses it, as it does a loop
+        "jax-cond",
+        ["structure", H("jax_model.py") + ":sign_branch", "--inputs", "c:3"],
+        "the array operation 'cond' has no element level (",
+    ),
     (
         "tensor-best-scalar-price",
         [

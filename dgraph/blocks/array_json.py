@@ -132,7 +132,8 @@ def op_to_json(op: ArrayOp, shape: bool = False) -> dict:
         ]
         if top.primitive in REGIONS:  # a region's body is a graph: not in dgraph/1 yet
             raise InputError(
-                "a loop (a lax.scan or while_loop region) cannot be written as dgraph/1"
+                f"a {'branch' if top.primitive == 'cond' else 'loop'} (a lax.scan, while_loop"
+                " or cond region) cannot be written as dgraph/1"
             )
         entry: dict[str, Any] = {"primitive": top.primitive, "operands": operands}
         if top.params:

@@ -156,7 +156,7 @@ PRIMITIVES = frozenset(
 
 # a loop held as a region (dgraph.core.regions): params ("region", R), ("output", j); R
 # gives the values (R.forward), the structure (R.depends, R.block) and the block values
-REGIONS = frozenset({"loop"})
+REGIONS = frozenset({"loop", "cond"})  # "cond": dgraph.core.branches
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ from .ir import (
     AsType,
     BinOp,
     Call,
+    Cond,
     Const,
     Dict,
     Entries,
@@ -566,6 +567,16 @@ def _body_optimized(statement: ArrayStatement) -> ArrayStatement:
     """A loop's statement with its body optimized as a program of its own (its
     arguments and results kept): nothing moves into or out of a loop."""
     loop = statement.value
+    if isinstance(loop, Cond):  # each branch a program of its own
+        parts = tuple(
+            dataclasses.replace(
+                p, statements=tuple(optimize_statements(list(p.statements), p.results))
+            )
+            for p in loop.branches
+        )
+        if parts == loop.branches:
+            return statement
+        return dataclasses.replace(statement, value=dataclasses.replace(loop, branches=parts))
     if not isinstance(loop, (Loop, While)):
         return statement
     parts = {"body": loop.body, **({"cond": loop.cond} if isinstance(loop, While) else {})}
@@ -691,6 +702,13 @@ def _shape(n: Node, env: Mapping[str, Shape | None], found: dict[int, Any]) -> A
         return [*carries, *(None if y is None else (n.length, *y) for y in ys)]
     if isinstance(n, While):
         return [sh(c) for c in n.init]
+    if isinstance(n, Cond):
+        part = n.branches[0]
+        shapes = [sh(o) for o in n.operands]
+        if any(s is None or not isinstance(s, tuple) for s in shapes):
+            raise TypeError("a cond operand of unknown shape")
+        inside = array_shapes(part.program(shapes))
+        return [inside[r] for r in part.results]
     return None
 
 
@@ -922,8 +940,8 @@ def _entry_ops(node: Node, shapes: dict[int, Any]) -> Ops | tuple[Ops] | None:
             return None
         inside = count_array_ops(node.body.program(arguments))
         return None if inside.uncounted else (_times(inside.ops, node.length),)
-    if isinstance(node, While):
-        return None  # its trip count is known only when it runs
+    if isinstance(node, (While, Cond)):
+        return None  # its trip count / its branch is known only when it runs
     if isinstance(node, (Scatter, UnaryOp)) or _constant(node):
         return Ops()  # a move; a negation is free; a constant is folded
     if isinstance(node, BinOp):

@@ -252,6 +252,14 @@ class ArrayEvaluator:
             carries = run(node.body)
         return tuple(carries)
 
+    def _eval_Cond(self, node: ir.Cond, values: list) -> tuple:
+        """The taken branch alone (the index clamped, as ``lax.switch`` does)."""
+        index = int(np.asarray(values[0]).reshape(-1)[0])
+        part = node.branches[min(max(index, 0), len(node.branches) - 1)]
+        env = dict(zip(part.arguments, values[1:], strict=True))
+        self.run(part.statements, env)
+        return tuple(self._name(ir.Name(r), env) for r in part.results)
+
     def _eval_Item(self, node: ir.Item, values: list) -> Any:
         return values[0][node.index]
 

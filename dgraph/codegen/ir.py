@@ -35,6 +35,7 @@ __all__ = [
     "Assignment",
     "BinOp",
     "Call",
+    "Cond",
     "Const",
     "Dict",
     "Entries",
@@ -543,6 +544,32 @@ class While(Node):
     @property
     def carries(self) -> int:
         return len(self.init)
+
+
+@dataclass(frozen=True)
+class Cond(Node):
+    """One of ``branches`` run (``jax.lax.switch``'s meaning): ``index``, clamped to
+    ``0 .. len(branches) - 1``, chooses it at run time; each branch takes ``operands``
+    and returns as many results as the others. Its value is the tuple of the taken
+    branch's results (read by :class:`Item`); the others never run. A statement's whole
+    value, as a :class:`Loop` is."""
+
+    index: Node
+    operands: tuple[Node, ...]
+    branches: tuple[LoopBody, ...]
+
+    def __post_init__(self) -> None:
+        if not self.branches:
+            raise DGraphError("a cond of no branches")
+        results = len(self.branches[0].results)
+        for part in self.branches:
+            if len(part.arguments) != len(self.operands):
+                raise DGraphError(
+                    f"a cond branch takes {len(part.arguments)} arguments, not the"
+                    f" {len(self.operands)} operands"
+                )
+            if len(part.results) != results:
+                raise DGraphError("the branches of a cond return different numbers of results")
 
 
 @dataclass(frozen=True)

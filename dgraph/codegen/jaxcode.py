@@ -122,6 +122,19 @@ class JaxArrayPrinter(ArrayPrinter):
         ]
         return lines
 
+    def cond(self, target: str, node) -> list[str]:
+        """``jax.lax.switch`` over the branches' nested functions (it clamps the index);
+        each branch's results as arrays of one type whichever branch runs."""
+        lines: list[str] = []
+        for b, part in enumerate(node.branches):
+            lines += self._function(f"_{target}_branch{b}", part)
+        names = ", ".join(f"_{target}_branch{b}" for b in range(len(node.branches)))
+        lines += [
+            f"    {target} = jax.lax.switch(jnp.reshape({self.doprint(node.index)}, (-1,))[0]"
+            f".astype(jnp.int32), ({names},), {self._tuple(node.operands)})",
+        ]
+        return lines
+
     def _print_Scatter(self, node) -> tuple[str, int]:
         flat, data = self.doprint(node.flat), self.doprint(node.data)
         return f"jnp.zeros({node.size}).at[{flat}].set({data})", 9

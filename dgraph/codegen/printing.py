@@ -19,7 +19,7 @@ import sympy
 from ..blocks.array_extra import SPECIAL_CALLS
 from ..errors import DGraphError
 from .counting import LARGEST_PRODUCT_POWER
-from .ir import ArrayStatement, Loop, Node, While
+from .ir import ArrayStatement, Cond, Loop, Node, While
 
 __all__ = [
     "BINARY",
@@ -245,6 +245,8 @@ class ArrayPrinter:
             return "\n".join(self.loop(s.target, s.value))
         if isinstance(s.value, While) and not s.at:
             return "\n".join(self.while_loop(s.target, s.value))
+        if isinstance(s.value, Cond) and not s.at:
+            return "\n".join(self.cond(s.target, s.value))
         if s.at:
             return f"    {s.target}[{self._arguments(s.at)}] = {self.doprint(s.value)}"
         return f"    {s.target} = {self.doprint(s.value)}"
@@ -353,6 +355,24 @@ class ArrayPrinter:
     def while_loop(self, target: str, node: While) -> list[str]:
         """The lines of ``target = node`` (a while loop, one per printer)."""
         raise NotImplementedError
+
+    _print_Cond = _print_Loop
+
+    def cond(self, target: str, node: Cond) -> list[str]:
+        """The lines of ``target = node``: each branch a nested function, the taken one
+        called (NumPy: an ``if`` / ``elif`` chain on the clamped index)."""
+        lines: list[str] = []
+        for b, part in enumerate(node.branches):
+            lines += self._function(f"_{target}_branch{b}", part)
+        last = len(node.branches) - 1
+        index = f"{self.xp}.reshape({self.doprint(node.index)}, (-1,))[0]"
+        lines.append(f"    _{target}_index = min(max(int({index}), 0), {last})")
+        lines.append(f"    _{target}_operands = ({self._tuple(node.operands)})")
+        for b in range(len(node.branches)):
+            test = "else:" if b == last else f"{'if' if b == 0 else 'elif'} _{target}_index == {b}:"
+            lines.append(f"    {test}")
+            lines.append(f"        {target} = _{target}_branch{b}(*_{target}_operands)")
+        return lines
 
     def _function(self, name: str, part) -> list[str]:
         """A loop's program as a nested function returning the tuple of its results."""

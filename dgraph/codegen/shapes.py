@@ -250,6 +250,14 @@ class ShapeInference:
         """The final carries: the initial ones' shapes and types."""
         return tuple(_shaped(c) for c in values[: node.carries])
 
+    def _shape_Cond(self, node: ir.Cond, values: list) -> tuple:
+        """The first branch's results' shapes and types (every branch returns the same
+        shapes)."""
+        part = node.branches[0]
+        inner = ShapeInference(dict(zip(part.arguments, values[1:], strict=True)))
+        inner.run(part.statements)
+        return tuple(_shaped(inner.env[r]) for r in part.results)
+
     def _shape_Item(self, node: ir.Item, values: list) -> Any:
         return values[0][node.index]
 

@@ -385,6 +385,14 @@ class _Reader:
             return list(ins)
         if name in LOOPS:  # a region: the body read by this reader, once
             return read_loop(self, eqn, ins)
+        if name == "cond":  # a region: each branch read by this reader, once
+            from .jaxpr_branches import read_cond
+
+            return read_cond(self, eqn, ins)
+        if name == "clamp" and not _is_float(avals[0]):  # lax.switch's index
+            from .jaxpr_branches import read_clamp
+
+            return [read_clamp(self, ins, tuple(avals[0].shape))]
         if name == "split":
             return self.split(eqn, ins[0])
         shape = tuple(avals[0].shape)

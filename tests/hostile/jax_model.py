@@ -34,3 +34,7 @@ def decay(c):
 
 def halve(c):
     return jax.lax.while_loop(lambda c: jnp.sum(c) > 1.0, lambda c: c * 0.5, c)
+
+
+def sign_branch(c):
+    return jax.lax.cond(c[0] > 0.0, jnp.sin, jnp.cos, c)

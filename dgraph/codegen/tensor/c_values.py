@@ -338,7 +338,7 @@ class _Translator(CElementPrinter):
     def _statement(self, target: str, node: Node) -> None:
         """One statement: its shape inferred (a loop's: the tuple of its outputs'), then
         translated."""
-        loop = isinstance(node, ir.Loop)
+        loop = isinstance(node, (ir.Loop, ir.Cond))
         shaped = self.inference.of(node) if loop else self._shaped(node)
         self.inference.env[target] = shaped
         self._assign(target, node, shaped)
@@ -352,6 +352,9 @@ class _Translator(CElementPrinter):
             return
         if isinstance(node, ir.Loop):
             self._loop_statement(target, node)
+            return
+        if isinstance(node, ir.Cond):
+            self._cond_statement(target, node)
             return
         shape = shaped.shape
         view = self._view(node)
@@ -1104,6 +1107,61 @@ class _Translator(CElementPrinter):
         self.kernels.append((-2, [], ""))
         self.env[target] = (*carries, *stacked)  # type: ignore[assignment]
 
+    def _cond_statement(self, target: str, node: ir.Cond) -> None:
+        """A :class:`~dgraph.codegen.ir.Cond` as a C ``if`` / ``else if`` chain on the
+        clamped index: each branch's statements (its names its own,
+        ``<target>.b<k>.<name>``) inside its block, its results copied into the cond's
+        output buffers. On a GPU the branch would be chosen by a value on the device: the
+        CUDA text of a program with a cond is an ``#error``."""
+        self.conds = True
+        outputs = list(self.inference.of(node))
+        results = []
+        for k, value in enumerate(outputs):
+            ctype = _ctype(value.dtype)
+            name = self._buffer(f"{target}_r{k}", value.size, ctype)
+            results.append(_contiguous(name, value.shape, ctype))
+        index = self._operand(node.index)
+        bound = [self._operand(o) for o in node.operands]
+        chosen = f"{target}_i".replace(".", "_")
+        last = len(node.branches) - 1
+        self.lines.append(
+            f"    long {chosen} = (long)({index.base}[{index.offset}]);"
+            f" {chosen} = {chosen} < 0 ? 0 : ({chosen} > {last} ? {last} : {chosen});"
+        )
+        self.loops += 1  # no scatter in place into a buffer another branch reads
+        for b, part in enumerate(node.branches):
+            prefix = {n: f"{target}.b{b}.{n}" for n in part.arguments}
+            prefix.update({s.target: f"{target}.b{b}.{s.target}" for s in part.statements})
+            for name, value in zip(part.arguments, node.operands, strict=True):
+                if isinstance(value, ir.Name) and value.id in self.module_constants:
+                    prefix[name] = value.id
+            for name, view, value in zip(part.arguments, bound, node.operands, strict=True):
+                if prefix[name] not in self.module_constants:
+                    self.inference.env[prefix[name]] = self.inference.of(value)
+                    self.env[prefix[name]] = view
+            start = len(self.lines)
+            self.lines.append(f"    {'if' if b == 0 else '} else if'} ({chosen} == {b}) {{")
+            statements = [
+                ArrayStatement(prefix[s.target], ir.renamed(s.value, prefix), s.at)
+                for s in part.statements
+            ]
+            for statement in statements:
+                self.current = self.printer.statement(statement).strip()
+                self._statement(statement.target, statement.value)
+            self.current = f"{target} = <cond>"
+            names = [ir.Name(prefix[r]) for r in part.results]
+            self.alive += [*names, *(s.value for s in statements)]
+            for into, name in zip(results, names, strict=True):
+                result = self._view(name)
+                self._loop(
+                    [into, result.to(into.shape)],
+                    lambda i, o=into, r=result: f"{o.base}[{i[0]}] = {r.base}[{i[1]}];",
+                )
+            self.lines[start + 1 :] = ["    " + line for line in self.lines[start + 1 :]]
+        self.lines.append("    }")
+        self.loops -= 1
+        self.env[target] = tuple(results)  # type: ignore[assignment]
+
     def _operand(self, node: Node) -> _View:
         """``node`` as a contiguous view (a computed one or a strided view copied into a
         buffer first)."""
@@ -1157,9 +1215,14 @@ class _Translator(CElementPrinter):
             at[ctype] += size
         free = [f"    free(scratch_{c});" for c, size in total.items() if size]
         text = "\n".join([*head, *alloc, *self.lines, *free, "}", "", LOADER])
+        cuda = (
+            '#error "dgraph: a cond (lax.cond, lax.switch) has no CUDA code yet"\n'
+            if getattr(self, "conds", False)
+            else self._cuda(head[:5], total)
+        )
         return CValues(
             text,
-            self._cuda(head[:5], total),
+            cuda,
             self.constants,
             np.asarray(indices),
             np.asarray(indptr),

@@ -32,13 +32,23 @@ __all__ = ["refuse_unprinted", "region_block", "region_value"]
 
 def refuse_unprinted(graph, langs=("c",)) -> None:
     """Raise InputError in one line where ``graph`` holds a loop that has no code yet in
-    one of ``langs`` (a ``while_loop`` in C or CUDA): never a wrong program."""
+    one of ``langs`` (a ``while_loop`` in C or CUDA, a ``cond`` in CUDA; inside loop
+    bodies and branches too): never a wrong program."""
     others = sorted(set(langs) - {"python", "jax"})
-    for v, region in regions_of(graph):
-        if region.kind != "scan" and others:
+    found, graphs = [], [graph]
+    while graphs:  # the regions inside loop bodies and branches too
+        for v, region in regions_of(graphs.pop()):
+            found.append((v, region))
+            inner = region.branches if region.kind == "cond" else [region.body]
+            graphs += [b.graph for b in inner]
+    for v, region in found:
+        allowed = {"c"} if region.kind == "cond" else set()  # C's if; not CUDA's yet
+        refused = sorted(set(others) - allowed)
+        if region.kind != "scan" and refused:
             raise InputError(
-                f"{graph.name or 'the graph'}: code generation of a {region.kind}_loop ({v!r})"
-                f" in {others[0]} is not supported yet"
+                f"{graph.name or 'the graph'}: code generation of a"
+                f" {region.kind if region.kind == 'cond' else region.kind + '_loop'} ({v!r})"
+                f" in {refused[0]} is not supported yet"
             )
 
 
@@ -97,7 +107,10 @@ def _lowered(w, op: ArrayOp, operands: list[Node], program_of) -> _Lowered:
     r: Region = op.param["region"]
     cache: dict[int, Any] = w.__dict__.setdefault("regions", {})
     if id(r) not in cache:
-        cache[id(r)] = (r, _emit(w, r, operands, program_of))
+        emit = _emit
+        if r.kind == "cond":  # a branch region (same layer, read when one is lowered)
+            from .branches import emit_cond as emit
+        cache[id(r)] = (r, emit(w, r, operands, program_of))
     return cache[id(r)][1]
 
 
