@@ -383,7 +383,8 @@ class _Expansion:
             out = convolution.forward(p, args[0], args[1])
             numbers = [e if isinstance(e, sympy.Basic) else _number(e) for e in out.flat]
             return np.asarray(numbers, dtype=object).reshape(out.shape)
-        hint = "a loop is a region: read it" if name in REGIONS else 'level="array" reads it'
+        what = "a branch" if name == "cond" else "a loop"
+        hint = f"{what} is a region: read it" if name in REGIONS else 'level="array" reads it'
         raise InputError(
             f"{self.where}: the array operation {name!r} has no element level ({hint})"
         )
