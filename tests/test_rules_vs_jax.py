@@ -726,7 +726,6 @@ REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
         lambda x: x.at[jnp.array([0, 1]), jnp.array([1, 5])].get(mode="fill", fill_value=0.0),
         (2, 2),
     ),
-    "cond": (lambda x: lax.cond(True, jnp.sin, jnp.cos, x), (3,)),
     "linalg": (lambda x: jnp.linalg.inv(x), (2, 2)),
     "batched cholesky": (
         lambda x: jnp.linalg.cholesky(x @ x.T + jnp.eye(2) * jnp.ones((3, 1, 1))),

@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..blocks import GENERAL, Block, dense, sparse
-from .regions import Body
+from .regions import Body, LazyModule
 
 __all__ = ["Branches"]
+
+sp = LazyModule("scipy.sparse")
 
 
 @dataclass(eq=False)

@@ -26,13 +26,13 @@ step ``M = [[A, K], [0, I]]`` over ``(c, k)``:
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..blocks import GENERAL, Block, dense, pattern, sparse
 from ..blocks.arrays import REGIONS, ArrayOp, block_value, evaluate, operand_block, operand_value
@@ -40,9 +40,24 @@ from ..errors import InputError
 from .block_values import edge_parts
 from .graph import DGraph
 
+
+class LazyModule:
+    """A module imported when first used: importing dgraph stays light (SciPy is read
+    only once a region is evaluated)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(importlib.import_module(self._name), attribute)
+
+
+sp = LazyModule("scipy.sparse")
+
 __all__ = [
     "MAX_TRIPS",
     "Body",
+    "LazyModule",
     "Region",
     "is_region",
     "refuse_regions",

@@ -18,7 +18,7 @@ import numpy as np
 from ..blocks.arrays import ArrayOp
 from ..core.branches import Branches
 from ..errors import InputError
-from .jaxpr_loops import _opaque, _read_body
+from .jaxpr_loops import is_opaque, read_body
 
 __all__ = ["read_clamp", "read_cond"]
 
@@ -32,7 +32,7 @@ def read_cond(reader, eqn, ins: list[Any]) -> list[Any]:
         chosen = min(max(int(index.reshape(-1)[0]), 0), len(branches) - 1)
         closed = branches[chosen]
         return reader.run(closed.jaxpr, closed.consts, operands)
-    if _opaque(index) or not isinstance(index, ArrayOp):
+    if is_opaque(index) or not isinstance(index, ArrayOp):
         raise InputError(
             f"{reader.where}: the index of cond reads"
             f" {getattr(index, 'primitive', '?')!r}, which is not supported at the array level"
@@ -43,7 +43,7 @@ def read_cond(reader, eqn, ins: list[Any]) -> list[Any]:
     for b, closed in enumerate(branches):
         avals = [v.aval for v in closed.jaxpr.invars]
         where = f"{reader.where}: branch {b} of cond"
-        bodies.append(_read_body(reader, closed, names, roles, avals, operands, where))
+        bodies.append(read_body(reader, closed, names, roles, avals, operands, where))
     region = Branches(
         branches=bodies,
         operand_shapes=[tuple(v.aval.shape) for v in eqn.invars],

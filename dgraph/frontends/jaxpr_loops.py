@@ -27,7 +27,7 @@ from ..core.graph import DGraph
 from ..core.regions import Body, Region, region_notes, regions_of
 from ..errors import InputError
 
-__all__ = ["LOOPS", "loop_notes", "read_loop"]
+__all__ = ["LOOPS", "is_opaque", "loop_notes", "read_body", "read_loop"]
 
 LOOPS = frozenset({"scan", "while"})
 
@@ -52,7 +52,7 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
     roles += ["x"] * (len(closed.jaxpr.invars) - len(roles))
     names = [f"{r}{i}" for i, r in enumerate(roles)]
     avals = [v.aval for v in closed.jaxpr.invars]
-    body = _read_body(reader, closed, names, roles, avals, body_ins, where)
+    body = read_body(reader, closed, names, roles, avals, body_ins, where)
     active = [isinstance(x, str) for x in ins]
     region = Region(
         kind=name,
@@ -84,7 +84,7 @@ def _is_float(aval) -> bool:
     return np.issubdtype(aval.dtype, np.floating)
 
 
-def _opaque(value: Any) -> bool:
+def is_opaque(value: Any) -> bool:
     """A value the reader could not compute (an ``argmax``'s): neither a vertex, a
     constant nor a nested operation."""
     return not isinstance(value, (str, np.ndarray, ArrayOp))
@@ -111,7 +111,7 @@ def _input_value(name: str, aval, outside: Any, role: str) -> Any:
     derivative flows through."""
     if role == "k" and isinstance(outside, np.ndarray):
         return outside
-    if _opaque(outside):
+    if is_opaque(outside):
         raise InputError(
             f"a loop reads the result of {getattr(outside, 'primitive', '?')!r}, which is not"
             " supported at the array level"
@@ -121,7 +121,7 @@ def _input_value(name: str, aval, outside: Any, role: str) -> Any:
     return ArrayOp("stop_gradient", (name,), (), tuple(aval.shape))
 
 
-def _read_body(reader, closed, names, roles, avals, outside, where: str) -> Body:
+def read_body(reader, closed, names, roles, avals, outside, where: str) -> Body:
     """The body's tensor graph: its inputs, the vertices a derivative flows through, an
     output vertex (``out<o>``) per output one reaches; the other outputs as nested
     operations."""
@@ -135,7 +135,7 @@ def _read_body(reader, closed, names, roles, avals, outside, where: str) -> Body
     values = sub.run(jaxpr, closed.consts, args)
     out_avals = [v.aval for v in jaxpr.outvars]
     for value in values:
-        if _opaque(value):
+        if is_opaque(value):
             raise InputError(
                 f"{where}: jaxpr primitive {getattr(value, 'primitive', '?')!r} is not supported"
                 " at the array level"
@@ -203,7 +203,7 @@ def _read_cond(reader, closed, names: list[str], ins, n_cond: int, n_consts: int
         else:
             args.append(ArrayOp("stop_gradient", (n,), (), tuple(var.aval.shape)))
     (value,) = sub.run(jaxpr, closed.consts, args)
-    if _opaque(value):
+    if is_opaque(value):
         raise InputError(
             f"{reader.where}: the condition of while reads"
             f" {getattr(value, 'primitive', '?')!r}, which is not supported at the array level"

@@ -22,7 +22,7 @@ from ...core.branches import Branches
 from ...errors import DGraphError
 from .. import ir
 from ..ir import ArrayStatement, Call, Cond, Const, Item, LoopBody, Name, Node
-from .regions import _MATRIX, _as, _operation, _seed, _without_copies
+from .region_steps import MATRIX, body_operation, identity_seed, reshaped_to, without_copies
 
 __all__ = ["emit_cond"]
 
@@ -57,10 +57,12 @@ def emit_cond(w, r: Branches, operands: list[Node], program_of: Callable) -> _Lo
     taken = set().union(*(m[2] for m in made))
     fresh = (f"_o{n}" for n in range(1 << 30) if f"_o{n}" not in taken)
     # the operands every branch takes: the region's, the seeds, each branch's constants
-    shared = [_as(operands[1 + i], r.branches[0].shapes[i]) for i in range(len(operands) - 1)]
+    shared = [
+        reshaped_to(operands[1 + i], r.branches[0].shapes[i]) for i in range(len(operands) - 1)
+    ]
     for i in seeded:
         lo, hi = columns[1 + i]
-        shared.append(w.constants.add(_seed(hi - lo, width, lo, True)))
+        shared.append(w.constants.add(identity_seed(hi - lo, width, lo, True)))
     constants = [(b, c) for b, m in enumerate(made) for c in sorted(m[3])]
     shared += [w.constants.add(made[b][3][c]) for b, c in constants]
     parts = []
@@ -100,7 +102,9 @@ def _branch(r: Branches, b: int, program_of: Callable, width: int, seeded: list[
             values.append(target)
             continue
         target = next(fresh)  # no derivative reaches it: its value alone
-        extra.append(ArrayStatement(target, _operation(out, arguments, body.out_shapes[o], r.name)))
+        extra.append(
+            ArrayStatement(target, body_operation(out, arguments, body.out_shapes[o], r.name))
+        )
         values.append(target)
     tangents = []
     for o, out in enumerate(body.outputs):
@@ -110,12 +114,12 @@ def _branch(r: Branches, b: int, program_of: Callable, width: int, seeded: list[
             if (out, body.inputs[i]) not in blocks:
                 continue
             matrix = Call("reshape", (Name(blocks[(out, body.inputs[i])]), Const((size, -1))))
-            term = Call("einsum", (_MATRIX, matrix, Name(seed)))
+            term = Call("einsum", (MATRIX, matrix, Name(seed)))
             total = term if total is None else ir.BinOp("+", total, term)
         target = next(fresh)
         extra.append(ArrayStatement(target, total or Call("zeros", (Const((size, width)),))))
         tangents.append(target)
-    statements = (*(_without_copies(s) for s in program.statements), *extra)
+    statements = (*(without_copies(s) for s in program.statements), *extra)
     names = (*program.arguments, *seeds.values())
     part = LoopBody(names, statements, (*values, *tangents))
     used = taken | set(seeds.values()) | {s.target for s in extra} | set(constants)

@@ -25,7 +25,8 @@ from ...core.regions import Region, regions_of
 from ...errors import DGraphError, InputError
 from .. import ir
 from ..ir import ArrayStatement, Call, Const, Index, Item, Loop, LoopBody, Name, Node, While
-from .forward import forward_expression
+from .branches import emit_cond
+from .region_steps import MATRIX, body_operation, identity_seed, reshaped_to, without_copies
 
 __all__ = ["refuse_unprinted", "region_block", "region_value"]
 
@@ -50,9 +51,6 @@ def refuse_unprinted(graph, langs=("c",)) -> None:
                 f" {region.kind if region.kind == 'cond' else region.kind + '_loop'} ({v!r})"
                 f" in {refused[0]} is not supported yet"
             )
-
-
-_MATRIX = Const("ab,bw->aw")
 
 
 class _Lowered:
@@ -107,9 +105,7 @@ def _lowered(w, op: ArrayOp, operands: list[Node], program_of) -> _Lowered:
     r: Region = op.param["region"]
     cache: dict[int, Any] = w.__dict__.setdefault("regions", {})
     if id(r) not in cache:
-        emit = _emit
-        if r.kind == "cond":  # a branch region (same layer, read when one is lowered)
-            from .branches import emit_cond as emit
+        emit = emit_cond if r.kind == "cond" else _emit
         cache[id(r)] = (r, emit(w, r, operands, program_of))
     return cache[id(r)][1]
 
@@ -140,7 +136,7 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
             body_of_output.append(results[out])
             continue
         target = next(fresh)  # no derivative reaches it (a counter): its value alone
-        value = _operation(out, arguments, b.out_shapes[o], r.name)
+        value = body_operation(out, arguments, b.out_shapes[o], r.name)
         extra.append(ArrayStatement(target, value))
         body_of_output.append(target)
     tangent_in: dict[int, str] = {}  # body input i -> the name of its tangent
@@ -155,26 +151,26 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
             if not b.floats[i] or (out, b.inputs[i]) not in blocks:
                 continue
             matrix = Call("reshape", (Name(blocks[(out, b.inputs[i])]), Const((size, -1))))
-            term = Call("einsum", (_MATRIX, matrix, Name(name)))
+            term = Call("einsum", (MATRIX, matrix, Name(name)))
             total = term if total is None else ir.BinOp("+", total, term)
         target = next(fresh)
         extra.append(ArrayStatement(target, total or Call("zeros", (Const((size, width)),))))
         tangents_out.append(target)
     at = [columns[first + i] for i in range(len(b.inputs))]  # by body input
     seeds = [
-        _seed(math.prod(b.shapes[i]), width, at[i][0], at[i][1] > at[i][0])
+        identity_seed(math.prod(b.shapes[i]), width, at[i][0], at[i][1] > at[i][0])
         for i in range(len(b.inputs))
     ]
     cond_operands_of = operands[:first]
     operands = operands[first:]  # by body input
-    init = [*(_as(operands[nk + c], b.shapes[nk + c]) for c in range(nc))]
+    init = [*(reshaped_to(operands[nk + c], b.shapes[nk + c]) for c in range(nc))]
     init += [w.constants.add(seeds[nk + c]) for c in range(nc)]
     xs_in = range(nk + nc, len(b.inputs))
     xs = [operands[i] for i in xs_in]
     xs_t = [i for i in xs_in if i in tangent_in]
     xs += [w.constants.add(_stacked_seeds(r, b.shapes[i], width, at[i][0])) for i in xs_t]
     ks_t = [i for i in range(nk) if i in tangent_in]
-    invariants = [_as(operands[i], b.shapes[i]) for i in range(nk)]
+    invariants = [reshaped_to(operands[i], b.shapes[i]) for i in range(nk)]
     invariants += [w.constants.add(seeds[i]) for i in ks_t]
     constants = sorted(program.constants)
     invariants += [w.constants.add(program.constants[c]) for c in constants]
@@ -184,16 +180,16 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     names += [arguments[b.inputs[i]] for i in range(nk)] + [tangent_in[i] for i in ks_t]
     names += constants
     outs = [*body_of_output[:nc], *tangents_out[:nc], *body_of_output[nc:], *tangents_out[nc:]]
-    inner = [_without_copies(s) for s in program.statements]
+    inner = [without_copies(s) for s in program.statements]
     if r.kind == "while":
         cond_operands = [
-            _as(x, s) for x, s in zip(cond_operands_of, r.operand_shapes, strict=False)
+            reshaped_to(x, s) for x, s in zip(cond_operands_of, r.operand_shapes, strict=False)
         ]
         cond_names = [next(fresh) for _ in cond_operands]
         invariants += cond_operands
         names += cond_names
         known = dict(zip(r.cond_inputs, [*cond_names, *names[:nc]], strict=True))
-        test = _operation(r.cond, known, (), r.name)
+        test = body_operation(r.cond, known, (), r.name)
         cond = LoopBody(tuple(names), (ArrayStatement("_ok", test),), ("_ok",))
         body = LoopBody(tuple(names), (*inner, *extra), tuple(outs))
         loop: Node = While(tuple(init), tuple(invariants), cond, body)
@@ -202,75 +198,6 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         loop = Loop(tuple(init), tuple(xs), tuple(invariants), body, int(r.length), r.reverse)
     name = w.emit(loop, f"loop_{r.name}" if r.name else "loop")
     return _Lowered(name, r, columns)
-
-
-def _operation(op, arguments: dict[str, str], shape, where: str) -> Node:
-    """A body output no derivative reaches: a nested operation over the body's inputs (an
-    integer counter's ``i + 1``) or a number, as a node over their argument names."""
-    if isinstance(op, str):
-        if op not in arguments:
-            raise DGraphError(f"{where}: a loop output computed from the body's vertices")
-        return Name(arguments[op])
-    if not isinstance(op, ArrayOp):  # a Const
-        value = np.asarray(op.value)
-        if value.size != 1:
-            raise DGraphError(f"{where}: a loop output that is a constant array")
-        number = value.reshape(()).item()
-        return Call("full", (Const(tuple(shape)), Const(number)))
-    pending: list[tuple[Any, bool]] = [(op, False)]
-    done: dict[int, Node] = {}
-    while pending:  # innermost first, without recursion
-        current, ready = pending.pop()
-        if id(current) in done:
-            continue
-        inner = [x for x in current.operands if isinstance(x, ArrayOp)]
-        if not ready and inner:
-            pending.append((current, True))
-            pending += [(x, False) for x in inner]
-            continue
-        args, shapes = [], []
-        for x in current.operands:
-            if isinstance(x, ArrayOp):
-                args.append(done[id(x)])
-                shapes.append(tuple(x.shape))
-            elif isinstance(x, str):
-                args.append(_operation(x, arguments, (), where))
-                shapes.append(())
-            else:
-                value = np.asarray(x.value)
-                if value.size != 1:
-                    raise DGraphError(f"{where}: a loop output reading a constant array")
-                args.append(Const(value.reshape(()).item()))
-                shapes.append(tuple(value.shape))
-        done[id(current)] = forward_expression(current, args, shapes, top=False)
-    return done[id(op)]
-
-
-def _without_copies(statement: ArrayStatement) -> ArrayStatement:
-    """The body's value outputs without NumPy's defensive copies (``array``): nothing
-    writes into a loop's values, and the C values read ``asarray`` as a view."""
-    copies = {
-        n: Call("asarray", n.args, n.keywords)
-        for n in ir.walk(statement.value)
-        if isinstance(n, Call) and n.func == "array"
-    }
-    if not copies:
-        return statement
-    return ArrayStatement(statement.target, ir.substituted(statement.value, copies), statement.at)
-
-
-def _as(node: Node, shape: tuple[int, ...]) -> Node:
-    if isinstance(node, Const):
-        return node
-    return Call("reshape", (node, Const(tuple(shape))))
-
-
-def _seed(size: int, width: int, at: int, active: bool) -> np.ndarray:
-    """Rows ``size`` of the identity at column ``at`` of ``width`` (zeros: inactive)."""
-    seed = np.zeros((size, width))
-    if active:
-        seed[np.arange(size), at + np.arange(size)] = 1.0
-    return seed
 
 
 def _stacked_seeds(r: Region, shape, width: int, at: int) -> np.ndarray:

@@ -1,0 +1,88 @@
+"""Pieces of the code of a region's step, shared by loops and branches: a body output no
+derivative reaches as a node, a body statement without NumPy's copies, the seeds of the
+tangent sweep."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...blocks.arrays import ArrayOp
+from ...errors import DGraphError
+from .. import ir
+from ..ir import ArrayStatement, Call, Const, Name, Node
+from .forward import forward_expression
+
+__all__ = ["MATRIX", "body_operation", "identity_seed", "reshaped_to", "without_copies"]
+
+MATRIX = Const("ab,bw->aw")
+
+
+def body_operation(op, arguments: dict[str, str], shape, where: str) -> Node:
+    """A body output no derivative reaches: a nested operation over the body's inputs (an
+    integer counter's ``i + 1``) or a number, as a node over their argument names."""
+    if isinstance(op, str):
+        if op not in arguments:
+            raise DGraphError(f"{where}: a loop output computed from the body's vertices")
+        return Name(arguments[op])
+    if not isinstance(op, ArrayOp):  # a Const
+        value = np.asarray(op.value)
+        if value.size != 1:
+            raise DGraphError(f"{where}: a loop output that is a constant array")
+        number = value.reshape(()).item()
+        return Call("full", (Const(tuple(shape)), Const(number)))
+    pending: list[tuple[Any, bool]] = [(op, False)]
+    done: dict[int, Node] = {}
+    while pending:  # innermost first, without recursion
+        current, ready = pending.pop()
+        if id(current) in done:
+            continue
+        inner = [x for x in current.operands if isinstance(x, ArrayOp)]
+        if not ready and inner:
+            pending.append((current, True))
+            pending += [(x, False) for x in inner]
+            continue
+        args, shapes = [], []
+        for x in current.operands:
+            if isinstance(x, ArrayOp):
+                args.append(done[id(x)])
+                shapes.append(tuple(x.shape))
+            elif isinstance(x, str):
+                args.append(body_operation(x, arguments, (), where))
+                shapes.append(())
+            else:
+                value = np.asarray(x.value)
+                if value.size != 1:
+                    raise DGraphError(f"{where}: a loop output reading a constant array")
+                args.append(Const(value.reshape(()).item()))
+                shapes.append(tuple(value.shape))
+        done[id(current)] = forward_expression(current, args, shapes, top=False)
+    return done[id(op)]
+
+
+def without_copies(statement: ArrayStatement) -> ArrayStatement:
+    """The body's value outputs without NumPy's defensive copies (``array``): nothing
+    writes into a loop's values, and the C values read ``asarray`` as a view."""
+    copies = {
+        n: Call("asarray", n.args, n.keywords)
+        for n in ir.walk(statement.value)
+        if isinstance(n, Call) and n.func == "array"
+    }
+    if not copies:
+        return statement
+    return ArrayStatement(statement.target, ir.substituted(statement.value, copies), statement.at)
+
+
+def reshaped_to(node: Node, shape: tuple[int, ...]) -> Node:
+    if isinstance(node, Const):
+        return node
+    return Call("reshape", (node, Const(tuple(shape))))
+
+
+def identity_seed(size: int, width: int, at: int, active: bool) -> np.ndarray:
+    """Rows ``size`` of the identity at column ``at`` of ``width`` (zeros: inactive)."""
+    seed = np.zeros((size, width))
+    if active:
+        seed[np.arange(size), at + np.arange(size)] = 1.0
+    return seed
