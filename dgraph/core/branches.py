@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ..blocks import GENERAL, Block, dense, sparse
-from .regions import Body, LazyModule
+from ..blocks import Block
+from .regions import Body, LazyModule, PatternBlocks
 
 __all__ = ["Branches"]
 
@@ -33,7 +33,7 @@ sp = LazyModule("scipy.sparse")
 
 
 @dataclass(eq=False)
-class Branches:
+class Branches(PatternBlocks):
     """A ``cond`` / ``switch`` held once: ``branches[b]`` the graph of branch b, each over
     the same inputs (operands 1..) and with the same outputs.
 
@@ -116,20 +116,6 @@ class Branches:
         return np.asarray(m[block.rows, block.cols]).reshape(-1).astype(float)
 
     # -- structure ---------------------------------------------------------------------------
-
-    def depends(self, j: int, k: int) -> bool:
-        """Whether output j may depend on operand k in some branch."""
-        found = self._patterns().get((j, k))
-        return found is not None and found.nnz > 0
-
-    def block(self, j: int, k: int) -> Block:
-        """The union of the branches' patterns of ∂(output j)/∂(operand k)."""
-        m = self._patterns()[(j, k)]
-        out, inn = self.out_shapes[j], self.operand_shapes[k]
-        if m.nnz == math.prod(out) * math.prod(inn):
-            return dense(out, inn, GENERAL)
-        m = sp.coo_array(m)
-        return sparse(out, inn, m.row, m.col, GENERAL)
 
     def _patterns(self) -> dict[tuple[int, int], sp.csr_array]:
         if self._pattern is None:

@@ -58,6 +58,7 @@ __all__ = [
     "MAX_TRIPS",
     "Body",
     "LazyModule",
+    "PatternBlocks",
     "Region",
     "is_region",
     "refuse_regions",
@@ -329,8 +330,34 @@ def _selection(size: int, width: int, at: int) -> sp.csr_array:
 # -- the region -----------------------------------------------------------------------------
 
 
+class PatternBlocks:
+    """The blocks of a region (a loop or a branch) from its patterns: ``_patterns()``
+    maps (output, operand) to the CSR pattern of ∂(output)/∂(operand), which holds for
+    every trip count or taken branch."""
+
+    out_shapes: Sequence[tuple[int, ...]]
+    operand_shapes: Sequence[tuple[int, ...]]
+
+    def _patterns(self) -> dict[tuple[int, int], Any]:
+        raise NotImplementedError
+
+    def depends(self, j: int, k: int) -> bool:
+        """Whether output j may depend on operand k through a derivative."""
+        found = self._patterns().get((j, k))
+        return found is not None and found.nnz > 0
+
+    def block(self, j: int, k: int) -> Block:
+        """The structure of ∂(output j)/∂(operand k): dense where the pattern fills."""
+        m = self._patterns()[(j, k)]
+        out, inn = self.out_shapes[j], self.operand_shapes[k]
+        if m.nnz == math.prod(out) * math.prod(inn):
+            return dense(out, inn, GENERAL)
+        m = sp.coo_array(m)
+        return sparse(out, inn, m.row, m.col, GENERAL)
+
+
 @dataclass(eq=False)
-class Region:
+class Region(PatternBlocks):
     """A loop held once: a ``scan`` of ``length`` steps or a ``while_loop``.
 
     Operands, as the loop equation takes them: a scan's ``consts`` (``n_consts``), its
@@ -569,20 +596,6 @@ class Region:
         return out
 
     # -- structure ---------------------------------------------------------------------------
-
-    def depends(self, j: int, k: int) -> bool:
-        """Whether output j may depend on operand k through a derivative."""
-        found = self._patterns().get((j, k))
-        return found is not None and found.nnz > 0
-
-    def block(self, j: int, k: int) -> Block:
-        """The structure of ∂(output j)/∂(operand k): dense where the pattern fills."""
-        m = self._patterns()[(j, k)]
-        out, inn = self.out_shapes[j], self.operand_shapes[k]
-        if m.nnz == math.prod(out) * math.prod(inn):
-            return dense(out, inn, GENERAL)
-        m = sp.coo_array(m)
-        return sparse(out, inn, m.row, m.col, GENERAL)
 
     def block_value(self, j: int, k: int, args: Sequence[np.ndarray], block: Block) -> np.ndarray:
         """The values of ∂(output j)/∂(operand k) at these operands, in the block's
