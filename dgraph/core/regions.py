@@ -897,36 +897,20 @@ def _by_operand(r: Region, final_c, final_k, final_x, y_ck, y_x, n_c: int) -> di
                     out[(j, k)] = _bool(ck[lo:hi, a:z])
                 elif final_x is not None:
                     a, z = x_at[i]
-                    cols = (
-                        np.concatenate(
-                            [np.arange(s * x_width + a, s * x_width + z) for s in range(T)]
-                        )
-                        if T
-                        else np.zeros(0, dtype=np.int64)
-                    )
+                    cols = _per_step(T, x_width, a, z)
                     out[(j, k)] = _bool(final_x[lo:hi][:, cols])
             else:
                 jj = j - r.n_carry
                 if jj not in y_rows:
                     continue
                 lo, hi = y_rows[jj]
-                rows = (
-                    np.concatenate([np.arange(t * ny + lo, t * ny + hi) for t in range(T)])
-                    if T
-                    else np.zeros(0, dtype=np.int64)
-                )
+                rows = _per_step(T, ny, lo, hi)
                 if i in c_at and y_ck is not None:
                     a, z = c_at[i]
                     out[(j, k)] = _reverse_rows(_bool(y_ck[rows][:, a:z]), r, hi - lo)
                 elif i in x_at and y_x is not None:
                     a, z = x_at[i]
-                    cols = (
-                        np.concatenate(
-                            [np.arange(s * x_width + a, s * x_width + z) for s in range(T)]
-                        )
-                        if T
-                        else np.zeros(0, dtype=np.int64)
-                    )
+                    cols = _per_step(T, x_width, a, z)
                     found = _bool(y_x[rows][:, cols])
                     out[(j, k)] = _reverse_cols(_reverse_rows(found, r, hi - lo), r, z - a)
             if (j, k) in out and j < r.n_carry and i in x_at:
@@ -1037,3 +1021,9 @@ def region_notes(graph: DGraph, values: Mapping[str, np.ndarray]) -> list[str]:
             f" {trips} trips (the trip count at the point)"
         )
     return notes
+
+
+def _per_step(steps: int, width: int, lo: int, hi: int) -> np.ndarray:
+    """Positions lo..hi of each of ``steps`` stacked blocks of ``width``, step by step."""
+    starts = np.arange(steps, dtype=np.int64)[:, None] * width
+    return (starts + np.arange(lo, hi, dtype=np.int64)).reshape(-1)
