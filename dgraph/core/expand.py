@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..blocks import convolution
+from ..blocks import convolution, scatter
 from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
@@ -374,9 +374,7 @@ class _Expansion:
         if name == "dot_general":
             return _dot(args[0], args[1], p["dimension_numbers"], shape)
         if name in ("gather_flat", "scatter", *_COMBINE):
-            from ..blocks.scatter import elements
-
-            return elements(op, args, _COMBINE)
+            return scatter.elements(op, args, _COMBINE)
         if name in MOVES:
             return np.asarray(move(name, p, args, shape), dtype=object).reshape(shape)
         if name == convolution.CONV:  # a sum of products per entry, as dot_general's

@@ -48,8 +48,10 @@ from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
 from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..errors import InputError
+from .jaxpr_branches import read_clamp, read_cond
 from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_loops import LOOPS, loop_notes, read_loop
+from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
 
 __all__ = [
     "CALLS",
@@ -347,8 +349,6 @@ class _Reader:
         return [read(v) for v in jaxpr.outvars]
 
     def equation(self, eqn, ins: list[Value]) -> list[Value]:
-        from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
-
         name = eqn.primitive.name
         params = eqn.params
         if name in CALLS:
@@ -386,12 +386,8 @@ class _Reader:
         if name in LOOPS:  # a region: the body read by this reader, once
             return read_loop(self, eqn, ins)
         if name == "cond":  # a region: each branch read by this reader, once
-            from .jaxpr_branches import read_cond
-
             return read_cond(self, eqn, ins)
         if name == "clamp" and not _is_float(avals[0]):  # lax.switch's index
-            from .jaxpr_branches import read_clamp
-
             return [read_clamp(self, ins, tuple(avals[0].shape))]
         if name == "split":
             return self.split(eqn, ins[0])
@@ -535,8 +531,6 @@ class _Reader:
             return self.result(
                 ArrayOp("take", (self.operand(x),), params, shape), eqn.outvars[0].aval
             )
-        from .jaxpr_scatter import read_indexed
-
         return self.result(read_indexed(eqn, ins, self.where), eqn.outvars[0].aval)
 
     def dynamic_slice(self, eqn, ins: list[Value]) -> Value:

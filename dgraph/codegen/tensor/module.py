@@ -19,7 +19,7 @@ from collections import Counter
 import numpy as np
 import sympy
 
-from ...blocks import RECENT
+from ...blocks import RECENT, Labelled
 from ...blocks.arrays import ArrayOp, Const, operand_block
 from ...core.block_costs import along_bracketing, chain_product, post_order
 from ...core.block_values import program_order
@@ -736,8 +736,6 @@ def _delta_form(w: Writer, block, values: Node, shape: tuple[int, ...]) -> Node 
     (a batch's block diagonal: ``eye(512)[:, :, None] * v[None]``). A scatter into zeros
     of the same size is several times slower under XLA on a CPU; None where the form does
     not fit (the scatter then). JAX only: NumPy's broadcast would be read-only."""
-    from ...blocks import Labelled
-
     if w.d.lang != "jax" or not isinstance(block, Labelled):  # NumPy: a writable array
         return None
     axes = (*block.out_axes, *block.in_axes)
