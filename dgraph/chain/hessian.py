@@ -170,11 +170,11 @@ def parse_hessian_problem(text: str, source: str = "<problem>") -> HessianProble
     if len(head) != 1 or head[0] < 1:
         raise InputError(f"{source}: line {lines[0][0]}: expected the number of factors q >= 1")
     q = head[0]
-    if len(lines) - 1 != q:
-        raise InputError(f"{source}: q = {q} factors announced, {len(lines) - 1} given")
     m, n, e, s, g = [], [], [], [], []
     for number, line in lines[1:]:
         where = f"{source}: line {number}"
+        if len(m) == q:
+            raise InputError(f"{where}: more than q = {q} factors")
         values = _numbers(line, where)
         if len(values) not in (2, 3, 4):
             raise InputError(f"{where}: expected 'm n', 'm n |E|' or 'm n |E| S'")
@@ -195,6 +195,8 @@ def parse_hessian_problem(text: str, source: str = "<problem>") -> HessianProble
                 f"{where}: factor {len(m)} takes n = {b} inputs but factor {len(m) - 1}"
                 f" gives m = {m[-2]} outputs; neighbouring shapes must match"
             )
+    if len(m) < q:
+        raise InputError(f"{source}: q = {q} factors announced, {len(m)} given")
     return HessianProblem(tuple(m), tuple(n), tuple(e), tuple(s), tuple(g), name=Path(source).stem)
 
 
@@ -515,8 +517,9 @@ def hessian_tree_text(node: HNode, p: HessianProblem) -> str:
     while stack:
         x, depth = stack.pop()
         own = f" (own {x.own_cost})" if x.children else ""
+        what = _step(x) if x.children else hessian_notation(x, p)
         lines.append(
-            f"{'  ' * depth}F({x.j},{x.i}) = {hessian_notation(x, p) if not x.children else _step(x)}"
+            f"{'  ' * depth}F({x.j},{x.i}) = {what}"
             f"  [{x.op}{'' if x.split is None else f'({x.split})'}]  cost {x.cost}{own}"
         )
         stack.extend((c, depth + 1) for c in reversed(x.children))
