@@ -75,7 +75,7 @@ def problems(draw, max_q=4):
     edges = tuple(draw(st.integers(0, 40)) for _ in range(q))
     second = tuple(draw(st.integers(0, 40)) for _ in range(q))
     flags = tuple(draw(st.booleans()) for _ in range(q))
-    return HessianProblem(m, n, edges, second, flags)
+    return HessianProblem(m, n, edges, second, flags, symmetric=draw(st.booleans()))
 
 
 @settings(max_examples=40, deadline=None)
@@ -225,3 +225,23 @@ def test_notation_of_given_leaves():
     tree = solve_hessian(p).tree()
     assert hessian_notation(tree, p) == "(F″₂)∘(F″₁)"
     assert hessian_notation(tree, p, latex=True) == "(F''_{2}) \\circ (F''_{1})"
+
+
+def test_reference_implementation_example():
+    # Naumann and Burela's reference implementation (github.com/shubhadityaburela/
+    # Dense-Hessian-Bracketing, "Approach 1/README"): the chain 5×3, 2×5, 1×2, 4×1, 1×4 of
+    # given dense factors, every Hessian entry counted (no symmetry). Its table lists
+    # F''(1,0) = 330, F''(2,1) = 120, F''(3,2) = 40, F''(4,3) = 24 (0-based, without
+    # forming the subchain's F'; ours include it: + m_j·m_k·n_i) and the optimum 345 with
+    # the same left-to-right bracketing. Its total counts the upper parts' Jacobians afresh
+    # at each step (F'(4,3) = 4 and F'(4,2) = 6 fma again inside F'(4,1) = 16): 345 − 10.
+    p = HessianProblem.dense([(5, 3), (2, 5), (1, 2), (4, 1), (1, 4)], symmetric=False)
+    s = solve_hessian(p, ("given", "product"))
+    table = {(r["j"], r["i"]): r["cost"] for r in s.rows() if not r.get("root")}
+    assert table[2, 1] == 330 + 2 * 5 * 3
+    assert table[3, 2] == 120 + 1 * 2 * 5
+    assert table[4, 3] == 40 + 4 * 1 * 2
+    assert table[5, 4] == 24 + 1 * 4 * 1
+    assert s.cost == 345 - 10
+    assert s.bracketing() == "((((F″₅)∘(F″₄))∘(F″₃))∘(F″₂))∘(F″₁)"
+    assert solve_hessian(HessianProblem.dense(p.sizes())).cost < s.cost  # a ≤ b only

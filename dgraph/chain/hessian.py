@@ -69,9 +69,10 @@ OPS: tuple[str, ...] = ("given", "tangent", "adjoint", "product")
 _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
-def pairs(c: int) -> int:
-    """Unordered pairs a <= b of c directions: the entries of a symmetric c × c block."""
-    return c * (c + 1) // 2
+def pairs(c: int, symmetric: bool = True) -> int:
+    """Pairs of c directions formed: a <= b (the entries of a symmetric c × c block), or
+    all c² when symmetry is not exploited."""
+    return c * (c + 1) // 2 if symmetric else c * c
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,8 @@ class HessianProblem:
     """Sizes and per-factor costs: factor i (1-based) maps R^{n[i-1]} to R^{m[i-1]}, costs
     ``edges[i-1]`` per first-order and ``edges + second`` per second-order direction in its
     code, and has its F'_i, F''_i given as dense tensors when ``given[i-1]``.
+    ``symmetric=False`` counts every entry (a, b) of a Hessian block, not only a <= b (the
+    paper's reference implementation counts this way).
 
     >>> p = HessianProblem.dense([(4, 3), (1, 4)])
     >>> p.q, p.edges, p.second
@@ -91,6 +94,7 @@ class HessianProblem:
     second: tuple[int, ...]
     given: tuple[bool, ...]
     name: str = field(default="", compare=False)
+    symmetric: bool = True
 
     def __post_init__(self) -> None:
         ChainProblem(self.m, self.n, self.edges)  # shapes and edge counts, one clear line
@@ -101,7 +105,9 @@ class HessianProblem:
                 raise InputError(f"factor {i}: the second-order cost {s} must not be negative")
 
     @classmethod
-    def dense(cls, sizes: Iterable[Sequence[int]], name: str = "") -> HessianProblem:
+    def dense(
+        cls, sizes: Iterable[Sequence[int]], name: str = "", symmetric: bool = True
+    ) -> HessianProblem:
         """Factors with given dense F'_i and F''_i, from ``(m, n)`` pairs, factor 1 first."""
         rows = [(int(a), int(b)) for a, b in sizes]
         m = tuple(r[0] for r in rows)
@@ -113,6 +119,7 @@ class HessianProblem:
             tuple(a * b * (b + 1) for a, b in rows),
             (True,) * len(rows),
             name,
+            symmetric,
         )
 
     @classmethod
@@ -239,7 +246,7 @@ class _Sums:
 
 def tangent_run(p: HessianProblem, sums: _Sums, c: int, a: int, b: int) -> int:
     """Second-order tangents of factors a..b on c columns and their P(c) pairs."""
-    return c * sums.first(a, b) + pairs(c) * sums.second(a, b)
+    return c * sums.first(a, b) + pairs(c, p.symmetric) * sums.second(a, b)
 
 
 def adjoint_run(p: HessianProblem, sums: _Sums, r: int, c: int, a: int, b: int, seeded: bool):
@@ -253,7 +260,7 @@ def product_cost(p: HessianProblem, j: int, k: int, i: int, jacobian: bool = Tru
     """The dense second-order chain rule for (F'_{j,k+1}, F''_{j,k+1}) and (F'_{k,i},
     F''_{k,i}); ``jacobian=False`` leaves out forming F'_{j,i}."""
     mj, mk, ni = p.m[j - 1], p.m[k - 1], p.n[i - 1]
-    return mj * mk * (mk * ni + 2 * pairs(ni)) + (mj * mk * ni if jacobian else 0)
+    return mj * mk * (mk * ni + 2 * pairs(ni, p.symmetric)) + (mj * mk * ni if jacobian else 0)
 
 
 def forward_over_reverse(p: HessianProblem) -> int:

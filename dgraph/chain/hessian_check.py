@@ -51,7 +51,7 @@ def _own(p: HessianProblem, op: str, j: int, i: int, k: int | None, kids, root: 
         cols = p.n[i - 1] if k is None else kids[0][1]  # F'_{k,i} is n_{k+1} × cols
         bottom = i if k is None else k + 1
         return sum(
-            cols * p.edges[v - 1] + pairs(cols) * (p.edges[v - 1] + p.second[v - 1])
+            cols * p.edges[v - 1] + pairs(cols, p.symmetric) * (p.edges[v - 1] + p.second[v - 1])
             for v in range(bottom, j + 1)
         )
     if op == "adjoint":
@@ -64,7 +64,7 @@ def _own(p: HessianProblem, op: str, j: int, i: int, k: int | None, kids, root: 
         return (rows + cols) * first + rows * cols * (second + width * width)
     (a, b), (b2, c) = kids
     assert b == b2
-    return a * b * (b * c + 2 * pairs(c)) + (0 if root else a * b * c)
+    return a * b * (b * c + 2 * pairs(c, p.symmetric)) + (0 if root else a * b * c)
 
 
 def _make(p: HessianProblem, op: str, j: int, i: int, k: int | None, children, root: bool):
