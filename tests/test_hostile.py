@@ -144,6 +144,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ("chain-no-source", ["chain"], "exactly one of"),
     ("chain-cuts-unknown", ["chain", "--graph", DISCREPANCY, "--cuts", "q"], "unknown vertex 'q'"),
     ("chain-methods-vertex", ["chain", "--graph", SIN, "--methods", "vertex"], "--methods"),
+    ("chain-hessian-not-integer", ["chain", "--hessian", H("chain_not_integer.txt")], "line 3"),
+    ("chain-hessian-mismatch", ["chain", "--hessian", H("chain_mismatch.txt")], "line 3"),
+    ("chain-hessian-huge", ["chain", "--hessian", H("chain_huge_number.txt")], "below 10^15"),
+    ("chain-hessian-many", ["chain", "--hessian", "many.txt"], "exceed the limit of 150"),
+    ("chain-hessian-graph", ["chain", "--hessian", "--graph", SIN], "do not apply"),
     # 6. numbers that are not finite
     ("vector-nan", ["inverse", SQUARE, "--vector", "nan,1"], "--vector needs finite"),
     ("at-nan", ["inverse", SQUARE, "--vector", "1,1", "--at", "nan,1"], "--at needs finite"),

@@ -27,6 +27,7 @@ from ..errors import DGraphError, InputError
 from ..frontends.trace import GRANULARITIES
 from ..methods.chain import ELIMINATION_METHODS
 from .args import cut_list, load_graph, output_path, write_atomic
+from .chain_hessian import run_hessian
 
 __all__ = ["MAX_FACTORS", "add_arguments", "check_size", "report", "result", "run"]
 
@@ -64,6 +65,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--table", action="store_true", help="list every subchain of the table")
     p.add_argument("--write", metavar="FILE", help="also write the problem in ADMission format")
+    p.add_argument(
+        "--hessian",
+        action="store_true",
+        help="Hessian chain bracketing: PROBLEM lines 'm n' (given dense), 'm n |E|' or"
+        " 'm n |E| S'; --random draws a dense chain with scalar output",
+    )
     g = p.add_argument_group("from a graph (instead of PROBLEM)")
     g.add_argument("--graph", help="file.json, file.trace or file.py:function, cut into stages")
     g.add_argument(
@@ -215,6 +222,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--random: at most {MAX_FACTORS} factors, got {args.random}")
     if args.size > MAX_RANDOM_SIZE:
         raise InputError(f"--size: at most {MAX_RANDOM_SIZE}, got {args.size}")
+    if args.hessian:
+        if args.write:
+            raise DGraphError("dgraph chain --hessian: --write does not apply")
+        return run_hessian(args)
     write = output_path(args.write) if args.write else None
     extra: dict[str, Any] = {}
     if args.graph is not None:
