@@ -55,7 +55,8 @@ def test_nonlinear_edges_only_where_a_second_partial_is_nonzero():
     assert ("w", "w_bar") in nonlinear and ("b", "a_bar") in nonlinear
     assert not any(u == "c" for u, _ in nonlinear)
     assert ("a", "a_bar") not in nonlinear and ("v", "v_bar") not in nonlinear
-    sigma = mirror(g, H)
+    sigma, adjoints = mirror(H)
+    assert adjoints == {v for v in H.vertices if v.endswith("_bar")}
     for u, v in H.edges():  # symmetric: each edge's mirror is an edge with an equal label
         if u in sigma and v in sigma:
             assert H.nx.has_edge(sigma[v], sigma[u])
@@ -149,6 +150,7 @@ def test_names_never_clash():
     g = from_trace("inputs: x, x_bar\noutputs: y\ny = x*x_bar")
     H = hessian_graph(g)
     assert H.outputs == ["x_bar2", "x_bar_bar2"]
+    assert set(mirror(H)[1]) == {"x_bar2", "x_bar_bar2"}
     assert dgraph.accumulate(H, "reverse").evaluate([2.0, 3.0]).tolist() == [[0, 1], [1, 0]]
     # parameters are names too; several outputs' weights become parameters
     g = from_sympy({"p": x * z, "q": sympy.exp(x)}, [x], params=[z])

@@ -48,14 +48,15 @@ _TRIES = 20
 
 
 def adjoint_names(g: DGraph, suffix: str = SUFFIX) -> dict[str, str]:
-    """The name of every vertex's adjoint: ``v + suffix``, where no vertex or parameter of
-    ``g`` has that name; else the suffix with the first number 2, 3, ... that leaves every
-    name free (one suffix for the whole graph, so the names read alike)."""
+    """The name of every vertex's adjoint: ``v + suffix``, where no vertex of ``g`` ends in
+    ``suffix`` and no adjoint name is a parameter's; else the suffix with the first number
+    2, 3, ... for which that holds (one suffix for the whole graph, so that the names read
+    alike and a vertex of the Hessian graph is an adjoint exactly when its name ends in it)."""
     taken = set(g.vertices) | set(g.parameters)
     for k in range(1, _TRIES + 1):
         tail = suffix if k == 1 else f"{suffix}{k}"
         names = {v: v + tail for v in g.vertices}
-        if not taken.intersection(names.values()):
+        if not taken.intersection(names.values()) and not any(v.endswith(tail) for v in g):
             return names
     raise GraphError(f"no free adjoint names: every suffix {suffix}, {suffix}2, ... is taken")
 
@@ -245,15 +246,28 @@ def _edges(exprs: dict[str, sympy.Expr | None], known: set[str]) -> list[tuple[s
     return edges
 
 
-def mirror(g: DGraph, H: DGraph) -> dict[str, str]:
-    """The mirror map of ``H = hessian_graph(g)`` on its vertices: ``u ↔ ū`` for every
-    vertex of ``g`` whose adjoint is a vertex of ``H`` (a forward vertex of ``H`` without
-    one maps to nothing). An edge ``a -> b`` of ``H`` has the mirror ``σ(b) -> σ(a)`` with
-    an equal label."""
-    suffix = H.outputs[0][len(g.inputs[0]) :]
-    out = {}
-    for v in g.vertices:
-        bar = v + suffix
-        if v in H and bar in H:
-            out[v], out[bar] = bar, v
-    return out
+def mirror(H: DGraph) -> tuple[dict[str, str], frozenset[str]]:
+    """The mirror map of a Hessian graph ``H`` and its adjoint vertices: ``σ(u) = ū`` and
+    ``σ(ū) = u`` for every vertex whose adjoint is also in ``H`` (inputs and their
+    adjoints, the outputs, among them). An edge ``a -> b`` of ``H`` between such vertices
+    has the mirror ``σ(b) -> σ(a)``, with an equal label.
+
+    Raises
+    ------
+    GraphError
+        Where ``H`` is not a graph :func:`hessian_graph` built (its outputs are not its
+        inputs' adjoints, named with one suffix).
+    """
+    ins, outs = H.inputs, H.outputs
+    suffix = outs[0][len(ins[0]) :] if outs and ins and outs[0].startswith(ins[0]) else ""
+    paired = len(ins) == len(outs) and all(y == x + suffix for x, y in zip(ins, outs, strict=True))
+    if not suffix or not paired:
+        raise GraphError(
+            f"graph {H.name!r} is not a Hessian graph (its outputs are not its inputs' adjoints)"
+        )
+    adjoints = frozenset(v for v in H.vertices if v.endswith(suffix))
+    sigma = {}
+    for v in H.vertices:
+        if v not in adjoints and v + suffix in H:
+            sigma[v], sigma[v + suffix] = v + suffix, v
+    return sigma, adjoints

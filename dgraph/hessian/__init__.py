@@ -1,0 +1,28 @@
+"""Hessian methods: accumulations of the Hessian on Dixon's Hessian graph
+(:func:`dgraph.core.hessian_graph.hessian_graph`), each an expression set of its Jacobian
+(entries ``(x̄_i, x_j)``) verified like any other, with the multiplications counted twice:
+as written (every product the set spells, which Bauer's formula checks) and with each
+mirrored pair of products counted once (``info["mults_symmetric"]``), the count of the
+papers, which share the values that the graph's symmetry makes equal."""
+
+from .edge_pushing import edge_pushing
+from .forward_over_reverse import forward_over_reverse
+from .pairs import PairCount, pair_count, pair_units
+from .symmetric import symmetric, symmetric_order
+
+HESSIAN_METHODS = {
+    "forward-over-reverse": forward_over_reverse,
+    "edge-pushing": edge_pushing,
+    "symmetric": symmetric,
+}
+
+__all__ = [
+    "HESSIAN_METHODS",
+    "PairCount",
+    "edge_pushing",
+    "forward_over_reverse",
+    "pair_count",
+    "pair_units",
+    "symmetric",
+    "symmetric_order",
+]
