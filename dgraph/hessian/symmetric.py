@@ -42,7 +42,7 @@ def symmetric_order(H: DGraph) -> list[Unit]:
     return order
 
 
-def symmetric(H: DGraph) -> ExpressionSet:
+def symmetric(H: DGraph, lower: bool = True) -> ExpressionSet:
     """The Hessian of the graph ``H`` is built from by symmetric pair elimination in
-    Markowitz order over the pairs."""
-    return pair_result(H, symmetric_order(H), "symmetric")
+    Markowitz order over the pairs; with ``lower`` (default) the entries ``i ≥ j`` only."""
+    return pair_result(H, symmetric_order(H), "symmetric", lower)

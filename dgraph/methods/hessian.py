@@ -4,8 +4,9 @@ methods (:mod:`dgraph.hessian`) and any Jacobian method on Dixon's Hessian graph
 verify every result as :func:`dgraph.accumulate` does.
 
 Counts: ``mults`` is what the expression set spells (Bauer's formula checks every
-product of it); the pair eliminations also give ``info["mults_symmetric"]``, each pair of
-mirrored products once (the papers' count). A lower bound that a search reports (``best``,
+product of it): the lower triangle for edge pushing and symmetric elimination, every
+entry for forward-over-reverse and the Jacobian methods; the pair eliminations also give
+``info["mults_symmetric"]``, each pair of mirrored products once (the papers' count). A lower bound that a search reports (``best``,
 ``vertex-optimal``) bounds the counts as written of vertex elimination on the Hessian
 graph, not the symmetric counts; no lower bound is known for those here.
 """
@@ -50,16 +51,21 @@ def accumulate_hessian(
     Returns
     -------
     ExpressionSet
-        On ``hessian_graph(g, weights)``: entries ``(x̄_i, x_j)`` = ``∂²(λᵀy)/∂x_i∂x_j``.
+        On ``hessian_graph(g, weights)``: entries ``(x̄_i, x_j)`` = ``∂²(λᵀy)/∂x_i∂x_j``;
+        edge pushing and symmetric elimination give those with ``i ≥ j`` only
+        (``info["triangle"] == "lower"``; ``lower=False`` for all).
 
     Examples
     --------
     >>> import sympy
     >>> from dgraph.frontends import from_sympy
     >>> x, y = sympy.symbols("x y")
-    >>> es = accumulate_hessian(from_sympy(x * y + sympy.sin(x), [x, y]), "edge-pushing")
-    >>> es.evaluate([0.5, 0.3]).round(4).tolist()
+    >>> g = from_sympy(x * y + sympy.sin(x), [x, y])
+    >>> accumulate_hessian(g, "forward-over-reverse").evaluate([0.5, 0.3]).round(4).tolist()
     [[-0.4794, 1.0], [1.0, 0.0]]
+    >>> es = accumulate_hessian(g, "edge-pushing")  # the lower triangle, for a mirror
+    >>> es.evaluate([0.5, 0.3]).round(4).tolist(), es.info["triangle"]
+    ([[-0.4794, 0.0], [1.0, 0.0]], 'lower')
     """
     H = hessian_graph(g, weights)
     return _run(H, method, options)
