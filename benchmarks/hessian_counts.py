@@ -57,6 +57,8 @@ def _jax_error(f, args, H, es) -> str:
     point = np.array(args, dtype=float)
     want = np.asarray(jax.hessian(lagrangian)(jnp.array(point)))
     got = es.evaluate(point, lam if m else None)
+    if es.info.get("triangle") == "lower":  # the set holds i >= j: mirror it
+        got = np.tril(got) + np.tril(got, -1).T
     finite = np.isfinite(want)
     if not finite.any():
         return "jax.hessian not finite at the point"
