@@ -81,7 +81,8 @@ def test_equals_sympy_hessian_on_drawn_programs(g, data):
     point = np.linspace(0.3, 0.9, len(g.inputs))
     params = None
     if not given_weights and len(g.outputs) > 1:
-        assert H.parameters == tuple(weight_parameters(g).values())
+        assert weight_parameters(g, H) == {out: f"{out}_bar" for out in g.outputs}
+        assert H.parameters == tuple(weight_parameters(g, H).values())
         params = [lam[out] for out in g.outputs]
     elif not given_weights:
         lam = {g.outputs[0]: 1}
@@ -156,6 +157,8 @@ def test_names_never_clash():
     g = from_sympy({"p": x * z, "q": sympy.exp(x)}, [x], params=[z])
     H = hessian_graph(g)
     assert H.parameters == ("z", "p_bar", "q_bar") and H.outputs == ["x_bar"]
+    assert weight_parameters(g, H) == {"p": "p_bar", "q": "q_bar"}
+    assert weight_parameters(g, hessian_graph(g, {"p": 1, "q": 2})) == {}
     es = dgraph.accumulate(H, "reverse")
     assert es.evaluate([0.0], [5.0, 2.0, 3.0]).tolist() == [[3.0]]
 

@@ -61,20 +61,26 @@ def adjoint_names(g: DGraph, suffix: str = SUFFIX) -> dict[str, str]:
     raise GraphError(f"no free adjoint names: every suffix {suffix}, {suffix}2, ... is taken")
 
 
-def weight_parameters(g: DGraph) -> dict[str, str]:
-    """The parameter that holds each output's weight in ``hessian_graph(g)`` when the weights
-    are not given for a graph of several outputs: the output's adjoint name (``y_bar``), in
-    the order of ``g.outputs`` (the order in which ``H(x, v)`` takes ``v``)."""
-    names = adjoint_names(g)
-    return {y: names[y] for y in g.outputs}
+def weight_parameters(g: DGraph, H: DGraph) -> dict[str, str]:
+    """The parameter of ``H = hessian_graph(g)`` that holds each output's weight, by output
+    in the order of ``g.outputs`` (the order in which ``H(x, v)`` takes ``v``): the
+    output's adjoint name (``y_bar``), after ``g``'s own parameters; empty where the
+    weights are numbers."""
+    own = len(g.parameters)
+    if len(H.parameters) != own + len(g.outputs):
+        return {}
+    return dict(zip(g.outputs, H.parameters[own:], strict=True))
 
 
-def _weights(g: DGraph, weights: Mapping[str, float] | None) -> dict[str, sympy.Expr]:
-    """Each output's seed ``ȳ``: the number given, 1 for a single output, else a parameter."""
+def _weights(
+    g: DGraph, weights: Mapping[str, float] | None, names: dict[str, str]
+) -> dict[str, sympy.Expr]:
+    """Each output's seed ``ȳ``: the number given, 1 for a single output, else a parameter
+    of the output's adjoint name."""
     if weights is None:
         if len(g.outputs) == 1:
             return {g.outputs[0]: sympy.S.One}
-        return {y: vertex_symbol(p) for y, p in weight_parameters(g).items()}
+        return {y: vertex_symbol(names[y]) for y in g.outputs}
     if not isinstance(weights, Mapping):
         raise GraphError("weights must map each output's name to a number")
     unknown = sorted(set(weights) - set(g.outputs), key=str)
@@ -165,8 +171,9 @@ def hessian_graph(g: DGraph, weights: Mapping[str, float] | None = None) -> DGra
         A scalar graph whose vertices have expressions (or whose edges have labels).
     weights
         The weight ``λ_y`` of every output, by name. None: 1 for a graph of one output; for
-        several, one parameter per output (:func:`weight_parameters`: ``y_bar`` for ``y``,
-        after ``g``'s own parameters), so that generated code takes the weights per call.
+        several, one parameter per output (``y_bar`` for ``y``, after ``g``'s own
+        parameters: :func:`weight_parameters`), so that generated code takes the weights
+        per call.
 
     Returns
     -------
@@ -200,9 +207,9 @@ def hessian_graph(g: DGraph, weights: Mapping[str, float] | None = None) -> DGra
     if g.solved:
         raise GraphError("hessian_graph: a graph of solved values (a linear system) has none")
     g.validate()
-    seeds = _weights(g, weights)
     for k in range(1, _TRIES + 1):
         names = adjoint_names(g, SUFFIX if k == 1 else f"{SUFFIX}{k}")
+        seeds = _weights(g, weights, names)
         vertices, gradient = _adjoints(g, seeds, names)
         forward = _forward_part(g, [*vertices.values(), *gradient.values()])
         exprs = {v: g.expr(v) for v in forward if g.role(v) != "input"}
