@@ -1,5 +1,5 @@
 """Dixon's Hessian graph (dgraph.core.hessian_graph): its Jacobian is the Hessian of λᵀy,
-checked against DOMAIN §11's worked example, sympy.hessian on drawn programs and
+checked against the worked example f = x·y + sin x, sympy.hessian on drawn programs and
 jax.hessian on AlphaGrad's functions; its pattern is the true Hessian's where no value
 cancels; the existing methods, verification and code generation run on it unchanged."""
 
@@ -32,7 +32,7 @@ def _pattern(H: DGraph) -> set[tuple[int, int]]:
     return {(H.outputs.index(a), H.inputs.index(b)) for a, b in path_counts(H)}
 
 
-def test_worked_example_of_domain_11():
+def test_worked_example_x_y_plus_sin_x():
     g = from_sympy(x * y + sympy.sin(x), [x, y])
     H = hessian_graph(g)
     assert H.inputs == ["x", "y"] and H.outputs == ["x_bar", "y_bar"]

@@ -1,4 +1,4 @@
-"""The Hessian methods (dgraph.hessian, dgraph.methods.hessian): edge pushing, symmetric pair
+"""The Hessian methods (dgraph.second_order, dgraph.methods.hessian): edge pushing, symmetric pair
 elimination and forward-over-reverse on Dixon's Hessian graph give verified Hessians whose
 values are sympy's, with counts checked by hand on sin(x·y) and, on drawn programs,
 against the structural simulation and the sweeps they stand for."""
@@ -14,7 +14,7 @@ import dgraph
 from dgraph.core.hessian_graph import hessian_graph, mirror
 from dgraph.errors import DGraphError, GraphError
 from dgraph.frontends import from_sympy, from_trace
-from dgraph.hessian import HESSIAN_METHODS, edge_pushing, pair_units, symmetric
+from dgraph.second_order import HESSIAN_METHODS, edge_pushing, pair_units, symmetric
 
 from .strategies import programs
 

@@ -18,7 +18,7 @@ Its inputs are ``g``'s inputs ``x`` and its outputs the adjoints ``x̄ = ∇(λ�
 Jacobian is the Hessian ``∇²(λᵀy)`` with rows ``x̄_i`` and columns ``x_j``: every Jacobian
 method, the verification and the code generators apply to it unchanged (Dixon 1991). The
 graph is symmetric: the map ``u ↔ ū`` sends each edge to one with an equal label
-(:func:`mirror`), which the Hessian methods of :mod:`dgraph.hessian` exploit.
+(:func:`mirror`), which the Hessian methods of :mod:`dgraph.second_order` exploit.
 
 Edge symbols follow :func:`dgraph.core.graph.edge_symbol`: the mirror edge ``w̄ -> ū``
 prints as ``d_u_bar_w_bar`` (not ``d_w_u``, which names the forward edge), since every

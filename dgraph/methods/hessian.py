@@ -1,14 +1,15 @@
 """Hessians by name: :func:`accumulate_hessian` and :func:`compare_hessian` run the Hessian
-methods (:mod:`dgraph.hessian`) and any Jacobian method on Dixon's Hessian graph
+methods (:mod:`dgraph.second_order`) and any Jacobian method on Dixon's Hessian graph
 (:func:`dgraph.core.hessian_graph.hessian_graph`), whose Jacobian is the Hessian, and
 verify every result as :func:`dgraph.accumulate` does.
 
 Counts: ``mults`` is what the expression set spells (Bauer's formula checks every
 product of it): the lower triangle for edge pushing and symmetric elimination, every
 entry for forward-over-reverse and the Jacobian methods; the pair eliminations also give
-``info["mults_symmetric"]``, each pair of mirrored products once (the papers' count). A lower bound that a search reports (``best``,
-``vertex-optimal``) bounds the counts as written of vertex elimination on the Hessian
-graph, not the symmetric counts; no lower bound is known for those here.
+``info["mults_symmetric"]``, each pair of mirrored products once (the papers' count).
+A lower bound that a search reports (``best``, ``vertex-optimal``) bounds the counts as
+written of vertex elimination on the Hessian graph, not the symmetric counts; no lower
+bound is known for those here.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.hessian_graph import hessian_graph
-from ..hessian import HESSIAN_METHODS
+from ..second_order import HESSIAN_METHODS
 from .compare import Comparison, compare
 from .registry import accumulate
 

@@ -1,7 +1,7 @@
 """Symmetric vertex elimination on Dixon's Hessian graph (Dixon 1991; Bhowmick & Hovland
 2008): each forward vertex eliminated together with its adjoint, so the graph stays
 symmetric and the fill of the second half mirrors the first's (counted once in
-``info["mults_symmetric"]``, :mod:`dgraph.hessian.pairs`). The order is Markowitz's over
+``info["mults_symmetric"]``, :mod:`dgraph.second_order.pairs`). The order is Markowitz's over
 the pairs: at each step the pair whose symmetric cost is smallest now, ties to the
 earliest in evaluation order.
 

@@ -11,7 +11,7 @@ entries. The expression set spells both halves of every push that its entries ne
 formula checks each path), for the lower triangle ``i ≥ j`` by default;
 ``info["mults_written"]`` counts the whole elimination as spelled and
 ``info["mults_symmetric"]`` each push once, as Gower and Mello do
-(:mod:`dgraph.hessian.pairs`).
+(:mod:`dgraph.second_order.pairs`).
 
 References
 ----------
@@ -34,7 +34,7 @@ __all__ = ["edge_pushing", "pair_result"]
 
 def pair_result(H: DGraph, units: list[Unit], method: str, lower: bool = True) -> ExpressionSet:
     """Vertex elimination of ``units`` on ``H``, with both counts in its info; with
-    ``lower``, its lower triangle (:func:`~dgraph.hessian.triangle.lower_triangle`)."""
+    ``lower``, its lower triangle (:func:`~dgraph.second_order.triangle.lower_triangle`)."""
     order = vertex_order(units)
     count = pair_count(H, units)
     es = vertex_elimination(H, order, method)
