@@ -88,9 +88,14 @@ def test_methods_on_drawn_programs(g):
     H = hessian_graph(g, weights)
     sigma, _ = mirror(H)
     assert set(sigma) == set(H.vertices)  # every vertex has its mirror
+    point = np.linspace(0.35, 0.8, len(g.inputs))
+    # the premise of the symmetric counts: every edge's mirror is an edge of equal label
+    at = dict(zip([sympy.Symbol(v, real=True) for v in g.inputs], point, strict=True))
+    values = {sympy.Symbol(v, real=True): e.xreplace(at) for v, e in H.values().items()}
     for u, v in H.edges():
         assert H.nx.has_edge(sigma[v], sigma[u])
-    point = np.linspace(0.35, 0.8, len(g.inputs))
+        label = complex(H.partial(u, v).xreplace(values))
+        assert label == pytest.approx(complex(H.partial(sigma[v], sigma[u]).xreplace(values)))
     want = _sympy_hessian_at(g, point)
     for name, method in HESSIAN_METHODS.items():
         es = dgraph.accumulate(H, method)
