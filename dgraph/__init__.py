@@ -13,6 +13,7 @@ and drawings of both.
 from . import render  # noqa: F401  (installs the output printers: text, LaTeX, HTML, SVG)
 from .core.expressions import ExpressionSet, Step
 from .core.graph import DGraph
+from .core.hessian_graph import hessian_graph
 from .core.paths import count_paths, depth_levels, naive_cost, path_length
 from .core.verify import Verification, verify
 from .errors import DGraphError, GraphError, InputError, SearchTooLarge
@@ -28,6 +29,7 @@ from .frontends import (
     load,
 )
 from .methods import METHODS, Comparison, accumulate, compare, jacobian
+from .methods.hessian import accumulate_hessian, compare_hessian
 from .version import __version__
 
 __all__ = [
@@ -43,8 +45,10 @@ __all__ = [
     "Verification",
     "__version__",
     "accumulate",
+    "accumulate_hessian",
     "bundled",
     "compare",
+    "compare_hessian",
     "count_paths",
     "depth_levels",
     "draw",
@@ -56,6 +60,7 @@ __all__ = [
     "from_linear_system",
     "from_sympy",
     "from_trace",
+    "hessian_graph",
     "jacobian",
     "load",
     "load_cuda",

@@ -15,7 +15,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "dgraph"
 
-FAMILIES = ("elimination", "zhou", "dominance", "faces", "chain", "inverse")
+FAMILIES = ("elimination", "zhou", "dominance", "faces", "chain", "inverse", "second_order")
 MODEL = ("errors", "version", "data", "blocks", "core")  # what a reader may build on
 LAYERS: dict[str, int] = {
     "errors": 0,

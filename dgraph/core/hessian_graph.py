@@ -18,7 +18,7 @@ Its inputs are ``g``'s inputs ``x`` and its outputs the adjoints ``x̄ = ∇(λ�
 Jacobian is the Hessian ``∇²(λᵀy)`` with rows ``x̄_i`` and columns ``x_j``: every Jacobian
 method, the verification and the code generators apply to it unchanged (Dixon 1991). The
 graph is symmetric: the map ``u ↔ ū`` sends each edge to one with an equal label
-(:func:`mirror`), which the Hessian methods of :mod:`dgraph.hessian` exploit.
+(:func:`mirror`), which the Hessian methods of :mod:`dgraph.second_order` exploit.
 
 Edge symbols follow :func:`dgraph.core.graph.edge_symbol`: the mirror edge ``w̄ -> ū``
 prints as ``d_u_bar_w_bar`` (not ``d_w_u``, which names the forward edge), since every
@@ -48,32 +48,39 @@ _TRIES = 20
 
 
 def adjoint_names(g: DGraph, suffix: str = SUFFIX) -> dict[str, str]:
-    """The name of every vertex's adjoint: ``v + suffix``, where no vertex or parameter of
-    ``g`` has that name; else the suffix with the first number 2, 3, ... that leaves every
-    name free (one suffix for the whole graph, so the names read alike)."""
+    """The name of every vertex's adjoint: ``v + suffix``, where no vertex of ``g`` ends in
+    ``suffix`` and no adjoint name is a parameter's; else the suffix with the first number
+    2, 3, ... for which that holds (one suffix for the whole graph, so that the names read
+    alike and a vertex of the Hessian graph is an adjoint exactly when its name ends in it)."""
     taken = set(g.vertices) | set(g.parameters)
     for k in range(1, _TRIES + 1):
         tail = suffix if k == 1 else f"{suffix}{k}"
         names = {v: v + tail for v in g.vertices}
-        if not taken.intersection(names.values()):
+        if not taken.intersection(names.values()) and not any(v.endswith(tail) for v in g):
             return names
     raise GraphError(f"no free adjoint names: every suffix {suffix}, {suffix}2, ... is taken")
 
 
-def weight_parameters(g: DGraph) -> dict[str, str]:
-    """The parameter that holds each output's weight in ``hessian_graph(g)`` when the weights
-    are not given for a graph of several outputs: the output's adjoint name (``y_bar``), in
-    the order of ``g.outputs`` (the order in which ``H(x, v)`` takes ``v``)."""
-    names = adjoint_names(g)
-    return {y: names[y] for y in g.outputs}
+def weight_parameters(g: DGraph, H: DGraph) -> dict[str, str]:
+    """The parameter of ``H = hessian_graph(g)`` that holds each output's weight, by output
+    in the order of ``g.outputs`` (the order in which ``H(x, v)`` takes ``v``): the
+    output's adjoint name (``y_bar``), after ``g``'s own parameters; empty where the
+    weights are numbers."""
+    own = len(g.parameters)
+    if len(H.parameters) != own + len(g.outputs):
+        return {}
+    return dict(zip(g.outputs, H.parameters[own:], strict=True))
 
 
-def _weights(g: DGraph, weights: Mapping[str, float] | None) -> dict[str, sympy.Expr]:
-    """Each output's seed ``ȳ``: the number given, 1 for a single output, else a parameter."""
+def _weights(
+    g: DGraph, weights: Mapping[str, float] | None, names: dict[str, str]
+) -> dict[str, sympy.Expr]:
+    """Each output's seed ``ȳ``: the number given, 1 for a single output, else a parameter
+    of the output's adjoint name."""
     if weights is None:
         if len(g.outputs) == 1:
             return {g.outputs[0]: sympy.S.One}
-        return {y: vertex_symbol(p) for y, p in weight_parameters(g).items()}
+        return {y: vertex_symbol(names[y]) for y in g.outputs}
     if not isinstance(weights, Mapping):
         raise GraphError("weights must map each output's name to a number")
     unknown = sorted(set(weights) - set(g.outputs), key=str)
@@ -164,8 +171,9 @@ def hessian_graph(g: DGraph, weights: Mapping[str, float] | None = None) -> DGra
         A scalar graph whose vertices have expressions (or whose edges have labels).
     weights
         The weight ``λ_y`` of every output, by name. None: 1 for a graph of one output; for
-        several, one parameter per output (:func:`weight_parameters`: ``y_bar`` for ``y``,
-        after ``g``'s own parameters), so that generated code takes the weights per call.
+        several, one parameter per output (``y_bar`` for ``y``, after ``g``'s own
+        parameters: :func:`weight_parameters`), so that generated code takes the weights
+        per call.
 
     Returns
     -------
@@ -199,9 +207,9 @@ def hessian_graph(g: DGraph, weights: Mapping[str, float] | None = None) -> DGra
     if g.solved:
         raise GraphError("hessian_graph: a graph of solved values (a linear system) has none")
     g.validate()
-    seeds = _weights(g, weights)
     for k in range(1, _TRIES + 1):
         names = adjoint_names(g, SUFFIX if k == 1 else f"{SUFFIX}{k}")
+        seeds = _weights(g, weights, names)
         vertices, gradient = _adjoints(g, seeds, names)
         forward = _forward_part(g, [*vertices.values(), *gradient.values()])
         exprs = {v: g.expr(v) for v in forward if g.role(v) != "input"}
@@ -245,15 +253,28 @@ def _edges(exprs: dict[str, sympy.Expr | None], known: set[str]) -> list[tuple[s
     return edges
 
 
-def mirror(g: DGraph, H: DGraph) -> dict[str, str]:
-    """The mirror map of ``H = hessian_graph(g)`` on its vertices: ``u ↔ ū`` for every
-    vertex of ``g`` whose adjoint is a vertex of ``H`` (a forward vertex of ``H`` without
-    one maps to nothing). An edge ``a -> b`` of ``H`` has the mirror ``σ(b) -> σ(a)`` with
-    an equal label."""
-    suffix = H.outputs[0][len(g.inputs[0]) :]
-    out = {}
-    for v in g.vertices:
-        bar = v + suffix
-        if v in H and bar in H:
-            out[v], out[bar] = bar, v
-    return out
+def mirror(H: DGraph) -> tuple[dict[str, str], frozenset[str]]:
+    """The mirror map of a Hessian graph ``H`` and its adjoint vertices: ``σ(u) = ū`` and
+    ``σ(ū) = u`` for every vertex whose adjoint is also in ``H`` (inputs and their
+    adjoints, the outputs, among them). An edge ``a -> b`` of ``H`` between such vertices
+    has the mirror ``σ(b) -> σ(a)``, with an equal label.
+
+    Raises
+    ------
+    GraphError
+        Where ``H`` is not a graph :func:`hessian_graph` built (its outputs are not its
+        inputs' adjoints, named with one suffix).
+    """
+    ins, outs = H.inputs, H.outputs
+    suffix = outs[0][len(ins[0]) :] if outs and ins and outs[0].startswith(ins[0]) else ""
+    paired = len(ins) == len(outs) and all(y == x + suffix for x, y in zip(ins, outs, strict=True))
+    if not suffix or not paired:
+        raise GraphError(
+            f"graph {H.name!r} is not a Hessian graph (its outputs are not its inputs' adjoints)"
+        )
+    adjoints = frozenset(v for v in H.vertices if v.endswith(suffix))
+    sigma = {}
+    for v in H.vertices:
+        if v not in adjoints and v + suffix in H:
+            sigma[v], sigma[v + suffix] = v + suffix, v
+    return sigma, adjoints
