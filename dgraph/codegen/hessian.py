@@ -207,6 +207,7 @@ class Symmetric:
     indptr: Any = None
     coords: Any = None
     shape: tuple[int, ...] = ()
+    gather: Callable[[Any], Any] | None = None  # JAX's: the jitted values[take]
 
     @classmethod
     def of(cls, h: Any, tril: bool) -> Symmetric:
@@ -229,20 +230,30 @@ class Symmetric:
             n = h.shape[0]
             take, keep = _mirror(coords[:, 0], coords[:, 1], n, tril)
             kept = jnp.asarray(coords[keep]) if tril else h.indices
-            return cls("bcoo", tril, n, jnp.asarray(take), coords=kept)
+            found = cls("bcoo", tril, n, jnp.asarray(take), coords=kept)
+            found.gather = _jax().jit(lambda data, take=found.take: data[take])
+            return found
         shape = tuple(np.shape(h))
         return cls("dense", tril, math.isqrt(math.prod(shape)), shape=shape)
 
     def __call__(self, h: Any) -> Any:
         n = self.n
         if self.kind == "csr":
+            if not self.tril:  # h is the generated function's own new array
+                h.data = h.data[self.take]
+                return h
             return scipy.sparse.csr_array(
                 (h.data[self.take], self.indices, self.indptr), shape=(n, n)
             )
         if self.kind == "bcoo":
             from jax.experimental import sparse as jsparse
 
-            return jsparse.BCOO((h.data[self.take], self.coords), shape=(n, n), indices_sorted=True)
+            return jsparse.BCOO(
+                (self.gather(h.data), self.coords),
+                shape=(n, n),
+                indices_sorted=True,
+                unique_indices=True,
+            )
         xp = np if isinstance(h, np.ndarray) else _jnp()
         square = xp.reshape(h, (n, n))
         lower = xp.tril(square)
@@ -312,6 +323,12 @@ def _doc(mode: str, src: HessianSource, sparse: bool, tril: bool) -> str:
     if mode == "hessian":
         return f"H({args}): the Hessian, {kind}{part}; symmetric by construction."
     return f"value_gradient_hessian({args}): (f, ∇f, H), H {kind}{part}."
+
+
+def _jax():
+    import jax  # a JAX array came back: JAX is installed
+
+    return jax
 
 
 def _jnp():
