@@ -220,7 +220,7 @@ def _make_function(
     sparse: bool,
 ) -> GeneratedFunction:
     if mode not in MODES:
-        raise DGraphError(f"unknown mode {mode!r}: use {', '.join(MODES)}")
+        raise DGraphError(f"unknown mode {mode!r}: use {', '.join((*MODES, *HESSIAN_MODES))}")
     if lang not in LANGS:
         raise DGraphError(f"unknown language {lang!r}: use {', '.join(LANGS)}")
     graph = source.graph if isinstance(source, ExpressionSet) else source
