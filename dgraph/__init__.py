@@ -56,6 +56,7 @@ __all__ = [
     "from_linear_system",
     "from_sympy",
     "from_trace",
+    "hessian",
     "jacobian",
     "load",
     "load_cuda",
@@ -69,6 +70,7 @@ __all__ = [
 # loaded on first use, so that ``import dgraph`` stays light
 _LAZY = {
     "make_function": "dgraph.codegen.function",
+    "hessian": "dgraph.codegen.function",
     "load_cuda": "dgraph.codegen.cuda",
     "draw": "dgraph.render.drawing",
     "explore": "dgraph.render.widget",
