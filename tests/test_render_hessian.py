@@ -6,6 +6,7 @@ layout."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import numpy as np
@@ -178,3 +179,14 @@ def test_refusals(product):
         draw_hessian(g, H=other)
     with pytest.raises(DGraphError, match="unknown labels 'bogus'"):
         hessian_layout(g, H, labels="bogus")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("anywidget") is None, reason="anywidget not installed")
+def test_the_explorer_keeps_the_mirror_layout(product):
+    g, H, _ = product
+    layout = hessian_layout(g, H, labels="symbol")
+    w = dgraph.explore(H, layout=layout)
+    assert w.layout is layout
+    w.click(["vertex", "w_bar"])
+    assert w.view.summary["structural"] == 2 and w.view.message == ""  # both labels are 1
+    assert r"\frac{\partial^{2} f}{\partial a\,\partial b} &= c_{\bar{a},b}" in w.math.value
