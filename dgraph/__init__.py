@@ -60,6 +60,7 @@ __all__ = [
     "from_linear_system",
     "from_sympy",
     "from_trace",
+    "hessian",
     "hessian_graph",
     "jacobian",
     "load",
@@ -74,6 +75,7 @@ __all__ = [
 # loaded on first use, so that ``import dgraph`` stays light
 _LAZY = {
     "make_function": "dgraph.codegen.function",
+    "hessian": "dgraph.codegen.function",
     "load_cuda": "dgraph.codegen.cuda",
     "draw": "dgraph.render.drawing",
     "explore": "dgraph.render.widget",

@@ -239,3 +239,17 @@ PY
 dot -Tsvg docs/pipeline.dot -o $out/pipeline.svg
 $py docs/layers.py | dot -Tsvg -o $out/layers.svg
 echo "wrote $out/pipeline.svg $out/layers.svg"
+# Dixon's Hessian graph in its mirror layout (dgraph.render.hessian): DOMAIN §11's worked
+# example and f = sin(a·b + c), where all three kinds of edge appear.
+$py - <<'PY'
+import sympy
+
+from dgraph.frontends import from_sympy, from_trace
+from dgraph.render import draw_hessian
+
+x, y = sympy.symbols("x y")
+draw_hessian(from_sympy(x * y + sympy.sin(x), [x, y])).save("docs/figures/hessian-worked.svg")
+trace = "inputs: a, b, c\noutputs: f\nv = a*b\nw = v + c\nf = sin(w)"
+draw_hessian(from_trace(trace)).save("docs/figures/hessian-sin-ab.svg")
+print("wrote docs/figures/hessian-worked.svg docs/figures/hessian-sin-ab.svg")
+PY

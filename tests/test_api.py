@@ -77,8 +77,8 @@ def test_make_function_in_c(sin_graph):
 
 
 def test_bad_requests_are_refused(sin_graph):
-    with pytest.raises(DGraphError, match="unknown mode 'hessian'"):
-        dgraph.make_function(sin_graph, "hessian")
+    with pytest.raises(DGraphError, match="unknown mode 'hess'"):
+        dgraph.make_function(sin_graph, "hess")
     with pytest.raises(DGraphError, match="unknown language 'fortran'"):
         dgraph.make_function(sin_graph, lang="fortran")
     with pytest.raises(DGraphError, match="give a DGraph or a function"):

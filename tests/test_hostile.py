@@ -35,6 +35,10 @@ def H(name: str) -> str:
     return str(HOSTILE / name)
 
 
+HESSIAN_VECTOR = [H("jax_model.py") + ":running_total", "--inputs", "x:3", "--mode", "hessian"]
+HESSIAN_SCALAR = [H("jax_model.py") + ":spring", "--inputs", "q:3,k", "--mode", "hessian"]
+
+
 # (id, argv, expected part of the error); relative paths are files made in the working
 # directory by _make, absolute ones come from the corpus or the bundled data.
 CASES: list[tuple[str, list[str], str]] = [
@@ -380,6 +384,32 @@ CASES: list[tuple[str, list[str], str]] = [
         "jax-polygamma-order",
         ["structure", H("jax_model.py") + ":polygamma_of_order_x", "--inputs", "x:3"],
         "give a constant order",
+    ),
+    # --mode hessian (issue 55): a vector f needs the Lagrangian's weights, rightly sized
+    (
+        "hessian-vector-no-weights",
+        ["codegen", *HESSIAN_VECTOR, "-o", "h.py"],
+        "give weights=",
+    ),
+    (
+        "hessian-weights-count",
+        ["codegen", *HESSIAN_VECTOR, "--weights", "1,2", "-o", "h.py"],
+        "2 numbers for an output of 3 entries",
+    ),
+    (
+        "hessian-weights-scalar",
+        ["codegen", *HESSIAN_SCALAR, "--weights", "1", "-o", "h.py"],
+        "f returns a scalar",
+    ),
+    (
+        "hessian-c",
+        ["codegen", *HESSIAN_SCALAR, "-o", "h.c"],
+        "writes python or jax code",
+    ),
+    (
+        "weights-without-hessian",
+        ["codegen", *HESSIAN_SCALAR[:3], "--weights", "1", "-o", "h.py"],
+        "--weights is for --mode hessian",
     ),
     (
         "tensor-unknown-primitive",

@@ -13,6 +13,12 @@ file) gets code on whole arrays (:mod:`dgraph.codegen.tensor`): ``--mode jacobia
 values in C for its fixed pattern (``-o jac.c`` writes ``jac.c`` and its index arrays
 ``jac.bin`` beside it, :mod:`dgraph.codegen.tensor.c_values`; ``-o jac.cu`` the same
 statements as CUDA kernels, checked as C); other modes are refused with one line.
+
+``--mode hessian`` (a JAX function, read at the array level unless ``--level element``)
+writes the Jacobian of its gradient graph (:mod:`dgraph.codegen.hessian`), checked
+against JAX's forward-over-reverse, with ``hessian = jacobian`` at its end; a function
+returning an array needs ``--weights`` (the Lagrangian's, one number for all or one per
+output entry), and its ``hessian(x, v)`` takes them last.
 """
 
 from __future__ import annotations
@@ -22,12 +28,23 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
 from ..codegen.generate import LANGS, MODES, generate_all
+from ..codegen.hessian import hessian_source
 from ..codegen.tensor.function import TENSOR_MODES, make_tensor_function
 from ..codegen.tensor.regions import refuse_unprinted
 from ..core.graph import DGraph
 from ..errors import InputError
-from .args import BUDGET_HELP, budget, graph_args, load_graph, output_path, write_atomic
+from .args import (
+    BUDGET_HELP,
+    budget,
+    graph_args,
+    load_graph,
+    numbers,
+    output_path,
+    write_atomic,
+)
 
 __all__ = ["SUFFIXES", "add_arguments", "language", "run"]
 
@@ -58,9 +75,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--mode",
-        choices=MODES,
+        choices=(*MODES, "hessian"),
         help="function to generate (default: jacobian; for jax and cuda: jacobian, jvp and vjp;"
-        " for a tensor graph: jacobian)",
+        " for a tensor graph: jacobian); hessian: the Hessian of a JAX function (python, jax)",
+    )
+    p.add_argument(
+        "--weights",
+        metavar="NUMBERS",
+        help="--mode hessian of a function returning an array: the Lagrangian's weights at the"
+        " point, one number for every output entry or one per entry (comma-separated)",
     )
     p.add_argument("--sparse", action="store_true", help="also emit the nonzero entries only")
     p.add_argument(
@@ -89,6 +112,10 @@ def language(output: str, lang: str | None) -> str:
 def run(args: argparse.Namespace) -> int:
     outputs = _outputs(args.output)  # refused before any work: a directory, no parent
     langs = [language(o, args.lang) for o in args.output]
+    if args.mode == "hessian":
+        return _run_hessian(args, outputs, langs)
+    if args.weights is not None:
+        raise InputError("--weights is for --mode hessian")
     graph = load_graph(args, lambda g: refuse_unprinted(g, langs))  # one line, alone
     if graph.is_tensor:
         return _run_tensor(args, outputs, langs, graph)
@@ -171,6 +198,55 @@ def _run_tensor(
             print(f"  {mode}: {code.ops} (the array program, in scalar operations)")
         print(code.check.detail if code.check.ran else f"NOT verified: {code.check.detail}")
     return 0
+
+
+def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]) -> int:
+    """``codegen --mode hessian``: the checked Jacobian of the gradient graph, one module
+    per ``-o``, ``hessian = jacobian`` at its end, written once all were checked."""
+    for name, lang in zip(args.output, langs, strict=True):
+        if lang not in ("python", "jax"):
+            raise InputError(f"{name}: --mode hessian writes python or jax code, not {lang}")
+    if args.level is None:
+        args.level = "array"
+    graph = load_graph(args)
+    weights = None if args.weights is None else _weights(args.weights, graph)
+    gradient = hessian_source(graph, weights=weights).graph
+    if gradient.is_tensor:
+        made = [
+            make_tensor_function(gradient, "jacobian", lang, args.method, args.budget, args.sparse)[
+                0
+            ]
+            for lang in langs
+        ]
+    else:
+        modes = {lang: ("jacobian",) for lang in langs}
+        made = generate_all(gradient, langs, args.method, modes, args.sparse, args.budget)
+    tail = "\n\nhessian = jacobian  # H: the Jacobian of the gradient graph\n"
+    for output, code in zip(outputs, made, strict=True):
+        write_atomic(output, code.text.rstrip("\n") + tail)
+    for name, code in zip(args.output, made, strict=True):
+        if args.json:
+            print(json.dumps({**code.summary(name), "mode": "hessian"}))
+            continue
+        print(f"wrote {name} ({code.lang}): hessian, the Jacobian of {gradient.name or 'the'}"
+              f" gradient graph ({len(gradient)} vertices), method {code.method}")  # fmt: skip
+        print(code.check.detail if code.check.ran else f"NOT verified: {code.check.detail}")
+    return 0
+
+
+def _weights(text: str, graph: DGraph) -> np.ndarray:
+    """``--weights``: one number for every output entry, or one per entry."""
+    values = np.array(numbers(text, "--weights"))
+    if len(graph.outputs) != 1:
+        raise InputError("--weights: the function must return one array")
+    shape = graph.shape(graph.outputs[0]) if graph.is_tensor else (len(graph.outputs),)
+    if values.size == 1:
+        return np.full(shape, values[0])
+    if values.size != int(np.prod(shape)):
+        raise InputError(
+            f"--weights: {values.size} numbers for an output of {int(np.prod(shape))} entries"
+        )
+    return values.reshape(shape)
 
 
 def _index_path(output: Path) -> Path:

@@ -23,11 +23,12 @@ from ..methods.registry import traced_function
 from .c import load_c
 from .cuda import load_cuda
 from .generate import LANGS, MODES, Generated, generate
+from .hessian import HESSIAN_MODES, make_hessian
 from .python import load_python
 from .scope import codegen_call
 from .tensor.function import TensorGenerated, make_tensor_function
 
-__all__ = ["GeneratedFunction", "make_function"]
+__all__ = ["GeneratedFunction", "hessian", "make_function"]
 
 
 class GeneratedFunction:
@@ -64,6 +65,10 @@ class GeneratedFunction:
     [0.7864, 0.7864, 0.7864]
     """
 
+    gradient: GeneratedFunction | None = None
+    """A Hessian mode's: the gradient graph's generated function it is made from (its
+    ``jacobian`` H as generated, before the mirror image is taken)."""
+
     def __init__(self, generated: Generated, mode: str, function: Callable[..., np.ndarray]):
         self.generated, self.mode, self.lang = generated, mode, generated.lang
         self._function = function
@@ -94,7 +99,8 @@ class GeneratedFunction:
                 f"<GeneratedFunction {self.mode} ({self.lang}, tensor graph, method {g.method}):"
                 f" {g.mults} mults, verified {g.verified}>"
             )
-        main = self.generated.programs[self.mode]
+        programs = self.generated.programs
+        main = programs.get(self.mode) or next(iter(programs.values()))
         return (
             f"<GeneratedFunction {self.mode} ({self.lang}, method {main.method}):"
             f" {main.mults} mults, verified {self.generated.verified}>"
@@ -112,6 +118,8 @@ def make_function(
     params: tuple[str, ...] | list[str] = (),
     sizes: Sequence[int | tuple[int, ...]] | None = None,
     point: Sequence[Any] | None = None,
+    tril: bool = False,
+    weights: Any = None,
 ) -> GeneratedFunction:
     """Generate, check and load the ``mode`` function of a graph, an expression set or a
     Python function.
@@ -122,7 +130,9 @@ def make_function(
         A graph, an expression set, or a Python function (traced by
         :func:`dgraph.frontends.from_function`).
     mode
-        ``"jacobian"``, ``"jvp"``, ``"vjp"`` or ``"value_and_jacobian"``.
+        ``"jacobian"``, ``"jvp"``, ``"vjp"`` or ``"value_and_jacobian"``; or ``"hessian"``,
+        ``"hvp"``, ``"value_gradient_hessian"`` (:mod:`dgraph.codegen.hessian`: the
+        Jacobian of the gradient graph, a function read with JAX).
     lang
         ``"python"`` (NumPy), ``"c"``, ``"jax"`` or ``"cuda"`` (kernels loaded with CuPy,
         :func:`dgraph.codegen.cuda.load_cuda`, whose function takes and returns GPU
@@ -140,6 +150,11 @@ def make_function(
         Each argument's length or shape, 0 a scalar.
     point
         Example arguments whose shapes give the sizes.
+    tril
+        A Hessian mode's H as its lower triangle only.
+    weights
+        A Hessian mode of a vector ``f``: the weights ``v`` of the Lagrangian ``vᵀf`` at
+        the point; the function then takes them last (``H(x, v)``).
 
     Returns
     -------
@@ -174,6 +189,17 @@ def make_function(
     [[1.0, 0.5], [0.0, 0.5403]]
     """
     with codegen_call():
+        if mode in HESSIAN_MODES:
+            inner, function = make_hessian(
+                source, mode, lang, _make_function, method=method, budget=budget,
+                sparse=sparse, tril=tril, weights=weights, params=params, sizes=sizes,
+                point=point,
+            )  # fmt: skip
+            made = GeneratedFunction(inner.generated, mode, function)
+            made.__doc__, made.gradient = function.__doc__, inner
+            return made
+        if tril or weights is not None:
+            raise DGraphError("tril= and weights= are for the Hessian modes")
         if not isinstance(source, (DGraph, ExpressionSet)):
             if not callable(source):
                 raise DGraphError(f"cannot make a function of a {type(source).__name__}")
@@ -194,7 +220,7 @@ def _make_function(
     sparse: bool,
 ) -> GeneratedFunction:
     if mode not in MODES:
-        raise DGraphError(f"unknown mode {mode!r}: use {', '.join(MODES)}")
+        raise DGraphError(f"unknown mode {mode!r}: use {', '.join((*MODES, *HESSIAN_MODES))}")
     if lang not in LANGS:
         raise DGraphError(f"unknown language {lang!r}: use {', '.join(LANGS)}")
     graph = source.graph if isinstance(source, ExpressionSet) else source
@@ -207,3 +233,41 @@ def _make_function(
     else:
         module = load_c(generated.text) if lang == "c" else load_python(generated.text)
     return GeneratedFunction(generated, mode, getattr(module, mode))
+
+
+def hessian(
+    f: Callable[..., Any],
+    *args_or_sizes: Any,
+    weights: Any = None,
+    params: tuple[str, ...] | list[str] = (),
+    sparse: bool = False,
+    tril: bool = False,
+    lang: str = "python",
+    method: str | None = None,
+) -> GeneratedFunction:
+    """The generated Hessian of a JAX function, as :func:`jax.hessian` returns one:
+    ``make_function(f, "hessian", ...)`` (:mod:`dgraph.codegen.hessian`).
+
+    ``args_or_sizes`` are example arguments (arrays: the point the code is checked at
+    first), or their shapes (ints or tuples). For ``f`` returning an array, ``weights``
+    (one per output entry) make it the Hessian of the Lagrangian ``vᵀf``, a function
+    ``H(x, v)``.
+
+    >>> import jax.numpy as jnp
+    >>> H = hessian(lambda x: x[0] * x[1] + jnp.sin(x[0]), np.array([0.5, 1.0]))
+    >>> H(np.array([0.5, 1.0])).round(4).tolist()
+    [[-0.4794, 1.0], [1.0, 0.0]]
+    """
+    shapes = all(isinstance(a, int | tuple) for a in args_or_sizes) and args_or_sizes
+    return make_function(
+        f,
+        "hessian",
+        lang,
+        method=method,
+        sparse=sparse,
+        tril=tril,
+        weights=weights,
+        params=params,
+        sizes=list(args_or_sizes) if shapes else None,
+        point=None if shapes else list(args_or_sizes),
+    )

@@ -35,6 +35,7 @@ Neftci, "Optimizing automatic differentiation with deep reinforcement learning",
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 from collections.abc import Callable, Sequence
@@ -152,6 +153,9 @@ class JaxJvp:
         self.f, self.inputs, self.outputs = f, list(inputs), list(outputs)
         self.pid = os.getpid()
 
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_jitted"}
+
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self.pid = os.getpid()  # unpickled: JAX starts afresh in this process
@@ -168,8 +172,10 @@ class JaxJvp:
                 else jax.numpy.zeros_like(p)
                 for x, p in zip(self.inputs, primals, strict=True)
             )
-            try:
-                _, out = jax.jvp(self.f, primals, moves)
+            try:  # one compiled program, not one compilation per operation (seconds)
+                if "_jitted" not in self.__dict__:
+                    self._jitted = jax.jit(functools.partial(jax.jvp, self.f))
+                _, out = self._jitted(primals, moves)
             except TypeError as exc:  # a custom_vjp inside: JAX has no forward mode for it
                 if "custom_vjp" not in str(exc):
                     raise

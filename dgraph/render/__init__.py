@@ -1,6 +1,7 @@
 """Drawings and notebook display: graphs in four views (graph, line, levels, pages) with
-highlighted regions, step-by-step views of accumulations, export to SVG, PDF, PNG, DOT
-and TikZ, and rich output for expression sets and comparisons.
+highlighted regions, Dixon's Hessian graph in its mirror layout, step-by-step views of
+accumulations, export to SVG, PDF, PNG, DOT and TikZ, and rich output for expression sets
+and comparisons.
 
 >>> from dgraph import bundled
 >>> from dgraph.render import draw
@@ -25,9 +26,11 @@ __all__ = [
     "StepViewer",
     "Style",
     "draw",
+    "draw_hessian",
     "draw_regions",
     "explore",
     "get_style",
+    "hessian_layout",
     "steps",
 ]
 
@@ -38,6 +41,8 @@ _HOME = {
     "Drawing": "drawing",
     "draw": "drawing",
     "draw_regions": "branches",
+    "draw_hessian": "hessian",
+    "hessian_layout": "hessian",
     "Exploration": "explore",
     "explore": "widget",
     "StepViewer": "stepviews",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html as _html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import sympy
@@ -24,7 +25,10 @@ from ..core.graph import DGraph
 __all__ = [
     "Label",
     "SymbolNames",
+    "adjoint_pairs",
+    "adjoint_stem",
     "expr_label",
+    "hessian_entry",
     "name_edge_symbols",
     "symbol_names",
     "text_label",
@@ -32,6 +36,8 @@ __all__ = [
 ]
 
 _REFERENCE = re.compile(r"r(\d+)\Z")
+# an adjoint's name (dgraph.core.hessian_graph): ``x_bar`` (``x_bar2``, ... where taken)
+_ADJOINT = re.compile(r"(.+)_bar(\d*)\Z")
 _GREEK_TEX = {name for name in greek_unicode if name.isalpha()}
 
 
@@ -79,6 +85,56 @@ def text_label(text: str) -> Label:
     return Label(text, html, tex, math=False)
 
 
+def adjoint_stem(name: str) -> str | None:
+    """The vertex whose adjoint ``name`` names (``x_bar`` -> ``x``), drawn as x̄; None
+    for any other name.
+
+    >>> adjoint_stem("x1_bar"), adjoint_stem("v_bar2"), adjoint_stem("bar")
+    ('x1', 'v', None)
+    """
+    m = _ADJOINT.match(name)
+    return m.group(1) if m and _parts(m.group(1)) is not None else None
+
+
+def adjoint_pairs(graph: DGraph) -> dict[str, str] | None:
+    """``{x_bar: x}`` when ``graph`` is a Hessian graph: its outputs are its inputs'
+    adjoints, in order (:func:`dgraph.core.hessian_graph.hessian_graph`), so that entry
+    ``(x̄_i, x_j)`` of its Jacobian is ``∂²f/∂x_i∂x_j``; None for any other graph."""
+    inputs, outputs = graph.inputs, graph.outputs
+    if not inputs or len(inputs) != len(outputs) or not outputs[0].startswith(inputs[0]):
+        return None
+    suffix = outputs[0][len(inputs[0]) :]
+    if not re.fullmatch(r"_bar\d*", suffix):
+        return None
+    if any(y != x + suffix for x, y in zip(inputs, outputs, strict=True)):
+        return None
+    return dict(zip(outputs, inputs, strict=True))
+
+
+def hessian_entry(x: str, y: str, tex_of: Callable[[str], str] | None = None) -> Label:
+    r"""The entry ``(x̄, y)`` of a Hessian graph's Jacobian as the second partial
+    ``∂²f/∂x∂y`` (``∂²f/∂x²`` on the diagonal); ``tex_of`` prints a vertex name in LaTeX
+    (default: as drawings do). ``f`` is the function, or ``λᵀy`` for weighted outputs.
+
+    >>> hessian_entry("x", "x").tex
+    '\\frac{\\partial^{2} f}{\\partial x^{2}}'
+    >>> hessian_entry("x1", "y").text
+    '∂²f/∂x1∂y'
+    """
+    tex_of = tex_of or _vertex_tex
+    if x == y:
+        return Label(
+            f"∂²f/∂{x}²",
+            f"∂²<I>f</I>/∂{_vertex_html(x)}<SUP>2</SUP>",
+            rf"\frac{{\partial^{{2}} f}}{{\partial {tex_of(x)}^{{2}}}}",
+        )
+    return Label(
+        f"∂²f/∂{x}∂{y}",
+        f"∂²<I>f</I>/∂{_vertex_html(x)}∂{_vertex_html(y)}",
+        rf"\frac{{\partial^{{2}} f}}{{\partial {tex_of(x)}\,\partial {tex_of(y)}}}",
+    )
+
+
 def _parts(name: str) -> tuple[str, list[str]] | None:
     """Base and subscripts of a vertex name, or None when it has no math reading."""
     if "__" in name or not name.isidentifier():
@@ -98,33 +154,43 @@ def _base_tex(base: str) -> str:
 
 
 def _vertex_html(name: str) -> str:
-    parts = _parts(name)
+    stem = adjoint_stem(name)
+    parts = _parts(stem or name)
     if parts is None:
         return _html.escape(name)
     base, subs = parts
-    return _base_html(base) + (f"<SUB>{','.join(subs)}</SUB>" if subs else "")
+    head = f"<O>{_base_html(base)}</O>" if stem else _base_html(base)
+    return head + (f"<SUB>{','.join(subs)}</SUB>" if subs else "")
 
 
 def _vertex_tex(name: str) -> str:
-    parts = _parts(name)
+    stem = adjoint_stem(name)
+    parts = _parts(stem or name)
     if parts is None:
         return rf"\mathrm{{{name.replace('_', chr(92) + '_')}}}"
     base, subs = parts
+    head = _base_tex(base)
+    if stem:
+        short = len(base) == 1 or base in _GREEK_TEX
+        head = rf"\bar{{{head}}}" if short else rf"\overline{{{head}}}"
     sub = ",".join(subs)
-    return _base_tex(base) + (f"_{{{sub}}}" if sub else "")
+    return head + (f"_{{{sub}}}" if sub else "")
 
 
 def _flat(name: str) -> str:
-    """A vertex name inside a subscript: no nested subscript (x_2 and x2 both read x2)."""
-    parts = _parts(name)
+    """A vertex name inside a subscript: no nested subscript (x_2 and x2 both read x2;
+    an adjoint x_bar reads x̄)."""
+    stem = adjoint_stem(name)
+    parts = _parts(stem or name)
     if parts is None:
         return name
     base, subs = parts
-    return (greek_unicode.get(base, base)) + "".join(subs)
+    return greek_unicode.get(base, base) + ("\u0304" if stem else "") + "".join(subs)
 
 
 def vertex_label(name: str, math: bool = True) -> Label:
-    """A vertex name as math: ``x0`` -> *x*₀, ``theta`` -> θ, ``x_2`` -> *x*₂."""
+    """A vertex name as math: ``x0`` -> *x*₀, ``theta`` -> θ, ``x_2`` -> *x*₂, an
+    adjoint ``x1_bar`` -> x̄₁."""
     if not math:
         return Label(name, _html.escape(name), rf"\mathrm{{{name.replace('_', chr(92) + '_')}}}")
     return Label(name, _vertex_html(name), _vertex_tex(name))

@@ -13,7 +13,7 @@ from typing import Any
 
 import sympy
 
-from .labels import expr_label, symbol_names, vertex_label
+from .labels import adjoint_pairs, expr_label, hessian_entry, symbol_names, vertex_label
 
 __all__ = [
     "comparison_html",
@@ -51,9 +51,12 @@ def _rows(es, form: str) -> list[tuple[str, str]]:
         (getattr(expr_label(n, names), form), getattr(expr_label(d, names), form))
         for n, d in es.references.items()
     ]
+    pairs = adjoint_pairs(es.graph) or {}
     for (y, x), e in es.jacobian.items():
         vy, vx = vertex_label(y), vertex_label(x)
-        if form == "html":
+        if y in pairs:  # a Hessian graph's entry: the second partial it is
+            lhs = getattr(hessian_entry(pairs[y], x), form)
+        elif form == "html":
             lhs = f"∂{vy.html}/∂{vx.html}"
         else:
             lhs = rf"\frac{{\partial {vy.tex}}}{{\partial {vx.tex}}}"
@@ -67,7 +70,8 @@ def _lower_tags(text: str) -> str:
         text = text.replace(f"<{tag}>", f"<{tag.lower()}>").replace(
             f"</{tag}>", f"</{tag.lower()}>"
         )
-    return text
+    # an adjoint's bar (graphviz's <O>): HTML has no overline tag
+    return text.replace("<O>", "<span style='text-decoration:overline'>").replace("</O>", "</span>")
 
 
 def expression_set_html(es) -> str:

@@ -284,13 +284,17 @@ def _face_frames(
 
 
 def frames(
-    es: ExpressionSet, direction: str = "dataflow", style: str | Style | None = None
+    es: ExpressionSet,
+    direction: str = "dataflow",
+    style: str | Style | None = None,
+    layout: Layout | None = None,
 ) -> list[Frame]:
-    """One frame before the first step and one after each step of ``es``."""
+    """One frame before the first step and one after each step of ``es``; the graph's
+    frames drawn on ``layout`` where given (a face elimination's line graph never)."""
     chosen = get_style(style)
     if _kind(es) == "face":
         return _face_frames(es, direction, chosen, [s for s in es.steps if s.op == "face"])
-    return graph_frames(es.graph, es.method, direction, chosen, list(es.steps))
+    return graph_frames(es.graph, es.method, direction, chosen, list(es.steps), layout)
 
 
 class StepViewer:
@@ -349,6 +353,7 @@ def steps(
     direction: str = "dataflow",
     style: str | Style | None = None,
     force: bool = False,
+    layout: Layout | None = None,
     **options,
 ) -> StepViewer:
     """The step-by-step view of an accumulation, one frame per step.
@@ -366,6 +371,10 @@ def steps(
     force
         Show a graph too large to draw legibly
         (:func:`~dgraph.render.drawing.check_drawable` refuses it otherwise).
+    layout
+        Where every vertex and edge label goes (default: dot's layout of all the frames
+        together); e.g. :func:`~dgraph.render.hessian.hessian_layout`, Dixon's mirror
+        layout of a Hessian graph.
 
     Returns
     -------
@@ -389,4 +398,4 @@ def steps(
         faces = isinstance(name, str) and name in methods(family="face elimination")
         check_drawable(graph, "line" if faces else "graph")
     es = source if isinstance(source, ExpressionSet) else accumulate(source, method, **options)
-    return StepViewer(es, frames(es, direction, style))
+    return StepViewer(es, frames(es, direction, style, layout))

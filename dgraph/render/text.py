@@ -13,6 +13,7 @@ from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.paths import count_paths, path_length
 from ..methods.structure import block_text
+from .labels import adjoint_pairs, adjoint_stem, hessian_entry
 from .notebook import COLUMNS, best_text, bound_text, comparison_cells, verification_text
 
 __all__ = [
@@ -70,6 +71,11 @@ def block_legend(es: ExpressionSet) -> list[str]:
 
 
 def _tex_id(v: str) -> str:
+    stem = adjoint_stem(v)
+    if stem is not None:  # an adjoint x_bar: x with a bar (x_{1} with it over the x)
+        inner = _tex_id(stem)
+        m = re.match(r"([A-Za-z])(_\{.*\})?\Z", inner)
+        return rf"\bar{{{m.group(1)}}}{m.group(2) or ''}" if m else rf"\overline{{{inner}}}"
     head, _, tail = v.partition("_")
     m = re.match(r"([A-Za-z]+)(\d+)\Z", head)
     if m and not tail:
@@ -91,11 +97,17 @@ def latex_rows(
         return sympy.latex(e, symbol_names=names)
 
     rows = [f"{names[n]} &= {tex(d)}" for n, d in references.items()]
-    rows += [
-        rf"\frac{{\partial {_tex_id(y)}}}{{\partial {_tex_id(x)}}} &= {tex(e)}"
-        for (y, x), e in entries.items()
-    ]
+    rows += [f"{_entry_tex(graph, y, x)} &= {tex(e)}" for (y, x), e in entries.items()]
     return rows
+
+
+def _entry_tex(graph: DGraph, y: str, x: str) -> str:
+    """The left side of entry (y, x): ``∂y/∂x``, or on a Hessian graph (outputs the
+    inputs' adjoints) the second partial ``∂²f/∂x_i∂x_j`` that ``∂x̄_i/∂x_j`` is."""
+    pairs = adjoint_pairs(graph)
+    if pairs is not None and y in pairs:
+        return hessian_entry(pairs[y], x, _tex_id).tex
+    return rf"\frac{{\partial {_tex_id(y)}}}{{\partial {_tex_id(x)}}}"
 
 
 def expression_set_latex(es: ExpressionSet, notebook: bool = False) -> str:

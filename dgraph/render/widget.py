@@ -392,13 +392,14 @@ class Explorer:
         direction: str = "dataflow",
         style: str | Style | None = None,
         view: str = "graph",
+        layout: Layout | None = None,
     ) -> None:
         view_class = _widget_class()
         import ipywidgets
 
         self.exploration = Exploration(graph)
         self.direction, self.style = direction, style
-        self.layout = start_layout(graph, direction, style)
+        self.layout = layout if layout is not None else start_layout(graph, direction, style)
         self.view = view_class()
         self.view.line_refusal = self.exploration.line_refusal or ""
         self.math = ipywidgets.HTMLMath("")
@@ -509,6 +510,7 @@ def explore(
     style: str | Style | None = None,
     force: bool = False,
     view: str = "graph",
+    layout: Layout | None = None,
 ) -> Explorer:
     """An explorer of ``graph``'s eliminations in Jupyter (see the module): click a vertex
     to eliminate it, an edge to front- (Shift: back-) eliminate it; in the line-graph
@@ -527,6 +529,9 @@ def explore(
         Explore a graph too large to draw legibly (refused otherwise).
     view
         ``graph`` or ``line`` (the line graph; also a button in the widget).
+    layout
+        Where the graph view puts every vertex (default: dot's layout of ``graph``);
+        e.g. :func:`~dgraph.render.hessian.hessian_layout` for a Hessian graph.
 
     Returns
     -------
@@ -545,4 +550,4 @@ def explore(
         check_drawable(graph, "graph")
     if view not in VIEWS:
         raise InputError(f"unknown view {view!r}: graph or line")
-    return Explorer(graph, direction, style, view)
+    return Explorer(graph, direction, style, view, layout)

@@ -1,0 +1,337 @@
+"""Generated Hessians: ``make_function(source, "hessian" | "hvp" |
+"value_gradient_hessian")`` and :func:`hessian`.
+
+The Hessian is the Jacobian of the adjoint computation, so it is generated as the
+Jacobian of the gradient graph (:func:`dgraph.frontends.jax_hessian.gradient_graph`, the
+graph of JAX's gradient read at the array level): the same accumulation, the same value
+check (the gradient graph's reference is JAX's ``jvp`` of its gradient, which is
+forward-over-reverse, at the user's point and a random one), the same sparse code.
+
+- ``hessian``: ``H(x)``; for a vector ``f`` the Hessian of the Lagrangian ``vᵀf``,
+  ``H(x, v)`` (``scipy.optimize``'s ``hess(x, v)``).
+- ``hvp``: ``hvp(x, t)`` (vector ``f``: ``hvp(x, v, t)``), ``H·t`` by the tangent sweep
+  of the gradient graph, never forming H.
+- ``value_gradient_hessian``: ``(f, ∇f, H)`` at ``x`` (vector ``f``: of ``vᵀf``).
+
+One differentiated array ``x`` gives one matrix: dense, H of shape ``x.shape + x.shape``
+(as :func:`jax.hessian`); sparse, a SciPy CSR array (``python``, ``c``) or a JAX BCOO
+(``jax``) of shape ``(x.size, x.size)``, its pattern exact for the graph. Its values are
+symmetric by construction: each entry above the diagonal is a copy of its mirror image
+below (a gather of the stored values; the block products themselves are not halved).
+With ``tril`` only the lower triangle is returned (what IPOPT reads). Several
+differentiated arrays give the blocks :func:`jax.hessian` nests (``argnums=(0, 1, …)``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse
+
+from ..core.expressions import ExpressionSet
+from ..core.graph import DGraph
+from ..errors import DGraphError
+from ..frontends.jax_hessian import gradient_graph, jax_source
+
+__all__ = ["HESSIAN_MODES", "Symmetric", "hessian_source", "make_hessian", "scalar_hessian_graph"]
+
+HESSIAN_MODES = ("hessian", "hvp", "value_gradient_hessian")
+_INNER = {"hessian": "jacobian", "hvp": "jvp", "value_gradient_hessian": "value_and_jacobian"}
+
+
+@dataclass
+class HessianSource:
+    """The graph whose Jacobian is the Hessian (with ``value``, its first output is the
+    value), its number of differentiated inputs, and whether it takes weights last."""
+
+    graph: DGraph
+    inputs: int
+    weighted: bool
+
+
+def hessian_source(
+    source: DGraph | ExpressionSet | Callable[..., Any],
+    *,
+    weights: Any = None,
+    params: Sequence[str] = (),
+    sizes: Sequence[int | tuple[int, ...]] | None = None,
+    point: Sequence[Any] | None = None,
+    value: bool = False,
+) -> HessianSource:
+    """The gradient graph of ``source``: a JAX function (``point`` its example arguments,
+    or ``sizes`` their shapes), a graph read from JAX at the array level (its function
+    read again), or a scalar graph (:func:`scalar_hessian_graph`).
+
+    Raises
+    ------
+    DGraphError
+        One line: no example arguments, a tensor graph not read from JAX, an expression
+        set, a vector ``f`` without weights (and what the gradient graph refuses).
+    """
+    if isinstance(source, ExpressionSet):
+        raise DGraphError("the Hessian is made from a function or a graph, not an expression set")
+    if isinstance(source, DGraph):
+        if params or sizes is not None or point is not None:
+            raise DGraphError(
+                "params=, sizes= and point= are for a Python function; a graph has its own"
+            )
+        found = jax_source(source)
+        if found is not None:
+            f, args, fixed = found
+            graph = gradient_graph(f, *args, weights=weights, params=fixed, value=value)
+        elif source.is_tensor:
+            raise DGraphError(
+                "the Hessian of a tensor graph is read from JAX's gradient: build it with"
+                " dgraph.from_jax(f, x, level='array') (this one was not read from JAX)"
+            )
+        else:
+            if value:
+                raise DGraphError(
+                    "value_gradient_hessian of a scalar graph is not generated; use mode hessian"
+                )
+            graph = scalar_hessian_graph(source, weights)
+            return HessianSource(graph, len(graph.inputs), weights is not None)
+    elif callable(source):
+        args = _example_args(sizes, point)
+        graph = gradient_graph(source, *args, weights=weights, params=params, value=value)
+    else:
+        raise DGraphError(f"cannot make a Hessian of a {type(source).__name__}")
+    return HessianSource(graph, len(graph.inputs), weights is not None)
+
+
+def scalar_hessian_graph(graph: DGraph, weights: Any = None) -> DGraph:
+    """DISPATCH (wired by the lead): Dixon's Hessian graph of a graph of scalars (sympy,
+    traces, JSON, the element level), :func:`dgraph.core.hessian_graph.hessian_graph`,
+    whose Jacobian is the Hessian. Refused in one line until it is wired."""
+    raise DGraphError(
+        "the Hessian of a graph of scalars is not generated yet: write f with jax.numpy and"
+        " use dgraph.hessian(f, x) (or from_jax(f, x, level='array'))"
+    )
+
+
+def make_hessian(
+    source: DGraph | ExpressionSet | Callable[..., Any],
+    mode: str,
+    lang: str,
+    make: Callable[..., Any],
+    *,
+    method: str | None = None,
+    budget: float | None = None,
+    sparse: bool = False,
+    tril: bool = False,
+    weights: Any = None,
+    params: Sequence[str] = (),
+    sizes: Sequence[int | tuple[int, ...]] | None = None,
+    point: Sequence[Any] | None = None,
+) -> tuple[Any, Callable[..., Any]]:
+    """``(inner, function)``: the generated function ``make`` (``make_function``'s
+    builder: ``make(graph, mode, lang, method, budget, sparse)``) gave for the gradient
+    graph, checked against JAX's forward-over-reverse, and the ``mode`` function on it
+    (module docstring).
+
+    Raises
+    ------
+    DGraphError
+        One line for an unknown mode, ``sparse`` or ``tril`` with ``hvp``, ``tril`` with
+        several differentiated arrays, and what :func:`hessian_source` refuses.
+    """
+    if mode not in HESSIAN_MODES:
+        raise DGraphError(f"unknown Hessian mode {mode!r}: use {', '.join(HESSIAN_MODES)}")
+    if mode == "hvp" and (sparse or tril):
+        raise DGraphError("hvp returns H·t, an array: sparse= and tril= are for the Hessian")
+    src = hessian_source(
+        source,
+        weights=weights,
+        params=params,
+        sizes=sizes,
+        point=point,
+        value=mode == "value_gradient_hessian",
+    )
+    graph = src.graph
+    if tril and src.inputs != 1:
+        raise DGraphError("tril= is for the Hessian of one array argument, not several")
+    inner = make(graph, _INNER[mode], lang, method, budget, sparse)
+    n_args = len(graph.inputs) + len(graph.parameters)  # what H takes: x…, p…, v
+    if mode == "hvp":
+        return inner, _hvp(inner, len(graph.inputs), n_args)
+    if mode == "hessian":
+        hess = inner
+        if src.inputs == 1:
+            hess = _mirrored(inner, tril)
+        hess.__doc__ = _doc(mode, src, sparse, tril)
+        return inner, hess
+    mirror = _mirrored(lambda h: h, tril) if src.inputs == 1 else None
+
+    def value_gradient_hessian(*a: Any) -> tuple[Any, Any, Any]:
+        values, blocks = inner(*a)
+        if mirror is not None:
+            return values[0], values[1], mirror(blocks[1])
+        return values[0], tuple(values[1:]), tuple(blocks[1:])
+
+    value_gradient_hessian.__doc__ = _doc(mode, src, sparse, tril)
+    return inner, value_gradient_hessian
+
+
+def _mirrored(inner: Callable[..., Any], tril: bool) -> Callable[..., Any]:
+    """``inner`` (which returns a Hessian of one array) made symmetric by construction
+    (:class:`Symmetric`), its pattern read from the first value it returns (not from a
+    call made here: a jitted JAX function first called with x64 in one state fails to
+    compile when later called in the other)."""
+    made: list[Symmetric] = []
+
+    def hessian(*a: Any) -> Any:
+        h = inner(*a)
+        if not made:
+            made.append(Symmetric.of(h, tril))
+        return made[0](h)
+
+    return hessian
+
+
+@dataclass
+class Symmetric:
+    """A Hessian of one array made symmetric by construction: each entry above the
+    diagonal replaced by its mirror image below (``tril``: dropped). Sparse: ``take``
+    indexes the stored values of the fixed pattern (the lower ones, then each upper one's
+    mirror), ``indices``/``indptr`` (CSR) or ``coords`` (BCOO) the pattern returned."""
+
+    kind: str  # "csr", "bcoo", "dense"
+    tril: bool
+    n: int
+    take: Any = None
+    indices: Any = None
+    indptr: Any = None
+    coords: Any = None
+    shape: tuple[int, ...] = ()
+    gather: Callable[[Any], Any] | None = None  # JAX's: the jitted values[take]
+
+    @classmethod
+    def of(cls, h: Any, tril: bool) -> Symmetric:
+        """The symmetrizer for Hessians shaped and patterned like ``h`` (one value of
+        the generated function, at the graph's point)."""
+        if isinstance(h, scipy.sparse.sparray | scipy.sparse.spmatrix):
+            h = scipy.sparse.csr_array(h)
+            n = h.shape[0]
+            rows = np.repeat(np.arange(n), np.diff(h.indptr))
+            take, keep = _mirror(rows, h.indices, n, tril)
+            if tril:
+                counts = np.bincount(rows[keep], minlength=n)
+                indptr = np.concatenate([[0], np.cumsum(counts)]).astype(h.indptr.dtype)
+                return cls("csr", tril, n, take, h.indices[keep].copy(), indptr)
+            return cls("csr", tril, n, take, h.indices, h.indptr)
+        if type(h).__name__ == "BCOO":
+            import jax.numpy as jnp  # a BCOO came from JAX: it is installed
+
+            coords = np.asarray(h.indices)
+            n = h.shape[0]
+            take, keep = _mirror(coords[:, 0], coords[:, 1], n, tril)
+            kept = jnp.asarray(coords[keep]) if tril else h.indices
+            found = cls("bcoo", tril, n, jnp.asarray(take), coords=kept)
+            found.gather = _jax().jit(lambda data, take=found.take: data[take])
+            return found
+        shape = tuple(np.shape(h))
+        return cls("dense", tril, math.isqrt(math.prod(shape)), shape=shape)
+
+    def __call__(self, h: Any) -> Any:
+        n = self.n
+        if self.kind == "csr":
+            if not self.tril:  # h is the generated function's own new array
+                h.data = h.data[self.take]
+                return h
+            return scipy.sparse.csr_array(
+                (h.data[self.take], self.indices, self.indptr), shape=(n, n)
+            )
+        if self.kind == "bcoo":
+            from jax.experimental import sparse as jsparse
+
+            return jsparse.BCOO(
+                (self.gather(h.data), self.coords),
+                shape=(n, n),
+                indices_sorted=True,
+                unique_indices=True,
+            )
+        xp = np if isinstance(h, np.ndarray) else _jnp()
+        square = xp.reshape(h, (n, n))
+        lower = xp.tril(square)
+        if self.tril:
+            return lower
+        return xp.reshape(lower + xp.tril(square, -1).T, self.shape)
+
+
+def _mirror(
+    rows: np.ndarray, cols: np.ndarray, n: int, tril: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """For a symmetric pattern (entries ``rows``, ``cols``): the position whose value
+    each entry takes (its own below the diagonal, its mirror's above) and the mask of the
+    lower ones; ``tril``: the lower entries' positions only."""
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    keep = rows >= cols
+    if tril:
+        return np.flatnonzero(keep), keep
+    keys = rows * n + cols
+    order = np.argsort(keys, kind="stable")
+    mirrored = cols * n + rows
+    at = np.searchsorted(keys[order], mirrored)
+    at = np.minimum(at, keys.size - 1)
+    found = keys[order][at] == mirrored
+    if not bool(found.all()):
+        raise DGraphError("the Hessian's pattern is not symmetric: a bug, please report it")
+    take = np.where(keep, np.arange(keys.size), order[at])
+    return take, keep
+
+
+def _hvp(inner: Callable[..., Any], n_inputs: int, n_args: int) -> Callable[..., Any]:
+    """``hvp(*x, *p, *t)`` on the gradient graph's ``jvp(*x, *t, *p)``."""
+
+    def hvp(*a: Any) -> Any:
+        if len(a) != n_args + n_inputs:
+            raise DGraphError(
+                f"hvp takes {n_args + n_inputs} arguments (the Hessian's {n_args}, then one"
+                f" tangent per input), not {len(a)}"
+            )
+        xs, ps, ts = a[:n_inputs], a[n_inputs:n_args], a[n_args:]
+        return inner(*xs, *ts, *ps)
+
+    hvp.__doc__ = "H·t of the gradient graph's tangent sweep: hvp(*x, *p, *t), H never formed."
+    return hvp
+
+
+def _example_args(
+    sizes: Sequence[int | tuple[int, ...]] | None, point: Sequence[Any] | None
+) -> list[np.ndarray]:
+    """Example arguments: ``point``, else arrays of ``sizes``' shapes with entries drawn
+    from [0.5, 1.5) (seed 0: reproducible, away from the zeros where a log or a division
+    has no value)."""
+    if point is not None:
+        return [np.asarray(p, dtype=float) for p in point]
+    if sizes is None:
+        raise DGraphError("the Hessian of a function: give point= (example arguments) or sizes=")
+    rng = np.random.default_rng(0)
+    shapes = [() if s == 0 else (s,) if isinstance(s, int) else tuple(s) for s in sizes]
+    return [rng.uniform(0.5, 1.5, shape) for shape in shapes]
+
+
+def _doc(mode: str, src: HessianSource, sparse: bool, tril: bool) -> str:
+    args = ", ".join([*src.graph.inputs, *src.graph.parameters])
+    kind = "sparse (CSR/BCOO)" if sparse else "dense"
+    part = ", lower triangle" if tril else ""
+    if mode == "hessian":
+        return f"H({args}): the Hessian, {kind}{part}; symmetric by construction."
+    return f"value_gradient_hessian({args}): (f, ∇f, H), H {kind}{part}."
+
+
+def _jax():
+    import jax  # a JAX array came back: JAX is installed
+
+    return jax
+
+
+def _jnp():
+    import jax.numpy as jnp  # a JAX array came back: JAX is installed
+
+    return jnp

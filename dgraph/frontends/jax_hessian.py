@@ -1,0 +1,192 @@
+"""The Hessian graph of a JAX function: the graph of its gradient, read by the one jaxpr
+reader.
+
+The Hessian is the Jacobian of the adjoint computation (Dixon's Hessian graph: the
+forward sweep, its mirror image for the adjoints, and the nonlinear edges between them).
+For a JAX function that computation is JAX's own gradient: ``jax.grad(f)`` for a scalar
+``f``, and for a vector ``f`` with weights ``v`` the gradient of the Lagrangian
+``vᵀf(x)`` (``x ↦ vjp(f, x)(v)``, ``v`` a parameter), so that ``H(x, v)`` is
+``scipy.optimize``'s ``hess(x, v)``. Its jaxpr read at the array level is a handful of
+tensor vertices whatever the size: the second-order blocks are the first-order blocks of
+the backward operations (an elementwise operation's are diagonal; a contraction's the
+bilinear cross term), and every Jacobian method, the value check and the sparse code
+generators apply to it unchanged.
+
+>>> import jax.numpy as jnp
+>>> g = gradient_graph(lambda x: jnp.sum(x[1:] * x[:-1]), np.ones(4))
+>>> g.is_tensor, g.inputs, g.outputs
+(True, ['x'], ['y'])
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..core.graph import DGraph
+from ..errors import InputError
+from .jaxpr import from_jax
+from .jaxpr_arrays import JaxJvp, jax_module, parameter_names, x64
+
+__all__ = ["WEIGHTS", "gradient_graph", "jax_source"]
+
+WEIGHTS = "v"  # the Lagrangian's weights' parameter name (another if f has a parameter v)
+
+
+def gradient_graph(
+    f: Callable[..., Any],
+    *example_args: Any,
+    weights: Any = None,
+    params: Sequence[str] = (),
+    level: str = "array",
+    name: str = "",
+    value: bool = False,
+) -> DGraph:
+    """The graph of ``x ↦ ∇f(x)`` (``weights`` given: of ``x ↦ ∇(vᵀf(x))``): its
+    Jacobian is the Hessian of ``f`` (of the Lagrangian).
+
+    Parameters
+    ----------
+    f
+        A JAX function of arrays; its parameters name the inputs.
+    example_args
+        Arrays whose shapes make the inputs, and the graph's point.
+    weights
+        For ``f`` returning an array: the weights ``v`` of ``vᵀf`` at the point (an array
+        of ``f``'s output shape); the graph takes them as its last parameter (named
+        :data:`WEIGHTS`, or ``weights`` where ``f`` has a parameter ``v``), so generated
+        code is ``H(x, v)``. None for a scalar ``f``.
+    params
+        Parameters of ``f`` that are not differentiated.
+    level
+        ``"array"`` (one tensor vertex per equation) or ``"element"`` (expanded).
+    name
+        The graph's name (default: ``f``'s).
+    value
+        Also output the value (``f``, or ``vᵀf``) first: the graph of JAX's
+        ``value_and_grad``.
+
+    Returns
+    -------
+    DGraph
+        Its inputs ``f``'s differentiated arguments, its outputs their gradients (after
+        the value with ``value``).
+
+    Raises
+    ------
+    InputError
+        ``f`` returns an array and no weights are given, weights for a scalar ``f``,
+        weights of the wrong shape, an output that is not one array, or what
+        :func:`~dgraph.frontends.from_jax` refuses.
+    """
+    jax = jax_module()
+    args = [np.asarray(a, dtype=np.float64) for a in example_args]
+    if not args:
+        raise InputError("the Hessian: give example arguments (their shapes make the inputs)")
+    names = parameter_names(f, len(args))
+    params = list(params)
+    fixed = [k for k, p in enumerate(names) if p in params]
+    free = tuple(k for k in range(len(args)) if k not in fixed)
+    if not free:
+        raise InputError("the Hessian: every argument is in params: nothing to differentiate")
+    shape = _output_shape(jax, f, args)
+    if weights is None and shape != ():
+        raise InputError(
+            f"the Hessian of a function returning shape {shape}: give weights= (one per"
+            " output entry, --weights on the command line: the Hessian of the Lagrangian vᵀf)"
+        )
+    if weights is not None and shape == ():
+        raise InputError("weights= are for a function returning an array; f returns a scalar")
+    label = name or getattr(f, "__name__", "") or "f"
+    label = "f" if label == "<lambda>" else label
+    if weights is None:
+        grad = jax.value_and_grad(f, argnums=free) if value else jax.grad(f, argnums=free)
+        function = _named(lambda *a: _unwrapped(grad(*a), value), names)
+        return from_jax(function, *args, level=level, params=params, name=f"grad_{label}")
+    v = np.asarray(weights, dtype=np.float64)
+    if v.shape != shape:
+        raise InputError(
+            f"weights of shape {v.shape}: f returns shape {shape}, one weight per output entry"
+        )
+    w = WEIGHTS if WEIGHTS not in names else "weights"
+    if w in names:
+        raise InputError("f has parameters named both 'v' and 'weights': rename one")
+
+    def lagrangian_gradient(*a: Any) -> Any:  # JAX's pullback of v: the adjoint sweep
+        *xs, multipliers = a
+        out, pullback = jax.vjp(lambda *d: f(*_merged(xs, d, free)), *(xs[k] for k in free))
+        grads = pullback(multipliers)
+        if value:
+            return (jax.numpy.sum(multipliers * out), *grads)
+        return grads[0] if len(grads) == 1 else grads
+
+    function = _named(lagrangian_gradient, [*names, w])
+    return from_jax(
+        function, *args, v, level=level, params=[*params, w], name=f"grad_{label}_lagrangian"
+    )
+
+
+def jax_source(graph: DGraph) -> tuple[Callable[..., Any], list[np.ndarray], list[str]] | None:
+    """``(f, example_args, params)`` of a graph read from JAX at the array level (its
+    :class:`~dgraph.frontends.jaxpr_arrays.JaxJvp` reference keeps ``f``), the
+    arguments its point (where it has none, entries drawn from [0.5, 1.5), seed 0); None
+    for any other graph."""
+    reference = graph.jvp_reference
+    if not isinstance(reference, JaxJvp) or not graph.is_tensor:
+        return None
+    rng = np.random.default_rng(0)
+    shapes = {**{x: graph.shape(x) for x in graph.inputs}, **graph.parameter_shapes}
+    given = {**(graph.point or {}), **graph.parameter_point}
+    if any(x not in shapes for x in reference.inputs):
+        return None
+    args = [
+        given[x] if x in given else rng.uniform(0.5, 1.5, shapes[x]) for x in reference.inputs
+    ]
+    return reference.f, args, list(graph.parameters)
+
+
+def _output_shape(jax, f: Callable[..., Any], args: list[np.ndarray]) -> tuple[int, ...]:
+    """The shape of ``f``'s one output array (one line for a tuple, a dict, ...)."""
+    with x64(jax):
+        try:
+            out = jax.eval_shape(f, *args)
+        except Exception as exc:
+            line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            raise InputError(
+                f"the Hessian: tracing f with JAX failed: {type(exc).__name__}: {line[:200]}"
+            ) from None
+    leaves = jax.tree_util.tree_leaves(out)
+    if len(leaves) != 1 or not hasattr(out, "shape"):
+        raise InputError(
+            f"the Hessian is of a function returning one array; f returns {len(leaves)} leaves"
+        )
+    return tuple(out.shape)
+
+
+def _merged(xs: Sequence[Any], free_values: Sequence[Any], free: tuple[int, ...]) -> list[Any]:
+    """``f``'s arguments: ``xs`` with the differentiated ones (at ``free``) replaced."""
+    merged = list(xs)
+    for k, x in zip(free, free_values, strict=True):
+        merged[k] = x
+    return merged
+
+
+def _unwrapped(result: Any, value: bool) -> Any:
+    """JAX's gradient over a tuple of argnums as one array for one argument, else the
+    tuple (after the value with ``value``)."""
+    if value:
+        f, grads = result
+        return (f, *grads)
+    return result[0] if len(result) == 1 else result
+
+
+def _named(function: Callable[..., Any], names: list[str]) -> Callable[..., Any]:
+    """``function`` with a signature whose parameters are ``names`` (which name the
+    graph's inputs and parameters)."""
+    function.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names]
+    )
+    return function
