@@ -523,7 +523,20 @@ CASES: list[tuple[str, list[str], str]] = [
         ]
     ],
     # 14c/d. loops and branches are regions (issue 54): every target prints them
-    # (tests/test_codegen_loops.py writes halve's C and sign_branch's CUDA by the CLI)
+    # (tests/test_codegen_loops.py writes halve's C and sign_branch's CUDA by the CLI);
+    # a body reads at its loop counter (tests/test_loop_index.py), not at a value
+    (
+        "loop-index-by-value",
+        [
+            "structure",
+            H("jax_model.py") + ":index_by_value_in_loop",
+            "--inputs",
+            "c:3",
+            "--level",
+            "array",
+        ],
+        "not only on a loop counter",
+    ),
     (  # the element level refuses a cond, as it does a loop
         "jax-cond",
         ["structure", H("jax_model.py") + ":sign_branch", "--inputs", "c:3"],
