@@ -60,6 +60,8 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
         outside = {n: x for n, x, r in zip(names, body_ins, roles, strict=True) if r == "k"}
         length, backwards = int(params["length"]), bool(params.get("reverse", False))
         steps = StepReads(reader, counters, length, backwards, outside, len(names))
+    else:  # a while_loop: an index at its counter is refused in one line
+        steps = StepReads(reader, {}, 0, False, {}, len(names), while_loop=True)
     body = read_body(reader, closed, names, roles, avals, body_ins, where, steps)
     ins = [*ins, *(steps.operands if steps else [])]
     operand_shapes = [tuple(v.aval.shape) for v in eqn.invars]
@@ -78,6 +80,8 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
         n_cond_consts=n_cond,
         name=reader.where,
     )
+    if steps is not None:
+        region.step_tables = steps.tables
     if name == "while":
         cond_names = [f"q{i}" for i in range(n_cond)] + names[n_consts:]
         region.cond = _read_cond(reader, params["cond_jaxpr"], cond_names, ins, n_cond, n_consts)
