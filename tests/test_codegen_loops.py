@@ -519,3 +519,22 @@ def test_the_cli_writes_a_while_loop_in_c_and_a_cond_in_cuda(tmp_path, capsys):
         command = ["nvcc", "-std=c++17", "-ptx", "-arch=sm_80", "-o", str(source) + ".ptx"]
         done = subprocess.run([*command, str(source)], capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
+
+
+def test_a_boolean_constant_read_per_step_is_a_mask_in_every_target():
+    """x <- where(m_t, 2 x, x + 1) with m a constant boolean xs (the masks of indexing
+    at a loop counter): C reads a boolean constant as doubles, as its type says."""
+    x, m = Name("x"), Name("m")
+    body = LoopBody(
+        ("x", "m"),
+        (S("n", _f("where", m, _op(Const(2.0), "*", x), _op(x, "+", Const(1.0)))),),
+        ("n",),
+    )
+    masks = np.random.default_rng(4).random((T, N)) > 0.5
+    loop = Loop((Name("x0"),), (Name("_K2"),), (), body, T)
+    program = _program(loop, ("x0",), ((N,),))
+    x0 = np.array([0.5, -1.0, 2.0])
+    expected = x0.copy()
+    for row in masks:
+        expected = np.where(row, 2 * expected, expected + 1)
+    _all_targets(program, [x0], expected, {"_K2": masks})

@@ -544,6 +544,8 @@ class _Translator(CElementPrinter):
         value = self.module_constants.get(name)
         if isinstance(value, np.ndarray):
             cname = name.lstrip("_")  # _K3 -> K3 (C reserves _ and a capital)
+            if value.dtype.kind == "b":  # booleans are doubles in C (_ctype)
+                value = value.astype(np.float64)
             self.constants.setdefault(cname, value)
             return _contiguous(cname, value.shape, _ctype(value.dtype))
         return None
