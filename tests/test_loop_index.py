@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from dgraph.codegen.c import compiler
-from dgraph.codegen.cuda import cxx_compiler
 from dgraph.codegen.python import load_python
 from dgraph.codegen.tensor.c_values import c_values
 from dgraph.codegen.tensor.module import tensor_program
@@ -168,9 +167,9 @@ def test_a_reverse_scan_with_its_own_counter_and_ys():
 
 
 def test_generated_loops_index_by_the_step():
-    """NumPy and (where a compiler is) C: the new xs is indexed by the loop's step
-    variable, as any xs (JAX's lax.scan of an xs: tests/test_codegen_loops.py); each
-    agrees with jax.jacfwd at another point."""
+    """NumPy: the new xs is indexed by the loop's step variable, as any xs (JAX's
+    lax.scan and C's loop of an xs: tests/test_codegen_loops.py), and agrees with
+    jax.jacfwd at another point."""
     rng = np.random.default_rng(11)
     u, F, d = rng.uniform(0.2, 0.8, 6), rng.uniform(-1, 1, (5, 6)), np.array(0.2)
     with jax.enable_x64(True):
@@ -182,17 +181,14 @@ def test_generated_loops_index_by_the_step():
     assert "for x in _loop_forced_xs)" in text  # the reads: an xs of the loop
     got = np.hstack([np.asarray(b).reshape(6, -1) for b in load_python(text).jacobian(*point)])
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-13)
-    if compiler() is not None:
-        es = accumulate(g, "forward", verify=False)
-        C = c_values(tensor_program(es, "python", True, "jacobian", keep_arrays=True)).load()
-        np.testing.assert_allclose(C(*point).toarray(), want, rtol=1e-12, atol=1e-13)
 
 
 def test_reads_and_writes_of_the_carry_at_the_counter_have_exact_patterns():
     """y.at[i].set(f(y[i-1], y[i])) on a (5, 3) carry and dynamic_update_slice from an
     input's row: right against jax.jacfwd, each block exactly jacfwd's nonzeros at a
     generic point (the chain of per-step selections: 45 of 225 entries; the union over
-    the steps would give 117), in the generated NumPy, C and CUDA (on the host) too."""
+    the steps would give 117), in the generated NumPy and C too (a mask xs in CUDA:
+    tests/test_codegen_loops.py)."""
     rng = np.random.default_rng(13)
     x = rng.uniform(0.1, 0.9, (5, 3))
     g, _, want = _check(rowwise, (x,))
@@ -211,9 +207,22 @@ def test_reads_and_writes_of_the_carry_at_the_counter_have_exact_patterns():
     values = c_values(tensor_program(es, "python", True, "jacobian", keep_arrays=True))
     if compiler() is not None:
         np.testing.assert_allclose(values.load()(x).toarray(), want, rtol=1e-13, atol=1e-14)
-    if cxx_compiler() is not None:
-        host = values.load_cuda_host()
-        np.testing.assert_allclose(host(x).toarray(), want, rtol=1e-13, atol=1e-14)
+
+
+def test_an_index_scanned_over_a_constant_arange():
+    """lax.scan over jnp.arange(T) (a constant integer xs) as the index: a reverse scan
+    reading F[i], and a write and read of the carry at 2 i with ys."""
+
+    def reads(c, F):
+        step = lambda c, i: (c * 0.9 + F[i] * c[::-1], None)  # noqa: E731
+        return lax.scan(step, c, jnp.arange(F.shape[0]), reverse=True)[0]
+
+    def writes(x):
+        step = lambda y, i: (y.at[i].set(jnp.cos(y[i]) + y[0]), y[i])  # noqa: E731
+        return lax.scan(step, x, 2 * jnp.arange(3))
+
+    _check(reads, (np.array([0.3, 0.6]), np.linspace(-1, 1, 8).reshape(4, 2)))
+    _check(writes, (np.linspace(0.1, 0.9, 6),))
 
 
 def _refused(f, *args) -> str:

@@ -27,7 +27,7 @@ from ..core.block_values import vertex_values
 from ..core.graph import DGraph
 from ..core.regions import Body, Region, region_notes, regions_of
 from ..errors import InputError
-from .jaxpr_steps import StepReads, counters_of
+from .jaxpr_steps import StepReads, counters_of, known_xs
 
 __all__ = ["LOOPS", "is_opaque", "loop_notes", "read_body", "read_loop"]
 
@@ -60,6 +60,7 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
         outside = {n: x for n, x, r in zip(names, body_ins, roles, strict=True) if r == "k"}
         length, backwards = int(params["length"]), bool(params.get("reverse", False))
         steps = StepReads(reader, counters, length, backwards, outside, len(names))
+        steps.known = known_xs(names, roles, body_ins, avals)
     else:  # a while_loop: an index at its counter is refused in one line
         steps = StepReads(reader, {}, 0, False, {}, len(names), while_loop=True)
     body = read_body(reader, closed, names, roles, avals, body_ins, where, steps)

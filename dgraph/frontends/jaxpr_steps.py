@@ -3,8 +3,9 @@
 
 A ``fori_loop`` with static bounds is a ``scan`` whose carry ``i`` starts at a constant
 and grows by a constant each step (``i = start + t·stride`` at step t); a scan may carry
-such a counter itself. An index that is a function of such counters (and constants)
-alone is known at every step before the loop runs, so each step's read or write is a
+such a counter itself, or scan over a constant integer ``xs`` (``jnp.arange(T)``). An
+index that is a function of such counters and xs (and constants) alone is known at every
+step before the loop runs, so each step's read or write is a
 fixed selection:
 
 * a read of an array every step reads whole (a loop operand, or a constant): the T
@@ -39,7 +40,7 @@ from ..blocks.arrays import ArrayOp, Const, operand_value
 from ..errors import InputError
 from .jaxpr_scatter import INDEX_OPERANDS
 
-__all__ = ["StepReads", "counters_of"]
+__all__ = ["StepReads", "counters_of", "known_xs"]
 
 READS = frozenset({"dynamic_slice", "gather"})
 WRITES = frozenset({"dynamic_update_slice", "scatter", "scatter-add", "scatter_add"})
@@ -68,6 +69,16 @@ def counters_of(closed, n_consts: int, n_carry: int, outside: list, names: list[
         if isinstance(step, Literal) and np.ndim(step.val) == 0:
             found[names[i]] = (int(start.reshape(-1)[0]), int(step.val))
     return found
+
+
+def known_xs(names: list[str], roles: list[str], outside: list, avals: list) -> dict:
+    """The scan's integer xs that are constants (``jnp.arange(T)`` scanned over): name ->
+    the stacked values, row t read at step t (T-1-t in a reverse scan)."""
+    return {
+        n: np.asarray(x)
+        for n, r, x, a in zip(names, roles, outside, avals, strict=True)
+        if r == "x" and isinstance(x, np.ndarray) and np.issubdtype(a.dtype, np.integer)
+    }
 
 
 def _leaves(values: list) -> set[str]:
@@ -133,6 +144,7 @@ class StepReads:
     floats: list[bool] = field(default_factory=list)
     avals: list[Any] = field(default_factory=list)
     tables: dict[str, np.ndarray] = field(default_factory=dict)
+    known: dict[str, np.ndarray] = field(default_factory=dict)  # constant integer xs
     while_loop: bool = False  # a while_loop's body: no counter is known before it runs
 
     def read(self, sub, eqn, ins: list) -> list | None:
@@ -149,7 +161,7 @@ class StepReads:
                 f"{where}: {name} with an index that changes from trip to trip of a"
                 " while_loop is not supported (a fori_loop with static bounds is read)"
             )
-        if not leaves <= self.counters.keys():
+        if not leaves <= self.counters.keys() | self.known.keys():
             raise InputError(
                 f"{where}: {name} with an index that depends on the inputs' values (not only"
                 " on a loop counter) is not supported: make it a constant or the counter"
@@ -284,6 +296,8 @@ class StepReads:
         per_step = []
         for t in range(self.length):
             env = {c: np.asarray(start + t * stride) for c, (start, stride) in counters}
+            row = self.length - 1 - t if self.reverse else t  # a reverse scan's xs row
+            env.update({x: np.asarray(rows[row]) for x, rows in self.known.items()})
             per_step.append([np.asarray(operand_value(x, env)) for x in indices])
         kinds = [v.aval.dtype for v in eqn.invars[INDEX_OPERANDS[eqn.primitive.name]]]
         return [np.stack([s[k] for s in per_step]).astype(kind) for k, kind in enumerate(kinds)]
