@@ -251,7 +251,12 @@ def test_what_stays_refused_in_one_line():
 
         return lax.while_loop(lambda s: s[0] < 3, body, (0, x))[1]
 
+    def nested(x):  # the outer loop's counter read in the inner loop's body
+        inner = lambda i: lambda j, z: z * x[i] + x[j]  # noqa: E731
+        return lax.fori_loop(0, 2, lambda i, y: lax.fori_loop(0, 2, inner(i), y), x)
+
     assert "not only on a loop counter" in _refused(by_value, x)
+    assert "an outer loop's counter" in _refused(nested, x)
     assert "a window moving over the array" in _refused(moving, x)
     assert "x.at[i].set and dynamic_update_slice are" in _refused(adds, x)
     assert "trip to trip of a while_loop" in _refused(in_while, x)

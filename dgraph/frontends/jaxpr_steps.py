@@ -161,7 +161,14 @@ class StepReads:
                 f"{where}: {name} with an index that changes from trip to trip of a"
                 " while_loop is not supported (a fori_loop with static bounds is read)"
             )
-        if not leaves <= self.counters.keys() | self.known.keys():
+        unknown = leaves - self.counters.keys() - self.known.keys()
+        if unknown and unknown <= self.outside.keys():
+            raise InputError(
+                f"{where}: {name} with an index read from a loop operand (an outer loop's"
+                " counter, an integer argument) is not supported yet: only this loop's"
+                " counter is read"
+            )
+        if unknown:
             raise InputError(
                 f"{where}: {name} with an index that depends on the inputs' values (not only"
                 " on a loop counter) is not supported: make it a constant or the counter"
