@@ -14,6 +14,7 @@ import pytest
 from dgraph.blocks import arrays
 from dgraph.codegen.array_passes import array_shapes, count_array_ops, optimize
 from dgraph.codegen.c import compiler
+from dgraph.codegen.cuda import cxx_compiler
 from dgraph.codegen.evaluate import ArrayEvaluator
 from dgraph.codegen.ir import (
     ArrayProgram,
@@ -228,8 +229,8 @@ def test_a_constant_index_reads_its_branch_in_place():
 @pytest.mark.skipif(compiler() is None, reason="no C compiler")
 def test_c_values_of_a_cond_are_an_if_chosen_at_run_time():
     """The C sparse values: an if / else if chain on the clamped index, right at points
-    of either branch; a cond in a scan body too. CUDA has no cond yet: its text is an
-    #error and make_function's CLI route refuses it in one line (tests/test_hostile.py)."""
+    of either branch; a cond in a scan body too. CUDA: the launcher reads the index back
+    and launches the taken branch's kernels (run on the host, one thread each)."""
     x, p = np.array([1.0, 2.0, 3.0]), np.array(0.5)
     g = dgraph.from_jax(two_way, x, p, level="array")
     C = dgraph.make_function(g, "jacobian", lang="c", sparse=True, method="forward")
@@ -239,10 +240,14 @@ def test_c_values_of_a_cond_are_an_if_chosen_at_run_time():
         np.testing.assert_allclose(C.stacked(point, p).toarray(), want, rtol=1e-14, atol=1e-15)
     es = accumulate(g, "forward", verify=False)
     program = tensor_program(es, "python", True, "jacobian", keep_arrays=True)
-    assert c_values(program).cuda.startswith("#error")
-    with pytest.raises(DGraphError, match="code generation of a cond") as caught:
-        refuse_unprinted(g, ("cuda",))
-    assert "\n" not in str(caught.value)
+    values = c_values(program)
+    assert "} else if (cond_two_way_i == 1) {" in values.cuda
+    refuse_unprinted(g, ("c", "cuda"))  # nothing refused: every target prints a cond
+    if cxx_compiler() is not None:
+        host = values.load_cuda_host()
+        for point in (x, np.array([-1.0, 0.5, -2.0])):
+            want = _jacfwd(two_way, (point, p))
+            np.testing.assert_allclose(host(point, p).toarray(), want, rtol=1e-14, atol=1e-15)
 
 
 # -- the Cond IR kind, hand-built ---------------------------------------------------------

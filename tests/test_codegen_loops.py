@@ -380,10 +380,11 @@ def test_a_fori_loop_region_gives_jvp_vjp_and_c_values():
 
 
 @needs_jax
-def test_a_while_loop_region_is_a_while_loop_and_refused_in_c():
-    """A Newton solve of x^3 + b x = a (a while_loop): NumPy's while loop and JAX's
-    lax.while_loop carrying the tangents give jax.jacfwd's Jacobian at the trip count of
-    the point; its C code is refused in one line."""
+def test_a_while_loop_region_is_a_while_loop_in_every_target():
+    """A Newton solve of x^3 + b x = a (a while_loop): NumPy's while loop, JAX's
+    lax.while_loop, C's loop with a break and the CUDA launcher's loop (its kernels run on
+    the host, one thread each) carrying the tangents give jax.jacfwd's Jacobian at the
+    trip count of each point (two points, 6 and 8 trips)."""
     import jax
     import jax.numpy as jnp
 
@@ -409,9 +410,25 @@ def test_a_while_loop_region_is_a_while_loop_and_refused_in_c():
         assert "jax.lax.while_loop(" in text
         got = jax.jit(load_python(text).jacobian)(a, b)
         np.testing.assert_allclose(np.hstack(got), want, rtol=1e-13, atol=1e-15)
-    with pytest.raises(DGraphError, match="code generation of a while_loop") as caught:
-        dgraph.make_function(g, "jacobian", lang="c", sparse=True)
-    assert "\n" not in str(caught.value)
+    if compiler() is None:
+        return
+    C = dgraph.make_function(g, "jacobian", lang="c", sparse=True, method="forward")
+    assert C.generated.verified and "break;" in C.generated.text
+    cuda = C.generated.values.cuda
+    assert "for (long long loop_newton_trips = 0; ; loop_newton_trips++) {" in cuda
+    host = C.generated.values.load_cuda_host() if cxx_compiler() is not None else None
+    trips = set()
+    for point in (a, np.array([9.0, 0.2])):
+        with jax.enable_x64(True):
+            want = np.hstack([np.asarray(m) for m in jax.jacfwd(newton, argnums=(0, 1))(point, b)])
+        x, count = point.copy(), 0  # the trips the loop runs from this point
+        while np.max(np.abs(x**3 + b * x - point)) > 1e-12:
+            x, count = x - (x**3 + b * x - point) / (3 * x**2 + b), count + 1
+        trips.add(count)
+        np.testing.assert_allclose(C.stacked(point, b).toarray(), want, rtol=1e-13, atol=1e-15)
+        if host is not None:
+            np.testing.assert_allclose(host(point, b).toarray(), want, rtol=1e-13, atol=1e-15)
+    assert trips == {6, 8}
 
 
 def test_a_while_node_in_numpy_jax_and_the_evaluator():
@@ -474,3 +491,50 @@ def test_a_scan_inside_a_scan_body_is_a_loop_inside_a_loop():
         J = dgraph.make_function(g, "jacobian", method="forward")
     assert J.generated.text.count("_body(") == 4  # two loops, each defined and called once
     np.testing.assert_allclose(_flat(J(x0, p), outputs), want, rtol=1e-13, atol=1e-15)
+
+
+@needs_jax
+@needs_c
+def test_the_cli_writes_a_while_loop_in_c_and_a_cond_in_cuda(tmp_path, capsys):
+    """`dgraph codegen` of tests/hostile/jax_model.py's halve (a while_loop) to C and of
+    its sign_branch (a cond) to CUDA: files written, checked, and (where nvcc is) the CUDA
+    text of both compiled to PTX (not run: no GPU here)."""
+    from pathlib import Path
+
+    from dgraph.cli import main
+
+    model = str(Path(__file__).parent / "hostile" / "jax_model.py")
+    written = []
+    for function, suffix in (("halve", "c"), ("sign_branch", "cu"), ("halve", "cu")):
+        target = tmp_path / f"{function}.{suffix}"
+        argv = ["codegen", f"{model}:{function}", "--inputs", "c:3", "--level", "array"]
+        assert main([*argv, "--sparse", "-o", str(target)]) == 0, capsys.readouterr()
+        written.append(target)
+    text = written[0].read_text()
+    assert "for (long loop_halve_trips = 0; ; loop_halve_trips++) {" in text
+    assert "dgraph_read(" in written[1].read_text() and "} else if (" in written[1].read_text()
+    if shutil.which("nvcc") is None:
+        return
+    for source in written[1:]:
+        command = ["nvcc", "-std=c++17", "-ptx", "-arch=sm_80", "-o", str(source) + ".ptx"]
+        done = subprocess.run([*command, str(source)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+
+
+def test_a_boolean_constant_read_per_step_is_a_mask_in_every_target():
+    """x <- where(m_t, 2 x, x + 1) with m a constant boolean xs (the masks of indexing
+    at a loop counter): C reads a boolean constant as doubles, as its type says."""
+    x, m = Name("x"), Name("m")
+    body = LoopBody(
+        ("x", "m"),
+        (S("n", _f("where", m, _op(Const(2.0), "*", x), _op(x, "+", Const(1.0)))),),
+        ("n",),
+    )
+    masks = np.random.default_rng(4).random((T, N)) > 0.5
+    loop = Loop((Name("x0"),), (Name("_K2"),), (), body, T)
+    program = _program(loop, ("x0",), ((N,),))
+    x0 = np.array([0.5, -1.0, 2.0])
+    expected = x0.copy()
+    for row in masks:
+        expected = np.where(row, 2 * expected, expected + 1)
+    _all_targets(program, [x0], expected, {"_K2": masks})

@@ -557,39 +557,22 @@ CASES: list[tuple[str, list[str], str]] = [
             ("sparse-jvp", ["--mode", "jvp", "--sparse", "-o", "j.py"], "--sparse is for"),
         ]
     ],
-    # 14c. loops are regions (issue 54, item 1): no code for them yet
+    # 14c/d. loops and branches are regions (issue 54): every target prints them
+    # (tests/test_codegen_loops.py writes halve's C and sign_branch's CUDA by the CLI);
+    # a body reads at its loop counter (tests/test_loop_index.py), not at a value
     (
-        "loop-codegen",
+        "loop-index-by-value",
         [
-            "codegen",
-            H("jax_model.py") + ":halve",
+            "structure",
+            H("jax_model.py") + ":index_by_value_in_loop",
             "--inputs",
             "c:3",
             "--level",
             "array",
-            "--sparse",
-            "-o",
-            "j.c",
         ],
-        "code generation of a while_loop",
+        "not only on a loop counter",
     ),
-    # 14d. branches are regions (issue 54, item 2): C's if, no CUDA code for them yet
-    (
-        "cond-codegen-cuda",
-        [
-            "codegen",
-            H("jax_model.py") + ":sign_branch",
-            "--inputs",
-            "c:3",
-            "--level",
-            "array",
-            "--sparse",
-            "-o",
-            "j.cu",
-        ],
-        "code generation of a cond",
-    ),
-    (  # and the element level refuses it, as it does a loop
+    (  # the element level refuses a cond, as it does a loop
         "jax-cond",
         ["structure", H("jax_model.py") + ":sign_branch", "--inputs", "c:3"],
         "the array operation 'cond' has no element level (",

@@ -16,7 +16,10 @@ step ``M = [[A, K], [0, I]]`` over ``(c, k)``:
   by repeated boolean squaring (O(log T) products; a ``while_loop``'s, whose T is known
   only at a point, the reflexive-transitive closure of ``M``: sound for every trip
   count); blocks over ``xs`` and of ``ys`` read the sequence of patterns ``M^t``, which
-  saturates or cycles: it is computed up to its first repeat, never past T;
+  saturates or cycles: it is computed up to its first repeat, never past T; a body that
+  selects by per-step masks (indexing at the loop counter, ``step_tables``) has a
+  pattern of its own at each step, and the blocks are the boolean tangent sweep of those
+  T patterns (:meth:`Region.step_sweep`);
 * values at a point: one tangent sweep through the T steps (``D ← J_t·D``, the body's
   Jacobian ``J_t`` accumulated over its own graph at step t), which is the chain
   product bracketed from the right — for a chain of equal square factors applied to the
@@ -385,6 +388,7 @@ class Region(PatternBlocks):
     def __post_init__(self) -> None:
         self._runs: dict[bytes, dict] = {}
         self._pattern: dict[tuple[int, int], np.ndarray | None] | None = None
+        self.step_tables: dict[str, np.ndarray] = {}  # per-step masks (_step_patterns)
         b = self.body
         self.n_xs = len(b.inputs) - self.n_consts - self.n_carry
         first = self.n_cond_consts
@@ -616,8 +620,24 @@ class Region(PatternBlocks):
     def _patterns(self) -> dict[tuple[int, int], Any]:
         """Each (output, operand) pair's pattern as a boolean sparse matrix."""
         if self._pattern is None:
-            self._pattern = _loop_patterns(self)
+            rule = _step_patterns if self.step_tables else _loop_patterns
+            self._pattern = rule(self)
         return self._pattern
+
+    def step_sweep(self, jacobian_at) -> dict[tuple[int, int], Any]:
+        """The pattern of every block by a boolean tangent sweep: ``jacobian_at(t)`` is
+        the pattern of step t's body Jacobian (T sparse boolean products, the chain's
+        per-step patterns; no entry is lost, as no sum of ones cancels)."""
+        columns = self._columns([])
+        width = columns[-1]
+        d_carry = self._seed_carries(columns, width)
+        dys = []
+        for t in range(self.length or 0):
+            d_out = _bool(self._step_tangents(jacobian_at(t), t, columns, d_carry, width))
+            d_carry, d_y = self._split_tangents(d_out, width)
+            dys.append(d_y)
+        found = self._assemble(d_carry, dys, columns, width)
+        return {key: _bool(m) for key, m in found.items()}
 
 
 # -- patterns of the chain product ----------------------------------------------------------
@@ -811,6 +831,80 @@ def _loop_patterns(r: Region) -> dict[tuple[int, int], Any]:
                 grid[t] = [sp.csr_array((ny, x_size)) if g is None else g for g in grid[t]]
             y_x = _bool(sp.block_array(grid, format="csr")) if T else sp.csr_array((0, 0))
     return _by_operand(r, final_c, final_k, final_x, y_ck, y_x, n_c)
+
+
+def _step_patterns(r: Region) -> dict[tuple[int, int], Any]:
+    """The patterns of a scan whose body selects by per-step masks (``r.step_tables``:
+    reads and writes at the loop counter, :mod:`dgraph.frontends.jaxpr_steps`): the
+    body's pattern at step t keeps, of each ``select_n`` on a mask, the entries the
+    mask picks at t; the chain of those T patterns is exact per step."""
+    b = r.body
+    g = b.graph
+    masked = {}
+    for v in b.order:
+        op = g.op(v)
+        if op is not None and op.primitive == "select_n" and _reads_only(op.operands[0], r):
+            masked[v] = op
+    whole = b.jacobian(None)
+    if not masked:
+        return r.step_sweep(lambda t: whole)
+
+    def at(t: int) -> sp.csr_array:
+        s = r.length - 1 - t if r.reverse else t
+        env = {name: table[s] for name, table in r.step_tables.items()}
+        picks = {v: np.asarray(operand_value(op.operands[0], env)) for v, op in masked.items()}
+        return _masked_jacobian(b, picks)
+
+    return r.step_sweep(at)
+
+
+def _reads_only(x: Any, r: Region) -> bool:
+    """Whether the nested operation ``x`` reads per-step masks and nothing else."""
+    names, stack = set(), [x]
+    while stack:
+        y = stack.pop()
+        if isinstance(y, str):
+            names.add(y)
+        elif isinstance(y, ArrayOp):
+            stack.extend(y.operands)
+    return bool(names) and names <= r.step_tables.keys()
+
+
+def _masked_jacobian(b: Body, picks: Mapping[str, np.ndarray]) -> sp.csr_array:
+    """The body Jacobian's pattern with each masked ``select_n`` vertex's rows (its
+    entries) kept only from the case its mask picks there."""
+    g = b.graph
+    rows: dict[str, Any] = {}
+    for i, x in enumerate(b.inputs):
+        if b.floats[i]:
+            rows[x] = _selection(math.prod(b.shapes[i]), b.n_in, b.in_offsets[i])
+    for v in b.order:
+        op = g.op(v)
+        if op is None:
+            continue
+        total = None
+        for u in g.predecessors(v):
+            if u not in rows:
+                continue
+            m = _ones_matrix(g, u, v)
+            if v in picks:
+                chosen = np.broadcast_to(picks[v].astype(int), op.shape).reshape(-1)
+                keep = np.zeros(m.shape[0])
+                for k, x in enumerate(op.operands[1:], start=0):
+                    if x == u:
+                        keep += chosen == k
+                m = sp.csr_array(sp.diags_array(keep) @ m)
+            term = m @ rows[u]
+            total = term if total is None else total + term
+        if total is not None:
+            rows[v] = _bool(total)
+    blocks = []
+    for o, shape in zip(b.outputs, b.out_shapes, strict=True):
+        if isinstance(o, str):
+            blocks.append(rows.get(o, sp.csr_array((math.prod(shape), b.n_in))))
+    if not blocks:
+        return sp.csr_array((0, b.n_in))
+    return _bool(sp.vstack(blocks, format="csr"))
 
 
 def _carry_layout(r: Region) -> tuple[list[int], list[int]]:

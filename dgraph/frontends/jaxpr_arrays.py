@@ -25,9 +25,10 @@ Vertices are named after their primitive and the equation's place in the inlined
 (``exp4``, ``dot1``: long names shortened), inputs after the function's parameters, outputs as the
 scalar builder names them (``y``, ``y0, y1, ...``, a dict's keys). An output that is an
 input, or that another vertex reads, is a ``copy`` vertex of it. Gathers and scatters at
-constant indices are maps between flat positions (:mod:`.jaxpr_scatter`). An index that
-depends on the inputs (``dynamic_slice``, ``gather``, ``scatter``) or a primitive with no
-array operation is one error line naming it.
+constant indices are maps between flat positions (:mod:`.jaxpr_scatter`); inside a scan
+body, a read at the loop counter is a per-step slice of a new ``xs`` (:mod:`.jaxpr_steps`).
+An index that depends on the inputs (``dynamic_slice``, ``gather``, ``scatter``) or a
+primitive with no array operation is one error line naming it.
 
 References: Graphax reads jaxprs as one vertex per equation in the same way (Lohoff and
 Neftci, "Optimizing automatic differentiation with deep reinforcement learning", 2024).
@@ -373,6 +374,10 @@ class _Reader:
             return empty
         indices = ins[INDEX_OPERANDS[name]] if name in INDEX_OPERANDS else []
         if not all(isinstance(x, np.ndarray) for x in indices):
+            steps = getattr(self, "steps", None)  # a scan body's reads at its loop counter
+            found = None if steps is None else steps.read(self, eqn, ins)
+            if found is not None:
+                return found
             what = "a sparse matrix" if name == "bcoo_dot_general" else "an index"
             raise InputError(
                 f"{self.where}: {name} with {what} that depends on the inputs is not"

@@ -11,7 +11,8 @@ graph's size does not depend on the trip count.
 In the body, a carry, a slice of ``xs`` or a constant operand that is a float vertex
 outside is an input vertex a derivative flows from; an integer or boolean one (the
 counter of a ``fori_loop``) is read as a value no derivative flows through; constants
-fold into the body. A ``while_loop``'s condition is read the same way, as a nested
+fold into the body. A scan body's read at its loop counter (``c[i]``) is a new ``xs``
+(:mod:`.jaxpr_steps`). A ``while_loop``'s condition is read the same way, as a nested
 operation over its constants and the carries.
 """
 
@@ -26,6 +27,7 @@ from ..core.block_values import vertex_values
 from ..core.graph import DGraph
 from ..core.regions import Body, Region, region_notes, regions_of
 from ..errors import InputError
+from .jaxpr_steps import StepReads, counters_of, known_xs
 
 __all__ = ["LOOPS", "is_opaque", "loop_notes", "read_body", "read_loop"]
 
@@ -52,14 +54,26 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
     roles += ["x"] * (len(closed.jaxpr.invars) - len(roles))
     names = [f"{r}{i}" for i, r in enumerate(roles)]
     avals = [v.aval for v in closed.jaxpr.invars]
-    body = read_body(reader, closed, names, roles, avals, body_ins, where)
+    steps = None
+    if name == "scan":  # reads at a counter: new xs (jaxpr_steps)
+        counters = counters_of(closed, n_consts, n_carry, body_ins, names)
+        outside = {n: x for n, x, r in zip(names, body_ins, roles, strict=True) if r == "k"}
+        length, backwards = int(params["length"]), bool(params.get("reverse", False))
+        steps = StepReads(reader, counters, length, backwards, outside, len(names))
+        steps.known = known_xs(names, roles, body_ins, avals)
+    else:  # a while_loop: an index at its counter is refused in one line
+        steps = StepReads(reader, {}, 0, False, {}, len(names), while_loop=True)
+    body = read_body(reader, closed, names, roles, avals, body_ins, where, steps)
+    ins = [*ins, *(steps.operands if steps else [])]
+    operand_shapes = [tuple(v.aval.shape) for v in eqn.invars]
+    operand_shapes += [a.shape for a in (steps.avals if steps else [])]
     active = [isinstance(x, str) for x in ins]
     region = Region(
         kind=name,
         body=body,
         n_consts=n_consts,
         n_carry=n_carry,
-        operand_shapes=[tuple(v.aval.shape) for v in eqn.invars],
+        operand_shapes=operand_shapes,
         out_shapes=[tuple(v.aval.shape) for v in eqn.outvars],
         active=active,
         length=int(params["length"]) if name == "scan" else None,
@@ -67,6 +81,8 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
         n_cond_consts=n_cond,
         name=reader.where,
     )
+    if steps is not None:
+        region.step_tables = steps.tables
     if name == "while":
         cond_names = [f"q{i}" for i in range(n_cond)] + names[n_consts:]
         region.cond = _read_cond(reader, params["cond_jaxpr"], cond_names, ins, n_cond, n_consts)
@@ -121,18 +137,24 @@ def _input_value(name: str, aval, outside: Any, role: str) -> Any:
     return ArrayOp("stop_gradient", (name,), (), tuple(aval.shape))
 
 
-def read_body(reader, closed, names, roles, avals, outside, where: str) -> Body:
+def read_body(reader, closed, names, roles, avals, outside, where: str, steps=None) -> Body:
     """The body's tensor graph: its inputs, the vertices a derivative flows through, an
     output vertex (``out<o>``) per output one reaches; the other outputs as nested
-    operations."""
+    operations. ``steps`` (a scan's :class:`~.jaxpr_steps.StepReads`) reads indices at
+    the loop counter as new inputs, after the body's own."""
     jaxpr = closed.jaxpr
     n_out = len(jaxpr.outvars)
     out_names = [f"out{o}" for o in range(n_out)]
     sub = _sub_reader(reader, where, set(names) | set(out_names))
+    sub.steps = steps
     args = [
         _input_value(n, a, x, r) for n, a, x, r in zip(names, avals, outside, roles, strict=True)
     ]
     values = sub.run(jaxpr, closed.consts, args)
+    if steps is not None and steps.names:
+        names = [*names, *steps.names]
+        args = [*args, *(n if f else None for n, f in zip(steps.names, steps.floats, strict=True))]
+        avals = [*avals, *(_Step(s) for s in steps.shapes)]
     out_avals = [v.aval for v in jaxpr.outvars]
     for value in values:
         if is_opaque(value):
@@ -144,6 +166,13 @@ def read_body(reader, closed, names, roles, avals, outside, where: str) -> Body:
     shapes = [tuple(a.shape) for a in avals]
     graph, outputs = _body_graph(sub, names, shapes, values, out_names, out_avals, where)
     return Body(graph, names, shapes, floats, outputs, [tuple(a.shape) for a in out_avals])
+
+
+class _Step:
+    """The aval of a step's slice of a new xs (its shape is all the body reads)."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = shape
 
 
 def _body_graph(sub, names, shapes, values, out_names, out_avals, where: str):

@@ -38,3 +38,7 @@ def halve(c):
 
 def sign_branch(c):
     return jax.lax.cond(c[0] > 0.0, jnp.sin, jnp.cos, c)
+
+
+def index_by_value_in_loop(c):
+    return jax.lax.fori_loop(0, 3, lambda i, y: y + c[(y[0] > 0).astype(int)], c)  # not i

@@ -338,7 +338,7 @@ class _Translator(CElementPrinter):
     def _statement(self, target: str, node: Node) -> None:
         """One statement: its shape inferred (a loop's: the tuple of its outputs'), then
         translated."""
-        loop = isinstance(node, (ir.Loop, ir.Cond))
+        loop = isinstance(node, (ir.Loop, ir.While, ir.Cond))
         shaped = self.inference.of(node) if loop else self._shaped(node)
         self.inference.env[target] = shaped
         self._assign(target, node, shaped)
@@ -352,6 +352,9 @@ class _Translator(CElementPrinter):
             return
         if isinstance(node, ir.Loop):
             self._loop_statement(target, node)
+            return
+        if isinstance(node, ir.While):
+            self._while_statement(target, node)
             return
         if isinstance(node, ir.Cond):
             self._cond_statement(target, node)
@@ -541,6 +544,8 @@ class _Translator(CElementPrinter):
         value = self.module_constants.get(name)
         if isinstance(value, np.ndarray):
             cname = name.lstrip("_")  # _K3 -> K3 (C reserves _ and a capital)
+            if value.dtype.kind == "b":  # booleans are doubles in C (_ctype)
+                value = value.astype(np.float64)
             self.constants.setdefault(cname, value)
             return _contiguous(cname, value.shape, _ctype(value.dtype))
         return None
@@ -1111,9 +1116,8 @@ class _Translator(CElementPrinter):
         """A :class:`~dgraph.codegen.ir.Cond` as a C ``if`` / ``else if`` chain on the
         clamped index: each branch's statements (its names its own,
         ``<target>.b<k>.<name>``) inside its block, its results copied into the cond's
-        output buffers. On a GPU the branch would be chosen by a value on the device: the
-        CUDA text of a program with a cond is an ``#error``."""
-        self.conds = True
+        output buffers. On a GPU the launcher reads the index back (one copy to the host)
+        and launches the taken branch's kernels alone, in the same ``if`` chain."""
         outputs = list(self.inference.of(node))
         results = []
         for k, value in enumerate(outputs):
@@ -1128,6 +1132,17 @@ class _Translator(CElementPrinter):
             f"    long {chosen} = (long)({index.base}[{index.offset}]);"
             f" {chosen} = {chosen} < 0 ? 0 : ({chosen} > {last} ? {last} : {chosen});"
         )
+        self.kernels.append(
+            (
+                LAUNCHER,
+                [
+                    f"long long {chosen} = (long long)dgraph_read({index.base} + {index.offset}LL,"
+                    f" stream); {chosen} = {chosen} < 0 ? 0 : ({chosen} > {last} ? {last}"
+                    f" : {chosen});"
+                ],
+                "",
+            )
+        )
         self.loops += 1  # no scatter in place into a buffer another branch reads
         for b, part in enumerate(node.branches):
             prefix = {n: f"{target}.b{b}.{n}" for n in part.arguments}
@@ -1141,6 +1156,8 @@ class _Translator(CElementPrinter):
                     self.env[prefix[name]] = view
             start = len(self.lines)
             self.lines.append(f"    {'if' if b == 0 else '} else if'} ({chosen} == {b}) {{")
+            opens = f"{'if' if b == 0 else '} else if'} ({chosen} == {b}) {{"
+            self.kernels.append((LAUNCHER, [opens], "open" if b == 0 else "mid"))
             statements = [
                 ArrayStatement(prefix[s.target], ir.renamed(s.value, prefix), s.at)
                 for s in part.statements
@@ -1159,8 +1176,89 @@ class _Translator(CElementPrinter):
                 )
             self.lines[start + 1 :] = ["    " + line for line in self.lines[start + 1 :]]
         self.lines.append("    }")
+        self.kernels.append((LAUNCHER, ["}"], "close"))
         self.loops -= 1
         self.env[target] = tuple(results)  # type: ignore[assignment]
+
+    def _while_statement(self, target: str, node: ir.While) -> None:
+        """A :class:`~dgraph.codegen.ir.While` as a C ``for (;;)`` loop: the condition's
+        statements, a ``break`` once its scalar is false, the body's statements, then the
+        new carries copied into the carries' buffers (the trip count is the loop's
+        counter; the tangent sweep carried alongside needs no record of it). On a GPU the
+        launcher loops, reading the condition back after its kernels (one copy to the
+        host a trip). The programs' names are their own (``<target>.c.<name>``,
+        ``<target>.b.<name>``)."""
+        init = [self._shaped(c) for c in node.init]
+        bound = [self._operand(i) for i in node.invariants]
+        invariants = [self.inference.of(i) for i in node.invariants]
+        carries = []
+        for k, (value, first) in enumerate(zip(init, node.init, strict=True)):
+            ctype = _ctype(value.dtype)
+            view = _contiguous(
+                self._buffer(f"{target}_c{k}", value.size, ctype), value.shape, ctype
+            )
+            self._copy(view, first)
+            carries.append(view)
+        parts = []
+        for tag, part in (("c", node.cond), ("b", node.body)):
+            prefix = {n: f"{target}.{tag}.{n}" for n in part.arguments}
+            prefix.update({s.target: f"{target}.{tag}.{s.target}" for s in part.statements})
+            given = part.arguments[len(node.init) :]
+            for name, value in zip(given, node.invariants, strict=True):
+                if isinstance(value, ir.Name) and value.id in self.module_constants:
+                    prefix[name] = value.id
+            values = [*carries, *bound]
+            for name, view, shaped in zip(
+                part.arguments, values, [*init, *invariants], strict=True
+            ):
+                if prefix[name] not in self.module_constants:
+                    self.inference.env[prefix[name]] = shaped
+                    self.env[prefix[name]] = view
+            statements = [
+                ArrayStatement(prefix[s.target], ir.renamed(s.value, prefix), s.at)
+                for s in part.statements
+            ]
+            parts.append((statements, [ir.Name(prefix[r]) for r in part.results]))
+        trips = f"{target}_trips".replace(".", "_")
+        start = len(self.lines)
+        self.lines.append(f"    for (long {trips} = 0; ; {trips}++) {{")
+        self.kernels.append((LAUNCHER, [f"for (long long {trips} = 0; ; {trips}++) {{"], "open"))
+        self.loops += 1
+        (tests, (flag,)), (statements, names) = parts
+        for statement in tests:
+            self.current = self.printer.statement(statement).strip()
+            self._statement(statement.target, statement.value)
+        self.current = f"{target} = <while>"
+        test = self._view(flag)
+        if test is None or test.size != 1:
+            self._refuse("a while condition that is not one value")
+        self.lines.append(f"    if (!({test.base}[{_plus(test.offset, None)}])) break;")
+        self.kernels.append(
+            (LAUNCHER, [f"if (!dgraph_read({test.base} + {test.offset}LL, stream)) break;"], "")
+        )
+        for statement in statements:
+            self.current = self.printer.statement(statement).strip()
+            self._statement(statement.target, statement.value)
+        self.current = f"{target} = <while>"
+        self.alive += [flag, *names, *(s.value for s in [*tests, *statements])]
+        mine = {c.base for c in carries}
+        news = []
+        for carry, name in zip(carries, names, strict=True):
+            result = self._view(name)
+            if result.base in mine and result != carry:
+                result = self._materialize(result)
+            news.append(result)
+        for carry, result in zip(carries, news, strict=True):
+            if result != carry:
+                self._loop(
+                    [carry, result.to(carry.shape)],
+                    lambda i, c=carry, r=result: f"{c.base}[{i[0]}] = {r.base}[{i[1]}];",
+                )
+        self.loops -= 1
+        self.lines[start + 1 :] = ["    " + line for line in self.lines[start + 1 :]]
+        self.lines.append("    }")
+        self.kernels.append((LAUNCHER, ["}"], "close"))
+        self.env[target] = tuple(carries)  # type: ignore[assignment]
 
     def _operand(self, node: Node) -> _View:
         """``node`` as a contiguous view (a computed one or a strided view copied into a
@@ -1215,11 +1313,7 @@ class _Translator(CElementPrinter):
             at[ctype] += size
         free = [f"    free(scratch_{c});" for c, size in total.items() if size]
         text = "\n".join([*head, *alloc, *self.lines, *free, "}", "", LOADER])
-        cuda = (
-            '#error "dgraph: a cond (lax.cond, lax.switch) has no CUDA code yet"\n'
-            if getattr(self, "conds", False)
-            else self._cuda(head[:5], total)
-        )
+        cuda = self._cuda(head[:5], total)
         return CValues(
             text,
             cuda,
@@ -1231,6 +1325,15 @@ class _Translator(CElementPrinter):
             self.shapes,
             dict(total),
         )
+
+    def _places(self) -> list[tuple[str, tuple[str, int]]]:
+        """Each scratch buffer's type and offset in the caller's scratch of that type."""
+        at: dict[str, int] = {}
+        out = []
+        for name, size, ctype in self.scratch:
+            out.append((name, (ctype, at.get(ctype, 0))))
+            at[ctype] = at.get(ctype, 0) + size
+        return out
 
     def _cuda(self, comment: list[str], total: dict[str, int]) -> str:
         """The CUDA text: one kernel per loop nest, a thread per entry (grid-stride),
@@ -1260,9 +1363,22 @@ class _Translator(CElementPrinter):
         ]
         if any("dgraph_atomic_max" in body for _, _, body in self.kernels):
             lines += ["", *ATOMIC_MAX]
+        if any(n == LAUNCHER for n, _, _ in self.kernels):
+            lines += ["", *READ_BACK]
+        places = {name: f"(scratch_{ctype} + {at}LL)" for name, (ctype, at) in self._places()}
         launches = []
         steps: list[str] = []  # the loops' step variables around the launch
+        depth = 0  # the launcher's own blocks (a cond's if chain, a while loop) inside them
         for k, (n, decode, body) in enumerate(self.kernels):
+            if n == LAUNCHER:  # a line of the launcher's own: a branch or a while loop
+                (line,) = decode
+                for name in re.findall(r"\b[A-Za-z_]\w*\b", line):
+                    if name in places:
+                        line = re.sub(rf"\b{name}\b", places[name], line)
+                depth -= body in ("close", "mid")
+                launches.append(f"    {'    ' * (len(steps) + depth)}{line}")
+                depth += body in ("open", "mid")
+                continue
             if n == -1:  # a loop begins: the launcher loops, the step a kernel argument
                 step, length, reverse = decode
                 head = (
@@ -1270,12 +1386,12 @@ class _Translator(CElementPrinter):
                     if reverse == "True"
                     else f"{step} = 0; {step} < {length}LL; {step}++"
                 )
-                launches.append(f"    {'    ' * len(steps)}for (long long {head}) {{")
+                launches.append(f"    {'    ' * (len(steps) + depth)}for (long long {head}) {{")
                 steps.append(step)
                 continue
             if n == -2:
                 steps.pop()
-                launches.append(f"    {'    ' * len(steps)}}}")
+                launches.append(f"    {'    ' * (len(steps) + depth)}}}")
                 continue
             if n == 0:
                 continue
@@ -1298,7 +1414,7 @@ class _Translator(CElementPrinter):
             ]
             blocks = min(-(-n // THREADS), 65535)
             launches.append(
-                f"    {'    ' * len(steps)}DGRAPH_LAUNCH({name}, {blocks})"
+                f"    {'    ' * (len(steps) + depth)}DGRAPH_LAUNCH({name}, {blocks})"
                 f"({', '.join([*names, *read])});"
             )
         lines += [
@@ -1331,6 +1447,29 @@ HOST_PRELUDE = [
     "#define DGRAPH_LAUNCH(kernel, blocks) kernel",
     "#else",
     "#define DGRAPH_LAUNCH(kernel, blocks) kernel<<<blocks, DGRAPH_THREADS, 0, stream>>>",
+    "#endif",
+]
+
+# A kernel-list entry that is a line of the launcher's own (a cond's if chain, a while
+# loop): its body says whether it opens, continues or closes a block.
+LAUNCHER = -3
+
+# A value the launcher branches on (a cond's index, a while loop's condition) read back
+# from the device (one copy and a wait); on the host, read where it is.
+READ_BACK = [
+    "#ifdef DGRAPH_HOST",
+    "template <typename T> static inline T dgraph_read(const T *at, cudaStream_t)",
+    "{",
+    "    return *at;",
+    "}",
+    "#else",
+    "template <typename T> static inline T dgraph_read(const T *at, cudaStream_t stream)",
+    "{",
+    "    T value;",
+    "    cudaMemcpyAsync(&value, at, sizeof(T), cudaMemcpyDeviceToHost, stream);",
+    "    cudaStreamSynchronize(stream);",
+    "    return value;",
+    "}",
     "#endif",
 ]
 

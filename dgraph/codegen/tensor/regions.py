@@ -33,8 +33,8 @@ __all__ = ["refuse_unprinted", "region_block", "region_value"]
 
 def refuse_unprinted(graph, langs=("c",)) -> None:
     """Raise InputError in one line where ``graph`` holds a loop that has no code yet in
-    one of ``langs`` (a ``while_loop`` in C or CUDA, a ``cond`` in CUDA; inside loop
-    bodies and branches too): never a wrong program."""
+    one of ``langs`` (inside loop bodies and branches too): never a wrong program. Every
+    region prints in every target now; the check stays for the next kind."""
     others = sorted(set(langs) - {"python", "jax"})
     found, graphs = [], [graph]
     while graphs:  # the regions inside loop bodies and branches too
@@ -43,7 +43,7 @@ def refuse_unprinted(graph, langs=("c",)) -> None:
             inner = region.branches if region.kind == "cond" else [region.body]
             graphs += [b.graph for b in inner]
     for v, region in found:
-        allowed = {"c"} if region.kind == "cond" else set()  # C's if; not CUDA's yet
+        allowed = {"c", "cuda"}  # every region prints in C and CUDA (tensor/c_values.py)
         refused = sorted(set(others) - allowed)
         if region.kind != "scan" and refused:
             raise InputError(

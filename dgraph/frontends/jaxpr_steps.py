@@ -1,0 +1,363 @@
+"""Indexing by the loop counter inside a scan body: ``x[i]``, ``lax.dynamic_slice``,
+``jnp.take``, ``x.at[i].set(v)``, ``lax.dynamic_update_slice``.
+
+A ``fori_loop`` with static bounds is a ``scan`` whose carry ``i`` starts at a constant
+and grows by a constant each step (``i = start + t·stride`` at step t); a scan may carry
+such a counter itself, or scan over a constant integer ``xs`` (``jnp.arange(T)``). An
+index that is a function of such counters and xs (and constants) alone is known at every
+step before the loop runs, so each step's read or write is a
+fixed selection:
+
+* a read of an array every step reads whole (a loop operand, or a constant): the T
+  selections stacked are an array of the program *outside* the loop — a gather at
+  constant positions (``gather_flat``, :mod:`.jaxpr_scatter`), or a constant — and the
+  body reads its row t as it reads a row of any ``xs`` (:mod:`dgraph.core.regions`); the
+  patterns are the chain's with a side input per step, exact;
+* a read of an array the body carries or computes: each entry of the read takes one of a
+  few positions over the steps, so it is a gather of those candidates, a ``select_n`` on a
+  per-step mask and a sum; a write (``x.at[i].set(u)``) whose entries are each written from
+  one update entry whenever written is a ``select_n`` between ``x`` and the update spread
+  over them. The masks are a new ``xs`` of 0/1 rows (``StepReads.tables``), and the
+  region's patterns are taken step by step (``Region.step_sweep``): exact per step.
+
+Every target's loop indexes the new ``xs`` by its step variable; the values come from the
+same tangent sweep. The positions are JAX's own: the primitive applied to the array's
+positions ``1, 2, …`` (a write: the update's ids) at each step's index values, one
+``jax.vmap`` over the steps, so JAX's clamping holds. Refused in one line: an index that
+depends on values other than the counters, a window moving over what it writes, a combiner
+other than ``set`` at the counter, an index at a ``while_loop``'s counter.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..blocks.arrays import ArrayOp, Const, operand_value
+from ..errors import InputError
+from .jaxpr_scatter import INDEX_OPERANDS
+
+__all__ = ["StepReads", "counters_of", "known_xs"]
+
+READS = frozenset({"dynamic_slice", "gather"})
+WRITES = frozenset({"dynamic_update_slice", "scatter", "scatter-add", "scatter_add"})
+
+
+def counters_of(closed, n_consts: int, n_carry: int, outside: list, names: list[str]) -> dict:
+    """The scan body's counters: carry name -> (start, stride), for each integer scalar
+    carry that starts at a constant and whose next value is itself plus a literal."""
+    from jax.extend.core import Literal
+
+    jaxpr = closed.jaxpr
+    producers = {v: eqn for eqn in jaxpr.eqns for v in eqn.outvars}
+    found = {}
+    for c in range(n_carry):
+        i = n_consts + c
+        var, start = jaxpr.invars[i], outside[i]
+        if not np.issubdtype(var.aval.dtype, np.integer) or var.aval.shape != ():
+            continue
+        if not isinstance(start, np.ndarray) or start.size != 1:
+            continue
+        eqn = producers.get(jaxpr.outvars[c])
+        if eqn is None or eqn.primitive.name != "add":
+            continue
+        a, b = eqn.invars
+        step = b if a is var else a if b is var else None
+        if isinstance(step, Literal) and np.ndim(step.val) == 0:
+            found[names[i]] = (int(start.reshape(-1)[0]), int(step.val))
+    return found
+
+
+def known_xs(names: list[str], roles: list[str], outside: list, avals: list) -> dict:
+    """The scan's integer xs that are constants (``jnp.arange(T)`` scanned over): name ->
+    the stacked values, row t read at step t (T-1-t in a reverse scan)."""
+    return {
+        n: np.asarray(x)
+        for n, r, x, a in zip(names, roles, outside, avals, strict=True)
+        if r == "x" and isinstance(x, np.ndarray) and np.issubdtype(a.dtype, np.integer)
+    }
+
+
+def _leaves(values: list) -> set[str]:
+    """The vertex names the nested operations in ``values`` read."""
+    out, stack = set(), list(values)
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            out.add(x)
+        elif isinstance(x, ArrayOp):
+            stack.extend(x.operands)
+    return out
+
+
+def _evaluable(x: Any) -> Any:
+    """``x`` with every array operand of its nested operations as a
+    :class:`~dgraph.blocks.arrays.Const` (the reader leaves literals as arrays)."""
+    if isinstance(x, np.ndarray):
+        return Const.of(x)
+    if not isinstance(x, ArrayOp):
+        return x
+    done: dict[int, ArrayOp] = {}
+    stack = [x]
+    while stack:
+        top = stack[-1]
+        pending = [y for y in top.operands if isinstance(y, ArrayOp) and id(y) not in done]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        operands = tuple(
+            Const.of(y) if isinstance(y, np.ndarray) else done.get(id(y), y) for y in top.operands
+        )
+        done[id(top)] = ArrayOp(top.primitive, operands, top.params, top.shape)
+    return done[id(x)]
+
+
+@dataclass
+class _Shape:
+    """What :meth:`_Reader.result` reads of an aval: its shape and dtype."""
+
+    shape: tuple[int, ...]
+    dtype: Any
+
+
+@dataclass
+class StepReads:
+    """The reads and writes at the counter met while reading one scan body, each with a
+    new ``xs``: ``names`` (body inputs, after the body's own), ``operands`` (the stacked
+    arrays, outside the loop), ``shapes`` (a step's slice), ``floats`` (a derivative may
+    flow from it); ``tables``: the new xs that are per-step boolean masks (a selection
+    inside the body: the region's patterns are then taken step by step)."""
+
+    reader: Any  # the reader of the program around the loop
+    counters: dict[str, tuple[int, int]]
+    length: int
+    reverse: bool
+    outside: dict[str, Any]  # body input name -> its operand outside the loop
+    first: int  # the first new input is named x<first>
+    names: list[str] = field(default_factory=list)
+    operands: list[Any] = field(default_factory=list)
+    shapes: list[tuple[int, ...]] = field(default_factory=list)
+    floats: list[bool] = field(default_factory=list)
+    avals: list[Any] = field(default_factory=list)
+    tables: dict[str, np.ndarray] = field(default_factory=dict)
+    known: dict[str, np.ndarray] = field(default_factory=dict)  # constant integer xs
+    while_loop: bool = False  # a while_loop's body: no counter is known before it runs
+
+    def read(self, sub, eqn, ins: list) -> list | None:
+        """The body's value for ``eqn`` if its index is a function of the counters, None
+        if its index depends on nothing traced here."""
+        name = eqn.primitive.name
+        indices = list(ins[INDEX_OPERANDS[name]]) if name in INDEX_OPERANDS else []
+        leaves = _leaves(indices)
+        if not leaves:
+            return None
+        where = sub.where
+        if self.while_loop:
+            raise InputError(
+                f"{where}: {name} with an index that changes from trip to trip of a"
+                " while_loop is not supported (a fori_loop with static bounds is read)"
+            )
+        unknown = leaves - self.counters.keys() - self.known.keys()
+        if unknown and unknown <= self.outside.keys():
+            raise InputError(
+                f"{where}: {name} with an index read from a loop operand (an outer loop's"
+                " counter, an integer argument) is not supported yet: only this loop's"
+                " counter is read"
+            )
+        if unknown:
+            raise InputError(
+                f"{where}: {name} with an index that depends on the inputs' values (not only"
+                " on a loop counter) is not supported: make it a constant or the counter"
+            )
+        if name in WRITES:
+            return [self._write(sub, eqn, ins, indices)]
+        if name not in READS:
+            raise InputError(
+                f"{where}: {name} at the loop counter is not supported: only reads (x[i],"
+                " dynamic_slice, take) and writes (x.at[i].set, dynamic_update_slice) are"
+            )
+        data = ins[0]
+        if isinstance(data, np.ndarray):
+            source: Any = data
+        elif isinstance(data, str) and data in self.outside:
+            source = self.outside[data]
+        else:  # an array the body carries or computes: a selection inside the body
+            return [self._select(sub, eqn, data, indices)]
+        positions = self._turned(self._positions(eqn, indices, where))
+        aval = eqn.outvars[0].aval
+        shape = tuple(int(n) for n in aval.shape)
+        stacked = (self.length, *shape)
+        if isinstance(source, np.ndarray):
+            operand: Any = np.asarray(source).reshape(-1)[positions].reshape(stacked)
+        else:
+            op = ArrayOp(
+                "gather_flat",
+                (self.reader.operand(source),),
+                (("sources", tuple(positions.reshape(-1).tolist())),),
+                stacked,
+            )
+            operand = self.reader.result(op, _Shape(stacked, aval.dtype))
+        is_float = np.issubdtype(aval.dtype, np.floating)
+        new = self._input(sub, operand, shape, is_float, aval.dtype)
+        return [new if is_float else ArrayOp("stop_gradient", (new,), (), shape)]
+
+    def _input(self, sub, operand: Any, shape: tuple[int, ...], is_float: bool, dtype) -> str:
+        """A new xs of the loop (its operand outside, a step's slice of ``shape``)."""
+        new = f"x{self.first + len(self.names)}"
+        while new in sub.taken or new in sub.index:
+            new += "_"
+        sub.taken.add(new)
+        self.names.append(new)
+        self.operands.append(operand)
+        self.shapes.append(shape)
+        self.floats.append(is_float)
+        self.avals.append(_Shape((self.length, *shape), dtype))
+        return new
+
+    def _turned(self, rows: np.ndarray) -> np.ndarray:
+        """Rows in step order as a stacked xs holds them (a reverse scan reads row T-1-t
+        at step t)."""
+        return rows[::-1] if self.reverse else rows
+
+    def _table(self, sub, rows: np.ndarray) -> ArrayOp:
+        """A new xs of per-step boolean rows (``rows`` in step order), read as a value no
+        derivative flows through."""
+        table = self._turned(np.asarray(rows, dtype=np.int32))
+        shape = tuple(table.shape[1:])
+        new = self._input(sub, table, shape, False, table.dtype)
+        self.tables[new] = table
+        return ArrayOp("stop_gradient", (new,), (), shape)
+
+    def _select(self, sub, eqn, data: Any, indices: list) -> Any:
+        """A read at the counter of an array of the body: entry q of the read takes one
+        of a few positions of ``data`` over the steps (its candidates ``C[q, :]``), so the
+        read is ``sum_r where(mask_t[q, r], data[C[q, r]], 0)``, the mask a new xs of
+        booleans: step t's block is its own selection."""
+        found = self._positions(eqn, indices, sub.where)
+        aval = eqn.outvars[0].aval
+        flat = found.reshape(self.length, -1)
+        m = flat.shape[1]
+        columns = [np.unique(flat[:, q]) for q in range(m)]
+        width = max(c.size for c in columns)
+        cands = np.stack([np.pad(c, (0, width - c.size), mode="edge") for c in columns])
+        real = np.arange(width)[None, :] < np.array([c.size for c in columns])[:, None]
+        masks = (flat[:, :, None] == cands[None, :, :]) & real[None, :, :]
+        dtype, pair = aval.dtype, (m, width)
+        sources = (("sources", tuple(cands.reshape(-1).tolist())),)
+        gathered = sub.result(
+            ArrayOp("gather_flat", (sub.operand(data),), sources, pair), _Shape(pair, dtype)
+        )
+        zeros = Const.of(np.zeros(pair, dtype=dtype))
+        picked = ArrayOp("select_n", (self._table(sub, masks), zeros, gathered), (), pair)
+        picked = sub.result(picked, _Shape(pair, dtype))
+        total = ArrayOp("reduce_sum", (picked,), (("axes", (1,)),), (m,))
+        total = sub.result(total, _Shape((m,), dtype))
+        return sub.result(ArrayOp("reshape", (total,), (), tuple(aval.shape)), aval)
+
+    def _write(self, sub, eqn, ins: list, indices: list) -> Any:
+        """A write at the counter (``x.at[i].set(u)``, ``dynamic_update_slice``) where
+        each entry of ``x`` is written from one entry of ``u`` whatever the step (a row
+        from the same update entries): ``where(mask_t, u[B], x)``, the mask a new xs of
+        booleans. A window whose entries move over ``x`` is refused."""
+        where, name = sub.where, eqn.primitive.name
+        if name not in ("scatter", "dynamic_update_slice") or (
+            name == "scatter" and eqn.params.get("update_jaxpr") is not None
+        ):
+            raise InputError(
+                f"{where}: {name} at the loop counter is not supported (x.at[i].set and"
+                " dynamic_update_slice are)"
+            )
+        x, u = (ins[0], ins[1]) if name == "dynamic_update_slice" else (ins[0], ins[2])
+        written = self._sources(eqn, indices, where)  # (T, n): update entry + 1, 0 kept
+        sources = np.zeros(written.shape[1], dtype=np.int64)
+        for p in range(written.shape[1]):
+            seen = np.unique(written[:, p][written[:, p] > 0])
+            if seen.size > 1:
+                raise InputError(
+                    f"{where}: {name} at the loop counter writes one entry from different"
+                    " update entries at different steps (a window moving over the array):"
+                    " not supported"
+                )
+            sources[p] = seen[0] - 1 if seen.size else 0
+        aval = eqn.outvars[0].aval
+        shape = tuple(int(k) for k in aval.shape)
+        if isinstance(u, np.ndarray):
+            spread: Any = Const.of(np.asarray(u).reshape(-1)[sources].reshape(shape))
+        else:
+            params = (("sources", tuple(sources.tolist())),)
+            spread = ArrayOp("gather_flat", (sub.operand(u),), params, shape)
+            spread = sub.result(spread, _Shape(shape, aval.dtype))
+        masks = (written > 0).reshape(self.length, *shape)
+        op = ArrayOp("select_n", (self._table(sub, masks), sub.operand(x), spread), (), shape)
+        return sub.result(op, aval)
+
+    def _index_values(self, eqn, indices: list) -> list[np.ndarray]:
+        """Each index operand's value at every step, stacked (step order), in the dtype
+        the equation takes."""
+        indices = [_evaluable(x) for x in indices]
+        counters = self.counters.items()
+        per_step = []
+        for t in range(self.length):
+            env = {c: np.asarray(start + t * stride) for c, (start, stride) in counters}
+            row = self.length - 1 - t if self.reverse else t  # a reverse scan's xs row
+            env.update({x: np.asarray(rows[row]) for x, rows in self.known.items()})
+            per_step.append([np.asarray(operand_value(x, env)) for x in indices])
+        kinds = [v.aval.dtype for v in eqn.invars[INDEX_OPERANDS[eqn.primitive.name]]]
+        return [np.stack([s[k] for s in per_step]).astype(kind) for k, kind in enumerate(kinds)]
+
+    def _sources(self, eqn, indices: list, where: str) -> np.ndarray:
+        """Per step (step order), for each entry of the written array, the update entry
+        it takes (1-based; 0: kept), by JAX's own write of the update's ids."""
+        name = eqn.primitive.name
+        whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
+        part = eqn.invars[1 if name == "dynamic_update_slice" else 2].aval.shape
+        ids = np.arange(1, math.prod(part) + 1, dtype=np.int32).reshape(part)
+        zeros = np.zeros(whole, dtype=np.int32)
+        params = dict(eqn.params)
+
+        def write(*index):
+            if name == "dynamic_update_slice":
+                return eqn.primitive.bind(zeros, ids, *index, **params)
+            return eqn.primitive.bind(zeros, *index, ids, **params)
+
+        found = self._mapped(write, eqn, indices, where)
+        return found.reshape(self.length, -1)
+
+    def _positions(self, eqn, indices: list, where: str) -> np.ndarray:
+        """Per step (step order), the flat position each entry of the read takes."""
+        whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
+        size = math.prod(whole)
+        if size >= 2**31 - 1:
+            raise InputError(f"{where}: an array of {size} entries read at the loop counter")
+        iota = np.arange(1, size + 1, dtype=np.int32).reshape(whole)
+        params = dict(eqn.params)
+        if eqn.primitive.name == "gather":
+            params["fill_value"] = 0
+
+        def read(*index):
+            return eqn.primitive.bind(iota, *index, **params)
+
+        found = self._mapped(read, eqn, indices, where) - 1
+        if (found < 0).any():
+            raise InputError(
+                f"{where}: {eqn.primitive.name} at the loop counter reads out of bounds (a"
+                " fill) at some step: not supported"
+            )
+        return found
+
+    def _mapped(self, apply, eqn, indices: list, where: str) -> np.ndarray:
+        """``apply`` at every step's index values (one ``jax.vmap``), as int64."""
+        import jax
+
+        stacked = self._index_values(eqn, indices)
+        try:
+            return np.asarray(jax.vmap(apply)(*stacked)).astype(np.int64)
+        except Exception as exc:
+            raise InputError(
+                f"{where}: {eqn.primitive.name}: reading its positions at the loop counter"
+                f" failed: {type(exc).__name__}"
+            ) from None
