@@ -112,6 +112,7 @@ def make_function(
     params: tuple[str, ...] | list[str] = (),
     sizes: Sequence[int | tuple[int, ...]] | None = None,
     point: Sequence[Any] | None = None,
+    tape: int | None = None,
 ) -> GeneratedFunction:
     """Generate, check and load the ``mode`` function of a graph, an expression set or a
     Python function.
@@ -140,6 +141,10 @@ def make_function(
         Each argument's length or shape, 0 a scalar.
     point
         Example arguments whose shapes give the sizes.
+    tape
+        ``vjp`` of a tensor graph with loops: at most this many states of a ``scan`` kept
+        for its reverse sweep, the rest recomputed (equidistant checkpointing,
+        :mod:`dgraph.codegen.tensor.loop_sweeps`); None keeps every state.
 
     Returns
     -------
@@ -182,7 +187,7 @@ def make_function(
             raise DGraphError(
                 "params=, sizes= and point= are for a Python function; a graph has its own"
             )
-        return _make_function(source, mode, lang, method, budget, sparse)
+        return _make_function(source, mode, lang, method, budget, sparse, tape)
 
 
 def _make_function(
@@ -192,14 +197,19 @@ def _make_function(
     method: str | None,
     budget: float | None,
     sparse: bool,
+    tape: int | None = None,
 ) -> GeneratedFunction:
+    if tape is not None and (mode != "vjp" or not isinstance(tape, int) or tape < 1):
+        raise DGraphError(f"tape= bounds the states a vjp keeps: a positive integer, not {tape!r}")
     if mode not in MODES:
         raise DGraphError(f"unknown mode {mode!r}: use {', '.join(MODES)}")
     if lang not in LANGS:
         raise DGraphError(f"unknown language {lang!r}: use {', '.join(LANGS)}")
     graph = source.graph if isinstance(source, ExpressionSet) else source
     if graph.is_tensor:
-        tensor, function = make_tensor_function(source, mode, lang, method, budget, sparse)
+        tensor, function = make_tensor_function(
+            source, mode, lang, method, budget, sparse, tape=tape
+        )
         return GeneratedFunction(tensor, mode, function)  # type: ignore[arg-type]
     generated = generate(source, lang, method, modes=(mode,), sparse=sparse, budget=budget)
     if lang == "cuda":  # checked on the host above; here compiled for the GPU
