@@ -205,3 +205,19 @@ def test_segments_and_a_bad_tape():
         dgraph.make_function(g, "jvp", tape=3)
     with pytest.raises(DGraphError, match="tape= bounds"):
         dgraph.make_function(g, "vjp", tape=0)
+
+
+def test_a_stencil_body_is_multiplied_by_its_entries_in_the_jacobian_loop():
+    """16 cells, 4 steps: the body's tridiagonal block (48 of 256 entries) enters each
+    step's tangent update as a gather and a segment sum (NumPy's bincount), not as a
+    dense 16 × 16 matrix; the Jacobian equals jax.jacfwd."""
+    f = _rd(4)
+    u0, d0 = np.linspace(0.2, 0.8, 16), np.array(0.3)
+    with jax.enable_x64(True):
+        g = dgraph.from_jax(f, u0, d0, level="array", name="rd")
+        want = jax.jacfwd(f, argnums=(0, 1))(u0, d0)
+    J = dgraph.make_function(g, "jacobian", method="forward")
+    body = J.generated.text[J.generated.text.index("def _loop_rd_body") :]
+    body = body[: body.index("return")]
+    assert "numpy.bincount(" in body and "_scatter(256," not in body
+    _close(J(u0, d0), want)
