@@ -207,17 +207,37 @@ def test_segments_and_a_bad_tape():
         dgraph.make_function(g, "vjp", tape=0)
 
 
+def _stencil_with_xs(steps: int):
+    def f(u, d, xs):
+        def step(u, x):
+            lap = jnp.roll(u, 1) + jnp.roll(u, -1) - 2.0 * u
+            return u + 0.1 * (d * lap + u - u**3) + 0.01 * x, None
+
+        return jax.lax.scan(step, u, xs, length=steps)[0]
+
+    return f
+
+
+def _body_text(text: str, name: str) -> str:
+    body = text[text.index(f"def {name}_body") :]
+    return body[: body.index("return")]
+
+
 def test_a_stencil_body_is_multiplied_by_its_entries_in_the_jacobian_loop():
     """16 cells, 4 steps: the body's tridiagonal block (48 of 256 entries) enters each
-    step's tangent update as a gather and a segment sum (NumPy's bincount), not as a
-    dense 16 × 16 matrix; the Jacobian equals jax.jacfwd."""
-    f = _rd(4)
+    step's update as a gather and a segment sum (NumPy's bincount), not as a dense
+    16 × 16 matrix: in the tangent loop (a scan with xs) and in the adjoint loop the
+    chain DP chooses for the plain scan (16 rows, 17 columns); each equals jax.jacfwd."""
     u0, d0 = np.linspace(0.2, 0.8, 16), np.array(0.3)
-    with jax.enable_x64(True):
-        g = dgraph.from_jax(f, u0, d0, level="array", name="rd")
-        want = jax.jacfwd(f, argnums=(0, 1))(u0, d0)
-    J = dgraph.make_function(g, "jacobian", method="forward")
-    body = J.generated.text[J.generated.text.index("def _loop_rd_body") :]
-    body = body[: body.index("return")]
-    assert "numpy.bincount(" in body and "_scatter(256," not in body
-    _close(J(u0, d0), want)
+    xs = np.linspace(0.0, 1.0, 64).reshape(4, 16)
+    cases = [(_stencil_with_xs(4), (u0, d0, xs), "tangent"), (_rd(4), (u0, d0), "adjoint")]
+    for f, args, sweep in cases:
+        with jax.enable_x64(True):
+            g = dgraph.from_jax(f, *args, level="array", name="rd")
+            want = jax.jacfwd(f, argnums=tuple(range(len(args))))(*args)
+        J = dgraph.make_function(g, "jacobian", method="forward")
+        text = J.generated.text
+        assert f"Loop rd (4 steps): the {sweep} sweep" in text
+        body = _body_text(text, "_loop_rd" if sweep == "tangent" else "_adjoint_rd")
+        assert "numpy.bincount(" in body and "_scatter(256," not in body
+        _close(J(*args), want)

@@ -26,7 +26,7 @@ from ...errors import DGraphError, InputError
 from .. import ir
 from ..ir import ArrayStatement, Call, Const, Index, Item, Loop, LoopBody, Name, Node, While
 from .branches import emit_cond
-from .loop_blocks import sparse_product
+from .loop_blocks import adjoint_jacobian, chain_choice, note, sparse_product
 from .region_steps import MATRIX, body_operation, identity_seed, reshaped_to, without_copies
 
 __all__ = ["refuse_unprinted", "region_block", "region_value"]
@@ -57,19 +57,26 @@ def refuse_unprinted(graph, langs=("c",)) -> None:
 class _Lowered:
     """A region's loop statement and where its outputs and tangents are."""
 
-    def __init__(self, loop: Name, region: Region, columns: list[tuple[int, int]]) -> None:
+    def __init__(
+        self, loop: Name | None, region: Region, columns: list[tuple[int, int]], found=None
+    ) -> None:
         self.loop = loop
         self.region = region
         self.columns = columns  # operand k -> its tangent columns (lo, hi)
+        self.found = found  # (values, Jacobian rows) an adjoint loop made, by output
 
     def value(self, j: int) -> Node:
         r = self.region
+        if self.found is not None:
+            return Call("reshape", (self.found[0][j], Const(tuple(r.out_shapes[j]))))
         at = j if j < r.n_carry else 2 * r.n_carry + (j - r.n_carry)
         return Call("reshape", (Item(self.loop, at), Const(tuple(r.out_shapes[j]))))
 
     def tangent(self, j: int) -> Node:
         """d(output j)/d(active operands), (size of output j, width)."""
         r = self.region
+        if self.found is not None:
+            return self.found[1][j]
         if j < r.n_carry:
             return Item(self.loop, r.n_carry + j)
         stacked = Item(self.loop, 2 * r.n_carry + r.n_ys + (j - r.n_carry))
@@ -140,6 +147,23 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         value = body_operation(out, arguments, b.out_shapes[o], r.name)
         extra.append(ArrayStatement(target, value))
         body_of_output.append(target)
+    if r.kind == "scan" and not w.constants.keep_arrays:  # NumPy, JAX: the chain DP's sweep
+        choice = chain_choice(r, width)
+        w.__dict__.setdefault("loop_notes", []).append(note(choice))
+        if choice["sweep"] == "adjoint":
+            found = adjoint_jacobian(
+                w,
+                r,
+                operands,
+                program,
+                blocks,
+                body_of_output,
+                arguments,
+                columns,
+                width,
+                lambda: next(fresh),
+            )
+            return _Lowered(None, r, columns, found)
     tangent_in: dict[int, str] = {}  # body input i -> the name of its tangent
     for i in range(len(b.inputs)):
         if nk <= i < nk + nc or columns[first + i][1] > columns[first + i][0]:
