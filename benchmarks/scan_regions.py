@@ -151,7 +151,7 @@ def _difference(got, want) -> float:
     return float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-300))
 
 
-def calls(cells: int, steps: int) -> dict:
+def calls(cells: int, steps: int, modules_only: bool = False) -> dict:
     """Per call: dgraph's generated jvp and vjp (NumPy, JAX jitted) against jax.jvp and
     jax.vjp (jitted), dgraph's Jacobian against jax.jacfwd and jax.jacrev (jitted)."""
     from dgraph.codegen.function import make_function
@@ -169,6 +169,8 @@ def calls(cells: int, steps: int) -> dict:
     ref_jvp = jax.jit(lambda *a: jax.jvp(f, a[:4], a[4:])[1])
     ref_vjp = jax.jit(lambda *a: jax.vjp(f, *a[:4])[1](a[4]))
     times = {}
+    if modules_only:
+        return _modules(g, f, args, cells, steps, out)
     times["jax.jvp"] = _timed(ref_jvp, *args, *v)
     times["jax.vjp"] = _timed(ref_vjp, *args, w)
     for mode, given, ref in (("jvp", v, "jax.jvp"), ("vjp", (w,), "jax.vjp")):
@@ -208,6 +210,27 @@ def calls(cells: int, steps: int) -> dict:
         elif name.startswith("dgraph jacobian"):
             for key in jac:
                 out[name]["/ " + key] = round(entry[1] / times[key][1], 2)
+    return out
+
+
+def _modules(g, f, args, cells: int, steps: int, out: dict) -> dict:
+    """The generated JAX ``jacobian`` module (jitted; its loop's sweep as the chain DP
+    chose) against jax.jacrev (jitted), one call each after a first."""
+    from dgraph.codegen.python import load_python
+    from dgraph.codegen.tensor.module import tensor_program
+
+    es = accumulate(g, "forward", verify=False)
+    text = tensor_program(es, "jax").text
+    doc = text[text.index('"""J') :]
+    out["docstring"] = doc[: doc.index("\n")]
+    first, best, got = _timed(jax.jit(load_python(text).jacobian), *args, repeat=1)
+    out["dgraph jacobian module (jax)"] = {"first s": _g(first), "s": _g(best)}
+    first, best, want = _timed(jax.jit(jax.jacrev(f, argnums=(0, 1, 2, 3))), *args, repeat=1)
+    out["jax.jacrev"] = {"first s": _g(first), "s": _g(best)}
+    out["dgraph jacobian module (jax)"]["/ jax.jacrev"] = round(
+        out["dgraph jacobian module (jax)"]["s"] / best, 2
+    )
+    out["difference"] = _difference(got, want)
     return out
 
 
@@ -303,6 +326,7 @@ def main() -> None:
     parser.add_argument("--calls", action="store_true", help="per call, against JAX")
     parser.add_argument("--memory", action="store_true", help="vjp variants, subprocesses")
     parser.add_argument("--tape", type=int, default=100)
+    parser.add_argument("--modules-only", action="store_true", help="with --calls")
     parser.add_argument("--variant", choices=VARIANTS, help=argparse.SUPPRESS)
     parser.add_argument("--lang", default="jax", choices=("python", "jax"))
     args = parser.parse_args()
@@ -321,7 +345,7 @@ def main() -> None:
         return
     if args.calls:
         for t in args.steps:
-            print(json.dumps(calls(args.cells, t)), flush=True)
+            print(json.dumps(calls(args.cells, t, args.modules_only)), flush=True)
         return
     results = [run(args.cells, t) for t in args.steps]
     for r in results:

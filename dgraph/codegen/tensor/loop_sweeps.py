@@ -353,7 +353,8 @@ class LoopSweeps:
             f"a tape of all {T} states"
             if s == T
             else (
-                f"a tape of {q} checkpoints (a state every {s} steps), each segment's {s}"
+                f"a tape of {q} checkpoint{'s' * (q != 1)} (a state every {s} steps), each"
+                f" segment's {s}"
                 " states recomputed from its checkpoint (equidistant checkpointing)"
             )
         )
