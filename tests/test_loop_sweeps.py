@@ -205,6 +205,8 @@ def test_segments_and_a_bad_tape():
         dgraph.make_function(g, "jvp", tape=3)
     with pytest.raises(DGraphError, match="tape= bounds"):
         dgraph.make_function(g, "vjp", tape=0)
+    with pytest.raises(DGraphError, match="tape= is for a tensor graph"):
+        dgraph.make_function(lambda x: [x[0] * x[1]], "vjp", sizes=[2], tape=2)
 
 
 def _stencil_with_xs(steps: int):

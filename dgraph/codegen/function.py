@@ -206,6 +206,8 @@ def _make_function(
     if lang not in LANGS:
         raise DGraphError(f"unknown language {lang!r}: use {', '.join(LANGS)}")
     graph = source.graph if isinstance(source, ExpressionSet) else source
+    if tape is not None and not graph.is_tensor:
+        raise DGraphError("tape= is for a tensor graph's vjp (the states its loops keep)")
     if graph.is_tensor:
         tensor, function = make_tensor_function(
             source, mode, lang, method, budget, sparse, tape=tape
