@@ -56,7 +56,7 @@ class TensorGenerated:
     stacked: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     """Sparse: the loaded ``{mode}_stacked``, J as one matrix over all outputs and inputs."""
     ops: ArrayCount | None = None  # the array program's, in scalar operations (not sweeps)
-    loops: tuple[str, ...] = ()  # per loop region: how its derivative is computed
+    loops: tuple[str, ...] = ()  # jvp/vjp: how each loop is swept (jacobian: its docstring)
 
     @property
     def verified(self) -> bool:

@@ -10,7 +10,9 @@ block to its source's. A tangent is a labelled block ``dense(v.shape, ())`` (a c
 :mod:`.blockops` prints — keeps its structure: a slice's tangent is a cut of its source's,
 a broadcast's is not broadcast, a sum of shifted selections is a segment sum over their
 union. Only the ends are made arrays of their shapes. (Griewank and Walther, *Evaluating
-Derivatives*, 2nd ed., SIAM 2008, ch. 3: the tangent and adjoint modes.)
+Derivatives*, 2nd ed., SIAM 2008, ch. 3: the tangent and adjoint modes.) A loop region's
+values and derivatives come from loops of its own (:mod:`.loop_sweeps`); in ``jvp`` the
+values and tangents are written vertex by vertex, in program order.
 """
 
 from __future__ import annotations
@@ -68,6 +70,12 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python", tape: int | Non
     w_ym)`` takes the inputs and one cotangent per output and returns wᵀ·J: the input's
     array, or a tuple over the inputs (what ``jax.vjp``'s pullback returns, a lone input's
     array not wrapped in a tuple).
+
+    A loop region is swept through, never formed (:mod:`.loop_sweeps`): ``jvp`` runs the
+    body's own tangent program inside the loop, ``vjp`` its adjoint program backwards
+    over a tape of states, at most ``tape`` of them kept per ``scan`` (the rest
+    recomputed: equidistant checkpointing; None keeps all). The docstring of the
+    generated function says how each loop was swept (also :attr:`Sweep.loops`).
 
     >>> from dgraph.blocks.arrays import ArrayOp
     >>> g = DGraph("chain")
