@@ -6,6 +6,7 @@ of the generated NumPy code."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -76,6 +77,14 @@ CASES = {
 }
 
 
+@functools.cache
+def _graph(case: str):
+    """A case's graph, read once for the tests that share it."""
+    f, args = CASES[case]
+    with jax.enable_x64(True):
+        return dgraph.from_jax(f, *args, level="array")
+
+
 def _pullback(f, args, w):
     """wᵀ·J: JAX's own vjp, or (a while_loop, which JAX does not reverse) wᵀ·jacfwd."""
     try:
@@ -94,7 +103,7 @@ def test_jvp_and_vjp_through_loops_equal_jax(case, tape):
     f, args = CASES[case]
     rng = np.random.default_rng(0)
     with jax.enable_x64(True):
-        g = dgraph.from_jax(f, *args, level="array")
+        g = _graph(case)
         out = f(*args)
         tangents = _rng_like(rng, args)
         w = _rng_like(rng, out)
