@@ -189,7 +189,7 @@ def test_the_tape_bound_bounds_the_states_kept(steps, tape):
     assert f"a tape of {q} checkpoints" in text
 
 
-def test_the_jax_vjp_under_a_tape_bound_is_jitted_and_equals_jax():
+def test_the_jax_sweeps_are_jitted_and_equal_jax():
     f = _rd(11)
     u0, d0 = np.linspace(0.2, 0.8, 8), np.array(0.3)
     w = np.sin(np.arange(8.0))
@@ -203,6 +203,11 @@ def test_the_jax_vjp_under_a_tape_bound_is_jitted_and_equals_jax():
         v = (np.cos(np.arange(8.0)), np.array(0.5))
         got = jax.jit(load_python(text).jvp)(u0, d0, *v)
         _close(got, jax.jvp(f, (u0, d0), v)[1])
+        f, args = CASES["while_loop"]  # a while loop inside the reverse while loop
+        text = sweep_module(_graph("while_loop"), "vjp", "jax").text
+        assert text.count("jax.lax.while_loop(") == 3  # forward, reverse, recompute
+        w = np.array([0.3, -0.7])
+        _close(jax.jit(load_python(text).vjp)(*args, w), _pullback(f, args, w))
 
 
 def test_segments_and_a_bad_tape():
