@@ -10,12 +10,30 @@ and their largest difference relative to the largest entry (in all, and per inpu
 
     python benchmarks/scan_regions.py                 # N = 1000, T = 10 and 10000
     python benchmarks/scan_regions.py --cells 200 --steps 10 500
+
+``--calls`` instead times one call each (after a first, compiling one) of dgraph's
+generated ``jvp`` and ``vjp`` (matrix-free sweeps through the loop, NumPy and jitted JAX)
+against ``jax.jvp`` and ``jax.vjp``, and dgraph's Jacobian (the graph's own tangent sweep;
+the generated ``jacobian`` module at 10 steps) against ``jax.jacfwd`` and ``jax.jacrev``
+(jitted), each compared with JAX's values. ``--memory`` runs each ``vjp`` variant in a
+subprocess of its own and reports its seconds and peak resident memory (``ru_maxrss``, and
+its growth past the setup): dgraph's vjp keeping every state, under ``--tape`` (100)
+states, ``jax.vjp``, and ``jax.vjp`` of the scan split into ``--tape`` segments of
+``jax.checkpoint``-ed inner scans (a state kept per segment, each segment's recomputed).
+
+    python benchmarks/scan_regions.py --calls --steps 10 10000
+    python benchmarks/scan_regions.py --memory --steps 10000 --tape 100
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import resource
+import subprocess
+import sys
 import time
+import tracemalloc
 
 import jax
 import jax.numpy as jnp
@@ -107,11 +125,228 @@ def _long_double_columns(u0, params, steps: int, dt: float = 0.1) -> np.ndarray:
     return tangents.T.astype(float)
 
 
+def _point(cells: int):
+    rng = np.random.default_rng(0)
+    u = rng.uniform(0.2, 0.8, cells)
+    return u, (np.array(0.2), np.array(0.3), np.array(0.5))
+
+
+def _timed(call, *args, repeat: int = 3) -> tuple[float, float, object]:
+    """Seconds of a first call (a jitted function's compile included) and the least of
+    ``repeat`` more (the machine is shared: the least is the least disturbed)."""
+    start = time.perf_counter()
+    jax.block_until_ready(call(*args))
+    first = time.perf_counter() - start
+    best = float("inf")
+    for _ in range(1 if first > 2 else repeat):  # a slow call: once more
+        start = time.perf_counter()
+        out = jax.block_until_ready(call(*args))
+        best = min(best, time.perf_counter() - start)
+    return first, best, out
+
+
+def _difference(got, want) -> float:
+    got = np.concatenate([np.ravel(np.asarray(a)) for a in jax.tree_util.tree_leaves(got)])
+    want = np.concatenate([np.ravel(np.asarray(a)) for a in jax.tree_util.tree_leaves(want)])
+    return float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-300))
+
+
+def calls(cells: int, steps: int, modules_only: bool = False) -> dict:
+    """Per call: dgraph's generated jvp and vjp (NumPy, JAX jitted) against jax.jvp and
+    jax.vjp (jitted), dgraph's Jacobian against jax.jacfwd and jax.jacrev (jitted)."""
+    from dgraph.codegen.function import make_function
+    from dgraph.codegen.python import load_python
+    from dgraph.codegen.tensor.sweeps import sweep_module
+
+    u, params = _point(cells)
+    args = (u, *params)
+    f = reaction_diffusion(steps)
+    g = from_jax(f, *args, level="array")
+    rng = np.random.default_rng(1)
+    v = (rng.normal(size=cells), *(np.array(rng.normal()) for _ in params))
+    w = rng.normal(size=cells)
+    out: dict = {"cells": cells, "steps": steps}
+    ref_jvp = jax.jit(lambda *a: jax.jvp(f, a[:4], a[4:])[1])
+    ref_vjp = jax.jit(lambda *a: jax.vjp(f, *a[:4])[1](a[4]))
+    times = {}
+    if modules_only:
+        return _modules(g, f, args, cells, steps, out)
+    times["jax.jvp"] = _timed(ref_jvp, *args, *v)
+    times["jax.vjp"] = _timed(ref_vjp, *args, w)
+    for mode, given, ref in (("jvp", v, "jax.jvp"), ("vjp", (w,), "jax.vjp")):
+        for lang in ("python", "jax"):
+            text = sweep_module(g, mode, lang).text
+            function = getattr(load_python(text), mode)
+            if lang == "jax":
+                function = jax.jit(function)
+            name = f"dgraph {mode} ({'NumPy' if lang == 'python' else 'JAX, jit'})"
+            times[name] = _timed(function, *args, *given)
+            out[f"{name} difference"] = _difference(times[name][2], times[ref][2])
+    jac = {
+        "jax.jacfwd": jax.jit(jax.jacfwd(f, argnums=(0, 1, 2, 3))),
+        "jax.jacrev": jax.jit(jax.jacrev(f, argnums=(0, 1, 2, 3))),
+    }
+    for name, function in jac.items():
+        times[name] = _timed(function, *args)
+    want = times["jax.jacfwd"][2]
+    start = time.perf_counter()
+    es = accumulate(g, "forward", verify=False)
+    J = dense_jacobian(es, np.concatenate([u, [float(p) for p in params]]))
+    times["dgraph jacobian (graph's tangent sweep)"] = (None, time.perf_counter() - start, J)
+    ref = np.hstack([np.asarray(p).reshape(cells, -1) for p in want])
+    out["dgraph jacobian difference"] = float(np.abs(J - ref).max() / np.abs(ref).max())
+    if steps <= 100:  # the generated module multiplies dense body Jacobians: small T only
+        for lang in ("python", "jax"):
+            J = make_function(g, "jacobian", lang=lang, method="forward")
+            call = jax.jit(J._function) if lang == "jax" else J
+            times[f"dgraph jacobian module ({lang})"] = _timed(call, *args)
+    for name, (first, second, _) in times.items():
+        out[name] = {"first s": None if first is None else _g(first), "s": _g(second)}
+    base = {"jvp": "jax.jvp", "vjp": "jax.vjp"}
+    for name, entry in times.items():
+        if name.startswith(("dgraph jvp", "dgraph vjp")):
+            key = base["jvp" if " jvp" in name else "vjp"]
+            out[name]["/ " + key] = round(entry[1] / times[key][1], 2)
+        elif name.startswith("dgraph jacobian"):
+            for key in jac:
+                out[name]["/ " + key] = round(entry[1] / times[key][1], 2)
+    return out
+
+
+def _modules(g, f, args, cells: int, steps: int, out: dict) -> dict:
+    """The generated JAX ``jacobian`` module (jitted; its loop's sweep as the chain DP
+    chose) against jax.jacrev (jitted), one call each after a first."""
+    from dgraph.codegen.python import load_python
+    from dgraph.codegen.tensor.module import tensor_program
+
+    es = accumulate(g, "forward", verify=False)
+    text = tensor_program(es, "jax").text
+    doc = text[text.index('"""J') :]
+    out["docstring"] = doc[: doc.index("\n")]
+    first, best, got = _timed(jax.jit(load_python(text).jacobian), *args, repeat=1)
+    out["dgraph jacobian module (jax)"] = {"first s": _g(first), "s": _g(best)}
+    first, best, want = _timed(jax.jit(jax.jacrev(f, argnums=(0, 1, 2, 3))), *args, repeat=1)
+    out["jax.jacrev"] = {"first s": _g(first), "s": _g(best)}
+    out["dgraph jacobian module (jax)"]["/ jax.jacrev"] = round(
+        out["dgraph jacobian module (jax)"]["s"] / best, 2
+    )
+    out["difference"] = _difference(got, want)
+    return out
+
+
+VARIANTS = ("dgraph vjp", "dgraph vjp tape", "jax.vjp", "jax.vjp checkpointed segments")
+
+
+def memory(variant: str, cells: int, steps: int, tape: int, lang: str) -> dict:
+    """One vjp variant, in this process: its seconds (first call, compile included, and a
+    second) and peak resident memory."""
+    from dgraph.codegen.python import load_python
+    from dgraph.codegen.tensor.sweeps import sweep_module
+
+    u, params = _point(cells)
+    args = (u, *params)
+    f = reaction_diffusion(steps)
+    w = np.random.default_rng(1).normal(size=cells)
+    if variant.startswith("dgraph"):
+        g = from_jax(f, *args, level="array")
+        bound = tape if variant.endswith("tape") else None
+        text = sweep_module(g, "vjp", lang, bound).text
+        call = load_python(text).vjp
+    elif variant == "jax.vjp":
+        call = _pullback(f)
+    else:
+        call = _pullback(segmented(steps, tape))
+    temp = None
+    if lang == "jax" or not variant.startswith("dgraph"):  # compiled first, apart
+        call = jax.jit(call).lower(*args, w).compile()
+        temp = call.memory_analysis().temp_size_in_bytes / 2**20
+    else:
+        tracemalloc.start()
+    before = _rss_mb()
+    first, second, got = _timed(call, *args, w, repeat=1)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if temp is None:
+        temp = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+    want = _pullback(f)(*args, w)
+    return {
+        "variant": variant + (f" ({lang})" if variant.startswith("dgraph") else ""),
+        "steps": steps,
+        "tape": tape,
+        "first s": _g(first),
+        "s": _g(second),
+        "peak MB (maxrss)": round(peak, 1),
+        "rss before the calls MB": round(before, 1),
+        "working memory MB (XLA temp / NumPy traced peak)": round(temp, 2),
+        "difference": _difference(got, want),
+    }
+
+
+def _pullback(f):
+    return lambda *a: jax.vjp(f, *a[:4])[1](a[4])
+
+
+def segmented(steps: int, segments: int, dt: float = 0.1):
+    """The same integrator as ``segments`` scans of ⌈steps/segments⌉ steps, each under
+    ``jax.checkpoint`` (the first steps - segments·⌊…⌋ run before them): jax.vjp keeps a
+    state per segment and recomputes each segment's in its reverse."""
+    s = -(-steps // segments)
+    q, rem = steps // s, steps - (steps // s) * s
+
+    def f(u, d, a, b):
+        def step(u, _):
+            lap = jnp.roll(u, 1) + jnp.roll(u, -1) - 2.0 * u
+            return u + dt * (d * lap + a * u - b * u**3), None
+
+        @jax.checkpoint
+        def segment(u, _):
+            return jax.lax.scan(step, u, None, length=s)[0], None
+
+        if rem:
+            u = jax.lax.scan(step, u, None, length=rem)[0]
+        return jax.lax.scan(segment, u, None, length=q)[0]
+
+    return f
+
+
+def _g(seconds: float) -> float:
+    return float(f"{seconds:.4g}")
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as handle:
+        pages = int(handle.read().split()[1])
+    return pages * resource.getpagesize() / 2**20
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cells", type=int, default=1000)
     parser.add_argument("--steps", type=int, nargs="+", default=[10, 10_000])
+    parser.add_argument("--calls", action="store_true", help="per call, against JAX")
+    parser.add_argument("--memory", action="store_true", help="vjp variants, subprocesses")
+    parser.add_argument("--tape", type=int, default=100)
+    parser.add_argument("--modules-only", action="store_true", help="with --calls")
+    parser.add_argument("--variant", choices=VARIANTS, help=argparse.SUPPRESS)
+    parser.add_argument("--lang", default="jax", choices=("python", "jax"))
     args = parser.parse_args()
+    if args.variant:
+        print(json.dumps(memory(args.variant, args.cells, args.steps[0], args.tape, args.lang)))
+        return
+    if args.memory:
+        for t in args.steps:
+            runs = [(v, "jax") for v in VARIANTS]
+            runs[2:2] = [("dgraph vjp", "python"), ("dgraph vjp tape", "python")]
+            for variant, lang in runs:
+                command = [sys.executable, __file__, "--variant", variant, "--lang", lang]
+                command += ["--cells", str(args.cells), "--steps", str(t), "--tape", str(args.tape)]
+                done = subprocess.run(command, capture_output=True, text=True)
+                print(done.stdout.strip() or done.stderr.strip().splitlines()[-1], flush=True)
+        return
+    if args.calls:
+        for t in args.steps:
+            print(json.dumps(calls(args.cells, t, args.modules_only)), flush=True)
+        return
     results = [run(args.cells, t) for t in args.steps]
     for r in results:
         print(r, flush=True)

@@ -496,6 +496,27 @@ CASES: list[tuple[str, list[str], str]] = [
         ],
         "has no parameter 'v' to take as a parameter (it has u)",
     ),
+    (  # --tape bounds a tensor graph's vjp (issue 54: the loops' states)
+        "tape-scalar-graph",
+        ["codegen", SIN, "--mode", "vjp", "--tape", "3", "-o", "j.py"],
+        "--tape is for a tensor graph's vjp",
+    ),
+    (
+        "tape-not-vjp",
+        [
+            *["codegen", H("array_model.py") + ":residual", "--inputs", "u:3x3"],
+            *["--level", "array", "--tape", "3", "-o", "j.py"],
+        ],
+        "--tape 3: the states a vjp keeps, a positive integer",
+    ),
+    (
+        "tape-zero",
+        [
+            *["codegen", H("array_model.py") + ":residual", "--inputs", "u:3x3"],
+            *["--level", "array", "--mode", "vjp", "--tape", "0", "-o", "j.py"],
+        ],
+        "--tape 0: the states a vjp keeps, a positive integer",
+    ),
     (
         "derivative-output",
         ["structure", H("derivative_output.py") + ":with_derivative"],

@@ -87,6 +87,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--sparse", action="store_true", help="also emit the nonzero entries only")
     p.add_argument(
+        "--tape",
+        type=int,
+        help="a tensor graph's vjp: at most this many states of each scan kept for its"
+        " reverse sweep, the rest recomputed (equidistant checkpointing)",
+    )
+    p.add_argument(
         "--budget",
         type=budget,
         help="with --method, for an exact search beyond its limit; without, every"
@@ -119,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
     graph = load_graph(args, lambda g: refuse_unprinted(g, langs))  # one line, alone
     if graph.is_tensor:
         return _run_tensor(args, outputs, langs, graph)
+    if args.tape is not None:
+        raise InputError("--tape is for a tensor graph's vjp (its loops' states)")
     modes = {
         lang: (args.mode,)
         if args.mode
@@ -164,6 +172,8 @@ def _run_tensor(
             )
     if args.sparse and mode not in ("jacobian", "value_and_jacobian"):
         raise InputError(f"--sparse is for the jacobian; {mode} returns arrays")
+    if args.tape is not None and (mode != "vjp" or args.tape < 1):
+        raise InputError(f"--tape {args.tape}: the states a vjp keeps, a positive integer")
     companions = [
         _index_path(o) if lang in ("c", "cuda") else None
         for o, lang in zip(outputs, langs, strict=True)
@@ -175,7 +185,13 @@ def _run_tensor(
     made = []
     for lang in langs:  # CUDA: the C values' statements as kernels, checked as C here
         code = make_tensor_function(
-            graph, mode, "c" if lang == "cuda" else lang, args.method, args.budget, args.sparse
+            graph,
+            mode,
+            "c" if lang == "cuda" else lang,
+            args.method,
+            args.budget,
+            args.sparse,
+            tape=args.tape,
         )[0]
         made.append(replace(code, text=code.values.cuda, lang=lang) if lang == "cuda" else code)
     for output, code, companion in zip(outputs, made, companions, strict=True):

@@ -120,6 +120,7 @@ def make_function(
     point: Sequence[Any] | None = None,
     tril: bool = False,
     weights: Any = None,
+    tape: int | None = None,
 ) -> GeneratedFunction:
     """Generate, check and load the ``mode`` function of a graph, an expression set or a
     Python function.
@@ -155,6 +156,10 @@ def make_function(
     weights
         A Hessian mode of a vector ``f``: the weights ``v`` of the Lagrangian ``vᵀf`` at
         the point; the function then takes them last (``H(x, v)``).
+    tape
+        ``vjp`` of a tensor graph with loops: at most this many states of a ``scan`` kept
+        for its reverse sweep, the rest recomputed (equidistant checkpointing,
+        :mod:`dgraph.codegen.tensor.loop_sweeps`); None keeps every state.
 
     Returns
     -------
@@ -208,7 +213,7 @@ def make_function(
             raise DGraphError(
                 "params=, sizes= and point= are for a Python function; a graph has its own"
             )
-        return _make_function(source, mode, lang, method, budget, sparse)
+        return _make_function(source, mode, lang, method, budget, sparse, tape)
 
 
 def _make_function(
@@ -218,14 +223,21 @@ def _make_function(
     method: str | None,
     budget: float | None,
     sparse: bool,
+    tape: int | None = None,
 ) -> GeneratedFunction:
+    if tape is not None and (mode != "vjp" or not isinstance(tape, int) or tape < 1):
+        raise DGraphError(f"tape= bounds the states a vjp keeps: a positive integer, not {tape!r}")
     if mode not in MODES:
         raise DGraphError(f"unknown mode {mode!r}: use {', '.join((*MODES, *HESSIAN_MODES))}")
     if lang not in LANGS:
         raise DGraphError(f"unknown language {lang!r}: use {', '.join(LANGS)}")
     graph = source.graph if isinstance(source, ExpressionSet) else source
+    if tape is not None and not graph.is_tensor:
+        raise DGraphError("tape= is for a tensor graph's vjp (the states its loops keep)")
     if graph.is_tensor:
-        tensor, function = make_tensor_function(source, mode, lang, method, budget, sparse)
+        tensor, function = make_tensor_function(
+            source, mode, lang, method, budget, sparse, tape=tape
+        )
         return GeneratedFunction(tensor, mode, function)  # type: ignore[arg-type]
     generated = generate(source, lang, method, modes=(mode,), sparse=sparse, budget=budget)
     if lang == "cuda":  # checked on the host above; here compiled for the GPU

@@ -56,6 +56,7 @@ class TensorGenerated:
     stacked: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     """Sparse: the loaded ``{mode}_stacked``, J as one matrix over all outputs and inputs."""
     ops: ArrayCount | None = None  # the array program's, in scalar operations (not sweeps)
+    loops: tuple[str, ...] = ()  # jvp/vjp: how each loop is swept (jacobian: its docstring)
 
     @property
     def verified(self) -> bool:
@@ -101,13 +102,14 @@ def make_tensor_function(
     method: str | None,
     budget: float | None,
     sparse: bool,
+    tape: int | None = None,
 ) -> tuple[TensorGenerated, Any]:
     """:func:`_make` (below), then the block products and sums it remembered forgotten
     (:mod:`dgraph.codegen.scope`: what pricing and code generation shared, some
     hundreds of MB at 10⁶ unknowns, not kept past the call)."""
     refuse_unprinted(source.graph if isinstance(source, ExpressionSet) else source, (lang,))
     with codegen_call():
-        return _make(source, mode, lang, method, budget, sparse)
+        return _make(source, mode, lang, method, budget, sparse, tape)
 
 
 def _make(
@@ -117,6 +119,7 @@ def _make(
     method: str | None,
     budget: float | None,
     sparse: bool,
+    tape: int | None = None,
 ) -> tuple[TensorGenerated, Any]:
     """The checked ``mode`` function of a tensor graph and what was generated:
     ``jacobian`` from an expression set (without ``method``, the cheapest of
@@ -158,11 +161,12 @@ def _make(
     if es.verification is None or _wrong(es.verification):
         raise DGraphError(f"method {es.method!r} gave an expression set that did not verify")
     if mode in SWEEP_MODES:
-        sweep = sweep_module(es.graph, mode, lang)
+        sweep = sweep_module(es.graph, mode, lang, tape)
         checked = load_python(sweep.text)
         check = _checked(check_sweep(getattr(checked, mode), mode, es, lang))
         function = getattr(_fresh(checked, sweep.text, lang), mode)
         generated = TensorGenerated(sweep.text, lang, es, sparse, check, mode, sweep.mults)
+        generated.loops = sweep.loops
         return generated, function
     if lang == "c":  # the NumPy module's value program in C, for its fixed pattern
         program = tensor_program(es, "python", sparse, mode, keep_arrays=True)

@@ -248,8 +248,10 @@ def tensor_program(
     stacked = sparse and not (mode == "jacobian" and _single(graph))
     kind = "one sparse matrix" if sparse else "dense blocks"
     what = "F(x), J" if values else "J"
+    loops = "".join(f" {n}." for n in w.__dict__.get("loop_notes", []))  # loop_blocks.note
     doc = (
-        f'    """{what}: d y / d x for the inputs {tuple(graph.inputs)!r} ({language}; {kind})."""'
+        f'    """{what}: d y / d x for the inputs {tuple(graph.inputs)!r} ({language}; {kind}).'
+        f'{loops}"""'
     )
     ends = [*results, *values]
     live = live_statements(w.statements, ends)

@@ -26,6 +26,7 @@ from ...errors import DGraphError, InputError
 from .. import ir
 from ..ir import ArrayStatement, Call, Const, Index, Item, Loop, LoopBody, Name, Node, While
 from .branches import emit_cond
+from .loop_blocks import adjoint_jacobian, chain_choice, note, sparse_product
 from .region_steps import MATRIX, body_operation, identity_seed, reshaped_to, without_copies
 
 __all__ = ["refuse_unprinted", "region_block", "region_value"]
@@ -56,19 +57,26 @@ def refuse_unprinted(graph, langs=("c",)) -> None:
 class _Lowered:
     """A region's loop statement and where its outputs and tangents are."""
 
-    def __init__(self, loop: Name, region: Region, columns: list[tuple[int, int]]) -> None:
+    def __init__(
+        self, loop: Name | None, region: Region, columns: list[tuple[int, int]], found=None
+    ) -> None:
         self.loop = loop
         self.region = region
         self.columns = columns  # operand k -> its tangent columns (lo, hi)
+        self.found = found  # (values, Jacobian rows) an adjoint loop made, by output
 
     def value(self, j: int) -> Node:
         r = self.region
+        if self.found is not None:
+            return Call("reshape", (self.found[0][j], Const(tuple(r.out_shapes[j]))))
         at = j if j < r.n_carry else 2 * r.n_carry + (j - r.n_carry)
         return Call("reshape", (Item(self.loop, at), Const(tuple(r.out_shapes[j]))))
 
     def tangent(self, j: int) -> Node:
         """d(output j)/d(active operands), (size of output j, width)."""
         r = self.region
+        if self.found is not None:
+            return self.found[1][j]
         if j < r.n_carry:
             return Item(self.loop, r.n_carry + j)
         stacked = Item(self.loop, 2 * r.n_carry + r.n_ys + (j - r.n_carry))
@@ -139,19 +147,47 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         value = body_operation(out, arguments, b.out_shapes[o], r.name)
         extra.append(ArrayStatement(target, value))
         body_of_output.append(target)
+    if r.kind == "scan" and not w.constants.keep_arrays:  # NumPy, JAX: the chain DP's sweep
+        choice = chain_choice(r, width)
+        w.__dict__.setdefault("loop_notes", []).append(note(choice))
+        if choice["sweep"] == "adjoint":
+            found = adjoint_jacobian(
+                w,
+                r,
+                operands,
+                program,
+                blocks,
+                body_of_output,
+                arguments,
+                columns,
+                width,
+                lambda: next(fresh),
+            )
+            return _Lowered(None, r, columns, found)
     tangent_in: dict[int, str] = {}  # body input i -> the name of its tangent
     for i in range(len(b.inputs)):
         if nk <= i < nk + nc or columns[first + i][1] > columns[first + i][0]:
             tangent_in[i] = next(fresh)
     tangents_out = []
+    indices: list[tuple[str, Node]] = []  # the sparse products' index arrays, passed in
+
+    def index(array: np.ndarray) -> Name:
+        indices.append((next(fresh), w.constants.index(array)))
+        return Name(indices[-1][0])
+
     for o, out in enumerate(b.outputs):
         size = math.prod(b.out_shapes[o])
         total: Node | None = None
         for i, name in tangent_in.items():
             if not b.floats[i] or (out, b.inputs[i]) not in blocks:
                 continue
-            matrix = Call("reshape", (Name(blocks[(out, b.inputs[i])]), Const((size, -1))))
-            term = Call("einsum", (MATRIX, matrix, Name(name)))
+            block = blocks[(out, b.inputs[i])]
+            term = None
+            if not w.constants.keep_arrays:  # NumPy, JAX (the C values: dense products)
+                term = sparse_product(program, block, size, width, Name(name), index)
+            if term is None:
+                matrix = Call("reshape", (Name(block), Const((size, -1))))
+                term = Call("einsum", (MATRIX, matrix, Name(name)))
             total = term if total is None else ir.BinOp("+", total, term)
         target = next(fresh)
         extra.append(ArrayStatement(target, total or Call("zeros", (Const((size, width)),))))
@@ -178,7 +214,8 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     names += [tangent_in[nk + c] for c in range(nc)]
     names += [arguments[b.inputs[i]] for i in xs_in] + [tangent_in[i] for i in xs_t]
     names += [arguments[b.inputs[i]] for i in range(nk)] + [tangent_in[i] for i in ks_t]
-    names += constants
+    names += constants + [n for n, _ in indices]
+    invariants += [node for _, node in indices]
     outs = [*body_of_output[:nc], *tangents_out[:nc], *body_of_output[nc:], *tangents_out[nc:]]
     inner = [without_copies(s) for s in program.statements]
     if r.kind == "while":

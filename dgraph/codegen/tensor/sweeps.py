@@ -10,21 +10,28 @@ block to its source's. A tangent is a labelled block ``dense(v.shape, ())`` (a c
 :mod:`.blockops` prints — keeps its structure: a slice's tangent is a cut of its source's,
 a broadcast's is not broadcast, a sum of shifted selections is a segment sum over their
 union. Only the ends are made arrays of their shapes. (Griewank and Walther, *Evaluating
-Derivatives*, 2nd ed., SIAM 2008, ch. 3: the tangent and adjoint modes.)
+Derivatives*, 2nd ed., SIAM 2008, ch. 3: the tangent and adjoint modes.) A loop region's
+values and derivatives come from loops of its own (:mod:`.loop_sweeps`); in ``jvp`` the
+values and tangents are written vertex by vertex, in program order.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ...blocks import dense, multiply
+from ...blocks.arrays import Const as Const_
 from ...core.block_values import program_order
 from ...core.graph import DGraph
 from ...errors import DGraphError
+from .. import ir
 from ..array_passes import optimize_statements
-from ..ir import Name, Node
+from ..ir import ArrayProgram, ArrayStatement, Call, Const, Loop, Name, Node, While
 from .blockops import BlockOps, Valued
 from .dialect import DIALECTS
+from .loop_sweeps import LoopSweeps, is_loop
 from .module import (
     Writer,
     argument_name,
@@ -37,7 +44,7 @@ from .module import (
     read_input,
 )
 
-__all__ = ["SWEEP_MODES", "Sweep", "sweep_module"]
+__all__ = ["SWEEP_MODES", "Sweep", "sweep_module", "sweep_program"]
 
 SWEEP_MODES = ("jvp", "vjp")
 
@@ -50,9 +57,10 @@ class Sweep:
 
     text: str
     mults: int
+    loops: tuple[str, ...] = ()  # per loop region: how its derivative is swept
 
 
-def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
+def sweep_module(graph: DGraph, mode: str, lang: str = "python", tape: int | None = None) -> Sweep:
     """The NumPy (``lang="python"``) or JAX module defining ``jvp`` (``mode="jvp"``) or
     ``vjp`` for the tensor graph ``graph``.
 
@@ -62,6 +70,12 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
     w_ym)`` takes the inputs and one cotangent per output and returns wᵀ·J: the input's
     array, or a tuple over the inputs (what ``jax.vjp``'s pullback returns, a lone input's
     array not wrapped in a tuple).
+
+    A loop region is swept through, never formed (:mod:`.loop_sweeps`): ``jvp`` runs the
+    body's own tangent program inside the loop, ``vjp`` its adjoint program backwards
+    over a tape of states, at most ``tape`` of them kept per ``scan`` (the rest
+    recomputed: equidistant checkpointing; None keeps all). The docstring of the
+    generated function says how each loop was swept (also :attr:`Sweep.loops`).
 
     >>> from dgraph.blocks.arrays import ArrayOp
     >>> g = DGraph("chain")
@@ -86,15 +100,102 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
         raise DGraphError(f"tensor graphs: a sweep is jvp or vjp, not {mode!r}")
     if lang not in DIALECTS:
         raise DGraphError(f"tensor graphs: code in python or jax, not {lang!r}")
+    built = _build(graph, mode, lang, tape=tape)
+    w = built.w
+    returned = f"    return {one_or_tuple(built.results)}"
+    primals = [built.arguments[x] for x in graph.inputs]
+    params = [built.arguments[p] for p in graph.parameter_shapes]
+    args = ", ".join([*primals, *built.seed_args.values(), *params])
+    language = "NumPy" if lang == "python" else "JAX"
+    seeds_text = tuple(built.seed_args.values())
+    what = "J·v" if mode == "jvp" else "wᵀ·J"
+    given = "their tangents" if mode == "jvp" else "the outputs' cotangents"
+    loops = "".join(f" {note}." for note in built.loops)
+    doc = (
+        f'    """{what} for the inputs {tuple(graph.inputs)!r} and {given}'
+        f' {seeds_text!r} ({language}).{loops}"""'
+    )
+    statements = w.printed(built.statements)
+    body = [f"def {mode}({args}):", doc, *statements, returned]
+    header = _header(w, graph, mode, lang, "\n".join(statements))
+    return Sweep(header + "\n".join(body) + "\n", built.mults, tuple(built.loops))
+
+
+@dataclass
+class _Built:
+    """A sweep's statements (after the passes) and what names them."""
+
+    w: Writer
+    arguments: dict[str, str]  # input or parameter: its argument's name
+    seed_args: dict[str, str]  # seeded input (jvp) or output (vjp): its argument's name
+    statements: list[ArrayStatement]
+    results: list[str]  # the values (``values``), then the tangents or cotangents
+    mults: int
+    loops: list[str]  # one line per loop region: how its derivative is swept
+
+
+def sweep_program(
+    graph: DGraph,
+    mode: str,
+    lang: str,
+    seeds: list[str] | None = None,
+    tape: int | None = None,
+) -> ArrayProgram:
+    """A loop body's sweep as a program of its own (what a loop region runs each step):
+    arguments the body's inputs, then one seed per name in ``seeds`` (``jvp``: inputs;
+    ``vjp``: every output, ``seeds`` ignored; ``value``: none); results the outputs'
+    values then their tangents (``jvp``), the outputs' values (``value``) or the inputs'
+    cotangents (``vjp``). Its constants' arrays are kept (the loop passes them in)."""
+    if graph.parameter_shapes:
+        raise DGraphError("a loop body with parameters")
+    built = _build(graph, mode, lang, seeds, values=mode != "vjp", tape=tape)
+    args = (*built.arguments.values(), *built.seed_args.values())
+    shapes = {v: graph.shape(v) for v in graph.nx}
+    used = {n.id for s in built.statements for n in ir.walk(s.value) if isinstance(n, Name)}
+    for s in built.statements:
+        used |= _loop_names(s.value)
+    constants = {k: a for k, a in built.w.constants.arrays.items() if k in used}
+    return ArrayProgram(
+        mode,
+        args,
+        tuple(shapes[x] for x in graph.inputs) + tuple(shapes[s] for s in built.seed_args),
+        args,
+        built.statements,
+        built.results,
+        constants,
+    )
+
+
+def _loop_names(node: Node) -> set[str]:
+    """The names a loop statement's init, xs and invariants read (its body reads only its
+    own arguments)."""
+    out: set[str] = set()
+    if isinstance(node, (Loop, While)):
+        for n in (*node.init, *getattr(node, "xs", ()), *node.invariants):
+            out |= ir.names_in(n)
+    return out
+
+
+def _build(
+    graph: DGraph,
+    mode: str,
+    lang: str,
+    seeds: list[str] | None = None,
+    values: bool = False,
+    tape: int | None = None,
+) -> _Built:
     order = program_order(graph)
     for v in order:
         if graph.op(v) is None and graph.role(v) != "input":
             raise DGraphError(f"vertex {v!r} has no array operation: no code for its blocks")
-    w = Writer(DIALECTS[lang])
+    w = Writer(DIALECTS[lang], keep_arrays=True)
     shapes = {v: graph.shape(v) for v in graph.nx} | graph.parameter_shapes
     arrays = [*graph.inputs, *graph.parameter_shapes]  # array parameters: arguments last
     arguments = {x: w.name(argument_name(x)) for x in arrays}
-    seeds = graph.inputs if mode == "jvp" else graph.outputs
+    if mode == "value":
+        seeds = []
+    elif mode == "vjp" or seeds is None:
+        seeds = list(graph.inputs if mode == "jvp" else graph.outputs)
     prefix = "v" if mode == "jvp" else "w"
     seed_args = {s: w.name(f"{prefix}_{argument_name(s)}") for s in seeds}
     names = {x: w.name(f"{arguments[x]}_") for x in arrays}
@@ -104,12 +205,10 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
     for s in seeds:
         w.statements.append(read_input(w.d, seed_names[s], seed_args[s], shapes[s]))
     nodes: dict[str, Node] = {v: Name(n) for v, n in names.items()}
-    for v in order:
-        if graph.op(v) is not None:
-            nodes[v] = w.emit(forward_node(w, graph.op(v), nodes, shapes, top=True), f"v_{v}")
     ops = BlockOps(lang, w.constants, w.emit)
     leaves: dict[tuple[str, str], Valued] = {}
     mults = 0
+    loops = LoopSweeps(w, lang, tape, sweep_program)
 
     def leaf(edge: tuple[str, str]) -> Valued:
         if edge not in leaves:
@@ -122,55 +221,112 @@ def sweep_module(graph: DGraph, mode: str, lang: str = "python") -> Sweep:
             mults += multiply(upper[0], lower[0])[0]
         return ops.multiply(upper, lower)
 
+    def operand_nodes(op) -> list[Node]:
+        out: list[Node] = []
+        for x in op.operands:
+            if isinstance(x, str):
+                out.append(nodes[x])
+            elif isinstance(x, Const_):
+                out.append(w.constants.add(np.asarray(x.value)))
+            else:
+                raise DGraphError(f"{v}: a loop operand that is an expression")
+        return out
+
+    carried: dict[str, Valued] = {}
     if mode == "jvp":
-        carried: dict[str, Valued] = {x: (dense(shapes[x], ()), Name(seed_names[x])) for x in seeds}
-        for v in order:
-            if graph.op(v) is None:
-                continue
-            total: Valued = None
-            for u in _sources(graph, v):
-                if carried.get(u) is not None:
-                    total = ops.add(total, product(leaf((u, v)), carried[u]))
-            carried[v] = total
-        ends = graph.outputs
-        results = [
+        carried = {x: (dense(shapes[x], ()), Name(seed_names[x])) for x in seeds}
+    for v in order:  # values (and, jvp, tangents) in program order
+        op = graph.op(v)
+        if op is None:
+            continue
+        if is_loop(op) and mode == "jvp":
+            tangents = [
+                None
+                if carried.get(x) is None
+                else _array(w, ops, carried[x], shapes[x], True)
+                if isinstance(x, str)
+                else None
+                for x in op.operands
+            ]
+            value, tangent = loops.tangent(op, operand_nodes(op), tangents)
+            nodes[v] = w.emit(value, f"v_{v}")
+            carried[v] = None if tangent is None else (dense(shapes[v], ()), tangent)
+            continue
+        if is_loop(op):
+            nodes[v] = w.emit(loops.value(op, operand_nodes(op), mode == "vjp"), f"v_{v}")
+            continue
+        nodes[v] = w.emit(forward_node(w, op, nodes, shapes, top=True), f"v_{v}")
+        if mode != "jvp":
+            continue
+        total: Valued = None
+        for u in _sources(graph, v):
+            if carried.get(u) is not None:
+                total = ops.add(total, product(leaf((u, v)), carried[u]))
+        carried[v] = total
+    if values:
+        results = [w.emit(nodes[y], f"val_{argument_name(y)}").id for y in graph.outputs]
+    else:
+        results = []
+    if mode == "jvp":
+        results += [
             w.emit(
                 output_node(w, ops.materialize(carried.get(y)), shapes[y], ()),
                 f"dot_{argument_name(y)}",
             ).id
-            for y in ends
+            for y in graph.outputs
         ]
-    else:
+    elif mode == "vjp":
         carried = {y: (dense((), shapes[y]), Name(seed_names[y])) for y in seeds}
+        last = {}  # a loop region: its first output vertex in program order
+        for v in order:
+            if is_loop(graph.op(v)):
+                last.setdefault(id(graph.op(v).param["region"]), v)
+        outputs_of: dict[int, dict[int, str]] = {}
+        for v in order:
+            op = graph.op(v)
+            if is_loop(op):
+                outputs_of.setdefault(id(op.param["region"]), {})[op.param["output"]] = v
         for v in reversed(order):
-            if graph.op(v) is None or carried.get(v) is None:
+            op = graph.op(v)
+            if op is None:
+                continue
+            if is_loop(op):
+                region = op.param["region"]
+                if last[id(region)] != v:
+                    continue  # swept once, when every output's cotangent is complete
+                outs = outputs_of[id(region)]
+                cotangents = [
+                    None
+                    if outs.get(j) is None or carried.get(outs[j]) is None
+                    else _array(w, ops, carried[outs[j]], shapes[outs[j]], False)
+                    for j in range(len(region.out_shapes))
+                ]
+                bars = loops.adjoint(op, operand_nodes(op), cotangents)
+                for x, bar in zip(op.operands, bars, strict=True):
+                    if bar is not None and isinstance(x, str):
+                        shape = shapes[x]
+                        node = w.emit(Call("reshape", (bar, Const(tuple(shape)))))
+                        carried[x] = ops.add(carried.get(x), (dense((), shape), node))
+                continue
+            if carried.get(v) is None:
                 continue
             for u in _sources(graph, v):
                 carried[u] = ops.add(carried.get(u), product(carried[v], leaf((u, v))))
-        ends = graph.inputs
-        results = [
+        results += [
             w.emit(
                 output_node(w, ops.materialize(carried.get(x)), (), shapes[x]),
                 f"bar_{argument_name(x)}",
             ).id
-            for x in ends
+            for x in graph.inputs
         ]
-    returned = f"    return {one_or_tuple(results)}"
-    primals = [arguments[x] for x in graph.inputs]
-    params = [arguments[p] for p in graph.parameter_shapes]
-    args = ", ".join([*primals, *seed_args.values(), *params])
-    language = "NumPy" if lang == "python" else "JAX"
-    seeds_text = tuple(seed_args.values())
-    what = "J·v" if mode == "jvp" else "wᵀ·J"
-    given = "their tangents" if mode == "jvp" else "the outputs' cotangents"
-    doc = (
-        f'    """{what} for the inputs {tuple(graph.inputs)!r} and {given}'
-        f' {seeds_text!r} ({language})."""'
-    )
-    statements = w.printed(optimize_statements(live_statements(w.statements, results), results))
-    body = [f"def {mode}({args}):", doc, *statements, returned]
-    header = _header(w, graph, mode, lang, "\n".join(statements))
-    return Sweep(header + "\n".join(body) + "\n", mults)
+    statements = optimize_statements(live_statements(w.statements, results), results)
+    return _Built(w, arguments, seed_args, statements, results, mults, loops.notes)
+
+
+def _array(w: Writer, ops: BlockOps, valued: Valued, shape, tangent: bool) -> Node:
+    """A tangent (or cotangent) as an array of its vertex's shape."""
+    ends = (shape, ()) if tangent else ((), shape)
+    return w.emit(output_node(w, ops.materialize(valued), *ends))
 
 
 def _sources(graph: DGraph, v: str) -> list[str]:

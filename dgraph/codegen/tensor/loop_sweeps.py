@@ -1,0 +1,697 @@
+"""Matrix-free tangent and adjoint sweeps through loop regions in generated code.
+
+A ``scan`` of T steps whose body maps ``(k, c_{t-1}, x_t)`` to ``(c_t, y_t)`` has the
+Jacobian chain ``M_T ⋯ M_1`` (seed 002; :mod:`dgraph.core.regions`). ``jvp`` and ``vjp``
+never form it, nor any body Jacobian:
+
+* **tangent** (``jvp``): one loop carrying ``(c, ċ)``; each step runs the body's own
+  tangent program (:func:`~dgraph.codegen.tensor.sweeps.sweep_program`, mode ``jvp``):
+  ``ċ_t = A_t·ċ_{t-1} + K_t·k̇ + X_t·ẋ_t``, ``ẏ_t = B_t·ċ_{t-1} + …``;
+* **adjoint** (``vjp``): the forward loop keeps a tape of states, then a loop runs
+  backwards over it with the body's adjoint program: ``c̄_{t-1} = c̄_tᵀ·A_t + ȳ_tᵀ·B_t``,
+  ``k̄ += …``, ``x̄_t = …``. With a tape bound ``K`` (``tape=K``) the states are not all
+  kept: **equidistant checkpointing** — the forward sweep stores every s-th state,
+  s = ⌈T/K⌉ (at most K checkpoints), the first ``T mod s`` steps before them; the
+  reverse sweep recomputes each segment of s steps from its checkpoint, storing that
+  segment's s states, and runs the adjoint backwards over them. Memory: K + s states
+  instead of T; time: one more forward sweep. (Griewank's binomial checkpointing,
+  *revolve*, would need fewer recomputations for the same memory; Griewank and Walther,
+  *Evaluating Derivatives*, 2nd ed., SIAM 2008, ch. 12.)
+* ``while_loop``: the forward sweep counts its trips n; the reverse sweep runs n steps
+  backwards, recomputing the state of step j from the initial one (no tape: one state
+  kept, n(n-1)/2 extra body steps — short solver loops).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...core.regions import Region
+from ...errors import DGraphError
+from ..ir import (
+    ArrayProgram,
+    ArrayStatement,
+    BinOp,
+    Call,
+    Const,
+    Index,
+    Item,
+    Loop,
+    LoopBody,
+    Name,
+    Node,
+    Seq,
+    Slice,
+    While,
+)
+from .region_steps import body_operation, without_copies
+
+__all__ = ["LoopSweeps", "is_loop", "segments"]
+
+
+def is_loop(op) -> bool:
+    """Whether ``op`` is a loop region's output (not a branch's)."""
+    return op is not None and op.primitive == "loop"
+
+
+def segments(steps: int, tape: int | None) -> tuple[int, int, int]:
+    """Equidistant checkpointing of ``steps`` under a bound of ``tape`` states: the
+    segment length s = ⌈steps/tape⌉, the number of full segments (checkpoints) q =
+    ⌊steps/s⌋ ≤ tape, and the steps before them, ``steps - q·s`` (< s). Without a bound,
+    or one of at least ``steps``: one segment of all steps (every state on the tape)."""
+    if tape is None or tape >= steps:
+        return steps, 1, 0
+    if tape < 1:
+        raise DGraphError(f"a tape of {tape} states: give at least 1")
+    s = -(-steps // tape)
+    q = steps // s
+    return s, q, steps - q * s
+
+
+def _zeros(shape) -> Node:
+    return Call("zeros", (Const(tuple(shape)),))
+
+
+def _reshape(node: Node, shape) -> Node:
+    return Call("reshape", (node, Const(tuple(shape))))
+
+
+def _flip(node: Node) -> Node:
+    return Index(node, (Slice(None, None, -1),))
+
+
+def _cut(node: Node, lo: int | None, hi: int | None) -> Node:
+    return Index(node, (Slice(lo, hi),))
+
+
+def _concat(parts: list[Node]) -> Node:
+    return parts[0] if len(parts) == 1 else Call("concatenate", (Seq(tuple(parts)),))
+
+
+class _Scope:
+    """Statements of one function body with names of their own (``taken`` avoided)."""
+
+    def __init__(self, taken=(), prefix: str = "_ls") -> None:
+        self.taken = set(taken)
+        self.prefix = prefix
+        self.count = 0
+        self.statements: list[ArrayStatement] = []
+
+    def fresh(self) -> str:
+        while True:
+            self.count += 1
+            name = f"{self.prefix}{self.count}"
+            if name not in self.taken:
+                self.taken.add(name)
+                return name
+
+    def emit(self, node: Node) -> Name:
+        name = self.fresh()
+        self.statements.append(ArrayStatement(name, node))
+        return Name(name)
+
+
+class _Body:
+    """A body program placed in a loop: its argument names by body input, seed names,
+    the names of the body's outputs (values; ``dot``: tangents) and its constants."""
+
+    def __init__(self, r: Region, program: ArrayProgram, seeds: list[str]) -> None:
+        b = r.body
+        n = len(b.inputs)
+        self.r = r
+        self.program = program
+        self.arg = dict(zip(b.inputs, program.arguments[:n], strict=True))
+        self.seed = dict(zip(seeds, program.arguments[n:], strict=True))
+        self.constants = sorted(program.constants)
+        taken = set(program.arguments) | {s.target for s in program.statements}
+        self.scope = _Scope(taken | set(self.constants))
+        self.inner = [without_copies(s) for s in program.statements]
+        outs = list(b.graph.outputs)
+        m = len(outs)
+        self.values = dict(zip(outs, program.results[:m], strict=False))
+        self.dots = dict(zip(outs, program.results[m:], strict=False))
+
+    def fresh(self) -> str:
+        return self.scope.fresh()
+
+    def output(self, o: int) -> str:
+        """The name of body output o's value (a counter's ``i + 1`` computed here)."""
+        b, out = self.r.body, self.r.body.outputs[o]
+        if isinstance(out, str):
+            return self.values[out]
+        node = body_operation(out, self.arg, b.out_shapes[o], self.r.name)
+        return self.scope.emit(node).id
+
+    def dot(self, o: int) -> str:
+        """The name of body output o's tangent (zeros where no derivative reaches it)."""
+        out = self.r.body.outputs[o]
+        if isinstance(out, str):
+            return self.dots[out]
+        return self.scope.emit(_zeros(self.r.body.out_shapes[o])).id
+
+    def statements(self) -> tuple[ArrayStatement, ...]:
+        return (*self.inner, *self.scope.statements)
+
+
+class LoopSweeps:
+    """The loop regions of one generated sweep: each region's loops emitted once into
+    the writer ``w``; ``program_of(graph, mode, lang, seeds, tape)`` makes a body's
+    program (:func:`~dgraph.codegen.tensor.sweeps.sweep_program`)."""
+
+    def __init__(self, w, lang: str, tape: int | None, program_of: Callable) -> None:
+        self.w = w
+        self.lang = lang
+        self.tape = tape
+        self.program_of = program_of
+        self.notes: list[str] = []
+        self._done: dict[int, Any] = {}
+        self._programs: dict[tuple, ArrayProgram] = {}
+
+    # -- the body programs --------------------------------------------------------------
+
+    def _program(self, r: Region, mode: str, seeds: list[str]) -> ArrayProgram:
+        key = (id(r), mode, tuple(seeds))
+        if key not in self._programs:
+            self._programs[key] = self.program_of(r.body.graph, mode, self.lang, seeds, self.tape)
+        return self._programs[key]
+
+    def _body(self, r: Region, mode: str, seeds: list[str] | None = None) -> _Body:
+        """A fresh placement (its own extra names) of the body's ``mode`` program."""
+        b = r.body
+        if list(b.graph.inputs) != list(b.inputs):
+            raise DGraphError(f"{r.name}: a loop body whose graph inputs are not its inputs")
+        seeds = list(b.graph.outputs) if mode == "vjp" else list(seeds or [])
+        return _Body(r, self._program(r, mode, seeds), seeds)
+
+    def _constants(self, body: _Body) -> list[Node]:
+        return [self.w.constants.add(body.program.constants[c]) for c in body.constants]
+
+    def _name(self, r: Region, what: str) -> str:
+        return f"{what}_{r.name}" if r.name else what
+
+    # -- tangent ----------------------------------------------------------------------------
+
+    def tangent(self, op, operands: list[Node], tangents: list[Node | None]):
+        """The value of the loop output ``op`` computes and its tangent (None: no
+        derivative reaches it), the loop carrying the tangents emitted once."""
+        r: Region = op.param["region"]
+        j = op.param["output"]
+        if id(r) not in self._done:
+            self._done[id(r)] = self._tangent_loop(r, operands, tangents)
+        loop, value_at, dot_at = self._done[id(r)]
+        value = _reshape(Item(loop, value_at[j]), r.out_shapes[j])
+        if dot_at[j] is None:
+            return value, None
+        return value, self.w.emit(_reshape(Item(loop, dot_at[j]), r.out_shapes[j]))
+
+    def _tangent_loop(self, r: Region, operands, tangents):
+        b, nk, nc, first = r.body, r.n_consts, r.n_carry, r.n_cond_consts
+        ops, tans = operands[first:], tangents[first:]
+        n = len(b.inputs)
+        carries = list(range(nk, nk + nc))
+        float_carries = [i for i in carries if b.floats[i]]
+        others = [
+            i for i in range(n) if not nk <= i < nk + nc and b.floats[i] and tans[i] is not None
+        ]
+        seeded = sorted(float_carries + others)
+        body = self._body(r, "jvp", [b.inputs[i] for i in seeded])
+        arg = [body.arg[x] for x in b.inputs]
+        seed = {i: body.seed[b.inputs[i]] for i in seeded}
+        xs_in = list(range(nk + nc, n))
+        init = [_reshape(ops[i], b.shapes[i]) for i in carries]
+        init += [
+            _zeros(b.shapes[i]) if tans[i] is None else _reshape(tans[i], b.shapes[i])
+            for i in float_carries
+        ]
+        names = [arg[i] for i in carries] + [seed[i] for i in float_carries]
+        xs = [ops[i] for i in xs_in] + [tans[i] for i in xs_in if i in others]
+        names += [arg[i] for i in xs_in] + [seed[i] for i in xs_in if i in others]
+        invariants = [_reshape(ops[i], b.shapes[i]) for i in range(nk)]
+        invariants += [_reshape(tans[i], b.shapes[i]) for i in range(nk) if i in others]
+        names += [arg[i] for i in range(nk)] + [seed[i] for i in range(nk) if i in others]
+        invariants += self._constants(body)
+        names += body.constants
+        float_ys = [o for o in range(nc, len(b.outputs)) if isinstance(b.outputs[o], str)]
+        results = [body.output(o) for o in range(nc)]
+        results += [body.dot(i - nk) for i in float_carries]
+        results += [body.output(o) for o in range(nc, len(b.outputs))]
+        results += [body.dot(o) for o in float_ys]
+        nf = len(float_carries)
+        value_at = list(range(nc)) + [nc + nf + y for y in range(r.n_ys)]
+        dot_at: list[int | None] = [
+            nc + float_carries.index(nk + c) if nk + c in float_carries else None for c in range(nc)
+        ]
+        at = nc + nf + r.n_ys
+        dot_at += [
+            at + float_ys.index(nc + y) if nc + y in float_ys else None for y in range(r.n_ys)
+        ]
+        if r.kind == "while":
+            cond, cond_names, cond_ops = self._condition(r, body, names[:nc], operands[:first])
+            names += cond_names
+            invariants += cond_ops
+            step = LoopBody(tuple(names), body.statements(), tuple(results))
+            test = LoopBody(tuple(names), (cond,), (cond.target,))
+            loop: Node = While(tuple(init), tuple(invariants), test, step)
+            what = "while_loop (trip count at the point)"
+        else:
+            step = LoopBody(tuple(names), body.statements(), tuple(results))
+            loop = Loop(tuple(init), tuple(xs), tuple(invariants), step, int(r.length), r.reverse)
+            what = f"scan of {r.length} steps"
+        self.notes.append(
+            f"Loop {r.name or 'region'} ({what}): a tangent sweep inside the loop, the body's"
+            " jvp each step (no Jacobian formed)"
+        )
+        return self.w.emit(loop, self._name(r, "jvp_loop")), value_at, dot_at
+
+    def _condition(self, r: Region, body: _Body, carry_names: list[str], cond_operands):
+        """A while loop's test over its condition constants (fresh names, returned with
+        their operands) and the carries."""
+        cond_names = [body.fresh() for _ in cond_operands]
+        cond_ops = [_reshape(x, s) for x, s in zip(cond_operands, r.operand_shapes, strict=False)]
+        known = dict(zip(r.cond_inputs, [*cond_names, *carry_names], strict=True))
+        test = body_operation(r.cond, known, (), r.name)
+        return ArrayStatement(body.fresh(), test), cond_names, cond_ops
+
+    # -- values and the tape --------------------------------------------------------------
+
+    def value(self, op, operands: list[Node], taped: bool) -> Node:
+        """The value of the loop output ``op`` computes; ``taped``: the forward sweep of
+        a ``vjp`` (the states it keeps for the reverse sweep)."""
+        r: Region = op.param["region"]
+        j = op.param["output"]
+        if id(r) not in self._done:
+            if r.kind == "while":
+                self._done[id(r)] = self._while_forward(r, operands)
+            else:
+                self._done[id(r)] = self._scan_forward(r, operands, taped)
+        return _reshape(self._done[id(r)]["values"][j], r.out_shapes[j])
+
+    def _parts(self, r: Region, operands):
+        b, nk, nc, first = r.body, r.n_consts, r.n_carry, r.n_cond_consts
+        ops = operands[first:]
+        ks = [_reshape(ops[i], b.shapes[i]) for i in range(nk)]
+        c0 = [_reshape(ops[i], b.shapes[i]) for i in range(nk, nk + nc)]
+        xs = [ops[i] for i in range(nk + nc, len(b.inputs))]
+        if r.reverse:  # in the order the steps run
+            xs = [_flip(x) for x in xs]
+        return ks, c0, xs
+
+    def _forward(self, r: Region, body: _Body, init, xs, ks, consts, length: int, store: bool):
+        """The value loop of ``length`` steps from ``init`` over ``xs`` (in step order);
+        results: the carries, the ys, then (``store``) each step's incoming carries."""
+        b, nk, nc = r.body, r.n_consts, r.n_carry
+        n = len(b.inputs)
+        arg = [body.arg[x] for x in b.inputs]
+        names = [arg[i] for i in range(nk, nk + nc)]
+        names += [arg[i] for i in range(nk + nc, n)] + [arg[i] for i in range(nk)]
+        names += body.constants
+        results = [body.output(o) for o in range(len(b.outputs))]
+        if store:
+            results += [arg[i] for i in range(nk, nk + nc)]
+        step = LoopBody(tuple(names), body.statements(), tuple(results))
+        return Loop(tuple(init), tuple(xs), (*ks, *consts), step, length)
+
+    def _scan_forward(self, r: Region, operands, taped: bool) -> dict:
+        """The forward sweep: every state kept (no bound, or one of at least T), else
+        every s-th (:func:`segments`), the first ``T mod s`` steps before them."""
+        w, nc, ny = self.w, r.n_carry, r.n_ys
+        T = int(r.length)
+        s, q, rem = segments(T, self.tape if taped else None)
+        ks, c0, xs = self._parts(r, operands)
+        out: dict = {"s": s, "q": q, "rem": rem}
+        if not taped or s == T:
+            body = self._body(r, "value")
+            loop = self._forward(r, body, c0, xs, ks, self._constants(body), T, taped)
+            name = w.emit(loop, self._name(r, "loop"))
+            ys = [Item(name, nc + y) for y in range(ny)]
+            out["states"] = [Item(name, nc + ny + c) for c in range(nc)]
+            carries = [Item(name, c) for c in range(nc)]
+        else:
+            carries, ys_rem = c0, []
+            if rem:
+                body = self._body(r, "value")
+                first = [_cut(x, 0, rem) for x in xs]
+                loop = self._forward(r, body, c0, first, ks, self._constants(body), rem, False)
+                name = w.emit(loop, self._name(r, "loop_head"))
+                carries = [Item(name, c) for c in range(nc)]
+                ys_rem = [Item(name, nc + y) for y in range(ny)]
+            x_shapes = r.body.shapes[r.n_consts + nc :]
+            seg_xs = [
+                self._segmented(x, s, q, rem, shape) for x, shape in zip(xs, x_shapes, strict=True)
+            ]
+            name = w.emit(self._checkpoints(r, carries, seg_xs, ks, s, q), self._name(r, "loop"))
+            carries = [Item(name, c) for c in range(nc)]
+            out["checkpoints"] = [Item(name, nc + c) for c in range(nc)]
+            ys = []
+            for y in range(ny):
+                shape = r.out_shapes[nc + y][1:]
+                whole = _reshape(Item(name, 2 * nc + y), (q * s, *shape))
+                ys.append(_concat([*([ys_rem[y]] if rem else []), whole]))
+        out["values"] = carries + [_flip(y) if r.reverse else y for y in ys]
+        kept = (
+            f"a tape of all {T} states"
+            if s == T
+            else (
+                f"a tape of {q} checkpoint{'s' * (q != 1)} (a state every {s} steps), each"
+                f" segment's {s}"
+                " states recomputed from its checkpoint (equidistant checkpointing)"
+            )
+        )
+        if taped:
+            self.notes.append(
+                f"Loop {r.name or 'region'} (scan of {T} steps): an adjoint sweep backwards"
+                f" over {kept}, the body's vjp each step (no Jacobian formed)"
+            )
+        return out
+
+    @staticmethod
+    def _segmented(x: Node, s: int, q: int, rem: int, shape) -> Node:
+        """Stacked per-step values (step order) past the first ``rem`` steps, as q
+        segments of s steps: (q, s, *shape)."""
+        return _reshape(_cut(x, rem, None) if rem else x, (q, s, *shape))
+
+    def _checkpoints(self, r: Region, init, seg_xs, ks, s: int, q: int) -> Loop:
+        """q segments of s steps, each storing the state it starts from (a checkpoint)."""
+        nc, ny = r.n_carry, r.n_ys
+        body = self._body(r, "value")
+        outer = _Scope(prefix="_cp")
+        carry = [outer.fresh() for _ in range(nc)]
+        x_names = [outer.fresh() for _ in seg_xs]
+        k_names = [outer.fresh() for _ in ks]
+        c_names = [outer.fresh() for _ in body.constants]
+        xs = [self._slice_shape(r, Name(x), i, s) for i, x in enumerate(x_names)]
+        inner = self._forward(
+            r,
+            body,
+            [Name(c) for c in carry],
+            xs,
+            [Name(k) for k in k_names],
+            [Name(c) for c in c_names],
+            s,
+            False,
+        )
+        run = outer.emit(inner)
+        results = [outer.emit(Item(run, c)).id for c in range(nc)]
+        results += carry
+        results += [outer.emit(Item(run, nc + y)).id for y in range(ny)]
+        step = LoopBody(
+            tuple(carry + x_names + k_names + c_names), tuple(outer.statements), tuple(results)
+        )
+        return Loop(tuple(init), tuple(seg_xs), (*ks, *self._constants(body)), step, q)
+
+    def _slice_shape(self, r: Region, x: Node, i: int, s: int) -> Node:
+        """A segment's slices of xs input i, (s, ...) with the body's slice shape."""
+        b = r.body
+        shape = b.shapes[r.n_consts + r.n_carry + i]
+        return _reshape(x, (s, *shape))
+
+    # -- adjoint ----------------------------------------------------------------------------
+
+    def adjoint(self, op, operands: list[Node], cotangents: list[Node | None]) -> list:
+        """The cotangents of the loop's operands given those of its outputs (None: zero),
+        by the reverse sweep over the tape the forward sweep kept."""
+        r: Region = op.param["region"]
+        done = self._done[id(r)]
+        if r.kind == "while":
+            return self._while_adjoint(r, operands, cotangents, done)
+        return self._scan_adjoint(r, operands, cotangents, done)
+
+    def _reverse(self, r: Region, body: _Body, cbar, kbar, states, xs, ybars, ks, consts, length):
+        """The adjoint loop over ``length`` steps, last first: carries (c̄ of the float
+        carries, k̄ of the float constants), xs (each step's incoming state, its slices,
+        its ȳ), invariants (the constants, the body's program constants); ys the x̄."""
+        b, nk, nc = r.body, r.n_consts, r.n_carry
+        n = len(b.inputs)
+        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
+        fk = [i for i in range(nk) if b.floats[i]]
+        fx = [i for i in range(nk + nc, n) if b.floats[i]]
+        fy = [o for o in range(nc, len(b.outputs)) if isinstance(b.outputs[o], str)]
+        arg = [body.arg[x] for x in b.inputs]
+        cbar_names = [body.fresh() for _ in fc]
+        kbar_names = [body.fresh() for _ in fk]
+        ybar_names = [body.fresh() for _ in fy]
+        contributions: dict[str, list[str]] = {}
+        for i, name in zip(fc, cbar_names, strict=True):
+            out = b.outputs[i - nk]
+            if isinstance(out, str):
+                contributions.setdefault(out, []).append(name)
+        for o, name in zip(fy, ybar_names, strict=True):
+            contributions.setdefault(b.outputs[o], []).append(name)
+        seeds = []
+        for u, seed in body.seed.items():
+            shape = b.graph.shape(u)
+            parts = [_reshape(Name(c), shape) for c in contributions.get(u, [])]
+            total: Node = _zeros(shape) if not parts else parts[0]
+            for p in parts[1:]:
+                total = BinOp("+", total, p)
+            seeds.append(ArrayStatement(seed, total))
+        bars = dict(zip(b.inputs, body.program.results, strict=True))
+        results = [bars[b.inputs[i]] for i in fc]
+        for i, name in zip(fk, kbar_names, strict=True):
+            total = BinOp("+", Name(name), _reshape(Name(bars[b.inputs[i]]), b.shapes[i]))
+            results.append(body.scope.emit(total).id)
+        results += [bars[b.inputs[i]] for i in fx]
+        names = cbar_names + kbar_names
+        names += [arg[i] for i in range(nk, nk + nc)] + [arg[i] for i in range(nk + nc, n)]
+        names += ybar_names + [arg[i] for i in range(nk)] + body.constants
+        statements = (*seeds, *body.statements())
+        step = LoopBody(tuple(names), statements, tuple(results))
+        xs_all = (*states, *xs, *ybars)
+        return Loop((*cbar, *kbar), xs_all, (*ks, *consts), step, length, True)
+
+    def _scan_adjoint(self, r: Region, operands, cotangents, done: dict) -> list:
+        w, b, nk, nc, ny = self.w, r.body, r.n_consts, r.n_carry, r.n_ys
+        n = len(b.inputs)
+        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
+        fk = [i for i in range(nk) if b.floats[i]]
+        fx = [i for i in range(nk + nc, n) if b.floats[i]]
+        fy = [o for o in range(nc, len(b.outputs)) if isinstance(b.outputs[o], str)]
+        ks, c0, xs = self._parts(r, operands)
+        cbar = [
+            _zeros(b.shapes[i])
+            if cotangents[i - nk] is None
+            else _reshape(cotangents[i - nk], b.shapes[i])
+            for i in fc
+        ]
+        kbar = [_zeros(b.shapes[i]) for i in fk]
+        ybars = []
+        for o in fy:
+            given = cotangents[o]
+            ybars.append(
+                _zeros(r.out_shapes[o]) if given is None else (_flip(given) if r.reverse else given)
+            )
+        s, q, rem = done["s"], done["q"], done["rem"]
+        T = int(r.length)
+        vjp, value = self._body(r, "vjp"), self._body(r, "value")
+        nf, nkf = len(fc), len(fk)
+        if s == T:
+            loop = self._reverse(
+                r, vjp, cbar, kbar, done["states"], xs, ybars, ks, self._constants(vjp), T
+            )
+            name = w.emit(loop, self._name(r, "vjp_loop"))
+            cbar = [Item(name, a) for a in range(nf)]
+            kbar = [Item(name, nf + a) for a in range(nkf)]
+            xbars = [Item(name, nf + nkf + a) for a in range(len(fx))]
+        else:
+            outer = _Scope(prefix="_rv")
+            cb = [outer.fresh() for _ in cbar]
+            kb = [outer.fresh() for _ in kbar]
+            cp = [outer.fresh() for _ in range(nc)]
+            xn = [outer.fresh() for _ in xs]
+            yn = [outer.fresh() for _ in ybars]
+            kn = [outer.fresh() for _ in ks]
+            vn = [outer.fresh() for _ in value.constants]
+            an = [outer.fresh() for _ in vjp.constants]
+            seg_x = [self._slice_shape(r, Name(x), a, s) for a, x in enumerate(xn)]
+            seg_y = [
+                _reshape(Name(y), (s, *r.out_shapes[o][1:])) for y, o in zip(yn, fy, strict=True)
+            ]
+            kk = [Name(k) for k in kn]
+            fwd = self._forward(
+                r, value, [Name(c) for c in cp], seg_x, kk, [Name(v) for v in vn], s, True
+            )
+            run = outer.emit(fwd)
+            states = [Item(run, nc + ny + c) for c in range(nc)]
+            back = self._reverse(
+                r,
+                vjp,
+                [Name(c) for c in cb],
+                [Name(k) for k in kb],
+                states,
+                seg_x,
+                seg_y,
+                kk,
+                [Name(a) for a in an],
+                s,
+            )
+            rv = outer.emit(back)
+            results = [outer.emit(Item(rv, a)).id for a in range(nf + nkf + len(fx))]
+            step = LoopBody(
+                tuple(cb + kb + cp + xn + yn + kn + vn + an),
+                tuple(outer.statements),
+                tuple(results),
+            )
+            seg_xs = [
+                self._segmented(x, s, q, rem, b.shapes[i])
+                for x, i in zip(xs, range(nk + nc, n), strict=True)
+            ]
+            seg_xs += [
+                self._segmented(y, s, q, rem, r.out_shapes[o][1:])
+                for y, o in zip(ybars, fy, strict=True)
+            ]
+            loop = Loop(
+                (*cbar, *kbar),
+                (*done["checkpoints"], *seg_xs),
+                (*ks, *self._constants(value), *self._constants(vjp)),
+                step,
+                q,
+                True,
+            )
+            name = w.emit(loop, self._name(r, "vjp_loop"))
+            cbar = [Item(name, a) for a in range(nf)]
+            kbar = [Item(name, nf + a) for a in range(nkf)]
+            xbars = [
+                _reshape(Item(name, nf + nkf + a), (q * s, *b.shapes[i])) for a, i in enumerate(fx)
+            ]
+            if rem:
+                first = [_cut(x, 0, rem) for x in xs]
+                head = self._body(r, "value")
+                fwd = self._forward(r, head, c0, first, ks, self._constants(head), rem, True)
+                f = w.emit(fwd, self._name(r, "loop_head"))
+                states = [Item(f, nc + ny + c) for c in range(nc)]
+                back = self._reverse(
+                    r,
+                    self._body(r, "vjp"),
+                    cbar,
+                    kbar,
+                    states,
+                    first,
+                    [_cut(y, 0, rem) for y in ybars],
+                    ks,
+                    self._constants(vjp),
+                    rem,
+                )
+                h = w.emit(back, self._name(r, "vjp_head"))
+                cbar = [Item(h, a) for a in range(nf)]
+                kbar = [Item(h, nf + a) for a in range(nkf)]
+                xbars = [_concat([Item(h, nf + nkf + a), xb]) for a, xb in enumerate(xbars)]
+        out: list = [None] * len(r.operand_shapes)
+        first = r.n_cond_consts
+        for a, i in enumerate(fc):
+            out[first + i] = cbar[a]
+        for a, i in enumerate(fk):
+            out[first + i] = kbar[a]
+        for a, i in enumerate(fx):
+            out[first + i] = _flip(xbars[a]) if r.reverse else xbars[a]
+        return out
+
+    # -- while loops ----------------------------------------------------------------------
+
+    def _while_steps(self, r: Region, body: _Body, init, ks, consts, until=None, cond_ops=()):
+        """A while loop of the body's value program counting its trips: carries (the
+        loop's carries, the count); run while the loop's own test holds (``until`` None:
+        over ``cond_ops``) or while the count is below ``until``."""
+        b, nk, nc = r.body, r.n_consts, r.n_carry
+        arg = [body.arg[x] for x in b.inputs]
+        count = body.fresh()
+        carry_names = [arg[i] for i in range(nk, nk + nc)]
+        names = carry_names + [count] + [arg[i] for i in range(nk)] + body.constants
+        invariants = [*ks, *consts]
+        if until is None:
+            test, cond_names, cond_nodes = self._condition(r, body, carry_names, list(cond_ops))
+            names += cond_names
+            invariants += cond_nodes
+        else:
+            bound = body.fresh()
+            names.append(bound)
+            invariants.append(until)
+            test = ArrayStatement(body.fresh(), BinOp("<", Name(count), Name(bound)))
+        results = [body.output(o) for o in range(nc)]
+        results.append(body.scope.emit(BinOp("+", Name(count), Const(1))).id)
+        step = LoopBody(tuple(names), body.statements(), tuple(results))
+        cond = LoopBody(tuple(names), (test,), (test.target,))
+        return While((*init, Const(0)), tuple(invariants), cond, step)
+
+    def _while_forward(self, r: Region, operands) -> dict:
+        ks, c0, _ = self._parts(r, operands)
+        body = self._body(r, "value")
+        loop = self._while_steps(
+            r, body, c0, ks, self._constants(body), cond_ops=operands[: r.n_cond_consts]
+        )
+        name = self.w.emit(loop, self._name(r, "loop"))
+        nc = r.n_carry
+        self.notes.append(
+            f"Loop {r.name or 'region'} (while_loop): the forward sweep counts its trips n;"
+            " the reverse sweep runs n steps backwards, each state recomputed from the first"
+            " (one state kept)"
+        )
+        return {"values": [Item(name, c) for c in range(nc)], "trips": Item(name, nc), "c0": c0}
+
+    def _while_adjoint(self, r: Region, operands, cotangents, done: dict) -> list:
+        """n steps backwards (n the trips the forward sweep counted): step j's state
+        recomputed from the first by j - 1 body steps, then the body's vjp."""
+        b, nk, nc = r.body, r.n_consts, r.n_carry
+        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
+        fk = [i for i in range(nk) if b.floats[i]]
+        ks, c0, _ = self._parts(r, operands)
+        vjp, value = self._body(r, "vjp"), self._body(r, "value")
+        outer = _Scope(prefix="_wv")
+        j = outer.fresh()
+        cb = [vjp.fresh() for _ in fc]
+        kb = [vjp.fresh() for _ in fk]
+        cn = [outer.fresh() for _ in range(nc)]
+        kn = [outer.fresh() for _ in ks]
+        vn = [outer.fresh() for _ in value.constants]
+        arg = [vjp.arg[x] for x in b.inputs]
+        jm1 = outer.emit(BinOp("-", Name(j), Const(1)))
+        recompute = self._while_steps(
+            r, value, [Name(c) for c in cn], [Name(k) for k in kn], [Name(v) for v in vn], jm1
+        )
+        state = outer.emit(recompute)
+        for c in range(nc):  # the body's vjp reads the state under its own names
+            outer.statements.append(ArrayStatement(arg[nk + c], Item(state, c)))
+        for a, k in enumerate(kn):
+            outer.statements.append(ArrayStatement(arg[a], Name(k)))
+        # seeds, the body's vjp, the sums: as in the scan's reverse step
+        contributions: dict[str, list[str]] = {}
+        for i, name in zip(fc, cb, strict=True):
+            out = b.outputs[i - nk]
+            if isinstance(out, str):
+                contributions.setdefault(out, []).append(name)
+        for u, seed in vjp.seed.items():
+            shape = b.graph.shape(u)
+            parts = [_reshape(Name(c), shape) for c in contributions.get(u, [])]
+            total: Node = _zeros(shape) if not parts else parts[0]
+            for p in parts[1:]:
+                total = BinOp("+", total, p)
+            outer.statements.append(ArrayStatement(seed, total))
+        outer.statements += list(vjp.statements())
+        bars = dict(zip(b.inputs, vjp.program.results, strict=True))
+        results = [jm1.id] + [bars[b.inputs[i]] for i in fc]
+        for i, name in zip(fk, kb, strict=True):
+            total = BinOp("+", Name(name), _reshape(Name(bars[b.inputs[i]]), b.shapes[i]))
+            results.append(outer.emit(total).id)
+        an = list(vjp.constants)
+        names = [j, *cb, *kb, *cn, *kn, *vn, *an]
+        outer.taken |= set(names)
+        test = ArrayStatement(outer.fresh(), BinOp(">", Name(j), Const(0)))
+        step = LoopBody(tuple(names), tuple(outer.statements), tuple(results))
+        cond = LoopBody(tuple(names), (test,), (test.target,))
+        cbar = [
+            _zeros(b.shapes[i])
+            if cotangents[i - nk] is None
+            else _reshape(cotangents[i - nk], b.shapes[i])
+            for i in fc
+        ]
+        kbar = [_zeros(b.shapes[i]) for i in fk]
+        invariants = (*c0, *ks, *self._constants(value), *self._constants(vjp))
+        loop = While((done["trips"], *cbar, *kbar), invariants, cond, step)
+        name = self.w.emit(loop, self._name(r, "vjp_loop"))
+        out: list = [None] * len(r.operand_shapes)
+        first = r.n_cond_consts
+        for a, i in enumerate(fc):
+            out[first + i] = Item(name, 1 + a)
+        for a, i in enumerate(fk):
+            out[first + i] = Item(name, 1 + len(fc) + a)
+        return out
