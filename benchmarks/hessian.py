@@ -23,7 +23,8 @@ own), under ``--timeout`` seconds and an address-space limit of ``--memory-gb``:
 - ``asdex``: ``asdex.hessian(f, x)`` (detection and star coloring s), ``jax.jit``-ed.
 - ``jax.hessian``: dense, ``jax.jit``-ed, up to ``--dense-limit`` unknowns.
 
-Per call: the median of up to ``--reps`` calls after the first (at least 3). Values: each
+Per call: the least of up to ``--reps`` calls after the first (at least 3; the machine
+is shared, and the least disturbed call is the one that measures the code). Values: each
 Hessian is saved as CSR and compared with jax.hessian's (asdex's above the dense limit):
 max |H - H_ref| / max |H_ref|; ``nnz`` against the true count. Ratios from the same run.
 """
@@ -43,7 +44,7 @@ from pathlib import Path
 if "hessian_functions" not in sys.modules:  # run as a script: its folder on the path
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sparse import _environment, _first_call, _peak_mb, _relative_error, _timed_calls, one_matrix
+from sparse import _environment, _first_call, _peak_mb, _relative_error, one_matrix
 
 CANDIDATES = ("dgraph python", "dgraph jax", "asdex", "jax.hessian")
 DEFAULT_SIZES = (10**4, 10**5, 10**6)
@@ -69,6 +70,20 @@ def _flat(name: str, side: int):
             return jnp.dot(v, f(jnp.reshape(x, s)))
 
     return f, flat, point(name, side).ravel(), w, true_nnz(name, side)
+
+
+def _timed_calls(fn, arg, reps: int, budget: float = 30.0) -> float:
+    """The least seconds of up to ``reps`` calls (at least 3, fewer past ``budget``): on a
+    machine other processes load, the least disturbed call."""
+    import jax
+
+    times: list[float] = []
+    start = time.perf_counter()
+    while len(times) < reps and (len(times) < 3 or time.perf_counter() - start < budget):
+        t0 = time.perf_counter()
+        jax.block_until_ready(fn(arg))
+        times.append(time.perf_counter() - t0)
+    return min(times)
 
 
 def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | None) -> dict:

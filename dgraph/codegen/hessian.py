@@ -208,6 +208,7 @@ class Symmetric:
     coords: Any = None
     shape: tuple[int, ...] = ()
     gather: Callable[[Any], Any] | None = None  # JAX's: the jitted values[take]
+    upper: Any = None  # CSR: the positions above the diagonal (``take`` then their mirrors')
 
     @classmethod
     def of(cls, h: Any, tril: bool) -> Symmetric:
@@ -222,7 +223,8 @@ class Symmetric:
                 counts = np.bincount(rows[keep], minlength=n)
                 indptr = np.concatenate([[0], np.cumsum(counts)]).astype(h.indptr.dtype)
                 return cls("csr", tril, n, take, h.indices[keep].copy(), indptr)
-            return cls("csr", tril, n, take, h.indices, h.indptr)
+            upper = np.flatnonzero(~keep)  # in place: only the upper entries are written
+            return cls("csr", tril, n, take[upper], h.indices, h.indptr, upper=upper)
         if type(h).__name__ == "BCOO":
             import jax.numpy as jnp  # a BCOO came from JAX: it is installed
 
@@ -240,7 +242,7 @@ class Symmetric:
         n = self.n
         if self.kind == "csr":
             if not self.tril:  # h is the generated function's own new array
-                h.data = h.data[self.take]
+                h.data[self.upper] = h.data[self.take]
                 return h
             return scipy.sparse.csr_array(
                 (h.data[self.take], self.indices, self.indptr), shape=(n, n)
