@@ -25,7 +25,7 @@ differentiated arrays give the blocks :func:`jax.hessian` nests (``argnums=(0, 1
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,7 @@ import scipy.sparse
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
+from ..core.hessian_graph import hessian_graph
 from ..errors import DGraphError
 from ..frontends.jax_hessian import gradient_graph, jax_source
 
@@ -94,7 +95,8 @@ def hessian_source(
                     "value_gradient_hessian of a scalar graph is not generated; use mode hessian"
                 )
             graph = scalar_hessian_graph(source, weights)
-            return HessianSource(graph, len(graph.inputs), weights is not None)
+            # a graph of scalars takes its inputs as one vector, its parameters as another
+            return HessianSource(graph, 1, len(graph.parameters) > len(source.parameters))
     elif callable(source):
         args = _example_args(sizes, point)
         graph = gradient_graph(source, *args, weights=weights, params=params, value=value)
@@ -104,13 +106,12 @@ def hessian_source(
 
 
 def scalar_hessian_graph(graph: DGraph, weights: Any = None) -> DGraph:
-    """DISPATCH (wired by the lead): Dixon's Hessian graph of a graph of scalars (sympy,
-    traces, JSON, the element level), :func:`dgraph.core.hessian_graph.hessian_graph`,
-    whose Jacobian is the Hessian. Refused in one line until it is wired."""
-    raise DGraphError(
-        "the Hessian of a graph of scalars is not generated yet: write f with jax.numpy and"
-        " use dgraph.hessian(f, x) (or from_jax(f, x, level='array'))"
-    )
+    """Dixon's Hessian graph of a graph of scalars (sympy, traces, JSON, the element
+    level), :func:`dgraph.core.hessian_graph.hessian_graph`, whose Jacobian is the
+    Hessian; several outputs' weights are its parameters, taken last (``H(x, v)``)."""
+    if weights is not None and not isinstance(weights, Mapping):
+        weights = None  # numbers given as an example: the weights stay parameters
+    return hessian_graph(graph, weights)
 
 
 def make_hessian(
@@ -155,13 +156,17 @@ def make_hessian(
     if tril and src.inputs != 1:
         raise DGraphError("tril= is for the Hessian of one array argument, not several")
     inner = make(graph, _INNER[mode], lang, method, budget, sparse)
+    scalar_sparse = sparse and not graph.is_tensor and mode == "hessian"
+    base = _scalar_sparse(inner, lang) if scalar_sparse else inner
     n_args = len(graph.inputs) + len(graph.parameters)  # what H takes: x…, p…, v
+    if not graph.is_tensor:
+        n_args = 1 + bool(graph.parameters)  # x, then p (the weights among them)
     if mode == "hvp":
-        return inner, _hvp(inner, len(graph.inputs), n_args)
+        return inner, _hvp(inner, src.inputs, n_args)
     if mode == "hessian":
-        hess = inner
+        hess = base
         if src.inputs == 1:
-            hess = _mirrored(inner, tril)
+            hess = _mirrored(base, tril)
         hess.__doc__ = _doc(mode, src, sparse, tril)
         return inner, hess
     mirror = _mirrored(lambda h: h, tril) if src.inputs == 1 else None
@@ -174,6 +179,28 @@ def make_hessian(
 
     value_gradient_hessian.__doc__ = _doc(mode, src, sparse, tril)
     return inner, value_gradient_hessian
+
+
+def _scalar_sparse(inner: Any, lang: str) -> Callable[..., Any]:
+    """A graph of scalars' Hessian as a sparse matrix of its program's pattern (the
+    entries its expression set spells, whatever their values at a point): SciPy CSR, or
+    a JAX BCOO for ``lang="jax"``."""
+    keys = [k for k, _ in inner.generated.programs["jacobian"].results]
+    rows = np.array([k[0] for k in keys], dtype=np.int64)
+    cols = np.array([k[1] for k in keys], dtype=np.int64)
+
+    def hessian(*a: Any) -> Any:
+        h = inner(*a)
+        n = h.shape[-1]
+        if lang == "jax":
+            from jax.experimental import sparse as jsparse
+
+            coords = _jnp().asarray(np.stack([rows, cols], axis=1))
+            return jsparse.BCOO((h[rows, cols], coords), shape=(n, n))
+        values = np.asarray(h)[rows, cols]
+        return scipy.sparse.csr_array((values, (rows, cols)), shape=(n, n))
+
+    return hessian
 
 
 def _mirrored(inner: Callable[..., Any], tril: bool) -> Callable[..., Any]:
