@@ -395,6 +395,9 @@ def multiply(upper: Block, lower: Block) -> Product:
             return Product(*done)  # type: ignore[misc]
     if upper.nnz <= SMALL and lower.nnz <= SMALL:  # priced again and again by the searches
         return Product(*_small_sparse_product(upper, lower))
+    filled = _full_product(upper, lower)
+    if filled is not None:
+        return Product(*filled)
     found = RECENT.get("product", upper, lower)
     if found is None:
         found = _diagonal_product(upper, lower) or _sparse_product(
@@ -402,6 +405,43 @@ def multiply(upper: Block, lower: Block) -> Product:
         )
         RECENT.put("product", upper, lower, found)
     return Product(*found)
+
+
+def _full_product(upper: Block, lower: Block) -> tuple[int, Labelled] | None:
+    """A product whose pattern is every entry, as a dense block (as a sum with a dense
+    block is, :func:`add`): a dense factor times one with an entry in every row (upper)
+    or column (lower) meeting it, its price every pair that meets (each entry of the
+    other factor times a whole row or column); None for any other product. No pattern
+    of every entry is formed (a reshape or a gather times a dense block: their
+    product's indices, eight bytes an entry, where its values need as many)."""
+    if full(lower) and _covers(upper, "out"):
+        cost, exactly_one = upper.nnz * math.prod(lower.in_shape), upper.nnz == _size(upper, "out")
+    elif full(upper) and _covers(lower, "in"):
+        cost, exactly_one = math.prod(upper.out_shape) * lower.nnz, lower.nnz == _size(lower, "in")
+    else:
+        return None
+    kind = max(upper.kind, lower.kind)
+    if kind == ONES and not exactly_one:  # an entry sums several ones
+        kind = CONSTANT
+    return (0 if _free(upper, lower) else cost), dense(upper.out_shape, lower.in_shape, kind)
+
+
+def _size(b: Block, side: str) -> int:
+    return math.prod(b.out_shape if side == "out" else b.in_shape)
+
+
+def _covers(b: Block, side: str) -> bool:
+    """Whether every row (``side="out"``) or column (``"in"``) of ``b`` has an entry. A
+    labelled block's side reads one place per assignment of its labels there (a side's
+    labels read its axes row-major, plus offsets: distinct places)."""
+    size = _size(b, side)
+    if isinstance(b, Sparse):
+        if side == "out":
+            return bool(np.all(np.diff(b.indptr) > 0))
+        return bool(np.bincount(b.cols, minlength=size).all())
+    axes = b.out_axes if side == "out" else b.in_axes
+    labels = {k for axis, _ in axes for k in axis}
+    return math.prod(b.sizes[k] for k in labels) == size
 
 
 def _diagonal_product(upper: Block, lower: Block) -> tuple[int, Sparse] | None:
@@ -927,7 +967,14 @@ def multiply_values(upper: Block, lower: Block, vu: np.ndarray, vl: np.ndarray) 
     product = multiply(upper, lower).product
     if product is None:
         return BlockValues(None, None)
+    if isinstance(product, Labelled):  # dense (:func:`_full_product`)
+        return BlockValues(product, np.asarray((ma @ mb).todense()).reshape(_shape(product)))
     return BlockValues(product, _values_on(product, ma @ mb))
+
+
+def _shape(b: Labelled) -> tuple[int, ...]:
+    """The shape of a labelled block's values (C order over its value labels)."""
+    return tuple(b.sizes[k] for k in b.value)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from ...blocks import (
     Labelled,
     Sparse,
     add,
+    as_sparse,
     einsum_plan,
     first_appearance,
     multiply,
@@ -141,6 +142,9 @@ class BlockOps:
         _, product = multiply(a, b)
         if product is None:
             return None
+        if isinstance(product, Labelled):  # a dense product of blocks that do not line up
+            flat = self.emit(self._pairs(a, b, va, vb, as_sparse(product)))
+            return product, self.emit(Call("reshape", (flat, Const(_value_shape(product)))))
         return product, self.emit(self._pairs(a, b, va, vb, product))  # type: ignore[arg-type]
 
     def _moved(self, a: Block, b: Block, va, vb) -> Valued:

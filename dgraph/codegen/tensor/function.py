@@ -38,7 +38,9 @@ __all__ = [
 
 DEFAULT_METHODS = ("forward", "reverse", "markowitz")  # without a method: the cheapest
 TENSOR_MODES = ("jacobian", "value_and_jacobian", *SWEEP_MODES)
-CHECK_METHOD = "forward"  # a sweep's reference blocks, without a method or expression set
+CHECK_METHOD = {"jvp": "forward", "vjp": "reverse"}
+"""A sweep's reference expression set, without a method or expression set: the mode whose
+references the check applies once per vector (J·v from the right, wᵀ·J from the left)."""
 
 
 @dataclass
@@ -122,7 +124,7 @@ def _make(
     ``jacobian`` from an expression set (without ``method``, the cheapest of
     :data:`DEFAULT_METHODS` by their block prices), ``jvp``/``vjp`` as tangent and adjoint
     sweeps over the graph's blocks (:mod:`.sweeps`), checked against the blocks of the
-    expression set given, or of ``method`` (default :data:`CHECK_METHOD`)."""
+    expression set given, or of ``method`` (default :data:`CHECK_METHOD`'s for the mode)."""
     if mode not in TENSOR_MODES:
         raise DGraphError(
             f"tensor graphs: mode {mode!r} is not generated; use {', '.join(TENSOR_MODES)}"
@@ -143,7 +145,7 @@ def _make(
         if not es.verified and _wrong(es.verify()):
             raise DGraphError(f"the expression set ({es.method}) does not verify; no code")
     elif mode in SWEEP_MODES:
-        es = accumulate(source, method or CHECK_METHOD, budget=budget)
+        es = accumulate(source, method or CHECK_METHOD[mode], budget=budget)
     elif method is not None:
         es = accumulate(source, method, budget=budget)
     else:  # priced first, the cheapest verified alone (the first in order among equals)
