@@ -252,13 +252,13 @@ def _checked(check: CodeCheck) -> CodeCheck:
 
 def _cheapest(graph: DGraph) -> ExpressionSet:
     """The cheapest of :data:`DEFAULT_METHODS` by :func:`_price` (the first in that order
-    among equals), unverified. Reverse is priced first where the outputs have fewer
-    entries than the inputs (a gradient), and each later candidate stops as soon as its
+    among equals), unverified. Reverse is priced first where the outputs have at most
+    half as many entries as the inputs (a gradient), and each later candidate stops as soon as its
     steps cost more than the cheapest so far (:func:`priced_below`): forward mode on a
     scalar loss would otherwise form its blocks of every intermediate by every
     parameter only to lose."""
     size = {x: math.prod(graph.shape(x)) for x in (*graph.inputs, *graph.outputs)}
-    wide = sum(size[y] for y in graph.outputs) < sum(size[x] for x in graph.inputs)
+    wide = 2 * sum(size[y] for y in graph.outputs) <= sum(size[x] for x in graph.inputs)
     order = sorted(DEFAULT_METHODS, key=lambda m: m != "reverse") if wide else DEFAULT_METHODS
     best: tuple[int, int, ExpressionSet] | None = None
     for m in order:
