@@ -174,3 +174,22 @@ def test_a_vjp_through_a_saturated_softmax_is_checked_by_its_magnitudes():
     probe = rng.standard_normal((16, 16))
     slope = (_attention_loss(p, w + eps * probe) - _attention_loss(p, w - eps * probe)) / 2 / eps
     assert abs(float(np.sum(dw * probe)) - slope) <= 1e-6 * max(1.0, abs(slope))
+
+
+def test_a_dense_factor_labelled_otherwise_is_contracted_not_paired():
+    """A dense row reading its second axis as 2 × 64 (heads), times a Kronecker block
+    reading it by one label: their labels do not line up, so the product was formed
+    from the pairs of the second's 49,152 entries; the row read as a dense block, it is
+    one contraction, with the same values."""
+    row = Labelled((), (64, 128), (), (((0,), 0), ((1, 2), 0)), (64, 2, 64), (2, 1, 0))
+    kron = Labelled(
+        (64, 128), (64, 6), (((0,), 0), ((2,), 0)), (((0,), 0), ((1,), 0)), (64, 6, 128), (1, 2)
+    )
+    assert blocks.einsum_plan(row, kron) is False and blocks.plain_dense(row) == (2, 1, 0)
+    plan, perms = blocks.dense_plan(row, kron)
+    assert perms == ((2, 1, 0), None) and plan.product.type_name == "dense"
+    rng = np.random.default_rng(1)
+    vr, vk = rng.standard_normal((64, 2, 64)), rng.standard_normal((6, 128))
+    got = blocks.multiply_values(row, kron, vr, vk)
+    expected = to_matrix(row, vr) @ to_matrix(kron, vk)
+    np.testing.assert_allclose(np.ravel(got.values), expected.toarray().ravel(), atol=1e-12)

@@ -65,6 +65,7 @@ __all__ = [
     "Sparse",
     "add",
     "dense",
+    "dense_plan",
     "diagonal",
     "einsum_plan",
     "first_appearance",
@@ -73,6 +74,7 @@ __all__ = [
     "multiply",
     "on_the_diagonal",
     "pattern",
+    "plain_dense",
     "scalar_block",
     "scale",
     "scoped",
@@ -963,6 +965,13 @@ def multiply_values(upper: Block, lower: Block, vu: np.ndarray, vl: np.ndarray) 
         return BlockValues(None, None)
     if plan is not False:
         return BlockValues(plan.product, _einsum(plan, np.asarray(vu), np.asarray(vl)))  # type: ignore[arg-type]
+    replanned = dense_plan(upper, lower)
+    if replanned is not None:
+        plan, perms = replanned
+        va, vb = (
+            _in_c_order(b, v, p) for b, v, p in ((upper, vu, perms[0]), (lower, vl, perms[1]))
+        )
+        return BlockValues(plan.product, _einsum(plan, va, vb))
     ma, mb = to_matrix(upper, vu), to_matrix(lower, vl)
     product = multiply(upper, lower).product
     if product is None:
@@ -975,6 +984,58 @@ def multiply_values(upper: Block, lower: Block, vu: np.ndarray, vl: np.ndarray) 
 def _shape(b: Labelled) -> tuple[int, ...]:
     """The shape of a labelled block's values (C order over its value labels)."""
     return tuple(b.sizes[k] for k in b.value)
+
+
+def plain_dense(b: Block) -> tuple[int, ...] | None:
+    """For a labelled block with every entry its own value and each label read once
+    (a dense block whose axes are labelled differently, e.g. reshaped), the order of its
+    value axes that puts its values in C order over its entries (then reshaped to
+    ``out_shape + in_shape``: :func:`dense`'s values); None for any other block."""
+    if not isinstance(b, Labelled) or not full(b):
+        return None
+    order = [k for labels, _ in (*b.out_axes, *b.in_axes) for k in labels]
+    if len(set(order)) != len(order) or sorted(order) != sorted(b.value):
+        return None
+    return tuple(b.value.index(k) for k in order)
+
+
+def dense_plan(upper: Block, lower: Block) -> tuple[EinsumPlan, tuple] | None:
+    """Where two blocks' labels do not line up and the product is dense (:func:`multiply`
+    gives :func:`dense`), the :class:`EinsumPlan` with each :func:`plain_dense` factor
+    read as :func:`dense` (its values put in C order, the permutation per factor, None
+    for one taken as it is): a contraction, not a pattern of pairs. None where that
+    plan does not give the product :func:`multiply` gives."""
+    perms = (plain_dense(upper), plain_dense(lower))
+    if perms == (None, None):
+        return None
+    product = multiply(upper, lower).product
+    if not (isinstance(product, Labelled) and full(product)):
+        return None
+    a, b = (
+        dense(x.out_shape, x.in_shape, x.kind) if p is not None else x
+        for x, p in zip((upper, lower), perms, strict=True)
+    )
+    plan = einsum_plan(a, b)
+    if not plan:
+        return None
+    order = first_appearance(plan.product)
+    ranks = [order[k] for k in plan.product.value]
+    mine, theirs = plan.product.canonical(), product.canonical()
+    if ranks != sorted(ranks) or (mine.out_axes, mine.in_axes, mine.sizes, mine.value) != (
+        theirs.out_axes,
+        theirs.in_axes,
+        theirs.sizes,
+        theirs.value,
+    ):
+        return None
+    return EinsumPlan(product, plan.subscripts, plan.cuts, plan.scale), perms
+
+
+def _in_c_order(b: Block, values: np.ndarray, perm: tuple[int, ...] | None) -> np.ndarray:
+    if perm is None:
+        return np.asarray(values)
+    shape = (*b.out_shape, *b.in_shape)
+    return np.transpose(np.asarray(values), perm).reshape(shape)
 
 
 @dataclass(frozen=True)
