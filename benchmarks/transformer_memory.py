@@ -127,10 +127,7 @@ def measure(candidate: str, d_model: int, seq: int, heads: int) -> dict:
         g = from_jax(loss, *params, level="array")
         fn = make_function(g, mode, lang="python")
         built = time.perf_counter()
-        if mode == "jacobian":
-            grads = fn(*params)
-        else:
-            grads = fn(*params, np.array(1.0))
+        grads = fn(*params) if mode == "jacobian" else fn(*params, np.array(1.0))
         info = {"vertices": len(g), "edges": g.n_edges, "verified": fn.generated.verified}
     called = time.perf_counter()
     peak = _rss_mb()
