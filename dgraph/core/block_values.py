@@ -350,9 +350,11 @@ def applied_side(es: ExpressionData, parts: Mapping, rows: int | None = None) ->
     """``"right"`` (each entry applied to its input's tangent) or ``"left"`` (each
     output's ``rows`` rows, default its entries, applied to the entries from the left):
     the side whose applications touch fewer block entries, counted by a dry run (no
-    values): the left's stopped at :data:`SIDE_VISITS` edge applications (then right),
-    the right's once it passes :data:`RIGHT_FIRST` times the left's. With ``rows`` (wᵀ·J)
-    left unless its dry run passes :data:`SIDE_VISITS`. References are remembered per
+    values) of each, stopped past a number of edge applications (first twice the edges
+    and references per end, what a side without blow-up needs; then
+    :data:`SIDE_VISITS`), the right's also once it passes :data:`RIGHT_FIRST` times the
+    left's; right where both are stopped. With ``rows`` (wᵀ·J) left unless its dry run
+    is stopped. References are remembered per
     vector, so the side that meets a shared reference with the same vector wins: a
     forward-mode set from the right, a reverse-mode set (its references the outputs'
     adjoints) from the left, where the other side applies a reference once per path to
@@ -363,20 +365,24 @@ def applied_side(es: ExpressionData, parts: Mapping, rows: int | None = None) ->
         for e, edge in graph.edge_symbols.items()
     }
     counts = {y: rows or math.prod(graph.shape(y)) for y in graph.outputs}
-    if rows is not None:  # wᵀ·J: the other way forms the blocks
+    ends = len(graph.inputs) + len(graph.outputs)
+    small = 2 * (len(nnz) + len(es.references)) * ends  # what a side without blow-up visits
+    for cap in (min(small, SIDE_VISITS), SIDE_VISITS):
         try:
-            _dry(es, nnz, True, counts, SIDE_VISITS)
+            left = _dry(es, nnz, True, counts, cap)
         except _TooMany:
-            return "right"
-        return "left"
-    try:
-        left = _dry(es, nnz, True, counts, SIDE_VISITS)
-    except _TooMany:
+            left = None
+        if rows is not None:  # wᵀ·J: the other way forms the blocks
+            if left is not None:
+                return "left"
+            continue
+        try:
+            _dry(es, nnz, False, 1, cap, None if left is None else left * RIGHT_FIRST)
+        except _TooMany:  # too many visits, or dearer than the left
+            if left is not None:
+                return "left"
+            continue
         return "right"
-    try:
-        _dry(es, nnz, False, 1, SIDE_VISITS, left * RIGHT_FIRST)
-    except _TooMany:
-        return "left"
     return "right"
 
 
