@@ -65,6 +65,7 @@ __all__ = [
     "Sparse",
     "add",
     "dense",
+    "dense_plan",
     "diagonal",
     "einsum_plan",
     "first_appearance",
@@ -73,6 +74,7 @@ __all__ = [
     "multiply",
     "on_the_diagonal",
     "pattern",
+    "plain_dense",
     "scalar_block",
     "scale",
     "scoped",
@@ -395,6 +397,9 @@ def multiply(upper: Block, lower: Block) -> Product:
             return Product(*done)  # type: ignore[misc]
     if upper.nnz <= SMALL and lower.nnz <= SMALL:  # priced again and again by the searches
         return Product(*_small_sparse_product(upper, lower))
+    filled = _full_product(upper, lower)
+    if filled is not None:
+        return Product(*filled)
     found = RECENT.get("product", upper, lower)
     if found is None:
         found = _diagonal_product(upper, lower) or _sparse_product(
@@ -402,6 +407,43 @@ def multiply(upper: Block, lower: Block) -> Product:
         )
         RECENT.put("product", upper, lower, found)
     return Product(*found)
+
+
+def _full_product(upper: Block, lower: Block) -> tuple[int, Labelled] | None:
+    """A product whose pattern is every entry, as a dense block (as a sum with a dense
+    block is, :func:`add`): a dense factor times one with an entry in every row (upper)
+    or column (lower) meeting it, its price every pair that meets (each entry of the
+    other factor times a whole row or column); None for any other product. No pattern
+    of every entry is formed (a reshape or a gather times a dense block: their
+    product's indices, eight bytes an entry, where its values need as many)."""
+    if full(lower) and _covers(upper, "out"):
+        cost, exactly_one = upper.nnz * math.prod(lower.in_shape), upper.nnz == _size(upper, "out")
+    elif full(upper) and _covers(lower, "in"):
+        cost, exactly_one = math.prod(upper.out_shape) * lower.nnz, lower.nnz == _size(lower, "in")
+    else:
+        return None
+    kind = max(upper.kind, lower.kind)
+    if kind == ONES and not exactly_one:  # an entry sums several ones
+        kind = CONSTANT
+    return (0 if _free(upper, lower) else cost), dense(upper.out_shape, lower.in_shape, kind)
+
+
+def _size(b: Block, side: str) -> int:
+    return math.prod(b.out_shape if side == "out" else b.in_shape)
+
+
+def _covers(b: Block, side: str) -> bool:
+    """Whether every row (``side="out"``) or column (``"in"``) of ``b`` has an entry. A
+    labelled block's side reads one place per assignment of its labels there (a side's
+    labels read its axes row-major, plus offsets: distinct places)."""
+    size = _size(b, side)
+    if isinstance(b, Sparse):
+        if side == "out":
+            return bool(np.all(np.diff(b.indptr) > 0))
+        return bool(np.bincount(b.cols, minlength=size).all())
+    axes = b.out_axes if side == "out" else b.in_axes
+    labels = {k for axis, _ in axes for k in axis}
+    return math.prod(b.sizes[k] for k in labels) == size
 
 
 def _diagonal_product(upper: Block, lower: Block) -> tuple[int, Sparse] | None:
@@ -923,11 +965,77 @@ def multiply_values(upper: Block, lower: Block, vu: np.ndarray, vl: np.ndarray) 
         return BlockValues(None, None)
     if plan is not False:
         return BlockValues(plan.product, _einsum(plan, np.asarray(vu), np.asarray(vl)))  # type: ignore[arg-type]
+    replanned = dense_plan(upper, lower)
+    if replanned is not None:
+        plan, perms = replanned
+        va, vb = (
+            _in_c_order(b, v, p) for b, v, p in ((upper, vu, perms[0]), (lower, vl, perms[1]))
+        )
+        return BlockValues(plan.product, _einsum(plan, va, vb))
     ma, mb = to_matrix(upper, vu), to_matrix(lower, vl)
     product = multiply(upper, lower).product
     if product is None:
         return BlockValues(None, None)
+    if isinstance(product, Labelled):  # dense (:func:`_full_product`)
+        return BlockValues(product, np.asarray((ma @ mb).todense()).reshape(_shape(product)))
     return BlockValues(product, _values_on(product, ma @ mb))
+
+
+def _shape(b: Labelled) -> tuple[int, ...]:
+    """The shape of a labelled block's values (C order over its value labels)."""
+    return tuple(b.sizes[k] for k in b.value)
+
+
+def plain_dense(b: Block) -> tuple[int, ...] | None:
+    """For a labelled block with every entry its own value and each label read once
+    (a dense block whose axes are labelled differently, e.g. reshaped), the order of its
+    value axes that puts its values in C order over its entries (then reshaped to
+    ``out_shape + in_shape``: :func:`dense`'s values); None for any other block."""
+    if not isinstance(b, Labelled) or not full(b):
+        return None
+    order = [k for labels, _ in (*b.out_axes, *b.in_axes) for k in labels]
+    if len(set(order)) != len(order) or sorted(order) != sorted(b.value):
+        return None
+    return tuple(b.value.index(k) for k in order)
+
+
+def dense_plan(upper: Block, lower: Block) -> tuple[EinsumPlan, tuple] | None:
+    """Where two blocks' labels do not line up and the product is dense (:func:`multiply`
+    gives :func:`dense`), the :class:`EinsumPlan` with each :func:`plain_dense` factor
+    read as :func:`dense` (its values put in C order, the permutation per factor, None
+    for one taken as it is): a contraction, not a pattern of pairs. None where that
+    plan does not give the product :func:`multiply` gives."""
+    perms = (plain_dense(upper), plain_dense(lower))
+    if perms == (None, None):
+        return None
+    product = multiply(upper, lower).product
+    if not (isinstance(product, Labelled) and full(product)):
+        return None
+    a, b = (
+        dense(x.out_shape, x.in_shape, x.kind) if p is not None else x
+        for x, p in zip((upper, lower), perms, strict=True)
+    )
+    plan = einsum_plan(a, b)
+    if not plan:
+        return None
+    order = first_appearance(plan.product)
+    ranks = [order[k] for k in plan.product.value]
+    mine, theirs = plan.product.canonical(), product.canonical()
+    if ranks != sorted(ranks) or (mine.out_axes, mine.in_axes, mine.sizes, mine.value) != (
+        theirs.out_axes,
+        theirs.in_axes,
+        theirs.sizes,
+        theirs.value,
+    ):
+        return None
+    return EinsumPlan(product, plan.subscripts, plan.cuts, plan.scale), perms
+
+
+def _in_c_order(b: Block, values: np.ndarray, perm: tuple[int, ...] | None) -> np.ndarray:
+    if perm is None:
+        return np.asarray(values)
+    shape = (*b.out_shape, *b.in_shape)
+    return np.transpose(np.asarray(values), perm).reshape(shape)
 
 
 @dataclass(frozen=True)

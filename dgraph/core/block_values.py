@@ -42,7 +42,9 @@ if TYPE_CHECKING:
     from .graph import DGraph
 
 __all__ = [
+    "applied_side",
     "apply_block",
+    "apply_transposed",
     "dense_jacobian",
     "edge_parts",
     "edge_values",
@@ -50,6 +52,7 @@ __all__ = [
     "jvp_and_scale",
     "jvp_of_expressions",
     "vertex_values",
+    "vjp_and_scale",
 ]
 
 Valued = BlockValues | None  # a block and its values; None: zero
@@ -262,9 +265,11 @@ def _entries(
     lanes: tuple[bool, ...],
 ) -> dict[tuple[str, str], np.ndarray]:
     """Each entry's product with its input's tangent, one row per lane (True: by
-    magnitudes)."""
+    magnitudes): applied to the tangent from the right, or, where :func:`applied_side`
+    finds that cheaper, each output's rows of the entry applied from the left to the
+    identity (then times the tangent)."""
     graph = es.graph
-    applier = _Applier(es, edge_parts(graph, values), lanes)
+    parts = edge_parts(graph, values)
     flat = {}
     for x in graph.inputs:
         size = math.prod(graph.shape(x))
@@ -272,12 +277,124 @@ def _entries(
         if vector.size != size:
             raise ValueError(f"tangent of {x}: {vector.size} values for {size} entries")
         flat[x] = np.stack([np.abs(vector) if absolute else vector for absolute in lanes])
+    if applied_side(es, parts) == "left":
+        return _entries_from_rows(es, parts, flat, lanes)
+    applier = _Applier(es, parts, lanes)
     entries: dict[tuple[str, str], np.ndarray] = {}
     for (y, x), expr in es.jacobian.items():
         part = applier.apply(expr, applier.token(("input", x)), flat[x])
         size = math.prod(graph.shape(y))
         entries[(y, x)] = np.zeros((len(lanes), size)) if part is None else part
     return entries
+
+
+def _entries_from_rows(
+    es: ExpressionData, parts: Mapping, flat: Mapping[str, np.ndarray], lanes: tuple[bool, ...]
+) -> dict[tuple[str, str], np.ndarray]:
+    """:func:`_entries` by rows: for each output y, the identity over y's entries (and
+    again by magnitudes) applied to the entries from the left, each result's rows (J_yx
+    and |J|_yx as the expressions bracket it) times the tangent."""
+    graph = es.graph
+    entries: dict[tuple[str, str], np.ndarray] = {}
+    for y in dict.fromkeys(y for y, _ in es.jacobian):
+        m = math.prod(graph.shape(y))
+        applier = _Applier(es, parts, (False,) * m + (True,) * m, left=True)
+        rows = np.vstack([np.eye(m), np.eye(m)])
+        start = applier.token(("output", y))
+        for (yy, x), expr in es.jacobian.items():
+            if yy != y:
+                continue
+            part = applier.apply(expr, start, rows)
+            if part is None:
+                entries[(y, x)] = np.zeros((len(lanes), m))
+                continue
+            entries[(y, x)] = np.stack(
+                [
+                    part[m:] @ vector if absolute else part[:m] @ vector
+                    for absolute, vector in zip(lanes, flat[x], strict=True)
+                ]
+            )
+    return entries
+
+
+def vjp_and_scale(
+    es: ExpressionData, values: Mapping[str, np.ndarray], cotangents: Mapping[str, np.ndarray]
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None:
+    """``wᵀ·J`` and ``|w|ᵀ·|J|`` per input (flat; zeros where no entry reaches it), the
+    entries of ``es`` applied from the left to the cotangents ``w`` (an array per output)
+    without forming a product or a sum of blocks; None where that is not cheaper than
+    applying them from the right (:func:`applied_side`): the caller forms the blocks."""
+    graph = es.graph
+    parts = edge_parts(graph, values)
+    if applied_side(es, parts, rows=1) != "left":
+        return None
+    applier = _Applier(es, parts, (False, True), left=True)
+    wj = {x: np.zeros((2, math.prod(graph.shape(x)))) for x in graph.inputs}
+    for (y, x), expr in es.jacobian.items():
+        w = np.asarray(cotangents[y], dtype=float).reshape(-1)
+        part = applier.apply(expr, applier.token(("output", y)), np.stack([w, np.abs(w)]))
+        if part is not None:
+            wj[x] = wj[x] + part
+    return {x: rows[0] for x, rows in wj.items()}, {x: rows[1] for x, rows in wj.items()}
+
+
+RIGHT_FIRST = 2  # a row applied from the left costs this many tangents applied from the right
+SIDE_VISITS = 200_000  # edge applications a dry run counts before it gives up on that side
+
+
+class _TooMany(Exception):
+    """A dry run (:func:`applied_side`) passed its bound."""
+
+
+def applied_side(es: ExpressionData, parts: Mapping, rows: int | None = None) -> str:
+    """``"right"`` (each entry applied to its input's tangent) or ``"left"`` (each
+    output's ``rows`` rows, default its entries, applied to the entries from the left):
+    the side whose applications touch fewer block entries, counted by a dry run (no
+    values) of each, stopped past a number of edge applications (first twice the edges
+    and references per end, what a side without blow-up needs; then
+    :data:`SIDE_VISITS`), the right's also once it passes :data:`RIGHT_FIRST` times the
+    left's; right where both are stopped. With ``rows`` (wᵀ·J) left unless its dry run
+    is stopped. References are remembered per
+    vector, so the side that meets a shared reference with the same vector wins: a
+    forward-mode set from the right, a reverse-mode set (its references the outputs'
+    adjoints) from the left, where the other side applies a reference once per path to
+    it (exponentially many on a chain of residual blocks)."""
+    graph = es.graph
+    nnz = {
+        e: sum(block.nnz for block, _ in parts.get(edge, ()))
+        for e, edge in graph.edge_symbols.items()
+    }
+    counts = {y: rows or math.prod(graph.shape(y)) for y in graph.outputs}
+    ends = len(graph.inputs) + len(graph.outputs)
+    small = 2 * (len(nnz) + len(es.references)) * ends  # what a side without blow-up visits
+    for cap in (min(small, SIDE_VISITS), SIDE_VISITS):
+        try:
+            left = _dry(es, nnz, True, counts, cap)
+        except _TooMany:
+            left = None
+        if rows is not None:  # wᵀ·J: the other way forms the blocks
+            if left is not None:
+                return "left"
+            continue
+        try:
+            _dry(es, nnz, False, 1, cap, None if left is None else left * RIGHT_FIRST)
+        except _TooMany:  # too many visits, or dearer than the left
+            if left is not None:
+                return "left"
+            continue
+        return "right"
+    return "right"
+
+
+def _dry(es, nnz, left, lanes, visits, bound=None) -> int:
+    """The block entries × lanes the applications of one side touch (a dry run of
+    :class:`_Applier`); :class:`_TooMany` past ``visits`` edge applications or ``bound``."""
+    applier = _Applier(es, {}, (), left=left, dry=(nnz, visits, bound))
+    for (y, x), expr in es.jacobian.items():
+        applier.lanes_now = lanes[y] if isinstance(lanes, dict) else lanes
+        start = ("output", y) if left else ("input", x)
+        applier.apply(expr, applier.token(start), _DRY)
+    return applier.touched
 
 
 def _by_output(graph: DGraph, entries: Mapping[tuple[str, str], np.ndarray], lanes: int) -> dict:
@@ -289,6 +406,7 @@ def _by_output(graph: DGraph, entries: Mapping[tuple[str, str], np.ndarray], lan
 
 Request = tuple[sympy.Expr, int, np.ndarray]  # apply this expression to this vector (token)
 _PENDING = object()  # what needs a node of its own: applied by the node's parent's yield
+_DRY = np.zeros((1, 1))  # a dry run's every vector
 
 
 class _Applier:
@@ -297,10 +415,24 @@ class _Applier:
     named by a token, the chain of expressions applied to a tangent (interned to an
     int), so that a reference's result is remembered per (reference, token). Each
     vector has a row per lane: values and numbers as they are (False) or by their
-    magnitudes (True)."""
+    magnitudes (True). With ``left``, rows are applied from the left (wᵀ·A·B·C: A
+    first, each block transposed). With ``dry`` (each edge symbol's block entries, a
+    bound on edge applications, a bound on entries touched or None), nothing is
+    computed: :attr:`touched` counts the block entries times :attr:`lanes_now` that the
+    applications would touch (:func:`applied_side`)."""
 
-    def __init__(self, es: ExpressionData, parts: Mapping, lanes: tuple[bool, ...]) -> None:
+    def __init__(
+        self,
+        es: ExpressionData,
+        parts: Mapping,
+        lanes: tuple[bool, ...],
+        left: bool = False,
+        dry: tuple[Mapping, int, int | None] | None = None,
+    ) -> None:
         self.lanes = lanes
+        self.left = left
+        self.dry = dry
+        self.lanes_now, self.touched, self.visits = 1, 0, 0
         self.references = es.references
         self.edges = es.graph.edge_symbols
         self.parts = parts
@@ -356,7 +488,7 @@ class _Applier:
         if coefficient == 0:
             return None
         current: np.ndarray | None = vector
-        for f in reversed(factors):  # the rightmost factor meets the vector first
+        for f in factors if self.left else reversed(factors):  # the vector's side first
             applied = self._direct(f, token, current)
             if applied is _PENDING:
                 applied = yield (f, token, current)
@@ -372,15 +504,18 @@ class _Applier:
         if e.is_Symbol:
             if e in self.references:
                 return self.remembered.get((e, token), _PENDING)
+            if self.dry is not None:
+                return self._count(e)
             if e not in self.small:
                 self.small[e] = _Entries.of(self.parts[self.edges[e]], self.lanes)
             small = self.small[e]
             if small is not None:
-                return small.apply(vector)
+                return small.apply(vector, self.left)
+            by = apply_transposed if self.left else apply_block
             return np.stack(
                 [
                     sum(
-                        apply_block(block, _magnitude(value) if absolute else value, row)
+                        by(block, _magnitude(value) if absolute else value, row)
                         for block, value in self.parts[self.edges[e]]
                     )
                     for absolute, row in zip(self.lanes, vector, strict=True)
@@ -390,8 +525,18 @@ class _Applier:
             return None if e == 0 else self._scale(float(e)) * vector
         return _PENDING
 
+    def _count(self, e: sympy.Symbol) -> np.ndarray:
+        nnz, visits, bound = self.dry  # type: ignore[misc]
+        self.visits += 1
+        self.touched += nnz[e] * self.lanes_now
+        if self.visits > visits or (bound is not None and self.touched > bound):
+            raise _TooMany
+        return _DRY
+
     def _scale(self, number: float) -> np.ndarray:
         """A number as a column, one row per lane."""
+        if self.dry is not None:
+            return np.ones((1, 1))
         return np.array([[abs(number) if absolute else number] for absolute in self.lanes])
 
 
@@ -410,11 +555,20 @@ class _Entries:
     reader and an ``einsum`` per block at every use."""
 
     def __init__(
-        self, rows: np.ndarray, cols: np.ndarray, data: np.ndarray, size: int, lanes: tuple
+        self,
+        rows: np.ndarray,
+        cols: np.ndarray,
+        data: np.ndarray,
+        size: int,
+        lanes: tuple,
+        in_size: int = 0,
     ) -> None:
-        self.cols, self.size = cols, size
+        self.cols, self.size, self.lanes = cols, size, len(lanes)
         self.data = np.stack([np.abs(data) if absolute else data for absolute in lanes])
         self.rows = None  # an entry per row, in order
+        self.flat_rows = rows
+        self.in_size = in_size
+        self._flat_cols: np.ndarray | None = None  # transposed: each lane's columns
         if not np.array_equal(rows, np.arange(size)):  # each lane's rows after the last's
             self.rows = np.concatenate([rows + k * size for k in range(len(lanes))])
 
@@ -436,10 +590,24 @@ class _Entries:
             cols.append(c)
             data.append(flat[at] if flat.size > 1 else np.broadcast_to(flat, at.shape))
         size = math.prod(parts[0][0].out_shape)
-        return cls(np.concatenate(rows), np.concatenate(cols), np.concatenate(data), size, lanes)
+        in_size = math.prod(parts[0][0].in_shape)
+        return cls(
+            np.concatenate(rows), np.concatenate(cols), np.concatenate(data), size, lanes, in_size
+        )
 
-    def apply(self, vector: np.ndarray) -> np.ndarray:
-        """The edge's block (its parts' sum) times ``vector``, a flat row per lane."""
+    def apply(self, vector: np.ndarray, left: bool = False) -> np.ndarray:
+        """The edge's block (its parts' sum) times ``vector``, a flat row per lane (with
+        ``left``: ``vector``'s rows times the block)."""
+        if left:
+            products = self.data * vector[:, self.flat_rows]
+            if self._flat_cols is None:
+                self._flat_cols = np.concatenate(
+                    [self.cols + k * self.in_size for k in range(self.lanes)]
+                )
+            summed = np.bincount(
+                self._flat_cols, weights=products.reshape(-1), minlength=self.lanes * self.in_size
+            )
+            return summed.reshape(self.lanes, self.in_size)
         products = self.data * vector[:, self.cols]
         if self.rows is None:
             return products
@@ -490,6 +658,37 @@ def apply_block(block: Block, value: np.ndarray | None, vector: np.ndarray) -> n
     if plan.broadcast:
         t = np.broadcast_to(t.reshape(plan.present_shape), plan.out_label_shape)
     return plan.reader_out.scatter(t)
+
+
+def apply_transposed(block: Block, value: np.ndarray | None, vector: np.ndarray) -> np.ndarray:
+    """``vectorᵀ · block``, flat in (the block's output side) and out (its input side):
+    :func:`apply_block` of the transposed block (a labelled block's sides swapped, its
+    values as they are; a sparse block's pattern read by columns). O(the block's
+    entries).
+
+    >>> from dgraph.blocks import dense
+    >>> apply_transposed(dense((2,), (3,)), np.arange(6.0).reshape(2, 3), np.ones(2))
+    array([3., 5., 7.])
+    """
+    if isinstance(block, Sparse):
+        value = np.ones(()) if value is None else np.asarray(value, dtype=float)
+        weights = np.broadcast_to(value.reshape(-1) if value.size > 1 else value, block.rows.shape)
+        size = math.prod(block.in_shape)
+        return np.bincount(block.cols, weights=weights * vector[block.rows], minlength=size)
+    return apply_block(_transposed(block), value, vector)
+
+
+@functools.lru_cache(maxsize=4096)
+def _transposed(block: Labelled) -> Labelled:
+    return Labelled(
+        block.in_shape,
+        block.out_shape,
+        block.in_axes,
+        block.out_axes,
+        block.sizes,
+        block.value,
+        block.kind,
+    )
 
 
 class _Reader:

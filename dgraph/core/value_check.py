@@ -49,7 +49,7 @@ import sympy
 from ..blocks import to_matrix
 from ..errors import DGraphError
 from . import numeric
-from .block_values import jacobian_blocks, jvp_and_scale, vertex_values
+from .block_values import jacobian_blocks, jvp_and_scale, vertex_values, vjp_and_scale
 from .elementary import StopGradient
 from .graph import vertex_symbol
 
@@ -533,16 +533,21 @@ def _compare_vjp(
     size: Mapping[str, np.ndarray],
     record: Callable[[str, float], None],
 ) -> None:
-    """The code's ``wᵀ·J`` against the expression set's blocks (materialized), and
-    wᵀ(J v) against (wᵀJ) v, each against its magnitudes."""
+    """The code's ``wᵀ·J`` against the expression set's (applied from the left, matrix-free,
+    where that is cheap: :func:`~dgraph.core.block_values.vjp_and_scale`; else its blocks
+    materialized), and wᵀ(J v) against (wᵀJ) v, each against its magnitudes."""
     graph = es.graph
-    wj = {x: np.zeros(np.size(point.inputs[x])) for x in graph.inputs}
-    bound = {x: np.zeros(np.size(point.inputs[x])) for x in graph.inputs}
-    for (y, x), part in jacobian_blocks(es, point.values).items():
-        if part is not None:
-            m = to_matrix(part[0], part[1])
-            wj[x] += m.T @ np.ravel(w[y])
-            bound[x] += abs(m).T @ np.abs(np.ravel(w[y]))
+    found = vjp_and_scale(es, point.values, w)
+    if found is not None:
+        wj, bound = found
+    else:
+        wj = {x: np.zeros(np.size(point.inputs[x])) for x in graph.inputs}
+        bound = {x: np.zeros(np.size(point.inputs[x])) for x in graph.inputs}
+        for (y, x), part in jacobian_blocks(es, point.values).items():
+            if part is not None:
+                m = to_matrix(part[0], part[1])
+                wj[x] += m.T @ np.ravel(w[y])
+                bound[x] += abs(m).T @ np.abs(np.ravel(w[y]))
     for x in graph.inputs:
         record("vjp", worst_error(got[x], wj[x], bound[x]))
     mine = sum(float(np.ravel(got[x]) @ np.ravel(v[x])) for x in graph.inputs)

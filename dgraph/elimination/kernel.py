@@ -24,7 +24,9 @@ application of the chain rule to computational graphs", PhD thesis, TU Dresden, 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import contextvars
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 import networkx as nx
@@ -36,7 +38,7 @@ from ..core import kinds
 from ..core.algebra import nc_product, nc_sum
 from ..core.expressions import Step, as_factor
 from ..core.graph import DGraph
-from ..errors import DGraphError
+from ..errors import DGraphError, SearchTooLarge
 
 __all__ = [
     "BLOCKS",
@@ -51,6 +53,7 @@ __all__ = [
     "Symbolic",
     "effective_cost",
     "move_costs",
+    "priced_below",
     "pricing",
 ]
 
@@ -247,6 +250,7 @@ class Elimination:
                     del self.succ[v], self.pred[v]
         self.steps: list[Step] = []
         self.version = 0  # counts the changes, for views of the state
+        self.spent = 0  # the recorded steps' multiplications
 
     @classmethod
     def from_networkx(cls, graph: DGraph, g: nx.DiGraph, algebra: Algebra) -> Elimination:
@@ -255,6 +259,7 @@ class Elimination:
         the function's graph the labels belong to."""
         state = cls.__new__(cls)
         state.graph, state.algebra, state.steps, state.version = graph, algebra, [], 0
+        state.spent = 0
         state.role = dict(g.nodes(data="role"))
         state.succ = {v: {} for v in g}
         state.pred = {v: {} for v in g}
@@ -271,6 +276,7 @@ class Elimination:
         other.succ = {v: dict(out) for v, out in self.succ.items()}
         other.pred = {v: dict(into) for v, into in self.pred.items()}
         other.steps = list(self.steps)
+        other.spent = self.spent
         return other
 
     # -- queries -------------------------------------------------------------------------
@@ -427,8 +433,29 @@ class Elimination:
     ) -> int:
         if self.records_steps:
             self.steps.append(Step(op, target, cost, region))
+            self.spent += cost
+            ceiling = CEILING.get()
+            if ceiling is not None and self.spent > ceiling:
+                raise SearchTooLarge(f"its steps cost more than {ceiling:,} multiplications")
         self.version += 1
         return cost
+
+
+CEILING: contextvars.ContextVar[int | None] = contextvars.ContextVar("CEILING", default=None)
+"""A bound on the multiplications of a recorded elimination (:func:`priced_below`)."""
+
+
+@contextlib.contextmanager
+def priced_below(ceiling: int | None) -> Iterator[None]:
+    """Within this block an elimination that records its steps raises
+    :class:`SearchTooLarge` as soon as they cost more than ``ceiling`` multiplications
+    (None: no bound): a candidate priced against the cheapest so far stops there, before
+    its larger products are formed."""
+    token = CEILING.set(ceiling)
+    try:
+        yield
+    finally:
+        CEILING.reset(token)
 
 
 class Closure:

@@ -20,6 +20,9 @@ from ...blocks import (
     Labelled,
     Sparse,
     add,
+    as_sparse,
+    dense,
+    dense_plan,
     einsum_plan,
     first_appearance,
     multiply,
@@ -57,6 +60,16 @@ def entries(block: Block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if isinstance(block, Sparse):
         return block.rows, block.cols, _every(block.nnz)
     return pattern(block)
+
+
+def _in_c_order(block: Block, values: Node, perm: tuple[int, ...] | None) -> Node:
+    """A :func:`~dgraph.blocks.plain_dense` block's values as :func:`~dgraph.blocks.dense`'s
+    (``perm`` None: as they are)."""
+    if perm is None:
+        return values
+    if perm != tuple(range(len(perm))):
+        values = Call("transpose", (values, Const(perm)))
+    return Call("reshape", (values, Const((*block.out_shape, *block.in_shape))))
 
 
 def _value_shape(block: Block) -> tuple[int, ...]:
@@ -138,9 +151,21 @@ class BlockOps:
         if plan is not False:
             text = self._einsum(plan, a, b, va, vb)
             return plan.product, self._assigned(text)  # type: ignore[union-attr]
+        replanned = dense_plan(a, b) if plan is False else None
+        if replanned is not None:  # a dense factor whose labels do not line up: re-read
+            plan, perms = replanned
+            va, vb = (_in_c_order(x, v, p) for x, v, p in ((a, va, perms[0]), (b, vb, perms[1])))
+            a, b = (
+                dense(x.out_shape, x.in_shape, x.kind) if p is not None else x
+                for x, p in zip((a, b), perms, strict=True)
+            )
+            return plan.product, self._assigned(self._einsum(plan, a, b, va, vb))
         _, product = multiply(a, b)
         if product is None:
             return None
+        if isinstance(product, Labelled):  # a dense product of blocks that do not line up
+            flat = self.emit(self._pairs(a, b, va, vb, as_sparse(product)))
+            return product, self.emit(Call("reshape", (flat, Const(_value_shape(product)))))
         return product, self.emit(self._pairs(a, b, va, vb, product))  # type: ignore[arg-type]
 
     def _moved(self, a: Block, b: Block, va, vb) -> Valued:

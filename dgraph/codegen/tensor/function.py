@@ -15,7 +15,8 @@ import scipy.sparse
 
 from ...core.expressions import ExpressionSet
 from ...core.graph import DGraph
-from ...errors import DGraphError, VerificationError
+from ...elimination.kernel import priced_below
+from ...errors import DGraphError, SearchTooLarge, VerificationError
 from ...methods import accumulate
 from ..array_passes import ArrayCount, count_array_ops
 from ..check import CodeCheck
@@ -38,7 +39,9 @@ __all__ = [
 
 DEFAULT_METHODS = ("forward", "reverse", "markowitz")  # without a method: the cheapest
 TENSOR_MODES = ("jacobian", "value_and_jacobian", *SWEEP_MODES)
-CHECK_METHOD = "forward"  # a sweep's reference blocks, without a method or expression set
+CHECK_METHOD = {"jvp": "forward", "vjp": "reverse"}
+"""A sweep's reference expression set, without a method or expression set: the mode whose
+references the check applies once per vector (J·v from the right, wᵀ·J from the left)."""
 
 
 @dataclass
@@ -125,7 +128,7 @@ def _make(
     ``jacobian`` from an expression set (without ``method``, the cheapest of
     :data:`DEFAULT_METHODS` by their block prices), ``jvp``/``vjp`` as tangent and adjoint
     sweeps over the graph's blocks (:mod:`.sweeps`), checked against the blocks of the
-    expression set given, or of ``method`` (default :data:`CHECK_METHOD`)."""
+    expression set given, or of ``method`` (default :data:`CHECK_METHOD`'s for the mode)."""
     if mode not in TENSOR_MODES:
         raise DGraphError(
             f"tensor graphs: mode {mode!r} is not generated; use {', '.join(TENSOR_MODES)}"
@@ -146,17 +149,11 @@ def _make(
         if not es.verified and _wrong(es.verify()):
             raise DGraphError(f"the expression set ({es.method}) does not verify; no code")
     elif mode in SWEEP_MODES:
-        es = accumulate(source, method or CHECK_METHOD, budget=budget)
+        es = accumulate(source, method or CHECK_METHOD[mode], budget=budget)
     elif method is not None:
         es = accumulate(source, method, budget=budget)
     else:  # priced first, the cheapest verified alone (the first in order among equals)
-        es = None
-        for m in DEFAULT_METHODS:
-            candidate = accumulate(source, m, verify=False)
-            if es is None or _price(candidate) < _price(es):
-                es = candidate
-            if _price(es) == 0:
-                break  # none is cheaper than no multiplication (a stencil's: 0.8 s at 10⁶)
+        es = _cheapest(source)
         es.verify()
     if es.verification is None or _wrong(es.verification):
         raise DGraphError(f"method {es.method!r} gave an expression set that did not verify")
@@ -255,6 +252,34 @@ def _checked(check: CodeCheck) -> CodeCheck:
     if not check.ok:
         warnings.warn(f"dgraph: generated code NOT verified: {check.detail}", stacklevel=4)
     return check
+
+
+def _cheapest(graph: DGraph) -> ExpressionSet:
+    """The cheapest of :data:`DEFAULT_METHODS` by :func:`_price` (the first in that order
+    among equals), unverified. Reverse is priced first where the outputs have at most
+    half as many entries as the inputs (a gradient), and each later candidate stops as soon as its
+    steps cost more than the cheapest so far (:func:`priced_below`): forward mode on a
+    scalar loss would otherwise form its blocks of every intermediate by every
+    parameter only to lose."""
+    size = {x: math.prod(graph.shape(x)) for x in (*graph.inputs, *graph.outputs)}
+    wide = 2 * sum(size[y] for y in graph.outputs) <= sum(size[x] for x in graph.inputs)
+    order = sorted(DEFAULT_METHODS, key=lambda m: m != "reverse") if wide else DEFAULT_METHODS
+    best: tuple[int, int, ExpressionSet] | None = None
+    for m in order:
+        try:
+            with priced_below(None if best is None else best[0]):
+                candidate = accumulate(graph, m, verify=False)
+        except SearchTooLarge:
+            continue  # dearer than the cheapest so far
+        key = (_price(candidate), DEFAULT_METHODS.index(m))
+        if best is None or key < best[:2]:
+            best = (*key, candidate)
+        tried = order[: order.index(m) + 1]
+        if best[0] == 0 and all(n in tried for n in DEFAULT_METHODS[: best[1]]):
+            break  # none is cheaper than no multiplication (a stencil's: 0.8 s at 10⁶)
+    if best is None:
+        raise DGraphError(f"none of {', '.join(DEFAULT_METHODS)} could be built")
+    return best[2]
 
 
 def _price(es: ExpressionSet) -> int:
