@@ -148,31 +148,13 @@ class JaxJvp:
     forked child (JAX's threads do not survive a fork: the check then uses differences);
     unpickled in another process, it works there."""
 
-    _jitted: Callable[..., Any] | None = None
-
     def __init__(self, f: Callable[..., Any], inputs: list[str], outputs: list[str]) -> None:
         self.f, self.inputs, self.outputs = f, list(inputs), list(outputs)
         self.pid = os.getpid()
 
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_jitted"}
-
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self.pid = os.getpid()  # unpickled: JAX starts afresh in this process
-
-    def _tangent(self, jax) -> Callable[..., Any]:
-        """``(primals, tangents) -> J·v`` jitted once per instance: one compilation of
-        the whole JVP (at XLA's lowest backend optimization level: the same IEEE
-        arithmetic, compiled quicker, for a few calls) instead of every primitive
-        dispatched and compiled on its own, on each of the check's points."""
-        if self._jitted is None:
-            f = self.f
-            self._jitted = jax.jit(
-                lambda primals, moves: jax.jvp(f, primals, moves)[1],
-                compiler_options={"xla_backend_optimization_level": 0},
-            )
-        return self._jitted
 
     def __call__(self, inputs: dict, tangents: dict) -> dict[str, np.ndarray] | None:
         if os.getpid() != self.pid:
@@ -187,7 +169,7 @@ class JaxJvp:
                 for x, p in zip(self.inputs, primals, strict=True)
             )
             try:
-                out = self._tangent(jax)(primals, moves)
+                _, out = jax.jvp(self.f, primals, moves)
             except TypeError as exc:  # a custom_vjp inside: JAX has no forward mode for it
                 if "custom_vjp" not in str(exc):
                     raise
