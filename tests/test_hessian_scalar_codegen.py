@@ -8,10 +8,11 @@ import pytest
 import sympy
 
 import dgraph
-from dgraph.errors import DGraphError
+from dgraph.codegen.c import compiler
 from dgraph.frontends import from_trace
 
 DOMAIN_11 = "inputs: x, y\noutputs: f\nv1 = x*y\nv2 = sin(x)\nf = v1 + v2"
+needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler")
 TWO_OUTPUTS = "inputs: x, y\noutputs: f, h\nf = x*y\nh = sin(x)*y*y"
 
 
@@ -37,6 +38,17 @@ def test_domain_worked_check_dense_sparse_and_lower_triangle():
     np.testing.assert_allclose(lower, np.tril(expected), atol=1e-14)
 
 
+def test_a_graph_of_scalars_sparse_hessian_in_jax_is_a_bcoo():
+    jax = pytest.importorskip("jax")
+    H = dgraph.make_function(from_trace(DOMAIN_11), "hessian", lang="jax", sparse=True)
+    with jax.enable_x64(True):
+        h = H(np.array([0.5, 0.3]))
+        assert type(h).__name__ == "BCOO" and h.nse == 3
+        np.testing.assert_allclose(
+            np.asarray(h.todense()), [[-np.sin(0.5), 1.0], [1.0, 0.0]], atol=1e-14
+        )
+
+
 def test_hvp_of_a_graph_of_scalars_is_h_times_t():
     hvp = dgraph.make_function(from_trace(DOMAIN_11), "hvp")
     t = np.array([1.0, 2.0])
@@ -53,6 +65,55 @@ def test_a_lagrangian_takes_its_weights_per_call(weights):
     )
 
 
-def test_value_gradient_hessian_of_a_graph_of_scalars_is_refused_in_one_line():
-    with pytest.raises(DGraphError, match="value_gradient_hessian of a scalar graph"):
-        dgraph.make_function(from_trace(DOMAIN_11), "value_gradient_hessian")
+def _sympy_value_gradient_hessian(outputs, weights, point):
+    """``(λᵀy, ∇, H)`` by sympy at ``point`` (x, y)."""
+    x, y = sympy.symbols("x y")
+    lagrangian = sum(w * f for w, f in zip(weights, outputs(x, y), strict=True))
+    at = {x: point[0], y: point[1]}
+    gradient = [sympy.diff(lagrangian, s).subs(at) for s in (x, y)]
+    hessian = sympy.hessian(lagrangian, (x, y)).subs(at)
+    return (
+        float(lagrangian.subs(at)),
+        np.array(gradient, dtype=float),
+        np.array(hessian.evalf(), dtype=float),
+    )
+
+
+@pytest.mark.parametrize("lang", ["python", pytest.param("c", marks=needs_cc)])
+def test_value_gradient_hessian_of_domain_11_is_sympy_s(lang):
+    point = (0.5, 0.3)
+    f, grad, h = _sympy_value_gradient_hessian(lambda x, y: (x * y + sympy.sin(x),), (1,), point)
+    vgh = dgraph.make_function(from_trace(DOMAIN_11), "value_gradient_hessian", lang=lang)
+    assert vgh.generated.verified and vgh.mode == "value_gradient_hessian"
+    value, gradient, hessian = vgh(list(point))
+    assert float(value) == pytest.approx(f, rel=1e-14)
+    np.testing.assert_allclose(gradient, grad, rtol=1e-14)
+    np.testing.assert_allclose(hessian, h, atol=1e-14)
+    _, _, sparse = dgraph.make_function(
+        from_trace(DOMAIN_11), "value_gradient_hessian", lang=lang, sparse=True
+    )(list(point))
+    assert sparse.nnz == 3  # the structural pattern, as mode hessian's
+    np.testing.assert_allclose(sparse.toarray(), h, atol=1e-14)
+
+
+@pytest.mark.parametrize("weights", [(2.0, 3.0), (-1.0, 0.5)])
+def test_value_gradient_hessian_of_a_lagrangian_takes_weights_per_call(weights):
+    point = (0.5, 0.3)
+    f, grad, h = _sympy_value_gradient_hessian(
+        lambda x, y: (x * y, sympy.sin(x) * y * y), weights, point
+    )
+    vgh = dgraph.make_function(from_trace(TWO_OUTPUTS), "value_gradient_hessian", tril=True)
+    value, gradient, hessian = vgh(list(point), list(weights))
+    assert float(value) == pytest.approx(f, rel=1e-14)
+    np.testing.assert_allclose(gradient, grad, rtol=1e-14)
+    np.testing.assert_allclose(hessian, np.tril(h), atol=1e-13)
+
+
+@needs_cc
+def test_the_hessian_of_a_graph_of_scalars_in_c():
+    H = dgraph.make_function(from_trace(TWO_OUTPUTS), "hessian", lang="c", sparse=True)
+    assert H.lang == "c" and H.generated.verified
+    weights, point = (2.0, -1.0), (0.5, 0.3)
+    np.testing.assert_allclose(
+        H(list(point), list(weights)).toarray(), _sympy_hessian(weights, point), atol=1e-13
+    )

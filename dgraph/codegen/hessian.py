@@ -24,6 +24,7 @@ differentiated arrays give the blocks :func:`jax.hessian` nests (``argnums=(0, 1
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,12 +32,16 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse
+import sympy
 
 from ..core.expressions import ExpressionSet
-from ..core.graph import DGraph
-from ..core.hessian_graph import hessian_graph
+from ..core.graph import DGraph, vertex_symbol
+from ..core.hessian_graph import hessian_graph, weight_parameters
 from ..errors import DGraphError
+from ..frontends import from_function
+from ..frontends.functions import uses_jax
 from ..frontends.jax_hessian import gradient_graph, jax_source
+from .tensor.primal import check_primal, jax_primal
 
 __all__ = ["HESSIAN_MODES", "Symmetric", "hessian_source", "make_hessian", "scalar_hessian_graph"]
 
@@ -52,6 +57,7 @@ class HessianSource:
     graph: DGraph
     inputs: int
     weighted: bool
+    scalar: bool = False  # a graph of scalars (Dixon's Hessian graph)
 
 
 def hessian_source(
@@ -85,33 +91,116 @@ def hessian_source(
             f, args, fixed = found
             graph = gradient_graph(f, *args, weights=weights, params=fixed, value=value)
         elif source.is_tensor:
-            raise DGraphError(
-                "the Hessian of a tensor graph is read from JAX's gradient: build it with"
-                " dgraph.from_jax(f, x, level='array') (this one was not read from JAX)"
-            )
+            graph = _array_gradient_graph(source, None, weights, value)
         else:
-            if value:
-                raise DGraphError(
-                    "value_gradient_hessian of a scalar graph is not generated; use mode hessian"
-                )
-            graph = scalar_hessian_graph(source, weights)
+            graph = scalar_hessian_graph(source, weights, value)
             # a graph of scalars takes its inputs as one vector, its parameters as another
-            return HessianSource(graph, 1, len(graph.parameters) > len(source.parameters))
+            own = len(source.parameters)
+            return HessianSource(graph, 1, len(graph.parameters) > own, scalar=True)
     elif callable(source):
         args = _example_args(sizes, point)
-        graph = gradient_graph(source, *args, weights=weights, params=params, value=value)
+        if uses_jax(source):
+            graph = gradient_graph(source, *args, weights=weights, params=params, value=value)
+        else:  # NumPy: the array tracer's graph, its primal evaluated with jax.numpy
+            traced = traced_array_graph(source, args, params)
+            graph = _array_gradient_graph(traced, args, weights, value)
     else:
         raise DGraphError(f"cannot make a Hessian of a {type(source).__name__}")
     return HessianSource(graph, len(graph.inputs), weights is not None)
 
 
-def scalar_hessian_graph(graph: DGraph, weights: Any = None) -> DGraph:
+def traced_array_graph(
+    f: Callable[..., Any],
+    args: Sequence[np.ndarray],
+    params: Sequence[str] = (),
+) -> DGraph:
+    """The array-level graph of a NumPy-style function (:func:`~dgraph.frontends.
+    from_function`, ``level="array"``), its arguments shaped as ``args``."""
+    shapes = [tuple(np.shape(a)) for a in args]
+    return from_function(f, sizes=shapes, params=list(params), level="array")
+
+
+def _array_gradient_graph(
+    graph: DGraph, args: Sequence[np.ndarray] | None, weights: Any, value: bool
+) -> DGraph:
+    """The gradient graph of a tensor graph not read from JAX: its primal evaluated with
+    ``jax.numpy`` (:func:`~dgraph.codegen.tensor.primal.jax_primal`, checked against the
+    graph's own values at the example arguments) read as a JAX function's. ``args``: the
+    inputs', then the array parameters' values (None: the graph's point, else entries
+    drawn from [0.5, 1.5), seed 0)."""
+    primal = jax_primal(graph)
+    names = [*graph.inputs, *graph.parameter_shapes]
+    if args is None:
+        rng = np.random.default_rng(0)
+        given = {**(graph.point or {}), **graph.parameter_point}
+        shapes = {**{x: graph.shape(x) for x in graph.inputs}, **graph.parameter_shapes}
+        args = [
+            np.asarray(given[x], dtype=float).reshape(shapes[x])
+            if x in given
+            else rng.uniform(0.5, 1.5, shapes[x])
+            for x in names
+        ]
+    args = [np.asarray(a, dtype=float) for a in args]
+    check_primal(graph, primal, args)
+    fixed = list(inspect.signature(primal).parameters)[len(graph.inputs) :]
+    return gradient_graph(primal, *args, weights=weights, params=fixed, value=value)
+
+
+def scalar_hessian_graph(graph: DGraph, weights: Any = None, value: bool = False) -> DGraph:
     """Dixon's Hessian graph of a graph of scalars (sympy, traces, JSON, the element
     level), :func:`dgraph.core.hessian_graph.hessian_graph`, whose Jacobian is the
-    Hessian; several outputs' weights are its parameters, taken last (``H(x, v)``)."""
+    Hessian; several outputs' weights are its parameters, taken last (``H(x, v)``).
+    ``value``: with the value ``λᵀy`` as its first output (:func:`with_value`)."""
     if weights is not None and not isinstance(weights, Mapping):
         weights = None  # numbers given as an example: the weights stay parameters
-    return hessian_graph(graph, weights)
+    H = hessian_graph(graph, weights)
+    return with_value(graph, H, weights) if value else H
+
+
+def with_value(g: DGraph, H: DGraph, weights: Mapping[str, float] | None = None) -> DGraph:
+    """``H = hessian_graph(g, weights)`` with one more output, first: the value
+    ``λᵀy`` of ``g`` (the weights ``weights`` gives, else ``H``'s weight parameters, else
+    1 for one output), computed from the forward vertices of ``g`` it reads (added where
+    ``H`` has none). Its outputs are then ``(λᵀy, ∇(λᵀy))``: the value and gradient of
+    ``value_gradient_hessian``, its Jacobian's rows after the first the Hessian."""
+    taken = set(g.vertices) | set(H.vertices) | set(H.parameters)
+    name = next(n for n in ("value", *(f"value{k}" for k in range(2, len(taken) + 3)))
+                if n not in taken)  # fmt: skip
+    multipliers = weight_parameters(g, H)
+    if weights is not None:
+        seeds = {y: sympy.sympify(float(weights[y])) for y in g.outputs}
+    elif multipliers:
+        seeds = {y: vertex_symbol(multipliers[y]) for y in g.outputs}
+    else:
+        seeds = {y: sympy.S.One for y in g.outputs}
+    needed = set(g.outputs)
+    for v in reversed(g.order()):
+        if v in needed:
+            needed.update(g.predecessors(v))
+    forward = [v for v in g.order() if v in needed or v in H]
+    K = DGraph(H.name)
+    for p in H.parameters:
+        K.add_parameter(p)
+    for v in forward:
+        K.add_vertex(v, "input" if g.role(v) == "input" else "intermediate", g.expr(v))
+    adjoints = [v for v in H.order() if v not in g]
+    for v in adjoints:
+        if H.role(v) == "intermediate":
+            K.add_vertex(v, "intermediate", H.expr(v))
+    K.add_vertex(name, "output", sympy.Add(*(seeds[y] * vertex_symbol(y) for y in g.outputs)))
+    for v in H.outputs:
+        K.add_vertex(v, "output", H.expr(v))
+    for v in forward:
+        for u in g.predecessors(v):
+            K.add_edge(u, v, g.given_partial(u, v))
+    for v in adjoints:
+        for u in H.predecessors(v):
+            K.add_edge(u, v, H.given_partial(u, v))
+    for y in g.outputs:
+        K.add_edge(y, name)
+    if H.point is not None:
+        K.set_point(H.point)
+    return K.validate()
 
 
 def make_hessian(
@@ -155,8 +244,18 @@ def make_hessian(
     graph = src.graph
     if tril and src.inputs != 1:
         raise DGraphError("tril= is for the Hessian of one array argument, not several")
-    inner = make(graph, _INNER[mode], lang, method, budget, sparse)
-    scalar_sparse = sparse and not graph.is_tensor and mode == "hessian"
+    if lang == "c" and graph.is_tensor and mode != "hvp" and not sparse:
+        raise DGraphError(
+            "the Hessian of an array function in C is the values of its sparse matrix:"
+            " give sparse=True"
+        )
+    if lang == "c" and graph.is_tensor and mode == "value_gradient_hessian":
+        raise DGraphError(
+            "value_gradient_hessian of an array function is python or jax; in C the Hessian"
+        )
+    # a graph of scalars: its sparse H is gathered from the dense one's structural entries
+    inner = make(graph, _INNER[mode], lang, method, budget, sparse and lang != "jax")
+    scalar_sparse = sparse and src.scalar and mode == "hessian"
     base = _scalar_sparse(inner, lang) if scalar_sparse else inner
     n_args = len(graph.inputs) + len(graph.parameters)  # what H takes: x…, p…, v
     if not graph.is_tensor:
@@ -169,6 +268,8 @@ def make_hessian(
             hess = _mirrored(base, tril)
         hess.__doc__ = _doc(mode, src, sparse, tril)
         return inner, hess
+    if src.scalar:
+        return inner, _scalar_value_gradient_hessian(inner, lang, sparse, tril, src)
     mirror = _mirrored(lambda h: h, tril) if src.inputs == 1 else None
 
     def value_gradient_hessian(*a: Any) -> tuple[Any, Any, Any]:
@@ -185,22 +286,59 @@ def _scalar_sparse(inner: Any, lang: str) -> Callable[..., Any]:
     """A graph of scalars' Hessian as a sparse matrix of its program's pattern (the
     entries its expression set spells, whatever their values at a point): SciPy CSR, or
     a JAX BCOO for ``lang="jax"``."""
-    keys = [k for k, _ in inner.generated.programs["jacobian"].results]
-    rows = np.array([k[0] for k in keys], dtype=np.int64)
-    cols = np.array([k[1] for k in keys], dtype=np.int64)
+    rows, cols = _scalar_pattern(inner, "jacobian")
+    return lambda *a: _sparse_of(inner(*a), rows, cols, lang)
 
-    def hessian(*a: Any) -> Any:
-        h = inner(*a)
-        n = h.shape[-1]
-        if lang == "jax":
-            from jax.experimental import sparse as jsparse
 
-            coords = _jnp().asarray(np.stack([rows, cols], axis=1))
-            return jsparse.BCOO((h[rows, cols], coords), shape=(n, n))
-        values = np.asarray(h)[rows, cols]
-        return scipy.sparse.csr_array((values, (rows, cols)), shape=(n, n))
+def _scalar_pattern(inner: Any, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    """The rows and columns of the Hessian entries the ``mode`` program computes (the
+    structural pattern): ``jacobian``'s results are keyed ``(i, j)``;
+    ``value_and_jacobian``'s flat, the values first (the value and the gradient: ``1 +
+    n`` of them), then its Jacobian row-major, whose first row is the value's gradient."""
+    keys = [k for k, _ in inner.generated.programs[mode].results]
+    if mode == "jacobian":
+        return (
+            np.array([k[0] for k in keys], dtype=np.int64),
+            np.array([k[1] for k in keys], dtype=np.int64),
+        )
+    n = len(inner.generated.expression_set.graph.inputs)
+    flat = np.array([k[0] for k in keys], dtype=np.int64) - (1 + n)
+    flat = flat[flat >= n]  # past the values and the value's gradient row
+    return flat // n - 1, flat % n
 
-    return hessian
+
+def _sparse_of(h: Any, rows: np.ndarray, cols: np.ndarray, lang: str) -> Any:
+    """The entries ``(rows, cols)`` of the dense (n, n) ``h`` as a SciPy CSR array, or a
+    JAX BCOO for ``lang="jax"``."""
+    n = h.shape[-1]
+    if lang == "jax":
+        from jax.experimental import sparse as jsparse
+
+        coords = _jnp().asarray(np.stack([rows, cols], axis=1))
+        return jsparse.BCOO((h[rows, cols], coords), shape=(n, n))
+    values = np.asarray(h)[rows, cols]
+    return scipy.sparse.csr_array((values, (rows, cols)), shape=(n, n))
+
+
+def _scalar_value_gradient_hessian(
+    inner: Any, lang: str, sparse: bool, tril: bool, src: HessianSource
+) -> Callable[..., Any]:
+    """``(f, ∇f, H)`` of a graph of scalars from its value graph's
+    ``value_and_jacobian`` (:func:`with_value`: outputs the value, then the gradient; the
+    Jacobian's rows after the first are H), H mirrored (:class:`Symmetric`) and, with
+    ``sparse``, of its structural pattern."""
+    pattern = _scalar_pattern(inner, "value_and_jacobian") if sparse else None
+    mirror = _mirrored(lambda h: h, tril)
+
+    def value_gradient_hessian(*a: Any) -> tuple[Any, Any, Any]:
+        values, J = inner(*a)
+        h = J[..., 1:, :]
+        if pattern is not None:
+            h = _sparse_of(h, *pattern, lang)
+        return values[..., 0], values[..., 1:], mirror(h)
+
+    value_gradient_hessian.__doc__ = _doc("value_gradient_hessian", src, sparse, tril)
+    return value_gradient_hessian
 
 
 def _mirrored(inner: Callable[..., Any], tril: bool) -> Callable[..., Any]:
