@@ -153,3 +153,50 @@ def test_bad_input_is_one_line(call, needle):
         call()
     message = str(raised.value)
     assert needle in message and "\n" not in message
+
+
+def _compiled(path, tmp_path):
+    """The C file at ``path`` compiled into a shared library (the C tests' compiler)."""
+    import ctypes
+    import subprocess
+
+    library = tmp_path / (path.stem + ".so")
+    command = [compiler(), "-O2", "-shared", "-fPIC", "-o", str(library), str(path), "-lm"]
+    subprocess.run(command, check=True, capture_output=True)
+    return ctypes.CDLL(str(library))
+
+
+def _pointer(a):
+    import ctypes
+
+    return a.ctypes.data_as(ctypes.c_void_p)
+
+
+@needs_cc
+def test_command_line_writes_a_numpy_function_s_hessian_in_c(tmp_path, monkeypatch, capsys):
+    import ctypes
+
+    from dgraph.cli import main
+    from dgraph.codegen.tensor.c_values import read_index_file
+
+    (tmp_path / "model.py").write_text(
+        "import numpy as np\n\n\ndef rosenbrock(x):\n"
+        "    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    argv = ["codegen", "model.py:rosenbrock", "--inputs", f"x:{N}", "--mode", "hessian"]
+    assert main([*argv, "-o", "dense.c"]) == 2  # C is the sparse values
+    assert "give --sparse" in capsys.readouterr().err and not (tmp_path / "dense.c").exists()
+    assert main([*argv, "--sparse", "-o", "hess.c"]) == 0
+    assert "hess.bin" in capsys.readouterr().out
+    arrays = read_index_file(tmp_path / "hess.bin")
+    indices, indptr, shape = (arrays.pop(k) for k in ("indices", "indptr", "shape"))
+    lib = _compiled(tmp_path / "hess.c", tmp_path)
+    data = np.zeros(indices.size)
+    constants = [np.ascontiguousarray(a) for a in arrays.values()]
+    x = np.ascontiguousarray(X)
+    lib.jacobian_values(*(_pointer(a) for a in [x, *constants, data]))
+    lib.hessian_mirror(ctypes.c_long(N), _pointer(indptr), _pointer(indices), _pointer(data))
+    h = scipy.sparse.csr_array((data, indices, indptr), shape=tuple(shape)).toarray()
+    assert indices.size == 3 * N - 2 and np.array_equal(h, h.T)
+    np.testing.assert_allclose(h, reference(rosenbrock_jnp, X), rtol=1e-12, atol=1e-12)

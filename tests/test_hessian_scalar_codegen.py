@@ -117,3 +117,30 @@ def test_the_hessian_of_a_graph_of_scalars_in_c():
     np.testing.assert_allclose(
         H(list(point), list(weights)).toarray(), _sympy_hessian(weights, point), atol=1e-13
     )
+
+
+@needs_cc
+def test_command_line_writes_a_graph_of_scalars_hessian_in_c(tmp_path, monkeypatch):
+    import ctypes
+    import subprocess
+
+    from dgraph.cli import main
+
+    (tmp_path / "two.trace").write_text(TWO_OUTPUTS)
+    monkeypatch.chdir(tmp_path)
+    argv = ["codegen", "two.trace", "--mode", "hessian", "--sparse", "-o", "hess.c"]
+    assert main(argv) == 0
+    command = [compiler(), "-O2", "-shared", "-fPIC", "-o", "hess.so", "hess.c", "-lm"]
+    subprocess.run(command, check=True, capture_output=True)
+    lib = ctypes.CDLL(str(tmp_path / "hess.so"))
+    weights, point = np.array([2.0, -1.0]), np.array([0.5, 0.3])
+    expected = _sympy_hessian(tuple(weights), tuple(point))
+    H = np.zeros(4)
+    pointers = [a.ctypes.data_as(ctypes.c_void_p) for a in (point, weights, H)]
+    lib.hessian(*pointers)
+    np.testing.assert_allclose(H.reshape(2, 2), expected, atol=1e-13)
+    values = np.zeros(ctypes.c_int.in_dll(lib, "dgraph_nnz").value)
+    lib.hessian_values(*pointers[:2], values.ctypes.data_as(ctypes.c_void_p))
+    rows = np.ctypeslib.as_array((ctypes.c_int * values.size).in_dll(lib, "jacobian_rows"))
+    cols = np.ctypeslib.as_array((ctypes.c_int * values.size).in_dll(lib, "jacobian_cols"))
+    np.testing.assert_allclose(values, expected[rows, cols], atol=1e-13)

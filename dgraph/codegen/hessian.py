@@ -43,7 +43,16 @@ from ..frontends.functions import uses_jax
 from ..frontends.jax_hessian import gradient_graph, jax_source
 from .tensor.primal import check_primal, jax_primal
 
-__all__ = ["HESSIAN_MODES", "Symmetric", "hessian_source", "make_hessian", "scalar_hessian_graph"]
+__all__ = [
+    "C_MIRROR_CSR",
+    "HESSIAN_MODES",
+    "Symmetric",
+    "c_scalar_hessian",
+    "hessian_source",
+    "make_hessian",
+    "scalar_hessian_graph",
+    "with_value",
+]
 
 HESSIAN_MODES = ("hessian", "hvp", "value_gradient_hessian")
 _INNER = {"hessian": "jacobian", "hvp": "jvp", "value_gradient_hessian": "value_and_jacobian"}
@@ -450,6 +459,63 @@ def _mirror(
         raise DGraphError("the Hessian's pattern is not symmetric: a bug, please report it")
     take = np.where(keep, np.arange(keys.size), order[at])
     return take, keep
+
+
+C_MIRROR_CSR = """
+/* hessian_mirror(n, indptr, indices, data): the Hessian made symmetric by construction:
+ * each stored entry above the diagonal, (i, j) with j > i, takes the value of its mirror
+ * image (j, i) below it (the CSR pattern of the index file: indptr[n + 1], indices sorted
+ * within each row). Call it on data after jacobian_values. */
+void hessian_mirror(long n, const int64_t *indptr, const int64_t *indices, double *data)
+{
+    for (long i = 0; i < n; ++i) {
+        for (int64_t k = indptr[i]; k < indptr[i + 1]; ++k) {
+            const int64_t j = indices[k];
+            if (j <= i) continue;
+            int64_t lo = indptr[j], hi = indptr[j + 1];
+            while (lo < hi) {  /* (j, i) in row j: the pattern is symmetric */
+                const int64_t mid = lo + (hi - lo) / 2;
+                if (indices[mid] < i) lo = mid + 1; else hi = mid;
+            }
+            data[k] = data[lo];
+        }
+    }
+}
+"""
+
+
+def c_scalar_hessian(
+    rows: Sequence[int], cols: Sequence[int], n: int, parameters: bool, sparse: bool
+) -> str:
+    """C functions appended to a graph of scalars' Hessian module (the C file of its
+    Hessian graph's ``jacobian``): ``hessian(x[, p], H)``, the n x n H row-major with
+    each entry above the diagonal its mirror's value, and with ``sparse``
+    ``hessian_values(x[, p], values)``, the ``jacobian_values`` mirrored the same way
+    (``rows``, ``cols``: their pattern, the module's ``jacobian_rows``/``jacobian_cols``)."""
+    p, pp = (", p", ", const double *p") if parameters else ("", "")
+    lines = [
+        "",
+        f"/* hessian(x{p}, H): the {n} x {n} Hessian, row-major, symmetric by construction:",
+        " * the Jacobian of the gradient graph, each entry above the diagonal its mirror's. */",
+        f"void hessian(const double *x{pp}, double *H) {{",
+        f"    jacobian(x{p}, H);",
+        f"    for (int i = 0; i < {n}; ++i)",
+        f"        for (int j = i + 1; j < {n}; ++j) H[i*{n} + j] = H[j*{n} + i];",
+        "}",
+    ]
+    if sparse:
+        take, _ = _mirror(np.asarray(rows), np.asarray(cols), n, tril=False)
+        listed = ", ".join(str(int(k)) for k in take) or "0"
+        lines += [
+            "",
+            "/* hessian_values: jacobian_values, each entry above the diagonal its mirror's. */",
+            f"const int hessian_mirror[] = {{{listed}}};",
+            f"void hessian_values(const double *x{pp}, double *values) {{",
+            f"    jacobian_values(x{p}, values);",
+            f"    for (int k = 0; k < {len(take)}; ++k) values[k] = values[hessian_mirror[k]];",
+            "}",
+        ]
+    return "\n".join(lines) + "\n"
 
 
 def _hvp(inner: Callable[..., Any], n_inputs: int, n_args: int) -> Callable[..., Any]:
