@@ -58,7 +58,7 @@ CASES = [
 
 def reference(f, x):
     with jax.enable_x64(True):
-        return np.asarray(jax.hessian(f)(jnp.asarray(x)))
+        return np.asarray(jax.jit(jax.hessian(f))(jnp.asarray(x)))
 
 
 @pytest.mark.parametrize(("name", "f_np", "f_jnp"), CASES)
@@ -120,6 +120,27 @@ def test_the_jax_primal_is_the_graph_s_function():
     with jax.enable_x64(True):
         got = float(jax.jit(jax_primal(g))(jnp.asarray(X)))
     assert got == pytest.approx(float(quadratic_np(X)), rel=1e-14)
+
+
+def test_a_parameter_of_a_numpy_function_is_taken_per_call():
+    def f(x, a):
+        return np.sum(a * x**2 * x[0])
+
+    a = np.arange(1.0, N + 1.0)
+    H = dgraph.hessian(f, X, a, params=["a"])
+    b = a[::-1] * 0.5
+    with jax.enable_x64(True):
+        ref = np.asarray(jax.hessian(lambda x: jnp.sum(b * x**2 * x[0]))(jnp.asarray(X)))
+    np.testing.assert_allclose(H(X, b), ref, rtol=1e-13, atol=1e-13)
+
+
+def test_without_jax_a_numpy_function_s_hessian_is_refused_in_one_line(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "jax.numpy", None)  # import jax.numpy fails
+    g = from_function(rosenbrock_np, sizes=[(N,)], level="array")
+    with pytest.raises(DGraphError, match=r"^the Hessian of a NumPy function is read with JAX"):
+        jax_primal(g)
 
 
 @needs_cc

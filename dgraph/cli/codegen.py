@@ -14,11 +14,14 @@ values in C for its fixed pattern (``-o jac.c`` writes ``jac.c`` and its index a
 ``jac.bin`` beside it, :mod:`dgraph.codegen.tensor.c_values`; ``-o jac.cu`` the same
 statements as CUDA kernels, checked as C); other modes are refused with one line.
 
-``--mode hessian`` (a JAX function, read at the array level unless ``--level element``)
-writes the Jacobian of its gradient graph (:mod:`dgraph.codegen.hessian`), checked
-against JAX's forward-over-reverse, with ``hessian = jacobian`` at its end; a function
-returning an array needs ``--weights`` (the Lagrangian's, one number for all or one per
-output entry), and its ``hessian(x, v)`` takes them last.
+``--mode hessian`` (a function written with JAX or NumPy, read at the array level unless
+``--level element``, or a graph of scalars) writes the Jacobian of its gradient graph
+(:mod:`dgraph.codegen.hessian`), checked against JAX's forward-over-reverse, with
+``hessian = jacobian`` at its end; a function returning an array needs ``--weights`` (the
+Lagrangian's, one number for all or one per output entry), and its ``hessian(x, v)``
+takes them last. In C: an array function's sparse values (``--sparse``: the C file, its
+index file and ``hessian_mirror``), a graph of scalars' ``hessian`` (and
+``hessian_values``), each mirrored (:func:`~dgraph.codegen.hessian.c_scalar_hessian`).
 """
 
 from __future__ import annotations
@@ -77,7 +80,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--mode",
         choices=(*MODES, "hessian"),
         help="function to generate (default: jacobian; for jax and cuda: jacobian, jvp and vjp;"
-        " for a tensor graph: jacobian); hessian: the Hessian of a JAX function (python, jax)",
+        " for a tensor graph: jacobian); hessian: the Hessian of a function or a graph (python,"
+        " jax; c: an array function's with --sparse)",
     )
     p.add_argument(
         "--weights",

@@ -5,7 +5,11 @@ The Hessian is the Jacobian of the adjoint computation, so it is generated as th
 Jacobian of the gradient graph (:func:`dgraph.frontends.jax_hessian.gradient_graph`, the
 graph of JAX's gradient read at the array level): the same accumulation, the same value
 check (the gradient graph's reference is JAX's ``jvp`` of its gradient, which is
-forward-over-reverse, at the user's point and a random one), the same sparse code.
+forward-over-reverse, at the user's point and a random one), the same sparse code. A
+function written with NumPy, or a tensor graph not read from JAX, is its array-level
+graph evaluated with ``jax.numpy`` (:func:`~dgraph.codegen.tensor.primal.jax_primal`) and
+read the same way; a graph of scalars gets Dixon's Hessian graph
+(:func:`scalar_hessian_graph`).
 
 - ``hessian``: ``H(x)``; for a vector ``f`` the Hessian of the Lagrangian ``vᵀf``,
   ``H(x, v)`` (``scipy.optimize``'s ``hess(x, v)``).
@@ -78,15 +82,18 @@ def hessian_source(
     point: Sequence[Any] | None = None,
     value: bool = False,
 ) -> HessianSource:
-    """The gradient graph of ``source``: a JAX function (``point`` its example arguments,
-    or ``sizes`` their shapes), a graph read from JAX at the array level (its function
-    read again), or a scalar graph (:func:`scalar_hessian_graph`).
+    """The gradient graph of ``source``: a function (``point`` its example arguments, or
+    ``sizes`` their shapes; read from its jaxpr where its code uses JAX,
+    :func:`~dgraph.frontends.functions.uses_jax`, else traced as NumPy at the array
+    level), a graph read from JAX at the array level (its function read again), another
+    tensor graph (its primal evaluated with ``jax.numpy``), or a scalar graph
+    (:func:`scalar_hessian_graph`; ``value``: with the value as its first output).
 
     Raises
     ------
     DGraphError
-        One line: no example arguments, a tensor graph not read from JAX, an expression
-        set, a vector ``f`` without weights (and what the gradient graph refuses).
+        One line: no example arguments, an expression set, a vector ``f`` without
+        weights, JAX not installed (and what the tracer or the gradient graph refuses).
     """
     if isinstance(source, ExpressionSet):
         raise DGraphError("the Hessian is made from a function or a graph, not an expression set")
