@@ -270,7 +270,9 @@ def make_hessian(
             "value_gradient_hessian of an array function is python or jax; in C the Hessian"
         )
     # a graph of scalars: its sparse H is gathered from the dense one's structural entries
-    inner = make(graph, _INNER[mode], lang, method, budget, sparse and lang != "jax")
+    inner = make(
+        graph, _INNER[mode], lang, method, budget, sparse and not (src.scalar and lang == "jax")
+    )
     scalar_sparse = sparse and src.scalar and mode == "hessian"
     base = _scalar_sparse(inner, lang) if scalar_sparse else inner
     n_args = len(graph.inputs) + len(graph.parameters)  # what H takes: x…, p…, v
