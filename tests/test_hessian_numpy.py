@@ -134,6 +134,19 @@ def test_a_parameter_of_a_numpy_function_is_taken_per_call():
     np.testing.assert_allclose(H(X, b), ref, rtol=1e-13, atol=1e-13)
 
 
+class _Namespace:
+    xp = jnp  # JAX reached through an attribute: uses_jax does not see it
+
+
+def test_a_jax_function_the_numpy_tracer_cannot_read_is_read_from_jax():
+    def f(x):
+        return _Namespace.xp.sum(_Namespace.xp.sin(x) * x)
+
+    x = np.linspace(0.1, 1.0, 4)
+    expected = np.diag(2.0 * np.cos(x) - x * np.sin(x))  # (x sin x)''
+    np.testing.assert_allclose(dgraph.hessian(f, x)(x), expected, rtol=1e-13, atol=1e-15)
+
+
 def test_without_jax_a_numpy_function_s_hessian_is_refused_in_one_line(monkeypatch):
     import sys
 

@@ -41,7 +41,7 @@ import sympy
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph, vertex_symbol
 from ..core.hessian_graph import hessian_graph, weight_parameters
-from ..errors import DGraphError
+from ..errors import DGraphError, InputError
 from ..frontends import from_function
 from ..frontends.functions import uses_jax
 from ..frontends.jax_hessian import gradient_graph, jax_source
@@ -118,8 +118,17 @@ def hessian_source(
         if uses_jax(source):
             graph = gradient_graph(source, *args, weights=weights, params=params, value=value)
         else:  # NumPy: the array tracer's graph, its primal evaluated with jax.numpy
-            traced = traced_array_graph(source, args, params)
-            graph = _array_gradient_graph(traced, args, weights, value)
+            try:
+                traced = traced_array_graph(source, args, params)
+            except InputError as numpy_failure:  # JAX may read what uses_jax did not see
+                try:
+                    graph = gradient_graph(
+                        source, *args, weights=weights, params=params, value=value
+                    )
+                except DGraphError:
+                    raise numpy_failure from None
+            else:
+                graph = _array_gradient_graph(traced, args, weights, value)
     else:
         raise DGraphError(f"cannot make a Hessian of a {type(source).__name__}")
     return HessianSource(graph, len(graph.inputs), weights is not None)
