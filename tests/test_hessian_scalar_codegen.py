@@ -9,6 +9,7 @@ import sympy
 
 import dgraph
 from dgraph.codegen.c import compiler
+from dgraph.errors import DGraphError
 from dgraph.frontends import from_trace
 
 DOMAIN_11 = "inputs: x, y\noutputs: f\nv1 = x*y\nv2 = sin(x)\nf = v1 + v2"
@@ -144,3 +145,15 @@ def test_command_line_writes_a_graph_of_scalars_hessian_in_c(tmp_path, monkeypat
     rows = np.ctypeslib.as_array((ctypes.c_int * values.size).in_dll(lib, "jacobian_rows"))
     cols = np.ctypeslib.as_array((ctypes.c_int * values.size).in_dll(lib, "jacobian_cols"))
     np.testing.assert_allclose(values, expected[rows, cols], atol=1e-13)
+
+
+def test_a_batch_of_points_gives_a_stack_of_hessians():
+    points, weights = np.array([[0.5, 0.3], [1.0, 2.0], [-0.2, 0.7]]), [2.0, 3.0]
+    g = from_trace(TWO_OUTPUTS)
+    expected = np.stack([_sympy_hessian(tuple(weights), tuple(p)) for p in points])
+    np.testing.assert_allclose(dgraph.make_function(g, "hessian")(points, weights), expected)
+    value, gradient, h = dgraph.make_function(g, "value_gradient_hessian")(points, weights)
+    assert value.shape == (3,) and gradient.shape == (3, 2)
+    np.testing.assert_allclose(h, expected, atol=1e-13)
+    with pytest.raises(DGraphError, match=r"^a sparse Hessian is of one point"):
+        dgraph.make_function(g, "hessian", sparse=True)(points, weights)

@@ -291,7 +291,9 @@ def make_hessian(
         return inner, _hvp(inner, src.inputs, n_args)
     if mode == "hessian":
         hess = base
-        if src.inputs == 1:
+        if src.scalar and not sparse:  # (n, n), or batched (B, n, n)
+            hess = _stacked_mirror(base, tril)
+        elif src.inputs == 1:
             hess = _mirrored(base, tril)
         hess.__doc__ = _doc(mode, src, sparse, tril)
         return inner, hess
@@ -338,6 +340,10 @@ def _sparse_of(h: Any, rows: np.ndarray, cols: np.ndarray, lang: str) -> Any:
     """The entries ``(rows, cols)`` of the dense (n, n) ``h`` as a SciPy CSR array, or a
     JAX BCOO for ``lang="jax"``."""
     n = h.shape[-1]
+    if np.ndim(h) != 2:
+        raise DGraphError(
+            "a sparse Hessian is of one point: call it per point (batched points: sparse=False)"
+        )
     if lang == "jax":
         from jax.experimental import sparse as jsparse
 
@@ -345,6 +351,19 @@ def _sparse_of(h: Any, rows: np.ndarray, cols: np.ndarray, lang: str) -> Any:
         return jsparse.BCOO((h[rows, cols], coords), shape=(n, n))
     values = np.asarray(h)[rows, cols]
     return scipy.sparse.csr_array((values, (rows, cols)), shape=(n, n))
+
+
+def _stacked_mirror(inner: Callable[..., Any], tril: bool) -> Callable[..., Any]:
+    """``inner`` (a graph of scalars' dense H: (n, n), or (B, n, n) for a batch of
+    points) with each entry above the diagonal its mirror's (``tril``: zero)."""
+
+    def hessian(*a: Any) -> Any:
+        h = inner(*a)
+        xp = np if isinstance(h, np.ndarray) else _jnp()
+        lower = xp.tril(h)
+        return lower if tril else lower + xp.swapaxes(xp.tril(h, -1), -1, -2)
+
+    return hessian
 
 
 def _scalar_value_gradient_hessian(
@@ -355,7 +374,7 @@ def _scalar_value_gradient_hessian(
     Jacobian's rows after the first are H), H mirrored (:class:`Symmetric`) and, with
     ``sparse``, of its structural pattern."""
     pattern = _scalar_pattern(inner, "value_and_jacobian") if sparse else None
-    mirror = _mirrored(lambda h: h, tril)
+    mirror = _mirrored(lambda h: h, tril) if sparse else _stacked_mirror(lambda h: h, tril)
 
     def value_gradient_hessian(*a: Any) -> tuple[Any, Any, Any]:
         values, J = inner(*a)
