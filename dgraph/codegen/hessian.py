@@ -276,7 +276,8 @@ def make_hessian(
         )
     if lang == "c" and graph.is_tensor and mode == "value_gradient_hessian":
         raise DGraphError(
-            "value_gradient_hessian of an array function is python or jax; in C the Hessian"
+            "value_gradient_hessian of an array function is generated in python or jax; in C"
+            " its Hessian (mode hessian, sparse=True)"
         )
     # a graph of scalars: its sparse H is gathered from the dense one's structural entries
     inner = make(
