@@ -39,6 +39,10 @@ HESSIAN_VECTOR = [H("jax_model.py") + ":running_total", "--inputs", "x:3", "--mo
 HESSIAN_SCALAR = [H("jax_model.py") + ":spring", "--inputs", "q:3,k", "--mode", "hessian"]
 
 
+def hessian_numpy(function: str) -> list[str]:
+    return [H("numpy_model.py") + f":{function}", "--inputs", "x:4", "--mode", "hessian"]
+
+
 # (id, argv, expected part of the error); relative paths are files made in the working
 # directory by _make, absolute ones come from the corpus or the bundled data.
 CASES: list[tuple[str, list[str], str]] = [
@@ -402,9 +406,29 @@ CASES: list[tuple[str, list[str], str]] = [
         "f returns a scalar",
     ),
     (
-        "hessian-c",
+        "hessian-c-dense",
         ["codegen", *HESSIAN_SCALAR, "-o", "h.c"],
-        "writes python or jax code",
+        "give --sparse",
+    ),
+    (
+        "hessian-cuda",
+        ["codegen", *HESSIAN_SCALAR, "--sparse", "-o", "h.cu"],
+        "writes python, jax or c code, not cuda",
+    ),
+    (
+        "hessian-numpy-gradient-unread",
+        ["codegen", *hessian_numpy("smallest_times_next"), "-o", "h.py"],
+        "index that depends on the inputs",
+    ),
+    (
+        "hessian-numpy-vector-no-weights",
+        ["codegen", *hessian_numpy("vector"), "--sparse", "-o", "h.c"],
+        "give weights=",
+    ),
+    (
+        "hessian-numpy-branch",
+        ["codegen", *hessian_numpy("branches")[:1], "--mode", "hessian", "-o", "h.py"],
+        "write it with numpy.where",
     ),
     (
         "weights-without-hessian",

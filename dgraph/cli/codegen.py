@@ -14,11 +14,14 @@ values in C for its fixed pattern (``-o jac.c`` writes ``jac.c`` and its index a
 ``jac.bin`` beside it, :mod:`dgraph.codegen.tensor.c_values`; ``-o jac.cu`` the same
 statements as CUDA kernels, checked as C); other modes are refused with one line.
 
-``--mode hessian`` (a JAX function, read at the array level unless ``--level element``)
-writes the Jacobian of its gradient graph (:mod:`dgraph.codegen.hessian`), checked
-against JAX's forward-over-reverse, with ``hessian = jacobian`` at its end; a function
-returning an array needs ``--weights`` (the Lagrangian's, one number for all or one per
-output entry), and its ``hessian(x, v)`` takes them last.
+``--mode hessian`` (a function written with JAX or NumPy, read at the array level unless
+``--level element``, or a graph of scalars) writes the Jacobian of its gradient graph
+(:mod:`dgraph.codegen.hessian`), checked against JAX's forward-over-reverse, with
+``hessian = jacobian`` at its end; a function returning an array needs ``--weights`` (the
+Lagrangian's, one number for all or one per output entry), and its ``hessian(x, v)``
+takes them last. In C: an array function's sparse values (``--sparse``: the C file, its
+index file and ``hessian_mirror``), a graph of scalars' ``hessian`` (and
+``hessian_values``), each mirrored (:func:`~dgraph.codegen.hessian.c_scalar_hessian`).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from ..codegen.generate import LANGS, MODES, generate_all
-from ..codegen.hessian import hessian_source
+from ..codegen.hessian import C_MIRROR_CSR, c_scalar_hessian, hessian_source
 from ..codegen.tensor.function import TENSOR_MODES, make_tensor_function
 from ..codegen.tensor.regions import refuse_unprinted
 from ..core.graph import DGraph
@@ -77,7 +80,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--mode",
         choices=(*MODES, "hessian"),
         help="function to generate (default: jacobian; for jax and cuda: jacobian, jvp and vjp;"
-        " for a tensor graph: jacobian); hessian: the Hessian of a JAX function (python, jax)",
+        " for a tensor graph: jacobian); hessian: the Hessian of a function or a graph (python,"
+        " jax; c: an array function's with --sparse)",
     )
     p.add_argument(
         "--weights",
@@ -220,14 +224,19 @@ def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]
     """``codegen --mode hessian``: the checked Jacobian of the gradient graph, one module
     per ``-o``, ``hessian = jacobian`` at its end, written once all were checked."""
     for name, lang in zip(args.output, langs, strict=True):
-        if lang not in ("python", "jax"):
-            raise InputError(f"{name}: --mode hessian writes python or jax code, not {lang}")
+        if lang not in ("python", "jax", "c"):
+            raise InputError(f"{name}: --mode hessian writes python, jax or c code, not {lang}")
     if args.level is None:
         args.level = "array"
     graph = load_graph(args)
     weights = None if args.weights is None else _weights(args.weights, graph)
     gradient = hessian_source(graph, weights=weights).graph
     if gradient.is_tensor:
+        if "c" in langs and not args.sparse:
+            raise InputError(
+                "--mode hessian --lang c of an array function writes the sparse Hessian's"
+                " values: give --sparse"
+            )
         made = [
             make_tensor_function(gradient, "jacobian", lang, args.method, args.budget, args.sparse)[
                 0
@@ -237,17 +246,43 @@ def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]
     else:
         modes = {lang: ("jacobian",) for lang in langs}
         made = generate_all(gradient, langs, args.method, modes, args.sparse, args.budget)
-    tail = "\n\nhessian = jacobian  # H: the Jacobian of the gradient graph\n"
-    for output, code in zip(outputs, made, strict=True):
+    tails = [_hessian_tail(code, gradient, args.sparse) for code in made]
+    companions = [
+        _index_path(o) if code.lang == "c" and gradient.is_tensor else None
+        for o, code in zip(outputs, made, strict=True)
+    ]
+    for output, code, tail, companion in zip(outputs, made, tails, companions, strict=True):
+        if companion is not None:
+            write_atomic(companion, code.values.index_bytes())  # once every check passed
         write_atomic(output, code.text.rstrip("\n") + tail)
-    for name, code in zip(args.output, made, strict=True):
+    for name, code, companion in zip(args.output, made, companions, strict=True):
         if args.json:
-            print(json.dumps({**code.summary(name), "mode": "hessian"}))
+            summary = {**code.summary(name), "mode": "hessian"}
+            if companion is not None:
+                summary["index_file"] = str(companion)
+            print(json.dumps(summary))
             continue
-        print(f"wrote {name} ({code.lang}): hessian, the Jacobian of {gradient.name or 'the'}"
-              f" gradient graph ({len(gradient)} vertices), method {code.method}")  # fmt: skip
+        beside = "" if companion is None else f" and {companion} (its index arrays)"
+        print(f"wrote {name}{beside} ({code.lang}): hessian, the Jacobian of"
+              f" {gradient.name or 'the'} gradient graph ({len(gradient)} vertices),"
+              f" method {code.method}")  # fmt: skip
         print(code.check.detail if code.check.ran else f"NOT verified: {code.check.detail}")
     return 0
+
+
+def _hessian_tail(code, gradient: DGraph, sparse: bool) -> str:
+    """What ends a ``--mode hessian`` file: in Python ``hessian = jacobian``; in C a
+    graph of scalars' ``hessian`` (and ``hessian_values``) mirrored
+    (:func:`~dgraph.codegen.hessian.c_scalar_hessian`), a tensor graph's
+    ``hessian_mirror`` for the values of its CSR pattern."""
+    if code.lang != "c":
+        return "\n\nhessian = jacobian  # H: the Jacobian of the gradient graph\n"
+    if gradient.is_tensor:
+        return "\n" + C_MIRROR_CSR
+    keys = [k for k, _ in code.programs["jacobian"].results]
+    rows, cols = [k[0] for k in keys], [k[1] for k in keys]
+    n = len(gradient.inputs)
+    return "\n" + c_scalar_hessian(rows, cols, n, bool(gradient.parameters), sparse)
 
 
 def _weights(text: str, graph: DGraph) -> np.ndarray:

@@ -133,7 +133,8 @@ def make_function(
     mode
         ``"jacobian"``, ``"jvp"``, ``"vjp"`` or ``"value_and_jacobian"``; or ``"hessian"``,
         ``"hvp"``, ``"value_gradient_hessian"`` (:mod:`dgraph.codegen.hessian`: the
-        Jacobian of the gradient graph, a function read with JAX).
+        Jacobian of the gradient graph read with JAX, for a function written with JAX or
+        NumPy; Dixon's Hessian graph for a graph of scalars).
     lang
         ``"python"`` (NumPy), ``"c"``, ``"jax"`` or ``"cuda"`` (kernels loaded with CuPy,
         :func:`dgraph.codegen.cuda.load_cuda`, whose function takes and returns GPU
@@ -257,8 +258,9 @@ def hessian(
     lang: str = "python",
     method: str | None = None,
 ) -> GeneratedFunction:
-    """The generated Hessian of a JAX function, as :func:`jax.hessian` returns one:
-    ``make_function(f, "hessian", ...)`` (:mod:`dgraph.codegen.hessian`).
+    """The generated Hessian of a function written with JAX or NumPy, as
+    :func:`jax.hessian` returns one: ``make_function(f, "hessian", ...)``
+    (:mod:`dgraph.codegen.hessian`).
 
     ``args_or_sizes`` are example arguments (arrays: the point the code is checked at
     first), or their shapes (ints or tuples). For ``f`` returning an array, ``weights``

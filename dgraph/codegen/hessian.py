@@ -5,7 +5,11 @@ The Hessian is the Jacobian of the adjoint computation, so it is generated as th
 Jacobian of the gradient graph (:func:`dgraph.frontends.jax_hessian.gradient_graph`, the
 graph of JAX's gradient read at the array level): the same accumulation, the same value
 check (the gradient graph's reference is JAX's ``jvp`` of its gradient, which is
-forward-over-reverse, at the user's point and a random one), the same sparse code.
+forward-over-reverse, at the user's point and a random one), the same sparse code. A
+function written with NumPy, or a tensor graph not read from JAX, is its array-level
+graph evaluated with ``jax.numpy`` (:func:`~dgraph.codegen.tensor.primal.jax_primal`) and
+read the same way; a graph of scalars gets Dixon's Hessian graph
+(:func:`scalar_hessian_graph`).
 
 - ``hessian``: ``H(x)``; for a vector ``f`` the Hessian of the Lagrangian ``vᵀf``,
   ``H(x, v)`` (``scipy.optimize``'s ``hess(x, v)``).
@@ -24,6 +28,7 @@ differentiated arrays give the blocks :func:`jax.hessian` nests (``argnums=(0, 1
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,14 +36,27 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse
+import sympy
 
 from ..core.expressions import ExpressionSet
-from ..core.graph import DGraph
-from ..core.hessian_graph import hessian_graph
-from ..errors import DGraphError
+from ..core.graph import DGraph, vertex_symbol
+from ..core.hessian_graph import hessian_graph, weight_parameters
+from ..errors import DGraphError, InputError
+from ..frontends import from_function
+from ..frontends.functions import uses_jax
 from ..frontends.jax_hessian import gradient_graph, jax_source
+from .tensor.primal import check_primal, jax_primal
 
-__all__ = ["HESSIAN_MODES", "Symmetric", "hessian_source", "make_hessian", "scalar_hessian_graph"]
+__all__ = [
+    "C_MIRROR_CSR",
+    "HESSIAN_MODES",
+    "Symmetric",
+    "c_scalar_hessian",
+    "hessian_source",
+    "make_hessian",
+    "scalar_hessian_graph",
+    "with_value",
+]
 
 HESSIAN_MODES = ("hessian", "hvp", "value_gradient_hessian")
 _INNER = {"hessian": "jacobian", "hvp": "jvp", "value_gradient_hessian": "value_and_jacobian"}
@@ -52,6 +70,7 @@ class HessianSource:
     graph: DGraph
     inputs: int
     weighted: bool
+    scalar: bool = False  # a graph of scalars (Dixon's Hessian graph)
 
 
 def hessian_source(
@@ -63,15 +82,18 @@ def hessian_source(
     point: Sequence[Any] | None = None,
     value: bool = False,
 ) -> HessianSource:
-    """The gradient graph of ``source``: a JAX function (``point`` its example arguments,
-    or ``sizes`` their shapes), a graph read from JAX at the array level (its function
-    read again), or a scalar graph (:func:`scalar_hessian_graph`).
+    """The gradient graph of ``source``: a function (``point`` its example arguments, or
+    ``sizes`` their shapes; read from its jaxpr where its code uses JAX,
+    :func:`~dgraph.frontends.functions.uses_jax`, else traced as NumPy at the array
+    level), a graph read from JAX at the array level (its function read again), another
+    tensor graph (its primal evaluated with ``jax.numpy``), or a scalar graph
+    (:func:`scalar_hessian_graph`; ``value``: with the value as its first output).
 
     Raises
     ------
     DGraphError
-        One line: no example arguments, a tensor graph not read from JAX, an expression
-        set, a vector ``f`` without weights (and what the gradient graph refuses).
+        One line: no example arguments, an expression set, a vector ``f`` without
+        weights, JAX not installed (and what the tracer or the gradient graph refuses).
     """
     if isinstance(source, ExpressionSet):
         raise DGraphError("the Hessian is made from a function or a graph, not an expression set")
@@ -85,33 +107,125 @@ def hessian_source(
             f, args, fixed = found
             graph = gradient_graph(f, *args, weights=weights, params=fixed, value=value)
         elif source.is_tensor:
-            raise DGraphError(
-                "the Hessian of a tensor graph is read from JAX's gradient: build it with"
-                " dgraph.from_jax(f, x, level='array') (this one was not read from JAX)"
-            )
+            graph = _array_gradient_graph(source, None, weights, value)
         else:
-            if value:
-                raise DGraphError(
-                    "value_gradient_hessian of a scalar graph is not generated; use mode hessian"
-                )
-            graph = scalar_hessian_graph(source, weights)
+            graph = scalar_hessian_graph(source, weights, value)
             # a graph of scalars takes its inputs as one vector, its parameters as another
-            return HessianSource(graph, 1, len(graph.parameters) > len(source.parameters))
+            own = len(source.parameters)
+            return HessianSource(graph, 1, len(graph.parameters) > own, scalar=True)
     elif callable(source):
         args = _example_args(sizes, point)
-        graph = gradient_graph(source, *args, weights=weights, params=params, value=value)
+        if uses_jax(source):
+            graph = gradient_graph(source, *args, weights=weights, params=params, value=value)
+        else:  # NumPy: the array tracer's graph, its primal evaluated with jax.numpy
+            try:
+                traced = traced_array_graph(source, args, params)
+            except InputError as numpy_failure:  # JAX may read what uses_jax did not see
+                try:
+                    graph = gradient_graph(
+                        source, *args, weights=weights, params=params, value=value
+                    )
+                except DGraphError:
+                    raise numpy_failure from None
+            else:
+                graph = _array_gradient_graph(traced, args, weights, value)
     else:
         raise DGraphError(f"cannot make a Hessian of a {type(source).__name__}")
     return HessianSource(graph, len(graph.inputs), weights is not None)
 
 
-def scalar_hessian_graph(graph: DGraph, weights: Any = None) -> DGraph:
+def traced_array_graph(
+    f: Callable[..., Any],
+    args: Sequence[np.ndarray],
+    params: Sequence[str] = (),
+) -> DGraph:
+    """The array-level graph of a NumPy-style function (:func:`~dgraph.frontends.
+    from_function`, ``level="array"``), its arguments shaped as ``args``."""
+    shapes = [tuple(np.shape(a)) for a in args]
+    return from_function(f, sizes=shapes, params=list(params), level="array")
+
+
+def _array_gradient_graph(
+    graph: DGraph, args: Sequence[np.ndarray] | None, weights: Any, value: bool
+) -> DGraph:
+    """The gradient graph of a tensor graph not read from JAX: its primal evaluated with
+    ``jax.numpy`` (:func:`~dgraph.codegen.tensor.primal.jax_primal`, checked against the
+    graph's own values at the example arguments) read as a JAX function's. ``args``: the
+    inputs', then the array parameters' values (None: the graph's point, else entries
+    drawn from [0.5, 1.5), seed 0)."""
+    primal = jax_primal(graph)
+    names = [*graph.inputs, *graph.parameter_shapes]
+    if args is None:
+        rng = np.random.default_rng(0)
+        given = {**(graph.point or {}), **graph.parameter_point}
+        shapes = {**{x: graph.shape(x) for x in graph.inputs}, **graph.parameter_shapes}
+        args = [
+            np.asarray(given[x], dtype=float).reshape(shapes[x])
+            if x in given
+            else rng.uniform(0.5, 1.5, shapes[x])
+            for x in names
+        ]
+    args = [np.asarray(a, dtype=float) for a in args]
+    check_primal(graph, primal, args)
+    fixed = list(inspect.signature(primal).parameters)[len(graph.inputs) :]
+    return gradient_graph(primal, *args, weights=weights, params=fixed, value=value)
+
+
+def scalar_hessian_graph(graph: DGraph, weights: Any = None, value: bool = False) -> DGraph:
     """Dixon's Hessian graph of a graph of scalars (sympy, traces, JSON, the element
     level), :func:`dgraph.core.hessian_graph.hessian_graph`, whose Jacobian is the
-    Hessian; several outputs' weights are its parameters, taken last (``H(x, v)``)."""
+    Hessian; several outputs' weights are its parameters, taken last (``H(x, v)``).
+    ``value``: with the value ``λᵀy`` as its first output (:func:`with_value`)."""
     if weights is not None and not isinstance(weights, Mapping):
         weights = None  # numbers given as an example: the weights stay parameters
-    return hessian_graph(graph, weights)
+    H = hessian_graph(graph, weights)
+    return with_value(graph, H, weights) if value else H
+
+
+def with_value(g: DGraph, H: DGraph, weights: Mapping[str, float] | None = None) -> DGraph:
+    """``H = hessian_graph(g, weights)`` with one more output, first: the value
+    ``λᵀy`` of ``g`` (the weights ``weights`` gives, else ``H``'s weight parameters, else
+    1 for one output), computed from the forward vertices of ``g`` it reads (added where
+    ``H`` has none). Its outputs are then ``(λᵀy, ∇(λᵀy))``: the value and gradient of
+    ``value_gradient_hessian``, its Jacobian's rows after the first the Hessian."""
+    taken = set(g.vertices) | set(H.vertices) | set(H.parameters)
+    name = next(n for n in ("value", *(f"value{k}" for k in range(2, len(taken) + 3)))
+                if n not in taken)  # fmt: skip
+    multipliers = weight_parameters(g, H)
+    if weights is not None:
+        seeds = {y: sympy.sympify(float(weights[y])) for y in g.outputs}
+    elif multipliers:
+        seeds = {y: vertex_symbol(multipliers[y]) for y in g.outputs}
+    else:
+        seeds = {y: sympy.S.One for y in g.outputs}
+    needed = set(g.outputs)
+    for v in reversed(g.order()):
+        if v in needed:
+            needed.update(g.predecessors(v))
+    forward = [v for v in g.order() if v in needed or v in H]
+    K = DGraph(H.name)
+    for p in H.parameters:
+        K.add_parameter(p)
+    for v in forward:
+        K.add_vertex(v, "input" if g.role(v) == "input" else "intermediate", g.expr(v))
+    adjoints = [v for v in H.order() if v not in g]
+    for v in adjoints:
+        if H.role(v) == "intermediate":
+            K.add_vertex(v, "intermediate", H.expr(v))
+    K.add_vertex(name, "output", sympy.Add(*(seeds[y] * vertex_symbol(y) for y in g.outputs)))
+    for v in H.outputs:
+        K.add_vertex(v, "output", H.expr(v))
+    for v in forward:
+        for u in g.predecessors(v):
+            K.add_edge(u, v, g.given_partial(u, v))
+    for v in adjoints:
+        for u in H.predecessors(v):
+            K.add_edge(u, v, H.given_partial(u, v))
+    for y in g.outputs:
+        K.add_edge(y, name)
+    if H.point is not None:
+        K.set_point(H.point)
+    return K.validate()
 
 
 def make_hessian(
@@ -155,8 +269,21 @@ def make_hessian(
     graph = src.graph
     if tril and src.inputs != 1:
         raise DGraphError("tril= is for the Hessian of one array argument, not several")
-    inner = make(graph, _INNER[mode], lang, method, budget, sparse)
-    scalar_sparse = sparse and not graph.is_tensor and mode == "hessian"
+    if lang == "c" and graph.is_tensor and mode != "hvp" and not sparse:
+        raise DGraphError(
+            "the Hessian of an array function in C is the values of its sparse matrix:"
+            " give sparse=True"
+        )
+    if lang == "c" and graph.is_tensor and mode == "value_gradient_hessian":
+        raise DGraphError(
+            "value_gradient_hessian of an array function is generated in python or jax; in C"
+            " its Hessian (mode hessian, sparse=True)"
+        )
+    # a graph of scalars: its sparse H is gathered from the dense one's structural entries
+    inner = make(
+        graph, _INNER[mode], lang, method, budget, sparse and not (src.scalar and lang == "jax")
+    )
+    scalar_sparse = sparse and src.scalar and mode == "hessian"
     base = _scalar_sparse(inner, lang) if scalar_sparse else inner
     n_args = len(graph.inputs) + len(graph.parameters)  # what H takes: x…, p…, v
     if not graph.is_tensor:
@@ -165,10 +292,14 @@ def make_hessian(
         return inner, _hvp(inner, src.inputs, n_args)
     if mode == "hessian":
         hess = base
-        if src.inputs == 1:
+        if src.scalar and not sparse:  # (n, n), or batched (B, n, n)
+            hess = _stacked_mirror(base, tril)
+        elif src.inputs == 1:
             hess = _mirrored(base, tril)
         hess.__doc__ = _doc(mode, src, sparse, tril)
         return inner, hess
+    if src.scalar:
+        return inner, _scalar_value_gradient_hessian(inner, lang, sparse, tril, src)
     mirror = _mirrored(lambda h: h, tril) if src.inputs == 1 else None
 
     def value_gradient_hessian(*a: Any) -> tuple[Any, Any, Any]:
@@ -185,22 +316,76 @@ def _scalar_sparse(inner: Any, lang: str) -> Callable[..., Any]:
     """A graph of scalars' Hessian as a sparse matrix of its program's pattern (the
     entries its expression set spells, whatever their values at a point): SciPy CSR, or
     a JAX BCOO for ``lang="jax"``."""
-    keys = [k for k, _ in inner.generated.programs["jacobian"].results]
-    rows = np.array([k[0] for k in keys], dtype=np.int64)
-    cols = np.array([k[1] for k in keys], dtype=np.int64)
+    rows, cols = _scalar_pattern(inner, "jacobian")
+    return lambda *a: _sparse_of(inner(*a), rows, cols, lang)
+
+
+def _scalar_pattern(inner: Any, mode: str) -> tuple[np.ndarray, np.ndarray]:
+    """The rows and columns of the Hessian entries the ``mode`` program computes (the
+    structural pattern): ``jacobian``'s results are keyed ``(i, j)``;
+    ``value_and_jacobian``'s flat, the values first (the value and the gradient: ``1 +
+    n`` of them), then its Jacobian row-major, whose first row is the value's gradient."""
+    keys = [k for k, _ in inner.generated.programs[mode].results]
+    if mode == "jacobian":
+        return (
+            np.array([k[0] for k in keys], dtype=np.int64),
+            np.array([k[1] for k in keys], dtype=np.int64),
+        )
+    n = len(inner.generated.expression_set.graph.inputs)
+    flat = np.array([k[0] for k in keys], dtype=np.int64) - (1 + n)
+    flat = flat[flat >= n]  # past the values and the value's gradient row
+    return flat // n - 1, flat % n
+
+
+def _sparse_of(h: Any, rows: np.ndarray, cols: np.ndarray, lang: str) -> Any:
+    """The entries ``(rows, cols)`` of the dense (n, n) ``h`` as a SciPy CSR array, or a
+    JAX BCOO for ``lang="jax"``."""
+    n = h.shape[-1]
+    if np.ndim(h) != 2:
+        raise DGraphError(
+            "a sparse Hessian is of one point: call it per point (batched points: sparse=False)"
+        )
+    if lang == "jax":
+        from jax.experimental import sparse as jsparse
+
+        coords = _jnp().asarray(np.stack([rows, cols], axis=1))
+        return jsparse.BCOO((h[rows, cols], coords), shape=(n, n))
+    values = np.asarray(h)[rows, cols]
+    return scipy.sparse.csr_array((values, (rows, cols)), shape=(n, n))
+
+
+def _stacked_mirror(inner: Callable[..., Any], tril: bool) -> Callable[..., Any]:
+    """``inner`` (a graph of scalars' dense H: (n, n), or (B, n, n) for a batch of
+    points) with each entry above the diagonal its mirror's (``tril``: zero)."""
 
     def hessian(*a: Any) -> Any:
         h = inner(*a)
-        n = h.shape[-1]
-        if lang == "jax":
-            from jax.experimental import sparse as jsparse
-
-            coords = _jnp().asarray(np.stack([rows, cols], axis=1))
-            return jsparse.BCOO((h[rows, cols], coords), shape=(n, n))
-        values = np.asarray(h)[rows, cols]
-        return scipy.sparse.csr_array((values, (rows, cols)), shape=(n, n))
+        xp = np if isinstance(h, np.ndarray) else _jnp()
+        lower = xp.tril(h)
+        return lower if tril else lower + xp.swapaxes(xp.tril(h, -1), -1, -2)
 
     return hessian
+
+
+def _scalar_value_gradient_hessian(
+    inner: Any, lang: str, sparse: bool, tril: bool, src: HessianSource
+) -> Callable[..., Any]:
+    """``(f, ∇f, H)`` of a graph of scalars from its value graph's
+    ``value_and_jacobian`` (:func:`with_value`: outputs the value, then the gradient; the
+    Jacobian's rows after the first are H), H mirrored (:class:`Symmetric`) and, with
+    ``sparse``, of its structural pattern."""
+    pattern = _scalar_pattern(inner, "value_and_jacobian") if sparse else None
+    mirror = _mirrored(lambda h: h, tril) if sparse else _stacked_mirror(lambda h: h, tril)
+
+    def value_gradient_hessian(*a: Any) -> tuple[Any, Any, Any]:
+        values, J = inner(*a)
+        h = J[..., 1:, :]
+        if pattern is not None:
+            h = _sparse_of(h, *pattern, lang)
+        return values[..., 0], values[..., 1:], mirror(h)
+
+    value_gradient_hessian.__doc__ = _doc("value_gradient_hessian", src, sparse, tril)
+    return value_gradient_hessian
 
 
 def _mirrored(inner: Callable[..., Any], tril: bool) -> Callable[..., Any]:
@@ -312,6 +497,63 @@ def _mirror(
         raise DGraphError("the Hessian's pattern is not symmetric: a bug, please report it")
     take = np.where(keep, np.arange(keys.size), order[at])
     return take, keep
+
+
+C_MIRROR_CSR = """
+/* hessian_mirror(n, indptr, indices, data): the Hessian made symmetric by construction:
+ * each stored entry above the diagonal, (i, j) with j > i, takes the value of its mirror
+ * image (j, i) below it (the CSR pattern of the index file: indptr[n + 1], indices sorted
+ * within each row). Call it on data after jacobian_values. */
+void hessian_mirror(long n, const int64_t *indptr, const int64_t *indices, double *data)
+{
+    for (long i = 0; i < n; ++i) {
+        for (int64_t k = indptr[i]; k < indptr[i + 1]; ++k) {
+            const int64_t j = indices[k];
+            if (j <= i) continue;
+            int64_t lo = indptr[j], hi = indptr[j + 1];
+            while (lo < hi) {  /* (j, i) in row j: the pattern is symmetric */
+                const int64_t mid = lo + (hi - lo) / 2;
+                if (indices[mid] < i) lo = mid + 1; else hi = mid;
+            }
+            data[k] = data[lo];
+        }
+    }
+}
+"""
+
+
+def c_scalar_hessian(
+    rows: Sequence[int], cols: Sequence[int], n: int, parameters: bool, sparse: bool
+) -> str:
+    """C functions appended to a graph of scalars' Hessian module (the C file of its
+    Hessian graph's ``jacobian``): ``hessian(x[, p], H)``, the n x n H row-major with
+    each entry above the diagonal its mirror's value, and with ``sparse``
+    ``hessian_values(x[, p], values)``, the ``jacobian_values`` mirrored the same way
+    (``rows``, ``cols``: their pattern, the module's ``jacobian_rows``/``jacobian_cols``)."""
+    p, pp = (", p", ", const double *p") if parameters else ("", "")
+    lines = [
+        "",
+        f"/* hessian(x{p}, H): the {n} x {n} Hessian, row-major, symmetric by construction:",
+        " * the Jacobian of the gradient graph, each entry above the diagonal its mirror's. */",
+        f"void hessian(const double *x{pp}, double *H) {{",
+        f"    jacobian(x{p}, H);",
+        f"    for (int i = 0; i < {n}; ++i)",
+        f"        for (int j = i + 1; j < {n}; ++j) H[i*{n} + j] = H[j*{n} + i];",
+        "}",
+    ]
+    if sparse:
+        take, _ = _mirror(np.asarray(rows), np.asarray(cols), n, tril=False)
+        listed = ", ".join(str(int(k)) for k in take) or "0"
+        lines += [
+            "",
+            "/* hessian_values: jacobian_values, each entry above the diagonal its mirror's. */",
+            f"const int hessian_mirror[] = {{{listed}}};",
+            f"void hessian_values(const double *x{pp}, double *values) {{",
+            f"    jacobian_values(x{p}, values);",
+            f"    for (int k = 0; k < {len(take)}; ++k) values[k] = values[hessian_mirror[k]];",
+            "}",
+        ]
+    return "\n".join(lines) + "\n"
 
 
 def _hvp(inner: Callable[..., Any], n_inputs: int, n_args: int) -> Callable[..., Any]:

@@ -1,0 +1,236 @@
+"""Hessians of functions written with NumPy (issue 55): the array tracer's graph, its
+primal evaluated with jax.numpy and read back through JAX's gradient
+(dgraph.codegen.tensor.primal), against jax.hessian of the same function written with
+jax.numpy; patterns exact; C values compiled; bad input one line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+import dgraph  # noqa: E402
+from dgraph.codegen.c import compiler  # noqa: E402
+from dgraph.codegen.tensor.primal import jax_primal  # noqa: E402
+from dgraph.errors import DGraphError  # noqa: E402
+from dgraph.frontends import from_function  # noqa: E402
+
+N = 7
+X = np.random.default_rng(3).uniform(-1.0, 1.0, N)
+M = np.where(np.random.default_rng(4).uniform(size=(N, N)) < 0.3, 2.0, 0.0) + np.eye(N)
+
+needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler")
+
+
+def rosenbrock_np(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def rosenbrock_jnp(x):
+    return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def quadratic_np(x):
+    return 0.5 * x @ (M @ x) + np.sum(x**4)
+
+
+def quadratic_jnp(x):
+    return 0.5 * x @ (M @ x) + jnp.sum(x**4)
+
+
+def logsum_np(x):
+    return np.sum(np.log(1.0 + np.exp(x))) + np.log(np.sum(np.exp(x[:3])))
+
+
+def logsum_jnp(x):
+    return jnp.sum(jnp.log(1.0 + jnp.exp(x))) + jnp.log(jnp.sum(jnp.exp(x[:3])))
+
+
+CASES = [
+    ("rosenbrock", rosenbrock_np, rosenbrock_jnp),
+    ("quadratic form", quadratic_np, quadratic_jnp),
+    ("log-sum", logsum_np, logsum_jnp),
+]
+
+
+def reference(f, x):
+    with jax.enable_x64(True):
+        return np.asarray(jax.jit(jax.hessian(f))(jnp.asarray(x)))
+
+
+@pytest.mark.parametrize(("name", "f_np", "f_jnp"), CASES)
+def test_numpy_function_dense_and_sparse_match_jax_hessian(name, f_np, f_jnp):
+    x2 = X[::-1] * 0.7  # another point than the one it was made at
+    ref = reference(f_jnp, x2)
+    if name == "rosenbrock":
+        dense = dgraph.hessian(f_np, X)
+        assert dense.generated.verified
+        np.testing.assert_allclose(dense(x2), ref, rtol=1e-12, atol=1e-12)
+    h = dgraph.hessian(f_np, X, sparse=True)(x2)
+    assert isinstance(h, scipy.sparse.csr_array)
+    assert h.nnz == np.count_nonzero(ref), name  # the pattern is exact
+    assert np.array_equal(h.toarray(), h.toarray().T)  # mirrored, bit for bit
+    np.testing.assert_allclose(h.toarray(), ref, rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+def test_a_graph_from_the_array_tracer_gives_its_hessian_and_modes():
+    g = from_function(logsum_np, sizes=[(N,)], level="array")
+    ref = reference(logsum_jnp, X)
+    np.testing.assert_allclose(dgraph.make_function(g, "hessian")(X), ref, rtol=1e-12, atol=1e-13)
+    t = np.linspace(-1.0, 1.0, N)
+    np.testing.assert_allclose(dgraph.make_function(g, "hvp")(X, t), ref @ t, rtol=1e-12)
+    f, grad, h = dgraph.make_function(g, "value_gradient_hessian", sparse=True, tril=True)(X)
+    with jax.enable_x64(True):
+        assert float(f) == pytest.approx(float(logsum_jnp(jnp.asarray(X))), rel=1e-14)
+        expected = np.asarray(jax.grad(logsum_jnp)(jnp.asarray(X)))
+    np.testing.assert_allclose(grad, expected, rtol=1e-13)
+    np.testing.assert_allclose(h.toarray(), np.tril(ref), rtol=1e-12, atol=1e-13)
+
+
+def test_a_tensor_graph_of_a_matrix_argument():
+    # test_hessian_arrays refused this graph ("not read from JAX") before NumPy was read
+    u = np.array([[0.5, -1.0], [2.0, 0.25]])
+    g = dgraph.from_function(lambda u: np.sum(u**3), sizes=[(2, 2)], level="array")
+    h = dgraph.make_function(g, "hessian")(u)
+    assert h.shape == (2, 2, 2, 2)
+    np.testing.assert_allclose(h.reshape(4, 4), np.diag(6.0 * u.ravel()), atol=1e-14)
+
+
+def test_lagrangian_of_a_numpy_constraint_takes_weights_per_call():
+    def constraints(x):
+        return x[:-2] * x[1:-1] + np.exp(x[2:]) + 2.0 * x[:-2]
+
+    def constraints_jnp(x):
+        return x[:-2] * x[1:-1] + jnp.exp(x[2:]) + 2.0 * x[:-2]
+
+    v = np.linspace(0.5, 1.5, N - 2)
+    H = dgraph.make_function(constraints, "hessian", point=[X], weights=v, sparse=True)
+    w = -3.0 * v
+    with jax.enable_x64(True):
+        ref = np.asarray(jax.hessian(lambda x: jnp.dot(w, constraints_jnp(x)))(jnp.asarray(X)))
+    assert H(X, w).nnz == np.count_nonzero(ref)
+    np.testing.assert_allclose(H(X, w).toarray(), ref, rtol=1e-12, atol=1e-12)
+
+
+def test_the_jax_primal_is_the_graph_s_function():
+    g = from_function(quadratic_np, sizes=[(N,)], level="array")
+    with jax.enable_x64(True):
+        got = float(jax.jit(jax_primal(g))(jnp.asarray(X)))
+    assert got == pytest.approx(float(quadratic_np(X)), rel=1e-14)
+
+
+def test_a_parameter_of_a_numpy_function_is_taken_per_call():
+    def f(x, a):
+        return np.sum(a * x**2 * x[0])
+
+    a = np.arange(1.0, N + 1.0)
+    H = dgraph.hessian(f, X, a, params=["a"])
+    b = a[::-1] * 0.5
+    with jax.enable_x64(True):
+        ref = np.asarray(jax.hessian(lambda x: jnp.sum(b * x**2 * x[0]))(jnp.asarray(X)))
+    np.testing.assert_allclose(H(X, b), ref, rtol=1e-13, atol=1e-13)
+
+
+class _Namespace:
+    xp = jnp  # JAX reached through an attribute: uses_jax does not see it
+
+
+def test_a_jax_function_the_numpy_tracer_cannot_read_is_read_from_jax():
+    def f(x):
+        return _Namespace.xp.sum(_Namespace.xp.sin(x) * x)
+
+    x = np.linspace(0.1, 1.0, 4)
+    expected = np.diag(2.0 * np.cos(x) - x * np.sin(x))  # (x sin x)''
+    np.testing.assert_allclose(dgraph.hessian(f, x)(x), expected, rtol=1e-13, atol=1e-15)
+
+
+def test_without_jax_a_numpy_function_s_hessian_is_refused_in_one_line(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "jax.numpy", None)  # import jax.numpy fails
+    g = from_function(rosenbrock_np, sizes=[(N,)], level="array")
+    with pytest.raises(DGraphError, match=r"^the Hessian of a NumPy function is read with JAX"):
+        jax_primal(g)
+
+
+@needs_cc
+def test_c_values_of_a_numpy_function_s_sparse_hessian():
+    H = dgraph.hessian(rosenbrock_np, X, sparse=True, lang="c")
+    assert H.lang == "c" and H.generated.verified
+    h = H(X)
+    assert h.nnz == 3 * N - 2
+    assert np.array_equal(h.toarray(), h.toarray().T)
+    np.testing.assert_allclose(h.toarray(), reference(rosenbrock_jnp, X), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("call", "needle"),
+    [
+        (lambda: dgraph.hessian(rosenbrock_np, X, lang="c"), "give sparse=True"),
+        (
+            lambda: dgraph.make_function(
+                rosenbrock_np, "value_gradient_hessian", point=[X], lang="c", sparse=True
+            ),
+            "value_gradient_hessian of an array function",
+        ),
+        # JAX's gradient of a sort scatters at positions that depend on x
+        (lambda: dgraph.hessian(lambda x: np.sort(x)[0] * x[1], X), "index that depends"),
+        (lambda: dgraph.hessian(lambda x: x[0] * x[1] if x[0] > 0 else x[1], X), "numpy.where"),
+        (lambda: dgraph.hessian(lambda x: x * x, X), "give weights="),
+    ],
+)
+def test_bad_input_is_one_line(call, needle):
+    with pytest.raises(DGraphError) as raised:
+        call()
+    message = str(raised.value)
+    assert needle in message and "\n" not in message
+
+
+def _compiled(path, tmp_path):
+    """The C file at ``path`` compiled into a shared library (the C tests' compiler)."""
+    import ctypes
+    import subprocess
+
+    library = tmp_path / (path.stem + ".so")
+    command = [compiler(), "-O2", "-shared", "-fPIC", "-o", str(library), str(path), "-lm"]
+    subprocess.run(command, check=True, capture_output=True)
+    return ctypes.CDLL(str(library))
+
+
+def _pointer(a):
+    import ctypes
+
+    return a.ctypes.data_as(ctypes.c_void_p)
+
+
+@needs_cc
+def test_command_line_writes_a_numpy_function_s_hessian_in_c(tmp_path, monkeypatch, capsys):
+    import ctypes
+
+    from dgraph.cli import main
+    from dgraph.codegen.tensor.c_values import read_index_file
+
+    (tmp_path / "model.py").write_text(
+        "import numpy as np\n\n\ndef rosenbrock(x):\n"
+        "    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    argv = ["codegen", "model.py:rosenbrock", "--inputs", f"x:{N}", "--mode", "hessian"]
+    assert main([*argv, "-o", "dense.c"]) == 2  # C is the sparse values
+    assert "give --sparse" in capsys.readouterr().err and not (tmp_path / "dense.c").exists()
+    assert main([*argv, "--sparse", "-o", "hess.c"]) == 0
+    assert "hess.bin" in capsys.readouterr().out
+    arrays = read_index_file(tmp_path / "hess.bin")
+    indices, indptr, shape = (arrays.pop(k) for k in ("indices", "indptr", "shape"))
+    lib = _compiled(tmp_path / "hess.c", tmp_path)
+    data = np.zeros(indices.size)
+    constants = [np.ascontiguousarray(a) for a in arrays.values()]
+    x = np.ascontiguousarray(X)
+    lib.jacobian_values(*(_pointer(a) for a in [x, *constants, data]))
+    lib.hessian_mirror(ctypes.c_long(N), _pointer(indptr), _pointer(indices), _pointer(data))
+    h = scipy.sparse.csr_array((data, indices, indptr), shape=tuple(shape)).toarray()
+    assert indices.size == 3 * N - 2 and np.array_equal(h, h.T)
+    np.testing.assert_allclose(h, reference(rosenbrock_jnp, X), rtol=1e-12, atol=1e-12)
