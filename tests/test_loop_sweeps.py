@@ -1,6 +1,7 @@
 """Matrix-free ``jvp`` and ``vjp`` through loop regions (issue 54, item 1): the tangent
 sweep inside the loop, the adjoint sweep backwards over a tape of states, bounded by
-``tape=K`` (binomial checkpointing; equidistant kept for comparison), a while_loop's reverse over the trips it counted.
+``tape=K`` (binomial checkpointing; equidistant kept for comparison), a while_loop's
+reverse over the trips it counted.
 Each against ``jax.jvp`` / ``jax.vjp``; the tape's states counted in an instrumented run
 of the generated NumPy code."""
 

@@ -27,10 +27,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...core.regions import Region
-from ...errors import DGraphError
 import numpy as np
 
+from ...core.regions import Region
+from ...errors import DGraphError
 from ..ir import (
     ArrayProgram,
     ArrayStatement,

@@ -29,7 +29,7 @@ The schedule is a list of :class:`Action` rows:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from math import comb
 
 from ...errors import DGraphError
@@ -101,7 +101,7 @@ def revolve_cost(steps: int, slots: int) -> int:
     return t * steps - comb(slots + t, slots + 1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def optimal_cost(steps: int, slots: int) -> int:
     """The same optimum by the dynamic program over the first split (for tests; small
     sizes): min over m of m + cost(steps - m, slots - 1) + cost(m, slots)."""
