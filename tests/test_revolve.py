@@ -28,6 +28,8 @@ import dgraph  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
 from dgraph.codegen.tensor.sweeps import sweep_module  # noqa: E402
 
+from .test_loop_sweeps import CASES, _close, _graph, _rng_like  # noqa: E402
+
 
 def _replay(schedule) -> list[int]:
     """Run the schedule on step indices: each action finds the state it needs; returns
@@ -175,3 +177,17 @@ def test_the_jax_vjp_is_jitted_and_equals_jax():
             got = jax.jit(load_python(text).vjp)(U0, D0, W)
             for a, b in zip(got, want, strict=True):
                 np.testing.assert_allclose(np.asarray(a), b, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("case", ["scan", "scan reverse", "fori_loop", "scan in scan"])
+def test_the_jax_vjp_with_xs_ys_counters_and_inner_loops(case):
+    """Under tape=2 (T = 5, 7 and 4): xs and ys (forward and reverse), an integer counter
+    carried, a scan inside the scan; jitted, equal to jax.vjp."""
+    f, args = CASES[case]
+    with jax.enable_x64(True):
+        w = _rng_like(np.random.default_rng(0), f(*args))
+        text = sweep_module(_graph(case), "vjp", "jax", 2).text
+        assert "binomial checkpointing" in text
+        w_list = list(w) if isinstance(w, tuple) else [w]
+        got = jax.jit(load_python(text).vjp)(*args, *w_list)
+        _close(got, jax.vjp(f, *args)[1](w))

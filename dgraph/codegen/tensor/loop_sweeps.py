@@ -704,13 +704,22 @@ class LoopSweeps:
         cn = [outer.fresh() for _ in consts]
         an = [outer.fresh() for _ in aranges]
         pos = self._stack_positions(r, outer, sl, an)
-        names = [*cur, *stack, *xt, *kn, *cn, *pos]
-        branches = tuple(
-            self._advance_branch(r, names, cur, stack, pos, xt, kn, cn, shot, None)
-            for shot in (False, True)
-        )
-        cond = outer.emit(Cond(Name(kd), tuple(Name(n) for n in names), branches))
-        results = [outer.emit(Item(cond, a)).id for a in range(2 * nc + ny)]
+        if self.lang == "jax":  # the stack written outside any branch: in place
+            shot = BinOp("==", Name(kd), Const(1))
+            new_stack = self._masked_write(r, outer, stack, pos, shot, cur)
+            names = [*cur, *xt, *kn, *cn]
+            step_only = self._advance_branch(r, names, cur, [], [], xt, kn, cn, False, None)
+            outer.statements += list(step_only.statements)
+            res = list(step_only.results)
+            results = res[:nc] + new_stack + res[nc:]
+        else:  # NumPy: the stack copied only on the rows that store into it
+            names = [*cur, *stack, *xt, *kn, *cn, *pos]
+            branches = tuple(
+                self._advance_branch(r, names, cur, stack, pos, xt, kn, cn, shot, None)
+                for shot in (False, True)
+            )
+            cond = outer.emit(Cond(Name(kd), tuple(Name(n) for n in names), branches))
+            results = [outer.emit(Item(cond, a)).id for a in range(2 * nc + ny)]
         step = LoopBody(
             tuple([*cur, *stack, kd, sl, *xt, *kn, *cn, *an]),
             tuple(outer.statements),
@@ -748,6 +757,60 @@ class LoopSweeps:
             "stacks": stacks,
             "aranges": aranges,
         }
+
+    def _masked_write(self, r: Region, scope: _Scope, stack, pos, where, values) -> list[str]:
+        """Each stack with ``values`` added at the slot's positions where ``where`` holds
+        (zeros added elsewhere: exact), outside any branch (JAX: an in-place update)."""
+        b, nk = r.body, r.n_consts
+        out = []
+        for c, v in enumerate(values):
+            size = int(np.prod(b.shapes[nk + c], dtype=np.int64))
+            data = Call("where", (where, _reshape(Name(v), (size,)), Const(0.0)))
+            out.append(scope.emit(ScatterAdd(Name(stack[c]), ((Name(pos[c]), data),))).id)
+        return out
+
+    def _masked_rows(self, r, outer, kd, cur, stack, pos, inputs, cb, kb) -> list:
+        """JAX's reverse row: a takeshot (masked), a Cond of the advance and the turn
+        over the small operands only, then the restore and the free (masked); results
+        the carries, the stacks, c̄, k̄, then the list of the turn's x̄_t names."""
+        b, nk, nc = r.body, r.n_consts, r.n_carry
+        xt, yt, kn, vn, an = inputs
+        shot = BinOp("==", Name(kd), Const(1))
+        stack = self._masked_write(r, outer, stack, pos, shot, cur)
+        names = [*cur, *cb, *kb, *xt, *yt, *kn, *vn, *an]
+        fx = [i for i in range(nk + nc, len(b.inputs)) if b.floats[i]]
+        adv = self._advance_branch(r, names, cur, [], [], xt, kn, vn, False, [*cb, *kb])
+        scope = _Scope(set(names), prefix="_bz")
+        zeros = [scope.emit(_zeros((int(np.prod(b.shapes[i], dtype=np.int64)),))).id for i in fx]
+        adv = LoopBody(adv.arguments, (*adv.statements, *scope.statements), (*adv.results, *zeros))
+        turn = self._turn_branch(r, names, cur, [], [], xt, yt, kn, an, cb, kb, [], [], False)
+        back = outer.emit(
+            Cond(
+                BinOp(">=", Name(kd), Const(2)),
+                tuple(Name(x) for x in names),
+                (adv, turn),
+            )
+        )
+        items = [outer.emit(Item(back, a)).id for a in range(nc + len(cb) + len(kb) + len(fx))]
+        turned = BinOp(">=", Name(kd), Const(2))
+        freed = BinOp("==", Name(kd), Const(3))
+        restored, minus = [], []
+        for c in range(nc):
+            old = outer.emit(Index(Name(stack[c]), (Name(pos[c]),)))
+            state: Node = _reshape(old, b.shapes[nk + c])
+            if not b.floats[nk + c]:
+                state = AsType(state, "int")
+            restored.append(outer.emit(Call("where", (turned, state, Name(items[c])))).id)
+            minus.append(outer.emit(UnaryOp("-", old)).id)
+        stack = self._masked_write(r, outer, stack, pos, freed, minus)
+        return [*restored, *stack, *items[nc : -len(fx) or None], items[len(items) - len(fx) :]]
+
+    def _masked_xbar(self, outer: _Scope, kd, xb, xpos, xbt) -> list[str]:
+        """Each x̄ with the row's x̄_t added at step t (zeros on an advance: exact)."""
+        return [
+            outer.emit(ScatterAdd(Name(x), ((Name(p), _reshape(Name(v), (-1,))),))).id
+            for x, p, v in zip(xb, xpos, xbt, strict=True)
+        ]
 
     def _binomial_adjoint(self, r: Region, operands, cotangents, done: dict) -> list:
         """The reverse sweep's rows (:meth:`_tables`) as one loop over the table: each
@@ -801,19 +864,23 @@ class LoopSweeps:
             outer.emit(BinOp("+", BinOp("*", Name(tt), Const(m)), Name(a))).id
             for m, a in zip(xsizes, xarn, strict=True)
         ]
-        names = [*cur, *stack, *cb, *kb, *xb, *xt, *yt, *kn, *vn, *an, *pos, *xpos]
-        extra = [*cb, *kb, *xb]
-        branches = [
-            self._advance_branch(r, names, cur, stack, pos, xt, kn, vn, shot, extra)
-            for shot in (False, True)
-        ]
-        branches += [
-            self._turn_branch(r, names, cur, stack, pos, xt, yt, kn, an, cb, kb, xb, xpos, free)
-            for free in (False, True)
-        ]
-        cond = outer.emit(Cond(Name(kd), tuple(Name(x) for x in names), tuple(branches)))
-        total = 2 * nc + len(cb) + len(kb) + len(xb)
-        results = [outer.emit(Item(cond, a)).id for a in range(total)]
+        if self.lang == "jax":
+            results = self._masked_rows(r, outer, kd, cur, stack, pos, (xt, yt, kn, vn, an), cb, kb)
+            results += self._masked_xbar(outer, kd, xb, xpos, results.pop())
+        else:
+            names = [*cur, *stack, *cb, *kb, *xb, *xt, *yt, *kn, *vn, *an, *pos, *xpos]
+            extra = [*cb, *kb, *xb]
+            branches = [
+                self._advance_branch(r, names, cur, stack, pos, xt, kn, vn, shot, extra)
+                for shot in (False, True)
+            ]
+            branches += [
+                self._turn_branch(r, names, cur, stack, pos, xt, yt, kn, an, cb, kb, xb, xpos, free)
+                for free in (False, True)
+            ]
+            cond = outer.emit(Cond(Name(kd), tuple(Name(x) for x in names), tuple(branches)))
+            total = 2 * nc + len(cb) + len(kb) + len(xb)
+            results = [outer.emit(Item(cond, a)).id for a in range(total)]
         args = [*cur, *stack, *cb, *kb, *xb, kd, tt, sl, *xfull, *yfull, *kn, *vn, *an, *arn, *xarn]
         step = LoopBody(tuple(args), tuple(outer.statements), tuple(results))
         rows = done["rows"]
@@ -859,6 +926,12 @@ class LoopSweeps:
                 1,
             )
         )
+        nf, nkf = len(cb), len(kb)
+        if not stack:  # JAX: no restore here; the current state, c̄, k̄, the raw x̄_t
+            results = [*cur, *(scope.emit(Item(back, a)).id for a in range(nf + nkf))]
+            nx = len([i for i in range(nk + nc, len(b.inputs)) if b.floats[i]])
+            results += [scope.emit(_reshape(Item(back, nf + nkf + a), (-1,))).id for a in range(nx)]
+            return LoopBody(tuple(names), tuple(scope.statements), tuple(results))
         results, new_stack = [], list(stack)
         for c in range(nc):
             old = scope.emit(Index(Name(stack[c]), (Name(pos[c]),)))
@@ -870,7 +943,6 @@ class LoopSweeps:
                 zeroed = ScatterAdd(Name(stack[c]), ((Name(pos[c]), UnaryOp("-", old)),))
                 new_stack[c] = scope.emit(zeroed).id
         results += new_stack
-        nf, nkf = len(cb), len(kb)
         results += [scope.emit(Item(back, a)).id for a in range(nf + nkf)]
         for a, x in enumerate(xb):
             flat = _reshape(Item(back, nf + nkf + a), (-1,))
