@@ -97,6 +97,20 @@ def _cut(node: Node, lo: int | None, hi: int | None) -> Node:
     return Index(node, (Slice(lo, hi),))
 
 
+def _inline(scope: _Scope, loop: Loop) -> list[str]:
+    """A loop of one step as statements of ``scope`` (its arguments bound, its body's
+    statements): the names of its results, the ys unstacked. Saves a nested loop (in
+    XLA, a while loop) on every row of a checkpointing schedule."""
+    if loop.length != 1:
+        raise DGraphError(f"a loop of {loop.length} steps inlined as one")
+    args = [*loop.init, *(Index(x, (Const(0),)) for x in loop.xs), *loop.invariants]
+    for name, node in zip(loop.body.arguments, args, strict=True):
+        scope.statements.append(ArrayStatement(name, node))
+    scope.statements += list(loop.body.statements)
+    scope.taken |= set(loop.body.arguments) | {st.target for st in loop.body.statements}
+    return list(loop.body.results)
+
+
 def _concat(parts: list[Node]) -> Node:
     return parts[0] if len(parts) == 1 else Call("concatenate", (Seq(tuple(parts)),))
 
@@ -660,7 +674,8 @@ class LoopSweeps:
                 flat = _reshape(Name(cur[c]), (int(np.prod(b.shapes[nk + c], dtype=np.int64)),))
                 new_stack[c] = scope.emit(ScatterAdd(Name(stack[c]), ((Name(pos[c]), flat),))).id
         xs1 = [_reshape(Name(x), (1, *b.shapes[nk + nc + a])) for a, x in enumerate(xt)]
-        run = scope.emit(
+        run = _inline(
+            scope,
             self._forward(
                 r,
                 body,
@@ -670,15 +685,15 @@ class LoopSweeps:
                 [Name(v) for v in cn],
                 1,
                 False,
-            )
+            ),
         )
-        results = [scope.emit(_reshape(Item(run, c), b.shapes[nk + c])).id for c in range(nc)]
+        results = [scope.emit(_reshape(Name(run[c]), b.shapes[nk + c])).id for c in range(nc)]
         results += new_stack + list(extra or [])
         results += (
             []
             if extra is not None
             else [
-                scope.emit(_reshape(Item(run, nc + y), r.out_shapes[nc + y][1:])).id
+                scope.emit(_reshape(Name(run[nc + y]), r.out_shapes[nc + y][1:])).id
                 for y in range(r.n_ys)
             ]
         )
@@ -912,7 +927,8 @@ class LoopSweeps:
         xs1 = [_reshape(Name(x), (1, *b.shapes[nk + nc + a])) for a, x in enumerate(xt)]
         fy = [o for o in range(nc, len(b.outputs)) if isinstance(b.outputs[o], str)]
         ys1 = [_reshape(Name(y), (1, *r.out_shapes[o][1:])) for y, o in zip(yt, fy, strict=True)]
-        back = scope.emit(
+        back = _inline(
+            scope,
             self._reverse(
                 r,
                 vjp,
@@ -924,13 +940,13 @@ class LoopSweeps:
                 [Name(k) for k in kn],
                 [Name(a) for a in an],
                 1,
-            )
+            ),
         )
         nf, nkf = len(cb), len(kb)
         if not stack:  # JAX: no restore here; the current state, c̄, k̄, the raw x̄_t
-            results = [*cur, *(scope.emit(Item(back, a)).id for a in range(nf + nkf))]
+            results = [*cur, *(scope.emit(Name(back[a])).id for a in range(nf + nkf))]
             nx = len([i for i in range(nk + nc, len(b.inputs)) if b.floats[i]])
-            results += [scope.emit(_reshape(Item(back, nf + nkf + a), (-1,))).id for a in range(nx)]
+            results += [scope.emit(_reshape(Name(back[nf + nkf + a]), (-1,))).id for a in range(nx)]
             return LoopBody(tuple(names), tuple(scope.statements), tuple(results))
         results, new_stack = [], list(stack)
         for c in range(nc):
@@ -943,9 +959,9 @@ class LoopSweeps:
                 zeroed = ScatterAdd(Name(stack[c]), ((Name(pos[c]), UnaryOp("-", old)),))
                 new_stack[c] = scope.emit(zeroed).id
         results += new_stack
-        results += [scope.emit(Item(back, a)).id for a in range(nf + nkf)]
+        results += [scope.emit(Name(back[a])).id for a in range(nf + nkf)]
         for a, x in enumerate(xb):
-            flat = _reshape(Item(back, nf + nkf + a), (-1,))
+            flat = _reshape(Name(back[nf + nkf + a]), (-1,))
             results.append(scope.emit(ScatterAdd(Name(x), ((Name(xpos[a]), flat),))).id)
         return LoopBody(tuple(names), tuple(scope.statements), tuple(results))
 
