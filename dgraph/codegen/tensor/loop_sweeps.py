@@ -9,14 +9,18 @@ never form it, nor any body Jacobian:
   ``ċ_t = A_t·ċ_{t-1} + K_t·k̇ + X_t·ẋ_t``, ``ẏ_t = B_t·ċ_{t-1} + …``;
 * **adjoint** (``vjp``): the forward loop keeps a tape of states, then a loop runs
   backwards over it with the body's adjoint program: ``c̄_{t-1} = c̄_tᵀ·A_t + ȳ_tᵀ·B_t``,
-  ``k̄ += …``, ``x̄_t = …``. With a tape bound ``K`` (``tape=K``) the states are not all
-  kept: **equidistant checkpointing** — the forward sweep stores every s-th state,
-  s = ⌈T/K⌉ (at most K checkpoints), the first ``T mod s`` steps before them; the
-  reverse sweep recomputes each segment of s steps from its checkpoint, storing that
-  segment's s states, and runs the adjoint backwards over them. Memory: K + s states
-  instead of T; time: one more forward sweep. (Griewank's binomial checkpointing,
-  *revolve*, would need fewer recomputations for the same memory; Griewank and Walther,
-  *Evaluating Derivatives*, 2nd ed., SIAM 2008, ch. 12.)
+  ``k̄ += …``, ``x̄_t = …``. With a tape bound ``K`` < T (``tape=K``) the states are not
+  all kept: **binomial checkpointing** (:mod:`.revolve`; Griewank and Walther's
+  *revolve*): at most K states stored at once, in one flat stack of K slots per carry,
+  besides the current state, with the fewest recomputed steps for that bound. The
+  schedule is built here as data and run as two loops over its tables: the forward
+  sweep's T - 1 steps (each an advance, some storing the state first), then the reverse
+  rows (an advance, a takeshot and advance, or a turn — the body's vjp at the current
+  state — followed by a restore). Each row is a Cond; NumPy copies a stack only on the
+  rows that write it, JAX writes it outside the Cond by masked adds (exact: a slot is
+  zero before it is written, zeroed when freed), so that XLA updates it in place.
+  ``CHECKPOINTS = "equidistant"`` instead stores every s-th state, s = ⌈T/K⌉, and
+  recomputes one segment of s states at a time (K + s states; for comparison).
 * ``while_loop``: the forward sweep counts its trips n; the reverse sweep runs n steps
   backwards, recomputing the state of step j from the initial one (no tape: one state
   kept, n(n-1)/2 extra body steps — short solver loops).
