@@ -729,7 +729,7 @@ class LoopSweeps:
             res = list(step_only.results)
             results = res[:nc] + new_stack + res[nc:]
         else:  # NumPy: the stack copied only on the rows that store into it
-            names = [*cur, *stack, *xt, *kn, *cn, *dict.fromkeys(pos)]
+            names = [*cur, *stack, *xt, *kn, *cn, *pos]
             branches = tuple(
                 self._advance_branch(r, names, cur, stack, pos, xt, kn, cn, shot, None)
                 for shot in (False, True)
@@ -881,19 +881,7 @@ class LoopSweeps:
             results = self._masked_rows(r, outer, kd, cur, stack, pos, (xt, yt, kn, vn, an), cb, kb)
             results += self._masked_xbar(outer, kd, xb, xpos, results.pop())
         else:
-            names = [
-                *cur,
-                *stack,
-                *cb,
-                *kb,
-                *xb,
-                *xt,
-                *yt,
-                *kn,
-                *vn,
-                *an,
-                *dict.fromkeys([*pos, *xpos]),
-            ]
+            names = [*cur, *stack, *cb, *kb, *xb, *xt, *yt, *kn, *vn, *an, *pos, *xpos]
             extra = [*cb, *kb, *xb]
             branches = [
                 self._advance_branch(r, names, cur, stack, pos, xt, kn, vn, shot, extra)
