@@ -655,12 +655,15 @@ class LoopSweeps:
             i += 1
         return (fwd_kind, fwd_slot), np.array(rows, dtype=np.int64).reshape(-1, 3)
 
-    @staticmethod
-    def _stack_positions(r: Region, scope: _Scope, slot: str, aranges: list[str]):
-        """Each carry's row of ``slot`` in its (K, size) stack: the slot itself (a row
-        read and written whole: JAX's dynamic slice, not a gather of size entries)."""
-        del scope
-        return [slot for _ in aranges]
+    def _stack_positions(self, r: Region, scope: _Scope, slot: str, aranges: list[str]):
+        """Each carry's flat positions of ``slot`` in its stack: slot·size + arange."""
+        b, nk = r.body, r.n_consts
+        out = []
+        for c, ar in enumerate(aranges):
+            size = int(np.prod(b.shapes[nk + c], dtype=np.int64))
+            at = BinOp("+", BinOp("*", Name(slot), Const(size)), Name(ar))
+            out.append(scope.emit(at).id)
+        return out
 
     def _advance_branch(self, r, names, cur, stack, pos, xt, kn, cn, shot: bool, extra):
         """A Cond branch: (takeshot: the current state into the stack, then) one body
@@ -741,7 +744,7 @@ class LoopSweeps:
             tuple(outer.statements),
             tuple(results),
         )
-        init = [*c0, *(_zeros((K, n)) for n in sizes)]
+        init = [*c0, *(_zeros((K * n,)) for n in sizes)]
         table = [
             w.constants.add(np.array(kind, dtype=np.int64)),
             w.constants.add(np.array(slot, dtype=np.int64)),
@@ -854,7 +857,7 @@ class LoopSweeps:
                 _zeros(r.out_shapes[o]) if given is None else (_flip(given) if r.reverse else given)
             )
         xsizes = [int(np.prod(b.shapes[i], dtype=np.int64)) for i in fx]
-        xbar = [_zeros((T, m)) for m in xsizes]
+        xbar = [_zeros((T * m,)) for m in xsizes]
         xar = [w.constants.add(np.arange(m, dtype=np.int64)) for m in xsizes]
         value = self._body(r, "value")
         vjp0 = self._body(r, "vjp")
@@ -876,7 +879,10 @@ class LoopSweeps:
         pos = self._stack_positions(r, outer, sl, arn)
         xt = [outer.emit(Index(Name(x), (Name(tt),))).id for x in xfull]
         yt = [outer.emit(Index(Name(y), (Name(tt),))).id for y in yfull]
-        xpos = [tt for _ in xsizes]  # x̄'s row t
+        xpos = [
+            outer.emit(BinOp("+", BinOp("*", Name(tt), Const(m)), Name(a))).id
+            for m, a in zip(xsizes, xarn, strict=True)
+        ]
         if self.lang == "jax":
             results = self._masked_rows(r, outer, kd, cur, stack, pos, (xt, yt, kn, vn, an), cb, kb)
             results += self._masked_xbar(outer, kd, xb, xpos, results.pop())
