@@ -18,8 +18,11 @@ the generated ``jacobian`` module at 10 steps) against ``jax.jacfwd`` and ``jax.
 (jitted), each compared with JAX's values. ``--memory`` runs each ``vjp`` variant in a
 subprocess of its own and reports its seconds and peak resident memory (``ru_maxrss``, and
 its growth past the setup): dgraph's vjp keeping every state, under ``--tape`` (100)
-states, ``jax.vjp``, and ``jax.vjp`` of the scan split into ``--tape`` segments of
-``jax.checkpoint``-ed inner scans (a state kept per segment, each segment's recomputed).
+states (binomial checkpointing), the same bound by equidistant checkpointing (K
+checkpoints and a segment of ⌈T/K⌉ states), binomial under 2K states (the equidistant
+one's memory), ``jax.vjp``, and ``jax.vjp`` of the scan split into ``--tape`` segments
+of ``jax.checkpoint``-ed inner scans (a state kept per segment, each segment's
+recomputed). ``--variants`` picks some (by their index in ``VARIANTS``).
 
     python benchmarks/scan_regions.py --calls --steps 10 10000
     python benchmarks/scan_regions.py --memory --steps 10000 --tape 100
@@ -234,13 +237,21 @@ def _modules(g, f, args, cells: int, steps: int, out: dict) -> dict:
     return out
 
 
-VARIANTS = ("dgraph vjp", "dgraph vjp tape", "jax.vjp", "jax.vjp checkpointed segments")
+VARIANTS = (
+    "dgraph vjp",
+    "dgraph vjp tape",
+    "dgraph vjp tape equidistant",
+    "dgraph vjp tape 2K",
+    "jax.vjp",
+    "jax.vjp checkpointed segments",
+)
 
 
 def memory(variant: str, cells: int, steps: int, tape: int, lang: str) -> dict:
     """One vjp variant, in this process: its seconds (first call, compile included, and a
     second) and peak resident memory."""
     from dgraph.codegen.python import load_python
+    from dgraph.codegen.tensor import loop_sweeps
     from dgraph.codegen.tensor.sweeps import sweep_module
 
     u, params = _point(cells)
@@ -249,7 +260,9 @@ def memory(variant: str, cells: int, steps: int, tape: int, lang: str) -> dict:
     w = np.random.default_rng(1).normal(size=cells)
     if variant.startswith("dgraph"):
         g = from_jax(f, *args, level="array")
-        bound = tape if variant.endswith("tape") else None
+        bound = None if variant == "dgraph vjp" else tape * (2 if variant.endswith("2K") else 1)
+        if variant.endswith("equidistant"):
+            loop_sweeps.CHECKPOINTS = "equidistant"
         text = sweep_module(g, "vjp", lang, bound).text
         call = load_python(text).vjp
     elif variant == "jax.vjp":
@@ -329,6 +342,7 @@ def main() -> None:
     parser.add_argument("--modules-only", action="store_true", help="with --calls")
     parser.add_argument("--variant", choices=VARIANTS, help=argparse.SUPPRESS)
     parser.add_argument("--lang", default="jax", choices=("python", "jax"))
+    parser.add_argument("--variants", type=int, nargs="+", help="with --memory: which")
     args = parser.parse_args()
     if args.variant:
         print(json.dumps(memory(args.variant, args.cells, args.steps[0], args.tape, args.lang)))
@@ -336,7 +350,9 @@ def main() -> None:
     if args.memory:
         for t in args.steps:
             runs = [(v, "jax") for v in VARIANTS]
-            runs[2:2] = [("dgraph vjp", "python"), ("dgraph vjp tape", "python")]
+            runs[4:4] = [("dgraph vjp", "python"), ("dgraph vjp tape", "python")]
+            if args.variants:
+                runs = [(v, lang) for v, lang in runs if VARIANTS.index(v) in args.variants]
             for variant, lang in runs:
                 command = [sys.executable, __file__, "--variant", variant, "--lang", lang]
                 command += ["--cells", str(args.cells), "--steps", str(t), "--tape", str(args.tape)]

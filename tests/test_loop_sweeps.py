@@ -1,6 +1,7 @@
 """Matrix-free ``jvp`` and ``vjp`` through loop regions (issue 54, item 1): the tangent
 sweep inside the loop, the adjoint sweep backwards over a tape of states, bounded by
-``tape=K`` (equidistant checkpointing), a while_loop's reverse over the trips it counted.
+``tape=K`` (binomial checkpointing; equidistant kept for comparison), a while_loop's
+reverse over the trips it counted.
 Each against ``jax.jvp`` / ``jax.vjp``; the tape's states counted in an instrumented run
 of the generated NumPy code."""
 
@@ -17,6 +18,7 @@ jnp = pytest.importorskip("jax.numpy")
 
 import dgraph  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
+from dgraph.codegen.tensor import loop_sweeps  # noqa: E402
 from dgraph.codegen.tensor.loop_sweeps import segments  # noqa: E402
 from dgraph.codegen.tensor.module import tensor_program  # noqa: E402
 from dgraph.codegen.tensor.sweeps import sweep_module  # noqa: E402
@@ -127,7 +129,11 @@ def test_make_function_checks_a_taped_vjp():
         g = dgraph.from_jax(f, *args, level="array")
         vjp = dgraph.make_function(g, "vjp", method="forward", tape=2)
     assert vjp.generated.verified
-    assert "3 states recomputed" in vjp.generated.loops[0]  # T = 5: s = 3, q = 1, 2 first
+    # T = 5 under 2 stored states: 6 forward steps, the first sweep's 4 and 2 recomputed
+    assert (
+        "at most 2 stored states besides the current one, 2 steps recomputed"
+        in (vjp.generated.loops[0])
+    )
 
 
 def _rd(steps: int, dt: float = 0.1):
@@ -159,12 +165,15 @@ class _Counting:
 
 
 @pytest.mark.parametrize(("steps", "tape"), [(23, 5), (24, 6), (23, None)])
-def test_the_tape_bound_bounds_the_states_kept(steps, tape):
+def test_the_tape_bound_bounds_the_states_kept(steps, tape, monkeypatch):
     """23 steps under a bound of 5 states: segments of s = 5 steps, 4 checkpoints, the
     first 3 steps before them; the NumPy vjp's stacked state arrays, counted as it runs:
     the checkpoints (4 rows), each segment's recomputed states (5 rows, 4 times) and
     the first steps' (3): never more than max(4, 5) rows at once, all 23 states
-    recomputed once; without a bound one tape of 23. Equal to jax.vjp either way."""
+    recomputed once; without a bound one tape of 23. Equal to jax.vjp either way.
+    (Equidistant checkpointing, kept for comparison; binomial, the default:
+    tests/test_revolve.py.)"""
+    monkeypatch.setattr(loop_sweeps, "CHECKPOINTS", "equidistant")
     cells = 6
     f = _rd(steps)
     u0, d0 = np.linspace(0.2, 0.8, cells), np.array(0.3)
@@ -196,7 +205,8 @@ def test_the_jax_sweeps_are_jitted_and_equal_jax():
     with jax.enable_x64(True):
         g = dgraph.from_jax(f, u0, d0, level="array", name="rd")
         text = sweep_module(g, "vjp", "jax", tape=3).text
-        assert text.count("jax.lax.scan(") >= 3  # checkpoints, segments, their reverse
+        # binomial: the forward sweep storing checkpoints, the reverse over the schedule's rows
+        assert text.count("jax.lax.scan(") == 2 and "jax.lax.switch(" in text
         got = jax.jit(load_python(text).vjp)(u0, d0, w)
         _close(got, jax.vjp(f, u0, d0)[1](w))
         text = sweep_module(g, "jvp", "jax").text

@@ -94,7 +94,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--tape",
         type=int,
         help="a tensor graph's vjp: at most this many states of each scan kept for its"
-        " reverse sweep, the rest recomputed (equidistant checkpointing)",
+        " reverse sweep, the rest recomputed (binomial checkpointing)",
     )
     p.add_argument(
         "--budget",

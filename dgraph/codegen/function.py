@@ -159,8 +159,9 @@ def make_function(
         the point; the function then takes them last (``H(x, v)``).
     tape
         ``vjp`` of a tensor graph with loops: at most this many states of a ``scan`` kept
-        for its reverse sweep, the rest recomputed (equidistant checkpointing,
-        :mod:`dgraph.codegen.tensor.loop_sweeps`); None keeps every state.
+        for its reverse sweep besides the current one, the rest recomputed (binomial
+        checkpointing, the fewest recomputations for the bound,
+        :mod:`dgraph.codegen.tensor.revolve`); None keeps every state.
 
     Returns
     -------

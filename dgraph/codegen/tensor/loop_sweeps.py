@@ -9,14 +9,18 @@ never form it, nor any body Jacobian:
   ``ċ_t = A_t·ċ_{t-1} + K_t·k̇ + X_t·ẋ_t``, ``ẏ_t = B_t·ċ_{t-1} + …``;
 * **adjoint** (``vjp``): the forward loop keeps a tape of states, then a loop runs
   backwards over it with the body's adjoint program: ``c̄_{t-1} = c̄_tᵀ·A_t + ȳ_tᵀ·B_t``,
-  ``k̄ += …``, ``x̄_t = …``. With a tape bound ``K`` (``tape=K``) the states are not all
-  kept: **equidistant checkpointing** — the forward sweep stores every s-th state,
-  s = ⌈T/K⌉ (at most K checkpoints), the first ``T mod s`` steps before them; the
-  reverse sweep recomputes each segment of s steps from its checkpoint, storing that
-  segment's s states, and runs the adjoint backwards over them. Memory: K + s states
-  instead of T; time: one more forward sweep. (Griewank's binomial checkpointing,
-  *revolve*, would need fewer recomputations for the same memory; Griewank and Walther,
-  *Evaluating Derivatives*, 2nd ed., SIAM 2008, ch. 12.)
+  ``k̄ += …``, ``x̄_t = …``. With a tape bound ``K`` < T (``tape=K``) the states are not
+  all kept: **binomial checkpointing** (:mod:`.revolve`; Griewank and Walther's
+  *revolve*): at most K states stored at once, in one flat stack of K slots per carry,
+  besides the current state, with the fewest recomputed steps for that bound. The
+  schedule is built here as data and run as two loops over its tables: the forward
+  sweep's T - 1 steps (each an advance, some storing the state first), then the reverse
+  rows (an advance, a takeshot and advance, or a turn — the body's vjp at the current
+  state — followed by a restore). Each row is a Cond; NumPy copies a stack only on the
+  rows that write it, JAX writes it outside the Cond by masked adds (exact: a slot is
+  zero before it is written, zeroed when freed), so that XLA updates it in place.
+  ``CHECKPOINTS = "equidistant"`` instead stores every s-th state, s = ⌈T/K⌉, and
+  recomputes one segment of s states at a time (K + s states; for comparison).
 * ``while_loop``: the forward sweep counts its trips n; the reverse sweep runs n steps
   backwards, recomputing the state of step j from the initial one (no tape: one state
   kept, n(n-1)/2 extra body steps — short solver loops).
@@ -27,13 +31,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ...core.regions import Region
 from ...errors import DGraphError
 from ..ir import (
     ArrayProgram,
     ArrayStatement,
+    AsType,
     BinOp,
     Call,
+    Cond,
     Const,
     Index,
     Item,
@@ -41,11 +49,19 @@ from ..ir import (
     LoopBody,
     Name,
     Node,
+    ScatterAdd,
     Seq,
     Slice,
+    UnaryOp,
     While,
 )
 from .region_steps import body_operation, without_copies
+from .revolve import Action, Schedule, binomial_schedule
+
+#: How ``tape=K`` checkpoints a scan's vjp: ``"binomial"`` (revolve: at most K stored
+#: states, the fewest recomputations) or ``"equidistant"`` (K checkpoints and one segment
+#: of ⌈T/K⌉ states; for comparison).
+CHECKPOINTS = "binomial"
 
 __all__ = ["LoopSweeps", "is_loop", "segments"]
 
@@ -83,6 +99,20 @@ def _flip(node: Node) -> Node:
 
 def _cut(node: Node, lo: int | None, hi: int | None) -> Node:
     return Index(node, (Slice(lo, hi),))
+
+
+def _inline(scope: _Scope, loop: Loop) -> list[str]:
+    """A loop of one step as statements of ``scope`` (its arguments bound, its body's
+    statements): the names of its results, the ys unstacked. Saves a nested loop (in
+    XLA, a while loop) on every row of a checkpointing schedule."""
+    if loop.length != 1:
+        raise DGraphError(f"a loop of {loop.length} steps inlined as one")
+    args = [*loop.init, *(Index(x, (Const(0),)) for x in loop.xs), *loop.invariants]
+    for name, node in zip(loop.body.arguments, args, strict=True):
+        scope.statements.append(ArrayStatement(name, node))
+    scope.statements += list(loop.body.statements)
+    scope.taken |= set(loop.body.arguments) | {st.target for st in loop.body.statements}
+    return list(loop.body.results)
 
 
 def _concat(parts: list[Node]) -> Node:
@@ -317,6 +347,8 @@ class LoopSweeps:
         every s-th (:func:`segments`), the first ``T mod s`` steps before them."""
         w, nc, ny = self.w, r.n_carry, r.n_ys
         T = int(r.length)
+        if taped and CHECKPOINTS == "binomial" and self.tape is not None and self.tape < T:
+            return self._binomial_forward(r, operands, binomial_schedule(T, self.tape))
         s, q, rem = segments(T, self.tape if taped else None)
         ks, c0, xs = self._parts(r, operands)
         out: dict = {"s": s, "q": q, "rem": rem}
@@ -415,6 +447,8 @@ class LoopSweeps:
         done = self._done[id(r)]
         if r.kind == "while":
             return self._while_adjoint(r, operands, cotangents, done)
+        if "schedule" in done:
+            return self._binomial_adjoint(r, operands, cotangents, done)
         return self._scan_adjoint(r, operands, cotangents, done)
 
     def _reverse(self, r: Region, body: _Body, cbar, kbar, states, xs, ybars, ks, consts, length):
@@ -585,6 +619,355 @@ class LoopSweeps:
         for a, i in enumerate(fx):
             out[first + i] = _flip(xbars[a]) if r.reverse else xbars[a]
         return out
+
+    # -- binomial checkpointing (revolve) -------------------------------------------------
+
+    def _tables(self, r: Region, sched: Schedule):
+        """The schedule as two tables of rows (each row one body step): the forward
+        sweep's T - 1 steps (kind 0 advance, 1 takeshot then advance; the slot) and the
+        reverse sweep's rows after the first turn (0 advance, 1 takeshot then advance,
+        2 turn then restore, 3 turn then restore and free; the step; the slot)."""
+        acts = list(sched.actions)
+        first = next(i for i, a in enumerate(acts) if a.kind == "turn")
+        fwd_kind, fwd_slot, shot = [], [], -1
+        for a in acts[:first]:
+            if a.kind == "takeshot":
+                shot = a.slot
+            else:
+                fwd_kind.append(int(shot >= 0))
+                fwd_slot.append(max(shot, 0))
+                shot = -1
+        rows: list[tuple[int, int, int]] = []
+        i, shot = first, -1
+        while i < len(acts):
+            a = acts[i]
+            if a.kind == "takeshot":
+                shot = a.slot
+            elif a.kind == "advance":
+                rows.append((int(shot >= 0), a.t, max(shot, 0)))
+                shot = -1
+            else:  # a turn, then (but after the last) a restore
+                nxt = acts[i + 1] if i + 1 < len(acts) else Action("restore", 0, 0)
+                if nxt.kind != "restore":
+                    raise DGraphError(f"{r.name}: a revolve turn not followed by a restore")
+                rows.append((3 if nxt.free else 2, a.t, nxt.slot))
+                i += 1
+            i += 1
+        return (fwd_kind, fwd_slot), np.array(rows, dtype=np.int64).reshape(-1, 3)
+
+    def _stack_positions(self, r: Region, scope: _Scope, slot: str, aranges: list[str]):
+        """Each carry's flat positions of ``slot`` in its stack: slot·size + arange."""
+        b, nk = r.body, r.n_consts
+        out = []
+        for c, ar in enumerate(aranges):
+            size = int(np.prod(b.shapes[nk + c], dtype=np.int64))
+            at = BinOp("+", BinOp("*", Name(slot), Const(size)), Name(ar))
+            out.append(scope.emit(at).id)
+        return out
+
+    def _advance_branch(self, r, names, cur, stack, pos, xt, kn, cn, shot: bool, extra):
+        """A Cond branch: (takeshot: the current state into the stack, then) one body
+        step; results the new carries, the stack, then ``extra`` passed on (the reverse
+        sweep's) or (None: the forward sweep's) the step's ys."""
+        b, nk, nc = r.body, r.n_consts, r.n_carry
+        body = self._body(r, "value")
+        scope = _Scope(set(names) | body.scope.taken, prefix="_ba")
+        new_stack = list(stack)
+        if shot:
+            for c in range(nc):
+                flat = _reshape(Name(cur[c]), (int(np.prod(b.shapes[nk + c], dtype=np.int64)),))
+                new_stack[c] = scope.emit(ScatterAdd(Name(stack[c]), ((Name(pos[c]), flat),))).id
+        xs1 = [_reshape(Name(x), (1, *b.shapes[nk + nc + a])) for a, x in enumerate(xt)]
+        run = _inline(
+            scope,
+            self._forward(
+                r,
+                body,
+                [Name(c) for c in cur],
+                xs1,
+                [Name(k) for k in kn],
+                [Name(v) for v in cn],
+                1,
+                False,
+            ),
+        )
+        results = [scope.emit(_reshape(Name(run[c]), b.shapes[nk + c])).id for c in range(nc)]
+        results += new_stack + list(extra or [])
+        results += (
+            []
+            if extra is not None
+            else [
+                scope.emit(_reshape(Name(run[nc + y]), r.out_shapes[nc + y][1:])).id
+                for y in range(r.n_ys)
+            ]
+        )
+        return LoopBody(tuple(names), tuple(scope.statements), tuple(results))
+
+    def _binomial_forward(self, r: Region, operands, sched: Schedule) -> dict:
+        """The forward sweep under binomial checkpointing: T - 1 steps storing the
+        schedule's checkpoints into a stack of K slots per carry, then the last step."""
+        w, b, nk, nc, ny = self.w, r.body, r.n_consts, r.n_carry, r.n_ys
+        T, K = sched.steps, sched.slots
+        ks, c0, xs = self._parts(r, operands)
+        (kind, slot), rows = self._tables(r, sched)
+        sizes = [int(np.prod(b.shapes[nk + c], dtype=np.int64)) for c in range(nc)]
+        aranges = [w.constants.add(np.arange(n, dtype=np.int64)) for n in sizes]
+        value = self._body(r, "value")
+        consts = self._constants(value)
+        outer = _Scope(prefix="_bf")
+        cur = [outer.fresh() for _ in range(nc)]
+        stack = [outer.fresh() for _ in range(nc)]
+        kd, sl = outer.fresh(), outer.fresh()
+        xt = [outer.fresh() for _ in xs]
+        kn = [outer.fresh() for _ in ks]
+        cn = [outer.fresh() for _ in consts]
+        an = [outer.fresh() for _ in aranges]
+        pos = self._stack_positions(r, outer, sl, an)
+        if self.lang == "jax":  # the stack written outside any branch: in place
+            shot = BinOp("==", Name(kd), Const(1))
+            new_stack = self._masked_write(r, outer, stack, pos, shot, cur)
+            names = [*cur, *xt, *kn, *cn]
+            step_only = self._advance_branch(r, names, cur, [], [], xt, kn, cn, False, None)
+            outer.statements += list(step_only.statements)
+            res = list(step_only.results)
+            results = res[:nc] + new_stack + res[nc:]
+        else:  # NumPy: the stack copied only on the rows that store into it
+            names = [*cur, *stack, *xt, *kn, *cn, *pos]
+            branches = tuple(
+                self._advance_branch(r, names, cur, stack, pos, xt, kn, cn, shot, None)
+                for shot in (False, True)
+            )
+            cond = outer.emit(Cond(Name(kd), tuple(Name(n) for n in names), branches))
+            results = [outer.emit(Item(cond, a)).id for a in range(2 * nc + ny)]
+        step = LoopBody(
+            tuple([*cur, *stack, kd, sl, *xt, *kn, *cn, *an]),
+            tuple(outer.statements),
+            tuple(results),
+        )
+        init = [*c0, *(_zeros((K * n,)) for n in sizes)]
+        table = [
+            w.constants.add(np.array(kind, dtype=np.int64)),
+            w.constants.add(np.array(slot, dtype=np.int64)),
+        ]
+        head = [_cut(x, 0, T - 1) for x in xs]
+        loop = Loop(tuple(init), (*table, *head), (*ks, *consts, *aranges), step, T - 1)
+        name = w.emit(loop, self._name(r, "loop"))
+        current = [Item(name, c) for c in range(nc)]
+        stacks = [Item(name, nc + c) for c in range(nc)]
+        last = self._body(r, "value")
+        tail = [_cut(x, T - 1, None) for x in xs]
+        end = w.emit(
+            self._forward(r, last, current, tail, ks, self._constants(last), 1, False),
+            self._name(r, "loop_last"),
+        )
+        ys = [_concat([Item(name, 2 * nc + y), Item(end, nc + y)]) for y in range(ny)]
+        self.notes.append(
+            f"Loop {r.name or 'region'} (scan of {T} steps): an adjoint sweep backwards"
+            f" under binomial checkpointing (revolve): at most {K} stored state"
+            f"{'s' * (K != 1)} besides the current one, {sched.recomputed} steps recomputed"
+            " (the fewest for that bound), the body's vjp each step (no Jacobian formed)"
+        )
+        return {
+            "values": [Item(end, c) for c in range(nc)]
+            + [_flip(y) if r.reverse else y for y in ys],
+            "schedule": sched,
+            "rows": rows,
+            "current": current,
+            "stacks": stacks,
+            "aranges": aranges,
+        }
+
+    def _masked_write(self, r: Region, scope: _Scope, stack, pos, where, values) -> list[str]:
+        """Each stack with ``values`` added at the slot's positions where ``where`` holds
+        (zeros added elsewhere: exact), outside any branch (JAX: an in-place update)."""
+        b, nk = r.body, r.n_consts
+        out = []
+        for c, v in enumerate(values):
+            size = int(np.prod(b.shapes[nk + c], dtype=np.int64))
+            data = Call("where", (where, _reshape(Name(v), (size,)), Const(0.0)))
+            out.append(scope.emit(ScatterAdd(Name(stack[c]), ((Name(pos[c]), data),))).id)
+        return out
+
+    def _masked_rows(self, r, outer, kd, cur, stack, pos, inputs, cb, kb) -> list:
+        """JAX's reverse row: a takeshot (masked), a Cond of the advance and the turn
+        over the small operands only, then the restore and the free (masked); results
+        the carries, the stacks, c̄, k̄, then the list of the turn's x̄_t names."""
+        b, nk, nc = r.body, r.n_consts, r.n_carry
+        xt, yt, kn, vn, an = inputs
+        shot = BinOp("==", Name(kd), Const(1))
+        stack = self._masked_write(r, outer, stack, pos, shot, cur)
+        names = [*cur, *cb, *kb, *xt, *yt, *kn, *vn, *an]
+        fx = [i for i in range(nk + nc, len(b.inputs)) if b.floats[i]]
+        adv = self._advance_branch(r, names, cur, [], [], xt, kn, vn, False, [*cb, *kb])
+        scope = _Scope(set(names), prefix="_bz")
+        zeros = [scope.emit(_zeros((int(np.prod(b.shapes[i], dtype=np.int64)),))).id for i in fx]
+        adv = LoopBody(adv.arguments, (*adv.statements, *scope.statements), (*adv.results, *zeros))
+        turn = self._turn_branch(r, names, cur, [], [], xt, yt, kn, an, cb, kb, [], [], False)
+        back = outer.emit(
+            Cond(
+                BinOp(">=", Name(kd), Const(2)),
+                tuple(Name(x) for x in names),
+                (adv, turn),
+            )
+        )
+        items = [outer.emit(Item(back, a)).id for a in range(nc + len(cb) + len(kb) + len(fx))]
+        turned = BinOp(">=", Name(kd), Const(2))
+        freed = BinOp("==", Name(kd), Const(3))
+        restored, minus = [], []
+        for c in range(nc):
+            old = outer.emit(Index(Name(stack[c]), (Name(pos[c]),)))
+            state: Node = _reshape(old, b.shapes[nk + c])
+            if not b.floats[nk + c]:
+                state = AsType(state, "int")
+            restored.append(outer.emit(Call("where", (turned, state, Name(items[c])))).id)
+            minus.append(outer.emit(UnaryOp("-", old)).id)
+        stack = self._masked_write(r, outer, stack, pos, freed, minus)
+        return [*restored, *stack, *items[nc : -len(fx) or None], items[len(items) - len(fx) :]]
+
+    def _masked_xbar(self, outer: _Scope, kd, xb, xpos, xbt) -> list[str]:
+        """Each x̄ with the row's x̄_t added at step t (zeros on an advance: exact)."""
+        return [
+            outer.emit(ScatterAdd(Name(x), ((Name(p), _reshape(Name(v), (-1,))),))).id
+            for x, p, v in zip(xb, xpos, xbt, strict=True)
+        ]
+
+    def _binomial_adjoint(self, r: Region, operands, cotangents, done: dict) -> list:
+        """The reverse sweep's rows (:meth:`_tables`) as one loop over the table: each
+        row a Cond of an advance, a takeshot and advance, or a turn (the body's vjp at
+        the current state, x̄_t written at its step) and a restore."""
+        w, b, nk, nc = self.w, r.body, r.n_consts, r.n_carry
+        n = len(b.inputs)
+        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
+        fk = [i for i in range(nk) if b.floats[i]]
+        fx = [i for i in range(nk + nc, n) if b.floats[i]]
+        fy = [o for o in range(nc, len(b.outputs)) if isinstance(b.outputs[o], str)]
+        T = done["schedule"].steps
+        ks, _, xs = self._parts(r, operands)
+        cbar = [
+            _zeros(b.shapes[i])
+            if cotangents[i - nk] is None
+            else _reshape(cotangents[i - nk], b.shapes[i])
+            for i in fc
+        ]
+        kbar = [_zeros(b.shapes[i]) for i in fk]
+        ybars = []
+        for o in fy:
+            given = cotangents[o]
+            ybars.append(
+                _zeros(r.out_shapes[o]) if given is None else (_flip(given) if r.reverse else given)
+            )
+        xsizes = [int(np.prod(b.shapes[i], dtype=np.int64)) for i in fx]
+        xbar = [_zeros((T * m,)) for m in xsizes]
+        xar = [w.constants.add(np.arange(m, dtype=np.int64)) for m in xsizes]
+        value = self._body(r, "value")
+        vjp0 = self._body(r, "vjp")
+        vconsts, aconsts = self._constants(value), self._constants(vjp0)
+        outer = _Scope(prefix="_br")
+        cur = [outer.fresh() for _ in range(nc)]
+        stack = [outer.fresh() for _ in range(nc)]
+        cb = [outer.fresh() for _ in cbar]
+        kb = [outer.fresh() for _ in kbar]
+        xb = [outer.fresh() for _ in xbar]
+        kd, tt, sl = outer.fresh(), outer.fresh(), outer.fresh()
+        xfull = [outer.fresh() for _ in xs]
+        yfull = [outer.fresh() for _ in ybars]
+        kn = [outer.fresh() for _ in ks]
+        vn = [outer.fresh() for _ in vconsts]
+        an = [outer.fresh() for _ in aconsts]
+        arn = [outer.fresh() for _ in done["aranges"]]
+        xarn = [outer.fresh() for _ in xar]
+        pos = self._stack_positions(r, outer, sl, arn)
+        xt = [outer.emit(Index(Name(x), (Name(tt),))).id for x in xfull]
+        yt = [outer.emit(Index(Name(y), (Name(tt),))).id for y in yfull]
+        xpos = [
+            outer.emit(BinOp("+", BinOp("*", Name(tt), Const(m)), Name(a))).id
+            for m, a in zip(xsizes, xarn, strict=True)
+        ]
+        if self.lang == "jax":
+            results = self._masked_rows(r, outer, kd, cur, stack, pos, (xt, yt, kn, vn, an), cb, kb)
+            results += self._masked_xbar(outer, kd, xb, xpos, results.pop())
+        else:
+            names = [*cur, *stack, *cb, *kb, *xb, *xt, *yt, *kn, *vn, *an, *pos, *xpos]
+            extra = [*cb, *kb, *xb]
+            branches = [
+                self._advance_branch(r, names, cur, stack, pos, xt, kn, vn, shot, extra)
+                for shot in (False, True)
+            ]
+            branches += [
+                self._turn_branch(r, names, cur, stack, pos, xt, yt, kn, an, cb, kb, xb, xpos, free)
+                for free in (False, True)
+            ]
+            cond = outer.emit(Cond(Name(kd), tuple(Name(x) for x in names), tuple(branches)))
+            total = 2 * nc + len(cb) + len(kb) + len(xb)
+            results = [outer.emit(Item(cond, a)).id for a in range(total)]
+        args = [*cur, *stack, *cb, *kb, *xb, kd, tt, sl, *xfull, *yfull, *kn, *vn, *an, *arn, *xarn]
+        step = LoopBody(tuple(args), tuple(outer.statements), tuple(results))
+        rows = done["rows"]
+        table = [w.constants.add(np.ascontiguousarray(rows[:, j])) for j in range(3)]
+        init = (*done["current"], *done["stacks"], *cbar, *kbar, *xbar)
+        invariants = (*xs, *ybars, *ks, *vconsts, *aconsts, *done["aranges"], *xar)
+        loop = Loop(init, tuple(table), invariants, step, len(rows))
+        name = w.emit(loop, self._name(r, "vjp_loop"))
+        at = 2 * nc
+        out: list = [None] * len(r.operand_shapes)
+        first = r.n_cond_consts
+        for a, i in enumerate(fc):
+            out[first + i] = Item(name, at + a)
+        for a, i in enumerate(fk):
+            out[first + i] = Item(name, at + len(fc) + a)
+        for a, i in enumerate(fx):
+            whole = _reshape(Item(name, at + len(fc) + len(fk) + a), (T, *b.shapes[i]))
+            out[first + i] = _flip(whole) if r.reverse else whole
+        return out
+
+    def _turn_branch(self, r, names, cur, stack, pos, xt, yt, kn, an, cb, kb, xb, xpos, free):
+        """A Cond branch: the body's vjp at the current state (c̄, k̄ carried, x̄_t written
+        at its step), then the current state restored from the row's slot (``free``: the
+        slot zeroed, so that a later takeshot adds onto zeros, exactly)."""
+        b, nk, nc = r.body, r.n_consts, r.n_carry
+        vjp = self._body(r, "vjp")
+        scope = _Scope(set(names) | vjp.scope.taken, prefix="_bt")
+        states = [_reshape(Name(x), (1, *b.shapes[nk + c])) for c, x in enumerate(cur)]
+        xs1 = [_reshape(Name(x), (1, *b.shapes[nk + nc + a])) for a, x in enumerate(xt)]
+        fy = [o for o in range(nc, len(b.outputs)) if isinstance(b.outputs[o], str)]
+        ys1 = [_reshape(Name(y), (1, *r.out_shapes[o][1:])) for y, o in zip(yt, fy, strict=True)]
+        back = _inline(
+            scope,
+            self._reverse(
+                r,
+                vjp,
+                [Name(c) for c in cb],
+                [Name(k) for k in kb],
+                states,
+                xs1,
+                ys1,
+                [Name(k) for k in kn],
+                [Name(a) for a in an],
+                1,
+            ),
+        )
+        nf, nkf = len(cb), len(kb)
+        if not stack:  # JAX: no restore here; the current state, c̄, k̄, the raw x̄_t
+            results = [*cur, *(scope.emit(Name(back[a])).id for a in range(nf + nkf))]
+            nx = len([i for i in range(nk + nc, len(b.inputs)) if b.floats[i]])
+            results += [scope.emit(_reshape(Name(back[nf + nkf + a]), (-1,))).id for a in range(nx)]
+            return LoopBody(tuple(names), tuple(scope.statements), tuple(results))
+        results, new_stack = [], list(stack)
+        for c in range(nc):
+            old = scope.emit(Index(Name(stack[c]), (Name(pos[c]),)))
+            state: Node = _reshape(old, b.shapes[nk + c])
+            if not b.floats[nk + c]:
+                state = AsType(state, "int")
+            results.append(scope.emit(state).id)
+            if free:
+                zeroed = ScatterAdd(Name(stack[c]), ((Name(pos[c]), UnaryOp("-", old)),))
+                new_stack[c] = scope.emit(zeroed).id
+        results += new_stack
+        results += [scope.emit(Name(back[a])).id for a in range(nf + nkf)]
+        for a, x in enumerate(xb):
+            flat = _reshape(Name(back[nf + nkf + a]), (-1,))
+            results.append(scope.emit(ScatterAdd(Name(x), ((Name(xpos[a]), flat),))).id)
+        return LoopBody(tuple(names), tuple(scope.statements), tuple(results))
 
     # -- while loops ----------------------------------------------------------------------
 
