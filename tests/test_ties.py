@@ -67,7 +67,9 @@ def _jax_jacobians(f, args) -> list[np.ndarray]:
     for jac in (jax.jacfwd, jax.jacrev):
         parts = jac(f, argnums=argnums)(*map(jnp.asarray, args))
         out.append(
-            np.hstack([np.asarray(p).reshape(-1, np.size(a)) for p, a in zip(parts, args)])
+            np.hstack(
+                [np.asarray(p).reshape(-1, np.size(a)) for p, a in zip(parts, args, strict=True)]
+            )
         )
     return out
 
@@ -136,3 +138,25 @@ def test_the_element_level_is_verified_and_generated_at_a_tie() -> None:
     assert accumulate(graph, "reverse").verified
     got = np.ravel(make_function(graph, lang="python")(x))
     np.testing.assert_allclose(got, [1 / 3, 1 / 3, 1 / 3, 0])
+
+
+def test_the_value_check_catches_the_half_share_at_a_tie_of_three(monkeypatch) -> None:
+    """sympy's own step (1/2 to each of three tied arguments) is what the element level
+    had: the generated code's check at the user's point, against JAX's J·v, finds it
+    wrong there (and the shares above right)."""
+    import sympy
+
+    from dgraph.codegen.check import check_generated
+    from dgraph.codegen.generate import generate
+    from dgraph.core import extremes
+
+    def step(kind, args, i):
+        rest = kind(*(a for j, a in enumerate(args) if j != i), evaluate=False)
+        return sympy.Heaviside(args[i] - rest if kind is sympy.Max else rest - args[i])
+
+    x = np.array([1.0, 1.0, 1.0, 0.5])
+    monkeypatch.setattr(extremes, "share", step)
+    graph = from_jax(lambda x: jnp.max(x), x)
+    check = check_generated(generate(graph, "python", "forward", check=False), graph)
+    assert check.ran and not check.ok and "JAX's jvp" in check.detail
+    assert "(1, 1, 1, 0.5)" in check.detail
