@@ -160,3 +160,17 @@ def test_the_value_check_catches_the_half_share_at_a_tie_of_three(monkeypatch) -
     check = check_generated(generate(graph, "python", "forward", check=False), graph)
     assert check.ran and not check.ok and "JAX's jvp" in check.detail
     assert "(1, 1, 1, 0.5)" in check.detail
+
+
+def test_an_entry_repeated_in_the_tie_counts_once_per_entry() -> None:
+    """JAX counts a tie per entry: ``max(concatenate([x, x[:1]]))`` at x0 = x1 gives x0
+    2/3 and x1 1/3; a scatter whose updates repeat u1 gives u1 two shares of four. The
+    element level makes a copy vertex of each repeat (a Max holds an argument once)."""
+    _check(lambda x: jnp.max(jnp.concatenate([x, x[:1]])), (np.array([1.0, 1.0, 0.0]),))
+    _check(lambda x: jnp.min(jnp.concatenate([x, x, x[1:]])), (np.array([1.0, 1.0]),))
+    twice = jnp.array([1, 1, 0])
+    f = lambda x, u: x.at[jnp.array([0, 0, 0])].max(u[twice])  # noqa: E731
+    _check(f, (np.array([1.0, 0.0]), np.array([1.0, 1.0])))
+    ones = (np.ones(2), np.ones(2))  # x0 = u0 = u1 (twice): four entries tied at position 0
+    got = _dgraph_jacobian(from_jax(f, *ones), ones)
+    np.testing.assert_allclose(got[0], [0.25, 0, 0.25, 0.5])
