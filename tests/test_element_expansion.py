@@ -42,9 +42,6 @@ ARRAY_ONLY = {
     "frexp_mantissa", "frexp_exponent",
     "cholesky", "eigh_values", "eigh_vectors", "triangular_solve",
 }  # fmt: skip
-# three equal values: the element level's Heaviside gives each 1/2 where JAX shares 1/3
-# (the check at a point with such a tie refuses the result; ties of two agree)
-TIES_OF_THREE = {"scatter_min-ties", "scatter_max-ties"}
 
 
 @pytest.fixture(autouse=True)
@@ -74,19 +71,7 @@ def _swept(graph, args) -> np.ndarray:
     return jac[0]
 
 
-@pytest.mark.parametrize(
-    "c",
-    [
-        pytest.param(
-            c,
-            marks=[pytest.mark.xfail(strict=True, reason="ties of three")]
-            if c.id in TIES_OF_THREE
-            else [],
-        )
-        for c in RULES.CASES
-    ],
-    ids=[c.id for c in RULES.CASES],
-)
+@pytest.mark.parametrize("c", RULES.CASES, ids=[c.id for c in RULES.CASES])
 def test_the_element_level_reads_every_array_program_with_jaxs_jacobian(c) -> None:
     """The array-level corpus of tests/test_rules_vs_jax.py (every operation, every
     shape), expanded: the Jacobian equals JAX's (float64, relative 1e-10), with

@@ -395,18 +395,28 @@ def test_vertex_symbols_are_real():
 
 @pytest.mark.parametrize("extreme", [sympy.Max, sympy.Min])
 @pytest.mark.parametrize("n", [2, 3, 15])
-def test_the_partials_of_a_max_or_min_of_vertices_are_sympys(extreme, n):
-    """The edges of a Max or Min of n vertices carry sympy's derivative exactly (the same
-    tree: a step of the difference to the Max or Min of the others), and it evaluates to
-    1 on the extreme argument only."""
+def test_the_partials_of_a_max_or_min_of_vertices_share_ties_as_jax(extreme, n):
+    """The edges of a Max or Min of n vertices: for two, sympy's derivative exactly (the
+    same tree: a step of the difference to the other); for more, the step with a count of
+    the ties (:func:`dgraph.core.extremes.share`, where sympy's step gives each of three
+    tied arguments 1/2). It evaluates to 1 on the extreme argument only, and to 1/k on
+    each of k tied ones, as ``jax.numpy.max``."""
+    from dgraph.core.extremes import share
+
     xs = [vertex_symbol(f"x{i}") for i in range(n)]
     g = dgraph.from_sympy([extreme(*xs)], xs)
     (y,) = g.outputs
+    e = extreme(*xs)
     for x in xs:
-        assert sympy.srepr(g.partial(x.name, y)) == sympy.srepr(sympy.diff(extreme(*xs), x))
+        want = sympy.diff(e, x) if n == 2 else share(extreme, e.args, e.args.index(x))
+        assert sympy.srepr(g.partial(x.name, y)) == sympy.srepr(want)
     point = np.linspace(-1.0, 1.0, n)[::-1] * (1 if extreme is sympy.Max else -1)
     es = dgraph.accumulate(g, "forward", verify=False)
     assert np.array_equal(es.evaluate(point), [[1.0] + [0.0] * (n - 1)])
+    tied = point.copy()
+    tied[: min(n, 3)] = tied[0]
+    k = min(n, 3)
+    np.testing.assert_allclose(es.evaluate(tied), [[1 / k] * k + [0.0] * (n - k)])
 
 
 @pytest.mark.parametrize(

@@ -333,6 +333,19 @@ case(  # jax.random.permutation: a sort by a constant key, one constant permutat
 )
 case("sort", "ties", lambda x: jnp.sort(x), np.array([0.7, -0.2, 0.7, 0.1]))
 case("sort", "3-d", lambda x: jnp.sort(x, axis=1), point((2, 3, 2), 87))
+# several operands (lax.sort with num_keys): the last permuted by the keys, ties stable
+_k, _k2 = np.array([0.7, -0.2, 0.7, 0.1, 0.7]), np.array([1.0, 0.0, 0.0, 0.0, 0.5])
+case("sort", "carrying-1-d", lambda x, v: lax.sort((x, v), num_keys=1)[1], _k, point((5,), 88))
+_by_two = lambda x, y: lax.sort((x, y), num_keys=2)  # noqa: E731
+case("sort", "two-keys", lambda x, y: _by_two(x, y)[0] * _by_two(x, y)[1], _k, _k2)
+case(
+    "sort",
+    "carrying-n-d-axis-0",
+    lambda x, v: lax.sort((x, v), dimension=0, num_keys=1)[1],
+    np.array([[0.3, 0.5], [0.3, -0.1], [0.2, 0.4]]),
+    point((3, 2), 89),
+)
+case("argsort", "two-keys", lambda x, y: x * jnp.lexsort((y, x)), _k, _k2)
 for _cls, (_shape, _reps) in {
     "1-d": ((3,), (2,)),
     "n-d": ((2, 3), (2, 1)),
@@ -704,8 +717,6 @@ for _cls, _f, _sb in [
 
 REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
     "empty output": (lambda x: jnp.sin(x[:0]), (3,)),
-    "sort by two keys": (lambda x: lax.sort((x, 2 * x), num_keys=2), (3,)),
-    "sort carrying values": (lambda x: lax.sort((x, 2 * x), num_keys=1)[1], (3,)),
     "polygamma order": (lambda x: lax.polygamma(x, x + 1), (3,)),
     "cumprod": (lambda x: jnp.cumprod(x), (3,)),
     "cummax": (lambda x: lax.cummax(x, 0), (3,)),

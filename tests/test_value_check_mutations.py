@@ -169,7 +169,21 @@ def _mutated(name: str, k: int, factor: float):
 @pytest.mark.parametrize("scale", SCALES)
 @pytest.mark.parametrize(("name", "k"), RULES)
 def test_a_rule_scaled_is_caught(monkeypatch, name, k, scale):
-    g = _graph(name, scale)
+    _caught(monkeypatch, _graph(name, scale), name, k)
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_the_rule_of_a_sort_carrying_values_scaled_is_caught(monkeypatch, scale):
+    """``sort``'s rule for the operand carried beside the key (operand 1; the key has no
+    edge), a tie in the key (0.3 twice) included."""
+    x = np.array([0.3, 0.6, 0.3])
+    g = from_jax(lambda x, y: scale * jax.lax.sort((x, y), num_keys=1)[1], x, Y, level="array")
+    _caught(monkeypatch, g, "sort", 1)
+
+
+def _caught(monkeypatch, g: DGraph, name: str, k: int) -> None:
+    """``g`` verified, and wrong with the rule (name, operand k) scaled by each factor,
+    against JAX's ``jvp`` and against differences."""
     graphs = [g]
     if g.jvp_reference is not None:  # the same program checked against differences
         plain = g.copy()

@@ -12,7 +12,10 @@ what these operations add to it, each with its exact block:
 * ``reduce_prod``: a row per output over the reduced axes, its values the product of
   the other entries (prefix times suffix products, so a zero entry is no division);
 * ``sort`` along one dimension: every output of a fibre may come from every input of
-  it, the values a permutation read at the point (``argsort``, stable, as JAX's rule);
+  it, the values a permutation read at the point (``argsort``, stable, as JAX's rule).
+  With several operands (``lax.sort`` of keys carrying a value, ``num_keys`` keys) the
+  last operand is permuted by the keys' stable lexicographic order (the first key
+  first), and only it has a derivative, as in JAX's rule (the keys only choose);
 * ``argmax``, ``argmin``, ``argsort`` and the two parts of ``frexp`` (mantissa and
   exponent, which JAX computes on the float's bits) are nested operations with no
   derivative.
@@ -42,6 +45,7 @@ __all__ = [
     "i0e",
     "i1e",
     "sort_onehot",
+    "sort_order",
 ]
 
 A, B = sympy.symbols("a b", real=True)
@@ -112,14 +116,24 @@ def extra_forward(op, args: list[np.ndarray]) -> np.ndarray | None:
     if name in ("argmax", "argmin"):
         return _argmax(args[0], p["axes"], lowest=name == "argmin")
     if name == "argsort":
-        return np.argsort(np.asarray(args[0]), axis=p["dimension"], kind="stable")
+        return sort_order(args, p["dimension"])
     if name in ("frexp_mantissa", "frexp_exponent"):
         return np.frexp(np.asarray(args[0], dtype=float))[name == "frexp_exponent"]
     if name == "reduce_prod":
         return np.prod(args[0], axis=tuple(p["axes"]))
     if name == "sort":
-        return np.sort(np.asarray(args[0]), axis=p["dimension"], kind="stable")
+        d = p["dimension"]
+        order = sort_order(args[:-1] or args, d)
+        return np.take_along_axis(np.asarray(args[-1], dtype=float), order, axis=d)
     return None
+
+
+def sort_order(keys: Sequence[np.ndarray], d: int) -> np.ndarray:
+    """The stable order of each fibre along ``d`` by ``keys``, the first key first (ties
+    broken by the next, then by position), as ``lax.sort`` with ``num_keys`` keys."""
+    if len(keys) == 1:
+        return np.argsort(np.asarray(keys[0]), axis=d, kind="stable")
+    return np.lexsort(tuple(np.asarray(k) for k in reversed(keys)), axis=d)
 
 
 def extra_block(op, k: int, mine: tuple[int, ...]) -> Labelled | None:
@@ -158,12 +172,12 @@ def exclusive_product(x: np.ndarray, axes: Sequence[int]) -> np.ndarray:
     return np.transpose((before * after).reshape(moved.shape), np.argsort(order))
 
 
-def sort_onehot(x: np.ndarray, d: int) -> np.ndarray:
-    """∂ sort(x along d)/∂x over ``extra_block``'s value labels: entry [..., i, ..., o]
-    is 1 where output position o of the fibre takes input position i."""
-    x = np.asarray(x, dtype=float)
-    perm = np.argsort(x, axis=d, kind="stable")
-    hit = (perm[..., None] == np.arange(x.shape[d])).astype(float)
+def sort_onehot(keys: Sequence[np.ndarray], d: int) -> np.ndarray:
+    """∂ sort(by keys along d)/∂(the sorted operand) over ``extra_block``'s value labels:
+    entry [..., i, ..., o] is 1 where output position o of the fibre takes input
+    position i."""
+    perm = sort_order(keys, d)
+    hit = (perm[..., None] == np.arange(perm.shape[d])).astype(float)
     return np.swapaxes(hit, d, -1)
 
 
@@ -172,7 +186,7 @@ def extra_value(op, k: int, args: Sequence[np.ndarray]) -> np.ndarray | None:
     if op.primitive == "reduce_prod":
         return exclusive_product(args[0], op.param["axes"])
     if op.primitive == "sort":
-        return sort_onehot(args[0], op.param["dimension"])
+        return sort_onehot(args[:-1] or args, op.param["dimension"])
     return None
 
 

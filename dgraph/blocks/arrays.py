@@ -229,6 +229,8 @@ class ArrayOp:
             found = [k for k in range(1, len(self.operands)) if isinstance(self.operands[k], str)]
         elif self.primitive == "pad":
             found = [0] if isinstance(self.operands[0], str) else []
+        elif self.primitive == "sort":  # keys beside the sorted operand only choose
+            found = [len(self.operands) - 1] if isinstance(self.operands[-1], str) else []
         else:
             found = [k for k, x in enumerate(self.operands) if isinstance(x, str)]
         return [k for k in found if not _zero_by_constants(self, k)]

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 
 import sympy
 
+from ..core import extremes
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph, vertex_symbol
 from ..errors import DGraphError
@@ -433,10 +434,11 @@ def symbolic_value_and_jacobian_program(
 
 
 def sympy_jacobian_results(graph: DGraph) -> list[Result]:
-    """Every Jacobian entry by sympy's ``Matrix.jacobian`` of the outputs' expressions."""
+    """Every Jacobian entry by sympy's ``Matrix.jacobian`` of the outputs' expressions
+    (Max and Min with JAX's shares at ties, as the graph's partials)."""
     values = graph.values()
     inputs = program_inputs(graph)
     rename = _renaming(graph, graph.inputs)
     outputs = sympy.Matrix([values[y].xreplace(rename) for y in graph.outputs])
-    jacobian = outputs.jacobian(list(inputs))
+    jacobian = extremes.jacobian(list(outputs), list(inputs))
     return [((i, j), jacobian[i, j]) for i in range(jacobian.rows) for j in range(jacobian.cols)]

@@ -324,6 +324,20 @@ class _Expansion:
             acc = self.vertex(expr.func(acc, a), f"{name}_b{k}")
         return expr.func(acc, reading[-1], *rest)
 
+    def distinct(self, elements: Sequence[Any]) -> list[Any]:
+        """The arguments of a Max or Min with each repeat of a vertex a copy of it (a
+        vertex of its own, partial 1): a Max holds each argument once, and JAX counts a
+        tie per entry (``max(concatenate([x, x[:1]]))`` gives x[0] 2/3 at a tie with
+        x[1], not 1/2)."""
+        seen: set[Any] = set()
+        out = []
+        for e in elements:
+            if e in seen and isinstance(e, sympy.Symbol) and e in self.index:
+                e = self.vertex(e, f"{self.current}_copy", frozenset({e}))
+            seen.add(e)
+            out.append(e)
+        return out
+
     def read(self, x: Any, values: Mapping[str, np.ndarray]) -> np.ndarray:
         """An operand's elements: a vertex's, a constant's, or a nested operation's."""
         if isinstance(x, str):
@@ -357,9 +371,10 @@ class _Expansion:
             rows = moved.reshape(*shape, -1)
             func = {"reduce_sum": sympy.Add, "reduce_max": _max, "reduce_prod": sympy.Mul}
             func = func.get(name, _min)
+            extreme = name in ("reduce_max", "reduce_min")
             out = np.empty(shape, dtype=object)
             for i in np.ndindex(*shape):
-                out[i] = func(*rows[i])
+                out[i] = func(*(self.distinct(rows[i]) if extreme else rows[i]))
             return out
         if name == "cumsum":
             axis, reverse = p["axis"], bool(p.get("reverse"))
@@ -374,7 +389,12 @@ class _Expansion:
         if name == "dot_general":
             return _dot(args[0], args[1], p["dimension_numbers"], shape)
         if name in ("gather_flat", "scatter", *_COMBINE):
-            return scatter.elements(op, args, _COMBINE)
+            combine = {
+                **_COMBINE,
+                "scatter_max": lambda *a: _max(*self.distinct(a)),
+                "scatter_min": lambda *a: _min(*self.distinct(a)),
+            }
+            return scatter.elements(op, args, combine)
         if name in MOVES:
             return np.asarray(move(name, p, args, shape), dtype=object).reshape(shape)
         if name == convolution.CONV:  # a sum of products per entry, as dot_general's

@@ -28,6 +28,7 @@ from ..blocks import add as add_blocks
 from ..blocks.array_json import op_to_json
 from ..blocks.arrays import ArrayOp, operand_block
 from ..errors import GraphError
+from . import extremes
 from .algebra import nc_symbol, real_symbol
 from .display import Printable
 from .expand import EDGE_LIMIT, expand
@@ -61,7 +62,7 @@ def local_derivative(expr: sympy.Expr, vertex: str) -> sympy.Expr:
     if d is None:
         d = _extreme_derivative(expr, x)
     if d is None:
-        d = sympy.diff(expr, x)
+        d = extremes.derivative(expr, x)
     if d.has(sympy.DiracDelta, sympy.Derivative):
         d = d.replace(sympy.DiracDelta, lambda *_: sympy.S.Zero)
         d = d.replace(
@@ -110,18 +111,18 @@ def _unary_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | None:
 
 
 def _extreme_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | None:
-    """The derivative of a Max or Min of vertex symbols by ``x``, one of them: the
-    Heaviside step of Max's and Min's ``fdiff``, with the Max or Min of the others built
-    unevaluated, as evaluating leaves it (distinct real symbols are incomparable) after
-    comparing every pair (quadratic in the arguments, seconds for a max over 15); else
-    None."""
+    """The derivative of a Max or Min of vertex symbols and numbers by ``x``, one of them,
+    its ties shared as JAX shares them (:func:`dgraph.core.extremes.share`), with the Max
+    or Min of the others built unevaluated, as evaluating leaves it (distinct real
+    symbols are incomparable) after comparing every pair (quadratic in the arguments,
+    seconds for a max over 15); else None."""
     if not isinstance(expr, (sympy.Max, sympy.Min)) or x not in expr.args:
         return None
-    if not all(a.is_Symbol and a.assumptions0 == x.assumptions0 for a in expr.args):
+    if not all(
+        a.is_Number or (a.is_Symbol and a.assumptions0 == x.assumptions0) for a in expr.args
+    ):
         return None
-    others = [a for a in expr.args if a != x]
-    rest = others[0] if len(others) == 1 else type(expr)(*others, evaluate=False)
-    return sympy.Heaviside(x - rest if isinstance(expr, sympy.Max) else rest - x)
+    return extremes.share(type(expr), expr.args, expr.args.index(x))
 
 
 @functools.lru_cache(maxsize=64)

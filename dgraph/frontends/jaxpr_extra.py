@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..blocks.array_extra import sort_order
 from ..blocks.arrays import ArrayOp
 from ..errors import InputError
 
@@ -50,35 +51,36 @@ def _tile(reader, eqn, ins: list[Any]) -> list[Any]:
 
 
 def _sort(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """``lax.sort`` of several operands: each result the operand permuted by the keys
+    (the first ``num_keys``; stable, the first key first): an ``argsort`` where the
+    operand is the positions (``jnp.argsort``), else a ``sort`` of the operand by the
+    keys; by constant keys a ``take`` (:func:`_constant_permutation`)."""
     if len(ins) == 1:
         return None
     d = int(eqn.params["dimension"])
-    if int(eqn.params.get("num_keys", 1)) != 1:
-        raise InputError(f"{reader.where}: sort by several keys is not supported")
-    if isinstance(ins[0], np.ndarray):
-        return _constant_permutation(reader, eqn, ins, d)
-    key = reader.operand(ins[0])
-    first = eqn.outvars[0].aval
+    count = int(eqn.params.get("num_keys", 1))
+    if all(isinstance(k, np.ndarray) for k in ins[:count]):
+        return _constant_permutation(reader, eqn, ins, d, count)
+    keys = tuple(reader.operand(k) for k in ins[:count])
     params = (("dimension", d),)
-    outs = [reader.result(ArrayOp("sort", (key,), params, tuple(first.shape)), first)]
-    for x, var in zip(ins[1:], eqn.outvars[1:], strict=True):
+    outs: list[Any] = []
+    for j, (x, var) in enumerate(zip(ins, eqn.outvars, strict=True)):
         shape = tuple(var.aval.shape)
         iota = np.broadcast_to(
-            np.arange(shape[d]).reshape([-1 if j == d else 1 for j in range(len(shape))]), shape
+            np.arange(shape[d]).reshape([-1 if i == d else 1 for i in range(len(shape))]), shape
         )
-        if not isinstance(x, np.ndarray) or not np.array_equal(x, iota):
-            raise InputError(
-                f"{reader.where}: sort with an operand carried along other than the positions"
-                " (argsort) is not supported at the array level"
-            )
-        outs.append(ArrayOp("argsort", (key,), params, shape))
+        if isinstance(x, np.ndarray) and np.array_equal(x, iota):
+            outs.append(ArrayOp("argsort", keys, params, shape))
+            continue
+        operands = keys if count == 1 and j == 0 else (*keys, reader.operand(x))
+        outs.append(reader.result(ArrayOp("sort", operands, params, shape), var.aval))
     return outs
 
 
-def _constant_permutation(reader, eqn, ins: list[Any], d: int) -> list[Any]:
-    """A sort by a constant key (``jax.random.permutation``): the same permutation of
+def _constant_permutation(reader, eqn, ins: list[Any], d: int, count: int) -> list[Any]:
+    """A sort by constant keys (``jax.random.permutation``): the same permutation of
     every operand, a ``take`` of constant indices where every fibre moves alike."""
-    perm = np.argsort(np.asarray(ins[0]), axis=d, kind="stable")
+    perm = sort_order([np.asarray(k) for k in ins[:count]], d)
     rows = np.moveaxis(perm, d, -1).reshape(-1, perm.shape[d])
     if not (rows == rows[:1]).all():
         raise InputError(

@@ -17,7 +17,7 @@ def loops(x):
 
 
 def sorts_by_two_keys(x):
-    return jax.lax.sort((x, 2 * x), num_keys=2)[0]  # sort by several keys
+    return jax.lax.sort((x, 2 * x), num_keys=2)[0]  # sort: of the array level only
 
 
 def polygamma_of_order_x(x):

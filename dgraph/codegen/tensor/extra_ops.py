@@ -22,7 +22,10 @@ def extra_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node | None:
     if name in ("argmax", "argmin"):
         return Call(name, (args[0],), (("axis", Const(int(p["axes"][0]))),))
     if name == "argsort":
-        return Call("argsort", (args[0],), (("axis", Const(int(p["dimension"]))), _STABLE))
+        return _order(args, int(p["dimension"]))
+    if name == "sort" and len(args) > 1:  # the last operand, in the keys' order
+        d = Const(int(p["dimension"]))
+        return Call("take_along_axis", (args[-1], _order(args[:-1], d.value)), (("axis", d),))
     if name == "sort":
         return Call("sort", (args[0],), (("axis", Const(int(p["dimension"]))), _STABLE))
     if name in ("frexp_mantissa", "frexp_exponent"):
@@ -44,12 +47,20 @@ def extra_leaf_node(
         return _exclusive_product(tuple(op.param["axes"]), args[0], tuple(shapes[0]), emit)
     if op.primitive == "sort":
         d = int(op.param["dimension"])
-        perm = Call("argsort", (args[0],), (("axis", Const(d)), _STABLE))
+        perm = _order(args[:-1] or args, d)
         positions = Call("arange", (Const(int(shapes[0][d])),))
         expanded = Call("expand_dims", (perm, Const(-1)))
         hit = Call("where", (BinOp("==", expanded, positions), Const(1.0), Const(0.0)))
         return Call("swapaxes", (emit(hit), Const(d), Const(-1)))
     return None
+
+
+def _order(keys: Sequence[Node], d: int) -> Node:
+    """The stable order along ``d`` by ``keys``, the first key first
+    (``array_extra.sort_order``): ``argsort``, or ``lexsort`` of the keys reversed."""
+    if len(keys) == 1:
+        return Call("argsort", (keys[0],), (("axis", Const(d)), _STABLE))
+    return Call("lexsort", (Seq(tuple(reversed(keys))),), (("axis", Const(d)),))
 
 
 def _exclusive_product(axes, x: Node, shape: tuple[int, ...], emit) -> Node:

@@ -1,0 +1,176 @@
+"""Ties of max-like operations (issue 54 item 3): the derivative shared as JAX shares it.
+
+JAX gives each of k tied entries of ``reduce_max``/``reduce_min`` and of a
+``scatter_max``/``scatter_min`` position (the operand's entry and the updates aimed at
+it) 1/k, and each side of a binary ``max``/``min`` 1/2 (so a nested ``maximum(maximum(a,
+b), c)`` gives 1/4, 1/4, 1/2). The element level and the array level match
+``jax.jacfwd`` and ``jax.jacrev`` at ties of 2, 3 and 4, 0-d, 1-d and n-d; the element
+level's partials are checked by its generated code and its verification at the point.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dgraph.methods import accumulate
+
+jax = pytest.importorskip("jax", reason="JAX is not installed")
+jnp = jax.numpy
+
+from dgraph.frontends.jaxpr import from_jax  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _float64():
+    with jax.enable_x64(True):
+        yield
+
+
+_I = jnp.array([0, 0, 0, 1, 1, 2, 2, 2, 2])  # positions 0, 1, 2 get 3, 2, 4 updates
+
+
+def _scatter(m):
+    return lambda x, u: getattr(x.at[_I], m)(u)
+
+
+# tied values: v is the extreme (the largest for max, the smallest for min, by sign)
+_ROWS = np.array([[1.0, 1.0, 0.5, 1.0], [0.2, 1.0, 1.0, 0.3], [1.0, 1.0, 1.0, 1.0]])
+CASES = {
+    # 0-d: three scalars stacked, all equal (a tie of 3) and a tie of 2 below them
+    "reduce-0-d": (lambda f: lambda a, b, c: f(jnp.stack([a, b, c])), (1.0, 1.0, 1.0)),
+    "reduce-0-d-two": (lambda f: lambda a, b, c: f(jnp.stack([a, b, c])), (1.0, 0.4, 1.0)),
+    # 1-d: ties of 3 and of 4 (every entry)
+    "reduce-1-d-three": (lambda f: lambda x: f(x), (np.array([0.7, 1.0, 1.0, 1.0]),)),
+    "reduce-1-d-four": (lambda f: lambda x: f(x), (np.ones(4),)),
+    # n-d: rows with ties of 3, 2 and 4, along axis 1; and along axis 0 of the transpose
+    "reduce-n-d-rows": (lambda f: lambda x: f(x, axis=1), (_ROWS,)),
+    "reduce-n-d-columns": (lambda f: lambda x: f(x, axis=0), (_ROWS.T.copy(),)),
+    "reduce-n-d-all": (lambda f: lambda x: f(x), (np.ones((2, 2)),)),
+}
+SCATTERS = {
+    # the operand's entry in the tie (3 + 1, 2 + 1, 4 + 1 values) or below it (3, 2, 4)
+    "scatter-1-d-with-operand": (np.ones(3), np.ones(9)),
+    "scatter-1-d-updates-only": (np.full(3, 0.5), np.ones(9)),
+    "scatter-1-d-mixed": (np.array([1.0, 0.5, 1.0]), np.array([1, 0.7, 1, 1, 1, 0.2, 1, 1, 0.9])),
+}
+
+
+def _sign(name: str) -> float:
+    return 1.0 if "max" in name else -1.0
+
+
+def _jax_jacobians(f, args) -> list[np.ndarray]:
+    """jax.jacfwd's and jax.jacrev's Jacobians, inputs side by side."""
+    argnums = tuple(range(len(args)))
+    out = []
+    for jac in (jax.jacfwd, jax.jacrev):
+        parts = jac(f, argnums=argnums)(*map(jnp.asarray, args))
+        out.append(
+            np.hstack(
+                [np.asarray(p).reshape(-1, np.size(a)) for p, a in zip(parts, args, strict=True)]
+            )
+        )
+    return out
+
+
+def _dgraph_jacobian(graph, args) -> np.ndarray:
+    point = np.concatenate([np.ravel(a) for a in args])
+    es = accumulate(graph, "forward", verify=False)
+    return np.asarray(es.evaluate(point), dtype=float).reshape(-1, point.size)
+
+
+def _check(f, args) -> None:
+    forward, reverse = _jax_jacobians(f, args)
+    np.testing.assert_allclose(forward, reverse, atol=1e-15)  # JAX's own modes agree
+    for level in ("element", "array"):
+        got = _dgraph_jacobian(from_jax(f, *args, level=level), args)
+        np.testing.assert_allclose(got, forward, rtol=1e-12, atol=1e-15, err_msg=level)
+
+
+@pytest.mark.parametrize("name", ["reduce_max", "reduce_min"])
+@pytest.mark.parametrize("what", sorted(CASES))
+def test_reductions_share_among_k_ties_as_jax(name, what) -> None:
+    make, args = CASES[what]
+    f = make(jnp.max if name == "reduce_max" else jnp.min)
+    args = tuple(_sign(name) * np.asarray(a, dtype=float) for a in args)
+    _check(f, args)
+
+
+@pytest.mark.parametrize("m", ["max", "min"])
+@pytest.mark.parametrize("what", sorted(SCATTERS))
+def test_scatters_share_among_k_ties_as_jax(m, what) -> None:
+    x, u = (_sign(m) * a for a in SCATTERS[what])
+    _check(_scatter(m), (x, u))
+
+
+def test_the_share_is_one_over_k() -> None:
+    """The numbers themselves: a row of four with ties of 3 gets 1/3 each, of 4 1/4."""
+    rows = np.array([[1.0, 1.0, 1.0, 0.5], [1.0, 1.0, 1.0, 1.0]])
+    got = _dgraph_jacobian(from_jax(lambda x: jnp.max(x, axis=1), rows), (rows,))
+    np.testing.assert_allclose(got[0], [1 / 3, 1 / 3, 1 / 3, 0, 0, 0, 0, 0])
+    np.testing.assert_allclose(got[1], [0, 0, 0, 0, 0.25, 0.25, 0.25, 0.25])
+
+
+def test_a_nested_binary_max_keeps_jaxs_halves() -> None:
+    """``maximum(maximum(a, b), c)`` at a tie of three: 1/4, 1/4, 1/2 (each binary max
+    halves), not the n-ary 1/3."""
+    f = lambda x: jnp.maximum(jnp.maximum(x[0], x[1]), x[2])  # noqa: E731
+    _check(f, (np.array([1.0, 1.0, 1.0]),))
+    got = _dgraph_jacobian(from_jax(f, np.ones(3)), (np.ones(3),))
+    np.testing.assert_allclose(got[0], [0.25, 0.25, 0.5])
+
+
+def test_a_constant_in_the_tie_takes_its_share() -> None:
+    """A constant entry equal to the maximum counts among the ties (no tangent of its own),
+    as in JAX: two inputs and a constant 1.0 tied get 1/3 each."""
+    f = lambda x: jnp.max(jnp.concatenate([x, jnp.array([1.0])]))  # noqa: E731
+    _check(f, (np.array([1.0, 1.0, 0.2]),))
+
+
+def test_the_element_level_is_verified_and_generated_at_a_tie() -> None:
+    """At a tie of three the element level's verification at the point (against JAX's
+    J·v) passes, and its generated NumPy Jacobian prints the count: 1/3 each."""
+    from dgraph.codegen.function import make_function
+
+    x = np.array([1.0, 1.0, 1.0, 0.5])
+    graph = from_jax(lambda x: jnp.max(x), x)
+    assert accumulate(graph, "reverse").verified
+    got = np.ravel(make_function(graph, lang="python")(x))
+    np.testing.assert_allclose(got, [1 / 3, 1 / 3, 1 / 3, 0])
+
+
+def test_the_value_check_catches_the_half_share_at_a_tie_of_three(monkeypatch) -> None:
+    """sympy's own step (1/2 to each of three tied arguments) is what the element level
+    had: the generated code's check at the user's point, against JAX's J·v, finds it
+    wrong there (and the shares above right)."""
+    import sympy
+
+    from dgraph.codegen.check import check_generated
+    from dgraph.codegen.generate import generate
+    from dgraph.core import extremes
+
+    def step(kind, args, i):
+        rest = kind(*(a for j, a in enumerate(args) if j != i), evaluate=False)
+        return sympy.Heaviside(args[i] - rest if kind is sympy.Max else rest - args[i])
+
+    x = np.array([1.0, 1.0, 1.0, 0.5])
+    monkeypatch.setattr(extremes, "share", step)
+    graph = from_jax(lambda x: jnp.max(x), x)
+    check = check_generated(generate(graph, "python", "forward", check=False), graph)
+    assert check.ran and not check.ok and "JAX's jvp" in check.detail
+    assert "(1, 1, 1, 0.5)" in check.detail
+
+
+def test_an_entry_repeated_in_the_tie_counts_once_per_entry() -> None:
+    """JAX counts a tie per entry: ``max(concatenate([x, x[:1]]))`` at x0 = x1 gives x0
+    2/3 and x1 1/3; a scatter whose updates repeat u1 gives u1 two shares of four. The
+    element level makes a copy vertex of each repeat (a Max holds an argument once)."""
+    _check(lambda x: jnp.max(jnp.concatenate([x, x[:1]])), (np.array([1.0, 1.0, 0.0]),))
+    _check(lambda x: jnp.min(jnp.concatenate([x, x, x[1:]])), (np.array([1.0, 1.0]),))
+    twice = jnp.array([1, 1, 0])
+    f = lambda x, u: x.at[jnp.array([0, 0, 0])].max(u[twice])  # noqa: E731
+    _check(f, (np.array([1.0, 0.0]), np.array([1.0, 1.0])))
+    ones = (np.ones(2), np.ones(2))  # x0 = u0 = u1 (twice): four entries tied at position 0
+    got = _dgraph_jacobian(from_jax(f, *ones), ones)
+    np.testing.assert_allclose(got[0], [0.25, 0, 0.25, 0.5])
