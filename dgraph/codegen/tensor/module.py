@@ -33,7 +33,7 @@ from ..evaluate import ArrayEvaluator
 from ..ir import ArrayProgram, ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, SparseMatrix
 from .blockops import BlockOps, Valued, entries, fills, values_at
 from .check import offsets
-from .constants import DECODER, Constants
+from .constants import Constants, decoder
 from .dialect import DIALECTS, Dialect
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
@@ -822,7 +822,7 @@ def module_tail(w: Writer, body: str) -> list[str]:
     scatter helper where a statement calls it, and the constants themselves."""
     lines: list[str] = []
     if w.constants.needs_decoder:
-        lines += ["", DECODER, ""]
+        lines += ["", decoder(w.d.lang), ""]
     helpers = w.d.helpers()
     if helpers and "_scatter" in body:
         lines += ["", *helpers, ""]
