@@ -504,9 +504,7 @@ class _Reader:
         known = {var for var, value in env.items() if isinstance(value, np.ndarray)}
         chosen = []
         for eqn in eqns:
-            if id(eqn) in self.prefolded:  # computed by an earlier call
-                known.update(eqn.outvars)
-            elif eqn.primitive.name not in CALLS and all(
+            if eqn.primitive.name not in CALLS and all(
                 isinstance(a, Literal) or a in known for a in eqn.invars
             ):
                 chosen.append(eqn)
