@@ -334,6 +334,7 @@ class _Reader:
 
     def __post_init__(self) -> None:
         self.index: dict[str, int] = {}
+        self.prefolded: dict[int, list[np.ndarray]] = {}  # by id(eqn): prefold's values
 
     def run(self, jaxpr, consts, args: list[Value], needed_only: bool = False) -> list[Value]:
         """The values of ``jaxpr``'s outputs (with ``needed_only``, equations no output
@@ -349,10 +350,14 @@ class _Reader:
         def read(atom) -> Value:
             return _held(atom.val) if isinstance(atom, Literal) else env[atom]
 
-        for eqn in _needed(jaxpr) if needed_only else jaxpr.eqns:
+        eqns = _needed(jaxpr) if needed_only else jaxpr.eqns
+        self.prefold(eqns, env)
+        for k, eqn in enumerate(eqns):
             outs = self.equation(eqn, [read(a) for a in eqn.invars])
             for var, value in zip(eqn.outvars, outs, strict=True):
                 env[var] = value
+            if eqn.primitive.name in CALLS and all(isinstance(o, np.ndarray) for o in outs):
+                self.prefold(eqns[k + 1 :], env)  # a call made constants: what reads them
         return [read(v) for v in jaxpr.outvars]
 
     def equation(self, eqn, ins: list[Value]) -> list[Value]:
@@ -490,8 +495,49 @@ class _Reader:
         self.records.append(_Record(name, op))
         return name
 
+    def prefold(self, eqns: list, env: dict) -> None:
+        """The equations that read only constants (directly or through one another),
+        evaluated together in one jitted program: one compilation, not one per operation;
+        :meth:`fold` takes their values. Where that fails, each is folded on its own."""
+        from jax.extend.core import Literal
+
+        known = {var for var, value in env.items() if isinstance(value, np.ndarray)}
+        chosen = []
+        for eqn in eqns:
+            if eqn.primitive.name not in CALLS and all(
+                isinstance(a, Literal) or a in known for a in eqn.invars
+            ):
+                chosen.append(eqn)
+                known.update(eqn.outvars)
+        if len(chosen) < 2:
+            return
+        inner = (a for e in chosen for a in e.invars if not isinstance(a, Literal))
+        leaves = list(dict.fromkeys(a for a in inner if a in env))
+
+        def evaluate(*values):
+            local = dict(zip(leaves, values, strict=True))
+            for e in chosen:
+                args = [a.val if isinstance(a, Literal) else local[a] for a in e.invars]
+                out = e.primitive.bind(*args, **e.params)
+                outs = out if e.primitive.multiple_results else [out]
+                local.update(zip(e.outvars, outs, strict=True))
+            return [local[v] for e in chosen for v in e.outvars]
+
+        jax = jax_module()
+        try:
+            values = iter(jax.jit(evaluate)(*(_unheld(env[v]) for v in leaves)))
+        except Exception:  # folded one by one below, each failure named there
+            return
+        for e in chosen:
+            self.prefolded[id(e)] = [_held(next(values)) for _ in e.outvars]
+
     def fold(self, eqn, ins: list[np.ndarray]) -> list[np.ndarray]:
-        """An equation on constants, evaluated once by JAX."""
+        """An equation on constants, evaluated once by JAX (:meth:`prefold`'s value where
+        it computed one)."""
+        found = self.prefolded.pop(id(eqn), None)
+        if found is not None:
+            self.folded += 1
+            return found
         try:
             out = eqn.primitive.bind(*(_unheld(x) for x in ins), **eqn.params)
         except Exception as exc:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..ir import Name
 
-__all__ = ["DECODER", "Constants"]
+__all__ = ["DECODER", "Constants", "decoder"]
 
 LITERAL_LIMIT = 8  # arrays of at most this many entries are printed as literals
 
@@ -25,6 +25,15 @@ DECODER = '''def _array(text, dtype, shape, delta=None):
     if delta is None:
         return numpy.frombuffer(raw, dtype).reshape(shape)
     return numpy.cumsum(numpy.frombuffer(raw, delta)).astype(dtype).reshape(shape)'''
+
+
+def decoder(lang: str) -> str:
+    """The module's ``_array``. A NumPy module widens its index arrays to ``numpy.intp``
+    when it is imported: NumPy converts narrower indices on every gather and
+    ``add.at`` (each some 2x slower with int32), while a JAX module keeps them narrow."""
+    if lang != "python":
+        return DECODER
+    return DECODER.replace(".astype(dtype)", ".astype(numpy.intp)")
 
 
 def _number(value) -> str:

@@ -11,6 +11,7 @@ embedded (:mod:`.constants`); per call only values are computed.
 
 from __future__ import annotations
 
+import dataclasses
 import keyword
 import math
 import re
@@ -33,7 +34,7 @@ from ..evaluate import ArrayEvaluator
 from ..ir import ArrayProgram, ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, SparseMatrix
 from .blockops import BlockOps, Valued, entries, fills, values_at
 from .check import offsets
-from .constants import DECODER, Constants
+from .constants import Constants, decoder
 from .dialect import DIALECTS, Dialect
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
@@ -257,6 +258,8 @@ def tensor_program(
     live = live_statements(w.statements, ends)
     hoisted, statements = _hoist(live, w.varying, set(ends))
     statements = _fold(w, hoisted, statements)
+    if lang == "python":
+        statements = _fold_gathers(w, statements)
     statements = optimize_statements(statements, ends)  # CSE, dead statements
     if lang == "jax" and not sparse:  # dense JAX output: products built in the order read
         statements = fold_permutations(statements, ends)
@@ -368,6 +371,41 @@ def _fold(
         computed = [np.asarray(env[t]) for t in wanted]
     folded_names = {t: w.constants.add(v).id for t, v in zip(wanted, computed, strict=True)}
     return [ArrayStatement(s.target, ir.renamed(s.value, folded_names)) for s in body]
+
+
+_PURE = (ir.Name, ir.Const, Index, Call, BinOp, ir.UnaryOp, ir.AsType, ir.Slice)
+
+
+def _fold_gathers(w: Writer, body: list[ArrayStatement]) -> list[ArrayStatement]:
+    """The gathers inside a statement that read only constants (``K1[K2] * v``: a
+    constant block's values at a product's pairs), evaluated here once and made module
+    constants, instead of gathered again on every call."""
+    constant = set(w.constants.arrays)
+    found: dict[Node, Node] = {}
+    for s in body:
+        stack = list(s.value.children())
+        while stack:
+            n = stack.pop()
+            names = ir.names_in(n)
+            whole = list(ir.walk(n))
+            if (
+                names
+                and names <= constant
+                and any(isinstance(k, Index) for k in whole)
+                and all(isinstance(k, _PURE) for k in whole)
+            ):
+                found[n] = n
+            else:
+                stack.extend(n.children())
+    if not found:
+        return body
+    nodes = list(found)
+    env = ArrayEvaluator().run(
+        [ArrayStatement(f"_g{k}", n) for k, n in enumerate(nodes)],
+        {name: w.constants.arrays[name] for name in constant},
+    )
+    made = {n: w.constants.add(np.asarray(env[f"_g{k}"])) for k, n in enumerate(nodes)}
+    return [dataclasses.replace(s, value=ir.substituted(s.value, made)) for s in body]
 
 
 def live_statements(statements: list[ArrayStatement], results: list[str]) -> list[ArrayStatement]:
@@ -822,7 +860,7 @@ def module_tail(w: Writer, body: str) -> list[str]:
     scatter helper where a statement calls it, and the constants themselves."""
     lines: list[str] = []
     if w.constants.needs_decoder:
-        lines += ["", DECODER, ""]
+        lines += ["", decoder(w.d.lang), ""]
     helpers = w.d.helpers()
     if helpers and "_scatter" in body:
         lines += ["", *helpers, ""]
