@@ -169,3 +169,30 @@ def test_command_line_writes_a_checked_hessian_module(tmp_path, monkeypatch, cap
     h = load_python((tmp_path / "hess.py").read_text()).hessian(X)
     assert h.nnz == 3 * N - 2
     np.testing.assert_allclose(h.toarray(), reference(rosenbrock, X), rtol=1e-13, atol=1e-12)
+
+
+def _minimal_surface(u):
+    """The COPS minimal-surface area on an m×m grid (benchmarks/hessian_functions.py)."""
+    m = u.shape[0]
+    h = 1.0 / (m + 1)
+    s = jnp.linspace(0.0, 1.0, m + 2)
+    edge = 1.0 - (2.0 * s - 1.0) ** 2
+    p = jnp.pad(u, 1).at[0, :].set(edge).at[-1, :].set(edge)
+    dx_low, dy_low = (p[1:, :-1] - p[:-1, :-1]) / h, (p[:-1, 1:] - p[:-1, :-1]) / h
+    dx_up, dy_up = (p[1:, 1:] - p[:-1, 1:]) / h, (p[1:, 1:] - p[1:, :-1]) / h
+    area = jnp.sqrt(1.0 + dx_low**2 + dy_low**2) + jnp.sqrt(1.0 + dx_up**2 + dy_up**2)
+    return 0.5 * h * h * jnp.sum(area)
+
+
+def test_a_full_block_product_in_a_moved_term_is_not_read_as_sparse():
+    """At m = 33 a block product fills every entry and is made a dense block; the
+    generated code's moves took it for a sparse one (``'Labelled' object has no attribute
+    'rows'``, found by notebook 13 at m = 316)."""
+    m = 33
+    u = np.random.default_rng(2).normal(size=(m, m)) * 0.1
+    value, gradient, H = dgraph.make_function(
+        _minimal_surface, "value_gradient_hessian", point=[u], sparse=True
+    )(u)
+    expected = reference(_minimal_surface, u).reshape(m * m, m * m)
+    assert H.nnz == m * m + 4 * m * (m - 1) + 2 * (m - 1) ** 2
+    np.testing.assert_allclose(H.toarray(), expected, atol=1e-12)

@@ -176,7 +176,7 @@ class BlockOps:
         if factor is None:
             return None
         _, product = multiply(a, b)
-        if product is None:
+        if not isinstance(product, Sparse):  # None, or a full product made a dense block
             return None
         pairs = self._pairing(a, b, product)
         if pairs is None:
