@@ -194,5 +194,8 @@ def test_a_full_block_product_in_a_moved_term_is_not_read_as_sparse():
         _minimal_surface, "value_gradient_hessian", point=[u], sparse=True
     )(u)
     expected = reference(_minimal_surface, u).reshape(m * m, m * m)
+    with jax.enable_x64(True):
+        np.testing.assert_allclose(value, float(_minimal_surface(jnp.asarray(u))), rtol=1e-14)
+        np.testing.assert_allclose(gradient, jax.grad(_minimal_surface)(jnp.asarray(u)), atol=1e-14)
     assert H.nnz == m * m + 4 * m * (m - 1) + 2 * (m - 1) ** 2
     np.testing.assert_allclose(H.toarray(), expected, atol=1e-12)
