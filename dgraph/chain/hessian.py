@@ -46,6 +46,7 @@ from typing import Any, Literal
 
 from ..core.files import read_text
 from ..errors import InputError
+from .notation import post_order
 from .problem import ChainProblem, random_problem
 
 __all__ = [
@@ -301,16 +302,7 @@ class HNode:
 
     def walk(self) -> list[HNode]:
         """Every node, children before parents (an evaluation order)."""
-        out: list[HNode] = []
-        stack: list[tuple[HNode, bool]] = [(self, False)]
-        while stack:
-            x, ready = stack.pop()
-            if ready:
-                out.append(x)
-            else:
-                stack.append((x, True))
-                stack.extend((c, False) for c in reversed(x.children))
-        return out
+        return post_order(self)
 
     def operations(self) -> list[dict[str, Any]]:
         """The operations in evaluation order (flat, for JSON)."""

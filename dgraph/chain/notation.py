@@ -16,7 +16,23 @@ from typing import Any, Literal
 
 from .problem import ChainProblem
 
-__all__ = ["CODES", "Node", "notation", "tree_text"]
+__all__ = ["CODES", "Node", "notation", "post_order", "tree_text"]
+
+
+def post_order(root: Any) -> list[Any]:
+    """Every node of a bracketing tree (anything with ``children``), children before
+    parents: an evaluation order, without recursion."""
+    out: list[Any] = []
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        x, ready = stack.pop()
+        if ready:
+            out.append(x)
+        else:
+            stack.append((x, True))
+            stack.extend((c, False) for c in reversed(x.children))
+    return out
+
 
 Op = Literal["tangent", "adjoint", "product"]
 CODES: dict[str, str] = {"tangent": "GxM", "adjoint": "MxG", "product": "MxM"}
@@ -52,16 +68,7 @@ class Node:
 
     def walk(self) -> list[Node]:
         """Every node, children before parents (an evaluation order)."""
-        out: list[Node] = []
-        stack: list[tuple[Node, bool]] = [(self, False)]
-        while stack:
-            x, ready = stack.pop()
-            if ready:
-                out.append(x)
-            else:
-                stack.append((x, True))
-                stack.extend((c, False) for c in reversed(x.children))
-        return out
+        return post_order(self)
 
     def operations(self) -> list[dict[str, Any]]:
         """The operations in evaluation order, children named by their subchains (flat,
