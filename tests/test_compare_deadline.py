@@ -198,9 +198,11 @@ def test_the_ceiling_counts_from_the_process_start():
     """From Python, the call's time; on the command line, the process's start (read from
     /proc where there is one), never more than STARTUP_SECONDS back."""
     before = time.perf_counter()
-    assert before <= cli._started(["compare"]) <= time.perf_counter()
-    started = cli._started(None)
-    assert before - cli.STARTUP_SECONDS - 1 <= started <= time.perf_counter()
+    from_python = cli._started(["compare"])
+    from_the_line = cli._started(None)
+    after = time.perf_counter()
+    assert before <= from_python <= after  # an order of readings, not a budget
+    assert before - cli.STARTUP_SECONDS - 1 <= from_the_line <= after
 
 
 def test_the_prediction_is_a_count_of_edges(sin_graph, two_blocks_graph):
