@@ -47,7 +47,7 @@ from typing import Any, Literal
 from ..core.files import read_text
 from ..errors import InputError
 from .notation import post_order
-from .problem import ChainProblem, random_problem
+from .problem import ChainProblem, content_lines, integers, random_problem
 
 __all__ = [
     "OPS",
@@ -148,15 +148,10 @@ class HessianProblem:
 
 
 def _numbers(line: str, where: str) -> list[int]:
-    fields = line.split()
-    shown = repr(line.strip()[:60])
     try:
-        values = [int(f) for f in fields]
-    except ValueError:
-        raise InputError(f"{where}: expected integers, got {shown}") from None
-    if any(abs(v) >= 10**15 for v in values):
-        raise InputError(f"{where}: numbers must be below 10^15, got {shown}")
-    return values
+        return integers(line, "'m n', 'm n |E|' or 'm n |E| S'", digits=15)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
 
 
 def parse_hessian_problem(text: str, source: str = "<problem>") -> HessianProblem:
@@ -167,11 +162,7 @@ def parse_hessian_problem(text: str, source: str = "<problem>") -> HessianProble
     >>> parse_hessian_problem("2\\n4 3\\n1 4 9 5\\n").given
     (True, False)
     """
-    lines = [
-        (k, line.split("#", 1)[0])
-        for k, line in enumerate(text.splitlines(), start=1)
-        if line.split("#", 1)[0].strip()
-    ]
+    lines = content_lines(text)
     if not lines:
         raise InputError(f"{source}: line 1: empty file; expected the number of factors q")
     head = _numbers(lines[0][1], f"{source}: line {lines[0][0]}")

@@ -96,19 +96,33 @@ def _mismatch(i: int, n: int, m_before: int) -> str:
     )
 
 
-def _integers(text: str, count: int, what: str) -> list[int]:
-    """``count`` integers of at most 18 digits, or an :class:`InputError` quoting (a short
-    part of) the line."""
+def content_lines(text: str) -> list[tuple[int, str]]:
+    """The lines that say something, numbered from 1: ``#`` comments and blank lines
+    dropped (the chain formats' shared reading)."""
+    return [
+        (number, line.split("#", 1)[0])
+        for number, line in enumerate(text.splitlines(), start=1)
+        if line.split("#", 1)[0].strip()
+    ]
+
+
+def integers(text: str, what: str, count: int | None = None, digits: int = 18) -> list[int]:
+    """The integers of a line (``count`` of them where given), each below ``10^digits``,
+    or an :class:`InputError` quoting (a short part of) the line.
+
+    >>> integers("3 4", "'m n'", 2)
+    [3, 4]
+    """
     fields = text.split()
     quoted = repr(text.strip()) if len(text.strip()) <= 60 else repr(text.strip()[:60] + "...")
-    if len(fields) != count:
+    if count is not None and len(fields) != count:
         raise InputError(f"expected {what}, got {quoted}")
     try:
         numbers = [int(f) for f in fields]
     except ValueError:
         raise InputError(f"expected {what} as integers, got {quoted}") from None
-    if any(abs(x) >= 10**18 for x in numbers):
-        raise InputError(f"expected {what} as integers below 10^18, got {quoted}")
+    if any(abs(x) >= 10**digits for x in numbers):
+        raise InputError(f"expected {what} as integers below 10^{digits}, got {quoted}")
     return numbers
 
 
@@ -120,16 +134,12 @@ def parse_problem(text: str, source: str = "<problem>") -> ChainProblem:
     >>> parse_problem("3\\n3 3 29\\n1 3 14\\n2 1 7\\n").factors
     [(3, 3, 29), (1, 3, 14), (2, 1, 7)]
     """
-    lines = [
-        (number, line.split("#", 1)[0])
-        for number, line in enumerate(text.splitlines(), start=1)
-        if line.split("#", 1)[0].strip()
-    ]
+    lines = content_lines(text)
     if not lines:
         raise InputError(f"{source}: line 1: empty file; expected the number of factors q")
     number, line = lines[0]
     try:
-        (q,) = _integers(line, 1, "the number of factors q")
+        (q,) = integers(line, "the number of factors q", 1)
     except InputError as exc:
         raise InputError(f"{source}: line {number}: {exc}") from None
     if q < 1:
@@ -139,7 +149,7 @@ def parse_problem(text: str, source: str = "<problem>") -> ChainProblem:
         if k > q:
             raise InputError(f"{source}: line {number}: more than q = {q} factors")
         try:
-            m, n, e = _integers(line, 3, "'m n |E|'")
+            m, n, e = integers(line, "'m n |E|'", 3)
         except InputError as exc:
             raise InputError(f"{source}: line {number}: {exc}") from None
         fault = _factor_fault(k, m, n, e)
