@@ -169,14 +169,19 @@ UNUSUAL = {
 }
 
 
+def random_values(block, rng) -> np.ndarray:
+    """Random values for ``block``'s stored entries (a sparse block's, or a labelled
+    block's value axes)."""
+    if isinstance(block, blocks.Sparse):
+        return rng.standard_normal(block.nnz)
+    return rng.standard_normal(tuple(block.sizes[k] for k in block.value))
+
+
 @pytest.mark.parametrize("name", list(UNUSUAL))
 def test_blocks_times_vectors(name):
     block = UNUSUAL[name]
     rng = np.random.default_rng(len(name))
-    if isinstance(block, blocks.Sparse):
-        value = rng.standard_normal(block.nnz)
-    else:
-        value = rng.standard_normal(tuple(block.sizes[k] for k in block.value))
+    value = random_values(block, rng)
     v = rng.standard_normal(int(np.prod(block.in_shape)))
     expected = to_matrix(block, value) @ v
     np.testing.assert_allclose(apply_block(block, value, v), expected, rtol=1e-13, atol=1e-14)

@@ -26,7 +26,7 @@ from dgraph.elimination import kernel
 from dgraph.errors import SearchTooLarge
 from dgraph.frontends import from_function
 from dgraph.methods import accumulate
-from tests.test_block_jvp import UNUSUAL
+from tests.test_block_jvp import UNUSUAL, random_values
 
 METHODS = ("forward", "reverse", "markowitz")
 
@@ -98,10 +98,7 @@ def test_both_sides_give_the_blocks_times_v(monkeypatch, method, side):
 def test_blocks_transposed_times_vectors(name):
     block = UNUSUAL[name]
     rng = np.random.default_rng(len(name))
-    if isinstance(block, blocks.Sparse):
-        value = rng.standard_normal(block.nnz)
-    else:
-        value = rng.standard_normal(tuple(block.sizes[k] for k in block.value))
+    value = random_values(block, rng)
     w = rng.standard_normal(int(np.prod(block.out_shape)))
     expected = to_matrix(block, value).T @ w
     np.testing.assert_allclose(apply_transposed(block, value, w), expected, atol=1e-13)
