@@ -174,3 +174,25 @@ def test_an_entry_repeated_in_the_tie_counts_once_per_entry() -> None:
     ones = (np.ones(2), np.ones(2))  # x0 = u0 = u1 (twice): four entries tied at position 0
     got = _dgraph_jacobian(from_jax(f, *ones), ones)
     np.testing.assert_allclose(got[0], [0.25, 0, 0.25, 0.5])
+
+
+def test_code_generation_never_evaluates_a_max_again(monkeypatch):
+    """cse rebuilds what it walks; a Max rebuilt evaluates its arguments pairwise (a
+    ``factor_terms`` per pair: seconds for a softmax's six entries). Held, it is not."""
+    import sympy
+
+    from dgraph.codegen.generate import generate
+    from dgraph.frontends import from_python
+
+    calls = []
+    original = sympy.Max._find_localzeros.__func__
+
+    def counted(cls, values, **options):
+        calls.append(len(values))
+        return original(cls, values, **options)
+
+    g = from_python(lambda x: jax.nn.softmax(x), sizes=[6], level=None)
+    es = accumulate(g, "reverse")
+    monkeypatch.setattr(sympy.Max, "_find_localzeros", classmethod(counted))
+    text = generate(es, "python").text
+    assert calls == [] and "max" in text

@@ -23,6 +23,7 @@ from itertools import product
 
 import sympy
 
+from ..core.extremes import substituted
 from .array_passes import optimize_statements
 from .ir import (
     ArrayProgram,
@@ -90,7 +91,7 @@ def _read_back(program: Program, found: list[ArrayStatement]) -> Program | None:
             return symbol(node.id)
         if not isinstance(node, Formula) or not all(isinstance(o, Name) for _, o in node.operands):
             return None
-        return node.expr.xreplace({s: symbol(o.id) for s, o in node.operands})  # type: ignore[union-attr]
+        return substituted(node.expr, {s: symbol(o.id) for s, o in node.operands})  # type: ignore[union-attr]
 
     assignments, results = [], []
     for s in found:

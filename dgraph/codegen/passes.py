@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 import sympy
 
+from ..core.extremes import held, released
 from ..core.graph import DGraph
 from ..errors import DGraphError
 from .counting import Ops, count_ops, fold_constants
@@ -534,7 +535,10 @@ def _cse(
     taken = set(given) | {s for s, _ in named}
     for e in exprs:
         taken |= e.free_symbols
-    replacements, reduced = sympy.cse(exprs, symbols=fresh("s", taken))
+    # Max and Min held: cse rebuilds each expression it walks, and sympy's Max evaluates
+    replacements, reduced = sympy.cse([held(e) for e in exprs], symbols=fresh("s", taken))
+    replacements = [(s, released(e)) for s, e in replacements]
+    reduced = [released(e) for e in reduced]
     replacements, reduced = _inline_conditions(replacements, reduced)
     definitions = dict(replacements)
     definitions.update((s, e) for (s, _), e in zip(named, reduced, strict=False))

@@ -94,7 +94,7 @@ def _vertex_values(graph: DGraph) -> list[Assignment]:
         expr = graph.expr(v)
         if graph.role(v) != "input" and expr is not None:
             rename = _renaming(graph, graph.predecessors(v))
-            out.append((value_symbol(v), expr.xreplace(rename)))
+            out.append((value_symbol(v), extremes.substituted(expr, rename)))
     return out
 
 

@@ -50,13 +50,19 @@ from .elementary import StopGradient
 # DGraph.elements, so this one names the type without importing it back.
 DGraph = Any
 
-__all__ = ["EDGE_LIMIT", "ElementJvp", "element_names", "expand", "scalar_edges"]
+__all__ = ["EDGE_LIMIT", "ElementJvp", "NoElementLevel", "element_names", "expand", "scalar_edges"]
 
 # scalar edges an expansion may make: building costs tens to hundreds of µs an edge
 # (elementwise to dense contractions), so 10⁵ is seconds to half a minute, and the scalar
 # methods (elimination, search, verification) stay interactive on the result; beyond it
 # the array level is the one to use
 EDGE_LIMIT = 100_000
+
+
+class NoElementLevel(InputError):
+    """The graph has no element level: an operation with none (a loop or a branch, a
+    region) or more scalar edges than the limit. A reader asked for no level in
+    particular reads the array level instead."""
 
 
 def _logistic(x):
@@ -402,8 +408,12 @@ class _Expansion:
             numbers = [e if isinstance(e, sympy.Basic) else _number(e) for e in out.flat]
             return np.asarray(numbers, dtype=object).reshape(out.shape)
         what = "a branch" if name == "cond" else "a loop"
-        hint = f"{what} is a region: read it" if name in REGIONS else 'level="array" reads it'
-        raise InputError(
+        hint = (
+            f"{what} is a region: read it at the array level"
+            if name in REGIONS
+            else 'level="array" reads it'
+        )
+        raise NoElementLevel(
             f"{self.where}: the array operation {name!r} has no element level ({hint})"
         )
 
@@ -504,7 +514,7 @@ def expand(
         )
         count = scalar_edges(graph) if dense > limit else dense
         if count > limit:
-            raise InputError(
+            raise NoElementLevel(
                 f"{where}: the element level would have {count:,} scalar edges, over the"
                 f' limit of {limit:,}: use level="array" (--level array) or a larger limit'
             )

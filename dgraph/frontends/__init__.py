@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import math
 from collections.abc import Sequence
@@ -10,9 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.expand import NoElementLevel
 from ..core.files import check_file, read_text
 from ..core.graph import DGraph
-from ..errors import GraphError, InputError
+from ..errors import DGraphError, GraphError, InputError
 from .array_tracer import MAX_AXES, check_shape
 from .functions import LEVELS, from_function, from_sympy, load_function, uses_jax
 from .jaxpr import NotJax, from_jax
@@ -28,6 +30,7 @@ __all__ = [
     "from_jax",
     "from_json",
     "from_linear_system",
+    "from_python",
     "from_sympy",
     "from_trace",
     "load",
@@ -125,15 +128,12 @@ def _function_graph(
     shapes = input_shapes(inputs, f, params)
     wide = next((s for s in shapes if len(s) > 1), None)
     entries = sum(math.prod(s) for s in shapes)
+    asked = level
     level = level or ("array" if wide or entries > ELEMENT_DEFAULT_LIMIT else "element")
     if level not in LEVELS:
         raise InputError(f"--level {level}: use {' or '.join(LEVELS)}")
-    if level == "array":
-        return _array_level(f, name, shapes, params)
-    if wide:  # the array graph, expanded (a jaxpr's intermediates named v<k>, as from_jax's)
-        if uses_jax(f):
-            return from_jax(f, *(np.ones(s) for s in shapes), name=name, params=params)
-        return from_function(f, name=name, sizes=shapes, params=params)
+    if level == "array" or wide:  # or the array graph, expanded
+        return from_python(f, name=name, sizes=shapes, params=params, level=level)
     sizes = [s[0] if s else 0 for s in shapes]
     if any(n > 10_000 for n in sizes):
         raise InputError(
@@ -141,40 +141,126 @@ def _function_graph(
             " level (or --level array)"
         )
     binary = granularity == "binary"  # a traced function has no statements
-    if uses_jax(f):
-        return _jax_or_numpy(f, name, sizes, binary, params)
-    return from_function(f, name=name, binary=binary, sizes=sizes, params=params)
+    level = level if asked else None  # unasked: the array level where there is no element one
+    return from_python(f, name=name, binary=binary, sizes=sizes, params=params, level=level)
 
 
-def _jax_or_numpy(f, name: str, sizes: list[int], binary: bool, params=()) -> DGraph:
-    """``f`` read from its jaxpr; where JAX cannot trace it because it turns JAX values
-    into NumPy or Python ones (:class:`~dgraph.frontends.jaxpr.NotJax`: a NumPy
-    function that :func:`uses_jax` took for a JAX one), traced as NumPy, with a note."""
+def from_python(
+    f,
+    *,
+    name: str = "",
+    n_inputs: int | None = None,
+    sizes: Sequence[int | tuple[int, ...]] | None = None,
+    params: Sequence[str] = (),
+    level: str | None = "element",
+    point: Sequence[object] | None = None,
+    binary: bool = False,
+) -> DGraph:
+    """A Python function's graph, by the reader its code asks for: from its jaxpr where it
+    uses JAX (:func:`uses_jax`, :func:`from_jax`), falling back to the NumPy tracer where
+    JAX cannot trace it (a note says so); else traced (:func:`from_function`). The
+    arguments as :func:`from_function` takes them; ``point`` becomes the graph's point
+    (without it a JAX function's graph has none: the arguments it was read at, ones, are
+    not the user's). ``level=None``: the element level where the function has one
+    (:class:`~dgraph.core.expand.NoElementLevel`: no loop or branch, within the edge
+    limit), else the array level, with a note.
+
+    >>> import jax.numpy as jnp
+    >>> g = from_python(lambda x: jnp.sin(x) * x[0], sizes=[2])
+    >>> g.inputs, g.traced_with
+    (['x0', 'x1'], 'jax')
+    """
+    if level is None:
+        try:
+            return from_python(
+                f, name=name, n_inputs=n_inputs, sizes=sizes, params=params,
+                level="element", point=point, binary=binary,
+            )  # fmt: skip
+        except NoElementLevel as exc:
+            graph = from_python(
+                f, name=name, n_inputs=n_inputs, sizes=sizes, params=params,
+                level="array", point=point,
+            )  # fmt: skip
+            graph.notes.append(f"read at the array level: {exc}")
+            return graph
+    label = name or getattr(f, "__name__", "function")
+    if not uses_jax(f):
+        try:
+            return from_function(f, name, n_inputs, binary, sizes, params, level, point)
+        except NoElementLevel:
+            raise
+        except InputError as numpy_failure:  # JAX may read what uses_jax did not see (x.at[])
+            if importlib.util.find_spec("jax") is None:
+                raise
+            try:
+                args = _jax_arguments(f, label, n_inputs, sizes, params, point)
+                graph = from_jax(f, *args, name=name, level=level, params=params)
+            except DGraphError:
+                raise numpy_failure from None
+            return _with_point(graph, point)
+    args = _jax_arguments(f, label, n_inputs, sizes, params, point)
     try:
-        return from_jax(f, *(np.ones(n) if n else 1.0 for n in sizes), name=name, params=params)
+        graph = from_jax(f, *args, name=name, level=level, params=params)
     except NotJax as exc:
         jax_failure = exc
         try:
-            graph = from_function(f, name=name, binary=binary, sizes=sizes, params=params)
+            graph = from_function(f, name, n_inputs, binary, sizes, params, level, point)
         except InputError as numpy_failure:
-            why = str(numpy_failure).removeprefix(f"{name}: ")
+            why = str(numpy_failure).removeprefix(f"{label}: ")
             why = why if len(why) <= 160 else why[:159] + "…"
             raise InputError(f"{jax_failure}; as NumPy: {why}") from None
-    reason = str(jax_failure).rpartition("tracing it with JAX failed: ")[2].partition(":")[0]
-    graph.notes.append(f"{name}: JAX could not trace it ({reason}); traced as NumPy")
+        reason = str(jax_failure).rpartition("tracing it with JAX failed: ")[2].partition(":")[0]
+        graph.notes.append(f"{label}: JAX could not trace it ({reason}); traced as NumPy")
+        return graph
+    return _with_point(graph, point)
+
+
+def _with_point(graph: DGraph, point: Sequence[object] | None) -> DGraph:
+    """``graph`` with the user's ``point`` (None where the user gave none)."""
+    if point is None:
+        graph.set_point(None)
+    else:
+        values = [np.asarray(v, dtype=float).reshape(-1) for v in point]
+        graph.set_point(graph.point_from(np.concatenate(values) if values else [], "point="))
     return graph
+
+
+def _shape(size: int | tuple[int, ...]) -> tuple[int, ...]:
+    """A ``sizes=`` entry as a shape: an int a vector's length, 0 a scalar."""
+    if isinstance(size, (int, np.integer)):
+        return (int(size),) if size else ()
+    return tuple(int(n) for n in size)
+
+
+def _jax_arguments(f, label: str, n_inputs, sizes, params: Sequence[str], point) -> list:
+    """The arguments ``f`` is read with by JAX: the user's ``point`` for the
+    differentiated ones where given, else ones of the shapes ``sizes`` says (an int a
+    vector's length, 0 a scalar; every argument when ``params`` are named)."""
+    if n_inputs is not None:
+        return [np.ones(n_inputs)]
+    try:
+        names = list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):
+        raise InputError(f"{label}: cannot read the function's parameters") from None
+    free = [k for k, p in enumerate(names) if p not in params]
+    if sizes is None:
+        shapes = [np.shape(v) for v in point] if point is not None else [()] * len(free)
+        if params or len(shapes) != len(names):
+            raise InputError(f"{label}: give sizes= (or point=) for its {len(names)} arguments")
+    else:
+        shapes = [_shape(s) for s in sizes]
+        if len(shapes) != len(names):
+            raise InputError(
+                f"{label}: sizes= gives {len(shapes)} shapes for {len(names)} arguments"
+            )
+    args = [np.ones(shape) for shape in shapes]
+    for k, value in zip(free, point or (), strict=False):
+        args[k] = np.asarray(value, dtype=float)
+    return args
 
 
 ELEMENT_DEFAULT_LIMIT = 10_000  # input entries up to which a function's default level is
 # the element level (the array graph expanded)
-
-
-def _array_level(f, name: str, shapes: list[tuple[int, ...]], params) -> DGraph:
-    """``f`` at the array level: from its jaxpr where it uses JAX and :func:`from_jax`
-    reads arrays as arrays, else by the NumPy-style array tracer."""
-    if uses_jax(f):
-        return from_jax(f, *(np.ones(s) for s in shapes), name=name, level="array", params=params)
-    return from_function(f, name=name, sizes=shapes, params=params, level="array")
 
 
 def input_shapes(spec: str | None, f, params: Sequence[str] = ()) -> list[tuple[int, ...]]:

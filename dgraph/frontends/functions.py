@@ -16,7 +16,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from ..core.algebra import real_symbol
-from ..core.expand import EDGE_LIMIT, expand
+from ..core.expand import EDGE_LIMIT, NoElementLevel, expand
 from ..core.graph import DGraph
 from ..core.parse import parse_expression
 from ..errors import InputError
@@ -304,6 +304,8 @@ def from_function(
     for route in routes:
         try:
             return route(f, label, n_inputs, sizes, params, binary, limit)
+        except NoElementLevel:
+            raise
         except _Final as exc:  # traced, but refused: no other route may read it
             raise InputError(str(exc)) from None
         except InputError as exc:
@@ -339,6 +341,8 @@ def _by_arrays(
         raise
     try:
         graph = expand(array, limit, parameters=params, binary=binary)
+    except NoElementLevel:
+        raise
     except InputError as exc:
         raise _Final(str(exc)) from None
     graph.traced_with = "numpy"

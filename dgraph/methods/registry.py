@@ -33,7 +33,7 @@ from ..errors import DGraphError
 from ..faces.greedy import greedy_faces
 from ..faces.optimal import face_optimal
 from ..faces.sequence import replay_faces
-from ..frontends import from_function
+from ..frontends import from_python
 from ..search.best import best
 from ..search.incumbent import good_order
 from ..zhou.factorize import zhou
@@ -470,7 +470,8 @@ def traced_function(
     point: Sequence[Any] | None = None,
     params: Sequence[str] = (),
 ) -> DGraph:
-    """The graph of a Python function: :func:`~dgraph.frontends.from_function` of ``f``,
+    """The graph of a Python function (:func:`~dgraph.frontends.from_python`: read from its
+    jaxpr where it uses JAX, else traced),
     ``sizes`` read from the example arguments when not given.
 
     Parameters
@@ -504,10 +505,11 @@ def traced_function(
             raise DGraphError("with params=, give sizes= for every argument beside point=")
         shapes = [np.shape(v) for v in point]
         sizes = [s[0] if len(s) == 1 else (s or 0) for s in shapes]
-    return from_function(
+    return from_python(
         f,
         n_inputs=n_inputs,
         sizes=None if sizes is None else list(sizes),
         params=params,
         point=point,
+        level=None,
     )

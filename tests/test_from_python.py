@@ -1,0 +1,72 @@
+"""A Python function given to ``make_function`` / ``jacobian`` is read by the reader its
+code asks for (:func:`dgraph.frontends.from_python`): JAX functions from their jaxpr, at
+the element level where there is one, else the array level (loops, branches)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dgraph
+from dgraph.errors import InputError
+from dgraph.frontends import from_python
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+jax.config.update("jax_enable_x64", True)
+
+X = np.array([0.7, -1.2, 0.4, 1.5, 0.9, -0.3])
+
+
+def softmax(x):
+    return jax.nn.softmax(x)
+
+
+def rolled(x):
+    return jnp.roll(x, 2) * x + jnp.clip(x, -0.5, 0.5)
+
+
+def set_at(x):  # no JAX name in its code: the NumPy tracer refuses .at, JAX reads it
+    return x.at[1].set(x[0] * x[2])
+
+
+def newton(x):
+    def cond(s):
+        return jnp.abs(s[0] ** 2 - s[1]).max() > 1e-12
+
+    def body(s):
+        return (s[0] - (s[0] ** 2 - s[1]) / (2 * s[0]), s[1])
+
+    return jax.lax.while_loop(cond, body, (jnp.full_like(x, 2.0), x**2 + 1))[0]
+
+
+def branch(x):
+    return jax.lax.cond(x.sum() > 0, jnp.sin, lambda v: v**3, x)
+
+
+@pytest.mark.parametrize("f", [softmax, rolled, set_at, newton, branch])
+def test_make_function_of_a_jax_function_agrees_with_jax(f):
+    J = np.asarray(jax.jacfwd(f)(X))
+    np.testing.assert_allclose(dgraph.make_function(f, point=[X])(X), J, atol=1e-13)
+    w = np.linspace(-1.0, 1.0, len(J))
+    vjp = dgraph.make_function(f, "vjp", point=[X])(X, w)
+    vjp = vjp[-1] if isinstance(vjp, tuple) else vjp
+    np.testing.assert_allclose(np.asarray(vjp), w @ J, atol=1e-13)
+
+
+def test_the_reader_and_level_chosen():
+    g = from_python(softmax, sizes=[6], level=None)
+    assert (g.traced_with, g.is_tensor, len(g.inputs)) == ("jax", False, 6)
+    loop = from_python(newton, point=[X], level=None)
+    assert loop.is_tensor and loop.inputs == ["x"]
+    assert any("read at the array level" in n and "loop" in n for n in loop.notes)
+    np.testing.assert_array_equal(loop.point["x"], X)  # the user's point, not the ones read at
+    assert from_python(softmax, sizes=[6]).point is None
+
+
+def test_a_numpy_function_keeps_the_tracers_message():
+    def branchy(x):
+        return x[0] if x[0] > 0 else -x[0]  # a Python branch on a traced value
+
+    with pytest.raises(InputError, match=r"write it with numpy\.where"):
+        dgraph.make_function(branchy, sizes=[2])
