@@ -187,7 +187,8 @@ def make_function(
     ``vjp`` as tangent and adjoint sweeps over the blocks that never form J
     (:mod:`dgraph.codegen.tensor.sweeps`). ``lang="c"`` with ``sparse=True`` and mode
     ``jacobian``: the values of the sparse Jacobian for its fixed pattern in compiled C,
-    returning the same CSR array (:mod:`dgraph.codegen.tensor.c_values`).
+    returning the same CSR array (:mod:`dgraph.codegen.tensor.c_values`). The Hessian
+    modes in C and CUDA: :mod:`dgraph.codegen.hessian_native`.
 
     Examples
     --------

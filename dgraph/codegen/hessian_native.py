@@ -173,21 +173,16 @@ def cuda_tensor_values(c_generated: Any, mode: str) -> tuple[Any, Callable[..., 
     values = c_generated.values
     es = c_generated.expression_set
     if cxx_compiler() is None:
-        check = not_run("no C++ compiler found (set CXX): the CUDA code was not compiled or run")
-        function = None
-    else:
-        stacked = values.load_cuda_host()
-        function = c_blocks(stacked, es.graph, values.indices, values.indptr, mode)
-        check = check_tensor(function, es, "cuda", mode=mode)
-        if check.ran and not check.ok:
-            raise VerificationError(check.detail)
+        raise DGraphError("no C++ compiler found (set CXX): the CUDA code cannot be checked")
+    stacked = values.load_cuda_host()
+    function = c_blocks(stacked, es.graph, values.indices, values.indptr, mode)
+    check = check_tensor(function, es, "cuda", mode=mode)
+    if check.ran and not check.ok:
+        raise VerificationError(check.detail)
     text = values.cuda
     if mode == "jacobian":
         text = text.rstrip("\n") + "\n" + CUDA_MIRROR_CSR
-    generated = dataclasses.replace(c_generated, text=text, lang="cuda", check=check)
-    if function is None:
-        raise DGraphError("no C++ compiler found (set CXX): the CUDA code cannot run here")
-    return generated, function
+    return dataclasses.replace(c_generated, text=text, lang="cuda", check=check), function
 
 
 def _tensor_function(
