@@ -98,21 +98,6 @@ def test_c_dense_and_lower_triangle_hessians():
     np.testing.assert_allclose([float(f), *g], [*_jax(coupled, Z)[:1], *_jax(coupled, Z)[1]])
 
 
-@needs_cc
-def test_c_value_gradient_hessian_of_a_lagrangian_takes_weights_per_call():
-    x0, lam = np.linspace(0.5, 1.5, 7), np.linspace(-1.0, 1.0, 5)
-    V = dgraph.make_function(
-        constraints, "value_gradient_hessian", "c", point=[x0], weights=lam, sparse=True
-    )
-    other = np.linspace(2.0, -1.0, 5)
-    f, g, h = V(x0, other)
-    f_ref, g_ref, h_ref = _jax(lambda x: other @ constraints(x), x0)
-    np.testing.assert_allclose(float(f), f_ref, rtol=1e-13)
-    np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(h.toarray(), h_ref, rtol=1e-12, atol=1e-12)
-    assert h.nnz == 2 * 5 + 5  # x_i x_{i+1} pairs and exp's diagonal: linear terms add none
-
-
 @functools.cache
 def _cuda_hessian():
     return dgraph.make_function(coupled, "hessian", "cuda", point=[X], sparse=True)
@@ -126,10 +111,15 @@ def test_cuda_hessian_of_an_array_function_runs_its_kernels_host_build():
     h = H(Z)
     assert np.array_equal(h.toarray(), h.toarray().T)
     np.testing.assert_allclose(h.toarray(), _jax(coupled, Z)[2], rtol=1e-12, atol=1e-12)
-    V = dgraph.make_function(coupled, "value_gradient_hessian", "cuda", point=[X], tril=True)
-    assert V.lang == "cuda" and "__restrict__ value" in V.source
-    f, g, lower = V(Z)
-    f_ref, g_ref, h_ref = _jax(coupled, Z)
+    # a Lagrangian's, the weights taken per call, its lower triangle
+    x0, lam = np.linspace(0.5, 1.5, 7), np.linspace(-1.0, 1.0, 5)
+    V = dgraph.make_function(
+        constraints, "value_gradient_hessian", "cuda", point=[x0], weights=lam, tril=True
+    )
+    assert V.lang == "cuda" and "__restrict__ value" in V.source  # (f, ∇f) from the kernels
+    other = np.linspace(2.0, -1.0, 5)
+    f, g, lower = V(x0, other)
+    f_ref, g_ref, h_ref = _jax(lambda x: other @ constraints(x), x0)
     np.testing.assert_allclose(float(f), f_ref, rtol=1e-13)
     np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(lower, np.tril(h_ref), rtol=1e-12, atol=1e-12)
@@ -168,11 +158,6 @@ def test_a_graph_of_scalars_cuda_hessian_is_symmetric_in_both_layouts(host_gpu):
     # the upper entry stores the lower one's value: computed once
     body = H.source[H.source.index("void jacobian_point") :].split("}")[0]
     assert re.search(r"J\[s\] = (\w+);\n\s+J\[2\*s\] = \1;", body), body
-    lower = dgraph.make_function(g, "hessian", "cuda", sparse=True, tril=True)
-    assert lower.generated.verified
-    meta = metadata(lower.source)
-    assert (meta["rows"], meta["cols"]) == ([0, 1], [0, 0])  # H[1, 1] is structurally 0
-    np.testing.assert_allclose(lower(POINTS), expected[:, [0, 1], [0, 0]], atol=1e-14)
 
 
 @needs_cxx
@@ -191,14 +176,22 @@ def test_a_graph_of_scalars_cuda_value_gradient_hessian_and_hvp(host_gpu):
 
 
 @needs_cxx
-def test_a_graph_of_scalars_cuda_lagrangian_takes_weights_per_point(host_gpu):
-    H = dgraph.make_function(from_trace(TWO_OUTPUTS), "hessian", "cuda")
+def test_a_graph_of_scalars_cuda_lagrangian_lower_triangle_values(host_gpu):
+    """Sparse and lower: the values of the lower pattern, the weights per point."""
+    H = dgraph.make_function(from_trace(TWO_OUTPUTS), "hessian", "cuda", sparse=True, tril=True)
+    assert H.generated.verified
+    meta = metadata(H.source)
+    assert (meta["rows"], meta["cols"]) == ([0, 1, 1], [0, 0, 1])
     v = np.array([[2.0, 3.0], [-1.0, 0.5], [0.0, 1.0]])
     x, y = POINTS.T
-    expected = np.zeros((3, 2, 2))  # of v0·x·y + v1·sin(x)·y²
-    expected[:, 0, 0] = -v[:, 1] * np.sin(x) * y**2
-    expected[:, 0, 1] = expected[:, 1, 0] = v[:, 0] + 2 * v[:, 1] * np.cos(x) * y
-    expected[:, 1, 1] = 2 * v[:, 1] * np.sin(x)
+    expected = np.stack(  # of v0·x·y + v1·sin(x)·y²: H[0, 0], H[1, 0], H[1, 1]
+        [
+            -v[:, 1] * np.sin(x) * y**2,
+            v[:, 0] + 2 * v[:, 1] * np.cos(x) * y,
+            2 * v[:, 1] * np.sin(x),
+        ],
+        axis=1,
+    )
     np.testing.assert_allclose(H(POINTS, v), expected, atol=1e-13)
 
 
