@@ -426,9 +426,9 @@ CASES: list[tuple[str, list[str], str]] = [
         "give --sparse",
     ),
     (
-        "hessian-cuda",
-        ["codegen", *HESSIAN_SCALAR, "--sparse", "-o", "h.cu"],
-        "writes python, jax or c code, not cuda",
+        "hessian-cuda-dense",
+        ["codegen", *HESSIAN_SCALAR, "-o", "h.cu"],
+        "give --sparse",
     ),
     (
         "hessian-numpy-gradient-unread",

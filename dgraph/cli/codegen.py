@@ -21,7 +21,11 @@ statements as CUDA kernels, checked as C); other modes are refused with one line
 Lagrangian's, one number for all or one per output entry), and its ``hessian(x, v)``
 takes them last. In C: an array function's sparse values (``--sparse``: the C file, its
 index file and ``hessian_mirror``), a graph of scalars' ``hessian`` (and
-``hessian_values``), each mirrored (:func:`~dgraph.codegen.hessian.c_scalar_hessian`).
+``hessian_values``), each mirrored (:func:`~dgraph.codegen.hessian.c_scalar_hessian`). In
+CUDA (``-o hess.cu``, :mod:`dgraph.codegen.hessian_native`): an array function's values
+as kernels (``--sparse``: with its index file, ``jacobian_values_launch`` then
+``hessian_mirror_launch``), checked through their host build; a graph of scalars'
+``jacobian`` kernels, which write the symmetric H.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import numpy as np
 
 from ..codegen.generate import LANGS, MODES, generate_all
 from ..codegen.hessian import C_MIRROR_CSR, c_scalar_hessian, hessian_source
+from ..codegen.hessian_native import cuda_scalar_hessian, cuda_tensor_values
 from ..codegen.tensor.function import TENSOR_MODES, make_tensor_function
 from ..codegen.tensor.regions import refuse_unprinted
 from ..core.graph import DGraph
@@ -81,7 +86,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         choices=(*MODES, "hessian"),
         help="function to generate (default: jacobian; for jax and cuda: jacobian, jvp and vjp;"
         " for a tensor graph: jacobian); hessian: the Hessian of a function or a graph (python,"
-        " jax; c: an array function's with --sparse)",
+        " jax; c and cuda: an array function's with --sparse)",
     )
     p.add_argument(
         "--weights",
@@ -223,32 +228,33 @@ def _run_tensor(
 def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]) -> int:
     """``codegen --mode hessian``: the checked Jacobian of the gradient graph, one module
     per ``-o``, ``hessian = jacobian`` at its end, written once all were checked."""
-    for name, lang in zip(args.output, langs, strict=True):
-        if lang not in ("python", "jax", "c"):
-            raise InputError(f"{name}: --mode hessian writes python, jax or c code, not {lang}")
     if args.level is None:
         args.level = "array"
     graph = load_graph(args)
     weights = None if args.weights is None else _weights(args.weights, graph)
     gradient = hessian_source(graph, weights=weights).graph
     if gradient.is_tensor:
-        if "c" in langs and not args.sparse:
-            raise InputError(
-                "--mode hessian --lang c of an array function writes the sparse Hessian's"
-                " values: give --sparse"
-            )
+        for native in ("c", "cuda"):
+            if native in langs and not args.sparse:
+                raise InputError(
+                    f"--mode hessian --lang {native} of an array function writes the sparse"
+                    " Hessian's values: give --sparse"
+                )
+        made = [_tensor_hessian(gradient, lang, args) for lang in langs]
+    else:
+        plain = [lang for lang in langs if lang != "cuda"]
+        modes = {lang: ("jacobian",) for lang in plain}
+        found = iter(generate_all(gradient, plain, args.method, modes, args.sparse, args.budget)
+                     if plain else [])  # fmt: skip
         made = [
-            make_tensor_function(gradient, "jacobian", lang, args.method, args.budget, args.sparse)[
-                0
-            ]
+            cuda_scalar_hessian(gradient, "hessian", args.method, args.budget, args.sparse)
+            if lang == "cuda"
+            else next(found)
             for lang in langs
         ]
-    else:
-        modes = {lang: ("jacobian",) for lang in langs}
-        made = generate_all(gradient, langs, args.method, modes, args.sparse, args.budget)
     tails = [_hessian_tail(code, gradient, args.sparse) for code in made]
     companions = [
-        _index_path(o) if code.lang == "c" and gradient.is_tensor else None
+        _index_path(o) if code.lang in ("c", "cuda") and gradient.is_tensor else None
         for o, code in zip(outputs, made, strict=True)
     ]
     for output, code, tail, companion in zip(outputs, made, tails, companions, strict=True):
@@ -270,11 +276,24 @@ def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]
     return 0
 
 
+def _tensor_hessian(gradient: DGraph, lang: str, args: argparse.Namespace):
+    """The checked Jacobian of an array function's gradient graph in ``lang``; CUDA: the
+    C values' statements as kernels, checked through their host build, with
+    ``hessian_mirror_launch`` (:func:`~dgraph.codegen.hessian_native.cuda_tensor_values`)."""
+    native = "c" if lang == "cuda" else lang
+    code = make_tensor_function(gradient, "jacobian", native, args.method, args.budget, args.sparse)
+    return cuda_tensor_values(code[0], "jacobian")[0] if lang == "cuda" else code[0]
+
+
 def _hessian_tail(code, gradient: DGraph, sparse: bool) -> str:
     """What ends a ``--mode hessian`` file: in Python ``hessian = jacobian``; in C a
     graph of scalars' ``hessian`` (and ``hessian_values``) mirrored
     (:func:`~dgraph.codegen.hessian.c_scalar_hessian`), a tensor graph's
-    ``hessian_mirror`` for the values of its CSR pattern."""
+    ``hessian_mirror`` for the values of its CSR pattern; in CUDA nothing (a graph of
+    scalars' ``jacobian`` kernels write the symmetric H, a tensor graph's file ends with
+    ``hessian_mirror_launch``)."""
+    if code.lang == "cuda":
+        return "\n"
     if code.lang != "c":
         return "\n\nhessian = jacobian  # H: the Jacobian of the gradient graph\n"
     if gradient.is_tensor:

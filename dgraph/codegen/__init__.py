@@ -10,7 +10,8 @@ array statements for tensor graphs, a scalar one of shape ``()``),
 :mod:`~dgraph.codegen.printing`, :mod:`~dgraph.codegen.python`, :mod:`~dgraph.codegen.c`,
 :mod:`~dgraph.codegen.jaxcode` and :mod:`~dgraph.codegen.cuda` (printing, loading),
 :mod:`~dgraph.codegen.check` (the printed code run against the graph),
-:mod:`~dgraph.codegen.generate` (graph to file), :mod:`~dgraph.codegen.compare`
+:mod:`~dgraph.codegen.generate` (graph to file), :mod:`~dgraph.codegen.hessian` and
+:mod:`~dgraph.codegen.hessian_native` (Hessians; in C and CUDA), :mod:`~dgraph.codegen.compare`
 (sympy, CasADi, JAX); ``dgraph codegen`` is :mod:`dgraph.cli.codegen`.
 """
 

@@ -24,6 +24,7 @@ from .c import load_c
 from .cuda import load_cuda
 from .generate import LANGS, MODES, Generated, generate
 from .hessian import HESSIAN_MODES, make_hessian
+from .hessian_native import NATIVE_LANGS, make_native_hessian
 from .python import load_python
 from .scope import codegen_call
 from .tensor.function import TensorGenerated, make_tensor_function
@@ -186,7 +187,8 @@ def make_function(
     ``vjp`` as tangent and adjoint sweeps over the blocks that never form J
     (:mod:`dgraph.codegen.tensor.sweeps`). ``lang="c"`` with ``sparse=True`` and mode
     ``jacobian``: the values of the sparse Jacobian for its fixed pattern in compiled C,
-    returning the same CSR array (:mod:`dgraph.codegen.tensor.c_values`).
+    returning the same CSR array (:mod:`dgraph.codegen.tensor.c_values`). The Hessian
+    modes in C and CUDA: :mod:`dgraph.codegen.hessian_native`.
 
     Examples
     --------
@@ -196,6 +198,15 @@ def make_function(
     [[1.0, 0.5], [0.0, 0.5403]]
     """
     with codegen_call():
+        if mode in HESSIAN_MODES and lang in NATIVE_LANGS:  # hessian_native.py
+            inner, function = make_native_hessian(
+                source, mode, lang, _make_function, GeneratedFunction, method=method,
+                budget=budget, sparse=sparse, tril=tril, weights=weights, params=params,
+                sizes=sizes, point=point, fallback=make_hessian,
+            )  # fmt: skip
+            made = GeneratedFunction(inner.generated, mode, function)
+            made.__doc__, made.gradient = function.__doc__, inner
+            return made
         if mode in HESSIAN_MODES:
             inner, function = make_hessian(
                 source, mode, lang, _make_function, method=method, budget=budget,

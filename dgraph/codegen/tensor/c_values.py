@@ -9,7 +9,9 @@ folded: the same statements the NumPy module prints) as one C function
 
 that fills the CSR ``data`` array (``nnz`` values, in the module's row order) from the
 inputs (flattened, C order) and the program's constant arrays ``_K…`` (integer gathers and
-scatters, folded float constants; ``K…`` in C), which it takes as arguments. One loop
+scatters, folded float constants; ``K…`` in C), which it takes as arguments. The program
+of ``value_and_jacobian`` gives the same function with one more argument after ``data``,
+``double *value``: F(x), the outputs flattened and concatenated in the rows' order. One loop
 nest per statement over whole arrays; slices (with steps), reshapes, transposes, flips and
 broadcasts are strided views (no copy); scratch buffers are sized from the shapes the
 statements have at generation (one ``malloc`` per call); the last one is ``data`` itself.
@@ -97,7 +99,7 @@ THREADS = 256  # CUDA threads per block
 MAGIC = b"DGCVALS1"
 
 _REDUCTIONS = {"sum", "max", "einsum"}  # computed into a buffer where read in an expression
-_VIEWS = {"reshape", "transpose", "broadcast_to", "flip", "ravel", "asarray"}
+_VIEWS = {"reshape", "transpose", "broadcast_to", "flip", "ravel", "asarray", "array"}
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,7 @@ class CValues:
     input_shapes: tuple[tuple[int, ...], ...]
     scratch: dict[str, int] = field(default_factory=dict)  # the CUDA launcher's, per type
     _library: Any = field(default=None, repr=False)
+    value_size: int = 0  # value_and_jacobian: F's entries, written to ``value`` after data
 
     @property
     def nnz(self) -> int:
@@ -206,8 +209,10 @@ class CValues:
 
     def _caller(self, function, extra: int, after: list | None = None):
         """``jacobian(*inputs)``: ``function(inputs..., constants..., data, *after)`` (the
-        pointers of ``after``'s arrays, None as NULL), ``extra`` arguments after data."""
-        count = len(self.inputs) + len(self.constants) + 1 + extra
+        pointers of ``after``'s arrays, None as NULL), ``extra`` arguments after data;
+        with :attr:`value_size` ``value`` comes after data and ``(F, J)`` is returned."""
+        value_size = self.value_size
+        count = len(self.inputs) + len(self.constants) + 1 + extra + bool(value_size)
         function.argtypes = [ctypes.c_void_p] * count
         constants = [np.ascontiguousarray(a) for a in self.constants.values()]
         pointers = [a.ctypes.data for a in constants]
@@ -224,8 +229,11 @@ class CValues:
                 if a.size != size:
                     raise DGraphError(f"input {name}: {a.size} entries, not {size}")
             data = np.empty(nnz)
-            function(*[a.ctypes.data for a in arrays], *pointers, data.ctypes.data, *tail)
-            return scipy.sparse.csr_array((data, indices, indptr), shape=shape)
+            value = np.empty(value_size)
+            out = [data.ctypes.data, *([value.ctypes.data] if value_size else [])]
+            function(*[a.ctypes.data for a in arrays], *pointers, *out, *tail)
+            J = scipy.sparse.csr_array((data, indices, indptr), shape=shape)
+            return (value, J) if value_size else J
 
         jacobian._keep = (function, constants, after)  # type: ignore[attr-defined]
         return jacobian
@@ -289,10 +297,10 @@ def read_index_file(path: str | Path | bytes) -> dict[str, np.ndarray]:
 
 
 def c_values(program: ArrayProgram) -> CValues:
-    """The C value program of the array program of a NumPy sparse ``jacobian``
-    (:func:`~dgraph.codegen.tensor.module.tensor_program` with ``keep_arrays``; module
-    docstring)."""
-    if program.name != "jacobian":
+    """The C value program of the array program of a NumPy sparse ``jacobian`` or
+    ``value_and_jacobian`` (:func:`~dgraph.codegen.tensor.module.tensor_program` with
+    ``keep_arrays``; module docstring)."""
+    if program.name not in ("jacobian", "value_and_jacobian"):
         raise DGraphError("C values: the program is not jacobian(); generate mode jacobian")
     return _Translator(program).run()
 
@@ -317,6 +325,7 @@ class _Translator(CElementPrinter):
         self.kernels: list[tuple[int, list[str], str]] = []  # entries, index decoding, body
         self.counter = 0
         self.pattern: tuple | None = None
+        self.value_size = 0  # value_and_jacobian: the entries of F
         self.current = ""
         self.views: dict[int, _View | None] = {}
         self.reads_after = _reads_after(self.body)
@@ -333,6 +342,13 @@ class _Translator(CElementPrinter):
             self._statement(statement.target, statement.value)
         if self.pattern is None:
             raise DGraphError("C values: the module returns no scipy.sparse.csr_array")
+        if self.program.name == "value_and_jacobian":  # F(x) copied into ``value``
+            self.current = f"value = {self.program.results[1]}"
+            found = self._operand(ir.Name(self.program.results[1]))
+            self.value_size = found.size
+            out = _contiguous("value", (found.size,))
+            copy = [out, found.to(out.shape)]
+            self._loop(copy, lambda i: f"value[{i[0]}] = {found.base}[{i[1]}];")
         return self._finish()
 
     def _statement(self, target: str, node: Node) -> None:
@@ -475,7 +491,7 @@ class _Translator(CElementPrinter):
             inner = self._operand(node.args[0])
         if inner is None:
             return None
-        if kind == "asarray":
+        if kind in ("asarray", "array"):  # a copy (F's) read only: the buffer itself
             return inner
         if kind in ("reshape", "ravel"):
             shape = (inner.size,) if kind == "ravel" else _literal_shape(node.args[1])
@@ -868,6 +884,8 @@ class _Translator(CElementPrinter):
             return
         if isinstance(data, ir.Index) and self._index_array(data.items) is not None:
             self._gather(out, data)
+        elif _call_name(data) == "concatenate":  # the rows of several outputs' blocks
+            self._concatenate(out, data)
         else:
             self._copy(out, data)
 
@@ -1278,6 +1296,8 @@ class _Translator(CElementPrinter):
         args = [f"const double *restrict in{k}" for k in range(len(self.args))]
         args += [f"const {_ctype(a.dtype)} *restrict {n}" for n, a in self.constants.items()]
         args.append("double *restrict data")
+        if self.value_size:
+            args.append("double *restrict value")
         total = {
             c: sum(s for _, s, t in self.scratch if t == c)
             for c in ("double", "int32_t", "int64_t")
@@ -1292,6 +1312,11 @@ class _Translator(CElementPrinter):
                 for k, (x, s) in enumerate(zip(self.inputs, self.shapes, strict=True))
             )
             + ";",
+            *(
+                [f" * and value[{self.value_size}]: F(x), the outputs flattened in row order;"]
+                if self.value_size
+                else []
+            ),
             " * the constant arrays, the CSR indices and indptr: the index file beside this one",
             " * (dgraph.codegen.tensor.c_values.read_index_file documents its layout). */",
             "#include <math.h>",
@@ -1324,6 +1349,7 @@ class _Translator(CElementPrinter):
             self.inputs,
             self.shapes,
             dict(total),
+            value_size=self.value_size,
         )
 
     def _places(self) -> list[tuple[str, tuple[str, int]]]:
@@ -1341,8 +1367,10 @@ class _Translator(CElementPrinter):
         args = [f"const double *__restrict__ in{k}" for k in range(len(self.args))]
         args += [f"const {_ctype(a.dtype)} *__restrict__ {n}" for n, a in self.constants.items()]
         args += ["double *__restrict__ data"]
+        args += ["double *__restrict__ value"] if self.value_size else []
         args += [f"{c} *scratch_{c}" for c in total]
         names = [f"in{k}" for k in range(len(self.args))] + [*self.constants, "data"]
+        names += ["value"] if self.value_size else []
         names += [f"scratch_{c}" for c in total]
         at = {c: 0 for c in total}
         pointers = {}

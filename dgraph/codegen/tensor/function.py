@@ -135,7 +135,7 @@ def _make(
         )
     if lang not in ("python", "jax", "c"):
         raise DGraphError(f"tensor graphs: code in python, jax or c, not {lang!r}")
-    if lang == "c" and (mode != "jacobian" or not sparse):
+    if lang == "c" and (mode not in ("jacobian", "value_and_jacobian") or not sparse):
         raise DGraphError(
             "tensor graphs: C code is the values of the sparse jacobian (mode jacobian,"
             f" sparse=True), not {mode}{'' if sparse else ' dense'}"
@@ -169,7 +169,7 @@ def _make(
         program = tensor_program(es, "python", sparse, mode, keep_arrays=True)
         values = c_values(program)
         stacked = values.load()
-        function = c_blocks(stacked, es.graph, values.indices, values.indptr)
+        function = c_blocks(stacked, es.graph, values.indices, values.indptr, mode)
         check = _checked(check_tensor(function, es, lang, mode=mode))
         generated = TensorGenerated(values.text, lang, es, sparse, check, mode, None, values)
         generated.stacked = stacked
@@ -187,11 +187,18 @@ def _make(
     return generated, function
 
 
-def c_blocks(stacked: Callable[..., Any], graph: DGraph, indices, indptr) -> Callable[..., Any]:
+def c_blocks(
+    stacked: Callable[..., Any], graph: DGraph, indices, indptr, mode: str = "jacobian"
+) -> Callable[..., Any]:
     """The C values' ``jacobian`` in ``jax.jacobian``'s form: ``stacked`` (one CSR matrix
     over all outputs and inputs, whose pattern is ``indices`` and ``indptr``) itself for
     one output and one input, else its (output, input) blocks, CSR arrays of shape
-    (y.size, x.size), nested as the NumPy module's ``jacobian`` nests them."""
+    (y.size, x.size), nested as the NumPy module's ``jacobian`` nests them;
+    ``value_and_jacobian``: ``(F, J)``, F cut per output and shaped as the NumPy
+    module's."""
+    if mode == "value_and_jacobian":
+        split = c_blocks(lambda J: J, graph, indices, indptr)  # the blocks of a given J
+        return _with_values(split, stacked, graph)
     if len(graph.outputs) == len(graph.inputs) == 1:
         return stacked
     indptr = np.asarray(indptr)
@@ -229,6 +236,23 @@ def c_blocks(stacked: Callable[..., Any], graph: DGraph, indices, indptr) -> Cal
         " jax.jacobian nests them."
     )
     return jacobian
+
+
+def _with_values(
+    split: Callable[..., Any], stacked: Callable[..., Any], graph: DGraph
+) -> Callable[..., Any]:
+    """``value_and_jacobian`` from the stacked ``(F, J)``: F (flat) cut per output and
+    shaped, a tuple over several outputs; J's blocks as ``split`` nests them (one call
+    of C)."""
+    shapes = [graph.shape(y) for y in graph.outputs]
+    cuts = np.cumsum([math.prod(s) for s in shapes])[:-1]
+
+    def value_and_jacobian(*inputs: Any) -> Any:
+        flat, J = stacked(*inputs)
+        values = [p.reshape(s) for p, s in zip(np.split(flat, cuts), shapes, strict=True)]
+        return (values[0] if len(values) == 1 else tuple(values)), split(J)
+
+    return value_and_jacobian
 
 
 def _fresh(checked: Any, text: str, lang: str) -> Any:

@@ -1,0 +1,260 @@
+"""Hessians in C and CUDA (issue 55, dgraph.codegen.hessian_native): an array function's
+value_gradient_hessian from one compiled C call, dense, CSR and lower triangle; its CUDA
+kernels run through their host build; a graph of scalars' CUDA kernels writing the
+symmetric H (loaded here through the host build in place of CuPy); the CLI's .cu files;
+values against jax.hessian (or sympy) at the user's point and a random one."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+import scipy.sparse
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+import dgraph  # noqa: E402
+import dgraph.codegen.hessian_native as native  # noqa: E402
+from dgraph.cli import main  # noqa: E402
+from dgraph.codegen.c import compiler  # noqa: E402
+from dgraph.codegen.cuda import compile_host, cxx_compiler, load_cuda_host, metadata  # noqa: E402
+from dgraph.codegen.tensor.c_values import read_index_file  # noqa: E402
+from dgraph.errors import DGraphError  # noqa: E402
+from dgraph.frontends import from_trace  # noqa: E402
+
+needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler")
+needs_cxx = pytest.mark.skipif(cxx_compiler() is None, reason="no C++ compiler")
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")
+
+N = 6
+X = np.random.default_rng(5).uniform(-1.0, 1.0, N)  # the user's point
+Z = np.random.default_rng(6).uniform(-1.0, 1.0, N)  # another one
+DOMAIN_11 = "inputs: x, y\noutputs: f\nv1 = x*y\nv2 = sin(x)\nf = v1 + v2"
+TWO_OUTPUTS = "inputs: x, y\noutputs: f, h\nf = x*y\nh = sin(x)*y*y"
+POINTS = np.array([[0.5, 0.3], [1.0, 2.0], [-0.2, 0.7]])
+
+
+def coupled(x):
+    """Rosenbrock's chain with a product coupling two neighbours further on."""
+    chain = jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+    return chain + jnp.sum(jnp.sin(x[:-2] * x[2:]))
+
+
+def constraints(x):
+    return x[:-2] * x[1:-1] + jnp.exp(x[2:]) + 2.0 * x[:-2] - x[1:-1]
+
+
+def _jax(f, *args):
+    """f, ∇f and H of ``f`` at ``args`` by JAX, in doubles."""
+    with jax.enable_x64(True):
+        args = [jnp.asarray(a) for a in args]
+        return (
+            float(f(*args)),
+            np.asarray(jax.grad(f)(*args)),
+            np.asarray(jax.hessian(f)(*args)),
+        )
+
+
+def _domain_11(p):
+    return np.array([[-np.sin(p[0]), 1.0], [1.0, 0.0]])
+
+
+@functools.cache
+def _c_value_gradient_hessian():
+    return dgraph.make_function(coupled, "value_gradient_hessian", "c", point=[X], sparse=True)
+
+
+@needs_cc
+def test_c_value_gradient_hessian_of_an_array_function_is_jax_s():
+    V = _c_value_gradient_hessian()
+    assert V.lang == "c" and V.generated.verified
+    assert "double *restrict value" in V.source  # (f, ∇f) from the same C function
+    for point in (X, Z):
+        f, g, h = V(point)
+        f_ref, g_ref, h_ref = _jax(coupled, point)
+        assert isinstance(h, scipy.sparse.csr_array) and h.shape == (N, N)
+        assert h.nnz == 3 * N - 2 + 2 * (N - 2)  # the chain's band and the coupling
+        assert np.array_equal(h.toarray(), h.toarray().T)  # symmetric by construction
+        np.testing.assert_allclose(float(f), f_ref, rtol=1e-13)
+        np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(h.toarray(), h_ref, rtol=1e-12, atol=1e-12)
+
+
+@needs_cc
+def test_c_dense_and_lower_triangle_hessians():
+    H = dgraph.make_function(coupled, "hessian", "c", point=[X])
+    h_ref = _jax(coupled, Z)[2]
+    assert H.generated.verified and isinstance(H(Z), np.ndarray)
+    np.testing.assert_allclose(H(Z), h_ref, rtol=1e-12, atol=1e-12)
+    V = dgraph.make_function(coupled, "value_gradient_hessian", "c", point=[X], tril=True)
+    f, g, lower = V(Z)
+    np.testing.assert_allclose(lower, np.tril(h_ref), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose([float(f), *g], [*_jax(coupled, Z)[:1], *_jax(coupled, Z)[1]])
+
+
+@functools.cache
+def _cuda_hessian():
+    return dgraph.make_function(coupled, "hessian", "cuda", point=[X], sparse=True)
+
+
+@needs_cxx
+def test_cuda_hessian_of_an_array_function_runs_its_kernels_host_build():
+    H = _cuda_hessian()
+    assert H.lang == "cuda" and H.generated.verified
+    assert "__global__" in H.source and "hessian_mirror_launch" in H.source
+    h = H(Z)
+    assert np.array_equal(h.toarray(), h.toarray().T)
+    np.testing.assert_allclose(h.toarray(), _jax(coupled, Z)[2], rtol=1e-12, atol=1e-12)
+    # a Lagrangian's, the weights taken per call, its lower triangle
+    x0, lam = np.linspace(0.5, 1.5, 7), np.linspace(-1.0, 1.0, 5)
+    V = dgraph.make_function(
+        constraints, "value_gradient_hessian", "cuda", point=[x0], weights=lam, tril=True
+    )
+    assert V.lang == "cuda" and "__restrict__ value" in V.source  # (f, ∇f) from the kernels
+    other = np.linspace(2.0, -1.0, 5)
+    f, g, lower = V(x0, other)
+    f_ref, g_ref, h_ref = _jax(lambda x: other @ constraints(x), x0)
+    np.testing.assert_allclose(float(f), f_ref, rtol=1e-13)
+    np.testing.assert_allclose(g, g_ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(lower, np.tril(h_ref), rtol=1e-12, atol=1e-12)
+
+
+@needs_nvcc
+def test_nvcc_compiles_the_cuda_hessians(tmp_path):
+    scalar = native.cuda_scalar_hessian(
+        dgraph.core.hessian_graph.hessian_graph(from_trace(DOMAIN_11)), "hessian"
+    )
+    (tmp_path / "scalar.cu").write_text(scalar.text)
+    ptx = ["nvcc", "-std=c++17", "-ptx", "-arch=sm_80", "-o", str(tmp_path / "s.ptx")]
+    done = subprocess.run([*ptx, str(tmp_path / "scalar.cu")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "array.cu").write_text(_cuda_hessian().source)
+    objects = ["nvcc", "-arch=sm_80", "-c", "-o", str(tmp_path / "a.o")]
+    done = subprocess.run([*objects, str(tmp_path / "array.cu")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture
+def host_gpu(monkeypatch):
+    """CuPy's loader replaced by the host build: the same functions, run on the CPU."""
+    monkeypatch.setattr(native, "load_cuda", load_cuda_host)
+
+
+@needs_cxx
+def test_a_graph_of_scalars_cuda_hessian_is_symmetric_in_both_layouts(host_gpu):
+    g = from_trace(DOMAIN_11)
+    H = dgraph.make_function(g, "hessian", "cuda")
+    assert H.lang == "cuda" and H.generated.verified
+    expected = np.stack([_domain_11(p) for p in POINTS])
+    np.testing.assert_allclose(H(POINTS), expected, atol=1e-14)
+    last = H(POINTS.T, layout="batch_last")
+    np.testing.assert_array_equal(np.moveaxis(last, -1, 0), H(POINTS))
+    # the upper entry stores the lower one's value: computed once
+    body = H.source[H.source.index("void jacobian_point") :].split("}")[0]
+    assert re.search(r"J\[s\] = (\w+);\n\s+J\[2\*s\] = \1;", body), body
+
+
+@needs_cxx
+def test_a_graph_of_scalars_cuda_value_gradient_hessian_and_hvp(host_gpu):
+    g = from_trace(DOMAIN_11)
+    V = dgraph.make_function(g, "value_gradient_hessian", "cuda")
+    f, grad, h = V(POINTS)
+    x, y = POINTS.T
+    np.testing.assert_allclose(f, x * y + np.sin(x), atol=1e-14)
+    np.testing.assert_allclose(grad, np.stack([y + np.cos(x), x], axis=1), atol=1e-14)
+    np.testing.assert_allclose(h, np.stack([_domain_11(p) for p in POINTS]), atol=1e-14)
+    hvp = dgraph.make_function(g, "hvp", "cuda")
+    t = np.array([[1.0, 2.0], [0.5, -1.0], [3.0, 0.0]])
+    expected = np.einsum("bij,bj->bi", np.stack([_domain_11(p) for p in POINTS]), t)
+    np.testing.assert_allclose(hvp(POINTS, t), expected, atol=1e-14)
+
+
+@needs_cxx
+def test_a_graph_of_scalars_cuda_lagrangian_lower_triangle_values(host_gpu):
+    """Sparse and lower: the values of the lower pattern, the weights per point."""
+    H = dgraph.make_function(from_trace(TWO_OUTPUTS), "hessian", "cuda", sparse=True, tril=True)
+    assert H.generated.verified
+    meta = metadata(H.source)
+    assert (meta["rows"], meta["cols"]) == ([0, 1, 1], [0, 0, 1])
+    v = np.array([[2.0, 3.0], [-1.0, 0.5], [0.0, 1.0]])
+    x, y = POINTS.T
+    expected = np.stack(  # of v0·x·y + v1·sin(x)·y²: H[0, 0], H[1, 0], H[1, 1]
+        [
+            -v[:, 1] * np.sin(x) * y**2,
+            v[:, 0] + 2 * v[:, 1] * np.cos(x) * y,
+            2 * v[:, 1] * np.sin(x),
+        ],
+        axis=1,
+    )
+    np.testing.assert_allclose(H(POINTS, v), expected, atol=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("call", "needle"),
+    [
+        (
+            lambda: dgraph.make_function(coupled, "hvp", "c", point=[X]),
+            "hvp of an array function is generated in python or jax",
+        ),
+        (
+            lambda: dgraph.make_function(
+                from_trace(DOMAIN_11), "value_gradient_hessian", "cuda", sparse=True
+            ),
+            "sparse=True is for mode hessian",
+        ),
+        (
+            lambda: dgraph.make_function(coupled, "hvp", "cuda", point=[X], tril=True),
+            "sparse= and tril= are for the Hessian",
+        ),
+    ],
+)
+def test_bad_input_is_one_line(call, needle):
+    with pytest.raises(DGraphError) as raised:
+        call()
+    assert needle in str(raised.value) and "\n" not in str(raised.value)
+
+
+def _pointer(a):
+    return a.ctypes.data_as(ctypes.c_void_p)
+
+
+@needs_cxx
+def test_command_line_writes_cuda_hessians(tmp_path, monkeypatch, capsys):
+    (tmp_path / "model.py").write_text(
+        "import numpy as np\n\n\ndef rosenbrock(x):\n"
+        "    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)\n"
+    )
+    (tmp_path / "d11.trace").write_text(DOMAIN_11 + "\n")
+    monkeypatch.chdir(tmp_path)
+    argv = ["codegen", "model.py:rosenbrock", "--inputs", f"x:{N}", "--mode", "hessian"]
+    assert main([*argv, "-o", "dense.cu"]) == 2  # the values of the sparse matrix
+    assert "give --sparse" in capsys.readouterr().err and not (tmp_path / "dense.cu").exists()
+    assert main([*argv, "--sparse", "-o", "hess.cu"]) == 0
+    assert "hess.bin" in capsys.readouterr().out
+    text = (tmp_path / "hess.cu").read_text()
+    arrays = read_index_file(tmp_path / "hess.bin")
+    indices, indptr, _ = (arrays.pop(k) for k in ("indices", "indptr", "shape"))
+    lib = compile_host(text)  # the kernels' host build: one thread each, in launch order
+    sizes = re.search(r"(\d+) double, (\d+) int32_t, (\d+) int64_t entries", text).groups()
+    types = (np.float64, np.int32, np.int64)  # the scratch arrays, in the order listed
+    scratch = [np.zeros(int(n), t) for n, t in zip(sizes, types, strict=True)]
+    data = np.zeros(indices.size)
+    x = np.ascontiguousarray(Z)
+    constants = [np.ascontiguousarray(a) for a in arrays.values()]
+    lib.jacobian_values_launch(*(_pointer(a) for a in [x, *constants, data, *scratch]), None)
+    lib.hessian_mirror_launch(
+        ctypes.c_longlong(N), _pointer(indptr), _pointer(indices), _pointer(data), None
+    )
+    h = scipy.sparse.csr_array((data, indices, indptr), shape=(N, N)).toarray()
+    rosenbrock = lambda x: jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)  # noqa: E731
+    assert indices.size == 3 * N - 2 and np.array_equal(h, h.T)
+    np.testing.assert_allclose(h, _jax(rosenbrock, Z)[2], rtol=1e-12, atol=1e-12)
+    assert main(["codegen", "d11.trace", "--mode", "hessian", "-o", "d11.cu"]) == 0
+    H = load_cuda_host(tmp_path / "d11.cu").jacobian(POINTS)
+    np.testing.assert_allclose(H, np.stack([_domain_11(p) for p in POINTS]), atol=1e-14)
