@@ -70,3 +70,15 @@ def test_a_numpy_function_keeps_the_tracers_message():
 
     with pytest.raises(InputError, match=r"write it with numpy\.where"):
         dgraph.make_function(branchy, sizes=[2])
+
+
+def test_past_the_edge_limit_a_numpy_function_is_read_at_the_array_level():
+    def residual(u):
+        return u[:-2] - 2 * u[1:-1] + u[2:] + 0.1 * np.exp(u[1:-1])
+
+    u = np.linspace(0.0, 1.0, 10_000)  # 129,974 scalar edges: over the limit of 100,000
+    g = from_python(residual, point=[u], level=None)
+    assert g.is_tensor and g.traced_with == "numpy" and g.inputs == ["u"]
+    assert "129,974 scalar edges" in g.notes[-1]
+    with pytest.raises(InputError, match="over the limit"):
+        from_python(residual, point=[u])  # the element level, asked for

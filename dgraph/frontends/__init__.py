@@ -170,6 +170,9 @@ def from_python(
     >>> g.inputs, g.traced_with
     (['x0', 'x1'], 'jax')
     """
+    if sizes is None and point is not None and n_inputs is None:
+        shapes = [np.shape(v) for v in point]  # the example arguments'
+        sizes = [s[0] if len(s) == 1 else (s or 0) for s in shapes]
     if level is None:
         try:
             return from_python(

@@ -17,8 +17,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from ..core.collector import collector_paused
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
@@ -500,11 +498,8 @@ def traced_function(
     InputError
         For a function the tracer cannot read.
     """
-    if point is not None and sizes is None:
-        if params:
-            raise DGraphError("with params=, give sizes= for every argument beside point=")
-        shapes = [np.shape(v) for v in point]
-        sizes = [s[0] if len(s) == 1 else (s or 0) for s in shapes]
+    if point is not None and sizes is None and params:
+        raise DGraphError("with params=, give sizes= for every argument beside point=")
     return from_python(
         f,
         n_inputs=n_inputs,
