@@ -81,6 +81,8 @@ def test_bad_requests_are_refused(sin_graph):
         dgraph.make_function(sin_graph, "hess")
     with pytest.raises(DGraphError, match="unknown language 'fortran'"):
         dgraph.make_function(sin_graph, lang="fortran")
+    with pytest.raises(DGraphError, match=r"unknown language array\(\[1\., 1\.\]\)"):
+        dgraph.make_function(lambda x: 2 * x, "jacobian", np.ones(2))  # a point as lang
     with pytest.raises(DGraphError, match="give a DGraph or a function"):
         dgraph.jacobian(42)
 

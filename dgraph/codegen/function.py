@@ -197,6 +197,10 @@ def make_function(
     >>> J([0.5, 1.0]).round(4).tolist()
     [[1.0, 0.5], [0.0, 0.5403]]
     """
+    if not isinstance(mode, str) or mode not in (*MODES, *HESSIAN_MODES):
+        raise DGraphError(f"unknown mode {mode!r:.60}: use {', '.join((*MODES, *HESSIAN_MODES))}")
+    if not isinstance(lang, str) or lang not in LANGS:
+        raise DGraphError(f"unknown language {lang!r:.60}: use {', '.join(LANGS)}")
     with codegen_call():
         if mode in HESSIAN_MODES and lang in NATIVE_LANGS:  # hessian_native.py
             inner, function = make_native_hessian(
