@@ -187,7 +187,8 @@ class StepReads:
         if name not in READS:
             raise InputError(
                 f"{where}: {name} at the loop counter is not supported: only reads (x[i],"
-                " dynamic_slice, take) and writes (x.at[i].set, dynamic_update_slice) are"
+                " dynamic_slice, take) and writes (x.at[i].set, x.at[i].add and"
+                " dynamic_update_slice are)"
             )
         data = ins[0]
         if isinstance(data, np.ndarray):
