@@ -1,5 +1,5 @@
 """Indexing by the loop counter inside a scan body: ``x[i]``, ``lax.dynamic_slice``,
-``jnp.take``, ``x.at[i].set(v)``, ``lax.dynamic_update_slice``.
+``jnp.take``, ``x.at[i].set(v)``, ``x.at[i].add(v)``, ``lax.dynamic_update_slice``.
 
 A ``fori_loop`` with static bounds is a ``scan`` whose carry ``i`` starts at a constant
 and grows by a constant each step (``i = start + t·stride`` at step t); a scan may carry
@@ -20,12 +20,23 @@ fixed selection:
   over them. The masks are a new ``xs`` of 0/1 rows (``StepReads.tables``), and the
   region's patterns are taken step by step (``Region.step_sweep``): exact per step.
 
+An addition at the counter (``x.at[i].add(u)``) is the write's select against zeros,
+added to ``x``. In a loop inside a scan body, an index may also read the enclosing
+scan's counter (passed in as an operand of the inner loop): a read of an array the outer
+loop reads whole is then one gather outside the outer loop of every (outer, inner)
+step's selection, a new xs of the outer loop whose slice is a new xs of the inner one.
+A ``while_loop``'s counter (a carry starting at a constant, grown by a constant: the
+trip index, the trips unknown before it runs) may index ``dynamic_slice`` (``x[i]``): the
+clamped start is compared in the body with every start the window can take.
+
 Every target's loop indexes the new ``xs`` by its step variable; the values come from the
 same tangent sweep. The positions are JAX's own: the primitive applied to the array's
 positions ``1, 2, …`` (a write: the update's ids) at each step's index values, one
 ``jax.vmap`` over the steps, so JAX's clamping holds. Refused in one line: an index that
 depends on values other than the counters, a window moving over what it writes, a combiner
-other than ``set`` at the counter, an index at a ``while_loop``'s counter.
+other than ``set`` and ``add`` at the counter, two entries added into one at a step, at a
+``while_loop``'s counter anything but ``dynamic_slice``, at an outer loop's counter a
+write or a read of what the inner loop carries or computes.
 """
 
 from __future__ import annotations
