@@ -273,6 +273,13 @@ def test_an_inner_loop_reads_at_the_outer_counter():
     g, _, _ = _check(matrix, (A, np.array([0.3, 0.7])))
     (gather,) = [v for v in g.nx if g.op(v) is not None and g.op(v).primitive == "gather_flat"]
     assert g.block("A", gather).nnz == 12  # each A[i, j] read once, at its own steps
+    # the generated vjp: the inner loop's operand i (an expression of the outer counter)
+    vjp = dgraph.make_function(g, "vjp")
+    w = (np.array([0.4, -1.1]), np.array([0.5, 0.2, -0.3]))
+    with jax.enable_x64(True):
+        want = jax.vjp(matrix, A, np.array([0.3, 0.7]))[1](w)
+    for a, b in zip(vjp(A, np.array([0.3, 0.7]), *w), want, strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-13)
 
 
 def test_a_while_loop_reads_at_its_counter():
