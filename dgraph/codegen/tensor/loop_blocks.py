@@ -6,8 +6,10 @@ matrix ``D`` (rows the carry's entries, columns every active input's) by the bod
 blocks, ``D ← Σ J_block·D_input``. A body block that the body program scatters into a
 dense array from a sparse pattern (a stencil's: 3 entries a row) is multiplied by its
 entries instead: a gather of D's rows at the pattern's columns, a multiply by the
-entries, a segment sum into the pattern's rows — nnz·w multiplications a step, not
-m·n·w (a 1-D stencil on 1,000 cells: 3·10³ entries against 10⁶).
+entries, summed into the pattern's rows — nnz·w multiplications a step, not m·n·w (a
+1-D stencil on 1,000 cells: 3·10³ entries against 10⁶). The sum is by slots of the rows'
+entries (:func:`by_rows`: per slot a gather of whole rows, no scatter) where the rows
+hold about as many entries each, else a segment sum.
 
 The region's Jacobian is the chain ``M_T ⋯ M_1`` of seed 002 (Naumann, *Matrix-Free
 Jacobian Chaining*): :func:`chain_choice` prices the homogeneous tangent sweep (w columns
@@ -45,7 +47,16 @@ from ..ir import (
     Seq,
 )
 
-__all__ = ["DP_FACTORS", "SPARSE_BELOW", "adjoint_jacobian", "chain_choice", "sparse_product"]
+__all__ = [
+    "DP_FACTORS",
+    "MAX_SLOTS",
+    "PADDED_BELOW",
+    "SPARSE_BELOW",
+    "adjoint_jacobian",
+    "by_rows",
+    "chain_choice",
+    "sparse_product",
+]
 
 DP_FACTORS = 6  # the dynamic program runs on this many of the chain's (equal) factors
 
