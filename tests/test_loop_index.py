@@ -286,25 +286,25 @@ def test_an_inner_loop_reads_at_the_outer_counter():
 
 def test_a_while_loop_reads_at_its_counter():
     """x[i] at a while_loop's counter (a fori_loop whose bounds are known only at run
-    time; a while_loop counting itself): right against jax.jacfwd at the point, and the
-    generated NumPy code at a point where the loop runs one trip fewer."""
+    time; a while_loop counting by 2, reading its carry): right against jax.jacfwd at the
+    point, and the generated NumPy code at a point where the loop runs one trip fewer."""
 
     def bounded(x, W):
         n = (jnp.sum(x) > 0).astype(int) + 2  # the trip count depends on the values
         step = lambda i, y: jnp.tanh(W[i] * y + lax.dynamic_slice(W, (i, 1), (2, 2)).sum())  # noqa: E731
         return lax.fori_loop(0, n, step, x)
 
-    def counting(x):
+    def carried(x):  # a while_loop counting by 2 from 1, reading its own carry
         def body(s):
             i, y = s
-            return i + 1, y * x[i]
+            return i + 2, jnp.sin(y) * y[i] + lax.dynamic_slice(y, (i - 1,), (2,)).sum()
 
-        return lax.while_loop(lambda s: s[0] < 3, body, (0, x))[1]
+        return lax.while_loop(lambda s: s[0] < 4, body, (1, x))[1]
 
     x, W = np.array([0.5, -0.5, 1.5]), np.linspace(-1, 1, 12).reshape(4, 3)
     g, es, _ = _check(bounded, (x, W))
     assert [r.kind for _, r in regions_of(g)] == ["while"]
-    _check(counting, (x,))
+    _check(carried, (np.array([0.5, -0.5, 1.5, 0.7]),))
     other = np.array([-0.3, -0.9, 0.4])  # sum < 0: 2 trips, not 3
     with jax.enable_x64(True):
         want = jax.jacfwd(bounded, argnums=(0, 1))(other, W)
