@@ -154,7 +154,7 @@ def _difference(got, want) -> float:
     return float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-300))
 
 
-def calls(cells: int, steps: int, modules_only: bool = False) -> dict:
+def calls(cells: int, steps: int, modules_only: bool = False, langs=("jax", "python")) -> dict:
     """Per call: dgraph's generated jvp and vjp (NumPy, JAX jitted) against jax.jvp and
     jax.vjp (jitted), dgraph's Jacobian against jax.jacfwd and jax.jacrev (jitted)."""
     from dgraph.codegen.function import make_function
@@ -173,7 +173,7 @@ def calls(cells: int, steps: int, modules_only: bool = False) -> dict:
     ref_vjp = jax.jit(lambda *a: jax.vjp(f, *a[:4])[1](a[4]))
     times = {}
     if modules_only:
-        return _modules(g, f, args, cells, steps, out)
+        return _modules(g, f, args, cells, steps, out, langs)
     times["jax.jvp"] = _timed(ref_jvp, *args, *v)
     times["jax.vjp"] = _timed(ref_vjp, *args, w)
     for mode, given, ref in (("jvp", v, "jax.jvp"), ("vjp", (w,), "jax.vjp")):
@@ -216,9 +216,10 @@ def calls(cells: int, steps: int, modules_only: bool = False) -> dict:
     return out
 
 
-def _modules(g, f, args, cells: int, steps: int, out: dict) -> dict:
-    """The generated JAX ``jacobian`` module (jitted; its loop's sweep as the chain DP
-    chose) against jax.jacrev (jitted), one call each after a first."""
+def _modules(g, f, args, cells: int, steps: int, out: dict, langs=("jax", "python")) -> dict:
+    """The generated ``jacobian`` modules (JAX jitted, and NumPy; the loop's sweep as the
+    chain DP chose) against jax.jacfwd and jax.jacrev (jitted), in one run: one call each
+    after a first, or the least of three where a call takes under 2 s."""
     from dgraph.codegen.python import load_python
     from dgraph.codegen.tensor.module import tensor_program
 
@@ -226,14 +227,22 @@ def _modules(g, f, args, cells: int, steps: int, out: dict) -> dict:
     text = tensor_program(es, "jax").text
     doc = text[text.index('"""J') :]
     out["docstring"] = doc[: doc.index("\n")]
-    first, best, got = _timed(jax.jit(load_python(text).jacobian), *args, repeat=1)
-    out["dgraph jacobian module (jax)"] = {"first s": _g(first), "s": _g(best)}
-    first, best, want = _timed(jax.jit(jax.jacrev(f, argnums=(0, 1, 2, 3))), *args, repeat=1)
-    out["jax.jacrev"] = {"first s": _g(first), "s": _g(best)}
-    out["dgraph jacobian module (jax)"]["/ jax.jacrev"] = round(
-        out["dgraph jacobian module (jax)"]["s"] / best, 2
-    )
-    out["difference"] = _difference(got, want)
+    times = {}
+    if "jax" in langs:
+        times["dgraph jacobian module (jax)"] = _timed(jax.jit(load_python(text).jacobian), *args)
+    if "python" in langs:
+        module = load_python(tensor_program(es, "python").text)
+        times["dgraph jacobian module (numpy)"] = _timed(module.jacobian, *args)
+    times |= {
+        "jax.jacfwd": _timed(jax.jit(jax.jacfwd(f, argnums=(0, 1, 2, 3))), *args),
+        "jax.jacrev": _timed(jax.jit(jax.jacrev(f, argnums=(0, 1, 2, 3))), *args),
+    }
+    for name, (first, best, _) in times.items():
+        out[name] = {"first s": _g(first), "s": _g(best)}
+        if name.startswith("dgraph"):
+            for ref in ("jax.jacfwd", "jax.jacrev"):
+                out[name]["/ " + ref] = round(best / times[ref][1], 2)
+            out[name]["difference"] = _difference(times[name][2], times["jax.jacrev"][2])
     return out
 
 
@@ -340,6 +349,7 @@ def main() -> None:
     parser.add_argument("--memory", action="store_true", help="vjp variants, subprocesses")
     parser.add_argument("--tape", type=int, default=100)
     parser.add_argument("--modules-only", action="store_true", help="with --calls")
+    parser.add_argument("--module-langs", nargs="+", default=["jax", "python"])
     parser.add_argument("--variant", choices=VARIANTS, help=argparse.SUPPRESS)
     parser.add_argument("--lang", default="jax", choices=("python", "jax"))
     parser.add_argument("--variants", type=int, nargs="+", help="with --memory: which")
@@ -361,7 +371,8 @@ def main() -> None:
         return
     if args.calls:
         for t in args.steps:
-            print(json.dumps(calls(args.cells, t, args.modules_only)), flush=True)
+            result = calls(args.cells, t, args.modules_only, args.module_langs)
+            print(json.dumps(result), flush=True)
         return
     results = [run(args.cells, t) for t in args.steps]
     for r in results:

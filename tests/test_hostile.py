@@ -632,6 +632,18 @@ CASES: list[tuple[str, list[str], str]] = [
         ],
         "not only on a loop counter",
     ),
+    (  # a while_loop reads x[i] at its counter, never at a value
+        "loop-while-index-by-value",
+        [
+            "structure",
+            H("jax_model.py") + ":while_index_by_value",
+            "--inputs",
+            "c:3",
+            "--level",
+            "array",
+        ],
+        "changes from trip to trip of a while_loop",
+    ),
     (  # the element level refuses a cond, as it does a loop
         "jax-cond",
         ["structure", H("jax_model.py") + ":sign_branch", "--inputs", "c:3", "--level", "element"],

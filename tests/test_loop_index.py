@@ -3,8 +3,9 @@
 (dgraph/frontends/jaxpr_steps.py), against jax.jacfwd on 0-d, 1-d and n-d arrays, read
 from an input (a derivative reaches it) and from a constant; exact patterns; the
 generated loops; reads and writes of the carry at the counter (per-step masks, exact
-patterns); the refusals (a data-dependent index, a moving window, an addition at the
-counter, a while_loop's counter)."""
+patterns); additions at the counter, reads at an outer loop's counter in an inner loop
+and at a while_loop's counter; the refusals (a data-dependent index, a moving window,
+another combiner at the counter, a write at an outer loop's counter)."""
 
 from __future__ import annotations
 
@@ -232,6 +233,86 @@ def _refused(f, *args) -> str:
     return str(caught.value)
 
 
+def test_an_addition_at_the_counter_has_exact_patterns():
+    """y.at[i].add(...) in the carry (a scalar into entry i; a row into row i from the
+    row before it and an input's row): right against jax.jacfwd, blocks exactly jacfwd's
+    nonzeros (the per-step masks, as for .set)."""
+
+    def adds(x):
+        return lax.fori_loop(0, 3, lambda i, y: y.at[i].add(y[0] * y[i]), x)
+
+    def rows(x, v):
+        return lax.fori_loop(1, 4, lambda i, y: y.at[i].add(jnp.sin(y[i - 1]) * v[i]), x)
+
+    g, _, want = _check(adds, (np.array([0.5, -0.5, 1.5]),))
+    assert g.block("x", "y").nnz == int((want != 0).sum()) == 5
+    x, v = np.linspace(0.1, 0.9, 12).reshape(4, 3), np.linspace(-1, 1, 12).reshape(4, 3)
+    g, _, want = _check(rows, (x, v))
+    assert g.block("x", "y").nnz == int((want[:, :12] != 0).sum()) == 30
+
+
+def test_an_inner_loop_reads_at_the_outer_counter():
+    """x[i] and A[i, j] in an inner fori_loop, i the outer loop's counter: the
+    selections of every (outer, inner) step are one gather outside the outer loop (a
+    vertex whatever the trip counts); right against jax.jacfwd, in a reverse scan too."""
+
+    def vector(x):
+        inner = lambda i: lambda j, z: z * x[i] + x[j]  # noqa: E731
+        return lax.fori_loop(0, 2, lambda i, y: lax.fori_loop(0, 2, inner(i), y), x)
+
+    def matrix(A, v):
+        def outer(y, i):
+            z = lax.fori_loop(0, 4, lambda j, z: z + jnp.sin(A[i, j] * z), y)
+            return z, z.sum()
+
+        return lax.scan(outer, v, jnp.arange(3), reverse=True)
+
+    g, _, _ = _check(vector, (np.array([0.5, -0.5, 1.5]),))
+    assert sorted(g.nx) == ["gather_flat1", "x", "y"]
+    A = np.linspace(-1, 1, 12).reshape(3, 4)
+    g, _, want = _check(matrix, (A, np.array([0.3, 0.7])))
+    (gather,) = [v for v in g.nx if g.op(v) is not None and g.op(v).primitive == "gather_flat"]
+    assert g.block("A", gather).nnz == 12  # each A[i, j] read once, at its own steps
+    ys = g.block(gather, g.outputs[1])  # exact per step: the ys' nonzeros are jacfwd's
+    assert ys.type_name == "sparse" and ys.nnz == int((want[2:, :12] != 0).sum()) < 36
+    # the generated vjp: the inner loop's operand i (an expression of the outer counter)
+    vjp = dgraph.make_function(g, "vjp")
+    w = (np.array([0.4, -1.1]), np.array([0.5, 0.2, -0.3]))
+    with jax.enable_x64(True):
+        want = jax.vjp(matrix, A, np.array([0.3, 0.7]))[1](w)
+    for a, b in zip(vjp(A, np.array([0.3, 0.7]), *w), want, strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-13)
+
+
+def test_a_while_loop_reads_at_its_counter():
+    """x[i] at a while_loop's counter (a fori_loop whose bounds are known only at run
+    time; a while_loop counting by 2, reading its carry): right against jax.jacfwd at the
+    point, and the generated NumPy code at a point where the loop runs one trip fewer."""
+
+    def bounded(x, W):
+        n = (jnp.sum(x) > 0).astype(int) + 2  # the trip count depends on the values
+        step = lambda i, y: jnp.tanh(W[i] * y + lax.dynamic_slice(W, (i, 1), (2, 2)).sum())  # noqa: E731
+        return lax.fori_loop(0, n, step, x)
+
+    def carried(x):  # a while_loop counting by 2 from 1, reading its own carry
+        def body(s):
+            i, y = s
+            return i + 2, jnp.sin(y) * y[i] + lax.dynamic_slice(y, (i - 1,), (2,)).sum()
+
+        return lax.while_loop(lambda s: s[0] < 4, body, (1, x))[1]
+
+    x, W = np.array([0.5, -0.5, 1.5]), np.linspace(-1, 1, 12).reshape(4, 3)
+    g, es, _ = _check(bounded, (x, W))
+    assert [r.kind for _, r in regions_of(g)] == ["while"]
+    _check(carried, (np.array([0.5, -0.5, 1.5, 0.7]),))
+    other = np.array([-0.3, -0.9, 0.4])  # sum < 0: 2 trips, not 3
+    with jax.enable_x64(True):
+        want = jax.jacfwd(bounded, argnums=(0, 1))(other, W)
+    got = load_python(tensor_program(es).text).jacobian(other, W)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-13)
+
+
 def test_what_stays_refused_in_one_line():
     x = np.array([0.5, -0.5, 1.5])
 
@@ -241,22 +322,45 @@ def test_what_stays_refused_in_one_line():
     def moving(x):  # a window of two entries moving over the carry
         return lax.fori_loop(0, 2, lambda i, y: lax.dynamic_update_slice(y, y[:2] * 2, (i,)), x)
 
-    def adds(x):  # an addition at the counter
-        return lax.fori_loop(0, 3, lambda i, y: y.at[i].add(y[0]), x)
+    def multiplies(x):  # another combiner at the counter
+        return lax.fori_loop(0, 3, lambda i, y: y.at[i].multiply(y[0]), x)
 
-    def in_while(x):  # a while_loop's counter: its trips are known only at run time
+    def adds_twice(x):  # two update entries added into one entry at a step
+        at = lambda i: jnp.stack([i, i])  # noqa: E731
+        return lax.fori_loop(0, 3, lambda i, y: y.at[at(i)].add(y[:2]), x)
+
+    def while_by_value(x):  # a while_loop's index from a value, not its counter
         def body(s):
             i, y = s
-            return i + 1, y * x[i]
+            return i + 1, y * x[(y[0] > 0).astype(int)]
 
         return lax.while_loop(lambda s: s[0] < 3, body, (0, x))[1]
 
-    def nested(x):  # the outer loop's counter read in the inner loop's body
-        inner = lambda i: lambda j, z: z * x[i] + x[j]  # noqa: E731
+    def while_take(x):  # a gather at a while_loop's counter (only dynamic_slice is read)
+        def body(s):
+            i, y = s
+            return i + 1, y * jnp.take(x, jnp.stack([i, 0]))[0]
+
+        return lax.while_loop(lambda s: s[0] < 3, body, (0, x))[1]
+
+    def nested_write(x):  # a write at the outer loop's counter in the inner loop
+        inner = lambda i: lambda j, z: z.at[i].set(z[j] * 2.0)  # noqa: E731
         return lax.fori_loop(0, 2, lambda i, y: lax.fori_loop(0, 2, inner(i), y), x)
 
+    def nested_carried(x):  # a read at the outer counter of the inner loop's carry
+        inner = lambda i: lambda j, z: z * z[i]  # noqa: E731
+        return lax.fori_loop(0, 2, lambda i, y: lax.fori_loop(0, 2, inner(i), y), x)
+
+    def operand_index(x):  # an index from a loop operand the values give, not a counter
+        n = (x[0] > 0).astype(int)
+        return lax.fori_loop(0, 2, lambda i, y: y * x[n], x)
+
     assert "not only on a loop counter" in _refused(by_value, x)
-    assert "an outer loop's counter" in _refused(nested, x)
     assert "a window moving over the array" in _refused(moving, x)
-    assert "x.at[i].set and dynamic_update_slice are" in _refused(adds, x)
-    assert "trip to trip of a while_loop" in _refused(in_while, x)
+    assert "x.at[i].set, x.at[i].add and dynamic_update_slice are" in _refused(multiplies, x)
+    assert "adds several update entries into one entry" in _refused(adds_twice, x)
+    assert "trip to trip of a while_loop" in _refused(while_by_value, x)
+    assert "trip to trip of a while_loop" in _refused(while_take, x)
+    assert "at an outer loop's counter is not supported" in _refused(nested_write, x)
+    assert "of an array this loop carries or computes" in _refused(nested_carried, x)
+    assert "an index read from a loop operand" in _refused(operand_index, x)

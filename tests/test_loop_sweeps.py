@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -253,9 +254,10 @@ def _body_text(text: str, name: str) -> str:
 
 def test_a_stencil_body_is_multiplied_by_its_entries_in_the_jacobian_loop():
     """16 cells, 4 steps: the body's tridiagonal block (48 of 256 entries) enters each
-    step's update as a gather and a segment sum (NumPy's bincount), not as a dense
-    16 × 16 matrix: in the tangent loop (a scan with xs) and in the adjoint loop the
-    chain DP chooses for the plain scan (16 rows, 17 columns); each equals jax.jacfwd."""
+    step's update by its entries, three gathers of whole rows (one a slot of each row's
+    entries), not as a dense 16 × 16 matrix: in the tangent loop (a scan with xs) and in
+    the adjoint loop the chain DP chooses for the plain scan (16 rows, 17 columns); each
+    equals jax.jacfwd."""
     u0, d0 = np.linspace(0.2, 0.8, 16), np.array(0.3)
     xs = np.linspace(0.0, 1.0, 64).reshape(4, 16)
     cases = [(_stencil_with_xs(4), (u0, d0, xs), "tangent"), (_rd(4), (u0, d0), "adjoint")]
@@ -266,5 +268,8 @@ def test_a_stencil_body_is_multiplied_by_its_entries_in_the_jacobian_loop():
         text = tensor_program(accumulate(g, "forward", verify=False)).text  # unchecked
         assert f"Loop rd (4 steps): the {sweep} sweep" in text
         body = _body_text(text, "_loop_rd" if sweep == "tangent" else "_adjoint_rd")
-        assert "numpy.bincount(" in body and "_scatter(256," not in body
+        slots = re.findall(r"\(-1, 1\)\) \* _t\d+\[_t\d+\]", body)
+        # the stencil's 3 slots; the tangent loop's xs enter by their diagonal (1 slot)
+        assert len(slots) == 3 + (sweep == "tangent")
+        assert "bincount" not in body and "_scatter(256," not in body
         _close(load_python(text).jacobian(*args), want)

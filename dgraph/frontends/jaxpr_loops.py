@@ -61,8 +61,9 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
         length, backwards = int(params["length"]), bool(params.get("reverse", False))
         steps = StepReads(reader, counters, length, backwards, outside, len(names))
         steps.known = known_xs(names, roles, body_ins, avals)
-    else:  # a while_loop: an index at its counter is refused in one line
-        steps = StepReads(reader, {}, 0, False, {}, len(names), while_loop=True)
+    else:  # a while_loop: x[i] at its counter is selected in the body
+        counters = counters_of(closed, n_consts, n_carry, body_ins, names)
+        steps = StepReads(reader, counters, 0, False, {}, len(names), while_loop=True)
     body = read_body(reader, closed, names, roles, avals, body_ins, where, steps)
     ins = [*ins, *(steps.operands if steps else [])]
     operand_shapes = [tuple(v.aval.shape) for v in eqn.invars]

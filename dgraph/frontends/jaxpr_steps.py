@@ -1,5 +1,5 @@
 """Indexing by the loop counter inside a scan body: ``x[i]``, ``lax.dynamic_slice``,
-``jnp.take``, ``x.at[i].set(v)``, ``lax.dynamic_update_slice``.
+``jnp.take``, ``x.at[i].set(v)``, ``x.at[i].add(v)``, ``lax.dynamic_update_slice``.
 
 A ``fori_loop`` with static bounds is a ``scan`` whose carry ``i`` starts at a constant
 and grows by a constant each step (``i = start + t·stride`` at step t); a scan may carry
@@ -20,12 +20,23 @@ fixed selection:
   over them. The masks are a new ``xs`` of 0/1 rows (``StepReads.tables``), and the
   region's patterns are taken step by step (``Region.step_sweep``): exact per step.
 
+An addition at the counter (``x.at[i].add(u)``) is the write's select against zeros,
+added to ``x``. In a loop inside a scan body, an index may also read the enclosing
+scan's counter (passed in as an operand of the inner loop): a read of an array the outer
+loop reads whole is then one gather outside the outer loop of every (outer, inner)
+step's selection, a new xs of the outer loop whose slice is a new xs of the inner one.
+A ``while_loop``'s counter (a carry starting at a constant, grown by a constant: the
+trip index, the trips unknown before it runs) may index ``dynamic_slice`` (``x[i]``): the
+clamped start is compared in the body with every start the window can take.
+
 Every target's loop indexes the new ``xs`` by its step variable; the values come from the
 same tangent sweep. The positions are JAX's own: the primitive applied to the array's
 positions ``1, 2, …`` (a write: the update's ids) at each step's index values, one
 ``jax.vmap`` over the steps, so JAX's clamping holds. Refused in one line: an index that
 depends on values other than the counters, a window moving over what it writes, a combiner
-other than ``set`` at the counter, an index at a ``while_loop``'s counter.
+other than ``set`` and ``add`` at the counter, two entries added into one at a step, at a
+``while_loop``'s counter anything but ``dynamic_slice``, at an outer loop's counter a
+write or a read of what the inner loop carries or computes.
 """
 
 from __future__ import annotations
@@ -157,36 +168,53 @@ class StepReads:
             return None
         where = sub.where
         if self.while_loop:
-            raise InputError(
-                f"{where}: {name} with an index that changes from trip to trip of a"
-                " while_loop is not supported (a fori_loop with static bounds is read)"
-            )
+            if name != "dynamic_slice" or not leaves <= self.counters.keys():
+                raise InputError(
+                    f"{where}: {name} with an index that changes from trip to trip of a"
+                    " while_loop is not supported (x[i] and dynamic_slice at its counter"
+                    " are, and a fori_loop with static bounds is read)"
+                )
+            return [self._while_read(sub, eqn, ins)]
         unknown = leaves - self.counters.keys() - self.known.keys()
-        if unknown and unknown <= self.outside.keys():
+        nested = self._outer(unknown) if unknown else None
+        if unknown and nested is None and unknown <= self.outside.keys():
             raise InputError(
-                f"{where}: {name} with an index read from a loop operand (an outer loop's"
-                " counter, an integer argument) is not supported yet: only this loop's"
-                " counter is read"
+                f"{where}: {name} with an index read from a loop operand (an integer"
+                " argument, a value of an outer loop) is not supported: only the loops'"
+                " counters are read"
             )
-        if unknown:
+        if unknown and nested is None:
             raise InputError(
                 f"{where}: {name} with an index that depends on the inputs' values (not only"
                 " on a loop counter) is not supported: make it a constant or the counter"
             )
         if name in WRITES:
+            if nested is not None:
+                raise InputError(
+                    f"{where}: {name} at an outer loop's counter is not supported (a write"
+                    " at this loop's counter is)"
+                )
             return [self._write(sub, eqn, ins, indices)]
         if name not in READS:
             raise InputError(
                 f"{where}: {name} at the loop counter is not supported: only reads (x[i],"
-                " dynamic_slice, take) and writes (x.at[i].set, dynamic_update_slice) are"
+                " dynamic_slice, take) and writes (x.at[i].set, x.at[i].add and"
+                " dynamic_update_slice are)"
             )
         data = ins[0]
         if isinstance(data, np.ndarray):
             source: Any = data
         elif isinstance(data, str) and data in self.outside:
             source = self.outside[data]
+        elif nested is not None:
+            raise InputError(
+                f"{where}: {name} at an outer loop's counter of an array this loop carries or"
+                " computes is not supported (of a loop operand or a constant it is)"
+            )
         else:  # an array the body carries or computes: a selection inside the body
             return [self._select(sub, eqn, data, indices)]
+        if nested is not None:
+            return [self._nested_read(sub, eqn, indices, source, nested)]
         positions = self._turned(self._positions(eqn, indices, where))
         aval = eqn.outvars[0].aval
         shape = tuple(int(n) for n in aval.shape)
@@ -204,6 +232,54 @@ class StepReads:
         is_float = np.issubdtype(aval.dtype, np.floating)
         new = self._input(sub, operand, shape, is_float, aval.dtype)
         return [new if is_float else ArrayOp("stop_gradient", (new,), (), shape)]
+
+    def _outer(self, names: set[str]) -> tuple[StepReads, dict[str, Any]] | None:
+        """Where each of ``names`` is an operand of this loop that the enclosing scan's
+        counters determine (its counter passed in, ``x[i]`` in an inner loop): that
+        scan's reads and the operands' values there; else None."""
+        outer = getattr(self.reader, "steps", None)
+        if outer is None or outer.while_loop or not names <= self.outside.keys():
+            return None
+        given = outer.counters.keys() | outer.known.keys()
+        values = {n: _evaluable(self.outside[n]) for n in names}
+        if not all(isinstance(v, ArrayOp) and _leaves([v]) <= given for v in values.values()):
+            return None
+        return outer, values
+
+    def _nested_read(self, sub, eqn, indices: list, source: Any, nested) -> Any:
+        """A read at the counters of this loop and of the enclosing scan, of an array
+        the enclosing scan reads whole: the selections of all (outer, inner) steps are
+        one gather outside the enclosing loop, a new xs of it whose step slice is a new
+        xs of this loop (T_outer × T_inner selections, each exact)."""
+        outer, _ = nested
+        where = sub.where
+        aval = eqn.outvars[0].aval
+        shape = tuple(int(n) for n in aval.shape)
+        rows = self._positions(eqn, indices, where, nested).reshape(outer.length, self.length, -1)
+        rows = rows[:, ::-1] if self.reverse else rows
+        rows = rows[::-1] if outer.reverse else rows
+        stacked = (outer.length, self.length, *shape)
+        if isinstance(source, np.ndarray):
+            operand: Any = np.asarray(source).reshape(-1)[rows].reshape(stacked)
+        elif isinstance(source, str) and source in outer.outside:
+            op = ArrayOp(
+                "gather_flat",
+                (outer.reader.operand(outer.outside[source]),),
+                (("sources", tuple(rows.reshape(-1).tolist())),),
+                stacked,
+            )
+            operand = outer.reader.result(op, _Shape(stacked, aval.dtype))
+        else:
+            raise InputError(
+                f"{where}: {eqn.primitive.name} at an outer loop's counter of an array the"
+                " outer loop carries or computes is not supported (of its operand it is)"
+            )
+        is_float = np.issubdtype(aval.dtype, np.floating)
+        step = (self.length, *shape)
+        there = outer._input(self.reader, operand, step, is_float, aval.dtype)
+        value = there if is_float else ArrayOp("stop_gradient", (there,), (), step)
+        new = self._input(sub, value, shape, is_float, aval.dtype)
+        return new if is_float else ArrayOp("stop_gradient", (new,), (), shape)
 
     def _input(self, sub, operand: Any, shape: tuple[int, ...], is_float: bool, dtype) -> str:
         """A new xs of the loop (its operand outside, a step's slice of ``shape``)."""
@@ -246,14 +322,59 @@ class StepReads:
         cands = np.stack([np.pad(c, (0, width - c.size), mode="edge") for c in columns])
         real = np.arange(width)[None, :] < np.array([c.size for c in columns])[:, None]
         masks = (flat[:, :, None] == cands[None, :, :]) & real[None, :, :]
-        dtype, pair = aval.dtype, (m, width)
+        return self._selected(sub, aval, data, cands, self._table(sub, masks))
+
+    def _while_read(self, sub, eqn, ins: list) -> Any:
+        """``dynamic_slice`` at a ``while_loop``'s counter: its trips are not known before
+        it runs, so the window's start is computed in the body (clamped as JAX does) and
+        compared with every start it can take: ``sum_r where(start == s_r, x[C[:, r]],
+        0)``, a gather of the window at every start (the block's pattern: any of them,
+        sound for every trip; its values the one taken)."""
+        data, starts = ins[0], ins[1:]
+        whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
+        sizes = tuple(int(n) for n in eqn.params["slice_sizes"])
+        ranges = []
+        for s, n, m in zip(starts, whole, sizes, strict=True):
+            fixed = isinstance(s, np.ndarray)
+            ranges.append([min(max(int(s), 0), n - m)] if fixed else range(n - m + 1))
+        grid = np.array(np.meshgrid(*ranges, indexing="ij")).reshape(len(whole), -1)
+        iota = np.arange(math.prod(whole)).reshape(whole)
+        windows = [
+            iota[tuple(slice(b, b + m) for b, m in zip(start, sizes, strict=True))].reshape(-1)
+            for start in grid.T
+        ]
+        cands = np.stack(windows, axis=1)  # (entries of the window, starts)
+        if cands.size > 10**7:
+            raise InputError(
+                f"{sub.where}: dynamic_slice at a while_loop's counter: {cands.size} candidate"
+                " entries (every start the window can take) is too many"
+            )
+        pair = cands.shape
+        mask: Any = None
+        for k, s in enumerate(starts):
+            if isinstance(s, np.ndarray):
+                continue
+            top = Const.of(np.asarray(whole[k] - sizes[k], dtype=eqn.invars[1 + k].aval.dtype))
+            low = Const.of(np.zeros((), dtype=eqn.invars[1 + k].aval.dtype))
+            clamped = ArrayOp("max", (ArrayOp("min", (s, top), (), ()), low), (), ())
+            spread = (("broadcast_dimensions", ()),)
+            wide = ArrayOp("broadcast_in_dim", (clamped,), spread, pair)
+            at = Const.of(np.broadcast_to(grid[k], pair).astype(eqn.invars[1 + k].aval.dtype))
+            test = ArrayOp("eq", (wide, at), (), pair)
+            mask = test if mask is None else ArrayOp("and", (mask, test), (), pair)
+        return self._selected(sub, eqn.outvars[0].aval, data, cands, mask)
+
+    def _selected(self, sub, aval, data: Any, cands: np.ndarray, mask: Any) -> Any:
+        """``sum_r where(mask[q, r], data[cands[q, r]], 0)`` reshaped to ``aval``."""
+        dtype, pair, m = aval.dtype, cands.shape, cands.shape[0]
         sources = (("sources", tuple(cands.reshape(-1).tolist())),)
         gathered = sub.result(
             ArrayOp("gather_flat", (sub.operand(data),), sources, pair), _Shape(pair, dtype)
         )
         zeros = Const.of(np.zeros(pair, dtype=dtype))
-        picked = ArrayOp("select_n", (self._table(sub, masks), zeros, gathered), (), pair)
-        picked = sub.result(picked, _Shape(pair, dtype))
+        picked = sub.result(
+            ArrayOp("select_n", (mask, zeros, gathered), (), pair), _Shape(pair, dtype)
+        )
         total = ArrayOp("reduce_sum", (picked,), (("axes", (1,)),), (m,))
         total = sub.result(total, _Shape((m,), dtype))
         return sub.result(ArrayOp("reshape", (total,), (), tuple(aval.shape)), aval)
@@ -264,15 +385,22 @@ class StepReads:
         from the same update entries): ``where(mask_t, u[B], x)``, the mask a new xs of
         booleans. A window whose entries move over ``x`` is refused."""
         where, name = sub.where, eqn.primitive.name
-        if name not in ("scatter", "dynamic_update_slice") or (
-            name == "scatter" and eqn.params.get("update_jaxpr") is not None
+        adds = name in ("scatter-add", "scatter_add")
+        if not adds and (
+            name not in ("scatter", "dynamic_update_slice")
+            or (name == "scatter" and eqn.params.get("update_jaxpr") is not None)
         ):
             raise InputError(
-                f"{where}: {name} at the loop counter is not supported (x.at[i].set and"
-                " dynamic_update_slice are)"
+                f"{where}: {name} at the loop counter is not supported (x.at[i].set,"
+                " x.at[i].add and dynamic_update_slice are)"
             )
         x, u = (ins[0], ins[1]) if name == "dynamic_update_slice" else (ins[0], ins[2])
         written = self._sources(eqn, indices, where)  # (T, n): update entry + 1, 0 kept
+        if adds and (self._sources(eqn, indices, where, ones=True) > 1).any():
+            raise InputError(
+                f"{where}: {name} at the loop counter adds several update entries into one"
+                " entry at a step: not supported"
+            )
         sources = np.zeros(written.shape[1], dtype=np.int64)
         for p in range(written.shape[1]):
             seen = np.unique(written[:, p][written[:, p] > 0])
@@ -291,32 +419,54 @@ class StepReads:
             params = (("sources", tuple(sources.tolist())),)
             spread = ArrayOp("gather_flat", (sub.operand(u),), params, shape)
             spread = sub.result(spread, _Shape(shape, aval.dtype))
-        masks = (written > 0).reshape(self.length, *shape)
-        op = ArrayOp("select_n", (self._table(sub, masks), sub.operand(x), spread), (), shape)
-        return sub.result(op, aval)
+        masks = self._table(sub, (written > 0).reshape(self.length, *shape))
+        if not adds:
+            return sub.result(ArrayOp("select_n", (masks, sub.operand(x), spread), (), shape), aval)
+        zeros = Const.of(np.zeros(shape, dtype=aval.dtype))
+        added = sub.result(ArrayOp("select_n", (masks, zeros, spread), (), shape), aval)
+        return sub.result(ArrayOp("add", (sub.operand(x), sub.operand(added)), (), shape), aval)
 
-    def _index_values(self, eqn, indices: list) -> list[np.ndarray]:
+    def _env(self, t: int) -> dict[str, np.ndarray]:
+        """The counters' and the constant xs' values at step t."""
+        env = {c: np.asarray(start + t * stride) for c, (start, stride) in self.counters.items()}
+        row = self.length - 1 - t if self.reverse else t  # a reverse scan's xs row
+        env.update({x: np.asarray(rows[row]) for x, rows in self.known.items()})
+        return env
+
+    def _index_values(self, eqn, indices: list, nested=None) -> list[np.ndarray]:
         """Each index operand's value at every step, stacked (step order), in the dtype
-        the equation takes."""
+        the equation takes; ``nested``: at every step of the enclosing scan (outer)
+        and of this loop (inner), outer-major."""
         indices = [_evaluable(x) for x in indices]
-        counters = self.counters.items()
+        outside: list[dict[str, np.ndarray]] = [{}]
+        if nested is not None:
+            outer, values = nested
+            outside = []
+            for s in range(outer.length):
+                env = outer._env(s)
+                outside.append({n: np.asarray(operand_value(v, env)) for n, v in values.items()})
         per_step = []
-        for t in range(self.length):
-            env = {c: np.asarray(start + t * stride) for c, (start, stride) in counters}
-            row = self.length - 1 - t if self.reverse else t  # a reverse scan's xs row
-            env.update({x: np.asarray(rows[row]) for x, rows in self.known.items()})
-            per_step.append([np.asarray(operand_value(x, env)) for x in indices])
+        for given in outside:
+            for t in range(self.length):
+                env = {**given, **self._env(t)}
+                per_step.append([np.asarray(operand_value(x, env)) for x in indices])
         kinds = [v.aval.dtype for v in eqn.invars[INDEX_OPERANDS[eqn.primitive.name]]]
         return [np.stack([s[k] for s in per_step]).astype(kind) for k, kind in enumerate(kinds)]
 
-    def _sources(self, eqn, indices: list, where: str) -> np.ndarray:
+    def _sources(self, eqn, indices: list, where: str, ones: bool = False) -> np.ndarray:
         """Per step (step order), for each entry of the written array, the update entry
-        it takes (1-based; 0: kept), by JAX's own write of the update's ids."""
+        it takes (1-based; 0: kept), by JAX's own write of the update's ids (``ones``:
+        of ones instead, an addition's count of the entries added into each)."""
         name = eqn.primitive.name
         whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
         part = eqn.invars[1 if name == "dynamic_update_slice" else 2].aval.shape
         ids = np.arange(1, math.prod(part) + 1, dtype=np.int32).reshape(part)
-        zeros = np.zeros(whole, dtype=np.int32)
+        ids = np.ones_like(ids) if ones else ids
+        if name in ("scatter-add", "scatter_add"):  # its update_jaxpr adds the array's dtype
+            if ids.size >= 2**24:
+                raise InputError(f"{where}: {name} of {ids.size} entries at the loop counter")
+            ids = ids.astype(eqn.invars[0].aval.dtype)
+        zeros = np.zeros(whole, dtype=ids.dtype)
         params = dict(eqn.params)
 
         def write(*index):
@@ -327,8 +477,9 @@ class StepReads:
         found = self._mapped(write, eqn, indices, where)
         return found.reshape(self.length, -1)
 
-    def _positions(self, eqn, indices: list, where: str) -> np.ndarray:
-        """Per step (step order), the flat position each entry of the read takes."""
+    def _positions(self, eqn, indices: list, where: str, nested=None) -> np.ndarray:
+        """Per step (step order; ``nested``: :meth:`_index_values`'), the flat position
+        each entry of the read takes."""
         whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
         size = math.prod(whole)
         if size >= 2**31 - 1:
@@ -341,7 +492,7 @@ class StepReads:
         def read(*index):
             return eqn.primitive.bind(iota, *index, **params)
 
-        found = self._mapped(read, eqn, indices, where) - 1
+        found = self._mapped(read, eqn, indices, where, nested) - 1
         if (found < 0).any():
             raise InputError(
                 f"{where}: {eqn.primitive.name} at the loop counter reads out of bounds (a"
@@ -349,11 +500,11 @@ class StepReads:
             )
         return found
 
-    def _mapped(self, apply, eqn, indices: list, where: str) -> np.ndarray:
+    def _mapped(self, apply, eqn, indices: list, where: str, nested=None) -> np.ndarray:
         """``apply`` at every step's index values (one ``jax.vmap``), as int64."""
         import jax
 
-        stacked = self._index_values(eqn, indices)
+        stacked = self._index_values(eqn, indices, nested)
         try:
             return np.asarray(jax.vmap(apply)(*stacked)).astype(np.int64)
         except Exception as exc:

@@ -42,3 +42,11 @@ def sign_branch(c):
 
 def index_by_value_in_loop(c):
     return jax.lax.fori_loop(0, 3, lambda i, y: y + c[(y[0] > 0).astype(int)], c)  # not i
+
+
+def while_index_by_value(c):
+    def body(s):
+        i, y = s
+        return i + 1, y * c[(y[0] > 0).astype(int)]  # not the counter i
+
+    return jax.lax.while_loop(lambda s: s[0] < 3, body, (0, c))[1]

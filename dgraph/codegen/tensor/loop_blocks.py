@@ -6,8 +6,10 @@ matrix ``D`` (rows the carry's entries, columns every active input's) by the bod
 blocks, ``D ← Σ J_block·D_input``. A body block that the body program scatters into a
 dense array from a sparse pattern (a stencil's: 3 entries a row) is multiplied by its
 entries instead: a gather of D's rows at the pattern's columns, a multiply by the
-entries, a segment sum into the pattern's rows — nnz·w multiplications a step, not
-m·n·w (a 1-D stencil on 1,000 cells: 3·10³ entries against 10⁶).
+entries, summed into the pattern's rows — nnz·w multiplications a step, not m·n·w (a
+1-D stencil on 1,000 cells: 3·10³ entries against 10⁶). The sum is by slots of the rows'
+entries (:func:`by_rows`: per slot a gather of whole rows, no scatter) where the rows
+hold about as many entries each, else a segment sum.
 
 The region's Jacobian is the chain ``M_T ⋯ M_1`` of seed 002 (Naumann, *Matrix-Free
 Jacobian Chaining*): :func:`chain_choice` prices the homogeneous tangent sweep (w columns
@@ -45,11 +47,24 @@ from ..ir import (
     Seq,
 )
 
-__all__ = ["DP_FACTORS", "SPARSE_BELOW", "adjoint_jacobian", "chain_choice", "sparse_product"]
+__all__ = [
+    "DP_FACTORS",
+    "MAX_SLOTS",
+    "PADDED_BELOW",
+    "SPARSE_BELOW",
+    "adjoint_jacobian",
+    "by_rows",
+    "chain_choice",
+    "sparse_product",
+]
 
 DP_FACTORS = 6  # the dynamic program runs on this many of the chain's (equal) factors
 
 SPARSE_BELOW = 0.2  # a block filled below this fraction is multiplied by its entries
+
+PADDED_BELOW = 2  # slots of a row layout may hold this many times the entries, at most
+
+MAX_SLOTS = 16  # and at most this many entries a row (each slot is a term of the code)
 
 
 def sparse_product(
@@ -85,12 +100,44 @@ def sparse_product(
     size = rows_out
     if transpose:
         rows, cols, size = cols, rows, cols_in
+    entries = Call("ravel", (scatter.data,))
+    slots = by_rows(rows, size)
+    if slots is not None:  # each row's entries in slots: gathers of whole rows, no scatter
+        total: Node | None = None
+        for position, filled in slots:
+            value = Call("reshape", (Index(entries, (constant(position),)), Const((-1, 1))))
+            term: Node = BinOp("*", value, Index(tangent, (constant(cols[position]),)))
+            if not filled.all():  # a padded slot: zero, whatever the row it gathers holds
+                term = Call("where", (constant(filled[:, None]), term, Const(0.0)))
+            total = term if total is None else BinOp("+", total, term)
+        return total
     ids = (rows[:, None] * width + np.arange(width)).reshape(-1)
-    entries = Call("reshape", (scatter.data, Const((-1, 1))))
     gathered = Index(tangent, (constant(cols),))
-    products = Call("ravel", (BinOp("*", entries, gathered),))
+    products = Call("ravel", (BinOp("*", Call("reshape", (entries, Const((-1, 1)))), gathered),))
     total = SegmentSum(products, constant(ids), size * width)
     return Call("reshape", (total, Const((size, width))))
+
+
+def by_rows(rows: np.ndarray, size: int) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """A sparse pattern's entries (``rows[e]`` the row of entry e) grouped in slots: slot
+    s holds, for every row r < ``size``, the position of r's s-th entry (0 where r has
+    fewer) and whether it has one; None where the slots would hold more than
+    :data:`PADDED_BELOW` times the entries or more than :data:`MAX_SLOTS` of them.
+
+    ``J·D`` is then ``Σ_s e[slot_s] · D[cols[slot_s]]``: per slot a gather of whole rows
+    of ``D`` and a multiply, no scatter (a sparse matrix in ELLPACK's layout)."""
+    counts = np.bincount(rows, minlength=size)
+    n_slots = int(counts.max()) if rows.size else 0
+    if not n_slots or n_slots > MAX_SLOTS or n_slots * size > PADDED_BELOW * rows.size:
+        return None
+    order = np.argsort(rows, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    slot = np.arange(rows.size) - starts[rows[order]]
+    position = np.zeros((n_slots, size), dtype=np.int64)
+    filled = np.zeros((n_slots, size), dtype=bool)
+    position[slot, rows[order]] = order
+    filled[slot, rows[order]] = True
+    return list(zip(position, filled, strict=True))
 
 
 def _adjoint_fits(r: Region) -> bool:

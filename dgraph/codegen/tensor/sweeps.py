@@ -228,8 +228,8 @@ def _build(
                 out.append(nodes[x])
             elif isinstance(x, Const_):
                 out.append(w.constants.add(np.asarray(x.value)))
-            else:
-                raise DGraphError(f"{v}: a loop operand that is an expression")
+            else:  # a value no derivative flows through (a bound, an outer counter)
+                out.append(w.emit(forward_node(w, x, nodes, shapes, False)))
         return out
 
     carried: dict[str, Valued] = {}

@@ -1,0 +1,84 @@
+"""A loop's generated ``jacobian`` (issue 54): the body's sparse blocks multiplied into
+the carried tangent (or cotangent) matrix by slots of their rows' entries — gathers of
+whole rows, no scatter — where the rows hold about as many entries each, by a segment
+sum where they do not; values against ``jax.jacfwd``."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+
+import dgraph  # noqa: E402
+from dgraph.codegen.python import load_python  # noqa: E402
+from dgraph.codegen.tensor.loop_blocks import by_rows  # noqa: E402
+from dgraph.codegen.tensor.module import tensor_program  # noqa: E402
+from dgraph.methods import accumulate  # noqa: E402
+
+
+def test_slots_hold_each_rows_entries_in_order():
+    rows = np.array([2, 0, 2, 1, 0, 2])  # row 0: entries 1, 4; row 1: 3; row 2: 0, 2, 5
+    slots = by_rows(rows, 4)  # row 3 has none
+    positions = np.array([p for p, _ in slots])
+    filled = np.array([f for _, f in slots])
+    assert positions.tolist() == [[1, 3, 0, 0], [4, 0, 2, 0], [0, 0, 5, 0]]
+    assert filled.tolist() == [[1, 1, 1, 0], [1, 0, 1, 0], [0, 0, 1, 0]]
+    assert by_rows(np.array([0] * 8 + [1, 2]), 3) is None  # 8 slots for 10 entries
+    assert by_rows(np.zeros(0, dtype=int), 3) is None
+
+
+def _step(kind: str):
+    def step(u, d):
+        if kind == "open":  # ends with 2 entries a row: the third slot padded there
+            lap = jnp.concatenate([u[1:], jnp.zeros(1)]) + jnp.concatenate([jnp.zeros(1), u[:-1]])
+            return u + 0.1 * (d * (lap - 2.0 * u) + u - u**3)
+        # one row reads every entry, the others one: slots would be 16 × 16, a segment sum
+        return (0.9 * u).at[0].add(0.01 * d * jnp.sum(u**2))
+
+    return step
+
+
+def _integrate(kind: str, steps: int, xs: bool):
+    def f(u, d, *rest):
+        def body(c, x):
+            return _step(kind)(c, d) + (0.01 * x if xs else 0.0), None
+
+        return jax.lax.scan(body, u, rest[0] if xs else None, length=steps)[0]
+
+    return f
+
+
+@pytest.mark.parametrize(("kind", "xs"), [("open", False), ("open", True), ("skewed", True)])
+def test_jacobian_loops_multiply_sparse_blocks_by_their_entries(kind, xs):
+    """16 cells, 3 steps: the adjoint loop (no xs) and the tangent loop (xs), NumPy and
+    JAX (jitted); each equals jax.jacfwd, where a padded slot's gathered row is masked."""
+    u0, d0 = np.linspace(0.2, 0.8, 16), np.array(0.3)
+    args = (u0, d0, *([np.linspace(0.0, 1.0, 48).reshape(3, 16)] if xs else []))
+    f = _integrate(kind, 3, xs)
+    with jax.enable_x64(True):
+        g = dgraph.from_jax(f, *args, level="array", name="rd")
+        want = jax.jacfwd(f, argnums=tuple(range(len(args))))(*args)
+        es = accumulate(g, "forward", verify=False)
+        for lang in ("python", "jax"):
+            text = tensor_program(es, lang).text
+            sweep = "tangent" if xs else "adjoint"
+            assert f"Loop rd (3 steps): the {sweep} sweep" in text
+            body = text[text.index(f"def _{'loop' if xs else 'adjoint'}_rd_body") :]
+            body = body[: body.index("return")]
+            slots = len(re.findall(r"\(-1, 1\)\) \* _t\d+\[_t\d+\]", body))
+            masked = body.count("where(_t")
+            summed = "segment_sum(" in body or "bincount(" in body
+            if kind == "open":  # 3 slots, the third masked at both ends (and no scatter)
+                assert (masked, summed) == (1, False)
+                assert xs or slots == 3
+            else:  # row 0 of ∂u'/∂u holds 16 entries, the others 1: a segment sum
+                assert summed
+            got = load_python(text).jacobian
+            got = jax.jit(got)(*args) if lang == "jax" else got(*args)
+            leaves = jax.tree_util.tree_leaves
+            for a, b in zip(leaves(got), leaves(want), strict=True):
+                np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-13)
