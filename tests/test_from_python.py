@@ -47,9 +47,10 @@ def branch(x):
 @pytest.mark.parametrize("f", [softmax, rolled, set_at, newton, branch])
 def test_make_function_of_a_jax_function_agrees_with_jax(f):
     J = np.asarray(jax.jacfwd(f)(X))
-    np.testing.assert_allclose(dgraph.make_function(f, point=[X])(X), J, atol=1e-13)
+    J_made = dgraph.make_function(f, point=[X], method="forward")  # no choice to make: cheap
+    np.testing.assert_allclose(J_made(X), J, atol=1e-13)
     w = np.linspace(-1.0, 1.0, len(J))
-    vjp = dgraph.make_function(f, "vjp", point=[X])(X, w)
+    vjp = dgraph.make_function(f, "vjp", point=[X], method="reverse")(X, w)
     vjp = vjp[-1] if isinstance(vjp, tuple) else vjp
     np.testing.assert_allclose(np.asarray(vjp), w @ J, atol=1e-13)
 
