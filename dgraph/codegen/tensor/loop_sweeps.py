@@ -119,6 +119,22 @@ def _concat(parts: list[Node]) -> Node:
     return parts[0] if len(parts) == 1 else Call("concatenate", (Seq(tuple(parts)),))
 
 
+def _slot_read(flat: str, start: str, size: int) -> Node:
+    """JAX: the ``size`` entries of the vector ``flat`` from position ``start`` (a
+    dynamic_slice: one contiguous copy, where a gather of the positions costs XLA a
+    loop over them)."""
+    return Call("lax.dynamic_slice", (Name(flat), Seq((Name(start),)), Const((size,))))
+
+
+def _slot_write(scope: _Scope, flat: str, start: str, size: int, where: Node, value: str) -> str:
+    """JAX: ``flat`` with ``value`` (flattened) written from position ``start`` where
+    ``where`` holds, its own entries there elsewhere (a dynamic_update_slice, in place
+    in a loop's carry, where a scatter-add of the positions costs a loop over them)."""
+    old = _slot_read(flat, start, size)
+    data = Call("where", (where, _reshape(Name(value), (size,)), old))
+    return scope.emit(Call("lax.dynamic_update_slice", (Name(flat), data, Seq((Name(start),))))).id
+
+
 class _Scope:
     """Statements of one function body with names of their own (``taken`` avoided)."""
 
@@ -656,12 +672,16 @@ class LoopSweeps:
         return (fwd_kind, fwd_slot), np.array(rows, dtype=np.int64).reshape(-1, 3)
 
     def _stack_positions(self, r: Region, scope: _Scope, slot: str, aranges: list[str]):
-        """Each carry's flat positions of ``slot`` in its stack: slot·size + arange."""
+        """Each carry's flat positions of ``slot`` in its stack: slot·size + arange
+        (JAX: the slot's first position slot·size, read and written as one contiguous
+        slice: :func:`_slot_read`, :func:`_slot_write`)."""
         b, nk = r.body, r.n_consts
         out = []
         for c, ar in enumerate(aranges):
             size = int(np.prod(b.shapes[nk + c], dtype=np.int64))
-            at = BinOp("+", BinOp("*", Name(slot), Const(size)), Name(ar))
+            at: Node = BinOp("*", Name(slot), Const(size))
+            if self.lang != "jax":
+                at = BinOp("+", at, Name(ar))
             out.append(scope.emit(at).id)
         return out
 
@@ -777,15 +797,15 @@ class LoopSweeps:
             "aranges": aranges,
         }
 
-    def _masked_write(self, r: Region, scope: _Scope, stack, pos, where, values) -> list[str]:
-        """Each stack with ``values`` added at the slot's positions where ``where`` holds
-        (zeros added elsewhere: exact), outside any branch (JAX: an in-place update)."""
+    def _masked_write(self, r: Region, scope: _Scope, stack, starts, where, values) -> list[str]:
+        """JAX: each stack with ``values`` written into the slot starting at ``starts``
+        where ``where`` holds (the slot's own entries written back elsewhere), outside
+        any branch: a dynamic_update_slice XLA does in place."""
         b, nk = r.body, r.n_consts
         out = []
         for c, v in enumerate(values):
             size = int(np.prod(b.shapes[nk + c], dtype=np.int64))
-            data = Call("where", (where, _reshape(Name(v), (size,)), Const(0.0)))
-            out.append(scope.emit(ScatterAdd(Name(stack[c]), ((Name(pos[c]), data),))).id)
+            out.append(_slot_write(scope, stack[c], starts[c], size, where, v))
         return out
 
     def _masked_rows(self, r, outer, kd, cur, stack, pos, inputs, cb, kb) -> list:
@@ -812,23 +832,23 @@ class LoopSweeps:
         )
         items = [outer.emit(Item(back, a)).id for a in range(nc + len(cb) + len(kb) + len(fx))]
         turned = BinOp(">=", Name(kd), Const(2))
-        freed = BinOp("==", Name(kd), Const(3))
-        restored, minus = [], []
-        for c in range(nc):
-            old = outer.emit(Index(Name(stack[c]), (Name(pos[c]),)))
+        restored = []
+        for c in range(nc):  # a freed slot is left as it is: the next takeshot overwrites it
+            size = int(np.prod(b.shapes[nk + c], dtype=np.int64))
+            old = outer.emit(_slot_read(stack[c], pos[c], size))
             state: Node = _reshape(old, b.shapes[nk + c])
             if not b.floats[nk + c]:
                 state = AsType(state, "int")
             restored.append(outer.emit(Call("where", (turned, state, Name(items[c])))).id)
-            minus.append(outer.emit(UnaryOp("-", old)).id)
-        stack = self._masked_write(r, outer, stack, pos, freed, minus)
         return [*restored, *stack, *items[nc : -len(fx) or None], items[len(items) - len(fx) :]]
 
-    def _masked_xbar(self, outer: _Scope, kd, xb, xpos, xbt) -> list[str]:
-        """Each x̄ with the row's x̄_t added at step t (zeros on an advance: exact)."""
+    def _masked_xbar(self, outer: _Scope, kd, xb, xpos, xbt, sizes) -> list[str]:
+        """Each x̄ with the row's x̄_t written at step t's slice on a turn (each step
+        turned once; an advance writes the slice back)."""
+        turned = BinOp(">=", Name(kd), Const(2))
         return [
-            outer.emit(ScatterAdd(Name(x), ((Name(p), _reshape(Name(v), (-1,))),))).id
-            for x, p, v in zip(xb, xpos, xbt, strict=True)
+            _slot_write(outer, x, p, m, turned, v)
+            for x, p, v, m in zip(xb, xpos, xbt, sizes, strict=True)
         ]
 
     def _binomial_adjoint(self, r: Region, operands, cotangents, done: dict) -> list:
@@ -879,13 +899,17 @@ class LoopSweeps:
         pos = self._stack_positions(r, outer, sl, arn)
         xt = [outer.emit(Index(Name(x), (Name(tt),))).id for x in xfull]
         yt = [outer.emit(Index(Name(y), (Name(tt),))).id for y in yfull]
-        xpos = [
-            outer.emit(BinOp("+", BinOp("*", Name(tt), Const(m)), Name(a))).id
+        xpos = [  # JAX: the first position of step t's slice
+            outer.emit(
+                BinOp("*", Name(tt), Const(m))
+                if self.lang == "jax"
+                else BinOp("+", BinOp("*", Name(tt), Const(m)), Name(a))
+            ).id
             for m, a in zip(xsizes, xarn, strict=True)
         ]
         if self.lang == "jax":
             results = self._masked_rows(r, outer, kd, cur, stack, pos, (xt, yt, kn, vn, an), cb, kb)
-            results += self._masked_xbar(outer, kd, xb, xpos, results.pop())
+            results += self._masked_xbar(outer, kd, xb, xpos, results.pop(), xsizes)
         else:
             names = [*cur, *stack, *cb, *kb, *xb, *xt, *yt, *kn, *vn, *an, *pos, *xpos]
             extra = [*cb, *kb, *xb]
