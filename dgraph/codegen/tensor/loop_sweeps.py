@@ -131,7 +131,7 @@ def _slot_write(scope: _Scope, flat: str, start: str, size: int, where: Node, va
     ``where`` holds, its own entries there elsewhere (a dynamic_update_slice, in place
     in a loop's carry, where a scatter-add of the positions costs a loop over them)."""
     old = _slot_read(flat, start, size)
-    data = Call("where", (where, _reshape(Name(value), (size,)), old))
+    data = scope.emit(Call("where", (where, _reshape(Name(value), (size,)), old)))
     return scope.emit(Call("lax.dynamic_update_slice", (Name(flat), data, Seq((Name(start),))))).id
 
 
@@ -328,7 +328,7 @@ class LoopSweeps:
         j = op.param["output"]
         if id(r) not in self._done:
             if r.kind == "while":
-                self._done[id(r)] = self._while_forward(r, operands)
+                self._done[id(r)] = self._while_forward(r, operands, taped)
             else:
                 self._done[id(r)] = self._scan_forward(r, operands, taped)
         return _reshape(self._done[id(r)]["values"][j], r.out_shapes[j])
@@ -461,6 +461,8 @@ class LoopSweeps:
         by the reverse sweep over the tape the forward sweep kept."""
         r: Region = op.param["region"]
         done = self._done[id(r)]
+        if r.kind == "while" and "revolve" in done:
+            return self._while_revolve(r, operands, cotangents, done)
         if r.kind == "while":
             return self._while_adjoint(r, operands, cotangents, done)
         if "schedule" in done:
@@ -1020,7 +1022,7 @@ class LoopSweeps:
         cond = LoopBody(tuple(names), (test,), (test.target,))
         return While((*init, Const(0)), tuple(invariants), cond, step)
 
-    def _while_forward(self, r: Region, operands) -> dict:
+    def _while_forward(self, r: Region, operands, taped: bool = False) -> dict:
         ks, c0, _ = self._parts(r, operands)
         body = self._body(r, "value")
         loop = self._while_steps(
@@ -1028,12 +1030,47 @@ class LoopSweeps:
         )
         name = self.w.emit(loop, self._name(r, "loop"))
         nc = r.n_carry
+        out = {"values": [Item(name, c) for c in range(nc)], "trips": Item(name, nc), "c0": c0}
+        how = "each state recomputed from the first (one state kept)"
+        if taped and self.tape is not None:
+            K = out["revolve"] = self.tape
+            how = (
+                f"under binomial checkpointing computed as it runs (revolve): at most {K}"
+                f" stored state{'s' * (K != 1)} besides the current one; the fewest forward"
+                f" steps for {K} states and n trips, plus the n of the counting sweep"
+            )
         self.notes.append(
             f"Loop {r.name or 'region'} (while_loop): the forward sweep counts its trips n;"
-            " the reverse sweep runs n steps backwards, each state recomputed from the first"
-            " (one state kept)"
+            f" the reverse sweep runs n steps backwards, {how}"
         )
-        return {"values": [Item(name, c) for c in range(nc)], "trips": Item(name, nc), "c0": c0}
+        return out
+
+    def _turn(self, r: Region, vjp: _Body, scope: _Scope, cb: list[str], kb: list[str]):
+        """The body's vjp at the state its arguments are bound to (as in the scan's
+        reverse step): its seeds from the c̄ named ``cb``, its statements, into ``scope``;
+        the names of the new c̄ and of k̄ (``kb`` plus this step's)."""
+        b, nk, nc = r.body, r.n_consts, r.n_carry
+        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
+        fk = [i for i in range(nk) if b.floats[i]]
+        contributions: dict[str, list[str]] = {}
+        for i, name in zip(fc, cb, strict=True):
+            out = b.outputs[i - nk]
+            if isinstance(out, str):
+                contributions.setdefault(out, []).append(name)
+        for u, seed in vjp.seed.items():
+            shape = b.graph.shape(u)
+            parts = [_reshape(Name(c), shape) for c in contributions.get(u, [])]
+            total: Node = _zeros(shape) if not parts else parts[0]
+            for p in parts[1:]:
+                total = BinOp("+", total, p)
+            scope.statements.append(ArrayStatement(seed, total))
+        scope.statements += list(vjp.statements())
+        bars = dict(zip(b.inputs, vjp.program.results, strict=True))
+        results = [bars[b.inputs[i]] for i in fc]
+        for i, name in zip(fk, kb, strict=True):
+            total = BinOp("+", Name(name), _reshape(Name(bars[b.inputs[i]]), b.shapes[i]))
+            results.append(scope.emit(total).id)
+        return results
 
     def _while_adjoint(self, r: Region, operands, cotangents, done: dict) -> list:
         """n steps backwards (n the trips the forward sweep counted): step j's state
@@ -1060,25 +1097,7 @@ class LoopSweeps:
             outer.statements.append(ArrayStatement(arg[nk + c], Item(state, c)))
         for a, k in enumerate(kn):
             outer.statements.append(ArrayStatement(arg[a], Name(k)))
-        # seeds, the body's vjp, the sums: as in the scan's reverse step
-        contributions: dict[str, list[str]] = {}
-        for i, name in zip(fc, cb, strict=True):
-            out = b.outputs[i - nk]
-            if isinstance(out, str):
-                contributions.setdefault(out, []).append(name)
-        for u, seed in vjp.seed.items():
-            shape = b.graph.shape(u)
-            parts = [_reshape(Name(c), shape) for c in contributions.get(u, [])]
-            total: Node = _zeros(shape) if not parts else parts[0]
-            for p in parts[1:]:
-                total = BinOp("+", total, p)
-            outer.statements.append(ArrayStatement(seed, total))
-        outer.statements += list(vjp.statements())
-        bars = dict(zip(b.inputs, vjp.program.results, strict=True))
-        results = [jm1.id] + [bars[b.inputs[i]] for i in fc]
-        for i, name in zip(fk, kb, strict=True):
-            total = BinOp("+", Name(name), _reshape(Name(bars[b.inputs[i]]), b.shapes[i]))
-            results.append(outer.emit(total).id)
+        results = [jm1.id, *self._turn(r, vjp, outer, cb, kb)]
         an = list(vjp.constants)
         names = [j, *cb, *kb, *cn, *kn, *vn, *an]
         outer.taken |= set(names)
@@ -1101,4 +1120,168 @@ class LoopSweeps:
             out[first + i] = Item(name, 1 + a)
         for a, i in enumerate(fk):
             out[first + i] = Item(name, 1 + len(fc) + a)
+        return out
+
+    # -- a while loop's reverse under tape=K: revolve computed at run time ---------------
+
+    def _split(self, scope: _Scope, steps: str, slots: str) -> str:
+        """The name of :func:`.revolve.split_at` (steps, slots) computed in the code: t
+        and β by a loop over two integers, then Griewank and Walther's rule."""
+        sub = _Scope(scope.taken, prefix="_ws")
+        reps, span, length, room = (sub.fresh() for _ in range(4))
+        r1 = sub.emit(BinOp("+", Name(reps), Const(1)))
+        grown = BinOp("*", Name(span), BinOp("+", r1, Name(room)))
+        s1 = sub.emit(Call("floor_divide", (grown, r1)))
+        step = LoopBody((reps, span, length, room), tuple(sub.statements), (r1.id, s1.id))
+        more = Call(
+            "logical_and",
+            (BinOp("<", Name(span), Name(length)), BinOp(">", Name(room), Const(1))),
+        )
+        test = ArrayStatement(sub.fresh(), more)
+        cond = LoopBody((reps, span, length, room), (test,), (test.target,))
+        scope.taken |= sub.taken
+        found = scope.emit(While((Const(0), Const(1)), (Name(steps), Name(slots)), cond, step))
+        t, beta, s = scope.emit(Item(found, 0)), scope.emit(Item(found, 1)), Name(slots)
+
+        def div(a: Node, b: Node) -> Node:
+            return Call("floor_divide", (a, Call("maximum", (b, Const(1)))))
+
+        def pick(test: Node, yes: Node, no: Node) -> Node:
+            return scope.emit(Call("where", (test, yes, no)))
+
+        b1 = scope.emit(div(BinOp("*", beta, t), BinOp("+", s, t)))
+        b2 = scope.emit(div(BinOp("*", b1, s), BinOp("-", BinOp("+", s, t), Const(1))))
+        b3 = pick(
+            BinOp(">", s, Const(2)),
+            div(BinOp("*", b2, BinOp("-", s, Const(1))), BinOp("-", BinOp("+", s, t), Const(2))),
+            Const(1),
+        )
+        b4 = scope.emit(div(BinOp("*", b2, BinOp("-", t, Const(1))), s))
+        b5 = pick(
+            BinOp(">", s, Const(3)),
+            div(BinOp("*", b3, BinOp("-", s, Const(2))), t),
+            pick(BinOp("==", s, Const(3)), Const(1), Const(0)),
+        )
+        length = Name(steps)
+        m = pick(
+            BinOp("<=", length, BinOp("+", b1, b3)),
+            b4,
+            pick(
+                BinOp(">=", length, BinOp("-", beta, b5)),
+                b1,
+                BinOp("-", BinOp("-", length, b2), b3),
+            ),
+        )
+        one = BinOp("==", s, Const(1))  # one slot: advance to the last step
+        return pick(one, BinOp("-", length, Const(1)), Call("maximum", (m, Const(1)))).id
+
+    def _while_revolve(self, r: Region, operands, cotangents, done: dict) -> list:
+        """The reverse sweep under ``tape=K`` once the forward sweep has counted n trips:
+        binomial checkpointing (:func:`.revolve.run_time_schedule`) with its split
+        computed as it runs. One while loop, each trip a Cond of an advance run (m steps,
+        the state reached pushed onto a stack of K slots unless it is the one the next
+        turn needs) or a turn (the body's vjp, then the top slot restored, popped when it
+        holds the next turn's state); the stack is written outside the Cond (JAX: in
+        place)."""
+        b, nk, nc, K = r.body, r.n_consts, r.n_carry, int(done["revolve"])
+        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
+        fk = [i for i in range(nk) if b.floats[i]]
+        ks, c0, _ = self._parts(r, operands)
+        sizes = [int(np.prod(b.shapes[nk + c], dtype=np.int64)) for c in range(nc)]
+        vjp, value = self._body(r, "vjp"), self._body(r, "value")
+        vconsts, aconsts = self._constants(value), self._constants(vjp)
+        outer = _Scope(vjp.scope.taken | value.scope.taken, prefix="_wr")
+        cur = [outer.fresh() for _ in range(nc)]
+        stack = [outer.fresh() for _ in range(nc)]
+        ch, top, capo, fine = (outer.fresh() for _ in range(4))
+        cb = [outer.fresh() for _ in fc]
+        kb = [outer.fresh() for _ in fk]
+        kn = [outer.fresh() for _ in ks]
+        vn = [outer.fresh() for _ in vconsts]
+        an = list(vjp.constants)
+        names = [*cur, *stack, ch, top, capo, fine, *cb, *kb, *kn, *vn, *an]
+        # the advance run: m = split(fine - capo, K - top) steps of the body
+        adv = _Scope(set(names) | outer.taken, prefix="_wa")
+        left = adv.emit(BinOp("-", Name(fine), Name(capo)))
+        room = adv.emit(BinOp("-", Const(K), Name(top)))
+        m = self._split(adv, left.id, room.id)
+        run = adv.emit(
+            self._while_steps(
+                r,
+                value,
+                [Name(c) for c in cur],
+                [Name(k) for k in kn],
+                [Name(v) for v in vn],
+                Name(m),
+            )
+        )
+        moved = [adv.emit(Item(run, c)).id for c in range(nc)]
+        advance = LoopBody(tuple(names), tuple(adv.statements), (*moved, *cb, *kb, m))
+        # the turn: the body's vjp at the current state
+        arg = [vjp.arg[x] for x in b.inputs]
+        tn = _Scope(set(names) | outer.taken | adv.taken, prefix="_wt")
+        for c in range(nc):
+            tn.statements.append(ArrayStatement(arg[nk + c], Name(cur[c])))
+        for a, k in enumerate(kn):
+            tn.statements.append(ArrayStatement(arg[a], Name(k)))
+        bars = self._turn(r, vjp, tn, cb, kb)
+        none = tn.emit(BinOp("*", Name(capo), Const(0)))
+        turn_branch = LoopBody(tuple(names), tuple(tn.statements), (*cur, *bars, none.id))
+        outer.taken |= tn.taken | adv.taken
+        turn = outer.emit(BinOp("==", Name(capo), BinOp("-", Name(fine), Const(1))))
+        row = outer.emit(Cond(turn, tuple(Name(x) for x in names), (advance, turn_branch)))
+        got = [outer.emit(Item(row, a)).id for a in range(nc + len(cb) + len(kb) + 1)]
+        new, bars, steps = got[:nc], got[nc:-1], got[-1]
+        reached = outer.emit(BinOp("+", Name(capo), Name(steps)))
+        push = outer.emit(
+            Call(
+                "logical_and",
+                (
+                    Call("logical_not", (turn,)),
+                    BinOp("<", reached, BinOp("-", Name(fine), Const(1))),
+                ),
+            )
+        )
+        top1 = outer.emit(Call("where", (push, BinOp("+", Name(top), Const(1)), Name(top))))
+        starts = [outer.emit(BinOp("*", top1, Const(n))).id for n in sizes]
+        stack1 = [
+            _slot_write(outer, stack[c], starts[c], sizes[c], push, new[c]) for c in range(nc)
+        ]
+        ch1 = _slot_write(outer, ch, top1.id, 1, push, reached.id)
+        back = outer.emit(_reshape(_slot_read(ch1, top1.id, 1), ()))
+        fine1 = outer.emit(Call("where", (turn, BinOp("-", Name(fine), Const(1)), Name(fine))))
+        current = []
+        for c in range(nc):
+            state: Node = _reshape(_slot_read(stack1[c], starts[c], sizes[c]), b.shapes[nk + c])
+            if not b.floats[nk + c]:
+                state = AsType(state, "int")
+            current.append(outer.emit(Call("where", (turn, state, Name(new[c])))).id)
+        capo1 = outer.emit(Call("where", (turn, back, reached)))
+        pop = Call("logical_and", (turn, BinOp("==", back, BinOp("-", fine1, Const(1)))))
+        pop = Call("logical_and", (pop, BinOp(">", top1, Const(0))))  # x_0's slot kept
+        top2 = outer.emit(Call("where", (pop, BinOp("-", top1, Const(1)), top1)))
+        results = (*current, *stack1, ch1, top2.id, capo1.id, fine1.id, *bars)
+        step = LoopBody(tuple(names), tuple(outer.statements), results)
+        test = ArrayStatement(outer.fresh(), BinOp(">", Name(fine), Const(0)))
+        cond = LoopBody(tuple(names), (test,), (test.target,))
+        cbar = [
+            _zeros(b.shapes[i])
+            if cotangents[i - nk] is None
+            else _reshape(cotangents[i - nk], b.shapes[i])
+            for i in fc
+        ]
+        kbar = [_zeros(b.shapes[i]) for i in fk]
+        stacks = [
+            _concat([AsType(_reshape(c0[c], (n,)), "float"), _zeros(((K - 1) * n,))])
+            for c, n in enumerate(sizes)
+        ]
+        init = (*c0, *stacks, AsType(_zeros((K,)), "int"), Const(0), Const(0), done["trips"])
+        loop = While((*init, *cbar, *kbar), (*ks, *vconsts, *aconsts), cond, step)
+        name = self.w.emit(loop, self._name(r, "vjp_loop"))
+        out: list = [None] * len(r.operand_shapes)
+        first, at = r.n_cond_consts, 2 * nc + 4
+        for a, i in enumerate(fc):
+            out[first + i] = Item(name, at + a)
+        for a, i in enumerate(fk):
+            out[first + i] = Item(name, at + len(fc) + a)
         return out
