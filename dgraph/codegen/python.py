@@ -118,13 +118,12 @@ class NumPyArrayPrinter(ArrayPrinter):
         """JAX's ``lax.dynamic_slice`` / ``lax.dynamic_update_slice`` of a vector at one
         start (a Name): a slice, and a copy with the slice replaced by a Name."""
         if node.func == "lax.dynamic_slice":
-            x, start, size = self.doprint(node.args[0]), node.args[1].items[0], node.args[2]
+            x, start, size = self._wrapped(node.args[0], 9), node.args[1].items[0], node.args[2]
             at = f"int({self.doprint(start)})"
             return f"{x}[{at}:{at} + {size.value[0]}]", 9
         if node.func == "lax.dynamic_update_slice":
-            x, v, start = (
-                self.doprint(a) for a in (node.args[0], node.args[1], *node.args[2].items)
-            )
+            x = self._wrapped(node.args[0], 9)
+            v, start = self.doprint(node.args[1]), self.doprint(node.args[2].items[0])
             at = f"int({start})"
             return f"numpy.concatenate([{x}[:{at}], {v}, {x}[{at} + numpy.size({v}):]])", 9
         return super()._print_Call(node)

@@ -17,13 +17,19 @@ never form it, nor any body Jacobian:
   sweep's T - 1 steps (each an advance, some storing the state first), then the reverse
   rows (an advance, a takeshot and advance, or a turn — the body's vjp at the current
   state — followed by a restore). Each row is a Cond; NumPy copies a stack only on the
-  rows that write it, JAX writes it outside the Cond by masked adds (exact: a slot is
-  zero before it is written, zeroed when freed), so that XLA updates it in place.
+  rows that write it (adding onto a zeroed slot), JAX writes it outside the Cond as a
+  contiguous slice (``lax.dynamic_update_slice`` of the state or of the slot's own
+  entries; read by ``lax.dynamic_slice``), so that XLA updates it in place.
   ``CHECKPOINTS = "equidistant"`` instead stores every s-th state, s = ⌈T/K⌉, and
   recomputes one segment of s states at a time (K + s states; for comparison).
 * ``while_loop``: the forward sweep counts its trips n; the reverse sweep runs n steps
-  backwards, recomputing the state of step j from the initial one (no tape: one state
-  kept, n(n-1)/2 extra body steps — short solver loops).
+  backwards, recomputing the state of step j from the initial one (no bound: one state
+  kept, n(n-1)/2 extra body steps — short solver loops). Under ``tape=K``, binomial
+  checkpointing with the schedule computed as the reverse sweep runs, once n is known
+  (:func:`.revolve.run_time_schedule`; Griewank and Walther's split rule): at most K
+  stored states, and n + cost(n, K) forward steps — the offline optimum for K states
+  plus the counting sweep (not an online schedule placing checkpoints in the first
+  sweep, as Stumm and Walther's, SIAM J. Sci. Comput. 32(2), 2010).
 """
 
 from __future__ import annotations
@@ -856,7 +862,10 @@ class LoopSweeps:
     def _binomial_adjoint(self, r: Region, operands, cotangents, done: dict) -> list:
         """The reverse sweep's rows (:meth:`_tables`) as one loop over the table: each
         row a Cond of an advance, a takeshot and advance, or a turn (the body's vjp at
-        the current state, x̄_t written at its step) and a restore."""
+        the current state, x̄_t written at its step) and a restore (NumPy; JAX:
+        :meth:`_binomial_turns`)."""
+        if self.lang == "jax":
+            return self._binomial_turns(r, operands, cotangents, done)
         w, b, nk, nc = self.w, r.body, r.n_consts, r.n_carry
         n = len(b.inputs)
         fc = [i for i in range(nk, nk + nc) if b.floats[i]]
@@ -1285,3 +1294,126 @@ class LoopSweeps:
         for a, i in enumerate(fk):
             out[first + i] = Item(name, at + len(fc) + a)
         return out
+
+    # -- binomial checkpointing's reverse sweep in JAX: one loop over the turns ----------
+
+    def _binomial_turns(self, r: Region, operands, cotangents, done: dict) -> list:
+        """JAX: the reverse rows (:meth:`_tables`) grouped by turn, with no Cond: a
+        reverse scan over the T steps, each the body's vjp at the current state (its
+        slices of xs and ȳ read as the scan's, x̄_t its y), the restore of the turn's
+        slot, then a while loop over the advance rows up to the next turn (each a masked
+        takeshot and a body step, its slices of xs read at the row's step)."""
+        w, b, nk, nc = self.w, r.body, r.n_consts, r.n_carry
+        n = len(b.inputs)
+        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
+        fk = [i for i in range(nk) if b.floats[i]]
+        fx = [i for i in range(nk + nc, n) if b.floats[i]]
+        fy = [o for o in range(nc, len(b.outputs)) if isinstance(b.outputs[o], str)]
+        T = done["schedule"].steps
+        ks, _, xs = self._parts(r, operands)
+        cbar = [
+            _zeros(b.shapes[i])
+            if cotangents[i - nk] is None
+            else _reshape(cotangents[i - nk], b.shapes[i])
+            for i in fc
+        ]
+        kbar = [_zeros(b.shapes[i]) for i in fk]
+        ybars = []
+        for o in fy:
+            given = cotangents[o]
+            ybars.append(
+                _zeros(r.out_shapes[o]) if given is None else (_flip(given) if r.reverse else given)
+            )
+        sizes = [int(np.prod(b.shapes[nk + c], dtype=np.int64)) for c in range(nc)]
+        rows = done["rows"]
+        turns = np.nonzero(rows[:, 0] >= 2)[0]
+        if not np.array_equal(rows[turns, 1], np.arange(T - 1, -1, -1)):
+            raise DGraphError(f"{r.name}: a revolve schedule that does not turn T-1 .. 0")
+        ends = np.append(turns[1:], len(rows))
+        by_step = [turns[::-1] + 1, ends[::-1], rows[turns[::-1], 2]]  # row t: step t's
+        per_step = [w.constants.add(np.ascontiguousarray(a, dtype=np.int64)) for a in by_step]
+        table = [  # indexed by a traced row: JAX arrays
+            Call("asarray", (w.constants.add(np.ascontiguousarray(rows[:, j])),)) for j in range(3)
+        ]
+        vconsts = self._constants(self._body(r, "value"))
+        aconsts = self._constants(self._body(r, "vjp"))
+        outer = _Scope(prefix="_bw")
+        cur = [outer.fresh() for _ in range(nc)]
+        stack = [outer.fresh() for _ in range(nc)]
+        cb = [outer.fresh() for _ in cbar]
+        kb = [outer.fresh() for _ in kbar]
+        lo, hi, back = outer.fresh(), outer.fresh(), outer.fresh()
+        xt = [outer.fresh() for _ in xs]
+        yt = [outer.fresh() for _ in ybars]
+        xfull = [outer.fresh() for _ in xs]
+        kn = [outer.fresh() for _ in ks]
+        vn = [outer.fresh() for _ in vconsts]
+        an = [outer.fresh() for _ in aconsts]
+        tabs = [outer.fresh() for _ in table]
+        names = [*cur, *cb, *kb, *xt, *yt, *kn, *vn, *an]
+        turn = self._turn_branch(r, names, cur, [], [], xt, yt, kn, an, cb, kb, [], [], False)
+        outer.taken |= {s.target for s in turn.statements}
+        outer.statements += list(turn.statements)
+        bars = list(turn.results[nc:])
+        restored = []
+        for c in range(nc):
+            at = outer.emit(BinOp("*", Name(back), Const(sizes[c])))
+            state: Node = _reshape(_slot_read(stack[c], at.id, sizes[c]), b.shapes[nk + c])
+            if not b.floats[nk + c]:
+                state = AsType(state, "int")
+            restored.append(outer.emit(state))
+        run = self._advance_rows(r, (stack, sizes), (xfull, kn, vn, tabs))
+        carried = (*restored, *(Name(x) for x in stack), Name(lo))
+        fixed = tuple(Name(x) for x in (hi, *xfull, *kn, *vn, *tabs))
+        loop = outer.emit(While(carried, fixed, *run))
+        results = [outer.emit(Item(loop, a)).id for a in range(2 * nc)]
+        results += bars
+        args = [*cur, *stack, *cb, *kb, lo, hi, back, *xt, *yt, *xfull, *kn, *vn, *an, *tabs]
+        step = LoopBody(tuple(args), tuple(outer.statements), tuple(results))
+        init = (*done["current"], *done["stacks"], *cbar, *kbar)
+        whole = [Call("asarray", (x,)) for x in xs]  # indexed by a traced step
+        invariants = (*whole, *ks, *vconsts, *aconsts, *table)
+        body = Loop(init, (*per_step, *xs, *ybars), invariants, step, T, True)
+        name = w.emit(body, self._name(r, "vjp_loop"))
+        at = 2 * nc
+        out: list = [None] * len(r.operand_shapes)
+        first = r.n_cond_consts
+        for a, i in enumerate(fc):
+            out[first + i] = Item(name, at + a)
+        for a, i in enumerate(fk):
+            out[first + i] = Item(name, at + len(fc) + a)
+        for a, i in enumerate(fx):
+            whole = _reshape(Item(name, at + len(fc) + len(fk) + a), (T, *b.shapes[i]))
+            out[first + i] = _flip(whole) if r.reverse else whole
+        return out
+
+    def _advance_rows(self, r: Region, stacks, invariant_names):
+        """The condition and body of the while loop over advance rows lo .. hi - 1:
+        carries (the state, the stacks, the row), invariants (hi, the full xs, the
+        constants, the three row tables); each row a masked takeshot, then a step."""
+        nc = r.n_carry
+        stack_names, sizes = stacks
+        xfull0, kn0, vn0, tabs0 = invariant_names
+        inner = _Scope(prefix="_bv")
+        cur = [inner.fresh() for _ in range(nc)]
+        stack = [inner.fresh() for _ in stack_names]
+        j, hi = inner.fresh(), inner.fresh()
+        xfull = [inner.fresh() for _ in xfull0]
+        kn = [inner.fresh() for _ in kn0]
+        vn = [inner.fresh() for _ in vn0]
+        kind, tt, slot = (inner.fresh() for _ in tabs0)
+        args = (*cur, *stack, j, hi, *xfull, *kn, *vn, kind, tt, slot)
+        row = [inner.emit(Index(Name(tab), (Name(j),))).id for tab in (kind, tt, slot)]
+        shot = BinOp("==", Name(row[0]), Const(1))
+        starts = [inner.emit(BinOp("*", Name(row[2]), Const(s))).id for s in sizes]
+        new_stack = self._masked_write(r, inner, stack, starts, shot, cur)
+        xt = [inner.emit(Index(Name(x), (Name(row[1]),))).id for x in xfull]
+        names = [*cur, *xt, *kn, *vn]
+        advanced = self._advance_branch(r, names, cur, [], [], xt, kn, vn, False, [])
+        inner.taken |= {s.target for s in advanced.statements}
+        inner.statements += list(advanced.statements)
+        nxt = inner.emit(BinOp("+", Name(j), Const(1)))
+        results = (*advanced.results[:nc], *new_stack, nxt.id)
+        test = ArrayStatement(inner.fresh(), BinOp("<", Name(j), Name(hi)))
+        step = LoopBody(args, tuple(inner.statements), results)
+        return LoopBody(args, (test,), (test.target,)), step
