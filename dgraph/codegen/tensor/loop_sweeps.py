@@ -16,10 +16,13 @@ never form it, nor any body Jacobian:
   schedule is built here as data and run as two loops over its tables: the forward
   sweep's T - 1 steps (each an advance, some storing the state first), then the reverse
   rows (an advance, a takeshot and advance, or a turn — the body's vjp at the current
-  state — followed by a restore). Each row is a Cond; NumPy copies a stack only on the
-  rows that write it (adding onto a zeroed slot), JAX writes it outside the Cond as a
-  contiguous slice (``lax.dynamic_update_slice`` of the state or of the slot's own
-  entries; read by ``lax.dynamic_slice``), so that XLA updates it in place.
+  state — followed by a restore). In NumPy each row is a Cond, and a stack is copied
+  only on the rows that write it (adding onto a zeroed slot). In JAX the reverse rows
+  are grouped by turn, with no Cond: a reverse scan over the T steps, each the body's
+  vjp, the restore, then a while loop over the advance rows up to the next turn; a slot
+  is a contiguous slice of the stack (``lax.dynamic_update_slice`` of the state or of
+  the slot's own entries, read by ``lax.dynamic_slice``), so that XLA updates it in
+  place (gathers and scatter-adds of the slot's positions cost XLA a loop over them).
   ``CHECKPOINTS = "equidistant"`` instead stores every s-th state, s = ⌈T/K⌉, and
   recomputes one segment of s states at a time (K + s states; for comparison).
 * ``while_loop``: the forward sweep counts its trips n; the reverse sweep runs n steps
@@ -816,49 +819,6 @@ class LoopSweeps:
             out.append(_slot_write(scope, stack[c], starts[c], size, where, v))
         return out
 
-    def _masked_rows(self, r, outer, kd, cur, stack, pos, inputs, cb, kb) -> list:
-        """JAX's reverse row: a takeshot (masked), a Cond of the advance and the turn
-        over the small operands only, then the restore and the free (masked); results
-        the carries, the stacks, c̄, k̄, then the list of the turn's x̄_t names."""
-        b, nk, nc = r.body, r.n_consts, r.n_carry
-        xt, yt, kn, vn, an = inputs
-        shot = BinOp("==", Name(kd), Const(1))
-        stack = self._masked_write(r, outer, stack, pos, shot, cur)
-        names = [*cur, *cb, *kb, *xt, *yt, *kn, *vn, *an]
-        fx = [i for i in range(nk + nc, len(b.inputs)) if b.floats[i]]
-        adv = self._advance_branch(r, names, cur, [], [], xt, kn, vn, False, [*cb, *kb])
-        scope = _Scope(set(names), prefix="_bz")
-        zeros = [scope.emit(_zeros((int(np.prod(b.shapes[i], dtype=np.int64)),))).id for i in fx]
-        adv = LoopBody(adv.arguments, (*adv.statements, *scope.statements), (*adv.results, *zeros))
-        turn = self._turn_branch(r, names, cur, [], [], xt, yt, kn, an, cb, kb, [], [], False)
-        back = outer.emit(
-            Cond(
-                BinOp(">=", Name(kd), Const(2)),
-                tuple(Name(x) for x in names),
-                (adv, turn),
-            )
-        )
-        items = [outer.emit(Item(back, a)).id for a in range(nc + len(cb) + len(kb) + len(fx))]
-        turned = BinOp(">=", Name(kd), Const(2))
-        restored = []
-        for c in range(nc):  # a freed slot is left as it is: the next takeshot overwrites it
-            size = int(np.prod(b.shapes[nk + c], dtype=np.int64))
-            old = outer.emit(_slot_read(stack[c], pos[c], size))
-            state: Node = _reshape(old, b.shapes[nk + c])
-            if not b.floats[nk + c]:
-                state = AsType(state, "int")
-            restored.append(outer.emit(Call("where", (turned, state, Name(items[c])))).id)
-        return [*restored, *stack, *items[nc : -len(fx) or None], items[len(items) - len(fx) :]]
-
-    def _masked_xbar(self, outer: _Scope, kd, xb, xpos, xbt, sizes) -> list[str]:
-        """Each x̄ with the row's x̄_t written at step t's slice on a turn (each step
-        turned once; an advance writes the slice back)."""
-        turned = BinOp(">=", Name(kd), Const(2))
-        return [
-            _slot_write(outer, x, p, m, turned, v)
-            for x, p, v, m in zip(xb, xpos, xbt, sizes, strict=True)
-        ]
-
     def _binomial_adjoint(self, r: Region, operands, cotangents, done: dict) -> list:
         """The reverse sweep's rows (:meth:`_tables`) as one loop over the table: each
         row a Cond of an advance, a takeshot and advance, or a turn (the body's vjp at
@@ -910,31 +870,23 @@ class LoopSweeps:
         pos = self._stack_positions(r, outer, sl, arn)
         xt = [outer.emit(Index(Name(x), (Name(tt),))).id for x in xfull]
         yt = [outer.emit(Index(Name(y), (Name(tt),))).id for y in yfull]
-        xpos = [  # JAX: the first position of step t's slice
-            outer.emit(
-                BinOp("*", Name(tt), Const(m))
-                if self.lang == "jax"
-                else BinOp("+", BinOp("*", Name(tt), Const(m)), Name(a))
-            ).id
+        xpos = [
+            outer.emit(BinOp("+", BinOp("*", Name(tt), Const(m)), Name(a))).id
             for m, a in zip(xsizes, xarn, strict=True)
         ]
-        if self.lang == "jax":
-            results = self._masked_rows(r, outer, kd, cur, stack, pos, (xt, yt, kn, vn, an), cb, kb)
-            results += self._masked_xbar(outer, kd, xb, xpos, results.pop(), xsizes)
-        else:
-            names = [*cur, *stack, *cb, *kb, *xb, *xt, *yt, *kn, *vn, *an, *pos, *xpos]
-            extra = [*cb, *kb, *xb]
-            branches = [
-                self._advance_branch(r, names, cur, stack, pos, xt, kn, vn, shot, extra)
-                for shot in (False, True)
-            ]
-            branches += [
-                self._turn_branch(r, names, cur, stack, pos, xt, yt, kn, an, cb, kb, xb, xpos, free)
-                for free in (False, True)
-            ]
-            cond = outer.emit(Cond(Name(kd), tuple(Name(x) for x in names), tuple(branches)))
-            total = 2 * nc + len(cb) + len(kb) + len(xb)
-            results = [outer.emit(Item(cond, a)).id for a in range(total)]
+        names = [*cur, *stack, *cb, *kb, *xb, *xt, *yt, *kn, *vn, *an, *pos, *xpos]
+        extra = [*cb, *kb, *xb]
+        branches = [
+            self._advance_branch(r, names, cur, stack, pos, xt, kn, vn, shot, extra)
+            for shot in (False, True)
+        ]
+        branches += [
+            self._turn_branch(r, names, cur, stack, pos, xt, yt, kn, an, cb, kb, xb, xpos, free)
+            for free in (False, True)
+        ]
+        cond = outer.emit(Cond(Name(kd), tuple(Name(x) for x in names), tuple(branches)))
+        total = 2 * nc + len(cb) + len(kb) + len(xb)
+        results = [outer.emit(Item(cond, a)).id for a in range(total)]
         args = [*cur, *stack, *cb, *kb, *xb, kd, tt, sl, *xfull, *yfull, *kn, *vn, *an, *arn, *xarn]
         step = LoopBody(tuple(args), tuple(outer.statements), tuple(results))
         rows = done["rows"]
