@@ -16,7 +16,8 @@ generated ``jvp`` and ``vjp`` (matrix-free sweeps through the loop, NumPy and ji
 against ``jax.jvp`` and ``jax.vjp``, and dgraph's Jacobian (the graph's own tangent sweep;
 the generated ``jacobian`` module at 10 steps) against ``jax.jacfwd`` and ``jax.jacrev``
 (jitted), each compared with JAX's values. ``--memory`` runs each ``vjp`` variant in a
-subprocess of its own and reports its seconds and peak resident memory (``ru_maxrss``, and
+subprocess of its own and reports its seconds (a first call, a second and, compiled, the
+median of ``MEDIAN_OF`` calls after the first) and peak resident memory (``ru_maxrss``, and
 its growth past the setup): dgraph's vjp keeping every state, under ``--tape`` (100)
 states (binomial checkpointing), the same bound by equidistant checkpointing (K
 checkpoints and a segment of ⌈T/K⌉ states), binomial under 2K states (the equidistant
