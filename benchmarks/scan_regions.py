@@ -16,7 +16,8 @@ generated ``jvp`` and ``vjp`` (matrix-free sweeps through the loop, NumPy and ji
 against ``jax.jvp`` and ``jax.vjp``, and dgraph's Jacobian (the graph's own tangent sweep;
 the generated ``jacobian`` module at 10 steps) against ``jax.jacfwd`` and ``jax.jacrev``
 (jitted), each compared with JAX's values. ``--memory`` runs each ``vjp`` variant in a
-subprocess of its own and reports its seconds and peak resident memory (``ru_maxrss``, and
+subprocess of its own and reports its seconds (a first call, a second and, compiled, the
+median of ``MEDIAN_OF`` calls after the first) and peak resident memory (``ru_maxrss``, and
 its growth past the setup): dgraph's vjp keeping every state, under ``--tape`` (100)
 states (binomial checkpointing), the same bound by equidistant checkpointing (K
 checkpoints and a segment of ⌈T/K⌉ states), binomial under 2K states (the equidistant
@@ -256,6 +257,10 @@ VARIANTS = (
 )
 
 
+#: Calls after the first whose median ``--memory`` reports (compiled variants; NumPy's: one).
+MEDIAN_OF = 7
+
+
 def memory(variant: str, cells: int, steps: int, tape: int, lang: str) -> dict:
     """One vjp variant, in this process: its seconds (first call, compile included, and a
     second) and peak resident memory."""
@@ -290,6 +295,11 @@ def memory(variant: str, cells: int, steps: int, tape: int, lang: str) -> dict:
     if temp is None:
         temp = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
+    seconds = [second]
+    for _ in range(MEDIAN_OF - 1 if lang == "jax" or not variant.startswith("dgraph") else 0):
+        start = time.perf_counter()
+        jax.block_until_ready(call(*args, w))
+        seconds.append(time.perf_counter() - start)
     want = _pullback(f)(*args, w)
     return {
         "variant": variant + (f" ({lang})" if variant.startswith("dgraph") else ""),
@@ -297,6 +307,7 @@ def memory(variant: str, cells: int, steps: int, tape: int, lang: str) -> dict:
         "tape": tape,
         "first s": _g(first),
         "s": _g(second),
+        f"median s of {len(seconds)}": _g(float(np.median(seconds))),
         "peak MB (maxrss)": round(peak, 1),
         "rss before the calls MB": round(before, 1),
         "working memory MB (XLA temp / NumPy traced peak)": round(temp, 2),

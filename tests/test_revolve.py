@@ -173,7 +173,8 @@ def test_the_jax_vjp_is_jitted_and_equals_jax():
     with jax.enable_x64(True):
         for k in (1, 3):
             text = sweep_module(g, "vjp", "jax", k).text
-            assert "jax.lax.switch(" in text
+            # the reverse a scan over the turns, each with a while loop over its advances
+            assert "jax.lax.switch(" not in text and text.count("jax.lax.while_loop(") == 1
             got = jax.jit(load_python(text).vjp)(U0, D0, W)
             for a, b in zip(got, want, strict=True):
                 np.testing.assert_allclose(np.asarray(a), b, rtol=1e-12, atol=1e-13)
@@ -190,4 +191,20 @@ def test_the_jax_vjp_with_xs_ys_counters_and_inner_loops(case):
         assert "binomial checkpointing" in text
         w_list = list(w) if isinstance(w, tuple) else [w]
         got = jax.jit(load_python(text).vjp)(*args, *w_list)
+        _close(got, jax.vjp(f, *args)[1](w))
+
+
+def test_the_jax_vjp_reads_constant_xs_at_a_traced_step():
+    """xs a module constant (not an input), read by the advance rows at a traced step:
+    jitted under K = 2, equal to jax.vjp."""
+    xs = np.linspace(0.1, 0.9, 14).reshape(7, 2)
+
+    def f(x, p):
+        return jax.lax.scan(lambda c, xt: (jnp.tanh(c * p) + xt, jnp.sin(c) * xt[0]), x, xs)
+
+    args = (np.array([0.3, -0.2]), np.array([1.1, 0.7]))
+    w = (np.array([0.5, -1.0]), np.cos(np.arange(14.0)).reshape(7, 2))
+    with jax.enable_x64(True):
+        g = dgraph.from_jax(f, *args, level="array")
+        got = jax.jit(load_python(sweep_module(g, "vjp", "jax", 2).text).vjp)(*args, *w)
         _close(got, jax.vjp(f, *args)[1](w))

@@ -74,6 +74,12 @@ class JaxArrayPrinter(ArrayPrinter):
     def formula(self, expr: sympy.Expr) -> str:
         return _print(self.scalar, expr, self.function)
 
+    def _print_Call(self, node) -> tuple[str, int]:
+        """``lax.<f>`` (``dynamic_slice``, ``dynamic_update_slice``): ``jax.lax.<f>``."""
+        if node.func.startswith("lax."):
+            return f"jax.{node.func}({self._arguments(node.args, node.keywords)})", 9
+        return super()._print_Call(node)
+
     def _print_Entries(self, node) -> tuple[str, int]:
         """Inside a module, the helper ``_stack`` (entries broadcast, the batch last)."""
         if not self.module:

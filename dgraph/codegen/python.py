@@ -114,6 +114,20 @@ class NumPyArrayPrinter(ArrayPrinter):
         ]
         return lines
 
+    def _print_Call(self, node) -> tuple[str, int]:
+        """JAX's ``lax.dynamic_slice`` / ``lax.dynamic_update_slice`` of a vector at one
+        start (a Name): a slice, and a copy with the slice replaced by a Name."""
+        if node.func == "lax.dynamic_slice":
+            x, start, size = self._wrapped(node.args[0], 9), node.args[1].items[0], node.args[2]
+            at = f"int({self.doprint(start)})"
+            return f"{x}[{at}:{at} + {size.value[0]}]", 9
+        if node.func == "lax.dynamic_update_slice":
+            x = self._wrapped(node.args[0], 9)
+            v, start = self.doprint(node.args[1]), self.doprint(node.args[2].items[0])
+            at = f"int({start})"
+            return f"numpy.concatenate([{x}[:{at}], {v}, {x}[{at} + numpy.size({v}):]])", 9
+        return super()._print_Call(node)
+
     def _print_Scatter(self, node) -> tuple[str, int]:
         return f"_scatter({node.size}, {self._arguments((node.flat, node.data))})", 9
 

@@ -16,14 +16,23 @@ never form it, nor any body Jacobian:
   schedule is built here as data and run as two loops over its tables: the forward
   sweep's T - 1 steps (each an advance, some storing the state first), then the reverse
   rows (an advance, a takeshot and advance, or a turn — the body's vjp at the current
-  state — followed by a restore). Each row is a Cond; NumPy copies a stack only on the
-  rows that write it, JAX writes it outside the Cond by masked adds (exact: a slot is
-  zero before it is written, zeroed when freed), so that XLA updates it in place.
+  state — followed by a restore). In NumPy each row is a Cond, and a stack is copied
+  only on the rows that write it (adding onto a zeroed slot). In JAX the reverse rows
+  are grouped by turn, with no Cond: a reverse scan over the T steps, each the body's
+  vjp, the restore, then a while loop over the advance rows up to the next turn; a slot
+  is a contiguous slice of the stack (``lax.dynamic_update_slice`` of the state or of
+  the slot's own entries, read by ``lax.dynamic_slice``), so that XLA updates it in
+  place (gathers and scatter-adds of the slot's positions cost XLA a loop over them).
   ``CHECKPOINTS = "equidistant"`` instead stores every s-th state, s = ⌈T/K⌉, and
   recomputes one segment of s states at a time (K + s states; for comparison).
 * ``while_loop``: the forward sweep counts its trips n; the reverse sweep runs n steps
-  backwards, recomputing the state of step j from the initial one (no tape: one state
-  kept, n(n-1)/2 extra body steps — short solver loops).
+  backwards, recomputing the state of step j from the initial one (no bound: one state
+  kept, n(n-1)/2 extra body steps — short solver loops). Under ``tape=K``, binomial
+  checkpointing with the schedule computed as the reverse sweep runs, once n is known
+  (:func:`.revolve.run_time_schedule`; Griewank and Walther's split rule): at most K
+  stored states, and n + cost(n, K) forward steps — the offline optimum for K states
+  plus the counting sweep (not an online schedule placing checkpoints in the first
+  sweep, as Stumm and Walther's, SIAM J. Sci. Comput. 32(2), 2010).
 """
 
 from __future__ import annotations
@@ -117,6 +126,22 @@ def _inline(scope: _Scope, loop: Loop) -> list[str]:
 
 def _concat(parts: list[Node]) -> Node:
     return parts[0] if len(parts) == 1 else Call("concatenate", (Seq(tuple(parts)),))
+
+
+def _slot_read(flat: str, start: str, size: int) -> Node:
+    """JAX: the ``size`` entries of the vector ``flat`` from position ``start`` (a
+    dynamic_slice: one contiguous copy, where a gather of the positions costs XLA a
+    loop over them)."""
+    return Call("lax.dynamic_slice", (Name(flat), Seq((Name(start),)), Const((size,))))
+
+
+def _slot_write(scope: _Scope, flat: str, start: str, size: int, where: Node, value: str) -> str:
+    """JAX: ``flat`` with ``value`` (flattened) written from position ``start`` where
+    ``where`` holds, its own entries there elsewhere (a dynamic_update_slice, in place
+    in a loop's carry, where a scatter-add of the positions costs a loop over them)."""
+    old = _slot_read(flat, start, size)
+    data = scope.emit(Call("where", (where, _reshape(Name(value), (size,)), old)))
+    return scope.emit(Call("lax.dynamic_update_slice", (Name(flat), data, Seq((Name(start),))))).id
 
 
 class _Scope:
@@ -312,7 +337,7 @@ class LoopSweeps:
         j = op.param["output"]
         if id(r) not in self._done:
             if r.kind == "while":
-                self._done[id(r)] = self._while_forward(r, operands)
+                self._done[id(r)] = self._while_forward(r, operands, taped)
             else:
                 self._done[id(r)] = self._scan_forward(r, operands, taped)
         return _reshape(self._done[id(r)]["values"][j], r.out_shapes[j])
@@ -445,6 +470,8 @@ class LoopSweeps:
         by the reverse sweep over the tape the forward sweep kept."""
         r: Region = op.param["region"]
         done = self._done[id(r)]
+        if r.kind == "while" and "revolve" in done:
+            return self._while_revolve(r, operands, cotangents, done)
         if r.kind == "while":
             return self._while_adjoint(r, operands, cotangents, done)
         if "schedule" in done:
@@ -656,12 +683,16 @@ class LoopSweeps:
         return (fwd_kind, fwd_slot), np.array(rows, dtype=np.int64).reshape(-1, 3)
 
     def _stack_positions(self, r: Region, scope: _Scope, slot: str, aranges: list[str]):
-        """Each carry's flat positions of ``slot`` in its stack: slot·size + arange."""
+        """Each carry's flat positions of ``slot`` in its stack: slot·size + arange
+        (JAX: the slot's first position slot·size, read and written as one contiguous
+        slice: :func:`_slot_read`, :func:`_slot_write`)."""
         b, nk = r.body, r.n_consts
         out = []
         for c, ar in enumerate(aranges):
             size = int(np.prod(b.shapes[nk + c], dtype=np.int64))
-            at = BinOp("+", BinOp("*", Name(slot), Const(size)), Name(ar))
+            at: Node = BinOp("*", Name(slot), Const(size))
+            if self.lang != "jax":
+                at = BinOp("+", at, Name(ar))
             out.append(scope.emit(at).id)
         return out
 
@@ -777,64 +808,24 @@ class LoopSweeps:
             "aranges": aranges,
         }
 
-    def _masked_write(self, r: Region, scope: _Scope, stack, pos, where, values) -> list[str]:
-        """Each stack with ``values`` added at the slot's positions where ``where`` holds
-        (zeros added elsewhere: exact), outside any branch (JAX: an in-place update)."""
+    def _masked_write(self, r: Region, scope: _Scope, stack, starts, where, values) -> list[str]:
+        """JAX: each stack with ``values`` written into the slot starting at ``starts``
+        where ``where`` holds (the slot's own entries written back elsewhere), outside
+        any branch: a dynamic_update_slice XLA does in place."""
         b, nk = r.body, r.n_consts
         out = []
         for c, v in enumerate(values):
             size = int(np.prod(b.shapes[nk + c], dtype=np.int64))
-            data = Call("where", (where, _reshape(Name(v), (size,)), Const(0.0)))
-            out.append(scope.emit(ScatterAdd(Name(stack[c]), ((Name(pos[c]), data),))).id)
+            out.append(_slot_write(scope, stack[c], starts[c], size, where, v))
         return out
-
-    def _masked_rows(self, r, outer, kd, cur, stack, pos, inputs, cb, kb) -> list:
-        """JAX's reverse row: a takeshot (masked), a Cond of the advance and the turn
-        over the small operands only, then the restore and the free (masked); results
-        the carries, the stacks, c̄, k̄, then the list of the turn's x̄_t names."""
-        b, nk, nc = r.body, r.n_consts, r.n_carry
-        xt, yt, kn, vn, an = inputs
-        shot = BinOp("==", Name(kd), Const(1))
-        stack = self._masked_write(r, outer, stack, pos, shot, cur)
-        names = [*cur, *cb, *kb, *xt, *yt, *kn, *vn, *an]
-        fx = [i for i in range(nk + nc, len(b.inputs)) if b.floats[i]]
-        adv = self._advance_branch(r, names, cur, [], [], xt, kn, vn, False, [*cb, *kb])
-        scope = _Scope(set(names), prefix="_bz")
-        zeros = [scope.emit(_zeros((int(np.prod(b.shapes[i], dtype=np.int64)),))).id for i in fx]
-        adv = LoopBody(adv.arguments, (*adv.statements, *scope.statements), (*adv.results, *zeros))
-        turn = self._turn_branch(r, names, cur, [], [], xt, yt, kn, an, cb, kb, [], [], False)
-        back = outer.emit(
-            Cond(
-                BinOp(">=", Name(kd), Const(2)),
-                tuple(Name(x) for x in names),
-                (adv, turn),
-            )
-        )
-        items = [outer.emit(Item(back, a)).id for a in range(nc + len(cb) + len(kb) + len(fx))]
-        turned = BinOp(">=", Name(kd), Const(2))
-        freed = BinOp("==", Name(kd), Const(3))
-        restored, minus = [], []
-        for c in range(nc):
-            old = outer.emit(Index(Name(stack[c]), (Name(pos[c]),)))
-            state: Node = _reshape(old, b.shapes[nk + c])
-            if not b.floats[nk + c]:
-                state = AsType(state, "int")
-            restored.append(outer.emit(Call("where", (turned, state, Name(items[c])))).id)
-            minus.append(outer.emit(UnaryOp("-", old)).id)
-        stack = self._masked_write(r, outer, stack, pos, freed, minus)
-        return [*restored, *stack, *items[nc : -len(fx) or None], items[len(items) - len(fx) :]]
-
-    def _masked_xbar(self, outer: _Scope, kd, xb, xpos, xbt) -> list[str]:
-        """Each x̄ with the row's x̄_t added at step t (zeros on an advance: exact)."""
-        return [
-            outer.emit(ScatterAdd(Name(x), ((Name(p), _reshape(Name(v), (-1,))),))).id
-            for x, p, v in zip(xb, xpos, xbt, strict=True)
-        ]
 
     def _binomial_adjoint(self, r: Region, operands, cotangents, done: dict) -> list:
         """The reverse sweep's rows (:meth:`_tables`) as one loop over the table: each
         row a Cond of an advance, a takeshot and advance, or a turn (the body's vjp at
-        the current state, x̄_t written at its step) and a restore."""
+        the current state, x̄_t written at its step) and a restore (NumPy; JAX:
+        :meth:`_binomial_turns`)."""
+        if self.lang == "jax":
+            return self._binomial_turns(r, operands, cotangents, done)
         w, b, nk, nc = self.w, r.body, r.n_consts, r.n_carry
         n = len(b.inputs)
         fc = [i for i in range(nk, nk + nc) if b.floats[i]]
@@ -883,23 +874,19 @@ class LoopSweeps:
             outer.emit(BinOp("+", BinOp("*", Name(tt), Const(m)), Name(a))).id
             for m, a in zip(xsizes, xarn, strict=True)
         ]
-        if self.lang == "jax":
-            results = self._masked_rows(r, outer, kd, cur, stack, pos, (xt, yt, kn, vn, an), cb, kb)
-            results += self._masked_xbar(outer, kd, xb, xpos, results.pop())
-        else:
-            names = [*cur, *stack, *cb, *kb, *xb, *xt, *yt, *kn, *vn, *an, *pos, *xpos]
-            extra = [*cb, *kb, *xb]
-            branches = [
-                self._advance_branch(r, names, cur, stack, pos, xt, kn, vn, shot, extra)
-                for shot in (False, True)
-            ]
-            branches += [
-                self._turn_branch(r, names, cur, stack, pos, xt, yt, kn, an, cb, kb, xb, xpos, free)
-                for free in (False, True)
-            ]
-            cond = outer.emit(Cond(Name(kd), tuple(Name(x) for x in names), tuple(branches)))
-            total = 2 * nc + len(cb) + len(kb) + len(xb)
-            results = [outer.emit(Item(cond, a)).id for a in range(total)]
+        names = [*cur, *stack, *cb, *kb, *xb, *xt, *yt, *kn, *vn, *an, *pos, *xpos]
+        extra = [*cb, *kb, *xb]
+        branches = [
+            self._advance_branch(r, names, cur, stack, pos, xt, kn, vn, shot, extra)
+            for shot in (False, True)
+        ]
+        branches += [
+            self._turn_branch(r, names, cur, stack, pos, xt, yt, kn, an, cb, kb, xb, xpos, free)
+            for free in (False, True)
+        ]
+        cond = outer.emit(Cond(Name(kd), tuple(Name(x) for x in names), tuple(branches)))
+        total = 2 * nc + len(cb) + len(kb) + len(xb)
+        results = [outer.emit(Item(cond, a)).id for a in range(total)]
         args = [*cur, *stack, *cb, *kb, *xb, kd, tt, sl, *xfull, *yfull, *kn, *vn, *an, *arn, *xarn]
         step = LoopBody(tuple(args), tuple(outer.statements), tuple(results))
         rows = done["rows"]
@@ -996,7 +983,7 @@ class LoopSweeps:
         cond = LoopBody(tuple(names), (test,), (test.target,))
         return While((*init, Const(0)), tuple(invariants), cond, step)
 
-    def _while_forward(self, r: Region, operands) -> dict:
+    def _while_forward(self, r: Region, operands, taped: bool = False) -> dict:
         ks, c0, _ = self._parts(r, operands)
         body = self._body(r, "value")
         loop = self._while_steps(
@@ -1004,12 +991,47 @@ class LoopSweeps:
         )
         name = self.w.emit(loop, self._name(r, "loop"))
         nc = r.n_carry
+        out = {"values": [Item(name, c) for c in range(nc)], "trips": Item(name, nc), "c0": c0}
+        how = "each state recomputed from the first (one state kept)"
+        if taped and self.tape is not None:
+            K = out["revolve"] = self.tape
+            how = (
+                f"under binomial checkpointing computed as it runs (revolve): at most {K}"
+                f" stored state{'s' * (K != 1)} besides the current one; the fewest forward"
+                f" steps for {K} states and n trips, plus the n of the counting sweep"
+            )
         self.notes.append(
             f"Loop {r.name or 'region'} (while_loop): the forward sweep counts its trips n;"
-            " the reverse sweep runs n steps backwards, each state recomputed from the first"
-            " (one state kept)"
+            f" the reverse sweep runs n steps backwards, {how}"
         )
-        return {"values": [Item(name, c) for c in range(nc)], "trips": Item(name, nc), "c0": c0}
+        return out
+
+    def _turn(self, r: Region, vjp: _Body, scope: _Scope, cb: list[str], kb: list[str]):
+        """The body's vjp at the state its arguments are bound to (as in the scan's
+        reverse step): its seeds from the c̄ named ``cb``, its statements, into ``scope``;
+        the names of the new c̄ and of k̄ (``kb`` plus this step's)."""
+        b, nk, nc = r.body, r.n_consts, r.n_carry
+        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
+        fk = [i for i in range(nk) if b.floats[i]]
+        contributions: dict[str, list[str]] = {}
+        for i, name in zip(fc, cb, strict=True):
+            out = b.outputs[i - nk]
+            if isinstance(out, str):
+                contributions.setdefault(out, []).append(name)
+        for u, seed in vjp.seed.items():
+            shape = b.graph.shape(u)
+            parts = [_reshape(Name(c), shape) for c in contributions.get(u, [])]
+            total: Node = _zeros(shape) if not parts else parts[0]
+            for p in parts[1:]:
+                total = BinOp("+", total, p)
+            scope.statements.append(ArrayStatement(seed, total))
+        scope.statements += list(vjp.statements())
+        bars = dict(zip(b.inputs, vjp.program.results, strict=True))
+        results = [bars[b.inputs[i]] for i in fc]
+        for i, name in zip(fk, kb, strict=True):
+            total = BinOp("+", Name(name), _reshape(Name(bars[b.inputs[i]]), b.shapes[i]))
+            results.append(scope.emit(total).id)
+        return results
 
     def _while_adjoint(self, r: Region, operands, cotangents, done: dict) -> list:
         """n steps backwards (n the trips the forward sweep counted): step j's state
@@ -1036,25 +1058,7 @@ class LoopSweeps:
             outer.statements.append(ArrayStatement(arg[nk + c], Item(state, c)))
         for a, k in enumerate(kn):
             outer.statements.append(ArrayStatement(arg[a], Name(k)))
-        # seeds, the body's vjp, the sums: as in the scan's reverse step
-        contributions: dict[str, list[str]] = {}
-        for i, name in zip(fc, cb, strict=True):
-            out = b.outputs[i - nk]
-            if isinstance(out, str):
-                contributions.setdefault(out, []).append(name)
-        for u, seed in vjp.seed.items():
-            shape = b.graph.shape(u)
-            parts = [_reshape(Name(c), shape) for c in contributions.get(u, [])]
-            total: Node = _zeros(shape) if not parts else parts[0]
-            for p in parts[1:]:
-                total = BinOp("+", total, p)
-            outer.statements.append(ArrayStatement(seed, total))
-        outer.statements += list(vjp.statements())
-        bars = dict(zip(b.inputs, vjp.program.results, strict=True))
-        results = [jm1.id] + [bars[b.inputs[i]] for i in fc]
-        for i, name in zip(fk, kb, strict=True):
-            total = BinOp("+", Name(name), _reshape(Name(bars[b.inputs[i]]), b.shapes[i]))
-            results.append(outer.emit(total).id)
+        results = [jm1.id, *self._turn(r, vjp, outer, cb, kb)]
         an = list(vjp.constants)
         names = [j, *cb, *kb, *cn, *kn, *vn, *an]
         outer.taken |= set(names)
@@ -1078,3 +1082,290 @@ class LoopSweeps:
         for a, i in enumerate(fk):
             out[first + i] = Item(name, 1 + len(fc) + a)
         return out
+
+    # -- a while loop's reverse under tape=K: revolve computed at run time ---------------
+
+    def _split(self, scope: _Scope, steps: str, slots: str) -> str:
+        """The name of :func:`.revolve.split_at` (steps, slots) computed in the code: t
+        and β by a loop over two integers, then Griewank and Walther's rule."""
+        sub = _Scope(scope.taken, prefix="_ws")
+        reps, span, length, room = (sub.fresh() for _ in range(4))
+        r1 = sub.emit(BinOp("+", Name(reps), Const(1)))
+        grown = BinOp("*", Name(span), BinOp("+", r1, Name(room)))
+        s1 = sub.emit(Call("floor_divide", (grown, r1)))
+        step = LoopBody((reps, span, length, room), tuple(sub.statements), (r1.id, s1.id))
+        more = Call(
+            "logical_and",
+            (BinOp("<", Name(span), Name(length)), BinOp(">", Name(room), Const(1))),
+        )
+        test = ArrayStatement(sub.fresh(), more)
+        cond = LoopBody((reps, span, length, room), (test,), (test.target,))
+        scope.taken |= sub.taken
+        found = scope.emit(While((Const(0), Const(1)), (Name(steps), Name(slots)), cond, step))
+        t, beta, s = scope.emit(Item(found, 0)), scope.emit(Item(found, 1)), Name(slots)
+
+        def div(a: Node, b: Node) -> Node:
+            return Call("floor_divide", (a, Call("maximum", (b, Const(1)))))
+
+        def pick(test: Node, yes: Node, no: Node) -> Node:
+            return scope.emit(Call("where", (test, yes, no)))
+
+        b1 = scope.emit(div(BinOp("*", beta, t), BinOp("+", s, t)))
+        b2 = scope.emit(div(BinOp("*", b1, s), BinOp("-", BinOp("+", s, t), Const(1))))
+        b3 = pick(
+            BinOp(">", s, Const(2)),
+            div(BinOp("*", b2, BinOp("-", s, Const(1))), BinOp("-", BinOp("+", s, t), Const(2))),
+            Const(1),
+        )
+        b4 = scope.emit(div(BinOp("*", b2, BinOp("-", t, Const(1))), s))
+        b5 = pick(
+            BinOp(">", s, Const(3)),
+            div(BinOp("*", b3, BinOp("-", s, Const(2))), t),
+            pick(BinOp("==", s, Const(3)), Const(1), Const(0)),
+        )
+        length = Name(steps)
+        m = pick(
+            BinOp("<=", length, BinOp("+", b1, b3)),
+            b4,
+            pick(
+                BinOp(">=", length, BinOp("-", beta, b5)),
+                b1,
+                BinOp("-", BinOp("-", length, b2), b3),
+            ),
+        )
+        one = BinOp("==", s, Const(1))  # one slot: advance to the last step
+        return pick(one, BinOp("-", length, Const(1)), Call("maximum", (m, Const(1)))).id
+
+    def _while_revolve(self, r: Region, operands, cotangents, done: dict) -> list:
+        """The reverse sweep under ``tape=K`` once the forward sweep has counted n trips:
+        binomial checkpointing (:func:`.revolve.run_time_schedule`) with its split
+        computed as it runs. One while loop, each trip a Cond of an advance run (m steps,
+        the state reached pushed onto a stack of K slots unless it is the one the next
+        turn needs) or a turn (the body's vjp, then the top slot restored, popped when it
+        holds the next turn's state); the stack is written outside the Cond (JAX: in
+        place)."""
+        b, nk, nc, K = r.body, r.n_consts, r.n_carry, int(done["revolve"])
+        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
+        fk = [i for i in range(nk) if b.floats[i]]
+        ks, c0, _ = self._parts(r, operands)
+        sizes = [int(np.prod(b.shapes[nk + c], dtype=np.int64)) for c in range(nc)]
+        vjp, value = self._body(r, "vjp"), self._body(r, "value")
+        vconsts, aconsts = self._constants(value), self._constants(vjp)
+        outer = _Scope(vjp.scope.taken | value.scope.taken, prefix="_wr")
+        cur = [outer.fresh() for _ in range(nc)]
+        stack = [outer.fresh() for _ in range(nc)]
+        ch, top, capo, fine = (outer.fresh() for _ in range(4))
+        cb = [outer.fresh() for _ in fc]
+        kb = [outer.fresh() for _ in fk]
+        kn = [outer.fresh() for _ in ks]
+        vn = [outer.fresh() for _ in vconsts]
+        an = list(vjp.constants)
+        names = [*cur, *stack, ch, top, capo, fine, *cb, *kb, *kn, *vn, *an]
+        # the advance run: m = split(fine - capo, K - top) steps of the body
+        adv = _Scope(set(names) | outer.taken, prefix="_wa")
+        left = adv.emit(BinOp("-", Name(fine), Name(capo)))
+        room = adv.emit(BinOp("-", Const(K), Name(top)))
+        m = self._split(adv, left.id, room.id)
+        run = adv.emit(
+            self._while_steps(
+                r,
+                value,
+                [Name(c) for c in cur],
+                [Name(k) for k in kn],
+                [Name(v) for v in vn],
+                Name(m),
+            )
+        )
+        moved = [adv.emit(Item(run, c)).id for c in range(nc)]
+        advance = LoopBody(tuple(names), tuple(adv.statements), (*moved, *cb, *kb, m))
+        # the turn: the body's vjp at the current state
+        arg = [vjp.arg[x] for x in b.inputs]
+        tn = _Scope(set(names) | outer.taken | adv.taken, prefix="_wt")
+        for c in range(nc):
+            tn.statements.append(ArrayStatement(arg[nk + c], Name(cur[c])))
+        for a, k in enumerate(kn):
+            tn.statements.append(ArrayStatement(arg[a], Name(k)))
+        bars = self._turn(r, vjp, tn, cb, kb)
+        none = tn.emit(BinOp("*", Name(capo), Const(0)))
+        turn_branch = LoopBody(tuple(names), tuple(tn.statements), (*cur, *bars, none.id))
+        outer.taken |= tn.taken | adv.taken
+        turn = outer.emit(BinOp("==", Name(capo), BinOp("-", Name(fine), Const(1))))
+        row = outer.emit(Cond(turn, tuple(Name(x) for x in names), (advance, turn_branch)))
+        got = [outer.emit(Item(row, a)).id for a in range(nc + len(cb) + len(kb) + 1)]
+        new, bars, steps = got[:nc], got[nc:-1], got[-1]
+        reached = outer.emit(BinOp("+", Name(capo), Name(steps)))
+        push = outer.emit(
+            Call(
+                "logical_and",
+                (
+                    Call("logical_not", (turn,)),
+                    BinOp("<", reached, BinOp("-", Name(fine), Const(1))),
+                ),
+            )
+        )
+        top1 = outer.emit(Call("where", (push, BinOp("+", Name(top), Const(1)), Name(top))))
+        starts = [outer.emit(BinOp("*", top1, Const(n))).id for n in sizes]
+        stack1 = [
+            _slot_write(outer, stack[c], starts[c], sizes[c], push, new[c]) for c in range(nc)
+        ]
+        ch1 = _slot_write(outer, ch, top1.id, 1, push, reached.id)
+        back = outer.emit(_reshape(_slot_read(ch1, top1.id, 1), ()))
+        fine1 = outer.emit(Call("where", (turn, BinOp("-", Name(fine), Const(1)), Name(fine))))
+        current = []
+        for c in range(nc):
+            state: Node = _reshape(_slot_read(stack1[c], starts[c], sizes[c]), b.shapes[nk + c])
+            if not b.floats[nk + c]:
+                state = AsType(state, "int")
+            current.append(outer.emit(Call("where", (turn, state, Name(new[c])))).id)
+        capo1 = outer.emit(Call("where", (turn, back, reached)))
+        pop = Call("logical_and", (turn, BinOp("==", back, BinOp("-", fine1, Const(1)))))
+        pop = Call("logical_and", (pop, BinOp(">", top1, Const(0))))  # x_0's slot kept
+        top2 = outer.emit(Call("where", (pop, BinOp("-", top1, Const(1)), top1)))
+        results = (*current, *stack1, ch1, top2.id, capo1.id, fine1.id, *bars)
+        step = LoopBody(tuple(names), tuple(outer.statements), results)
+        test = ArrayStatement(outer.fresh(), BinOp(">", Name(fine), Const(0)))
+        cond = LoopBody(tuple(names), (test,), (test.target,))
+        cbar = [
+            _zeros(b.shapes[i])
+            if cotangents[i - nk] is None
+            else _reshape(cotangents[i - nk], b.shapes[i])
+            for i in fc
+        ]
+        kbar = [_zeros(b.shapes[i]) for i in fk]
+        stacks = [
+            _concat([AsType(_reshape(c0[c], (n,)), "float"), _zeros(((K - 1) * n,))])
+            for c, n in enumerate(sizes)
+        ]
+        init = (*c0, *stacks, AsType(_zeros((K,)), "int"), Const(0), Const(0), done["trips"])
+        loop = While((*init, *cbar, *kbar), (*ks, *vconsts, *aconsts), cond, step)
+        name = self.w.emit(loop, self._name(r, "vjp_loop"))
+        out: list = [None] * len(r.operand_shapes)
+        first, at = r.n_cond_consts, 2 * nc + 4
+        for a, i in enumerate(fc):
+            out[first + i] = Item(name, at + a)
+        for a, i in enumerate(fk):
+            out[first + i] = Item(name, at + len(fc) + a)
+        return out
+
+    # -- binomial checkpointing's reverse sweep in JAX: one loop over the turns ----------
+
+    def _binomial_turns(self, r: Region, operands, cotangents, done: dict) -> list:
+        """JAX: the reverse rows (:meth:`_tables`) grouped by turn, with no Cond: a
+        reverse scan over the T steps, each the body's vjp at the current state (its
+        slices of xs and ȳ read as the scan's, x̄_t its y), the restore of the turn's
+        slot, then a while loop over the advance rows up to the next turn (each a masked
+        takeshot and a body step, its slices of xs read at the row's step)."""
+        w, b, nk, nc = self.w, r.body, r.n_consts, r.n_carry
+        n = len(b.inputs)
+        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
+        fk = [i for i in range(nk) if b.floats[i]]
+        fx = [i for i in range(nk + nc, n) if b.floats[i]]
+        fy = [o for o in range(nc, len(b.outputs)) if isinstance(b.outputs[o], str)]
+        T = done["schedule"].steps
+        ks, _, xs = self._parts(r, operands)
+        cbar = [
+            _zeros(b.shapes[i])
+            if cotangents[i - nk] is None
+            else _reshape(cotangents[i - nk], b.shapes[i])
+            for i in fc
+        ]
+        kbar = [_zeros(b.shapes[i]) for i in fk]
+        ybars = []
+        for o in fy:
+            given = cotangents[o]
+            ybars.append(
+                _zeros(r.out_shapes[o]) if given is None else (_flip(given) if r.reverse else given)
+            )
+        sizes = [int(np.prod(b.shapes[nk + c], dtype=np.int64)) for c in range(nc)]
+        rows = done["rows"]
+        turns = np.nonzero(rows[:, 0] >= 2)[0]
+        if not np.array_equal(rows[turns, 1], np.arange(T - 1, -1, -1)):
+            raise DGraphError(f"{r.name}: a revolve schedule that does not turn T-1 .. 0")
+        ends = np.append(turns[1:], len(rows))
+        by_step = [turns[::-1] + 1, ends[::-1], rows[turns[::-1], 2]]  # row t: step t's
+        per_step = [w.constants.add(np.ascontiguousarray(a, dtype=np.int64)) for a in by_step]
+        table = [  # indexed by a traced row: JAX arrays
+            Call("asarray", (w.constants.add(np.ascontiguousarray(rows[:, j])),)) for j in range(3)
+        ]
+        vconsts = self._constants(self._body(r, "value"))
+        aconsts = self._constants(self._body(r, "vjp"))
+        outer = _Scope(prefix="_bw")
+        cur = [outer.fresh() for _ in range(nc)]
+        stack = [outer.fresh() for _ in range(nc)]
+        cb = [outer.fresh() for _ in cbar]
+        kb = [outer.fresh() for _ in kbar]
+        lo, hi, back = outer.fresh(), outer.fresh(), outer.fresh()
+        xt = [outer.fresh() for _ in xs]
+        yt = [outer.fresh() for _ in ybars]
+        xfull = [outer.fresh() for _ in xs]
+        kn = [outer.fresh() for _ in ks]
+        vn = [outer.fresh() for _ in vconsts]
+        an = [outer.fresh() for _ in aconsts]
+        tabs = [outer.fresh() for _ in table]
+        names = [*cur, *cb, *kb, *xt, *yt, *kn, *vn, *an]
+        turn = self._turn_branch(r, names, cur, [], [], xt, yt, kn, an, cb, kb, [], [], False)
+        outer.taken |= {s.target for s in turn.statements}
+        outer.statements += list(turn.statements)
+        bars = list(turn.results[nc:])
+        restored = []
+        for c in range(nc):
+            at = outer.emit(BinOp("*", Name(back), Const(sizes[c])))
+            state: Node = _reshape(_slot_read(stack[c], at.id, sizes[c]), b.shapes[nk + c])
+            if not b.floats[nk + c]:
+                state = AsType(state, "int")
+            restored.append(outer.emit(state))
+        run = self._advance_rows(r, (stack, sizes), (xfull, kn, vn, tabs))
+        carried = (*restored, *(Name(x) for x in stack), Name(lo))
+        fixed = tuple(Name(x) for x in (hi, *xfull, *kn, *vn, *tabs))
+        loop = outer.emit(While(carried, fixed, *run))
+        results = [outer.emit(Item(loop, a)).id for a in range(2 * nc)]
+        results += bars
+        args = [*cur, *stack, *cb, *kb, lo, hi, back, *xt, *yt, *xfull, *kn, *vn, *an, *tabs]
+        step = LoopBody(tuple(args), tuple(outer.statements), tuple(results))
+        init = (*done["current"], *done["stacks"], *cbar, *kbar)
+        whole = [Call("asarray", (x,)) for x in xs]  # indexed by a traced step
+        invariants = (*whole, *ks, *vconsts, *aconsts, *table)
+        body = Loop(init, (*per_step, *xs, *ybars), invariants, step, T, True)
+        name = w.emit(body, self._name(r, "vjp_loop"))
+        at = 2 * nc
+        out: list = [None] * len(r.operand_shapes)
+        first = r.n_cond_consts
+        for a, i in enumerate(fc):
+            out[first + i] = Item(name, at + a)
+        for a, i in enumerate(fk):
+            out[first + i] = Item(name, at + len(fc) + a)
+        for a, i in enumerate(fx):
+            whole = _reshape(Item(name, at + len(fc) + len(fk) + a), (T, *b.shapes[i]))
+            out[first + i] = _flip(whole) if r.reverse else whole
+        return out
+
+    def _advance_rows(self, r: Region, stacks, invariant_names):
+        """The condition and body of the while loop over advance rows lo .. hi - 1:
+        carries (the state, the stacks, the row), invariants (hi, the full xs, the
+        constants, the three row tables); each row a masked takeshot, then a step."""
+        nc = r.n_carry
+        stack_names, sizes = stacks
+        xfull0, kn0, vn0, tabs0 = invariant_names
+        inner = _Scope(prefix="_bv")
+        cur = [inner.fresh() for _ in range(nc)]
+        stack = [inner.fresh() for _ in stack_names]
+        j, hi = inner.fresh(), inner.fresh()
+        xfull = [inner.fresh() for _ in xfull0]
+        kn = [inner.fresh() for _ in kn0]
+        vn = [inner.fresh() for _ in vn0]
+        kind, tt, slot = (inner.fresh() for _ in tabs0)
+        args = (*cur, *stack, j, hi, *xfull, *kn, *vn, kind, tt, slot)
+        row = [inner.emit(Index(Name(tab), (Name(j),))).id for tab in (kind, tt, slot)]
+        shot = BinOp("==", Name(row[0]), Const(1))
+        starts = [inner.emit(BinOp("*", Name(row[2]), Const(s))).id for s in sizes]
+        new_stack = self._masked_write(r, inner, stack, starts, shot, cur)
+        xt = [inner.emit(Index(Name(x), (Name(row[1]),))).id for x in xfull]
+        names = [*cur, *xt, *kn, *vn]
+        advanced = self._advance_branch(r, names, cur, [], [], xt, kn, vn, False, [])
+        inner.taken |= {s.target for s in advanced.statements}
+        inner.statements += list(advanced.statements)
+        nxt = inner.emit(BinOp("+", Name(j), Const(1)))
+        results = (*advanced.results[:nc], *new_stack, nxt.id)
+        test = ArrayStatement(inner.fresh(), BinOp("<", Name(j), Name(hi)))
+        step = LoopBody(args, tuple(inner.statements), results)
+        return LoopBody(args, (test,), (test.target,)), step

@@ -34,7 +34,15 @@ from math import comb
 
 from ...errors import DGraphError
 
-__all__ = ["Action", "Schedule", "binomial_schedule", "optimal_cost", "revolve_cost"]
+__all__ = [
+    "Action",
+    "Schedule",
+    "binomial_schedule",
+    "optimal_cost",
+    "revolve_cost",
+    "run_time_schedule",
+    "split_at",
+]
 
 
 @dataclass(frozen=True)
@@ -168,4 +176,64 @@ def binomial_schedule(steps: int, slots: int) -> Schedule:
         else:
             actions.append(Action("takeshot", mid, free[0]))
             work.append(("reverse", mid, end, free[0], free[1:], True))
+    return Schedule(steps, slots, tuple(actions))
+
+
+def split_at(steps: int, slots: int) -> int:
+    """The first advance of an optimal split found by arithmetic alone, as generated code
+    computes it at run time (Griewank and Walther's rule in *revolve*, Algorithm 799):
+    t and β(slots, t) by a short loop, then the binomials on either side of β.
+
+    ``steps`` ≥ 2 steps to reverse from the current state, ``slots`` ≥ 1 stored states
+    counting the current one's; one slot: advance to the last step (``steps - 1``).
+    """
+    if slots == 1:
+        return steps - 1
+    reps, span = 0, 1
+    while span < steps:
+        reps += 1
+        span = span * (reps + slots) // reps
+    b1 = span * reps // (slots + reps)
+    b2 = b1 * slots // (slots + reps - 1)
+    b3 = b2 * (slots - 1) // (slots + reps - 2) if slots > 2 else 1
+    b4 = b2 * (reps - 1) // slots
+    b5 = (b3 * (slots - 2) // reps if slots > 3 else 1) if slots > 2 else 0
+    if steps <= b1 + b3:
+        return max(b4, 1)
+    if steps >= span - b5:
+        return max(b1, 1)
+    return max(steps - b2 - b3, 1)
+
+
+def run_time_schedule(steps: int, slots: int) -> Schedule:
+    """The schedule a reverse sweep computes as it runs, once the trip count ``steps`` is
+    known (a while loop's vjp: :mod:`.loop_sweeps`): a stack of checkpoints, x_0 at the
+    bottom; at a state x_c below the next step to turn, f - 1, advance
+    :func:`split_at` (f - c, free slots + 1) steps and push the state reached unless it is
+    x_{f-1}; at x_{f-1}, turn, then restore the top checkpoint, popped when it is the next
+    turn's state. The same actions as :func:`binomial_schedule` in count: the fewest
+    advances for ``slots`` stored states (tests/test_revolve.py).
+    """
+    if steps < 1 or slots < 1:
+        raise DGraphError(f"revolve: {steps} steps under {slots} stored states")
+    actions = [Action("takeshot", 0, 0)]
+    stack, capo, fine = [0], 0, steps
+    while fine > 0:
+        if capo < fine - 1:
+            m = split_at(fine - capo, slots - len(stack) + 1)
+            actions += [Action("advance", t) for t in range(capo, capo + m)]
+            capo += m
+            if capo < fine - 1:
+                actions.append(Action("takeshot", capo, len(stack)))
+                stack.append(capo)
+            continue
+        actions.append(Action("turn", capo))
+        fine -= 1
+        if fine == 0:
+            break
+        capo = stack[-1]
+        free = capo == fine - 1
+        actions.append(Action("restore", capo, len(stack) - 1, free))
+        if free:
+            stack.pop()
     return Schedule(steps, slots, tuple(actions))
