@@ -39,9 +39,18 @@ from collections.abc import Mapping
 import sympy
 
 from ..errors import GraphError
+from .cancellation import exact_pattern
 from .graph import DGraph, vertex_symbol
+from .paths import path_counts
 
-__all__ = ["SUFFIX", "adjoint_names", "hessian_graph", "mirror", "weight_parameters"]
+__all__ = [
+    "SUFFIX",
+    "adjoint_names",
+    "hessian_graph",
+    "hessian_pattern",
+    "mirror",
+    "weight_parameters",
+]
 
 SUFFIX = "_bar"  # the adjoint of ``x`` is ``x_bar`` (``x_bar2``, ... where that is taken)
 _TRIES = 20
@@ -278,3 +287,15 @@ def mirror(H: DGraph) -> tuple[dict[str, str], frozenset[str]]:
         if v not in adjoints and v + suffix in H:
             sigma[v], sigma[v + suffix] = v + suffix, v
     return sigma, adjoints
+
+
+def hessian_pattern(H: DGraph) -> set[tuple[int, int]]:
+    """The pattern of the Hessian whose graph is ``H`` (:func:`hessian_graph`): the
+    entries ``(i, j)`` (row ``x̄_i``, column ``x_j``) that a path joins, without those
+    proven zero for every input (:func:`~dgraph.core.cancellation.exact_pattern`), an
+    entry dropped only with its mirror ``(j, i)``, so the pattern is symmetric."""
+    row = {y: i for i, y in enumerate(H.outputs)}
+    col = {x: j for j, x in enumerate(H.inputs)}
+    kept = {(row[y], col[x]) for y, x in exact_pattern(H)}
+    paths = {(row[y], col[x]) for y, x in path_counts(H)}
+    return {(i, j) for i, j in paths if (i, j) in kept or (j, i) in kept}
