@@ -107,3 +107,17 @@ def test_the_pattern_is_never_smaller_than_the_nonzeros(trace):
         x_of_row = H.inputs[H.outputs.index(y)]
         entry = sympy.diff(values["f"], symbols[x_of_row], symbols[x])
         assert sympy.simplify(entry) == 0
+
+
+def test_constant_summands_drop_on_their_exact_sum_only():
+    """1e20 + 1 − 1e20 rounds to 0 in that order, but is 1: kept; 0.1 − 0.1 is 0: dropped."""
+    from dgraph.codegen.tensor.cancel import _exactly_zero
+
+    place = np.arange(3)
+    placed = [
+        (place, np.array([1e20, 0.1, 2.0])),
+        (place, np.array([1.0, -0.1, -2.0])),
+        (place, np.array([-1e20, 0.0, 0.0])),
+    ]
+    reached = np.array([False, False, True])  # a summand that varies reaches the last
+    assert _exactly_zero(3, placed, reached).tolist() == [False, True, False]

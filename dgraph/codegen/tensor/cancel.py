@@ -5,14 +5,18 @@ A block's pattern is the union of the patterns of the products summed into it
 y·x``: the same selections, values ``+1`` and ``−1``) the entry stays, an explicit zero.
 The values of the summands that read no input are numbers known when the code is made
 (the constant blocks and their products and sums, which the module folds once), so an
-entry that only such summands reach, and whose summands add to exactly ``0.0`` there, is
-``0.0`` for every input: :func:`drop_cancelled` removes it from the block. An entry that
-a summand reading an input reaches is kept whatever its value at a point (nothing is
+entry that only such summands reach, and whose summands add to exactly 0 there (their
+exact sum, not one rounded summation order), is 0 for every input: :func:`drop_cancelled`
+removes it from the block. So is an entry of a block whose values, one array that reads
+no input, are 0.0 there: the code computes 0.0 for it at every input. An entry that a
+summand reading an input reaches is kept whatever its value at a point (nothing is
 decided by evaluating at points), so the pattern is never smaller than the nonzeros the
 code computes at any input.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -44,26 +48,54 @@ def _constant(w, node: Node) -> np.ndarray:
 
 
 def _zeros(w, block: Block, values: Node | Terms, at: np.ndarray) -> np.ndarray | None:
-    """Per entry, whether only constant summands reach it and they add to 0.0 (None:
+    """Per entry, whether only constant summands reach it and their exact sum is 0 (None:
     none can be dropped)."""
     if isinstance(values, Terms):
         if all(w.varies(data) for _, data in values.parts):
             return None
-        total = np.zeros(values.size)
         reached = np.zeros(values.size, dtype=bool)
+        placed = []
         for where, data in values.parts:
             place = _every(values.size) if where is None else where
             if w.varies(data):
                 reached[place] = True
                 continue
-            value = np.broadcast_to(_constant(w, data).reshape(-1), place.shape)
-            total += np.bincount(place, weights=value, minlength=values.size)
-        zero = (total == 0.0) & ~reached
-        return zero[at] if at.size != values.size else zero
+            value = _constant(w, data).reshape(-1)
+            if value.size not in (1, place.size):
+                return None
+            placed.append((place, np.broadcast_to(value, place.shape)))
+        return _exactly_zero(values.size, placed, reached)[at]
     if w.varies(values):
         return None
     value = _constant(w, values).reshape(-1)
-    return value[at] == 0.0 if value.size > 1 else np.full(at.size, value.item() == 0.0)
+    if value.size == 1:
+        return np.full(at.size, value.item() == 0.0)
+    return value[at] == 0.0
+
+
+def _exactly_zero(size: int, placed: list, reached: np.ndarray) -> np.ndarray:
+    """Per position, whether the values ``placed`` there (each part's positions distinct)
+    add up to exactly 0 and nothing in ``reached`` goes there. The rounded sum finds the
+    candidates; ``math.fsum`` (exact, then rounded once: 0 only where the exact sum is,
+    a nonzero sum of doubles being at least the least subnormal) decides them, so no
+    rounding of one summation order drops an entry."""
+    total = np.zeros(size)
+    for place, value in placed:
+        total += np.bincount(place, weights=value, minlength=size)
+    candidates = np.flatnonzero((total == 0.0) & ~reached)
+    zero = np.zeros(size, dtype=bool)
+    if candidates.size == 0:
+        return zero
+    where = np.full(size, -1, dtype=np.int64)
+    where[candidates] = np.arange(candidates.size)
+    parts = np.zeros((candidates.size, len(placed)))
+    for k, (place, value) in enumerate(placed):
+        row = where[place]
+        hit = row >= 0
+        parts[row[hit], k] = value[hit]
+    exact = np.fromiter((math.fsum(r) == 0.0 for r in parts), dtype=bool, count=len(parts))
+    zero[candidates[exact]] = True
+    return zero
 
 
 def drop_cancelled(w, valued: Valued) -> Valued:
