@@ -78,7 +78,8 @@ def _exactly_zero(size: int, placed: list, reached: np.ndarray) -> np.ndarray:
     add up to exactly 0 and nothing in ``reached`` goes there. The rounded sum finds the
     candidates; ``math.fsum`` (exact, then rounded once: 0 only where the exact sum is,
     a nonzero sum of doubles being at least the least subnormal) decides them, so no
-    rounding of one summation order drops an entry."""
+    rounding of one summation order drops an entry; where at most two summands are not 0
+    the rounded sum is 0 exactly when theirs is."""
     total = np.zeros(size)
     for place, value in placed:
         total += np.bincount(place, weights=value, minlength=size)
@@ -93,7 +94,9 @@ def _exactly_zero(size: int, placed: list, reached: np.ndarray) -> np.ndarray:
         row = where[place]
         hit = row >= 0
         parts[row[hit], k] = value[hit]
-    exact = np.fromiter((math.fsum(r) == 0.0 for r in parts), dtype=bool, count=len(parts))
+    exact = np.ones(candidates.size, dtype=bool)  # two summands: a + b rounds to 0 iff a = −b
+    three = np.flatnonzero(np.count_nonzero(parts, axis=1) > 2)
+    exact[three] = [math.fsum(parts[k]) == 0.0 for k in three]
     zero[candidates[exact]] = True
     return zero
 
