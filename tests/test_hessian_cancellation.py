@@ -65,11 +65,15 @@ def test_the_cancellation_cases_drop_out_exactly(trace, want):
 
 
 def test_values_equal_only_by_an_identity_stay():
-    """sin² + cos² − 1 is zero, but not as a polynomial in sin x and cos x: kept."""
-    g = from_trace("inputs: x, y\noutputs: f\ns = sin(x)\nc = cos(x)\nf = y*(s*s + c*c)")
+    """∂²/∂x∂y of x·y·(sin² z + cos² z) − x·y is sin² z + cos² z − 1: zero, but not as a
+    polynomial in sin z and cos z, so kept; y·(sin² x + cos² x) is y, and its second
+    derivatives cancel as polynomials (sin' = cos, cos' = −sin): dropped."""
+    g = from_trace("inputs: x, y, z\noutputs: f\ns = sin(z)\nc = cos(z)\nf = x*y*(s*s + c*c) - x*y")
     H = hessian_graph(g)
-    assert cancelled_entries(H) == frozenset()
-    assert _true_nonzeros(g, [[0.3, 0.4]]) < _indices(H, exact_pattern(H))
+    assert {(0, 1), (1, 0)} <= hessian_pattern(H)
+    assert _true_nonzeros(g, [[0.3, 0.4, 0.5]]) < hessian_pattern(H)  # (0, 1) is rounding
+    g = from_trace("inputs: x, y\noutputs: f\ns = sin(x)\nc = cos(x)\nf = y*(s*s + c*c)")
+    assert hessian_pattern(hessian_graph(g)) == set()
 
 
 OPERATIONS = ("{a}*{b}", "{a} + {b}", "{a} - {b}", "sin({a})", "{a} - {b}", "{a} + {b}")
@@ -91,7 +95,7 @@ def traces(draw):
     return "inputs: x, y\noutputs: f\n" + "\n".join(lines)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(traces())
 def test_the_pattern_is_never_smaller_than_the_nonzeros(trace):
     g = from_trace(trace)
@@ -121,3 +125,22 @@ def test_constant_summands_drop_on_their_exact_sum_only():
     ]
     reached = np.array([False, False, True])  # a summand that varies reaches the last
     assert _exactly_zero(3, placed, reached).tolist() == [False, True, False]
+
+
+def test_robot_arm_s_t6_row_drops_out():
+    """AlphaGrad's RobotArm_6DOF: only roll = atan2(oz, −nz) reads t6, and (oz, −nz) is a
+    vector rotated by t6, so ∂roll/∂t6 is 1 and the t6 row and column of the Hessian are
+    zero (rounding only in its values, as in jax.hessian's); the paths say 11 entries."""
+    pytest.importorskip("jax")
+    from .test_hessian_graph import _alphagrad
+
+    f, args = _alphagrad().FUNCTIONS["RobotArm_6DOF"]
+    H = hessian_graph(dgraph.from_jax(f, *args))
+    t6 = {(i, 5) for i in range(6)} | {(5, i) for i in range(6)}
+    assert t6 - _indices(H, path_counts(H)) == {(0, 5), (5, 0)}
+    assert hessian_pattern(H) == _indices(H, path_counts(H)) - t6
+    es = dgraph.accumulate(H, "reverse")
+    for scale in (1.0, 1.1):
+        h = es.evaluate(np.array(args, dtype=float) * scale, np.linspace(0.5, 1.5, 6))
+        assert np.abs(h[:, 5]).max() < 1e-14 * np.abs(h).max()
+        assert {(int(i), int(j)) for i, j in np.argwhere(np.abs(h) > 1e-12)} == hessian_pattern(H)

@@ -342,17 +342,15 @@ def _uncancelled(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(rows, cols)`` without the entries proven zero for every input
     (:func:`~dgraph.core.cancellation.cancelled_entries` of the graph whose output
-    ``first + i`` is H's row ``i``), each dropped with its mirror only, so that the
-    pattern stays symmetric."""
+    ``first + i`` is H's row ``i``) and their mirrors (H is symmetric: the mirrored upper
+    triangle rests on it; :func:`~dgraph.core.hessian_graph.hessian_pattern`)."""
     zero = cancelled_entries(graph)
     if not zero:
         return rows, cols
     outs, ins = graph.outputs[first:], graph.inputs
     proven = {(i, j) for i, y in enumerate(outs) for j, x in enumerate(ins) if (y, x) in zero}
-    keep = np.array(
-        [(i, j) not in proven or (j, i) not in proven for i, j in zip(rows, cols, strict=True)],
-        dtype=bool,
-    )
+    proven |= {(j, i) for i, j in proven}
+    keep = np.array([(i, j) not in proven for i, j in zip(rows, cols, strict=True)], dtype=bool)
     return rows[keep], cols[keep]
 
 

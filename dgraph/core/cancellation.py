@@ -11,21 +11,27 @@ it can *prove* zero, from the labels alone, never by evaluating at points:
    the vertex's for every input: its expression with its predecessors replaced by their
    representatives, when that is a number or another vertex's representative (the same
    operation of the same operands, sympy's canonical form making ``x·y`` and ``y·x``
-   one), else its own symbol. Replacing the vertices of every label by their
-   representatives changes no value.
-2. **Forward accumulation with the labels as polynomials.** ``J[v][x] = Σ_u c_vu ·
-   J[u][x]`` in evaluation order, each sum multiplied out (``sympy.expand_mul``: it only
-   distributes products over sums and collects equal terms) in which every vertex value
-   and every function of one (``cos v``) is an independent unknown. A sum that is the
-   zero polynomial is zero whatever values the unknowns take, so in particular at the
-   values the graph computes, for every input at which its labels are defined: the entry
-   is dropped. A sum of more than ``max_terms`` terms is replaced by a fresh unknown
-   (nothing is then claimed of it, so nothing unsound), and a graph above ``max_pairs``
-   (vertices × inputs) is not tried: no entry is claimed to cancel.
+   one), else its own symbol. In every label the vertices are replaced by their
+   representatives and each subexpression that is some vertex's value by that vertex
+   (the label ``−sin t`` of ``c = cos t`` reads ``−s`` where ``s = sin t`` is a
+   vertex). Neither changes a value.
+2. **Labels as polynomials.** Every vertex value that is not a sum, product or integer
+   power of others (``sin t``, ``atan2(a, b)``, an input), every other function of them
+   and every ``1/b`` is an independent unknown; a vertex that is such a sum or product is
+   its polynomial in those (``nz = c·A − s·B`` is that polynomial, not an unknown), with
+   exact rational coefficients (a float's exact binary value). A polynomial identity in
+   independent unknowns holds at the values the graph computes.
+3. **Forward accumulation.** ``J[v][x] = Σ_u c_vu · J[u][x]`` in evaluation order,
+   multiplied out. A sum that is the zero polynomial is zero for every input at which the
+   labels are defined: the entry is dropped. A sum of more than ``max_terms`` terms is
+   replaced by a fresh unknown (nothing is then claimed of it, so nothing unsound), and a
+   graph above ``max_pairs`` (vertices × inputs) is not tried: no entry is claimed to
+   cancel.
 
 The answer is a subset of the true zeros (sound: the pattern without it is never smaller
 than the nonzeros at any point), not all of them: values equal only by an identity that
-the polynomial model does not see (``sin² v + cos² v − 1``) stay in the pattern.
+the polynomial model does not see (``sin² v + cos² v − 1``, ``b · (1/b) − 1``) stay in
+the pattern, and so do sums cut to an unknown.
 """
 
 from __future__ import annotations
@@ -47,8 +53,16 @@ def representatives(g: DGraph) -> dict[sympy.Symbol, sympy.Expr]:
     """Each vertex symbol's representative (step 1 of the module): a number, or the
     symbol of the first vertex computing the same value, where that is proven; the
     vertex's own symbol otherwise."""
+    return _numbered(g)[0]
+
+
+def _numbered(
+    g: DGraph,
+) -> tuple[dict[sympy.Symbol, sympy.Expr], dict[sympy.Expr, sympy.Symbol]]:
+    """The representatives, and each value expression (predecessors replaced by their
+    representatives) by the symbol of the vertex that first computes it."""
     rep: dict[sympy.Symbol, sympy.Expr] = {}
-    seen: dict[sympy.Expr, sympy.Expr] = {}
+    seen: dict[sympy.Expr, sympy.Symbol] = {}
     named = {vertex_symbol(p) for p in g.parameters}
     for v in g.order():
         s = vertex_symbol(v)
@@ -63,7 +77,7 @@ def representatives(g: DGraph) -> dict[sympy.Symbol, sympy.Expr]:
         else:
             rep[s] = seen.setdefault(value, s)
         named.add(rep[s])
-    return rep
+    return rep, seen
 
 
 Monomial = tuple[tuple[int, int], ...]  # (unknown's number, power), by number
@@ -73,11 +87,13 @@ Polynomial = dict[Monomial, Fraction]  # no zero coefficient; {} is the zero pol
 class _Unknowns:
     """Numbers for the unknowns: each sympy expression that is no sum, product, integer
     power or number (a vertex value, ``cos v``, ``1/v``) gets one, equal ones the same;
-    a fresh one stands for a sum too long to keep (:meth:`fresh`)."""
+    a fresh one stands for a sum too long to keep (:meth:`fresh`). A vertex whose value
+    is a polynomial in earlier ones (:attr:`values`) is that polynomial, not an unknown."""
 
     def __init__(self) -> None:
         self.ids: dict[sympy.Expr, int] = {}
         self.count = 0
+        self.values: dict[sympy.Symbol, Polynomial] = {}
 
     def of(self, e: sympy.Expr) -> int:
         if e not in self.ids:
@@ -148,7 +164,26 @@ def _polynomial(e: sympy.Expr, unknowns: _Unknowns) -> Polynomial:
         for _ in range(int(e.exp)):
             product = _times(product, base)
         return product
+    if e.is_Pow and e.exp.is_Integer and -8 <= int(e.exp) < 0:  # (1/b)^k: one unknown 1/b
+        return {((unknowns.of(1 / e.base), -int(e.exp)),): Fraction(1)}
+    if e in unknowns.values:
+        return unknowns.values[e]
     return {((unknowns.of(e), 1),): Fraction(1)}
+
+
+def _polynomial_values(
+    g: DGraph, rep: dict, seen: dict, unknowns: _Unknowns, max_terms: int
+) -> None:
+    """Record in ``unknowns.values`` each vertex whose value is a sum, product or power
+    of earlier values and numbers, as that polynomial (in evaluation order, so that the
+    earlier ones are there already), where it has at most ``max_terms`` terms."""
+    for value, s in seen.items():
+        if rep.get(s) is not s:
+            continue
+        if value.is_Add or value.is_Mul or (value.is_Pow and value.exp.is_Integer):
+            poly = _polynomial(value, unknowns)
+            if len(poly) <= max_terms:
+                unknowns.values[s] = poly
 
 
 def cancelled_entries(
@@ -161,30 +196,39 @@ def cancelled_entries(
         return frozenset()
     if not g.has_partials():
         return frozenset()
-    rep = representatives(g)
+    rep, seen = _numbered(g)
     unknowns = _Unknowns()
+    _polynomial_values(g, rep, seen, unknowns, max_terms)
+    labels: dict[tuple[str, str], Polynomial] = {}
+    for u, v in g.edges():
+        label = g.partial(u, v).xreplace(rep).xreplace(seen)  # type: ignore[union-attr]
+        if label.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+            labels[u, v] = {((unknowns.fresh(), 1),): Fraction(1)}  # not finite: claim nothing
+        else:
+            labels[u, v] = _polynomial(label, unknowns)
+    forward = _sweep(g, labels, unknowns, max_terms)
+    return frozenset((y, x) for y, x in path_counts(g) if x not in forward[y])
+
+
+def _sweep(g: DGraph, labels: dict, unknowns: _Unknowns, max_terms: int) -> dict:
+    """Per vertex and input, the polynomial sum of the label products over the paths
+    between them, in evaluation order; zero sums left out, longer ones than ``max_terms``
+    an unknown of their own."""
     one: Polynomial = {(): Fraction(1)}
-    J: dict[str, dict[str, Polynomial]] = {}
+    sums_of: dict[str, dict[str, Polynomial]] = {}
     for v in g.order():
-        if g.role(v) == "input":
-            J[v] = {v: one}
-            continue
-        sums: dict[str, Polynomial] = {}
+        sums: dict[str, Polynomial] = {v: one} if g.role(v) == "input" else {}
         for u in g.predecessors(v):
-            label = g.partial(u, v).xreplace(rep)  # type: ignore[union-attr]
-            if label.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
-                c = {((unknowns.fresh(), 1),): Fraction(1)}  # not finite: claim nothing
-            else:
-                c = _polynomial(label, unknowns)
-            for x, d in J[u].items() if c else ():
+            c = labels[u, v]
+            for x, d in sums_of[u].items() if c else ():
                 sums[x] = _plus(sums.get(x, {}), _times(c, d))
-        J[v] = {}
+        sums_of[v] = {}
         for x, total in sums.items():
             if len(total) > max_terms:
                 total = {((unknowns.fresh(), 1),): Fraction(1)}
             if total:
-                J[v][x] = total
-    return frozenset(e for e in path_counts(g) if e[1] not in J[e[0]])
+                sums_of[v][x] = total
+    return sums_of
 
 
 def exact_pattern(g: DGraph) -> set[tuple[str, str]]:
