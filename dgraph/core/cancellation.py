@@ -46,7 +46,7 @@ from .paths import path_counts
 __all__ = ["MAX_PAIRS", "MAX_TERMS", "cancelled_entries", "exact_pattern", "representatives"]
 
 MAX_TERMS = 64  # a sum of more terms becomes an unknown of its own
-MAX_PAIRS = 40_000  # vertices × inputs above which no cancellation is looked for
+MAX_PAIRS = 5_000  # vertices × inputs above which no cancellation is looked for (seconds)
 
 
 def representatives(g: DGraph) -> dict[sympy.Symbol, sympy.Expr]:
