@@ -23,7 +23,7 @@ import numpy as np
 from ...blocks import Block, sparse
 from ..evaluate import ArrayEvaluator
 from ..ir import ArrayStatement, Node, names_in
-from .blockops import BlockOps, Terms, Valued, _every, entries, values_at
+from .blockops import BlockOps, Terms, Valued, entries, values_at
 
 __all__ = ["drop_cancelled"]
 
@@ -56,7 +56,7 @@ def _zeros(w, block: Block, values: Node | Terms, at: np.ndarray) -> np.ndarray 
         reached = np.zeros(values.size, dtype=bool)
         placed = []
         for where, data in values.parts:
-            place = _every(values.size) if where is None else where
+            place = np.arange(values.size) if where is None else where
             if w.varies(data):
                 reached[place] = True
                 continue
