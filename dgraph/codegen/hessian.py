@@ -38,6 +38,7 @@ import numpy as np
 import scipy.sparse
 import sympy
 
+from ..core.cancellation import cancelled_entries
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph, vertex_symbol
 from ..core.hessian_graph import hessian_graph, weight_parameters
@@ -326,15 +327,31 @@ def _scalar_pattern(inner: Any, mode: str) -> tuple[np.ndarray, np.ndarray]:
     ``value_and_jacobian``'s flat, the values first (the value and the gradient: ``1 +
     n`` of them), then its Jacobian row-major, whose first row is the value's gradient."""
     keys = [k for k, _ in inner.generated.programs[mode].results]
+    graph = inner.generated.expression_set.graph
     if mode == "jacobian":
-        return (
-            np.array([k[0] for k in keys], dtype=np.int64),
-            np.array([k[1] for k in keys], dtype=np.int64),
-        )
-    n = len(inner.generated.expression_set.graph.inputs)
+        rows = np.array([k[0] for k in keys], dtype=np.int64)
+        return _uncancelled(graph, rows, np.array([k[1] for k in keys], dtype=np.int64), 0)
+    n = len(graph.inputs)
     flat = np.array([k[0] for k in keys], dtype=np.int64) - (1 + n)
     flat = flat[flat >= n]  # past the values and the value's gradient row
-    return flat // n - 1, flat % n
+    return _uncancelled(graph, flat // n - 1, flat % n, 1)
+
+
+def _uncancelled(
+    graph: DGraph, rows: np.ndarray, cols: np.ndarray, first: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(rows, cols)`` without the entries proven zero for every input
+    (:func:`~dgraph.core.cancellation.cancelled_entries` of the graph whose output
+    ``first + i`` is H's row ``i``) and their mirrors (H is symmetric: the mirrored upper
+    triangle rests on it; :func:`~dgraph.core.hessian_graph.hessian_pattern`)."""
+    zero = cancelled_entries(graph)
+    if not zero:
+        return rows, cols
+    outs, ins = graph.outputs[first:], graph.inputs
+    proven = {(i, j) for i, y in enumerate(outs) for j, x in enumerate(ins) if (y, x) in zero}
+    proven |= {(j, i) for i, j in proven}
+    keep = np.array([(i, j) not in proven for i, j in zip(rows, cols, strict=True)], dtype=bool)
+    return rows[keep], cols[keep]
 
 
 def _sparse_of(h: Any, rows: np.ndarray, cols: np.ndarray, lang: str) -> Any:

@@ -39,9 +39,18 @@ from collections.abc import Mapping
 import sympy
 
 from ..errors import GraphError
+from .cancellation import cancelled_entries
 from .graph import DGraph, vertex_symbol
+from .paths import path_counts
 
-__all__ = ["SUFFIX", "adjoint_names", "hessian_graph", "mirror", "weight_parameters"]
+__all__ = [
+    "SUFFIX",
+    "adjoint_names",
+    "hessian_graph",
+    "hessian_pattern",
+    "mirror",
+    "weight_parameters",
+]
 
 SUFFIX = "_bar"  # the adjoint of ``x`` is ``x_bar`` (``x_bar2``, ... where that is taken)
 _TRIES = 20
@@ -278,3 +287,19 @@ def mirror(H: DGraph) -> tuple[dict[str, str], frozenset[str]]:
         if v not in adjoints and v + suffix in H:
             sigma[v], sigma[v + suffix] = v + suffix, v
     return sigma, adjoints
+
+
+def hessian_pattern(H: DGraph) -> set[tuple[int, int]]:
+    """The pattern of the Hessian whose graph is ``H`` (:func:`hessian_graph`): the
+    entries ``(i, j)`` (row ``x̄_i``, column ``x_j``) that a path joins, without those
+    proven zero for every input (:func:`~dgraph.core.cancellation.cancelled_entries`) and
+    their mirrors ``(j, i)``. The Hessian is symmetric (each elemental's second partials
+    are, so the sum over the vertices of ``v̄ · ∇aᵀ ∂²φ_v/∂a∂b ∇b`` is): what is zero at
+    ``(i, j)`` is zero at ``(j, i)``, the symmetry a generated Hessian's mirrored upper
+    triangle rests on too. A proof may reach one of the two only (a sum too long to keep
+    on the other side)."""
+    row = {y: i for i, y in enumerate(H.outputs)}
+    col = {x: j for j, x in enumerate(H.inputs)}
+    zero = {(row[y], col[x]) for y, x in cancelled_entries(H)}
+    paths = {(row[y], col[x]) for y, x in path_counts(H)}
+    return {(i, j) for i, j in paths if (i, j) not in zero and (j, i) not in zero}

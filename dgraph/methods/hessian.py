@@ -7,24 +7,27 @@ Counts: ``mults`` is what the expression set spells (Bauer's formula checks ever
 product of it): the lower triangle for edge pushing and symmetric elimination, every
 entry for forward-over-reverse and the Jacobian methods; the pair eliminations also give
 ``info["mults_symmetric"]``, each pair of mirrored products once (the papers' count).
-A lower bound that a search reports (``best``, ``vertex-optimal``) bounds the counts as
-written of vertex elimination on the Hessian graph, not the symmetric counts; no lower
-bound is known for those here.
+:func:`compare_hessian` reports a lower bound for every count, symmetric ones included:
+the lower-triangle entries with a path of two edges or more each need a multiplication
+of their own (:mod:`dgraph.second_order.bound`, proven there); a search's bound
+(``best``, ``vertex-optimal``) bounds the counts as written of vertex elimination on the
+Hessian graph only, and is kept as :attr:`HessianComparison.search_lower_bound`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.hessian_graph import hessian_graph
-from ..second_order import HESSIAN_METHODS
-from .compare import Comparison, compare
+from ..second_order import HESSIAN_BOUND_FOR, HESSIAN_METHODS, hessian_lower_bound
+from .compare import Comparison, LowerBound, compare
 from .registry import accumulate
 
-__all__ = ["COMPARED_HESSIAN", "accumulate_hessian", "compare_hessian"]
+__all__ = ["COMPARED_HESSIAN", "HessianComparison", "accumulate_hessian", "compare_hessian"]
 
 COMPARED_HESSIAN = ("forward-over-reverse", "edge-pushing", "symmetric", "reverse", "markowitz")
 
@@ -98,18 +101,62 @@ def compare_hessian(
 
     Returns
     -------
-    Comparison
+    HessianComparison
         On the Hessian graph, the results in the order of ``methods``, ranked by their
-        counts as written.
+        counts as written; ``lower_bound`` bounds every count, symmetric ones included
+        (:func:`~dgraph.second_order.bound.hessian_lower_bound`).
+
+    Examples
+    --------
+    >>> import sympy
+    >>> from dgraph.frontends import from_sympy
+    >>> x, y = sympy.symbols("x y")
+    >>> c = compare_hessian(from_sympy(sympy.sin(x * y), [x, y]), ["symmetric"])
+    >>> c.lower_bound.mults <= c.results["symmetric"].info["mults_symmetric"]
+    True
     """
     names = list(dict.fromkeys(methods or COMPARED_HESSIAN))
     H = hessian_graph(g, weights)
     jacobian = [m for m in names if m not in HESSIAN_METHODS]
-    result = compare(H, jacobian, **options) if jacobian else Comparison(H, **_objective(options))
+    searched = compare(H, jacobian, **options) if jacobian else Comparison(H, **_objective(options))
     results = {m: _run(H, m, {}) for m in names if m in HESSIAN_METHODS}
-    results.update(result.results)
-    result.results = {m: results[m] for m in names if m in results}
-    return result
+    results.update(searched.results)
+    return HessianComparison(
+        H,
+        {m: results[m] for m in names if m in results},
+        searched.skipped,
+        searched.objective,
+        searched.cut_by_time,
+        hessian_bound=LowerBound(hessian_lower_bound(H), HESSIAN_BOUND_FOR),
+    )
+
+
+@dataclass
+class HessianComparison(Comparison):
+    """A :class:`~dgraph.methods.compare.Comparison` on a Hessian graph whose
+    ``lower_bound`` is the Hessian's (:mod:`dgraph.second_order.bound`): at most every
+    method's structural count, as written (``mults``) or with mirrored products once
+    (``info["mults_symmetric"]``); a search's own bound is :attr:`search_lower_bound`."""
+
+    hessian_bound: LowerBound | None = None
+
+    @property
+    def lower_bound(self) -> LowerBound | None:
+        return self.hessian_bound
+
+    @property
+    def search_lower_bound(self) -> LowerBound | None:
+        """The bound of the most general search that ran (vertex elimination on the
+        Hessian graph, counts as written), as :class:`Comparison` reports it."""
+        return Comparison.lower_bound.fget(self)  # type: ignore[attr-defined]
+
+    def to_dict(self) -> dict[str, Any]:
+        search = self.search_lower_bound
+        return {
+            **super().to_dict(),
+            "search_lower_bound": search.mults if search else None,
+            "search_lower_bound_for": search.bounds if search else None,
+        }
 
 
 def _objective(options: Mapping[str, Any]) -> dict[str, Any]:

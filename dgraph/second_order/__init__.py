@@ -12,6 +12,7 @@ The package is not called ``hessian``: ``dgraph.hessian`` is the function that r
 generated Hessian (as ``jax.hessian`` does), and a subpackage of that name would take its
 place as an attribute of ``dgraph`` once imported."""
 
+from .bound import HESSIAN_BOUND_FOR, hessian_lower_bound
 from .edge_pushing import edge_pushing
 from .forward_over_reverse import forward_over_reverse
 from .pairs import PairCount, pair_count, pair_units
@@ -25,10 +26,12 @@ HESSIAN_METHODS = {
 }
 
 __all__ = [
+    "HESSIAN_BOUND_FOR",
     "HESSIAN_METHODS",
     "PairCount",
     "edge_pushing",
     "forward_over_reverse",
+    "hessian_lower_bound",
     "lower_triangle",
     "pair_count",
     "pair_units",

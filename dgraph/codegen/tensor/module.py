@@ -33,6 +33,7 @@ from ..array_passes import optimize_statements
 from ..evaluate import ArrayEvaluator
 from ..ir import ArrayProgram, ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, SparseMatrix
 from .blockops import BlockOps, Valued, entries, fills, values_at
+from .cancel import drop_cancelled
 from .check import offsets
 from .constants import Constants, decoder
 from .dialect import DIALECTS, Dialect
@@ -199,9 +200,8 @@ def tensor_program(
     entries_of = {}
     for y, x in keys:
         entry = computed.jacobian.get((y, x))
-        entries_of[(y, x)] = ops.materialize(
-            None if entry is None else _walk(entry, known, edges, leaf, ops, w, None)
-        )
+        valued = None if entry is None else _walk(entry, known, edges, leaf, ops, w, None)
+        entries_of[(y, x)] = ops.materialize(drop_cancelled(w, valued) if sparse else valued)
     known.clear()  # what the walks made and the entries do not hold (10⁷ indices a block)
     leaves.clear()
     RECENT.clear()
