@@ -131,3 +131,25 @@ def test_written_jvp_and_vjp(tmp_path, capsys, lang):
         y, pull = jax.vjp(_jax_model, u, c)
         w = tuple(rng.standard_normal(np.shape(part)) for part in y)
         _same_tree(vjp(u, c, *w), pull(w), False)  # a tuple over the inputs
+
+
+def test_a_scalar_constant_is_printed_with_no_axes():
+    """``numpy.ascontiguousarray`` makes a 0-d array 1-d: a scalar constant printed as
+    ``[c]`` broadcast like a scalar in products but failed in an einsum whose subscripts
+    give it no axis (the value program of ``3·dot(x[1:], x[:-1])``'s gradient)."""
+    from dgraph.codegen.tensor.constants import Constants
+
+    constants = Constants()
+    name = constants.add(np.array(-3.0))
+    assert constants.shapes[name.id] == () and constants.lines == [
+        f"{name.id} = numpy.array(-3.0, dtype=numpy.float64)"
+    ]
+    jnp = jax.numpy
+
+    def f(x):
+        return jnp.sum(3 * x[:-1] * x[1:]) - 3 * jnp.dot(x[1:], x[:-1]) + jnp.sum(jnp.exp(x))
+
+    x = np.linspace(0.1, 1.0, 6)
+    value, gradient, hessian = make_function(f, "value_gradient_hessian", point=[x])(x)
+    np.testing.assert_allclose(hessian, jax.hessian(f)(x), atol=1e-12)
+    np.testing.assert_allclose(gradient, jax.grad(f)(x), atol=1e-12)

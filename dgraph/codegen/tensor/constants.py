@@ -74,7 +74,7 @@ class Constants:
         """The name of a module-level constant holding ``array`` (``delta``: an integer
         array stored as the differences of its entries, which compress far better: a
         pattern's column indices repeat the same few steps)."""
-        array = np.ascontiguousarray(array)
+        array = np.ascontiguousarray(array).reshape(np.shape(array))  # a 0-d array stays 0-d
         digest = hashlib.blake2b(array.reshape(-1).view(np.uint8), digest_size=32).digest()
         key = (array.dtype.str, tuple(array.shape), digest)  # not the bytes: 10⁷ entries each
         if key in self._names:
