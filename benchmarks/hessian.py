@@ -40,7 +40,8 @@ import time
 from functools import partial
 from pathlib import Path
 
-if "hessian_functions" not in sys.modules:  # run as a script: its folder on the path
+# run as a script (not loaded by file with its imports): its folder on the path
+if not {"harness", "hessian_functions"} <= sys.modules.keys():
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import (
