@@ -34,21 +34,34 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
-if "hessian_functions" not in sys.modules:  # run as a script: its folder on the path
+# run as a script (not loaded by file with its imports): its folder on the path
+if not {"harness", "hessian_functions"} <= sys.modules.keys():
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sparse import _environment, _first_call, _peak_mb, _relative_error, one_matrix
+from harness import (
+    add_errors,
+    environment,
+    error_cell,
+    first_call,
+    logged,
+    memory_cell,
+    one_matrix,
+    peak_mb,
+    ratio_cell,
+    run_worker,
+    seconds_cell,
+    spawn,
+    timed_calls,
+)
 
 CANDIDATES = ("dgraph python", "dgraph jax", "asdex", "jax.hessian")
 DEFAULT_SIZES = (10**4, 10**5, 10**6)
-OUT_OF_MEMORY = ("RESOURCE_EXHAUSTED", "MemoryError", "std::bad_alloc")
 
 
 def _flat(name: str, side: int):
@@ -72,18 +85,10 @@ def _flat(name: str, side: int):
     return f, flat, point(name, side).ravel(), w, true_nnz(name, side)
 
 
-def _timed_calls(fn, arg, reps: int, budget: float = 30.0) -> float:
-    """The least seconds of up to ``reps`` calls (at least 3, fewer past ``budget``): on a
+def _timed_calls(fn, arg, reps: int) -> float:
+    """The least seconds of up to ``reps`` calls (at least 3, fewer past 30 s): on a
     machine other processes load, the least disturbed call."""
-    import jax
-
-    times: list[float] = []
-    start = time.perf_counter()
-    while len(times) < reps and (len(times) < 3 or time.perf_counter() - start < budget):
-        t0 = time.perf_counter()
-        jax.block_until_ready(fn(arg))
-        times.append(time.perf_counter() - t0)
-    return min(times)
+    return timed_calls(fn, arg, reps, budget=30.0, pick=min)
 
 
 def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | None) -> dict:
@@ -102,7 +107,7 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         import asdex
 
         del asdex
-    result: dict = {"status": "ok", "build": {}, "base_mb": _peak_mb(), "true_nnz": true}
+    result: dict = {"status": "ok", "build": {}, "base_mb": peak_mb(), "true_nnz": true}
     if candidate.startswith("dgraph"):
         lang = candidate.split()[1]
         s = (side, side) if name == "minsurf" else (side,)
@@ -114,7 +119,7 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         H = dgraph.make_function(g, "hessian", lang, point=[x], weights=w, sparse=True)
         result["build"] = {"make_function": time.perf_counter() - t0}
         call_args = args if lang == "python" else jargs
-        hess, first = _first_call(lambda a: H(*a), call_args)
+        hess, first = first_call(lambda a: H(*a), call_args)
         result["compile"] = first if lang == "jax" else None
         result["call"] = _timed_calls(lambda a: H(*a), call_args, reps)
         result["mirror"] = result["call"] - _timed_calls(lambda a: H.gradient(*a), call_args, reps)
@@ -127,15 +132,15 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         H = asdex.hessian(flat, *jargs)
         result["build"] = {"detect+color": time.perf_counter() - t0}
         fn = jax.jit(H)
-        hess, result["compile"] = _first_call(lambda a: fn(*a), jargs)
+        hess, result["compile"] = first_call(lambda a: fn(*a), jargs)
         result["call"] = _timed_calls(lambda a: fn(*a), jargs, reps)
     elif candidate == "jax.hessian":
         fn = jax.jit(jax.hessian(flat))
-        hess, result["compile"] = _first_call(lambda a: fn(*a), jargs)
+        hess, result["compile"] = first_call(lambda a: fn(*a), jargs)
         result["call"] = _timed_calls(lambda a: fn(*a), jargs, reps)
     else:
         raise ValueError(f"no candidate {candidate!r}")
-    result["peak_mb"] = _peak_mb()
+    result["peak_mb"] = peak_mb()
     import scipy.sparse as sp
 
     matrix = one_matrix(hess)
@@ -149,21 +154,6 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
     return result
 
 
-def _worker(spec: str) -> None:
-    args = json.loads(spec)
-    limit = args.get("memory_gb") or 0
-    if limit:
-        size = int(limit * 2**30)
-        resource.setrlimit(resource.RLIMIT_AS, (size, size))
-    try:
-        found = run_candidate(
-            args["name"], args["side"], args["candidate"], args["reps"], args["out"]
-        )
-    except MemoryError:
-        found = {"status": f"out of memory (address space limit {limit} GB)"}
-    print(json.dumps(found), flush=True)
-
-
 def _spawn(name: str, side: int, candidate: str, opts, out: str) -> dict:
     spec = {
         "name": name,
@@ -173,26 +163,7 @@ def _spawn(name: str, side: int, candidate: str, opts, out: str) -> dict:
         "out": out,
         "memory_gb": opts.memory_gb,
     }
-    env = dict(os.environ)
-    here = str(Path(__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH", "")) if p)
-    try:
-        done = subprocess.run(
-            [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(spec)],
-            capture_output=True,
-            text=True,
-            timeout=opts.timeout,
-            env=env,
-        )
-    except subprocess.TimeoutExpired:
-        return {"status": f"timeout after {opts.timeout:g} s"}
-    for line in reversed(done.stdout.strip().splitlines()):
-        if line.startswith("{"):
-            return json.loads(line)
-    tail = (done.stderr.strip().splitlines() or ["no output"])[-1].strip()
-    if any(sign in done.stderr for sign in OUT_OF_MEMORY):
-        return {"status": f"out of memory: {tail[:120]}"}
-    return {"status": f"failed (exit {done.returncode}): {tail[:200]}"}
+    return spawn(str(Path(__file__).resolve()), spec, opts.timeout)
 
 
 def measure(opts) -> list[dict]:
@@ -210,31 +181,12 @@ def measure(opts) -> list[dict]:
                         found[candidate] = {"status": "skipped (dense)"}
                         continue
                     out = os.path.join(tmp, f"{name}-{n}-{candidate.replace(' ', '_')}.npz")
-                    start = time.perf_counter()
-                    found[candidate] = _spawn(name, side, candidate, opts, out)
-                    print(
-                        f"  {name} n={n} {candidate}: {found[candidate]['status']}"
-                        f" ({time.perf_counter() - start:.1f} s)",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-                reference = next(
-                    (c for c in ("jax.hessian", "asdex") if found.get(c, {}).get("matrix")), None
-                )
+                    run = partial(_spawn, name, side, candidate, opts, out)
+                    found[candidate] = logged(name, n, candidate, run)
+                add_errors(found, ("jax.hessian", "asdex"))
                 for candidate, result in found.items():
-                    if reference and result.get("matrix") and candidate != reference:
-                        result["error"] = _relative_error(
-                            result["matrix"], found[reference]["matrix"]
-                        )
-                    result["reference"] = reference
                     rows.append({"problem": name, "n": n, "candidate": candidate, **result})
     return rows
-
-
-def _s(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:.3g}" if abs(value) >= 1e-3 else f"{value:.2e}"
 
 
 def table(rows: list[dict]) -> str:
@@ -251,27 +203,19 @@ def table(rows: list[dict]) -> str:
             continue
         build = sum(r["build"].values()) if r["build"] else None
         asdex = by_key.get((r["problem"], r["n"], "asdex"), {})
-        over = (
-            f"{r['call'] / asdex['call']:.2f}"
-            if asdex.get("status") == "ok" and r["candidate"] != "asdex"
-            else "—"
-        )
-        error = (
-            f"{r['error']:.1e}"
-            if "error" in r
-            else ("ref" if r.get("reference") == r["candidate"] else "—")
-        )
+        over = ratio_cell(r, asdex, 2)
         lines.append(
-            f"{head} {_s(build)} | {_s(r.get('compile'))} | {_s(r['call'])} | {over}"
-            f" | {_s(r.get('mirror'))} | {r['peak_mb']:.0f} ({r['peak_mb'] - r['base_mb']:.0f})"
-            f" | {r['nnz']} ({r['true_nnz']}) | {r['symmetric']} | {error} |"
+            f"{head} {seconds_cell(build)} | {seconds_cell(r.get('compile'))}"
+            f" | {seconds_cell(r['call'])} | {over}"
+            f" | {seconds_cell(r.get('mirror'))} | {memory_cell(r)}"
+            f" | {r['nnz']} ({r['true_nnz']}) | {r['symmetric']} | {error_cell(r)} |"
         )
     return "\n".join(lines)
 
 
 def main(argv: list[str]) -> None:
     if argv[:1] == ["--worker"]:
-        _worker(argv[1])
+        run_worker(argv[1], run_candidate)
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sizes", nargs="*", type=int, help="target unknowns (default 1e4 1e5 1e6)")
@@ -289,7 +233,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--json", help="write the raw results here")
     opts = parser.parse_args(argv)
     opts.sizes = opts.sizes or list(DEFAULT_SIZES)
-    print(_environment(), flush=True)
+    print(environment(), flush=True)
     rows = measure(opts)
     if opts.json:
         Path(opts.json).write_text(json.dumps(rows, indent=1))

@@ -52,17 +52,31 @@ import itertools
 import json
 import math
 import os
-import platform
-import resource
-import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
-if "sparse_functions" not in sys.modules:  # run as a script: its folder on the path
+# run as a script (not loaded by file with its imports): its folder on the path
+if not {"harness", "sparse_functions"} <= sys.modules.keys():
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from harness import (
+    add_errors,
+    environment,
+    error_cell,
+    first_call,
+    logged,
+    memory_cell,
+    one_matrix,
+    peak_mb,
+    ratio_cell,
+    run_worker,
+    seconds_cell,
+    spawn,
+    timed_calls,
+)
 from sparse_functions import FUNCTIONS, grid, point, unknowns
 
 CANDIDATES = (
@@ -81,7 +95,6 @@ NEEDS = {  # the packages a candidate needs beyond jax and numpy
     "asdex": ("asdex",),
     "sparsejac": ("sparsejac", "asdex"),
 }
-OUT_OF_MEMORY = ("RESOURCE_EXHAUSTED", "MemoryError", "std::bad_alloc")  # in a worker's stderr
 DEFAULT_SIZES = (10**4, 10**5, 10**6)
 # glibc's settings under ``--allocator reuse``: freed buffers kept for the next call
 REUSE = {"MALLOC_MMAP_THRESHOLD_": str(4 * 2**30), "MALLOC_TRIM_THRESHOLD_": str(4 * 2**30)}
@@ -89,52 +102,6 @@ QUICK_SIZES = (10**3, 10**4)
 
 
 # ----------------------------------------------------------------------------- worker
-
-
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
-
-
-def one_matrix(result):
-    """The Jacobian as one ``scipy.sparse`` CSR array, from what a candidate returns: a
-    dict with one entry ``{(y, x): block}`` (dgraph before the one-matrix API), a BCOO,
-    a SciPy sparse array or a dense array."""
-    import numpy as np
-    import scipy.sparse as sp
-
-    if isinstance(result, dict):
-        if len(result) != 1:
-            raise ValueError(f"expected one Jacobian block, got {len(result)}")
-        (result,) = result.values()
-    if sp.issparse(result):
-        return sp.csr_array(result)
-    if hasattr(result, "indices") and hasattr(result, "data") and hasattr(result, "nse"):
-        idx = np.asarray(result.indices)
-        coo = sp.coo_array((np.asarray(result.data), (idx[:, 0], idx[:, 1])), shape=result.shape)
-        return coo.tocsr()  # duplicates summed, as BCOO's todense does
-    return sp.csr_array(np.asarray(result))
-
-
-def _timed_calls(fn, arg, reps: int, budget: float = 20.0) -> float:
-    """The median seconds of up to ``reps`` calls (at least 3, fewer past ``budget``)."""
-    import jax
-    import numpy as np
-
-    times: list[float] = []
-    start = time.perf_counter()
-    while len(times) < reps and (len(times) < 3 or time.perf_counter() - start < budget):
-        t0 = time.perf_counter()
-        jax.block_until_ready(fn(arg))
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
-
-
-def _first_call(fn, arg):
-    import jax
-
-    t0 = time.perf_counter()
-    out = jax.block_until_ready(fn(arg))
-    return out, time.perf_counter() - t0
 
 
 def _floor(lang: str, nnz: int, arg, reps: int) -> float:
@@ -146,13 +113,13 @@ def _floor(lang: str, nnz: int, arg, reps: int) -> float:
 
     if lang == "jax":
         fn = jax.jit(lambda x: jnp.full(nnz, x[0]))
-        _first_call(fn, arg)
+        first_call(fn, arg)
     else:
 
         def fn(x):
             return np.full(nnz, x[0])
 
-    return _timed_calls(fn, arg, reps)
+    return timed_calls(fn, arg, reps)
 
 
 def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | None) -> dict:
@@ -176,14 +143,14 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         import sparsejac
 
         del asdex, sparsejac  # imported before the baseline memory reading
-    result["base_mb"] = _peak_mb()
+    result["base_mb"] = peak_mb()
     jac = None
     if candidate == "F jax":
         fn = jax.jit(f)
-        _, result["compile"] = _first_call(fn, xj)
-        result["call"] = _timed_calls(fn, xj, reps)
+        _, result["compile"] = first_call(fn, xj)
+        result["call"] = timed_calls(fn, xj, reps)
     elif candidate == "F numpy":
-        result["call"] = _timed_calls(f_numpy, x, reps)
+        result["call"] = timed_calls(f_numpy, x, reps)
     elif candidate.startswith("dgraph"):
         lang = candidate.split()[1]
         t0 = time.perf_counter()
@@ -195,10 +162,10 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         arg = x if lang == "python" else xj
         fn = J  # JAX's: its values one jitted function, the pattern a device array (a
         # jax.jit around J would copy the constant pattern out on every call)
-        jac, first = _first_call(fn, arg)
+        jac, first = first_call(fn, arg)
         if lang == "jax":
             result["compile"] = first
-        result["call"] = _timed_calls(fn, arg, reps)
+        result["call"] = timed_calls(fn, arg, reps)
     elif candidate == "asdex":
         import asdex
 
@@ -206,8 +173,8 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         J = asdex.jacobian(f, xj)
         result["build"] = {"detect+color": time.perf_counter() - t0}
         fn = jax.jit(J)
-        jac, result["compile"] = _first_call(fn, xj)
-        result["call"] = _timed_calls(fn, xj, reps)
+        jac, result["compile"] = first_call(fn, xj)
+        result["call"] = timed_calls(fn, xj, reps)
     elif candidate == "sparsejac":
         import asdex
         import sparsejac
@@ -219,18 +186,18 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         t2 = time.perf_counter()
         result["build"] = {"detect (asdex)": t1 - t0, "color": t2 - t1}
         fn = jax.jit(J)
-        jac, result["compile"] = _first_call(fn, xj)
-        result["call"] = _timed_calls(fn, xj, reps)
+        jac, result["compile"] = first_call(fn, xj)
+        result["call"] = timed_calls(fn, xj, reps)
     elif candidate.startswith("floor"):  # "floor LANG NNZ": J's nnz doubles written
         _, lang, nnz = candidate.split()
         result["call"] = _floor(lang, int(nnz), xj if lang == "jax" else x, reps)
     elif candidate == "jacfwd":
         fn = jax.jit(jax.jacfwd(f))
-        jac, result["compile"] = _first_call(fn, xj)
-        result["call"] = _timed_calls(fn, xj, reps)
+        jac, result["compile"] = first_call(fn, xj)
+        result["call"] = timed_calls(fn, xj, reps)
     else:
         raise ValueError(f"no candidate {candidate!r}")
-    result["peak_mb"] = _peak_mb()
+    result["peak_mb"] = peak_mb()
     if jac is not None:
         import scipy.sparse as sp
 
@@ -244,21 +211,6 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
     elif candidate == "F jax":
         result["shape"] = [int(np.size(f(xj))), int(x.size)]
     return result
-
-
-def _worker(spec: str) -> None:
-    args = json.loads(spec)
-    limit = args.get("memory_gb") or 0
-    if limit:
-        size = int(limit * 2**30)
-        resource.setrlimit(resource.RLIMIT_AS, (size, size))
-    try:
-        found = run_candidate(
-            args["name"], args["side"], args["candidate"], args["reps"], args["out"]
-        )
-    except MemoryError:
-        found = {"status": f"out of memory (address space limit {limit} GB)"}
-    print(json.dumps(found), flush=True)
 
 
 # ----------------------------------------------------------------------------- parent
@@ -290,39 +242,9 @@ def _spawn(name: str, side: int, candidate: str, opts, out: str) -> dict:
     else:
         for key in REUSE:
             env.pop(key, None)
-    here = str(Path(__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH", "")) if p)
-    try:
-        done = subprocess.run(
-            [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(spec)],
-            capture_output=True,
-            text=True,
-            timeout=opts.timeout,
-            env=env,
-        )
-    except subprocess.TimeoutExpired:
-        return {"status": f"timeout after {opts.timeout:g} s"}
-    for line in reversed(done.stdout.strip().splitlines()):
-        if line.startswith("{"):
-            return json.loads(line)
-    tail = (done.stderr.strip().splitlines() or ["no output"])[-1].strip()
-    if any(sign in done.stderr for sign in OUT_OF_MEMORY):
-        limit = f"address space limit {opts.memory_gb:g} GB" if opts.memory_gb else "no limit"
-        return {"status": f"out of memory ({limit}): {tail[:120]}"}
-    return {"status": f"failed (exit {done.returncode}): {tail[:200]}"}
-
-
-def _relative_error(path: str, reference: str) -> float:
-    import numpy as np
-    import scipy.sparse as sp
-
-    mine, ref = sp.load_npz(path), sp.load_npz(reference)
-    if mine.shape != ref.shape:
-        return math.inf
-    scale = float(np.abs(ref.data).max()) if ref.nnz else 0.0
-    diff = (mine - ref).tocsr()
-    worst = float(np.abs(diff.data).max()) if diff.nnz else 0.0
-    return worst / scale if scale else worst
+    limit = f"address space limit {opts.memory_gb:g} GB" if opts.memory_gb else "no limit"
+    script = str(Path(__file__).resolve())
+    return spawn(script, spec, opts.timeout, env, out_of_memory=f"out of memory ({limit})")
 
 
 def _skip(candidate: str, n: int, opts) -> str | None:
@@ -345,25 +267,14 @@ def measure(opts) -> list[dict]:
                 for candidate in opts.candidates:
                     skip = _skip(candidate, n, opts)
                     out = os.path.join(tmp, f"{name}-{n}-{candidate.replace(' ', '_')}.npz")
-                    start = time.perf_counter()
-                    found[candidate] = (
-                        {"status": skip} if skip else _spawn(name, side, candidate, opts, out)
+                    run = (
+                        partial(dict, status=skip)
+                        if skip
+                        else partial(_spawn, name, side, candidate, opts, out)
                     )
-                    print(
-                        f"  {name} n={n} {candidate}: {found[candidate]['status']}"
-                        f" ({time.perf_counter() - start:.1f} s)",
-                        file=sys.stderr,
-                        flush=True,
-                    )
-                reference = next(
-                    (c for c in ("jacfwd", "asdex") if found.get(c, {}).get("matrix")), None
-                )
+                    found[candidate] = logged(name, n, candidate, run)
+                add_errors(found, ("jacfwd", "asdex"))
                 for candidate, result in found.items():
-                    if reference and result.get("matrix") and candidate != reference:
-                        result["error"] = _relative_error(
-                            result["matrix"], found[reference]["matrix"]
-                        )
-                    result["reference"] = reference
                     rows.append(
                         {"function": name, "side": side, "n": n, "candidate": candidate, **result}
                     )
@@ -385,12 +296,6 @@ def _build(row: dict) -> float | None:
     return sum(row["build"].values()) if row.get("build") else None
 
 
-def _s(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:.3g}" if value >= 1e-3 else f"{value:.2e}"
-
-
 def table(rows: list[dict]) -> str:
     """The Markdown table of every candidate, with ratios from the same run."""
     lines = [
@@ -404,30 +309,16 @@ def table(rows: list[dict]) -> str:
         if r["status"] != "ok":
             lines.append(f"{head} {r['status']} | | | | | | | |")
             continue
-        parts = " + ".join(f"{k} {_s(v)}" for k, v in r["build"].items())
-        build = f"{_s(_build(r))} ({parts})" if r["build"] else "—"
+        parts = " + ".join(f"{k} {seconds_cell(v)}" for k, v in r["build"].items())
+        build = f"{seconds_cell(_build(r))} ({parts})" if r["build"] else "—"
         asdex = by_key.get((r["function"], r["n"], "asdex"), {})
         f_jax = by_key.get((r["function"], r["n"], "F jax"), {})
-        is_jac = r["candidate"] in JACOBIANS
-        over_asdex = (
-            f"{r['call'] / asdex['call']:.2f}"
-            if is_jac and asdex.get("status") == "ok" and r["candidate"] != "asdex"
-            else "—"
-        )
-        over_f = (
-            f"{r['call'] / f_jax['call']:.1f}"
-            if f_jax.get("status") == "ok" and r["candidate"] != "F jax"
-            else "—"
-        )
-        error = (
-            f"{r['error']:.1e}"
-            if "error" in r
-            else ("ref" if r.get("reference") == r["candidate"] else "—")
-        )
+        over_asdex = ratio_cell(r, asdex, 2, applies=r["candidate"] in JACOBIANS)
+        over_f = ratio_cell(r, f_jax, 1)
         lines.append(
-            f"{head} {build} | {_s(r.get('compile'))} | {_s(r['call'])} | {over_asdex} | {over_f}"
-            f" | {r['peak_mb']:.0f} ({r['peak_mb'] - r['base_mb']:.0f})"
-            f" | {r.get('nnz', '—')} | {error} |"
+            f"{head} {build} | {seconds_cell(r.get('compile'))} | {seconds_cell(r['call'])}"
+            f" | {over_asdex} | {over_f}"
+            f" | {memory_cell(r)} | {r.get('nnz', '—')} | {error_cell(r)} |"
         )
     return "\n".join(lines)
 
@@ -459,23 +350,9 @@ def exponents(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def _environment() -> str:
-    """One line: the machine and the versions of the candidates' packages."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    found = []
-    for package in ("jax", "numpy", "scipy", "asdex", "sparsejac"):
-        try:
-            found.append(f"{package} {version(package)}")
-        except PackageNotFoundError:
-            found.append(f"{package} not installed")
-    cpu = platform.processor() or platform.machine()
-    return f"{platform.platform()}, {cpu}, {os.cpu_count()} cores; " + ", ".join(found)
-
-
 def main(argv: list[str]) -> None:
     if argv[:1] == ["--worker"]:
-        _worker(argv[1])
+        run_worker(argv[1], run_candidate)
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sizes", nargs="*", type=int, help="target unknowns (default 1e4 1e5 1e6)")
@@ -502,7 +379,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--json", help="write the raw results here")
     opts = parser.parse_args(argv)
     opts.sizes = opts.sizes or list(QUICK_SIZES if opts.quick else DEFAULT_SIZES)
-    print(f"{_environment()}; allocator {opts.allocator}", flush=True)
+    print(f"{environment()}; allocator {opts.allocator}", flush=True)
     rows = measure(opts)
     if opts.json:
         Path(opts.json).write_text(json.dumps(rows, indent=1))

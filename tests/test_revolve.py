@@ -28,30 +28,8 @@ import dgraph  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
 from dgraph.codegen.tensor.sweeps import sweep_module  # noqa: E402
 
+from .revolve_replay import CountingNumpy, replay  # noqa: E402
 from .test_loop_sweeps import CASES, _close, _graph, _rng_like  # noqa: E402
-
-
-def _replay(schedule) -> list[int]:
-    """Run the schedule on step indices: each action finds the state it needs; returns
-    the steps turned, in order."""
-    current, slots, turned = 0, {}, []
-    for a in schedule.actions:
-        if a.kind == "takeshot":
-            assert current == a.t and a.slot not in slots
-            slots[a.slot] = a.t
-        elif a.kind == "advance":
-            assert current == a.t
-            current += 1
-        elif a.kind == "turn":
-            assert current == a.t
-            turned.append(a.t)
-        else:
-            assert slots[a.slot] == a.t
-            current = a.t
-            if a.free:
-                del slots[a.slot]
-        assert len(slots) <= schedule.slots
-    return turned
 
 
 @settings(max_examples=60, deadline=None)
@@ -61,7 +39,7 @@ def test_the_schedule_reverses_every_step_with_the_fewest_advances(steps, slots)
     states stored; the forward steps the fewest possible (the dynamic program over the
     first split) and Griewank's closed form t·l − C(s+t, s+1)."""
     s = binomial_schedule(steps, slots)
-    assert _replay(s) == list(range(steps - 1, -1, -1))
+    assert replay(s) == list(range(steps - 1, -1, -1))
     assert s.max_stored() <= slots
     assert s.advances == optimal_cost(steps, slots) == revolve_cost(steps, slots)
 
@@ -114,26 +92,6 @@ def _case(steps: int):
     return g, want
 
 
-class _Counting:
-    """numpy, counting ``sin`` and ``cos`` calls (a value step calls sin once, the
-    body's vjp cos once; a vjp needs no final state, so the last forward step is not
-    run)."""
-
-    def __init__(self) -> None:
-        self.calls = {"sin": 0, "cos": 0}
-
-    def __getattr__(self, name):
-        return getattr(np, name)
-
-    def sin(self, x, *a, **k):
-        self.calls["sin"] += 1
-        return np.sin(x, *a, **k)
-
-    def cos(self, x, *a, **k):
-        self.calls["cos"] += 1
-        return np.cos(x, *a, **k)
-
-
 @pytest.mark.parametrize("steps", [1, 2, 5, 23, 24])
 def test_the_numpy_vjp_equals_jax_and_runs_the_binomial_schedule(steps):
     """For K in {1, 2, 3, 5}: equal to jax.vjp to 1e-12; the body steps the generated
@@ -143,7 +101,7 @@ def test_the_numpy_vjp_equals_jax_and_runs_the_binomial_schedule(steps):
     g, want = _case(steps)
     for k in (1, 2, 3, 5):
         module = load_python(sweep_module(g, "vjp", "python", k).text)
-        counting = _Counting()
+        counting = CountingNumpy()
         module.numpy = counting
         stacks = []
         scatter_add = module._scatter_add

@@ -27,7 +27,7 @@ import dgraph  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
 from dgraph.codegen.tensor.sweeps import sweep_module  # noqa: E402
 
-from .test_revolve import _replay  # noqa: E402
+from .revolve_replay import CountingNumpy, replay  # noqa: E402
 
 
 @settings(max_examples=60, deadline=None)
@@ -36,7 +36,7 @@ def test_the_run_time_schedule_is_binomial(steps, slots):
     """Every step turned once, last first, at its own state; at most K stored; the
     fewest advances (the dynamic program and Griewank's closed form)."""
     s = run_time_schedule(steps, slots)
-    assert _replay(s) == list(range(steps - 1, -1, -1))
+    assert replay(s) == list(range(steps - 1, -1, -1))
     assert s.max_stored() <= slots
     assert s.advances == optimal_cost(steps, slots) == revolve_cost(steps, slots)
 
@@ -95,24 +95,6 @@ def _trips(u, d, threshold: float) -> int:
     return n
 
 
-class _Counting:
-    """numpy, counting ``sin`` (a value step) and ``cos`` (the body's vjp) calls."""
-
-    def __init__(self) -> None:
-        self.calls = {"sin": 0, "cos": 0}
-
-    def __getattr__(self, name):
-        return getattr(np, name)
-
-    def sin(self, x, *a, **k):
-        self.calls["sin"] += 1
-        return np.sin(x, *a, **k)
-
-    def cos(self, x, *a, **k):
-        self.calls["cos"] += 1
-        return np.cos(x, *a, **k)
-
-
 U0, D0, W = np.linspace(0.9, 0.3, CELLS), np.array(0.4), np.cos(np.arange(CELLS))
 
 
@@ -131,7 +113,7 @@ def test_a_value_dependent_trip_count_numpy_counted():
         assert f"at most {k} stored state" in text
         assert f"numpy.zeros(({(k - 1) * CELLS},))" in text  # the store: K slots
         module = load_python(text)
-        counting = _Counting()
+        counting = CountingNumpy()
         module.numpy = counting
         got = module.vjp(U0, D0, W)
         for a, b in zip(got, want, strict=True):

@@ -1059,14 +1059,7 @@ class _Translator(CElementPrinter):
                 self.inference.env[prefix[name]] = shaped
         outputs = list(self.inference.of(node)[node.carries :])  # the ys, stacked
         outputs = [*init, *(Shaped(y.shape[1:], y.dtype) for y in outputs)]
-        carries = []
-        for k, (value, first) in enumerate(zip(init, node.init, strict=True)):
-            ctype = _ctype(value.dtype)
-            view = _contiguous(
-                self._buffer(f"{target}_c{k}", value.size, ctype), value.shape, ctype
-            )
-            self._copy(view, first)
-            carries.append(view)
+        carries = self._carry_buffers(target, init, node.init)
         stacked = []
         for k, value in enumerate(outputs[node.carries :]):
             shape, ctype = (node.length, *value.shape), _ctype(value.dtype)
@@ -1096,9 +1089,7 @@ class _Translator(CElementPrinter):
             if prefix[name] not in self.module_constants:
                 self.env[prefix[name]] = view
         self.loops += 1
-        for statement in statements:
-            self.current = self.printer.statement(statement).strip()
-            self._statement(statement.target, statement.value)
+        self._statements(statements)
         self.current = f"{target} = <loop>"
         names = [ir.Name(prefix[r]) for r in node.body.results]
         self.alive += [*names, *(s.value for s in statements)]
@@ -1112,9 +1103,38 @@ class _Translator(CElementPrinter):
                 [out, result.to(out.shape)],
                 lambda i, o=out, r=result: f"{o.base}[{i[0]}] = {r.base}[{i[1]}];",
             )
+        self._write_carries(carries, results[: node.carries])
+        self.loops -= 1
+        self.lines[start + 1 :] = ["    " + line for line in self.lines[start + 1 :]]
+        self.lines.append("    }")
+        self.kernels.append((-2, [], ""))
+        self.env[target] = (*carries, *stacked)  # type: ignore[assignment]
+
+    def _carry_buffers(self, target: str, init: list[Shaped], first: tuple[Node, ...]):
+        """A loop's carries: a buffer each (``<target>_c<k>``), its initial value copied in."""
+        carries = []
+        for k, (value, node) in enumerate(zip(init, first, strict=True)):
+            ctype = _ctype(value.dtype)
+            view = _contiguous(
+                self._buffer(f"{target}_c{k}", value.size, ctype), value.shape, ctype
+            )
+            self._copy(view, node)
+            carries.append(view)
+        return carries
+
+    def _statements(self, statements) -> None:
+        """A body's statements, in order (``current``: the one printed, for errors)."""
+        for statement in statements:
+            self.current = self.printer.statement(statement).strip()
+            self._statement(statement.target, statement.value)
+
+    def _write_carries(self, carries, results) -> None:
+        """A loop step's results (views, taken in order) copied into its carries; a result
+        that views another carry is copied out first, so that no write reads what an
+        earlier one overwrote."""
         mine = {c.base for c in carries}
         news = []
-        for carry, result in zip(carries, results[: node.carries], strict=True):
+        for carry, result in zip(carries, results, strict=True):
             if result.base in mine and result != carry:
                 result = self._materialize(result)
             news.append(result)
@@ -1124,11 +1144,6 @@ class _Translator(CElementPrinter):
                     [carry, result.to(carry.shape)],
                     lambda i, c=carry, r=result: f"{c.base}[{i[0]}] = {r.base}[{i[1]}];",
                 )
-        self.loops -= 1
-        self.lines[start + 1 :] = ["    " + line for line in self.lines[start + 1 :]]
-        self.lines.append("    }")
-        self.kernels.append((-2, [], ""))
-        self.env[target] = (*carries, *stacked)  # type: ignore[assignment]
 
     def _cond_statement(self, target: str, node: ir.Cond) -> None:
         """A :class:`~dgraph.codegen.ir.Cond` as a C ``if`` / ``else if`` chain on the
@@ -1180,9 +1195,7 @@ class _Translator(CElementPrinter):
                 ArrayStatement(prefix[s.target], ir.renamed(s.value, prefix), s.at)
                 for s in part.statements
             ]
-            for statement in statements:
-                self.current = self.printer.statement(statement).strip()
-                self._statement(statement.target, statement.value)
+            self._statements(statements)
             self.current = f"{target} = <cond>"
             names = [ir.Name(prefix[r]) for r in part.results]
             self.alive += [*names, *(s.value for s in statements)]
@@ -1209,14 +1222,7 @@ class _Translator(CElementPrinter):
         init = [self._shaped(c) for c in node.init]
         bound = [self._operand(i) for i in node.invariants]
         invariants = [self.inference.of(i) for i in node.invariants]
-        carries = []
-        for k, (value, first) in enumerate(zip(init, node.init, strict=True)):
-            ctype = _ctype(value.dtype)
-            view = _contiguous(
-                self._buffer(f"{target}_c{k}", value.size, ctype), value.shape, ctype
-            )
-            self._copy(view, first)
-            carries.append(view)
+        carries = self._carry_buffers(target, init, node.init)
         parts = []
         for tag, part in (("c", node.cond), ("b", node.body)):
             prefix = {n: f"{target}.{tag}.{n}" for n in part.arguments}
@@ -1243,9 +1249,7 @@ class _Translator(CElementPrinter):
         self.kernels.append((LAUNCHER, [f"for (long long {trips} = 0; ; {trips}++) {{"], "open"))
         self.loops += 1
         (tests, (flag,)), (statements, names) = parts
-        for statement in tests:
-            self.current = self.printer.statement(statement).strip()
-            self._statement(statement.target, statement.value)
+        self._statements(tests)
         self.current = f"{target} = <while>"
         test = self._view(flag)
         if test is None or test.size != 1:
@@ -1254,24 +1258,10 @@ class _Translator(CElementPrinter):
         self.kernels.append(
             (LAUNCHER, [f"if (!dgraph_read({test.base} + {test.offset}LL, stream)) break;"], "")
         )
-        for statement in statements:
-            self.current = self.printer.statement(statement).strip()
-            self._statement(statement.target, statement.value)
+        self._statements(statements)
         self.current = f"{target} = <while>"
         self.alive += [flag, *names, *(s.value for s in [*tests, *statements])]
-        mine = {c.base for c in carries}
-        news = []
-        for carry, name in zip(carries, names, strict=True):
-            result = self._view(name)
-            if result.base in mine and result != carry:
-                result = self._materialize(result)
-            news.append(result)
-        for carry, result in zip(carries, news, strict=True):
-            if result != carry:
-                self._loop(
-                    [carry, result.to(carry.shape)],
-                    lambda i, c=carry, r=result: f"{c.base}[{i[0]}] = {r.base}[{i[1]}];",
-                )
+        self._write_carries(carries, (self._view(name) for name in names))
         self.loops -= 1
         self.lines[start + 1 :] = ["    " + line for line in self.lines[start + 1 :]]
         self.lines.append("    }")

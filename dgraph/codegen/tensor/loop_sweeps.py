@@ -38,7 +38,7 @@ never form it, nor any body Jacobian:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -144,6 +144,131 @@ def _slot_write(scope: _Scope, flat: str, start: str, size: int, where: Node, va
     return scope.emit(Call("lax.dynamic_update_slice", (Name(flat), data, Seq((Name(start),))))).id
 
 
+class _Floats(NamedTuple):
+    """The parts of a loop body that derivatives flow through: the float carries,
+    constants and xs (body input positions) and the ys (body output positions)."""
+
+    carries: list[int]
+    consts: list[int]
+    xs: list[int]
+    ys: list[int]
+
+
+def _floats(r: Region) -> _Floats:
+    b, nk, nc = r.body, r.n_consts, r.n_carry
+    return _Floats(
+        [i for i in range(nk, nk + nc) if b.floats[i]],
+        [i for i in range(nk) if b.floats[i]],
+        [i for i in range(nk + nc, len(b.inputs)) if b.floats[i]],
+        [o for o in range(nc, len(b.outputs)) if isinstance(b.outputs[o], str)],
+    )
+
+
+def _carry_sizes(r: Region) -> list[int]:
+    """The number of entries of each carry (its slot's length in a stack)."""
+    b, nk = r.body, r.n_consts
+    return [int(np.prod(b.shapes[nk + c], dtype=np.int64)) for c in range(r.n_carry)]
+
+
+def _carry_state(r: Region, c: int, flat: Node) -> Node:
+    """Carry ``c`` from its entries in a (float) stack: its shape, an int carry cast back."""
+    b, nk = r.body, r.n_consts
+    state: Node = _reshape(flat, b.shapes[nk + c])
+    return state if b.floats[nk + c] else AsType(state, "int")
+
+
+def _initial_bars(r: Region, cotangents) -> tuple[list[Node], list[Node], list[Node]]:
+    """The reverse sweep's start: c̄ of the float carries (their outputs' cotangents,
+    zeros for None), k̄ of the float constants (zeros), ȳ of the ys in step order."""
+    b, nk = r.body, r.n_consts
+    fc, fk, _, fy = _floats(r)
+    cbar = [
+        _zeros(b.shapes[i])
+        if cotangents[i - nk] is None
+        else _reshape(cotangents[i - nk], b.shapes[i])
+        for i in fc
+    ]
+    kbar = [_zeros(b.shapes[i]) for i in fk]
+    ybars = []
+    for o in fy:
+        given = cotangents[o]
+        ybars.append(
+            _zeros(r.out_shapes[o]) if given is None else (_flip(given) if r.reverse else given)
+        )
+    return cbar, kbar, ybars
+
+
+def _operand_bars(r: Region, cbar, kbar, xbars=()) -> list:
+    """The cotangents of the loop's operands (None where none flows) from those of the
+    float carries, constants and xs (the x̄ in step order)."""
+    fc, fk, fx, _ = _floats(r)
+    out: list = [None] * len(r.operand_shapes)
+    first = r.n_cond_consts
+    for bar, i in zip(cbar, fc, strict=True):
+        out[first + i] = bar
+    for bar, i in zip(kbar, fk, strict=True):
+        out[first + i] = bar
+    for bar, i in zip(xbars, fx, strict=True):
+        out[first + i] = _flip(bar) if r.reverse else bar
+    return out
+
+
+def _loop_bars(r: Region, loop: Name, at: int, steps: int | None = None) -> list:
+    """:func:`_operand_bars` from a reverse loop's results from ``at``: c̄, k̄, then
+    (``steps``) each float x's x̄ of all steps, flat."""
+    fc, fk, fx, _ = _floats(r)
+    cbar = [Item(loop, at + a) for a in range(len(fc))]
+    kbar = [Item(loop, at + len(fc) + a) for a in range(len(fk))]
+    at += len(fc) + len(fk)
+    xbars = (
+        []
+        if steps is None
+        else [_reshape(Item(loop, at + a), (steps, *r.body.shapes[i])) for a, i in enumerate(fx)]
+    )
+    return _operand_bars(r, cbar, kbar, xbars)
+
+
+def _vjp_seeds(r: Region, vjp: _Body, cbar_names, ybar_names=()) -> list[ArrayStatement]:
+    """The seeds of the body's vjp: each output's cotangent, the sum of the c̄ (named
+    ``cbar_names``) of the carries it becomes and of its ȳ (``ybar_names``)."""
+    b, nk = r.body, r.n_consts
+    fc, _, _, fy = _floats(r)
+    contributions: dict[str, list[str]] = {}
+    for i, name in zip(fc, cbar_names, strict=True):
+        out = b.outputs[i - nk]
+        if isinstance(out, str):
+            contributions.setdefault(out, []).append(name)
+    for o, name in zip(fy, ybar_names, strict=False):
+        contributions.setdefault(b.outputs[o], []).append(name)
+    seeds = []
+    for u, seed in vjp.seed.items():
+        shape = b.graph.shape(u)
+        parts = [_reshape(Name(c), shape) for c in contributions.get(u, [])]
+        total: Node = _zeros(shape) if not parts else parts[0]
+        for p in parts[1:]:
+            total = BinOp("+", total, p)
+        seeds.append(ArrayStatement(seed, total))
+    return seeds
+
+
+def _vjp_bars(r: Region, vjp: _Body, kbar_names, scope: _Scope) -> list[str]:
+    """After the body's vjp: the names of the new c̄ and of k̄ (``kbar_names`` plus this
+    step's, summed in ``scope``)."""
+    b = r.body
+    fc, fk, _, _ = _floats(r)
+    bars = dict(zip(b.inputs, vjp.program.results, strict=True))
+    results = [bars[b.inputs[i]] for i in fc]
+    for i, name in zip(fk, kbar_names, strict=True):
+        total = BinOp("+", Name(name), _reshape(Name(bars[b.inputs[i]]), b.shapes[i]))
+        results.append(scope.emit(total).id)
+    return results
+
+
+def _while_test(names, test: ArrayStatement) -> LoopBody:
+    """A while loop's condition: ``test`` over the loop's carries and invariants."""
+    return LoopBody(tuple(names), (test,), (test.target,))
+
+
 class _Scope:
     """Statements of one function body with names of their own (``taken`` avoided)."""
 
@@ -160,6 +285,9 @@ class _Scope:
             if name not in self.taken:
                 self.taken.add(name)
                 return name
+
+    def names(self, count: int) -> list[str]:
+        return [self.fresh() for _ in range(count)]
 
     def emit(self, node: Node) -> Name:
         name = self.fresh()
@@ -306,8 +434,7 @@ class LoopSweeps:
             names += cond_names
             invariants += cond_ops
             step = LoopBody(tuple(names), body.statements(), tuple(results))
-            test = LoopBody(tuple(names), (cond,), (cond.target,))
-            loop: Node = While(tuple(init), tuple(invariants), test, step)
+            loop: Node = While(tuple(init), tuple(invariants), _while_test(names, cond), step)
             what = "while_loop (trip count at the point)"
         else:
             step = LoopBody(tuple(names), body.statements(), tuple(results))
@@ -433,10 +560,10 @@ class LoopSweeps:
         nc, ny = r.n_carry, r.n_ys
         body = self._body(r, "value")
         outer = _Scope(prefix="_cp")
-        carry = [outer.fresh() for _ in range(nc)]
-        x_names = [outer.fresh() for _ in seg_xs]
-        k_names = [outer.fresh() for _ in ks]
-        c_names = [outer.fresh() for _ in body.constants]
+        carry = outer.names(nc)
+        x_names = outer.names(len(seg_xs))
+        k_names = outer.names(len(ks))
+        c_names = outer.names(len(body.constants))
         xs = [self._slice_shape(r, Name(x), i, s) for i, x in enumerate(x_names)]
         inner = self._forward(
             r,
@@ -484,34 +611,14 @@ class LoopSweeps:
         its ȳ), invariants (the constants, the body's program constants); ys the x̄."""
         b, nk, nc = r.body, r.n_consts, r.n_carry
         n = len(b.inputs)
-        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
-        fk = [i for i in range(nk) if b.floats[i]]
-        fx = [i for i in range(nk + nc, n) if b.floats[i]]
-        fy = [o for o in range(nc, len(b.outputs)) if isinstance(b.outputs[o], str)]
+        fc, fk, fx, fy = _floats(r)
         arg = [body.arg[x] for x in b.inputs]
         cbar_names = [body.fresh() for _ in fc]
         kbar_names = [body.fresh() for _ in fk]
         ybar_names = [body.fresh() for _ in fy]
-        contributions: dict[str, list[str]] = {}
-        for i, name in zip(fc, cbar_names, strict=True):
-            out = b.outputs[i - nk]
-            if isinstance(out, str):
-                contributions.setdefault(out, []).append(name)
-        for o, name in zip(fy, ybar_names, strict=True):
-            contributions.setdefault(b.outputs[o], []).append(name)
-        seeds = []
-        for u, seed in body.seed.items():
-            shape = b.graph.shape(u)
-            parts = [_reshape(Name(c), shape) for c in contributions.get(u, [])]
-            total: Node = _zeros(shape) if not parts else parts[0]
-            for p in parts[1:]:
-                total = BinOp("+", total, p)
-            seeds.append(ArrayStatement(seed, total))
+        seeds = _vjp_seeds(r, body, cbar_names, ybar_names)
+        results = _vjp_bars(r, body, kbar_names, body.scope)
         bars = dict(zip(b.inputs, body.program.results, strict=True))
-        results = [bars[b.inputs[i]] for i in fc]
-        for i, name in zip(fk, kbar_names, strict=True):
-            total = BinOp("+", Name(name), _reshape(Name(bars[b.inputs[i]]), b.shapes[i]))
-            results.append(body.scope.emit(total).id)
         results += [bars[b.inputs[i]] for i in fx]
         names = cbar_names + kbar_names
         names += [arg[i] for i in range(nk, nk + nc)] + [arg[i] for i in range(nk + nc, n)]
@@ -524,24 +631,9 @@ class LoopSweeps:
     def _scan_adjoint(self, r: Region, operands, cotangents, done: dict) -> list:
         w, b, nk, nc, ny = self.w, r.body, r.n_consts, r.n_carry, r.n_ys
         n = len(b.inputs)
-        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
-        fk = [i for i in range(nk) if b.floats[i]]
-        fx = [i for i in range(nk + nc, n) if b.floats[i]]
-        fy = [o for o in range(nc, len(b.outputs)) if isinstance(b.outputs[o], str)]
+        fc, fk, fx, fy = _floats(r)
         ks, c0, xs = self._parts(r, operands)
-        cbar = [
-            _zeros(b.shapes[i])
-            if cotangents[i - nk] is None
-            else _reshape(cotangents[i - nk], b.shapes[i])
-            for i in fc
-        ]
-        kbar = [_zeros(b.shapes[i]) for i in fk]
-        ybars = []
-        for o in fy:
-            given = cotangents[o]
-            ybars.append(
-                _zeros(r.out_shapes[o]) if given is None else (_flip(given) if r.reverse else given)
-            )
+        cbar, kbar, ybars = _initial_bars(r, cotangents)
         s, q, rem = done["s"], done["q"], done["rem"]
         T = int(r.length)
         vjp, value = self._body(r, "vjp"), self._body(r, "value")
@@ -556,14 +648,14 @@ class LoopSweeps:
             xbars = [Item(name, nf + nkf + a) for a in range(len(fx))]
         else:
             outer = _Scope(prefix="_rv")
-            cb = [outer.fresh() for _ in cbar]
-            kb = [outer.fresh() for _ in kbar]
-            cp = [outer.fresh() for _ in range(nc)]
-            xn = [outer.fresh() for _ in xs]
-            yn = [outer.fresh() for _ in ybars]
-            kn = [outer.fresh() for _ in ks]
-            vn = [outer.fresh() for _ in value.constants]
-            an = [outer.fresh() for _ in vjp.constants]
+            cb = outer.names(len(cbar))
+            kb = outer.names(len(kbar))
+            cp = outer.names(nc)
+            xn = outer.names(len(xs))
+            yn = outer.names(len(ybars))
+            kn = outer.names(len(ks))
+            vn = outer.names(len(value.constants))
+            an = outer.names(len(vjp.constants))
             seg_x = [self._slice_shape(r, Name(x), a, s) for a, x in enumerate(xn)]
             seg_y = [
                 _reshape(Name(y), (s, *r.out_shapes[o][1:])) for y, o in zip(yn, fy, strict=True)
@@ -637,15 +729,7 @@ class LoopSweeps:
                 cbar = [Item(h, a) for a in range(nf)]
                 kbar = [Item(h, nf + a) for a in range(nkf)]
                 xbars = [_concat([Item(h, nf + nkf + a), xb]) for a, xb in enumerate(xbars)]
-        out: list = [None] * len(r.operand_shapes)
-        first = r.n_cond_consts
-        for a, i in enumerate(fc):
-            out[first + i] = cbar[a]
-        for a, i in enumerate(fk):
-            out[first + i] = kbar[a]
-        for a, i in enumerate(fx):
-            out[first + i] = _flip(xbars[a]) if r.reverse else xbars[a]
-        return out
+        return _operand_bars(r, cbar, kbar, xbars)
 
     # -- binomial checkpointing (revolve) -------------------------------------------------
 
@@ -686,10 +770,8 @@ class LoopSweeps:
         """Each carry's flat positions of ``slot`` in its stack: slot·size + arange
         (JAX: the slot's first position slot·size, read and written as one contiguous
         slice: :func:`_slot_read`, :func:`_slot_write`)."""
-        b, nk = r.body, r.n_consts
         out = []
-        for c, ar in enumerate(aranges):
-            size = int(np.prod(b.shapes[nk + c], dtype=np.int64))
+        for ar, size in zip(aranges, _carry_sizes(r), strict=True):
             at: Node = BinOp("*", Name(slot), Const(size))
             if self.lang != "jax":
                 at = BinOp("+", at, Name(ar))
@@ -737,22 +819,22 @@ class LoopSweeps:
     def _binomial_forward(self, r: Region, operands, sched: Schedule) -> dict:
         """The forward sweep under binomial checkpointing: T - 1 steps storing the
         schedule's checkpoints into a stack of K slots per carry, then the last step."""
-        w, b, nk, nc, ny = self.w, r.body, r.n_consts, r.n_carry, r.n_ys
+        w, nc, ny = self.w, r.n_carry, r.n_ys
         T, K = sched.steps, sched.slots
         ks, c0, xs = self._parts(r, operands)
         (kind, slot), rows = self._tables(r, sched)
-        sizes = [int(np.prod(b.shapes[nk + c], dtype=np.int64)) for c in range(nc)]
+        sizes = _carry_sizes(r)
         aranges = [w.constants.add(np.arange(n, dtype=np.int64)) for n in sizes]
         value = self._body(r, "value")
         consts = self._constants(value)
         outer = _Scope(prefix="_bf")
-        cur = [outer.fresh() for _ in range(nc)]
-        stack = [outer.fresh() for _ in range(nc)]
+        cur = outer.names(nc)
+        stack = outer.names(nc)
         kd, sl = outer.fresh(), outer.fresh()
-        xt = [outer.fresh() for _ in xs]
-        kn = [outer.fresh() for _ in ks]
-        cn = [outer.fresh() for _ in consts]
-        an = [outer.fresh() for _ in aranges]
+        xt = outer.names(len(xs))
+        kn = outer.names(len(ks))
+        cn = outer.names(len(consts))
+        an = outer.names(len(aranges))
         pos = self._stack_positions(r, outer, sl, an)
         if self.lang == "jax":  # the stack written outside any branch: in place
             shot = BinOp("==", Name(kd), Const(1))
@@ -812,12 +894,11 @@ class LoopSweeps:
         """JAX: each stack with ``values`` written into the slot starting at ``starts``
         where ``where`` holds (the slot's own entries written back elsewhere), outside
         any branch: a dynamic_update_slice XLA does in place."""
-        b, nk = r.body, r.n_consts
-        out = []
-        for c, v in enumerate(values):
-            size = int(np.prod(b.shapes[nk + c], dtype=np.int64))
-            out.append(_slot_write(scope, stack[c], starts[c], size, where, v))
-        return out
+        sizes = _carry_sizes(r)
+        return [
+            _slot_write(scope, stack[c], starts[c], sizes[c], where, v)
+            for c, v in enumerate(values)
+        ]
 
     def _binomial_adjoint(self, r: Region, operands, cotangents, done: dict) -> list:
         """The reverse sweep's rows (:meth:`_tables`) as one loop over the table: each
@@ -826,47 +907,30 @@ class LoopSweeps:
         :meth:`_binomial_turns`)."""
         if self.lang == "jax":
             return self._binomial_turns(r, operands, cotangents, done)
-        w, b, nk, nc = self.w, r.body, r.n_consts, r.n_carry
-        n = len(b.inputs)
-        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
-        fk = [i for i in range(nk) if b.floats[i]]
-        fx = [i for i in range(nk + nc, n) if b.floats[i]]
-        fy = [o for o in range(nc, len(b.outputs)) if isinstance(b.outputs[o], str)]
+        w, b, nc = self.w, r.body, r.n_carry
         T = done["schedule"].steps
         ks, _, xs = self._parts(r, operands)
-        cbar = [
-            _zeros(b.shapes[i])
-            if cotangents[i - nk] is None
-            else _reshape(cotangents[i - nk], b.shapes[i])
-            for i in fc
-        ]
-        kbar = [_zeros(b.shapes[i]) for i in fk]
-        ybars = []
-        for o in fy:
-            given = cotangents[o]
-            ybars.append(
-                _zeros(r.out_shapes[o]) if given is None else (_flip(given) if r.reverse else given)
-            )
-        xsizes = [int(np.prod(b.shapes[i], dtype=np.int64)) for i in fx]
+        cbar, kbar, ybars = _initial_bars(r, cotangents)
+        xsizes = [int(np.prod(b.shapes[i], dtype=np.int64)) for i in _floats(r).xs]
         xbar = [_zeros((T * m,)) for m in xsizes]
         xar = [w.constants.add(np.arange(m, dtype=np.int64)) for m in xsizes]
         value = self._body(r, "value")
         vjp0 = self._body(r, "vjp")
         vconsts, aconsts = self._constants(value), self._constants(vjp0)
         outer = _Scope(prefix="_br")
-        cur = [outer.fresh() for _ in range(nc)]
-        stack = [outer.fresh() for _ in range(nc)]
-        cb = [outer.fresh() for _ in cbar]
-        kb = [outer.fresh() for _ in kbar]
-        xb = [outer.fresh() for _ in xbar]
+        cur = outer.names(nc)
+        stack = outer.names(nc)
+        cb = outer.names(len(cbar))
+        kb = outer.names(len(kbar))
+        xb = outer.names(len(xbar))
         kd, tt, sl = outer.fresh(), outer.fresh(), outer.fresh()
-        xfull = [outer.fresh() for _ in xs]
-        yfull = [outer.fresh() for _ in ybars]
-        kn = [outer.fresh() for _ in ks]
-        vn = [outer.fresh() for _ in vconsts]
-        an = [outer.fresh() for _ in aconsts]
-        arn = [outer.fresh() for _ in done["aranges"]]
-        xarn = [outer.fresh() for _ in xar]
+        xfull = outer.names(len(xs))
+        yfull = outer.names(len(ybars))
+        kn = outer.names(len(ks))
+        vn = outer.names(len(vconsts))
+        an = outer.names(len(aconsts))
+        arn = outer.names(len(done["aranges"]))
+        xarn = outer.names(len(xar))
         pos = self._stack_positions(r, outer, sl, arn)
         xt = [outer.emit(Index(Name(x), (Name(tt),))).id for x in xfull]
         yt = [outer.emit(Index(Name(y), (Name(tt),))).id for y in yfull]
@@ -895,17 +959,7 @@ class LoopSweeps:
         invariants = (*xs, *ybars, *ks, *vconsts, *aconsts, *done["aranges"], *xar)
         loop = Loop(init, tuple(table), invariants, step, len(rows))
         name = w.emit(loop, self._name(r, "vjp_loop"))
-        at = 2 * nc
-        out: list = [None] * len(r.operand_shapes)
-        first = r.n_cond_consts
-        for a, i in enumerate(fc):
-            out[first + i] = Item(name, at + a)
-        for a, i in enumerate(fk):
-            out[first + i] = Item(name, at + len(fc) + a)
-        for a, i in enumerate(fx):
-            whole = _reshape(Item(name, at + len(fc) + len(fk) + a), (T, *b.shapes[i]))
-            out[first + i] = _flip(whole) if r.reverse else whole
-        return out
+        return _loop_bars(r, name, 2 * nc, T)
 
     def _turn_branch(self, r, names, cur, stack, pos, xt, yt, kn, an, cb, kb, xb, xpos, free):
         """A Cond branch: the body's vjp at the current state (c̄, k̄ carried, x̄_t written
@@ -916,7 +970,7 @@ class LoopSweeps:
         scope = _Scope(set(names) | vjp.scope.taken, prefix="_bt")
         states = [_reshape(Name(x), (1, *b.shapes[nk + c])) for c, x in enumerate(cur)]
         xs1 = [_reshape(Name(x), (1, *b.shapes[nk + nc + a])) for a, x in enumerate(xt)]
-        fy = [o for o in range(nc, len(b.outputs)) if isinstance(b.outputs[o], str)]
+        fy = _floats(r).ys
         ys1 = [_reshape(Name(y), (1, *r.out_shapes[o][1:])) for y, o in zip(yt, fy, strict=True)]
         back = _inline(
             scope,
@@ -936,16 +990,13 @@ class LoopSweeps:
         nf, nkf = len(cb), len(kb)
         if not stack:  # JAX: no restore here; the current state, c̄, k̄, the raw x̄_t
             results = [*cur, *(scope.emit(Name(back[a])).id for a in range(nf + nkf))]
-            nx = len([i for i in range(nk + nc, len(b.inputs)) if b.floats[i]])
+            nx = len(_floats(r).xs)
             results += [scope.emit(_reshape(Name(back[nf + nkf + a]), (-1,))).id for a in range(nx)]
             return LoopBody(tuple(names), tuple(scope.statements), tuple(results))
         results, new_stack = [], list(stack)
         for c in range(nc):
             old = scope.emit(Index(Name(stack[c]), (Name(pos[c]),)))
-            state: Node = _reshape(old, b.shapes[nk + c])
-            if not b.floats[nk + c]:
-                state = AsType(state, "int")
-            results.append(scope.emit(state).id)
+            results.append(scope.emit(_carry_state(r, c, old)).id)
             if free:
                 zeroed = ScatterAdd(Name(stack[c]), ((Name(pos[c]), UnaryOp("-", old)),))
                 new_stack[c] = scope.emit(zeroed).id
@@ -980,8 +1031,7 @@ class LoopSweeps:
         results = [body.output(o) for o in range(nc)]
         results.append(body.scope.emit(BinOp("+", Name(count), Const(1))).id)
         step = LoopBody(tuple(names), body.statements(), tuple(results))
-        cond = LoopBody(tuple(names), (test,), (test.target,))
-        return While((*init, Const(0)), tuple(invariants), cond, step)
+        return While((*init, Const(0)), tuple(invariants), _while_test(names, test), step)
 
     def _while_forward(self, r: Region, operands, taped: bool = False) -> dict:
         ks, c0, _ = self._parts(r, operands)
@@ -1010,44 +1060,24 @@ class LoopSweeps:
         """The body's vjp at the state its arguments are bound to (as in the scan's
         reverse step): its seeds from the c̄ named ``cb``, its statements, into ``scope``;
         the names of the new c̄ and of k̄ (``kb`` plus this step's)."""
-        b, nk, nc = r.body, r.n_consts, r.n_carry
-        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
-        fk = [i for i in range(nk) if b.floats[i]]
-        contributions: dict[str, list[str]] = {}
-        for i, name in zip(fc, cb, strict=True):
-            out = b.outputs[i - nk]
-            if isinstance(out, str):
-                contributions.setdefault(out, []).append(name)
-        for u, seed in vjp.seed.items():
-            shape = b.graph.shape(u)
-            parts = [_reshape(Name(c), shape) for c in contributions.get(u, [])]
-            total: Node = _zeros(shape) if not parts else parts[0]
-            for p in parts[1:]:
-                total = BinOp("+", total, p)
-            scope.statements.append(ArrayStatement(seed, total))
+        scope.statements += _vjp_seeds(r, vjp, cb)
         scope.statements += list(vjp.statements())
-        bars = dict(zip(b.inputs, vjp.program.results, strict=True))
-        results = [bars[b.inputs[i]] for i in fc]
-        for i, name in zip(fk, kb, strict=True):
-            total = BinOp("+", Name(name), _reshape(Name(bars[b.inputs[i]]), b.shapes[i]))
-            results.append(scope.emit(total).id)
-        return results
+        return _vjp_bars(r, vjp, kb, scope)
 
     def _while_adjoint(self, r: Region, operands, cotangents, done: dict) -> list:
         """n steps backwards (n the trips the forward sweep counted): step j's state
         recomputed from the first by j - 1 body steps, then the body's vjp."""
         b, nk, nc = r.body, r.n_consts, r.n_carry
-        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
-        fk = [i for i in range(nk) if b.floats[i]]
+        fc, fk, _, _ = _floats(r)
         ks, c0, _ = self._parts(r, operands)
         vjp, value = self._body(r, "vjp"), self._body(r, "value")
         outer = _Scope(prefix="_wv")
         j = outer.fresh()
         cb = [vjp.fresh() for _ in fc]
         kb = [vjp.fresh() for _ in fk]
-        cn = [outer.fresh() for _ in range(nc)]
-        kn = [outer.fresh() for _ in ks]
-        vn = [outer.fresh() for _ in value.constants]
+        cn = outer.names(nc)
+        kn = outer.names(len(ks))
+        vn = outer.names(len(value.constants))
         arg = [vjp.arg[x] for x in b.inputs]
         jm1 = outer.emit(BinOp("-", Name(j), Const(1)))
         recompute = self._while_steps(
@@ -1064,24 +1094,10 @@ class LoopSweeps:
         outer.taken |= set(names)
         test = ArrayStatement(outer.fresh(), BinOp(">", Name(j), Const(0)))
         step = LoopBody(tuple(names), tuple(outer.statements), tuple(results))
-        cond = LoopBody(tuple(names), (test,), (test.target,))
-        cbar = [
-            _zeros(b.shapes[i])
-            if cotangents[i - nk] is None
-            else _reshape(cotangents[i - nk], b.shapes[i])
-            for i in fc
-        ]
-        kbar = [_zeros(b.shapes[i]) for i in fk]
+        cbar, kbar, _ = _initial_bars(r, cotangents)
         invariants = (*c0, *ks, *self._constants(value), *self._constants(vjp))
-        loop = While((done["trips"], *cbar, *kbar), invariants, cond, step)
-        name = self.w.emit(loop, self._name(r, "vjp_loop"))
-        out: list = [None] * len(r.operand_shapes)
-        first = r.n_cond_consts
-        for a, i in enumerate(fc):
-            out[first + i] = Item(name, 1 + a)
-        for a, i in enumerate(fk):
-            out[first + i] = Item(name, 1 + len(fc) + a)
-        return out
+        loop = While((done["trips"], *cbar, *kbar), invariants, _while_test(names, test), step)
+        return _loop_bars(r, self.w.emit(loop, self._name(r, "vjp_loop")), 1)
 
     # -- a while loop's reverse under tape=K: revolve computed at run time ---------------
 
@@ -1098,8 +1114,7 @@ class LoopSweeps:
             "logical_and",
             (BinOp("<", Name(span), Name(length)), BinOp(">", Name(room), Const(1))),
         )
-        test = ArrayStatement(sub.fresh(), more)
-        cond = LoopBody((reps, span, length, room), (test,), (test.target,))
+        cond = _while_test((reps, span, length, room), ArrayStatement(sub.fresh(), more))
         scope.taken |= sub.taken
         found = scope.emit(While((Const(0), Const(1)), (Name(steps), Name(slots)), cond, step))
         t, beta, s = scope.emit(Item(found, 0)), scope.emit(Item(found, 1)), Name(slots)
@@ -1145,20 +1160,19 @@ class LoopSweeps:
         holds the next turn's state); the stack is written outside the Cond (JAX: in
         place)."""
         b, nk, nc, K = r.body, r.n_consts, r.n_carry, int(done["revolve"])
-        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
-        fk = [i for i in range(nk) if b.floats[i]]
+        fc, fk, _, _ = _floats(r)
         ks, c0, _ = self._parts(r, operands)
-        sizes = [int(np.prod(b.shapes[nk + c], dtype=np.int64)) for c in range(nc)]
+        sizes = _carry_sizes(r)
         vjp, value = self._body(r, "vjp"), self._body(r, "value")
         vconsts, aconsts = self._constants(value), self._constants(vjp)
         outer = _Scope(vjp.scope.taken | value.scope.taken, prefix="_wr")
-        cur = [outer.fresh() for _ in range(nc)]
-        stack = [outer.fresh() for _ in range(nc)]
+        cur = outer.names(nc)
+        stack = outer.names(nc)
         ch, top, capo, fine = (outer.fresh() for _ in range(4))
-        cb = [outer.fresh() for _ in fc]
-        kb = [outer.fresh() for _ in fk]
-        kn = [outer.fresh() for _ in ks]
-        vn = [outer.fresh() for _ in vconsts]
+        cb = outer.names(len(fc))
+        kb = outer.names(len(fk))
+        kn = outer.names(len(ks))
+        vn = outer.names(len(vconsts))
         an = list(vjp.constants)
         names = [*cur, *stack, ch, top, capo, fine, *cb, *kb, *kn, *vn, *an]
         # the advance run: m = split(fine - capo, K - top) steps of the body
@@ -1213,9 +1227,7 @@ class LoopSweeps:
         fine1 = outer.emit(Call("where", (turn, BinOp("-", Name(fine), Const(1)), Name(fine))))
         current = []
         for c in range(nc):
-            state: Node = _reshape(_slot_read(stack1[c], starts[c], sizes[c]), b.shapes[nk + c])
-            if not b.floats[nk + c]:
-                state = AsType(state, "int")
+            state = _carry_state(r, c, _slot_read(stack1[c], starts[c], sizes[c]))
             current.append(outer.emit(Call("where", (turn, state, Name(new[c])))).id)
         capo1 = outer.emit(Call("where", (turn, back, reached)))
         pop = Call("logical_and", (turn, BinOp("==", back, BinOp("-", fine1, Const(1)))))
@@ -1223,29 +1235,15 @@ class LoopSweeps:
         top2 = outer.emit(Call("where", (pop, BinOp("-", top1, Const(1)), top1)))
         results = (*current, *stack1, ch1, top2.id, capo1.id, fine1.id, *bars)
         step = LoopBody(tuple(names), tuple(outer.statements), results)
-        test = ArrayStatement(outer.fresh(), BinOp(">", Name(fine), Const(0)))
-        cond = LoopBody(tuple(names), (test,), (test.target,))
-        cbar = [
-            _zeros(b.shapes[i])
-            if cotangents[i - nk] is None
-            else _reshape(cotangents[i - nk], b.shapes[i])
-            for i in fc
-        ]
-        kbar = [_zeros(b.shapes[i]) for i in fk]
+        cond = _while_test(names, ArrayStatement(outer.fresh(), BinOp(">", Name(fine), Const(0))))
+        cbar, kbar, _ = _initial_bars(r, cotangents)
         stacks = [
             _concat([AsType(_reshape(c0[c], (n,)), "float"), _zeros(((K - 1) * n,))])
             for c, n in enumerate(sizes)
         ]
         init = (*c0, *stacks, AsType(_zeros((K,)), "int"), Const(0), Const(0), done["trips"])
         loop = While((*init, *cbar, *kbar), (*ks, *vconsts, *aconsts), cond, step)
-        name = self.w.emit(loop, self._name(r, "vjp_loop"))
-        out: list = [None] * len(r.operand_shapes)
-        first, at = r.n_cond_consts, 2 * nc + 4
-        for a, i in enumerate(fc):
-            out[first + i] = Item(name, at + a)
-        for a, i in enumerate(fk):
-            out[first + i] = Item(name, at + len(fc) + a)
-        return out
+        return _loop_bars(r, self.w.emit(loop, self._name(r, "vjp_loop")), 2 * nc + 4)
 
     # -- binomial checkpointing's reverse sweep in JAX: one loop over the turns ----------
 
@@ -1255,28 +1253,11 @@ class LoopSweeps:
         slices of xs and ȳ read as the scan's, x̄_t its y), the restore of the turn's
         slot, then a while loop over the advance rows up to the next turn (each a masked
         takeshot and a body step, its slices of xs read at the row's step)."""
-        w, b, nk, nc = self.w, r.body, r.n_consts, r.n_carry
-        n = len(b.inputs)
-        fc = [i for i in range(nk, nk + nc) if b.floats[i]]
-        fk = [i for i in range(nk) if b.floats[i]]
-        fx = [i for i in range(nk + nc, n) if b.floats[i]]
-        fy = [o for o in range(nc, len(b.outputs)) if isinstance(b.outputs[o], str)]
+        w, nc = self.w, r.n_carry
         T = done["schedule"].steps
         ks, _, xs = self._parts(r, operands)
-        cbar = [
-            _zeros(b.shapes[i])
-            if cotangents[i - nk] is None
-            else _reshape(cotangents[i - nk], b.shapes[i])
-            for i in fc
-        ]
-        kbar = [_zeros(b.shapes[i]) for i in fk]
-        ybars = []
-        for o in fy:
-            given = cotangents[o]
-            ybars.append(
-                _zeros(r.out_shapes[o]) if given is None else (_flip(given) if r.reverse else given)
-            )
-        sizes = [int(np.prod(b.shapes[nk + c], dtype=np.int64)) for c in range(nc)]
+        cbar, kbar, ybars = _initial_bars(r, cotangents)
+        sizes = _carry_sizes(r)
         rows = done["rows"]
         turns = np.nonzero(rows[:, 0] >= 2)[0]
         if not np.array_equal(rows[turns, 1], np.arange(T - 1, -1, -1)):
@@ -1290,18 +1271,18 @@ class LoopSweeps:
         vconsts = self._constants(self._body(r, "value"))
         aconsts = self._constants(self._body(r, "vjp"))
         outer = _Scope(prefix="_bw")
-        cur = [outer.fresh() for _ in range(nc)]
-        stack = [outer.fresh() for _ in range(nc)]
-        cb = [outer.fresh() for _ in cbar]
-        kb = [outer.fresh() for _ in kbar]
+        cur = outer.names(nc)
+        stack = outer.names(nc)
+        cb = outer.names(len(cbar))
+        kb = outer.names(len(kbar))
         lo, hi, back = outer.fresh(), outer.fresh(), outer.fresh()
-        xt = [outer.fresh() for _ in xs]
-        yt = [outer.fresh() for _ in ybars]
-        xfull = [outer.fresh() for _ in xs]
-        kn = [outer.fresh() for _ in ks]
-        vn = [outer.fresh() for _ in vconsts]
-        an = [outer.fresh() for _ in aconsts]
-        tabs = [outer.fresh() for _ in table]
+        xt = outer.names(len(xs))
+        yt = outer.names(len(ybars))
+        xfull = outer.names(len(xs))
+        kn = outer.names(len(ks))
+        vn = outer.names(len(vconsts))
+        an = outer.names(len(aconsts))
+        tabs = outer.names(len(table))
         names = [*cur, *cb, *kb, *xt, *yt, *kn, *vn, *an]
         turn = self._turn_branch(r, names, cur, [], [], xt, yt, kn, an, cb, kb, [], [], False)
         outer.taken |= {s.target for s in turn.statements}
@@ -1310,10 +1291,7 @@ class LoopSweeps:
         restored = []
         for c in range(nc):
             at = outer.emit(BinOp("*", Name(back), Const(sizes[c])))
-            state: Node = _reshape(_slot_read(stack[c], at.id, sizes[c]), b.shapes[nk + c])
-            if not b.floats[nk + c]:
-                state = AsType(state, "int")
-            restored.append(outer.emit(state))
+            restored.append(outer.emit(_carry_state(r, c, _slot_read(stack[c], at.id, sizes[c]))))
         run = self._advance_rows(r, (stack, sizes), (xfull, kn, vn, tabs))
         carried = (*restored, *(Name(x) for x in stack), Name(lo))
         fixed = tuple(Name(x) for x in (hi, *xfull, *kn, *vn, *tabs))
@@ -1327,17 +1305,7 @@ class LoopSweeps:
         invariants = (*whole, *ks, *vconsts, *aconsts, *table)
         body = Loop(init, (*per_step, *xs, *ybars), invariants, step, T, True)
         name = w.emit(body, self._name(r, "vjp_loop"))
-        at = 2 * nc
-        out: list = [None] * len(r.operand_shapes)
-        first = r.n_cond_consts
-        for a, i in enumerate(fc):
-            out[first + i] = Item(name, at + a)
-        for a, i in enumerate(fk):
-            out[first + i] = Item(name, at + len(fc) + a)
-        for a, i in enumerate(fx):
-            whole = _reshape(Item(name, at + len(fc) + len(fk) + a), (T, *b.shapes[i]))
-            out[first + i] = _flip(whole) if r.reverse else whole
-        return out
+        return _loop_bars(r, name, 2 * nc, T)
 
     def _advance_rows(self, r: Region, stacks, invariant_names):
         """The condition and body of the while loop over advance rows lo .. hi - 1:
@@ -1347,12 +1315,12 @@ class LoopSweeps:
         stack_names, sizes = stacks
         xfull0, kn0, vn0, tabs0 = invariant_names
         inner = _Scope(prefix="_bv")
-        cur = [inner.fresh() for _ in range(nc)]
-        stack = [inner.fresh() for _ in stack_names]
+        cur = inner.names(nc)
+        stack = inner.names(len(stack_names))
         j, hi = inner.fresh(), inner.fresh()
-        xfull = [inner.fresh() for _ in xfull0]
-        kn = [inner.fresh() for _ in kn0]
-        vn = [inner.fresh() for _ in vn0]
+        xfull = inner.names(len(xfull0))
+        kn = inner.names(len(kn0))
+        vn = inner.names(len(vn0))
         kind, tt, slot = (inner.fresh() for _ in tabs0)
         args = (*cur, *stack, j, hi, *xfull, *kn, *vn, kind, tt, slot)
         row = [inner.emit(Index(Name(tab), (Name(j),))).id for tab in (kind, tt, slot)]
@@ -1368,4 +1336,4 @@ class LoopSweeps:
         results = (*advanced.results[:nc], *new_stack, nxt.id)
         test = ArrayStatement(inner.fresh(), BinOp("<", Name(j), Name(hi)))
         step = LoopBody(args, tuple(inner.statements), results)
-        return LoopBody(args, (test,), (test.target,)), step
+        return _while_test(args, test), step

@@ -1,0 +1,211 @@
+"""The harness that ``benchmarks/sparse.py`` and ``benchmarks/hessian.py`` share: each
+candidate in a worker subprocess of its own (its peak memory its own, under a time and an
+address-space limit), its calls timed, its matrix read as CSR and compared with a
+reference, and the cells of the Markdown tables they print.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+#: Signs in a worker's stderr that it ran out of memory.
+OUT_OF_MEMORY = ("RESOURCE_EXHAUSTED", "MemoryError", "std::bad_alloc")
+
+# ----------------------------------------------------------------------------- worker
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory in MB (``ru_maxrss``, kB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def first_call(fn, arg):
+    """``fn(arg)`` once, waited for: its result and seconds (JAX: the compile)."""
+    import jax
+
+    t0 = time.perf_counter()
+    out = jax.block_until_ready(fn(arg))
+    return out, time.perf_counter() - t0
+
+
+def median(times: list[float]) -> float:
+    import numpy as np
+
+    return float(np.median(times))
+
+
+def timed_calls(
+    fn, arg, reps: int, budget: float = 20.0, pick: Callable[[list[float]], float] = median
+) -> float:
+    """``pick`` (the median; ``min``: the least disturbed call) of the seconds of up to
+    ``reps`` calls (at least 3, fewer past ``budget`` seconds)."""
+    import jax
+
+    times: list[float] = []
+    start = time.perf_counter()
+    while len(times) < reps and (len(times) < 3 or time.perf_counter() - start < budget):
+        t0 = time.perf_counter()
+        jax.block_until_ready(fn(arg))
+        times.append(time.perf_counter() - t0)
+    return pick(times)
+
+
+def one_matrix(result):
+    """The matrix as one ``scipy.sparse`` CSR array, from what a candidate returns: a
+    dict with one entry ``{(y, x): block}`` (dgraph before the one-matrix API), a BCOO,
+    a SciPy sparse array or a dense array."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    if isinstance(result, dict):
+        if len(result) != 1:
+            raise ValueError(f"expected one Jacobian block, got {len(result)}")
+        (result,) = result.values()
+    if sp.issparse(result):
+        return sp.csr_array(result)
+    if hasattr(result, "indices") and hasattr(result, "data") and hasattr(result, "nse"):
+        idx = np.asarray(result.indices)
+        coo = sp.coo_array((np.asarray(result.data), (idx[:, 0], idx[:, 1])), shape=result.shape)
+        return coo.tocsr()  # duplicates summed, as BCOO's todense does
+    return sp.csr_array(np.asarray(result))
+
+
+def run_worker(spec: str, run_candidate: Callable[..., dict]) -> None:
+    """The worker's side: ``run_candidate(name, side, candidate, reps, out)`` under the
+    spec's address-space limit, its result printed as one JSON line."""
+    args = json.loads(spec)
+    limit = args.get("memory_gb") or 0
+    if limit:
+        size = int(limit * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+    try:
+        found = run_candidate(
+            args["name"], args["side"], args["candidate"], args["reps"], args["out"]
+        )
+    except MemoryError:
+        found = {"status": f"out of memory (address space limit {limit} GB)"}
+    print(json.dumps(found), flush=True)
+
+
+# ----------------------------------------------------------------------------- parent
+
+
+def spawn(
+    script: str,
+    spec: dict,
+    timeout: float,
+    env: dict | None = None,
+    out_of_memory: str = "out of memory",
+) -> dict:
+    """``script --worker SPEC`` in a fresh interpreter (``env``: its environment, this
+    one's by default; the repository first on its path): the worker's result, or a
+    one-line status (``out_of_memory`` heads the one for a worker that ran out)."""
+    env = dict(os.environ if env is None else env)
+    here = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH", "")) if p)
+    try:
+        done = subprocess.run(
+            [sys.executable, script, "--worker", json.dumps(spec)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+        )
+    except subprocess.TimeoutExpired:
+        return {"status": f"timeout after {timeout:g} s"}
+    for line in reversed(done.stdout.strip().splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    tail = (done.stderr.strip().splitlines() or ["no output"])[-1].strip()
+    if any(sign in done.stderr for sign in OUT_OF_MEMORY):
+        return {"status": f"{out_of_memory}: {tail[:120]}"}
+    return {"status": f"failed (exit {done.returncode}): {tail[:200]}"}
+
+
+def logged(name: str, n: int, candidate: str, run: Callable[[], dict]) -> dict:
+    """``run()``'s result, its status and seconds written to stderr as it finishes."""
+    start = time.perf_counter()
+    found = run()
+    print(
+        f"  {name} n={n} {candidate}: {found['status']} ({time.perf_counter() - start:.1f} s)",
+        file=sys.stderr,
+        flush=True,
+    )
+    return found
+
+
+def relative_error(path: str, reference: str) -> float:
+    """max |M - M_ref| / max |M_ref| of two CSR files (inf: shapes differ)."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    mine, ref = sp.load_npz(path), sp.load_npz(reference)
+    if mine.shape != ref.shape:
+        return math.inf
+    scale = float(np.abs(ref.data).max()) if ref.nnz else 0.0
+    diff = (mine - ref).tocsr()
+    worst = float(np.abs(diff.data).max()) if diff.nnz else 0.0
+    return worst / scale if scale else worst
+
+
+def add_errors(found: dict[str, dict], references: Sequence[str]) -> None:
+    """Each result's ``reference`` (the first of ``references`` that wrote a matrix) and
+    its ``error`` against it."""
+    reference = next((c for c in references if found.get(c, {}).get("matrix")), None)
+    for candidate, result in found.items():
+        if reference and result.get("matrix") and candidate != reference:
+            result["error"] = relative_error(result["matrix"], found[reference]["matrix"])
+        result["reference"] = reference
+
+
+def environment(packages: Sequence[str] = ("jax", "numpy", "scipy", "asdex", "sparsejac")) -> str:
+    """One line: the machine and the versions of ``packages``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for package in packages:
+        try:
+            found.append(f"{package} {version(package)}")
+        except PackageNotFoundError:
+            found.append(f"{package} not installed")
+    cpu = platform.processor() or platform.machine()
+    return f"{platform.platform()}, {cpu}, {os.cpu_count()} cores; " + ", ".join(found)
+
+
+# ----------------------------------------------------------------------------- table cells
+
+
+def seconds_cell(value: float | None) -> str:
+    """Seconds to three digits (small ones in e-notation; None: a dash)."""
+    if value is None:
+        return "—"
+    return f"{value:.3g}" if abs(value) >= 1e-3 else f"{value:.2e}"
+
+
+def ratio_cell(row: dict, over: dict, digits: int, applies: bool = True) -> str:
+    """``row``'s per call over ``over``'s (a dash where ``over`` did not run, is ``row``'s
+    own candidate, or ``applies`` is false)."""
+    if applies and over.get("status") == "ok" and over["candidate"] != row["candidate"]:
+        return f"{row['call'] / over['call']:.{digits}f}"
+    return "—"
+
+
+def memory_cell(row: dict) -> str:
+    """Peak MB and, in parentheses, its rise over the worker's after its imports."""
+    return f"{row['peak_mb']:.0f} ({row['peak_mb'] - row['base_mb']:.0f})"
+
+
+def error_cell(row: dict) -> str:
+    """The relative error to the reference ("ref" for the reference itself)."""
+    if "error" in row:
+        return f"{row['error']:.1e}"
+    return "ref" if row.get("reference") == row["candidate"] else "—"
