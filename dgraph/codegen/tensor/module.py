@@ -21,6 +21,7 @@ import numpy as np
 import sympy
 
 from ...blocks import RECENT, Labelled
+from .permutation_code import structural_valued
 from ...blocks.arrays import ArrayOp, Const, operand_block
 from ...core.block_costs import along_bracketing, chain_product, post_order
 from ...core.block_values import program_order
@@ -563,7 +564,7 @@ def output_node(w: Writer, valued: Valued, y_shape, x_shape) -> Node:
     shape = ir.Const((*y_shape, *x_shape))
     if valued is None:
         return Call("zeros", (shape,))
-    block, values = valued
+    block, values = structural_valued(*valued)  # a permutation: its union pattern
     rows, cols, at = entries(block)
     deltas = _delta_form(w, block, values, shape.value)
     if deltas is not None:
@@ -592,7 +593,7 @@ def _sparse_parts(
     for (y, x), valued in entries_of.items():
         if valued is None:
             continue
-        block, values = valued
+        block, values = structural_valued(*valued)  # a permutation: its union pattern
         r, c, at = entries(block)
         rows.append(r + row_at[y])
         cols.append(c + col_at[x])
