@@ -31,9 +31,9 @@ from ..blocks import (
     add_values,
     multiply_values,
     pattern,
+    permutation,
     to_matrix,
 )
-from ..blocks import permutation
 from ..blocks.arrays import block_value, evaluate, operand_block
 from ..blocks.permutation import Permutation
 from ..errors import GraphError

@@ -1,8 +1,8 @@
 """Generated array code for the operations of :mod:`dgraph.blocks.array_extra`: their
 values (``argmax``, ``argsort``, ``prod``, ``sort``) and their blocks' values (the
-exclusive products of ``reduce_prod``, the row values and source positions of ``sort``'s run-time permutation),
-in the semantics of ``array_extra``'s NumPy evaluation. The same text runs under NumPy
-and jax.numpy (``stable=True``: both take it)."""
+exclusive products of ``reduce_prod``, the row values and source positions of ``sort``'s
+run-time permutation), in the semantics of ``array_extra``'s NumPy evaluation. The same
+text runs under NumPy and jax.numpy (``stable=True``: both take it)."""
 
 from __future__ import annotations
 

@@ -21,7 +21,6 @@ import numpy as np
 import sympy
 
 from ...blocks import RECENT, Labelled
-from .permutation_code import structural_valued
 from ...blocks.arrays import ArrayOp, Const, operand_block
 from ...core.block_costs import along_bracketing, chain_product, post_order
 from ...core.block_values import program_order
@@ -40,6 +39,7 @@ from .dialect import DIALECTS, Dialect
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .leaves import leaf_values
+from .permutation_code import structural_valued
 from .regions import refuse_unprinted, region_block, region_value
 
 __all__ = ["block_entries", "tensor_module", "tensor_program"]

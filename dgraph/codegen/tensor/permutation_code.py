@@ -46,7 +46,9 @@ def _diagonal_node(d: Labelled, values: Node) -> Node:
     labels = [axis[0][0] for axis in d.out_axes]
     shaped = Call("reshape", (values, Const(tuple(d.sizes[k] for k in d.value))))
     order = tuple(d.value.index(k) for k in labels)
-    return shaped if order == tuple(range(len(order))) else Call("transpose", (shaped, Const(order)))
+    return (
+        shaped if order == tuple(range(len(order))) else Call("transpose", (shaped, Const(order)))
+    )
 
 
 def _lay_out(b: Labelled, side: str, array: Node) -> Node:
