@@ -385,6 +385,18 @@ CASES: list[tuple[str, list[str], str]] = [
         "the array operation 'sort' has no element level",
     ),
     (
+        "jax-sort-in-c",
+        ["codegen", H("jax_model.py") + ":sorted_copy", "--inputs", "x:3", "--level", "array"]
+        + ["--sparse", "-o", "j.c"],
+        "sort is not printed in C",
+    ),
+    (
+        "jax-sort-union-over-limit",
+        ["codegen", H("jax_model.py") + ":sorted_copy", "--inputs", "x:8000", "--level", "array"]
+        + ["-o", "j.py"],
+        "the union over permutations",
+    ),
+    (
         "jax-polygamma-order",
         ["structure", H("jax_model.py") + ":polygamma_of_order_x", "--inputs", "x:3"],
         "give a constant order",

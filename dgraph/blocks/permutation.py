@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import DGraphError
 from . import (
     GENERAL,
     ONES,
@@ -50,6 +51,7 @@ __all__ = [
     "apply",
     "apply_transposed",
     "as_structural",
+    "check_union",
     "diagonal_values",
     "inverse_order",
     "lay_out",
@@ -102,9 +104,33 @@ def structural(p: Permutation) -> Labelled:
     return Labelled(p.shape, p.shape, outs, ins, sizes, tuple(range(n + 1)), GENERAL)
 
 
+UNION_LIMIT = 50_000_000  # entries of the union a permutation's values are spread over
+
+
+def check_union(p: Permutation) -> None:
+    """Refuse to spread a permutation's values over its union of more than
+    :data:`UNION_LIMIT` entries (a sort's own Jacobian, or a product no rule keeps
+    compact, at a large size), in one line.
+
+    Raises
+    ------
+    DGraphError
+        Naming the sizes and the matrix-free modes, which stay O(n).
+    """
+    union = structural(p).nnz
+    if union > UNION_LIMIT:
+        raise DGraphError(
+            f"sort along axis {p.axis} of shape {p.shape}: this block is a permutation known"
+            f" only at run time; as a fixed pattern it is the union over permutations,"
+            f" {union:,} entries (over {UNION_LIMIT:,}): use mode jvp or vjp, or a function"
+            " whose other operations keep it compact (a sum, an elementwise operation)"
+        )
+
+
 def structural_values(p: Permutation, values: np.ndarray) -> np.ndarray:
     """The values of :func:`structural` (entry [..., i, ..., o]: the row value of output
     position o where it takes input position i, else 0)."""
+    check_union(p)
     v, source = _split(values)
     hit = source[..., None] == np.arange(p.shape[p.axis])
     return np.swapaxes(np.where(hit, v[..., None], 0.0), p.axis, -1)

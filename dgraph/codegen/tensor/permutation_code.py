@@ -9,7 +9,7 @@ NumPy and jax.numpy take the same text."""
 from __future__ import annotations
 
 from ...blocks import Labelled, diagonal
-from ...blocks.permutation import Permutation, plan, structural
+from ...blocks.permutation import Permutation, check_union, plan, structural
 from ..ir import AsType, BinOp, Call, Const, Index, Node, Seq
 
 __all__ = ["multiply_permutation", "scale_permutation", "structural_valued"]
@@ -32,6 +32,7 @@ def structural_valued(block, values: Node) -> tuple[Labelled, Node]:
     times the row values); any other block as it is."""
     if not isinstance(block, Permutation):
         return block, values
+    check_union(block)
     v, source = _split(values)
     positions = Call("arange", (Const(block.shape[block.axis]),))
     hit = BinOp("==", Call("expand_dims", (source, Const(-1))), positions)
