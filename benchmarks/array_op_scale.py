@@ -9,6 +9,7 @@ each mode timed too). For each size, in its own subprocess: the seconds of
 entries^k between the two largest sizes.
 
     python benchmarks/array_op_scale.py                       # both, default sizes
+    python benchmarks/array_op_scale.py --kind sort           # one family, default sizes
     python benchmarks/array_op_scale.py --only conv 32        # one size, in this process
 """
 
@@ -88,7 +89,7 @@ def _measure_sort(size: int, rng) -> dict:
 
     jax.make_jaxpr(f)(x)
     base = _rss_mb()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     g = from_jax(f, x, level="array")
     read = time.perf_counter() - start
     entries = sum(g.block(u, v).nnz for u, v in g.edges())
@@ -97,13 +98,14 @@ def _measure_sort(size: int, rng) -> dict:
         begin = time.perf_counter()
         made = make_function(g, mode)
         found[f"{mode}_s"] = round(time.perf_counter() - begin, 2)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     error = float(abs(made(x, 1.0) - jax.grad(f)(x)).max())
     return {
         "kind": "sort",
         "size": size,
         "read_s": round(read, 2),
         "seconds": round(seconds, 2),
+        "cpu_s": round(cpu, 2),
         **found,
         "peak_mb": round(_rss_mb() - base, 1),
         "block_entries": int(entries),
@@ -121,11 +123,14 @@ def _exponent(rows: list[dict], key: str) -> float | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs=2, metavar=("KIND", "SIZE"))
+    parser.add_argument("--kind", choices=("conv", "scatter", "sort"), help="one family only")
     args = parser.parse_args()
     if args.only:
         print(json.dumps(measure(args.only[0], int(args.only[1]))))
         return
     for kind, sizes in (("conv", CONV_SIDES), ("scatter", SCATTER_SIZES), ("sort", SORT_SIZES)):
+        if args.kind not in (None, kind):
+            continue
         rows = []
         for size in sizes:
             cmd = [sys.executable, __file__, "--only", kind, str(size)]

@@ -162,6 +162,10 @@ def _carried(x, y):
     return jax.lax.sort((x, y), num_keys=1)[1] ** 2
 
 
+def _in_a_loop(x):  # a loop body's pattern: the union over permutations
+    return jax.lax.scan(lambda c, _: (jnp.sin(jnp.sort(c)) * 0.9, None), x, None, length=3)[0]
+
+
 @pytest.mark.parametrize(
     ("f", "args", "mode", "lang"),
     [
@@ -171,8 +175,17 @@ def _carried(x, y):
         (_rows, (M,), "jacobian", "python"),
         (_rows, (M,), "vjp", "python"),
         (_carried, (X, W), "jvp", "python"),
+        (_in_a_loop, (X,), "jacobian", "python"),
     ],
-    ids=["loss-jacobian", "loss-jvp", "loss-vjp-jax", "rows-jacobian", "rows-vjp", "carried"],
+    ids=[
+        "loss-jacobian",
+        "loss-jvp",
+        "loss-vjp-jax",
+        "rows-jacobian",
+        "rows-vjp",
+        "carried",
+        "scan",
+    ],
 )
 def test_generated_functions_agree_with_jax(f, args, mode, lang):
     g = from_jax(f, *args, level="array")
