@@ -20,6 +20,10 @@ def _split(values: Node) -> tuple[Node, Node]:
 
 
 def _stack(v: Node, source: Node) -> Node:
+    """The values of a permutation: row values and sources (as floats: read back as
+    they were where they come from another permutation's values)."""
+    if isinstance(source, AsType) and source.dtype == "int":
+        return Call("stack", (Seq((v, source.operand)),))
     return Call("stack", (Seq((v, AsType(source, "float"))),))
 
 
