@@ -27,6 +27,10 @@ columns and a product scipy's product of 0/1 patterns: time linear in the entrie
 the pairs that meet, no sort of them all (a 10⁶-unknown stencil's Jacobian in about a
 second).
 
+One block's pattern is known only at run time: ``sort``'s, a permutation chosen by
+``argsort`` at the point (:class:`~dgraph.blocks.permutation.Permutation`, one entry per
+row); its products and sums are :mod:`dgraph.blocks.permutation`'s.
+
 Each product's price is counted in *true* scalar multiplications: the size of its einsum
 over the labels both values vary along, and nothing where one factor is all ones (a
 selection, a broadcast, a reduction: moves and additions) or both are constants (folded
