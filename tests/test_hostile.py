@@ -36,6 +36,7 @@ def H(name: str) -> str:
 
 
 HESSIAN_VECTOR = [H("jax_model.py") + ":running_total", "--inputs", "x:3", "--mode", "hessian"]
+SORTED = ["codegen", H("jax_model.py") + ":sorted_copy"]  # its Jacobian a run-time permutation
 HESSIAN_SCALAR = [H("jax_model.py") + ":spring", "--inputs", "q:3,k", "--mode", "hessian"]
 
 
@@ -386,14 +387,12 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     (
         "jax-sort-in-c",
-        ["codegen", H("jax_model.py") + ":sorted_copy", "--inputs", "x:3", "--level", "array"]
-        + ["--sparse", "-o", "j.c"],
+        [*SORTED, "--inputs", "x:3", "--level", "array", "--sparse", "-o", "j.c"],
         "sort is not printed in C",
     ),
     (
         "jax-sort-union-over-limit",
-        ["codegen", H("jax_model.py") + ":sorted_copy", "--inputs", "x:8000", "--level", "array"]
-        + ["-o", "j.py"],
+        [*SORTED, "--inputs", "x:8000", "--level", "array", "-o", "j.py"],
         "the union over permutations",
     ),
     (

@@ -13,8 +13,8 @@ import numpy as np
 import sympy
 
 from ..blocks import Block, Sparse, pattern
-from ..blocks.permutation import Permutation
 from ..blocks.arrays import describe
+from ..blocks.permutation import Permutation
 from ..core.block_costs import expression_blocks
 from ..core.graph import DGraph
 from ..core.paths import count_paths, path_length
