@@ -138,6 +138,20 @@ def test_other_products_and_sums_are_the_union_over_permutations():
     np.testing.assert_allclose(_matrix(total, values), _matrix(p, vp) + np.diag(vd))
 
 
+def test_a_row_or_a_column_over_part_of_the_axis_is_made_dense():
+    """A gradient row reading a slice of the sorted values (``sort(x)[-2:]``), and a
+    tangent column: n entries, no union."""
+    p, vp = _permutation((6,), 0)
+    row = Labelled((), (6,), (), (((0,), 4),), (2,), (0,), 2)  # entries 4, 5 of the row
+    column = Labelled((6,), (), (((0,), 1),), (), (3,), (0,), 2)  # entries 1, 2, 3
+    for upper, lower in ((row, p), (p, column)):
+        vu = _values(upper) if isinstance(upper, Labelled) else vp
+        vl = _values(lower) if isinstance(lower, Labelled) else vp
+        block, values = multiply_values(upper, lower, vu, vl)
+        assert block.nnz == 6 and multiply(upper, lower).product == block
+        np.testing.assert_allclose(_matrix(block, values), _matrix(upper, vu) @ _matrix(lower, vl))
+
+
 def test_spreading_past_the_limit_is_refused(monkeypatch):
     monkeypatch.setattr(perm, "UNION_LIMIT", 10)
     p, vp = _permutation((4,), 0)
@@ -162,6 +176,10 @@ def _carried(x, y):
     return jax.lax.sort((x, y), num_keys=1)[1] ** 2
 
 
+def _top_two(x):  # a row that covers part of the axis: made dense, not the union
+    return jnp.sum(jnp.sort(x)[-2:] ** 2)
+
+
 def _in_a_loop(x):  # a loop body's pattern: the union over permutations
     return jax.lax.scan(lambda c, _: (jnp.sin(jnp.sort(c)) * 0.9, None), x, None, length=3)[0]
 
@@ -176,6 +194,7 @@ def _in_a_loop(x):  # a loop body's pattern: the union over permutations
         (_rows, (M,), "vjp", "python"),
         (_carried, (X, W), "jvp", "python"),
         (_in_a_loop, (X,), "jacobian", "python"),
+        (_top_two, (X,), "vjp", "python"),
     ],
     ids=[
         "loss-jacobian",
@@ -185,6 +204,7 @@ def _in_a_loop(x):  # a loop body's pattern: the union over permutations
         "rows-vjp",
         "carried",
         "scan",
+        "top-two",
     ],
 )
 def test_generated_functions_agree_with_jax(f, args, mode, lang):

@@ -17,6 +17,8 @@ d (an integer held as a float). Products keep the form where it is exact:
   each fibre (the axis read by one label of its own, whole: a reduction, a broadcast, a
   dense block along d): L's pattern, its values L·diag(v) gathered along d by the inverse
   permutation; ``P · L`` likewise on L's output side (rows gathered by the sources);
+* a row (``out_shape`` (), a gradient or a cotangent) or a column (a tangent) that covers
+  only part of the axis is made dense first (n entries), then as above;
 * any other product or sum (with a :class:`~dgraph.blocks.Sparse` block, another
   permutation, a block diagonal along d) is that of its **structural block**
   (:func:`structural`): the union of every permutation's pattern, each row dense along
@@ -40,11 +42,13 @@ from . import (
     BlockValues,
     Labelled,
     Product,
+    dense,
     diagonal,
     multiply,
     multiply_values,
     on_the_diagonal,
 )
+from . import to_matrix as to_matrix_of
 
 __all__ = [
     "Permutation",
@@ -191,6 +195,7 @@ class Plan:
     block: object
     inner: Labelled | None = None
     label: int = -1
+    filled: bool = False  # the other factor, a row (upper) or a column (lower), made dense
 
 
 def _whole_alone(b: Labelled, side: str, axis: int) -> int | None:
@@ -215,7 +220,23 @@ def _whole_alone(b: Labelled, side: str, axis: int) -> int | None:
 
 
 def plan(upper, lower) -> Plan:
-    """The :class:`Plan` of ``upper · lower``, one of them a :class:`Permutation`."""
+    """The :class:`Plan` of ``upper · lower``, one of them a :class:`Permutation`. A row
+    (a cotangent, a gradient: ``out_shape`` ()) or a column (a tangent: ``in_shape`` ())
+    whose pattern does not cover the axis (a slice of the sorted values) is made dense
+    first: its n entries, where the union would be n per entry."""
+    found = _plan(upper, lower)
+    if found.how != "structural":
+        return found
+    if isinstance(lower, Permutation) and not _is(upper) and upper.out_shape == ():
+        filled = _plan(dense((), lower.shape, max(upper.kind, GENERAL)), lower)
+        return Plan(filled.how, filled.cost, filled.block, filled.inner, filled.label, True)
+    if isinstance(upper, Permutation) and not _is(lower) and lower.in_shape == ():
+        filled = _plan(upper, dense(upper.shape, (), max(lower.kind, GENERAL)))
+        return Plan(filled.how, filled.cost, filled.block, filled.inner, filled.label, True)
+    return found
+
+
+def _plan(upper, lower) -> Plan:
     if isinstance(lower, Permutation) and not isinstance(upper, Permutation):
         if on_the_diagonal(upper):
             cost = 0 if upper.kind == ONES else lower.nnz
@@ -261,6 +282,12 @@ def lay_out(b: Labelled, side: str, array: np.ndarray) -> np.ndarray:
 def multiply_permutation_values(upper, lower, vu, vl) -> BlockValues:
     """:func:`~dgraph.blocks.multiply_values` where a factor is a :class:`Permutation`."""
     found = plan(upper, lower)
+    if found.filled and isinstance(lower, Permutation):
+        vu = to_matrix_of(upper, vu).toarray().reshape(lower.shape)
+        upper = dense((), lower.shape, GENERAL)
+    elif found.filled:
+        vl = to_matrix_of(lower, vl).toarray().reshape(upper.shape)
+        lower = dense(upper.shape, (), GENERAL)
     if found.how == "left":
         v, source = _split(vl)
         return BlockValues(found.block, np.stack([diagonal_values(upper, vu) * v, source]))

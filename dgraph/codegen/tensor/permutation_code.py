@@ -8,9 +8,11 @@ NumPy and jax.numpy take the same text."""
 
 from __future__ import annotations
 
-from ...blocks import Labelled, diagonal
+import math
+
+from ...blocks import GENERAL, Labelled, dense, diagonal
 from ...blocks.permutation import Permutation, check_union, plan, structural
-from ..ir import AsType, BinOp, Call, Const, Index, Node, Seq
+from ..ir import AsType, BinOp, Call, Const, Index, Node, Scatter, Seq
 
 __all__ = ["multiply_permutation", "scale_permutation", "structural_valued"]
 
@@ -71,6 +73,10 @@ def multiply_permutation(ops, upper, lower):
     :class:`~dgraph.codegen.tensor.blockops.BlockOps`)."""
     (a, va), (b, vb) = ops.materialize(upper), ops.materialize(lower)
     found = plan(a, b)
+    if found.filled and isinstance(b, Permutation):
+        a, va = dense((), b.shape, GENERAL), _filled(ops, a, va, b.shape)
+    elif found.filled:
+        b, vb = dense(a.shape, (), GENERAL), _filled(ops, b, vb, a.shape)
     if found.how == "left":
         v, source = _split(vb)
         return found.block, ops.emit(_stack(BinOp("*", _diagonal_node(a, va), v), source))
@@ -95,6 +101,21 @@ def multiply_permutation(ops, upper, lower):
     sa, na = structural_valued(a, va)
     sb, nb = structural_valued(b, vb)
     return ops.multiply((sa, ops.emit(na)), (sb, ops.emit(nb)))
+
+
+def _filled(ops, block, values: Node, shape: tuple[int, ...]) -> Node:
+    """A row or a column block's values as a dense array of ``shape`` (zeros where it has
+    no entry)."""
+    from .blockops import entries, fills  # the module that calls this one
+
+    rows, cols, at = entries(block)
+    flat = cols if block.out_shape == () else rows
+    size = math.prod(shape)
+    data = ops.values_at(block, values, at)
+    if fills(flat, size):
+        return ops.emit(Call("reshape", (data, Const(shape))))
+    scattered = ops.emit(Scatter(size, ops.constants.index(flat), data))
+    return ops.emit(Call("reshape", (scattered, Const(shape))))
 
 
 def scale_permutation(ops, block: Permutation, values: Node, coefficient: float):
