@@ -1,13 +1,15 @@
 """Scale of two array operations' graphs (issue 54, what the last stop left unmeasured):
 a CNN layer's ``conv_general_dilated`` block (one entry per product the convolution
-reads) and a scatter-add / gather at constant positions (positions kept in the
-operation's parameters). For each size, in its own subprocess: the seconds of
+reads), a scatter-add / gather at constant positions (positions kept in the
+operation's parameters) and ``sort`` (a run-time permutation block: ``make_function`` of
+each mode timed too). For each size, in its own subprocess: the seconds of
 ``from_jax(..., level="array")`` (``read_s``) and with every edge's block made
 (``seconds``), the rise of peak RSS over the process after its imports
 (``ru_maxrss``), and the blocks' entries; then the growth exponent k of seconds and MB ~
 entries^k between the two largest sizes.
 
     python benchmarks/array_op_scale.py                       # both, default sizes
+    python benchmarks/array_op_scale.py --kind sort           # one family, default sizes
     python benchmarks/array_op_scale.py --only conv 32        # one size, in this process
 """
 
@@ -23,6 +25,7 @@ import time
 
 CONV_SIDES = (16, 32, 64)  # image side; 16 channels in and out, 3 x 3 kernel, batch 1
 SCATTER_SIZES = (10_000, 100_000, 1_000_000)
+SORT_SIZES = (10_000, 100_000, 1_000_000)  # sum(w * sort(x)**2): its Jacobian, jvp, vjp made
 
 
 def _rss_mb() -> float:
@@ -46,6 +49,8 @@ def measure(kind: str, size: int) -> dict:
             return jax.lax.conv_general_dilated(x, w, (1, 1), "SAME")
 
         args = (x, w)
+    elif kind == "sort":
+        return _measure_sort(size, rng)
     else:
         idx = rng.integers(0, size // 2, size)
 
@@ -70,6 +75,44 @@ def measure(kind: str, size: int) -> dict:
     }
 
 
+def _measure_sort(size: int, rng) -> dict:
+    """``make_function`` (checked) of sum(w * sort(x)**2) in each mode, n = ``size``."""
+    import jax
+    import jax.numpy as jnp
+
+    from dgraph import from_jax, make_function
+
+    w, x = rng.normal(size=size), rng.normal(size=size)
+
+    def f(x):
+        return jnp.sum(w * jnp.sort(x) ** 2)
+
+    jax.make_jaxpr(f)(x)
+    base = _rss_mb()
+    start, cpu = time.perf_counter(), time.process_time()
+    g = from_jax(f, x, level="array")
+    read = time.perf_counter() - start
+    entries = sum(g.block(u, v).nnz for u, v in g.edges())
+    found = {}
+    for mode in ("jacobian", "jvp", "vjp"):
+        begin = time.perf_counter()
+        made = make_function(g, mode)
+        found[f"{mode}_s"] = round(time.perf_counter() - begin, 2)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    error = float(abs(made(x, 1.0) - jax.grad(f)(x)).max())
+    return {
+        "kind": "sort",
+        "size": size,
+        "read_s": round(read, 2),
+        "seconds": round(seconds, 2),
+        "cpu_s": round(cpu, 2),
+        **found,
+        "peak_mb": round(_rss_mb() - base, 1),
+        "block_entries": int(entries),
+        "vjp_error": error,
+    }
+
+
 def _exponent(rows: list[dict], key: str) -> float | None:
     a, b = rows[-2], rows[-1]
     if a[key] <= 0 or b[key] <= 0:
@@ -80,11 +123,14 @@ def _exponent(rows: list[dict], key: str) -> float | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs=2, metavar=("KIND", "SIZE"))
+    parser.add_argument("--kind", choices=("conv", "scatter", "sort"), help="one family only")
     args = parser.parse_args()
     if args.only:
         print(json.dumps(measure(args.only[0], int(args.only[1]))))
         return
-    for kind, sizes in (("conv", CONV_SIDES), ("scatter", SCATTER_SIZES)):
+    for kind, sizes in (("conv", CONV_SIDES), ("scatter", SCATTER_SIZES), ("sort", SORT_SIZES)):
+        if args.kind not in (None, kind):
+            continue
         rows = []
         for size in sizes:
             cmd = [sys.executable, __file__, "--only", kind, str(size)]

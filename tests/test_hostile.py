@@ -36,6 +36,7 @@ def H(name: str) -> str:
 
 
 HESSIAN_VECTOR = [H("jax_model.py") + ":running_total", "--inputs", "x:3", "--mode", "hessian"]
+SORTED = ["codegen", H("jax_model.py") + ":sorted_copy"]  # its Jacobian a run-time permutation
 HESSIAN_SCALAR = [H("jax_model.py") + ":spring", "--inputs", "q:3,k", "--mode", "hessian"]
 
 
@@ -398,6 +399,16 @@ CASES: list[tuple[str, list[str], str]] = [
             "element",
         ],
         "the array operation 'sort' has no element level",
+    ),
+    (
+        "jax-sort-in-c",
+        [*SORTED, "--inputs", "x:3", "--level", "array", "--sparse", "-o", "j.c"],
+        "sort is not printed in C",
+    ),
+    (
+        "jax-sort-union-over-limit",
+        [*SORTED, "--inputs", "x:8000", "--level", "array", "-o", "j.py"],
+        "the union over permutations",
     ),
     (
         "jax-polygamma-order",

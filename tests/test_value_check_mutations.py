@@ -19,6 +19,7 @@ import jax.numpy as jnp  # noqa: E402
 import jax.scipy.special as jss  # noqa: E402
 
 from dgraph.blocks.arrays import ELEMENTWISE, MOVES, NONDIFFERENTIABLE, PRIMITIVES, ArrayOp  # noqa: E402
+from dgraph.blocks.permutation import Permutation  # noqa: E402
 from dgraph.core import block_values  # noqa: E402
 from dgraph.core.graph import DGraph  # noqa: E402
 from dgraph.frontends import from_jax  # noqa: E402
@@ -161,9 +162,34 @@ def _mutated(name: str, k: int, factor: float):
 
     def block_value(op, position, values, block):
         value = original(op, position, values, block)
-        return value * factor if (op.primitive, position) == (name, k) else value
+        if (op.primitive, position) != (name, k):
+            return value
+        if isinstance(block, Permutation):  # its row values scaled, its sources kept
+            return np.stack([value[0] * factor, value[1]])
+        return value * factor
 
     return block_value
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_a_sort_taking_the_wrong_entries_is_caught(monkeypatch, scale):
+    """The run-time permutation of ``sort`` with each output's source moved one place
+    along its fibre (every value 1 still): wrong, as a scaled rule is."""
+    g = _graph("sort", scale)
+    es = accumulate(g, "forward", verify=False)
+    assert es.verify().status == "verified"
+    original = block_values.block_value
+
+    def shifted(op, position, values, block):
+        value = original(op, position, values, block)
+        if op.primitive != "sort":
+            return value
+        n = block.shape[block.axis]
+        return np.stack([value[0], (value[1] + 1) % n])
+
+    monkeypatch.setattr(block_values, "block_value", shifted)
+    check = es.verify()
+    assert check.status == "wrong" and not es.verified, check.detail
 
 
 @pytest.mark.parametrize("scale", SCALES)

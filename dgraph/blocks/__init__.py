@@ -27,6 +27,10 @@ columns and a product scipy's product of 0/1 patterns: time linear in the entrie
 the pairs that meet, no sort of them all (a 10⁶-unknown stencil's Jacobian in about a
 second).
 
+One block's pattern is known only at run time: ``sort``'s, a permutation chosen by
+``argsort`` at the point (:class:`~dgraph.blocks.permutation.Permutation`, one entry per
+row); its products and sums are :mod:`dgraph.blocks.permutation`'s.
+
 Each product's price is counted in *true* scalar multiplications: the size of its einsum
 over the labels both values vary along, and nothing where one factor is all ones (a
 selection, a broadcast, a reduction: moves and additions) or both are constants (folded
@@ -391,6 +395,8 @@ def multiply(upper: Block, lower: Block) -> Product:
     """
     if upper.in_shape != lower.out_shape:
         raise ValueError(f"block product: {upper.in_shape} against {lower.out_shape}")
+    if _PERMUTATION in (upper.__class__, lower.__class__):  # a sort's run-time permutation
+        return _permutation.multiply_permutation(upper, lower)
     if isinstance(upper, Labelled) and isinstance(lower, Labelled):
         done = _labelled_product(upper, lower)
         if done is not False:
@@ -769,6 +775,8 @@ def add(a: Block, b: Block) -> Block:
     """
     if a.out_shape != b.out_shape or a.in_shape != b.in_shape:
         raise ValueError("block sum: shapes differ")
+    if _PERMUTATION in (a.__class__, b.__class__):  # its union over permutations
+        return add(*(_permutation.as_structural(x) for x in (a, b)))
     if a.nnz <= SMALL and b.nnz <= SMALL:
         return _small_add(a, b)
     if id(b) < id(a):  # a sum's pattern and kind do not depend on the order
@@ -902,6 +910,8 @@ def as_sparse(b: Block) -> Sparse:
     """The block's pattern as a :class:`Sparse` block."""
     if isinstance(b, Sparse):
         return b
+    if b.__class__ is _PERMUTATION:  # its union over permutations
+        b = _permutation.structural(b)
     rows, cols, _ = pattern(b)
     return sparse(b.out_shape, b.in_shape, rows, cols, b.kind)
 
@@ -912,6 +922,10 @@ def to_matrix(b: Block, values: np.ndarray | None = None):
     import scipy.sparse
 
     shape = (math.prod(b.out_shape), math.prod(b.in_shape))
+    if b.__class__ is _PERMUTATION:  # the permutation at the point, else the union
+        if values is None:
+            return to_matrix(_permutation.structural(b))
+        return _permutation.to_matrix(b, values)
     if isinstance(b, Sparse):
         data = np.ones(b.nnz) if values is None else np.asarray(values, dtype=float).ravel()
         return scipy.sparse.csr_array((data, b.cols, b.indptr), shape=shape, copy=True)
@@ -960,6 +974,8 @@ def multiply_values(upper: Block, lower: Block, vu: np.ndarray, vl: np.ndarray) 
     >>> multiply_values(d, d, np.array([1.0, 2, 3]), np.array([4.0, 5, 6])).values
     array([ 4., 10., 18.])
     """
+    if _PERMUTATION in (upper.__class__, lower.__class__):
+        return _permutation.multiply_permutation_values(upper, lower, vu, vl)
     plan = einsum_plan(upper, lower)
     if plan is None:
         return BlockValues(None, None)
@@ -1088,6 +1104,8 @@ def _einsum(plan: EinsumPlan, va: np.ndarray, vb: np.ndarray) -> np.ndarray:
 
 def add_values(a: Block, b: Block, va: np.ndarray, vb: np.ndarray) -> BlockValues:
     """:func:`add` with values."""
+    if _PERMUTATION in (a.__class__, b.__class__):  # its union over permutations
+        (a, va), (b, vb) = (_permutation.as_structural(x, v) for x, v in ((a, va), (b, vb)))
     total = add(a, b)
     if isinstance(total, Labelled) and not same_structure(a, b):  # made dense: scattered
         flat = np.zeros(math.prod(total.out_shape) * math.prod(total.in_shape))
@@ -1126,3 +1144,8 @@ def _values_on(block: Sparse, m) -> np.ndarray:
     values = np.zeros(block.nnz)
     values[np.searchsorted(keys, rows * width + m.indices)] = data
     return values
+
+
+from . import permutation as _permutation  # noqa: E402  (it builds on the above)
+
+_PERMUTATION = _permutation.Permutation

@@ -11,8 +11,8 @@ what these operations add to it, each with its exact block:
   as in JAX;
 * ``reduce_prod``: a row per output over the reduced axes, its values the product of
   the other entries (prefix times suffix products, so a zero entry is no division);
-* ``sort`` along one dimension: every output of a fibre may come from every input of
-  it, the values a permutation read at the point (``argsort``, stable, as JAX's rule).
+* ``sort`` along one dimension: a :class:`~dgraph.blocks.permutation.Permutation`
+  block, one entry per row, its column the stable ``argsort`` at the point (JAX's rule).
   With several operands (``lax.sort`` of keys carrying a value, ``num_keys`` keys) the
   last operand is permuted by the keys' stable lexicographic order (the first key
   first), and only it has a derivative, as in JAX's rule (the keys only choose);
@@ -30,6 +30,7 @@ import numpy as np
 import sympy
 
 from . import GENERAL, Labelled
+from .permutation import Permutation
 
 __all__ = [
     "EXTRA_ELEMENTWISE",
@@ -136,12 +137,11 @@ def sort_order(keys: Sequence[np.ndarray], d: int) -> np.ndarray:
     return np.lexsort(tuple(np.asarray(k) for k in reversed(keys)), axis=d)
 
 
-def extra_block(op, k: int, mine: tuple[int, ...]) -> Labelled | None:
-    """The labelled block of ∂op/∂(operand k) for this module's operations, else None.
+def extra_block(op, k: int, mine: tuple[int, ...]) -> Labelled | Permutation | None:
+    """The block of ∂op/∂(operand k) for this module's operations, else None.
 
     ``reduce_prod``: the input's axes as labels, the kept ones shared with the output,
-    values over all of them. ``sort`` along d: the input's axes as labels and one more,
-    the output's position along d; values over all (the last: the output position)."""
+    values over all of them. ``sort`` along d: a run-time permutation along d."""
     name, out = op.primitive, op.shape
     n = len(mine)
     ins = tuple(((j,), 0) for j in range(n))
@@ -150,9 +150,7 @@ def extra_block(op, k: int, mine: tuple[int, ...]) -> Labelled | None:
         outs = tuple(((j,), 0) for j in range(n) if j not in axes)
         return Labelled(out, mine, outs, ins, mine, tuple(range(n)), GENERAL)
     if name == "sort":
-        d = op.param["dimension"]
-        outs = tuple(((n if j == d else j,), 0) for j in range(n))
-        return Labelled(out, mine, outs, ins, (*mine, mine[d]), tuple(range(n + 1)), GENERAL)
+        return Permutation(tuple(mine), int(op.param["dimension"]))
     return None
 
 
@@ -173,12 +171,11 @@ def exclusive_product(x: np.ndarray, axes: Sequence[int]) -> np.ndarray:
 
 
 def sort_onehot(keys: Sequence[np.ndarray], d: int) -> np.ndarray:
-    """∂ sort(by keys along d)/∂(the sorted operand) over ``extra_block``'s value labels:
-    entry [..., i, ..., o] is 1 where output position o of the fibre takes input
-    position i."""
+    """∂ sort(by keys along d)/∂(the sorted operand) as its
+    :class:`~dgraph.blocks.permutation.Permutation`'s values: ones, and each output's
+    source position along d (the stable order by the keys)."""
     perm = sort_order(keys, d)
-    hit = (perm[..., None] == np.arange(perm.shape[d])).astype(float)
-    return np.swapaxes(hit, d, -1)
+    return np.stack([np.ones(perm.shape), perm.astype(float)])
 
 
 def extra_value(op, k: int, args: Sequence[np.ndarray]) -> np.ndarray | None:

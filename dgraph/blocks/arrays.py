@@ -760,6 +760,8 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
         return _scatter.values(op, k, args, block)
     if name in _linalg.LINALG:
         return _linalg.values(op, k, args)
+    if name == "sort":  # a run-time permutation (array_extra)
+        return extra.extra_value(op, k, args)
     if isinstance(block, Sparse):
         shapes = [a.shape for a in args]
         labelled = labelled_block(op, k, shapes)

@@ -777,6 +777,9 @@ def _call_shape(n: Call, sh) -> Any:
         return (_const(args[0]),)
     if f == "zeros_like" or f == "flip":
         return first
+    if f in ("expand_dims", "swapaxes", "take_along_axis") and first is not None:
+        ints = [_const(a) for a in args[1:] if isinstance(a, Const)]
+        return _moved_shape(f, first, ints, sh(args[1]), kw)
     if f == "result_type":
         return None
     if f == "einsum":
@@ -819,6 +822,23 @@ def _call_shape(n: Call, sh) -> Any:
             return None
         return (*first[:axis], *indices, *first[axis + 1 :])
     return _broadcast(sh(a) for a in args)  # an elementwise function
+
+
+def _moved_shape(f: str, first: Shape, ints: list, index: Shape | None, kw) -> Shape | None:
+    """``expand_dims``, ``swapaxes`` and ``take_along_axis``'s shapes (a permutation's)."""
+    if f == "expand_dims":
+        axis = ints[0] % (len(first) + 1)
+        return (*first[:axis], 1, *first[axis:])
+    if f == "swapaxes":
+        i, j = (k % len(first) for k in ints)
+        moved = list(first)
+        moved[i], moved[j] = moved[j], moved[i]
+        return tuple(moved)
+    if index is None:
+        return None
+    axis = _const(kw["axis"]) % len(first)
+    pairs = enumerate(zip(first, index, strict=True))
+    return tuple(b if k == axis else max(a, b) for k, (a, b) in pairs)
 
 
 def _einsum_shape(spec: str, shapes: list[Shape | None]) -> tuple[Shape | None, dict[str, int]]:

@@ -31,9 +31,11 @@ from ..blocks import (
     add_values,
     multiply_values,
     pattern,
+    permutation,
     to_matrix,
 )
 from ..blocks.arrays import block_value, evaluate, operand_block
+from ..blocks.permutation import Permutation
 from ..errors import GraphError
 from .block_costs import along_bracketing, chain_product, post_order
 
@@ -584,6 +586,9 @@ class _Entries:
             flat = np.ones(1) if value is None else np.asarray(value, dtype=float).reshape(-1)
             if isinstance(block, Sparse):
                 r, c, at = block.rows, block.cols, np.arange(len(block.cols))
+            elif isinstance(block, Permutation):  # one entry per row, at the point
+                m = to_matrix(block, value).tocoo()
+                r, c, flat, at = m.row, m.col, m.data, np.arange(m.nnz)
             else:
                 r, c, at = pattern(block)
             rows.append(r)
@@ -637,6 +642,8 @@ def apply_block(block: Block, value: np.ndarray | None, vector: np.ndarray) -> n
     >>> apply_block(dense((2,), (3,)), np.arange(6.0).reshape(2, 3), np.ones(3))
     array([ 3., 12.])
     """
+    if isinstance(block, Permutation):
+        return permutation.apply(block, value, vector)
     value = np.ones(()) if value is None else np.asarray(value, dtype=float)
     if isinstance(block, Sparse):
         rows = math.prod(block.out_shape)
@@ -670,6 +677,8 @@ def apply_transposed(block: Block, value: np.ndarray | None, vector: np.ndarray)
     >>> apply_transposed(dense((2,), (3,)), np.arange(6.0).reshape(2, 3), np.ones(2))
     array([3., 5., 7.])
     """
+    if isinstance(block, Permutation):
+        return permutation.apply_transposed(block, value, vector)
     if isinstance(block, Sparse):
         value = np.ones(()) if value is None else np.asarray(value, dtype=float)
         weights = np.broadcast_to(value.reshape(-1) if value.size > 1 else value, block.rows.shape)

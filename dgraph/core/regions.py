@@ -39,6 +39,7 @@ import numpy as np
 
 from ..blocks import GENERAL, Block, dense, pattern, sparse
 from ..blocks.arrays import REGIONS, ArrayOp, block_value, evaluate, operand_block, operand_value
+from ..blocks.permutation import as_structural
 from ..errors import InputError
 from .block_values import edge_parts
 from .graph import DGraph
@@ -174,7 +175,7 @@ class Body:
             if key not in self._structure:
                 self._structure[key] = _structure(block)
             rows, cols, at, shape = self._structure[key]
-            flat = np.asarray(value, dtype=float).reshape(-1)
+            flat = np.asarray(as_structural(block, value)[1], dtype=float).reshape(-1)
             data = flat[at] if at is not None else flat
             m = sp.csr_array((np.broadcast_to(data, rows.shape), (rows, cols)), shape=shape)
             total = m if total is None else total + m
@@ -270,7 +271,8 @@ class _Plan:
         for term in self.terms:
             if term.vertex not in data:
                 data[term.vertex] = np.zeros(self.patterns[term.vertex][1].size)
-            value = np.asarray(block_value(g.op(term.vertex), term.k, values, term.block))
+            value = block_value(g.op(term.vertex), term.k, values, term.block)
+            value = np.asarray(as_structural(term.block, value)[1])
             flat = value.reshape(-1).astype(float)
             entries = flat[term.at] if flat.size > 1 else np.broadcast_to(flat, term.at.shape)
             source = data.get(term.operand)
@@ -296,6 +298,7 @@ class _Plan:
 
 def _structure(block: Block) -> tuple:
     """A block's entries (rows, columns, where each reads the values) and its shape."""
+    block = as_structural(block)  # a sort's permutation: the union over permutations
     shape = (math.prod(block.out_shape), math.prod(block.in_shape))
     if hasattr(block, "indptr") and not hasattr(block, "value"):  # Sparse: one per entry
         return block.rows, block.cols, None, shape

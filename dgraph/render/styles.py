@@ -112,7 +112,15 @@ BLOCK_FAMILIES: dict[str, tuple[tuple[str, ...], str, dict[str, str]]] = {
     "diagonal": (("diagonal", "scaled identity", "identity"), "elementwise", {}),
     "kronecker": (("kronecker", "block diagonal", "outer"), "⊗ with I", {"style": "dashed"}),
     "move": (
-        ("selection", "embedding", "reduction", "broadcast", "permutation", "zero"),
+        (
+            "selection",
+            "embedding",
+            "reduction",
+            "broadcast",
+            "permutation",
+            "run-time permutation",
+            "zero",
+        ),
         "moves, free",
         {"style": "dotted"},
     ),

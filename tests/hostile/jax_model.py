@@ -20,6 +20,10 @@ def sorts_by_two_keys(x):
     return jax.lax.sort((x, 2 * x), num_keys=2)[0]  # sort: of the array level only
 
 
+def sorted_copy(x):
+    return jnp.sort(x) * 2.0  # its Jacobian is a run-time permutation
+
+
 def polygamma_of_order_x(x):
     return jax.lax.polygamma(x, x + 1)  # no derivative in the order (as in JAX)
 

@@ -31,10 +31,12 @@ from ...blocks import (
     same_structure,
     sparse,
 )
+from ...blocks.permutation import Permutation
 from ..ir import BinOp, Call, Const, Index, Name, Node, Scatter, ScatterAdd, SegmentSum, Slice
 from ..ir import number as _node_number
 from ..ir import times as _times
 from .constants import Constants
+from .permutation_code import multiply_permutation, scale_permutation, structural_valued
 
 __all__ = ["BlockOps", "Terms", "Valued", "entries", "values_at"]
 
@@ -140,6 +142,8 @@ class BlockOps:
         if upper is None or lower is None:
             return None
         (a, va), (b, vb) = upper, lower
+        if isinstance(a, Permutation) or isinstance(b, Permutation):
+            return multiply_permutation(self, upper, lower)
         plan = einsum_plan(a, b)
         if plan is False and isinstance(va, Terms) != isinstance(vb, Terms):
             moved = self._moved(a, b, va, vb)
@@ -303,6 +307,8 @@ class BlockOps:
         """``first + second`` with its values (``add_values``)."""
         if first is None or second is None:
             return first if second is None else second
+        if isinstance(first[0], Permutation) or isinstance(second[0], Permutation):
+            first, second = (self._structural(x) for x in (first, second))
         (a, va), (b, vb) = first, second
         total = add(a, b)
         if isinstance(total, Labelled) and same_structure(a, b):
@@ -335,10 +341,20 @@ class BlockOps:
         shape = (*total.out_shape, *total.in_shape)
         return total, self.emit(Call("reshape", (summed, Const(shape))))
 
+    def _structural(self, valued: Valued) -> Valued:
+        """A run-time permutation as the union of its patterns (one-hot values)."""
+        block, values = valued  # type: ignore[misc]
+        if not isinstance(block, Permutation):
+            return valued
+        union, node = structural_valued(block, values)
+        return union, self.emit(node)
+
     def scale(self, valued: Valued, coefficient: float) -> Valued:
         if valued is None or coefficient == 1:
             return valued
         block, values = valued
+        if isinstance(block, Permutation):
+            return scale_permutation(self, block, values, coefficient)
         if isinstance(values, Terms):
             parts = tuple((p, _times(Const(coefficient), d)) for p, d in values.parts)
             return block, Terms(values.size, parts)

@@ -336,6 +336,12 @@ class _Translator(CElementPrinter):
     # -- statements -----------------------------------------------------------------------
 
     def run(self) -> CValues:
+        sorts = {"sort", "argsort", "lexsort"}
+        if any(_call_name(n) in sorts for st in self.body for n in ir.walk(st.value)):
+            raise DGraphError(
+                "C values: sort is not printed in C (its block is a permutation"
+                " known only at run time): use lang python or jax"
+            )
         for index, statement in enumerate(self.body):
             self.index = index
             self.current = self.printer.statement(statement).strip()

@@ -1,15 +1,15 @@
 """Generated array code for the operations of :mod:`dgraph.blocks.array_extra`: their
 values (``argmax``, ``argsort``, ``prod``, ``sort``) and their blocks' values (the
-exclusive products of ``reduce_prod``, the permutation of ``sort`` as a one-hot array),
-in the semantics of ``array_extra``'s NumPy evaluation. The same text runs under NumPy
-and jax.numpy (``stable=True``: both take it)."""
+exclusive products of ``reduce_prod``, the row values and source positions of ``sort``'s
+run-time permutation), in the semantics of ``array_extra``'s NumPy evaluation. The same
+text runs under NumPy and jax.numpy (``stable=True``: both take it)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
 from ...blocks.arrays import ArrayOp
-from ..ir import BinOp, Call, Const, Index, Node, Seq, Slice
+from ..ir import AsType, BinOp, Call, Const, Index, Node, Seq, Slice
 
 __all__ = ["extra_forward_node", "extra_leaf_node"]
 
@@ -45,13 +45,11 @@ def extra_leaf_node(
     (:func:`~dgraph.blocks.array_extra.extra_value`), for this module's operations."""
     if op.primitive == "reduce_prod":
         return _exclusive_product(tuple(op.param["axes"]), args[0], tuple(shapes[0]), emit)
-    if op.primitive == "sort":
+    if op.primitive == "sort":  # the permutation's row values (ones) and sources
         d = int(op.param["dimension"])
-        perm = _order(args[:-1] or args, d)
-        positions = Call("arange", (Const(int(shapes[0][d])),))
-        expanded = Call("expand_dims", (perm, Const(-1)))
-        hit = Call("where", (BinOp("==", expanded, positions), Const(1.0), Const(0.0)))
-        return Call("swapaxes", (emit(hit), Const(d), Const(-1)))
+        perm = AsType(_order(args[:-1] or args, d), "float")
+        ones = Call("ones", (Const(tuple(shapes[-1])),))
+        return Call("stack", (Seq((ones, perm)),))
     return None
 
 

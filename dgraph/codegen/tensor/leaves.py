@@ -55,6 +55,8 @@ def leaf_values(
         return scatter_values(op, k, block, args, shapes, emit, index)
     if name in LINALG:
         return linalg_values(op, k, args, shapes, emit)
+    if name == "sort":  # a run-time permutation: its row values and sources
+        return extra_leaf_node(op, args, shapes, emit)  # type: ignore[return-value]
     if isinstance(block, Sparse):
         labelled = labelled_block(op, k, shapes)
         found = narrowed(op, k, shapes, labelled)

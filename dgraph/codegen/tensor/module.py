@@ -40,6 +40,7 @@ from .dialect import DIALECTS, Dialect
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .leaves import leaf_values
+from .permutation_code import structural_valued
 from .regions import refuse_unprinted, region_block, region_value
 
 __all__ = ["block_entries", "tensor_module", "tensor_program"]
@@ -563,7 +564,7 @@ def output_node(w: Writer, valued: Valued, y_shape, x_shape) -> Node:
     shape = ir.Const((*y_shape, *x_shape))
     if valued is None:
         return Call("zeros", (shape,))
-    block, values = valued
+    block, values = structural_valued(*valued)  # a permutation: its union pattern
     rows, cols, at = entries(block)
     deltas = _delta_form(w, block, values, shape.value)
     if deltas is not None:
@@ -592,7 +593,7 @@ def _sparse_parts(
     for (y, x), valued in entries_of.items():
         if valued is None:
             continue
-        block, values = valued
+        block, values = structural_valued(*valued)  # a permutation: its union pattern
         r, c, at = entries(block)
         rows.append(r + row_at[y])
         cols.append(c + col_at[x])
