@@ -66,6 +66,7 @@ __all__ = [
     "EinsumPlan",
     "Labelled",
     "Product",
+    "RunTime",
     "Sparse",
     "add",
     "dense",
@@ -265,6 +266,48 @@ Block = Labelled | Sparse
 # -- the structure types -------------------------------------------------------------------
 
 
+class RunTime:
+    """A block whose pattern is chosen at run time (``sort``'s permutation,
+    :class:`~dgraph.blocks.permutation.Permutation`). The subclass gives its products,
+    sums and matrices through these methods, so that this module, which dispatches to
+    them, never imports it."""
+
+    def structural(self) -> Labelled:
+        """The union of the patterns it may take, as a fixed block."""
+        raise NotImplementedError
+
+    def structural_values(self, values: np.ndarray) -> np.ndarray:
+        """:meth:`structural`'s values for these run-time values."""
+        raise NotImplementedError
+
+    def matrix(self, values: np.ndarray):
+        """The block at the point (its run-time values) as a SciPy sparse matrix."""
+        raise NotImplementedError
+
+    @staticmethod
+    def product(upper: Block, lower: Block) -> Product:
+        """:func:`multiply` where a factor is of this kind."""
+        raise NotImplementedError
+
+    @staticmethod
+    def product_values(upper: Block, lower: Block, vu: np.ndarray, vl: np.ndarray) -> BlockValues:
+        """:func:`multiply_values` where a factor is of this kind."""
+        raise NotImplementedError
+
+
+def _run_time(*blocks: object) -> RunTime | None:
+    """The first of ``blocks`` whose pattern is chosen at run time, if any."""
+    return next((b for b in blocks if isinstance(b, RunTime)), None)
+
+
+def _fixed(b: Block, values: np.ndarray | None = None):
+    """A run-time block as its union (with its values, where given, as a pair); any other
+    block as it is."""
+    if not isinstance(b, RunTime):
+        return b if values is None else (b, values)
+    return b.structural() if values is None else (b.structural(), b.structural_values(values))
+
+
 def dense(out_shape: tuple[int, ...], in_shape: tuple[int, ...], kind: int = GENERAL) -> Labelled:
     """Every entry its own value.
 
@@ -395,8 +438,8 @@ def multiply(upper: Block, lower: Block) -> Product:
     """
     if upper.in_shape != lower.out_shape:
         raise ValueError(f"block product: {upper.in_shape} against {lower.out_shape}")
-    if _PERMUTATION in (upper.__class__, lower.__class__):  # a sort's run-time permutation
-        return _permutation.multiply_permutation(upper, lower)
+    if (kind := _run_time(upper, lower)) is not None:  # a sort's run-time permutation
+        return kind.product(upper, lower)
     if isinstance(upper, Labelled) and isinstance(lower, Labelled):
         done = _labelled_product(upper, lower)
         if done is not False:
@@ -775,8 +818,8 @@ def add(a: Block, b: Block) -> Block:
     """
     if a.out_shape != b.out_shape or a.in_shape != b.in_shape:
         raise ValueError("block sum: shapes differ")
-    if _PERMUTATION in (a.__class__, b.__class__):  # its union over permutations
-        return add(*(_permutation.as_structural(x) for x in (a, b)))
+    if _run_time(a, b) is not None:  # its union over permutations
+        return add(_fixed(a), _fixed(b))
     if a.nnz <= SMALL and b.nnz <= SMALL:
         return _small_add(a, b)
     if id(b) < id(a):  # a sum's pattern and kind do not depend on the order
@@ -910,8 +953,8 @@ def as_sparse(b: Block) -> Sparse:
     """The block's pattern as a :class:`Sparse` block."""
     if isinstance(b, Sparse):
         return b
-    if b.__class__ is _PERMUTATION:  # its union over permutations
-        b = _permutation.structural(b)
+    if isinstance(b, RunTime):  # its union over permutations
+        b = b.structural()
     rows, cols, _ = pattern(b)
     return sparse(b.out_shape, b.in_shape, rows, cols, b.kind)
 
@@ -922,10 +965,8 @@ def to_matrix(b: Block, values: np.ndarray | None = None):
     import scipy.sparse
 
     shape = (math.prod(b.out_shape), math.prod(b.in_shape))
-    if b.__class__ is _PERMUTATION:  # the permutation at the point, else the union
-        if values is None:
-            return to_matrix(_permutation.structural(b))
-        return _permutation.to_matrix(b, values)
+    if isinstance(b, RunTime):  # the permutation at the point, else the union
+        return to_matrix(b.structural()) if values is None else b.matrix(values)
     if isinstance(b, Sparse):
         data = np.ones(b.nnz) if values is None else np.asarray(values, dtype=float).ravel()
         return scipy.sparse.csr_array((data, b.cols, b.indptr), shape=shape, copy=True)
@@ -974,8 +1015,8 @@ def multiply_values(upper: Block, lower: Block, vu: np.ndarray, vl: np.ndarray) 
     >>> multiply_values(d, d, np.array([1.0, 2, 3]), np.array([4.0, 5, 6])).values
     array([ 4., 10., 18.])
     """
-    if _PERMUTATION in (upper.__class__, lower.__class__):
-        return _permutation.multiply_permutation_values(upper, lower, vu, vl)
+    if (kind := _run_time(upper, lower)) is not None:
+        return kind.product_values(upper, lower, vu, vl)
     plan = einsum_plan(upper, lower)
     if plan is None:
         return BlockValues(None, None)
@@ -1104,8 +1145,8 @@ def _einsum(plan: EinsumPlan, va: np.ndarray, vb: np.ndarray) -> np.ndarray:
 
 def add_values(a: Block, b: Block, va: np.ndarray, vb: np.ndarray) -> BlockValues:
     """:func:`add` with values."""
-    if _PERMUTATION in (a.__class__, b.__class__):  # its union over permutations
-        (a, va), (b, vb) = (_permutation.as_structural(x, v) for x, v in ((a, va), (b, vb)))
+    if _run_time(a, b) is not None:  # its union over permutations
+        (a, va), (b, vb) = _fixed(a, va), _fixed(b, vb)
     total = add(a, b)
     if isinstance(total, Labelled) and not same_structure(a, b):  # made dense: scattered
         flat = np.zeros(math.prod(total.out_shape) * math.prod(total.in_shape))
@@ -1144,8 +1185,3 @@ def _values_on(block: Sparse, m) -> np.ndarray:
     values = np.zeros(block.nnz)
     values[np.searchsorted(keys, rows * width + m.indices)] = data
     return values
-
-
-from . import permutation as _permutation  # noqa: E402  (it builds on the above)
-
-_PERMUTATION = _permutation.Permutation

@@ -42,6 +42,7 @@ from . import (
     BlockValues,
     Labelled,
     Product,
+    RunTime,
     dense,
     diagonal,
     multiply,
@@ -69,7 +70,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class Permutation:
+class Permutation(RunTime):
     """∂ sort(along ``axis``)/∂(the sorted operand) over an array of ``shape``: one entry
     per row, its column chosen at run time within the row's fibre along ``axis``."""
 
@@ -95,6 +96,23 @@ class Permutation:
     @property
     def type_name(self) -> str:
         return "run-time permutation"
+
+    def structural(self) -> Labelled:
+        return structural(self)
+
+    def structural_values(self, values: np.ndarray) -> np.ndarray:
+        return structural_values(self, values)
+
+    def matrix(self, values: np.ndarray):
+        return to_matrix(self, values)
+
+    @staticmethod
+    def product(upper, lower) -> Product:
+        return multiply_permutation(upper, lower)
+
+    @staticmethod
+    def product_values(upper, lower, vu, vl) -> BlockValues:
+        return multiply_permutation_values(upper, lower, vu, vl)
 
 
 def structural(p: Permutation) -> Labelled:

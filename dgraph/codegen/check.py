@@ -21,7 +21,7 @@ from .c import compiler, load_c
 from .cuda import CudaHostModule, cxx_compiler, load_cuda_host
 from .python import load_python
 
-__all__ = ["CodeCheck", "check_generated", "code_check"]
+__all__ = ["CodeCheck", "KernelLayouts", "check_generated", "code_check"]
 
 
 class Code(Protocol):
@@ -55,7 +55,7 @@ def check_generated(generated: Code, graph: DGraph, points: int = 4, seed: int =
             return not_run(
                 "no C++ compiler found (set CXX): the CUDA code was not compiled or run on the host"
             )
-        module = _KernelLayouts(load_cuda_host(generated.text))
+        module = KernelLayouts(load_cuda_host(generated.text))
     elif generated.lang == "jax":
         try:
             import jax
@@ -81,7 +81,7 @@ def _caller(module: Any):
     return call
 
 
-class _KernelLayouts:
+class KernelLayouts:
     """A CUDA file's host build whose functions run point by point and through both
     kernels' index arithmetic, and raise unless the three agree exactly (the same
     device function on the same numbers)."""

@@ -38,7 +38,7 @@ import sympy
 from ..core.graph import DGraph
 from ..core.value_check import check_scalar_code, not_run
 from ..errors import DGraphError, VerificationError
-from .check import _KernelLayouts
+from .check import KernelLayouts
 from .cuda import cuda_source, cxx_compiler, load_cuda, load_cuda_host
 from .generate import Generated, generate
 from .hessian import HESSIAN_MODES, HessianSource, Symmetric, hessian_source
@@ -341,7 +341,7 @@ def _check_cuda(generated: Generated, H: DGraph, tril: bool, n: int) -> Any:
     the lower triangle mirrored first where ``tril`` stores only it."""
     if cxx_compiler() is None:
         return not_run("no C++ compiler found (set CXX): the CUDA code was not compiled or run")
-    module = _KernelLayouts(load_cuda_host(generated.text))
+    module = KernelLayouts(load_cuda_host(generated.text))
 
     def full(h: np.ndarray) -> np.ndarray:
         return np.tril(h) + np.swapaxes(np.tril(h, -1), -1, -2) if tril else h

@@ -8,14 +8,12 @@ values a segment sum per call; never a dense intermediate."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from ...blocks import (
-    FORGETS,
     Block,
     Labelled,
     Sparse,
@@ -27,7 +25,6 @@ from ...blocks import (
     first_appearance,
     multiply,
     on_the_diagonal,
-    pattern,
     same_structure,
     sparse,
 )
@@ -36,6 +33,7 @@ from ..ir import BinOp, Call, Const, Index, Name, Node, Scatter, ScatterAdd, Seg
 from ..ir import number as _node_number
 from ..ir import times as _times
 from .constants import Constants
+from .entries import entries, every, fills
 from .permutation_code import multiply_permutation, scale_permutation, structural_valued
 
 __all__ = ["BlockOps", "Terms", "Valued", "entries", "values_at"]
@@ -54,14 +52,6 @@ class Terms:
 
 
 Valued = tuple[Block, "Node | Terms"] | None  # a block and its values; None: 0
-
-
-def entries(block: Block) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Flat rows and columns of the block's entries, and each entry's index into its
-    flattened values."""
-    if isinstance(block, Sparse):
-        return block.rows, block.cols, _every(block.nnz)
-    return pattern(block)
 
 
 def _in_c_order(block: Block, values: Node, perm: tuple[int, ...] | None) -> Node:
@@ -187,7 +177,7 @@ class BlockOps:
             return None
         ia, ib = pairs
         terms, source = (vb, ib) if isinstance(vb, Terms) else (va, ia)
-        if source is _every(terms.size) and product.nnz == terms.size:  # positions stay
+        if source is every(terms.size) and product.nnz == terms.size:  # positions stay
             parts = tuple(
                 (p, d if factor == 1.0 else _times(Const(factor), d)) for p, d in terms.parts
             )
@@ -196,11 +186,11 @@ class BlockOps:
         index = None  # each entry's place in the part at hand, -1 elsewhere (made once)
         for where, data in terms.parts:
             if where is None:
-                mine, hit = source, _every(source.size)
+                mine, hit = source, every(source.size)
             else:
                 if index is None:
                     index = np.full(terms.size, -1, dtype=np.int64)
-                index[where] = _every(where.size)
+                index[where] = every(where.size)
                 mine = index[source]
                 index[where] = -1
                 hit = np.flatnonzero(mine >= 0)
@@ -224,7 +214,7 @@ class BlockOps:
         ia, ib, ic, single = self._meeting(a, b, product)
         if not single:
             return None
-        if ic is _every(ic.size):  # already in the product's order
+        if ic is every(ic.size):  # already in the product's order
             return ia, ib
         order = np.argsort(ic, kind="stable")
         return ia[order], ib[order]
@@ -237,9 +227,9 @@ class BlockOps:
             for one, other, side in ((b, a, 1), (a, b, 0)):
                 if on_the_diagonal(one) and product.nnz == other.nnz:  # entry for entry
                     rows, cols, _ = entries(other)
-                    every = _every(other.nnz)
-                    met = (every, cols) if side else (rows, every)
-                    self._met[key] = (a, b, (*met, every, True))
+                    whole = every(other.nnz)
+                    met = (whole, cols) if side else (rows, whole)
+                    self._met[key] = (a, b, (*met, whole, True))
                     break
         if key not in self._met:
             rows_a, cols_a, _ = entries(a)
@@ -285,7 +275,7 @@ class BlockOps:
         _, _, at_a = entries(a)
         _, _, at_b = entries(b)
         ia, ib, ic, single = self._meeting(a, b, product)
-        if single and ic is not _every(ic.size):  # one pair per entry: no sum, a gather
+        if single and ic is not every(ic.size):  # one pair per entry: no sum, a gather
             order = np.argsort(ic, kind="stable")
             ia, ib = ia[order], ib[order]
         left = self._at(a, va, at_a[ia])
@@ -325,7 +315,7 @@ class BlockOps:
         for k, (block, v) in enumerate(((a, va), (b, vb))):
             if placed is not None:
                 where = placed[k]
-                at = _every(block.nnz) if isinstance(block, Sparse) else entries(block)[2]
+                at = every(block.nnz) if isinstance(block, Sparse) else entries(block)[2]
             else:  # a dense block's C order is the flat index itself
                 rows, cols, at = entries(block)
                 flat = rows * width + cols
@@ -361,23 +351,11 @@ class BlockOps:
         return block, self._assigned(_times(Const(coefficient), values))
 
 
-@functools.lru_cache(maxsize=32)
-def _every(size: int) -> np.ndarray:
-    """0, 1, ..., size - 1 (read-only, made once per size: a pattern's positions in order
-    are asked for again and again at 10⁶ entries)."""
-    every = np.arange(size, dtype=np.int64)
-    every.setflags(write=False)
-    return every
-
-
-FORGETS.append(_every.cache_clear)  # up to 32 ranges of 10⁶ entries and more: per call
-
-
 def _positions(keys: np.ndarray, found: np.ndarray) -> np.ndarray:
     """Where each of ``found`` is in the sorted ``keys`` (all there): a search, or, where
     ``found`` is ``keys`` itself (a block that fills the pattern in order), every place."""
     if found.size == keys.size and np.array_equal(found, keys):
-        return _every(keys.size)
+        return every(keys.size)
     return np.searchsorted(keys, found)
 
 
@@ -408,18 +386,6 @@ def _merged(a: Block, b: Block, total: Sparse) -> list[np.ndarray] | None:
     if held.size != total.nnz:
         raise ValueError("block sum: the merged pattern is not the sum's")  # not by construction
     return [np.flatnonzero(held & flag) for flag in (1, 2)]
-
-
-def fills(where: np.ndarray, size: int) -> bool:
-    """Whether positions ``where`` are every position of a vector of ``size``, in order
-    (the first 0, the last size - 1, and each one more than the one before)."""
-    if where.size != size:
-        return False
-    if size == 0 or where is _every(size):
-        return True
-    if where[0] != 0 or where[-1] != size - 1:
-        return False
-    return bool(np.all(where[1:] - where[:-1] == 1))
 
 
 def values_at(constants: Constants, block: Block, values: Node, at) -> Node:
@@ -495,7 +461,7 @@ def _permuted_positions(
         and _increasing(cols_b)
     ):
         if _increasing(ia):
-            return _every(ia.size)
+            return every(ia.size)
         met = np.zeros(rows_a.size, dtype=bool)
         met[ia] = True
         return (np.cumsum(met) - 1)[ia]  # its rank among a's entries that meet one

@@ -20,10 +20,11 @@ import math
 
 import numpy as np
 
-from ...blocks import Block, sparse
+from ...blocks import Block, RunTime, sparse
 from ..evaluate import ArrayEvaluator
 from ..ir import ArrayStatement, Node, names_in
-from .blockops import BlockOps, Terms, Valued, entries, values_at
+from .blockops import BlockOps, Terms, Valued, values_at
+from .entries import entries
 
 __all__ = ["drop_cancelled"]
 
@@ -105,8 +106,8 @@ def drop_cancelled(w, valued: Valued) -> Valued:
     """``valued`` (a block and its values, before :meth:`BlockOps.materialize`) without
     the entries whose summands are constants adding to 0.0 (module docstring): a sparse
     block of the rest and their values, or None where nothing is left."""
-    if valued is None:
-        return None
+    if valued is None or isinstance(valued[0], RunTime):  # its values read the inputs
+        return valued
     block, values = valued
     rows, cols, at = entries(block)
     zero = _zeros(w, block, values, at)

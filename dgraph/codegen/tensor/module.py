@@ -32,11 +32,12 @@ from .. import ir
 from ..array_passes import optimize_statements
 from ..evaluate import ArrayEvaluator
 from ..ir import ArrayProgram, ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, SparseMatrix
-from .blockops import BlockOps, Valued, entries, fills, values_at
+from .blockops import BlockOps, Valued, values_at
 from .cancel import drop_cancelled
 from .check import offsets
 from .constants import Constants, decoder
 from .dialect import DIALECTS, Dialect
+from .entries import entries, fills
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .leaves import leaf_values

@@ -13,6 +13,7 @@ import math
 from ...blocks import GENERAL, Labelled, dense, diagonal
 from ...blocks.permutation import Permutation, check_union, plan, structural
 from ..ir import AsType, BinOp, Call, Const, Index, Node, Scatter, Seq
+from .entries import entries, fills
 
 __all__ = ["multiply_permutation", "scale_permutation", "structural_valued"]
 
@@ -106,8 +107,6 @@ def multiply_permutation(ops, upper, lower):
 def _filled(ops, block, values: Node, shape: tuple[int, ...]) -> Node:
     """A row or a column block's values as a dense array of ``shape`` (zeros where it has
     no entry)."""
-    from .blockops import entries, fills  # the module that calls this one
-
     rows, cols, at = entries(block)
     flat = cols if block.out_shape == () else rows
     size = math.prod(shape)
