@@ -254,6 +254,11 @@ class Sparse:
     def type_name(self) -> str:
         return "sparse"
 
+    def same_pattern(self, kind: int) -> Sparse:
+        """The same pattern with values of ``kind`` (its arrays shared; a structured
+        subclass stays structured)."""
+        return _with_kind(self, kind)
+
 
 Block = Labelled | Sparse
 
@@ -454,6 +459,8 @@ def _diagonal_product(upper: Block, lower: Block) -> tuple[int, Sparse] | None:
         if isinstance(other, Sparse) and on_the_diagonal(one):
             cost = 0 if _free(upper, lower) else other.nnz
             kind = max(upper.kind, lower.kind)
+            if type(other) is not Sparse:  # a structured pattern (a convolution's) stays one
+                return cost, other.same_pattern(kind)
             return cost, Sparse(
                 other.out_shape, other.in_shape, None, other.cols, kind, indptr=other.indptr
             )
@@ -924,6 +931,8 @@ def _with_kind(b: Sparse, kind: int) -> Sparse:
     """The same pattern (its arrays and row pointer shared) with values of ``kind``."""
     if b.kind == kind:
         return b
+    if type(b) is not Sparse:
+        return b.same_pattern(kind)
     other = Sparse(b.out_shape, b.in_shape, None, b.cols, kind, indptr=b.indptr)
     for cached in ("rows", "digest"):
         if cached in b.__dict__:

@@ -1,16 +1,23 @@
 """``conv_general_dilated`` (jax.lax's convolution) as an array operation: its value, and
-its two blocks, each a :class:`~dgraph.blocks.Sparse` block of the exact pattern.
+its two blocks, each a :class:`ConvPattern`: the convolution itself, its pattern and
+values implied by it.
 
 The convolution is bilinear: every output entry is a sum of products ``lhs[a] · rhs[b]``,
 one per *term*: an output position, an input feature of its group and a kernel tap whose
-input pixel lies inside the (dilated, padded) input. :func:`terms` lists them as three
-flat index arrays (output, lhs, rhs). ∂out/∂lhs has an entry (output, lhs) per term — each
-such pair is read by exactly one term (for fixed output and feature the tap is fixed by
-the input pixel), so the entries are distinct — whose value is the kernel entry that term
-reads; ∂out/∂rhs likewise, valued by lhs entries. Each block is its pattern and, per
-entry, the flat index of the other operand's entry that is its value (:class:`ConvBlock`):
-a gather of the other operand, which every code target prints (``ravel(rhs)[K]``).
-Where the other operand is a constant, its zeros are left out of the pattern.
+input pixel lies inside the (dilated, padded) input. ∂out/∂lhs has an entry (output, lhs)
+per term — each such pair is read by exactly one term (for fixed output and feature the
+tap is fixed by the input pixel), so the entries are distinct — whose value is the kernel
+entry that term reads: a multi-channel stencil, per tap a shifted (strided) selection of
+the input times the kernel's feature matrix at that tap. ∂out/∂rhs likewise, valued by
+lhs entries. A block holds the params and shapes only (:class:`ConvPattern`): its entries
+are counted from the geometry (:class:`Layout`), its values are the other operand, held
+once, and the tangent and adjoint code multiplies by it as a convolution
+(:mod:`dgraph.codegen.tensor.convolution`). Where an explicit pattern is asked for (a
+product or sum of patterns, the generated Jacobian's gathers ``ravel(rhs)[K]``), :func:`terms`
+lists the terms as three flat index arrays (output, lhs, rhs) and the block its entries
+and, per entry, the flat index of the other operand's entry that is its value
+(:class:`ConvBlock`). Where the other operand is a constant, its zeros are left out of
+the pattern.
 
 The params are jax.lax's (the jaxpr equation's): ``window_strides``, ``padding`` (a
 (low, high) pair per spatial axis, either may be negative), ``lhs_dilation``,
@@ -33,7 +40,19 @@ import numpy as np
 from ..errors import InputError
 from . import CONSTANT, FORGETS, GENERAL, Sparse
 
-__all__ = ["CONV", "PARAMS", "ConvBlock", "conv_block", "conv_value", "forward", "terms"]
+__all__ = [
+    "CONV",
+    "PARAMS",
+    "ConvBlock",
+    "ConvPattern",
+    "Layout",
+    "conv_block",
+    "conv_of",
+    "conv_value",
+    "forward",
+    "layout",
+    "terms",
+]
 
 CONV = "conv_general_dilated"
 PARAMS = (
@@ -64,10 +83,50 @@ def _ints(value: Any, n: int, name: str, least: int) -> tuple[int, ...]:
     return found
 
 
-@functools.lru_cache(maxsize=64)
-def terms(params: tuple, lhs_shape: tuple[int, ...], rhs_shape: tuple[int, ...]) -> Terms:
-    """Every term of the convolution of ``params`` (the op's params, as pairs) on arrays
-    of these shapes.
+class Layout(NamedTuple):
+    """A convolution's geometry: the axes of each operand and of the output (batch or
+    out-feature, feature or in-feature, then spatial), per spatial axis the strides,
+    the (low, high) padding, the dilations, the input, kernel and output lengths, and
+    the feature and batch group counts."""
+
+    lspec: tuple[int, ...]
+    rspec: tuple[int, ...]
+    ospec: tuple[int, ...]
+    strides: tuple[int, ...]
+    padding: tuple[tuple[int, int], ...]
+    lhs_dilation: tuple[int, ...]
+    rhs_dilation: tuple[int, ...]
+    groups: int
+    batches: int
+    lhs_shape: tuple[int, ...]
+    rhs_shape: tuple[int, ...]
+    out_shape: tuple[int, ...]
+    spatial: tuple[tuple[int, int, int], ...]  # per axis: input, kernel, output length
+
+    def positions(self, a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Along spatial axis ``a``: the (output, tap, input) triples whose input pixel
+        exists (in the dilated, padded input: ``output·stride + tap·rhs_dilation - low``,
+        a multiple of the lhs dilation inside the input)."""
+        s, k, size = self.spatial[a]
+        q, t = np.meshgrid(np.arange(size), np.arange(k), indexing="ij")
+        pos = q * self.strides[a] + t * self.rhs_dilation[a] - self.padding[a][0]
+        ld = self.lhs_dilation[a]
+        ok = (pos >= 0) & (pos % ld == 0) & (pos // ld < s)
+        return q[ok], t[ok], pos[ok] // ld
+
+    @property
+    def terms(self) -> int:
+        """How many products the convolution sums (each block's entries)."""
+        n, o = self.lhs_shape[self.lspec[0]], self.rhs_shape[self.rspec[0]]
+        i = self.rhs_shape[self.rspec[1]]
+        along = math.prod(len(self.positions(a)[0]) for a in range(len(self.spatial)))
+        return (n // self.batches) * o * i * along
+
+
+@functools.lru_cache(maxsize=256)
+def layout(params: tuple, lhs_shape: tuple[int, ...], rhs_shape: tuple[int, ...]) -> Layout:
+    """The :class:`Layout` of the convolution of ``params`` (the op's params, as pairs)
+    on arrays of these shapes.
 
     Raises
     ------
@@ -90,6 +149,7 @@ def terms(params: tuple, lhs_shape: tuple[int, ...], rhs_shape: tuple[int, ...])
     padding = tuple(p.get("padding") or ((0, 0),) * d)
     if len(padding) != d or any(len(pair) != 2 for pair in padding):
         raise InputError(f"{CONV}: padding needs a (low, high) pair per spatial axis")
+    padding = tuple((int(lo), int(hi)) for lo, hi in padding)
     groups = _ints((p.get("feature_group_count") or 1,), 1, "feature_group_count", 1)[0]
     batches = _ints((p.get("batch_group_count") or 1,), 1, "batch_group_count", 1)[0]
     n, c = lhs_shape[lspec[0]], lhs_shape[lspec[1]]
@@ -99,24 +159,44 @@ def terms(params: tuple, lhs_shape: tuple[int, ...], rhs_shape: tuple[int, ...])
             f"{CONV}: features {c} (lhs), {i} and {o} (rhs) do not fit"
             f" {groups} feature and {batches} batch groups"
         )
-    # per spatial axis: the (output, tap, input) triples whose input pixel exists
-    per_axis, sizes = [], []
+    spatial = []
     for a in range(d):
         s, k = lhs_shape[lspec[2 + a]], rhs_shape[rspec[2 + a]]
-        lo, hi = (int(v) for v in padding[a])
+        lo, hi = padding[a]
         padded = (max(s, 1) - 1) * ldil[a] + 1 + lo + hi if s else lo + hi
         span = (k - 1) * rdil[a] + 1 if k else 0
         size = max(0, (padded - span) // strides[a] + 1) if k and padded >= span else 0
-        q, t = np.meshgrid(np.arange(size), np.arange(k), indexing="ij")
-        pos = q * strides[a] + t * rdil[a] - lo
-        ok = (pos >= 0) & (pos % ldil[a] == 0) & (pos // ldil[a] < s)
-        per_axis.append((q[ok], t[ok], pos[ok] // ldil[a]))
-        sizes.append(size)
+        spatial.append((s, k, size))
     out_shape = [0] * nd
     out_shape[ospec[0]], out_shape[ospec[1]] = n // batches, o
     for a in range(d):
-        out_shape[ospec[2 + a]] = sizes[a]
-    out_shape = tuple(out_shape)
+        out_shape[ospec[2 + a]] = spatial[a][2]
+    return Layout(
+        lspec, rspec, ospec, strides, padding, ldil, rdil, groups, batches,
+        tuple(lhs_shape), tuple(rhs_shape), tuple(out_shape), tuple(spatial),
+    )  # fmt: skip
+
+
+FORGETS.append(layout.cache_clear)
+
+
+@functools.lru_cache(maxsize=64)
+def terms(params: tuple, lhs_shape: tuple[int, ...], rhs_shape: tuple[int, ...]) -> Terms:
+    """Every term of the convolution of ``params`` (the op's params, as pairs) on arrays
+    of these shapes.
+
+    Raises
+    ------
+    InputError
+        Params that do not describe a convolution of these shapes.
+    """
+    lay = layout(params, tuple(lhs_shape), tuple(rhs_shape))
+    lspec, rspec, ospec = lay.lspec, lay.rspec, lay.ospec
+    d = len(lay.spatial)
+    n, o, i = lhs_shape[lspec[0]], rhs_shape[rspec[0]], rhs_shape[rspec[1]]
+    groups, batches = lay.groups, lay.batches
+    per_axis = [lay.positions(a) for a in range(d)]
+    out_shape = lay.out_shape
     # every term as a grid over (batch, out feature, in feature, each axis's triples)
     grid = [n // batches, o, i, *(len(t[0]) for t in per_axis)]
     rank = len(grid)
@@ -167,19 +247,105 @@ def forward(params: Mapping[str, Any], lhs: np.ndarray, rhs: np.ndarray) -> np.n
 
 
 class ConvBlock(NamedTuple):
-    """∂out/∂(operand k): its pattern, and per entry the flat index of the other
-    operand's entry that is its value."""
+    """∂out/∂(operand k) made explicit: its pattern, and per entry the flat index of the
+    other operand's entry that is its value."""
 
     block: Sparse
     at: np.ndarray
 
 
+class ConvPattern(Sparse):
+    """∂out/∂(operand k) of a convolution, held as the convolution itself: its params,
+    the operands' shapes and which operand; nothing per entry. ∂out/∂lhs is a
+    multi-channel stencil (per kernel tap a shifted, strided selection of the input
+    times the kernel's (out, in) feature matrix at that tap), ∂out/∂rhs the same
+    products read from the input; so its values are the other operand, held once (the
+    kernel, or the input), and its entries a count (:attr:`Layout.terms`). The index
+    arrays of a :class:`~dgraph.blocks.Sparse` block (``rows``, ``cols``, ``indptr``)
+    and each entry's place in the other operand (``at``) are made only where something
+    asks for them: a product or sum of patterns, a generated Jacobian, a drawing — the
+    explicit fallback. A constant other operand with zeros has them left out of the
+    pattern, which is then counted from the explicit form."""
+
+    def __init__(
+        self, params: tuple, k: int, shapes: tuple, other: _Key | None = None, kind: int = GENERAL
+    ) -> None:
+        lay = layout(params, *shapes)
+        other = _Key(None) if other is None else other
+        if other.value is not None:
+            kind = CONSTANT
+        state = self.__dict__
+        state.update(out_shape=lay.out_shape, in_shape=tuple(shapes[k]), kind=kind)
+        state.update(params=params, operand=k, shapes=shapes, other=other, layout=lay)
+
+    @property
+    def explicit(self) -> ConvBlock:
+        """The pattern and value indices as arrays (made once per convolution, cached)."""
+        return _conv_block(self.params, self.operand, self.shapes, self.other)
+
+    @functools.cached_property
+    def cols(self) -> np.ndarray:  # type: ignore[override]
+        return self.explicit.block.cols
+
+    @functools.cached_property
+    def indptr(self) -> np.ndarray:
+        return self.explicit.block.indptr
+
+    @functools.cached_property
+    def rows(self) -> np.ndarray:
+        return self.explicit.block.rows
+
+    @property
+    def at(self) -> np.ndarray:
+        """Per entry, the flat index of the other operand's entry that is its value."""
+        return self.explicit.at
+
+    @functools.cached_property
+    def nnz(self) -> int:  # type: ignore[override]
+        if self.other.value is None or np.all(self.other.value):
+            return self.layout.terms
+        return self.explicit.block.nnz
+
+    @property
+    def stored(self) -> int:  # type: ignore[override]
+        return self.nnz
+
+    @property
+    def held(self) -> int:
+        """The values the structured form holds: the other operand's entries."""
+        return math.prod(self.shapes[1 - self.operand])
+
+    def same_pattern(self, kind: int) -> ConvPattern:
+        """The same convolution with values of ``kind`` (a product with a diagonal)."""
+        if kind == self.kind:
+            return self
+        other = ConvPattern(self.params, self.operand, self.shapes, None, kind)
+        other.__dict__["other"] = self.other  # the same pattern (its zeros left out)
+        for cached in ("cols", "indptr", "rows", "nnz", "digest"):
+            if cached in self.__dict__:
+                other.__dict__[cached] = self.__dict__[cached]
+        return other
+
+    def _key(self) -> tuple:
+        return (self.params, self.operand, self.shapes, self.other, self.kind)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if isinstance(other, ConvPattern):
+            return self._key() == other._key()
+        return super().__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+
 def conv_block(
     params: tuple, k: int, shapes: Sequence[tuple[int, ...]], other: np.ndarray | None
-) -> ConvBlock:
+) -> ConvPattern:
     """∂out/∂(operand k) of the convolution of ``params`` on operands of ``shapes``;
     ``other``: the other operand where it is a constant (its zeros left out)."""
-    return _conv_block(params, k, tuple(map(tuple, shapes)), _Key.of(other))
+    return ConvPattern(params, k, tuple(map(tuple, shapes)), _Key.of(other))
 
 
 class _Key:
@@ -222,12 +388,12 @@ def _conv_block(params: tuple, k: int, shapes: tuple, other: _Key) -> ConvBlock:
 FORGETS.append(_conv_block.cache_clear)
 
 
-def conv_value(other: np.ndarray, found: ConvBlock) -> np.ndarray:
-    """The block's values: the other operand's entries, one per pattern entry."""
+def conv_value(other: np.ndarray, found: ConvPattern) -> np.ndarray:
+    """The block's values, one per pattern entry: the other operand's entries."""
     return np.asarray(other, dtype=float).reshape(-1)[found.at]
 
 
-def conv_of(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> ConvBlock:
+def conv_of(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> ConvPattern:
     """:func:`conv_block` of an :class:`~dgraph.blocks.arrays.ArrayOp` (a constant other
     operand read from its ``value``)."""
     return conv_block(op.params, k, shapes, getattr(op.operands[1 - k], "value", None))
