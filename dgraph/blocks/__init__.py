@@ -400,6 +400,9 @@ def multiply(upper: Block, lower: Block) -> Product:
         done = _labelled_product(upper, lower)
         if done is not False:
             return Product(*done)  # type: ignore[misc]
+    structured = _diagonal_product(upper, lower) if _structured(upper, lower) else None
+    if structured is not None:  # a convolution's block times a diagonal: still that block
+        return Product(*structured)
     if upper.nnz <= SMALL and lower.nnz <= SMALL:  # priced again and again by the searches
         return Product(*_small_sparse_product(upper, lower))
     filled = _full_product(upper, lower)
@@ -412,6 +415,12 @@ def multiply(upper: Block, lower: Block) -> Product:
         )
         RECENT.put("product", upper, lower, found)
     return Product(*found)
+
+
+def _structured(*blocks: Block) -> bool:
+    """Whether one of the blocks is a structured sparse pattern (a subclass of
+    :class:`Sparse` holding its pattern implicitly: a convolution's)."""
+    return any(type(b) not in (Labelled, Sparse) for b in blocks)
 
 
 def _full_product(upper: Block, lower: Block) -> tuple[int, Labelled] | None:

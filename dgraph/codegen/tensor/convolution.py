@@ -91,7 +91,7 @@ class ConvSweep:
 
     def __init__(self, lay: Layout, index: Callable[[np.ndarray], Name]) -> None:
         self.lay, self.index = lay, index
-        n, c = (lay.lhs_shape[a] for a in lay.lspec[:2])
+        n = lay.lhs_shape[lay.lspec[0]]
         o, i = (lay.rhs_shape[a] for a in lay.rspec[:2])
         b, g = lay.batches, lay.groups
         self.dims = dict(t=math.prod(k for _, k, _ in lay.spatial), b=b, n=n // b, g=g, i=i)

@@ -32,8 +32,8 @@ from ..array_passes import optimize_statements
 from ..ir import ArrayProgram, ArrayStatement, Call, Const, Loop, Name, Node, While
 from .blockops import BlockOps, Valued
 from .convolution import ConvSweep
-from .forward import operand_shape
 from .dialect import DIALECTS
+from .forward import operand_shape
 from .loop_sweeps import LoopSweeps, is_loop
 from .module import (
     Writer,
