@@ -16,8 +16,9 @@ output's positions), and one ``einsum`` with the kernel over the features of eac
 * adjoint for ``rhs``: ``Σ_{n, q} ȳ · slice_t(pad(lhs))`` per tap (the slices the value
   reads).
 
-No array the size of the Jacobian, nor index arrays of one entry per term; the same
-statements in NumPy and JAX (``numpy.einsum``, ``jnp.einsum``)."""
+No array the size of the Jacobian, nor index arrays of one entry per term. In JAX the
+module's helpers call ``lax.conv_general_dilated`` itself for the value and the tangents,
+and its transposes (``jax.vjp`` of it: XLA's own convolutions) for the adjoints."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from ...blocks.convolution import CONV, Layout, conv_of, layout, terms
 from ...errors import InputError
 from ..ir import BinOp, Call, Const, Index, Name, Node, SegmentSum, Seq, Slice
 
-__all__ = ["ConvSweep", "conv_forward", "conv_values", "pad_forward"]
+__all__ = ["JAX_HELPERS", "ConvSweep", "conv_forward", "conv_values", "pad_forward"]
 
 Namer = Callable[[np.ndarray], Name] | None
 Emitter = Callable[[Node], Node] | None
@@ -89,8 +90,8 @@ class ConvSweep:
     operands' and the output's own layouts outside; ``index`` names a constant integer
     array (a gather's positions along one axis)."""
 
-    def __init__(self, lay: Layout, index: Callable[[np.ndarray], Name]) -> None:
-        self.lay, self.index = lay, index
+    def __init__(self, lay: Layout, index: Callable[[np.ndarray], Name], lang: str) -> None:
+        self.lay, self.index, self.lang = lay, index, lang
         n = lay.lhs_shape[lay.lspec[0]]
         o, i = (lay.rhs_shape[a] for a in lay.rspec[:2])
         b, g = lay.batches, lay.groups
@@ -106,10 +107,14 @@ class ConvSweep:
         )
 
     @staticmethod
-    def of(op, shapes: Sequence[tuple[int, ...]], index: Callable | None) -> ConvSweep | None:
-        """The sweep of ``op`` on operands of ``shapes``; None where the generic block
-        products are used instead: not a convolution, an operand that is an expression,
-        an empty axis, or feature and batch groups both above one."""
+    def of(
+        op, shapes: Sequence[tuple[int, ...]], index: Callable | None, lang: str = "python"
+    ) -> ConvSweep | None:
+        """The sweep of ``op`` on operands of ``shapes`` in ``lang`` (JAX: the module's
+        helpers :data:`JAX_HELPERS`, ``lax.conv_general_dilated`` and its transposes by
+        ``jax.vjp``); None where the generic block products are used instead: not a
+        convolution, an operand that is an expression, an empty axis, or feature and
+        batch groups both above one."""
         if op is None or op.primitive != CONV or index is None:
             return None
         if any(not isinstance(x, str) and not hasattr(x, "value") for x in op.operands):
@@ -119,7 +124,7 @@ class ConvSweep:
             return None
         if lay.groups > 1 and lay.batches > 1:
             return None
-        return ConvSweep(lay, index)
+        return ConvSweep(lay, index, lang)
 
     @property
     def mults(self) -> int:
@@ -128,8 +133,24 @@ class ConvSweep:
 
     # -- the three products --------------------------------------------------------------
 
+    def _params(self) -> Const:
+        lay = self.lay
+        return Const(
+            (
+                ("window_strides", lay.strides),
+                ("padding", lay.padding),
+                ("lhs_dilation", lay.lhs_dilation),
+                ("rhs_dilation", lay.rhs_dilation),
+                ("dimension_numbers", (lay.lspec, lay.rspec, lay.ospec)),
+                ("feature_group_count", lay.groups),
+                ("batch_group_count", lay.batches),
+            )
+        )
+
     def value(self, lhs: Node, rhs: Node) -> Node:
         """The convolution of ``lhs`` and ``rhs`` (also each operand's tangent term)."""
+        if self.lang == "jax":
+            return Call("_conv", (lhs, rhs, self._params()))
         d, q = self.dims, self.q
         patches = self._patches(lhs)
         kernel = self._kernel(rhs)
@@ -143,6 +164,8 @@ class ConvSweep:
 
     def adjoint(self, k: int, lhs: Node, rhs: Node, bar: Node) -> Node:
         """``bar``ᵀ · ∂out/∂(operand k), of operand k's shape."""
+        if self.lang == "jax":
+            return Call("_conv_adjoint", (Const(k), lhs, rhs, bar, self._params()))
         d, q, lay = self.dims, self.q, self.lay
         ybar = _permuted(bar, lay.ospec)
         ybar = Call("reshape", (ybar, Const((d["n"], d["b"], d["g"], d["o"], *self.out_q))))
@@ -174,13 +197,25 @@ class ConvSweep:
     def _patches(self, lhs: Node) -> Node:
         """Per tap, the strided slice of the dilated, padded input it reads:
         (taps, batch groups, batch, feature groups, features, output positions...)."""
-        d, lay = self.dims, self.lay
+        lay = self.lay
         x = _permuted(lhs, lay.lspec)
+        if all(
+            ld == 1 and lo >= 0 and hi >= 0
+            for ld, (lo, hi) in zip(lay.lhs_dilation, lay.padding, strict=True)
+        ):
+            if any(lo or hi for lo, hi in lay.padding):  # a plain pad, every axis at once
+                x = Call("pad", (x, Const(((0, 0), (0, 0), *lay.padding))))
+            return self._stacked(x)
         for a, (s, _, _) in enumerate(lay.spatial):
             lo, ld = lay.padding[a][0], lay.lhs_dilation[a]
             p = np.arange(self.padded[a]) - lo
             src = np.where((p >= 0) & (p % ld == 0) & (p // ld < s), p // ld, -1)
             x = self._reindex(x, 2 + a, src, s)
+        return self._stacked(x)
+
+    def _stacked(self, x: Node) -> Node:
+        """The taps' strided slices of the padded input ``x``, stacked."""
+        d, lay = self.dims, self.lay
         slices = []
         for taps in np.ndindex(*(k for _, k, _ in lay.spatial)):
             items = [_ALL, _ALL]
@@ -221,6 +256,27 @@ class ConvSweep:
         joined = Call("pad", (x, Const(tuple(widths))))  # one zero appended
         picked = np.where(src >= 0, src, size)
         return Index(joined, (*lead, self.index(picked)))
+
+
+JAX_HELPERS = [
+    "import functools",
+    "",
+    "",
+    "@functools.partial(jax.jit, static_argnums=2)",
+    "def _conv(lhs, rhs, params):",
+    '    """jax.lax.conv_general_dilated with the params of the jaxpr (pairs)."""',
+    "    p = dict(params)",
+    '    numbers = jax.lax.ConvDimensionNumbers(*p.pop("dimension_numbers"))',
+    "    return jax.lax.conv_general_dilated(lhs, rhs, dimension_numbers=numbers, **p)",
+    "",
+    "",
+    "@functools.partial(jax.jit, static_argnums=(0, 4))",
+    "def _conv_adjoint(k, lhs, rhs, bar, params):",
+    '    """bar^T times the convolution\'s derivative by operand k: JAX\'s transpose."""',
+    "    if k == 0:",
+    "        return jax.vjp(lambda a: _conv(a, rhs, params), lhs)[1](bar)[0]",
+    "    return jax.vjp(lambda b: _conv(lhs, b, params), rhs)[1](bar)[0]",
+]
 
 
 def _source(length: int, start: int, step: int, count: int) -> np.ndarray:

@@ -35,6 +35,7 @@ from ..ir import ArrayProgram, ArrayStatement, BinOp, Call, Index, Name, Node, S
 from .blockops import BlockOps, Valued, entries, fills, values_at
 from .check import offsets
 from .constants import Constants, decoder
+from .convolution import JAX_HELPERS
 from .dialect import DIALECTS, Dialect
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
@@ -864,4 +865,6 @@ def module_tail(w: Writer, body: str) -> list[str]:
     helpers = w.d.helpers()
     if helpers and "_scatter" in body:
         lines += ["", *helpers, ""]
+    if w.d.lang == "jax" and ("_conv(" in body or "_conv_adjoint(" in body):
+        lines += ["", *JAX_HELPERS, ""]  # a convolution's sweep (.convolution.ConvSweep)
     return [*lines, "", *w.constants.lines, "", ""]

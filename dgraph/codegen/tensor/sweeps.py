@@ -268,7 +268,7 @@ def _build(
         total: Valued = None
         for u in _sources(graph, v):
             if carried.get(u) is not None and conv is not None:  # a convolution of it
-                dot = _array(w, ops, carried[u], shapes[u], True)
+                dot = _whole(w, ops, carried[u], shapes[u], True)
                 for k in (k for k, x in enumerate(op.operands) if x == u):
                     mults += conv.mults
                     node = w.emit(conv.tangent(k, *operand_nodes(op), dot))
@@ -328,7 +328,7 @@ def _build(
                 if conv is None:
                     carried[u] = ops.add(carried.get(u), product(carried[v], leaf((u, v))))
                     continue
-                bar = _array(w, ops, carried[v], shapes[v], False)  # the adjoint a convolution
+                bar = _whole(w, ops, carried[v], shapes[v], False)  # the adjoint a convolution
                 for k in (k for k, x in enumerate(op.operands) if x == u):
                     mults += conv.mults
                     node = w.emit(conv.adjoint(k, *operand_nodes(op), bar))
@@ -348,7 +348,16 @@ def _conv(op, shapes: dict, w: Writer) -> ConvSweep | None:
     """A convolution vertex's sweep as convolutions (None: the generic block products)."""
     if op is None or op.primitive != CONV:
         return None
-    return ConvSweep.of(op, [operand_shape(x, shapes) for x in op.operands], w.constants.index)
+    shaped = [operand_shape(x, shapes) for x in op.operands]
+    return ConvSweep.of(op, shaped, w.constants.index, w.d.lang)
+
+
+def _whole(w: Writer, ops: BlockOps, valued: Valued, shape, tangent: bool) -> Node:
+    """:func:`_array`, its values as they are where they are the whole array already."""
+    block, values = ops.materialize(valued)  # type: ignore[misc]
+    if block == (dense(shape, ()) if tangent else dense((), shape)):
+        return w.emit(Call("reshape", (values, Const(tuple(shape)))))
+    return _array(w, ops, valued, shape, tangent)
 
 
 def _array(w: Writer, ops: BlockOps, valued: Valued, shape, tangent: bool) -> Node:
