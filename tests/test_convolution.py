@@ -16,7 +16,7 @@ jnp = jax.numpy
 
 import dgraph  # noqa: E402
 from dgraph.blocks import CONSTANT, Sparse, diagonal, multiply, to_matrix  # noqa: E402
-from dgraph.blocks.convolution import ConvPattern  # noqa: E402
+from dgraph.blocks.convolution import ConvPattern, ConvValues  # noqa: E402
 from dgraph.codegen.c import compiler  # noqa: E402
 from dgraph.codegen.cuda import cxx_compiler  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
@@ -201,8 +201,15 @@ def test_jvp_and_vjp_are_convolutions(name):
     rng = np.random.default_rng(5)
     tangents = [rng.normal(size=a.shape) for a in (x, w)]
     edges = edge_values(g, vertex_values(g, dict(zip(g.inputs, (x, w), strict=True))))
-    matrices = [to_matrix(*edges[u, y]) for u in g.inputs]
+    matrices = [to_matrix(*edges[u, y]) for u in g.inputs]  # the values read per entry
     bar = rng.normal(size=g.shape(y))
+    for u, m, t in zip(g.inputs, matrices, tangents, strict=True):  # applied by kernel taps
+        held = edges[u, y][1]
+        assert isinstance(held, ConvValues) and held.other.size < m.nnz
+        np.testing.assert_allclose(held.applied(t.ravel()), m @ t.ravel(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            held.applied_transposed(bar.ravel()), m.T @ bar.ravel(), rtol=1e-12, atol=1e-12
+        )
     want_jvp = sum(m @ t.ravel() for m, t in zip(matrices, tangents, strict=True))
     want_vjp = [(m.T @ bar.ravel()).reshape(a.shape) for m, a in zip(matrices, (x, w), strict=True)]
     langs = ("python", "jax") if name == "2-d-nchw-groups" else ("python",)  # JAX compiles

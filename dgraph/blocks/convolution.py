@@ -45,7 +45,10 @@ __all__ = [
     "PARAMS",
     "ConvBlock",
     "ConvPattern",
+    "ConvValues",
     "Layout",
+    "adjoint",
+    "apply",
     "conv_block",
     "conv_of",
     "conv_value",
@@ -234,16 +237,182 @@ FORGETS.append(terms.cache_clear)
 
 
 def forward(params: Mapping[str, Any], lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """The convolution's value: each output the sum of its terms (object arrays too)."""
+    """The convolution's value: numbers by kernel taps (:func:`apply`), object arrays
+    (the element level's symbols) as each output the sum of its terms."""
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
-    found = terms(tuple(params.items()), lhs.shape, rhs.shape)
+    key = tuple(params.items())
+    lay = layout(key, lhs.shape, rhs.shape)
+    if lhs.dtype != object and rhs.dtype != object and not _empty(lay):
+        return apply(lay, lhs, rhs)
+    found = terms(key, lhs.shape, rhs.shape)
     products = lhs.reshape(-1)[found.lhs] * rhs.reshape(-1)[found.rhs]
-    size = math.prod(found.out_shape)
-    if products.dtype != object:
-        return np.bincount(found.out, weights=products, minlength=size).reshape(found.out_shape)
-    out = np.zeros(size, dtype=object)
+    out = np.zeros(math.prod(found.out_shape), dtype=object)
     np.add.at(out, found.out, products)
     return out.reshape(found.out_shape)
+
+
+# -- by kernel taps: the convolution, its tangents and adjoints, O(taps × image) --------
+
+
+def _empty(lay: Layout) -> bool:
+    """Whether an operand or the output has no entries (then the terms, none, are read)."""
+    return 0 in (*lay.lhs_shape, *lay.rhs_shape, *lay.out_shape)
+
+
+def _groups(lay: Layout) -> tuple[int, int, int, int, int, int]:
+    """(taps, batch groups, batch per group, feature groups, in features, out features
+    per group): the shapes the steps below reshape to."""
+    n, i = lay.lhs_shape[lay.lspec[0]], lay.rhs_shape[lay.rspec[1]]
+    o = lay.rhs_shape[lay.rspec[0]]
+    b, g = lay.batches, lay.groups
+    return math.prod(k for _, k, _ in lay.spatial), b, n // b, g, i, o // (b * g)
+
+
+def _padded_shape(lay: Layout) -> tuple[int, ...]:
+    return tuple(
+        (s - 1) * ld + 1 + lo + hi
+        for (s, _, _), ld, (lo, hi) in zip(lay.spatial, lay.lhs_dilation, lay.padding, strict=True)
+    )
+
+
+def _placed(lay: Layout) -> tuple[tuple[slice, ...], tuple[slice, ...]]:
+    """Where the input's pixels sit in the dilated, padded input: the slices of the
+    input that land inside it, and the strided slices of it they land on."""
+    src, dst = [], []
+    for (s, _, _), ld, (lo, _), size in zip(
+        lay.spatial, lay.lhs_dilation, lay.padding, _padded_shape(lay), strict=True
+    ):
+        pos = lo + np.arange(s) * ld
+        inside = np.flatnonzero((pos >= 0) & (pos < size))
+        if inside.size == 0:
+            src.append(slice(0, 0))
+            dst.append(slice(0, 0))
+            continue
+        j0, j1 = int(inside[0]), int(inside[-1]) + 1
+        src.append(slice(j0, j1))
+        dst.append(slice(int(pos[j0]), int(pos[j1 - 1]) + 1, ld))
+    return tuple(src), tuple(dst)
+
+
+def _taps(lay: Layout) -> list[tuple[slice, ...]]:
+    """Per kernel tap (C order), the strided slice of the padded input it reads."""
+    return [
+        tuple(
+            slice(t * r, t * r + (q - 1) * st + 1, st)
+            for t, r, st, (_, _, q) in zip(
+                taps, lay.rhs_dilation, lay.strides, lay.spatial, strict=True
+            )
+        )
+        for taps in np.ndindex(*(k for _, k, _ in lay.spatial))
+    ]
+
+
+def _patches(lay: Layout, lhs: np.ndarray) -> np.ndarray:
+    """Every tap's slice of the dilated, padded input, stacked: (taps, batch groups,
+    batch, feature groups, features, output positions...)."""
+    t, b, n, g, i, _ = _groups(lay)
+    x = np.transpose(np.asarray(lhs, dtype=float), lay.lspec)
+    padded = np.zeros((*x.shape[:2], *_padded_shape(lay)))
+    src, dst = _placed(lay)
+    padded[(slice(None), slice(None), *dst)] = x[(slice(None), slice(None), *src)]
+    out = np.stack([padded[(slice(None), slice(None), *cut)] for cut in _taps(lay)])
+    return out.reshape(t, b, n, g, i, *(q for _, _, q in lay.spatial))
+
+
+def _kernel(lay: Layout, rhs: np.ndarray) -> np.ndarray:
+    t, b, _, g, i, o = _groups(lay)
+    w = np.transpose(np.asarray(rhs, dtype=float), lay.rspec)
+    return w.reshape(b, g, o, i, t)
+
+
+_Q = "uvwxyz"  # einsum letters of the spatial axes
+
+
+def apply(lay: Layout, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """The convolution of ``lhs`` and ``rhs`` (of :class:`Layout` ``lay``): per tap a
+    strided slice of the dilated, padded input, one ``einsum`` with the kernel."""
+    q = _Q[: len(lay.spatial)]
+    out = np.einsum(f"tbngi{q},bgoit->nbgo{q}", _patches(lay, lhs), _kernel(lay, rhs))
+    _, b, n, g, _, o = _groups(lay)
+    out = out.reshape(n, b * g * o, *(size for _, _, size in lay.spatial))
+    return np.transpose(out, np.argsort(lay.ospec))
+
+
+def adjoint(lay: Layout, k: int, lhs: np.ndarray, rhs: np.ndarray, bar: np.ndarray) -> np.ndarray:
+    """``bar``ᵀ · ∂out/∂(operand k), of operand k's shape: for the kernel the products
+    of ``bar`` with each tap's slice, for the input each tap's product put back where its
+    slice came from, then the padding cut and the dilation dropped."""
+    q = _Q[: len(lay.spatial)]
+    t, b, n, g, i, o = _groups(lay)
+    ybar = np.transpose(np.asarray(bar, dtype=float), lay.ospec)
+    ybar = ybar.reshape(n, b, g, o, *(size for _, _, size in lay.spatial))
+    if k == 1:
+        w = np.einsum(f"nbgo{q},tbngi{q}->bgoit", ybar, _patches(lay, lhs))
+        w = w.reshape(b * g * o, i, *(kk for _, kk, _ in lay.spatial))
+        return np.transpose(w, np.argsort(lay.rspec))
+    spread = np.einsum(f"nbgo{q},bgoit->tbngi{q}", ybar, _kernel(lay, rhs))
+    spread = spread.reshape(t, b * n, g * i, *(size for _, _, size in lay.spatial))
+    padded = np.zeros((b * n, g * i, *_padded_shape(lay)))
+    for j, cut in enumerate(_taps(lay)):
+        padded[(slice(None), slice(None), *cut)] += spread[j]
+    x = np.zeros((b * n, g * i, *(s for s, _, _ in lay.spatial)))
+    src, dst = _placed(lay)
+    x[(slice(None), slice(None), *src)] = padded[(slice(None), slice(None), *dst)]
+    return np.transpose(x, np.argsort(lay.lspec))
+
+
+class ConvValues(np.lib.mixins.NDArrayOperatorsMixin):
+    """A convolution block's values held as the other operand (:class:`ConvPattern`):
+    applied to a vector or transposed by kernel taps (:meth:`applied`,
+    :meth:`applied_transposed`), their magnitudes the other operand's (each entry is one
+    of its entries); anything else reads them as the array of one value per pattern
+    entry (``numpy.asarray``, attributes, other ufuncs: the explicit fallback)."""
+
+    def __init__(self, block: ConvPattern, other: np.ndarray) -> None:
+        self.block, self.other = block, np.asarray(other, dtype=float)
+
+    def applied(self, vector: np.ndarray) -> np.ndarray:
+        """``block · vector``, flat in and out."""
+        lay, k = self.block.layout, self.block.operand
+        if _empty(lay):
+            return np.zeros(math.prod(self.block.out_shape))
+        given = np.reshape(vector, self.block.in_shape)
+        out = apply(lay, given, self.other) if k == 0 else apply(lay, self.other, given)
+        return out.reshape(-1)
+
+    def applied_transposed(self, vector: np.ndarray) -> np.ndarray:
+        """``vectorᵀ · block``, flat in and out."""
+        lay, k = self.block.layout, self.block.operand
+        if _empty(lay):
+            return np.zeros(math.prod(self.block.in_shape))
+        bar = np.reshape(vector, self.block.out_shape)
+        lhs, rhs = (None, self.other) if k == 0 else (self.other, None)
+        return adjoint(lay, k, lhs, rhs, bar).reshape(-1)  # type: ignore[arg-type]
+
+    @functools.cached_property
+    def entries(self) -> np.ndarray:
+        """One value per pattern entry (the explicit form)."""
+        return self.other.reshape(-1)[self.block.at]
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        return self.entries if dtype is None else self.entries.astype(dtype)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if ufunc is np.absolute and method == "__call__" and len(inputs) == 1:
+            return ConvValues(self.block, np.abs(self.other))
+        plain = [x.entries if isinstance(x, ConvValues) else x for x in inputs]
+        return getattr(ufunc, method)(*plain, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("block", "other", "entries") or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.entries, name)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.entries[key]
 
 
 class ConvBlock(NamedTuple):
@@ -388,9 +557,10 @@ def _conv_block(params: tuple, k: int, shapes: tuple, other: _Key) -> ConvBlock:
 FORGETS.append(_conv_block.cache_clear)
 
 
-def conv_value(other: np.ndarray, found: ConvPattern) -> np.ndarray:
-    """The block's values, one per pattern entry: the other operand's entries."""
-    return np.asarray(other, dtype=float).reshape(-1)[found.at]
+def conv_value(other: np.ndarray, found: ConvPattern) -> ConvValues:
+    """The block's values: the other operand, held once (:class:`ConvValues`; read as
+    an array, one value per pattern entry)."""
+    return ConvValues(found, other)
 
 
 def conv_of(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> ConvPattern:

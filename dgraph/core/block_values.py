@@ -637,6 +637,8 @@ def apply_block(block: Block, value: np.ndarray | None, vector: np.ndarray) -> n
     >>> apply_block(dense((2,), (3,)), np.arange(6.0).reshape(2, 3), np.ones(3))
     array([ 3., 12.])
     """
+    if hasattr(value, "applied"):  # a structured block's values (a convolution's kernel)
+        return value.applied(vector)  # type: ignore[union-attr]
     value = np.ones(()) if value is None else np.asarray(value, dtype=float)
     if isinstance(block, Sparse):
         rows = math.prod(block.out_shape)
@@ -670,6 +672,8 @@ def apply_transposed(block: Block, value: np.ndarray | None, vector: np.ndarray)
     >>> apply_transposed(dense((2,), (3,)), np.arange(6.0).reshape(2, 3), np.ones(2))
     array([3., 5., 7.])
     """
+    if hasattr(value, "applied_transposed"):  # a structured block's values
+        return value.applied_transposed(vector)  # type: ignore[union-attr]
     if isinstance(block, Sparse):
         value = np.ones(()) if value is None else np.asarray(value, dtype=float)
         weights = np.broadcast_to(value.reshape(-1) if value.size > 1 else value, block.rows.shape)
