@@ -10,7 +10,8 @@ and MB ~ entries^k between the two largest sizes.
 ``layer``: a ResNet layer (64 → 64 channels, 56 × 56, 3 × 3, "SAME", then ``tanh``): the
 graph, then the ``jvp`` and ``vjp`` modules generated (NumPy and JAX: seconds, peak RSS,
 text and constants), each run once against ``jax.jvp`` / ``jax.vjp`` (largest relative
-error, seconds of a second call).
+error, seconds of a second call), then ``make_function``'s checked path (accumulated,
+verified, the code checked), and ``jax.jit`` of ``jax.jvp`` / ``jax.vjp`` per call.
 
     python benchmarks/array_op_scale.py                       # all, default sizes
     python benchmarks/array_op_scale.py --only conv 32        # one size, in this process
@@ -84,7 +85,7 @@ def layer(side: int, channels: int = 64) -> dict:
     import numpy as np
 
     jax.config.update("jax_enable_x64", True)
-    from dgraph import from_jax
+    from dgraph import from_jax, make_function
     from dgraph.codegen.python import load_python
     from dgraph.codegen.tensor.sweeps import sweep_module
 
@@ -136,6 +137,12 @@ def layer(side: int, channels: int = 64) -> dict:
                 "rel_error": float(f"{error:.1e}"),
             }
     row["peak_mb"] = round(_rss_mb() - base, 1)
+    for mode in ("jvp", "vjp"):  # the checked path: accumulated, verified, code checked
+        start = time.perf_counter()
+        made = make_function(g, mode, lang="python")
+        row[f"checked_{mode}_s"] = round(time.perf_counter() - start, 2)
+        row[f"checked_{mode}_verified"] = bool(made.generated.verified)
+    row["peak_mb_checked"] = round(_rss_mb() - base, 1)
     jvp = jax.jit(lambda x, w, v, u: jax.jvp(f, (x, w), (v, u))[1])
     vjp = jax.jit(lambda x, w, bar: jax.vjp(f, x, w)[1](bar))
     for name, call in (("jvp", lambda: jvp(x, w, v, u)), ("vjp", lambda: vjp(x, w, bar))):
