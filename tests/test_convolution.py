@@ -15,8 +15,15 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
 import dgraph  # noqa: E402
-from dgraph.blocks import CONSTANT, Sparse, diagonal, multiply, to_matrix  # noqa: E402
-from dgraph.blocks.convolution import ConvPattern, ConvValues  # noqa: E402
+from dgraph.blocks import (  # noqa: E402
+    CONSTANT,
+    Sparse,
+    _sparse_product,
+    diagonal,
+    multiply,
+    to_matrix,
+)
+from dgraph.blocks.convolution import ConvPattern, ConvValues, KronPattern  # noqa: E402
 from dgraph.codegen.c import compiler  # noqa: E402
 from dgraph.codegen.cuda import cxx_compiler  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
@@ -81,6 +88,9 @@ def test_each_block_has_exactly_the_entries_of_jax_jacobian(name):
         rows, cols = np.nonzero(part)
         width = part.shape[1]
         np.testing.assert_array_equal(block.rows * width + block.cols, rows * width + cols)
+        kron = block.kron()  # the same pattern as a Kronecker product over axis groups
+        assert kron.nnz == block.nnz
+        np.testing.assert_array_equal(kron.rows * width + kron.cols, rows * width + cols)
 
 
 def test_a_constant_kernel_leaves_its_zeros_out():
@@ -160,6 +170,45 @@ def test_a_product_with_a_diagonal_stays_a_convolution():
     assert product.rows.size == block.nnz == len(set(zip(product.rows, product.cols, strict=True)))
 
 
+def _two_layers(x, w1, w2):
+    """conv (NCHW → NHWC) → tanh → conv (NHWC/HWIO → NCHW, strided, padded, dilated)."""
+    numbers = ("NCHW", "OIHW", "NHWC")
+    h = jnp.tanh(jax.lax.conv_general_dilated(x, w1, (1, 1), "SAME", dimension_numbers=numbers))
+    numbers = ("NHWC", "HWIO", "NCHW")
+    return jax.lax.conv_general_dilated(
+        h, w2, (2, 1), ((1, 0), (0, 1)), rhs_dilation=(1, 2), dimension_numbers=numbers
+    )
+
+
+def test_a_convolution_after_a_convolution_is_a_product_per_axis():
+    """The elimination's product of two layers' blocks (through the diagonal between):
+    a KronPattern, no index array made, with the pattern, price and kind of the explicit
+    sparse product, in either order."""
+    rng = np.random.default_rng(4)
+    args = (
+        rng.normal(size=(2, 3, 6, 5)),
+        rng.normal(size=(4, 3, 3, 3)),
+        rng.normal(size=(2, 2, 4, 2)),
+    )
+    g = from_jax(_two_layers, *args, level="array")
+    (h,) = (v for v in g.nx if v.startswith("conv"))
+    (t,) = g.nx.successors(h)
+    diag, last = g.block(h, t), g.block(t, "y")
+    for source in g.inputs[:2]:
+        first = g.block(source, h)
+        _, inner = multiply(diag, first)
+        cost, product = multiply(last, inner)
+        _, outer = multiply(last, diag)
+        cost_other, other = multiply(outer, first)
+        assert isinstance(product, KronPattern) and "cols" not in product.__dict__
+        assert product == other and cost == cost_other
+        plain = [Sparse(b.out_shape, b.in_shape, b.rows, b.cols, b.kind) for b in (last, inner)]
+        want_cost, want = _sparse_product(*plain)
+        assert (cost, product.nnz, product.kind) == (want_cost, want.nnz, want.kind)
+        np.testing.assert_array_equal(product.indptr, want.indptr)
+        np.testing.assert_array_equal(product.cols, want.cols)
+
+
 def _sweeps_against(g, args, want_jvp, want_vjp, tangents, bar, langs=("python",)) -> dict:
     """The generated ``jvp`` and ``vjp`` of ``g`` at ``args`` (in ``langs``) against the
     wanted ones; the longest index constant of each module."""
@@ -232,13 +281,11 @@ def test_a_layer_after_a_layer_and_a_constant_kernel():
     x, w1, w2 = (
         rng.normal(size=(2, 3, 6, 5)),
         rng.normal(size=(4, 3, 3, 3)),
-        rng.normal(size=(2, 4, 2, 2)),
+        rng.normal(size=(2, 2, 4, 2)),
     )
 
     def f(x, w1, w2):
-        h = jnp.tanh(jax.lax.conv_general_dilated(x, w1, (1, 1), "SAME"))
-        y = jax.lax.conv_general_dilated(h, w2, (2, 1), ((1, 0), (0, 1)), rhs_dilation=(1, 2))
-        return jnp.convolve(jnp.ravel(y), jnp.array([1.0, -2.0, 1.0]))
+        return jnp.convolve(jnp.ravel(_two_layers(x, w1, w2)), jnp.array([1.0, -2.0, 1.0]))
 
     args = (x, w1, w2)
     tangents = [rng.normal(size=a.shape) for a in args]

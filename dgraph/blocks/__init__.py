@@ -401,6 +401,10 @@ def multiply(upper: Block, lower: Block) -> Product:
         if done is not False:
             return Product(*done)  # type: ignore[misc]
     structured = _diagonal_product(upper, lower) if _structured(upper, lower) else None
+    for rule in STRUCTURED_PRODUCTS if structured is None and _structured(upper, lower) else ():
+        structured = rule(upper, lower)  # a convolution's after a convolution's: per axis
+        if structured is not None:
+            break
     if structured is not None:  # a convolution's block times a diagonal: still that block
         return Product(*structured)
     if upper.nnz <= SMALL and lower.nnz <= SMALL:  # priced again and again by the searches
@@ -803,6 +807,8 @@ def _small_add(a: Block, b: Block) -> Block:
 
 _SCOPES = [0]  # calls inside scoped() now: the outermost one forgets on its way out
 FORGETS: list[Callable[[], None]] = []  # other modules' caches, forgotten with these
+# products of structured patterns another module knows (upper, lower) -> (cost, block) or None
+STRUCTURED_PRODUCTS: list[Callable[[Any, Any], Any]] = []
 
 
 def forget() -> None:

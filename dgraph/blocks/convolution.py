@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..errors import InputError
-from . import CONSTANT, FORGETS, GENERAL, Sparse
+from . import CONSTANT, FORGETS, GENERAL, ONES, STRUCTURED_PRODUCTS, Sparse, sparse
 
 __all__ = [
     "CONV",
@@ -46,6 +46,8 @@ __all__ = [
     "ConvBlock",
     "ConvPattern",
     "ConvValues",
+    "Factor",
+    "KronPattern",
     "Layout",
     "adjoint",
     "apply",
@@ -53,6 +55,7 @@ __all__ = [
     "conv_of",
     "conv_value",
     "forward",
+    "kron_product",
     "layout",
     "terms",
 ]
@@ -495,6 +498,14 @@ class ConvPattern(Sparse):
                 other.__dict__[cached] = self.__dict__[cached]
         return other
 
+    def kron(self) -> KronPattern | None:
+        """The pattern as a :class:`KronPattern` (batch and feature coupling, then one
+        factor per spatial axis); None where a constant other operand's zeros are left
+        out (no such product)."""
+        if self.other.value is not None and not np.all(self.other.value):
+            return None
+        return _conv_kron(self.params, self.operand, self.shapes, self.kind)
+
     def _key(self) -> tuple:
         return (self.params, self.operand, self.shapes, self.other, self.kind)
 
@@ -509,12 +520,192 @@ class ConvPattern(Sparse):
         return hash(self._key())
 
 
+class Factor(NamedTuple):
+    """One factor of a :class:`KronPattern`: the output axes and input axes it spans
+    (array axes, each flattened in C order in the order listed) and its 0/1 pattern."""
+
+    out_axes: tuple[int, ...]
+    in_axes: tuple[int, ...]
+    matrix: np.ndarray  # bool, (Π out sizes, Π in sizes)
+
+
+class KronPattern(Sparse):
+    """A pattern that is a Kronecker product over groups of axes: an entry wherever every
+    factor has one at the entry's coordinates on its axes. A convolution's block is one
+    (:meth:`ConvPattern.kron`: the batch and feature coupling, and per spatial axis which
+    output position reads which input pixel), and so is a product of two such blocks whose
+    shared axes are grouped alike: each factor the product of the two factors over the
+    same axes (a convolution after a convolution, per axis). Entries and prices factor too;
+    the index arrays are made only where asked for."""
+
+    def __init__(self, out_shape, in_shape, factors: tuple[Factor, ...], kind: int) -> None:
+        state = self.__dict__
+        state.update(out_shape=tuple(out_shape), in_shape=tuple(in_shape), kind=kind)
+        state["factors"] = tuple(factors)
+
+    @functools.cached_property
+    def nnz(self) -> int:  # type: ignore[override]
+        return math.prod(int(np.count_nonzero(f.matrix)) for f in self.factors)
+
+    @property
+    def stored(self) -> int:  # type: ignore[override]
+        return self.nnz
+
+    @functools.cached_property
+    def explicit(self) -> Sparse:
+        """The pattern as index arrays: each factor's entries placed at its axes, summed
+        over every combination, sorted by row."""
+        rows = np.zeros(1, dtype=np.int64)
+        cols = np.zeros(1, dtype=np.int64)
+        out_steps = np.cumprod((1, *self.out_shape[::-1]))[-2::-1]
+        in_steps = np.cumprod((1, *self.in_shape[::-1]))[-2::-1]
+        for f in self.factors:
+            r, c = np.nonzero(f.matrix)
+            flat_r = _placed_flat(r, f.out_axes, self.out_shape, out_steps)
+            flat_c = _placed_flat(c, f.in_axes, self.in_shape, in_steps)
+            rows = (rows[:, None] + flat_r[None, :]).reshape(-1)
+            cols = (cols[:, None] + flat_c[None, :]).reshape(-1)
+        return sparse(self.out_shape, self.in_shape, rows, cols, self.kind)
+
+    @functools.cached_property
+    def cols(self) -> np.ndarray:  # type: ignore[override]
+        return self.explicit.cols
+
+    @functools.cached_property
+    def indptr(self) -> np.ndarray:
+        return self.explicit.indptr
+
+    @functools.cached_property
+    def rows(self) -> np.ndarray:
+        return self.explicit.rows
+
+    def same_pattern(self, kind: int) -> KronPattern:
+        if kind == self.kind:
+            return self
+        return KronPattern(self.out_shape, self.in_shape, self.factors, kind)
+
+    def kron(self) -> KronPattern:
+        return self
+
+    @functools.cached_property
+    def _key(self) -> tuple:
+        parts = tuple(
+            (f.out_axes, f.in_axes, f.matrix.shape, np.packbits(f.matrix).tobytes())
+            for f in self.factors
+        )
+        return (self.out_shape, self.in_shape, self.kind, parts)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if isinstance(other, KronPattern):
+            return self._key == other._key
+        return super().__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+
+def _placed_flat(flat: np.ndarray, axes: tuple[int, ...], shape, steps) -> np.ndarray:
+    """A factor's flat indices over ``axes`` (C order) as flat indices of the whole side."""
+    coords = np.unravel_index(flat, tuple(shape[a] for a in axes)) if axes else ()
+    total = np.zeros(flat.size, dtype=np.int64)
+    for a, coord in zip(axes, coords, strict=True):
+        total += coord.astype(np.int64) * int(steps[a])
+    return total
+
+
+def _aligned(matrix: np.ndarray, axes: tuple[int, ...], want: tuple[int, ...], shape, side: int):
+    """``matrix`` with its ``side`` (0 rows, 1 columns) axes reordered from ``axes`` to
+    ``want`` (the same set)."""
+    if axes == want:
+        return matrix
+    sizes = [shape[a] for a in axes]
+    other = matrix.shape[1 - side]
+    full = matrix.reshape(*sizes, other) if side == 0 else matrix.reshape(other, *sizes)
+    perm = [axes.index(a) for a in want]
+    if side == 0:
+        full = np.transpose(full, (*perm, len(perm)))
+    else:
+        full = np.transpose(full, (0, *(1 + p for p in perm)))
+    return full.reshape(matrix.shape)
+
+
+def kron_product(upper: Sparse, lower: Sparse) -> tuple[int, Sparse | None] | None:
+    """``upper · lower`` of two Kronecker patterns whose shared axes are grouped alike
+    (:class:`KronPattern`): each factor's product, the price the pairs that meet
+    (Σ_k nnz(A[:, k]) · nnz(B[k, :]), a product over the factors); None where either is
+    no such pattern or the groups differ (the explicit product then)."""
+    a, b = _as_kron(upper), _as_kron(lower)
+    if a is None or b is None:
+        return None
+    by_axes = {frozenset(f.out_axes): f for f in b.factors}
+    if len(by_axes) != len(b.factors) or {frozenset(f.in_axes) for f in a.factors} != set(by_axes):
+        return None
+    factors, cost, several = [], 1, False
+    for fa in a.factors:
+        fb = by_axes[frozenset(fa.in_axes)]
+        mb = _aligned(fb.matrix, fb.out_axes, fa.in_axes, a.in_shape, 0)
+        counts = fa.matrix.astype(np.int64) @ mb.astype(np.int64)
+        several = several or bool(counts.max(initial=0) > 1)
+        cost *= int(fa.matrix.sum(axis=0) @ mb.sum(axis=1))
+        factors.append(Factor(fa.out_axes, fb.in_axes, counts > 0))
+    kind = max(a.kind, b.kind)
+    if ONES in (a.kind, b.kind) or kind == CONSTANT:  # moves, or constants folded
+        cost = 0
+    if kind == ONES and several:
+        kind = CONSTANT  # sums of ones where several pairs meet
+    found = KronPattern(a.out_shape, b.in_shape, tuple(factors), kind)
+    return cost, (found if found.nnz else None)
+
+
+def _as_kron(b: object) -> KronPattern | None:
+    kron = getattr(b, "kron", None)
+    return None if kron is None else kron()
+
+
+STRUCTURED_PRODUCTS.append(kron_product)
+
+
 def conv_block(
     params: tuple, k: int, shapes: Sequence[tuple[int, ...]], other: np.ndarray | None
 ) -> ConvPattern:
     """∂out/∂(operand k) of the convolution of ``params`` on operands of ``shapes``;
     ``other``: the other operand where it is a constant (its zeros left out)."""
     return ConvPattern(params, k, tuple(map(tuple, shapes)), _Key.of(other))
+
+
+@functools.lru_cache(maxsize=64)
+def _conv_kron(params: tuple, k: int, shapes: tuple, kind: int) -> KronPattern:
+    lay = layout(params, *shapes)
+    n, o = lay.lhs_shape[lay.lspec[0]], lay.rhs_shape[lay.rspec[0]]
+    i = lay.rhs_shape[lay.rspec[1]]
+    nb, b, g = n // lay.batches, lay.batches, lay.groups
+    rows_n, rows_o = np.meshgrid(np.arange(nb), np.arange(o), indexing="ij")
+    rows_n, rows_o = rows_n.reshape(-1), rows_o.reshape(-1)  # (batch, out feature), C order
+    if k == 0:  # the lhs batch and feature each output reads
+        spec = lay.lspec
+        batch = (rows_o // (o // b)) * nb + rows_n
+        first = (rows_o // (o // g)) * i
+        coupling = np.zeros((nb * o, n, g * i), dtype=bool)
+        for j in range(i):
+            coupling[np.arange(nb * o), batch, first + j] = True
+        coupling = coupling.reshape(nb * o, n * g * i)
+    else:  # the kernel's out feature is the output's, any in feature
+        spec = lay.rspec
+        coupling = np.zeros((nb * o, o, i), dtype=bool)
+        coupling[np.arange(nb * o), rows_o, :] = True
+        coupling = coupling.reshape(nb * o, o * i)
+    factors = [Factor((lay.ospec[0], lay.ospec[1]), (spec[0], spec[1]), coupling)]
+    for a, (s, kk, size) in enumerate(lay.spatial):
+        q, t, pos = lay.positions(a)
+        matrix = np.zeros((size, s if k == 0 else kk), dtype=bool)
+        matrix[q, pos if k == 0 else t] = True
+        factors.append(Factor((lay.ospec[2 + a],), (spec[2 + a],), matrix))
+    return KronPattern(lay.out_shape, shapes[k], tuple(factors), kind)
+
+
+FORGETS.append(_conv_kron.cache_clear)
 
 
 class _Key:
