@@ -16,6 +16,7 @@ verified, the code checked), and ``jax.jit`` of ``jax.jvp`` / ``jax.vjp`` per ca
     python benchmarks/array_op_scale.py                       # all, default sizes
     python benchmarks/array_op_scale.py --only conv 32        # one size, in this process
     python benchmarks/array_op_scale.py --only layer 56       # the layer, in this process
+    python benchmarks/array_op_scale.py --only layers 56      # two such layers
 """
 
 from __future__ import annotations
@@ -78,8 +79,9 @@ def measure(kind: str, size: int) -> dict:
     }
 
 
-def layer(side: int, channels: int = 64) -> dict:
-    """The layer's graph and sweeps (the module docstring), as one row."""
+def layer(side: int, channels: int = 64, depth: int = 1) -> dict:
+    """The layer's graph and sweeps (the module docstring), as one row; ``depth`` such
+    layers one after the other (their kernels one input each)."""
     import jax
     import jax.numpy as jnp
     import numpy as np
@@ -90,22 +92,25 @@ def layer(side: int, channels: int = 64) -> dict:
     from dgraph.codegen.tensor.sweeps import sweep_module
 
     rng = np.random.default_rng(0)
-    x = rng.normal(size=(1, channels, side, side))
-    w = rng.normal(size=(channels, channels, 3, 3)) / (3 * channels**0.5)
+    scale = 1 / (3 * channels**0.5)
+    args = (rng.normal(size=(1, channels, side, side)),)
+    args += tuple(rng.normal(size=(channels, channels, 3, 3)) * scale for _ in range(depth))
 
-    def f(x, w):
-        return jnp.tanh(jax.lax.conv_general_dilated(x, w, (1, 1), "SAME"))
+    def f(x, *kernels):
+        for w in kernels:
+            x = jnp.tanh(jax.lax.conv_general_dilated(x, w, (1, 1), "SAME"))
+        return x
 
-    v, u = rng.normal(size=x.shape), rng.normal(size=w.shape)
+    tangents = tuple(rng.normal(size=a.shape) for a in args)
     bar = rng.normal(size=(1, channels, side, side))
-    want_jvp = np.asarray(jax.jvp(f, (x, w), (v, u))[1])
-    want_vjp = [np.asarray(b) for b in jax.vjp(f, x, w)[1](bar)]
+    want_jvp = np.asarray(jax.jvp(f, args, tangents)[1])
+    want_vjp = [np.asarray(b) for b in jax.vjp(f, *args)[1](bar)]
     base = _rss_mb()
     start = time.perf_counter()
-    g = from_jax(f, x, w, level="array")
+    g = from_jax(f, *args, level="array")
     blocks = [g.block(a, b) for a, b in g.edges()]
     row = {
-        "kind": "layer",
+        "kind": "layer" if depth == 1 else f"{depth} layers",
         "size": side,
         "graph_s": round(time.perf_counter() - start, 2),
         "block_entries": int(sum(b.nnz for b in blocks)),
@@ -120,7 +125,7 @@ def layer(side: int, channels: int = 64) -> dict:
             constants = sum(a.size for k, a in vars(module).items() if k.startswith("_K"))
 
             def call(module=module, mode=mode):
-                return module.jvp(x, w, v, u) if mode == "jvp" else module.vjp(x, w, bar)
+                return module.jvp(*args, *tangents) if mode == "jvp" else module.vjp(*args, bar)
 
             got = jax.block_until_ready(call())
             start = time.perf_counter()
@@ -143,9 +148,9 @@ def layer(side: int, channels: int = 64) -> dict:
         row[f"checked_{mode}_s"] = round(time.perf_counter() - start, 2)
         row[f"checked_{mode}_verified"] = bool(made.generated.verified)
     row["peak_mb_checked"] = round(_rss_mb() - base, 1)
-    jvp = jax.jit(lambda x, w, v, u: jax.jvp(f, (x, w), (v, u))[1])
-    vjp = jax.jit(lambda x, w, bar: jax.vjp(f, x, w)[1](bar))
-    for name, call in (("jvp", lambda: jvp(x, w, v, u)), ("vjp", lambda: vjp(x, w, bar))):
+    jvp = jax.jit(lambda args, tangents: jax.jvp(f, args, tangents)[1])
+    vjp = jax.jit(lambda args, bar: jax.vjp(f, *args)[1](bar))
+    for name, call in (("jvp", lambda: jvp(args, tangents)), ("vjp", lambda: vjp(args, bar))):
         jax.block_until_ready(call())
         start = time.perf_counter()
         jax.block_until_ready(call())
@@ -166,7 +171,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.only:
         kind, size = args.only[0], int(args.only[1])
-        print(json.dumps(layer(size) if kind == "layer" else measure(kind, size)))
+        if kind in ("layer", "layers"):
+            print(json.dumps(layer(size, depth=1 if kind == "layer" else 2)))
+        else:
+            print(json.dumps(measure(kind, size)))
         return
     for kind, sizes in (("conv", CONV_SIDES), ("scatter", SCATTER_SIZES)):
         rows = []
@@ -181,9 +189,10 @@ def main() -> None:
         if len(rows) >= 2:
             k_time, k_mb = _exponent(rows, "seconds"), _exponent(rows, "peak_mb")
             print(f"{kind}: growth exponent of seconds {k_time:.2f}, of peak MB {k_mb:.2f}")
-    cmd = [sys.executable, __file__, "--only", "layer", str(LAYER_SIDE)]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    print(done.stdout.strip().splitlines()[-1] if done.returncode == 0 else done.stderr[-300:])
+    for kind in ("layer", "layers"):
+        cmd = [sys.executable, __file__, "--only", kind, str(LAYER_SIDE)]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        print(done.stdout.strip().splitlines()[-1] if done.returncode == 0 else done.stderr[-300:])
 
 
 if __name__ == "__main__":
