@@ -11,13 +11,17 @@ entry that term reads: a multi-channel stencil, per tap a shifted (strided) sele
 the input times the kernel's feature matrix at that tap. ∂out/∂rhs likewise, valued by
 lhs entries. A block holds the params and shapes only (:class:`ConvPattern`): its entries
 are counted from the geometry (:class:`Layout`), its values are the other operand, held
-once, and the tangent and adjoint code multiplies by it as a convolution
-(:mod:`dgraph.codegen.tensor.convolution`). Where an explicit pattern is asked for (a
-product or sum of patterns, the generated Jacobian's gathers ``ravel(rhs)[K]``), :func:`terms`
-lists the terms as three flat index arrays (output, lhs, rhs) and the block its entries
-and, per entry, the flat index of the other operand's entry that is its value
-(:class:`ConvBlock`). Where the other operand is a constant, its zeros are left out of
-the pattern.
+once (:class:`ConvValues`), applied to vectors by kernel taps (:func:`apply`,
+:func:`adjoint`) and printed as a convolution in the tangent and adjoint code
+(:mod:`dgraph.codegen.tensor.convolution`). A product with a diagonal is the same block;
+a product with another convolution's block is one per group of axes
+(:class:`KronPattern`: the batch and feature coupling, and per spatial axis which output
+reads which input pixel). Where an explicit pattern is asked for (a sum with another
+block, a product with any other block, the generated Jacobian's gathers
+``ravel(rhs)[K]``), :func:`terms` lists the terms as three flat index arrays (output, lhs,
+rhs) and the block its entries and, per entry, the flat index of the other operand's entry
+that is its value (:class:`ConvBlock`). Where the other operand is a constant, its zeros
+are left out of the pattern.
 
 The params are jax.lax's (the jaxpr equation's): ``window_strides``, ``padding`` (a
 (low, high) pair per spatial axis, either may be negative), ``lhs_dilation``,
@@ -435,9 +439,10 @@ class ConvPattern(Sparse):
     kernel, or the input), and its entries a count (:attr:`Layout.terms`). The index
     arrays of a :class:`~dgraph.blocks.Sparse` block (``rows``, ``cols``, ``indptr``)
     and each entry's place in the other operand (``at``) are made only where something
-    asks for them: a product or sum of patterns, a generated Jacobian, a drawing — the
-    explicit fallback. A constant other operand with zeros has them left out of the
-    pattern, which is then counted from the explicit form."""
+    asks for them: a sum of patterns, a product with a block other than a diagonal or a
+    convolution's (:meth:`kron`), a generated Jacobian — the explicit fallback. A
+    constant other operand with zeros has them left out of the pattern, which is then
+    counted from the explicit form."""
 
     def __init__(
         self, params: tuple, k: int, shapes: tuple, other: _Key | None = None, kind: int = GENERAL
@@ -681,22 +686,33 @@ def _conv_kron(params: tuple, k: int, shapes: tuple, kind: int) -> KronPattern:
     n, o = lay.lhs_shape[lay.lspec[0]], lay.rhs_shape[lay.rspec[0]]
     i = lay.rhs_shape[lay.rspec[1]]
     nb, b, g = n // lay.batches, lay.batches, lay.groups
-    rows_n, rows_o = np.meshgrid(np.arange(nb), np.arange(o), indexing="ij")
-    rows_n, rows_o = rows_n.reshape(-1), rows_o.reshape(-1)  # (batch, out feature), C order
-    if k == 0:  # the lhs batch and feature each output reads
-        spec = lay.lspec
-        batch = (rows_o // (o // b)) * nb + rows_n
-        first = (rows_o // (o // g)) * i
-        coupling = np.zeros((nb * o, n, g * i), dtype=bool)
-        for j in range(i):
-            coupling[np.arange(nb * o), batch, first + j] = True
-        coupling = coupling.reshape(nb * o, n * g * i)
-    else:  # the kernel's out feature is the output's, any in feature
-        spec = lay.rspec
-        coupling = np.zeros((nb * o, o, i), dtype=bool)
-        coupling[np.arange(nb * o), rows_o, :] = True
-        coupling = coupling.reshape(nb * o, o * i)
-    factors = [Factor((lay.ospec[0], lay.ospec[1]), (spec[0], spec[1]), coupling)]
+    spec = lay.lspec if k == 0 else lay.rspec
+    out_pair = (lay.ospec[0], lay.ospec[1])
+    if b == 1:  # batch and features apart: a batch's delta (or every batch) and the groups
+        if k == 0:
+            batch = Factor((out_pair[0],), (spec[0],), np.eye(n, dtype=bool))
+            groups = np.arange(o)[:, None] // (o // g) == np.arange(g * i)[None, :] // i
+            feature = Factor((out_pair[1],), (spec[1],), groups)
+        else:
+            batch = Factor((out_pair[0],), (), np.ones((n, 1), dtype=bool))
+            same = np.repeat(np.eye(o, dtype=bool), i, axis=1)  # (o, (o', i)): o = o'
+            feature = Factor((out_pair[1],), (spec[0], spec[1]), same)
+        factors = [batch, feature]
+    else:  # batch groups: the batch read depends on the output feature
+        rows_n, rows_o = np.meshgrid(np.arange(nb), np.arange(o), indexing="ij")
+        rows_n, rows_o = rows_n.reshape(-1), rows_o.reshape(-1)  # (batch, out feature)
+        if k == 0:
+            read = (rows_o // (o // b)) * nb + rows_n
+            first = (rows_o // (o // g)) * i
+            coupling = np.zeros((nb * o, n, g * i), dtype=bool)
+            for j in range(i):
+                coupling[np.arange(nb * o), read, first + j] = True
+            coupling = coupling.reshape(nb * o, n * g * i)
+        else:
+            coupling = np.zeros((nb * o, o, i), dtype=bool)
+            coupling[np.arange(nb * o), rows_o, :] = True
+            coupling = coupling.reshape(nb * o, o * i)
+        factors = [Factor(out_pair, (spec[0], spec[1]), coupling)]
     for a, (s, kk, size) in enumerate(lay.spatial):
         q, t, pos = lay.positions(a)
         matrix = np.zeros((size, s if k == 0 else kk), dtype=bool)
