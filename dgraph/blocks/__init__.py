@@ -259,6 +259,11 @@ class Sparse:
     def type_name(self) -> str:
         return "sparse"
 
+    def same_pattern(self, kind: int) -> Sparse:
+        """The same pattern with values of ``kind`` (its arrays shared; a structured
+        subclass stays structured)."""
+        return _with_kind(self, kind)
+
 
 Block = Labelled | Sparse
 
@@ -444,6 +449,13 @@ def multiply(upper: Block, lower: Block) -> Product:
         done = _labelled_product(upper, lower)
         if done is not False:
             return Product(*done)  # type: ignore[misc]
+    structured = _diagonal_product(upper, lower) if _structured(upper, lower) else None
+    for rule in STRUCTURED_PRODUCTS if structured is None and _structured(upper, lower) else ():
+        structured = rule(upper, lower)  # a convolution's after a convolution's: per axis
+        if structured is not None:
+            break
+    if structured is not None:  # a convolution's block times a diagonal: still that block
+        return Product(*structured)
     if upper.nnz <= SMALL and lower.nnz <= SMALL:  # priced again and again by the searches
         return Product(*_small_sparse_product(upper, lower))
     filled = _full_product(upper, lower)
@@ -456,6 +468,12 @@ def multiply(upper: Block, lower: Block) -> Product:
         )
         RECENT.put("product", upper, lower, found)
     return Product(*found)
+
+
+def _structured(*blocks: Block) -> bool:
+    """Whether one of the blocks is a structured sparse pattern (a subclass of
+    :class:`Sparse` holding its pattern implicitly: a convolution's)."""
+    return any(type(b) not in (Labelled, Sparse) for b in blocks)
 
 
 def _full_product(upper: Block, lower: Block) -> tuple[int, Labelled] | None:
@@ -503,6 +521,8 @@ def _diagonal_product(upper: Block, lower: Block) -> tuple[int, Sparse] | None:
         if isinstance(other, Sparse) and on_the_diagonal(one):
             cost = 0 if _free(upper, lower) else other.nnz
             kind = max(upper.kind, lower.kind)
+            if type(other) is not Sparse:  # a structured pattern (a convolution's) stays one
+                return cost, other.same_pattern(kind)
             return cost, Sparse(
                 other.out_shape, other.in_shape, None, other.cols, kind, indptr=other.indptr
             )
@@ -838,6 +858,8 @@ def _small_add(a: Block, b: Block) -> Block:
 
 _SCOPES = [0]  # calls inside scoped() now: the outermost one forgets on its way out
 FORGETS: list[Callable[[], None]] = []  # other modules' caches, forgotten with these
+# products of structured patterns another module knows (upper, lower) -> (cost, block) or None
+STRUCTURED_PRODUCTS: list[Callable[[Any, Any], Any]] = []
 
 
 def forget() -> None:
@@ -979,6 +1001,8 @@ def _with_kind(b: Sparse, kind: int) -> Sparse:
     """The same pattern (its arrays and row pointer shared) with values of ``kind``."""
     if b.kind == kind:
         return b
+    if type(b) is not Sparse:
+        return b.same_pattern(kind)
     other = Sparse(b.out_shape, b.in_shape, None, b.cols, kind, indptr=b.indptr)
     for cached in ("rows", "digest"):
         if cached in b.__dict__:

@@ -481,7 +481,7 @@ def labelled_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Bl
     if name == "cumsum":
         return _cumsum_pattern(op, mine)
     if name == convolution.CONV:
-        return convolution.conv_of(op, k, shapes).block
+        return convolution.conv_of(op, k, shapes)
     if name in _scatter.SCATTERS:
         return _scatter.operand_block(op, k, shapes)
     if name in _linalg.LINALG:

@@ -290,6 +290,8 @@ class ArrayPrinter:
         return ", ".join(parts)
 
     def _print_Call(self, node) -> tuple[str, int]:
+        if node.func.startswith("_"):  # a helper the module defines
+            return f"{node.func}({self._arguments(node.args, node.keywords)})", _ATOM
         _, special, name = node.func.rpartition("special.")
         func = f"{self.special}.{name}" if special else f"{self.xp}.{name}"
         return f"{func}({self._arguments(node.args, node.keywords)})", _ATOM

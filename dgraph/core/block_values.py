@@ -644,6 +644,8 @@ def apply_block(block: Block, value: np.ndarray | None, vector: np.ndarray) -> n
     """
     if isinstance(block, Permutation):
         return permutation.apply(block, value, vector)
+    if hasattr(value, "applied"):  # a structured block's values (a convolution's kernel)
+        return value.applied(vector)  # type: ignore[union-attr]
     value = np.ones(()) if value is None else np.asarray(value, dtype=float)
     if isinstance(block, Sparse):
         rows = math.prod(block.out_shape)
@@ -679,6 +681,8 @@ def apply_transposed(block: Block, value: np.ndarray | None, vector: np.ndarray)
     """
     if isinstance(block, Permutation):
         return permutation.apply_transposed(block, value, vector)
+    if hasattr(value, "applied_transposed"):  # a structured block's values
+        return value.applied_transposed(vector)  # type: ignore[union-attr]
     if isinstance(block, Sparse):
         value = np.ones(()) if value is None else np.asarray(value, dtype=float)
         weights = np.broadcast_to(value.reshape(-1) if value.size > 1 else value, block.rows.shape)

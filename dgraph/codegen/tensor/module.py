@@ -36,6 +36,7 @@ from .blockops import BlockOps, Valued, values_at
 from .cancel import drop_cancelled
 from .check import offsets
 from .constants import Constants, decoder
+from .convolution import JAX_HELPERS
 from .dialect import DIALECTS, Dialect
 from .entries import entries, fills
 from .forward import forward_expression, operand_shape
@@ -866,4 +867,6 @@ def module_tail(w: Writer, body: str) -> list[str]:
     helpers = w.d.helpers()
     if helpers and "_scatter" in body:
         lines += ["", *helpers, ""]
+    if w.d.lang == "jax" and ("_conv(" in body or "_conv_adjoint(" in body):
+        lines += ["", *JAX_HELPERS, ""]  # a convolution's sweep (.convolution.ConvSweep)
     return [*lines, "", *w.constants.lines, "", ""]

@@ -23,6 +23,7 @@ import numpy as np
 
 from ...blocks import dense, multiply
 from ...blocks.arrays import Const as Const_
+from ...blocks.convolution import CONV
 from ...core.block_values import program_order
 from ...core.graph import DGraph
 from ...errors import DGraphError
@@ -30,7 +31,9 @@ from .. import ir
 from ..array_passes import optimize_statements
 from ..ir import ArrayProgram, ArrayStatement, Call, Const, Loop, Name, Node, While
 from .blockops import BlockOps, Valued
+from .convolution import ConvSweep
 from .dialect import DIALECTS
+from .forward import operand_shape
 from .loop_sweeps import LoopSweeps, is_loop
 from .module import (
     Writer,
@@ -255,12 +258,22 @@ def _build(
         if is_loop(op):
             nodes[v] = w.emit(loops.value(op, operand_nodes(op), mode == "vjp"), f"v_{v}")
             continue
-        nodes[v] = w.emit(forward_node(w, op, nodes, shapes, top=True), f"v_{v}")
+        conv = _conv(op, shapes, w)
+        if conv is None:
+            nodes[v] = w.emit(forward_node(w, op, nodes, shapes, top=True), f"v_{v}")
+        else:
+            nodes[v] = w.emit(conv.value(*operand_nodes(op)), f"v_{v}")
         if mode != "jvp":
             continue
         total: Valued = None
         for u in _sources(graph, v):
-            if carried.get(u) is not None:
+            if carried.get(u) is not None and conv is not None:  # a convolution of it
+                dot = _whole(w, ops, carried[u], shapes[u], True)
+                for k in (k for k, x in enumerate(op.operands) if x == u):
+                    mults += conv.mults
+                    node = w.emit(conv.tangent(k, *operand_nodes(op), dot))
+                    total = ops.add(total, (dense(shapes[v], ()), node))
+            elif carried.get(u) is not None:
                 total = ops.add(total, product(leaf((u, v)), carried[u]))
         carried[v] = total
     if values:
@@ -310,8 +323,16 @@ def _build(
                 continue
             if carried.get(v) is None:
                 continue
+            conv = _conv(op, shapes, w)
             for u in _sources(graph, v):
-                carried[u] = ops.add(carried.get(u), product(carried[v], leaf((u, v))))
+                if conv is None:
+                    carried[u] = ops.add(carried.get(u), product(carried[v], leaf((u, v))))
+                    continue
+                bar = _whole(w, ops, carried[v], shapes[v], False)  # the adjoint a convolution
+                for k in (k for k, x in enumerate(op.operands) if x == u):
+                    mults += conv.mults
+                    node = w.emit(conv.adjoint(k, *operand_nodes(op), bar))
+                    carried[u] = ops.add(carried.get(u), (dense((), shapes[u]), node))
         results += [
             w.emit(
                 output_node(w, ops.materialize(carried.get(x)), (), shapes[x]),
@@ -321,6 +342,22 @@ def _build(
         ]
     statements = optimize_statements(live_statements(w.statements, results), results)
     return _Built(w, arguments, seed_args, statements, results, mults, loops.notes)
+
+
+def _conv(op, shapes: dict, w: Writer) -> ConvSweep | None:
+    """A convolution vertex's sweep as convolutions (None: the generic block products)."""
+    if op is None or op.primitive != CONV:
+        return None
+    shaped = [operand_shape(x, shapes) for x in op.operands]
+    return ConvSweep.of(op, shaped, w.constants.index, w.d.lang)
+
+
+def _whole(w: Writer, ops: BlockOps, valued: Valued, shape, tangent: bool) -> Node:
+    """:func:`_array`, its values as they are where they are the whole array already."""
+    block, values = ops.materialize(valued)  # type: ignore[misc]
+    if block == (dense(shape, ()) if tangent else dense((), shape)):
+        return w.emit(Call("reshape", (values, Const(tuple(shape)))))
+    return _array(w, ops, valued, shape, tangent)
 
 
 def _array(w: Writer, ops: BlockOps, valued: Valued, shape, tangent: bool) -> Node:
