@@ -20,9 +20,11 @@ read the same way; a graph of scalars gets Dixon's Hessian graph
 One differentiated array ``x`` gives one matrix: dense, H of shape ``x.shape + x.shape``
 (as :func:`jax.hessian`); sparse, a SciPy CSR array (``python``, ``c``) or a JAX BCOO
 (``jax``) of shape ``(x.size, x.size)``, its pattern exact for the graph. Its values are
-symmetric by construction: each entry above the diagonal is a copy of its mirror image
-below (a gather of the stored values; the block products themselves are not halved).
-With ``tril`` only the lower triangle is returned (what IPOPT reads). Several
+symmetric by construction: only the entries on and below the diagonal are computed (the
+products and sums that feed only entries above it are not in the generated program,
+:mod:`~dgraph.codegen.tensor.triangle`), and each entry above the diagonal is a copy of
+its mirror image below, made inside the generated function. With ``tril`` only the
+lower triangle is returned (what IPOPT reads). Several
 differentiated arrays give the blocks :func:`jax.hessian` nests (``argnums=(0, 1, …)``).
 """
 
@@ -280,9 +282,14 @@ def make_hessian(
             " its Hessian (mode hessian, sparse=True)"
         )
     # a graph of scalars: its sparse H is gathered from the dense one's structural entries
-    inner = make(
-        graph, _INNER[mode], lang, method, budget, sparse and not (src.scalar and lang == "jax")
-    )
+    flags = sparse and not (src.scalar and lang == "jax")
+    # one array's sparse H in NumPy or JAX: computed on and below the diagonal, mirrored
+    lower = mode == "hessian" and sparse and src.inputs == 1 and graph.is_tensor
+    if lower and lang in ("python", "jax"):
+        inner = make(graph, _INNER[mode], lang, method, budget, flags, symmetric=True)
+    else:
+        inner = make(graph, _INNER[mode], lang, method, budget, flags)
+    triangle = getattr(inner.generated, "tril", None)
     scalar_sparse = sparse and src.scalar and mode == "hessian"
     base = _scalar_sparse(inner, lang) if scalar_sparse else inner
     n_args = len(graph.inputs) + len(graph.parameters)  # what H takes: x…, p…, v
@@ -294,6 +301,8 @@ def make_hessian(
         hess = base
         if src.scalar and not sparse:  # (n, n), or batched (B, n, n)
             hess = _stacked_mirror(base, tril)
+        elif triangle is not None:  # the module mirrors (and has the lower triangle)
+            hess = _named(triangle if tril else inner)
         elif src.inputs == 1:
             hess = _mirrored(base, tril)
         hess.__doc__ = _doc(mode, src, sparse, tril)
@@ -310,6 +319,15 @@ def make_hessian(
 
     value_gradient_hessian.__doc__ = _doc(mode, src, sparse, tril)
     return inner, value_gradient_hessian
+
+
+def _named(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` under a wrapper of its own (that the Hessian's docstring goes on)."""
+
+    def hessian(*a: Any) -> Any:
+        return function(*a)
+
+    return hessian
 
 
 def _scalar_sparse(inner: Any, lang: str) -> Callable[..., Any]:
