@@ -16,15 +16,17 @@ own), under ``--timeout`` seconds and an address-space limit of ``--memory-gb``:
 - ``dgraph python`` / ``dgraph jax``: ``make_function(f, "hessian", point=[x],
   weights=w, sparse=True, lang=...)`` (build s: the gradient graph read from JAX's
   jaxpr, the accumulation, its verification, the code and its check against JAX's
-  forward-over-reverse); SciPy CSR / JAX BCOO, the JAX one called as it is. ``mirror``:
-  per call of the generated Jacobian of the gradient graph alone (before each entry
-  above the diagonal is replaced by its mirror image), the cost of symmetry by
-  construction.
+  forward-over-reverse); SciPy CSR / JAX BCOO, the JAX one called as it is. ``tril``:
+  per call of the lower triangle alone (``tril=True``, the same generated module's
+  ``jacobian_tril``; only the entries on and below the diagonal are computed, the full
+  matrix copies the others from their mirror images).
 - ``asdex``: ``asdex.hessian(f, x)`` (detection and star coloring s), ``jax.jit``-ed.
 - ``jax.hessian``: dense, ``jax.jit``-ed, up to ``--dense-limit`` unknowns.
 
-Per call: the least of up to ``--reps`` calls after the first (at least 3; the machine
-is shared, and the least disturbed call is the one that measures the code). Values: each
+Per call: the median and the least of up to ``--reps`` calls after the first (at least 3;
+the machine is shared: the median is what a user sees under its load, the least the
+code's own time); ratios on the medians. ``--dgraph DIR``: dgraph imported from another
+checkout (an A/B run of two branches with the same script). Values: each
 Hessian is saved as CSR and compared with jax.hessian's (asdex's above the dense limit):
 max |H - H_ref| / max |H_ref|; ``nnz`` against the true count. Ratios from the same run.
 """
@@ -35,6 +37,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -72,9 +75,9 @@ def _flat(name: str, side: int):
     return f, flat, point(name, side).ravel(), w, true_nnz(name, side)
 
 
-def _timed_calls(fn, arg, reps: int, budget: float = 30.0) -> float:
-    """The least seconds of up to ``reps`` calls (at least 3, fewer past ``budget``): on a
-    machine other processes load, the least disturbed call."""
+def _timed_calls(fn, arg, reps: int, budget: float = 30.0) -> tuple[float, float]:
+    """The median and the least seconds of up to ``reps`` calls (at least 3, fewer past
+    ``budget``)."""
     import jax
 
     times: list[float] = []
@@ -83,7 +86,7 @@ def _timed_calls(fn, arg, reps: int, budget: float = 30.0) -> float:
         t0 = time.perf_counter()
         jax.block_until_ready(fn(arg))
         times.append(time.perf_counter() - t0)
-    return min(times)
+    return statistics.median(times), min(times)
 
 
 def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | None) -> dict:
@@ -116,8 +119,10 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         call_args = args if lang == "python" else jargs
         hess, first = _first_call(lambda a: H(*a), call_args)
         result["compile"] = first if lang == "jax" else None
-        result["call"] = _timed_calls(lambda a: H(*a), call_args, reps)
-        result["mirror"] = result["call"] - _timed_calls(lambda a: H.gradient(*a), call_args, reps)
+        result["call"], result["call_min"] = _timed_calls(lambda a: H(*a), call_args, reps)
+        tril = getattr(H.gradient.generated, "tril", None)
+        if tril is not None:
+            result["tril"] = _timed_calls(lambda a: tril(*a), call_args, reps)[0]
         result["method"] = H.generated.method
         result["verified"] = H.generated.verified
     elif candidate == "asdex":
@@ -128,11 +133,11 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         result["build"] = {"detect+color": time.perf_counter() - t0}
         fn = jax.jit(H)
         hess, result["compile"] = _first_call(lambda a: fn(*a), jargs)
-        result["call"] = _timed_calls(lambda a: fn(*a), jargs, reps)
+        result["call"], result["call_min"] = _timed_calls(lambda a: fn(*a), jargs, reps)
     elif candidate == "jax.hessian":
         fn = jax.jit(jax.hessian(flat))
         hess, result["compile"] = _first_call(lambda a: fn(*a), jargs)
-        result["call"] = _timed_calls(lambda a: fn(*a), jargs, reps)
+        result["call"], result["call_min"] = _timed_calls(lambda a: fn(*a), jargs, reps)
     else:
         raise ValueError(f"no candidate {candidate!r}")
     result["peak_mb"] = _peak_mb()
@@ -174,7 +179,7 @@ def _spawn(name: str, side: int, candidate: str, opts, out: str) -> dict:
         "memory_gb": opts.memory_gb,
     }
     env = dict(os.environ)
-    here = str(Path(__file__).resolve().parent.parent)
+    here = opts.dgraph or str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH", "")) if p)
     try:
         done = subprocess.run(
@@ -239,8 +244,8 @@ def _s(value: float | None) -> str:
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| problem | unknowns | candidate | build s | compile s | per call s | ÷ asdex"
-        " | mirror s | peak MB (rise) | nnz (true) | symmetric | rel. error |",
+        "| problem | unknowns | candidate | build s | compile s | per call s median (least)"
+        " | ÷ asdex | tril s | peak MB (rise) | nnz (true) | symmetric | rel. error |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     by_key = {(r["problem"], r["n"], r["candidate"]): r for r in rows}
@@ -262,8 +267,9 @@ def table(rows: list[dict]) -> str:
             else ("ref" if r.get("reference") == r["candidate"] else "—")
         )
         lines.append(
-            f"{head} {_s(build)} | {_s(r.get('compile'))} | {_s(r['call'])} | {over}"
-            f" | {_s(r.get('mirror'))} | {r['peak_mb']:.0f} ({r['peak_mb'] - r['base_mb']:.0f})"
+            f"{head} {_s(build)} | {_s(r.get('compile'))} | {_s(r['call'])}"
+            f" ({_s(r.get('call_min'))}) | {over}"
+            f" | {_s(r.get('tril'))} | {r['peak_mb']:.0f} ({r['peak_mb'] - r['base_mb']:.0f})"
             f" | {r['nnz']} ({r['true_nnz']}) | {r['symmetric']} | {error} |"
         )
     return "\n".join(lines)
@@ -287,9 +293,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per candidate")
     parser.add_argument("--memory-gb", type=float, default=10.0, help="address space (0: none)")
     parser.add_argument("--json", help="write the raw results here")
+    parser.add_argument("--dgraph", help="import dgraph from this checkout (default: this one)")
     opts = parser.parse_args(argv)
     opts.sizes = opts.sizes or list(DEFAULT_SIZES)
-    print(_environment(), flush=True)
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    print(f"{_environment()}; load average {load} at the start", flush=True)
     rows = measure(opts)
     if opts.json:
         Path(opts.json).write_text(json.dumps(rows, indent=1))

@@ -48,6 +48,7 @@ from ..frontends import from_function
 from ..frontends.functions import uses_jax
 from ..frontends.jax_hessian import gradient_graph, jax_source
 from .tensor.primal import check_primal, jax_primal
+from .tensor.triangle import mirror_positions
 
 __all__ = [
     "C_MIRROR_CSR",
@@ -448,7 +449,7 @@ class Symmetric:
             h = scipy.sparse.csr_array(h)
             n = h.shape[0]
             rows = np.repeat(np.arange(n), np.diff(h.indptr))
-            take, keep = _mirror(rows, h.indices, n, tril)
+            take, keep = mirror_positions(rows, h.indices, n, tril)
             if tril:
                 counts = np.bincount(rows[keep], minlength=n)
                 indptr = np.concatenate([[0], np.cumsum(counts)]).astype(h.indptr.dtype)
@@ -460,7 +461,7 @@ class Symmetric:
 
             coords = np.asarray(h.indices)
             n = h.shape[0]
-            take, keep = _mirror(coords[:, 0], coords[:, 1], n, tril)
+            take, keep = mirror_positions(coords[:, 0], coords[:, 1], n, tril)
             kept = jnp.asarray(coords[keep]) if tril else h.indices
             found = cls("bcoo", tril, n, jnp.asarray(take), coords=kept)
             found.gather = _jax().jit(lambda data, take=found.take: data[take])
@@ -492,29 +493,6 @@ class Symmetric:
         if self.tril:
             return lower
         return xp.reshape(lower + xp.tril(square, -1).T, self.shape)
-
-
-def _mirror(
-    rows: np.ndarray, cols: np.ndarray, n: int, tril: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """For a symmetric pattern (entries ``rows``, ``cols``): the position whose value
-    each entry takes (its own below the diagonal, its mirror's above) and the mask of the
-    lower ones; ``tril``: the lower entries' positions only."""
-    rows = np.asarray(rows, dtype=np.int64)
-    cols = np.asarray(cols, dtype=np.int64)
-    keep = rows >= cols
-    if tril:
-        return np.flatnonzero(keep), keep
-    keys = rows * n + cols
-    order = np.argsort(keys, kind="stable")
-    mirrored = cols * n + rows
-    at = np.searchsorted(keys[order], mirrored)
-    at = np.minimum(at, keys.size - 1)
-    found = keys[order][at] == mirrored
-    if not bool(found.all()):
-        raise DGraphError("the Hessian's pattern is not symmetric: a bug, please report it")
-    take = np.where(keep, np.arange(keys.size), order[at])
-    return take, keep
 
 
 C_MIRROR_CSR = """
@@ -560,7 +538,7 @@ def c_scalar_hessian(
         "}",
     ]
     if sparse:
-        take, _ = _mirror(np.asarray(rows), np.asarray(cols), n, tril=False)
+        take, _ = mirror_positions(np.asarray(rows), np.asarray(cols), n, tril=False)
         listed = ", ".join(str(int(k)) for k in take) or "0"
         lines += [
             "",
