@@ -50,6 +50,7 @@ from .constants import Constants, decoder
 from .dialect import DIALECTS, Dialect
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
+from .gathers import scatters_as_gathers
 from .leaves import leaf_values
 from .regions import refuse_unprinted, region_block, region_value
 from .triangle import mirror_positions, narrowed
@@ -294,6 +295,9 @@ def tensor_program(
                             dict(w.constants.shapes))  # fmt: skip
         statements, compact = narrowed(stub, results[0], keep, w.constants)
         statements = optimize_statements(statements, ends)
+        if lang == "jax":
+            stub.statements = statements
+            statements = scatters_as_gathers(stub, w.constants)
     if lang == "jax" and not sparse:  # dense JAX output: products built in the order read
         statements = fold_permutations(statements, ends)
     once = {r for r in ends if r not in w.varying}  # results that read no input
@@ -388,8 +392,9 @@ def _symmetric(
     """A symmetric J's functions: ``_{mode}_lower`` computes the values vector (its
     entries on and below the diagonal: ``compact``, those alone in order; else a vector
     of every entry's place whose entries above the diagonal are not computed),
-    ``{mode}`` fills each entry above the diagonal from its mirror image (one gather;
-    in place in NumPy where the vector is ``fresh``, inside the jitted function in JAX)
+    ``{mode}`` fills each entry above the diagonal from its mirror image (in place in
+    NumPy where the vector is ``fresh``; in JAX one gather of every entry, inside the
+    jitted function)
     and ``{mode}_tril`` returns the lower entries alone, each a CSR (NumPy) or BCOO
     (JAX) of the pattern computed here. A BCOO is made from its tree structure (no check
     per call: the pattern was checked here)."""
@@ -442,11 +447,8 @@ def _symmetric(
         ]
     full = _pattern(w, rows, cols, n)[0].id
     low = _pattern(w, rows[lower], cols[lower], n)[0].id
-    if compact:
-        mirrored = full_values
-    else:
-        mirrored = f"data.at[{index(upper).id}].set(data[{index(take[upper]).id}])"
-        mirrored = mirrored if upper.size else "data"
+    # one gather of every entry (XLA's scatter of the upper ones alone is slower)
+    mirrored = full_values if compact or not upper.size else f"data[{index(take).id}]"
     made = (
         "jax.tree_util.tree_structure(jsparse.BCOO((jnp.zeros({k}), {i}), shape={s!r},"
         " indices_sorted=True, unique_indices=True))"
