@@ -15,6 +15,8 @@ jnp = jax.numpy
 
 import dgraph  # noqa: E402
 from dgraph.codegen.array_passes import count_array_ops  # noqa: E402
+from dgraph.codegen.tensor import gathers as tensor_gathers  # noqa: E402
+from dgraph.codegen.tensor import module as tensor_module  # noqa: E402
 from dgraph.codegen.tensor.module import tensor_program  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
 
@@ -86,17 +88,25 @@ def test_lower_triangle_values_symmetry_pattern_and_fewer_operations(name):
     assert (half.mults + half.adds < whole.mults + whole.adds) == cheaper
 
 
-def test_jax_lower_triangle_is_the_mirrored_bcoo():
-    f, n, _, _ = CASES["minsurf"]
+@pytest.mark.parametrize("name, gathers", [("minsurf", False), ("rosenbrock", True)])
+def test_jax_lower_triangle_is_the_mirrored_bcoo(name, gathers, monkeypatch):
+    """JAX: BCOO, mirrored bit for bit; ``gathers``: its scatters and the mirror written
+    as gathers (done from ``GATHER_FROM`` entries on; here at every size)."""
+    if gathers:
+        monkeypatch.setattr(tensor_gathers, "GATHER_FROM", 0)
+        monkeypatch.setattr(tensor_module, "GATHER_FROM", 0)
+    f, n, _, _ = CASES[name]
     x, x2 = _points(n)
     with jax.enable_x64(True):
         H = dgraph.make_function(f, "hessian", "jax", point=[x], sparse=True)
         b, t = H(jnp.asarray(x2)), H.gradient.generated.tril(jnp.asarray(x2))
         dense, low = np.asarray(b.todense()), np.asarray(t.todense())
     assert type(b).__name__ == "BCOO" and b.indices_sorted and b.unique_indices
+    assert (".at[" not in H.generated.text) == gathers
     np.testing.assert_array_equal(dense, dense.T)
     np.testing.assert_array_equal(low, np.tril(dense))
     ref = _reference(f, x2, None)
+    assert b.nse == np.count_nonzero(ref)
     np.testing.assert_allclose(dense, ref, rtol=1e-12, atol=1e-12 * abs(ref).max())
 
 

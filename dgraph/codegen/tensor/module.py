@@ -50,7 +50,7 @@ from .constants import Constants, decoder
 from .dialect import DIALECTS, Dialect
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
-from .gathers import scatters_as_gathers
+from .gathers import GATHER_FROM, scatters_as_gathers
 from .leaves import leaf_values
 from .regions import refuse_unprinted, region_block, region_value
 from .triangle import mirror_positions, narrowed
@@ -393,8 +393,8 @@ def _symmetric(
     entries on and below the diagonal: ``compact``, those alone in order; else a vector
     of every entry's place whose entries above the diagonal are not computed),
     ``{mode}`` fills each entry above the diagonal from its mirror image (in place in
-    NumPy where the vector is ``fresh``; in JAX one gather of every entry, inside the
-    jitted function)
+    NumPy where the vector is ``fresh``; in JAX inside the jitted function, from
+    :data:`~.gathers.GATHER_FROM` entries on one gather of every entry)
     and ``{mode}_tril`` returns the lower entries alone, each a CSR (NumPy) or BCOO
     (JAX) of the pattern computed here. A BCOO is made from its tree structure (no check
     per call: the pattern was checked here)."""
@@ -447,8 +447,12 @@ def _symmetric(
         ]
     full = _pattern(w, rows, cols, n)[0].id
     low = _pattern(w, rows[lower], cols[lower], n)[0].id
-    # one gather of every entry (XLA's scatter of the upper ones alone is slower)
-    mirrored = full_values if compact or not upper.size else f"data[{index(take).id}]"
+    if compact or not upper.size:
+        mirrored = full_values
+    elif rows.size >= GATHER_FROM:  # one gather of every entry: XLA's scatter is slower
+        mirrored = f"data[{index(take).id}]"
+    else:
+        mirrored = f"data.at[{index(upper).id}].set(data[{index(take[upper]).id}])"
     made = (
         "jax.tree_util.tree_structure(jsparse.BCOO((jnp.zeros({k}), {i}), shape={s!r},"
         " indices_sorted=True, unique_indices=True))"
