@@ -12,7 +12,7 @@ import dataclasses
 import numpy as np
 
 from .. import ir
-from ..array_passes import _node_shapes, array_shapes
+from ..array_passes import array_shapes, node_shapes
 from ..ir import (
     ArrayProgram,
     ArrayStatement,
@@ -43,7 +43,7 @@ def scatters_as_gathers(program: ArrayProgram, constants: Constants) -> list[Arr
     env = array_shapes(program)
     out = []
     for s in program.statements:
-        shapes = _node_shapes(s.value, env)
+        shapes = node_shapes(s.value, env)
 
         def replace(n: Node, shapes=shapes) -> Node | None:
             if isinstance(n, Scatter):

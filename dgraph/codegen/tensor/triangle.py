@@ -22,7 +22,7 @@ import numpy as np
 
 from ...errors import DGraphError
 from .. import ir
-from ..array_passes import _node_shapes, array_shapes
+from ..array_passes import array_shapes, node_shapes
 from ..ir import (
     ArrayProgram,
     ArrayStatement,
@@ -91,7 +91,7 @@ class _Narrowing:
         self.sizes = {k: math.prod(v) for k, v in env.items() if isinstance(v, tuple)}
         self.shapes: dict[int, object] = {}
         for s in program.statements:
-            self.shapes.update(_node_shapes(s.value, env))
+            self.shapes.update(node_shapes(s.value, env))
         self.constants = constants
         self.arrays = constants.arrays
         self.narrow: dict[str, _Narrow] = {}
