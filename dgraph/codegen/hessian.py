@@ -286,6 +286,7 @@ def make_hessian(
     flags = sparse and not (src.scalar and lang == "jax")
     # one array's sparse H in NumPy or JAX: computed on and below the diagonal, mirrored
     lower = mode == "hessian" and sparse and src.inputs == 1 and graph.is_tensor
+    lower = lower and len(graph.outputs) == 1
     if lower and lang in ("python", "jax"):
         inner = make(graph, _INNER[mode], lang, method, budget, flags, symmetric=True)
     else:
