@@ -105,12 +105,14 @@ def spawn(
     timeout: float,
     env: dict | None = None,
     out_of_memory: str = "out of memory",
+    root: str | None = None,
 ) -> dict:
     """``script --worker SPEC`` in a fresh interpreter (``env``: its environment, this
-    one's by default; the repository first on its path): the worker's result, or a
-    one-line status (``out_of_memory`` heads the one for a worker that ran out)."""
+    one's by default; ``root``, else this repository, first on its path): the worker's
+    result, or a one-line status (``out_of_memory`` heads the one for a worker that ran
+    out)."""
     env = dict(os.environ if env is None else env)
-    here = str(Path(__file__).resolve().parent.parent)
+    here = root or str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH", "")) if p)
     try:
         done = subprocess.run(

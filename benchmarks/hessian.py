@@ -16,15 +16,17 @@ own), under ``--timeout`` seconds and an address-space limit of ``--memory-gb``:
 - ``dgraph python`` / ``dgraph jax``: ``make_function(f, "hessian", point=[x],
   weights=w, sparse=True, lang=...)`` (build s: the gradient graph read from JAX's
   jaxpr, the accumulation, its verification, the code and its check against JAX's
-  forward-over-reverse); SciPy CSR / JAX BCOO, the JAX one called as it is. ``mirror``:
-  per call of the generated Jacobian of the gradient graph alone (before each entry
-  above the diagonal is replaced by its mirror image), the cost of symmetry by
-  construction.
+  forward-over-reverse); SciPy CSR / JAX BCOO, the JAX one called as it is. ``tril``:
+  per call of the lower triangle alone (``tril=True``, the same generated module's
+  ``jacobian_tril``; only the entries on and below the diagonal are computed, the full
+  matrix copies the others from their mirror images).
 - ``asdex``: ``asdex.hessian(f, x)`` (detection and star coloring s), ``jax.jit``-ed.
 - ``jax.hessian``: dense, ``jax.jit``-ed, up to ``--dense-limit`` unknowns.
 
-Per call: the least of up to ``--reps`` calls after the first (at least 3; the machine
-is shared, and the least disturbed call is the one that measures the code). Values: each
+Per call: the median and the least of up to ``--reps`` calls after the first (at least 3;
+the machine is shared: the median is what a user sees under its load, the least the
+code's own time); ratios on the medians. ``--dgraph DIR``: dgraph imported from another
+checkout (an A/B run of two branches with the same script). Values: each
 Hessian is saved as CSR and compared with jax.hessian's (asdex's above the dense limit):
 max |H - H_ref| / max |H_ref|; ``nnz`` against the true count. Ratios from the same run.
 """
@@ -50,6 +52,7 @@ from harness import (
     error_cell,
     first_call,
     logged,
+    median,
     memory_cell,
     one_matrix,
     peak_mb,
@@ -85,10 +88,10 @@ def _flat(name: str, side: int):
     return f, flat, point(name, side).ravel(), w, true_nnz(name, side)
 
 
-def _timed_calls(fn, arg, reps: int) -> float:
-    """The least seconds of up to ``reps`` calls (at least 3, fewer past 30 s): on a
-    machine other processes load, the least disturbed call."""
-    return timed_calls(fn, arg, reps, budget=30.0, pick=min)
+def _timed_calls(fn, arg, reps: int, budget: float = 30.0) -> tuple[float, float]:
+    """The median and the least seconds of up to ``reps`` calls (at least 3, fewer past
+    ``budget``)."""
+    return timed_calls(fn, arg, reps, budget=budget, pick=lambda t: (median(t), min(t)))
 
 
 def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | None) -> dict:
@@ -121,8 +124,10 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         call_args = args if lang == "python" else jargs
         hess, first = first_call(lambda a: H(*a), call_args)
         result["compile"] = first if lang == "jax" else None
-        result["call"] = _timed_calls(lambda a: H(*a), call_args, reps)
-        result["mirror"] = result["call"] - _timed_calls(lambda a: H.gradient(*a), call_args, reps)
+        result["call"], result["call_min"] = _timed_calls(lambda a: H(*a), call_args, reps)
+        tril = getattr(H.gradient.generated, "tril", None)
+        if tril is not None:
+            result["tril"] = _timed_calls(lambda a: tril(*a), call_args, reps)[0]
         result["method"] = H.generated.method
         result["verified"] = H.generated.verified
     elif candidate == "asdex":
@@ -133,11 +138,11 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         result["build"] = {"detect+color": time.perf_counter() - t0}
         fn = jax.jit(H)
         hess, result["compile"] = first_call(lambda a: fn(*a), jargs)
-        result["call"] = _timed_calls(lambda a: fn(*a), jargs, reps)
+        result["call"], result["call_min"] = _timed_calls(lambda a: fn(*a), jargs, reps)
     elif candidate == "jax.hessian":
         fn = jax.jit(jax.hessian(flat))
         hess, result["compile"] = first_call(lambda a: fn(*a), jargs)
-        result["call"] = _timed_calls(lambda a: fn(*a), jargs, reps)
+        result["call"], result["call_min"] = _timed_calls(lambda a: fn(*a), jargs, reps)
     else:
         raise ValueError(f"no candidate {candidate!r}")
     result["peak_mb"] = peak_mb()
@@ -163,7 +168,7 @@ def _spawn(name: str, side: int, candidate: str, opts, out: str) -> dict:
         "out": out,
         "memory_gb": opts.memory_gb,
     }
-    return spawn(str(Path(__file__).resolve()), spec, opts.timeout)
+    return spawn(str(Path(__file__).resolve()), spec, opts.timeout, root=opts.dgraph)
 
 
 def measure(opts) -> list[dict]:
@@ -191,8 +196,8 @@ def measure(opts) -> list[dict]:
 
 def table(rows: list[dict]) -> str:
     lines = [
-        "| problem | unknowns | candidate | build s | compile s | per call s | ÷ asdex"
-        " | mirror s | peak MB (rise) | nnz (true) | symmetric | rel. error |",
+        "| problem | unknowns | candidate | build s | compile s | per call s median (least)"
+        " | ÷ asdex | tril s | peak MB (rise) | nnz (true) | symmetric | rel. error |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     by_key = {(r["problem"], r["n"], r["candidate"]): r for r in rows}
@@ -206,8 +211,8 @@ def table(rows: list[dict]) -> str:
         over = ratio_cell(r, asdex, 2)
         lines.append(
             f"{head} {seconds_cell(build)} | {seconds_cell(r.get('compile'))}"
-            f" | {seconds_cell(r['call'])} | {over}"
-            f" | {seconds_cell(r.get('mirror'))} | {memory_cell(r)}"
+            f" | {seconds_cell(r['call'])} ({seconds_cell(r.get('call_min'))}) | {over}"
+            f" | {seconds_cell(r.get('tril'))} | {memory_cell(r)}"
             f" | {r['nnz']} ({r['true_nnz']}) | {r['symmetric']} | {error_cell(r)} |"
         )
     return "\n".join(lines)
@@ -231,9 +236,11 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per candidate")
     parser.add_argument("--memory-gb", type=float, default=10.0, help="address space (0: none)")
     parser.add_argument("--json", help="write the raw results here")
+    parser.add_argument("--dgraph", help="import dgraph from this checkout (default: this one)")
     opts = parser.parse_args(argv)
     opts.sizes = opts.sizes or list(DEFAULT_SIZES)
-    print(environment(), flush=True)
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    print(f"{environment()}; load average {load} at the start", flush=True)
     rows = measure(opts)
     if opts.json:
         Path(opts.json).write_text(json.dumps(rows, indent=1))

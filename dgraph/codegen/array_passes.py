@@ -83,6 +83,7 @@ __all__ = [
     "common_subexpressions",
     "count_array_ops",
     "dead_statements",
+    "node_shapes",
     "optimize",
     "optimize_statements",
 ]
@@ -620,6 +621,12 @@ def array_shapes(
             continue
         env[s.target] = _node_shapes(s.value, env)[id(s.value)]
     return env
+
+
+def node_shapes(node: Node, env: Mapping[str, Shape | None]) -> dict[int, Any]:
+    """The shape of each node under ``node``, by id (None where not found); ``env``: the
+    names' shapes, as :func:`array_shapes` gives them."""
+    return _node_shapes(node, env)
 
 
 def _node_shapes(node: Node, env: Mapping[str, Shape | None]) -> dict[int, Any]:

@@ -68,7 +68,7 @@ class GeneratedFunction:
 
     gradient: GeneratedFunction | None = None
     """A Hessian mode's: the gradient graph's generated function it is made from (its
-    ``jacobian`` H as generated, before the mirror image is taken)."""
+    ``jacobian``: H as generated; one array's sparse H mirrored there already)."""
 
     def __init__(self, generated: Generated, mode: str, function: Callable[..., np.ndarray]):
         self.generated, self.mode, self.lang = generated, mode, generated.lang
@@ -241,6 +241,7 @@ def _make_function(
     budget: float | None,
     sparse: bool,
     tape: int | None = None,
+    symmetric: bool = False,
 ) -> GeneratedFunction:
     if tape is not None and (mode != "vjp" or not isinstance(tape, int) or tape < 1):
         raise DGraphError(f"tape= bounds the states a vjp keeps: a positive integer, not {tape!r}")
@@ -253,7 +254,7 @@ def _make_function(
         raise DGraphError("tape= is for a tensor graph's vjp (the states its loops keep)")
     if graph.is_tensor:
         tensor, function = make_tensor_function(
-            source, mode, lang, method, budget, sparse, tape=tape
+            source, mode, lang, method, budget, sparse, tape=tape, symmetric=symmetric
         )
         return GeneratedFunction(tensor, mode, function)  # type: ignore[arg-type]
     generated = generate(source, lang, method, modes=(mode,), sparse=sparse, budget=budget)

@@ -20,9 +20,11 @@ read the same way; a graph of scalars gets Dixon's Hessian graph
 One differentiated array ``x`` gives one matrix: dense, H of shape ``x.shape + x.shape``
 (as :func:`jax.hessian`); sparse, a SciPy CSR array (``python``, ``c``) or a JAX BCOO
 (``jax``) of shape ``(x.size, x.size)``, its pattern exact for the graph. Its values are
-symmetric by construction: each entry above the diagonal is a copy of its mirror image
-below (a gather of the stored values; the block products themselves are not halved).
-With ``tril`` only the lower triangle is returned (what IPOPT reads). Several
+symmetric by construction: only the entries on and below the diagonal are computed (the
+products and sums that feed only entries above it are not in the generated program,
+:mod:`~dgraph.codegen.tensor.triangle`), and each entry above the diagonal is a copy of
+its mirror image below, made inside the generated function. With ``tril`` only the
+lower triangle is returned (what IPOPT reads). Several
 differentiated arrays give the blocks :func:`jax.hessian` nests (``argnums=(0, 1, …)``).
 """
 
@@ -47,6 +49,7 @@ from ..frontends import from_function
 from ..frontends.functions import uses_jax
 from ..frontends.jax_hessian import gradient_graph, jax_source
 from .tensor.primal import check_primal, jax_primal
+from .tensor.triangle import mirror_positions
 
 __all__ = [
     "C_MIRROR_CSR",
@@ -281,9 +284,15 @@ def make_hessian(
             " its Hessian (mode hessian, sparse=True)"
         )
     # a graph of scalars: its sparse H is gathered from the dense one's structural entries
-    inner = make(
-        graph, _INNER[mode], lang, method, budget, sparse and not (src.scalar and lang == "jax")
-    )
+    flags = sparse and not (src.scalar and lang == "jax")
+    # one array's sparse H in NumPy or JAX: computed on and below the diagonal, mirrored
+    lower = mode == "hessian" and sparse and src.inputs == 1 and graph.is_tensor
+    lower = lower and len(graph.outputs) == 1
+    if lower and lang in ("python", "jax"):
+        inner = make(graph, _INNER[mode], lang, method, budget, flags, symmetric=True)
+    else:
+        inner = make(graph, _INNER[mode], lang, method, budget, flags)
+    triangle = getattr(inner.generated, "tril", None)
     scalar_sparse = sparse and src.scalar and mode == "hessian"
     base = _scalar_sparse(inner, lang) if scalar_sparse else inner
     n_args = len(graph.inputs) + len(graph.parameters)  # what H takes: x…, p…, v
@@ -295,6 +304,8 @@ def make_hessian(
         hess = base
         if src.scalar and not sparse:  # (n, n), or batched (B, n, n)
             hess = _stacked_mirror(base, tril)
+        elif triangle is not None:  # the module mirrors (and has the lower triangle)
+            hess = _named(triangle if tril else inner)
         elif src.inputs == 1:
             hess = _mirrored(base, tril)
         hess.__doc__ = _doc(mode, src, sparse, tril)
@@ -311,6 +322,15 @@ def make_hessian(
 
     value_gradient_hessian.__doc__ = _doc(mode, src, sparse, tril)
     return inner, value_gradient_hessian
+
+
+def _named(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` under a wrapper of its own (that the Hessian's docstring goes on)."""
+
+    def hessian(*a: Any) -> Any:
+        return function(*a)
+
+    return hessian
 
 
 def _scalar_sparse(inner: Any, lang: str) -> Callable[..., Any]:
@@ -447,7 +467,7 @@ class Symmetric:
             h = scipy.sparse.csr_array(h)
             n = h.shape[0]
             rows = np.repeat(np.arange(n), np.diff(h.indptr))
-            take, keep = _mirror(rows, h.indices, n, tril)
+            take, keep = mirror_positions(rows, h.indices, n, tril)
             if tril:
                 counts = np.bincount(rows[keep], minlength=n)
                 indptr = np.concatenate([[0], np.cumsum(counts)]).astype(h.indptr.dtype)
@@ -459,7 +479,7 @@ class Symmetric:
 
             coords = np.asarray(h.indices)
             n = h.shape[0]
-            take, keep = _mirror(coords[:, 0], coords[:, 1], n, tril)
+            take, keep = mirror_positions(coords[:, 0], coords[:, 1], n, tril)
             kept = jnp.asarray(coords[keep]) if tril else h.indices
             found = cls("bcoo", tril, n, jnp.asarray(take), coords=kept)
             found.gather = _jax().jit(lambda data, take=found.take: data[take])
@@ -491,29 +511,6 @@ class Symmetric:
         if self.tril:
             return lower
         return xp.reshape(lower + xp.tril(square, -1).T, self.shape)
-
-
-def _mirror(
-    rows: np.ndarray, cols: np.ndarray, n: int, tril: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """For a symmetric pattern (entries ``rows``, ``cols``): the position whose value
-    each entry takes (its own below the diagonal, its mirror's above) and the mask of the
-    lower ones; ``tril``: the lower entries' positions only."""
-    rows = np.asarray(rows, dtype=np.int64)
-    cols = np.asarray(cols, dtype=np.int64)
-    keep = rows >= cols
-    if tril:
-        return np.flatnonzero(keep), keep
-    keys = rows * n + cols
-    order = np.argsort(keys, kind="stable")
-    mirrored = cols * n + rows
-    at = np.searchsorted(keys[order], mirrored)
-    at = np.minimum(at, keys.size - 1)
-    found = keys[order][at] == mirrored
-    if not bool(found.all()):
-        raise DGraphError("the Hessian's pattern is not symmetric: a bug, please report it")
-    take = np.where(keep, np.arange(keys.size), order[at])
-    return take, keep
 
 
 C_MIRROR_CSR = """
@@ -559,7 +556,7 @@ def c_scalar_hessian(
         "}",
     ]
     if sparse:
-        take, _ = _mirror(np.asarray(rows), np.asarray(cols), n, tril=False)
+        take, _ = mirror_positions(np.asarray(rows), np.asarray(cols), n, tril=False)
         listed = ", ".join(str(int(k)) for k in take) or "0"
         lines += [
             "",

@@ -58,6 +58,9 @@ class TensorGenerated:
     values: Any = None  # C: the CValues (its index file, its CUDA text), c_values.py
     stacked: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     """Sparse: the loaded ``{mode}_stacked``, J as one matrix over all outputs and inputs."""
+    tril: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+    """Symmetric (``make_tensor_function(..., symmetric=True)``): ``{mode}_tril``, the
+    lower triangle of J alone."""
     ops: ArrayCount | None = None  # the array program's, in scalar operations (not sweeps)
     loops: tuple[str, ...] = ()  # jvp/vjp: how each loop is swept (jacobian: its docstring)
 
@@ -106,13 +109,14 @@ def make_tensor_function(
     budget: float | None,
     sparse: bool,
     tape: int | None = None,
+    symmetric: bool = False,
 ) -> tuple[TensorGenerated, Any]:
     """:func:`_make` (below), then the block products and sums it remembered forgotten
     (:mod:`dgraph.codegen.scope`: what pricing and code generation shared, some
     hundreds of MB at 10⁶ unknowns, not kept past the call)."""
     refuse_unprinted(source.graph if isinstance(source, ExpressionSet) else source, (lang,))
     with codegen_call():
-        return _make(source, mode, lang, method, budget, sparse, tape)
+        return _make(source, mode, lang, method, budget, sparse, tape, symmetric)
 
 
 def _make(
@@ -123,12 +127,15 @@ def _make(
     budget: float | None,
     sparse: bool,
     tape: int | None = None,
+    symmetric: bool = False,
 ) -> tuple[TensorGenerated, Any]:
     """The checked ``mode`` function of a tensor graph and what was generated:
     ``jacobian`` from an expression set (without ``method``, the cheapest of
     :data:`DEFAULT_METHODS` by their block prices), ``jvp``/``vjp`` as tangent and adjoint
     sweeps over the graph's blocks (:mod:`.sweeps`), checked against the blocks of the
-    expression set given, or of ``method`` (default :data:`CHECK_METHOD`'s for the mode)."""
+    expression set given, or of ``method`` (default :data:`CHECK_METHOD`'s for the mode).
+    ``symmetric``: a sparse ``jacobian`` in NumPy or JAX known to be symmetric, computed
+    on and below the diagonal only (:func:`~.module.tensor_program`); C ignores it."""
     if mode not in TENSOR_MODES:
         raise DGraphError(
             f"tensor graphs: mode {mode!r} is not generated; use {', '.join(TENSOR_MODES)}"
@@ -175,7 +182,7 @@ def _make(
         generated.stacked = stacked
         generated.ops = count_array_ops(program)
         return generated, function
-    program = tensor_program(es, lang, sparse, mode)
+    program = tensor_program(es, lang, sparse, mode, symmetric=symmetric)
     text = program.text
     checked = load_python(text)
     check = _checked(check_tensor(getattr(checked, mode), es, lang, mode=mode))
@@ -184,6 +191,7 @@ def _make(
     generated = TensorGenerated(text, lang, es, sparse, check, mode)
     generated.ops = count_array_ops(program)
     generated.stacked = getattr(module, f"{mode}_stacked", None)
+    generated.tril = getattr(module, f"{mode}_tril", None)
     return generated, function
 
 

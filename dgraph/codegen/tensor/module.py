@@ -31,7 +31,19 @@ from ...methods.registry import accumulate
 from .. import ir
 from ..array_passes import optimize_statements
 from ..evaluate import ArrayEvaluator
-from ..ir import ArrayProgram, ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, SparseMatrix
+from ..ir import (
+    ArrayProgram,
+    ArrayStatement,
+    BinOp,
+    Call,
+    Index,
+    Name,
+    Node,
+    Scatter,
+    ScatterAdd,
+    SegmentSum,
+    SparseMatrix,
+)
 from .blockops import BlockOps, Valued, values_at
 from .cancel import drop_cancelled
 from .check import offsets
@@ -41,9 +53,11 @@ from .dialect import DIALECTS, Dialect
 from .entries import entries, fills
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
+from .gathers import GATHER_FROM, scatters_as_gathers
 from .leaves import leaf_values
 from .permutation_code import structural_valued
 from .regions import refuse_unprinted, region_block, region_value
+from .triangle import mirror_positions, narrowed
 
 __all__ = ["block_entries", "tensor_module", "tensor_program"]
 
@@ -132,6 +146,7 @@ def tensor_program(
     sparse: bool = False,
     mode: str = "jacobian",
     keep_arrays: bool = False,
+    symmetric: bool = False,
 ) -> ArrayProgram:
     """The text of a NumPy (``lang="python"``) or JAX module defining ``mode(*inputs)``
     (``jacobian`` or ``value_and_jacobian``) for the tensor graph of ``es``.
@@ -154,6 +169,11 @@ def tensor_program(
     (the C printer's input).
 
     ``keep_arrays``: the constants' arrays kept on the program (the C printer reads them).
+
+    ``symmetric``: J is one square block known to be symmetric (a Hessian: the Jacobian
+    of a gradient, sparse): only its entries on and below the diagonal are computed
+    (:func:`~.triangle.narrowed`), those above copied from their mirror images, and the
+    module also defines ``{mode}_tril``, the lower triangle alone (:func:`_symmetric`).
     """
     graph = es.graph
     if not graph.is_tensor:
@@ -163,6 +183,11 @@ def tensor_program(
         raise DGraphError(f"tensor graphs: code in python or jax, not {lang!r}")
     if mode not in MODULE_MODES:
         raise DGraphError(f"tensor_module: mode {mode!r}; use {', '.join(MODULE_MODES)}")
+    square = _single(graph) and math.prod(graph.shape(graph.outputs[0])) == math.prod(
+        graph.shape(graph.inputs[0])
+    )
+    if symmetric and not (sparse and mode == "jacobian" and square):
+        raise DGraphError("symmetric= is for the sparse jacobian of one square block")
     computed = es.as_computed or es
     w = Writer(DIALECTS[lang], keep_arrays)
     shapes = {v: graph.shape(v) for v in graph.nx} | graph.parameter_shapes
@@ -212,7 +237,9 @@ def tensor_program(
     coordinates = None  # a sparse J's pattern: its rows and columns, row-major
     if sparse:
         found, pattern, shape, coordinates = _sparse_parts(w, graph, entries_of, shapes)
-        if lang == "jax" and pattern is not None:
+        if symmetric:
+            results = [w.emit(found, "J_data").id]
+        elif lang == "jax" and pattern is not None:
             outside = pattern
             results = [w.emit(found, "J_data").id]
         elif pattern is not None:
@@ -264,13 +291,26 @@ def tensor_program(
     if lang == "python":
         statements = _fold_gathers(w, statements)
     statements = optimize_statements(statements, ends)  # CSE, dead statements
+    if symmetric:
+        keep = coordinates[0] >= coordinates[1]
+        stub = ArrayProgram(mode, tuple(arguments.values()), tuple(shapes[x] for x in arguments),
+                            tuple(arguments), statements, ends, dict(w.constants.arrays), "",
+                            dict(w.constants.shapes))  # fmt: skip
+        statements, compact = narrowed(stub, results[0], keep, w.constants)
+        statements = optimize_statements(statements, ends)
+        if lang == "jax":
+            stub.statements = statements
+            statements = scatters_as_gathers(stub, w.constants)
     if lang == "jax" and not sparse:  # dense JAX output: products built in the order read
         statements = fold_permutations(statements, ends)
     once = {r for r in ends if r not in w.varying}  # results that read no input
     returned = returned_line(once if lang == "python" else set())
     body = w.printed(statements)
     name = f"{mode}_stacked" if stacked else mode
-    if outside is None:
+    if symmetric:
+        fresh = compact or _fresh_values(statements, results[0], w.varying)
+        lines = _symmetric(w, mode, args, doc, body, results[0], coordinates, shape, fresh, compact)
+    elif outside is None:
         lines = [f"def {name}({args}):", doc, *body, returned]
     else:
         pattern = w.d.printer.doprint(outside[0])
@@ -325,6 +365,131 @@ def _outside_pattern(
 
 
 MODULE_MODES = ("jacobian", "value_and_jacobian")
+
+
+def _fresh_values(statements: list[ArrayStatement], values: str, varying: set[str]) -> bool:
+    """Whether the vector ``values`` is an array its statements made anew (a scatter,
+    an arithmetic operation: one the mirror may write into), not a view of an input or
+    of a constant."""
+    made = {s.target: s.value for s in statements}
+    value = made.get(values)
+    while isinstance(value, Call) and value.func in ("ravel", "reshape") and value.args:
+        inner = value.args[0]
+        value = made.get(inner.id) if isinstance(inner, Name) else None
+    fresh = (ScatterAdd, Scatter, SegmentSum, BinOp, ir.UnaryOp, ir.Formula)
+    return values in varying and isinstance(value, fresh)
+
+
+def _symmetric(
+    w: Writer,
+    mode: str,
+    args: str,
+    doc: str,
+    body,
+    values: str,
+    coordinates,
+    shape,
+    fresh: bool,
+    compact: bool,
+) -> list[str]:
+    """A symmetric J's functions: ``_{mode}_lower`` computes the values vector (its
+    entries on and below the diagonal: ``compact``, those alone in order; else a vector
+    of every entry's place whose entries above the diagonal are not computed),
+    ``{mode}`` fills each entry above the diagonal from its mirror image (in place in
+    NumPy where the vector is ``fresh``; in JAX inside the jitted function, from
+    :data:`~.gathers.GATHER_FROM` entries on one gather of every entry)
+    and ``{mode}_tril`` returns the lower entries alone, each a CSR (NumPy) or BCOO
+    (JAX) of the pattern computed here. A BCOO is made from its tree structure (no check
+    per call: the pattern was checked here)."""
+    rows, cols = coordinates
+    n = shape[0]
+    take, keep = mirror_positions(rows, cols, n, tril=False)
+    lower = np.flatnonzero(keep)
+    upper = np.flatnonzero(~keep)
+    index = w.constants.index
+    if compact:  # every entry read from its place among the lower ones
+        rank = np.cumsum(keep) - 1
+        full_values, tril_values = f"data[{index(rank[take]).id}]", "data"
+    else:
+        full_values, tril_values = "data", f"data[{index(lower).id}]"
+    mirror = f"data[{index(upper).id}] = data[{index(take[upper]).id}]" if upper.size else ""
+    inner = f"_{mode}_lower"
+    once = "" if values in w.varying else ".copy()"
+    lines = [
+        f"def {inner}({args}):",
+        '    """J\'s values: its entries on and below the diagonal (the others are not'
+        ' computed)."""',
+        *body,
+        f"    return {values}{once}",
+        "",
+        "",
+    ]
+    tril_doc = doc.replace(": d y / d x", ", lower triangle: d y / d x", 1)
+    if w.d.lang == "python":
+        full, pointers = _pattern(w, rows, cols, n)
+        low, low_pointers = _pattern(w, rows[lower], cols[lower], n)
+        if compact:
+            filled = [f"    data = {full_values}"]
+        else:
+            filled = [] if fresh else ["    data = numpy.array(data)"]
+            filled += [f"    {mirror}"] if mirror else []
+        return [
+            *lines,
+            f"def {mode}({args}):",
+            doc,
+            f"    data = {inner}({args})",
+            *filled,
+            f"    return scipy.sparse.csr_array((data, {full.id}, {pointers.id}), shape={shape!r})",
+            "",
+            "",
+            f"def {mode}_tril({args}):",
+            tril_doc,
+            f"    data = {inner}({args})",
+            f"    return scipy.sparse.csr_array(({tril_values}, {low.id}, {low_pointers.id}),"
+            f" shape={shape!r})",
+        ]
+    full = _pattern(w, rows, cols, n)[0].id
+    low = _pattern(w, rows[lower], cols[lower], n)[0].id
+    if compact or not upper.size:
+        mirrored = full_values
+    elif rows.size >= GATHER_FROM:  # one gather of every entry: XLA's scatter is slower
+        mirrored = f"data[{index(take).id}]"
+    else:
+        mirrored = f"data.at[{index(upper).id}].set(data[{index(take[upper]).id}])"
+    made = (
+        "jax.tree_util.tree_structure(jsparse.BCOO((jnp.zeros({k}), {i}), shape={s!r},"
+        " indices_sorted=True, unique_indices=True))"
+    )
+    return [
+        *lines,
+        f"def _{mode}_arrays({args}):",
+        f"    data = {inner}({args})",
+        f"    return {mirrored}",
+        "",
+        "",
+        f"def _{mode}_tril_arrays({args}):",
+        f"    data = {inner}({args})",
+        f"    return {tril_values}",
+        "",
+        "",
+        f"_{mode}_arrays = jax.jit(_{mode}_arrays)",
+        f"_{mode}_tril_arrays = jax.jit(_{mode}_tril_arrays)",
+        f"_INDICES = jnp.asarray({full})",
+        f"_TRIL_INDICES = jnp.asarray({low})",
+        "_BCOO = " + made.format(k=rows.size, i="_INDICES", s=shape),
+        "_TRIL_BCOO = " + made.format(k=lower.size, i="_TRIL_INDICES", s=shape),
+        "",
+        "",
+        f"def {mode}({args}):",
+        doc,
+        f"    return jax.tree_util.tree_unflatten(_BCOO, (_{mode}_arrays({args}), _INDICES))",
+        "",
+        "",
+        f"def {mode}_tril({args}):",
+        tril_doc,
+        f"    data = _{mode}_tril_arrays({args})",
+        "    return jax.tree_util.tree_unflatten(_TRIL_BCOO, (data, _TRIL_INDICES))",
+    ]
 
 
 def _hoist(

@@ -1,0 +1,396 @@
+"""A symmetric sparse Jacobian (a Hessian: the Jacobian of a gradient) computed for its
+entries on and below the diagonal only, then mirrored.
+
+:func:`narrowed` rewrites a sparse module's statements so that only the entries of the
+final values vector that ``keep`` marks are computed: the demand for entries is carried
+back from the values, through the scatter-adds that assemble them, the gathers of block
+products' pairs and the elementwise statements between, and every statement that feeds
+only some of its entries computes those alone, as a shorter vector (its readers' index
+arrays renumbered here, once). A statement whose operation is not elementwise (a slice,
+a reduction, an einsum) is computed whole. :func:`mirror_positions` gives the gather
+that then fills the entries above the diagonal from their mirror images, so that the
+matrix is symmetric bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import DGraphError
+from .. import ir
+from ..array_passes import array_shapes, node_shapes
+from ..ir import (
+    ArrayProgram,
+    ArrayStatement,
+    AsType,
+    BinOp,
+    Call,
+    Const,
+    Formula,
+    Index,
+    Name,
+    Node,
+    Scatter,
+    ScatterAdd,
+    SegmentSum,
+    UnaryOp,
+)
+from .constants import Constants
+
+__all__ = ["mirror_positions", "narrowed"]
+
+_SHAPE_ONLY = ("ravel", "reshape", "asarray")  # the same entries in the same C order
+_ELEMENTWISE = ("where",)  # besides NumPy's and SciPy's ufuncs
+
+
+def mirror_positions(
+    rows: np.ndarray, cols: np.ndarray, n: int, tril: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """For a symmetric pattern (entries ``rows``, ``cols``): the position whose value
+    each entry takes (its own on and below the diagonal, its mirror image's above) and
+    the mask of the lower ones; ``tril``: the lower entries' positions only.
+
+    Raises
+    ------
+    DGraphError
+        The pattern is not symmetric (a bug).
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    keep = rows >= cols
+    if tril:
+        return np.flatnonzero(keep), keep
+    keys = rows * n + cols
+    order = np.argsort(keys, kind="stable")
+    mirrored = cols * n + rows
+    at = np.minimum(np.searchsorted(keys[order], mirrored), max(keys.size - 1, 0))
+    if keys.size and not bool((keys[order][at] == mirrored).all()):
+        raise DGraphError("the Hessian's pattern is not symmetric: a bug, please report it")
+    return np.where(keep, np.arange(keys.size), order[at]), keep
+
+
+@dataclass
+class _Narrow:
+    """A statement computed at some of its entries: each flat position's place in the
+    shorter vector (-1: not computed)."""
+
+    rank: np.ndarray
+    count: int
+
+
+class _Narrowing:
+    """The rewrite of one program: its statements' node shapes, the module constants,
+    the narrowed statements so far."""
+
+    def __init__(self, program: ArrayProgram, constants: Constants) -> None:
+        env = array_shapes(program)
+        self.sizes = {k: math.prod(v) for k, v in env.items() if isinstance(v, tuple)}
+        self.shapes: dict[int, object] = {}
+        for s in program.statements:
+            self.shapes.update(node_shapes(s.value, env))
+        self.constants = constants
+        self.arrays = constants.arrays
+        self.narrow: dict[str, _Narrow] = {}
+
+    def size(self, node: Node) -> int | None:
+        shape = self.shapes.get(id(node))
+        return math.prod(shape) if isinstance(shape, tuple) else None
+
+    def index(self, node: Node) -> np.ndarray | None:
+        """A constant index array's entries, flat; None for anything else."""
+        if isinstance(node, Name) and node.id in self.arrays:
+            array = self.arrays[node.id]
+            return array.ravel() if array.dtype.kind in "iu" else None
+        return None
+
+    # -- which entries are needed ------------------------------------------------------
+
+    def fits(self, node: Node, n: int) -> bool:
+        """Whether each flat entry of ``node`` (``n`` of them) can be computed alone:
+        elementwise operations of operands of ``n`` entries or one, ravels and
+        reshapes, gathers of a vector at constant positions, scatters of such values
+        at constant positions."""
+        if self.size(node) != n:
+            return False
+        if isinstance(node, (Scatter, ScatterAdd, SegmentSum)):
+            base = node.base if isinstance(node, ScatterAdd) else None
+            if base is not None and not self.fits(base, n):
+                return False
+            return all(
+                self.index(flat) is not None and self.fits(data, self.size(data) or -1)
+                for flat, data in _parts(node)
+            )
+        if isinstance(node, (Name, Const)):
+            return True
+        if isinstance(node, Index):
+            return self.gather(node)
+        if isinstance(node, Call) and node.func in _SHAPE_ONLY:
+            return not node.keywords and self.fits(node.args[0], n)
+        if isinstance(node, Call):
+            if node.keywords or not _ufunc(node.func):
+                return False
+            operands = node.args
+        elif isinstance(node, (BinOp, UnaryOp, AsType)):
+            operands = node.children()
+        elif isinstance(node, Formula):
+            operands = tuple(o for _, o in node.operands)
+        else:
+            return False
+        return all(self.size(o) == 1 or self.fits(o, n) for o in operands)
+
+    def push(self, node: Node, need: np.ndarray | None, demand: dict) -> None:
+        """Add to ``demand`` the entries of the statements ``node`` reads that its
+        entries ``need`` (None: all) read; ``need`` only where ``node`` fits."""
+        stack: list[tuple[Node, np.ndarray | None]] = [(node, need)]
+        while stack:
+            n, need = stack.pop()
+            if isinstance(n, Name):
+                if n.id not in self.arrays:
+                    _add(demand, n.id, need if self.sizes.get(n.id) != 1 else None)
+            elif self.gather(n):
+                index = self.index(n.items[0])  # type: ignore[attr-defined]
+                marks = np.zeros(self.size(n.value), dtype=bool)  # type: ignore[attr-defined]
+                marks[index if need is None else index[need]] = True  # type: ignore[index]
+                stack.append((n.value, marks))  # type: ignore[attr-defined]
+            elif isinstance(n, (ScatterAdd, Scatter, SegmentSum)):
+                if isinstance(n, ScatterAdd):
+                    stack.append((n.base, need))
+                for flat, data in _parts(n):
+                    index = self.index(flat)
+                    part = None if index is None or need is None else need[index]
+                    stack.append((data, part))
+                    stack.append((flat, None))
+            elif isinstance(n, Call) and n.func in _SHAPE_ONLY and need is not None:
+                stack.append((n.args[0], need))
+                stack.extend((a, None) for a in n.args[1:])
+            else:
+                for c in n.children():
+                    same = need is not None and self.size(c) == need.size
+                    stack.append((c, need if same else None))
+
+    # -- the rewrite -------------------------------------------------------------------
+
+    def read(self, name: str, places: np.ndarray) -> Node:
+        """The narrowed vector ``name`` at its ``places`` (all, in order: itself)."""
+        if places.size == self.narrow[name].count and _in_order(places):
+            return Name(name)
+        return Index(Name(name), (self.constants.index(places),))
+
+    def renumbered(self, node: Node) -> Node:
+        """A statement computed whole: its gathers of narrowed vectors read their new
+        places."""
+        if not (ir.names_in(node) & self.narrow.keys()):
+            return node
+
+        def replace(n: Node) -> Node | None:
+            if self.gather(n) and ir.names_in(n) & self.narrow.keys():
+                return self.take(n.value, self.index(n.items[0]))  # type: ignore[attr-defined,arg-type]
+            return None
+
+        return ir.rebuilt(node, replace)
+
+    def gather(self, node: Node) -> bool:
+        """Whether ``node`` is ``v[K]``: a vector that :meth:`fits` at the positions of
+        an index constant."""
+        if not isinstance(node, Index) or len(node.items) != 1:
+            return False
+        shape = self.shapes.get(id(node.value))
+        return (
+            self.index(node.items[0]) is not None
+            and isinstance(shape, tuple)
+            and len(shape) == 1
+            and self.fits(node.value, shape[0])
+        )
+
+    def take(self, node: Node, positions: np.ndarray) -> Node:
+        """The flat entries ``positions`` of ``node`` (which :meth:`fits`), a vector."""
+        if isinstance(node, Const):
+            return node
+        if self.size(node) == 1:  # broadcast: as it is, a vector of one where not 0-d
+            shape = self.shapes.get(id(node))
+            return node if isinstance(shape, tuple) and len(shape) <= 1 else Call("ravel", (node,))
+        if isinstance(node, Name):
+            if node.id in self.narrow:
+                return self.read(node.id, self.narrow[node.id].rank[positions])
+            whole = positions.size == self.size(node) and _in_order(positions)
+            if whole:
+                return node if len(self.shapes[id(node)]) == 1 else Call("ravel", (node,))  # type: ignore[arg-type]
+            if node.id in self.arrays:
+                return self.constants.add(np.ravel(self.arrays[node.id])[positions])
+            return Index(Call("ravel", (node,)), (self.constants.index(positions),))
+        if isinstance(node, Index):
+            inner = self.index(node.items[0])[positions]  # type: ignore[index]
+            if self.gather(node):
+                return self.take(node.value, inner)
+            return Index(node.value, (self.constants.index(inner),))
+        if isinstance(node, Call) and node.func in _SHAPE_ONLY:
+            return self.take(node.args[0], positions)
+        if isinstance(node, (Scatter, ScatterAdd, SegmentSum)):
+            return self.scattered(node, positions)
+        if isinstance(node, Call):
+            return Call(node.func, tuple(self.take(a, positions) for a in node.args))
+        if isinstance(node, BinOp):
+            return BinOp(node.op, self.take(node.left, positions), self.take(node.right, positions))
+        if isinstance(node, UnaryOp):
+            return UnaryOp(node.op, self.take(node.operand, positions))
+        if isinstance(node, AsType):
+            return AsType(self.take(node.operand, positions), node.dtype)
+        if isinstance(node, Formula):
+            return Formula(node.expr, tuple((s, self.take(o, positions)) for s, o in node.operands))
+        raise DGraphError(f"narrowed: no rule for a {type(node).__name__} (a bug)")
+
+    def scattered(self, node: Node, positions: np.ndarray) -> Node:
+        """A scatter's entries at ``positions``: its parts' entries that land there."""
+        count = int(positions.size)
+        rank = np.full(self.size(node) or 0, -1, dtype=np.int64)
+        rank[positions] = np.arange(count)
+        parts = []
+        for flat, data in _parts(node):
+            index = self.index(flat)
+            hit = np.flatnonzero(rank[index] >= 0)  # type: ignore[index]
+            if hit.size:
+                placed = self.constants.index(rank[index[hit]])  # type: ignore[index]
+                parts.append((placed, self.take(data, hit)))
+        if isinstance(node, ScatterAdd):
+            base = self.take(node.base, positions)
+            return ScatterAdd(base, _joined(parts)) if parts else base
+        if not parts:
+            return Call("zeros", (Const(count),))
+        if isinstance(node, Scatter):
+            return Scatter(count, *parts[0])
+        return SegmentSum(parts[0][1], parts[0][0], count)
+
+    def root(self, node: Node, need: np.ndarray) -> Node:
+        """The assembling scatter with only its parts' entries that land where ``need``
+        marks; the vector keeps its length and places (the others its base's values)."""
+        parts = []
+        for flat, data in _parts(node):
+            index = self.index(flat)
+            hit = np.flatnonzero(need[index])  # type: ignore[index]
+            if hit.size:
+                parts.append((self.constants.index(index[hit]), self.take(data, hit)))  # type: ignore[index]
+        if isinstance(node, ScatterAdd):
+            base = self.renumbered(node.base)
+            return ScatterAdd(base, _joined(parts)) if parts else Call("array", (base,))
+        if not parts:
+            return Call("zeros", (Const(node.size),))  # type: ignore[union-attr]
+        return Scatter(node.size, *parts[0])  # type: ignore[union-attr]
+
+
+def narrowed(
+    program: ArrayProgram, values: str, keep: np.ndarray, constants: Constants
+) -> tuple[list[ArrayStatement], bool]:
+    """``program``'s statements with only the entries ``keep`` marks of the vector
+    ``values`` computed, and whether ``values`` is then those entries alone, in order
+    (compact) rather than a vector of its own length whose other entries are its base's
+    or zero (where it is assembled by a scatter at constant positions, ``Scatter`` or
+    ``ScatterAdd``, whose parts are narrowed). The statements as they were (not
+    compact) where nothing can be narrowed or a statement stores in place."""
+    statements = program.statements
+    by_name = {s.target: s for s in statements}
+    if any(s.at for s in statements) or values not in by_name:
+        return statements, False
+    keep = np.asarray(keep, dtype=bool)
+    work = _Narrowing(program, constants)
+    root = _assembled(values, by_name)
+    top = by_name[root].value
+    placed = isinstance(top, (Scatter, ScatterAdd)) and all(
+        work.index(flat) is not None for flat, _ in _parts(top)
+    )
+    demand: dict[str, np.ndarray | None] = {} if placed else {values: keep.copy()}
+    plans: dict[str, np.ndarray | None] = {}
+    for s in reversed(statements):
+        if placed and s.target == root:
+            for flat, data in _parts(top):
+                work.push(data, keep[work.index(flat)], demand)  # type: ignore[index]
+            if isinstance(top, ScatterAdd):
+                work.push(top.base, None, demand)
+            continue
+        need = demand.get(s.target)
+        size = work.sizes.get(s.target)
+        whole = need is not None and need.all() and s.target != values  # nothing saved
+        if need is None or size is None or whole or not work.fits(s.value, size):
+            need = None
+        plans[s.target] = need
+        work.push(s.value, need, demand)
+    if not placed and plans.get(values) is None:
+        return statements, False
+    out = []
+    for s in statements:
+        need = plans.get(s.target)
+        if placed and s.target == root:
+            value = work.root(top, keep)
+        elif need is None:
+            value = work.renumbered(s.value)
+        else:
+            positions = np.flatnonzero(need)
+            value = work.take(s.value, positions)
+            rank = np.full(need.size, -1, dtype=np.int64)
+            rank[positions] = np.arange(positions.size)
+            work.narrow[s.target] = _Narrow(rank, int(positions.size))
+        out.append(ArrayStatement(s.target, value))
+    return out, not placed
+
+
+def _joined(parts: list[tuple[Node, Node]]) -> tuple[tuple[Node, Node], ...]:
+    """A scatter-add's parts, those at the same positions summed first (one pass over
+    the vector instead of one each)."""
+    at: dict[Node, Node] = {}
+    for flat, data in parts:
+        at[flat] = BinOp("+", at[flat], data) if flat in at else data
+    return tuple(at.items())
+
+
+def _in_order(places: np.ndarray) -> bool:
+    return bool(places.size == 0 or (places[0] == 0 and np.all(np.diff(places) == 1)))
+
+
+def _assembled(root: str, by_name: Mapping[str, ArrayStatement]) -> str:
+    """The statement whose vector ``root`` is (through ``ravel``/``reshape``)."""
+    value = by_name[root].value
+    while isinstance(value, Call) and value.func in _SHAPE_ONLY and value.args:
+        inner = value.args[0]
+        if not isinstance(inner, Name) or inner.id not in by_name:
+            break
+        root, value = inner.id, by_name[inner.id].value
+    return root
+
+
+def _ufunc(func: str) -> bool:
+    """Whether ``func`` (as a statement names it: ``exp``, ``special.erf``) is an
+    elementwise function."""
+    if func in _ELEMENTWISE:
+        return True
+    module, _, name = func.rpartition(".")
+    if module == "special":
+        import scipy.special
+
+        return isinstance(getattr(scipy.special, name, None), np.ufunc)
+    return not module and isinstance(getattr(np, name, None), np.ufunc)
+
+
+def _parts(n: Node) -> list[tuple[Node, Node]]:
+    if isinstance(n, ScatterAdd):
+        return list(n.parts)
+    if isinstance(n, Scatter):
+        return [(n.flat, n.data)]
+    return [(n.ids, n.data)]  # type: ignore[attr-defined]  # a segment sum
+
+
+def _vector_name(node: Node) -> str | None:
+    while isinstance(node, Call) and node.func in _SHAPE_ONLY:
+        node = node.args[0]
+    return node.id if isinstance(node, Name) else None
+
+
+def _add(demand: dict, name: str, need: np.ndarray | None) -> None:
+    if need is None:
+        demand[name] = None
+    elif name not in demand:
+        demand[name] = need.copy()
+    elif demand[name] is not None:
+        demand[name] |= need

@@ -1,0 +1,126 @@
+"""A sparse Hessian computed on and below the diagonal only (issue 55;
+``dgraph/codegen/tensor/triangle.py``): the generated program counts fewer operations
+than the one that computes the whole matrix, its values equal ``jax.hessian``'s at a
+point it was not made at, it is symmetric bit for bit, its nonzeros are the true ones,
+and its lower triangle alone (``tril=True``) is the whole matrix's, bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+import dgraph  # noqa: E402
+from dgraph.codegen.array_passes import count_array_ops  # noqa: E402
+from dgraph.codegen.tensor import gathers as tensor_gathers  # noqa: E402
+from dgraph.codegen.tensor import module as tensor_module  # noqa: E402
+from dgraph.codegen.tensor.module import tensor_program  # noqa: E402
+from dgraph.errors import DGraphError  # noqa: E402
+
+M = 3  # the minimal surface's grid side
+
+
+def rosenbrock(x):
+    return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def minsurf(x):
+    """The COPS minimal-surface area on an M x M grid of unknowns (zero boundary)."""
+    h = 1.0 / (M + 1)
+    p = jnp.pad(jnp.reshape(x, (M, M)), 1)
+    dx_low, dy_low = (p[1:, :-1] - p[:-1, :-1]) / h, (p[:-1, 1:] - p[:-1, :-1]) / h
+    dx_up, dy_up = (p[1:, 1:] - p[:-1, 1:]) / h, (p[1:, 1:] - p[1:, :-1]) / h
+    area = jnp.sqrt(1.0 + dx_low**2 + dy_low**2) + jnp.sqrt(1.0 + dx_up**2 + dy_up**2)
+    return 0.5 * h * h * jnp.sum(area)
+
+
+def lagrangian(x):
+    return jnp.concatenate(
+        [(0.5 * jnp.sum((x - 1.0) ** 2))[None], x[:-2] * x[1:-1] + jnp.exp(x[2:])]
+    )
+
+
+def diagonal(x):
+    return jnp.sum(jnp.exp(x))
+
+
+CASES = {  # f, n, weights, whether the lower triangle's program is strictly cheaper
+    "rosenbrock": (rosenbrock, 8, None, True),
+    "minsurf": (minsurf, M * M, None, True),
+    "lagrangian": (lagrangian, 8, np.linspace(0.5, 1.5, 7), True),
+    "diagonal": (diagonal, 5, None, False),  # nothing above the diagonal
+}
+
+
+def _points(n: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(n)
+    return rng.uniform(0.1, 0.6, n), rng.uniform(0.1, 0.6, n)
+
+
+def _reference(f, x, v):
+    with jax.enable_x64(True):
+        g = f if v is None else (lambda x: jnp.dot(jnp.asarray(v), f(x)))
+        return np.asarray(jax.hessian(g)(jnp.asarray(x)))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_lower_triangle_values_symmetry_pattern_and_fewer_operations(name):
+    f, n, v, cheaper = CASES[name]
+    x, x2 = _points(n)
+    H = dgraph.make_function(f, "hessian", point=[x], weights=v, sparse=True)
+    lower = H.gradient.generated.tril  # what tril=True returns: the same module's
+    args = (x2,) if v is None else (x2, v)
+    h, t = H(*args), lower(*args)
+    ref = _reference(f, x2, v)
+    assert isinstance(h, scipy.sparse.csr_array) and H.generated.verified
+    assert h.nnz == np.count_nonzero(ref)
+    np.testing.assert_allclose(h.toarray(), ref, rtol=1e-12, atol=1e-12 * abs(ref).max())
+    assert (h != h.T).nnz == 0  # symmetric bit for bit
+    assert t.nnz == np.count_nonzero(np.tril(ref))
+    assert (t != scipy.sparse.tril(h, format="csr")).nnz == 0
+    es = H.generated.expression_set  # the gradient graph's, the same as it was generated
+    whole = count_array_ops(tensor_program(es, "python", True)).ops
+    half = count_array_ops(tensor_program(es, "python", True, symmetric=True)).ops
+    assert half.mults <= whole.mults and half.adds <= whole.adds
+    assert (half.mults + half.adds < whole.mults + whole.adds) == cheaper
+
+
+@pytest.mark.parametrize("name, gathers", [("minsurf", False), ("rosenbrock", True)])
+def test_jax_lower_triangle_is_the_mirrored_bcoo(name, gathers, monkeypatch):
+    """JAX: BCOO, mirrored bit for bit; ``gathers``: its scatters and the mirror written
+    as gathers (done from ``GATHER_FROM`` entries on; here at every size)."""
+    if gathers:
+        monkeypatch.setattr(tensor_gathers, "GATHER_FROM", 0)
+        monkeypatch.setattr(tensor_module, "GATHER_FROM", 0)
+    f, n, _, _ = CASES[name]
+    x, x2 = _points(n)
+    with jax.enable_x64(True):
+        H = dgraph.make_function(f, "hessian", "jax", point=[x], sparse=True)
+        b, t = H(jnp.asarray(x2)), H.gradient.generated.tril(jnp.asarray(x2))
+        dense, low = np.asarray(b.todense()), np.asarray(t.todense())
+    assert type(b).__name__ == "BCOO" and b.indices_sorted and b.unique_indices
+    assert (".at[" not in H.generated.text) == gathers
+    np.testing.assert_array_equal(dense, dense.T)
+    np.testing.assert_array_equal(low, np.tril(dense))
+    ref = _reference(f, x2, None)
+    assert b.nse == np.count_nonzero(ref)
+    np.testing.assert_allclose(dense, ref, rtol=1e-12, atol=1e-12 * abs(ref).max())
+
+
+def test_tril_is_the_modules_lower_triangle():
+    f, n, _, _ = CASES["rosenbrock"]
+    x, x2 = _points(n)
+    T = dgraph.make_function(f, "hessian", point=[x], sparse=True, tril=True)
+    assert (T(x2) != T.gradient.generated.tril(x2)).nnz == 0
+    assert T(x2).nnz == 2 * n - 1
+
+
+def test_symmetric_is_for_one_square_sparse_block():
+    f, n, _, _ = CASES["rosenbrock"]
+    x, _ = _points(n)
+    es = dgraph.make_function(f, "hessian", point=[x], sparse=True).generated.expression_set
+    with pytest.raises(DGraphError, match="one square block"):
+        tensor_program(es, "python", False, symmetric=True)
