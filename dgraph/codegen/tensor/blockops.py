@@ -403,7 +403,7 @@ def fills(where: np.ndarray, size: int) -> bool:
         return True
     if where[0] != 0 or where[-1] != size - 1:
         return False
-    return bool(np.all(where[1:] - where[:-1] == 1))
+    return bool(np.array_equal(where, _every(size)))  # one pass, no differences formed
 
 
 def values_at(constants: Constants, block: Block, values: Node, at) -> Node:
@@ -517,13 +517,22 @@ def _meeting_pairs(
         found = index[other]
         keep = np.flatnonzero(found >= 0)
         return (found[keep], keep) if one_a else (keep, found[keep])
-    order_a = np.argsort(cols_a, kind="stable")
-    order_b = np.argsort(rows_b, kind="stable")
-    start_a = np.cumsum(count_a) - count_a
+    # grouped by the shared index k, then by a's entry, then by b's: each of a's entries
+    # (in order of its column) meets the count_b[k] entries of b's row k, one run each
+    order_a = _stable_order(cols_a)
+    order_b = _stable_order(rows_b)
+    shared = cols_a if order_a is None else cols_a[order_a]
+    runs = count_b[shared]
+    ia = np.repeat(np.arange(cols_a.size) if order_a is None else order_a, runs)
+    ib = np.arange(ia.size, dtype=np.int64)
     start_b = np.cumsum(count_b) - count_b
-    per = count_a * count_b
-    k = np.repeat(np.arange(mid), per)
-    offset = np.arange(int(per.sum())) - np.repeat(np.cumsum(per) - per, per)
-    ia = order_a[start_a[k] + offset // count_b[k]]
-    ib = order_b[start_b[k] + offset % count_b[k]]
-    return ia, ib
+    ib += np.repeat(start_b[shared] - (np.cumsum(runs) - runs), runs)
+    return ia, (ib if order_b is None else order_b[ib])
+
+
+def _stable_order(keys: np.ndarray) -> np.ndarray | None:
+    """The stable order that sorts ``keys``; None where they are in order already (a
+    sparse block's rows are)."""
+    if keys.size < 2 or bool(np.all(keys[1:] >= keys[:-1])):
+        return None
+    return np.argsort(keys, kind="stable")
