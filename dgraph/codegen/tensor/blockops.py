@@ -16,6 +16,7 @@ import numpy as np
 
 from ...blocks import (
     FORGETS,
+    ONES,
     Block,
     Labelled,
     Sparse,
@@ -237,6 +238,10 @@ class BlockOps:
                     met = (every, cols) if side else (rows, every)
                     self._met[key] = (a, b, (*met, every, True))
                     break
+        if key not in self._met and isinstance(product, Sparse):
+            moved = _through_move(a, b, product)
+            if moved is not None:
+                self._met[key] = (a, b, moved)
         if key not in self._met:
             rows_a, cols_a, _ = entries(a)
             rows_b, cols_b, _ = entries(b)
@@ -448,6 +453,52 @@ def _aligned(block: Labelled, values: Node, total: Labelled) -> Node:
     shape = tuple(canonical.sizes[k] if k in canonical.value else 1 for k in total.value)
     now = tuple(block.sizes[block.value[r]] for r in ranks)
     return node if shape == now else Call("reshape", (node, Const(shape)))
+
+
+def _monotone_move(block: Block) -> tuple[np.ndarray, np.ndarray] | None:
+    """The entries (rows, columns) of a block of ones with at most one entry in each row
+    and each column, both increasing (a slice, a pad, a shift, an order-keeping
+    selection or embedding); None for any other block."""
+    if block.kind != ONES:
+        return None
+    if isinstance(block, Sparse):
+        if block.nnz and np.diff(block.indptr).max() > 1:
+            return None
+        rows, cols = block.rows, block.cols
+    else:
+        rows, cols, _ = pattern(block)
+        if not _increasing(rows):
+            return None
+    return (rows, cols) if _increasing(cols) else None
+
+
+def _through_move(a: Block, b: Block, product: Sparse) -> tuple | None:
+    """:meth:`BlockOps._meeting` where a factor is a :func:`_monotone_move`: each entry of
+    the other factor that meets the move gives one entry of the product, in the other's
+    order (the move keeps rows and columns in order), so the pairs are found by one
+    lookup of the move's entry at each of the other's shared indices, and the product's
+    entries are the pairs in order. None where neither factor is such a move."""
+    for move, side in ((a, 0), (b, 1)):
+        found = _monotone_move(move)
+        if found is None:
+            continue
+        rows, cols = found
+        other = b if side == 0 else a
+        other_rows, other_cols, _ = entries(other)
+        if not isinstance(other, Sparse) and not _row_major(other_rows, other_cols):
+            return None
+        shared, keys = (cols, other_rows) if side == 0 else (rows, other_cols)
+        size = int(np.prod(move.in_shape if side == 0 else move.out_shape))
+        entry = np.full(size, -1, dtype=np.int64)
+        entry[shared] = _every(shared.size)
+        at = entry[keys]
+        kept = np.flatnonzero(at >= 0)
+        if kept.size != product.nnz:
+            return None  # not by construction
+        mine = at[kept]
+        pairs = (mine, kept) if side == 0 else (kept, mine)
+        return (*pairs, _every(kept.size), True)
+    return None
 
 
 def _permuted_positions(
