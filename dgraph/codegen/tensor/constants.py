@@ -6,7 +6,6 @@ size), decoded once when the module is imported."""
 from __future__ import annotations
 
 import base64
-import hashlib
 import math
 import zlib
 
@@ -76,8 +75,8 @@ class Constants:
         self.arrays: dict[str, np.ndarray] = {}  # by name: what folding and the C printer read
         self.shapes: dict[str, tuple[int, ...]] = {}  # by name
         self.keep_arrays = keep_arrays
-        self._names: dict[tuple[str, tuple[int, ...], bytes], str] = {}  # by content's hash
-        self._dropped = 0  # names given and dropped: a new name never repeats one
+        self._names: dict[tuple[str, tuple[int, ...], int], list[str]] = {}  # by checksum
+        self._made = 0  # names given (kept or dropped): a new name never repeats one
 
     def index(self, array: np.ndarray) -> Name:
         """An integer array, stored in the narrowest of int32 and int64 that holds it."""
@@ -93,12 +92,15 @@ class Constants:
         array stored as the differences of its entries, which compress far better: a
         pattern's column indices repeat the same few steps)."""
         array = np.ascontiguousarray(array)
-        digest = hashlib.blake2b(array.reshape(-1).view(np.uint8), digest_size=32).digest()
-        key = (array.dtype.str, tuple(array.shape), digest)  # not the bytes: 10⁷ entries each
-        if key in self._names:
-            return Name(self._names[key])
-        name = f"_K{len(self._names) + self._dropped}"
-        self._names[key] = name
+        # keyed by a checksum, not the bytes (10⁷ entries each); equal keys compared whole
+        data = array.reshape(-1).view(np.uint8)
+        key = (array.dtype.str, tuple(array.shape), zlib.crc32(data))
+        for known in self._names.get(key, ()):
+            if np.array_equal(self.arrays[known].reshape(-1).view(np.uint8), data):
+                return Name(known)
+        name = f"_K{self._made}"
+        self._made += 1
+        self._names.setdefault(key, []).append(name)
         self.shapes[name] = tuple(array.shape)
         self.arrays[name] = array
         self._pending[name] = (array, delta)
@@ -120,9 +122,8 @@ class Constants:
         self._text = {k: v for k, v in self._text.items() if k in used}
         self.arrays = {k: v for k, v in self.arrays.items() if k in used}
         self.shapes = {k: v for k, v in self.shapes.items() if k in used}
-        kept = {key: name for key, name in self._names.items() if name in used}
-        self._dropped += len(self._names) - len(kept)
-        self._names = kept
+        kept = {key: [n for n in names if n in used] for key, names in self._names.items()}
+        self._names = {key: names for key, names in kept.items() if names}
 
     @property
     def needs_decoder(self) -> bool:
