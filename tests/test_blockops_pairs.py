@@ -9,12 +9,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dgraph.blocks import add, diagonal, multiply, sparse
+from dgraph.blocks import ONES, add, diagonal, multiply, sparse
 from dgraph.codegen.tensor.blockops import (
     _meeting_pairs,
     _merged,
     _permuted_positions,
     _positions,
+    _through_move,
     entries,
 )
 
@@ -54,6 +55,38 @@ def test_a_partial_permutation_places_the_pairs_as_the_search_does(seed, left, i
         assert found is not None
     if found is not None:
         assert np.array_equal(found, _searched(a, b, product, ia, ib))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**16), st.booleans(), st.booleans())
+def test_a_move_pairs_each_entry_it_meets_once_in_order(seed, left, increasing):
+    """A factor of ones with at most one entry per row and column, both in order: the
+    pairs are those the search finds, one per product entry, in the product's order;
+    a move that reorders columns is left to the search."""
+    rng = np.random.default_rng(seed)
+    n, m, p = (int(x) for x in rng.integers(2, 9, size=3))
+    density = float(rng.uniform(0.2, 0.8))
+    if left:
+        move = _partial_permutation(rng, n, m, increasing)
+        a = sparse(move.out_shape, move.in_shape, move.rows, move.cols, ONES)
+        b = sparse((m,), (p,), *np.nonzero(rng.random((m, p)) < density))
+    else:
+        a = sparse((n,), (m,), *np.nonzero(rng.random((n, m)) < density))
+        move = _partial_permutation(rng, m, p, increasing)
+        b = sparse(move.out_shape, move.in_shape, move.rows, move.cols, ONES)
+    _, product = multiply(a, b)
+    if product is None:
+        return
+    found = _through_move(a, b, product)
+    in_order = bool(np.all(np.diff(move.cols) > 0))
+    assert (found is not None) == in_order
+    if found is None:
+        return
+    ia, ib, ic, single = found
+    assert single and np.array_equal(ic, np.arange(product.nnz))
+    sa, sb = (x.tolist() for x in _meeting_pairs(a.cols, b.rows, m))
+    assert sorted(zip(ia.tolist(), ib.tolist(), strict=True)) == sorted(zip(sa, sb, strict=True))
+    assert np.array_equal(_searched(a, b, product, ia, ib), np.arange(product.nnz))
 
 
 def test_a_general_product_is_left_to_the_search():

@@ -7,8 +7,10 @@ import numpy as np
 import pytest
 
 from dgraph import blocks
+from dgraph.blocks import scatter
 from dgraph.codegen import counting
 from dgraph.codegen.function import make_function
+from dgraph.core import value_check
 from dgraph.frontends import bundled, from_function
 
 
@@ -20,6 +22,8 @@ def _held() -> dict[str, int]:
         "plans": blocks._plan.cache_info().currsize,
         "folded": counting._fold.cache_info().currsize,
         "counted": counting._count.cache_info().currsize,
+        "checked J·v": len(value_check._APPLIED),
+        "scatter positions": len(scatter._HELD),
     }
 
 
@@ -44,3 +48,19 @@ def test_make_function_leaves_no_cache_behind(level: str) -> None:
     J = make_function(graph)
     assert J is not None
     assert _held() == dict.fromkeys(_held(), 0)
+
+
+def test_the_code_check_reuses_the_verification_s_j_v_within_one_call(monkeypatch) -> None:
+    """Within one call the expression set's J·v at a point and direction is formed once
+    (by its verification; the generated code's check reads it again): half as often as
+    when nothing is remembered (outside any call)."""
+    graph = from_function(lambda x: np.sin(x) * x, sizes=[(4,)], level="array")
+    formed = []
+    original = value_check.jvp_and_scale
+    monkeypatch.setattr(value_check, "jvp_and_scale", lambda *a: formed.append(1) or original(*a))
+    make_function(graph)
+    remembered = len(formed)
+    monkeypatch.setattr(value_check, "in_scope", lambda: False)
+    formed.clear()
+    make_function(graph)
+    assert remembered > 0 and len(formed) == 2 * remembered

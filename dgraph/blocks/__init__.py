@@ -76,6 +76,7 @@ __all__ = [
     "first_appearance",
     "forget",
     "identity",
+    "in_scope",
     "multiply",
     "on_the_diagonal",
     "pattern",
@@ -888,6 +889,12 @@ def scoped(*also: Callable[[], None]) -> Iterator[None]:
             forget()
             for clear in also:
                 clear()
+
+
+def in_scope() -> bool:
+    """Whether a :func:`scoped` call is under way (what is remembered then is forgotten
+    when it returns)."""
+    return _SCOPES[0] > 0
 
 
 def same_structure(a: Block, b: Block) -> bool:

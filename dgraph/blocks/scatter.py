@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from . import GENERAL, ONES, Block, Labelled, diagonal, identity, sparse
+from . import FORGETS, GENERAL, ONES, Block, Labelled, diagonal, identity, sparse
 
 __all__ = [
     "COMBINE",
@@ -57,7 +57,26 @@ SCATTERS = frozenset({"gather_flat", "scatter", *COMBINE})
 
 
 def _param(op: Any, name: str) -> np.ndarray:
-    return np.asarray(op.param[name], dtype=np.int64).reshape(-1)
+    """The positions ``op`` holds as ``name``, as a read-only int64 array. A graph keeps
+    them as a tuple (a 10⁶-entry one costs some 20 ms to convert, and every rule, value
+    and check of the operation reads it again): converted once per tuple, by its
+    identity (:data:`_HELD`)."""
+    value = op.param[name]
+    found = _HELD.get(id(value))
+    if found is not None and found[0] is value:
+        return found[1]
+    array = np.asarray(value, dtype=np.int64).reshape(-1)
+    array.flags.writeable = False
+    if isinstance(value, tuple) and len(value) > _HELD_FROM:
+        if len(_HELD) >= _HELD_SIZE:
+            del _HELD[next(iter(_HELD))]
+        _HELD[id(value)] = (value, array)  # the tuple held: its id stays its own
+    return array
+
+
+_HELD: dict[int, tuple[tuple, np.ndarray]] = {}  # id of a positions tuple -> it, its array
+_HELD_SIZE, _HELD_FROM = 16, 1024  # at most 16 arrays; tuples of up to 1024 converted anew
+FORGETS.append(_HELD.clear)
 
 
 def check(op: Any, shapes: Sequence[tuple[int, ...]]) -> None:

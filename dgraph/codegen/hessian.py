@@ -273,16 +273,6 @@ def make_hessian(
     graph = src.graph
     if tril and src.inputs != 1:
         raise DGraphError("tril= is for the Hessian of one array argument, not several")
-    if lang == "c" and graph.is_tensor and mode != "hvp" and not sparse:
-        raise DGraphError(
-            "the Hessian of an array function in C is the values of its sparse matrix:"
-            " give sparse=True"
-        )
-    if lang == "c" and graph.is_tensor and mode == "value_gradient_hessian":
-        raise DGraphError(
-            "value_gradient_hessian of an array function is generated in python or jax; in C"
-            " its Hessian (mode hessian, sparse=True)"
-        )
     # a graph of scalars: its sparse H is gathered from the dense one's structural entries
     flags = sparse and not (src.scalar and lang == "jax")
     # one array's sparse H in NumPy or JAX: computed on and below the diagonal, mirrored

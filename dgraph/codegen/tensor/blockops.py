@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...blocks import (
+    ONES,
     Block,
     Labelled,
     Sparse,
@@ -25,6 +26,7 @@ from ...blocks import (
     first_appearance,
     multiply,
     on_the_diagonal,
+    pattern,
     same_structure,
     sparse,
 )
@@ -231,6 +233,10 @@ class BlockOps:
                     met = (whole, cols) if side else (rows, whole)
                     self._met[key] = (a, b, (*met, whole, True))
                     break
+        if key not in self._met and isinstance(product, Sparse):
+            moved = _through_move(a, b, product)
+            if moved is not None:
+                self._met[key] = (a, b, moved)
         if key not in self._met:
             rows_a, cols_a, _ = entries(a)
             rows_b, cols_b, _ = entries(b)
@@ -432,6 +438,52 @@ def _aligned(block: Labelled, values: Node, total: Labelled) -> Node:
     return node if shape == now else Call("reshape", (node, Const(shape)))
 
 
+def _monotone_move(block: Block) -> tuple[np.ndarray, np.ndarray] | None:
+    """The entries (rows, columns) of a block of ones with at most one entry in each row
+    and each column, both increasing (a slice, a pad, a shift, an order-keeping
+    selection or embedding); None for any other block."""
+    if block.kind != ONES:
+        return None
+    if isinstance(block, Sparse):
+        if block.nnz and np.diff(block.indptr).max() > 1:
+            return None
+        rows, cols = block.rows, block.cols
+    else:
+        rows, cols, _ = pattern(block)
+        if not _increasing(rows):
+            return None
+    return (rows, cols) if _increasing(cols) else None
+
+
+def _through_move(a: Block, b: Block, product: Sparse) -> tuple | None:
+    """:meth:`BlockOps._meeting` where a factor is a :func:`_monotone_move`: each entry of
+    the other factor that meets the move gives one entry of the product, in the other's
+    order (the move keeps rows and columns in order), so the pairs are found by one
+    lookup of the move's entry at each of the other's shared indices, and the product's
+    entries are the pairs in order. None where neither factor is such a move."""
+    for move, side in ((a, 0), (b, 1)):
+        found = _monotone_move(move)
+        if found is None:
+            continue
+        rows, cols = found
+        other = b if side == 0 else a
+        other_rows, other_cols, _ = entries(other)
+        if not isinstance(other, Sparse) and not _row_major(other_rows, other_cols):
+            return None
+        shared, keys = (cols, other_rows) if side == 0 else (rows, other_cols)
+        size = int(np.prod(move.in_shape if side == 0 else move.out_shape))
+        entry = np.full(size, -1, dtype=np.int64)
+        entry[shared] = every(shared.size)
+        at = entry[keys]
+        kept = np.flatnonzero(at >= 0)
+        if kept.size != product.nnz:
+            return None  # not by construction
+        mine = at[kept]
+        pairs = (mine, kept) if side == 0 else (kept, mine)
+        return (*pairs, every(kept.size), True)
+    return None
+
+
 def _permuted_positions(
     rows_a: np.ndarray,
     cols_a: np.ndarray,
@@ -499,13 +551,22 @@ def _meeting_pairs(
         found = index[other]
         keep = np.flatnonzero(found >= 0)
         return (found[keep], keep) if one_a else (keep, found[keep])
-    order_a = np.argsort(cols_a, kind="stable")
-    order_b = np.argsort(rows_b, kind="stable")
-    start_a = np.cumsum(count_a) - count_a
+    # grouped by the shared index k, then by a's entry, then by b's: each of a's entries
+    # (in order of its column) meets the count_b[k] entries of b's row k, one run each
+    order_a = _stable_order(cols_a)
+    order_b = _stable_order(rows_b)
+    shared = cols_a if order_a is None else cols_a[order_a]
+    runs = count_b[shared]
+    ia = np.repeat(np.arange(cols_a.size) if order_a is None else order_a, runs)
+    ib = np.arange(ia.size, dtype=np.int64)
     start_b = np.cumsum(count_b) - count_b
-    per = count_a * count_b
-    k = np.repeat(np.arange(mid), per)
-    offset = np.arange(int(per.sum())) - np.repeat(np.cumsum(per) - per, per)
-    ia = order_a[start_a[k] + offset // count_b[k]]
-    ib = order_b[start_b[k] + offset % count_b[k]]
-    return ia, ib
+    ib += np.repeat(start_b[shared] - (np.cumsum(runs) - runs), runs)
+    return ia, (ib if order_b is None else order_b[ib])
+
+
+def _stable_order(keys: np.ndarray) -> np.ndarray | None:
+    """The stable order that sorts ``keys``; None where they are in order already (a
+    sparse block's rows are)."""
+    if keys.size < 2 or bool(np.all(keys[1:] >= keys[:-1])):
+        return None
+    return np.argsort(keys, kind="stable")

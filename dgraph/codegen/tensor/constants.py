@@ -6,7 +6,6 @@ size), decoded once when the module is imported."""
 from __future__ import annotations
 
 import base64
-import hashlib
 import math
 import zlib
 
@@ -53,63 +52,95 @@ def _entries(array: np.ndarray) -> str:
     return "[" + ", ".join(_entries(row) for row in array) + "]"
 
 
+def _steps(flat: np.ndarray) -> np.ndarray:
+    """The differences of an integer vector's entries (the first from 0), int32 where
+    they fit: computed in int32 when the entries are int32 and none is negative (each
+    difference then lies strictly between -2³¹ and 2³¹), else in int64."""
+    if flat.dtype == np.int32 and flat.min() >= 0:
+        steps = np.empty(flat.size, dtype=np.int32)
+        steps[0] = flat[0]
+        np.subtract(flat[1:], flat[:-1], out=steps[1:])
+        return steps
+    steps = np.diff(flat.astype(np.int64), prepend=0)
+    fits = steps.min() >= -(2**31) and steps.max() < 2**31
+    return steps.astype(np.int32) if fits else steps
+
+
 class Constants:
     """The module-level arrays, each once (equal arrays share a name)."""
 
     def __init__(self, keep_arrays: bool = False) -> None:
-        self.lines: list[str] = []
+        self._text: dict[str, str] = {}  # by name: its line, once made
+        self._pending: dict[str, tuple[np.ndarray, bool]] = {}  # by name: line not yet made
         self.arrays: dict[str, np.ndarray] = {}  # by name: what folding and the C printer read
         self.shapes: dict[str, tuple[int, ...]] = {}  # by name
         self.keep_arrays = keep_arrays
-        self._names: dict[tuple[str, tuple[int, ...], bytes], str] = {}  # by content's hash
-        self._dropped = 0  # names given and dropped: a new name never repeats one
+        self._names: dict[tuple[str, tuple[int, ...], int], list[str]] = {}  # by checksum
+        self._made = 0  # names given (kept or dropped): a new name never repeats one
 
     def index(self, array: np.ndarray) -> Name:
         """An integer array, stored in the narrowest of int32 and int64 that holds it."""
-        array = np.asarray(array, dtype=np.int64)
-        small = array.size == 0 or (array.min() >= -(2**31) and array.max() < 2**31)
-        return self.add(array.astype(np.int32) if small else array, delta=True)
+        array = np.asarray(array)
+        if array.dtype != np.int32:
+            array = np.asarray(array, dtype=np.int64)
+            small = array.size == 0 or (array.min() >= -(2**31) and array.max() < 2**31)
+            array = array.astype(np.int32) if small else array
+        return self.add(array, delta=True)
 
     def add(self, array: np.ndarray, delta: bool = False) -> Name:
         """The name of a module-level constant holding ``array`` (``delta``: an integer
         array stored as the differences of its entries, which compress far better: a
         pattern's column indices repeat the same few steps)."""
         array = np.ascontiguousarray(array).reshape(np.shape(array))  # a 0-d array stays 0-d
-        digest = hashlib.blake2b(array.reshape(-1).view(np.uint8), digest_size=32).digest()
-        key = (array.dtype.str, tuple(array.shape), digest)  # not the bytes: 10⁷ entries each
-        if key in self._names:
-            return Name(self._names[key])
-        name = f"_K{len(self._names) + self._dropped}"
-        self._names[key] = name
+        # keyed by a checksum, not the bytes (10⁷ entries each); equal keys compared whole
+        data = array.reshape(-1).view(np.uint8)
+        key = (array.dtype.str, tuple(array.shape), zlib.crc32(data))
+        for known in self._names.get(key, ()):
+            if np.array_equal(self.arrays[known].reshape(-1).view(np.uint8), data):
+                return Name(known)
+        name = f"_K{self._made}"
+        self._made += 1
+        self._names.setdefault(key, []).append(name)
         self.shapes[name] = tuple(array.shape)
         self.arrays[name] = array
-        dtype = array.dtype.name
-        if array.size <= LITERAL_LIMIT:
-            text = f"numpy.array({_entries(array)}, dtype=numpy.{dtype})"
-        elif delta:
-            steps = np.diff(array.ravel().astype(np.int64), prepend=0)
-            fits = steps.min() >= -(2**31) and steps.max() < 2**31
-            steps = steps.astype(np.int32 if fits else np.int64)
-            packed = base64.b64encode(zlib.compress(steps.tobytes(), 1)).decode("ascii")
-            text = (
-                f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r},"
-                f" numpy.{steps.dtype.name})"
-            )
-        else:
-            packed = base64.b64encode(zlib.compress(array.tobytes(), 1)).decode("ascii")
-            text = f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r})"
-        self.lines.append(f"{name} = {text}")
+        self._pending[name] = (array, delta)
         return Name(name)
+
+    @property
+    def lines(self) -> list[str]:
+        """The module's constant lines, in the order the constants were made: each
+        array's text (compressed, base64) made the first time the lines are read, so
+        that a constant dropped before then (:meth:`keep`) is never encoded."""
+        for name, (array, delta) in self._pending.items():
+            self._text[name] = f"{name} = {_text(array, delta)}"
+        self._pending.clear()
+        return list(self._text.values())
 
     def keep(self, used: set[str]) -> None:
         """Drop the constants no name in ``used`` refers to (those only folded code read)."""
-        self.lines = [line for line in self.lines if line.partition(" = ")[0] in used]
+        self._pending = {k: v for k, v in self._pending.items() if k in used}
+        self._text = {k: v for k, v in self._text.items() if k in used}
         self.arrays = {k: v for k, v in self.arrays.items() if k in used}
         self.shapes = {k: v for k, v in self.shapes.items() if k in used}
-        kept = {key: name for key, name in self._names.items() if name in used}
-        self._dropped += len(self._names) - len(kept)
-        self._names = kept
+        kept = {key: [n for n in names if n in used] for key, names in self._names.items()}
+        self._names = {key: names for key, names in kept.items() if names}
 
     @property
     def needs_decoder(self) -> bool:
         return any("_array(" in line for line in self.lines)
+
+
+def _text(array: np.ndarray, delta: bool) -> str:
+    """An array as Python source: a literal when small, else ``_array(...)`` of its
+    compressed bytes (``delta``: of the differences of its entries)."""
+    dtype = array.dtype.name
+    if array.size <= LITERAL_LIMIT:
+        return f"numpy.array({_entries(array)}, dtype=numpy.{dtype})"
+    if delta:
+        steps = _steps(array.reshape(-1))
+        packed = base64.b64encode(zlib.compress(steps.tobytes(), 1)).decode("ascii")
+        return (
+            f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r}, numpy.{steps.dtype.name})"
+        )
+    packed = base64.b64encode(zlib.compress(array.tobytes(), 1)).decode("ascii")
+    return f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r})"

@@ -41,4 +41,4 @@ def fills(where: np.ndarray, size: int) -> bool:
         return True
     if where[0] != 0 or where[-1] != size - 1:
         return False
-    return bool(np.all(where[1:] - where[:-1] == 1))
+    return bool(np.array_equal(where, every(size)))  # one pass, no differences formed
