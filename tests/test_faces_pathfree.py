@@ -58,7 +58,7 @@ def assert_agree(es) -> None:
         assert_cycle(old)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(dags(max_intermediates=7), st.integers(0, 10**6))
 def test_pathfree_agrees_with_paths_on_every_method(g, seed):
     """On random DAGs, every registered method's expression set (and a random vertex

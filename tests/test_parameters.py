@@ -5,8 +5,6 @@ check of generated code draw them at random, and generated functions take them l
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -14,6 +12,7 @@ import sympy
 
 from dgraph import accumulate
 from dgraph.bench.pendulum import n_link_pendulum
+from dgraph.cli import main
 from dgraph.codegen.c import compiler, load_c
 from dgraph.codegen.cuda import cxx_compiler, load_cuda_host
 from dgraph.codegen.generate import generate
@@ -163,7 +162,7 @@ def test_vector_parameter_of_a_function():
     assert np.allclose(jac, [[3.0, 2.0 * np.cos(0.25)]])
 
 
-def test_command_line_params(tmp_path):
+def test_command_line_params(tmp_path, capsys):
     module = tmp_path / "pend.py"
     module.write_text(
         "import numpy as np\n\n"
@@ -172,35 +171,14 @@ def test_command_line_params(tmp_path):
     )
     spec = f"{module}:pendulum"
     out = tmp_path / "jac.py"
-    run = [sys.executable, "-m", "dgraph"]
-    done = subprocess.run(
-        [
-            *run,
-            "codegen",
-            spec,
-            "--params",
-            "m,l,g",
-            "--mode",
-            "value_and_jacobian",
-            "-o",
-            str(out),
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert json.loads(done.stdout)["verified"] is True
+    argv = ["codegen", spec, "--params", "m,l,g", "--mode", "value_and_jacobian"]
+    assert main([*argv, "-o", str(out), "--json"]) == 0  # in this process: no import again
+    assert json.loads(capsys.readouterr().out)["verified"] is True
     generated = load_python(out.read_text())
     assert generated.PARAMETERS == ("m", "l", "g")
     x, p = np.array([0.3, -0.7]), np.array([1.3, 0.8, 9.81])
     value, jac = generated.value_and_jacobian(x, p)
     assert np.allclose(jac, _reference(RHS, [q, u], [m, length, g])(x, p), rtol=1e-12)
     assert np.allclose(value, [x[1], -9.81 / 0.8 * np.sin(0.3) + 0.7 * 1.3 / 0.64])
-    done = subprocess.run(
-        [*run, "structure", spec, "--params", "m,l,g", "--json"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert json.loads(done.stdout)["inputs"] == ["q", "u"]
+    assert main(["structure", spec, "--params", "m,l,g", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["inputs"] == ["q", "u"]

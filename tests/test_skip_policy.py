@@ -54,7 +54,11 @@ def _run(tmp_path: Path, ci: str | None, *args: str, only: str = "") -> tuple[in
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     if ci is not None:
         env["CI"] = ci
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", *args]
+    # xdist alone of the installed plugins: loading every one (hypothesis, anyio, ...) took
+    # most of each run's time, in the controller and in each worker
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    command = [sys.executable, "-m", "pytest", "-p", "xdist.plugin", "-p", "no:cacheprovider"]
+    command += ["-rs", *args]
     done = subprocess.run(
         [*command, *([only] if only else [])],
         cwd=tmp_path,

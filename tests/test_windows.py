@@ -79,7 +79,7 @@ def test_order_cost_on_the_sin_trace():
         order_cost(g, ["v1", "v2"], "cheap")
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)  # each draw runs the whole portfolio in processes
 @given(dags(max_inputs=3, max_intermediates=12, max_outputs=3))
 def test_structural_best_at_most_baselines_and_the_optimum(g):
     es = best(g, budget=3, objective="structural")
