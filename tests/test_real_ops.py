@@ -48,3 +48,14 @@ def test_element_level_c() -> None:
     _agrees(ELEMENT_LEVEL["logsumexp"], lang="c")
     with pytest.raises(dgraph.DGraphError, match="cannot print polygamma"):
         dgraph.make_function(ELEMENT_LEVEL["gammaln"], point=[X], lang="c")
+
+
+ARRAY_LEVEL = {  # refused at the array level before ("jaxpr primitive ... is not supported")
+    "median": lambda x: jnp.median(x),  # reduce_or
+    "inv": lambda x: jnp.linalg.inv(x[:4].reshape(2, 2) + 2 * jnp.eye(2)).ravel(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARRAY_LEVEL))
+def test_array_level_through_make_function(name: str) -> None:
+    _agrees(ARRAY_LEVEL[name])
