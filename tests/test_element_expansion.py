@@ -41,6 +41,7 @@ ARRAY_ONLY = {
     "polygamma", "bessel_i0e", "bessel_i1e", "rem", "sort", "argsort", "argmax", "argmin",
     "frexp_mantissa", "frexp_exponent",
     "cholesky", "eigh_values", "eigh_vectors", "triangular_solve",
+    "linear_solve", "custom_linear_solve", "top_k",  # a solve; a sort
 }  # fmt: skip
 
 

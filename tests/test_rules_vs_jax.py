@@ -37,12 +37,14 @@ from dgraph.core.block_values import edge_values, vertex_values  # noqa: E402
 from dgraph.core.graph import DGraph  # noqa: E402
 from dgraph.errors import InputError  # noqa: E402
 from dgraph.frontends.jaxpr_arrays import _ALIASES, _RENAMES  # noqa: E402
+from dgraph.frontends.jaxpr_rewrites import TRACED  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
 from tests.convolution_cases import CONVOLUTIONS, STENCIL, conv  # noqa: E402
 
 # the reader's primitives that are no ArrayOp of their own
 READER = {*_ALIASES, *_RENAMES, "split", "dynamic_slice", "gather", "tile"}
 READER |= {"dynamic_update_slice", "bcoo_dot_general"}
+READER |= set(TRACED) - {"lu"} | {"custom_linear_solve"}  # read as other operations
 
 SHAPES = {"0-d": (), "1-d": (3,), "n-d": (2, 3), "size-1": (1, 3, 1)}
 
@@ -713,13 +715,58 @@ for _cls, _f, _sb in [
 ]:
     case("triangular_solve", _cls, _f, _spd(3, 134), point(_sb, 135))
 
+# -- read as the JAX functions JAX differentiates them by (frontends/jaxpr_rewrites.py) --------
+
+_TIES = np.array([[0.7, 0.7, 0.2, 0.9], [1.0, 0.5, 1.0, -0.3]])
+for _name in ("cumprod", "cummax", "cummin", "cumlogsumexp"):
+    _f = getattr(lax, _name)
+    if _name == "cumprod":
+        case(_name, "1-d", lambda x, f=_f: f(x, 0), point((4,), 140))
+    case(_name, "n-d-1-reverse", lambda x, f=_f: f(x, 1, reverse=True), point((2, 3), 141))
+    case(_name, "ties", lambda x, f=_f: f(x, 1), _TIES)
+case("clamp", "0-d", lambda x: lax.clamp(-0.5, x, 0.5), point((), 142))
+case("clamp", "n-d", lambda x: lax.clamp(-0.5, x, 0.5), point((2, 3), 143))
+case("clamp", "at-the-bounds", lambda x: lax.clamp(-0.5, x, 0.7), np.array([-0.5, 0.7, 0.1]))
+case("clamp", "array-bounds", lambda lo, x: lax.clamp(lo, x, 1.0), *[point((3,), 144)] * 2)
+_WINDOWS = {  # (shape, window, strides, padding)
+    "1-d": ((6,), (3,), (1,), "VALID"),
+    "1-d-strided": ((6,), (2,), (2,), "VALID"),
+    "2-d-same": ((3, 4), (2, 2), (1, 2), "SAME"),
+}
+for _name, _op, _init in (
+    ("sum", lax.add, 0.0),
+    ("max", lax.max, -np.inf),
+    ("min", lax.min, np.inf),
+):
+    for _cls, (_shape, _w, _st, _pad) in _WINDOWS.items():
+        case(
+            f"reduce_window_{_name}",
+            _cls,
+            lambda x, o=_op, i=_init, w=_w, st=_st, p=_pad: lax.reduce_window(x, i, o, w, st, p),
+            point(_shape, 145),
+        )
+    case(  # ties: the first extreme entry of a window takes the derivative, as JAX
+        f"reduce_window_{_name}",
+        "ties",
+        lambda x, o=_op, i=_init: lax.reduce_window(x, i, o, (2, 2), (1, 1), "VALID"),
+        _TIES,
+    )
+for _name, _f in (("reduce_or", jnp.any), ("reduce_and", jnp.all)):
+    case(_name, "n-d", lambda x, f=_f: jnp.where(f(x > 0, axis=1), 2.0, 3.0) * x[:, 0], _TIES)
+case("top_k", "1-d-ties", lambda x: lax.top_k(x, 3)[0], np.array([0.7, 1.2, 0.7, 0.1, 1.2]))
+case("top_k", "n-d", lambda x: lax.top_k(x, 2)[0], point((2, 3), 146))
+_SQUARE = _spd(3, 147)
+case("linear_solve", "vector", lambda a, b: jnp.linalg.solve(a, b), _SQUARE, point((3,), 148))
+case("linear_solve", "matrix", lambda a, b: jnp.linalg.solve(a, b), _SQUARE, point((3, 2), 149))
+case("linear_solve", "inv", lambda a: jnp.linalg.inv(a), _SQUARE)
+case("linear_solve", "const-matrix", lambda b: jnp.linalg.solve(_SQUARE, b), point((3,), 150))
+case("custom_linear_solve", "via-solve", lambda a: jnp.linalg.solve(a, a[0]), _SQUARE)
+
 # -- refused in one line -------------------------------------------------------------------
 
 REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
     "empty output": (lambda x: jnp.sin(x[:0]), (3,)),
     "polygamma order": (lambda x: lax.polygamma(x, x + 1), (3,)),
-    "cumprod": (lambda x: jnp.cumprod(x), (3,)),
-    "cummax": (lambda x: lax.cummax(x, 0), (3,)),
     "argmax as data": (lambda x: x[jnp.argmax(x)], (3,)),
     "dynamic index": (lambda x: lax.dynamic_slice(x, (jnp.argmax(x),), (2,)), (3,)),
     "dynamic_update_slice at a traced start": (
@@ -737,13 +784,16 @@ REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
         lambda x: x.at[jnp.array([0, 1]), jnp.array([1, 5])].get(mode="fill", fill_value=0.0),
         (2, 2),
     ),
-    "linalg": (lambda x: jnp.linalg.inv(x), (2, 2)),
+    "lu as data": (lambda x: jnp.linalg.slogdet(x)[1], (3, 3)),
+    "top_k indices as data": (lambda x: x[lax.top_k(x, 2)[1]], (3,)),
+    "reduce_window with negative padding": (
+        lambda x: lax.reduce_window(x, 0.0, lax.add, (2,), (1,), ((-1, 0),)),
+        (4,),
+    ),
     "batched cholesky": (
         lambda x: jnp.linalg.cholesky(x @ x.T + jnp.eye(2) * jnp.ones((3, 1, 1))),
         (2, 2),
     ),
-    "top_k": (lambda x: lax.top_k(x, 2)[0], (3,)),
-    "clamp": (lambda x: lax.clamp(0.0, x, 1.0), (3,)),
 }
 
 

@@ -90,6 +90,7 @@ UNARY = {  # primitive: (function, point inside its domain)
         lambda x: jax.scipy.linalg.solve_triangular(jnp.tril(A.T @ A) + jnp.eye(3), x, lower=True),
         X,
     ),
+    "linear_solve": (lambda x: jnp.linalg.solve(A.T @ A + jnp.eye(3), x), X),
 }
 BINARY = {
     "add": jnp.add,
@@ -111,7 +112,10 @@ BY_HAND = ("copy", "convert_element_type", "expand_dims")  # JAX's jaxprs fold t
 
 RULES = (
     # polygamma(m, x) and a solve by a constant matrix: the second operand
-    [(name, 1 if name in ("polygamma", "triangular_solve") else 0) for name in UNARY]
+    [
+        (name, 1 if name in ("polygamma", "triangular_solve", "linear_solve") else 0)
+        for name in UNARY
+    ]
     + [(name, k) for name in BINARY for k in ((1, 2) if name == "select_n" else (0, 1))]
     + [(name, 0) for name in BY_HAND]
 )

@@ -10,7 +10,10 @@ them by, applied to every basis direction at once.
 * ``triangular_solve``: ``x = M⁻¹·b`` (``left_side``) or ``b·M⁻¹``, ``M`` the triangle
   of ``a`` it reads (``lower``; its diagonal 1 where ``unit_diagonal``), transposed where
   ``transpose_a``: ``dx = M⁻¹·db`` and ``dx = -M⁻¹·dM·x`` (left), ``db·M⁻¹`` and
-  ``-x·dM·M⁻¹`` (right).
+  ``-x·dM·M⁻¹`` (right);
+* ``linear_solve`` (``custom_linear_solve`` whose matvec is a matrix product, as
+  ``jnp.linalg.solve`` and ``inv`` write it): ``x = A⁻¹·b``, the columns of ``b`` or, with
+  ``rows``, its rows (a vector is a row): ``dx = A⁻¹·(db - dA·x)`` (JAX's rule for it).
 
 Each formula is written once over an array vocabulary ``xp`` (:class:`NumPyOps` here;
 :mod:`dgraph.codegen.tensor.linalg_code` prints the same calls as array statements), so
@@ -31,6 +34,7 @@ from . import GENERAL, Block, dense
 __all__ = ["LINALG", "NumPyOps", "check", "forward", "operand_block", "tangent", "values"]
 
 LINALG = frozenset({"cholesky", "triangular_solve", "eigh_values", "eigh_vectors"})
+LINALG |= {"linear_solve"}
 
 
 def _or_nan(f):
@@ -82,6 +86,10 @@ def check(op: Any, shapes: Sequence[tuple[int, ...]]) -> None:
         )
     if op.primitive == "triangular_solve":
         _flags(op)
+    if op.primitive == "linear_solve":
+        b, rows = tuple(shapes[1]), op.param.get("rows")
+        if not isinstance(rows, bool) or len(b) not in (1, 2) or b[-1 if rows else 0] != a[0]:
+            raise InputError(f"linear_solve: a right-hand side of shape {b} for {a}")
     if op.primitive == "triangular_solve" and len(shapes[1]) != 2:
         raise InputError(f"triangular_solve: the right-hand side must be a matrix, not {shapes[1]}")
 
@@ -122,6 +130,11 @@ def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps) -> Any:
         return xp.cholesky(args[0])
     if op.primitive.startswith("eigh"):
         return xp.part(xp.eigh(args[0]), 0 if op.primitive == "eigh_values" else 1)
+    if op.primitive == "linear_solve":
+        inverse = xp.inv(args[0])
+        if op.param["rows"]:
+            return xp.matmul(args[1], xp.swap(inverse))
+        return xp.matmul(inverse, args[1])
     _flags(op)
     inverse = xp.inv(_matrix(op, args[0], xp))
     return xp.matmul(inverse, args[1]) if op.param["left_side"] else xp.matmul(args[1], inverse)
@@ -145,6 +158,8 @@ def tangent(op: Any, k: int, args: Sequence[Any], d: Any, result: Any, xp: Any =
         gaps = xp.add(xp.sub(xp.row(w), xp.column(w)), xp.eye(n))
         f = xp.sub(xp.div(1.0, gaps), xp.eye(n))
         return xp.matmul(v, xp.mul(f, inner))
+    if op.primitive == "linear_solve":
+        return _solve_tangent(op, k, args, d, result, xp)
     inverse = xp.inv(_matrix(op, args[0], xp))
     left = op.param["left_side"]
     if k == 1:
@@ -153,6 +168,19 @@ def tangent(op: Any, k: int, args: Sequence[Any], d: Any, result: Any, xp: Any =
     if left:
         return xp.neg(xp.matmul(inverse, xp.matmul(dm, result)))
     return xp.neg(xp.matmul(xp.matmul(result, dm), inverse))
+
+
+def _solve_tangent(op: Any, k: int, args: Sequence[Any], d: Any, x: Any, xp: Any) -> Any:
+    """``linear_solve``'s tangent: ``A⁻¹·db`` for b, ``-A⁻¹·dA·x`` for A (transposed
+    where the solved vectors are rows)."""
+    inverse = xp.inv(args[0])
+    if op.param["rows"]:
+        if k == 1:
+            return xp.matmul(d, xp.swap(inverse))
+        return xp.neg(xp.matmul(xp.matmul(x, xp.swap(d)), xp.swap(inverse)))
+    if k == 1:
+        return xp.matmul(inverse, d)
+    return xp.neg(xp.matmul(inverse, xp.matmul(d, x)))
 
 
 def operand_block(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> Block:

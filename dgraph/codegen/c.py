@@ -96,6 +96,12 @@ class CPrinter(NumbersAsDoubles, PowersAsProducts, C99CodePrinter):
     def _print_BooleanTrue(self, expr: sympy.Basic) -> str:
         return self.true
 
+    def _print_Function(self, expr: sympy.Expr) -> str:
+        """C99's ``isfinite`` macro (an undefined function to sympy)."""
+        if expr.func.__name__ == "isfinite" and len(expr.args) == 1:
+            return self._cast(f"isfinite({self._print(expr.args[0])})")
+        return super()._print_Function(expr)
+
     def _print_BooleanFalse(self, expr: sympy.Basic) -> str:
         return self.false
 

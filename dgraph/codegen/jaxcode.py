@@ -25,6 +25,7 @@ from .printing import (
     ArrayPrinter,
     NumbersAsDoubles,
     PowersAsProducts,
+    SpecialFunctions,
     printed_code,
 )
 
@@ -39,9 +40,10 @@ _DOCS = {
 }
 # math functions jax.numpy lacks, in jax.scipy.special
 _SPECIAL = {"erf": "erf", "erfc": "erfc", "gamma": "gamma", "lgamma": "gammaln"}
+_SPECIAL["polygamma"] = "polygamma"
 
 
-class _Printer(NumbersAsDoubles, PowersAsProducts, ArrayFunctions, JaxPrinter):
+class _Printer(NumbersAsDoubles, PowersAsProducts, SpecialFunctions, ArrayFunctions, JaxPrinter):
     one = "1"
     sqrt = "jnp.sqrt"
     array_module = "jnp"

@@ -119,6 +119,35 @@ class NumbersAsDoubles:
         return "0.5"
 
 
+class SpecialFunctions:
+    """Mixin for a NumPy-like sympy printer: ``isfinite`` (what :mod:`dgraph.core.expand`
+    writes for ``is_finite``) from ``array_module``, and ``polygamma``/``digamma`` as
+    ``math.polygamma(n, x)`` with an integer order, which the target maps to its special
+    functions (SciPy's, JAX's)."""
+
+    array_module = "numpy"
+
+    def _print_Function(self, expr: sympy.Expr) -> str:
+        """``isfinite``, an undefined function to sympy (its printers skip ``_print_<name>``
+        for those)."""
+        if expr.func.__name__ == "isfinite" and len(expr.args) == 1:
+            return f"{self.array_module}.isfinite({self._print(expr.args[0])})"  # type: ignore[attr-defined]
+        return super()._print_Function(expr)  # type: ignore[misc]
+
+    def _print_polygamma(self, expr: sympy.Expr) -> str:
+        order = expr.args[0]
+        if not (order.is_Integer and order >= 0):
+            raise DGraphError(f"cannot print polygamma of order {order}")
+        self.module_imports["math"].add("polygamma")  # type: ignore[attr-defined]
+        return f"math.polygamma({int(order)}, {self._print(expr.args[1])})"  # type: ignore[attr-defined]
+
+    def _print_digamma(self, expr: sympy.Expr) -> str:
+        return self._print_polygamma(sympy.polygamma(0, expr.args[0], evaluate=False))
+
+    def _print_trigamma(self, expr: sympy.Expr) -> str:
+        return self._print_polygamma(sympy.polygamma(1, expr.args[0], evaluate=False))
+
+
 class PowersAsProducts:
     """Mixin for a sympy code printer: integer powers as products, x**(±1/2) via sqrt.
 

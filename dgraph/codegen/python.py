@@ -26,6 +26,7 @@ from .printing import (
     ArrayPrinter,
     NumbersAsDoubles,
     PowersAsProducts,
+    SpecialFunctions,
     printed_code,
 )
 
@@ -41,7 +42,7 @@ _DOCS = {
 }
 
 
-class _Printer(NumbersAsDoubles, PowersAsProducts, ArrayFunctions, NumPyPrinter):
+class _Printer(NumbersAsDoubles, PowersAsProducts, SpecialFunctions, ArrayFunctions, NumPyPrinter):
     one = "1"
     sqrt = "numpy.sqrt"
 
@@ -213,6 +214,7 @@ _PARAMETERS_DOC = " p: the PARAMETERS, (k,) or (B, k), broadcast against x."
 
 # math functions NumPy lacks and their scipy.special ufuncs
 _SCIPY = {"erf": "erf", "erfc": "erfc", "gamma": "gamma", "lgamma": "gammaln"}
+_SCIPY["polygamma"] = "polygamma"  # math has none: SciPy (a dependency) or a NameError
 
 _ARRAY_HELPER = [
     "def _array(a, size, name):",

@@ -241,9 +241,9 @@ def _number(v: Any) -> Any:
     value = float(v)
     if not math.isfinite(value):
         return sympy.oo if value > 0 else -sympy.oo if value < 0 else sympy.nan
-    if value == int(value) and abs(value) < 2**53:
+    if value.is_integer():  # every double past 2**53 is one (finfo.max: 2 * value is inf)
         return sympy.Integer(int(value))
-    if 2 * value == int(2 * value):
+    if (2 * value).is_integer():
         return sympy.Rational(int(2 * value), 2)
     return sympy.Float(value)
 

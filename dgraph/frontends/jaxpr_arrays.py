@@ -53,6 +53,7 @@ from ..errors import InputError
 from .jaxpr_branches import read_clamp, read_cond
 from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_loops import LOOPS, loop_notes, read_loop
+from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
 
 __all__ = [
@@ -388,6 +389,8 @@ class _Reader:
                 f"{self.where}: {name} with {what} that depends on the inputs is not"
                 " supported (only its data may): make it a constant"
             )
+        if name == "custom_linear_solve":  # before its opaque LU factors are seen
+            return read_linear_solve(self, eqn, ins)
         avals = [v.aval for v in eqn.outvars]
         opaque = next((x for x in ins if isinstance(x, _Opaque)), None)
         if opaque is not None:

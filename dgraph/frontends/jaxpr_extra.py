@@ -17,6 +17,7 @@ import numpy as np
 from ..blocks.array_extra import sort_order
 from ..blocks.arrays import ArrayOp
 from ..errors import InputError
+from .jaxpr_rewrites import TRACED
 
 __all__ = ["REWRITTEN", "called_primal", "empty_values"]
 
@@ -146,4 +147,5 @@ REWRITTEN: dict[str, Callable[..., list[Any] | None]] = {
     "tile": _tile,
     "sort": _sort,
     "polygamma": _polygamma,
+    **TRACED,  # read as the JAX function JAX differentiates them by
 }

@@ -1,0 +1,219 @@
+"""jaxpr equations the array level reads as the JAX function JAX differentiates them by:
+the equation is re-traced as that function (``jax.make_jaxpr`` at the equation's operand
+shapes) and its jaxpr read in its place, so that the values are the primitive's and the
+derivative is the one JAX's own rule gives, ties included.
+
+* ``cumprod``, ``cummax``, ``cummin``, ``cumlogsumexp``: JAX's jvp rule is the jvp of
+  ``lax.associative_scan`` with the combining function (``mul``, ``max``, ``min``,
+  ``logaddexp``), whatever the backend computes the values by; so is the reading;
+* ``clamp`` (of floats; an integer clamp is ``lax.switch``'s index, read elsewhere): its
+  value with no derivative, plus the operand whose rule JAX's jvp applies (``lo`` where
+  ``lo > x`` and ``lo < hi``, ``x`` where ``lo < x < hi``, ``hi`` where ``hi < x``; none at
+  a tie);
+* ``reduce_window_sum`` / ``_max`` / ``_min`` (pooling): the operand padded with the
+  initial value (``base_dilation`` as interior padding), then one strided slice per window
+  offset (``window_dilation`` spaces them), summed; for max and min chosen in row-major
+  order with a strict comparison, so that the first extreme entry of a window takes the
+  derivative, as JAX's ``select_and_gather_add`` gives it;
+* ``reduce_or`` / ``reduce_and`` (booleans, no derivative): the max / min of the operand
+  as numbers, compared with 0;
+* ``custom_linear_solve`` whose matvec is a product with a matrix (``jnp.linalg.solve``,
+  ``inv``): a ``linear_solve`` of that matrix (:mod:`dgraph.blocks.linalg`), the solve
+  function it carries (an LU factorization) not read; ``lu`` itself (its pivots a
+  permutation known only at run time) is held opaque: fine where only such a solve reads
+  it, refused once read as data;
+* ``top_k``: the values a stable descending sort of the last axis, sliced (JAX gathers the
+  tangent at the indices ``top_k`` returns: the first of equal values first); the indices
+  held opaque (refused once read as data).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import InputError
+
+__all__ = ["TRACED", "read_linear_solve"]
+
+
+def _read_as(
+    reader, eqn, ins: list[Any], fn: Callable[..., Any], outs: int | None = None, specs=None
+) -> list[Any]:
+    """The values of ``fn``'s jaxpr at the equation's operand shapes, read in its place."""
+    from .jaxpr_arrays import jax_module
+
+    jax = jax_module()
+    avals = [v.aval for v in (eqn.invars if specs is None else specs)]
+    closed = jax.make_jaxpr(fn)(*(jax.ShapeDtypeStruct(a.shape, a.dtype) for a in avals))
+    found = reader.run(closed.jaxpr, closed.consts, ins)
+    if len(found) != (
+        len(eqn.outvars) if outs is None else outs
+    ):  # the rewrite's own defect, never the user's
+        raise InputError(f"{reader.where}: {eqn.primitive.name}: rewritten with other results")
+    return found
+
+
+def _cumulative(reader, eqn, ins: list[Any]) -> list[Any]:
+    from jax import lax
+
+    name = eqn.primitive.name
+    if name == "cumlogsumexp":
+        try:  # the combining function JAX's rule names
+            from jax._src.lax.other import logaddexp as combine
+        except ImportError:  # pragma: no cover - another JAX layout
+            from jax.numpy import logaddexp as combine
+    else:
+        combine = {"cumprod": lax.mul, "cummax": lax.max, "cummin": lax.min}[name]
+    axis, reverse = int(eqn.params["axis"]), bool(eqn.params["reverse"])
+    return _read_as(
+        reader,
+        eqn,
+        ins,
+        lambda x: [lax.associative_scan(combine, x, axis=axis, reverse=reverse)],
+    )
+
+
+def _clamp(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    import jax.numpy as jnp
+    from jax import lax
+
+    if not jnp.issubdtype(eqn.outvars[0].aval.dtype, jnp.floating):
+        return None  # lax.switch's index: read where the branches are
+
+    def clamp(lo, x, hi):
+        lo, hi = jnp.broadcast_to(lo, x.shape), jnp.broadcast_to(hi, x.shape)
+        frozen = lax.stop_gradient(lax.min(lax.max(x, lo), hi))
+        out = jnp.where(hi < x, hi, frozen)
+        out = jnp.where((x > lo) & (x < hi), x, out)
+        return [jnp.where((lo > x) & (lo < hi), lo, out)]
+
+    return _read_as(reader, eqn, ins, clamp)
+
+
+def _window(reader, eqn, ins: list[Any]) -> list[Any]:
+    import jax.numpy as jnp
+    from jax import lax
+
+    name = eqn.primitive.name
+    p = eqn.params
+    dims, strides = tuple(p["window_dimensions"]), tuple(p["window_strides"])
+    base = tuple(p.get("base_dilation") or (1,) * len(dims))
+    spread = tuple(p.get("window_dilation") or (1,) * len(dims))
+    padding = tuple(tuple(int(v) for v in pair) for pair in p["padding"])
+    out_shape = tuple(eqn.outvars[0].aval.shape)
+    if any(lo < 0 or hi < 0 for lo, hi in padding):
+        raise InputError(f"{reader.where}: {name} with negative padding is not supported")
+
+    def pooled(x):
+        init = {
+            "reduce_window_sum": 0.0,
+            "reduce_window_max": -jnp.inf,
+            "reduce_window_min": jnp.inf,
+        }[name]
+        config = [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base, strict=True)]
+        padded = lax.pad(x, jnp.asarray(init, x.dtype), config)
+        out = None
+        for offset in itertools.product(*(range(d) for d in dims)):
+            start = [k * s for k, s in zip(offset, spread, strict=True)]
+            limit = [b + (n - 1) * t + 1 for b, n, t in zip(start, out_shape, strides, strict=True)]
+            part = lax.slice(padded, start, limit, strides)
+            if out is None:
+                out = part
+            elif name == "reduce_window_sum":
+                out = out + part
+            else:  # the first extreme entry keeps the derivative
+                better = part > out if name == "reduce_window_max" else part < out
+                out = jnp.where(better, part, out)
+        return [out]
+
+    return _read_as(reader, eqn, ins, pooled)
+
+
+def _any_all(reader, eqn, ins: list[Any]) -> list[Any]:
+    import jax.numpy as jnp
+    from jax import lax
+
+    axes = tuple(int(a) for a in eqn.params["axes"])
+    reduce = lax.reduce_max if eqn.primitive.name == "reduce_or" else lax.reduce_min
+
+    def reduced(x):
+        return [reduce(lax.convert_element_type(x, jnp.float32), axes) > 0]
+
+    return _read_as(reader, eqn, ins, reduced)
+
+
+def _top_k(reader, eqn, ins: list[Any]) -> list[Any]:
+    from jax import lax
+
+    from .jaxpr_arrays import _Opaque
+
+    k = int(eqn.params["k"])
+
+    def top(x):
+        last = x.ndim - 1
+        return [-lax.slice_in_dim(lax.sort(-x, dimension=last), 0, k, axis=last)]
+
+    specs = eqn.invars[:1]
+    values = _read_as(reader, eqn, ins, top, outs=1, specs=specs)
+    return [*values, _Opaque("top_k", tuple(eqn.outvars[1].aval.shape))]
+
+
+def _lu(reader, eqn, ins: list[Any]) -> list[Any]:
+    from .jaxpr_arrays import _Opaque
+
+    return [_Opaque("lu", tuple(v.aval.shape)) for v in eqn.outvars]
+
+
+def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
+    """``custom_linear_solve`` as ``linear_solve(A, b)``, ``A`` the matvec's one matrix:
+    which product it is (``A·x``, or ``x·Aᵀ`` for rows, as ``vmap`` writes it) is found by
+    evaluating the matvec once on random numbers."""
+    import numpy as np
+
+    from ..blocks.arrays import ArrayOp
+    from .jaxpr_arrays import jax_module
+
+    jax = jax_module()
+    where = f"{reader.where}: custom_linear_solve"
+    lengths = eqn.params["const_lengths"]
+    closed = eqn.params["jaxprs"].matvec
+    b_vars = eqn.invars[sum(lengths) :]
+    if lengths.matvec != 1 or len(b_vars) != 1:
+        raise InputError(f"{where} with a matvec other than a product with one matrix")
+    a_shape, b_shape = tuple(eqn.invars[0].aval.shape), tuple(b_vars[0].aval.shape)
+    rng = np.random.default_rng(0)
+    m, x = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
+    try:
+        (got,) = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, m, x)
+    except Exception:
+        raise InputError(f"{where}: its matvec could not be evaluated") from None
+    got = np.asarray(got)
+    rows = None
+    if len(a_shape) == 2 and a_shape[0] == a_shape[1] and got.shape == b_shape:
+        if b_shape[0] == a_shape[0] and np.allclose(got, m @ x):
+            rows = len(b_shape) == 1
+        elif len(b_shape) == 2 and b_shape[1] == a_shape[0] and np.allclose(got, x @ m.T):
+            rows = True
+    if rows is None:
+        raise InputError(f"{where} with a matvec other than a product with one matrix")
+    operands = (reader.operand(ins[0]), reader.operand(ins[sum(lengths)]))
+    op = ArrayOp("linear_solve", operands, (("rows", rows),), tuple(eqn.outvars[0].aval.shape))
+    return [reader.result(op, eqn.outvars[0].aval)]
+
+
+TRACED: dict[str, Callable[..., list[Any] | None]] = {
+    "cumprod": _cumulative,
+    "cummax": _cumulative,
+    "cummin": _cumulative,
+    "cumlogsumexp": _cumulative,
+    "clamp": _clamp,
+    "reduce_window_sum": _window,
+    "reduce_window_max": _window,
+    "reduce_window_min": _window,
+    "reduce_or": _any_all,
+    "reduce_and": _any_all,
+    "top_k": _top_k,
+    "lu": _lu,
+}

@@ -1,0 +1,61 @@
+"""Operations of common JAX code that ``make_function`` refused or broke on (issue 54, item
+3): each against ``jax.jacfwd`` at a point, on small operands."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+import dgraph  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _float64():
+    with jax.enable_x64(True):
+        yield
+
+
+X = np.random.default_rng(2).uniform(0.2, 1.2, 6)
+
+
+def _agrees(f, x=X, **kwargs) -> None:
+    fn = dgraph.make_function(f, point=[x], **kwargs)
+    expected = np.asarray(jax.jacfwd(f)(x)).reshape(-1, x.size)
+    got = np.asarray(fn(x)).reshape(expected.shape)
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+
+
+ELEMENT_LEVEL = {  # crashed or could not print at the element level
+    "nan_to_num": lambda x: jnp.nan_to_num(x / x[0]),  # finfo.max: 2 * value overflowed
+    "gammaln": lambda x: jax.scipy.special.gammaln(x**2 + 1),  # polygamma(0, .)
+    "digamma": lambda x: jax.scipy.special.digamma(x**2 + 1),  # polygamma(1, .)
+    "logsumexp": lambda x: jax.scipy.special.logsumexp(x.reshape(2, 3), axis=1),  # isfinite
+}
+
+
+@pytest.mark.parametrize(
+    "name, lang", [(n, "python") for n in sorted(ELEMENT_LEVEL)] + [("gammaln", "jax")]
+)
+def test_element_level_prints(name: str, lang: str) -> None:
+    _agrees(ELEMENT_LEVEL[name], lang=lang)
+
+
+def test_element_level_c() -> None:
+    """C prints isfinite (C99's macro); polygamma it refuses in one line."""
+    _agrees(ELEMENT_LEVEL["logsumexp"], lang="c")
+    with pytest.raises(dgraph.DGraphError, match="cannot print polygamma"):
+        dgraph.make_function(ELEMENT_LEVEL["gammaln"], point=[X], lang="c")
+
+
+ARRAY_LEVEL = {  # refused at the array level before ("jaxpr primitive ... is not supported")
+    "median": lambda x: jnp.median(x),  # reduce_or
+    "inv": lambda x: jnp.linalg.inv(x[:4].reshape(2, 2) + 2 * jnp.eye(2)).ravel(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARRAY_LEVEL))
+def test_array_level_through_make_function(name: str) -> None:
+    _agrees(ARRAY_LEVEL[name])
