@@ -94,7 +94,9 @@ PACKAGES = {
     "dgraph.codegen": "Generated code: NumPy, C, CUDA and JAX from expression sets.",
     "dgraph.render": "Drawings, step-by-step views, TikZ and notebook display.",
     "dgraph.chain": "Jacobian chain products (Naumann) and their dynamic programs.",
-    "dgraph.second_order": "Hessians on Dixon's graph: edge pushing, symmetric pairs, forward-over-reverse.",
+    "dgraph.second_order": (
+        "Hessians on Dixon's graph: edge pushing, symmetric pairs, forward-over-reverse."
+    ),
     "dgraph.inverse": "Inverse accumulation: J⁻¹v without J (Pearlmutter & Siskind).",
     "dgraph.cli": "The command line.",
 }

@@ -150,6 +150,6 @@ def test_a_scalar_constant_is_printed_with_no_axes():
         return jnp.sum(3 * x[:-1] * x[1:]) - 3 * jnp.dot(x[1:], x[:-1]) + jnp.sum(jnp.exp(x))
 
     x = np.linspace(0.1, 1.0, 6)
-    value, gradient, hessian = make_function(f, "value_gradient_hessian", point=[x])(x)
+    _, gradient, hessian = make_function(f, "value_gradient_hessian", point=[x])(x)
     np.testing.assert_allclose(hessian, jax.hessian(f)(x), atol=1e-12)
     np.testing.assert_allclose(gradient, jax.grad(f)(x), atol=1e-12)

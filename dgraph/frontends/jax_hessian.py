@@ -142,9 +142,7 @@ def jax_source(graph: DGraph) -> tuple[Callable[..., Any], list[np.ndarray], lis
     given = {**(graph.point or {}), **graph.parameter_point}
     if any(x not in shapes for x in reference.inputs):
         return None
-    args = [
-        given[x] if x in given else rng.uniform(0.5, 1.5, shapes[x]) for x in reference.inputs
-    ]
+    args = [given[x] if x in given else rng.uniform(0.5, 1.5, shapes[x]) for x in reference.inputs]
     return reference.f, args, list(graph.parameters)
 
 

@@ -55,6 +55,7 @@ from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_loops import LOOPS, loop_notes, read_loop
 from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
+from .jaxpr_values import Opaque, jax_module
 
 __all__ = [
     "CALLS",
@@ -69,16 +70,6 @@ __all__ = [
     "parameter_names",
     "x64",
 ]
-
-
-def jax_module():
-    try:
-        import jax
-    except ImportError:
-        raise InputError(
-            "from_jax needs JAX: pip install 'jacobian-accumulation[jax]' (or jax[cpu])"
-        ) from None
-    return jax
 
 
 class NotJax(InputError):
@@ -265,16 +256,7 @@ _CUSTOM = {"custom_jvp_call", "custom_vjp_call", "custom_vjp_call_jaxpr"}
 _MAX_DEPTH = 16
 
 
-@dataclass(frozen=True)
-class _Opaque:
-    """An integer or boolean value computed from the inputs by a primitive with no array
-    operation (``argmax``): fine until something reads it as data."""
-
-    primitive: str
-    shape: tuple[int, ...]
-
-
-Value = Any  # a vertex name, a NumPy constant, a nested ArrayOp, or an _Opaque
+Value = Any  # a vertex name, a NumPy constant, a nested ArrayOp, or an Opaque
 
 
 def _plain(value: Any) -> Any:
@@ -392,14 +374,14 @@ class _Reader:
         if name == "custom_linear_solve":  # before its opaque LU factors are seen
             return read_linear_solve(self, eqn, ins)
         avals = [v.aval for v in eqn.outvars]
-        opaque = next((x for x in ins if isinstance(x, _Opaque)), None)
+        opaque = next((x for x in ins if isinstance(x, Opaque)), None)
         if opaque is not None:
             if any(_is_float(a) for a in avals):
                 raise InputError(
                     f"{self.where}: jaxpr primitive {opaque.primitive!r} is not supported at"
                     " the array level"
                 )
-            return [_Opaque(opaque.primitive, tuple(a.shape)) for a in avals]
+            return [Opaque(opaque.primitive, tuple(a.shape)) for a in avals]
         if name in _ALIASES:
             return list(ins)
         if name in LOOPS:  # a region: the body read by this reader, once
@@ -434,7 +416,7 @@ class _Reader:
         primitive = _RENAMES.get(name, name)
         if primitive not in PRIMITIVES or len(avals) != 1:
             if not any(_is_float(a) for a in avals):  # argmax: refused once read as data
-                return [_Opaque(name, tuple(a.shape)) for a in avals]
+                return [Opaque(name, tuple(a.shape)) for a in avals]
             raise InputError(
                 f"{self.where}: jaxpr primitive {name!r} is not supported at the array level"
             )
@@ -466,7 +448,7 @@ class _Reader:
         for var, value in zip(eqn.outvars, primal, strict=True):
             tangent = by_var.get(var)
             shape = tuple(var.aval.shape)
-            if tangent is None or isinstance(value, _Opaque):
+            if tangent is None or isinstance(value, Opaque):
                 outs.append(value)
             elif not isinstance(tangent, str):  # no derivative flows through the rule
                 frozen = ArrayOp("stop_gradient", (self.operand(value),), (), shape)

@@ -34,6 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InputError
+from .jaxpr_values import Opaque, jax_module
 
 __all__ = ["TRACED", "read_linear_solve"]
 
@@ -42,8 +43,6 @@ def _read_as(
     reader, eqn, ins: list[Any], fn: Callable[..., Any], outs: int | None = None, specs=None
 ) -> list[Any]:
     """The values of ``fn``'s jaxpr at the equation's operand shapes, read in its place."""
-    from .jaxpr_arrays import jax_module
-
     jax = jax_module()
     avals = [v.aval for v in (eqn.invars if specs is None else specs)]
     closed = jax.make_jaxpr(fn)(*(jax.ShapeDtypeStruct(a.shape, a.dtype) for a in avals))
@@ -147,8 +146,6 @@ def _any_all(reader, eqn, ins: list[Any]) -> list[Any]:
 def _top_k(reader, eqn, ins: list[Any]) -> list[Any]:
     from jax import lax
 
-    from .jaxpr_arrays import _Opaque
-
     k = int(eqn.params["k"])
 
     def top(x):
@@ -157,13 +154,11 @@ def _top_k(reader, eqn, ins: list[Any]) -> list[Any]:
 
     specs = eqn.invars[:1]
     values = _read_as(reader, eqn, ins, top, outs=1, specs=specs)
-    return [*values, _Opaque("top_k", tuple(eqn.outvars[1].aval.shape))]
+    return [*values, Opaque("top_k", tuple(eqn.outvars[1].aval.shape))]
 
 
 def _lu(reader, eqn, ins: list[Any]) -> list[Any]:
-    from .jaxpr_arrays import _Opaque
-
-    return [_Opaque("lu", tuple(v.aval.shape)) for v in eqn.outvars]
+    return [Opaque("lu", tuple(v.aval.shape)) for v in eqn.outvars]
 
 
 def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
@@ -173,7 +168,6 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     import numpy as np
 
     from ..blocks.arrays import ArrayOp
-    from .jaxpr_arrays import jax_module
 
     jax = jax_module()
     where = f"{reader.where}: custom_linear_solve"
