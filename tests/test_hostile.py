@@ -370,11 +370,11 @@ CASES: list[tuple[str, list[str], str]] = [
             "structure",
             H("jax_model.py") + ":running_total",
             "--inputs",
-            "x:1000",
+            "x:500",
             "--level",
             "element",
         ],
-        '500,500 scalar edges, over the limit of 100,000: use level="array" (--level array)',
+        '125,250 scalar edges, over the limit of 100,000: use level="array" (--level array)',
     ),
     (
         "jax-dynamic-index",

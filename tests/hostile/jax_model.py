@@ -5,7 +5,7 @@ import jax.numpy as jnp
 
 
 def running_total(x):
-    return jnp.cumsum(x)  # 1000 inputs: n(n+1)/2 scalar edges, over the element level's limit
+    return jnp.cumsum(x)  # 500 inputs: n(n+1)/2 scalar edges, over the element level's limit
 
 
 def picks_by_value(x):
