@@ -19,7 +19,7 @@ binary tree over the chain; each node computes the pair of its subchain by one o
 - ``product``: both pairs preaccumulated, combined as dense tensors by the chain rule.
 
 Cost model (multiplications, each addition fused; the invariant part — primal values and
-local partials — excluded, as in seed 002). Factor i costs e_i (= |E_i|) per first-order
+local partials — excluded, as in seed 002). Factor i costs e_i (= ``|E_i|``) per first-order
 tangent or adjoint direction and e_i + s_i per second-order direction, s_i being the
 multiplications of one second-order term F''_i×(u, v) or z̄ᵀF''_i×(·, u) in its code. A
 dense factor (F'_i and F''_i given as tensors) has e_i = m_i·n_i, s_i = m_i·n_i·(n_i + 1).
@@ -126,7 +126,7 @@ class HessianProblem:
     @classmethod
     def from_chain(cls, chain: ChainProblem, second: Sequence[int] | None = None) -> HessianProblem:
         """Code-only factors from a first-order chain problem; the second-order term costs
-        ``second`` (default |E_i|: about one multiplication per edge — a product v = a·b
+        ``second`` (default ``|E_i|``: about one multiplication per edge — a product v = a·b
         adds u_a·v_b + u_b·v_a over its two edges, sin adds −sin(a)·u·v over one, a
         linear operation nothing)."""
         s = tuple(chain.edges) if second is None else tuple(int(x) for x in second)
@@ -156,7 +156,7 @@ def _numbers(line: str, where: str) -> list[int]:
 
 def parse_hessian_problem(text: str, source: str = "<problem>") -> HessianProblem:
     """Read a Hessian chain: the number of factors q, then per factor (factor 1 first)
-    ``m n`` (F'_i, F''_i given dense), ``m n |E|`` (code; second-order term cost |E|) or
+    ``m n`` (F'_i, F''_i given dense), ``m n |E|`` (code; second-order term cost ``|E|``) or
     ``m n |E| S``. Blank lines and ``#`` comments are skipped.
 
     >>> parse_hessian_problem("2\\n4 3\\n1 4 9 5\\n").given
