@@ -56,6 +56,7 @@ __all__ = [
     "HESSIAN_MODES",
     "Symmetric",
     "c_scalar_hessian",
+    "checked_source",
     "hessian_source",
     "make_hessian",
     "scalar_hessian_graph",
@@ -232,6 +233,42 @@ def with_value(g: DGraph, H: DGraph, weights: Mapping[str, float] | None = None)
     return K.validate()
 
 
+def checked_source(
+    source: Any,
+    mode: str,
+    *,
+    sparse: bool,
+    tril: bool,
+    weights: Any,
+    params: Sequence[str],
+    sizes: Any,
+    point: Any,
+) -> HessianSource:
+    """:func:`hessian_source` for ``mode`` after the checks every target makes: the mode
+    known, no ``sparse``/``tril`` with ``hvp``, ``tril`` only for one array argument.
+
+    Raises
+    ------
+    DGraphError
+        One line for each, and what :func:`hessian_source` refuses.
+    """
+    if mode not in HESSIAN_MODES:
+        raise DGraphError(f"unknown Hessian mode {mode!r}: use {', '.join(HESSIAN_MODES)}")
+    if mode == "hvp" and (sparse or tril):
+        raise DGraphError("hvp returns H·t, an array: sparse= and tril= are for the Hessian")
+    src = hessian_source(
+        source,
+        weights=weights,
+        params=params,
+        sizes=sizes,
+        point=point,
+        value=mode == "value_gradient_hessian",
+    )
+    if tril and src.inputs != 1:
+        raise DGraphError("tril= is for the Hessian of one array argument, not several")
+    return src
+
+
 def make_hessian(
     source: DGraph | ExpressionSet | Callable[..., Any],
     mode: str,
@@ -258,21 +295,11 @@ def make_hessian(
         One line for an unknown mode, ``sparse`` or ``tril`` with ``hvp``, ``tril`` with
         several differentiated arrays, and what :func:`hessian_source` refuses.
     """
-    if mode not in HESSIAN_MODES:
-        raise DGraphError(f"unknown Hessian mode {mode!r}: use {', '.join(HESSIAN_MODES)}")
-    if mode == "hvp" and (sparse or tril):
-        raise DGraphError("hvp returns H·t, an array: sparse= and tril= are for the Hessian")
-    src = hessian_source(
-        source,
-        weights=weights,
-        params=params,
-        sizes=sizes,
+    src = checked_source(
+        source, mode, sparse=sparse, tril=tril, weights=weights, params=params, sizes=sizes,
         point=point,
-        value=mode == "value_gradient_hessian",
-    )
+    )  # fmt: skip
     graph = src.graph
-    if tril and src.inputs != 1:
-        raise DGraphError("tril= is for the Hessian of one array argument, not several")
     # a graph of scalars: its sparse H is gathered from the dense one's structural entries
     flags = sparse and not (src.scalar and lang == "jax")
     # one array's sparse H in NumPy or JAX: computed on and below the diagonal, mirrored

@@ -41,7 +41,7 @@ from ..errors import DGraphError, VerificationError
 from .check import KernelLayouts
 from .cuda import cuda_source, cxx_compiler, load_cuda, load_cuda_host
 from .generate import Generated, generate
-from .hessian import HESSIAN_MODES, HessianSource, Symmetric, hessian_source
+from .hessian import HessianSource, Symmetric, checked_source
 from .ir import Program
 from .lowering import lowered
 from .program import function_outputs
@@ -124,20 +124,10 @@ def make_native_hessian(
         One line: an array function's ``hvp`` (printed in python and jax only), and what
         :func:`~dgraph.codegen.hessian.hessian_source` refuses.
     """
-    if mode not in HESSIAN_MODES:
-        raise DGraphError(f"unknown Hessian mode {mode!r}: use {', '.join(HESSIAN_MODES)}")
-    if mode == "hvp" and (sparse or tril):
-        raise DGraphError("hvp returns H·t, an array: sparse= and tril= are for the Hessian")
-    src = hessian_source(
-        source,
-        weights=weights,
-        params=params,
-        sizes=sizes,
+    src = checked_source(
+        source, mode, sparse=sparse, tril=tril, weights=weights, params=params, sizes=sizes,
         point=point,
-        value=mode == "value_gradient_hessian",
-    )
-    if tril and src.inputs != 1:
-        raise DGraphError("tril= is for the Hessian of one array argument, not several")
+    )  # fmt: skip
     graph = src.graph
     if not graph.is_tensor:
         if lang == "c":
