@@ -33,11 +33,13 @@ ELEMENT_LEVEL = {  # crashed or could not print at the element level
     "gammaln": lambda x: jax.scipy.special.gammaln(x**2 + 1),  # polygamma(0, .)
     "digamma": lambda x: jax.scipy.special.digamma(x**2 + 1),  # polygamma(1, .)
     "logsumexp": lambda x: jax.scipy.special.logsumexp(x.reshape(2, 3), axis=1),  # isfinite
+    "erfinv": lambda x: jax.scipy.special.erfinv(x / 3) * x,  # SciPy's, JAX's erfinv
 }
 
 
 @pytest.mark.parametrize(
-    "name, lang", [(n, "python") for n in sorted(ELEMENT_LEVEL)] + [("gammaln", "jax")]
+    "name, lang",
+    [(n, "python") for n in sorted(ELEMENT_LEVEL)] + [("gammaln", "jax"), ("erfinv", "jax")],
 )
 def test_element_level_prints(name: str, lang: str) -> None:
     _agrees(ELEMENT_LEVEL[name], lang=lang)

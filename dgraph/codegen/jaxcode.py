@@ -41,6 +41,7 @@ _DOCS = {
 # math functions jax.numpy lacks, in jax.scipy.special
 _SPECIAL = {"erf": "erf", "erfc": "erfc", "gamma": "gamma", "lgamma": "gammaln"}
 _SPECIAL["polygamma"] = "polygamma"
+_SPECIAL["erfinv"] = "erfinv"
 
 
 class _Printer(NumbersAsDoubles, PowersAsProducts, SpecialFunctions, ArrayFunctions, JaxPrinter):

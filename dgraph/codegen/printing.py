@@ -122,8 +122,8 @@ class NumbersAsDoubles:
 class SpecialFunctions:
     """Mixin for a NumPy-like sympy printer: ``isfinite`` (what :mod:`dgraph.core.expand`
     writes for ``is_finite``) from ``array_module``, and ``polygamma``/``digamma`` as
-    ``math.polygamma(n, x)`` with an integer order, which the target maps to its special
-    functions (SciPy's, JAX's)."""
+    ``math.polygamma(n, x)`` with an integer order, and ``erfinv`` as ``math.erfinv(x)``,
+    which the target maps to its special functions (SciPy's, JAX's)."""
 
     array_module = "numpy"
 
@@ -140,6 +140,10 @@ class SpecialFunctions:
             raise DGraphError(f"cannot print polygamma of order {order}")
         self.module_imports["math"].add("polygamma")  # type: ignore[attr-defined]
         return f"math.polygamma({int(order)}, {self._print(expr.args[1])})"  # type: ignore[attr-defined]
+
+    def _print_erfinv(self, expr: sympy.Expr) -> str:
+        self.module_imports["math"].add("erfinv")  # type: ignore[attr-defined]
+        return f"math.erfinv({self._print(expr.args[0])})"  # type: ignore[attr-defined]
 
     def _print_digamma(self, expr: sympy.Expr) -> str:
         return self._print_polygamma(sympy.polygamma(0, expr.args[0], evaluate=False))

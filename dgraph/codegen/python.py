@@ -215,6 +215,7 @@ _PARAMETERS_DOC = " p: the PARAMETERS, (k,) or (B, k), broadcast against x."
 # math functions NumPy lacks and their scipy.special ufuncs
 _SCIPY = {"erf": "erf", "erfc": "erfc", "gamma": "gamma", "lgamma": "gammaln"}
 _SCIPY["polygamma"] = "polygamma"  # math has none: SciPy (a dependency) or a NameError
+_SCIPY["erfinv"] = "erfinv"
 
 _ARRAY_HELPER = [
     "def _array(a, size, name):",
