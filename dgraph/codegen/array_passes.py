@@ -854,8 +854,6 @@ def _einsum_shape(spec: str, shapes: list[Shape | None]) -> tuple[Shape | None, 
     terms = left.split(",")
     if "." in spec or any(s is None for s in shapes) or len(terms) != len(shapes):
         return None, {}
-    if any(len(t) != len(s) for t, s in zip(terms, shapes, strict=True)):  # type: ignore[arg-type]
-        return None, {}  # a shape not inferred right (a sort's permutation): not counted
     sizes: dict[str, int] = {}
     for term, shape in zip(terms, shapes, strict=True):
         for letter, size in zip(term, shape, strict=True):  # type: ignore[arg-type]
