@@ -54,6 +54,7 @@ from .tensor.triangle import mirror_positions
 __all__ = [
     "C_MIRROR_CSR",
     "HESSIAN_MODES",
+    "MIRROR_ROW",
     "Symmetric",
     "c_scalar_hessian",
     "checked_source",
@@ -530,15 +531,9 @@ class Symmetric:
         return xp.reshape(lower + xp.tril(square, -1).T, self.shape)
 
 
-C_MIRROR_CSR = """
-/* hessian_mirror(n, indptr, indices, data): the Hessian made symmetric by construction:
- * each stored entry above the diagonal, (i, j) with j > i, takes the value of its mirror
- * image (j, i) below it (the CSR pattern of the index file: indptr[n + 1], indices sorted
- * within each row). Call it on data after jacobian_values. */
-void hessian_mirror(long n, const int64_t *indptr, const int64_t *indices, double *data)
-{
-    for (long i = 0; i < n; ++i) {
-        for (int64_t k = indptr[i]; k < indptr[i + 1]; ++k) {
+# one row i of the mirror: each stored (i, j) above the diagonal takes (j, i)'s value, found
+# by bisection in row j (the pattern is symmetric); C and CUDA loop over i their own ways
+MIRROR_ROW = """        for (int64_t k = indptr[i]; k < indptr[i + 1]; ++k) {
             const int64_t j = indices[k];
             if (j <= i) continue;
             int64_t lo = indptr[j], hi = indptr[j + 1];
@@ -548,9 +543,23 @@ void hessian_mirror(long n, const int64_t *indptr, const int64_t *indices, doubl
             }
             data[k] = data[lo];
         }
-    }
+"""
+
+C_MIRROR_CSR = (
+    """
+/* hessian_mirror(n, indptr, indices, data): the Hessian made symmetric by construction:
+ * each stored entry above the diagonal, (i, j) with j > i, takes the value of its mirror
+ * image (j, i) below it (the CSR pattern of the index file: indptr[n + 1], indices sorted
+ * within each row). Call it on data after jacobian_values. */
+void hessian_mirror(long n, const int64_t *indptr, const int64_t *indices, double *data)
+{
+    for (long i = 0; i < n; ++i) {
+"""
+    + MIRROR_ROW
+    + """    }
 }
 """
+)
 
 
 def c_scalar_hessian(

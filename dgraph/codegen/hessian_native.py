@@ -41,7 +41,7 @@ from ..errors import DGraphError, VerificationError
 from .check import KernelLayouts
 from .cuda import cuda_source, cxx_compiler, load_cuda, load_cuda_host
 from .generate import Generated, generate
-from .hessian import HessianSource, Symmetric, checked_source
+from .hessian import MIRROR_ROW, HessianSource, Symmetric, checked_source
 from .ir import Program
 from .lowering import lowered
 from .program import function_outputs
@@ -60,7 +60,8 @@ __all__ = [
 NATIVE_LANGS = ("c", "cuda")
 _INNER = {"hessian": "jacobian", "hvp": "jvp", "value_gradient_hessian": "value_and_jacobian"}
 
-CUDA_MIRROR_CSR = """
+CUDA_MIRROR_CSR = (
+    """
 /* hessian_mirror(n, indptr, indices, data) on the GPU: the Hessian made symmetric by
  * construction, one thread per row: each stored entry above the diagonal, (i, j) with
  * j > i, takes the value of its mirror image (j, i) below it (the CSR pattern of the
@@ -71,17 +72,9 @@ extern "C" __global__ void hessian_mirror_k(long long n, const int64_t *indptr,
 {
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x) {
-        for (int64_t k = indptr[i]; k < indptr[i + 1]; ++k) {
-            const int64_t j = indices[k];
-            if (j <= i) continue;
-            int64_t lo = indptr[j], hi = indptr[j + 1];
-            while (lo < hi) {  /* (j, i) in row j: the pattern is symmetric */
-                const int64_t mid = lo + (hi - lo) / 2;
-                if (indices[mid] < i) lo = mid + 1; else hi = mid;
-            }
-            data[k] = data[lo];
-        }
-    }
+"""
+    + MIRROR_ROW
+    + """    }
 }
 
 extern "C" void hessian_mirror_launch(long long n, const int64_t *indptr,
@@ -93,6 +86,7 @@ extern "C" void hessian_mirror_launch(long long n, const int64_t *indptr,
         (n, indptr, indices, data);
 }
 """
+)
 
 
 def make_native_hessian(
