@@ -149,6 +149,21 @@ def test_c_hvp_of_two_numpy_arguments_is_a_tuple_of_their_blocks():
         np.testing.assert_allclose(part, np.asarray(want), rtol=1e-12, atol=1e-12)
 
 
+@needs_cc
+def test_c_hvp_through_a_pad_prints_the_selection_s_ones():
+    """jnp.pad's block in the tangent sweep is a selection of ones (numpy.ones in the
+    NumPy hvp), which the C printer fills as any constant."""
+
+    def padded(x):
+        p = jnp.pad(x, 1)
+        return jnp.sum(jnp.sin(p[1:] * p[:-1]))
+
+    hvp = dgraph.make_function(padded, "hvp", "c", point=[X])
+    t = np.linspace(1.0, 2.0, N)
+    assert hvp.generated.verified
+    np.testing.assert_allclose(hvp(Z, t), _hvp_reference(padded, Z, t), rtol=1e-12, atol=1e-12)
+
+
 @functools.cache
 def _cuda_hvp():
     lam = np.linspace(0.5, 1.5, N - 2)
