@@ -94,9 +94,23 @@ def test_sweep_text_does_not_grow_with_the_grid(build, mode):
 def test_sweep_refusals():
     g, _ = mlp()
     with pytest.raises(DGraphError, match="the values of the sparse jacobian"):
-        make_function(g, "jvp", "c")
+        make_function(g, "vjp", "c")  # the jvp is printed in C (below), the vjp is not
     with pytest.raises(DGraphError, match="--sparse is for the jacobian"):
         make_function(g, "vjp", sparse=True)
+
+
+def test_jvp_in_c_is_the_numpy_sweep_s():
+    """The tangent sweep's statements printed in C (dgraph.codegen.tensor.c_values):
+    J·v of the mlp layer equal to the NumPy jvp's and JAX's."""
+    g, f = mlp()
+    inputs, tangents, _ = _point(g)
+    J = make_function(g, "jvp", "c")
+    assert J.lang == "c" and J.generated.verified and "void jvp(" in J.source
+    got = J(*inputs, *tangents)
+    np.testing.assert_allclose(got, make_function(g, "jvp")(*inputs, *tangents), rtol=1e-13)
+    with jax.enable_x64(True):
+        expected = jax.jvp(f, tuple(inputs), tuple(tangents))[1]
+    np.testing.assert_allclose(got, np.asarray(expected), rtol=1e-12, atol=1e-13)
 
 
 # -- the command line ----------------------------------------------------------------------

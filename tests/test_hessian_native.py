@@ -1,8 +1,9 @@
 """Hessians in C and CUDA (issue 55, dgraph.codegen.hessian_native): an array function's
-value_gradient_hessian from one compiled C call, dense, CSR and lower triangle; its CUDA
-kernels run through their host build; a graph of scalars' CUDA kernels writing the
-symmetric H (loaded here through the host build in place of CuPy); the CLI's .cu files;
-values against jax.hessian (or sympy) at the user's point and a random one."""
+value_gradient_hessian from one compiled C call, dense, CSR and lower triangle; its hvp,
+the gradient graph's tangent sweep in C and as CUDA kernels; its CUDA kernels run through
+their host build; a graph of scalars' CUDA kernels writing the symmetric H (loaded here
+through the host build in place of CuPy); the CLI's .cu files; values against
+jax.hessian or jax.jvp(jax.grad(f)) (or sympy) at the user's point and a random one."""
 
 from __future__ import annotations
 
@@ -61,6 +62,18 @@ def _jax(f, *args):
         )
 
 
+def _hvp_reference(f, x, t, v=None):
+    """H·t of ``f`` (of ``vᵀf`` with weights ``v``) at ``x`` by JAX: jvp(grad(f))."""
+    with jax.enable_x64(True):
+        scalar = f if v is None else (lambda y: jnp.asarray(v) @ f(y))
+        return np.asarray(jax.jvp(jax.grad(scalar), (jnp.asarray(x),), (jnp.asarray(t),))[1])
+
+
+def two_arrays(x, y):
+    """Two arguments, written with NumPy (traced, read back through jax.numpy)."""
+    return np.sum(np.sin(x) * y[:3]) + np.sum(y**3) * x[0]
+
+
 def _domain_11(p):
     return np.array([[-np.sin(p[0]), 1.0], [1.0, 0.0]])
 
@@ -96,6 +109,76 @@ def test_c_dense_and_lower_triangle_hessians():
     f, g, lower = V(Z)
     np.testing.assert_allclose(lower, np.tril(h_ref), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose([float(f), *g], [*_jax(coupled, Z)[:1], *_jax(coupled, Z)[1]])
+
+
+@functools.cache
+def _c_hvp():
+    return dgraph.make_function(coupled, "hvp", "c", point=[X])
+
+
+@needs_cc
+def test_c_hvp_of_an_array_function_is_jax_s_jvp_of_its_gradient():
+    hvp = _c_hvp()
+    assert hvp.lang == "c" and hvp.generated.verified and hvp.generated.method == "tangent"
+    assert "void jvp(" in hvp.source and "jacobian_values" not in hvp.source  # H never formed
+    assert "JAX's jvp at the user's point" in hvp.generated.check.detail
+    t = np.linspace(-1.0, 1.0, N)
+    for point in (X, Z):
+        np.testing.assert_allclose(
+            hvp(point, t), _hvp_reference(coupled, point, t), rtol=1e-12, atol=1e-12
+        )
+    # a Lagrangian's: hvp(x, v, t), the weights taken per call
+    lam, other = np.linspace(0.5, 1.5, N - 2), np.linspace(2.0, -1.0, N - 2)
+    lagrangian = dgraph.make_function(constraints, "hvp", "c", point=[X], weights=lam)
+    assert lagrangian.generated.verified
+    expected = _hvp_reference(constraints, Z, t, other)
+    np.testing.assert_allclose(lagrangian(Z, other, t), expected, rtol=1e-12, atol=1e-12)
+
+
+@needs_cc
+def test_c_hvp_of_two_numpy_arguments_is_a_tuple_of_their_blocks():
+    x, y = np.linspace(0.5, 1.5, 3), np.linspace(-1.0, 1.0, 4)
+    hvp = dgraph.make_function(two_arrays, "hvp", "c", point=[x, y])
+    tx, ty = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 0.0, 2.0])
+    got = hvp(x, y, tx, ty)
+    with jax.enable_x64(True):
+        reference = lambda x, y: jnp.sum(jnp.sin(x) * y[:3]) + jnp.sum(y**3) * x[0]  # noqa: E731
+        expected = jax.jvp(jax.grad(reference, argnums=(0, 1)), (x, y), (tx, ty))[1]
+    assert hvp.generated.verified and isinstance(got, tuple) and len(got) == 2
+    for part, want in zip(got, expected, strict=True):
+        np.testing.assert_allclose(part, np.asarray(want), rtol=1e-12, atol=1e-12)
+
+
+@needs_cc
+def test_c_hvp_through_a_pad_prints_the_selection_s_ones():
+    """jnp.pad's block in the tangent sweep is a selection of ones (numpy.ones in the
+    NumPy hvp), which the C printer fills as any constant."""
+
+    def padded(x):
+        p = jnp.pad(x, 1)
+        return jnp.sum(jnp.sin(p[1:] * p[:-1]))
+
+    hvp = dgraph.make_function(padded, "hvp", "c", point=[X])
+    t = np.linspace(1.0, 2.0, N)
+    assert hvp.generated.verified
+    np.testing.assert_allclose(hvp(Z, t), _hvp_reference(padded, Z, t), rtol=1e-12, atol=1e-12)
+
+
+@functools.cache
+def _cuda_hvp():
+    lam = np.linspace(0.5, 1.5, N - 2)
+    return dgraph.make_function(constraints, "hvp", "cuda", point=[X], weights=lam)
+
+
+@needs_cxx
+def test_cuda_hvp_of_an_array_function_runs_its_kernels_host_build():
+    hvp = _cuda_hvp()
+    assert hvp.lang == "cuda" and hvp.generated.verified
+    assert "__global__" in hvp.source and "jvp_launch" in hvp.source
+    assert "hessian_mirror" not in hvp.source  # H·t: no matrix to mirror
+    t, other = np.arange(N, dtype=float), np.linspace(-1.0, 1.0, N - 2)
+    expected = _hvp_reference(constraints, Z, t, other)
+    np.testing.assert_allclose(hvp(Z, other, t), expected, rtol=1e-12, atol=1e-12)
 
 
 @functools.cache
@@ -137,6 +220,10 @@ def test_nvcc_compiles_the_cuda_hessians(tmp_path):
     (tmp_path / "array.cu").write_text(_cuda_hessian().source)
     objects = ["nvcc", "-arch=sm_80", "-c", "-o", str(tmp_path / "a.o")]
     done = subprocess.run([*objects, str(tmp_path / "array.cu")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "hvp.cu").write_text(_cuda_hvp().source)  # an array function's H·t kernels
+    objects[-1] = str(tmp_path / "h.o")
+    done = subprocess.run([*objects, str(tmp_path / "hvp.cu")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
 
@@ -199,9 +286,10 @@ def test_a_graph_of_scalars_cuda_lagrangian_lower_triangle_values(host_gpu):
     ("call", "needle"),
     [
         (
-            lambda: dgraph.make_function(coupled, "hvp", "c", point=[X]),
-            "hvp of an array function is generated in python or jax",
+            lambda: dgraph.make_function(coupled, "hvp", "c", point=[X], sparse=True),
+            "sparse= and tril= are for the Hessian",
         ),
+        (lambda: _c_hvp()(X), "hvp takes 2 arguments"),
         (
             lambda: dgraph.make_function(
                 from_trace(DOMAIN_11), "value_gradient_hessian", "cuda", sparse=True

@@ -59,6 +59,7 @@ __all__ = [
     "c_scalar_hessian",
     "checked_source",
     "hessian_source",
+    "hvp_function",
     "make_hessian",
     "scalar_hessian_graph",
     "with_value",
@@ -317,7 +318,7 @@ def make_hessian(
     if not graph.is_tensor:
         n_args = 1 + bool(graph.parameters)  # x, then p (the weights among them)
     if mode == "hvp":
-        return inner, _hvp(inner, src.inputs, n_args)
+        return inner, hvp_function(inner, src.inputs, n_args)
     if mode == "hessian":
         hess = base
         if src.scalar and not sparse:  # (n, n), or batched (B, n, n)
@@ -596,7 +597,7 @@ def c_scalar_hessian(
     return "\n".join(lines) + "\n"
 
 
-def _hvp(inner: Callable[..., Any], n_inputs: int, n_args: int) -> Callable[..., Any]:
+def hvp_function(inner: Callable[..., Any], n_inputs: int, n_args: int) -> Callable[..., Any]:
     """``hvp(*x, *p, *t)`` on the gradient graph's ``jvp(*x, *t, *p)``."""
 
     def hvp(*a: Any) -> Any:

@@ -11,12 +11,16 @@ printed code before it is returned:
   its fixed pattern (:mod:`dgraph.codegen.tensor.c_values`); ``value_gradient_hessian``
   from the same one C function, which also writes ``(f, ∇f)`` into ``value``. The CSR
   matrix is made symmetric by construction (:class:`~dgraph.codegen.hessian.Symmetric`);
-  dense, its entries are scattered into an array of shape ``x.shape + x.shape``.
+  dense, its entries are scattered into an array of shape ``x.shape + x.shape``. ``hvp``:
+  the gradient graph's tangent sweep (its ``jvp``, never H) printed by the same C printer
+  (:func:`~dgraph.codegen.tensor.sweeps.jvp_program`), ``hvp(x[, v], t)``, checked as the
+  Python ``hvp`` is (JAX's ``jvp`` of the gradient at the user's point and a random one).
 - **An array function in CUDA**: the same statements as CUDA kernels
   (:attr:`CValues.cuda <dgraph.codegen.tensor.c_values.CValues.cuda>`), checked and
   called through their host build (``DGRAPH_HOST``: each kernel's loop run by one
   thread, in launch order); ``GeneratedFunction.source`` is the ``.cu`` file for nvcc,
-  with :data:`CUDA_MIRROR_CSR` (``hessian_mirror_launch``) at its end.
+  with :data:`CUDA_MIRROR_CSR` (``hessian_mirror_launch``) at its end for the Hessian;
+  ``hvp``'s kernels ``jvp_k…`` launched by ``jvp_launch``.
 - **A graph of scalars in CUDA**: the programs of Dixon's Hessian graph printed by
   :func:`~dgraph.codegen.cuda.cuda_source`, the Hessian's program made symmetric before
   it is printed (:func:`mirrored_program`: each entry above the diagonal stores the value
@@ -41,12 +45,13 @@ from ..errors import DGraphError, VerificationError
 from .check import KernelLayouts
 from .cuda import cuda_source, cxx_compiler, load_cuda, load_cuda_host
 from .generate import Generated, generate
-from .hessian import MIRROR_ROW, HessianSource, Symmetric, checked_source
+from .hessian import MIRROR_ROW, HessianSource, Symmetric, checked_source, hvp_function
 from .ir import Program
 from .lowering import lowered
 from .program import function_outputs
 from .tensor.check import check_tensor
-from .tensor.function import c_blocks
+from .tensor.function import c_blocks, c_tangents
+from .tensor.sweep_check import check_sweep
 
 __all__ = [
     "CUDA_MIRROR_CSR",
@@ -115,8 +120,9 @@ def make_native_hessian(
     Raises
     ------
     DGraphError
-        One line: an array function's ``hvp`` (printed in python and jax only), and what
-        :func:`~dgraph.codegen.hessian.hessian_source` refuses.
+        One line: a graph of scalars' sparse ``value_gradient_hessian`` in CUDA, what the
+        C printer cannot print, and what :func:`~dgraph.codegen.hessian.hessian_source`
+        refuses.
     """
     src = checked_source(
         source, mode, sparse=sparse, tril=tril, weights=weights, params=params, sizes=sizes,
@@ -137,30 +143,31 @@ def make_native_hessian(
         module = load_cuda(generated.text)
         function = _scalar_cuda_function(module, mode, sparse, src)
         return wrap(generated, _INNER[mode], getattr(module, _INNER[mode])), function
-    if mode == "hvp":
-        raise DGraphError(
-            f"hvp of an array function is generated in python or jax; in {lang.upper()}"
-            " its Hessian (mode hessian) or value_gradient_hessian"
-        )
-    inner = make(graph, _INNER[mode], "c", method, budget, True)
+    inner = make(graph, _INNER[mode], "c", method, budget, mode != "hvp")
     if lang == "cuda":
         generated, stacked = cuda_tensor_values(inner.generated, _INNER[mode])
         inner = wrap(generated, _INNER[mode], stacked)
+    if mode == "hvp":  # the gradient graph's tangent sweep: H·t, H never formed
+        return inner, hvp_function(inner, src.inputs, len(graph.inputs) + len(graph.parameters))
     return inner, _tensor_function(inner, mode, sparse, tril, src)
 
 
 def cuda_tensor_values(c_generated: Any, mode: str) -> tuple[Any, Callable[..., Any]]:
-    """The CUDA text of a checked C ``jacobian`` / ``value_and_jacobian`` of a tensor
-    graph (its :attr:`~dgraph.codegen.tensor.function.TensorGenerated.values`' CUDA
-    statements) checked again through its host build, and that build's function in the
-    form the C one has."""
+    """The CUDA text of a checked C ``jacobian`` / ``value_and_jacobian`` / ``jvp`` of a
+    tensor graph (its :attr:`~dgraph.codegen.tensor.function.TensorGenerated.values`'
+    CUDA statements) checked again through its host build, and that build's function in
+    the form the C one has."""
     values = c_generated.values
     es = c_generated.expression_set
     if cxx_compiler() is None:
         raise DGraphError("no C++ compiler found (set CXX): the CUDA code cannot be checked")
     stacked = values.load_cuda_host()
-    function = c_blocks(stacked, es.graph, values.indices, values.indptr, mode)
-    check = check_tensor(function, es, "cuda", mode=mode)
+    if mode == "jvp":
+        function = c_tangents(stacked, es.graph)
+        check = check_sweep(function, mode, es, "cuda")
+    else:
+        function = c_blocks(stacked, es.graph, values.indices, values.indptr, mode)
+        check = check_tensor(function, es, "cuda", mode=mode)
     if check.ran and not check.ok:
         raise VerificationError(check.detail)
     text = values.cuda

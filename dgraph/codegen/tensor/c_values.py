@@ -56,6 +56,12 @@ The arrays are the function's constant arguments in the order of its signature, 
 ``-DDGRAPH_LOADER`` the C file also has ``jacobian_values_load(path, arrays, counts,
 count)``, which reads them (C callers need no Python).
 
+The tangent sweep of a tensor graph (:func:`~dgraph.codegen.tensor.sweeps.jvp_program`,
+the statements of the NumPy ``jvp``) prints the same way as one C function ``jvp(in…, K…,
+data)`` (kernels ``jvp_k…``, ``jvp_launch``) that writes J·t, the outputs' tangents
+flattened and concatenated, into ``data``: the Hessian-vector product of an array
+function is this of its gradient graph (:mod:`dgraph.codegen.hessian_native`).
+
 A reduction (``sum``, ``max``, a contraction) read inside an elementwise expression is
 computed into a buffer of its own first. Statements outside this vocabulary (an
 ``einsum`` of a computed operand, ``cumsum``, ...) are refused with one
@@ -179,6 +185,7 @@ class CValues:
     scratch: dict[str, int] = field(default_factory=dict)  # the CUDA launcher's, per type
     _library: Any = field(default=None, repr=False)
     value_size: int = 0  # value_and_jacobian: F's entries, written to ``value`` after data
+    function: str = FUNCTION  # the C function's name: ``jvp`` for a tangent sweep's program
 
     @property
     def nnz(self) -> int:
@@ -191,7 +198,7 @@ class CValues:
     def load(self, flags: tuple[str, ...] = ("-O2",)):
         """Compile the C text (the system compiler, as :func:`~dgraph.codegen.c.load_c`)
         and return ``jacobian(*inputs) -> scipy.sparse.csr_array``."""
-        function = _compile(self.text, flags)
+        function = _compile(self.text, flags, self.function)
         return self._caller(function, extra=0)
 
     def load_cuda_host(self, flags: tuple[str, ...] = HOST_FLAGS):
@@ -200,7 +207,7 @@ class CValues:
         does: the kernels' bodies, their index arithmetic and their launches checked where
         no GPU is (a GPU's scheduling and atomics are not)."""
         lib = compile_host(self.cuda, flags)
-        launch = getattr(lib, f"{FUNCTION}_launch")
+        launch = getattr(lib, f"{self.function}_launch")
         launch.restype = None
         launch._lib = lib  # type: ignore[attr-defined]
         types = {"double": np.float64, "int32_t": np.int32, "int64_t": np.int64}
@@ -210,7 +217,8 @@ class CValues:
     def _caller(self, function, extra: int, after: list | None = None):
         """``jacobian(*inputs)``: ``function(inputs..., constants..., data, *after)`` (the
         pointers of ``after``'s arrays, None as NULL), ``extra`` arguments after data;
-        with :attr:`value_size` ``value`` comes after data and ``(F, J)`` is returned."""
+        with :attr:`value_size` ``value`` comes after data and ``(F, J)`` is returned; a
+        ``jvp``'s ``data`` is returned as it is (J·t, flat)."""
         value_size = self.value_size
         count = len(self.inputs) + len(self.constants) + 1 + extra + bool(value_size)
         function.argtypes = [ctypes.c_void_p] * count
@@ -220,6 +228,7 @@ class CValues:
         indices, indptr, shape, nnz = self.indices, self.indptr, self.shape, self.nnz
         sizes = [math.prod(s) for s in self.input_shapes]
         names = self.inputs
+        flat = self.function == "jvp"
 
         def jacobian(*inputs):
             if len(inputs) != len(names):
@@ -232,6 +241,8 @@ class CValues:
             value = np.empty(value_size)
             out = [data.ctypes.data, *([value.ctypes.data] if value_size else [])]
             function(*[a.ctypes.data for a in arrays], *pointers, *out, *tail)
+            if flat:
+                return data
             J = scipy.sparse.csr_array((data, indices, indptr), shape=shape)
             return (value, J) if value_size else J
 
@@ -239,7 +250,7 @@ class CValues:
         return jacobian
 
 
-def _compile(text: str, flags: tuple[str, ...]):
+def _compile(text: str, flags: tuple[str, ...], name: str = FUNCTION):
     cc = compiler()
     if cc is None:
         raise DGraphError("no C compiler found (set CC or install cc); use --lang python")
@@ -252,7 +263,7 @@ def _compile(text: str, flags: tuple[str, ...]):
             first = (done.stderr.strip().splitlines() or ["unknown error"])[0]
             raise DGraphError(f"the C compiler failed: {first}")
         lib = ctypes.CDLL(str(library))
-    function = getattr(lib, FUNCTION)
+    function = getattr(lib, name)
     function.restype = None
     function._lib = lib  # type: ignore[attr-defined]
     return function
@@ -299,8 +310,10 @@ def read_index_file(path: str | Path | bytes) -> dict[str, np.ndarray]:
 def c_values(program: ArrayProgram) -> CValues:
     """The C value program of the array program of a NumPy sparse ``jacobian`` or
     ``value_and_jacobian`` (:func:`~dgraph.codegen.tensor.module.tensor_program` with
-    ``keep_arrays``; module docstring)."""
-    if program.name not in ("jacobian", "value_and_jacobian"):
+    ``keep_arrays``; module docstring), or of a tangent sweep (``jvp``,
+    :func:`~dgraph.codegen.tensor.sweeps.jvp_program`: the C function ``jvp`` writes J·t
+    into ``data``, the outputs' tangents flattened and concatenated)."""
+    if program.name not in ("jacobian", "value_and_jacobian", "jvp"):
         raise DGraphError("C values: the program is not jacobian(); generate mode jacobian")
     return _Translator(program).run()
 
@@ -315,7 +328,8 @@ class _Translator(CElementPrinter):
         self.body = program.statements
         self.args = list(program.arguments)
         self.inputs, self.shapes = program.inputs, program.shapes
-        super().__init__(FUNCTION)
+        self.function = "jvp" if program.name == "jvp" else FUNCTION
+        super().__init__(self.function)
         self.printer = NumPyArrayPrinter()
         self.inference = ShapeInference(arguments(program))
         self.env: dict[str, _View | float] = {}
@@ -346,6 +360,8 @@ class _Translator(CElementPrinter):
             self.index = index
             self.current = self.printer.statement(statement).strip()
             self._statement(statement.target, statement.value)
+        if self.program.name == "jvp":
+            self._tangents()
         if self.pattern is None:
             raise DGraphError("C values: the module returns no scipy.sparse.csr_array")
         if self.program.name == "value_and_jacobian":  # F(x) copied into ``value``
@@ -356,6 +372,20 @@ class _Translator(CElementPrinter):
             copy = [out, found.to(out.shape)]
             self._loop(copy, lambda i: f"value[{i[0]}] = {found.base}[{i[1]}];")
         return self._finish()
+
+    def _tangents(self) -> None:
+        """A ``jvp``'s results (the outputs' tangents) copied into ``data``, one after
+        another; its "pattern" the one dense row they make."""
+        at = 0
+        for name in self.program.results:
+            self.current = f"data = {name}"
+            found = self._operand(ir.Name(name))  # contiguous: read flat
+            flat = _View(found.base, found.offset, (found.size,), (1,), found.ctype)
+            out = _View("data", at, (found.size,), (1,))
+            self._loop([out, flat], lambda i, b=found.base: f"data[{i[0]}] = {b}[{i[1]}];")
+            at += found.size
+        indptr = np.array([0, at], dtype=np.int64)
+        self.pattern = (np.arange(at, dtype=np.int64), indptr, (1, at))
 
     def _statement(self, target: str, node: Node) -> None:
         """One statement: its shape inferred (a loop's: the tuple of its outputs'), then
@@ -434,8 +464,8 @@ class _Translator(CElementPrinter):
             self._pad(out, node)
         elif kind == "full":
             self._fill(out, self._number(node.args[1]))
-        elif kind == "zeros":
-            self._fill(out, 0.0)
+        elif kind in ("zeros", "ones"):  # ones: a sweep's leaf of a selection's block
+            self._fill(out, float(kind == "ones"))
         elif kind == "arange":  # a flat loop
             self._loop([out], lambda i: f"{out.base}[{i[0]}] = ({out.ctype})(i);")
         else:
@@ -998,6 +1028,8 @@ class _Translator(CElementPrinter):
             return _double(scalar)
         if _call_name(node) == "full" and len(node.args) == 2:  # type: ignore[attr-defined]
             return _double(self._number(node.args[1]))  # type: ignore[attr-defined]
+        if _call_name(node) == "ones":
+            return "1.0"
         if isinstance(node, ir.Index) and self._index_array(node.items) is not None:
             constant = self._one_number(node.value)
             if constant is not None:
@@ -1298,10 +1330,19 @@ class _Translator(CElementPrinter):
             c: sum(s for _, s, t in self.scratch if t == c)
             for c in ("double", "int32_t", "int64_t")
         }
-        head = [
+        what = [
             "/* The values of a sparse Jacobian for its fixed pattern (dgraph, issue 42).",
             f" * {FUNCTION}() fills data[{indices.size}]: the CSR entries of the {shape[0]} x"
             f" {shape[1]} Jacobian in row order;",
+        ]
+        if self.function == "jvp":  # a tangent sweep: J·t, never J
+            what = [
+                "/* J·t of a tensor graph by its tangent sweep, J never formed (dgraph).",
+                f" * jvp() fills data[{indices.size}]: the outputs' tangents, flattened and"
+                " concatenated;",
+            ]
+        head = [
+            *what,
             " * inputs flattened in C order: "
             + ", ".join(
                 f"in{k} = {x} {s}"
@@ -1313,15 +1354,17 @@ class _Translator(CElementPrinter):
                 if self.value_size
                 else []
             ),
-            " * the constant arrays, the CSR indices and indptr: the index file beside this one",
+            " * the constant arrays, the CSR indices and indptr: the index file beside this one"
+            if self.function != "jvp"
+            else " * the constant arrays (then one dense row's pattern): the index file beside it",
             " * (dgraph.codegen.tensor.c_values.read_index_file documents its layout). */",
             "#include <math.h>",
             "#include <stdint.h>",
             "#include <stdlib.h>",
             "",
-            f"int {FUNCTION}_nnz(void) {{ return {indices.size}; }}",
+            f"int {self.function}_nnz(void) {{ return {indices.size}; }}",
             "",
-            f"void {FUNCTION}({', '.join(args)})",
+            f"void {self.function}({', '.join(args)})",
             "{",
         ]
         alloc = []
@@ -1333,7 +1376,8 @@ class _Translator(CElementPrinter):
             alloc.append(f"    {ctype} *restrict {name} = scratch_{ctype} + {at[ctype]}L;")
             at[ctype] += size
         free = [f"    free(scratch_{c});" for c, size in total.items() if size]
-        text = "\n".join([*head, *alloc, *self.lines, *free, "}", "", LOADER])
+        loader = LOADER.replace(f"{FUNCTION}_load", f"{self.function}_load")
+        text = "\n".join([*head, *alloc, *self.lines, *free, "}", "", loader])
         cuda = self._cuda(head[:5], total)
         return CValues(
             text,
@@ -1346,6 +1390,7 @@ class _Translator(CElementPrinter):
             self.shapes,
             dict(total),
             value_size=self.value_size,
+            function=self.function,
         )
 
     def _places(self) -> list[tuple[str, tuple[str, int]]]:
@@ -1375,8 +1420,8 @@ class _Translator(CElementPrinter):
             at[ctype] += size
         lines = [
             *comment[:4],
-            f" * CUDA: kernels {FUNCTION}_k0 ... one per statement, launched in order on one",
-            f" * stream by {FUNCTION}_launch (all pointers device memory; the caller gives"
+            f" * CUDA: kernels {self.function}_k0 ... one per statement, launched in order on one",
+            f" * stream by {self.function}_launch (all pointers device memory; the caller gives"
             " scratch of",
             " * " + ", ".join(f"{size} {c}" for c, size in total.items()) + " entries;"
             " atomicAdd on doubles: sm_60 or newer). */",
@@ -1419,7 +1464,7 @@ class _Translator(CElementPrinter):
                 continue
             if n == 0:
                 continue
-            name = f"{FUNCTION}_k{k}"
+            name = f"{self.function}_k{k}"
             used = [p for b, p in pointers.items() if re.search(rf"\b{b}\b", body)]
             read = [t for t in steps if re.search(rf"\b{t}\b", body)]
             lines += [
@@ -1443,7 +1488,7 @@ class _Translator(CElementPrinter):
             )
         lines += [
             "",
-            f'extern "C" void {FUNCTION}_launch({", ".join([*args, "cudaStream_t stream"])})',
+            f'extern "C" void {self.function}_launch({", ".join([*args, "cudaStream_t stream"])})',
             "{",
             *launches,
             "}",

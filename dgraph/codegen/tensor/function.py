@@ -1,6 +1,7 @@
 """``make_function`` for tensor graphs: generate, check, load (``jacobian`` from an
 expression set, :mod:`.module`; ``jvp``/``vjp`` as sweeps over the blocks, :mod:`.sweeps`;
-the sparse ``jacobian`` in C: the values for its fixed pattern, :mod:`.c_values`)."""
+the sparse ``jacobian`` in C: the values for its fixed pattern, and ``jvp`` in C: the
+NumPy sweep's statements, both printed by :mod:`.c_values`)."""
 
 from __future__ import annotations
 
@@ -27,13 +28,14 @@ from .check import check_tensor
 from .module import block_entries, tensor_program
 from .regions import refuse_unprinted
 from .sweep_check import check_sweep
-from .sweeps import SWEEP_MODES, sweep_module
+from .sweeps import SWEEP_MODES, jvp_program, sweep_module
 
 __all__ = [
     "DEFAULT_METHODS",
     "TENSOR_MODES",
     "TensorGenerated",
     "c_blocks",
+    "c_tangents",
     "make_tensor_function",
 ]
 
@@ -142,10 +144,11 @@ def _make(
         )
     if lang not in ("python", "jax", "c"):
         raise DGraphError(f"tensor graphs: code in python, jax or c, not {lang!r}")
-    if lang == "c" and (mode not in ("jacobian", "value_and_jacobian") or not sparse):
+    c_modes = ("jacobian", "value_and_jacobian")
+    if lang == "c" and not ((mode in c_modes and sparse) or mode == "jvp"):
         raise DGraphError(
             "tensor graphs: C code is the values of the sparse jacobian (mode jacobian,"
-            f" sparse=True), not {mode}{'' if sparse else ' dense'}"
+            f" sparse=True) or a jvp, not {mode}{'' if sparse or mode == 'vjp' else ' dense'}"
         )
     if mode in SWEEP_MODES and sparse:
         raise DGraphError(f"--sparse is for the jacobian; {mode} returns arrays")
@@ -164,6 +167,14 @@ def _make(
         es.verify()
     if es.verification is None or _wrong(es.verification):
         raise DGraphError(f"method {es.method!r} gave an expression set that did not verify")
+    if mode == "jvp" and lang == "c":  # the NumPy sweep's program in C (c_values.py)
+        program, mults = jvp_program(es.graph)
+        values = c_values(program)
+        function = c_tangents(values.load(), es.graph)
+        check = _checked(check_sweep(function, mode, es, lang))
+        generated = TensorGenerated(values.text, lang, es, sparse, check, mode, mults, values)
+        generated.ops = count_array_ops(program)
+        return generated, function
     if mode in SWEEP_MODES:
         sweep = sweep_module(es.graph, mode, lang, tape)
         checked = load_python(sweep.text)
@@ -244,6 +255,25 @@ def c_blocks(
         " jax.jacobian nests them."
     )
     return jacobian
+
+
+def c_tangents(flat: Callable[..., Any], graph: DGraph) -> Callable[..., Any]:
+    """The C ``jvp``'s (J·t, flat: :func:`~.c_values.c_values` of a
+    :func:`~.sweeps.jvp_program`) in the NumPy sweep's form: ``jvp(*x, *t, *p)``, the
+    output's array of its shape, or a tuple over the outputs."""
+    shapes = [graph.shape(y) for y in graph.outputs]
+    cuts = np.cumsum([math.prod(s) for s in shapes])[:-1]
+
+    def jvp(*arrays: Any) -> Any:
+        parts = np.split(flat(*arrays), cuts)
+        tangents = [p.reshape(s) for p, s in zip(parts, shapes, strict=True)]
+        return tangents[0] if len(tangents) == 1 else tuple(tangents)
+
+    jvp.__doc__ = (
+        f"J·t for the inputs {tuple(graph.inputs)!r} (compiled C tangent sweep): jvp(*x, *t,"
+        " *p), J never formed."
+    )
+    return jvp
 
 
 def _with_values(

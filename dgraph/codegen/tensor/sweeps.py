@@ -47,7 +47,7 @@ from .module import (
     read_input,
 )
 
-__all__ = ["SWEEP_MODES", "Sweep", "sweep_module", "sweep_program"]
+__all__ = ["SWEEP_MODES", "Sweep", "jvp_program", "sweep_module", "sweep_program"]
 
 SWEEP_MODES = ("jvp", "vjp")
 
@@ -167,6 +167,37 @@ def sweep_program(
         built.results,
         constants,
     )
+
+
+def jvp_program(graph: DGraph) -> tuple[ArrayProgram, int]:
+    """The statements of :func:`sweep_module`'s NumPy ``jvp`` as an array program (what
+    the C and CUDA printers read, :mod:`.c_values`), its constants' arrays kept, and
+    its block · tangent multiplications: arguments the inputs, one tangent per input,
+    then the array parameters (``jvp(*x, *t, *p)``); results the outputs' tangents."""
+    built = _build(graph, "jvp", "python")
+    shapes = {v: graph.shape(v) for v in graph.nx} | graph.parameter_shapes
+    names = [*graph.inputs, *built.seed_args, *graph.parameter_shapes]
+    args = (
+        *(built.arguments[x] for x in graph.inputs),
+        *built.seed_args.values(),
+        *(built.arguments[p] for p in graph.parameter_shapes),
+    )
+    labels = (*graph.inputs, *built.seed_args.values(), *graph.parameter_shapes)
+    used = {n.id for s in built.statements for n in ir.walk(s.value) if isinstance(n, Name)}
+    for s in built.statements:
+        used |= _loop_names(s.value)
+    constants = {k: a for k, a in built.w.constants.arrays.items() if k in used}
+    program = ArrayProgram(
+        "jvp",
+        args,
+        tuple(shapes[v] for v in names),
+        labels,
+        built.statements,
+        built.results,
+        constants,
+        constant_shapes=dict(built.w.constants.shapes),
+    )
+    return program, built.mults
 
 
 def _loop_names(node: Node) -> set[str]:
