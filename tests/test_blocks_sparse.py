@@ -392,3 +392,30 @@ def test_only_ones_with_one_entry_per_row_and_column_are_moves():
     assert blocks._move(sparse((4,), (4,), [0, 1], [2, 2], ONES)) is None  # two in a column
     assert blocks._move(blocks.identity((4,))).monotone
     assert blocks._move(blocks.diagonal((4,))) is None  # values
+
+
+def test_the_heap_is_kept_for_the_outermost_call_only(monkeypatch):
+    """The allocator's thresholds are raised when the outermost scoped call starts and set
+    to glibc's dynamic bounds, free memory returned, when it ends (also on an error)."""
+    calls = []
+
+    class Libc:
+        def mallopt(self, what, value):
+            calls.append(("mallopt", what, value))
+            return 1
+
+        def malloc_trim(self, pad):
+            calls.append(("trim", pad))
+            return 1
+
+    monkeypatch.setattr(blocks.heap, "_libc", Libc)
+    mmap, trim = blocks.heap.M_MMAP_THRESHOLD, blocks.heap.M_TRIM_THRESHOLD
+    kept = [("mallopt", mmap, blocks.heap.KEPT[0]), ("mallopt", trim, blocks.heap.KEPT[1])]
+    after = [("mallopt", mmap, blocks.heap.AFTER[0]), ("mallopt", trim, blocks.heap.AFTER[1])]
+    with pytest.raises(KeyError), blocks.scoped():
+        assert calls == kept
+        with blocks.scoped():
+            pass
+        assert calls == kept  # an inner call changes nothing
+        raise KeyError
+    assert calls == [*kept, *after, ("trim", 0)]

@@ -56,6 +56,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import heap
+
 __all__ = [
     "CONSTANT",
     "FORGETS",
@@ -993,16 +995,22 @@ def scoped(*also: Callable[[], None]) -> Iterator[None]:
     """Within one call (a search's pricing, then its code, share them) blocks are
     remembered; when the outermost ``scoped`` call returns they are forgotten
     (:func:`forget`), with whatever each of ``also`` forgets, so that no call's caches
-    outlive it."""
+    outlive it. Meanwhile large freed buffers stay in the process's heap for the next
+    ones (:mod:`dgraph.blocks.heap`), returned when it ends."""
+    if not _SCOPES[0]:
+        heap.keep()
     _SCOPES[0] += 1
     try:
         yield
     finally:
         _SCOPES[0] -= 1
         if not _SCOPES[0]:
-            forget()
-            for clear in also:
-                clear()
+            try:
+                forget()
+                for clear in also:
+                    clear()
+            finally:
+                heap.release()
 
 
 def in_scope() -> bool:
