@@ -9,14 +9,17 @@ of this process) as a whole and in the phases it goes through, each timed by wra
 the function that does it: the jaxpr reader (``gradient_graph``), pricing the candidate
 eliminations (``_cheapest``), the expression set's check (``ExpressionSet.verify``),
 code generation (``tensor_program``), loading the module (``load_python``) and the
-generated code's check (``check_tensor``). Prints one line per phase, the method chosen,
-its multiplications and nnz; ``--profile`` writes a cProfile of the build too.
+generated code's check (``check_tensor``); the whole build's user and system seconds and
+the process's peak resident memory. Prints one line: those, the method chosen, its
+multiplications and nnz; ``--profile`` writes a cProfile of the build too.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -84,9 +87,10 @@ def main() -> None:
 
         profiler = cProfile.Profile(time.process_time)
         profiler.enable()
-    t0 = time.process_time()
+    t0, times0 = time.process_time(), os.times()
     H = dgraph.make_function(g, "hessian", "python", point=[x], weights=w, sparse=True)
-    total = time.process_time() - t0
+    total, times1 = time.process_time() - t0, os.times()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(a.profile)
@@ -96,6 +100,9 @@ def main() -> None:
         "problem": a.problem,
         "unknowns": x.size,
         "total": round(total, 3),
+        "user": round(times1.user - times0.user, 3),
+        "system": round(times1.system - times0.system, 3),
+        "peak GiB": round(peak, 2),
         **{p: round(spent.get(p, 0.0), 3) for p in PHASES},
         "method": es.method,
         "mults": es.mults,
