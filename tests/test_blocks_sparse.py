@@ -350,7 +350,7 @@ def test_only_square_blocks_with_every_diagonal_entry_are_on_the_diagonal():
     assert not any(map(blocks.on_the_diagonal, (shifted, transposed, outer)))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(st.integers(0, 2**16), KINDS, st.sampled_from(["monotone", "permuted", "pad", "slice"]))
 def test_a_product_with_a_move_is_the_general_product(seed, kind, move):
     """Above the small sizes a product with a move (ones, at most one entry per row and
