@@ -348,3 +348,74 @@ def test_only_square_blocks_with_every_diagonal_entry_are_on_the_diagonal():
     )
     outer = Labelled((3,), (3,), (((0,), 0),), (((1,), 0),), (3, 3), (0, 1), GENERAL)
     assert not any(map(blocks.on_the_diagonal, (shifted, transposed, outer)))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**16), KINDS, st.sampled_from(["monotone", "permuted", "pad", "slice"]))
+def test_a_product_with_a_move_is_the_general_product(seed, kind, move):
+    """Above the small sizes a product with a move (ones, at most one entry per row and
+    column: a pad, a slice, a permutation, a partial selection), either side, is the
+    general product's pattern, price and kind, without a product of patterns; its values
+    the dense product's."""
+    rng = np.random.default_rng(seed)
+    n = 90  # some 5000 entries: above blocks.SMALL
+    if move in ("pad", "slice"):  # labelled: a pad embeds n - 2 entries, a slice takes them
+        out, inn = ((n,), (n - 2,)) if move == "pad" else ((n - 2,), (n,))
+        offsets = (1, 0) if move == "pad" else (0, 1)
+        m = Labelled(out, inn, (((0,), offsets[0]),), (((0,), offsets[1]),), (n - 2,), (), ONES)
+    else:
+        rows = np.sort(rng.choice(n, n - 5, replace=False))
+        cols = rng.choice(n, n - 5, replace=False)
+        m = sparse((n,), (n,), rows, np.sort(cols) if move == "monotone" else cols, ONES)
+    assert blocks._move(m) is not None
+    for left in (True, False):
+        size = math.prod(m.in_shape if left else m.out_shape)
+        rows, cols = np.nonzero(rng.random((size, n) if left else (n, size)) < 0.6)
+        other = sparse(*(((size,), (n,)) if left else ((n,), (size,))), rows, cols, kind)
+        assert other.nnz > blocks.SMALL
+        upper, lower = (m, other) if left else (other, m)
+        cost, product = multiply(upper, lower)
+        general = blocks._sparse_product(as_sparse(upper), as_sparse(lower))
+        assert (cost, product, product.kind) == (general[0], general[1], general[1].kind)
+        _check_invariants(product)
+        vu, vl = _values(upper, seed), _values(lower, seed + 1)
+        block, got = multiply_values(upper, lower, vu, vl)
+        expected = to_matrix(upper, vu).toarray() @ to_matrix(lower, vl).toarray()
+        assert block == product and (to_matrix(block, got).toarray() == expected).all()
+
+
+def test_only_ones_with_one_entry_per_row_and_column_are_moves():
+    one = np.arange(4)
+    assert blocks._move(sparse((4,), (4,), one, one[::-1], ONES)).monotone is False
+    assert blocks._move(sparse((4,), (4,), one, one, CONSTANT)) is None  # not ones
+    assert blocks._move(sparse((4,), (4,), [0, 0], [1, 2], ONES)) is None  # two in a row
+    assert blocks._move(sparse((4,), (4,), [0, 1], [2, 2], ONES)) is None  # two in a column
+    assert blocks._move(blocks.identity((4,))).monotone
+    assert blocks._move(blocks.diagonal((4,))) is None  # values
+
+
+def test_the_heap_is_kept_for_the_outermost_call_only(monkeypatch):
+    """The allocator's thresholds are raised when the outermost scoped call starts and set
+    to glibc's dynamic bounds, free memory returned, when it ends (also on an error)."""
+    calls = []
+
+    class Libc:
+        def mallopt(self, what, value):
+            calls.append(("mallopt", what, value))
+            return 1
+
+        def malloc_trim(self, pad):
+            calls.append(("trim", pad))
+            return 1
+
+    monkeypatch.setattr(blocks.heap, "_libc", Libc)
+    mmap, trim = blocks.heap.M_MMAP_THRESHOLD, blocks.heap.M_TRIM_THRESHOLD
+    kept = [("mallopt", mmap, blocks.heap.KEPT[0]), ("mallopt", trim, blocks.heap.KEPT[1])]
+    after = [("mallopt", mmap, blocks.heap.AFTER[0]), ("mallopt", trim, blocks.heap.AFTER[1])]
+    with pytest.raises(KeyError), blocks.scoped():
+        assert calls == kept
+        with blocks.scoped():
+            pass
+        assert calls == kept  # an inner call changes nothing
+        raise KeyError
+    assert calls == [*kept, *after, ("trim", 0)]

@@ -261,3 +261,26 @@ def test_markowitz_refuses_at_once_where_its_fill_in_outgrows_the_limit():
     with pytest.raises(SearchTooLarge, match=f"more than {products - 1:,} multiplications"):
         dgraph.accumulate(g, "markowitz", limit=products - 1)
     assert dgraph.accumulate(g, "markowitz", limit=products).mults == products
+
+
+def test_a_tensor_elimination_keeps_only_the_blocks_its_edges_hold():
+    """After each move the symbolic labels' blocks are those of the edges left (a
+    product summed into another, a label replaced by its name, go), and the steps'
+    prices are the blocks' products all the same (the order's price is the set's)."""
+    import numpy as np
+
+    g = dgraph.from_function(
+        lambda x: np.sin(x[1:] * x[:-1]) + np.exp(x[:-1]) * x[1:],
+        sizes=[(6,)],
+        level="array",
+    )
+    order = list(reversed(g.intermediates))
+    labeled = LabeledGraph(g)
+    for v in order:
+        labeled.eliminate_vertex(v)
+        live = {label for out in labeled.succ.values() for label in out.values()}
+        assert set(labeled.algebra.tensor) == live
+    es = labeled.result("reverse")
+    assert (
+        sum(step.mults for step in labeled.steps) == es.mults == vertex_elimination(g, order).mults
+    )

@@ -267,3 +267,29 @@ def test_a_custom_vjp_reference_is_jax_s_reverse_rule():
     (y,) = g.outputs
     np.testing.assert_allclose(got[y], 3.0 * np.cos(x) * v, rtol=1e-14)
     assert accumulate(g, "forward").verification.status == "verified"
+
+
+def test_the_code_check_shares_the_verification_s_points_and_references(monkeypatch):
+    """Within one make_function call generated code is checked at the points and
+    directions its expression set was verified at: their vertex values are evaluated
+    once per point and JAX's J·v run once per point, not again for the code; code that
+    is wrong there still fails."""
+    from dgraph.blocks import scoped
+    from dgraph.codegen.tensor.check import check_tensor
+    from dgraph.core import value_check
+
+    g = from_jax(lambda x: jnp.sin(x) * x[::-1], NEAR, level="array")
+    evaluated, runs = [], []
+    values, jvp = value_check.vertex_values, value_check._jax_jvp
+    monkeypatch.setattr(value_check, "vertex_values", lambda *a: evaluated.append(1) or values(*a))
+    monkeypatch.setattr(value_check, "_jax_jvp", lambda *a: runs.append(1) or jvp(*a))
+    f = make_function(g, "jacobian", sparse=True)
+    assert f.generated.verified and f.generated.check.ok
+    assert len(evaluated) == 2 and len(runs) == 2  # the user's point and a random one
+    with scoped():
+        es = accumulate(g, "forward")
+        assert es.verified
+        right = check_tensor(f, es, "python")
+        wrong = check_tensor(lambda x: f(x) * 1.001, es, "python")
+    assert right.ok and not wrong.ok and wrong.ran
+    assert len(evaluated) == 4 and len(runs) == 4  # a new scope: evaluated again, once

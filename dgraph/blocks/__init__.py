@@ -56,6 +56,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from . import heap
+
 __all__ = [
     "CONSTANT",
     "FORGETS",
@@ -464,8 +466,10 @@ def multiply(upper: Block, lower: Block) -> Product:
         return Product(*filled)
     found = RECENT.get("product", upper, lower)
     if found is None:
-        found = _diagonal_product(upper, lower) or _sparse_product(
-            as_sparse(upper), as_sparse(lower)
+        found = (
+            _diagonal_product(upper, lower)
+            or _move_product(upper, lower)
+            or _sparse_product(as_sparse(upper), as_sparse(lower))
         )
         RECENT.put("product", upper, lower, found)
     return Product(*found)
@@ -787,6 +791,118 @@ def _sparse_product(a: Sparse, b: Sparse) -> tuple[int, Sparse | None]:
     return cost, _from_csr(a.out_shape, b.in_shape, c.indptr, c.indices, kind)
 
 
+class _Move(NamedTuple):
+    """A block of ones with at most one entry per row and per column (a slice, a pad, a
+    shift, a permutation, a selection): ``source[r]`` the column of row r's entry, -1
+    where it has none, and whether the entries keep their order (the columns increase
+    with the rows)."""
+
+    source: np.ndarray
+    monotone: bool
+
+
+def _move(b: Block) -> _Move | None:
+    """``b`` as a :class:`_Move`, None where it is not one (values other than ones, a row
+    or a column with two entries)."""
+    if b.kind != ONES or (isinstance(b, Labelled) and b.value):
+        return None
+    if isinstance(b, Labelled):
+        return _labelled_move(b)
+    if type(b) is not Sparse:  # a structured pattern (a convolution's): its own products
+        return None
+    return _sparse_move(b)
+
+
+@functools.lru_cache(maxsize=16)  # two index arrays each: forgotten with the blocks
+def _labelled_move(b: Labelled) -> _Move | None:
+    rows, cols, _ = pattern(b)
+    m, n = math.prod(b.out_shape), math.prod(b.in_shape)
+    source = np.full(m, -1, dtype=np.int64)
+    source[rows] = cols
+    if np.count_nonzero(source >= 0) != rows.size:  # a row with two entries
+        return None
+    return _move_of(source, n)
+
+
+def _sparse_move(b: Sparse) -> _Move | None:
+    counts = np.diff(b.indptr)
+    if counts.size and counts.max(initial=0) > 1:
+        return None
+    source = np.full(counts.size, -1, dtype=np.int64)
+    source[counts > 0] = b.cols
+    return _move_of(source, math.prod(b.in_shape))
+
+
+def _move_of(source: np.ndarray, n: int) -> _Move | None:
+    """The move of ``source`` (each row's column or -1) over ``n`` columns; None where a
+    column has two entries."""
+    has = source >= 0
+    cols = source[has]
+    if cols.size and np.bincount(cols, minlength=n).max() > 1:
+        return None
+    source.flags.writeable = False
+    return _Move(source, bool(cols.size < 2 or (cols[1:] > cols[:-1]).all()))
+
+
+def _move_product(upper: Block, lower: Block) -> tuple[int, Sparse | None] | None:
+    """A product with a move (:class:`_Move`) on either side, as :func:`_sparse_product`
+    gives it (the same canonical pattern and kind; no multiplication, each entry one pair
+    of a one and the other factor's entry) without a product of patterns: a move on the
+    left takes the other factor's rows, one on the right renames its columns. None for
+    any other product."""
+    kind = max(upper.kind, lower.kind)
+    if type(lower) is Sparse and (move := _move(upper)) is not None:
+        return 0, _rows_taken(lower, move.source, upper.out_shape, kind)
+    if type(upper) is Sparse and (move := _move(lower)) is not None:
+        return 0, _columns_renamed(upper, move, lower.in_shape, kind)
+    return None
+
+
+def _rows_taken(b: Sparse, source: np.ndarray, out_shape, kind: int) -> Sparse | None:
+    """Row r of the result is ``b``'s row ``source[r]`` (empty where -1)."""
+    counts = np.zeros(source.size, dtype=np.int64)
+    has = source >= 0
+    picked = source[has]
+    starts = b.indptr[picked]
+    lengths = b.indptr[picked + 1] - starts
+    counts[has] = lengths
+    indptr = np.zeros(source.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    total = int(indptr[-1])
+    if total == 0:
+        return None
+    if total == b.nnz and picked.size and (picked[1:] > picked[:-1]).all():
+        cols = b.cols  # every entry, rows in order: the same columns
+    else:
+        first = indptr[:-1][has]
+        cols = b.cols[np.repeat(starts - first, lengths) + np.arange(total)]
+    return _from_csr(out_shape, b.in_shape, indptr, cols, kind)
+
+
+def _columns_renamed(b: Sparse, move: _Move, in_shape, kind: int) -> Sparse | None:
+    """Column j of ``b`` becomes the move's ``source[j]`` (dropped where -1)."""
+    cols = move.source[b.cols]
+    keep = cols >= 0
+    indptr = b.indptr
+    if not keep.all():
+        cols = cols[keep]
+        kept = np.zeros(keep.size + 1, dtype=np.int64)
+        np.cumsum(keep, out=kept[1:])
+        indptr = kept[b.indptr]
+    if cols.size == 0:
+        return None
+    if not move.monotone:  # each row's columns sorted again
+        import scipy.sparse
+
+        m = scipy.sparse.csr_array(
+            (np.ones(cols.size, dtype=bool), cols, indptr),
+            shape=(math.prod(b.out_shape), math.prod(in_shape)),
+        )
+        m.sort_indices()
+        indptr, cols = m.indptr, m.indices
+    return _from_csr(b.out_shape, in_shape, indptr, cols, kind)
+
+
 def _pattern_matrix(s: Sparse, counts: bool = False):
     """The pattern as a scipy CSR matrix of ones: booleans (a product or a sum of them is
     the pattern, one byte an entry), or int32 where a product's entries must count the
@@ -868,7 +984,7 @@ def forget() -> None:
     and the small ones' caches: up to some 10⁸ pattern entries in all), and the caches
     other modules put in :data:`FORGETS`."""
     RECENT.clear()
-    for cached in (_small_sparse_product, _small_add, _plan):
+    for cached in (_small_sparse_product, _small_add, _plan, _labelled_move):
         cached.cache_clear()
     for clear in FORGETS:
         clear()
@@ -879,16 +995,22 @@ def scoped(*also: Callable[[], None]) -> Iterator[None]:
     """Within one call (a search's pricing, then its code, share them) blocks are
     remembered; when the outermost ``scoped`` call returns they are forgotten
     (:func:`forget`), with whatever each of ``also`` forgets, so that no call's caches
-    outlive it."""
+    outlive it. Meanwhile large freed buffers stay in the process's heap for the next
+    ones (:mod:`dgraph.blocks.heap`), returned when it ends."""
+    if not _SCOPES[0]:
+        heap.keep()
     _SCOPES[0] += 1
     try:
         yield
     finally:
         _SCOPES[0] -= 1
         if not _SCOPES[0]:
-            forget()
-            for clear in also:
-                clear()
+            try:
+                forget()
+                for clear in also:
+                    clear()
+            finally:
+                heap.release()
 
 
 def in_scope() -> bool:

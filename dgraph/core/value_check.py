@@ -193,9 +193,69 @@ def finite_point(graph: DGraph, seed: int = 0) -> FinitePoint | None:
     return None
 
 
+class _Values(Mapping):
+    """Every vertex's value at a point found finite before, evaluated again only when
+    first read (:func:`~dgraph.core.block_values.vertex_values`, the ``stop_gradient``
+    values kept from the first evaluation)."""
+
+    def __init__(self, graph: DGraph, inputs: Mapping[str, np.ndarray], frozen: dict) -> None:
+        self._graph, self._inputs, self._frozen = graph, inputs, frozen
+        self._values: dict[str, np.ndarray] | None = None
+
+    def _all(self) -> dict[str, np.ndarray]:
+        if self._values is None:
+            with np.errstate(all="ignore"):
+                self._values = vertex_values(self._graph, self._inputs, dict(self._frozen))
+        return self._values
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return self._all()[key]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+_POINTS: OrderedDict[tuple, tuple[weakref.ref, list[tuple[str, dict, dict]], list[str]]] = (
+    OrderedDict()
+)
+_REFERENCES: OrderedDict[tuple, tuple[weakref.ref, Any]] = OrderedDict()
+_SHARED_SIZE = 8  # the last graphs' points, the last JAX references
+FORGETS.extend([_POINTS.clear, _REFERENCES.clear])
+
+
+def _remember(table: OrderedDict, key: tuple, entry: tuple) -> None:
+    table[key] = entry
+    while len(table) > _SHARED_SIZE:
+        table.popitem(last=False)
+
+
 def check_points(graph: DGraph, seed: int = 0) -> CheckPoints:
     """A tensor graph's points: the user's (where finite) and the first finite random
-    one, and why a candidate was passed over."""
+    one, and why a candidate was passed over. Within one code generation call
+    (:func:`dgraph.blocks.scoped`) the points found for a graph (by identity and
+    version) and seed are remembered, not their vertex values: a second check there
+    (generated code after its expression set) gets the same points, their values
+    evaluated again only where it reads them."""
+    if not in_scope():
+        return _check_points(graph, seed)
+    key = (id(graph), graph.version, seed)
+    found = _POINTS.get(key)
+    if found is not None and found[0]() is graph:
+        points = [
+            Point(label, inputs, _Values(graph, inputs, frozen), frozen)
+            for label, inputs, frozen in found[1]
+        ]
+        return CheckPoints(points, list(found[2]))
+    checked = _check_points(graph, seed)
+    kept = [(p.label, p.inputs, dict(p.frozen)) for p in checked.points]
+    _remember(_POINTS, key, (weakref.ref(graph), kept, list(checked.notes)))
+    return checked
+
+
+def _check_points(graph: DGraph, seed: int = 0) -> CheckPoints:
     found: list[Point] = []
     notes: list[str] = []
     given = graph.point
@@ -316,6 +376,29 @@ def _jax_jvp(graph: DGraph, inputs: Mapping, direction: Mapping, outputs: Sequen
     return exact, {y: np.zeros_like(v) for y, v in exact.items()}, "JAX's jvp"
 
 
+def _shared_jax_jvp(
+    graph: DGraph, point: Point, direction: Mapping[str, np.ndarray], outputs: Sequence[str]
+):
+    """:func:`_jax_jvp` at ``point``; within one code generation call remembered for the
+    graph (identity, version), the point (its inputs' bytes) and the direction (its
+    bytes): JAX's ``jvp`` is exact and depends on nothing else, so a second check at the
+    same point and direction compares with the same reference without running it
+    again."""
+    if not in_scope():
+        return _jax_jvp(graph, point.inputs, direction, outputs)
+    key = (id(graph), graph.version, tuple(outputs), _digest(point.inputs), _digest(direction))
+    found = _REFERENCES.get(key)
+    if found is not None and found[0]() is graph:
+        return found[1]
+    exact = _jax_jvp(graph, point.inputs, direction, outputs)
+    if exact is not None and not isinstance(exact, str):
+        for vectors in exact[:2]:
+            for array in vectors.values():
+                array.flags.writeable = False
+    _remember(_REFERENCES, key, (weakref.ref(graph), exact))
+    return exact
+
+
 def reference_jvp(
     graph: DGraph,
     point: Point,
@@ -327,7 +410,7 @@ def reference_jvp(
     an estimate of its error per entry, and what it is; or why there is none here (a
     string). JAX's ``jvp`` where there is one, else :func:`richardson` over the array
     program, judged against ``unit`` (each output's ``|J|·|v|`` units)."""
-    exact = _jax_jvp(graph, point.inputs, direction, outputs)
+    exact = _shared_jax_jvp(graph, point, direction, outputs)
     if exact is not None:
         return exact
 

@@ -100,6 +100,9 @@ class Algebra:
     def copy(self) -> Algebra:
         return self
 
+    def settle(self, succ: dict[str, dict[str, Any]]) -> None:
+        """After a move: ``succ`` holds every label still in use."""
+
 
 _ONE_GENERAL = Product(1, None)  # every product of Count's
 
@@ -176,6 +179,17 @@ class Symbolic(Algebra):
     def _block(self, label: sympy.Expr) -> Any:
         block = self.tensor[label]  # type: ignore[index]
         return Blocks.ZERO if block is None else block
+
+    def settle(self, succ: dict[str, dict[str, Any]]) -> None:
+        """The blocks of labels no edge holds any more forgotten (a product or a sum
+        summed into another, a label replaced by its name): only an edge's label is ever
+        multiplied, added or named, and an elimination's blocks, some 10⁷ entries each at
+        10⁶ unknowns, would otherwise all be kept to its end."""
+        if not self.tensor:
+            return
+        live = {label for out in succ.values() for label in out.values()}
+        for label in [label for label in self.tensor if label not in live]:
+            del self.tensor[label]
 
     def copy(self) -> Symbolic:
         """Its own references, continuing the numbering."""
@@ -437,6 +451,7 @@ class Elimination:
             ceiling = CEILING.get()
             if ceiling is not None and self.spent > ceiling:
                 raise SearchTooLarge(f"its steps cost more than {ceiling:,} multiplications")
+        self.algebra.settle(self.succ)
         self.version += 1
         return cost
 

@@ -1,0 +1,116 @@
+"""CPU seconds of one sparse Hessian build, by phase (issue 55's build target).
+
+    python benchmarks/hessian_phases.py PROBLEM SIZE [--profile FILE] [--json]
+
+``make_function(g, "hessian", "python", point=[x], weights=w, sparse=True)`` of a
+problem of :mod:`hessian_functions` (``g`` on the problem's own shape, as
+``benchmarks/hessian.py`` calls it), timed with :func:`time.process_time` (all threads
+of this process) as a whole and in the phases it goes through, each timed by wrapping
+the function that does it: the jaxpr reader (``gradient_graph``), pricing the candidate
+eliminations (``_cheapest``), the expression set's check (``ExpressionSet.verify``),
+code generation (``tensor_program``), loading the module (``load_python``) and the
+generated code's check (``check_tensor``); the whole build's user and system seconds and
+the process's peak resident memory. Prints one line: those, the method chosen, its
+multiplications and nnz; ``--profile`` writes a cProfile of the build too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+if "hessian_functions" not in sys.modules:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+PHASES = {
+    "reader": ("dgraph.codegen.hessian", "gradient_graph"),
+    "pricing": ("dgraph.codegen.tensor.function", "_cheapest"),
+    "es check": ("dgraph.core.expressions", "ExpressionSet.verify"),
+    "codegen": ("dgraph.codegen.tensor.function", "tensor_program"),
+    "load": ("dgraph.codegen.tensor.function", "load_python"),
+    "code check": ("dgraph.codegen.tensor.function", "check_tensor"),
+}
+
+
+def _wrap(spent: dict[str, float], phase: str, module: str, name: str) -> None:
+    import importlib
+
+    owner = importlib.import_module(module)
+    *path, attr = name.split(".")
+    for part in path:
+        owner = getattr(owner, part)
+    inner = getattr(owner, attr)
+
+    def timed(*a, **k):
+        t0 = time.process_time()
+        try:
+            return inner(*a, **k)
+        finally:
+            spent[phase] = spent.get(phase, 0.0) + time.process_time() - t0
+
+    setattr(owner, attr, timed)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("problem")
+    parser.add_argument("size", type=int)
+    parser.add_argument("--profile")
+    parser.add_argument("--json", action="store_true")
+    a = parser.parse_args()
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+    from hessian_functions import PROBLEMS, point, shape, size_for, weights
+
+    import dgraph
+
+    side = size_for(a.problem, a.size)
+    f, s = PROBLEMS[a.problem], shape(a.problem, side)
+    x, w = point(a.problem, side).ravel(), weights(a.problem, side)
+
+    def g(u):
+        return f(jnp.reshape(u, s))
+
+    spent: dict[str, float] = {}
+    for phase, (module, name) in PHASES.items():
+        _wrap(spent, phase, module, name)
+    profiler = None
+    if a.profile:
+        import cProfile
+
+        profiler = cProfile.Profile(time.process_time)
+        profiler.enable()
+    t0, times0 = time.process_time(), os.times()
+    H = dgraph.make_function(g, "hessian", "python", point=[x], weights=w, sparse=True)
+    total, times1 = time.process_time() - t0, os.times()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(a.profile)
+    h = H(x) if w is None else H(x, w)
+    es = H.generated.expression_set
+    result = {
+        "problem": a.problem,
+        "unknowns": x.size,
+        "total": round(total, 3),
+        "user": round(times1.user - times0.user, 3),
+        "system": round(times1.system - times0.system, 3),
+        "peak GiB": round(peak, 2),
+        **{p: round(spent.get(p, 0.0), 3) for p in PHASES},
+        "method": es.method,
+        "mults": es.mults,
+        "nnz": int(h.nnz),
+        "verified": bool(H.generated.verified),
+    }
+    print(json.dumps(result) if a.json else "  ".join(f"{k} {v}" for k, v in result.items()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""Large freed buffers kept in the process's heap during one call (:func:`dgraph.blocks.
+scoped`), on Linux with glibc.
+
+glibc's ``malloc`` serves a buffer above its mmap threshold (at most 32 MiB) from fresh
+pages and hands them back to the kernel when it is freed, and trims the top of its heap
+once more than the trim threshold is free there; each large temporary (a 10⁶-entry index
+array, a vector of values) then costs its pages' first-touch faults again, about a second
+of system time per GB here. Within a call the thresholds are raised (:data:`KEPT`), so a
+freed buffer serves the next one; when the outermost call returns they are set to glibc's
+own dynamic bounds on 64-bit systems (:data:`AFTER`: what its dynamic thresholds reach
+after a large free) and what is free is returned to the kernel (``malloc_trim``). Nothing
+is changed where the allocator is not glibc's or where its thresholds were set in the
+environment.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+from typing import Any
+
+__all__ = ["AFTER", "KEPT", "keep", "release"]
+
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters (glibc's malloc.h)
+KEPT = (1 << 30, (1 << 31) - 1)  # within a call: (mmap, trim) thresholds, bytes
+AFTER = (32 << 20, 64 << 20)  # after it: glibc's largest dynamic thresholds (64-bit)
+_SET = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_", "GLIBC_TUNABLES")
+
+
+@functools.cache
+def _libc() -> Any:
+    """glibc's ``mallopt`` and ``malloc_trim``, or None (another C library, thresholds
+    set in the environment)."""
+    try:
+        version = os.confstr("CS_GNU_LIBC_VERSION") or ""
+    except (AttributeError, ValueError, OSError):
+        return None
+    if not version.startswith("glibc") or any(name in os.environ for name in _SET):
+        return None
+    try:
+        libc = ctypes.CDLL(None)
+        libc.mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+        libc.malloc_trim.argtypes = [ctypes.c_size_t]
+    except (OSError, AttributeError):
+        return None
+    return libc
+
+
+def _set(thresholds: tuple[int, int]) -> None:
+    libc = _libc()
+    if libc is not None:
+        libc.mallopt(M_MMAP_THRESHOLD, thresholds[0])
+        libc.mallopt(M_TRIM_THRESHOLD, thresholds[1])
+
+
+def keep() -> None:
+    """Raise the thresholds: freed buffers stay in the heap for the next ones."""
+    _set(KEPT)
+
+
+def release() -> None:
+    """Set the thresholds to :data:`AFTER` and return the free memory to the kernel."""
+    _set(AFTER)
+    libc = _libc()
+    if libc is not None:
+        libc.malloc_trim(0)
