@@ -55,7 +55,7 @@ from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .gathers import GATHER_FROM, scatters_as_gathers
 from .leaves import leaf_values
-from .numpy_form import numpy_body, strided_runs
+from .numpy_form import numpy_body, strided_runs, text
 from .permutation_code import structural_valued
 from .regions import refuse_unprinted, region_block, region_value
 from .triangle import mirror_positions, narrowed
@@ -308,7 +308,9 @@ def tensor_program(
     returned = returned_line(once if lang == "python" else set())
     if symmetric and lang == "python":  # a Hessian's values: views, in place, freed early
         stub.statements = statements
-        body = numpy_body(statements, w.constants, array_shapes(stub), set(ends))
+        stub.constant_shapes = dict(w.constants.shapes)
+        later = {} if compact else {_root(statements, results[0]): np.flatnonzero(~keep)}
+        body = numpy_body(statements, w.constants, array_shapes(stub), set(ends), later)
     else:
         body = w.printed(statements)
     name = f"{mode}_stacked" if stacked else mode
@@ -385,6 +387,18 @@ def _fresh_values(statements: list[ArrayStatement], values: str, varying: set[st
     return values in varying and isinstance(value, fresh)
 
 
+def _root(statements: list[ArrayStatement], values: str) -> str:
+    """The statement whose vector ``values`` is, through ``ravel`` and ``reshape``."""
+    made = {s.target: s.value for s in statements}
+    value = made.get(values)
+    while isinstance(value, Call) and value.func in ("ravel", "reshape") and value.args:
+        inner = value.args[0]
+        if not (isinstance(inner, Name) and inner.id in made):
+            break
+        values, value = inner.id, made[inner.id]
+    return values
+
+
 CSR_HELPERS = (
     "def _csr_pattern(indices, indptr, shape):",
     '    """An all-zero SciPy CSR array of this pattern, checked once (here); its index',
@@ -419,7 +433,7 @@ def _mirror_lines(w: Writer, upper: np.ndarray, source: np.ndarray) -> list[str]
     if cuts is None:
         index = w.constants.index
         return [f"    data[{index(upper).id}] = data[{index(source).id}]"]
-    return [f"    data[{a}] = data[{b}]" for _, a, b in cuts]
+    return [f"    data[{text(a)}] = data[{text(b)}]" for _, a, b in cuts]
 
 
 def _symmetric(
