@@ -160,7 +160,7 @@ def numpy_body(
     for i, s in enumerate(statements):
         lines = _assembly(s, context, i, fresh, later.get(s.target))
         if lines is None:
-            value = _unit_dropped(_rewritten(s.value, s.target, context, i))
+            value = _unit_dropped(_rewritten(s.value, s.target, context, i, fresh))
             value = _in_place(value, context, fresh, i)
             if _makes_new(value):
                 fresh.add(s.target)
@@ -279,10 +279,10 @@ def _in_place(value: Node, c: _Context, fresh: set[str], i: int) -> Node:
     return ir.rebuilt(value, replace)
 
 
-def _rewritten(value: Node, target: str, c: _Context, i: int) -> Node:
+def _rewritten(value: Node, target: str, c: _Context, i: int, fresh: set[str]) -> Node:
     """``value`` with its gathers at evenly stepping positions as slices (unless
     ``target`` must not be a view), its scatters' positions as slices or runs, and a
-    scatter-add into a dying scatter's vector made in place."""
+    scatter-add into a dying new vector (of ``fresh``) made in place."""
 
     def flat(node: Node) -> Node:
         a = c.index(node)
@@ -306,10 +306,12 @@ def _rewritten(value: Node, target: str, c: _Context, i: int) -> Node:
             if (
                 n is value
                 and isinstance(base, Name)
-                and isinstance(c.made.get(base.id), (Scatter, ScatterAdd))
+                and base.id in fresh
+                and c.shape(base) is not None
+                and len(c.shape(base)) == 1
                 and base.id not in c.protected
                 and c.dying(base.id, n, i)
-            ):  # its base a scatter's vector read only here: add into it
+            ):  # its base a new vector read only here: add into it
                 return Call("_scatter_add_into", (base, *(x for p in parts for x in p)))
             return ScatterAdd(ir.rebuilt(base, replace), parts)
         return None
@@ -356,7 +358,7 @@ def _assembly(
     t = s.target
     lines = [f"    {t} = numpy.empty({base.size})"]
     for a, cuts, pieces, d in placed:
-        data = _in_place(_unit_dropped(_rewritten(d, "_part", c, i)), c, fresh, i)
+        data = _in_place(_unit_dropped(_rewritten(d, "_part", c, i, fresh)), c, fresh, i)
         data = c.printer.doprint(data)
         whole = len(cuts) == 1 and _whole(cuts[0][0], a.size)
         if not whole:
