@@ -338,7 +338,7 @@ def _assembly(
     placed = []
     for f, d in v.parts:
         a = c.index(f)
-        cuts = None if a is None else strided_runs(a)
+        cuts = None if a is None or np.unique(a).size != a.size else strided_runs(a)
         if cuts is None:
             return None
         pieces = []  # (own, at, whether another part got there first)
