@@ -486,11 +486,12 @@ def _symmetric(
         full, pointers = _pattern(w, rows, cols, n)
         low, low_pointers = _pattern(w, rows[lower], cols[lower], n)
         if compact:
-            filled = [f"    data = {full_values}"]
+            filled = [f"    data = numpy.take(data, {index(rank[take]).id})"]
         else:
             filled = [] if fresh else ["    data = numpy.array(data)"]
             filled += _mirror_lines(w, upper, take[upper])
         pattern = f"_{mode.upper()}_PATTERN"
+        tril_python = "data" if compact else f"numpy.take(data, {index(lower).id})"
         return [
             *CSR_HELPERS,
             "",
@@ -510,7 +511,7 @@ def _symmetric(
             f"def {mode}_tril({args}):",
             tril_doc,
             f"    data = {inner}({args})",
-            f"    return _csr({pattern}_TRIL, {tril_values})",
+            f"    return _csr({pattern}_TRIL, {tril_python})",
         ]
     full = _pattern(w, rows, cols, n)[0].id
     low = _pattern(w, rows[lower], cols[lower], n)[0].id

@@ -2,7 +2,8 @@
 symmetric sparse Jacobian's values (a Hessian's) computed with less memory traffic.
 
 - A gather at constant positions that step evenly (``v[K]``, ``K`` = a, a + s, …) is a
-  slice, a view: no index array read, no copy.
+  slice, a view: no index array read, no copy; at other constant positions it is
+  ``numpy.take`` (a third faster than ``v[K]`` at 3·10⁴ entries).
 - A scatter's positions that step evenly in a few runs are written through slices
   (``view += data``, not ``numpy.add.at``).
 - A scatter-add whose base is a scatter's result read nowhere else adds into it (no
@@ -226,7 +227,8 @@ def _makes_new(value: Node) -> bool:
     if isinstance(value, BinOp):
         return value.op not in _COMPARE
     if isinstance(value, Call):
-        return value.func == "_scatter_add_into" or any(k == "out" for k, _ in value.keywords)
+        made = value.func in ("_scatter_add_into", "take")
+        return made or any(k == "out" for k, _ in value.keywords)
     return isinstance(value, _FRESH)
 
 
@@ -297,6 +299,10 @@ def _rewritten(value: Node, target: str, c: _Context, i: int, fresh: set[str]) -
                 s = _slice(a, *cuts[0])
                 inner = ir.rebuilt(n.value, replace)
                 return Index(inner, (ir.Slice(s.start, s.stop, None if s.step == 1 else s.step),))
+        if isinstance(n, Index) and len(n.items) == 1 and c.index(n.items[0]) is not None:
+            inner = ir.rebuilt(n.value, replace)  # numpy.take: a third faster than v[K]
+            return Call("take", (inner, n.items[0]), (("axis", ir.Const(0)),))
+        if isinstance(n, Index):
             return None
         if isinstance(n, Scatter):
             return Scatter(n.size, flat(n.flat), ir.rebuilt(n.data, replace))
