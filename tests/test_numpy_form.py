@@ -22,12 +22,6 @@ def rosenbrock(x):
     return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
 
 
-def lagrangian(x):
-    return jnp.concatenate(
-        [(0.5 * jnp.sum((x - 1.0) ** 2))[None], x[:-2] * x[1:-1] + jnp.exp(x[2:])]
-    )
-
-
 def minsurf(x):
     """The COPS minimal-surface area on a 3 x 3 grid of unknowns (zero boundary)."""
     h = 1.0 / 4
@@ -40,7 +34,6 @@ def minsurf(x):
 
 CASES = {
     "rosenbrock": (rosenbrock, 10, None),
-    "lagrangian": (lagrangian, 8, np.linspace(0.5, 1.5, 7)),
     "minsurf": (minsurf, 9, None),
 }
 
@@ -63,7 +56,7 @@ def _plain(statements, constants, env, ends, later=None):
     return [printer.statement(s) for s in statements]
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", ["rosenbrock", "minsurf"])  # a band; a grid (no slices)
 def test_the_form_changes_no_double(name, monkeypatch):
     """The module as printed (slices, writes, in place) against the same statements
     printed plainly: equal bit for bit, symmetric bit for bit, equal to jax.hessian."""
