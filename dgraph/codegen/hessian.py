@@ -24,7 +24,8 @@ symmetric by construction: only the entries on and below the diagonal are comput
 products and sums that feed only entries above it are not in the generated program,
 :mod:`~dgraph.codegen.tensor.triangle`), and each entry above the diagonal is a copy of
 its mirror image below, made inside the generated function. With ``tril`` only the
-lower triangle is returned (what IPOPT reads). Several
+lower triangle is returned (what IPOPT reads). A NumPy module's CSR arrays share their
+pattern, checked once and read-only (each call's matrix and values its own). Several
 differentiated arrays give the blocks :func:`jax.hessian` nests (``argnums=(0, 1, …)``).
 """
 

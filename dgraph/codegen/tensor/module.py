@@ -29,7 +29,7 @@ from ...core.regions import is_region
 from ...errors import DGraphError
 from ...methods.registry import accumulate
 from .. import ir
-from ..array_passes import optimize_statements
+from ..array_passes import array_shapes, optimize_statements
 from ..evaluate import ArrayEvaluator
 from ..ir import (
     ArrayProgram,
@@ -55,6 +55,7 @@ from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .gathers import GATHER_FROM, scatters_as_gathers
 from .leaves import leaf_values
+from .numpy_form import numpy_body, strided_runs, text
 from .permutation_code import structural_valued
 from .regions import refuse_unprinted, region_block, region_value
 from .triangle import mirror_positions, narrowed
@@ -305,7 +306,13 @@ def tensor_program(
         statements = fold_permutations(statements, ends)
     once = {r for r in ends if r not in w.varying}  # results that read no input
     returned = returned_line(once if lang == "python" else set())
-    body = w.printed(statements)
+    if symmetric and lang == "python":  # a Hessian's values: views, in place, freed early
+        stub.statements = statements
+        stub.constant_shapes = dict(w.constants.shapes)
+        later = {} if compact else {_root(statements, results[0]): np.flatnonzero(~keep)}
+        body = numpy_body(statements, w.constants, array_shapes(stub), set(ends), later)
+    else:
+        body = w.printed(statements)
     name = f"{mode}_stacked" if stacked else mode
     if symmetric:
         fresh = compact or _fresh_values(statements, results[0], w.varying)
@@ -380,6 +387,55 @@ def _fresh_values(statements: list[ArrayStatement], values: str, varying: set[st
     return values in varying and isinstance(value, fresh)
 
 
+def _root(statements: list[ArrayStatement], values: str) -> str:
+    """The statement whose vector ``values`` is, through ``ravel`` and ``reshape``."""
+    made = {s.target: s.value for s in statements}
+    value = made.get(values)
+    while isinstance(value, Call) and value.func in ("ravel", "reshape") and value.args:
+        inner = value.args[0]
+        if not (isinstance(inner, Name) and inner.id in made):
+            break
+        values, value = inner.id, made[inner.id]
+    return values
+
+
+CSR_HELPERS = (
+    "def _csr_pattern(indices, indptr, shape):",
+    '    """An all-zero SciPy CSR array of this pattern, checked once (here); its index',
+    '    arrays read-only: every matrix _csr makes shares them."""',
+    "    J = scipy.sparse.csr_array((numpy.zeros(indices.size), indices, indptr), shape=shape)",
+    "    J.sum_duplicates()  # finds the pattern canonical (sorted, unique) and says so",
+    "    J.indices.flags.writeable = False",
+    "    J.indptr.flags.writeable = False",
+    "    return J",
+    "",
+    "",
+    "def _csr(pattern, data):",
+    '    """A new CSR array of ``pattern``\'s pattern (its index arrays shared, read-only)',
+    '    and the values ``data`` (its own), without SciPy\'s checks of the pattern."""',
+    "    J = object.__new__(pattern.__class__)",
+    "    J.__dict__.update(pattern.__dict__)",
+    "    J.data = data",
+    "    return J",
+)
+"""A symmetric NumPy module's CSR arrays: the pattern checked once, when the module is
+loaded, and shared read-only (each call's matrix a new object with its own values; an
+in-place change of its pattern, such as ``eliminate_zeros``, raises instead of changing
+the next call's): SciPy's constructor checks and converts the index arrays on every call."""
+
+
+def _mirror_lines(w: Writer, upper: np.ndarray, source: np.ndarray) -> list[str]:
+    """``data[upper] = data[source]`` (the entries above the diagonal from their mirror
+    images), as slices where both step evenly in a few runs."""
+    if not upper.size:
+        return []
+    cuts = strided_runs(upper, source)
+    if cuts is None:
+        index = w.constants.index
+        return [f"    data[{index(upper).id}] = data[{index(source).id}]"]
+    return [f"    data[{text(a)}] = data[{text(b)}]" for _, a, b in cuts]
+
+
 def _symmetric(
     w: Writer,
     mode: str,
@@ -412,7 +468,8 @@ def _symmetric(
         full_values, tril_values = f"data[{index(rank[take]).id}]", "data"
     else:
         full_values, tril_values = "data", f"data[{index(lower).id}]"
-    mirror = f"data[{index(upper).id}] = data[{index(take[upper]).id}]" if upper.size else ""
+    if w.d.lang == "jax" and upper.size:  # its constants numbered in this order
+        index(upper), index(take[upper])
     inner = f"_{mode}_lower"
     once = "" if values in w.varying else ".copy()"
     lines = [
@@ -429,24 +486,32 @@ def _symmetric(
         full, pointers = _pattern(w, rows, cols, n)
         low, low_pointers = _pattern(w, rows[lower], cols[lower], n)
         if compact:
-            filled = [f"    data = {full_values}"]
+            filled = [f"    data = numpy.take(data, {index(rank[take]).id})"]
         else:
             filled = [] if fresh else ["    data = numpy.array(data)"]
-            filled += [f"    {mirror}"] if mirror else []
+            filled += _mirror_lines(w, upper, take[upper])
+        pattern = f"_{mode.upper()}_PATTERN"
+        tril_python = "data" if compact else f"numpy.take(data, {index(lower).id})"
         return [
+            *CSR_HELPERS,
+            "",
+            "",
+            f"{pattern} = _csr_pattern({full.id}, {pointers.id}, {shape!r})",
+            f"{pattern}_TRIL = _csr_pattern({low.id}, {low_pointers.id}, {shape!r})",
+            "",
+            "",
             *lines,
             f"def {mode}({args}):",
             doc,
             f"    data = {inner}({args})",
             *filled,
-            f"    return scipy.sparse.csr_array((data, {full.id}, {pointers.id}), shape={shape!r})",
+            f"    return _csr({pattern}, data)",
             "",
             "",
             f"def {mode}_tril({args}):",
             tril_doc,
             f"    data = {inner}({args})",
-            f"    return scipy.sparse.csr_array(({tril_values}, {low.id}, {low_pointers.id}),"
-            f" shape={shape!r})",
+            f"    return _csr({pattern}_TRIL, {tril_python})",
         ]
     full = _pattern(w, rows, cols, n)[0].id
     low = _pattern(w, rows[lower], cols[lower], n)[0].id

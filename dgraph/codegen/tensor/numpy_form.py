@@ -1,0 +1,398 @@
+"""The printed form of a NumPy function body (its statements stay as they are): a
+symmetric sparse Jacobian's values (a Hessian's) computed with less memory traffic and
+fewer passes, the same doubles.
+
+- A gather at constant positions that step evenly (``v[K]``, ``K`` = a, a + s, …) is a
+  slice, a view: no index array read, no copy; at other constant positions it is
+  ``numpy.take``, whose loop is simpler than fancy indexing's.
+- A scatter's positions that step evenly in a few runs are written through slices
+  (``view += data``, not ``numpy.add.at``); a scatter-add of a constant base at such
+  positions is a new vector written once per entry (:func:`_assembly`).
+- Arithmetic whose operand is a new vector read nowhere else is done in place
+  (``out=``), and a scatter-add adds into such a base instead of a copy.
+- Each temporary is deleted after its last use, so that the allocator hands its memory,
+  still in cache, to the next statement instead of every temporary living until the
+  function returns.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import ir
+from ..ir import ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, ScatterAdd, UnaryOp
+from ..python import NumPyArrayPrinter
+from .constants import Constants
+
+__all__ = ["RUNS", "numpy_body", "runs", "strided_runs", "text"]
+
+RUNS = 8
+"""The most slices one scatter part (or the Hessian's mirror) is written as."""
+
+_SHAPE_ONLY = ("ravel", "reshape", "asarray")
+
+
+@dataclass(frozen=True)
+class Positions(Node):
+    """Constant positions printed as Python: a ``slice``, or a tuple of ``(slice,
+    slice)`` runs (the part's entries at the second go to the first)."""
+
+    text: str
+
+
+class _Printer(NumPyArrayPrinter):
+    def _print_Positions(self, node: Positions) -> tuple[str, int]:
+        return node.text, 9
+
+
+def runs(*arrays: np.ndarray, limit: int = RUNS) -> list[tuple[int, int]] | None:
+    """The cuts ``[lo, hi)`` of the equally long integer ``arrays`` into runs along which
+    each steps by a constant positive amount (greedily, each run as long as it goes);
+    None where more than ``limit`` are needed or an array is empty."""
+    n = arrays[0].size
+    if n == 0:
+        return None
+    if n == 1:
+        return [(0, 1)]
+    steps = np.stack([np.diff(a.astype(np.int64)) for a in arrays])  # (k, n - 1)
+    changes = np.flatnonzero(np.any(steps[:, 1:] != steps[:, :-1], axis=0)) + 1
+    cuts: list[tuple[int, int]] = []
+    lo = 0
+    while lo < n:
+        if len(cuts) == limit:
+            return None
+        if lo == n - 1:
+            cuts.append((lo, n))
+            break
+        # the steps from lo stay those of steps[:, lo] up to the next change after lo
+        k = int(np.searchsorted(changes, lo, side="right"))
+        end = int(changes[k]) if k < changes.size else n - 1  # first step that differs
+        if np.any(steps[:, lo] <= 0):
+            return None
+        cuts.append((lo, end + 1))
+        lo = end + 1
+    return cuts
+
+
+def _slice(a: np.ndarray, lo: int, hi: int) -> slice:
+    """``a[lo:hi]`` (evenly stepping, positive step) as a slice."""
+    start = int(a[lo])
+    step = int(a[lo + 1] - a[lo]) if hi - lo > 1 else 1
+    return slice(start, start + step * (hi - lo - 1) + 1, step)
+
+
+def text(s: slice) -> str:
+    """A slice as written inside brackets: ``a:b`` or ``a:b:s``."""
+    return f"{s.start}:{s.stop}" if s.step == 1 else f"{s.start}:{s.stop}:{s.step}"
+
+
+def strided_runs(*arrays: np.ndarray, limit: int = RUNS) -> list[tuple[slice, ...]] | None:
+    """The equally long integer ``arrays`` as at most ``limit`` runs of slices: per run,
+    the slice of the entries' own places (``lo:hi:p``) and each array's slice there
+    (all stepping evenly); the entries taken by residue mod a period p of 1 to 4 (two
+    diagonals interleaved in a band's rows: p = 2). None where none fits."""
+    n = arrays[0].size
+    for period in range(1, 5):
+        found: list[tuple[slice, ...]] = []
+        for r in range(min(period, n)):
+            sub = [a[r::period] for a in arrays]
+            cuts = runs(*sub, limit=limit - len(found))
+            if cuts is None:
+                break
+            for lo, hi in cuts:
+                own = slice(r + period * lo, r + period * (hi - 1) + 1, period)
+                found.append((own, *(_slice(a, lo, hi) for a in sub)))
+        else:
+            if found:
+                return found
+    return None
+
+
+def _whole(s: slice, n: int) -> bool:
+    return s.start == 0 and s.step == 1 and s.stop == n
+
+
+def _positions(a: np.ndarray) -> Positions | None:
+    """A scatter part's positions ``a`` as a slice, or runs of ``(slice, slice)`` pairs
+    (positions, then the part's entries that go there); None where they do not fit."""
+    cuts = strided_runs(a)
+    if cuts is None:
+        return None
+    if len(cuts) == 1 and _whole(cuts[0][0], a.size):
+        return Positions(repr(cuts[0][1]))
+    return Positions(f"({', '.join(f'({at!r}, {own!r})' for own, at in cuts)},)")
+
+
+def numpy_body(
+    statements: list[ArrayStatement],
+    constants: Constants,
+    env: dict,
+    ends: set[str],
+    later: dict[str, np.ndarray] | None = None,
+) -> list[str]:
+    """The printed lines of ``statements`` (a NumPy function's body returning ``ends``)
+    in the form of the module docstring; as printed plainly where a statement stores in
+    place or is a loop. ``later``: per statement, positions of its vector the caller
+    writes after the body (a Hessian's entries above the diagonal), left unset."""
+    later = later or {}
+    printer = _Printer()
+    plain = [printer.statement(s) for s in statements]
+    if any(s.at or isinstance(s.value, (ir.Loop, ir.While, ir.Cond)) for s in statements):
+        return plain
+    protected = set(ends)  # the results and what they are views of: never views themselves
+    for s in reversed(statements):
+        v = s.value
+        shaped = isinstance(v, Call) and v.func in _SHAPE_ONLY and v.args
+        if s.target in protected and shaped and isinstance(v.args[0], Name):
+            protected.add(v.args[0].id)
+    made = {s.target: s.value for s in statements}
+    reads = [ir.names_in(s.value) for s in statements]
+    uses: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for i, names in enumerate(reads):
+        for name in names:
+            uses[name] = uses.get(name, 0) + 1
+            last[name] = i
+    fresh: set[str] = set()  # names of float arrays their statement made anew
+    context = _Context(printer, constants, env, protected, made, uses, last)
+    out: list[str] = []
+    for i, s in enumerate(statements):
+        lines = _assembly(s, context, i, fresh, later.get(s.target))
+        if lines is None:
+            value = _unit_dropped(_rewritten(s.value, s.target, context, i, fresh))
+            value = _in_place(value, context, fresh, i)
+            if _makes_new(value):
+                fresh.add(s.target)
+            lines = [printer.statement(ArrayStatement(s.target, value))]
+        else:
+            fresh.add(s.target)
+        out += lines
+        dead = sorted(n for n in reads[i] if last[n] == i and n in made and n not in ends)
+        if dead:
+            out.append(f"    del {', '.join(dead)}")
+    return out
+
+
+@dataclass
+class _Context:
+    """What the rewrite of one body reads: its printer, the module constants, the
+    names' shapes, the names never to be views, each name's statement, how many
+    statements read it and the last that does."""
+
+    printer: _Printer
+    constants: Constants
+    env: dict
+    protected: set[str]
+    made: dict[str, Node]
+    uses: dict[str, int]
+    last: dict[str, int]
+
+    def index(self, node: Node) -> np.ndarray | None:
+        """A 1-D integer constant's entries; None for anything else."""
+        if isinstance(node, Name) and node.id in self.constants.arrays:
+            a = self.constants.arrays[node.id]
+            return a if a.ndim == 1 and a.dtype.kind in "iu" else None
+        return None
+
+    def dying(self, name: str, node: Node, i: int) -> bool:
+        """Whether ``name`` is read by statement ``i`` alone, once (in ``node``)."""
+        once = sum(isinstance(m, Name) and m.id == name for m in ir.walk(node)) == 1
+        return self.uses.get(name) == 1 and self.last.get(name) == i and once
+
+    def shape(self, node: Node) -> tuple[int, ...] | None:
+        if isinstance(node, Name):
+            shape = self.env.get(node.id)
+            return shape if isinstance(shape, tuple) else None
+        if ir.number(node) is not None:
+            return ()
+        if isinstance(node, Call) and node.func == "ravel" and len(node.args) == 1:
+            inner = self.shape(node.args[0])
+            return None if inner is None else (int(np.prod(inner)),)
+        if isinstance(node, Index) and len(node.items) == 1 and isinstance(node.items[0], ir.Slice):
+            inner, s = self.shape(node.value), node.items[0]
+            if inner is not None and len(inner) == 1:
+                return (len(range(*slice(s.lower, s.upper, s.step).indices(inner[0]))),)
+        return None
+
+
+_FRESH = (BinOp, UnaryOp, ir.Formula, Scatter, ScatterAdd)
+_COMPARE = ("<", "<=", ">", ">=", "==", "!=")
+_UFUNCS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide"}
+
+
+def _makes_new(value: Node) -> bool:
+    """Whether a statement of this value makes a new float array (or writes into one)."""
+    if isinstance(value, BinOp):
+        return value.op not in _COMPARE
+    if isinstance(value, Call):
+        made = value.func in ("_scatter_add_into", "take")
+        return made or any(k == "out" for k, _ in value.keywords)
+    return isinstance(value, _FRESH)
+
+
+def _unit_dropped(node: Node) -> Node:
+    """``node`` with each product by the number 1.0 and power 1 left out (the same
+    doubles)."""
+
+    def replace(n: Node) -> Node | None:
+        if isinstance(n, BinOp) and n.op == "**" and ir.number(n.right) == 1.0:
+            return ir.rebuilt(n.left, replace)
+        if isinstance(n, BinOp) and n.op == "*":
+            for one, other in ((n.left, n.right), (n.right, n.left)):
+                if isinstance(one, ir.Const) and isinstance(one.value, float) and one.value == 1.0:
+                    return ir.rebuilt(other, replace)
+        return None
+
+    return ir.rebuilt(node, replace)
+
+
+def _in_place(value: Node, c: _Context, fresh: set[str], i: int) -> Node:
+    """Each arithmetic operation in ``value`` written into the array of an operand
+    that a statement made anew, that only this statement reads and whose shape is the
+    result's (``numpy.multiply(a, t, out=t)``): no new array, the same doubles."""
+    whole = value
+
+    def replace(n: Node) -> Node | None:
+        if isinstance(n, UnaryOp) and n.op == "-":
+            operands, func = (n.operand,), "negative"
+        elif isinstance(n, BinOp) and n.op in _UFUNCS:
+            operands, func = (n.left, n.right), _UFUNCS[n.op]
+        else:
+            return None
+        shapes = [c.shape(o) for o in operands]
+        for operand, shape in zip(operands, shapes, strict=True):
+            target = operand
+            if isinstance(target, Call) and target.func == "ravel" and len(target.args) == 1:
+                target = target.args[0]  # a vector's ravel is itself
+            if (
+                isinstance(target, Name)
+                and target.id in fresh
+                and shape is not None
+                and c.shape(target) == shape
+                and all(s in ((), shape) for s in shapes)
+                and c.dying(target.id, whole, i)
+            ):
+                inner = tuple(ir.rebuilt(o, replace) for o in operands)
+                return Call(func, inner, (("out", target),))
+        return None
+
+    return ir.rebuilt(value, replace)
+
+
+def _rewritten(value: Node, target: str, c: _Context, i: int, fresh: set[str]) -> Node:
+    """``value`` with its gathers at evenly stepping positions as slices (unless
+    ``target`` must not be a view), its scatters' positions as slices or runs, and a
+    scatter-add into a dying new vector (of ``fresh``) made in place."""
+
+    def flat(node: Node) -> Node:
+        a = c.index(node)
+        found = None if a is None else _positions(a)
+        return node if found is None else found
+
+    def replace(n: Node) -> Node | None:
+        if isinstance(n, Index) and len(n.items) == 1 and target not in c.protected:
+            a = c.index(n.items[0])  # along the first axis, as a slice is
+            cuts = None if a is None else runs(a, limit=1)
+            if cuts is not None:
+                s = _slice(a, *cuts[0])
+                inner = ir.rebuilt(n.value, replace)
+                return Index(inner, (ir.Slice(s.start, s.stop, None if s.step == 1 else s.step),))
+        if isinstance(n, Index) and len(n.items) == 1 and c.index(n.items[0]) is not None:
+            inner = ir.rebuilt(n.value, replace)  # numpy.take: a third faster than v[K]
+            return Call("take", (inner, n.items[0]), (("axis", ir.Const(0)),))
+        if isinstance(n, Index):
+            return None
+        if isinstance(n, Scatter):
+            return Scatter(n.size, flat(n.flat), ir.rebuilt(n.data, replace))
+        if isinstance(n, ScatterAdd):
+            parts = tuple((flat(f), ir.rebuilt(d, replace)) for f, d in n.parts)
+            base = n.base
+            if (
+                n is value
+                and isinstance(base, Name)
+                and base.id in fresh
+                and c.shape(base) is not None
+                and len(c.shape(base)) == 1
+                and base.id not in c.protected
+                and c.dying(base.id, n, i)
+            ):  # its base a new vector read only here: add into it
+                return Call("_scatter_add_into", (base, *(x for p in parts for x in p)))
+            return ScatterAdd(ir.rebuilt(base, replace), parts)
+        return None
+
+    return ir.rebuilt(value, replace)
+
+
+def _assembly(
+    s: ArrayStatement, c: _Context, i: int, fresh: set[str], later: np.ndarray | None
+) -> list[str] | None:
+    """A scatter-add of a constant base whose parts land at evenly stepping positions,
+    no two parts at one, as writes: each part's runs once into a new vector (plus the
+    base's values there, a constant, where not all zero), the base's values alone at
+    the positions no part reaches — each entry written once, instead of a copy of the
+    base and a pass of additions per part; ``later``: positions the caller writes
+    afterwards (left unset here). None where it does not fit."""
+    v = s.value
+    if not (isinstance(v, ScatterAdd) and isinstance(v.base, Name)):
+        return None
+    base = c.constants.arrays.get(v.base.id)
+    if base is None or base.ndim != 1 or base.dtype.kind != "f":
+        return None
+    covered = np.zeros(base.size, dtype=bool)
+    placed = []
+    for f, d in v.parts:
+        a = c.index(f)
+        cuts = None if a is None or np.unique(a).size != a.size else strided_runs(a)
+        if cuts is None:
+            return None
+        pieces = []  # (own, at, whether another part got there first)
+        for own, at in cuts:
+            state = covered[a[own]]
+            changes = [0, *(np.flatnonzero(state[1:] != state[:-1]) + 1).tolist(), state.size]
+            for lo, hi in itertools.pairwise(changes):
+                pieces.append((_sub(own, lo, hi), _sub(at, lo, hi), bool(state[lo])))
+        covered[a] = True
+        placed.append((a, cuts, pieces, d))
+    if later is not None:
+        covered[later] = True
+    rest = np.flatnonzero(~covered)
+    left = strided_runs(rest) if rest.size else []
+    if left is None or sum(len(p[2]) for p in placed) > 2 * RUNS:
+        return None
+    t = s.target
+    lines = [f"    {t} = numpy.empty({base.size})"]
+    for a, cuts, pieces, d in placed:
+        data = _in_place(_unit_dropped(_rewritten(d, "_part", c, i, fresh)), c, fresh, i)
+        data = c.printer.doprint(data)
+        whole = len(cuts) == 1 and _whole(cuts[0][0], a.size)
+        if not whole:
+            lines.append(f"    _part = {data}")
+            data = "_part"
+        for own, at, added in pieces:
+            source = data if _whole(own, a.size) else f"{data}[{text(own)}]"
+            into = f"{t}[{text(at)}]"
+            values = base[a[own]]
+            if added:  # after the parts before it, as numpy.add.at adds them
+                lines.append(f"    numpy.add({into}, {source}, out={into})")
+            elif not values.any():
+                lines.append(f"    {into} = {source}")
+            else:
+                k = c.constants.add(values).id
+                lines.append(f"    numpy.add({k}, {source}, out={into})")
+        if not whole:
+            lines.append("    del _part")
+    for own, at in left:
+        values = base[rest[own]]
+        if np.all(values == values[0]):
+            lines.append(f"    {t}[{text(at)}] = {float(values[0])!r}")
+        else:
+            lines.append(f"    {t}[{text(at)}] = {c.constants.add(values).id}")
+    return lines
+
+
+def _sub(s: slice, lo: int, hi: int) -> slice:
+    """Entries ``lo:hi`` of the entries slice ``s`` takes, as a slice."""
+    return slice(s.start + lo * s.step, s.start + (hi - 1) * s.step + 1, s.step)
