@@ -35,6 +35,8 @@ from pathlib import Path
 
 import pytest
 
+from .test_browser import colours
+
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "docs" / "_build" / "html"
 SHOTS = ROOT / "docs" / "gallery" / "screenshots" / "site"
@@ -113,24 +115,6 @@ async function main() {
 main();
 </script></body></html>
 """
-
-SHOT_SCRIPT = """<script>
-window.addEventListener("load", function () {
-  var img = document.getElementById("shot"), c = document.createElement("canvas");
-  c.width = img.naturalWidth; c.height = img.naturalHeight;
-  var ctx = c.getContext("2d"); ctx.drawImage(img, 0, 0);
-  var px = ctx.getImageData(0, 0, c.width, c.height).data, counts = new Map(), top = 0;
-  for (var i = 0; i < px.length; i += 4) {
-    var key = (px[i] << 16) | (px[i + 1] << 8) | px[i + 2];
-    counts.set(key, (counts.get(key) || 0) + 1);
-  }
-  counts.forEach(function (n) { if (n > top) top = n; });
-  var pre = document.createElement("pre"); pre.id = "dgraph-measure";
-  pre.textContent = JSON.stringify({width: c.width, height: c.height, colors: counts.size,
-                                    foreground: 1 - top / (px.length / 4)});
-  document.body.appendChild(pre);
-});
-</script>"""
 
 
 def _chromium() -> str | None:
@@ -259,20 +243,7 @@ def test_screenshot_is_not_blank(served, name, tmp_path):
         binary, tmp_path / "p1", window, 10000, f"--screenshot={shot}", base + "/" + page
     )
     assert shot.exists(), f"chromium wrote no screenshot: {run.stderr[-2000:]}"
-    # decode it in the same browser and count its colours: a blank page has one or two
-    probe = tmp_path / "shot.html"
-    probe.write_text(f'<img id="shot" src="{shot.name}">' + SHOT_SCRIPT)
-    result = _measured(
-        _run_chromium(
-            binary,
-            tmp_path / "p2",
-            "800,600",
-            2000,
-            "--dump-dom",
-            "--allow-file-access-from-files",
-            probe.as_uri(),
-        )
-    )
+    result = colours(shot)  # a blank page has one or two colours
     assert result["width"] == 1280 and result["colors"] > 16 and result["foreground"] > 0.02
     if os.environ.get("DGRAPH_SITE_SHOTS") == "1":
         SHOTS.mkdir(parents=True, exist_ok=True)
