@@ -20,8 +20,12 @@ jax = pytest.importorskip(
 )
 
 
-@pytest.mark.parametrize("name", ["roe-flux", "heart-dipole", "black-scholes"])
+@pytest.mark.parametrize("name", ["heart-dipole", "black-scholes"])
 def test_generated_jax_agrees_with_jax_derivatives_of_its_primal(name):
+    """The two graphs take the two paths the default choice gives real-world functions:
+    the heart dipole's Jacobian symbolic, Black-Scholes' by Zhou's factorization with
+    sqrt, exp, log and erf. (The Roe flux, also Zhou's, printed no node of Python's syntax,
+    no jnp or jax name and no function that Black-Scholes' module lacks.)"""
     graph = REAL_WORLD[name]()
     gen = generate(graph, "jax", modes=("jacobian", "jvp", "vjp"))
     assert gen.verified and gen.check.ok

@@ -170,10 +170,10 @@ def _averaged(steps):
 def test_a_running_sum_traces_to_a_graph_linear_in_its_steps(make):
     """Each partial sum is also an operand elsewhere, so sympy's flattening made a sum of
     every term so far at every step (1,500 steps: 1.1 million edges); the tracer's tape
-    makes one vertex per operation."""
+    makes one vertex per operation. The growth is measured from 200 steps to 1,500."""
     g = from_function(make(1500), sizes=[2])
     assert g.n_edges < 10 * 1500
-    assert g.n_edges - from_function(make(1000), sizes=[2]).n_edges < 10 * 500
+    assert g.n_edges - from_function(make(200), sizes=[2]).n_edges < 10 * 1300
 
 
 @pytest.mark.parametrize("make", [_running_sum, _averaged])
@@ -263,13 +263,14 @@ RUNNING = [_pairs_sum, _sine_sum, _sympy_running_sum]
 
 @pytest.mark.parametrize("make", RUNNING, ids=[m.__name__ for m in RUNNING])
 def test_the_issue_s_running_sums_trace_to_graphs_linear_in_their_steps(make):
+    """1,500 steps, and the growth from 200 steps to 1,500."""
     graphs = {}
-    for n in (1000, 1500):
+    for n in (200, 1500):
         f, sizes = make(n)
         graphs[n] = from_function(f, sizes=sizes)
     assert all(g.traced_with == "numpy" for g in graphs.values())
     assert graphs[1500].n_edges <= 5 * 1500  # sin, product, sum: 5 edges a step at most
-    assert graphs[1500].n_edges - graphs[1000].n_edges <= 5 * 500
+    assert graphs[1500].n_edges - graphs[200].n_edges <= 5 * 1300
 
 
 @pytest.mark.parametrize("make", RUNNING, ids=[m.__name__ for m in RUNNING])

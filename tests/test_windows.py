@@ -99,10 +99,11 @@ def test_structural_best_at_most_baselines_and_the_optimum(g):
 
 def test_structural_and_effective_objectives_rank_differently():
     """Black-Scholes: the effective winner has more structural mults than the structural
-    one, which has more effective ones; each is at most every baseline in its objective."""
+    one, which has more effective ones; each is at most every baseline in its objective.
+    A budget of 1.5 buys every search of the portfolio (tests/test_best.py)."""
     g = REAL_WORLD["black-scholes"]()
-    structural = best(g, budget=4, objective="structural")
-    effective = best(g, budget=4)
+    structural = best(g, budget=1.5, objective="structural")
+    effective = best(g, budget=1.5)
     assert structural.mults <= effective.mults
     assert effective.mults_effective <= structural.mults_effective
     for method in ("forward", "reverse", "markowitz"):
