@@ -14,7 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...blocks import (
+    CONSTANT,
     ONES,
+    SMALL,
     Block,
     Labelled,
     Sparse,
@@ -24,9 +26,12 @@ from ...blocks import (
     dense_plan,
     einsum_plan,
     first_appearance,
+    full,
     multiply,
     on_the_diagonal,
     pattern,
+    remember_sum,
+    remembered_sum,
     same_structure,
     sparse,
 )
@@ -228,9 +233,8 @@ class BlockOps:
         if key not in self._met and isinstance(product, Sparse):
             for one, other, side in ((b, a, 1), (a, b, 0)):
                 if on_the_diagonal(one) and product.nnz == other.nnz:  # entry for entry
-                    rows, cols, _ = entries(other)
                     whole = every(other.nnz)
-                    met = (whole, cols) if side else (rows, whole)
+                    met = (whole, _side(other, 1)) if side else (_side(other, 0), whole)
                     self._met[key] = (a, b, (*met, whole, True))
                     break
         if key not in self._met and isinstance(product, Sparse):
@@ -284,8 +288,8 @@ class BlockOps:
         if single and ic is not every(ic.size):  # one pair per entry: no sum, a gather
             order = np.argsort(ic, kind="stable")
             ia, ib = ia[order], ib[order]
-        left = self._at(a, va, at_a[ia])
-        right = self._at(b, vb, at_b[ib])
+        left = self._at(a, va, _taken(at_a, ia))
+        right = self._at(b, vb, _taken(at_b, ib))
         data = _times(left, right)
         if _number(data) is not None:  # both factors numbers: one per pair
             data = Call("full", (Const(int(ic.size)), data))
@@ -306,13 +310,14 @@ class BlockOps:
         if isinstance(first[0], Permutation) or isinstance(second[0], Permutation):
             first, second = (self._structural(x) for x in (first, second))
         (a, va), (b, vb) = first, second
-        total = add(a, b)
+        total, placed = _sum_placed(a, b)
         if isinstance(total, Labelled) and same_structure(a, b):
             parts = [_aligned(block, v, total) for block, v in ((a, va), (b, vb))]  # type: ignore[arg-type]
             return total, self.emit(BinOp("+", parts[0], parts[1]))
         width = max(1, int(np.prod(a.in_shape)))
         made_dense = isinstance(total, Labelled)  # different structures, one of them full
-        placed = None if made_dense else _merged(a, b, total)  # type: ignore[arg-type]
+        if placed is None and not made_dense:
+            placed = _merged(a, b, total)  # type: ignore[arg-type]
         keys = None
         if not made_dense and placed is None:
             keys = total.rows * width + total.cols  # type: ignore[union-attr]
@@ -357,6 +362,11 @@ class BlockOps:
         return block, self._assigned(_times(Const(coefficient), values))
 
 
+def _taken(at: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """``at[where]``; ``where`` itself where ``at`` is every position in order."""
+    return where if at is every(at.size) else at[where]
+
+
 def _positions(keys: np.ndarray, found: np.ndarray) -> np.ndarray:
     """Where each of ``found`` is in the sorted ``keys`` (all there): a search, or, where
     ``found`` is ``keys`` itself (a block that fills the pattern in order), every place."""
@@ -365,17 +375,53 @@ def _positions(keys: np.ndarray, found: np.ndarray) -> np.ndarray:
     return np.searchsorted(keys, found)
 
 
+def _sum_placed(a: Block, b: Block) -> tuple[Block, list[np.ndarray] | None]:
+    """``a + b`` (:func:`~dgraph.blocks.add`) and, where it is the union of two large
+    patterns not formed before, where each summand's entries sit in it (:func:`_merged`),
+    both from one merge (the union is the merge's pattern, remembered as ``add`` would
+    remember it); else the sum ``add`` gives and None."""
+    if (
+        (a.nnz <= SMALL and b.nnz <= SMALL)
+        or a is b
+        or same_structure(a, b)
+        or full(a)
+        or full(b)
+        or remembered_sum(a, b) is not None
+    ):
+        return add(a, b), None
+    merged = _flagged_merge(a, b)
+    if merged is None:
+        return add(a, b), None
+    union, held = merged
+    kind = max(a.kind, b.kind, CONSTANT)
+    total = Sparse(a.out_shape, a.in_shape, None, union.indices, kind, indptr=union.indptr)
+    remember_sum(a, b, total)
+    return total, [np.flatnonzero(held & flag) for flag in (1, 2)]
+
+
 def _merged(a: Block, b: Block, total: Sparse) -> list[np.ndarray] | None:
     """Where each entry of ``a`` and of ``b`` (in :func:`entries` order) sits in their
-    sum ``total``: one linear merge of the two patterns (SciPy's ``csr_plus_csr``), a's
+    sum ``total`` (:func:`_flagged_merge`); None where a labelled block's entries are
+    not in row-major order (a search then)."""
+    merged = _flagged_merge(a, b)
+    if merged is None:
+        return None
+    if merged[1].size != total.nnz:
+        raise ValueError("block sum: the merged pattern is not the sum's")  # not by construction
+    return [np.flatnonzero(merged[1] & flag) for flag in (1, 2)]
+
+
+def _flagged_merge(a: Block, b: Block):
+    """The union of the two patterns as one linear merge (SciPy's ``csr_plus_csr``), a's
     entries valued 1 and b's 2, so that each entry of the sum reads whether it holds one
     of a's (odd), of b's (2 or 3) or both; a merge keeps each summand's row-major order,
     so a's k-th entry is the k-th of the sum that holds one of a's. It replaces a search
-    of every entry's flat index in the sum's (10⁷ of them a sum at 10⁶ unknowns). None
-    where a labelled block's entries are not in row-major order (a search then)."""
+    of every entry's flat index in the sum's (10⁷ of them a sum at 10⁶ unknowns). The
+    merged CSR matrix and its flags; None where a labelled block's entries are not in
+    row-major order."""
     import scipy.sparse  # here: importing dgraph stays light
 
-    shape = (int(np.prod(total.out_shape)), max(1, int(np.prod(total.in_shape))))
+    shape = (int(np.prod(a.out_shape)), max(1, int(np.prod(a.in_shape))))
     flagged = []
     for block, flag in ((a, 1), (b, 2)):
         if not isinstance(block, Sparse):
@@ -388,10 +434,8 @@ def _merged(a: Block, b: Block, total: Sparse) -> list[np.ndarray] | None:
         )
         matrix.has_canonical_format = True  # sorted and distinct within each row
         flagged.append(matrix)
-    held = (flagged[0] + flagged[1]).data  # 1, 2 or 3: no entry sums to 0 and is dropped
-    if held.size != total.nnz:
-        raise ValueError("block sum: the merged pattern is not the sum's")  # not by construction
-    return [np.flatnonzero(held & flag) for flag in (1, 2)]
+    union = flagged[0] + flagged[1]  # 1, 2 or 3: no entry sums to 0 and is dropped
+    return union, union.data
 
 
 def values_at(constants: Constants, block: Block, values: Node, at) -> Node:
@@ -467,21 +511,36 @@ def _through_move(a: Block, b: Block, product: Sparse) -> tuple | None:
             continue
         rows, cols = found
         other = b if side == 0 else a
-        other_rows, other_cols, _ = entries(other)
-        if not isinstance(other, Sparse) and not _row_major(other_rows, other_cols):
-            return None
-        shared, keys = (cols, other_rows) if side == 0 else (rows, other_cols)
+        if not isinstance(other, Sparse):
+            other_rows, other_cols, _ = entries(other)
+            if not _row_major(other_rows, other_cols):
+                return None
+        keys = _side(other, side)  # the other's index the move's entries meet
+        shared = cols if side == 0 else rows
         size = int(np.prod(move.in_shape if side == 0 else move.out_shape))
-        entry = np.full(size, -1, dtype=np.int64)
+        entry = np.full(size, -1, dtype=np.int32 if shared.size < 2**31 else np.int64)
         entry[shared] = every(shared.size)
         at = entry[keys]
-        kept = np.flatnonzero(at >= 0)
-        if kept.size != product.nnz:
+        met = at >= 0
+        count = int(np.count_nonzero(met))
+        if count != product.nnz:
             return None  # not by construction
-        mine = at[kept]
+        if count == at.size:  # every entry of the other meets the move
+            kept, mine = every(count), at
+        else:
+            kept = np.flatnonzero(met)
+            mine = at[kept]
         pairs = (mine, kept) if side == 0 else (kept, mine)
-        return (*pairs, every(kept.size), True)
+        return (*pairs, every(count), True)
     return None
+
+
+def _side(block: Block, side: int) -> np.ndarray:
+    """The flat rows (``side`` 0) or columns (1) of the block's entries, in
+    :func:`entries` order (a sparse block's rows made only when asked for)."""
+    if isinstance(block, Sparse):
+        return block.rows if side == 0 else block.cols
+    return entries(block)[side]
 
 
 def _permuted_positions(

@@ -17,13 +17,16 @@ __all__ = ["DECODER", "Constants", "decoder"]
 
 LITERAL_LIMIT = 8  # arrays of at most this many entries are printed as literals
 
-DECODER = '''def _array(text, dtype, shape, delta=None):
+DECODER = '''def _array(text, dtype, shape, delta=None, start=0):
     """An array the generator computed, from its compressed bytes (an index array from
-    the differences of its entries, of type ``delta``)."""
+    the differences of its entries, of type ``delta``, the first from ``start``)."""
     raw = zlib.decompress(base64.b64decode(text))
     if delta is None:
         return numpy.frombuffer(raw, dtype).reshape(shape)
-    return numpy.cumsum(numpy.frombuffer(raw, delta)).astype(dtype).reshape(shape)'''
+    flat = numpy.cumsum(numpy.frombuffer(raw, delta))
+    if start:
+        flat += start
+    return flat.astype(dtype).reshape(shape)'''
 
 
 def decoder(lang: str) -> str:
@@ -52,18 +55,30 @@ def _entries(array: np.ndarray) -> str:
     return "[" + ", ".join(_entries(row) for row in array) + "]"
 
 
-def _steps(flat: np.ndarray) -> np.ndarray:
-    """The differences of an integer vector's entries (the first from 0), int32 where
-    they fit: computed in int32 when the entries are int32 and none is negative (each
-    difference then lies strictly between -2³¹ and 2³¹), else in int64."""
+def _steps(flat: np.ndarray) -> tuple[np.ndarray, int]:
+    """The differences of an integer vector's entries, the first from the returned
+    start (0, or the first entry where only it does not fit the narrow type), in the
+    narrowest of int8, int16, int32 and int64 that holds them: a pattern's steps are
+    mostly small, so fewer bytes to compress, store and decode (NumPy's ``cumsum`` of a
+    narrow type sums in the platform integer). Computed in int32 when the entries are
+    int32 and none is negative (each difference then lies strictly between -2³¹ and
+    2³¹), else in int64."""
     if flat.dtype == np.int32 and flat.min() >= 0:
         steps = np.empty(flat.size, dtype=np.int32)
         steps[0] = flat[0]
         np.subtract(flat[1:], flat[:-1], out=steps[1:])
-        return steps
-    steps = np.diff(flat.astype(np.int64), prepend=0)
-    fits = steps.min() >= -(2**31) and steps.max() < 2**31
-    return steps.astype(np.int32) if fits else steps
+    else:
+        steps = np.diff(flat.astype(np.int64), prepend=0)
+    start = 0
+    low, high = (int(steps[1:].min()), int(steps[1:].max())) if steps.size > 1 else (0, 0)
+    for narrow in (np.int8, np.int16, np.int32):
+        limits = np.iinfo(narrow)
+        if limits.min <= low and high <= limits.max:
+            if not limits.min <= steps[0] <= limits.max:
+                start = int(steps[0])
+                steps[0] = 0
+            return (steps if steps.dtype == narrow else steps.astype(narrow)), start
+    return steps, start
 
 
 class Constants:
@@ -137,10 +152,10 @@ def _text(array: np.ndarray, delta: bool) -> str:
     if array.size <= LITERAL_LIMIT:
         return f"numpy.array({_entries(array)}, dtype=numpy.{dtype})"
     if delta:
-        steps = _steps(array.reshape(-1))
+        steps, start = _steps(array.reshape(-1))
         packed = base64.b64encode(zlib.compress(steps.tobytes(), 1)).decode("ascii")
-        return (
-            f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r}, numpy.{steps.dtype.name})"
-        )
+        shape = tuple(array.shape)
+        tail = f", {start}" if start else ""
+        return f"_array({packed!r}, numpy.{dtype}, {shape!r}, numpy.{steps.dtype.name}{tail})"
     packed = base64.b64encode(zlib.compress(array.tobytes(), 1)).decode("ascii")
     return f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r})"
