@@ -196,7 +196,7 @@ class BlockOps:
                 mine, hit = source, every(source.size)
             else:
                 if index is None:
-                    index = np.full(terms.size, -1, dtype=np.int64)
+                    index = np.full(terms.size, -1, dtype=_narrowest(terms.size))
                 index[where] = every(where.size)
                 mine = index[source]
                 index[where] = -1
@@ -362,6 +362,12 @@ class BlockOps:
         return block, self._assigned(_times(Const(coefficient), values))
 
 
+def _narrowest(size: int) -> type:
+    """int32 for positions among ``size`` entries where they fit, else int64 (index
+    arrays of 10⁷ entries: half the memory to fill and read)."""
+    return np.int32 if size < 2**31 else np.int64
+
+
 def _taken(at: np.ndarray, where: np.ndarray) -> np.ndarray:
     """``at[where]``; ``where`` itself where ``at`` is every position in order."""
     return where if at is every(at.size) else at[where]
@@ -518,7 +524,7 @@ def _through_move(a: Block, b: Block, product: Sparse) -> tuple | None:
         keys = _side(other, side)  # the other's index the move's entries meet
         shared = cols if side == 0 else rows
         size = int(np.prod(move.in_shape if side == 0 else move.out_shape))
-        entry = np.full(size, -1, dtype=np.int32 if shared.size < 2**31 else np.int64)
+        entry = np.full(size, -1, dtype=_narrowest(shared.size))
         entry[shared] = every(shared.size)
         at = entry[keys]
         met = at >= 0
@@ -598,8 +604,11 @@ def _row_major(rows: np.ndarray, cols: np.ndarray) -> bool:
 def _meeting_pairs(
     cols_a: np.ndarray, rows_b: np.ndarray, mid: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Every (i, j) with ``cols_a[i] == rows_b[j]``, vectorized (grouped by the shared
-    index, then all pairs within a group)."""
+    """Every (i, j) with ``cols_a[i] == rows_b[j]``, vectorized: in the order of a's
+    entries, each meeting the entries of b's row ``cols_a[i]`` in b's order (for
+    row-major factors: the pairs by a's row, each entry's pairs in the order of the
+    shared index, so that the pairs summed into one product entry come in that order
+    and a search of their places reads the product nearly in order)."""
     count_a = np.bincount(cols_a, minlength=mid)
     count_b = np.bincount(rows_b, minlength=mid)
     if count_a.max(initial=0) <= 1 or count_b.max(initial=0) <= 1:  # a move: a lookup
@@ -610,16 +619,13 @@ def _meeting_pairs(
         found = index[other]
         keep = np.flatnonzero(found >= 0)
         return (found[keep], keep) if one_a else (keep, found[keep])
-    # grouped by the shared index k, then by a's entry, then by b's: each of a's entries
-    # (in order of its column) meets the count_b[k] entries of b's row k, one run each
-    order_a = _stable_order(cols_a)
+    # each of a's entries meets the count_b[k] entries of b's row k, one run each
     order_b = _stable_order(rows_b)
-    shared = cols_a if order_a is None else cols_a[order_a]
-    runs = count_b[shared]
-    ia = np.repeat(np.arange(cols_a.size) if order_a is None else order_a, runs)
+    runs = count_b[cols_a]
+    ia = np.repeat(np.arange(cols_a.size), runs)
     ib = np.arange(ia.size, dtype=np.int64)
     start_b = np.cumsum(count_b) - count_b
-    ib += np.repeat(start_b[shared] - (np.cumsum(runs) - runs), runs)
+    ib += np.repeat(start_b[cols_a] - (np.cumsum(runs) - runs), runs)
     return ia, (ib if order_b is None else order_b[ib])
 
 
