@@ -402,7 +402,7 @@ def _sum_placed(a: Block, b: Block) -> tuple[Block, list[np.ndarray] | None]:
     kind = max(a.kind, b.kind, CONSTANT)
     total = Sparse(a.out_shape, a.in_shape, None, union.indices, kind, indptr=union.indptr)
     remember_sum(a, b, total)
-    return total, [np.flatnonzero(held & flag) for flag in (1, 2)]
+    return total, _places(held, total.nnz)
 
 
 def _merged(a: Block, b: Block, total: Sparse) -> list[np.ndarray] | None:
@@ -414,7 +414,18 @@ def _merged(a: Block, b: Block, total: Sparse) -> list[np.ndarray] | None:
         return None
     if merged[1].size != total.nnz:
         raise ValueError("block sum: the merged pattern is not the sum's")  # not by construction
-    return [np.flatnonzero(merged[1] & flag) for flag in (1, 2)]
+    return _places(merged[1], total.nnz)
+
+
+def _places(held: np.ndarray, size: int) -> list[np.ndarray]:
+    """The entries of a flagged merge (:func:`_flagged_merge`) that hold one of a's and
+    one of b's: every entry, in order, for a summand whose pattern holds the other's."""
+    places = []
+    for flag in (1, 2):
+        mine = held & flag
+        count = int(np.count_nonzero(mine))
+        places.append(every(size) if count == size else np.flatnonzero(mine))
+    return places
 
 
 def _flagged_merge(a: Block, b: Block):
@@ -521,12 +532,14 @@ def _through_move(a: Block, b: Block, product: Sparse) -> tuple | None:
             other_rows, other_cols, _ = entries(other)
             if not _row_major(other_rows, other_cols):
                 return None
-        keys = _side(other, side)  # the other's index the move's entries meet
         shared = cols if side == 0 else rows
         size = int(np.prod(move.in_shape if side == 0 else move.out_shape))
         entry = np.full(size, -1, dtype=_narrowest(shared.size))
         entry[shared] = every(shared.size)
-        at = entry[keys]
+        if side == 0 and isinstance(other, Sparse) and "rows" not in other.__dict__:
+            at = np.repeat(entry, np.diff(other.indptr))  # each row's entry, row by row
+        else:
+            at = entry[_side(other, side)]  # at the other's index the move's entries meet
         met = at >= 0
         count = int(np.count_nonzero(met))
         if count != product.nnz:
