@@ -282,8 +282,7 @@ class BlockOps:
     def _pairs(self, a: Block, b: Block, va: Node, vb: Node, product: Sparse) -> Node:
         """The sparse product: for every pair of entries that meet, the product of their
         values, summed into the product's entry (``multiply_values``'s result order)."""
-        _, _, at_a = entries(a)
-        _, _, at_b = entries(b)
+        at_a, at_b = _value_places(a), _value_places(b)
         ia, ib, ic, single = self._meeting(a, b, product)
         if single and ic is not every(ic.size):  # one pair per entry: no sum, a gather
             order = np.argsort(ic, kind="stable")
@@ -326,7 +325,7 @@ class BlockOps:
         for k, (block, v) in enumerate(((a, va), (b, vb))):
             if placed is not None:
                 where = placed[k]
-                at = every(block.nnz) if isinstance(block, Sparse) else entries(block)[2]
+                at = _value_places(block)
             else:  # a dense block's C order is the flat index itself
                 rows, cols, at = entries(block)
                 flat = rows * width + cols
@@ -552,6 +551,12 @@ def _through_move(a: Block, b: Block, product: Sparse) -> tuple | None:
         pairs = (mine, kept) if side == 0 else (kept, mine)
         return (*pairs, every(count), True)
     return None
+
+
+def _value_places(block: Block) -> np.ndarray:
+    """Each entry's index into the block's flattened values (:func:`entries`'s third;
+    a sparse block's rows not made for it)."""
+    return every(block.nnz) if isinstance(block, Sparse) else entries(block)[2]
 
 
 def _side(block: Block, side: int) -> np.ndarray:
