@@ -206,3 +206,21 @@ def test_a_large_constants_checksum_sees_a_change_in_its_sample():
     changed[-1] += 1
     assert _checksum(flat) == _checksum(flat.copy())
     assert _checksum(flat) != _checksum(changed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**16), st.integers(1, 20))
+def test_a_float_constant_of_few_values_decodes_bit_for_bit(seed, distinct):
+    """A float array of a few distinct values (kept as each entry's level, ±0 apart)
+    and any other float array decode to the array, bit for bit."""
+    import base64
+    import zlib
+
+    rng = np.random.default_rng(seed)
+    levels = np.concatenate([[0.0, -0.0], rng.normal(size=distinct) * 1e3])
+    array = rng.choice(levels, size=int(rng.integers(100, 3000)))
+    scope = {"numpy": np, "base64": base64, "zlib": zlib}
+    exec(DECODER, scope)
+    got = eval(_text(array, False), scope)
+    assert got.dtype == array.dtype and got.shape == array.shape
+    assert np.array_equal(got.view(np.int64), array.view(np.int64))

@@ -17,10 +17,13 @@ __all__ = ["DECODER", "Constants", "decoder"]
 
 LITERAL_LIMIT = 8  # arrays of at most this many entries are printed as literals
 
-DECODER = '''def _array(text, dtype, shape, delta=None, start=0):
+DECODER = '''def _array(text, dtype, shape, delta=None, start=0, levels=None):
     """An array the generator computed, from its compressed bytes (an index array from
-    the differences of its entries, of type ``delta``, the first from ``start``)."""
+    the differences of its entries, of type ``delta``, the first from ``start``; an
+    array of a few distinct values from each entry's place among ``levels``)."""
     raw = zlib.decompress(base64.b64decode(text))
+    if levels is not None:
+        return numpy.asarray(levels, dtype)[numpy.frombuffer(raw, numpy.uint8)].reshape(shape)
     if delta is None:
         return numpy.frombuffer(raw, dtype).reshape(shape)
     flat = numpy.cumsum(numpy.frombuffer(raw, delta))
@@ -173,5 +176,36 @@ def _text(array: np.ndarray, delta: bool) -> str:
         shape = tuple(array.shape)
         tail = f", {start}" if start else ""
         return f"_array({packed!r}, numpy.{dtype}, {shape!r}, numpy.{steps.dtype.name}{tail})"
+    found = _levels(array.reshape(-1))
+    if found is not None:  # each entry's level, a byte each
+        levels, codes = found
+        packed = base64.b64encode(zlib.compress(codes.tobytes(), 1)).decode("ascii")
+        listed = "[" + ", ".join(_number(v) for v in levels) + "]"
+        return f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r}, levels={listed})"
     packed = base64.b64encode(zlib.compress(array.tobytes(), 1)).decode("ascii")
     return f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r})"
+
+
+LEVELS = 16  # distinct values up to which a float array is stored as each entry's level
+
+
+def _levels(flat: np.ndarray) -> tuple[list[float], np.ndarray] | None:
+    """A float64 array of at most :data:`LEVELS` distinct finite values (a stencil's
+    coefficients, folded): those values and each entry's place among them (uint8), the
+    entries compared bit for bit; None for any other array. Found from the first
+    entries' values, then one comparison per value over the whole array."""
+    if flat.dtype != np.float64 or flat.size < 4 * LEVELS:
+        return None
+    bits = flat.view(np.int64)
+    seen = np.unique(bits[: 64 * LEVELS])
+    if seen.size > LEVELS or not np.isfinite(seen.view(np.float64)).all():
+        return None
+    codes = np.zeros(flat.size, dtype=np.uint8)
+    counted = 0
+    for k, level in enumerate(seen):
+        hit = bits == level
+        counted += int(np.count_nonzero(hit))
+        codes[hit] = k
+    if counted != flat.size:  # a value the first entries do not hold
+        return None
+    return [float(v) for v in seen.view(np.float64)], codes
