@@ -15,9 +15,12 @@ from dgraph.codegen.tensor.blockops import (
     _merged,
     _permuted_positions,
     _positions,
+    _sum_placed,
     _through_move,
     entries,
 )
+from dgraph.codegen.tensor.constants import DECODER, _checksum, _text
+from dgraph.codegen.tensor.triangle import mirror_positions
 
 
 def _searched(a, b, product, ia, ib):
@@ -123,3 +126,101 @@ def test_a_sum_places_its_summands_as_the_search_does(seed, on_the_diagonal):
     for block, where in zip((a, b), placed, strict=True):
         rows, cols, _ = entries(block)
         assert np.array_equal(where, _positions(keys, rows * width + cols))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**16), st.booleans())
+def test_a_large_sum_from_one_merge_is_adds_sum_placed_as_the_search_does(seed, nested):
+    """Two patterns above the size of the remembered small sums: the sum formed with
+    its summands' places (one merge) has add's pattern, and the places are where a
+    search of each summand's flat indices finds them (every entry, in order, for a
+    summand holding the other's pattern)."""
+    rng = np.random.default_rng(seed)
+    n, m = 80, 90
+    masks = [rng.random((n, m)) < rng.uniform(0.3, 0.9) for _ in range(2)]
+    if nested:
+        masks[1] &= masks[0]
+    a, b = (sparse((n,), (m,), *np.nonzero(mask)) for mask in masks)
+    if min(a.nnz, b.nnz) == 0:
+        return
+    total, placed = _sum_placed(a, b)
+    union = np.nonzero(masks[0] | masks[1])
+    assert np.array_equal(total.rows, union[0]) and np.array_equal(total.cols, union[1])
+    keys = total.rows * m + total.cols
+    if placed is None:  # a smaller pair: add's own sum
+        return
+    for block, where in zip((a, b), placed, strict=True):
+        assert np.array_equal(where, np.searchsorted(keys, block.rows * m + block.cols))
+    if nested:
+        assert np.array_equal(placed[0], np.arange(total.nnz))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**16))
+def test_mirror_positions_of_a_row_major_pattern_as_of_any_order(seed):
+    """Each entry's value source (its own on and below the diagonal, its mirror image's
+    above): the transposition used for a row-major pattern gives what the search used
+    for entries in any order gives."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 30))
+    mask = rng.random((n, n)) < rng.uniform(0.05, 0.6)
+    mask |= mask.T
+    rows, cols = np.nonzero(mask)
+    take, keep = mirror_positions(rows, cols, n, tril=False)
+    perm = rng.permutation(rows.size)
+    shuffled, _ = mirror_positions(rows[perm], cols[perm], n, tril=False)
+    assert np.array_equal(perm[shuffled], take[perm])
+    lower = rows >= cols
+    assert np.array_equal(keep, lower)
+    assert np.array_equal(rows[take], np.where(lower, rows, cols))
+    assert np.array_equal(cols[take], np.where(lower, cols, rows))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**16), st.sampled_from([np.int32, np.int64]), st.integers(0, 3))
+def test_an_index_constant_decodes_to_itself(seed, dtype, spread):
+    """Index arrays stored as steps in the narrowest type that holds them (the first
+    apart where only it does not fit) decode to the array, its type and shape."""
+    import base64
+    import zlib
+
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(9, 400))
+    scale = [3, 200, 40_000, 2**33][spread]
+    start = int(rng.integers(0, 2**30))
+    steps = rng.integers(-scale, scale, size)
+    array = (start + np.cumsum(steps)).astype(np.int64)
+    if dtype is np.int32:
+        array = np.clip(array, 0, 2**31 - 1).astype(np.int32)
+    array = array.reshape((3, -1)) if size % 3 == 0 else array
+    scope = {"numpy": np, "base64": base64, "zlib": zlib}
+    exec(DECODER, scope)
+    got = eval(_text(array, True), scope)
+    assert got.dtype == array.dtype and got.shape == array.shape
+    assert np.array_equal(got, array)
+
+
+def test_a_large_constants_checksum_sees_a_change_in_its_sample():
+    flat = np.arange(10**6, dtype=np.int64)
+    changed = flat.copy()
+    changed[-1] += 1
+    assert _checksum(flat) == _checksum(flat.copy())
+    assert _checksum(flat) != _checksum(changed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**16), st.integers(1, 20))
+def test_a_float_constant_of_few_values_decodes_bit_for_bit(seed, distinct):
+    """A float array of a few distinct values (kept as each entry's level, ±0 apart)
+    and any other float array decode to the array, bit for bit."""
+    import base64
+    import zlib
+
+    rng = np.random.default_rng(seed)
+    levels = np.concatenate([[0.0, -0.0], rng.normal(size=distinct) * 1e3])
+    array = rng.choice(levels, size=int(rng.integers(100, 3000)))
+    scope = {"numpy": np, "base64": base64, "zlib": zlib}
+    exec(DECODER, scope)
+    got = eval(_text(array, False), scope)
+    assert got.dtype == array.dtype and got.shape == array.shape
+    assert np.array_equal(got.view(np.int64), array.view(np.int64))

@@ -83,6 +83,8 @@ __all__ = [
     "on_the_diagonal",
     "pattern",
     "plain_dense",
+    "remember_sum",
+    "remembered_sum",
     "scalar_block",
     "scale",
     "scoped",
@@ -971,6 +973,17 @@ def add(a: Block, b: Block) -> Block:
 @functools.lru_cache(maxsize=16384)
 def _small_add(a: Block, b: Block) -> Block:
     return _add(a, b)
+
+
+def remembered_sum(a: Block, b: Block) -> Block | None:
+    """The sum of two large blocks :func:`add` remembers (:data:`RECENT`); None if none."""
+    return RECENT.get("sum", *sorted((a, b), key=id))
+
+
+def remember_sum(a: Block, b: Block, total: Block) -> None:
+    """Remember ``total`` as ``a + b`` for :func:`add` (a sum formed elsewhere: the code
+    generator's merge of the two patterns, which also places each summand's entries)."""
+    RECENT.put("sum", *sorted((a, b), key=id), total)
 
 
 _SCOPES = [0]  # calls inside scoped() now: the outermost one forgets on its way out

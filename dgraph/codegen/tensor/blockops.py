@@ -14,7 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...blocks import (
+    CONSTANT,
     ONES,
+    SMALL,
     Block,
     Labelled,
     Sparse,
@@ -24,9 +26,12 @@ from ...blocks import (
     dense_plan,
     einsum_plan,
     first_appearance,
+    full,
     multiply,
     on_the_diagonal,
     pattern,
+    remember_sum,
+    remembered_sum,
     same_structure,
     sparse,
 )
@@ -191,7 +196,7 @@ class BlockOps:
                 mine, hit = source, every(source.size)
             else:
                 if index is None:
-                    index = np.full(terms.size, -1, dtype=np.int64)
+                    index = np.full(terms.size, -1, dtype=_narrowest(terms.size))
                 index[where] = every(where.size)
                 mine = index[source]
                 index[where] = -1
@@ -228,9 +233,8 @@ class BlockOps:
         if key not in self._met and isinstance(product, Sparse):
             for one, other, side in ((b, a, 1), (a, b, 0)):
                 if on_the_diagonal(one) and product.nnz == other.nnz:  # entry for entry
-                    rows, cols, _ = entries(other)
                     whole = every(other.nnz)
-                    met = (whole, cols) if side else (rows, whole)
+                    met = (whole, _side(other, 1)) if side else (_side(other, 0), whole)
                     self._met[key] = (a, b, (*met, whole, True))
                     break
         if key not in self._met and isinstance(product, Sparse):
@@ -278,14 +282,13 @@ class BlockOps:
     def _pairs(self, a: Block, b: Block, va: Node, vb: Node, product: Sparse) -> Node:
         """The sparse product: for every pair of entries that meet, the product of their
         values, summed into the product's entry (``multiply_values``'s result order)."""
-        _, _, at_a = entries(a)
-        _, _, at_b = entries(b)
+        at_a, at_b = _value_places(a), _value_places(b)
         ia, ib, ic, single = self._meeting(a, b, product)
         if single and ic is not every(ic.size):  # one pair per entry: no sum, a gather
             order = np.argsort(ic, kind="stable")
             ia, ib = ia[order], ib[order]
-        left = self._at(a, va, at_a[ia])
-        right = self._at(b, vb, at_b[ib])
+        left = self._at(a, va, _taken(at_a, ia))
+        right = self._at(b, vb, _taken(at_b, ib))
         data = _times(left, right)
         if _number(data) is not None:  # both factors numbers: one per pair
             data = Call("full", (Const(int(ic.size)), data))
@@ -306,13 +309,14 @@ class BlockOps:
         if isinstance(first[0], Permutation) or isinstance(second[0], Permutation):
             first, second = (self._structural(x) for x in (first, second))
         (a, va), (b, vb) = first, second
-        total = add(a, b)
+        total, placed = _sum_placed(a, b)
         if isinstance(total, Labelled) and same_structure(a, b):
             parts = [_aligned(block, v, total) for block, v in ((a, va), (b, vb))]  # type: ignore[arg-type]
             return total, self.emit(BinOp("+", parts[0], parts[1]))
         width = max(1, int(np.prod(a.in_shape)))
         made_dense = isinstance(total, Labelled)  # different structures, one of them full
-        placed = None if made_dense else _merged(a, b, total)  # type: ignore[arg-type]
+        if placed is None and not made_dense:
+            placed = _merged(a, b, total)  # type: ignore[arg-type]
         keys = None
         if not made_dense and placed is None:
             keys = total.rows * width + total.cols  # type: ignore[union-attr]
@@ -321,7 +325,7 @@ class BlockOps:
         for k, (block, v) in enumerate(((a, va), (b, vb))):
             if placed is not None:
                 where = placed[k]
-                at = every(block.nnz) if isinstance(block, Sparse) else entries(block)[2]
+                at = _value_places(block)
             else:  # a dense block's C order is the flat index itself
                 rows, cols, at = entries(block)
                 flat = rows * width + cols
@@ -357,6 +361,17 @@ class BlockOps:
         return block, self._assigned(_times(Const(coefficient), values))
 
 
+def _narrowest(size: int) -> type:
+    """int32 for positions among ``size`` entries where they fit, else int64 (index
+    arrays of 10⁷ entries: half the memory to fill and read)."""
+    return np.int32 if size < 2**31 else np.int64
+
+
+def _taken(at: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """``at[where]``; ``where`` itself where ``at`` is every position in order."""
+    return where if at is every(at.size) else at[where]
+
+
 def _positions(keys: np.ndarray, found: np.ndarray) -> np.ndarray:
     """Where each of ``found`` is in the sorted ``keys`` (all there): a search, or, where
     ``found`` is ``keys`` itself (a block that fills the pattern in order), every place."""
@@ -365,17 +380,64 @@ def _positions(keys: np.ndarray, found: np.ndarray) -> np.ndarray:
     return np.searchsorted(keys, found)
 
 
+def _sum_placed(a: Block, b: Block) -> tuple[Block, list[np.ndarray] | None]:
+    """``a + b`` (:func:`~dgraph.blocks.add`) and, where it is the union of two large
+    patterns not formed before, where each summand's entries sit in it (:func:`_merged`),
+    both from one merge (the union is the merge's pattern, remembered as ``add`` would
+    remember it); else the sum ``add`` gives and None."""
+    if (
+        (a.nnz <= SMALL and b.nnz <= SMALL)
+        or a is b
+        or same_structure(a, b)
+        or full(a)
+        or full(b)
+        or remembered_sum(a, b) is not None
+    ):
+        return add(a, b), None
+    merged = _flagged_merge(a, b)
+    if merged is None:
+        return add(a, b), None
+    union, held = merged
+    kind = max(a.kind, b.kind, CONSTANT)
+    total = Sparse(a.out_shape, a.in_shape, None, union.indices, kind, indptr=union.indptr)
+    remember_sum(a, b, total)
+    return total, _places(held, total.nnz)
+
+
 def _merged(a: Block, b: Block, total: Sparse) -> list[np.ndarray] | None:
     """Where each entry of ``a`` and of ``b`` (in :func:`entries` order) sits in their
-    sum ``total``: one linear merge of the two patterns (SciPy's ``csr_plus_csr``), a's
+    sum ``total`` (:func:`_flagged_merge`); None where a labelled block's entries are
+    not in row-major order (a search then)."""
+    merged = _flagged_merge(a, b)
+    if merged is None:
+        return None
+    if merged[1].size != total.nnz:
+        raise ValueError("block sum: the merged pattern is not the sum's")  # not by construction
+    return _places(merged[1], total.nnz)
+
+
+def _places(held: np.ndarray, size: int) -> list[np.ndarray]:
+    """The entries of a flagged merge (:func:`_flagged_merge`) that hold one of a's and
+    one of b's: every entry, in order, for a summand whose pattern holds the other's."""
+    places = []
+    for flag in (1, 2):
+        mine = held & flag
+        count = int(np.count_nonzero(mine))
+        places.append(every(size) if count == size else np.flatnonzero(mine))
+    return places
+
+
+def _flagged_merge(a: Block, b: Block):
+    """The union of the two patterns as one linear merge (SciPy's ``csr_plus_csr``), a's
     entries valued 1 and b's 2, so that each entry of the sum reads whether it holds one
     of a's (odd), of b's (2 or 3) or both; a merge keeps each summand's row-major order,
     so a's k-th entry is the k-th of the sum that holds one of a's. It replaces a search
-    of every entry's flat index in the sum's (10⁷ of them a sum at 10⁶ unknowns). None
-    where a labelled block's entries are not in row-major order (a search then)."""
+    of every entry's flat index in the sum's (10⁷ of them a sum at 10⁶ unknowns). The
+    merged CSR matrix and its flags; None where a labelled block's entries are not in
+    row-major order."""
     import scipy.sparse  # here: importing dgraph stays light
 
-    shape = (int(np.prod(total.out_shape)), max(1, int(np.prod(total.in_shape))))
+    shape = (int(np.prod(a.out_shape)), max(1, int(np.prod(a.in_shape))))
     flagged = []
     for block, flag in ((a, 1), (b, 2)):
         if not isinstance(block, Sparse):
@@ -388,10 +450,8 @@ def _merged(a: Block, b: Block, total: Sparse) -> list[np.ndarray] | None:
         )
         matrix.has_canonical_format = True  # sorted and distinct within each row
         flagged.append(matrix)
-    held = (flagged[0] + flagged[1]).data  # 1, 2 or 3: no entry sums to 0 and is dropped
-    if held.size != total.nnz:
-        raise ValueError("block sum: the merged pattern is not the sum's")  # not by construction
-    return [np.flatnonzero(held & flag) for flag in (1, 2)]
+    union = flagged[0] + flagged[1]  # 1, 2 or 3: no entry sums to 0 and is dropped
+    return union, union.data
 
 
 def values_at(constants: Constants, block: Block, values: Node, at) -> Node:
@@ -467,21 +527,44 @@ def _through_move(a: Block, b: Block, product: Sparse) -> tuple | None:
             continue
         rows, cols = found
         other = b if side == 0 else a
-        other_rows, other_cols, _ = entries(other)
-        if not isinstance(other, Sparse) and not _row_major(other_rows, other_cols):
-            return None
-        shared, keys = (cols, other_rows) if side == 0 else (rows, other_cols)
+        if not isinstance(other, Sparse):
+            other_rows, other_cols, _ = entries(other)
+            if not _row_major(other_rows, other_cols):
+                return None
+        shared = cols if side == 0 else rows
         size = int(np.prod(move.in_shape if side == 0 else move.out_shape))
-        entry = np.full(size, -1, dtype=np.int64)
+        entry = np.full(size, -1, dtype=_narrowest(shared.size))
         entry[shared] = every(shared.size)
-        at = entry[keys]
-        kept = np.flatnonzero(at >= 0)
-        if kept.size != product.nnz:
+        if side == 0 and isinstance(other, Sparse) and "rows" not in other.__dict__:
+            at = np.repeat(entry, np.diff(other.indptr))  # each row's entry, row by row
+        else:
+            at = entry[_side(other, side)]  # at the other's index the move's entries meet
+        met = at >= 0
+        count = int(np.count_nonzero(met))
+        if count != product.nnz:
             return None  # not by construction
-        mine = at[kept]
+        if count == at.size:  # every entry of the other meets the move
+            kept, mine = every(count), at
+        else:
+            kept = np.flatnonzero(met)
+            mine = at[kept]
         pairs = (mine, kept) if side == 0 else (kept, mine)
-        return (*pairs, every(kept.size), True)
+        return (*pairs, every(count), True)
     return None
+
+
+def _value_places(block: Block) -> np.ndarray:
+    """Each entry's index into the block's flattened values (:func:`entries`'s third;
+    a sparse block's rows not made for it)."""
+    return every(block.nnz) if isinstance(block, Sparse) else entries(block)[2]
+
+
+def _side(block: Block, side: int) -> np.ndarray:
+    """The flat rows (``side`` 0) or columns (1) of the block's entries, in
+    :func:`entries` order (a sparse block's rows made only when asked for)."""
+    if isinstance(block, Sparse):
+        return block.rows if side == 0 else block.cols
+    return entries(block)[side]
 
 
 def _permuted_positions(
@@ -539,8 +622,11 @@ def _row_major(rows: np.ndarray, cols: np.ndarray) -> bool:
 def _meeting_pairs(
     cols_a: np.ndarray, rows_b: np.ndarray, mid: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Every (i, j) with ``cols_a[i] == rows_b[j]``, vectorized (grouped by the shared
-    index, then all pairs within a group)."""
+    """Every (i, j) with ``cols_a[i] == rows_b[j]``, vectorized: in the order of a's
+    entries, each meeting the entries of b's row ``cols_a[i]`` in b's order (for
+    row-major factors: the pairs by a's row, each entry's pairs in the order of the
+    shared index, so that the pairs summed into one product entry come in that order
+    and a search of their places reads the product nearly in order)."""
     count_a = np.bincount(cols_a, minlength=mid)
     count_b = np.bincount(rows_b, minlength=mid)
     if count_a.max(initial=0) <= 1 or count_b.max(initial=0) <= 1:  # a move: a lookup
@@ -551,16 +637,13 @@ def _meeting_pairs(
         found = index[other]
         keep = np.flatnonzero(found >= 0)
         return (found[keep], keep) if one_a else (keep, found[keep])
-    # grouped by the shared index k, then by a's entry, then by b's: each of a's entries
-    # (in order of its column) meets the count_b[k] entries of b's row k, one run each
-    order_a = _stable_order(cols_a)
+    # each of a's entries meets the count_b[k] entries of b's row k, one run each
     order_b = _stable_order(rows_b)
-    shared = cols_a if order_a is None else cols_a[order_a]
-    runs = count_b[shared]
-    ia = np.repeat(np.arange(cols_a.size) if order_a is None else order_a, runs)
+    runs = count_b[cols_a]
+    ia = np.repeat(np.arange(cols_a.size), runs)
     ib = np.arange(ia.size, dtype=np.int64)
     start_b = np.cumsum(count_b) - count_b
-    ib += np.repeat(start_b[shared] - (np.cumsum(runs) - runs), runs)
+    ib += np.repeat(start_b[cols_a] - (np.cumsum(runs) - runs), runs)
     return ia, (ib if order_b is None else order_b[ib])
 
 

@@ -17,13 +17,19 @@ __all__ = ["DECODER", "Constants", "decoder"]
 
 LITERAL_LIMIT = 8  # arrays of at most this many entries are printed as literals
 
-DECODER = '''def _array(text, dtype, shape, delta=None):
+DECODER = '''def _array(text, dtype, shape, delta=None, start=0, levels=None):
     """An array the generator computed, from its compressed bytes (an index array from
-    the differences of its entries, of type ``delta``)."""
+    the differences of its entries, of type ``delta``, the first from ``start``; an
+    array of a few distinct values from each entry's place among ``levels``)."""
     raw = zlib.decompress(base64.b64decode(text))
+    if levels is not None:
+        return numpy.asarray(levels, dtype)[numpy.frombuffer(raw, numpy.uint8)].reshape(shape)
     if delta is None:
         return numpy.frombuffer(raw, dtype).reshape(shape)
-    return numpy.cumsum(numpy.frombuffer(raw, delta)).astype(dtype).reshape(shape)'''
+    flat = numpy.cumsum(numpy.frombuffer(raw, delta))
+    if start:
+        flat += start
+    return flat.astype(dtype).reshape(shape)'''
 
 
 def decoder(lang: str) -> str:
@@ -52,18 +58,45 @@ def _entries(array: np.ndarray) -> str:
     return "[" + ", ".join(_entries(row) for row in array) + "]"
 
 
-def _steps(flat: np.ndarray) -> np.ndarray:
-    """The differences of an integer vector's entries (the first from 0), int32 where
-    they fit: computed in int32 when the entries are int32 and none is negative (each
-    difference then lies strictly between -2³¹ and 2³¹), else in int64."""
+def _steps(flat: np.ndarray) -> tuple[np.ndarray, int]:
+    """The differences of an integer vector's entries, the first from the returned
+    start (0, or the first entry where only it does not fit the narrow type), in the
+    narrowest of int8, int16, int32 and int64 that holds them: a pattern's steps are
+    mostly small, so fewer bytes to compress, store and decode (NumPy's ``cumsum`` of a
+    narrow type sums in the platform integer). Computed in int32 when the entries are
+    int32 and none is negative (each difference then lies strictly between -2³¹ and
+    2³¹), else in int64."""
     if flat.dtype == np.int32 and flat.min() >= 0:
         steps = np.empty(flat.size, dtype=np.int32)
         steps[0] = flat[0]
         np.subtract(flat[1:], flat[:-1], out=steps[1:])
-        return steps
-    steps = np.diff(flat.astype(np.int64), prepend=0)
-    fits = steps.min() >= -(2**31) and steps.max() < 2**31
-    return steps.astype(np.int32) if fits else steps
+    else:
+        steps = np.diff(flat.astype(np.int64), prepend=0)
+    start = 0
+    low, high = (int(steps[1:].min()), int(steps[1:].max())) if steps.size > 1 else (0, 0)
+    for narrow in (np.int8, np.int16, np.int32):
+        limits = np.iinfo(narrow)
+        if limits.min <= low and high <= limits.max:
+            if not limits.min <= steps[0] <= limits.max:
+                start = int(steps[0])
+                steps[0] = 0
+            return (steps if steps.dtype == narrow else steps.astype(narrow)), start
+    return steps, start
+
+
+SAMPLE = 1 << 14  # entries of a large array its checksum reads (equal keys compared whole)
+
+
+def _checksum(flat: np.ndarray) -> int:
+    """A CRC-32 of a flat array's first and last entries and of an evenly strided sample
+    of the rest: equal arrays get equal checksums, different ones almost always
+    different ones, at a fixed cost per array."""
+    if flat.size <= 3 * SAMPLE:
+        return zlib.crc32(flat.view(np.uint8))
+    step = flat.size // SAMPLE
+    found = zlib.crc32(flat[:SAMPLE].view(np.uint8))
+    found = zlib.crc32(flat[-SAMPLE:].view(np.uint8), found)
+    return zlib.crc32(np.ascontiguousarray(flat[::step]).view(np.uint8), found)
 
 
 class Constants:
@@ -92,9 +125,10 @@ class Constants:
         array stored as the differences of its entries, which compress far better: a
         pattern's column indices repeat the same few steps)."""
         array = np.ascontiguousarray(array).reshape(np.shape(array))  # a 0-d array stays 0-d
-        # keyed by a checksum, not the bytes (10⁷ entries each); equal keys compared whole
+        # keyed by a checksum of a sample, not the bytes (10⁷ entries each); equal keys
+        # compared whole
         data = array.reshape(-1).view(np.uint8)
-        key = (array.dtype.str, tuple(array.shape), zlib.crc32(data))
+        key = (array.dtype.str, tuple(array.shape), _checksum(array.reshape(-1)))
         for known in self._names.get(key, ()):
             if np.array_equal(self.arrays[known].reshape(-1).view(np.uint8), data):
                 return Name(known)
@@ -137,10 +171,41 @@ def _text(array: np.ndarray, delta: bool) -> str:
     if array.size <= LITERAL_LIMIT:
         return f"numpy.array({_entries(array)}, dtype=numpy.{dtype})"
     if delta:
-        steps = _steps(array.reshape(-1))
+        steps, start = _steps(array.reshape(-1))
         packed = base64.b64encode(zlib.compress(steps.tobytes(), 1)).decode("ascii")
-        return (
-            f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r}, numpy.{steps.dtype.name})"
-        )
+        shape = tuple(array.shape)
+        tail = f", {start}" if start else ""
+        return f"_array({packed!r}, numpy.{dtype}, {shape!r}, numpy.{steps.dtype.name}{tail})"
+    found = _levels(array.reshape(-1))
+    if found is not None:  # each entry's level, a byte each
+        levels, codes = found
+        packed = base64.b64encode(zlib.compress(codes.tobytes(), 1)).decode("ascii")
+        listed = "[" + ", ".join(_number(v) for v in levels) + "]"
+        return f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r}, levels={listed})"
     packed = base64.b64encode(zlib.compress(array.tobytes(), 1)).decode("ascii")
     return f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r})"
+
+
+LEVELS = 16  # distinct values up to which a float array is stored as each entry's level
+
+
+def _levels(flat: np.ndarray) -> tuple[list[float], np.ndarray] | None:
+    """A float64 array of at most :data:`LEVELS` distinct finite values (a stencil's
+    coefficients, folded): those values and each entry's place among them (uint8), the
+    entries compared bit for bit; None for any other array. Found from the first
+    entries' values, then one comparison per value over the whole array."""
+    if flat.dtype != np.float64 or flat.size < 4 * LEVELS:
+        return None
+    bits = flat.view(np.int64)
+    seen = np.unique(bits[: 64 * LEVELS])
+    if seen.size > LEVELS or not np.isfinite(seen.view(np.float64)).all():
+        return None
+    codes = np.zeros(flat.size, dtype=np.uint8)
+    counted = 0
+    for k, level in enumerate(seen):
+        hit = bits == level
+        counted += int(np.count_nonzero(hit))
+        codes[hit] = k
+    if counted != flat.size:  # a value the first entries do not hold
+        return None
+    return [float(v) for v in seen.view(np.float64)], codes

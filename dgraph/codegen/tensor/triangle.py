@@ -15,6 +15,7 @@ matrix is symmetric bit for bit.
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -40,6 +41,7 @@ from ..ir import (
     UnaryOp,
 )
 from .constants import Constants
+from .entries import every, fills
 
 __all__ = ["mirror_positions", "narrowed"]
 
@@ -64,6 +66,8 @@ def mirror_positions(
     keep = rows >= cols
     if tril:
         return np.flatnonzero(keep), keep
+    if _row_major(rows, cols):
+        return np.where(keep, np.arange(rows.size), _transposed(rows, cols, n)), keep
     keys = rows * n + cols
     order = np.argsort(keys, kind="stable")
     mirrored = cols * n + rows
@@ -73,13 +77,46 @@ def mirror_positions(
     return np.where(keep, np.arange(keys.size), order[at]), keep
 
 
+def _row_major(rows: np.ndarray, cols: np.ndarray) -> bool:
+    """Whether the entries are in row-major order, each once."""
+    if rows.size < 2:
+        return True
+    step = rows[1:] - rows[:-1]
+    return bool(np.all((step > 0) | ((step == 0) & (cols[1:] > cols[:-1]))))
+
+
+def _transposed(rows: np.ndarray, cols: np.ndarray, n: int) -> np.ndarray:
+    """For a row-major pattern: each entry's mirror image's position, by one
+    transposition of the matrix holding each entry's position (SciPy's linear
+    ``csr_tocsc``: the transpose of a symmetric pattern is the pattern, in row-major
+    order, so its k-th value is the position of entry k's mirror image).
+
+    Raises
+    ------
+    DGraphError
+        The pattern is not symmetric (a bug).
+    """
+    import scipy.sparse  # here: importing dgraph stays light
+
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    at = np.arange(rows.size, dtype=np.int64)
+    matrix = scipy.sparse.csr_array((at, cols, indptr), shape=(n, n))
+    matrix.has_canonical_format = True
+    turned = matrix.T.tocsr()  # compressed columns read as rows: the transpose
+    if not (np.array_equal(turned.indptr, indptr) and np.array_equal(turned.indices, cols)):
+        raise DGraphError("the Hessian's pattern is not symmetric: a bug, please report it")
+    return np.asarray(turned.data, dtype=np.int64)
+
+
 @dataclass
 class _Narrow:
     """A statement computed at some of its entries: each flat position's place in the
-    shorter vector (-1: not computed)."""
+    shorter vector (-1: not computed), and the positions computed."""
 
     rank: np.ndarray
     count: int
+    positions: np.ndarray | None = None
 
 
 class _Narrowing:
@@ -95,6 +132,31 @@ class _Narrowing:
         self.constants = constants
         self.arrays = constants.arrays
         self.narrow: dict[str, _Narrow] = {}
+        self._by_need: dict[tuple[int, int], list[tuple[np.ndarray, np.ndarray]]] = {}
+        self._ranks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def positions(self, need: np.ndarray) -> np.ndarray:
+        """The positions ``need`` marks, one array for equal masks (statements along an
+        elementwise chain need the same entries: their places then match by identity)."""
+        key = (need.size, zlib.crc32(np.ascontiguousarray(need).view(np.uint8)))
+        for mask, positions in self._by_need.get(key, ()):
+            if np.array_equal(mask, need):
+                return positions
+        positions = np.flatnonzero(need)
+        self._by_need.setdefault(key, []).append((need, positions))
+        return positions
+
+    def rank(self, positions: np.ndarray, size: int, keep: bool = False) -> np.ndarray:
+        """Each of ``size`` flat places' rank among ``positions`` (-1: not among them),
+        made once per positions array that ``keep`` asked to be kept (a statement's)."""
+        found = self._ranks.get(id(positions))
+        if found is not None and found[0] is positions and found[1].size == size:
+            return found[1]
+        rank = np.full(size, -1, dtype=np.int32 if size < 2**31 else np.int64)
+        rank[positions] = every(positions.size)
+        if keep:
+            self._ranks[id(positions)] = (positions, rank)
+        return rank
 
     def size(self, node: Node) -> int | None:
         shape = self.shapes.get(id(node))
@@ -176,7 +238,7 @@ class _Narrowing:
 
     def read(self, name: str, places: np.ndarray) -> Node:
         """The narrowed vector ``name`` at its ``places`` (all, in order: itself)."""
-        if places.size == self.narrow[name].count and _in_order(places):
+        if fills(places, self.narrow[name].count):
             return Name(name)
         return Index(Name(name), (self.constants.index(places),))
 
@@ -215,8 +277,11 @@ class _Narrowing:
             return node if isinstance(shape, tuple) and len(shape) <= 1 else Call("ravel", (node,))
         if isinstance(node, Name):
             if node.id in self.narrow:
-                return self.read(node.id, self.narrow[node.id].rank[positions])
-            whole = positions.size == self.size(node) and _in_order(positions)
+                narrow = self.narrow[node.id]
+                if positions is narrow.positions:  # the entries it computes, in order
+                    return Name(node.id)
+                return self.read(node.id, narrow.rank[positions])
+            whole = fills(positions, self.size(node))
             if whole:
                 return node if len(self.shapes[id(node)]) == 1 else Call("ravel", (node,))  # type: ignore[arg-type]
             if node.id in self.arrays:
@@ -246,8 +311,7 @@ class _Narrowing:
     def scattered(self, node: Node, positions: np.ndarray) -> Node:
         """A scatter's entries at ``positions``: its parts' entries that land there."""
         count = int(positions.size)
-        rank = np.full(self.size(node) or 0, -1, dtype=np.int64)
-        rank[positions] = np.arange(count)
+        rank = self.rank(positions, self.size(node) or 0)
         parts = []
         for flat, data in _parts(node):
             index = self.index(flat)
@@ -327,11 +391,10 @@ def narrowed(
         elif need is None:
             value = work.renumbered(s.value)
         else:
-            positions = np.flatnonzero(need)
+            positions = work.positions(need)
+            rank = work.rank(positions, need.size, keep=True)
             value = work.take(s.value, positions)
-            rank = np.full(need.size, -1, dtype=np.int64)
-            rank[positions] = np.arange(positions.size)
-            work.narrow[s.target] = _Narrow(rank, int(positions.size))
+            work.narrow[s.target] = _Narrow(rank, int(positions.size), positions)
         out.append(ArrayStatement(s.target, value))
     return out, not placed
 
@@ -343,10 +406,6 @@ def _joined(parts: list[tuple[Node, Node]]) -> tuple[tuple[Node, Node], ...]:
     for flat, data in parts:
         at[flat] = BinOp("+", at[flat], data) if flat in at else data
     return tuple(at.items())
-
-
-def _in_order(places: np.ndarray) -> bool:
-    return bool(places.size == 0 or (places[0] == 0 and np.all(np.diff(places) == 1)))
 
 
 def _assembled(root: str, by_name: Mapping[str, ArrayStatement]) -> str:
