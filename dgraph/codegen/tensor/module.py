@@ -237,7 +237,8 @@ def tensor_program(
     coordinates = None  # a sparse J's pattern: its rows and columns, row-major
     if sparse:
         found, pattern, shape, coordinates = _sparse_parts(w, graph, entries_of, shapes)
-        if symmetric:
+        if symmetric:  # its values alone (none: an empty vector, not the empty matrix)
+            found = found if pattern is not None else Call("zeros", (ir.Const(0),))
             results = [w.emit(found, "J_data").id]
         elif lang == "jax" and pattern is not None:
             outside = pattern
