@@ -1,17 +1,24 @@
-"""Entries of a sparse Jacobian block whose summands cancel, dropped from its pattern.
+"""Entries of a sparse Jacobian block that are zero for every input, dropped from its
+pattern.
 
 A block's pattern is the union of the patterns of the products summed into it
-(:func:`dgraph.blocks.add`), so where two summands are equal and opposite (``x·y −
-y·x``: the same selections, values ``+1`` and ``−1``) the entry stays, an explicit zero.
-The values of the summands that read no input are numbers known when the code is made
-(the constant blocks and their products and sums, which the module folds once), so an
-entry that only such summands reach, and whose summands add to exactly 0 there (their
-exact sum, not one rounded summation order), is 0 for every input: :func:`drop_cancelled`
-removes it from the block. So is an entry of a block whose values, one array that reads
-no input, are 0.0 there: the code computes 0.0 for it at every input. An entry that a
-summand reading an input reaches is kept whatever its value at a point (nothing is
-decided by evaluating at points), so the pattern is never smaller than the nonzeros the
-code computes at any input.
+(:func:`dgraph.blocks.add`), so where summands are equal and opposite (``x·y − y·x``,
+``sin(a)·b − b·sin(a)``) the entry stays, an explicit zero. Two passes take such entries
+out, both from the structure, never from a value at a point:
+
+- the summands that read no input are numbers known when the code is made (the constant
+  blocks and their products and sums, which the module folds once): an entry that only
+  they reach, and whose summands add to exactly 0 there (their exact sum, not one rounded
+  summation order), is 0 for every input, and so is an entry of a block whose values,
+  one array that reads no input, are 0.0 there;
+- where summands read inputs, each one's values are polynomials over value-numbered
+  unknowns (:mod:`.poly_values`): an entry whose summands add up to the zero polynomial
+  is 0 wherever the code's values are defined. Only entries that are 0 (or rounding, or
+  not finite) at one drawn point are asked, since forming the polynomials costs passes
+  over every array the summands read; a point only keeps an entry.
+
+:func:`drop_cancelled` removes both from the block, so the pattern is never smaller than
+the nonzeros the code computes at any input.
 """
 
 from __future__ import annotations
@@ -107,10 +114,11 @@ def _exactly_zero(size: int, placed: list, reached: np.ndarray) -> np.ndarray:
     return zero
 
 
-def drop_cancelled(w, valued: Valued) -> Valued:
+def drop_cancelled(w, valued: Valued, symmetric: bool = False) -> Valued:
     """``valued`` (a block and its values, before :meth:`BlockOps.materialize`) without
-    the entries whose summands are constants adding to 0.0 (module docstring): a sparse
-    block of the rest and their values, or None where nothing is left."""
+    the entries proven zero for every input (module docstring): a sparse block of the
+    rest and their values, or None where nothing is left. ``symmetric``: the block is a
+    Hessian, and an entry proven zero leaves with its mirror image (equal to it)."""
     if valued is None or isinstance(valued[0], RunTime):  # its values read the inputs
         return valued
     block, values = valued
@@ -121,6 +129,8 @@ def drop_cancelled(w, valued: Valued) -> Valued:
         zero = cancelled if zero is None else zero | cancelled
     if zero is None or not zero.any():
         return valued
+    if symmetric:
+        zero = _with_mirrors(rows, cols, zero)
     keep = np.flatnonzero(~zero)
     if keep.size == 0:
         return None
@@ -130,6 +140,19 @@ def drop_cancelled(w, valued: Valued) -> Valued:
         _, values = BlockOps(w.d.lang, w.constants, w.emit, w.varies).materialize(valued)
     kept = sparse(block.out_shape, block.in_shape, rows[keep], cols[keep], block.kind)
     return kept, w.emit(values_at(w.constants, block, values, at[keep]))
+
+
+def _with_mirrors(rows: np.ndarray, cols: np.ndarray, zero: np.ndarray) -> np.ndarray:
+    """``zero`` with each entry's mirror image (column, row) zero where it is."""
+    width = int(max(rows.max(initial=0), cols.max(initial=0))) + 1
+    keys = rows.astype(np.int64) * width + cols
+    mirrors = cols.astype(np.int64) * width + rows
+    order = np.argsort(keys)
+    at = np.minimum(np.searchsorted(keys[order], mirrors[zero]), keys.size - 1)
+    found = keys[order][at] == mirrors[zero]
+    out = zero.copy()
+    out[order[at[found]]] = True
+    return out
 
 
 # -- values that vary ------------------------------------------------------------------
@@ -144,7 +167,7 @@ def drop_cancelled(w, valued: Valued) -> Valued:
 
 _SEED = 20261129
 _NEAR = 1e-8  # |sum| at most this times Σ|summands| at the entry: asked
-_NEAR_BLOCK = 1e-12  # |sum| at most this times the block's largest Σ|summands|: asked
+_NEAR_ALL = 1e-10  # |sum| at most this times the largest value computed: asked
 
 
 def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None):
@@ -157,7 +180,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
     point = _at_a_point(w, nodes)
     if point is None:
         return None
-    numbers, shaped, found = point
+    numbers, shaped, found, magnitude = point
     size = values.size if isinstance(values, Terms) else int(np.size(found[0]))
     total, scale = np.zeros(size), np.zeros(size)
     for (where, _), value in zip(parts, found, strict=True):
@@ -168,9 +191,9 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
         total[place_at] += value
         scale[place_at] += np.abs(value)
     with np.errstate(invalid="ignore"):
-        largest = np.max(scale, where=np.isfinite(scale), initial=0.0)
+        largest = max(magnitude, np.max(scale, where=np.isfinite(scale), initial=0.0))
         asked = ~np.isfinite(total) | (np.abs(total) <= _NEAR * scale)
-        asked |= np.abs(total) <= _NEAR_BLOCK * largest
+        asked |= np.abs(total) <= _NEAR_ALL * largest
     wanted = np.zeros(size, dtype=bool)
     wanted[at[~zero] if zero is not None else at] = True
     asked &= wanted
@@ -232,11 +255,13 @@ def _at_a_point(w, nodes: list[Node]):
         for name in names_in(statements[k].value):
             last[name] = max(last.get(name, k), k)
     evaluator = ArrayEvaluator()
+    magnitude = 0.0
     try:
         with np.errstate(all="ignore"):
             for k in order:
                 s = statements[k]
                 evaluator.run([s], env)
+                magnitude = max(magnitude, _largest(env[s.target]))
                 shaped[s.target] = Shaped(np.shape(env[s.target]), np.asarray(env[s.target]).dtype)
                 if s.target not in w.varying:
                     shaped[s.target] = Shaped.of(env[s.target])
@@ -247,7 +272,15 @@ def _at_a_point(w, nodes: list[Node]):
     except (DGraphError, ArithmeticError, ValueError, TypeError, IndexError, KeyError):
         return None
     numbers = {n: v for n, v in env.items() if n not in w.varying}
-    return numbers, shaped, found
+    return numbers, shaped, found, magnitude
+
+
+def _largest(value) -> float:
+    """The largest finite magnitude in a float array (0 for anything else)."""
+    value = np.asarray(value)
+    if value.dtype.kind != "f" or value.size == 0:
+        return 0.0
+    return float(np.max(np.abs(value), where=np.isfinite(value), initial=0.0))
 
 
 def _argument_shapes(statements, arguments: set[str]) -> dict | None:

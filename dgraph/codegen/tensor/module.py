@@ -229,7 +229,9 @@ def tensor_program(
     for y, x in keys:
         entry = computed.jacobian.get((y, x))
         valued = None if entry is None else _walk(entry, known, edges, leaf, ops, w, None)
-        entries_of[(y, x)] = ops.materialize(drop_cancelled(w, valued) if sparse else valued)
+        entries_of[(y, x)] = ops.materialize(
+            drop_cancelled(w, valued, symmetric) if sparse else valued
+        )
     known.clear()  # what the walks made and the entries do not hold (10⁷ indices a block)
     leaves.clear()
     RECENT.clear()

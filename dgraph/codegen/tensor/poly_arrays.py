@@ -42,7 +42,7 @@ __all__ = [
 
 SHIFT = 32  # a factor key: the atom's number above these bits, the element below
 PAD = -1  # no factor (sorts first in a monomial's row)
-MAX_DEGREE = 8  # a monomial of more factors taints its entry
+MAX_DEGREE = 12  # a monomial of more factors taints its entry
 MAX_TERMS = 64  # an entry of more monomials is tainted (as core.cancellation cuts sums)
 
 
@@ -140,38 +140,99 @@ def _significant(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return significant, last
 
 
+NUMBER_ATOM = (1 << 31) - 1  # the unknowns that stand for exact products of two doubles
+_NUMBERS: dict[tuple[int, int], int] = {}  # (hi, lo) bits -> element of NUMBER_ATOM
+
+
+def _two_products(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``a · b = hi + lo`` exactly (Dekker's product: each factor split in two halves of
+    26 bits, whose products are exact), and where that holds (no overflow in the split,
+    no underflow in ``lo``)."""
+
+    def halves(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        c = 134217729.0 * v  # 2^27 + 1
+        high = c - (c - v)
+        return high, v - high
+
+    with np.errstate(all="ignore"):
+        hi = a * b
+        ah, al = halves(a)
+        bh, bl = halves(b)
+        lo = ((ah * bh - hi) + ah * bl + al * bh) + al * bl
+        ok = np.isfinite(hi) & np.isfinite(lo)
+        ok &= (np.abs(a) < 2.0**995) & (np.abs(b) < 2.0**995) & (np.abs(hi) > 2.0**-900)
+    return hi, lo, ok
+
+
+def _number_keys(hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Factor keys of unknowns standing for the exact numbers ``hi + lo``, their
+    coefficients, and where that holds: ``hi + lo = c · (h + l)`` with ``c = ±2^e`` and
+    ``h`` in [1, 2) (both scalings exact), equal pairs ``(h, l)`` one unknown, so that a
+    number and its negation or double cancel as monomials do."""
+    _, exponent = np.frexp(hi)
+    scale = np.ldexp(np.sign(hi), exponent - 1)
+    head = np.ldexp(np.abs(hi), 1 - exponent)
+    tail = np.ldexp(lo * np.sign(hi), 1 - exponent)
+    ok = (np.ldexp(tail, exponent - 1) * np.sign(hi) == lo) & np.isfinite(scale) & (scale != 0)
+    pairs = np.stack([head.view(np.int64), tail.view(np.int64)], axis=1)[ok]
+    distinct, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    ids = np.array(
+        [_NUMBERS.setdefault((int(a), int(b)), len(_NUMBERS)) for a, b in distinct.tolist()],
+        dtype=np.int64,
+    )
+    if ids.size and ids.max() >= 1 << SHIFT:
+        raise GiveUp("too many numbers")
+    keys = np.full(hi.size, PAD, dtype=np.int64)
+    keys[ok] = (np.int64(NUMBER_ATOM) << SHIFT) | ids[inverse.reshape(-1)]
+    return keys, scale, ok
+
+
 def _exact_products(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``a * b`` and whether each is exact: the significands' bits fit in 53 and the
-    product is a normal double."""
+    """``a * b`` and whether each is exact: the significands' bits fit in 53, or what
+    rounding left (:func:`_two_products`) is 0; and the product is a normal double."""
     product = a * b
     bits_a, _ = _significant(a)
     bits_b, _ = _significant(b)
     with np.errstate(invalid="ignore"):
-        exact = (bits_a + bits_b <= 53) & np.isfinite(product)
-        exact &= np.abs(product) >= np.finfo(float).tiny
+        normal = np.isfinite(product) & (np.abs(product) >= np.finfo(float).tiny)
+    exact = (bits_a + bits_b <= 53) & normal
+    rest = np.flatnonzero(~exact & normal)
+    if rest.size:
+        _, lo, ok = _two_products(a[rest], b[rest])
+        exact[rest] = ok & (lo == 0.0)
     return product, exact
 
 
 def _exact_sums(values: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The sums of ``values[starts[k]:starts[k + 1]]`` and whether each is exact. Every
-    summand is a multiple of 2^e, e the group's lowest last set bit; while the sum of the
-    magnitudes is below 2^(e + 53) every partial sum is such a multiple and a double, so
-    no addition rounds (the float sum of magnitudes crosses that bound exactly when the
-    real one does: rounding is monotone and the bound a double)."""
+    """The sums of ``values[starts[k]:starts[k + 1]]`` and whether each is the exact sum.
+    A group of several is added as integers: each value is an odd integer times 2^e, so
+    times 2^(e − the group's least e) it is an integer, and their sum is exact while it
+    fits 62 bits; it is a double exactly where its significant bits fit 53 (otherwise,
+    or where the integers would not fit, the sum is not claimed exact)."""
     sums = np.add.reduceat(values, starts)
     exact = np.isfinite(sums)
     sizes = np.diff(np.append(starts, values.size))
     many = np.flatnonzero(sizes > 1)
-    if many.size:
-        sub = sizes[many]
-        offsets = np.cumsum(sub) - sub
-        picked = values[_ragged(starts[many], sub)]
-        magnitudes = np.add.reduceat(np.abs(picked), offsets)
-        _, low = _significant(picked)
-        lowest = np.minimum.reduceat(low, offsets)
-        with np.errstate(over="ignore"):
-            bound = np.ldexp(1.0, np.minimum(lowest + 53, 1100))
-        exact[many] &= magnitudes < bound
+    if many.size == 0:
+        return sums, exact
+    sub = sizes[many]
+    offsets = np.cumsum(sub) - sub
+    picked = values[_ragged(starts[many], sub)]
+    bits, last = _significant(picked)
+    lowest = np.minimum.reduceat(last, offsets)
+    shift = last - np.repeat(lowest, sub)
+    room = 61 - np.ceil(np.log2(sub)).astype(np.int64)  # the sum of |integers| < 2^62
+    fits = np.minimum.reduceat(np.repeat(room, sub) - bits - shift, offsets) >= 0
+    odd = np.ldexp(picked, -last)  # exact: an odd integer below 2^53
+    whole = np.where(np.repeat(fits, sub), odd, 0.0).astype(np.int64) << np.minimum(shift, 62)
+    total = np.add.reduceat(whole, offsets)
+    value = np.ldexp(total.astype(np.float64), lowest)
+    with np.errstate(invalid="ignore"):
+        same = total.astype(np.float64).astype(np.int64) == total
+        normal = (value == 0.0) | (np.abs(value) >= np.finfo(float).tiny)
+    ok = fits & same & normal & np.isfinite(value)
+    sums[many] = np.where(ok, value, sums[many])
+    exact[many] = ok
     return sums, exact
 
 
@@ -341,6 +402,17 @@ def multiply(a: PolyArray, b: PolyArray) -> PolyArray:
     pos = a.pos[ia]
     fac = np.hstack([a.fac[ia], b.fac[ib]])
     coef, exact = _exact_products(a.coef[ia], b.coef[ib])
+    if not exact.all():  # a product that no double holds: a factor standing for it
+        rows = np.flatnonzero(~exact)
+        hi, lo, ok = _two_products(a.coef[ia[rows]], b.coef[ib[rows]])
+        rows, hi, lo = rows[ok], hi[ok], lo[ok]
+        keys, scale, ok = _number_keys(hi, lo)
+        rows, keys, scale = rows[ok], keys[ok], scale[ok]
+        number = np.full(pos.size, PAD, dtype=np.int64)
+        number[rows] = keys
+        fac = np.hstack([fac, number[:, None]])
+        coef[rows] = scale
+        exact[rows] = True
     taint = a.taint | b.taint
     taint[pos[~exact]] = True
     return _canonical(shape, pos, fac, coef, taint)

@@ -29,7 +29,7 @@ import sympy
 from ...errors import DGraphError
 from .. import ir
 from ..evaluate import ArrayEvaluator
-from ..shapes import Shaped, ShapeInference
+from ..shapes import ShapeInference
 from .poly_arrays import (
     MAX_DEGREE,
     SHIFT,
@@ -50,7 +50,7 @@ from .poly_arrays import (
 
 __all__ = ["PolyValues"]
 
-MAX_ROWS = 400_000_000  # rows made in all: beyond, nothing claimed
+MAX_ROWS = 100_000_000  # terms made in all (seconds at 10⁶ entries): beyond, nothing claimed
 _LOW = (1 << SHIFT) - 1
 _MOVES = frozenset(
     {
@@ -109,7 +109,7 @@ class PolyValues:
         self.numbers, self.varying = numbers, varying
         self.inference = ShapeInference(shaped)
         self.atoms: dict[Any, int] = {}
-        self.contents: dict[bytes, int] = {}
+        self.contents: dict[tuple, int] = {}
         self.values: dict[str, PolyArray] = {}
         self.made = 0
 
@@ -230,8 +230,8 @@ class PolyValues:
             parts.append((starts, counts, p.fac, p.coef))
         out = np.empty(positions.size, dtype=np.int64)
         for k, j in enumerate(positions.tolist()):
-            content = b"|".join(
-                f[s[j] : s[j] + c[j]].tobytes() + b"/" + v[s[j] : s[j] + c[j]].tobytes()
+            content = tuple(
+                (f.shape[1], f[s[j] : s[j] + c[j]].tobytes(), v[s[j] : s[j] + c[j]].tobytes())
                 for s, c, f, v in parts
             )
             number = self.contents.setdefault(content, len(self.contents))
@@ -676,10 +676,3 @@ def _joined(polys: list[PolyArray]) -> PolyArray:
         np.concatenate([p.coef for p in polys]),
         np.concatenate([p.taint for p in polys]),
     )
-
-
-def shaped_of(value: Any) -> Any:
-    """A name's :class:`~dgraph.codegen.shapes.Shaped` from its value (a literal as is)."""
-    if isinstance(value, np.ndarray):
-        return Shaped.of(value)
-    return value
