@@ -120,6 +120,8 @@ class BlockOps:
             else:
                 if pending and self.varies(pending[-1][1]) != self.varies(data):
                     total = flush(total)  # the parts that vary not folded with the rest
+                if total is parts[0][1]:  # a part of every entry, maybe one number: spread
+                    total = Call("broadcast_to", (_ravel(total), Const((terms.size,))))
                 pending.append((self.constants.index(where), data))
         return block, flush(total)
 

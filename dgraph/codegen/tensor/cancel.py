@@ -1,17 +1,24 @@
-"""Entries of a sparse Jacobian block whose summands cancel, dropped from its pattern.
+"""Entries of a sparse Jacobian block that are zero for every input, dropped from its
+pattern.
 
 A block's pattern is the union of the patterns of the products summed into it
-(:func:`dgraph.blocks.add`), so where two summands are equal and opposite (``x·y −
-y·x``: the same selections, values ``+1`` and ``−1``) the entry stays, an explicit zero.
-The values of the summands that read no input are numbers known when the code is made
-(the constant blocks and their products and sums, which the module folds once), so an
-entry that only such summands reach, and whose summands add to exactly 0 there (their
-exact sum, not one rounded summation order), is 0 for every input: :func:`drop_cancelled`
-removes it from the block. So is an entry of a block whose values, one array that reads
-no input, are 0.0 there: the code computes 0.0 for it at every input. An entry that a
-summand reading an input reaches is kept whatever its value at a point (nothing is
-decided by evaluating at points), so the pattern is never smaller than the nonzeros the
-code computes at any input.
+(:func:`dgraph.blocks.add`), so where summands are equal and opposite (``x·y − y·x``,
+``sin(a)·b − b·sin(a)``) the entry stays, an explicit zero. Two passes take such entries
+out, both from the structure, never from a value at a point:
+
+- the summands that read no input are numbers known when the code is made (the constant
+  blocks and their products and sums, which the module folds once): an entry that only
+  they reach, and whose summands add to exactly 0 there (their exact sum, not one rounded
+  summation order), is 0 for every input, and so is an entry of a block whose values,
+  one array that reads no input, are 0.0 there;
+- where summands read inputs, each one's values are polynomials over value-numbered
+  unknowns (:mod:`.poly_values`): an entry whose summands add up to the zero polynomial
+  is 0 wherever the code's values are defined. Only entries that are 0 (or rounding, or
+  not finite) at one drawn point are asked, since forming the polynomials costs passes
+  over every array the summands read; a point only keeps an entry.
+
+:func:`drop_cancelled` removes both from the block, so the pattern is never smaller than
+the nonzeros the code computes at any input.
 """
 
 from __future__ import annotations
@@ -21,10 +28,15 @@ import math
 import numpy as np
 
 from ...blocks import Block, RunTime, sparse
+from ...errors import DGraphError
 from ..evaluate import ArrayEvaluator
-from ..ir import ArrayStatement, Node, names_in
+from ..ir import ArrayStatement, Call, Const, Name, Node, names_in
+from ..shapes import Shaped
 from .blockops import BlockOps, Terms, Valued, values_at
 from .entries import entries
+from .poly_arrays import GiveUp, add, broadcast, restricted, vector
+from .poly_arrays import place as placed_at
+from .poly_values import PolyValues
 
 __all__ = ["drop_cancelled"]
 
@@ -102,17 +114,23 @@ def _exactly_zero(size: int, placed: list, reached: np.ndarray) -> np.ndarray:
     return zero
 
 
-def drop_cancelled(w, valued: Valued) -> Valued:
+def drop_cancelled(w, valued: Valued, symmetric: bool = False) -> Valued:
     """``valued`` (a block and its values, before :meth:`BlockOps.materialize`) without
-    the entries whose summands are constants adding to 0.0 (module docstring): a sparse
-    block of the rest and their values, or None where nothing is left."""
+    the entries proven zero for every input (module docstring): a sparse block of the
+    rest and their values, or None where nothing is left. ``symmetric``: the block is a
+    Hessian, and an entry proven zero leaves with its mirror image (equal to it)."""
     if valued is None or isinstance(valued[0], RunTime):  # its values read the inputs
         return valued
     block, values = valued
     rows, cols, at = entries(block)
     zero = _zeros(w, block, values, at)
+    cancelled = _cancelled(w, values, at, zero)
+    if cancelled is not None:
+        zero = cancelled if zero is None else zero | cancelled
     if zero is None or not zero.any():
         return valued
+    if symmetric:
+        zero = _with_mirrors(rows, cols, zero)
     keep = np.flatnonzero(~zero)
     if keep.size == 0:
         return None
@@ -122,3 +140,164 @@ def drop_cancelled(w, valued: Valued) -> Valued:
         _, values = BlockOps(w.d.lang, w.constants, w.emit, w.varies).materialize(valued)
     kept = sparse(block.out_shape, block.in_shape, rows[keep], cols[keep], block.kind)
     return kept, w.emit(values_at(w.constants, block, values, at[keep]))
+
+
+def _with_mirrors(rows: np.ndarray, cols: np.ndarray, zero: np.ndarray) -> np.ndarray:
+    """``zero`` with each entry's mirror image (column, row) zero where it is."""
+    width = int(max(rows.max(initial=0), cols.max(initial=0))) + 1
+    keys = rows.astype(np.int64) * width + cols
+    mirrors = cols.astype(np.int64) * width + rows
+    order = np.argsort(keys)
+    at = np.minimum(np.searchsorted(keys[order], mirrors[zero]), keys.size - 1)
+    found = keys[order][at] == mirrors[zero]
+    out = zero.copy()
+    out[order[at[found]]] = True
+    return out
+
+
+# -- values that vary ------------------------------------------------------------------
+#
+# Where a summand reads an input, the entry is zero for every input only if its summands'
+# polynomials (:mod:`.poly_values`: the inputs and the elementwise functions of them as
+# value-numbered unknowns) add up to the zero polynomial. Forming them costs passes over
+# every entry of the arrays they read; an entry whose value at one drawn point is far
+# from 0 is not zero for every input, so only the entries that are 0 there, or nearly
+# (its rounding), or not a number, are asked (a point only keeps entries: nothing is
+# dropped because of a value at a point).
+
+_SEED = 20261129
+_NEAR = 1e-8  # |sum| at most this times Σ|summands| at the entry: asked
+_NEAR_ALL = 1e-10  # |sum| at most this times the largest value computed: asked
+
+
+def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None):
+    """Per entry, whether its summands' polynomials add up to zero (the section above);
+    None where nothing is proven or nothing varies."""
+    parts = values.parts if isinstance(values, Terms) else ((None, values),)
+    if not any(w.varies(data) for _, data in parts):
+        return None
+    nodes = [data for _, data in parts]
+    point = _at_a_point(w, nodes)
+    if point is None:
+        return None
+    numbers, shaped, found, magnitude = point
+    size = values.size if isinstance(values, Terms) else int(np.size(found[0]))
+    total, scale = np.zeros(size), np.zeros(size)
+    for (where, _), value in zip(parts, found, strict=True):
+        place_at = np.arange(size) if where is None else np.asarray(where)
+        value = np.asarray(value, dtype=float).reshape(-1)
+        if value.size not in (1, place_at.size):
+            return None
+        total[place_at] += value
+        scale[place_at] += np.abs(value)
+    with np.errstate(invalid="ignore"):
+        largest = max(magnitude, np.max(scale, where=np.isfinite(scale), initial=0.0))
+        asked = ~np.isfinite(total) | (np.abs(total) <= _NEAR * scale)
+        asked |= np.abs(total) <= _NEAR_ALL * largest
+    wanted = np.zeros(size, dtype=bool)
+    wanted[at[~zero] if zero is not None else at] = True
+    asked &= wanted
+    if not asked.any():
+        return None
+    try:
+        polys = PolyValues(w.statements, numbers, shaped, w.varying).of(nodes)
+        placed = []
+        for (where, _), p in zip(parts, polys, strict=True):
+            n = size if where is None else np.size(where)
+            p = broadcast(vector(p), (n,))
+            if where is not None:
+                p = placed_at(p, np.asarray(where), size)
+            placed.append(restricted(p, asked))
+        total_poly = add(*placed)
+    except GiveUp:
+        return None
+    proven = total_poly.zero() & asked
+    return proven[at]
+
+
+def _at_a_point(w, nodes: list[Node]):
+    """The values of ``nodes`` at a drawn point (inputs uniform in [0.25, 0.75]), with the
+    values of the names no input reaches and every name's shape; None where the program
+    is not evaluated here (its inputs not found, an operation the evaluator refuses)."""
+    statements = w.statements
+    by_target: dict[str, list[int]] = {}
+    for k, s in enumerate(statements):
+        by_target.setdefault(s.target, []).append(k)
+    constants = w.constants.arrays
+    needed: set[int] = set()
+    arguments: set[str] = set()
+    todo = [n for node in nodes for n in names_in(node)]
+    while todo:
+        name = todo.pop()
+        if name in constants or name in arguments:
+            continue
+        if name not in by_target:
+            arguments.add(name)
+            continue
+        for k in by_target[name]:
+            if k not in needed:
+                needed.add(k)
+                todo.extend(names_in(statements[k].value))
+                for a in statements[k].at:
+                    todo.extend(names_in(a))
+    shapes = _argument_shapes(statements, arguments)
+    if shapes is None:
+        return None
+    rng = np.random.default_rng(_SEED)
+    env: dict = dict(constants)
+    shaped: dict = {n: Shaped.of(a) for n, a in constants.items()}
+    for name in sorted(arguments):
+        env[name] = rng.uniform(0.25, 0.75, shapes[name])
+        shaped[name] = Shaped.of(env[name])
+    last: dict[str, int] = {n: len(statements) for node in nodes for n in names_in(node)}
+    order = sorted(needed)
+    for k in order:
+        for name in names_in(statements[k].value):
+            last[name] = max(last.get(name, k), k)
+    evaluator = ArrayEvaluator()
+    magnitude = 0.0
+    try:
+        with np.errstate(all="ignore"):
+            for k in order:
+                s = statements[k]
+                evaluator.run([s], env)
+                magnitude = max(magnitude, _largest(env[s.target]))
+                shaped[s.target] = Shaped(np.shape(env[s.target]), np.asarray(env[s.target]).dtype)
+                if s.target not in w.varying:
+                    shaped[s.target] = Shaped.of(env[s.target])
+                for name in names_in(s.value):
+                    if last.get(name) == k and name in w.varying and name != s.target:
+                        env.pop(name, None)
+            found = [evaluator.value(node, env) for node in nodes]
+    except (DGraphError, ArithmeticError, ValueError, TypeError, IndexError, KeyError):
+        return None
+    numbers = {n: v for n, v in env.items() if n not in w.varying}
+    return numbers, shaped, found, magnitude
+
+
+def _largest(value) -> float:
+    """The largest finite magnitude in a float array (0 for anything else)."""
+    value = np.asarray(value)
+    if value.dtype.kind != "f" or value.size == 0:
+        return 0.0
+    return float(np.max(np.abs(value), where=np.isfinite(value), initial=0.0))
+
+
+def _argument_shapes(statements, arguments: set[str]) -> dict | None:
+    """Each argument's shape, from the statement that reads it
+    (``reshape(asarray(x), shape)``); None where one is not found."""
+    shapes = {}
+    for s in statements:
+        v = s.value
+        if (
+            isinstance(v, Call)
+            and v.func == "reshape"
+            and isinstance(v.args[0], Call)
+            and v.args[0].func == "asarray"
+            and isinstance(v.args[0].args[0], Name)
+            and isinstance(v.args[1], Const)
+        ):
+            shapes[v.args[0].args[0].id] = tuple(v.args[1].value)
+    if not arguments <= shapes.keys():
+        return None
+    return shapes

@@ -230,7 +230,9 @@ def tensor_program(
     for y, x in keys:
         entry = computed.jacobian.get((y, x))
         valued = None if entry is None else _walk(entry, known, edges, leaf, ops, w, None)
-        entries_of[(y, x)] = ops.materialize(drop_cancelled(w, valued) if sparse else valued)
+        entries_of[(y, x)] = ops.materialize(
+            drop_cancelled(w, valued, symmetric) if sparse else valued
+        )
     known.clear()  # what the walks made and the entries do not hold (10⁷ indices a block)
     leaves.clear()
     RECENT.clear()
@@ -238,7 +240,8 @@ def tensor_program(
     coordinates = None  # a sparse J's pattern: its rows and columns, row-major
     if sparse:
         found, pattern, shape, coordinates = _sparse_parts(w, graph, entries_of, shapes)
-        if symmetric:
+        if symmetric:  # its values alone (none: an empty vector, not the empty matrix)
+            found = found if pattern is not None else Call("zeros", (ir.Const(0),))
             results = [w.emit(found, "J_data").id]
         elif lang == "jax" and pattern is not None:
             outside = pattern

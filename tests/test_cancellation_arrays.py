@@ -1,0 +1,249 @@
+"""Cancellations at the array level (issue 55 item 4): an entry of a sparse Jacobian or
+Hessian whose summands vary with the input, yet add up to the zero polynomial over
+value-numbered unknowns (``sin x_i`` computed twice is one unknown; ``x·y`` and ``y·x`` one
+monomial), leaves the pattern, and the generated code no longer computes it
+(``dgraph.codegen.tensor.cancel``, ``poly_values``, ``poly_arrays``). Sound: the pattern
+is never smaller than ``jax.hessian``'s nonzeros at drawn points of drawn programs; exact
+on the cases; nothing is decided by a value at a point."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+import dgraph  # noqa: E402
+from dgraph.codegen.tensor import poly_arrays as pa  # noqa: E402
+from dgraph.frontends import from_jax  # noqa: E402
+
+N = 6
+X = np.random.default_rng(0).uniform(0.2, 1.0, N)
+Y = np.random.default_rng(1).uniform(0.2, 1.0, N)
+
+
+def nonzeros(f, args, v=None) -> tuple[np.ndarray, np.ndarray]:
+    """The test oracle: where ``jax.hessian`` (of ``vᵀf``) is not 0 at ``args`` or at a
+    drawn point, beyond its rounding (the residue of ``a·b − b·a`` computed otherwise);
+    and its value at ``args`` (the blocks of several inputs as one matrix)."""
+    found, at_args = None, None
+    with jax.enable_x64(True):
+        g = f if v is None else (lambda *a: jnp.dot(v, f(*a)))
+        n = len(args)
+        drawn = [np.random.default_rng(10).uniform(-1.5, 1.5, np.shape(a)) for a in args]
+        for point in (args, drawn):
+            h = jax.hessian(g, argnums=tuple(range(n)))(*map(jnp.asarray, point))
+            h = np.block([[np.asarray(h[i][j]) for j in range(n)] for i in range(n)])
+            at_args = h if at_args is None else at_args
+            nz = np.abs(h) > 1e-9 * (1.0 + np.abs(h).max())
+            found = nz if found is None else found | nz
+    return found, at_args
+
+
+def pattern(h) -> np.ndarray:
+    """The stored entries of a sparse Hessian (one CSR, or the nested blocks of several
+    inputs) as one boolean matrix."""
+    if not isinstance(h, tuple):
+        return _stored(h)
+    return np.block([[_stored(b) for b in row] for row in h])
+
+
+def _stored(b) -> np.ndarray:
+    out = np.zeros(b.shape, dtype=bool)
+    coo = b.tocoo()
+    out[coo.row, coo.col] = True
+    return out
+
+
+s, c = jnp.sin, jnp.cos
+CASES = [
+    # the issue's case: sin(a)·b − b·sin(a) is 0; only a² is left: the diagonal of a
+    ("sin(a)b - b sin(a)", lambda a, b: jnp.sum(s(a) * b - b * s(a)) + jnp.sum(a**2), 2, N, 3 * N),
+    # (a + b)² − a² − 2ab − b² is 0, each square a polynomial; tanh(x·y) − tanh(y·x) too
+    (
+        "square expanded",
+        lambda a, b: (
+            jnp.sum((a + b) ** 2 - a**2 - 2 * a * b - b**2 + jnp.tanh(a * b))
+            - jnp.sum(jnp.tanh(b * a))
+            + jnp.sum(b**3)
+        ),
+        2,
+        N,
+        4 * N,
+    ),
+    # the same subexpression written twice, neighbours coupled: exp(x_i+1)·sin(x_i) − …
+    (
+        "written twice",
+        lambda x: (
+            jnp.sum(jnp.exp(x[1:]) * s(x[:-1]))
+            - jnp.sum(s(x[:-1]) * jnp.exp(x[1:]))
+            + jnp.sum(c(x))
+        ),
+        1,
+        N,
+        3 * N - 2,
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "f", "inputs", "nnz", "before"), CASES)
+def test_varying_cancellations_leave_the_hessian_pattern(name, f, inputs, nnz, before):
+    """``before``: what the pattern held when only constant summands were seen to cancel."""
+    args = [X, Y][:inputs]
+    H = dgraph.hessian(f, *args, sparse=True)
+    got = pattern(H(*args))
+    truth, ref = nonzeros(f, args)
+    assert got.sum() == nnz == truth.sum() < before, name
+    assert not (truth & ~got).any()
+    h = H(*args)
+    dense = np.block([[b.toarray() for b in row] for row in h]) if inputs > 1 else h.toarray()
+    np.testing.assert_allclose(dense, ref, rtol=1e-12, atol=1e-12)
+
+
+def test_a_lagrangian_whose_terms_cancel():
+    """Constraints x_i·x_i+1 − x_i+1·x_i + x_i² and sin(x_i+1)·x_i − x_i·sin(x_i+1): the
+    Lagrangian's Hessian is the diagonal of the first constraints' squares, weights per
+    call."""
+
+    def constraints(x):
+        first = x[:-1] * x[1:] - x[1:] * x[:-1] + x[:-1] ** 2
+        return jnp.concatenate([first, s(x[1:]) * x[:-1] - x[:-1] * s(x[1:])])
+
+    v = np.random.default_rng(2).uniform(0.5, 1.5, 2 * (N - 1))
+    H = dgraph.make_function(constraints, "hessian", point=[X], weights=v, sparse=True)
+    truth, ref = nonzeros(constraints, [X], v)
+    assert H(X, v).nnz == N - 1 == truth.sum()  # was 3N − 2
+    np.testing.assert_allclose(H(X, -v).toarray(), -ref, rtol=1e-12, atol=1e-12)
+
+
+def test_the_jacobian_goes_through_the_same_pass():
+    """sin(x)·y − y·sin(x) as one output: its blocks are empty (were both diagonals)."""
+
+    def f(x, y):
+        return s(x) * y - y * s(x), x * y
+
+    J = dgraph.make_function(from_jax(f, X, Y, level="array"), "jacobian", sparse=True)
+    blocks = J(X, Y)
+    assert [[b.nnz for b in row] for row in blocks] == [[0, 0], [N, N]]
+    np.testing.assert_allclose(blocks[1][0].toarray(), np.diag(Y))
+
+
+def test_what_no_polynomial_identity_shows_stays():
+    """x_i·x_i+1·(sin² x_i + cos² x_i) − x_i·x_i+1 is 0, but only through sin² + cos² = 1:
+    the polynomials cancel on the diagonal (sin' = cos, cos' = −sin), not off it, which
+    stays (sound, not exact)."""
+
+    def f(x):
+        return jnp.sum(x[:-1] * x[1:] * (s(x[:-1]) ** 2 + c(x[:-1]) ** 2)) - jnp.sum(x[:-1] * x[1:])
+
+    h = dgraph.hessian(f, X, sparse=True)(X)
+    assert h.nnz == 2 * (N - 1)  # the off-diagonal pairs; the diagonal dropped
+    near = np.abs(np.subtract.outer(np.arange(N), np.arange(N))) == 1
+    np.testing.assert_array_equal(pattern(h), near)  # stored (its values round near 0)
+
+
+# -- drawn programs: never smaller than the true nonzeros ------------------------------
+
+LEAVES = (lambda x: x[:-1], lambda x: x[1:], lambda x: 0.5 * x[:-1])
+UNARY = (jnp.sin, jnp.exp, lambda u: u * u, lambda u: -u)
+BINARY = (jnp.add, jnp.subtract, jnp.multiply, lambda a, b: a / (2.0 + b * b))
+
+
+def _trees(depth: int):
+    leaf = st.tuples(st.just("leaf"), st.integers(0, len(LEAVES) - 1))
+    if depth == 0:
+        return leaf
+    inner = _trees(depth - 1)
+    return st.one_of(
+        leaf,
+        st.tuples(st.just("un"), st.integers(0, len(UNARY) - 1), inner),
+        st.tuples(st.just("bin"), st.integers(0, len(BINARY) - 1), inner, inner),
+    )
+
+
+def _value(tree, x):
+    if tree[0] == "leaf":
+        return LEAVES[tree[1]](x)
+    if tree[0] == "un":
+        return UNARY[tree[1]](_value(tree[2], x))
+    return BINARY[tree[1]](_value(tree[2], x), _value(tree[3], x))
+
+
+def _commuted(tree):
+    """The same values written otherwise: the operands of sums and products swapped."""
+    if tree[0] == "leaf":
+        return tree
+    if tree[0] == "un":
+        return ("un", tree[1], _commuted(tree[2]))
+    a, b = _commuted(tree[2]), _commuted(tree[3])
+    return ("bin", tree[1], *((b, a) if tree[1] in (0, 2) else (a, b)))
+
+
+@settings(max_examples=5, deadline=None)
+@given(_trees(3), _trees(2), st.booleans(), st.sampled_from([1.0, 0.5, 0.1]))
+def test_drawn_programs_patterns_are_never_smaller_than_the_nonzeros(e1, e2, same, k):
+    """f = k·Σ e1 − k·Σ e1' + Σ e2, e1' e1 commuted (cancelling) or e2 (not)."""
+    other = _commuted(e1) if same else e2
+
+    def f(x):
+        return k * jnp.sum(_value(e1, x)) - k * jnp.sum(_value(other, x)) + jnp.sum(_value(e2, x))
+
+    H = dgraph.hessian(f, X, sparse=True)
+    truth, ref = nonzeros(f, [X])
+    got = pattern(H(X))
+    assert not (truth & ~got).any()
+    np.testing.assert_allclose(H(X).toarray(), ref, rtol=1e-10, atol=1e-10)
+
+
+# -- the polynomial arrays themselves -----------------------------------------------
+
+
+def test_value_numbering_of_elementwise_functions_of_moved_entries():
+    """sin(x)[1:] and sin(x[1:]) are one array of unknowns; sin(2x) is not sin(x)."""
+    from dgraph.codegen.ir import ArrayStatement, Call, Index, Name, Slice
+    from dgraph.codegen.shapes import Shaped
+    from dgraph.codegen.tensor.poly_values import PolyValues
+
+    x = Name("x")
+    statements = [
+        ArrayStatement("a", Call("sin", (x,))),
+        ArrayStatement("b", Index(Name("a"), (Slice(1, None),))),
+        ArrayStatement("c", Call("sin", (Index(x, (Slice(1, None),)),))),
+        ArrayStatement("d", Call("sin", (Call("multiply", (Name("two"), x)),))),
+    ]
+    values = PolyValues(
+        statements,
+        {"two": np.array(2.0)},
+        {"x": Shaped((4,), np.dtype(float)), "two": Shaped.of(np.array(2.0))},
+        {"x", "a", "b", "c", "d"},
+    )
+    b, c, d, a = values.of([Name("b"), Name("c"), Name("d"), Name("a")])
+    assert pa.add(b, pa.negate(c)).zero().all()
+    assert not pa.add(pa.gather(d, np.arange(1, 4), (3,)), pa.negate(c)).zero().any()
+    assert not pa.add(a, pa.negate(d)).zero().any()
+
+
+def test_coefficients_are_exact_or_the_entry_is_not_claimed():
+    """Coefficients are added as the exact rationals they are: 0.1 + 0.2 − 0.3000…04 is
+    −2⁻⁵⁵ (no zero); 0.1 − 0.1 + 0.1 − 0.1 is 0; 1 + 10⁻³⁰ − 1 rounds to 0 but is not
+    claimed zero (its integers would not fit: the entry is tainted); 1/3 · 3, no double,
+    is an unknown of its own that −3 · 1/3 cancels."""
+    x = pa.atom_array(1, (4,))
+    columns = np.array(
+        [[0.1, 0.1, 1.0, 0.5], [0.2, -0.1, 1e-30, 0.25], [-(0.1 + 0.2), 0.1, -1.0, 0.25]]
+    )
+    terms = [pa.multiply(x, pa.constant(k)) for k in columns]
+    total = pa.add(*terms, pa.negate(pa.multiply(x, pa.constant(np.array([0.0, 0.1, 0.0, 1.0])))))
+    assert total.zero().tolist() == [False, True, False, True]
+    assert total.taint.tolist() == [False, False, True, False]
+    assert total.coef.tolist() == [-(2.0**-55)]
+    square = pa.multiply(pa.add(x, x), x)  # 2x² − 2x²: exactly zero
+    assert pa.add(square, pa.negate(pa.multiply(x, pa.add(x, x)))).zero().all()
+    third = pa.multiply(pa.constant(np.array(1 / 3)), pa.constant(np.array(3.0)))
+    assert (third.fac >> pa.SHIFT).tolist() == [[pa.NUMBER_ATOM]]  # 1 − 2⁻⁵⁴: an unknown
+    assert not pa.add(third, pa.constant(np.array(-1.0))).zero().any()
+    minus = pa.multiply(pa.constant(np.array(-3.0)), pa.constant(np.array(1 / 3)))
+    assert pa.add(third, minus).zero().all()
