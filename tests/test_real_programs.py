@@ -83,3 +83,22 @@ def test_a_float32_program_is_checked_in_float64():
     graph = dgraph.frontends.from_python(f, point=[x], level="array")
     assert graph.jvp_reference is None
     assert any("computes in float32" in note for note in graph.notes)
+
+
+class _FlatTree(tuple):
+    """Newer JAX's ``ft_in`` as far as scan_layout reads it: ``unpack()`` into the flat
+    trees of consts, carry and xs, each ``len`` its leaf count."""
+
+    def unpack(self):
+        return tuple(self)
+
+
+def test_scan_layout_reads_both_jax_parameter_sets():
+    from dgraph.frontends.jaxpr_compat import scan_layout
+
+    closed = jax.make_jaxpr(lambda x: x * 2)(1.0)
+    old = {"jaxpr": closed, "num_consts": 1, "num_carry": 2}
+    assert scan_layout(old) == (closed, 1, 2)
+    new = {"jaxpr": closed.jaxpr, "ft_in": _FlatTree(((None,), (None, None, None), ()))}
+    body, consts, carry = scan_layout(new)
+    assert (consts, carry, body.jaxpr, tuple(body.consts)) == (1, 3, closed.jaxpr, ())

@@ -36,10 +36,10 @@ from typing import Any
 from ..errors import InputError
 from .jaxpr_values import Opaque, jax_module
 
-__all__ = ["TRACED", "read_linear_solve"]
+__all__ = ["TRACED", "read_as", "read_linear_solve"]
 
 
-def _read_as(
+def read_as(
     reader, eqn, ins: list[Any], fn: Callable[..., Any], outs: int | None = None, specs=None
 ) -> list[Any]:
     """The values of ``fn``'s jaxpr at the equation's operand shapes, read in its place."""
@@ -66,7 +66,7 @@ def _cumulative(reader, eqn, ins: list[Any]) -> list[Any]:
     else:
         combine = {"cumprod": lax.mul, "cummax": lax.max, "cummin": lax.min}[name]
     axis, reverse = int(eqn.params["axis"]), bool(eqn.params["reverse"])
-    return _read_as(
+    return read_as(
         reader,
         eqn,
         ins,
@@ -88,7 +88,7 @@ def _clamp(reader, eqn, ins: list[Any]) -> list[Any] | None:
         out = jnp.where((x > lo) & (x < hi), x, out)
         return [jnp.where((lo > x) & (lo < hi), lo, out)]
 
-    return _read_as(reader, eqn, ins, clamp)
+    return read_as(reader, eqn, ins, clamp)
 
 
 def _window(reader, eqn, ins: list[Any]) -> list[Any]:
@@ -127,7 +127,7 @@ def _window(reader, eqn, ins: list[Any]) -> list[Any]:
                 out = jnp.where(better, part, out)
         return [out]
 
-    return _read_as(reader, eqn, ins, pooled)
+    return read_as(reader, eqn, ins, pooled)
 
 
 def _any_all(reader, eqn, ins: list[Any]) -> list[Any]:
@@ -140,7 +140,7 @@ def _any_all(reader, eqn, ins: list[Any]) -> list[Any]:
     def reduced(x):
         return [reduce(lax.convert_element_type(x, jnp.float32), axes) > 0]
 
-    return _read_as(reader, eqn, ins, reduced)
+    return read_as(reader, eqn, ins, reduced)
 
 
 def _top_k(reader, eqn, ins: list[Any]) -> list[Any]:
@@ -153,7 +153,7 @@ def _top_k(reader, eqn, ins: list[Any]) -> list[Any]:
         return [-lax.slice_in_dim(lax.sort(-x, dimension=last), 0, k, axis=last)]
 
     specs = eqn.invars[:1]
-    values = _read_as(reader, eqn, ins, top, outs=1, specs=specs)
+    values = read_as(reader, eqn, ins, top, outs=1, specs=specs)
     return [*values, Opaque("top_k", tuple(eqn.outvars[1].aval.shape))]
 
 
