@@ -102,3 +102,24 @@ def test_scan_layout_reads_both_jax_parameter_sets():
     new = {"jaxpr": closed.jaxpr, "ft_in": _FlatTree(((None,), (None, None, None), ()))}
     body, consts, carry = scan_layout(new)
     assert (consts, carry, body.jaxpr, tuple(body.consts)) == (1, 3, closed.jaxpr, ())
+
+
+def test_params_with_every_argument_in_point():
+    """``loss(w, X, y)`` with ``params=("X", "y")`` and the three example arguments, as
+    ``dgraph.hessian`` takes them (it was refused: 'give sizes= for every argument')."""
+    rng = np.random.default_rng(0)
+    X, y, w = rng.normal(size=(5, 2)), rng.normal(size=5), np.array([0.3, -0.2])
+
+    def loss(w, X, y):
+        return jnp.mean((X @ w - y) ** 2)
+
+    made = dgraph.make_function(loss, point=[w, X, y], params=("X", "y"))
+    want = 2 * X.T @ (X @ w - y) / 5
+    assert np.allclose(made(w, np.concatenate([X.ravel(), y])), want, atol=1e-12)
+    with pytest.raises(dgraph.DGraphError, match="or point= for every argument"):
+        dgraph.make_function(loss, point=[w, X], params=("X", "y"))
+
+
+def test_a_pytree_point_is_one_line():
+    with pytest.raises(dgraph.DGraphError, match="point= entry 0 is a dict"):
+        dgraph.make_function(lambda p: jnp.sin(p["b"]), point=[{"b": np.ones(3)}])

@@ -170,6 +170,15 @@ def from_python(
     >>> g.inputs, g.traced_with
     (['x0', 'x1'], 'jax')
     """
+    for k, value in enumerate(point or ()):
+        try:
+            np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError(
+                f"point= entry {k} is a {type(value).__name__}, not an array or a number"
+                " (a dict or list of arrays: pass each array, or flatten them,"
+                " jax.flatten_util.ravel_pytree)"
+            ) from None
     if sizes is None and point is not None and n_inputs is None:
         shapes = [np.shape(v) for v in point]  # the example arguments'
         sizes = [s[0] if len(s) == 1 else (s or 0) for s in shapes]
