@@ -123,3 +123,29 @@ def test_params_with_every_argument_in_point():
 def test_a_pytree_point_is_one_line():
     with pytest.raises(dgraph.DGraphError, match="point= entry 0 is a dict"):
         dgraph.make_function(lambda p: jnp.sin(p["b"]), point=[{"b": np.ones(3)}])
+
+
+def test_the_hessian_of_a_solve():
+    """A gradient's ``jnp.linalg.solve`` is a transposed solve (matvec ``Aᵀ·x``): it was
+    refused ('custom_linear_solve with a matvec other than a product with one matrix'),
+    and with a constant right side its code's ``numpy.matmul(b, inv(A)ᵀ)`` was counted as
+    a broadcast, (6,) and (6, 6) to (6, 6), and an einsum over it raised ValueError."""
+    b = np.array([1.0, -2.0, 0.5])
+
+    def f(a):
+        A = a.reshape(3, 3) @ a.reshape(3, 3).T + 3 * jnp.eye(3)
+        return b @ jnp.linalg.solve(A, b)
+
+    a = np.linspace(-0.5, 0.7, 9)
+    with jax.enable_x64(True):
+        want = np.asarray(jax.hessian(f)(jnp.asarray(a)))
+    assert np.abs(dgraph.hessian(f, a)(a) - want).max() < 1e-10
+
+
+@pytest.mark.parametrize(
+    "a, b", [((6,), (6, 6)), ((6, 6), (6,)), ((6,), (6,)), ((2, 3, 4), (4, 5)), ((4,), (2, 4, 5))]
+)
+def test_matmul_shapes_are_numpy_s(a, b):
+    from dgraph.codegen.array_passes import _matmul_shape
+
+    assert _matmul_shape(a, b) == np.matmul(np.ones(a), np.ones(b)).shape

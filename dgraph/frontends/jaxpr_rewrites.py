@@ -163,7 +163,8 @@ def _lu(reader, eqn, ins: list[Any]) -> list[Any]:
 
 def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     """``custom_linear_solve`` as ``linear_solve(A, b)``, ``A`` the matvec's one matrix:
-    which product it is (``A·x``, or ``x·Aᵀ`` for rows, as ``vmap`` writes it) is found by
+    which product it is (``A·x``, ``x·Aᵀ`` for rows, as ``vmap`` writes it, or ``Aᵀ·x``,
+    the transposed solve of a gradient: then ``linear_solve(Aᵀ, b)``) is found by
     evaluating the matvec once on random numbers."""
     import numpy as np
 
@@ -184,15 +185,22 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     except Exception:
         raise InputError(f"{where}: its matvec could not be evaluated") from None
     got = np.asarray(got)
-    rows = None
+    rows, matrix, transposed = None, reader.operand(ins[0]), False
     if len(a_shape) == 2 and a_shape[0] == a_shape[1] and got.shape == b_shape:
         if b_shape[0] == a_shape[0] and np.allclose(got, m @ x):
             rows = len(b_shape) == 1
         elif len(b_shape) == 2 and b_shape[1] == a_shape[0] and np.allclose(got, x @ m.T):
             rows = True
+        elif b_shape[0] == a_shape[0] and np.allclose(got, m.T @ x):  # a gradient's solve
+            rows, transposed = len(b_shape) == 1, True
+        elif len(b_shape) == 2 and b_shape[1] == a_shape[0] and np.allclose(got, x @ m):
+            rows, transposed = True, True
+    if transposed:
+        op = ArrayOp("transpose", (matrix,), (("permutation", (1, 0)),), a_shape)
+        matrix = reader.operand(reader.result(op, eqn.invars[0].aval))
     if rows is None:
         raise InputError(f"{where} with a matvec other than a product with one matrix")
-    operands = (reader.operand(ins[0]), reader.operand(ins[sum(lengths)]))
+    operands = (matrix, reader.operand(ins[sum(lengths)]))
     op = ArrayOp("linear_solve", operands, (("rows", rows),), tuple(eqn.outvars[0].aval.shape))
     return [reader.result(op, eqn.outvars[0].aval)]
 
