@@ -524,7 +524,8 @@ def flat(a):
 
 def one_line(e: BaseException) -> str:
     text = f"{type(e).__name__}: {e}"
-    return text if "\n" not in text.strip() and isinstance(e, DGraphError) else ""
+    clear = "\n" not in text.strip() and "internal error" not in text
+    return text if clear and isinstance(e, DGraphError) else ""
 
 
 class Hang(Exception):
