@@ -493,6 +493,17 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("jax_model.py") + ":spring", "--inputs", "q:3"],
         "parameter 'k' is not given",
     ),
+    # a parameter with a default may be left out, one without may not (real_programs.py)
+    (
+        "inputs-missing-no-default",
+        ["structure", H("numpy_model.py") + ":needs_nu", "--inputs", "u:4"],
+        "parameter 'nu' is not given",
+    ),
+    (
+        "numpy-assignment-into",
+        ["structure", H("numpy_model.py") + ":assigns_into", "--inputs", "u:4"],
+        "assignment into a NumPy array",
+    ),
     ("numpy-branch", ["structure", H("numpy_model.py") + ":branches"], "write it with numpy.where"),
     ("numpy-float", ["structure", H("numpy_model.py") + ":converts"], "float() of a value"),
     ("numpy-ufunc", ["structure", H("numpy_model.py") + ":unknown_ufunc"], "numpy.logaddexp"),

@@ -791,6 +791,10 @@ def _call_shape(n: Call, sh) -> Any:
         return None
     if f == "einsum":
         return _einsum_shape(_const(args[0]), [sh(a) for a in args[1:]])[0]
+    if f == "matmul" and len(args) == 2:
+        return _matmul_shape(first, sh(args[1]))
+    if f == "solve" and len(args) == 2:  # numpy.linalg.solve(A, b): b's shape
+        return sh(args[1])
     if f in _REDUCTIONS:
         axis = kw.get("axis", args[1] if len(args) > 1 else None)
         if first is None:
@@ -829,6 +833,19 @@ def _call_shape(n: Call, sh) -> Any:
             return None
         return (*first[:axis], *indices, *first[axis + 1 :])
     return _broadcast(sh(a) for a in args)  # an elementwise function
+
+
+def _matmul_shape(a: Shape | None, b: Shape | None) -> Shape | None:
+    """``numpy.matmul``'s result shape: a 1-d operand is a row (first) or a column
+    (second) whose axis is dropped, other leading axes broadcast."""
+    if a is None or b is None or not a or not b:
+        return None
+    if len(b) == 1:
+        return a[:-1]
+    if len(a) == 1:
+        return (*b[:-2], b[-1])
+    batch = _broadcast((a[:-2], b[:-2]))
+    return None if batch is None else (*batch, a[-2], b[-1])
 
 
 def _moved_shape(f: str, first: Shape, ints: list, index: Shape | None, kw) -> Shape | None:

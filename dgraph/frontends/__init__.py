@@ -170,6 +170,15 @@ def from_python(
     >>> g.inputs, g.traced_with
     (['x0', 'x1'], 'jax')
     """
+    for k, value in enumerate(point or ()):
+        try:
+            np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError(
+                f"point= entry {k} is a {type(value).__name__}, not an array or a number"
+                " (a dict or list of arrays: pass each array, or flatten them,"
+                " jax.flatten_util.ravel_pytree)"
+            ) from None
     if sizes is None and point is not None and n_inputs is None:
         shapes = [np.shape(v) for v in point]  # the example arguments'
         sizes = [s[0] if len(s) == 1 else (s or 0) for s in shapes]
@@ -242,9 +251,14 @@ def _jax_arguments(f, label: str, n_inputs, sizes, params: Sequence[str], point)
     if n_inputs is not None:
         return [np.ones(n_inputs)]
     try:
-        names = list(inspect.signature(f).parameters)
+        signature = inspect.signature(f).parameters
     except (TypeError, ValueError):
         raise InputError(f"{label}: cannot read the function's parameters") from None
+    names = list(signature)
+    given = len(sizes) if sizes is not None else len(point) if point is not None else None
+    if given is not None and not params and given < len(names):
+        defaulted = [signature[p].default is not inspect.Parameter.empty for p in names[given:]]
+        names = names[:given] if all(defaulted) else names  # the rest keep their defaults
     free = [k for k, p in enumerate(names) if p not in params]
     if sizes is None:
         shapes = [np.shape(v) for v in point] if point is not None else [()] * len(free)
@@ -254,7 +268,8 @@ def _jax_arguments(f, label: str, n_inputs, sizes, params: Sequence[str], point)
         shapes = [_shape(s) for s in sizes]
         if len(shapes) != len(names):
             raise InputError(
-                f"{label}: sizes= gives {len(shapes)} shapes for {len(names)} arguments"
+                f"{label}: {'sizes=' if point is None else 'point='} gives {len(shapes)}"
+                f" shapes for {len(names)} arguments"
             )
     args = [np.ones(shape) for shape in shapes]
     for k, value in zip(free, point or (), strict=False):
@@ -272,17 +287,22 @@ def input_shapes(spec: str | None, f, params: Sequence[str] = ()) -> list[tuple[
 
     Without ``spec`` every parameter is a scalar. With it, every parameter must be named
     there or in ``params`` (those not differentiated): one left out would otherwise
-    silently become a scalar. One clear line for a parameter left out, a name the
+    silently become a scalar; the last ones left out that have defaults keep them (and
+    have no shape here). One clear line for a parameter left out, a name the
     function does not have, a name given twice or a bad shape
     (:func:`~dgraph.frontends.array_tracer.check_shape`).
 
     >>> input_shapes("u:4x5,x:3,k", lambda x, u, k: 0)
     [(3,), (4, 5), ()]
+    >>> input_shapes("u:8", lambda u, nu=0.1, dx=0.5: 0)
+    [(8,)]
     """
     try:
-        names = list(inspect.signature(f).parameters)
+        signature = inspect.signature(f).parameters
     except (TypeError, ValueError):
         raise InputError("cannot read the function's parameters") from None
+    names = list(signature)
+    defaults = {n: p.default is not inspect.Parameter.empty for n, p in signature.items()}
     shapes: dict[str, tuple[int, ...]] = dict.fromkeys(names, ())
     given: set[str] = set()
     for item in (t.strip() for t in (spec or "").split(",") if t.strip()):
@@ -308,6 +328,8 @@ def input_shapes(spec: str | None, f, params: Sequence[str] = ()) -> list[tuple[
             )
         shapes[name] = check_shape([int(p) for p in parts], f"--inputs: {item!r}")
     missing = [n for n in names if n not in given and n not in params]
+    while spec and spec.strip() and missing and missing[-1] == names[-1] and defaults[names[-1]]:
+        del shapes[names.pop()], missing[-1]  # a last parameter left out keeps its default
     if spec and spec.strip() and missing:
         raise InputError(
             f"--inputs: the function's parameter {missing[0]!r} is not given: name it with"

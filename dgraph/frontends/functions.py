@@ -375,6 +375,9 @@ def _checked_parameters(
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     if not signature or any(p.kind not in kinds for p in signature):
         raise InputError(f"{label}: needs plain positional parameters (or n_inputs=)")
+    rest = signature[len(sizes) :] if sizes is not None else []
+    if rest and all(p.default is not inspect.Parameter.empty for p in rest):
+        signature = signature[: len(sizes)]  # the rest keep their defaults
     if sizes is not None and len(sizes) != len(signature):
         raise InputError(f"{label}: {len(sizes)} sizes for {len(signature)} parameters")
     taken = [p.name for p in signature]

@@ -299,6 +299,23 @@ def _is_float(aval) -> bool:
     return np.issubdtype(aval.dtype, np.floating)
 
 
+def narrow_float(jaxpr) -> str:
+    """The first float dtype narrower than float64 that ``jaxpr`` (its nested jaxprs too:
+    loop bodies, branches) computes in, or ''."""
+    for eqn in jaxpr.eqns:
+        for v in eqn.outvars:
+            dtype = getattr(getattr(v, "aval", None), "dtype", None)
+            if dtype is not None and "float" in dtype.name and dtype.itemsize < 8:
+                return str(dtype)
+        for param in eqn.params.values():
+            for inner in param if isinstance(param, tuple | list) else (param,):
+                inner = getattr(inner, "jaxpr", inner)  # a ClosedJaxpr's Jaxpr
+                found = narrow_float(inner) if hasattr(inner, "eqns") else ""
+                if found:
+                    return found
+    return ""
+
+
 @dataclass
 class _Record:
     name: str
@@ -869,7 +886,14 @@ def from_jax_arrays(
     given = dict(zip(params, args, strict=True))
     graph.set_point({x: given[x] for x, _ in inputs})
     graph.set_parameter_point({p: given[p] for p in shapes})
-    graph.set_jvp_reference(JaxJvp(f, params, keys))
+    narrow = narrow_float(closed.jaxpr)
+    if narrow:  # JAX's jvp rounds to it; the graph computes in float64: differences check it
+        graph.notes.append(
+            f"{where} computes in {narrow}: read and differentiated in float64, checked by"
+            f" differences of its float64 program (JAX's jvp rounds to {narrow})"
+        )
+    else:
+        graph.set_jvp_reference(JaxJvp(f, params, keys))
     graph.notes += loop_notes(graph)
     return graph
 

@@ -17,6 +17,7 @@ import numpy as np
 from ..blocks.array_extra import sort_order
 from ..blocks.arrays import ArrayOp
 from ..errors import InputError
+from .jaxpr_compat import COMPAT
 from .jaxpr_rewrites import TRACED
 
 __all__ = ["REWRITTEN", "called_primal", "empty_values"]
@@ -148,4 +149,5 @@ REWRITTEN: dict[str, Callable[..., list[Any] | None]] = {
     "sort": _sort,
     "polygamma": _polygamma,
     **TRACED,  # read as the JAX function JAX differentiates them by
+    **COMPAT,  # newer JAX's primitives, read as the older ones
 }

@@ -27,6 +27,7 @@ from ..core.block_values import vertex_values
 from ..core.graph import DGraph
 from ..core.regions import Body, Region, region_notes, regions_of
 from ..errors import InputError
+from .jaxpr_compat import scan_layout
 from .jaxpr_steps import StepReads, counters_of, known_xs
 
 __all__ = ["LOOPS", "is_opaque", "loop_notes", "read_body", "read_loop"]
@@ -41,8 +42,7 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
     where = f"{reader.where}: the body of {name}"
     params = eqn.params
     if name == "scan":
-        closed = params["jaxpr"]
-        n_consts, n_carry = int(params["num_consts"]), int(params["num_carry"])
+        closed, n_consts, n_carry = scan_layout(params)
         n_cond = 0
     else:
         closed = params["body_jaxpr"]

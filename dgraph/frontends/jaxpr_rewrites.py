@@ -36,10 +36,10 @@ from typing import Any
 from ..errors import InputError
 from .jaxpr_values import Opaque, jax_module
 
-__all__ = ["TRACED", "read_linear_solve"]
+__all__ = ["TRACED", "read_as", "read_linear_solve"]
 
 
-def _read_as(
+def read_as(
     reader, eqn, ins: list[Any], fn: Callable[..., Any], outs: int | None = None, specs=None
 ) -> list[Any]:
     """The values of ``fn``'s jaxpr at the equation's operand shapes, read in its place."""
@@ -66,7 +66,7 @@ def _cumulative(reader, eqn, ins: list[Any]) -> list[Any]:
     else:
         combine = {"cumprod": lax.mul, "cummax": lax.max, "cummin": lax.min}[name]
     axis, reverse = int(eqn.params["axis"]), bool(eqn.params["reverse"])
-    return _read_as(
+    return read_as(
         reader,
         eqn,
         ins,
@@ -88,7 +88,7 @@ def _clamp(reader, eqn, ins: list[Any]) -> list[Any] | None:
         out = jnp.where((x > lo) & (x < hi), x, out)
         return [jnp.where((lo > x) & (lo < hi), lo, out)]
 
-    return _read_as(reader, eqn, ins, clamp)
+    return read_as(reader, eqn, ins, clamp)
 
 
 def _window(reader, eqn, ins: list[Any]) -> list[Any]:
@@ -127,7 +127,7 @@ def _window(reader, eqn, ins: list[Any]) -> list[Any]:
                 out = jnp.where(better, part, out)
         return [out]
 
-    return _read_as(reader, eqn, ins, pooled)
+    return read_as(reader, eqn, ins, pooled)
 
 
 def _any_all(reader, eqn, ins: list[Any]) -> list[Any]:
@@ -140,7 +140,7 @@ def _any_all(reader, eqn, ins: list[Any]) -> list[Any]:
     def reduced(x):
         return [reduce(lax.convert_element_type(x, jnp.float32), axes) > 0]
 
-    return _read_as(reader, eqn, ins, reduced)
+    return read_as(reader, eqn, ins, reduced)
 
 
 def _top_k(reader, eqn, ins: list[Any]) -> list[Any]:
@@ -153,7 +153,7 @@ def _top_k(reader, eqn, ins: list[Any]) -> list[Any]:
         return [-lax.slice_in_dim(lax.sort(-x, dimension=last), 0, k, axis=last)]
 
     specs = eqn.invars[:1]
-    values = _read_as(reader, eqn, ins, top, outs=1, specs=specs)
+    values = read_as(reader, eqn, ins, top, outs=1, specs=specs)
     return [*values, Opaque("top_k", tuple(eqn.outvars[1].aval.shape))]
 
 
@@ -163,7 +163,8 @@ def _lu(reader, eqn, ins: list[Any]) -> list[Any]:
 
 def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     """``custom_linear_solve`` as ``linear_solve(A, b)``, ``A`` the matvec's one matrix:
-    which product it is (``A·x``, or ``x·Aᵀ`` for rows, as ``vmap`` writes it) is found by
+    which product it is (``A·x``, ``x·Aᵀ`` for rows, as ``vmap`` writes it, or ``Aᵀ·x``,
+    the transposed solve of a gradient: then ``linear_solve(Aᵀ, b)``) is found by
     evaluating the matvec once on random numbers."""
     import numpy as np
 
@@ -184,15 +185,22 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     except Exception:
         raise InputError(f"{where}: its matvec could not be evaluated") from None
     got = np.asarray(got)
-    rows = None
+    rows, matrix, transposed = None, reader.operand(ins[0]), False
     if len(a_shape) == 2 and a_shape[0] == a_shape[1] and got.shape == b_shape:
         if b_shape[0] == a_shape[0] and np.allclose(got, m @ x):
             rows = len(b_shape) == 1
         elif len(b_shape) == 2 and b_shape[1] == a_shape[0] and np.allclose(got, x @ m.T):
             rows = True
+        elif b_shape[0] == a_shape[0] and np.allclose(got, m.T @ x):  # a gradient's solve
+            rows, transposed = len(b_shape) == 1, True
+        elif len(b_shape) == 2 and b_shape[1] == a_shape[0] and np.allclose(got, x @ m):
+            rows, transposed = True, True
+    if transposed:
+        op = ArrayOp("transpose", (matrix,), (("permutation", (1, 0)),), a_shape)
+        matrix = reader.operand(reader.result(op, eqn.invars[0].aval))
     if rows is None:
         raise InputError(f"{where} with a matvec other than a product with one matrix")
-    operands = (reader.operand(ins[0]), reader.operand(ins[sum(lengths)]))
+    operands = (matrix, reader.operand(ins[sum(lengths)]))
     op = ArrayOp("linear_solve", operands, (("rows", rows),), tuple(eqn.outvars[0].aval.shape))
     return [reader.result(op, eqn.outvars[0].aval)]
 

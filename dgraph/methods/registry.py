@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..core.collector import collector_paused
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
@@ -485,7 +487,9 @@ def traced_function(
         a vector its length, an array its shape).
     params
         Names of arguments that are parameters, not differentiated; then ``sizes`` covers
-        every argument and ``point`` the differentiated ones, so both must be given.
+        every argument and ``point`` the differentiated ones, or ``point`` alone every
+        argument (the parameters' values are then not used: the graph is read and checked
+        with parameters of ones).
 
     Returns
     -------
@@ -494,12 +498,19 @@ def traced_function(
     Raises
     ------
     DGraphError
-        For ``params`` with ``point`` but no ``sizes``.
+        For ``params`` with ``point`` but no ``sizes``, ``point`` not one per argument.
     InputError
         For a function the tracer cannot read.
     """
     if point is not None and sizes is None and params:
-        raise DGraphError("with params=, give sizes= for every argument beside point=")
+        names = _parameter_names(f)
+        if len(point) != len(names):
+            raise DGraphError(
+                "with params=, give sizes= for every argument beside point= (the"
+                " differentiated ones), or point= for every argument"
+            )
+        sizes = [_size(value) for value in point]  # every argument's; the point: the others'
+        point = [value for name, value in zip(names, point, strict=True) if name not in params]
     return from_python(
         f,
         n_inputs=n_inputs,
@@ -508,3 +519,17 @@ def traced_function(
         point=point,
         level=None,
     )
+
+
+def _parameter_names(f: Callable[..., Any]) -> list[str]:
+    try:
+        return list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):
+        raise DGraphError("cannot read the function's parameters") from None
+
+
+def _size(value: Any) -> int | tuple[int, ...]:
+    """An example argument's ``sizes=`` entry: 0 a scalar, a vector its length, else its
+    shape."""
+    shape = np.shape(value)
+    return shape[0] if len(shape) == 1 else (shape or 0)
