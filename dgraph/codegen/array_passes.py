@@ -697,6 +697,8 @@ def _shape(n: Node, env: Mapping[str, Shape | None], found: dict[int, Any]) -> A
         inner = _broadcast(sh(i) for i in n.items)
         return None if inner is None else (*n.shape, *inner)
     if isinstance(n, Index):
+        if isinstance(sh(n.value), list):  # one result of linalg.eigh, qr, svd, slogdet
+            return sh(n.value)[_const(n.items[0])]
         return _index_shape(sh(n.value), n.items, sh)
     if isinstance(n, Call):
         return _call_shape(n, sh)
@@ -828,7 +830,28 @@ def _call_shape(n: Call, sh) -> Any:
         if first is None or indices is None or axis is None:
             return None
         return (*first[:axis], *indices, *first[axis + 1 :])
+    if n.func.endswith("linalg." + f) and first is not None:
+        return _linalg_shape(f, first)
+    if f == "matmul" and first is not None and sh(args[1]) is not None:
+        a, b = first, sh(args[1])
+        rows, cols = a[-2:-1] if len(a) > 1 else (), b[-1:] if len(b) > 1 else ()
+        return (*np.broadcast_shapes(a[:-2], b[:-2]), *rows, *cols)
     return _broadcast(sh(a) for a in args)  # an elementwise function
+
+
+def _linalg_shape(f: str, a: Shape) -> Any:
+    """The shapes of a ``linalg`` function's results (a list for several) for a matrix of
+    shape ``a`` (batch axes first); reduced QR and SVD."""
+    *batch, m, n = a
+    k = min(m, n)
+    shapes = {
+        "eigh": [(*batch, n), a],
+        "qr": [(*batch, m, k), (*batch, k, n)],
+        "svd": [(*batch, m, k), (*batch, k), (*batch, k, n)],
+        "slogdet": [tuple(batch), tuple(batch)],
+        "det": tuple(batch),
+    }
+    return shapes.get(f, a)  # inv, cholesky: the matrix's
 
 
 def _moved_shape(f: str, first: Shape, ints: list, index: Shape | None, kw) -> Shape | None:
@@ -949,7 +972,7 @@ def _node_ops(node: Node, shapes: dict[int, Any]) -> Ops | None:
     if isinstance(one, tuple):  # already a total (contractions, reductions, scatters)
         return one[0]
     shape = shapes.get(id(node))
-    if shape is None:
+    if not isinstance(shape, tuple):  # unknown, or several results (linalg.qr, svd)
         return None
     return _times(one, math.prod(shape))
 

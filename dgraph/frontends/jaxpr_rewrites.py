@@ -184,15 +184,22 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     except Exception:
         raise InputError(f"{where}: its matvec could not be evaluated") from None
     got = np.asarray(got)
-    rows = None
+    rows, transposed = None, False
     if len(a_shape) == 2 and a_shape[0] == a_shape[1] and got.shape == b_shape:
         if b_shape[0] == a_shape[0] and np.allclose(got, m @ x):
             rows = len(b_shape) == 1
         elif len(b_shape) == 2 and b_shape[1] == a_shape[0] and np.allclose(got, x @ m.T):
             rows = True
+        elif b_shape[-1] == a_shape[0] and np.allclose(got, x @ m):
+            rows, transposed = True, True  # x·A = b: rows solved by Aᵀ (a vjp's solve)
     if rows is None:
         raise InputError(f"{where} with a matvec other than a product with one matrix")
-    operands = (reader.operand(ins[0]), reader.operand(ins[sum(lengths)]))
+    matrix = reader.operand(ins[0])
+    if transposed:
+        flip = ArrayOp("transpose", (matrix,), (("permutation", (1, 0)),), a_shape)
+        matrix = reader.operand(ins[0].T) if isinstance(ins[0], np.ndarray) else flip
+        matrix = reader.result(matrix, eqn.invars[0].aval) if matrix is flip else matrix
+    operands = (matrix, reader.operand(ins[sum(lengths)]))
     op = ArrayOp("linear_solve", operands, (("rows", rows),), tuple(eqn.outvars[0].aval.shape))
     return [reader.result(op, eqn.outvars[0].aval)]
 
