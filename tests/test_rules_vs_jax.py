@@ -761,6 +761,12 @@ case("linear_solve", "matrix", lambda a, b: jnp.linalg.solve(a, b), _SQUARE, poi
 case("linear_solve", "inv", lambda a: jnp.linalg.inv(a), _SQUARE)
 case("linear_solve", "const-matrix", lambda b: jnp.linalg.solve(_SQUARE, b), point((3,), 150))
 case("custom_linear_solve", "via-solve", lambda a: jnp.linalg.solve(a, a[0]), _SQUARE)
+case(  # JAX's gradient of inv solves x·A = b: rows by Aᵀ
+    "custom_linear_solve",
+    "x-times-a",
+    lambda a: jax.grad(lambda m: jnp.sum(jnp.linalg.inv(m) * _SQUARE))(a),
+    _SQUARE,
+)
 # determinants (n >= 4 for det, n >= 2 for slogdet: JAX writes smaller ones out) and
 # decompositions: square, tall, wide and 1x1 matrices at points with distinct singular values
 _MATRICES = {"n-d": point((3, 3), 151), "tall": point((4, 3), 152), "wide": point((3, 4), 153)}
