@@ -20,8 +20,8 @@ The singular vectors' derivatives exist only where the singular values are disti
 nonzero (F and diag(s)⁻¹ are then finite), as the eigenvectors' (``eigh``) only where the
 eigenvalues are distinct: at a repeated value the formulas give infinities or numbers
 that are no derivative, which the value check (:mod:`dgraph.core.value_check`) reports.
-The singular values' own derivative ``diag(S)`` needs them distinct too (a repeated one is
-not differentiable).
+At a repeated singular value the values' own ``diag(S)`` is JAX's answer for the basis
+LAPACK returned (a repeated value is not differentiable; JAX gives the same numbers).
 """
 
 from __future__ import annotations
