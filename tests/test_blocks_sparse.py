@@ -419,3 +419,30 @@ def test_the_heap_is_kept_for_the_outermost_call_only(monkeypatch):
         assert calls == kept  # an inner call changes nothing
         raise KeyError
     assert calls == [*kept, *after, ("trim", 0)]
+
+
+@pytest.mark.parametrize("before", [True, False])
+def test_numpy_s_huge_page_request_is_off_within_a_call_and_restored(monkeypatch, before):
+    """Within the outermost scoped call NumPy asks for no huge pages; afterwards its
+    setting is what it was (also on an error), and an inner call changes nothing."""
+    state = [before]
+
+    def switch(enabled):
+        previous, state[0] = state[0], enabled
+        return previous
+
+    monkeypatch.setattr(blocks.heap, "_madvise_switch", lambda: switch)
+    with pytest.raises(KeyError), blocks.scoped():
+        assert state == [False]
+        with blocks.scoped():
+            pass
+        assert state == [False]
+        raise KeyError
+    assert state == [before]
+
+
+def test_numpy_s_huge_page_setting_in_the_environment_is_left_alone(monkeypatch):
+    monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "1")
+    assert blocks.heap._madvise_switch() is None
+    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE")
+    assert callable(blocks.heap._madvise_switch())  # this NumPy has the switch

@@ -42,6 +42,7 @@ ARRAY_ONLY = {
     "frexp_mantissa", "frexp_exponent",
     "cholesky", "eigh_values", "eigh_vectors", "triangular_solve",
     "linear_solve", "custom_linear_solve", "top_k",  # a solve; a sort
+    "det", "logabsdet", "qr_q", "qr_r", "svd_values", "svd_u", "svd_vt",
 }  # fmt: skip
 
 

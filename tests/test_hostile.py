@@ -468,6 +468,16 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     ("tensor-operand-count", ["structure", H("tensor_operand_count.json")], "takes 1 operands"),
     (
+        "tensor-wide-qr",
+        ["structure", H("tensor_wide_qr.json")],
+        "QR of a wide matrix (shape (2, 3)) is not supported",
+    ),
+    (
+        "tensor-det-of-a-vector",
+        ["structure", H("tensor_det_vector.json")],
+        "its op does not fit its operands",
+    ),
+    (
         "tensor-conv-groups",
         ["structure", H("tensor_conv_groups.json")],
         "features 3 (lhs), 2 and 2 (rhs) do not fit 1 feature and 1 batch groups",

@@ -761,6 +761,29 @@ case("linear_solve", "matrix", lambda a, b: jnp.linalg.solve(a, b), _SQUARE, poi
 case("linear_solve", "inv", lambda a: jnp.linalg.inv(a), _SQUARE)
 case("linear_solve", "const-matrix", lambda b: jnp.linalg.solve(_SQUARE, b), point((3,), 150))
 case("custom_linear_solve", "via-solve", lambda a: jnp.linalg.solve(a, a[0]), _SQUARE)
+case(  # JAX's gradient of inv solves x·A = b: rows by Aᵀ
+    "custom_linear_solve",
+    "x-times-a",
+    lambda a: jax.grad(lambda m: jnp.sum(jnp.linalg.inv(m) * _SQUARE))(a),
+    _SQUARE,
+)
+# determinants (n >= 4 for det, n >= 2 for slogdet: JAX writes smaller ones out) and
+# decompositions: square, tall, wide and 1x1 matrices at points with distinct singular values
+_MATRICES = {"n-d": point((3, 3), 151), "tall": point((4, 3), 152), "wide": point((3, 4), 153)}
+_MATRICES["size-1"] = point((1, 1), 154)
+case("det", "n-d", lambda a: jnp.linalg.det(a), point((4, 4), 155))
+case("det", "slogdet-sign", lambda a: jnp.linalg.slogdet(a)[0] * a[0], _MATRICES["n-d"])
+case("logabsdet", "n-d", lambda a: jnp.linalg.slogdet(a)[1], _MATRICES["n-d"])
+case("logabsdet", "negative-det", lambda a: jnp.linalg.slogdet(a)[1], -_spd(3, 156))
+for _cls in ("n-d", "tall", "size-1"):
+    case("qr_q", _cls, lambda a: jnp.linalg.qr(a)[0], _MATRICES[_cls])
+    case("qr_r", _cls, lambda a: jnp.linalg.qr(a)[1], _MATRICES[_cls])
+for _cls, _a in _MATRICES.items():
+    case("svd_values", _cls, lambda a: jnp.linalg.svd(a, compute_uv=False), _a)
+for _cls in ("n-d", "tall", "wide"):
+    for _k, _name in ((0, "svd_u"), (2, "svd_vt")):
+        _f = lambda a, k=_k: jnp.linalg.svd(a, full_matrices=False)[k]  # noqa: E731
+        case(_name, _cls, _f, _MATRICES[_cls])
 
 # -- refused in one line -------------------------------------------------------------------
 
@@ -784,7 +807,9 @@ REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
         lambda x: x.at[jnp.array([0, 1]), jnp.array([1, 5])].get(mode="fill", fill_value=0.0),
         (2, 2),
     ),
-    "lu as data": (lambda x: jnp.linalg.slogdet(x)[1], (3, 3)),
+    "lu as data": (lambda x: jsl.lu_factor(x)[0], (3, 3)),
+    "qr of a wide matrix": (lambda x: jnp.linalg.qr(x)[1], (2, 3)),
+    "full svd of a non-square matrix": (lambda x: jnp.linalg.svd(x)[0], (2, 3)),
     "top_k indices as data": (lambda x: x[lax.top_k(x, 2)[1]], (3,)),
     "reduce_window with negative padding": (
         lambda x: lax.reduce_window(x, 0.0, lax.add, (2,), (1,), ((-1, 0),)),

@@ -28,6 +28,7 @@ from dgraph.methods import accumulate  # noqa: E402
 X = np.array([0.3, 0.6, 0.8])
 Y = np.array([0.7, 0.2, 0.5])
 A = np.array([[0.3, 0.9, 0.4], [0.7, 0.2, 0.5]])
+C4 = np.arange(16.0).reshape(4, 4) / 40  # det of 4x4: JAX's lu path, not a formula
 
 UNARY = {  # primitive: (function, point inside its domain)
     "neg": (jnp.negative, X),
@@ -91,6 +92,13 @@ UNARY = {  # primitive: (function, point inside its domain)
         X,
     ),
     "linear_solve": (lambda x: jnp.linalg.solve(A.T @ A + jnp.eye(3), x), X),
+    "det": (lambda x: jnp.linalg.det(jnp.diag(jnp.concatenate([x, x[:1]])) + C4), X),
+    "logabsdet": (lambda a: jnp.linalg.slogdet(a.T @ a + jnp.eye(3))[1], A),
+    "qr_q": (lambda a: jnp.linalg.qr(a.T)[0], A),
+    "qr_r": (lambda a: jnp.linalg.qr(a.T)[1], A),
+    "svd_values": (lambda a: jnp.linalg.svd(a, compute_uv=False), A),
+    "svd_u": (lambda a: jnp.linalg.svd(a, full_matrices=False)[0], A),
+    "svd_vt": (lambda a: jnp.linalg.svd(a, full_matrices=False)[2], A),
 }
 BINARY = {
     "add": jnp.add,

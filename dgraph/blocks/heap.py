@@ -11,12 +11,19 @@ own dynamic bounds on 64-bit systems (:data:`AFTER`: what its dynamic thresholds
 after a large free) and what is free is returned to the kernel (``malloc_trim``). Nothing
 is changed where the allocator is not glibc's or where its thresholds were set in the
 environment.
+
+NumPy asks the kernel for transparent huge pages on every array of 4 MiB or more
+(``madvise``); where the kernel compacts memory on such a fault (its ``defrag`` setting
+``madvise``, a common default) each first touch of a fresh buffer stalls. Within a call
+that request is turned off as well, and the previous setting is restored when the call
+returns; nothing is changed where ``NUMPY_MADVISE_HUGEPAGE`` is set in the environment.
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
+import importlib
 import os
 from typing import Any
 
@@ -47,6 +54,22 @@ def _libc() -> Any:
     return libc
 
 
+def _madvise_switch() -> Any:
+    """NumPy's switch of its huge-page request (it returns the previous setting), or None
+    where this NumPy has none or the environment sets it."""
+    if "NUMPY_MADVISE_HUGEPAGE" in os.environ:
+        return None
+    for module in ("numpy._core.multiarray", "numpy.core.multiarray"):
+        try:
+            return getattr(importlib.import_module(module), "_set_madvise_hugepage", None)
+        except ImportError:
+            continue
+    return None
+
+
+_HUGEPAGE: list[Any] = [None]  # the setting before the outermost call, while it runs
+
+
 def _set(thresholds: tuple[int, int]) -> None:
     libc = _libc()
     if libc is not None:
@@ -57,11 +80,18 @@ def _set(thresholds: tuple[int, int]) -> None:
 def keep() -> None:
     """Raise the thresholds: freed buffers stay in the heap for the next ones."""
     _set(KEPT)
+    switch = _madvise_switch()
+    if switch is not None:
+        _HUGEPAGE[0] = switch(False)
 
 
 def release() -> None:
     """Set the thresholds to :data:`AFTER` and return the free memory to the kernel."""
     _set(AFTER)
+    switch = _madvise_switch()
+    if switch is not None and _HUGEPAGE[0] is not None:
+        switch(_HUGEPAGE[0])
+        _HUGEPAGE[0] = None
     libc = _libc()
     if libc is not None:
         libc.malloc_trim(0)

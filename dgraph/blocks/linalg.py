@@ -30,11 +30,12 @@ import numpy as np
 
 from ..errors import InputError
 from . import GENERAL, Block, dense
+from . import decompositions as _dec
 
 __all__ = ["LINALG", "NumPyOps", "check", "forward", "operand_block", "tangent", "values"]
 
 LINALG = frozenset({"cholesky", "triangular_solve", "eigh_values", "eigh_vectors"})
-LINALG |= {"linear_solve"}
+LINALG |= {"linear_solve"} | _dec.DECOMPOSITIONS  # det, logabsdet, qr_*, svd_*
 
 
 def _or_nan(f):
@@ -49,6 +50,16 @@ def _or_nan(f):
     return staticmethod(safe)
 
 
+def _reduced_svd(a: np.ndarray) -> tuple[np.ndarray, ...]:
+    """U, s, Vᵀ of the reduced SVD; NaN where LAPACK does not converge (a NaN entry)."""
+    try:
+        return tuple(np.linalg.svd(a, full_matrices=False))
+    except np.linalg.LinAlgError:
+        m, n = np.shape(a)[-2:]
+        k = min(m, n)
+        return tuple(np.full(shape, np.nan) for shape in ((m, k), (k,), (k, n)))
+
+
 class NumPyOps:
     """The array vocabulary of the formulas, in NumPy."""
 
@@ -56,6 +67,10 @@ class NumPyOps:
     inv = _or_nan(np.linalg.inv)
     cholesky = _or_nan(np.linalg.cholesky)
     eigh = staticmethod(np.linalg.eigh)
+    det = staticmethod(np.linalg.det)
+    slogdet = staticmethod(np.linalg.slogdet)
+    qr = staticmethod(np.linalg.qr)
+    svd = staticmethod(lambda a: _reduced_svd(a))
     part = staticmethod(lambda pair, i: pair[i])
     column = staticmethod(lambda w: np.reshape(w, (*np.shape(w), 1)))
     row = staticmethod(lambda w: np.reshape(w, (*np.shape(w)[:-1], 1, np.shape(w)[-1])))
@@ -79,6 +94,9 @@ def check(op: Any, shapes: Sequence[tuple[int, ...]]) -> None:
     InputError
         For another shape (batched linear algebra is not supported at the array level).
     """
+    if op.primitive in _dec.DECOMPOSITIONS:
+        _dec.check(op, shapes)
+        return
     a = tuple(shapes[0])
     if len(a) != 2 or a[0] != a[1]:
         raise InputError(
@@ -126,6 +144,8 @@ def _matrix(op: Any, a: Any, xp: Any) -> Any:
 
 def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps) -> Any:
     """The result."""
+    if op.primitive in _dec.DECOMPOSITIONS:
+        return _dec.forward(op, args, xp)
     if op.primitive == "cholesky":
         return xp.cholesky(args[0])
     if op.primitive.startswith("eigh"):
@@ -143,6 +163,8 @@ def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps) -> Any:
 def tangent(op: Any, k: int, args: Sequence[Any], d: Any, result: Any, xp: Any = NumPyOps) -> Any:
     """The result's tangents for tangents ``d`` of operand k (a leading axis of
     directions), ``result`` the primal result."""
+    if op.primitive in _dec.DECOMPOSITIONS:
+        return _dec.tangent(op, args, d, result, xp)
     if op.primitive == "cholesky":
         li = xp.inv(result)
         inner = xp.matmul(xp.matmul(li, d), xp.swap(li))

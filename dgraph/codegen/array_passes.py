@@ -697,6 +697,8 @@ def _shape(n: Node, env: Mapping[str, Shape | None], found: dict[int, Any]) -> A
         inner = _broadcast(sh(i) for i in n.items)
         return None if inner is None else (*n.shape, *inner)
     if isinstance(n, Index):
+        if isinstance(sh(n.value), list):  # one result of linalg.eigh, qr, svd, slogdet
+            return sh(n.value)[_const(n.items[0])]
         return _index_shape(sh(n.value), n.items, sh)
     if isinstance(n, Call):
         return _call_shape(n, sh)
@@ -832,6 +834,8 @@ def _call_shape(n: Call, sh) -> Any:
         if first is None or indices is None or axis is None:
             return None
         return (*first[:axis], *indices, *first[axis + 1 :])
+    if n.func.endswith("linalg." + f) and first is not None:
+        return _linalg_shape(f, first)
     return _broadcast(sh(a) for a in args)  # an elementwise function
 
 
@@ -846,6 +850,21 @@ def _matmul_shape(a: Shape | None, b: Shape | None) -> Shape | None:
         return (*b[:-2], b[-1])
     batch = _broadcast((a[:-2], b[:-2]))
     return None if batch is None else (*batch, a[-2], b[-1])
+
+
+def _linalg_shape(f: str, a: Shape) -> Any:
+    """The shapes of a ``linalg`` function's results (a list for several) for a matrix of
+    shape ``a`` (batch axes first); reduced QR and SVD."""
+    *batch, m, n = a
+    k = min(m, n)
+    shapes = {
+        "eigh": [(*batch, n), a],
+        "qr": [(*batch, m, k), (*batch, k, n)],
+        "svd": [(*batch, m, k), (*batch, k), (*batch, k, n)],
+        "slogdet": [tuple(batch), tuple(batch)],
+        "det": tuple(batch),
+    }
+    return shapes.get(f, a)  # inv, cholesky: the matrix's
 
 
 def _moved_shape(f: str, first: Shape, ints: list, index: Shape | None, kw) -> Shape | None:
@@ -966,7 +985,7 @@ def _node_ops(node: Node, shapes: dict[int, Any]) -> Ops | None:
     if isinstance(one, tuple):  # already a total (contractions, reductions, scatters)
         return one[0]
     shape = shapes.get(id(node))
-    if shape is None:
+    if not isinstance(shape, tuple):  # unknown, or several results (linalg.qr, svd)
         return None
     return _times(one, math.prod(shape))
 

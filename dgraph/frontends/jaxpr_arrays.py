@@ -52,6 +52,7 @@ from ..core.graph import DGraph
 from ..errors import InputError
 from .jaxpr_branches import read_clamp, read_cond
 from .jaxpr_extra import REWRITTEN, called_primal, empty_values
+from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, loop_notes, read_loop
 from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
@@ -364,6 +365,9 @@ class _Reader:
         name = eqn.primitive.name
         params = eqn.params
         if name in CALLS:
+            determinant = read_determinant(self, eqn, ins)  # slogdet, det: not their lu
+            if determinant is not None:
+                return determinant
             closed, consts = called_jaxpr(eqn, self.where)
             primal = called_primal(self, eqn, ins)  # frexp: its bit-level body as one op
             if primal is None:

@@ -195,7 +195,9 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
             rows, transposed = len(b_shape) == 1, True
         elif len(b_shape) == 2 and b_shape[1] == a_shape[0] and np.allclose(got, x @ m):
             rows, transposed = True, True
-    if transposed:
+    if transposed and isinstance(ins[0], np.ndarray):
+        matrix = reader.operand(ins[0].T)
+    elif transposed:
         op = ArrayOp("transpose", (matrix,), (("permutation", (1, 0)),), a_shape)
         matrix = reader.operand(reader.result(op, eqn.invars[0].aval))
     if rows is None:

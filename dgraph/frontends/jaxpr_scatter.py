@@ -15,7 +15,8 @@ dimension-number layout and tie JAX's own scatter resolves is read as JAX runs i
 * ``dynamic_update_slice`` at constant starts (clamped as JAX clamps them): a scatter;
 * ``bcoo_dot_general`` of a constant BCOO matrix: ``dot_general`` with the dense
   constant, whose zeros the block leaves out (``arrays.narrowed``: the sparse pattern);
-* ``cholesky`` and ``triangular_solve`` (:mod:`dgraph.blocks.linalg`).
+* ``cholesky`` and ``triangular_solve`` (:mod:`dgraph.blocks.linalg`); ``qr``, ``svd``
+  (:mod:`.jaxpr_linalg`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import numpy as np
 from ..blocks import linalg
 from ..blocks.arrays import ArrayOp, Const
 from ..errors import InputError
+from .jaxpr_linalg import DECOMPOSED, read_decomposition
 
 __all__ = ["INDEX_OPERANDS", "SCATTER_NAMES", "read_indexed"]
 
@@ -91,6 +93,8 @@ def read_indexed(eqn, ins: list[Any], where: str) -> ArrayOp | list[ArrayOp] | N
             return _linalg(eqn, ins)
         if name == "eigh":
             return _eigh(eqn, ins, where)
+        if name in DECOMPOSED:  # qr, svd
+            return read_decomposition(eqn, ins, where)
     except InputError:
         raise
     except Exception as exc:  # JAX refused the indices: one line

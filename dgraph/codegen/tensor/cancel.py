@@ -165,7 +165,7 @@ def _with_mirrors(rows: np.ndarray, cols: np.ndarray, zero: np.ndarray) -> np.nd
 # (its rounding), or not a number, are asked (a point only keeps entries: nothing is
 # dropped because of a value at a point).
 
-_SEED = 20261129
+_SEEDS = (20261129, 20261130)  # two drawn points: a value near 0 at one by chance is rare
 _NEAR = 1e-8  # |sum| at most this times Σ|summands| at the entry: asked
 _NEAR_ALL = 1e-10  # |sum| at most this times the largest value computed: asked
 
@@ -177,28 +177,22 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
     if not any(w.varies(data) for _, data in parts):
         return None
     nodes = [data for _, data in parts]
-    point = _at_a_point(w, nodes)
-    if point is None:
-        return None
-    numbers, shaped, found, magnitude = point
-    size = values.size if isinstance(values, Terms) else int(np.size(found[0]))
-    total, scale = np.zeros(size), np.zeros(size)
-    for (where, _), value in zip(parts, found, strict=True):
-        place_at = np.arange(size) if where is None else np.asarray(where)
-        value = np.asarray(value, dtype=float).reshape(-1)
-        if value.size not in (1, place_at.size):
+    asked = None
+    for seed in _SEEDS:  # an entry far from 0 at any one point is not asked
+        point = _at_a_point(w, nodes, seed)
+        if point is None:
             return None
-        total[place_at] += value
-        scale[place_at] += np.abs(value)
-    with np.errstate(invalid="ignore"):
-        largest = max(magnitude, np.max(scale, where=np.isfinite(scale), initial=0.0))
-        asked = ~np.isfinite(total) | (np.abs(total) <= _NEAR * scale)
-        asked |= np.abs(total) <= _NEAR_ALL * largest
-    wanted = np.zeros(size, dtype=bool)
-    wanted[at[~zero] if zero is not None else at] = True
-    asked &= wanted
-    if not asked.any():
-        return None
+        if asked is None:
+            numbers, shaped = point[0], point[1]
+            size = values.size if isinstance(values, Terms) else int(np.size(point[2][0]))
+            asked = np.zeros(size, dtype=bool)
+            asked[at[~zero] if zero is not None else at] = True
+        near = _near_zero(parts, point[2], point[3], size)
+        if near is None:
+            return None
+        asked &= near
+        if not asked.any():
+            return None
     try:
         polys = PolyValues(w.statements, numbers, shaped, w.varying).of(nodes)
         placed = []
@@ -215,7 +209,25 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
     return proven[at]
 
 
-def _at_a_point(w, nodes: list[Node]):
+def _near_zero(parts, found, magnitude: float, size: int) -> np.ndarray | None:
+    """Per entry, whether its summands' values at a point add up to 0, or nearly (its
+    rounding), or to no number; None where a value's size does not fit its place."""
+    total, scale = np.zeros(size), np.zeros(size)
+    for (where, _), value in zip(parts, found, strict=True):
+        place_at = np.arange(size) if where is None else np.asarray(where)
+        value = np.asarray(value, dtype=float).reshape(-1)
+        if value.size not in (1, place_at.size):
+            return None
+        total[place_at] += value
+        scale[place_at] += np.abs(value)
+    with np.errstate(invalid="ignore"):
+        largest = max(magnitude, np.max(scale, where=np.isfinite(scale), initial=0.0))
+        near = ~np.isfinite(total) | (np.abs(total) <= _NEAR * scale)
+        near |= np.abs(total) <= _NEAR_ALL * largest
+    return near
+
+
+def _at_a_point(w, nodes: list[Node], seed: int = 0):
     """The values of ``nodes`` at a drawn point (inputs uniform in [0.25, 0.75]), with the
     values of the names no input reaches and every name's shape; None where the program
     is not evaluated here (its inputs not found, an operation the evaluator refuses)."""
@@ -243,7 +255,7 @@ def _at_a_point(w, nodes: list[Node]):
     shapes = _argument_shapes(statements, arguments)
     if shapes is None:
         return None
-    rng = np.random.default_rng(_SEED)
+    rng = np.random.default_rng(seed)
     env: dict = dict(constants)
     shaped: dict = {n: Shaped.of(a) for n, a in constants.items()}
     for name in sorted(arguments):

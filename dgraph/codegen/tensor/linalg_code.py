@@ -1,4 +1,5 @@
-"""``cholesky``, ``eigh`` and ``triangular_solve`` (:mod:`dgraph.blocks.linalg`) as array
+"""``cholesky``, ``eigh``, ``triangular_solve``, ``linear_solve`` and the determinants and
+decompositions (:mod:`dgraph.blocks.linalg`, :mod:`dgraph.blocks.decompositions`) as array
 statements: the same formulas, over calls of the array module (``matmul``,
 ``linalg.inv``, ``tril``, ...), so that NumPy and JAX print them; the C printers have no
 such calls and refuse them in one line."""
@@ -36,6 +37,22 @@ class IROps:
     @staticmethod
     def eigh(a: Node) -> Node:
         return Call("linalg.eigh", (a,))
+
+    @staticmethod
+    def det(a: Node) -> Node:
+        return Call("linalg.det", (a,))
+
+    @staticmethod
+    def slogdet(a: Node) -> Node:
+        return Call("linalg.slogdet", (a,))
+
+    @staticmethod
+    def qr(a: Node) -> Node:
+        return Call("linalg.qr", (a,))
+
+    @staticmethod
+    def svd(a: Node) -> Node:
+        return Call("linalg.svd", (a,), (("full_matrices", Const(False)),))
 
     @staticmethod
     def part(pair: Node, i: int) -> Node:

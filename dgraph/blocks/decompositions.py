@@ -1,0 +1,121 @@
+"""Determinants and decompositions of one real matrix (no batch axes), each result an
+array operation with a dense block, its values the tangent map applied to every basis
+direction (as :mod:`dgraph.blocks.linalg`, which dispatches here):
+
+* ``det`` and ``logabsdet`` (``log|det A|``, ``jnp.linalg.slogdet``'s second result) of a
+  square matrix: ``d log|det A| = tr(A⁻¹·dA)`` and ``d det A = det A · tr(A⁻¹·dA)``
+  (Jacobi's formula; the sign of ``det`` has no derivative);
+* ``qr_q`` and ``qr_r``, the reduced QR of an m×n matrix, m ≥ n: with ``C = Qᵀ·dA·R⁻¹``
+  and ``Ω = L - Lᵀ``, ``L`` the strict lower triangle of C (the skew-symmetric part that
+  keeps Q orthonormal), ``dQ = Q·(Ω - C) + dA·R⁻¹`` and ``dR = (C - Ω)·R`` (JAX's rule
+  for the reduced QR, ``qr_jvp_rule``); R must be invertible;
+* ``svd_values``, ``svd_u``, ``svd_vt``: the reduced SVD ``A = U·diag(s)·Vᵀ`` of an m×n
+  matrix, k = min(m, n) values in descending order. With ``S = Uᵀ·dA·V``:
+  ``ds = diag(S)``; ``dU = U·(F ∘ (S·diag(s) + diag(s)·Sᵀ))`` and
+  ``dV = V·(F ∘ (diag(s)·S + Sᵀ·diag(s)))``, ``F_ij = 1/(s_j² - s_i²)`` off the diagonal and
+  0 on it; for m > n, ``dU`` also takes ``(I - U·Uᵀ)·dA·V·diag(s)⁻¹``, for n > m ``dV``
+  takes ``(I - V·Vᵀ)·dAᵀ·U·diag(s)⁻¹`` (JAX's ``_svd_jvp_rule``, real case).
+
+The singular vectors' derivatives exist only where the singular values are distinct and
+nonzero (F and diag(s)⁻¹ are then finite), as the eigenvectors' (``eigh``) only where the
+eigenvalues are distinct: at a repeated value the formulas give infinities or numbers
+that are no derivative, which the value check (:mod:`dgraph.core.value_check`) reports.
+At a repeated singular value the values' own ``diag(S)`` is JAX's answer for the basis
+LAPACK returned (a repeated value is not differentiable; JAX gives the same numbers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import InputError
+
+__all__ = ["DECOMPOSITIONS", "check", "forward", "tangent"]
+
+DECOMPOSITIONS = frozenset({"det", "logabsdet", "qr_q", "qr_r", "svd_values", "svd_u", "svd_vt"})
+
+
+def check(op: Any, shapes: Sequence[tuple[int, ...]]) -> None:
+    """One matrix: square for a determinant, at least as many rows as columns for QR.
+
+    Raises
+    ------
+    InputError
+        For another shape (batched linear algebra is not supported at the array level).
+    """
+    a = tuple(shapes[0])
+    name = op.primitive
+    if len(a) != 2 or 0 in a:
+        raise InputError(f"{name}: only one matrix is supported (operand of shape {a})")
+    if name in ("det", "logabsdet") and a[0] != a[1]:
+        raise InputError(f"{name}: the matrix must be square, not of shape {a}")
+    if name.startswith("qr") and a[0] < a[1]:
+        raise InputError(f"{name}: QR of a wide matrix (shape {a}) is not supported")
+
+
+def forward(op: Any, args: Sequence[Any], xp: Any) -> Any:
+    """The result, over the array vocabulary ``xp`` (:class:`dgraph.blocks.linalg.NumPyOps`)."""
+    name, a = op.primitive, args[0]
+    if name == "det":
+        return xp.det(a)
+    if name == "logabsdet":
+        return xp.part(xp.slogdet(a), 1)
+    if name.startswith("qr"):
+        return xp.part(xp.qr(a), 0 if name == "qr_q" else 1)
+    return xp.part(xp.svd(a), {"svd_u": 0, "svd_values": 1, "svd_vt": 2}[name])
+
+
+def tangent(op: Any, args: Sequence[Any], d: Any, result: Any, xp: Any) -> Any:
+    """The result's tangents for tangents ``d`` of the matrix (a leading axis of
+    directions), ``result`` the primal result."""
+    name, a = op.primitive, args[0]
+    if name in ("det", "logabsdet"):
+        traces = xp.last_sum(xp.last_sum(xp.mul(xp.swap(xp.inv(a)), d)))  # tr(A⁻¹·dA)
+        return traces if name == "logabsdet" else xp.mul(traces, result)
+    if name.startswith("qr"):
+        return _qr(name, a, d, xp)
+    return _svd(op, a, d, xp)
+
+
+def _qr(name: str, a: Any, d: Any, xp: Any) -> Any:
+    pair = xp.qr(a)
+    q, r = xp.part(pair, 0), xp.part(pair, 1)
+    d_rinv = xp.matmul(d, xp.inv(r))
+    c = xp.matmul(xp.swap(q), d_rinv)
+    lower = xp.tril(c, -1)
+    omega = xp.sub(lower, xp.swap(lower))
+    if name == "qr_q":
+        return xp.add(xp.matmul(q, xp.sub(omega, c)), d_rinv)
+    return xp.matmul(xp.sub(c, omega), r)
+
+
+def _svd(op: Any, a: Any, d: Any, xp: Any) -> Any:
+    """The SVD's tangents; k, and whether the matrix is tall or wide, read off the result's
+    shape (U is m×k, Vᵀ is k×n, k = min(m, n))."""
+    name, shape = op.primitive, tuple(op.shape)
+    triple = xp.svd(a)
+    u, s, vt = xp.part(triple, 0), xp.part(triple, 1), xp.part(triple, 2)
+    v = xp.swap(vt)
+    k = shape[1] if name == "svd_u" else shape[0]
+    inner = xp.matmul(xp.matmul(xp.swap(u), d), v)  # S = Uᵀ·dA·V, k×k
+    if name == "svd_values":
+        return xp.last_sum(xp.mul(inner, xp.eye(k)))
+    squares = xp.mul(s, s)
+    gaps = xp.add(xp.sub(xp.row(squares), xp.column(squares)), xp.eye(k))
+    f = xp.sub(xp.div(1.0, gaps), xp.eye(k))  # 1/(s_j² - s_i²), 0 on the diagonal
+    if name == "svd_u":
+        scaled = xp.mul(xp.row(s), inner)  # S·diag(s)
+        du = xp.matmul(u, xp.mul(f, xp.add(scaled, xp.swap(scaled))))
+        if shape[0] > k:  # tall
+            dav = xp.matmul(d, v)
+            rest = xp.sub(dav, xp.matmul(u, xp.matmul(xp.swap(u), dav)))
+            du = xp.add(du, xp.div(rest, xp.row(s)))
+        return du
+    scaled = xp.mul(xp.column(s), inner)  # diag(s)·S
+    dv = xp.matmul(v, xp.mul(f, xp.add(scaled, xp.swap(scaled))))
+    if shape[1] > k:  # wide
+        dau = xp.matmul(xp.swap(d), u)
+        rest = xp.sub(dau, xp.matmul(v, xp.matmul(vt, dau)))
+        dv = xp.add(dv, xp.div(rest, xp.row(s)))
+    return xp.swap(dv)

@@ -1,0 +1,82 @@
+"""Determinants and decompositions (``dgraph.blocks.decompositions``) through generated code:
+``jvp``/``vjp`` in NumPy and JAX and the Hessian against JAX; singular vectors at a
+repeated singular value not verified. The rules themselves are checked operation by
+operation in tests/test_rules_vs_jax.py and mutated in tests/test_value_check_mutations.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+from dgraph import accumulate, from_jax, hessian, make_function  # noqa: E402
+from dgraph.codegen.python import load_python  # noqa: E402
+from dgraph.codegen.tensor.module import tensor_module  # noqa: E402
+from dgraph.errors import DGraphError  # noqa: E402
+
+X = np.random.default_rng(7).uniform(0.2, 1.2, 16)
+
+
+def _every(x):
+    """slogdet, det (n = 4: its lu), qr and svd (values and vectors) of one 4×3 matrix."""
+    tall = x[:12].reshape(4, 3) + 3 * jnp.eye(4, 3)
+    square = jnp.concatenate([tall, x[12:].reshape(4, 1)], axis=1)
+    u, s, vt = jnp.linalg.svd(tall.T, full_matrices=False)
+    q, r = jnp.linalg.qr(tall)
+    logdet, det = jnp.linalg.slogdet(square)[1], jnp.linalg.det(square)
+    return jnp.concatenate([jnp.stack([logdet, det]), s, u[:, 0] * vt[0, 0], q[:, 1], r[0]])
+
+
+@pytest.fixture(autouse=True)
+def _float64():
+    with jax.enable_x64(True):
+        yield
+
+
+@pytest.mark.parametrize("mode", ["vjp"])  # jvp: benchmarks/linalg_matrix.py
+def test_jvp_and_vjp_equal_jax(mode: str) -> None:
+    J = np.asarray(jax.jacfwd(_every)(X))
+    made = make_function(_every, mode, point=[X])
+    rng = np.random.default_rng(8)
+    if mode == "jvp":
+        v = rng.standard_normal(X.size)
+        np.testing.assert_allclose(np.asarray(made(X, v)), J @ v, rtol=1e-9, atol=1e-12)
+    else:
+        w = rng.standard_normal(J.shape[0])
+        np.testing.assert_allclose(np.asarray(made(X, w)), w @ J, rtol=1e-9, atol=1e-12)
+
+
+def test_jax_code_equals_jax() -> None:
+    """The JAX printer's ``linalg`` calls (a tuple's parts: qr, svd, slogdet)."""
+
+    def f(x):
+        a = x.reshape(3, 2) + jnp.eye(3, 2)
+        u = jnp.linalg.svd(a, full_matrices=False)[0]
+        return jnp.concatenate([jnp.linalg.qr(a)[1][0], u[0], jnp.linalg.slogdet(a.T @ a)[1][None]])
+
+    x = X[:6]
+    es = accumulate(from_jax(f, x, level="array"), "forward", verify=False)
+    got = load_python(tensor_module(es, "jax", False)).jacobian(x)
+    np.testing.assert_allclose(got, jax.jacfwd(f)(x), rtol=1e-9, atol=1e-12)
+
+
+def test_hessian_through_slogdet_and_inv() -> None:
+    """JAX's gradient of these reads ``slogdet``'s solve and solves ``x·A = b`` (a row
+    solve by Aᵀ, refused before): the generated Hessian equals ``jax.hessian``."""
+
+    def f(x):
+        a = x.reshape(2, 2) + 2 * jnp.eye(2)
+        return jnp.linalg.slogdet(a)[1] + jnp.sum(jnp.linalg.inv(a))
+
+    x = X[:4]
+    np.testing.assert_allclose(hessian(f, x)(x), jax.hessian(f)(x), rtol=1e-9, atol=1e-12)
+
+
+def test_singular_vectors_at_a_repeated_singular_value_are_not_verified() -> None:
+    """Where two singular values are equal the vectors have no derivative: the rule gives
+    infinities, which the check refuses."""
+    a = np.diag([2.0, 2.0, 1.0])
+    with pytest.raises(DGraphError):
+        make_function(lambda m: jnp.linalg.svd(m)[0], point=[a])
