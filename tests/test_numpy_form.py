@@ -32,8 +32,17 @@ def minsurf(x):
     return 0.5 * h * h * jnp.sum(area)
 
 
+def pieces(x):
+    """A part of the assembly written in two pieces (x[5]'s entry: another part got there
+    first), its value an in-place sum: computed once, not once per piece."""
+    return (
+        jnp.sum(jnp.sin(x[1:])) - jnp.sum(jnp.sin(x[1:])) + jnp.sum(jnp.sin(x[:-1]) + x[1:] * x[1:])
+    )
+
+
 CASES = {
     "rosenbrock": (rosenbrock, 10, None),
+    "pieces": (pieces, 6, None),
     "minsurf": (minsurf, 9, None),
 }
 

@@ -165,9 +165,9 @@ def _with_mirrors(rows: np.ndarray, cols: np.ndarray, zero: np.ndarray) -> np.nd
 # (its rounding), or not a number, are asked (a point only keeps entries: nothing is
 # dropped because of a value at a point).
 
-_SEEDS = (20261129, 20261130)  # two drawn points: a value near 0 at one by chance is rare
+_SEEDS = (20261129, 20261130, 20261131)  # drawn points: near 0 at all three by chance is rare
 _NEAR = 1e-8  # |sum| at most this times Σ|summands| at the entry: asked
-_NEAR_ALL = 1e-10  # |sum| at most this times the largest value computed: asked
+_NEAR_ALL = 1e-12  # |sum| at most this times the largest value computed: asked
 
 
 def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None):

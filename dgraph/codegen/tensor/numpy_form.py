@@ -355,20 +355,20 @@ def _assembly(
             for lo, hi in itertools.pairwise(changes):
                 pieces.append((_sub(own, lo, hi), _sub(at, lo, hi), bool(state[lo])))
         covered[a] = True
-        placed.append((a, cuts, pieces, d))
+        placed.append((a, pieces, d))
     if later is not None:
         covered[later] = True
     rest = np.flatnonzero(~covered)
     left = strided_runs(rest) if rest.size else []
-    if left is None or sum(len(p[2]) for p in placed) > 2 * RUNS:
+    if left is None or sum(len(p[1]) for p in placed) > 2 * RUNS:
         return None
     t = s.target
     lines = [f"    {t} = numpy.empty({base.size})"]
-    for a, cuts, pieces, d in placed:
+    for a, pieces, d in placed:
         data = _in_place(_unit_dropped(_rewritten(d, "_part", c, i, fresh)), c, fresh, i)
         data = c.printer.doprint(data)
-        whole = len(cuts) == 1 and _whole(cuts[0][0], a.size)
-        if not whole:
+        once = len(pieces) == 1  # printed in several pieces, it is computed once first
+        if not once:
             lines.append(f"    _part = {data}")
             data = "_part"
         for own, at, added in pieces:
@@ -382,7 +382,7 @@ def _assembly(
             else:
                 k = c.constants.add(values).id
                 lines.append(f"    numpy.add({k}, {source}, out={into})")
-        if not whole:
+        if not once:
             lines.append("    del _part")
     for own, at in left:
         values = base[rest[own]]
