@@ -3,7 +3,10 @@ update at a time (with the computation of its updates fused into that loop), whi
 gather is vectorized — the final assembly of a Hessian's values at 10⁶ unknowns took
 some 5-10x longer as ``base.at[K].add(d)`` than as ``base + pad(d, (1, 0))[inv]``
 (``inv``: each position's place in ``d`` plus one, 0 where ``d`` has none: the padded
-zero). The sums are the same, in the same order, so the values are equal bit for bit."""
+zero). The sums are the same, in the same order, so the values are equal bit for bit.
+A symmetric Hessian's mirror (each entry above the diagonal its mirror image's value) is
+a gather of the values; :func:`gathered` pushes it into the gathers that assemble them,
+so that XLA's one fused loop over the entries follows one index an entry, not two."""
 
 from __future__ import annotations
 
@@ -217,14 +220,23 @@ class _Pusher:
                 return self._whole(node, shapes, at)
         if node.op == "*" and not any(not vector or self._constant(s) for s, vector in sides):
             return self._whole(node, shapes, at)
+        if node.op == "*":  # a zero factor kept: an inf or a nan times it stays a nan
+            left, right = (self._factor(s, shapes, at) if v else s for s, v in sides)
+            return BinOp("*", left, right)
         left, right = (self.push(s, shapes, at) if vector else s for s, vector in sides)
-        if node.op == "*":
-            return None if left is None or right is None else BinOp("*", left, right)
         if right is None:
             return left
         if left is None:
             return right if node.op == "+" else ir.UnaryOp("-", right)
         return BinOp(node.op, left, right)
+
+    def _factor(self, node: Node, shapes: dict[int, Any], at: np.ndarray) -> Node:
+        """``ravel(node)[at]`` as a factor: zeros where it has no nonzero part."""
+        if self._constant(node):
+            inner = node.args[0] if isinstance(node, Call) else node
+            return self.constants.add(np.ravel(self.constants.arrays[inner.id])[at])
+        pushed = self.push(node, shapes, at)
+        return Call("zeros", (Const(int(at.size)),)) if pushed is None else pushed
 
     def _scatter(
         self, node: Scatter | ScatterAdd, shapes: dict[int, Any], size: int, at: np.ndarray
