@@ -88,24 +88,35 @@ def test_lower_triangle_values_symmetry_pattern_and_fewer_operations(name):
     assert (half.mults + half.adds < whole.mults + whole.adds) == cheaper
 
 
-@pytest.mark.parametrize("name, gathers", [("minsurf", False), ("rosenbrock", True)])
-def test_jax_lower_triangle_is_the_mirrored_bcoo(name, gathers, monkeypatch):
-    """JAX: BCOO, mirrored bit for bit; ``gathers``: its scatters and the mirror written
-    as gathers (done from ``GATHER_FROM`` entries on; here at every size)."""
+@pytest.mark.parametrize(
+    "name, gathers, scatters",
+    [
+        ("minsurf", False, True),
+        ("rosenbrock", True, False),
+        ("minsurf", True, None),  # scatter-adds at repeated places may be left: not checked
+        ("lagrangian", True, False),
+    ],
+)
+def test_jax_lower_triangle_is_the_mirrored_bcoo(name, gathers, scatters, monkeypatch):
+    """JAX: BCOO, mirrored bit for bit; ``gathers``: its scatters written as gathers and
+    the mirror pushed into the assembly (``gathers.gathered``: done from
+    ``GATHER_FROM`` entries on; here at every size); ``scatters``: whether some are left."""
     if gathers:
         monkeypatch.setattr(tensor_gathers, "GATHER_FROM", 0)
         monkeypatch.setattr(tensor_module, "GATHER_FROM", 0)
-    f, n, _, _ = CASES[name]
+    f, n, v, _ = CASES[name]
     x, x2 = _points(n)
     with jax.enable_x64(True):
-        H = dgraph.make_function(f, "hessian", "jax", point=[x], sparse=True)
-        b, t = H(jnp.asarray(x2)), H.gradient.generated.tril(jnp.asarray(x2))
+        H = dgraph.make_function(f, "hessian", "jax", point=[x], weights=v, sparse=True)
+        args = (jnp.asarray(x2),) if v is None else (jnp.asarray(x2), jnp.asarray(v))
+        b, t = H(*args), H.gradient.generated.tril(*args)
         dense, low = np.asarray(b.todense()), np.asarray(t.todense())
     assert type(b).__name__ == "BCOO" and b.indices_sorted and b.unique_indices
-    assert (".at[" not in H.generated.text) == gathers
+    text = H.gradient.generated.text
+    assert scatters is None or (".at[" in text) == scatters
     np.testing.assert_array_equal(dense, dense.T)
     np.testing.assert_array_equal(low, np.tril(dense))
-    ref = _reference(f, x2, None)
+    ref = _reference(f, x2, v)
     assert b.nse == np.count_nonzero(ref)
     np.testing.assert_allclose(dense, ref, rtol=1e-12, atol=1e-12 * abs(ref).max())
 

@@ -3,11 +3,16 @@ update at a time (with the computation of its updates fused into that loop), whi
 gather is vectorized — the final assembly of a Hessian's values at 10⁶ unknowns took
 some 5-10x longer as ``base.at[K].add(d)`` than as ``base + pad(d, (1, 0))[inv]``
 (``inv``: each position's place in ``d`` plus one, 0 where ``d`` has none: the padded
-zero). The sums are the same, in the same order, so the values are equal bit for bit."""
+zero). The sums are the same, in the same order, so the values are equal bit for bit.
+A symmetric Hessian's mirror (each entry above the diagonal its mirror image's value) is
+a gather of the values; :func:`gathered` pushes it into the gathers that assemble them,
+so that XLA's one fused loop over the entries follows one index an entry, not two."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
+from typing import Any
 
 import numpy as np
 
@@ -27,7 +32,7 @@ from ..ir import (
 )
 from .constants import Constants
 
-__all__ = ["GATHER_FROM", "scatters_as_gathers"]
+__all__ = ["GATHER_FROM", "gathered", "scatters_as_gathers"]
 
 GATHER_FROM = 100_000
 """The least vector length written as a gather: below it XLA's scatter was the faster
@@ -38,8 +43,9 @@ as gathers; at 10⁶, 3·10⁶ entries: 164 ms against 35 ms)."""
 def scatters_as_gathers(program: ArrayProgram, constants: Constants) -> list[ArrayStatement]:
     """``program``'s statements with each :class:`~dgraph.codegen.ir.Scatter` and
     :class:`~dgraph.codegen.ir.ScatterAdd` of at least :data:`GATHER_FROM` entries at
-    positions that are module constants written as gathers of its data padded by one
-    zero (module docstring)."""
+    positions that are module constants, each at most once a part, written as gathers of
+    its data padded by one zero (module docstring), or without an index where the
+    positions step evenly (:func:`_spread`)."""
     env = array_shapes(program)
     out = []
     for s in program.statements:
@@ -59,6 +65,8 @@ def scatters_as_gathers(program: ArrayProgram, constants: Constants) -> list[Arr
             if not all(_constant(f, constants) for f, _ in parts):
                 return None
             gathers = [_gather(constants, f, d, size) for f, d in parts]
+            if any(g is None for g in gathers):
+                return None
             total = None if isinstance(n, Scatter) else Call("ravel", (n.base,))
             for g in gathers:
                 total = g if total is None else BinOp("+", total, g)
@@ -72,10 +80,191 @@ def _constant(flat: Node, constants: Constants) -> bool:
     return isinstance(flat, Name) and flat.id in constants.arrays
 
 
-def _gather(constants: Constants, flat: Name, data: Node, size: int) -> Node:
-    """``data`` at the positions ``flat`` of a vector of ``size`` zeros, as a gather."""
+def _gather(constants: Constants, flat: Name, data: Node, size: int) -> Node | None:
+    """``data`` at the positions ``flat`` of a vector of ``size`` zeros, as a gather;
+    None where a position is there twice."""
     positions = np.ravel(constants.arrays[flat.id])
+    spread = _spread(positions, data, size)
+    if spread is not None:
+        return spread
     inverse = np.zeros(size, dtype=np.int64)
     inverse[positions] = np.arange(1, positions.size + 1)
+    if np.count_nonzero(inverse) != positions.size:
+        return None
     padded = Call("pad", (Call("ravel", (data,)), Const(((1, 0),))))
     return Index(padded, (constants.index(inverse),))
+
+
+def _spread(positions: np.ndarray, data: Node, size: int) -> Node | None:
+    """``data`` at ``positions`` of a vector of ``size`` zeros without an index array,
+    where the positions step evenly from one below the step: ``data`` as one column of
+    a matrix padded with zero columns, flattened (XLA computes each entry from its
+    place; a gather reads an index per entry). None for other positions."""
+    m = positions.size
+    if m < 2:
+        return None
+    first, step = int(positions[0]), int(positions[1] - positions[0])
+    if step < 1 or first >= step or int(positions[-1]) >= size:
+        return None
+    if not np.array_equal(positions, first + step * np.arange(m)):
+        return None
+    flat = Call("ravel", (data,))
+    if step == 1:
+        return Call("pad", (flat, Const(((first, size - first - m),))))
+    column = Call("reshape", (flat, Const((m, 1))))
+    spread = Call("ravel", (Call("pad", (column, Const(((0, 0), (first, step - 1 - first))))),))
+    if step * m >= size:
+        return Index(spread, (ir.Slice(0, size),))
+    return Call("pad", (spread, Const(((0, size - step * m),))))
+
+
+def gathered(
+    program: ArrayProgram, values: str, positions: np.ndarray, constants: Constants
+) -> tuple[list[ArrayStatement], str]:
+    """``program``'s statements with the vector ``values`` (its last result) replaced by
+    ``values[positions]``, the gather pushed into the statements that assemble it: a
+    constant is gathered here, a gather at constant positions has its index composed
+    with ``positions``, a scatter at constant positions becomes gathers of its data at
+    composed positions, and a sum, a product with a number and a statement read once
+    carry it to their operands. What XLA would run as a chain of gathers the size of
+    the values (the assembly, then the mirror) is one gather of each part; the sums are
+    the same, in the same order. Where the gather cannot be pushed further, it is one
+    gather of what is there. Returns the statements and the name of the gathered values.
+    """
+    return _Pusher(program, constants).gathered(values, np.asarray(positions))
+
+
+class _Pusher:
+    """:func:`gathered`'s state: the statements, their shapes and how often each is read."""
+
+    def __init__(self, program: ArrayProgram, constants: Constants) -> None:
+        self.statements = list(program.statements)
+        self.results = set(program.results)
+        self.constants = constants
+        current = dataclasses.replace(program, constant_shapes=dict(constants.shapes))
+        self.env = array_shapes(current)  # the constants made since the program was
+        self.made = {s.target: i for i, s in enumerate(self.statements) if not s.at}
+        self.reads: Counter[str] = Counter()
+        for s in self.statements:
+            for node in (s.value, *s.at):
+                self.reads.update(n.id for n in ir.walk(node) if isinstance(n, Name))
+        self.dropped: set[str] = set()
+        self.inline = not any(s.at for s in self.statements)  # no name written in place
+
+    def gathered(self, values: str, positions: np.ndarray) -> tuple[list[ArrayStatement], str]:
+        if values not in self.made or (values in self.results and self.reads[values] > 0):
+            taken = Index(Call("ravel", (Name(values),)), (self.constants.index(positions),))
+            return [*self.statements, ArrayStatement(f"{values}_at", taken)], f"{values}_at"
+        i = self.made[values]
+        last = self.statements[i]
+        value = self.push(last.value, node_shapes(last.value, self.env), positions)
+        if value is None:
+            value = Call("zeros", (Const(int(positions.size)),))
+        self.statements[i] = dataclasses.replace(last, value=value)
+        return [s for s in self.statements if s.target not in self.dropped], values
+
+    def push(self, node: Node, shapes: dict[int, Any], at: np.ndarray) -> Node | None:
+        """``ravel(node)[at]`` with the gather pushed in; None where every entry is a
+        structural zero."""
+        arrays = self.constants.arrays
+        if isinstance(node, Name) and node.id in arrays:
+            picked = np.ravel(arrays[node.id])[at]
+            return self.constants.add(picked) if picked.any() else None
+        if isinstance(node, Name) and self._once(node.id):
+            value = self.statements[self.made[node.id]].value
+            self.dropped.add(node.id)
+            return self.push(value, node_shapes(value, self.env), at)
+        if isinstance(node, Call) and node.func in ("ravel", "reshape") and not node.keywords:
+            return self.push(node.args[0], shapes, at)  # the same entries in the same order
+        if isinstance(node, BinOp) and node.op in ("+", "-", "*"):
+            return self._binop(node, shapes, at)
+        if isinstance(node, Index) and _vector(shapes.get(id(node.value))):
+            index = node.items[0] if len(node.items) == 1 else None
+            if isinstance(index, Name) and index.id in arrays and arrays[index.id].ndim == 1:
+                composed = arrays[index.id][at]
+                return Index(node.value, (self.constants.index(composed),))
+        shape = shapes.get(id(node))
+        if isinstance(node, (Scatter, ScatterAdd)) and isinstance(shape, tuple):
+            pushed = self._scatter(node, shapes, int(np.prod(shape)), at)
+            if pushed is not False:
+                return pushed
+        return self._whole(node, shapes, at)
+
+    def _constant(self, node: Node) -> bool:
+        """Whether ``node`` is a module constant (or one flattened)."""
+        if isinstance(node, Call) and node.func in ("ravel", "reshape") and node.args:
+            node = node.args[0]
+        return isinstance(node, Name) and node.id in self.constants.arrays
+
+    def _once(self, name: str) -> bool:
+        once = self.reads[name] == 1 and name not in self.results
+        return self.inline and once and name in self.made
+
+    def _whole(self, node: Node, shapes: dict[int, Any], at: np.ndarray) -> Node:
+        """One gather of ``node`` flattened."""
+        flat = node if _vector(shapes.get(id(node))) else Call("ravel", (node,))
+        return Index(flat, (self.constants.index(at),))
+
+    def _binop(self, node: BinOp, shapes: dict[int, Any], at: np.ndarray) -> Node | None:
+        """A sum's or a difference's gather pushed into both operands, a product's into
+        its factor that is not a number (a product of two vectors: one gather of it)."""
+        shape = shapes.get(id(node))
+        sides = []
+        for side in (node.left, node.right):
+            own = shapes.get(id(side))
+            if own == ():
+                sides.append((side, False))
+            elif own == shape and isinstance(own, tuple):
+                sides.append((side, True))
+            else:
+                return self._whole(node, shapes, at)
+        if node.op == "*" and not any(not vector or self._constant(s) for s, vector in sides):
+            return self._whole(node, shapes, at)
+        if node.op == "*":  # a zero factor kept: an inf or a nan times it stays a nan
+            left, right = (self._factor(s, shapes, at) if v else s for s, v in sides)
+            return BinOp("*", left, right)
+        left, right = (self.push(s, shapes, at) if vector else s for s, vector in sides)
+        if right is None:
+            return left
+        if left is None:
+            return right if node.op == "+" else ir.UnaryOp("-", right)
+        return BinOp(node.op, left, right)
+
+    def _factor(self, node: Node, shapes: dict[int, Any], at: np.ndarray) -> Node:
+        """``ravel(node)[at]`` as a factor: zeros where it has no nonzero part."""
+        if self._constant(node):
+            inner = node.args[0] if isinstance(node, Call) else node
+            return self.constants.add(np.ravel(self.constants.arrays[inner.id])[at])
+        pushed = self.push(node, shapes, at)
+        return Call("zeros", (Const(int(at.size)),)) if pushed is None else pushed
+
+    def _scatter(
+        self, node: Scatter | ScatterAdd, shapes: dict[int, Any], size: int, at: np.ndarray
+    ) -> Node | bool | None:
+        """A scatter at constant positions, each at most once a part, as its base's
+        gather plus a gather of each part's data padded by one zero; False where the
+        positions are not such."""
+        arrays = self.constants.arrays
+        parts = [(node.flat, node.data)] if isinstance(node, Scatter) else list(node.parts)
+        if not all(isinstance(f, Name) and f.id in arrays for f, _ in parts):
+            return False
+        inverses = []
+        for flat, _ in parts:
+            positions = np.ravel(arrays[flat.id])
+            inverse = np.zeros(size, dtype=np.int64)
+            inverse[positions] = np.arange(1, positions.size + 1)
+            if np.count_nonzero(inverse) != positions.size:  # a position twice
+                return False
+            inverses.append(inverse[at])
+        total = None if isinstance(node, Scatter) else self.push(node.base, shapes, at)
+        for (_, data), inverse in zip(parts, inverses, strict=True):
+            if not inverse.any():
+                continue
+            padded = Call("pad", (Call("ravel", (data,)), Const(((1, 0),))))
+            term = Index(padded, (self.constants.index(inverse),))
+            total = term if total is None else BinOp("+", total, term)
+        return total
+
+
+def _vector(shape: Any) -> bool:
+    return isinstance(shape, tuple) and len(shape) == 1

@@ -53,7 +53,7 @@ from .dialect import DIALECTS, Dialect
 from .entries import entries, fills
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
-from .gathers import GATHER_FROM, scatters_as_gathers
+from .gathers import GATHER_FROM, gathered, scatters_as_gathers
 from .leaves import leaf_values
 from .numpy_form import numpy_body, strided_runs, text
 from .permutation_code import structural_valued
@@ -319,7 +319,9 @@ def tensor_program(
     name = f"{mode}_stacked" if stacked else mode
     if symmetric:
         fresh = compact or _fresh_values(statements, results[0], w.varying)
-        lines = _symmetric(w, mode, args, doc, body, results[0], coordinates, shape, fresh, compact)
+        stub.statements = statements  # JAX: the values' statements, the mirror pushed in
+        lines = _symmetric(w, mode, args, doc, body, results[0], coordinates, shape, fresh, compact,
+                           stub)  # fmt: skip
     elif outside is None:
         lines = [f"def {name}({args}):", doc, *body, returned]
     else:
@@ -450,16 +452,15 @@ def _symmetric(
     shape,
     fresh: bool,
     compact: bool,
+    program: ArrayProgram | None = None,
 ) -> list[str]:
     """A symmetric J's functions: ``_{mode}_lower`` computes the values vector (its
     entries on and below the diagonal: ``compact``, those alone in order; else a vector
     of every entry's place whose entries above the diagonal are not computed),
     ``{mode}`` fills each entry above the diagonal from its mirror image (in place in
-    NumPy where the vector is ``fresh``; in JAX inside the jitted function, from
-    :data:`~.gathers.GATHER_FROM` entries on one gather of every entry)
-    and ``{mode}_tril`` returns the lower entries alone, each a CSR (NumPy) or BCOO
-    (JAX) of the pattern computed here. A BCOO is made from its tree structure (no check
-    per call: the pattern was checked here)."""
+    NumPy where the vector is ``fresh``) and ``{mode}_tril`` returns the lower entries
+    alone, each a CSR of the pattern computed here; JAX's: :func:`_symmetric_jax`, from
+    ``program``'s statements."""
     rows, cols = coordinates
     n = shape[0]
     take, keep = mirror_positions(rows, cols, n, tril=False)
@@ -516,36 +517,70 @@ def _symmetric(
             f"    data = {inner}({args})",
             f"    return _csr({pattern}_TRIL, {tril_python})",
         ]
+    if program is None:
+        raise DGraphError("a symmetric JAX module is printed from its statements: a bug")
+    full_at = rank[take] if compact else take
+    return _symmetric_jax(w, mode, args, doc, tril_doc, program, values, coordinates, shape,
+                          (full_at, None if compact else lower))  # fmt: skip
+
+
+def _symmetric_jax(
+    w: Writer,
+    mode: str,
+    args: str,
+    doc: str,
+    tril_doc: str,
+    program: ArrayProgram,
+    values: str,
+    coordinates,
+    shape,
+    positions: tuple[np.ndarray, np.ndarray | None],
+) -> list[str]:
+    """A symmetric J's JAX functions: ``{mode}`` (every entry) and ``{mode}_tril`` (the
+    lower ones), each one jitted function whose values vector is the program's at
+    ``positions`` (None: all of it) — from :data:`~.gathers.GATHER_FROM` entries on with
+    the gather pushed into the statements that assemble it (:func:`~.gathers.gathered`:
+    an entry above the diagonal is computed as its mirror image is, bit for bit), below
+    it the entries that move scattered —, and a BCOO made from its tree structure around
+    them (no check per call: the pattern was checked here)."""
+    rows, cols = coordinates
+    n = shape[0]
+    lower = rows >= cols
     full = _pattern(w, rows, cols, n)[0].id
     low = _pattern(w, rows[lower], cols[lower], n)[0].id
-    if compact or not upper.size:
-        mirrored = full_values
-    elif rows.size >= GATHER_FROM:  # one gather of every entry: XLA's scatter is slower
-        mirrored = f"data[{index(take).id}]"
-    else:
-        mirrored = f"data.at[{index(upper).id}].set(data[{index(take[upper]).id}])"
+    functions = []
+    for name, at in zip((mode, f"{mode}_tril"), positions, strict=True):
+        statements, result = program.statements, values
+        if at is None or np.array_equal(at, np.arange(at.size)):
+            pass
+        elif rows.size >= GATHER_FROM:
+            statements, result = gathered(program, values, at, w.constants)
+        else:  # XLA's scatter of the few entries that move is the faster here
+            whole = positions[1] is not None and at.size == rows.size  # else a compact vector
+            moved = np.flatnonzero(at != np.arange(at.size)) if whole else at
+            result = f"{values}[{w.constants.index(at).id}]"
+            if moved.size < at.size:
+                index = w.constants.index
+                result = f"{values}.at[{index(moved).id}].set({values}[{index(at[moved]).id}])"
+        functions += [
+            f"def _{name}_arrays({args}):",
+            *w.printed(statements),
+            f"    return {result}",
+            "",
+            "",
+        ]
     made = (
         "jax.tree_util.tree_structure(jsparse.BCOO((jnp.zeros({k}), {i}), shape={s!r},"
         " indices_sorted=True, unique_indices=True))"
     )
     return [
-        *lines,
-        f"def _{mode}_arrays({args}):",
-        f"    data = {inner}({args})",
-        f"    return {mirrored}",
-        "",
-        "",
-        f"def _{mode}_tril_arrays({args}):",
-        f"    data = {inner}({args})",
-        f"    return {tril_values}",
-        "",
-        "",
+        *functions,
         f"_{mode}_arrays = jax.jit(_{mode}_arrays)",
         f"_{mode}_tril_arrays = jax.jit(_{mode}_tril_arrays)",
         f"_INDICES = jnp.asarray({full})",
         f"_TRIL_INDICES = jnp.asarray({low})",
         "_BCOO = " + made.format(k=rows.size, i="_INDICES", s=shape),
-        "_TRIL_BCOO = " + made.format(k=lower.size, i="_TRIL_INDICES", s=shape),
+        "_TRIL_BCOO = " + made.format(k=int(lower.sum()), i="_TRIL_INDICES", s=shape),
         "",
         "",
         f"def {mode}({args}):",
