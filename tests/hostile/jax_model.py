@@ -54,3 +54,11 @@ def while_index_by_value(c):
         return i + 1, y * c[(y[0] > 0).astype(int)]  # not the counter i
 
     return jax.lax.while_loop(lambda s: s[0] < 3, body, (0, c))[1]
+
+
+def taken_at_argsort(x):
+    return x[jnp.argsort(x)] * 2.0  # a take at positions known only at run time
+
+
+def times_its_largest(x):
+    return x * x[jnp.argmax(x)]  # a take at a position known only at run time
