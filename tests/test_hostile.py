@@ -378,7 +378,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     (
         "jax-dynamic-index",
-        ["structure", H("jax_model.py") + ":picks_by_value", "--inputs", "x:3"],
+        ["structure", H("jax_model.py") + ":writes_by_value", "--inputs", "x:3"],
         "not supported",
     ),
     # a loop is a region of the array level (issue 54): the element level asked for refuses
@@ -414,7 +414,7 @@ CASES: list[tuple[str, list[str], str]] = [
         "jax-take-at-run-time-union-over-limit",
         [
             "codegen",
-            H("jax_model.py") + ":taken_at_argsort",
+            H("jax_model.py") + ":taken_at_its_floor",
             "--inputs",
             "x:8000",
             "--level",

@@ -9,7 +9,11 @@ def running_total(x):
 
 
 def picks_by_value(x):
-    return x[jnp.argmax(x)]  # an index that depends on the inputs
+    return x[jnp.argmax(x)]  # a take at a position known only at run time (supported)
+
+
+def writes_by_value(x):
+    return x.at[jnp.argmax(x)].set(x[0])  # a scatter at an index that depends on the inputs
 
 
 def loops(x):
@@ -56,8 +60,8 @@ def while_index_by_value(c):
     return jax.lax.while_loop(lambda s: s[0] < 3, body, (0, c))[1]
 
 
-def taken_at_argsort(x):
-    return x[jnp.argsort(x)] * 2.0  # a take at positions known only at run time
+def taken_at_its_floor(x):
+    return x[jnp.floor(x).astype(jnp.int32)] * 2.0  # a take at positions known at run time
 
 
 def times_its_largest(x):
