@@ -76,8 +76,8 @@ def dynamic_block(op, mine: tuple[int, ...]) -> Labelled:
     Raises
     ------
     DGraphError
-        Where the union holds over :data:`UNION_LIMIT` entries, naming the matrix-free
-        modes.
+        Where the union holds over :data:`UNION_LIMIT` entries (every mode, ``jvp`` and
+        ``vjp`` too, multiplies by the union).
     """
     a, n = int(op.param["axis"]), len(mine)
     size = int(op.param["size"])
@@ -86,7 +86,7 @@ def dynamic_block(op, mine: tuple[int, ...]) -> Labelled:
         raise DGraphError(
             f"take at positions known only at run time, shape {tuple(mine)} along axis {a}:"
             f" as a fixed pattern it is the union over positions, {union:,} entries (over"
-            f" {UNION_LIMIT:,}): use mode jvp or vjp"
+            f" {UNION_LIMIT:,}), which every mode holds: take fewer positions or a smaller axis"
         )
     ins = tuple(((j,), 0) for j in range(n))
     outs = tuple(((n if j == a else j,), 0) for j in range(n))
