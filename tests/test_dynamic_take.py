@@ -20,6 +20,7 @@ from dgraph.errors import DGraphError  # noqa: E402
 CASES = {
     "0-d": (lambda x: jnp.sin(x[jnp.argmax(x)]), (4,)),
     "1-d": (lambda x: x[jnp.argsort(x)][:3] * x[:3], (4,)),
+    "n-d-along": (lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=1), axis=1), (2, 3)),
     "n-d-column": (lambda x: x[:, jnp.argmin(x[0])] ** 2, (2, 3)),
     "n-d-window": (lambda x: lax.dynamic_slice(x, (jnp.argmax(x[:, 0]), 1), (2, 2)), (3, 3)),
 }

@@ -762,6 +762,10 @@ _along = lambda x: jnp.take_along_axis(x, jnp.argsort(x), axis=0)  # noqa: E731
 case("take_dynamic", "take-along-fill", _along, point((4,), 153))
 _out = lambda x: x.at[jnp.argsort(x) + 2].get(mode="fill", fill_value=0.0)  # noqa: E731
 case("take_dynamic", "fill-out-of-range", _out, point((4,), 154))
+_rows = lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=1), axis=1)  # noqa: E731
+case("take_dynamic", "take-along-n-d", _rows, point((2, 3), 158))
+_cols = lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=0)[:2] + 1, axis=0)  # noqa: E731
+case("take_dynamic", "take-along-n-d-fill", _cols, point((3, 2), 159))
 case("take_dynamic", "n-d-row", lambda x: x[jnp.argmax(x[:, 0])], point((3, 2), 155))
 case("take_dynamic", "n-d-column", lambda x: x[:, jnp.argmin(x[0])] ** 2, point((2, 3), 156))
 _win = lambda x: lax.dynamic_slice(x, (jnp.argmax(x[:, 0]), jnp.argmin(x[0])), (2, 2))  # noqa: E731

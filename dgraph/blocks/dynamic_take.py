@@ -10,6 +10,8 @@ and the output length ``size`` along the axis:
   ``PROMISE_IN_BOUNDS`` and ``CLIP``);
 * ``"fill"``: a vector of positions, an output out of range the ``fill`` value with a zero
   derivative (``take_along_axis``: ``FILL_OR_DROP``);
+* ``along``: with ``"clip"`` or ``"fill"``, one position per output (``take_along_axis``
+  of an n-d array: the positions' shape is the output's, each read in its own fibre);
 * ``"window"``: one start, clamped into ``[0, n - size]``, and ``size`` positions from it
   (``dynamic_slice``).
 
@@ -44,16 +46,16 @@ UNION_LIMIT = 50_000_000  # entries of the union a block's one-hot values are sp
 
 
 def positions(op, index: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ``size`` positions read along the axis (each within the axis) and which are in
-    range (the others read the fill value)."""
+    """The positions read along the axis (each within the axis; ``size`` of them, or one
+    per output where ``along``) and which are in range (the others read the fill value)."""
     p = op.param
     size = int(p["size"])
     index = np.asarray(index).astype(np.int64)
     if p["mode"] == "window":
         start = min(max(int(index.reshape(-1)[0]), 0), n - size)
         return np.arange(start, start + size), np.ones(size, dtype=bool)
-    index = index.reshape(size)
-    valid = (index >= 0) & (index < n) if p["mode"] == "fill" else np.ones(size, dtype=bool)
+    index = index.reshape(op.shape if p.get("along") else (size,))
+    valid = (index >= 0) & (index < n) if p["mode"] == "fill" else np.ones(index.shape, bool)
     return np.clip(index, 0, n - 1), valid
 
 
@@ -62,10 +64,11 @@ def dynamic_forward(op, args) -> np.ndarray:
     x = np.asarray(args[0])
     a = int(op.param["axis"])
     at, valid = positions(op, args[1], x.shape[a])
-    out = np.take(x, at, axis=a)
+    along = bool(op.param.get("along"))
+    out = np.take_along_axis(x, at, axis=a) if along else np.take(x, at, axis=a)
     if valid.all():
         return out
-    laid = valid.reshape([-1 if j == a else 1 for j in range(x.ndim)])
+    laid = valid if along else valid.reshape([-1 if j == a else 1 for j in range(x.ndim)])
     return np.where(laid, out, float(op.param["fill"]))
 
 
@@ -90,12 +93,18 @@ def dynamic_block(op, mine: tuple[int, ...]) -> Labelled:
         )
     ins = tuple(((j,), 0) for j in range(n))
     outs = tuple(((n if j == a else j,), 0) for j in range(n))
-    return Labelled(op.shape, mine, outs, ins, (*mine, size), (a, n), GENERAL)
+    value = tuple(range(n + 1)) if op.param.get("along") else (a, n)
+    return Labelled(op.shape, mine, outs, ins, (*mine, size), value, GENERAL)
 
 
 def dynamic_value(op, args) -> np.ndarray:
     """The block's values over its two labels: entry [i, o] is 1 where output o reads
-    input position i along the axis (and is in range), else 0."""
-    n = np.asarray(args[0]).shape[int(op.param["axis"])]
+    input position i along the axis (and is in range), else 0; ``along``: over every
+    label, entry [..., i, ..., o] (i at the axis, o last) for the fibre of the others."""
+    a = int(op.param["axis"])
+    n = np.asarray(args[0]).shape[a]
     at, valid = positions(op, args[1], n)
+    if op.param.get("along"):
+        hit = (at[..., None] == np.arange(n)) & valid[..., None]
+        return np.swapaxes(hit, a, -1).astype(float)
     return ((np.arange(n)[:, None] == at[None, :]) & valid[None, :]).astype(float)

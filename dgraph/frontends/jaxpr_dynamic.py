@@ -1,5 +1,5 @@
 """Gathers and windows at positions computed from the inputs (``x[jnp.argmax(x)]``,
-``x[jnp.argsort(x)]``, ``jnp.take_along_axis`` of a 1-D array): read as ``take_dynamic``
+``x[jnp.argsort(x)]``, ``jnp.take_along_axis``): read as ``take_dynamic``
 (:mod:`dgraph.blocks.dynamic_take`), one axis at a time. Each reader returns the
 equation's value, or None where the form is another (its usual error line then)."""
 
@@ -35,28 +35,43 @@ def _take(reader, x: Any, index: Any, params: dict, shape: tuple[int, ...], aval
 
 
 def _gather(reader, eqn, ins: list[Any]) -> list[Any] | None:
-    """Whole slices at a vector of positions along one axis (``x[idx]``, ``x[:, idx]``,
-    ``take_along_axis`` of a 1-D array)."""
+    """Positions along one axis: whole slices at a vector of them (``x[idx]``,
+    ``x[:, idx]``, ``take_along_axis`` of a 1-D array), or one per output, each in its own
+    fibre (``take_along_axis`` of an n-d array: every other axis a batch axis)."""
     numbers = eqn.params["dimension_numbers"]
     axes = tuple(numbers.start_index_map)
     whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
-    index_shape = tuple(eqn.invars[1].aval.shape)
-    if len(axes) != 1 or tuple(numbers.collapsed_slice_dims) != axes:
+    index_shape = tuple(int(n) for n in eqn.invars[1].aval.shape)
+    shape = tuple(int(n) for n in eqn.outvars[0].aval.shape)
+    if len(axes) != 1 or tuple(numbers.collapsed_slice_dims) != axes or index_shape[-1:] != (1,):
         return None
     a = axes[0]
-    if (
-        tuple(getattr(numbers, "operand_batching_dims", ()))
-        or len(index_shape) != 2
-        or index_shape[1] != 1
-        or tuple(numbers.offset_dims) != tuple(k for k in range(len(whole)) if k != a)
-        or tuple(eqn.params["slice_sizes"])
-        != tuple(1 if k == a else n for k, n in enumerate(whole))
-    ):
-        return None
+    others = tuple(k for k in range(len(whole)) if k != a)
+    batched = tuple(getattr(numbers, "operand_batching_dims", ()))
+    if batched:  # take_along_axis of an n-d array
+        along = (
+            batched == others
+            and tuple(numbers.start_indices_batching_dims) == others
+            and not tuple(numbers.offset_dims)
+            and tuple(eqn.params["slice_sizes"]) == (1,) * len(whole)
+            and index_shape[:-1] == shape
+            and all(shape[k] == whole[k] for k in others)
+        )
+        if not along:
+            return None
+        size, index = shape[a], ArrayOp("reshape", (reader.operand(ins[1]),), (), shape)
+    else:
+        if (
+            len(index_shape) != 2
+            or tuple(numbers.offset_dims) != others
+            or tuple(eqn.params["slice_sizes"])
+            != tuple(1 if k == a else n for k, n in enumerate(whole))
+        ):
+            return None
+        size = index_shape[0]
+        index = ArrayOp("reshape", (reader.operand(ins[1]),), (), (size,))
     mode = "fill" if "FILL" in str(eqn.params.get("mode")) else "clip"
     fill = eqn.params.get("fill_value")
-    size = int(index_shape[0])
-    index = ArrayOp("reshape", (reader.operand(ins[1]),), (), (size,))
     params = {
         "axis": a,
         "mode": mode,
@@ -64,7 +79,8 @@ def _gather(reader, eqn, ins: list[Any]) -> list[Any] | None:
         "length": whole[a],
         "fill": float("nan") if fill is None else float(fill),
     }
-    shape = tuple(int(n) for n in eqn.outvars[0].aval.shape)
+    if batched:
+        params["along"] = True
     return [_take(reader, ins[0], index, params, shape, eqn.outvars[0].aval)]
 
 

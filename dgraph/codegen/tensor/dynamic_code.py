@@ -22,11 +22,12 @@ def _positions(op: ArrayOp, index: Node, n: int) -> tuple[Node, Node, Node | Non
         start = Call("clip", (Call("reshape", (index, Const(()))), Const(0), Const(n - size)))
         at = BinOp("+", start, Call("arange", (Const(size),)))
         return at, at, None
-    flat = Call("reshape", (index, Const((size,))))
+    shape = op.shape if p.get("along") else (size,)
+    flat = Call("reshape", (index, Const(tuple(shape))))
     at = Call("clip", (flat, Const(0), Const(n - 1)))
     if p["mode"] == "clip":
         return at, at, None
-    valid = BinOp("&", BinOp(">=", flat, Const(0)), BinOp("<", flat, Const(n)))
+    valid = Call("logical_and", (BinOp(">=", flat, Const(0)), BinOp("<", flat, Const(n))))
     return at, flat, valid
 
 
@@ -34,17 +35,23 @@ def dynamic_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node:
     """``take(x, positions, axis)``, the fill value where a position is out of range."""
     a, shape = int(op.param["axis"]), op.shape
     at, _, valid = _positions(op, args[1], int(op.param["length"]))
-    taken = Call("take", (args[0], at), (("axis", Const(a)),))
+    along = bool(op.param.get("along"))
+    taken = Call("take_along_axis" if along else "take", (args[0], at), (("axis", Const(a)),))
     if valid is None:
         return taken
-    laid = Call("reshape", (valid, Const(tuple(-1 if j == a else 1 for j in range(len(shape))))))
+    lay = tuple(-1 if j == a else 1 for j in range(len(shape)))
+    laid = valid if along else Call("reshape", (valid, Const(lay)))
     return Call("where", (laid, taken, Const(float(op.param["fill"]))))
 
 
 def dynamic_value_node(op: ArrayOp, args: Sequence[Node]) -> Node:
     """The one-hot over (input position, output position) along the axis."""
-    n = int(op.param["length"])
+    n, a = int(op.param["length"]), int(op.param["axis"])
     _, raw, _ = _positions(op, args[1], n)
+    if op.param.get("along"):  # (..., o, ..., i), i and o swapped: i at the axis, o last
+        ahead = Call("expand_dims", (raw, Const(-1)))
+        hit = BinOp("==", ahead, Call("arange", (Const(n),)))
+        return Call("swapaxes", (Call("where", (hit, Const(1.0), Const(0.0))), Const(a), Const(-1)))
     rows = Call("reshape", (Call("arange", (Const(n),)), Const((n, 1))))
     hit = BinOp("==", rows, Call("reshape", (raw, Const((1, -1)))))
     return Call("where", (hit, Const(1.0), Const(0.0)))
