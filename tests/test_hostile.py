@@ -378,7 +378,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     (
         "jax-dynamic-index",
-        ["structure", H("jax_model.py") + ":picks_by_value", "--inputs", "x:3"],
+        ["structure", H("jax_model.py") + ":writes_by_value", "--inputs", "x:3"],
         "not supported",
     ),
     # a loop is a region of the array level (issue 54): the element level asked for refuses
@@ -409,6 +409,35 @@ CASES: list[tuple[str, list[str], str]] = [
         "jax-sort-union-over-limit",
         [*SORTED, "--inputs", "x:8000", "--level", "array", "-o", "j.py"],
         "the union over permutations",
+    ),
+    (
+        "jax-take-at-run-time-union-over-limit",
+        [
+            "codegen",
+            H("jax_model.py") + ":taken_at_its_floor",
+            "--inputs",
+            "x:8000",
+            "--level",
+            "array",
+            "-o",
+            "j.py",
+        ],
+        "the union over positions",
+    ),
+    (
+        "jax-take-at-run-time-in-c",
+        [
+            "codegen",
+            H("jax_model.py") + ":times_its_largest",
+            "--inputs",
+            "x:3",
+            "--level",
+            "array",
+            "--sparse",
+            "-o",
+            "j.c",
+        ],
+        "C values: cannot translate",
     ),
     (
         "jax-polygamma-order",

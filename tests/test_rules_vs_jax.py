@@ -755,6 +755,27 @@ for _name, _f in (("reduce_or", jnp.any), ("reduce_and", jnp.all)):
     case(_name, "n-d", lambda x, f=_f: jnp.where(f(x > 0, axis=1), 2.0, 3.0) * x[:, 0], _TIES)
 case("top_k", "1-d-ties", lambda x: lax.top_k(x, 3)[0], np.array([0.7, 1.2, 0.7, 0.1, 1.2]))
 case("top_k", "n-d", lambda x: lax.top_k(x, 2)[0], point((2, 3), 146))
+# positions computed from the inputs: one entry per output at a run-time column
+case("take_dynamic", "0-d", lambda x: x * x[jnp.argmax(x)], point((4,), 151))
+case("take_dynamic", "1-d-argsort", lambda x: x[jnp.argsort(x)][:3], point((4,), 152))
+_along = lambda x: jnp.take_along_axis(x, jnp.argsort(x), axis=0)  # noqa: E731
+case("take_dynamic", "take-along-fill", _along, point((4,), 153))
+_out = lambda x: x.at[jnp.argsort(x) + 2].get(mode="fill", fill_value=0.0)  # noqa: E731
+case("take_dynamic", "fill-out-of-range", _out, point((4,), 154))
+_rows = lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=1), axis=1)  # noqa: E731
+case("take_dynamic", "take-along-n-d", _rows, point((2, 3), 158))
+_cols = lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=0)[:2] + 1, axis=0)  # noqa: E731
+case("take_dynamic", "take-along-n-d-fill", _cols, point((3, 2), 159))
+case("take_dynamic", "n-d-row", lambda x: x[jnp.argmax(x[:, 0])], point((3, 2), 155))
+case("take_dynamic", "n-d-column", lambda x: x[:, jnp.argmin(x[0])] ** 2, point((2, 3), 156))
+_win = lambda x: lax.dynamic_slice(x, (jnp.argmax(x[:, 0]), jnp.argmin(x[0])), (2, 2))  # noqa: E731
+case("take_dynamic", "window-2-d", _win, point((3, 3), 157))
+case(
+    "take_dynamic",
+    "window-clamped",
+    lambda x: lax.dynamic_slice(x, (jnp.argmax(x) + 2,), (2,)),
+    np.array([0.1, 0.2, 0.9]),
+)
 _SQUARE = _spd(3, 147)
 case("linear_solve", "vector", lambda a, b: jnp.linalg.solve(a, b), _SQUARE, point((3,), 148))
 case("linear_solve", "matrix", lambda a, b: jnp.linalg.solve(a, b), _SQUARE, point((3, 2), 149))
@@ -790,8 +811,6 @@ for _cls in ("n-d", "tall", "wide"):
 REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
     "empty output": (lambda x: jnp.sin(x[:0]), (3,)),
     "polygamma order": (lambda x: lax.polygamma(x, x + 1), (3,)),
-    "argmax as data": (lambda x: x[jnp.argmax(x)], (3,)),
-    "dynamic index": (lambda x: lax.dynamic_slice(x, (jnp.argmax(x),), (2,)), (3,)),
     "dynamic_update_slice at a traced start": (
         lambda x: lax.dynamic_update_slice(x, x[:1], (jnp.argmax(x),)),
         (3,),

@@ -30,6 +30,7 @@ import numpy as np
 import sympy
 
 from . import GENERAL, Labelled
+from .dynamic_take import DYNAMIC_TAKE, dynamic_block, dynamic_forward, dynamic_value
 from .permutation import Permutation
 
 __all__ = [
@@ -108,12 +109,14 @@ def _argmax(x: np.ndarray, axes: Sequence[int], *, lowest: bool = False) -> np.n
 
 
 EXTRA_NONDIFFERENTIABLE = {"argmax", "argmin", "argsort", "frexp_mantissa", "frexp_exponent"}
-EXTRA_OPERATIONS = frozenset({"reduce_prod", "sort"})
+EXTRA_OPERATIONS = frozenset({"reduce_prod", "sort", DYNAMIC_TAKE})
 
 
 def extra_forward(op, args: list[np.ndarray]) -> np.ndarray | None:
     """The value of one of this module's non-elementwise operations, else None."""
     name, p = op.primitive, op.param
+    if name == DYNAMIC_TAKE:  # positions known at run time (dynamic_take)
+        return dynamic_forward(op, args)
     if name in ("argmax", "argmin"):
         return _argmax(args[0], p["axes"], lowest=name == "argmin")
     if name == "argsort":
@@ -151,6 +154,8 @@ def extra_block(op, k: int, mine: tuple[int, ...]) -> Labelled | Permutation | N
         return Labelled(out, mine, outs, ins, mine, tuple(range(n)), GENERAL)
     if name == "sort":
         return Permutation(tuple(mine), int(op.param["dimension"]))
+    if name == DYNAMIC_TAKE:
+        return dynamic_block(op, mine)
     return None
 
 
@@ -184,6 +189,8 @@ def extra_value(op, k: int, args: Sequence[np.ndarray]) -> np.ndarray | None:
         return exclusive_product(args[0], op.param["axes"])
     if op.primitive == "sort":
         return sort_onehot(args[:-1] or args, op.param["dimension"])
+    if op.primitive == DYNAMIC_TAKE:
+        return dynamic_value(op, args)
     return None
 
 
@@ -193,4 +200,6 @@ def describe_extra(op, names: Sequence[str]) -> str | None:
         return f"∏′[axes {', '.join(map(str, op.param['axes']))}]"
     if op.primitive == "sort":
         return f"P(argsort({names[0]}, axis {op.param['dimension']}))"
+    if op.primitive == DYNAMIC_TAKE:
+        return f"onehot(positions at run time, axis {op.param['axis']})"
     return None

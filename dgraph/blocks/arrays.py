@@ -231,6 +231,8 @@ class ArrayOp:
             found = [0] if isinstance(self.operands[0], str) else []
         elif self.primitive == "sort":  # keys beside the sorted operand only choose
             found = [len(self.operands) - 1] if isinstance(self.operands[-1], str) else []
+        elif self.primitive == extra.DYNAMIC_TAKE:  # its positions only choose
+            found = [0] if isinstance(self.operands[0], str) else []
         else:
             found = [k for k, x in enumerate(self.operands) if isinstance(x, str)]
         return [k for k in found if not _zero_by_constants(self, k)]

@@ -51,6 +51,7 @@ from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..errors import InputError
 from .jaxpr_branches import read_clamp, read_cond
+from .jaxpr_dynamic import read_dynamic
 from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, loop_notes, read_loop
@@ -385,6 +386,9 @@ class _Reader:
         if not all(isinstance(x, np.ndarray) for x in indices):
             steps = getattr(self, "steps", None)  # a scan body's reads at its loop counter
             found = None if steps is None else steps.read(self, eqn, ins)
+            if found is not None:
+                return found
+            found = read_dynamic(self, eqn, ins)  # positions computed at run time
             if found is not None:
                 return found
             what = "a sparse matrix" if name == "bcoo_dot_general" else "an index"

@@ -9,7 +9,11 @@ def running_total(x):
 
 
 def picks_by_value(x):
-    return x[jnp.argmax(x)]  # an index that depends on the inputs
+    return x[jnp.argmax(x)]  # a take at a position known only at run time (supported)
+
+
+def writes_by_value(x):
+    return x.at[jnp.argmax(x)].set(x[0])  # a scatter at an index that depends on the inputs
 
 
 def loops(x):
@@ -54,3 +58,11 @@ def while_index_by_value(c):
         return i + 1, y * c[(y[0] > 0).astype(int)]  # not the counter i
 
     return jax.lax.while_loop(lambda s: s[0] < 3, body, (0, c))[1]
+
+
+def taken_at_its_floor(x):
+    return x[jnp.floor(x).astype(jnp.int32)] * 2.0  # a take at positions known at run time
+
+
+def times_its_largest(x):
+    return x * x[jnp.argmax(x)]  # a take at a position known only at run time

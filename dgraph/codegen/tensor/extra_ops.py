@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ...blocks.arrays import ArrayOp
+from ...blocks.dynamic_take import DYNAMIC_TAKE
 from ..ir import AsType, BinOp, Call, Const, Index, Node, Seq, Slice
+from .dynamic_code import dynamic_forward_node, dynamic_value_node
 
 __all__ = ["extra_forward_node", "extra_leaf_node"]
 
@@ -19,6 +21,8 @@ _STABLE = ("stable", Const(True))
 def extra_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node | None:
     """``op``'s value as one expression, for this module's operations; else None."""
     name, p = op.primitive, op.param
+    if name == DYNAMIC_TAKE:  # positions known at run time
+        return dynamic_forward_node(op, args)
     if name in ("argmax", "argmin"):
         return Call(name, (args[0],), (("axis", Const(int(p["axes"][0]))),))
     if name == "argsort":
@@ -43,6 +47,8 @@ def extra_leaf_node(
 ) -> Node | None:
     """The block values of ``op`` over its value labels
     (:func:`~dgraph.blocks.array_extra.extra_value`), for this module's operations."""
+    if op.primitive == DYNAMIC_TAKE:
+        return dynamic_value_node(op, args)
     if op.primitive == "reduce_prod":
         return _exclusive_product(tuple(op.param["axes"]), args[0], tuple(shapes[0]), emit)
     if op.primitive == "sort":  # the permutation's row values (ones) and sources

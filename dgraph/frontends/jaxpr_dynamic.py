@@ -1,0 +1,111 @@
+"""Gathers and windows at positions computed from the inputs (``x[jnp.argmax(x)]``,
+``x[jnp.argsort(x)]``, ``jnp.take_along_axis``): read as ``take_dynamic``
+(:mod:`dgraph.blocks.dynamic_take`), one axis at a time. Each reader returns the
+equation's value, or None where the form is another (its usual error line then)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..blocks.arrays import ArrayOp
+from ..blocks.dynamic_take import DYNAMIC_TAKE
+
+__all__ = ["read_dynamic"]
+
+
+def read_dynamic(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """``gather`` or ``dynamic_slice`` whose positions depend on the inputs, else None."""
+    name = eqn.primitive.name
+    if not all(isinstance(i, (str, ArrayOp, np.ndarray)) for i in ins[1:]):
+        return None  # an opaque index (top_k's): refused where it is read
+    if name == "gather":
+        return _gather(reader, eqn, ins)
+    if name == "dynamic_slice":
+        return [_window(reader, eqn, ins)]
+    return None
+
+
+def _take(reader, x: Any, index: Any, params: dict, shape: tuple[int, ...], aval) -> Any:
+    op = ArrayOp(
+        DYNAMIC_TAKE, (reader.operand(x), reader.operand(index)), tuple(params.items()), shape
+    )
+    return reader.result(op, aval)
+
+
+def _gather(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """Positions along one axis: whole slices at a vector of them (``x[idx]``,
+    ``x[:, idx]``, ``take_along_axis`` of a 1-D array), or one per output, each in its own
+    fibre (``take_along_axis`` of an n-d array: every other axis a batch axis)."""
+    numbers = eqn.params["dimension_numbers"]
+    axes = tuple(numbers.start_index_map)
+    whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
+    index_shape = tuple(int(n) for n in eqn.invars[1].aval.shape)
+    shape = tuple(int(n) for n in eqn.outvars[0].aval.shape)
+    if len(axes) != 1 or tuple(numbers.collapsed_slice_dims) != axes or index_shape[-1:] != (1,):
+        return None
+    a = axes[0]
+    others = tuple(k for k in range(len(whole)) if k != a)
+    batched = tuple(getattr(numbers, "operand_batching_dims", ()))
+    if batched:  # take_along_axis of an n-d array
+        along = (
+            batched == others
+            and tuple(numbers.start_indices_batching_dims) == others
+            and not tuple(numbers.offset_dims)
+            and tuple(eqn.params["slice_sizes"]) == (1,) * len(whole)
+            and index_shape[:-1] == shape
+            and all(shape[k] == whole[k] for k in others)
+        )
+        if not along:
+            return None
+        size, index = shape[a], ArrayOp("reshape", (reader.operand(ins[1]),), (), shape)
+    else:
+        if (
+            len(index_shape) != 2
+            or tuple(numbers.offset_dims) != others
+            or tuple(eqn.params["slice_sizes"])
+            != tuple(1 if k == a else n for k, n in enumerate(whole))
+        ):
+            return None
+        size = index_shape[0]
+        index = ArrayOp("reshape", (reader.operand(ins[1]),), (), (size,))
+    mode = "fill" if "FILL" in str(eqn.params.get("mode")) else "clip"
+    fill = eqn.params.get("fill_value")
+    params = {
+        "axis": a,
+        "mode": mode,
+        "size": size,
+        "length": whole[a],
+        "fill": float("nan") if fill is None else float(fill),
+    }
+    if batched:
+        params["along"] = True
+    return [_take(reader, ins[0], index, params, shape, eqn.outvars[0].aval)]
+
+
+def _window(reader, eqn, ins: list[Any]) -> Any:
+    """A window at offsets some of which are computed: a slice along the constant ones
+    (JAX clamps them into range), then a ``take_dynamic`` along each computed one."""
+    x, starts = ins[0], ins[1:]
+    shape = [int(n) for n in eqn.invars[0].aval.shape]
+    sizes = tuple(int(n) for n in eqn.params["slice_sizes"])
+    begin = [
+        min(max(int(s), 0), n - m) if isinstance(s, np.ndarray) else 0
+        for s, n, m in zip(starts, shape, sizes, strict=True)
+    ]
+    end = [
+        b + m if isinstance(s, np.ndarray) else n
+        for s, b, n, m in zip(starts, begin, shape, sizes, strict=True)
+    ]
+    value, aval = x, eqn.outvars[0].aval
+    if begin != [0] * len(shape) or end != shape:
+        params = (("start_indices", tuple(begin)), ("limit_indices", tuple(end)), ("strides", None))
+        shape = [e - b for b, e in zip(begin, end, strict=True)]
+        value = reader.result(ArrayOp("slice", (reader.operand(x),), params, tuple(shape)), aval)
+    moving = [a for a, s in enumerate(starts) if not isinstance(s, np.ndarray)]
+    for a in moving:
+        params = {"axis": a, "mode": "window", "size": sizes[a], "length": shape[a]}
+        shape[a] = sizes[a]
+        value = _take(reader, value, starts[a], {**params, "fill": 0.0}, tuple(shape), aval)
+    return value

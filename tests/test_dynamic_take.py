@@ -1,0 +1,76 @@
+"""Takes at positions computed from the inputs (``take_dynamic``): the generated
+Jacobian (dense and sparse), ``jvp`` and ``vjp``, in NumPy and JAX, equal ``jax.jacfwd``,
+``jax.jvp`` and ``jax.vjp``; a sparse Jacobian's pattern is the union over positions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+lax = jax.lax
+
+from dgraph import from_jax  # noqa: E402
+from dgraph.blocks.arrays import ArrayOp  # noqa: E402
+from dgraph.blocks.dynamic_take import DYNAMIC_TAKE, dynamic_block  # noqa: E402
+from dgraph.codegen.function import make_function  # noqa: E402
+from dgraph.errors import DGraphError  # noqa: E402
+
+CASES = {
+    "0-d": (lambda x: jnp.sin(x[jnp.argmax(x)]), (4,)),
+    "1-d": (lambda x: x[jnp.argsort(x)][:3] * x[:3], (4,)),
+    "n-d-along": (lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=1), axis=1), (2, 3)),
+    "n-d-column": (lambda x: x[:, jnp.argmin(x[0])] ** 2, (2, 3)),
+    "n-d-window": (lambda x: lax.dynamic_slice(x, (jnp.argmax(x[:, 0]), 1), (2, 2)), (3, 3)),
+}
+
+
+@pytest.fixture(autouse=True)
+def _float64():
+    with jax.enable_x64(True):
+        yield
+
+
+RUNS = [(n, "python") for n in sorted(CASES)] + [("1-d", "jax"), ("n-d-window", "jax")]
+
+
+@pytest.mark.parametrize(("name", "lang"), RUNS)
+def test_jacobian_jvp_and_vjp_equal_jax(name, lang):
+    f, shape = CASES[name]
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-1.0, 1.0, shape)
+    g = from_jax(f, x, level="array")
+    y, tangent = jax.jvp(f, (x,), (v := rng.standard_normal(shape),))
+    w = rng.standard_normal(np.shape(y))
+    (bar,) = jax.vjp(f, x)[1](w)
+    jvp, vjp = make_function(g, "jvp", lang), make_function(g, "vjp", lang)
+    jac = make_function(g, "jacobian", lang)
+    for F in (jvp, vjp, jac):
+        assert F.generated.verified
+    np.testing.assert_allclose(jvp(x, v), tangent, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(vjp(x, w), bar, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(jac(x), jax.jacfwd(f)(x), rtol=1e-12, atol=1e-14)
+
+
+def test_a_sparse_jacobian_s_pattern_is_the_union_over_positions():
+    """``x[argsort(x)]``: each output row holds all n columns (zeros where not taken),
+    whatever the point; its values are JAX's permutation."""
+    f = lambda x: x[jnp.argsort(x)]  # noqa: E731
+    x = np.array([0.3, -0.2, 0.9, 0.1])
+    sparse = make_function(from_jax(f, x, level="array"), "jacobian", "python", sparse=True)
+    for point in (x, x[::-1].copy()):
+        got = sparse(point)
+        assert got.nnz == 16
+        np.testing.assert_array_equal(got.toarray(), jax.jacfwd(f)(point))
+
+
+def test_the_union_is_refused_over_its_limit():
+    op = ArrayOp(
+        DYNAMIC_TAKE,
+        ("x", "i"),
+        (("axis", 0), ("mode", "clip"), ("size", 8000), ("length", 8000), ("fill", 0.0)),
+        (8000,),
+    )
+    with pytest.raises(DGraphError, match="union over positions"):
+        dynamic_block(op, (8000,))
