@@ -469,9 +469,9 @@ def _symmetric(
     index = w.constants.index
     if compact:  # every entry read from its place among the lower ones
         rank = np.cumsum(keep) - 1
-        full_values, tril_values = f"data[{index(rank[take]).id}]", "data"
+        index(rank[take])  # the constants numbered first, in this order
     else:
-        full_values, tril_values = "data", f"data[{index(lower).id}]"
+        index(lower)
     if w.d.lang == "jax" and upper.size:  # its constants numbered in this order
         index(upper), index(take[upper])
     inner = f"_{mode}_lower"
