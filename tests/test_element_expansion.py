@@ -43,6 +43,7 @@ ARRAY_ONLY = {
     "cholesky", "eigh_values", "eigh_vectors", "triangular_solve",
     "linear_solve", "custom_linear_solve", "top_k",  # a solve; a sort
     "det", "logabsdet", "qr_q", "qr_r", "svd_values", "svd_u", "svd_vt",
+    "take_dynamic",  # its positions come from argmax/argsort
 }  # fmt: skip
 
 

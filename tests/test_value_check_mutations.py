@@ -99,6 +99,7 @@ UNARY = {  # primitive: (function, point inside its domain)
     "svd_values": (lambda a: jnp.linalg.svd(a, compute_uv=False), A),
     "svd_u": (lambda a: jnp.linalg.svd(a, full_matrices=False)[0], A),
     "svd_vt": (lambda a: jnp.linalg.svd(a, full_matrices=False)[2], A),
+    "take_dynamic": (lambda x: x[jnp.argsort(x)] * x[jnp.argmax(x)], X),
 }
 BINARY = {
     "add": jnp.add,
