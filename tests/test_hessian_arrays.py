@@ -224,3 +224,17 @@ def test_a_full_block_product_in_a_moved_term_is_not_read_as_sparse():
         np.testing.assert_allclose(gradient, jax.grad(_minimal_surface)(jnp.asarray(u)), atol=1e-14)
     assert H.nnz == m * m + 4 * m * (m - 1) + 2 * (m - 1) ** 2
     np.testing.assert_allclose(H.toarray(), expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("lang", ["python", "jax"])
+def test_a_constant_hessian_of_every_entry_is_built_whole(lang):
+    """(Σx)²: H = 2·ones, a constant folded to one number; the sparse matrix and its lower
+    triangle still have every entry (an IndexError in NumPy before)."""
+    x = np.linspace(0.2, 1.0, 5)
+    H = dgraph.hessian(lambda x: jnp.sum(x) ** 2, x, sparse=True, lang=lang)
+    h = H(x)
+    dense = h.toarray() if lang == "python" else np.asarray(h.todense())
+    np.testing.assert_array_equal(dense, np.full((5, 5), 2.0))
+    tril = H.gradient.generated.tril(x) if lang == "python" else None
+    if tril is not None:
+        np.testing.assert_array_equal(tril.toarray(), np.tril(np.full((5, 5), 2.0)))

@@ -475,13 +475,15 @@ def _symmetric(
     if w.d.lang == "jax" and upper.size:  # its constants numbered in this order
         index(upper), index(take[upper])
     inner = f"_{mode}_lower"
-    once = "" if values in w.varying else ".copy()"
+    once, returned = "" if values in w.varying else ".copy()", values
+    if values not in w.varying and w.d.lang == "python":  # a constant may be folded smaller
+        returned = f"numpy.broadcast_to({values}, ({lower.size if compact else rows.size},))"
     lines = [
         f"def {inner}({args}):",
         '    """J\'s values: its entries on and below the diagonal (the others are not'
         ' computed)."""',
         *body,
-        f"    return {values}{once}",
+        f"    return {returned}{once}",
         "",
         "",
     ]
