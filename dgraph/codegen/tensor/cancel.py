@@ -160,10 +160,10 @@ def _with_mirrors(rows: np.ndarray, cols: np.ndarray, zero: np.ndarray) -> np.nd
 # Where a summand reads an input, the entry is zero for every input only if its summands'
 # polynomials (:mod:`.poly_values`: the inputs and the elementwise functions of them as
 # value-numbered unknowns) add up to the zero polynomial. Forming them costs passes over
-# every entry of the arrays they read; an entry whose value at one drawn point is far
-# from 0 is not zero for every input, so only the entries that are 0 there, or nearly
-# (its rounding), or not a number, are asked (a point only keeps entries: nothing is
-# dropped because of a value at a point).
+# every entry of the arrays they read; an entry whose value at any drawn point is far
+# from 0 is not zero for every input, so only the entries that are 0 at every drawn
+# point, or nearly (its rounding), or not a number, are asked (a point only keeps
+# entries: nothing is dropped because of a value at a point).
 
 _SEEDS = (20261129, 20261130, 20261131)  # drawn points: near 0 at all three by chance is rare
 _NEAR = 1e-8  # |sum| at most this times Σ|summands| at the entry: asked
@@ -227,10 +227,11 @@ def _near_zero(parts, found, magnitude: float, size: int) -> np.ndarray | None:
     return near
 
 
-def _at_a_point(w, nodes: list[Node], seed: int = 0):
-    """The values of ``nodes`` at a drawn point (inputs uniform in [0.25, 0.75]), with the
-    values of the names no input reaches and every name's shape; None where the program
-    is not evaluated here (its inputs not found, an operation the evaluator refuses)."""
+def _at_a_point(w, nodes: list[Node], seed: int):
+    """The values of ``nodes`` at the point drawn from ``seed`` (inputs uniform in
+    [0.25, 0.75]), with the values of the names no input reaches and every name's shape;
+    None where the program is not evaluated here (its inputs not found, an operation the
+    evaluator refuses)."""
     statements = w.statements
     by_target: dict[str, list[int]] = {}
     for k, s in enumerate(statements):
