@@ -26,6 +26,7 @@ from .. import ir
 from ..ir import ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, ScatterAdd, UnaryOp
 from ..python import NumPyArrayPrinter
 from .constants import Constants
+from .numpy_scalars import scalars, uniform_value
 
 __all__ = ["RUNS", "numpy_body", "runs", "strided_runs", "text"]
 
@@ -142,6 +143,7 @@ def numpy_body(
     plain = [printer.statement(s) for s in statements]
     if any(s.at or isinstance(s.value, (ir.Loop, ir.While, ir.Cond)) for s in statements):
         return plain
+    statements = scalars(statements, constants, env, ends)
     protected = set(ends)  # the results and what they are views of: never views themselves
     for s in reversed(statements):
         v = s.value
@@ -380,7 +382,8 @@ def _assembly(
             elif not values.any():
                 lines.append(f"    {into} = {source}")
             else:
-                k = c.constants.add(values).id
+                one = uniform_value(values)
+                k = c.constants.add(values).id if one is None else repr(one)
                 lines.append(f"    numpy.add({k}, {source}, out={into})")
         if not once:
             lines.append("    del _part")
