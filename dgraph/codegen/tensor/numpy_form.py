@@ -26,7 +26,8 @@ from .. import ir
 from ..ir import ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, ScatterAdd, UnaryOp
 from ..python import NumPyArrayPrinter
 from .constants import Constants
-from .numpy_scalars import scalars, uniform_value
+from .numpy_planes import planes_split
+from .numpy_scalars import scales_folded, uniform_scalars, uniform_value
 
 __all__ = ["RUNS", "numpy_body", "runs", "strided_runs", "text"]
 
@@ -143,7 +144,9 @@ def numpy_body(
     plain = [printer.statement(s) for s in statements]
     if any(s.at or isinstance(s.value, (ir.Loop, ir.While, ir.Cond)) for s in statements):
         return plain
-    statements = scalars(statements, constants, env, ends)
+    statements = uniform_scalars(statements, constants, env)
+    statements, env = planes_split(statements, constants, env, ends)
+    statements = scales_folded(statements, env, ends)
     protected = set(ends)  # the results and what they are views of: never views themselves
     for s in reversed(statements):
         v = s.value
@@ -369,12 +372,13 @@ def _assembly(
     for a, pieces, d in placed:
         data = _in_place(_unit_dropped(_rewritten(d, "_part", c, i, fresh)), c, fresh, i)
         data = c.printer.doprint(data)
-        once = len(pieces) == 1  # printed in several pieces, it is computed once first
+        number = isinstance(d, ir.Const)  # a number (a plane of one value): never sliced
+        once = len(pieces) == 1 or number  # in several pieces, it is computed once first
         if not once:
             lines.append(f"    _part = {data}")
             data = "_part"
         for own, at, added in pieces:
-            source = data if _whole(own, a.size) else f"{data}[{text(own)}]"
+            source = data if number or _whole(own, a.size) else f"{data}[{text(own)}]"
             into = f"{t}[{text(at)}]"
             values = base[a[own]]
             if added:  # after the parts before it, as numpy.add.at adds them

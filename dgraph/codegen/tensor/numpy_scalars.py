@@ -21,7 +21,7 @@ from ..array_passes import node_shapes, optimize_statements
 from ..ir import ArrayStatement, BinOp, Const, Name, Node, UnaryOp
 from .constants import Constants
 
-__all__ = ["scalars", "scales_folded", "uniform_scalars", "uniform_value"]
+__all__ = ["scales_folded", "uniform_scalars", "uniform_value"]
 
 _ELEMENTWISE = ("+", "-", "*", "/")
 
@@ -36,13 +36,6 @@ def uniform_value(array: np.ndarray) -> float | None:
     if not math.isfinite(float(flat[0])) or not np.all(flat.view(np.int64) == first):
         return None
     return float(flat[0])
-
-
-def scalars(
-    statements: list[ArrayStatement], constants: Constants, env: dict, ends: set[str]
-) -> list[ArrayStatement]:
-    """``statements`` with :func:`uniform_scalars`, then :func:`scales_folded`."""
-    return scales_folded(uniform_scalars(statements, constants, env), env, ends)
 
 
 def uniform_scalars(
