@@ -26,6 +26,7 @@ from .. import ir
 from ..ir import ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, ScatterAdd, UnaryOp
 from ..python import NumPyArrayPrinter
 from .constants import Constants
+from .numpy_assembly import Write, written
 from .numpy_planes import planes_split
 from .numpy_scalars import scales_folded, uniform_scalars, uniform_value
 
@@ -369,28 +370,28 @@ def _assembly(
         return None
     t = s.target
     lines = [f"    {t} = numpy.empty({base.size})"]
+    writes: list[Write | str] = []
     for a, pieces, d in placed:
-        data = _in_place(_unit_dropped(_rewritten(d, "_part", c, i, fresh)), c, fresh, i)
-        data = c.printer.doprint(data)
+        node = _in_place(_unit_dropped(_rewritten(d, "_part", c, i, fresh)), c, fresh, i)
+        data = c.printer.doprint(node)
         number = isinstance(d, ir.Const)  # a number (a plane of one value): never sliced
         once = len(pieces) == 1 or number  # in several pieces, it is computed once first
         if not once:
-            lines.append(f"    _part = {data}")
+            writes.append(f"    _part = {data}")
             data = "_part"
         for own, at, added in pieces:
-            source = data if number or _whole(own, a.size) else f"{data}[{text(own)}]"
-            into = f"{t}[{text(at)}]"
+            whole = number or _whole(own, a.size)
+            source = data if whole else f"{data}[{text(own)}]"
             values = base[a[own]]
-            if added:  # after the parts before it, as numpy.add.at adds them
-                lines.append(f"    numpy.add({into}, {source}, out={into})")
-            elif not values.any():
-                lines.append(f"    {into} = {source}")
-            else:
-                one = uniform_value(values)
-                k = c.constants.add(values).id if one is None else repr(one)
-                lines.append(f"    numpy.add({k}, {source}, out={into})")
+            one = None if added or not values.any() else uniform_value(values)
+            const = None if added or not values.any() else repr(one)
+            if const is not None and one is None:
+                const = c.constants.add(values).id
+            out = _out(node) if once and whole and not number else None
+            writes.append(Write(at, source, const, added, out, number))
         if not once:
-            lines.append("    del _part")
+            writes.append("    del _part")
+    lines += written(t, writes)
     for own, at in left:
         values = base[rest[own]]
         if np.all(values == values[0]):
@@ -398,6 +399,14 @@ def _assembly(
         else:
             lines.append(f"    {t}[{text(at)}] = {c.constants.add(values).id}")
     return lines
+
+
+def _out(node: Node) -> str | None:
+    """The new vector an in-place operation writes into (``out=``), if any."""
+    if isinstance(node, Call):
+        out = dict(node.keywords).get("out")
+        return out.id if isinstance(out, Name) else None
+    return None
 
 
 def _sub(s: slice, lo: int, hi: int) -> slice:

@@ -1,0 +1,112 @@
+"""The writes of a NumPy assembly (:func:`.numpy_form._assembly`) with each strided
+``+=`` done on a contiguous vector: where a part adds at positions an earlier part
+wrote (a diagonal that two parts reach, a band's ends), the earlier part's values are
+first made a vector of their own, the later ones added into its slice, and the sum
+written once. A strided write touches every cache line of the assembled vector (a
+band's 3 n entries for n of them); a strided ``+=`` reads and writes them all again,
+while the contiguous one reads and writes n entries. The additions happen in the same
+order: the same doubles."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Write", "written"]
+
+
+@dataclass
+class Write:
+    """One piece of an assembly: ``at`` (a slice of the vector) gets ``source`` (the
+    text of an expression: a vector of the slice's length, or a number), ``const``
+    (text: a number or a constant's name) added first, where given; ``added``: added to
+    what an earlier piece wrote there. ``out``: the name of a new vector, read nowhere
+    else, that ``source`` computes into (a sum may go into it too)."""
+
+    at: slice
+    source: str
+    const: str | None = None
+    added: bool = False
+    out: str | None = None
+    number: bool = False  # source is a number
+
+
+def _last(s: slice) -> int:
+    return s.start + ((s.stop - 1 - s.start) // s.step) * s.step
+
+
+def _within(inner: slice, outer: slice) -> int | None:
+    """Where ``inner``'s positions start among ``outer``'s, if it takes only them."""
+    if inner.step != outer.step and inner.start != _last(inner):
+        return None
+    if not outer.start <= inner.start <= _last(inner) <= _last(outer):
+        return None
+    offset, rest = divmod(inner.start - outer.start, outer.step)
+    return None if rest else offset
+
+
+def _count(s: slice) -> int:
+    return len(range(s.start, s.stop, s.step))
+
+
+def written(target: str, writes: list[Write | str]) -> list[str]:
+    """The lines of the assembly ``writes`` (a string: a line as it is) into ``target``:
+    each added piece into a contiguous copy of the earlier piece it lies in (module
+    docstring) where every added piece lies in one; else each as it is."""
+    pieces = [w for w in writes if isinstance(w, Write)]
+    into: dict[int, tuple[int, int]] = {}  # added piece -> (its earlier piece, offset)
+    for k, w in enumerate(pieces):
+        if not w.added:
+            continue
+        for j in range(k - 1, -1, -1):
+            p = pieces[j]
+            offset = None if p.added else _within(w.at, p.at)
+            if offset is not None:
+                into[k] = (j, offset)
+                break
+        else:
+            return [_plain(target, w) if isinstance(w, Write) else w for w in writes]
+    kept = {j for j, _ in into.values()}
+    names = {j: f"_d{n}" for n, j in enumerate(sorted(kept))}
+    lines, k = [], -1
+    for w in writes:
+        if isinstance(w, str):
+            lines.append(w)
+            continue
+        k += 1
+        if k in names:
+            lines.append(f"    {names[k]} = {_copy(w)}")
+        elif k in into:
+            j, offset = into[k]
+            view = f"{names[j]}[{offset}:{offset + _count(w.at)}]"
+            lines.append(f"    numpy.add({view}, {w.source}, out={view})")
+        else:
+            lines.append(_plain(target, w))
+    for j, name in names.items():
+        lines.append(f"    {target}[{_text(pieces[j].at)}] = {name}")
+    if names:
+        lines.append(f"    del {', '.join(names.values())}")
+    return lines
+
+
+def _copy(w: Write) -> str:
+    """A piece's values as a new vector (into ``out`` where there is one)."""
+    out = f", out={w.out}" if w.out else ""
+    if w.number:
+        filled = f"numpy.full({_count(w.at)}, {w.source})"
+        return filled if w.const is None else f"numpy.add({w.const}, {filled}, out=None)"
+    if w.const is not None:
+        return f"numpy.add({w.const}, {w.source}{out})"
+    return w.source if w.out else f"numpy.array({w.source}, dtype=float)"
+
+
+def _plain(target: str, w: Write) -> str:
+    into = f"{target}[{_text(w.at)}]"
+    if w.added:  # after the parts before it, as numpy.add.at adds them
+        return f"    numpy.add({into}, {w.source}, out={into})"
+    if w.const is None:
+        return f"    {into} = {w.source}"
+    return f"    numpy.add({w.const}, {w.source}, out={into})"
+
+
+def _text(s: slice) -> str:
+    return f"{s.start}:{s.stop}" if s.step == 1 else f"{s.start}:{s.stop}:{s.step}"
