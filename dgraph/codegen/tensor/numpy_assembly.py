@@ -11,7 +11,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Write", "written"]
+import numpy as np
+
+__all__ = ["Mirror", "Write", "written"]
+
+
+@dataclass
+class Mirror:
+    """The entries of an assembled vector (a symmetric matrix's values) that take the
+    values at others: ``upper[k]`` gets ``source[k]``; ``done``: the assembly wrote
+    them."""
+
+    upper: np.ndarray
+    source: np.ndarray
+    done: bool = False
 
 
 @dataclass
@@ -48,10 +61,15 @@ def _count(s: slice) -> int:
     return len(range(s.start, s.stop, s.step))
 
 
-def written(target: str, writes: list[Write | str]) -> list[str]:
+def written(
+    target: str, writes: list[Write | str], mirror: list[tuple[slice, slice]] | None = None
+) -> tuple[list[str], bool]:
     """The lines of the assembly ``writes`` (a string: a line as it is) into ``target``:
     each added piece into a contiguous copy of the earlier piece it lies in (module
-    docstring) where every added piece lies in one; else each as it is."""
+    docstring) where every added piece lies in one; else each as it is. ``mirror``:
+    runs ``(to, from)`` of positions that get the values at others (a symmetric
+    matrix's entries above the diagonal), written here from the pieces' own vectors
+    where each run's sources lie in one piece; returned: whether they were."""
     pieces = [w for w in writes if isinstance(w, Write)]
     into: dict[int, tuple[int, int]] = {}  # added piece -> (its earlier piece, offset)
     for k, w in enumerate(pieces):
@@ -64,8 +82,11 @@ def written(target: str, writes: list[Write | str]) -> list[str]:
                 into[k] = (j, offset)
                 break
         else:
-            return [_plain(target, w) if isinstance(w, Write) else w for w in writes]
+            return [_plain(target, w) if isinstance(w, Write) else w for w in writes], False
     kept = {j for j, _ in into.values()}
+    copies = _mirrored(pieces, kept, mirror) if mirror else None
+    if copies is not None:
+        kept |= {j for _, j, _ in copies if not (_bare(pieces[j]) or _named(pieces[j]))}
     names = {j: f"_d{n}" for n, j in enumerate(sorted(kept))}
     lines, k = [], -1
     for w in writes:
@@ -83,9 +104,44 @@ def written(target: str, writes: list[Write | str]) -> list[str]:
             lines.append(_plain(target, w))
     for j, name in names.items():
         lines.append(f"    {target}[{_text(pieces[j].at)}] = {name}")
+    for to, j, offset in copies or ():
+        value = names.get(j, pieces[j].source)
+        if not _bare(pieces[j]) and not (offset == 0 and _count(to) == _count(pieces[j].at)):
+            value = f"{value}[{offset}:{offset + _count(to)}]"
+        lines.append(f"    {target}[{_text(to)}] = {value}")
     if names:
         lines.append(f"    del {', '.join(names.values())}")
-    return lines
+    return lines, copies is not None
+
+
+def _bare(w: Write) -> bool:
+    """Whether a piece's values are one number."""
+    return w.number and w.const is None
+
+
+def _named(w: Write) -> bool:
+    """Whether a piece's values are a name's vector as it is."""
+    return w.const is None and w.source.isidentifier()
+
+
+def _mirrored(
+    pieces: list[Write], kept: set[int], mirror: list[tuple[slice, slice]]
+) -> list[tuple[slice, int, int]] | None:
+    """Per mirror run: its positions, the piece its sources lie in and where among that
+    piece's; None where a run's sources are not in one piece, or that piece's vector is
+    a slice of a part's (``_part[...]``, freed before the end)."""
+    copies = []
+    for to, source in mirror:
+        found = [(j, _within(source, w.at)) for j, w in enumerate(pieces) if not w.added]
+        found = [(j, offset) for j, offset in found if offset is not None]
+        if not found:
+            return None
+        j, offset = found[0]
+        w = pieces[j]
+        if not (_bare(w) or j in kept or _named(w)) and "_part" in w.source:
+            return None
+        copies.append((to, j, offset))
+    return copies
 
 
 def _copy(w: Write) -> str:

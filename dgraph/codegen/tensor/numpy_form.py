@@ -26,7 +26,7 @@ from .. import ir
 from ..ir import ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, ScatterAdd, UnaryOp
 from ..python import NumPyArrayPrinter
 from .constants import Constants
-from .numpy_assembly import Write, written
+from .numpy_assembly import Mirror, Write, written
 from .numpy_planes import planes_split
 from .numpy_scalars import scales_folded, uniform_scalars, uniform_value
 
@@ -135,11 +135,13 @@ def numpy_body(
     env: dict,
     ends: set[str],
     later: dict[str, np.ndarray] | None = None,
+    mirror: Mirror | None = None,
 ) -> list[str]:
     """The printed lines of ``statements`` (a NumPy function's body returning ``ends``)
     in the form of the module docstring; as printed plainly where a statement stores in
     place or is a loop. ``later``: per statement, positions of its vector the caller
-    writes after the body (a Hessian's entries above the diagonal), left unset."""
+    writes after the body (a Hessian's entries above the diagonal), left unset;
+    ``mirror``: how they are written, by the assembly where it can (``mirror.done``)."""
     later = later or {}
     printer = _Printer()
     plain = [printer.statement(s) for s in statements]
@@ -166,7 +168,8 @@ def numpy_body(
     context = _Context(printer, constants, env, protected, made, uses, last)
     out: list[str] = []
     for i, s in enumerate(statements):
-        lines = _assembly(s, context, i, fresh, later.get(s.target))
+        at = later.get(s.target)
+        lines = _assembly(s, context, i, fresh, at, None if at is None else mirror)
         if lines is None:
             value = _unit_dropped(_rewritten(s.value, s.target, context, i, fresh))
             value = _in_place(value, context, fresh, i)
@@ -333,14 +336,20 @@ def _rewritten(value: Node, target: str, c: _Context, i: int, fresh: set[str]) -
 
 
 def _assembly(
-    s: ArrayStatement, c: _Context, i: int, fresh: set[str], later: np.ndarray | None
+    s: ArrayStatement,
+    c: _Context,
+    i: int,
+    fresh: set[str],
+    later: np.ndarray | None,
+    mirror: Mirror | None = None,
 ) -> list[str] | None:
     """A scatter-add of a constant base whose parts land at evenly stepping positions,
     no two parts at one, as writes: each part's runs once into a new vector (plus the
     base's values there, a constant, where not all zero), the base's values alone at
     the positions no part reaches — each entry written once, instead of a copy of the
     base and a pass of additions per part; ``later``: positions the caller writes
-    afterwards (left unset here). None where it does not fit."""
+    afterwards (left unset here), unless ``mirror`` says how and the pieces' vectors
+    can fill them (:func:`.numpy_assembly.written`). None where it does not fit."""
     v = s.value
     if not (isinstance(v, ScatterAdd) and isinstance(v.base, Name)):
         return None
@@ -391,7 +400,11 @@ def _assembly(
             writes.append(Write(at, source, const, added, out, number))
         if not once:
             writes.append("    del _part")
-    lines += written(t, writes)
+    runs = None if mirror is None else strided_runs(mirror.upper, mirror.source)
+    found, done = written(t, writes, None if runs is None else [(a, b) for _, a, b in runs])
+    if mirror is not None:
+        mirror.done = done
+    lines += found
     for own, at in left:
         values = base[rest[own]]
         if np.all(values == values[0]):
