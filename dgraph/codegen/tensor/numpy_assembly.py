@@ -88,6 +88,7 @@ def written(
     if copies is not None:
         kept |= {j for _, j, _ in copies if not (_bare(pieces[j]) or _named(pieces[j]))}
     names = {j: f"_d{n}" for n, j in enumerate(sorted(kept))}
+    last: list[tuple[slice, str, int | None, int]] = []  # the writes left to the end
     lines, k = [], -1
     for w in writes:
         if isinstance(w, str):
@@ -96,22 +97,71 @@ def written(
         k += 1
         if k in names:
             lines.append(f"    {names[k]} = {_copy(w)}")
+            last.append((w.at, names[k], 0, _count(w.at)))
         elif k in into:
             j, offset = into[k]
             view = f"{names[j]}[{offset}:{offset + _count(w.at)}]"
             lines.append(f"    numpy.add({view}, {w.source}, out={view})")
+        elif not w.added and (_bare(w) or _named(w)):  # its vector lives to the end
+            last.append((w.at, w.source, None if _bare(w) else 0, _count(w.at)))
         else:
             lines.append(_plain(target, w))
-    for j, name in names.items():
-        lines.append(f"    {target}[{_text(pieces[j].at)}] = {name}")
     for to, j, offset in copies or ():
-        value = names.get(j, pieces[j].source)
-        if not _bare(pieces[j]) and not (offset == 0 and _count(to) == _count(pieces[j].at)):
-            value = f"{value}[{offset}:{offset + _count(to)}]"
-        lines.append(f"    {target}[{_text(to)}] = {value}")
+        w = pieces[j]
+        last.append((to, names.get(j, w.source), None if _bare(w) else offset, _count(w.at)))
+    lines += _last_writes(target, last)
     if names:
         lines.append(f"    del {', '.join(names.values())}")
     return lines, copies is not None
+
+
+BLOCK = 1 << 15  # entries of each strided write per round of a blocked assembly
+BLOCKED = 1 << 18  # entries from which the strided writes are blocked
+
+
+def _last_writes(target: str, last: list[tuple[slice, str, int | None, int]]) -> list[str]:
+    """``target[at] = value`` (its entries from ``offset`` on, of ``size``; None: a
+    number) for each of ``last``. Where several are strided writes of one step over many
+    entries (a band's diagonals, each a pass over every cache line of the vector), those
+    are made block by block, all of them per block of entries: each line of the vector
+    is then written while it is still in cache."""
+    lines = []
+    blocked = [k for k, w in enumerate(last) if _count(w[0]) > 1]
+    steps = {last[k][0].step for k in blocked}
+    total = sum(_count(last[k][0]) for k in blocked)
+    if len(blocked) < 2 or len(steps) != 1 or steps == {1} or total < BLOCKED:
+        blocked = []
+    long = [last[k] for k in blocked]
+    for k, (at, value, offset, size) in enumerate(last):
+        if k in blocked:
+            continue
+        c = _count(at)
+        whole = offset is None or (offset == 0 and c == size)
+        lines.append(f"    {target}[{_text(at)}] = {value if whole else _cut(value, offset, c)}")
+    if not long:
+        return lines
+    (p,) = steps
+    top = max(_count(w[0]) for w in long)
+    lines += [
+        f"    for _lo in range(0, {top}, {BLOCK}):",
+        f"        _hi = min(_lo + {BLOCK}, {top})",
+    ]
+    for at, value, offset, _ in long:
+        c = _count(at)
+        hi = "_hi" if c == top else f"min(_hi, {c})"
+        into = f"{target}[{_plus(at.start, f'{p} * _lo')}:{_plus(at.start, f'{p} * {hi}')}:{p}]"
+        if offset is not None:
+            value = f"{value}[{_plus(offset, '_lo')}:{_plus(offset, hi)}]"
+        lines.append(f"        {into} = {value}")
+    return lines
+
+
+def _cut(value: str, offset: int, count: int) -> str:
+    return f"{value}[{offset}:{offset + count}]"
+
+
+def _plus(k: int, term: str) -> str:
+    return term if k == 0 else f"{k} + {term}"
 
 
 def _bare(w: Write) -> bool:
