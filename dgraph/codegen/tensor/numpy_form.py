@@ -28,7 +28,7 @@ from ..python import NumPyArrayPrinter
 from .constants import Constants
 from .numpy_assembly import Mirror, Write, written
 from .numpy_planes import planes_split
-from .numpy_scalars import scales_folded, uniform_scalars, uniform_value
+from .numpy_scalars import distinct, scales_folded, uniform_scalars, uniform_value
 
 __all__ = ["RUNS", "numpy_body", "runs", "strided_runs", "text"]
 
@@ -360,7 +360,7 @@ def _assembly(
     placed = []
     for f, d in v.parts:
         a = c.index(f)
-        cuts = None if a is None or np.unique(a).size != a.size else strided_runs(a)
+        cuts = None if a is None or not distinct(a) else strided_runs(a)
         if cuts is None:
             return None
         pieces = []  # (own, at, whether another part got there first)

@@ -22,7 +22,7 @@ from .. import ir
 from ..array_passes import node_shapes
 from ..ir import ArrayStatement, BinOp, Call, Const, Index, Name, Node, ScatterAdd, UnaryOp
 from .constants import Constants
-from .numpy_scalars import uniform_value
+from .numpy_scalars import distinct, uniform_value
 
 __all__ = ["planes_split"]
 
@@ -205,7 +205,7 @@ def _split_part(f: Node, src: _Planar, index) -> list[tuple[np.ndarray, int]] | 
     """A scatter part's positions per plane, or None (repeated positions; a number's
     positions not one evenly stepping run)."""
     a = index(f)
-    if a is None or a.size != src.size or np.unique(a).size != a.size:
+    if a is None or a.size != src.size or not distinct(a):
         return None
     out = []
     for r in range(src.period):
