@@ -27,7 +27,7 @@ from ..ir import ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, Scatte
 from ..python import NumPyArrayPrinter
 from .constants import Constants
 from .numpy_assembly import Mirror, Write, written
-from .numpy_planes import planes_split
+from .numpy_planes import planes_split, scatter_bases
 from .numpy_scalars import distinct, scales_folded, uniform_scalars, uniform_value
 
 __all__ = ["RUNS", "numpy_body", "runs", "strided_runs", "text"]
@@ -148,6 +148,7 @@ def numpy_body(
     if any(s.at or isinstance(s.value, (ir.Loop, ir.While, ir.Cond)) for s in statements):
         return plain
     statements = uniform_scalars(statements, constants, env)
+    statements = scatter_bases(statements, constants, ends)
     statements, env = planes_split(statements, constants, env, ends)
     statements = scales_folded(statements, env, ends)
     protected = set(ends)  # the results and what they are views of: never views themselves

@@ -24,7 +24,7 @@ from ..ir import ArrayStatement, BinOp, Call, Const, Index, Name, Node, ScatterA
 from .constants import Constants
 from .numpy_scalars import distinct, uniform_value
 
-__all__ = ["planes_split"]
+__all__ = ["planes_split", "scatter_bases"]
 
 PERIODS = (2, 3, 4)
 _OPS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}
@@ -297,3 +297,45 @@ def _rewritten(statements, found: dict[str, _Planar], constants: Constants, env,
             planes.append(Name(t))
         plane_of[s.target] = planes
     return out, env
+
+
+def scatter_bases(
+    statements: list[ArrayStatement], constants: Constants, ends: set[str]
+) -> list[ArrayStatement]:
+    """Each scatter-add into a scatter read nowhere else (``_scatter_add(_scatter(m, K,
+    d), ...)``: a vector of zeros, values set at K, others added) as one scatter-add of
+    a constant base of zeros whose first part is the scatter's: an assembly
+    (:func:`.numpy_form._assembly`) that writes each entry once, no vector of zeros
+    made and written over. The scatter's positions distinct, so that setting them is
+    adding them to zero."""
+    if any(s.at or isinstance(s.value, (ir.Loop, ir.While, ir.Cond)) for s in statements):
+        return statements
+    uses: dict[str, int] = {}
+    for s in statements:
+        for n in ir.walk(s.value):
+            if isinstance(n, Name):
+                uses[n.id] = uses.get(n.id, 0) + 1
+    made = {s.target: s.value for s in statements}
+    merged: set[str] = set()
+    out = []
+    for s in statements:
+        v = s.value
+        base = v.base.id if isinstance(v, ScatterAdd) and isinstance(v.base, Name) else None
+        inner = made.get(base) if base else None
+        if (
+            isinstance(inner, ir.Scatter)
+            and uses.get(base) == 1
+            and base not in ends
+            and isinstance(inner.flat, Name)
+            and _distinct_index(constants, inner.flat.id)
+        ):
+            zeros = constants.add(np.zeros(inner.size))
+            s = ArrayStatement(s.target, ScatterAdd(zeros, ((inner.flat, inner.data), *v.parts)))
+            merged.add(base)
+        out.append(s)
+    return [s for s in out if s.target not in merged] if merged else statements
+
+
+def _distinct_index(constants: Constants, name: str) -> bool:
+    a = constants.arrays.get(name)
+    return a is not None and a.ndim == 1 and a.dtype.kind in "iu" and distinct(a)
