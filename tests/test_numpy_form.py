@@ -5,6 +5,8 @@ the values equal those of the same statements printed plainly, bit for bit."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse
@@ -14,8 +16,11 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
 import dgraph  # noqa: E402
+from dgraph.codegen import ir  # noqa: E402
 from dgraph.codegen.tensor import module as tensor_module  # noqa: E402
+from dgraph.codegen.tensor import numpy_assembly  # noqa: E402
 from dgraph.codegen.tensor.numpy_form import _Printer, runs, strided_runs  # noqa: E402
+from dgraph.codegen.tensor.numpy_scalars import scales_folded, uniform_value  # noqa: E402
 
 
 def rosenbrock(x):
@@ -40,8 +45,22 @@ def pieces(x):
     )
 
 
+def band(x):
+    """A banded objective (five diagonals) with constant factors: 3.0, 0.5 and 7.0 become
+    one-valued constant arrays in the gradient's graph."""
+    return jnp.sum(3.0 * (x[2:] - 0.5 * x[:-2] * x[1:-1]) ** 2) + jnp.sum(7.0 * x**4)
+
+
+def lagrangian(x):
+    """f0 and constraints whose Hessian's diagonal is a scatter added to by another."""
+    f0 = 0.5 * jnp.sum((x - 1.0) ** 2)
+    return jnp.concatenate([f0[None], x[:-2] * x[1:-1] + jnp.exp(x[2:]) + 2.0 * x[:-2]])
+
+
 CASES = {
     "rosenbrock": (rosenbrock, 10, None),
+    "lagrangian": (lagrangian, 9, np.linspace(0.5, 1.5, 8)),
+    "band": (band, 11, None),
     "pieces": (pieces, 6, None),
     "minsurf": (minsurf, 9, None),
 }
@@ -60,12 +79,12 @@ def test_runs_cut_evenly_stepping_positions():
     assert strided_runs(np.random.default_rng(0).permutation(50)) is None
 
 
-def _plain(statements, constants, env, ends, later=None):
+def _plain(statements, constants, env, ends, later=None, mirror=None):
     printer = _Printer()
     return [printer.statement(s) for s in statements]
 
 
-@pytest.mark.parametrize("name", ["rosenbrock", "minsurf"])  # a band; a grid (no slices)
+@pytest.mark.parametrize("name", ["rosenbrock", "band", "lagrangian", "minsurf"])  # a grid
 def test_the_form_changes_no_double(name, monkeypatch):
     """The module as printed (slices, writes, in place) against the same statements
     printed plainly: equal bit for bit, symmetric bit for bit, equal to jax.hessian."""
@@ -96,7 +115,10 @@ def test_a_band_is_assembled_by_slices():
     text = H.gradient.generated.text
     body = text[text.index("def _jacobian_lower") : text.index("def jacobian_tril")]
     assert "_scatter" not in body and "numpy.empty(" in body and ", out=" in body
-    assert f"data[1:{3 * n - 4}:3] = data[2:{3 * n - 3}:3]" in body  # the mirror
+    # the mirror: the off-diagonal's own vector written above the diagonal too, in the
+    # assembly, not a strided copy of the assembled values afterwards
+    assert re.search(rf"\n    \w+\[1:{3 * n - 4}:3\] = \w+\n", body)
+    assert "data[1:" not in body
 
 
 def test_each_call_its_own_matrix_and_values_the_pattern_shared_read_only():
@@ -117,3 +139,69 @@ def test_each_call_its_own_matrix_and_values_the_pattern_shared_read_only():
     np.testing.assert_allclose(
         scipy.sparse.linalg.spsolve(a, rhs), np.linalg.solve(a.toarray(), rhs), rtol=1e-10
     )
+
+
+def _lower(H) -> str:
+    text = H.gradient.generated.text
+    return text[text.index("def _jacobian_lower") : text.index("def jacobian(")]
+
+
+@pytest.mark.parametrize("name", ["rosenbrock", "band"])
+def test_one_valued_constants_are_numbers_and_a_band_is_built_by_diagonals(name):
+    """No constant array of one value is read per call (Rosenbrock's 100 and 200, the
+    band's 3 and 7 are numbers in the text); Rosenbrock's diagonal blocks are never
+    interleaved into a vector of their own (one new vector: the values); the values are
+    jax.hessian's."""
+    f, n, _ = CASES[name]
+    rng = np.random.default_rng(3)
+    x, x2 = rng.uniform(0.1, 0.6, n), rng.uniform(0.1, 0.6, n)
+    H = dgraph.make_function(f, "hessian", point=[x], sparse=True)
+    text, body = H.gradient.generated.text, _lower(H)
+    read = set(re.findall(r"_K\d+", body))
+    one_valued = re.findall(r"^(_K\d+) = _array\(.*levels=\[[^,\]]*\]\)$", text, re.M)
+    assert one_valued == [] or not read & set(one_valued)
+    assert re.search(r"\b(6|28|200|400)\.0\b", body)  # a factor folded, as a number
+    if name == "rosenbrock":
+        assert body.count("numpy.empty(") == 1 and "_scatter" not in body
+    with jax.enable_x64(True):
+        ref = np.asarray(jax.hessian(f)(jnp.asarray(x2)))
+    h = H(x2)
+    np.testing.assert_allclose(h.toarray(), ref, rtol=1e-12, atol=1e-12 * abs(ref).max())
+    assert h.nnz == np.count_nonzero(ref) and (h != h.T).nnz == 0
+
+
+@pytest.mark.parametrize("name", ["rosenbrock", "lagrangian"])
+def test_a_blocked_assembly_changes_no_double(name, monkeypatch):
+    """Past a size the diagonals are written block by block (here: from 8 entries, 4 a
+    block): the values bit for bit those of the plain printing."""
+    f, n, v = CASES[name]
+    rng = np.random.default_rng(5)
+    x, x2 = rng.uniform(0.1, 0.6, n), rng.uniform(0.1, 0.6, n)
+    args = (x2,) if v is None else (x2, v)
+    monkeypatch.setattr(numpy_assembly, "BLOCK", 4)
+    monkeypatch.setattr(numpy_assembly, "BLOCKED", 8)
+    H = dgraph.make_function(f, "hessian", point=[x], weights=v, sparse=True)
+    assert "for _lo in range(0, " in _lower(H) and "_scatter" not in _lower(H)
+    monkeypatch.setattr(tensor_module, "numpy_body", _plain)
+    P = dgraph.make_function(f, "hessian", point=[x], weights=v, sparse=True)
+    np.testing.assert_array_equal(H(*args).data, P(*args).data)
+    t, tp = H.gradient.generated.tril(*args), P.gradient.generated.tril(*args)
+    np.testing.assert_array_equal(t.data, tp.data)
+
+
+def test_products_by_numbers_fold_only_where_they_round_as_one():
+    """2 (100 (2 a)) is 400 a, the same double; 3 (5 a) is left as it is (15 a may round
+    otherwise); a one-valued array is its number, an array of two values is not."""
+    s = ir.ArrayStatement
+    a, env = ir.Name("a"), {k: (4,) for k in ("a", "b", "c", "d", "e", "f")}
+
+    def times(c, x):
+        return ir.BinOp("*", ir.Const(c), ir.Name(x))
+
+    body = [s("b", times(2.0, "a")), s("c", times(100.0, "b")), s("d", times(2.0, "c"))]
+    body += [s("e", times(5.0, "a")), s("f", times(3.0, "e"))]
+    folded = {x.target: x.value for x in scales_folded(body, env, {"d", "f"})}
+    assert folded["d"] == ir.BinOp("*", ir.Const(400.0), a)
+    assert folded["f"] == times(3.0, "e") and "e" in folded and "b" not in folded
+    assert uniform_value(np.full(5, 2.5)) == 2.5 and uniform_value(np.array([0.0, -0.0])) is None
+    assert uniform_value(np.array([1.0, 2.0])) is None and uniform_value(np.array([np.inf])) is None

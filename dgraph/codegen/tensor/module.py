@@ -55,6 +55,7 @@ from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .gathers import GATHER_FROM, gathered, scatters_as_gathers
 from .leaves import leaf_values
+from .numpy_assembly import Mirror
 from .numpy_form import numpy_body, strided_runs, text
 from .permutation_code import structural_valued
 from .regions import refuse_unprinted, region_block, region_value
@@ -309,11 +310,13 @@ def tensor_program(
         statements = fold_permutations(statements, ends)
     once = {r for r in ends if r not in w.varying}  # results that read no input
     returned = returned_line(once if lang == "python" else set())
+    mirror = None  # NumPy: where the values above the diagonal come from
     if symmetric and lang == "python":  # a Hessian's values: views, in place, freed early
         stub.statements = statements
         stub.constant_shapes = dict(w.constants.shapes)
         later = {} if compact else {_root(statements, results[0]): np.flatnonzero(~keep)}
-        body = numpy_body(statements, w.constants, array_shapes(stub), set(ends), later)
+        mirror = None if compact else _mirror(coordinates, shape, keep)
+        body = numpy_body(statements, w.constants, array_shapes(stub), set(ends), later, mirror)
     else:
         body = w.printed(statements)
     name = f"{mode}_stacked" if stacked else mode
@@ -321,7 +324,7 @@ def tensor_program(
         fresh = compact or _fresh_values(statements, results[0], w.varying)
         stub.statements = statements  # JAX: the values' statements, the mirror pushed in
         lines = _symmetric(w, mode, args, doc, body, results[0], coordinates, shape, fresh, compact,
-                           stub)  # fmt: skip
+                           stub, mirrored=mirror is not None and mirror.done)  # fmt: skip
     elif outside is None:
         lines = [f"def {name}({args}):", doc, *body, returned]
     else:
@@ -332,7 +335,9 @@ def tensor_program(
     elif sparse:
         lines += ["", "", f"{mode}_stacked = {mode}  # one output, one input: the one block"]
     used = set(re.findall(r"\w+", "\n".join(lines)))
-    w.constants.keep(used)
+    read = set().union(*(ir.names_in(s.value) for s in statements))  # what the program reads
+    read_shapes = {k: v for k, v in w.constants.shapes.items() if k in read}  # (counts)
+    w.constants.keep(used | read if keep_arrays else used)  # a number printed, not its array
     header = _header(w, es, lang, sparse, shapes, mode, "\n".join(body))
     return ArrayProgram(
         mode,
@@ -343,7 +348,7 @@ def tensor_program(
         ends,
         dict(w.constants.arrays) if keep_arrays else {},
         header + "\n".join(lines) + "\n",
-        dict(w.constants.shapes),
+        dict(w.constants.shapes) | read_shapes,
     )
 
 
@@ -441,6 +446,14 @@ def _mirror_lines(w: Writer, upper: np.ndarray, source: np.ndarray) -> list[str]
     return [f"    data[{text(a)}] = data[{text(b)}]" for _, a, b in cuts]
 
 
+def _mirror(coordinates, shape, keep: np.ndarray) -> Mirror:
+    """The entries above the diagonal of a symmetric sparse J and where each takes its
+    value (for :func:`~.numpy_form.numpy_body`)."""
+    take, _ = mirror_positions(coordinates[0], coordinates[1], shape[0], tril=False)
+    upper = np.flatnonzero(~keep)
+    return Mirror(upper, take[upper])
+
+
 def _symmetric(
     w: Writer,
     mode: str,
@@ -453,6 +466,7 @@ def _symmetric(
     fresh: bool,
     compact: bool,
     program: ArrayProgram | None = None,
+    mirrored: bool = False,
 ) -> list[str]:
     """A symmetric J's functions: ``_{mode}_lower`` computes the values vector (its
     entries on and below the diagonal: ``compact``, those alone in order; else a vector
@@ -460,7 +474,8 @@ def _symmetric(
     ``{mode}`` fills each entry above the diagonal from its mirror image (in place in
     NumPy where the vector is ``fresh``) and ``{mode}_tril`` returns the lower entries
     alone, each a CSR of the pattern computed here; JAX's: :func:`_symmetric_jax`, from
-    ``program``'s statements."""
+    ``program``'s statements. ``mirrored``: the NumPy body fills the entries above the
+    diagonal itself."""
     rows, cols = coordinates
     n = shape[0]
     take, keep = mirror_positions(rows, cols, n, tril=False)
@@ -495,7 +510,7 @@ def _symmetric(
             filled = [f"    data = numpy.take(data, {index(rank[take]).id})"]
         else:
             filled = [] if fresh else ["    data = numpy.array(data)"]
-            filled += _mirror_lines(w, upper, take[upper])
+            filled += [] if mirrored else _mirror_lines(w, upper, take[upper])
         pattern = f"_{mode.upper()}_PATTERN"
         tril_python = "data" if compact else f"numpy.take(data, {index(lower).id})"
         return [

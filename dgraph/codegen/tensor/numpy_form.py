@@ -26,6 +26,9 @@ from .. import ir
 from ..ir import ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, ScatterAdd, UnaryOp
 from ..python import NumPyArrayPrinter
 from .constants import Constants
+from .numpy_assembly import Mirror, Write, written
+from .numpy_planes import planes_split, scatter_bases
+from .numpy_scalars import distinct, scales_folded, uniform_scalars, uniform_value
 
 __all__ = ["RUNS", "numpy_body", "runs", "strided_runs", "text"]
 
@@ -132,16 +135,22 @@ def numpy_body(
     env: dict,
     ends: set[str],
     later: dict[str, np.ndarray] | None = None,
+    mirror: Mirror | None = None,
 ) -> list[str]:
     """The printed lines of ``statements`` (a NumPy function's body returning ``ends``)
     in the form of the module docstring; as printed plainly where a statement stores in
     place or is a loop. ``later``: per statement, positions of its vector the caller
-    writes after the body (a Hessian's entries above the diagonal), left unset."""
+    writes after the body (a Hessian's entries above the diagonal), left unset;
+    ``mirror``: how they are written, by the assembly where it can (``mirror.done``)."""
     later = later or {}
     printer = _Printer()
     plain = [printer.statement(s) for s in statements]
     if any(s.at or isinstance(s.value, (ir.Loop, ir.While, ir.Cond)) for s in statements):
         return plain
+    statements = uniform_scalars(statements, constants, env)
+    statements = scatter_bases(statements, constants, ends)
+    statements, env = planes_split(statements, constants, env, ends)
+    statements = scales_folded(statements, env, ends)
     protected = set(ends)  # the results and what they are views of: never views themselves
     for s in reversed(statements):
         v = s.value
@@ -160,7 +169,8 @@ def numpy_body(
     context = _Context(printer, constants, env, protected, made, uses, last)
     out: list[str] = []
     for i, s in enumerate(statements):
-        lines = _assembly(s, context, i, fresh, later.get(s.target))
+        at = later.get(s.target)
+        lines = _assembly(s, context, i, fresh, at, None if at is None else mirror)
         if lines is None:
             value = _unit_dropped(_rewritten(s.value, s.target, context, i, fresh))
             value = _in_place(value, context, fresh, i)
@@ -327,14 +337,20 @@ def _rewritten(value: Node, target: str, c: _Context, i: int, fresh: set[str]) -
 
 
 def _assembly(
-    s: ArrayStatement, c: _Context, i: int, fresh: set[str], later: np.ndarray | None
+    s: ArrayStatement,
+    c: _Context,
+    i: int,
+    fresh: set[str],
+    later: np.ndarray | None,
+    mirror: Mirror | None = None,
 ) -> list[str] | None:
     """A scatter-add of a constant base whose parts land at evenly stepping positions,
     no two parts at one, as writes: each part's runs once into a new vector (plus the
     base's values there, a constant, where not all zero), the base's values alone at
     the positions no part reaches — each entry written once, instead of a copy of the
     base and a pass of additions per part; ``later``: positions the caller writes
-    afterwards (left unset here). None where it does not fit."""
+    afterwards (left unset here), unless ``mirror`` says how and the pieces' vectors
+    can fill them (:func:`.numpy_assembly.written`). None where it does not fit."""
     v = s.value
     if not (isinstance(v, ScatterAdd) and isinstance(v.base, Name)):
         return None
@@ -345,7 +361,7 @@ def _assembly(
     placed = []
     for f, d in v.parts:
         a = c.index(f)
-        cuts = None if a is None or np.unique(a).size != a.size else strided_runs(a)
+        cuts = None if a is None or not distinct(a) else strided_runs(a)
         if cuts is None:
             return None
         pieces = []  # (own, at, whether another part got there first)
@@ -364,26 +380,32 @@ def _assembly(
         return None
     t = s.target
     lines = [f"    {t} = numpy.empty({base.size})"]
+    writes: list[Write | str] = []
     for a, pieces, d in placed:
-        data = _in_place(_unit_dropped(_rewritten(d, "_part", c, i, fresh)), c, fresh, i)
-        data = c.printer.doprint(data)
-        once = len(pieces) == 1  # printed in several pieces, it is computed once first
+        node = _in_place(_unit_dropped(_rewritten(d, "_part", c, i, fresh)), c, fresh, i)
+        data = c.printer.doprint(node)
+        number = isinstance(d, ir.Const)  # a number (a plane of one value): never sliced
+        once = len(pieces) == 1 or number  # in several pieces, it is computed once first
         if not once:
-            lines.append(f"    _part = {data}")
+            writes.append(f"    _part = {data}")
             data = "_part"
         for own, at, added in pieces:
-            source = data if _whole(own, a.size) else f"{data}[{text(own)}]"
-            into = f"{t}[{text(at)}]"
+            whole = number or _whole(own, a.size)
+            source = data if whole else f"{data}[{text(own)}]"
             values = base[a[own]]
-            if added:  # after the parts before it, as numpy.add.at adds them
-                lines.append(f"    numpy.add({into}, {source}, out={into})")
-            elif not values.any():
-                lines.append(f"    {into} = {source}")
-            else:
-                k = c.constants.add(values).id
-                lines.append(f"    numpy.add({k}, {source}, out={into})")
+            one = None if added or not values.any() else uniform_value(values)
+            const = None if added or not values.any() else repr(one)
+            if const is not None and one is None:
+                const = c.constants.add(values).id
+            out = _out(node) if once and whole and not number else None
+            writes.append(Write(at, source, const, added, out, number))
         if not once:
-            lines.append("    del _part")
+            writes.append("    del _part")
+    runs = None if mirror is None else strided_runs(mirror.upper, mirror.source)
+    found, done = written(t, writes, None if runs is None else [(a, b) for _, a, b in runs])
+    if mirror is not None:
+        mirror.done = done
+    lines += found
     for own, at in left:
         values = base[rest[own]]
         if np.all(values == values[0]):
@@ -391,6 +413,14 @@ def _assembly(
         else:
             lines.append(f"    {t}[{text(at)}] = {c.constants.add(values).id}")
     return lines
+
+
+def _out(node: Node) -> str | None:
+    """The new vector an in-place operation writes into (``out=``), if any."""
+    if isinstance(node, Call):
+        out = dict(node.keywords).get("out")
+        return out.id if isinstance(out, Name) else None
+    return None
 
 
 def _sub(s: slice, lo: int, hi: int) -> slice:

@@ -1,0 +1,154 @@
+"""Scalars where a NumPy body streams arrays it need not (the printed form of a Hessian's
+values, :mod:`.numpy_form`), each rewrite giving the same doubles:
+
+- a constant array of one value (a factor 100 broadcast to the operand's shape, folded)
+  that meets an operand of the result's shape in ``+ - * /`` is that value, a number:
+  no 8 bytes an entry read per call (:func:`uniform_scalars`);
+- a product by a number of a product by a number read nowhere else is one product by
+  their product, where one of the two is a power of two at least 1 in magnitude (its
+  product rounds as the two did): ``2 * (100 * (2 * s))`` is ``400 * s``, one pass
+  instead of three (:func:`scales_folded`); equal products then merge.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import ir
+from ..array_passes import node_shapes, optimize_statements
+from ..ir import ArrayStatement, BinOp, Const, Name, Node, UnaryOp
+from .constants import Constants
+
+__all__ = ["distinct", "scales_folded", "uniform_scalars", "uniform_value"]
+
+_ELEMENTWISE = ("+", "-", "*", "/")
+
+
+def distinct(a: np.ndarray) -> bool:
+    """Whether the non-negative integers ``a`` are all different (a mask, not a sort:
+    10⁶ positions in milliseconds)."""
+    if a.size < 2:
+        return True
+    if int(a.min()) < 0:
+        return np.unique(a).size == a.size
+    seen = np.zeros(int(a.max()) + 1, dtype=bool)
+    seen[a] = True
+    return int(np.count_nonzero(seen)) == a.size
+
+
+def uniform_value(array: np.ndarray) -> float | None:
+    """The one finite value of a float64 array all of whose entries are it, bit for bit
+    (``-0.0`` is not ``0.0``); None for any other array."""
+    if array.dtype != np.float64 or array.size == 0:
+        return None
+    flat = array.reshape(-1)
+    first = flat[:1].view(np.int64)[0]
+    if not math.isfinite(float(flat[0])) or not np.all(flat.view(np.int64) == first):
+        return None
+    return float(flat[0])
+
+
+def uniform_scalars(
+    statements: list[ArrayStatement], constants: Constants, env: dict
+) -> list[ArrayStatement]:
+    """Each float constant of one value, an operand of ``+ - * /`` whose other operand
+    has the result's shape (so the value broadcasts to the same array), as that number."""
+    values: dict[str, float | None] = {}
+
+    def value(node: Node) -> float | None:
+        if not (isinstance(node, Name) and node.id in constants.arrays):
+            return None
+        if node.id not in values:
+            values[node.id] = uniform_value(constants.arrays[node.id])
+        return values[node.id]
+
+    out = []
+    for s in statements:
+        if s.at or not any(value(n) is not None for n in ir.walk(s.value)):
+            out.append(s)
+            continue
+        shapes = node_shapes(s.value, env)
+
+        def replace(n: Node, shapes=shapes) -> Node | None:
+            if not (isinstance(n, BinOp) and n.op in _ELEMENTWISE):
+                return None
+            whole = shapes.get(id(n))
+            if not whole:  # unknown or 0-d: a number would change the result's type
+                return None
+            sides = [n.left, n.right]
+            for k in (0, 1):
+                v = value(sides[k])
+                if v is not None and shapes.get(id(sides[1 - k])) == whole:
+                    sides[k] = Const(v)
+            if sides == [n.left, n.right]:
+                return None
+            left, right = (ir.rebuilt(x, replace) for x in sides)
+            return BinOp(n.op, left, right)
+
+        out.append(ArrayStatement(s.target, ir.rebuilt(s.value, replace), s.at))
+    return out
+
+
+def _two_power(c: float) -> bool:
+    """Whether ``c`` is ±2ᵏ, k ≥ 0: a product by it is exact (short of overflow)."""
+    m, e = math.frexp(abs(c))
+    return m == 0.5 and e >= 1
+
+
+def _scaled(node: Node) -> tuple[float, str] | None:
+    """``(c, a)`` where ``node`` is ``c * a``, ``a * c`` or ``-a`` (a a name, c a number;
+    ``a ** 1`` is ``a``)."""
+
+    def name(n: Node) -> str | None:
+        if isinstance(n, BinOp) and n.op == "**" and ir.number(n.right) == 1.0:
+            n = n.left
+        return n.id if isinstance(n, Name) else None
+
+    if isinstance(node, UnaryOp) and node.op == "-" and name(node.operand):
+        return -1.0, name(node.operand)
+    if isinstance(node, BinOp) and node.op == "*":
+        for c, a in ((node.left, node.right), (node.right, node.left)):
+            k = ir.number(c)
+            if k is not None and name(a) is not None:
+                return k, name(a)
+    return None
+
+
+def scales_folded(
+    statements: list[ArrayStatement], env: dict, ends: set[str]
+) -> list[ArrayStatement]:
+    """Each product by a number of a name that is itself a product by a number, read
+    only there and not a result, as one product by the product of the numbers, where
+    they round as one (:func:`_two_power` of either); then equal statements merged and
+    the unread ones dropped. Shapes of the names stay."""
+    if any(s.at or isinstance(s.value, (ir.Loop, ir.While, ir.Cond)) for s in statements):
+        return statements
+    uses: dict[str, int] = {}
+    for s in statements:
+        for n in ir.walk(s.value):
+            if isinstance(n, Name):
+                uses[n.id] = uses.get(n.id, 0) + 1
+    scale: dict[str, tuple[float, str]] = {}
+    out = []
+    for s in statements:
+        found = _scaled(s.value)
+        if found is not None:
+            c, a = found
+            inner = scale.get(a)
+            while (
+                inner is not None
+                and uses.get(a) == 1
+                and a not in ends
+                and (_two_power(c) or _two_power(inner[0]))
+                and env.get(a) == env.get(s.target)
+            ):
+                c, a = c * inner[0], inner[1]
+                inner = scale.get(a)
+            scale[s.target] = (c, a)
+            if (c, a) != found:
+                value = UnaryOp("-", Name(a)) if c == -1.0 else BinOp("*", Const(c), Name(a))
+                s = ArrayStatement(s.target, Name(a) if c == 1.0 else value, s.at)
+        out.append(s)
+    return optimize_statements(out, list(ends)) if out != statements else out
