@@ -27,11 +27,11 @@ from .grid_index import Grid, Piece, fit, pieces
 
 __all__ = ["GRID_HELPER", "grid_lines", "view"]
 
-LIMIT = 12
+LIMIT = 32
 """The most pieces (after cutting short axes) one statement is printed in."""
 SHORT = 16
 """A last axis shorter than this is cut into pieces."""
-LEAST = 256
+LEAST = 2048
 """The fewest entries per piece, on average, worth a call each."""
 
 GRID_HELPER = [

@@ -54,6 +54,7 @@ from .entries import entries, fills
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .gathers import GATHER_FROM, gathered, scatters_as_gathers
+from .grid_jax import grid_gathers
 from .leaves import leaf_values
 from .numpy_form import numpy_body, strided_runs, text
 from .permutation_code import structural_valued
@@ -564,6 +565,7 @@ def _symmetric_jax(
             if moved.size < at.size:
                 index = w.constants.index
                 result = f"{values}.at[{index(moved).id}].set({values}[{index(at[moved]).id}])"
+        statements = grid_gathers(dataclasses.replace(program, statements=statements), w.constants)
         functions += [
             f"def _{name}_arrays({args}):",
             *w.printed(statements),
