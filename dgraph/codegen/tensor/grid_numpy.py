@@ -187,8 +187,10 @@ def _common(c: Any, indexes: list[Name]) -> list[tuple[Piece, list[Grid]]] | Non
     return out
 
 
-def _elementwise(s: ArrayStatement, c: Any) -> list[str] | None:
-    shape = c.env.get(s.target)
+def _elementwise(s: ArrayStatement, c: Any, n: int | None = None) -> list[str] | None:
+    """The lines of an elementwise statement of ``n`` entries (its target's size where
+    None) whose gathers are at grids, piece by piece (module docstring)."""
+    shape = c.env.get(s.target) if n is None else (n,)
     if not (isinstance(shape, tuple) and len(shape) == 1):
         return None
     n = shape[0]
@@ -260,19 +262,37 @@ def _slice_only(a: np.ndarray) -> bool:
 
 
 def _scatter(s: ArrayStatement, c: Any, fresh: set[str], i: int, form: Any) -> list[str] | None:
-    """A scatter or scatter-add statement written piece by piece through views."""
+    """A scatter or scatter-add statement, each part at grid positions written through
+    views, the others at their index (``numpy.add.at`` for a scatter-add, as the module
+    helper adds), each part's data with its gathers at grids through views; None where
+    nothing is at a grid or a part at other positions is printed as runs of slices."""
     v = s.value
     parts = [(v.flat, v.data)] if isinstance(v, Scatter) else list(v.parts)
     t = s.target
+    plans = []
+    for flat, data in parts:
+        a = c.index(flat)
+        if a is None or a.size == 0:
+            return None
+        found = None if _slice_only(a) else _pieces(c, flat)
+        if found is not None and not all(p.at.distinct() for p in found):
+            found = None
+        if isinstance(v, ScatterAdd) and found and any(len(p.own.shape) > 1 for p in found):
+            found = None  # NumPy adds through an n-D view row by row: slower than add.at
+        if found is not None and len(found) > 1 and np.bincount(a).max() > 1:
+            found = None
+        if found is None and form.runs(a):
+            return None  # the body prints these positions as slices
+        computed = _elementwise(ArrayStatement("_part", data), c, a.size)
+        plans.append((flat, found, data, computed))
+    if all(found is None and computed is None for _, found, _, computed in plans):
+        return None
     if isinstance(v, Scatter):
-        size = v.size
-        lines = [f"    {t} = numpy.zeros({size})"]
+        lines = [f"    {t} = numpy.zeros({v.size})"]
     else:
-        shape = c.env.get(t)
-        base = v.base
+        shape, base = c.env.get(t), v.base
         if not (isinstance(shape, tuple) and len(shape) == 1):
             return None
-        size = shape[0]
         if (
             isinstance(base, Name)
             and base.id in fresh
@@ -283,28 +303,19 @@ def _scatter(s: ArrayStatement, c: Any, fresh: set[str], i: int, form: Any) -> l
             lines = [f"    {t} = {base.id}"]
         else:
             lines = [f"    {t} = numpy.array({c.printer.doprint(base)}, dtype=float)"]
-    plans = []
-    for flat, data in parts:
-        a = c.index(flat)
-        if a is None or a.size == 0:
-            return None
-        found = _pieces(c, flat)
-        if found is None or not all(p.at.distinct() for p in found):
-            return None
-        if isinstance(v, ScatterAdd) and any(len(p.own.shape) > 1 for p in found):
-            return None  # NumPy adds through an n-D view row by row: slower than add.at
-        if len(found) > 1 and np.bincount(a).max() > 1:
-            return None
-        plans.append((found, data))
-    if all(_slice_only(c.index(f)) for f, _ in parts):
-        return None  # printed as slices already
-    for found, data in plans:
-        leaves = _Leaves(c, sum(p.own.size for p in found))
-        text = leaves.vector(data)
-        if text is None:
+    for flat, found, data, computed in plans:
+        text = _Leaves(c, c.index(flat).size).vector(data)
+        if computed is not None:
+            lines += computed
+            text = "_part"
+        elif text is None:
             lines.append(f"    _part = numpy.ravel({c.printer.doprint(form(data))})")
             text = "_part"
-        for p in found:
+        if found is None:
+            k = c.printer.doprint(flat)
+            add = isinstance(v, ScatterAdd)
+            lines.append(f"    numpy.add.at({t}, {k}, {text})" if add else f"    {t}[{k}] = {text}")
+        for p in found or ():
             into, source = view(t, p.at), view(text, p.own)
             if isinstance(v, Scatter):
                 lines.append(_copy(into, source))

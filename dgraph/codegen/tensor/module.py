@@ -1137,7 +1137,7 @@ def module_tail(w: Writer, body: str) -> list[str]:
     if w.constants.needs_decoder:
         lines += ["", decoder(w.d.lang), ""]
     helpers = w.d.helpers()
-    if helpers and "_scatter" in body:
+    if helpers and ("_scatter" in body or "_grid(" in body):
         lines += ["", *helpers, ""]
     if w.d.lang == "jax" and ("_conv(" in body or "_conv_adjoint(" in body):
         lines += ["", *JAX_HELPERS, ""]  # a convolution's sweep (.convolution.ConvSweep)

@@ -185,6 +185,7 @@ def _grid_lines(s: ArrayStatement, c: _Context, i: int, fresh: set[str]) -> list
     def form(data: Node) -> Node:
         return _in_place(_unit_dropped(_rewritten(data, "_part", c, i, fresh)), c, fresh, i)
 
+    form.runs = lambda a: _positions(a) is not None  # type: ignore[attr-defined]
     return grid_lines(ArrayStatement(s.target, _unit_dropped(s.value)), c, fresh, i, form)
 
 
