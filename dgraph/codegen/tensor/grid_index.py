@@ -112,15 +112,16 @@ def pieces(a: np.ndarray, limit: int = 8, dims: int = DIMS, period: int = 6) -> 
     entry on), pieces that repeat with constant shifts of their places and values merged
     into one with an outer axis (the rows of a grid, each a few such runs); the same for
     the entries at each residue of their place modulo 2 to ``period`` (terms interleaved
-    entry by entry). None where more are needed. Pieces of different residues follow
-    each other, not in the order of their places."""
+    entry by entry; not tried where two pieces or fewer do without). None where more are
+    needed. Pieces of different residues follow each other, not in the order of their
+    places."""
     a = np.asarray(a).ravel()
     if a.size == 0 or a.dtype.kind not in "iu":
         return None
     a = a.astype(np.int64)
     best = _runs(a, limit, dims)
     for p in range(2, period + 1):
-        if a.size < 2 * p:
+        if a.size < 2 * p or (best is not None and len(best) <= 2):
             break
         found: list[Piece] = []
         most = limit if best is None else len(best) - 1
@@ -148,12 +149,12 @@ def _runs(a: np.ndarray, limit: int, dims: int, group: int = 4) -> list[Piece] |
     step = np.diff(a)
     changes = np.flatnonzero(step[1:] != step[:-1]) + 1  # where a new step begins
     found: list[Piece] = []
+    ahead: list[tuple[int, Grid]] = []  # the next grids from p on, one after the other
     p = 0
     while p < a.size:
-        if len(found) > 4 * limit:
+        if len(found) > 2 * limit:
             return None
-        ahead: list[tuple[int, Grid]] = []  # the next grids from p on, one after the other
-        q_start = p
+        q_start = p + sum(length for length, _ in ahead)
         while len(ahead) < 2 * group and q_start < a.size:
             length, at = _prefix(a, q_start, dims, step, changes)
             ahead.append((length, at))
@@ -176,7 +177,7 @@ def _runs(a: np.ndarray, limit: int, dims: int, group: int = 4) -> list[Piece] |
                 best = (count * block, q, count)
         covered, q, count = best
         if count == 1:
-            length, at = ahead[0]
+            length, at = ahead.pop(0)
             found.append(Piece(_places(p, at.shape), at))
             p += length
             continue
@@ -193,6 +194,7 @@ def _runs(a: np.ndarray, limit: int, dims: int, group: int = 4) -> list[Piece] |
             )
             start += length
         p += covered
+        ahead = []
     while len(found) > limit:
         merged = _merged(found, dims)
         if len(merged) == len(found):

@@ -1,18 +1,23 @@
 """NumPy statements whose gathers or scatters are at grid positions
-(:mod:`.grid_index`), printed piece by piece through strided views: no index array
-read, no copy of a gathered operand.
+(:mod:`.grid_index`), printed piece by piece through strided views: no index array read.
 
-- An elementwise statement whose gathers (``v[K]``) are at such positions is computed
-  into a new vector, each piece of ``K`` with one call writing into the vector's view
-  there (``numpy.multiply(v[1:99], c[0:98], out=t[0:98])``), every operand viewed at the
-  piece (the gathered vectors at the values, the others at the places).
+- An elementwise statement whose gathers (``v[K]``) are at such positions, all pieces
+  1-D, is computed into a new vector with one call a piece writing into the vector's
+  view there (``numpy.multiply(v[1:99], c[0:98], out=t[0:98])``), every operand viewed
+  at the piece (the gathered vectors at the values, the others at the places): no copy
+  of a gathered operand. With n-D pieces each gather is copied into a vector through
+  the views (NumPy's ufunc walks an n-D view row by row, some 50 ns a row; a copy's
+  loop far less), then the statement runs on whole vectors.
 - A scatter (or scatter-add) to such positions writes (adds) each piece of its data into
-  the view of its vector there; only where no position is there twice in a part, proved
-  from each piece's strides and checked over the part, so that ``+=`` through a view adds
-  what ``numpy.add.at`` adds, in the same order per position.
+  the view of its vector there; a scatter-add only through 1-D views and only where no
+  position is there twice in a part (proved from each piece's strides, checked over the
+  part), so that adding through a view adds what ``numpy.add.at`` adds, in the same
+  order per position. A part at other positions is written at its index.
 
 NumPy's loop runs along the innermost axis of a view, so a piece whose last axis is short
-(two neighbours per row) is cut into one piece per index of that axis.
+(two neighbours per row) is cut into one piece per index of that axis. A statement is
+printed so only with at most :data:`LIMIT` pieces of :data:`LEAST` entries on average:
+each piece is a call.
 """
 
 from __future__ import annotations
@@ -217,11 +222,12 @@ def _elementwise(s: ArrayStatement, c: Any, n: int | None = None) -> list[str] |
         found = _pieces(c, index)
         if found is None:
             return None
-        texts[f"g{k}"] = f"_g{k}"
-        lines.append(f"    _g{k} = numpy.empty({n})")
-        lines += [_copy(view(f"_g{k}", p.own), view(x, p.at)) for p in found]
+        texts[f"g{k}"] = f"_gathered{k}"
+        lines.append(f"    _gathered{k} = numpy.empty({n})")
+        lines += [_copy(view(f"_gathered{k}", p.own), view(x, p.at)) for p in found]
     lines.append(f"    {t} = {c.printer.doprint(_filled(tree, texts))}")
-    return [*lines, f"    del {', '.join(f'_g{k}' for k in range(len(leaves.gathers)))}"]
+    done = ", ".join(f"_gathered{k}" for k in range(len(leaves.gathers)))
+    return [*lines, f"    del {done}"]
 
 
 def _copy(into: str, source: str) -> str:
