@@ -27,7 +27,18 @@ from typing import Any
 import numpy as np
 
 from .. import ir
-from ..ir import ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, ScatterAdd, UnaryOp
+from ..ir import (
+    ArrayStatement,
+    BinOp,
+    Call,
+    Index,
+    Name,
+    Node,
+    Scatter,
+    ScatterAdd,
+    SegmentSum,
+    UnaryOp,
+)
 from .grid_index import Grid, Piece, fit, pieces
 
 __all__ = ["GRID_HELPER", "grid_lines", "view"]
@@ -341,4 +352,20 @@ def grid_lines(s: ArrayStatement, c: Any, fresh: set[str], i: int, form: Any) ->
         return None
     if isinstance(s.value, (Scatter, ScatterAdd)):
         return _scatter(s, c, fresh, i, form)
+    if isinstance(s.value, SegmentSum):
+        return _segment_sum(s, c)
     return _elementwise(s, c)
+
+
+def _segment_sum(s: ArrayStatement, c: Any) -> list[str] | None:
+    """A segment sum whose data has gathers at grids: the data computed piece by piece
+    first (:func:`_elementwise`), then summed by ``numpy.bincount`` as the body does."""
+    v = s.value
+    ids = c.index(v.ids)
+    if ids is None:
+        return None
+    computed = _elementwise(ArrayStatement("_part", v.data), c, ids.size)
+    if computed is None:
+        return None
+    summed = f"numpy.bincount({c.printer.doprint(v.ids)}, weights=_part, minlength={v.n})"
+    return [*computed, f"    {s.target} = {summed}", "    del _part"]
