@@ -126,7 +126,7 @@ def _index_constants(module, text: str, pattern: str) -> list[np.ndarray]:
     return [np.asarray(getattr(module, k)) for k in re.findall(pattern, text)]
 
 
-@pytest.mark.parametrize("name", ["surface", "laplacian3"])
+@pytest.mark.parametrize("name", ["nine", "laplacian3"])
 def test_numpy_stencil_hessian_through_views(name, monkeypatch) -> None:
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)
