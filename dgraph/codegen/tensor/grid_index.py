@@ -112,7 +112,7 @@ def pieces(a: np.ndarray, limit: int = 8, dims: int = DIMS, period: int = 6) -> 
     entry on), pieces that repeat with constant shifts of their places and values merged
     into one with an outer axis (the rows of a grid, each a few such runs); the same for
     the entries at each residue of their place modulo 2 to ``period`` (terms interleaved
-    entry by entry; not tried where two pieces or fewer do without). None where more are
+    entry by entry; not tried where eight pieces or fewer do without). None where more are
     needed. Pieces of different residues follow each other, not in the order of their
     places."""
     a = np.asarray(a).ravel()
@@ -121,7 +121,7 @@ def pieces(a: np.ndarray, limit: int = 8, dims: int = DIMS, period: int = 6) -> 
     a = a.astype(np.int64)
     best = _runs(a, limit, dims)
     for p in range(2, period + 1):
-        if a.size < 2 * p or (best is not None and len(best) <= 2):
+        if a.size < 2 * p or (best is not None and len(best) <= 8):
             break
         found: list[Piece] = []
         most = limit if best is None else len(best) - 1

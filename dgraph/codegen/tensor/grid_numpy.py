@@ -214,7 +214,7 @@ def _elementwise(s: ArrayStatement, c: Any, n: int | None = None) -> list[str] |
     tree = leaves.walk(s.value)
     if tree is None or not leaves.gathers:
         return None
-    if all(_slice_only(c.index(k)) for _, k in leaves.gathers):
+    if all(_slice_only(c, k) for _, k in leaves.gathers):
         return None  # printed as slices already
     t = s.target
     parts = _common(c, [k for _, k in leaves.gathers])
@@ -272,10 +272,14 @@ def _write(c: Any, tree: Node, texts: dict[str, str], out: str) -> str:
     return f"    {c.printer.doprint(call)}"
 
 
-def _slice_only(a: np.ndarray) -> bool:
-    """Whether ``a`` steps evenly upwards (a slice, which the body prints itself)."""
-    step = np.diff(a.astype(np.int64))
-    return step.size == 0 or (step[0] > 0 and bool(np.all(step == step[0])))
+def _slice_only(c: Any, node: Name) -> bool:
+    """Whether the index constant ``node`` steps evenly upwards (a slice, which the body
+    prints itself); found once per body."""
+    cache = c.__dict__.setdefault("grid_slices", {})
+    if node.id not in cache:
+        step = np.diff(c.index(node).astype(np.int64))
+        cache[node.id] = step.size == 0 or (step[0] > 0 and bool(np.all(step == step[0])))
+    return cache[node.id]
 
 
 def _scatter(s: ArrayStatement, c: Any, fresh: set[str], i: int, form: Any) -> list[str] | None:
@@ -291,7 +295,7 @@ def _scatter(s: ArrayStatement, c: Any, fresh: set[str], i: int, form: Any) -> l
         a = c.index(flat)
         if a is None or a.size == 0:
             return None
-        found = None if _slice_only(a) else _pieces(c, flat)
+        found = None if _slice_only(c, flat) else _pieces(c, flat)
         if found is not None and not all(p.at.distinct() for p in found):
             found = None
         if isinstance(v, ScatterAdd) and found and any(len(p.own.shape) > 1 for p in found):
