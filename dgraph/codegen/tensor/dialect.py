@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from ..jaxcode import JaxArrayPrinter
 from ..printing import ArrayPrinter
 from ..python import NumPyArrayPrinter
+from .grid_numpy import GRID_HELPER
 
 __all__ = ["DIALECTS", "Dialect"]
 
@@ -71,6 +72,9 @@ class Dialect:
             "        else:",
             "            numpy.add.at(out, flat, data)  # faster than out[flat] += data",
             "    return out",
+            "",
+            "",
+            *GRID_HELPER,
         ]
 
 

@@ -54,6 +54,7 @@ from .entries import entries, fills
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .gathers import GATHER_FROM, gathered, scatters_as_gathers
+from .grid_jax import grid_gathers
 from .leaves import leaf_values
 from .numpy_assembly import Mirror
 from .numpy_form import numpy_body, strided_runs, text
@@ -579,6 +580,7 @@ def _symmetric_jax(
             if moved.size < at.size:
                 index = w.constants.index
                 result = f"{values}.at[{index(moved).id}].set({values}[{index(at[moved]).id}])"
+        statements = grid_gathers(dataclasses.replace(program, statements=statements), w.constants)
         functions += [
             f"def _{name}_arrays({args}):",
             *w.printed(statements),
@@ -1150,7 +1152,7 @@ def module_tail(w: Writer, body: str) -> list[str]:
     if w.constants.needs_decoder:
         lines += ["", decoder(w.d.lang), ""]
     helpers = w.d.helpers()
-    if helpers and "_scatter" in body:
+    if helpers and ("_scatter" in body or "_grid(" in body):
         lines += ["", *helpers, ""]
     if w.d.lang == "jax" and ("_conv(" in body or "_conv_adjoint(" in body):
         lines += ["", *JAX_HELPERS, ""]  # a convolution's sweep (.convolution.ConvSweep)

@@ -26,6 +26,7 @@ from .. import ir
 from ..ir import ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, ScatterAdd, UnaryOp
 from ..python import NumPyArrayPrinter
 from .constants import Constants
+from .grid_numpy import grid_lines
 from .numpy_assembly import Mirror, Write, written
 from .numpy_planes import planes_split, scatter_bases
 from .numpy_scalars import distinct, scales_folded, uniform_scalars, uniform_value
@@ -172,6 +173,8 @@ def numpy_body(
         at = later.get(s.target)
         lines = _assembly(s, context, i, fresh, at, None if at is None else mirror)
         if lines is None:
+            lines = _grid_lines(s, context, i, fresh)
+        if lines is None:
             value = _unit_dropped(_rewritten(s.value, s.target, context, i, fresh))
             value = _in_place(value, context, fresh, i)
             if _makes_new(value):
@@ -184,6 +187,16 @@ def numpy_body(
         if dead:
             out.append(f"    del {', '.join(dead)}")
     return out
+
+
+def _grid_lines(s: ArrayStatement, c: _Context, i: int, fresh: set[str]) -> list[str] | None:
+    """Statement ``s`` through views of its grid positions (:mod:`.grid_numpy`)."""
+
+    def form(data: Node) -> Node:
+        return _in_place(_unit_dropped(_rewritten(data, "_part", c, i, fresh)), c, fresh, i)
+
+    form.runs = lambda a: _positions(a) is not None  # type: ignore[attr-defined]
+    return grid_lines(ArrayStatement(s.target, _unit_dropped(s.value)), c, fresh, i, form)
 
 
 @dataclass

@@ -1,0 +1,171 @@
+"""Constant index arrays as affine grids (dgraph.codegen.tensor.grid_index) and the
+printers that write gathers and scatters at them as strided views: the detector round-
+trips random boxes and refuses what is no grid; stencil Hessians on 2-D and 3-D grids
+keep jax.hessian's values with their grid gathers and scatters printed as views."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dgraph.codegen.tensor.grid_index import Grid, fit, grid, pieces
+
+_SETTINGS = settings(max_examples=60, deadline=None)
+
+
+@st.composite
+def boxes(draw, strides=None):
+    strides = st.integers(-4, 40) if strides is None else strides
+    dims = draw(st.integers(1, 3))
+    shape = tuple(draw(st.lists(st.integers(1, 6), min_size=dims, max_size=dims)))
+    steps = tuple(draw(st.lists(strides, min_size=dims, max_size=dims)))
+    return Grid(draw(st.integers(0, 50)), shape, steps)
+
+
+@_SETTINGS
+@given(boxes())
+def test_a_box_is_found_again(g: Grid) -> None:
+    a = g.indices()
+    assert a.size == g.size
+    found = grid(a)
+    assert found is not None and np.array_equal(found.indices(), a)
+    assert len(found.shape) <= len(g.shape)  # adjacent axes that step as one merged
+    again = fit(a.reshape(g.shape))
+    assert again is not None and np.array_equal(again.indices(), a)
+    whole = pieces(a, limit=1)
+    assert whole is not None and len(whole) == 1
+
+
+@_SETTINGS
+@given(boxes())
+def test_distinct_is_a_proof(g: Grid) -> None:
+    if g.distinct():
+        assert np.unique(g.indices()).size == g.size
+
+
+@_SETTINGS
+@given(boxes(strides=st.integers(1, 40)), st.data())
+def test_a_changed_entry_is_no_grid(g: Grid, data) -> None:
+    a = g.indices()
+    if a.size < 3:
+        return
+    k = data.draw(st.integers(0, a.size - 1))
+    b = a.copy()
+    b[k] += data.draw(st.integers(1, 5))
+    found = grid(b)
+    assert found is None or np.array_equal(found.indices(), b)  # never a wrong grid
+    if len(g.shape) == 1 and 0 < k < a.size - 1:
+        assert found is None  # an inner entry off its progression
+
+
+@_SETTINGS
+@given(st.lists(st.integers(0, 30), min_size=1, max_size=40))
+def test_pieces_rebuild_any_array(values: list[int]) -> None:
+    a = np.array(values)
+    found = pieces(a, limit=40)
+    assert found is not None  # single entries at worst
+    rebuilt = np.full(a.size, -1)
+    for p in found:
+        assert p.own.shape == p.at.shape
+        places = p.own.indices()
+        assert np.all(rebuilt[places] == -1)  # each place once
+        rebuilt[places] = p.at.indices()
+    assert np.array_equal(rebuilt, a)
+
+
+def test_rows_of_a_stencil_are_few_pieces() -> None:
+    """The entries of a 2-D stencil's block with two per interior row and one at the
+    edge rows: an edge run, the interior rows (stride 0: each value twice), an edge run."""
+    m = 50
+    a = np.concatenate(
+        [np.arange(m), np.repeat(np.arange(m, m * m - m), 2), np.arange(m * m - m, m * m)]
+    )
+    found = pieces(a, limit=4)
+    assert found is not None and len(found) == 3
+    assert grid(np.array([0, 1, 1, 0])) is None
+    assert grid(np.random.default_rng(0).permutation(20)) is None
+
+
+def _objectives():
+    jnp = pytest.importorskip("jax.numpy")
+
+    def surface(m):  # the 2-D minimal surface's forward differences (5-point pattern)
+        def f(u):
+            p = jnp.pad(jnp.reshape(u, (m, m)), 1)
+            dx, dy = p[1:, :-1] - p[:-1, :-1], p[:-1, 1:] - p[:-1, :-1]
+            return jnp.sum(jnp.sqrt(1.0 + dx**2 + dy**2))
+
+        return f, m * m
+
+    def laplacian3(m):  # a 3-D 7-point Laplacian's energy, weighted
+        def f(u):
+            v = jnp.pad(jnp.reshape(u, (m, m, m)), 1)
+            c = v[1:-1, 1:-1, 1:-1]
+            lap = 6 * c - v[2:, 1:-1, 1:-1] - v[:-2, 1:-1, 1:-1] - v[1:-1, 2:, 1:-1]
+            lap = lap - v[1:-1, :-2, 1:-1] - v[1:-1, 1:-1, 2:] - v[1:-1, 1:-1, :-2]
+            return jnp.sum(lap**2 * jnp.cos(c))
+
+        return f, m**3
+
+    def nine(m):  # a 2-D 9-point stencil
+        def f(u):
+            v = jnp.pad(jnp.reshape(u, (m, m)), 1)
+            s = sum(v[1 + a : m + 1 + a, 1 + b : m + 1 + b] for a in (-1, 0, 1) for b in (-1, 0, 1))
+            return jnp.sum(jnp.exp(0.1 * s) * v[1:-1, 1:-1] ** 2)
+
+        return f, m * m
+
+    return {"surface": surface(8), "laplacian3": laplacian3(4), "nine": nine(8)}
+
+
+def _index_constants(module, text: str, pattern: str) -> list[np.ndarray]:
+    return [np.asarray(getattr(module, k)) for k in re.findall(pattern, text)]
+
+
+@pytest.mark.parametrize("name", ["nine", "laplacian3"])
+def test_numpy_stencil_hessian_through_views(name, monkeypatch) -> None:
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    import dgraph
+    from dgraph.codegen.python import load_python
+    from dgraph.codegen.tensor import grid_numpy
+
+    monkeypatch.setattr(grid_numpy, "LEAST", 1)  # small pieces printed too (a size rule)
+    f, n = _objectives()[name]
+    x = np.random.default_rng(3).uniform(0.0, 0.5, n)
+    H = dgraph.make_function(f, "hessian", "python", point=[x], sparse=True)
+    got = H(x).toarray()
+    np.testing.assert_allclose(got, np.asarray(jax.hessian(f)(x)), rtol=1e-12, atol=1e-12)
+    text = H.gradient.generated.text
+    body = text[text.index("def _jacobian_lower") :]
+    assert "numpy.multiply(" in body and re.search(r"\[\d+:\d+:\d+\]", body)  # views
+    module = load_python(text)
+    left = _index_constants(module, body, r"numpy\.take\([^,]+, (_K\d+)")
+    left += _index_constants(module, body, r"_scatter\w*\([^)]*?(_K\d+)")
+    assert all(grid(a) is None for a in left)  # no gather or scatter left at one grid
+
+
+def test_jax_stencil_hessian_gathers_as_slices() -> None:
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    import dgraph
+    from dgraph.codegen.ir import Name
+    from dgraph.codegen.python import load_python
+    from dgraph.codegen.tensor.grid_jax import grid_view
+
+    f, n = _objectives()["surface"]
+    x = np.random.default_rng(4).uniform(0.0, 0.5, n)
+    H = dgraph.make_function(f, "hessian", "jax", point=[x], sparse=True)
+    got = np.asarray(H(jax.numpy.asarray(x)).todense())
+    np.testing.assert_allclose(got, np.asarray(jax.hessian(f)(x)), rtol=1e-12, atol=1e-12)
+    text = H.gradient.generated.text
+    body = text[text.index("def _jacobian_arrays") :]
+    assert "jnp.stack(" in body  # each entry and its neighbour: two slices
+    module = load_python(text)
+    for k in re.findall(r"(?<![\w.)])[a-z]\w*\[(_K\d+)\]", body):  # a vector's gathers left
+        one = pieces(np.asarray(getattr(module, k)), limit=1, period=1)
+        assert one is None or grid_view(Name("v"), 10**9, one[0].at) is None
