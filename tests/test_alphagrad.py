@@ -16,6 +16,8 @@ import dgraph
 from dgraph.methods import accumulate
 from dgraph.search.best import best
 
+NO_CEILING = 600.0  # seconds of wall clock: on a loaded machine only counted work decides
+
 jax = pytest.importorskip(
     "jax", reason="JAX is not installed (pip install 'jacobian-accumulation[jax]')"
 )
@@ -87,7 +89,7 @@ def test_an_independent_count_in_alphagrads_model_agrees():
 def test_structural_best_meets_the_learned_order_on_propane():
     """88 structural mults, AlphaGrad's learned order, proven optimal among vertex orders
     (the graph's independent parts are small enough for A*)."""
-    es = best(_graph("PropaneCombustion"), budget=5, objective="structural")
+    es = best(_graph("PropaneCombustion"), budget=5, objective="structural", ceiling=NO_CEILING)
     assert es.verified and es.mults == ALPHAGRAD.PUBLISHED["PropaneCombustion"][1] == 88
     assert es.info["proven_optimal"] and es.info["objective_lower_bound"] == 88
 
