@@ -47,11 +47,17 @@ from dgraph.search.windows import anneal_windows
 
 from .strategies import dags, programs
 
+NO_CEILING = 600.0  # seconds: a ceiling no test run reaches, so every result is counted work
 
-@settings(max_examples=25, deadline=None)
+
+@settings(max_examples=12, deadline=None)
 @given(dags(max_inputs=3, max_intermediates=14, max_outputs=3))
 def test_best_at_most_the_vertex_optimum(g):
-    es = best(g, budget=1)
+    """At these sizes (best.SMALL = 14 intermediates) best's vertex A* runs to the end:
+    the winner, from the whole portfolio, at most its optimum. A lost or mispriced
+    candidate shows on most draws; the edge and effective optima on small graphs: the
+    tests below."""
+    es = best(g, budget=1, ceiling=NO_CEILING)
     assert es.verified
     assert es.mults <= vertex_optimal(g).mults
     assert es.info["lower_bounds"]["any accumulation, effective mults"] <= es.mults_effective
@@ -61,7 +67,7 @@ def test_best_at_most_the_vertex_optimum(g):
 @given(dags(max_intermediates=5))
 def test_best_at_most_edge_optimal_on_small_graphs(g):
     assume(intermediate_edge_count(g) <= EDGE_LIMIT)  # small enough for the metagraph search
-    assert best(g, budget=5).mults <= edge_optimal(g).mults
+    assert best(g, budget=5, ceiling=NO_CEILING).mults <= edge_optimal(g).mults
 
 
 def test_best_on_the_discrepancy_graph_finds_13():
@@ -96,9 +102,6 @@ def _solver_loaded():
     from dgraph.search.bracketing_bound import load_solver
 
     load_solver()
-
-
-NO_CEILING = 600.0  # seconds: a ceiling no test run reaches, so every result is counted work
 
 
 def _counted(data: object) -> object:
@@ -141,20 +144,19 @@ def test_every_search_runs_on_a_small_function():
 
 
 def test_the_same_seed_gives_the_same_result_on_a_slow_machine_too(monkeypatch):
-    """Twice, then with a clock that runs ten times fast (a machine ten times slower, as
+    """Once, then with a clock that runs ten times fast (a machine ten times slower, as
     far as best can tell): the same --json, seconds aside. A deadline-driven search
-    stopped earlier on the slow clock."""
+    stopped earlier on the slow clock; a choice left to chance (unseeded) or to timing
+    differs between the two runs as it would between two at the same speed (those, in
+    other processes: tests/test_determinism.py)."""
     g = REAL_WORLD["black-scholes"]()
     first = best(g, budget=0.3, seed=7, ceiling=NO_CEILING)
     _small_budget_checks(g, first)  # verified, never worse than the baselines
-    runs = [
-        _counted(es.to_dict()) for es in (first, best(g, budget=0.3, seed=7, ceiling=NO_CEILING))
-    ]
     real, start = time.perf_counter, time.perf_counter()
     monkeypatch.setattr(time, "perf_counter", lambda: start + 10 * (real() - start))
     slow = best(g, budget=0.3, seed=7, ceiling=NO_CEILING)
     monkeypatch.undo()
-    assert runs[0] == runs[1] == _counted(slow.to_dict())
+    assert _counted(first.to_dict()) == _counted(slow.to_dict())
     assert slow.info["cut_by_time"] is False
 
 
@@ -218,7 +220,11 @@ def _program(seed: int):
     return random_program(seed, n_inputs=2, n_statements=9, n_outputs=2)
 
 
-SMALL = [s for s in range(200) if 2 <= len(_program(s).intermediates) <= 7][:30]
+# the first 30 seeds whose programs have 2..7 intermediates (each test asserts its count:
+# written out, not drawn from 230 programs at every collection, in each xdist worker)
+SMALL = [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 15, 16, 18, 19, 20, 21, 22, 23, 25, 26]
+SMALL += [27, 28, 35, 38, 40, 41, 42]
+UP_TO_6 = [s for s in SMALL if s not in (0, 1, 11, 12, 40)]  # of these, 2..6 intermediates
 
 
 @pytest.mark.parametrize("seed", SMALL)
@@ -226,11 +232,12 @@ def test_effective_optimum_equals_brute_force(seed):
     """A* over eliminated sets prices orders exactly as effective_cost does, and finds
     their minimum (every permutation tried; unit and constant labels from + and 2*x)."""
     g = _program(seed)
+    assert 2 <= len(g.intermediates) <= 7
     brute = min(effective_cost(g, list(o)) for o in itertools.permutations(g.intermediates))
     result = effective_optimal_search(g)
     assert result.proven and result.cost == brute
     assert effective_cost(g, [v for _, v in result.moves]) == brute
-    es = best(g, budget=2)
+    es = best(g, budget=2, ceiling=NO_CEILING)
     assert es.verified and es.mults_effective <= brute
     assert es.info["lower_bounds"]["vertex elimination, effective mults"] == brute
     assert es.info["lower_bounds"]["any accumulation, effective mults"] <= brute
@@ -337,10 +344,11 @@ def test_priced_metagraph_paths_cost_what_they_build():
     assert move_costs(g, result.moves) == (es.mults_effective, es.mults) == (16, 28)
 
 
-@pytest.mark.parametrize("seed", [s for s in SMALL if len(_program(s).intermediates) <= 6])
+@pytest.mark.parametrize("seed", UP_TO_6)
 def test_effective_vertex_bounds_hold_in_every_order(seed):
     """Each vertex's bound is at most what eliminating it costs, in every order."""
     g = _program(seed)
+    assert 2 <= len(g.intermediates) <= 6
     floors = effective_vertex_bounds(g)
     for order in itertools.permutations(g.intermediates):
         kinds = Elimination(g, VALUES)
@@ -502,7 +510,7 @@ def test_effective_vertex_bound_proves_forward_optimal_on_the_reaction_rates():
     assert result.proven and result.cost == 28
     assert accumulate(g, "forward").mults_effective == 28
     assert min(accumulate(g, m).mults_effective for m in ELIMINATIONS) == 28
-    es = best(g, budget=3)
+    es = best(g, budget=3, ceiling=NO_CEILING)
     assert es.info["lower_bounds"][ANY_ELIMINATION] == 28 == es.mults_effective
     assert es.info["lower_bounds"][EFFECTIVE_VERTEX] == 28
 

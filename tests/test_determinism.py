@@ -35,8 +35,8 @@ for g in graphs:
 ZHOU_SCRIPT = r"""
 from dgraph.frontends.random_graphs import random_layered
 from dgraph.zhou.factorize import zhou
-for seed in range(4):
-    es = zhou(random_layered(seed, 10, 20, 3), strategy='pages')
+for seed in range(3):
+    es = zhou(random_layered(seed, 10, 10, 3), strategy='pages')
     print(es.mults, es.to_text())
 """
 

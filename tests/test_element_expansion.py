@@ -1,13 +1,11 @@
 """The element level as an expansion of the array level (issue 53 item 1): every program
 the array level reads, the element level reads, with JAX's Jacobian (``stop_gradient``
 and custom derivative rules included); the upwind step and the limiter that the element
-tracer refused; the size limit; shape-() graphs unchanged."""
+tracer refused; the size limit; shape-() graphs unchanged. The array-level corpus of
+tests/test_rules_vs_jax.py (every operation, every shape) is read at the element level
+there, in the test that checks its array level against the same JAX reference."""
 
 from __future__ import annotations
-
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,26 +23,8 @@ jax = pytest.importorskip("jax", reason="JAX is not installed")
 jnp = pytest.importorskip("jax.numpy")
 
 from dgraph.frontends.jaxpr import from_jax  # noqa: E402
-
-
-def _module(name: str):
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(name, module)  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-RULES = _module("test_rules_vs_jax")
-# operations of the array level only (dgraph.blocks.array_extra): refused in one line here
-ARRAY_ONLY = {
-    "polygamma", "bessel_i0e", "bessel_i1e", "rem", "sort", "argsort", "argmax", "argmin",
-    "frexp_mantissa", "frexp_exponent",
-    "cholesky", "eigh_values", "eigh_vectors", "triangular_solve",
-    "linear_solve", "custom_linear_solve", "top_k",  # a solve; a sort
-    "det", "logabsdet", "qr_q", "qr_r", "svd_values", "svd_u", "svd_vt",
-    "take_dynamic",  # its positions come from argmax/argsort
-}  # fmt: skip
+from tests.peers.harness import _close, _reference, x64  # noqa: E402
+from tests.test_rules_vs_jax import ARRAY_ONLY  # noqa: E402 (refused at the element level)
 
 
 @pytest.fixture(autouse=True)
@@ -72,32 +52,6 @@ def _swept(graph, args) -> np.ndarray:
     point = np.concatenate([np.ravel(a) for a in args])
     _, jac, _ = sweep_reference(graph, point[None, :])
     return jac[0]
-
-
-@pytest.mark.parametrize("c", RULES.CASES, ids=[c.id for c in RULES.CASES])
-def test_the_element_level_reads_every_array_program_with_jaxs_jacobian(c) -> None:
-    """The array-level corpus of tests/test_rules_vs_jax.py (every operation, every
-    shape), expanded: the Jacobian equals JAX's (float64, relative 1e-10), with
-    ``stop_gradient`` of a value that depends on the inputs too."""
-    try:
-        array = RULES.build(c)
-    except InputError as exc:
-        assert "does not depend on the inputs" in str(exc)
-        return
-    if c.key in ARRAY_ONLY:
-        with pytest.raises(InputError, match="has no element level"):
-            array.elements()
-        return
-    graph = array.elements()
-    assert not graph.is_tensor and all(graph.shape(v) == () for v in graph.vertices)
-    assert len(graph.inputs) == sum(a.size for a in c.args)
-    # a zero entry makes no edge; a value only a condition reads has one of partial 0
-    # (a vertex's expression reads its in-edges only)
-    nonzero = [e for e in graph.edges() if graph.partial(*e) != 0]
-    assert len(nonzero) <= scalar_edges(array)
-    np.testing.assert_allclose(
-        _jacobian(graph, c.args), np.hstack(RULES.reference(c)), rtol=1e-10, atol=1e-12
-    )
 
 
 def _upwind(xp):
@@ -184,40 +138,36 @@ def test_a_dense_contraction_is_one_vertex_per_entry() -> None:
     assert [float(g.partial(x, first)) for x in g.predecessors(first)] == [1.0, 2.0, 3.0]
 
 
-def _peer_cases():
-    from tests.peers import CASES
-
-    return CASES
-
-
-@pytest.mark.parametrize("case", _peer_cases(), ids=[c.name for c in _peer_cases()])
-def test_the_peers_functions_read_at_the_element_level(case) -> None:
+def peer_at_the_element_level(case) -> None:
     """The peer tools' test functions (tests/peers/) the array level reads: expanded, the
     Jacobian is JAX's at the peer's point (softmax's ``stop_gradient`` shift, asdex's
     straight-through and sparser-than-primal custom rules included); refused only over the
-    size limit, in one line naming the array level."""
-    from tests.peers.harness import _close, _reference
-
-    args = tuple(np.asarray(a, dtype=np.float64) for a in case.args())
-    keys, blocks = _reference(case, args)
-    try:
-        array = from_jax(case.fn, *args, level="array")
-    except InputError:
-        return  # the array level refuses it (tests/test_peers.py checks how)
-    try:
-        graph = from_jax(case.fn, *args)
-    except InputError as exc:
-        assert "\n" not in str(exc) and 'level="array"' in str(exc), exc
-        only = any(f"'{name}' has no element level" in str(exc) for name in ARRAY_ONLY)
-        assert "over the limit" in str(exc) or only, exc
-        return
-    want = np.vstack(
-        [
-            np.hstack([blocks[keys.index(y)][j].reshape(-1, a.size) for j, a in enumerate(args)])
-            for y in array.outputs
-        ]
-    )
-    got = _swept(graph, args)
+    size limit, in one line naming the array level. Run by tests/test_peers.py right after
+    the case's array-level runs, so that the worker that ran them has JAX's reference
+    (kept per case by tests/peers/harness.py) and does not compile it again."""
+    with x64():
+        args = tuple(np.asarray(a, dtype=np.float64) for a in case.args())
+        keys, blocks = _reference(case, args)
+        try:
+            array = from_jax(case.fn, *args, level="array")
+        except InputError:
+            return  # the array level refuses it (tests/test_peers.py checks how)
+        try:
+            graph = from_jax(case.fn, *args)
+        except InputError as exc:
+            assert "\n" not in str(exc) and 'level="array"' in str(exc), exc
+            only = any(f"'{name}' has no element level" in str(exc) for name in ARRAY_ONLY)
+            assert "over the limit" in str(exc) or only, exc
+            return
+        want = np.vstack(
+            [
+                np.hstack(
+                    [blocks[keys.index(y)][j].reshape(-1, a.size) for j, a in enumerate(args)]
+                )
+                for y in array.outputs
+            ]
+        )
+        got = _swept(graph, args)
     assert _close(got, want) is None, (got, want)
 
 

@@ -62,7 +62,7 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
-def _run(args: list, cwd: Path, timeout: int = 120) -> subprocess.CompletedProcess:
+def _run(args: list, cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
     proc = subprocess.run(
         [str(a) for a in args],
         cwd=cwd,

@@ -17,6 +17,7 @@ import numpy as np
 import dgraph
 from tests.peers import CASES
 from tests.peers.harness import run, x64
+from tests.test_element_expansion import peer_at_the_element_level
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -35,11 +36,18 @@ def _params():
             )
             marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
             yield pytest.param(case, lang, sparse, id=label, marks=marks)
+        # next to the case's runs, on the worker that holds its JAX reference
+        yield pytest.param(case, "element", False, id=f"{case.name}-element")
 
 
 @pytest.mark.parametrize(("case", "lang", "sparse"), list(_params()))
 def test_peer_function_is_right_or_refused_in_one_line(case, lang, sparse):
-    """``case.cite`` names the peer's test; the outcome is right or one clear refusal."""
+    """``case.cite`` names the peer's test; the outcome is right or one clear refusal.
+    ``lang`` "element": the case read at the element level instead (the array graph
+    expanded to scalars, tests/test_element_expansion.py), against the same reference."""
+    if lang == "element":
+        peer_at_the_element_level(case)
+        return
     outcome = run(case, lang, sparse)
     assert outcome.category in ("right", "refused"), (
         f"{case.name} ({case.cite}): {outcome.category}: {outcome.message}"

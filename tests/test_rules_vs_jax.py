@@ -10,7 +10,9 @@ the operations only it records, or the graph itself for operand shapes neither b
 gives) and each edge's block, dense, is compared with ``jax.jacfwd`` of the operation at
 a point inside its domain; so is the Jacobian the generated NumPy code returns (dense and
 sparse), whose block values are printed from the same rules by another path
-(:mod:`dgraph.codegen.tensor.leaves`). An operation missing from the table fails
+(:mod:`dgraph.codegen.tensor.leaves`), and so is the Jacobian of the case's element level
+(the graph expanded to scalars, issue 53; the operations only the array level has refuse
+it in one line). An operation missing from the table fails
 :func:`test_every_operation_has_cases`. Operations the array level does not support are
 refused in one line (:data:`REFUSED`).
 """
@@ -34,6 +36,7 @@ from dgraph.blocks.arrays import ELEMENTWISE, PRIMITIVES, ArrayOp  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
 from dgraph.codegen.tensor.module import tensor_module  # noqa: E402
 from dgraph.core.block_values import edge_values, vertex_values  # noqa: E402
+from dgraph.core.expand import scalar_edges  # noqa: E402
 from dgraph.core.graph import DGraph  # noqa: E402
 from dgraph.errors import InputError  # noqa: E402
 from dgraph.frontends.jaxpr_arrays import _ALIASES, _RENAMES  # noqa: E402
@@ -47,6 +50,17 @@ READER |= {"dynamic_update_slice", "bcoo_dot_general"}
 READER |= set(TRACED) - {"lu"} | {"custom_linear_solve"}  # read as other operations
 
 SHAPES = {"0-d": (), "1-d": (3,), "n-d": (2, 3), "size-1": (1, 3, 1)}
+
+# operations of the array level only (dgraph.blocks.array_extra): their element level is
+# refused in one line
+ARRAY_ONLY = {
+    "polygamma", "bessel_i0e", "bessel_i1e", "rem", "sort", "argsort", "argmax", "argmin",
+    "frexp_mantissa", "frexp_exponent",
+    "cholesky", "eigh_values", "eigh_vectors", "triangular_solve",
+    "linear_solve", "custom_linear_solve", "top_k",  # a solve; a sort
+    "det", "logabsdet", "qr_q", "qr_r", "svd_values", "svd_u", "svd_vt",
+    "take_dynamic",  # its positions come from argmax/argsort
+}  # fmt: skip
 
 # where each elementwise function is defined and smooth (default: |x| in [0.5, 1.5],
 # either sign); the magnitude range, and whether negative values are allowed
@@ -897,8 +911,9 @@ def _dense(block) -> np.ndarray:
 
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
 def test_rule_matches_jax(c: Case) -> None:
-    """Each edge block of the one operation, and the generated code's Jacobian, equal
-    ``jax.jacfwd`` of it (float64, relative 1e-10). A Jacobian that is zero by a constant
+    """Each edge block of the one operation, the generated code's Jacobian and the element
+    level's Jacobian equal ``jax.jacfwd`` of it (float64, relative 1e-10; one test, so
+    that JAX's reference is computed once per case). A Jacobian that is zero by a constant
     (``x**0``) may instead be refused in one line, saying the output does not depend on the
     inputs."""
     try:
@@ -912,6 +927,7 @@ def test_rule_matches_jax(c: Case) -> None:
     if c.key in PRIMITIVES:  # the case exercises the operation it is filed under
         assert any(_nested(op, key) for op in ops), [op.primitive for op in ops]
     refs = reference(c)
+    _element_level_matches(g, c, refs)
     inputs = dict(zip(g.inputs, c.args, strict=True))
     values = vertex_values(g, inputs)
     (y,) = g.outputs
@@ -935,6 +951,27 @@ def test_rule_matches_jax(c: Case) -> None:
         np.testing.assert_allclose(
             got, whole, rtol=1e-10, atol=1e-12, err_msg=f"code, sparse {sparse}"
         )
+
+
+def _element_level_matches(g: DGraph, c: Case, refs: list[np.ndarray]) -> None:
+    """The case's element level (``g.elements()``): scalars only, an input per entry, no
+    more edges of nonzero partial than :func:`~dgraph.core.expand.scalar_edges` counts (a
+    zero entry makes no edge; a value only a condition reads has one of partial 0), and
+    forward elimination's Jacobian JAX's; refused in one line for :data:`ARRAY_ONLY`."""
+    if c.key in ARRAY_ONLY:
+        with pytest.raises(InputError, match="has no element level"):
+            g.elements()
+        return
+    graph = g.elements()
+    assert not graph.is_tensor and all(graph.shape(v) == () for v in graph.vertices)
+    assert len(graph.inputs) == sum(a.size for a in c.args)
+    nonzero = [e for e in graph.edges() if graph.partial(*e) != 0]
+    assert len(nonzero) <= scalar_edges(g)
+    point = np.concatenate([np.ravel(a) for a in c.args])
+    jacobian = np.asarray(accumulate(graph, "forward", verify=False).evaluate(point), dtype=float)
+    np.testing.assert_allclose(
+        jacobian, np.hstack(refs), rtol=1e-10, atol=1e-12, err_msg="the element level"
+    )
 
 
 def test_every_operation_has_cases() -> None:
