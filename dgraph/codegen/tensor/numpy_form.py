@@ -230,6 +230,8 @@ def _makes_new(value: Node) -> bool:
     if isinstance(value, Call):
         made = value.func in ("_scatter_add_into", "take")
         return made or any(k == "out" for k, _ in value.keywords)
+    if isinstance(value, ir.Formula) and value.expr.is_Symbol:
+        return False  # its one operand itself, printed as a name: writing into it writes there
     return isinstance(value, _FRESH)
 
 
