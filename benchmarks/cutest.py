@@ -122,7 +122,7 @@ def _load():
     return {p.name: p for p in sif2jax.unconstrained_minimisation_problems}
 
 
-class _Alarm(Exception):
+class _Alarm(BaseException):  # not caught by an `except Exception` inside
     pass
 
 
