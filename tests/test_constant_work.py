@@ -62,6 +62,62 @@ def test_constants_are_folded_together_and_equal_the_eager_fold(monkeypatch):
     np.testing.assert_allclose(es.evaluate([at])[0], hess, rtol=1e-13, atol=1e-13)
 
 
+def test_a_nested_body_on_constants_is_compiled_once_for_all_its_calls(monkeypatch):
+    """A jitted helper called on 12 constants: its body's program is jitted once and
+    reused (VANDANMSLS's 880 such calls had compiled one program each)."""
+
+    @jax.jit
+    def basis(t):
+        return jnp.where(t > 0.4, (t - 0.4) ** 3, 0.1 * t**2) + 1.0
+
+    knots = np.linspace(0.0, 1.0, 12)
+
+    def f(x):
+        return jnp.sum(x**2 * jnp.stack([basis(t) for t in jnp.asarray(knots)]))
+
+    readers = []
+    prefold = jaxpr_arrays._Reader.prefold
+
+    def spy(self, eqns, env):
+        readers.append(self)
+        return prefold(self, eqns, env)
+
+    monkeypatch.setattr(jaxpr_arrays._Reader, "prefold", spy)
+    x = np.linspace(-1.0, 1.0, 12)
+    g = from_jax(jax.grad(f), x, level="array")
+    bodies = {
+        id(p)
+        for r in readers
+        for eqns, p in r.prefold_programs.values()
+        if any(e.primitive.name == "gt" for e in eqns)
+    }
+    assert len(bodies) == 1  # the helper's body: one program for its 12 calls
+    with jax.enable_x64(True):
+        want = np.asarray(jax.hessian(f)(jnp.asarray(x)))
+    got = dgraph.accumulate(g, "forward").evaluate([x])[0]
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+
+
+def test_many_equations_on_constants_are_folded_one_by_one(monkeypatch):
+    """Past PREFOLD_MOST equations on constants no one program is jitted (XLA's compile
+    of thousands of scalar operations took minutes); the values are the eager fold's."""
+    monkeypatch.setattr(jaxpr_arrays, "PREFOLD_MOST", 20)
+    seen = _fold_spy(monkeypatch)
+
+    def f(x):
+        w = jnp.arange(1.0, 4.0)
+        for _ in range(15):
+            w = jnp.cos(w) + 1.5
+        return jnp.sum(w * x**3)
+
+    x = np.array([0.3, -0.7, 1.1])
+    g = from_jax(jax.grad(f), x, level="array")
+    assert len(seen) >= 30 and not any(seen)  # all bound one by one, none prefolded
+    with jax.enable_x64(True):
+        want = np.asarray(jax.hessian(f)(jnp.asarray(x)))
+    np.testing.assert_allclose(dgraph.accumulate(g, "forward").evaluate([x])[0], want, rtol=1e-13)
+
+
 def _module(text: str) -> dict:
     namespace: dict = {}
     exec(compile(text, "<generated>", "exec"), namespace)  # our own generated module

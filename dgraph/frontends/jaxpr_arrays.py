@@ -98,6 +98,10 @@ def first_line(exc: Exception, limit: int = 200) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
+PREFOLD_MOST = 512
+"""The most equations on constants evaluated together in one jitted program (XLA's
+compile time grows with the program: VANDANMSLS's 9,000 scalar operations on constants
+did not compile in five minutes; one by one, each kind of operation compiles once)."""
 
 # -- what each primitive computes, over sympy operands --------------------------------------
 
@@ -337,6 +341,8 @@ class _Reader:
     def __post_init__(self) -> None:
         self.index: dict[str, int] = {}
         self.prefolded: dict[int, list[np.ndarray]] = {}  # by id(eqn): prefold's values
+        # prefold's jitted programs by their equations (a nested call's body read again)
+        self.prefold_programs: dict[tuple[int, ...], tuple[list, Callable[..., Any]]] = {}
 
     def run(self, jaxpr, consts, args: list[Value], needed_only: bool = False) -> list[Value]:
         """The values of ``jaxpr``'s outputs (with ``needed_only``, equations no output
@@ -519,8 +525,8 @@ class _Reader:
             ):
                 chosen.append(eqn)
                 known.update(eqn.outvars)
-        if len(chosen) < 2:
-            return
+        if not 2 <= len(chosen) <= PREFOLD_MOST:
+            return  # none, one, or too many to compile together: folded one by one
         inner = (a for e in chosen for a in e.invars if not isinstance(a, Literal))
         leaves = list(dict.fromkeys(a for a in inner if a in env))
 
@@ -534,8 +540,10 @@ class _Reader:
             return [local[v] for e in chosen for v in e.outvars]
 
         jax = jax_module()
+        key = tuple(map(id, chosen))  # the same body read again: compiled once
+        _, program = self.prefold_programs.setdefault(key, (chosen, jax.jit(evaluate)))
         try:
-            values = iter(jax.jit(evaluate)(*(_unheld(env[v]) for v in leaves)))
+            values = iter(program(*(_unheld(env[v]) for v in leaves)))
         except Exception:  # folded one by one below, each failure named there
             return
         for e in chosen:

@@ -253,6 +253,8 @@ def _makes_new(value: Node) -> bool:
     if isinstance(value, Call):
         made = value.func in ("_scatter_add_into", "take")
         return made or any(k == "out" for k, _ in value.keywords)
+    if isinstance(value, ir.Formula) and value.expr.is_Symbol:
+        return False  # its one operand itself, printed as a name: writing into it writes there
     return isinstance(value, _FRESH)
 
 
@@ -293,7 +295,7 @@ def _in_place(value: Node, c: _Context, fresh: set[str], i: int) -> Node:
             if (
                 isinstance(target, Name)
                 and target.id in fresh
-                and shape is not None
+                and shape  # a 0-d result is a NumPy scalar, no array to write into
                 and c.shape(target) == shape
                 and all(s in ((), shape) for s in shapes)
                 and c.dying(target.id, whole, i)
