@@ -26,8 +26,8 @@ def vector(x):
 
 
 def assigns_into(u):
-    r = np.zeros_like(u)
-    r[1:-1] = u[:-2] - 2 * u[1:-1] + u[2:] + np.exp(u[1:-1])  # assignment into an array
+    r = np.zeros(len(u))  # a NumPy array: a traced value cannot be written into it
+    r[1:-1] = u[:-2] - 2 * u[1:-1] + u[2:] + np.exp(u[1:-1])
     return r
 
 
