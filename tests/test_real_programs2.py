@@ -43,3 +43,51 @@ def test_make_function_with_the_users_parameters_in_point():
     made = dgraph.make_function(loss, point=[W, XS, YS], params=("X", "y"))
     want = 2 * XS.T @ (XS @ W - YS)
     assert np.allclose(made(W, np.concatenate([XS.ravel(), YS])), want, atol=1e-12)
+
+
+# -- NumPy programs the survey met: each Jacobian against the same code in jax.numpy --
+
+MASK = np.array([True, False, True, True])
+RNG = np.random.default_rng(3)
+B2 = RNG.normal(size=(2, 2))
+
+
+def norms_and_mask(x, *, alpha=0.5):  # a keyword-only parameter keeps its default
+    X = x.reshape(2, 4)
+    rows = np.linalg.norm(X, axis=1) + np.linalg.norm(X, ord=1, axis=1)
+    return np.concatenate([rows * alpha, np.exp(x[:4]) * MASK, np.linalg.norm(X)[None]])
+
+
+def linear_algebra(x):
+    M = x.reshape(2, 2) + 3 * np.eye(2)  # not symmetric: cholesky reads the lower triangle
+    S = M @ M.T
+    parts = [np.linalg.cholesky(M), np.linalg.solve(S, B2), np.linalg.inv(M)]
+    vector = np.linalg.solve(M, np.array([1.0, -2.0]))  # a vector right side
+    return np.concatenate(
+        [*(p.ravel() for p in parts), vector, np.diag(S), np.array([np.linalg.det(M)])]
+    )
+
+
+def _differences(f, x, h=1e-6):
+    """NumPy's own central differences of ``f`` at ``x`` (the reference semantics)."""
+    cols = [(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(x.size)]
+    return np.stack(cols, axis=-1)
+
+
+@pytest.mark.parametrize(
+    ("f", "x"),
+    [(norms_and_mask, RNG.normal(size=8)), (linear_algebra, RNG.uniform(-0.4, 0.4, 4))],
+)
+def test_numpy_programs_against_their_differences(f, x):
+    made = dgraph.make_function(f, point=[x], method="forward")  # no search: a cheap test
+    assert made.generated.verified
+    want = _differences(f, x)
+    assert np.allclose(np.asarray(made(x)).reshape(want.shape), want, atol=1e-7)
+
+
+def test_a_keyword_only_parameter_without_a_default_is_one_line():
+    def f(x, *, nu):
+        return x * nu
+
+    with pytest.raises(dgraph.DGraphError, match="keyword-only parameter 'nu' has no default"):
+        dgraph.make_function(f, point=[np.ones(2)])

@@ -92,6 +92,10 @@ def _unsupported(what: str) -> InputError:
     return InputError(f"{what} on an array that depends on the inputs is not supported")
 
 
+def _unsupported_call(what: str) -> Any:
+    raise _unsupported(f"{what} with these arguments")
+
+
 _BRANCH = (
     "a branch on a value that depends on the inputs (if, while, and, or, bool()): write it"
     " with numpy.where"
@@ -1336,8 +1340,75 @@ def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> 
     raise _unsupported(f"numpy.linalg.norm(ord={ord!r}) of {'a vector' if vector else 'a matrix'}")
 
 
+def _square(a: Any, what: str) -> Any:
+    shape = _shape_of(a)
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise InputError(f"{what}: one square matrix is supported, not shape {shape}")
+    return a
+
+
+def _linalg_op(primitive: str, operands: Sequence[Any], params: tuple, shape: Shape) -> Any:
+    tape = _tape_of(operands)
+    names = tuple(a.name if _live(a) else Const.of(_constant(a)) for a in operands)
+    return _result(ArrayOp(primitive, names, params, shape), tape)
+
+
+def _cholesky(a: Any, upper: bool = False) -> Any:
+    """``np.linalg.cholesky``: of the symmetric matrix its lower triangle spells (the
+    entries NumPy reads), so that a derivative is a symmetric one."""
+    if upper:
+        raise _unsupported("numpy.linalg.cholesky(upper=True)")
+    n = _shape_of(_square(a, "numpy.linalg.cholesky"))[0]
+    lower = a * np.tril(np.ones((n, n)))
+    symmetric = lower + _transpose(a * np.tril(np.ones((n, n)), -1))
+    return _linalg_op("cholesky", [symmetric], (), (n, n))
+
+
+def _solve(a: Any, b: Any) -> Any:
+    """``np.linalg.solve(a, b)``, ``b`` a vector or a matrix of columns."""
+    n = _shape_of(_square(a, "numpy.linalg.solve"))[0]
+    shape = _shape_of(b)
+    if len(shape) not in (1, 2) or shape[0] != n:
+        raise InputError(f"numpy.linalg.solve: a right-hand side of shape {shape} for ({n}, {n})")
+    return _linalg_op("linear_solve", [a, b], (("rows", False),), shape)
+
+
+def _diag(v: Any, k: int = 0) -> Any:
+    """``np.diag``: a matrix's diagonal (a gather), a vector's diagonal matrix."""
+    x = _traced(v, "numpy.diag")
+    if x is None:
+        return np.diag(_constant(v), k)
+    if x.ndim == 1 and k == 0:
+        return x[:, None] * np.eye(x.shape[0])
+    if x.ndim == 2:
+        rows = np.arange(max(0, -k), min(x.shape[0], x.shape[1] - k))
+        if rows.size:
+            return x[rows, rows + k]
+    raise _unsupported(f"numpy.diag(k={k}) of shape {x.shape}")
+
+
+def _inv(a: Any) -> Any:
+    n = _shape_of(_square(a, "numpy.linalg.inv"))[0]
+    return _solve(a, np.eye(n))
+
+
 _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.linalg.norm: _norm,
+    np.linalg.cholesky: _cholesky,
+    np.linalg.solve: _solve,
+    np.linalg.inv: _inv,
+    np.diag: _diag,
+    np.diagonal: lambda a, offset=0, axis1=0, axis2=1: (
+        _diag(a, offset)
+        if (axis1, axis2) == (0, 1) and len(_shape_of(a)) == 2
+        else _unsupported_call("numpy.diagonal")
+    ),
+    np.trace: lambda a, offset=0, *args, **kwargs: (
+        _sum(_diag(a, offset))
+        if not args and not kwargs and len(_shape_of(a)) == 2
+        else _unsupported_call("numpy.trace")
+    ),
+    np.linalg.det: lambda a: _linalg_op("det", [_square(a, "numpy.linalg.det")], (), ()),
     np.sum: _sum,
     np.mean: _mean,
     np.max: lambda x, axis=None, out=None, keepdims=False, **k: _extreme(

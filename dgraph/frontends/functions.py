@@ -634,6 +634,8 @@ MutableDenseMatrix LUsolve inv det lambdify free_symbols atoms has coeff as_coef
 as_coeff_Mul as_coeff_Add as_independent args func count_ops rewrite evalf is_zero
 is_constant equals dynamicsymbols KanesMethod LagrangesMethod"""
 STRUCTURAL = frozenset(_STRUCTURAL_NAMES.split())
+NUMPY_TOO = frozenset({"diff", "solve", "inv", "det"})  # NumPy's too (np.linalg.solve, np.diff):
+# structural only in a function that reaches sympy
 
 # sympy's names that take a traced array (elementwise functions: the array tracer maps
 # them to NumPy's) and constants
@@ -689,9 +691,10 @@ def inspects_expressions(f: Callable[..., Any]) -> bool:
     :data:`STRUCTURAL` names, or it refers to sympy and uses a sympy name, or an
     attribute, other than the elementwise functions and constants of :data:`ELEMENTWISE`."""
     for names, values, namespace in _reached(f):
-        if names & STRUCTURAL:
+        sympy_reached = any(_from_sympy(v) for v in values)
+        if names & (STRUCTURAL if sympy_reached else STRUCTURAL - NUMPY_TOO):
             return True
-        if not any(_from_sympy(v) for v in values):
+        if not sympy_reached:
             continue
         for name in names - ELEMENTWISE:
             if name in namespace:
