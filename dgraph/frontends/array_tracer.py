@@ -78,8 +78,8 @@ class _Tape:
         self.constants: dict[str, np.ndarray] = {}  # fresh arrays not yet written with a
         # value that depends on the inputs (np.zeros_like(u)): their numbers
         self.viewed: set[str] = set()  # held arrays read as NumPy arrays (never written)
-        self.views: list[tuple[weakref.ref, set[str]]] = []  # each view (while an object
-        # holds it) and the arrays it is a view of
+        self.views: dict[int, tuple[weakref.ref, frozenset[str]]] = {}  # each view, while
+        # an object holds it (by id), and the arrays it is a view of
         self.arguments: list[TracedArray] = []  # the function's arguments
 
     def new(self, op: ArrayOp | None, shape: Shape) -> TracedArray:
@@ -635,7 +635,7 @@ def _writable(x: Any, what: str) -> TracedArray:
         raise InputError(_INTO_NUMPY.format(what=what))
     if any(x is a for a in x.tape.arguments):
         raise InputError(f"{what} into an argument of the function: write into a copy (u.copy())")
-    views = [(ref(), of) for ref, of in x.tape.views]
+    views = [(ref(), of) for ref, of in list(x.tape.views.values())]
     if any(v is x for v, _ in views):
         raise InputError(f"{what} into a view (a slice, reshape or .T) of an array: not supported")
     if x.name in x.tape.viewed or any(v is not None and x.name in of for v, of in views):
@@ -733,11 +733,11 @@ def _move(x: TracedArray, primitive: str, params: tuple, shape: Shape) -> Traced
 
 def _viewing(view: TracedArray, base: TracedArray) -> None:
     """Record ``view`` as a view of ``base`` (and of what ``base`` is a view of)."""
-    roots = {base.name}
-    for ref, of in base.tape.views:
-        if ref() is base:
-            roots |= of
-    base.tape.views.append((weakref.ref(view), roots))
+    views = base.tape.views
+    known = views.get(id(base))
+    roots = frozenset({base.name, *(known[1] if known and known[0]() is base else ())})
+    key = id(view)
+    views[key] = (weakref.ref(view, lambda _, key=key: views.pop(key, None)), roots)
 
 
 def _reshape(x: Any, shape: Any, order: str = "C") -> Any:
