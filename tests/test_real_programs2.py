@@ -91,3 +91,26 @@ def test_a_keyword_only_parameter_without_a_default_is_one_line():
 
     with pytest.raises(dgraph.DGraphError, match="keyword-only parameter 'nu' has no default"):
         dgraph.make_function(f, point=[np.ones(2)])
+
+
+def test_a_sparse_hessian_through_scalar_intermediates():
+    """A scalar intermediate's square then a sum (``(b**2 + 0.1) * np.eye(2)``): the
+    printed ``numpy.add(t, k, out=t)`` wrote into a NumPy scalar (TypeError: return
+    arrays must be of ArrayType) in the sparse Hessian's code."""
+    D = np.array([[0.0, 1.0], [1.0, 0.0]])
+
+    def f(p):
+        a, b = np.exp(p)
+        K = np.exp(-D / a**2) + (b**2 + 0.1) * np.eye(2)
+        return np.sum(np.log(np.diag(K))) + np.sum(K)
+
+    def fj(p):
+        a, b = jnp.exp(p)
+        K = jnp.exp(-D / a**2) + (b**2 + 0.1) * jnp.eye(2)
+        return jnp.sum(jnp.log(jnp.diag(K))) + jnp.sum(K)
+
+    p = np.array([0.2, -0.3])
+    with jax.enable_x64(True):
+        want = np.asarray(jax.hessian(fj)(jnp.asarray(p)))
+    H = dgraph.hessian(f, p, sparse=True)
+    assert np.allclose(H(p).toarray(), want, atol=1e-12)
