@@ -539,6 +539,11 @@ CASES: list[tuple[str, list[str], str]] = [
         "parameter 'nu' is not given",
     ),
     (
+        "keyword-only-no-default",
+        ["structure", H("numpy_model.py") + ":keyword_only_no_default", "--inputs", "u:4"],
+        "keyword-only parameter 'nu' has no default",
+    ),
+    (
         "numpy-assignment-into",
         ["structure", H("numpy_model.py") + ":assigns_into", "--inputs", "u:4"],
         "assignment into a NumPy array",

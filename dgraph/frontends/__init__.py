@@ -339,7 +339,14 @@ def input_shapes(spec: str | None, f, params: Sequence[str] = ()) -> list[tuple[
         signature = inspect.signature(f).parameters
     except (TypeError, ValueError):
         raise InputError("cannot read the function's parameters") from None
-    names = list(signature)
+    keyword = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)
+    for name, p in signature.items():  # keyword-only ones keep their defaults
+        if p.kind == inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty:
+            raise InputError(
+                f"the keyword-only parameter {name!r} has no default: give it one, or make"
+                " it positional"
+            )
+    names = [n for n, p in signature.items() if p.kind not in keyword]
     defaults = {n: p.default is not inspect.Parameter.empty for n, p in signature.items()}
     shapes: dict[str, tuple[int, ...]] = dict.fromkeys(names, ())
     given: set[str] = set()

@@ -33,3 +33,7 @@ def assigns_into(u):
 
 def needs_nu(u, nu, dx=0.5):
     return u * nu / dx  # nu has no default: --inputs must name it
+
+
+def keyword_only_no_default(u, *, nu):
+    return u * nu  # nu has no default and cannot be given on the command line
