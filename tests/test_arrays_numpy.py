@@ -331,6 +331,22 @@ def _after_view(u):
     return v
 
 
+def _after_diagonal(u):
+    r = np.zeros_like(np.outer(u, u))
+    r[0, 1] = u[0]
+    d = np.diag(r)  # a view in NumPy: it would see the next write
+    r[0, 0] = u[1]
+    return d * u
+
+
+def _after_broadcast(u):
+    r = np.zeros_like(u)
+    r[0] = u[0]
+    b = np.broadcast_to(r, (2, 5))  # a view in NumPy
+    r[1] = u[1]
+    return b.ravel()
+
+
 def _into_numpy_view(u):
     r = np.zeros_like(u)
     r[1:][0] = u[0]  # r holds numbers: r[1:] is a NumPy view
@@ -385,6 +401,8 @@ def _add_at_comparison(u):
     [
         (_into_argument, "into an argument"),
         (_after_view, "after a view of it"),
+        (_after_diagonal, "after a view of it"),
+        (_after_broadcast, "after a view of it"),
         (_into_numpy_view, "or a view of one"),
         (_into_numpy, "np.zeros_like"),
         (_into_traced_view, "into a view"),

@@ -1043,7 +1043,9 @@ def _broadcast_to(x: Any, shape: Any, subok: bool = False) -> Any:
         raise InputError(f"numpy.broadcast_to: {x.shape} does not broadcast to {shape}")
     if out == x.shape:
         return x
-    return x.tape.new(_broadcast_op(x.name, x.shape, out), out)
+    y = x.tape.new(_broadcast_op(x.name, x.shape, out), out)
+    _viewing(y, x)  # NumPy's broadcast_to is a view of x
+    return y
 
 
 def _roll(x: Any, shift: Any, axis: Any = None) -> Any:
@@ -1383,7 +1385,9 @@ def _diag(v: Any, k: int = 0) -> Any:
     if x.ndim == 2:
         rows = np.arange(max(0, -k), min(x.shape[0], x.shape[1] - k))
         if rows.size:
-            return x[rows, rows + k]
+            diagonal = x[rows, rows + k]
+            _viewing(diagonal, x)  # NumPy's diagonal is a view of x
+            return diagonal
     raise _unsupported(f"numpy.diag(k={k}) of shape {x.shape}")
 
 
