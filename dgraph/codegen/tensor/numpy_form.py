@@ -270,7 +270,7 @@ def _in_place(value: Node, c: _Context, fresh: set[str], i: int) -> Node:
             if (
                 isinstance(target, Name)
                 and target.id in fresh
-                and shape  # a 0-d array's arithmetic gives a NumPy scalar: no out=
+                and shape is not None
                 and c.shape(target) == shape
                 and all(s in ((), shape) for s in shapes)
                 and c.dying(target.id, whole, i)
