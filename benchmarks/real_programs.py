@@ -573,7 +573,7 @@ def _run(name: str, mode: str):
             elif mode == "jvp":
                 found, want = made(xs, shape(v, x.shape)), J @ v.ravel()
             else:
-                found, want = made(xs, shape(w, np.shape(ref(x)))), w @ J
+                found, want = made(xs, shape(w, np.shape(ref(jnp.asarray(x))))), w @ J
         elif mode == "cli":
             found, want = cli_jacobian(f, x), J
         elif mode == "es":

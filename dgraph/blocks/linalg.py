@@ -200,6 +200,10 @@ def _solve_tangent(op: Any, k: int, args: Sequence[Any], d: Any, x: Any, xp: Any
         if k == 1:
             return xp.matmul(d, xp.swap(inverse))
         return xp.neg(xp.matmul(xp.matmul(x, xp.swap(d)), xp.swap(inverse)))
+    if len(op.shape) == 1:  # b a vector: d·A⁻ᵀ keeps a leading axis of directions
+        if k == 1:
+            return xp.matmul(d, xp.swap(inverse))
+        return xp.neg(xp.matmul(xp.matmul(d, x), xp.swap(inverse)))
     if k == 1:
         return xp.matmul(inverse, d)
     return xp.neg(xp.matmul(inverse, xp.matmul(d, x)))

@@ -364,12 +364,15 @@ class DGraph(Printable):
 
     @property
     def parameter_point(self) -> dict[str, np.ndarray]:
-        """The array parameters' values given with :attr:`point` (empty where none)."""
+        """The parameters' values given with :attr:`point` (empty where none): a tensor
+        graph's arrays, a scalar graph's numbers."""
         return dict(self._parameter_point or {})
 
     def set_parameter_point(self, values: Mapping[str, object]) -> None:
-        """Keep the array parameters' values (one array each, by name), by copy."""
-        shapes = self.parameter_shapes
+        """Keep the parameters' values (by name; a tensor graph's array parameters, a
+        scalar graph's free parameters, shape ``()``), by copy."""
+        free = [p for p in self._parameters if p not in self.solved]
+        shapes = self.parameter_shapes if self._tensor else dict.fromkeys(free, ())
         point = {}
         for p, shape in shapes.items():
             if p not in values:

@@ -835,8 +835,9 @@ def scalar_points(graph: DGraph, count: int, seed: int = 0) -> ScalarPoints:
     """Up to ``count`` points of a scalar graph where every vertex value and the sweep of
     the partials are finite: the user's point (:attr:`DGraph.point`) first, then drawn
     from :data:`RANGES` in order; with parameters, their values at each (drawn from the
-    first range: masses and lengths are often positive). Raises what evaluating the
-    graph raises."""
+    first range: masses and lengths are often positive; at the user's point the values
+    given with it, :attr:`DGraph.parameter_point`). Raises what evaluating the graph
+    raises."""
     rng = np.random.default_rng(seed)
     n, k = len(graph.inputs), len(graph.parameters) - len(graph.solved)
     chosen: list[np.ndarray] = []
@@ -846,6 +847,10 @@ def scalar_points(graph: DGraph, count: int, seed: int = 0) -> ScalarPoints:
     if given is not None:
         x = np.array([[float(given[u]) for u in graph.inputs]])
         p = rng.uniform(*RANGES[0], size=(1, k)) if k else None
+        known = graph.parameter_point  # the parameters' values the user gave with the point
+        if k and len(known) == k:
+            free = [q for q in graph.parameters if q not in graph.solved]
+            p = np.array([[float(known[q]) for q in free]])
         if _finite_rows(graph, x, p)[0]:
             chosen.append(x[0])
             first = True

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -155,6 +155,7 @@ def from_python(
     level: str | None = "element",
     point: Sequence[object] | None = None,
     binary: bool = False,
+    parameter_values: Mapping[str, object] | None = None,
 ) -> DGraph:
     """A Python function's graph, by the reader its code asks for: from its jaxpr where it
     uses JAX (:func:`uses_jax`, :func:`from_jax`), falling back to the NumPy tracer where
@@ -163,13 +164,24 @@ def from_python(
     (without it a JAX function's graph has none: the arguments it was read at, ones, are
     not the user's). ``level=None``: the element level where the function has one
     (:class:`~dgraph.core.expand.NoElementLevel`: no loop or branch, within the edge
-    limit), else the array level, with a note.
+    limit), else the array level, with a note. ``parameter_values``: the ``params``'
+    values at the point (by name), read with it and kept as the graph's
+    :attr:`~dgraph.core.graph.DGraph.parameter_point` (where the check evaluates at the
+    user's point); without them the parameters are ones.
 
     >>> import jax.numpy as jnp
     >>> g = from_python(lambda x: jnp.sin(x) * x[0], sizes=[2])
     >>> g.inputs, g.traced_with
     (['x0', 'x1'], 'jax')
     """
+    graph = _read_python(f, name, n_inputs, sizes, params, level, point, binary, parameter_values)
+    if parameter_values:
+        _keep_parameter_values(graph, f, params, parameter_values)
+    return graph
+
+
+def _read_python(f, name, n_inputs, sizes, params, level, point, binary, parameter_values):
+    """:func:`from_python`'s reading, the parameters' values left to it."""
     for k, value in enumerate(point or ()):
         try:
             np.asarray(value, dtype=float)
@@ -186,12 +198,12 @@ def from_python(
         try:
             return from_python(
                 f, name=name, n_inputs=n_inputs, sizes=sizes, params=params,
-                level="element", point=point, binary=binary,
+                level="element", point=point, binary=binary, parameter_values=parameter_values,
             )  # fmt: skip
         except NoElementLevel as exc:
             graph = from_python(
                 f, name=name, n_inputs=n_inputs, sizes=sizes, params=params,
-                level="array", point=point,
+                level="array", point=point, parameter_values=parameter_values,
             )  # fmt: skip
             graph.notes.append(f"read at the array level: {exc}")
             return graph
@@ -205,12 +217,12 @@ def from_python(
             if importlib.util.find_spec("jax") is None:
                 raise
             try:
-                args = _jax_arguments(f, label, n_inputs, sizes, params, point)
+                args = _jax_arguments(f, label, n_inputs, sizes, params, point, parameter_values)
                 graph = from_jax(f, *args, name=name, level=level, params=params)
             except DGraphError:
                 raise numpy_failure from None
             return _with_point(graph, point)
-    args = _jax_arguments(f, label, n_inputs, sizes, params, point)
+    args = _jax_arguments(f, label, n_inputs, sizes, params, point, parameter_values)
     try:
         graph = from_jax(f, *args, name=name, level=level, params=params)
     except NotJax as exc:
@@ -244,10 +256,13 @@ def _shape(size: int | tuple[int, ...]) -> tuple[int, ...]:
     return tuple(int(n) for n in size)
 
 
-def _jax_arguments(f, label: str, n_inputs, sizes, params: Sequence[str], point) -> list:
+def _jax_arguments(
+    f, label: str, n_inputs, sizes, params: Sequence[str], point, values=None
+) -> list:
     """The arguments ``f`` is read with by JAX: the user's ``point`` for the
-    differentiated ones where given, else ones of the shapes ``sizes`` says (an int a
-    vector's length, 0 a scalar; every argument when ``params`` are named)."""
+    differentiated ones where given, the parameters' ``values`` (by name) where given,
+    else ones of the shapes ``sizes`` says (an int a vector's length, 0 a scalar; every
+    argument when ``params`` are named)."""
     if n_inputs is not None:
         return [np.ones(n_inputs)]
     try:
@@ -274,7 +289,30 @@ def _jax_arguments(f, label: str, n_inputs, sizes, params: Sequence[str], point)
     args = [np.ones(shape) for shape in shapes]
     for k, value in zip(free, point or (), strict=False):
         args[k] = np.asarray(value, dtype=float)
+    for k, p in enumerate(names):
+        if values and p in params and p in values and np.shape(values[p]) == shapes[k]:
+            args[k] = np.asarray(values[p], dtype=float)
     return args
+
+
+def _keep_parameter_values(
+    graph: DGraph, f, params: Sequence[str], values: Mapping[str, object]
+) -> None:
+    """The ``params``' values as ``graph``'s parameter point: a tensor graph's arrays by
+    name; a scalar graph's parameters are the arrays' entries, the arrays in the order of
+    ``f``'s signature, each flattened in C order (as the readers name them). Left unset
+    where they do not fit (the check then draws them)."""
+    try:
+        if graph.is_tensor:
+            graph.set_parameter_point({p: values[p] for p in graph.parameter_shapes})
+            return
+        ordered = [p for p in graph.parameters if p not in graph.solved]
+        arrays = [p for p in inspect.signature(f).parameters if p in params]
+        flat = np.concatenate([np.ravel(np.asarray(values[p], dtype=float)) for p in arrays])
+        if flat.size == len(ordered):
+            graph.set_parameter_point(dict(zip(ordered, flat, strict=True)))
+    except (KeyError, GraphError, TypeError, ValueError):
+        pass
 
 
 ELEMENT_DEFAULT_LIMIT = 10_000  # input entries up to which a function's default level is
@@ -301,7 +339,14 @@ def input_shapes(spec: str | None, f, params: Sequence[str] = ()) -> list[tuple[
         signature = inspect.signature(f).parameters
     except (TypeError, ValueError):
         raise InputError("cannot read the function's parameters") from None
-    names = list(signature)
+    keyword = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD)
+    for name, p in signature.items():  # keyword-only ones keep their defaults
+        if p.kind == inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty:
+            raise InputError(
+                f"the keyword-only parameter {name!r} has no default: give it one, or make"
+                " it positional"
+            )
+    names = [n for n, p in signature.items() if p.kind not in keyword]
     defaults = {n: p.default is not inspect.Parameter.empty for n, p in signature.items()}
     shapes: dict[str, tuple[int, ...]] = dict.fromkeys(names, ())
     given: set[str] = set()

@@ -28,6 +28,7 @@ import inspect
 import math
 import numbers
 import types
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -74,6 +75,12 @@ class _Tape:
 
     def __init__(self) -> None:
         self.entries: list[tuple[str, ArrayOp | None, Shape]] = []
+        self.constants: dict[str, np.ndarray] = {}  # fresh arrays not yet written with a
+        # value that depends on the inputs (np.zeros_like(u)): their numbers
+        self.viewed: set[str] = set()  # held arrays read as NumPy arrays (never written)
+        self.views: dict[int, tuple[weakref.ref, frozenset[str]]] = {}  # each view, while
+        # an object holds it (by id), and the arrays it is a view of
+        self.arguments: list[TracedArray] = []  # the function's arguments
 
     def new(self, op: ArrayOp | None, shape: Shape) -> TracedArray:
         name = f"%{len(self.entries)}"
@@ -85,6 +92,10 @@ def _unsupported(what: str) -> InputError:
     return InputError(f"{what} on an array that depends on the inputs is not supported")
 
 
+def _unsupported_call(what: str) -> Any:
+    raise _unsupported(f"{what} with these arguments")
+
+
 _BRANCH = (
     "a branch on a value that depends on the inputs (if, while, and, or, bool()): write it"
     " with numpy.where"
@@ -92,7 +103,8 @@ _BRANCH = (
 _CONVERT = (
     "converting an array that depends on the inputs to a NumPy array or a number (np.array,"
     " np.asarray, float(), assignment into a NumPy array) is not supported: build arrays with"
-    " np.stack, np.concatenate, np.pad or np.where"
+    " np.stack, np.concatenate, np.pad or np.where, or write into np.zeros_like(u) of an"
+    " argument u"
 )
 
 
@@ -129,6 +141,9 @@ class _Value:
     __int__ = __index__ = __complex__ = __float__
 
     def __array__(self, *args, **kwargs):
+        if _held(self):  # its numbers, shared as a view is
+            self.tape.viewed.add(self.name)
+            return self.tape.constants[self.name]
         raise InputError(_CONVERT)
 
     # arithmetic
@@ -238,13 +253,12 @@ class TracedArray(_Value):
         return _transpose(self)
 
     def __getitem__(self, key):
+        if _held(self):
+            return np.asarray(self)[key]
         return _index(self, key)
 
     def __setitem__(self, key, value):
-        raise InputError(
-            "in-place assignment x[...] = ... is not supported: build the array with"
-            " np.concatenate, np.pad or np.where"
-        )
+        _assign(self, key, value)
 
     def __iter__(self):
         return (self[k] for k in range(len(self)))
@@ -293,10 +307,10 @@ class TracedArray(_Value):
     def astype(self, dtype, *args, **kwargs):
         if np.dtype(dtype).kind != "f":
             raise _unsupported(f"astype({np.dtype(dtype)})")
-        return self
+        return _copied(self)
 
     def copy(self, order: str = "C"):
-        return self
+        return _copied(self)
 
 
 class Passive(_Value):
@@ -320,7 +334,17 @@ class Passive(_Value):
 
 
 def _is_traced(x: Any) -> bool:
-    return isinstance(x, _Value)
+    return isinstance(x, _Value) and not _held(x)
+
+
+def _held(x: Any) -> bool:
+    """Whether ``x`` is a fresh array that still holds constants (:func:`_fresh`)."""
+    return isinstance(x, TracedArray) and x.name in x.tape.constants
+
+
+def _live(x: Any) -> bool:
+    """Whether ``x`` is a traced array that depends on the inputs."""
+    return isinstance(x, TracedArray) and x.name not in x.tape.constants
 
 
 def _constant(x: Any) -> np.ndarray:
@@ -364,7 +388,7 @@ def _operand(x: Any, out: Shape, tape: _Tape | None) -> Any:
     """``x`` as an operand of an operation of result ``out``: a vertex's name (broadcast
     first by its own vertex), a nested operation, or a constant (a scalar, or an array of
     shape ``out``)."""
-    if isinstance(x, TracedArray):
+    if _live(x):
         if x.shape == out:
             return x.name
         return x.tape.new(_broadcast_op(x.name, x.shape, out), out).name
@@ -395,8 +419,16 @@ def _elementwise(name: str, args: Sequence[Any], params: tuple = ()) -> Any:
     same = _trivial(name, args, out)
     if same is not None:
         return same
+    if name in ELEMENTWISE:  # arithmetic reads a constant mask as 0 and 1, as NumPy does
+        args = [a if _is_traced(a) else _as_number(a) for a in args]
     operands = tuple(_operand(a, out, tape) for a in args)
     return _result(ArrayOp(name, operands, params, out), tape)
+
+
+def _as_number(x: Any) -> Any:
+    """A boolean constant as floats (``u * mask``); any other constant as it is."""
+    array = _constant(x)
+    return array.astype(float) if array.dtype.kind == "b" else x
 
 
 def _trivial(name: str, args: Sequence[Any], out: Shape) -> Any:
@@ -411,7 +443,7 @@ def _trivial(name: str, args: Sequence[Any], out: Shape) -> Any:
         x, c = args[k], args[other]
         unit = neutral[other]
         if (
-            isinstance(x, TracedArray)
+            _live(x)
             and x.shape == out
             and unit is not None
             and not _is_traced(c)
@@ -512,6 +544,8 @@ def _composite_ufuncs() -> dict[str, Callable[..., Any]]:
 
 def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
     name = ufunc.__name__
+    if method == "at" and name in _AT:
+        return _assign_at(name, *inputs)
     if method != "__call__":
         raise _unsupported(f"numpy.{name}.{method}")
     if kwargs.get("out") is not None:
@@ -528,6 +562,154 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
     return _elementwise(_UFUNCS[name], inputs)
 
 
+# -- assignment into fresh arrays ----------------------------------------------------------
+# ``r = np.zeros_like(u); r[1:-1] = ...``: ``r`` holds its numbers until a value that
+# depends on the inputs is written into it; from then on it is the vertex of the last
+# write (a ``scatter``, or ``scatter_add`` for ``np.add.at``), the same Python object
+# renamed. Where NumPy would share memory (an input, a view, an array a view was taken of)
+# a write is refused in one line rather than traced with other semantics.
+
+_AT = {"add": "scatter_add", "subtract": "scatter_add", "multiply": "scatter_mul",
+       "maximum": "scatter_max", "minimum": "scatter_min"}  # fmt: skip
+
+
+def _unaliased(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` whose result, where it is one of its traced arguments itself (``x + 0``,
+    ``np.concatenate([x])``), is a new object of the same vertex, neither then written."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        result = method(*args, **kwargs)
+        if isinstance(result, TracedArray) and _given(result, args, kwargs):
+            alias = TracedArray(result.tape, result.name, result.shape)
+            if method.__name__ not in _COPIES:  # x[:], x.reshape(x.shape): NumPy's views
+                _viewing(alias, result)
+            return alias
+        return result
+
+    call.__name__, call.__doc__ = method.__name__, method.__doc__
+    return call
+
+
+_COPIES = frozenset({"__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+                     "__truediv__", "__rtruediv__", "__pos__", "__pow__", "__array_ufunc__",
+                     "sum", "max", "min", "mean", "prod", "clip", "astype", "copy"})  # fmt: skip
+
+
+def _given(result: Any, args: tuple, kwargs: Mapping[str, Any]) -> bool:
+    stack = [*args, *kwargs.values()]
+    while stack:
+        a = stack.pop()
+        if a is result:
+            return True
+        if isinstance(a, (list, tuple)):
+            stack.extend(a)
+    return False
+
+
+def _fresh(tape: _Tape, array: np.ndarray) -> TracedArray:
+    """A new array of ``array``'s numbers that may be assigned into."""
+    held = np.array(array, dtype=float)
+    y = tape.new(ArrayOp("copy", (Const.of(held.copy()),), (), held.shape), held.shape)
+    tape.constants[y.name] = held
+    return y
+
+
+def _copied(x: Any) -> Any:
+    """``x.copy()``: a new object (writes into it leave ``x`` as it was)."""
+    if _held(x):
+        return _fresh(x.tape, x.tape.constants[x.name])
+    if isinstance(x, TracedArray):
+        return TracedArray(x.tape, x.name, x.shape)
+    return x if isinstance(x, Passive) else np.array(_constant(x), dtype=float)
+
+
+_INTO_NUMPY = (
+    "{what} into a NumPy array (or a view of one) of a value that depends on the inputs is"
+    " not supported: make the array with np.zeros_like(u) of an argument u and write into"
+    " it, not into a view (or build it with np.concatenate, np.pad or np.where)"
+)
+
+
+def _writable(x: Any, what: str) -> TracedArray:
+    if not isinstance(x, TracedArray):
+        raise InputError(_INTO_NUMPY.format(what=what))
+    if any(x is a for a in x.tape.arguments):
+        raise InputError(f"{what} into an argument of the function: write into a copy (u.copy())")
+    views = [(ref(), of) for ref, of in list(x.tape.views.values())]
+    if any(v is x for v, _ in views):
+        raise InputError(f"{what} into a view (a slice, reshape or .T) of an array: not supported")
+    if x.name in x.tape.viewed or any(v is not None and x.name in of for v, of in views):
+        raise InputError(
+            f"{what} into an array after a view of it was taken (a slice, reshape, .T or"
+            " a read as a NumPy array) is not supported: write first, or copy it"
+        )
+    return x
+
+
+def _positions(x: TracedArray, key: Any, what: str) -> np.ndarray:
+    """The flat positions of ``x`` that ``x[key]`` selects, in the shape it has."""
+    parts = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(k, _Value) for k in parts):
+        raise InputError(f"{what} at positions that depend on the inputs is not supported")
+    try:
+        return np.arange(math.prod(x.shape)).reshape(x.shape)[key]
+    except (IndexError, TypeError, ValueError) as exc:
+        raise InputError(f"{what}: {str(exc).splitlines()[0][:160]}") from None
+
+
+def _updates(value: Any, shape: Shape, tape: _Tape, what: str) -> Any:
+    if isinstance(value, Passive):
+        raise InputError(f"{what} of a comparison is not supported: use np.where")
+    if _broadcast_shape([_shape_of(value), shape], what) != shape:
+        raise InputError(f"{what}: a value of shape {_shape_of(value)} into {shape} entries")
+    return _operand(_as_number(value) if not _is_traced(value) else value, shape, tape)
+
+
+def _assign(x: TracedArray, key: Any, value: Any) -> None:
+    """``x[key] = value``."""
+    what = "assignment x[...] = ..."
+    if _held(x) and not _is_traced(value) and not isinstance(value, Passive):
+        try:  # numbers into numbers, as NumPy writes them
+            x.tape.constants[x.name][key] = _constant(value)
+        except (IndexError, TypeError, ValueError) as exc:
+            raise InputError(f"{what}: {str(exc).splitlines()[0][:160]}") from None
+        return
+    _writable(x, what)
+    at = _positions(x, key, what)
+    sources = np.full(math.prod(x.shape), -1)
+    sources[at.reshape(-1)] = np.arange(at.size)  # repeated positions: the last write
+    base = Const.of(x.tape.constants[x.name].copy()) if _held(x) else x.name
+    op = ArrayOp(
+        "scatter",
+        (base, _updates(value, at.shape, x.tape, what)),
+        (("sources", tuple(sources.tolist())),),
+        x.shape,
+    )
+    x.name = x.tape.new(op, x.shape).name
+
+
+def _assign_at(name: str, x: Any, indices: Any, value: Any = None) -> None:
+    """``np.add.at(x, indices, value)`` (and subtract, multiply, maximum, minimum)."""
+    what = f"numpy.{name}.at"
+    if value is None:
+        raise _unsupported(f"{what} without values")
+    if _held(x) and not _is_traced(value) and not isinstance(value, Passive):
+        getattr(np, name).at(x.tape.constants[x.name], indices, _constant(value))
+        return
+    _writable(x, what)
+    at = _positions(x, indices, what)
+    if name == "subtract":
+        value = -value
+    base = Const.of(x.tape.constants[x.name].copy()) if _held(x) else x.name
+    op = ArrayOp(
+        _AT[name],
+        (base, _updates(value, at.shape, x.tape, what)),
+        (("targets", tuple(at.reshape(-1).tolist())),),
+        x.shape,
+    )
+    x.name = x.tape.new(op, x.shape).name
+
+
 # -- moves ---------------------------------------------------------------------------------
 
 
@@ -536,11 +718,26 @@ def _traced(x: Any, what: str) -> TracedArray | None:
     refused (moves of comparisons are not traced)."""
     if isinstance(x, Passive):
         raise _unsupported(f"{what} of a comparison")
-    return x if isinstance(x, TracedArray) else None
+    return x if _live(x) else None
+
+
+_VIEWS = frozenset({"slice", "reshape", "transpose", "squeeze", "expand_dims", "rev"})
 
 
 def _move(x: TracedArray, primitive: str, params: tuple, shape: Shape) -> TracedArray:
-    return x.tape.new(ArrayOp(primitive, (x.name,), params, shape), shape)
+    y = x.tape.new(ArrayOp(primitive, (x.name,), params, shape), shape)
+    if primitive in _VIEWS and shape:  # NumPy's result is a view: x not written while it lives
+        _viewing(y, x)
+    return y
+
+
+def _viewing(view: TracedArray, base: TracedArray) -> None:
+    """Record ``view`` as a view of ``base`` (and of what ``base`` is a view of)."""
+    views = base.tape.views
+    known = views.get(id(base))
+    roots = frozenset({base.name, *(known[1] if known and known[0]() is base else ())})
+    key = id(view)
+    views[key] = (weakref.ref(view, lambda _, key=key: views.pop(key, None)), roots)
 
 
 def _reshape(x: Any, shape: Any, order: str = "C") -> Any:
@@ -785,9 +982,7 @@ def _concatenate(arrays: Sequence[Any], axis: Any = 0, out=None, dtype=None, cas
         return arrays[0]
     shape = tuple(sum(s[d] for s in shapes) if j == d else shapes[0][j] for j in range(ndim))
     tape = _tape_of(arrays)
-    operands = tuple(
-        a.name if isinstance(a, TracedArray) else Const.of(_constant(a)) for a in arrays
-    )
+    operands = tuple(a.name if _live(a) else Const.of(_constant(a)) for a in arrays)
     return tape.new(ArrayOp("concatenate", operands, (("dimension", d),), shape), shape)
 
 
@@ -848,7 +1043,9 @@ def _broadcast_to(x: Any, shape: Any, subok: bool = False) -> Any:
         raise InputError(f"numpy.broadcast_to: {x.shape} does not broadcast to {shape}")
     if out == x.shape:
         return x
-    return x.tape.new(_broadcast_op(x.name, x.shape, out), out)
+    y = x.tape.new(_broadcast_op(x.name, x.shape, out), out)
+    _viewing(y, x)  # NumPy's broadcast_to is a view of x
+    return y
 
 
 def _roll(x: Any, shift: Any, axis: Any = None) -> Any:
@@ -1028,9 +1225,7 @@ def _tile(x: Any, reps: Any) -> Any:
 
 def _dot(lhs: Any, rhs: Any, contract: tuple, shape: Shape) -> TracedArray:
     tape = _tape_of([lhs, rhs])
-    operands = tuple(
-        a.name if isinstance(a, TracedArray) else Const.of(_constant(a)) for a in (lhs, rhs)
-    )
+    operands = tuple(a.name if _live(a) else Const.of(_constant(a)) for a in (lhs, rhs))
     numbers_ = (contract, ((), ()))
     op = ArrayOp("dot_general", operands, (("dimension_numbers", numbers_),), shape)
     return tape.new(op, shape)
@@ -1067,9 +1262,7 @@ def _matmul(a: Any, b: Any, **kwargs: Any) -> Any:
     a, b = (_broadcast_to(x, batch + s[-2:]) for x, s in ((a, sa), (b, sb)))
     n = len(batch)
     tape = _tape_of([a, b])
-    operands = tuple(
-        x.name if isinstance(x, TracedArray) else Const.of(_constant(x)) for x in (a, b)
-    )
+    operands = tuple(x.name if _live(x) else Const.of(_constant(x)) for x in (a, b))
     dims = (((n + 1,), (n,)), (tuple(range(n)), tuple(range(n))))
     shape = (*batch, sa[-2], sb[-1])
     return tape.new(ArrayOp("dot_general", operands, (("dimension_numbers", dims),), shape), shape)
@@ -1094,7 +1287,7 @@ def _where(condition: Any, x: Any = None, y: Any = None) -> Any:
     (a comparison, or ``c != 0`` of a traced ``c``) or a constant."""
     if x is None or y is None:
         raise _unsupported("numpy.where with one argument (the indices of a condition)")
-    if isinstance(condition, TracedArray):
+    if _live(condition):
         condition = _elementwise("ne", (condition, 0.0))
     if not _is_traced(condition):
         condition = _constant(condition).astype(bool)
@@ -1118,8 +1311,10 @@ def _clip(x: Any, a_min: Any = None, a_max: Any = None, out=None, **kwargs: Any)
 
 
 def _like(fill: float) -> Callable[..., np.ndarray]:
-    def make(a: Any, dtype=None, order="K", subok=True, shape=None, **kwargs: Any) -> np.ndarray:
-        return np.full(_shape_of(a) if shape is None else shape, fill, dtype=dtype or float)
+    def make(a: Any, dtype=None, order="K", subok=True, shape=None, **kwargs: Any) -> Any:
+        array = np.full(_shape_of(a) if shape is None else shape, fill, dtype=dtype or float)
+        tape = _tape_of([a])
+        return array if tape is None or array.dtype.kind != "f" else _fresh(tape, array)
 
     return make
 
@@ -1130,7 +1325,94 @@ def _full_like(a: Any, fill_value: Any, dtype=None, order="K", subok=True, shape
     return np.full(_shape_of(a) if shape is None else shape, fill_value, dtype=dtype or float)
 
 
+def _norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+    """``np.linalg.norm``: the 2-norm of vectors (``axis`` one axis, or a vector) and the
+    Frobenius norm (``ord`` None or ``"fro"``), the 1- and max-norms of vectors, as sums
+    and maxima of the entries; a matrix's other norms refused in one line."""
+    if _traced(x, "numpy.linalg.norm") is None:
+        return np.linalg.norm(_constant(x), ord, axis, keepdims)
+    axes = _axes(axis, x.ndim, "numpy.linalg.norm")
+    vector = len(axes) == 1
+    if ord is None or (ord == "fro" and not vector) or (ord == 2 and vector):
+        return _sum(x * x, axes, keepdims=keepdims) ** 0.5
+    if vector and ord == 1:
+        return _sum(abs(x), axes, keepdims=keepdims)
+    if vector and ord == np.inf:
+        return _extreme("reduce_max", abs(x), axes, None, keepdims)
+    raise _unsupported(f"numpy.linalg.norm(ord={ord!r}) of {'a vector' if vector else 'a matrix'}")
+
+
+def _square(a: Any, what: str) -> Any:
+    shape = _shape_of(a)
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise InputError(f"{what}: one square matrix is supported, not shape {shape}")
+    return a
+
+
+def _linalg_op(primitive: str, operands: Sequence[Any], params: tuple, shape: Shape) -> Any:
+    tape = _tape_of(operands)
+    names = tuple(a.name if _live(a) else Const.of(_constant(a)) for a in operands)
+    return _result(ArrayOp(primitive, names, params, shape), tape)
+
+
+def _cholesky(a: Any, upper: bool = False) -> Any:
+    """``np.linalg.cholesky``: of the symmetric matrix its lower triangle spells (the
+    entries NumPy reads), so that a derivative is a symmetric one."""
+    if upper:
+        raise _unsupported("numpy.linalg.cholesky(upper=True)")
+    n = _shape_of(_square(a, "numpy.linalg.cholesky"))[0]
+    lower = a * np.tril(np.ones((n, n)))
+    symmetric = lower + _transpose(a * np.tril(np.ones((n, n)), -1))
+    return _linalg_op("cholesky", [symmetric], (), (n, n))
+
+
+def _solve(a: Any, b: Any) -> Any:
+    """``np.linalg.solve(a, b)``, ``b`` a vector or a matrix of columns."""
+    n = _shape_of(_square(a, "numpy.linalg.solve"))[0]
+    shape = _shape_of(b)
+    if len(shape) not in (1, 2) or shape[0] != n:
+        raise InputError(f"numpy.linalg.solve: a right-hand side of shape {shape} for ({n}, {n})")
+    return _linalg_op("linear_solve", [a, b], (("rows", False),), shape)
+
+
+def _diag(v: Any, k: int = 0) -> Any:
+    """``np.diag``: a matrix's diagonal (a gather), a vector's diagonal matrix."""
+    x = _traced(v, "numpy.diag")
+    if x is None:
+        return np.diag(_constant(v), k)
+    if x.ndim == 1 and k == 0:
+        return x[:, None] * np.eye(x.shape[0])
+    if x.ndim == 2:
+        rows = np.arange(max(0, -k), min(x.shape[0], x.shape[1] - k))
+        if rows.size:
+            diagonal = x[rows, rows + k]
+            _viewing(diagonal, x)  # NumPy's diagonal is a view of x
+            return diagonal
+    raise _unsupported(f"numpy.diag(k={k}) of shape {x.shape}")
+
+
+def _inv(a: Any) -> Any:
+    n = _shape_of(_square(a, "numpy.linalg.inv"))[0]
+    return _solve(a, np.eye(n))
+
+
 _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
+    np.linalg.norm: _norm,
+    np.linalg.cholesky: _cholesky,
+    np.linalg.solve: _solve,
+    np.linalg.inv: _inv,
+    np.diag: _diag,
+    np.diagonal: lambda a, offset=0, axis1=0, axis2=1: (
+        _diag(a, offset)
+        if (axis1, axis2) == (0, 1) and len(_shape_of(a)) == 2
+        else _unsupported_call("numpy.diagonal")
+    ),
+    np.trace: lambda a, offset=0, *args, **kwargs: (
+        _sum(_diag(a, offset))
+        if not args and not kwargs and len(_shape_of(a)) == 2
+        else _unsupported_call("numpy.trace")
+    ),
+    np.linalg.det: lambda a: _linalg_op("det", [_square(a, "numpy.linalg.det")], (), ()),
     np.sum: _sum,
     np.mean: _mean,
     np.max: lambda x, axis=None, out=None, keepdims=False, **k: _extreme(
@@ -1179,7 +1461,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.shape: _shape_of,
     np.ndim: lambda a: len(_shape_of(a)),
     np.size: lambda a, axis=None: math.prod(_shape_of(a)) if axis is None else _shape_of(a)[axis],
-    np.copy: lambda a, order="K", subok=False: a,
+    np.copy: lambda a, order="K", subok=False: _copied(a),
     np.atleast_1d: lambda *a: _atleast_1d(a[0]) if len(a) == 1 else [_atleast_1d(x) for x in a],
     np.atleast_2d: lambda *a: _atleast_2d(a[0]) if len(a) == 1 else [_atleast_2d(x) for x in a],
 }
@@ -1382,6 +1664,7 @@ def trace_arrays(
     (the operations that read only them folded into those that read them)."""
     tape = _Tape()
     args = [tape.new(None, tuple(s)) for s in shapes]
+    tape.arguments = list(args)
     result, local = _call(f, args, label)
     outputs = _outputs(result, label, output_names, set(names))
     return _build(tape, args, list(names), outputs, local, label, set(params))
@@ -1399,6 +1682,11 @@ def _call(f: Callable[..., Any], args: list[Any], label: str) -> tuple[Any, dict
         raise type(exc)(text if text.startswith(f"{label}: ") else f"{label}: {text}") from None
     except RecursionError:
         raise InputError(f"{label}: calling it with traced arrays recursed too deep") from None
+    except ValueError as exc:  # NumPy's, writing a traced value into one of its arrays
+        if "setting an array element" not in str(exc):
+            why = f"ValueError: {exc}".splitlines()[0][:200]
+            raise InputError(f"{label}: calling it with traced arrays failed: {why}") from None
+        raise InputError(f"{label}: {_INTO_NUMPY.format(what='assignment x[...] = ...')}") from None
     except Exception as exc:
         why = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
         raise InputError(f"{label}: calling it with traced arrays failed: {why}") from None
@@ -1412,6 +1700,7 @@ def _outputs(
     else:
         values = list(result) if isinstance(result, (list, tuple)) else [result]
         items = list(zip(output_names(len(values), taken), values, strict=True))
+    items = [(k, np.array(v) if _held(v) else v) for k, v in items]
     if not items:
         raise InputError(f"{label}: returned no outputs")
     for key, value in items:
@@ -1554,3 +1843,13 @@ def _build(
         graph.add_array_vertex(final[name], "output", shape, renamed(op))
     graph.traced_with = "numpy"
     return graph._validate(expressions=False)
+
+
+_OWN = {"__init__", "__setitem__", "__array__", "__len__", "__bool__", "__float__",
+        "__iter__", "__repr__", "__int__", "__index__", "__complex__", "__hash__"}  # fmt: skip
+for _cls in (_Value, TracedArray):
+    for _name, _member in list(vars(_cls).items()):
+        if _name not in _OWN and inspect.isfunction(_member):
+            setattr(_cls, _name, _unaliased(_member))
+    if isinstance(vars(_cls).get("T"), property):
+        _cls.T = property(_unaliased(vars(_cls)["T"].fget))

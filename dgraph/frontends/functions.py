@@ -363,18 +363,33 @@ def _element_names(name: str, n: int, taken: set[str]) -> list[str]:
     return [f"{name}{k}" if f"{name}{k}" not in taken else f"{name}_{k}" for k in range(n)]
 
 
-def _checked_parameters(
-    f: Callable[..., Any], label: str, sizes: Sequence[Any] | None, params: list[str]
-) -> list[str]:
-    """``f``'s parameters' names: plain positional ones, one size each, ``params`` among
-    them and not all of them."""
+def _positional_parameters(f: Callable[..., Any], label: str) -> list[inspect.Parameter]:
+    """``f``'s positional parameters, the arguments it is traced with; keyword-only ones
+    with defaults (``def f(x, *, alpha=0.5)``) and ``**kwargs`` keep their defaults. One
+    line for ``*args``, a keyword-only parameter without a default, or none at all."""
     try:
         signature = list(inspect.signature(f).parameters.values())
     except (TypeError, ValueError):
         raise InputError(f"{label}: cannot read the function's parameters") from None
     kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    if not signature or any(p.kind not in kinds for p in signature):
+    for p in signature:
+        if p.kind == inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty:
+            raise InputError(
+                f"{label}: the keyword-only parameter {p.name!r} has no default: give it"
+                " one, or make it positional"
+            )
+    positional = [p for p in signature if p.kind in kinds]
+    if not positional or any(p.kind == inspect.Parameter.VAR_POSITIONAL for p in signature):
         raise InputError(f"{label}: needs plain positional parameters (or n_inputs=)")
+    return positional
+
+
+def _checked_parameters(
+    f: Callable[..., Any], label: str, sizes: Sequence[Any] | None, params: list[str]
+) -> list[str]:
+    """``f``'s parameters' names: plain positional ones, one size each, ``params`` among
+    them and not all of them."""
+    signature = _positional_parameters(f, label)
     rest = signature[len(sizes) :] if sizes is not None else []
     if rest and all(p.default is not inspect.Parameter.empty for p in rest):
         signature = signature[: len(sizes)]  # the rest keep their defaults
@@ -454,13 +469,7 @@ def _from_arrays(
     if n_inputs is not None:
         names, sizes = ["x"], [(n_inputs,)]
     else:
-        try:
-            signature = list(inspect.signature(f).parameters.values())
-        except (TypeError, ValueError):
-            raise InputError(f"{label}: cannot read the function's parameters") from None
-        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        if not signature or any(p.kind not in kinds for p in signature):
-            raise InputError(f"{label}: needs plain positional parameters (or n_inputs=)")
+        signature = _positional_parameters(f, label)
         names = [p.name for p in signature]
         required = sum(p.default is inspect.Parameter.empty for p in signature)
         sizes = list(sizes or [()] * required)
@@ -625,6 +634,8 @@ MutableDenseMatrix LUsolve inv det lambdify free_symbols atoms has coeff as_coef
 as_coeff_Mul as_coeff_Add as_independent args func count_ops rewrite evalf is_zero
 is_constant equals dynamicsymbols KanesMethod LagrangesMethod"""
 STRUCTURAL = frozenset(_STRUCTURAL_NAMES.split())
+NUMPY_TOO = frozenset({"diff", "solve", "inv", "det"})  # NumPy's too (np.linalg.solve, np.diff):
+# structural only in a function that reaches sympy
 
 # sympy's names that take a traced array (elementwise functions: the array tracer maps
 # them to NumPy's) and constants
@@ -680,9 +691,10 @@ def inspects_expressions(f: Callable[..., Any]) -> bool:
     :data:`STRUCTURAL` names, or it refers to sympy and uses a sympy name, or an
     attribute, other than the elementwise functions and constants of :data:`ELEMENTWISE`."""
     for names, values, namespace in _reached(f):
-        if names & STRUCTURAL:
+        sympy_reached = any(_from_sympy(v) for v in values)
+        if names & (STRUCTURAL if sympy_reached else STRUCTURAL - NUMPY_TOO):
             return True
-        if not any(_from_sympy(v) for v in values):
+        if not sympy_reached:
             continue
         for name in names - ELEMENTWISE:
             if name in namespace:

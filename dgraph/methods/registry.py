@@ -488,8 +488,8 @@ def traced_function(
     params
         Names of arguments that are parameters, not differentiated; then ``sizes`` covers
         every argument and ``point`` the differentiated ones, or ``point`` alone every
-        argument (the parameters' values are then not used: the graph is read and checked
-        with parameters of ones).
+        argument (the parameters' values are then read with it, and the value check
+        evaluates at the user's point with them).
 
     Returns
     -------
@@ -502,6 +502,7 @@ def traced_function(
     InputError
         For a function the tracer cannot read.
     """
+    values = None
     if point is not None and sizes is None and params:
         names = _parameter_names(f)
         if len(point) != len(names):
@@ -510,6 +511,7 @@ def traced_function(
                 " differentiated ones), or point= for every argument"
             )
         sizes = [_size(value) for value in point]  # every argument's; the point: the others'
+        values = {n: v for n, v in zip(names, point, strict=True) if n in params}
         point = [value for name, value in zip(names, point, strict=True) if name not in params]
     return from_python(
         f,
@@ -518,6 +520,7 @@ def traced_function(
         params=params,
         point=point,
         level=None,
+        parameter_values=values,
     )
 
 

@@ -26,10 +26,14 @@ def vector(x):
 
 
 def assigns_into(u):
-    r = np.zeros_like(u)
-    r[1:-1] = u[:-2] - 2 * u[1:-1] + u[2:] + np.exp(u[1:-1])  # assignment into an array
+    r = np.zeros(len(u))  # a NumPy array: a traced value cannot be written into it
+    r[1:-1] = u[:-2] - 2 * u[1:-1] + u[2:] + np.exp(u[1:-1])
     return r
 
 
 def needs_nu(u, nu, dx=0.5):
     return u * nu / dx  # nu has no default: --inputs must name it
+
+
+def keyword_only_no_default(u, *, nu):
+    return u * nu  # nu has no default and cannot be given on the command line
