@@ -293,6 +293,9 @@ def _largest(value) -> float:
     value = np.asarray(value)
     if value.dtype.kind != "f" or value.size == 0:
         return 0.0
+    found = max(float(value.max()), -float(value.min()))  # no |value| array, no mask
+    if math.isfinite(found):
+        return found
     return float(np.max(np.abs(value), where=np.isfinite(value), initial=0.0))
 
 

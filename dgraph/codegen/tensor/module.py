@@ -54,6 +54,7 @@ from .entries import entries, fills
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .gathers import GATHER_FROM, gathered, scatters_as_gathers
+from .jit_arguments import BOUND, jitted
 from .leaves import leaf_values
 from .numpy_form import numpy_body, strided_runs, text
 from .permutation_code import structural_valued
@@ -305,6 +306,8 @@ def tensor_program(
         if lang == "jax":
             stub.statements = statements
             statements = scatters_as_gathers(stub, w.constants)
+    if lang == "jax" and outside is not None:  # one jitted function, given its constants
+        statements = _constants_folded(w, statements, set(ends))
     if lang == "jax" and not sparse:  # dense JAX output: products built in the order read
         statements = fold_permutations(statements, ends)
     once = {r for r in ends if r not in w.varying}  # results that read no input
@@ -326,14 +329,15 @@ def tensor_program(
         lines = [f"def {name}({args}):", doc, *body, returned]
     else:
         pattern = w.d.printer.doprint(outside[0])
-        lines = _outside_pattern(name, args, doc, body, returned, pattern, shape, value)
+        lines = _outside_pattern(name, args, doc, body, returned, pattern, shape, value,
+                                 w.constants)  # fmt: skip
     if stacked:
         lines += ["", "", *_split(w, graph, mode, args, coordinates, shapes)]
     elif sparse:
         lines += ["", "", f"{mode}_stacked = {mode}  # one output, one input: the one block"]
     used = set(re.findall(r"\w+", "\n".join(lines)))
     w.constants.keep(used)
-    header = _header(w, es, lang, sparse, shapes, mode, "\n".join(body))
+    header = _header(w, es, lang, sparse, shapes, mode, "\n".join(lines))
     return ArrayProgram(
         mode,
         tuple(arguments.values()),
@@ -348,7 +352,15 @@ def tensor_program(
 
 
 def _outside_pattern(
-    mode: str, args: str, doc: str, body, returned: str, pattern: str, shape, value
+    mode: str,
+    args: str,
+    doc: str,
+    body,
+    returned: str,
+    pattern: str,
+    shape,
+    value,
+    constants: Constants,
 ) -> list[str]:
     """A JAX sparse module's lines: the values (and F) one jitted function, the BCOO
     made around them with the pattern's indices, a device array made once at import —
@@ -356,14 +368,13 @@ def _outside_pattern(
     memory traffic as the values themselves)."""
     inner = f"_{mode}_arrays"
     called = f"{inner}({args})"
+    doc_line = f'    """The values of J{" and F" if value else ""} (jitted once: {mode})."""'
+    definition, jit = jitted(inner, args, [doc_line, *body, returned], constants)
     return [
-        f"def {inner}({args}):",
-        f'    """The values of J{" and F" if value else ""} (jitted once: {mode})."""',
-        *body,
-        returned,
+        *definition,
         "",
         "",
-        f"{inner} = jax.jit({inner})",
+        jit,
         f"_INDICES = jnp.asarray({pattern})",
         "",
         "",
@@ -550,7 +561,8 @@ def _symmetric_jax(
     lower = rows >= cols
     full = _pattern(w, rows, cols, n)[0].id
     low = _pattern(w, rows[lower], cols[lower], n)[0].id
-    functions = []
+    functions: list[str] = []
+    jits: list[str] = []
     for name, at in zip((mode, f"{mode}_tril"), positions, strict=True):
         statements, result = program.statements, values
         if at is None or np.array_equal(at, np.arange(at.size)):
@@ -564,21 +576,19 @@ def _symmetric_jax(
             if moved.size < at.size:
                 index = w.constants.index
                 result = f"{values}.at[{index(moved).id}].set({values}[{index(at[moved]).id}])"
-        functions += [
-            f"def _{name}_arrays({args}):",
-            *w.printed(statements),
-            f"    return {result}",
-            "",
-            "",
-        ]
+        statements = _constants_folded(w, statements, set(re.findall(r"\w+", result)))
+        definition, jit = jitted(
+            f"_{name}_arrays", args, [*w.printed(statements), f"    return {result}"], w.constants
+        )
+        functions += [*definition, "", ""]
+        jits.append(jit)
     made = (
         "jax.tree_util.tree_structure(jsparse.BCOO((jnp.zeros({k}), {i}), shape={s!r},"
         " indices_sorted=True, unique_indices=True))"
     )
     return [
         *functions,
-        f"_{mode}_arrays = jax.jit(_{mode}_arrays)",
-        f"_{mode}_tril_arrays = jax.jit(_{mode}_tril_arrays)",
+        *jits,
         f"_INDICES = jnp.asarray({full})",
         f"_TRIL_INDICES = jnp.asarray({low})",
         "_BCOO = " + made.format(k=rows.size, i="_INDICES", s=shape),
@@ -618,41 +628,79 @@ def _fold(
     arguments are the constants (not op by op), and kept as NumPy arrays."""
     if not hoisted:
         return body
-    read = set().union(*(ir.names_in(s.value) for s in body)) if body else set()
+    read = set().union(*(_reads(s) for s in body)) if body else set()
     wanted = [h.target for h in hoisted if h.target in read]
     if not wanted:
         return body
-    targets = {h.target for h in hoisted}
-    names = sorted(set().union(*(ir.names_in(h.value) for h in hoisted)) - targets)
-    arrays = [w.constants.arrays[n] for n in names]
-    if w.d.lang == "jax":
-        import jax
-        import jax.numpy as jnp
-        import jax.scipy.special
-
-        evaluator = ArrayEvaluator(jnp, jax.scipy.special)
-
-        def folded(*values):
-            env = evaluator.run(hoisted, dict(zip(names, values, strict=True)))
-            return tuple(env[t] for t in wanted)
-
-        with jax.enable_x64(True):
-            values = jax.jit(folded)(*arrays)
-            computed = [np.asarray(v) for v in values]
-    else:
-        env = ArrayEvaluator().run(hoisted, dict(zip(names, arrays, strict=True)))
-        computed = [np.asarray(env[t]) for t in wanted]
+    computed = _evaluated(w, hoisted, wanted)
     folded_names = {t: w.constants.add(v).id for t, v in zip(wanted, computed, strict=True)}
-    return [ArrayStatement(s.target, ir.renamed(s.value, folded_names)) for s in body]
+    return [
+        ArrayStatement(
+            s.target,
+            ir.renamed(s.value, folded_names),
+            tuple(ir.renamed(a, folded_names) for a in s.at),
+        )
+        for s in body
+    ]
+
+
+def _reads(s: ArrayStatement) -> set[str]:
+    """The names a statement reads: its value's and a store's places'."""
+    return set(ir.names_in(s.value)).union(*(ir.names_in(a) for a in s.at))
+
+
+def _evaluated(w: Writer, statements: list[ArrayStatement], wanted: list[str]) -> list:
+    """The values of ``wanted`` after ``statements``, which read only module constants,
+    as NumPy arrays, computed with the module's own array module (JAX's in doubles, in
+    one jitted program whose arguments are the constants, not op by op)."""
+    targets = {s.target for s in statements}
+    names = sorted(set().union(*(_reads(s) for s in statements)) - targets)
+    arrays = [w.constants.arrays[n] for n in names]
+    if w.d.lang != "jax":
+        env = ArrayEvaluator().run(statements, dict(zip(names, arrays, strict=True)))
+        return [np.asarray(env[t]) for t in wanted]
+    import jax
+    import jax.numpy as jnp
+    import jax.scipy.special
+
+    evaluator = ArrayEvaluator(jnp, jax.scipy.special)
+
+    def folded(*values):
+        env = evaluator.run(statements, dict(zip(names, values, strict=True)))
+        return tuple(env[t] for t in wanted)
+
+    with jax.enable_x64(True):
+        return [np.asarray(v) for v in jax.jit(folded)(*arrays)]
+
+
+def _constants_folded(
+    w: Writer, statements: list[ArrayStatement], ends: set[str]
+) -> list[ArrayStatement]:
+    """A JAX function's statements with those that read no input (the scatters and
+    gathers of constants its assembly was rewritten into, :mod:`.gathers`) computed here
+    once (:func:`_fold`) and the operations on constants inside the rest too
+    (:func:`_fold_gathers`): as the function's arguments (:mod:`.jit_arguments`) XLA
+    would compute them on every call; embedded, it folds them at every compilation."""
+    targets = {s.target for s in statements}
+    varying: set[str] = set()
+    for s in statements:
+        read = _reads(s)
+        if any(n in varying or (n not in targets and n not in w.constants.arrays) for n in read):
+            varying.add(s.target)
+    hoisted, rest = _hoist(statements, varying, ends)
+    return _fold_gathers(w, _fold(w, hoisted, rest), gathers_only=False)
 
 
 _PURE = (ir.Name, ir.Const, Index, Call, BinOp, ir.UnaryOp, ir.AsType, ir.Slice)
 
 
-def _fold_gathers(w: Writer, body: list[ArrayStatement]) -> list[ArrayStatement]:
+def _fold_gathers(
+    w: Writer, body: list[ArrayStatement], gathers_only: bool = True
+) -> list[ArrayStatement]:
     """The gathers inside a statement that read only constants (``K1[K2] * v``: a
-    constant block's values at a product's pairs), evaluated here once and made module
-    constants, instead of gathered again on every call."""
+    constant block's values at a product's pairs; without ``gathers_only`` any
+    operation on constants alone), evaluated here once and made module constants,
+    instead of gathered again on every call."""
     constant = set(w.constants.arrays)
     found: dict[Node, Node] = {}
     for s in body:
@@ -664,7 +712,7 @@ def _fold_gathers(w: Writer, body: list[ArrayStatement]) -> list[ArrayStatement]
             if (
                 names
                 and names <= constant
-                and any(isinstance(k, Index) for k in whole)
+                and (not gathers_only or any(isinstance(k, Index) for k in whole))
                 and all(isinstance(k, _PURE) for k in whole)
             ):
                 found[n] = n
@@ -673,11 +721,10 @@ def _fold_gathers(w: Writer, body: list[ArrayStatement]) -> list[ArrayStatement]
     if not found:
         return body
     nodes = list(found)
-    env = ArrayEvaluator().run(
-        [ArrayStatement(f"_g{k}", n) for k, n in enumerate(nodes)],
-        {name: w.constants.arrays[name] for name in constant},
-    )
-    made = {n: w.constants.add(np.asarray(env[f"_g{k}"])) for k, n in enumerate(nodes)}
+    wanted = [f"_g{k}" for k in range(len(nodes))]
+    statements = [ArrayStatement(t, n) for t, n in zip(wanted, nodes, strict=True)]
+    values = _evaluated(w, statements, wanted)
+    made = {n: w.constants.add(v) for n, v in zip(nodes, values, strict=True)}
     return [dataclasses.replace(s, value=ir.substituted(s.value, made)) for s in body]
 
 
@@ -1139,4 +1186,6 @@ def module_tail(w: Writer, body: str) -> list[str]:
         lines += ["", *helpers, ""]
     if w.d.lang == "jax" and ("_conv(" in body or "_conv_adjoint(" in body):
         lines += ["", *JAX_HELPERS, ""]  # a convolution's sweep (.convolution.ConvSweep)
+    if w.d.lang == "jax" and "_bound(" in body:
+        lines += ["", BOUND, ""]  # jitted functions given their large constants
     return [*lines, "", *w.constants.lines, "", ""]
