@@ -63,10 +63,6 @@ def jitted(name: str, args: str, body: list[str], constants: Constants) -> tuple
     the line that rebinds ``name`` to its jitted form called with them (:data:`BOUND`'s
     ``_bound``), so that ``name(args)`` is called as before."""
     taken = index_constants(constants, body)
-    if not taken:
-        return [f"def {name}({args}):", *body], f"{name} = jax.jit({name})"
-    bound = ", ".join(f"{k}={k}" for k in taken)
-    return (
-        [f"def {name}({args}, *, {', '.join(taken)}):", *body],
-        f"{name} = _bound({name}, {bound})",
-    )
+    keywords = f", *, {', '.join(taken)}" if taken else ""
+    bound = "".join(f", {k}={k}" for k in taken)
+    return [f"def {name}({args}{keywords}):", *body], f"{name} = _bound({name}{bound})"

@@ -656,9 +656,13 @@ def _evaluated(w: Writer, statements: list[ArrayStatement], wanted: list[str]) -
     targets = {s.target for s in statements}
     names = sorted(set().union(*(_reads(s) for s in statements)) - targets)
     arrays = [w.constants.arrays[n] for n in names]
-    if w.d.lang != "jax":
-        env = ArrayEvaluator().run(statements, dict(zip(names, arrays, strict=True)))
-        return [np.asarray(env[t]) for t in wanted]
+    if w.d.lang != "jax" or _moves_only(statements):
+        try:
+            env = ArrayEvaluator().run(statements, dict(zip(names, arrays, strict=True)))
+            return [np.asarray(env[t]) for t in wanted]
+        except IndexError:  # JAX clamps an index out of range, NumPy raises
+            if w.d.lang != "jax":
+                raise
     import jax
     import jax.numpy as jnp
     import jax.scipy.special
@@ -671,6 +675,23 @@ def _evaluated(w: Writer, statements: list[ArrayStatement], wanted: list[str]) -
 
     with jax.enable_x64(True):
         return [np.asarray(v) for v in jax.jit(folded)(*arrays)]
+
+
+_MOVES = ("ravel", "reshape")
+
+
+def _moves_only(statements: list[ArrayStatement]) -> bool:
+    """Whether ``statements`` only gather, slice and reshape (NumPy computes them as JAX
+    does, where no index is out of range; faster, and with nothing to compile)."""
+    return all(
+        not s.at
+        and all(
+            isinstance(n, (ir.Name, ir.Const, Index, ir.Slice))
+            or (isinstance(n, Call) and n.func in _MOVES)
+            for n in ir.walk(s.value)
+        )
+        for s in statements
+    )
 
 
 def _constants_folded(
@@ -720,11 +741,19 @@ def _fold_gathers(
                 stack.extend(n.children())
     if not found:
         return body
-    nodes = list(found)
-    wanted = [f"_g{k}" for k in range(len(nodes))]
-    statements = [ArrayStatement(t, n) for t, n in zip(wanted, nodes, strict=True)]
-    values = _evaluated(w, statements, wanted)
-    made = {n: w.constants.add(v) for n, v in zip(nodes, values, strict=True)}
+    values: dict[Node, np.ndarray] = {}
+    rest = []  # JAX: the nodes that compute (not only move entries), in one program
+    for n in found:
+        statement = [ArrayStatement("_g", n)]
+        if w.d.lang == "jax" and not _moves_only(statement):
+            rest.append(n)
+        else:
+            values[n] = _evaluated(w, statement, ["_g"])[0]
+    if rest:
+        wanted = [f"_g{k}" for k in range(len(rest))]
+        statements = [ArrayStatement(t, n) for t, n in zip(wanted, rest, strict=True)]
+        values.update(zip(rest, _evaluated(w, statements, wanted), strict=True))
+    made = {n: w.constants.add(values[n]) for n in found}
     return [dataclasses.replace(s, value=ir.substituted(s.value, made)) for s in body]
 
 
