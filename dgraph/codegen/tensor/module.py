@@ -337,7 +337,7 @@ def tensor_program(
         lines += ["", "", f"{mode}_stacked = {mode}  # one output, one input: the one block"]
     used = set(re.findall(r"\w+", "\n".join(lines)))
     w.constants.keep(used)
-    header = _header(w, es, lang, sparse, shapes, mode, "\n".join(lines))
+    header = _header(w, es, lang, sparse, shapes, mode, "\n".join(body))
     return ArrayProgram(
         mode,
         tuple(arguments.values()),
@@ -371,6 +371,9 @@ def _outside_pattern(
     doc_line = f'    """The values of J{" and F" if value else ""} (jitted once: {mode})."""'
     definition, jit = jitted(inner, args, [doc_line, *body, returned], constants)
     return [
+        BOUND,
+        "",
+        "",
         *definition,
         "",
         "",
@@ -587,6 +590,9 @@ def _symmetric_jax(
         " indices_sorted=True, unique_indices=True))"
     )
     return [
+        BOUND,
+        "",
+        "",
         *functions,
         *jits,
         f"_INDICES = jnp.asarray({full})",
@@ -1215,6 +1221,4 @@ def module_tail(w: Writer, body: str) -> list[str]:
         lines += ["", *helpers, ""]
     if w.d.lang == "jax" and ("_conv(" in body or "_conv_adjoint(" in body):
         lines += ["", *JAX_HELPERS, ""]  # a convolution's sweep (.convolution.ConvSweep)
-    if w.d.lang == "jax" and "_bound(" in body:
-        lines += ["", BOUND, ""]  # jitted functions given their large constants
     return [*lines, "", *w.constants.lines, "", ""]
