@@ -200,6 +200,9 @@ def _counts(flat: np.ndarray) -> bool:
     one bit an entry, where the differences of its entries would take four bytes."""
     if flat.size < 4 * LEVELS or flat.dtype.kind not in "iu" or flat[0] not in (0, 1):
         return False
+    head = flat[: 4 * LEVELS]  # most index vectors leave the order in their first entries
+    if not np.array_equal(head, np.cumsum(head != 0) * (head != 0)):
+        return False
     bits = flat != 0
     return bool(np.array_equal(flat, np.cumsum(bits, dtype=flat.dtype) * bits))
 
