@@ -62,6 +62,7 @@ def main() -> None:
     parser.add_argument("size", type=int)
     parser.add_argument("--profile")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--lang", default="python", choices=("python", "jax"))
     a = parser.parse_args()
     import jax
 
@@ -87,8 +88,9 @@ def main() -> None:
 
         profiler = cProfile.Profile(time.process_time)
         profiler.enable()
-    t0, times0 = time.process_time(), os.times()
-    H = dgraph.make_function(g, "hessian", "python", point=[x], weights=w, sparse=True)
+    t0, times0, w0 = time.process_time(), os.times(), time.perf_counter()
+    H = dgraph.make_function(g, "hessian", a.lang, point=[x], weights=w, sparse=True)
+    wall = time.perf_counter() - w0
     total, times1 = time.process_time() - t0, os.times()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
     if profiler is not None:
@@ -99,14 +101,16 @@ def main() -> None:
     result = {
         "problem": a.problem,
         "unknowns": x.size,
+        "lang": a.lang,
         "total": round(total, 3),
+        "wall": round(wall, 3),
         "user": round(times1.user - times0.user, 3),
         "system": round(times1.system - times0.system, 3),
         "peak GiB": round(peak, 2),
         **{p: round(spent.get(p, 0.0), 3) for p in PHASES},
         "method": es.method,
         "mults": es.mults,
-        "nnz": int(h.nnz),
+        "nnz": int(getattr(h, "nnz", None) or h.nse),
         "verified": bool(H.generated.verified),
     }
     print(json.dumps(result) if a.json else "  ".join(f"{k} {v}" for k, v in result.items()))

@@ -145,3 +145,29 @@ def test_the_tolerance_is_one():
     g = from_trace("inputs: x\noutputs: u\nu = sin(x)")
     data = generate(g, "python", "forward").check.to_dict()
     assert data["tolerance"] == TOLERANCE and data["status"] == "verified"
+
+
+@pytest.mark.parametrize("order", ["row-major", "shuffled", "repeated"])
+def test_a_bcoo_result_is_read_as_its_coordinates_say(order):
+    """A JAX BCOO result is read for the check as the matrix its coordinates give, in
+    row order through its row pointers, else through SciPy's COO (repeats summed)."""
+    from jax.experimental import sparse as jsparse
+
+    from dgraph.codegen.tensor.check import _matrix
+
+    rng = np.random.default_rng(5)
+    dense = rng.normal(size=(6, 5)) * (rng.random((6, 5)) < 0.5)
+    rows, cols = np.nonzero(dense)
+    data = dense[rows, cols]
+    if order == "shuffled":
+        perm = rng.permutation(rows.size)
+        rows, cols, data = rows[perm], cols[perm], data[perm]
+    if order == "repeated":  # an entry split in two
+        half = data[0] / 2
+        rows, cols = np.append(rows, rows[0]), np.append(cols, cols[0])
+        data = np.append(data, half)
+        data[0] = half
+    bcoo = jsparse.BCOO((jnp.asarray(data), jnp.asarray(np.stack([rows, cols], 1))), shape=(6, 5))
+    with jax.enable_x64(True):
+        got = _matrix(bcoo, 6, 5)
+    np.testing.assert_allclose(got.toarray(), dense, rtol=1e-6)

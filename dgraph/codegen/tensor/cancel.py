@@ -178,8 +178,9 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
         return None
     nodes = [data for _, data in parts]
     asked = None
+    fixed: dict[int, tuple] = {}  # what no input reaches, the same at every point
     for seed in _SEEDS:  # an entry far from 0 at any one point is not asked
-        point = _at_a_point(w, nodes, seed)
+        point = _at_a_point(w, nodes, seed, fixed)
         if point is None:
             return None
         if asked is None:
@@ -227,11 +228,13 @@ def _near_zero(parts, found, magnitude: float, size: int) -> np.ndarray | None:
     return near
 
 
-def _at_a_point(w, nodes: list[Node], seed: int):
+def _at_a_point(w, nodes: list[Node], seed: int, fixed: dict[int, tuple] | None = None):
     """The values of ``nodes`` at the point drawn from ``seed`` (inputs uniform in
     [0.25, 0.75]), with the values of the names no input reaches and every name's shape;
     None where the program is not evaluated here (its inputs not found, an operation the
-    evaluator refuses)."""
+    evaluator refuses). ``fixed``: by statement, the value and largest magnitude of its
+    target where no input reaches it, computed at an earlier point (and filled here)."""
+    fixed = {} if fixed is None else fixed
     statements = w.statements
     by_target: dict[str, list[int]] = {}
     for k, s in enumerate(statements):
@@ -268,13 +271,20 @@ def _at_a_point(w, nodes: list[Node], seed: int):
         for name in names_in(statements[k].value):
             last[name] = max(last.get(name, k), k)
     evaluator = ArrayEvaluator()
+    keep = not any(statements[k].at for k in order)  # a store changes an array in place
     magnitude = 0.0
     try:
         with np.errstate(all="ignore"):
             for k in order:
                 s = statements[k]
-                evaluator.run([s], env)
-                magnitude = max(magnitude, _largest(env[s.target]))
+                if k in fixed:
+                    env[s.target], largest = fixed[k]
+                else:
+                    evaluator.run([s], env)
+                    largest = _largest(env[s.target])
+                    if keep and s.target not in w.varying:
+                        fixed[k] = (env[s.target], largest)
+                magnitude = max(magnitude, largest)
                 shaped[s.target] = Shaped(np.shape(env[s.target]), np.asarray(env[s.target]).dtype)
                 if s.target not in w.varying:
                     shaped[s.target] = Shaped.of(env[s.target])
@@ -293,6 +303,9 @@ def _largest(value) -> float:
     value = np.asarray(value)
     if value.dtype.kind != "f" or value.size == 0:
         return 0.0
+    found = max(float(value.max()), -float(value.min()))  # no |value| array, no mask
+    if math.isfinite(found):
+        return found
     return float(np.max(np.abs(value), where=np.isfinite(value), initial=0.0))
 
 

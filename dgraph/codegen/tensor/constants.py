@@ -17,11 +17,15 @@ __all__ = ["DECODER", "Constants", "decoder"]
 
 LITERAL_LIMIT = 8  # arrays of at most this many entries are printed as literals
 
-DECODER = '''def _array(text, dtype, shape, delta=None, start=0, levels=None):
+DECODER = '''def _array(text, dtype, shape, delta=None, start=0, levels=None, count=None):
     """An array the generator computed, from its compressed bytes (an index array from
     the differences of its entries, of type ``delta``, the first from ``start``; an
-    array of a few distinct values from each entry's place among ``levels``)."""
+    array of a few distinct values from each entry's place among ``levels``; ``count``
+    entries 0 or, where a bit is set, the number of bits set so far)."""
     raw = zlib.decompress(base64.b64decode(text))
+    if count is not None:
+        bits = numpy.unpackbits(numpy.frombuffer(raw, numpy.uint8), count=count)
+        return (numpy.cumsum(bits).astype(dtype) * bits).reshape(shape)
     if levels is not None:
         return numpy.asarray(levels, dtype)[numpy.frombuffer(raw, numpy.uint8)].reshape(shape)
     if delta is None:
@@ -170,6 +174,10 @@ def _text(array: np.ndarray, delta: bool) -> str:
     dtype = array.dtype.name
     if array.size <= LITERAL_LIMIT:
         return f"numpy.array({_entries(array)}, dtype=numpy.{dtype})"
+    if delta and _counts(array.reshape(-1)):  # a scatter's places read as a gather
+        packed = base64.b64encode(zlib.compress(np.packbits(array != 0).tobytes(), 1)).decode()
+        shape = tuple(array.shape)
+        return f"_array({packed!r}, numpy.{dtype}, {shape!r}, count={array.size})"
     if delta:
         steps, start = _steps(array.reshape(-1))
         packed = base64.b64encode(zlib.compress(steps.tobytes(), 1)).decode("ascii")
@@ -184,6 +192,19 @@ def _text(array: np.ndarray, delta: bool) -> str:
         return f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r}, levels={listed})"
     packed = base64.b64encode(zlib.compress(array.tobytes(), 1)).decode("ascii")
     return f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r})"
+
+
+def _counts(flat: np.ndarray) -> bool:
+    """Whether a large integer vector's entries are 0 or, where not, 1, 2, 3, … in order
+    (the places of a scatter's values in a vector padded with one 0 in front): stored as
+    one bit an entry, where the differences of its entries would take four bytes."""
+    if flat.size < 4 * LEVELS or flat.dtype.kind not in "iu" or flat[0] not in (0, 1):
+        return False
+    head = flat[: 4 * LEVELS]  # most index vectors leave the order in their first entries
+    if not np.array_equal(head, np.cumsum(head != 0) * (head != 0)):
+        return False
+    bits = flat != 0
+    return bool(np.array_equal(flat, np.cumsum(bits, dtype=flat.dtype) * bits))
 
 
 LEVELS = 16  # distinct values up to which a float array is stored as each entry's level

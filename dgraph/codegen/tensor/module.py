@@ -55,6 +55,7 @@ from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .gathers import GATHER_FROM, gathered, scatters_as_gathers
 from .grid_jax import grid_gathers
+from .jit_arguments import BOUND, jitted
 from .leaves import leaf_values
 from .numpy_assembly import Mirror
 from .numpy_form import numpy_body, strided_runs, text
@@ -307,6 +308,8 @@ def tensor_program(
         if lang == "jax":
             stub.statements = statements
             statements = scatters_as_gathers(stub, w.constants)
+    if lang == "jax" and outside is not None:  # one jitted function, given its constants
+        statements = _constants_folded(w, statements, set(ends))
     if lang == "jax" and not sparse:  # dense JAX output: products built in the order read
         statements = fold_permutations(statements, ends)
     once = {r for r in ends if r not in w.varying}  # results that read no input
@@ -330,7 +333,8 @@ def tensor_program(
         lines = [f"def {name}({args}):", doc, *body, returned]
     else:
         pattern = w.d.printer.doprint(outside[0])
-        lines = _outside_pattern(name, args, doc, body, returned, pattern, shape, value)
+        lines = _outside_pattern(name, args, doc, body, returned, pattern, shape, value,
+                                 w.constants)  # fmt: skip
     if stacked:
         lines += ["", "", *_split(w, graph, mode, args, coordinates, shapes)]
     elif sparse:
@@ -354,7 +358,15 @@ def tensor_program(
 
 
 def _outside_pattern(
-    mode: str, args: str, doc: str, body, returned: str, pattern: str, shape, value
+    mode: str,
+    args: str,
+    doc: str,
+    body,
+    returned: str,
+    pattern: str,
+    shape,
+    value,
+    constants: Constants,
 ) -> list[str]:
     """A JAX sparse module's lines: the values (and F) one jitted function, the BCOO
     made around them with the pattern's indices, a device array made once at import —
@@ -362,14 +374,16 @@ def _outside_pattern(
     memory traffic as the values themselves)."""
     inner = f"_{mode}_arrays"
     called = f"{inner}({args})"
+    doc_line = f'    """The values of J{" and F" if value else ""} (jitted once: {mode})."""'
+    definition, jit = jitted(inner, args, [doc_line, *body, returned], constants)
     return [
-        f"def {inner}({args}):",
-        f'    """The values of J{" and F" if value else ""} (jitted once: {mode})."""',
-        *body,
-        returned,
+        BOUND,
         "",
         "",
-        f"{inner} = jax.jit({inner})",
+        *definition,
+        "",
+        "",
+        jit,
         f"_INDICES = jnp.asarray({pattern})",
         "",
         "",
@@ -566,7 +580,8 @@ def _symmetric_jax(
     lower = rows >= cols
     full = _pattern(w, rows, cols, n)[0].id
     low = _pattern(w, rows[lower], cols[lower], n)[0].id
-    functions = []
+    functions: list[str] = []
+    jits: list[str] = []
     for name, at in zip((mode, f"{mode}_tril"), positions, strict=True):
         statements, result = program.statements, values
         if at is None or np.array_equal(at, np.arange(at.size)):
@@ -581,21 +596,22 @@ def _symmetric_jax(
                 index = w.constants.index
                 result = f"{values}.at[{index(moved).id}].set({values}[{index(at[moved]).id}])"
         statements = grid_gathers(dataclasses.replace(program, statements=statements), w.constants)
-        functions += [
-            f"def _{name}_arrays({args}):",
-            *w.printed(statements),
-            f"    return {result}",
-            "",
-            "",
-        ]
+        statements = _constants_folded(w, statements, set(re.findall(r"\w+", result)))
+        definition, jit = jitted(
+            f"_{name}_arrays", args, [*w.printed(statements), f"    return {result}"], w.constants
+        )
+        functions += [*definition, "", ""]
+        jits.append(jit)
     made = (
         "jax.tree_util.tree_structure(jsparse.BCOO((jnp.zeros({k}), {i}), shape={s!r},"
         " indices_sorted=True, unique_indices=True))"
     )
     return [
+        BOUND,
+        "",
+        "",
         *functions,
-        f"_{mode}_arrays = jax.jit(_{mode}_arrays)",
-        f"_{mode}_tril_arrays = jax.jit(_{mode}_tril_arrays)",
+        *jits,
         f"_INDICES = jnp.asarray({full})",
         f"_TRIL_INDICES = jnp.asarray({low})",
         "_BCOO = " + made.format(k=rows.size, i="_INDICES", s=shape),
@@ -635,41 +651,100 @@ def _fold(
     arguments are the constants (not op by op), and kept as NumPy arrays."""
     if not hoisted:
         return body
-    read = set().union(*(ir.names_in(s.value) for s in body)) if body else set()
+    read = set().union(*(_reads(s) for s in body)) if body else set()
     wanted = [h.target for h in hoisted if h.target in read]
     if not wanted:
         return body
-    targets = {h.target for h in hoisted}
-    names = sorted(set().union(*(ir.names_in(h.value) for h in hoisted)) - targets)
-    arrays = [w.constants.arrays[n] for n in names]
-    if w.d.lang == "jax":
-        import jax
-        import jax.numpy as jnp
-        import jax.scipy.special
-
-        evaluator = ArrayEvaluator(jnp, jax.scipy.special)
-
-        def folded(*values):
-            env = evaluator.run(hoisted, dict(zip(names, values, strict=True)))
-            return tuple(env[t] for t in wanted)
-
-        with jax.enable_x64(True):
-            values = jax.jit(folded)(*arrays)
-            computed = [np.asarray(v) for v in values]
-    else:
-        env = ArrayEvaluator().run(hoisted, dict(zip(names, arrays, strict=True)))
-        computed = [np.asarray(env[t]) for t in wanted]
+    computed = _evaluated(w, hoisted, wanted)
     folded_names = {t: w.constants.add(v).id for t, v in zip(wanted, computed, strict=True)}
-    return [ArrayStatement(s.target, ir.renamed(s.value, folded_names)) for s in body]
+    return [
+        ArrayStatement(
+            s.target,
+            ir.renamed(s.value, folded_names),
+            tuple(ir.renamed(a, folded_names) for a in s.at),
+        )
+        for s in body
+    ]
+
+
+def _reads(s: ArrayStatement) -> set[str]:
+    """The names a statement reads: its value's and a store's places'."""
+    return set(ir.names_in(s.value)).union(*(ir.names_in(a) for a in s.at))
+
+
+def _evaluated(w: Writer, statements: list[ArrayStatement], wanted: list[str]) -> list:
+    """The values of ``wanted`` after ``statements``, which read only module constants,
+    as NumPy arrays, computed with the module's own array module (JAX's in doubles, in
+    one jitted program whose arguments are the constants, not op by op)."""
+    targets = {s.target for s in statements}
+    names = sorted(set().union(*(_reads(s) for s in statements)) - targets)
+    arrays = [w.constants.arrays[n] for n in names]
+    if w.d.lang != "jax" or _moves_only(statements):
+        try:
+            env = ArrayEvaluator().run(statements, dict(zip(names, arrays, strict=True)))
+            return [np.asarray(env[t]) for t in wanted]
+        except IndexError:  # JAX clamps an index out of range, NumPy raises
+            if w.d.lang != "jax":
+                raise
+    import jax
+    import jax.numpy as jnp
+    import jax.scipy.special
+
+    evaluator = ArrayEvaluator(jnp, jax.scipy.special)
+
+    def folded(*values):
+        env = evaluator.run(statements, dict(zip(names, values, strict=True)))
+        return tuple(env[t] for t in wanted)
+
+    with jax.enable_x64(True):
+        return [np.asarray(v) for v in jax.jit(folded)(*arrays)]
+
+
+_MOVES = ("ravel", "reshape")
+
+
+def _moves_only(statements: list[ArrayStatement]) -> bool:
+    """Whether ``statements`` only gather, slice and reshape (NumPy computes them as JAX
+    does, where no index is out of range; faster, and with nothing to compile)."""
+    return all(
+        not s.at
+        and all(
+            isinstance(n, (ir.Name, ir.Const, Index, ir.Slice))
+            or (isinstance(n, Call) and n.func in _MOVES)
+            for n in ir.walk(s.value)
+        )
+        for s in statements
+    )
+
+
+def _constants_folded(
+    w: Writer, statements: list[ArrayStatement], ends: set[str]
+) -> list[ArrayStatement]:
+    """A JAX function's statements with those that read no input (the scatters and
+    gathers of constants its assembly was rewritten into, :mod:`.gathers`) computed here
+    once (:func:`_fold`) and the operations on constants inside the rest too
+    (:func:`_fold_gathers`): as the function's arguments (:mod:`.jit_arguments`) XLA
+    would compute them on every call; embedded, it folds them at every compilation."""
+    targets = {s.target for s in statements}
+    varying: set[str] = set()
+    for s in statements:
+        read = _reads(s)
+        if any(n in varying or (n not in targets and n not in w.constants.arrays) for n in read):
+            varying.add(s.target)
+    hoisted, rest = _hoist(statements, varying, ends)
+    return _fold_gathers(w, _fold(w, hoisted, rest), gathers_only=False)
 
 
 _PURE = (ir.Name, ir.Const, Index, Call, BinOp, ir.UnaryOp, ir.AsType, ir.Slice)
 
 
-def _fold_gathers(w: Writer, body: list[ArrayStatement]) -> list[ArrayStatement]:
+def _fold_gathers(
+    w: Writer, body: list[ArrayStatement], gathers_only: bool = True
+) -> list[ArrayStatement]:
     """The gathers inside a statement that read only constants (``K1[K2] * v``: a
-    constant block's values at a product's pairs), evaluated here once and made module
-    constants, instead of gathered again on every call."""
+    constant block's values at a product's pairs; without ``gathers_only`` any
+    operation on constants alone), evaluated here once and made module constants,
+    instead of gathered again on every call."""
     constant = set(w.constants.arrays)
     found: dict[Node, Node] = {}
     for s in body:
@@ -681,7 +756,7 @@ def _fold_gathers(w: Writer, body: list[ArrayStatement]) -> list[ArrayStatement]
             if (
                 names
                 and names <= constant
-                and any(isinstance(k, Index) for k in whole)
+                and (not gathers_only or any(isinstance(k, Index) for k in whole))
                 and all(isinstance(k, _PURE) for k in whole)
             ):
                 found[n] = n
@@ -689,12 +764,19 @@ def _fold_gathers(w: Writer, body: list[ArrayStatement]) -> list[ArrayStatement]
                 stack.extend(n.children())
     if not found:
         return body
-    nodes = list(found)
-    env = ArrayEvaluator().run(
-        [ArrayStatement(f"_g{k}", n) for k, n in enumerate(nodes)],
-        {name: w.constants.arrays[name] for name in constant},
-    )
-    made = {n: w.constants.add(np.asarray(env[f"_g{k}"])) for k, n in enumerate(nodes)}
+    values: dict[Node, np.ndarray] = {}
+    rest = []  # JAX: the nodes that compute (not only move entries), in one program
+    for n in found:
+        statement = [ArrayStatement("_g", n)]
+        if w.d.lang == "jax" and not _moves_only(statement):
+            rest.append(n)
+        else:
+            values[n] = _evaluated(w, statement, ["_g"])[0]
+    if rest:
+        wanted = [f"_g{k}" for k in range(len(rest))]
+        statements = [ArrayStatement(t, n) for t, n in zip(wanted, rest, strict=True)]
+        values.update(zip(rest, _evaluated(w, statements, wanted), strict=True))
+    made = {n: w.constants.add(values[n]) for n in found}
     return [dataclasses.replace(s, value=ir.substituted(s.value, made)) for s in body]
 
 

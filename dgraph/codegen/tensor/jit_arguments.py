@@ -1,0 +1,77 @@
+"""A JAX module's jitted functions with their index arrays as arguments where large.
+
+An array a jitted function closes over is embedded in the program XLA compiles: each
+compilation copies it into the program, hashes it and analyses it, at the check and
+again at the first call (the minimal surface's Hessian at 10⁶ unknowns: some 80 million
+indices, 1.5 s of CPU a compilation). Its index arrays are passed as arguments instead
+(device arrays, made once per precision) where they hold :data:`ARGUMENTS_FROM` entries
+or more: gathers at indices given at run time compute the same values. Its other
+constants stay embedded: XLA makes a constant array of one value a broadcast scalar and
+folds operations on it, which makes the program faster (the minimal surface's: 291 ms
+of CPU a call with its float constants embedded, 372 ms with them passed too)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from .constants import LITERAL_LIMIT, Constants
+
+__all__ = ["BOUND", "jitted"]
+
+_CONSTANT = re.compile(r"\b_K\d+\b")
+ARGUMENTS_FROM = 1 << 24
+"""Index entries a jitted function reads from which they are its arguments: XLA makes a
+gather at constant indices faster (the Lagrangian's Hessian at 10⁶ unknowns, 9·10⁶
+indices: 8.3 ms a call embedded, 10.1 ms as arguments), and the minimal surface's
+8·10⁷ cost 1.5 s of CPU a compilation embedded (per call 252 ms embedded, 291 ms as
+arguments)."""
+
+BOUND = '''_DEVICE = {}
+
+
+def _on_device(name, array, x64):
+    """The module's array ``name`` as a device array, made once per precision (with x64
+    off JAX keeps an int64 array in 32 bits)."""
+    key = (name, x64)
+    if key not in _DEVICE:
+        _DEVICE[key] = jnp.asarray(array)
+    return _DEVICE[key]
+
+
+def _bound(function, **arrays):
+    """``function`` jitted, called with the module's ``arrays`` as device arrays."""
+    jitted = jax.jit(function)
+
+    def call(*args):
+        x64 = bool(jax.config.jax_enable_x64)
+        return jitted(*args, **{k: _on_device(k, v, x64) for k, v in arrays.items()})
+
+    return call'''
+
+
+def index_constants(constants: Constants, lines: list[str]) -> list[str]:
+    """The module's integer constants of more than :data:`~.constants.LITERAL_LIMIT`
+    entries that ``lines`` read, in the order they were made."""
+    used = set(_CONSTANT.findall("\n".join(lines)))
+    taken = [
+        n
+        for n in used
+        if n in constants.arrays
+        and constants.arrays[n].dtype.kind in "iu"
+        and math.prod(constants.shapes[n]) > LITERAL_LIMIT
+    ]
+    return sorted(taken, key=lambda n: int(n[2:]))
+
+
+def jitted(name: str, args: str, body: list[str], constants: Constants) -> tuple[list[str], str]:
+    """The definition of ``name(args)`` (``body``: its docstring, statements and return)
+    taking the index arrays it reads (:func:`index_constants`) as keyword arguments, and
+    the line that rebinds ``name`` to its jitted form called with them (:data:`BOUND`'s
+    ``_bound``), so that ``name(args)`` is called as before."""
+    taken = index_constants(constants, body)
+    if sum(math.prod(constants.shapes[k]) for k in taken) < ARGUMENTS_FROM:
+        taken = []  # embedded: quick enough to compile, and faster per call
+    keywords = f", *, {', '.join(taken)}" if taken else ""
+    bound = "".join(f", {k}={k}" for k in taken)
+    return [f"def {name}({args}{keywords}):", *body], f"{name} = _bound({name}{bound})"
