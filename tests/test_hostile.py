@@ -358,6 +358,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ("unknown-command", ["frobnicate"], "invalid choice"),
     # labels against expressions, activity, names and returns
     ("wrong-label", ["accumulate", H("wrong_label.json")], "the label 3 is not dy/dx = 2*x"),
+    (
+        "wrong-label-at-point",
+        ["accumulate", H("wrong_label_at_point.json")],
+        "(at a = 10: 17 against 10) at the user's point",
+    ),
     ("label-not-argument", ["accumulate", H("label_not_argument.json")], "not an argument"),
     ("passive-unknown", ["accumulate", H("passive_unknown.json")], "which no input reaches"),
     ("duplicate-inputs", ["accumulate", H("duplicate_inputs.json")], "listed twice"),

@@ -131,21 +131,32 @@ def from_dict(data: Any, source: str = "<json>") -> DGraph:
     if isinstance(data, dict) and "point" in data:
         values = _point(data["point"], graph, source)
         graph.set_point({x: values[x] for x in graph.inputs})
-        if graph.parameter_shapes and all(p in values for p in graph.parameter_shapes):
+        wanted = _point_parameters(graph)
+        if wanted and all(p in values for p in wanted):
             graph.set_parameter_point(values)
+    if not graph.is_tensor:
+        check_labels(graph, source)  # at the user's point first, where the file gives one
     return graph
+
+
+def _point_parameters(graph: DGraph) -> list[str]:
+    """The parameters a point may give: a tensor graph's arrays, a scalar graph's free
+    parameters (not the ones it solves for)."""
+    if graph.is_tensor:
+        return list(graph.parameter_shapes)
+    return [p for p in graph.parameters if p not in graph.solved]
 
 
 def _point(given: Any, graph: DGraph, source: str) -> dict[str, np.ndarray]:
     """The optional ``point``: each input's value (a number, or nested lists of its
-    shape; a tensor graph's array parameters' too, optionally), finite: where values are
-    checked first."""
+    shape; a tensor graph's array parameters' and a scalar graph's parameters' too,
+    optionally), finite: where values are checked first."""
     where = f"{source}: 'point'"
-    inputs, arrays = set(graph.inputs), set(graph.parameter_shapes)
+    inputs, arrays = set(graph.inputs), set(_point_parameters(graph))
     if not isinstance(given, dict) or not inputs <= set(given) <= inputs | arrays:
         raise InputError(f"{where} must be an object with one value for each input")
     out = {}
-    for x in [*graph.inputs, *(p for p in graph.parameter_shapes if p in given)]:
+    for x in [*graph.inputs, *(p for p in _point_parameters(graph) if p in given)]:
         value = given[x]
         try:
             array = np.array(value, dtype=float)
@@ -153,7 +164,8 @@ def _point(given: Any, graph: DGraph, source: str) -> dict[str, np.ndarray]:
             raise InputError(f"{where}: the value of {x[:40]!r} is not numbers") from None
         if any(isinstance(v, (bool, str)) for v in np.asarray(value, dtype=object).reshape(-1)):
             raise InputError(f"{where}: the value of {x[:40]!r} is not numbers")
-        shape = graph.shape(x) if graph.is_tensor else ()
+        shape = graph.shape(x) if graph.is_tensor and x in graph.inputs else ()
+        shape = graph.parameter_shapes.get(x, shape)
         if array.shape != shape:
             raise InputError(f"{where}: {x[:40]!r} has the shape {array.shape}, not {shape}")
         if not np.isfinite(array).all():
@@ -231,7 +243,6 @@ def _from_dict(data: Any, source: str) -> DGraph:
             graph.solve_for(solved)
     except GraphError as exc:
         raise GraphError(f"{source}: {exc}") from None
-    check_labels(graph, source)
     return graph
 
 
