@@ -43,7 +43,7 @@ class _Form:
 
 
 class _Uniform:
-    """The value of each constant float vector whose entries are one value (None for
+    """The value of each constant float array whose entries are one value (None for
     the others), looked at once per name."""
 
     def __init__(self, constants: Mapping[str, np.ndarray]) -> None:
@@ -52,9 +52,17 @@ class _Uniform:
     def get(self, name: str) -> float | None:
         if name not in self.found:
             a = self.constants.get(name)
-            ok = a is not None and a.dtype.kind == "f" and a.size > 0 and a.ndim <= 1
+            ok = a is not None and a.dtype.kind == "f" and a.size > 0
             self.found[name] = float(a.flat[0]) if ok and (a == a.flat[0]).all() else None
         return self.found[name]
+
+    def of(self, node: Node) -> float | None:
+        """The value of ``node`` where it is such a constant, flattened or gathered."""
+        if isinstance(node, Index) and len(node.items) == 1:
+            node = node.value
+        if isinstance(node, Call) and node.func == "ravel" and len(node.args) == 1:
+            node = node.args[0]
+        return self.get(node.id) if isinstance(node, Name) else None
 
 
 def _factors(node: Node) -> list[Node]:
@@ -80,7 +88,7 @@ def _form(s: ArrayStatement, shapes: Mapping[str, object], uniform: _Uniform) ->
         if number(f) is not None or (isinstance(f, Name) and shapes.get(f.id) == ()):
             small.append(f)
             continue
-        if isinstance(f, Name) and (value := uniform.get(f.id)) is not None:
+        if (value := uniform.of(f)) is not None:
             small.append(Const(value))
             continue
         inner = f.args[0] if isinstance(f, Call) and f.func == "ravel" and f.args else f
