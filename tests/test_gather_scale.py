@@ -91,3 +91,21 @@ def test_the_minimal_surface_hessian_gathers_less_and_matches_jax():
     np.testing.assert_allclose(
         H(x).toarray(), jax.hessian(f)(jnp.asarray(x)), rtol=1e-12, atol=1e-12
     )
+
+
+def test_a_formula_reads_a_square_root_computed_before():
+    import sympy
+
+    from dgraph.codegen.ir import Formula
+    from dgraph.codegen.tensor.formula_reuse import reused_calls
+
+    a = sympy.Symbol("_a0", real=True)
+    root = S("v", Call("sqrt", (Name("x"),)))
+    d = S("d", Formula(1 / (2 * sympy.sqrt(a)) + a, ((a, Name("x")),)))
+    new = reused_calls([root, d])[1].value
+    assert {n.id for _, n in new.operands} == {"x", "v"}
+    x = np.array([0.25, 4.0])
+    env = {str(s): {"x": x, "v": np.sqrt(x)}[n.id] for s, n in new.operands}
+    value = sympy.lambdify(list(env), new.expr)(*env.values())
+    np.testing.assert_array_equal(value, 1 / (2 * np.sqrt(x)) + x)
+    assert reused_calls([d, root]) == [d, root]  # the root after the formula: not read

@@ -51,6 +51,7 @@ from .constants import Constants, decoder
 from .convolution import JAX_HELPERS
 from .dialect import DIALECTS, Dialect
 from .entries import entries, fills
+from .formula_reuse import reused_calls
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .gather_scale import folded_scalings
@@ -310,6 +311,7 @@ def tensor_program(
         known = {k: np.shape(a) for k, a in w.constants.arrays.items()} | w.constants.shapes
         shaped = array_shapes(stub, known)
         statements = folded_scalings(statements, ends, shaped, w.constants.arrays)
+        statements = reused_calls(statements)
         if lang == "jax":
             stub.statements = statements
             statements = scatters_as_gathers(stub, w.constants)
