@@ -28,6 +28,7 @@ from ..python import NumPyArrayPrinter
 from .constants import Constants
 from .grid_numpy import grid_lines
 from .numpy_assembly import Mirror, Write, written
+from .numpy_pad import pad_lines
 from .numpy_planes import planes_split, scatter_bases
 from .numpy_scalars import distinct, scales_folded, uniform_scalars, uniform_value
 
@@ -172,6 +173,8 @@ def numpy_body(
     for i, s in enumerate(statements):
         at = later.get(s.target)
         lines = _assembly(s, context, i, fresh, at, None if at is None else mirror)
+        if lines is None:
+            lines = pad_lines(s, context, i, fresh)
         if lines is None:
             lines = _grid_lines(s, context, i, fresh)
         if lines is None:
