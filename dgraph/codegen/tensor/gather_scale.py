@@ -14,7 +14,7 @@ multiply over the rows instead of a gather and a multiply over the nonzeros per 
 >>> t = S("t", BinOp("*", Index(Name("q"), (K,)), Name("r")))
 >>> shapes = {"K": (6,), "p": (3,), "q": (3,), "x": (6,), "r": (6,), "t": (6,)}
 >>> [s.target for s in folded_scalings([r, t], ["t"], shapes)]
-['r_k', 't_k', 't']
+['t_k', 't']
 """
 
 from __future__ import annotations
@@ -25,7 +25,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir import ArrayStatement, BinOp, Call, Const, Index, Name, Node, names_in, number
+from ..ir import (
+    ArrayStatement,
+    BinOp,
+    Call,
+    Cond,
+    Const,
+    Index,
+    Loop,
+    Name,
+    Node,
+    While,
+    number,
+)
 
 __all__ = ["folded_scalings"]
 
@@ -154,6 +166,11 @@ def folded_scalings(
     those readers; ``X``'s statement then makes the product of its short factors
     (``X_k``, over the rows) instead. ``shapes``: each name's shape; ``constants``:
     the constant arrays by name (one of a single value, a float, scales as a number)."""
+    targets = [s.target for s in statements]
+    if len(set(targets)) != len(targets) or any(
+        s.at or isinstance(s.value, (Loop, While, Cond)) for s in statements
+    ):
+        return statements  # a name written twice, a store or a loop: left as it is
     results = set(results)
     shapes = dict(shapes)
     uniform = _Uniform(constants or {})
@@ -161,12 +178,10 @@ def folded_scalings(
     reads: Counter[str] = Counter()
     for s in statements:
         reads.update(n.id for n in _names(s.value))
-        for item in s.at:
-            reads.update(names_in(item))
     scaled: dict[str, list[_Form]] = {}
     for f in forms.values():
         scaled.setdefault(f.name, []).append(f)
-    made = {s.target for s in statements}
+    made = set(targets) | set(reads)  # every name written or read
     resolved: dict[str, _Form] = {}
     short: dict[str, Node] = {}  # a folded X: the product of its short factors
     out = []
@@ -187,23 +202,24 @@ def folded_scalings(
             and reads[s.target] == len(readers)
             and all(r.index in (None, f.index) or f.index is None for r in readers)
             and any(r.index is not None for r in [f, *readers])
-            and f"{s.target}_k" not in made
             and _shares(f, readers, shapes)
         ):
             node = _product(f.small)
             if isinstance(node, (Name, Const)):
                 short[s.target] = node
             else:
-                short[s.target] = Name(f"{s.target}_k")
-                out.append(ArrayStatement(f"{s.target}_k", node))
+                name = _fresh(f"{s.target}_k", made)
+                short[s.target] = Name(name)
+                out.append(ArrayStatement(name, node))
                 sizes = [shapes.get(n.id) for n in f.small if isinstance(n, Name)]
-                shapes[f"{s.target}_k"] = max((t for t in sizes if t), key=len, default=())
+                shapes[name] = max((t for t in sizes if t), key=len, default=())
         elif f.name != forms[s.target].name:
             node = _product(f.small)
             if f.index is not None:
                 if not isinstance(node, Name):
-                    out.append(ArrayStatement(f"{s.target}_k", node))
-                    node = Name(f"{s.target}_k")
+                    name = _fresh(f"{s.target}_k", made)
+                    out.append(ArrayStatement(name, node))
+                    node = Name(name)
                 node = Index(node, (Name(f.index),))
             out.append(ArrayStatement(s.target, BinOp("*", node, f.carrier)))
         else:
@@ -218,6 +234,16 @@ def _shares(f: _Form, readers: list[_Form], shapes: Mapping[str, object]) -> boo
     for r in readers:
         short |= {shapes.get(n.id) for n in r.small if isinstance(n, Name)} - {()}
     return len(short) <= 1
+
+
+def _fresh(name: str, made: set[str]) -> str:
+    """``name`` (or ``name`` with a number) not in ``made``, which it joins."""
+    k, out = 0, name
+    while out in made:
+        k += 1
+        out = f"{name}{k}"
+    made.add(out)
+    return out
 
 
 def _names(node: Node) -> list[Name]:
