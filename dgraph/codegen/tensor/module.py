@@ -51,8 +51,10 @@ from .constants import Constants, decoder
 from .convolution import JAX_HELPERS
 from .dialect import DIALECTS, Dialect
 from .entries import entries, fills
+from .formula_reuse import reused_calls
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
+from .gather_scale import folded_scalings
 from .gathers import GATHER_FROM, gathered, scatters_as_gathers
 from .grid_jax import grid_gathers
 from .jit_arguments import BOUND, jitted
@@ -305,6 +307,11 @@ def tensor_program(
                             dict(w.constants.shapes))  # fmt: skip
         statements, compact = narrowed(stub, results[0], keep, w.constants)
         statements = optimize_statements(statements, ends)
+        stub.statements = statements
+        known = {k: np.shape(a) for k, a in w.constants.arrays.items()} | w.constants.shapes
+        shaped = array_shapes(stub, known)
+        statements = folded_scalings(statements, ends, shaped, w.constants.arrays)
+        statements = reused_calls(statements)
         if lang == "jax":
             stub.statements = statements
             statements = scatters_as_gathers(stub, w.constants)

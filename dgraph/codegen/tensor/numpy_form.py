@@ -28,6 +28,7 @@ from ..python import NumPyArrayPrinter
 from .constants import Constants
 from .grid_numpy import grid_lines
 from .numpy_assembly import Mirror, Write, written
+from .numpy_pad import pad_lines
 from .numpy_planes import planes_split, scatter_bases
 from .numpy_scalars import distinct, scales_folded, uniform_scalars, uniform_value
 
@@ -172,6 +173,8 @@ def numpy_body(
     for i, s in enumerate(statements):
         at = later.get(s.target)
         lines = _assembly(s, context, i, fresh, at, None if at is None else mirror)
+        if lines is None:
+            lines = pad_lines(s, context, i, fresh)
         if lines is None:
             lines = _grid_lines(s, context, i, fresh)
         if lines is None:
@@ -334,7 +337,7 @@ def _rewritten(value: Node, target: str, c: _Context, i: int, fresh: set[str]) -
             return Scatter(n.size, flat(n.flat), ir.rebuilt(n.data, replace))
         if isinstance(n, ScatterAdd):
             parts = tuple((flat(f), ir.rebuilt(d, replace)) for f, d in n.parts)
-            base = n.base
+            base = _vector_of(n.base, c)
             if (
                 n is value
                 and isinstance(base, Name)
@@ -345,10 +348,25 @@ def _rewritten(value: Node, target: str, c: _Context, i: int, fresh: set[str]) -
                 and c.dying(base.id, n, i)
             ):  # its base a new vector read only here: add into it
                 return Call("_scatter_add_into", (base, *(x for p in parts for x in p)))
-            return ScatterAdd(ir.rebuilt(base, replace), parts)
+            return ScatterAdd(ir.rebuilt(n.base, replace), parts)
         return None
 
     return ir.rebuilt(value, replace)
+
+
+def _vector_of(node: Node, c: _Context) -> Node:
+    """The name under ``node`` where ``node`` only flattens a vector or broadcasts it to
+    its own size (``broadcast_to(ravel(x), (n,))`` of ``x`` of ``n`` entries); ``node``
+    itself otherwise."""
+    inner, shape = node, c.shape(node)
+    if isinstance(inner, Call) and inner.func == "broadcast_to" and len(inner.args) == 2:
+        to = inner.args[1]
+        shape = to.value if isinstance(to, ir.Const) and isinstance(to.value, tuple) else None
+        inner = inner.args[0]
+    while isinstance(inner, Call) and inner.func == "ravel" and len(inner.args) == 1:
+        inner = inner.args[0]
+    ok = isinstance(inner, Name) and shape is not None and c.shape(inner) == tuple(shape)
+    return inner if ok else node
 
 
 def _assembly(
