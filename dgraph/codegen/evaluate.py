@@ -80,6 +80,18 @@ def _printed_functions() -> tuple[dict[str, str], dict[str, str]]:
 _FUNCTIONS, _SPECIAL = _printed_functions()
 
 
+def _gather(base: Any, key: Any) -> bool:
+    """Whether ``base[key]`` is a NumPy vector read at an integer array of positions
+    (``numpy.take`` gives the same entries, and the same IndexError out of range)."""
+    return (
+        type(base) is np.ndarray
+        and base.ndim == 1
+        and type(key) is np.ndarray
+        and key.ndim > 0
+        and key.dtype.kind in "iu"
+    )
+
+
 class ArrayEvaluator:
     """The values of array nodes with an array module: NumPy and SciPy (the NumPy
     printer's meaning), or ``jax.numpy`` and ``jax.scipy.special`` (the JAX printer's,
@@ -160,7 +172,10 @@ class ArrayEvaluator:
         return slice(node.lower, node.upper, node.step)
 
     def _eval_Index(self, node: ir.Index, values: list) -> Any:
-        return values[0][self._key(values[1:])]
+        base, key = values[0], self._key(values[1:])
+        if _gather(base, key):  # the same entries as base[key], read faster
+            return np.take(base, key)
+        return base[key]
 
     def _eval_Seq(self, node: ir.Seq, values: list) -> list:
         return list(values)

@@ -37,26 +37,32 @@ one view per index."""
 
 def grid_gathers(program: ArrayProgram, constants: Constants) -> list[ArrayStatement]:
     """``program``'s statements with each gather of a vector at constant positions that
-    are grids (module docstring) written as slices."""
+    are grids (module docstring) written as slices. What is found of an index constant
+    (its largest entry, its pieces) is kept with ``constants`` for the next program."""
     env = array_shapes(dataclasses.replace(program, constant_shapes=dict(constants.shapes)))
-    cache: dict[str, list[Piece] | None] = {}
+    cache: dict[str, tuple[int, list[Piece] | None]] = constants.__dict__.setdefault(
+        "jax_grid_pieces", {}
+    )
     out = []
     for s in program.statements:
+        if not any(_candidate(n, constants) is not None for n in ir.walk(s.value)):
+            out.append(s)  # no gather at an index constant: nothing to find
+            continue
         shapes = node_shapes(s.value, env)
 
         def replace(n: Node, shapes=shapes) -> Node | None:
-            if not (isinstance(n, Index) and len(n.items) == 1 and isinstance(n.items[0], Name)):
+            a = _candidate(n, constants)
+            if a is None:
                 return None
             key = n.items[0].id
-            a = constants.arrays.get(key)
             shape = shapes.get(id(n.value))
-            if a is None or a.ndim != 1 or a.dtype.kind not in "iu" or a.size < 2:
+            if not (isinstance(shape, tuple) and len(shape) == 1):
                 return None
-            if not (isinstance(shape, tuple) and len(shape) == 1) or a.max() >= shape[0]:
-                return None  # (a length the positions run past: not this vector's)
             if key not in cache:
-                cache[key] = pieces(a, limit=PIECES, period=1)
-            found = cache[key]
+                cache[key] = (int(a.max()), pieces(a, limit=PIECES, period=1))
+            largest, found = cache[key]
+            if largest >= shape[0]:
+                return None  # (a length the positions run past: not this vector's)
             if found is None:
                 return None
             if not _vector(n.value, env):
@@ -66,6 +72,17 @@ def grid_gathers(program: ArrayProgram, constants: Constants) -> list[ArrayState
 
         out.append(dataclasses.replace(s, value=ir.rebuilt(s.value, replace)))
     return out
+
+
+def _candidate(n: Node, constants: Constants):
+    """The index constant ``n`` gathers a vector at (one integer vector of two or more
+    entries), or None."""
+    if not (isinstance(n, Index) and len(n.items) == 1 and isinstance(n.items[0], Name)):
+        return None
+    a = constants.arrays.get(n.items[0].id)
+    if a is None or a.ndim != 1 or a.dtype.kind not in "iu" or a.size < 2:
+        return None
+    return a
 
 
 def _assembled(x: Node, length: int, found: list[Piece]) -> Node | None:
