@@ -94,8 +94,11 @@ def user_values(graph: DGraph) -> dict[sympy.Symbol, sympy.Float] | None:
     known = graph.parameter_point
     if any(p not in known for p in graph.parameters):
         return None
-    x = np.array([float(point[u]) for u in graph.inputs])
-    params = np.array([float(known[p]) for p in graph.parameters]) if graph.parameters else None
+    if any(np.size(point[u]) != 1 for u in graph.inputs):
+        return None
+    x = np.array([np.asarray(point[u], float).item() for u in graph.inputs])
+    params = [np.asarray(known[p], float).item() for p in graph.parameters]
+    params = np.array(params) if params else None
     try:
         with np.errstate(all="ignore"):
             values = numeric.vertex_values(graph, x, params)
@@ -124,10 +127,12 @@ def _value(expr: sympy.Expr, point: dict) -> float | None:
 def check_labels(graph: DGraph, source: str = "") -> None:
     """Raise :class:`GraphError` naming the first edge whose given label disagrees with
     its target's expression; remembered until the graph changes."""
-    point = graph.point
-    key = ("labels checked", None if point is None else tuple(map(float, point.values())),
-           tuple(sorted((p, float(np.asarray(v).reshape(-1)[0]))
-                        for p, v in graph.parameter_point.items())))  # fmt: skip
+    point, known = graph.point, graph.parameter_point
+    key = (
+        "labels checked",
+        None if point is None else tuple(np.asarray(v, float).tobytes() for v in point.values()),
+        tuple(sorted((p, np.asarray(v, float).tobytes()) for p, v in known.items())),
+    )
     if graph.derived.get(key):
         return
     given = [(u, v) for u, v in graph.edges() if graph.given_partial(u, v) is not None]
