@@ -66,9 +66,11 @@ __all__ = [
     "live_ranges",
     "names_in",
     "number",
+    "reads",
     "rebuilt",
     "renamed",
     "sorted_symbols",
+    "straight_line",
     "substituted",
     "times",
     "value_symbol",
@@ -592,6 +594,22 @@ def walk(node: Node) -> Iterator[Node]:
 def names_in(node: Node) -> set[str]:
     """The names ``node`` reads."""
     return {n.id for n in walk(node) if isinstance(n, Name)}
+
+
+def straight_line(statements: Iterable[ArrayStatement]) -> bool:
+    """Whether ``statements`` are assignments only: no store into an existing array and no
+    loop or branch (what the printed form's rewrites of a Hessian's body assume)."""
+    return not any(s.at or isinstance(s.value, (Loop, While, Cond)) for s in statements)
+
+
+def reads(statements: Iterable[ArrayStatement]) -> dict[str, int]:
+    """How many times each name is read in ``statements`` (each occurrence counted)."""
+    count: dict[str, int] = {}
+    for s in statements:
+        for n in walk(s.value):
+            if isinstance(n, Name):
+                count[n.id] = count.get(n.id, 0) + 1
+    return count
 
 
 def renamed(node: Node, names: Mapping[str, str]) -> Node:

@@ -147,7 +147,7 @@ def numpy_body(
     later = later or {}
     printer = _Printer()
     plain = [printer.statement(s) for s in statements]
-    if any(s.at or isinstance(s.value, (ir.Loop, ir.While, ir.Cond)) for s in statements):
+    if not ir.straight_line(statements):
         return plain
     statements = uniform_scalars(statements, constants, env)
     statements = scatter_bases(statements, constants, ends)

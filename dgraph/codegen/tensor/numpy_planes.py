@@ -68,7 +68,7 @@ def planes_split(
 ) -> tuple[list[ArrayStatement], dict]:
     """``statements`` with each interleaved vector whose every use reads one plane kept
     as its planes (module docstring), and ``env`` with the planes' shapes."""
-    if any(s.at or isinstance(s.value, (ir.Loop, ir.While, ir.Cond)) for s in statements):
+    if not ir.straight_line(statements):
         return statements, env
 
     def index(node: Node) -> np.ndarray | None:
@@ -308,13 +308,9 @@ def scatter_bases(
     (:func:`.numpy_form._assembly`) that writes each entry once, no vector of zeros
     made and written over. The scatter's positions distinct, so that setting them is
     adding them to zero."""
-    if any(s.at or isinstance(s.value, (ir.Loop, ir.While, ir.Cond)) for s in statements):
+    if not ir.straight_line(statements):
         return statements
-    uses: dict[str, int] = {}
-    for s in statements:
-        for n in ir.walk(s.value):
-            if isinstance(n, Name):
-                uses[n.id] = uses.get(n.id, 0) + 1
+    uses = ir.reads(statements)
     made = {s.target: s.value for s in statements}
     merged: set[str] = set()
     out = []

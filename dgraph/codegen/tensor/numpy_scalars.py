@@ -123,13 +123,9 @@ def scales_folded(
     only there and not a result, as one product by the product of the numbers, where
     they round as one (:func:`_two_power` of either); then equal statements merged and
     the unread ones dropped. Shapes of the names stay."""
-    if any(s.at or isinstance(s.value, (ir.Loop, ir.While, ir.Cond)) for s in statements):
+    if not ir.straight_line(statements):
         return statements
-    uses: dict[str, int] = {}
-    for s in statements:
-        for n in ir.walk(s.value):
-            if isinstance(n, Name):
-                uses[n.id] = uses.get(n.id, 0) + 1
+    uses = ir.reads(statements)
     scale: dict[str, tuple[float, str]] = {}
     out = []
     for s in statements:
