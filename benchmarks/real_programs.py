@@ -16,16 +16,15 @@ Prints a matrix: one row per program, one column per call, each cell ``ok``, ``r
 other exception, or a message of several lines), ``HANG`` (over ``--limit`` seconds),
 ``-`` (not applicable: no Hessian of a vector function, no expression set of a tensor
 graph), and the totals. A graph of scalars is called with flat vectors (its documented
-convention), a tensor graph with arrays of the arguments' shapes.
+convention), a tensor graph with arrays of the arguments' shapes. The harness, shared with
+``benchmarks/real_programs2.py``: ``benchmarks/real_programs_harness.py``.
 
     python benchmarks/real_programs.py [NAME ...] [--modes=jac,jvp,...] [--limit=SECONDS]
 """
 
 from __future__ import annotations
 
-import signal
 import sys
-import time
 import warnings
 
 import jax
@@ -33,10 +32,6 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 from jax.scipy.special import erf, logsumexp
-
-import dgraph
-from dgraph.codegen.tensor.function import TensorGenerated
-from dgraph.errors import DGraphError
 
 warnings.filterwarnings("ignore")
 jax.config.update("jax_enable_x64", True)
@@ -484,151 +479,8 @@ PROGRAMS = {
     "conv_scan_f32": (conv_scan, data(128, scale=0.5), False),
 }
 
-MODES = ("jac", "jvp", "vjp", "jax", "es", "hess", "hess_sparse", "cli")
-
-
-def cli_jacobian(f, x: np.ndarray) -> np.ndarray:
-    """``dgraph codegen benchmarks/real_programs.py:NAME --inputs ARG:SHAPE -o FILE``, in
-    this process, and the written module's ``jacobian`` at ``x``."""
-    import contextlib
-    import importlib.util
-    import inspect
-    import io
-    import tempfile
-    from pathlib import Path
-
-    from dgraph.cli import main as cli
-
-    arg = next(iter(inspect.signature(f).parameters))
-    shape = "x".join(map(str, x.shape))
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "jac.py"
-        argv = ["codegen", f"{__file__}:{f.__name__}", "--inputs", f"{arg}:{shape}"]
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            code = cli([*argv, "-o", str(out)])
-        if code:
-            raise DGraphError(err.getvalue().strip().removeprefix("dgraph: error: "))
-        spec = importlib.util.spec_from_file_location("jac", out)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    try:
-        return module.jacobian(x)
-    except ValueError:  # a graph of scalars: one flat vector (GeneratedFunction's doc)
-        return module.jacobian(x.ravel())
-
-
-def flat(a):
-    return np.asarray(a, dtype=float).ravel()
-
-
-def one_line(e: BaseException) -> str:
-    text = f"{type(e).__name__}: {e}"
-    clear = "\n" not in text.strip() and "internal error" not in text
-    return text if clear and isinstance(e, DGraphError) else ""
-
-
-class Hang(Exception):
-    pass
-
-
-def _expire(*_):
-    raise Hang
-
-
-def run(name: str, mode: str, limit: int = 180):
-    """One call, stopped after ``limit`` seconds: ('ok'|'refused'|'WRONG'|'ERROR'|'HANG'|'-',
-    detail)."""
-    signal.signal(signal.SIGALRM, _expire)
-    signal.alarm(limit)
-    try:
-        return _run(name, mode)
-    except Hang:
-        return "HANG", f"over {limit} s"
-    finally:
-        signal.alarm(0)
-
-
-def _run(name: str, mode: str):
-    f, x, scalar = PROGRAMS[name]
-    x = np.asarray(x, dtype=float)
-    n = x.size
-    ref = REFERENCE.get(f, f)
-    J = np.asarray(jax.jacfwd(ref)(jnp.asarray(x)), dtype=float).reshape(-1, n)
-    tol = 1e-5 if name.endswith("_f32") else 1e-8
-    v = rng.normal(size=x.shape)
-    w = rng.normal(size=J.shape[0])
-    try:
-        if mode in ("jac", "jvp", "vjp", "jax"):
-            kind = {"jac": "jacobian", "jax": "jacobian"}.get(mode, mode)
-            made = dgraph.make_function(f, kind, "jax" if mode == "jax" else "python", point=[x])
-            # a graph of scalars is a function of one flat vector (GeneratedFunction's doc)
-            scalars = not isinstance(made.generated, TensorGenerated)
-            shape = lambda a, s: np.ravel(a) if scalars else np.reshape(a, s)  # noqa: E731
-            xs = shape(x, x.shape)
-            if mode == "jac":
-                found, want = made(xs), J
-            elif mode == "jax":
-                found, want = made(jnp.asarray(xs)), J
-            elif mode == "jvp":
-                found, want = made(xs, shape(v, x.shape)), J @ v.ravel()
-            else:
-                found, want = made(xs, shape(w, np.shape(ref(jnp.asarray(x))))), w @ J
-        elif mode == "cli":
-            found, want = cli_jacobian(f, x), J
-        elif mode == "es":
-            es = dgraph.jacobian(f, point=[x])
-            if es.graph.is_tensor:
-                return "-", "tensor graph"
-            found, want = es.evaluate(x.ravel()), J
-        elif mode in ("hess", "hess_sparse"):
-            if not scalar:
-                return "-", ""
-            Hf = dgraph.hessian(f, x, sparse=mode == "hess_sparse")
-            found = Hf(x if isinstance(Hf.generated, TensorGenerated) else x.ravel())
-            found = found.toarray() if hasattr(found, "toarray") else found
-            want = jax.hessian(ref)(jnp.asarray(x))
-        found, want = flat(found), flat(want)
-        if found.shape != want.shape:
-            return "WRONG", f"shape {found.shape} != {want.shape}"
-        err = np.abs(found - want).max() / max(1.0, np.abs(want).max())
-        return ("ok", "") if err < tol else ("WRONG", f"error {err:.1e}")
-    except Hang:
-        raise
-    except Exception as e:  # the survey records every failure
-        line = one_line(e)
-        return ("refused", line[:200]) if line else ("ERROR", f"{type(e).__name__}: {e}"[:300])
-
-
-def main(argv: list[str]) -> None:
-    modes, limit = MODES, 180
-    for a in argv:
-        if a.startswith("--modes="):
-            modes = tuple(a.split("=", 1)[1].split(","))
-        if a.startswith("--limit="):
-            limit = int(a.split("=", 1)[1])
-        if a == "--list":
-            print(" ".join(PROGRAMS))
-            return
-    names = [a for a in argv if not a.startswith("--")] or list(PROGRAMS)
-    totals: dict[str, int] = {}
-    notes = []
-    print(f"{'program':24} " + " ".join(f"{m:>11}" for m in modes) + "   seconds")
-    for name in names:
-        start = time.perf_counter()
-        cells = []
-        for mode in modes:
-            status, detail = run(name, mode, limit)
-            cells.append(status)
-            if status != "-":
-                totals[status] = totals.get(status, 0) + 1
-            if status not in ("ok", "-"):
-                notes.append(f"  {name} [{mode}] {status}: {detail}")
-        secs = time.perf_counter() - start
-        print(f"{name:24} " + " ".join(f"{c:>11}" for c in cells) + f"   {secs:7.1f}", flush=True)
-    print("totals:", ", ".join(f"{k} {v}" for k, v in sorted(totals.items())))
-    print("\n".join(notes))
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    from real_programs_harness import Survey
+
+    cases = {n: (f, (x,), s, REFERENCE.get(f, f)) for n, (f, x, s) in PROGRAMS.items()}
+    Survey(cases, __file__, rng, cell=11, clip=(200, 300)).main(sys.argv[1:])

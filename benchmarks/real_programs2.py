@@ -17,32 +17,22 @@ Each program through ``make_function(f, "jacobian"|"jvp"|"vjp", point=[...])``,
 .evaluate``, ``dgraph.hessian(f, *args)`` dense and ``sparse=True`` (scalar ones) and
 ``dgraph codegen benchmarks/real_programs2.py:NAME --inputs ARG:SHAPE,... -o FILE``; every
 value against ``jax.jacfwd`` / ``jax.hessian`` over all the arguments (relative 1e-8).
+The harness, shared with ``benchmarks/real_programs.py``:
+``benchmarks/real_programs_harness.py``.
 
     python benchmarks/real_programs2.py [NAME ...] [--modes=jac,jvp,...] [--limit=SECONDS]
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib.util
-import inspect
-import io
-import signal
 import sys
-import tempfile
-import time
 import types
 import warnings
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-
-import dgraph
-from dgraph.codegen.tensor.function import TensorGenerated
-from dgraph.errors import DGraphError
 
 warnings.filterwarnings("ignore")
 jax.config.update("jax_enable_x64", True)
@@ -445,8 +435,6 @@ PROGRAMS = {
     "several_arrays": (several_arrays, (data(3), data(3), data(2)), False, None),
 }
 
-MODES = ("jac", "jvp", "vjp", "jax", "es", "hess", "hess_sparse", "cli")
-
 
 def reference(f, twin):
     if twin is not None:
@@ -454,152 +442,8 @@ def reference(f, twin):
     return f if "jax" in f.__code__.co_names or "jnp" in f.__code__.co_names else jnp_twin(f)
 
 
-def cli_jacobian(f, xs, m: int) -> np.ndarray:
-    """``dgraph codegen benchmarks/real_programs2.py:NAME --inputs A:SHAPE,... -o FILE`` in
-    this process, and the written module's ``jacobian`` at the arguments."""
-    from dgraph.cli import main as cli
-
-    names = list(inspect.signature(f).parameters)[: len(xs)]
-    spec = ",".join(n + (":" + "x".join(map(str, x.shape)) if x.shape else "")
-                    for n, x in zip(names, xs, strict=True))  # fmt: skip
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "jac.py"
-        argv = ["codegen", f"{__file__}:{f.__name__}", "--inputs", spec, "-o", str(out)]
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            code = cli(argv)
-        if code:
-            raise DGraphError(err.getvalue().strip().removeprefix("dgraph: error: "))
-        spec_ = importlib.util.spec_from_file_location("jac", out)
-        module = importlib.util.module_from_spec(spec_)
-        spec_.loader.exec_module(module)
-    try:
-        return joined(module.jacobian(*xs), m)
-    except (ValueError, TypeError):  # a graph of scalars: one flat vector
-        return joined(module.jacobian(np.concatenate([x.ravel() for x in xs])), m)
-
-
-def joined(found, m: int):
-    """A Jacobian, or one per argument (a tuple), as one (m, n) array (m outputs)."""
-    if isinstance(found, tuple | list):
-        return np.hstack([np.reshape(np.asarray(p, dtype=float), (m, -1)) for p in found])
-    return np.reshape(np.asarray(found, dtype=float), (m, -1))
-
-
-def one_line(e: BaseException) -> str:
-    text = f"{type(e).__name__}: {e}"
-    clear = "\n" not in text.strip() and "internal error" not in text
-    return text if clear and isinstance(e, DGraphError) else ""
-
-
-class Hang(Exception):
-    pass
-
-
-def _expire(*_):
-    raise Hang
-
-
-def run(name: str, mode: str, limit: int = 180):
-    signal.signal(signal.SIGALRM, _expire)
-    signal.alarm(limit)
-    try:
-        return _run(name, mode)
-    except Hang:
-        return "HANG", f"over {limit} s"
-    finally:
-        signal.alarm(0)
-
-
-def _call(made, xs, *extra):
-    """A generated function at the arguments: the arrays (a tensor graph), or one flat
-    vector of them (a graph of scalars, GeneratedFunction's doc)."""
-    if isinstance(made.generated, TensorGenerated):
-        return made(*xs, *extra)
-    flat = [np.concatenate([np.ravel(a) for a in group]) for group in (xs, *extra)]
-    return made(*flat)
-
-
-def _run(name: str, mode: str):
-    f, xs, scalar, twin = PROGRAMS[name]
-    xs = tuple(np.asarray(x, dtype=float) for x in xs)
-    ref = reference(f, twin)
-    k = len(xs)
-    parts = jax.jacfwd(ref, argnums=tuple(range(k)))(*map(jnp.asarray, xs))
-    out_shape = np.shape(ref(*xs))
-    m = int(np.prod(out_shape))
-    J = joined(tuple(parts), m)
-    vs = tuple(rng.normal(size=x.shape) for x in xs)
-    v = np.concatenate([a.ravel() for a in vs])
-    w = rng.normal(size=out_shape)
-    try:
-        if mode in ("jac", "jvp", "vjp", "jax"):
-            kind = {"jac": "jacobian", "jax": "jacobian"}.get(mode, mode)
-            made = dgraph.make_function(f, kind, "jax" if mode == "jax" else "python",
-                                        point=list(xs))  # fmt: skip
-            if mode in ("jac", "jax"):
-                found, want = joined(_call(made, xs), m), J
-            elif mode == "jvp":
-                found, want = _call(made, xs, vs), J @ v
-            else:
-                tensor = isinstance(made.generated, TensorGenerated)
-                found = made(*xs, w) if tensor else made(np.concatenate([a.ravel() for a in xs]),
-                                                          np.ravel(w))  # fmt: skip
-                found = np.concatenate([np.ravel(p) for p in found]) if k > 1 and tensor else found
-                want = np.ravel(w) @ J
-        elif mode == "cli":
-            found, want = cli_jacobian(f, xs, m), J
-        elif mode == "es":
-            es = dgraph.jacobian(f, point=list(xs))
-            if es.graph.is_tensor:
-                return "-", "tensor graph"
-            found, want = es.evaluate(np.concatenate([x.ravel() for x in xs])), J
-        elif mode in ("hess", "hess_sparse"):
-            if not scalar or k > 1:
-                return "-", ""
-            Hf = dgraph.hessian(f, *xs, sparse=mode == "hess_sparse")
-            found = _call(Hf, xs)
-            found = found.toarray() if hasattr(found, "toarray") else found
-            want = jax.hessian(ref)(jnp.asarray(xs[0]))
-        found = np.asarray(found, dtype=float).ravel()
-        want = np.asarray(want, dtype=float).ravel()
-        if found.shape != want.shape:
-            return "WRONG", f"shape {found.shape} != {want.shape}"
-        err = np.abs(found - want).max() / max(1.0, np.abs(want).max())
-        return ("ok", "") if err < 1e-8 else ("WRONG", f"error {err:.1e}")
-    except Hang:
-        raise
-    except Exception as e:  # the survey records every failure
-        line = one_line(e)
-        return ("refused", line[:220]) if line else ("ERROR", f"{type(e).__name__}: {e}"[:400])
-
-
-def main(argv: list[str]) -> None:
-    modes, limit = MODES, 180
-    for a in argv:
-        if a.startswith("--modes="):
-            modes = tuple(a.split("=", 1)[1].split(","))
-        if a.startswith("--limit="):
-            limit = int(a.split("=", 1)[1])
-    names = [a for a in argv if not a.startswith("--")] or list(PROGRAMS)
-    totals: dict[str, int] = {}
-    notes = []
-    print(f"{'program':24} " + " ".join(f"{m:>8}" for m in modes) + "   seconds")
-    for name in names:
-        start = time.perf_counter()
-        cells = []
-        for mode in modes:
-            status, detail = run(name, mode, limit)
-            cells.append(status)
-            if status != "-":
-                totals[status] = totals.get(status, 0) + 1
-            if status not in ("ok", "-"):
-                notes.append(f"  {name} [{mode}] {status}: {detail}")
-        secs = time.perf_counter() - start
-        print(f"{name:24} " + " ".join(f"{c:>8}" for c in cells) + f"   {secs:7.1f}", flush=True)
-    print("totals:", ", ".join(f"{k} {v}" for k, v in sorted(totals.items())))
-    print("\n".join(notes))
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    from real_programs_harness import Survey
+
+    cases = {n: (f, xs, s, reference(f, twin)) for n, (f, xs, s, twin) in PROGRAMS.items()}
+    Survey(cases, __file__, rng).main(sys.argv[1:])

@@ -1,0 +1,216 @@
+"""The survey harness that ``benchmarks/real_programs.py`` and ``benchmarks/real_programs2.py``
+share: each program, a function of one or several arrays, through ``make_function`` for
+``jacobian``/``jvp``/``vjp`` in ``python`` and ``jacobian`` in ``jax``, ``dgraph.jacobian``'s
+expression set (a graph of scalars), ``dgraph.hessian`` dense and sparse (a scalar function of
+one array) and ``dgraph codegen FILE:NAME --inputs A:SHAPE,... -o FILE`` in this process; every
+value against ``jax.jacfwd`` / ``jax.hessian`` of its JAX reference over all the arguments.
+
+A survey's table maps a name to a :data:`Case`; :func:`main` prints one row per program, one
+column per call, each cell ``ok``, ``refused`` (a DGraphError of one line, printed below),
+``WRONG`` (the error, below), ``ERROR`` (any other exception, or a message of several lines),
+``HANG`` (over ``--limit`` seconds) or ``-`` (not applicable), and the totals. A graph of
+scalars is called with flat vectors (GeneratedFunction's convention), a tensor graph with
+arrays of the arguments' shapes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import inspect
+import io
+import signal
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import dgraph
+from dgraph.codegen.tensor.function import TensorGenerated
+from dgraph.errors import DGraphError
+
+#: A program: the function, its example arguments, whether its output is a scalar, and the
+#: JAX function its derivatives are checked against (itself where it is JAX).
+Case = tuple[Callable[..., Any], tuple[np.ndarray, ...], bool, Callable[..., Any]]
+
+MODES = ("jac", "jvp", "vjp", "jax", "es", "hess", "hess_sparse", "cli")
+
+
+def joined(found: Any, m: int) -> np.ndarray:
+    """A Jacobian, or one per argument (a tuple: each as ``(m, -1)``, side by side), as one
+    array."""
+    if isinstance(found, tuple | list):
+        return np.hstack([np.reshape(np.asarray(p, dtype=float), (m, -1)) for p in found])
+    return np.asarray(found, dtype=float)
+
+
+def cli_jacobian(source: str, f: Callable[..., Any], xs: Sequence[np.ndarray], m: int):
+    """``dgraph codegen SOURCE:NAME --inputs A:SHAPE,... -o FILE`` in this process, and the
+    written module's ``jacobian`` at the arguments (``m`` outputs)."""
+    from dgraph.cli import main as cli
+
+    names = list(inspect.signature(f).parameters)[: len(xs)]
+    spec = ",".join(n + (":" + "x".join(map(str, x.shape)) if x.shape else "")
+                    for n, x in zip(names, xs, strict=True))  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "jac.py"
+        argv = ["codegen", f"{source}:{f.__name__}", "--inputs", spec, "-o", str(out)]
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = cli(argv)
+        if code:
+            raise DGraphError(err.getvalue().strip().removeprefix("dgraph: error: "))
+        loader = importlib.util.spec_from_file_location("jac", out)
+        module = importlib.util.module_from_spec(loader)
+        loader.loader.exec_module(module)
+    try:
+        found = module.jacobian(*xs)
+    except (ValueError, TypeError):  # a graph of scalars: one flat vector
+        found = module.jacobian(np.concatenate([x.ravel() for x in xs]))
+    return joined(found, m)
+
+
+def one_line(e: BaseException) -> str:
+    """``Type: message`` for a DGraphError of one clear line, else ``""``."""
+    text = f"{type(e).__name__}: {e}"
+    clear = "\n" not in text.strip() and "internal error" not in text
+    return text if clear and isinstance(e, DGraphError) else ""
+
+
+class Hang(Exception):
+    pass
+
+
+def _expire(*_):
+    raise Hang
+
+
+def _call(made, *groups: Sequence[np.ndarray], cast: Callable[[Any], Any] = np.asarray):
+    """A generated function at groups of arrays (the arguments, then tangents or adjoints):
+    the arrays themselves (a tensor graph), or one flat vector per group (a graph of scalars,
+    GeneratedFunction's doc)."""
+    if isinstance(made.generated, TensorGenerated):
+        return made(*(cast(a) for group in groups for a in group))
+    return made(*(cast(np.concatenate([np.ravel(a) for a in group])) for group in groups))
+
+
+class Survey:
+    """A table of programs, ``source`` the file that defines them (for ``dgraph codegen``),
+    ``rng`` for the random tangents and adjoints, ``cell`` a column's width and ``clip`` how
+    much of a refusal's and of an error's message is kept."""
+
+    def __init__(
+        self,
+        programs: dict[str, Case],
+        source: str,
+        rng: np.random.Generator,
+        *,
+        cell: int = 8,
+        clip: tuple[int, int] = (220, 400),
+    ) -> None:
+        self.programs, self.source, self.rng = programs, source, rng
+        self.cell, self.clip = cell, clip
+
+    def run(self, name: str, mode: str, limit: int = 180) -> tuple[str, str]:
+        """One call, stopped after ``limit`` seconds: ('ok'|'refused'|'WRONG'|'ERROR'|'HANG'|
+        '-', detail)."""
+        signal.signal(signal.SIGALRM, _expire)
+        signal.alarm(limit)
+        try:
+            return self._run(name, mode)
+        except Hang:
+            return "HANG", f"over {limit} s"
+        finally:
+            signal.alarm(0)
+
+    def _run(self, name: str, mode: str) -> tuple[str, str]:
+        f, xs, scalar, ref = self.programs[name]
+        xs = tuple(np.asarray(x, dtype=float) for x in xs)
+        k = len(xs)
+        parts = jax.jacfwd(ref, argnums=tuple(range(k)))(*map(jnp.asarray, xs))
+        out_shape = np.shape(ref(*map(jnp.asarray, xs)))
+        m = int(np.prod(out_shape))
+        J = joined(tuple(parts), m)
+        tol = 1e-5 if name.endswith("_f32") else 1e-8
+        vs = tuple(self.rng.normal(size=x.shape) for x in xs)
+        v = np.concatenate([a.ravel() for a in vs])
+        w = self.rng.normal(size=out_shape)
+        try:
+            if mode in ("jac", "jvp", "vjp", "jax"):
+                kind = {"jac": "jacobian", "jax": "jacobian"}.get(mode, mode)
+                lang = "jax" if mode == "jax" else "python"
+                made = dgraph.make_function(f, kind, lang, point=list(xs))
+                if mode in ("jac", "jax"):
+                    cast = jnp.asarray if mode == "jax" else np.asarray
+                    found, want = joined(_call(made, xs, cast=cast), m), J
+                elif mode == "jvp":
+                    found, want = _call(made, xs, vs), J @ v
+                else:
+                    found, want = _call(made, xs, (w,)), np.ravel(w) @ J
+                    if k > 1 and isinstance(made.generated, TensorGenerated):
+                        found = np.concatenate([np.ravel(p) for p in found])
+            elif mode == "cli":
+                found, want = cli_jacobian(self.source, f, xs, m), J
+            elif mode == "es":
+                es = dgraph.jacobian(f, point=list(xs))
+                if es.graph.is_tensor:
+                    return "-", "tensor graph"
+                found, want = es.evaluate(np.concatenate([x.ravel() for x in xs])), J
+            elif mode in ("hess", "hess_sparse"):
+                if not scalar or k > 1:
+                    return "-", ""
+                Hf = dgraph.hessian(f, *xs, sparse=mode == "hess_sparse")
+                found = _call(Hf, xs)
+                found = found.toarray() if hasattr(found, "toarray") else found
+                want = jax.hessian(ref)(jnp.asarray(xs[0]))
+            found = np.asarray(found, dtype=float).ravel()
+            want = np.asarray(want, dtype=float).ravel()
+            if found.shape != want.shape:
+                return "WRONG", f"shape {found.shape} != {want.shape}"
+            err = np.abs(found - want).max() / max(1.0, np.abs(want).max())
+            return ("ok", "") if err < tol else ("WRONG", f"error {err:.1e}")
+        except Hang:
+            raise
+        except Exception as e:  # the survey records every failure
+            line = one_line(e)
+            refused, error = self.clip
+            if line:
+                return "refused", line[:refused]
+            return "ERROR", f"{type(e).__name__}: {e}"[:error]
+
+    def main(self, argv: list[str]) -> None:
+        """``[NAME ...] [--modes=jac,jvp,...] [--limit=SECONDS] [--list]``: the table."""
+        modes, limit = MODES, 180
+        for a in argv:
+            if a.startswith("--modes="):
+                modes = tuple(a.split("=", 1)[1].split(","))
+            if a.startswith("--limit="):
+                limit = int(a.split("=", 1)[1])
+            if a == "--list":
+                print(" ".join(self.programs))
+                return
+        names = [a for a in argv if not a.startswith("--")] or list(self.programs)
+        totals: dict[str, int] = {}
+        notes = []
+        width = self.cell
+        print(f"{'program':24} " + " ".join(f"{m:>{width}}" for m in modes) + "   seconds")
+        for name in names:
+            start = time.perf_counter()
+            cells = []
+            for mode in modes:
+                status, detail = self.run(name, mode, limit)
+                cells.append(status)
+                if status != "-":
+                    totals[status] = totals.get(status, 0) + 1
+                if status not in ("ok", "-"):
+                    notes.append(f"  {name} [{mode}] {status}: {detail}")
+            secs = time.perf_counter() - start
+            row = " ".join(f"{c:>{width}}" for c in cells)
+            print(f"{name:24} {row}   {secs:7.1f}", flush=True)
+        print("totals:", ", ".join(f"{k} {v}" for k, v in sorted(totals.items())))
+        print("\n".join(notes))
