@@ -82,8 +82,9 @@ def one_line(e: BaseException) -> str:
     return text if clear and isinstance(e, DGraphError) else ""
 
 
-class Hang(Exception):
-    pass
+class Hang(BaseException):
+    """The time limit: not an Exception, so that no ``except Exception`` in the code under
+    test (a tracer trying another route) takes it for the program's own failure."""
 
 
 def _expire(*_):
