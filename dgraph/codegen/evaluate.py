@@ -37,7 +37,7 @@ from . import ir
 from .counting import LARGEST_PRODUCT_POWER
 from .printing import INT_LIMIT, double
 
-__all__ = ["ArrayEvaluator", "evaluate_statements"]
+__all__ = ["COMPARISONS", "ArrayEvaluator", "evaluate_statements"]
 
 _BINARY = {
     "+": operator.add,
@@ -52,6 +52,8 @@ _BINARY = {
     "==": operator.eq,
     "!=": operator.ne,
 }
+COMPARISONS = {op: _BINARY[op] for op in ("<", "<=", ">", ">=", "==", "!=")}
+"""The comparison operators of the IR, as functions of two arrays."""
 _RELATIONS = {
     sympy.StrictLessThan: "less",
     sympy.LessThan: "less_equal",

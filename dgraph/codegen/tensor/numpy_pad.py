@@ -11,24 +11,15 @@
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 import numpy as np
 
 from .. import ir
+from ..evaluate import COMPARISONS
 from ..ir import ArrayStatement, BinOp, Call, Const, Name
 
 __all__ = ["pad_lines"]
-
-_COMPARE = {
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-    "==": operator.eq,
-    "!=": operator.ne,
-}
 
 
 def pad_lines(s: ArrayStatement, c: Any, i: int, fresh: set[str]) -> list[str] | None:
@@ -85,11 +76,11 @@ def _where(t: str, v: Call, c: Any, i: int, fresh: set[str]) -> list[str] | None
     k, constant = c.constants.arrays.get(getattr(cond.left, "id", None)), ir.number(cond.right)
     values = c.constants.arrays.get(other.id)
     shape = c.shape(x)
-    if k is None or constant is None or values is None or cond.op not in _COMPARE:
+    if k is None or constant is None or values is None or cond.op not in COMPARISONS:
         return None
     if shape is None or k.shape != shape or values.shape != shape or values.dtype.kind != "f":
         return None
-    box = _box(~_COMPARE[cond.op](k, constant))
+    box = _box(~COMPARISONS[cond.op](k, constant))
     if box is None:
         return None
     if box == ():
