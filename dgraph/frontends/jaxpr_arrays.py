@@ -98,6 +98,7 @@ def first_line(exc: Exception, limit: int = 200) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
+
 PREFOLD_MOST = 512
 """The most equations on constants evaluated together in one jitted program (XLA's
 compile time grows with the program: VANDANMSLS's 9,000 scalar operations on constants
