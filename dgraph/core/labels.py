@@ -127,12 +127,11 @@ def _value(expr: sympy.Expr, point: dict) -> float | None:
 def check_labels(graph: DGraph, source: str = "") -> None:
     """Raise :class:`GraphError` naming the first edge whose given label disagrees with
     its target's expression; remembered until the graph changes."""
-    point, known = graph.point, graph.parameter_point
-    key = (
-        "labels checked",
-        None if point is None else tuple(np.asarray(v, float).tobytes() for v in point.values()),
-        tuple(sorted((p, np.asarray(v, float).tobytes()) for p, v in known.items())),
-    )
+    key: tuple = ("labels checked",)
+    if not graph.is_tensor:  # only a graph of scalars is compared at its point (user_values)
+        point, known = graph.point or {}, graph.parameter_point
+        key += tuple(np.asarray(v, float).tobytes() for v in point.values())
+        key += tuple(sorted((p, np.asarray(v, float).tobytes()) for p, v in known.items()))
     if graph.derived.get(key):
         return
     given = [(u, v) for u, v in graph.edges() if graph.given_partial(u, v) is not None]
