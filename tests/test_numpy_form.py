@@ -246,3 +246,39 @@ def test_a_temporary_read_twice_is_written_in_place_at_its_last_read_unless_a_vi
     got = _run(lines, x)
     np.testing.assert_array_equal(got["d"], 4 * x[:3])
     np.testing.assert_array_equal(got["e"], 2 * x * 3 * 3)
+
+
+def test_arithmetic_on_a_take_and_a_scatter_add_onto_zeros_make_one_vector_each():
+    """``take(v, K) * w`` is the take, then the product written into it; a scatter-add
+    onto a constant of zeros starts from ``numpy.zeros``: the same doubles as printed
+    plainly."""
+    from dgraph.codegen.tensor.constants import Constants
+    from dgraph.codegen.tensor.numpy_form import numpy_body
+
+    x = np.linspace(0.5, 1.5, 6)
+    constants = Constants()
+    k = constants.index(np.array([0, 2, 2, 5, 1, 1]))
+    zeros = constants.add(np.zeros(4))
+    at = constants.index(np.array([3, 0, 3, 1, 2, 0]))
+    body = [
+        ir.ArrayStatement("a", ir.BinOp("*", ir.Name("x"), ir.Const(2.0))),
+        ir.ArrayStatement("b", ir.BinOp("*", ir.Index(ir.Name("a"), (k,)), ir.Name("x"))),
+        ir.ArrayStatement("c", ir.ScatterAdd(zeros, ((at, ir.Name("b")),))),
+    ]
+    env = {"x": (6,), "a": (6,), "b": (6,), "c": (4,)}
+    lines = numpy_body(body, constants, env, {"c"})
+    assert "    _taken = numpy.take(a, _K0, axis=0)" in lines
+    assert "    b = numpy.multiply(_taken, x, out=_taken)" in lines
+    assert any("_scatter_add_into(numpy.zeros(4), _K2, b)" in line for line in lines)
+    names = {"numpy": np, "x": x, "_K0": constants.arrays["_K0"], "_K2": constants.arrays["_K2"]}
+    names["_scatter_add_into"] = _scatter_add_into
+    exec("\n".join(line[4:] for line in lines), names)
+    want = np.zeros(4)
+    np.add.at(want, [3, 0, 3, 1, 2, 0], (2 * x)[[0, 2, 2, 5, 1, 1]] * x)
+    np.testing.assert_array_equal(names["c"], want)
+
+
+def _scatter_add_into(out, *parts):
+    for flat, data in zip(parts[::2], parts[1::2], strict=True):
+        np.add.at(out, flat, data)
+    return out

@@ -183,7 +183,9 @@ def numpy_body(
             if _makes_new(value):
                 fresh.add(s.target)
             _record_shares(s.target, value, s.target in fresh, context)
-            lines = [printer.statement(ArrayStatement(s.target, value))]
+            lines = _into_taken(s.target, value, context, fresh)
+            if lines is None:
+                lines = [printer.statement(ArrayStatement(s.target, value))]
         else:
             fresh.add(s.target)
             first = lines[0].strip().split(" = ")
@@ -194,6 +196,40 @@ def numpy_body(
         if dead:
             out.append(f"    del {', '.join(dead)}")
     return out
+
+
+def _into_taken(target: str, value: Node, c: _Context, fresh: set[str]) -> list[str] | None:
+    """Arithmetic on a ``numpy.take`` of a float vector (``take(v, K) * w``) as the take
+    first, then the operation written into the taken copy: no second new vector, the same
+    doubles. None where ``value`` is not such an operation or the shapes differ."""
+    if isinstance(value, BinOp) and value.op in _UFUNCS:
+        operands, func = [value.left, value.right], _UFUNCS[value.op]
+    elif isinstance(value, UnaryOp) and value.op == "-":
+        operands, func = [value.operand], "negative"
+    else:
+        return None
+    shape = c.env.get(target)
+    for k, o in enumerate(operands):
+        if not (isinstance(o, Call) and o.func == "take" and len(o.args) == 2):
+            continue
+        v, index = o.args
+        floats = isinstance(v, Name) and (
+            v.id in fresh
+            or (v.id in c.constants.arrays and c.constants.arrays[v.id].dtype == np.float64)
+        )
+        a = c.index(index)
+        if not floats or a is None or c.shape(v) is None or len(c.shape(v)) != 1:
+            continue
+        if shape != (a.size,) or any(c.shape(x) not in ((), shape) for x in operands if x is not o):
+            continue
+        operands[k] = Name("_taken")
+        call = Call(func, tuple(operands), (("out", Name("_taken")),))
+        return [
+            f"    _taken = {c.printer.doprint(o)}",
+            c.printer.statement(ArrayStatement(target, call)),
+            "    del _taken",
+        ]
+    return None
 
 
 def _record_shares(target: str, value: Node, new: bool, c: _Context) -> None:
