@@ -8,8 +8,10 @@ fewer passes, the same doubles.
 - A scatter's positions that step evenly in a few runs are written through slices
   (``view += data``, not ``numpy.add.at``); a scatter-add of a constant base at such
   positions is a new vector written once per entry (:func:`_assembly`).
-- Arithmetic whose operand is a new vector read nowhere else is done in place
-  (``out=``), and a scatter-add adds into such a base instead of a copy.
+- Arithmetic whose operand is a new vector that no later statement reads (nor a name
+  that may share its memory) is done in place (``out=``), and a scatter-add adds into
+  such a base instead of a copy (onto a constant of zeros: into ``numpy.zeros``);
+  arithmetic on a ``numpy.take`` is written into the taken copy.
 - Each temporary is deleted after its last use, so that the allocator hands its memory,
   still in cache, to the next statement instead of every temporary living until the
   function returns.
