@@ -149,6 +149,24 @@ def test_numpy_stencil_hessian_through_views(name, monkeypatch) -> None:
     assert all(grid(a) is None for a in left)  # no gather or scatter left at one grid
 
 
+def test_numpy_stencil_arithmetic_on_gathered_copies_is_done_in_them(monkeypatch) -> None:
+    """A product of an n-D grid gather copied into a vector is written into that copy
+    (``out=_gathered0``): no new vector, the values jax.hessian's."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    import dgraph
+    from dgraph.codegen.tensor import grid_numpy
+
+    monkeypatch.setattr(grid_numpy, "LEAST", 1)
+    f, n = _objectives()["surface"]
+    x = np.random.default_rng(3).uniform(0.0, 0.5, n)
+    H = dgraph.make_function(f, "hessian", "python", point=[x], sparse=True)
+    x2 = np.random.default_rng(4).uniform(0.0, 0.5, n)
+    ref = np.asarray(jax.hessian(f)(x2))
+    np.testing.assert_allclose(H(x2).toarray(), ref, rtol=1e-12, atol=1e-12)
+    assert re.search(r"\n    \w+ = numpy\.\w+\([^\n]*out=_gathered0\)\n", H.gradient.generated.text)
+
+
 def test_jax_stencil_hessian_gathers_as_slices() -> None:
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)

@@ -205,3 +205,80 @@ def test_products_by_numbers_fold_only_where_they_round_as_one():
     assert folded["f"] == times(3.0, "e") and "e" in folded and "b" not in folded
     assert uniform_value(np.full(5, 2.5)) == 2.5 and uniform_value(np.array([0.0, -0.0])) is None
     assert uniform_value(np.array([1.0, 2.0])) is None and uniform_value(np.array([np.inf])) is None
+
+
+def _run(lines, x):
+    """The printed body ``lines`` run on ``x``: its names after the last line."""
+    names = {"numpy": np, "x": x}
+    exec("\n".join(line[4:] for line in lines), names)
+    return names
+
+
+def test_a_temporary_read_twice_is_written_in_place_at_its_last_read_unless_a_view_lives():
+    """A new vector read by two statements is written into by the second (its last read);
+    not where a view of it is read after that statement."""
+    from dgraph.codegen.tensor.constants import Constants
+    from dgraph.codegen.tensor.numpy_form import numpy_body
+
+    x = np.linspace(0.5, 1.5, 6)
+    two, three = ir.Const(2.0), ir.Const(3.0)
+    body = [
+        ir.ArrayStatement("a", ir.BinOp("*", ir.Name("x"), two)),
+        ir.ArrayStatement("b", ir.BinOp("*", ir.Name("a"), three)),
+        ir.ArrayStatement("c", ir.BinOp("*", ir.Name("a"), ir.Name("b"))),
+        ir.ArrayStatement("d", ir.BinOp("+", ir.Name("c"), ir.Name("b"))),
+    ]
+    env = dict.fromkeys("xabcd", (6,))
+    lines = numpy_body(body, Constants(), env, {"d"})
+    assert "    c = numpy.multiply(a, b, out=a)" in lines
+    np.testing.assert_array_equal(_run(lines, x)["d"], (2 * x) * (2 * x * 3) + 2 * x * 3)
+    view = ir.Index(ir.Name("a"), (ir.Slice(0, 3),))
+    body = [
+        body[0],
+        ir.ArrayStatement("v", view),
+        ir.ArrayStatement("c", ir.BinOp("*", ir.Name("a"), three)),
+        ir.ArrayStatement("e", ir.BinOp("*", ir.Name("c"), three)),
+        ir.ArrayStatement("d", ir.BinOp("+", ir.Name("v"), ir.Name("v"))),
+    ]
+    env |= {"v": (3,), "e": (6,)}
+    lines = numpy_body(body, Constants(), env, {"d", "e"})
+    assert not any("out=a" in line for line in lines)  # v, a view of a, is read later
+    got = _run(lines, x)
+    np.testing.assert_array_equal(got["d"], 4 * x[:3])
+    np.testing.assert_array_equal(got["e"], 2 * x * 3 * 3)
+
+
+def test_arithmetic_on_a_take_and_a_scatter_add_onto_zeros_make_one_vector_each():
+    """``take(v, K) * w`` is the take, then the product written into it; a scatter-add
+    onto a constant of zeros starts from ``numpy.zeros``: the same doubles as printed
+    plainly."""
+    from dgraph.codegen.tensor.constants import Constants
+    from dgraph.codegen.tensor.numpy_form import numpy_body
+
+    x = np.linspace(0.5, 1.5, 6)
+    constants = Constants()
+    k = constants.index(np.array([0, 2, 2, 5, 1, 1]))
+    zeros = constants.add(np.zeros(4))
+    at = constants.index(np.array([3, 0, 3, 1, 2, 0]))
+    body = [
+        ir.ArrayStatement("a", ir.BinOp("*", ir.Name("x"), ir.Const(2.0))),
+        ir.ArrayStatement("b", ir.BinOp("*", ir.Index(ir.Name("a"), (k,)), ir.Name("x"))),
+        ir.ArrayStatement("c", ir.ScatterAdd(zeros, ((at, ir.Name("b")),))),
+    ]
+    env = {"x": (6,), "a": (6,), "b": (6,), "c": (4,)}
+    lines = numpy_body(body, constants, env, {"c"})
+    assert "    _taken = numpy.take(a, _K0, axis=0)" in lines
+    assert "    b = numpy.multiply(_taken, x, out=_taken)" in lines
+    assert any("_scatter_add_into(numpy.zeros(4), _K2, b)" in line for line in lines)
+    names = {"numpy": np, "x": x, "_K0": constants.arrays["_K0"], "_K2": constants.arrays["_K2"]}
+    names["_scatter_add_into"] = _scatter_add_into
+    exec("\n".join(line[4:] for line in lines), names)
+    want = np.zeros(4)
+    np.add.at(want, [3, 0, 3, 1, 2, 0], (2 * x)[[0, 2, 2, 5, 1, 1]] * x)
+    np.testing.assert_array_equal(names["c"], want)
+
+
+def _scatter_add_into(out, *parts):
+    for flat, data in zip(parts[::2], parts[1::2], strict=True):
+        np.add.at(out, flat, data)
+    return out

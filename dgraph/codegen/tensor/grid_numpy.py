@@ -236,9 +236,31 @@ def _elementwise(s: ArrayStatement, c: Any, n: int | None = None) -> list[str] |
         texts[f"g{k}"] = f"_gathered{k}"
         lines.append(f"    _gathered{k} = numpy.empty({n})")
         lines += [_copy(view(f"_gathered{k}", p.own), view(x, p.at)) for p in found]
-    lines.append(f"    {t} = {c.printer.doprint(_filled(tree, texts))}")
+    k = _into(tree)
+    if k is None:
+        lines.append(f"    {t} = {c.printer.doprint(_filled(tree, texts))}")
+    else:  # into the gathered copy: no new vector
+        lines.append(_write(c, tree, texts, f"_gathered{k}").replace("    ", f"    {t} = ", 1))
     done = ", ".join(f"_gathered{k}" for k in range(len(leaves.gathers)))
     return [*lines, f"    del {done}"]
+
+
+def _into(tree: Node) -> int | None:
+    """The ``k`` of a gathered copy ``{gk}`` that the arithmetic at ``tree``'s top reads
+    directly, once in ``tree``, so that its result can be written into that copy; None
+    where there is none (or the operation is a power: ``x ** 2`` prints as NumPy's square,
+    ``numpy.power`` is another loop)."""
+    if isinstance(tree, BinOp) and tree.op in ("+", "-", "*", "/"):
+        operands = (tree.left, tree.right)
+    elif isinstance(tree, UnaryOp) and tree.op == "-":
+        operands = (tree.operand,)
+    else:
+        return None
+    names = [n.id for n in ir.walk(tree) if isinstance(n, Name)]
+    for o in operands:
+        if isinstance(o, Name) and o.id.startswith("{g") and names.count(o.id) == 1:
+            return int(o.id[2:-1])
+    return None
 
 
 def _copy(into: str, source: str) -> str:

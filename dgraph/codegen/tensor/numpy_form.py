@@ -8,8 +8,10 @@ fewer passes, the same doubles.
 - A scatter's positions that step evenly in a few runs are written through slices
   (``view += data``, not ``numpy.add.at``); a scatter-add of a constant base at such
   positions is a new vector written once per entry (:func:`_assembly`).
-- Arithmetic whose operand is a new vector read nowhere else is done in place
-  (``out=``), and a scatter-add adds into such a base instead of a copy.
+- Arithmetic whose operand is a new vector that no later statement reads (nor a name
+  that may share its memory) is done in place (``out=``), and a scatter-add adds into
+  such a base instead of a copy (onto a constant of zeros: into ``numpy.zeros``);
+  arithmetic on a ``numpy.take`` is written into the taken copy.
 - Each temporary is deleted after its last use, so that the allocator hands its memory,
   still in cache, to the next statement instead of every temporary living until the
   function returns.
@@ -18,7 +20,7 @@ fewer passes, the same doubles.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -182,14 +184,70 @@ def numpy_body(
             value = _in_place(value, context, fresh, i)
             if _makes_new(value):
                 fresh.add(s.target)
-            lines = [printer.statement(ArrayStatement(s.target, value))]
+            _record_shares(s.target, value, s.target in fresh, context)
+            lines = _into_taken(s.target, value, context, fresh)
+            if lines is None:
+                lines = [printer.statement(ArrayStatement(s.target, value))]
         else:
             fresh.add(s.target)
+            first = lines[0].strip().split(" = ")
+            if len(first) == 2 and first[0] == s.target and first[1].isidentifier():
+                context.share(s.target, first[1])  # the array of a name it wrote into
         out += lines
         dead = sorted(n for n in reads[i] if last[n] == i and n in made and n not in ends)
         if dead:
             out.append(f"    del {', '.join(dead)}")
     return out
+
+
+def _into_taken(target: str, value: Node, c: _Context, fresh: set[str]) -> list[str] | None:
+    """Arithmetic on a ``numpy.take`` of a float vector (``take(v, K) * w``) as the take
+    first, then the operation written into the taken copy: no second new vector, the same
+    doubles. None where ``value`` is not such an operation or the shapes differ."""
+    if isinstance(value, BinOp) and value.op in _UFUNCS:
+        operands, func = [value.left, value.right], _UFUNCS[value.op]
+    elif isinstance(value, UnaryOp) and value.op == "-":
+        operands, func = [value.operand], "negative"
+    else:
+        return None
+    shape = c.env.get(target)
+    for k, o in enumerate(operands):
+        if not (isinstance(o, Call) and o.func == "take" and len(o.args) == 2):
+            continue
+        v, index = o.args
+        floats = isinstance(v, Name) and (
+            v.id in fresh
+            or (v.id in c.constants.arrays and c.constants.arrays[v.id].dtype == np.float64)
+        )
+        a = c.index(index)
+        if not floats or a is None or c.shape(v) is None or len(c.shape(v)) != 1:
+            continue
+        if shape != (a.size,) or any(c.shape(x) not in ((), shape) for x in operands if x is not o):
+            continue
+        operands[k] = Name("_taken")
+        call = Call(func, tuple(operands), (("out", Name("_taken")),))
+        return [
+            f"    _taken = {c.printer.doprint(o)}",
+            c.printer.statement(ArrayStatement(target, call)),
+            "    del _taken",
+        ]
+    return None
+
+
+def _record_shares(target: str, value: Node, new: bool, c: _Context) -> None:
+    """The names ``target`` may share memory with: the array an in-place operation or
+    ``_scatter_add_into`` wrote into where ``value`` makes a new array (``new``), every
+    name ``value`` reads otherwise (a view, a reshape: assumed to share)."""
+    if new:
+        into = _out(value)
+        if into is None and isinstance(value, Call) and value.func == "_scatter_add_into":
+            first = value.args[0]
+            into = first.id if isinstance(first, Name) else None
+        if into is not None:
+            c.share(target, into)
+        return
+    for name in ir.names_in(value):
+        c.share(target, name)
 
 
 def _grid_lines(s: ArrayStatement, c: _Context, i: int, fresh: set[str]) -> list[str] | None:
@@ -215,6 +273,14 @@ class _Context:
     made: dict[str, Node]
     uses: dict[str, int]
     last: dict[str, int]
+    shares: dict[str, set[str]] = field(default_factory=dict)
+
+    def share(self, name: str, other: str) -> None:
+        """Record that ``name`` may share memory with ``other`` (a view of it, or the
+        array an in-place operation wrote into): one group of names for both."""
+        group = self.shares.get(name, {name}) | self.shares.get(other, {other})
+        for member in group:
+            self.shares[member] = group
 
     def index(self, node: Node) -> np.ndarray | None:
         """A 1-D integer constant's entries; None for anything else."""
@@ -224,9 +290,14 @@ class _Context:
         return None
 
     def dying(self, name: str, node: Node, i: int) -> bool:
-        """Whether ``name`` is read by statement ``i`` alone, once (in ``node``)."""
+        """Whether statement ``i`` may write into ``name``'s array: it is the last to
+        read ``name``, reads it once (in ``node``), and no name that may share its memory
+        is read at ``i`` or later; never a result."""
         once = sum(isinstance(m, Name) and m.id == name for m in ir.walk(node)) == 1
-        return self.uses.get(name) == 1 and self.last.get(name) == i and once
+        if not once or self.last.get(name) != i or name in self.protected:
+            return False
+        others = self.shares.get(name, {name}) - {name}
+        return all(self.last.get(m, -1) < i for m in others)
 
     def shape(self, node: Node) -> tuple[int, ...] | None:
         if isinstance(node, Name):
@@ -348,10 +419,23 @@ def _rewritten(value: Node, target: str, c: _Context, i: int, fresh: set[str]) -
                 and c.dying(base.id, n, i)
             ):  # its base a new vector read only here: add into it
                 return Call("_scatter_add_into", (base, *(x for p in parts for x in p)))
+            zeros = _zeros(n.base, c)
+            if zeros is not None:  # a constant base of zeros: a new vector, not its copy
+                return Call("_scatter_add_into", (zeros, *(x for p in parts for x in p)))
             return ScatterAdd(ir.rebuilt(n.base, replace), parts)
         return None
 
     return ir.rebuilt(value, replace)
+
+
+def _zeros(node: Node, c: _Context) -> Node | None:
+    """``numpy.zeros(n)`` where ``node`` is a constant float vector of ``n`` zeros (the
+    base of a scatter-add: a new vector of zeros costs no read of the constant); None
+    otherwise."""
+    a = c.constants.arrays.get(node.id) if isinstance(node, Name) else None
+    if a is None or a.ndim != 1 or a.dtype != np.float64 or a.any():
+        return None
+    return Call("zeros", (ir.Const(a.size),))
 
 
 def _vector_of(node: Node, c: _Context) -> Node:
