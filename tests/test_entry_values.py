@@ -68,9 +68,9 @@ def _program(x_size: int, k: dict[str, np.ndarray]) -> list[ArrayStatement]:
 @given(st.data())
 def test_values_at_entries_are_the_whole_programs_bits(data):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
-    n = 6
+    n, from_end = 6, data.draw(st.booleans())
     k = {
-        "K1": rng.integers(0, n, 8),  # a gather may read an entry twice
+        "K1": rng.integers(-n if from_end else 0, n, 8),  # an entry read twice, or from the end
         "K2": rng.permutation(12)[:8],  # a scatter's positions: each once
         "K3": rng.permutation(12)[:8],
         "K4": rng.permutation(12)[:8],  # meets K3's positions: two terms added there
@@ -90,6 +90,10 @@ def test_values_at_entries_are_the_whole_programs_bits(data):
     assert need is not None
     assert need["h"] is None and need["x"] is None  # the slice, and what it reads: whole
     assert need["seg"] is not None and set(need["seg"]) <= set(range(5))
+    if need["g"] is None:  # a position read from the end: the gather is taken whole
+        assert (k["K1"] < 0).any()
+    else:
+        assert (k["K1"][need["g"]] >= 0).all()
     ev, part = ArrayEvaluator(), dict(env)
     for s in statements:
         if s.target not in need:

@@ -134,6 +134,15 @@ class EntryValues:
         return found[1:]
 
 
+def _gathered(key: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The positions a gather at ``key`` reads for its entries ``at``; Whole where one
+    counts from the end (a position then has two names)."""
+    flat = key[at]
+    if flat.size and flat.min() < 0:
+        raise Whole
+    return flat
+
+
 def _elementwise(node: Node) -> tuple[Node, ...]:
     """The operands of an elementwise node (each entry of the result from the same entry
     of each, or from its one value); Whole for any other node."""
@@ -167,7 +176,7 @@ def _reads(node: Node, at: np.ndarray, p: EntryValues, out: list[tuple[str, np.n
             size = math.prod(p.shape(n.args[0]))
             stack.append((n.args[0], where if size != 1 else np.zeros(1, dtype=np.int64)))
         elif isinstance(n, Index):
-            stack.append((n.value, np.unique(p.index(n.items[0])[where])))
+            stack.append((n.value, np.unique(_gathered(p.index(n.items[0]), where))))
         elif isinstance(n, Scatter):
             taken, _ = p.positions(n, p.index(n.flat), where, n.size)
             stack.append((n.data, taken))
@@ -264,7 +273,7 @@ def _value(node: Node, at: np.ndarray, env, p: EntryValues, ev: ArrayEvaluator) 
             return np.full(at.size, np.ravel(one)[0])
         return _value(node.args[0], at, env, p, ev)
     if isinstance(node, Index):
-        flat = p.index(node.items[0])[at]
+        flat = _gathered(p.index(node.items[0]), at)
         read = np.unique(flat)
         values = _value(node.value, read, env, p, ev)
         return values[np.searchsorted(read, flat)]
