@@ -873,8 +873,15 @@ def _rows_taken(b: Sparse, source: np.ndarray, out_shape, kind: int) -> Sparse |
     total = int(indptr[-1])
     if total == 0:
         return None
-    if total == b.nnz and picked.size and (picked[1:] > picked[:-1]).all():
+    in_order = bool(picked.size and (picked[1:] > picked[:-1]).all())
+    if in_order and total == b.nnz:
         cols = b.cols  # every entry, rows in order: the same columns
+    elif in_order and picked[-1] - picked[0] + 1 == picked.size:  # a run of rows
+        cols = b.cols[b.indptr[picked[0]] : b.indptr[picked[-1] + 1]]
+    elif in_order:  # rows in order: their entries, by a mask of the entries
+        kept = np.zeros(b.indptr.size - 1, dtype=bool)
+        kept[picked] = True
+        cols = b.cols[np.repeat(kept, np.diff(b.indptr))]
     else:
         first = indptr[:-1][has]
         cols = b.cols[np.repeat(starts - first, lengths) + np.arange(total)]

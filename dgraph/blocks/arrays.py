@@ -374,13 +374,16 @@ def _pad(x: np.ndarray, value: Any, config, shape) -> np.ndarray:
     out = np.full(shape, value.item() if value.dtype == object else float(value), dtype=x.dtype)
     if x.dtype != object:
         out = out.astype(float)
-    src, dst = [], []
+    src, dst = [], []  # along each axis the kept entries are a run: slices, no gather
     for (lo, _hi, interior), n, m in zip(config, x.shape, shape, strict=True):
         at = lo + np.arange(n) * (interior + 1)
-        kept = (at >= 0) & (at < m)
-        src.append(np.nonzero(kept)[0])
-        dst.append(at[kept])
-    out[np.ix_(*dst)] = x[np.ix_(*src)]
+        kept = np.flatnonzero((at >= 0) & (at < m))
+        if kept.size == 0:
+            return out
+        first, last = int(kept[0]), int(kept[-1])
+        src.append(slice(first, last + 1))
+        dst.append(slice(int(at[first]), int(at[last]) + 1, interior + 1))
+    out[tuple(dst)] = x[tuple(src)]
     return out
 
 

@@ -34,6 +34,8 @@ from ..ir import ArrayStatement, Call, Const, Name, Node, names_in
 from ..shapes import Shaped
 from .blockops import BlockOps, Terms, Valued, values_at
 from .entries import entries
+from .entry_values import EntryValues, Whole, demand
+from .entry_values import values as entry_values
 from .poly_arrays import GiveUp, add, broadcast, restricted, vector
 from .poly_arrays import place as placed_at
 from .poly_values import PolyValues
@@ -177,9 +179,16 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
     if not any(w.varies(data) for _, data in parts):
         return None
     nodes = [data for _, data in parts]
-    asked = None
+    asked, shaped = None, {}
     fixed: dict[int, tuple] = {}  # what no input reaches, the same at every point
     for seed in _SEEDS:  # an entry far from 0 at any one point is not asked
+        if asked is not None:  # a later point: the entries still asked alone
+            near = _near_at_entries(w, parts, seed, fixed, shaped, asked)
+            if near is not None:
+                asked &= near
+                if not asked.any():
+                    return None
+                continue
         point = _at_a_point(w, nodes, seed, fixed)
         if point is None:
             return None
@@ -228,13 +237,9 @@ def _near_zero(parts, found, magnitude: float, size: int) -> np.ndarray | None:
     return near
 
 
-def _at_a_point(w, nodes: list[Node], seed: int, fixed: dict[int, tuple] | None = None):
-    """The values of ``nodes`` at the point drawn from ``seed`` (inputs uniform in
-    [0.25, 0.75]), with the values of the names no input reaches and every name's shape;
-    None where the program is not evaluated here (its inputs not found, an operation the
-    evaluator refuses). ``fixed``: by statement, the value and largest magnitude of its
-    target where no input reaches it, computed at an earlier point (and filled here)."""
-    fixed = {} if fixed is None else fixed
+def _needed(w, nodes: list[Node]):
+    """The statements ``nodes`` read (indices, in program order), the arguments among
+    the names and their shapes; None where an argument's shape is not found."""
     statements = w.statements
     by_target: dict[str, list[int]] = {}
     for k, s in enumerate(statements):
@@ -259,14 +264,34 @@ def _at_a_point(w, nodes: list[Node], seed: int, fixed: dict[int, tuple] | None 
     shapes = _argument_shapes(statements, arguments)
     if shapes is None:
         return None
+    return sorted(needed), sorted(arguments), shapes
+
+
+def _drawn(w, arguments: list[str], shapes: dict, seed: int) -> dict:
+    """The constants and the arguments at the point drawn from ``seed`` (inputs uniform
+    in [0.25, 0.75])."""
     rng = np.random.default_rng(seed)
-    env: dict = dict(constants)
-    shaped: dict = {n: Shaped.of(a) for n, a in constants.items()}
-    for name in sorted(arguments):
+    env: dict = dict(w.constants.arrays)
+    for name in arguments:
         env[name] = rng.uniform(0.25, 0.75, shapes[name])
-        shaped[name] = Shaped.of(env[name])
+    return env
+
+
+def _at_a_point(w, nodes: list[Node], seed: int, fixed: dict[int, tuple] | None = None):
+    """The values of ``nodes`` at the point drawn from ``seed`` (:func:`_drawn`), with
+    the values of the names no input reaches and every name's shape; None where the
+    program is not evaluated here (its inputs not found, an operation the evaluator
+    refuses). ``fixed``: by statement, the value and largest magnitude of its target
+    where no input reaches it, computed at an earlier point (and filled here)."""
+    fixed = {} if fixed is None else fixed
+    statements = w.statements
+    found_needed = _needed(w, nodes)
+    if found_needed is None:
+        return None
+    order, arguments, shapes = found_needed
+    env = _drawn(w, arguments, shapes, seed)
+    shaped: dict = {n: Shaped.of(a) for n, a in env.items()}
     last: dict[str, int] = {n: len(statements) for node in nodes for n in names_in(node)}
-    order = sorted(needed)
     for k in order:
         for name in names_in(statements[k].value):
             last[name] = max(last.get(name, k), k)
@@ -296,6 +321,73 @@ def _at_a_point(w, nodes: list[Node], seed: int, fixed: dict[int, tuple] | None 
         return None
     numbers = {n: v for n, v in env.items() if n not in w.varying}
     return numbers, shaped, found, magnitude
+
+
+def _near_at_entries(w, parts, seed: int, fixed: dict, shaped: dict, asked: np.ndarray):
+    """:func:`_near_zero` at the point drawn from ``seed`` for the entries ``asked``
+    alone (the rest False), each summand evaluated only at the entries it places there
+    (:mod:`.entry_values`); the largest magnitude is that of the values computed, so of
+    the statements the asked entries read. None where the program is not evaluated so
+    (then the whole point is)."""
+    statements = w.statements
+    nodes = [data for _, data in parts]
+    found_needed = _needed(w, nodes)
+    if found_needed is None:
+        return None
+    order, arguments, shapes = found_needed
+    known = dict(w.constants.arrays)
+    known.update((statements[k].target, fixed[k][0]) for k in order if k in fixed)
+    program = EntryValues({n: s.shape for n, s in shaped.items()}, known)
+    entries = np.flatnonzero(asked)
+    rank = np.full(asked.size, -1, dtype=np.int64)
+    rank[entries] = np.arange(entries.size)
+    wanted, places = [], []
+    try:
+        for where, node in parts:
+            taken = entries if where is None else np.flatnonzero(asked[np.asarray(where)])
+            place = rank[entries if where is None else np.asarray(where)[taken]]
+            size = math.prod(program.shape(node))
+            if size == 1 and place.size != 1:
+                taken = np.zeros(1, dtype=np.int64)
+            elif size != (asked.size if where is None else np.size(where)):
+                return None
+            wanted.append((node, taken))
+            places.append(place)
+        need = demand(program, [statements[k] for k in order], wanted)
+        if need is None:
+            return None
+        env = _drawn(w, arguments, shapes, seed)
+        evaluator = ArrayEvaluator()
+        magnitude = 0.0
+        total, scale = np.zeros(entries.size), np.zeros(entries.size)
+        with np.errstate(all="ignore"):
+            for k in order:
+                s = statements[k]
+                if k in fixed:
+                    magnitude = max(magnitude, fixed[k][1])
+                    continue
+                if s.target not in need:
+                    continue  # no asked entry reads it
+                if need[s.target] is None:
+                    evaluator.run([s], env)
+                    largest = _largest(env[s.target])
+                else:
+                    found = entry_values(program, s.value, need[s.target], env, evaluator)
+                    env[s.target] = (need[s.target], found)
+                    largest = _largest(found)
+                magnitude = max(magnitude, largest)
+            for (node, taken), place in zip(wanted, places, strict=True):
+                value = np.asarray(entry_values(program, node, taken, env, evaluator), dtype=float)
+                total[place] += value
+                scale[place] += np.abs(value)
+            largest = max(magnitude, np.max(scale, where=np.isfinite(scale), initial=0.0))
+            near = ~np.isfinite(total) | (np.abs(total) <= _NEAR * scale)
+            near |= np.abs(total) <= _NEAR_ALL * largest
+    except (Whole, DGraphError, ArithmeticError, ValueError, TypeError, IndexError, KeyError):
+        return None
+    out = np.zeros(asked.size, dtype=bool)
+    out[entries[near]] = True
+    return out
 
 
 def _largest(value) -> float:

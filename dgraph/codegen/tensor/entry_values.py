@@ -1,0 +1,309 @@
+"""An array program's values at a few entries of its results, not at all of them.
+
+The cancellation pass (:mod:`.cancel`) asks, at a second and a third drawn point, only
+for the entries that were near 0 at the first: some 10⁴ of the 7·10⁶ entries of the
+minimal surface's Hessian at 10⁶ unknowns. Each entry of a gather, a scatter, a segment
+sum, a reshape or an elementwise operation reads a few known entries of its operands,
+so the statements are asked backwards for the positions their readers need (the
+*demand*), then evaluated forwards at those positions alone. A statement of any other
+kind (a slice, a pad, a loop, ...) is evaluated whole, and so is everything it reads.
+
+Each value is computed by the same operations in the same order as the whole array's
+evaluation (:class:`~dgraph.codegen.evaluate.ArrayEvaluator`) computes it: elementwise
+arithmetic entry by entry, a scatter-add's and a segment sum's terms added in their order
+in the index array, so an entry's value has the same bits either way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..evaluate import ArrayEvaluator
+from ..ir import (
+    ArrayStatement,
+    BinOp,
+    Call,
+    Const,
+    Formula,
+    Index,
+    Name,
+    Node,
+    Scatter,
+    ScatterAdd,
+    SegmentSum,
+    UnaryOp,
+    names_in,
+)
+
+__all__ = ["EntryValues", "Whole", "demand", "values"]
+
+_SHAPING = frozenset({"ravel", "reshape", "broadcast_to"})
+
+
+class Whole(Exception):
+    """A node that is not evaluated at a few positions (its readers take it whole)."""
+
+
+class EntryValues:
+    """A program's names' shapes (``shapes``) and the arrays read whole (``known``: name
+    -> array: constants, values no input reaches), with each scatter's and segment sum's
+    lookup of the positions asked of it, made once for :func:`demand` and
+    :func:`values`."""
+
+    def __init__(self, shapes: Mapping[str, tuple[int, ...]], known: Mapping[str, Any]) -> None:
+        self.shapes, self.known = shapes, known
+        self.lookups: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def constant(self, node: Node) -> Any:
+        """The value of a node no evaluation at positions is needed for; Whole if none."""
+        if isinstance(node, Const) and not isinstance(node.value, (tuple, list)):
+            return node.value
+        if isinstance(node, Name) and node.id in self.known:
+            return self.known[node.id]
+        raise Whole
+
+    def index(self, node: Node) -> np.ndarray:
+        """A constant vector of integer positions (a gather's or a scatter's)."""
+        value = self.constant(node)
+        if not (isinstance(value, np.ndarray) and value.ndim == 1 and value.dtype.kind in "iu"):
+            raise Whole
+        return value
+
+    def shape(self, node: Node) -> tuple[int, ...]:
+        """The shape of ``node``'s value; Whole for a node this module does not take."""
+        if isinstance(node, Name):
+            if node.id in self.known:
+                return np.shape(self.known[node.id])
+            if node.id in self.shapes:
+                return tuple(self.shapes[node.id])
+            raise Whole
+        if isinstance(node, Const):
+            return np.shape(self.constant(node))
+        if isinstance(node, Call) and node.func in _SHAPING and not node.keywords:
+            size = math.prod(self.shape(node.args[0]))
+            if node.func == "ravel" and len(node.args) == 1:
+                return (size,)
+            if len(node.args) == 2 and isinstance(node.args[1], Const):
+                target = tuple(int(n) for n in np.atleast_1d(node.args[1].value))
+                if node.func == "reshape" and -1 in target:
+                    rest = math.prod(n for n in target if n != -1)
+                    target = tuple(size // max(rest, 1) if n == -1 else n for n in target)
+                if math.prod(target) == size or (node.func == "broadcast_to" and size == 1):
+                    return target
+            raise Whole
+        if isinstance(node, Index):
+            if len(node.items) != 1 or len(self.shape(node.value)) != 1:
+                raise Whole
+            return self.index(node.items[0]).shape
+        if isinstance(node, Scatter):
+            flat, data = self.index(node.flat), self.shape(node.data)
+            if data != flat.shape:
+                raise Whole
+            return (node.size,)
+        if isinstance(node, ScatterAdd):
+            base = self.shape(node.base)
+            for flat, data in node.parts:
+                if len(base) != 1 or self.shape(data) != self.index(flat).shape:
+                    raise Whole
+            return base
+        if isinstance(node, SegmentSum):
+            if self.shape(node.data) != self.index(node.ids).shape:
+                raise Whole
+            return (node.n,)
+        children = _elementwise(node)
+        shapes = [self.shape(c) for c in children]
+        out = np.broadcast_shapes(*shapes)
+        if any(s != out and math.prod(s) != 1 for s in shapes):
+            raise Whole  # a broadcast along an axis: not entry for entry
+        return out
+
+    def positions(self, node: Node, flat: np.ndarray, at: np.ndarray, size: int):
+        """The entries of a scatter's ``flat`` that land at the positions ``at`` (sorted)
+        of its result, and for each the rank of its position in ``at``."""
+        key = (id(node), id(flat))
+        found = self.lookups.get(key)
+        if found is None or not (found[0] is at or np.array_equal(found[0], at)):
+            rank = np.full(size, -1, dtype=np.int64)
+            rank[at] = np.arange(at.size)
+            taken = np.flatnonzero(rank[flat] >= 0)
+            found = self.lookups[key] = (at, taken, rank[flat[taken]])
+        return found[1:]
+
+
+def _gathered(key: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The positions a gather at ``key`` reads for its entries ``at``; Whole where one
+    counts from the end (a position then has two names)."""
+    flat = key[at]
+    if flat.size and flat.min() < 0:
+        raise Whole
+    return flat
+
+
+def _elementwise(node: Node) -> tuple[Node, ...]:
+    """The operands of an elementwise node (each entry of the result from the same entry
+    of each, or from its one value); Whole for any other node."""
+    if isinstance(node, BinOp):
+        return (node.left, node.right)
+    if isinstance(node, UnaryOp) and node.op == "-":
+        return (node.operand,)
+    if isinstance(node, Formula):
+        return tuple(n for _, n in node.operands)
+    if (
+        isinstance(node, Call)
+        and not node.keywords
+        and isinstance(getattr(np, node.func, None), np.ufunc)
+        and getattr(np, node.func).nin == len(node.args)
+    ):
+        return node.args
+    raise Whole
+
+
+def _reads(node: Node, at: np.ndarray, p: EntryValues, out: list[tuple[str, np.ndarray]]) -> None:
+    """Append the (name, positions) pairs ``node``'s entries at ``at`` read (positions
+    flat, in C order of the name's value); Whole where it is not taken."""
+    stack = [(node, at)]
+    while stack:
+        n, where = stack.pop()
+        if isinstance(n, Const) or (isinstance(n, Name) and n.id in p.known):
+            continue
+        if isinstance(n, Name):
+            out.append((n.id, where))
+        elif isinstance(n, Call) and n.func in _SHAPING:
+            size = math.prod(p.shape(n.args[0]))
+            stack.append((n.args[0], where if size != 1 else np.zeros(1, dtype=np.int64)))
+        elif isinstance(n, Index):
+            stack.append((n.value, np.unique(_gathered(p.index(n.items[0]), where))))
+        elif isinstance(n, Scatter):
+            taken, _ = p.positions(n, p.index(n.flat), where, n.size)
+            stack.append((n.data, taken))
+        elif isinstance(n, ScatterAdd):
+            size = p.shape(n.base)[0]
+            stack.append((n.base, where))
+            for flat, data in n.parts:
+                stack.append((data, p.positions(n, p.index(flat), where, size)[0]))
+        elif isinstance(n, SegmentSum):
+            stack.append((n.data, p.positions(n, p.index(n.ids), where, n.n)[0]))
+        else:
+            shape = p.shape(n)
+            for child in _elementwise(n):
+                one = math.prod(p.shape(child)) == 1 and math.prod(shape) != 1
+                stack.append((child, np.zeros(1, dtype=np.int64) if one else where))
+
+
+def demand(
+    program: EntryValues,
+    statements: list[ArrayStatement],
+    wanted: list[tuple[Node, np.ndarray]],
+) -> dict[str, np.ndarray | None] | None:
+    """For each statement's target, the positions of its value the ``wanted`` nodes'
+    entries (node, sorted flat positions) read through ``statements`` (None: all of it);
+    names the program knows are read whole, names absent are not read. None where a
+    target is assigned twice, a store changes an array, or a wanted node is not taken at
+    positions."""
+    if any(s.at for s in statements) or len({s.target for s in statements}) < len(statements):
+        return None
+    known = program.known
+    asked: dict[str, list[np.ndarray]] = {}
+    whole: set[str] = set()
+
+    def ask(node: Node, at: np.ndarray) -> bool:
+        """Whether ``node`` is evaluated at ``at`` (else whole, and all it reads)."""
+        found: list[tuple[str, np.ndarray]] = []
+        try:
+            program.shape(node)
+            _reads(node, at, program, found)
+        except Whole:
+            whole.update(n for n in names_in(node) if n not in known)
+            return False
+        for name, where in found:
+            asked.setdefault(name, []).append(where)
+        return True
+
+    if not all([ask(node, at) for node, at in wanted]):
+        return None  # a wanted node is not taken at positions
+    out: dict[str, np.ndarray | None] = {}
+    for s in reversed(statements):
+        if s.target in known:
+            continue
+        if s.target in whole:
+            out[s.target] = None
+            whole.update(n for n in names_in(s.value) if n not in known)
+            continue
+        parts = asked.pop(s.target, None)
+        if parts is None:
+            continue  # read by none of the wanted entries
+        at = np.unique(np.concatenate(parts)) if len(parts) > 1 else parts[0]
+        out[s.target] = at if ask(s.value, at) else None
+    out.update({n: None for n in whole if n not in out})
+    for name, parts in asked.items():  # the arguments, read at positions
+        out.setdefault(name, np.unique(np.concatenate(parts)))
+    return out
+
+
+def values(
+    program: EntryValues, node: Node, at: np.ndarray, env: Mapping[str, Any], ev: ArrayEvaluator
+) -> np.ndarray:
+    """The flat entries at ``at`` (sorted) of ``node``'s value, reading each name from
+    ``env``: a whole array, or ``(positions, values)`` (its value at those sorted flat
+    positions, a superset of what is read). Raises Whole for a node :func:`demand`
+    takes whole."""
+    return np.asarray(_value(node, at, env, program, ev))
+
+
+def _name_at(value: Any, at: np.ndarray) -> np.ndarray:
+    if isinstance(value, tuple):
+        positions, values = value
+        return values[np.searchsorted(positions, at)]
+    return np.ravel(value)[at]
+
+
+def _value(node: Node, at: np.ndarray, env, p: EntryValues, ev: ArrayEvaluator) -> Any:
+    if isinstance(node, Const) or (isinstance(node, Name) and node.id in p.known):
+        value = p.constant(node)
+        return value if np.ndim(value) == 0 else np.ravel(value)[at]
+    if isinstance(node, Name):
+        return _name_at(env[node.id], at)
+    if isinstance(node, Call) and node.func in _SHAPING:
+        if math.prod(p.shape(node.args[0])) == 1:
+            one = _value(node.args[0], np.zeros(1, dtype=np.int64), env, p, ev)
+            return np.full(at.size, np.ravel(one)[0])
+        return _value(node.args[0], at, env, p, ev)
+    if isinstance(node, Index):
+        flat = _gathered(p.index(node.items[0]), at)
+        read = np.unique(flat)
+        values = _value(node.value, read, env, p, ev)
+        return values[np.searchsorted(read, flat)]
+    if isinstance(node, Scatter):
+        taken, rank = p.positions(node, p.index(node.flat), at, node.size)
+        out = np.zeros(at.size)
+        out[rank] = _value(node.data, taken, env, p, ev)
+        return out
+    if isinstance(node, ScatterAdd):
+        out = np.array(_value(node.base, at, env, p, ev), dtype=float)
+        out = np.broadcast_to(out, at.shape).copy() if out.ndim == 0 else out
+        for flat, data in node.parts:
+            taken, rank = p.positions(node, p.index(flat), at, p.shape(node.base)[0])
+            np.add.at(out, rank, _value(data, taken, env, p, ev))
+        return out
+    if isinstance(node, SegmentSum):
+        taken, rank = p.positions(node, p.index(node.ids), at, node.n)
+        data = _value(node.data, taken, env, p, ev)
+        return np.bincount(rank, weights=data, minlength=at.size)
+    shape = p.shape(node)
+    children = _elementwise(node)
+    values = []
+    for child in children:
+        if math.prod(p.shape(child)) == 1 and math.prod(shape) != 1:
+            one = _value(child, np.zeros(1, dtype=np.int64), env, p, ev)
+            values.append(np.ravel(one)[0] if np.ndim(one) else one)
+        else:
+            values.append(_value(child, at, env, p, ev))
+    if isinstance(node, Formula):
+        return ev.formula(
+            node.expr, {s: v for (s, _), v in zip(node.operands, values, strict=True)}
+        )
+    return getattr(ev, f"_eval_{type(node).__name__}")(node, values)
