@@ -46,8 +46,15 @@ def composed_gathers(
     if not roots:
         return statements
     moves = _moves(statements, roots, constants)
-    if not moves - set(roots):
-        return statements
+    wanted = [
+        n
+        for s in statements
+        if s.target not in roots and not s.at
+        for n in ir.walk(s.value)
+        if _gather(n, moves, roots, constants) is not None
+    ]
+    if not wanted:
+        return statements  # (no chain is evaluated where no gather reads one)
     first, second = _evaluated(statements, moves, roots, program, constants)
     if first is None:
         return statements
