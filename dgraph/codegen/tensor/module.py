@@ -57,6 +57,7 @@ from .fuse import fold_permutations
 from .gather_scale import folded_scalings
 from .gathers import GATHER_FROM, gathered, scatters_as_gathers
 from .grid_jax import grid_gathers
+from .jax_moves import composed_gathers
 from .jit_arguments import BOUND, jitted
 from .leaves import leaf_values
 from .numpy_assembly import Mirror
@@ -602,8 +603,11 @@ def _symmetric_jax(
             if moved.size < at.size:
                 index = w.constants.index
                 result = f"{values}.at[{index(moved).id}].set({values}[{index(at[moved]).id}])"
+        ends = set(re.findall(r"\w+", result))
+        statements = composed_gathers(dataclasses.replace(program, statements=statements),
+                                      w.constants, ends)  # fmt: skip
         statements = grid_gathers(dataclasses.replace(program, statements=statements), w.constants)
-        statements = _constants_folded(w, statements, set(re.findall(r"\w+", result)))
+        statements = _constants_folded(w, statements, ends)
         definition, jit = jitted(
             f"_{name}_arrays", args, [*w.printed(statements), f"    return {result}"], w.constants
         )
