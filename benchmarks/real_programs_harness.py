@@ -102,8 +102,9 @@ def _call(made, *groups: Sequence[np.ndarray], cast: Callable[[Any], Any] = np.a
 
 class Survey:
     """A table of programs, ``source`` the file that defines them (for ``dgraph codegen``),
-    ``rng`` for the random tangents and adjoints, ``cell`` a column's width and ``clip`` how
-    much of a refusal's and of an error's message is kept."""
+    ``rng`` for the random tangents and adjoints, ``cell`` a column's width, ``clip`` how
+    much of a refusal's and of an error's message is kept and ``modes`` the columns (a
+    subclass's :meth:`_run` may define others)."""
 
     def __init__(
         self,
@@ -113,9 +114,10 @@ class Survey:
         *,
         cell: int = 8,
         clip: tuple[int, int] = (220, 400),
+        modes: tuple[str, ...] = MODES,
     ) -> None:
         self.programs, self.source, self.rng = programs, source, rng
-        self.cell, self.clip = cell, clip
+        self.cell, self.clip, self.modes = cell, clip, modes
 
     def run(self, name: str, mode: str, limit: int = 180) -> tuple[str, str]:
         """One call, stopped after ``limit`` seconds: ('ok'|'refused'|'WRONG'|'ERROR'|'HANG'|
@@ -186,7 +188,7 @@ class Survey:
 
     def main(self, argv: list[str]) -> None:
         """``[NAME ...] [--modes=jac,jvp,...] [--limit=SECONDS] [--list]``: the table."""
-        modes, limit = MODES, 180
+        modes, limit = self.modes, 180
         for a in argv:
             if a.startswith("--modes="):
                 modes = tuple(a.split("=", 1)[1].split(","))

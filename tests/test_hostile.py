@@ -555,7 +555,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     ("numpy-branch", ["structure", H("numpy_model.py") + ":branches"], "write it with numpy.where"),
     ("numpy-float", ["structure", H("numpy_model.py") + ":converts"], "float() of a value"),
-    ("numpy-ufunc", ["structure", H("numpy_model.py") + ":unknown_ufunc"], "numpy.logaddexp"),
+    ("numpy-ufunc", ["structure", H("numpy_model.py") + ":unknown_ufunc"], "numpy.logaddexp2"),
     (
         "vector-returns-none",
         ["structure", H("returns_none.py") + ":f", "--inputs", "a:2"],

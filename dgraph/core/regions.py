@@ -182,6 +182,7 @@ class Body:
         return total
 
 
+REACH_LIMIT = 50_000_000  # steps × body inputs above which Region.depends reads reachability
 PLAN_LIMIT = 20_000_000  # products of entries a planned body Jacobian may hold
 
 
@@ -619,6 +620,40 @@ class Region(PatternBlocks):
             m = sp.csr_array(m)
             return np.asarray(m[block.rows, block.cols]).reshape(-1)
         return np.asarray(m)[block.rows, block.cols]
+
+    def depends(self, j: int, k: int) -> bool:
+        """Whether output j may depend on operand k: for a loop whose exact patterns cost
+        ``length × inputs`` above :data:`REACH_LIMIT` (work of every step), by reachability
+        over the body's blocks (a sound superset, the patterns made only when the blocks
+        are asked for), else from the exact patterns."""
+        if self._pattern is None and (self.length or 0) * self.body.n_in > REACH_LIMIT:
+            i = self.body_input[k]
+            return i is not None and bool(self._reach()[j, i])
+        return super().depends(j, k)
+
+    def _reach(self) -> np.ndarray:
+        """Body output block o reachable from body input block i, through any number of
+        steps (the carries' closure), by the unmasked body Jacobian's blocks."""
+        b = self.body
+        jp = sp.csr_array(b.jacobian(None))
+        nin, nout = len(b.inputs), len(b.outputs)
+        direct = np.zeros((nout, nin), bool)
+        for o in range(nout):
+            if b.out_offsets[o] is None:
+                continue
+            rows = jp[[b.out_offsets[o] + r for r in range(math.prod(b.out_shapes[o]))]]
+            cols = set(rows.indices.tolist())
+            for i in range(nin):
+                if b.floats[i]:
+                    at = b.in_offsets[i]
+                    direct[o, i] = any(at <= c < at + math.prod(b.shapes[i]) for c in cols)
+        carry = slice(self.n_consts, self.n_consts + self.n_carry)
+        reach = direct.copy()
+        while True:  # output o over input i via a carry c: reach[c, i] and direct[o, c]
+            more = reach | (direct[:, carry].astype(int) @ reach[: self.n_carry].astype(int) > 0)
+            if (more == reach).all():
+                return reach
+            reach = more
 
     def _patterns(self) -> dict[tuple[int, int], Any]:
         """Each (output, operand) pair's pattern as a boolean sparse matrix."""

@@ -539,7 +539,18 @@ def _composite_ufuncs() -> dict[str, Callable[..., Any]]:
         "hypot": lambda a, b: _elementwise(
             "sqrt", (_elementwise("square", (a,)) + _elementwise("square", (b,)),)
         ),
+        "logaddexp": _logaddexp,
     }
+
+
+def _logaddexp(a: Any, b: Any) -> Any:
+    """``log(exp(a) + exp(b))`` as ``m + log(exp(a - m) + exp(b - m))``, ``m = max(a, b)``:
+    no overflow, and ``m``'s partials cancel identically, so the derivatives of every order
+    are those of the smooth function also where ``a == b`` (``logaddexp(0, z)`` at ``z = 0``).
+    """
+    m = _elementwise("max", (a, b))
+    exps = _elementwise("exp", (a - m,)) + _elementwise("exp", (b - m,))
+    return m + _elementwise("log", (exps,))
 
 
 def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
@@ -1396,8 +1407,20 @@ def _inv(a: Any) -> Any:
     return _solve(a, np.eye(n))
 
 
+_SLOGDET = type(np.linalg.slogdet(np.eye(1)))  # NumPy's named pair (sign, logabsdet)
+
+
+def _slogdet(a: Any) -> Any:
+    """``np.linalg.slogdet``: ``sign(det a)`` (derivative 0) and ``log|det a|``, the pair
+    JAX's reader makes of ``jnp.linalg.slogdet``."""
+    square = _square(a, "numpy.linalg.slogdet")
+    sign = _elementwise("sign", (_linalg_op("det", [square], (), ()),))
+    return _SLOGDET(sign, _linalg_op("logabsdet", [square], (), ()))
+
+
 _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.linalg.norm: _norm,
+    np.linalg.slogdet: _slogdet,
     np.linalg.cholesky: _cholesky,
     np.linalg.solve: _solve,
     np.linalg.inv: _inv,
