@@ -10,7 +10,8 @@ the function that does it: the jaxpr reader (``gradient_graph``), pricing the ca
 eliminations (``_cheapest``), the expression set's check (``ExpressionSet.verify``),
 code generation (``tensor_program``), loading the module (``load_python``) and the
 generated code's check (``check_tensor``); the whole build's user and system seconds and
-the process's peak resident memory. Prints one line: those, the method chosen, its
+the process's peak resident memory; then the first call's CPU seconds (JAX: its
+compile, where the check's program is not reused). Prints one line: those, the method chosen, its
 multiplications and nnz; ``--profile`` writes a cProfile of the build too.
 """
 
@@ -96,7 +97,9 @@ def main() -> None:
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(a.profile)
-    h = H(x) if w is None else H(x, w)
+    t1 = time.process_time()
+    h = jax.block_until_ready(H(x) if w is None else H(x, w))
+    first = time.process_time() - t1
     es = H.generated.expression_set
     result = {
         "problem": a.problem,
@@ -108,6 +111,7 @@ def main() -> None:
         "system": round(times1.system - times0.system, 3),
         "peak GiB": round(peak, 2),
         **{p: round(spent.get(p, 0.0), 3) for p in PHASES},
+        "first call": round(first, 3),
         "method": es.method,
         "mults": es.mults,
         "nnz": int(getattr(h, "nnz", None) or h.nse),

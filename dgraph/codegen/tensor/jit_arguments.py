@@ -28,6 +28,7 @@ indices: 8.3 ms a call embedded, 10.1 ms as arguments), and the minimal surface'
 arguments)."""
 
 BOUND = '''_DEVICE = {}
+_NARROW = {}
 
 
 def _on_device(name, array, x64):
@@ -39,13 +40,30 @@ def _on_device(name, array, x64):
     return _DEVICE[key]
 
 
+def _narrowed(function):
+    """``function`` reading the module's arrays of 64 bits as copies in the 32 bits JAX
+    gives them with x64 off: JAX remembers a NumPy array's type per array for as long as a
+    trace that read it lives, whatever the precision, so a trace made with x64 on would
+    lend its types to one made with it off."""
+    if not _NARROW:
+        for name, value in globals().items():
+            if isinstance(value, numpy.ndarray):
+                narrow = jax.dtypes.canonicalize_dtype(value.dtype)
+                value = value if narrow == value.dtype else value.astype(narrow)
+            _NARROW[name] = value
+    return type(function)(function.__code__, _NARROW, function.__name__)
+
+
 def _bound(function, **arrays):
-    """``function`` jitted, called with the module's ``arrays`` as device arrays."""
-    jitted = jax.jit(function)
+    """``function`` jitted once per precision (:func:`_narrowed` with x64 off), called
+    with the module's ``arrays`` as device arrays."""
+    jitted = {}
 
     def call(*args):
         x64 = bool(jax.config.jax_enable_x64)
-        return jitted(*args, **{k: _on_device(k, v, x64) for k, v in arrays.items()})
+        if x64 not in jitted:
+            jitted[x64] = jax.jit(function if x64 else _narrowed(function))
+        return jitted[x64](*args, **{k: _on_device(k, v, x64) for k, v in arrays.items()})
 
     return call'''
 
