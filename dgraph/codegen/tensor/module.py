@@ -51,6 +51,7 @@ from .constants import Constants, decoder
 from .convolution import JAX_HELPERS
 from .dialect import DIALECTS, Dialect
 from .entries import entries, fills
+from .exact_fold import numpy_exact
 from .formula_reuse import reused_calls
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
@@ -682,11 +683,12 @@ def _reads(s: ArrayStatement) -> set[str]:
 def _evaluated(w: Writer, statements: list[ArrayStatement], wanted: list[str]) -> list:
     """The values of ``wanted`` after ``statements``, which read only module constants,
     as NumPy arrays, computed with the module's own array module (JAX's in doubles, in
-    one jitted program whose arguments are the constants, not op by op)."""
+    one jitted program whose arguments are the constants, not op by op; by NumPy where it
+    gives XLA's bits, :func:`~.exact_fold.numpy_exact`)."""
     targets = {s.target for s in statements}
     names = sorted(set().union(*(_reads(s) for s in statements)) - targets)
     arrays = [w.constants.arrays[n] for n in names]
-    if w.d.lang != "jax" or _moves_only(statements):
+    if w.d.lang != "jax" or numpy_exact(statements):
         try:
             env = ArrayEvaluator().run(statements, dict(zip(names, arrays, strict=True)))
             return [np.asarray(env[t]) for t in wanted]
@@ -705,23 +707,6 @@ def _evaluated(w: Writer, statements: list[ArrayStatement], wanted: list[str]) -
 
     with jax.enable_x64(True):
         return [np.asarray(v) for v in jax.jit(folded)(*arrays)]
-
-
-_MOVES = ("ravel", "reshape")
-
-
-def _moves_only(statements: list[ArrayStatement]) -> bool:
-    """Whether ``statements`` only gather, slice and reshape (NumPy computes them as JAX
-    does, where no index is out of range; faster, and with nothing to compile)."""
-    return all(
-        not s.at
-        and all(
-            isinstance(n, (ir.Name, ir.Const, Index, ir.Slice))
-            or (isinstance(n, Call) and n.func in _MOVES)
-            for n in ir.walk(s.value)
-        )
-        for s in statements
-    )
 
 
 def _constants_folded(
@@ -775,7 +760,7 @@ def _fold_gathers(
     rest = []  # JAX: the nodes that compute (not only move entries), in one program
     for n in found:
         statement = [ArrayStatement("_g", n)]
-        if w.d.lang == "jax" and not _moves_only(statement):
+        if w.d.lang == "jax" and not numpy_exact(statement):
             rest.append(n)
         else:
             values[n] = _evaluated(w, statement, ["_g"])[0]
