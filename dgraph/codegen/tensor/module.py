@@ -392,7 +392,7 @@ def _outside_pattern(
         "",
         "",
         jit,
-        f"_INDICES = jnp.asarray({pattern})",
+        f"_INDICES = jax.device_put({pattern})",
         "",
         "",
         f"def {mode}({args}):",
@@ -610,8 +610,9 @@ def _symmetric_jax(
         )
         functions += [*definition, "", ""]
         jits.append(jit)
+    # a BCOO's tree structure holds its shape and flags, not its entries: made from one
     made = (
-        "jax.tree_util.tree_structure(jsparse.BCOO((jnp.zeros({k}), {i}), shape={s!r},"
+        "jax.tree_util.tree_structure(jsparse.BCOO(_ONE_ENTRY, shape={s!r},"
         " indices_sorted=True, unique_indices=True))"
     )
     return [
@@ -620,10 +621,11 @@ def _symmetric_jax(
         "",
         *functions,
         *jits,
-        f"_INDICES = jnp.asarray({full})",
-        f"_TRIL_INDICES = jnp.asarray({low})",
-        "_BCOO = " + made.format(k=rows.size, i="_INDICES", s=shape),
-        "_TRIL_BCOO = " + made.format(k=int(lower.sum()), i="_TRIL_INDICES", s=shape),
+        f"_INDICES = jax.device_put({full})",
+        f"_TRIL_INDICES = jax.device_put({low})",
+        "_ONE_ENTRY = jax.device_put((numpy.zeros(1), numpy.zeros((1, 2), numpy.int32)))",
+        "_BCOO = " + made.format(s=shape),
+        "_TRIL_BCOO = " + made.format(s=shape),
         "",
         "",
         f"def {mode}({args}):",
@@ -1074,7 +1076,7 @@ def _split(w: Writer, graph, mode: str, args: str, coordinates: tuple, shapes) -
             "",
             "",
             f"{read_name} = jax.jit({read_name})",
-            *(f"{d} = jnp.asarray({k})" for k, d in devices.items()),
+            *(f"{d} = jax.device_put({k})" for k, d in devices.items()),
             "",
             "",
         ]
