@@ -14,7 +14,8 @@ generated code's check (``check_tensor``); the whole build's user and system sec
 the process's peak resident memory; then the first call's CPU seconds (JAX: its
 compile, where the check's program is not reused) and, with ``--calls N``, the median
 CPU and wall milliseconds of N calls after it. Prints one line: those, the method
-chosen, its multiplications and nnz; ``--profile`` writes a cProfile of the build too.
+chosen, its multiplications and nnz; ``--profile`` writes a cProfile of the build too,
+``--write FILE`` the generated module's text.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--lang", default="python", choices=("python", "jax"))
     parser.add_argument("--calls", type=int, default=0, help="calls timed after the first")
+    parser.add_argument("--write", help="write the generated module's text to this file")
     a = parser.parse_args()
     import jax
 
@@ -108,6 +110,8 @@ def main() -> None:
         t2, w2 = time.process_time(), time.perf_counter()
         jax.block_until_ready(H(x) if w is None else H(x, w))
         calls.append((time.process_time() - t2, time.perf_counter() - w2))
+    if a.write:
+        Path(a.write).write_text(H.gradient.generated.text)
     es = H.generated.expression_set
     result = {
         "problem": a.problem,
