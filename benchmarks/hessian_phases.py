@@ -1,6 +1,7 @@
 """CPU seconds of one sparse Hessian build, by phase (issue 55's build target).
 
-    python benchmarks/hessian_phases.py PROBLEM SIZE [--profile FILE] [--json]
+    python benchmarks/hessian_phases.py PROBLEM SIZE [--lang jax] [--calls N] [--profile FILE]
+        [--json]
 
 ``make_function(g, "hessian", "python", point=[x], weights=w, sparse=True)`` of a
 problem of :mod:`hessian_functions` (``g`` on the problem's own shape, as
@@ -10,8 +11,11 @@ the function that does it: the jaxpr reader (``gradient_graph``), pricing the ca
 eliminations (``_cheapest``), the expression set's check (``ExpressionSet.verify``),
 code generation (``tensor_program``), loading the module (``load_python``) and the
 generated code's check (``check_tensor``); the whole build's user and system seconds and
-the process's peak resident memory. Prints one line: those, the method chosen, its
-multiplications and nnz; ``--profile`` writes a cProfile of the build too.
+the process's peak resident memory; then the first call's CPU seconds (JAX: its
+compile, where the check's program is not reused) and, with ``--calls N``, the median
+CPU and wall milliseconds of N calls after it. Prints one line: those, the method
+chosen, its multiplications and nnz; ``--profile`` writes a cProfile of the build too,
+``--write FILE`` the generated module's text.
 """
 
 from __future__ import annotations
@@ -63,6 +67,8 @@ def main() -> None:
     parser.add_argument("--profile")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--lang", default="python", choices=("python", "jax"))
+    parser.add_argument("--calls", type=int, default=0, help="calls timed after the first")
+    parser.add_argument("--write", help="write the generated module's text to this file")
     a = parser.parse_args()
     import jax
 
@@ -96,7 +102,16 @@ def main() -> None:
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(a.profile)
-    h = H(x) if w is None else H(x, w)
+    t1 = time.process_time()
+    h = jax.block_until_ready(H(x) if w is None else H(x, w))
+    first = time.process_time() - t1
+    calls = []
+    for _ in range(a.calls):
+        t2, w2 = time.process_time(), time.perf_counter()
+        jax.block_until_ready(H(x) if w is None else H(x, w))
+        calls.append((time.process_time() - t2, time.perf_counter() - w2))
+    if a.write:
+        Path(a.write).write_text(H.gradient.generated.text)
     es = H.generated.expression_set
     result = {
         "problem": a.problem,
@@ -108,6 +123,15 @@ def main() -> None:
         "system": round(times1.system - times0.system, 3),
         "peak GiB": round(peak, 2),
         **{p: round(spent.get(p, 0.0), 3) for p in PHASES},
+        "first call": round(first, 3),
+        **(
+            {
+                "call CPU ms": round(1e3 * sorted(c for c, _ in calls)[len(calls) // 2], 2),
+                "call wall ms": round(1e3 * sorted(w for _, w in calls)[len(calls) // 2], 2),
+            }
+            if calls
+            else {}
+        ),
         "method": es.method,
         "mults": es.mults,
         "nnz": int(getattr(h, "nnz", None) or h.nse),

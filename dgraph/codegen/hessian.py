@@ -448,8 +448,7 @@ def _scalar_value_gradient_hessian(
 def _mirrored(inner: Callable[..., Any], tril: bool) -> Callable[..., Any]:
     """``inner`` (which returns a Hessian of one array) made symmetric by construction
     (:class:`Symmetric`), its pattern read from the first value it returns (not from a
-    call made here: a jitted JAX function first called with x64 in one state fails to
-    compile when later called in the other)."""
+    call made here, in a precision the caller may not use)."""
     made: list[Symmetric] = []
 
     def hessian(*a: Any) -> Any:

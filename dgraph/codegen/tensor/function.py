@@ -179,7 +179,7 @@ def _make(
         sweep = sweep_module(es.graph, mode, lang, tape)
         checked = load_python(sweep.text)
         check = _checked(check_sweep(getattr(checked, mode), mode, es, lang))
-        function = getattr(_fresh(checked, sweep.text, lang), mode)
+        function = getattr(checked, mode)
         generated = TensorGenerated(sweep.text, lang, es, sparse, check, mode, sweep.mults)
         generated.loops = sweep.loops
         return generated, function
@@ -197,7 +197,7 @@ def _make(
     text = program.text
     checked = load_python(text)
     check = _checked(check_tensor(getattr(checked, mode), es, lang, mode=mode))
-    module = _fresh(checked, text, lang)
+    module = checked
     function = getattr(module, mode)
     generated = TensorGenerated(text, lang, es, sparse, check, mode)
     generated.ops = count_array_ops(program)
@@ -291,13 +291,6 @@ def _with_values(
         return (values[0] if len(values) == 1 else tuple(values)), split(J)
 
     return value_and_jacobian
-
-
-def _fresh(checked: Any, text: str, lang: str) -> Any:
-    """The module to return: for JAX a fresh load of ``text``, since ``jax.jit`` keeps
-    the trace the check made with x64 on, and that trace fails to compile when called
-    once x64 is off again (jax 0.10); else the module checked."""
-    return load_python(text) if lang == "jax" else checked
 
 
 def _wrong(check) -> bool:

@@ -51,6 +51,7 @@ from .constants import Constants, decoder
 from .convolution import JAX_HELPERS
 from .dialect import DIALECTS, Dialect
 from .entries import entries, fills
+from .exact_fold import numpy_exact
 from .formula_reuse import reused_calls
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
@@ -392,7 +393,7 @@ def _outside_pattern(
         "",
         "",
         jit,
-        f"_INDICES = jnp.asarray({pattern})",
+        f"_INDICES = jax.device_put({pattern})",
         "",
         "",
         f"def {mode}({args}):",
@@ -613,8 +614,9 @@ def _symmetric_jax(
         )
         functions += [*definition, "", ""]
         jits.append(jit)
+    # a BCOO's tree structure holds its shape and flags, not its entries: made from one
     made = (
-        "jax.tree_util.tree_structure(jsparse.BCOO((jnp.zeros({k}), {i}), shape={s!r},"
+        "jax.tree_util.tree_structure(jsparse.BCOO(_ONE_ENTRY, shape={s!r},"
         " indices_sorted=True, unique_indices=True))"
     )
     return [
@@ -623,10 +625,11 @@ def _symmetric_jax(
         "",
         *functions,
         *jits,
-        f"_INDICES = jnp.asarray({full})",
-        f"_TRIL_INDICES = jnp.asarray({low})",
-        "_BCOO = " + made.format(k=rows.size, i="_INDICES", s=shape),
-        "_TRIL_BCOO = " + made.format(k=int(lower.sum()), i="_TRIL_INDICES", s=shape),
+        f"_INDICES = jax.device_put({full})",
+        f"_TRIL_INDICES = jax.device_put({low})",
+        "_ONE_ENTRY = jax.device_put((numpy.zeros(1), numpy.zeros((1, 2), numpy.int32)))",
+        "_BCOO = " + made.format(s=shape),
+        "_TRIL_BCOO = " + made.format(s=shape),
         "",
         "",
         f"def {mode}({args}):",
@@ -686,11 +689,12 @@ def _reads(s: ArrayStatement) -> set[str]:
 def _evaluated(w: Writer, statements: list[ArrayStatement], wanted: list[str]) -> list:
     """The values of ``wanted`` after ``statements``, which read only module constants,
     as NumPy arrays, computed with the module's own array module (JAX's in doubles, in
-    one jitted program whose arguments are the constants, not op by op)."""
+    one jitted program whose arguments are the constants, not op by op; by NumPy where it
+    gives XLA's bits, :func:`~.exact_fold.numpy_exact`)."""
     targets = {s.target for s in statements}
     names = sorted(set().union(*(_reads(s) for s in statements)) - targets)
     arrays = [w.constants.arrays[n] for n in names]
-    if w.d.lang != "jax" or _moves_only(statements):
+    if w.d.lang != "jax" or numpy_exact(statements):
         try:
             env = ArrayEvaluator().run(statements, dict(zip(names, arrays, strict=True)))
             return [np.asarray(env[t]) for t in wanted]
@@ -709,23 +713,6 @@ def _evaluated(w: Writer, statements: list[ArrayStatement], wanted: list[str]) -
 
     with jax.enable_x64(True):
         return [np.asarray(v) for v in jax.jit(folded)(*arrays)]
-
-
-_MOVES = ("ravel", "reshape")
-
-
-def _moves_only(statements: list[ArrayStatement]) -> bool:
-    """Whether ``statements`` only gather, slice and reshape (NumPy computes them as JAX
-    does, where no index is out of range; faster, and with nothing to compile)."""
-    return all(
-        not s.at
-        and all(
-            isinstance(n, (ir.Name, ir.Const, Index, ir.Slice))
-            or (isinstance(n, Call) and n.func in _MOVES)
-            for n in ir.walk(s.value)
-        )
-        for s in statements
-    )
 
 
 def _constants_folded(
@@ -779,7 +766,7 @@ def _fold_gathers(
     rest = []  # JAX: the nodes that compute (not only move entries), in one program
     for n in found:
         statement = [ArrayStatement("_g", n)]
-        if w.d.lang == "jax" and not _moves_only(statement):
+        if w.d.lang == "jax" and not numpy_exact(statement):
             rest.append(n)
         else:
             values[n] = _evaluated(w, statement, ["_g"])[0]
@@ -1093,7 +1080,7 @@ def _split(w: Writer, graph, mode: str, args: str, coordinates: tuple, shapes) -
             "",
             "",
             f"{read_name} = jax.jit({read_name})",
-            *(f"{d} = jnp.asarray({k})" for k, d in devices.items()),
+            *(f"{d} = jax.device_put({k})" for k, d in devices.items()),
             "",
             "",
         ]
