@@ -35,7 +35,9 @@ address-space limit, in float64:
   residue that dgraph does not store (a wrong answer); else ``wider``: an entry stored
   that is exactly 0.0 at every point; else ``exact`` (``exact*``: equal to the entries
   above the residue, the residue not stored). ``refused``: dgraph's one-line error (DGraphError);
-  ``error``: any other exception (a bug).
+  ``error``: any other exception (a bug). ``build CPU s``: the build's
+  ``time.process_time`` (the machine may be shared); ``eqns (loops)``: the gradient's
+  jaxpr, nested equations counted where used (:func:`jaxpr_size`).
 """
 
 from __future__ import annotations
