@@ -35,7 +35,9 @@ address-space limit, in float64:
   residue that dgraph does not store (a wrong answer); else ``wider``: an entry stored
   that is exactly 0.0 at every point; else ``exact`` (``exact*``: equal to the entries
   above the residue, the residue not stored). ``refused``: dgraph's one-line error (DGraphError);
-  ``error``: any other exception (a bug).
+  ``error``: any other exception (a bug). ``build CPU s``: the build's
+  ``time.process_time`` (the machine may be shared); ``eqns (loops)``: the gradient's
+  jaxpr, nested equations counted where used (:func:`jaxpr_size`).
 """
 
 from __future__ import annotations
@@ -108,6 +110,31 @@ def _points(y0, n_points: int = 2):
 def _one_line(e: BaseException) -> str:
     text = str(e).strip().splitlines()
     return f"{type(e).__name__}: {text[0] if text else ''}"[:240]
+
+
+def jaxpr_size(closed) -> dict:
+    """Equations of a closed jaxpr, nested ones included (each nested jaxpr counted where
+    it is used), its loops (``scan``, ``while``) and nested calls (``pjit``, ``custom_*``)."""
+    counts = {"eqns": 0, "top_eqns": len(closed.jaxpr.eqns), "loops": 0, "calls": 0}
+
+    def walk(jaxpr) -> None:
+        for eqn in jaxpr.eqns:
+            counts["eqns"] += 1
+            name = eqn.primitive.name
+            if name in ("scan", "while"):
+                counts["loops"] += 1
+            elif name in ("pjit", "jit", "closed_call", "custom_jvp_call", "custom_vjp_call"):
+                counts["calls"] += 1
+            for value in eqn.params.values():
+                for sub in value if isinstance(value, (tuple, list)) else (value,):
+                    inner = getattr(sub, "jaxpr", None)
+                    if inner is not None and hasattr(sub, "consts"):
+                        walk(inner)
+                    elif hasattr(sub, "eqns"):
+                        walk(sub)
+
+    walk(closed.jaxpr)
+    return counts
 
 
 def _emit(row: dict) -> None:
@@ -184,11 +211,14 @@ def run_problem(name: str, problems: dict, timeout: float) -> None:
     import dgraph
     from dgraph.errors import DGraphError
 
+    row["jaxpr"] = jaxpr_size(jax.make_jaxpr(jax.grad(f))(y0))
     signal.alarm(int(timeout))
     t0 = time.perf_counter()
+    c0 = time.process_time()
     try:
         H = dgraph.hessian(f, y0, sparse=True)
         row["build_s"] = time.perf_counter() - t0
+        row["build_cpu_s"] = time.process_time() - c0
         stored = np.zeros(truth.shape, dtype=bool)
         err = 0.0
         for p, ref in zip(points, refs, strict=True):
@@ -310,11 +340,16 @@ def _true_cell(r: dict) -> str:
     return _cell(true) if above in (None, true) else f"{true} ({above})"
 
 
+def _size_cell(size: dict | None) -> str:
+    """The gradient's jaxpr: equations, nested ones included, and its loops."""
+    return "–" if not size else f"{size['eqns']} ({size['loops']})"
+
+
 def table(rows: list[dict]) -> str:
     lines = [
         "| problem | n | CUTEst nnz | true nnz | asdex nnz | dgraph nnz | dgraph | rel. error"
-        " | build s | per call s | asdex detect s | note |",
-        "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|",
+        " | build s | build CPU s | eqns (loops) | per call s | asdex detect s | note |",
+        "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
         asdex = r.get("asdex")
@@ -335,6 +370,8 @@ def table(rows: list[dict]) -> str:
                     _cell(r.get("dgraph")),
                     _cell(r.get("rel_error"), 2),
                     _cell(r.get("build_s"), 2),
+                    _cell(r.get("build_cpu_s"), 2),
+                    _size_cell(r.get("jaxpr")),
                     _cell(r.get("call_s"), 2),
                     _cell(r.get("asdex_s"), 2),
                     note.replace("|", "\\|"),

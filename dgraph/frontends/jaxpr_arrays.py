@@ -51,6 +51,7 @@ from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..errors import InputError
 from .jaxpr_branches import read_clamp, read_cond
+from .jaxpr_constants import ConstantFrontier, signature
 from .jaxpr_dynamic import read_dynamic
 from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_linalg import read_determinant
@@ -103,6 +104,13 @@ PREFOLD_MOST = 512
 """The most equations on constants evaluated together in one jitted program (XLA's
 compile time grows with the program: VANDANMSLS's 9,000 scalar operations on constants
 did not compile in five minutes; one by one, each kind of operation compiles once)."""
+
+PREFOLD_REPEATS = 4
+"""Equations on constants are folded one by one, each kind of operation (a primitive on
+operands of given shapes) compiled once and then only dispatched, where a batch has more
+than this many equations per kind not yet compiled: a B-spline on constants unrolled 220
+times is thousands of scalar operations of a few dozen kinds, which one program compiles
+operation by operation (minutes), and one by one in seconds."""
 
 # -- what each primitive computes, over sympy operands --------------------------------------
 
@@ -344,6 +352,8 @@ class _Reader:
         self.prefolded: dict[int, list[np.ndarray]] = {}  # by id(eqn): prefold's values
         # prefold's jitted programs by their equations (a nested call's body read again)
         self.prefold_programs: dict[tuple[int, ...], tuple[list, Callable[..., Any]]] = {}
+        self.bound: set = set()  # signatures of the equations fold bound on their own
+        self.looked = 0  # operands ConstantFrontier looked at
 
     def run(self, jaxpr, consts, args: list[Value], needed_only: bool = False) -> list[Value]:
         """The values of ``jaxpr``'s outputs (with ``needed_only``, equations no output
@@ -360,13 +370,19 @@ class _Reader:
             return _held(atom.val) if isinstance(atom, Literal) else env[atom]
 
         eqns = _needed(jaxpr) if needed_only else jaxpr.eqns
-        self.prefold(eqns, env)
+        frontier = ConstantFrontier(
+            eqns,
+            lambda var: isinstance(env.get(var), np.ndarray),
+            lambda eqn: eqn.primitive.name in CALLS,
+        )
+        self.prefold(frontier.start(), env)
         for k, eqn in enumerate(eqns):
             outs = self.equation(eqn, [read(a) for a in eqn.invars])
             for var, value in zip(eqn.outvars, outs, strict=True):
                 env[var] = value
-            if eqn.primitive.name in CALLS and all(isinstance(o, np.ndarray) for o in outs):
-                self.prefold(eqns[k + 1 :], env)  # a call made constants: what reads them
+            if not frontier.chosen[k] and all(isinstance(o, np.ndarray) for o in outs):
+                self.prefold(frontier.constant(eqn.outvars), env)  # what reads them
+        self.looked += frontier.looked
         return [read(v) for v in jaxpr.outvars]
 
     def equation(self, eqn, ins: list[Value]) -> list[Value]:
@@ -512,22 +528,21 @@ class _Reader:
         self.records.append(_Record(name, op))
         return name
 
-    def prefold(self, eqns: list, env: dict) -> None:
-        """The equations that read only constants (directly or through one another),
-        evaluated together in one jitted program: one compilation, not one per operation;
-        :meth:`fold` takes their values. Where that fails, each is folded on its own."""
+    def prefold(self, chosen: list, env: dict) -> None:
+        """Equations that read only constants (directly or through one another; found by
+        :class:`~.jaxpr_constants.ConstantFrontier`), evaluated together in one jitted
+        program: one compilation, not one per operation; :meth:`fold` takes their values.
+        Not where most of them repeat an operation :meth:`fold` compiles once and then
+        only dispatches (see :data:`PREFOLD_REPEATS`), nor past :data:`PREFOLD_MOST`; where
+        the program fails, each is folded on its own."""
         from jax.extend.core import Literal
 
-        known = {var for var, value in env.items() if isinstance(value, np.ndarray)}
-        chosen = []
-        for eqn in eqns:
-            if eqn.primitive.name not in CALLS and all(
-                isinstance(a, Literal) or a in known for a in eqn.invars
-            ):
-                chosen.append(eqn)
-                known.update(eqn.outvars)
-        if not 2 <= len(chosen) <= PREFOLD_MOST:
-            return  # none, one, or too many to compile together: folded one by one
+        key = tuple(map(id, chosen))  # the same body read again: compiled once
+        if key not in self.prefold_programs and (
+            not 2 <= len(chosen) <= PREFOLD_MOST  # none, one, or too many together
+            or len({signature(e) for e in chosen} - self.bound) * PREFOLD_REPEATS < len(chosen)
+        ):
+            return  # folded one by one
         inner = (a for e in chosen for a in e.invars if not isinstance(a, Literal))
         leaves = list(dict.fromkeys(a for a in inner if a in env))
 
@@ -541,7 +556,6 @@ class _Reader:
             return [local[v] for e in chosen for v in e.outvars]
 
         jax = jax_module()
-        key = tuple(map(id, chosen))  # the same body read again: compiled once
         _, program = self.prefold_programs.setdefault(key, (chosen, jax.jit(evaluate)))
         try:
             values = iter(program(*(_unheld(env[v]) for v in leaves)))
@@ -549,6 +563,7 @@ class _Reader:
             return
         for e in chosen:
             self.prefolded[id(e)] = [_held(next(values)) for _ in e.outvars]
+            env.update(zip(e.outvars, self.prefolded[id(e)], strict=True))  # a later batch's
 
     def fold(self, eqn, ins: list[np.ndarray]) -> list[np.ndarray]:
         """An equation on constants, evaluated once by JAX (:meth:`prefold`'s value where
@@ -557,6 +572,7 @@ class _Reader:
         if found is not None:
             self.folded += 1
             return found
+        self.bound.add(signature(eqn))
         try:
             out = eqn.primitive.bind(*(_unheld(x) for x in ins), **eqn.params)
         except Exception as exc:

@@ -119,6 +119,7 @@ def _constant(value: np.ndarray, where: str) -> Const:
 def _sub_reader(reader, where: str, taken: set[str]):
     sub = type(reader)(where, set(taken), prefix=reader.prefix)
     sub.depth = reader.depth
+    sub.bound = reader.bound  # what fold compiled: compiled for the body too
     return sub
 
 
