@@ -58,7 +58,7 @@ def _jax(f, *args):
         return (
             float(f(*args)),
             np.asarray(jax.grad(f)(*args)),
-            np.asarray(jax.hessian(f)(*args)),
+            np.asarray(jax.jit(jax.hessian(f))(*args)),
         )
 
 
