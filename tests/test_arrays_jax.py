@@ -70,7 +70,7 @@ def _jacobian(g, args, outputs) -> np.ndarray:
 
 def _jax_jacobian(f, args) -> np.ndarray:
     """jax.jacfwd of f, every input and output flattened and stacked."""
-    jacs = jax.jacfwd(f, argnums=tuple(range(len(args))))(*args)
+    jacs = jax.jit(jax.jacfwd(f, argnums=tuple(range(len(args)))))(*args)
     outs = jacs if isinstance(jacs, (list, tuple)) and isinstance(jacs[0], tuple) else [jacs]
     rows = []
     for out in outs:

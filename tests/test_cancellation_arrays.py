@@ -34,8 +34,9 @@ def nonzeros(f, args, v=None) -> tuple[np.ndarray, np.ndarray]:
         g = f if v is None else (lambda *a: jnp.dot(v, f(*a)))
         n = len(args)
         drawn = [np.random.default_rng(10).uniform(-1.5, 1.5, np.shape(a)) for a in args]
+        hessian = jax.jit(jax.hessian(g, argnums=tuple(range(n))))  # one compile, two points
         for point in (args, drawn):
-            h = jax.hessian(g, argnums=tuple(range(n)))(*map(jnp.asarray, point))
+            h = hessian(*map(jnp.asarray, point))
             h = np.block([[np.asarray(h[i][j]) for j in range(n)] for i in range(n)])
             at_args = h if at_args is None else at_args
             nz = np.abs(h) > 1e-9 * (1.0 + np.abs(h).max())

@@ -156,7 +156,7 @@ def _expected(g, f, inputs):
     """jax.jacfwd over every input: one output's blocks, a tuple over the inputs."""
     with jax.enable_x64(True):
         args = [jnp.asarray(inputs[x]) for x in g.inputs]
-        jac = jax.jacfwd(f, argnums=tuple(range(len(args))))(*args)
+        jac = jax.jit(jax.jacfwd(f, argnums=tuple(range(len(args)))))(*args)
         return [np.asarray(block) for block in jac]
 
 

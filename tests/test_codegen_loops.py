@@ -192,7 +192,7 @@ def test_a_tangent_sweep_carrying_a_matrix_gives_jax_jacobian():
 
     with jax.enable_x64(True):
         x = np.asarray(f(x0))
-        J = np.asarray(jax.jacfwd(f)(x0))
+        J = np.asarray(jax.jit(jax.jacfwd(f))(x0))
     program = _program(_tangent(), ("x0", "A", "c"), ((N,), (N, N), (N,)))
     expected = np.concatenate([x, J.ravel()])
     values = _all_targets(program, [x0, A, c], expected, {"_K2": np.eye(N)})
@@ -325,7 +325,7 @@ def test_a_scan_region_is_one_loop_and_its_jacobian_is_jax_jacfwd(reverse):
     with jax.enable_x64(True):
         g = dgraph.from_jax(f, x0, p, xs, level="array")
         outputs = f(x0, p, xs)
-        want = _flat(jax.jacfwd(f, argnums=(0, 1, 2))(x0, p, xs), outputs)
+        want = _flat(jax.jit(jax.jacfwd(f, argnums=(0, 1, 2)))(x0, p, xs), outputs)
         J = dgraph.make_function(g, "jacobian", lang="python", method="forward")
         assert J.generated.verified
         assert J.generated.text.count("_body(") == 2  # defined once, called once: not unrolled
@@ -360,7 +360,7 @@ def test_a_fori_loop_region_gives_jvp_vjp_and_c_values():
     with jax.enable_x64(True):
         f = loop(6)
         g = dgraph.from_jax(f, x0, p, level="array")
-        want = np.hstack([np.asarray(b) for b in jax.jacfwd(f, argnums=(0, 1))(x0, p)])
+        want = np.hstack([np.asarray(b) for b in jax.jit(jax.jacfwd(f, argnums=(0, 1)))(x0, p)])
         tangent = want @ np.concatenate(v)
         cotangents = np.split(w @ want, 2)
         got = dgraph.make_function(g, "jvp", lang="python", method="forward")(x0, p, *v)
@@ -402,7 +402,7 @@ def test_a_while_loop_region_is_a_while_loop_in_every_target():
     a, b = np.array([2.0, 3.0]), np.array([1.0, 0.5])
     with jax.enable_x64(True):
         g = dgraph.from_jax(newton, a, b, level="array")
-        want = np.hstack([np.asarray(m) for m in jax.jacfwd(newton, argnums=(0, 1))(a, b)])
+        want = np.hstack([np.asarray(m) for m in jax.jit(jax.jacfwd(newton, argnums=(0, 1)))(a, b)])
         J = dgraph.make_function(g, "jacobian", method="forward")
         assert "    while _loop_newton_cond(" in J.generated.text
         np.testing.assert_allclose(np.hstack(J(a, b)), want, rtol=1e-13, atol=1e-15)
@@ -420,7 +420,9 @@ def test_a_while_loop_region_is_a_while_loop_in_every_target():
     trips = set()
     for point in (a, np.array([9.0, 0.2])):
         with jax.enable_x64(True):
-            want = np.hstack([np.asarray(m) for m in jax.jacfwd(newton, argnums=(0, 1))(point, b)])
+            want = np.hstack(
+                [np.asarray(m) for m in jax.jit(jax.jacfwd(newton, argnums=(0, 1)))(point, b)]
+            )
         x, count = point.copy(), 0  # the trips the loop runs from this point
         while np.max(np.abs(x**3 + b * x - point)) > 1e-12:
             x, count = x - (x**3 + b * x - point) / (3 * x**2 + b), count + 1
@@ -487,7 +489,7 @@ def test_a_scan_inside_a_scan_body_is_a_loop_inside_a_loop():
     with jax.enable_x64(True):
         g = dgraph.from_jax(f, x0, p, level="array")
         outputs = f(x0, p)
-        want = _flat(jax.jacfwd(f, argnums=(0, 1))(x0, p), outputs)
+        want = _flat(jax.jit(jax.jacfwd(f, argnums=(0, 1)))(x0, p), outputs)
         J = dgraph.make_function(g, "jacobian", method="forward")
     assert J.generated.text.count("_body(") == 4  # two loops, each defined and called once
     np.testing.assert_allclose(_flat(J(x0, p), outputs), want, rtol=1e-13, atol=1e-15)

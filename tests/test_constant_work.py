@@ -58,7 +58,7 @@ def test_constants_are_folded_together_and_equal_the_eager_fold(monkeypatch):
         es.evaluate([at]), dgraph.accumulate(eager, "forward").evaluate([at]), rtol=1e-14
     )
     with jax.enable_x64(True):
-        hess = np.asarray(jax.hessian(weighted)(jnp.asarray(at)))
+        hess = np.asarray(jax.jit(jax.hessian(weighted))(jnp.asarray(at)))
     np.testing.assert_allclose(es.evaluate([at])[0], hess, rtol=1e-13, atol=1e-13)
 
 
@@ -93,7 +93,7 @@ def test_a_nested_body_on_constants_is_compiled_once_for_all_its_calls(monkeypat
     }
     assert len(bodies) == 1  # the helper's body: one program for its 12 calls
     with jax.enable_x64(True):
-        want = np.asarray(jax.hessian(f)(jnp.asarray(x)))
+        want = np.asarray(jax.jit(jax.hessian(f))(jnp.asarray(x)))
     got = dgraph.accumulate(g, "forward").evaluate([x])[0]
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
 
@@ -114,7 +114,7 @@ def test_many_equations_on_constants_are_folded_one_by_one(monkeypatch):
     g = from_jax(jax.grad(f), x, level="array")
     assert len(seen) >= 30 and not any(seen)  # all bound one by one, none prefolded
     with jax.enable_x64(True):
-        want = np.asarray(jax.hessian(f)(jnp.asarray(x)))
+        want = np.asarray(jax.jit(jax.hessian(f))(jnp.asarray(x)))
     np.testing.assert_allclose(dgraph.accumulate(g, "forward").evaluate([x])[0], want, rtol=1e-13)
 
 
@@ -138,7 +138,7 @@ def test_numpy_module_gathers_no_constant_at_constants_and_holds_intp_indices():
     assert indices and all(v.dtype == np.intp for v in indices if v.size > 8)
     at = x[::-1] * 0.7
     with jax.enable_x64(True):
-        hess = np.asarray(jax.hessian(rosenbrock)(jnp.asarray(at)))
+        hess = np.asarray(jax.jit(jax.hessian(rosenbrock))(jnp.asarray(at)))
     np.testing.assert_allclose(H(at).toarray(), hess, rtol=1e-13, atol=1e-12)
 
 

@@ -37,7 +37,7 @@ def _float64():
 
 @pytest.mark.parametrize("mode", ["vjp"])  # jvp: benchmarks/linalg_matrix.py
 def test_jvp_and_vjp_equal_jax(mode: str) -> None:
-    J = np.asarray(jax.jacfwd(_every)(X))
+    J = np.asarray(jax.jit(jax.jacfwd(_every))(X))
     made = make_function(_every, mode, point=[X])
     rng = np.random.default_rng(8)
     if mode == "jvp":
@@ -59,7 +59,7 @@ def test_jax_code_equals_jax() -> None:
     x = X[:6]
     es = accumulate(from_jax(f, x, level="array"), "forward", verify=False)
     got = load_python(tensor_module(es, "jax", False)).jacobian(x)
-    np.testing.assert_allclose(got, jax.jacfwd(f)(x), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(got, jax.jit(jax.jacfwd(f))(x), rtol=1e-9, atol=1e-12)
 
 
 def test_hessian_through_slogdet_and_inv() -> None:
@@ -71,7 +71,7 @@ def test_hessian_through_slogdet_and_inv() -> None:
         return jnp.linalg.slogdet(a)[1] + jnp.sum(jnp.linalg.inv(a))
 
     x = X[:4]
-    np.testing.assert_allclose(hessian(f, x)(x), jax.hessian(f)(x), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(hessian(f, x)(x), jax.jit(jax.hessian(f))(x), rtol=1e-9, atol=1e-12)
 
 
 def test_singular_vectors_at_a_repeated_singular_value_are_not_verified() -> None:

@@ -46,7 +46,7 @@ def branch(x):
 
 @pytest.mark.parametrize("f", [softmax, rolled, set_at, newton, branch])
 def test_make_function_of_a_jax_function_agrees_with_jax(f):
-    J = np.asarray(jax.jacfwd(f)(X))
+    J = np.asarray(jax.jit(jax.jacfwd(f))(X))
     J_made = dgraph.make_function(f, point=[X], method="forward")  # no choice to make: cheap
     np.testing.assert_allclose(J_made(X), J, atol=1e-13)
     w = np.linspace(-1.0, 1.0, len(J))

@@ -33,7 +33,7 @@ def reference(f, x, v=None):
     """``jax.hessian`` in float64 (of ``vᵀf`` with weights ``v``)."""
     with jax.enable_x64(True):
         g = f if v is None else (lambda x: jnp.dot(v, f(x)))
-        return np.asarray(jax.hessian(g)(jnp.asarray(x)))
+        return np.asarray(jax.jit(jax.hessian(g))(jnp.asarray(x)))
 
 
 def test_rosenbrock_sparse_is_exact_tridiagonal_and_symmetric():

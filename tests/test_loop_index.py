@@ -307,7 +307,7 @@ def test_a_while_loop_reads_at_its_counter():
     _check(carried, (np.array([0.5, -0.5, 1.5, 0.7]),))
     other = np.array([-0.3, -0.9, 0.4])  # sum < 0: 2 trips, not 3
     with jax.enable_x64(True):
-        want = jax.jacfwd(bounded, argnums=(0, 1))(other, W)
+        want = jax.jit(jax.jacfwd(bounded, argnums=(0, 1)))(other, W)
     got = load_python(tensor_program(es).text).jacobian(other, W)
     for a, b in zip(got, want, strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-13)

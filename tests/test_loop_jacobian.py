@@ -61,7 +61,7 @@ def test_jacobian_loops_multiply_sparse_blocks_by_their_entries(kind, xs):
     f = _integrate(kind, 3, xs)
     with jax.enable_x64(True):
         g = dgraph.from_jax(f, *args, level="array", name="rd")
-        want = jax.jacfwd(f, argnums=tuple(range(len(args))))(*args)
+        want = jax.jit(jax.jacfwd(f, argnums=tuple(range(len(args)))))(*args)
         es = accumulate(g, "forward", verify=False)
         for lang in ("python", "jax"):
             text = tensor_program(es, lang).text

@@ -264,7 +264,7 @@ def test_a_stencil_body_is_multiplied_by_its_entries_in_the_jacobian_loop():
     for f, args, sweep in cases:
         with jax.enable_x64(True):
             g = dgraph.from_jax(f, *args, level="array", name="rd")
-            want = jax.jacfwd(f, argnums=tuple(range(len(args))))(*args)
+            want = jax.jit(jax.jacfwd(f, argnums=tuple(range(len(args)))))(*args)
         text = tensor_program(accumulate(g, "forward", verify=False)).text  # unchecked
         assert f"Loop rd (4 steps): the {sweep} sweep" in text
         body = _body_text(text, "_loop_rd" if sweep == "tangent" else "_adjoint_rd")

@@ -44,7 +44,7 @@ def reaction_diffusion(steps: int, dt: float = 0.1):
 
 def _jax_jacobian(f, args) -> np.ndarray:
     """jax.jacfwd of every output w.r.t. every argument, flat, outputs by rows."""
-    jac = jax.jacfwd(f, argnums=tuple(range(len(args))))(*args)
+    jac = jax.jit(jax.jacfwd(f, argnums=tuple(range(len(args)))))(*args)
     outs = jax.tree_util.tree_leaves(jax.eval_shape(f, *args))
     by_output = jac if len(outs) > 1 else (jac,)
     rows = []

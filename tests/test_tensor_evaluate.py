@@ -40,7 +40,7 @@ def _reference(f, args) -> np.ndarray:
     with jax.enable_x64(True):
         outs = f(*map(jnp.asarray, args))
         outs = outs if isinstance(outs, tuple) else (outs,)
-        jac = jax.jacfwd(f, argnums=tuple(range(len(args))))(*map(jnp.asarray, args))
+        jac = jax.jit(jax.jacfwd(f, argnums=tuple(range(len(args)))))(*map(jnp.asarray, args))
         jac = jac if isinstance(jac, tuple) and len(outs) > 1 else (jac,)
         return np.vstack(
             [
