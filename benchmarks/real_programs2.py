@@ -26,7 +26,6 @@ The harness, shared with ``benchmarks/real_programs.py``:
 from __future__ import annotations
 
 import sys
-import types
 import warnings
 
 import jax
@@ -340,26 +339,6 @@ def several_arrays(u, v, w):
     return np.concatenate([u * v, np.sin(w) * u[:2], [np.dot(u, v)]])
 
 
-class _JaxAsNumpy:
-    """jax.numpy where NumPy code calls ``np``, taking lists of arrays where NumPy does
-    (``np.concatenate([a, [s]])``)."""
-
-    def __getattr__(self, name):
-        return getattr(jnp, name)
-
-    @staticmethod
-    def concatenate(arrays, axis=0):
-        return jnp.concatenate([jnp.asarray(a) for a in arrays], axis=axis)
-
-
-def jnp_twin(f):
-    """The same NumPy code run with jax.numpy (for jax.jacfwd)."""
-    twin = types.FunctionType(f.__code__, {**f.__globals__, "np": _JaxAsNumpy()}, f.__name__,
-                              f.__defaults__, f.__closure__)  # fmt: skip
-    twin.__kwdefaults__ = f.__kwdefaults__
-    return twin
-
-
 def gp_nll_jax(log_params):
     ell, sf, sn = jnp.exp(log_params)
     d2 = (Xgp[:, None] - Xgp[None, :]) ** 2
@@ -437,6 +416,8 @@ PROGRAMS = {
 
 
 def reference(f, twin):
+    from real_programs_harness import jnp_twin
+
     if twin is not None:
         return twin
     return f if "jax" in f.__code__.co_names or "jnp" in f.__code__.co_names else jnp_twin(f)

@@ -22,6 +22,7 @@ import io
 import signal
 import tempfile
 import time
+import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -217,3 +218,23 @@ class Survey:
             print(f"{name:24} {row}   {secs:7.1f}", flush=True)
         print("totals:", ", ".join(f"{k} {v}" for k, v in sorted(totals.items())))
         print("\n".join(notes))
+
+
+class _JaxAsNumpy:
+    """jax.numpy where NumPy code calls ``np``, taking lists of arrays where NumPy does
+    (``np.concatenate([a, [s]])``)."""
+
+    def __getattr__(self, name):
+        return getattr(jnp, name)
+
+    @staticmethod
+    def concatenate(arrays, axis=0):
+        return jnp.concatenate([jnp.asarray(a) for a in arrays], axis=axis)
+
+
+def jnp_twin(f):
+    """The same NumPy code run with jax.numpy: the JAX reference of a NumPy program."""
+    twin = types.FunctionType(f.__code__, {**f.__globals__, "np": _JaxAsNumpy()}, f.__name__,
+                              f.__defaults__, f.__closure__)  # fmt: skip
+    twin.__kwdefaults__ = f.__kwdefaults__
+    return twin

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import sys
 import time
-import types
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -58,25 +57,6 @@ warnings.filterwarnings("ignore")
 jax.config.update("jax_enable_x64", True)
 
 MODES = ("dense", "sparse", "tril", "hvp", "vgh", "jax", "c", "large")
-
-
-class _JaxAsNumpy:
-    """jax.numpy where NumPy code calls ``np`` (lists of arrays taken as NumPy takes them)."""
-
-    def __getattr__(self, name):
-        return getattr(jnp, name)
-
-    @staticmethod
-    def concatenate(arrays, axis=0):
-        return jnp.concatenate([jnp.asarray(a) for a in arrays], axis=axis)
-
-
-def jnp_twin(f):
-    """The same NumPy code run with jax.numpy (the reference of a NumPy program)."""
-    twin = types.FunctionType(f.__code__, {**f.__globals__, "np": _JaxAsNumpy()}, f.__name__,
-                              f.__defaults__, f.__closure__)  # fmt: skip
-    twin.__kwdefaults__ = f.__kwdefaults__
-    return twin
 
 
 @dataclass
@@ -917,7 +897,7 @@ class HessianSurvey:
         return "ok", detail
 
 
-from real_programs_harness import Hang  # noqa: E402
+from real_programs_harness import Hang, jnp_twin  # noqa: E402
 
 
 def main(argv: list[str]) -> None:
