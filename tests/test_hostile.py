@@ -44,6 +44,15 @@ def hessian_numpy(function: str) -> list[str]:
     return [H("numpy_model.py") + f":{function}", "--inputs", "x:4", "--mode", "hessian"]
 
 
+def hessian_cli(target: str, *more: str) -> list[str]:
+    """``codegen TARGET MORE --mode hessian -o h.py``."""
+    return ["codegen", target, *more, "--mode", "hessian", "-o", "h.py"]
+
+
+SPRING = [H("jax_model.py") + ":spring", "--inputs", "q:3,k"]  # a scalar f of 4 entries
+TOTAL = [H("jax_model.py") + ":running_total", "--inputs", "x:3"]  # f an array of 3
+
+
 # (id, argv, expected part of the error); relative paths are files made in the working
 # directory by _make, absolute ones come from the corpus or the bundled data.
 CASES: list[tuple[str, list[str], str]] = [
@@ -495,6 +504,51 @@ CASES: list[tuple[str, list[str], str]] = [
         ["codegen", *HESSIAN_SCALAR[:3], "--weights", "1", "-o", "h.py"],
         "--weights is for --mode hessian",
     ),
+    # --mode hessian given hostile input (the issue 55 audit): each refused in one line
+    (
+        "hessian-dense-too-large",
+        hessian_cli(H("jax_model.py") + ":spring", "--inputs", "q:20000,k"),
+        "entries (3.0 GiB a call), more than 100,000,000: give sparse=True (--sparse)",
+    ),
+    ("hessian-at-nan", [*hessian_cli(*SPRING), "--at", "nan,1,2,3"], "finite numbers"),
+    ("hessian-weights-nan", [*hessian_cli(*TOTAL), "--weights", "nan"], "finite numbers"),
+    ("hessian-weights-inf", [*hessian_cli(*TOTAL), "--weights", "1,inf,1"], "finite numbers"),
+    ("hessian-weights-word", [*hessian_cli(*TOTAL), "--weights", "1,a"], "comma-separated numbers"),
+    ("hessian-size-zero", hessian_cli(SPRING[0], "--inputs", "q:0,k"), "a size from 1 to 10000"),
+    (
+        "hessian-size-huge",
+        hessian_cli(SPRING[0], "--inputs", "q:1000000000000,k", "--sparse"),
+        "more than 100,000,000",
+    ),
+    (
+        "hessian-unsupported-primitive",
+        hessian_cli(H("jax_model.py") + ":spectrum", "--inputs", "x:4"),
+        "'fft' is not supported at the array level",
+    ),
+    (
+        "hessian-jax-branch",
+        hessian_cli(H("jax_model.py") + ":branches_on_value", "--inputs", "x:4"),
+        "TracerBoolConversionError",
+    ),
+    ("hessian-json-truncated", hessian_cli("truncated.json"), "invalid JSON"),
+    ("hessian-json-not-object", hessian_cli("list.json"), "the top level must be a JSON object"),
+    (
+        "hessian-json-no-partial",
+        hessian_cli(H("no_partial.json")),
+        "the Hessian graph needs every local partial",
+    ),
+    ("hessian-json-nan-label", hessian_cli(H("nan_label.json")), "labels must be finite"),
+    (
+        "hessian-json-solved",
+        hessian_cli(H("solved_zero_pivot.json")),
+        "a graph of solved values (a linear system) has none",
+    ),
+    (
+        "hessian-json-tensor-primitive",
+        hessian_cli(H("tensor_unknown_primitive.json")),
+        "unknown array primitive 'fft'",
+    ),
+    ("hessian-edgeless", hessian_cli(H("edgeless.trace")), "has no edges"),
     (
         "tensor-unknown-primitive",
         ["structure", H("tensor_unknown_primitive.json")],
@@ -790,6 +844,8 @@ def _make(directory: Path) -> None:
     (directory / "long_integer.trace").write_text(head + "y = x*" + "7" * 10_000 + "\n")
     (directory / "long_statement.trace").write_text(head + "y = " + "x + " * 3000 + "\n")
     (directory / "deep.json").write_text("[" * 100_000)
+    (directory / "truncated.json").write_text('{"format": "dgraph/1", "inputs": ["x"], "outp')
+    (directory / "list.json").write_text("[1, 2, 3]\n")
     (directory / "long_integer.json").write_text(
         '{"inputs": ["x"], "outputs": ["y"], "edges": [{"source": "x", "target": "y",'
         f' "label": {"9" * 5000}}}]}}'
