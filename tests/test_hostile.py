@@ -15,6 +15,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dgraph.cli import main
@@ -549,6 +550,17 @@ CASES: list[tuple[str, list[str], str]] = [
         "unknown array primitive 'fft'",
     ),
     ("hessian-edgeless", hessian_cli(H("edgeless.trace")), "has no edges"),
+    # a graph of scalars' weights: one per output, and only for several outputs
+    (
+        "hessian-scalar-weights-count",
+        [*hessian_cli(SQUARE), "--weights", "1,2,3"],
+        "3 numbers for the 2 outputs",
+    ),
+    (
+        "hessian-scalar-weights-one-output",
+        [*hessian_cli(SIN), "--weights", "2"],
+        "the graph has one output",
+    ),
     (
         "tensor-unknown-primitive",
         ["structure", H("tensor_unknown_primitive.json")],
@@ -920,6 +932,90 @@ def test_an_edge_and_a_constant_output_is_still_a_graph(tmp_path, capsys):
     trace.write_text("inputs: x\noutputs: y, z\ny = x*x\nz = 2\n")
     assert main(["accumulate", str(trace), "-m", "best", "--json"]) == 0
     assert '"mults": 0' in capsys.readouterr().out
+
+
+# -- the Hessian's Python entry points (issue 55): one DGraphError line, no warning --------
+
+API_CASES = [  # (id, part of the error); the calls are in _api_call
+    ("complex-point", "complex numbers"),
+    ("text-point", "not numbers"),
+    ("ragged-point", "not an array of numbers"),
+    ("empty-point", "has no entries"),
+    ("negative-size", "positive integers, not -3"),
+    ("huge-size", "more than 100,000,000"),
+    ("no-weights", "give weights="),
+    ("weights-shape", "weights of shape (2,)"),
+    ("weights-text", "weights: not numbers"),
+    ("weights-complex", "weights: complex numbers"),
+    ("weights-scalar-f", "f returns a scalar"),
+    ("graph-weights-count", "3 numbers for the 2 outputs"),
+    ("graph-weights-nan", "not all finite"),
+    ("graph-weights-text", "weights: not numbers"),
+    ("graph-one-output", "the graph has one output"),
+    ("mode", "unknown mode 'hessain'"),
+    ("hvp-sparse", "hvp returns H·t"),
+    ("tril-two-arguments", "tril= is for the Hessian of one array argument"),
+    ("accumulate-unknown", "unknown method 'edge_pushing'; use forward-over-reverse, edge-pu"),
+    ("compare-unknown", "unknown method 'nope'; use forward-over-reverse, edge-pushing, sym"),
+]
+
+
+def _api_call(name: str):
+    """The call of ``make_function`` / ``hessian`` that case ``name`` makes."""
+    import dgraph
+    from dgraph.frontends import from_trace
+
+    jnp = pytest.importorskip("jax.numpy")
+
+    def total(x):
+        return jnp.sum(x[1:] * x[:-1]) + jnp.sum(jnp.sin(x))
+
+    def vector(x):
+        return x[1:] * x[:-1]
+
+    x = np.linspace(0.5, 1.5, 4)
+    two = from_trace("inputs: a, b\noutputs: y, z\ny = exp(a)*b\nz = a*b")
+    one = from_trace("inputs: a, b\noutputs: y\ny = exp(a)*b")
+    make, hessian = dgraph.make_function, dgraph.hessian
+    calls = {
+        "complex-point": lambda: hessian(total, x + 1j),
+        "text-point": lambda: hessian(total, np.array(["a", "b"])),
+        "ragged-point": lambda: make(total, "hessian", point=[[[1.0], [1.0, 2.0]]]),
+        "empty-point": lambda: hessian(total, np.zeros(0)),
+        "negative-size": lambda: hessian(total, -3),
+        "huge-size": lambda: hessian(total, 10**12),
+        "no-weights": lambda: hessian(vector, x),
+        "weights-shape": lambda: hessian(vector, x, weights=np.ones(2)),
+        "weights-text": lambda: hessian(vector, x, weights="abc"),
+        "weights-complex": lambda: hessian(vector, x, weights=np.ones(3) * 1j),
+        "weights-scalar-f": lambda: hessian(total, x, weights=[1.0]),
+        "graph-weights-count": lambda: make(two, "hessian", weights=[1, 2, 3]),
+        "graph-weights-nan": lambda: make(two, "hessian", weights=[1, np.nan]),
+        "graph-weights-text": lambda: make(two, "hvp", weights="ab"),
+        "graph-one-output": lambda: make(one, "hessian", weights=[5.0]),
+        "mode": lambda: make(total, "hessain", point=[x]),
+        "hvp-sparse": lambda: make(total, "hvp", point=[x], sparse=True),
+        "tril-two-arguments": lambda: hessian(lambda a, b: jnp.sum(a * b), x, x, tril=True),
+        "accumulate-unknown": lambda: dgraph.accumulate_hessian(one, "edge_pushing"),
+        "compare-unknown": lambda: dgraph.compare_hessian(one, ["symmetric", "nope"]),
+    }
+    return calls[name]
+
+
+@pytest.mark.parametrize(("name", "needle"), API_CASES, ids=[c[0] for c in API_CASES])
+def test_hessian_api_hostile_input_is_one_clear_error(name, needle):
+    """Each refused with one DGraphError line before any code is made, and no warning on
+    the way (a complex point gave only a ComplexWarning, its imaginary part dropped; a
+    graph's weights of the wrong count, or for one output, were ignored)."""
+    from dgraph.errors import DGraphError
+
+    call = _api_call(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DGraphError) as raised:
+            call()
+    message = str(raised.value)
+    assert needle in message and "\n" not in message and len(message) < 300, message
 
 
 # -- --help and the error list the same choices ------------------------------------------

@@ -305,11 +305,21 @@ def _hessian_tail(code, gradient: DGraph, sparse: bool) -> str:
 
 
 def _weights(text: str, graph: DGraph) -> np.ndarray:
-    """``--weights``: one number for every output entry, or one per entry."""
+    """``--weights``: one number for every output entry, or one per entry (a graph of
+    scalars: per output, and only where it has several)."""
     values = np.array(numbers(text, "--weights"))
+    if not graph.is_tensor:
+        count = len(graph.outputs)
+        if count == 1:
+            raise InputError(
+                "--weights are for the Lagrangian of several outputs; the graph has one output"
+            )
+        if values.size not in (1, count):
+            raise InputError(f"--weights: {values.size} numbers for the {count} outputs")
+        return np.broadcast_to(values, (count,)).copy()
     if len(graph.outputs) != 1:
         raise InputError("--weights: the function must return one array")
-    shape = graph.shape(graph.outputs[0]) if graph.is_tensor else (len(graph.outputs),)
+    shape = graph.shape(graph.outputs[0])
     if values.size == 1:
         return np.full(shape, values[0])
     if values.size != int(np.prod(shape)):
