@@ -927,6 +927,24 @@ def test_floating_point_warnings_stay_silent(capsys, deadline):
     _check(code, *capsys.readouterr(), "has the value inf")
 
 
+@pytest.mark.parametrize("message", ["Unable to allocate 74.5 GiB for an array", ""])
+def test_running_out_of_memory_is_one_line_and_exit_2(message, tmp_path, monkeypatch, capsys):
+    """A problem too large for the machine (``--inputs x:100000000 --mode hessian
+    --sparse`` ran out after 58 s under a 6 GB limit) was ``internal error: MemoryError:
+    bad input``, exit 1; here the gradient graph's construction runs out."""
+    import dgraph.cli.codegen
+
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError(message)
+
+    monkeypatch.setattr(dgraph.cli.codegen, "hessian_source", out_of_memory)
+    monkeypatch.chdir(tmp_path)
+    code = main(hessian_cli(*SPRING))
+    out, err = capsys.readouterr()
+    _check(code, out, err, "dgraph: error: out of memory")
+    assert "bad input" not in err and not list(tmp_path.iterdir())
+
+
 def test_an_edge_and_a_constant_output_is_still_a_graph(tmp_path, capsys):
     trace = tmp_path / "constant.trace"
     trace.write_text("inputs: x\noutputs: y, z\ny = x*x\nz = 2\n")
