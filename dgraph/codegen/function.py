@@ -170,7 +170,9 @@ def make_function(
         A Hessian mode's H as its lower triangle only.
     weights
         A Hessian mode of a vector ``f``: the weights ``v`` of the Lagrangian ``vᵀf`` at
-        the point; the function then takes them last (``H(x, v)``).
+        the point; the function then takes them last (``H(x, v)``). A graph of scalars
+        with several outputs takes them per call in any case (numbers here: one finite
+        number per output); a mapping ``{output: weight}`` fixes them instead.
     tape
         ``vjp`` of a tensor graph with loops: at most this many states of a ``scan`` kept
         for its reverse sweep besides the current one, the rest recomputed (binomial
