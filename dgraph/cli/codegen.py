@@ -20,9 +20,10 @@ statements as CUDA kernels, checked as C); other modes are refused with one line
 ``hessian`` at its end, symmetric by construction (:func:`_python_hessian_tail`; one
 array's sparse H mirrored in the module, with ``hessian_tril``); a function returning
 an array needs ``--weights`` (the Lagrangian's, one number for all or one per output
-entry), and its ``hessian(x, v)`` takes them last. In C: an array function's sparse values (``--sparse``: the C file, its
-index file and ``hessian_mirror``), a graph of scalars' ``hessian`` (and
-``hessian_values``), each mirrored (:func:`~dgraph.codegen.hessian.c_scalar_hessian`). In
+entry), and its ``hessian(x, v)`` takes them last. In C: an array function's sparse
+values (``--sparse``: the C file, its index file and ``hessian_mirror``), a graph of
+scalars' ``hessian`` (and ``hessian_values``), each mirrored
+(:func:`~dgraph.codegen.hessian.c_scalar_hessian`). In
 CUDA (``-o hess.cu``, :mod:`dgraph.codegen.hessian_native`): an array function's values
 as kernels (``--sparse``: with its index file, ``jacobian_values_launch`` then
 ``hessian_mirror_launch``), checked through their host build; a graph of scalars'
