@@ -47,11 +47,16 @@ def diagonal(x):
     return jnp.sum(jnp.exp(x))
 
 
+def cube_of_sum(x):
+    return jnp.sum(x) ** 3  # every entry the one value 6·sum(x): a gather of one value
+
+
 CASES = {  # f, n, weights, whether the lower triangle's program is strictly cheaper
     "rosenbrock": (rosenbrock, 8, None, True),
     "minsurf": (minsurf, M * M, None, True),
     "lagrangian": (lagrangian, 8, np.linspace(0.5, 1.5, 7), True),
     "diagonal": (diagonal, 5, None, False),  # nothing above the diagonal
+    "cube_of_sum": (cube_of_sum, 6, None, False),  # the values vector one value, gathered
 }
 
 

@@ -17,11 +17,13 @@ statements as CUDA kernels, checked as C); other modes are refused with one line
 ``--mode hessian`` (a function written with JAX or NumPy, read at the array level unless
 ``--level element``, or a graph of scalars) writes the Jacobian of its gradient graph
 (:mod:`dgraph.codegen.hessian`), checked against JAX's forward-over-reverse, with
-``hessian = jacobian`` at its end; a function returning an array needs ``--weights`` (the
-Lagrangian's, one number for all or one per output entry), and its ``hessian(x, v)``
-takes them last. In C: an array function's sparse values (``--sparse``: the C file, its
-index file and ``hessian_mirror``), a graph of scalars' ``hessian`` (and
-``hessian_values``), each mirrored (:func:`~dgraph.codegen.hessian.c_scalar_hessian`). In
+``hessian`` at its end, symmetric by construction (:func:`_python_hessian_tail`; one
+array's sparse H mirrored in the module, with ``hessian_tril``); a function returning
+an array needs ``--weights`` (the Lagrangian's, one number for all or one per output
+entry), and its ``hessian(x, v)`` takes them last. In C: an array function's sparse
+values (``--sparse``: the C file, its index file and ``hessian_mirror``), a graph of
+scalars' ``hessian`` (and ``hessian_values``), each mirrored
+(:func:`~dgraph.codegen.hessian.c_scalar_hessian`). In
 CUDA (``-o hess.cu``, :mod:`dgraph.codegen.hessian_native`): an array function's values
 as kernels (``--sparse``: with its index file, ``jacobian_values_launch`` then
 ``hessian_mirror_launch``), checked through their host build; a graph of scalars'
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -227,7 +230,7 @@ def _run_tensor(
 
 def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]) -> int:
     """``codegen --mode hessian``: the checked Jacobian of the gradient graph, one module
-    per ``-o``, ``hessian = jacobian`` at its end, written once all were checked."""
+    per ``-o``, ``hessian`` at its end, written once all were checked."""
     if args.level is None:
         args.level = "array"
     graph = load_graph(args)
@@ -279,10 +282,20 @@ def _run_hessian(args: argparse.Namespace, outputs: list[Path], langs: list[str]
 def _tensor_hessian(gradient: DGraph, lang: str, args: argparse.Namespace):
     """The checked Jacobian of an array function's gradient graph in ``lang``; CUDA: the
     C values' statements as kernels, checked through their host build, with
-    ``hessian_mirror_launch`` (:func:`~dgraph.codegen.hessian_native.cuda_tensor_values`)."""
+    ``hessian_mirror_launch`` (:func:`~dgraph.codegen.hessian_native.cuda_tensor_values`).
+    One array's sparse H in Python or JAX is computed on and below the diagonal and
+    mirrored in the module, as ``make_function``'s is (``symmetric``)."""
     native = "c" if lang == "cuda" else lang
-    code = make_tensor_function(gradient, "jacobian", native, args.method, args.budget, args.sparse)
+    symmetric = args.sparse and native != "c" and _one_block(gradient)
+    code = make_tensor_function(
+        gradient, "jacobian", native, args.method, args.budget, args.sparse, symmetric=symmetric
+    )
     return cuda_tensor_values(code[0], "jacobian")[0] if lang == "cuda" else code[0]
+
+
+def _one_block(gradient: DGraph) -> bool:
+    """Whether the Hessian is one square block: one differentiated array, one gradient."""
+    return len(gradient.inputs) == 1 and len(gradient.outputs) == 1
 
 
 def _hessian_tail(code, gradient: DGraph, sparse: bool) -> str:
@@ -295,7 +308,7 @@ def _hessian_tail(code, gradient: DGraph, sparse: bool) -> str:
     if code.lang == "cuda":
         return "\n"
     if code.lang != "c":
-        return "\n\nhessian = jacobian  # H: the Jacobian of the gradient graph\n"
+        return _python_hessian_tail(code, gradient, sparse)
     if gradient.is_tensor:
         return "\n" + C_MIRROR_CSR
     keys = [k for k, _ in code.programs["jacobian"].results]
@@ -304,12 +317,55 @@ def _hessian_tail(code, gradient: DGraph, sparse: bool) -> str:
     return "\n" + c_scalar_hessian(rows, cols, n, bool(gradient.parameters), sparse)
 
 
+def _python_hessian_tail(code, gradient: DGraph, sparse: bool) -> str:
+    """A Python or JAX file's ``hessian``: symmetric by construction, as
+    ``make_function``'s (:class:`~dgraph.codegen.hessian.Symmetric`): one array's sparse
+    H is mirrored by its module (``hessian_tril`` its lower triangle), a dense H and a
+    graph of scalars' H (``(n, n)`` or ``(B, n, n)``) take each entry above the diagonal
+    from its mirror image below; several arrays' blocks are the Jacobian's."""
+    head = "\n\n"
+    if gradient.is_tensor and not _one_block(gradient):
+        return head + "hessian = jacobian  # H: the Jacobian of the gradient graph, by blocks\n"
+    if gradient.is_tensor and sparse:
+        return (
+            head + "hessian = jacobian  # H: the Jacobian of the gradient graph, mirrored\n"
+            "hessian_tril = jacobian_tril  # its lower triangle (what IPOPT reads)\n"
+        )
+    xp = "jnp" if code.lang == "jax" else "numpy"
+    if gradient.is_tensor:  # shape x.shape + x.shape
+        n = math.prod(gradient.shape(gradient.inputs[0]))
+        square = f"{xp}.reshape(J, ({n}, {n}))"
+        mirrored = f"{xp}.reshape(lower + {xp}.tril(square, -1).T, J.shape)"
+    else:  # (n, n) or a batch (B, n, n)
+        square = "J"
+        mirrored = f"lower + {xp}.swapaxes({xp}.tril(square, -1), -1, -2)"
+    return (
+        f"{head}def hessian(*args):\n"
+        '    """H: the Jacobian of the gradient graph, symmetric by construction: each entry\n'
+        '    above the diagonal is its mirror image\'s (the lower triangle\'s)."""\n'
+        "    J = jacobian(*args)\n"
+        f"    square = {square}\n"
+        f"    lower = {xp}.tril(square)\n"
+        f"    return {mirrored}\n"
+    )
+
+
 def _weights(text: str, graph: DGraph) -> np.ndarray:
-    """``--weights``: one number for every output entry, or one per entry."""
+    """``--weights``: one number for every output entry, or one per entry (a graph of
+    scalars: per output, and only where it has several)."""
     values = np.array(numbers(text, "--weights"))
+    if not graph.is_tensor:
+        count = len(graph.outputs)
+        if count == 1:
+            raise InputError(
+                "--weights are for the Lagrangian of several outputs; the graph has one output"
+            )
+        if values.size not in (1, count):
+            raise InputError(f"--weights: {values.size} numbers for the {count} outputs")
+        return np.broadcast_to(values, (count,)).copy()
     if len(graph.outputs) != 1:
         raise InputError("--weights: the function must return one array")
-    shape = graph.shape(graph.outputs[0]) if graph.is_tensor else (len(graph.outputs),)
+    shape = graph.shape(graph.outputs[0])
     if values.size == 1:
         return np.full(shape, values[0])
     if values.size != int(np.prod(shape)):

@@ -2,7 +2,7 @@
 
 Every command takes ``--json`` and then prints one JSON object; bad input exits 2 with a
 one-line error on stderr, never a traceback (set ``DGRAPH_DEBUG=1`` to see one for an
-internal error).
+internal error). Running out of memory (an input too large for the machine) is exit 2 too.
 """
 
 from __future__ import annotations
@@ -507,6 +507,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except MemoryError as exc:  # an input too large for this machine (--inputs x:10^8)
+        if os.environ.get("DGRAPH_DEBUG"):
+            traceback.print_exc()
+        detail = " ".join(str(exc).split())[:120]  # often empty: no "bad input" then
+        print(
+            f"dgraph: error: out of memory{f' ({detail})' if detail else ''}: the problem is"
+            " too large for this machine's memory",
+            file=sys.stderr,
+        )
+        return 2
     except Exception as exc:  # an internal error: one line unless debugging
         if os.environ.get("DGRAPH_DEBUG"):
             traceback.print_exc()

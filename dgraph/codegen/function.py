@@ -76,7 +76,20 @@ class GeneratedFunction:
         self.__doc__ = getattr(function, "__doc__", None)
 
     def __call__(self, *arrays: Any, **options: Any) -> Any:
-        """The function on ``arrays``; ``options`` go to it (CUDA: ``layout=``)."""
+        """The function on ``arrays``; ``options`` go to it (CUDA: ``layout=``).
+
+        Raises
+        ------
+        DGraphError
+            For an argument of a complex type: the code is of real arguments (NumPy and
+            C dropped the imaginary part with a warning, JAX mixed it into the values).
+        """
+        for a in arrays:
+            if getattr(getattr(a, "dtype", None), "kind", "") == "c" or isinstance(a, complex):
+                raise DGraphError(
+                    f"{self.mode}: an argument of complex numbers; the generated code is of"
+                    " real arguments (give real and imaginary parts as arguments of their own)"
+                )
         return self._function(*arrays, **options)
 
     def stacked(self, *arrays: Any) -> Any:
@@ -157,7 +170,9 @@ def make_function(
         A Hessian mode's H as its lower triangle only.
     weights
         A Hessian mode of a vector ``f``: the weights ``v`` of the Lagrangian ``vᵀf`` at
-        the point; the function then takes them last (``H(x, v)``).
+        the point; the function then takes them last (``H(x, v)``). A graph of scalars
+        with several outputs takes them per call in any case (numbers here: one finite
+        number per output); a mapping ``{output: weight}`` fixes them instead.
     tape
         ``vjp`` of a tensor graph with loops: at most this many states of a ``scan`` kept
         for its reverse sweep besides the current one, the rest recomputed (binomial

@@ -47,8 +47,9 @@ from ..core.graph import DGraph, vertex_symbol
 from ..core.hessian_graph import hessian_graph, weight_parameters
 from ..errors import DGraphError, InputError
 from ..frontends import from_function
+from ..frontends.array_tracer import check_shape
 from ..frontends.functions import uses_jax
-from ..frontends.jax_hessian import gradient_graph, jax_source
+from ..frontends.jax_hessian import gradient_graph, jax_source, real_array
 from .tensor.primal import check_primal, jax_primal
 from .tensor.triangle import mirror_positions
 
@@ -185,9 +186,33 @@ def scalar_hessian_graph(graph: DGraph, weights: Any = None, value: bool = False
     Hessian; several outputs' weights are its parameters, taken last (``H(x, v)``).
     ``value``: with the value ``λᵀy`` as its first output (:func:`with_value`)."""
     if weights is not None and not isinstance(weights, Mapping):
+        _example_weights(graph, weights)
         weights = None  # numbers given as an example: the weights stay parameters
     H = hessian_graph(graph, weights)
     return with_value(graph, H, weights) if value else H
+
+
+def _example_weights(graph: DGraph, weights: Any) -> None:
+    """Numbers given as a graph of scalars' weights (an example, as for an array
+    function): finite, one per output, and only where there are several outputs (one
+    output's Hessian has no weights: ``[5.0]`` there was ignored, H not scaled by 5).
+
+    Raises
+    ------
+    InputError
+        One line for each.
+    """
+    count = len(graph.outputs)
+    if count == 1:
+        raise InputError(
+            "weights= are for the Lagrangian of several outputs; the graph has one output"
+            " (its Hessian takes no weights; a mapping {output: weight} scales it)"
+        )
+    v = real_array(weights, "weights")
+    if v.ndim > 1 or v.size != count:
+        raise InputError(f"weights: {v.size} numbers for the {count} outputs, one per output")
+    if not np.isfinite(v).all():
+        raise InputError(f"weights: {v.tolist()!r:.80} are not all finite numbers")
 
 
 def with_value(g: DGraph, H: DGraph, weights: Mapping[str, float] | None = None) -> DGraph:
@@ -620,12 +645,21 @@ def _example_args(
     from [0.5, 1.5) (seed 0: reproducible, away from the zeros where a log or a division
     has no value)."""
     if point is not None:
-        return [np.asarray(p, dtype=float) for p in point]
+        return [real_array(p, f"point= argument {k + 1}") for k, p in enumerate(point)]
     if sizes is None:
         raise DGraphError("the Hessian of a function: give point= (example arguments) or sizes=")
     rng = np.random.default_rng(0)
-    shapes = [() if s == 0 else (s,) if isinstance(s, int) else tuple(s) for s in sizes]
-    return [rng.uniform(0.5, 1.5, shape) for shape in shapes]
+    return [rng.uniform(0.5, 1.5, _shape(s)) for s in sizes]
+
+
+def _shape(size: Any) -> tuple[int, ...]:
+    """One entry of ``sizes=``: 0 a scalar, a length, or a shape (a tuple or list of
+    positive integers, :func:`~dgraph.frontends.array_tracer.check_shape`'s limits)."""
+    if isinstance(size, tuple | list):
+        return check_shape(tuple(size), f"sizes= {size!r:.40}")
+    if isinstance(size, int) and not isinstance(size, bool) and size == 0:
+        return ()
+    return check_shape((size,), f"sizes= {size!r:.40}")
 
 
 def _doc(mode: str, src: HessianSource, sparse: bool, tril: bool) -> str:

@@ -31,9 +31,31 @@ from ..errors import InputError
 from .jaxpr import from_jax
 from .jaxpr_arrays import JaxJvp, jax_module, parameter_names, x64
 
-__all__ = ["WEIGHTS", "gradient_graph", "jax_source"]
+__all__ = ["WEIGHTS", "gradient_graph", "jax_source", "real_array"]
 
 WEIGHTS = "v"  # the Lagrangian's weights' parameter name (another if f has a parameter v)
+
+
+def real_array(value: Any, what: str) -> np.ndarray:
+    """``value`` (an example argument, the weights) as an array of doubles; integers and
+    booleans are converted, complex numbers and what is not numbers refused in one line
+    (a complex point's imaginary part was dropped with a warning, text was a ValueError).
+
+    >>> real_array([1, 2], "x")
+    array([1., 2.])
+    """
+    try:
+        array = np.asarray(value)
+    except (ValueError, TypeError) as error:  # a ragged list
+        raise InputError(f"{what}: not an array of numbers ({error})") from None
+    if array.dtype.kind == "c":
+        raise InputError(
+            f"{what}: complex numbers; the Hessian is of a real function of real arguments"
+            " (give the real and imaginary parts as arguments of their own)"
+        )
+    if array.dtype.kind not in "biuf":
+        raise InputError(f"{what}: not numbers (an array of {array.dtype})")
+    return array.astype(np.float64)
 
 
 def gradient_graph(
@@ -83,7 +105,7 @@ def gradient_graph(
         :func:`~dgraph.frontends.from_jax` refuses.
     """
     jax = jax_module()
-    args = [np.asarray(a, dtype=np.float64) for a in example_args]
+    args = [real_array(a, f"the Hessian: argument {k + 1}") for k, a in enumerate(example_args)]
     if not args:
         raise InputError("the Hessian: give example arguments (their shapes make the inputs)")
     names = parameter_names(f, len(args))
@@ -92,6 +114,12 @@ def gradient_graph(
     free = tuple(k for k in range(len(args)) if k not in fixed)
     if not free:
         raise InputError("the Hessian: every argument is in params: nothing to differentiate")
+    empty = next((k for k in free if args[k].size == 0), None)
+    if empty is not None:
+        raise InputError(
+            f"the Hessian: {names[empty]!r} has no entries (shape {args[empty].shape}):"
+            " nothing to differentiate"
+        )
     shape = _output_shape(jax, f, args)
     if weights is None and shape != ():
         raise InputError(
@@ -106,7 +134,7 @@ def gradient_graph(
         grad = jax.value_and_grad(f, argnums=free) if value else jax.grad(f, argnums=free)
         function = _named(lambda *a: _unwrapped(grad(*a), value), names)
         return from_jax(function, *args, level=level, params=params, name=f"grad_{label}")
-    v = np.asarray(weights, dtype=np.float64)
+    v = real_array(weights, "weights")
     if v.shape != shape:
         raise InputError(
             f"weights of shape {v.shape}: f returns shape {shape}, one weight per output entry"

@@ -23,9 +23,10 @@ from typing import Any
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.hessian_graph import hessian_graph
+from ..errors import DGraphError
 from ..second_order import HESSIAN_BOUND_FOR, HESSIAN_METHODS, hessian_lower_bound
 from .compare import Comparison, LowerBound, compare
-from .registry import accumulate
+from .registry import METHODS, accumulate
 
 __all__ = ["COMPARED_HESSIAN", "HessianComparison", "accumulate_hessian", "compare_hessian"]
 
@@ -71,8 +72,20 @@ def accumulate_hessian(
     >>> es.evaluate([0.5, 0.3]).round(4).tolist(), es.info["triangle"]
     ([[-0.4794, 0.0], [1.0, 0.0]], 'lower')
     """
+    _known([method])
     H = hessian_graph(g, weights)
     return _run(H, method, options)
+
+
+def _known(methods: Sequence[Any]) -> None:
+    """One line for a name that is neither a Hessian method nor a Jacobian one, listing
+    both (the Jacobian methods' own message left the Hessian ones out)."""
+    for m in methods:
+        if isinstance(m, str) and m not in HESSIAN_METHODS and m not in METHODS:
+            raise DGraphError(
+                f"unknown method {m!r:.60}; use {', '.join(HESSIAN_METHODS)} or a Jacobian"
+                f" method ({', '.join(METHODS)})"
+            )
 
 
 def _run(H: DGraph, method: str, options: dict[str, Any]) -> ExpressionSet:
@@ -116,6 +129,7 @@ def compare_hessian(
     True
     """
     names = list(dict.fromkeys(methods or COMPARED_HESSIAN))
+    _known(names)
     H = hessian_graph(g, weights)
     jacobian = [m for m in names if m not in HESSIAN_METHODS]
     searched = compare(H, jacobian, **options) if jacobian else Comparison(H, **_objective(options))

@@ -66,3 +66,13 @@ def taken_at_its_floor(x):
 
 def times_its_largest(x):
     return x * x[jnp.argmax(x)]  # a take at a position known only at run time
+
+
+def spectrum(x):
+    return jnp.sum(jnp.abs(jnp.fft.fft(x)) ** 2)  # fft: no array-level rule (its Hessian)
+
+
+def branches_on_value(x):
+    if x[0] > 0:  # a Python branch on a traced value: JAX cannot trace it
+        return jnp.sum(x**2)
+    return jnp.sum(x**3)

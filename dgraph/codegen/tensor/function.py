@@ -32,6 +32,7 @@ from .sweeps import SWEEP_MODES, jvp_program, sweep_module
 
 __all__ = [
     "DEFAULT_METHODS",
+    "DENSE_LIMIT",
     "TENSOR_MODES",
     "TensorGenerated",
     "c_blocks",
@@ -42,6 +43,11 @@ __all__ = [
 DEFAULT_METHODS = ("forward", "reverse", "markowitz")  # without a method: the cheapest
 TENSOR_MODES = ("jacobian", "value_and_jacobian", *SWEEP_MODES)
 CHECK_METHOD = {"jvp": "forward", "vjp": "reverse"}
+DENSE_LIMIT = 10**8
+"""The most entries a dense ``jacobian`` (a dense Hessian) may have, 800 MB of doubles: the
+limit of one input array (:data:`dgraph.frontends.array_tracer.MAX_ELEMENTS`); beyond it
+the one line says to give ``sparse`` (a dense Hessian of 10⁵ unknowns, 80 GB, was an
+internal MemoryError after seconds of work)."""
 """A sweep's reference expression set, without a method or expression set: the mode whose
 references the check applies once per vector (J·v from the right, wᵀ·J from the left)."""
 
@@ -152,6 +158,8 @@ def _make(
         )
     if mode in SWEEP_MODES and sparse:
         raise DGraphError(f"--sparse is for the jacobian; {mode} returns arrays")
+    if not sparse and mode not in SWEEP_MODES:
+        _refuse_dense(source.graph if isinstance(source, ExpressionSet) else source)
     if isinstance(source, ExpressionSet):
         if method is not None:
             raise DGraphError("give a method or an expression set, not both")
@@ -204,6 +212,18 @@ def _make(
     generated.stacked = getattr(module, f"{mode}_stacked", None)
     generated.tril = getattr(module, f"{mode}_tril", None)
     return generated, function
+
+
+def _refuse_dense(graph: DGraph) -> None:
+    """One line where a dense Jacobian of ``graph`` would have more than
+    :data:`DENSE_LIMIT` entries (before anything is accumulated or allocated)."""
+    size = {v: math.prod(graph.shape(v)) for v in (*graph.inputs, *graph.outputs)}
+    entries = sum(size[y] for y in graph.outputs) * sum(size[x] for x in graph.inputs)
+    if entries > DENSE_LIMIT:
+        raise DGraphError(
+            f"a dense result of {entries:,} entries ({8 * entries / 2**30:.1f} GiB a call),"
+            f" more than {DENSE_LIMIT:,}: give sparse=True (--sparse)"
+        )
 
 
 def c_blocks(

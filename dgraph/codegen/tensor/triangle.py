@@ -289,7 +289,9 @@ class _Narrowing:
             return Index(Call("ravel", (node,)), (self.constants.index(positions),))
         if isinstance(node, Index):
             inner = self.index(node.items[0])[positions]  # type: ignore[index]
-            if self.gather(node):
+            # a gather of one value (``ravel(r)[K]``, K all 0) keeps its index: the value
+            # alone would be one entry where ``positions`` asks for several
+            if self.gather(node) and self.size(node.value) != 1:
                 return self.take(node.value, inner)
             return Index(node.value, (self.constants.index(inner),))
         if isinstance(node, Call) and node.func in _SHAPE_ONLY:
