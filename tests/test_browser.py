@@ -39,7 +39,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from .jupyter_untrusted import is_graph_output, offline, untrusted_notebook
@@ -150,6 +149,9 @@ def _execute(path: Path):
 
 @functools.cache
 def _executed(path: Path):
+    # imported here: nbformat's import (jsonschema's format checkers) is ~2.5 CPU-s, paid
+    # by the processes that run a notebook, not by every worker that collects this file
+    import nbformat
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)

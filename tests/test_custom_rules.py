@@ -217,7 +217,9 @@ def _array(block) -> np.ndarray:
 
 
 def _expected(f, args, derivative):
-    jac = derivative(f, argnums=tuple(range(len(args))))(*args)
+    """JAX's Jacobian, one matrix; jitted: one program, compiled once, not each primitive
+    of the tangent (or adjoint) program on its own."""
+    jac = jax.jit(derivative(f, argnums=tuple(range(len(args)))))(*args)
     return np.hstack(
         [np.asarray(j).reshape(-1, np.size(a)) for j, a in zip(jac, args, strict=True)]
     )

@@ -36,7 +36,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,6 +132,8 @@ def lab(tmp_path):
     reason = _missing()
     if reason:
         pytest.skip(reason)
+    import nbformat  # here: its import is ~2.5 CPU-s, paid where a server starts
+
     work = tmp_path / "work"
     work.mkdir()
     nb = nbformat.v4.new_notebook()

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from .test_browser import NOTEBOOKS as BROWSER_NOTEBOOKS
 from .test_browser import browser_available
@@ -23,6 +21,11 @@ def test_there_are_notebooks():
 def test_notebook_executes(path, tmp_path):
     if path.name in BROWSER_NOTEBOOKS and browser_available():
         pytest.skip("executed, with the same check for errors, by tests/test_browser.py")
+    # imported here: nbformat's import (jsonschema's format checkers) is ~2.5 CPU-s, paid
+    # by the processes that run a notebook, not by every worker that collects this file
+    import nbformat
+    from nbclient import NotebookClient
+
     nb = nbformat.read(path, as_version=4)
     for module in nb.metadata.get("dgraph", {}).get("requires", []):  # an optional extra
         pytest.importorskip(module, reason=f"{path.name} needs {module}")
