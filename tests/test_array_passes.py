@@ -329,8 +329,12 @@ def test_cli_codegen_reports_the_array_programs_operations(tmp_path, capsys):
 
 
 _ITEMS = st.one_of(
-    st.builds(Slice, st.none() | st.integers(-4, 4), st.none() | st.integers(-4, 4),
-              st.none() | st.sampled_from([-2, -1, 1, 2, 3])),  # fmt: skip
+    st.builds(
+        Slice,
+        st.none() | st.integers(-4, 4),
+        st.none() | st.integers(-4, 4),
+        st.none() | st.sampled_from([-2, -1, 1, 2, 3]),
+    ),
     st.integers(-3, 3).map(Const),
     st.sampled_from([Name("i"), Name("ii"), Name("iii"), Name("iiii")]),
 )
