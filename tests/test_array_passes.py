@@ -36,6 +36,7 @@ from dgraph.codegen.ir import (
     Scatter,
     ScatterAdd,
     SegmentSum,
+    Slice,
     UnaryOp,
 )
 from dgraph.codegen.ir import ArrayStatement as S
@@ -325,3 +326,53 @@ def test_cli_codegen_reports_the_array_programs_operations(tmp_path, capsys):
     assert main(["codegen", str(tmp_path / "g.json"), "-o", str(out), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["functions"]["jacobian"]["mults"] == 48 and summary["uncounted"] == 0
+
+
+_ITEMS = st.one_of(
+    st.builds(
+        Slice,
+        st.none() | st.integers(-4, 4),
+        st.none() | st.integers(-4, 4),
+        st.none() | st.sampled_from([-2, -1, 1, 2, 3]),
+    ),
+    st.integers(-3, 3).map(Const),
+    st.sampled_from([Name("i"), Name("ii"), Name("iii"), Name("iiii")]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(0, 4), min_size=1, max_size=4),
+    st.lists(_ITEMS, min_size=1, max_size=4),
+    st.lists(st.lists(st.integers(1, 3), max_size=2), min_size=4, max_size=4),
+)
+def test_an_index_shape_is_numpys_without_gathering(value, items, index_shapes):
+    """The indexing rule (slices, integers, integer arrays, advanced indices adjacent or
+    apart, broadcast) gives NumPy's shape, or fails where NumPy raises."""
+    shapes = {"i" * (k + 1): tuple(s) for k, s in enumerate(index_shapes)}
+    statement = S("y", Index(Name("x"), tuple(items)))
+    program = ArrayProgram("f", ("x",), (tuple(value),), ("x",), [statement], ["y"],
+                           constant_shapes=shapes)  # fmt: skip
+    key = []
+    for item in items:
+        if isinstance(item, Slice):
+            key.append(slice(item.lower, item.upper, item.step))
+        elif isinstance(item, Const):
+            key.append(item.value)
+        else:
+            key.append(np.zeros(shapes[item.id], np.intp))
+    try:
+        want = np.zeros(value)[tuple(key)].shape
+    except (IndexError, ValueError):
+        want = None
+    assert array_shapes(program)["y"] == want
+
+
+def test_an_index_shape_is_found_without_a_stand_in_of_its_size():
+    """10¹² positions: NumPy's stand-in result would need a terabyte (MemoryError); the
+    rule gives the shape from the index's shape alone (a Hessian's index at 10⁶ unknowns
+    holds 10⁷ entries, gathered once per shape found)."""
+    program = ArrayProgram("f", ("x",), ((7_000_000, 3),), ("x",),
+                           [S("y", Index(Name("x"), (Name("k"), Slice(0, 2))))], ["y"],
+                           constant_shapes={"k": (10**6, 10**6)})  # fmt: skip
+    assert array_shapes(program)["y"] == (10**6, 10**6, 2)

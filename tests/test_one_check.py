@@ -171,3 +171,28 @@ def test_a_bcoo_result_is_read_as_its_coordinates_say(order):
     with jax.enable_x64(True):
         got = _matrix(bcoo, 6, 5)
     np.testing.assert_allclose(got.toarray(), dense, rtol=1e-6)
+
+
+def test_a_bcoo_pattern_is_found_once_for_results_that_share_it(monkeypatch):
+    """The check reads a module's BCOO results (one index array, made at load) through
+    one CSR pattern, found at the first; a result with other indices gets its own."""
+    from jax.experimental import sparse as jsparse
+
+    from dgraph.codegen.tensor import check as tensor_check
+
+    found = []
+    inner = tensor_check._csr_pattern
+    monkeypatch.setattr(tensor_check, "_csr_pattern", lambda *a: found.append(1) or inner(*a))
+    rng = np.random.default_rng(6)
+    mask = rng.random((6, 5)) < 0.5
+    rows, cols = np.nonzero(mask)
+    indices = jnp.asarray(np.stack([rows, cols], 1))
+    other = jnp.asarray(np.stack([rows, cols], 1))
+    patterns: dict = {}
+    with jax.enable_x64(True):
+        for ij in (indices, indices, other):
+            dense = rng.normal(size=(6, 5)) * mask
+            bcoo = jsparse.BCOO((jnp.asarray(dense[rows, cols]), ij), shape=(6, 5))
+            got = tensor_check._matrix(bcoo, 6, 5, patterns)
+            np.testing.assert_array_equal(got.toarray(), dense)
+    assert len(found) == 2

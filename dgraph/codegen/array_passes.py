@@ -733,7 +733,10 @@ def _loop_arguments(n: Loop, sh) -> list[Shape]:
 
 
 def _index_shape(value: Shape | None, items: tuple[Node, ...], sh) -> Shape | None:
-    """NumPy's indexing rule, run on zero-strided stand-ins (no entry is read)."""
+    """NumPy's indexing rule: by :func:`_indexed_shape` where every item is a slice, an
+    integer or an integer array, else run on zero-strided stand-ins (which reads no
+    entry but still gathers one per entry of the result: 10⁷ of them for a Hessian's
+    index at 10⁶ unknowns)."""
     if value is None:
         return None
     key: list[Any] = []
@@ -746,9 +749,59 @@ def _index_shape(value: Shape | None, items: tuple[Node, ...], sh) -> Shape | No
             shape = sh(item)
             if shape is None:
                 return None
-            key.append(np.broadcast_to(np.zeros((), np.intp), shape))
+            key.append(_Positions(tuple(shape)))
+    found = _indexed_shape(tuple(value), key)
+    if found is not None:
+        return found
+    key = [np.broadcast_to(np.zeros((), np.intp), k.shape) if isinstance(k, _Positions) else k
+           for k in key]  # fmt: skip
     stand_in = np.broadcast_to(np.zeros((), np.int8), value)
     return tuple(stand_in[tuple(key)].shape)
+
+
+@dataclass(frozen=True)
+class _Positions:
+    """An integer index array of this shape (its entries unknown)."""
+
+    shape: Shape
+
+
+def _indexed_shape(value: Shape, key: list[Any]) -> Shape | None:
+    """The shape of an array of shape ``value`` indexed by ``key`` (slices, integers,
+    :class:`_Positions`), by NumPy's rule: integers and arrays are advanced indices
+    together where there is an array, their broadcast shape in their place where they
+    are adjacent, else first; None where another kind of item or an axis of length 0
+    under an array leaves it to NumPy. IndexError for an integer out of range or too
+    many items, ValueError for shapes that do not broadcast (as NumPy raises)."""
+    if len(key) > len(value):
+        raise IndexError("too many indices")
+    arrays = any(isinstance(k, _Positions) for k in key)
+    parts: list[tuple[bool, Shape]] = []  # (advanced, its dimensions), in axis order
+    for k, d in zip(key, value, strict=False):
+        if isinstance(k, slice):
+            parts.append((False, (len(range(*k.indices(d))),)))
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+            if not -d <= k < d:
+                raise IndexError(f"index {k} is out of bounds for an axis of length {d}")
+            if arrays:
+                parts.append((True, ()))
+        elif isinstance(k, _Positions):
+            if d == 0:
+                return None
+            parts.append((True, k.shape))
+        else:
+            return None
+    parts += [(False, (d,)) for d in value[len(key) :]]
+    if not arrays:
+        return tuple(d for _, dims in parts for d in dims)
+    at = [i for i, (advanced, _) in enumerate(parts) if advanced]
+    shape = tuple(np.broadcast_shapes(*(parts[i][1] for i in at)))
+    basic = [(i, dims) for i, (advanced, dims) in enumerate(parts) if not advanced]
+    if at[-1] - at[0] + 1 == len(at):  # adjacent: in their place
+        before = tuple(d for i, dims in basic if i < at[0] for d in dims)
+        after = tuple(d for i, dims in basic if i > at[-1] for d in dims)
+        return (*before, *shape, *after)
+    return (*shape, *(d for _, dims in basic for d in dims))
 
 
 def _call_shape(n: Call, sh) -> Any:

@@ -59,6 +59,7 @@ from .gather_scale import folded_scalings
 from .gathers import GATHER_FROM, gathered, scatters_as_gathers
 from .grid_jax import grid_gathers
 from .jax_moves import composed_gathers
+from .jax_pair import merged, split
 from .jit_arguments import BOUND, jitted
 from .leaves import leaf_values
 from .numpy_assembly import Mirror
@@ -589,9 +590,8 @@ def _symmetric_jax(
     lower = rows >= cols
     full = _pattern(w, rows, cols, n)[0].id
     low = _pattern(w, rows[lower], cols[lower], n)[0].id
-    functions: list[str] = []
-    jits: list[str] = []
-    for name, at in zip((mode, f"{mode}_tril"), positions, strict=True):
+    programs = []
+    for at in positions:
         statements, result = program.statements, values
         if at is None or np.array_equal(at, np.arange(at.size)):
             pass
@@ -604,11 +604,11 @@ def _symmetric_jax(
             if moved.size < at.size:
                 index = w.constants.index
                 result = f"{values}.at[{index(moved).id}].set({values}[{index(at[moved]).id}])"
-        ends = set(re.findall(r"\w+", result))
-        statements = composed_gathers(dataclasses.replace(program, statements=statements),
-                                      w.constants, ends)  # fmt: skip
-        statements = grid_gathers(dataclasses.replace(program, statements=statements), w.constants)
-        statements = _constants_folded(w, statements, ends)
+        programs.append((statements, result))
+    functions: list[str] = []
+    jits: list[str] = []
+    for name, (statements, result) in zip((mode, f"{mode}_tril"), _passes(w, program, programs),
+                                          strict=True):  # fmt: skip
         definition, jit = jitted(
             f"_{name}_arrays", args, [*w.printed(statements), f"    return {result}"], w.constants
         )
@@ -642,6 +642,32 @@ def _symmetric_jax(
         f"    data = _{mode}_tril_arrays({args})",
         "    return jax.tree_util.tree_unflatten(_TRIL_BCOO, (data, _TRIL_INDICES))",
     ]
+
+
+def _passes(
+    w: Writer, program: ArrayProgram, made: list[tuple[list[ArrayStatement], str]]
+) -> list[tuple[list[ArrayStatement], str]]:
+    """The JAX functions ``made`` (each its statements and its result's expression) after
+    the gather composition, the grid search and the constant folding, run once on their
+    statements merged (:mod:`.jax_pair`: the functions of a symmetric J share all but a
+    few), or on each alone where they cannot be merged."""
+    joined = merged(made)
+    if joined is None:
+        return [_passed(w, program, statements, result) for statements, result in made]
+    statements, results, renames = joined
+    statements, _ = _passed(w, program, statements, " ".join(results))
+    return split(statements, results, renames)
+
+
+def _passed(
+    w: Writer, program: ArrayProgram, statements: list[ArrayStatement], result: str
+) -> tuple[list[ArrayStatement], str]:
+    """``statements`` after the JAX passes, the names in ``result`` kept."""
+    ends = set(re.findall(r"\w+", result))
+    statements = composed_gathers(dataclasses.replace(program, statements=statements),
+                                  w.constants, ends)  # fmt: skip
+    statements = grid_gathers(dataclasses.replace(program, statements=statements), w.constants)
+    return _constants_folded(w, statements, ends), result
 
 
 def _hoist(
