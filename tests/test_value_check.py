@@ -293,3 +293,62 @@ def test_the_code_check_shares_the_verification_s_points_and_references(monkeypa
         wrong = check_tensor(lambda x: f(x) * 1.001, es, "python")
     assert right.ok and not wrong.ok and wrong.ran
     assert len(evaluated) == 4 and len(runs) == 4  # a new scope: evaluated again, once
+
+
+def _unrolled(x):
+    """A Python loop of 120 steps, unrolled by tracing: J·v is 1,320 equations."""
+    for _ in range(120):
+        x = x + 0.01 * jnp.sin(x) * x
+    return x
+
+
+_long = jax.jit(_unrolled)  # a user's jit: inlined by the reference, not compiled whole
+
+
+def test_a_long_reference_runs_operation_by_operation(monkeypatch, caplog):
+    """JAX's J·v of a program of more than REFERENCE_JIT_MOST equations is not compiled
+    as one program (XLA's compile time grows faster than the program: minutes for a loop
+    of a few hundred steps), but run operation by operation, with JAX's values; a short
+    one is compiled once, with the check's compile options; the graph of the long one is
+    verified against it."""
+    import logging
+
+    import jax
+
+    from dgraph.frontends.jaxpr_arrays import (
+        REFERENCE_COMPILE,
+        REFERENCE_JIT_MOST,
+        JaxJvp,
+    )
+
+    jitted = []
+    plain_jit = jax.jit
+
+    def recording(*args, **kwargs):
+        jitted.append(kwargs)
+        return plain_jit(*args, **kwargs)
+
+    monkeypatch.setattr(jax, "jit", recording)
+    x, v = np.array([0.1, 0.2, 0.3]), np.array([1.0, -0.5, 2.0])
+    with jax.enable_x64(True):
+        want = np.asarray(jax.jvp(_unrolled, (jnp.asarray(x),), (jnp.asarray(v),))[1])
+    long = JaxJvp(_long, ["x"], ["y"])
+    assert long.jitted is None
+    with caplog.at_level(logging.WARNING), jax.log_compiles(True):
+        got = long({"x": x}, {"x": v})["y"]
+    compiled = [r.getMessage() for r in caplog.records if "Compiling" in r.getMessage()]
+    assert not any("_unrolled" in m or "jvp" in m for m in compiled)
+    assert long.jitted is False and long.equations > REFERENCE_JIT_MOST
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert jitted == []
+    short = JaxJvp(narrow, ["x"], ["y"])
+    got = short({"x": NEAR}, {"x": v})["y"]
+    assert short.jitted is True and short.equations < 50
+    slope = np.log(0.05 - NEAR) / NEAR - np.log(NEAR) / (0.05 - NEAR) + 2 * NEAR
+    np.testing.assert_allclose(got, slope * v, rtol=1e-12)
+    assert jitted == [{"compiler_options": REFERENCE_COMPILE}]
+    monkeypatch.undo()
+    g = from_jax(_long, x, level="array")
+    check = accumulate(g, "forward").verification
+    assert check.status == "verified" and "JAX's jvp" in check.detail
+    assert g.jvp_reference.jitted is False

@@ -155,14 +155,22 @@ class JaxJvp:
     reference a tensor graph's values are checked against
     (:attr:`dgraph.core.graph.DGraph.jvp_reference`); picklable where ``f`` is. None in a
     forked child (JAX's threads do not survive a fork: the check then uses differences);
-    unpickled in another process, it works there."""
+    unpickled in another process, it works there.
+
+    A program of at most :data:`REFERENCE_JIT_MOST` equations (``J·v``'s, sub-programs
+    included) is compiled once, with :data:`REFERENCE_COMPILE` (:attr:`jitted`); a longer
+    one runs operation by operation (:func:`run_eagerly`): XLA's compile time grows
+    faster than the program (a Python loop of 100 steps differentiated twice, 5,500
+    equations, compiled in 21 CPU s and ran eagerly in 1.9 s; 400 steps did not compile
+    in ten minutes), and each operation's kernel is compiled once and then dispatched."""
 
     def __init__(self, f: Callable[..., Any], inputs: list[str], outputs: list[str]) -> None:
         self.f, self.inputs, self.outputs = f, list(inputs), list(outputs)
         self.pid = os.getpid()
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_jitted"}
+        drop = ("_jitted", "_program", "equations")
+        return {k: v for k, v in self.__dict__.items() if k not in drop}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
@@ -180,16 +188,109 @@ class JaxJvp:
                 else jax.numpy.zeros_like(p)
                 for x, p in zip(self.inputs, primals, strict=True)
             )
-            try:  # one compiled program, not one compilation per operation (seconds)
+            try:
                 if "_jitted" not in self.__dict__:
-                    self._jitted = jax.jit(functools.partial(jax.jvp, self.f))
-                _, out = self._jitted(primals, moves)
+                    self._jitted = self._compiled(jax, primals, moves)
+                if self._jitted is None:
+                    out = self._eager(jax, primals, moves)
+                else:
+                    _, out = self._jitted(primals, moves)
             except TypeError as exc:  # a custom_vjp inside: JAX has no forward mode for it
                 if "custom_vjp" not in str(exc):
                     raise
                 out = _transposed_pullback(jax, self.f, primals, moves)
             leaves = [np.asarray(leaf, dtype=float) for leaf in jax.tree_util.tree_leaves(out)]
         return dict(zip(self.outputs, leaves, strict=True))
+
+    @property
+    def jitted(self) -> bool | None:
+        """Whether ``J·v`` runs as one compiled program (False: operation by operation);
+        None before the first call."""
+        found = self.__dict__.get("_jitted", False)
+        return None if found is False else found is not None
+
+    def _compiled(self, jax, primals: tuple, moves: tuple) -> Callable[..., Any] | None:
+        """``jax.jit`` of ``jvp(f)`` with :data:`REFERENCE_COMPILE`, or None where its
+        program has more than :data:`REFERENCE_JIT_MOST` equations (:attr:`equations`;
+        the program is then kept for :meth:`_eager`)."""
+        jvp = functools.partial(jax.jvp, self.f)
+        closed, shapes = jax.make_jaxpr(jvp, return_shape=True)(primals, moves)
+        self.equations = equation_count(closed.jaxpr)
+        if self.equations <= REFERENCE_JIT_MOST:
+            return jax.jit(jvp, compiler_options=REFERENCE_COMPILE)
+        self._program = (_signature(primals, moves), closed, shapes)
+        return None
+
+    def _eager(self, jax, primals: tuple, moves: tuple) -> Any:
+        """``J·v`` by :func:`run_eagerly` over ``jvp(f)``'s program (traced again for
+        arguments of other shapes)."""
+        signature, closed, shapes = self._program
+        if signature != _signature(primals, moves):
+            jvp = functools.partial(jax.jvp, self.f)
+            closed, shapes = jax.make_jaxpr(jvp, return_shape=True)(primals, moves)
+            self._program = (_signature(primals, moves), closed, shapes)
+        flat = jax.tree_util.tree_leaves((primals, moves))
+        values = run_eagerly(closed.jaxpr, closed.consts, flat)
+        return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), values)[1]
+
+
+REFERENCE_JIT_MOST = 1_000
+"""The most equations (sub-programs' included) of a :class:`JaxJvp` reference compiled as
+one program; beyond, it runs operation by operation. XLA's CPU compile of ``jvp`` of a
+twice-differentiated Python loop, CPU seconds (equations): 0.3 (275), 0.6 (550), 2.0
+(1,375), 6.3 (2,750), 21 (5,500), over 600 (22,000); operation by operation 0.3 to 1.9 s.
+The survey's Hessian references (benchmarks/real_programs_hessian.py) have 39 to 390."""
+
+REFERENCE_COMPILE = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
+"""XLA options of a reference's compile: it runs a few times per check, so LLVM's
+optimizations cost more than they save (the survey's Hessian references compile in a
+median 0.18 CPU s instead of 0.30; values equal to 6e-15 relative)."""
+
+
+def _signature(*trees: Any) -> tuple:
+    return tuple((np.shape(a), str(getattr(a, "dtype", ""))) for t in trees for a in t)
+
+
+_INLINED = {"pjit", "jit", "closed_call", "core_call", "remat", "checkpoint", "remat2"}
+
+
+def run_eagerly(jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
+    """``jaxpr``'s outputs at ``args``, each equation run on its own (JAX compiles each
+    kind of operation once and then dispatches it), calls (a ``jax.jit`` inside the
+    user's function) inlined, a loop run as one operation (its body compiled once)."""
+    from jax.extend.core import Literal
+
+    env: dict[Any, Any] = {}
+
+    def read(v: Any) -> Any:
+        return v.val if isinstance(v, Literal) else env[v]
+
+    env.update(zip(jaxpr.constvars, consts, strict=True))
+    env.update(zip(jaxpr.invars, args, strict=True))
+    for eqn in jaxpr.eqns:
+        ins = [read(v) for v in eqn.invars]
+        if eqn.primitive.name in _INLINED:
+            inner, inner_consts = called_jaxpr(eqn, "JAX's jvp")
+            outs = run_eagerly(inner, inner_consts, ins)
+        else:
+            outs = eqn.primitive.bind(*ins, **eqn.params)
+            outs = outs if eqn.primitive.multiple_results else [outs]
+        env.update(zip(eqn.outvars, outs, strict=True))
+    return [read(v) for v in jaxpr.outvars]
+
+
+def equation_count(jaxpr) -> int:
+    """Equations of ``jaxpr`` and of every program its equations call (a loop's body once,
+    as XLA compiles it once)."""
+    total = 0
+    for eqn in jaxpr.eqns:
+        total += 1
+        for value in eqn.params.values():
+            for sub in value if isinstance(value, (tuple, list)) else (value,):
+                inner = getattr(sub, "jaxpr", sub)  # a ClosedJaxpr's, or a Jaxpr itself
+                if hasattr(inner, "eqns"):
+                    total += equation_count(inner)
+    return total
 
 
 def _transposed_pullback(jax, f: Callable[..., Any], primals: tuple, moves: tuple) -> Any:
