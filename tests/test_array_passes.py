@@ -325,3 +325,18 @@ def test_cli_codegen_reports_the_array_programs_operations(tmp_path, capsys):
     assert main(["codegen", str(tmp_path / "g.json"), "-o", str(out), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["functions"]["jacobian"]["mults"] == 48 and summary["uncounted"] == 0
+
+
+def test_a_gather_s_shape_is_found_without_gathering():
+    """``v[k]`` with one integer array ``k``: its shape, then ``v``'s other axes, found
+    by the rule alone (an index of 10¹² entries would need a terabyte to gather)."""
+    from dgraph.codegen.array_passes import _index_shape
+    from dgraph.codegen.ir import Name
+
+    def shape_of(shape):
+        return lambda node: shape
+
+    assert _index_shape((5,), (Name("k"),), shape_of((10**12,))) == (10**12,)
+    assert _index_shape((3, 4), (Name("k"),), shape_of((2, 7))) == (2, 7, 4)
+    assert _index_shape((3, 4), (Name("k"),), shape_of(())) == (4,)
+    assert _index_shape((3, 4), (Name("k"),), shape_of(None)) is None

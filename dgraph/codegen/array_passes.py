@@ -733,9 +733,17 @@ def _loop_arguments(n: Loop, sh) -> list[Shape]:
 
 
 def _index_shape(value: Shape | None, items: tuple[Node, ...], sh) -> Shape | None:
-    """NumPy's indexing rule, run on zero-strided stand-ins (no entry is read)."""
+    """NumPy's indexing rule, run on zero-strided stand-ins (no entry is read); one
+    integer array on a first axis that has entries: its shape, then the other axes (the
+    rule itself, without a gather of as many stand-in entries as the index has)."""
     if value is None:
         return None
+    if len(items) == 1 and not isinstance(items[0], (Slice, Const)):
+        shape = sh(items[0])
+        if shape is None:
+            return None
+        if isinstance(value, tuple) and value and value[0] > 0 and isinstance(shape, tuple):
+            return (*shape, *value[1:])
     key: list[Any] = []
     for item in items:
         if isinstance(item, Slice):
