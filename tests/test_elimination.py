@@ -284,3 +284,38 @@ def test_a_tensor_elimination_keeps_only_the_blocks_its_edges_hold():
     assert (
         sum(step.mults for step in labeled.steps) == es.mults == vertex_elimination(g, order).mults
     )
+
+
+def test_the_as_computed_form_of_a_tensor_elimination_multiplies_no_block(monkeypatch):
+    """The as-computed form replays the steps on labels alone: it forms no block
+    product or sum (the elimination priced them; at 10⁶ unknowns some 30 products and
+    15 sums of 10⁶–10⁷ entries), keeps the priced steps, and is the form a replay that
+    prices every product again gives."""
+    import numpy as np
+
+    from dgraph.elimination import kernel
+
+    g = dgraph.from_function(
+        lambda x: np.sin(x[1:] * x[:-1]) + np.exp(x[:-1]) * x[1:] * x[1:],
+        sizes=[(6,)],
+        level="array",
+    )
+    order = markowitz_order(g)
+    es = vertex_elimination(g, order)
+    assert isinstance(es.computed, Recipe)
+    formed = []
+    for name in ("multiply", "add"):
+        inner = getattr(kernel.BLOCKS, name)
+        monkeypatch.setattr(
+            kernel.BLOCKS, name, lambda *a, _inner=inner: formed.append(a) or _inner(*a)
+        )
+    computed = es.as_computed
+    assert formed == []
+    assert computed.steps == es.steps and computed.mults == es.mults
+    monkeypatch.undo()
+    priced = LabeledGraph(g)  # the replay as it was: every product priced again
+    for v in order:
+        priced.eliminate_vertex(v)
+    assert tuple(priced.steps) == es.steps
+    assert dict(computed.references) == dict(priced.references)
+    assert dict(computed.jacobian) == dict(priced.entries())

@@ -282,3 +282,33 @@ def test_command_line_hessians_are_symmetric_bit_for_bit(source, sparse, lang, t
     np.testing.assert_allclose(h, ref, rtol=1e-12, atol=1e-12 * abs(ref).max())
     if low is not None:
         np.testing.assert_array_equal(low, np.tril(h))
+def test_the_cancellation_pass_runs_after_the_walks_memory_is_forgotten(monkeypatch):
+    """The sparse Hessian's last walk done, the block products it remembered (10⁷-entry
+    patterns at 10⁶ unknowns) are forgotten before the cancellation pass evaluates the
+    block, so that pass reuses their memory instead of growing the process; the walks
+    did remember some (m = 40: products of more than ``SMALL`` entries)."""
+    from dgraph import blocks
+    from dgraph.codegen.tensor import module
+
+    held: dict[str, list[int]] = {"walk": [], "cancel": []}
+    walk, cancel = module._walk, module.drop_cancelled
+
+    def watched_walk(*args, **kwargs):
+        found = walk(*args, **kwargs)
+        held["walk"].append(blocks.RECENT.held)
+        return found
+
+    def watched_cancel(*args, **kwargs):
+        held["cancel"].append(blocks.RECENT.held)
+        return cancel(*args, **kwargs)
+
+    monkeypatch.setattr(module, "_walk", watched_walk)
+    monkeypatch.setattr(module, "drop_cancelled", watched_cancel)
+    m = 40
+    u = np.random.default_rng(3).normal(size=(m, m)) * 0.1
+    H = dgraph.make_function(_minimal_surface, "hessian", point=[u], sparse=True)
+    assert max(held["walk"]) > 0 and held["cancel"] == [0]
+    assert H(u).nnz == m * m + 4 * m * (m - 1) + 2 * (m - 1) ** 2
+    np.testing.assert_allclose(
+        H(u).toarray(), reference(_minimal_surface, u).reshape(m * m, m * m), atol=1e-12
+    )

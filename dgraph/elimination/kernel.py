@@ -135,7 +135,9 @@ class Symbolic(Algebra):
     """Noncommutative sympy labels, compound ones named as references in ``references``
     (shared by the working graphs of one method, so that names stay unique). A product
     costs one multiplication unless a factor is the literal 1 of a copy; on a tensor
-    graph, what its blocks' product costs (each label's block kept beside it)."""
+    graph, what its blocks' product costs (each label's block kept beside it), unless
+    ``priced`` is False (a replay of steps already priced: the labels are the same, the
+    blocks' products are not formed again)."""
 
     names = True
 
@@ -143,13 +145,15 @@ class Symbolic(Algebra):
         self,
         references: dict[sympy.Symbol, sympy.Expr] | None = None,
         tensor: dict[sympy.Expr, Any] | None = None,
+        priced: bool = True,
     ) -> None:
         self.references: dict[sympy.Symbol, sympy.Expr] = {} if references is None else references
         self.tensor = tensor  # each label's block, on a tensor graph (None: a zero block)
+        self.priced = priced  # False: no blocks kept, a product costs as on a scalar graph
 
     def leaf(self, graph: DGraph, u: str, v: str) -> sympy.Expr:
         sym = graph.symbol(u, v)
-        if graph.is_tensor:
+        if graph.is_tensor and self.priced:
             if self.tensor is None:
                 self.tensor = {}
             self.tensor[sym] = graph.block(u, v)
@@ -194,7 +198,7 @@ class Symbolic(Algebra):
     def copy(self) -> Symbolic:
         """Its own references, continuing the numbering."""
         tensor = None if self.tensor is None else dict(self.tensor)
-        return Symbolic(dict(self.references), tensor)
+        return Symbolic(dict(self.references), tensor, self.priced)
 
 
 class Blocks(Algebra):

@@ -224,8 +224,14 @@ def _near_zero(parts, found, magnitude: float, size: int) -> np.ndarray | None:
     rounding), or to no number; None where a value's size does not fit its place."""
     total, scale = np.zeros(size), np.zeros(size)
     for (where, _), value in zip(parts, found, strict=True):
-        place_at = np.arange(size) if where is None else np.asarray(where)
         value = np.asarray(value, dtype=float).reshape(-1)
+        if where is None:  # every entry, in order: the same sums without a gather
+            if value.size not in (1, size):
+                return None
+            total += value
+            scale += np.abs(value)
+            continue
+        place_at = np.asarray(where)
         if value.size not in (1, place_at.size):
             return None
         total[place_at] += value

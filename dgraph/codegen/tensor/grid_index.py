@@ -100,7 +100,7 @@ def grid(a: np.ndarray, dims: int = DIMS) -> Grid | None:
     a = np.asarray(a).ravel()
     if a.size == 0 or a.dtype.kind not in "iu":
         return None
-    a = a.astype(np.int64)
+    a = a.astype(np.int64, copy=False)
     step = np.diff(a)
     length, found = _prefix(a, 0, dims, step, np.flatnonzero(step[1:] != step[:-1]) + 1)
     return found if length == a.size else None
@@ -118,7 +118,7 @@ def pieces(a: np.ndarray, limit: int = 8, dims: int = DIMS, period: int = 6) -> 
     a = np.asarray(a).ravel()
     if a.size == 0 or a.dtype.kind not in "iu":
         return None
-    a = a.astype(np.int64)
+    a = a.astype(np.int64, copy=False)
     best = _runs(a, limit, dims)
     for p in range(2, period + 1):
         if a.size < 2 * p or (best is not None and len(best) <= 8):
@@ -294,15 +294,15 @@ def _prefix(
 def _repeats(a: np.ndarray, p: int, length: int, jump: int, most: int) -> int:
     """How many blocks of ``length`` entries from ``p`` on are the first block plus
     ``jump`` times their number (looked at in growing chunks: the work is about that of
-    the blocks that match)."""
-    block = a[p : p + length]
+    the blocks that match), each block compared with the one before it: one difference
+    of two slices per chunk, no matrix of shifts."""
     count, chunk = 1, 1
-    while count < most:
+    while count < most:  # block k is block k - 1 plus jump (so block 0 plus k jumps)
         chunk = min(2 * chunk, most - count)
-        rows = a[p + count * length : p + (count + chunk) * length].reshape(chunk, length)
-        shift = jump * np.arange(count, count + chunk)[:, None]
-        bad = np.flatnonzero(~np.all(rows - block == shift, axis=1))
-        if bad.size:
-            return count + int(bad[0])
+        lo, hi = p + count * length, p + (count + chunk) * length
+        differs = a[lo:hi] - a[lo - length : hi - length] != jump
+        first = int(differs.argmax())  # the first entry that does not step by jump
+        if differs[first]:
+            return count + first // length
         count += chunk
     return count

@@ -235,13 +235,17 @@ def tensor_program(
         known[ref] = _walk(definition, known, edges, leaf, ops, w, str(ref))
     keys = jacobian_keys(es)
     entries_of = {}
-    for y, x in keys:
+    for k, (y, x) in enumerate(keys):
         entry = computed.jacobian.get((y, x))
         valued = None if entry is None else _walk(entry, known, edges, leaf, ops, w, None)
+        if k == len(keys) - 1:  # the last walk done: what the walks made and the entries
+            known.clear()  # do not hold (10⁷ indices a block) goes before the cancellation
+            leaves.clear()  # pass evaluates the block's values (its memory reused there)
+            RECENT.clear()
         entries_of[(y, x)] = ops.materialize(
             drop_cancelled(w, valued, symmetric) if sparse else valued
         )
-    known.clear()  # what the walks made and the entries do not hold (10⁷ indices a block)
+    known.clear()
     leaves.clear()
     RECENT.clear()
     outside = None  # JAX's sparse pattern: a device array made once, outside the values

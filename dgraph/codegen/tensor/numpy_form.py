@@ -64,8 +64,12 @@ def runs(*arrays: np.ndarray, limit: int = RUNS) -> list[tuple[int, int]] | None
         return None
     if n == 1:
         return [(0, 1)]
-    steps = np.stack([np.diff(a.astype(np.int64)) for a in arrays])  # (k, n - 1)
-    changes = np.flatnonzero(np.any(steps[:, 1:] != steps[:, :-1], axis=0)) + 1
+    if len(arrays) == 1:  # one array: its steps as a row, no stacked copy
+        steps = np.diff(arrays[0].astype(np.int64, copy=False))[None, :]
+        changes = np.flatnonzero(steps[0, 1:] != steps[0, :-1]) + 1
+    else:
+        steps = np.stack([np.diff(a.astype(np.int64, copy=False)) for a in arrays])  # (k, n - 1)
+        changes = np.flatnonzero(np.any(steps[:, 1:] != steps[:, :-1], axis=0)) + 1
     cuts: list[tuple[int, int]] = []
     lo = 0
     while lo < n:
