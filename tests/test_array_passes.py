@@ -376,6 +376,8 @@ def test_an_index_shape_is_found_without_a_stand_in_of_its_size():
                            [S("y", Index(Name("x"), (Name("k"), Slice(0, 2))))], ["y"],
                            constant_shapes={"k": (10**6, 10**6)})  # fmt: skip
     assert array_shapes(program)["y"] == (10**6, 10**6, 2)
+
+
 def test_a_gather_s_shape_is_found_without_gathering():
     """``v[k]`` with one integer array ``k``: its shape, then ``v``'s other axes, found
     by the rule alone (an index of 10¹² entries would need a terabyte to gather)."""

@@ -282,6 +282,8 @@ def test_command_line_hessians_are_symmetric_bit_for_bit(source, sparse, lang, t
     np.testing.assert_allclose(h, ref, rtol=1e-12, atol=1e-12 * abs(ref).max())
     if low is not None:
         np.testing.assert_array_equal(low, np.tril(h))
+
+
 def test_the_cancellation_pass_runs_after_the_walks_memory_is_forgotten(monkeypatch):
     """The sparse Hessian's last walk done, the block products it remembered (10⁷-entry
     patterns at 10⁶ unknowns) are forgotten before the cancellation pass evaluates the
