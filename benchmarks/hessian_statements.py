@@ -9,9 +9,10 @@ A/B; RESULTS.md).
     python benchmarks/hessian_statements.py MODULE.py [REPS] [--lines]
 
 MODULE.py: the text of ``make_function(g, "hessian", "python", sparse=True)``'s
-``.generated.text`` (``benchmarks/hessian_ab.py write``); the problem's point is read from
-``benchmarks/hessian_functions.py`` by the module's input size (minimal surface: a square
-grid; else Rosenbrock's). ``--lines``: every statement's time, slowest first.
+``.generated.text`` (``benchmarks/hessian_ab.py write``); the point is
+``benchmarks/hessian_functions.py``'s for the module's input size (the minimal surface's
+where the size is a square, else Rosenbrock's; a second input gets the Lagrangian's
+weights). ``--lines``: every statement's time, slowest first.
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ def point_for(module: types.ModuleType) -> tuple:
 
     n = module.SHAPES[module.INPUTS[0]][0]
     side = round(n**0.5)
-    name = "minsurf" if side * side == n and "lagrangian" not in module.__doc__ else "rosenbrock"
+    name = "minsurf" if side * side == n else "rosenbrock"
     x = point(name, side if name == "minsurf" else n).ravel()
     if len(module.INPUTS) > 1:
         return x, weights("lagrangian", n)
