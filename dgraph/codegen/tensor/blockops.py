@@ -72,6 +72,9 @@ class Terms:
 
 Valued = tuple[Block, "Node | Terms"] | None  # a block and its values; None: 0
 
+DISTRIBUTE_BELOW = 10**5  # blocks of this many entries and more are not distributed: the
+# minimal surface at 99,856 unknowns is accumulated otherwise, and distributing there
+# scatter-adds more (3.1·10⁶ entries a call against 2.9·10⁶; RESULTS.md, branch msasm)
 DISTRIBUTE = 2.0  # a product is distributed over parts holding at most this many entries a
 # block entry (:meth:`BlockOps._distributed`)
 
@@ -249,7 +252,7 @@ class BlockOps:
             return None
         terms, block = (vb, b) if isinstance(vb, Terms) else (va, a)
         other, values = (a, va) if block is b else (b, vb)
-        if len(terms.parts) < 2:  # no sum: nothing to keep apart
+        if len(terms.parts) < 2 or block.nnz >= DISTRIBUTE_BELOW:  # no sum; or large
             return None
         if sum(terms.size if p is None else p.size for p, _ in terms.parts) > (
             DISTRIBUTE * block.nnz
