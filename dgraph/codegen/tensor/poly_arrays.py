@@ -187,18 +187,21 @@ def _number_keys(hi: np.ndarray, lo: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return keys, scale, ok
 
 
-def _exact_products(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``a * b`` and whether each is exact: the significands' bits fit in 53, or what
-    rounding left (:func:`_two_products`) is 0; and the product is a normal double."""
-    product = a * b
-    bits_a, _ = _significant(a)
-    bits_b, _ = _significant(b)
-    with np.errstate(invalid="ignore"):
+def _exact_products(
+    a: np.ndarray, b: np.ndarray, ia: np.ndarray, ib: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``a[ia] * b[ib]`` and whether each is exact: the significands' bits fit in 53, or
+    what rounding left (:func:`_two_products`) is 0; and the product is a normal double
+    (the bits read once per value of ``a`` and ``b``, not per product)."""
+    x, y = a[ia], b[ib]
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        product = x * y
         normal = np.isfinite(product) & (np.abs(product) >= np.finfo(float).tiny)
-    exact = (bits_a + bits_b <= 53) & normal
+    bits_a, bits_b = (_significant(v)[0].astype(np.int8) for v in (a, b))  # at most 54
+    exact = (bits_a[ia] + bits_b[ib] <= 53) & normal
     rest = np.flatnonzero(~exact & normal)
     if rest.size:
-        _, lo, ok = _two_products(a[rest], b[rest])
+        _, lo, ok = _two_products(x[rest], y[rest])
         exact[rest] = ok & (lo == 0.0)
     return product, exact
 
@@ -245,60 +248,155 @@ def _canonical(
 ) -> PolyArray:
     """The canonical form of rows in any order (module docstring); ``taint`` is owned
     (changed in place)."""
-    n = math.prod(shape)
     keep = (coef != 0.0) & ~taint[pos]
-    pos, fac, coef = pos[keep], fac[keep], coef[keep]
-    if fac.shape[1] == 2:
-        fac = np.stack([np.minimum(fac[:, 0], fac[:, 1]), np.maximum(fac[:, 0], fac[:, 1])], 1)
-    elif fac.shape[1] > 2:
-        fac = np.sort(fac, axis=1)
-    if fac.shape[1]:
-        degree = (fac != PAD).sum(axis=1)
+    table, codes = _coded(fac[keep])
+    return _ordered(shape, pos[keep], _sorted_rows(codes), table, coef[keep], taint)
+
+
+def _coded(fac: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Factor keys as their ranks: ``table`` the distinct keys sorted, ``PAD`` first, and
+    ``codes`` with ``table[codes] == fac`` in the smallest integer type that holds them
+    (``PAD`` is code 0; an order-preserving renumbering, so rows compare as before).
+    Where each atom's elements are not too spread out, a key's code is looked up in a
+    table indexed by its atom's offset plus its element; else it is searched for."""
+    values = np.sort(fac, axis=None)
+    new = np.ones(values.size, dtype=bool)
+    new[1:] = values[1:] != values[:-1]
+    table = values[new]
+    if not table.size or table[0] != PAD:
+        table = np.concatenate([np.array([PAD], dtype=np.int64), table])
+    dtype = np.int16 if table.size <= 1 << 15 else np.int32 if table.size <= 1 << 31 else np.int64
+    atom, element = table >> SHIFT, table & ((1 << SHIFT) - 1)
+    first = np.flatnonzero(np.concatenate([[True], atom[1:] != atom[:-1]]))
+    low = element[first]
+    span = np.append(element[first[1:] - 1], element[-1]) - low + 1
+    if fac.size < 64 or int(span.sum()) > 4 * table.size + 4096:
+        return table, np.searchsorted(table, fac).astype(dtype, copy=False)
+    offset = np.cumsum(span) - span - low  # a key's slot: offset[its atom's] + element
+    lookup = np.zeros(int(span.sum()), dtype=dtype)
+    group = np.repeat(_ints(first.size), np.diff(np.append(first, table.size)))
+    lookup[offset[group] + element] = _ints(table.size)
+    slot = fac & ((1 << SHIFT) - 1)
+    if first.size == 1:
+        slot += offset[0]
+    elif atom[-1] - atom[0] < 1 << 16:  # the atom's offset looked up too
+        by_atom = np.zeros(int(atom[-1] - atom[0]) + 1, dtype=np.int64)
+        by_atom[atom[first] - atom[0]] = offset
+        slot += by_atom[(fac >> SHIFT) - atom[0]]
+    else:
+        slot += offset[np.searchsorted(atom[first], fac >> SHIFT)]
+    return table, lookup[slot]
+
+
+def _sorted_rows(codes: np.ndarray) -> np.ndarray:
+    """Each row's codes in increasing order (a monomial's factors, ``PAD`` first)."""
+    if codes.shape[1] == 2:
+        return np.stack([codes.min(axis=1), codes.max(axis=1)], axis=1)
+    return np.sort(codes, axis=1) if codes.shape[1] > 2 else codes
+
+
+def _ordered(
+    shape: tuple[int, ...],
+    pos: np.ndarray,
+    codes: np.ndarray,
+    table: np.ndarray,
+    coef: np.ndarray,
+    taint: np.ndarray,
+    degree: np.ndarray | None = None,
+) -> PolyArray:
+    """:func:`_canonical` of rows with nonzero coefficients at entries not tainted, each
+    monomial's factors given as increasing codes into ``table`` (:func:`_coded`; their
+    numbers of factors ``degree`` where known): a monomial of more than ``MAX_DEGREE``
+    factors taints its entry, the columns no row uses are dropped, rows sorted by
+    position and monomial (one stable sort of the rows' keys packed into as few
+    integers as hold them, :func:`_packed`), equal monomials of an entry added
+    (exactly, or the entry is tainted), an entry of more than ``MAX_TERMS`` monomials
+    tainted, zero coefficients dropped. The codes are gathered once, at the end."""
+    n = math.prod(shape)
+    rows = None  # the rows of ``codes`` that the rows kept are, where not all in order
+    if codes.shape[1]:
+        if degree is None:
+            degree = np.count_nonzero(codes, axis=1)
         high = degree > MAX_DEGREE
         if high.any():
             taint[pos[high]] = True
-            pos, fac, coef, degree = pos[~high], fac[~high], coef[~high], degree[~high]
+            rows = np.flatnonzero(~high)
+            pos, coef, degree = pos[rows], coef[rows], degree[rows]
         width = int(degree.max()) if degree.size else 0
-        fac = fac[:, fac.shape[1] - width :]
-    if pos.size > 1 and not bool(np.all(pos[1:] >= pos[:-1])):
-        order = np.argsort(pos, kind="stable")  # sorted runs (a sum's parts): merged
-        pos, fac, coef = pos[order], fac[order], coef[order]
-    step = _steps(pos, fac)
-    if (step < 0).any():  # monomials out of order within an entry: sorted whole
-        order = np.lexsort((*fac.T[::-1], pos))
-        pos, fac, coef = pos[order], fac[order], coef[order]
-        step = _steps(pos, fac)
-    if (step == 0).any():  # equal monomials of an entry, next to each other: added
-        starts = np.flatnonzero(np.concatenate([[True], step != 0]))
+        codes = codes[:, codes.shape[1] - width :]
+    words = _packed(pos, codes if rows is None else codes[rows], n, table.size)
+    order = _lexicographic(words)
+    if order is not None:
+        pos, coef = pos[order], coef[order]
+        words = [w[order] for w in words]
+        rows = order if rows is None else rows[order]
+    differ = _differs(words)
+    if not differ.all():  # equal monomials of an entry, next to each other: added
+        starts = np.flatnonzero(np.concatenate([[True], differ]))
         coef, exact = _exact_sums(coef, starts)
-        pos, fac = pos[starts], fac[starts]
+        pos = pos[starts]
+        rows = starts if rows is None else rows[starts]
         taint[pos[~exact]] = True
     counts = np.bincount(pos, minlength=n)
     taint[counts > MAX_TERMS] = True
     keep = (coef != 0.0) & ~taint[pos]
-    return PolyArray(shape, pos[keep], fac[keep], coef[keep], taint)
+    if not keep.all():
+        keep = np.flatnonzero(keep)
+        pos, coef = pos[keep], coef[keep]
+        rows = keep if rows is None else rows[keep]
+    fac = table[codes if rows is None else codes[rows]]
+    return PolyArray(shape, pos, fac, coef, taint)
 
 
-def _steps(pos: np.ndarray, fac: np.ndarray) -> np.ndarray:
-    """For each row after the first, by position and then monomial: 1 where it comes
-    after the row before, 0 where it is the same entry's same monomial, -1 where it
-    comes before (rows sorted by position)."""
-    if pos.size < 2:
-        return np.zeros(0, dtype=np.int8)
-    step = np.ones(pos.size - 1, dtype=np.int8)
-    same = np.flatnonzero(pos[1:] == pos[:-1])
-    if same.size == 0:
-        return step
-    if fac.shape[1] == 0:
-        step[same] = 0
-        return step
-    after, before = fac[same + 1], fac[same]
-    differ = after != before
-    first = differ.argmax(axis=1)
-    rows = np.arange(same.size)
-    sign = np.sign(after[rows, first] - before[rows, first]).astype(np.int8)
-    step[same] = np.where(differ.any(axis=1), sign, 0)
-    return step
+def _packed(pos: np.ndarray, codes: np.ndarray, n: int, kinds: int) -> list[np.ndarray]:
+    """Each row's position and codes as bit fields of a few nonnegative int64 words,
+    most significant first, so that rows compare as the words do lexicographically
+    (positions below ``n``, codes below ``kinds``; a field never straddles two words)."""
+    pos_bits = max(1, (n - 1).bit_length())
+    code_bits = max(1, (kinds - 1).bit_length())
+    words, word, used = [], pos.astype(np.int64, copy=True), pos_bits
+    for column in codes.T:
+        if used + code_bits > 63:
+            words.append(word)
+            word, used = np.zeros(pos.size, dtype=np.int64), 0
+        word <<= code_bits
+        word |= column
+        used += code_bits
+    words.append(word)
+    return words
+
+
+def _differs(words: list[np.ndarray]) -> np.ndarray:
+    """For each row after the first, whether it differs from the row before."""
+    first, *rest = words
+    differ = first[1:] != first[:-1]
+    for w in rest:
+        differ |= w[1:] != w[:-1]
+    return differ
+
+
+def _lexicographic(words: list[np.ndarray]) -> np.ndarray | None:
+    """The stable order of rows sorted lexicographically by ``words`` (None: in order
+    already): one stable sort by the first word (rows of an entry are mostly next to
+    each other, which the sort takes advantage of), the rows it leaves tied sorted
+    again by the rest."""
+    first = words[0]
+    if len(words) == 1 and not (first[1:] < first[:-1]).any():
+        return None
+    order = np.argsort(first, kind="stable")
+    if len(words) > 1:
+        first = first[order]
+        tied = np.zeros(order.size, dtype=bool)
+        same = first[1:] == first[:-1]
+        tied[1:] |= same
+        tied[:-1] |= same
+        at = np.flatnonzero(tied)
+        if at.size:
+            rows = order[at]
+            order[at] = rows[np.lexsort([w[rows] for w in reversed(words)])]
+    if (order[1:] > order[:-1]).all():
+        return None
+    return order
 
 
 def _ragged(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -392,16 +490,20 @@ def negate(a: PolyArray) -> PolyArray:
 
 
 def multiply(a: PolyArray, b: PolyArray) -> PolyArray:
-    """``a * b`` entrywise (broadcast), multiplied out."""
+    """``a * b`` entrywise (broadcast), multiplied out: each row of an entry of ``a``
+    times each row of the same entry of ``b`` (entries that either taints left out),
+    their factors' codes (:func:`_coded`) side by side and sorted, then
+    :func:`_ordered`."""
     shape = np.broadcast_shapes(a.shape, b.shape)
     a, b = broadcast(a, shape), broadcast(b, shape)
+    taint = a.taint | b.taint
     starts_b, counts_b = _starts(b)
-    copies = counts_b[a.pos]
+    copies = np.where(taint[a.pos], 0, counts_b[a.pos])
     ia = np.repeat(_ints(a.rows), copies)
     ib = _ragged(starts_b[a.pos], copies)
     pos = a.pos[ia]
-    fac = np.hstack([a.fac[ia], b.fac[ib]])
-    coef, exact = _exact_products(a.coef[ia], b.coef[ib])
+    coef, exact = _exact_products(a.coef, b.coef, ia, ib)
+    number = None
     if not exact.all():  # a product that no double holds: a factor standing for it
         rows = np.flatnonzero(~exact)
         hi, lo, ok = _two_products(a.coef[ia[rows]], b.coef[ib[rows]])
@@ -410,9 +512,22 @@ def multiply(a: PolyArray, b: PolyArray) -> PolyArray:
         rows, keys, scale = rows[ok], keys[ok], scale[ok]
         number = np.full(pos.size, PAD, dtype=np.int64)
         number[rows] = keys
-        fac = np.hstack([fac, number[:, None]])
         coef[rows] = scale
         exact[rows] = True
-    taint = a.taint | b.taint
     taint[pos[~exact]] = True
-    return _canonical(shape, pos, fac, coef, taint)
+    keep = (coef != 0.0) & ~taint[pos]
+    ia, ib, pos, coef = ia[keep], ib[keep], pos[keep], coef[keep]
+    parts = [a.fac.reshape(-1), b.fac.reshape(-1)]
+    if number is not None:
+        number = number[keep]
+        parts.append(number)
+    table, codes = _coded(np.concatenate(parts))
+    na, nb = a.fac.size, b.fac.size
+    codes_a, codes_b = codes[:na].reshape(a.fac.shape), codes[na : na + nb].reshape(b.fac.shape)
+    degree = np.count_nonzero(codes_a, axis=1)[ia] + np.count_nonzero(codes_b, axis=1)[ib]
+    columns = [codes_a[ia], codes_b[ib]]
+    if number is not None:
+        columns.append(codes[na + nb :, None])
+        degree += number != PAD
+    codes = _sorted_rows(np.hstack(columns))
+    return _ordered(shape, pos, codes, table, coef, taint, degree)
