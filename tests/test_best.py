@@ -144,8 +144,9 @@ def test_every_search_runs_on_a_small_function():
 
 
 def test_the_same_seed_gives_the_same_result_on_a_slow_machine_too(monkeypatch):
-    """Once, then with a clock that runs ten times fast (a machine ten times slower, as
-    far as best can tell): the same --json, seconds aside. A deadline-driven search
+    """Once, then with a wall clock that runs ten times fast (a machine loaded ten times
+    over: the CPU time the ceiling counts is the same, only its wall-clock backstop comes
+    ten times sooner): the same --json, seconds aside. A deadline-driven search
     stopped earlier on the slow clock; a choice left to chance (unseeded) or to timing
     differs between the two runs as it would between two at the same speed (those, in
     other processes: tests/test_determinism.py)."""
