@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from dgraph.core.budget import CPU, WALL, Deadline
+from dgraph.core.budget import BACKSTOP_FACTOR, CPU, WALL, Deadline
 from dgraph.frontends import bundled, from_trace
 from dgraph.frontends.random_graphs import random_layered
 from dgraph.methods import accumulate
@@ -89,8 +89,8 @@ def test_the_searches_stop_the_winners_seconds_before_the_ceiling(layered):
     roomy, short = Ceiling(10.0, reserve=3.0), Ceiling(2.0, reserve=3.0)
     assert roomy.search_end.cpu == pytest.approx(roomy.end.cpu - 3.0)
     assert short.search_end.cpu == pytest.approx(short.end.cpu - 1.0)  # at most half of it
-    # the backstop: ten times as much wall clock, kept back ten times as far
-    assert roomy.end.wall - roomy.search_end.wall == pytest.approx(30.0)
+    # the backstop: BACKSTOP_FACTOR times as much wall clock, kept back as many times as far
+    assert roomy.end.wall - roomy.search_end.wall == pytest.approx(3.0 * BACKSTOP_FACTOR)
 
 
 @pytest.mark.parametrize("name", ["chain", "layered", "spherical"])
@@ -147,8 +147,9 @@ def test_a_cut_says_which_clock_made_it(spherical, monkeypatch):
     es = best(spherical, budget=2, ceiling=NO_CEILING)
     assert es.verified and es.info["cut_by_time"] is True
     assert set(es.info["cut_by"].values()) == {WALL}
+    backstop = BACKSTOP_FACTOR * NO_CEILING
     assert es.info["budget_note"].startswith(
-        f"cut by the time ceiling of its wall-clock backstop of {10 * NO_CEILING:g} s ("
+        f"cut by the time ceiling of its wall-clock backstop of {backstop:g} s ("
     )
 
 
@@ -168,22 +169,24 @@ class _Clocks:
 def test_a_deadline_counts_cpu_time_and_keeps_a_wall_clock_backstop(monkeypatch):
     """A loaded machine: 50 s of wall clock pass while the process gets 1 s of CPU; a
     deadline of 20 CPU s has 19 left. Past its CPU seconds it has passed on the CPU
-    clock; a process that gets no CPU for its backstop's 200 s has passed on the wall."""
+    clock; a process that gets no CPU for its backstop's 20 × BACKSTOP_FACTOR s has
+    passed on the wall."""
     from dgraph.core import budget as clocks
 
     fake = _Clocks()
     monkeypatch.setattr(clocks, "time", fake)
+    monkeypatch.setattr(clocks, "_waited", 0.0)
     deadline = Deadline(20.0)
     fake.cpu, fake.wall = fake.cpu + 1.0, fake.wall + 50.0
     assert deadline.passed() is None and deadline.left() == pytest.approx(19.0)
     fake.cpu += 19.0
     assert deadline.passed() == CPU and deadline.left() == 0.0
     starved = Deadline(20.0)
-    fake.wall += 199.0
+    fake.wall += 20.0 * BACKSTOP_FACTOR - 1.0
     assert starved.passed() is None and starved.wall_left() == pytest.approx(1.0)
     fake.wall += 1.0
     assert starved.passed() == WALL and starved.left() == 0.0
     inner = Deadline(100.0, within=starved)  # never later than the one it is within
     assert inner.cpu == starved.cpu and inner.wall == starved.wall
     clocks.waited(5.0)  # a child's CPU seconds, waited on, count on the process's clock
-    assert clocks.now() == pytest.approx(fake.cpu + clocks._waited)
+    assert clocks.now() == pytest.approx(fake.cpu + 5.0)

@@ -48,9 +48,12 @@ CEILING_FACTOR = 3.0  # a machine three times slower than the work rates assume 
 # seconds for what the work budget does not count: forks, imports, building and verifying
 # the winner, the structure methods
 CEILING_SLACK = 5.0
-# the wall-clock backstop of a ceiling of S CPU seconds: this × S of wall clock (a search
-# that gets a tenth of a core still runs to its CPU ceiling; one that gets no CPU ends)
-BACKSTOP_FACTOR = 10.0
+# the wall-clock backstop of a ceiling of S CPU seconds: this × S of wall clock. A search
+# uses about a third of its ceiling's CPU time (the ceiling is 3 × its budget + 5 s), so it
+# is cut by the backstop only where it gets less than 1/60 of a core; one that gets none
+# (blocked, sleeping) ends. Under 8 busy loops on 2 cores (load 16) best on spherical
+# coordinates took 22 s of wall clock per CPU second (benchmarks/RESULTS.md)
+BACKSTOP_FACTOR = 20.0
 # the clocks a cut names (``info["cut_by"]``)
 CPU = "CPU time"
 WALL = "wall clock"
