@@ -1,16 +1,17 @@
-"""``best`` under its wall-clock ceiling: every phase run in-process checks it (the rank
-bound at every edge, the annealing before every move and while it prices its start), the
-searches stop a counted reserve before it to build and verify the winner, and once it has
-passed the winner is a candidate built already. A ceiling that has passed before the call
-cuts every phase on any machine: no test here depends on the clock's speed."""
+"""``best`` under its time ceiling (CPU time, with a wall-clock backstop): every phase run
+in-process checks it (the rank bound at every edge, the annealing before every move and
+while it prices its start), the searches stop a counted reserve before it to build and
+verify the winner, and once it has passed the winner is a candidate built already. A
+ceiling that has passed before the call cuts every phase on any machine, and says which
+clock cut it: no test here depends on the clock's speed."""
 
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 
+from dgraph.core.budget import BACKSTOP_FACTOR, CPU, WALL, Deadline
 from dgraph.frontends import bundled, from_trace
 from dgraph.frontends.random_graphs import random_layered
 from dgraph.methods import accumulate
@@ -48,15 +49,19 @@ def chain():
     return from_trace(_chain(40))  # one path: the rank bound runs; annealed first
 
 
-def _gone() -> float:
+def _gone() -> Deadline:
     """A deadline that has passed, whatever the machine."""
-    return time.perf_counter() - 1.0
+    return Deadline(0.0)
+
+
+def _far() -> Deadline:
+    """A deadline no test run reaches, on either clock."""
+    return Deadline(NO_CEILING)
 
 
 def test_the_rank_bound_stops_at_its_deadline(chain):
     assert rank_lower_bound(chain, deadline=_gone()) is None
-    far = time.perf_counter() + NO_CEILING
-    assert rank_lower_bound(chain, deadline=far) == rank_lower_bound(chain)
+    assert rank_lower_bound(chain, deadline=_far()) == rank_lower_bound(chain)
     assert rank_lower_bound(chain) >= 1
 
 
@@ -66,9 +71,7 @@ def test_annealing_past_its_deadline_gives_its_start_priced_whole(layered, objec
     random.Random(1).shuffle(start)
     cost, order = anneal_windows(layered, start, objective, steps=500, deadline=_gone())
     assert order == start and cost == order_cost(layered, start, objective)
-    roomy = anneal_windows(
-        layered, start, objective, steps=500, deadline=time.perf_counter() + NO_CEILING
-    )
+    roomy = anneal_windows(layered, start, objective, steps=500, deadline=_far())
     assert roomy == anneal_windows(layered, start, objective, steps=500)
     assert roomy.cost < cost  # the moves it makes when it has the time
 
@@ -84,8 +87,10 @@ def test_the_searches_stop_the_winners_seconds_before_the_ceiling(layered):
         WINNER_SECONDS + WINNER_SECONDS_PER_EDGE * layered.n_edges
     )
     roomy, short = Ceiling(10.0, reserve=3.0), Ceiling(2.0, reserve=3.0)
-    assert roomy.search_end == pytest.approx(roomy.end - 3.0)
-    assert short.search_end == pytest.approx(short.end - 1.0)  # at most half of it
+    assert roomy.search_end.cpu == pytest.approx(roomy.end.cpu - 3.0)
+    assert short.search_end.cpu == pytest.approx(short.end.cpu - 1.0)  # at most half of it
+    # the backstop: BACKSTOP_FACTOR times as much wall clock, kept back as many times as far
+    assert roomy.end.wall - roomy.search_end.wall == pytest.approx(3.0 * BACKSTOP_FACTOR)
 
 
 @pytest.mark.parametrize("name", ["chain", "layered", "spherical"])
@@ -99,8 +104,9 @@ def test_a_passed_ceiling_stops_every_phase_and_the_winner_is_verified(name, req
     assert es.mults_effective == min(accumulate(g, m).mults_effective for m in BASELINES)
     cut = set(es.info["cut_phases"])
     assert es.info["cut_by_time"] is True and es.info["budget_note"].startswith(
-        "cut by the time ceiling of 0 s ("
+        "cut by the time ceiling of 0 s of CPU time ("
     )
+    assert set(es.info["cut_by"].values()) == {CPU} and set(es.info["cut_by"]) == cut
     every = {"structure methods", "vertex-optimal", "junction bound", "greedy orders"}
     assert every | {"effective-optimal", "annealing", "bracketing bound"} <= cut
     assert name == "spherical" or "early annealing" in cut  # beyond the exact searches
@@ -125,3 +131,62 @@ def test_past_the_ceiling_the_winner_is_a_candidate_built_already(spherical):
     timely = best(spherical, budget=0.5, ceiling=NO_CEILING, candidates=[reverse])
     assert timely.info["found_by"] != "reverse" and not timely.info["cut_phases"]
     assert timely.verified and timely.mults_effective <= forward.mults_effective
+
+
+def test_a_cut_says_which_clock_made_it(spherical, monkeypatch):
+    """A ceiling whose CPU seconds are far but whose wall-clock backstop has passed (a
+    search that got no CPU): every phase is cut, by the wall clock, and the note says
+    so."""
+    real = Deadline.__init__
+
+    def no_wall(self, seconds, backstop=None, within=None):
+        real(self, seconds, backstop, within)
+        self.wall = min(self.wall, 0.0)  # the backstop long passed
+
+    monkeypatch.setattr(Deadline, "__init__", no_wall)
+    es = best(spherical, budget=2, ceiling=NO_CEILING)
+    assert es.verified and es.info["cut_by_time"] is True
+    assert set(es.info["cut_by"].values()) == {WALL}
+    backstop = BACKSTOP_FACTOR * NO_CEILING
+    assert es.info["budget_note"].startswith(
+        f"cut by the time ceiling of its wall-clock backstop of {backstop:g} s ("
+    )
+
+
+class _Clocks:
+    """Stand-ins for the CPU and wall clocks (:mod:`dgraph.core.budget`'s ``time``)."""
+
+    def __init__(self) -> None:
+        self.cpu, self.wall = 100.0, 1000.0
+
+    def process_time(self) -> float:
+        return self.cpu
+
+    def perf_counter(self) -> float:
+        return self.wall
+
+
+def test_a_deadline_counts_cpu_time_and_keeps_a_wall_clock_backstop(monkeypatch):
+    """A loaded machine: 50 s of wall clock pass while the process gets 1 s of CPU; a
+    deadline of 20 CPU s has 19 left. Past its CPU seconds it has passed on the CPU
+    clock; a process that gets no CPU for its backstop's 20 × BACKSTOP_FACTOR s has
+    passed on the wall."""
+    from dgraph.core import budget as clocks
+
+    fake = _Clocks()
+    monkeypatch.setattr(clocks, "time", fake)
+    monkeypatch.setattr(clocks, "_waited", 0.0)
+    deadline = Deadline(20.0)
+    fake.cpu, fake.wall = fake.cpu + 1.0, fake.wall + 50.0
+    assert deadline.passed() is None and deadline.left() == pytest.approx(19.0)
+    fake.cpu += 19.0
+    assert deadline.passed() == CPU and deadline.left() == 0.0
+    starved = Deadline(20.0)
+    fake.wall += 20.0 * BACKSTOP_FACTOR - 1.0
+    assert starved.passed() is None and starved.wall_left() == pytest.approx(1.0)
+    fake.wall += 1.0
+    assert starved.passed() == WALL and starved.left() == 0.0
+    inner = Deadline(100.0, within=starved)  # never later than the one it is within
+    assert inner.cpu == starved.cpu and inner.wall == starved.wall
+    clocks.waited(5.0)  # a child's CPU seconds, waited on, count on the process's clock
+    assert clocks.now() == pytest.approx(fake.cpu + 5.0)

@@ -1,7 +1,8 @@
 """``dgraph.search.timebox``: children from a fork server where JAX is imported (never
-forked from a process running JAX's threads), stopped at their deadline, their death
-reported; no assertion on the clock: what the child sent, whether it is still alive, how
-it ended."""
+forked from a process running JAX's threads), stopped at their deadline — by their CPU
+time, or the wall-clock backstop where they get none — their death reported; no
+assertion on the wall clock's speed: what the child sent, whether it is still alive, how
+it ended, which clock cut it and what it counted."""
 
 from __future__ import annotations
 
@@ -14,15 +15,23 @@ import types
 
 import pytest
 
+from dgraph.core import budget as clocks
+from dgraph.core.budget import CPU, WALL, Deadline
 from dgraph.errors import SearchTooLarge
 from dgraph.search import timebox
 from dgraph.search.timebox import Background, ChildDied, stream, timeboxed
 
 
-def _pid_then_sleep() -> object:
+def _pid_then_spin() -> object:
     yield os.getpid()
-    time.sleep(60)
+    _spin()
     yield "never"
+
+
+def _spin() -> None:
+    """Computes forever (CPU time, never a wait)."""
+    while True:
+        pass
 
 
 def _too_big() -> None:
@@ -83,10 +92,13 @@ def test_a_plain_fork_only_without_jax_and_threads(monkeypatch):
 
 
 def test_timebox_stops_a_search_and_keeps_what_it_streamed():
-    """The child streamed its pid, then slept: the items sent so far come back, and the
-    child is dead when stream returns (a wait for its end would bring "never" too)."""
-    items = stream(_pid_then_sleep, 1.0)
-    assert len(items) == 1 and _gone(items[0])
+    """The child streamed its pid, then computed: stopped by its CPU time (however
+    loaded the machine: the wall-clock backstop is far), the items sent so far come back,
+    and the child is dead when stream returns (a wait for its end would bring "never"
+    too)."""
+    limit = Deadline(0.5, backstop=600.0)
+    items = stream(_pid_then_spin, limit)
+    assert len(items) == 1 and _gone(items[0]) and limit.passed() == CPU
     with pytest.raises(SearchTooLarge, match="too big"):
         timeboxed(_too_big, 60)
 
@@ -103,12 +115,61 @@ def test_a_child_that_dies_is_reported():
 def test_background_gives_its_result_when_asked_and_respects_its_deadline(monkeypatch):
     job = Background(functools.partial(_later, 42, 0.0), 60)
     assert job.wait(60) == 42 and job.poll() == 42
-    # past its deadline (a clock moved on), a job not yet done gives None at once and
-    # its child is killed: it does not wait the 60 s asked for the 5 s job
-    real = time.perf_counter
+    # past its CPU seconds (its clock read as 2 s of its 1), a job not yet done gives
+    # None at once and its child is killed: it does not wait the 60 s asked
     slow = Background(functools.partial(_later, 42, 5.0), 1.0)
-    monkeypatch.setattr(timebox.time, "perf_counter", lambda: real() + 2.0)
+    monkeypatch.setattr(timebox, "child_cpu_seconds", lambda pid: 2.0)
     assert slow.wait(60) is None and slow._child is None
+
+
+def test_a_sleeping_child_is_cut_by_the_backstop_and_counts_no_work():
+    """A child that sleeps computes nothing: its CPU seconds (60) are never used, the
+    wall-clock backstop (0.3 s) ends it, and the caller's clock counts none of the wait
+    (a fork and a sleep: milliseconds of CPU)."""
+    limit = Deadline(60.0, backstop=0.3)
+    before = clocks.now()
+    assert timeboxed(functools.partial(_later, 42, 60.0), limit) is None
+    assert limit.passed() == WALL and clocks.now() - before < 0.25
+
+
+def test_a_spinning_child_is_cut_by_its_cpu_time_which_counts_as_work():
+    """A child that computes is stopped once it has used its 0.3 CPU seconds, however
+    long that takes on the wall clock (the backstop, 600 s, is far): the caller's clock
+    counts them (a fork, a few readings of /proc and the last one's tick past it)."""
+    if clocks.child_cpu_seconds(os.getpid()) is None:
+        pytest.skip("no /proc: a child's time is the wall clock here")
+    limit = Deadline(0.3, backstop=600.0)
+    before = clocks.now()
+    assert timeboxed(_spin, limit) is None
+    assert limit.passed() == CPU and 0.3 <= clocks.now() - before < 0.6
+
+
+def test_without_proc_the_wall_clock_waited_counts(monkeypatch):
+    """Where a child's CPU time cannot be read, the wall clock waited stands for it:
+    a sleeping child's 0.3 s count as its CPU seconds, and end it."""
+    monkeypatch.setattr(timebox, "child_cpu_seconds", lambda pid: None)
+    limit = Deadline(0.3, backstop=600.0)
+    before = clocks.now()
+    assert timeboxed(functools.partial(_later, 42, 60.0), limit) is None
+    assert limit.passed() == CPU and clocks.now() - before >= 0.3
+
+
+def test_a_child_beside_the_caller_counts_only_while_waited_for():
+    """A job computing beside the caller: its CPU time is not the caller's while the
+    caller goes on (sleeping here), and is once the caller waits for it."""
+    if clocks.child_cpu_seconds(os.getpid()) is None:
+        pytest.skip("no /proc: a child's time is the wall clock here")
+    job = Background(_spin, Deadline(600.0))
+    try:
+        before = clocks.now()
+        time.sleep(0.3)
+        beside = clocks.now() - before
+        computed = job._meter.read()  # what it computed beside: not counted
+        assert beside < 0.05 and clocks.now() - before < 0.05
+        assert job.wait(0.2) is None and job._child is not None  # the wait's end, not its
+        assert clocks.now() - before == pytest.approx(job._meter.used - computed, abs=0.05)
+    finally:
+        job.stop()
 
 
 def test_background_runs_in_process_where_it_cannot_start_children(monkeypatch):

@@ -134,8 +134,8 @@ def names(text: str | None, option: str) -> list[str]:
 
 BUDGET_HELP = (
     "seconds of work (counted, not timed: the same result on every machine, however"
-    " loaded; a wall-clock ceiling of 3x the budget + 5 s stops a far slower machine, and"
-    " the output says so)"
+    " loaded; a ceiling of 3x the budget + 5 s of CPU time, not wall clock, stops a far"
+    " slower machine, and the output says so)"
 )
 
 

@@ -16,7 +16,6 @@ import json
 import os
 import sys
 import textwrap
-import time
 import traceback
 import warnings
 from functools import partial
@@ -28,6 +27,7 @@ import numpy as np
 from ..bench.suite import SUITES
 from ..chain.partition import vertex_cuts
 from ..codegen.selection import choice_seconds, codegen_choice
+from ..core.budget import Deadline, now
 from ..core.graph import DGraph
 from ..core.progress import method_progress
 from ..errors import DGraphError, InputError
@@ -276,7 +276,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     )
     graph = load_graph(args)
     ceiling = compare_ceiling(args.budget)
-    end = getattr(args, "started", time.perf_counter()) + ceiling - EXIT_SECONDS
+    started = getattr(args, "started", None)
+    spent = 0.0 if started is None else now() - started  # Python's start, dgraph's import
+    end = Deadline(ceiling - EXIT_SECONDS - spent)
     choice = _Choice(graph, ceiling, end)
     try:
         with _progress(quiet=args.json or args.quiet) as progress:
@@ -313,8 +315,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 class _Choice:
     """codegen's choice for ``dgraph compare``, within the command's ceiling ``end`` (a
-    :func:`time.perf_counter` time). Not made where its predicted seconds
-    (:func:`~dgraph.codegen.selection.choice_seconds`, a count) exceed
+    :class:`~dgraph.core.budget.Deadline`: CPU time with a wall-clock backstop). Not made
+    where its predicted seconds (:func:`~dgraph.codegen.selection.choice_seconds`, a
+    count) exceed
     :data:`CHOICE_SHARE` of the ``ceiling``: the same on every run. On a scalar graph of
     more than ``in_process_edges`` edges it runs in a child
     process killed at ``end`` (building a program cannot be stopped otherwise): beside the
@@ -327,7 +330,7 @@ class _Choice:
         self,
         graph: DGraph,
         ceiling: float,
-        end: float,
+        end: Deadline,
         in_process_edges: int = IN_PROCESS_EDGES,
     ) -> None:
         self.end = end
@@ -337,8 +340,8 @@ class _Choice:
         self.boxed = self.affordable and not graph.is_tensor and large
         self.job: Background | None = None
         if self.boxed and Background.concurrent() and _cores() >= BESIDE_CORES:
-            self.job = Background(partial(_choice, graph), end - time.perf_counter())
-        self.deadline = end - self.need if self.affordable and self.job is None else end
+            self.job = Background(partial(_choice, graph), end)
+        self.deadline = end.earlier(self.need) if self.affordable and self.job is None else end
         self.note = (
             ""
             if self.affordable
@@ -356,9 +359,9 @@ class _Choice:
             return _choice(comparison)
         try:
             if self.job is not None:
-                made = self.job.wait(max(0.0, self.end - time.perf_counter()))
+                made = self.job.wait(self.end.left())
             else:
-                made = timeboxed(partial(_choice, comparison), self.end - time.perf_counter())
+                made = timeboxed(partial(_choice, comparison), self.end)
         except ChildDied as exc:
             self.note = f"codegen's choice not made: its process died: {exc}"
             return {"skipped": self.note}, ""
@@ -526,20 +529,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _started(argv: list[str] | None) -> float:
-    """When a command's time ceiling starts, a :func:`time.perf_counter` time: the
-    process's start for the command line (Python's start and dgraph's import are part of
-    the wait; read from Linux's ``/proc``, at most :data:`STARTUP_SECONDS` back), the call
-    for ``main(argv)`` from Python and where ``/proc`` does not say."""
-    now = time.perf_counter()
+    """When a command's time ceiling starts, a :func:`dgraph.core.budget.now` time (CPU
+    seconds): the process's start for the command line (Python's start and dgraph's
+    import are part of the wait; at most :data:`STARTUP_SECONDS` back), the call for
+    ``main(argv)`` from Python."""
+    spent = now()  # the process's CPU time so far: 0 at its start
     if argv is not None:
-        return now
-    try:
-        with open("/proc/self/stat") as stat, open("/proc/uptime") as uptime:
-            ticks = int(stat.read().rsplit(")", 1)[1].split()[19])
-            age = float(uptime.read().split()[0]) - ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return now
-    return now - min(max(age, 0.0), STARTUP_SECONDS)
+        return spent
+    return max(0.0, spent - STARTUP_SECONDS)
 
 
 def _one_line(message: str, limit: int = 500) -> str:

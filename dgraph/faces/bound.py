@@ -24,8 +24,9 @@ the search's pathmax keeps f monotone.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
+
+from ..core.budget import Deadline
 
 __all__ = ["GROUP_WORK", "OutOfWork", "TripleBound", "Work", "root_bound"]
 
@@ -40,27 +41,30 @@ class _Exceeded(Exception):
 
 
 class OutOfWork(Exception):
-    """A budgeted search spent its allowance (or, as a safety net, its wall clock)."""
+    """A budgeted search spent its allowance (or, as a safety net, its time ceiling)."""
 
 
 class Work:
     """Units of work spent by one search — branch-and-bound nodes and generated states,
     weighted by their size so that a unit takes about as long everywhere — against an
-    allowance (None: unlimited) and a wall-clock ceiling (None: none), looked at every
-    256 units. The allowance makes a budgeted result the same on any machine; only the
-    ceiling depends on the machine, and :attr:`by_time` says if it bit."""
+    allowance (None: unlimited) and a time ceiling (None: none; a
+    :class:`~dgraph.core.budget.Deadline`, of CPU time with a wall-clock backstop), looked
+    at every 256 units. The allowance makes a budgeted result the same on any machine;
+    only the ceiling depends on the machine (its speed, not its load), and
+    :attr:`by_time` says if it bit, :attr:`cut_by` by which clock."""
 
-    def __init__(self, allowance: int | None = None, deadline: float | None = None) -> None:
+    def __init__(self, allowance: int | None = None, deadline: Deadline | None = None) -> None:
         self.allowance, self.deadline = allowance, deadline
         self.spent, self.by_time = 0, False
+        self.cut_by: str | None = None
 
     def spend(self, units: int = 1) -> None:
         before, self.spent = self.spent, self.spent + units
         if self.allowance is not None and self.spent > self.allowance:
             raise OutOfWork
         checks = self.deadline is not None and before >> 8 != self.spent >> 8
-        if checks and time.monotonic() > self.deadline:
-            self.by_time = True
+        if checks and (clock := self.deadline.passed()) is not None:  # type: ignore[union-attr]
+            self.by_time, self.cut_by = True, clock
             raise OutOfWork
 
 

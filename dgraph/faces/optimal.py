@@ -17,8 +17,9 @@ result joins the incumbents (on spherical coordinates, 26 faces, it is the best 
 28); the face search stops after ``budget / 2 * UNITS_PER_SECOND`` units of work
 (generated states and the bound's branch-and-bound nodes, :class:`dgraph.faces.bound.Work`)
 — a count, so its part of the result is the same on any machine — or, as a safety net,
-at three times the budget of wall clock, which ``info["cut_by_time"]`` reports; it
-returns the best found with its lower bound.
+at its time ceiling (:func:`dgraph.core.budget.ceiling_for`: three times the budget plus
+the slack, of CPU time, with a wall-clock backstop), which ``info["cut_by_time"]`` reports
+(and ``info["cut_by"]``, which clock); it returns the best found with its lower bound.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..core.budget import ceiling_for
+from ..core.budget import Deadline, ceiling_for
 from ..core.expressions import ExpressionSet, Step
 from ..core.graph import DGraph
 from ..core.provenance import Bound
@@ -222,7 +223,7 @@ def face_optimal(
     work = Work()
     incumbent = _as_faces(graph, [Step("vertex", v, 0) for v in markowitz_order(graph)])
     if budget is not None:
-        ceiling = time.monotonic() + ceiling_for(budget)
+        ceiling = Deadline(ceiling_for(budget))
         with contextlib.suppress(SearchTooLarge):  # half the budget: edge-optimal's best
             edges = _as_faces(graph, edge_optimal(graph, budget=budget / 2).steps)
             incumbent = min(incumbent, edges, key=lambda c: c[0])
@@ -239,4 +240,6 @@ def face_optimal(
     }
     if budget is not None:
         info["cut_by_time"] = work.by_time
+        if work.cut_by is not None:
+            info["cut_by"] = work.cut_by
     return _replay(graph, result.moves, info)

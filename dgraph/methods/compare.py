@@ -6,15 +6,15 @@ bounds of the searches."""
 from __future__ import annotations
 
 import io
+import math
 import pickle
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, NamedTuple
 
 from ..blocks import RECENT
-from ..core.budget import CEILING_SLACK
+from ..core.budget import CEILING_SLACK, CPU, Deadline
 from ..core.display import Printable
 from ..core.expressions import ExpressionSet, price
 from ..core.graph import DGraph
@@ -30,8 +30,9 @@ from .registry import COMPARED, accumulate, lookup
 __all__ = ["MIN_SHARE", "Comparison", "LowerBound", "compare", "compare_ceiling"]
 
 MIN_SHARE = 0.05  # seconds: a search given less than this is skipped
-# the wall-clock ceiling of a comparison (:func:`compare_ceiling`): this × the budget plus
-# SLACK_SHARE × budget.CEILING_SLACK; without a budget, as for DEFAULT_SECONDS
+# the time ceiling of a comparison (:func:`compare_ceiling`, CPU time: dgraph.core.budget):
+# this × the budget plus SLACK_SHARE × budget.CEILING_SLACK; without a budget, as for
+# DEFAULT_SECONDS
 CEILING_FACTOR = 1.25
 SLACK_SHARE = 0.5
 DEFAULT_SECONDS = 4.0
@@ -71,7 +72,7 @@ class Comparison(Printable):
         What ranks the results: ``"effective"`` multiplications first, or
         ``"structural"`` first.
     cut_by_time
-        Whether the wall-clock ceiling cut a method or ``best``'s search (the result may
+        Whether the time ceiling cut a method or ``best``'s search (the result may
         then differ between runs).
 
     See Also
@@ -85,7 +86,7 @@ class Comparison(Printable):
     results: dict[str, ExpressionSet] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
     objective: str = "effective"
-    cut_by_time: bool = False  # whether the wall-clock ceiling cut a method (or best's search)
+    cut_by_time: bool = False  # whether the time ceiling cut a method (or best's search)
 
     def key(self, es: ExpressionSet) -> tuple[int, int]:
         """What ranks ``es`` in the objective: (effective, structural) mults, or
@@ -187,20 +188,20 @@ _PASSED = "the time ceiling had passed (the methods before it used it)"
 
 
 class _OutOfTime(Exception):
-    """A method that did not finish before the wall-clock ceiling."""
+    """A method that did not finish before the time ceiling."""
 
 
 class _Died(Exception):
     """A method whose child process died without its result."""
 
 
-def _within(graph: DGraph, name: str, end: float, options: dict[str, Any]) -> ExpressionSet:
-    """``name``'s verified result, run in a child killed at the ceiling ``end`` (a
-    :func:`time.perf_counter` time: a method that is not a search has no budget of its
-    own, and on a large graph it may take minutes); not started where less time is left
-    than building and verifying one set of ``graph`` takes (:data:`START_SHARE` of
+def _within(graph: DGraph, name: str, end: Deadline, options: dict[str, Any]) -> ExpressionSet:
+    """``name``'s verified result, run in a child killed at the ceiling ``end`` (CPU time
+    with a wall-clock backstop: a method that is not a search has no budget of its own,
+    and on a large graph it may take minutes); not started where less time is left than
+    building and verifying one set of ``graph`` takes (:data:`START_SHARE` of
     :func:`~dgraph.search.best.winner_seconds`, a count): it could only be cut."""
-    left = end - time.perf_counter()
+    left = end.left()
     if left <= 0:
         raise _OutOfTime(f"not run: {_PASSED}")
     need = START_SHARE * winner_seconds(graph)
@@ -210,11 +211,16 @@ def _within(graph: DGraph, name: str, end: float, options: dict[str, Any]) -> Ex
             f" verifying a set on {graph.n_edges:,} edges takes (about {need:.1f} s)"
         )
     try:
-        sent = timeboxed(partial(_run, graph, name, options), left)
+        sent = timeboxed(partial(_run, graph, name, options), end)
     except ChildDied as exc:
         raise _Died(f"its process died: {exc}") from None
     if sent is None:
-        raise _OutOfTime(f"cut by the time ceiling: did not finish in its {left:.1f} s")
+        if (end.passed() or CPU) == CPU:
+            raise _OutOfTime(f"cut by the time ceiling: did not finish in its {left:.1f} CPU s")
+        raise _OutOfTime(
+            "cut by the time ceiling's wall-clock backstop: it got too little CPU time"
+            f" to finish its {left:.1f} CPU s"
+        )
     return _GraphGiven(io.BytesIO(sent), graph).load().moved_to(graph)
 
 
@@ -269,7 +275,7 @@ def compare(
     objective: str = "effective",
     each: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
     ceiling_slack: float = CEILING_SLACK,
     in_process_edges: int = IN_PROCESS_EDGES,
 ) -> Comparison:
@@ -279,13 +285,14 @@ def compare(
     expensive than any of them; the rows keep the order of ``methods``. Exact methods too
     large for the graph are skipped with the reason.
 
-    The whole comparison keeps a wall-clock ceiling (:func:`compare_ceiling`, also without
-    a budget: every search its default then). On graphs of more than ``in_process_edges``
-    edges every method that is not a search runs in a child process killed at the end of
-    its equal slice of what the searches leave (even forward mode: its exact check on a
-    long chain takes seconds), not started where the slice is shorter than building and
-    verifying one set takes (:data:`START_SHARE` of
-    :func:`~dgraph.search.best.winner_seconds`, a count); the
+    The whole comparison keeps a time ceiling (:func:`compare_ceiling`, also without
+    a budget: every search its default then), counted in CPU time with a wall-clock
+    backstop (:mod:`dgraph.core.budget`: a loaded machine does not cut it sooner). On
+    graphs of more than ``in_process_edges`` edges every method that is not a search
+    runs in a child process killed at the end of its equal slice of what the searches
+    leave (even forward mode: its exact check on a long chain takes seconds), not
+    started where the slice is shorter than building and verifying one set takes
+    (:data:`START_SHARE` of :func:`~dgraph.search.best.winner_seconds`, a count); the
     other searches run their counted work there too, killed at the ceiling (less what
     ``best`` needs for its winner); ``best`` keeps the ceiling itself, and a search it
     has passed does not start. A method cut there is skipped, saying so, ``best`` does
@@ -316,8 +323,8 @@ def compare(
         in Jupyter, a bar shows which method runs once the comparison has taken two
         seconds.
     deadline
-        A :func:`time.perf_counter` time that ends the comparison before its ceiling
-        would: ``dgraph compare`` keeps its ceiling for the whole command, counted from
+        A :class:`~dgraph.core.budget.Deadline` that ends the comparison before its
+        ceiling would: ``dgraph compare`` keeps its ceiling for the whole command, counted from
         the process's start, and the rest for codegen's choice.
     ceiling_slack
         The slack of the ceiling (:func:`compare_ceiling`), in seconds.
@@ -348,7 +355,9 @@ def compare(
 
 
 def compare_ceiling(budget: float | None, slack: float = CEILING_SLACK) -> float:
-    """The wall-clock ceiling of a whole comparison.
+    """The time ceiling of a whole comparison, in CPU seconds
+    (:func:`dgraph.core.budget.now`; its wall-clock backstop
+    :data:`~dgraph.core.budget.BACKSTOP_FACTOR` × as long).
 
     Parameters
     ----------
@@ -383,7 +392,7 @@ def _compare(
     objective: str,
     each: bool,
     progress: Callable[[str, int, int], None] | None,
-    deadline: float | None,
+    deadline: Deadline | None,
     limits: _Limits,
 ) -> Comparison:
     names = list(dict.fromkeys(methods or COMPARED))
@@ -447,12 +456,12 @@ def _compare(
 
 
 class _Plan:
-    """How a comparison spends its wall-clock ceiling (:func:`compare_ceiling`): the
-    searches' counted work reserved for them, and what is left shared among the methods
-    that are not searches, each in a child process killed at the end of its slice (a
-    method without a budget of its own may take minutes on a large graph). On graphs of
-    at most ``in_process_edges`` edges every method runs in-process: a count decides.
-    A ``deadline`` before the ceiling ends it there."""
+    """How a comparison spends its time ceiling (:func:`compare_ceiling`, CPU time with a
+    wall-clock backstop): the searches' counted work reserved for them, and what is left
+    shared among the methods that are not searches, each in a child process killed at the
+    end of its slice (a method without a budget of its own may take minutes on a large
+    graph). On graphs of at most ``in_process_edges`` edges every method runs in-process:
+    a count decides. A ``deadline`` before the ceiling ends it there."""
 
     def __init__(
         self,
@@ -460,34 +469,32 @@ class _Plan:
         order: list[str],
         searches: list[str],
         budget: float | None,
-        deadline: float | None,
+        deadline: Deadline | None,
         limits: _Limits,
     ) -> None:
-        self.start = time.perf_counter()
-        self.end = self.start + compare_ceiling(budget, limits.ceiling_slack)
-        if deadline is not None:
-            self.end = max(self.start, min(self.end, deadline))
+        self.end = Deadline(compare_ceiling(budget, limits.ceiling_slack), within=deadline)
+        span = self.end.left()
         self.boxed = graph.nx.number_of_edges() > limits.in_process_edges
         counted = DEFAULT_SECONDS if budget is None else SEARCH_FRACTION * budget
         reserve = counted * RESERVE_FACTOR if searches else 0.0
-        self.others_end = self.end - min(reserve, (self.end - self.start) / 2)
+        self.others_end = self.end.earlier(min(reserve, span / 2))
         self.waiting = [n for n in order if n not in searches]
         self.winner = winner_seconds(graph)
 
     def left(self) -> float:
-        """Seconds until the ceiling (0 once it has passed)."""
-        return max(0.0, self.end - time.perf_counter())
+        """CPU seconds until the ceiling (0 once it, or its backstop, has passed)."""
+        return self.end.left()
 
-    def search_end(self) -> float:
-        """The end (a :func:`time.perf_counter` time) of a search run in a child: the
-        ceiling, less what ``best`` needs to build and verify its winner after it."""
-        return self.end - self.winner
+    def search_end(self) -> Deadline:
+        """The end of a search run in a child: the ceiling, less what ``best`` needs to
+        build and verify its winner after it."""
+        return self.end.earlier(self.winner)
 
-    def slice(self, name: str) -> float:
-        """The end (a :func:`time.perf_counter` time) of ``name``'s slice: an equal part
-        of what is left for the methods that are not searches."""
+    def slice(self, name: str) -> Deadline:
+        """The end of ``name``'s slice: an equal part of the CPU time left for the
+        methods that are not searches, within their end's wall-clock backstop."""
         waiting = self.waiting
         if name in waiting:
             waiting.remove(name)
-        now = time.perf_counter()
-        return now + max(0.0, self.others_end - now) / (len(waiting) + 1)
+        share = self.others_end.left() / (len(waiting) + 1)
+        return Deadline(share, math.inf, within=self.others_end)

@@ -56,16 +56,22 @@ the same graph, budget, seed and candidates give the same result on every machin
 however loaded. Which searches run is decided from counts too (the graph's size, its
 paths), and the winner is always built and verified (no reserve measured off a clock).
 
-A wall-clock ceiling (:func:`dgraph.core.budget.ceiling_for`, shared with the face
-search) stops everything on a machine far slower than the rates assume: the searches
-whose running time nothing predicts run in a child process (:mod:`dgraph.search.timebox`)
-killed when the ceiling comes, and the in-process ones check it as they go (the rank
-bound at every edge, the annealing before every move and while it prices its start).
+A time ceiling (:func:`dgraph.core.budget.ceiling_for`, shared with the face search)
+stops everything on a machine far slower than the rates assume. It counts CPU time, not
+the wall clock (:func:`dgraph.core.budget.now`: this process's and that of the children
+it waited on), so a machine busy with other work does not cut the searches sooner; a
+wall-clock backstop (:data:`~dgraph.core.budget.BACKSTOP_FACTOR` × the ceiling) ends a
+search that gets no CPU at all. The searches whose running time nothing predicts run in a
+child process (:mod:`dgraph.search.timebox`) killed once it has used its CPU seconds, and
+the in-process ones check the ceiling as they go (the rank bound at every edge, the
+annealing before every move and while it prices its start).
 They stop a counted reserve before it (:func:`winner_seconds`, from the graph's edges)
 to build and verify the winner; once the ceiling itself has passed, the winner is the
 cheapest candidate built already (a given result) where there is one, else the cheapest
-is built. Only then can the result depend on load, and it says so:
-``info["cut_by_time"]`` is True, ``info["cut_phases"]`` names what was cut and
+is built. Only then can the result depend on the machine, and it says so:
+``info["cut_by_time"]`` is True, ``info["cut_phases"]`` names what was cut,
+``info["cut_by"]`` by which clock (:data:`~dgraph.core.budget.CPU` or, past the
+backstop, :data:`~dgraph.core.budget.WALL`) and
 ``info["budget_note"]`` (printed on the CLI's cost line) says the result may differ from
 run to run. Candidates found as moves are priced without being built; only the winner is
 built and verified. ``info`` says which search found it (``found_by``), the best lower
@@ -93,7 +99,7 @@ from functools import partial
 from typing import TypeVar
 
 from ..core.activity import live_part
-from ..core.budget import ceiling_for
+from ..core.budget import BACKSTOP_FACTOR, CPU, WALL, Deadline, ceiling_for
 from ..core.expressions import ExpressionSet, StepKind, price
 from ..core.graph import DGraph
 from ..core.paths import count_paths
@@ -300,18 +306,24 @@ class Portfolio:
 
 
 class Ceiling:
-    """The wall-clock ceiling, and what it cut: the one place ``best`` reads the clock to
-    decide anything, and whatever it decides is reported (``info["cut_by_time"]``). The
-    searches and bounds stop ``reserve`` seconds before it (:attr:`search_end`): that much
-    is kept for building and verifying the winner."""
+    """The time ceiling, and what it cut: the one place ``best`` reads a clock to decide
+    anything, and whatever it decides is reported (``info["cut_by_time"]``). Its
+    ``seconds`` are CPU time (:func:`dgraph.core.budget.now`: this process's and that
+    of the children it waited on), with a wall-clock backstop
+    (:data:`~dgraph.core.budget.BACKSTOP_FACTOR` × as long), so a loaded machine does
+    not cut the searches sooner; :attr:`cut_by` says which clock cut each phase. The
+    searches and bounds stop ``reserve`` seconds before it (:attr:`search_end`): that
+    much is kept for building and verifying the winner."""
 
     def __init__(self, seconds: float, reserve: float = 0.0) -> None:
         self.seconds = seconds
-        self.end = time.perf_counter() + seconds
-        self.search_end = self.end - min(reserve, seconds / 2)
+        self.end = Deadline(seconds)
+        self.search_end = self.end.earlier(min(reserve, seconds / 2))
         self.cut: list[str] = []
-        self.phases: dict[str, float] = {}  # seconds each phase took (reported only)
+        self.cut_by: dict[str, str] = {}  # the clock that cut each phase (CPU or WALL)
+        self.phases: dict[str, float] = {}  # wall-clock seconds each phase took (reported)
         self.died: dict[str, str] = {}  # phases whose child process died, and how
+        self._limits: dict[str, Deadline] = {}  # each phase's limit in a child
         self._last = time.perf_counter()
 
     def mark(self, phase: str) -> None:
@@ -321,48 +333,59 @@ class Ceiling:
         self._last = now
 
     def left(self) -> float:
-        """Seconds the searches have left: until :attr:`search_end` (0 once it has passed)."""
-        return max(0.0, self.search_end - time.perf_counter())
+        """CPU seconds the searches have left: until :attr:`search_end` (0 once it, or its
+        backstop, has passed)."""
+        return self.search_end.left()
 
     def passed(self, phase: str) -> bool:
         """Whether the searches' time (:attr:`search_end`) has passed, noting ``phase`` as
         cut if it has."""
-        if time.perf_counter() < self.search_end:
+        clock = self.search_end.passed()
+        if clock is None:
             return False
-        self.note(phase)
+        self.note(phase, clock)
         return True
 
     def over(self, phase: str) -> bool:
         """Whether the ceiling itself has passed, noting ``phase`` as cut if it has."""
-        if time.perf_counter() < self.end:
+        clock = self.end.passed()
+        if clock is None:
             return False
-        self.note(phase)
+        self.note(phase, clock)
         return True
 
-    def note(self, phase: str) -> None:
+    def note(self, phase: str, clock: str | None = None) -> None:
+        """Note ``phase`` as cut, by ``clock`` (default: the clock the searches' end, else
+        the phase's limit in a child, has passed on)."""
+        if clock is None:
+            limit = self._limits.get(phase, self.search_end)
+            clock = self.search_end.passed() or limit.passed() or CPU
         if phase not in self.cut:
             self.cut.append(phase)
+            self.cut_by[phase] = clock
 
-    def phase_left(self) -> float:
-        """Seconds a phase whose work nothing counts may take: what the searches have
-        left, and at most :data:`PHASE_CAP` of the ceiling (one such phase cannot starve
-        the rest)."""
-        return min(self.left(), PHASE_CAP * self.seconds)
+    def phase_limit(self, phase: str) -> Deadline:
+        """The limit of a phase whose work nothing counts, run in a child: what the
+        searches have left, and at most :data:`PHASE_CAP` of the ceiling, of CPU time
+        (one such phase cannot starve the rest); the searches' wall-clock backstop."""
+        seconds = min(self.left(), PHASE_CAP * self.seconds)
+        limit = self._limits[phase] = Deadline(seconds, math.inf, within=self.search_end)
+        return limit
 
     def stream(self, phase: str, produce: Callable[[], Iterable[T]]) -> list[T]:
-        """:func:`~dgraph.search.timebox.stream` for at most :meth:`phase_left`; a child
+        """:func:`~dgraph.search.timebox.stream` within :meth:`phase_limit`; a child
         that died is noted in :attr:`died` (reported as ``info["died"]``)."""
         try:
-            return stream(produce, self.phase_left())
+            return stream(produce, self.phase_limit(phase))
         except ChildDied as exc:
             self.died[phase] = str(exc)
             return []
 
     def timeboxed(self, phase: str, run: Callable[[], T]) -> T | None:
-        """:func:`~dgraph.search.timebox.timeboxed` for at most :meth:`phase_left`; a
-        child that died is noted in :attr:`died`, and gives None."""
+        """:func:`~dgraph.search.timebox.timeboxed` within :meth:`phase_limit`; a child
+        that died is noted in :attr:`died`, and gives None."""
         try:
-            return timeboxed(run, self.phase_left())
+            return timeboxed(run, self.phase_limit(phase))
         except ChildDied as exc:
             self.died[phase] = str(exc)
             return None
@@ -401,8 +424,9 @@ def best(
         The price model under its older name (``"effective"`` on a tensor graph: blocks,
         which is a tensor set's effective count).
     ceiling
-        The wall-clock limit in seconds (default :func:`ceiling_for` the budget); when it
-        bites, ``info["cut_by_time"]`` says so.
+        The time limit in CPU seconds (default :func:`ceiling_for` the budget; a
+        wall-clock backstop :data:`~dgraph.core.budget.BACKSTOP_FACTOR` × as long); when
+        it bites, ``info["cut_by_time"]`` says so, and ``info["cut_by"]`` by which clock.
     skip
         Structure methods not to run (those ``compare`` could not finish within its
         ceiling).
@@ -559,7 +583,8 @@ def _searches(
     if not skipped("bracketing bound") and not clock.passed("bracketing bound"):
         load_solver()  # HiGHS's import, once per process, is not the searches' time
         bracketing = Background(
-            partial(bracketing_lower_bound, graph, SHARES["bracketing"] * budget), clock.left()
+            partial(bracketing_lower_bound, graph, SHARES["bracketing"] * budget),
+            clock.search_end,
         )
     try:
         proven = _exact_searches(graph, pool, bounds, budget, clock, skipped)
@@ -1036,11 +1061,24 @@ def _finish(
     if clock.died:
         info["died"] = dict(clock.died)  # searches whose child process died: not run
     if clock.cut:
-        info["budget_note"] = (
-            f"cut by the time ceiling of {clock.seconds:g} s ({', '.join(clock.cut)}): on"
-            " a machine this slow or loaded the result may differ from run to run"
-        )
+        info["cut_by"] = dict(clock.cut_by)
+        info["budget_note"] = _budget_note(clock)
     return es._relabeled("best", info)
+
+
+def _budget_note(clock: Ceiling) -> str:
+    """What the ceiling cut, by which clock: its CPU seconds, or (a search that got no CPU
+    for far longer) its wall-clock backstop."""
+    by_cpu = [phase for phase in clock.cut if clock.cut_by[phase] == CPU]
+    by_wall = [phase for phase in clock.cut if clock.cut_by[phase] == WALL]
+    cuts = [f"{clock.seconds:g} s of CPU time ({', '.join(by_cpu)})"] if by_cpu else []
+    if by_wall:
+        backstop = BACKSTOP_FACTOR * clock.seconds
+        cuts.append(f"its wall-clock backstop of {backstop:g} s ({', '.join(by_wall)})")
+    return (
+        f"cut by the time ceiling of {' and '.join(cuts)}: on a machine this slow the"
+        " result may differ from run to run"
+    )
 
 
 def _edge_report(pool: Portfolio, bounds: _Bounds) -> dict:

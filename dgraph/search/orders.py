@@ -181,7 +181,7 @@ def anneal_order(
     a move takes one vertex to another place; a worse order is kept with probability
     exp(-increase / T), T falling geometrically from 3% of the start's price to almost
     nothing over ``moves``. The cheapest order seen and its price (``stop()``: the
-    wall-clock ceiling, checked between moves)."""
+    time ceiling, checked between moves)."""
     current = best = list(order)
     now = low = price(current)
     n = len(order)

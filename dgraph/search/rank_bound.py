@@ -14,10 +14,10 @@ which can only lower it, so the bound stays valid.
 
 from __future__ import annotations
 
-import time
 from fractions import Fraction
 from math import lcm
 
+from ..core.budget import Deadline
 from ..core.graph import DGraph
 from ..core.paths import count_paths, path_sums
 
@@ -35,11 +35,11 @@ class _Late(Exception):
     """The deadline passed before the bound was computed."""
 
 
-def rank_lower_bound(graph: DGraph, deadline: float | None = None) -> int | None:
+def rank_lower_bound(graph: DGraph, deadline: Deadline | None = None) -> int | None:
     """Effective multiplications every accumulation of ``graph`` needs at least (None
-    beyond ``RANK_PATH_LIMIT`` paths, or where ``deadline``, a :func:`time.perf_counter`
-    time checked at every edge, passes first: the path sums of a long chain hold
-    monomials as long as it, quadratic work).
+    beyond ``RANK_PATH_LIMIT`` paths, or where ``deadline``, a
+    :class:`~dgraph.core.budget.Deadline` checked at every edge, passes first: the path
+    sums of a long chain hold monomials as long as it, quadratic work).
 
     >>> from dgraph.frontends import bundled
     >>> rank_lower_bound(bundled("naumann_sin.trace"))
@@ -53,7 +53,7 @@ def rank_lower_bound(graph: DGraph, deadline: float | None = None) -> int | None
             general[(u, v)] = len(general)
 
     def extend(poly: Poly, u: str, v: str) -> Poly:
-        if deadline is not None and time.perf_counter() > deadline:
+        if deadline is not None and deadline.passed():
             raise _Late
         if (u, v) in general:
             e = general[(u, v)]
@@ -81,14 +81,14 @@ def rank_lower_bound(graph: DGraph, deadline: float | None = None) -> int | None
         return None
 
 
-def _rank(rows: list[dict[tuple[int, ...], int]], deadline: float | None = None) -> int:
+def _rank(rows: list[dict[tuple[int, ...], int]], deadline: Deadline | None = None) -> int:
     """Rank over GF(p) of sparse rows, by elimination against pivots (raising
     :class:`_Late` once ``deadline`` has passed)."""
     pivots: dict[tuple[int, ...], dict[tuple[int, ...], int]] = {}
     for row in rows:
         row = {m: k for m, k in row.items() if k}
         while row:
-            if deadline is not None and time.perf_counter() > deadline:
+            if deadline is not None and deadline.passed():
                 raise _Late
             lead = min(row)
             if lead not in pivots:

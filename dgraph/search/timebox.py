@@ -4,8 +4,20 @@ The structure methods, the exact searches and the greedy edge and face eliminati
 pure Python whose running time nothing cheap predicts (on one graph minutes where forward
 mode takes seconds), and a Python thread cannot be stopped, so ``best`` runs
 them in a child process that sends each result back, pickled, as soon as it has it, and
-kills the child when the time is up; :class:`Background` does the same for one result
+kills the child when its time is up; :class:`Background` does the same for one result
 while the caller goes on (the bracketing program, alongside the heuristics).
+
+A child's time is its CPU time (:func:`dgraph.core.budget.child_cpu_seconds`, read from
+``/proc`` while the caller waits), not the wall clock: on a machine busy with other work a
+child gets the same computation before it is stopped, so a result does not depend on the
+load. The CPU seconds a child computed while the caller waited for it count on the
+caller's clock (:func:`dgraph.core.budget.waited`), so that a ceiling over several
+children counts what they all computed; a child beside the caller (:class:`Background`)
+counts only while the caller waits for it. A limit is a
+:class:`~dgraph.core.budget.Deadline`, or seconds of CPU time from now: its wall-clock
+backstop (:data:`~dgraph.core.budget.BACKSTOP_FACTOR` × as long) still ends a child that
+gets no CPU (blocked, sleeping). Where a child's CPU time cannot be read, the wall clock
+waited stands for it.
 
 No child is forked from a process that has imported JAX (or runs other threads): a fork
 copies one thread, and a lock another thread held (JAX starts several) may never be
@@ -36,12 +48,15 @@ import types
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Generic, TypeVar
 
+from ..core.budget import Deadline, child_cpu_seconds, waited
 from ..core.graph import DGraph
 
 __all__ = ["PRELOAD", "START_METHOD", "Background", "ChildDied", "stream", "timeboxed", "warm"]
 
 T = TypeVar("T")
 
+# the shortest wait between two readings of a child's CPU time
+POLL_SECONDS = 0.01
 START_METHOD = "forkserver"  # where a fork is not safe (JAX imported, threads running)
 # imported once by the fork server, so that each child starts with them (not JAX)
 PRELOAD = ["dgraph.search.best", "scipy.optimize", "scipy.sparse"]
@@ -51,41 +66,92 @@ class ChildDied(RuntimeError):
     """A child process ended without its answer (killed by a signal, out of memory)."""
 
 
-def stream(produce: Callable[[], Iterable[T]], seconds: float) -> list[T]:
-    """The items ``produce()`` yields within ``seconds``, in order; an exception it
+def stream(produce: Callable[[], Iterable[T]], seconds: float | Deadline) -> list[T]:
+    """The items ``produce()`` yields within ``seconds`` (CPU seconds of the child, or a
+    :class:`~dgraph.core.budget.Deadline`; module docstring), in order; an exception it
     raises is raised here, and :class:`ChildDied` if the child died before it finished.
 
     >>> stream(functools.partial(range, 3), 5.0)
     [0, 1, 2]
     """
-    if seconds <= 0:
+    limit = _limit(seconds)
+    allowance = limit.left()
+    if allowance <= 0:
         return []
     if not _can_fork():
         return list(produce())
-    deadline = time.perf_counter() + seconds
     child, receive = _start(produce)
+    meter = _Meter(child.pid)
     items: list[T] = []
     try:
-        while receive.poll(max(0.0, deadline - time.perf_counter())):
+        while True:
+            if not receive.poll(0):
+                pause = meter.pause(allowance, limit)
+                if pause == 0:  # its CPU time used, or the backstop passed
+                    break
+                receive.poll(pause)
+                continue
             kind, value = _receive(child, receive)
             if kind == "done":
                 break
             items.append(value)
     finally:
+        meter.read()
         _end(child, receive)
     return items
 
 
-def timeboxed(run: Callable[[], T], seconds: float) -> T | None:
-    """``run()``'s result, or None when it has not finished within ``seconds``.
+def timeboxed(run: Callable[[], T], seconds: float | Deadline) -> T | None:
+    """``run()``'s result, or None when it has not finished within ``seconds`` (CPU
+    seconds of the child, or a :class:`~dgraph.core.budget.Deadline`). A child that
+    spins is stopped by its CPU time; one that sleeps computes nothing, and only the
+    wall-clock backstop (:data:`~dgraph.core.budget.BACKSTOP_FACTOR` × ``seconds``) ends
+    it.
 
     >>> timeboxed(functools.partial(max, 6, 42), 5.0)
     42
-    >>> timeboxed(functools.partial(time.sleep, 10), 0.2) is None
+    >>> timeboxed(functools.partial(time.sleep, 10), 0.05) is None
     True
     """
     items = stream(functools.partial(_one, run), seconds)
     return items[0] if items else None
+
+
+def _limit(seconds: float | Deadline) -> Deadline:
+    return seconds if isinstance(seconds, Deadline) else Deadline(seconds)
+
+
+class _Meter:
+    """The CPU seconds child ``pid`` has used (the wall clock since its start where
+    ``/proc`` cannot say), counted on the caller's clock as they are read while it
+    waits (:func:`~dgraph.core.budget.waited`)."""
+
+    def __init__(self, pid: int | None, counting: bool = True) -> None:
+        self.pid = pid
+        self.started = time.perf_counter()
+        self.readable = pid is not None and child_cpu_seconds(pid) is not None
+        self.used = 0.0
+        self.counting = counting
+
+    def read(self) -> float:
+        """The child's CPU seconds so far (the last reading once it is gone)."""
+        if self.readable:
+            seconds = child_cpu_seconds(self.pid)  # type: ignore[arg-type]
+        else:
+            seconds = time.perf_counter() - self.started
+        if seconds is not None and seconds > self.used:
+            if self.counting:
+                waited(seconds - self.used)
+            self.used = seconds
+        return self.used
+
+    def pause(self, allowance: float, limit: Deadline) -> float:
+        """How long to wait for the child's next message before looking at its clocks
+        again: 0 once it has used its ``allowance`` of CPU seconds or ``limit``'s
+        backstop has passed; else until it could have used the allowance on one core
+        (at least :data:`POLL_SECONDS`)."""
+        left = min(allowance - self.read(), limit.wall_left())
+        return 0.0 if left <= 0 else max(POLL_SECONDS, left)
 
 
 def _one(run: Callable[[], T]) -> list[T]:
@@ -134,24 +200,28 @@ def _receive(child: Any, receive: Any) -> tuple[str, Any]:
 class Background(Generic[T]):
     """``run()`` in a child process while the caller goes on (``best`` proves its bound
     there while the heuristics search); its result once it has come, and the child
-    killed ``seconds`` from now. Where no child may start, ``run()`` runs at once,
-    in-process.
+    killed once it has used ``seconds`` of CPU time (or at a
+    :class:`~dgraph.core.budget.Deadline`, its wall-clock backstop included). Its CPU
+    time counts on the caller's clock only while the caller waits for it
+    (:meth:`wait`). Where no child may start, ``run()`` runs at once, in-process.
 
     >>> job = Background(functools.partial(max, 6, 42), 5.0)
     >>> job.wait(5.0), job.poll()
     (42, 42)
-    >>> Background(functools.partial(time.sleep, 10), 0.2).wait(1.0) is None
+    >>> Background(functools.partial(time.sleep, 10), 0.05).wait(1.0) is None
     True
     """
 
-    def __init__(self, run: Callable[[], T], seconds: float) -> None:
+    def __init__(self, run: Callable[[], T], seconds: float | Deadline) -> None:
         self.result: T | None = None
-        self._deadline = time.perf_counter() + seconds
+        self._limit = _limit(seconds)
+        self._allowance = self._limit.left()
         self._child: Any = None
-        if seconds > 0 and not _can_fork():
+        if self._allowance > 0 and not _can_fork():
             self.result = run()
-        elif seconds > 0:
+        elif self._allowance > 0:
             self._child, self._receive = _start(functools.partial(_one, run))
+            self._meter = _Meter(self._child.pid, counting=False)
 
     @staticmethod
     def concurrent() -> bool:
@@ -167,19 +237,35 @@ class Background(Generic[T]):
         return self.wait(0.0)
 
     def wait(self, seconds: float) -> T | None:
-        """The result, waiting for it at most ``seconds`` (and never past the deadline);
-        :class:`ChildDied` if the child died without it."""
+        """The result, waiting for it while the child uses at most ``seconds`` more CPU
+        time (counted on the caller's clock; at most
+        :data:`~dgraph.core.budget.BACKSTOP_FACTOR` × ``seconds`` of wall clock), and
+        never past the child's own limit; :class:`ChildDied` if the child died
+        without it."""
         if self._child is None:
             return self.result
-        left = self._deadline - time.perf_counter()
+        meter = self._meter
+        meter.read()  # what it computed beside the caller: not counted
+        meter.counting = True
+        allowance = min(self._allowance, meter.used + seconds)
+        limit = Deadline(seconds, within=self._limit)  # the wait's backstop, at most the child's
         try:
-            if self._receive.poll(max(0.0, min(seconds, left))):
+            while not self._receive.poll(0):
+                pause = meter.pause(allowance, limit)
+                if pause == 0:
+                    break
+                self._receive.poll(pause)
+            else:
                 _, self.result = _receive(self._child, self._receive)
-            elif left > seconds:
-                return None
+                self.stop()
+                return self.result
+            if meter.used < self._allowance and self._limit.wall_left() > 0:
+                return None  # the wait ended, not the child's time: it goes on
         except BaseException:
             self.stop()
             raise
+        finally:
+            meter.counting = False
         self.stop()
         return self.result
 

@@ -34,10 +34,10 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.budget import Deadline
 from ..core.graph import DGraph
 from ..core.kinds import add, multiply
 from ..elimination.kernel import VALUES, Costed
@@ -165,21 +165,21 @@ class _Late(Exception):
 
 class _Walk:
     """An order (of keys), the state before each of its positions and each step's price;
-    a ``deadline`` (a :func:`time.perf_counter` time) passing while the states are made
+    a ``deadline`` (a :class:`~dgraph.core.budget.Deadline`) passing while the states are made
     raises :class:`_Late` (a state per position: quadratic work on a long order)."""
 
-    def __init__(self, state: Any, order: list[Any], deadline: float | None = None) -> None:
+    def __init__(self, state: Any, order: list[Any], deadline: Deadline | None = None) -> None:
         self.order = order
         self.states: list[Any] = [state] + [None] * len(order)
         self.costs = [0] * len(order)
         self.replay(0, len(order), deadline)
 
-    def replay(self, lo: int, hi: int, deadline: float | None = None) -> None:
+    def replay(self, lo: int, hi: int, deadline: Deadline | None = None) -> None:
         """Re-price positions ``lo`` to ``hi - 1`` and the states after them (raising
         :class:`_Late` once ``deadline`` has passed)."""
         state = self.states[lo].copy()
         for k in range(lo, hi):
-            if deadline is not None and time.perf_counter() > deadline:
+            if deadline is not None and deadline.passed():
                 raise _Late
             self.costs[k] = state.eliminate(self.order[k])
             if k + 1 < hi:
@@ -204,7 +204,7 @@ def anneal_windows(
     objective: str = "structural",
     steps: int | None = None,
     seed: int = 0,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
     fixed: int = 0,
     rounds: int = 1,
 ) -> Costed:
@@ -213,9 +213,10 @@ def anneal_windows(
     Metropolis rule), T cooling geometrically over ``steps`` moves per round, each later
     round restarted from the best order; the best order and its cost in ``objective``.
     The first ``fixed`` vertices of ``start`` stay (a preprocessing prefix); ``deadline``
-    (a :func:`time.perf_counter` time: ``best`` passes only its wall-clock ceiling, and
-    says when it bites) cuts it short, checked before every move and while the states
-    are made (then ``start`` comes back, priced whole). The same arguments give the same
+    (a :class:`~dgraph.core.budget.Deadline`: ``best`` passes only its ceiling, of CPU
+    time with a wall-clock backstop, and says when it bites) cuts it short, checked
+    before every move and while the states are made (then ``start`` comes back, priced
+    whole). The same arguments give the same
     result wherever no deadline cuts a round: the work is ``steps`` moves per round, a
     count.
 
@@ -242,7 +243,7 @@ def anneal_windows(
             temperature = max(1.0, 0.02 * cost)
             cooling = (0.05 / temperature) ** (1 / max(1, steps))
             for _ in range(steps):
-                if deadline is not None and time.perf_counter() > deadline:
+                if deadline is not None and deadline.passed():
                     break
                 i = rng.randrange(n)
                 d = int(math.exp(rng.random() * span))
@@ -263,7 +264,7 @@ def anneal_windows(
                 cost += new - old
                 if cost < best_cost:
                     best_cost, best = cost, list(walk.order)
-            if deadline is not None and time.perf_counter() > deadline:
+            if deadline is not None and deadline.passed():
                 break
             if cost != best_cost and round_ + 1 < rounds:  # the next round from the best
                 walk.order[:] = best
@@ -282,16 +283,16 @@ def improve_windows(
     graph: DGraph,
     start: Sequence[str],
     width: int = WIDTH,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
     windows: int | None = None,
 ) -> Costed:
     """Re-order every window of ``width`` consecutive positions of ``start`` optimally in
     structural multiplications (the dynamic program over the window's subsets: the state
     after eliminating a subset is the same whichever order did it), windows overlapping
     by half, sweeping until none improves, ``windows`` windows have been re-ordered (a
-    count: the same result on every machine) or ``deadline`` (a :func:`time.perf_counter`
-    time: only ``best``'s wall-clock ceiling; checked while the states are made too, then
-    ``start`` comes back, priced whole) passes; the order and its cost.
+    count: the same result on every machine) or ``deadline`` (a
+    :class:`~dgraph.core.budget.Deadline`: only ``best``'s ceiling; checked while the
+    states are made too, then ``start`` comes back, priced whole) passes; the order and its cost.
 
     >>> from dgraph.frontends import bundled
     >>> improve_windows(bundled("naumann_sin.trace"), ["v1", "v2"])
@@ -309,7 +310,7 @@ def improve_windows(
     while improved:
         improved = False
         for lo in range(0, max(1, n - width + 1), max(1, width // 2)):
-            if (deadline is not None and time.perf_counter() > deadline) or windows == 0:
+            if (deadline is not None and deadline.passed()) or windows == 0:
                 return Costed(walk.total(), [name[v] for v in walk.order])
             windows = None if windows is None else windows - 1
             hi = min(n, lo + width)
