@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -42,6 +42,7 @@ __all__ = [
     "evaluate",
     "labelled_block",
     "move",
+    "names_read",
     "narrowed",
     "operand_block",
     "operand_value",
@@ -268,6 +269,19 @@ def evaluate(
     keeps them as the derivative does (central differences of the program)."""
     args = [_read(x, values, frozen) for x in op.operands]
     return np.asarray(_forward(op, args), dtype=float).reshape(op.shape)
+
+
+def names_read(values: Iterable[Any]) -> set[str]:
+    """The vertex names the operands ``values`` read: names, and those the nested
+    operations among them read (constants read none)."""
+    out, stack = set(), list(values)
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            out.add(x)
+        elif isinstance(x, ArrayOp):
+            stack.extend(x.operands)
+    return out
 
 
 def operand_value(x: Any, values: Mapping[str, np.ndarray]) -> np.ndarray:

@@ -38,7 +38,15 @@ from typing import Any
 import numpy as np
 
 from ..blocks import GENERAL, Block, dense, pattern, sparse
-from ..blocks.arrays import REGIONS, ArrayOp, block_value, evaluate, operand_block, operand_value
+from ..blocks.arrays import (
+    REGIONS,
+    ArrayOp,
+    block_value,
+    evaluate,
+    names_read,
+    operand_block,
+    operand_value,
+)
 from ..blocks.permutation import as_structural
 from ..errors import InputError
 from .block_values import edge_parts
@@ -898,13 +906,7 @@ def _step_patterns(r: Region) -> dict[tuple[int, int], Any]:
 
 def _reads_only(x: Any, r: Region) -> bool:
     """Whether the nested operation ``x`` reads per-step masks and nothing else."""
-    names, stack = set(), [x]
-    while stack:
-        y = stack.pop()
-        if isinstance(y, str):
-            names.add(y)
-        elif isinstance(y, ArrayOp):
-            stack.extend(y.operands)
+    names = names_read([x])
     return bool(names) and names <= r.step_tables.keys()
 
 

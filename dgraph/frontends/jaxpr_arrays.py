@@ -55,7 +55,7 @@ from .jaxpr_constants import ConstantFrontier, signature
 from .jaxpr_dynamic import read_dynamic
 from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_linalg import read_determinant
-from .jaxpr_loops import LOOPS, loop_notes, read_loop
+from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
 from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
 from .jaxpr_values import Opaque, jax_module
@@ -878,16 +878,7 @@ def _graph(
             raise InputError(f"{where}: output {key!r} depends on the parameters only")
     constant = _constant_outputs(outputs, where)
     outputs = [(key, value) for key, value in outputs if key not in constant]
-    live: set[int] = set()
-    stack = [reader.index[v] for _, v in outputs if v in reader.index]
-    while stack:
-        k = stack.pop()
-        if k in live:
-            continue
-        live.add(k)
-        op = records[k].op
-        reads = (op.operands[j] for j in op.differentiable())
-        stack += [reader.index[u] for u in reads if u in reader.index and u in varies]
+    live = live_records(reader, [v for _, v in outputs], varies)
     read: set[str] = set()  # vertices a live one reads, through inlined operations too
     stack = [u for k in live for u in records[k].op.vertices()]
     while stack:

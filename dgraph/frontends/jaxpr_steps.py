@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ..blocks.arrays import ArrayOp, Const, operand_value
+from ..blocks.arrays import ArrayOp, Const, names_read, operand_value
 from ..errors import InputError
 from .jaxpr_scatter import INDEX_OPERANDS
 
@@ -90,18 +90,6 @@ def known_xs(names: list[str], roles: list[str], outside: list, avals: list) -> 
         for n, r, x, a in zip(names, roles, outside, avals, strict=True)
         if r == "x" and isinstance(x, np.ndarray) and np.issubdtype(a.dtype, np.integer)
     }
-
-
-def _leaves(values: list) -> set[str]:
-    """The vertex names the nested operations in ``values`` read."""
-    out, stack = set(), list(values)
-    while stack:
-        x = stack.pop()
-        if isinstance(x, str):
-            out.add(x)
-        elif isinstance(x, ArrayOp):
-            stack.extend(x.operands)
-    return out
 
 
 def _evaluable(x: Any) -> Any:
@@ -163,7 +151,7 @@ class StepReads:
         if its index depends on nothing traced here."""
         name = eqn.primitive.name
         indices = list(ins[INDEX_OPERANDS[name]]) if name in INDEX_OPERANDS else []
-        leaves = _leaves(indices)
+        leaves = names_read(indices)
         if not leaves:
             return None
         where = sub.where
@@ -242,7 +230,7 @@ class StepReads:
             return None
         given = outer.counters.keys() | outer.known.keys()
         values = {n: _evaluable(self.outside[n]) for n in names}
-        if not all(isinstance(v, ArrayOp) and _leaves([v]) <= given for v in values.values()):
+        if not all(isinstance(v, ArrayOp) and names_read([v]) <= given for v in values.values()):
             return None
         return outer, values
 
