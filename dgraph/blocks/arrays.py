@@ -47,6 +47,7 @@ __all__ = [
     "operand_block",
     "operand_value",
     "reshape_axes",
+    "with_leaves",
 ]
 
 A, B = sympy.symbols("a b", real=True)
@@ -282,6 +283,26 @@ def names_read(values: Iterable[Any]) -> set[str]:
         elif isinstance(x, ArrayOp):
             stack.extend(x.operands)
     return out
+
+
+def with_leaves(op: ArrayOp, leaf: Callable[[Any], Any]) -> ArrayOp:
+    """``op`` with every operand that is not an operation, at any depth, replaced by
+    ``leaf(operand)``: nested operations rebuilt bottom-up without recursion, each once."""
+    done: dict[int, ArrayOp] = {}
+    stack = [op]
+    while stack:
+        top = stack[-1]
+        if id(top) in done:
+            stack.pop()
+            continue
+        pending = [x for x in top.operands if isinstance(x, ArrayOp) and id(x) not in done]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        operands = tuple(done[id(x)] if isinstance(x, ArrayOp) else leaf(x) for x in top.operands)
+        done[id(top)] = ArrayOp(top.primitive, operands, top.params, top.shape)
+    return done[id(op)]
 
 
 def operand_value(x: Any, values: Mapping[str, np.ndarray]) -> np.ndarray:

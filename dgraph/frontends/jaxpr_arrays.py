@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..blocks import convolution
-from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
+from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const, with_leaves
 from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..errors import InputError
@@ -818,24 +818,7 @@ def _rule_tangents(eqn, where: str):
 def _substitute(op: ArrayOp, leaf: Callable[[str], Any]) -> ArrayOp:
     """``op`` with every vertex name ``s`` replaced by ``leaf(s)`` (a name or an
     operation), nested operations rebuilt bottom-up without recursion."""
-    done: dict[int, ArrayOp] = {}
-    stack = [op]
-    while stack:
-        top = stack[-1]
-        if id(top) in done:
-            stack.pop()
-            continue
-        pending = [x for x in top.operands if isinstance(x, ArrayOp) and id(x) not in done]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
-        operands = tuple(
-            leaf(x) if isinstance(x, str) else done[id(x)] if isinstance(x, ArrayOp) else x
-            for x in top.operands
-        )
-        done[id(top)] = ArrayOp(top.primitive, operands, top.params, top.shape)
-    return done[id(op)]
+    return with_leaves(op, lambda x: leaf(x) if isinstance(x, str) else x)
 
 
 def _constant_outputs(outputs, where: str) -> dict[str, ArrayOp]:

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ..blocks.arrays import ArrayOp, Const, names_read, operand_value
+from ..blocks.arrays import ArrayOp, Const, names_read, operand_value, with_leaves
 from ..errors import InputError
 from .jaxpr_scatter import INDEX_OPERANDS
 
@@ -99,20 +99,7 @@ def _evaluable(x: Any) -> Any:
         return Const.of(x)
     if not isinstance(x, ArrayOp):
         return x
-    done: dict[int, ArrayOp] = {}
-    stack = [x]
-    while stack:
-        top = stack[-1]
-        pending = [y for y in top.operands if isinstance(y, ArrayOp) and id(y) not in done]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
-        operands = tuple(
-            Const.of(y) if isinstance(y, np.ndarray) else done.get(id(y), y) for y in top.operands
-        )
-        done[id(top)] = ArrayOp(top.primitive, operands, top.params, top.shape)
-    return done[id(x)]
+    return with_leaves(x, lambda y: Const.of(y) if isinstance(y, np.ndarray) else y)
 
 
 @dataclass
