@@ -19,7 +19,15 @@ from dgraph.blocks import (
     multiply_values,
     to_matrix,
 )
-from dgraph.blocks.arrays import ArrayOp, block_value, evaluate, operand_block
+from dgraph.blocks.arrays import (
+    ArrayOp,
+    Const,
+    block_value,
+    evaluate,
+    names_read,
+    operand_block,
+    with_leaves,
+)
 from dgraph.core.graph import DGraph
 from dgraph.elimination.kernel import BLOCKS
 from dgraph.methods import accumulate
@@ -373,3 +381,22 @@ def test_compare_on_a_tensor_graph_says_what_its_code_ships(tmp_path, capsys):
     assert main([*args, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["codegen"]["tensor"].startswith("ships reverse")
+
+
+def test_names_read_follows_nested_operations_and_skips_constants():
+    inner = ArrayOp("mul", ("b", Const.of(np.ones(2))), (), (2,))
+    outer = ArrayOp("add", ("a", inner), (), (2,))
+    assert names_read([outer]) == {"a", "b"}
+    assert names_read(["c", outer, Const.of(2.0)]) == {"a", "b", "c"}
+    assert names_read([Const.of(np.zeros(3))]) == set()
+
+
+def test_with_leaves_replaces_every_leaf_and_keeps_a_shared_operation_shared():
+    shared = ArrayOp("sin", ("b",), (), (2,))
+    op = ArrayOp("add", ("a", ArrayOp("mul", (shared, "c"), (), (2,))), (), (2,))
+    op = ArrayOp("sub", (op, shared), (), (2,))
+    got = with_leaves(op, lambda x: x.upper() if isinstance(x, str) else x)
+    assert names_read([got]) == {"A", "B", "C"}
+    assert got.operands[0].operands[1].operands[0] is got.operands[1]
+    assert got == with_leaves(got, lambda x: x)
+    assert got != op

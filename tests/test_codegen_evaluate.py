@@ -14,7 +14,7 @@ import pytest
 import scipy.special
 import sympy
 
-from dgraph.codegen.evaluate import ArrayEvaluator
+from dgraph.codegen.evaluate import ArrayEvaluator, _unsigned_product
 from dgraph.codegen.ir import ArrayStatement, BinOp, Call, Const, Formula, Index, Name, Slice
 from dgraph.codegen.python import NumPyArrayPrinter
 from dgraph.codegen.tensor.dialect import DIALECTS
@@ -103,6 +103,11 @@ FORMULAS = [
     sympy.asinh(A) + sympy.tanh(B) - sympy.cosh(C) + sympy.floor(A) * sympy.cos(B),
     (A + B + C + 1) * (A - C) ** 3 / (B * C - A) ** 2 - 1 / (A * B),
     A**B + 10**19 * C,
+    # negative coefficients: the sign taken out as sympy's printers take it (_unsigned_product)
+    -sympy.Rational(3, 4) * A * B / C**2,
+    -2.5 * sympy.sin(A) * B - 1.0 * C,
+    -3 * (A + B) * C - sympy.sqrt(2) * A / B,
+    sympy.Mul(-1, 2, A, evaluate=False) + sympy.Mul(-sympy.Rational(1, 2), 2, C, evaluate=False),
 ]
 
 
@@ -168,3 +173,45 @@ def test_with_jax_a_formula_gives_the_bits_of_its_jax_printing(expr):
         space = {"jnp": jnp, "jax": jax, **env}
         exec(JaxArrayPrinter().statement(statement).strip(), space)
         _same(np.asarray(got), np.asarray(space["y"]))
+
+
+_X, _Y, _Z = sympy.symbols("x y z")
+UNSIGNED = [  # (coefficient, rest, sympy 1.14's _keep_coeff(coefficient, rest) as srepr)
+    (sympy.S(2), _X, "Mul(Integer(2), Symbol('x'))"),
+    (sympy.S.Half, _X + _Y, "Mul(Rational(1, 2), Add(Symbol('x'), Symbol('y')))"),
+    (sympy.Rational(3, 4), _X * _Y, "Mul(Rational(3, 4), Symbol('x'), Symbol('y'))"),
+    (sympy.Float(1.0), _X, "Mul(Float('1.0', precision=53), Symbol('x'))"),
+    (
+        sympy.Float(2.5),
+        _X / _Y**2,
+        "Mul(Float('2.5', precision=53), Symbol('x'), Pow(Symbol('y'), Integer(-2)))",
+    ),
+    (sympy.S(2), sympy.sqrt(2), "Mul(Integer(2), Pow(Integer(2), Rational(1, 2)))"),
+    (sympy.S(3), sympy.Mul(2, _X, evaluate=False), "Mul(Integer(6), Symbol('x'))"),
+    (sympy.S.Half, sympy.Mul(2, _X, evaluate=False), "Symbol('x')"),
+    (sympy.S(2), sympy.S.One, "Integer(2)"),
+    (sympy.S(2), sympy.S(3), "Integer(6)"),
+    (sympy.oo, _X, "Mul(oo, Symbol('x'))"),
+    (sympy.S.One, _X * _Y, "Mul(Symbol('x'), Symbol('y'))"),
+    (sympy.S(5), sympy.sin(_X), "Mul(Integer(5), sin(Symbol('x')))"),
+    (
+        sympy.Rational(1, 3),
+        sympy.Mul(_X, _Y + _Z, evaluate=False),
+        "Mul(Rational(1, 3), Symbol('x'), Add(Symbol('y'), Symbol('z')))",
+    ),
+]
+
+
+@pytest.mark.parametrize(("coeff", "rest", "want"), UNSIGNED, ids=lambda v: str(v)[:20])
+def test_the_sign_is_taken_out_of_a_product_as_sympys_printers_take_it(coeff, rest, want):
+    """_unsigned_product is sympy's private _keep_coeff (as CodePrinter._print_Mul calls
+    it) to the argument: the same tree, so the same ordered factors, so the same bits."""
+    got = _unsigned_product(coeff, rest)
+    assert sympy.srepr(got) == want
+    try:
+        from sympy.core.mul import _keep_coeff
+    except ImportError:  # gone from sympy: the recorded trees above still hold us to it
+        return
+    kept = _keep_coeff(coeff, rest)
+    assert sympy.srepr(got) == sympy.srepr(kept)
+    assert got.as_ordered_factors() == kept.as_ordered_factors()

@@ -364,3 +364,29 @@ def test_what_stays_refused_in_one_line():
     assert "at an outer loop's counter is not supported" in _refused(nested_write, x)
     assert "of an array this loop carries or computes" in _refused(nested_carried, x)
     assert "an index read from a loop operand" in _refused(operand_index, x)
+
+
+def test_live_records_are_those_a_derivative_flows_through():
+    """The records reached from the roots through differentiable operands only (a
+    comparison has none), and only through the names in ``reaches`` where given."""
+    from types import SimpleNamespace
+
+    from dgraph.blocks.arrays import ArrayOp
+    from dgraph.frontends.jaxpr_loops import live_records
+
+    ops = {
+        "p": ArrayOp("sin", ("x",), (), (2,)),
+        "q": ArrayOp("lt", ("p", "x"), (), (2,)),  # a derivative flows through neither
+        "r": ArrayOp("mul", ("p", "s"), (), (2,)),
+        "s": ArrayOp("cos", ("x",), (), (2,)),
+        "t": ArrayOp("add", ("r", "q"), (), (2,)),
+    }
+    reader = SimpleNamespace(
+        records=[SimpleNamespace(op=op) for op in ops.values()],
+        index={name: k for k, name in enumerate(ops)},
+    )
+    assert ops["q"].differentiable() == []
+    assert live_records(reader, ["t", "x"]) == {0, 1, 2, 3, 4}
+    assert live_records(reader, ["r"]) == {0, 2, 3}
+    assert live_records(reader, ["q"]) == {1}
+    assert live_records(reader, ["t"], reaches={"r", "p"}) == {0, 2, 4}

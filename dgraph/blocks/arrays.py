@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -42,10 +42,12 @@ __all__ = [
     "evaluate",
     "labelled_block",
     "move",
+    "names_read",
     "narrowed",
     "operand_block",
     "operand_value",
     "reshape_axes",
+    "with_leaves",
 ]
 
 A, B = sympy.symbols("a b", real=True)
@@ -268,6 +270,39 @@ def evaluate(
     keeps them as the derivative does (central differences of the program)."""
     args = [_read(x, values, frozen) for x in op.operands]
     return np.asarray(_forward(op, args), dtype=float).reshape(op.shape)
+
+
+def names_read(values: Iterable[Any]) -> set[str]:
+    """The vertex names the operands ``values`` read: names, and those the nested
+    operations among them read (constants read none)."""
+    out, stack = set(), list(values)
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            out.add(x)
+        elif isinstance(x, ArrayOp):
+            stack.extend(x.operands)
+    return out
+
+
+def with_leaves(op: ArrayOp, leaf: Callable[[Any], Any]) -> ArrayOp:
+    """``op`` with every operand that is not an operation, at any depth, replaced by
+    ``leaf(operand)``: nested operations rebuilt bottom-up without recursion, each once."""
+    done: dict[int, ArrayOp] = {}
+    stack = [op]
+    while stack:
+        top = stack[-1]
+        if id(top) in done:
+            stack.pop()
+            continue
+        pending = [x for x in top.operands if isinstance(x, ArrayOp) and id(x) not in done]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        operands = tuple(done[id(x)] if isinstance(x, ArrayOp) else leaf(x) for x in top.operands)
+        done[id(top)] = ArrayOp(top.primitive, operands, top.params, top.shape)
+    return done[id(op)]
 
 
 def operand_value(x: Any, values: Mapping[str, np.ndarray]) -> np.ndarray:

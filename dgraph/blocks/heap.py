@@ -56,7 +56,12 @@ def _libc() -> Any:
 
 def _madvise_switch() -> Any:
     """NumPy's switch of its huge-page request (it returns the previous setting), or None
-    where this NumPy has none or the environment sets it."""
+    where this NumPy has none or the environment sets it.
+
+    The switch is private (``_set_madvise_hugepage``; NumPy has no public one, only the
+    environment variable read at its import), so it is looked up here alone, by name:
+    checked against NumPy 2.4.6 (``numpy._core.multiarray``; ``numpy.core.multiarray``
+    before NumPy 2). tests/test_blocks_sparse.py fails if this NumPy lacks it."""
     if "NUMPY_MADVISE_HUGEPAGE" in os.environ:
         return None
     for module in ("numpy._core.multiarray", "numpy.core.multiarray"):

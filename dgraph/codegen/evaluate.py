@@ -28,7 +28,6 @@ import numpy as np
 import scipy.sparse
 import scipy.special
 import sympy
-from sympy.core.mul import _keep_coeff
 from sympy.printing.numpy import NumPyPrinter
 
 from ..blocks.array_extra import SPECIAL_CALLS
@@ -92,6 +91,38 @@ def _gather(base: Any, key: Any) -> bool:
         and key.ndim > 0
         and key.dtype.kind in "iu"
     )
+
+
+def _unsigned_product(coeff: sympy.Expr, rest: sympy.Expr) -> sympy.Expr:
+    """``coeff*rest`` (``coeff`` a positive number) as sympy's code printers form it to
+    print ``-coeff*rest``: the coefficient kept as a factor, not distributed over a sum.
+
+    This is what sympy's ``CodePrinter._print_Mul`` gets from its private helper
+    ``sympy.core.mul._keep_coeff(coeff, rest)``, written out here with public API so that
+    a change to a private name cannot break the evaluator (checked against sympy 1.14:
+    the same expression, argument for argument, for any number ``coeff`` other than -1;
+    ``Mul(..., evaluate=False)`` is ``Mul._from_args`` and the constructor postprocessors,
+    which do nothing to scalars; tests/test_codegen_evaluate.py compares the two).
+    """
+    if rest is sympy.S.One:
+        return coeff
+    if coeff is sympy.S.One:
+        return rest
+    if rest.is_Add:
+        return sympy.Mul(coeff, rest, evaluate=False)
+    if rest.is_Mul:
+        factors = list(rest.args)
+        if factors[0].is_Number:
+            factors[0] *= coeff
+            if factors[0] == 1:
+                factors.pop(0)
+        else:
+            factors.insert(0, coeff)
+        return sympy.Mul(*factors, evaluate=False)
+    product = coeff * rest
+    if product.is_Number and not rest.is_Number:
+        product = sympy.Mul(coeff, rest, evaluate=False)
+    return product
 
 
 class ArrayEvaluator:
@@ -377,8 +408,7 @@ class ArrayEvaluator:
         rational powers in a denominator, ``a*b/(c*d)``."""
         c, rest = e.as_coeff_Mul()
         negative = c < 0
-        # sympy's own helper, as its printers call it: the factors grouped as printed
-        expr = _keep_coeff(-c, rest) if negative else e
+        expr = _unsigned_product(-c, rest) if negative else e
         above, below = [], []
         for item in expr.as_ordered_factors():
             if item.is_Pow and item.exp.is_Rational and item.exp.is_negative:

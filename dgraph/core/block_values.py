@@ -38,6 +38,7 @@ from ..blocks.arrays import block_value, evaluate, operand_block
 from ..blocks.permutation import Permutation
 from ..errors import GraphError
 from .block_costs import along_bracketing, chain_product, post_order
+from .nesting import run_nested
 
 if TYPE_CHECKING:
     from .expression_data import ExpressionData
@@ -406,7 +407,6 @@ def _by_output(graph: DGraph, entries: Mapping[tuple[str, str], np.ndarray], lan
     return out
 
 
-Request = tuple[sympy.Expr, int, np.ndarray]  # apply this expression to this vector (token)
 _PENDING = object()  # what needs a node of its own: applied by the node's parent's yield
 _DRY = np.zeros((1, 1))  # a dry run's every vector
 
@@ -447,26 +447,15 @@ class _Applier:
 
     def apply(self, expr: sympy.Expr, token: int, vector: np.ndarray) -> np.ndarray | None:
         """``expr`` applied to ``vector`` (a flat row per lane); None: zero."""
-        stack = [self._node(expr, token, vector)]
-        result = None
-        while stack:
-            try:
-                request = stack[-1].send(result)
-            except StopIteration as done:
-                stack.pop()
-                result = done.value
-                continue
-            stack.append(self._node(*request))
-            result = None  # a new generator is started with None
-        return result
+        return run_nested(self._node(expr, token, vector))
 
     def _node(
         self, e: sympy.Expr, token: int, vector: np.ndarray
-    ) -> Generator[Request, np.ndarray | None, np.ndarray | None]:
+    ) -> Generator[Generator, np.ndarray | None, np.ndarray | None]:
         if e.is_Symbol and e in self.references:
             key = (e, token)
             if key not in self.remembered:
-                self.remembered[key] = yield (self.references[e], token, vector)
+                self.remembered[key] = yield self._node(self.references[e], token, vector)
             return self.remembered[key]
         if e.is_Symbol or e.is_Number:
             return self._direct(e, token, vector)
@@ -475,7 +464,7 @@ class _Applier:
             for term in e.args:
                 part = self._direct(term, token, vector)
                 if part is _PENDING:
-                    part = yield (term, token, vector)
+                    part = yield self._node(term, token, vector)
                 total = _plus(total, part)
             return total
         if not e.is_Mul:
@@ -493,7 +482,7 @@ class _Applier:
         for f in factors if self.left else reversed(factors):  # the vector's side first
             applied = self._direct(f, token, current)
             if applied is _PENDING:
-                applied = yield (f, token, current)
+                applied = yield self._node(f, token, current)
             current = applied
             if current is None:
                 return None

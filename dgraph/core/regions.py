@@ -31,14 +31,22 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..blocks import GENERAL, Block, dense, pattern, sparse
-from ..blocks.arrays import REGIONS, ArrayOp, block_value, evaluate, operand_block, operand_value
+from ..blocks.arrays import (
+    REGIONS,
+    ArrayOp,
+    block_value,
+    evaluate,
+    names_read,
+    operand_block,
+    operand_value,
+)
 from ..blocks.permutation import as_structural
 from ..errors import InputError
 from .block_values import edge_parts
@@ -898,13 +906,7 @@ def _step_patterns(r: Region) -> dict[tuple[int, int], Any]:
 
 def _reads_only(x: Any, r: Region) -> bool:
     """Whether the nested operation ``x`` reads per-step masks and nothing else."""
-    names, stack = set(), [x]
-    while stack:
-        y = stack.pop()
-        if isinstance(y, str):
-            names.add(y)
-        elif isinstance(y, ArrayOp):
-            stack.extend(y.operands)
+    names = names_read([x])
     return bool(names) and names <= r.step_tables.keys()
 
 
@@ -976,45 +978,36 @@ def _rows_to_in(m, ins: list[int], outs: list[int]) -> sp.csr_array:
     return _bool(sp.vstack(pieces, format="csr")) if pieces else sp.csr_array((0, m.shape[1]))
 
 
+def _ranges(sizes: Iterable[tuple[int, int]]) -> tuple[dict[int, tuple[int, int]], int]:
+    """Consecutive ranges from 0 of the given sizes, by key (``(key, size)`` pairs in
+    order), and where the last one ends."""
+    out: dict[int, tuple[int, int]] = {}
+    at = 0
+    for key, size in sizes:
+        out[key] = (at, at + size)
+        at += size
+    return out, at
+
+
 def _by_operand(r: Region, final_c, final_k, final_x, y_ck, y_x, n_c: int) -> dict:
     """The patterns split by (output, operand)."""
     b = r.body
     out: dict[tuple[int, int], Any] = {}
     # columns of (c_0, k) space per body input, and of xs per body x input
-    c_at: dict[int, tuple[int, int]] = {}
-    at = 0
-    for c in range(r.n_carry):
-        i = r.n_consts + c
-        if b.floats[i]:
-            c_at[i] = (at, at + math.prod(b.shapes[i]))
-            at += math.prod(b.shapes[i])
-    for i in range(r.n_consts):
-        if b.floats[i]:
-            c_at[i] = (at, at + math.prod(b.shapes[i]))
-            at += math.prod(b.shapes[i])
-    x_at: dict[int, tuple[int, int]] = {}
-    at = 0
-    for i in range(r.n_consts + r.n_carry, len(b.inputs)):
-        if b.floats[i]:
-            x_at[i] = (at, at + math.prod(b.shapes[i]))
-            at += math.prod(b.shapes[i])
-    x_width = at
+    carries = range(r.n_consts, r.n_consts + r.n_carry)
+    c_at, _ = _ranges(
+        (i, math.prod(b.shapes[i])) for i in [*carries, *range(r.n_consts)] if b.floats[i]
+    )
+    x_inputs = range(r.n_consts + r.n_carry, len(b.inputs))
+    x_at, x_width = _ranges((i, math.prod(b.shapes[i])) for i in x_inputs if b.floats[i])
     ck = sp.csr_array(sp.hstack([final_c, final_k], format="csr")) if final_c.shape[0] else final_c
-    carry_rows = {}
-    at = 0
-    for c in range(r.n_carry):
-        i = r.n_consts + c
-        if b.floats[i]:
-            carry_rows[c] = (at, at + math.prod(b.shapes[i]))
-            at += math.prod(b.shapes[i])
-    y_rows = {}
-    at = 0
-    for j in range(r.n_ys):
-        o = r.n_carry + j
-        if b.out_offsets[o] is not None:
-            y_rows[j] = (at, at + math.prod(b.out_shapes[o]))
-            at += math.prod(b.out_shapes[o])
-    ny = at
+    carry_rows, _ = _ranges(
+        (i - r.n_consts, math.prod(b.shapes[i])) for i in carries if b.floats[i]
+    )
+    ys = range(r.n_carry, r.n_carry + r.n_ys)
+    y_rows, ny = _ranges(
+        (o - r.n_carry, math.prod(b.out_shapes[o])) for o in ys if b.out_offsets[o] is not None
+    )
     T = r.length or 0
     for k, i in enumerate(r.body_input):
         if i is None or not b.floats[i]:

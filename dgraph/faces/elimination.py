@@ -20,22 +20,21 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from typing import Any
 
 import networkx as nx
 import sympy
 
 from ..core.display import Printable
-from ..core.expressions import ExpressionSet, Step, as_factor, make_expression_set
+from ..core.expressions import Step
 from ..core.graph import DGraph
 from ..core.kinds import Value, add, multiply, value_of
 from ..core.paths import count_paths
 from ..errors import DGraphError
 from .line_graph import SUPER_SINK, SUPER_SOURCE
+from .state import Face, LineGraphState
 
 __all__ = ["FACE_PATH_LIMIT", "FaceState", "PathTracks", "check_path_limit", "input_output_paths"]
 
-Face = tuple[int, int]
 FACE_PATH_LIMIT = 5_000  # face states follow every input-output path through the line graph
 
 
@@ -120,7 +119,7 @@ class PathTracks:
         return frozenset(frozenset(c) for c in content.values())
 
 
-class FaceState(Printable):
+class FaceState(LineGraphState, Printable):
     """A line graph under face elimination: Naumann's rules (eliminate a face, merge equal
     vertices, split) over the faces, the paths through it in :class:`PathTracks` (drawn
     in notebooks by the renderer's SVG printer)."""
@@ -167,19 +166,6 @@ class FaceState(Printable):
 
     # -- bookkeeping ---------------------------------------------------------------------
 
-    def _new(self, span: tuple[str, str], label: sympy.Expr | None, kind: Value) -> int:
-        v = next(self._ids)
-        self.kind[v] = kind
-        self._span_count[span] += 1
-        count = self._span_count[span]
-        self.span[v] = span
-        self.name[v] = f"{span[0]}->{span[1]}" + (f"#{count}" if count > 1 else "")
-        if label is not None and self.symbolic:
-            self.label[v] = label
-        self.succ[v], self.pred[v] = {}, {}
-        self._alive[span].add(v)
-        return v
-
     def _add_path(self, a: int, b: int, w: int) -> None:
         if b in self.succ[a]:
             self.succ[a][b].add(w)
@@ -222,32 +208,6 @@ class FaceState(Printable):
 
     def is_terminal(self, v: int) -> bool:
         return SUPER_SOURCE in self.span[v] or SUPER_SINK in self.span[v]
-
-    def faces(self) -> list[Face]:
-        """The intermediate faces left, in a deterministic order."""
-        return sorted(
-            (
-                (i, j)
-                for i in self.succ
-                for j in self.succ[i]
-                if not self.is_terminal(i) and not self.is_terminal(j)
-            ),
-        )
-
-    def done(self) -> bool:
-        return not self.faces()
-
-    def step_faces(self, op: str, target: str | tuple[str, str]) -> list[Face]:
-        """The faces one vertex, forward or backward edge elimination consists of, while
-        the line graph is still that of a c-graph (only such steps taken so far)."""
-        span = self.span
-        if op == "vertex":
-            return [(i, j) for i, j in self.faces() if span[i][1] == target]
-        if op == "forward":
-            return [(i, j) for i, j in self.faces() if span[j] == tuple(target)]
-        if op == "backward":
-            return [(i, j) for i, j in self.faces() if span[i] == tuple(target)]
-        raise DGraphError(f"{op!r} is not a vertex or edge elimination")
 
     def paths_through(self, i: int, j: int) -> set[int]:
         return self.succ[i][j]
@@ -299,13 +259,6 @@ class FaceState(Printable):
             raise DGraphError(f"no face {first} -> {second} at this point")
         return face
 
-    # -- labels --------------------------------------------------------------------------
-
-    def _factor(self, v: int) -> sympy.Expr:
-        """The label of ``v`` for use in a product; compound labels become references."""
-        self.label[v] = label = as_factor(self.references, self.label[v])
-        return label
-
     # -- Naumann's rules -----------------------------------------------------------------
 
     def effective_cost(self, i: int, j: int) -> int:
@@ -348,34 +301,6 @@ class FaceState(Printable):
         self.mults += 1
         self.mults_effective += effective
         return 1
-
-    def _find(
-        self, span: tuple[str, str], preds, succs, other_than: int | None = None
-    ) -> int | None:
-        """A live edge vertex of ``span`` with these predecessor and successor sets."""
-        for v in self._alive[span]:
-            if (
-                v != other_than
-                and not self.is_terminal(v)
-                and self.pred[v].keys() == preds
-                and self.succ[v].keys() == succs
-            ):
-                return v
-        return None
-
-    def _merge_around(self, touched: set[int]) -> None:
-        """Merge every vertex with another of equal span, predecessors and successors."""
-        pending = [v for v in touched if v in self.succ and not self.is_terminal(v)]
-        while pending:
-            v = pending.pop()
-            if v not in self.succ:
-                continue
-            twin = self._find(self.span[v], self.pred[v].keys(), self.succ[v].keys(), v)
-            if twin is None:
-                continue
-            keep, gone = min(v, twin), max(v, twin)
-            self._merge(keep, gone)
-            pending.extend([keep, *self.pred[keep], *self.succ[keep]])
 
     def _merge(self, keep: int, gone: int) -> None:
         self.kind[keep] = add(self.kind[keep], self.kind[gone])
@@ -424,14 +349,3 @@ class FaceState(Printable):
             if self.is_terminal(src) and self.is_terminal(snk):
                 result[(self.span[snk][0], self.span[src][1])] = self.label[v]
         return result
-
-    def result(self, method: str, info: dict[str, Any] | None = None) -> ExpressionSet:
-        """The expression set of the finished face elimination (single-use references
-        inlined); its mults equal the faces eliminated."""
-        if not self.done():
-            raise DGraphError(
-                f"{method}: face elimination incomplete; {len(self.faces())} faces left"
-            )
-        return make_expression_set(
-            self.graph, self.references, self.entries(), self.steps, method, info, inline=True
-        )

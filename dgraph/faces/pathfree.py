@@ -31,16 +31,16 @@ from typing import Any
 
 import sympy
 
-from ..core.expressions import ExpressionSet, Step, as_factor, make_expression_set
+from ..core.expressions import ExpressionSet, Step
 from ..core.graph import DGraph
 from ..core.kinds import Value, add, multiply, value_of
 from ..core.nesting import run_nested
 from ..errors import DGraphError
 from .line_graph import SUPER_SINK, SUPER_SOURCE
+from .state import Face, LineGraphState
 
 __all__ = ["ExprDag", "LineState", "Stacks", "Undecided", "creation_order"]
 
-Face = tuple[int, int]
 Frame = tuple[int, int]  # (product node, boundary index at the top / factor index below)
 Item = tuple  # ("node", Z) or ("run", X, a, c): what a label holds, as DAG nodes
 
@@ -506,7 +506,7 @@ def creation_order(graph: DGraph) -> list[tuple[str, str]]:
     return order
 
 
-class LineState:
+class LineState(LineGraphState):
     """A line graph under face elimination by Naumann's rules, without paths: faces are
     adjacency, every label is the set of DAG items it holds, and each vertex keeps the
     stacks reached at its end from the left (``left``) and at its start from the right
@@ -577,16 +577,7 @@ class LineState:
     # -- bookkeeping -----------------------------------------------------------------------
 
     def _new(self, span: tuple[str, str], label: sympy.Expr | None, kind: Value) -> int:
-        v = next(self._ids)
-        self.kind[v] = kind
-        self._span_count[span] += 1
-        count = self._span_count[span]
-        self.span[v] = span
-        self.name[v] = f"{span[0]}->{span[1]}" + (f"#{count}" if count > 1 else "")
-        if label is not None and self.symbolic:
-            self.label[v] = label
-        self.succ[v], self.pred[v] = {}, {}
-        self._alive[span].add(v)
+        v = super()._new(span, label, kind)
         if SUPER_SOURCE in span or SUPER_SINK in span:
             self._terminal.add(v)
         return v
@@ -637,27 +628,6 @@ class LineState:
     def is_terminal(self, v: int) -> bool:
         return v in self._terminal
 
-    def faces(self) -> list[Face]:
-        return sorted(
-            (i, j)
-            for i in self.succ
-            for j in self.succ[i]
-            if not self.is_terminal(i) and not self.is_terminal(j)
-        )
-
-    def done(self) -> bool:
-        return not self.faces()
-
-    def step_faces(self, op: str, target: str | tuple[str, str]) -> list[Face]:
-        span = self.span
-        if op == "vertex":
-            return [(i, j) for i, j in self.faces() if span[i][1] == target]
-        if op == "forward":
-            return [(i, j) for i, j in self.faces() if span[j] == tuple(target)]
-        if op == "backward":
-            return [(i, j) for i, j in self.faces() if span[i] == tuple(target)]
-        raise DGraphError(f"{op!r} is not a vertex or edge elimination")
-
     def face_stacks(self, i: int, j: int) -> set[int]:
         """The stacks of the paths through the face ``(i, j)``."""
         return self.stacks.meet_sets(self.left[i], self.right[j])
@@ -681,21 +651,6 @@ class LineState:
         return self.length[i] + self.length[j]
 
     # -- Naumann's rules -------------------------------------------------------------------
-
-    def _factor(self, v: int) -> sympy.Expr:
-        self.label[v] = label = as_factor(self.references, self.label[v])
-        return label
-
-    def _find(self, span, preds, succs, other_than: int | None = None) -> int | None:
-        for v in self._alive[span]:
-            if (
-                v != other_than
-                and not self.is_terminal(v)
-                and self.pred[v].keys() == preds
-                and self.succ[v].keys() == succs
-            ):
-                return v
-        return None
 
     def eliminate(self, i: int, j: int) -> int:
         """Eliminate the face ``(i, j)``: ``c_k (+)= c_j · c_i``, one multiplication."""
@@ -749,19 +704,6 @@ class LineState:
         self.mults_effective += effective
         return 1
 
-    def _merge_around(self, touched: set[int]) -> None:
-        pending = [v for v in touched if v in self.succ and not self.is_terminal(v)]
-        while pending:
-            v = pending.pop()
-            if v not in self.succ:
-                continue
-            twin = self._find(self.span[v], self.pred[v].keys(), self.succ[v].keys(), v)
-            if twin is None:
-                continue
-            keep, gone = min(v, twin), max(v, twin)
-            self._merge(keep, gone)
-            pending.extend([keep, *self.pred[keep], *self.succ[keep]])
-
     def _merge(self, keep: int, gone: int) -> None:
         self.kind[keep] = add(self.kind[keep], self.kind[gone])
         if self.symbolic:
@@ -789,12 +731,3 @@ class LineState:
             x, y = self.span[src][1], self.span[snk][0]
             result[(y, x)] = self.label[v]
         return result
-
-    def result(self, method: str, info: dict[str, Any] | None = None) -> ExpressionSet:
-        if not self.done():
-            raise DGraphError(
-                f"{method}: face elimination incomplete; {len(self.faces())} faces left"
-            )
-        return make_expression_set(
-            self.graph, self.references, self.entries(), self.steps, method, info, inline=True
-        )

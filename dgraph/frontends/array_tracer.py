@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from ..blocks.arrays import ELEMENTWISE, NONDIFFERENTIABLE, ArrayOp, Const
+from ..blocks.arrays import ELEMENTWISE, NONDIFFERENTIABLE, ArrayOp, Const, with_leaves
 from ..core.graph import DGraph
 from ..errors import GraphError, InputError
 from .frames import call_keeping_locals
@@ -1740,23 +1740,7 @@ def _renamed(op: ArrayOp, names: Mapping[str, Any]) -> ArrayOp:
     """``op`` with every vertex operand (nested ones too) replaced as ``names`` says: by
     a name, or by a nested operation (a vertex folded into a passive predicate). An
     explicit stack, bottom-up."""
-    done: dict[int, ArrayOp] = {}
-    stack: list[tuple[ArrayOp, bool]] = [(op, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if id(node) in done:
-            continue
-        nested = [x for x in node.operands if isinstance(x, ArrayOp)]
-        if not expanded and nested:
-            stack.append((node, True))
-            stack.extend((x, False) for x in nested if id(x) not in done)
-            continue
-        operands = tuple(
-            names.get(x, x) if isinstance(x, str) else done[id(x)] if isinstance(x, ArrayOp) else x
-            for x in node.operands
-        )
-        done[id(node)] = ArrayOp(node.primitive, operands, node.params, node.shape)
-    return done[id(op)]
+    return with_leaves(op, lambda x: names.get(x, x) if isinstance(x, str) else x)
 
 
 def _build(

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..blocks import convolution
-from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const
+from ..blocks.arrays import NONDIFFERENTIABLE, PRIMITIVES, ArrayOp, Const, with_leaves
 from ..core.activity import dead_note
 from ..core.graph import DGraph
 from ..errors import InputError
@@ -55,7 +55,7 @@ from .jaxpr_constants import ConstantFrontier, signature
 from .jaxpr_dynamic import read_dynamic
 from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_linalg import read_determinant
-from .jaxpr_loops import LOOPS, loop_notes, read_loop
+from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
 from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
 from .jaxpr_values import Opaque, jax_module
@@ -818,24 +818,7 @@ def _rule_tangents(eqn, where: str):
 def _substitute(op: ArrayOp, leaf: Callable[[str], Any]) -> ArrayOp:
     """``op`` with every vertex name ``s`` replaced by ``leaf(s)`` (a name or an
     operation), nested operations rebuilt bottom-up without recursion."""
-    done: dict[int, ArrayOp] = {}
-    stack = [op]
-    while stack:
-        top = stack[-1]
-        if id(top) in done:
-            stack.pop()
-            continue
-        pending = [x for x in top.operands if isinstance(x, ArrayOp) and id(x) not in done]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
-        operands = tuple(
-            leaf(x) if isinstance(x, str) else done[id(x)] if isinstance(x, ArrayOp) else x
-            for x in top.operands
-        )
-        done[id(top)] = ArrayOp(top.primitive, operands, top.params, top.shape)
-    return done[id(op)]
+    return with_leaves(op, lambda x: leaf(x) if isinstance(x, str) else x)
 
 
 def _constant_outputs(outputs, where: str) -> dict[str, ArrayOp]:
@@ -878,16 +861,7 @@ def _graph(
             raise InputError(f"{where}: output {key!r} depends on the parameters only")
     constant = _constant_outputs(outputs, where)
     outputs = [(key, value) for key, value in outputs if key not in constant]
-    live: set[int] = set()
-    stack = [reader.index[v] for _, v in outputs if v in reader.index]
-    while stack:
-        k = stack.pop()
-        if k in live:
-            continue
-        live.add(k)
-        op = records[k].op
-        reads = (op.operands[j] for j in op.differentiable())
-        stack += [reader.index[u] for u in reads if u in reader.index and u in varies]
+    live = live_records(reader, [v for _, v in outputs], varies)
     read: set[str] = set()  # vertices a live one reads, through inlined operations too
     stack = [u for k in live for u in records[k].op.vertices()]
     while stack:

@@ -18,6 +18,7 @@ operation over its constants and the carries.
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterable
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,7 @@ from ..errors import InputError
 from .jaxpr_compat import scan_layout
 from .jaxpr_steps import StepReads, counters_of, known_xs
 
-__all__ = ["LOOPS", "is_opaque", "loop_notes", "read_body", "read_loop"]
+__all__ = ["LOOPS", "is_opaque", "live_records", "loop_notes", "read_body", "read_loop"]
 
 LOOPS = frozenset({"scan", "while"})
 
@@ -177,21 +178,29 @@ class _Step:
         self.shape = shape
 
 
-def _body_graph(sub, names, shapes, values, out_names, out_avals, where: str):
-    """The body's graph (module docstring) and each body output: a vertex name or a
-    nested operation / constant."""
-    records = sub.records
+def live_records(reader, roots: Iterable[str], reaches: Container[str] | None = None) -> set[int]:
+    """The records of ``reader`` (a jaxpr read, its ``records`` indexed by vertex name in
+    ``index``) a derivative flows through to ``roots``: their own and, recursively, those
+    of their differentiable operands (only the operands in ``reaches``, where given)."""
+    records, index = reader.records, reader.index
     live: set[int] = set()
-    stack = [sub.index[v] for v in values if isinstance(v, str) and v in sub.index]
+    stack = [index[v] for v in roots if v in index]
     while stack:
         k = stack.pop()
         if k in live:
             continue
         live.add(k)
         op = records[k].op
-        stack += [
-            sub.index[u] for u in (op.operands[j] for j in op.differentiable()) if u in sub.index
-        ]
+        reads = (op.operands[j] for j in op.differentiable())
+        stack += [index[u] for u in reads if u in index and (reaches is None or u in reaches)]
+    return live
+
+
+def _body_graph(sub, names, shapes, values, out_names, out_avals, where: str):
+    """The body's graph (module docstring) and each body output: a vertex name or a
+    nested operation / constant."""
+    records = sub.records
+    live = live_records(sub, [v for v in values if isinstance(v, str)])
     inlined: dict[str, ArrayOp] = {}
 
     def leaf(s: str) -> Any:

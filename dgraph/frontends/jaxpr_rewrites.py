@@ -59,10 +59,10 @@ def _cumulative(reader, eqn, ins: list[Any]) -> list[Any]:
 
     name = eqn.primitive.name
     if name == "cumlogsumexp":
-        try:  # the combining function JAX's rule names
-            from jax._src.lax.other import logaddexp as combine
-        except ImportError:  # pragma: no cover - another JAX layout
-            from jax.numpy import logaddexp as combine
+        # the combining function JAX's rule names (jax._src.lax.other.logaddexp), through
+        # its public wrapper: for the floating and complex operands cumlogsumexp takes the
+        # wrapper's promotion adds no equation, so the same jaxpr (checked with JAX 0.10.2)
+        from jax.numpy import logaddexp as combine
     else:
         combine = {"cumprod": lax.mul, "cummax": lax.max, "cummin": lax.min}[name]
     axis, reverse = int(eqn.params["axis"]), bool(eqn.params["reverse"])

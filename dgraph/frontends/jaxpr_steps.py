@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from ..blocks.arrays import ArrayOp, Const, operand_value
+from ..blocks.arrays import ArrayOp, Const, names_read, operand_value, with_leaves
 from ..errors import InputError
 from .jaxpr_scatter import INDEX_OPERANDS
 
@@ -92,18 +92,6 @@ def known_xs(names: list[str], roles: list[str], outside: list, avals: list) -> 
     }
 
 
-def _leaves(values: list) -> set[str]:
-    """The vertex names the nested operations in ``values`` read."""
-    out, stack = set(), list(values)
-    while stack:
-        x = stack.pop()
-        if isinstance(x, str):
-            out.add(x)
-        elif isinstance(x, ArrayOp):
-            stack.extend(x.operands)
-    return out
-
-
 def _evaluable(x: Any) -> Any:
     """``x`` with every array operand of its nested operations as a
     :class:`~dgraph.blocks.arrays.Const` (the reader leaves literals as arrays)."""
@@ -111,20 +99,7 @@ def _evaluable(x: Any) -> Any:
         return Const.of(x)
     if not isinstance(x, ArrayOp):
         return x
-    done: dict[int, ArrayOp] = {}
-    stack = [x]
-    while stack:
-        top = stack[-1]
-        pending = [y for y in top.operands if isinstance(y, ArrayOp) and id(y) not in done]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
-        operands = tuple(
-            Const.of(y) if isinstance(y, np.ndarray) else done.get(id(y), y) for y in top.operands
-        )
-        done[id(top)] = ArrayOp(top.primitive, operands, top.params, top.shape)
-    return done[id(x)]
+    return with_leaves(x, lambda y: Const.of(y) if isinstance(y, np.ndarray) else y)
 
 
 @dataclass
@@ -163,7 +138,7 @@ class StepReads:
         if its index depends on nothing traced here."""
         name = eqn.primitive.name
         indices = list(ins[INDEX_OPERANDS[name]]) if name in INDEX_OPERANDS else []
-        leaves = _leaves(indices)
+        leaves = names_read(indices)
         if not leaves:
             return None
         where = sub.where
@@ -242,7 +217,7 @@ class StepReads:
             return None
         given = outer.counters.keys() | outer.known.keys()
         values = {n: _evaluable(self.outside[n]) for n in names}
-        if not all(isinstance(v, ArrayOp) and _leaves([v]) <= given for v in values.values()):
+        if not all(isinstance(v, ArrayOp) and names_read([v]) <= given for v in values.values()):
             return None
         return outer, values
 

@@ -76,6 +76,7 @@ import re
 import struct
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -687,38 +688,40 @@ class _Translator(CElementPrinter):
         text = value if isinstance(value, str) else _double(value)
         self._loop([out], lambda i: f"{out.base}[{i[0]}] = {text};")
 
+    def _elementwise(self, node: Node, at: _View) -> tuple[list[_View], Callable[[list[str]], str]]:
+        """The views a loop over ``at`` reads the elementwise expression ``node`` through
+        (``at`` first, then ``node``'s leaves broadcast to its shape), and the expression's
+        text at a loop index (one index per view)."""
+        leaves: list[_View] = []
+        expression = self._expression(node, leaves, at.shape)
+        views = [at, *(leaf.to(at.shape) for leaf in leaves)]
+
+        def text(index: list[str]) -> str:
+            out = expression
+            for k, view in enumerate(views[1:]):
+                out = out.replace(f"@{k}@", f"{view.base}[{index[k + 1]}]")
+            return out
+
+        return views, text
+
     def _copy(self, out: _View, node: Node) -> None:
         """``out`` = the elementwise expression ``node`` (broadcast to ``out``'s shape)."""
-        leaves: list[_View] = []
-        expression = self._expression(node, leaves, out.shape)
-        views = [out, *(leaf.to(out.shape) for leaf in leaves)]
-
-        def body(index: list[str]) -> str:
-            text = expression
-            for k, view in enumerate(views[1:]):
-                text = text.replace(f"@{k}@", f"{view.base}[{index[k + 1]}]")
-            return f"{out.base}[{index[0]}] = {text};"
-
-        self._loop(views, body)
+        views, text = self._elementwise(node, out)
+        self._loop(views, lambda index: f"{out.base}[{index[0]}] = {text(index)};")
 
     def _scatter(self, out: str, flat: Node, data: Node, op: str, repeats: bool = False) -> None:
         ids = self._view(flat)
         if ids is None or ids.ctype == "double":
             self._refuse("a scatter whose positions are not an integer array")
         ids = ids if ids.contiguous else self._materialize(ids)
-        leaves: list[_View] = []
-        expression = self._expression(data, leaves, ids.shape)
-        views = [ids, *(leaf.to(ids.shape) for leaf in leaves)]
+        views, text = self._elementwise(data, ids)
 
         def body(index: list[str]) -> str:
-            text = expression
-            for k, view in enumerate(views[1:]):
-                text = text.replace(f"@{k}@", f"{view.base}[{index[k + 1]}]")
-            return f"{out}[{ids.base}[{index[0]}]] {op} {text};"
+            return f"{out}[{ids.base}[{index[0]}]] {op} {text(index)};"
 
         def atomic(index: list[str]) -> str:
-            text = body(index)
-            target, value = text[:-1].split(f" {op} ", 1)
+            line = body(index)
+            target, value = line[:-1].split(f" {op} ", 1)
             return f"atomicAdd(&{target}, {value});"
 
         self._loop(views, body, atomic if repeats else None)
