@@ -36,7 +36,19 @@ from ...blocks import (
     sparse,
 )
 from ...blocks.permutation import Permutation
-from ..ir import BinOp, Call, Const, Index, Name, Node, Scatter, ScatterAdd, SegmentSum, Slice
+from ..ir import (
+    BinOp,
+    Call,
+    Const,
+    Index,
+    Name,
+    Node,
+    Scatter,
+    ScatterAdd,
+    SegmentSum,
+    Slice,
+    UnaryOp,
+)
 from ..ir import number as _node_number
 from ..ir import times as _times
 from .constants import Constants
@@ -59,6 +71,12 @@ class Terms:
 
 
 Valued = tuple[Block, "Node | Terms"] | None  # a block and its values; None: 0
+
+DISTRIBUTE_BELOW = 10**5  # blocks of this many entries and more are not distributed: the
+# minimal surface at 99,856 unknowns is accumulated otherwise, and distributing there
+# scatter-adds more (3.1·10⁶ entries a call against 2.9·10⁶; RESULTS.md, branch msasm)
+DISTRIBUTE = 2.0  # a product is distributed over parts holding at most this many entries a
+# block entry (:meth:`BlockOps._distributed`)
 
 
 def _in_c_order(block: Block, values: Node, perm: tuple[int, ...] | None) -> Node:
@@ -146,6 +164,8 @@ class BlockOps:
         plan = einsum_plan(a, b)
         if plan is False and isinstance(va, Terms) != isinstance(vb, Terms):
             moved = self._moved(a, b, va, vb)
+            if moved is None:
+                moved = self._distributed(a, b, va, vb)
             if moved is not None:
                 return moved
         (a, va), (b, vb) = self.materialize(upper), self.materialize(lower)  # type: ignore[misc]
@@ -216,6 +236,66 @@ class BlockOps:
         if not moved:
             return None
         return product, Terms(product.nnz, tuple(moved))
+
+    def _distributed(self, a: Block, b: Block, va, vb) -> Valued:
+        """A product of a :class:`Terms` and a block of values where each entry of the
+        product is one pair (a diagonal scaling, a move scaled entry by entry): the
+        product distributed over the parts, each part's values times the other factor's
+        at the pairs it meets, so that the parts stay parts, scattered once where they
+        are summed at last (the elements' second derivatives of a partially separable
+        function, Griewank and Toint, 1982, each assembled once), not into the block's
+        pattern first and again into the next. None where an entry sums several pairs,
+        or where the parts hold more entries than :data:`DISTRIBUTE` times the block's
+        (each part's values are then read once more per product than the sum's)."""
+        _, product = multiply(a, b)
+        if not isinstance(product, Sparse):
+            return None
+        terms, block = (vb, b) if isinstance(vb, Terms) else (va, a)
+        other, values = (a, va) if block is b else (b, vb)
+        if len(terms.parts) < 2 or block.nnz >= DISTRIBUTE_BELOW:  # no sum; or large
+            return None
+        if sum(terms.size if p is None else p.size for p, _ in terms.parts) > (
+            DISTRIBUTE * block.nnz
+        ):
+            return None
+        pairs = self._pairing(a, b, product)
+        if pairs is None:
+            return None
+        ia, ib = pairs
+        source, paired = (ib, ia) if block is b else (ia, ib)
+        at_other = _value_places(other)
+        factor = _number(values)
+        parts = []
+        index = None  # each entry's place in the part at hand, -1 elsewhere (made once)
+        for where, data in terms.parts:
+            if where is None:
+                mine, hit = source, every(source.size)
+            else:
+                if index is None:
+                    index = np.full(terms.size, -1, dtype=_narrowest(terms.size))
+                index[where] = every(where.size)
+                mine = index[source]
+                index[where] = -1
+                hit = np.flatnonzero(mine >= 0)
+            if hit.size == 0:
+                continue
+            size = terms.size if where is None else where.size
+            taken = mine if hit.size == mine.size else mine[hit]
+            text = _flat(data)
+            if not fills(taken, size) and _number(data) is None:
+                text = Index(text, (self.constants.index(taken),))
+            scale = (
+                Const(factor)
+                if factor is not None
+                else self.values_at(other, values, _taken(at_other, paired[hit]))
+            )
+            node = _times(scale, text) if block is b else _times(text, scale)
+            if _number(node) is not None:  # both numbers: one per entry of the part
+                node = Call("full", (Const(int(hit.size)), node))
+            parts.append((None if fills(hit, product.nnz) else hit, self._assigned(node)))
+        if not parts:
+            return None
+        return product, Terms(product.nnz, tuple(parts))
 
     def _pairing(self, a: Block, b: Block, product: Sparse) -> tuple | None:
         """The pairs of entries of ``a`` and ``b`` that meet, one per entry of the
@@ -467,6 +547,19 @@ def values_at(constants: Constants, block: Block, values: Node, at) -> Node:
 
 def _ravel(values: Node) -> Node:
     return Call("ravel", (values,))
+
+
+def _flat(node: Node) -> Node:
+    """``node``'s values as a vector: each name under its arithmetic flattened (an
+    expression's leaves, not the expression: its gathers stay in reach of the printers
+    that write them through views); a number as it is."""
+    if _number(node) is not None or (isinstance(node, Call) and node.func == "ravel"):
+        return node
+    if isinstance(node, BinOp):
+        return BinOp(node.op, _flat(node.left), _flat(node.right))
+    if isinstance(node, UnaryOp):
+        return UnaryOp(node.op, _flat(node.operand))
+    return _ravel(node)
 
 
 def _number(node: Node) -> float | None:
