@@ -7,6 +7,7 @@ call, not through scatter-adds into intermediate patterns first. Values equal
 
 from __future__ import annotations
 
+import re
 import types
 
 import numpy as np
@@ -39,16 +40,26 @@ def minsurf(m):
 
 
 class _Counting:
-    """``numpy`` for a generated module, counting the entries ``numpy.add.at`` adds."""
+    """``numpy`` for a generated module, counting the entries ``numpy.add.at`` adds
+    (``added``) and the entries moved: those, ``numpy.bincount``'s and ``numpy.take``'s
+    (``moved``)."""
 
     def __init__(self) -> None:
         self.added = 0
+        self.moved = 0
 
     def __getattr__(self, name):
         real = getattr(np, name)
+        counter = self
+        if name in ("take", "bincount"):
+
+            def counted(a, *rest, **k):
+                counter.moved += np.size(rest[0] if name == "take" else a)
+                return real(a, *rest, **k)
+
+            return counted
         if name != "add":
             return real
-        counter = self
 
         class _Add:
             def __call__(self, *a, **k):
@@ -56,6 +67,7 @@ class _Counting:
 
             def at(self, out, index, data):
                 counter.added += np.size(index)
+                counter.moved += np.size(index)
                 return real.at(out, index, data)
 
         return _Add()
@@ -170,3 +182,111 @@ def test_a_shared_gather_is_folded_into_the_scalings_that_read_it():
     before, after = run(statements), run(out)
     for name in ("r2", "s2"):
         np.testing.assert_allclose(after[name], before[name], rtol=1e-15)
+
+
+def _statements(text: str, function: str) -> int:
+    """The statements of ``function`` in a generated module (``del`` lines not counted)."""
+    import ast
+
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            return sum(
+                1
+                for s in ast.walk(node)
+                if isinstance(s, ast.stmt) and not isinstance(s, (ast.Delete, ast.Expr))
+            )
+    raise AssertionError(f"no {function}")
+
+
+def _undistributed(monkeypatch, build):
+    """``build()`` with no product distributed over a sum's parts (main before element
+    assembly)."""
+    from dgraph.codegen.tensor.blockops import BlockOps
+
+    with monkeypatch.context() as m:
+        m.setattr(BlockOps, "_distributed", lambda self, a, b, va, vb: None)
+        return build()
+
+
+def _ring_step(u, d, steps):
+    """docs/control_flow.md's reaction-diffusion step on a ring, scanned."""
+    from jax import lax
+
+    def step(u, _):
+        lap = jnp.roll(u, 1) + jnp.roll(u, -1) - 2.0 * u
+        return u + 0.1 * (d * lap + u - u**3), None
+
+    return lax.scan(step, u, None, length=steps)[0]
+
+
+def test_a_loop_jacobian_is_the_program_without_distribution(monkeypatch):
+    """The Jacobian of a loop (docs/control_flow.md's, printed there) is not a Hessian:
+    its sums' products are one statement each, as before element assembly. Distributed,
+    its adjoint body gained ``ravel(d)[K] * numpy.ravel(1.0)`` and eight more constant
+    multiplications (the merge reverted on main, c1e94a9)."""
+    u0, d0 = np.linspace(0.2, 0.8, 12), np.array(0.3)
+    g = dgraph.from_jax(lambda u, d: _ring_step(u, d, 3), u0, d0, level="array", name="rd")
+
+    def build():
+        return dgraph.make_function(g, "jacobian", lang="python", method="forward")
+
+    J = build()
+    before = _undistributed(monkeypatch, build)
+    assert J.generated.verified
+    assert "ravel(1.0)" not in J.generated.text
+    assert J.generated.text == before.generated.text
+    body = J.generated.text[J.generated.text.index("def _adjoint_rd_body") :]
+    body = body[: body.index("_adjoint_rd_xs")]
+    assert body.count(" * ") == 7  # main's seven: none added to the loop's body
+
+
+def _ring(x):
+    """A scalar times the squares of a ring's Laplacian: its Hessian's products scale
+    sums of constant parts (the stencil's) by a factor that varies."""
+    lap = jnp.roll(x, 1) + jnp.roll(x, -1) - 2.0 * x
+    return jnp.sum(jnp.exp(x[0]) * lap**2) + jnp.sum(x**4)
+
+
+@pytest.mark.parametrize(
+    "f, n",
+    [
+        (_ring, 12),
+        (lambda x: jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2), 30),
+        (lambda x: jnp.sum(jnp.exp(0.1 * (x[2:] - x[:-2]) * x[1:-1]) * jnp.cos(x[1:-1])), 25),
+        (lambda x: jnp.sum(jnp.log(1.0 + (x[:-1] * x[1:]) ** 2)) + jnp.sum(jnp.sin(x) ** 2), 20),
+        (lambda x: jnp.sum((x[1:] - x[:-1]) ** 3), 20),
+    ],
+)
+def test_distribution_never_lengthens_a_hessian_program(monkeypatch, f, n):
+    """Element assembly moves no more entries per call (scatter-added, taken) than the
+    program without it, and writes more statements only where it moves fewer (the sum
+    of a varying factor times the stencil's constant parts, ``_ring``: no more of
+    either); no multiplication by a constant one and no product of two numbers left for
+    each call (``2.0 * (-1.0 * x)`` is ``-2.0 * x``); values are ``jax.hessian``'s."""
+    x = np.random.default_rng(n).uniform(0.5, 1.5, n)
+
+    def build():
+        return dgraph.make_function(f, "hessian", "python", point=[x], sparse=True)
+
+    def counted(H):
+        module = types.ModuleType("generated")
+        exec(H.gradient.generated.text, module.__dict__)
+        counting = _Counting()
+        module.__dict__["numpy"] = counting
+        module._jacobian_lower(x)
+        return _statements(H.gradient.generated.text, "_jacobian_lower"), counting.moved
+
+    H = build()
+    (lines, moved), (lines_before, moved_before) = (
+        counted(H),
+        counted(_undistributed(monkeypatch, build)),
+    )
+    assert moved <= moved_before
+    assert lines <= lines_before or moved < moved_before
+    if f is _ring:
+        assert (lines, moved) < (lines_before, moved_before) and lines <= lines_before
+    text = H.gradient.generated.text
+    assert not re.search(r"ravel\(1\.0\)|(?<![-\d.])1\.0 \*|\* 1\.0(?![\d])", text)
+    assert not re.search(r"(?<![\w.])\d+\.\d+ \* \(-?\d+\.\d+ \*", text)
+    ref = _reference(f, x)
+    np.testing.assert_allclose(H(x).toarray(), ref, rtol=1e-12, atol=1e-12 * abs(ref).max())
