@@ -8,8 +8,9 @@ values a segment sum per call; never a dense intermediate."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -36,7 +37,19 @@ from ...blocks import (
     sparse,
 )
 from ...blocks.permutation import Permutation
-from ..ir import BinOp, Call, Const, Index, Name, Node, Scatter, ScatterAdd, SegmentSum, Slice
+from ..ir import (
+    BinOp,
+    Call,
+    Const,
+    Index,
+    Name,
+    Node,
+    Scatter,
+    ScatterAdd,
+    SegmentSum,
+    Slice,
+    UnaryOp,
+)
 from ..ir import number as _node_number
 from ..ir import times as _times
 from .constants import Constants
@@ -52,13 +65,23 @@ class Terms:
     entries they go to (None: every entry, in order). A sum of patterns stays a list
     of parts, a move of it only moves the parts' positions (index arrays composed here,
     once); the parts are scattered when a product needs the values themselves, or at the
-    end — one pass per part that varies, the constant ones folded into one."""
+    end — one pass per part that varies, the constant ones folded into one. ``kept``:
+    where the parts are a product distributed over a sum's (:meth:`BlockOps._distributed`),
+    the product's values computed as one (the sum's values, then the product), what a
+    later product that needs the values reads instead of the parts scattered."""
 
     size: int
     parts: tuple[tuple[np.ndarray | None, Node], ...]
+    kept: Callable[[], Node] | None = field(default=None, compare=False, repr=False)
 
 
 Valued = tuple[Block, "Node | Terms"] | None  # a block and its values; None: 0
+
+DISTRIBUTE_BELOW = 10**5  # blocks of this many entries and more are not distributed: the
+# minimal surface at 99,856 unknowns is accumulated otherwise, and distributing there
+# scatter-adds more (3.1·10⁶ entries a call against 2.9·10⁶; RESULTS.md, branch msasm)
+DISTRIBUTE = 2.0  # a product is distributed over parts holding at most this many entries a
+# block entry (:meth:`BlockOps._distributed`)
 
 
 def _in_c_order(block: Block, values: Node, perm: tuple[int, ...] | None) -> Node:
@@ -79,7 +102,9 @@ def _value_shape(block: Block) -> tuple[int, ...]:
 
 class BlockOps:
     """Builds the statements of block operations; ``emit(node)`` assigns a new name and
-    returns it; ``lang`` decides what only one target has (JAX's delta form)."""
+    returns it; ``lang`` decides what only one target has (JAX's delta form);
+    ``distribute``: the blocks are a Hessian's, whose sums of element second derivatives
+    are assembled at last (:meth:`_distributed`)."""
 
     def __init__(
         self,
@@ -87,16 +112,23 @@ class BlockOps:
         constants: Constants,
         emit: Callable[[Node], Name],
         varies: Callable[[Node], bool] = lambda node: True,
+        distribute: bool = False,
     ):
         self.lang, self.constants, self.emit, self.varies = lang, constants, emit, varies
+        self.distribute = distribute
         self._met: dict[tuple[int, int], tuple] = {}
 
-    def materialize(self, valued: Valued) -> Valued:
+    def materialize(self, valued: Valued, product: bool = False) -> Valued:
         """The values as one name (a :class:`Terms` scattered: the parts that do not vary
-        first, so that their sum is a statement the constant folding computes once)."""
+        first, so that their sum is a statement the constant folding computes once).
+        ``product``: a factor of a product, which reads the values themselves: a
+        distributed product's values computed as one (``Terms.kept``), not its parts
+        scattered (its parts' statements then read by nothing, dropped)."""
         if valued is None or not isinstance(valued[1], Terms):
             return valued
         block, terms = valued
+        if product and terms.kept is not None:
+            return block, terms.kept()
         parts = sorted(terms.parts, key=lambda p: (self.varies(p[1]), p[0] is not None))
         total = None
         pending: list[tuple[Node, Node]] = []  # scatter-adds written as one statement
@@ -146,9 +178,11 @@ class BlockOps:
         plan = einsum_plan(a, b)
         if plan is False and isinstance(va, Terms) != isinstance(vb, Terms):
             moved = self._moved(a, b, va, vb)
+            if moved is None and self.distribute:
+                moved = self._distributed(a, b, va, vb)
             if moved is not None:
                 return moved
-        (a, va), (b, vb) = self.materialize(upper), self.materialize(lower)  # type: ignore[misc]
+        (a, va), (b, vb) = self.materialize(upper, True), self.materialize(lower, True)  # type: ignore[misc]
         if plan is None:
             return None
         if plan is not False:
@@ -186,11 +220,10 @@ class BlockOps:
             return None
         ia, ib = pairs
         terms, source = (vb, ib) if isinstance(vb, Terms) else (va, ia)
+        kept = None if terms.kept is None else self._undistributed(a, b, va, vb)
         if source is every(terms.size) and product.nnz == terms.size:  # positions stay
-            parts = tuple(
-                (p, d if factor == 1.0 else _times(Const(factor), d)) for p, d in terms.parts
-            )
-            return product, Terms(terms.size, parts)
+            parts = tuple((p, _scaled(factor, d)) for p, d in terms.parts)
+            return product, Terms(terms.size, parts, kept)
         moved = []
         index = None  # each entry's place in the part at hand, -1 elsewhere (made once)
         for where, data in terms.parts:
@@ -210,12 +243,159 @@ class BlockOps:
             text = data
             if not fills(taken, size):
                 text = Index(_ravel(data), (self.constants.index(taken),))
-            if factor != 1.0:
-                text = _times(Const(factor), text)
+            text = _scaled(factor, text)
             moved.append((None if fills(hit, product.nnz) else hit, text))
         if not moved:
             return None
-        return product, Terms(product.nnz, tuple(moved))
+        return product, Terms(product.nnz, tuple(moved), kept)
+
+    def _distributed(self, a: Block, b: Block, va, vb) -> Valued:
+        """A product of a :class:`Terms` and a block of values where each entry of the
+        product is one pair (a diagonal scaling, a move scaled entry by entry): the
+        product distributed over the parts, each part's values times the other factor's
+        at the pairs it meets, so that the parts stay parts, scattered once where they
+        are summed at last (the elements' second derivatives of a partially separable
+        function, Griewank and Toint, 1982, each assembled once), not into the block's
+        pattern first and again into the next.
+
+        The rule (a Hessian's blocks only, ``distribute``: there the parts meet again in
+        the stored lower triangle, each scattered once, :func:`~.triangle._joined`;
+        elsewhere a sum's product is one statement, not one a part): distributed only
+        where the block holds fewer than :data:`DISTRIBUTE_BELOW` entries, the parts at
+        most :data:`DISTRIBUTE` times as many, and the entries computed per call do not
+        rise — each part's product that varies (moved on as a part), against the varying
+        parts scattered into the block's pattern now (a part of every entry is added,
+        not scattered) and the sum's product (moved on as one part). A scaling by a
+        constant one is not written (a part or a factor of one value is that number).
+        None where an entry sums several pairs, or where the rule declines."""
+        _, product = multiply(a, b)
+        if not isinstance(product, Sparse):
+            return None
+        terms, block = (vb, b) if isinstance(vb, Terms) else (va, a)
+        other, values = (a, va) if block is b else (b, vb)
+        if len(terms.parts) < 2 or block.nnz >= DISTRIBUTE_BELOW:  # no sum; or large
+            return None
+        sizes = [terms.size if p is None else p.size for p, _ in terms.parts]
+        if sum(sizes) > DISTRIBUTE * block.nnz:
+            return None
+        scaled = self.varies(values)
+        varying = [self.varies(data) for _, data in terms.parts]
+        summed = sum(  # the sum's varying parts scattered now, then its product moved on
+            n
+            for n, v, (p, _) in zip(sizes, varying, terms.parts, strict=True)
+            if v and p is not None
+        ) + (product.nnz if scaled or any(varying) else 0)
+        if sum(n for n, v in zip(sizes, varying, strict=True) if v or scaled) > summed:
+            return None  # more entries per call than the sum's
+        pairs = self._pairing(a, b, product)
+        if pairs is None:
+            return None
+        ia, ib = pairs
+        source, paired = (ib, ia) if block is b else (ia, ib)
+        at_other = _value_places(other)
+        factor = _number(values)
+        parts = []
+        index = None  # each entry's place in the part at hand, -1 elsewhere (made once)
+        for where, data in terms.parts:
+            if where is None:
+                mine, hit = source, every(source.size)
+            else:
+                if index is None:
+                    index = np.full(terms.size, -1, dtype=_narrowest(terms.size))
+                index[where] = every(where.size)
+                mine = index[source]
+                index[where] = -1
+                hit = np.flatnonzero(mine >= 0)
+            if hit.size == 0:
+                continue
+            size = terms.size if where is None else where.size
+            taken = mine if hit.size == mine.size else mine[hit]
+            one = self._one_value(data, taken)
+            text = Const(one) if one is not None else _flat(data)
+            if not fills(taken, size) and one is None:
+                text = Index(text, (self.constants.index(taken),))
+            at = _taken(at_other, paired[hit])
+            same = factor if factor is not None else self._one_value(values, at)
+            scale = Const(same) if same is not None else self.values_at(other, values, at)
+            node = self._folded(scale, text) if block is b else self._folded(text, scale)
+            if _number(node) is not None:  # both numbers: one per entry of the part
+                node = Call("full", (Const(int(hit.size)), node))
+            parts.append((None if fills(hit, product.nnz) else hit, self._assigned(node)))
+        if not parts:
+            return None
+        return product, Terms(product.nnz, tuple(parts), self._undistributed(a, b, va, vb))
+
+    def _undistributed(self, a: Block, b: Block, va, vb) -> Callable[[], Node]:
+        """The product ``a · b`` of a :class:`Terms` as one (its values, then the
+        product), computed when first asked for (:attr:`Terms.kept`)."""
+        made: list[Node] = []
+
+        def kept() -> Node:
+            if not made:
+                upper = self.materialize((a, va), True)
+                lower = self.materialize((b, vb), True)
+                made.append(self._multiply(upper, lower)[1])  # type: ignore[index]
+            return made[0]
+
+        return kept
+
+    def _folded(self, left: Node, right: Node) -> Node:
+        """``left * right`` with its numbers, each ±2ᵏ, multiplied into one
+        (``2.0 * (-1.0 * x)`` is ``-2.0 * x``) and that into a module constant that is a
+        factor where there is one (a new constant, made here once), else written first;
+        never a factor one. The same doubles as the product as written (a product by
+        ±2ᵏ is exact); with another number among them, the product as written."""
+        node = BinOp("*", left, right)
+        numbers = [k for f in _product_factors(node) if (k := _number(f)) is not None]
+        if not numbers or not all(_two_power(k) for k in numbers):
+            return _times(left, right)
+        number, rest = math.prod(numbers), _numbers_left_out(node)
+        if rest is None:
+            return Const(number)
+        if number != 1.0:
+            factors = (
+                [rest.left, rest.right] if isinstance(rest, BinOp) and rest.op == "*" else [rest]
+            )
+            for k, f in enumerate(factors):
+                known = self._constant_values(f)
+                if known is not None:
+                    factors[k] = _ravel(self.constants.add(number * known))
+                    number = 1.0
+                    rest = factors[0] if len(factors) == 1 else BinOp("*", *factors)
+                    break
+        return _times(Const(number), rest)
+
+    def _constant_values(self, node: Node) -> np.ndarray | None:
+        """The values (as floats) of a module constant ``K``, ``ravel(K)`` or ``ravel(K)[J]``
+        (``J`` an index constant); None for anything else."""
+        index = None
+        if isinstance(node, Index) and len(node.items) == 1 and isinstance(node.items[0], Name):
+            index = self.constants.arrays.get(node.items[0].id)
+            if index is None:
+                return None
+            node = node.value
+        if isinstance(node, Call) and node.func == "ravel" and len(node.args) == 1:
+            node = node.args[0]
+        array = self.constants.arrays.get(node.id) if isinstance(node, Name) else None
+        if array is None or array.dtype.kind not in "fiu":
+            return None
+        flat = np.ravel(array).astype(float)
+        return flat if index is None else flat[index]
+
+    def _one_value(self, values: Node, at: np.ndarray) -> float | None:
+        """The one number ``values`` holds at the value positions ``at``: a number
+        (flattened or spread, ``ravel(1.0)``), or a module constant's entries there all
+        equal; else None."""
+        node = values
+        while isinstance(node, Call) and node.func in ("ravel", "broadcast_to") and node.args:
+            node = node.args[0]
+        if _number(node) is not None:
+            return _number(node)
+        array = self.constants.arrays.get(node.id) if isinstance(node, Name) else None
+        if array is None or array.dtype.kind != "f" or array.size == 0 or at.size == 0:
+            return None
+        taken = np.ravel(array)[at]
+        return float(taken[0]) if bool((taken == taken[0]).all()) else None
 
     def _pairing(self, a: Block, b: Block, product: Sparse) -> tuple | None:
         """The pairs of entries of ``a`` and ``b`` that meet, one per entry of the
@@ -358,7 +538,7 @@ class BlockOps:
         if isinstance(block, Permutation):
             return scale_permutation(self, block, values, coefficient)
         if isinstance(values, Terms):
-            parts = tuple((p, _times(Const(coefficient), d)) for p, d in values.parts)
+            parts = tuple((p, _scaled(coefficient, d)) for p, d in values.parts)
             return block, Terms(values.size, parts)
         return block, self._assigned(_times(Const(coefficient), values))
 
@@ -469,8 +649,57 @@ def _ravel(values: Node) -> Node:
     return Call("ravel", (values,))
 
 
+def _flat(node: Node) -> Node:
+    """``node``'s values as a vector: each name under its arithmetic flattened (an
+    expression's leaves, not the expression: its gathers stay in reach of the printers
+    that write them through views); a number as it is."""
+    if _number(node) is not None or (isinstance(node, Call) and node.func == "ravel"):
+        return node
+    if isinstance(node, BinOp):
+        return BinOp(node.op, _flat(node.left), _flat(node.right))
+    if isinstance(node, UnaryOp):
+        return UnaryOp(node.op, _flat(node.operand))
+    return _ravel(node)
+
+
 def _number(node: Node) -> float | None:
     return _node_number(node)
+
+
+def _scaled(number: float, node: Node) -> Node:
+    """``number * node``, a number that ``node`` is scaled by multiplied in where that
+    gives the same doubles (``2.0 * (-1.0 * x)`` is ``-2.0 * x``); a factor one left out."""
+    inner = _number(node.left) if isinstance(node, BinOp) and node.op == "*" else None
+    if inner is not None and (_two_power(number) or _two_power(inner)):
+        number, node = number * inner, node.right  # type: ignore[union-attr]
+    return _times(Const(number), node)
+
+
+def _two_power(c: float) -> bool:
+    """Whether ``c`` is ±2ᵏ (k ≥ 0): a product by it is exact (short of overflow), so
+    that ``c · (d · x)`` is ``(c·d) · x`` to the bit."""
+    m, e = math.frexp(abs(c))
+    return m == 0.5 and e >= 1
+
+
+def _numbers_left_out(node: Node) -> Node | None:
+    """A product ``node`` without its numbers, its other factors as they were nested;
+    None where it is numbers alone."""
+    if _number(node) is not None:
+        return None
+    if not (isinstance(node, BinOp) and node.op == "*"):
+        return node
+    left, right = _numbers_left_out(node.left), _numbers_left_out(node.right)
+    if left is None or right is None:
+        return right if left is None else left
+    return BinOp("*", left, right)
+
+
+def _product_factors(node: Node) -> list[Node]:
+    """The factors of a product ``a * (b * c) ...`` in order (``node`` alone if none)."""
+    if isinstance(node, BinOp) and node.op == "*":
+        return [*_product_factors(node.left), *_product_factors(node.right)]
+    return [node]
 
 
 def _cut(values: Node, cuts, shape: tuple[int, ...]) -> Node:

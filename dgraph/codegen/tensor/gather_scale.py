@@ -89,14 +89,22 @@ def _factors(node: Node) -> list[Node]:
     return out
 
 
-def _form(s: ArrayStatement, shapes: Mapping[str, object], uniform: _Uniform) -> _Form | None:
+def _form(
+    s: ArrayStatement,
+    shapes: Mapping[str, object],
+    uniform: _Uniform,
+    gathers: Mapping[str, Index] | None = None,
+) -> _Form | None:
     """The scaling ``s`` is, or None (module docstring); ``uniform``: the constant
-    vectors of one value each, by name (a number, as a factor)."""
+    vectors of one value each, by name (a number, as a factor); ``gathers``: the names
+    that are a gather ``p[K]`` (a common subexpression), read as that gather."""
     n = shapes.get(s.target)
     if s.at or not (isinstance(n, tuple) and len(n) == 1):
         return None
     index, small, carrier, short = None, [], None, None
     for f in _factors(s.value):
+        if gathers and isinstance(f, Name) and f.id in gathers:
+            f = gathers[f.id]
         if number(f) is not None or (isinstance(f, Name) and shapes.get(f.id) == ()):
             small.append(f)
             continue
@@ -111,7 +119,11 @@ def _form(s: ArrayStatement, shapes: Mapping[str, object], uniform: _Uniform) ->
             and isinstance(f.value, Name)
         ):
             k, p = f.items[0].id, shapes.get(f.value.id)
-            if shapes.get(k) != n or not (isinstance(p, tuple) and len(p) == 1) or p[0] > n[0]:
+            if (
+                shapes.get(k) != n
+                or not (isinstance(p, tuple) and len(p) == 1)
+                or p[0] > n[0] + n[0] // 8
+            ):
                 return None
             if index not in (None, k) or short not in (None, p):
                 return None
@@ -174,7 +186,12 @@ def folded_scalings(
     results = set(results)
     shapes = dict(shapes)
     uniform = _Uniform(constants or {})
-    forms = {s.target: f for s in statements if (f := _form(s, shapes, uniform)) is not None}
+    gathers = {
+        s.target: s.value for s in statements if s.target not in results and _gather(s.value)
+    }
+    forms = {
+        s.target: f for s in statements if (f := _form(s, shapes, uniform, gathers)) is not None
+    }
     reads: Counter[str] = Counter()
     for s in statements:
         reads.update(n.id for n in _names(s.value))
@@ -224,7 +241,20 @@ def folded_scalings(
             out.append(ArrayStatement(s.target, BinOp("*", node, f.carrier)))
         else:
             out.append(s)
-    return out if short else statements
+    if not short:
+        return statements
+    read = Counter(n.id for s in out for n in _names(s.value))
+    return [s for s in out if s.target not in gathers or read[s.target]]  # gathers folded
+
+
+def _gather(node: Node) -> bool:
+    """Whether ``node`` is a gather ``p[K]`` of a name at an index constant's positions."""
+    return (
+        isinstance(node, Index)
+        and len(node.items) == 1
+        and isinstance(node.items[0], Name)
+        and isinstance(node.value, Name)
+    )
 
 
 def _shares(f: _Form, readers: list[_Form], shapes: Mapping[str, object]) -> bool:

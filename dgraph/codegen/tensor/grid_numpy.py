@@ -352,7 +352,7 @@ def _scatter(s: ArrayStatement, c: Any, fresh: set[str], i: int, form: Any) -> l
             lines += computed
             text = "_part"
         elif text is None:
-            lines.append(f"    _part = numpy.ravel({c.printer.doprint(form(data))})")
+            lines += _summed_part(c, data, form)
             text = "_part"
         if found is None:
             k = c.printer.doprint(flat)
@@ -366,6 +366,28 @@ def _scatter(s: ArrayStatement, c: Any, fresh: set[str], i: int, form: Any) -> l
                 lines.append(f"    numpy.add({into}, {source}, out={into})")
         if text == "_part":
             lines.append("    del _part")
+    return lines
+
+
+def _summed_part(c: Any, data: Node, form: Any) -> list[str]:
+    """The lines computing a scatter's part ``data`` into ``_part``; a sum of three terms
+    or more (the parts of a sum at the same positions, :func:`~.triangle._joined`)
+    accumulated in place, term by term, not through a new vector per addition (the same
+    doubles, in the same order)."""
+    terms: list[tuple[str, Node]] = []
+    node = data
+    while isinstance(node, BinOp) and node.op in ("+", "-"):
+        terms.append((node.op, node.right))
+        node = node.left
+    if len(terms) < 2:
+        return [f"    _part = numpy.ravel({c.printer.doprint(form(data))})"]
+    op, second = terms.pop()
+    first = form(BinOp(op, node, second))
+    lines = [f"    _part = numpy.ravel({c.printer.doprint(first)})"]
+    for op, term in reversed(terms):
+        func = "add" if op == "+" else "subtract"
+        term_text = c.printer.doprint(Call("ravel", (form(term),)))
+        lines.append(f"    numpy.{func}(_part, {term_text}, out=_part)")
     return lines
 
 

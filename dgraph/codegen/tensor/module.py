@@ -222,7 +222,7 @@ def tensor_program(
     for v in order:
         if v in needed and graph.op(v) is not None:
             nodes[v] = w.emit(forward_node(w, graph.op(v), nodes, shapes, top=True), f"v_{v}")
-    ops = BlockOps(lang, w.constants, w.emit, w.varies)
+    ops = BlockOps(lang, w.constants, w.emit, w.varies, distribute=symmetric)
     leaves: dict[tuple[str, str], Valued] = {}
 
     def leaf(edge: tuple[str, str]) -> Valued:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import ir
+from ..array_passes import node_shapes
 from ..ir import ArrayStatement, BinOp, Call, Index, Name, Node, Scatter, ScatterAdd, UnaryOp
 from ..python import NumPyArrayPrinter
 from .constants import Constants
@@ -159,6 +160,10 @@ def numpy_body(
     statements = scatter_bases(statements, constants, ends)
     statements, env = planes_split(statements, constants, env, ends)
     statements = scales_folded(statements, env, ends)
+    env = dict(env)
+    for s in statements:  # names the passes above made (a common subexpression): shaped
+        if s.target not in env and not s.at:
+            env[s.target] = node_shapes(s.value, env).get(id(s.value))
     protected = set(ends)  # the results and what they are views of: never views themselves
     for s in reversed(statements):
         v = s.value
@@ -257,8 +262,9 @@ def _record_shares(target: str, value: Node, new: bool, c: _Context) -> None:
 def _grid_lines(s: ArrayStatement, c: _Context, i: int, fresh: set[str]) -> list[str] | None:
     """Statement ``s`` through views of its grid positions (:mod:`.grid_numpy`)."""
 
-    def form(data: Node) -> Node:
-        return _in_place(_unit_dropped(_rewritten(data, "_part", c, i, fresh)), c, fresh, i)
+    def form(data: Node) -> Node:  # a name another part reads too is not written into
+        data = _unit_dropped(_rewritten(data, "_part", c, i, fresh))
+        return _in_place(data, c, fresh, i, s.value)
 
     form.runs = lambda a: _positions(a) is not None  # type: ignore[attr-defined]
     return grid_lines(ArrayStatement(s.target, _unit_dropped(s.value)), c, fresh, i, form)
@@ -352,11 +358,13 @@ def _unit_dropped(node: Node) -> Node:
     return ir.rebuilt(node, replace)
 
 
-def _in_place(value: Node, c: _Context, fresh: set[str], i: int) -> Node:
+def _in_place(value: Node, c: _Context, fresh: set[str], i: int, whole: Node | None = None) -> Node:
     """Each arithmetic operation in ``value`` written into the array of an operand
     that a statement made anew, that only this statement reads and whose shape is the
-    result's (``numpy.multiply(a, t, out=t)``): no new array, the same doubles."""
-    whole = value
+    result's (``numpy.multiply(a, t, out=t)``): no new array, the same doubles.
+    ``whole``: the statement ``value`` is part of (a scatter's part), which must read
+    the operand once (default ``value``)."""
+    whole = value if whole is None else whole
 
     def replace(n: Node) -> Node | None:
         if isinstance(n, UnaryOp) and n.op == "-":
@@ -503,7 +511,8 @@ def _assembly(
     lines = [f"    {t} = numpy.empty({base.size})"]
     writes: list[Write | str] = []
     for a, pieces, d in placed:
-        node = _in_place(_unit_dropped(_rewritten(d, "_part", c, i, fresh)), c, fresh, i)
+        node = _unit_dropped(_rewritten(d, "_part", c, i, fresh))
+        node = _in_place(node, c, fresh, i, v)  # not into a name another part reads
         data = c.printer.doprint(node)
         number = isinstance(d, ir.Const)  # a number (a plane of one value): never sliced
         once = len(pieces) == 1 or number  # in several pieces, it is computed once first

@@ -87,8 +87,28 @@ def uniform_scalars(
             left, right = (ir.rebuilt(x, replace) for x in sides)
             return BinOp(n.op, left, right)
 
-        out.append(ArrayStatement(s.target, ir.rebuilt(s.value, replace), s.at))
+        made = ir.rebuilt(ir.rebuilt(s.value, replace), _numbers_joined)
+        out.append(ArrayStatement(s.target, made, s.at))
     return out
+
+
+def _numbers_joined(node: Node) -> Node | None:
+    """``a * (b * x)`` (numbers ``a``, ``b``, in either order) as ``(a·b) * x`` where
+    one of them is ±2ᵏ: the same doubles (a product by it is exact), one product fewer
+    (a uniform constant, now a number, scaling a negated or doubled part); None (as it
+    is, its operands looked at) for anything else."""
+    if not (isinstance(node, BinOp) and node.op == "*"):
+        return None
+    left, right = (ir.rebuilt(x, _numbers_joined) for x in (node.left, node.right))
+    for number, inner in ((left, right), (right, left)):
+        a = ir.number(number)
+        if a is None or not (isinstance(inner, BinOp) and inner.op == "*"):
+            continue
+        for k, x in ((inner.left, inner.right), (inner.right, inner.left)):
+            b = ir.number(k)
+            if b is not None and (_two_power(a) or _two_power(b)):
+                return BinOp("*", Const(a * b), x)
+    return node if (left, right) == (node.left, node.right) else BinOp("*", left, right)
 
 
 def _two_power(c: float) -> bool:

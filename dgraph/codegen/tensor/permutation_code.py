@@ -72,7 +72,7 @@ def _lay_out(b: Labelled, side: str, array: Node) -> Node:
 def multiply_permutation(ops, upper, lower):
     """``ops.multiply`` where a factor is a :class:`Permutation` (``ops`` a
     :class:`~dgraph.codegen.tensor.blockops.BlockOps`)."""
-    (a, va), (b, vb) = ops.materialize(upper), ops.materialize(lower)
+    (a, va), (b, vb) = ops.materialize(upper, True), ops.materialize(lower, True)
     found = plan(a, b)
     if found.filled and isinstance(b, Permutation):
         a, va = dense((), b.shape, GENERAL), _filled(ops, a, va, b.shape)

@@ -404,10 +404,44 @@ def narrowed(
 def _joined(parts: list[tuple[Node, Node]]) -> tuple[tuple[Node, Node], ...]:
     """A scatter-add's parts, those at the same positions summed first (one pass over
     the vector instead of one each)."""
-    at: dict[Node, Node] = {}
+    at: dict[Node, list[Node]] = {}
     for flat, data in parts:
-        at[flat] = BinOp("+", at[flat], data) if flat in at else data
-    return tuple(at.items())
+        at.setdefault(flat, []).append(data)
+    return tuple((flat, _summed(data)) for flat, data in at.items())
+
+
+def _summed(terms: list[Node]) -> Node:
+    """The sum of ``terms``, each negated one (``-1.0 * x``, as a scaling distributed
+    over a sum's parts leaves it) subtracted rather than negated and added (the same
+    doubles: ``a + (-1.0·b)`` is ``a − b``, ``(−a) + (−b)`` is ``−(a + b)``)."""
+    if len(terms) == 1:
+        return terms[0]
+    plus, minus = [], []
+    for t in terms:
+        negated = _negated(t)
+        if negated is None:
+            plus.append(t)
+        else:
+            minus.append(negated)
+    if not plus:
+        return BinOp("*", Const(-1.0), _summed(minus))
+    total = plus[0]
+    for t in plus[1:]:
+        total = BinOp("+", total, t)
+    for t in minus:
+        total = BinOp("-", total, t)
+    return total
+
+
+def _negated(node: Node) -> Node | None:
+    """``x`` where ``node`` is ``-1.0 * x``, ``x * -1.0`` or ``-x``; None otherwise."""
+    if isinstance(node, UnaryOp) and node.op == "-":
+        return node.operand
+    if isinstance(node, BinOp) and node.op == "*":
+        for one, other in ((node.left, node.right), (node.right, node.left)):
+            if ir.number(one) == -1.0:
+                return other
+    return None
 
 
 def _assembled(root: str, by_name: Mapping[str, ArrayStatement]) -> str:
