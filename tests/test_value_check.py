@@ -352,3 +352,40 @@ def test_a_long_reference_runs_operation_by_operation(monkeypatch, caplog):
     check = accumulate(g, "forward").verification
     assert check.status == "verified" and "JAX's jvp" in check.detail
     assert g.jvp_reference.jitted is False
+
+
+def test_a_reference_at_large_arguments_is_compiled_with_xla_s_own_options(monkeypatch):
+    """JAX's J·v at arguments of REFERENCE_OPTIMIZED_FROM entries or more is compiled with
+    XLA's default options (its runs there cost more than the optimizations' compile), below
+    that with the quick REFERENCE_COMPILE; the values are JAX's jvp either way."""
+    import jax
+
+    from dgraph.frontends.jaxpr_arrays import (
+        REFERENCE_COMPILE,
+        REFERENCE_OPTIMIZED_FROM,
+        JaxJvp,
+        reference_options,
+    )
+
+    jitted = []
+    plain_jit = jax.jit
+
+    def recording(*args, **kwargs):
+        jitted.append(kwargs)
+        return plain_jit(*args, **kwargs)
+
+    monkeypatch.setattr(jax, "jit", recording)
+
+    def f(x):
+        return jnp.sin(x) * x[::-1]
+
+    rng = np.random.default_rng(3)
+    for n, options in ((REFERENCE_OPTIMIZED_FROM - 1, REFERENCE_COMPILE),
+                       (REFERENCE_OPTIMIZED_FROM, None)):  # fmt: skip
+        x, v = rng.uniform(-1, 1, n), rng.standard_normal(n)
+        assert reference_options([x]) is options
+        jitted.clear()
+        got = JaxJvp(f, ["x"], ["y"])({"x": x}, {"x": v})["y"]
+        assert jitted == [{"compiler_options": options}]
+        want = np.cos(x) * x[::-1] * v + np.sin(x) * v[::-1]
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
