@@ -357,12 +357,14 @@ def test_a_long_reference_runs_operation_by_operation(monkeypatch, caplog):
 def test_a_reference_at_large_arguments_is_compiled_with_xla_s_own_options(monkeypatch):
     """JAX's J·v at arguments of REFERENCE_OPTIMIZED_FROM entries or more is compiled with
     XLA's default options (its runs there cost more than the optimizations' compile), below
-    that with the quick REFERENCE_COMPILE; the values are JAX's jvp either way."""
+    that, or for a program of more than REFERENCE_OPTIMIZED_MOST equations, with the quick
+    REFERENCE_COMPILE; the values are JAX's jvp either way."""
     import jax
 
     from dgraph.frontends.jaxpr_arrays import (
         REFERENCE_COMPILE,
         REFERENCE_OPTIMIZED_FROM,
+        REFERENCE_OPTIMIZED_MOST,
         JaxJvp,
         reference_options,
     )
@@ -384,6 +386,7 @@ def test_a_reference_at_large_arguments_is_compiled_with_xla_s_own_options(monke
                        (REFERENCE_OPTIMIZED_FROM, None)):  # fmt: skip
         x, v = rng.uniform(-1, 1, n), rng.standard_normal(n)
         assert reference_options([x]) is options
+        assert reference_options([x], REFERENCE_OPTIMIZED_MOST + 1) is REFERENCE_COMPILE
         jitted.clear()
         got = JaxJvp(f, ["x"], ["y"])({"x": x}, {"x": v})["y"]
         assert jitted == [{"compiler_options": options}]

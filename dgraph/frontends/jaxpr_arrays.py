@@ -217,7 +217,7 @@ class JaxJvp:
         closed, shapes = jax.make_jaxpr(jvp, return_shape=True)(primals, moves)
         self.equations = equation_count(closed.jaxpr)
         if self.equations <= REFERENCE_JIT_MOST:
-            return jax.jit(jvp, compiler_options=reference_options(primals))
+            return jax.jit(jvp, compiler_options=reference_options(primals, self.equations))
         self._program = (_signature(primals, moves), closed, shapes)
         return None
 
@@ -256,14 +256,22 @@ run, then one more run, CPU seconds: at 10⁶ unknowns 0.80–0.87 and 0.37–0.
 points: 1.2–1.35 s against 0.63); at 10⁵ 0.50 + 0.05 against 0.56 + 0.01 (even); at 10⁴
 0.47 against 0.65."""
 
+REFERENCE_OPTIMIZED_MOST = 300
+"""The most equations of a reference compiled with XLA's own options (:func:`reference_options`):
+their compile time grows faster than the program (0.30 CPU s at 275 equations, 2.0 at 1,375;
+``benchmarks/RESULTS.md``), so a longer one keeps :data:`REFERENCE_COMPILE`. The minimal
+surface's ``J·v`` has 194, Rosenbrock's 55, the Lagrangian's 94."""
 
-def reference_options(primals: Sequence[Any]) -> dict | None:
-    """The compile options of a reference's ``J·v`` at arguments ``primals``:
-    :data:`REFERENCE_COMPILE` (a quick compile), or None (XLA's defaults) where the
-    arguments hold :data:`REFERENCE_OPTIMIZED_FROM` entries or more. The values are JAX's
-    ``jvp`` either way (XLA's optimizations may round differently, some 10⁻¹⁵ relative)."""
+
+def reference_options(primals: Sequence[Any], equations: int = 0) -> dict | None:
+    """The compile options of a reference's ``J·v`` of ``equations`` equations at arguments
+    ``primals``: :data:`REFERENCE_COMPILE` (a quick compile), or None (XLA's defaults) where
+    the arguments hold :data:`REFERENCE_OPTIMIZED_FROM` entries or more and the program has
+    at most :data:`REFERENCE_OPTIMIZED_MOST` equations. The values are JAX's ``jvp`` either
+    way (XLA's optimizations may round differently, some 10⁻¹⁵ relative)."""
     entries = sum(int(np.size(p)) for p in primals)
-    return None if entries >= REFERENCE_OPTIMIZED_FROM else REFERENCE_COMPILE
+    large = entries >= REFERENCE_OPTIMIZED_FROM and equations <= REFERENCE_OPTIMIZED_MOST
+    return None if large else REFERENCE_COMPILE
 
 
 def _signature(*trees: Any) -> tuple:
