@@ -355,12 +355,14 @@ def test_a_long_reference_runs_operation_by_operation(monkeypatch, caplog):
 
 
 def test_a_reference_at_large_arguments_is_compiled_with_xla_s_own_options(monkeypatch):
-    """JAX's J·v at arguments of REFERENCE_OPTIMIZED_FROM entries or more is compiled with
-    XLA's default options (its runs there cost more than the optimizations' compile), below
-    that, or for a program of more than REFERENCE_OPTIMIZED_MOST equations, with the quick
-    REFERENCE_COMPILE; the values are JAX's jvp either way."""
+    """JAX's J·v whose arguments' entries times its equations reach
+    REFERENCE_OPTIMIZED_FROM is compiled with XLA's default options (its runs there cost
+    more than the optimizations' compile); below that, or for a program of more than
+    REFERENCE_OPTIMIZED_MOST equations, with the quick REFERENCE_COMPILE; the values are
+    JAX's jvp either way."""
     import jax
 
+    from dgraph.frontends import jaxpr_arrays
     from dgraph.frontends.jaxpr_arrays import (
         REFERENCE_COMPILE,
         REFERENCE_OPTIMIZED_FROM,
@@ -369,6 +371,11 @@ def test_a_reference_at_large_arguments_is_compiled_with_xla_s_own_options(monke
         reference_options,
     )
 
+    big = np.zeros(REFERENCE_OPTIMIZED_FROM // 100)
+    assert reference_options([big], 100) is None
+    assert reference_options([big], 99) is REFERENCE_COMPILE
+    assert reference_options([big, big], REFERENCE_OPTIMIZED_MOST) is None
+    assert reference_options([big], REFERENCE_OPTIMIZED_MOST + 1) is REFERENCE_COMPILE
     jitted = []
     plain_jit = jax.jit
 
@@ -377,18 +384,18 @@ def test_a_reference_at_large_arguments_is_compiled_with_xla_s_own_options(monke
         return plain_jit(*args, **kwargs)
 
     monkeypatch.setattr(jax, "jit", recording)
+    monkeypatch.setattr(jaxpr_arrays, "REFERENCE_OPTIMIZED_FROM", 5_000)
 
     def f(x):
         return jnp.sin(x) * x[::-1]
 
     rng = np.random.default_rng(3)
-    for n, options in ((REFERENCE_OPTIMIZED_FROM - 1, REFERENCE_COMPILE),
-                       (REFERENCE_OPTIMIZED_FROM, None)):  # fmt: skip
+    for n, options in ((10, REFERENCE_COMPILE), (5_000, None)):
         x, v = rng.uniform(-1, 1, n), rng.standard_normal(n)
-        assert reference_options([x]) is options
-        assert reference_options([x], REFERENCE_OPTIMIZED_MOST + 1) is REFERENCE_COMPILE
         jitted.clear()
-        got = JaxJvp(f, ["x"], ["y"])({"x": x}, {"x": v})["y"]
+        reference = JaxJvp(f, ["x"], ["y"])
+        got = reference({"x": x}, {"x": v})["y"]
+        assert 1 <= reference.equations < 100
         assert jitted == [{"compiler_options": options}]
         want = np.cos(x) * x[::-1] * v + np.sin(x) * v[::-1]
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)

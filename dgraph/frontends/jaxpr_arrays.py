@@ -247,31 +247,33 @@ optimizations cost more than they save (the survey's Hessian references compile 
 median 0.18 CPU s instead of 0.30; values equal to 6e-15 relative)."""
 
 
-REFERENCE_OPTIMIZED_FROM = 1 << 18
-"""Arguments of at least this many entries in all: the reference is compiled with XLA's
-own options (its LLVM optimizations), where each run costs more than they do. ``J·v`` of
-the minimal surface's gradient (``benchmarks/hessian_functions.py``), compile and first
-run, then one more run, CPU seconds: at 10⁶ unknowns 0.80–0.87 and 0.37–0.48 with
-:data:`REFERENCE_COMPILE` against 0.54–0.56 and 0.08–0.09 optimized (a check runs it at two
-points: 1.2–1.35 s against 0.63); at 10⁵ 0.50 + 0.05 against 0.56 + 0.01 (even); at 10⁴
-0.47 against 0.65."""
+REFERENCE_OPTIMIZED_FROM = 10**8
+"""The arguments' entries times the program's equations (what one run costs, roughly) from
+which the reference is compiled with XLA's own options (its LLVM optimizations): each run
+then costs more than they do. ``J·v`` of the minimal surface's gradient (194 equations;
+``benchmarks/hessian_functions.py``), compile and first run, then one more run, CPU
+seconds: at 10⁶ unknowns (1.9·10⁸) 0.80–0.87 and 0.37–0.48 with :data:`REFERENCE_COMPILE`
+against 0.54–0.56 and 0.08–0.09 optimized (a check runs it at two points: 1.2–1.35 s
+against 0.63); at 10⁵ (1.9·10⁷) 0.50 + 0.05 against 0.56 + 0.01 (even); at 10⁴ 0.47
+against 0.65. Rosenbrock's (55 equations) and the Lagrangian's (94) at 10⁶ stay below it:
+optimized, Rosenbrock's check was no quicker (0.13–0.18 s against 0.16–0.25)."""
 
 REFERENCE_OPTIMIZED_MOST = 300
 """The most equations of a reference compiled with XLA's own options (:func:`reference_options`):
 their compile time grows faster than the program (0.30 CPU s at 275 equations, 2.0 at 1,375;
-``benchmarks/RESULTS.md``), so a longer one keeps :data:`REFERENCE_COMPILE`. The minimal
-surface's ``J·v`` has 194, Rosenbrock's 55, the Lagrangian's 94."""
+``benchmarks/RESULTS.md``), so a longer one keeps :data:`REFERENCE_COMPILE`."""
 
 
-def reference_options(primals: Sequence[Any], equations: int = 0) -> dict | None:
+def reference_options(primals: Sequence[Any], equations: int) -> dict | None:
     """The compile options of a reference's ``J·v`` of ``equations`` equations at arguments
     ``primals``: :data:`REFERENCE_COMPILE` (a quick compile), or None (XLA's defaults) where
-    the arguments hold :data:`REFERENCE_OPTIMIZED_FROM` entries or more and the program has
-    at most :data:`REFERENCE_OPTIMIZED_MOST` equations. The values are JAX's ``jvp`` either
-    way (XLA's optimizations may round differently, some 10⁻¹⁵ relative)."""
+    the arguments' entries times the equations reach :data:`REFERENCE_OPTIMIZED_FROM` and
+    the program has at most :data:`REFERENCE_OPTIMIZED_MOST` equations. The values are
+    JAX's ``jvp`` either way (XLA's optimizations may round differently, some 10⁻¹⁵
+    relative)."""
     entries = sum(int(np.size(p)) for p in primals)
-    large = entries >= REFERENCE_OPTIMIZED_FROM and equations <= REFERENCE_OPTIMIZED_MOST
-    return None if large else REFERENCE_COMPILE
+    large = entries * equations >= REFERENCE_OPTIMIZED_FROM
+    return None if large and equations <= REFERENCE_OPTIMIZED_MOST else REFERENCE_COMPILE
 
 
 def _signature(*trees: Any) -> tuple:
