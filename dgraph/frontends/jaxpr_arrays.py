@@ -250,13 +250,14 @@ median 0.18 CPU s instead of 0.30; values equal to 6e-15 relative)."""
 REFERENCE_OPTIMIZED_FROM = 10**8
 """The arguments' entries times the program's equations (what one run costs, roughly) from
 which the reference is compiled with XLA's own options (its LLVM optimizations): each run
-then costs more than they do. ``J·v`` of the minimal surface's gradient (194 equations;
+then costs more than they do. ``J·v`` of the minimal surface's gradient (198 equations;
 ``benchmarks/hessian_functions.py``), compile and first run, then one more run, CPU
-seconds: at 10⁶ unknowns (1.9·10⁸) 0.80–0.87 and 0.37–0.48 with :data:`REFERENCE_COMPILE`
+seconds: at 10⁶ unknowns (2·10⁸) 0.80–0.87 and 0.37–0.48 with :data:`REFERENCE_COMPILE`
 against 0.54–0.56 and 0.08–0.09 optimized (a check runs it at two points: 1.2–1.35 s
-against 0.63); at 10⁵ (1.9·10⁷) 0.50 + 0.05 against 0.56 + 0.01 (even); at 10⁴ 0.47
-against 0.65. Rosenbrock's (55 equations) and the Lagrangian's (94) at 10⁶ stay below it:
-optimized, Rosenbrock's check was no quicker (0.13–0.18 s against 0.16–0.25)."""
+against 0.63); at 10⁵ (2·10⁷) 0.50 + 0.05 against 0.56 + 0.01 (even); at 10⁴ 0.47
+against 0.65. Rosenbrock's at 10⁶ (55 equations) stays below it: optimized, its check
+was no quicker (0.13–0.18 s against 0.16–0.25); the Lagrangian's (86 equations, x and
+the weights: 2·10⁶ entries) is above it."""
 
 REFERENCE_OPTIMIZED_MOST = 300
 """The most equations of a reference compiled with XLA's own options (:func:`reference_options`):
