@@ -812,10 +812,7 @@ def _move(b: Block) -> _Move | None:
         return _labelled_move(b)
     if type(b) is not Sparse:  # a structured pattern (a convolution's): its own products
         return None
-    state = b.__dict__  # found once per block, kept with it (as its rows are)
-    if "_move" not in state:
-        state["_move"] = _sparse_move(b)
-    return state["_move"]
+    return _sparse_move(b)
 
 
 @functools.lru_cache(maxsize=16)  # two index arrays each: forgotten with the blocks
