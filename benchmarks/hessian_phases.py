@@ -1,7 +1,7 @@
 """CPU seconds of one sparse Hessian build, by phase (issue 55's build target).
 
     python benchmarks/hessian_phases.py PROBLEM SIZE [--lang jax] [--calls N] [--profile FILE]
-        [--json]
+        [--json] [--subphases]
 
 ``make_function(g, "hessian", "python", point=[x], weights=w, sparse=True)`` of a
 problem of :mod:`hessian_functions` (``g`` on the problem's own shape, as
@@ -10,7 +10,8 @@ of this process) as a whole and in the phases it goes through, each timed by wra
 the function that does it: the jaxpr reader (``gradient_graph``), pricing the candidate
 eliminations (``_cheapest``), the expression set's check (``ExpressionSet.verify``),
 code generation (``tensor_program``), loading the module (``load_python``) and the
-generated code's check (``check_tensor``); the whole build's user and system seconds and
+generated code's check (``check_tensor``), with ``--subphases`` also their parts in
+:data:`SUBPHASES`; the whole build's user and system seconds and
 the process's peak resident memory; then the first call's CPU seconds (JAX: its
 compile, where the check's program is not reused) and, with ``--calls N``, the median
 CPU and wall milliseconds of N calls after it. Prints one line: those, the method
@@ -38,6 +39,19 @@ PHASES = {
     "codegen": ("dgraph.codegen.tensor.function", "tensor_program"),
     "load": ("dgraph.codegen.tensor.function", "load_python"),
     "code check": ("dgraph.codegen.tensor.function", "check_tensor"),
+}
+
+
+SUBPHASES = {  # --subphases: parts of the phases above (each counted in its phase too)
+    "es: points": ("dgraph.core.value_check", "_check_points"),
+    "es: jax ref": ("dgraph.core.value_check", "_jax_jvp"),
+    "es: ES jvp": ("dgraph.core.value_check", "jvp_and_scale"),
+    "cg: walk": ("dgraph.codegen.tensor.module", "_walk"),
+    "cg: cancel": ("dgraph.codegen.tensor.module", "drop_cancelled"),
+    "cg: numpy_body": ("dgraph.codegen.tensor.module", "numpy_body"),
+    "cg: narrowed": ("dgraph.codegen.tensor.module", "narrowed"),
+    "cg: header": ("dgraph.codegen.tensor.module", "_header"),
+    "cg: symmetric": ("dgraph.codegen.tensor.module", "_symmetric"),
 }
 
 
@@ -69,6 +83,7 @@ def main() -> None:
     parser.add_argument("--lang", default="python", choices=("python", "jax"))
     parser.add_argument("--calls", type=int, default=0, help="calls timed after the first")
     parser.add_argument("--write", help="write the generated module's text to this file")
+    parser.add_argument("--subphases", action="store_true", help="also time SUBPHASES")
     a = parser.parse_args()
     import jax
 
@@ -86,7 +101,8 @@ def main() -> None:
         return f(jnp.reshape(u, s))
 
     spent: dict[str, float] = {}
-    for phase, (module, name) in PHASES.items():
+    timed = {**PHASES, **(SUBPHASES if a.subphases else {})}
+    for phase, (module, name) in timed.items():
         _wrap(spent, phase, module, name)
     profiler = None
     if a.profile:
@@ -122,7 +138,7 @@ def main() -> None:
         "user": round(times1.user - times0.user, 3),
         "system": round(times1.system - times0.system, 3),
         "peak GiB": round(peak, 2),
-        **{p: round(spent.get(p, 0.0), 3) for p in PHASES},
+        **{p: round(spent.get(p, 0.0), 3) for p in timed},
         "first call": round(first, 3),
         **(
             {

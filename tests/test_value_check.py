@@ -352,3 +352,50 @@ def test_a_long_reference_runs_operation_by_operation(monkeypatch, caplog):
     check = accumulate(g, "forward").verification
     assert check.status == "verified" and "JAX's jvp" in check.detail
     assert g.jvp_reference.jitted is False
+
+
+def test_a_reference_at_large_arguments_is_compiled_with_xla_s_own_options(monkeypatch):
+    """JAX's J·v whose arguments' entries times its equations reach
+    REFERENCE_OPTIMIZED_FROM is compiled with XLA's default options (its runs there cost
+    more than the optimizations' compile); below that, or for a program of more than
+    REFERENCE_OPTIMIZED_MOST equations, with the quick REFERENCE_COMPILE; the values are
+    JAX's jvp either way."""
+    import jax
+
+    from dgraph.frontends import jaxpr_arrays
+    from dgraph.frontends.jaxpr_arrays import (
+        REFERENCE_COMPILE,
+        REFERENCE_OPTIMIZED_FROM,
+        REFERENCE_OPTIMIZED_MOST,
+        JaxJvp,
+        reference_options,
+    )
+
+    big = np.zeros(REFERENCE_OPTIMIZED_FROM // 100)
+    assert reference_options([big], 100) is None
+    assert reference_options([big], 99) is REFERENCE_COMPILE
+    assert reference_options([big, big], REFERENCE_OPTIMIZED_MOST) is None
+    assert reference_options([big], REFERENCE_OPTIMIZED_MOST + 1) is REFERENCE_COMPILE
+    jitted = []
+    plain_jit = jax.jit
+
+    def recording(*args, **kwargs):
+        jitted.append(kwargs)
+        return plain_jit(*args, **kwargs)
+
+    monkeypatch.setattr(jax, "jit", recording)
+    monkeypatch.setattr(jaxpr_arrays, "REFERENCE_OPTIMIZED_FROM", 5_000)
+
+    def f(x):
+        return jnp.sin(x) * x[::-1]
+
+    rng = np.random.default_rng(3)
+    for n, options in ((10, REFERENCE_COMPILE), (5_000, None)):
+        x, v = rng.uniform(-1, 1, n), rng.standard_normal(n)
+        jitted.clear()
+        reference = JaxJvp(f, ["x"], ["y"])
+        got = reference({"x": x}, {"x": v})["y"]
+        assert 1 <= reference.equations < 100
+        assert jitted == [{"compiler_options": options}]
+        want = np.cos(x) * x[::-1] * v + np.sin(x) * v[::-1]
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)

@@ -894,10 +894,9 @@ def _columns_renamed(b: Sparse, move: _Move, in_shape, kind: int) -> Sparse | No
     keep = cols >= 0
     indptr = b.indptr
     if not keep.all():
+        dropped = np.flatnonzero(~keep)  # a few entries of many, as a rule
         cols = cols[keep]
-        kept = np.zeros(keep.size + 1, dtype=np.int64)
-        np.cumsum(keep, out=kept[1:])
-        indptr = kept[b.indptr]
+        indptr = indptr - np.searchsorted(dropped, indptr)  # less those dropped before
     if cols.size == 0:
         return None
     if not move.monotone:  # each row's columns sorted again

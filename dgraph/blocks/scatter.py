@@ -41,6 +41,7 @@ __all__ = [
     "elements",
     "forward",
     "operand_block",
+    "positions",
     "slots",
     "values",
     "zero_block",
@@ -72,6 +73,13 @@ def _param(op: Any, name: str) -> np.ndarray:
             del _HELD[next(iter(_HELD))]
         _HELD[id(value)] = (value, array)  # the tuple held: its id stays its own
     return array
+
+
+def positions(op: Any, name: str) -> np.ndarray:
+    """The positions ``op`` holds as ``name`` (``"sources"``, ``"targets"``), flat and
+    read-only, converted once per tuple as :func:`_param` converts them (the code
+    generator reads a scatter's positions for each statement it writes from them)."""
+    return _param(op, name)
 
 
 _HELD: dict[int, tuple[tuple, np.ndarray]] = {}  # id of a positions tuple -> it, its array

@@ -158,7 +158,7 @@ class JaxJvp:
     unpickled in another process, it works there.
 
     A program of at most :data:`REFERENCE_JIT_MOST` equations (``J·v``'s, sub-programs
-    included) is compiled once, with :data:`REFERENCE_COMPILE` (:attr:`jitted`); a longer
+    included) is compiled once, with :func:`reference_options` (:attr:`jitted`); a longer
     one runs operation by operation (:func:`run_eagerly`): XLA's compile time grows
     faster than the program (a Python loop of 100 steps differentiated twice, 5,500
     equations, compiled in 21 CPU s and ran eagerly in 1.9 s; 400 steps did not compile
@@ -210,14 +210,14 @@ class JaxJvp:
         return None if found is False else found is not None
 
     def _compiled(self, jax, primals: tuple, moves: tuple) -> Callable[..., Any] | None:
-        """``jax.jit`` of ``jvp(f)`` with :data:`REFERENCE_COMPILE`, or None where its
+        """``jax.jit`` of ``jvp(f)`` with :func:`reference_options`, or None where its
         program has more than :data:`REFERENCE_JIT_MOST` equations (:attr:`equations`;
         the program is then kept for :meth:`_eager`)."""
         jvp = functools.partial(jax.jvp, self.f)
         closed, shapes = jax.make_jaxpr(jvp, return_shape=True)(primals, moves)
         self.equations = equation_count(closed.jaxpr)
         if self.equations <= REFERENCE_JIT_MOST:
-            return jax.jit(jvp, compiler_options=REFERENCE_COMPILE)
+            return jax.jit(jvp, compiler_options=reference_options(primals, self.equations))
         self._program = (_signature(primals, moves), closed, shapes)
         return None
 
@@ -245,6 +245,36 @@ REFERENCE_COMPILE = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expe
 """XLA options of a reference's compile: it runs a few times per check, so LLVM's
 optimizations cost more than they save (the survey's Hessian references compile in a
 median 0.18 CPU s instead of 0.30; values equal to 6e-15 relative)."""
+
+
+REFERENCE_OPTIMIZED_FROM = 10**8
+"""The arguments' entries times the program's equations (what one run costs, roughly) from
+which the reference is compiled with XLA's own options (its LLVM optimizations): each run
+then costs more than they do. ``J·v`` of the minimal surface's gradient (198 equations;
+``benchmarks/hessian_functions.py``), compile and first run, then one more run, CPU
+seconds: at 10⁶ unknowns (2·10⁸) 0.80–0.87 and 0.37–0.48 with :data:`REFERENCE_COMPILE`
+against 0.54–0.56 and 0.08–0.09 optimized (a check runs it at two points: 1.2–1.35 s
+against 0.63); at 10⁵ (2·10⁷) 0.50 + 0.05 against 0.56 + 0.01 (even); at 10⁴ 0.47
+against 0.65. Rosenbrock's at 10⁶ (55 equations) stays below it: optimized, its check
+was no quicker (0.13–0.18 s against 0.16–0.25); the Lagrangian's (86 equations, x and
+the weights: 2·10⁶ entries) is above it."""
+
+REFERENCE_OPTIMIZED_MOST = 300
+"""The most equations of a reference compiled with XLA's own options (:func:`reference_options`):
+their compile time grows faster than the program (0.30 CPU s at 275 equations, 2.0 at 1,375;
+``benchmarks/RESULTS.md``), so a longer one keeps :data:`REFERENCE_COMPILE`."""
+
+
+def reference_options(primals: Sequence[Any], equations: int) -> dict | None:
+    """The compile options of a reference's ``J·v`` of ``equations`` equations at arguments
+    ``primals``: :data:`REFERENCE_COMPILE` (a quick compile), or None (XLA's defaults) where
+    the arguments' entries times the equations reach :data:`REFERENCE_OPTIMIZED_FROM` and
+    the program has at most :data:`REFERENCE_OPTIMIZED_MOST` equations. The values are
+    JAX's ``jvp`` either way (XLA's optimizations may round differently, some 10⁻¹⁵
+    relative)."""
+    entries = sum(int(np.size(p)) for p in primals)
+    large = entries * equations >= REFERENCE_OPTIMIZED_FROM
+    return None if large and equations <= REFERENCE_OPTIMIZED_MOST else REFERENCE_COMPILE
 
 
 def _signature(*trees: Any) -> tuple:

@@ -127,9 +127,11 @@ class EntryValues:
         key = (id(node), id(flat))
         found = self.lookups.get(key)
         if found is None or not (found[0] is at or np.array_equal(found[0], at)):
-            rank = np.full(size, -1, dtype=np.int64)
+            hit = np.zeros(size, dtype=bool)  # a byte an entry: the pass over flat reads less
+            hit[at] = True
+            taken = np.flatnonzero(hit[flat])
+            rank = np.empty(size, dtype=np.int64)  # read only where written, at ``at``
             rank[at] = np.arange(at.size)
-            taken = np.flatnonzero(rank[flat] >= 0)
             found = self.lookups[key] = (at, taken, rank[flat[taken]])
         return found[1:]
 

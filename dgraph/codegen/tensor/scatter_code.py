@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ...blocks import ONES, Block, Labelled
-from ...blocks.scatter import COMBINE, slots
+from ...blocks.scatter import COMBINE, positions, slots
 from ...errors import InputError
 from ..ir import BinOp, Call, Const, Index, Node
 
@@ -37,8 +37,7 @@ def _flat(x: Node) -> Node:
 
 
 def _positions(op) -> np.ndarray:
-    key = "targets" if op.primitive in COMBINE else "sources"
-    return np.asarray(op.param[key], dtype=np.int64).reshape(-1)
+    return positions(op, "targets" if op.primitive in COMBINE else "sources")
 
 
 def _pick(op, chosen: np.ndarray, source: Node, other: Node, index: Indexer) -> Node:
