@@ -1,7 +1,8 @@
 """The Hessian's lower bound (dgraph.second_order.bound, issue 55 item 2): one
 multiplication for each lower-triangle entry with a path of two edges or more. It never
 exceeds any method's count, symmetric counts included (drawn programs), is met on
-sin(x)·y, and compare_hessian reports it under the Jacobian compare's field names."""
+sin(x)·y, and compare_hessian reports it under the Jacobian compare's field names; the
+searches' bounds, which bound every entry and not the lower triangle, are kept apart."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 
 import dgraph
+from dgraph.core.expressions import price
 from dgraph.core.hessian_graph import hessian_graph
 from dgraph.frontends import from_sympy
-from dgraph.second_order import HESSIAN_BOUND_FOR, hessian_lower_bound
+from dgraph.methods.hessian import COMPARED_HESSIAN
+from dgraph.second_order import HESSIAN_BOUND_FOR, HESSIAN_METHODS, hessian_lower_bound
 
 from .strategies import programs
 
@@ -40,6 +43,42 @@ def test_the_bound_never_exceeds_a_count(g):
     for what, count in _counts(comparison).items():
         assert bound.mults <= count, what
     assert all(row["to_bound"] >= 0 for row in comparison.rows() if "to_bound" in row)
+    # and every entry as the pair eliminations build it (lower=False)
+    for method in ("edge-pushing", "symmetric"):
+        full = dgraph.accumulate(comparison.graph, HESSIAN_METHODS[method], lower=False)
+        assert full.verified and bound.mults <= comparison.results[method].mults <= full.mults
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs(max_inputs=3, max_statements=5))
+def test_no_bound_a_hessian_comparison_claims_exceeds_a_built_count(g):
+    """With the searches run on the Hessian graph, every bound claimed for every method
+    is at most every built count, lower triangles included (effective bounds against
+    effective counts); the searches' bounds, kept apart, are at most every count of every
+    entry (issue 55: vertex elimination's bound 21 against edge pushing's lower 16)."""
+    comparison = dgraph.compare_hessian(g, [*COMPARED_HESSIAN, "vertex-optimal", "best"])
+    assert all(es.verified for es in comparison.results.values())
+    built = list(comparison.results.values())
+    full = [
+        dgraph.accumulate(comparison.graph, HESSIAN_METHODS[m], lower=False)
+        for m in ("edge-pushing", "symmetric")
+    ]
+    claimed = comparison.lower_bound
+    assert comparison.effective_lower_bound is None and comparison.elimination_lower_bound is None
+    assert comparison.edge_elimination is None
+    for es in [*built, *full]:
+        assert claimed.mults <= price(es)[1], es.method
+    report = comparison.to_dict()
+    assert report["lower_bound"] == claimed.mults and report["elimination_lower_bound"] is None
+    every_entry = [es for es in [*built, *full] if es.info.get("triangle") != "lower"]
+    search = comparison.search_lower_bound
+    for es in every_entry:
+        effective, structural = price(es)
+        if search is not None:
+            assert search.mults <= structural, es.method
+        for key in ("search_effective_lower_bound", "search_elimination_lower_bound"):
+            if report[key] is not None:
+                assert report[key] <= effective, (key, es.method)
 
 
 def test_met_on_a_small_case_and_reported_as_the_jacobian_compare_does():

@@ -14,7 +14,14 @@ import dgraph
 from dgraph.core.hessian_graph import hessian_graph, mirror
 from dgraph.errors import DGraphError, GraphError
 from dgraph.frontends import from_sympy, from_trace
-from dgraph.second_order import HESSIAN_METHODS, edge_pushing, pair_units, symmetric
+from dgraph.second_order import (
+    HESSIAN_METHODS,
+    edge_pushing,
+    hessian_lower_bound,
+    pair_count,
+    pair_units,
+    symmetric,
+)
 
 from .strategies import programs
 
@@ -110,7 +117,16 @@ def test_methods_on_drawn_programs(g):
             assert full.verified and np.allclose(full.evaluate(point), want, atol=1e-9)
             # the simulation counts what is built; the lower triangle needs no more
             assert full.mults == es.info["mults_written"] == full.info["mults_written"]
-            assert es.info["mults_symmetric"] <= es.mults <= full.mults
+            assert es.mults <= full.mults
+            # mirrored products once is at most the whole elimination as written (per
+            # pair: q·p ≥ p·p ≥ p(p+1)/2, dgraph.second_order.pairs), but NOT at most the
+            # lower triangle as written: that merges a pushed edge with a created one
+            # before multiplying, which Gower and Mello's count does not (17 > 16 in
+            # test_the_symmetric_count_is_no_bound_on_the_lower_triangle); the proven
+            # bound is at most both
+            assert es.info["mults_symmetric"] <= full.info["mults_written"]
+            bound = hessian_lower_bound(H)
+            assert bound <= min(es.mults, es.info["mults_symmetric"])
             assert es.info["unpaired"] == 0
 
 
@@ -145,3 +161,53 @@ def test_refusals():
         dgraph.accumulate_hessian(g, "edge-pulling")
     with pytest.raises(GraphError, match="not a Hessian graph"):
         edge_pushing(g)
+
+
+def test_the_symmetric_count_is_no_bound_on_the_lower_triangle():
+    """Issue 55's counterexample (hypothesis, test_methods_on_drawn_programs): outputs
+    x0 + x1, t1 = x0 + x1 + x2 and sin(t2), t2 = t1·x0. The product t2 puts a nonlinear
+    edge between t1 and x0, a predecessor of t1: H(g) has t1 -> x0_bar and x0 -> t1_bar.
+    Pair (t2, t2_bar) first: 6 products written, 5 with mirrors once. Pair (t1, t1_bar):
+    p = 3 (x0, x1, x2), one adjoint successor x0_bar besides t1_bar: 6 + 9 written, and
+    3·1 + 3 + 6 = 12 with mirrors once (Gower and Mello: push w(t1, x0) onto x0, x1, x2,
+    then create). The lower triangle as written adds the fill x0 -> t1 -> t1_bar to the
+    edge x0 -> t1_bar before multiplying, so (x1_bar, x0) and (x2_bar, x0) cost one
+    product each, where the scheme spends the push and the created product: 10 for that
+    pair, 16 in all against the symmetric 17. The proven bound (6) is below both; the
+    vertex-elimination search's bound (21) bounds every entry, not the triangle."""
+    x0, x1, x2 = sympy.symbols("x0:3")
+    t1 = x0 + x1 + x2
+    g = from_sympy([x0 + x1, t1, sympy.sin(t1 * x0)], [x0, x1, x2])
+    weights = {out: 1 for out in g.outputs}
+    H = hessian_graph(g, weights)
+    units = pair_units(H)
+    assert units == [("t1", "t1_bar"), ("t2", "t2_bar")]
+    assert H.nx.has_edge("t1", "x0_bar") and H.nx.has_edge("x0", "t1_bar")
+    assert pair_count(H, units[1:]) == (6, 5, 0)
+    assert pair_count(H, units[::-1]) == (21, 17, 0)  # so (t1, t1_bar): 15 and 12
+    point = [0.35, 0.575, 0.8]
+    want = _sympy_hessian_at(g, point)
+    for name in ("edge-pushing", "symmetric"):
+        es = dgraph.accumulate_hessian(g, name, weights)
+        full = dgraph.accumulate(H, HESSIAN_METHODS[name], lower=False)
+        assert es.verified and full.verified
+        assert np.allclose(_matrix(es, point), want) and np.allclose(full.evaluate(point), want)
+        assert es.info["pairs"] == (("t2", "t2_bar"), ("t1", "t1_bar"))
+        assert (es.mults, full.mults, es.info["mults_written"]) == (16, 21, 21)
+        assert es.info["mults_symmetric"] == 17 > es.mults
+        # (x1_bar, x0): one product, the label t1_bar -> x1_bar times the merged weight
+        # of x0 -> t1_bar (its old weight, two terms, plus the fill through t1)
+        entry = es.jacobian[("x1_bar", "x0")]
+        (merged,) = [s for s in entry.free_symbols if s in es.references]
+        assert entry == H.symbol("t1_bar", "x1_bar") * merged
+        assert len(sympy.Add.make_args(es.references[merged])) == 3
+    assert hessian_lower_bound(H) == 6
+    methods = ["edge-pushing", "symmetric", "vertex-optimal"]
+    comparison = dgraph.compare_hessian(g, methods, weights)
+    assert comparison.lower_bound.mults == 6
+    assert comparison.results["vertex-optimal"].mults == 21
+    search = comparison.search_lower_bound
+    assert search.mults == 21 > comparison.results["edge-pushing"].mults
+    assert search.bounds.endswith(
+        "every entry of the Hessian graph's Jacobian (not a lower triangle)"
+    )

@@ -9,9 +9,14 @@ entry for forward-over-reverse and the Jacobian methods; the pair eliminations a
 ``info["mults_symmetric"]``, each pair of mirrored products once (the papers' count).
 :func:`compare_hessian` reports a lower bound for every count, symmetric ones included:
 the lower-triangle entries with a path of two edges or more each need a multiplication
-of their own (:mod:`dgraph.second_order.bound`, proven there); a search's bound
-(``best``, ``vertex-optimal``) bounds the counts as written of vertex elimination on the
-Hessian graph only, and is kept as :attr:`HessianComparison.search_lower_bound`.
+of their own (:mod:`dgraph.second_order.bound`, proven there). A search's bounds
+(``best``, ``vertex-optimal``, ``edge-optimal``) bound the accumulation of *every* entry
+of the Hessian graph's Jacobian, and a lower triangle may cost less (edge pushing's 16
+against a vertex-elimination bound of 21 in ``tests/test_hessian_methods.py``): they are
+kept apart, as :attr:`HessianComparison.search_lower_bound` and the ``search_`` fields of
+:meth:`HessianComparison.to_dict`, and the bounds a :class:`Comparison` claims for every
+method it holds (``effective_lower_bound``, ``elimination_lower_bound``,
+``edge_elimination``) are ``None`` on a Hessian comparison.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ from .registry import METHODS, accumulate
 __all__ = ["COMPARED_HESSIAN", "HessianComparison", "accumulate_hessian", "compare_hessian"]
 
 COMPARED_HESSIAN = ("forward-over-reverse", "edge-pushing", "symmetric", "reverse", "markowitz")
+# what a Jacobian search's bound covers on the Hessian graph: every entry, not a triangle
+SEARCH_SCOPE = ", every entry of the Hessian graph's Jacobian (not a lower triangle)"
 
 
 def accumulate_hessian(
@@ -149,8 +156,9 @@ def compare_hessian(
 class HessianComparison(Comparison):
     """A :class:`~dgraph.methods.compare.Comparison` on a Hessian graph whose
     ``lower_bound`` is the Hessian's (:mod:`dgraph.second_order.bound`): at most every
-    method's structural count, as written (``mults``) or with mirrored products once
-    (``info["mults_symmetric"]``); a search's own bound is :attr:`search_lower_bound`."""
+    method's structural count, as written (``mults``: a lower triangle's or every entry's)
+    or with mirrored products once (``info["mults_symmetric"]``); a search's own bound,
+    for every entry only, is :attr:`search_lower_bound`."""
 
     hessian_bound: LowerBound | None = None
 
@@ -160,16 +168,36 @@ class HessianComparison(Comparison):
 
     @property
     def search_lower_bound(self) -> LowerBound | None:
-        """The bound of the most general search that ran (vertex elimination on the
-        Hessian graph, counts as written), as :class:`Comparison` reports it."""
-        return Comparison.lower_bound.fget(self)  # type: ignore[attr-defined]
+        """The bound of the most general search that ran, as :class:`Comparison` reports
+        it, for :data:`SEARCH_SCOPE` only: a lower triangle (edge pushing, symmetric
+        elimination) may cost less."""
+        bound = Comparison.lower_bound.fget(self)  # type: ignore[attr-defined]
+        return None if bound is None else LowerBound(bound.mults, bound.bounds + SEARCH_SCOPE)
+
+    # best's bounds bound the accumulation of every entry, not of the lower triangle: none
+    # is claimed for every method here (to_dict's search_ fields keep them)
+    @property
+    def effective_lower_bound(self) -> int | None:
+        return None
+
+    @property
+    def elimination_lower_bound(self) -> int | None:
+        return None
+
+    @property
+    def edge_elimination(self) -> dict[str, Any] | None:
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         search = self.search_lower_bound
+        jacobian = Comparison  # the bounds of the searches, for every entry
         return {
             **super().to_dict(),
             "search_lower_bound": search.mults if search else None,
             "search_lower_bound_for": search.bounds if search else None,
+            "search_effective_lower_bound": jacobian.effective_lower_bound.fget(self),  # type: ignore[attr-defined]
+            "search_elimination_lower_bound": jacobian.elimination_lower_bound.fget(self),  # type: ignore[attr-defined]
+            "search_edge_elimination": jacobian.edge_elimination.fget(self),  # type: ignore[attr-defined]
         }
 
 

@@ -11,7 +11,11 @@ entries. The expression set spells both halves of every push that its entries ne
 formula checks each path), for the lower triangle ``i ≥ j`` by default;
 ``info["mults_written"]`` counts the whole elimination as spelled and
 ``info["mults_symmetric"]`` each push once, as Gower and Mello do
-(:mod:`dgraph.second_order.pairs`).
+(:mod:`dgraph.second_order.pairs`). Neither bounds the other's lower triangle: sharing
+mirrored products saves where the written set spells both, merging a pushed edge with a
+created one before multiplying saves where the scheme pushes them apart (17 with mirrors
+once against 16 as written, in that module's example); the proven bound is
+:mod:`dgraph.second_order.bound`'s.
 
 References
 ----------
