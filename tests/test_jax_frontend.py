@@ -50,19 +50,27 @@ CASES = [
 
 
 def _jax_jacobian(f, args, point):
-    """jax.jacfwd of ``f`` with every input and output flattened, at ``point``."""
-    sizes = [np.size(a) for a in args]
-    shapes = [np.shape(a) for a in args]
+    """jax.jacfwd of ``f`` with every input and output flattened, at ``point``; jitted once
+    per function and argument shapes, so that the methods and points of one case run one
+    compiled program (a jit of a new closure is a new function to JAX, compiled again)."""
+    shapes = tuple(np.shape(a) for a in args)
+    key = (f, shapes)
+    if key not in _JACOBIANS:
+        sizes = [int(np.prod(s)) for s in shapes]
 
-    def flat(z):
-        parts, k = [], 0
-        for n, s in zip(sizes, shapes, strict=True):
-            parts.append(z[k : k + n].reshape(s))
-            k += n
-        out = jax.tree_util.tree_leaves(f(*parts))
-        return jnp.concatenate([jnp.ravel(o) for o in out])
+        def flat(z):
+            parts, k = [], 0
+            for n, s in zip(sizes, shapes, strict=True):
+                parts.append(z[k : k + n].reshape(s))
+                k += n
+            out = jax.tree_util.tree_leaves(f(*parts))
+            return jnp.concatenate([jnp.ravel(o) for o in out])
 
-    return np.asarray(jax.jit(jax.jacfwd(flat))(jnp.asarray(point)))
+        _JACOBIANS[key] = jax.jit(jax.jacfwd(flat))
+    return np.asarray(_JACOBIANS[key](jnp.asarray(point)))
+
+
+_JACOBIANS: dict = {}
 
 
 @pytest.mark.parametrize("f,args", CASES, ids=[f.__name__ for f, _ in CASES])
