@@ -338,10 +338,12 @@ def _cheapest(graph: DGraph) -> ExpressionSet:
     parameter only to lose. Elsewhere forward is first built only while it costs no
     block multiplication (then none is cheaper and it is the first among equals: a
     linear stencil's, none other built), then Markowitz priced first, whose greedy
-    order is the cheapest of the three on the Hessians of issue 55, so that forward and
-    reverse stop at its count (the minimal surface at 10⁶: forward's 58.0 M cut at
-    Markowitz's 57.1 M, 0.3-0.5 CPU-s); the same candidate is kept as in the order of
-    :data:`DEFAULT_METHODS`."""
+    order is the cheapest of the three on large Hessians (the minimal surface and
+    Rosenbrock at 10⁵-10⁶ unknowns), so that forward and reverse stop at its count (the
+    minimal surface at 10⁶: forward's 58.0 M cut at Markowitz's 57.1 M, pricing about
+    0.3 CPU-s less); where forward is cheaper (the same surface at 12 × 12) Markowitz is
+    built whole instead. The candidate kept is the one the order of
+    :data:`DEFAULT_METHODS` keeps: a stopped one costs more than one priced."""
     size = {x: math.prod(graph.shape(x)) for x in (*graph.inputs, *graph.outputs)}
     wide = 2 * sum(size[y] for y in graph.outputs) <= sum(size[x] for x in graph.inputs)
     first = "reverse" if wide else "markowitz"
