@@ -9,7 +9,7 @@ values a segment sum per call; never a dense intermediate."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -225,19 +225,7 @@ class BlockOps:
             parts = tuple((p, _scaled(factor, d)) for p, d in terms.parts)
             return product, Terms(terms.size, parts, kept)
         moved = []
-        index = None  # each entry's place in the part at hand, -1 elsewhere (made once)
-        for where, data in terms.parts:
-            if where is None:
-                mine, hit = source, every(source.size)
-            else:
-                if index is None:
-                    index = np.full(terms.size, -1, dtype=_narrowest(terms.size))
-                index[where] = every(where.size)
-                mine = index[source]
-                index[where] = -1
-                hit = np.flatnonzero(mine >= 0)
-            if hit.size == 0:
-                continue
+        for where, data, mine, hit in _met(terms, source):
             size = terms.size if where is None else where.size
             taken = mine[hit]
             text = data
@@ -295,19 +283,7 @@ class BlockOps:
         at_other = _value_places(other)
         factor = _number(values)
         parts = []
-        index = None  # each entry's place in the part at hand, -1 elsewhere (made once)
-        for where, data in terms.parts:
-            if where is None:
-                mine, hit = source, every(source.size)
-            else:
-                if index is None:
-                    index = np.full(terms.size, -1, dtype=_narrowest(terms.size))
-                index[where] = every(where.size)
-                mine = index[source]
-                index[where] = -1
-                hit = np.flatnonzero(mine >= 0)
-            if hit.size == 0:
-                continue
+        for where, data, mine, hit in _met(terms, source):
             size = terms.size if where is None else where.size
             taken = mine if hit.size == mine.size else mine[hit]
             one = self._one_value(data, taken)
@@ -541,6 +517,25 @@ class BlockOps:
             parts = tuple((p, _scaled(coefficient, d)) for p, d in values.parts)
             return block, Terms(values.size, parts)
         return block, self._assigned(_times(Const(coefficient), values))
+
+
+def _met(terms: Terms, source: np.ndarray) -> Iterator[tuple]:
+    """Each part of ``terms`` that ``source`` (entries of the sum, one a product entry)
+    meets: ``(where, data, mine, hit)``, ``mine`` each source entry's place in the part
+    (-1 where it is not in it), ``hit`` the product entries the part reaches."""
+    index = None  # each entry's place in the part at hand, -1 elsewhere (made once)
+    for where, data in terms.parts:
+        if where is None:
+            mine, hit = source, every(source.size)
+        else:
+            if index is None:
+                index = np.full(terms.size, -1, dtype=_narrowest(terms.size))
+            index[where] = every(where.size)
+            mine = index[source]
+            index[where] = -1
+            hit = np.flatnonzero(mine >= 0)
+        if hit.size:
+            yield where, data, mine, hit
 
 
 def _narrowest(size: int) -> type:
