@@ -22,6 +22,7 @@ from dgraph.codegen.ir import ArrayStatement as S  # noqa: E402
 from dgraph.codegen.ir import BinOp, Call, Const, Index, Name  # noqa: E402
 from dgraph.codegen.tensor.gather_scale import folded_scalings  # noqa: E402
 from dgraph.codegen.tensor.triangle import _joined  # noqa: E402
+from tests.test_gather_scale import _run  # noqa: E402 (the pass's NumPy evaluator)
 
 
 def minsurf(m):
@@ -161,25 +162,7 @@ def test_a_shared_gather_is_folded_into_the_scalings_that_read_it():
     out = folded_scalings(statements, ["r2", "s2"], shapes)
     assert "g" not in {s.target for s in out} and "r1" not in {s.target for s in out}
 
-    def run(statements):
-        values = dict(env)
-
-        def ev(n):
-            if isinstance(n, Name):
-                return values[n.id]
-            if isinstance(n, Const):
-                return n.value
-            if isinstance(n, Index):
-                return ev(n.value)[ev(n.items[0])]
-            if isinstance(n, Call):
-                return np.ravel(ev(n.args[0]))
-            return ev(n.left) * ev(n.right)
-
-        for s in statements:
-            values[s.target] = ev(s.value)
-        return values
-
-    before, after = run(statements), run(out)
+    before, after = _run(statements, env), _run(out, env)
     for name in ("r2", "s2"):
         np.testing.assert_allclose(after[name], before[name], rtol=1e-15)
 

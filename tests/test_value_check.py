@@ -305,6 +305,19 @@ def _unrolled(x):
 _long = jax.jit(_unrolled)  # a user's jit: inlined by the reference, not compiled whole
 
 
+def _recorded_jit(monkeypatch) -> list[dict]:
+    """``jax.jit`` wrapped to record each call's keyword arguments (the list returned)."""
+    jitted: list[dict] = []
+    plain_jit = jax.jit
+
+    def recording(*args, **kwargs):
+        jitted.append(kwargs)
+        return plain_jit(*args, **kwargs)
+
+    monkeypatch.setattr(jax, "jit", recording)
+    return jitted
+
+
 def test_a_long_reference_runs_operation_by_operation(monkeypatch, caplog):
     """JAX's J·v of a program of more than REFERENCE_JIT_MOST equations is not compiled
     as one program (XLA's compile time grows faster than the program: minutes for a loop
@@ -321,14 +334,7 @@ def test_a_long_reference_runs_operation_by_operation(monkeypatch, caplog):
         JaxJvp,
     )
 
-    jitted = []
-    plain_jit = jax.jit
-
-    def recording(*args, **kwargs):
-        jitted.append(kwargs)
-        return plain_jit(*args, **kwargs)
-
-    monkeypatch.setattr(jax, "jit", recording)
+    jitted = _recorded_jit(monkeypatch)
     x, v = np.array([0.1, 0.2, 0.3]), np.array([1.0, -0.5, 2.0])
     with jax.enable_x64(True):
         want = np.asarray(jax.jvp(_unrolled, (jnp.asarray(x),), (jnp.asarray(v),))[1])
@@ -360,7 +366,6 @@ def test_a_reference_at_large_arguments_is_compiled_with_xla_s_own_options(monke
     more than the optimizations' compile); below that, or for a program of more than
     REFERENCE_OPTIMIZED_MOST equations, with the quick REFERENCE_COMPILE; the values are
     JAX's jvp either way."""
-    import jax
 
     from dgraph.frontends import jaxpr_arrays
     from dgraph.frontends.jaxpr_arrays import (
@@ -376,14 +381,7 @@ def test_a_reference_at_large_arguments_is_compiled_with_xla_s_own_options(monke
     assert reference_options([big], 99) is REFERENCE_COMPILE
     assert reference_options([big, big], REFERENCE_OPTIMIZED_MOST) is None
     assert reference_options([big], REFERENCE_OPTIMIZED_MOST + 1) is REFERENCE_COMPILE
-    jitted = []
-    plain_jit = jax.jit
-
-    def recording(*args, **kwargs):
-        jitted.append(kwargs)
-        return plain_jit(*args, **kwargs)
-
-    monkeypatch.setattr(jax, "jit", recording)
+    jitted = _recorded_jit(monkeypatch)
     monkeypatch.setattr(jaxpr_arrays, "REFERENCE_OPTIMIZED_FROM", 5_000)
 
     def f(x):
