@@ -190,3 +190,25 @@ def test_a_deadline_counts_cpu_time_and_keeps_a_wall_clock_backstop(monkeypatch)
     assert inner.cpu == starved.cpu and inner.wall == starved.wall
     clocks.waited(5.0)  # a child's CPU seconds, waited on, count on the process's clock
     assert clocks.now() == pytest.approx(fake.cpu + 5.0)
+
+
+def test_a_deadline_in_a_multithreaded_process_lasts_its_wall_clock_seconds(monkeypatch):
+    """Threads on several cores: the process's CPU time runs three times as fast as the
+    wall clock. A deadline of 20 s is not passed when 60 CPU s have gone in 20 / 3 s of
+    wall clock; it has 40 / 3 s left, and passes, on its CPU end, once 20 s of wall clock
+    have gone too: never sooner than a wall-clock ceiling."""
+    from dgraph.core import budget as clocks
+
+    fake = _Clocks()
+    monkeypatch.setattr(clocks, "time", fake)
+    monkeypatch.setattr(clocks, "_waited", 0.0)
+    deadline = Deadline(20.0)
+    fake.cpu, fake.wall = fake.cpu + 60.0, fake.wall + 20.0 / 3
+    assert deadline.passed() is None and deadline.left() == pytest.approx(40.0 / 3)
+    fake.cpu, fake.wall = fake.cpu + 40.0, fake.wall + 40.0 / 3
+    assert deadline.passed() == CPU and deadline.left() == 0.0
+    early = Deadline(20.0).earlier(5.0)  # both ends five seconds sooner
+    fake.cpu, fake.wall = fake.cpu + 45.0, fake.wall + 14.0
+    assert early.passed() is None and early.left() == pytest.approx(1.0)
+    fake.wall += 1.0
+    assert early.passed() == CPU

@@ -11,8 +11,11 @@ process's CPU seconds (:func:`time.process_time`, every thread) plus those of th
 processes it waited on (:func:`waited`: a search run in a child, read from Linux's
 ``/proc/<pid>/stat`` by :func:`child_cpu_seconds`). So a machine busy with other work,
 which gives the search a smaller share of its cores, does not cut it sooner: the same
-input gives the same result at load 1 or 20. Where a child's CPU time cannot be read
-(no ``/proc``), the wall-clock seconds waited on it count instead, as before. A far
+input gives the same result at load 1 or 20. A ceiling also needs as many wall-clock
+seconds to pass (its clock is the lesser of the two): a process whose threads together
+use CPU time faster than the wall clock runs (a multithreaded solver or BLAS in the
+process) is not cut sooner than a wall-clock ceiling would cut it. Where a child's CPU
+time cannot be read (no ``/proc``), the wall-clock seconds waited on it count instead. A far
 wall-clock backstop (:data:`BACKSTOP_FACTOR` × the ceiling) still ends a search that gets
 no CPU at all (a child blocked or sleeping, a machine starved), and a cut says which
 clock made it (:data:`CPU` or :data:`WALL`).
@@ -23,6 +26,8 @@ clock made it (:data:`CPU` or :data:`WALL`).
 >>> deadline.passed() is None, 0 < deadline.left() <= 60.0
 (True, True)
 >>> Deadline(0.0).passed()
+'CPU time'
+>>> Deadline(60.0).earlier(60.0).passed()  # both clocks past its seconds
 'CPU time'
 """
 
@@ -112,6 +117,11 @@ class Deadline:
     wall-clock backstop (default :data:`BACKSTOP_FACTOR` × ``seconds``; at most
     ``within``'s, a deadline this one must not outlast).
 
+    The CPU end passes only once ``seconds`` of wall clock have passed too (:attr:`floor`):
+    on a loaded machine CPU time is the slower clock and counts; in a process whose
+    threads use more than one core, the wall clock is, and a ceiling lasts as long as a
+    wall-clock one.
+
     Parameters
     ----------
     seconds
@@ -122,7 +132,7 @@ class Deadline:
         A deadline this one ends no later than, on either clock.
     """
 
-    __slots__ = ("cpu", "wall")
+    __slots__ = ("cpu", "floor", "wall")
 
     def __init__(
         self,
@@ -132,34 +142,44 @@ class Deadline:
     ) -> None:
         seconds = max(0.0, seconds)
         backstop = BACKSTOP_FACTOR * seconds if backstop is None else backstop
+        start = time.perf_counter()
         self.cpu = now() + seconds
-        self.wall = time.perf_counter() + backstop
+        self.floor = start + seconds  # the CPU end's wall-clock floor
+        self.wall = start + backstop
         if within is not None:
             self.cpu, self.wall = min(self.cpu, within.cpu), min(self.wall, within.wall)
+            self.floor = min(self.floor, within.floor)
 
     def passed(self) -> str | None:
         """Which clock has passed its end (:data:`CPU` first), or None."""
-        if now() >= self.cpu:
+        wall = time.perf_counter()
+        if now() >= self.cpu and wall >= self.floor:
             return CPU
-        if time.perf_counter() >= self.wall:
+        if wall >= self.wall:
             return WALL
         return None
 
     def left(self) -> float:
-        """CPU seconds left (0 once either clock has passed)."""
-        if time.perf_counter() >= self.wall:
+        """Seconds left on the lesser clock (CPU time past its wall-clock floor; 0 once
+        either end has passed)."""
+        wall = time.perf_counter()
+        if wall >= self.wall:
             return 0.0
-        return max(0.0, self.cpu - now())
+        cpu_left = self.cpu - now()
+        if cpu_left <= 0.0 and wall >= self.floor:
+            return 0.0
+        return max(0.0, cpu_left, self.floor - wall)
 
     def wall_left(self) -> float:
         """Wall-clock seconds left to the backstop (0 once it has passed)."""
         return max(0.0, self.wall - time.perf_counter())
 
     def earlier(self, seconds: float) -> Deadline:
-        """This deadline ``seconds`` of CPU time earlier (its backstop
-        :data:`BACKSTOP_FACTOR` × as much earlier)."""
+        """This deadline ``seconds`` of CPU time earlier (its wall-clock floor as much, its
+        backstop :data:`BACKSTOP_FACTOR` × as much earlier)."""
         early = Deadline.__new__(Deadline)
-        early.cpu, early.wall = self.cpu - seconds, self.wall - BACKSTOP_FACTOR * seconds
+        early.cpu, early.floor = self.cpu - seconds, self.floor - seconds
+        early.wall = self.wall - BACKSTOP_FACTOR * seconds
         return early
 
     def __repr__(self) -> str:
