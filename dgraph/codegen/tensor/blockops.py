@@ -569,7 +569,11 @@ def _looked_up(product: Sparse, rows: np.ndarray, cols: np.ndarray) -> np.ndarra
         return every(0) if product.nnz == 0 else np.zeros(0, dtype=np.int64)
     matrix = scipy.sparse.csr_array((every(product.nnz), product.cols, product.indptr), shape=shape)
     matrix.has_canonical_format = True  # sorted and distinct within each row
-    found = np.asarray(matrix[rows, cols]).reshape(-1)
+    found = matrix[rows, cols]
+    if not isinstance(found, np.ndarray):  # a sparse result (none in the SciPy used here)
+        width = shape[1]
+        return _positions(product.rows * width + product.cols, rows * width + cols)
+    found = np.asarray(found).reshape(-1)  # a matrix (1, n) in older SciPy
     if found.size == product.nnz and _increasing(found):  # n distinct places of n
         return every(found.size)
     return found
