@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from dgraph.blocks import ONES, add, diagonal, multiply, sparse
 from dgraph.codegen.tensor.blockops import (
+    _looked_up,
     _meeting_pairs,
     _merged,
     _permuted_positions,
@@ -18,6 +19,7 @@ from dgraph.codegen.tensor.blockops import (
     _sum_placed,
     _through_move,
     entries,
+    every,
 )
 from dgraph.codegen.tensor.constants import DECODER, _checksum, _text
 from dgraph.codegen.tensor.triangle import mirror_positions
@@ -90,6 +92,27 @@ def test_a_move_pairs_each_entry_it_meets_once_in_order(seed, left, increasing):
     sa, sb = (x.tolist() for x in _meeting_pairs(a.cols, b.rows, m))
     assert sorted(zip(ia.tolist(), ib.tolist(), strict=True)) == sorted(zip(sa, sb, strict=True))
     assert np.array_equal(_searched(a, b, product, ia, ib), np.arange(product.nnz))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**16))
+def test_a_general_products_entries_are_looked_up_in_their_rows_as_searched(seed):
+    """Each pair's product entry looked up within its row of the product's pattern
+    (:func:`_looked_up`) is the place the search of the flat keys finds, every place in
+    order (the very ``every`` array) where the pairs are the product's entries in order."""
+    rng = np.random.default_rng(seed)
+    n, m, p = (int(x) for x in rng.integers(1, 9, size=3))
+    density = float(rng.uniform(0.1, 0.9))
+    a = sparse((n,), (m,), *np.nonzero(rng.random((n, m)) < density))
+    b = sparse((m,), (p,), *np.nonzero(rng.random((m, p)) < density))
+    _, product = multiply(a, b)
+    if product is None:
+        return
+    ia, ib = _meeting_pairs(a.cols, b.rows, m)
+    want = _searched(a, b, product, ia, ib)
+    got = _looked_up(product, a.rows[ia], b.cols[ib])
+    np.testing.assert_array_equal(got, want)
+    assert (got is every(got.size)) == (want is every(want.size))
 
 
 def test_a_general_product_is_left_to_the_search():

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dgraph.codegen.tensor.grid_index import Grid, fit, grid, pieces
+import dgraph.codegen.tensor.grid_index as gi
+from dgraph.codegen.tensor.grid_index import Grid, _next_change, fit, grid, pieces
 
 _SETTINGS = settings(max_examples=60, deadline=None)
 
@@ -75,6 +76,49 @@ def test_pieces_rebuild_any_array(values: list[int]) -> None:
         assert np.all(rebuilt[places] == -1)  # each place once
         rebuilt[places] = p.at.indices()
     assert np.array_equal(rebuilt, a)
+
+
+def _every_change(a: np.ndarray, p: int) -> int | None:
+    """The first change of step after ``p`` from the differences of the whole array."""
+    step = np.diff(a)
+    changes = np.flatnonzero(step[1:] != step[:-1]) + 1
+    k = int(np.searchsorted(changes, p, side="right"))
+    return int(changes[k]) if k < changes.size else None
+
+
+def _found(a: np.ndarray) -> tuple:
+    return tuple(pieces(a, limit=k) for k in (1, 8, 32)), grid(a)
+
+
+def test_runs_found_from_the_next_change_alone_are_those_of_the_whole(monkeypatch) -> None:
+    """The next change of step looked for in growing chunks from a run's start gives the
+    pieces and grids the differences of the whole array give: runs of grids (a chunk's
+    end inside a run, a run to the array's end), interleaved ones (the residues tried),
+    grids with one entry moved, and random values."""
+    rng = np.random.default_rng(3)
+    arrays = []
+    for i in range(300):
+        if i % 3 == 0:
+            arrays.append(rng.integers(0, 40, int(rng.integers(1, 600))))
+        elif i % 3 == 1:
+            parts = []
+            for _ in range(int(rng.integers(1, 5))):
+                shape = tuple(int(x) for x in rng.integers(1, 40, 2))
+                strides = tuple(int(x) for x in rng.integers(1, 50, 2))
+                parts.append(Grid(int(rng.integers(0, 900)), shape, strides).indices().ravel())
+            arrays.append(np.concatenate(parts))
+            if rng.random() < 0.4:
+                arrays[-1][int(rng.integers(0, arrays[-1].size))] += 1
+        else:  # two diagonals interleaved, a row skipped now and then
+            rows = int(rng.integers(1, 700))
+            arrays.append(np.ravel([[3 * j + 2, 3 * j + 3 + (j % 9 == 0)] for j in range(rows)]))
+    found = {}
+    for chunk in (2, 256):
+        monkeypatch.setattr(gi, "_next_change", lambda a, p, c=chunk: _next_change(a, p, c))
+        found[chunk] = [_found(a) for a in arrays]
+    monkeypatch.setattr(gi, "_next_change", _every_change)
+    assert found[2] == found[256] == [_found(a) for a in arrays]
+    assert sum(len(f[0][2] or ()) > 1 for f in found[2]) > 50  # many in several pieces
 
 
 def test_rows_of_a_stencil_are_few_pieces() -> None:

@@ -79,6 +79,41 @@ def test_runs_cut_evenly_stepping_positions():
     assert strided_runs(np.random.default_rng(0).permutation(50)) is None
 
 
+def test_runs_rejected_from_a_prefix_as_from_the_whole():
+    """The prefix test (PREFIX entries looked at first) rejects exactly what the whole
+    array rejects, and leaves what it accepts cut as before: runs whose steps change,
+    or go back, before, across and after the prefix's end, one to three arrays."""
+    import dgraph.codegen.tensor.numpy_form as form
+
+    rng = np.random.default_rng(5)
+    kept, outcomes = form.PREFIX, set()
+    try:
+        for _ in range(400):
+            n, width, limit = (
+                int(rng.integers(33, 80)),
+                int(rng.integers(1, 4)),
+                int(rng.integers(1, 9)),
+            )
+            arrays = []
+            for _ in range(width):
+                cuts = np.unique(rng.integers(1, 40, size=int(rng.integers(0, 14))))
+                steps = rng.integers(1, 4, size=cuts.size + 1)[
+                    np.searchsorted(cuts, np.arange(n), side="right")
+                ]
+                if rng.random() < 0.2:
+                    steps[int(rng.integers(0, min(40, n)))] = -1
+                arrays.append(np.cumsum(steps) - int(rng.integers(0, 5)))
+            form.PREFIX = 16
+            got = form.runs(*arrays, limit=limit)
+            prefix = form.runs(*(a[:16] for a in arrays), limit=limit)
+            form.PREFIX = n  # no prefix looked at first
+            assert got == form.runs(*arrays, limit=limit)
+            outcomes.add((prefix is None, got is None))
+    finally:
+        form.PREFIX = kept
+    assert outcomes == {(True, True), (False, True), (False, False)}  # each case met
+
+
 def _plain(statements, constants, env, ends, later=None, mirror=None):
     printer = _Printer()
     return [printer.statement(s) for s in statements]

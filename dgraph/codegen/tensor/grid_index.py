@@ -101,8 +101,7 @@ def grid(a: np.ndarray, dims: int = DIMS) -> Grid | None:
     if a.size == 0 or a.dtype.kind not in "iu":
         return None
     a = a.astype(np.int64, copy=False)
-    step = np.diff(a)
-    length, found = _prefix(a, 0, dims, step, np.flatnonzero(step[1:] != step[:-1]) + 1)
+    length, found = _prefix(a, 0, dims)
     return found if length == a.size else None
 
 
@@ -146,8 +145,6 @@ def _runs(a: np.ndarray, limit: int, dims: int, group: int = 4) -> list[Piece] |
     each time) as ``q`` pieces with an outer axis."""
     if limit < 1:
         return None
-    step = np.diff(a)
-    changes = np.flatnonzero(step[1:] != step[:-1]) + 1  # where a new step begins
     found: list[Piece] = []
     ahead: list[tuple[int, Grid]] = []  # the next grids from p on, one after the other
     p = 0
@@ -156,7 +153,7 @@ def _runs(a: np.ndarray, limit: int, dims: int, group: int = 4) -> list[Piece] |
             return None
         q_start = p + sum(length for length, _ in ahead)
         while len(ahead) < 2 * group and q_start < a.size:
-            length, at = _prefix(a, q_start, dims, step, changes)
+            length, at = _prefix(a, q_start, dims)
             ahead.append((length, at))
             q_start += length
         best = (ahead[0][0], 1, 1)  # entries covered, q, count
@@ -263,18 +260,15 @@ def _places(start: int, shape: tuple[int, ...]) -> Grid:
     return Grid(start, shape, tuple(strides))
 
 
-def _prefix(
-    a: np.ndarray, p: int, dims: int, step: np.ndarray, changes: np.ndarray
-) -> tuple[int, Grid]:
+def _prefix(a: np.ndarray, p: int, dims: int) -> tuple[int, Grid]:
     """The longest run of entries of ``a`` from ``p`` that is one grid of at most ``dims``
-    axes (each axis as long as it goes): its length and the grid. ``step``: ``a``'s
-    differences; ``changes``: where they change."""
+    axes (each axis as long as it goes): its length and the grid."""
     n = a.size - p
     if n == 1:
         return 1, Grid(int(a[p]), (1,), (1,))
-    k = int(np.searchsorted(changes, p, side="right"))
-    length = int(changes[k]) - p + 1 if k < changes.size else n
-    shape, strides = [length], [int(step[p])]
+    change = _next_change(a, p)
+    length = change - p + 1 if change is not None else n
+    shape, strides = [length], [int(a[p + 1] - a[p])]
     while len(shape) <= dims and length < n:
         jump = int(a[p + length] - a[p])
         count = _repeats(a, p, length, jump, n // length)
@@ -289,6 +283,24 @@ def _prefix(
             strides.insert(0, jump)
         length *= count
     return length, Grid(int(a[p]), tuple(shape), tuple(strides))
+
+
+def _next_change(a: np.ndarray, p: int, chunk: int = 256) -> int | None:
+    """The first ``i > p`` where ``a``'s step changes (``a[i + 1] - a[i]`` is not
+    ``a[i] - a[i - 1]``), None where none does: looked for in growing chunks from ``p``
+    on, so that the work is about the run's length, not the array's (the pieces of an
+    index array of 10⁶ entries and more are found by a few runs each, or rejected after
+    a few: its differences taken whole, for each residue tried, cost more than the rest)."""
+    lo, last = p + 1, a.size - 2  # a change at i compares steps i - 1 and i
+    while lo <= last:
+        hi = min(last, lo + chunk - 1)
+        step = np.diff(a[lo - 1 : hi + 2])  # the steps lo - 1 .. hi
+        changed = step[1:] != step[:-1]  # at lo .. hi
+        first = int(changed.argmax())
+        if changed[first]:
+            return lo + first
+        lo, chunk = hi + 1, 2 * chunk
+    return None
 
 
 def _repeats(a: np.ndarray, p: int, length: int, jump: int, most: int) -> int:

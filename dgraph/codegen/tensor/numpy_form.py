@@ -39,6 +39,11 @@ __all__ = ["RUNS", "numpy_body", "runs", "strided_runs", "text"]
 
 RUNS = 8
 """The most slices one scatter part (or the Hessian's mirror) is written as."""
+PREFIX = 4096  # :func:`runs` looks at this many entries first: the greedy cuts of a prefix
+# are the whole array's up to the prefix's last cut (each earlier one ends where a step
+# changes inside the prefix), so more than ``limit`` cuts there, or a step not positive where
+# one starts, rejects the whole; an index array of 10⁶ entries and more that is no runs (most
+# of those asked about) is then rejected without a pass over it (several per module)
 
 _SHAPE_ONLY = ("ravel", "reshape", "asarray")
 
@@ -65,6 +70,8 @@ def runs(*arrays: np.ndarray, limit: int = RUNS) -> list[tuple[int, int]] | None
         return None
     if n == 1:
         return [(0, 1)]
+    if n > 2 * PREFIX and runs(*(a[:PREFIX] for a in arrays), limit=limit) is None:
+        return None  # the prefix's cuts are the whole's up to its last one (see PREFIX)
     if len(arrays) == 1:  # one array: its steps as a row, no stacked copy
         steps = np.diff(arrays[0].astype(np.int64, copy=False))[None, :]
         changes = np.flatnonzero(steps[0, 1:] != steps[0, :-1]) + 1
