@@ -25,7 +25,15 @@ own), under ``--timeout`` seconds and an address-space limit of ``--memory-gb``:
 
 Per call: the median and the least of up to ``--reps`` calls after the first (at least 3;
 the machine is shared: the median is what a user sees under its load, the least the
-code's own time); ratios on the medians. ``--dgraph DIR``: dgraph imported from another
+code's own time); ratios on the medians. Those ratios divide times taken in two
+processes at two moments: on a shared machine they swing with the load of each moment
+(JAX's at 10^5, 1 ms calls that XLA splits over two threads: 0.29 to 2.16 of asdex over
+two runs, see RESULTS.md). So ``÷ asdex, paired`` (unless ``--no-paired``) divides times
+taken together: one more worker builds asdex's and every dgraph candidate that ran, then
+calls them in turn, one call each per round (the order rotated), for up to ``--reps``
+rounds (at least 20) within ``--paired-budget`` seconds; the ratio of the medians of wall
+seconds, and in parentheses of CPU seconds (``process_time``: all the process's threads,
+no waiting). ``--dgraph DIR``: dgraph imported from another
 checkout (an A/B run of two branches with the same script). Values: each
 Hessian is saved as CSR and compared with jax.hessian's (asdex's above the dense limit):
 max |H - H_ref| / max |H_ref|; ``nnz`` against the true count. Ratios from the same run.
@@ -94,7 +102,62 @@ def _timed_calls(fn, arg, reps: int, budget: float = 30.0) -> tuple[float, float
     return timed_calls(fn, arg, reps, budget=budget, pick=lambda t: (median(t), min(t)))
 
 
+PAIRED = "paired"
+"""The worker that times asdex's and dgraph's candidates in turn (``paired:C1,C2``)."""
+
+
+def _paired(name: str, side: int, candidates: list[str], reps: int, budget: float) -> dict:
+    """asdex's ``jax.jit``-ed Hessian and each dgraph ``candidates`` built in this process,
+    warmed up (3 calls each), then called in turn, one call each per round (the order
+    rotated each round), for ``reps`` rounds (at least 20, fewer past ``budget`` seconds):
+    each one's median wall and CPU seconds, and their ratios over asdex's."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    import asdex
+    import jax.numpy as jnp
+
+    import dgraph
+
+    f, flat, x, w, _ = _flat(name, side)
+    jargs = (jnp.asarray(x),) if w is None else (jnp.asarray(x), jnp.asarray(w))
+    args = (x,) if w is None else (x, w)
+    s = (side, side) if name == "minsurf" else (side,)
+
+    def g(u):
+        return f(jnp.reshape(u, s))
+
+    calls = {"asdex": partial(jax.jit(asdex.hessian(flat, *jargs)), *jargs)}
+    for candidate in candidates:
+        lang = candidate.split()[1]
+        H = dgraph.make_function(g, "hessian", lang, point=[x], weights=w, sparse=True)
+        calls[candidate] = partial(H, *(args if lang == "python" else jargs))
+    for call in calls.values():
+        for _ in range(3):
+            jax.block_until_ready(call())
+    names = list(calls)
+    wall: dict[str, list[float]] = {c: [] for c in names}
+    cpu: dict[str, list[float]] = {c: [] for c in names}
+    start, rounds = time.perf_counter(), max(reps, 20)
+    for r in range(rounds):
+        if r >= 3 and time.perf_counter() - start > budget:
+            break
+        for c in names[r % len(names) :] + names[: r % len(names)]:
+            t0, c0 = time.perf_counter(), time.process_time()
+            jax.block_until_ready(calls[c]())
+            wall[c].append(time.perf_counter() - t0)
+            cpu[c].append(time.process_time() - c0)
+    found = {c: {"call": median(wall[c]), "cpu": median(cpu[c])} for c in names}
+    for c in candidates:
+        found[c]["ratio"] = found[c]["call"] / found["asdex"]["call"]
+        found[c]["cpu_ratio"] = found[c]["cpu"] / found["asdex"]["cpu"]
+    return {"status": "ok", "rounds": len(wall["asdex"]), "paired": found}
+
+
 def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | None) -> dict:
+    if candidate.startswith(PAIRED + ":"):
+        budget = float(os.environ.get("DGRAPH_PAIRED_BUDGET", "30"))
+        return _paired(name, side, candidate.split(":", 1)[1].split(","), reps, budget)
     import jax
 
     jax.config.update("jax_enable_x64", True)
@@ -168,7 +231,8 @@ def _spawn(name: str, side: int, candidate: str, opts, out: str) -> dict:
         "out": out,
         "memory_gb": opts.memory_gb,
     }
-    return spawn(str(Path(__file__).resolve()), spec, opts.timeout, root=opts.dgraph)
+    env = {**os.environ, "DGRAPH_PAIRED_BUDGET": str(opts.paired_budget)}
+    return spawn(str(Path(__file__).resolve()), spec, opts.timeout, env=env, root=opts.dgraph)
 
 
 def measure(opts) -> list[dict]:
@@ -189,6 +253,11 @@ def measure(opts) -> list[dict]:
                     run = partial(_spawn, name, side, candidate, opts, out)
                     found[candidate] = logged(name, n, candidate, run)
                 add_errors(found, ("jax.hessian", "asdex"))
+                ran = [c for c in found if c.startswith("dgraph") and found[c]["status"] == "ok"]
+                if opts.paired and ran and found.get("asdex", {}).get("status") == "ok":
+                    paired = f"{PAIRED}:{','.join(ran)}"
+                    run = partial(_spawn, name, side, paired, opts, None)
+                    found[PAIRED] = logged(name, n, PAIRED, run)
                 for candidate, result in found.items():
                     rows.append({"problem": name, "n": n, "candidate": candidate, **result})
     return rows
@@ -197,14 +266,17 @@ def measure(opts) -> list[dict]:
 def table(rows: list[dict]) -> str:
     lines = [
         "| problem | unknowns | candidate | build s | compile s | per call s median (least)"
-        " | ÷ asdex | tril s | peak MB (rise) | nnz (true) | symmetric | rel. error |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        " | ÷ asdex | ÷ asdex, paired (CPU) | tril s | peak MB (rise) | nnz (true)"
+        " | symmetric | rel. error |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     by_key = {(r["problem"], r["n"], r["candidate"]): r for r in rows}
     for r in rows:
+        if r["candidate"] == PAIRED:
+            continue  # its ratios are cells of the dgraph rows
         head = f"| {r['problem']} | {r['n']} | {r['candidate']} |"
         if r["status"] != "ok":
-            lines.append(f"{head} {r['status']} | | | | | | | | |")
+            lines.append(f"{head} {r['status']} | | | | | | | | | |")
             continue
         build = sum(r["build"].values()) if r["build"] else None
         asdex = by_key.get((r["problem"], r["n"], "asdex"), {})
@@ -212,10 +284,24 @@ def table(rows: list[dict]) -> str:
         lines.append(
             f"{head} {seconds_cell(build)} | {seconds_cell(r.get('compile'))}"
             f" | {seconds_cell(r['call'])} ({seconds_cell(r.get('call_min'))}) | {over}"
+            f" | {_paired_cell(r, by_key.get((r['problem'], r['n'], PAIRED), {}))}"
             f" | {seconds_cell(r.get('tril'))} | {memory_cell(r)}"
             f" | {r['nnz']} ({r['true_nnz']}) | {r['symmetric']} | {error_cell(r)} |"
         )
     return "\n".join(lines)
+
+
+def _paired_cell(row: dict, paired: dict) -> str:
+    """``row``'s per call over asdex's timed together (wall, and CPU in parentheses),
+    the paired worker's status where it failed, a dash where it did not run."""
+    if not paired:
+        return "—"
+    if paired.get("status") != "ok":
+        return paired.get("status", "—")[:60]
+    mine = paired["paired"].get(row["candidate"], {})
+    if "ratio" not in mine:  # asdex's own row, or a candidate not paired
+        return "—"
+    return f"{mine['ratio']:.2f} ({mine['cpu_ratio']:.2f})"
 
 
 def main(argv: list[str]) -> None:
@@ -235,6 +321,12 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--reps", type=int, default=10, help="calls timed per candidate")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per candidate")
     parser.add_argument("--memory-gb", type=float, default=10.0, help="address space (0: none)")
+    parser.add_argument(
+        "--no-paired", dest="paired", action="store_false", help="no paired worker (docstring)"
+    )
+    parser.add_argument(
+        "--paired-budget", type=float, default=30.0, help="seconds of the paired worker's calls"
+    )
     parser.add_argument("--json", help="write the raw results here")
     parser.add_argument("--dgraph", help="import dgraph from this checkout (default: this one)")
     opts = parser.parse_args(argv)

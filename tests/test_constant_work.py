@@ -163,3 +163,43 @@ def test_folded_sparse_jacobian_equals_jax_on_random_points(n, values, lang):
     got = got.todense() if lang == "jax" else scipy.sparse.csr_array(got).toarray()
     tol = 1e-13 if lang == "python" else 1e-6  # the JAX module as called: float32 here
     np.testing.assert_allclose(np.asarray(got), ref, rtol=tol, atol=tol)
+
+
+def test_a_second_read_of_the_same_program_compiles_no_fold(monkeypatch, caplog):
+    """Reading the same program again (a new function object, as each build's is)
+    reuses the constant folds compiled for it (``jaxpr_key.PREFOLDS``): XLA compiles no
+    ``jit(evaluate)``; a program whose constants are computed differently (another
+    literal) compiles its own; the graphs' values are the same as the first read's."""
+    import logging
+    from collections import OrderedDict
+
+    from dgraph.frontends import jaxpr_key
+
+    monkeypatch.setattr(jaxpr_key.PREFOLDS, "programs", OrderedDict())
+    x, at = np.linspace(-1.0, 1.0, N), np.linspace(0.3, -0.8, N)
+
+    def shifted(c):
+        def f(x):
+            k = jnp.arange(x.size, dtype=x.dtype)
+            w = jnp.sin(k) ** 2 + c + jnp.cumsum(k) / 10.0
+            return jnp.sum(w * x[::-1] ** 3) + jnp.sum(x[1:] * x[:-1])
+
+        return f
+
+    def folds(f) -> tuple[int, np.ndarray]:
+        caplog.clear()
+        with caplog.at_level(logging.WARNING), jax.log_compiles(True):
+            g = from_jax(jax.grad(f), x, level="array")
+        messages = [r.getMessage() for r in caplog.records]
+        compiled = [m for m in messages if m.startswith("Compiling jit(evaluate)")]
+        return len(compiled), dgraph.accumulate(g, "forward").evaluate([at])[0]
+
+    first, h1 = folds(shifted(1.0))
+    again, h2 = folds(shifted(1.0))
+    other, h3 = folds(shifted(2.0))
+    assert first >= 1 and again == 0 and other >= 1
+    np.testing.assert_array_equal(h1, h2)
+    assert len(jaxpr_key.PREFOLDS.programs) == first + other
+    with jax.enable_x64(True):
+        want = np.asarray(jax.jit(jax.hessian(shifted(2.0)))(jnp.asarray(at)))
+    np.testing.assert_allclose(h3, want, rtol=1e-13, atol=1e-13)

@@ -211,3 +211,38 @@ def test_the_symmetric_count_is_no_bound_on_the_lower_triangle():
     assert search.bounds.endswith(
         "every entry of the Hessian graph's Jacobian (not a lower triangle)"
     )
+
+
+def test_a_proof_in_a_hessian_comparison_names_its_family_and_count():
+    """The same counterexample's table: ``vertex-optimal`` proves 21 over vertex
+    elimination of every entry, next to edge pushing's lower triangle of 16. Every row
+    says what its count is of, the proven cell what it is proven over, and the bound line
+    both bounds with their scope, in the text, Markdown and HTML tables and the JSON
+    (a bare ``proven`` next to a smaller count read as a contradiction)."""
+    from dgraph.render.notebook import comparison_html, comparison_markdown
+    from dgraph.render.text import comparison_text
+
+    x0, x1, x2 = sympy.symbols("x0:3")
+    t1 = x0 + x1 + x2
+    g = from_sympy([x0 + x1, t1, sympy.sin(t1 * x0)], [x0, x1, x2])
+    weights = {out: 1 for out in g.outputs}
+    methods = ["edge-pushing", "vertex-optimal", "forward-over-reverse"]
+    comparison = dgraph.compare_hessian(g, methods, weights)
+    rows = {r["method"]: r for r in comparison.to_dict()["methods"]}
+    assert {m: (r["mults"], r["counts"]) for m, r in rows.items()} == {
+        "edge-pushing": (16, "lower triangle"),
+        "vertex-optimal": (21, "every entry"),
+        "forward-over-reverse": (24, "every entry"),
+    }
+    scope = "vertex elimination, structural mults, every entry"
+    assert rows["vertex-optimal"]["proven_for"] == scope
+    assert "proven_for" not in rows["edge-pushing"]  # no claim, no scope
+    proven = f"proven ({scope})"
+    for table in (comparison_text(comparison), comparison_markdown(comparison)):
+        lines = table.splitlines()
+        (vertex,) = [line for line in lines if "vertex-optimal (every entry)" in line]
+        assert proven in vertex
+        assert any("edge-pushing (lower triangle)" in line for line in lines)
+        assert "lower bound 6 for any accumulation of the lower triangle" in table
+        assert "search bound 21 for vertex elimination (structural mults), every entry" in table
+    assert proven in comparison_html(comparison)

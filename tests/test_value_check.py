@@ -306,7 +306,13 @@ _long = jax.jit(_unrolled)  # a user's jit: inlined by the reference, not compil
 
 
 def _recorded_jit(monkeypatch) -> list[dict]:
-    """``jax.jit`` wrapped to record each call's keyword arguments (the list returned)."""
+    """``jax.jit`` wrapped to record each call's keyword arguments (the list returned),
+    with no compiled reference kept from an earlier test (``jaxpr_key``'s table empty)."""
+    from collections import OrderedDict
+
+    from dgraph.frontends import jaxpr_key
+
+    monkeypatch.setattr(jaxpr_key.REFERENCES, "programs", OrderedDict())
     jitted: list[dict] = []
     plain_jit = jax.jit
 
@@ -397,3 +403,52 @@ def test_a_reference_at_large_arguments_is_compiled_with_xla_s_own_options(monke
         assert jitted == [{"compiler_options": options}]
         want = np.cos(x) * x[::-1] * v + np.sin(x) * v[::-1]
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+def test_the_same_program_built_again_compiles_its_reference_once(monkeypatch, caplog):
+    """Building the same JAX program again (a new function object, as each build's
+    reference is: another mode or language of make_function) reuses the reference compiled
+    for it: no jax.jit, no XLA compile of jit_jvp; a program differing in a constant, a
+    literal or a shape is compiled for itself; each reference gives its own program's
+    J·v. A parameter the key cannot compare by value leaves the program unkeyed."""
+    import logging
+
+    from dgraph.frontends.jaxpr_arrays import JaxJvp
+    from dgraph.frontends.jaxpr_key import program_key
+
+    jitted = _recorded_jit(monkeypatch)
+    rng = np.random.default_rng(5)
+    x, v = rng.uniform(-1, 1, 6), rng.standard_normal(6)
+    scale = np.linspace(1.0, 2.0, 6)
+
+    def made(c: float, weights: np.ndarray):  # a new closure per build, as a Hessian's
+        return lambda x: jnp.tanh(x * jnp.asarray(weights)) * c + x[::-1] ** 2
+
+    def slope(c, weights, x, v):
+        return c * weights * v / np.cosh(x * weights) ** 2 + 2 * x[::-1] * v[::-1]
+
+    runs = [(1.5, scale), (1.5, scale.copy()), (2.5, scale), (1.5, scale + 1e-9)]
+    for c, weights in runs:
+        got = JaxJvp(made(c, weights), ["x"], ["y"])({"x": x}, {"x": v})["y"]
+        np.testing.assert_allclose(got, slope(c, weights, x, v), rtol=1e-12)
+    assert len(jitted) == 3  # the second is the first again; a literal, a constant differ
+    with caplog.at_level(logging.WARNING), jax.log_compiles(True):
+        again = JaxJvp(made(1.5, scale.copy()), ["x"], ["y"])
+        np.testing.assert_allclose(
+            again({"x": x}, {"x": v})["y"], slope(1.5, scale, x, v), rtol=1e-12
+        )
+        longer = JaxJvp(made(1.5, np.ones(7)), ["x"], ["y"])
+        x7, v7 = np.linspace(0, 1, 7), np.ones(7)
+        np.testing.assert_allclose(
+            longer({"x": x7}, {"x": v7})["y"], slope(1.5, np.ones(7), x7, v7), rtol=1e-12
+        )
+    compiled = [r.getMessage() for r in caplog.records if "Compiling" in r.getMessage()]
+    assert len([m for m in compiled if "jit(jvp)" in m]) == 1  # the 7 entries' only
+    assert len(jitted) == 4
+    with jax.enable_x64(True):  # as the references trace
+        closed = jax.make_jaxpr(made(1.5, scale))(x)
+        assert program_key(closed) == program_key(jax.make_jaxpr(made(1.5, scale.copy()))(x))
+        assert program_key(closed) != program_key(jax.make_jaxpr(made(1.5, scale + 1))(x))
+    eqn = closed.jaxpr.eqns[0]
+    monkeypatch.setattr(eqn, "params", {**eqn.params, "opaque": [{1, 2}]}, raising=False)
+    assert program_key(closed) is None

@@ -54,6 +54,7 @@ from .jaxpr_branches import read_clamp, read_cond
 from .jaxpr_constants import ConstantFrontier, signature
 from .jaxpr_dynamic import read_dynamic
 from .jaxpr_extra import REWRITTEN, called_primal, empty_values
+from .jaxpr_key import PREFOLDS, equations_key, kept_reference, program_key
 from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
 from .jaxpr_rewrites import read_linear_solve
@@ -210,16 +211,41 @@ class JaxJvp:
         return None if found is False else found is not None
 
     def _compiled(self, jax, primals: tuple, moves: tuple) -> Callable[..., Any] | None:
-        """``jax.jit`` of ``jvp(f)`` with :func:`reference_options`, or None where its
-        program has more than :data:`REFERENCE_JIT_MOST` equations (:attr:`equations`;
-        the program is then kept for :meth:`_eager`)."""
+        """``jax.jit`` of ``jvp(f)``'s traced program with :func:`reference_options`
+        (for arguments of its shapes; others trace and compile again), the one compiled
+        for the same program in an earlier build where :func:`~.jaxpr_key.kept_reference`
+        kept it; or None where the program has more than :data:`REFERENCE_JIT_MOST`
+        equations (:attr:`equations`; the program is then kept for :meth:`_eager`)."""
         jvp = functools.partial(jax.jvp, self.f)
         closed, shapes = jax.make_jaxpr(jvp, return_shape=True)(primals, moves)
         self.equations = equation_count(closed.jaxpr)
-        if self.equations <= REFERENCE_JIT_MOST:
-            return jax.jit(jvp, compiler_options=reference_options(primals, self.equations))
-        self._program = (_signature(primals, moves), closed, shapes)
-        return None
+        if self.equations > REFERENCE_JIT_MOST:
+            self._program = (_signature(primals, moves), closed, shapes)
+            return None
+        options = reference_options(primals, self.equations)
+        from jax.extend.core import jaxpr_as_fun
+
+        def compile() -> Callable[..., Any]:
+            program = jaxpr_as_fun(closed)
+
+            def jvp(*flat: Any) -> Any:  # XLA's module named jit_jvp, as before
+                return program(*flat)
+
+            return jax.jit(jvp, compiler_options=options)
+
+        program = kept_reference(program_key(closed, options), closed, compile)
+        signature, tree = _signature(primals, moves), jax.tree_util.tree_structure(shapes)
+
+        def run(primals: tuple, moves: tuple) -> Any:
+            if _signature(primals, moves) != signature:  # other shapes: traced again
+                self._jitted = self._compiled(jax, primals, moves)
+                if self._jitted is None:  # longer there: operation by operation
+                    return None, self._eager(jax, primals, moves)
+                return self._jitted(primals, moves)
+            flat = jax.tree_util.tree_leaves((primals, moves))
+            return jax.tree_util.tree_unflatten(tree, program(*flat))
+
+        return run
 
     def _eager(self, jax, primals: tuple, moves: tuple) -> Any:
         """``J·v`` by :func:`run_eagerly` over ``jvp(f)``'s program (traced again for
@@ -662,7 +688,8 @@ class _Reader:
     def prefold(self, chosen: list, env: dict) -> None:
         """Equations that read only constants (directly or through one another; found by
         :class:`~.jaxpr_constants.ConstantFrontier`), evaluated together in one jitted
-        program: one compilation, not one per operation; :meth:`fold` takes their values.
+        program: one compilation, not one per operation (and none for equations a build
+        compiled before: :data:`~.jaxpr_key.PREFOLDS`); :meth:`fold` takes their values.
         Not where most of them repeat an operation :meth:`fold` compiles once and then
         only dispatches (see :data:`PREFOLD_REPEATS`), nor past :data:`PREFOLD_MOST`; where
         the program fails, each is folded on its own."""
@@ -686,8 +713,11 @@ class _Reader:
                 local.update(zip(e.outvars, outs, strict=True))
             return [local[v] for e in chosen for v in e.outvars]
 
-        jax = jax_module()
-        _, program = self.prefold_programs.setdefault(key, (chosen, jax.jit(evaluate)))
+        if key not in self.prefold_programs:  # the same equations in an earlier build too
+            jit = jax_module().jit
+            program = PREFOLDS.get(equations_key(leaves, chosen), 0, lambda: jit(evaluate))
+            self.prefold_programs[key] = (chosen, program)
+        _, program = self.prefold_programs[key]
         try:
             values = iter(program(*(_unheld(env[v]) for v in leaves)))
         except Exception:  # folded one by one below, each failure named there

@@ -16,7 +16,9 @@ against a vertex-elimination bound of 21 in ``tests/test_hessian_methods.py``): 
 kept apart, as :attr:`HessianComparison.search_lower_bound` and the ``search_`` fields of
 :meth:`HessianComparison.to_dict`, and the bounds a :class:`Comparison` claims for every
 method it holds (``effective_lower_bound``, ``elimination_lower_bound``,
-``edge_elimination``) are ``None`` on a Hessian comparison.
+``edge_elimination``) are ``None`` on a Hessian comparison. Its rows say what each count
+is of (``counts``: lower triangle or every entry) and what a search's proof ranges over
+(``proven_for``: family, mults and count), as its rendered tables do.
 """
 
 from __future__ import annotations
@@ -38,6 +40,11 @@ __all__ = ["COMPARED_HESSIAN", "HessianComparison", "accumulate_hessian", "compa
 COMPARED_HESSIAN = ("forward-over-reverse", "edge-pushing", "symmetric", "reverse", "markowitz")
 # what a Jacobian search's bound covers on the Hessian graph: every entry, not a triangle
 SEARCH_SCOPE = ", every entry of the Hessian graph's Jacobian (not a lower triangle)"
+# what a row's count is of (HessianComparison.rows' "counts")
+LOWER, EVERY = "lower triangle", "every entry"
+# the family a search's optimality proof or bound ranges over (HessianComparison.rows'
+# "proven_for"; best's is the widest family it met, info["optimal_among"])
+SEARCH_FAMILY = {"vertex-optimal": "vertex elimination", "edge-optimal": "edge elimination"}
 
 
 def accumulate_hessian(
@@ -174,6 +181,24 @@ class HessianComparison(Comparison):
         bound = Comparison.lower_bound.fget(self)  # type: ignore[attr-defined]
         return None if bound is None else LowerBound(bound.mults, bound.bounds + SEARCH_SCOPE)
 
+    def rows(self) -> list[dict[str, Any]]:
+        """:meth:`Comparison.rows` with each row's scope: ``counts``, what its ``mults``
+        count (``"lower triangle"``: edge pushing and symmetric elimination; ``"every
+        entry"``: the rest), and, on a row whose ``optimal`` cell claims a proof or a gap
+        (a search's), ``proven_for``: the family it is proven over, in which mults, and
+        the count it bounds (``"vertex elimination, structural mults, every entry"``), so
+        that a ``proven`` 21 over every entry is not read against a lower triangle's 16."""
+        rows = super().rows()
+        for row in rows:
+            es = self.results.get(row["method"])
+            if es is None:  # skipped
+                continue
+            row["counts"] = LOWER if es.info.get("triangle") == "lower" else EVERY
+            claims = ("optimal", "proven_optimal", "objective_lower_bound")
+            if any(es.info.get(k) is not None for k in claims):
+                row["proven_for"] = f"{_family(row['method'], es.info)}, {row['counts']}"
+        return rows
+
     # best's bounds bound the accumulation of every entry, not of the lower triangle: none
     # is claimed for every method here (to_dict's search_ fields keep them)
     @property
@@ -199,6 +224,16 @@ class HessianComparison(Comparison):
             "search_elimination_lower_bound": jacobian.elimination_lower_bound.fget(self),  # type: ignore[attr-defined]
             "search_edge_elimination": jacobian.edge_elimination.fget(self),  # type: ignore[attr-defined]
         }
+
+
+def _family(method: str, info: Mapping[str, Any]) -> str:
+    """The family a search's claim ranges over and in which count: its own
+    (:data:`SEARCH_FAMILY`, structural mults), ``best``'s widest met (``optimal_among``)
+    or, unproven, the families it bounded, in its objective's mults."""
+    if method in SEARCH_FAMILY:
+        return f"{SEARCH_FAMILY[method]}, structural mults"
+    among = info.get("optimal_among") or "the families best bounds"
+    return f"{among}, {info.get('objective', 'effective')} mults"
 
 
 def _objective(options: Mapping[str, Any]) -> dict[str, Any]:

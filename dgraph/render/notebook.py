@@ -119,15 +119,19 @@ def _signed(k: int | None) -> str:
 
 def _optimal_cell(row: dict[str, Any]) -> str:
     """``proven``, or ``gap N`` from the row's own lower bound (an exact search's, or
-    ``best``'s in its objective), ``no`` without one, blank for a heuristic."""
+    ``best``'s in its objective), ``no`` without one, blank for a heuristic; followed by
+    the claim's scope where the row has one (``proven_for``, a Hessian comparison's:
+    ``proven (vertex elimination, structural mults, every entry)``)."""
+    scope = f" ({row['proven_for']})" if row.get("proven_for") else ""
     if row.get("optimal") or row.get("proven_optimal"):
-        return "proven"
+        return "proven" + scope
     if row.get("optimal") is False:
         bound = row.get("lower_bound")
-        return f"gap {row['mults'] - bound}" if isinstance(bound, int) and bound else "no"
+        gap = f"gap {row['mults'] - bound}" if isinstance(bound, int) and bound else "no"
+        return gap + scope
     if row.get("objective_lower_bound") is not None:
         cost = row["mults"] if row.get("objective") == "structural" else row["mults_effective"]
-        return f"gap {cost - row['objective_lower_bound']}"
+        return f"gap {cost - row['objective_lower_bound']}{scope}"
     return ""
 
 
@@ -142,9 +146,10 @@ def comparison_cells(row: dict[str, Any]) -> list[str]:
     """One ``Comparison.rows()`` row as the cells of :data:`COLUMNS` (CLI and notebooks)."""
     optimal = _optimal_cell(row)
     seconds = row.get("seconds")
-    found_by = f" ({row['found_by']})" if "found_by" in row else ""
+    # who found best's result, and what a Hessian comparison's count is of
+    notes = [row[k] for k in ("found_by", "counts") if row.get(k)]
     return [
-        row["method"] + found_by,
+        row["method"] + (f" ({'; '.join(notes)})" if notes else ""),
         str(row["mults"]),
         str(row["mults_effective"]),
         str(row["adds"]),
@@ -176,6 +181,9 @@ def bound_text(comparison) -> str:
         needs.append(f"any accumulation ≥ {comparison.effective_lower_bound}")
     if needs:
         parts.append(f"effective mults: {', '.join(needs)}")
+    search = getattr(comparison, "search_lower_bound", None)  # a Hessian comparison's
+    if search:
+        parts.append(f"search bound {search.mults} for {search.bounds}")
     return "; ".join(parts)
 
 
