@@ -184,9 +184,10 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
     needed = _needed(w, nodes)  # the same statements at every point
     if needed is None:
         return None
+    lookups: dict = {}  # a later point's scatter lookups start from the earlier one's
     for seed in _SEEDS:  # an entry far from 0 at any one point is not asked
         if asked is not None:  # a later point: the entries still asked alone
-            near = _near_at_entries(w, parts, seed, fixed, shaped, asked, needed)
+            near = _near_at_entries(w, parts, seed, fixed, shaped, asked, needed, lookups)
             if near is not None:
                 asked &= near
                 if not asked.any():
@@ -335,14 +336,22 @@ def _at_a_point(
 
 
 def _near_at_entries(
-    w, parts, seed: int, fixed: dict, shaped: dict, asked: np.ndarray, needed=None
+    w,
+    parts,
+    seed: int,
+    fixed: dict,
+    shaped: dict,
+    asked: np.ndarray,
+    needed=None,
+    lookups: dict | None = None,
 ):
     """:func:`_near_zero` at the point drawn from ``seed`` for the entries ``asked``
     alone (the rest False), each summand evaluated only at the entries it places there
     (:mod:`.entry_values`); the largest magnitude is that of the values computed, so of
     the statements the asked entries read. None where the program is not evaluated so
     (then the whole point is). ``needed``: :func:`_needed` of the parts' nodes, found
-    before."""
+    before; ``lookups``: the scatters' lookups of the positions asked at an earlier point
+    (:class:`~.entry_values.EntryValues`), filled with this point's."""
     statements = w.statements
     nodes = [data for _, data in parts]
     found_needed = _needed(w, nodes) if needed is None else needed
@@ -351,7 +360,7 @@ def _near_at_entries(
     order, arguments, shapes = found_needed
     known = dict(w.constants.arrays)
     known.update((statements[k].target, fixed[k][0]) for k in order if k in fixed)
-    program = EntryValues({n: s.shape for n, s in shaped.items()}, known)
+    program = EntryValues({n: s.shape for n, s in shaped.items()}, known, lookups)
     entries = np.flatnonzero(asked)
     rank = np.full(asked.size, -1, dtype=np.int64)
     rank[entries] = np.arange(entries.size)
@@ -399,6 +408,9 @@ def _near_at_entries(
             near |= np.abs(total) <= _NEAR_ALL * largest
     except (Whole, DGraphError, ArithmeticError, ValueError, TypeError, IndexError, KeyError):
         return None
+    if lookups is not None:
+        lookups.clear()
+        lookups.update(program.lookups)
     out = np.zeros(asked.size, dtype=bool)
     out[entries[near]] = True
     return out
