@@ -187,6 +187,49 @@ def test_blocks_times_vectors(name):
     np.testing.assert_allclose(apply_block(block, value, v), expected, rtol=1e-13, atol=1e-14)
 
 
+@pytest.mark.parametrize("name", list(UNUSUAL))
+@pytest.mark.parametrize("valued", [True, False])
+def test_lanes_applied_as_each_lane_alone(name, valued):
+    """An edge's blocks applied to a value lane and a magnitude lane at once (the check's
+    J·v and |J|·|v|: each product written into its lane's row, a move without values
+    passing the rows through) give each lane's products with the values or their
+    magnitudes, summed over the parts, from the right and from the left; the rows given
+    are never written into."""
+    block = UNUSUAL[name]
+    rng = np.random.default_rng(len(name))
+    value = random_values(block, rng) if valued else None
+    transposed = to_matrix(block, value).T
+    m, n = transposed.shape[1], transposed.shape[0]
+    for left, size in ((False, n), (True, m)):
+        rows = rng.standard_normal((2, size))
+        rows[1] = np.abs(rows[1])
+        kept = rows.copy()
+        for parts in ([(block, value)], [(block, value), (block, value)]):
+            got = block_values._lanes_applied(parts, (False, True), rows, left)
+            for k, absolute in enumerate((False, True)):
+                lane = value if value is None or not absolute else np.abs(value)
+                matrix = to_matrix(block, lane)
+                one = (matrix.T if left else matrix) @ rows[k]
+                np.testing.assert_allclose(got[k], len(parts) * one, rtol=1e-13, atol=1e-13)
+            np.testing.assert_array_equal(rows, kept)
+
+
+def test_a_reshape_passes_the_rows_through():
+    """A move without values reading and writing every place in order is applied as the
+    rows themselves (no copy); one with values, or a part more, is not."""
+    block = UNUSUAL["reshape out"]
+    move = blocks.Labelled(block.out_shape, block.in_shape, block.out_axes, block.in_axes,
+                           block.sizes, ())  # fmt: skip
+    rows = np.arange(12.0).reshape(2, 6)
+    assert block_values._lanes_applied([(move, None)], (False, True), rows, False) is rows
+    assert block_values._lanes_applied([(move, None)], (False, True), rows, True) is rows
+    twice = block_values._lanes_applied([(move, None)] * 2, (False, True), rows, False)
+    assert twice is not rows
+    np.testing.assert_array_equal(twice, 2 * rows)
+    valued = block_values._lanes_applied([(move, np.full((), 2.0))], (False, True), rows, False)
+    np.testing.assert_array_equal(valued, 2 * rows)
+
+
 def test_verification_forms_no_product_or_sum_of_blocks(monkeypatch):
     """The J·v check applies the expression set to a vector: at 1000 x 1000 the blocks'
     products cost seconds, their application milliseconds."""

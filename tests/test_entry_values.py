@@ -120,3 +120,34 @@ def test_a_store_or_a_second_assignment_is_not_taken():
     assert demand(program, twice, [(Name("a"), np.array([1]))]) is None
     store = [ArrayStatement("a", Const(1.0), at=(Const(0),))]
     assert demand(program, store, [(Name("a"), np.array([1]))]) is None
+
+
+def test_a_later_ask_reuses_an_earlier_lookup_with_the_same_positions():
+    """A scatter's lookup of fewer positions, among those an earlier program asked (the
+    cancellation pass's third point after its second), looks only at the entries found
+    then, and finds what a fresh lookup finds; positions outside the earlier ones are
+    looked up afresh."""
+    rng = np.random.default_rng(3)
+    size = 50
+    flat = rng.integers(0, size, 400)  # repeats: several entries land on one position
+    node = Scatter(size, Name("K"), Name("d"))
+    key = (id(node), id(flat))
+    earlier = EntryValues({}, {"K": flat})
+    first = np.unique(rng.choice(size, 20, replace=False))
+    earlier.positions(node, flat, first, size)
+    outside = np.setdiff1d(np.arange(size), first)[:2]
+    for at, reused in (
+        (first[::3], True),
+        (first[:1], True),
+        (np.union1d(first[:4], outside), False),
+    ):
+        fresh = EntryValues({}, {"K": flat}).positions(node, flat, at, size)
+        later = EntryValues({}, {"K": flat}, earlier.lookups)
+        for mine, theirs in zip(later.positions(node, flat, at, size), fresh, strict=True):
+            np.testing.assert_array_equal(mine, theirs)
+        # the earlier entries with one that lands at ``at`` left out: read when reused
+        found_at, taken, rank = earlier.lookups[key]
+        dropped = np.flatnonzero(np.isin(flat[taken], at))[0]
+        short = {key: (found_at, np.delete(taken, dropped), rank)}
+        got = EntryValues({}, {"K": flat}, short).positions(node, flat, at, size)[0]
+        assert (got.size == fresh[0].size - 1) == reused

@@ -408,7 +408,7 @@ def _pad(x: np.ndarray, value: Any, config, shape) -> np.ndarray:
     value = np.asarray(value)
     out = np.full(shape, value.item() if value.dtype == object else float(value), dtype=x.dtype)
     if x.dtype != object:
-        out = out.astype(float)
+        out = out.astype(float, copy=False)  # a float operand: no copy
     src, dst = [], []  # along each axis the kept entries are a run: slices, no gather
     for (lo, _hi, interior), n, m in zip(config, x.shape, shape, strict=True):
         at = lo + np.arange(n) * (interior + 1)

@@ -530,20 +530,44 @@ def _lanes_applied(
     magnitudes summed in the parts' order into that lane's row of one new array: the
     same sums as adding the products one by one, without a new vector per sum and a copy
     of the rows into a stacked array (at 10⁶ unknowns a few hundred vectors of 10⁶
-    entries per J·v)."""
+    entries per J·v). The first part's product is written into its row directly
+    (:func:`_product_of`'s ``out``), and an edge that is one move without values reading
+    and writing every place in order (a reshape: each lane's row as it is) gives
+    ``vector`` itself: at 10⁶ unknowns some 190 rows of 10⁶ entries not copied per J·v
+    (the minimal surface's Hessian). Callers never write into what is returned."""
+    if len(parts) == 1 and _passes_through(parts[0][0], parts[0][1]):
+        return vector
     by = _transposed_product if left else _product_of
-    out: np.ndarray | None = None
+    block = parts[0][0]
+    size = math.prod(block.in_shape if left else block.out_shape)
+    out = np.empty((len(lanes), size))
     for k, (absolute, row) in enumerate(zip(lanes, vector, strict=True)):
         for j, (block, value) in enumerate(parts):
-            part = by(block, _magnitude(value) if absolute else value, row, False)
-            if out is None:
-                out = np.empty((len(lanes), np.size(part)))
+            value = _magnitude(value) if absolute else value
             if j == 0:
-                out[k] = part
+                by(block, value, row, False, out[k])
             else:
-                out[k] += part
-    assert out is not None  # an edge has a block
+                out[k] += by(block, value, row, False)
     return out
+
+
+def _passes_through(block: Block, value) -> bool:
+    """Whether ``block`` with ``value`` maps a flat vector to itself (a labelled move
+    without values whose sides read every place in order: a reshape), so that its product
+    with a vector is that vector, as :func:`_product_of` without ``copy`` gives it."""
+    if value is not None or type(block) is not Labelled or block.nnz != math.prod(block.out_shape):
+        return False
+    plan = _vector_plan(block)
+    return (
+        not plan.subscripts
+        and not plan.value_shape
+        and not plan.broadcast
+        and plan.reader_in.index is None
+        and plan.reader_in.cut is None
+        and plan.reader_out.index is None
+        and plan.reader_out.cut is None
+        and math.prod(block.in_shape) == math.prod(block.out_shape)
+    )
 
 
 def _magnitude(value: np.ndarray | None) -> np.ndarray | None:
@@ -649,34 +673,60 @@ def apply_block(block: Block, value: np.ndarray | None, vector: np.ndarray) -> n
     return _product_of(block, value, vector, True)
 
 
-def _product_of(block: Block, value, vector: np.ndarray, copy: bool) -> np.ndarray:
+def _product_of(
+    block: Block, value, vector: np.ndarray, copy: bool, out: np.ndarray | None = None
+) -> np.ndarray:
     """:func:`apply_block`; without ``copy`` the result may share memory with
-    ``vector`` (a move without values: the vector's entries as they are)."""
+    ``vector`` (a move without values: the vector's entries as they are). With ``out``
+    (a flat float array of the result's size), the result is written there and ``out``
+    returned: the same values, computed by the same operations."""
     if isinstance(block, Permutation):
-        return permutation.apply(block, value, vector)
+        return _into(permutation.apply(block, value, vector), out)
     if hasattr(value, "applied"):  # a structured block's values (a convolution's kernel)
-        return value.applied(vector)  # type: ignore[union-attr]
+        return _into(value.applied(vector), out)  # type: ignore[union-attr]
     value = np.ones(()) if value is None else np.asarray(value, dtype=float)
     if isinstance(block, Sparse):
         rows = math.prod(block.out_shape)
         weights = np.broadcast_to(value.reshape(-1) if value.size > 1 else value, block.rows.shape)
-        return np.bincount(block.rows, weights=weights * vector[block.cols], minlength=rows)
+        found = np.bincount(block.rows, weights=weights * vector[block.cols], minlength=rows)
+        return _into(found, out)
     plan = _vector_plan(block)
     x = plan.reader_in.gather(vector)
+    whole_out = plan.reader_out.cut is None and plan.reader_out.index is None
+    direct = out is not None and whole_out and not plan.broadcast
     if plan.value_shape:
         values = (
             np.broadcast_to(value.reshape(()), plan.value_shape)
             if value.size == 1
             else value.reshape(plan.value_shape)
         )
+        if direct:  # the contraction written where the result goes
+            target = out.reshape(plan.out_label_shape)  # type: ignore[union-attr]
+            np.einsum(plan.subscripts, values, x, optimize=plan.optimize, out=target)
+            return out  # type: ignore[return-value]
         t = np.einsum(plan.subscripts, values, x, optimize=plan.optimize)
     else:
         t = np.einsum(plan.subscripts, x) if plan.subscripts else x
         scale = float(value.reshape(-1)[0])
+        if direct:
+            target = out.reshape(plan.out_label_shape)  # type: ignore[union-attr]
+            if scale != 1:
+                np.multiply(t, scale, out=target)
+            else:
+                target[...] = t
+            return out  # type: ignore[return-value]
         t = t * scale if scale != 1 else t
     if plan.broadcast:
         t = np.broadcast_to(t.reshape(plan.present_shape), plan.out_label_shape)
-    return plan.reader_out.scatter(t, copy)
+    return _into(plan.reader_out.scatter(t, copy or out is not None, out), out)
+
+
+def _into(found: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    """``found``, copied into ``out`` where one is given (and not already it)."""
+    if out is None or found is out:
+        return found
+    out[...] = found
+    return out
 
 
 def apply_transposed(block: Block, value: np.ndarray | None, vector: np.ndarray) -> np.ndarray:
@@ -692,18 +742,21 @@ def apply_transposed(block: Block, value: np.ndarray | None, vector: np.ndarray)
     return _transposed_product(block, value, vector, True)
 
 
-def _transposed_product(block: Block, value, vector: np.ndarray, copy: bool) -> np.ndarray:
-    """:func:`apply_transposed` (``copy``: as :func:`_product_of`'s)."""
+def _transposed_product(
+    block: Block, value, vector: np.ndarray, copy: bool, out: np.ndarray | None = None
+) -> np.ndarray:
+    """:func:`apply_transposed` (``copy`` and ``out``: as :func:`_product_of`'s)."""
     if isinstance(block, Permutation):
-        return permutation.apply_transposed(block, value, vector)
+        return _into(permutation.apply_transposed(block, value, vector), out)
     if hasattr(value, "applied_transposed"):  # a structured block's values
-        return value.applied_transposed(vector)  # type: ignore[union-attr]
+        return _into(value.applied_transposed(vector), out)  # type: ignore[union-attr]
     if isinstance(block, Sparse):
         value = np.ones(()) if value is None else np.asarray(value, dtype=float)
         weights = np.broadcast_to(value.reshape(-1) if value.size > 1 else value, block.rows.shape)
         size = math.prod(block.in_shape)
-        return np.bincount(block.cols, weights=weights * vector[block.rows], minlength=size)
-    return _product_of(_transposed(block), value, vector, copy)
+        found = np.bincount(block.cols, weights=weights * vector[block.rows], minlength=size)
+        return _into(found, out)
+    return _product_of(_transposed(block), value, vector, copy, out)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -752,15 +805,23 @@ class _Reader:
             return vector.reshape(self.label_shape)
         return vector.reshape(self.shape)[self.cut].reshape(self.label_shape)
 
-    def scatter(self, t: np.ndarray, copy: bool = True) -> np.ndarray:
+    def scatter(
+        self, t: np.ndarray, copy: bool = True, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """A new flat vector holding ``t`` (one axis per label) where the labels read,
         zeros elsewhere (without ``copy``, where the labels read every place in order:
-        ``t`` flattened, a view where it can be)."""
+        ``t`` flattened, a view where it can be; with ``out``, written there)."""
         if self.cut is None and self.index is None:
+            if out is not None:
+                out.reshape(np.shape(t))[...] = t
+                return out
             if not copy:
                 return np.asarray(t, dtype=float).reshape(-1)
             return np.array(t, dtype=float).reshape(-1)
-        out = np.zeros(self.size)
+        if out is None:
+            out = np.zeros(self.size)
+        else:
+            out[...] = 0.0
         if self.index is not None:
             out[self.index] = t
         else:

@@ -181,15 +181,19 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
     nodes = [data for _, data in parts]
     asked, shaped = None, {}
     fixed: dict[int, tuple] = {}  # what no input reaches, the same at every point
+    needed = _needed(w, nodes)  # the same statements at every point
+    if needed is None:
+        return None
+    lookups: dict = {}  # a later point's scatter lookups start from the earlier one's
     for seed in _SEEDS:  # an entry far from 0 at any one point is not asked
         if asked is not None:  # a later point: the entries still asked alone
-            near = _near_at_entries(w, parts, seed, fixed, shaped, asked)
+            near = _near_at_entries(w, parts, seed, fixed, shaped, asked, needed, lookups)
             if near is not None:
                 asked &= near
                 if not asked.any():
                     return None
                 continue
-        point = _at_a_point(w, nodes, seed, fixed)
+        point = _at_a_point(w, nodes, seed, fixed, needed)
         if point is None:
             return None
         if asked is None:
@@ -283,7 +287,9 @@ def _drawn(w, arguments: list[str], shapes: dict, seed: int) -> dict:
     return env
 
 
-def _at_a_point(w, nodes: list[Node], seed: int, fixed: dict[int, tuple] | None = None):
+def _at_a_point(
+    w, nodes: list[Node], seed: int, fixed: dict[int, tuple] | None = None, needed=None
+):
     """The values of ``nodes`` at the point drawn from ``seed`` (:func:`_drawn`), with
     the values of the names no input reaches and every name's shape; None where the
     program is not evaluated here (its inputs not found, an operation the evaluator
@@ -329,21 +335,32 @@ def _at_a_point(w, nodes: list[Node], seed: int, fixed: dict[int, tuple] | None 
     return numbers, shaped, found, magnitude
 
 
-def _near_at_entries(w, parts, seed: int, fixed: dict, shaped: dict, asked: np.ndarray):
+def _near_at_entries(
+    w,
+    parts,
+    seed: int,
+    fixed: dict,
+    shaped: dict,
+    asked: np.ndarray,
+    needed=None,
+    lookups: dict | None = None,
+):
     """:func:`_near_zero` at the point drawn from ``seed`` for the entries ``asked``
     alone (the rest False), each summand evaluated only at the entries it places there
     (:mod:`.entry_values`); the largest magnitude is that of the values computed, so of
     the statements the asked entries read. None where the program is not evaluated so
-    (then the whole point is)."""
+    (then the whole point is). ``needed``: :func:`_needed` of the parts' nodes, found
+    before; ``lookups``: the scatters' lookups of the positions asked at an earlier point
+    (:class:`~.entry_values.EntryValues`), filled with this point's."""
     statements = w.statements
     nodes = [data for _, data in parts]
-    found_needed = _needed(w, nodes)
+    found_needed = _needed(w, nodes) if needed is None else needed
     if found_needed is None:
         return None
     order, arguments, shapes = found_needed
     known = dict(w.constants.arrays)
     known.update((statements[k].target, fixed[k][0]) for k in order if k in fixed)
-    program = EntryValues({n: s.shape for n, s in shaped.items()}, known)
+    program = EntryValues({n: s.shape for n, s in shaped.items()}, known, lookups)
     entries = np.flatnonzero(asked)
     rank = np.full(asked.size, -1, dtype=np.int64)
     rank[entries] = np.arange(entries.size)
@@ -391,6 +408,9 @@ def _near_at_entries(w, parts, seed: int, fixed: dict, shaped: dict, asked: np.n
             near |= np.abs(total) <= _NEAR_ALL * largest
     except (Whole, DGraphError, ArithmeticError, ValueError, TypeError, IndexError, KeyError):
         return None
+    if lookups is not None:
+        lookups.clear()
+        lookups.update(program.lookups)
     out = np.zeros(asked.size, dtype=bool)
     out[entries[near]] = True
     return out
