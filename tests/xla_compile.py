@@ -74,7 +74,9 @@ def _flags(config) -> str:
 
 class _AtomicFiles:
     """JAX's cache interface (``get``, ``put``) over one directory: an entry per file,
-    written whole under a temporary name and renamed."""
+    written whole under a temporary name and renamed. Best effort: an entry that cannot
+    be read is a miss and one that cannot be written is dropped (the program compiled is
+    used either way), so a full disk does not turn into JAX's warning."""
 
     def __init__(self, path: str) -> None:
         self._path = Path(path)
@@ -82,21 +84,22 @@ class _AtomicFiles:
     def get(self, key: str) -> bytes | None:
         try:
             return (self._path / key).read_bytes()
-        except FileNotFoundError:
+        except OSError:
             return None
 
     def put(self, key: str, value: bytes) -> None:
         target = self._path / key
         if target.exists():
             return
-        fd, temporary = tempfile.mkstemp(dir=self._path, prefix=".part-")
+        temporary = None
         try:
+            fd, temporary = tempfile.mkstemp(dir=self._path, prefix=".part-")
             with os.fdopen(fd, "wb") as file:
                 file.write(value)
             os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        except OSError:
+            if temporary is not None:
+                Path(temporary).unlink(missing_ok=True)
 
 
 def _install(path: str) -> bool:
