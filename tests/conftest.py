@@ -1,5 +1,6 @@
 """Shared fixtures: the paper graphs, and hypothesis settings for the property tests; the
-hooks that fail a CI run on a skip not explained in tests/skip_policy.py."""
+hooks that fail a CI run on a skip not explained in tests/skip_policy.py; XLA's flags and
+one compilation cache for the run's processes (tests/xla_compile.py)."""
 
 from __future__ import annotations
 
