@@ -1,22 +1,25 @@
 """Shared fixtures: the paper graphs, and hypothesis settings for the property tests; the
-hooks that fail a CI run on a skip not explained in tests/skip_policy.py."""
+hooks that fail a CI run on a skip not explained in tests/skip_policy.py; XLA's flags and
+one compilation cache for the run's processes (tests/xla_compile.py)."""
 
 from __future__ import annotations
-
-import os
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from dgraph.frontends import bundled
 
+from . import xla_compile
 from .skip_policy import pytest_sessionstart, pytest_terminal_summary  # noqa: F401 (hooks)
 
-# XLA's LLVM optimizations are most of a small program's compile time, and the tests
-# compile thousands of small programs to check values, never speed (benchmarks/ time the
-# optimized code): without them the JAX-heavy files take ~7 % less. Read when JAX's
-# backend starts, so set before any test runs; a value the caller set is kept.
-os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
+
+def pytest_configure(config):
+    xla_compile.configure(config)  # XLA's flags, one compilation cache for the run
+
+
+def pytest_unconfigure(config):
+    xla_compile.unconfigure(config)
+
 
 settings.register_profile(
     "dgraph", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
