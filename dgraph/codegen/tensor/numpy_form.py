@@ -33,7 +33,13 @@ from .grid_numpy import grid_lines
 from .numpy_assembly import Mirror, Write, written
 from .numpy_pad import pad_lines
 from .numpy_planes import planes_split, scatter_bases
-from .numpy_scalars import distinct, scales_folded, uniform_scalars, uniform_value
+from .numpy_scalars import (
+    broadcasts_late,
+    distinct,
+    scales_folded,
+    uniform_scalars,
+    uniform_value,
+)
 
 __all__ = ["RUNS", "numpy_body", "runs", "strided_runs", "text"]
 
@@ -157,6 +163,7 @@ def numpy_body(
     if not ir.straight_line(statements):
         return plain
     statements = uniform_scalars(statements, constants, env)
+    statements = broadcasts_late(statements, env, ends)
     statements = scatter_bases(statements, constants, ends)
     statements, env = planes_split(statements, constants, env, ends)
     statements = scales_folded(statements, env, ends)
@@ -298,6 +305,11 @@ class _Context:
             a = self.constants.arrays[node.id]
             return a if a.ndim == 1 and a.dtype.kind in "iu" else None
         return None
+
+    def vector(self, node: Node) -> Node:
+        """The name under ``node`` where it only flattens or broadcasts a vector to its
+        own size (:func:`_vector_of`); ``node`` itself otherwise."""
+        return _vector_of(node, self)
 
     def dying(self, name: str, node: Node, i: int) -> bool:
         """Whether statement ``i`` may write into ``name``'s array: it is the last to
@@ -515,7 +527,8 @@ def _assembly(
         node = _in_place(node, c, fresh, i, v)  # not into a name another part reads
         data = c.printer.doprint(node)
         number = isinstance(d, ir.Const)  # a number (a plane of one value): never sliced
-        once = len(pieces) == 1 or number  # in several pieces, it is computed once first
+        # in several pieces, it is computed once first (a name, or its ravel, is read as it is)
+        once = len(pieces) == 1 or number or _view_of_name(node)
         if not once:
             writes.append(f"    _part = {data}")
             data = "_part"
@@ -543,6 +556,13 @@ def _assembly(
         else:
             lines.append(f"    {t}[{text(at)}] = {c.constants.add(values).id}")
     return lines
+
+
+def _view_of_name(node: Node) -> bool:
+    """Whether ``node`` is a name or its ``ravel``: read, nothing computed."""
+    if isinstance(node, Call) and node.func == "ravel" and len(node.args) == 1:
+        node = node.args[0]
+    return isinstance(node, Name)
 
 
 def _out(node: Node) -> str | None:
