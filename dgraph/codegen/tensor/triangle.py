@@ -362,7 +362,9 @@ def narrowed(
     compact) where nothing can be narrowed or a statement stores in place. ``compact``:
     a vector assembled by such a scatter is made compact too (its parts' positions
     renumbered among the kept entries: the lower triangle's own program, no gather of
-    the whole matrix's values), where nothing but its reshapes to ``values`` reads it."""
+    the whole matrix's values), where each of its entries can be computed alone
+    (``_Narrowing.fits``: its base's too) and nothing but its reshapes to ``values``
+    reads it."""
     statements = program.statements
     by_name = {s.target: s for s in statements}
     if any(s.at for s in statements) or values not in by_name:
@@ -375,7 +377,13 @@ def narrowed(
         work.index(flat) is not None for flat, _ in _parts(top)
     )
     chain = _chain(values, root, by_name)
-    if compact and placed and _read_only_by(statements, chain, values):
+    if (
+        compact
+        and placed
+        and work.size(top) is not None
+        and work.fits(top, work.size(top))  # type: ignore[arg-type]
+        and _read_only_by(statements, chain, values)
+    ):
         return _compact_root(statements, work, root, top, keep, chain), True
     demand: dict[str, np.ndarray | None] = {} if placed else {values: keep.copy()}
     plans: dict[str, np.ndarray | None] = {}
