@@ -198,9 +198,10 @@ def numpy_body(
         if lines is None:
             value = _unit_dropped(_rewritten(s.value, s.target, context, i, fresh))
             value = _in_place(value, context, fresh, i)
-            if _makes_new(value):
+            if _makes_new(value) or _renamed(value, context, fresh, i):
                 fresh.add(s.target)
-            _record_shares(s.target, value, s.target in fresh, context)
+            new = s.target in fresh and not isinstance(value, Name)  # a rename shares
+            _record_shares(s.target, value, new, context)
             lines = _into_taken(s.target, value, context, fresh)
             if lines is None:
                 lines = [printer.statement(ArrayStatement(s.target, value))]
@@ -556,6 +557,12 @@ def _assembly(
         else:
             lines.append(f"    {t}[{text(at)}] = {c.constants.add(values).id}")
     return lines
+
+
+def _renamed(value: Node, c: _Context, fresh: set[str], i: int) -> bool:
+    """Whether ``value`` is the name of a new vector (of ``fresh``) that statement ``i``,
+    which only renames it, is the last to read: the new name's array is as new."""
+    return isinstance(value, Name) and value.id in fresh and c.dying(value.id, value, i)
 
 
 def _view_of_name(node: Node) -> bool:
