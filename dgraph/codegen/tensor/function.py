@@ -207,7 +207,8 @@ def _make(
     module = checked
     function = getattr(module, mode)
     tril = getattr(module, f"{mode}_tril", None)
-    run = function if tril is None or lang != "python" else _tril_checked(function, tril)
+    own = hasattr(module, f"_{mode}_tril_values")  # else the matrix's values, or a gather of them
+    run = _tril_checked(function, tril) if own and lang == "python" else function
     check = _checked(check_tensor(run, es, lang, mode=mode))
     generated = TensorGenerated(text, lang, es, sparse, check, mode)
     generated.ops = count_array_ops(program)
@@ -218,9 +219,9 @@ def _make(
 
 def _tril_checked(full: Callable[..., Any], tril: Callable[..., Any]) -> Callable[..., Any]:
     """``full`` (a symmetric NumPy module's sparse ``jacobian``) that also runs ``tril``,
-    the module's lower triangle (its own program where the module has one), at each
-    point the check calls it, and raises unless that is the matrix's lower triangle bit
-    for bit (pattern and values)."""
+    the module's lower triangle where it has a program of its own, at each point the
+    check calls it, and raises unless that is the matrix's lower triangle bit for bit
+    (pattern and values)."""
 
     def both(*inputs: Any) -> Any:
         J = full(*inputs)
