@@ -15,6 +15,7 @@ jnp = jax.numpy
 
 import dgraph  # noqa: E402
 from dgraph.codegen.array_passes import count_array_ops  # noqa: E402
+from dgraph.codegen.tensor import function as tensor_function  # noqa: E402
 from dgraph.codegen.tensor import gathers as tensor_gathers  # noqa: E402
 from dgraph.codegen.tensor import module as tensor_module  # noqa: E402
 from dgraph.codegen.tensor.blockops import BlockOps  # noqa: E402
@@ -162,3 +163,50 @@ def test_symmetric_is_for_one_square_sparse_block():
     es = dgraph.make_function(f, "hessian", point=[x], sparse=True).generated.expression_set
     with pytest.raises(DGraphError, match="one square block"):
         tensor_program(es, "python", False, symmetric=True)
+
+
+@pytest.mark.parametrize("name", ["rosenbrock", "minsurf", "lagrangian"])
+def test_numpy_tril_has_its_own_program(name):
+    """NumPy: ``jacobian_tril`` computes the lower entries alone, in order (its own
+    program, ``_jacobian_tril_values``, where the whole matrix's is assembled at its
+    entries' places; else the one program's values vector is compact already), not the
+    whole matrix's values gathered; they are the whole matrix's lower entries bit for
+    bit."""
+    f, n, v, _ = CASES[name]
+    x, x2 = _points(n)
+    H = dgraph.make_function(f, "hessian", point=[x], weights=v, sparse=True)
+    text = H.gradient.generated.text
+    tril = text[text.index("def jacobian_tril(") :]
+    assert "numpy.take" not in tril
+    assert ("_jacobian_tril_values(" in tril) == (name != "minsurf")
+    args = (x2,) if v is None else (x2, v)
+    h, t = H(*args), H.gradient.generated.tril(*args)
+    rows = np.repeat(np.arange(h.shape[0]), np.diff(h.indptr))
+    keep = rows >= h.indices
+    np.testing.assert_array_equal(t.indices, h.indices[keep])
+    np.testing.assert_array_equal(t.data, h.data[keep])
+
+
+def test_build_checks_the_numpy_tril(monkeypatch):
+    """The build runs ``jacobian_tril`` where it checks ``jacobian`` and refuses a
+    module whose lower triangle is not the matrix's."""
+    f, n, _, _ = CASES["rosenbrock"]
+    x, _ = _points(n)
+    load = tensor_function.load_python
+
+    def spoiled(text):
+        module = load(text)
+        good = module.jacobian_tril
+
+        def bad(*args):
+            t = good(*args)
+            t.data = t.data.copy()
+            t.data[-1] += 1.0
+            return t
+
+        module.jacobian_tril = bad
+        return module
+
+    monkeypatch.setattr(tensor_function, "load_python", spoiled)
+    with pytest.raises(DGraphError, match="lower triangle"):
+        dgraph.make_function(f, "hessian", point=[x], sparse=True)

@@ -177,8 +177,11 @@ def test_each_call_its_own_matrix_and_values_the_pattern_shared_read_only():
 
 
 def _lower(H) -> str:
+    """The whole matrix's values function (not the lower triangle's own, where the
+    module has one)."""
     text = H.gradient.generated.text
-    return text[text.index("def _jacobian_lower") : text.index("def jacobian(")]
+    end = "def _jacobian_tril_values" if "def _jacobian_tril_values" in text else "def jacobian("
+    return text[text.index("def _jacobian_lower") : text.index(end)]
 
 
 @pytest.mark.parametrize("name", ["rosenbrock", "band"])
@@ -317,3 +320,18 @@ def _scatter_add_into(out, *parts):
     for flat, data in zip(parts[::2], parts[1::2], strict=True):
         np.add.at(out, flat, data)
     return out
+
+
+def test_a_diagonal_two_parts_reach_is_one_sum_and_a_broadcast_value_is_met_once():
+    """The Lagrangian's diagonal, reached by f0's part and the constraints': one
+    ``numpy.add`` of the two (not a copy, then an addition in place), the parts read as
+    the names they are (no ``_part``); f0's one value times 2 computed once and broadcast
+    after, not a vector of them. The values: ``test_the_form_changes_no_double``."""
+    f, n, v = CASES["lagrangian"]
+    x = np.random.default_rng(n).uniform(0.1, 0.6, n)
+    H = dgraph.make_function(f, "hessian", point=[x], weights=v, sparse=True)
+    body = _lower(H)
+    assert re.search(r"\n    _d0 = numpy\.add\(\S+, \S+, dtype=float\)\n", body)
+    assert "numpy.array(" not in body and "_part" not in body
+    broadcast = rf"numpy\.broadcast_to\(numpy\.reshape\(\w+, \(1,\)\) \* 2\.0, \({n},\)\)"
+    assert re.search(rf"\n    \w+ = {broadcast}\n", body)

@@ -204,14 +204,45 @@ def _make(
     program = tensor_program(es, lang, sparse, mode, symmetric=symmetric)
     text = program.text
     checked = load_python(text)
-    check = _checked(check_tensor(getattr(checked, mode), es, lang, mode=mode))
     module = checked
     function = getattr(module, mode)
+    tril = getattr(module, f"{mode}_tril", None)
+    own = hasattr(module, f"_{mode}_tril_values")  # else the matrix's values, or a gather of them
+    run = _tril_checked(function, tril) if own and lang == "python" else function
+    check = _checked(check_tensor(run, es, lang, mode=mode))
     generated = TensorGenerated(text, lang, es, sparse, check, mode)
     generated.ops = count_array_ops(program)
     generated.stacked = getattr(module, f"{mode}_stacked", None)
     generated.tril = getattr(module, f"{mode}_tril", None)
     return generated, function
+
+
+def _tril_checked(full: Callable[..., Any], tril: Callable[..., Any]) -> Callable[..., Any]:
+    """``full`` (a symmetric NumPy module's sparse ``jacobian``) that also runs ``tril``,
+    the module's lower triangle where it has a program of its own, at each point the
+    check calls it, and raises unless that is the matrix's lower triangle bit for bit
+    (pattern and values)."""
+
+    def both(*inputs: Any) -> Any:
+        J = full(*inputs)
+        low = tril(*inputs)
+        rows = np.repeat(np.arange(J.shape[0]), np.diff(J.indptr))
+        keep = rows >= J.indices
+        same = (
+            low.shape == J.shape
+            and np.array_equal(low.indices, J.indices[keep])
+            and np.array_equal(
+                low.indptr[1:], np.cumsum(np.bincount(rows[keep], minlength=J.shape[0]))
+            )
+            and np.array_equal(low.data, J.data[keep], equal_nan=True)
+        )
+        if not same:
+            raise DGraphError(
+                "the generated lower triangle is not the matrix's: a bug, please report it"
+            )
+        return J
+
+    return both
 
 
 def _refuse_dense(graph: DGraph) -> None:

@@ -333,7 +333,7 @@ def _scatter(s: ArrayStatement, c: Any, fresh: set[str], i: int, form: Any) -> l
     if isinstance(v, Scatter):
         lines = [f"    {t} = numpy.zeros({v.size})"]
     else:
-        shape, base = c.env.get(t), v.base
+        shape, base = c.env.get(t), c.vector(v.base)  # a name under its ravel: itself
         if not (isinstance(shape, tuple) and len(shape) == 1):
             return None
         if (

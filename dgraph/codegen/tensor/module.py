@@ -312,13 +312,15 @@ def tensor_program(
         stub = ArrayProgram(mode, tuple(arguments.values()), tuple(shapes[x] for x in arguments),
                             tuple(arguments), statements, ends, dict(w.constants.arrays), "",
                             dict(w.constants.shapes))  # fmt: skip
+        whole = statements
         statements, compact = narrowed(stub, results[0], keep, w.constants)
-        statements = optimize_statements(statements, ends)
-        stub.statements = statements
-        known = {k: np.shape(a) for k, a in w.constants.arrays.items()} | w.constants.shapes
-        shaped = array_shapes(stub, known)
-        statements = folded_scalings(statements, ends, shaped, w.constants.arrays)
-        statements = reused_calls(statements)
+        statements = _tidied(w, stub, statements, ends)
+        tril_statements = None  # NumPy: the lower triangle's own program, where it differs
+        if lang == "python" and not compact and results[0] in w.varying:
+            stub.statements = whole
+            low, low_compact = narrowed(stub, results[0], keep, w.constants, compact=True)
+            if low_compact:
+                tril_statements = _tidied(w, stub, low, ends)
         if lang == "jax":
             stub.statements = statements
             statements = scatters_as_gathers(stub, w.constants)
@@ -329,12 +331,17 @@ def tensor_program(
     once = {r for r in ends if r not in w.varying}  # results that read no input
     returned = returned_line(once if lang == "python" else set())
     mirror = None  # NumPy: where the values above the diagonal come from
+    tril_body = None  # NumPy: the lower triangle's own body (tril_statements printed)
     if symmetric and lang == "python":  # a Hessian's values: views, in place, freed early
         stub.statements = statements
         stub.constant_shapes = dict(w.constants.shapes)
         later = {} if compact else {_root(statements, results[0]): np.flatnonzero(~keep)}
         mirror = None if compact else _mirror(coordinates, shape, keep)
         body = numpy_body(statements, w.constants, array_shapes(stub), set(ends), later, mirror)
+        if tril_statements is not None:
+            stub.statements = tril_statements
+            tril_body = numpy_body(tril_statements, w.constants, array_shapes(stub), set(ends))
+            stub.statements = statements
     else:
         body = w.printed(statements)
     name = f"{mode}_stacked" if stacked else mode
@@ -342,7 +349,8 @@ def tensor_program(
         fresh = compact or _fresh_values(statements, results[0], w.varying)
         stub.statements = statements  # JAX: the values' statements, the mirror pushed in
         lines = _symmetric(w, mode, args, doc, body, results[0], coordinates, shape, fresh, compact,
-                           stub, mirrored=mirror is not None and mirror.done)  # fmt: skip
+                           stub, mirrored=mirror is not None and mirror.done,
+                           tril_body=tril_body)  # fmt: skip
     elif outside is None:
         lines = [f"def {name}({args}):", doc, *body, returned]
     else:
@@ -357,7 +365,7 @@ def tensor_program(
     read = set().union(*(ir.names_in(s.value) for s in statements))  # what the program reads
     read_shapes = {k: v for k, v in w.constants.shapes.items() if k in read}  # (counts)
     w.constants.keep(used | read if keep_arrays else used)  # a number printed, not its array
-    header = _header(w, es, lang, sparse, shapes, mode, "\n".join(body))
+    header = _header(w, es, lang, sparse, shapes, mode, "\n".join([*body, *(tril_body or ())]))
     return ArrayProgram(
         mode,
         tuple(arguments.values()),
@@ -369,6 +377,19 @@ def tensor_program(
         header + "\n".join(lines) + "\n",
         dict(w.constants.shapes) | read_shapes,
     )
+
+
+def _tidied(
+    w: Writer, stub: ArrayProgram, statements: list[ArrayStatement], ends: list[str]
+) -> list[ArrayStatement]:
+    """A symmetric J's narrowed statements after the passes that follow narrowing:
+    common subexpressions and dead statements, scalings folded, calls reused."""
+    statements = optimize_statements(statements, ends)
+    stub.statements = statements
+    known = {k: np.shape(a) for k, a in w.constants.arrays.items()} | w.constants.shapes
+    shaped = array_shapes(stub, known)
+    statements = folded_scalings(statements, ends, shaped, w.constants.arrays)
+    return reused_calls(statements)
 
 
 def _outside_pattern(
@@ -496,6 +517,7 @@ def _symmetric(
     compact: bool,
     program: ArrayProgram | None = None,
     mirrored: bool = False,
+    tril_body: list[str] | None = None,
 ) -> list[str]:
     """A symmetric J's functions: ``_{mode}_lower`` computes the values vector (its
     entries on and below the diagonal: ``compact``, those alone in order; else a vector
@@ -504,7 +526,9 @@ def _symmetric(
     NumPy where the vector is ``fresh``) and ``{mode}_tril`` returns the lower entries
     alone, each a CSR of the pattern computed here; JAX's: :func:`_symmetric_jax`, from
     ``program``'s statements. ``mirrored``: the NumPy body fills the entries above the
-    diagonal itself."""
+    diagonal itself. ``tril_body``: NumPy, the body of a function that computes the
+    lower entries alone, in order (``{mode}_tril`` calls it rather than taking them from
+    ``_{mode}_lower``'s vector)."""
     rows, cols = coordinates
     n = shape[0]
     take, keep = mirror_positions(rows, cols, n, tril=False)
@@ -514,7 +538,7 @@ def _symmetric(
     if compact:  # every entry read from its place among the lower ones
         rank = np.cumsum(keep) - 1
         index(rank[take])  # the constants numbered first, in this order
-    else:
+    elif tril_body is None:
         index(lower)
     if w.d.lang == "jax" and upper.size:  # its constants numbered in this order
         index(upper), index(take[upper])
@@ -541,7 +565,21 @@ def _symmetric(
             filled = [] if fresh else ["    data = numpy.array(data)"]
             filled += [] if mirrored else _mirror_lines(w, upper, take[upper])
         pattern = f"_{mode.upper()}_PATTERN"
-        tril_python = "data" if compact else f"numpy.take(data, {index(lower).id})"
+        tril_lines = [f"    data = {inner}({args})"]
+        if compact or tril_body is not None:
+            tril_python = "data"
+        else:
+            tril_python = f"numpy.take(data, {index(lower).id})"
+        if tril_body is not None:
+            tril_lines = [f"    data = _{mode}_tril_values({args})"]
+            lines += [
+                f"def _{mode}_tril_values({args}):",
+                '    """J\'s entries on and below the diagonal alone, in order."""',
+                *tril_body,
+                f"    return {values}",
+                "",
+                "",
+            ]
         return [
             *CSR_HELPERS,
             "",
@@ -560,7 +598,7 @@ def _symmetric(
             "",
             f"def {mode}_tril({args}):",
             tril_doc,
-            f"    data = {inner}({args})",
+            *tril_lines,
             f"    return _csr({pattern}_TRIL, {tril_python})",
         ]
     if program is None:

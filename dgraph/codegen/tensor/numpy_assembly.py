@@ -88,6 +88,7 @@ def written(
     if copies is not None:
         kept |= {j for _, j, _ in copies if not (_bare(pieces[j]) or _named(pieces[j]))}
     names = {j: f"_d{n}" for n, j in enumerate(sorted(kept))}
+    summed = _summed(writes, pieces, into)
     last: list[tuple[slice, str, int | None, int]] = []  # the writes left to the end
     lines, k = [], -1
     for w in writes:
@@ -96,8 +97,12 @@ def written(
             continue
         k += 1
         if k in names:
-            lines.append(f"    {names[k]} = {_copy(w)}")
+            if k not in summed.values():
+                lines.append(f"    {names[k]} = {_copy(w)}")
             last.append((w.at, names[k], 0, _count(w.at)))
+        elif k in summed:
+            j = summed[k]
+            lines.append(f"    {names[j]} = numpy.add({pieces[j].source}, {w.source}, dtype=float)")
         elif k in into:
             j, offset = into[k]
             view = f"{names[j]}[{offset}:{offset + _count(w.at)}]"
@@ -113,6 +118,34 @@ def written(
     if names:
         lines.append(f"    del {', '.join(names.values())}")
     return lines, copies is not None
+
+
+def _summed(
+    writes: list[Write | str], pieces: list[Write], into: dict[int, tuple[int, int]]
+) -> dict[int, int]:
+    """Added piece -> the earlier piece whose copy it would be added into whole, where
+    the copy and the addition are one sum instead (``numpy.add(a, b)``: one pass over
+    the entries, not a copy and then an in-place pass; the same doubles): it is the
+    first piece added there and covers all of it, and the earlier piece's values are a
+    plain expression (no number, constant or ``out=``) that reads the same when the
+    later piece comes (no ``_part`` bound again between them)."""
+    at = [k for k, w in enumerate(writes) if isinstance(w, Write)]  # piece -> its line
+    summed: dict[int, int] = {}
+    for k in sorted(into):
+        j, offset = into[k]
+        if j in summed.values() or any(i < k and into[i][0] == j for i in into):
+            continue
+        p, w = pieces[j], pieces[k]
+        plain = not (p.number or p.const is not None or p.out or "out=" in p.source)
+        between = any(isinstance(x, str) for x in writes[at[j] + 1 : at[k]])
+        if (
+            offset == 0
+            and _count(w.at) == _count(p.at)
+            and plain
+            and not (between and "_part" in p.source)
+        ):
+            summed[k] = j
+    return summed
 
 
 BLOCK = 1 << 15  # entries of each strided write per round of a blocked assembly

@@ -33,7 +33,13 @@ from .grid_numpy import grid_lines
 from .numpy_assembly import Mirror, Write, written
 from .numpy_pad import pad_lines
 from .numpy_planes import planes_split, scatter_bases
-from .numpy_scalars import distinct, scales_folded, uniform_scalars, uniform_value
+from .numpy_scalars import (
+    broadcasts_late,
+    distinct,
+    scales_folded,
+    uniform_scalars,
+    uniform_value,
+)
 
 __all__ = ["RUNS", "numpy_body", "runs", "strided_runs", "text"]
 
@@ -164,6 +170,7 @@ def numpy_body(
     if not ir.straight_line(statements):
         return plain
     statements = uniform_scalars(statements, constants, env)
+    statements = broadcasts_late(statements, env, ends)
     statements = scatter_bases(statements, constants, ends)
     statements, env = planes_split(statements, constants, env, ends)
     statements = scales_folded(statements, env, ends)
@@ -198,9 +205,10 @@ def numpy_body(
         if lines is None:
             value = _unit_dropped(_rewritten(s.value, s.target, context, i, fresh))
             value = _in_place(value, context, fresh, i)
-            if _makes_new(value):
+            if _makes_new(value) or _renamed(value, context, fresh, i):
                 fresh.add(s.target)
-            _record_shares(s.target, value, s.target in fresh, context)
+            new = s.target in fresh and not isinstance(value, Name)  # a rename shares
+            _record_shares(s.target, value, new, context)
             lines = _into_taken(s.target, value, context, fresh)
             if lines is None:
                 lines = [printer.statement(ArrayStatement(s.target, value))]
@@ -305,6 +313,11 @@ class _Context:
             a = self.constants.arrays[node.id]
             return a if a.ndim == 1 and a.dtype.kind in "iu" else None
         return None
+
+    def vector(self, node: Node) -> Node:
+        """The name under ``node`` where it only flattens or broadcasts a vector to its
+        own size (:func:`_vector_of`); ``node`` itself otherwise."""
+        return _vector_of(node, self)
 
     def dying(self, name: str, node: Node, i: int) -> bool:
         """Whether statement ``i`` may write into ``name``'s array: it is the last to
@@ -522,7 +535,8 @@ def _assembly(
         node = _in_place(node, c, fresh, i, v)  # not into a name another part reads
         data = c.printer.doprint(node)
         number = isinstance(d, ir.Const)  # a number (a plane of one value): never sliced
-        once = len(pieces) == 1 or number  # in several pieces, it is computed once first
+        # in several pieces, it is computed once first (a name, or its ravel, is read as it is)
+        once = len(pieces) == 1 or number or _view_of_name(node)
         if not once:
             writes.append(f"    _part = {data}")
             data = "_part"
@@ -550,6 +564,19 @@ def _assembly(
         else:
             lines.append(f"    {t}[{text(at)}] = {c.constants.add(values).id}")
     return lines
+
+
+def _renamed(value: Node, c: _Context, fresh: set[str], i: int) -> bool:
+    """Whether ``value`` is the name of a new vector (of ``fresh``) that statement ``i``,
+    which only renames it, is the last to read: the new name's array is as new."""
+    return isinstance(value, Name) and value.id in fresh and c.dying(value.id, value, i)
+
+
+def _view_of_name(node: Node) -> bool:
+    """Whether ``node`` is a name or its ``ravel``: read, nothing computed."""
+    if isinstance(node, Call) and node.func == "ravel" and len(node.args) == 1:
+        node = node.args[0]
+    return isinstance(node, Name)
 
 
 def _out(node: Node) -> str | None:

@@ -7,7 +7,10 @@ values, :mod:`.numpy_form`), each rewrite giving the same doubles:
 - a product by a number of a product by a number read nowhere else is one product by
   their product, where one of the two is a power of two at least 1 in magnitude (its
   product rounds as the two did): ``2 * (100 * (2 * s))`` is ``400 * s``, one pass
-  instead of three (:func:`scales_folded`); equal products then merge.
+  instead of three (:func:`scales_folded`); equal products then merge;
+- a vector that broadcasts one value (``broadcast_to`` of one entry) met by a number in
+  ``+ - * /`` is that entry met by the number, broadcast after: one value computed, no
+  vector of them written and read (:func:`broadcasts_late`).
 """
 
 from __future__ import annotations
@@ -18,10 +21,10 @@ import numpy as np
 
 from .. import ir
 from ..array_passes import node_shapes, optimize_statements
-from ..ir import ArrayStatement, BinOp, Const, Name, Node, UnaryOp
+from ..ir import ArrayStatement, BinOp, Call, Const, Name, Node, UnaryOp
 from .constants import Constants
 
-__all__ = ["distinct", "scales_folded", "uniform_scalars", "uniform_value"]
+__all__ = ["broadcasts_late", "distinct", "scales_folded", "uniform_scalars", "uniform_value"]
 
 _ELEMENTWISE = ("+", "-", "*", "/")
 
@@ -168,3 +171,43 @@ def scales_folded(
                 s = ArrayStatement(s.target, Name(a) if c == 1.0 else value, s.at)
         out.append(s)
     return optimize_statements(out, list(ends)) if out != statements else out
+
+
+def broadcasts_late(
+    statements: list[ArrayStatement], env: dict, ends: set[str]
+) -> list[ArrayStatement]:
+    """Each statement ``t = b op c`` (``op`` one of ``+ - * /``, either side first) whose
+    ``b`` is a name bound to ``broadcast_to(e, shape)`` of an ``e`` of one entry and
+    ``c`` a number, as ``t = broadcast_to(e op c, shape)``: the same doubles (each entry
+    was the one value met by the number), one operation instead of a pass over the
+    vector. ``env``: the names' shapes; a broadcast read nowhere then (and not one of
+    the results ``ends``) is dropped."""
+    one: dict[str, Call] = {}  # names bound to a broadcast of one value
+    out = []
+    for s in statements:
+        value = s.value
+        if not s.at and isinstance(value, BinOp) and value.op in _ELEMENTWISE:
+            sides = [value.left, value.right]
+            for k in (0, 1):
+                b, c = sides[k], sides[1 - k]
+                if isinstance(b, Name) and b.id in one and ir.number(c) is not None:
+                    inner, shape = one[b.id].args
+                    met = BinOp(value.op, inner, c) if k == 0 else BinOp(value.op, c, inner)
+                    value = Call("broadcast_to", (met, shape))
+                    s = ArrayStatement(s.target, value, s.at)
+                    break
+        if not s.at and _one_broadcast(value, env):
+            one[s.target] = value  # type: ignore[assignment]
+        out.append(s)
+    read = set(ends).union(*(ir.names_in(s.value) for s in out))
+    return [s for s in out if s.target not in one or s.target in read]
+
+
+def _one_broadcast(node: Node, env: dict) -> bool:
+    """Whether ``node`` is ``broadcast_to(e, shape)`` of an ``e`` of one entry."""
+    if not (isinstance(node, Call) and node.func == "broadcast_to" and len(node.args) == 2):
+        return False
+    if not isinstance(node.args[1], Const):
+        return False
+    shape = node_shapes(node, env).get(id(node.args[0]))
+    return isinstance(shape, tuple) and math.prod(shape) == 1

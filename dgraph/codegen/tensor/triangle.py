@@ -348,14 +348,23 @@ class _Narrowing:
 
 
 def narrowed(
-    program: ArrayProgram, values: str, keep: np.ndarray, constants: Constants
+    program: ArrayProgram,
+    values: str,
+    keep: np.ndarray,
+    constants: Constants,
+    compact: bool = False,
 ) -> tuple[list[ArrayStatement], bool]:
     """``program``'s statements with only the entries ``keep`` marks of the vector
     ``values`` computed, and whether ``values`` is then those entries alone, in order
     (compact) rather than a vector of its own length whose other entries are its base's
     or zero (where it is assembled by a scatter at constant positions, ``Scatter`` or
     ``ScatterAdd``, whose parts are narrowed). The statements as they were (not
-    compact) where nothing can be narrowed or a statement stores in place."""
+    compact) where nothing can be narrowed or a statement stores in place. ``compact``:
+    a vector assembled by such a scatter is made compact too (its parts' positions
+    renumbered among the kept entries: the lower triangle's own program, no gather of
+    the whole matrix's values), where each of its entries can be computed alone
+    (``_Narrowing.fits``: its base's too) and nothing but its reshapes to ``values``
+    reads it."""
     statements = program.statements
     by_name = {s.target: s for s in statements}
     if any(s.at for s in statements) or values not in by_name:
@@ -367,6 +376,15 @@ def narrowed(
     placed = isinstance(top, (Scatter, ScatterAdd)) and all(
         work.index(flat) is not None for flat, _ in _parts(top)
     )
+    chain = _chain(values, root, by_name)
+    if (
+        compact
+        and placed
+        and work.size(top) is not None
+        and work.fits(top, work.size(top))  # type: ignore[arg-type]
+        and _read_only_by(statements, chain, values)
+    ):
+        return _compact_root(statements, work, root, top, keep, chain), True
     demand: dict[str, np.ndarray | None] = {} if placed else {values: keep.copy()}
     plans: dict[str, np.ndarray | None] = {}
     for s in reversed(statements):
@@ -399,6 +417,68 @@ def narrowed(
             work.narrow[s.target] = _Narrow(rank, int(positions.size), positions)
         out.append(ArrayStatement(s.target, value))
     return out, not placed
+
+
+def _chain(values: str, root: str, by_name: Mapping[str, ArrayStatement]) -> list[str]:
+    """The names from ``root`` to ``values`` through ``ravel``/``reshape``, in order."""
+    names = [values]
+    while names[-1] != root:
+        names.append(by_name[names[-1]].value.args[0].id)  # type: ignore[attr-defined]
+    return names[::-1]
+
+
+def _read_only_by(statements: list[ArrayStatement], chain: list[str], values: str) -> bool:
+    """Whether each name of ``chain`` but ``values`` is read by the next one alone."""
+    inner = set(chain[:-1])
+    readers = [s.target for s in statements if ir.names_in(s.value) & inner]
+    return readers == chain[1:]
+
+
+def _compact_root(
+    statements: list[ArrayStatement],
+    work: _Narrowing,
+    root: str,
+    top: Node,
+    keep: np.ndarray,
+    chain: list[str],
+) -> list[ArrayStatement]:
+    """``statements`` narrowed (:func:`narrowed`) with the assembling scatter ``root``
+    computing the entries ``keep`` marks alone, in order, and its reshapes to the values
+    vector flat ones."""
+    demand: dict[str, np.ndarray | None] = {}
+    plans: dict[str, np.ndarray | None] = {}
+    lower = np.flatnonzero(keep)
+    for s in reversed(statements):
+        if s.target in chain:
+            if s.target == root:
+                for flat, data in _parts(top):
+                    work.push(data, keep[work.index(flat)], demand)  # type: ignore[index]
+                if isinstance(top, ScatterAdd):
+                    work.push(top.base, keep, demand)
+            continue
+        need = demand.get(s.target)
+        size = work.sizes.get(s.target)
+        whole = need is not None and need.all()
+        if need is None or size is None or whole or not work.fits(s.value, size):
+            need = None
+        plans[s.target] = need
+        work.push(s.value, need, demand)
+    out = []
+    for s in statements:
+        need = plans.get(s.target)
+        if s.target == root:
+            value = work.scattered(top, lower)
+        elif s.target in chain:
+            value = Call("ravel", (Name(chain[chain.index(s.target) - 1]),))
+        elif need is None:
+            value = work.renumbered(s.value)
+        else:
+            positions = work.positions(need)
+            rank = work.rank(positions, need.size, keep=True)
+            value = work.take(s.value, positions)
+            work.narrow[s.target] = _Narrow(rank, int(positions.size), positions)
+        out.append(ArrayStatement(s.target, value))
+    return out
 
 
 def _joined(parts: list[tuple[Node, Node]]) -> tuple[tuple[Node, Node], ...]:
