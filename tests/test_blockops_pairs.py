@@ -275,3 +275,25 @@ def test_a_scatters_places_decode_from_one_bit_an_entry(seed, lang):
         changed[np.flatnonzero(bits)[-1]] += 1
         assert "count=" not in _text(changed, True)
         assert np.array_equal(eval(_text(changed, True), scope), changed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 9))
+def test_narrow_nonzero_is_flatnonzero_across_chunks(seed, chunk):
+    """A flagged merge's positions found a chunk at a time (int32, the chunk made small
+    here so that a few hundred flags cross several) are ``np.flatnonzero``'s, in order;
+    ``every`` gives the same positions as ``arange`` in the narrower integers."""
+    from dgraph.codegen.tensor import blockops
+
+    rng = np.random.default_rng(seed)
+    flags = (rng.random(int(rng.integers(0, 300))) < rng.random()).astype(np.int8)
+    saved = blockops._CHUNK
+    blockops._CHUNK = chunk
+    try:
+        found = blockops._nonzero_narrow(flags, int(np.count_nonzero(flags)))
+    finally:
+        blockops._CHUNK = saved
+    assert found.dtype == np.int32
+    assert np.array_equal(found, np.flatnonzero(flags))
+    assert every(flags.size).dtype == np.int32
+    assert np.array_equal(every(flags.size), np.arange(flags.size))

@@ -622,8 +622,30 @@ def _places(held: np.ndarray, size: int) -> list[np.ndarray]:
     for flag in (1, 2):
         mine = held & flag
         count = int(np.count_nonzero(mine))
-        places.append(every(size) if count == size else np.flatnonzero(mine))
+        places.append(every(size) if count == size else _nonzero_narrow(mine, count))
     return places
+
+
+_CHUNK = 1 << 22  # entries per pass of :func:`_nonzero_narrow`: 32 MB of int64 at a time
+
+
+def _nonzero_narrow(flags: np.ndarray, count: int) -> np.ndarray:
+    """``np.flatnonzero(flags)`` (``count`` of them) in :func:`_narrowest`'s integers,
+    found a chunk at a time: never the whole int64 array (10⁷ positions at 10⁶ unknowns,
+    held through the walk)."""
+    dtype = _narrowest(flags.size)
+    if dtype is np.int64 or flags.size <= _CHUNK:
+        return np.flatnonzero(flags).astype(dtype, copy=False)
+    found = np.empty(count, dtype=dtype)
+    filled = 0
+    for start in range(0, flags.size, _CHUNK):
+        part = np.flatnonzero(flags[start : start + _CHUNK])
+        part += start
+        found[filled : filled + part.size] = part
+        filled += part.size
+    if filled != count:
+        raise ValueError("flagged merge: the count of flags changed")  # not by construction
+    return found
 
 
 def _flagged_merge(a: Block, b: Block):
