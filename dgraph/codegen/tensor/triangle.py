@@ -394,29 +394,47 @@ def narrowed(
             if isinstance(top, ScatterAdd):
                 work.push(top.base, None, demand)
             continue
-        need = demand.get(s.target)
-        size = work.sizes.get(s.target)
-        whole = need is not None and need.all() and s.target != values  # nothing saved
-        if need is None or size is None or whole or not work.fits(s.value, size):
-            need = None
-        plans[s.target] = need
-        work.push(s.value, need, demand)
+        _plan(work, s, demand, plans, values)
     if not placed and plans.get(values) is None:
         return statements, False
     out = []
     for s in statements:
-        need = plans.get(s.target)
         if placed and s.target == root:
-            value = work.root(top, keep)
-        elif need is None:
-            value = work.renumbered(s.value)
+            out.append(ArrayStatement(s.target, work.root(top, keep)))
         else:
-            positions = work.positions(need)
-            rank = work.rank(positions, need.size, keep=True)
-            value = work.take(s.value, positions)
-            work.narrow[s.target] = _Narrow(rank, int(positions.size), positions)
-        out.append(ArrayStatement(s.target, value))
+            out.append(ArrayStatement(s.target, _planned(work, s, plans.get(s.target))))
     return out, not placed
+
+
+def _plan(
+    work: _Narrowing,
+    s: ArrayStatement,
+    demand: dict[str, np.ndarray | None],
+    plans: dict[str, np.ndarray | None],
+    values: str | None = None,
+) -> None:
+    """Plan ``s``, read backwards: the entries of it demanded, or None (all of them) where
+    it cannot be narrowed or every entry is demanded (nothing saved; ``values`` narrowed
+    even then); its operands' demand pushed."""
+    need = demand.get(s.target)
+    size = work.sizes.get(s.target)
+    whole = need is not None and need.all() and s.target != values
+    if need is None or size is None or whole or not work.fits(s.value, size):
+        need = None
+    plans[s.target] = need
+    work.push(s.value, need, demand)
+
+
+def _planned(work: _Narrowing, s: ArrayStatement, need: np.ndarray | None) -> Node:
+    """``s``'s value as :func:`_plan` planned it: its demanded entries alone (recorded
+    in ``work.narrow`` for its readers), or all of them renumbered."""
+    if need is None:
+        return work.renumbered(s.value)
+    positions = work.positions(need)
+    rank = work.rank(positions, need.size, keep=True)
+    value = work.take(s.value, positions)
+    work.narrow[s.target] = _Narrow(rank, int(positions.size), positions)
+    return value
 
 
 def _chain(values: str, root: str, by_name: Mapping[str, ArrayStatement]) -> list[str]:
@@ -456,13 +474,7 @@ def _compact_root(
                 if isinstance(top, ScatterAdd):
                     work.push(top.base, keep, demand)
             continue
-        need = demand.get(s.target)
-        size = work.sizes.get(s.target)
-        whole = need is not None and need.all()
-        if need is None or size is None or whole or not work.fits(s.value, size):
-            need = None
-        plans[s.target] = need
-        work.push(s.value, need, demand)
+        _plan(work, s, demand, plans)
     out = []
     for s in statements:
         need = plans.get(s.target)
@@ -470,13 +482,8 @@ def _compact_root(
             value = work.scattered(top, lower)
         elif s.target in chain:
             value = Call("ravel", (Name(chain[chain.index(s.target) - 1]),))
-        elif need is None:
-            value = work.renumbered(s.value)
         else:
-            positions = work.positions(need)
-            rank = work.rank(positions, need.size, keep=True)
-            value = work.take(s.value, positions)
-            work.narrow[s.target] = _Narrow(rank, int(positions.size), positions)
+            value = _planned(work, s, need)
         out.append(ArrayStatement(s.target, value))
     return out
 
