@@ -363,6 +363,7 @@ def test_a_segment_sum_of_scaled_gathers_is_a_constant_csr_times_the_vector(scal
     lines = numpy_body(body, constants, {"x": (6,), "a": (6,), "s": (5,)}, {"s"})
     (line,) = [line for line in lines if line.startswith("    s = ")]
     assert re.fullmatch(r"    s = _K\d+ @ a", line)
+    assert constants.needs_scipy_sparse  # the module imports scipy.sparse, dense or not
     constants.keep(set(re.findall(r"\w+", "\n".join(lines))))
     names = {"numpy": np, "scipy": scipy, "x": x}
     exec("\n".join([*constants.lines, *(line[4:] for line in lines)]), names)

@@ -168,6 +168,12 @@ class Constants:
         self._pending.clear()
         return list(self._text.values())
 
+    @property
+    def needs_scipy_sparse(self) -> bool:
+        """Whether a derived value is a SciPy sparse matrix (the module imports
+        ``scipy.sparse`` then, dense or not)."""
+        return any(text.startswith("scipy.sparse.") for text in self._derived)
+
     def keep(self, used: set[str]) -> None:
         """Drop the constants no name in ``used`` refers to (those only folded code read)
         but those a kept derived value reads."""
