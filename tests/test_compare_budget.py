@@ -34,6 +34,15 @@ class _Clock:
         return self.now
 
 
+@pytest.fixture(autouse=True)
+def _no_children_waited_on(monkeypatch):
+    """The search clock at the fake clock's reading exactly: the CPU seconds of children
+    an earlier test in this process waited on (``budget._waited``) would offset it, and
+    a deadline's ``left()`` would then differ from its seconds by a rounding (1.000000000000007
+    against a 1.0 slice, with 62.48 s waited on)."""
+    monkeypatch.setattr(clocks, "_waited", 0.0)
+
+
 ROOMY = 600.0  # a ceiling slack neither the fake clock nor a loaded machine reaches
 
 

@@ -161,7 +161,7 @@ def test_a_choice_made_in_a_child_is_the_one_made_in_process(capsys, monkeypatch
 
 class _Clock:
     """Both clocks of :mod:`dgraph.core.budget` (CPU and wall), standing still at
-    :attr:`now` (the CPU seconds of children waited on still count)."""
+    :attr:`now` (the CPU seconds of children waited on: none, by the fixture below)."""
 
     def __init__(self) -> None:
         self.now = 0.0
@@ -171,6 +171,15 @@ class _Clock:
 
     def process_time(self) -> float:
         return self.now
+
+
+@pytest.fixture(autouse=True)
+def _no_children_waited_on(monkeypatch):
+    """The search clock at the fake clock's reading exactly: the CPU seconds of children
+    an earlier test in this process waited on (``budget._waited``) would offset it, and
+    a deadline's ``left()`` would then differ from its seconds by a rounding (1.000000000000007
+    against a 1.0 slice, with 62.48 s waited on)."""
+    monkeypatch.setattr(clocks, "_waited", 0.0)
 
 
 def test_a_deadline_ends_the_comparison_before_its_ceiling(monkeypatch, discrepancy_graph):
