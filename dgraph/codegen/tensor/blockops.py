@@ -841,9 +841,16 @@ def _value_places(block: Block) -> np.ndarray:
 
 def _side(block: Block, side: int) -> np.ndarray:
     """The flat rows (``side`` 0) or columns (1) of the block's entries, in
-    :func:`entries` order (a sparse block's rows made only when asked for)."""
+    :func:`entries` order (a sparse block's rows, where not made before, made for the
+    caller alone in :func:`_narrowest`'s integers: 10⁷ of them in int32, not kept on
+    the block in int64 and narrowed again as a module constant)."""
     if isinstance(block, Sparse):
-        return block.rows if side == 0 else block.cols
+        if side == 1:
+            return block.cols
+        if type(block) is not Sparse or "rows" in block.__dict__:  # made already, or
+            return block.rows  # a structured pattern's own
+        counts = np.diff(block.indptr)  # else made here, in the narrowest integers
+        return np.repeat(np.arange(counts.size, dtype=_narrowest(counts.size)), counts)
     return entries(block)[side]
 
 
