@@ -79,6 +79,25 @@ def test_no_bound_a_hessian_comparison_claims_exceeds_a_built_count(g):
         for key in ("search_effective_lower_bound", "search_elimination_lower_bound"):
             if report[key] is not None:
                 assert report[key] <= effective, (key, es.method)
+    # each claim against its own kind of count: the proven bound (of the lower triangle)
+    # against every row's lower triangle, the search's (of every entry) against every
+    # entry; a pair elimination's every entry is its whole elimination's price
+    rows = {row["method"]: row for row in report["methods"] if "skipped" not in row}
+    assert report["ranked_on"] == "lower triangle"
+    for method, row in rows.items():
+        assert row["to_bound"] == row["mults_lower_triangle"] - claimed.mults >= 0, method
+        assert row["mults_lower_triangle"] <= row["mults_every_entry"], method
+        if search is not None:
+            assert row["search_to_bound"] >= 0, method
+    for es in full:
+        row = rows[es.method]
+        assert (row["mults_effective_every_entry"], row["mults_every_entry"]) == price(es)
+        assert row["adds_every_entry"] == es.adds
+    cheapest = min(rows.values(), key=lambda r: r["mults_effective_lower_triangle"])
+    assert (
+        cheapest["mults_effective_lower_triangle"]
+        == rows[comparison.best]["mults_effective_lower_triangle"]
+    )
 
 
 def test_met_on_a_small_case_and_reported_as_the_jacobian_compare_does():

@@ -216,9 +216,11 @@ def test_the_symmetric_count_is_no_bound_on_the_lower_triangle():
 def test_a_proof_in_a_hessian_comparison_names_its_family_and_count():
     """The same counterexample's table: ``vertex-optimal`` proves 21 over vertex
     elimination of every entry, next to edge pushing's lower triangle of 16. Every row
-    says what its count is of, the proven cell what it is proven over, and the bound line
-    both bounds with their scope, in the text, Markdown and HTML tables and the JSON
-    (a bare ``proven`` next to a smaller count read as a contradiction)."""
+    says what its count as written is of, the cells show every row's lower triangle (the
+    basis of the ranking, gap and to bound), the proven cell the count it proves and what
+    it is proven over, and the bound line both bounds with their scope, in the text,
+    Markdown and HTML tables and the JSON (a bare ``proven`` next to a smaller count read
+    as a contradiction)."""
     from dgraph.render.notebook import comparison_html, comparison_markdown
     from dgraph.render.text import comparison_text
 
@@ -228,21 +230,77 @@ def test_a_proof_in_a_hessian_comparison_names_its_family_and_count():
     weights = {out: 1 for out in g.outputs}
     methods = ["edge-pushing", "vertex-optimal", "forward-over-reverse"]
     comparison = dgraph.compare_hessian(g, methods, weights)
-    rows = {r["method"]: r for r in comparison.to_dict()["methods"]}
+    report = comparison.to_dict()
+    assert report["ranked_on"] == "lower triangle"
+    rows = {r["method"]: r for r in report["methods"]}
     assert {m: (r["mults"], r["counts"]) for m, r in rows.items()} == {
         "edge-pushing": (16, "lower triangle"),
         "vertex-optimal": (21, "every entry"),
         "forward-over-reverse": (24, "every entry"),
     }
+    # both bases for every row; gap and to_bound on the lower triangle (the proven bound,
+    # 6, is of it), search_to_bound on every entry (the search's 21 is of every entry)
+    keys = ("mults_lower_triangle", "mults_every_entry", "gap", "to_bound", "search_to_bound")
+    assert {m: tuple(r[k] for k in keys) for m, r in rows.items()} == {
+        "edge-pushing": (16, 21, 0, 10, 0),
+        "vertex-optimal": (16, 21, 0, 10, 0),
+        "forward-over-reverse": (17, 24, 1, 11, 3),
+    }
     scope = "vertex elimination, structural mults, every entry"
     assert rows["vertex-optimal"]["proven_for"] == scope
     assert "proven_for" not in rows["edge-pushing"]  # no claim, no scope
-    proven = f"proven ({scope})"
+    proven = f"proven 21 ({scope})"
     for table in (comparison_text(comparison), comparison_markdown(comparison)):
         lines = table.splitlines()
-        (vertex,) = [line for line in lines if "vertex-optimal (every entry)" in line]
+        written = "vertex-optimal (as written, every entry: 21 mults, 6 effective)"
+        (vertex,) = [line for line in lines if written in line]
         assert proven in vertex
         assert any("edge-pushing (lower triangle)" in line for line in lines)
+        assert "ranked on the lower triangle" in table
         assert "lower bound 6 for any accumulation of the lower triangle" in table
         assert "search bound 21 for vertex elimination (structural mults), every entry" in table
     assert proven in comparison_html(comparison)
+
+
+def test_a_hessian_comparison_ranks_lower_triangles_against_lower_triangles():
+    """x1/(x0²·x1² + 1), found by hypothesis: as written, symmetric elimination's lower
+    triangle (13 effective, 19 structural) is cheaper than reverse mode's every entry (16,
+    23), and ranking the two as written made symmetric best; reverse mode's program for
+    the lower triangle alone costs 12 and 18, so on one basis reverse is best, and every
+    gap and bound distance is taken on that basis."""
+    from dgraph.core.expressions import price
+    from dgraph.render.text import comparison_text
+    from dgraph.second_order import lower_triangle
+
+    x0, x1 = sympy.symbols("x0 x1")
+    g = from_sympy(x1 / (x0**2 * x1**2 + 1), [x0, x1])
+    methods = ["edge-pushing", "symmetric", "forward-over-reverse", "reverse", "markowitz"]
+    comparison = dgraph.compare_hessian(g, methods)
+    results = comparison.results
+    assert all(es.verified for es in results.values())
+    written = {m: tuple(price(es)) for m, es in results.items()}
+    assert written["symmetric"] == (13, 19) < written["reverse"] == (16, 23)
+    assert min(written, key=written.get) == "symmetric"  # what mixing the kinds ranked
+    assert comparison.best == "reverse"
+    rows = {r["method"]: r for r in comparison.rows()}
+    lower = {
+        m: (r["mults_effective_lower_triangle"], r["mults_lower_triangle"]) for m, r in rows.items()
+    }
+    assert lower["reverse"] == (12, 18) < lower["symmetric"] == (13, 19)
+    for m, es in results.items():
+        if es.info.get("triangle") != "lower":  # its own lower triangle, priced
+            assert (
+                lower[m] == tuple(price(lower_triangle(es)))
+                and rows[m]["mults_every_entry"] == es.mults
+            )
+        bound = comparison.lower_bound.mults
+        assert rows[m]["gap"] == lower[m][1] - 18
+        assert rows[m]["to_bound"] == lower[m][1] - bound >= 0
+    assert rows["symmetric"]["gap"] == 1 and rows["reverse"]["gap"] == 0
+    table = comparison_text(comparison)
+    assert "best: reverse, ranked on the lower triangle" in table
+    (line,) = [row for row in table.splitlines() if row.startswith("reverse (")]
+    assert line.split(")", 1)[1].split()[:3] == ["18", "12", "5"]  # the lower triangle
+    # structural first: the same basis
+    structural = dgraph.compare_hessian(g, methods, objective="structural")
+    assert structural.best == "reverse"

@@ -210,3 +210,43 @@ def test_build_checks_the_numpy_tril(monkeypatch):
     monkeypatch.setattr(tensor_function, "load_python", spoiled)
     with pytest.raises(DGraphError, match="lower triangle"):
         dgraph.make_function(f, "hessian", point=[x], sparse=True)
+
+
+def test_narrowing_passes_a_broadcast_to_as_many_entries():
+    """A scatter-add whose base is ``broadcast_to(ravel(a), (n,))`` of ``a`` of ``n``
+    entries (as the gradient graph's sums write it) is narrowed like any other: only
+    the entries read, its base and parts too; the kept values are the whole program's."""
+    from dgraph.codegen.evaluate import evaluate_statements
+    from dgraph.codegen.ir import (
+        ArrayProgram,
+        ArrayStatement,
+        BinOp,
+        Call,
+        Const,
+        Index,
+        Name,
+        ScatterAdd,
+    )
+    from dgraph.codegen.tensor.constants import Constants
+    from dgraph.codegen.tensor.triangle import narrowed
+
+    c = Constants()
+    base = Call("broadcast_to", (Call("ravel", (Name("a"),)), Const((6,))))
+    part = BinOp("+", Index(Name("x"), (c.index(np.array([1, 3, 5])),)), Const(1.0))
+    read = Index(Call("ravel", (Name("t"),)), (c.index(np.array([5, 4, 3, 2, 1, 0])),))
+    statements = [
+        ArrayStatement("a", BinOp("*", Name("x"), Name("x"))),
+        ArrayStatement("b", part),
+        ArrayStatement("t", ScatterAdd(base, ((c.index(np.array([0, 3, 4])), Name("b")),))),
+        ArrayStatement("v", BinOp("*", Const(2.0), read)),
+    ]
+    program = ArrayProgram("f", ("x",), ((6,),), ("x",), statements, ["v"], dict(c.arrays))
+    keep = np.array([True, False, True, False, True, False])  # t's entries 5, 3 and 1
+    out, compact = narrowed(program, "v", keep, c)
+    t = next(s.value for s in out if s.target == "t")
+    assert compact and isinstance(t, ScatterAdd) and t.base == Name("a")  # a: 3 entries
+    ((at, _),) = t.parts
+    np.testing.assert_array_equal(c.arrays[at.id], [1])  # b's one entry read: t's 3
+    x = np.linspace(0.5, 1.5, 6)
+    whole = evaluate_statements(statements, {"x": x, **c.arrays})["v"]
+    np.testing.assert_array_equal(evaluate_statements(out, {"x": x, **c.arrays})["v"], whole[keep])

@@ -335,3 +335,39 @@ def test_a_diagonal_two_parts_reach_is_one_sum_and_a_broadcast_value_is_met_once
     assert "numpy.array(" not in body and "_part" not in body
     broadcast = rf"numpy\.broadcast_to\(numpy\.reshape\(\w+, \(1,\)\) \* 2\.0, \({n},\)\)"
     assert re.search(rf"\n    \w+ = {broadcast}\n", body)
+
+
+@pytest.mark.parametrize("scale", ["array", "number", "none"])
+def test_a_segment_sum_of_scaled_gathers_is_a_constant_csr_times_the_vector(scale):
+    """``bincount(ids, weights=c * v[K])`` is printed as a module constant, the CSR matrix
+    of ``c`` at rows ``ids``, columns ``K`` (each row's terms in bincount's order), times
+    ``v``: the same doubles, bit for bit (a zero's sign too); the matrix's arrays kept
+    with it where it is kept."""
+    from dgraph.codegen.tensor.constants import Constants
+    from dgraph.codegen.tensor.numpy_form import numpy_body
+
+    x = np.array([0.5, -0.0, 1.25, 3.0, 0.1, 0.7])
+    ids, at = [3, 0, 3, 1, 0, 3, 2], [5, 1, 0, 1, 2, 4, 1]
+    c = np.array([0.3, 1.7, -2.0, 0.9, 1.1, 1e-3, 4.0])
+    constants = Constants()
+    gather = ir.Index(ir.Name("a"), (constants.index(np.array(at)),))
+    data = {
+        "array": ir.BinOp("*", constants.add(c), gather),
+        "number": ir.BinOp("*", gather, ir.Const(0.3)),
+        "none": gather,
+    }[scale]
+    body = [
+        ir.ArrayStatement("a", ir.BinOp("*", ir.Name("x"), ir.Const(2.0))),
+        ir.ArrayStatement("s", ir.SegmentSum(data, constants.index(np.array(ids)), 5)),
+    ]
+    lines = numpy_body(body, constants, {"x": (6,), "a": (6,), "s": (5,)}, {"s"})
+    (line,) = [line for line in lines if line.startswith("    s = ")]
+    assert re.fullmatch(r"    s = _K\d+ @ a", line)
+    assert constants.needs_scipy_sparse  # the module imports scipy.sparse, dense or not
+    constants.keep(set(re.findall(r"\w+", "\n".join(lines))))
+    names = {"numpy": np, "scipy": scipy, "x": x}
+    exec("\n".join([*constants.lines, *(line[4:] for line in lines)]), names)
+    gathered = (2 * x)[at]
+    weights = {"array": c * gathered, "number": gathered * 0.3, "none": gathered}[scale]
+    want = np.bincount(ids, weights=weights, minlength=5)
+    np.testing.assert_array_equal(names["s"].view(np.int64), want.view(np.int64))

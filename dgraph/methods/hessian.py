@@ -7,31 +7,45 @@ Counts: ``mults`` is what the expression set spells (Bauer's formula checks ever
 product of it): the lower triangle for edge pushing and symmetric elimination, every
 entry for forward-over-reverse and the Jacobian methods; the pair eliminations also give
 ``info["mults_symmetric"]``, each pair of mirrored products once (the papers' count).
-:func:`compare_hessian` reports a lower bound for every count, symmetric ones included:
-the lower-triangle entries with a path of two edges or more each need a multiplication
-of their own (:mod:`dgraph.second_order.bound`, proven there). A search's bounds
+:func:`compare_hessian` ranks every method on one basis, the lower triangle (what a
+symmetric consumer reads, and what the proven bound is of): a set written for every
+entry is priced by its lower triangle (:func:`~dgraph.second_order.lower_triangle`, the
+entries ``i ≥ j`` and the references they use), so a count of every entry is never
+ranked against a lower triangle's; every row also carries its counts of every entry (the
+pair eliminations' whole elimination as written). It reports a lower bound for every
+count, symmetric ones included: the lower-triangle entries with a path of two edges or
+more each need a multiplication of their own (:mod:`dgraph.second_order.bound`, proven
+there), set against the lower-triangle counts (``to_bound``). A search's bounds
 (``best``, ``vertex-optimal``, ``edge-optimal``) bound the accumulation of *every* entry
 of the Hessian graph's Jacobian, and a lower triangle may cost less (edge pushing's 16
 against a vertex-elimination bound of 21 in ``tests/test_hessian_methods.py``): they are
 kept apart, as :attr:`HessianComparison.search_lower_bound` and the ``search_`` fields of
-:meth:`HessianComparison.to_dict`, and the bounds a :class:`Comparison` claims for every
-method it holds (``effective_lower_bound``, ``elimination_lower_bound``,
-``edge_elimination``) are ``None`` on a Hessian comparison. Its rows say what each count
-is of (``counts``: lower triangle or every entry) and what a search's proof ranges over
-(``proven_for``: family, mults and count), as its rendered tables do.
+:meth:`HessianComparison.to_dict`, set against the counts of every entry
+(``search_to_bound``), and the bounds a :class:`Comparison` claims for every method it
+holds (``effective_lower_bound``, ``elimination_lower_bound``, ``edge_elimination``) are
+``None`` on a Hessian comparison. Its rows say what each count as written is of
+(``counts``: lower triangle or every entry), the basis of the ranking (``ranked_on``)
+and what a search's proof ranges over (``proven_for``: family, mults and count), as its
+rendered tables do.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.costs import Cost
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
 from ..core.hessian_graph import hessian_graph
 from ..errors import DGraphError
-from ..second_order import HESSIAN_BOUND_FOR, HESSIAN_METHODS, hessian_lower_bound
+from ..second_order import (
+    HESSIAN_BOUND_FOR,
+    HESSIAN_METHODS,
+    hessian_lower_bound,
+    lower_triangle,
+)
 from .compare import Comparison, LowerBound, compare
 from .registry import METHODS, accumulate
 
@@ -130,8 +144,9 @@ def compare_hessian(
     -------
     HessianComparison
         On the Hessian graph, the results in the order of ``methods``, ranked by their
-        counts as written; ``lower_bound`` bounds every count, symmetric ones included
-        (:func:`~dgraph.second_order.bound.hessian_lower_bound`).
+        lower triangles' counts (:attr:`HessianComparison.ranked_on`; a set of every
+        entry priced by its lower triangle); ``lower_bound`` bounds every count, symmetric
+        ones included (:func:`~dgraph.second_order.bound.hessian_lower_bound`).
 
     Examples
     --------
@@ -161,13 +176,45 @@ def compare_hessian(
 
 @dataclass
 class HessianComparison(Comparison):
-    """A :class:`~dgraph.methods.compare.Comparison` on a Hessian graph whose
-    ``lower_bound`` is the Hessian's (:mod:`dgraph.second_order.bound`): at most every
-    method's structural count, as written (``mults``: a lower triangle's or every entry's)
-    or with mirrored products once (``info["mults_symmetric"]``); a search's own bound,
-    for every entry only, is :attr:`search_lower_bound`."""
+    """A :class:`~dgraph.methods.compare.Comparison` on a Hessian graph, ranked on one
+    basis for every method, the lower triangle (:attr:`ranked_on`): a method written for
+    every entry is priced by its set's lower triangle
+    (:func:`~dgraph.second_order.triangle.lower_triangle`: the entries ``i ≥ j`` and the
+    references they use), so that a count of every entry is never ranked against one of
+    the lower triangle. ``lower_bound`` is the Hessian's
+    (:mod:`dgraph.second_order.bound`), for the lower triangle: at most every method's
+    count there, as written or with mirrored products once (``info["mults_symmetric"]``);
+    a search's own bound, for every entry only, is :attr:`search_lower_bound`, set against
+    every method's count of every entry."""
 
     hessian_bound: LowerBound | None = None
+    # a set's counts on each basis, by id (the sets are held by results): lower_triangle
+    # builds a set, done once per method
+    _costs: dict[tuple[int, str], Cost] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def ranked_on(self) -> str:
+        """What the ranking, ``gap`` and ``to_bound`` count: :data:`LOWER`."""
+        return LOWER
+
+    def cost_of(self, es: ExpressionSet, counts: str = LOWER) -> Cost:
+        """``es``'s counts for the lower triangle (:data:`LOWER`) or every entry
+        (:data:`EVERY`): its own where it is written for them; an every-entry set's lower
+        triangle priced as :func:`~dgraph.second_order.triangle.lower_triangle` keeps it;
+        a lower triangle's every entry from the whole elimination its method counted
+        (``info["mults_written"]``, ``info["mults_effective_written"]``,
+        ``info["adds_written"]``)."""
+        key = (id(es), counts)
+        if key not in self._costs:
+            self._costs[key] = _cost(es, counts)
+        return self._costs[key]
+
+    def key(self, es: ExpressionSet) -> tuple[int, int]:
+        """What ranks ``es``: :meth:`Comparison.key` on its lower triangle's counts."""
+        cost = self.cost_of(es)
+        if self.objective == "structural":
+            return cost.mults, cost.mults_effective
+        return cost.mults_effective, cost.mults
 
     @property
     def lower_bound(self) -> LowerBound | None:
@@ -182,18 +229,45 @@ class HessianComparison(Comparison):
         return None if bound is None else LowerBound(bound.mults, bound.bounds + SEARCH_SCOPE)
 
     def rows(self) -> list[dict[str, Any]]:
-        """:meth:`Comparison.rows` with each row's scope: ``counts``, what its ``mults``
-        count (``"lower triangle"``: edge pushing and symmetric elimination; ``"every
-        entry"``: the rest), and, on a row whose ``optimal`` cell claims a proof or a gap
-        (a search's), ``proven_for``: the family it is proven over, in which mults, and
-        the count it bounds (``"vertex elimination, structural mults, every entry"``), so
-        that a ``proven`` 21 over every entry is not read against a lower triangle's 16."""
+        """:meth:`Comparison.rows` with each row's scope and its counts on both bases.
+
+        ``mults``, ``mults_effective`` and ``adds`` stay as the method wrote them, and
+        ``counts`` says what of (``"lower triangle"``: edge pushing and symmetric
+        elimination; ``"every entry"``: the rest). ``ranked_on`` is the basis of the
+        ranking (:data:`LOWER`), and ``mults_lower_triangle``,
+        ``mults_effective_lower_triangle``, ``adds_lower_triangle`` and the
+        ``..._every_entry`` three are every row's counts on each (:meth:`cost_of`).
+        ``gap`` is the row's structural mults minus the cheapest's, both on the lower
+        triangle, and ``to_bound`` its lower triangle's structural mults minus the
+        Hessian's bound (which is of the lower triangle); ``search_to_bound``, every
+        entry's count (in the search bound's mults) minus the search's bound, which is of
+        every entry. On a row whose ``optimal`` cell claims a proof or a gap (a
+        search's), ``proven_for`` names the family it is proven over, in which mults, and
+        the count it bounds (``"vertex elimination, structural mults, every entry"``):
+        the claim is of the row's count as written, so that a ``proven`` 21 over every
+        entry is not read against a lower triangle's 16."""
         rows = super().rows()
+        cheapest = self.cheapest
+        best = None if cheapest is None else self.cost_of(cheapest)
+        bound = self.lower_bound
+        search = self.search_lower_bound
+        search_effective = search is not None and "effective" in search.bounds
         for row in rows:
             es = self.results.get(row["method"])
             if es is None:  # skipped
                 continue
             row["counts"] = LOWER if es.info.get("triangle") == "lower" else EVERY
+            row["ranked_on"] = LOWER
+            lower, every = self.cost_of(es, LOWER), self.cost_of(es, EVERY)
+            for suffix, cost in (("lower_triangle", lower), ("every_entry", every)):
+                row[f"mults_{suffix}"] = cost.mults
+                row[f"mults_effective_{suffix}"] = cost.mults_effective
+                row[f"adds_{suffix}"] = cost.adds
+            row["gap"] = None if best is None else lower.mults - best.mults
+            row["to_bound"] = None if bound is None else lower.mults - bound.mults
+            if search is not None:
+                count = every.mults_effective if search_effective else every.mults
+                row["search_to_bound"] = count - search.mults
             claims = ("optimal", "proven_optimal", "objective_lower_bound")
             if any(es.info.get(k) is not None for k in claims):
                 row["proven_for"] = f"{_family(row['method'], es.info)}, {row['counts']}"
@@ -218,12 +292,24 @@ class HessianComparison(Comparison):
         jacobian = Comparison  # the bounds of the searches, for every entry
         return {
             **super().to_dict(),
+            "ranked_on": self.ranked_on,
             "search_lower_bound": search.mults if search else None,
             "search_lower_bound_for": search.bounds if search else None,
             "search_effective_lower_bound": jacobian.effective_lower_bound.fget(self),  # type: ignore[attr-defined]
             "search_elimination_lower_bound": jacobian.elimination_lower_bound.fget(self),  # type: ignore[attr-defined]
             "search_edge_elimination": jacobian.edge_elimination.fget(self),  # type: ignore[attr-defined]
         }
+
+
+def _cost(es: ExpressionSet, counts: str) -> Cost:
+    """:meth:`HessianComparison.cost_of`, computed."""
+    written = LOWER if es.info.get("triangle") == "lower" else EVERY
+    if counts == written:
+        return es.cost
+    if counts == LOWER:
+        return lower_triangle(es).cost
+    info = es.info
+    return Cost(info["mults_written"], info["adds_written"], info["mults_effective_written"])
 
 
 def _family(method: str, info: Mapping[str, Any]) -> str:

@@ -121,10 +121,12 @@ def _optimal_cell(row: dict[str, Any]) -> str:
     """``proven``, or ``gap N`` from the row's own lower bound (an exact search's, or
     ``best``'s in its objective), ``no`` without one, blank for a heuristic; followed by
     the claim's scope where the row has one (``proven_for``, a Hessian comparison's:
-    ``proven (vertex elimination, structural mults, every entry)``)."""
+    ``proven (vertex elimination, structural mults, every entry)``), with the count proven
+    where the row's cells show another basis (``proven 21 (…, every entry)`` beside a
+    lower triangle's 16)."""
     scope = f" ({row['proven_for']})" if row.get("proven_for") else ""
     if row.get("optimal") or row.get("proven_optimal"):
-        return "proven" + scope
+        return "proven" + _claimed(row) + scope
     if row.get("optimal") is False:
         bound = row.get("lower_bound")
         gap = f"gap {row['mults'] - bound}" if isinstance(bound, int) and bound else "no"
@@ -135,6 +137,15 @@ def _optimal_cell(row: dict[str, Any]) -> str:
     return ""
 
 
+def _claimed(row: dict[str, Any]) -> str:
+    """`` N``, the count a proof is of (as written, in the claim's mults), where the row's
+    cells show its counts on another basis (a Hessian comparison's), else ``""``."""
+    if not row.get("ranked_on") or row.get("counts") == row["ranked_on"]:
+        return ""
+    effective = "effective mults" in row.get("proven_for", "")
+    return f" {row['mults_effective'] if effective else row['mults']}"
+
+
 def _verified_cell(row: dict[str, Any]) -> str:
     """``yes``, ``WRONG``, or ``not checked`` (values checked nowhere: not verified)."""
     if row["verified"]:
@@ -142,17 +153,37 @@ def _verified_cell(row: dict[str, Any]) -> str:
     return "not checked" if row.get("verification") == "not verified" else "WRONG"
 
 
+def _basis(row: dict[str, Any]) -> str:
+    """The suffix of a row's counts on its comparison's ranking basis (a Hessian
+    comparison's ``ranked_on``, ``"lower triangle"`` -> ``"_lower_triangle"``), or ``""``:
+    the counts as written."""
+    basis = row.get("ranked_on")
+    return "_" + basis.replace(" ", "_") if basis else ""
+
+
 def comparison_cells(row: dict[str, Any]) -> list[str]:
-    """One ``Comparison.rows()`` row as the cells of :data:`COLUMNS` (CLI and notebooks)."""
+    """One ``Comparison.rows()`` row as the cells of :data:`COLUMNS` (CLI and notebooks).
+    A Hessian comparison's row shows its counts on the ranking basis (``ranked_on``: the
+    lower triangle), on which ``gap`` and ``to bound`` are taken too; where the method
+    wrote another count (every entry), its note gives that count, which a search's
+    ``optimal`` cell is about."""
     optimal = _optimal_cell(row)
     seconds = row.get("seconds")
-    # who found best's result, and what a Hessian comparison's count is of
-    notes = [row[k] for k in ("found_by", "counts") if row.get(k)]
+    basis = _basis(row)
+    mults, effective, adds = (row[f"{k}{basis}"] for k in ("mults", "mults_effective", "adds"))
+    # who found best's result, and what a Hessian comparison's count as written is of
+    notes = [row["found_by"]] if row.get("found_by") else []
+    if row.get("counts") and row.get("counts") != row.get("ranked_on", row["counts"]):
+        notes.append(
+            f"as written, {row['counts']}: {row['mults']} mults, {row['mults_effective']} effective"
+        )
+    elif row.get("counts"):
+        notes.append(row["counts"])
     return [
         row["method"] + (f" ({'; '.join(notes)})" if notes else ""),
-        str(row["mults"]),
-        str(row["mults_effective"]),
-        str(row["adds"]),
+        str(mults),
+        str(effective),
+        str(adds),
         _signed(row.get("gap")),
         _signed(row.get("to_bound")),
         _verified_cell(row),
@@ -162,9 +193,14 @@ def comparison_cells(row: dict[str, Any]) -> list[str]:
 
 
 def best_text(comparison) -> str:
-    """``best: <method>``, with the objective when it is not the default effective one."""
+    """``best: <method>``, with the objective when it is not the default effective one,
+    and the basis of the ranking where a comparison has one (a Hessian's: ``ranked on the
+    lower triangle``)."""
     objective = getattr(comparison, "objective", "effective")
     tail = "" if objective == "effective" else f" ({objective} mults first)"
+    basis = getattr(comparison, "ranked_on", None)
+    if basis:
+        tail += f", ranked on the {basis} (mults, effective, adds, gap, to bound)"
     return f"best: {comparison.best}{tail}"
 
 

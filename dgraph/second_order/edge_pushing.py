@@ -9,7 +9,8 @@ of the pairs ``(v, v̄)`` in reverse evaluation order: ``v``'s forward successor
 no forward or adjoint fill arises; the weights left between inputs are the Hessian's
 entries. The expression set spells both halves of every push that its entries need (Bauer's
 formula checks each path), for the lower triangle ``i ≥ j`` by default;
-``info["mults_written"]`` counts the whole elimination as spelled and
+``info["mults_written"]`` counts the whole elimination as spelled (every entry;
+``info["mults_effective_written"]`` and ``info["adds_written"]`` its other counts) and
 ``info["mults_symmetric"]`` each push once, as Gower and Mello do
 (:mod:`dgraph.second_order.pairs`). Neither bounds the other's lower triangle: sharing
 mirrored products saves where the written set spells both, merging a pushed edge with a
@@ -37,8 +38,10 @@ __all__ = ["edge_pushing", "pair_result"]
 
 
 def pair_result(H: DGraph, units: list[Unit], method: str, lower: bool = True) -> ExpressionSet:
-    """Vertex elimination of ``units`` on ``H``, with both counts in its info; with
-    ``lower``, its lower triangle (:func:`~dgraph.second_order.triangle.lower_triangle`)."""
+    """Vertex elimination of ``units`` on ``H``, with both counts in its info (and the
+    whole elimination's effective mults and adds, what a comparison needs to set a lower
+    triangle beside every entry); with ``lower``, its lower triangle
+    (:func:`~dgraph.second_order.triangle.lower_triangle`)."""
     order = vertex_order(units)
     count = pair_count(H, units)
     es = vertex_elimination(H, order, method)
@@ -46,6 +49,8 @@ def pair_result(H: DGraph, units: list[Unit], method: str, lower: bool = True) -
         **es.info,
         "pairs": [list(u) if u[1] is not None else [u[0]] for u in units],
         "mults_written": count.written,
+        "mults_effective_written": es.mults_effective,
+        "adds_written": es.adds,
         "mults_symmetric": count.symmetric,
         "unpaired": count.unpaired,
     }

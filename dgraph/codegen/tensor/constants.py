@@ -118,12 +118,13 @@ class Constants:
 
     def __init__(self, keep_arrays: bool = False) -> None:
         self._text: dict[str, str] = {}  # by name: its line, once made
-        self._pending: dict[str, tuple[np.ndarray, bool]] = {}  # by name: line not yet made
+        self._pending: dict[str, tuple[np.ndarray | str, bool]] = {}  # by name: line to make
         self.arrays: dict[str, np.ndarray] = {}  # by name: what folding and the C printer read
         self.shapes: dict[str, tuple[int, ...]] = {}  # by name
         self.keep_arrays = keep_arrays
         self._names: dict[tuple[str, tuple[int, ...], int], list[str]] = {}  # by checksum
         self._made = 0  # names given (kept or dropped): a new name never repeats one
+        self._derived: dict[str, tuple[str, tuple[str, ...]]] = {}  # by text: name, reads
 
     def index(self, array: np.ndarray) -> Name:
         """An integer array, stored in the narrowest of int32 and int64 that holds it."""
@@ -154,18 +155,42 @@ class Constants:
         self._pending[name] = (array, delta)
         return Name(name)
 
+    def derived(self, text: str, reads: tuple[Name, ...]) -> Name:
+        """The name of a module-level value computed once, at import, by the expression
+        ``text`` from the constants ``reads`` (made before it: its line follows theirs),
+        each expression once; kept where its name is (:meth:`keep`), with its reads."""
+        if text in self._derived:
+            return Name(self._derived[text][0])
+        name = f"_K{self._made}"
+        self._made += 1
+        self._derived[text] = (name, tuple(r.id for r in reads))
+        self._pending[name] = (text, False)  # its line's text, not an array's
+        return Name(name)
+
     @property
     def lines(self) -> list[str]:
         """The module's constant lines, in the order the constants were made: each
         array's text (compressed, base64) made the first time the lines are read, so
         that a constant dropped before then (:meth:`keep`) is never encoded."""
         for name, (array, delta) in self._pending.items():
-            self._text[name] = f"{name} = {_text(array, delta)}"
+            made = array if isinstance(array, str) else _text(array, delta)  # derived: text
+            self._text[name] = f"{name} = {made}"
         self._pending.clear()
         return list(self._text.values())
 
+    @property
+    def needs_scipy_sparse(self) -> bool:
+        """Whether a derived value is a SciPy sparse matrix (the module imports
+        ``scipy.sparse`` then, dense or not)."""
+        return any(text.startswith("scipy.sparse.") for text in self._derived)
+
     def keep(self, used: set[str]) -> None:
-        """Drop the constants no name in ``used`` refers to (those only folded code read)."""
+        """Drop the constants no name in ``used`` refers to (those only folded code read)
+        but those a kept derived value reads."""
+        derived = dict(self._derived.values())
+        used = set(used)
+        used |= {r for name in used & derived.keys() for r in derived[name]}
+        self._derived = {k: v for k, v in self._derived.items() if v[0] in used}
         self._pending = {k: v for k, v in self._pending.items() if k in used}
         self._text = {k: v for k, v in self._text.items() if k in used}
         self.arrays = {k: v for k, v in self.arrays.items() if k in used}

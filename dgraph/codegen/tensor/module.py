@@ -1283,7 +1283,7 @@ def _header(
         "computed once, when the code was generated.",
         '"""',
         "",
-        *w.d.imports(sparse, special),
+        *w.d.imports(sparse or w.constants.needs_scipy_sparse, special),
         "",
         f"INPUTS = {tuple(graph.inputs)!r}",
         f"OUTPUTS = {tuple(graph.outputs)!r}",

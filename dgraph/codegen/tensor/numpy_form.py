@@ -40,6 +40,7 @@ from .numpy_scalars import (
     uniform_scalars,
     uniform_value,
 )
+from .numpy_segments import segment_lines
 
 __all__ = ["RUNS", "numpy_body", "runs", "strided_runs", "text"]
 
@@ -200,6 +201,8 @@ def numpy_body(
         lines = _assembly(s, context, i, fresh, at, None if at is None else mirror)
         if lines is None:
             lines = pad_lines(s, context, i, fresh)
+        if lines is None:
+            lines = segment_lines(s, context)
         if lines is None:
             lines = _grid_lines(s, context, i, fresh)
         if lines is None:

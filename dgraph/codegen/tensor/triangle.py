@@ -169,6 +169,18 @@ class _Narrowing:
             return array.ravel() if array.dtype.kind in "iu" else None
         return None
 
+    def same_entries(self, node: Node) -> bool:
+        """Whether ``node`` is its first operand's entries in the same C order: a ravel, a
+        reshape, or a broadcast to as many entries (``broadcast_to(ravel(t), (n,))`` of
+        ``t`` of ``n`` entries, as a scatter-add's base is written: a broadcast that
+        stretches no axis only adds axes of one)."""
+        if not isinstance(node, Call) or not node.args:
+            return False
+        if node.func in _SHAPE_ONLY:
+            return True
+        size = self.size(node)
+        return node.func == "broadcast_to" and size is not None and self.size(node.args[0]) == size
+
     # -- which entries are needed ------------------------------------------------------
 
     def fits(self, node: Node, n: int) -> bool:
@@ -190,8 +202,8 @@ class _Narrowing:
             return True
         if isinstance(node, Index):
             return self.gather(node)
-        if isinstance(node, Call) and node.func in _SHAPE_ONLY:
-            return not node.keywords and self.fits(node.args[0], n)
+        if self.same_entries(node):
+            return not node.keywords and self.fits(node.args[0], n)  # type: ignore[attr-defined]
         if isinstance(node, Call):
             if node.keywords or not _ufunc(node.func):
                 return False
@@ -226,7 +238,7 @@ class _Narrowing:
                     part = None if index is None or need is None else need[index]
                     stack.append((data, part))
                     stack.append((flat, None))
-            elif isinstance(n, Call) and n.func in _SHAPE_ONLY and need is not None:
+            elif self.same_entries(n) and need is not None:
                 stack.append((n.args[0], need))
                 stack.extend((a, None) for a in n.args[1:])
             else:
@@ -294,8 +306,8 @@ class _Narrowing:
             if self.gather(node) and self.size(node.value) != 1:
                 return self.take(node.value, inner)
             return Index(node.value, (self.constants.index(inner),))
-        if isinstance(node, Call) and node.func in _SHAPE_ONLY:
-            return self.take(node.args[0], positions)
+        if self.same_entries(node):
+            return self.take(node.args[0], positions)  # type: ignore[attr-defined]
         if isinstance(node, (Scatter, ScatterAdd, SegmentSum)):
             return self.scattered(node, positions)
         if isinstance(node, Call):
