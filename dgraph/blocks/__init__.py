@@ -861,18 +861,20 @@ def _move_product(upper: Block, lower: Block) -> tuple[int, Sparse | None] | Non
 
 
 def _rows_taken(b: Sparse, source: np.ndarray, out_shape, kind: int) -> Sparse | None:
-    """Row r of the result is ``b``'s row ``source[r]`` (empty where -1)."""
-    counts = np.zeros(source.size, dtype=np.int64)
-    has = source >= 0
-    picked = source[has]
-    starts = b.indptr[picked]
-    lengths = b.indptr[picked + 1] - starts
-    counts[has] = lengths
+    """Row r of the result is ``b``'s row ``source[r]`` (empty where -1): each row's
+    length one gather of b's row lengths, a zero appended for -1 to read (no mask, the
+    picked rows taken apart only where some row has no source)."""
+    lengths_of = np.empty(b.indptr.size, dtype=np.int64)  # b's row lengths, then 0
+    np.subtract(b.indptr[1:], b.indptr[:-1], out=lengths_of[:-1])
+    lengths_of[-1] = 0
     indptr = np.zeros(source.size + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
+    np.cumsum(lengths_of[source], out=indptr[1:])
     total = int(indptr[-1])
     if total == 0:
         return None
+    has = source >= 0
+    every_row = bool(np.count_nonzero(has) == has.size)
+    picked = source if every_row else source[has]
     in_order = bool(picked.size and (picked[1:] > picked[:-1]).all())
     if in_order and total == b.nnz:
         cols = b.cols  # every entry, rows in order: the same columns
@@ -883,6 +885,8 @@ def _rows_taken(b: Sparse, source: np.ndarray, out_shape, kind: int) -> Sparse |
         kept[picked] = True
         cols = b.cols[np.repeat(kept, np.diff(b.indptr))]
     else:
+        starts = b.indptr[picked]
+        lengths = b.indptr[picked + 1] - starts
         first = indptr[:-1][has]
         cols = b.cols[np.repeat(starts - first, lengths) + np.arange(total)]
     return _from_csr(out_shape, b.in_shape, indptr, cols, kind)

@@ -543,8 +543,15 @@ def _narrowest(size: int) -> type:
 
 
 def _taken(at: np.ndarray, where: np.ndarray) -> np.ndarray:
-    """``at[where]``; ``where`` itself where ``at`` is every position in order."""
-    return where if at is every(at.size) else at[where]
+    """``at[where]``; ``where`` itself where ``at`` is every position in order. A
+    labelled block's positions (int64, each below its entry count) read in int32 where
+    that count fits: what is taken is then a module constant in int32 already, not
+    narrowed again after the gather (10⁶ positions narrowed against 3·10⁶ taken)."""
+    if at is every(at.size):
+        return where
+    if at.dtype == np.int64 and _narrowest(at.size) is np.int32:
+        at = at.astype(np.int32)
+    return at[where]
 
 
 def _positions(keys: np.ndarray, found: np.ndarray) -> np.ndarray:
@@ -620,10 +627,20 @@ def _places(held: np.ndarray, size: int) -> list[np.ndarray]:
     one of b's: every entry, in order, for a summand whose pattern holds the other's."""
     places = []
     for flag in (1, 2):
-        mine = held & flag
+        mine = _flagged(held, flag)
         count = int(np.count_nonzero(mine))
         places.append(every(size) if count == size else _nonzero_narrow(mine, count))
     return places
+
+
+def _flagged(held: np.ndarray, flag: int) -> np.ndarray:
+    """Per entry of a flagged merge, whether it holds ``flag`` (1 or 2), as booleans:
+    the flags' bits as bytes of 0 and 1 read in place as ``bool`` (flatnonzero reads
+    booleans some three times faster than int8: 15 against 45 ms for 7·10⁶ entries)."""
+    if held.dtype != np.int8:  # not by construction: a merge of int8 flags
+        return (held & flag) != 0
+    bits = held & 1 if flag == 1 else held >> 1  # 1, 2, 3: each bit 0 or 1
+    return bits.view(bool)
 
 
 _CHUNK = 1 << 22  # entries per pass of :func:`_nonzero_narrow`: 32 MB of int64 at a time
@@ -816,7 +833,7 @@ def _through_move(a: Block, b: Block, product: Sparse) -> tuple | None:
         if count == at.size:  # every entry of the other meets the move
             kept, mine = every(count), at
         else:
-            kept = np.flatnonzero(met)
+            kept = _nonzero_narrow(met, count)  # int32 where they fit, as ``mine``
             mine = at[kept]
         pairs = (mine, kept) if side == 0 else (kept, mine)
         return (*pairs, every(count), True)
@@ -831,9 +848,16 @@ def _value_places(block: Block) -> np.ndarray:
 
 def _side(block: Block, side: int) -> np.ndarray:
     """The flat rows (``side`` 0) or columns (1) of the block's entries, in
-    :func:`entries` order (a sparse block's rows made only when asked for)."""
+    :func:`entries` order (a sparse block's rows, where not made before, made for the
+    caller alone in :func:`_narrowest`'s integers: 10⁷ of them in int32, not kept on
+    the block in int64 and narrowed again as a module constant)."""
     if isinstance(block, Sparse):
-        return block.rows if side == 0 else block.cols
+        if side == 1:
+            return block.cols
+        if type(block) is not Sparse or "rows" in block.__dict__:  # made already, or
+            return block.rows  # a structured pattern's own
+        counts = np.diff(block.indptr)  # else made here, in the narrowest integers
+        return np.repeat(np.arange(counts.size, dtype=_narrowest(counts.size)), counts)
     return entries(block)[side]
 
 

@@ -103,6 +103,16 @@ def _checksum(flat: np.ndarray) -> int:
     return zlib.crc32(np.ascontiguousarray(flat[::step]).view(np.uint8), found)
 
 
+def _words(array: np.ndarray) -> np.ndarray:
+    """A contiguous array's bytes as unsigned integers of its item size (1, 2, 4 or 8
+    bytes; else bytes): equal exactly where the bytes are (-0.0 and 0.0 differ, a NaN
+    equals itself), compared a word at a time, not a byte at a time (some twice as fast
+    for 10⁷ entries)."""
+    flat = array.reshape(-1)
+    size = flat.dtype.itemsize
+    return flat.view(f"u{size}" if size in (1, 2, 4, 8) else np.uint8)
+
+
 class Constants:
     """The module-level arrays, each once (equal arrays share a name)."""
 
@@ -132,10 +142,10 @@ class Constants:
         array = np.ascontiguousarray(array).reshape(np.shape(array))  # a 0-d array stays 0-d
         # keyed by a checksum of a sample, not the bytes (10⁷ entries each); equal keys
         # compared whole
-        data = array.reshape(-1).view(np.uint8)
+        data = _words(array)
         key = (array.dtype.str, tuple(array.shape), _checksum(array.reshape(-1)))
         for known in self._names.get(key, ()):
-            if np.array_equal(self.arrays[known].reshape(-1).view(np.uint8), data):
+            if np.array_equal(_words(self.arrays[known]), data):
                 return Name(known)
         name = f"_K{self._made}"
         self._made += 1
