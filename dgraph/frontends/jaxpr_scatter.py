@@ -31,6 +31,7 @@ import numpy as np
 
 from ..blocks import linalg
 from ..blocks.arrays import ArrayOp, Const
+from ..blocks.scatter import held
 from ..errors import InputError
 from .jaxpr_index_maps import gather_sources, scatter_targets
 from .jaxpr_linalg import DECOMPOSED, read_decomposition
@@ -119,9 +120,7 @@ def _gather(eqn, ins: list[Any], where: str) -> ArrayOp:
         sources = _gathered(eqn.params, idx, whole)
     if (sources < 0).any():
         raise InputError(f"{where}: gather with an out-of-bounds index that fills is not supported")
-    return ArrayOp(
-        "gather_flat", (_operand(ins[0]),), (("sources", tuple(sources.tolist())),), shape
-    )
+    return ArrayOp("gather_flat", (_operand(ins[0]),), (("sources", held(sources)),), shape)
 
 
 def _gathered(params: dict, idx: np.ndarray, whole: tuple[int, ...]) -> np.ndarray:
@@ -157,7 +156,7 @@ def _scatter(eqn, ins: list[Any], where: str) -> ArrayOp:
             sources[found] = np.arange(m)
         else:  # JAX's own scatter of the updates' ids resolves ties and drops
             sources = _won(jax, idx, whole, part, options)
-        return ArrayOp("scatter", operands, (("sources", tuple(sources.tolist())),), shape)
+        return ArrayOp("scatter", operands, (("sources", held(sources)),), shape)
     if found is not None:
         targets = found
     else:
@@ -168,7 +167,7 @@ def _scatter(eqn, ins: list[Any], where: str) -> ArrayOp:
             f"{where}: scatter-mul of traced updates at repeated indices has no derivative"
             " in JAX (unique_indices=True only)"
         )
-    return ArrayOp(primitive, operands, (("targets", tuple(targets.tolist())),), shape)
+    return ArrayOp(primitive, operands, (("targets", held(targets)),), shape)
 
 
 def _won(jax, idx, whole, part, options: dict) -> np.ndarray:
@@ -207,7 +206,7 @@ def _update_slice(eqn, ins: list[Any]) -> ArrayOp:
     sources = np.full(whole, -1, dtype=np.int64)
     window = tuple(slice(b, b + k) for b, k in zip(begin, part, strict=True))
     sources[window] = np.arange(math.prod(part)).reshape(part)
-    params = (("sources", tuple(sources.reshape(-1).tolist())),)
+    params = (("sources", held(sources)),)
     return ArrayOp("scatter", (_operand(ins[0]), _operand(ins[1])), params, whole)
 
 
