@@ -31,6 +31,7 @@ from ..blocks import (
     Labelled,
     Sparse,
     add_values,
+    in_scope,
     multiply_values,
     pattern,
     permutation,
@@ -95,6 +96,7 @@ def edge_parts(
     """Every edge's blocks and their values, one per operand position of its head that
     reads its tail (their sum is the edge's block: :func:`edge_values`)."""
     out: dict[tuple[str, str], list[BlockValues]] = {}
+    known = _structures(graph)
     for v in program_order(graph):
         op = graph.op(v)
         if op is None:
@@ -102,9 +104,35 @@ def edge_parts(
         shapes = [graph._operand_shape(x) for x in op.operands]
         for k in op.differentiable():
             u = op.operands[k]
-            block = operand_block(op, k, shapes)
+            found = known.get((v, k))
+            if found is not None and found[0] is op:
+                block = found[1]
+            else:
+                block = operand_block(op, k, shapes)
+                known[(v, k)] = (op, block)
             out.setdefault((u, v), []).append(BlockValues(block, block_value(op, k, values, block)))
     return out
+
+
+_STRUCTURES: dict[tuple, tuple[weakref.ref, dict]] = {}  # (graph id, version) -> its blocks
+FORGETS.append(_STRUCTURES.clear)
+
+
+def _structures(graph: DGraph) -> dict:
+    """Within one code generation call (:func:`dgraph.blocks.scoped`), the operand
+    blocks :func:`edge_parts` found for this graph (its identity and version), by
+    (vertex, operand position) with the operation they were found for: the value check
+    reads them at each point (and the code check again), the structure the same each
+    time. Outside a call, a dict of its own (nothing remembered)."""
+    if not in_scope():
+        return {}
+    key = (id(graph), graph.version)
+    found = _STRUCTURES.get(key)
+    if found is None or found[0]() is not graph:
+        while len(_STRUCTURES) >= 4:
+            del _STRUCTURES[next(iter(_STRUCTURES))]
+        found = _STRUCTURES[key] = (weakref.ref(graph), {})
+    return found[1]
 
 
 def edge_values(graph: DGraph, values: Mapping[str, np.ndarray]) -> dict[tuple[str, str], Valued]:
