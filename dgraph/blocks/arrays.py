@@ -467,16 +467,14 @@ def narrowed(
     (a zero numerator), ``select_n`` with a constant predicate (the entries it does not
     pick) — as a sparse block, and for each of its entries (in its row order) the flat
     index into the labelled block's values (C order); None where none is zero."""
-    name, operands = op.primitive, op.operands
-    if name in ("mul", "dot_general") and isinstance(operands[1 - k], Const):
-        factor = operands[1 - k].value
-    elif name == "div" and k == 1 and isinstance(operands[0], Const):
-        factor = operands[0].value
-    elif name == "select_n" and isinstance(operands[0], Const):
-        factor = np.asarray(operands[0].value).astype(int) == k - 1
-    else:
-        return None
-    if np.asarray(factor).all() or not isinstance(block, Labelled) or not block.value:
+    operands = op.operands
+    factor = _narrowing_factor(op, k)
+    if (
+        factor is None
+        or np.asarray(factor).all()
+        or not isinstance(block, Labelled)
+        or not block.value
+    ):
         return None  # no zero to leave out (the usual case, decided without the pattern)
     # the variables set to 1: each derivative above is then its constant factor, or -c
     ones = {x: np.ones(s) for x, s in zip(operands, shapes, strict=True) if isinstance(x, str)}
@@ -489,6 +487,19 @@ def narrowed(
     order = np.argsort(rows * max(1, math.prod(block.in_shape)) + cols, kind="stable")
     found = sparse(block.out_shape, block.in_shape, rows[order], cols[order], block.kind)
     return Narrowed(found, at[order])
+
+
+def _narrowing_factor(op: ArrayOp, k: int) -> Any:
+    """The constant operand whose zeros :func:`narrowed` leaves out of ∂op/∂(operand k)
+    (for ``select_n``: where it picks operand k); None where no constant can."""
+    name, operands = op.primitive, op.operands
+    if name in ("mul", "dot_general") and isinstance(operands[1 - k], Const):
+        return operands[1 - k].value
+    if name == "div" and k == 1 and isinstance(operands[0], Const):
+        return operands[0].value
+    if name == "select_n" and isinstance(operands[0], Const):
+        return np.asarray(operands[0].value).astype(int) == k - 1
+    return None
 
 
 def labelled_block(op: ArrayOp, k: int, shapes: Sequence[tuple[int, ...]]) -> Block:
@@ -803,6 +814,8 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
     if name == "sort":  # a run-time permutation (array_extra)
         return extra.extra_value(op, k, args)
     if isinstance(block, Sparse):
+        if _narrowing_factor(op, k) is None:  # not narrowed (a move's pattern): ones
+            return np.ones(block.nnz)
         shapes = [a.shape for a in args]
         labelled = labelled_block(op, k, shapes)
         found = narrowed(op, k, shapes, labelled)

@@ -53,6 +53,7 @@ from ..errors import InputError
 from .jaxpr_branches import read_clamp, read_cond
 from .jaxpr_constants import ConstantFrontier, signature
 from .jaxpr_dynamic import read_dynamic
+from .jaxpr_exact import exact_fold
 from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_key import PREFOLDS, equations_key, kept_reference, program_key
 from .jaxpr_linalg import read_determinant
@@ -695,6 +696,8 @@ class _Reader:
         the program fails, each is folded on its own."""
         from jax.extend.core import Literal
 
+        if self.exact(chosen, env):  # NumPy gives every value as XLA would: no program
+            return
         key = tuple(map(id, chosen))  # the same body read again: compiled once
         if key not in self.prefold_programs and (
             not 2 <= len(chosen) <= PREFOLD_MOST  # none, one, or too many together
@@ -726,10 +729,34 @@ class _Reader:
             self.prefolded[id(e)] = [_held(next(values)) for _ in e.outvars]
             env.update(zip(e.outvars, self.prefolded[id(e)], strict=True))  # a later batch's
 
+    def exact(self, chosen: list, env: dict) -> bool:
+        """Whether NumPy folds every equation of ``chosen`` bit for bit as XLA would
+        (:func:`~.jaxpr_exact.exact_fold`: moves, exact conversions); if so their values
+        are :meth:`fold`'s, and no program is compiled for them."""
+        from jax.extend.core import Literal
+
+        if not chosen:
+            return False
+        local: dict[Any, Any] = {}
+        found = []
+        for e in chosen:
+            args = [a.val if isinstance(a, Literal) else local.get(a, env.get(a)) for a in e.invars]
+            outs = exact_fold(e, args)
+            if outs is None:
+                return False
+            local.update(zip(e.outvars, outs, strict=True))
+            found.append(outs)
+        for e, outs in zip(chosen, found, strict=True):
+            self.prefolded[id(e)] = outs
+            env.update(zip(e.outvars, outs, strict=True))
+        return True
+
     def fold(self, eqn, ins: list[np.ndarray]) -> list[np.ndarray]:
         """An equation on constants, evaluated once by JAX (:meth:`prefold`'s value where
-        it computed one)."""
+        it computed one, NumPy's where it is XLA's bit for bit: :func:`.exact_fold`)."""
         found = self.prefolded.pop(id(eqn), None)
+        if found is None:
+            found = exact_fold(eqn, ins)
         if found is not None:
             self.folded += 1
             return found

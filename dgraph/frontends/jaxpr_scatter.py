@@ -2,8 +2,11 @@
 
 Indices are constants here (an index that depends on the inputs is refused by the reader
 before): each operation becomes a map between flat positions
-(:mod:`dgraph.blocks.scatter`) that JAX itself computes once, so that every mode,
-dimension-number layout and tie JAX's own scatter resolves is read as JAX runs it:
+(:mod:`dgraph.blocks.scatter`). Where every window is in bounds (and a ``scatter``
+writes each entry once at most) the dimension numbers alone fix it and NumPy computes it
+(:mod:`.jaxpr_index_maps`: no XLA compilation); otherwise JAX itself computes it once,
+so that every mode, dimension-number layout and tie JAX's own scatter resolves is read as
+JAX runs it:
 
 * ``gather``: the flat position each output entry reads, by gathering the operand's
   positions (1, 2, ...) with the same dimension numbers (0 where the gather fills);
@@ -28,7 +31,9 @@ import numpy as np
 
 from ..blocks import linalg
 from ..blocks.arrays import ArrayOp, Const
+from ..blocks.scatter import held
 from ..errors import InputError
+from .jaxpr_index_maps import gather_sources, scatter_targets
 from .jaxpr_linalg import DECOMPOSED, read_decomposition
 
 __all__ = ["INDEX_OPERANDS", "SCATTER_NAMES", "read_indexed"]
@@ -106,24 +111,29 @@ def read_indexed(eqn, ins: list[Any], where: str) -> ArrayOp | list[ArrayOp] | N
 
 def _gather(eqn, ins: list[Any], where: str) -> ArrayOp:
     """Per output entry, the flat operand position it reads."""
-    jax = _jax()
-    whole = _shape(eqn.invars[0])
-    positions = np.arange(1, math.prod(whole) + 1, dtype=np.float64).reshape(whole)
-    params = dict(eqn.params)
-    params["fill_value"] = 0.0
-    found = np.asarray(jax.lax.gather_p.bind(positions, np.asarray(ins[1]), **params))
-    sources = found.reshape(-1).astype(np.int64) - 1
+    whole, shape = _shape(eqn.invars[0]), _shape(eqn.outvars[0])
+    p, idx = eqn.params, np.asarray(ins[1])
+    sources = gather_sources(
+        whole, shape, idx, p["dimension_numbers"], tuple(p["slice_sizes"]), p.get("mode")
+    )
+    if sources is None:  # a window out of bounds (clamped or filled): JAX's own gather
+        sources = _gathered(eqn.params, idx, whole)
     if (sources < 0).any():
         raise InputError(f"{where}: gather with an out-of-bounds index that fills is not supported")
-    shape = _shape(eqn.outvars[0])
-    return ArrayOp(
-        "gather_flat", (_operand(ins[0]),), (("sources", tuple(sources.tolist())),), shape
-    )
+    return ArrayOp("gather_flat", (_operand(ins[0]),), (("sources", held(sources)),), shape)
+
+
+def _gathered(params: dict, idx: np.ndarray, whole: tuple[int, ...]) -> np.ndarray:
+    """Per output entry, the flat operand position a gather with ``params`` reads (-1:
+    filled), by JAX's own gather of the positions (1, 2, ...; 0 where it fills)."""
+    positions = np.arange(1, math.prod(whole) + 1, dtype=np.float64).reshape(whole)
+    params = {**params, "fill_value": 0.0}
+    found = np.asarray(_jax().lax.gather_p.bind(positions, idx, **params))
+    return found.reshape(-1).astype(np.int64) - 1
 
 
 def _scatter(eqn, ins: list[Any], where: str) -> ArrayOp:
     jax = _jax()
-    lax, jnp = jax.lax, jax.numpy
     x, idx, u = ins[0], np.asarray(ins[1]), ins[2]
     p = eqn.params
     primitive = SCATTER_NAMES[eqn.primitive.name]
@@ -139,11 +149,42 @@ def _scatter(eqn, ins: list[Any], where: str) -> ArrayOp:
     }
     shape = _shape(eqn.outvars[0])
     operands = (_operand(x), _operand(u))
+    found = scatter_targets(whole, part, idx, p["dimension_numbers"], p["mode"])
     if primitive == "scatter":  # the update each entry ends up holding
-        ids = jnp.arange(1, m + 1, dtype=jnp.int64).reshape(part)
-        won = lax.scatter(jnp.zeros(whole, jnp.int64), idx, ids, **options)
-        sources = np.asarray(won).reshape(-1).astype(np.int64) - 1
-        return ArrayOp("scatter", operands, (("sources", tuple(sources.tolist())),), shape)
+        if found is not None and np.bincount(found, minlength=1).max(initial=0) <= 1:
+            sources = np.full(n, -1, dtype=np.int64)  # no ties: each entry written once at most
+            sources[found] = np.arange(m)
+        else:  # JAX's own scatter of the updates' ids resolves ties and drops
+            sources = _won(jax, idx, whole, part, options)
+        return ArrayOp("scatter", operands, (("sources", held(sources)),), shape)
+    if found is not None:
+        targets = found
+    else:
+        targets = _landed(jax, idx, whole, part, n, options, where, eqn.primitive.name)
+    hit = targets[targets >= 0]
+    if primitive == "scatter_mul" and np.unique(hit).size < hit.size and isinstance(u, str):
+        raise InputError(
+            f"{where}: scatter-mul of traced updates at repeated indices has no derivative"
+            " in JAX (unique_indices=True only)"
+        )
+    return ArrayOp(primitive, operands, (("targets", held(targets)),), shape)
+
+
+def _won(jax, idx, whole, part, options: dict) -> np.ndarray:
+    """Per operand entry, the update a ``scatter`` with ``options`` leaves there (-1:
+    none), by JAX's own scatter of the updates' ids (1, 2, ...), as its derivative rule
+    does: ties resolved and windows dropped as JAX resolves and drops them."""
+    lax, jnp = jax.lax, jax.numpy
+    ids = jnp.arange(1, math.prod(part) + 1, dtype=jnp.int64).reshape(part)
+    won = lax.scatter(jnp.zeros(whole, jnp.int64), idx, ids, **options)
+    return np.asarray(won).reshape(-1).astype(np.int64) - 1
+
+
+def _landed(jax, idx, whole, part, n: int, options: dict, where: str, name: str) -> np.ndarray:
+    """Per update entry, the flat position a ``scatter_add`` with ``options`` adds it to
+    (-1: dropped), by the transpose of ``scatter_add`` (a gather, JAX's transpose rule)
+    applied to the positions, checked against the number of updates it counts at each."""
+    lax, jnp = jax.lax, jax.numpy
 
     def spread(w):
         return lax.scatter_add(jnp.zeros(whole, jnp.float64), idx, w, **options)
@@ -152,15 +193,9 @@ def _scatter(eqn, ins: list[Any], where: str) -> ArrayOp:
     (landed,) = jax.linear_transpose(spread, jax.ShapeDtypeStruct(part, jnp.float64))(positions)
     targets = np.asarray(landed).reshape(-1).astype(np.int64) - 1
     counts = np.asarray(spread(jnp.ones(part, jnp.float64))).reshape(-1)
-    hit = targets[targets >= 0]
-    if not np.array_equal(np.bincount(hit, minlength=n), counts):
-        raise InputError(f"{where}: {eqn.primitive.name}: its index map could not be read")
-    if primitive == "scatter_mul" and np.unique(hit).size < hit.size and isinstance(u, str):
-        raise InputError(
-            f"{where}: scatter-mul of traced updates at repeated indices has no derivative"
-            " in JAX (unique_indices=True only)"
-        )
-    return ArrayOp(primitive, operands, (("targets", tuple(targets.tolist())),), shape)
+    if not np.array_equal(np.bincount(targets[targets >= 0], minlength=n), counts):
+        raise InputError(f"{where}: {name}: its index map could not be read")
+    return targets
 
 
 def _update_slice(eqn, ins: list[Any]) -> ArrayOp:
@@ -171,7 +206,7 @@ def _update_slice(eqn, ins: list[Any]) -> ArrayOp:
     sources = np.full(whole, -1, dtype=np.int64)
     window = tuple(slice(b, b + k) for b, k in zip(begin, part, strict=True))
     sources[window] = np.arange(math.prod(part)).reshape(part)
-    params = (("sources", tuple(sources.reshape(-1).tolist())),)
+    params = (("sources", held(sources)),)
     return ArrayOp("scatter", (_operand(ins[0]), _operand(ins[1])), params, whole)
 
 

@@ -1,0 +1,148 @@
+"""The gather and scatter position maps NumPy computes (:mod:`dgraph.frontends.jaxpr_index_maps`)
+equal the maps JAX's own gather and scatter give (:mod:`dgraph.frontends.jaxpr_scatter`'s
+fallback), for the index forms ``jnp`` writes: points, rows, windows, several axes,
+broadcast index arrays, 0-d operands; and NumPy declines where a window leaves the
+operand (JAX clamps, fills or drops there)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax", reason="JAX is not installed")
+jnp = jax.numpy
+
+from dgraph.frontends import jaxpr_scatter as js  # noqa: E402
+from dgraph.frontends.jaxpr_index_maps import gather_sources, scatter_targets  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _float64():
+    with jax.enable_x64(True):
+        yield
+
+
+_I = np.array([2, 0, 3])
+_J = np.array([[1, 0], [2, 2]])
+
+GATHERS = {
+    "point": ((5,), lambda x: x[_I]),
+    "rows": ((4, 3), lambda x: x[_I]),
+    "columns": ((4, 3), lambda x: x[:, _I[:2]]),
+    "two axes": ((4, 3), lambda x: x[_I, np.array([0, 2, 1])]),
+    "2-d indices": ((4, 3), lambda x: x[_J]),
+    "broadcast": ((4, 3, 2), lambda x: x[_J[:, :1], :, _J[:1, :] % 2]),
+    "mixed slice": ((4, 3, 2), lambda x: x[1:3, np.array([2, 0])]),
+    "scalar index": ((4, 3), lambda x: x[2, np.array([1, 1, 0])]),
+    "take": ((6,), lambda x: jnp.take(x, jnp.array([5, 0, 5]))),
+    "windows": (
+        (6, 4),
+        lambda x: jax.lax.gather(
+            x,
+            np.array([[1, 0], [3, 2]]),
+            jax.lax.GatherDimensionNumbers((1, 2), (), (0, 1)),
+            (2, 2),
+            mode="promise_in_bounds",
+        ),
+    ),
+}
+
+SCATTERS = {
+    "set point": ((5,), (3,), lambda x, u: x.at[_I].set(u)),
+    "set row": ((4, 3), (3,), lambda x, u: x.at[2].set(u)),
+    "set rows": ((4, 3), (3, 3), lambda x, u: x.at[_I].set(u)),
+    "set column": ((4, 3), (4,), lambda x, u: x.at[:, 1].set(u)),
+    "set two axes": ((4, 3), (3,), lambda x, u: x.at[_I, np.array([0, 2, 1])].set(u)),
+    "set slice": ((6, 4), (2, 4), lambda x, u: x.at[1:3].set(u)),
+    "set last": ((4, 3), (3,), lambda x, u: x.at[-1, :].set(u)),
+    "add repeated": ((4,), (5,), lambda x, u: x.at[np.array([0, 1, 1, 3, 0])].add(u)),
+    "add 2-d": ((4, 3), (2, 2, 3), lambda x, u: x.at[_J].add(u)),
+    "add broadcast": ((4, 3, 2), (2, 2, 3), lambda x, u: x.at[_J[:, :1], :, _J[:1] % 2].add(u)),
+    "max window": ((6, 4), (3, 2), lambda x, u: x.at[2:5, 1:3].max(u)),
+    "0-d": ((), (), lambda x, u: x.at[()].set(u)),
+}
+
+
+def _equations(f, *shapes, name):
+    """The ``name`` equations ``f`` runs, each with its operands' values (calls inlined)."""
+    closed = jax.make_jaxpr(f)(*(np.ones(s) for s in shapes))
+    found = []
+
+    def run(jaxpr, consts, args):
+        env = dict(zip(jaxpr.constvars, consts, strict=True))
+        env.update(zip(jaxpr.invars, args, strict=True))
+
+        def read(v):
+            return v.val if hasattr(v, "val") else env[v]
+
+        for e in jaxpr.eqns:
+            ins = [read(v) for v in e.invars]
+            if e.primitive.name.startswith(name):
+                found.append((e, [np.asarray(x) for x in ins]))
+            if e.primitive.name in ("pjit", "jit"):
+                inner = e.params["jaxpr"]
+                outs = run(inner.jaxpr, inner.consts, ins)
+            else:
+                outs = e.primitive.bind(*ins, **e.params)
+                outs = outs if e.primitive.multiple_results else [outs]
+            env.update(zip(e.outvars, outs, strict=True))
+        return [read(v) for v in jaxpr.outvars]
+
+    run(closed.jaxpr, closed.consts, [np.ones(s) for s in shapes])
+    return found
+
+
+@pytest.mark.parametrize("case", GATHERS)
+def test_gather_positions_by_numpy_are_jax_s(case):
+    shape, f = GATHERS[case]
+    eqns = _equations(f, shape, name="gather")
+    assert eqns, case
+    for e, ins in eqns:
+        idx, whole = ins[1], tuple(e.invars[0].aval.shape)
+        p = e.params
+        mine = gather_sources(
+            whole,
+            tuple(e.outvars[0].aval.shape),
+            idx,
+            p["dimension_numbers"],
+            tuple(p["slice_sizes"]),
+            p["mode"],
+        )
+        assert mine is not None
+        assert np.array_equal(mine, js._gathered(p, idx, whole))
+
+
+@pytest.mark.parametrize("case", SCATTERS)
+def test_scatter_positions_by_numpy_are_jax_s(case):
+    shape, part, f = SCATTERS[case]
+    eqns = _equations(f, shape, part, name="scatter")
+    assert eqns, case
+    for e, ins in eqns:
+        idx = ins[1]
+        whole, upd = tuple(e.invars[0].aval.shape), tuple(e.invars[2].aval.shape)
+        p = e.params
+        options = {k: p[k] for k in ("dimension_numbers", "indices_are_sorted", "unique_indices")}
+        options["mode"] = p["mode"]
+        mine = scatter_targets(whole, upd, idx, p["dimension_numbers"], p["mode"])
+        assert mine is not None
+        n = math.prod(whole)
+        assert np.array_equal(mine, js._landed(jax, idx, whole, upd, n, options, "f", "scatter"))
+        if np.bincount(mine, minlength=1).max() <= 1:  # no ties: the entries written
+            won = np.full(n, -1)
+            won[mine] = np.arange(mine.size)
+            assert np.array_equal(won, js._won(jax, idx, whole, upd, options))
+
+
+def test_numpy_declines_a_window_out_of_bounds():
+    """x.at[[1, 9]].add(u) drops the update at 9 and x[[1, 9]] clamps (or fills): JAX says."""
+    dropped = _equations(lambda x, u: x.at[np.array([1, 9])].add(u), (4,), (2,), name="scatter")
+    ((e, ins),) = dropped
+    p, idx = e.params, ins[1]
+    assert scatter_targets((4,), (2,), idx, p["dimension_numbers"], p["mode"]) is None
+    numbers = jax.lax.GatherDimensionNumbers((), (0,), (0,))
+    mode = jax.lax.GatherScatterMode.CLIP
+    assert gather_sources((4,), (2,), np.array([[1], [9]]), numbers, (1,), mode) is None
+    assert gather_sources((4,), (2,), np.array([[1], [-1]]), numbers, (1,), mode) is None
+    assert list(gather_sources((4,), (2,), np.array([[1], [3]]), numbers, (1,), mode)) == [1, 3]
