@@ -21,7 +21,8 @@ Up-to-date files are not written again.
 Writing the rewritten files uses pytest's own functions
 (``_pytest.assertion.rewrite._rewrite_test``, ``_write_pyc``): the same code the worker
 would compile, with the run's configuration. Where those names are missing, or asserts
-are not rewritten (``--assert=plain``), the test files are left to pytest.
+are not rewritten (``--assert=plain``), or there are no workers (``-n 0``: the one process
+rewrites only the files it collects), the test files are left to pytest.
 ``DGRAPH_TEST_PRECOMPILE=0`` turns all of it off.
 """
 
@@ -75,13 +76,15 @@ def configure(config) -> None:
     if hasattr(config, "workerinput") or os.environ.get(ENV, "1") == "0":
         return
     rewriter = _rewriter(config)
+    # the test files only for workers: one process (-n 0) rewrites just what it collects
+    workers = bool(getattr(config.option, "numprocesses", None))
     for path in sorted((ROOT / "dgraph").rglob("*.py")) + sorted((ROOT / "tests").rglob("*.py")):
         if not (path.parent / "__init__.py").exists():
             continue  # not a module (tests/hostile/, the command line's inputs)
         try:
-            if rewriter and rewriter[0](path):
-                rewriter[1](path)
-            else:
+            if rewriter is None or not rewriter[0](path):
                 compileall.compile_file(path, quiet=2)
+            elif workers:
+                rewriter[1](path)
         except (OSError, SyntaxError):
             pass  # a read-only checkout, a broken file: left to the importing process
