@@ -1,6 +1,7 @@
 """Shared fixtures: the paper graphs, and hypothesis settings for the property tests; the
 hooks that fail a CI run on a skip not explained in tests/skip_policy.py; XLA's flags and
-one compilation cache for the run's processes (tests/xla_compile.py)."""
+one compilation cache for the run's processes (tests/xla_compile.py); their bytecode
+written once, before the workers start (tests/precompile.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ from hypothesis import HealthCheck, settings
 
 from dgraph.frontends import bundled
 
-from . import xla_compile
+from . import precompile, xla_compile
 from .skip_policy import pytest_sessionstart, pytest_terminal_summary  # noqa: F401 (hooks)
 
 
 def pytest_configure(config):
+    precompile.configure(config)  # bytecode and rewritten test files, once for the run
     xla_compile.configure(config)  # XLA's flags, one compilation cache for the run
 
 
