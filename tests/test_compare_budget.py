@@ -16,31 +16,10 @@ from dgraph.cli import main
 from dgraph.core import budget as clocks
 from dgraph.methods import compare
 from dgraph.search.timebox import ChildDied
+from tests.fake_clock import FakeClock, no_children_waited_on  # noqa: F401 (autouse)
 
 METHODS = ["forward", "vertex-optimal", "edge-optimal", "best"]
 comparing = importlib.import_module("dgraph.methods.compare")  # the package's name is the function
-
-
-class _Clock:
-    """Both clocks of :mod:`dgraph.core.budget` (CPU and wall) at :attr:`now`."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def perf_counter(self) -> float:
-        return self.now
-
-    def process_time(self) -> float:
-        return self.now
-
-
-@pytest.fixture(autouse=True)
-def _no_children_waited_on(monkeypatch):
-    """The search clock at the fake clock's reading exactly: the CPU seconds of children
-    an earlier test in this process waited on (``budget._waited``) would offset it, and
-    a deadline's ``left()`` would then differ from its seconds by a rounding (1.000000000000007
-    against a 1.0 slice, with 62.48 s waited on)."""
-    monkeypatch.setattr(clocks, "_waited", 0.0)
 
 
 ROOMY = 600.0  # a ceiling slack neither the fake clock nor a loaded machine reaches
@@ -50,7 +29,7 @@ ROOMY = 600.0  # a ceiling slack neither the fake clock nor a loaded machine rea
 def clocked(monkeypatch):
     """Every method takes one fake second; the budgets they were given are recorded. The
     tests pass ``ceiling_slack=ROOMY``: the clock never reaches the ceiling."""
-    clock, given = _Clock(), {}
+    clock, given = FakeClock(), {}
     real = comparing.accumulate
 
     def accumulate(graph, name, **options):
@@ -77,7 +56,7 @@ def test_the_shares_do_not_depend_on_how_long_the_methods_took(monkeypatch, disc
     """The old shares were of the time left: a slow machine got smaller searches."""
     shares, real = [], comparing.accumulate
     for seconds in (0.0, 3.0):
-        clock, given = _Clock(), {}
+        clock, given = FakeClock(), {}
 
         def accumulate(graph, name, _given=given, _clock=clock, _s=seconds, **options):
             _given[name] = options.get("budget")

@@ -19,6 +19,7 @@ from dgraph.codegen import selection
 from dgraph.core import budget as clocks
 from dgraph.core.budget import Deadline
 from dgraph.methods import compare
+from tests.fake_clock import FakeClock, no_children_waited_on  # noqa: F401 (autouse)
 
 cli = importlib.import_module("dgraph.cli.main")  # the package's name is the function
 comparing = importlib.import_module("dgraph.methods.compare")
@@ -69,7 +70,7 @@ def test_the_comparison_leaves_the_choice_its_predicted_seconds(capsys, monkeypa
         return real(*args, deadline=deadline, **options)
 
     monkeypatch.setattr(cli, "compare", spy)
-    clock = _Clock()  # CPU time stands still: the command started at 100, 3 s ago
+    clock = FakeClock()  # CPU time stands still: the command started at 100, 3 s ago
     clock.now = 103.0
     monkeypatch.setattr(clocks, "time", clock)
     monkeypatch.setattr(clocks, "_waited", 0.0)  # no children waited on before
@@ -159,34 +160,11 @@ def test_a_choice_made_in_a_child_is_the_one_made_in_process(capsys, monkeypatch
     assert all(isinstance(source, dgraph.DGraph) for source in started)
 
 
-class _Clock:
-    """Both clocks of :mod:`dgraph.core.budget` (CPU and wall), standing still at
-    :attr:`now` (the CPU seconds of children waited on: none, by the fixture below)."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def perf_counter(self) -> float:
-        return self.now
-
-    def process_time(self) -> float:
-        return self.now
-
-
-@pytest.fixture(autouse=True)
-def _no_children_waited_on(monkeypatch):
-    """The search clock at the fake clock's reading exactly: the CPU seconds of children
-    an earlier test in this process waited on (``budget._waited``) would offset it, and
-    a deadline's ``left()`` would then differ from its seconds by a rounding (1.000000000000007
-    against a 1.0 slice, with 62.48 s waited on)."""
-    monkeypatch.setattr(clocks, "_waited", 0.0)
-
-
 def test_a_deadline_ends_the_comparison_before_its_ceiling(monkeypatch, discrepancy_graph):
     """Every method that is not a search gets a slice of what is left before the
     deadline, and best the rest; one already passed runs none of them, searches
     included."""
-    clock, slices, ceilings = _Clock(), {}, []
+    clock, slices, ceilings = FakeClock(), {}, []
     real = comparing.accumulate
 
     def accumulate(graph, name, **options):
@@ -241,7 +219,7 @@ def test_the_prediction_is_a_count_of_edges(sin_graph, two_blocks_graph):
 def test_a_slice_too_short_to_build_a_set_starts_no_child(monkeypatch, discrepancy_graph):
     """A method whose slice is shorter than building and verifying one set takes (a
     count of the graph's edges) is not started: a child could only be killed."""
-    clock, started = _Clock(), []
+    clock, started = FakeClock(), []
     monkeypatch.setattr(clocks, "time", clock)
     monkeypatch.setattr(comparing, "timeboxed", lambda run, seconds: started.append(run))
     monkeypatch.setattr(comparing, "winner_seconds", lambda graph: 100.0)
@@ -262,7 +240,7 @@ def test_searches_beside_best_run_in_a_child_up_to_the_ceiling(monkeypatch, disc
     """On a graph past in_process_edges a search other than best runs its counted work
     in a child killed at the ceiling less what best needs for its winner; best, which
     keeps the ceiling itself, in-process with the rest."""
-    clock, given, ceilings = _Clock(), {}, []
+    clock, given, ceilings = FakeClock(), {}, []
     real = comparing.accumulate
 
     def accumulate(graph, name, **options):
