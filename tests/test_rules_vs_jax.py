@@ -880,24 +880,11 @@ def build(c: Case) -> DGraph:
 
 
 def reference(c: Case) -> list[np.ndarray]:
-    """JAX's Jacobian of the case, one (outputs, inputs) matrix per argument: ``jax.jacfwd``
-    jitted, one compilation of the case's program at XLA's lowest backend optimization level
-    (with XLA's CPU flags of tests/xla_compile.py, cheaper than dispatching ``jax.jvp``
-    column by column, each primitive traced and run eagerly: 7.3 against 9.1–12 CPU s for a
-    fifth of the cases, benchmarks/RESULTS.md). A function JAX cannot trace abstractly (a
-    boolean mask from the arguments) has its columns, each a ``jax.jvp`` run eagerly."""
+    """JAX's Jacobian of the case, one (outputs, inputs) matrix per argument: the columns
+    of ``jax.jacfwd``, each a ``jax.jvp`` (eager, so that XLA compiles each primitive
+    once per shape for all the cases, not each case's vmapped program)."""
     f = (lambda *a: c.f(jnp, *a)) if c.builder == "numpy" else c.f
     args = c.args
-    try:
-        jitted = jax.jit(jax.jacfwd(f, argnums=tuple(range(len(args)))))
-        jac = jitted.lower(*args).compile({"xla_backend_optimization_level": 0})(*args)
-    except (jax.errors.JAXTypeError, jax.errors.JAXIndexError):
-        return _columns(f, args)
-    return [np.asarray(j).reshape(-1, a.size) for j, a in zip(jac, args, strict=True)]
-
-
-def _columns(f, args: tuple) -> list[np.ndarray]:
-    """The columns of ``jax.jacfwd`` of ``f`` at ``args``, each a ``jax.jvp`` run eagerly."""
     columns: list[list[np.ndarray]] = [[] for _ in args]
     for i, a in enumerate(args):
         for j in range(a.size):
