@@ -114,10 +114,14 @@ def _connected_search(
     )
     extra = [1 if f == 0 and positive else 0 for f in floor]
 
-    def owed(done: int, now: set[int]) -> int:
-        """The bound after eliminating ``done``; ``now`` must cost at least one each."""
+    def rest(done: int) -> int:
+        """The static bounds of the vertices ``done`` leaves."""
+        return sum(floor[w] for w in inner if not done >> w & 1)
+
+    def owed(done: int, now: set[int], total: int) -> int:
+        """The bound after eliminating ``done``, whose :func:`rest` is ``total``; ``now``
+        must cost at least one each."""
         whole = 0
-        total = sum(floor[w] for w in inner if not done >> w & 1)
         for mask, gain in groups:
             if not done & mask:
                 whole |= mask
@@ -126,23 +130,27 @@ def _connected_search(
 
     def prices(done: int) -> Iterator[tuple[int, int]]:
         kin, kout = closure.labels(done)
-        counted = {v for v in inner if not done >> v & 1 and general(kin[v]) and general(kout[v])}
+        gin = [general(row) for row in kin]  # each vertex's, once per expansion
+        gout = [general(row) for row in kout]
+        counted = {v for v in inner if not done >> v & 1 and gin[v] and gout[v]}
+        left = rest(done)
         for v in inner:
             if done >> v & 1:
                 continue
             fresh = set()
-            if general(kin[v]):  # v's successors gain a general in-edge
-                fresh |= {k for k in kout[v] if general(kout[k])}
-            if general(kout[v]):  # v's predecessors gain a general out-edge
-                fresh |= {i for i in kin[v] if general(kin[i])}
+            if gin[v]:  # v's successors gain a general in-edge
+                fresh |= {k for k in kout[v] if gout[k]}
+            if gout[v]:  # v's predecessors gain a general out-edge
+                fresh |= {i for i in kin[v] if gin[i]}
             nxt = done | 1 << v
-            bounds[nxt] = owed(nxt, (counted | (fresh & inner_set)) - {v})
+            bounds[nxt] = owed(nxt, (counted | (fresh & inner_set)) - {v}, left - floor[v])
             yield v, closure.price(v, kin, kout)
 
     def bound(done: int) -> int:
         if done not in bounds:  # the start
             kin, kout = closure.labels(done)
-            bounds[done] = owed(done, {v for v in inner if general(kin[v]) and general(kout[v])})
+            now = {v for v in inner if general(kin[v]) and general(kout[v])}
+            bounds[done] = owed(done, now, rest(done))
         return bounds[done]
 
     orders = [graph.intermediates, graph.intermediates[::-1]] + ([incumbent] if incumbent else [])
