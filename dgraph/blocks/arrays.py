@@ -763,16 +763,15 @@ def _explicit_move(op: ArrayOp, k: int, shapes) -> Sparse:
 
 
 def _cumsum_pattern(op: ArrayOp, mine) -> Sparse:
+    """Entry ``i`` along ``axis`` depends on every ``j ≤ i`` (``j ≥ i`` reversed): the pairs
+    ``(i, j)`` row by row, each the slices at ``i`` and ``j`` as rows and columns (one
+    gather for all pairs, not one ``take`` per pair: the pairs are ``length²/2``)."""
     axis, reverse = op.param["axis"], bool(op.param.get("reverse"))
-    index = np.arange(math.prod(mine)).reshape(mine)
-    rows, cols = [], []
     length = mine[axis]
-    for i in range(length):
-        for j in range(length):
-            if (j <= i) != reverse or i == j:
-                rows.append(np.take(index, i, axis=axis).ravel())
-                cols.append(np.take(index, j, axis=axis).ravel())
-    return sparse(op.shape, mine, np.concatenate(rows), np.concatenate(cols), ONES)
+    index = np.moveaxis(np.arange(math.prod(mine)).reshape(mine), axis, 0).reshape(length, -1)
+    below = np.tril(np.ones((length, length), dtype=bool))  # j <= i
+    i, j = np.nonzero((below != reverse) | np.eye(length, dtype=bool))
+    return sparse(op.shape, mine, index[i].ravel(), index[j].ravel(), ONES)
 
 
 # -- values --------------------------------------------------------------------------------
