@@ -211,12 +211,19 @@ def straight_line(
         "p": lambda n, r: _powers(n, r, given),
     }
     best = (_cost(named, results), named, results)
+    # Every pass is a function of the program alone (and ``given``), so a pass met again
+    # on a program seen before (a shared prefix of two orders, or a pass that changed
+    # nothing) is looked up, not rerun: the same programs and costs, fewer passes.
+    done: dict[tuple[str, tuple, tuple], tuple] = {}
     for pipeline in pipelines:
         current = (named, results)
         for step in pipeline:
-            current = _propagate(*passes[step](*current))
-            current = (_live(*current), current[1])
-            cost = _cost(*current)
+            key = (step, tuple(current[0]), tuple(current[1]))
+            if key not in done:
+                after = _propagate(*passes[step](*current))
+                after = (_live(*after), after[1])
+                done[key] = (_cost(*after), after)
+            cost, current = done[key]
             if cost < best[0]:
                 best = (cost, *current)
     return best[1], best[2]
