@@ -6,6 +6,8 @@ and its lower triangle alone (``tril=True``) is the whole matrix's, bit for bit.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse
@@ -128,10 +130,12 @@ def test_lower_triangle_values_symmetry_pattern_and_fewer_operations(name, monke
 def test_jax_lower_triangle_is_the_mirrored_bcoo(name, gathers, scatters, monkeypatch):
     """JAX: BCOO, mirrored bit for bit; ``gathers``: its scatters written as gathers and
     the mirror pushed into the assembly (``gathers.gathered``: done from
-    ``GATHER_FROM`` entries on; here at every size); ``scatters``: whether some are left."""
+    ``GATHER_FROM`` entries on, into a compact vector's only with ``PUSH_COMPACT``; here
+    at every size, into every vector); ``scatters``: whether some are left."""
     if gathers:
         monkeypatch.setattr(tensor_gathers, "GATHER_FROM", 0)
         monkeypatch.setattr(tensor_module, "GATHER_FROM", 0)
+        monkeypatch.setattr(tensor_module, "PUSH_COMPACT", True)  # minsurf's vector too
     f, n, v, _ = CASES[name]
     x, x2 = _points(n)
     with jax.enable_x64(True):
@@ -147,6 +151,36 @@ def test_jax_lower_triangle_is_the_mirrored_bcoo(name, gathers, scatters, monkey
     ref = _reference(f, x2, v)
     assert b.nse == np.count_nonzero(ref)
     np.testing.assert_allclose(dense, ref, rtol=1e-12, atol=1e-12 * abs(ref).max())
+
+
+def test_jax_compact_values_mirrored_by_one_gather(monkeypatch):
+    """JAX, from ``GATHER_FROM`` entries on (here at every size): the minimal surface's
+    values vector is compact (its lower entries alone), so the whole matrix's values are
+    one gather of it, not the mirror pushed into the assembly (``PUSH_COMPACT`` off:
+    no index array as long as the Hessian per assembled part); the lower triangle is the
+    whole matrix's, bit for bit."""
+    monkeypatch.setattr(tensor_gathers, "GATHER_FROM", 0)
+    monkeypatch.setattr(tensor_module, "GATHER_FROM", 0)
+    pushed = []
+    inner = tensor_module.gathered
+    monkeypatch.setattr(tensor_module, "gathered", lambda *a: pushed.append(1) or inner(*a))
+    f, n, v, _ = CASES["minsurf"]
+    x, x2 = _points(n)
+    with jax.enable_x64(True):
+        H = dgraph.make_function(f, "hessian", "jax", point=[x], weights=v, sparse=True)
+        b, t = H(jnp.asarray(x2)), H.gradient.generated.tril(jnp.asarray(x2))
+        dense, low = np.asarray(b.todense()), np.asarray(t.todense())
+    text = H.gradient.generated.text
+    whole = text[
+        text.index("def _jacobian_arrays(") : text.index(
+            "\n\n\n", text.index("def _jacobian_arrays(")
+        )
+    ]
+    assert not pushed
+    assert re.search(r"return (\w+)\[_K\d+\]$", whole.rstrip())  # one gather of the values
+    np.testing.assert_array_equal(dense, dense.T)
+    np.testing.assert_array_equal(low, np.tril(dense))
+    np.testing.assert_allclose(dense, _reference(f, x2, v), rtol=1e-12, atol=1e-12)
 
 
 def test_tril_is_the_modules_lower_triangle():

@@ -32,12 +32,23 @@ from ..ir import (
 )
 from .constants import Constants
 
-__all__ = ["GATHER_FROM", "gathered", "scatters_as_gathers"]
+__all__ = ["GATHER_FROM", "PUSH_COMPACT", "gathered", "scatters_as_gathers"]
 
 GATHER_FROM = 100_000
 """The least vector length written as a gather: below it XLA's scatter was the faster
 (a Hessian's assembly at 10⁴ unknowns, 3·10⁴ entries: 80 µs median as scatters, 92 µs
 as gathers; at 10⁶, 3·10⁶ entries: 164 ms against 35 ms)."""
+
+PUSH_COMPACT = False
+"""Whether :func:`gathered` pushes the mirror into the assembly of a compact values vector
+(the entries on and below the diagonal alone, in order) too. Not by default: there the
+mirror is one gather of that vector, and pushing it composes each part's gather index
+with it into index arrays as long as the whole Hessian, with little structure left (the
+minimal surface at 10⁶ unknowns: four of 7·10⁶ entries, 28 MB of module text, some 3
+CPU-s more to compress, load and check) for no faster call (10⁵ and 10⁶: the same median
+CPU a call, A/B in one process). A whole vector's mirror is pushed (Rosenbrock and the
+Lagrangian at 10⁶: 13 → 9 and 19 → 15 ms of CPU a call): its alternative is XLA's
+scatter of the entries that move."""
 
 
 def scatters_as_gathers(program: ArrayProgram, constants: Constants) -> list[ArrayStatement]:

@@ -56,7 +56,7 @@ from .formula_reuse import reused_calls
 from .forward import forward_expression, operand_shape
 from .fuse import fold_permutations
 from .gather_scale import folded_scalings
-from .gathers import GATHER_FROM, gathered, scatters_as_gathers
+from .gathers import GATHER_FROM, PUSH_COMPACT, gathered, scatters_as_gathers
 from .grid_jax import grid_gathers
 from .jax_moves import composed_gathers
 from .jax_pair import merged, split
@@ -623,10 +623,12 @@ def _symmetric_jax(
     """A symmetric J's JAX functions: ``{mode}`` (every entry) and ``{mode}_tril`` (the
     lower ones), each one jitted function whose values vector is the program's at
     ``positions`` (None: all of it) — from :data:`~.gathers.GATHER_FROM` entries on with
-    the gather pushed into the statements that assemble it (:func:`~.gathers.gathered`:
-    an entry above the diagonal is computed as its mirror image is, bit for bit), below
-    it the entries that move scattered —, and a BCOO made from its tree structure around
-    them (no check per call: the pattern was checked here)."""
+    the gather pushed into the statements that assemble a whole vector
+    (:func:`~.gathers.gathered`: an entry above the diagonal is computed as its mirror
+    image is, bit for bit; a compact vector's gathered as it is, unless
+    :data:`~.gathers.PUSH_COMPACT`), below it the entries that move scattered —, and a
+    BCOO made from its tree structure around them (no check per call: the pattern was
+    checked here)."""
     rows, cols = coordinates
     n = shape[0]
     lower = rows >= cols
@@ -637,9 +639,9 @@ def _symmetric_jax(
         statements, result = program.statements, values
         if at is None or np.array_equal(at, np.arange(at.size)):
             pass
-        elif rows.size >= GATHER_FROM:
+        elif rows.size >= GATHER_FROM and (positions[1] is not None or PUSH_COMPACT):
             statements, result = gathered(program, values, at, w.constants)
-        else:  # XLA's scatter of the few entries that move is the faster here
+        else:  # XLA's scatter of the few entries that move (a compact vector: one gather)
             whole = positions[1] is not None and at.size == rows.size  # else a compact vector
             moved = np.flatnonzero(at != np.arange(at.size)) if whole else at
             result = f"{values}[{w.constants.index(at).id}]"
