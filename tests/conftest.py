@@ -1,7 +1,8 @@
 """Shared fixtures: the paper graphs, and hypothesis settings for the property tests; the
 hooks that fail a CI run on a skip not explained in tests/skip_policy.py; XLA's flags and
 one compilation cache for the run's processes (tests/xla_compile.py); their bytecode
-written once, before the workers start (tests/precompile.py)."""
+written once, before the workers start (tests/precompile.py); NumPy's huge-page requests
+off (tests/numpy_pages.py)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,18 @@ from hypothesis import HealthCheck, settings
 
 from dgraph.frontends import bundled
 
-from . import precompile, xla_compile
+from . import numpy_pages, precompile, xla_compile
 from .skip_policy import pytest_sessionstart, pytest_terminal_summary  # noqa: F401 (hooks)
+
+# the command line's hostile inputs (tests/hostile/README.md), not modules: --doctest-modules
+# would import them in every process (one loads sympy.physics) and find no doctest there
+collect_ignore = ["hostile"]
 
 
 def pytest_configure(config):
     precompile.configure(config)  # bytecode and rewritten test files, once for the run
     xla_compile.configure(config)  # XLA's flags, one compilation cache for the run
+    numpy_pages.configure(config)  # no huge-page requests: no compaction stalls
 
 
 def pytest_unconfigure(config):

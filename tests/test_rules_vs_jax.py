@@ -695,10 +695,13 @@ for _cls, _f, _sx in [
 
 
 def _bcoo(rows, cols):
+    """``BCOO.fromdense``'s matrix, built from its entries: fromdense compiles some sixty
+    programs, in every process that collects this file."""
     from jax.experimental import sparse
 
     m = np.where(point((rows, cols), 126) > 0, point((rows, cols), 127), 0.0)
-    return sparse.BCOO.fromdense(m)
+    at = np.argwhere(m != 0).astype(np.int32)  # row-major, as fromdense orders them
+    return sparse.BCOO((m[m != 0], at), shape=m.shape, indices_sorted=True, unique_indices=True)
 
 
 _M = _bcoo(3, 4)
