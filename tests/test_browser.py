@@ -33,6 +33,7 @@ from __future__ import annotations
 import copy
 import functools
 import html
+import importlib.util
 import json
 import re
 import shutil
@@ -41,6 +42,7 @@ from pathlib import Path
 
 import pytest
 
+from .deferred_iri import defer_iri_grammar
 from .jupyter_untrusted import is_graph_output, offline, untrusted_notebook
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -118,6 +120,7 @@ def colours(png: Path) -> dict:
 
 def untrusted_html(nb) -> str:
     """``nb`` as JupyterLab shows it untrusted, as one HTML page."""
+    defer_iri_grammar()
     from nbconvert import HTMLExporter
 
     body, _ = HTMLExporter().from_notebook_node(untrusted_notebook(nb))
@@ -149,8 +152,9 @@ def _execute(path: Path):
 
 @functools.cache
 def _executed(path: Path):
-    # imported here: nbformat's import (jsonschema's format checkers) is ~2.5 CPU-s, paid
+    # imported here, with jsonschema's IRI grammar deferred (tests/deferred_iri.py): paid
     # by the processes that run a notebook, not by every worker that collects this file
+    defer_iri_grammar()
     import nbformat
     from nbclient import NotebookClient
 
@@ -162,10 +166,9 @@ def _executed(path: Path):
 
 
 def browser_available() -> bool:
-    """Whether these tests run here: a chromium binary and nbconvert."""
-    try:
-        import nbconvert  # noqa: F401
-    except ImportError:
+    """Whether these tests run here: a chromium binary and nbconvert (found, not imported:
+    tests/test_notebooks.py asks in processes that may never export a page)."""
+    if importlib.util.find_spec("nbconvert") is None:
         return False
     return _chromium() is not None
 
@@ -175,6 +178,7 @@ def test_untrusted_notebook_shows_every_graph(name, tmp_path):
     binary = _chromium()
     if binary is None:
         pytest.skip(f"no chromium binary ({' or '.join(CHROMIUM_NAMES)}) on PATH")
+    defer_iri_grammar()
     pytest.importorskip("nbconvert", reason="nbconvert is not installed")
 
     nb = _execute(EXAMPLES / name)
@@ -280,6 +284,7 @@ def test_trusted_step_viewer_slides_through_its_frames(tmp_path):
     binary = _chromium()
     if binary is None:
         pytest.skip(f"no chromium binary ({' or '.join(CHROMIUM_NAMES)}) on PATH")
+    defer_iri_grammar()
     nbconvert = pytest.importorskip("nbconvert", reason="nbconvert is not installed")
 
     nb = _execute(EXAMPLES / "01_elimination.ipynb")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from .deferred_iri import defer_iri_grammar
 from .test_browser import NOTEBOOKS as BROWSER_NOTEBOOKS
 from .test_browser import browser_available
 
@@ -21,8 +22,9 @@ def test_there_are_notebooks():
 def test_notebook_executes(path, tmp_path):
     if path.name in BROWSER_NOTEBOOKS and browser_available():
         pytest.skip("executed, with the same check for errors, by tests/test_browser.py")
-    # imported here: nbformat's import (jsonschema's format checkers) is ~2.5 CPU-s, paid
+    # imported here, with jsonschema's IRI grammar deferred (tests/deferred_iri.py): paid
     # by the processes that run a notebook, not by every worker that collects this file
+    defer_iri_grammar()
     import nbformat
     from nbclient import NotebookClient
 
