@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -109,14 +108,19 @@ def _transposed(rows: np.ndarray, cols: np.ndarray, n: int) -> np.ndarray:
     return np.asarray(turned.data, dtype=np.int64)
 
 
-@dataclass
 class _Narrow:
-    """A statement computed at some of its entries: each flat position's place in the
-    shorter vector (-1: not computed), and the positions computed."""
+    """A statement computed at some of its entries (``positions``, of ``size`` flat
+    places): their number, and each flat place's rank among them (-1: not computed),
+    made when a reader first reads other places than ``positions`` (most statements
+    along an elementwise chain are read at their own places alone: no rank is made)."""
 
-    rank: np.ndarray
-    count: int
-    positions: np.ndarray | None = None
+    def __init__(self, work: _Narrowing, positions: np.ndarray, size: int) -> None:
+        self.work, self.positions, self.size = work, positions, size
+        self.count = int(positions.size)
+
+    @property
+    def rank(self) -> np.ndarray:
+        return self.work.rank(self.positions, self.size, keep=True)
 
 
 class _Narrowing:
@@ -134,6 +138,7 @@ class _Narrowing:
         self.narrow: dict[str, _Narrow] = {}
         self._by_need: dict[tuple[int, int], list[tuple[np.ndarray, np.ndarray]]] = {}
         self._ranks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._kept: dict[int, np.ndarray] = {}  # by id: the positions statements compute
 
     def positions(self, need: np.ndarray) -> np.ndarray:
         """The positions ``need`` marks, one array for equal masks (statements along an
@@ -325,13 +330,15 @@ class _Narrowing:
     def scattered(self, node: Node, positions: np.ndarray) -> Node:
         """A scatter's entries at ``positions``: its parts' entries that land there."""
         count = int(positions.size)
-        rank = self.rank(positions, self.size(node) or 0)
+        kept = self._kept.get(id(positions)) is positions  # a statement's: kept for its readers
+        rank = self.rank(positions, self.size(node) or 0, keep=kept)
         parts = []
         for flat, data in _parts(node):
             index = self.index(flat)
-            hit = np.flatnonzero(rank[index] >= 0)  # type: ignore[index]
+            ranks = rank[index]  # type: ignore[index]
+            hit = np.flatnonzero(ranks >= 0)
             if hit.size:
-                placed = self.constants.index(rank[index[hit]])  # type: ignore[index]
+                placed = self.constants.index(ranks[hit])
                 parts.append((placed, self.take(data, hit)))
         if isinstance(node, ScatterAdd):
             base = self.take(node.base, positions)
@@ -443,9 +450,9 @@ def _planned(work: _Narrowing, s: ArrayStatement, need: np.ndarray | None) -> No
     if need is None:
         return work.renumbered(s.value)
     positions = work.positions(need)
-    rank = work.rank(positions, need.size, keep=True)
+    work._kept[id(positions)] = positions
     value = work.take(s.value, positions)
-    work.narrow[s.target] = _Narrow(rank, int(positions.size), positions)
+    work.narrow[s.target] = _Narrow(work, positions, need.size)
     return value
 
 
