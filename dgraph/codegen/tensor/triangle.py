@@ -46,6 +46,11 @@ __all__ = ["mirror_positions", "narrowed"]
 
 _SHAPE_ONLY = ("ravel", "reshape", "asarray")  # the same entries in the same C order
 _ELEMENTWISE = ("where",)  # besides NumPy's and SciPy's ufuncs
+# A statement more of whose entries than this are demanded is computed whole: narrowed,
+# it would save under a tenth of its operation and cost a gather wherever it or an
+# operand is read at other places (the minimal surface at 10⁶ unknowns: 37 statements
+# of the lower triangle's program need all but 1 to 3 in 10³ of their entries).
+WHOLE_ABOVE = 0.9
 
 
 def mirror_positions(
@@ -433,15 +438,21 @@ def _plan(
     values: str | None = None,
 ) -> None:
     """Plan ``s``, read backwards: the entries of it demanded, or None (all of them) where
-    it cannot be narrowed or every entry is demanded (nothing saved; ``values`` narrowed
-    even then); its operands' demand pushed."""
+    it cannot be narrowed or more than :data:`WHOLE_ABOVE` of its entries are demanded
+    (little or nothing saved; ``values`` narrowed even then); its operands' demand
+    pushed."""
     need = demand.get(s.target)
     size = work.sizes.get(s.target)
-    whole = need is not None and need.all() and s.target != values
+    whole = need is not None and s.target != values and _mostly(need)
     if need is None or size is None or whole or not work.fits(s.value, size):
         need = None
     plans[s.target] = need
     work.push(s.value, need, demand)
+
+
+def _mostly(need: np.ndarray) -> bool:
+    """Whether more than :data:`WHOLE_ABOVE` of the entries are marked."""
+    return bool(need.all()) or np.count_nonzero(need) > WHOLE_ABOVE * need.size
 
 
 def _planned(work: _Narrowing, s: ArrayStatement, need: np.ndarray | None) -> Node:
