@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -47,6 +46,11 @@ __all__ = ["mirror_positions", "narrowed"]
 
 _SHAPE_ONLY = ("ravel", "reshape", "asarray")  # the same entries in the same C order
 _ELEMENTWISE = ("where",)  # besides NumPy's and SciPy's ufuncs
+# A statement more of whose entries than this are demanded is computed whole: narrowed,
+# it would save under a tenth of its operation and cost a gather wherever it or an
+# operand is read at other places (the minimal surface at 10⁶ unknowns: 37 statements
+# of the lower triangle's program need all but 1 to 3 in 10³ of their entries).
+WHOLE_ABOVE = 0.9
 
 
 def mirror_positions(
@@ -109,14 +113,19 @@ def _transposed(rows: np.ndarray, cols: np.ndarray, n: int) -> np.ndarray:
     return np.asarray(turned.data, dtype=np.int64)
 
 
-@dataclass
 class _Narrow:
-    """A statement computed at some of its entries: each flat position's place in the
-    shorter vector (-1: not computed), and the positions computed."""
+    """A statement computed at some of its entries (``positions``, of ``size`` flat
+    places): their number, and each flat place's rank among them (-1: not computed),
+    made when a reader first reads other places than ``positions`` (most statements
+    along an elementwise chain are read at their own places alone: no rank is made)."""
 
-    rank: np.ndarray
-    count: int
-    positions: np.ndarray | None = None
+    def __init__(self, work: _Narrowing, positions: np.ndarray, size: int) -> None:
+        self.work, self.positions, self.size = work, positions, size
+        self.count = int(positions.size)
+
+    @property
+    def rank(self) -> np.ndarray:
+        return self.work.rank(self.positions, self.size, keep=True)
 
 
 class _Narrowing:
@@ -134,6 +143,7 @@ class _Narrowing:
         self.narrow: dict[str, _Narrow] = {}
         self._by_need: dict[tuple[int, int], list[tuple[np.ndarray, np.ndarray]]] = {}
         self._ranks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._kept: dict[int, np.ndarray] = {}  # by id: the positions statements compute
 
     def positions(self, need: np.ndarray) -> np.ndarray:
         """The positions ``need`` marks, one array for equal masks (statements along an
@@ -325,13 +335,15 @@ class _Narrowing:
     def scattered(self, node: Node, positions: np.ndarray) -> Node:
         """A scatter's entries at ``positions``: its parts' entries that land there."""
         count = int(positions.size)
-        rank = self.rank(positions, self.size(node) or 0)
+        kept = self._kept.get(id(positions)) is positions  # a statement's: kept for its readers
+        rank = self.rank(positions, self.size(node) or 0, keep=kept)
         parts = []
         for flat, data in _parts(node):
             index = self.index(flat)
-            hit = np.flatnonzero(rank[index] >= 0)  # type: ignore[index]
+            ranks = rank[index]  # type: ignore[index]
+            hit = np.flatnonzero(ranks >= 0)
             if hit.size:
-                placed = self.constants.index(rank[index[hit]])  # type: ignore[index]
+                placed = self.constants.index(ranks[hit])
                 parts.append((placed, self.take(data, hit)))
         if isinstance(node, ScatterAdd):
             base = self.take(node.base, positions)
@@ -426,15 +438,21 @@ def _plan(
     values: str | None = None,
 ) -> None:
     """Plan ``s``, read backwards: the entries of it demanded, or None (all of them) where
-    it cannot be narrowed or every entry is demanded (nothing saved; ``values`` narrowed
-    even then); its operands' demand pushed."""
+    it cannot be narrowed or more than :data:`WHOLE_ABOVE` of its entries are demanded
+    (little or nothing saved; ``values`` narrowed even then); its operands' demand
+    pushed."""
     need = demand.get(s.target)
     size = work.sizes.get(s.target)
-    whole = need is not None and need.all() and s.target != values
+    whole = need is not None and s.target != values and _mostly(need)
     if need is None or size is None or whole or not work.fits(s.value, size):
         need = None
     plans[s.target] = need
     work.push(s.value, need, demand)
+
+
+def _mostly(need: np.ndarray) -> bool:
+    """Whether more than :data:`WHOLE_ABOVE` of the entries are marked."""
+    return bool(need.all()) or np.count_nonzero(need) > WHOLE_ABOVE * need.size
 
 
 def _planned(work: _Narrowing, s: ArrayStatement, need: np.ndarray | None) -> Node:
@@ -443,9 +461,9 @@ def _planned(work: _Narrowing, s: ArrayStatement, need: np.ndarray | None) -> No
     if need is None:
         return work.renumbered(s.value)
     positions = work.positions(need)
-    rank = work.rank(positions, need.size, keep=True)
+    work._kept[id(positions)] = positions
     value = work.take(s.value, positions)
-    work.narrow[s.target] = _Narrow(rank, int(positions.size), positions)
+    work.narrow[s.target] = _Narrow(work, positions, need.size)
     return value
 
 
