@@ -31,6 +31,7 @@ from dgraph.frontends import bundled, from_dict, from_sympy, from_trace
 from dgraph.methods import accumulate
 
 from .strategies import programs
+from .sympy_reference import sympy_jacobian as _sympy_jacobian
 
 needs_cc = pytest.mark.skipif(compiler() is None, reason="no C compiler")
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,15 +50,6 @@ def _functions():
 PHYSICS = _functions()
 SUITE = SUITES["full"]
 LABELED = [name for name in SUITE if not name.startswith(("random-dag", "naumann-disc", "zhou-"))]
-
-
-def _sympy_jacobian(graph):
-    """sympy's Jacobian of the graph's outputs, lambdified (NumPy; cse keeps the printed
-    expressions of the deep recurrences small)."""
-    values = graph.values()
-    inputs = [vertex_symbol(x) for x in graph.inputs]
-    jac = sympy.Matrix([values[y] for y in graph.outputs]).jacobian(inputs)
-    return sympy.lambdify(inputs, jac, "numpy", cse=True)
 
 
 def _chebyshev_jacobian(graph, n: int):

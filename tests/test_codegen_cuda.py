@@ -37,9 +37,10 @@ from dgraph.codegen.cuda import (
 )
 from dgraph.codegen.generate import generate
 from dgraph.codegen.python import load_python, python_module
-from dgraph.core.graph import vertex_symbol
 from dgraph.errors import DGraphError, VerificationError
 from dgraph.frontends import from_sympy
+
+from .sympy_reference import sympy_jacobian
 
 generate_module = importlib.import_module("dgraph.codegen.generate")
 needs_cxx = pytest.mark.skipif(cxx_compiler() is None, reason="no C++ compiler")
@@ -73,10 +74,7 @@ def _generated(name: str):
 
 
 def _sympy_jacobian(graph, points: np.ndarray) -> np.ndarray:
-    values = graph.values()
-    inputs = [vertex_symbol(x) for x in graph.inputs]
-    jac = sympy.Matrix([values[y] for y in graph.outputs]).jacobian(inputs)
-    f = sympy.lambdify(inputs, jac, "numpy", cse=True)
+    f = sympy_jacobian(graph)
     return np.array([np.asarray(f(*p), dtype=float) for p in points])
 
 

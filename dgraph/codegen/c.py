@@ -23,8 +23,6 @@ from __future__ import annotations
 import ctypes
 import os
 import shutil
-import subprocess
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -37,6 +35,7 @@ from ..errors import DGraphError
 from . import ir
 from .ir import ArrayStatement, Node, Program
 from .lowering import body_and_stores, statements
+from .native_build import shared_library
 from .printing import BINARY, CALLS, NumbersAsDoubles, PowersAsProducts, printed_code
 
 __all__ = [
@@ -653,15 +652,8 @@ def load_c(source: str | Path, flags: tuple[str, ...] = ("-O2",)) -> CModule:
     if cc is None:
         raise DGraphError("no C compiler found (set CC or install cc); use --lang python")
     offset = _data_offset()
-    with tempfile.TemporaryDirectory(prefix="dgraph-") as tmp:
-        c_file, library = Path(tmp, "generated.c"), Path(tmp, "generated.so")
-        c_file.write_text(text if offset is None else text + _trampolines(text, offset))
-        command = [cc, *flags, "-shared", "-fPIC", "-o", str(library), str(c_file), "-lm"]
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            first = (done.stderr.strip().splitlines() or ["unknown error"])[0]
-            raise DGraphError(f"the C compiler failed: {first}")
-        return CModule(ctypes.CDLL(str(library)))
+    text = text if offset is None else text + _trampolines(text, offset)
+    return CModule(shared_library(cc, tuple(flags), text, ".c", ("-lm",)))
 
 
 def _c_text(source: str | Path) -> str:

@@ -32,8 +32,6 @@ import ctypes
 import json
 import os
 import shutil
-import subprocess
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +44,7 @@ from ..errors import DGraphError
 from .c import CElementPrinter, CPrinter
 from .ir import Program, live_ranges
 from .lowering import body_and_stores, statements
+from .native_build import shared_library
 from .printing import double
 
 __all__ = [
@@ -618,15 +617,7 @@ def compile_host(text: str, flags: tuple[str, ...] = HOST_FLAGS) -> ctypes.CDLL:
     cxx = cxx_compiler()
     if cxx is None:
         raise DGraphError("no C++ compiler found (set CXX or install c++)")
-    with tempfile.TemporaryDirectory(prefix="dgraph-") as tmp:
-        cu_file, library = Path(tmp, "generated.cu"), Path(tmp, "generated.so")
-        cu_file.write_text(text)
-        command = [cxx, *flags, "-shared", "-fPIC", "-o", str(library), str(cu_file)]
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            first = (done.stderr.strip().splitlines() or ["unknown error"])[0]
-            raise DGraphError(f"the C++ compiler failed: {first}")
-        return ctypes.CDLL(str(library))
+    return shared_library(cxx, tuple(flags), text, ".cu", what="C++")
 
 
 _DLPACK_CPU = 1  # DLPack's kDLCPU device type

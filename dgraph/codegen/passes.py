@@ -5,7 +5,7 @@ rule of :mod:`dgraph.codegen.counting`)."""
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable
 
 import sympy
@@ -212,21 +212,40 @@ def straight_line(
     }
     best = (_cost(named, results), named, results)
     # Every pass is a function of the program alone (and ``given``), so a pass met again
-    # on a program seen before (a shared prefix of two orders, or a pass that changed
-    # nothing) is looked up, not rerun: the same programs and costs, fewer passes.
-    done: dict[tuple[str, tuple, tuple], tuple] = {}
+    # on a program seen before (a shared prefix of two orders, a pass that changed
+    # nothing, or the same program built again: a candidate's first pass order, then all
+    # of them once it is shortlisted) is looked up, not rerun: the same programs and
+    # costs, fewer passes. The look-up keys hold the programs' expressions (sympy's
+    # structural equality, hashes that tell Float precisions apart), never object ids.
+    frozen = frozenset(given)
     for pipeline in pipelines:
         current = (named, results)
         for step in pipeline:
-            key = (step, tuple(current[0]), tuple(current[1]))
-            if key not in done:
-                after = _propagate(*passes[step](*current))
+            key = (step, tuple(current[0]), tuple(current[1]), frozen)
+            found = _DONE.get(key)
+            if found is None:  # the passes get copies: a kept program is never changed
+                after = _propagate(*passes[step](list(current[0]), list(current[1])))
                 after = (_live(*after), after[1])
-                done[key] = (_cost(*after), after)
-            cost, current = done[key]
+                found = (_cost(*after), after)
+                _remember(key, found)
+            else:
+                _DONE.move_to_end(key)
+            cost, current = found
             if cost < best[0]:
                 best = (cost, *current)
-    return best[1], best[2]
+    return list(best[1]), list(best[2])
+
+
+# Passes already run, by (pass, program, given): kept for the process, the least recently
+# met dropped beyond _DONE_LIMIT entries (the passes of a few dozen programs).
+_DONE: OrderedDict[tuple, tuple] = OrderedDict()
+_DONE_LIMIT = 1024
+
+
+def _remember(key: tuple, found: tuple) -> None:
+    _DONE[key] = found
+    if len(_DONE) > _DONE_LIMIT:
+        _DONE.popitem(last=False)
 
 
 def _ops(named: list[Assignment], results: list[Result]) -> Ops:

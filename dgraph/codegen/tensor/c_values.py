@@ -74,8 +74,6 @@ import ctypes
 import math
 import re
 import struct
-import subprocess
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +87,7 @@ from .. import ir
 from ..c import C_CALLS, C_FORMS, CElementPrinter, compiler
 from ..cuda import HOST_FLAGS, compile_host
 from ..ir import ArrayProgram, ArrayStatement, Node
+from ..native_build import shared_library
 from ..python import NumPyArrayPrinter
 from ..shapes import Shaped, ShapeError, ShapeInference, arguments
 
@@ -255,15 +254,7 @@ def _compile(text: str, flags: tuple[str, ...], name: str = FUNCTION):
     cc = compiler()
     if cc is None:
         raise DGraphError("no C compiler found (set CC or install cc); use --lang python")
-    with tempfile.TemporaryDirectory(prefix="dgraph-") as tmp:
-        c_file, library = Path(tmp, "values.c"), Path(tmp, "values.so")
-        c_file.write_text(text)
-        command = [cc, *flags, "-shared", "-fPIC", "-o", str(library), str(c_file), "-lm"]
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode != 0:
-            first = (done.stderr.strip().splitlines() or ["unknown error"])[0]
-            raise DGraphError(f"the C compiler failed: {first}")
-        lib = ctypes.CDLL(str(library))
+    lib = shared_library(cc, tuple(flags), text, ".c", ("-lm",))
     function = getattr(lib, name)
     function.restype = None
     function._lib = lib  # type: ignore[attr-defined]
