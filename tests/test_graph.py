@@ -501,3 +501,24 @@ def test_power_partials_are_what_diff_gives(n):
     x = vertex_symbol("x")
     assert sympy.srepr(_unary_derivative(x**n, x)) == sympy.srepr(sympy.diff(x**n, x))
     assert _unary_derivative(x ** vertex_symbol("n"), x) is None  # a variable exponent
+
+
+def test_a_term_of_a_sum_is_derived_as_diff_derives_it():
+    """The shortcut for ``x`` a factor of one term of a sum (a matrix product's entry at
+    the element level) gives ``diff``'s expression, and leaves every other case to it."""
+    from dgraph.core.graph import _term_derivative, local_derivative
+
+    w0, w1, x0, x1, y = (vertex_symbol(n) for n in ("w0", "w1", "x0", "x1", "y"))
+    for expr, x in [
+        (w0 * x0 + w1 * x1, x0),
+        (w0 * x0 + w1 * x1, w1),
+        (x0 - y, y),
+        (3 * w0 * x0 + sympy.sin(x1), x0),
+        (-2 * x0 + w0, x0),
+    ]:
+        got = _term_derivative(expr, x)
+        assert got is not None and sympy.srepr(got) == sympy.srepr(sympy.diff(expr, x))
+        assert local_derivative(expr, x.name) == got
+    for expr, x in [(w0 * x0 + x0 * x1, x0), (x0**2 * w0 + y, x0), (sympy.sin(x0) * w0 + y, x0)]:
+        assert _term_derivative(expr, x) is None
+        assert local_derivative(expr, x.name) == sympy.diff(expr, x)

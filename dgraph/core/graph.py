@@ -56,6 +56,8 @@ def local_derivative(expr: sympy.Expr, vertex: str) -> sympy.Expr:
     have derivative zero, which holds everywhere but at their jumps."""
     x = vertex_symbol(vertex)
     d = _elemental_derivative(expr, x)
+    if d is None:
+        d = _term_derivative(expr, x)
     if d is not None:
         return d
     d = _unary_derivative(expr, x)
@@ -88,6 +90,29 @@ def _elemental_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | Non
     if direct.get(x) != 1 or anywhere.get(x) != 1:
         return None
     return sympy.S.One if expr.is_Add else sympy.Mul(*(a for a in expr.args if a != x))
+
+
+def _term_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | None:
+    """The derivative where ``x`` is a factor, once, of one term of a sum that no other
+    term contains, the term's other factors symbols and numbers (an entry of a product
+    with a matrix, ``w0*x0 + w1*x1``, as the element level expands it): the product of
+    those factors, as ``diff`` gives it (the other terms' derivatives are zero, the
+    product rule's other terms too), without its general machinery (most of the
+    derivatives the element level of tests/peers/ leaves to ``diff``); else None."""
+    if not expr.is_Add:
+        return None
+    found = None
+    for a in expr.args:
+        if x in a.free_symbols:
+            if found is not None:
+                return None
+            found = a
+    if found is None or not found.is_Mul:
+        return None
+    others = [f for f in found.args if f != x]
+    if len(others) != len(found.args) - 1 or not all(f.is_Symbol or f.is_Number for f in others):
+        return None
+    return sympy.Mul(*others)
 
 
 def _unary_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | None:
