@@ -18,24 +18,21 @@ caller set is kept; ``dgraph.blocks.heap`` leaves the request alone where it is 
 
 from __future__ import annotations
 
-import importlib
 import os
+
+from dgraph.blocks.heap import _madvise_switch
 
 ENV = "NUMPY_MADVISE_HUGEPAGE"
 
 
 def configure(config) -> None:
     """``pytest_configure``: the variable for this process and those it starts, and
-    NumPy's switch (private: ``_set_madvise_hugepage``, as dgraph.blocks.heap finds it)
-    for this process, whose NumPy is already imported."""
-    os.environ.setdefault(ENV, "0")
-    if os.environ[ENV] != "0":
+    NumPy's switch (found as :mod:`dgraph.blocks.heap` finds it, before the variable is
+    set: heap leaves the request alone where it is) for this process, whose NumPy is
+    already imported. Nothing where the caller set the variable."""
+    if ENV in os.environ:
         return
-    for module in ("numpy._core.multiarray", "numpy.core.multiarray"):
-        try:
-            switch = getattr(importlib.import_module(module), "_set_madvise_hugepage", None)
-        except ImportError:
-            continue
-        if switch is not None:
-            switch(False)
-            return
+    switch = _madvise_switch()
+    os.environ[ENV] = "0"
+    if switch is not None:
+        switch(False)
