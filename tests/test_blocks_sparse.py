@@ -448,3 +448,42 @@ def test_numpy_s_huge_page_setting_in_the_environment_is_left_alone(monkeypatch)
     switch = blocks.heap._madvise_switch()  # NumPy's private switch: gone, this fails
     assert callable(switch), f"NumPy {np.__version__} has no _set_madvise_hugepage"
     assert switch.__name__ == "_set_madvise_hugepage"
+
+
+def test_a_sum_whose_summand_holds_the_other_is_that_pattern_without_a_merge(monkeypatch):
+    """Within a call, a union remembers its summands' patterns (sparse ones by their
+    arrays, shared with a product by a diagonal; labelled ones by their labels): a later
+    sum of it, or of a block of its pattern, with one of them is its pattern at once,
+    the arrays shared, no merge made; outside a call, or after it, each sum is merged."""
+    n = blocks.SMALL + 10
+    rows = np.arange(n)
+    shift = Labelled((n,), (n + 1,), (((0,), 0),), (((0,), 1),), (n,), (), ONES)
+    a = sparse((n,), (n + 1,), rows, rows, GENERAL)
+    b = sparse((n,), (n + 1,), rows, rows + 1, CONSTANT)
+    expected = (_dense(a) + _dense(b)) > 0
+    merges = []
+    made = blocks._pattern_matrix
+    monkeypatch.setattr(blocks, "_pattern_matrix", lambda *x: merges.append(1) or made(*x))
+    with blocks.scoped():
+        total = blocks._add(a, shift)  # a labelled summand: known by its labels
+        assert len(merges) == 2 and (_dense(total) == expected).all()
+        scaled = multiply(blocks.diagonal((n,)), total)[1]  # the same arrays
+        assert np.shares_memory(scaled.cols, total.cols)
+        sums = {}
+        for other in (a, b, shift, total):  # b: its pattern is shift's, not known as such
+            sums[id(other)] = again = blocks._add(other, scaled)
+            assert (_dense(again) == expected).all() and again.kind == GENERAL
+            assert np.shares_memory(again.cols, total.cols) is (other is not b)
+        assert len(merges) == 4  # only b's sum merged
+        with_b = sums[id(b)]
+        for part in (a, shift, total, scaled):  # what its parts held, it holds
+            nested = blocks._add(part, with_b)
+            assert np.shares_memory(nested.cols, with_b.cols) and len(merges) == 4
+        key = blocks.PARTS.key(total, total)
+        assert blocks.PARTS.held[key]
+        keep = blocks.PARTS.alive[key]
+        blocks.PARTS.alive[key] = (keep[1], keep[0])  # as if other arrays had these ids
+        assert blocks.PARTS.holding(total, total, a, a) is None  # forgotten, not trusted
+    assert not blocks.PARTS.held and not blocks.PARTS.alive  # forgotten with the call
+    assert not np.shares_memory(blocks._add(scaled, a).cols, total.cols)
+    assert len(merges) == 6

@@ -840,10 +840,11 @@ def _move_of(source: np.ndarray, n: int) -> _Move | None:
     column has two entries."""
     has = source >= 0
     cols = source[has]
-    if cols.size and np.bincount(cols, minlength=n).max() > 1:
+    monotone = bool(cols.size < 2 or (cols[1:] > cols[:-1]).all())  # then each column once
+    if not monotone and np.bincount(cols, minlength=n).max() > 1:
         return None
     source.flags.writeable = False
-    return _Move(source, bool(cols.size < 2 or (cols[1:] > cols[:-1]).all()))
+    return _Move(source, monotone)
 
 
 def _move_product(upper: Block, lower: Block) -> tuple[int, Sparse | None] | None:
@@ -1007,6 +1008,7 @@ def forget() -> None:
     and the small ones' caches: up to some 10⁸ pattern entries in all), and the caches
     other modules put in :data:`FORGETS`."""
     RECENT.clear()
+    PARTS.clear()
     for cached in (_small_sparse_product, _small_add, _plan, _labelled_move, pattern):
         cached.cache_clear()
     for clear in FORGETS:
@@ -1076,8 +1078,84 @@ def _add(a: Block, b: Block) -> Block:
     kind = max(a.kind, b.kind, CONSTANT)
     if sa is sb:
         return _with_kind(sa, kind)
+    held = PARTS.holding(a, sa, b, sb)  # one summand's pattern known to hold the other's
+    if held is not None:
+        return _with_kind(held, kind)
     union = _pattern_matrix(sa) + _pattern_matrix(sb)  # a merge of each row's sorted columns
-    return _from_csr(a.out_shape, a.in_shape, union.indptr, union.indices, kind)
+    total = _from_csr(a.out_shape, a.in_shape, union.indptr, union.indices, kind)
+    if in_scope():  # forgotten with the call's other blocks (:func:`scoped`)
+        PARTS.union(total, (a, sa), (b, sb))
+    return total
+
+
+class _Parts:
+    """The patterns each union (:func:`_add`) is known to hold: its summands', and what
+    each of them held, so that a sum whose one summand holds the other is that summand's
+    pattern at once, with no merge (the minimal surface at 10⁶ unknowns: 12 of 39 sums
+    its pricing forms, a stencil's block times a diagonal added to the part it came
+    from). A sparse pattern is known by the identity of its arrays (shared by the blocks
+    of one pattern: :func:`_with_kind`, a product with a diagonal), held weakly and
+    checked on every look-up, so that an array collected and its ``id`` reused is never
+    taken for it; a labelled one by its canonical labels (its pattern, whatever its
+    values). Only what was merged is recorded (within a :func:`scoped` call, forgotten
+    when it returns): never a guess, a hash or a comparison."""
+
+    def __init__(self) -> None:
+        self.held: dict[object, set[object]] = {}  # a union's key -> keys of its parts
+        self.alive: dict[object, tuple[weakref.ref, weakref.ref]] = {}  # a sparse key's arrays
+
+    def key(self, block: Block, pattern: Sparse) -> object:
+        """``block``'s pattern key: its canonical labels, or its arrays' identities."""
+        if isinstance(block, Labelled):
+            c = block.canonical()
+            return (c.out_shape, c.in_shape, c.out_axes, c.in_axes, c.sizes)
+        (kc, cols), (ki, indptr) = _where(pattern.cols), _where(pattern.indptr)
+        key = (kc, ki)
+        refs = self.alive.get(key)
+        if refs is None or refs[0]() is not cols or refs[1]() is not indptr:
+            self.held.pop(key, None)  # another pattern's arrays had these ids once
+            self.alive[key] = (weakref.ref(cols), weakref.ref(indptr))
+        return key
+
+    def holding(self, a: Block, sa: Sparse, b: Block, sb: Sparse) -> Sparse | None:
+        """``sa`` where ``a``'s pattern is known to hold ``b``'s, ``sb`` where ``b``'s
+        holds ``a``'s; else None."""
+        if type(sa) is not Sparse or type(sb) is not Sparse:
+            return None  # a structured pattern (a convolution's): merged as it is
+        ka, kb = self.key(a, sa), self.key(b, sb)
+        if ka == kb or kb in self.held.get(ka, ()):
+            return sa
+        if ka in self.held.get(kb, ()):
+            return sb
+        return None
+
+    def union(self, total: Sparse, *summands: tuple[Block, Sparse]) -> None:
+        """Record ``total`` as the union of the summands' patterns."""
+        if any(type(s) is not Sparse for _, s in summands):
+            return
+        parts: set[object] = set()
+        for block, pattern in summands:
+            k = self.key(block, pattern)
+            parts |= self.held.get(k, set())
+            parts.add(k)
+        self.held[self.key(total, total)] = parts
+
+    def clear(self) -> None:
+        self.held.clear()
+        self.alive.clear()
+
+
+def _where(a: np.ndarray) -> tuple[tuple, np.ndarray]:
+    """Where ``a``'s entries are: the array that owns its memory (``a`` itself where it
+    owns it, or where a buffer other than an array does), and ``a``'s place in it
+    (address, shape, strides, type), so that views of one array that read the same
+    entries share it and views of different parts of it do not."""
+    owner = a.base if isinstance(a.base, np.ndarray) else a
+    place = (id(owner), a.__array_interface__["data"][0], a.shape, a.strides, a.dtype.str)
+    return place, owner
+
+
+PARTS = _Parts()
 
 
 # -- patterns ------------------------------------------------------------------------------
