@@ -9,6 +9,7 @@ values a segment sum per call; never a dense intermediate."""
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -16,6 +17,7 @@ import numpy as np
 
 from ...blocks import (
     CONSTANT,
+    FORGETS,
     ONES,
     SMALL,
     Block,
@@ -871,9 +873,35 @@ def _side(block: Block, side: int) -> np.ndarray:
             return block.cols
         if type(block) is not Sparse or "rows" in block.__dict__:  # made already, or
             return block.rows  # a structured pattern's own
+        held = _ROWS.get(id(block))
+        if held is not None and held[0]() is block:  # made for an earlier product
+            return held[1]
         counts = np.diff(block.indptr)  # else made here, in the narrowest integers
-        return np.repeat(np.arange(counts.size, dtype=_narrowest(counts.size)), counts)
+        rows = np.repeat(np.arange(counts.size, dtype=_narrowest(counts.size)), counts)
+        rows.setflags(write=False)
+        _ROWS[id(block)] = (weakref.ref(block, _forget_rows(id(block))), rows)
+        while len(_ROWS) > ROWS_KEPT:
+            _ROWS.pop(next(iter(_ROWS)))
+        return rows
     return entries(block)[side]
+
+
+ROWS_KEPT = 16  # sparse blocks whose rows :func:`_side` keeps: the minimal surface's
+# Hessian reads six blocks' rows twice each, up to 14 products apart (3·10⁶ rows each at
+# 10⁶ unknowns, each then a module constant that holds them anyway)
+_ROWS: dict[int, tuple[weakref.ref, np.ndarray]] = {}  # by the block's id
+FORGETS.append(_ROWS.clear)
+
+
+def _forget_rows(key: int) -> Callable[[weakref.ref], None]:
+    """A block's rows let go with the block (its id may then name another)."""
+
+    def forget(ref: weakref.ref) -> None:
+        held = _ROWS.get(key)
+        if held is not None and held[0] is ref:
+            del _ROWS[key]
+
+    return forget
 
 
 def _permuted_positions(
