@@ -901,7 +901,10 @@ def _columns_renamed(b: Sparse, move: _Move, in_shape, kind: int) -> Sparse | No
     if not keep.all():
         dropped = np.flatnonzero(~keep)  # a few entries of many, as a rule
         cols = cols[keep]
-        indptr = indptr - np.searchsorted(dropped, indptr)  # less those dropped before
+        # less those dropped before each row's start: each dropped entry counted from
+        # the first row starting after it (a search of the few dropped, not of every row)
+        after = np.searchsorted(indptr, dropped, side="right")
+        indptr = indptr - np.cumsum(np.bincount(after, minlength=indptr.size))
     if cols.size == 0:
         return None
     if not move.monotone:  # each row's columns sorted again

@@ -9,6 +9,7 @@ values a segment sum per call; never a dense intermediate."""
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -16,6 +17,7 @@ import numpy as np
 
 from ...blocks import (
     CONSTANT,
+    FORGETS,
     ONES,
     SMALL,
     Block,
@@ -290,8 +292,8 @@ class BlockOps:
             text = Const(one) if one is not None else _flat(data)
             if not fills(taken, size) and one is None:
                 text = Index(text, (self.constants.index(taken),))
-            at = _taken(at_other, paired[hit])
-            same = factor if factor is not None else self._one_value(values, at)
+            at = None if factor is not None else _taken(at_other, paired[hit])  # not read
+            same = factor if at is None else self._one_value(values, at)
             scale = Const(same) if same is not None else self.values_at(other, values, at)
             node = self._folded(scale, text) if block is b else self._folded(text, scale)
             if _number(node) is not None:  # both numbers: one per entry of the part
@@ -438,13 +440,12 @@ class BlockOps:
     def _pairs(self, a: Block, b: Block, va: Node, vb: Node, product: Sparse) -> Node:
         """The sparse product: for every pair of entries that meet, the product of their
         values, summed into the product's entry (``multiply_values``'s result order)."""
-        at_a, at_b = _value_places(a), _value_places(b)
         ia, ib, ic, single = self._meeting(a, b, product)
         if single and ic is not every(ic.size):  # one pair per entry: no sum, a gather
             order = np.argsort(ic, kind="stable")
             ia, ib = ia[order], ib[order]
-        left = self._at(a, va, _taken(at_a, ia))
-        right = self._at(b, vb, _taken(at_b, ib))
+        left = self._at(a, va, ia)
+        right = self._at(b, vb, ib)
         data = _times(left, right)
         if _number(data) is not None:  # both factors numbers: one per pair
             data = Call("full", (Const(int(ic.size)), data))
@@ -452,9 +453,12 @@ class BlockOps:
             return data
         return SegmentSum(data, self.constants.index(ic), product.nnz)
 
-    def _at(self, block: Block, values: Node, at: np.ndarray) -> Node:
-        """The values at ``at``; a number as it is (every entry of a scaled move)."""
-        return values if _number(values) is not None else self.values_at(block, values, at)
+    def _at(self, block: Block, values: Node, where: np.ndarray) -> Node:
+        """The values at the block's entries ``where``; a number as it is (every entry of
+        a scaled move: its value places not taken, 10⁶ and more of them)."""
+        if _number(values) is not None:
+            return values
+        return self.values_at(block, values, _taken(_value_places(block), where))
 
     # -- sums --------------------------------------------------------------------------
 
@@ -546,12 +550,21 @@ def _taken(at: np.ndarray, where: np.ndarray) -> np.ndarray:
     """``at[where]``; ``where`` itself where ``at`` is every position in order. A
     labelled block's positions (int64, each below its entry count) read in int32 where
     that count fits: what is taken is then a module constant in int32 already, not
-    narrowed again after the gather (10⁶ positions narrowed against 3·10⁶ taken)."""
-    if at is every(at.size):
+    narrowed again after the gather (10⁶ positions narrowed against 3·10⁶ taken). Where
+    ``at`` is every position in order but not that array (a diagonal's values, C order
+    along its labels), ``where`` itself too: one pass over ``at``, no gather."""
+    if at is every(at.size) or _in_order(at):
         return where
     if at.dtype == np.int64 and _narrowest(at.size) is np.int32:
         at = at.astype(np.int32)
     return at[where]
+
+
+def _in_order(at: np.ndarray) -> bool:
+    """Whether ``at`` is 0, 1, ..., at.size - 1 (its ends first: one comparison for
+    most positions that are not)."""
+    size = at.size
+    return size > 0 and at[0] == 0 and at[-1] == size - 1 and _increasing(at)
 
 
 def _positions(keys: np.ndarray, found: np.ndarray) -> np.ndarray:
@@ -643,7 +656,9 @@ def _flagged(held: np.ndarray, flag: int) -> np.ndarray:
     return bits.view(bool)
 
 
-_CHUNK = 1 << 22  # entries per pass of :func:`_nonzero_narrow`: 32 MB of int64 at a time
+_CHUNK = 1 << 16  # entries per pass of :func:`_nonzero_narrow`: 512 kB of int64 at a time,
+# in cache and reused (32 MB chunks took twice the CPU at 7·10⁶ flags: each a fresh
+# allocation, its pages faulted in, then read again to narrow)
 
 
 def _nonzero_narrow(flags: np.ndarray, count: int) -> np.ndarray:
@@ -834,7 +849,9 @@ def _through_move(a: Block, b: Block, product: Sparse) -> tuple | None:
             kept, mine = every(count), at
         else:
             kept = _nonzero_narrow(met, count)  # int32 where they fit, as ``mine``
-            mine = at[kept]
+            # nearly all met (a slice of a pad): the flags compress ``at`` in one pass,
+            # some twice as fast as a gather at ``kept`` (10⁷ entries at 10⁶ unknowns)
+            mine = at[met] if 16 * count >= 15 * at.size else at[kept]
         pairs = (mine, kept) if side == 0 else (kept, mine)
         return (*pairs, every(count), True)
     return None
@@ -856,9 +873,35 @@ def _side(block: Block, side: int) -> np.ndarray:
             return block.cols
         if type(block) is not Sparse or "rows" in block.__dict__:  # made already, or
             return block.rows  # a structured pattern's own
+        held = _ROWS.get(id(block))
+        if held is not None and held[0]() is block:  # made for an earlier product
+            return held[1]
         counts = np.diff(block.indptr)  # else made here, in the narrowest integers
-        return np.repeat(np.arange(counts.size, dtype=_narrowest(counts.size)), counts)
+        rows = np.repeat(np.arange(counts.size, dtype=_narrowest(counts.size)), counts)
+        rows.setflags(write=False)
+        _ROWS[id(block)] = (weakref.ref(block, _forget_rows(id(block))), rows)
+        while len(_ROWS) > ROWS_KEPT:
+            _ROWS.pop(next(iter(_ROWS)))
+        return rows
     return entries(block)[side]
+
+
+ROWS_KEPT = 16  # sparse blocks whose rows :func:`_side` keeps: the minimal surface's
+# Hessian reads six blocks' rows twice each, up to 14 products apart (3·10⁶ rows each at
+# 10⁶ unknowns, each then a module constant that holds them anyway)
+_ROWS: dict[int, tuple[weakref.ref, np.ndarray]] = {}  # by the block's id
+FORGETS.append(_ROWS.clear)
+
+
+def _forget_rows(key: int) -> Callable[[weakref.ref], None]:
+    """A block's rows let go with the block (its id may then name another)."""
+
+    def forget(ref: weakref.ref) -> None:
+        held = _ROWS.get(key)
+        if held is not None and held[0] is ref:
+            del _ROWS[key]
+
+    return forget
 
 
 def _permuted_positions(
