@@ -158,12 +158,13 @@ def check_tensor(
     could be checked."""
     graph = es.graph
     size = {v: math.prod(graph.shape(v)) for v in (*graph.inputs, *graph.outputs)}
-    calls: dict[str, tuple[dict, dict | None]] = {}  # the generated result at each point
+    calls: dict[str, tuple[dict, dict | None]] = {}  # the generated result at this point
     patterns: dict = {}  # a BCOO's CSR pattern, found once (the module's one index array)
 
     def run(point: Point, v: dict, w: dict) -> CodeValues:
         with double_precision(lang):  # read inside: BCOO's arrays in the context's precision
             if point.label not in calls:
+                calls.clear()  # the last point's result no longer read: its memory reused
                 got = function(*(point.inputs[x] for x in (*graph.inputs, *graph.parameter_shapes)))
                 value = None
                 if mode == "value_and_jacobian":
