@@ -248,3 +248,45 @@ def test_coefficients_are_exact_or_the_entry_is_not_claimed():
     assert not pa.add(third, pa.constant(np.array(-1.0))).zero().any()
     minus = pa.multiply(pa.constant(np.array(-3.0)), pa.constant(np.array(1 / 3)))
     assert pa.add(third, minus).zero().all()
+
+
+def test_a_point_s_largest_magnitude_counts_moved_entries_through_their_source():
+    """The largest magnitude at a drawn point (what ``near`` compares sums against) is
+    the largest over every statement's values, though a gather, a reshape or a scatter
+    of a name already counted is not passed over again."""
+    from types import SimpleNamespace
+
+    from dgraph.codegen import ir
+    from dgraph.codegen.tensor import cancel
+
+    n = 5
+    k = np.array([4, 0, 2, 2], dtype=np.int32)
+    place = np.array([1, 3, 5, 7], dtype=np.int32)
+    big = ir.BinOp("*", ir.Name("x_"), ir.Const(-1e3))
+    statements = [
+        ir.ArrayStatement(
+            "x_", ir.Call("reshape", (ir.Call("asarray", (ir.Name("x"),)), ir.Const((n,))))
+        ),
+        ir.ArrayStatement("a", big),  # the largest values: entries of a
+        ir.ArrayStatement("g", ir.Index(ir.Call("ravel", (ir.Name("a"),)), (ir.Name("K"),))),
+        ir.ArrayStatement("s", ir.Scatter(9, ir.Name("P"), ir.Call("ravel", (ir.Name("g"),)))),
+        ir.ArrayStatement("r", ir.Call("reshape", (ir.Name("s"), ir.Const((3, 3))))),
+        ir.ArrayStatement("t", ir.BinOp("*", ir.Name("g"), ir.Const(1e-3))),
+    ]
+    w = SimpleNamespace(
+        statements=statements,
+        constants=SimpleNamespace(arrays={"K": k, "P": place}),
+        varying={"x", "x_", "a", "g", "s", "r", "t"},
+    )
+    found = cancel._at_a_point(w, [ir.Name("r"), ir.Name("t")], 7)
+    x = np.random.default_rng(7).uniform(0.25, 0.75, n)
+    a = -1e3 * x
+    s = np.zeros(9)
+    s[place] = a[k]
+    largest = max(np.max(np.abs(v)) for v in (x, a, a[k], s, 1e-3 * a[k]))
+    assert found[3] == largest == np.max(np.abs(a))
+    np.testing.assert_array_equal(found[2][0], s.reshape(3, 3))
+    np.testing.assert_array_equal(found[2][1], a[k] * 1e-3)
+    assert cancel._moved(statements[2], {"a"}) and cancel._moved(statements[3], {"g"})
+    assert cancel._moved(statements[4], {"s"}) and not cancel._moved(statements[5], {"g"})
+    assert not cancel._moved(statements[2], set())  # its source not counted: passed over

@@ -371,3 +371,19 @@ def test_a_segment_sum_of_scaled_gathers_is_a_constant_csr_times_the_vector(scal
     weights = {"array": c * gathered, "number": gathered * 0.3, "none": gathered}[scale]
     want = np.bincount(ids, weights=weights, minlength=5)
     np.testing.assert_array_equal(names["s"].view(np.int64), want.view(np.int64))
+
+
+def test_distinct_constant_is_distinct_found_once_per_constant():
+    """:func:`distinct_constant` answers what :func:`distinct` does, for each constant
+    once (asked again, the answer found before; not another array's of another name)."""
+    from dgraph.codegen.tensor.constants import Constants
+    from dgraph.codegen.tensor.numpy_scalars import distinct, distinct_constant
+
+    constants = Constants()
+    apart = constants.index(np.array([5, 0, 3, 9, 1, 2, 4, 7, 8, 6])).id
+    twice = constants.index(np.array([5, 0, 3, 9, 1, 2, 4, 7, 8, 5])).id
+    for _ in range(2):
+        assert distinct_constant(constants, apart) is True
+        assert distinct_constant(constants, twice) is False
+    assert distinct(constants.arrays[apart]) and not distinct(constants.arrays[twice])
+    assert constants.distinct_found.keys() == {apart, twice}

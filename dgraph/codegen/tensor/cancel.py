@@ -30,7 +30,7 @@ import numpy as np
 from ...blocks import Block, RunTime, sparse
 from ...errors import DGraphError
 from ..evaluate import ArrayEvaluator
-from ..ir import ArrayStatement, Call, Const, Name, Node, names_in
+from ..ir import ArrayStatement, Call, Const, Index, Name, Node, Scatter, names_in
 from ..shapes import Shaped
 from .blockops import BlockOps, Terms, Valued, values_at
 from .entries import entries
@@ -310,6 +310,7 @@ def _at_a_point(
     evaluator = ArrayEvaluator()
     keep = not any(statements[k].at for k in order)  # a store changes an array in place
     magnitude = 0.0
+    counted: set[str] = set()  # names whose values' largest magnitude is in ``magnitude``
     try:
         with np.errstate(all="ignore"):
             for k in order:
@@ -318,10 +319,14 @@ def _at_a_point(
                     env[s.target], largest = fixed[k]
                 else:
                     evaluator.run([s], env)
-                    largest = _largest(env[s.target])
-                    if keep and s.target not in w.varying:
+                    store = keep and s.target not in w.varying
+                    # entries moved from a counted name: none larger than its (no pass)
+                    moved = not store and _moved(s, counted)
+                    largest = 0.0 if moved else _largest(env[s.target])
+                    if store:
                         fixed[k] = (env[s.target], largest)
                 magnitude = max(magnitude, largest)
+                counted.add(s.target)
                 shaped[s.target] = Shaped(np.shape(env[s.target]), np.asarray(env[s.target]).dtype)
                 if s.target not in w.varying:
                     shaped[s.target] = Shaped.of(env[s.target])
@@ -414,6 +419,21 @@ def _near_at_entries(
     out = np.zeros(asked.size, dtype=bool)
     out[entries[near]] = True
     return out
+
+
+def _moved(s: ArrayStatement, counted: set[str]) -> bool:
+    """Whether every entry of ``s``'s value is 0 or an entry of a name of ``counted``:
+    a gather, a reshape or a scatter (into zeros) of one, no store."""
+    if s.at:
+        return False
+    node = s.value
+    if isinstance(node, Index):
+        node = node.value
+    elif isinstance(node, Scatter):
+        node = node.data
+    while isinstance(node, Call) and node.func in ("ravel", "reshape") and node.args:
+        node = node.args[0]
+    return isinstance(node, Name) and node.id in counted and node is not s.value
 
 
 def _largest(value) -> float:

@@ -210,23 +210,31 @@ def _text(array: np.ndarray, delta: bool) -> str:
     if array.size <= LITERAL_LIMIT:
         return f"numpy.array({_entries(array)}, dtype=numpy.{dtype})"
     if delta and _counts(array.reshape(-1)):  # a scatter's places read as a gather
-        packed = base64.b64encode(zlib.compress(np.packbits(array != 0).tobytes(), 1)).decode()
+        packed = base64.b64encode(zlib.compress(np.packbits(array != 0), 1)).decode()
         shape = tuple(array.shape)
         return f"_array({packed!r}, numpy.{dtype}, {shape!r}, count={array.size})"
     if delta:
         steps, start = _steps(array.reshape(-1))
-        packed = base64.b64encode(zlib.compress(steps.tobytes(), 1)).decode("ascii")
+        packed = base64.b64encode(zlib.compress(steps, 1)).decode("ascii")
         shape = tuple(array.shape)
         tail = f", {start}" if start else ""
         return f"_array({packed!r}, numpy.{dtype}, {shape!r}, numpy.{steps.dtype.name}{tail})"
     found = _levels(array.reshape(-1))
     if found is not None:  # each entry's level, a byte each
         levels, codes = found
-        packed = base64.b64encode(zlib.compress(codes.tobytes(), 1)).decode("ascii")
+        packed = base64.b64encode(zlib.compress(codes, 1)).decode("ascii")
         listed = "[" + ", ".join(_number(v) for v in levels) + "]"
         return f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r}, levels={listed})"
-    packed = base64.b64encode(zlib.compress(array.tobytes(), 1)).decode("ascii")
+    packed = base64.b64encode(zlib.compress(_bytes(array), 1)).decode("ascii")
     return f"_array({packed!r}, numpy.{dtype}, {tuple(array.shape)!r})"
+
+
+def _bytes(array: np.ndarray):
+    """A contiguous array's bytes for ``zlib.compress``, not copied (its buffer, as
+    ``tobytes`` would copy it, C order), a 0-d or empty array's copied."""
+    if array.ndim and array.size and array.flags.c_contiguous:
+        return array.reshape(-1).view(np.uint8)
+    return array.tobytes()
 
 
 def _counts(flat: np.ndarray) -> bool:
@@ -261,7 +269,8 @@ def _levels(flat: np.ndarray) -> tuple[list[float], np.ndarray] | None:
     for k, level in enumerate(seen):
         hit = bits == level
         counted += int(np.count_nonzero(hit))
-        codes[hit] = k
+        if k:  # the first level's code is 0 already
+            codes[hit] = k
     if counted != flat.size:  # a value the first entries do not hold
         return None
     return [float(v) for v in seen.view(np.float64)], codes

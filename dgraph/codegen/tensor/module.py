@@ -534,12 +534,19 @@ def _symmetric(
     take, keep = mirror_positions(rows, cols, n, tril=False)
     lower = np.flatnonzero(keep)
     upper = np.flatnonzero(~keep)
-    index = w.constants.index
+
+    def index(positions: np.ndarray) -> Name:
+        """Positions among the entries (below 2³¹: int32, as ``Constants.index`` stores
+        them, without its pass for their least and greatest)."""
+        narrow = rows.size <= 2**31 and positions.dtype != np.int32
+        return w.constants.index(positions.astype(np.int32) if narrow else positions)
+
+    named: dict[str, Name] = {}  # the index constants read twice, made once
     if compact:  # every entry read from its place among the lower ones
-        rank = np.cumsum(keep) - 1
-        index(rank[take])  # the constants numbered first, in this order
+        ranked = (np.cumsum(keep) - 1)[take]
+        named["ranked"] = index(ranked)  # the constants numbered first, in this order
     elif tril_body is None:
-        index(lower)
+        named["lower"] = index(lower)
     if w.d.lang == "jax" and upper.size:  # its constants numbered in this order
         index(upper), index(take[upper])
     inner = f"_{mode}_lower"
@@ -557,10 +564,10 @@ def _symmetric(
     ]
     tril_doc = doc.replace(": d y / d x", ", lower triangle: d y / d x", 1)
     if w.d.lang == "python":
-        full, pointers = _pattern(w, rows, cols, n)
-        low, low_pointers = _pattern(w, rows[lower], cols[lower], n)
+        full, pointers = _pattern(w, rows, cols, n, n)
+        low, low_pointers = _pattern(w, rows[lower], cols[lower], n, n)
         if compact:
-            filled = [f"    data = numpy.take(data, {index(rank[take]).id})"]
+            filled = [f"    data = numpy.take(data, {named['ranked'].id})"]
         else:
             filled = [] if fresh else ["    data = numpy.array(data)"]
             filled += [] if mirrored else _mirror_lines(w, upper, take[upper])
@@ -569,7 +576,7 @@ def _symmetric(
         if compact or tril_body is not None:
             tril_python = "data"
         else:
-            tril_python = f"numpy.take(data, {index(lower).id})"
+            tril_python = f"numpy.take(data, {named['lower'].id})"
         if tril_body is not None:
             tril_lines = [f"    data = _{mode}_tril_values({args})"]
             lines += [
@@ -603,7 +610,7 @@ def _symmetric(
         ]
     if program is None:
         raise DGraphError("a symmetric JAX module is printed from its statements: a bug")
-    full_at = rank[take] if compact else take
+    full_at = ranked if compact else take
     return _symmetric_jax(w, mode, args, doc, tril_doc, program, values, coordinates, shape,
                           (full_at, None if compact else lower))  # fmt: skip
 
@@ -632,8 +639,8 @@ def _symmetric_jax(
     rows, cols = coordinates
     n = shape[0]
     lower = rows >= cols
-    full = _pattern(w, rows, cols, n)[0].id
-    low = _pattern(w, rows[lower], cols[lower], n)[0].id
+    full = _pattern(w, rows, cols, n, n)[0].id
+    low = _pattern(w, rows[lower], cols[lower], n, n)[0].id
     programs = []
     for at in positions:
         statements, result = program.statements, values
@@ -1053,17 +1060,29 @@ def _sparse_parts(
         if not fills(order, order.size):
             data = Index(w.emit(data), (w.constants.index(order),))
     rows_all, cols_all = rows_all[order], cols_all[order]
-    pattern = _pattern(w, rows_all, cols_all, m)
+    pattern = _pattern(w, rows_all, cols_all, m, n)
     return data, pattern, (m, n), (rows_all, cols_all)
 
 
-def _pattern(w: Writer, rows: np.ndarray, cols: np.ndarray, m: int) -> tuple[Name, Name | None]:
+def _pattern(
+    w: Writer, rows: np.ndarray, cols: np.ndarray, m: int, n: int | None = None
+) -> tuple[Name, Name | None]:
     """A row-major sparse pattern as module constants: NumPy's column indices and row
-    pointers (CSR), JAX's (row, column) pairs (BCOO)."""
+    pointers (CSR), JAX's (row, column) pairs (BCOO). ``n``, where known: the number of
+    columns, so that indices below 2³¹ are made int32 here, as
+    :meth:`~.constants.Constants.index` would store them, without its pass for their
+    least and greatest (10⁷ entries at 10⁶ unknowns)."""
+    narrow = n is not None and max(m, n) <= 2**31
     if w.d.lang == "python":
         indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=m))])
-        return w.constants.index(cols), w.constants.index(indptr)
-    return w.constants.index(np.stack([rows, cols], axis=1)), None
+        return w.constants.index(cols.astype(np.int32) if narrow else cols), w.constants.index(
+            indptr
+        )
+    if not narrow:
+        return w.constants.index(np.stack([rows, cols], axis=1)), None
+    pairs = np.empty((rows.size, 2), dtype=np.int32)
+    pairs[:, 0], pairs[:, 1] = rows, cols
+    return w.constants.index(pairs), None
 
 
 def _single(graph) -> bool:

@@ -35,7 +35,7 @@ from .numpy_pad import pad_lines
 from .numpy_planes import planes_split, scatter_bases
 from .numpy_scalars import (
     broadcasts_late,
-    distinct,
+    distinct_constant,
     scales_folded,
     uniform_scalars,
     uniform_value,
@@ -513,7 +513,8 @@ def _assembly(
     placed = []
     for f, d in v.parts:
         a = c.index(f)
-        cuts = None if a is None or not distinct(a) else strided_runs(a)
+        apart = a is not None and distinct_constant(c.constants, f.id)  # type: ignore[attr-defined]
+        cuts = strided_runs(a) if apart else None
         if cuts is None:
             return None
         pieces = []  # (own, at, whether another part got there first)

@@ -22,7 +22,7 @@ from .. import ir
 from ..array_passes import node_shapes
 from ..ir import ArrayStatement, BinOp, Call, Const, Index, Name, Node, ScatterAdd, UnaryOp
 from .constants import Constants
-from .numpy_scalars import distinct, uniform_value
+from .numpy_scalars import distinct, distinct_constant, uniform_value
 
 __all__ = ["planes_split", "scatter_bases"]
 
@@ -334,4 +334,9 @@ def scatter_bases(
 
 def _distinct_index(constants: Constants, name: str) -> bool:
     a = constants.arrays.get(name)
-    return a is not None and a.ndim == 1 and a.dtype.kind in "iu" and distinct(a)
+    return (
+        a is not None
+        and a.ndim == 1
+        and a.dtype.kind in "iu"
+        and distinct_constant(constants, name)
+    )

@@ -24,7 +24,14 @@ from ..array_passes import node_shapes, optimize_statements
 from ..ir import ArrayStatement, BinOp, Call, Const, Name, Node, UnaryOp
 from .constants import Constants
 
-__all__ = ["broadcasts_late", "distinct", "scales_folded", "uniform_scalars", "uniform_value"]
+__all__ = [
+    "broadcasts_late",
+    "distinct",
+    "distinct_constant",
+    "scales_folded",
+    "uniform_scalars",
+    "uniform_value",
+]
 
 _ELEMENTWISE = ("+", "-", "*", "/")
 
@@ -39,6 +46,17 @@ def distinct(a: np.ndarray) -> bool:
     seen = np.zeros(int(a.max()) + 1, dtype=bool)
     seen[a] = True
     return int(np.count_nonzero(seen)) == a.size
+
+
+def distinct_constant(constants: Constants, name: str) -> bool:
+    """:func:`distinct` of the integer constant ``name``, found once per constant (a
+    body asks it of the same positions for several statements: 10⁶ to 10⁷ entries)."""
+    a = constants.arrays[name]
+    known = constants.__dict__.setdefault("distinct_found", {})
+    found = known.get(name)
+    if found is None or found[0] != id(a):  # by the array's id: no reference kept
+        found = known[name] = (id(a), distinct(a))
+    return found[1]
 
 
 def uniform_value(array: np.ndarray) -> float | None:

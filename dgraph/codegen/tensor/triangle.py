@@ -144,6 +144,9 @@ class _Narrowing:
         self._by_need: dict[tuple[int, int], list[tuple[np.ndarray, np.ndarray]]] = {}
         self._ranks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._kept: dict[int, np.ndarray] = {}  # by id: the positions statements compute
+        # by index constant and size: the places a gather read whole marks (read-only;
+        # statements reading a vector at the same index whole mark it once)
+        self._marks: dict[tuple[str, int], np.ndarray] = {}
 
     def positions(self, need: np.ndarray) -> np.ndarray:
         """The positions ``need`` marks, one array for equal masks (statements along an
@@ -236,10 +239,7 @@ class _Narrowing:
                 if n.id not in self.arrays:
                     _add(demand, n.id, need if self.sizes.get(n.id) != 1 else None)
             elif self.gather(n):
-                index = self.index(n.items[0])  # type: ignore[attr-defined]
-                marks = np.zeros(self.size(n.value), dtype=bool)  # type: ignore[attr-defined]
-                marks[index if need is None else index[need]] = True  # type: ignore[index]
-                stack.append((n.value, marks))  # type: ignore[attr-defined]
+                stack.append((n.value, self.marks(n, need)))  # type: ignore[attr-defined]
             elif isinstance(n, (ScatterAdd, Scatter, SegmentSum)):
                 if isinstance(n, ScatterAdd):
                     stack.append((n.base, need))
@@ -255,6 +255,24 @@ class _Narrowing:
                 for c in n.children():
                     same = need is not None and self.size(c) == need.size
                     stack.append((c, need if same else None))
+
+    def marks(self, node: Index, need: np.ndarray | None) -> np.ndarray:
+        """The places of the vector the gather ``node`` reads that its entries ``need``
+        (None: all) read; read whole, made once per index constant and size."""
+        index = self.index(node.items[0])
+        size = self.size(node.value)
+        if need is not None:
+            marks = np.zeros(size, dtype=bool)  # type: ignore[arg-type]
+            marks[index[need]] = True  # type: ignore[index]
+            return marks
+        key = (node.items[0].id, size)  # type: ignore[attr-defined]
+        marks = self._marks.get(key)
+        if marks is None:
+            marks = np.zeros(size, dtype=bool)  # type: ignore[arg-type]
+            marks[index] = True
+            marks.setflags(write=False)  # shared: a demand copies it (``_add``)
+            self._marks[key] = marks
+        return marks
 
     # -- the rewrite -------------------------------------------------------------------
 
