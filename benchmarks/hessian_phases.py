@@ -11,8 +11,9 @@ the function that does it: the jaxpr reader (``gradient_graph``), pricing the ca
 eliminations (``_cheapest``), the expression set's check (``ExpressionSet.verify``),
 code generation (``tensor_program``), loading the module (``load_python``) and the
 generated code's check (``check_tensor``), with ``--subphases`` also their parts in
-:data:`SUBPHASES`; the whole build's user and system seconds and
-the process's peak resident memory; then the first call's CPU seconds (JAX: its
+:data:`SUBPHASES`; the whole build's user and system seconds, its minor page faults
+(``minflt``: pages first touched, each zeroed by the kernel: most of the system time)
+and the process's peak resident memory; then the first call's CPU seconds (JAX: its
 compile, where the check's program is not reused) and, with ``--calls N``, the median
 CPU and wall milliseconds of N calls after it. Prints one line: those, the method
 chosen, its multiplications and nnz; ``--profile`` writes a cProfile of the build too,
@@ -110,11 +111,13 @@ def main() -> None:
 
         profiler = cProfile.Profile(time.process_time)
         profiler.enable()
+    faults0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     t0, times0, w0 = time.process_time(), os.times(), time.perf_counter()
     H = dgraph.make_function(g, "hessian", a.lang, point=[x], weights=w, sparse=True)
     wall = time.perf_counter() - w0
     total, times1 = time.process_time() - t0, os.times()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    peak = usage.ru_maxrss / 2**20  # KiB -> GiB
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(a.profile)
@@ -138,6 +141,7 @@ def main() -> None:
         "user": round(times1.user - times0.user, 3),
         "system": round(times1.system - times0.system, 3),
         "peak GiB": round(peak, 2),
+        "minflt": usage.ru_minflt - faults0,
         **{p: round(spent.get(p, 0.0), 3) for p in timed},
         "first call": round(first, 3),
         **(

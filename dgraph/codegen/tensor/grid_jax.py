@@ -74,7 +74,8 @@ def grid_gathers(program: ArrayProgram, constants: Constants) -> list[ArrayState
             return _assembled(inner, shape[0], found)
 
         out.append(dataclasses.replace(s, value=ir.rebuilt(s.value, replace)))
-    return out
+    replace = None  # type: ignore[assignment]  # it calls itself: no cycle holding the
+    return out  # module's constants while cyclic collection is paused
 
 
 def _candidate(n: Node, constants: Constants):

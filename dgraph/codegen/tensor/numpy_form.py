@@ -413,7 +413,9 @@ def _in_place(value: Node, c: _Context, fresh: set[str], i: int, whole: Node | N
                 return Call(func, inner, (("out", target),))
         return None
 
-    return ir.rebuilt(value, replace)
+    rewritten = ir.rebuilt(value, replace)
+    replace = None  # type: ignore[assignment]  # it calls itself: no cycle holding the
+    return rewritten  # context (the module's constants) while cyclic collection is paused
 
 
 def _rewritten(value: Node, target: str, c: _Context, i: int, fresh: set[str]) -> Node:
@@ -460,7 +462,9 @@ def _rewritten(value: Node, target: str, c: _Context, i: int, fresh: set[str]) -
             return ScatterAdd(ir.rebuilt(n.base, replace), parts)
         return None
 
-    return ir.rebuilt(value, replace)
+    rewritten = ir.rebuilt(value, replace)
+    replace = None  # type: ignore[assignment]  # it calls itself: no cycle holding the
+    return rewritten  # context (the module's constants) while cyclic collection is paused
 
 
 def _zeros(node: Node, c: _Context) -> Node | None:

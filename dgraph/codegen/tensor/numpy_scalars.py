@@ -110,7 +110,8 @@ def uniform_scalars(
 
         made = ir.rebuilt(ir.rebuilt(s.value, replace), _numbers_joined)
         out.append(ArrayStatement(s.target, made, s.at))
-    return out
+    replace = None  # type: ignore[assignment]  # it calls itself: no cycle holding the
+    return out  # module's constants (``value``) while cyclic collection is paused
 
 
 def _numbers_joined(node: Node) -> Node | None:

@@ -15,6 +15,7 @@ matrix is symmetric bit for bit.
 from __future__ import annotations
 
 import math
+import weakref
 import zlib
 from collections.abc import Mapping
 
@@ -117,10 +118,12 @@ class _Narrow:
     """A statement computed at some of its entries (``positions``, of ``size`` flat
     places): their number, and each flat place's rank among them (-1: not computed),
     made when a reader first reads other places than ``positions`` (most statements
-    along an elementwise chain are read at their own places alone: no rank is made)."""
+    along an elementwise chain are read at their own places alone: no rank is made).
+    The rewrite is held weakly (it holds its statements: no cycle to outlive the call
+    with the module's constants and the masks while cyclic collection is paused)."""
 
     def __init__(self, work: _Narrowing, positions: np.ndarray, size: int) -> None:
-        self.work, self.positions, self.size = work, positions, size
+        self.work, self.positions, self.size = weakref.proxy(work), positions, size
         self.count = int(positions.size)
 
     @property
