@@ -2,7 +2,8 @@
 hooks that fail a CI run on a skip not explained in tests/skip_policy.py; XLA's flags and
 one compilation cache for the run's processes (tests/xla_compile.py); their bytecode
 written once, before the workers start (tests/precompile.py); NumPy's huge-page requests
-off (tests/numpy_pages.py)."""
+off (tests/numpy_pages.py); the end's garbage collections walked until clean (twice),
+not five times (tests/final_collect.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import HealthCheck, settings
 
 from dgraph.frontends import bundled
 
-from . import numpy_pages, precompile, xla_compile
+from . import final_collect, numpy_pages, precompile, xla_compile
 from .skip_policy import pytest_sessionstart, pytest_terminal_summary  # noqa: F401 (hooks)
 
 # the command line's hostile inputs (tests/hostile/README.md), not modules: --doctest-modules
@@ -27,6 +28,7 @@ def pytest_configure(config):
 
 def pytest_unconfigure(config):
     xla_compile.unconfigure(config)
+    final_collect.unconfigure(config)  # last: pytest's five collections then walk nothing
 
 
 settings.register_profile(
