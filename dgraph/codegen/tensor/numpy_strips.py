@@ -159,8 +159,8 @@ def stripped(
                     out.append(ast.unparse(ast.Delete(targets=kept)))
             else:
                 out += _segment(source, later)
-        break
-    return ["    " + line if line else line for line in out]
+        return ["    " + line if line else line for line in out]
+    return lines
 
 
 def _segment(source: list[str], s: ast.stmt) -> list[str]:
