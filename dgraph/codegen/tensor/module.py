@@ -64,7 +64,6 @@ from .jit_arguments import BOUND, jitted
 from .leaves import leaf_values
 from .numpy_assembly import Mirror
 from .numpy_form import numpy_body, strided_runs, text
-from .numpy_strips import STRIPS_HELPER, stripped
 from .permutation_code import structural_valued
 from .regions import refuse_unprinted, region_block, region_value
 from .triangle import mirror_positions, narrowed
@@ -339,11 +338,9 @@ def tensor_program(
         later = {} if compact else {_root(statements, results[0]): np.flatnonzero(~keep)}
         mirror = None if compact else _mirror(coordinates, shape, keep)
         body = numpy_body(statements, w.constants, array_shapes(stub), set(ends), later, mirror)
-        body = stripped(body, set(ends), w.constants.shapes)
         if tril_statements is not None:
             stub.statements = tril_statements
             tril_body = numpy_body(tril_statements, w.constants, array_shapes(stub), set(ends))
-            tril_body = stripped(tril_body, set(ends), w.constants.shapes)
             stub.statements = statements
     else:
         body = w.printed(statements)
@@ -1326,8 +1323,6 @@ def module_tail(w: Writer, body: str) -> list[str]:
     helpers = w.d.helpers()
     if helpers and ("_scatter" in body or "_grid(" in body):
         lines += ["", *helpers, ""]
-    if w.d.lang == "python" and "_strips(" in body:
-        lines += ["", *STRIPS_HELPER, ""]  # a run done block by block (.numpy_strips)
     if w.d.lang == "jax" and ("_conv(" in body or "_conv_adjoint(" in body):
         lines += ["", *JAX_HELPERS, ""]  # a convolution's sweep (.convolution.ConvSweep)
     return [*lines, "", *w.constants.lines, "", ""]
