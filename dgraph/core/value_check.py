@@ -341,7 +341,9 @@ class _Frozen(Mapping):
     generation call (:func:`_shared_direction`)."""
 
     def __init__(self, arrays: Mapping[str, np.ndarray]) -> None:
-        self._arrays = dict(arrays)
+        self._arrays = {
+            k: np.asarray(a) if not isinstance(a, np.ndarray) else a for k, a in arrays.items()
+        }
         for array in self._arrays.values():
             array.flags.writeable = False
         self._hash: bytes | None = None
