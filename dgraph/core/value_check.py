@@ -193,7 +193,23 @@ def finite_point(graph: DGraph, seed: int = 0) -> FinitePoint | None:
     return None
 
 
-class _Values(Mapping):
+class _Lazy(Mapping):
+    """Named arrays made by ``_all`` when first read."""
+
+    def _all(self) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return self._all()[key]
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+class _Values(_Lazy):
     """Every vertex's value at a point found finite before, evaluated again only when
     first read (:func:`~dgraph.core.block_values.vertex_values`, the ``stop_gradient``
     values kept from the first evaluation)."""
@@ -207,15 +223,6 @@ class _Values(Mapping):
             with np.errstate(all="ignore"):
                 self._values = vertex_values(self._graph, self._inputs, dict(self._frozen))
         return self._values
-
-    def __getitem__(self, key: str) -> np.ndarray:
-        return self._all()[key]
-
-    def __iter__(self):
-        return iter(self._all())
-
-    def __len__(self) -> int:
-        return len(self._all())
 
 
 _POINTS: OrderedDict[tuple, tuple[weakref.ref, list[tuple[str, dict, dict]], list[str]]] = (
@@ -311,7 +318,7 @@ def cotangent_at(graph: DGraph, seed: int) -> dict[str, np.ndarray]:
     return {y: rng.standard_normal(graph.shape(y)) for y in graph.outputs}
 
 
-class _Cotangent(Mapping):
+class _Cotangent(_Lazy):
     """:func:`cotangent_at`, drawn when first read and then kept: generated Jacobian code
     reads no cotangent (its check compares ``J·v`` and F(x)), and at 10⁶ unknowns each
     draw is 10⁶ normal numbers per point."""
@@ -325,15 +332,6 @@ class _Cotangent(Mapping):
             self._drawn = cotangent_at(self._graph, self._seed)
         return self._drawn
 
-    def __getitem__(self, key: str) -> np.ndarray:
-        return self._all()[key]
-
-    def __iter__(self):
-        return iter(self._all())
-
-    def __len__(self) -> int:
-        return len(self._all())
-
 
 class _Frozen(Mapping):
     """Named arrays no one writes (each read-only, the mapping private), so that their
@@ -341,9 +339,7 @@ class _Frozen(Mapping):
     generation call (:func:`_shared_direction`)."""
 
     def __init__(self, arrays: Mapping[str, np.ndarray]) -> None:
-        self._arrays = {
-            k: np.asarray(a) if not isinstance(a, np.ndarray) else a for k, a in arrays.items()
-        }
+        self._arrays = {k: np.asarray(a) for k, a in arrays.items()}  # 0-d scalars too
         for array in self._arrays.values():
             array.flags.writeable = False
         self._hash: bytes | None = None
