@@ -127,7 +127,7 @@ from ..zhou.layers import layers
 from .bracketing_bound import bracketing_lower_bound, load_solver
 from .edge_bound import EDGE_ELIMINATION, EdgeBound, edge_elimination_bound
 from .effective_optimal import effective_optimal_search
-from .junction_bounds import elimination_lower_bound
+from .junction_bounds import constants_may_fold, elimination_lower_bound
 from .orders import (
     RULES,
     anneal_order,
@@ -859,8 +859,11 @@ def _heuristics(
                 clock.note("effective-optimal")
         if exact is not None:
             pool.add_order("effective-optimal", [v for _, v in exact.moves])
-            known = bounds.known.get(EFFECTIVE_VERTEX, 0)
-            bounds.known[EFFECTIVE_VERTEX] = max(exact.lower_bound, known)
+            # its moves price one multiplication at a time: where constants may fold,
+            # a set can pay less (2·r·2 is 4·r), and its optimum bounds nothing
+            if not constants_may_fold(graph):
+                known = bounds.known.get(EFFECTIVE_VERTEX, 0)
+                bounds.known[EFFECTIVE_VERTEX] = max(exact.lower_bound, known)
         clock.mark("effective-optimal")
     if met():
         return

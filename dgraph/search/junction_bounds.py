@@ -7,7 +7,9 @@ segments from s to r with one that sums segments from r to t, at the *junction* 
 (s, r, t) names it. A factor is general as soon as one segment it sums has a general edge,
 and non-unit as soon as one has a non-unit edge (:mod:`dgraph.core.kinds`: only a single
 all-unit segment is a unit) — as long as no constants cancel, which :func:`bound_kinds`
-checks: where they may, the bounds read every label as a unit (no bound).
+checks: where they may, the bounds read every label as a unit (no bound). A product
+folds its constant factors wherever they stand (2·g·2 costs one multiplication, 4·g, where
+a bracketing pays at two junctions), so two non-unit constants on one path read as units.
 
 One vertex (:func:`effective_vertex_bounds`): take vertex-disjoint paths P_1..P_m into v
 whose last edge is general and Q_1..Q_n out of v whose first edge is non-unit. Each
@@ -60,6 +62,7 @@ __all__ = [
     "EdgeKinds",
     "bound_kinds",
     "check_networkx_flows",
+    "constants_may_fold",
     "effective_vertex_bounds",
     "elimination_lower_bound",
     "group_bounds",
@@ -107,11 +110,38 @@ def bound_kinds(graph: DGraph) -> EdgeKinds:
         read: Callable[[Value], int] = lambda value: UNIT  # noqa: E731
     else:
         read = kind_of
+    folding = _folding_constants(graph, values)
     succ: dict[str, dict[str, int]] = {v: {} for v in graph.order()}
     pred: dict[str, dict[str, int]] = {v: {} for v in graph.order()}
     for (u, v), value in values.items():
-        succ[u][v] = pred[v][u] = read(value)
+        succ[u][v] = pred[v][u] = UNIT if (u, v) in folding else read(value)
     return EdgeKinds(succ, pred)
+
+
+def constants_may_fold(graph: DGraph) -> bool:
+    """Whether two non-unit constant labels share a path: a product may then fold them
+    (2·g·2 is 4·g), and an expression set pay less than its elimination's moves priced
+    one multiplication at a time."""
+    values = {(u, v): value_of(graph.constant_label(u, v)) for u, v in graph.edges()}
+    return bool(_folding_constants(graph, values))
+
+
+def _folding_constants(graph: DGraph, values: dict[tuple[str, str], Value]) -> set[tuple[str, str]]:
+    """The non-unit constant edges that share a path with another one. A product folds
+    its constant factors, wherever they stand (2·g·2 is one multiplication, 4·g): two
+    such edges on one path may cost one multiplication where a bracketing pays at two
+    junctions, so the bounds read them as units (none owed for them)."""
+    folds = {e for e, value in values.items() if kind_of(value) == CONSTANT}
+    if len(folds) < 2:
+        return set()
+    order = graph.order()
+    above: dict[str, bool] = {}  # a non-unit constant edge on some path into v
+    for v in order:
+        above[v] = any(above[u] or (u, v) in folds for u in graph.predecessors(v))
+    below: dict[str, bool] = {}  # ... on some path out of u
+    for u in reversed(order):
+        below[u] = any(below[v] or (u, v) in folds for v in graph.successors(u))
+    return {(u, v) for u, v in folds if above[u] or below[v]}
 
 
 def _constants_keep_kinds(graph: DGraph, values: dict[tuple[str, str], Value]) -> bool:
