@@ -138,8 +138,8 @@ def test_every_search_runs_on_a_small_function():
         es.info["candidates"]
     )
     assert es.info["cut_by_time"] is False
-    # the bound, with the constants that share a path read as units (they fold), no
-    # longer puts the 0.80 goal out of reach: 40 < 0.8 * 51
+    # the cuts, with the constants that share a path read as units (they fold), no
+    # longer put the 0.80 goal out of reach alone (40 < 0.8 * 51; the bracketings do)
     assert elimination_lower_bound(g) == 40
     base = min(accumulate(g, m).mults_effective for m in ("forward", "reverse", "markowitz"))
     assert base == 51 and 0.8 * base > 40
