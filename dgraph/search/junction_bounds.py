@@ -103,7 +103,7 @@ def bound_kinds(graph: DGraph) -> EdgeKinds:
     >>> bound_kinds(g).pred["a"]  # the paths from u to c cancel: no label is sure
     {'x': 0, 'u': 0}
     """
-    values = {(u, v): value_of(graph.constant_label(u, v)) for u, v in graph.edges()}
+    values = _label_values(graph)
     if 0 in values.values() or not _constants_keep_kinds(graph, values):
         # a zero label, or constant paths that may add up to 0, make a general factor
         # vanish (general times 0): no product is sure to be paid
@@ -122,8 +122,12 @@ def constants_may_fold(graph: DGraph) -> bool:
     """Whether two non-unit constant labels share a path: a product may then fold them
     (2·g·2 is 4·g), and an expression set pay less than its elimination's moves priced
     one multiplication at a time."""
-    values = {(u, v): value_of(graph.constant_label(u, v)) for u, v in graph.edges()}
-    return bool(_folding_constants(graph, values))
+    return bool(_folding_constants(graph, _label_values(graph)))
+
+
+def _label_values(graph: DGraph) -> dict[tuple[str, str], Value]:
+    """Every edge's constant value (None: general)."""
+    return {(u, v): value_of(graph.constant_label(u, v)) for u, v in graph.edges()}
 
 
 def _folding_constants(graph: DGraph, values: dict[tuple[str, str], Value]) -> set[tuple[str, str]]:
