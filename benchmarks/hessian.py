@@ -16,7 +16,9 @@ own), under ``--timeout`` seconds and an address-space limit of ``--memory-gb``:
 - ``dgraph python`` / ``dgraph jax``: ``make_function(f, "hessian", point=[x],
   weights=w, sparse=True, lang=...)`` (build s: the gradient graph read from JAX's
   jaxpr, the accumulation, its verification, the code and its check against JAX's
-  forward-over-reverse); SciPy CSR / JAX BCOO, the JAX one called as it is. ``tril``:
+  forward-over-reverse; in parentheses the XLA compiles within it: the checks' JAX
+  programs, and for ``dgraph jax`` the generated code's, which its first call then
+  reuses); SciPy CSR / JAX BCOO, the JAX one called as it is. ``tril``:
   per call of the lower triangle alone (``tril=True``, the same generated module's
   ``jacobian_tril``; only the entries on and below the diagonal are computed, the full
   matrix copies the others from their mirror images).
@@ -181,9 +183,11 @@ def run_candidate(name: str, side: int, candidate: str, reps: int, out: str | No
         def g(u):  # the problem as written (minsurf on its m x m grid), rank 1 outside
             return f(jnp.reshape(u, s))
 
+        compiles = _xla_compiles()
         t0 = time.perf_counter()
         H = dgraph.make_function(g, "hessian", lang, point=[x], weights=w, sparse=True)
         result["build"] = {"make_function": time.perf_counter() - t0}
+        result["build_xla"] = sum(compiles)  # XLA compiles within the build (its checks)
         call_args = args if lang == "python" else jargs
         hess, first = first_call(lambda a: H(*a), call_args)
         result["compile"] = first if lang == "jax" else None
@@ -263,6 +267,22 @@ def measure(opts) -> list[dict]:
     return rows
 
 
+def _xla_compiles() -> list[float]:
+    """The seconds of each XLA compile from now on, as JAX records them (its
+    ``backend_compile_duration`` event): a build's share spent in XLA, which the
+    first call of the jitted code then does not pay again."""
+    import jax.monitoring
+
+    seconds: list[float] = []
+
+    def heard(event: str, duration: float, **_: object) -> None:
+        if event == "/jax/core/compile/backend_compile_duration":
+            seconds.append(duration)
+
+    jax.monitoring.register_event_duration_secs_listener(heard)
+    return seconds
+
+
 def table(rows: list[dict]) -> str:
     lines = [
         "| problem | unknowns | candidate | build s | compile s | per call s median (least)"
@@ -278,11 +298,13 @@ def table(rows: list[dict]) -> str:
         if r["status"] != "ok":
             lines.append(f"{head} {r['status']} | | | | | | | | | |")
             continue
-        build = sum(r["build"].values()) if r["build"] else None
+        build = seconds_cell(sum(r["build"].values()) if r["build"] else None)
+        if r.get("build_xla") is not None:
+            build += f" (XLA {seconds_cell(r['build_xla'])})"
         asdex = by_key.get((r["problem"], r["n"], "asdex"), {})
         over = ratio_cell(r, asdex, 2)
         lines.append(
-            f"{head} {seconds_cell(build)} | {seconds_cell(r.get('compile'))}"
+            f"{head} {build} | {seconds_cell(r.get('compile'))}"
             f" | {seconds_cell(r['call'])} ({seconds_cell(r.get('call_min'))}) | {over}"
             f" | {_paired_cell(r, by_key.get((r['problem'], r['n'], PAIRED), {}))}"
             f" | {seconds_cell(r.get('tril'))} | {memory_cell(r)}"
