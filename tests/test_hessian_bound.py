@@ -123,12 +123,14 @@ def test_an_entry_that_is_one_edge_needs_nothing():
     assert hessian_lower_bound(hessian_graph(from_sympy(x * y, [x, y]))) == 0
 
 
-def test_constants_a_product_folds_bound_nothing():
+def test_constants_a_product_folds_keep_one_per_path():
     """A drawn program (hypothesis found it) whose Hessian graph has 2 on x0 -> t1 and on
     t1_bar -> x0_bar: D* writes 2·r·2, which folds to 4·r, one multiplication where the
     junction bound counted two, and paid 7 effective multiplications against a claimed
     bound of 8 for every elimination (and best called its 7 proven optimal over 8). The
-    two 2s share a path, so the bounds read them as units: 6."""
+    two 2s share a path: the bounds keep the topmost and read the other as a unit (a
+    product of constants larger than 1 is never ±1, so the fold leaves one factor): 7,
+    which D* meets."""
     trace = (
         "inputs: x0\noutputs: y0, y1\nt1 = 2*x0\nt2 = exp(t1)\nt3 = t2 + 1\nt4 = cos(x0)\n"
         "t5 = t4**2\nt6 = t5 + 1\ny0 = sqrt(t3)\ny1 = sqrt(t6)"
@@ -136,6 +138,26 @@ def test_constants_a_product_folds_bound_nothing():
     comparison = dgraph.compare_hessian(from_trace(trace), [*COMPARED_HESSIAN, "best"])
     report = comparison.to_dict()
     built = [price(es).effective for es in comparison.results.values()]
-    assert report["search_elimination_lower_bound"] == 6 < min(built) == 7
+    assert report["search_elimination_lower_bound"] == 7 == min(built)
     best = comparison.results["best"].info
     assert best["objective_lower_bound"] <= price(comparison.results["best"]).effective
+
+
+def test_one_constant_per_path_stays_where_no_product_of_them_is_a_unit():
+    """On sin(3·sin(2x)) the 2 and the 3 share a path: a product folds them into one
+    factor, 6, never ±1, so the bounds keep the topmost (2) and read the 3 as a unit. On
+    sin(sin(2x)/2) the fold is 2·(1/2) = 1, no multiplication at all: both read as
+    units. Either way no bound exceeds what forward and reverse pay."""
+    from dgraph.core.kinds import CONSTANT, UNIT
+    from dgraph.search.junction_bounds import bound_kinds, elimination_lower_bound
+
+    body = "inputs: x\noutputs: y\nt1 = 2*x\nt2 = sin(t1)\nt3 = {c}*t2\ny = sin(t3)"
+    same = from_trace(body.format(c="3"))
+    kinds = bound_kinds(same).pred
+    assert (kinds["t1"]["x"], kinds["t3"]["t2"]) == (CONSTANT, UNIT)
+    mixed = from_trace(body.format(c="1/2"))
+    kinds = bound_kinds(mixed).pred
+    assert (kinds["t1"]["x"], kinds["t3"]["t2"]) == (UNIT, UNIT)
+    for g in (same, mixed):
+        built = min(dgraph.accumulate(g, m).mults_effective for m in ("forward", "reverse"))
+        assert elimination_lower_bound(g) <= built

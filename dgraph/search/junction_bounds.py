@@ -104,13 +104,16 @@ def bound_kinds(graph: DGraph) -> EdgeKinds:
     {'x': 0, 'u': 0}
     """
     values = _label_values(graph)
-    if 0 in values.values() or not _constants_keep_kinds(graph, values):
+    folding = _folding_constants(graph, values)
+    read_as = {
+        e: (1 if value > 0 else -1) if e in folding else value for e, value in values.items()
+    }
+    if 0 in values.values() or not all(_constants_keep_kinds(graph, v) for v in (values, read_as)):
         # a zero label, or constant paths that may add up to 0, make a general factor
         # vanish (general times 0): no product is sure to be paid
         read: Callable[[Value], int] = lambda value: UNIT  # noqa: E731
     else:
         read = kind_of
-    folding = _folding_constants(graph, values)
     succ: dict[str, dict[str, int]] = {v: {} for v in graph.order()}
     pred: dict[str, dict[str, int]] = {v: {} for v in graph.order()}
     for (u, v), value in values.items():
@@ -131,10 +134,16 @@ def _label_values(graph: DGraph) -> dict[tuple[str, str], Value]:
 
 
 def _folding_constants(graph: DGraph, values: dict[tuple[str, str], Value]) -> set[tuple[str, str]]:
-    """The non-unit constant edges that share a path with another one. A product folds
-    its constant factors, wherever they stand (2·g·2 is one multiplication, 4·g): two
-    such edges on one path may cost one multiplication where a bracketing pays at two
-    junctions, so the bounds read them as units (none owed for them)."""
+    """The non-unit constant edges the bounds read as units. A product folds its
+    constant factors, wherever they stand (2·g·2 is one multiplication, 4·g): two such
+    edges on one path may cost one multiplication where a bracketing pays at two
+    junctions. Where the non-unit constants are all larger than 1 in size, or all
+    smaller, a product of them is never ±1, so one constant per path may stay: the
+    topmost (no non-unit constant on a path into its tail). Those that stay share no
+    path, and the others set to their signs (units) leave each path's constants one
+    non-unit factor as the fold does, so no product costs more than it does folded
+    (:func:`bound_kinds` checks the sums of both readings). Else every one that shares
+    a path is read as a unit (0.5·g·2 is g)."""
     folds = {e for e, value in values.items() if kind_of(value) == CONSTANT}
     if len(folds) < 2:
         return set()
@@ -142,6 +151,9 @@ def _folding_constants(graph: DGraph, values: dict[tuple[str, str], Value]) -> s
     above: dict[str, bool] = {}  # a non-unit constant edge on some path into v
     for v in order:
         above[v] = any(above[u] or (u, v) in folds for u in graph.predecessors(v))
+    sizes = {abs(values[e]) > 1 for e in folds}
+    if len(sizes) == 1:  # all above 1 or all below: no product of them is ±1
+        return {(u, v) for u, v in folds if above[u]}
     below: dict[str, bool] = {}  # ... on some path out of u
     for u in reversed(order):
         below[u] = any(below[v] or (u, v) in folds for v in graph.successors(u))
