@@ -167,6 +167,8 @@ def _length(node: Node, vectors: set[str], shapes: dict) -> int | None:
         parts = [node.args[0]] if isinstance(node.args[0], Name) else [node]
         if parts[0] is node or node.keywords:
             return None
+    elif isinstance(node, ir.Formula):  # a scalar expression of entries, by entries
+        parts = [operand for _, operand in node.operands]
     elif isinstance(node, Call) and node.func in _UFUNCS:
         parts = list(node.args)
         for key, value in node.keywords:
@@ -205,9 +207,16 @@ def _run(body: list[Printed], k: int, shapes: dict) -> tuple[int, int | None]:
             break
         n = size
         vectors.add(p.target)
-        computing += not isinstance(p.value, Index)
+        computing += _computes(p.value)
         end += 1
     return end, (n if n is not None and n >= FROM and computing >= 2 else None)
+
+
+def _computes(node: Node) -> bool:
+    """Whether ``node`` computes its entries (not a name, a slice, a ravel of a name)."""
+    if isinstance(node, Call) and node.func == "ravel":
+        return False
+    return not isinstance(node, (Name, Index))
 
 
 def _plus(k: int, term: str) -> str:
@@ -246,7 +255,7 @@ class _Region:
         """The region's lines (module docstring); None where fewer than :data:`LOCAL`
         computing statements' vectors stay in the kernel."""
         local = [p for p in self.run if p.target not in self.kept]
-        if sum(not isinstance(p.value, Index) for p in local) < LOCAL:
+        if sum(_computes(p.value) for p in local) < LOCAL:  # type: ignore[arg-type]
             return None
         out = [line for p in self.body[: self.k] for line in _with_dead(p)]
         views = {p.target for p in self.run if isinstance(p.value, Index)}
