@@ -323,36 +323,55 @@ class _Region:
         self, a: Assembly, whole: set[str], kernel: list[str]
     ) -> tuple[list[str], list[str]]:
         """``kernel`` with the assembly's lines (each piece's part of the block, in the
-        order the pieces come, then the mirror's copies), and the lines after it."""
+        order the pieces come, then the mirror's copies), and the lines after it. A
+        piece that others are added into is made a vector of the block first (the
+        additions contiguous), written after them; the mirror copies a piece's vector
+        where there is one."""
         pieces: list[Write] = a.writes  # type: ignore[assignment]
-        kernel = list(kernel)
-        later: list[str] = []
+        hosts = {_host(pieces, k, w.at)[0] for k, w in enumerate(pieces) if w.added}  # type: ignore[index]
+        kernel, later, last = list(kernel), [], []
+        local: dict[int, str] = {}  # piece -> the name of its block's values
         t = a.target
         for k, w in enumerate(pieces):
             if w.number and not w.added:
                 later.append(_plain(t, w))
-            elif w.number:  # added into an earlier piece's entries
+                continue
+            if w.number:  # added into an earlier piece's entries
                 j, offset = _host(pieces, k, w.at)  # type: ignore[misc]
                 number = self.printer.doprint(w.node)  # type: ignore[arg-type]
                 line = f"numpy.add({{v}}, {number}, out={{v}})"
-                kernel += _guarded(t, pieces[j].at, offset, _count(w.at), self.n, line)
+                kernel += _guarded(local[j], offset, _count(w.at), self.n, line)
+                continue
+            value = self._blocked(w.node, whole)  # type: ignore[arg-type]
+            into = Index(Name(t), (_span(w.at.start, w.at.step),))
+            if k in hosts:
+                local[k] = f"_p{k}"
+                out = (("out", Name(w.out)),) if w.out and w.out not in whole else ()
+                if w.base is not None:  # as numpy_assembly's copy: into its own vector
+                    value = Call("add", (self._blocked(w.base, whole), value), out)
+                elif not out:
+                    value = Call("array", (value,), (("dtype", ir.Const(float)),))
+                kernel.append("    " + self.printer.statement(ir.ArrayStatement(local[k], value)))
+                last.append(f"        {self.printer.doprint(into)} = {local[k]}")
+            elif w.base is None:
+                if isinstance(value, Name):
+                    local[k] = value.id
+                kernel.append(
+                    f"        {self.printer.doprint(into)} = {self.printer.doprint(value)}"
+                )
             else:
-                value = self._blocked(w.node, whole)  # type: ignore[arg-type]
-                at = (_span(w.at.start, w.at.step),)
-                if w.base is None:
-                    line = self.printer.statement(ir.ArrayStatement(t, value, at))
-                else:
-                    into = (("out", Index(Name(t), at)),)
-                    call = Call("add", (self._blocked(w.base, whole), value), into)
-                    line = f"    {self.printer.doprint(call)}"
-                kernel.append(f"    {line}")
+                call = Call("add", (self._blocked(w.base, whole), value), (("out", into),))
+                kernel.append(f"        {self.printer.doprint(call)}")
+        kernel += last
         for to, source in a.mirror or ():
             j, offset = _source(pieces, source)  # type: ignore[misc]
-            if pieces[j].number:
-                later.append(f"    {t}[{to.start}:{to.stop}:{to.step}] = {pieces[j].source}")
+            w = pieces[j]
+            if w.number:
+                later.append(f"    {t}[{to.start}:{to.stop}:{to.step}] = {w.source}")
                 continue
             line = f"{t}[{_shifted(to, offset, self.n)}] = {{v}}"
-            kernel += _guarded(t, pieces[j].at, offset, _count(to), self.n, line)
+            host = local.get(j) or f"{t}[{_span(w.at.start, w.at.step).text}]"
+            kernel += _guarded(host, offset, _count(to), self.n, line)
         return kernel, later + a.rest
 
 
@@ -392,16 +411,16 @@ def _bounds(offset: int, count: int, n: int) -> tuple[str, str]:
     return lo, hi
 
 
-def _guarded(t: str, host: slice, offset: int, count: int, n: int, line: str) -> list[str]:
-    """``line`` (``{v}`` in it: the view) for the view of ``t`` at the host piece's
-    entries ``[offset, offset + count)`` (of n) that lie in the block, where some do."""
-    lo, hi = _bounds(offset, count, n)
-    view = f"{t}[{_span(host.start, host.step, lo, hi).text}]"
+def _guarded(host: str, offset: int, count: int, n: int, line: str) -> list[str]:
+    """``line`` (``{v}`` in it: the view) for the view of the entries ``[offset, offset
+    + count)`` (of n) of ``host`` (a block's vector) that lie in the block, where some
+    do."""
     if offset == 0 and count == n:
-        return [f"        {line.format(v=view)}"]
+        return [f"        {line.format(v=host)}"]
+    lo, hi = _bounds(offset, count, n)
     return [
         f"        if _lo < {offset + count} and {offset} < _hi:",
-        f"            _v = {view}",
+        f"            _v = {host}[{lo} - _lo:{hi} - _lo]",
         f"            {line.format(v='_v')}",
     ]
 
