@@ -23,7 +23,7 @@ split is fixed by n and :data:`BLOCK`, and no entry's value depends on it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .. import ir
 from ..ir import BinOp, Call, Index, Name, Node, UnaryOp
@@ -121,7 +121,6 @@ class Printed:
     dead: list[str]
     reads: set[str]
     assembly: Assembly | None = None
-    shape: tuple[int, ...] | None = field(default=None)
 
 
 def stripped(body: list[Printed], ends: set[str], shapes: dict) -> list[str] | None:
