@@ -64,6 +64,7 @@ from .jit_arguments import BOUND, jitted
 from .leaves import leaf_values
 from .numpy_assembly import Mirror
 from .numpy_form import numpy_body, strided_runs, text
+from .numpy_strips import STRIPS_HELPER
 from .permutation_code import structural_valued
 from .regions import refuse_unprinted, region_block, region_value
 from .triangle import mirror_positions, narrowed
@@ -1323,6 +1324,8 @@ def module_tail(w: Writer, body: str) -> list[str]:
     helpers = w.d.helpers()
     if helpers and ("_scatter" in body or "_grid(" in body):
         lines += ["", *helpers, ""]
+    if w.d.lang == "python" and "_strips(" in body:
+        lines += ["", *STRIPS_HELPER, ""]  # a run done block by block (.numpy_strips)
     if w.d.lang == "jax" and ("_conv(" in body or "_conv_adjoint(" in body):
         lines += ["", *JAX_HELPERS, ""]  # a convolution's sweep (.convolution.ConvSweep)
     return [*lines, "", *w.constants.lines, "", ""]

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..ir import Node
+
 __all__ = ["Mirror", "Write", "written"]
 
 
@@ -41,6 +43,8 @@ class Write:
     added: bool = False
     out: str | None = None
     number: bool = False  # source is a number
+    node: Node | None = None  # what ``source`` prints (None: a part of one, ``_part``)
+    base: Node | None = None  # what ``const`` prints
 
 
 def _last(s: slice) -> int:

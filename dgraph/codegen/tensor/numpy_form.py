@@ -41,6 +41,7 @@ from .numpy_scalars import (
     uniform_value,
 )
 from .numpy_segments import segment_lines
+from .numpy_strips import Assembly, Printed, stripped
 
 __all__ = ["RUNS", "numpy_body", "runs", "strided_runs", "text"]
 
@@ -195,10 +196,12 @@ def numpy_body(
             last[name] = i
     fresh: set[str] = set()  # names of float arrays their statement made anew
     context = _Context(printer, constants, env, protected, made, uses, last)
-    out: list[str] = []
+    printed: list[Printed] = []
     for i, s in enumerate(statements):
         at = later.get(s.target)
-        lines = _assembly(s, context, i, fresh, at, None if at is None else mirror)
+        kept: list[Assembly] = []
+        value = None  # the node printed as ``target = value``, where it is
+        lines = _assembly(s, context, i, fresh, at, None if at is None else mirror, kept)
         if lines is None:
             lines = pad_lines(s, context, i, fresh)
         if lines is None:
@@ -215,16 +218,40 @@ def numpy_body(
             lines = _into_taken(s.target, value, context, fresh)
             if lines is None:
                 lines = [printer.statement(ArrayStatement(s.target, value))]
+            else:
+                value = None
         else:
             fresh.add(s.target)
             first = lines[0].strip().split(" = ")
             if len(first) == 2 and first[0] == s.target and first[1].isidentifier():
                 context.share(s.target, first[1])  # the array of a name it wrote into
-        out += lines
         dead = sorted(n for n in reads[i] if last[n] == i and n in made and n not in ends)
-        if dead:
-            out.append(f"    del {', '.join(dead)}")
+        assembly = kept[0] if kept else None
+        printed.append(Printed(s.target, value, lines, dead, reads[i], assembly))
+    found = stripped(printed, ends, _Shapes(env, constants))
+    if found is not None:
+        return found
+    out: list[str] = []
+    for p in printed:
+        out += p.lines
+        if p.dead:
+            out.append(f"    del {', '.join(p.dead)}")
     return out
+
+
+@dataclass
+class _Shapes:
+    """Each name's shape: the body's names', then the module constants' (those the
+    body's printing added too)."""
+
+    env: dict
+    constants: Constants
+
+    def get(self, name: str):
+        if name in self.env:
+            return self.env[name]
+        a = self.constants.arrays.get(name)
+        return None if a is None else a.shape
 
 
 def _into_taken(target: str, value: Node, c: _Context, fresh: set[str]) -> list[str] | None:
@@ -499,6 +526,7 @@ def _assembly(
     fresh: set[str],
     later: np.ndarray | None,
     mirror: Mirror | None = None,
+    kept: list[Assembly] | None = None,
 ) -> list[str] | None:
     """A scatter-add of a constant base whose parts land at evenly stepping positions,
     no two parts at one, as writes: each part's runs once into a new vector (plus the
@@ -506,7 +534,8 @@ def _assembly(
     the positions no part reaches — each entry written once, instead of a copy of the
     base and a pass of additions per part; ``later``: positions the caller writes
     afterwards (left unset here), unless ``mirror`` says how and the pieces' vectors
-    can fill them (:func:`.numpy_assembly.written`). None where it does not fit."""
+    can fill them (:func:`.numpy_assembly.written`); ``kept``: the assembly's pieces
+    appended there (for :mod:`.numpy_strips`). None where it does not fit."""
     v = s.value
     if not (isinstance(v, ScatterAdd) and isinstance(v.base, Name)):
         return None
@@ -557,7 +586,9 @@ def _assembly(
             if const is not None and one is None:
                 const = c.constants.add(values).id
             out = _out(node) if once and whole and not number else None
-            writes.append(Write(at, source, const, added, out, number))
+            printed = d if number else node if once and whole else None
+            given = None if const is None else Name(const) if one is None else ir.Const(one)
+            writes.append(Write(at, source, const, added, out, number, printed, given))
         if not once:
             writes.append("    del _part")
     runs = None if mirror is None else strided_runs(mirror.upper, mirror.source)
@@ -565,13 +596,17 @@ def _assembly(
     if mirror is not None:
         mirror.done = done
     lines += found
+    filled = []  # the base's values where no part lands
     for own, at in left:
         values = base[rest[own]]
         if np.all(values == values[0]):
-            lines.append(f"    {t}[{text(at)}] = {float(values[0])!r}")
+            filled.append(f"    {t}[{text(at)}] = {float(values[0])!r}")
         else:
-            lines.append(f"    {t}[{text(at)}] = {c.constants.add(values).id}")
-    return lines
+            filled.append(f"    {t}[{text(at)}] = {c.constants.add(values).id}")
+    if kept is not None:
+        copies = [(a, b) for _, a, b in runs] if done and runs else None
+        kept.append(Assembly(t, base.size, writes, filled, copies))
+    return lines + filled
 
 
 def _renamed(value: Node, c: _Context, fresh: set[str], i: int) -> bool:
