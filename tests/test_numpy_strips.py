@@ -5,6 +5,8 @@ length) and the number of threads; where no run fits, the body as it was."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -116,6 +118,17 @@ def test_the_values_do_not_depend_on_the_threads(threads, monkeypatch):
     _same(H, P, (x2,))
     values = [H(x2).data for _ in range(3)]
     assert all(np.array_equal(values[0], w) for w in values)
+
+
+@pytest.mark.parametrize("asked", ["two", "-2", "1.5"])
+def test_a_thread_count_that_is_no_count_is_refused_in_one_line(asked, monkeypatch):
+    """A DGRAPH_NUM_THREADS that is not a count stops the call with one line naming it,
+    never a traceback from int() nor a silent serial run."""
+    H, _ = _both("rosenbrock", monkeypatch, 3)
+    x2 = np.random.default_rng(9).uniform(0.1, 0.6, CASES["rosenbrock"][1])
+    monkeypatch.setenv("DGRAPH_NUM_THREADS", asked)
+    with pytest.raises(ValueError, match=f"DGRAPH_NUM_THREADS is '{re.escape(asked)}'"):
+        H(x2)
 
 
 def test_past_from_rosenbrock_is_done_by_blocks_as_generated(monkeypatch):
