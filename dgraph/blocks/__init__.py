@@ -60,6 +60,7 @@ from . import heap
 
 __all__ = [
     "CONSTANT",
+    "DENSE_PAIRS_FROM",
     "FORGETS",
     "GENERAL",
     "ONES",
@@ -72,6 +73,7 @@ __all__ = [
     "Sparse",
     "add",
     "dense",
+    "dense_pays",
     "dense_plan",
     "diagonal",
     "einsum_plan",
@@ -773,18 +775,39 @@ def _relabel(b: Labelled, n: int) -> Labelled:
     )
 
 
+DENSE_PAIRS_FROM = 10**7
+"""Pairs of entries meeting in a product of sparse blocks from which it may be done as a
+product of dense matrices (:func:`dense_pays`): a sparse product's work and memory grow
+with the pairs (the Hessian of ``sum(cumsum(x)**2)`` at 2,000 unknowns pairs 1.3·10⁹
+entries: 44 s of scipy's sparse products for its patterns, and 24 GB for its code's
+pairs), a dense one's with the matrices, multiplied by BLAS."""
+DENSE_WORK = 64  # the most dense multiplications per pair for the dense product
+
+
+def dense_pays(m: int, k: int, n: int, pairs: int) -> bool:
+    """Whether an (m × k)·(k × n) product in which ``pairs`` pairs of entries meet is done
+    as dense matrices: from :data:`DENSE_PAIRS_FROM` pairs, where the dense product does
+    at most :data:`DENSE_WORK` multiplications a pair and no matrix of it (the factors,
+    the product) holds more entries than there are pairs."""
+    largest = max(m * k, k * n, m * n)
+    return pairs >= DENSE_PAIRS_FROM and m * k * n <= DENSE_WORK * pairs and largest <= pairs
+
+
 def _sparse_product(a: Sparse, b: Sparse) -> tuple[int, Sparse | None]:
     """The product's pattern from the two patterns (scipy's sparse product of 0/1
-    matrices counts, per entry, the pairs that meet); its price is the pairs in all,
-    Σ_k nnz(A[:, k]) · nnz(B[k, :]), from the column counts of A and the row counts of B."""
-    if _free(a, b):
-        cost = 0
-    else:
-        inner = math.prod(a.in_shape)
-        cost = int(np.bincount(a.cols, minlength=inner) @ np.diff(b.indptr))
+    matrices counts, per entry, the pairs that meet; a dense product of them where
+    :func:`dense_pays`); its price is the pairs in all, Σ_k nnz(A[:, k]) · nnz(B[k, :]),
+    from the column counts of A and the row counts of B."""
+    inner = math.prod(a.in_shape)
+    pairs = int(np.bincount(a.cols, minlength=inner) @ np.diff(b.indptr))
+    cost = 0 if _free(a, b) else pairs
     kind = max(a.kind, b.kind)
     counts = kind == ONES  # only ones need the count: two pairs that meet sum to a constant
-    c = _pattern_matrix(a, counts) @ _pattern_matrix(b, counts)
+    m, n = math.prod(a.out_shape), math.prod(b.in_shape)
+    if dense_pays(m, inner, n, pairs):
+        c = _dense_pattern_product(a, b, counts)
+    else:
+        c = _pattern_matrix(a, counts) @ _pattern_matrix(b, counts)
     if c.nnz == 0:
         return cost, None
     if counts and c.data.max() > 1:
@@ -930,6 +953,21 @@ def _pattern_matrix(s: Sparse, counts: bool = False):
     m = scipy.sparse.csr_array((ones, s.cols, s.indptr), shape=shape)
     m.has_canonical_format = True  # sorted and distinct within each row (the invariant)
     return m
+
+
+def _dense_pattern_product(a: Sparse, b: Sparse, counts: bool):
+    """The product of the two patterns (:func:`_pattern_matrix`'s) through dense matrices
+    of ones, multiplied by BLAS: each entry counts the pairs that meet, exactly (float64:
+    integers up to 2⁵³), returned as a canonical CSR matrix (int32 counts, or booleans)."""
+    import scipy.sparse
+
+    left = _pattern_matrix(a).toarray().astype(np.float64)
+    right = _pattern_matrix(b).toarray().astype(np.float64)
+    found = left @ right
+    del left, right
+    c = scipy.sparse.csr_array(found.astype(np.int32) if counts else found != 0)
+    c.has_canonical_format = True
+    return c
 
 
 def _from_csr(out_shape, in_shape, indptr: np.ndarray, cols: np.ndarray, kind: int) -> Sparse:
