@@ -88,3 +88,17 @@ def test_a_triangle_squared_is_one_einsum_and_right(lang, monkeypatch):
 
 def _dense(h) -> np.ndarray:
     return h.toarray() if hasattr(h, "toarray") else np.asarray(h.todense())
+
+
+def test_a_product_pairing_too_many_entries_is_refused_in_one_line(monkeypatch):
+    """Past PAIRS_MOST pairs (here lowered to 100), where the dense matrices would be
+    larger than the pairs, the code is refused with one line naming the product, never
+    made until the memory runs out."""
+    import dgraph.codegen.tensor.blockops as blockops
+    from dgraph.errors import DGraphError
+
+    monkeypatch.setattr(blockops, "PAIRS_MOST", 100)
+    x = np.random.default_rng(3).uniform(-1, 1, 40)
+    with pytest.raises(DGraphError, match=r"pairs [\d,]+ entries \(at most 100,") as found:
+        dgraph.make_function(_cumsum_energy, "hessian", "python", point=[x], sparse=True)
+    assert "\n" not in str(found.value)

@@ -40,6 +40,7 @@ from ...blocks import (
     sparse,
 )
 from ...blocks.permutation import Permutation
+from ...errors import DGraphError
 from ..ir import (
     BinOp,
     Call,
@@ -440,6 +441,7 @@ class BlockOps:
         if key not in self._met:
             rows_a, cols_a, _ = entries(a)
             rows_b, cols_b, _ = entries(b)
+            _refuse_many_pairs(cols_a, rows_b, a, b)
             ia, ib = _meeting_pairs(cols_a, rows_b, int(np.prod(a.in_shape)))
             ic = _permuted_positions(rows_a, cols_a, rows_b, cols_b, ia, ib, product)
             if ic is None:
@@ -990,6 +992,25 @@ def _row_major(rows: np.ndarray, cols: np.ndarray) -> bool:
         return True
     step = rows[1:] - rows[:-1]
     return bool(np.all((step > 0) | ((step == 0) & (cols[1:] > cols[:-1]))))
+
+
+PAIRS_MOST = 3 * 10**8
+"""Pairs of entries a product's code multiplies one by one, at most: three indices each,
+held while the code is made and in the module (some 7 GB here)."""
+
+
+def _refuse_many_pairs(cols_a: np.ndarray, rows_b: np.ndarray, a: Block, b: Block) -> None:
+    """Refuse, in one line, a product that pairs more than :data:`PAIRS_MOST` entries (and
+    was not done as dense matrices): its indices would exhaust the memory."""
+    mid = int(np.prod(a.in_shape))
+    count_a = np.bincount(cols_a, minlength=mid).astype(np.int64)
+    pairs = int(count_a @ np.bincount(rows_b, minlength=mid).astype(np.int64))
+    if pairs > PAIRS_MOST:
+        raise DGraphError(
+            f"a product of blocks {a.out_shape} x {a.in_shape} and {b.out_shape} x"
+            f" {b.in_shape} pairs {pairs:,} entries (at most {PAIRS_MOST:,}, and its dense"
+            " matrices would be larger): its code would not fit in memory"
+        )
 
 
 def _meeting_pairs(
