@@ -15,7 +15,7 @@ import numpy as np
 
 from ..ir import Node
 
-__all__ = ["Mirror", "Write", "written"]
+__all__ = ["Mirror", "Write", "plain_write", "within", "written"]
 
 
 @dataclass
@@ -51,7 +51,7 @@ def _last(s: slice) -> int:
     return s.start + ((s.stop - 1 - s.start) // s.step) * s.step
 
 
-def _within(inner: slice, outer: slice) -> int | None:
+def within(inner: slice, outer: slice) -> int | None:
     """Where ``inner``'s positions start among ``outer``'s, if it takes only them."""
     if inner.step != outer.step and inner.start != _last(inner):
         return None
@@ -81,12 +81,12 @@ def written(
             continue
         for j in range(k - 1, -1, -1):
             p = pieces[j]
-            offset = None if p.added else _within(w.at, p.at)
+            offset = None if p.added else within(w.at, p.at)
             if offset is not None:
                 into[k] = (j, offset)
                 break
         else:
-            return [_plain(target, w) if isinstance(w, Write) else w for w in writes], False
+            return [plain_write(target, w) if isinstance(w, Write) else w for w in writes], False
     kept = {j for j, _ in into.values()}
     copies = _mirrored(pieces, kept, mirror) if mirror else None
     if copies is not None:
@@ -114,7 +114,7 @@ def written(
         elif not w.added and (_bare(w) or _named(w)):  # its vector lives to the end
             last.append((w.at, w.source, None if _bare(w) else 0, _count(w.at)))
         else:
-            lines.append(_plain(target, w))
+            lines.append(plain_write(target, w))
     for to, j, offset in copies or ():
         w = pieces[j]
         last.append((to, names.get(j, w.source), None if _bare(w) else offset, _count(w.at)))
@@ -219,7 +219,7 @@ def _mirrored(
     a slice of a part's (``_part[...]``, freed before the end)."""
     copies = []
     for to, source in mirror:
-        found = [(j, _within(source, w.at)) for j, w in enumerate(pieces) if not w.added]
+        found = [(j, within(source, w.at)) for j, w in enumerate(pieces) if not w.added]
         found = [(j, offset) for j, offset in found if offset is not None]
         if not found:
             return None
@@ -242,7 +242,7 @@ def _copy(w: Write) -> str:
     return w.source if w.out else f"numpy.array({w.source}, dtype=float)"
 
 
-def _plain(target: str, w: Write) -> str:
+def plain_write(target: str, w: Write) -> str:
     into = f"{target}[{_text(w.at)}]"
     if w.added:  # after the parts before it, as numpy.add.at adds them
         return f"    numpy.add({into}, {w.source}, out={into})"

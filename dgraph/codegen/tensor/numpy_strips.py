@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from .. import ir
 from ..ir import BinOp, Call, Index, Name, Node, UnaryOp
 from ..python import NumPyArrayPrinter
-from .numpy_assembly import Write, _plain, _within
+from .numpy_assembly import Write, plain_write, within
 
 __all__ = ["BLOCK", "FROM", "LOCAL", "STRIPS_HELPER", "Assembly", "Printed", "stripped"]
 
@@ -338,7 +338,7 @@ class _Region:
         t = a.target
         for k, w in enumerate(pieces):
             if w.number and not w.added:
-                later.append(_plain(t, w))
+                later.append(plain_write(t, w))
                 continue
             if w.number:  # added into an earlier piece's entries
                 j, offset = _host(pieces, k, w.at)  # type: ignore[misc]
@@ -384,7 +384,7 @@ def _host(pieces: list[Write], k: int, at: slice) -> tuple[int, int] | None:
     where among its entries they start; None where that is no vector piece."""
     for j in range(k - 1, -1, -1):
         w = pieces[j]
-        offset = None if w.added else _within(at, w.at)
+        offset = None if w.added else within(at, w.at)
         if offset is not None:
             return None if w.number else (j, offset)
     return None
@@ -395,7 +395,7 @@ def _source(pieces: list[Write], source: slice) -> tuple[int, int] | None:
     finds it) and where among its entries they start; None where there is none, or it
     is a number with a constant added."""
     for j, w in enumerate(pieces):
-        offset = None if w.added else _within(source, w.at)
+        offset = None if w.added else within(source, w.at)
         if offset is not None:
             return None if w.number and w.base is not None else (j, offset)
     return None
