@@ -421,6 +421,7 @@ class Floors:
             for w in succ[v]:
                 self.down[v] |= self.down[w] | ({w} & inner)
         self._cuts: dict[tuple[int, int, frozenset[int]], int] = {}
+        self._free: dict[tuple[int, int], frozenset[int]] = {}  # a smallest cut, none held
 
     def cost(self, v: int, before: frozenset[int]) -> int:
         """The product of v's two separator floors when ``before`` went first."""
@@ -428,9 +429,20 @@ class Floors:
         for side, separators, near in ((0, self.into, self.up), (1, self.out_of, self.down)):
             key = (side, v, before & near[v])
             if key not in self._cuts:
-                self._cuts[key] = separators(v, sorted(key[2])).size
+                self._cuts[key] = self._size(side, separators, v, key[2])
             product *= self._cuts[key]
         return product
+
+    def _size(self, side: int, separators: Separators, v: int, held: frozenset[int]) -> int:
+        """The fewest vertices separating v avoiding ``held``: the smallest separator's
+        size with none held where one such separator avoids them (holding vertices
+        never lowers it), else its own flow."""
+        if (side, v) not in self._free:
+            self._cuts[side, v, frozenset()] = (free := separators(v)).size
+            self._free[side, v] = frozenset(free.cut)
+        if held.isdisjoint(self._free[side, v]):
+            return self._cuts[side, v, frozenset()]
+        return separators(v, sorted(held)).size
 
     def least(self, group: tuple[int, ...]) -> int:
         """The least, over the orders of ``group``, sum of its members' floors (each
