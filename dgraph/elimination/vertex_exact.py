@@ -421,7 +421,8 @@ class Floors:
             for w in succ[v]:
                 self.down[v] |= self.down[w] | ({w} & inner)
         self._cuts: dict[tuple[int, int, frozenset[int]], int] = {}
-        self._free: dict[tuple[int, int], frozenset[int]] = {}  # a smallest cut, none held
+        # per side and vertex, the separators found: (held, separator, its size)
+        self._found: dict[tuple[int, int], list[tuple[frozenset[int], frozenset[int], int]]] = {}
 
     def cost(self, v: int, before: frozenset[int]) -> int:
         """The product of v's two separator floors when ``before`` went first."""
@@ -434,15 +435,17 @@ class Floors:
         return product
 
     def _size(self, side: int, separators: Separators, v: int, held: frozenset[int]) -> int:
-        """The fewest vertices separating v avoiding ``held``: the smallest separator's
-        size with none held where one such separator avoids them (holding vertices
-        never lowers it), else its own flow."""
-        if (side, v) not in self._free:
-            self._cuts[side, v, frozenset()] = (free := separators(v)).size
-            self._free[side, v] = frozenset(free.cut)
-        if held.isdisjoint(self._free[side, v]):
-            return self._cuts[side, v, frozenset()]
-        return separators(v, sorted(held)).size
+        """The fewest vertices separating v avoiding ``held``. Holding more vertices never
+        lowers it, and a separator that avoids them all still fits: so where one found
+        holding a subset of ``held`` avoids ``held``, it is that one's size, without a
+        flow."""
+        found = self._found.setdefault((side, v), [])
+        for fewer, cut, size in found:
+            if fewer <= held and held.isdisjoint(cut):
+                return size
+        separation = separators(v, sorted(held))
+        found.append((held, frozenset(separation.cut), separation.size))
+        return separation.size
 
     def least(self, group: tuple[int, ...]) -> int:
         """The least, over the orders of ``group``, sum of its members' floors (each
