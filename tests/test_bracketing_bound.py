@@ -13,7 +13,7 @@ from dgraph.frontends import from_trace
 from dgraph.frontends.random_graphs import random_program
 from dgraph.methods import accumulate
 from dgraph.search import bracketing_bound as bracketing
-from dgraph.search.best import ANY_ELIMINATION, best
+from dgraph.search.best import ANY_ELIMINATION, EFFECTIVE_VERTEX, best
 from dgraph.search.bracketing_bound import (
     _paths,
     _Program,
@@ -80,6 +80,8 @@ def test_the_heart_dipole_is_optimal_in_reverse_mode():
     assert bracketing_lower_bound(g) == 24 == accumulate(g, "reverse").mults_effective
     es = best(g, budget=20, ceiling=NO_CEILING)
     assert es.mults_effective == es.info["lower_bounds"][ANY_ELIMINATION] == 24
+    # the proven effective vertex optimum, reported (the parts searched one by one)
+    assert es.info["lower_bounds"][EFFECTIVE_VERTEX] == 24
     assert es.info["proven_optimal"] and es.info["optimal_among"] == "any elimination"
     assert es.info["cut_by_time"] is False  # counted work decided it, not the clock
 

@@ -139,3 +139,24 @@ def test_mlp_optimum_proven():
     # dgraph's sympy MLP: 56 intermediates in one part; min-cut floors alone give 103
     result = exact_vertex_search(REAL_WORLD["mlp"](), budget=30)
     assert (result.cost, result.lower_bound, result.proven) == (168, 168, True)
+
+
+def test_floors_reuse_only_separators_that_still_fit():
+    """Floors price a vertex from a separator found before (holding fewer vertices) where
+    it still avoids every held vertex: each floor, asked in a random order, equals its
+    own flow (Separators, nothing reused), and a smallest separator, where there is one,
+    avoids the target and every held vertex."""
+    rnd = __import__("random").Random(4)
+    for seed in range(6):
+        g = random_dag(seed, 3, 24, 3, 0.2)
+        floors, fresh = Floors(g), Floors(g)
+        inner = sorted({i for i in range(floors.into.n) if floors.up[i] or floors.down[i]})
+        asked = [(v, frozenset(rnd.sample(inner, rnd.randint(0, 6)))) for v in inner * 4]
+        rnd.shuffle(asked)
+        for v, before in asked:
+            held_in, held_out = sorted(before & floors.up[v]), sorted(before & floors.down[v])
+            into, out_of = fresh.into(v, held_in), fresh.out_of(v, held_out)
+            assert floors.cost(v, before) == into.size * out_of.size, (seed, v, before)
+            for found, held in ((into, held_in), (out_of, held_out)):
+                if found.size < fresh.into.big:  # else no separator: an edge from a source
+                    assert len(found.cut) == found.size and not set(found.cut) & {v, *held}

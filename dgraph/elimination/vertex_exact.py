@@ -71,7 +71,6 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import time
-from collections import deque
 from collections.abc import Collection, Iterable, Iterator
 from typing import NamedTuple
 
@@ -263,6 +262,10 @@ class Counted(NamedTuple):
     high: int
 
 
+_UNSEEN = -2  # a node's parent arc before the search reaches it (-1: the source)
+_NEVER = -3  # a node no path to the target passes through: the search skips it
+
+
 class Separators:
     """The fewest vertices meeting every path from ``sources`` to a target, none of them
     the target or a vertex held ``fixed`` (Menger: unit vertex capacities, augmenting
@@ -286,6 +289,13 @@ class Separators:
                 self._arc(2 * i + 1, 2 * j, self.big)
         for s in sources:
             self._arc(self.source, 2 * s, self.big)
+        # each node's arcs with their heads, in the order added
+        self.links = [[(k, self.heads[k]) for k in out] for out in self.arcs]
+        self.pred: list[list[int]] = [[] for _ in range(n)]
+        for i in range(n):
+            for j in succ[i]:
+                self.pred[j].append(i)
+        self._starts: dict[int, list[int]] = {}  # each target's parents before a search
 
     def _arc(self, a: int, b: int, capacity: int) -> int:
         k = len(self.heads)
@@ -295,34 +305,60 @@ class Separators:
         self.arcs[b].append(k + 1)
         return k
 
+    def _start(self, target: int) -> list[int]:
+        """The parent arcs a search for ``target`` starts from: -1 at the source, -2
+        (not reached yet) at the nodes of the vertices above ``target`` and at its own
+        entry (the sink), -3 (never reached) at every other node. No flow passes
+        through another vertex, and no arc leads from one up to a vertex above the
+        target, so the breadth-first search reaches the nodes above in the same order
+        without them, the same paths and the same cut."""
+        if target not in self._starts:
+            above, stack = {target}, [target]
+            while stack:
+                for u in self.pred[stack.pop()]:
+                    if u not in above:
+                        above.add(u)
+                        stack.append(u)
+            start = [_NEVER] * len(self.links)
+            for i in above:
+                start[2 * i] = start[2 * i + 1] = _UNSEEN
+            start[2 * target + 1] = _NEVER  # its exit leads to no path into it
+            start[self.source] = -1
+            self._starts[target] = start
+        return self._starts[target]
+
     def __call__(self, target: int, fixed: Collection[int] = ()) -> Separation:
         """The separator's size, one such separator, and how many of the disjoint paths
         found pass through each vertex of ``fixed``."""
         residual = self.capacity[:]
+        inside, big = self.inside, self.big
         for i in (*fixed, target):
-            residual[self.inside[i]] = self.big
-        heads, arcs, source, sink = self.heads, self.arcs, self.source, 2 * target
+            residual[inside[i]] = big
+        links, source, sink, start = self.links, self.source, 2 * target, self._start(target)
         flow = 0
-        while flow < self.big:
-            parent = {source: -1}
-            queue = deque([source])
-            while queue and sink not in parent:
-                a = queue.popleft()
-                for k in arcs[a]:
-                    b = heads[k]
-                    if residual[k] > 0 and b not in parent:
+        while flow < big:
+            # breadth first, in arc order: the first path to the sink, as a queue finds it
+            parent = start[:]
+            queue = [source]
+            for a in queue:
+                for k, b in links[a]:
+                    if parent[b] == _UNSEEN and residual[k] > 0:
                         parent[b] = k
                         queue.append(b)
-            if sink not in parent:
-                cut = [i for i in range(self.n) if 2 * i in parent and 2 * i + 1 not in parent]
-                through = {i: self.big - residual[self.inside[i]] for i in fixed}
+                if parent[sink] != _UNSEEN:
+                    break
+            else:
+                cut = [
+                    i for i in range(self.n) if parent[2 * i] >= -1 and parent[2 * i + 1] == _UNSEEN
+                ]
+                through = {i: big - residual[inside[i]] for i in fixed}
                 return Separation(flow, cut, through)
             b = sink
             while b != source:
                 k = parent[b]
                 residual[k] -= 1
                 residual[k ^ 1] += 1
-                b = heads[k ^ 1]
+                b = self.heads[k ^ 1]
             flow += 1
         return Separation(flow, [], {})
 
@@ -385,6 +421,8 @@ class Floors:
             for w in succ[v]:
                 self.down[v] |= self.down[w] | ({w} & inner)
         self._cuts: dict[tuple[int, int, frozenset[int]], int] = {}
+        # per side and vertex, the separators found: (held, separator, its size)
+        self._found: dict[tuple[int, int], list[tuple[frozenset[int], frozenset[int], int]]] = {}
 
     def cost(self, v: int, before: frozenset[int]) -> int:
         """The product of v's two separator floors when ``before`` went first."""
@@ -392,9 +430,22 @@ class Floors:
         for side, separators, near in ((0, self.into, self.up), (1, self.out_of, self.down)):
             key = (side, v, before & near[v])
             if key not in self._cuts:
-                self._cuts[key] = separators(v, sorted(key[2])).size
+                self._cuts[key] = self._size(side, separators, v, key[2])
             product *= self._cuts[key]
         return product
+
+    def _size(self, side: int, separators: Separators, v: int, held: frozenset[int]) -> int:
+        """The fewest vertices separating v avoiding ``held``. Holding more vertices never
+        lowers it, and a separator that avoids them all still fits: so where one found
+        holding a subset of ``held`` avoids ``held``, it is that one's size, without a
+        flow."""
+        found = self._found.setdefault((side, v), [])
+        for fewer, cut, size in found:
+            if fewer <= held and held.isdisjoint(cut):
+                return size
+        separation = separators(v, sorted(held))
+        found.append((held, frozenset(separation.cut), separation.size))
+        return separation.size
 
     def least(self, group: tuple[int, ...]) -> int:
         """The least, over the orders of ``group``, sum of its members' floors (each
