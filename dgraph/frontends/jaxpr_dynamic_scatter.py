@@ -1,0 +1,134 @@
+"""Scatter-adds and window updates at positions computed from the inputs, the transposes
+of :mod:`.jaxpr_dynamic`'s takes (JAX's derivative of ``x[jnp.argsort(x)]``,
+``jnp.take_along_axis``, ``lax.dynamic_slice`` at a traced start, so a Hessian through
+them): read as ``scatter_add_dynamic`` (:mod:`dgraph.blocks.dynamic_scatter`), one axis
+at a time. Each reader returns the equation's value, or None where the form is another
+(its usual error line then)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..blocks.arrays import ArrayOp
+from ..blocks.dynamic_scatter import DYNAMIC_ADD
+from .jaxpr_dynamic import window
+
+__all__ = ["read_dynamic_write"]
+
+
+def read_dynamic_write(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """``scatter-add`` or ``dynamic_update_slice`` whose positions depend on the inputs,
+    else None."""
+    name = eqn.primitive.name
+    if not all(isinstance(i, (str, ArrayOp, np.ndarray)) for i in ins):
+        return None  # an opaque index (top_k's): refused where it is read
+    if name in ("scatter-add", "scatter_add"):
+        return _scatter_add(reader, eqn, ins)
+    if name == "dynamic_update_slice":
+        return [_update_window(reader, eqn, ins)]
+    return None
+
+
+def _shape(var) -> tuple[int, ...]:
+    return tuple(int(n) for n in var.aval.shape)
+
+
+def _add(reader, x: Any, index: Any, u: Any, params: dict, shape, aval) -> Any:
+    operands = (reader.operand(x), index, reader.operand(u))
+    return reader.result(ArrayOp(DYNAMIC_ADD, operands, tuple(params.items()), shape), aval)
+
+
+def _scatter_add(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """Updates along one axis, the transposes of the take's gathers: whole slices at a
+    vector of positions (``x.at[idx].add(u)``, ``x.at[:, idx].add(u)``), at one position
+    (``x.at[i].add(u)``: the updates lack the axis), or one per update, each in its own
+    fibre (the transpose of ``take_along_axis`` of an n-d array)."""
+    numbers = eqn.params["dimension_numbers"]
+    axes = tuple(numbers.scatter_dims_to_operand_dims)
+    whole, index_shape, given = (_shape(v) for v in eqn.invars[:3])
+    if len(axes) != 1 or tuple(numbers.inserted_window_dims) != axes:
+        return None
+    a = axes[0]
+    others = tuple(k for k in range(len(whole)) if k != a)
+    window_dims = tuple(numbers.update_window_dims)
+    batched = tuple(getattr(numbers, "operand_batching_dims", ()))
+    if batched:  # the transpose of take_along_axis of an n-d array
+        along = (
+            batched == others
+            and tuple(numbers.scatter_indices_batching_dims) == others
+            and not window_dims
+            and index_shape == (*given, 1)
+            and all(given[k] == whole[k] for k in others)
+        )
+        if not along:
+            return None
+        size = given[a]
+    elif index_shape == (1,):  # one position: the updates lack the axis
+        if window_dims != tuple(range(len(others))) or given != tuple(whole[k] for k in others):
+            return None
+        size = 1
+    elif len(index_shape) == 2 and index_shape[1] == 1 and window_dims == others:
+        size = index_shape[0]
+        if given != tuple(size if k == a else n for k, n in enumerate(whole)):
+            return None
+    else:
+        return None
+    laid = tuple(size if k == a else n for k, n in enumerate(whole))
+    index = ArrayOp("reshape", (reader.operand(ins[1]),), (), laid if batched else (size,))
+    u = ins[2]
+    if given != laid:  # one position: its axis, of length 1
+        u = (
+            np.reshape(u, laid)
+            if isinstance(u, np.ndarray)
+            else reader.result(
+                ArrayOp("reshape", (reader.operand(u),), (), laid), eqn.invars[2].aval
+            )
+        )
+    params: dict[str, Any] = {
+        "axis": a,
+        "mode": "fill" if "FILL" in str(eqn.params.get("mode")) else "clip",
+        "size": size,
+        "length": whole[a],
+        "fill": 0.0,
+    }
+    if batched:
+        params["along"] = True
+    return [_add(reader, ins[0], index, u, params, whole, eqn.outvars[0].aval)]
+
+
+def _update_window(reader, eqn, ins: list[Any]) -> Any:
+    """``x`` with the window at offsets some of which are computed replaced by ``u``:
+    ``x + place(u - window(x))`` (``u`` alone where ``x`` is a constant zero, as in JAX's
+    transpose of ``dynamic_slice``), ``place`` a ``pad`` along the constant offsets (JAX
+    clamps them into range) and a ``scatter_add_dynamic`` along each computed one, whose
+    start is clamped the same way. A window's positions are distinct, so adding the
+    difference replaces."""
+    x, u, starts = ins[0], ins[1], ins[2:]
+    whole, sizes = _shape(eqn.invars[0]), _shape(eqn.invars[1])
+    aval = eqn.outvars[0].aval
+    zero = isinstance(x, np.ndarray) and not np.any(x)
+    value = u
+    if not zero:
+        taken = window(reader, x, starts, whole, sizes, aval)
+        difference = ArrayOp("sub", (reader.operand(u), reader.operand(taken)), (), sizes)
+        value = reader.result(difference, aval)
+    fixed = [isinstance(s, np.ndarray) for s in starts]
+    config = tuple(
+        (b, n - m - b, 0) if f else (0, 0, 0)
+        for f, s, n, m in zip(fixed, starts, whole, sizes, strict=True)
+        for b in [min(max(int(s), 0), n - m) if f else 0]
+    )
+    shape = [n if f else m for f, n, m in zip(fixed, whole, sizes, strict=True)]
+    if any(lo or hi for lo, hi, _ in config):
+        padded = ArrayOp("pad", (reader.operand(value), 0.0), (("padding_config", config),), shape)
+        value = reader.result(padded, aval)
+    moving = [a for a, f in enumerate(fixed) if not f]
+    for a in moving:
+        last = a == moving[-1]
+        shape[a] = whole[a]
+        base = x if last and not zero else np.zeros(shape)
+        params = {"axis": a, "mode": "window", "size": sizes[a], "length": whole[a], "fill": 0.0}
+        value = _add(reader, base, reader.operand(starts[a]), value, params, tuple(shape), aval)
+    return value
