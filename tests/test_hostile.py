@@ -440,6 +440,20 @@ CASES: list[tuple[str, list[str], str]] = [
         "the union over positions",
     ),
     (
+        "jax-scatter-add-at-run-time-union-over-limit",
+        [
+            "codegen",
+            H("jax_model.py") + ":added_at_its_floor",
+            "--inputs",
+            "x:8000",
+            "--level",
+            "array",
+            "-o",
+            "j.py",
+        ],
+        "scatter-add at positions known only at run time",
+    ),
+    (
         "jax-take-at-run-time-in-c",
         [
             "codegen",
