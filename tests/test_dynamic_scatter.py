@@ -154,3 +154,26 @@ def test_the_union_is_refused_over_its_limit():
         add_block(_op("clip", 8000, 8000), 2, (8000,))
     assert "\n" not in str(raised.value)
     assert add_block(_op("clip", 8000, 8000), 0, (8000,)).type_name == "identity"
+
+
+def test_c_prints_a_scatter_that_drops_and_refuses_one_that_clips():
+    """C prints its statements where they translate: ``mode="drop"`` (the default), equal
+    to JAX at positions out of range and repeated; a clipped one (``clip`` has no C shape
+    rule, as for ``take_dynamic``) refused in one line."""
+    from dgraph.codegen.c import compiler
+
+    if compiler() is None:
+        pytest.skip("no C compiler")
+    floor = lambda x: x.at[jnp.floor(x).astype(jnp.int32)].add(x * 2.0)  # noqa: E731
+    g = from_jax(floor, np.array([0.3, 1.7, 2.1, 0.5]), level="array")
+    sparse = make_function(g, "jacobian", "c", sparse=True)
+    assert sparse.generated.verified
+    for x in ([0.3, 1.7, 2.1, 0.5], [3.5, 3.2, -0.5, 7.0], [1.1, 1.2, 1.3, 0.1]):
+        got = sparse(np.array(x))
+        assert got.nnz == 16
+        np.testing.assert_array_equal(got.toarray(), jax.jacfwd(floor)(np.array(x)))
+    clip = lambda x: x.at[jnp.floor(x).astype(jnp.int32)].add(x * 2.0, mode="clip")  # noqa: E731
+    g = from_jax(clip, np.array([0.3, 1.7, 2.1, 0.5]), level="array")
+    with pytest.raises(DGraphError, match="C values: cannot translate") as raised:
+        make_function(g, "jacobian", "c", sparse=True)
+    assert "\n" not in str(raised.value)
