@@ -95,8 +95,15 @@ JACOBIANS = {
     "n-d-column": (lambda m: jnp.zeros((3, 4)).at[:, jnp.argsort(m[0])].add(m**2), (3, 4)),
     "n-d-row": (lambda m: m.at[jnp.argmax(m[:, 0])].add(m[0] ** 2), (3, 4)),
     "window-2-d": (
-        lambda m: lax.dynamic_update_slice(m, m[:2, :2] ** 2, (jnp.argmax(m[:, 0]), 1)),
+        lambda m: lax.dynamic_update_slice(
+            jnp.zeros((3, 3)), m[:2, :2] ** 2, (jnp.argmax(m[:, 0]), 1)
+        ),
         (3, 3),
+    ),
+    "set-one": (lambda x: jnp.zeros(6).at[jnp.argmax(x)].set(x[0] * x[1]), (6,)),
+    "set-distinct": (
+        lambda x: jnp.zeros(6).at[jnp.argsort(x)[:4]].set(x[:4] ** 2, unique_indices=True),
+        (6,),
     ),
     "window-clamped": (
         lambda x: lax.dynamic_update_slice(jnp.zeros(5), x[:2] ** 2, (jnp.argmax(x) + 3,)),
@@ -177,3 +184,21 @@ def test_c_prints_a_scatter_that_drops_and_refuses_one_that_clips():
     with pytest.raises(DGraphError, match="C values: cannot translate") as raised:
         make_function(g, "jacobian", "c", sparse=True)
     assert "\n" not in str(raised.value)
+
+
+REFUSED = {
+    "set-may-repeat": lambda x: jnp.zeros(6).at[jnp.argsort(x)].set(x**2),
+    "set-into-x": lambda x: x.at[jnp.argmax(x)].set(x[0] ** 2),
+    "update-into-x": lambda x: lax.dynamic_update_slice(x, x[:2] ** 2, (jnp.argmax(x),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_writes_that_would_not_be_exact_are_refused_in_one_line(name):
+    """A ``.set`` at positions that may repeat (JAX keeps one update, no sum), and a write
+    into anything but a constant zero (adding ``u - x`` would lose ``u`` beside a large
+    ``x``): one line naming the operation."""
+    with pytest.raises(dgraph.InputError) as raised:
+        from_jax(REFUSED[name], X0, level="array")
+    text = str(raised.value)
+    assert "\n" not in text and ("scatter" in text or "dynamic_update_slice" in text), text

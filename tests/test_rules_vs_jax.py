@@ -805,8 +805,11 @@ _up = lambda y: jnp.sum(jnp.take_along_axis(y, jnp.argsort(y, axis=1), axis=1) *
 case("scatter_add_dynamic", "n-d-along", jax.grad(_up), point((2, 3), 163))
 _spread = lambda x: jnp.zeros((2, 3)).at[:, jnp.argsort(x[0])].add(x**2)  # noqa: E731
 case("scatter_add_dynamic", "n-d-column", _spread, point((2, 3), 164))
-_put = lambda x: lax.dynamic_update_slice(x, x[:2, :2] ** 2, (jnp.argmax(x[:, 0]), 1))  # noqa: E731
+_Z3 = np.zeros((3, 3))
+_put = lambda x: lax.dynamic_update_slice(_Z3, x[:2, :2] ** 2, (jnp.argmax(x[:, 0]), 1))  # noqa: E731
 case("scatter_add_dynamic", "window-2-d", _put, point((3, 3), 165))
+_set = lambda x: jnp.zeros(4).at[jnp.argsort(x)].set(x**2, unique_indices=True)  # noqa: E731
+case("scatter_add_dynamic", "set-into-zeros", _set, point((4,), 166))
 _SQUARE = _spd(3, 147)
 case("linear_solve", "vector", lambda a, b: jnp.linalg.solve(a, b), _SQUARE, point((3,), 148))
 case("linear_solve", "matrix", lambda a, b: jnp.linalg.solve(a, b), _SQUARE, point((3, 2), 149))
@@ -842,7 +845,10 @@ for _cls in ("n-d", "tall", "wide"):
 REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
     "empty output": (lambda x: jnp.sin(x[:0]), (3,)),
     "polygamma order": (lambda x: lax.polygamma(x, x + 1), (3,)),
-    # a dynamic_update_slice at a traced start is scatter_add_dynamic (its cases above)
+    "dynamic_update_slice at a traced start": (  # into zeros only: scatter_add_dynamic
+        lambda x: lax.dynamic_update_slice(x, x[:1], (jnp.argmax(x),)),
+        (3,),
+    ),
     "scatter-add at traced index pairs": (
         lambda x: x.at[jnp.argsort(x[0]), jnp.array([1, 0])].add(x[0]),
         (2, 2),

@@ -13,7 +13,7 @@ import numpy as np
 from ..blocks.arrays import ArrayOp
 from ..blocks.dynamic_take import DYNAMIC_TAKE
 
-__all__ = ["read_dynamic", "take", "window"]
+__all__ = ["read_dynamic"]
 
 
 def read_dynamic(reader, eqn, ins: list[Any]) -> list[Any] | None:
@@ -24,16 +24,11 @@ def read_dynamic(reader, eqn, ins: list[Any]) -> list[Any] | None:
     if name == "gather":
         return _gather(reader, eqn, ins)
     if name == "dynamic_slice":
-        aval, sizes = eqn.outvars[0].aval, tuple(int(n) for n in eqn.params["slice_sizes"])
-        return [window(reader, ins[0], ins[1:], _shape(eqn.invars[0]), sizes, aval)]
+        return [_window(reader, eqn, ins)]
     return None
 
 
-def _shape(var) -> tuple[int, ...]:
-    return tuple(int(n) for n in var.aval.shape)
-
-
-def take(reader, x: Any, index: Any, params: dict, shape: tuple[int, ...], aval) -> Any:
+def _take(reader, x: Any, index: Any, params: dict, shape: tuple[int, ...], aval) -> Any:
     op = ArrayOp(
         DYNAMIC_TAKE, (reader.operand(x), reader.operand(index)), tuple(params.items()), shape
     )
@@ -87,14 +82,15 @@ def _gather(reader, eqn, ins: list[Any]) -> list[Any] | None:
     }
     if batched:
         params["along"] = True
-    return [take(reader, ins[0], index, params, shape, eqn.outvars[0].aval)]
+    return [_take(reader, ins[0], index, params, shape, eqn.outvars[0].aval)]
 
 
-def window(reader, x: Any, starts, whole: tuple[int, ...], sizes: tuple[int, ...], aval) -> Any:
-    """A window of ``sizes`` at offsets some of which are computed: a slice along the
-    constant ones (JAX clamps them into range), then a ``take_dynamic`` along each
-    computed one."""
-    shape = list(whole)
+def _window(reader, eqn, ins: list[Any]) -> Any:
+    """A window at offsets some of which are computed: a slice along the constant ones
+    (JAX clamps them into range), then a ``take_dynamic`` along each computed one."""
+    x, starts = ins[0], ins[1:]
+    shape = [int(n) for n in eqn.invars[0].aval.shape]
+    sizes = tuple(int(n) for n in eqn.params["slice_sizes"])
     begin = [
         min(max(int(s), 0), n - m) if isinstance(s, np.ndarray) else 0
         for s, n, m in zip(starts, shape, sizes, strict=True)
@@ -103,7 +99,7 @@ def window(reader, x: Any, starts, whole: tuple[int, ...], sizes: tuple[int, ...
         b + m if isinstance(s, np.ndarray) else n
         for s, b, n, m in zip(starts, begin, shape, sizes, strict=True)
     ]
-    value = x
+    value, aval = x, eqn.outvars[0].aval
     if begin != [0] * len(shape) or end != shape:
         params = (("start_indices", tuple(begin)), ("limit_indices", tuple(end)), ("strides", None))
         shape = [e - b for b, e in zip(begin, end, strict=True)]
@@ -112,5 +108,5 @@ def window(reader, x: Any, starts, whole: tuple[int, ...], sizes: tuple[int, ...
     for a in moving:
         params = {"axis": a, "mode": "window", "size": sizes[a], "length": shape[a]}
         shape[a] = sizes[a]
-        value = take(reader, value, starts[a], {**params, "fill": 0.0}, tuple(shape), aval)
+        value = _take(reader, value, starts[a], {**params, "fill": 0.0}, tuple(shape), aval)
     return value

@@ -1,4 +1,4 @@
-"""Scatter-adds and window updates at positions computed from the inputs, the transposes
+"""Scatter-adds, scatters and window updates at positions computed from the inputs, the transposes
 of :mod:`.jaxpr_dynamic`'s takes (JAX's derivative of ``x[jnp.argsort(x)]``,
 ``jnp.take_along_axis``, ``lax.dynamic_slice`` at a traced start, so a Hessian through
 them): read as ``scatter_add_dynamic`` (:mod:`dgraph.blocks.dynamic_scatter`), one axis
@@ -13,19 +13,19 @@ import numpy as np
 
 from ..blocks.arrays import ArrayOp
 from ..blocks.dynamic_scatter import DYNAMIC_ADD
-from .jaxpr_dynamic import window
+from ..errors import InputError
 
 __all__ = ["read_dynamic_write"]
 
 
 def read_dynamic_write(reader, eqn, ins: list[Any]) -> list[Any] | None:
-    """``scatter-add`` or ``dynamic_update_slice`` whose positions depend on the inputs,
-    else None."""
+    """``scatter-add``, ``scatter`` or ``dynamic_update_slice`` whose positions depend on
+    the inputs, else None."""
     name = eqn.primitive.name
     if not all(isinstance(i, (str, ArrayOp, np.ndarray)) for i in ins):
         return None  # an opaque index (top_k's): refused where it is read
-    if name in ("scatter-add", "scatter_add"):
-        return _scatter_add(reader, eqn, ins)
+    if name in ("scatter-add", "scatter_add", "scatter"):
+        return _scatter_add(reader, eqn, ins, replace=name == "scatter")
     if name == "dynamic_update_slice":
         return [_update_window(reader, eqn, ins)]
     return None
@@ -40,11 +40,18 @@ def _add(reader, x: Any, index: Any, u: Any, params: dict, shape, aval) -> Any:
     return reader.result(ArrayOp(DYNAMIC_ADD, operands, tuple(params.items()), shape), aval)
 
 
-def _scatter_add(reader, eqn, ins: list[Any]) -> list[Any] | None:
+def _scatter_add(reader, eqn, ins: list[Any], *, replace: bool = False) -> list[Any] | None:
     """Updates along one axis, the transposes of the take's gathers: whole slices at a
     vector of positions (``x.at[idx].add(u)``, ``x.at[:, idx].add(u)``), at one position
     (``x.at[i].add(u)``: the updates lack the axis), or one per update, each in its own
-    fibre (the transpose of ``take_along_axis`` of an n-d array)."""
+    fibre (the transpose of ``take_along_axis`` of an n-d array). ``replace``: a
+    ``scatter`` (``.set``) at distinct positions, ``x + add(u - take(x))``.
+
+    Raises
+    ------
+    InputError
+        A ``scatter`` at more than one position not promised distinct
+        (``unique_indices``): of repeated ones JAX keeps one update, no sum."""
     numbers = eqn.params["dimension_numbers"]
     axes = tuple(numbers.scatter_dims_to_operand_dims)
     whole, index_shape, given = (_shape(v) for v in eqn.invars[:3])
@@ -95,25 +102,45 @@ def _scatter_add(reader, eqn, ins: list[Any]) -> list[Any] | None:
     }
     if batched:
         params["along"] = True
-    return [_add(reader, ins[0], index, u, params, whole, eqn.outvars[0].aval)]
+    aval = eqn.outvars[0].aval
+    if replace:
+        u = _replacing(reader, eqn, ins[0], index, u, params, laid)
+    return [_add(reader, ins[0], index, u, params, whole, aval)]
+
+
+def _replacing(reader, eqn, x: Any, index: Any, u: Any, params: dict, laid) -> Any:
+    """What a ``scatter`` into a constant zero adds (``u``, its positions distinct)."""
+    if params["size"] > 1 and not eqn.params.get("unique_indices"):
+        raise InputError(
+            f"{reader.where}: scatter (.set) at positions computed from the inputs that may"
+            " repeat is not supported (JAX keeps one update of a repeat): use .at[].add, or"
+            " unique_indices=True where they are distinct"
+        )
+    _into_zeros(reader, x, "scatter (.set)")
+    return u
+
+
+def _into_zeros(reader, x: Any, what: str) -> None:
+    """Refuse a write that replaces entries of anything but a constant zero: adding
+    ``u - x`` there would lose ``u`` where ``x`` is much larger (not a rounding)."""
+    if not (isinstance(x, np.ndarray) and not np.any(x)):
+        raise InputError(
+            f"{reader.where}: {what} at positions computed from the inputs is supported into"
+            " a constant zero array only (as JAX's derivatives write): add into zeros"
+            " (.at[].add) and combine with the array yourself"
+        )
 
 
 def _update_window(reader, eqn, ins: list[Any]) -> Any:
-    """``x`` with the window at offsets some of which are computed replaced by ``u``:
-    ``x + place(u - window(x))`` (``u`` alone where ``x`` is a constant zero, as in JAX's
-    transpose of ``dynamic_slice``), ``place`` a ``pad`` along the constant offsets (JAX
-    clamps them into range) and a ``scatter_add_dynamic`` along each computed one, whose
-    start is clamped the same way. A window's positions are distinct, so adding the
-    difference replaces."""
-    x, u, starts = ins[0], ins[1], ins[2:]
+    """A constant zero with the window at offsets some of which are computed set to
+    ``u`` (JAX's transpose of ``dynamic_slice``): a ``pad`` along the constant offsets
+    (JAX clamps them into range) and a ``scatter_add_dynamic`` along each computed one,
+    whose start is clamped the same way (a window's positions are distinct: adding into
+    zeros sets)."""
+    x, value, starts = ins[0], ins[1], ins[2:]
+    _into_zeros(reader, x, "dynamic_update_slice")
     whole, sizes = _shape(eqn.invars[0]), _shape(eqn.invars[1])
     aval = eqn.outvars[0].aval
-    zero = isinstance(x, np.ndarray) and not np.any(x)
-    value = u
-    if not zero:
-        taken = window(reader, x, starts, whole, sizes, aval)
-        difference = ArrayOp("sub", (reader.operand(u), reader.operand(taken)), (), sizes)
-        value = reader.result(difference, aval)
     fixed = [isinstance(s, np.ndarray) for s in starts]
     config = tuple(
         (b, n - m - b, 0) if f else (0, 0, 0)
@@ -124,11 +151,9 @@ def _update_window(reader, eqn, ins: list[Any]) -> Any:
     if any(lo or hi for lo, hi, _ in config):
         padded = ArrayOp("pad", (reader.operand(value), 0.0), (("padding_config", config),), shape)
         value = reader.result(padded, aval)
-    moving = [a for a, f in enumerate(fixed) if not f]
-    for a in moving:
-        last = a == moving[-1]
+    for a in [a for a, f in enumerate(fixed) if not f]:
         shape[a] = whole[a]
-        base = x if last and not zero else np.zeros(shape)
         params = {"axis": a, "mode": "window", "size": sizes[a], "length": whole[a], "fill": 0.0}
-        value = _add(reader, base, reader.operand(starts[a]), value, params, tuple(shape), aval)
+        zeros = np.zeros(shape)
+        value = _add(reader, zeros, reader.operand(starts[a]), value, params, tuple(shape), aval)
     return value
