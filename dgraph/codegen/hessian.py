@@ -50,7 +50,6 @@ from ..frontends import from_function
 from ..frontends.array_tracer import check_shape
 from ..frontends.functions import uses_jax
 from ..frontends.jax_hessian import gradient_graph, jax_source, real_array
-from ..frontends.jaxpr_arrays import jax_module, x64
 from .tensor.primal import check_primal, jax_primal
 from .tensor.triangle import mirror_positions
 
@@ -135,7 +134,6 @@ def hessian_source(
                     graph = gradient_graph(
                         source, *args, weights=weights, params=params, value=value
                     )
-                    _lowers(source, args)
                 except DGraphError:
                     raise numpy_failure from None
             else:
@@ -143,18 +141,6 @@ def hessian_source(
     else:
         raise DGraphError(f"cannot make a Hessian of a {type(source).__name__}")
     return HessianSource(graph, len(graph.inputs), weights is not None)
-
-
-def _lowers(f: Callable[..., Any], args: Sequence[np.ndarray]) -> None:
-    """Raise DGraphError where JAX traces a NumPy function but cannot compile it (NumPy's
-    ``argsort`` hands JAX ``stable=None``, which its ``sort`` lowering refuses), so that
-    the NumPy tracer's own refusal stands rather than a crash in the check."""
-    jax = jax_module()
-    try:
-        with x64(jax):
-            jax.jit(f).lower(*args)
-    except Exception as exc:  # JAX's own errors: TypeError, ValueError, ...
-        raise DGraphError(f"JAX cannot compile it: {type(exc).__name__}") from exc
 
 
 def traced_array_graph(

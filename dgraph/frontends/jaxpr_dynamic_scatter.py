@@ -125,9 +125,9 @@ def _into_zeros(reader, x: Any, what: str) -> None:
     ``u - x`` there would lose ``u`` where ``x`` is much larger (not a rounding)."""
     if not (isinstance(x, np.ndarray) and not np.any(x)):
         raise InputError(
-            f"{reader.where}: {what} at positions computed from the inputs is supported into"
-            " a constant zero array only (as JAX's derivatives write): add into zeros"
-            " (.at[].add) and combine with the array yourself"
+            f"{reader.where}: {what} at positions computed from the inputs into an array"
+            " that is not a constant zero is not supported (JAX's derivatives write into"
+            " zeros): add into zeros (.at[].add) and combine with the array yourself"
         )
 
 
