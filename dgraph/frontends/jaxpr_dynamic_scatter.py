@@ -104,20 +104,20 @@ def _scatter_add(reader, eqn, ins: list[Any], *, replace: bool = False) -> list[
         params["along"] = True
     aval = eqn.outvars[0].aval
     if replace:
-        u = _replacing(reader, eqn, ins[0], index, u, params, laid)
+        _distinct_into_zeros(reader, eqn, ins[0], size)
     return [_add(reader, ins[0], index, u, params, whole, aval)]
 
 
-def _replacing(reader, eqn, x: Any, index: Any, u: Any, params: dict, laid) -> Any:
-    """What a ``scatter`` into a constant zero adds (``u``, its positions distinct)."""
-    if params["size"] > 1 and not eqn.params.get("unique_indices"):
+def _distinct_into_zeros(reader, eqn, x: Any, size: int) -> None:
+    """Refuse a ``scatter`` but one into a constant zero at distinct positions (one, or
+    ``unique_indices``), which adding its updates sets."""
+    if size > 1 and not eqn.params.get("unique_indices"):
         raise InputError(
             f"{reader.where}: scatter (.set) at positions computed from the inputs that may"
             " repeat is not supported (JAX keeps one update of a repeat): use .at[].add, or"
             " unique_indices=True where they are distinct"
         )
     _into_zeros(reader, x, "scatter (.set)")
-    return u
 
 
 def _into_zeros(reader, x: Any, what: str) -> None:
