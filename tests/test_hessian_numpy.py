@@ -179,11 +179,25 @@ def test_c_value_gradient_hessian_of_a_numpy_function_dense():
     np.testing.assert_allclose(h, reference(rosenbrock_jnp, X), rtol=1e-12, atol=1e-12)
 
 
+def _argsorted_rows(x):
+    return np.sum(x[:6].reshape(2, 3)[np.argsort(x[:2])] ** 3)
+
+
+def test_a_hessian_through_a_sort_equals_jax_s():
+    """JAX's gradient of a sort scatters at positions that depend on x
+    (``scatter_add_dynamic``); at X and at X reversed (another order)."""
+    h = dgraph.hessian(lambda x: np.sort(x)[0] * x[1], X)
+    reference = jax.hessian(lambda x: jnp.sort(x)[0] * x[1])
+    with jax.enable_x64(True):
+        for x in (X, X[::-1].copy()):
+            np.testing.assert_allclose(h(x), reference(jnp.asarray(x)), rtol=1e-12, atol=0)
+
+
 @pytest.mark.parametrize(
     ("call", "needle"),
     [
-        # JAX's gradient of a sort scatters at positions that depend on x
-        (lambda: dgraph.hessian(lambda x: np.sort(x)[0] * x[1], X), "index that depends"),
+        # an index that depends on x, which JAX traces (stable=None) but cannot compile
+        (lambda: dgraph.hessian(_argsorted_rows, X), "indexing with a value that depends"),
         (lambda: dgraph.hessian(lambda x: x[0] * x[1] if x[0] > 0 else x[1], X), "numpy.where"),
         (lambda: dgraph.hessian(lambda x: x * x, X), "give weights="),
     ],

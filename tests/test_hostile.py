@@ -440,6 +440,20 @@ CASES: list[tuple[str, list[str], str]] = [
         "the union over positions",
     ),
     (
+        "jax-scatter-add-at-run-time-union-over-limit",
+        [
+            "codegen",
+            H("jax_model.py") + ":added_at_its_floor",
+            "--inputs",
+            "x:8000",
+            "--level",
+            "array",
+            "-o",
+            "j.py",
+        ],
+        "scatter-add at positions known only at run time",
+    ),
+    (
         "jax-take-at-run-time-in-c",
         [
             "codegen",
@@ -486,9 +500,9 @@ CASES: list[tuple[str, list[str], str]] = [
         "give --sparse",
     ),
     (
-        "hessian-numpy-gradient-unread",
-        ["codegen", *hessian_numpy("smallest_times_next"), "-o", "h.py"],
-        "index that depends on the inputs",
+        "hessian-numpy-index-unread",  # np.sort's Hessian is read (scatter_add_dynamic)
+        ["codegen", *hessian_numpy("argsorted_rows"), "-o", "h.py"],
+        "depends on the inputs",
     ),
     (
         "hessian-numpy-vector-no-weights",

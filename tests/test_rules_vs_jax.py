@@ -60,6 +60,7 @@ ARRAY_ONLY = {
     "linear_solve", "custom_linear_solve", "top_k",  # a solve; a sort
     "det", "logabsdet", "qr_q", "qr_r", "svd_values", "svd_u", "svd_vt",
     "take_dynamic",  # its positions come from argmax/argsort
+    "scatter_add_dynamic",  # its transpose
 }  # fmt: skip
 
 # where each elementwise function is defined and smooth (default: |x| in [0.5, 1.5],
@@ -793,6 +794,22 @@ case(
     lambda x: lax.dynamic_slice(x, (jnp.argmax(x) + 2,), (2,)),
     np.array([0.1, 0.2, 0.9]),
 )
+# its transpose (a Hessian through such a take reads it): identity for the base, the
+# take's one-hot for the updates
+case("scatter_add_dynamic", "0-d", lambda x: x.at[jnp.argmax(x)].add(x[0] * x[1]), point((4,), 160))
+_scattered = lambda x: jnp.zeros(4).at[jnp.argsort(x)].add(x**2)  # noqa: E731
+case("scatter_add_dynamic", "1-d-argsort", _scattered, point((4,), 161))
+_dropped = lambda x: jnp.sin(x).at[jnp.argsort(x)[:3] + 2].add(x[:3] ** 2, mode="drop")  # noqa: E731
+case("scatter_add_dynamic", "1-d-drop", _dropped, point((4,), 162))
+_up = lambda y: jnp.sum(jnp.take_along_axis(y, jnp.argsort(y, axis=1), axis=1) ** 3)  # noqa: E731
+case("scatter_add_dynamic", "n-d-along", jax.grad(_up), point((2, 3), 163))
+_spread = lambda x: jnp.zeros((2, 3)).at[:, jnp.argsort(x[0])].add(x**2)  # noqa: E731
+case("scatter_add_dynamic", "n-d-column", _spread, point((2, 3), 164))
+_Z3 = np.zeros((3, 3))
+_put = lambda x: lax.dynamic_update_slice(_Z3, x[:2, :2] ** 2, (jnp.argmax(x[:, 0]), 1))  # noqa: E731
+case("scatter_add_dynamic", "window-2-d", _put, point((3, 3), 165))
+_set = lambda x: jnp.zeros(4).at[jnp.argsort(x)].set(x**2, unique_indices=True)  # noqa: E731
+case("scatter_add_dynamic", "set-into-zeros", _set, point((4,), 166))
 _SQUARE = _spd(3, 147)
 case("linear_solve", "vector", lambda a, b: jnp.linalg.solve(a, b), _SQUARE, point((3,), 148))
 case("linear_solve", "matrix", lambda a, b: jnp.linalg.solve(a, b), _SQUARE, point((3, 2), 149))
@@ -828,9 +845,13 @@ for _cls in ("n-d", "tall", "wide"):
 REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
     "empty output": (lambda x: jnp.sin(x[:0]), (3,)),
     "polygamma order": (lambda x: lax.polygamma(x, x + 1), (3,)),
-    "dynamic_update_slice at a traced start": (
+    "dynamic_update_slice at a traced start": (  # into zeros only: scatter_add_dynamic
         lambda x: lax.dynamic_update_slice(x, x[:1], (jnp.argmax(x),)),
         (3,),
+    ),
+    "scatter-add at traced index pairs": (
+        lambda x: x.at[jnp.argsort(x[0]), jnp.array([1, 0])].add(x[0]),
+        (2, 2),
     ),
     "scatter at a traced index": (lambda x: x.at[jnp.argmax(x)].set(x[0]), (3,)),
     "scatter-add at a traced index": (lambda x: x.at[jnp.argmin(x)].add(x[:1]), (3,)),

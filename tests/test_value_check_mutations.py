@@ -100,6 +100,8 @@ UNARY = {  # primitive: (function, point inside its domain)
     "svd_u": (lambda a: jnp.linalg.svd(a, full_matrices=False)[0], A),
     "svd_vt": (lambda a: jnp.linalg.svd(a, full_matrices=False)[2], A),
     "take_dynamic": (lambda x: x[jnp.argsort(x)] * x[jnp.argmax(x)], X),
+    # its base and its updates (operand 2: RULES)
+    "scatter_add_dynamic": (lambda x: jnp.sin(x).at[jnp.argsort(x)].add(x**2), X),
 }
 BINARY = {
     "add": jnp.add,
@@ -127,6 +129,7 @@ RULES = (
     ]
     + [(name, k) for name in BINARY for k in ((1, 2) if name == "select_n" else (0, 1))]
     + [(name, 0) for name in BY_HAND]
+    + [("scatter_add_dynamic", 2)]
 )
 SCALES = (1e-6, 1.0, 1e6)
 FACTORS = (2.0, 1.001)
@@ -199,6 +202,26 @@ def test_a_sort_taking_the_wrong_entries_is_caught(monkeypatch, scale):
             return value
         n = block.shape[block.axis]
         return np.stack([value[0], (value[1] + 1) % n])
+
+    monkeypatch.setattr(block_values, "block_value", shifted)
+    check = es.verify()
+    assert check.status == "wrong" and not es.verified, check.detail
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_a_scatter_adding_at_the_wrong_positions_is_caught(monkeypatch, scale):
+    """``scatter_add_dynamic``'s one-hot for its updates with each update moved one
+    position along the axis (every value 0 or 1 still): wrong, as a scaled rule is."""
+    g = _graph("scatter_add_dynamic", scale)
+    es = accumulate(g, "forward", verify=False)
+    assert es.verify().status == "verified"
+    original = block_values.block_value
+
+    def shifted(op, position, values, block):
+        value = original(op, position, values, block)
+        if (op.primitive, position) != ("scatter_add_dynamic", 2):
+            return value
+        return np.roll(value, 1, axis=0)
 
     monkeypatch.setattr(block_values, "block_value", shifted)
     check = es.verify()

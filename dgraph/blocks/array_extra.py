@@ -16,6 +16,8 @@ what these operations add to it, each with its exact block:
   With several operands (``lax.sort`` of keys carrying a value, ``num_keys`` keys) the
   last operand is permuted by the keys' stable lexicographic order (the first key
   first), and only it has a derivative, as in JAX's rule (the keys only choose);
+* ``take_dynamic`` and its transpose ``scatter_add_dynamic``: positions computed at run
+  time (:mod:`~dgraph.blocks.dynamic_take`, :mod:`~dgraph.blocks.dynamic_scatter`);
 * ``argmax``, ``argmin``, ``argsort`` and the two parts of ``frexp`` (mantissa and
   exponent, which JAX computes on the float's bits) are nested operations with no
   derivative.
@@ -30,6 +32,7 @@ import numpy as np
 import sympy
 
 from . import GENERAL, Labelled
+from .dynamic_scatter import DYNAMIC_ADD, add_block, add_forward, add_value
 from .dynamic_take import DYNAMIC_TAKE, dynamic_block, dynamic_forward, dynamic_value
 from .permutation import Permutation
 
@@ -109,7 +112,7 @@ def _argmax(x: np.ndarray, axes: Sequence[int], *, lowest: bool = False) -> np.n
 
 
 EXTRA_NONDIFFERENTIABLE = {"argmax", "argmin", "argsort", "frexp_mantissa", "frexp_exponent"}
-EXTRA_OPERATIONS = frozenset({"reduce_prod", "sort", DYNAMIC_TAKE})
+EXTRA_OPERATIONS = frozenset({"reduce_prod", "sort", DYNAMIC_TAKE, DYNAMIC_ADD})
 
 
 def extra_forward(op, args: list[np.ndarray]) -> np.ndarray | None:
@@ -117,6 +120,8 @@ def extra_forward(op, args: list[np.ndarray]) -> np.ndarray | None:
     name, p = op.primitive, op.param
     if name == DYNAMIC_TAKE:  # positions known at run time (dynamic_take)
         return dynamic_forward(op, args)
+    if name == DYNAMIC_ADD:  # its transpose (dynamic_scatter)
+        return add_forward(op, args)
     if name in ("argmax", "argmin"):
         return _argmax(args[0], p["axes"], lowest=name == "argmin")
     if name == "argsort":
@@ -156,6 +161,8 @@ def extra_block(op, k: int, mine: tuple[int, ...]) -> Labelled | Permutation | N
         return Permutation(tuple(mine), int(op.param["dimension"]))
     if name == DYNAMIC_TAKE:
         return dynamic_block(op, mine)
+    if name == DYNAMIC_ADD:
+        return add_block(op, k, mine)
     return None
 
 
@@ -191,15 +198,19 @@ def extra_value(op, k: int, args: Sequence[np.ndarray]) -> np.ndarray | None:
         return sort_onehot(args[:-1] or args, op.param["dimension"])
     if op.primitive == DYNAMIC_TAKE:
         return dynamic_value(op, args)
+    if op.primitive == DYNAMIC_ADD:
+        return add_value(op, k, args)
     return None
 
 
-def describe_extra(op, names: Sequence[str]) -> str | None:
-    """The block as the papers write it, for this module's operations."""
+def describe_extra(op, names: Sequence[str], k: int = 0) -> str | None:
+    """The block as the papers write it, for this module's operations (∂/∂ operand k)."""
     if op.primitive == "reduce_prod":
         return f"∏′[axes {', '.join(map(str, op.param['axes']))}]"
     if op.primitive == "sort":
         return f"P(argsort({names[0]}, axis {op.param['dimension']}))"
     if op.primitive == DYNAMIC_TAKE:
         return f"onehot(positions at run time, axis {op.param['axis']})"
+    if op.primitive == DYNAMIC_ADD:
+        return "I" if k == 0 else f"onehot(positions at run time, axis {op.param['axis']})ᵀ"
     return None

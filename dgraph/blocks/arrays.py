@@ -235,6 +235,8 @@ class ArrayOp:
             found = [len(self.operands) - 1] if isinstance(self.operands[-1], str) else []
         elif self.primitive == extra.DYNAMIC_TAKE:  # its positions only choose
             found = [0] if isinstance(self.operands[0], str) else []
+        elif self.primitive == extra.DYNAMIC_ADD:  # the base and the updates
+            found = [k for k in (0, 2) if isinstance(self.operands[k], str)]
         else:
             found = [k for k, x in enumerate(self.operands) if isinstance(x, str)]
         return [k for k in found if not _zero_by_constants(self, k)]
@@ -810,7 +812,7 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
         return _scatter.values(op, k, args, block)
     if name in _linalg.LINALG:
         return _linalg.values(op, k, args)
-    if name == "sort":  # a run-time permutation (array_extra)
+    if name in ("sort", extra.DYNAMIC_ADD):  # a run-time permutation; 1 or a one-hot
         return extra.extra_value(op, k, args)
     if isinstance(block, Sparse):
         if _narrowing_factor(op, k) is None:  # not narrowed (a move's pattern): ones
@@ -912,7 +914,7 @@ def describe(op: ArrayOp, k: int) -> str:
         return f"1ᵀ[axes {', '.join(map(str, p['axes']))}]"
     if name in ("reduce_max", "reduce_min"):
         return f"onehot(arg{name[7:]} over axes {', '.join(map(str, p['axes']))})"
-    found = extra.describe_extra(op, names)
+    found = extra.describe_extra(op, names, k)
     if found is not None:
         return found
     if name == "slice":

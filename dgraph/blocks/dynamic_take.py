@@ -45,16 +45,19 @@ DYNAMIC_TAKE = "take_dynamic"
 UNION_LIMIT = 50_000_000  # entries of the union a block's one-hot values are spread over
 
 
-def positions(op, index: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+def positions(
+    op, index: np.ndarray, n: int, shape: tuple[int, ...] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The positions read along the axis (each within the axis; ``size`` of them, or one
-    per output where ``along``) and which are in range (the others read the fill value)."""
+    per output where ``along``: the index's ``shape``, the output's unless given) and which
+    are in range (the others read the fill value)."""
     p = op.param
     size = int(p["size"])
     index = np.asarray(index).astype(np.int64)
     if p["mode"] == "window":
         start = min(max(int(index.reshape(-1)[0]), 0), n - size)
         return np.arange(start, start + size), np.ones(size, dtype=bool)
-    index = index.reshape(op.shape if p.get("along") else (size,))
+    index = index.reshape((shape or op.shape) if p.get("along") else (size,))
     valid = (index >= 0) & (index < n) if p["mode"] == "fill" else np.ones(index.shape, bool)
     return np.clip(index, 0, n - 1), valid
 
@@ -97,13 +100,14 @@ def dynamic_block(op, mine: tuple[int, ...]) -> Labelled:
     return Labelled(op.shape, mine, outs, ins, (*mine, size), value, GENERAL)
 
 
-def dynamic_value(op, args) -> np.ndarray:
+def dynamic_value(op, args, shape: tuple[int, ...] | None = None) -> np.ndarray:
     """The block's values over its two labels: entry [i, o] is 1 where output o reads
     input position i along the axis (and is in range), else 0; ``along``: over every
-    label, entry [..., i, ..., o] (i at the axis, o last) for the fibre of the others."""
+    label, entry [..., i, ..., o] (i at the axis, o last) for the fibre of the others
+    (``shape``: the positions', the output's unless given)."""
     a = int(op.param["axis"])
     n = np.asarray(args[0]).shape[a]
-    at, valid = positions(op, args[1], n)
+    at, valid = positions(op, args[1], n, shape)
     if op.param.get("along"):
         hit = (at[..., None] == np.arange(n)) & valid[..., None]
         return np.swapaxes(hit, a, -1).astype(float)

@@ -53,6 +53,7 @@ from ..errors import InputError
 from .jaxpr_branches import read_clamp, read_cond
 from .jaxpr_constants import ConstantFrontier, signature
 from .jaxpr_dynamic import read_dynamic
+from .jaxpr_dynamic_scatter import read_dynamic_write
 from .jaxpr_exact import exact_fold
 from .jaxpr_extra import REWRITTEN, called_primal, empty_values
 from .jaxpr_key import PREFOLDS, equations_key, kept_reference, program_key
@@ -569,6 +570,8 @@ class _Reader:
             if found is not None:
                 return found
             found = read_dynamic(self, eqn, ins)  # positions computed at run time
+            if found is None:  # their transposes: scatter-add, dynamic_update_slice
+                found = read_dynamic_write(self, eqn, ins)
             if found is not None:
                 return found
             what = "a sparse matrix" if name == "bcoo_dot_general" else "an index"

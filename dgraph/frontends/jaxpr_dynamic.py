@@ -1,6 +1,7 @@
 """Gathers and windows at positions computed from the inputs (``x[jnp.argmax(x)]``,
 ``x[jnp.argsort(x)]``, ``jnp.take_along_axis``): read as ``take_dynamic``
-(:mod:`dgraph.blocks.dynamic_take`), one axis at a time. Each reader returns the
+(:mod:`dgraph.blocks.dynamic_take`), one axis at a time; their transposes (``scatter-add``,
+``dynamic_update_slice``) by :mod:`.jaxpr_dynamic_scatter`. Each reader returns the
 equation's value, or None where the form is another (its usual error line then)."""
 
 from __future__ import annotations

@@ -56,7 +56,14 @@ def _sort(reader, eqn, ins: list[Any]) -> list[Any] | None:
     """``lax.sort`` of several operands: each result the operand permuted by the keys
     (the first ``num_keys``; stable, the first key first): an ``argsort`` where the
     operand is the positions (``jnp.argsort``), else a ``sort`` of the operand by the
-    keys; by constant keys a ``take`` (:func:`_constant_permutation`)."""
+    keys; by constant keys a ``take`` (:func:`_constant_permutation`). Refused in one
+    line with ``is_stable=None`` (NumPy's ``argsort`` of a JAX value), which JAX traces
+    but cannot compile (so neither could the check against it)."""
+    if eqn.params.get("is_stable", True) is None:
+        raise InputError(
+            f"{reader.where}: sort with is_stable=None (NumPy's argsort of a traced value),"
+            " which JAX traces but cannot compile: use jnp.argsort"
+        )
     if len(ins) == 1:
         return None
     d = int(eqn.params["dimension"])

@@ -64,6 +64,10 @@ def taken_at_its_floor(x):
     return x[jnp.floor(x).astype(jnp.int32)] * 2.0  # a take at positions known at run time
 
 
+def added_at_its_floor(x):
+    return x.at[jnp.floor(x).astype(jnp.int32)].add(x * 2.0)  # a scatter-add at run time
+
+
 def times_its_largest(x):
     return x * x[jnp.argmax(x)]  # a take at a position known only at run time
 

@@ -17,8 +17,8 @@ def unknown_ufunc(x):
     return np.logaddexp2(x, 1.0)
 
 
-def smallest_times_next(x):
-    return np.sort(x)[0] * x[1]  # its gradient scatters at positions that depend on x
+def argsorted_rows(x):
+    return np.sum(x.reshape(2, 2)[np.argsort(x[:2])] ** 3)  # rows chosen by x: unread
 
 
 def vector(x):

@@ -9,12 +9,15 @@ from collections.abc import Sequence
 from ...blocks.arrays import ArrayOp
 from ..ir import AsType, BinOp, Call, Const, Node
 
-__all__ = ["dynamic_forward_node", "dynamic_value_node"]
+__all__ = ["dynamic_forward_node", "dynamic_value_node", "hit_node", "raw_positions"]
 
 
-def _positions(op: ArrayOp, index: Node, n: int) -> tuple[Node, Node, Node | None]:
+def _positions(
+    op: ArrayOp, index: Node, n: int, laid: tuple[int, ...] | None = None
+) -> tuple[Node, Node, Node | None]:
     """The positions read (within the axis), the raw positions the one-hot compares
-    (out of range: never a hit) and the in-range mask (None: all in range)."""
+    (out of range: never a hit) and the in-range mask (None: all in range); ``laid``: the
+    positions' shape where ``along`` (the output's unless given)."""
     p = op.param
     size = int(p["size"])
     index = AsType(index, "int")
@@ -22,7 +25,7 @@ def _positions(op: ArrayOp, index: Node, n: int) -> tuple[Node, Node, Node | Non
         start = Call("clip", (Call("reshape", (index, Const(()))), Const(0), Const(n - size)))
         at = BinOp("+", start, Call("arange", (Const(size),)))
         return at, at, None
-    shape = op.shape if p.get("along") else (size,)
+    shape = (laid or op.shape) if p.get("along") else (size,)
     flat = Call("reshape", (index, Const(tuple(shape))))
     at = Call("clip", (flat, Const(0), Const(n - 1)))
     if p["mode"] == "clip":
@@ -44,14 +47,27 @@ def dynamic_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node:
     return Call("where", (laid, taken, Const(float(op.param["fill"]))))
 
 
-def dynamic_value_node(op: ArrayOp, args: Sequence[Node]) -> Node:
-    """The one-hot over (input position, output position) along the axis."""
+def dynamic_value_node(
+    op: ArrayOp, args: Sequence[Node], laid: tuple[int, ...] | None = None
+) -> Node:
+    """The one-hot over (input position, output position) along the axis (``laid``: the
+    positions' shape where ``along``, the output's unless given)."""
     n, a = int(op.param["length"]), int(op.param["axis"])
-    _, raw, _ = _positions(op, args[1], n)
+    _, raw, _ = _positions(op, args[1], n, laid)
     if op.param.get("along"):  # (..., o, ..., i), i and o swapped: i at the axis, o last
         ahead = Call("expand_dims", (raw, Const(-1)))
         hit = BinOp("==", ahead, Call("arange", (Const(n),)))
         return Call("swapaxes", (Call("where", (hit, Const(1.0), Const(0.0))), Const(a), Const(-1)))
+    return Call("where", (hit_node(raw, n), Const(1.0), Const(0.0)))
+
+
+def hit_node(raw: Node, n: int) -> Node:
+    """Entry [i, o]: whether position o (raw: out of range never hits) is i, i < n."""
     rows = Call("reshape", (Call("arange", (Const(n),)), Const((n, 1))))
-    hit = BinOp("==", rows, Call("reshape", (raw, Const((1, -1)))))
-    return Call("where", (hit, Const(1.0), Const(0.0)))
+    return BinOp("==", rows, Call("reshape", (raw, Const((1, -1)))))
+
+
+def raw_positions(op: ArrayOp, index: Node, laid: tuple[int, ...]) -> Node:
+    """The positions a one-hot compares (out of range: never a hit), of shape ``laid``
+    where ``along``."""
+    return _positions(op, index, int(op.param["length"]), laid)[1]

@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ...blocks.arrays import ArrayOp
+from ...blocks.dynamic_scatter import DYNAMIC_ADD
 from ...blocks.dynamic_take import DYNAMIC_TAKE
 from ..ir import AsType, BinOp, Call, Const, Index, Node, Seq, Slice
 from .dynamic_code import dynamic_forward_node, dynamic_value_node
+from .dynamic_scatter_code import add_forward_node, add_value_node
 
 __all__ = ["extra_forward_node", "extra_leaf_node"]
 
@@ -23,6 +25,8 @@ def extra_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node | None:
     name, p = op.primitive, op.param
     if name == DYNAMIC_TAKE:  # positions known at run time
         return dynamic_forward_node(op, args)
+    if name == DYNAMIC_ADD:  # its transpose
+        return add_forward_node(op, args)
     if name in ("argmax", "argmin"):
         return Call(name, (args[0],), (("axis", Const(int(p["axes"][0]))),))
     if name == "argsort":
@@ -44,11 +48,14 @@ def extra_leaf_node(
     args: Sequence[Node],
     shapes: Sequence[tuple[int, ...]],
     emit: Callable[[Node], Node],
+    k: int = 0,
 ) -> Node | None:
-    """The block values of ``op`` over its value labels
+    """The block values of ∂op/∂(operand k) over its value labels
     (:func:`~dgraph.blocks.array_extra.extra_value`), for this module's operations."""
     if op.primitive == DYNAMIC_TAKE:
         return dynamic_value_node(op, args)
+    if op.primitive == DYNAMIC_ADD:
+        return add_value_node(op, k, args)
     if op.primitive == "reduce_prod":
         return _exclusive_product(tuple(op.param["axes"]), args[0], tuple(shapes[0]), emit)
     if op.primitive == "sort":  # the permutation's row values (ones) and sources

@@ -23,6 +23,7 @@ from ...blocks.arrays import (
     other_labels,
 )
 from ...blocks.convolution import CONV
+from ...blocks.dynamic_scatter import DYNAMIC_ADD
 from ...blocks.linalg import LINALG
 from ...blocks.scatter import SCATTERS
 from ...errors import InputError
@@ -55,8 +56,8 @@ def leaf_values(
         return scatter_values(op, k, block, args, shapes, emit, index)
     if name in LINALG:
         return linalg_values(op, k, args, shapes, emit)
-    if name == "sort":  # a run-time permutation: its row values and sources
-        return extra_leaf_node(op, args, shapes, emit)  # type: ignore[return-value]
+    if name in ("sort", DYNAMIC_ADD):  # a run-time permutation; 1 or a one-hot
+        return extra_leaf_node(op, args, shapes, emit, k)  # type: ignore[return-value]
     if isinstance(block, Sparse):
         labelled = labelled_block(op, k, shapes)
         found = narrowed(op, k, shapes, labelled)

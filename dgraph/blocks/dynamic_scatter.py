@@ -1,0 +1,102 @@
+"""A scatter-add at positions known only at run time, the transpose of ``take_dynamic``
+(:mod:`dgraph.blocks.dynamic_take`): the array operation ``scatter_add_dynamic``.
+
+JAX's derivative of a take at computed positions (``x[jnp.argsort(x)]``,
+``jnp.take_along_axis``, ``x[jnp.argmax(x)]``, ``lax.dynamic_slice`` at a traced start)
+is a ``scatter-add`` (or a ``dynamic_update_slice`` into zeros) at the same positions,
+so a Hessian through such a take reads one (Griewank & Walther, *Evaluating Derivatives*,
+2nd ed., SIAM 2008, §3.2: the adjoint of a gather is a scatter-add).
+
+Its operands are the base ``x``, the positions (a nested integer operation: no
+derivative flows through them, as in JAX) and the updates ``u``; its params are the
+take's (``axis``, ``mode``, ``size``: the updates' length along the axis, ``length``: the
+base's, ``fill``, ``along``), read the same way:
+
+* ``"clip"``: ``size`` positions clipped into the axis (JAX's ``CLIP`` and
+  ``PROMISE_IN_BOUNDS``, as for the take);
+* ``"fill"``: an update whose position is out of range is dropped (``FILL_OR_DROP``);
+* ``along``: one position per update, each in its own fibre (the transpose of
+  ``take_along_axis`` of an n-d array);
+* ``"window"``: one start, clamped into ``[0, n - size]`` (``dynamic_update_slice``).
+
+The value is ``x`` plus each update added at its position (repeats add up). ∂/∂x is the
+identity; ∂/∂u is the transpose of the take's block: the union over positions (each
+output row dense over the updates of its fibre), its values the take's one-hot over the
+same two labels, so that a ``sparse=True`` Hessian's pattern holds at every point, the
+entries not hit stored as zeros; over :data:`~dgraph.blocks.dynamic_take.UNION_LIMIT`
+entries it is refused in one line, as the take's is.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import DGraphError
+from . import GENERAL, Labelled, identity
+from .dynamic_take import UNION_LIMIT, dynamic_value, positions
+
+__all__ = ["DYNAMIC_ADD", "add_block", "add_forward", "add_value", "updates_shape"]
+
+DYNAMIC_ADD = "scatter_add_dynamic"
+
+
+def updates_shape(op) -> tuple[int, ...]:
+    """The updates' shape: the result's with ``size`` along the axis."""
+    a, size = int(op.param["axis"]), int(op.param["size"])
+    return tuple(size if j == a else m for j, m in enumerate(op.shape))
+
+
+def add_forward(op, args) -> np.ndarray:
+    """``x`` with each update added at its position along the axis (``numpy.add.at``: a
+    repeated position adds each update; an update out of range in ``"fill"`` dropped)."""
+    x = np.array(args[0], dtype=float).reshape(op.shape)
+    shape = updates_shape(op)
+    u = np.broadcast_to(np.asarray(args[2], dtype=float), shape)
+    a = int(op.param["axis"])
+    at, valid = positions(op, args[1], x.shape[a], shape)
+    if op.param.get("along"):
+        where = list(np.indices(shape, sparse=True))
+        where[a] = at
+        np.add.at(x, tuple(np.broadcast_arrays(*where)), np.where(valid, u, 0.0))
+        return x
+    np.add.at(np.moveaxis(x, a, 0), at[valid], np.moveaxis(u, a, 0)[valid])
+    return x
+
+
+def add_block(op, k: int, mine: tuple[int, ...]) -> Labelled:
+    """∂/∂x: the identity. ∂/∂u: the union block, the base's axes as labels and one more,
+    the update's position along the axis (the output's position reads the others);
+    values over those two labels (``along``: over every label).
+
+    Raises
+    ------
+    DGraphError
+        Where the union holds over :data:`~dgraph.blocks.dynamic_take.UNION_LIMIT`
+        entries.
+    """
+    out = tuple(op.shape)
+    if k == 0:
+        return identity(out)
+    a, n = int(op.param["axis"]), len(out)
+    size = int(op.param["size"])
+    union = math.prod(out) * size
+    if union > UNION_LIMIT:
+        raise DGraphError(
+            f"scatter-add at positions known only at run time, shape {out} along axis {a}:"
+            f" as a fixed pattern it is the union over positions, {union:,} entries (over"
+            f" {UNION_LIMIT:,}), which every mode holds: add fewer updates or a smaller axis"
+        )
+    outs = tuple(((j,), 0) for j in range(n))
+    ins = tuple(((n if j == a else j,), 0) for j in range(n))
+    value = tuple(range(n + 1)) if op.param.get("along") else (a, n)
+    return Labelled(out, tuple(mine), outs, ins, (*out, size), value, GENERAL)
+
+
+def add_value(op, k: int, args) -> np.ndarray:
+    """The block values: 1 for the identity; for the updates the take's one-hot (entry
+    [i, o]: 1 where update o lands on position i along the axis and is in range)."""
+    if k == 0:
+        return np.asarray(1.0)
+    return dynamic_value(op, args, updates_shape(op))
