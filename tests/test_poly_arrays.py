@@ -213,9 +213,12 @@ def poly_arrays(draw, shape: tuple[int, ...], keys: list[int], big: bool) -> pa.
         terms = {}
         for _ in range(draw(st.integers(0, most_terms))):
             # a term in two draws, not 2 + degree (hypothesis's draws were most of this
-            # test's time): its degree and coefficient (independent, each uniform: the
-            # quotient and remainder of one), then its ``degree`` keys (the digits, base
-            # len(keys), of one integer: every tuple of keys, as one draw per factor gave)
+            # test's time): its degree and coefficient (the quotient and remainder of one),
+            # then its ``degree`` keys (the digits, base len(keys), of one integer). Every
+            # term one draw per factor could give is drawn; in 1,500 draws each degree and
+            # coefficient came about as often as before, and monomials of one repeated key
+            # somewhat less often (hypothesis favours an integer's small values, and
+            # sampled_from its first element, differently)
             degree, c = divmod(
                 draw(st.integers(0, (most_degree + 1) * len(COEFFICIENTS) - 1)), len(COEFFICIENTS)
             )
