@@ -212,9 +212,19 @@ def poly_arrays(draw, shape: tuple[int, ...], keys: list[int], big: bool) -> pa.
             continue
         terms = {}
         for _ in range(draw(st.integers(0, most_terms))):
-            degree = draw(st.integers(0, most_degree))
-            m = tuple(sorted(draw(st.sampled_from(keys)) for _ in range(degree)))
-            terms[m] = draw(st.sampled_from(COEFFICIENTS))
+            # a term in two draws, not 2 + degree (hypothesis's draws were most of this
+            # test's time): its degree and coefficient (the quotient and remainder of one),
+            # then its ``degree`` keys (the digits, base len(keys), of one integer). Every
+            # term one draw per factor could give is drawn; in 1,500 draws each degree and
+            # coefficient came about as often as before, and monomials of one repeated key
+            # somewhat less often (hypothesis favours an integer's small values, and
+            # sampled_from its first element, differently)
+            degree, c = divmod(
+                draw(st.integers(0, (most_degree + 1) * len(COEFFICIENTS) - 1)), len(COEFFICIENTS)
+            )
+            code = draw(st.integers(0, len(keys) ** degree - 1))
+            m = tuple(sorted(keys[code // len(keys) ** i % len(keys)] for i in range(degree)))
+            terms[m] = COEFFICIENTS[c]
         entries.append(terms)
     width = max((len(m) for e in entries if e for m in e), default=0)
     width += draw(st.integers(0, 2))  # columns no row uses are allowed in an input
