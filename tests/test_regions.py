@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dgraph.blocks import arrays, to_matrix
 from dgraph.codegen.c import compiler
@@ -206,3 +208,31 @@ def test_code_generation_of_a_scan_and_a_while_loop():
         C = make_function(w, lang="c", sparse=True, method="forward")
         np.testing.assert_allclose(C.stacked(np.ones(2)).toarray(), 0.5 * np.eye(2))
         np.testing.assert_allclose(C.stacked(np.full(2, 3.0)).toarray(), 0.125 * np.eye(2))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 3), st.integers(1, 3), st.integers(0, 2**31 - 1))
+def test_the_ys_over_xs_pattern_is_the_block_matrix_it_stands_for(steps, ny, nx, seed):
+    """A scan's ys over its xs: block (t, s) is z[t-1-s] below the diagonal, the body's own
+    block on it, nothing above; made from shifted coordinates, it is the pattern of the
+    block matrix built block by block (as it once was, steps² sparse blocks)."""
+    import scipy.sparse as sp
+
+    from dgraph.core.regions import _lower_block_toeplitz
+
+    rng = np.random.default_rng(seed)
+
+    def drawn():
+        return sp.csr_array((rng.random((ny, nx)) < 0.4).astype(float))
+
+    z, diagonal = [drawn() for _ in range(max(steps - 1, 0))], drawn()
+    grid = [
+        [
+            z[t - 1 - s] if s < t else diagonal if s == t else sp.csr_array((ny, nx))
+            for s in range(steps)
+        ]
+        for t in range(steps)
+    ]
+    want = sp.block_array(grid, format="csr").toarray() != 0
+    got = _lower_block_toeplitz(z, diagonal, steps)
+    assert got.shape == want.shape and np.array_equal(got.toarray() != 0, want)

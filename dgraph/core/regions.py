@@ -869,14 +869,29 @@ def _loop_patterns(r: Region) -> dict[tuple[int, int], Any]:
                 else sp.csr_array((ny, x_size))
                 for m_ in range(max(T - 1, 0))
             ]
-            grid = [
-                [z[t - 1 - s] if s < t else (yx if s == t else None) for s in range(T)]
-                for t in range(T)
-            ]
-            for t in range(T):  # block_array needs each column's width: an empty block
-                grid[t] = [sp.csr_array((ny, x_size)) if g is None else g for g in grid[t]]
-            y_x = _bool(sp.block_array(grid, format="csr")) if T else sp.csr_array((0, 0))
+            y_x = _lower_block_toeplitz(z, yx, T) if T else sp.csr_array((0, 0))
     return _by_operand(r, final_c, final_k, final_x, y_ck, y_x, n_c)
+
+
+def _lower_block_toeplitz(z: list, diagonal, steps: int) -> sp.csr_array:
+    """The pattern of the (steps × steps)-block matrix whose block (t, s) is ``z[t-1-s]``
+    below the diagonal, ``diagonal`` on it and empty above: step t's ys over step s's xs.
+    Made from the blocks' coordinates, shifted per diagonal, in one sparse matrix (not
+    steps² sparse blocks: 4·10⁶ of them at 2,000 steps)."""
+    ny, nx = diagonal.shape
+    rows, cols = [], []
+    for lag, block in enumerate([diagonal, *z]):  # lag t - s: 0 the diagonal, m + 1 z[m]
+        found = sp.coo_array(block)
+        if found.nnz == 0:
+            continue
+        t = np.arange(lag, steps, dtype=np.int64)[:, None]
+        rows.append((t * ny + found.row[None, :]).ravel())
+        cols.append(((t - lag) * nx + found.col[None, :]).ravel())
+    shape = (steps * ny, steps * nx)
+    if not rows:
+        return sp.csr_array(shape)
+    r, c = np.concatenate(rows), np.concatenate(cols)
+    return _bool(sp.csr_array((np.ones(r.size), (r, c)), shape=shape))
 
 
 def _step_patterns(r: Region) -> dict[tuple[int, int], Any]:
