@@ -34,6 +34,8 @@ from .gathers import _spread
 __all__ = ["spread_gathers"]
 
 _MOVES = ("ravel", "reshape", "pad")
+PREFIX = 4096
+"""Positions looked at first (:func:`_composed`)."""
 
 
 def spread_gathers(program: ArrayProgram, constants: Constants) -> list[ArrayStatement]:
@@ -83,13 +85,15 @@ def _chain(x: Node) -> tuple[list[Call], Node]:
 
 def _composed(n: Index, shapes: dict, constants: Constants) -> Node | None:
     """The gather ``n`` composed with its moves: the padded array, a spread of the
-    moved vector, or None (kept)."""
+    moved vector, or None (kept). Its first :data:`PREFIX` positions are looked at
+    first: where they are neither, the whole is not (most gathers asked about)."""
     moves, leaf = _chain(n.value)
     shape = shapes.get(id(leaf))
     if not isinstance(shape, tuple):
         return None
     size = int(np.prod(shape, dtype=np.int64))
-    numbered = np.arange(1, size + 1, dtype=np.float64).reshape(shape)
+    kind = np.int32 if size < 2**31 - 1 else np.int64
+    numbered = np.arange(1, size + 1, dtype=kind).reshape(shape)  # 0: a padded zero
     try:
         for m in reversed(moves):
             if m.func == "ravel":
@@ -104,11 +108,25 @@ def _composed(n: Index, shapes: dict, constants: Constants) -> Node | None:
     at = constants.arrays[n.items[0].id]
     if at.size == 0 or int(at.min()) < 0 or int(at.max()) >= flat.size:
         return None  # (JAX clamps an index out of range: kept as written)
-    taken = flat[at]
-    if taken.size == flat.size and np.array_equal(taken, flat):
-        whole = n.value
-        return whole if len(numbered.shape) == 1 else Call("ravel", (whole,))
-    places = np.flatnonzero(taken)
-    if places.size != size or not np.array_equal(taken[places], np.arange(1, size + 1)):
+    if at.size > 2 * PREFIX and _form(flat[at[:PREFIX]], flat[:PREFIX], None) is None:
         return None
-    return _spread(places, leaf, int(taken.size))
+    form = _form(flat[at], flat, size)
+    if isinstance(form, str):  # "whole"
+        return n.value if len(numbered.shape) == 1 else Call("ravel", (n.value,))
+    return None if form is None else _spread(form, leaf, int(at.size))
+
+
+def _form(taken: np.ndarray, flat: np.ndarray, size: int | None):
+    """``"whole"`` where ``taken`` is ``flat`` (the gather takes the padded array as it
+    is); the places of the vector's ``size`` entries where ``taken`` holds them in order
+    at evenly stepping places, zeros elsewhere; else None. ``size`` None: ``taken`` and
+    ``flat`` are prefixes, each form checked as far as they go."""
+    if taken.size == flat.size and np.array_equal(taken, flat):
+        return "whole"
+    places = np.flatnonzero(taken)
+    count = places.size if size is None else size
+    if places.size != count or not np.array_equal(taken[places], np.arange(1, count + 1)):
+        return None
+    if places.size > 2 and np.any(np.diff(places, 2)):
+        return None  # not evenly stepping
+    return places
