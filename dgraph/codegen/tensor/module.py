@@ -60,6 +60,7 @@ from .gathers import GATHER_FROM, PUSH_COMPACT, gathered, scatters_as_gathers
 from .grid_jax import grid_gathers
 from .jax_moves import composed_gathers
 from .jax_pair import merged, split
+from .jax_spreads import spread_gathers
 from .jit_arguments import BOUND, jitted
 from .leaves import leaf_values
 from .numpy_assembly import Mirror
@@ -714,10 +715,13 @@ def _passes(
 def _passed(
     w: Writer, program: ArrayProgram, statements: list[ArrayStatement], result: str
 ) -> tuple[list[ArrayStatement], str]:
-    """``statements`` after the JAX passes, the names in ``result`` kept."""
+    """``statements`` after the JAX passes, the names in ``result`` kept: gathers
+    composed with the moves they read (:mod:`.jax_moves`, :mod:`.jax_spreads`), then
+    grids as slices (:mod:`.grid_jax`), then constants folded."""
     ends = set(re.findall(r"\w+", result))
     statements = composed_gathers(dataclasses.replace(program, statements=statements),
                                   w.constants, ends)  # fmt: skip
+    statements = spread_gathers(dataclasses.replace(program, statements=statements), w.constants)
     statements = grid_gathers(dataclasses.replace(program, statements=statements), w.constants)
     return _constants_folded(w, statements, ends), result
 
