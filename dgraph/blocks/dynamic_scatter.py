@@ -29,13 +29,10 @@ entries it is refused in one line, as the take's is.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from ..errors import DGraphError
-from . import GENERAL, Labelled, identity
-from .dynamic_take import UNION_LIMIT, dynamic_value, positions
+from . import Labelled, identity
+from .dynamic_take import dynamic_value, positions, union_block
 
 __all__ = ["DYNAMIC_ADD", "add_block", "add_forward", "add_value", "updates_shape"]
 
@@ -79,19 +76,7 @@ def add_block(op, k: int, mine: tuple[int, ...]) -> Labelled:
     out = tuple(op.shape)
     if k == 0:
         return identity(out)
-    a, n = int(op.param["axis"]), len(out)
-    size = int(op.param["size"])
-    union = math.prod(out) * size
-    if union > UNION_LIMIT:
-        raise DGraphError(
-            f"scatter-add at positions known only at run time, shape {out} along axis {a}:"
-            f" as a fixed pattern it is the union over positions, {union:,} entries (over"
-            f" {UNION_LIMIT:,}), which every mode holds: add fewer updates or a smaller axis"
-        )
-    outs = tuple(((j,), 0) for j in range(n))
-    ins = tuple(((n if j == a else j,), 0) for j in range(n))
-    value = tuple(range(n + 1)) if op.param.get("along") else (a, n)
-    return Labelled(out, tuple(mine), outs, ins, (*out, size), value, GENERAL)
+    return union_block(op, out, tuple(mine), "scatter-add", "add fewer updates", transposed=True)
 
 
 def add_value(op, k: int, args) -> np.ndarray:

@@ -39,6 +39,7 @@ __all__ = [
     "dynamic_forward",
     "dynamic_value",
     "positions",
+    "union_block",
 ]
 
 DYNAMIC_TAKE = "take_dynamic"
@@ -85,19 +86,33 @@ def dynamic_block(op, mine: tuple[int, ...]) -> Labelled:
         Where the union holds over :data:`UNION_LIMIT` entries (every mode, ``jvp`` and
         ``vjp`` too, multiplies by the union).
     """
-    a, n = int(op.param["axis"]), len(mine)
+    return union_block(op, tuple(mine), tuple(op.shape), "take", "take fewer positions")
+
+
+def union_block(
+    op, array: tuple[int, ...], other: tuple[int, ...], what: str, fewer: str, transposed=False
+) -> Labelled:
+    """The union over positions along ``op``'s axis of ``array`` (the taken array, or
+    the array a scatter-add adds into): ``array``'s axes as labels and one more, the
+    position in ``other`` (the take's output, or the updates) along the axis; rows
+    ``other``'s and columns ``array``'s, or ``transposed`` (the scatter-add's ∂/∂updates)
+    the other way round. Refused in one line past :data:`UNION_LIMIT` entries, naming
+    ``what`` and what to do (``fewer``)."""
+    a, n = int(op.param["axis"]), len(array)
     size = int(op.param["size"])
-    union = math.prod(mine) * size
+    union = math.prod(array) * size
     if union > UNION_LIMIT:
         raise DGraphError(
-            f"take at positions known only at run time, shape {tuple(mine)} along axis {a}:"
+            f"{what} at positions known only at run time, shape {array} along axis {a}:"
             f" as a fixed pattern it is the union over positions, {union:,} entries (over"
-            f" {UNION_LIMIT:,}), which every mode holds: take fewer positions or a smaller axis"
+            f" {UNION_LIMIT:,}), which every mode holds: {fewer} or a smaller axis"
         )
-    ins = tuple(((j,), 0) for j in range(n))
-    outs = tuple(((n if j == a else j,), 0) for j in range(n))
+    plain = tuple(((j,), 0) for j in range(n))
+    moved = tuple(((n if j == a else j,), 0) for j in range(n))
     value = tuple(range(n + 1)) if op.param.get("along") else (a, n)
-    return Labelled(op.shape, mine, outs, ins, (*mine, size), value, GENERAL)
+    if transposed:
+        return Labelled(array, other, plain, moved, (*array, size), value, GENERAL)
+    return Labelled(other, array, moved, plain, (*array, size), value, GENERAL)
 
 
 def dynamic_value(op, args, shape: tuple[int, ...] | None = None) -> np.ndarray:
