@@ -32,7 +32,7 @@ from ..ir import (
 )
 from .constants import Constants
 
-__all__ = ["GATHER_FROM", "PUSH_COMPACT", "gathered", "scatters_as_gathers"]
+__all__ = ["GATHER_FROM", "PUSH_COMPACT", "gathered", "scatters_as_gathers", "spread"]
 
 GATHER_FROM = 100_000
 """The least vector length written as a gather: below it XLA's scatter was the faster
@@ -56,7 +56,7 @@ def scatters_as_gathers(program: ArrayProgram, constants: Constants) -> list[Arr
     :class:`~dgraph.codegen.ir.ScatterAdd` of at least :data:`GATHER_FROM` entries at
     positions that are module constants, each at most once a part, written as gathers of
     its data padded by one zero (module docstring), or without an index where the
-    positions step evenly (:func:`_spread`)."""
+    positions step evenly (:func:`spread`)."""
     env = array_shapes(program)
     out = []
     for s in program.statements:
@@ -95,9 +95,9 @@ def _gather(constants: Constants, flat: Name, data: Node, size: int) -> Node | N
     """``data`` at the positions ``flat`` of a vector of ``size`` zeros, as a gather;
     None where a position is there twice."""
     positions = np.ravel(constants.arrays[flat.id])
-    spread = _spread(positions, data, size)
-    if spread is not None:
-        return spread
+    found = spread(positions, data, size)
+    if found is not None:
+        return found
     inverse = np.zeros(size, dtype=np.int64)
     inverse[positions] = np.arange(1, positions.size + 1)
     if np.count_nonzero(inverse) != positions.size:
@@ -106,7 +106,7 @@ def _gather(constants: Constants, flat: Name, data: Node, size: int) -> Node | N
     return Index(padded, (constants.index(inverse),))
 
 
-def _spread(positions: np.ndarray, data: Node, size: int) -> Node | None:
+def spread(positions: np.ndarray, data: Node, size: int) -> Node | None:
     """``data`` at ``positions`` of a vector of ``size`` zeros without an index array,
     where the positions step evenly from one below the step: ``data`` as one column of
     a matrix padded with zero columns, flattened (XLA computes each entry from its

@@ -1,7 +1,7 @@
 """JAX gathers at constant positions of an array that only pads and reshapes a vector,
 composed at generation: where the gather takes the padded array as it is, it is dropped;
 where it takes the vector's entries in order at evenly stepping places and zeros
-elsewhere, it is that spread (:func:`~.gathers._spread`: pads, no index read).
+elsewhere, it is that spread (:func:`~.gathers.spread`: pads, no index read).
 
 A symmetric Hessian's mirror pushed into a scatter's spread
 (:func:`~.gathers.gathered`) leaves such gathers: Rosenbrock's values at 10⁶ unknowns
@@ -29,7 +29,7 @@ from .. import ir
 from ..array_passes import array_shapes, node_shapes
 from ..ir import ArrayProgram, ArrayStatement, Call, Const, Index, Name, Node
 from .constants import Constants
-from .gathers import _spread
+from .gathers import spread
 
 __all__ = ["spread_gathers"]
 
@@ -113,7 +113,7 @@ def _composed(n: Index, shapes: dict, constants: Constants) -> Node | None:
     form = _form(flat[at], flat, size)
     if isinstance(form, str):  # "whole"
         return n.value if len(numbered.shape) == 1 else Call("ravel", (n.value,))
-    return None if form is None else _spread(form, leaf, int(at.size))
+    return None if form is None else spread(form, leaf, int(at.size))
 
 
 def _form(taken: np.ndarray, flat: np.ndarray, size: int | None):
