@@ -19,6 +19,8 @@ from dgraph.codegen.ir import BinOp, Call, Const, Index, Name  # noqa: E402
 from dgraph.codegen.tensor import numpy_strips  # noqa: E402
 from dgraph.codegen.tensor.numpy_strips import Printed, stripped  # noqa: E402
 
+from .test_numpy_form import minsurf  # noqa: E402  (the COPS minimal surface, 3 x 3)
+
 
 def rosenbrock(x):
     return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
@@ -31,15 +33,6 @@ def lagrangian(x):
 
 def band(x):
     return jnp.sum(3.0 * (x[2:] - 0.5 * x[:-2] * x[1:-1]) ** 2) + jnp.sum(7.0 * jnp.sin(x) ** 4)
-
-
-def minsurf(x):
-    h = 1.0 / 4
-    p = jnp.pad(jnp.reshape(x, (3, 3)), 1)
-    dx_low, dy_low = (p[1:, :-1] - p[:-1, :-1]) / h, (p[:-1, 1:] - p[:-1, :-1]) / h
-    dx_up, dy_up = (p[1:, 1:] - p[:-1, 1:]) / h, (p[1:, 1:] - p[1:, :-1]) / h
-    area = jnp.sqrt(1.0 + dx_low**2 + dy_low**2) + jnp.sqrt(1.0 + dx_up**2 + dy_up**2)
-    return 0.5 * h * h * jnp.sum(area)
 
 
 CASES = {  # the function, its unknowns, weights (a vector output)
