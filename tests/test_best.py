@@ -482,6 +482,19 @@ def test_constants_that_fold_owe_nothing():
     assert effective_vertex_bounds(g)["h"] == 2
 
 
+def test_moves_priced_one_by_one_keep_every_constant():
+    """The effective vertex searches price each move's multiplications one at a time and
+    fold no constants, so their A* reads the neuron's weights as they are (folds=False):
+    the group owes the 6 that every order pays, and the search proves 6 at once; the
+    bounds for built sets (folded) keep one weight per path: 2."""
+    g = from_trace(NEURON + "y1 = 5*h\ny2 = 7*h")
+    assert group_bounds(g, folds=False) == [(("p1", "p2", "a", "h"), 6)]
+    assert effective_vertex_bounds(g, folds=False)["h"] == 2
+    assert sum(owed for _, owed in group_bounds(g)) == 2
+    found = effective_optimal_search(g)
+    assert found.proven and found.cost == found.lower_bound == 6
+
+
 def test_the_second_product_needs_the_group_apart():
     """p -> s -> r re-enters the unit-joined vertices above u (p, r) through a constant
     edge, so a path into the group may run through it: u -> v keeps its 2*2 products but

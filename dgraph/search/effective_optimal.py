@@ -83,7 +83,7 @@ def _connected_search(
     large = EFFECTIVE_LIMIT < len(graph.intermediates) <= EXACT_LIMIT
     if budget is not None and large and available():  # the CP-SAT model
         try:
-            floors = effective_vertex_bounds(graph)
+            floors = effective_vertex_bounds(graph, folds=False)  # moves priced one by one
             return exact_vertex_search(graph, "effective", budget, incumbent, floors=floors)
         except SearchTooLarge:  # a label's value depends on the order: the A*
             pass
@@ -96,12 +96,14 @@ def _connected_search(
     def general(row: dict[int, Any]) -> bool:
         return None in row.values()  # a general label
 
-    static = effective_vertex_bounds(graph)
+    # its moves are priced one multiplication at a time, folding no constants: the
+    # bounds may read every constant as it is (stronger where constants share a path)
+    static = effective_vertex_bounds(graph, folds=False)
     floor = [static.get(v, 0) for v in names]
     # a group still whole owes its own bound instead of its members'
     groups = [
         (sum(1 << index[v] for v in members), owed - sum(static[v] for v in members))
-        for members, owed in group_bounds(graph, static)
+        for members, owed in group_bounds(graph, static, folds=False)
         if len(members) > 1
     ]
     # a vertex with a general in-edge and a general out-edge costs at least one, and the

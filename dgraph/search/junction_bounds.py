@@ -87,7 +87,7 @@ class EdgeKinds:
     pred: dict[str, dict[str, int]]
 
 
-def bound_kinds(graph: DGraph) -> EdgeKinds:
+def bound_kinds(graph: DGraph, folds: bool = True) -> EdgeKinds:
     """The kinds the bounds may read the edges as. A bound counts the products of a
     general factor and a non-unit one, so it holds while a factor (a sum of segments from
     one vertex to another) that sums a general segment is general — so unless a label is
@@ -95,7 +95,10 @@ def bound_kinds(graph: DGraph) -> EdgeKinds:
     two constant paths adding up to 0 or ±1, or a product of constants that is ±1.
     Where a label is zero or constants may cancel, every label reads as a unit (no
     bound): a sum of constant paths that is 0 makes every general factor it multiplies
-    vanish, so not even general × general products are sure.
+    vanish, so not even general × general products are sure. Constants that a product
+    folds are read as :func:`_folding_constants` says; ``folds`` False reads them as they
+    are, for costs that price one multiplication at a time (the effective vertex
+    searches' moves: ``effective_vertex_bounds`` and ``group_bounds`` take it too).
 
     >>> from dgraph.frontends import from_trace
     >>> trace = "u = sin(x)\\na = u + x\\nb = u - x\\nc = a - b\\ny = 3*c"
@@ -104,7 +107,7 @@ def bound_kinds(graph: DGraph) -> EdgeKinds:
     {'x': 0, 'u': 0}
     """
     values = _label_values(graph)
-    folding = _folding_constants(graph, values)
+    folding = _folding_constants(graph, values) if folds else set()
     read_as = {
         e: (1 if value > 0 else -1) if e in folding else value for e, value in values.items()
     }
@@ -209,7 +212,7 @@ def _apart_from_units(paths: list[tuple[Value, bool]]) -> bool:
     )
 
 
-def effective_vertex_bounds(graph: DGraph) -> dict[str, int]:
+def effective_vertex_bounds(graph: DGraph, folds: bool = True) -> dict[str, int]:
     """Per intermediate v, effective multiplications at v that any elimination (vertex,
     edge, face, in any order) needs: max(gen_in * nonunit_out, nonunit_in * gen_out),
     each factor the fewest vertices separating v from the inputs (outputs) on the paths
@@ -219,10 +222,12 @@ def effective_vertex_bounds(graph: DGraph) -> dict[str, int]:
     >>> effective_vertex_bounds(bundled("naumann_sin.trace"))
     {'v1': 1, 'v2': 2}
     """
-    return _Separators(graph).vertex_bounds(graph.intermediates)
+    return _Separators(graph, folds).vertex_bounds(graph.intermediates)
 
 
-def group_bounds(graph: DGraph, single: dict[str, int] | None = None) -> list[Part]:
+def group_bounds(
+    graph: DGraph, single: dict[str, int] | None = None, folds: bool = True
+) -> list[Part]:
     """A partition of the intermediates into single vertices and joined groups, each with
     the effective multiplications any elimination makes at its junctions (``single``:
     :func:`effective_vertex_bounds`, when known).
@@ -232,7 +237,7 @@ def group_bounds(graph: DGraph, single: dict[str, int] | None = None) -> list[Pa
     >>> effective_vertex_bounds(g), group_bounds(g)
     ({'u': 0, 'v': 0}, [(('u', 'v'), 1)])
     """
-    cuts = _Separators(graph)
+    cuts = _Separators(graph, folds)
     if single is None:
         single = cuts.vertex_bounds(graph.intermediates)
     gains = _gains(cuts, single, graph.intermediates)
@@ -351,8 +356,8 @@ class _Separators:
     that enter (leave) it by an edge of some kinds; networkx's node connectivity, with the
     set's entering edges redirected to one sink."""
 
-    def __init__(self, graph: DGraph) -> None:
-        self.kinds = bound_kinds(graph)
+    def __init__(self, graph: DGraph, folds: bool = True) -> None:
+        self.kinds = bound_kinds(graph, folds)
         down = nx.DiGraph(graph.nx.edges)
         down.add_edges_from((_ENDS, x) for x in graph.inputs)
         up = nx.DiGraph(graph.nx.edges).reverse()
