@@ -222,9 +222,7 @@ class BlockOps:
         rows_a, cols_a, at_a = entries(a)
         rows_b, cols_b, at_b = entries(b)
         m, k, n = (math.prod(s) for s in (a.out_shape, a.in_shape, b.in_shape))
-        count_a = np.bincount(cols_a, minlength=k).astype(np.int64)
-        pairs = int(count_a @ np.bincount(rows_b, minlength=k).astype(np.int64))
-        if not dense_pays(m, k, n, pairs):
+        if not dense_pays(m, k, n, _pair_count(cols_a, rows_b, k)):
             return None
         left = self._densified(a, va, (rows_a, cols_a, at_a), (m, k))
         right = self._densified(b, vb, (rows_b, cols_b, at_b), (k, n))
@@ -999,12 +997,17 @@ PAIRS_MOST = 3 * 10**8
 held while the code is made and in the module (some 7 GB here)."""
 
 
+def _pair_count(cols_a: np.ndarray, rows_b: np.ndarray, inner: int) -> int:
+    """The pairs of entries that meet in a product: Σ_k (a's entries in column k) · (b's
+    in row k)."""
+    count_a = np.bincount(cols_a, minlength=inner).astype(np.int64)
+    return int(count_a @ np.bincount(rows_b, minlength=inner).astype(np.int64))
+
+
 def _refuse_many_pairs(cols_a: np.ndarray, rows_b: np.ndarray, a: Block, b: Block) -> None:
     """Refuse, in one line, a product that pairs more than :data:`PAIRS_MOST` entries (and
     was not done as dense matrices): its indices would exhaust the memory."""
-    mid = int(np.prod(a.in_shape))
-    count_a = np.bincount(cols_a, minlength=mid).astype(np.int64)
-    pairs = int(count_a @ np.bincount(rows_b, minlength=mid).astype(np.int64))
+    pairs = _pair_count(cols_a, rows_b, math.prod(a.in_shape))
     if pairs > PAIRS_MOST:
         raise DGraphError(
             f"a product of blocks {a.out_shape} x {a.in_shape} and {b.out_shape} x"
