@@ -9,7 +9,8 @@ and non-unit as soon as one has a non-unit edge (:mod:`dgraph.core.kinds`: only 
 all-unit segment is a unit) — as long as no constants cancel, which :func:`bound_kinds`
 checks: where they may, the bounds read every label as a unit (no bound). A product
 folds its constant factors wherever they stand (2·g·2 costs one multiplication, 4·g, where
-a bracketing pays at two junctions), so two non-unit constants on one path read as units.
+a bracketing pays at two junctions), so of the non-unit constants that share a path at
+most one per path keeps its kind (:func:`_folding_constants`).
 
 One vertex (:func:`effective_vertex_bounds`): take vertex-disjoint paths P_1..P_m into v
 whose last edge is general and Q_1..Q_n out of v whose first edge is non-unit. Each
@@ -108,10 +109,11 @@ def bound_kinds(graph: DGraph, folds: bool = True) -> EdgeKinds:
     """
     values = _label_values(graph)
     folding = _folding_constants(graph, values) if folds else set()
-    read_as = {
-        e: (1 if value > 0 else -1) if e in folding else value for e, value in values.items()
-    }
-    if 0 in values.values() or not all(_constants_keep_kinds(graph, v) for v in (values, read_as)):
+    readings = [values]
+    if folding:  # the folding constants as their signs: that reading's sums checked too
+        signs = {e: 1 if values[e] > 0 else -1 for e in folding}
+        readings.append({**values, **signs})
+    if 0 in values.values() or not all(_constants_keep_kinds(graph, v) for v in readings):
         # a zero label, or constant paths that may add up to 0, make a general factor
         # vanish (general times 0): no product is sure to be paid
         read: Callable[[Value], int] = lambda value: UNIT  # noqa: E731
