@@ -90,6 +90,21 @@ def test_vertex_optimal_uses_it_beyond_the_subset_search():
     assert es.info["solver"] == "A* and CP-SAT"  # the single vertices, then the part of 22
 
 
+@needs_ortools
+def test_a_short_solve_keeps_the_cut_bound():
+    """Black-Scholes (one part of 37): within a short budget CP-SAT's own bound is 0; the
+    Menger cuts' sum (65, what the A* starts from) still bounds every vertex order, and
+    the proven optimum (76, CP-SAT with a 3-second budget) is above it."""
+    g = REAL_WORLD["black-scholes"]()
+    bits = BitGraph(g)
+    cut_in, cut_out = bits.cuts()
+    assert sum(cut_in[v] * cut_out[v] for v in bits.intermediates) == 65
+    assert exact_vertex_search(g, budget=0.05).lower_bound < 65  # the solver alone
+    found = vertex_optimal_search(g, 0.05)
+    assert found.solver == "CP-SAT" and found.lower_bound == 65 <= 76 <= found.cost
+    assert not found.proven
+
+
 def test_without_ortools_the_subset_search_runs(monkeypatch):
     monkeypatch.setattr(vertex_optimal_module, "available", lambda: False)
     g = random_dag(3, 3, 20, 3, 0.2)

@@ -19,6 +19,8 @@ methods on the dual computational graph", Math. Program. 99 (2004) 399–421.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
+from functools import partial
 
 from ..core.expressions import ExpressionSet
 from ..core.graph import DGraph
@@ -83,9 +85,12 @@ def _connected_search(
     check_size(graph, budget, limit, "vertex-optimal")
     if uses_exact_model(graph, budget):
         try:
-            return exact_vertex_search(graph, "structural", budget, incumbent)
+            found = exact_vertex_search(graph, "structural", budget, incumbent)
         except SearchTooLarge:  # too many fill clauses to build: the A*
             pass
+        else:  # the solver's bound within a short budget can be below the cuts' (or 0)
+            bound = min(max(found.lower_bound, _cut_bound(BitGraph(graph))), found.cost)
+            return replace(found, lower_bound=bound, proven=bound >= found.cost)
     check_start(graph, budget, 3 + bool(incumbent), "vertex-optimal")
     inner = graph.intermediates
     orders = [inner, inner[::-1], markowitz_order(graph)] + ([incumbent] if incumbent else [])
@@ -93,13 +98,17 @@ def _connected_search(
         prices: Prices = _BlockPrices(graph)
         return _subsets(graph, prices, lambda done: 0, orders, budget, max_expansions)
     bits = BitGraph(graph)
+    return _subsets(
+        graph, bits.vertex_prices, partial(_cut_bound, bits), orders, budget, max_expansions
+    )
+
+
+def _cut_bound(bits: BitGraph, done: int = 0) -> int:
+    """What eliminating the vertices not in ``done`` costs at least in any order: each
+    vertex's product of its Menger cuts to the inputs and to the outputs (Naumann 2004,
+    the A*'s admissible bound)."""
     cut_in, cut_out = bits.cuts()
-    weight = {v: cut_in[v] * cut_out[v] for v in bits.intermediates}
-
-    def bound(done: int) -> int:
-        return sum(w for v, w in weight.items() if not done >> v & 1)
-
-    return _subsets(graph, bits.vertex_prices, bound, orders, budget, max_expansions)
+    return sum(cut_in[v] * cut_out[v] for v in bits.intermediates if not done >> v & 1)
 
 
 def _subsets(

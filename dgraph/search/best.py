@@ -662,7 +662,7 @@ class _Bounds:
         """Every bound known, typed: value, family and unit."""
         return tuple(
             Bound(int(value), *_BOUND_OF_KEY[key])
-            for key, value in self.known.items()
+            for key, value in self.widened().items()
             if value is not None
         )
 
@@ -681,6 +681,23 @@ class _Bounds:
             if wider:
                 bounds[family] = max(wider)
         return bounds
+
+    def widened(self) -> dict[str, int | None]:
+        """Every bound known, each raised to the bounds on the families wider than its own
+        (every vertex elimination is an edge elimination, Naumann 2004) in its unit or in
+        effective mults (no set has more of them than structural ones)."""
+        out: dict[str, int | None] = {}
+        for key, value in self.known.items():
+            family, unit = _BOUND_OF_KEY[key]
+            wider = [
+                other
+                for k, other in self.known.items()
+                if other is not None
+                and FAMILIES.index(_BOUND_OF_KEY[k][0]) >= FAMILIES.index(family)
+                and (_BOUND_OF_KEY[k][1] == unit or _BOUND_OF_KEY[k][1] == "effective mults")
+            ]
+            out[key] = max(wider) if wider else value
+        return out
 
     def raise_floor(self, bound: int | None) -> None:
         """A bound for every elimination (the junction or bracketing bound), if any."""
@@ -1051,7 +1068,7 @@ def _finish(
         found_by=by,
         lower_bound=bounds.lower,
         lower_bound_for=bounds.bounds,
-        lower_bounds=bounds.known,
+        lower_bounds=bounds.widened(),
         bounds=bounds.typed(),
         candidates=candidates,
         not_run=skipped,
