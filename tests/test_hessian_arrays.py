@@ -365,3 +365,27 @@ def test_pricing_tries_free_forward_then_markowitz_first_and_keeps_the_cheapest(
     np.testing.assert_allclose(
         H(u).toarray(), reference(_minimal_surface, u).reshape(m * m, m * m), atol=1e-12
     )
+
+
+@pytest.mark.parametrize("lang", ["python", "jax"])
+@pytest.mark.parametrize("tril", [False, True])
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: jnp.sum(x),
+        lambda x: jnp.sort(x) @ np.arange(N, dtype=float),  # linear where sort is fixed
+        lambda x: jnp.max(x),
+    ],
+    ids=["sum", "sorted-weights", "max"],
+)
+def test_a_zero_hessian_is_an_empty_sparse_matrix(f, tril, lang):
+    """No entry at all: an empty pattern, (0, 2) coordinates in a BCOO (JAX's were printed
+    as a literal of shape (0,) and the check failed on them)."""
+    H = dgraph.hessian(f, X, sparse=True, tril=tril, lang=lang)
+    with jax.enable_x64(True):
+        h = H(jnp.asarray(X) if lang == "jax" else X)
+    if lang == "jax":
+        assert type(h).__name__ == "BCOO" and h.nse == 0 and h.indices.shape == (0, 2)
+        h = scipy.sparse.csr_array(np.asarray(h.todense()))
+    assert h.shape == (N, N) and h.nnz == 0
+    assert not np.any(reference(f, X))

@@ -989,6 +989,7 @@ API_CASES = [  # (id, part of the error); the calls are in _api_call
     ("tril-two-arguments", "tril= is for the Hessian of one array argument"),
     ("accumulate-unknown", "unknown method 'edge_pushing'; use forward-over-reverse, edge-pu"),
     ("compare-unknown", "unknown method 'nope'; use forward-over-reverse, edge-pushing, sym"),
+    ("method-array", "unknown method array([1., 1.]); available: forward, reverse"),
 ]
 
 
@@ -1030,6 +1031,7 @@ def _api_call(name: str):
         "tril-two-arguments": lambda: hessian(lambda a, b: jnp.sum(a * b), x, x, tril=True),
         "accumulate-unknown": lambda: dgraph.accumulate_hessian(one, "edge_pushing"),
         "compare-unknown": lambda: dgraph.compare_hessian(one, ["symmetric", "nope"]),
+        "method-array": lambda: dgraph.accumulate(one, np.ones(2)),  # was a TypeError
     }
     return calls[name]
 

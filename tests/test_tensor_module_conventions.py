@@ -153,3 +153,16 @@ def test_a_scalar_constant_is_printed_with_no_axes():
     _, gradient, hessian = make_function(f, "value_gradient_hessian", point=[x])(x)
     np.testing.assert_allclose(hessian, jax.jit(jax.hessian(f))(x), atol=1e-12)
     np.testing.assert_allclose(gradient, jax.grad(f)(x), atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 2), (3, 0), (0, 0, 4)])
+def test_an_empty_constant_keeps_its_shape(shape):
+    """A literal's nested list of an empty array is ``[]`` whatever its shape: a BCOO's
+    (0, 2) coordinates came back 1-d (a Hessian with no entry, made for JAX)."""
+    from dgraph.codegen.tensor.constants import Constants
+
+    constants = Constants()
+    name = constants.add(np.zeros(shape, dtype=np.int32))
+    (line,) = constants.lines
+    made = eval(line.split(" = ", 1)[1], {"numpy": np})  # our own printed text
+    assert made.shape == shape and made.dtype == np.int32 and name.id in line

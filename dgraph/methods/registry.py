@@ -198,9 +198,12 @@ def lookup(name_or_callable: str | Callable[..., ExpressionSet]) -> MethodSpec:
         fn = name_or_callable
         summary = (fn.__doc__ or "").strip().split("\n")[0]
         return MethodSpec(getattr(fn, "__name__", "custom"), fn, "custom", summary)
-    spec = METHODS.get(name_or_callable)
+    spec = METHODS.get(name_or_callable) if isinstance(name_or_callable, str) else None
     if spec is None:
-        raise DGraphError(f"unknown method {name_or_callable!r}; available: {', '.join(METHODS)}")
+        raise DGraphError(
+            f"unknown method {name_or_callable!r:.60}; available: {', '.join(METHODS)}"
+            + ("" if isinstance(name_or_callable, str) else " (a name or a function)")
+        )
     return spec
 
 

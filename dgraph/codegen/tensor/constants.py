@@ -207,6 +207,8 @@ def _text(array: np.ndarray, delta: bool) -> str:
     """An array as Python source: a literal when small, else ``_array(...)`` of its
     compressed bytes (``delta``: of the differences of its entries)."""
     dtype = array.dtype.name
+    if array.size == 0 and array.ndim > 1:  # a nested list would lose its shape: (0, 2)
+        return f"numpy.zeros({tuple(array.shape)!r}, dtype=numpy.{dtype})"
     if array.size <= LITERAL_LIMIT:
         return f"numpy.array({_entries(array)}, dtype=numpy.{dtype})"
     if delta and _counts(array.reshape(-1)):  # a scatter's places read as a gather
