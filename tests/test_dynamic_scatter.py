@@ -352,18 +352,29 @@ def test_a_set_made_wrong_is_caught_by_the_check():
     assert check_expression_set(accumulate(g, "forward", verify=False)).status == "verified"
 
 
-def test_c_prints_a_set_that_drops():
+def test_c_and_cuda_print_a_set_that_drops():
     """C prints a replacing scatter where its statements translate (``mode="drop"``, the
-    default, positions along one axis), equal to JAX at repeats, ends and out of range."""
+    default, positions along one axis), equal to JAX at repeats, ends and out of range;
+    so do the CUDA kernels (one host thread each, where a C++ compiler exists)."""
     from dgraph.codegen.c import compiler
+    from dgraph.codegen.cuda import cxx_compiler
+    from dgraph.codegen.tensor.c_values import c_values
+    from dgraph.codegen.tensor.module import tensor_program
+    from dgraph.methods import accumulate
 
     if compiler() is None:
         pytest.skip("no C compiler")
     for name in ("1-d-into-x", "0-d-update-into-x", "n-d-rows", "n-d-columns"):
         f = SETS[name]
-        c = make_function(from_jax(f, P[0], level="array"), "jacobian", "c", sparse=True)
+        g = from_jax(f, P[0], level="array")
+        c = make_function(g, "jacobian", "c", sparse=True)
         assert c.generated.verified
+        es = accumulate(g, "forward", verify=False)
+        values = c_values(tensor_program(es, "python", True, keep_arrays=True))
+        cuda = values.load_cuda_host() if cxx_compiler() is not None else None
         for x in P:
             got = c(x)
             reference = np.asarray(jax.jacfwd(f)(x)).reshape(got.shape)
             np.testing.assert_array_equal(got.toarray(), reference)
+            if cuda is not None:
+                np.testing.assert_array_equal(cuda(x).data, got.data)
