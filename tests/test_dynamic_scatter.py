@@ -16,7 +16,12 @@ lax = jax.lax
 import dgraph  # noqa: E402
 from dgraph import from_jax  # noqa: E402
 from dgraph.blocks.arrays import ArrayOp  # noqa: E402
-from dgraph.blocks.dynamic_scatter import DYNAMIC_ADD, add_block, add_forward  # noqa: E402
+from dgraph.blocks.dynamic_scatter import (  # noqa: E402
+    DYNAMIC_ADD,
+    add_block,
+    add_forward,
+    add_value,
+)
 from dgraph.codegen.function import make_function  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
 
@@ -186,19 +191,204 @@ def test_c_prints_a_scatter_that_drops_and_refuses_one_that_clips():
     assert "\n" not in str(raised.value)
 
 
-REFUSED = {
-    "set-may-repeat": lambda x: jnp.zeros(6).at[jnp.argsort(x)].set(x**2),
-    "set-into-x": lambda x: x.at[jnp.argmax(x)].set(x[0] ** 2),
-    "update-into-x": lambda x: lax.dynamic_update_slice(x, x[:2] ** 2, (jnp.argmax(x),)),
+REFUSED = {  # JAX has no derivative of either
+    "apply": lambda x: x.at[jnp.argmax(x)].apply(jnp.sin),
+    "mul-may-repeat": lambda x: x.at[jnp.argsort(x) // 2].mul(x),
 }
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))
-def test_writes_that_would_not_be_exact_are_refused_in_one_line(name):
-    """A ``.set`` at positions that may repeat (JAX keeps one update, no sum), and a write
-    into anything but a constant zero (adding ``u - x`` would lose ``u`` beside a large
-    ``x``): one line naming the operation."""
+def test_writes_jax_does_not_differentiate_are_refused_in_one_line(name):
+    """A ``scatter`` applying a function (``.at[].apply``: JAX's ``_scatter_jvp`` refuses
+    its ``update_jaxpr``) and a product at positions that may repeat (JAX differentiates
+    ``scatter_mul`` only with ``unique_indices``): one line naming the operation."""
     with pytest.raises(dgraph.InputError) as raised:
         from_jax(REFUSED[name], X0, level="array")
     text = str(raised.value)
-    assert "\n" not in text and ("scatter" in text or "dynamic_update_slice" in text), text
+    assert "\n" not in text and "scatter" in text and "not supported" in text, text
+
+
+# -- replacing writes: .set into anything, at positions that may repeat ----------------------
+# The positions are the inputs' floors, so each point chooses them: P[0] repeats 0 and 5
+# (the ends) and has -1 (JAX reads it as 5), P[1] repeats 5 three times, P[2] has 6 and
+# -7 (out of range: dropped, or clipped by mode="clip"), P[3] is drawn.
+
+P = [
+    np.array([0.5, 0.2, 5.7, 5.1, 2.3, -0.5]),
+    np.array([5.5, 5.2, 5.9, 0.1, 0.4, 3.3]),
+    np.array([1.5, 2.5, 3.5, 4.5, 6.5, -6.5]),
+    np.random.default_rng(7).uniform(0.0, 6.0, 6),
+]
+
+
+def _at(x):
+    return jnp.floor(x).astype(jnp.int32)
+
+
+def _grid(x):
+    return jnp.outer(x, x[:4])
+
+
+SETS = {
+    "1-d-into-x": lambda x: jnp.sin(x).at[_at(x)].set(x**2),
+    "1-d-clip": lambda x: (3.0 * x).at[_at(x)].set(x**2, mode="clip"),
+    "0-d-update-into-x": lambda x: jnp.asarray(x).at[_at(x[0])].set(x[1] * x[2]),
+    "into-zeros-repeated": lambda x: jnp.zeros(6).at[_at(x)].set(x**3),
+    "into-a-constant": lambda x: jnp.arange(6.0).at[_at(x[:4])].set(x[2:] ** 2),
+    "n-d-rows": lambda x: _grid(x).at[_at(x[:3])].set(jnp.outer(x[:3], x[2:]) ** 2),
+    "n-d-columns": lambda x: _grid(x).at[:, _at(x[3:])].set(jnp.outer(x, x[:3])),
+    "n-d-along": lambda x: jax.vmap(lambda r: r.at[_at(r) % 3].set(r**2))(x.reshape(2, 3)),
+    "unique-into-x": lambda x: jnp.cos(x).at[jnp.argsort(x)[:3]].set(x[:3], unique_indices=True),
+    "window-into-x": lambda x: lax.dynamic_update_slice(jnp.cos(x), x[:2] ** 2, (_at(x[0]),)),
+    "window-2-d-into-x": lambda x: lax.dynamic_update_slice(
+        _grid(x), jnp.outer(x[:2], x[1:3]), (_at(x[0]), jnp.int32(1))
+    ),
+    "window-2-d-both-computed": lambda x: lax.dynamic_update_slice(
+        _grid(x), jnp.outer(x[:2], x[1:3]) ** 2, (_at(x[0]), _at(x[1]) - 2)
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_a_set_s_value_and_jacobian_equal_jax_where_positions_repeat(name):
+    """``x.at[i].set(u)`` into anything at positions that may repeat, and
+    ``dynamic_update_slice`` into anything: the value and Jacobian (NumPy, dense and
+    sparse) equal JAX's at every point; ∂/∂x is 0 at the positions written and ∂/∂u keeps
+    the update JAX keeps (the last)."""
+    f = SETS[name]
+    g = from_jax(f, P[0], level="array")
+    written = [g.op(v) for v in g.nx if g.op(v) is not None and g.op(v).primitive == DYNAMIC_ADD]
+    assert any(op.param.get("replace") for op in written)
+    both = make_function(g, "value_and_jacobian", "python")
+    sparse = make_function(g, "jacobian", "python", sparse=True)
+    assert both.generated.verified and sparse.generated.verified
+    for x in P:
+        value, jac = both(x)
+        np.testing.assert_allclose(value, f(jnp.asarray(x)), rtol=1e-15, atol=0)  # x**3's rounding
+        reference = np.asarray(jax.jacfwd(f)(x))
+        np.testing.assert_array_equal(jac, reference)
+        np.testing.assert_array_equal(sparse(x).toarray(), reference.reshape(sparse(x).shape))
+
+
+def test_a_set_s_jvp_and_vjp_in_jax_equal_jax():
+    """One position per update in its own fibre (``along``), repeated: JAX's code."""
+    f = SETS["n-d-along"]
+    g = from_jax(f, P[0], level="array")
+    jvp, vjp = make_function(g, "jvp", "jax"), make_function(g, "vjp", "jax")
+    rng = np.random.default_rng(5)
+    for x in P:
+        y, tangent = jax.jvp(f, (x,), (v := rng.standard_normal(6),))
+        w = rng.standard_normal(np.shape(y))
+        (bar,) = jax.vjp(f, x)[1](w)
+        np.testing.assert_allclose(jvp(x, v), tangent, rtol=1e-13, atol=1e-15)
+        np.testing.assert_allclose(vjp(x, w), bar, rtol=1e-13, atol=1e-15)
+
+
+SET_HESSIANS = [
+    ("1-d-into-x", "jax"),
+    ("1-d-clip", "python"),
+    ("0-d-update-into-x", "python"),
+    ("n-d-rows", "python"),
+    ("n-d-along", "jax"),
+    ("unique-into-x", "python"),
+    ("window-2-d-both-computed", "python"),
+]
+
+
+@pytest.mark.parametrize(("name", "lang"), SET_HESSIANS)
+def test_a_hessian_through_a_set_equals_jax(name, lang):
+    """JAX's gradient of a ``.set`` at positions that may repeat scatters update ids and
+    gathers them back (``_scatter_jvp``): read as replacing ``scatter_add_dynamic``s and
+    takes, the Hessian (NumPy dense and sparse; JAX's sparse) equals ``jax.hessian`` at
+    every point, a sparse one's pattern the union (the same at every point)."""
+    inner = SETS[name]
+
+    def f(x):
+        y = inner(x)
+        return jnp.sum(jnp.sin(y) * y**2)
+
+    reference = jax.jit(jax.hessian(f))
+    h = dgraph.make_function(f, "hessian", lang, point=[P[0]], sparse=True)
+    dense = dgraph.make_function(f, "hessian", "python", point=[P[0]]) if lang == "python" else None
+    assert h.generated.verified and (dense is None or dense.generated.verified)
+    stored = set()
+    for x in P:
+        got = h(x)
+        stored.add(got.nse if lang == "jax" else got.nnz)
+        got = got.todense() if lang == "jax" else got.toarray()
+        np.testing.assert_allclose(np.asarray(got), reference(x), rtol=1e-12, atol=1e-12)
+        if dense is not None:
+            np.testing.assert_allclose(dense(x), reference(x), rtol=1e-12, atol=1e-12)
+    assert len(stored) == 1
+
+
+def test_the_kept_update_is_the_last_as_on_jax_s_cpu():
+    """Of repeated positions the last update in range is kept (``mode="drop"``: one out
+    of range is no candidate), as JAX's CPU scatter keeps it; ∂/∂x is 0 where written."""
+    op = _op("fill", 5, 4, replace=True)
+    x, u = np.arange(4.0), np.array([10.0, 20.0, 30.0, 40.0, 50.0])
+    at = np.array([1, 1, 3, 1, 4])
+    got = add_forward(op, [x, at, u])
+    np.testing.assert_array_equal(got, [0.0, 40.0, 2.0, 30.0])
+    np.testing.assert_array_equal(got, jnp.arange(4.0).at[at].set(u))
+    np.testing.assert_array_equal(add_value(op, 0, [x, at, u]), [1.0, 0.0, 1.0, 0.0])
+    kept = np.zeros((4, 5))
+    kept[1, 3] = kept[3, 2] = 1.0
+    np.testing.assert_array_equal(add_value(op, 2, [x, at, u]), kept)
+
+
+def test_a_set_made_wrong_is_caught_by_the_check():
+    """The check catches a kept update other than JAX's (the first, not the last) and a
+    mask that keeps ``x`` where an update was written."""
+    from dgraph.blocks import dynamic_scatter
+    from dgraph.core.value_check import check_expression_set
+    from dgraph.methods import accumulate
+
+    f = SETS["1-d-into-x"]
+
+    def first(op, index, shape=None):  # the first update in range that lands, not the last
+        at, n = np.asarray(index).astype(int).reshape(-1), int(op.param["length"])
+        out = np.full(n, -1)
+        for o in reversed(range(len(at))):
+            if 0 <= at[o] < n:
+                out[at[o]] = o
+        return out
+
+    def kept_everywhere(op, last):
+        return np.ones(op.shape)
+
+    for name, wrong in (("last_update", first), ("_kept_mask", kept_everywhere)):
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(dynamic_scatter, name, wrong)
+            g = from_jax(f, P[0], level="array")
+            assert check_expression_set(accumulate(g, "forward", verify=False)).status == "wrong"
+    g = from_jax(f, P[0], level="array")
+    assert check_expression_set(accumulate(g, "forward", verify=False)).status == "verified"
+
+
+def test_c_and_cuda_print_a_set_that_drops():
+    """C prints a replacing scatter where its statements translate (``mode="drop"``, the
+    default, positions along one axis), equal to JAX at repeats, ends and out of range;
+    so do the CUDA kernels (one host thread each, where a C++ compiler exists)."""
+    from dgraph.codegen.c import compiler
+    from dgraph.codegen.cuda import cxx_compiler
+    from dgraph.codegen.tensor.c_values import c_values
+    from dgraph.codegen.tensor.module import tensor_program
+    from dgraph.methods import accumulate
+
+    if compiler() is None:
+        pytest.skip("no C compiler")
+    for name in ("0-d-update-into-x", "n-d-columns"):
+        f = SETS[name]
+        g = from_jax(f, P[0], level="array")
+        c = make_function(g, "jacobian", "c", sparse=True)
+        assert c.generated.verified
+        es = accumulate(g, "forward", verify=False)
+        values = c_values(tensor_program(es, "python", True, keep_arrays=True))
+        cuda = values.load_cuda_host() if cxx_compiler() is not None else None
+        for x in P:
+            got = c(x)
+            reference = np.asarray(jax.jacfwd(f)(x)).reshape(got.shape)
+            np.testing.assert_array_equal(got.toarray(), reference)
+            if cuda is not None:
+                np.testing.assert_array_equal(cuda(x).data, got.data)

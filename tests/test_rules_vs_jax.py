@@ -810,6 +810,14 @@ _put = lambda x: lax.dynamic_update_slice(_Z3, x[:2, :2] ** 2, (jnp.argmax(x[:, 
 case("scatter_add_dynamic", "window-2-d", _put, point((3, 3), 165))
 _set = lambda x: jnp.zeros(4).at[jnp.argsort(x)].set(x**2, unique_indices=True)  # noqa: E731
 case("scatter_add_dynamic", "set-into-zeros", _set, point((4,), 166))
+# a replacing scatter (param replace): x.at[i].set(u) into x at positions that repeat
+# (argsort // 2: two per position; JAX keeps the last), a 0/1 mask for x
+_replace = lambda x: jnp.sin(x).at[jnp.argsort(x) // 2].set(x**2)  # noqa: E731
+case("scatter_add_dynamic", "set-repeated-into-x", _replace, point((4,), 167))
+_row = lambda x: x.at[jnp.argmax(x[:, 0])].set(x[0] ** 2)  # noqa: E731
+case("scatter_add_dynamic", "set-n-d-row-into-x", _row, point((3, 2), 168))
+_into = lambda x: lax.dynamic_update_slice(x, x[:2] ** 2, (jnp.argmax(x),))  # noqa: E731
+case("scatter_add_dynamic", "window-into-x", _into, point((4,), 169))
 _SQUARE = _spd(3, 147)
 case("linear_solve", "vector", lambda a, b: jnp.linalg.solve(a, b), _SQUARE, point((3,), 148))
 case("linear_solve", "matrix", lambda a, b: jnp.linalg.solve(a, b), _SQUARE, point((3, 2), 149))
@@ -845,15 +853,18 @@ for _cls in ("n-d", "tall", "wide"):
 REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
     "empty output": (lambda x: jnp.sin(x[:0]), (3,)),
     "polygamma order": (lambda x: lax.polygamma(x, x + 1), (3,)),
-    "dynamic_update_slice at a traced start": (  # into zeros only: scatter_add_dynamic
-        lambda x: lax.dynamic_update_slice(x, x[:1], (jnp.argmax(x),)),
+    "scatter applying a function at a traced index": (  # JAX has no derivative of it
+        lambda x: x.at[jnp.argmax(x)].apply(jnp.sin),
         (3,),
     ),
     "scatter-add at traced index pairs": (
         lambda x: x.at[jnp.argsort(x[0]), jnp.array([1, 0])].add(x[0]),
         (2, 2),
     ),
-    "scatter at a traced index": (lambda x: x.at[jnp.argmax(x)].set(x[0]), (3,)),
+    "scatter at traced index pairs": (
+        lambda x: x.at[jnp.argsort(x[0]), jnp.array([1, 0])].set(x[0]),
+        (2, 2),
+    ),
     "scatter-add at a traced index": (lambda x: x.at[jnp.argmin(x)].add(x[:1]), (3,)),
     "scatter-mul of traced updates at repeated indices": (
         lambda x: x.at[jnp.array([0, 0])].mul(x[:2]),

@@ -212,5 +212,7 @@ def describe_extra(op, names: Sequence[str], k: int = 0) -> str | None:
     if op.primitive == DYNAMIC_TAKE:
         return f"onehot(positions at run time, axis {op.param['axis']})"
     if op.primitive == DYNAMIC_ADD:
-        return "I" if k == 0 else f"onehot(positions at run time, axis {op.param['axis']})ᵀ"
+        if k == 0:  # a write that replaces keeps x only where nothing is written
+            return "diag(not written at run time)" if op.param.get("replace") else "I"
+        return f"onehot(positions at run time, axis {op.param['axis']})ᵀ"
     return None

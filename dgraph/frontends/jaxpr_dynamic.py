@@ -37,7 +37,8 @@ def _take(reader, x: Any, index: Any, params: dict, shape: tuple[int, ...], aval
 
 def _gather(reader, eqn, ins: list[Any]) -> list[Any] | None:
     """Positions along one axis: whole slices at a vector of them (``x[idx]``,
-    ``x[:, idx]``, ``take_along_axis`` of a 1-D array), or one per output, each in its own
+    ``x[:, idx]``, ``take_along_axis`` of a 1-D array), at one (the output lacks the
+    axis: JAX's transpose of ``x.at[i].set``), or one per output, each in its own
     fibre (``take_along_axis`` of an n-d array: every other axis a batch axis)."""
     numbers = eqn.params["dimension_numbers"]
     axes = tuple(numbers.start_index_map)
@@ -49,7 +50,15 @@ def _gather(reader, eqn, ins: list[Any]) -> list[Any] | None:
     a = axes[0]
     others = tuple(k for k in range(len(whole)) if k != a)
     batched = tuple(getattr(numbers, "operand_batching_dims", ()))
-    if batched:  # take_along_axis of an n-d array
+    laid = None  # the output's shape where the take's lacks the axis
+    if index_shape == (1,) and not batched:  # one position (JAX's transpose of x.at[i].set)
+        if tuple(numbers.offset_dims) != tuple(range(len(others))) or tuple(
+            eqn.params["slice_sizes"]
+        ) != tuple(1 if k == a else n for k, n in enumerate(whole)):
+            return None
+        laid, shape = shape, tuple(1 if k == a else n for k, n in enumerate(whole))
+        size, index = 1, ArrayOp("reshape", (reader.operand(ins[1]),), (), (1,))
+    elif batched:  # take_along_axis of an n-d array
         along = (
             batched == others
             and tuple(numbers.start_indices_batching_dims) == others
@@ -82,7 +91,11 @@ def _gather(reader, eqn, ins: list[Any]) -> list[Any] | None:
     }
     if batched:
         params["along"] = True
-    return [_take(reader, ins[0], index, params, shape, eqn.outvars[0].aval)]
+    aval = eqn.outvars[0].aval
+    taken = _take(reader, ins[0], index, params, shape, aval)
+    if laid is None:
+        return [taken]
+    return [reader.result(ArrayOp("reshape", (reader.operand(taken),), (), laid), aval)]
 
 
 def _window(reader, eqn, ins: list[Any]) -> Any:

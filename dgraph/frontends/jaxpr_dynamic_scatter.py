@@ -2,8 +2,10 @@
 of :mod:`.jaxpr_dynamic`'s takes (JAX's derivative of ``x[jnp.argsort(x)]``,
 ``jnp.take_along_axis``, ``lax.dynamic_slice`` at a traced start, so a Hessian through
 them): read as ``scatter_add_dynamic`` (:mod:`dgraph.blocks.dynamic_scatter`), one axis
-at a time. Each reader returns the equation's value, or None where the form is another
-(its usual error line then)."""
+at a time; a ``scatter`` (``.set``) or ``dynamic_update_slice`` that replaces entries (into
+anything but a constant zero, or at positions that may repeat) with its param ``replace``
+(JAX's semantics: one update kept of a repeat). Each reader returns the equation's value,
+or None where the form is another (its usual error line then)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import numpy as np
 
 from ..blocks.arrays import ArrayOp
 from ..blocks.dynamic_scatter import DYNAMIC_ADD
+from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..errors import InputError
 
 __all__ = ["read_dynamic_write"]
@@ -45,13 +48,15 @@ def _scatter_add(reader, eqn, ins: list[Any], *, replace: bool = False) -> list[
     vector of positions (``x.at[idx].add(u)``, ``x.at[:, idx].add(u)``), at one position
     (``x.at[i].add(u)``: the updates lack the axis), or one per update, each in its own
     fibre (the transpose of ``take_along_axis`` of an n-d array). ``replace``: a
-    ``scatter`` (``.set``) at distinct positions, ``x + add(u - take(x))``.
+    ``scatter`` (``.set``): into a constant zero at distinct positions its updates
+    added, else read with the param ``replace`` (of repeated positions JAX keeps one
+    update, no sum).
 
     Raises
     ------
     InputError
-        A ``scatter`` at more than one position not promised distinct
-        (``unique_indices``): of repeated ones JAX keeps one update, no sum."""
+        A ``scatter`` applying a function (``.at[].apply``), which JAX does not
+        differentiate."""
     numbers = eqn.params["dimension_numbers"]
     axes = tuple(numbers.scatter_dims_to_operand_dims)
     whole, index_shape, given = (_shape(v) for v in eqn.invars[:3])
@@ -103,32 +108,32 @@ def _scatter_add(reader, eqn, ins: list[Any], *, replace: bool = False) -> list[
     if batched:
         params["along"] = True
     aval = eqn.outvars[0].aval
-    if replace:
-        _distinct_into_zeros(reader, eqn, ins[0], size)
+    if replace and not _distinct_into_zeros(reader, eqn, ins[0], size):
+        params["replace"] = True  # x with the positions replaced, one update kept a repeat
     return [_add(reader, ins[0], index, u, params, whole, aval)]
 
 
-def _distinct_into_zeros(reader, eqn, x: Any, size: int) -> None:
-    """Refuse a ``scatter`` but one into a constant zero at distinct positions (one, or
-    ``unique_indices``), which adding its updates sets."""
-    if size > 1 and not eqn.params.get("unique_indices"):
+def _distinct_into_zeros(reader, eqn, x: Any, size: int) -> bool:
+    """Whether a ``scatter`` writes into a constant zero at distinct positions (one, or
+    ``unique_indices``), which adding its updates sets (the others replace).
+
+    Raises
+    ------
+    InputError
+        A ``scatter`` that applies a function (``.at[].apply``): JAX has no derivative of
+        it (its ``_scatter_jvp`` refuses ``update_jaxpr``)."""
+    if eqn.params.get("update_jaxpr") is not None:
         raise InputError(
-            f"{reader.where}: scatter (.set) at positions computed from the inputs that may"
-            " repeat is not supported (JAX keeps one update of a repeat): use .at[].add, or"
-            " unique_indices=True where they are distinct"
+            f"{reader.where}: scatter applying a function (.at[].apply) at positions computed"
+            " from the inputs is not supported (JAX has no derivative of it): use .set"
         )
-    _into_zeros(reader, x, "scatter (.set)")
+    distinct = size == 1 or bool(eqn.params.get("unique_indices"))
+    return distinct and _zeros(x)
 
 
-def _into_zeros(reader, x: Any, what: str) -> None:
-    """Refuse a write that replaces entries of anything but a constant zero: adding
-    ``u - x`` there would lose ``u`` where ``x`` is much larger (not a rounding)."""
-    if not (isinstance(x, np.ndarray) and not np.any(x)):
-        raise InputError(
-            f"{reader.where}: {what} at positions computed from the inputs into an array"
-            " that is not a constant zero is not supported (JAX's derivatives write into"
-            " zeros): add into zeros (.at[].add) and combine with the array yourself"
-        )
+def _zeros(x: Any) -> bool:
+    """Whether a write's base is a constant zero, where adding the updates sets them."""
+    return isinstance(x, np.ndarray) and not np.any(x)
 
 
 def _update_window(reader, eqn, ins: list[Any]) -> Any:
@@ -136,11 +141,13 @@ def _update_window(reader, eqn, ins: list[Any]) -> Any:
     ``u`` (JAX's transpose of ``dynamic_slice``): a ``pad`` along the constant offsets
     (JAX clamps them into range) and a ``scatter_add_dynamic`` along each computed one,
     whose start is clamped the same way (a window's positions are distinct: adding into
-    zeros sets)."""
+    zeros sets). Into anything else, :func:`_put`."""
     x, value, starts = ins[0], ins[1], ins[2:]
-    _into_zeros(reader, x, "dynamic_update_slice")
     whole, sizes = _shape(eqn.invars[0]), _shape(eqn.invars[1])
     aval = eqn.outvars[0].aval
+    if not _zeros(x):
+        narrower = [a for a, (n, m) in enumerate(zip(whole, sizes, strict=True)) if m < n]
+        return _put(reader, x, value, (whole, sizes, starts), narrower, aval)
     fixed = [isinstance(s, np.ndarray) for s in starts]
     config = tuple(
         (b, n - m - b, 0) if f else (0, 0, 0)
@@ -157,3 +164,39 @@ def _update_window(reader, eqn, ins: list[Any]) -> Any:
         zeros = np.zeros(shape)
         value = _add(reader, zeros, reader.operand(starts[a]), value, params, tuple(shape), aval)
     return value
+
+
+def _put(reader, base: Any, value: Any, window: tuple, axes: list[int], aval) -> Any:
+    """``base`` with the window (``window``: the base's shape, the window's sizes and
+    starts, each clamped into ``[0, n - m]`` as JAX clamps it) set to ``value``, one axis
+    of ``axes`` (those along which the window is narrower) at a time: the window's slab of
+    ``base`` along the axis, the rest of the window put in it the same way, put back. At a
+    constant start a ``slice``, and a ``pad`` chosen by a constant mask (``select_n``); at
+    a computed one a ``take_dynamic`` window and a replacing ``scatter_add_dynamic``."""
+    if not axes:
+        return value
+    shape, sizes, starts = window
+    a, n, m = axes[0], shape[axes[0]], sizes[axes[0]]
+    inner = tuple(m if j == a else k for j, k in enumerate(shape))
+    start = starts[a]
+    if not isinstance(start, np.ndarray):
+        params = {"axis": a, "mode": "window", "size": m, "length": n, "fill": 0.0}
+        operands = (reader.operand(base), reader.operand(start))
+        take = ArrayOp(DYNAMIC_TAKE, operands, tuple(params.items()), inner)
+        slab = reader.result(take, aval)
+        put = _put(reader, slab, value, (inner, sizes, starts), axes[1:], aval)
+        params["replace"] = True
+        return _add(reader, base, reader.operand(start), put, params, tuple(shape), aval)
+    b = min(max(int(start), 0), n - m)
+    begin = tuple(b if j == a else 0 for j in range(len(shape)))
+    end = tuple(b + m if j == a else k for j, k in enumerate(shape))
+    bounds = (("start_indices", begin), ("limit_indices", end), ("strides", None))
+    slab = reader.result(ArrayOp("slice", (reader.operand(base),), bounds, inner), aval)
+    put = _put(reader, slab, value, (inner, sizes, starts), axes[1:], aval)
+    config = tuple((b, n - m - b, 0) if j == a else (0, 0, 0) for j in range(len(shape)))
+    pad = ArrayOp("pad", (reader.operand(put), 0.0), (("padding_config", config),), tuple(shape))
+    padded = reader.result(pad, aval)
+    inside = np.zeros(shape, dtype=bool)
+    inside[(slice(None),) * a + (slice(b, b + m),)] = True
+    operands = (reader.operand(inside), reader.operand(base), reader.operand(padded))
+    return reader.result(ArrayOp("select_n", operands, (), tuple(shape)), aval)
