@@ -269,16 +269,27 @@ class Node:
     __slots__ = ()
 
     def children(self) -> tuple[Node, ...]:
-        """The nodes among its fields, in field order (inside tuples too)."""
-        found: list[Node] = []
+        """The nodes among its fields, in field order (inside tuples too); found once per
+        node (it is immutable) and kept on it, outside its fields: the passes, the
+        evaluator and the printers ask each node again and again (some 4·10⁴ times while
+        the minimal surface's Hessian is made at 10⁶ unknowns)."""
+        held = getattr(self, "__dict__", None)
+        if held is not None:
+            found = held.get("_children")
+            if found is not None:
+                return found
         stack = [getattr(self, f) for f in reversed(_fields(type(self)))]
+        listed: list[Node] = []
         while stack:
             value = stack.pop()
             if isinstance(value, Node):
-                found.append(value)
+                listed.append(value)
             elif isinstance(value, tuple):
                 stack.extend(reversed(value))
-        return tuple(found)
+        found = tuple(listed)
+        if held is not None:
+            held["_children"] = found  # not a field: equality, hashing and repr ignore it
+        return found
 
 
 @functools.cache

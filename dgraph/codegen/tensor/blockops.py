@@ -219,9 +219,11 @@ class BlockOps:
         matrices and multiplied by one ``einsum`` where :func:`~dgraph.blocks.dense_pays`
         (pair by pair, three indices a pair held here and in the module, the Hessian of
         ``sum(cumsum(x)**2)`` at 2,000 unknowns ran out of 24 GB); else None."""
+        m, k, n = (math.prod(s) for s in (a.out_shape, a.in_shape, b.in_shape))
+        if not dense_pays(m, k, n, min(a.nnz * n, b.nnz * m, a.nnz * b.nnz)):
+            return None  # not even at the most pairs the entry counts allow (no pass)
         rows_a, cols_a, at_a = entries(a)
         rows_b, cols_b, at_b = entries(b)
-        m, k, n = (math.prod(s) for s in (a.out_shape, a.in_shape, b.in_shape))
         if not dense_pays(m, k, n, _pair_count(cols_a, rows_b, k)):
             return None
         left = self._densified(a, va, (rows_a, cols_a, at_a), (m, k))

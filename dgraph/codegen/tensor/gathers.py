@@ -98,8 +98,10 @@ def _gather(constants: Constants, flat: Name, data: Node, size: int) -> Node | N
     found = spread(positions, data, size)
     if found is not None:
         return found
-    inverse = np.zeros(size, dtype=np.int64)
-    inverse[positions] = np.arange(1, positions.size + 1)
+    # int32 where the places fit (as :meth:`~.constants.Constants.index` would store
+    # them, without its pass for their least and greatest over ``size`` entries)
+    inverse = np.zeros(size, dtype=np.int32 if size < 2**31 else np.int64)
+    inverse[positions] = np.arange(1, positions.size + 1, dtype=inverse.dtype)
     if np.count_nonzero(inverse) != positions.size:
         return None
     padded = Call("pad", (Call("ravel", (data,)), Const(((1, 0),))))

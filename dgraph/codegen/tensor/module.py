@@ -338,7 +338,7 @@ def tensor_program(
         stub.statements = statements
         stub.constant_shapes = dict(w.constants.shapes)
         later = {} if compact else {_root(statements, results[0]): np.flatnonzero(~keep)}
-        mirror = None if compact else _mirror(coordinates, shape, keep)
+        mirror = None if compact else _mirror(w, coordinates, shape, keep)
         body = numpy_body(statements, w.constants, array_shapes(stub), set(ends), later, mirror)
         if tril_statements is not None:
             stub.statements = tril_statements
@@ -498,12 +498,24 @@ def _mirror_lines(w: Writer, upper: np.ndarray, source: np.ndarray) -> list[str]
     return [f"    data[{text(a)}] = data[{text(b)}]" for _, a, b in cuts]
 
 
-def _mirror(coordinates, shape, keep: np.ndarray) -> Mirror:
+def _mirror(w: Writer, coordinates, shape, keep: np.ndarray) -> Mirror:
     """The entries above the diagonal of a symmetric sparse J and where each takes its
     value (for :func:`~.numpy_form.numpy_body`)."""
-    take, _ = mirror_positions(coordinates[0], coordinates[1], shape[0], tril=False)
+    take, _ = _mirror_positions(w, coordinates[0], coordinates[1], shape[0])
     upper = np.flatnonzero(~keep)
     return Mirror(upper, take[upper])
+
+
+def _mirror_positions(w: Writer, rows: np.ndarray, cols: np.ndarray, n: int) -> tuple:
+    """:func:`~.triangle.mirror_positions` of the whole J (``tril`` False), found once
+    for these arrays (NumPy's mirror and its symmetric functions both read it: one
+    transposition of 7·10⁶ entries at 10⁶ unknowns, not two)."""
+    made = w.__dict__.setdefault("mirrors", {})
+    found = made.get((id(rows), id(cols), n))
+    if found is None or found[0] is not rows or found[1] is not cols:
+        found = (rows, cols, mirror_positions(rows, cols, n, tril=False))  # ids stay theirs
+        made[(id(rows), id(cols), n)] = found
+    return found[2]
 
 
 def _symmetric(
@@ -533,7 +545,7 @@ def _symmetric(
     ``_{mode}_lower``'s vector)."""
     rows, cols = coordinates
     n = shape[0]
-    take, keep = mirror_positions(rows, cols, n, tril=False)
+    take, keep = _mirror_positions(w, rows, cols, n)
     lower = np.flatnonzero(keep)
     upper = np.flatnonzero(~keep)
 
@@ -1077,17 +1089,25 @@ def _pattern(
     columns, so that indices below 2³¹ are made int32 here, as
     :meth:`~.constants.Constants.index` would store them, without its pass for their
     least and greatest (10⁷ entries at 10⁶ unknowns)."""
+    made = w.__dict__.setdefault("patterns", {})  # by the arrays: the whole J's made twice
+    found = made.get((id(rows), id(cols), m, n))  # (its values' pattern, then its mirror's)
+    if found is not None and found[0] is rows and found[1] is cols:
+        return found[2]  # the constants' names the same arrays would be given again
     narrow = n is not None and max(m, n) <= 2**31
     if w.d.lang == "python":
         indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=m))])
-        return w.constants.index(cols.astype(np.int32) if narrow else cols), w.constants.index(
-            indptr
+        named = (
+            w.constants.index(cols.astype(np.int32) if narrow else cols),
+            w.constants.index(indptr),
         )
-    if not narrow:
-        return w.constants.index(np.stack([rows, cols], axis=1)), None
-    pairs = np.empty((rows.size, 2), dtype=np.int32)
-    pairs[:, 0], pairs[:, 1] = rows, cols
-    return w.constants.index(pairs), None
+    elif not narrow:
+        named = w.constants.index(np.stack([rows, cols], axis=1)), None
+    else:
+        pairs = np.empty((rows.size, 2), dtype=np.int32)
+        pairs[:, 0], pairs[:, 1] = rows, cols
+        named = w.constants.index(pairs), None
+    made[(id(rows), id(cols), m, n)] = (rows, cols, named)  # the arrays held: ids stay theirs
+    return named
 
 
 def _single(graph) -> bool:
