@@ -151,3 +151,20 @@ def test_guenter_order_and_inner_order_differ():
 def test_unknown_dstar_priority_is_refused(two_blocks_graph):
     with pytest.raises(dgraph.DGraphError, match="unknown D\\* priority 'most'"):
         dstar(two_blocks_graph, priority="most")
+
+
+def test_joined_pairs_are_the_pairs_a_path_joins():
+    """One sweep of reachability bits gives what ``has_path`` per pair gives, in the same
+    order (targets, then each one's sources), on random graphs with inputs that are
+    outputs too."""
+    import networkx as nx
+
+    from dgraph.core.paths import joined_pairs
+    from dgraph.frontends.random_graphs import random_dag
+
+    for seed in range(20):
+        g = random_dag(seed, 4, 12, 3, 0.3).nx
+        nodes = list(nx.topological_sort(g))
+        sources, targets = nodes[:5], nodes[-4:] + nodes[:1]
+        expected = [(y, x) for y in targets for x in sources if nx.has_path(g, x, y)]
+        assert joined_pairs(g, sources, targets) == expected

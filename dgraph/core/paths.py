@@ -9,7 +9,7 @@ each path as it is, which saves one per path.)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 import networkx as nx
@@ -21,6 +21,7 @@ __all__ = [
     "depth_levels",
     "depths",
     "depths_of",
+    "joined_pairs",
     "naive_cost",
     "path_counts",
     "path_length",
@@ -217,3 +218,42 @@ def depth_levels(graph: DGraph) -> list[list[str]]:
     for v in graph.order():
         levels[depth[v]].append(v)
     return [level for level in levels if level]
+
+
+def joined_pairs(
+    g: nx.DiGraph, sources: Sequence[str], targets: Sequence[str]
+) -> list[tuple[str, str]]:
+    """The ``(target, source)`` pairs that a path joins (a vertex with itself too): the
+    targets in order, each one's sources in order. One sweep in topological order carries,
+    per vertex, the set of sources that reach it as the bits of an integer (freed after
+    its last successor), where a path search per pair costs pairs x edges: 2,000 inputs
+    and 1,000 outputs of an element-level graph took 2·10⁶ searches.
+
+    >>> g = nx.DiGraph([("a", "u"), ("b", "u"), ("u", "y"), ("b", "z")])
+    >>> joined_pairs(g, ["a", "b"], ["y", "z"])
+    [('y', 'a'), ('y', 'b'), ('z', 'b')]
+    """
+    bit = {x: 1 << i for i, x in enumerate(sources)}
+    wanted = set(targets)
+    left = {v: g.out_degree(v) for v in g}
+    reach: dict[str, int] = {}
+    kept: dict[str, int] = {}
+    for v in nx.topological_sort(g):
+        r = bit.get(v, 0)
+        for u in g.pred[v]:
+            r |= reach[u]
+            left[u] -= 1
+            if not left[u]:
+                del reach[u]
+        if left[v]:
+            reach[v] = r
+        if v in wanted:
+            kept[v] = r
+    pairs = []
+    for y in targets:
+        r = kept.get(y, 0)
+        while r:
+            low = r & -r
+            pairs.append((y, sources[low.bit_length() - 1]))
+            r ^= low
+    return pairs

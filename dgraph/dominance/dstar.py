@@ -51,6 +51,7 @@ from ..core.expressions import (
     new_reference,
 )
 from ..core.graph import DGraph
+from ..core.paths import joined_pairs
 from ..errors import DGraphError
 
 __all__ = [
@@ -313,7 +314,7 @@ def dstar(
     chosen = [organization] if organization != "auto" else list(ORGANIZATIONS)
     skipped = None
     if organization == "auto":
-        n_pairs = sum(1 for y in graph.outputs for x in graph.inputs if nx.has_path(graph.nx, x, y))
+        n_pairs = len(joined_pairs(graph.nx, graph.inputs, graph.outputs))
         if n_pairs * graph.n_edges > PAIR_WORK_LIMIT:
             chosen.remove("pairs")
         units = len(graph.outputs) + len(graph.inputs)
@@ -328,9 +329,7 @@ def dstar(
     runs = []
     for org in chosen:
         if org == "pairs":
-            units = [
-                (y, x) for y in graph.outputs for x in graph.inputs if nx.has_path(graph.nx, x, y)
-            ]
+            units = joined_pairs(graph.nx, graph.inputs, graph.outputs)
             runs += [
                 _dstar(graph, units, first + second, org, priority)
                 for first, second in ("DP", "PD")

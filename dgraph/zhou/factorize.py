@@ -47,7 +47,7 @@ from ..core.expressions import (
     make_expression_set,
 )
 from ..core.graph import DGraph
-from ..core.paths import depths, depths_of
+from ..core.paths import depths, depths_of, joined_pairs
 from ..elimination.labeled import LabeledGraph
 from ..elimination.orders import order_cost
 from ..errors import DGraphError
@@ -175,7 +175,9 @@ def _roles(g: nx.DiGraph, role: str) -> list[str]:
 
 
 def _pairs(g: nx.DiGraph) -> list[tuple[str, str]]:
-    return [(y, x) for x in _roles(g, "input") for y in _roles(g, "output") if nx.has_path(g, x, y)]
+    inputs, outputs = _roles(g, "input"), _roles(g, "output")
+    place = {x: i for i, x in enumerate(inputs)}  # input by input, as the pages are made
+    return sorted(joined_pairs(g, inputs, outputs), key=lambda pair: place[pair[1]])
 
 
 def _split_edges(lg: LabeledGraph) -> list[list[tuple[str, str]]] | None:
