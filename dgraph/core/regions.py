@@ -51,6 +51,7 @@ from ..blocks.permutation import as_structural
 from ..errors import InputError
 from .block_values import edge_parts
 from .graph import DGraph
+from .region_sweep import dense_sweep
 
 
 class LazyModule:
@@ -137,11 +138,8 @@ class Body:
         at ``values``; with None its pattern (ones where an entry may be nonzero). The
         products of the body's blocks are planned once (:class:`_Plan`): each step is
         then a gather, a multiply and a sum per block."""
-        if values is not None:
-            if self._plan is None:
-                self._plan = _Plan.of(self)
-            if self._plan:
-                return self._plan.jacobian(self, values)
+        if values is not None and self.plan():
+            return self._plan.jacobian(self, values)  # type: ignore[union-attr]
         g = self.graph
         rows: dict[str, Any] = {}
         for i, x in enumerate(self.inputs):
@@ -170,6 +168,13 @@ class Body:
         if not blocks:
             return sp.csr_array((0, self.n_in))
         return sp.csr_array(sp.vstack(blocks, format="csr"))
+
+    def plan(self) -> _Plan | bool:
+        """The planned products of the body Jacobian (:class:`_Plan`), made once; False
+        where there are too many to plan."""
+        if self._plan is None:
+            self._plan = _Plan.of(self)
+        return self._plan
 
     def _edge_matrix(self, u: str, v: str, parts: list | None) -> sp.csr_array:
         """The edge's block as a matrix: its values (``parts``) or ones; the pattern of
@@ -452,7 +457,8 @@ class Region(PatternBlocks):
         run = self._runs.get(key)
         if run is not None and (not tangents or "jacobian" in run):
             return run
-        run = self._sweep([np.asarray(a) for a in args], tangents)
+        arrays = [np.asarray(a) for a in args]
+        run = (dense_sweep(self, arrays) if tangents else None) or self._sweep(arrays, tangents)
         if len(self._runs) > 4:
             self._runs.clear()
         self._runs[key] = run
