@@ -36,38 +36,52 @@ from ..blocks.permutation import as_structural
 
 Region = Any  # dgraph.core.regions.Region (which imports this module)
 
-__all__ = ["DENSE_ENTRIES", "dense_sweep"]
+__all__ = ["DENSE_ENTRIES", "dense_sweep", "fits", "trajectory_run"]
 
 DENSE_ENTRIES = 50_000_000  # steps × rows × width (and steps × body Jacobian) held dense
 
 
-def dense_sweep(region: Region, args: list[np.ndarray]) -> dict | None:
-    """The run of :meth:`Region._sweep` with tangents (outputs, trips and the Jacobian
-    per (output, operand)), or None where the dense sweep does not apply (module
-    docstring)."""
+def fits(region: Region, args: list[np.ndarray]) -> bool:
+    """Whether the dense sweep applies: a scan of at least one step whose arrays, dense,
+    hold at most :data:`DENSE_ENTRIES` entries."""
     b = region.body
     steps = region.length or 0
     if region.kind != "scan" or steps == 0:
-        return None
-    columns = region._columns(args)
-    width = columns[-1]
+        return False
+    width = region._columns(args)[-1]
     held = sum(math.prod(b.graph.shape(v)) for v in b.graph.nx)
-    if steps * max(b.n_out * b.n_in, b.n_out * width, held, 1) > DENSE_ENTRIES:
+    return steps * max(b.n_out * b.n_in, b.n_out * width, held, 1) <= DENSE_ENTRIES
+
+
+def trajectory_run(region: Region, args: list[np.ndarray]) -> dict:
+    """The run of :meth:`Region._sweep` without tangents (outputs and trips), keeping
+    the body's values at every step for a later :func:`dense_sweep` at the same
+    operands (the value check evaluates the program, then asks for the blocks)."""
+    outputs, stacked, per_step = _trajectory(region, args)
+    return {"outputs": outputs, "trips": region.length, "steps": (stacked, per_step)}
+
+
+def dense_sweep(region: Region, args: list[np.ndarray], run: dict | None = None) -> dict | None:
+    """The run of :meth:`Region._sweep` with tangents (outputs, trips and the Jacobian
+    per (output, operand)), or None where the dense sweep does not apply (module
+    docstring); ``run``: a :func:`trajectory_run` at these operands, whose values it
+    reads instead of stepping again."""
+    b = region.body
+    if not fits(region, args):
         return None
     plan = b.plan()
     if not plan:
         return None
-    trajectory = _trajectory(region, args)
-    if trajectory is None:
-        return None
-    outputs, stacked, per_step = trajectory
+    steps = region.length
+    columns = region._columns(args)
+    if run is not None and "steps" in run:
+        outputs, (stacked, per_step) = run["outputs"], run["steps"]
+    else:
+        outputs, stacked, per_step = _trajectory(region, args)
     jac = _jacobians(b, plan, stacked, per_step, steps)
-    d_carry, dys = _recurrence(region, jac, columns, width, steps)
-    return {
-        "outputs": outputs,
-        "trips": steps,
-        "jacobian": _assemble(region, d_carry, dys, columns),
-    }
+    d_carry, dys = _recurrence(region, jac, columns, columns[-1], steps)
+    found = _assemble(region, d_carry, dys, columns)
+    return {"outputs": outputs, "trips": steps, "jacobian": found}
 
 
 def _trajectory(region: Region, args: list[np.ndarray]):

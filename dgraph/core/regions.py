@@ -51,7 +51,7 @@ from ..blocks.permutation import as_structural
 from ..errors import InputError
 from .block_values import edge_parts
 from .graph import DGraph
-from .region_sweep import dense_sweep
+from .region_sweep import dense_sweep, fits, trajectory_run
 
 
 class LazyModule:
@@ -113,14 +113,17 @@ class Body:
         )
         self._structure: dict[tuple[str, str], tuple] = {}
         self._plan: _Plan | bool | None = None  # False: too many products to plan
+        self._ops: tuple[int, list] | None = None  # (graph version, (vertex, operation)s)
 
     def values(self, args: Sequence[np.ndarray]) -> dict[str, np.ndarray]:
         """Every vertex's value for these input values."""
         values = dict(zip(self.inputs, args, strict=True))
-        for v in self.order:
-            op = self.graph.op(v)
-            if op is not None:
-                values[v] = evaluate(op, values)
+        version = self.graph.version
+        if self._ops is None or self._ops[0] != version:  # the operations, read once
+            found = [(v, self.graph.op(v)) for v in self.order]
+            self._ops = (version, [(v, op) for v, op in found if op is not None])
+        for v, op in self._ops[1]:
+            values[v] = evaluate(op, values)
         return values
 
     def results(self, values: Mapping[str, np.ndarray]) -> list[np.ndarray]:
@@ -458,7 +461,12 @@ class Region(PatternBlocks):
         if run is not None and (not tangents or "jacobian" in run):
             return run
         arrays = [np.asarray(a) for a in args]
-        run = (dense_sweep(self, arrays) if tangents else None) or self._sweep(arrays, tangents)
+        if tangents:
+            run = dense_sweep(self, arrays, run) or self._sweep(arrays, tangents)
+        elif fits(self, arrays):  # its steps' values kept for the tangents asked next
+            run = trajectory_run(self, arrays)
+        else:
+            run = self._sweep(arrays, tangents)
         if len(self._runs) > 4:
             self._runs.clear()
         self._runs[key] = run
