@@ -291,3 +291,28 @@ def test_a_wrong_rule_in_a_long_scan_s_body_is_caught_by_the_hessian_check(monke
         monkeypatch.undo()
         arrays._derivative_function.cache_clear()
     assert accumulate(gradient_graph(lambda x: _scan_with_ys(1.0, x), x), "forward").verified
+
+
+def test_the_lower_block_toeplitz_pattern_is_its_blocks_placed():
+    """ys over xs of a scan: block (t, s) is z[t-1-s] below the diagonal, the diagonal
+    block on it, nothing above (written as CSR directly: each row's entries in order)."""
+    import scipy.sparse
+
+    from dgraph.core.regions import _lower_block_toeplitz
+
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        ny, nx = (int(v) for v in rng.integers(1, 5, 2))
+        steps = int(rng.integers(1, 9))
+        blocks = [rng.random((ny, nx)) < rng.uniform(0, 1) for _ in range(steps)]
+        found = _lower_block_toeplitz(
+            [scipy.sparse.csr_array(b.astype(float)) for b in blocks[1:]],
+            scipy.sparse.csr_array(blocks[0].astype(float)),
+            steps,
+        )
+        expected = np.zeros((steps * ny, steps * nx), bool)
+        for t in range(steps):
+            for s in range(t + 1):
+                expected[t * ny : (t + 1) * ny, s * nx : (s + 1) * nx] = blocks[t - s]
+        assert found.has_canonical_format and (found.toarray() != 0).tolist() == expected.tolist()
+        assert (found.data == 1).all()
