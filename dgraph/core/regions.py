@@ -469,6 +469,9 @@ class Region(PatternBlocks):
             run = self._sweep(arrays, tangents)
         if len(self._runs) > 4:
             self._runs.clear()
+        if "jacobian" in run:  # one point's tangents kept at a time (they are large)
+            for other in self._runs.values():
+                other.pop("jacobian", None)
         self._runs[key] = run
         return run
 
