@@ -20,8 +20,9 @@ are small enough to be dense, this module makes the same sweep in three parts:
 
 The values are those of the sparse sweep up to rounding (the same products, summed in
 another order); the patterns are not read here (:mod:`dgraph.core.regions` keeps
-them). Where the dense arrays would be large (:data:`DENSE_ENTRIES`), or the loop is a
-``while_loop`` (its trip count known only by running), the sparse sweep runs.
+them). Where the dense arrays would be large (:data:`DENSE_ENTRIES`), or the steps' values
+many arrays (:data:`KEPT_VALUES`), or the loop is a ``while_loop`` (its trip count known
+only by running), the sparse sweep runs.
 """
 
 from __future__ import annotations
@@ -36,9 +37,10 @@ from ..blocks.permutation import as_structural
 
 Region = Any  # dgraph.core.regions.Region (which imports this module)
 
-__all__ = ["DENSE_ENTRIES", "dense_sweep", "fits", "trajectory_run"]
+__all__ = ["DENSE_ENTRIES", "KEPT_VALUES", "dense_sweep", "fits", "trajectory_run"]
 
 DENSE_ENTRIES = 50_000_000  # steps × rows × width (and steps × body Jacobian) held dense
+KEPT_VALUES = 2_000_000  # steps × body vertices: the arrays of every step's values kept
 
 
 def fits(region: Region, args: list[np.ndarray]) -> bool:
@@ -50,6 +52,8 @@ def fits(region: Region, args: list[np.ndarray]) -> bool:
         return False
     width = region._columns(args)[-1]
     held = sum(math.prod(b.graph.shape(v)) for v in b.graph.nx)
+    if steps * len(b.graph) > KEPT_VALUES:  # each step's values are kept, one array each
+        return False
     return steps * max(b.n_out * b.n_in, b.n_out * width, held, 1) <= DENSE_ENTRIES
 
 

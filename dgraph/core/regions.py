@@ -24,7 +24,10 @@ step ``M = [[A, K], [0, I]]`` over ``(c, k)``:
   Jacobian ``J_t`` accumulated over its own graph at step t), which is the chain
   product bracketed from the right — for a chain of equal square factors applied to the
   seeds, the cheapest bracketing of seed 002's dynamic program; a ``while_loop``'s at
-  the trip count of that point (JAX's forward-mode convention).
+  the trip count of that point (JAX's forward-mode convention). A scan whose tangents
+  fit dense arrays takes the body Jacobians of all steps at once and runs the
+  recurrence on dense arrays (:mod:`dgraph.core.region_sweep`); the others step by
+  step with sparse matrices (:meth:`Region._sweep`).
 """
 
 from __future__ import annotations
