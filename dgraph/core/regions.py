@@ -635,9 +635,17 @@ class Region(PatternBlocks):
 
     def block_value(self, j: int, k: int, args: Sequence[np.ndarray], block: Block) -> np.ndarray:
         """The values of ∂(output j)/∂(operand k) at these operands, in the block's
-        layout (C order over a dense block's entries, or one per pattern entry)."""
-        jac = self._run(args, tangents=True)["jacobian"]
-        m = jac.get((j, k))
+        layout (C order over a dense block's entries, or one per pattern entry). Each
+        block is handed over once per run (a value check reads each edge once a point):
+        its matrix then let go, and the run's memory with the last one; asked again, the
+        tangents are swept again."""
+        run = self._run(args, tangents=True)
+        if (j, k) in run.setdefault("taken", set()):
+            run.pop("jacobian")
+            run = self._run(args, tangents=True)
+            run["taken"] = set()
+        run["taken"].add((j, k))
+        m = run["jacobian"].pop((j, k), None)
         shape = (math.prod(self.out_shapes[j]), math.prod(self.operand_shapes[k]))
         if m is None:
             m = np.zeros(shape)
