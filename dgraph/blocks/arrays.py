@@ -850,6 +850,55 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
     return np.broadcast_to(d, op.shape).copy() if d.shape != op.shape else d
 
 
+def stacked_block_value(
+    op: ArrayOp, k: int, stacked: Mapping[str, np.ndarray], block: Block, steps: int
+) -> np.ndarray | None:
+    """:func:`block_value` at ``steps`` points at once: ``stacked[v]`` is vertex v's
+    values at each (first axis), the result the values at each point (first axis, then
+    C order over the block's value labels, or one number per point where the block
+    holds one). None where the operation is not elementwise (nor a block of ones): the
+    caller takes those point by point. The same formulas as :func:`block_value`, on
+    arrays one axis longer (a loop's steps: :mod:`dgraph.core.region_sweep`)."""
+    name = op.primitive
+    special = (REGIONS, (convolution.CONV, "sort", extra.DYNAMIC_ADD), _scatter.SCATTERS)
+    if any(name in names for names in special) or name in _linalg.LINALG:
+        return None  # values of their own (a permutation's among them)
+    if isinstance(block, Sparse):
+        if _narrowing_factor(op, k) is None:
+            return np.ones((steps, block.nnz))
+        return None
+    if not block.value and name not in RUN_TIME:
+        return np.ones((steps, 1))
+    if name not in ELEMENTWISE and name not in ("integer_pow", "select_n"):
+        return None
+    rank = len(op.shape)
+    args = []
+    for x in op.operands:
+        if isinstance(x, str):
+            a = np.asarray(stacked[x], dtype=float)
+            if a.ndim - 1 > rank:
+                return None
+            a = a.reshape((steps, *(1,) * (rank + 1 - a.ndim), *a.shape[1:]))
+        elif isinstance(x, Const) or not names_read([x]):
+            a = np.asarray(_read(x, {}), dtype=float)
+            if a.ndim > rank:
+                return None
+        else:
+            return None
+        args.append(a)
+    if name == "integer_pow":
+        y = op.param["y"]
+        d = y * args[0] ** (y - 1) if y else np.zeros_like(args[0])
+    elif name == "select_n":
+        d = (args[0].astype(int) == k - 1).astype(float)
+    else:
+        a = args[0]
+        b = args[1] if len(args) > 1 else np.zeros_like(a)
+        d = np.asarray(_derivative_function(name, k)(a, b), dtype=float)
+    flat = np.broadcast_to(d, (steps, *op.shape)).reshape(steps, -1)
+    return flat[:, :1] if not block.value else flat
+
+
 def _dot_value(op: ArrayOp, k: int, args, block: Labelled) -> np.ndarray:
     """The other operand, its axes in the order of the block's value labels."""
     (lc, rc), (lb, rb) = op.param["dimension_numbers"]

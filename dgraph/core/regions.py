@@ -24,7 +24,10 @@ step ``M = [[A, K], [0, I]]`` over ``(c, k)``:
   Jacobian ``J_t`` accumulated over its own graph at step t), which is the chain
   product bracketed from the right — for a chain of equal square factors applied to the
   seeds, the cheapest bracketing of seed 002's dynamic program; a ``while_loop``'s at
-  the trip count of that point (JAX's forward-mode convention).
+  the trip count of that point (JAX's forward-mode convention). A scan whose tangents
+  fit dense arrays takes the body Jacobians of all steps at once and runs the
+  recurrence on dense arrays (:mod:`dgraph.core.region_sweep`); the others step by
+  step with sparse matrices (:meth:`Region._sweep`).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from ..blocks.permutation import as_structural
 from ..errors import InputError
 from .block_values import edge_parts
 from .graph import DGraph
+from .region_sweep import dense_sweep, fits, trajectory_run
 
 
 class LazyModule:
@@ -112,14 +116,17 @@ class Body:
         )
         self._structure: dict[tuple[str, str], tuple] = {}
         self._plan: _Plan | bool | None = None  # False: too many products to plan
+        self._ops: tuple[int, list] | None = None  # (graph version, (vertex, operation)s)
 
     def values(self, args: Sequence[np.ndarray]) -> dict[str, np.ndarray]:
         """Every vertex's value for these input values."""
         values = dict(zip(self.inputs, args, strict=True))
-        for v in self.order:
-            op = self.graph.op(v)
-            if op is not None:
-                values[v] = evaluate(op, values)
+        version = self.graph.version
+        if self._ops is None or self._ops[0] != version:  # the operations, read once
+            found = [(v, self.graph.op(v)) for v in self.order]
+            self._ops = (version, [(v, op) for v, op in found if op is not None])
+        for v, op in self._ops[1]:
+            values[v] = evaluate(op, values)
         return values
 
     def results(self, values: Mapping[str, np.ndarray]) -> list[np.ndarray]:
@@ -137,11 +144,8 @@ class Body:
         at ``values``; with None its pattern (ones where an entry may be nonzero). The
         products of the body's blocks are planned once (:class:`_Plan`): each step is
         then a gather, a multiply and a sum per block."""
-        if values is not None:
-            if self._plan is None:
-                self._plan = _Plan.of(self)
-            if self._plan:
-                return self._plan.jacobian(self, values)
+        if values is not None and self.plan():
+            return self._plan.jacobian(self, values)  # type: ignore[union-attr]
         g = self.graph
         rows: dict[str, Any] = {}
         for i, x in enumerate(self.inputs):
@@ -170,6 +174,13 @@ class Body:
         if not blocks:
             return sp.csr_array((0, self.n_in))
         return sp.csr_array(sp.vstack(blocks, format="csr"))
+
+    def plan(self) -> _Plan | bool:
+        """The planned products of the body Jacobian (:class:`_Plan`), made once; False
+        where there are too many to plan."""
+        if self._plan is None:
+            self._plan = _Plan.of(self)
+        return self._plan
 
     def _edge_matrix(self, u: str, v: str, parts: list | None) -> sp.csr_array:
         """The edge's block as a matrix: its values (``parts``) or ones; the pattern of
@@ -452,9 +463,18 @@ class Region(PatternBlocks):
         run = self._runs.get(key)
         if run is not None and (not tangents or "jacobian" in run):
             return run
-        run = self._sweep([np.asarray(a) for a in args], tangents)
+        arrays = [np.asarray(a) for a in args]
+        if tangents:
+            run = dense_sweep(self, arrays, run) or self._sweep(arrays, tangents)
+        elif fits(self, arrays):  # its steps' values kept for the tangents asked next
+            run = trajectory_run(self, arrays)
+        else:
+            run = self._sweep(arrays, tangents)
         if len(self._runs) > 4:
             self._runs.clear()
+        if "jacobian" in run:  # one point's tangents kept at a time (they are large)
+            for other in self._runs.values():
+                other.pop("jacobian", None)
         self._runs[key] = run
         return run
 
@@ -615,9 +635,17 @@ class Region(PatternBlocks):
 
     def block_value(self, j: int, k: int, args: Sequence[np.ndarray], block: Block) -> np.ndarray:
         """The values of ∂(output j)/∂(operand k) at these operands, in the block's
-        layout (C order over a dense block's entries, or one per pattern entry)."""
-        jac = self._run(args, tangents=True)["jacobian"]
-        m = jac.get((j, k))
+        layout (C order over a dense block's entries, or one per pattern entry). Each
+        block is handed over once per run (a value check reads each edge once a point):
+        its matrix then let go, and the run's memory with the last one; asked again, the
+        tangents are swept again."""
+        run = self._run(args, tangents=True)
+        if (j, k) in run.setdefault("taken", set()):
+            run.pop("jacobian")
+            run = self._run(args, tangents=True)
+            run["taken"] = set()
+        run["taken"].add((j, k))
+        m = run["jacobian"].pop((j, k), None)
         shape = (math.prod(self.out_shapes[j]), math.prod(self.operand_shapes[k]))
         if m is None:
             m = np.zeros(shape)
@@ -876,22 +904,38 @@ def _loop_patterns(r: Region) -> dict[tuple[int, int], Any]:
 def _lower_block_toeplitz(z: list, diagonal, steps: int) -> sp.csr_array:
     """The pattern of the (steps × steps)-block matrix whose block (t, s) is ``z[t-1-s]``
     below the diagonal, ``diagonal`` on it and empty above: step t's ys over step s's xs.
-    Made from the blocks' coordinates, shifted per diagonal, in one sparse matrix (not
-    steps² sparse blocks: 4·10⁶ of them at 2,000 steps)."""
+    Written as CSR directly (not steps² sparse blocks: 4·10⁶ of them at 2,000 steps; nor
+    coordinates sorted afterwards): row i of step t holds, for s = 0 .. t in turn, block
+    ``t - s``'s row i shifted to step s's columns, so each lag's entries go to known
+    places of the rows they reach, already in order."""
     ny, nx = diagonal.shape
-    rows, cols = [], []
-    for lag, block in enumerate([diagonal, *z]):  # lag t - s: 0 the diagonal, m + 1 z[m]
-        found = sp.coo_array(block)
-        if found.nnz == 0:
+    blocks = [sp.csr_array(b) for b in [diagonal, *z]]  # by lag t - s
+    for b in blocks:
+        b.sum_duplicates()  # canonical: sorted columns, each once
+    per_row = np.zeros((max(len(blocks), steps), ny), dtype=np.int64)  # lag × row
+    for lag, b in enumerate(blocks):
+        per_row[lag] = np.diff(b.indptr)
+    upto = np.cumsum(per_row, axis=0)  # entries of lags 0 .. L, per row i
+    counts = upto[np.arange(steps)]  # row (t, i): lags 0 .. t
+    indptr = np.concatenate([[0], np.cumsum(counts.reshape(-1))])
+    indices = np.empty(int(indptr[-1]), dtype=np.int64)
+    for lag, b in enumerate(blocks):
+        if b.nnz == 0 or lag >= steps:
             continue
+        rows = np.repeat(np.arange(ny), np.diff(b.indptr))
+        within = np.arange(b.nnz) - b.indptr[rows]
         t = np.arange(lag, steps, dtype=np.int64)[:, None]
-        rows.append((t * ny + found.row[None, :]).ravel())
-        cols.append(((t - lag) * nx + found.col[None, :]).ravel())
+        # before lag's entries in row (t, i): lags t .. lag + 1 (steps 0 .. t - lag - 1)
+        at = indptr[t * ny + rows] + (counts[t, rows] - upto[lag, rows]) + within
+        indices[at.reshape(-1)] = ((t - lag) * nx + b.indices[None, :]).reshape(-1)
     shape = (steps * ny, steps * nx)
-    if not rows:
-        return sp.csr_array(shape)
-    r, c = np.concatenate(rows), np.concatenate(cols)
-    return _bool(sp.csr_array((np.ones(r.size), (r, c)), shape=shape))
+    small = max(shape[1], indices.size) < 2**31  # SciPy's own index type where it fits
+    kind = np.int32 if small else np.int64
+    out = sp.csr_array(
+        (np.ones(indices.size), indices.astype(kind), indptr.astype(kind)), shape=shape
+    )
+    out.has_canonical_format = True
+    return out
 
 
 def _step_patterns(r: Region) -> dict[tuple[int, int], Any]:

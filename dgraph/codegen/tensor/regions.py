@@ -24,7 +24,20 @@ from ...blocks.arrays import ArrayOp
 from ...core.regions import Region, regions_of
 from ...errors import DGraphError, InputError
 from .. import ir
-from ..ir import ArrayStatement, Call, Const, Index, Item, Loop, LoopBody, Name, Node, While
+from ..ir import (
+    ArrayStatement,
+    AsType,
+    BinOp,
+    Call,
+    Const,
+    Index,
+    Item,
+    Loop,
+    LoopBody,
+    Name,
+    Node,
+    While,
+)
 from .branches import emit_cond
 from .loop_blocks import adjoint_jacobian, chain_choice, note, sparse_product
 from .region_steps import MATRIX, body_operation, identity_seed, reshaped_to, without_copies
@@ -204,7 +217,18 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     xs_in = range(nk + nc, len(b.inputs))
     xs = [operands[i] for i in xs_in]
     xs_t = [i for i in xs_in if i in tangent_in]
-    xs += [w.constants.add(_stacked_seeds(r, b.shapes[i], width, at[i][0])) for i in xs_t]
+    seeding: list[ArrayStatement] = []  # each step's seed of an xs slice, made in the body
+    if w.constants.keep_arrays:  # C: the stacked seeds, a constant
+        xs += [w.constants.add(_stacked_seeds(r, b.shapes[i], width, at[i][0])) for i in xs_t]
+        seed_names = [tangent_in[i] for i in xs_t]
+    else:
+        columns_of = next(fresh)
+        seed_names = []
+        for i in xs_t:
+            xs.append(w.constants.index(_seed_columns(r, b.shapes[i], at[i][0])))
+            seed_names.append(next(fresh))
+            test = BinOp("==", Name(seed_names[-1]), Name(columns_of))
+            seeding.append(ArrayStatement(tangent_in[i], AsType(test, "float")))
     ks_t = [i for i in range(nk) if i in tangent_in]
     invariants = [reshaped_to(operands[i], b.shapes[i]) for i in range(nk)]
     invariants += [w.constants.add(seeds[i]) for i in ks_t]
@@ -212,12 +236,15 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     invariants += [w.constants.add(program.constants[c]) for c in constants]
     names = [arguments[b.inputs[nk + c]] for c in range(nc)]
     names += [tangent_in[nk + c] for c in range(nc)]
-    names += [arguments[b.inputs[i]] for i in xs_in] + [tangent_in[i] for i in xs_t]
+    names += [arguments[b.inputs[i]] for i in xs_in] + seed_names
     names += [arguments[b.inputs[i]] for i in range(nk)] + [tangent_in[i] for i in ks_t]
     names += constants + [n for n, _ in indices]
     invariants += [node for _, node in indices]
+    if seeding:
+        names.append(columns_of)
+        invariants.append(w.constants.index(np.arange(width)))
     outs = [*body_of_output[:nc], *tangents_out[:nc], *body_of_output[nc:], *tangents_out[nc:]]
-    inner = [without_copies(s) for s in program.statements]
+    inner = [without_copies(s) for s in program.statements] + seeding
     if r.kind == "while":
         cond_operands = [
             reshaped_to(x, s) for x, s in zip(cond_operands_of, r.operand_shapes, strict=False)
@@ -235,6 +262,16 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         loop = Loop(tuple(init), tuple(xs), tuple(invariants), body, int(r.length), r.reverse)
     name = w.emit(loop, f"loop_{r.name}" if r.name else "loop")
     return _Lowered(name, r, columns)
+
+
+def _seed_columns(r: Region, shape, at: int) -> np.ndarray:
+    """Each step's seed of an xs slice as the columns of its ones, (steps, size, 1): the
+    loop body compares them with every column (``S_t = (cols_t == arange(width))``), so
+    the code holds T·size integers, not the T·size·width entries of the stacked seeds
+    (:func:`_stacked_seeds`; 4 of 128 MB each in the gradient of a 2,000-step scan)."""
+    size = math.prod(shape)
+    steps = np.arange(int(r.length), dtype=np.int64)[:, None] * size
+    return (at + steps + np.arange(size)).reshape(int(r.length), size, 1)
 
 
 def _stacked_seeds(r: Region, shape, width: int, at: int) -> np.ndarray:

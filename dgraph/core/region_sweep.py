@@ -1,0 +1,235 @@
+"""A scan's tangent sweep on dense arrays, its body Jacobians taken for all steps at once.
+
+:meth:`Region._sweep <dgraph.core.regions.Region>` carries the tangents through the T
+steps of a loop (``D ← J_t·D``: the chain product of the body Jacobians bracketed from
+the right, Naumann's tangent mode on the chain; seed 002). Step by step with sparse
+matrices it pays SciPy's overhead per step and per body input (about a millisecond a
+step: 11 s for the four sweeps of a 2,000-step scan's Hessian check). Where the arrays
+are small enough to be dense, this module makes the same sweep in three parts:
+
+1. the trajectory, step by step (the body's values at each step: the carries make it
+   sequential), its values stacked along a first axis of steps;
+2. the body Jacobian at every step at once: the planned products of the body's blocks
+   (:class:`~dgraph.core.regions._Plan`) on arrays whose first axis is the step, each
+   block's values from :func:`~dgraph.blocks.arrays.stacked_block_value` (elementwise
+   rules and blocks of ones, for all steps in one call) or, for the others, from
+   :func:`~dgraph.blocks.arrays.block_value` step by step;
+3. the recurrence ``D_{t+1} = A_t D_t + (the step's own columns)`` on dense arrays:
+   per step one small matrix product and a slice added per body input, each output's
+   rows written into one preallocated array of steps × rows × width.
+
+The values are those of the sparse sweep up to rounding (the same products, summed in
+another order); the patterns are not read here (:mod:`dgraph.core.regions` keeps
+them). Where the dense arrays would be large (:data:`DENSE_ENTRIES`), or the steps' values
+many arrays (:data:`KEPT_VALUES`), or the loop is a ``while_loop`` (its trip count known
+only by running), the sparse sweep runs.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..blocks.arrays import block_value, stacked_block_value
+from ..blocks.permutation import as_structural
+
+Region = Any  # dgraph.core.regions.Region (which imports this module)
+
+__all__ = ["DENSE_ENTRIES", "KEPT_VALUES", "dense_sweep", "fits", "trajectory_run"]
+
+DENSE_ENTRIES = 50_000_000  # steps × rows × width (and steps × body Jacobian) held dense
+KEPT_VALUES = 2_000_000  # steps × body vertices: the arrays of every step's values kept
+
+
+def fits(region: Region, args: list[np.ndarray]) -> bool:
+    """Whether the dense sweep applies: a scan of at least one step whose arrays, dense,
+    hold at most :data:`DENSE_ENTRIES` entries."""
+    b = region.body
+    steps = region.length or 0
+    if region.kind != "scan" or steps == 0:
+        return False
+    width = region._columns(args)[-1]
+    held = sum(math.prod(b.graph.shape(v)) for v in b.graph.nx)
+    if steps * len(b.graph) > KEPT_VALUES:  # each step's values are kept, one array each
+        return False
+    return steps * max(b.n_out * b.n_in, b.n_out * width, held, 1) <= DENSE_ENTRIES
+
+
+def trajectory_run(region: Region, args: list[np.ndarray]) -> dict:
+    """The run of :meth:`Region._sweep` without tangents (outputs and trips), keeping
+    the body's values at every step for a later :func:`dense_sweep` at the same
+    operands (the value check evaluates the program, then asks for the blocks)."""
+    outputs, stacked, per_step = _trajectory(region, args)
+    return {"outputs": outputs, "trips": region.length, "steps": (stacked, per_step)}
+
+
+def dense_sweep(region: Region, args: list[np.ndarray], run: dict | None = None) -> dict | None:
+    """The run of :meth:`Region._sweep` with tangents (outputs, trips and the Jacobian
+    per (output, operand)), or None where the dense sweep does not apply (module
+    docstring); ``run``: a :func:`trajectory_run` at these operands, whose values it
+    reads instead of stepping again."""
+    b = region.body
+    if not fits(region, args):
+        return None
+    plan = b.plan()
+    if not plan:
+        return None
+    steps = region.length
+    columns = region._columns(args)
+    if run is not None and "steps" in run:
+        outputs, (stacked, per_step) = run["outputs"], run["steps"]
+    else:
+        outputs, stacked, per_step = _trajectory(region, args)
+    jac = _jacobians(b, plan, stacked, per_step, steps)
+    d_carry, dys = _recurrence(region, jac, columns, columns[-1], steps)
+    found = _assemble(region, d_carry, dys, columns)
+    return {"outputs": outputs, "trips": steps, "jacobian": found}
+
+
+def _trajectory(region: Region, args: list[np.ndarray]):
+    """The loop's outputs, every body vertex's values stacked over the steps, and the
+    per-step values (dicts, for blocks taken step by step)."""
+    b = region.body
+    first = region.n_cond_consts
+    carry = [
+        np.asarray(c)
+        for c in args[first + region.n_consts : first + region.n_consts + region.n_carry]
+    ]
+    ys: list[list[np.ndarray]] = [[] for _ in range(region.n_ys)]
+    per_step: list[dict[str, np.ndarray]] = []
+    gen = region._steps(args)
+    try:
+        _, inputs = next(gen)
+        while True:
+            values = b.values(inputs)
+            per_step.append(values)
+            outs = b.results(values)
+            carry = [np.asarray(o) for o in outs[: region.n_carry]]
+            for j, y in enumerate(outs[region.n_carry :]):
+                ys[j].append(np.asarray(y))
+            _, inputs = gen.send(carry)
+    except StopIteration:
+        pass
+    outputs = [c.reshape(s) for c, s in zip(carry, region.out_shapes, strict=False)]
+    for j in range(region.n_ys):
+        shape = region.out_shapes[region.n_carry + j]
+        rows = ys[j][::-1] if region.reverse else ys[j]
+        outputs.append(np.stack(rows).reshape(shape))
+    names = [*b.inputs, *(v for v in b.order if b.graph.op(v) is not None)]
+    stacked = {}
+    for v in dict.fromkeys(names):
+        stacked[v] = np.stack([np.asarray(s[v], dtype=float) for s in per_step])
+    return outputs, stacked, per_step
+
+
+def _jacobians(b, plan, stacked, per_step, steps: int) -> np.ndarray:
+    """The body Jacobian at every step, dense: (steps, float outputs, float inputs)."""
+    g = b.graph
+    data: dict[str, np.ndarray] = {}
+    for term in plan.terms:
+        v = term.vertex
+        if v not in data:
+            data[v] = np.zeros((steps, plan.patterns[v][1].size))
+        op = g.op(v)
+        flat = stacked_block_value(op, term.k, stacked, term.block, steps)
+        if flat is None:  # step by step, as the sparse sweep does
+            rows = []
+            for values in per_step:
+                value = block_value(op, term.k, values, term.block)
+                rows.append(np.asarray(as_structural(term.block, value)[1], dtype=float))
+            flat = np.stack(rows).reshape(steps, -1)
+        entries = flat[:, term.at] if flat.shape[1] > 1 else flat[:, [0] * term.at.size]
+        source = data.get(term.operand)
+        products = entries[:, term.m] if source is None else entries[:, term.m] * source[:, term.d]
+        data[v] += _summed(products, term.out, data[v].shape[1])
+    jac = np.zeros((steps, sum(plan.out_sizes), b.n_in))
+    at = 0
+    for o, size in zip(plan.outputs, plan.out_sizes, strict=True):
+        if o is not None:
+            indptr, cols = plan.patterns[o]
+            rows = at + np.repeat(np.arange(size), np.diff(indptr))
+            jac[:, rows, cols] = data.get(o, 1.0)
+        at += size
+    return jac
+
+
+def _summed(products: np.ndarray, out: np.ndarray, size: int) -> np.ndarray:
+    """``products`` (steps × entries) summed into ``size`` places per step (``out``)."""
+    if out.size == size and (out == np.arange(size)).all():
+        return products
+    import scipy.sparse
+
+    ones = np.ones(out.size)
+    gather = scipy.sparse.csr_array((ones, (out, np.arange(out.size))), shape=(size, out.size))
+    return np.asarray(gather @ products.T).T
+
+
+def _recurrence(region: Region, jac: np.ndarray, columns, width: int, steps: int):
+    """The carries' tangents after the last step and each ys output's rows per step
+    (in the order of the stacked ys), dense."""
+    b = region.body
+    carries = range(region.n_consts, region.n_consts + region.n_carry)
+    d_carry: list[np.ndarray] = []
+    for c in carries:
+        size = math.prod(b.shapes[c])
+        lo, hi = region._operand_columns(region.n_cond_consts + c, columns)
+        seed = np.zeros((size, width))
+        if hi > lo:
+            seed[:, lo:hi] = np.eye(size)
+        d_carry.append(seed)
+    product_cols = [
+        np.arange(b.in_offsets[c], b.in_offsets[c] + math.prod(b.shapes[c]))
+        for c in carries
+        if b.floats[c]
+    ]
+    product_cols = np.concatenate(product_cols) if product_cols else np.zeros(0, np.int64)
+    placed = []  # (input columns of J, seed column) of the constants and slices
+    for i in range(len(b.inputs)):
+        if not b.floats[i] or i in carries:
+            continue
+        size, at = math.prod(b.shapes[i]), b.in_offsets[i]
+        lo, hi = region._operand_columns(region.n_cond_consts + i, columns)
+        if hi > lo:
+            placed.append((at, size, lo, i >= region.n_consts))
+    ys = [
+        (b.out_offsets[o], math.prod(b.out_shapes[o]))
+        for o in range(region.n_carry, len(b.outputs))
+    ]
+    dys = [None if at is None else np.zeros((steps, size, width)) for at, size in ys]
+    j_carry = jac[:, :, product_cols]
+    n_out = jac.shape[1]
+    for t in range(steps):
+        s = steps - 1 - t if region.reverse else t
+        d_in = [d for c, d in zip(carries, d_carry, strict=True) if b.floats[c]]
+        out = j_carry[t] @ np.vstack(d_in) if d_in else np.zeros((n_out, width))
+        for at, size, lo, per_step in placed:
+            lo += s * size if per_step else 0
+            out[:, lo : lo + size] += jac[t, :, at : at + size]
+        new = []
+        for c, shape in zip(range(region.n_carry), b.out_shapes, strict=False):
+            at, size = b.out_offsets[c], math.prod(shape)
+            new.append(np.zeros((size, width)) if at is None else out[at : at + size])
+        d_carry = new
+        for y, (at, size) in zip(dys, ys, strict=True):
+            if y is not None:
+                y[s] = out[at : at + size]
+    return d_carry, dys
+
+
+def _assemble(region: Region, d_carry, dys, columns) -> dict[tuple[int, int], Any]:
+    """Per (output, operand): the derivative, dense (as :meth:`Region._assemble`)."""
+    out: dict[tuple[int, int], Any] = {}
+    for j, shape in enumerate(region.out_shapes):
+        if j < region.n_carry:
+            rows = d_carry[j]
+        else:
+            y = dys[j - region.n_carry]
+            size = math.prod(shape)
+            rows = np.zeros((size, columns[-1])) if y is None else y.reshape(size, -1)
+        for k in range(len(region.operand_shapes)):
+            lo, hi = region._operand_columns(k, columns)
+            if hi > lo:
+                out[(j, k)] = rows[:, lo:hi]
+    return out
