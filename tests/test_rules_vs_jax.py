@@ -43,6 +43,7 @@ from dgraph.frontends.jaxpr_arrays import _ALIASES, _RENAMES  # noqa: E402
 from dgraph.frontends.jaxpr_rewrites import TRACED  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
 from tests.convolution_cases import CONVOLUTIONS, STENCIL, conv  # noqa: E402
+from tests.peers.harness import compile_reference  # noqa: E402
 
 # the reader's primitives that are no ArrayOp of their own
 READER = {*_ALIASES, *_RENAMES, "split", "dynamic_slice", "gather", "tile"}
@@ -950,7 +951,7 @@ def _references(cases: list[Case]) -> dict[str, tuple[np.ndarray, ...]]:
     if traced is None:
         return out
     together = [c for c in cases if c.id not in out]
-    found = traced.lower().compile()([c.args for c in together])
+    found = compile_reference(traced.lower())([c.args for c in together])
     for c, blocks in zip(together, found, strict=True):
         matrices = []
         for block, a in zip(blocks, c.args, strict=True):
