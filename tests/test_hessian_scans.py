@@ -30,6 +30,10 @@ def _scan_multiply(x):
     return jnp.sum(jnp.sin(jax.lax.associative_scan(jnp.multiply, 1.0 + 0.1 * x)))
 
 
+def _scan_add(x):
+    return jnp.sum(jnp.sin(jax.lax.associative_scan(jnp.add, x)))
+
+
 def _checked(f, n):
     """The sparse Hessian built at one point and compared at another with
     ``jax.hessian``'s (values and nonzeros); the statements of its ``_jacobian_lower``."""
@@ -52,5 +56,8 @@ def test_a_cumprod_hessian_program_does_not_grow_with_the_size():
     assert small <= BOUND and large <= BOUND
 
 
-def test_an_associative_scan_of_products_keeps_jax_values():
-    assert _checked(_scan_multiply, 24) <= BOUND
+@pytest.mark.parametrize("f, n", [(_scan_multiply, 24), (_scan_add, 8)])
+def test_associative_scans_keep_jax_values(f, n):
+    """``associative_scan(jnp.add)``'s gradient splits off a part with no entries at 8
+    unknowns (``split``): a constant, no vertex (main before: a GraphError)."""
+    assert _checked(f, n) <= BOUND
