@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -828,11 +829,16 @@ class _Reader:
         return self.result(ArrayOp("slice", (x,), params, sizes), eqn.outvars[0].aval)
 
     def split(self, eqn, x: Value) -> list[Value]:
-        """``split``: one slice per part."""
+        """``split``: one slice per part; a part with no entries (``associative_scan``'s
+        at some lengths) a constant, as :func:`~.jaxpr_extra.empty_values` makes one (a
+        graph has no vertex of size 0)."""
         axis = int(eqn.params["axis"])
         shape = tuple(eqn.invars[0].aval.shape)
         outs, at = [], 0
         for size, var in zip(eqn.params["sizes"], eqn.outvars, strict=True):
+            if not math.prod(var.aval.shape):
+                outs.append(np.zeros(var.aval.shape, dtype=np.dtype(var.aval.dtype)))
+                continue
             begin = tuple(at if j == axis else 0 for j in range(len(shape)))
             end = tuple(at + int(size) if j == axis else n for j, n in enumerate(shape))
             params = (("start_indices", begin), ("limit_indices", end), ("strides", None))

@@ -86,6 +86,10 @@ DISTRIBUTE_BELOW = 10**5  # blocks of this many entries and more are not distrib
 # scatter-adds more (3.1·10⁶ entries a call against 2.9·10⁶; RESULTS.md, branch msasm)
 DISTRIBUTE = 2.0  # a product is distributed over parts holding at most this many entries a
 # block entry (:meth:`BlockOps._distributed`)
+DISTRIBUTE_PARTS = 8  # and over at most this many parts: each part is a statement a product,
+# so parts that multiply with each level (paths enumerated, a scan's log n levels of pads and
+# slices: 770 parts of one entry at 24 unknowns) would make the program grow with the size;
+# a partially separable function's parts are its element's terms (the minimal surface's 6)
 
 
 def _in_c_order(block: Block, values: Node, perm: tuple[int, ...] | None) -> Node:
@@ -288,8 +292,10 @@ class BlockOps:
         The rule (a Hessian's blocks only, ``distribute``: there the parts meet again in
         the stored lower triangle, each scattered once, :func:`~.triangle._joined`;
         elsewhere a sum's product is one statement, not one a part): distributed only
-        where the block holds fewer than :data:`DISTRIBUTE_BELOW` entries, the parts at
-        most :data:`DISTRIBUTE` times as many, and the entries computed per call do not
+        where the block holds fewer than :data:`DISTRIBUTE_BELOW` entries, there are at
+        most :data:`DISTRIBUTE_PARTS` parts (so a program's statements do not grow with the
+        paths a sum gathers), the parts hold at most :data:`DISTRIBUTE` times as many
+        entries as the block, and the entries computed per call do not
         rise — each part's product that varies (moved on as a part), against the varying
         parts scattered into the block's pattern now (a part of every entry is added,
         not scattered) and the sum's product (moved on as one part). A scaling by a
@@ -300,8 +306,8 @@ class BlockOps:
             return None
         terms, block = (vb, b) if isinstance(vb, Terms) else (va, a)
         other, values = (a, va) if block is b else (b, vb)
-        if len(terms.parts) < 2 or block.nnz >= DISTRIBUTE_BELOW:  # no sum; or large
-            return None
+        if not 2 <= len(terms.parts) <= DISTRIBUTE_PARTS or block.nnz >= DISTRIBUTE_BELOW:
+            return None  # no sum; or parts that multiply; or large
         sizes = [terms.size if p is None else p.size for p, _ in terms.parts]
         if sum(sizes) > DISTRIBUTE * block.nnz:
             return None
