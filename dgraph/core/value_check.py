@@ -1328,5 +1328,15 @@ def _verdict(
     return CodeCheck(ok=True, ran=True, detail="agrees", difference_error=difference, **common)
 
 
+SHOWN = 3  # a point in a message: this many entries at each end, then how many there are
+
+
 def _point(x: np.ndarray) -> str:
-    return "(" + ", ".join(f"{c:.6g}" for c in x) + ")"
+    """A point for a one-line message: every entry of a short one; of a long one the first
+    and last :data:`SHOWN` (NumPy's summarization) and the count, so that a check of
+    10⁶ unknowns still reports in one line."""
+    x = np.ravel(np.asarray(x, dtype=float))
+    with np.printoptions(threshold=2 * SHOWN, edgeitems=SHOWN, linewidth=np.inf):
+        text = np.array2string(x, separator=", ", formatter={"float_kind": "{:.6g}".format})
+    text = "(" + text[1:-1] + ")"
+    return text if x.size <= 2 * SHOWN else f"{text[:-1]}; {x.size} numbers)"
