@@ -5,6 +5,7 @@ suffix, and the same file from the same command."""
 from __future__ import annotations
 
 import json
+import re
 from importlib import resources
 
 import numpy as np
@@ -233,6 +234,31 @@ def test_partials_that_are_not_the_derivatives_fail_the_differences():
     result = check_generated(Generated(text, "python", ("jacobian",), programs, es), graph)
     assert not result.ok and result.ran and result.errors["jacobian"] < 1e-12
     assert "central differences" in result.detail and "\n" not in result.detail
+
+
+def test_a_wrong_result_at_a_long_point_is_one_short_line():
+    """A failed check names its point in one line however many inputs there are: the
+    first and last entries (NumPy's summarization) and the count, not all 300 numbers."""
+    n = 300
+    xs = [vertex_symbol(f"x{i}") for i in range(n)]
+    graph = DGraph("long wrong label")
+    for i in range(n):
+        graph.add_vertex(f"x{i}", "input")
+    graph.add_vertex("y", "output", expr=sympy.sin(xs[0]) + sympy.Add(*xs[1:]))
+    graph.add_edge("x0", "y", 2 * xs[0])  # not cos(x0)
+    for i in range(1, n):
+        graph.add_edge(f"x{i}", "y", sympy.Integer(1))
+    graph.set_point({f"x{i}": 0.5 + i / n for i in range(n)})
+    es = accumulate(graph, "forward", verify=False)
+    programs = {"primal": primal_program(graph), "jacobian": jacobian_program(es)}
+    text = python_module.python_module(
+        programs, title="wrong", inputs=graph.inputs, outputs=graph.outputs
+    )
+    result = check_generated(Generated(text, "python", ("jacobian",), programs, es), graph)
+    assert not result.ok and result.ran
+    assert "\n" not in result.detail and len(result.detail) < 300, result.detail
+    shown = r"\(([^,()]+, ){3}\.\.\., ([^,()]+, ){2}[^,();]+; 300 numbers\)"
+    assert re.search(shown, result.detail), result.detail
 
 
 def test_check_reports_what_it_compared(sin_graph):

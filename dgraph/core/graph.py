@@ -183,7 +183,9 @@ def as_vertex_expr(expr: object, where: str) -> sympy.Expr:
     return expr.xreplace(swap) if swap else expr
 
 
-_PROCESS_LOCAL = frozenset({"numeric"})  # derived entries holding compiled functions
+_PROCESS_LOCAL = frozenset(
+    {"numeric", "numeric_magnitudes"}
+)  # derived entries holding compiled functions
 
 
 def _picklable(value: object) -> bool:

@@ -27,7 +27,7 @@ from .graph import DGraph, vertex_symbol
 if TYPE_CHECKING:
     from .expression_data import ExpressionData
 
-__all__ = ["edge_values", "evaluate_expression_set", "vertex_values"]
+__all__ = ["edge_magnitudes", "edge_values", "evaluate_expression_set", "vertex_values"]
 
 # Max and Min as NumPy's elementwise maximum and minimum: sympy prints them as nested
 # ``select``s whose conditions, inside a Heaviside, are floats (NaN defaults), which
@@ -198,6 +198,62 @@ def edge_values(graph: DGraph, values: dict[str, np.ndarray]) -> dict[sympy.Symb
         graph.symbol(u, v): _broadcast(label, shape)
         for (u, v), label in zip(edges, labels, strict=True)
     }
+
+
+def edge_magnitudes(
+    graph: DGraph, values: dict[str, np.ndarray], labels: dict[sympy.Symbol, np.ndarray]
+) -> dict[sympy.Symbol, np.ndarray]:
+    """Every edge label's magnitude as evaluated: its value with each sum's terms taken
+    by their absolute values (:func:`absolute_terms`), the scale of the rounding its
+    evaluation can leave (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd
+    ed., 2002, §3.3, running error analysis: ``|fl(e) - e| <= γ·Ã(e)``). Where terms
+    cancel, as ``1 - tanh(v)**2`` at a large ``v`` (0 for ``tanh(v) == 1.0`` in doubles,
+    while its exact value is 1e-22), the label's value is rounding alone and its
+    magnitude stays the terms' (2, not 0). ``|label|`` where the label has no sum of
+    terms that are not all numbers (its rounding is relative to its value)."""
+    _, (edges, _) = _compiled(graph)
+    summed, function = _compiled_magnitudes(graph)
+    shape = next(iter(values.values())).shape
+    out = {e: np.abs(value) for e, value in labels.items()}
+    if summed:
+        found = function([values[u] for u in [*graph.order(), *graph.parameters]])
+        for k, value in zip(summed, found, strict=True):
+            u, v = edges[k]
+            out[graph.symbol(u, v)] = np.maximum(out[graph.symbol(u, v)], _broadcast(value, shape))
+    return out
+
+
+def absolute_terms(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with every sum's terms by their absolute values, through products and
+    positive integer powers (the bound of the rounding of an expression evaluated as
+    written, Higham 2002 §3.3); any other function or quotient as its absolute value
+    (its arguments' rounding is not bounded this way)."""
+    if expr.is_Number:
+        return abs(expr)
+    if expr.is_Add:
+        return sympy.Add(*(absolute_terms(a) for a in expr.args), evaluate=False)
+    if expr.is_Mul:
+        return sympy.Mul(*(absolute_terms(a) for a in expr.args), evaluate=False)
+    if expr.is_Pow and expr.exp.is_Integer and expr.exp > 0:
+        return sympy.Pow(absolute_terms(expr.base), expr.exp, evaluate=False)
+    return sympy.Abs(expr, evaluate=False)
+
+
+def _compiled_magnitudes(graph: DGraph) -> tuple[list[int], object]:
+    """The edges (their positions in :func:`_compile`'s order) whose labels hold a sum,
+    and one function of the vertex values giving their :func:`absolute_terms` values;
+    compiled once per graph, where a check first asks."""
+    if "numeric_magnitudes" not in graph.derived:
+        _, (edges, _) = _compiled(graph)
+        summed = [k for k, (u, v) in enumerate(edges) if graph.partial(u, v).has(sympy.Add)]
+        function = None
+        if summed:
+            order = [*graph.order(), *graph.parameters]
+            names = {vertex_symbol(u): f"_v{k}" for k, u in enumerate(order)}
+            steps = [(f"_m{k}", absolute_terms(graph.partial(*edges[k]))) for k in summed]
+            function = _function("_edge_magnitudes", list(names.values()), steps, _Printer(names))
+        graph.derived["numeric_magnitudes"] = (summed, function)
+    return graph.derived["numeric_magnitudes"]
 
 
 def evaluate_expression_set(

@@ -772,32 +772,40 @@ def _compare_vjp(
 
 def _graph_values(
     graph: DGraph, x: np.ndarray, params: np.ndarray | None = None
-) -> tuple[dict[str, np.ndarray] | None, dict]:
-    """Vertex values (None without vertex expressions) and edge labels at points ``x``
-    (with the parameters ``params``, a row per point)."""
+) -> tuple[dict[str, np.ndarray] | None, dict, dict]:
+    """Vertex values (None without vertex expressions), edge labels and their magnitudes
+    (:func:`~dgraph.core.numeric.edge_magnitudes`) at points ``x`` (with the parameters
+    ``params``, a row per point)."""
     with np.errstate(all="ignore"):
         try:
             values = numeric.vertex_values(graph, x, params)
         except ValueError:  # labels only: they may read the inputs, nothing else
-            return None, _labels_over_inputs(graph, x, params)
+            labels = _labels_over_inputs(graph, x, params)
+            return None, labels, {e: np.abs(c) for e, c in labels.items()}
         except TypeError:  # a math function lambdify could not vectorize (erf): by point
             return _point_by_point(graph, x, params)
         try:
-            return values, numeric.edge_values(graph, values)
+            labels = numeric.edge_values(graph, values)
+            return values, labels, numeric.edge_magnitudes(graph, values, labels)
         except TypeError:
             return _point_by_point(graph, x, params)
 
 
 def _point_by_point(
     graph: DGraph, x: np.ndarray, params: np.ndarray | None
-) -> tuple[dict[str, np.ndarray], dict]:
+) -> tuple[dict[str, np.ndarray], dict, dict]:
     rows = [
         numeric.vertex_values(graph, point, None if params is None else params[k])
         for k, point in enumerate(x)
     ]
     labels = [numeric.edge_values(graph, row) for row in rows]
+    sizes = [numeric.edge_magnitudes(graph, row, c) for row, c in zip(rows, labels, strict=True)]
     values = {v: np.array([row[v] for row in rows], dtype=float) for v in rows[0]}
-    return values, {e: np.array([row[e] for row in labels], dtype=float) for e in labels[0]}
+    return (
+        values,
+        {e: np.array([row[e] for row in labels], dtype=float) for e in labels[0]},
+        {e: np.array([row[e] for row in sizes], dtype=float) for e in sizes[0]},
+    )
 
 
 def _labels_over_inputs(graph: DGraph, x: np.ndarray, params: np.ndarray | None) -> dict:
@@ -816,9 +824,13 @@ def _labels_over_inputs(graph: DGraph, x: np.ndarray, params: np.ndarray | None)
     return labels
 
 
-def _sweep(graph: DGraph, labels: Mapping, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _sweep(
+    graph: DGraph, labels: Mapping, x: np.ndarray, sizes: Mapping | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The Jacobian (B, m, n) by the tangent sweep dx_v = Σ c_vu dx_u (Griewank &
-    Walther, *Evaluating Derivatives*, ch. 3), and the same sweep over |c_vu|."""
+    Walther, *Evaluating Derivatives*, ch. 3), and the same sweep over the partials'
+    magnitudes ``sizes`` (:func:`~dgraph.core.numeric.edge_magnitudes`: |c_vu|, or the
+    size of its terms where they cancel; |c_vu| without them)."""
     n = len(graph.inputs)
     tangent: dict[str, np.ndarray] = {}
     size: dict[str, np.ndarray] = {}
@@ -834,7 +846,8 @@ def _sweep(graph: DGraph, labels: Mapping, x: np.ndarray) -> tuple[np.ndarray, n
             for u in graph.predecessors(v):
                 c = labels[graph.symbol(u, v)][:, None]
                 tangent[v] = tangent[v] + c * tangent[u]
-                size[v] = size[v] + np.abs(c) * size[u]
+                a = np.abs(c) if sizes is None else sizes[graph.symbol(u, v)][:, None]
+                size[v] = size[v] + a * size[u]
     jac = np.stack([tangent[y] for y in graph.outputs], axis=1)
     magnitude = np.stack([size[y] for y in graph.outputs], axis=1)
     return jac, magnitude
@@ -848,8 +861,8 @@ def sweep_reference(
     sweep of their magnitudes (|J|); for a linear system's graph, of its solution."""
     if graph.solved:
         return _solved_reference(graph, x, params)
-    values, labels = _graph_values(graph, x, params)
-    return (values, *_sweep(graph, labels, x))
+    values, labels, sizes = _graph_values(graph, x, params)
+    return (values, *_sweep(graph, labels, x, sizes))
 
 
 def _solved_reference(
@@ -1328,5 +1341,15 @@ def _verdict(
     return CodeCheck(ok=True, ran=True, detail="agrees", difference_error=difference, **common)
 
 
+SHOWN = 3  # a point in a message: this many entries at each end, then how many there are
+
+
 def _point(x: np.ndarray) -> str:
-    return "(" + ", ".join(f"{c:.6g}" for c in x) + ")"
+    """A point for a one-line message: every entry of a short one; of a long one the first
+    and last :data:`SHOWN` (NumPy's summarization) and the count, so that a check of
+    10⁶ unknowns still reports in one line."""
+    x = np.ravel(np.asarray(x, dtype=float))
+    with np.printoptions(threshold=2 * SHOWN, edgeitems=SHOWN, linewidth=np.inf):
+        text = np.array2string(x, separator=", ", formatter={"float_kind": "{:.6g}".format})
+    text = "(" + text[1:-1] + ")"
+    return text if x.size <= 2 * SHOWN else f"{text[:-1]}; {x.size} numbers)"
