@@ -112,11 +112,7 @@ def _trajectory(region: Region, args: list[np.ndarray]):
             _, inputs = gen.send(carry)
     except StopIteration:
         pass
-    outputs = [c.reshape(s) for c, s in zip(carry, region.out_shapes, strict=False)]
-    for j in range(region.n_ys):
-        shape = region.out_shapes[region.n_carry + j]
-        rows = ys[j][::-1] if region.reverse else ys[j]
-        outputs.append(np.stack(rows).reshape(shape))
+    outputs = region.outputs_of(carry, ys)
     names = [*b.inputs, *(v for v in b.order if b.graph.op(v) is not None)]
     stacked = {}
     for v in dict.fromkeys(names):

@@ -544,15 +544,20 @@ class Region(PatternBlocks):
                 t, inputs = steps.send(carry)
         except StopIteration:
             pass
+        run: dict = {"outputs": self.outputs_of(carry, ys), "trips": trips}
+        if tangents:
+            run["jacobian"] = self._assemble(d_carry, dys, columns, width)
+        return run
+
+    def outputs_of(self, carry: list[np.ndarray], ys: list[list[np.ndarray]]) -> list:
+        """The loop's outputs from its last carry and each step's ys (stacked in step
+        order, reversed for a reverse scan; none: zeros of the output's shape)."""
         outputs = [c.reshape(s) for c, s in zip(carry, self.out_shapes, strict=False)]
         for j in range(self.n_ys):
             shape = self.out_shapes[self.n_carry + j]
             rows = ys[j][::-1] if self.reverse else ys[j]
             outputs.append(np.stack(rows).reshape(shape) if rows else np.zeros(shape))
-        run: dict = {"outputs": outputs, "trips": trips}
-        if tangents:
-            run["jacobian"] = self._assemble(d_carry, dys, columns, width)
-        return run
+        return outputs
 
     def _columns(self, args: list[np.ndarray]) -> list[int]:
         """Where each operand's tangent columns start (active float operands only); the
