@@ -174,15 +174,7 @@ def test_a_wrong_body_rule_is_caught_by_verification(monkeypatch):
         level="array",
     )
     a = sympy.Symbol("a", real=True)
-    monkeypatch.setitem(arrays.ELEMENTWISE, "sin", (np.sin, (sympy.cos(a) * 1.01,)))
-    arrays._derivative_function.cache_clear()
-    try:
-        es = accumulate(g, "forward")
-        assert not es.verified and es.verification.status == "wrong"
-        assert "differs from JAX's jvp" in es.verification.detail
-    finally:
-        monkeypatch.undo()
-        arrays._derivative_function.cache_clear()
+    _caught_with(monkeypatch, g, "sin", np.sin, sympy.cos(a) * 1.01)
 
 
 def test_code_generation_of_a_scan_and_a_while_loop():
@@ -281,15 +273,7 @@ def test_a_wrong_rule_in_a_long_scan_s_body_is_caught_by_the_hessian_check(monke
     x = RNG.uniform(-0.8, 0.8, 300)
     g = gradient_graph(lambda x: _scan_with_ys(1.0, x), x)
     a = sympy.Symbol("a", real=True)
-    monkeypatch.setitem(arrays.ELEMENTWISE, "cos", (np.cos, (-sympy.sin(a) * 1.001,)))
-    arrays._derivative_function.cache_clear()
-    try:
-        es = accumulate(g, "forward")
-        assert not es.verified and es.verification.status == "wrong"
-        assert "differs from JAX's jvp" in es.verification.detail
-    finally:
-        monkeypatch.undo()
-        arrays._derivative_function.cache_clear()
+    _caught_with(monkeypatch, g, "cos", np.cos, -sympy.sin(a) * 1.001)
     assert accumulate(gradient_graph(lambda x: _scan_with_ys(1.0, x), x), "forward").verified
 
 
@@ -316,3 +300,17 @@ def test_the_lower_block_toeplitz_pattern_is_its_blocks_placed():
                 expected[t * ny : (t + 1) * ny, s * nx : (s + 1) * nx] = blocks[t - s]
         assert found.has_canonical_format and (found.toarray() != 0).tolist() == expected.tolist()
         assert (found.data == 1).all()
+
+
+def _caught_with(monkeypatch, g, name: str, value, derivative) -> None:
+    """Accumulating ``g`` with ``name``'s derivative rule made wrong is caught by the
+    value check (the rule restored after)."""
+    monkeypatch.setitem(arrays.ELEMENTWISE, name, (value, (derivative,)))
+    arrays._derivative_function.cache_clear()
+    try:
+        es = accumulate(g, "forward")
+        assert not es.verified and es.verification.status == "wrong"
+        assert "differs from JAX's jvp" in es.verification.detail
+    finally:
+        monkeypatch.undo()
+        arrays._derivative_function.cache_clear()
