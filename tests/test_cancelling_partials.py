@@ -12,6 +12,7 @@ import pytest
 import sympy
 
 import dgraph
+from dgraph.blocks import arrays
 from dgraph.codegen import python as python_module
 from dgraph.codegen.check import check_generated
 from dgraph.codegen.generate import Generated
@@ -131,3 +132,66 @@ def test_a_tampered_printer_is_still_caught(monkeypatch):
     monkeypatch.setattr(python_module, "_print", flipped)
     with pytest.raises(VerificationError, match="disagrees"):
         dgraph.make_function(matvec, "jacobian", point=[_point(60, 0.02)])
+
+
+# -- the array level: the same cancellation inside a block's values --------------------------
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.02])
+def test_matvec_tanh_read_as_arrays_verifies_and_matches_jacfwd(scale):
+    """Read as arrays, tanh's block holds 1 - tanh(s)**2 per entry: at scale 1 every row
+    saturates and the check judged JAX's rounding against |J|·|v| that was rounding too
+    ('did not verify'); the block's magnitude is now its rule's terms'
+    (:func:`dgraph.blocks.arrays.block_magnitude`)."""
+    x0 = _point(60, scale)
+    graph = from_python(matvec, point=[x0], level="array")
+    assert graph.is_tensor
+    es = accumulate(graph, "forward")
+    assert es.verified, es.verification.detail
+    J = dgraph.make_function(graph, "jacobian", sparse=True)
+    assert J.generated.verified
+    for x in (x0, -x0):
+        np.testing.assert_allclose(
+            _dense(J(x)), np.asarray(jax.jacfwd(matvec)(x)), rtol=1e-12, atol=1e-13
+        )
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        lambda t: 1 + t**2,
+        lambda t: 1 - t,
+        lambda t: (1 - t**2) * (1 + 1e-6),
+    ],
+    ids=["plus", "not-squared", "off-by-1e-6"],
+)
+def test_a_wrong_tanh_block_rule_is_still_caught(monkeypatch, wrong):
+    """The array level's tanh rule made wrong (its values; the magnitudes stay the right
+    rule's terms) fails the check at the rows near 0.5."""
+    graph = from_python(matvec, point=[_point(60, 0.02)], level="array")
+    es = accumulate(graph, "forward", verify=False)
+    assert es.verify().status == "verified"
+    right = arrays._derivative_function
+
+    def changed(name, k):
+        return (lambda a, b: wrong(np.tanh(a))) if name == "tanh" else right(name, k)
+
+    monkeypatch.setattr(arrays, "_derivative_function", changed)
+    check = es.verify()
+    assert check.status == "wrong", check.detail
+
+
+def test_a_block_s_magnitude_is_its_rule_s_terms():
+    """tanh's block at s = 30, 0, -2: values 0, 1, 1 - tanh(-2)²; magnitudes 2, 1,
+    1 + tanh(-2)². A rule without a sum (sin's cos) has none: |value| is its magnitude."""
+    values = {"s": np.array([30.0, 0.0, -2.0])}
+    for name, expected in (("tanh", [2.0, 1.0, 1 + np.tanh(-2.0) ** 2]), ("sin", None)):
+        op = arrays.ArrayOp(name, ("s",), (), (3,))
+        block = arrays.operand_block(op, 0, [(3,)])
+        value = arrays.block_value(op, 0, values, block)
+        size = arrays.block_magnitude(op, 0, values, block)
+        if expected is None:
+            assert size is None
+            continue
+        assert value.tolist()[0] == 0.0
+        np.testing.assert_allclose(size, expected, rtol=1e-15)

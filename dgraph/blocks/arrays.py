@@ -28,6 +28,7 @@ from . import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, convolution, den
 from . import array_extra as extra
 from . import linalg as _linalg
 from . import scatter as _scatter
+from .rounding import absolute_terms
 
 __all__ = [
     "ELEMENTWISE",
@@ -38,6 +39,7 @@ __all__ = [
     "ArrayOp",
     "Const",
     "Narrowed",
+    "block_magnitude",
     "block_value",
     "evaluate",
     "labelled_block",
@@ -791,6 +793,44 @@ def _derivative_function(name: str, k: int) -> Callable[..., np.ndarray]:
     derivative = ELEMENTWISE[name][1][k]
     names = {"Heaviside": _heaviside, **extra.SPECIAL_NUMPY}
     return sympy.lambdify((A, B), derivative, modules=[names, "numpy", "scipy"])
+
+
+@functools.cache
+def _magnitude_function(name: str, k: int) -> Callable[..., np.ndarray] | None:
+    """The rule's terms by their magnitudes (:func:`~dgraph.blocks.rounding.absolute_terms`)
+    as a function of the operands; None for a rule without a sum (its magnitude is its
+    value's)."""
+    derivative = ELEMENTWISE[name][1][k]
+    if not derivative.has(sympy.Add):
+        return None
+    names = {"Heaviside": _heaviside, **extra.SPECIAL_NUMPY}
+    return sympy.lambdify((A, B), absolute_terms(derivative), modules=[names, "numpy", "scipy"])
+
+
+def block_magnitude(
+    op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Block
+) -> np.ndarray | None:
+    """The scale of the rounding in :func:`block_value`'s values, laid out as they are,
+    where the rule is a sum whose terms can cancel (``1 - tanh(a)**2``: 0 at a large
+    ``a``, its terms' magnitude 2); None where it is ``|block_value|``."""
+    name = op.primitive
+    if name not in ELEMENTWISE or _magnitude_function(name, k) is None:
+        return None
+    args = [np.asarray(_read(x, values), dtype=float) for x in op.operands]
+    if isinstance(block, Sparse):
+        if _narrowing_factor(op, k) is None:
+            return None
+        shapes = [a.shape for a in args]
+        labelled = labelled_block(op, k, shapes)
+        found = narrowed(op, k, shapes, labelled)
+        m = None if found is None else block_magnitude(op, k, values, labelled)
+        return None if m is None else m.reshape(-1)[found.at]
+    a = args[0]
+    b = args[1] if len(args) > 1 else np.zeros_like(a)
+    d = np.asarray(_magnitude_function(name, k)(a, b), dtype=float)
+    if not block.value:
+        return np.asarray(float(np.ravel(d)[0]))
+    return np.broadcast_to(d, op.shape).copy() if d.shape != op.shape else d
 
 
 def _heaviside(x, half=0.5):

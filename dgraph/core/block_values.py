@@ -37,7 +37,7 @@ from ..blocks import (
     permutation,
     to_matrix,
 )
-from ..blocks.arrays import block_value, evaluate, operand_block
+from ..blocks.arrays import block_magnitude, block_value, evaluate, operand_block
 from ..blocks.permutation import Permutation
 from ..errors import GraphError
 from .block_costs import along_bracketing, chain_product, post_order
@@ -95,7 +95,17 @@ def edge_parts(
 ) -> dict[tuple[str, str], list[BlockValues]]:
     """Every edge's blocks and their values, one per operand position of its head that
     reads its tail (their sum is the edge's block: :func:`edge_values`)."""
+    return _parts_and_sizes(graph, values, sized=False)[0]
+
+
+def _parts_and_sizes(
+    graph: DGraph, values: Mapping[str, np.ndarray], sized: bool = True
+) -> tuple[dict[tuple[str, str], list[BlockValues]], dict[tuple[str, str], list]]:
+    """:func:`edge_parts`, and with ``sized`` the edges whose values' rounding is not
+    relative to them (a rule whose terms cancel: :func:`~dgraph.blocks.arrays.block_magnitude`),
+    each with a magnitude per part (None: ``|value|``)."""
     out: dict[tuple[str, str], list[BlockValues]] = {}
+    sizes: dict[tuple[str, str], list] = {}
     known = _structures(graph)
     for v in program_order(graph):
         op = graph.op(v)
@@ -111,7 +121,9 @@ def edge_parts(
                 block = operand_block(op, k, shapes)
                 known[(v, k)] = (op, block)
             out.setdefault((u, v), []).append(BlockValues(block, block_value(op, k, values, block)))
-    return out
+            if sized:
+                sizes.setdefault((u, v), []).append(block_magnitude(op, k, values, block))
+    return out, {e: m for e, m in sizes.items() if any(x is not None for x in m)}
 
 
 _STRUCTURES: dict[tuple, tuple[weakref.ref, dict]] = {}  # (graph id, version) -> its blocks
@@ -302,7 +314,7 @@ def _entries(
     finds that cheaper, each output's rows of the entry applied from the left to the
     identity (then times the tangent)."""
     graph = es.graph
-    parts = edge_parts(graph, values)
+    parts, sizes = _parts_and_sizes(graph, values, sized=any(lanes))
     flat = {}
     for x in graph.inputs:
         size = math.prod(graph.shape(x))
@@ -311,8 +323,8 @@ def _entries(
             raise ValueError(f"tangent of {x}: {vector.size} values for {size} entries")
         flat[x] = np.stack([np.abs(vector) if absolute else vector for absolute in lanes])
     if applied_side(es, parts) == "left":
-        return _entries_from_rows(es, parts, flat, lanes)
-    applier = _Applier(es, parts, lanes)
+        return _entries_from_rows(es, parts, flat, lanes, sizes)
+    applier = _Applier(es, parts, lanes, sizes=sizes)
     entries: dict[tuple[str, str], np.ndarray] = {}
     for (y, x), expr in es.jacobian.items():
         part = applier.apply(expr, applier.token(("input", x)), flat[x])
@@ -322,7 +334,11 @@ def _entries(
 
 
 def _entries_from_rows(
-    es: ExpressionData, parts: Mapping, flat: Mapping[str, np.ndarray], lanes: tuple[bool, ...]
+    es: ExpressionData,
+    parts: Mapping,
+    flat: Mapping[str, np.ndarray],
+    lanes: tuple[bool, ...],
+    sizes: Mapping,
 ) -> dict[tuple[str, str], np.ndarray]:
     """:func:`_entries` by rows: for each output y, the identity over y's entries (and
     again by magnitudes) applied to the entries from the left, each result's rows (J_yx
@@ -331,7 +347,7 @@ def _entries_from_rows(
     entries: dict[tuple[str, str], np.ndarray] = {}
     for y in dict.fromkeys(y for y, _ in es.jacobian):
         m = math.prod(graph.shape(y))
-        applier = _Applier(es, parts, (False,) * m + (True,) * m, left=True)
+        applier = _Applier(es, parts, (False,) * m + (True,) * m, left=True, sizes=sizes)
         rows = np.vstack([np.eye(m), np.eye(m)])
         start = applier.token(("output", y))
         for (yy, x), expr in es.jacobian.items():
@@ -358,10 +374,10 @@ def vjp_and_scale(
     without forming a product or a sum of blocks; None where that is not cheaper than
     applying them from the right (:func:`applied_side`): the caller forms the blocks."""
     graph = es.graph
-    parts = edge_parts(graph, values)
+    parts, sizes = _parts_and_sizes(graph, values)
     if applied_side(es, parts, rows=1) != "left":
         return None
-    applier = _Applier(es, parts, (False, True), left=True)
+    applier = _Applier(es, parts, (False, True), left=True, sizes=sizes)
     wj = {x: np.zeros((2, math.prod(graph.shape(x)))) for x in graph.inputs}
     for (y, x), expr in es.jacobian.items():
         w = np.asarray(cotangents[y], dtype=float).reshape(-1)
@@ -460,8 +476,10 @@ class _Applier:
         lanes: tuple[bool, ...],
         left: bool = False,
         dry: tuple[Mapping, int, int | None] | None = None,
+        sizes: Mapping | None = None,
     ) -> None:
         self.lanes = lanes
+        self.sizes = sizes or {}  # edges whose magnitudes are not |value| (_parts_and_sizes)
         self.left = left
         self.dry = dry
         self.lanes_now, self.touched, self.visits = 1, 0, 0
@@ -527,12 +545,14 @@ class _Applier:
                 return self.remembered.get((e, token), _PENDING)
             if self.dry is not None:
                 return self._count(e)
+            edge = self.edges[e]
             if e not in self.small:
-                self.small[e] = _Entries.of(self.parts[self.edges[e]], self.lanes)
+                self.small[e] = _Entries.of(self.parts[edge], self.lanes, self.sizes.get(edge))
             small = self.small[e]
             if small is not None:
                 return small.apply(vector, self.left)
-            return _lanes_applied(self.parts[self.edges[e]], self.lanes, vector, self.left)
+            parts = self.parts[edge]
+            return _lanes_applied(parts, self.lanes, vector, self.left, self.sizes.get(edge))
         if e.is_Number:
             return None if e == 0 else self._scale(float(e)) * vector
         return _PENDING
@@ -553,7 +573,7 @@ class _Applier:
 
 
 def _lanes_applied(
-    parts: list, lanes: tuple[bool, ...], vector: np.ndarray, left: bool
+    parts: list, lanes: tuple[bool, ...], vector: np.ndarray, left: bool, sizes: list | None = None
 ) -> np.ndarray:
     """An edge's blocks (``parts``, summed) applied to each lane's row of ``vector``
     (from the left with ``left``), each lane's products with the blocks' values or their
@@ -564,8 +584,9 @@ def _lanes_applied(
     (:func:`_product_of`'s ``out``), and an edge that is one move without values reading
     and writing every place in order (a reshape: each lane's row as it is) gives
     ``vector`` itself: at 10⁶ unknowns some 190 rows of 10⁶ entries not copied per J·v
-    (the minimal surface's Hessian). Callers never write into what is returned."""
-    if len(parts) == 1 and _passes_through(parts[0][0], parts[0][1]):
+    (the minimal surface's Hessian). ``sizes``: each part's magnitudes where they are not
+    ``|value|`` (None). Callers never write into what is returned."""
+    if len(parts) == 1 and sizes is None and _passes_through(parts[0][0], parts[0][1]):
         return vector
     by = _transposed_product if left else _product_of
     block = parts[0][0]
@@ -573,7 +594,8 @@ def _lanes_applied(
     out = np.empty((len(lanes), size))
     for k, (absolute, row) in enumerate(zip(lanes, vector, strict=True)):
         for j, (block, value) in enumerate(parts):
-            value = _magnitude(value) if absolute else value
+            if absolute:
+                value = _magnitude(value) if sizes is None or sizes[j] is None else sizes[j]
             if j == 0:
                 by(block, value, row, False, out[k])
             else:
@@ -632,9 +654,11 @@ class _Entries:
         size: int,
         lanes: tuple,
         in_size: int = 0,
+        magnitudes: np.ndarray | None = None,
     ) -> None:
         self.cols, self.size, self.lanes = cols, size, len(lanes)
-        self.data = np.stack([np.abs(data) if absolute else data for absolute in lanes])
+        sized = np.abs(data) if magnitudes is None else magnitudes
+        self.data = np.stack([sized if absolute else data for absolute in lanes])
         self.rows = None  # an entry per row, in order
         self.flat_rows = rows
         self.in_size = in_size
@@ -643,12 +667,12 @@ class _Entries:
             self.rows = np.concatenate([rows + k * size for k in range(len(lanes))])
 
     @classmethod
-    def of(cls, parts: list, lanes: tuple[bool, ...]) -> _Entries | None:
+    def of(cls, parts: list, lanes: tuple[bool, ...], sizes: list | None = None) -> _Entries | None:
         """The entries of ``parts`` (an edge's blocks and values) with their values in
-        each lane; None where one block has more than :data:`SMALL_BLOCK` entries (it is
-        applied as it is)."""
-        rows, cols, data = [], [], []
-        for block, value in parts:
+        each lane (by magnitudes: ``sizes``' where given, else ``|value|``); None where
+        one block has more than :data:`SMALL_BLOCK` entries (it is applied as it is)."""
+        rows, cols, data, magnitudes = [], [], [], []
+        for j, (block, value) in enumerate(parts):
             if block.nnz > SMALL_BLOCK:
                 return None
             flat = np.ones(1) if value is None else np.asarray(value, dtype=float).reshape(-1)
@@ -662,10 +686,20 @@ class _Entries:
             rows.append(r)
             cols.append(c)
             data.append(flat[at] if flat.size > 1 else np.broadcast_to(flat, at.shape))
+            size = None if sizes is None else sizes[j]
+            size = np.abs(data[-1]) if size is None else np.asarray(size, dtype=float).reshape(-1)
+            magnitudes.append(size[at] if size.size > 1 else np.broadcast_to(size, at.shape))
         size = math.prod(parts[0][0].out_shape)
         in_size = math.prod(parts[0][0].in_shape)
+        joined = None if sizes is None else np.concatenate(magnitudes)
         return cls(
-            np.concatenate(rows), np.concatenate(cols), np.concatenate(data), size, lanes, in_size
+            np.concatenate(rows),
+            np.concatenate(cols),
+            np.concatenate(data),
+            size,
+            lanes,
+            in_size,
+            joined,
         )
 
     def apply(self, vector: np.ndarray, left: bool = False) -> np.ndarray:

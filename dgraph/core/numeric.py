@@ -20,6 +20,7 @@ import numpy as np
 import sympy
 from sympy.printing.numpy import SciPyPrinter
 
+from ..blocks.rounding import absolute_terms
 from ..errors import GraphError, InputError
 from .algebra import fold
 from .graph import DGraph, vertex_symbol
@@ -204,12 +205,12 @@ def edge_magnitudes(
     graph: DGraph, values: dict[str, np.ndarray], labels: dict[sympy.Symbol, np.ndarray]
 ) -> dict[sympy.Symbol, np.ndarray]:
     """Every edge label's magnitude as evaluated: its value with each sum's terms taken
-    by their absolute values (:func:`absolute_terms`), the scale of the rounding its
-    evaluation can leave (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd
-    ed., 2002, §3.3, running error analysis: ``|fl(e) - e| <= γ·Ã(e)``). Where terms
-    cancel, as ``1 - tanh(v)**2`` at a large ``v`` (0 for ``tanh(v) == 1.0`` in doubles,
-    while its exact value is 1e-22), the label's value is rounding alone and its
-    magnitude stays the terms' (2, not 0). ``|label|`` where the label has no sum of
+    by their absolute values (:func:`dgraph.blocks.rounding.absolute_terms`), the scale
+    of the rounding its evaluation can leave (Higham, *Accuracy and Stability of Numerical
+    Algorithms*, 2nd ed., 2002, §3.3, running error analysis: ``|fl(e) - e| <= γ·Ã(e)``).
+    Where terms cancel, as ``1 - tanh(v)**2`` at a large ``v`` (0 for ``tanh(v) == 1.0``
+    in doubles, while its exact value is 1e-22), the label's value is rounding alone and
+    its magnitude stays the terms' (2, not 0). ``|label|`` where the label has no sum of
     terms that are not all numbers (its rounding is relative to its value)."""
     _, (edges, _) = _compiled(graph)
     summed, function = _compiled_magnitudes(graph)
@@ -221,22 +222,6 @@ def edge_magnitudes(
             u, v = edges[k]
             out[graph.symbol(u, v)] = np.maximum(out[graph.symbol(u, v)], _broadcast(value, shape))
     return out
-
-
-def absolute_terms(expr: sympy.Expr) -> sympy.Expr:
-    """``expr`` with every sum's terms by their absolute values, through products and
-    positive integer powers (the bound of the rounding of an expression evaluated as
-    written, Higham 2002 §3.3); any other function or quotient as its absolute value
-    (its arguments' rounding is not bounded this way)."""
-    if expr.is_Number:
-        return abs(expr)
-    if expr.is_Add:
-        return sympy.Add(*(absolute_terms(a) for a in expr.args), evaluate=False)
-    if expr.is_Mul:
-        return sympy.Mul(*(absolute_terms(a) for a in expr.args), evaluate=False)
-    if expr.is_Pow and expr.exp.is_Integer and expr.exp > 0:
-        return sympy.Pow(absolute_terms(expr.base), expr.exp, evaluate=False)
-    return sympy.Abs(expr, evaluate=False)
 
 
 def _compiled_magnitudes(graph: DGraph) -> tuple[list[int], object]:

@@ -1,0 +1,33 @@
+"""The scale of the rounding a derivative rule leaves when evaluated as written: each sum's
+terms by their absolute values (running error analysis: Higham, *Accuracy and Stability
+of Numerical Algorithms*, 2nd ed., 2002, §3.3, ``|fl(e) - e| <= γ·Ã(e)``). The value
+check judges a partial against this magnitude, not against its value, where the terms
+cancel: ``1 - tanh(a)**2`` at a large ``a`` is 0 in doubles (exactly about 1e-22) and
+its rounding is relative to 2, not to 0."""
+
+from __future__ import annotations
+
+import sympy
+
+__all__ = ["absolute_terms"]
+
+
+def absolute_terms(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with every sum's terms by their absolute values, through products and
+    positive integer powers (the bound of the rounding of an expression evaluated as
+    written); any other function or quotient as its absolute value (its arguments'
+    rounding is not bounded this way).
+
+    >>> a = sympy.Symbol("a")
+    >>> float(absolute_terms(1 - sympy.tanh(a) ** 2).subs(a, 30))  # the value: 0.0
+    2.0
+    """
+    if expr.is_Number:
+        return abs(expr)
+    if expr.is_Add:
+        return sympy.Add(*(absolute_terms(a) for a in expr.args), evaluate=False)
+    if expr.is_Mul:
+        return sympy.Mul(*(absolute_terms(a) for a in expr.args), evaluate=False)
+    if expr.is_Pow and expr.exp.is_Integer and expr.exp > 0:
+        return sympy.Pow(absolute_terms(expr.base), expr.exp, evaluate=False)
+    return sympy.Abs(expr, evaluate=False)
