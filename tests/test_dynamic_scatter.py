@@ -6,6 +6,8 @@ pattern is the union over positions; over its limit it is refused in one line.""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -36,6 +38,32 @@ def _float64():
         yield
 
 
+@functools.cache
+def _hessian_of(f):
+    """``jax.hessian(f)`` jitted, once per function: one compilation for all its tests."""
+    return jax.jit(jax.hessian(f))
+
+
+@functools.cache
+def _derivatives_of(f):
+    """JAX's value, ``jvp`` along ``v``, ``vjp`` of ``w`` and Jacobian (``jacfwd``) of ``f``
+    at ``x``: one jitted program per function, where each operation run eagerly compiles
+    a program of its own (most of this file's time)."""
+
+    def derivatives(x, v, w):
+        y, tangent = jax.jvp(f, (x,), (v,))
+        (bar,) = jax.vjp(f, x)[1](w)
+        return y, tangent, bar, jax.jacfwd(f)(x)
+
+    return jax.jit(derivatives)
+
+
+@functools.cache
+def _value_and_jacobian_of(f):
+    """JAX's value and Jacobian (``jacfwd``) of ``f``, one jitted program per function."""
+    return jax.jit(lambda x: (f(x), jax.jacfwd(f)(x)))
+
+
 def _start(x):
     return jnp.argmax(x) // 2
 
@@ -50,14 +78,21 @@ HESSIANS = {
 }
 
 
-@pytest.mark.parametrize("sparse", [False, True])
-@pytest.mark.parametrize("lang", ["python", "jax"])
-@pytest.mark.parametrize("name", sorted(HESSIANS))
+# each function in each language, and dense and sparse; each language dense and sparse
+# (every pair of the three choices met, not the 16 triples: the same printers again)
+HESSIAN_RUNS = [
+    (name, lang, sparse != (k % 2 == 1))
+    for k, name in enumerate(sorted(HESSIANS))
+    for lang, sparse in (("python", False), ("jax", True))
+]
+
+
+@pytest.mark.parametrize(("name", "lang", "sparse"), HESSIAN_RUNS)
 def test_hessians_equal_jax_at_two_orders(name, lang, sparse):
     f = HESSIANS[name]
     h = dgraph.make_function(f, "hessian", lang, point=[X0], sparse=sparse)
     assert h.generated.verified
-    reference = jax.jit(jax.hessian(f))
+    reference = _hessian_of(f)
     for x in (X0, X1):
         got = h(x)
         got = (got.todense() if lang == "jax" else got.toarray()) if sparse else got
@@ -73,7 +108,7 @@ def test_a_sparse_hessian_s_pattern_is_the_union_over_positions():
     for x in (X0, X1):
         got = h(x)
         assert got.nnz == 36
-        reference = np.asarray(jax.hessian(f)(x))
+        reference = np.asarray(_hessian_of(f)(x))
         assert np.count_nonzero(reference) == 5
         np.testing.assert_allclose(got.toarray(), reference, rtol=1e-12, atol=1e-13)
 
@@ -129,13 +164,13 @@ def test_jacobian_jvp_and_vjp_equal_jax(name, lang):
     jac = make_function(g, "jacobian", lang)
     for F in (jvp, vjp, jac):
         assert F.generated.verified
+    out_shape = jax.eval_shape(f, x).shape
     for point in (x, -x[::-1]):  # another order
-        y, tangent = jax.jvp(f, (point,), (v := rng.standard_normal(shape),))
-        w = rng.standard_normal(np.shape(y))
-        (bar,) = jax.vjp(f, point)[1](w)
+        v, w = rng.standard_normal(shape), rng.standard_normal(out_shape)
+        _, tangent, bar, reference = _derivatives_of(f)(point, v, w)
         np.testing.assert_allclose(jvp(point, v), tangent, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(vjp(point, w), bar, rtol=1e-12, atol=1e-14)
-        np.testing.assert_allclose(jac(point), jax.jacfwd(f)(point), rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(jac(point), reference, rtol=1e-12, atol=1e-14)
 
 
 def test_a_sparse_jacobian_s_pattern_is_the_union_over_positions():
@@ -144,7 +179,7 @@ def test_a_sparse_jacobian_s_pattern_is_the_union_over_positions():
     for point in (X0, X1):
         got = sparse(point)
         assert got.nnz == 36  # 6 hit, 30 stored as zeros
-        np.testing.assert_array_equal(got.toarray(), jax.jacfwd(f)(point))
+        np.testing.assert_array_equal(got.toarray(), _value_and_jacobian_of(f)(point)[1])
 
 
 def _op(mode: str, size: int, n: int, **more) -> ArrayOp:
@@ -183,7 +218,7 @@ def test_c_prints_a_scatter_that_drops_and_refuses_one_that_clips():
     for x in ([0.3, 1.7, 2.1, 0.5], [3.5, 3.2, -0.5, 7.0], [1.1, 1.2, 1.3, 0.1]):
         got = sparse(np.array(x))
         assert got.nnz == 16
-        np.testing.assert_array_equal(got.toarray(), jax.jacfwd(floor)(np.array(x)))
+        np.testing.assert_array_equal(got.toarray(), _value_and_jacobian_of(floor)(np.array(x))[1])
     clip = lambda x: x.at[jnp.floor(x).astype(jnp.int32)].add(x * 2.0, mode="clip")  # noqa: E731
     g = from_jax(clip, np.array([0.3, 1.7, 2.1, 0.5]), level="array")
     with pytest.raises(DGraphError, match="C values: cannot translate") as raised:
@@ -264,8 +299,9 @@ def test_a_set_s_value_and_jacobian_equal_jax_where_positions_repeat(name):
     assert both.generated.verified and sparse.generated.verified
     for x in P:
         value, jac = both(x)
-        np.testing.assert_allclose(value, f(jnp.asarray(x)), rtol=1e-15, atol=0)  # x**3's rounding
-        reference = np.asarray(jax.jacfwd(f)(x))
+        want, reference = _value_and_jacobian_of(f)(x)
+        np.testing.assert_allclose(value, want, rtol=1e-15, atol=0)  # x**3's rounding
+        reference = np.asarray(reference)
         np.testing.assert_array_equal(jac, reference)
         np.testing.assert_array_equal(sparse(x).toarray(), reference.reshape(sparse(x).shape))
 
@@ -277,9 +313,8 @@ def test_a_set_s_jvp_and_vjp_in_jax_equal_jax():
     jvp, vjp = make_function(g, "jvp", "jax"), make_function(g, "vjp", "jax")
     rng = np.random.default_rng(5)
     for x in P:
-        y, tangent = jax.jvp(f, (x,), (v := rng.standard_normal(6),))
-        w = rng.standard_normal(np.shape(y))
-        (bar,) = jax.vjp(f, x)[1](w)
+        v, w = rng.standard_normal(6), rng.standard_normal(jax.eval_shape(f, x).shape)
+        _, tangent, bar, _ = _derivatives_of(f)(x, v, w)
         np.testing.assert_allclose(jvp(x, v), tangent, rtol=1e-13, atol=1e-15)
         np.testing.assert_allclose(vjp(x, w), bar, rtol=1e-13, atol=1e-15)
 
@@ -388,7 +423,7 @@ def test_c_and_cuda_print_a_set_that_drops():
         cuda = values.load_cuda_host() if cxx_compiler() is not None else None
         for x in P:
             got = c(x)
-            reference = np.asarray(jax.jacfwd(f)(x)).reshape(got.shape)
+            reference = np.asarray(_value_and_jacobian_of(f)(x)[1]).reshape(got.shape)
             np.testing.assert_array_equal(got.toarray(), reference)
             if cuda is not None:
                 np.testing.assert_array_equal(cuda(x).data, got.data)

@@ -7,6 +7,7 @@ call, not through scatter-adds into intermediate patterns first. Values equal
 
 from __future__ import annotations
 
+import functools
 import re
 import types
 
@@ -74,9 +75,37 @@ class _Counting:
         return _Add()
 
 
+@functools.cache
+def _jitted_hessian(f):
+    return jax.jit(jax.hessian(f))  # once per function: one compilation per shape
+
+
 def _reference(f, x):
     with jax.enable_x64(True):
-        return np.asarray(jax.jit(jax.hessian(f))(jnp.asarray(x)))
+        return np.asarray(_jitted_hessian(f)(jnp.asarray(x)))
+
+
+def _rosenbrock(x):
+    return jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def _exp_cos(x):
+    return jnp.sum(jnp.exp(0.1 * (x[2:] - x[:-2]) * x[1:-1]) * jnp.cos(x[1:-1]))
+
+
+def _log_sin(x):
+    return jnp.sum(jnp.log(1.0 + (x[:-1] * x[1:]) ** 2)) + jnp.sum(jnp.sin(x) ** 2)
+
+
+OBJECTIVES = [(_rosenbrock, 30), (_exp_cos, 25), (_log_sin, 20)]
+
+
+@functools.cache
+def _python_hessian(f, n):
+    """The sparse NumPy Hessian of ``f`` made at ``rng(n)``'s point (in (0.5, 1.5)):
+    built once for the two tests that read it (values; statements and entries moved)."""
+    x = np.random.default_rng(n).uniform(0.5, 1.5, n)
+    return dgraph.make_function(f, "hessian", "python", point=[x], sparse=True)
 
 
 @pytest.mark.parametrize("m", [12, 60])  # 60: parts at grids printed through views
@@ -113,20 +142,16 @@ def test_the_minimal_surface_in_jax_is_four_scatter_adds():
     assert body.count(".at[") <= 4  # one per place the parts go to (main before: 13)
 
 
-@pytest.mark.parametrize(
-    "f, n",
-    [
-        (lambda x: jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2), 30),
-        (lambda x: jnp.sum(jnp.exp(0.1 * (x[2:] - x[:-2]) * x[1:-1]) * jnp.cos(x[1:-1])), 25),
-        (lambda x: jnp.sum(jnp.log(1.0 + (x[:-1] * x[1:]) ** 2)) + jnp.sum(jnp.sin(x) ** 2), 20),
-    ],
-)
+@pytest.mark.parametrize("f, n", OBJECTIVES)
 def test_other_objectives_keep_jax_values_and_exact_patterns(f, n):
     rng = np.random.default_rng(n)
     x, x2 = rng.uniform(0.5, 1.5, n), rng.uniform(0.5, 1.5, n)
     ref = _reference(f, x2)
     for lang in ("python", "jax"):
-        H = dgraph.make_function(f, "hessian", lang, point=[x], sparse=True)
+        if lang == "python":
+            H = _python_hessian(f, n)  # made at x, as the JAX one
+        else:
+            H = dgraph.make_function(f, "hessian", lang, point=[x], sparse=True)
         h = H(x2 if lang == "python" else jnp.asarray(x2))
         got = h.toarray() if lang == "python" else np.asarray(h.todense())
         assert np.count_nonzero(got) == np.count_nonzero(ref)
@@ -234,9 +259,7 @@ def _ring(x):
     "f, n",
     [
         (_ring, 12),
-        (lambda x: jnp.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2), 30),
-        (lambda x: jnp.sum(jnp.exp(0.1 * (x[2:] - x[:-2]) * x[1:-1]) * jnp.cos(x[1:-1])), 25),
-        (lambda x: jnp.sum(jnp.log(1.0 + (x[:-1] * x[1:]) ** 2)) + jnp.sum(jnp.sin(x) ** 2), 20),
+        *OBJECTIVES,
         (lambda x: jnp.sum((x[1:] - x[:-1]) ** 3), 20),
     ],
 )
@@ -259,7 +282,7 @@ def test_distribution_never_lengthens_a_hessian_program(monkeypatch, f, n):
         module._jacobian_lower(x)
         return _statements(H.gradient.generated.text, "_jacobian_lower"), counting.moved
 
-    H = build()
+    H = _python_hessian(f, n)  # build()'s, shared with the values' test
     (lines, moved), (lines_before, moved_before) = (
         counted(H),
         counted(_undistributed(monkeypatch, build)),
