@@ -72,13 +72,14 @@ def test_at_most_every_method(seed):
 def test_the_heart_dipole_is_optimal_in_reverse_mode():
     """Each 14-vertex part of the heart dipole owes 12, its effective vertex optimum
     (the junction bound: 8): no elimination beats reverse mode's 24, the elemental graph's
-    0.80 goal (19) is out of reach, and best stops as soon as it has 24."""
+    0.80 goal (19) is out of reach, and best stops as soon as it has 24: a small budget
+    (2) buys the proof, the parts' programs being small (the same result as 20)."""
     g = REAL_WORLD["heart-dipole"]()
     parts = [p for p in independent_parts(g) if len(p.intermediates) == 14]
     assert [bracketing_lower_bound(p) for p in parts] == [12, 12]
     assert [elimination_lower_bound(p) for p in parts] == [8, 8]
     assert bracketing_lower_bound(g) == 24 == accumulate(g, "reverse").mults_effective
-    es = best(g, budget=20, ceiling=NO_CEILING)
+    es = best(g, budget=2, ceiling=NO_CEILING)
     assert es.mults_effective == es.info["lower_bounds"][ANY_ELIMINATION] == 24
     # the proven effective vertex optimum, reported (the parts searched one by one)
     assert es.info["lower_bounds"][EFFECTIVE_VERTEX] == 24

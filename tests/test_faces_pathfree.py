@@ -75,8 +75,21 @@ def test_pathfree_agrees_with_paths_on_every_method(g, seed):
             sets.append(accumulate(g, method, budget=0.2, **given))
         except DGraphError:  # a search beyond its limit
             continue
+    # the checks read a set's expressions, steps and computed form, and its method only
+    # to name it: a set equal in all three to one checked already (Markowitz and the
+    # vertex optimum in one order, best's winner and the method it took it from: 180 sets
+    # of 15 draws are 108 distinct ones) gives the same answers again
+    checked = set()
     for es in sets:
-        assert_agree(es)
+        key = (es.to_text(), repr(es.steps), _computed(es))
+        if key not in checked:
+            checked.add(key)
+            assert_agree(es)
+
+
+def _computed(es) -> tuple[str, str] | None:
+    computed = es.as_computed
+    return None if computed is None else (computed.to_text(), repr(computed.steps))
 
 
 @pytest.mark.parametrize("seed", range(6))

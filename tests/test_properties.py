@@ -19,8 +19,11 @@ from .strategies import dags, programs
 
 @given(dags(max_intermediates=7))
 def test_every_method_verifies_and_costs_match_steps(g):
+    # the budget cuts only the metagraph search on the denser draws: at 0.1 about as many
+    # of 60 draws end proven (35 of 60, derandomized) and cut (25) as at 0.5 (36 and 24),
+    # so both of its results, the optimum and the cut search's best, are still checked
     for method in ("forward", "reverse", "markowitz", "vertex-optimal", "edge-optimal"):
-        es = dgraph.accumulate(g, method, budget=0.5)
+        es = dgraph.accumulate(g, method, budget=0.1)
         assert es.verified, (method, es.verification)
         assert es.mults == sum(s.mults for s in es.steps), method
         assert es.mults_effective <= es.mults

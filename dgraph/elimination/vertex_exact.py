@@ -91,6 +91,7 @@ __all__ = [
     "available",
     "conditional_cuts",
     "exact_vertex_search",
+    "load_model",
     "structural_cost",
 ]
 
@@ -112,6 +113,13 @@ CUT_DEPTH = 4  # vertices assumed eliminated first in a conditional separator fl
 def available() -> bool:
     """Whether OR-Tools (the optional extra ``jacobian-accumulation[exact]``) is installed."""
     return importlib.util.find_spec("ortools") is not None
+
+
+def load_model() -> None:
+    """Import CP-SAT now (about half a CPU second; ``import dgraph`` leaves it out): before
+    the child processes that solve a model start (a fork inherits it; the fork server
+    preloads it), so that each does not import it again out of its time."""
+    from ortools.sat.python import cp_model  # noqa: F401
 
 
 def structural_cost(graph: DGraph, order: Iterable[str]) -> int:

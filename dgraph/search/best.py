@@ -118,6 +118,7 @@ from ..elimination.metagraph import (
 from ..elimination.parts import largest_part
 from ..elimination.vertex import markowitz_order, vertex_elimination
 from ..elimination.vertex_exact import available as exact_model_available
+from ..elimination.vertex_exact import load_model
 from ..elimination.vertex_optimal import TENSOR_VERTEX_LIMIT, vertex_optimal_search
 from ..errors import InputError, SearchTooLarge
 from ..faces.elimination import FACE_PATH_LIMIT
@@ -586,6 +587,8 @@ def _searches(
             partial(bracketing_lower_bound, graph, SHARES["bracketing"] * budget),
             clock.search_end,
         )
+    if largest_part(graph) > SMALL and exact_model_available():
+        load_model()  # CP-SAT's import, once per process, not once per search's child
     try:
         proven = _exact_searches(graph, pool, bounds, budget, clock, skipped)
         clock.mark("exact searches")

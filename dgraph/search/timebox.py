@@ -58,8 +58,10 @@ T = TypeVar("T")
 # the shortest wait between two readings of a child's CPU time
 POLL_SECONDS = 0.01
 START_METHOD = "forkserver"  # where a fork is not safe (JAX imported, threads running)
-# imported once by the fork server, so that each child starts with them (not JAX)
-PRELOAD = ["dgraph.search.best", "scipy.optimize", "scipy.sparse"]
+# imported once by the fork server, so that each child starts with them (not JAX): CP-SAT's
+# import (OR-Tools, optional: a module not installed is skipped) took half a CPU second in
+# each child that solved a model, two per best on a graph beyond the exact searches
+PRELOAD = ["dgraph.search.best", "scipy.optimize", "scipy.sparse", "ortools.sat.python.cp_model"]
 
 
 class ChildDied(RuntimeError):
