@@ -102,20 +102,23 @@ def fold_constants(expr: sympy.Expr) -> sympy.Expr:
     """
     if expr.is_Number or expr.is_Symbol:
         return expr
-    if not isinstance(expr, sympy.Expr) and not expr.free_symbols:  # true, false
-        return expr
-    if not expr.free_symbols:
-        value = sympy.N(expr, 17)
-        if not value.is_real:
-            raise DGraphError(f"constant {expr} is not a real number")
-        return sympy.Float(value, 17)
     return _fold(expr)
 
 
 @lru_cache(maxsize=2**16)
 def _fold(expr: sympy.Basic) -> sympy.Basic:
     """:func:`fold_constants`, remembered: the program passes fold the same assignments
-    again and again; an expression with nothing to fold is returned as it is."""
+    again and again; an expression with nothing to fold is returned as it is. Looked up
+    before anything is computed: an expression seen before (each argument of one being
+    folded, each assignment of the next pass) costs its hash, not a walk of its tree for
+    its free symbols (at every level of a deep expression: a square of its depth)."""
+    if not expr.free_symbols:
+        if not isinstance(expr, sympy.Expr):  # true, false
+            return expr
+        value = sympy.N(expr, 17)
+        if not value.is_real:
+            raise DGraphError(f"constant {expr} is not a real number")
+        return sympy.Float(value, 17)
     if expr.is_Pow and expr.exp.is_Number:
         base = fold_constants(expr.base)
         return expr if base is expr.base else sympy.Pow(base, expr.exp)
