@@ -14,8 +14,18 @@ SUBSCRIPT, SUPERSCRIPT = 16, 8  # xdot font characteristics bits
 
 
 def layout(drawing) -> dict:
-    """The drawing's SVG layout as graphviz's JSON."""
-    return json.loads(drawing._svg_dot.pipe(format="json"))
+    """The drawing's SVG layout as graphviz's JSON (laid out once per distinct source:
+    drawings that differ only in what their SVG adds share one graphviz run)."""
+    dot = drawing._svg_dot
+    key = (dot.source, dot.engine)
+    if key not in _LAID_OUT:
+        if len(_LAID_OUT) > 64:
+            _LAID_OUT.clear()
+        _LAID_OUT[key] = dot.pipe(format="json")
+    return json.loads(_LAID_OUT[key])
+
+
+_LAID_OUT: dict[tuple[str, str], bytes] = {}
 
 
 def text_boxes(obj: dict) -> list[tuple[str, tuple[float, float, float, float]]]:
@@ -115,7 +125,21 @@ def collisions(data: dict, slack: float = 0.25) -> list[str]:
     for e in data.get("edges", []):
         where = f"{names.get(e['tail'])}->{names.get(e['head'])}"
         for line in edge_polylines(e):
+            segments = [
+                (min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]), a, b)
+                for a, b in itertools.pairwise(line)
+            ]
+            xs, ys = [x for x, _ in line], [y for _, y in line]
+            lx0, ly0, lx1, ly1 = min(xs), min(ys), max(xs), max(ys)
             for text, owner, box in boxes:
-                if any(_crosses(a, b, box) for a, b in itertools.pairwise(line)):
+                x0, y0, x1, y1 = box
+                # a segment wholly on or beyond one side of the open box cannot meet it
+                if lx1 <= x0 or lx0 >= x1 or ly1 <= y0 or ly0 >= y1:
+                    continue
+                if any(
+                    _crosses(a, b, box)
+                    for sx0, sy0, sx1, sy1, a, b in segments
+                    if sx1 > x0 and sx0 < x1 and sy1 > y0 and sy0 < y1
+                ):
                     found.append(f"edge {where} crosses {text!r} of {owner}")
     return sorted(set(found))

@@ -99,7 +99,9 @@ def test_runs_found_from_the_next_change_alone_are_those_of_the_whole(monkeypatc
     arrays = []
     for i in range(300):
         if i % 3 == 0:
-            arrays.append(rng.integers(0, 40, int(rng.integers(1, 600))))
+            # random values change step at almost every entry: past a few limits of
+            # pieces their length is not the point
+            arrays.append(rng.integers(0, 40, int(rng.integers(1, 200))))
         elif i % 3 == 1:
             parts = []
             for _ in range(int(rng.integers(1, 5))):
