@@ -33,6 +33,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 MLP = 200  # the MLP layer's size, whatever n
+# Jacobians with n(n+1)/2 stored entries (a running sum, product, maximum: at the array
+# level cummax's block is the whole triangle too), run up to --triangle-max only: at
+# 20000 one holds 2·10⁸ entries (cummax's build passed 12 GB)
+TRIANGLES = ("cummax", "cumsum", "cumprod")
 
 
 def functions(n: int, jnp, jax) -> dict:
@@ -148,6 +152,7 @@ def main() -> None:
     parser.add_argument("--n", nargs="+", type=int, default=[200, 2000, 20000])
     parser.add_argument("--levels", nargs="+", default=["element", "array", "default"])
     parser.add_argument("--element-max", type=int, default=2000, help="largest n for element")
+    parser.add_argument("--triangle-max", type=int, default=2000, help="largest n for those")
     parser.add_argument("--jobs", type=int, default=1, help="subprocesses at once")
     parser.add_argument("--cpu", type=float, default=300, help="CPU-s limit per build")
     parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)  # n name level: a worker
@@ -162,6 +167,7 @@ def main() -> None:
         for name in names
         for level in opts.levels
         if not (level == "element" and n > opts.element_max)
+        if not (name in TRIANGLES and n > opts.triangle_max)
         if not (name == "mlp" and n != opts.n[0])  # one size whatever n
     ]
     print(
