@@ -83,3 +83,26 @@ def test_past_the_edge_limit_a_numpy_function_is_read_at_the_array_level():
     assert "129,974 scalar edges" in g.notes[-1]
     with pytest.raises(InputError, match="over the limit"):
         from_python(residual, point=[u])  # the element level, asked for
+
+
+def where(x):
+    return jnp.where(x > 0, x**2, jnp.sin(x))
+
+
+def test_a_large_function_is_read_at_the_array_level_by_default():
+    # 2000 entries: 8,000 scalar edges, within EDGE_LIMIT but over DEFAULT_EDGE_LIMIT, so a
+    # level named by no one is the array level (make_function of its element level: over a
+    # minute of CPU, of its array level half a second; benchmarks/jacobian_levels.py)
+    from dgraph.core.expand import DEFAULT_EDGE_LIMIT, EDGE_LIMIT
+
+    x = np.linspace(-1.0, 1.0, 2000)
+    g = from_python(where, point=[x], level=None)
+    assert g.is_tensor and g.inputs == ["x"] and g.traced_with == "jax"
+    assert DEFAULT_EDGE_LIMIT < 8_000 <= EDGE_LIMIT
+    assert "8,000 scalar edges" in g.notes[-1] and 'level="element" reads it' in g.notes[-1]
+    J = dgraph.make_function(where, point=[x], sparse=True)  # the same default
+    assert J.generated.__class__.__name__ == "TensorGenerated"
+    np.testing.assert_allclose(J(x).diagonal(), np.where(x > 0, 2 * x, np.cos(x)), atol=1e-15)
+    # a few dozen entries stay at the element level: one scalar vertex per entry
+    small = from_python(where, point=[x[:48]], level=None)
+    assert not small.is_tensor and len(small.inputs) == 48 and not small.notes

@@ -50,7 +50,15 @@ from .elementary import StopGradient
 # DGraph.elements, so this one names the type without importing it back.
 DGraph = Any
 
-__all__ = ["EDGE_LIMIT", "ElementJvp", "NoElementLevel", "element_names", "expand", "scalar_edges"]
+__all__ = [
+    "DEFAULT_EDGE_LIMIT",
+    "EDGE_LIMIT",
+    "ElementJvp",
+    "NoElementLevel",
+    "element_names",
+    "expand",
+    "scalar_edges",
+]
 
 # scalar edges an expansion may make: building costs tens to hundreds of µs an edge
 # (elementwise to dense contractions), so 10⁵ is seconds to half a minute, and the scalar
@@ -58,11 +66,25 @@ __all__ = ["EDGE_LIMIT", "ElementJvp", "NoElementLevel", "element_names", "expan
 # the array level is the one to use
 EDGE_LIMIT = 100_000
 
+# scalar edges up to which a reader asked for no level in particular (from_python's
+# level=None: make_function and jacobian of a Python function, the command line) reads the
+# element level, the array level above: making a function of the element level costs
+# 8-14 ms a scalar edge (27 for softmax, 45 for running maxima and products), of the array
+# level about half a second whatever the size (200-entry functions: 3-57 CPU-s against
+# 0.4-2.3; benchmarks/jacobian_levels.py, benchmarks/RESULTS.md), so 500 edges (a formula
+# of a hundred operations, a few dozen entries of an array function) stay a few seconds
+DEFAULT_EDGE_LIMIT = 500
+
 
 class NoElementLevel(InputError):
     """The graph has no element level: an operation with none (a loop or a branch, a
-    region) or more scalar edges than the limit. A reader asked for no level in
-    particular reads the array level instead."""
+    region) or more scalar edges than the limit (``edges``: how many; None for an
+    operation with none). A reader asked for no level in particular reads the array
+    level instead."""
+
+    def __init__(self, message: str, edges: int | None = None) -> None:
+        super().__init__(message)
+        self.edges = edges
 
 
 def _logistic(x):
@@ -516,7 +538,8 @@ def expand(
         if count > limit:
             raise NoElementLevel(
                 f"{where}: the element level would have {count:,} scalar edges, over the"
-                f' limit of {limit:,}: use level="array" (--level array) or a larger limit'
+                f' limit of {limit:,}: use level="array" (--level array) or a larger limit',
+                edges=count,
             )
     unknown = [p for p in parameters if p not in graph.inputs]
     if unknown:

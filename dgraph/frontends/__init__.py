@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.expand import NoElementLevel
+from ..core.expand import DEFAULT_EDGE_LIMIT, EDGE_LIMIT, NoElementLevel
 from ..core.files import check_file, read_text
 from ..core.graph import DGraph
 from ..errors import DGraphError, GraphError, InputError
@@ -72,9 +72,11 @@ def load(
     level
         ``"element"`` or ``"array"``, as :func:`from_function` takes it. By default
         ``"array"`` where an input has several axes or the inputs have over
-        :data:`ELEMENT_DEFAULT_LIMIT` entries, so that a large array never expands unasked;
-        the element level is the array graph expanded, refused in one line above
-        :data:`~dgraph.core.expand.EDGE_LIMIT` scalar edges.
+        :data:`ELEMENT_DEFAULT_LIMIT` entries, so that a large array never expands unasked,
+        or where the element level would have over
+        :data:`~dgraph.core.expand.DEFAULT_EDGE_LIMIT` scalar edges (:func:`from_python`'s
+        ``level=None``); the element level asked for is the array graph expanded, refused
+        in one line above :data:`~dgraph.core.expand.EDGE_LIMIT` scalar edges.
     at
         The graph's :attr:`~dgraph.core.graph.DGraph.point`, where values are checked
         first: one number per input entry, the inputs in order, arrays flattened. Without
@@ -162,9 +164,12 @@ def from_python(
     JAX cannot trace it (a note says so); else traced (:func:`from_function`). The
     arguments as :func:`from_function` takes them; ``point`` becomes the graph's point
     (without it a JAX function's graph has none: the arguments it was read at, ones, are
-    not the user's). ``level=None``: the element level where the function has one
-    (:class:`~dgraph.core.expand.NoElementLevel`: no loop or branch, within the edge
-    limit), else the array level, with a note. ``parameter_values``: the ``params``'
+    not the user's). ``level=None`` (what :func:`~dgraph.make_function` of a function
+    reads): the element level where the function has one within
+    :data:`~dgraph.core.expand.DEFAULT_EDGE_LIMIT` scalar edges
+    (:class:`~dgraph.core.expand.NoElementLevel`: no loop or branch, few enough edges),
+    else the array level, with a note; ``level="element"`` reads up to
+    :data:`~dgraph.core.expand.EDGE_LIMIT`. ``parameter_values``: the ``params``'
     values at the point (by name), read with it and kept as the graph's
     :attr:`~dgraph.core.graph.DGraph.parameter_point` (where the check evaluates at the
     user's point); without them the parameters are ones.
@@ -180,8 +185,11 @@ def from_python(
     return graph
 
 
-def _read_python(f, name, n_inputs, sizes, params, level, point, binary, parameter_values):
-    """:func:`from_python`'s reading, the parameters' values left to it."""
+def _read_python(
+    f, name, n_inputs, sizes, params, level, point, binary, parameter_values, limit=EDGE_LIMIT
+):
+    """:func:`from_python`'s reading, the parameters' values left to it; ``limit``: the
+    element level's most scalar edges."""
     for k, value in enumerate(point or ()):
         try:
             np.asarray(value, dtype=float)
@@ -194,23 +202,33 @@ def _read_python(f, name, n_inputs, sizes, params, level, point, binary, paramet
     if sizes is None and point is not None and n_inputs is None:
         shapes = [np.shape(v) for v in point]  # the example arguments'
         sizes = [s[0] if len(s) == 1 else (s or 0) for s in shapes]
-    if level is None:
+    if level is None:  # the element level within DEFAULT_EDGE_LIMIT, else the array level
         try:
-            return from_python(
-                f, name=name, n_inputs=n_inputs, sizes=sizes, params=params,
-                level="element", point=point, binary=binary, parameter_values=parameter_values,
+            return _read_python(
+                f, name, n_inputs, sizes, params, "element", point, binary, parameter_values,
+                limit=DEFAULT_EDGE_LIMIT,
             )  # fmt: skip
         except NoElementLevel as exc:
-            graph = from_python(
-                f, name=name, n_inputs=n_inputs, sizes=sizes, params=params,
-                level="array", point=point, parameter_values=parameter_values,
-            )  # fmt: skip
-            graph.notes.append(f"read at the array level: {exc}")
+            graph = _read_python(
+                f, name, n_inputs, sizes, params, "array", point, False, parameter_values
+            )
+            why = str(exc)
+            if exc.edges is not None:  # over the default's limit, maybe not over the limit
+                why = (
+                    f"the element level would have {exc.edges:,} scalar edges, over the"
+                    f" {DEFAULT_EDGE_LIMIT:,} read when no level is named"
+                    + (
+                        ' (level="element" reads it)'
+                        if exc.edges <= EDGE_LIMIT
+                        else f" and the limit of {EDGE_LIMIT:,}"
+                    )
+                )
+            graph.notes.append(f"read at the array level: {why}")
             return graph
     label = name or getattr(f, "__name__", "function")
     if not uses_jax(f):
         try:
-            return from_function(f, name, n_inputs, binary, sizes, params, level, point)
+            return from_function(f, name, n_inputs, binary, sizes, params, level, point, limit)
         except NoElementLevel:
             raise
         except InputError as numpy_failure:  # JAX may read what uses_jax did not see (x.at[])
@@ -218,17 +236,17 @@ def _read_python(f, name, n_inputs, sizes, params, level, point, binary, paramet
                 raise
             try:
                 args = _jax_arguments(f, label, n_inputs, sizes, params, point, parameter_values)
-                graph = from_jax(f, *args, name=name, level=level, params=params)
+                graph = from_jax(f, *args, name=name, level=level, limit=limit, params=params)
             except DGraphError:
                 raise numpy_failure from None
             return _with_point(graph, point)
     args = _jax_arguments(f, label, n_inputs, sizes, params, point, parameter_values)
     try:
-        graph = from_jax(f, *args, name=name, level=level, params=params)
+        graph = from_jax(f, *args, name=name, level=level, limit=limit, params=params)
     except NotJax as exc:
         jax_failure = exc
         try:
-            graph = from_function(f, name, n_inputs, binary, sizes, params, level, point)
+            graph = from_function(f, name, n_inputs, binary, sizes, params, level, point, limit)
         except InputError as numpy_failure:
             why = str(numpy_failure).removeprefix(f"{label}: ")
             why = why if len(why) <= 160 else why[:159] + "…"
