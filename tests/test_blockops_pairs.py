@@ -297,3 +297,26 @@ def test_narrow_nonzero_is_flatnonzero_across_chunks(seed, chunk):
     assert np.array_equal(found, np.flatnonzero(flags))
     assert every(flags.size).dtype == np.int32
     assert np.array_equal(every(flags.size), np.arange(flags.size))
+
+
+def test_a_block_freed_at_exit_lets_its_rows_go_without_the_module_s_names(monkeypatch):
+    """At interpreter exit a module's names are cleared to None before the last blocks
+    are freed: the weakref callback that drops a block's kept rows must not read the
+    module's global then ("Exception ignored ... 'NoneType' object has no attribute
+    'get'" printed after a test run)."""
+    import weakref
+
+    from dgraph.codegen.tensor import blockops
+
+    class Held:
+        pass
+
+    block = Held()
+    key = id(block)
+    forget = blockops._forget_rows(key)
+    kept = blockops._ROWS
+    ref = weakref.ref(block)
+    kept[key] = (ref, None)
+    monkeypatch.setattr(blockops, "_ROWS", None)  # what interpreter exit leaves
+    forget(ref)
+    assert key not in kept

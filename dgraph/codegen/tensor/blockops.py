@@ -938,12 +938,14 @@ FORGETS.append(_ROWS.clear)
 
 
 def _forget_rows(key: int) -> Callable[[weakref.ref], None]:
-    """A block's rows let go with the block (its id may then name another)."""
+    """A block's rows let go with the block (its id may then name another). The dict is
+    bound now: a block freed as the interpreter exits finds the module's names gone."""
+    kept = _ROWS
 
     def forget(ref: weakref.ref) -> None:
-        held = _ROWS.get(key)
+        held = kept.get(key)
         if held is not None and held[0] is ref:
-            del _ROWS[key]
+            del kept[key]
 
     return forget
 
