@@ -813,33 +813,21 @@ def block_magnitude(
     """The scale of the rounding in :func:`block_value`'s values, laid out as they are,
     where the rule is a sum whose terms can cancel (``1 - tanh(a)**2``: 0 at a large
     ``a``, its terms' magnitude 2); None where it is ``|block_value|``."""
-    name = op.primitive
-    if name not in ELEMENTWISE or _magnitude_function(name, k) is None:
+    if op.primitive not in ELEMENTWISE or _magnitude_function(op.primitive, k) is None:
         return None
-    args = [np.asarray(_read(x, values), dtype=float) for x in op.operands]
-    if isinstance(block, Sparse):
-        if _narrowing_factor(op, k) is None:
-            return None
-        shapes = [a.shape for a in args]
-        labelled = labelled_block(op, k, shapes)
-        found = narrowed(op, k, shapes, labelled)
-        m = None if found is None else block_magnitude(op, k, values, labelled)
-        return None if m is None else m.reshape(-1)[found.at]
-    a = args[0]
-    b = args[1] if len(args) > 1 else np.zeros_like(a)
-    d = np.asarray(_magnitude_function(name, k)(a, b), dtype=float)
-    if not block.value:
-        return np.asarray(float(np.ravel(d)[0]))
-    return np.broadcast_to(d, op.shape).copy() if d.shape != op.shape else d
+    return block_value(op, k, values, block, terms=True)
 
 
 def _heaviside(x, half=0.5):
     return np.heaviside(x, half)
 
 
-def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Block) -> np.ndarray:
+def block_value(
+    op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Block, terms: bool = False
+) -> np.ndarray:
     """The values of ∂op/∂(operand k) at ``values``: C order over the block's value labels
-    (a labelled block), or one per pattern entry (a sparse block)."""
+    (a labelled block), or one per pattern entry (a sparse block); with ``terms``, an
+    elementwise rule's terms by their magnitudes (:func:`block_magnitude`)."""
     name = op.primitive
     if name in REGIONS:
         args = [np.asarray(_read(x, values)) for x in op.operands]
@@ -862,7 +850,7 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
         found = narrowed(op, k, shapes, labelled)
         if found is None:
             return np.ones(block.nnz)
-        v = np.asarray(block_value(op, k, values, labelled), dtype=float)
+        v = np.asarray(block_value(op, k, values, labelled, terms), dtype=float)
         return v.reshape(-1)[found.at]
     if not block.value and name not in RUN_TIME:
         return np.asarray(1.0)  # a move or a sum: ones
@@ -874,7 +862,8 @@ def block_value(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Bl
     elif name in ELEMENTWISE:
         a = args[0]
         b = args[1] if len(args) > 1 else np.zeros_like(a)
-        d = np.asarray(_derivative_function(name, k)(a, b), dtype=float)
+        rule = _magnitude_function(name, k) if terms else _derivative_function(name, k)
+        d = np.asarray(rule(a, b), dtype=float)
     elif name == "dot_general":
         d = _dot_value(op, k, args, block)
     elif name in ("reduce_max", "reduce_min"):
