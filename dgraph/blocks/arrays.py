@@ -28,7 +28,7 @@ from . import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, convolution, den
 from . import array_extra as extra
 from . import linalg as _linalg
 from . import scatter as _scatter
-from .rounding import absolute_terms
+from .rounding import absolute_terms, sums_terms
 
 __all__ = [
     "ELEMENTWISE",
@@ -801,7 +801,7 @@ def _magnitude_function(name: str, k: int) -> Callable[..., np.ndarray] | None:
     as a function of the operands; None for a rule without a sum (its magnitude is its
     value's)."""
     derivative = ELEMENTWISE[name][1][k]
-    if not derivative.has(sympy.Add):
+    if not sums_terms(derivative):
         return None
     names = {"Heaviside": _heaviside, **extra.SPECIAL_NUMPY}
     return sympy.lambdify((A, B), absolute_terms(derivative), modules=[names, "numpy", "scipy"])

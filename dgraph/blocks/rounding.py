@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sympy
 
-__all__ = ["absolute_terms"]
+__all__ = ["absolute_terms", "sums_terms"]
 
 
 def absolute_terms(expr: sympy.Expr) -> sympy.Expr:
@@ -31,3 +31,24 @@ def absolute_terms(expr: sympy.Expr) -> sympy.Expr:
     if expr.is_Pow and expr.exp.is_Integer and expr.exp > 0:
         return sympy.Pow(absolute_terms(expr.base), expr.exp, evaluate=False)
     return sympy.Abs(expr, evaluate=False)
+
+
+def sums_terms(expr: sympy.Expr) -> bool:
+    """Whether :func:`absolute_terms` of ``expr`` reaches a sum (through sums, products and
+    positive integer powers): only then can it differ from ``|expr|``. ``1/(1 + a**2)``
+    does not (a quotient is taken whole), ``1 - tanh(a)**2`` does.
+
+    >>> a = sympy.Symbol("a")
+    >>> sums_terms(1 - sympy.tanh(a) ** 2), sums_terms(1 / (1 + a**2))
+    (True, False)
+    """
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if e.is_Add:
+            return True
+        if e.is_Mul:
+            stack += e.args
+        elif e.is_Pow and e.exp.is_Integer and e.exp > 0:
+            stack.append(e.base)
+    return False

@@ -20,7 +20,7 @@ import numpy as np
 import sympy
 from sympy.printing.numpy import SciPyPrinter
 
-from ..blocks.rounding import absolute_terms
+from ..blocks.rounding import absolute_terms, sums_terms
 from ..errors import GraphError, InputError
 from .algebra import fold
 from .graph import DGraph, vertex_symbol
@@ -231,12 +231,13 @@ def edge_magnitudes(
 
 
 def _compiled_magnitudes(graph: DGraph) -> tuple[list[int], object]:
-    """The edges (their positions in :func:`_compile`'s order) whose labels hold a sum,
+    """The edges (their positions in :func:`_compile`'s order) whose labels' terms can
+    cancel (:func:`~dgraph.blocks.rounding.sums_terms`),
     and one function of the vertex values giving their :func:`absolute_terms` values;
     compiled once per graph, where a check first asks."""
     if "numeric_magnitudes" not in graph.derived:
         _, (edges, _) = _compiled(graph)
-        summed = [k for k, (u, v) in enumerate(edges) if graph.partial(u, v).has(sympy.Add)]
+        summed = [k for k, (u, v) in enumerate(edges) if sums_terms(graph.partial(u, v))]
         function = None
         if summed:
             order = [*graph.order(), *graph.parameters]
