@@ -232,9 +232,9 @@ def edge_magnitudes(
 
 def _compiled_magnitudes(graph: DGraph) -> tuple[list[int], object]:
     """The edges (their positions in :func:`_compile`'s order) whose labels' terms can
-    cancel (:func:`~dgraph.blocks.rounding.sums_terms`),
-    and one function of the vertex values giving their :func:`absolute_terms` values;
-    compiled once per graph, where a check first asks."""
+    cancel (:func:`~dgraph.blocks.rounding.sums_terms`), and one function of the vertex
+    values giving their :func:`absolute_terms` values; compiled once per graph, where a
+    check first asks."""
     if "numeric_magnitudes" not in graph.derived:
         _, (edges, _) = _compiled(graph)
         summed = [k for k, (u, v) in enumerate(edges) if sums_terms(graph.partial(u, v))]
