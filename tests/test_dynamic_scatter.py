@@ -100,14 +100,16 @@ def test_hessians_equal_jax_at_two_orders(name, lang, sparse):
 
 
 def test_a_sparse_hessian_s_pattern_is_the_union_over_positions():
-    """take_along_axis(x, argsort(x))**2 · w: the take's union (36) times the scatter's
-    (36): every entry stored at both points, those not hit stored as zeros (JAX's Hessian
-    has 5 nonzeros, w[0] = 0), the values JAX's."""
+    """take_along_axis(x, argsort(x))**2 · w: the scatter-add at argsort's positions is
+    the inverse of the take at them (one order, ``blocks.orders``), so the Hessian is
+    Pᵀ·diag·P, diagonal at every point: its union the 6 diagonal entries, not the 36 of
+    the take's union times the scatter's; the entry w[0] weighs is stored as a zero at
+    both points (JAX's Hessian has 5 nonzeros), the values JAX's."""
     f = HESSIANS["take-along-squared"]
     h = dgraph.make_function(f, "hessian", "python", point=[X0], sparse=True)
     for x in (X0, X1):
         got = h(x)
-        assert got.nnz == 36
+        assert got.nnz == 6
         reference = np.asarray(_hessian_of(f)(x))
         assert np.count_nonzero(reference) == 5
         np.testing.assert_allclose(got.toarray(), reference, rtol=1e-12, atol=1e-13)

@@ -306,6 +306,12 @@ class RunTime:
         """:func:`multiply_values` where a factor is of this kind."""
         raise NotImplementedError
 
+    @staticmethod
+    def summed(a: Block, b: Block) -> Block | None:
+        """:func:`add` where a summand is of this kind and the sum keeps it; else None
+        (the sum is then that of the unions)."""
+        return None
+
 
 def _run_time(*blocks: object) -> RunTime | None:
     """The first of ``blocks`` whose pattern is chosen at run time, if any."""
@@ -1009,8 +1015,8 @@ def add(a: Block, b: Block) -> Block:
     """
     if a.out_shape != b.out_shape or a.in_shape != b.in_shape:
         raise ValueError("block sum: shapes differ")
-    if _run_time(a, b) is not None:  # its union over permutations
-        return add(_fixed(a), _fixed(b))
+    if (kind := _run_time(a, b)) is not None:  # the same permutation, else the unions
+        return kind.summed(a, b) or add(_fixed(a), _fixed(b))
     if a.nnz <= SMALL and b.nnz <= SMALL:
         return _small_add(a, b)
     if id(b) < id(a):  # a sum's pattern and kind do not depend on the order
@@ -1448,7 +1454,10 @@ def _einsum(plan: EinsumPlan, va: np.ndarray, vb: np.ndarray) -> np.ndarray:
 
 def add_values(a: Block, b: Block, va: np.ndarray, vb: np.ndarray) -> BlockValues:
     """:func:`add` with values."""
-    if _run_time(a, b) is not None:  # its union over permutations
+    if (kind := _run_time(a, b)) is not None:
+        kept = kind.summed(a, b)
+        if kept is not None:  # one permutation: its row values added
+            return BlockValues(kept, np.stack([va[0] + vb[0], va[1]]))
         (a, va), (b, vb) = _fixed(a, va), _fixed(b, vb)
     total = add(a, b)
     if isinstance(total, Labelled) and not same_structure(a, b):  # made dense: scattered

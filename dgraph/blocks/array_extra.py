@@ -34,6 +34,7 @@ import sympy
 from . import GENERAL, Labelled
 from .dynamic_scatter import DYNAMIC_ADD, add_block, add_forward, add_value
 from .dynamic_take import DYNAMIC_TAKE, dynamic_block, dynamic_forward, dynamic_value
+from .orders import permuted_by, sort_order_tie, sources
 from .permutation import Permutation
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "extra_value",
     "i0e",
     "i1e",
+    "permutes",
     "sort_onehot",
     "sort_order",
 ]
@@ -158,12 +160,27 @@ def extra_block(op, k: int, mine: tuple[int, ...]) -> Labelled | Permutation | N
         outs = tuple(((j,), 0) for j in range(n) if j not in axes)
         return Labelled(out, mine, outs, ins, mine, tuple(range(n)), GENERAL)
     if name == "sort":
-        return Permutation(tuple(mine), int(op.param["dimension"]))
+        return Permutation(tuple(mine), int(op.param["dimension"]), tie=sort_order_tie(op))
+    if name in (DYNAMIC_TAKE, DYNAMIC_ADD) and k == _MOVED[name]:
+        tie = permuted_by(op)
+        if tie is not None:  # one position each: a permutation, its order known
+            shape, axis = tuple(op.shape), int(op.param["axis"])
+            return Permutation(shape, axis, tie=tie, inverse=name == DYNAMIC_ADD)
     if name == DYNAMIC_TAKE:
         return dynamic_block(op, mine)
     if name == DYNAMIC_ADD:
         return add_block(op, k, mine)
     return None
+
+
+_MOVED = {DYNAMIC_TAKE: 0, DYNAMIC_ADD: 2}  # the operand a take or a scatter-add moves
+
+
+def permutes(op, k: int) -> bool:
+    """Whether ∂op/∂(operand k) is a :class:`Permutation` of a take or a scatter-add at
+    an ``argsort``'s positions (:func:`~dgraph.blocks.orders.permuted_by`)."""
+    name = op.primitive
+    return name in _MOVED and k == _MOVED[name] and permuted_by(op) is not None
 
 
 def exclusive_product(x: np.ndarray, axes: Sequence[int]) -> np.ndarray:
@@ -196,6 +213,9 @@ def extra_value(op, k: int, args: Sequence[np.ndarray]) -> np.ndarray | None:
         return exclusive_product(args[0], op.param["axes"])
     if op.primitive == "sort":
         return sort_onehot(args[:-1] or args, op.param["dimension"])
+    if permutes(op, k):  # ones, and each output's source along the axis
+        source = sources(op, args[1], inverse=op.primitive == DYNAMIC_ADD)
+        return np.stack([np.ones(source.shape), source.astype(float)])
     if op.primitive == DYNAMIC_TAKE:
         return dynamic_value(op, args)
     if op.primitive == DYNAMIC_ADD:
@@ -209,6 +229,11 @@ def describe_extra(op, names: Sequence[str], k: int = 0) -> str | None:
         return f"∏′[axes {', '.join(map(str, op.param['axes']))}]"
     if op.primitive == "sort":
         return f"P(argsort({names[0]}, axis {op.param['dimension']}))"
+    if permutes(op, k):  # at an argsort's positions: that permutation, or its transpose
+        keys, d, _ = permuted_by(op)  # type: ignore[misc]
+        said = ", ".join(key if isinstance(key, str) else "…" for key in keys)
+        p = f"P(argsort({said}, axis {d}))"
+        return p + "ᵀ" if op.primitive == DYNAMIC_ADD else p
     if op.primitive == DYNAMIC_TAKE:
         return f"onehot(positions at run time, axis {op.param['axis']})"
     if op.primitive == DYNAMIC_ADD:

@@ -840,8 +840,8 @@ def block_value(
         return _scatter.values(op, k, args, block)
     if name in _linalg.LINALG:
         return _linalg.values(op, k, args)
-    if name in ("sort", extra.DYNAMIC_ADD):  # a run-time permutation; 1 or a one-hot
-        return extra.extra_value(op, k, args)
+    if name in ("sort", extra.DYNAMIC_ADD) or extra.permutes(op, k):  # a run-time
+        return extra.extra_value(op, k, args)  # permutation; 1 or a one-hot
     if isinstance(block, Sparse):
         if _narrowing_factor(op, k) is None:  # not narrowed (a move's pattern): ones
             return np.ones(block.nnz)
@@ -892,6 +892,8 @@ def stacked_block_value(
     special = (REGIONS, (convolution.CONV, "sort", extra.DYNAMIC_ADD), _scatter.SCATTERS)
     if any(name in names for names in special) or name in _linalg.LINALG:
         return None  # values of their own (a permutation's among them)
+    if extra.permutes(op, k):
+        return None
     if isinstance(block, Sparse):
         if _narrowing_factor(op, k) is None:
             return np.ones((steps, block.nnz))

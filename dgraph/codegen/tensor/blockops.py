@@ -39,7 +39,7 @@ from ...blocks import (
     same_structure,
     sparse,
 )
-from ...blocks.permutation import Permutation
+from ...blocks.permutation import Permutation, same_order
 from ...errors import DGraphError
 from ..ir import (
     BinOp,
@@ -51,6 +51,7 @@ from ..ir import (
     Scatter,
     ScatterAdd,
     SegmentSum,
+    Seq,
     Slice,
     UnaryOp,
 )
@@ -58,7 +59,7 @@ from ..ir import number as _node_number
 from ..ir import times as _times
 from .constants import Constants
 from .entries import entries, every, fills
-from .permutation_code import multiply_permutation, scale_permutation, structural_valued
+from .permutation_code import multiply_permutation, scale_permutation, structural_of
 
 __all__ = ["BlockOps", "Terms", "Valued", "entries", "values_at"]
 
@@ -510,6 +511,10 @@ class BlockOps:
         """``first + second`` with its values (``add_values``)."""
         if first is None or second is None:
             return first if second is None else second
+        if same_order(first[0], second[0]):  # one permutation: its row values added
+            rows = BinOp("+", Index(first[1], (Const(0),)), Index(second[1], (Const(0),)))
+            sources = Index(first[1], (Const(1),))
+            return first[0], self.emit(Call("stack", (Seq((rows, sources)),)))
         if isinstance(first[0], Permutation) or isinstance(second[0], Permutation):
             first, second = (self._structural(x) for x in (first, second))
         (a, va), (b, vb) = first, second
@@ -548,10 +553,7 @@ class BlockOps:
     def _structural(self, valued: Valued) -> Valued:
         """A run-time permutation as the union of its patterns (one-hot values)."""
         block, values = valued  # type: ignore[misc]
-        if not isinstance(block, Permutation):
-            return valued
-        union, node = structural_valued(block, values)
-        return union, self.emit(node)
+        return structural_of(self, block, values)
 
     def scale(self, valued: Valued, coefficient: float) -> Valued:
         if valued is None or coefficient == 1:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from ...blocks.array_extra import permutes
 from ...blocks.arrays import ArrayOp
 from ...blocks.dynamic_scatter import DYNAMIC_ADD
 from ...blocks.dynamic_take import DYNAMIC_TAKE
@@ -52,6 +53,8 @@ def extra_leaf_node(
 ) -> Node | None:
     """The block values of ∂op/∂(operand k) over its value labels
     (:func:`~dgraph.blocks.array_extra.extra_value`), for this module's operations."""
+    if permutes(op, k):  # a take or a scatter-add at an argsort's positions
+        return _permutation_sources(op, args[1])
     if op.primitive == DYNAMIC_TAKE:
         return dynamic_value_node(op, args)
     if op.primitive == DYNAMIC_ADD:
@@ -64,6 +67,18 @@ def extra_leaf_node(
         ones = Call("ones", (Const(tuple(shapes[-1])),))
         return Call("stack", (Seq((ones, perm)),))
     return None
+
+
+def _permutation_sources(op: ArrayOp, positions: Node) -> Node:
+    """A take's or a scatter-add's permutation at an ``argsort``'s positions: ones and
+    each output's source (:func:`~dgraph.blocks.orders.sources`)."""
+    a, shape = int(op.param["axis"]), tuple(op.shape)
+    laid = shape if op.param.get("along") else tuple(-1 if j == a else 1 for j in range(len(shape)))
+    at = Call("broadcast_to", (Call("reshape", (positions, Const(laid))), Const(shape)))
+    if op.primitive == DYNAMIC_ADD:  # the inverse: where each position's update comes from
+        at = Call("argsort", (at,), (("axis", Const(a)), _STABLE))
+    ones = Call("ones", (Const(shape),))
+    return Call("stack", (Seq((ones, AsType(at, "float"))),))
 
 
 def _order(keys: Sequence[Node], d: int) -> Node:

@@ -12,6 +12,7 @@ import numpy as np
 import sympy
 
 from ...blocks import Block, Sparse
+from ...blocks.array_extra import permutes
 from ...blocks.arrays import (
     ELEMENTWISE,
     RUN_TIME,
@@ -56,7 +57,7 @@ def leaf_values(
         return scatter_values(op, k, block, args, shapes, emit, index)
     if name in LINALG:
         return linalg_values(op, k, args, shapes, emit)
-    if name in ("sort", DYNAMIC_ADD):  # a run-time permutation; 1 or a one-hot
+    if name in ("sort", DYNAMIC_ADD) or permutes(op, k):  # a run-time permutation; 1
         return extra_leaf_node(op, args, shapes, emit, k)  # type: ignore[return-value]
     if isinstance(block, Sparse):
         labelled = labelled_block(op, k, shapes)

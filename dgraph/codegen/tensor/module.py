@@ -22,6 +22,7 @@ import sympy
 
 from ...blocks import RECENT, Labelled
 from ...blocks.arrays import ArrayOp, Const, operand_block
+from ...blocks.permutation import Permutation
 from ...core.block_costs import along_bracketing, chain_product, post_order
 from ...core.block_values import program_order
 from ...core.expressions import ExpressionSet
@@ -66,7 +67,7 @@ from .leaves import leaf_values
 from .numpy_assembly import Mirror
 from .numpy_form import numpy_body, strided_runs, text
 from .numpy_strips import STRIPS_HELPER
-from .permutation_code import structural_valued
+from .permutation_code import structural_of, structural_valued
 from .regions import refuse_unprinted, region_block, region_value
 from .triangle import mirror_positions, narrowed
 
@@ -244,8 +245,8 @@ def tensor_program(
             known.clear()  # do not hold (10⁷ indices a block) goes before the cancellation
             leaves.clear()  # pass evaluates the block's values (its memory reused there)
             RECENT.clear()
-        entries_of[(y, x)] = ops.materialize(
-            drop_cancelled(w, valued, symmetric) if sparse else valued
+        entries_of[(y, x)] = _over_its_shapes(
+            ops, ops.materialize(drop_cancelled(w, valued, symmetric) if sparse else valued)
         )
     known.clear()
     leaves.clear()
@@ -1019,6 +1020,15 @@ def _product(e: sympy.Expr, done, ops: BlockOps) -> Valued:
         return None
     _, _, tree = chain_product([f[0] for f in factors])  # type: ignore[index]
     return ops.scale(along_bracketing(tree, factors, ops.multiply), coefficient)
+
+
+def _over_its_shapes(ops: BlockOps, valued: Valued) -> Valued:
+    """A run-time permutation with a reshape taken in as its union between the reshapes
+    (the output and the input's shapes: what the entry's assembly reads); any other
+    entry as it is."""
+    if valued is None or not isinstance(valued[0], Permutation) or valued[0].plain:
+        return valued
+    return ops.materialize(structural_of(ops, *valued))
 
 
 def output_node(w: Writer, valued: Valued, y_shape, x_shape) -> Node:

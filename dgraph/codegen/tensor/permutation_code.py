@@ -9,13 +9,14 @@ NumPy and jax.numpy take the same text."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
-from ...blocks import GENERAL, Labelled, dense, diagonal
-from ...blocks.permutation import Permutation, check_union, plan, structural
+from ...blocks import GENERAL, Labelled, Sparse, dense, diagonal
+from ...blocks.permutation import Permutation, check_union, plan, reshapes, structural
 from ..ir import AsType, BinOp, Call, Const, Index, Node, Scatter, Seq
 from .entries import entries, fills
 
-__all__ = ["multiply_permutation", "scale_permutation", "structural_valued"]
+__all__ = ["multiply_permutation", "scale_permutation", "structural_of", "structural_valued"]
 
 
 def _split(values: Node) -> tuple[Node, Node]:
@@ -34,9 +35,24 @@ def _take(values: Node, index: Node, axis: int) -> Node:
     return Call("take_along_axis", (values, index), (("axis", Const(axis)),))
 
 
+def structural_of(ops, block, values: Node):
+    """A permutation as its structural block with its values (:func:`structural_valued`;
+    with a reshape taken in, that block between the reshapes), emitted; any other block
+    as it is."""
+    if not isinstance(block, Permutation):
+        return block, values
+    if block.plain:
+        union, node = structural_valued(block, values)
+        return union, ops.emit(node)
+    out, inn = reshapes(block)
+    core = structural_of(ops, replace(block, outer=None, inner=None), values)
+    found = ops.multiply(core, (inn, ops.emit(Call("ones", (Const(inn.nnz),)))))
+    return ops.multiply((out, ops.emit(Call("ones", (Const(out.nnz),)))), found)
+
+
 def structural_valued(block, values: Node) -> tuple[Labelled, Node]:
-    """A permutation as its structural block with its values (one-hot of the sources
-    times the row values); any other block as it is."""
+    """A permutation over ``shape`` (no reshape taken in) as its structural block with its
+    values (one-hot of the sources times the row values); any other block as it is."""
     if not isinstance(block, Permutation):
         return block, values
     check_union(block)
@@ -47,8 +63,13 @@ def structural_valued(block, values: Node) -> tuple[Labelled, Node]:
     return structural(block), Call("swapaxes", (onehot, Const(block.axis), Const(-1)))
 
 
-def _diagonal_node(d: Labelled, values: Node) -> Node:
-    """A diagonal block's values as an array of its shape."""
+def _diagonal_node(ops, d: Labelled | Sparse, values: Node) -> Node:
+    """A diagonal block's values as an array of its shape (one with entries on the
+    diagonal only, ``permutation.within_diagonal``: zeros where it has none)."""
+    if isinstance(d, Sparse):
+        size = math.prod(d.out_shape)
+        scattered = ops.emit(Scatter(size, ops.constants.index(d.rows), values))
+        return Call("reshape", (scattered, Const(d.out_shape)))
     if not d.value:
         return Call("broadcast_to", (values, Const(d.out_shape)))
     labels = [axis[0][0] for axis in d.out_axes]
@@ -78,12 +99,22 @@ def multiply_permutation(ops, upper, lower):
         a, va = dense((), b.shape, GENERAL), _filled(ops, a, va, b.shape)
     elif found.filled:
         b, vb = dense(a.shape, (), GENERAL), _filled(ops, b, vb, a.shape)
+    if found.how == "relabel":  # a reshape taken in: the same values
+        return found.block, va if isinstance(a, Permutation) else vb
+    if found.how == "inverse":  # each the other's inverse: a diagonal
+        v, source = _split(va)
+        product = BinOp("*", v, _take(_split(vb)[0], source, a.axis))
+        shape = found.block.out_shape if isinstance(found.block, Labelled) else (-1,)
+        return found.block, ops.emit(_reshaped(product, a.shape, shape))
     if found.how == "left":
         v, source = _split(vb)
-        return found.block, ops.emit(_stack(BinOp("*", _diagonal_node(a, va), v), source))
+        d = _reshaped(_diagonal_node(ops, a, va), a.out_shape, b.shape)
+        return found.block, ops.emit(_stack(BinOp("*", d, v), source))
     if found.how == "right":
         v, source = _split(va)
-        gathered = _take(_diagonal_node(b, vb), source, a.axis)
+        gathered = _take(
+            _reshaped(_diagonal_node(ops, b, vb), b.out_shape, a.shape), source, a.axis
+        )
         return found.block, ops.emit(_stack(BinOp("*", v, gathered), source))
     if found.how == "upper":
         v, source = _split(vb)
@@ -99,9 +130,11 @@ def multiply_permutation(ops, upper, lower):
         position = found.inner.value.index(found.label)
         gathered = _take(inner[1], ops.emit(_lay_out(found.inner, "out", source)), position)
         return found.block, ops.emit(BinOp("*", gathered, _lay_out(found.inner, "out", v)))
-    sa, na = structural_valued(a, va)
-    sb, nb = structural_valued(b, vb)
-    return ops.multiply((sa, ops.emit(na)), (sb, ops.emit(nb)))
+    return ops.multiply(structural_of(ops, a, va), structural_of(ops, b, vb))
+
+
+def _reshaped(node: Node, shape: tuple[int, ...], to: tuple[int, ...]) -> Node:
+    return node if tuple(shape) == tuple(to) else Call("reshape", (node, Const(tuple(to))))
 
 
 def _filled(ops, block, values: Node, shape: tuple[int, ...]) -> Node:

@@ -1,0 +1,211 @@
+"""Permutations of one order (dgraph/blocks/orders.py): a sort's block, a take at an
+``argsort``'s positions and the scatter-add at them (JAX's transpose of either) carry
+the ``argsort`` they follow, so that a product of one with its inverse is the identity's
+pattern and a sum of two of one order stays a permutation. A Hessian through a sort,
+``Pᵀ·diag·P``, then has the diagonal as its pattern (the union over every order: n
+entries, not n² per fibre), its values JAX's; a tie made wrong on purpose is caught by
+the check."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dgraph.blocks import (
+    add,
+    add_values,
+    diagonal,
+    multiply,
+    multiply_values,
+    orders,
+    sparse,
+    to_matrix,
+)
+from dgraph.blocks import permutation as perm
+from dgraph.blocks.permutation import Permutation
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+
+import dgraph  # noqa: E402
+from dgraph.blocks.arrays import ArrayOp, Const  # noqa: E402
+from dgraph.errors import DGraphError  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)
+RNG = np.random.default_rng(11)
+TIE = (("x",), 1, (3, 4))
+
+
+def _tied(shape, axis, inverse, keys=None):
+    """A block of the order ``argsort(keys)`` (or its inverse) with random row values."""
+    keys = RNG.normal(size=shape) if keys is None else keys
+    order = np.argsort(keys, axis=axis, kind="stable")
+    source = np.argsort(order, axis=axis, kind="stable") if inverse else order
+    values = np.stack([RNG.normal(size=shape), source.astype(float)])
+    return Permutation(shape, axis, tie=TIE, inverse=inverse), values, keys
+
+
+@pytest.mark.parametrize("first_inverse", [False, True])
+def test_a_permutation_times_its_inverse_is_a_diagonal(first_inverse):
+    keys = RNG.normal(size=(3, 4))
+    a, va, _ = _tied((3, 4), 1, first_inverse, keys)
+    b, vb, _ = _tied((3, 4), 1, not first_inverse, keys)
+    product = multiply(a, b)
+    assert product.product == diagonal((3, 4)) and product.cost == 12
+    got = multiply_values(a, b, va, vb)
+    np.testing.assert_allclose(
+        to_matrix(got.block, got.values).toarray(),
+        to_matrix(a, va).toarray() @ to_matrix(b, vb).toarray(),
+        rtol=1e-15,
+    )
+
+
+def test_without_the_same_tie_the_product_is_the_union():
+    """Untied, of another tie, or both of one orientation: no claim of the identity."""
+    keys = RNG.normal(size=(3, 4))
+    a, _, _ = _tied((3, 4), 1, False, keys)
+    b, _, _ = _tied((3, 4), 1, True, keys)
+    for upper, lower in (
+        (Permutation((3, 4), 1), b),
+        (a, Permutation((3, 4), 1, tie=(("y",), 1, (3, 4)), inverse=True)),
+        (a, a),
+    ):
+        assert not perm.inverses(upper, lower)
+        assert multiply(upper, lower).product.nnz == 3 * 4 * 4  # each row dense on its fibre
+
+
+def test_two_permutations_of_one_order_add_up_to_one():
+    keys = RNG.normal(size=(3, 4))
+    a, va, _ = _tied((3, 4), 1, False, keys)
+    b, vb, _ = _tied((3, 4), 1, False, keys)
+    assert add(a, b) == a
+    got = add_values(a, b, va, vb)
+    np.testing.assert_allclose(
+        to_matrix(got.block, got.values).toarray(),
+        to_matrix(a, va).toarray() + to_matrix(b, vb).toarray(),
+        rtol=1e-15,
+    )
+    assert add(a, Permutation((3, 4), 1)).nnz == 48  # untied: the unions' sum
+
+
+def test_a_diagonal_with_holes_times_a_permutation_keeps_it():
+    """An elementwise product with a constant that has zeros (a sparse block on the
+    diagonal) times a permutation: again the permutation, zeros where it had none."""
+    a, va, _ = _tied((5,), 0, False)
+    d = sparse((5,), (5,), np.array([1, 3, 4]), np.array([1, 3, 4]))
+    vd = RNG.normal(size=3)
+    for upper, lower, vu, vl in ((d, a, vd, va), (a, d, va, vd)):
+        product = multiply(upper, lower)
+        assert isinstance(product.product, Permutation) and product.product.tie == TIE
+        got = multiply_values(upper, lower, vu, vl)
+        np.testing.assert_allclose(
+            to_matrix(got.block, got.values).toarray(),
+            to_matrix(upper, vu).toarray() @ to_matrix(lower, vl).toarray(),
+            rtol=1e-15,
+        )
+
+
+def _argsort(keys="x", d=0, shape=(6,)):
+    return ArrayOp("argsort", (keys,), (("dimension", d),), shape)
+
+
+def test_positions_are_read_as_an_argsort_through_moves_and_the_negative_wrap():
+    a = _argsort()
+    column = ArrayOp("broadcast_in_dim", (a,), (("broadcast_dimensions", (0,)),), (6, 1))
+    flat = ArrayOp("reshape", (column,), (), (6,))
+    wrapped = ArrayOp(
+        "select_n",
+        (
+            ArrayOp("lt", (flat, Const.of(0)), (), (6,)),
+            flat,
+            ArrayOp("add", (flat, Const.of(6)), (), (6,)),
+        ),
+        (),
+        (6,),
+    )
+    assert orders.order_of(wrapped) == (("x",), 0, (6,))
+    positive = ArrayOp(
+        "select_n",
+        (
+            ArrayOp("lt", (flat, Const.of(2)), (), (6,)),
+            flat,
+            ArrayOp("add", (flat, Const.of(6)), (), (6,)),
+        ),
+        (),
+        (6,),
+    )
+    assert orders.order_of(positive) is None  # a < 2 picks a + 6 for some entries
+    assert orders.order_of(ArrayOp("add", (a, Const.of(1)), (), (6,))) is None
+    transposed = ArrayOp(
+        "broadcast_in_dim", (_argsort(shape=(2, 3)),), (("broadcast_dimensions", (1, 0)),), (3, 2)
+    )
+    assert orders.order_of(transposed) is None
+
+
+FUNCTIONS = {  # each with a diagonal Hessian at every point: n = 12 entries
+    "sort, rows": lambda X: jnp.sum(jnp.sin(jnp.sort(X, axis=1))),
+    "sort, columns, weighted": lambda X: jnp.sum(jnp.sort(X, axis=0) ** 3 * jnp.arange(4.0)),
+    "take_along_axis by argsort": lambda X: jnp.sum(
+        jnp.take_along_axis(X, jnp.argsort(X, axis=1), axis=1) ** 3
+    ),
+    "columns by a row's argsort": lambda X: jnp.sum(jnp.exp(X[:, jnp.argsort(X[0])])),
+    "a sort used twice": lambda X: jnp.sum(jnp.sort(X, axis=1) ** 2 * jnp.sort(X, axis=1)),
+    "a flat sort": lambda X: jnp.sum(jnp.cos(jnp.sort(X.reshape(-1)))),
+}
+X0 = np.random.default_rng(3).normal(size=(3, 4))
+X1 = np.random.default_rng(4).normal(size=(3, 4))
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_a_hessian_through_a_sort_is_diagonal_and_jax_s(name):
+    f = FUNCTIONS[name]
+    h = dgraph.make_function(f, "hessian", "python", point=[X0], sparse=True)
+    assert h.generated.verified
+    reference = jax.jit(jax.hessian(f))
+    for x in (X0, X1):
+        got = h(x)
+        assert got.nnz == 12  # the diagonal: it was 48 (rows), 36 (columns), 144 (flat)
+        rows, cols = got.nonzero()
+        assert np.array_equal(rows, cols)
+        want = np.asarray(reference(x)).reshape(12, 12)
+        np.testing.assert_allclose(got.toarray(), want, rtol=1e-12, atol=1e-13)
+
+
+def test_a_sort_of_a_vector_read_as_a_grid_is_diagonal():
+    """x (12,) reshaped to (3, 4), sorted along rows: the reshapes beside the permutations
+    are taken into them (``Permutation.inner`` / ``outer``), so the inverse pair still
+    meets; where a cumulative sum sits between, the union holds (every entry of JAX's
+    Hessian is nonzero there), through the reshapes, its values JAX's."""
+    grid = lambda x: jnp.sum(jnp.sort(x.reshape(3, 4), axis=1) ** 3)  # noqa: E731
+    summed = lambda X: jnp.sum(jnp.cumsum(jnp.sort(X.reshape(-1))) ** 2)  # noqa: E731
+    for f, x0, x1, nnz in ((grid, X0.ravel(), X1.ravel(), 12), (summed, X0, X1, 144)):
+        h = dgraph.make_function(f, "hessian", "python", point=[x0], sparse=True)
+        got = h(x1)
+        assert got.nnz == nnz
+        want = np.asarray(jax.hessian(f)(x1)).reshape(12, 12)
+        assert np.count_nonzero(want) == nnz
+        np.testing.assert_allclose(got.toarray(), want, rtol=1e-12, atol=1e-12)
+
+
+def test_the_jax_code_takes_the_same_path():
+    f = FUNCTIONS["a sort used twice"]
+    h = dgraph.make_function(f, "hessian", "jax", point=[X0], sparse=True)
+    got = h(X1)
+    assert got.nse == 12
+    want = np.asarray(jax.hessian(f)(X1)).reshape(12, 12)
+    np.testing.assert_allclose(np.asarray(got.todense()).reshape(12, 12), want, rtol=1e-12)
+
+
+def test_a_tie_made_wrong_is_caught(monkeypatch):
+    """The scatter-add's sources left as the positions (not their inverse): the diagonal's
+    values are wrong, and the Hessian does not verify."""
+    real = orders.sources
+    monkeypatch.setattr(
+        orders, "sources", lambda op, positions, inverse: real(op, positions, False)
+    )
+    from dgraph.blocks import array_extra
+
+    monkeypatch.setattr(array_extra, "sources", orders.sources)
+    f = FUNCTIONS["columns by a row's argsort"]
+    with pytest.raises(DGraphError, match="verif"):
+        dgraph.make_function(f, "hessian", "python", point=[X0], sparse=True)
