@@ -81,6 +81,7 @@ __all__ = [
     "forget",
     "identity",
     "in_scope",
+    "move_source",
     "multiply",
     "on_the_diagonal",
     "pattern",
@@ -842,6 +843,14 @@ def _move(b: Block) -> _Move | None:
     if type(b) is not Sparse:  # a structured pattern (a convolution's): its own products
         return None
     return _sparse_move(b)
+
+
+def move_source(b: Block) -> np.ndarray | None:
+    """Where ``b`` is a move (ones, at most one entry per row and per column: a slice, a
+    pad, a reshape, a transpose, a selection): each row's column, -1 where it has none
+    (read-only); else None."""
+    found = _move(b)
+    return None if found is None else found.source
 
 
 @functools.lru_cache(maxsize=16)  # two index arrays each: forgotten with the blocks

@@ -6,8 +6,9 @@ A sort's block, a take at the positions an ``argsort`` gives (``x[jnp.argsort(x)
 of a sort) are permutations chosen at run time, but the same one, or its inverse, where
 the order is the same ``argsort``. The order is known when the graph is built as the
 ``argsort``'s keys, axis and shape (:func:`order_of`), so the product of a scatter-add and
-a take of one order is the identity's pattern at every point: ``Sᵀ·D·S`` of a Hessian
-through a sort is diagonal (Griewank & Walther, *Evaluating Derivatives*, 2nd ed., SIAM
+a take of one order is the identity's pattern at every point, with the moves between
+them (:mod:`dgraph.blocks.permutation`): ``Sᵀ·D·S`` of a Hessian through a sort is
+diagonal (Griewank & Walther, *Evaluating Derivatives*, 2nd ed., SIAM
 2008, §3.2: the adjoint of a gather is a scatter-add at the same positions).
 
 Operations are read by their fields (``primitive``, ``operands``, ``params``, ``shape``),

@@ -25,6 +25,12 @@ d (an integer held as a float). Products keep the form where it is exact:
   ``argsort`` that orders it: a sort's own block, a take at those positions, the
   scatter-add that is its transpose, ``inverse``), so ``Sᵀ·D·S`` of a Hessian through a
   sort is diagonal, as it is at every point;
+* with a move (ones, at most one entry per row and per column: a slice, a pad, a
+  reshape, a transpose), on either side: the move is taken in (``left``, ``right``: the
+  block is ``left · P · right``, its values still P's), so that a slice of the sorted
+  values and the pad that is its transpose do not hide the inverse pair: ``Q·(R·L)·P``,
+  where the moves between meet on the diagonal only, is a diagonal, then the outer
+  moves;
 * any other product or sum (with a :class:`~dgraph.blocks.Sparse` block, another
   permutation, a block diagonal along d) is that of its **structural block**
   (:func:`structural`): the union of every permutation's pattern, each row dense along
@@ -53,10 +59,10 @@ from . import (
     Sparse,
     dense,
     diagonal,
+    move_source,
     multiply,
     multiply_values,
     on_the_diagonal,
-    sparse,
 )
 from . import to_matrix as to_matrix_of
 
@@ -67,18 +73,21 @@ __all__ = [
     "as_structural",
     "check_union",
     "diagonal_values",
-    "flat_identity",
+    "entry_rows",
     "inverse_order",
     "inverses",
     "lay_out",
+    "middle",
     "multiply_permutation",
     "multiply_permutation_values",
+    "ones",
     "plan",
-    "reshapes",
     "same_order",
     "structural",
     "structural_values",
+    "through",
     "to_matrix",
+    "weighted",
     "within_diagonal",
 ]
 
@@ -93,35 +102,40 @@ class Permutation(RunTime):
     order's inverse (a scatter-add at those positions: the take's transpose). Two blocks
     of one tie, one of them inverse, multiply to the identity's pattern.
 
-    ``outer``, ``inner``: the output's and the input's shapes where a reshape beside it
-    (:func:`flat_identity`: the identity on flat indices) is taken into it, else None
-    (``shape``); its matrix, values and sources stay those over ``shape``."""
+    ``left``, ``right``: moves taken in (ones, at most one entry per row and column:
+    :func:`~dgraph.blocks.move_source`), the block being ``left · P · right``, or None; its
+    values and sources stay those over ``shape``."""
 
     shape: tuple[int, ...]
     axis: int
     kind: int = GENERAL
     tie: Any = None
     inverse: bool = False
-    outer: tuple[int, ...] | None = None
-    inner: tuple[int, ...] | None = None
+    left: Any = None
+    right: Any = None
 
     @property
     def out_shape(self) -> tuple[int, ...]:
-        return self.shape if self.outer is None else self.outer
+        return self.shape if self.left is None else tuple(self.left.out_shape)
 
     @property
     def in_shape(self) -> tuple[int, ...]:
-        return self.shape if self.inner is None else self.inner
+        return self.shape if self.right is None else tuple(self.right.in_shape)
 
     @property
     def plain(self) -> bool:
-        """Over ``shape`` on both sides (no reshape taken in)."""
-        return self.outer is None and self.inner is None
+        """Over ``shape`` on both sides (no move taken in)."""
+        return self.left is None and self.right is None
+
+    @property
+    def core(self) -> Permutation:
+        """The permutation without the moves taken in."""
+        return replace(self, left=None, right=None)
 
     @property
     def nnz(self) -> int:
-        """One entry per row."""
-        return math.prod(self.shape)
+        """One entry per row (at most: per row ``left`` keeps)."""
+        return math.prod(self.shape) if self.left is None else int(self.left.nnz)
 
     stored = nnz
 
@@ -156,17 +170,39 @@ class Permutation(RunTime):
 def structural(p: Permutation) -> Labelled | Sparse:
     """The union of every permutation's pattern, as a labelled block: the input's axes as
     labels and one more, the output's position along the axis (dense along each fibre);
-    its values over all of them (the last: the output position). With a reshape taken in,
-    that block between the reshapes (:func:`reshapes`)."""
+    its values over all of them (the last: the output position). With moves taken in,
+    that block between them."""
     if not p.plain:
-        out, inn = reshapes(p)
-        core = structural(replace(p, outer=None, inner=None))
-        return multiply(out, multiply(core, inn).product).product
+        return _between(p, structural(p.core))
     n, d = len(p.shape), p.axis
     ins = tuple(((j,), 0) for j in range(n))
     outs = tuple(((n if j == d else j,), 0) for j in range(n))
     sizes = (*p.shape, p.shape[d])
     return Labelled(p.shape, p.shape, outs, ins, sizes, tuple(range(n + 1)), GENERAL)
+
+
+def _between(p: Permutation, block):
+    """``p.left · block · p.right`` (the moves that are there)."""
+    if p.right is not None:
+        block = multiply(block, p.right).product
+    if p.left is not None and block is not None:
+        block = multiply(p.left, block).product
+    return block
+
+
+def _values_between(p: Permutation, block, values: np.ndarray) -> BlockValues:
+    """:func:`_between` with values (the moves' ones)."""
+    found = BlockValues(block, values)
+    if p.right is not None:
+        found = multiply_values(found.block, p.right, found.values, ones(p.right))
+    if p.left is not None and found.block is not None:
+        found = multiply_values(p.left, found.block, ones(p.left), found.values)
+    return found
+
+
+def ones(move) -> np.ndarray:
+    """A move's values: one per entry of a sparse block, one number for a labelled one."""
+    return np.ones(move.nnz) if isinstance(move, Sparse) else np.asarray(1.0)
 
 
 UNION_LIMIT = 50_000_000  # entries of the union a permutation's values are spread over
@@ -197,64 +233,11 @@ def structural_values(p: Permutation, values: np.ndarray) -> np.ndarray:
     position o where it takes input position i, else 0)."""
     check_union(p)
     if not p.plain:
-        out, inn = reshapes(p)
-        core = replace(p, outer=None, inner=None)
-        found = multiply_values(structural(core), inn, structural_values(core, values), _ones(inn))
-        return multiply_values(out, found.block, _ones(out), found.values).values
+        core = p.core
+        return _values_between(p, structural(core), structural_values(core, values)).values
     v, source = _split(values)
     hit = source[..., None] == np.arange(p.shape[p.axis])
     return np.swapaxes(np.where(hit, v[..., None], 0.0), p.axis, -1)
-
-
-def reshapes(p: Permutation) -> tuple[Sparse, Sparse]:
-    """The identities on flat indices from ``shape`` to the output's shape and from the
-    input's to ``shape`` (sparse, ones)."""
-    return _flat_identity(p.out_shape, p.shape), _flat_identity(p.shape, p.in_shape)
-
-
-def _flat_identity(out_shape: tuple[int, ...], in_shape: tuple[int, ...]) -> Sparse:
-    every = np.arange(math.prod(out_shape))
-    return sparse(out_shape, in_shape, every, every, ONES)
-
-
-def _flat_diagonal(out_shape: tuple[int, ...], in_shape: tuple[int, ...]) -> Labelled | Sparse:
-    """The pattern of a diagonal on flat indices: :func:`~dgraph.blocks.diagonal` where the
-    shapes are one, else a sparse block of those entries (a diagonal, then a reshape)."""
-    if out_shape == in_shape:
-        return diagonal(out_shape)
-    return multiply(diagonal(out_shape), _flat_identity(out_shape, in_shape)).product
-
-
-def _ones(b: Sparse) -> np.ndarray:
-    return np.ones(b.nnz)
-
-
-def flat_identity(b) -> bool:
-    """Whether ``b`` is a reshape: ones, the identity on flat indices between two shapes of
-    one size that differ (every axis of each side a run of whole labels, the runs of both
-    sides the same labels in the same order)."""
-    if b.kind != ONES or b.out_shape == b.in_shape:
-        return False
-    if math.prod(b.out_shape) != math.prod(b.in_shape):
-        return False
-    if isinstance(b, Sparse):
-        every = np.arange(math.prod(b.out_shape))
-        return b.nnz == every.size and bool(
-            np.array_equal(b.rows, every) and np.array_equal(b.cols, every)
-        )
-    if not isinstance(b, Labelled) or b.value:
-        return False
-
-    def run(axes, shape) -> list[int] | None:
-        labels: list[int] = []
-        for (ks, off), n in zip(axes, shape, strict=True):
-            if off or math.prod(b.sizes[k] for k in ks) != n:
-                return None
-            labels.extend(ks)
-        return labels
-
-    out, inn = run(b.out_axes, b.out_shape), run(b.in_axes, b.in_shape)
-    return out is not None and out == inn and len(set(out)) == len(out)
 
 
 def as_structural(b, values: np.ndarray | None = None):
@@ -269,6 +252,13 @@ def to_matrix(p: Permutation, values: np.ndarray):
     """The permutation at the point as a sparse matrix: one entry per row."""
     import scipy.sparse
 
+    if not p.plain:
+        matrix = to_matrix(p.core, values)
+        if p.right is not None:
+            matrix = matrix @ to_matrix_of(p.right, ones(p.right))
+        if p.left is not None:
+            matrix = to_matrix_of(p.left, ones(p.left)) @ matrix
+        return scipy.sparse.csr_array(matrix)
     v, source = _split(values)
     size = math.prod(p.shape)
     flat = np.arange(size).reshape(p.shape)
@@ -361,12 +351,14 @@ def plan(upper, lower) -> Plan:
 
 def same_order(a, b) -> bool:
     """Whether two blocks are permutations known to be the same one: of one tie and
-    orientation, over the same shape and axis (their sources equal at every point)."""
+    orientation, over the same shape and axis, with the same moves taken in (their
+    sources equal at every point)."""
     return (
         isinstance(a, Permutation)
         and isinstance(b, Permutation)
         and a.tie is not None
         and (a.tie, a.inverse, a.shape, a.axis) == (b.tie, b.inverse, b.shape, b.axis)
+        and (a.left, a.right) == (b.left, b.right)
     )
 
 
@@ -383,6 +375,11 @@ def inverses(upper, lower) -> bool:
     )
 
 
+def _moves(b) -> bool:
+    """Whether ``b`` is a move (:func:`~dgraph.blocks.move_source`)."""
+    return move_source(b) is not None
+
+
 def within_diagonal(b) -> bool:
     """Whether ``b`` is a square :class:`~dgraph.blocks.Sparse` block with entries on the
     diagonal only (an elementwise product with a constant that has zeros): a product
@@ -392,19 +389,61 @@ def within_diagonal(b) -> bool:
     )
 
 
+def middle(upper: Permutation, lower: Permutation) -> np.ndarray | None:
+    """Of an inverse pair, which positions over ``shape`` the moves between them
+    (``upper.right · lower.left``) keep: a 0/1 array of ``shape`` (all ones where there
+    are none), or None where they meet off the diagonal (or not at all)."""
+    n = math.prod(lower.shape)
+    if upper.right is None and lower.left is None:
+        return np.ones(lower.shape)
+    if upper.right is None or lower.left is None:
+        between = upper.right if lower.left is None else lower.left
+    else:
+        between = multiply(upper.right, lower.left).product
+    source = None if between is None else move_source(between)
+    if source is None:
+        return None
+    kept = source == np.arange(n)
+    if not (kept | (source < 0)).all() or not kept.any():
+        return None
+    return kept.astype(float).reshape(lower.shape)
+
+
+def _diagonal_between(upper: Permutation, lower: Permutation):
+    """``upper.left · diag · lower.right``: the pattern of an inverse pair's product."""
+    return _between(replace(upper, right=lower.right), diagonal(upper.shape))
+
+
+def _absorbed(p: Permutation, move, side: str) -> Plan | None:
+    """``move · p`` (side ``"left"``) or ``p · move``: p with the move taken in; None
+    where the moves multiply to zero."""
+    if side == "left":
+        left = move if p.left is None else multiply(move, p.left).product
+        return None if left is None else Plan("absorb", 0, replace(p, left=_unless_identity(left)))
+    right = move if p.right is None else multiply(p.right, move).product
+    return None if right is None else Plan("absorb", 0, replace(p, right=_unless_identity(right)))
+
+
+def _unless_identity(move):
+    """None for the identity over one shape (a move that moves nothing), else the move."""
+    if move.out_shape != move.in_shape:
+        return move
+    source = move_source(move)
+    return None if np.array_equal(source, np.arange(source.size)) else move
+
+
 def _plan(upper, lower) -> Plan:
-    if inverses(upper, lower):
-        return Plan("inverse", upper.nnz, _flat_diagonal(upper.out_shape, lower.in_shape))
-    if isinstance(upper, Permutation) and not _is(lower) and flat_identity(lower):
-        inner = None if lower.in_shape == upper.shape else lower.in_shape
-        return Plan("relabel", 0, replace(upper, inner=inner))
-    if isinstance(lower, Permutation) and not _is(upper) and flat_identity(upper):
-        outer = None if upper.out_shape == lower.shape else upper.out_shape
-        return Plan("relabel", 0, replace(lower, outer=outer))
+    if inverses(upper, lower) and middle(upper, lower) is not None:
+        return Plan("inverse", upper.core.nnz, _diagonal_between(upper, lower))
     if isinstance(lower, Permutation) and within_diagonal(upper):
         return Plan("left", lower.nnz, replace(lower, kind=GENERAL))
     if isinstance(upper, Permutation) and within_diagonal(lower):
         return Plan("right", upper.nnz, replace(upper, kind=GENERAL))
+    for p, other, side in ((lower, upper, "left"), (upper, lower, "right")):
+        if _is(p) and not _is(other) and not on_the_diagonal(other) and _moves(other):
+            found = _absorbed(p, other, side)
+            if found is not None:
+                return found
     if isinstance(lower, Permutation) and not isinstance(upper, Permutation):
         if on_the_diagonal(upper):
             cost = 0 if upper.kind == ONES else lower.nnz
@@ -424,10 +463,46 @@ def _plan(upper, lower) -> Plan:
                 k = _whole_alone(inner, "out", upper.axis)
                 cost = 0 if lower.kind == ONES else inner.stored
                 return Plan("lower", cost, inner, inner, k)  # type: ignore[arg-type]
+    if _released(upper, lower):
+        return Plan("release", *_release(upper, lower))
     a = structural(upper) if isinstance(upper, Permutation) else upper
     b = structural(lower) if isinstance(lower, Permutation) else lower
     cost, block = multiply(a, b)
     return Plan("structural", cost, block)
+
+
+def _released(upper, lower) -> bool:
+    """Whether the product is formed with the moves a permutation took in let go again:
+    one factor a permutation with moves, the other no permutation. Taking a move in
+    never costs what the product would have without it (a slice's row of a sort made
+    dense is n entries, not the union's n²)."""
+    return (_is(lower) and not lower.plain and not _is(upper)) or (
+        _is(upper) and not upper.plain and not _is(lower)
+    )
+
+
+def _release(upper, lower) -> tuple[int, object]:
+    """Cost and block of a :func:`_released` product: ``(upper·L)·P·R`` for a lower
+    ``L·P·R``, ``L·(P·(R·lower))`` for an upper one."""
+    cost = 0
+
+    def times(a, b):
+        nonlocal cost
+        if a is None or b is None:
+            return None
+        more, block = multiply(a, b)
+        cost += more
+        return block
+
+    if _is(lower):
+        block = upper if lower.left is None else times(upper, lower.left)
+        block = times(block, lower.core)
+        block = block if lower.right is None else times(block, lower.right)
+    else:
+        block = lower if upper.right is None else times(upper.right, lower)
+        block = times(upper.core, block)
+        block = block if upper.left is None else times(upper.left, block)
+    return cost, block
 
 
 def multiply_permutation(upper, lower) -> Product:
@@ -456,20 +531,22 @@ def multiply_permutation_values(upper, lower, vu, vl) -> BlockValues:
     elif found.filled:
         vl = to_matrix_of(lower, vl).toarray().reshape(upper.shape)
         lower = dense(upper.shape, (), GENERAL)
-    if found.how == "relabel":
-        return BlockValues(found.block, vu if _is(upper) else vl)
+    if found.how == "absorb":
+        if _is(upper):
+            return BlockValues(found.block, weighted(upper, vu, lower, vl, "right"))
+        return BlockValues(found.block, weighted(lower, vl, upper, vu, "left"))
     if found.how == "inverse":
         v, source = _split(vu)
-        product = v * np.take_along_axis(_split(vl)[0], source, upper.axis)
-        shape = found.block.out_shape if isinstance(found.block, Labelled) else (-1,)
-        return BlockValues(found.block, product.reshape(shape))
+        kept = middle(upper, lower) * _split(vl)[0]  # type: ignore[operator]
+        d = v * np.take_along_axis(kept, source, upper.axis)
+        return _values_between(replace(upper, right=lower.right), diagonal(upper.shape), d)
     if found.how == "left":
         v, source = _split(vl)
-        d = diagonal_values(upper, vu).reshape(lower.shape)
+        d = through(lower.left, diagonal_values(upper, vu), "left", lower.shape)
         return BlockValues(found.block, np.stack([d * v, source]))
     if found.how == "right":
         v, source = _split(vu)
-        d = diagonal_values(lower, vl).reshape(upper.shape)
+        d = through(upper.right, diagonal_values(lower, vl), "right", upper.shape)
         gathered = np.take_along_axis(d, source, axis=upper.axis)
         return BlockValues(found.block, np.stack([v * gathered, source]))
     if found.how == "upper":
@@ -484,9 +561,77 @@ def multiply_permutation_values(upper, lower, vu, vl) -> BlockValues:
         position = found.inner.value.index(found.label)
         gathered = np.take_along_axis(inner, lay_out(found.inner, "out", source), axis=position)
         return BlockValues(found.block, gathered * lay_out(found.inner, "out", v))
+    if found.how == "release":
+        return _release_values(upper, lower, vu, vl)
     a, va = (structural(upper), structural_values(upper, vu)) if _is(upper) else (upper, vu)
     b, vb = (structural(lower), structural_values(lower, vl)) if _is(lower) else (lower, vl)
     return multiply_values(a, b, va, vb)
+
+
+def _release_values(upper, lower, vu, vl) -> BlockValues:
+    """:func:`_release` with values (the moves' ones)."""
+    if _is(lower):
+        found = BlockValues(upper, vu)
+        if lower.left is not None:
+            found = multiply_values(upper, lower.left, vu, ones(lower.left))
+        if found.block is not None:
+            found = multiply_values(found.block, lower.core, found.values, vl)
+        if lower.right is not None and found.block is not None:
+            found = multiply_values(found.block, lower.right, found.values, ones(lower.right))
+        return found
+    found = BlockValues(lower, vl)
+    if upper.right is not None:
+        found = multiply_values(upper.right, lower, ones(upper.right), vl)
+    if found.block is not None:
+        found = multiply_values(upper.core, found.block, vu, found.values)
+    if upper.left is not None and found.block is not None:
+        found = multiply_values(upper.left, found.block, ones(upper.left), found.values)
+    return found
+
+
+def through(move, d: np.ndarray, side: str, shape: tuple[int, ...]) -> np.ndarray:
+    """A diagonal's values ``d`` (over the move's far side) carried through the move onto
+    ``shape`` (a permutation's rows, ``side`` ``"left"``: D·L = L·D', D' at each column
+    of L the value of its row; or its columns, ``"right"``: R·D = D''·R, D'' at each row
+    of R the value of its column), zero where the move has no entry."""
+    if move is None:
+        return np.asarray(d).reshape(shape)
+    source = move_source(move)
+    has = source >= 0
+    flat = np.asarray(d, dtype=float).reshape(-1)
+    out = np.zeros(math.prod(shape))
+    if side == "left":
+        out[source[has]] = flat[has]
+    else:
+        out[has] = flat[source[has]]
+    return out.reshape(shape)
+
+
+def weighted(p: Permutation, values: np.ndarray, move, weights, side: str) -> np.ndarray:
+    """A permutation's values after a move is taken in (``"left"``: move · p, ``"right"``:
+    p · move): as they were where the move's values are ones; else each row (left) or
+    column (right) of the permutation times the value of the move's entry there (one
+    number, or one per entry in row order)."""
+    w = np.asarray(weights, dtype=float)
+    if w.size == 1 and float(w.reshape(-1)[0]) == 1.0:
+        return values
+    v, source = _split(values)
+    if w.size == 1:
+        return np.stack([float(w.reshape(-1)[0]) * v, source])
+    moves = move_source(move)
+    has = np.flatnonzero(moves >= 0)
+    d = np.zeros(math.prod(p.shape))
+    d[moves[has] if side == "left" else has] = w.reshape(-1)
+    d = d.reshape(p.shape)
+    row = d if side == "left" else np.take_along_axis(d, source, p.axis)
+    return np.stack([row * v, source])
+
+
+def entry_rows(p: Permutation) -> np.ndarray:
+    """The flat rows with an entry: every row, or the rows ``left`` keeps."""
+    if p.left is None:
+        return np.arange(math.prod(p.shape))
+    return np.flatnonzero(move_source(p.left) >= 0)
 
 
 def _is(b) -> bool:
@@ -495,6 +640,8 @@ def _is(b) -> bool:
 
 def apply(p: Permutation, values: np.ndarray, vector: np.ndarray) -> np.ndarray:
     """``P · vector``, flat in and out: each row's value times the entry it takes."""
+    if not p.plain:
+        return to_matrix(p, values) @ np.asarray(vector, dtype=float).reshape(-1)
     v, source = _split(values)
     taken = np.take_along_axis(np.asarray(vector, dtype=float).reshape(p.shape), source, p.axis)
     return (v * taken).reshape(-1)
@@ -503,6 +650,8 @@ def apply(p: Permutation, values: np.ndarray, vector: np.ndarray) -> np.ndarray:
 def apply_transposed(p: Permutation, values: np.ndarray, vector: np.ndarray) -> np.ndarray:
     """``vectorᵀ · P``, flat in and out: each row's value times its entry, sent back to
     the position it came from."""
+    if not p.plain:
+        return np.asarray(vector, dtype=float).reshape(-1) @ to_matrix(p, values)
     v, source = _split(values)
     out = np.zeros(p.shape)
     np.put_along_axis(out, source, v * np.asarray(vector, dtype=float).reshape(p.shape), p.axis)

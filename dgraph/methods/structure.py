@@ -14,7 +14,7 @@ import sympy
 
 from ..blocks import Block, Sparse, pattern
 from ..blocks.arrays import describe
-from ..blocks.permutation import Permutation
+from ..blocks.permutation import Permutation, entry_rows
 from ..core.block_costs import expression_blocks
 from ..core.graph import DGraph
 from ..core.paths import count_paths, path_length
@@ -131,5 +131,5 @@ def jacobian_pattern(graph: DGraph) -> list[dict[str, Any]]:
 def entries_rows(block: Block) -> np.ndarray:
     """The flat row of every entry of the block's pattern."""
     if isinstance(block, Permutation):  # one entry per row, its column at run time
-        return np.arange(block.nnz)
+        return entry_rows(block)
     return block.rows if isinstance(block, Sparse) else pattern(block)[0]

@@ -9,11 +9,12 @@ NumPy and jax.numpy take the same text."""
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
-from ...blocks import GENERAL, Labelled, Sparse, dense, diagonal
-from ...blocks.permutation import Permutation, check_union, plan, reshapes, structural
-from ..ir import AsType, BinOp, Call, Const, Index, Node, Scatter, Seq
+import numpy as np
+
+from ...blocks import GENERAL, Labelled, Sparse, dense, diagonal, move_source
+from ...blocks.permutation import Permutation, check_union, middle, plan, structural
+from ..ir import AsType, BinOp, Call, Const, Index, Node, Scatter, Seq, number
 from .entries import entries, fills
 
 __all__ = ["multiply_permutation", "scale_permutation", "structural_of", "structural_valued"]
@@ -37,17 +38,56 @@ def _take(values: Node, index: Node, axis: int) -> Node:
 
 def structural_of(ops, block, values: Node):
     """A permutation as its structural block with its values (:func:`structural_valued`;
-    with a reshape taken in, that block between the reshapes), emitted; any other block
-    as it is."""
+    with moves taken in, that block between them), emitted; any other block as it is."""
     if not isinstance(block, Permutation):
         return block, values
-    if block.plain:
-        union, node = structural_valued(block, values)
-        return union, ops.emit(node)
-    out, inn = reshapes(block)
-    core = structural_of(ops, replace(block, outer=None, inner=None), values)
-    found = ops.multiply(core, (inn, ops.emit(Call("ones", (Const(inn.nnz),)))))
-    return ops.multiply((out, ops.emit(Call("ones", (Const(out.nnz),)))), found)
+    union, node = structural_valued(block.core, values)
+    return _between(ops, block.left, (union, ops.emit(node)), block.right)
+
+
+def _between(ops, left, valued, right):
+    """``left · valued · right`` (the moves that are there, their values ones)."""
+    if right is not None:
+        valued = ops.multiply(valued, (right, _ones(ops, right)))
+    if left is not None:
+        valued = ops.multiply((left, _ones(ops, left)), valued)
+    return valued
+
+
+def _ones(ops, move) -> Node:
+    """A move's values: ones per entry of a sparse block, one number for a labelled one."""
+    return ops.emit(Call("ones", (Const(move.nnz),))) if isinstance(move, Sparse) else Const(1.0)
+
+
+def _weighted(ops, p: Permutation, values: Node, move, weights: Node, side: str) -> Node:
+    """A permutation's values after a move's are taken in (``permutation.weighted``): as
+    they were where the move's values are 1, scaled by a number, else each row (left) or
+    column (right) of the permutation times the value of the move's entry there."""
+    c = number(weights)
+    if c == 1.0:
+        return values
+    v, source = _split(values)
+    if c is not None:
+        return ops.emit(_stack(BinOp("*", Const(c), v), source))
+    n, has = math.prod(p.shape), np.flatnonzero(move_source(move) >= 0)
+    at = move_source(move)[has] if side == "left" else has
+    d = ops.emit(Scatter(n, ops.constants.index(at), Call("ravel", (weights,))))
+    d = Call("reshape", (d, Const(p.shape)))
+    w = d if side == "left" else _take(d, source, p.axis)
+    return ops.emit(_stack(BinOp("*", w, v), source))
+
+
+def _through(ops, move, d: Node, side: str, shape: tuple[int, ...]) -> Node:
+    """``permutation.through`` as a node: a diagonal's values carried through a move onto
+    a permutation's rows (``"left"``) or columns (``"right"``), zero where it has none."""
+    if move is None:
+        return Call("reshape", (d, Const(tuple(shape))))
+    source = move_source(move)
+    has = np.flatnonzero(source >= 0)
+    at, read = (source[has], has) if side == "left" else (has, source[has])
+    picked = Index(Call("ravel", (d,)), (ops.constants.index(read),))
+    scattered = ops.emit(Scatter(math.prod(shape), ops.constants.index(at), picked))
+    return Call("reshape", (scattered, Const(tuple(shape))))
 
 
 def structural_valued(block, values: Node) -> tuple[Labelled, Node]:
@@ -99,22 +139,29 @@ def multiply_permutation(ops, upper, lower):
         a, va = dense((), b.shape, GENERAL), _filled(ops, a, va, b.shape)
     elif found.filled:
         b, vb = dense(a.shape, (), GENERAL), _filled(ops, b, vb, a.shape)
-    if found.how == "relabel":  # a reshape taken in: the same values
-        return found.block, va if isinstance(a, Permutation) else vb
-    if found.how == "inverse":  # each the other's inverse: a diagonal
+    if found.how == "absorb":  # a move taken in: its values (a number, 1) into the rows
+        if isinstance(a, Permutation):
+            return found.block, _weighted(ops, a, va, b, vb, "right")
+        return found.block, _weighted(ops, b, vb, a, va, "left")
+    if found.how == "inverse":  # each the other's inverse: a diagonal between the moves
         v, source = _split(va)
-        product = BinOp("*", v, _take(_split(vb)[0], source, a.axis))
-        shape = found.block.out_shape if isinstance(found.block, Labelled) else (-1,)
-        return found.block, ops.emit(_reshaped(product, a.shape, shape))
+        w = _split(vb)[0]
+        kept = middle(a, b)
+        if kept is not None and not kept.all():
+            where = np.flatnonzero(kept.reshape(-1))
+            ones = Call("ones", (Const(where.size),))
+            mask = ops.emit(Scatter(kept.size, ops.constants.index(where), ones))
+            w = BinOp("*", Call("reshape", (mask, Const(a.shape))), w)
+        d = ops.emit(BinOp("*", v, _take(w, source, a.axis)))
+        return _between(ops, a.left, (diagonal(a.shape), d), b.right)
     if found.how == "left":
         v, source = _split(vb)
-        d = _reshaped(_diagonal_node(ops, a, va), a.out_shape, b.shape)
+        d = _through(ops, b.left, _diagonal_node(ops, a, va), "left", b.shape)
         return found.block, ops.emit(_stack(BinOp("*", d, v), source))
     if found.how == "right":
         v, source = _split(va)
-        gathered = _take(
-            _reshaped(_diagonal_node(ops, b, vb), b.out_shape, a.shape), source, a.axis
-        )
+        d = _through(ops, a.right, _diagonal_node(ops, b, vb), "right", a.shape)
+        gathered = _take(d, source, a.axis)
         return found.block, ops.emit(_stack(BinOp("*", v, gathered), source))
     if found.how == "upper":
         v, source = _split(vb)
@@ -130,11 +177,27 @@ def multiply_permutation(ops, upper, lower):
         position = found.inner.value.index(found.label)
         gathered = _take(inner[1], ops.emit(_lay_out(found.inner, "out", source)), position)
         return found.block, ops.emit(BinOp("*", gathered, _lay_out(found.inner, "out", v)))
+    if found.how == "release":  # the moves a permutation took in let go: in their order
+        return _released(ops, (a, va), (b, vb))
     return ops.multiply(structural_of(ops, a, va), structural_of(ops, b, vb))
 
 
-def _reshaped(node: Node, shape: tuple[int, ...], to: tuple[int, ...]) -> Node:
-    return node if tuple(shape) == tuple(to) else Call("reshape", (node, Const(tuple(to))))
+def _released(ops, upper, lower):
+    """``permutation._release_values`` as statements: ``(upper·L)·P·R`` for a lower
+    ``L·P·R``, ``L·(P·(R·lower))`` for an upper one (the moves' values ones)."""
+
+    def times(x, y):
+        return None if x is None or y is None else ops.multiply(x, y)
+
+    if isinstance(lower[0], Permutation):
+        p = lower[0]
+        found = upper if p.left is None else times(upper, (p.left, _ones(ops, p.left)))
+        found = times(found, (p.core, lower[1]))
+        return found if p.right is None else times(found, (p.right, _ones(ops, p.right)))
+    p = upper[0]
+    found = lower if p.right is None else times((p.right, _ones(ops, p.right)), lower)
+    found = times((p.core, upper[1]), found)
+    return found if p.left is None else times((p.left, _ones(ops, p.left)), found)
 
 
 def _filled(ops, block, values: Node, shape: tuple[int, ...]) -> Node:
