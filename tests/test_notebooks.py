@@ -3,16 +3,13 @@ after another in one kernel per module, each as in a fresh kernel (tests/noteboo
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from .deferred_iri import defer_iri_grammar
-from .notebook_kernel import SharedKernel
+from .notebook_kernel import EXAMPLES, SharedKernel
 from .test_browser import NOTEBOOKS as BROWSER_NOTEBOOKS
 from .test_browser import browser_available
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 NOTEBOOKS = sorted(EXAMPLES.glob("*.ipynb"))
 
 
