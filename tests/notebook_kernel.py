@@ -94,5 +94,5 @@ class SharedKernel:
         from nbclient.util import run_sync
 
         if self.km.has_kernel:
-            run_sync(self.km.shutdown_kernel)()
+            run_sync(self.km.shutdown_kernel)(now=True)  # its state is of no more use
         run_sync(self.km.cleanup_resources)()
