@@ -30,8 +30,6 @@ installs Debian's ``chromium`` when it can).
 
 from __future__ import annotations
 
-import copy
-import functools
 import html
 import importlib.util
 import json
@@ -44,8 +42,8 @@ import pytest
 
 from .deferred_iri import defer_iri_grammar
 from .jupyter_untrusted import is_graph_output, offline, untrusted_notebook
+from .notebook_kernel import EXAMPLES, SharedKernel
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 NOTEBOOKS = ["01_elimination.ipynb", "02_zhou.ipynb", "06_faces.ipynb"]
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
 MIN_WIDTH, MIN_HEIGHT = 60, 40  # CSS px
@@ -143,26 +141,18 @@ def graph_outputs(nb) -> dict[tuple[int, int], str]:
     return found
 
 
-def _execute(path: Path):
-    """The notebook executed (a copy: each path runs once per process, and the two tests
-    of 01 share its run); a cell's error fails here, as in tests/test_notebooks.py, which
-    leaves these notebooks to this file where chromium is installed."""
-    return copy.deepcopy(_executed(path))
-
-
-@functools.cache
-def _executed(path: Path):
-    # imported here, with jsonschema's IRI grammar deferred (tests/deferred_iri.py): paid
+@pytest.fixture(scope="module")
+def kernel():
+    """One kernel for this module's notebooks, each executed once in it (the two tests of
+    01 share its run) as in a fresh kernel (tests/notebook_kernel.py); a cell's error
+    fails there, as in tests/test_notebooks.py, which leaves these notebooks to this file
+    where chromium is installed."""
+    # imported there, with jsonschema's IRI grammar deferred (tests/deferred_iri.py): paid
     # by the processes that run a notebook, not by every worker that collects this file
     defer_iri_grammar()
-    import nbformat
-    from nbclient import NotebookClient
-
-    nb = nbformat.read(path, as_version=4)
-    NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(EXAMPLES)}}
-    ).execute()
-    return nb
+    shared = SharedKernel()
+    yield shared
+    shared.close()
 
 
 def browser_available() -> bool:
@@ -174,14 +164,14 @@ def browser_available() -> bool:
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_untrusted_notebook_shows_every_graph(name, tmp_path):
+def test_untrusted_notebook_shows_every_graph(name, tmp_path, request):
     binary = _chromium()
     if binary is None:
         pytest.skip(f"no chromium binary ({' or '.join(CHROMIUM_NAMES)}) on PATH")
     defer_iri_grammar()
     pytest.importorskip("nbconvert", reason="nbconvert is not installed")
 
-    nb = _execute(EXAMPLES / name)
+    nb = request.getfixturevalue("kernel").executed(EXAMPLES / name)
     graphs = graph_outputs(nb)
     assert graphs, f"{name}: no graph outputs found; the test would check nothing"
     page = untrusted_html(nb)
@@ -278,7 +268,7 @@ window.addEventListener("load", function () {
 """
 
 
-def test_trusted_step_viewer_slides_through_its_frames(tmp_path):
+def test_trusted_step_viewer_slides_through_its_frames(tmp_path, request):
     """Trusted, the step viewer's script replaces the PNG strip by the shared SVG, and each
     slider position shows exactly the versions marked for that frame."""
     binary = _chromium()
@@ -287,7 +277,7 @@ def test_trusted_step_viewer_slides_through_its_frames(tmp_path):
     defer_iri_grammar()
     nbconvert = pytest.importorskip("nbconvert", reason="nbconvert is not installed")
 
-    nb = _execute(EXAMPLES / "01_elimination.ipynb")
+    nb = request.getfixturevalue("kernel").executed(EXAMPLES / "01_elimination.ipynb")
     body, _ = nbconvert.HTMLExporter().from_notebook_node(nb)
     page = tmp_path / "trusted.html"
     page.write_text(offline(body).replace("</body>", SLIDE_SCRIPT + "</body>", 1))

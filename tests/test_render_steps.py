@@ -25,6 +25,8 @@ from dgraph.cli import main
 from dgraph.errors import DGraphError
 from dgraph.faces.examples import circular_example
 from dgraph.frontends import bundled
+from dgraph.render.drawing import lay_out_svgs, pipe_all, pngs
+from dgraph.render.scene import place_scripts
 from dgraph.render.stepviews import frames, steps
 from dgraph.render.viewer import _runs, shared_svg, strip_frames
 
@@ -173,6 +175,7 @@ def _positions(svg: str) -> dict[str, tuple]:
 )
 def test_frames_keep_every_vertex_in_place_and_share_one_size(name, method):
     viewer = steps(bundled(name), method)
+    lay_out_svgs([f.drawing for f in viewer.frames])  # as each alone: the test below
     svgs = [f.drawing.svg() for f in viewer.frames]
     first = _positions(svgs[0])
     vertices = [v for v in first if not v.startswith("label-")]
@@ -191,10 +194,24 @@ def test_frames_keep_every_vertex_in_place_and_share_one_size(name, method):
 
 def test_a_long_viewer_grows_with_the_changes_not_with_the_frames():
     viewer = steps(spherical_harmonics(4), "markowitz")
+    shared = shared_svg(viewer.frames).svg()  # lays out every frame, in one dot run
     svgs = [f.drawing.svg() for f in viewer.frames]
     assert len(viewer) == 19
     # 19 frames of 62 kB each (1.06 MB together) share one SVG of 133 kB
-    assert len(shared_svg(viewer.frames).svg()) < 3 * len(svgs[0])
+    assert len(shared) < 3 * len(svgs[0])
+
+
+def test_frames_laid_out_together_are_laid_out_as_each_alone(sin_graph):
+    """One graphviz process for all frames (pipe_all) gives each frame's bytes as its own
+    process does, in SVG and in PNG."""
+    drawings = [f.drawing for f in steps(sin_graph, "reverse").frames]
+    dots = [d._svg_dot for d in drawings]
+    alone = [d.pipe(format="svg", neato_no_op=2, quiet=True) for d in dots]
+    assert pipe_all(dots, "svg", 2) == alone and b'id="graph0"' in alone[-1]
+    lay_out_svgs(drawings)
+    assert [d.svg() for d in drawings] == [place_scripts(s.decode()) for s in alone]
+    dpis = [40, 50, 60]
+    assert pngs(drawings, dpis) == [d.pipe("png", k) for d, k in zip(drawings, dpis, strict=True)]
 
 
 def test_step_frames_keep_labels_clear():

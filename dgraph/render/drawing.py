@@ -32,7 +32,10 @@ __all__ = [
     "check_drawable",
     "draw",
     "fit_width",
+    "lay_out_svgs",
     "need_dot",
+    "pipe_all",
+    "pngs",
     "zoom_svg",
 ]
 
@@ -66,9 +69,17 @@ class Drawing:
     def _svg(self) -> bytes:
         # laid out once: viewers, notebooks and files ask for the same SVG many times
         need_dot()
-        no_op = 2 if self.scene.pinned else None
-        svg = self._svg_dot.pipe(format="svg", neato_no_op=no_op, quiet=True).decode()
-        return place_scripts(svg).encode()
+        return _placed_svg(self._svg_dot.pipe(format="svg", neato_no_op=self._no_op, quiet=True))
+
+    @property
+    def _no_op(self) -> int | None:
+        """``neato -n2`` for a pinned scene (positions given), else none."""
+        return 2 if self.scene.pinned else None
+
+    def _png_dot(self, dpi: int | None = None) -> graphviz.Digraph:
+        dot = self.dot.copy()
+        dot.attr(dpi=str(dpi or self.scene.style.dpi))
+        return dot
 
     @property
     def source(self) -> str:
@@ -78,14 +89,10 @@ class Drawing:
         """The drawing in a graphviz output format (``svg``, ``pdf``, ``png``, ``json``);
         ``dpi`` for PNG (default: the style's)."""
         need_dot()
-        no_op = 2 if self.scene.pinned else None
         if fmt == "svg":
             return self._svg
-        dot = self.dot
-        if fmt == "png":
-            dot = dot.copy()
-            dot.attr(dpi=str(dpi or self.scene.style.dpi))
-        return dot.pipe(format=fmt, neato_no_op=no_op, quiet=True)
+        dot = self._png_dot(dpi) if fmt == "png" else self.dot
+        return dot.pipe(format=fmt, neato_no_op=self._no_op, quiet=True)
 
     def svg(self) -> str:
         return self.pipe("svg").decode()
@@ -139,6 +146,80 @@ class Drawing:
     def __repr__(self) -> str:
         s = self.scene
         return f"<Drawing {s.name!r}: {len(s.nodes)} nodes, {len(s.edges)} edges>"
+
+
+def _placed_svg(svg: bytes) -> bytes:
+    return place_scripts(svg.decode()).encode()
+
+
+def pipe_all(dots: list[graphviz.Digraph], fmt: str, neato_no_op: int | None) -> list[bytes]:
+    """What each of ``dots`` gives piped in ``fmt``, byte for byte, from one graphviz
+    process where they share an engine and ``fmt`` is ``svg`` or ``png``: dot lays out
+    every graph of its input in turn, and a process's start costs more than a small
+    graph's layout."""
+    split = _SPLIT.get(fmt)
+    if split is not None and len(dots) > 1 and len({d.engine for d in dots}) == 1:
+        data = "".join(d.source for d in dots).encode(dots[0].encoding)
+        out = graphviz.pipe(dots[0].engine, fmt, data, neato_no_op=neato_no_op, quiet=True)
+        pieces = split(out)
+        if len(pieces) == len(dots):
+            return pieces
+    return [d.pipe(format=fmt, neato_no_op=neato_no_op, quiet=True) for d in dots]
+
+
+def _split_svg(out: bytes) -> list[bytes]:
+    """Graphviz's SVG documents, one per graph; after the first, graphviz names the graph
+    group ``page0,1_graph0`` where one graph alone has ``graph0``: renamed back."""
+    parts = [b"<?xml" + part for part in out.split(b"<?xml")[1:]]
+    return parts[:1] + [_PAGE_ID.sub(rb'<g id="\1"', part, count=1) for part in parts[1:]]
+
+
+_PAGE_ID = re.compile(rb'<g id="page\d+,\d+_(graph\d+)"')
+
+
+def _split_png(out: bytes) -> list[bytes]:
+    """PNG files one after another, cut where each one's ``IEND`` chunk ends."""
+    parts, start, at = [], 0, 8
+    while at + 8 <= len(out):
+        size = int.from_bytes(out[at : at + 4], "big")
+        kind = out[at + 4 : at + 8]
+        at += 12 + size
+        if kind == b"IEND":
+            parts.append(out[start:at])
+            start, at = at, at + 8
+    return parts if start == len(out) else []
+
+
+_SPLIT = {"svg": _split_svg, "png": _split_png}
+
+
+def lay_out_svgs(drawings: list[Drawing]) -> None:
+    """Lay out the SVGs of ``drawings`` not yet laid out, one graphviz process for those
+    of one engine (the frames of a step view): each as its own ``svg()`` would."""
+    todo: dict[tuple[str, int | None], list[Drawing]] = {}
+    for d in drawings:
+        if "_svg" not in d.__dict__:
+            todo.setdefault((d._svg_dot.engine, d._no_op), []).append(d)
+    for (_, no_op), group in todo.items():
+        need_dot()
+        svgs = pipe_all([d._svg_dot for d in group], "svg", no_op)
+        for d, svg in zip(group, svgs, strict=True):
+            d.__dict__["_svg"] = _placed_svg(svg)
+
+
+def pngs(drawings: list[Drawing], dpis: list[int | None]) -> list[bytes]:
+    """``d.pipe("png", dpi)`` of each drawing and resolution, from one graphviz process
+    per engine and ``neato -n2`` setting."""
+    need_dot()
+    out: list[bytes] = [b""] * len(drawings)
+    groups: dict[tuple[str, int | None], list[int]] = {}
+    for k, d in enumerate(drawings):
+        groups.setdefault((d.dot.engine, d._no_op), []).append(k)
+    for (_, no_op), ks in groups.items():
+        dots = [drawings[k]._png_dot(dpis[k]) for k in ks]
+        for k, png in zip(ks, pipe_all(dots, "png", no_op), strict=True):
+            out[k] = png
+    return out
 
 
 def fit_width(svg: str) -> str:

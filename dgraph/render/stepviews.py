@@ -16,7 +16,8 @@ method recorded, so a frame never shows work the method did not do.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import sympy
@@ -30,10 +31,10 @@ from ..errors import DGraphError
 from ..faces.elimination import FaceState
 from ..methods import accumulate, methods
 from .blocklabels import dims, family_legend, noted
-from .drawing import Drawing, check_drawable
+from .drawing import Drawing, check_drawable, lay_out_svgs
 from .labels import SymbolNames, expr_label, symbol_names
 from .pinned import Layout, pin, pin_scenes
-from .scene import inline_labels
+from .scene import Scene, inline_labels
 from .styles import Style, get_style
 from .text import counted
 from .views import graph_scene, line_scene
@@ -44,15 +45,35 @@ _EDGE_KINDS = (StepKind.FORWARD, StepKind.BACKWARD)
 _VERTEX_KINDS = (StepKind.VERTEX, StepKind.CHAIN, StepKind.SPLIT, StepKind.UMBRELLA)
 
 
+class _Pinning:
+    """The scenes of a step view's frames, drawn on one layout (:func:`_pinned`) when a
+    frame's drawing is first asked for: the layout takes dot runs, and a frame's counts
+    and expression set need none."""
+
+    def __init__(self, scenes: list[Scene], layout: Layout | None) -> None:
+        self.scenes = scenes
+        self.layout = layout
+
+    @cached_property
+    def drawings(self) -> list[Drawing]:
+        if self.layout is None:
+            pinned = pin_scenes(self.scenes)
+        else:
+            pinned = [pin(inline_labels(scene), self.layout) for scene in self.scenes]
+        return [Drawing(scene) for scene in pinned]
+
+
 @dataclass
 class Frame:
-    """One step's picture: ``title``, the ``drawing``, the ``references`` named so far
-    and the ``entries`` (input-output labels) present, with the ``mults`` spent so far.
-    On a tensor graph ``price`` is the step's scalar multiplications and ``blocks`` the
-    type of the block every edge holds, with its shape (``kronecker [5×4 ← 5×3]``)."""
+    """One step's picture: ``title``, the ``drawing`` (laid out with the other frames'
+    when first asked for), the ``references`` named so far and the ``entries``
+    (input-output labels) present, with the ``mults`` spent so far. On a tensor graph
+    ``price`` is the step's scalar multiplications and ``blocks`` the type of the block
+    every edge holds, with its shape (``kronecker [5×4 ← 5×3]``)."""
 
     title: str
-    drawing: Drawing
+    pinning: _Pinning = field(repr=False, compare=False)
+    index: int
     references: list[tuple[sympy.Symbol, sympy.Expr]]
     entries: list[tuple[tuple[str, str], sympy.Expr]]
     names: SymbolNames
@@ -60,6 +81,11 @@ class Frame:
     step: Step | None = None
     price: int | None = None
     blocks: dict[tuple[str, str], str] | None = None
+
+    @property
+    def drawing(self) -> Drawing:
+        """This frame drawn on the layout it shares with the others."""
+        return self.pinning.drawings[self.index]
 
     def lines(self) -> list[str]:
         """The expression set so far, as text (on a tensor graph each entry with the type
@@ -231,15 +257,10 @@ def graph_frames(
 
 def _pinned(parts: list[tuple], layout: Layout | None = None) -> list[Frame]:
     """Frames from (scene, references, entries, names, mults, step), their scenes drawn
-    on one layout (:func:`~dgraph.render.pinned.pin_scenes`), or on ``layout``."""
-    if layout is None:
-        scenes = pin_scenes([scene for scene, *_ in parts])
-    else:
-        scenes = [pin(inline_labels(scene), layout) for scene, *_ in parts]
-    return [
-        Frame(scene.title.text, Drawing(pinned), *rest)
-        for (scene, *rest), pinned in zip(parts, scenes, strict=True)
-    ]
+    on one layout (:func:`~dgraph.render.pinned.pin_scenes`), or on ``layout``, when a
+    frame's drawing is first asked for."""
+    pinning = _Pinning([scene for scene, *_ in parts], layout)
+    return [Frame(scene.title.text, pinning, k, *rest) for k, (scene, *rest) in enumerate(parts)]
 
 
 def _entry_key(graph: DGraph, key: tuple[str, str]) -> tuple[int, int]:
@@ -337,6 +358,8 @@ class StepViewer:
             )
             return [path]
         width = len(str(len(self.frames) - 1))
+        if path.suffix.lower() == ".svg":
+            lay_out_svgs([frame.drawing for frame in self.frames])  # in one graphviz process
         return [
             frame.drawing.save(path.with_name(f"{path.stem}-{k:0{max(2, width)}d}{path.suffix}"))
             for k, frame in enumerate(self.frames)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import sympy
 
-from .drawing import fit_width
+from .drawing import fit_width, lay_out_svgs, pngs
 from .labels import expr_label
 from .scene import SCRIPT_DROP, SCRIPT_RISE, SCRIPT_SCALE
 
@@ -93,10 +93,11 @@ def _strip_html(frames) -> str:
     """The static strip: some frames as PNG images with their expression sets (what a
     sanitizer keeps: images and tables, no SVG, no scripts)."""
     chosen = strip_frames(len(frames))
+    shown = [frames[k] for k in chosen]
+    images = pngs([f.drawing for f in shown], [_strip_dpi(f) for f in shown])
     cells = []
-    for k in chosen:
-        frame = frames[k]
-        png = base64.b64encode(frame.drawing.pipe("png", dpi=_strip_dpi(frame))).decode()
+    for frame, image in zip(shown, images, strict=True):
+        png = base64.b64encode(image).decode()
         cells.append(
             "<div style='margin:0.3em 0'>"
             f"<img src='data:image/png;base64,{png}' alt='{_html.escape(frame.title)}' "
@@ -238,6 +239,7 @@ def shared_svg(frames, rows: bool = False) -> SharedSVG:
     share their transform and their unchanged elements; frames that do not are each one
     version of the whole drawing. ``rows`` adds each frame's expression set as lines of
     text under the drawing."""
+    lay_out_svgs([f.drawing for f in frames])  # in one graphviz process
     pieces = [ET.fromstring(f.drawing.pipe("svg")) for f in frames]
     n = len(frames)
     line = 16.0
