@@ -228,3 +228,24 @@ def test_a_graphs_reference_derivative_stays_with_the_parent(monkeypatch):
     graph._reference = (_FailsInTheChild(), graph.version)
     assert timeboxed(functools.partial(_reference_of, graph), 60) == (None, ["x"])
     assert graph._reference is not None  # the parent's graph keeps it
+
+
+def test_the_fork_server_starts_where_main_has_no_spec():
+    """After ``%reset -f`` in a Jupyter kernel ``__main__`` has no ``__spec__``, which
+    multiprocessing reads when it starts the fork server: ``warm`` hides the caller's
+    ``__main__`` there, as every child start does (it raised AttributeError)."""
+    import subprocess
+
+    script = (  # a second thread: the fork server, as with JAX imported, without JAX
+        "import threading, __main__\n"
+        "threading.Thread(target=threading.Event().wait, daemon=True).start()\n"
+        "del __main__.__spec__\n"
+        "from dgraph.search import timebox\n"
+        "timebox.warm()\n"
+        "print(timebox.start_method())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-600:]
+    assert done.stdout.split() == ["forkserver"]

@@ -302,7 +302,8 @@ def warm() -> None:
         context()
         from multiprocessing import forkserver
 
-        forkserver.ensure_running()
+        with _main_hidden():  # a __main__ without __spec__ (after %reset) is not read
+            forkserver.ensure_running()
 
 
 def _start(produce: Callable[[], Iterable[Any]]) -> tuple[Any, Any]:
