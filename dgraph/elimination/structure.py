@@ -16,11 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import networkx as nx
-from networkx.algorithms.connectivity import build_auxiliary_node_connectivity
-from networkx.algorithms.flow import build_residual_network
-
 from ..core.graph import DGraph
+from .separators import Separators
 
 __all__ = ["MODES", "BitGraph", "State", "iter_bits"]
 
@@ -156,17 +153,13 @@ class BitGraph:
         return self._cuts
 
     def _cut(self, reverse: bool) -> list[int]:
-        g = nx.DiGraph(self.graph.nx.edges)
-        g.add_nodes_from(self.names)
-        if reverse:
-            g = g.reverse()
+        links: list[list[int]] = [[] for _ in self.names]
+        for u, v in self.graph.nx.edges:
+            head, tail = (self.index[u], self.index[v])[:: -1 if reverse else 1]
+            links[head].append(tail)
         ends = self.graph.outputs if reverse else self.graph.inputs
-        g.add_edges_from(("__s__", x) for x in ends)
-        aux = build_auxiliary_node_connectivity(g)
-        residual = build_residual_network(aux, "capacity")
+        separators = Separators(links, [self.index[x] for x in ends])
         cut = [0] * len(self.names)
         for v in self.intermediates:
-            cut[v] = nx.algorithms.connectivity.local_node_connectivity(
-                g, "__s__", self.names[v], auxiliary=aux, residual=residual
-            )
+            cut[v] = separators(v).size
         return cut
