@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import gc
 import sys
-from multiprocessing import forkserver
+
+try:
+    from multiprocessing import forkserver
+except ImportError:  # a platform without one
+    forkserver = None
 
 __all__ = ["in_fork_server"]
 
 
 def in_fork_server() -> bool:
     """Whether this runs inside the fork server's start (its ``main`` on the stack)."""
+    if forkserver is None:
+        return False
     frame = sys._getframe()
     while frame is not None:
         if frame.f_code is forkserver.main.__code__:
