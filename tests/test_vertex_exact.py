@@ -139,6 +139,30 @@ def test_separator_floors_hold_in_every_order(seed, inner, density, rnd):
 
 
 @FAST
+@given(st.integers(0, 10_000), st.integers(1, 30), st.floats(0.1, 0.5))
+def test_min_cut_floors_are_node_connectivities(seed, inner, density):
+    # BitGraph.cuts (the flows of dgraph.elimination.separators) equals networkx's local
+    # node connectivity from a source joined to the inputs (to the outputs, reversed)
+    import networkx as nx
+
+    g = random_dag(seed, 3, inner, 3, density)
+    bits = BitGraph(g)
+    for cut, reverse, ends in (
+        (bits.cuts()[0], False, g.inputs),
+        (bits.cuts()[1], True, g.outputs),
+    ):
+        net = nx.DiGraph(g.nx.edges)
+        net.add_nodes_from(bits.names)
+        net = net.reverse() if reverse else net
+        net.add_edges_from(("__s__", x) for x in ends)
+        for v in bits.intermediates:
+            expected = nx.algorithms.connectivity.local_node_connectivity(
+                net, "__s__", bits.names[v]
+            )
+            assert cut[v] == expected
+
+
+@FAST
 @given(st.integers(0, 10_000), st.integers(2, 9), st.floats(0.1, 0.5))
 @needs_ortools
 def test_the_bound_search_alone_finds_the_optimum(seed, inner, density):

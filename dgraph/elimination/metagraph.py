@@ -155,14 +155,25 @@ def _edge_bound(graph: DGraph, bits: BitGraph, mode: str):
     inputs = [bits.index[x] for x in graph.inputs]
     outputs = sum(1 << bits.index[y] for y in graph.outputs)
     use_forward, use_backward = mode in ("full", "forward"), mode in ("full", "backward")
+    rows = [(v, cut_in[v], cut_out[v]) for v in inter]
 
     def bound(state) -> int:
+        from_inputs = [0] * len(state)  # each vertex's edges from inputs
+        if use_backward:
+            for x in inputs:
+                s = state[x]
+                while s:
+                    low = s & -s
+                    from_inputs[low.bit_length() - 1] += 1
+                    s ^= low
         total = 0
-        for v in inter:
-            if state[v]:
-                fwd = max((state[v] & outputs).bit_count(), 1) * cut_in[v]
-                bwd = max(sum(state[x] >> v & 1 for x in inputs), 1) * cut_out[v]
-                total += min(fwd if use_forward else bwd, bwd if use_backward else fwd)
+        for v, floor_in, floor_out in rows:
+            if not state[v]:
+                continue
+            # max(F_v, 1) * cut_in(v), max(B_v, 1) * cut_out(v); a mode without one: 0
+            fwd = ((state[v] & outputs).bit_count() or 1) * floor_in if use_forward else 0
+            bwd = (from_inputs[v] or 1) * floor_out if use_backward else 0
+            total += min(fwd, bwd) if use_forward and use_backward else fwd + bwd
         return total
 
     return bound

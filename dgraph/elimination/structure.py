@@ -16,11 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import networkx as nx
-from networkx.algorithms.connectivity import build_auxiliary_node_connectivity
-from networkx.algorithms.flow import build_residual_network
-
 from ..core.graph import DGraph
+from .separators import Separators
 
 __all__ = ["MODES", "BitGraph", "State", "iter_bits"]
 
@@ -58,7 +55,23 @@ class BitGraph:
 
     def preds(self, state: State, v: int) -> int:
         bit = 1 << v
-        return sum(1 << k for k, s in enumerate(state) if s & bit)
+        found = 0
+        for k, s in enumerate(state):
+            if s & bit:
+                found |= 1 << k
+        return found
+
+    def all_preds(self, state: State) -> list[int]:
+        """Every vertex's predecessor mask: one pass over the edges, for the moves of a
+        state (each edge's move asks for one, :meth:`preds` a pass over the vertices)."""
+        preds = [0] * len(state)
+        for i, s in enumerate(state):
+            bit = 1 << i
+            while s:
+                low = s & -s
+                preds[low.bit_length() - 1] |= bit
+                s ^= low
+        return preds
 
     def is_final(self, state: State) -> bool:
         return not any(state[v] for v in self.intermediates)
@@ -98,9 +111,11 @@ class BitGraph:
 
     # -- moves -----------------------------------------------------------------------------
 
-    def forward(self, state: State, i: int, j: int) -> tuple[int, State]:
-        """Forward-eliminate (i, j), i intermediate: each predecessor k of i gains k -> j."""
-        preds = self.preds(state, i)
+    def forward(self, state: State, i: int, j: int, preds: int | None = None) -> tuple[int, State]:
+        """Forward-eliminate (i, j), i intermediate: each predecessor k of i (``preds``,
+        the mask, where known) gains k -> j."""
+        if preds is None:
+            preds = self.preds(state, i)
         s = list(state)
         for k in iter_bits(preds):
             s[k] |= 1 << j
@@ -110,17 +125,22 @@ class BitGraph:
                 s[k] &= ~(1 << i)
         return preds.bit_count(), tuple(s)
 
-    def backward(self, state: State, i: int, j: int) -> tuple[int, State]:
-        """Backward-eliminate (i, j), j intermediate: i gains every successor of j."""
+    def backward(self, state: State, i: int, j: int, preds: int | None = None) -> tuple[int, State]:
+        """Backward-eliminate (i, j), j intermediate: i gains every successor of j (j's
+        predecessors: ``preds``, the mask, where known; j leaves when i was the last)."""
         s = list(state)
         s[i] = (s[i] & ~(1 << j)) | s[j]
-        if not any(x & (1 << j) for x in s):
+        if preds is None:
+            preds = self.preds(state, j)
+        if not preds & ~(1 << i):
             s[j] = 0
         return state[j].bit_count(), tuple(s)
 
-    def vertex(self, state: State, v: int) -> tuple[int, State]:
-        """Eliminate vertex v: its predecessors gain its successors."""
-        preds = self.preds(state, v)
+    def vertex(self, state: State, v: int, preds: int | None = None) -> tuple[int, State]:
+        """Eliminate vertex v: its predecessors (``preds``, where known) gain its
+        successors."""
+        if preds is None:
+            preds = self.preds(state, v)
         s = list(state)
         for k in iter_bits(preds):
             s[k] = (s[k] & ~(1 << v)) | state[v]
@@ -130,18 +150,19 @@ class BitGraph:
     def moves(self, state: State, mode: str = "full") -> Iterator[tuple[tuple, int, State]]:
         """Every elimination allowed in ``mode`` from ``state``: (move, cost, next state)."""
         inter = self.intermediate_mask
+        preds = self.all_preds(state)
         if mode == "vertex":
             for v in self.intermediates:
                 if state[v]:
-                    cost, nxt = self.vertex(state, v)
+                    cost, nxt = self.vertex(state, v, preds[v])
                     yield ("vertex", self.names[v]), cost, nxt
             return
         for i, j in list(self.edges(state)):
             if mode in ("full", "forward") and inter >> i & 1:
-                cost, nxt = self.forward(state, i, j)
+                cost, nxt = self.forward(state, i, j, preds[i])
                 yield ("forward", self.name_edge(i, j)), cost, nxt
             if mode in ("full", "backward") and inter >> j & 1:
-                cost, nxt = self.backward(state, i, j)
+                cost, nxt = self.backward(state, i, j, preds[j])
                 yield ("backward", self.name_edge(i, j)), cost, nxt
 
     # -- lower bounds ----------------------------------------------------------------------
@@ -156,17 +177,13 @@ class BitGraph:
         return self._cuts
 
     def _cut(self, reverse: bool) -> list[int]:
-        g = nx.DiGraph(self.graph.nx.edges)
-        g.add_nodes_from(self.names)
-        if reverse:
-            g = g.reverse()
+        links: list[list[int]] = [[] for _ in self.names]
+        for u, v in self.graph.nx.edges:
+            head, tail = (self.index[u], self.index[v])[:: -1 if reverse else 1]
+            links[head].append(tail)
         ends = self.graph.outputs if reverse else self.graph.inputs
-        g.add_edges_from(("__s__", x) for x in ends)
-        aux = build_auxiliary_node_connectivity(g)
-        residual = build_residual_network(aux, "capacity")
+        separators = Separators(links, [self.index[x] for x in ends])
         cut = [0] * len(self.names)
         for v in self.intermediates:
-            cut[v] = nx.algorithms.connectivity.local_node_connectivity(
-                g, "__s__", self.names[v], auxiliary=aux, residual=residual
-            )
+            cut[v] = separators(v).size
         return cut

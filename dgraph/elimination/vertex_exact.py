@@ -79,6 +79,7 @@ from ..core.graph import DGraph
 from ..errors import SearchTooLarge
 from .kernel import VALUES, Closure, effective_cost, move_costs
 from .search import SearchResult, check_order
+from .separators import Separation, Separators
 from .structure import BitGraph
 from .vertex import markowitz_order
 
@@ -253,122 +254,12 @@ def exact_vertex_search(
     )
 
 
-class Separation(NamedTuple):
-    """A smallest separator: its size, one such separator, and how many of the disjoint
-    paths pass through each fixed vertex."""
-
-    size: int
-    cut: list[int]
-    through: dict[int, int]
-
-
 class Counted(NamedTuple):
     """A CP-SAT integer counting true literals, with its bounds."""
 
     var: object
     low: int
     high: int
-
-
-_UNSEEN = -2  # a node's parent arc before the search reaches it (-1: the source)
-_NEVER = -3  # a node no path to the target passes through: the search skips it
-
-
-class Separators:
-    """The fewest vertices meeting every path from ``sources`` to a target, none of them
-    the target or a vertex held ``fixed`` (Menger: unit vertex capacities, augmenting
-    paths), on the graph of successor lists ``succ`` (vertices numbered by position).
-    The network is built once; each query copies its capacities. Written here rather
-    than with networkx's flows: each of the model's thousands of queries holds other
-    vertices (``fixed``, uncut) and asks how many paths pass through each, so networkx
-    would rebuild its residual network per query."""
-
-    def __init__(self, succ: list[list[int]], sources: list[int]) -> None:
-        n = len(succ)
-        self.n = n
-        self.source = 2 * n  # vertex i enters at 2i and leaves at 2i + 1
-        self.big = n + 1  # more than any cut: not cut
-        self.heads: list[int] = []  # arc k's head; k ^ 1 is its reverse
-        self.capacity: list[int] = []
-        self.arcs: list[list[int]] = [[] for _ in range(2 * n + 1)]
-        self.inside = [self._arc(2 * i, 2 * i + 1, 1) for i in range(n)]
-        for i in range(n):
-            for j in succ[i]:
-                self._arc(2 * i + 1, 2 * j, self.big)
-        for s in sources:
-            self._arc(self.source, 2 * s, self.big)
-        # each node's arcs with their heads, in the order added
-        self.links = [[(k, self.heads[k]) for k in out] for out in self.arcs]
-        self.pred: list[list[int]] = [[] for _ in range(n)]
-        for i in range(n):
-            for j in succ[i]:
-                self.pred[j].append(i)
-        self._starts: dict[int, list[int]] = {}  # each target's parents before a search
-
-    def _arc(self, a: int, b: int, capacity: int) -> int:
-        k = len(self.heads)
-        self.heads += [b, a]
-        self.capacity += [capacity, 0]
-        self.arcs[a].append(k)
-        self.arcs[b].append(k + 1)
-        return k
-
-    def _start(self, target: int) -> list[int]:
-        """The parent arcs a search for ``target`` starts from: -1 at the source, -2
-        (not reached yet) at the nodes of the vertices above ``target`` and at its own
-        entry (the sink), -3 (never reached) at every other node. No flow passes
-        through another vertex, and no arc leads from one up to a vertex above the
-        target, so the breadth-first search reaches the nodes above in the same order
-        without them, the same paths and the same cut."""
-        if target not in self._starts:
-            above, stack = {target}, [target]
-            while stack:
-                for u in self.pred[stack.pop()]:
-                    if u not in above:
-                        above.add(u)
-                        stack.append(u)
-            start = [_NEVER] * len(self.links)
-            for i in above:
-                start[2 * i] = start[2 * i + 1] = _UNSEEN
-            start[2 * target + 1] = _NEVER  # its exit leads to no path into it
-            start[self.source] = -1
-            self._starts[target] = start
-        return self._starts[target]
-
-    def __call__(self, target: int, fixed: Collection[int] = ()) -> Separation:
-        """The separator's size, one such separator, and how many of the disjoint paths
-        found pass through each vertex of ``fixed``."""
-        residual = self.capacity[:]
-        inside, big = self.inside, self.big
-        for i in (*fixed, target):
-            residual[inside[i]] = big
-        links, source, sink, start = self.links, self.source, 2 * target, self._start(target)
-        flow = 0
-        while flow < big:
-            # breadth first, in arc order: the first path to the sink, as a queue finds it
-            parent = start[:]
-            queue = [source]
-            for a in queue:
-                for k, b in links[a]:
-                    if parent[b] == _UNSEEN and residual[k] > 0:
-                        parent[b] = k
-                        queue.append(b)
-                if parent[sink] != _UNSEEN:
-                    break
-            else:
-                cut = [
-                    i for i in range(self.n) if parent[2 * i] >= -1 and parent[2 * i + 1] == _UNSEEN
-                ]
-                through = {i: big - residual[inside[i]] for i in fixed}
-                return Separation(flow, cut, through)
-            b = sink
-            while b != source:
-                k = parent[b]
-                residual[k] -= 1
-                residual[k ^ 1] += 1
-                b = self.heads[k ^ 1]
-            flow += 1
-        return Separation(flow, [], {})
 
 
 def conditional_cuts(
@@ -429,17 +320,24 @@ class Floors:
             for w in succ[v]:
                 self.down[v] |= self.down[w] | ({w} & inner)
         self._cuts: dict[tuple[int, int, frozenset[int]], int] = {}
+        self._costs: dict[tuple[int, frozenset[int]], int] = {}
+        # a set's least sum of floors, over its orders: groups share most of their subsets
+        self._least: dict[frozenset[int], int] = {frozenset(): 0}
         # per side and vertex, the separators found: (held, separator, its size)
         self._found: dict[tuple[int, int], list[tuple[frozenset[int], frozenset[int], int]]] = {}
 
     def cost(self, v: int, before: frozenset[int]) -> int:
         """The product of v's two separator floors when ``before`` went first."""
+        known = self._costs.get((v, before))
+        if known is not None:
+            return known
         product = 1
         for side, separators, near in ((0, self.into, self.up), (1, self.out_of, self.down)):
             key = (side, v, before & near[v])
             if key not in self._cuts:
                 self._cuts[key] = self._size(side, separators, v, key[2])
             product *= self._cuts[key]
+        self._costs[v, before] = product
         return product
 
     def _size(self, side: int, separators: Separators, v: int, held: frozenset[int]) -> int:
@@ -457,12 +355,15 @@ class Floors:
 
     def least(self, group: tuple[int, ...]) -> int:
         """The least, over the orders of ``group``, sum of its members' floors (each
-        avoiding those of the group before it): over the group's subsets, each first."""
-        least = {frozenset(): 0}
+        avoiding those of the group before it): over the group's subsets, each first. A
+        subset's least is its own (the floors depend on the set, not the group), so it is
+        kept for the groups that share it."""
+        least = self._least
         for size in range(1, len(group) + 1):
             for first in itertools.combinations(group, size):
                 done = frozenset(first)
-                least[done] = min(least[done - {v}] + self.cost(v, done - {v}) for v in first)
+                if done not in least:
+                    least[done] = min(least[done - {v}] + self.cost(v, done - {v}) for v in first)
         return least[frozenset(group)]
 
 

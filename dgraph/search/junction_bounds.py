@@ -367,6 +367,7 @@ class _Separators:
         self.reached = {into: nx.descendants(g, _ENDS) for into, g in ((True, down), (False, up))}
         self.sides = {True: down, False: up}
         self.flows = {True: _Flows(down), False: _Flows(up)}
+        self.regional: dict[tuple[bool, frozenset[str]], _Flows] = {}
         self.memo: dict[tuple[frozenset[str], bool, bool], int] = {}
         self.graph = graph.nx
         self.family: dict[tuple[str, bool], set[str]] = {}
@@ -422,10 +423,13 @@ class _Separators:
         on many independent parts one search per vertex over all of them is quadratic),
         else on the shared network."""
         side = self.sides[into]
-        region = _reaching(side, sources)
+        region = frozenset(_reaching(side, sources))
         if 2 * len(region) >= len(side):
             return self.flows[into].paths(sources)
-        return _Flows(side.subgraph(region), check=False).paths(sources)
+        key = (into, region)  # groups near each other share their region's network
+        if key not in self.regional:
+            self.regional[key] = _Flows(side.subgraph(region), check=False)
+        return self.regional[key].paths(sources)
 
     def _sources(self, members: Members, into: bool, general: bool) -> set[str]:
         """The far ends of the edges entering (into) or leaving ``members`` whose kind is

@@ -60,8 +60,15 @@ POLL_SECONDS = 0.01
 START_METHOD = "forkserver"  # where a fork is not safe (JAX imported, threads running)
 # imported once by the fork server, so that each child starts with them (not JAX): CP-SAT's
 # import (OR-Tools, optional: a module not installed is skipped) took half a CPU second in
-# each child that solved a model, two per best on a graph beyond the exact searches
-PRELOAD = ["dgraph.search.best", "scipy.optimize", "scipy.sparse", "ortools.sat.python.cp_model"]
+# each child that solved a model, two per best on a graph beyond the exact searches; the
+# last freezes what they made (dgraph.search.preloaded: a child's collections skip it)
+PRELOAD = [
+    "dgraph.search.best",
+    "scipy.optimize",
+    "scipy.sparse",
+    "ortools.sat.python.cp_model",
+    "dgraph.search.preloaded",
+]
 
 
 class ChildDied(RuntimeError):
