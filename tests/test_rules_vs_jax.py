@@ -964,23 +964,30 @@ def _references(cases: list[Case]) -> dict[str, tuple[np.ndarray, ...]]:
 
 def _traced(cases: list[Case]):
     """``jax.jit(...).trace`` of the cases' ``jax.jacfwd`` as one program, and the cases
-    left out of it: a run that does not trace is halved until the failing case is alone."""
+    left out of it: where the run does not trace, each case is traced on its own (one
+    pass over the run, where halving until the failing case was alone traced it about
+    three times over) and the run is traced again without those that fail alone; where
+    none fails alone (the cases trace apart, not together), every case is left out."""
+    traced = _program(cases)
+    if traced is not None:
+        return traced, []
+    alone = [c for c in cases if _program([c]) is None]
+    if not alone:
+        return None, cases
+    rest = [c for c in cases if c not in alone]
+    traced, more = _traced(rest) if rest else (None, [])
+    return traced, alone + more
+
+
+def _program(cases: list[Case]):
+    """``jax.jit(...).trace`` of the cases' ``jax.jacfwd`` as one program; None where JAX
+    cannot trace it."""
     jacobians = [jax.jacfwd(_function(c), argnums=tuple(range(len(c.args)))) for c in cases]
     program = jax.jit(lambda args: [j(*a) for j, a in zip(jacobians, args, strict=True)])
     try:
-        return program.trace([c.args for c in cases]), []
+        return program.trace([c.args for c in cases])
     except Exception:
-        if len(cases) == 1:
-            return None, cases
-    half = len(cases) // 2
-    _, first = _traced(cases[:half])
-    _, second = _traced(cases[half:])
-    alone = {c.id for c in first + second}
-    if not alone:  # the halves trace, the whole does not: each case on its own
-        return None, cases
-    rest = [c for c in cases if c.id not in alone]
-    traced, more = _traced(rest) if rest else (None, [])
-    return traced, first + second + more
+        return None
 
 
 def _eager_reference(c: Case) -> list[np.ndarray]:
