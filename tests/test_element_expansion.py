@@ -23,7 +23,7 @@ jax = pytest.importorskip("jax", reason="JAX is not installed")
 jnp = pytest.importorskip("jax.numpy")
 
 from dgraph.frontends.jaxpr import from_jax  # noqa: E402
-from tests.peers.harness import _close_grid, _reference, x64  # noqa: E402
+from tests.peers.harness import _close_grid, _reference, array_graph, x64  # noqa: E402
 from tests.test_rules_vs_jax import ARRAY_ONLY  # noqa: E402 (refused at the element level)
 
 
@@ -149,7 +149,7 @@ def peer_at_the_element_level(case) -> None:
         args = tuple(np.asarray(a, dtype=np.float64) for a in case.args())
         keys, blocks = _reference(case, args)
         try:
-            array = from_jax(case.fn, *args, level="array")
+            array = array_graph(case, args)  # the one its array-level runs read
         except InputError:
             return  # the array level refuses it (tests/test_peers.py checks how)
         try:

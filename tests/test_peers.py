@@ -15,8 +15,9 @@ pytest.importorskip("jax", reason="JAX is not installed (pip install 'jacobian-a
 import numpy as np
 
 import dgraph
+from dgraph.frontends.jaxpr_arrays import REFERENCE_COMPILE
 from tests.peers import CASES
-from tests.peers.harness import densified, run, x64
+from tests.peers.harness import compile_reference, densified, run, x64
 from tests.test_element_expansion import peer_at_the_element_level
 
 jax = pytest.importorskip("jax")
@@ -147,13 +148,24 @@ def _patterns():
 
 
 _PATTERN_REFERENCES: dict[str, np.ndarray] = {}
+_PATTERN_GRAPHS: dict[str, dgraph.DGraph] = {}
 
 
 def _pattern_reference(name: str, f, x: np.ndarray) -> np.ndarray:
-    """``jax.jacrev(f)(x)``, kept per pattern: both languages compare with the same one."""
+    """``jax.jacrev(f)(x)``, jitted (one compilation, not one per primitive), kept per
+    pattern: both languages compare with the same one."""
     if name not in _PATTERN_REFERENCES:
-        _PATTERN_REFERENCES[name] = np.asarray(jax.jacrev(f)(x))
+        compiled = compile_reference(jax.jit(jax.jacrev(f)).lower(x), REFERENCE_COMPILE)
+        _PATTERN_REFERENCES[name] = np.asarray(compiled(x))
     return _PATTERN_REFERENCES[name]
+
+
+def _pattern_graph(name: str, f, x: np.ndarray) -> dgraph.DGraph:
+    """``from_jax(f, x, level="array")``, built once per pattern: both languages' code is
+    made from the same graph."""
+    if name not in _PATTERN_GRAPHS:
+        _PATTERN_GRAPHS[name] = dgraph.from_jax(f, x, level="array")
+    return _PATTERN_GRAPHS[name]
 
 
 @pytest.mark.parametrize(("name", "f", "x", "expected"), list(_patterns()))
@@ -161,7 +173,7 @@ def _pattern_reference(name: str, f, x: np.ndarray) -> np.ndarray:
 def test_sparse_pattern_equals_asdex_where_a_constant_zeroes_entries(name, f, x, expected, lang):
     """The sparse Jacobian stores exactly asdex's pattern, and its values are JAX's."""
     with x64():
-        g = dgraph.from_jax(f, x, level="array")
+        g = _pattern_graph(name, f, x)
         J = dgraph.make_function(g, "jacobian", lang, sparse=True)(x)
         want = _pattern_reference(name, f, x).reshape(len(expected), x.size)
         got = densified(J)

@@ -915,6 +915,25 @@ def build(c: Case) -> DGraph:
     return g.validate()
 
 
+_BUILT: dict[str, DGraph] = {}
+_FORWARD: dict[str, object] = {}
+
+
+def built(c: Case) -> DGraph:
+    """:func:`build`, once per case and process: the case's tests read one graph."""
+    if c.id not in _BUILT:
+        _BUILT[c.id] = build(c)
+    return _BUILT[c.id]
+
+
+def forward(c: Case):
+    """Forward elimination's expression set of the case's graph (unverified: the tests
+    compare its code with JAX), once per case and process."""
+    if c.id not in _FORWARD:
+        _FORWARD[c.id] = accumulate(built(c), "forward", verify=False)
+    return _FORWARD[c.id]
+
+
 REFERENCE_CHUNK = 128
 """Cases whose references are computed together, in one program: ``CASES`` in runs of
 this many (xdist hands a worker runs of neighbouring cases). XLA compiles a program's
@@ -964,23 +983,30 @@ def _references(cases: list[Case]) -> dict[str, tuple[np.ndarray, ...]]:
 
 def _traced(cases: list[Case]):
     """``jax.jit(...).trace`` of the cases' ``jax.jacfwd`` as one program, and the cases
-    left out of it: a run that does not trace is halved until the failing case is alone."""
+    left out of it: where the run does not trace, each case is traced on its own (one
+    pass over the run, where halving until the failing case was alone traced it about
+    three times over) and the run is traced again without those that fail alone; where
+    none fails alone (the cases trace apart, not together), every case is left out."""
+    traced = _program(cases)
+    if traced is not None:
+        return traced, []
+    alone = [c for c in cases if _program([c]) is None]
+    if not alone:
+        return None, cases
+    rest = [c for c in cases if c not in alone]
+    traced, more = _traced(rest) if rest else (None, [])
+    return traced, alone + more
+
+
+def _program(cases: list[Case]):
+    """``jax.jit(...).trace`` of the cases' ``jax.jacfwd`` as one program; None where JAX
+    cannot trace it."""
     jacobians = [jax.jacfwd(_function(c), argnums=tuple(range(len(c.args)))) for c in cases]
     program = jax.jit(lambda args: [j(*a) for j, a in zip(jacobians, args, strict=True)])
     try:
-        return program.trace([c.args for c in cases]), []
+        return program.trace([c.args for c in cases])
     except Exception:
-        if len(cases) == 1:
-            return None, cases
-    half = len(cases) // 2
-    _, first = _traced(cases[:half])
-    _, second = _traced(cases[half:])
-    alone = {c.id for c in first + second}
-    if not alone:  # the halves trace, the whole does not: each case on its own
-        return None, cases
-    rest = [c for c in cases if c.id not in alone]
-    traced, more = _traced(rest) if rest else (None, [])
-    return traced, first + second + more
+        return None
 
 
 def _eager_reference(c: Case) -> list[np.ndarray]:
@@ -1019,7 +1045,7 @@ def test_rule_matches_jax(c: Case) -> None:
     (``x**0``) may instead be refused in one line, saying the output does not depend on the
     inputs."""
     try:
-        g = build(c)
+        g = built(c)
     except InputError as exc:
         if "does not depend on the inputs" not in str(exc) or any(np.any(r) for r in reference(c)):
             raise
@@ -1039,7 +1065,7 @@ def test_rule_matches_jax(c: Case) -> None:
             got = blocks.get((x, y))
             dense = np.zeros_like(ref) if got is None else to_matrix(*got).toarray()
             np.testing.assert_allclose(dense, ref, rtol=1e-10, atol=1e-12, err_msg=f"∂{y}/∂{x}")
-    es = accumulate(g, "forward", verify=False)
+    es = forward(c)
     whole = np.hstack(refs)
     for sparse in (False, True):
         module = load_python(tensor_module(es, "python", sparse))
@@ -1128,9 +1154,9 @@ JAX_CODE = [c for c in CASES if c.key in ELEMENTWISE and c.label == "n-d"]
 def test_jax_code_formula_matches_jax(c: Case) -> None:
     """The elementwise derivatives as the generated JAX code prints them (its own
     printer: jax.numpy, jax.scipy.special) equal ``jax.jacfwd``."""
-    g = build(c)
+    g = built(c)
     assert len(g.outputs) == 1
-    code = load_python(tensor_module(accumulate(g, "forward", verify=False), "jax", False))
+    code = load_python(tensor_module(forward(c), "jax", False))
     got = code.jacobian(*c.args)  # one output: a block, or a tuple over the inputs
     got = got if len(g.inputs) > 1 else (got,)
     for block, ref in zip(got, reference(c), strict=True):
