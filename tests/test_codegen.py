@@ -88,11 +88,27 @@ def _assert_close(actual: np.ndarray, expected: np.ndarray) -> None:
 # -- agreement with sympy's Jacobian ------------------------------------------------------
 
 
+@functools.cache
+def _graph(name: str):
+    """The suite's or physics' graph ``name``, built once (no test changes it)."""
+    return (SUITE.get(name) or PHYSICS[name])()
+
+
+@functools.cache
+def _built(name: str, method: str):
+    """Graph ``name``, its expression set by ``method`` and that set's Jacobian program:
+    built once for the tests that check the same function by the same method (neither
+    jvp_program, vjp_program, cheapest_jacobian nor a printer changes them)."""
+    graph = _graph(name)
+    es = accumulate(graph, method)
+    return graph, es, jacobian_program(es)
+
+
 @pytest.mark.parametrize("name", LABELED + list(PHYSICS))
 def test_python_and_c_agree_with_sympy_on_the_suite(name):
-    graph = (SUITE.get(name) or PHYSICS[name])()
-    method = "forward" if len(graph) > 50 else METHODS[sum(map(ord, name)) % len(METHODS)]
-    program = jacobian_program(accumulate(graph, method))
+    size = len(_graph(name))
+    method = "forward" if size > 50 else METHODS[sum(map(ord, name)) % len(METHODS)]
+    graph, _, program = _built(name, method)
     points = _points(graph, 5)
     chebyshev = name.startswith("chebyshev-")
     reference = (
@@ -135,13 +151,10 @@ def test_random_programs_agree_with_sympy_in_c(graph, method):
 # -- jvp and vjp ----------------------------------------------------------------------------
 
 
-@functools.cache
 def _markowitz(name: str):
     """The graph, its Markowitz expression set and that set's Jacobian program: built once
     for both strategies below (neither jvp_program, vjp_program nor a printer changes them)."""
-    graph = (SUITE.get(name) or PHYSICS[name])()
-    es = accumulate(graph, "markowitz")
-    return graph, es, jacobian_program(es)
+    return _built(name, "markowitz")
 
 
 @pytest.mark.parametrize("name", ["spherical-coordinates", "gravity", "euler-flux", "chebyshev-5"])
@@ -171,8 +184,7 @@ def test_jvp_and_vjp_agree_with_the_jacobian(name, strategy):
 
 def test_sweeps_are_chosen_when_cheaper():
     # one direction through a long chain: the tangent sweep beats forming J then J v
-    graph = PHYSICS["gravity"]()
-    es = accumulate(graph, "markowitz")
+    _, es, _ = _markowitz("gravity")
     auto, full = jvp_program(es), jvp_program(es, "jacobian")
     assert auto.ops.key() <= full.ops.key()
     assert auto.method == "tangent" and auto.mults < full.mults
@@ -287,8 +299,7 @@ def test_generated_code_beats_sympy_where_the_graph_shares_work():
     from dgraph.codegen.compare import sympy_jacobian
 
     for name, most in [("chebyshev-10", 27), ("spherical-harmonics-5", 55)]:
-        graph = SUITE[name]()
-        program = jacobian_program(accumulate(graph, "forward"))
+        graph, _, program = _built(name, "forward")
         assert program.mults <= most < sympy_jacobian(graph).ops.mults
 
 
@@ -349,10 +360,10 @@ def test_unknown_language_and_mode(sin_graph):
 
 def test_bauer_formula_joins_the_candidates_and_can_win():
     # three-body gravity: listing every path and sharing through cse beats elimination
-    graph = PHYSICS["gravity"]()
+    graph, _, forward = _built("gravity", "forward")
     program, es = cheapest_jacobian(graph, ["forward", "paths"])
     assert es.method == "paths" and program.mults == 33
-    assert jacobian_program(accumulate(graph, "forward")).mults == 54
+    assert forward.mults == 54
 
 
 def test_powers_of_one_base_share_their_products():
@@ -413,7 +424,7 @@ def test_erf_uses_scipy_when_installed_and_math_otherwise(monkeypatch):
     "name", ["reaction-rates", "robot-arm", "mlp", "spherical-harmonics-5", "euler-flux"]
 )
 def test_symbolic_programs_agree_with_sympy_in_python_and_c(name):
-    graph = (SUITE.get(name) or PHYSICS[name])()
+    graph = _graph(name)
     program = symbolic_program(graph)
     points = _points(graph, 5)
     expected = _reference(_sympy_jacobian(graph), points)

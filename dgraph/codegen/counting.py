@@ -26,7 +26,7 @@ The benchmarks count sympy's ``jacobian`` + ``cse`` with it too
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import sympy
@@ -42,6 +42,7 @@ __all__ = [
     "count_ops",
     "fold_constants",
     "forget_counts",
+    "symbols_in",
 ]
 
 # x**k is printed as k - 1 multiplications up to this |k|, as a call to pow beyond it
@@ -112,7 +113,7 @@ def _fold(expr: sympy.Basic) -> sympy.Basic:
     before anything is computed: an expression seen before (each argument of one being
     folded, each assignment of the next pass) costs its hash, not a walk of its tree for
     its free symbols (at every level of a deep expression: a square of its depth)."""
-    if not expr.free_symbols:
+    if not symbols_in(expr):
         if not isinstance(expr, sympy.Expr):  # true, false
             return expr
         value = sympy.N(expr, 17)
@@ -133,6 +134,30 @@ def forget_counts() -> None:
     programs' expressions)."""
     _fold.cache_clear()
     _count.cache_clear()
+    symbols_in.cache_clear()
+
+
+_UNION_OF_ARGUMENTS = sympy.Basic.__dict__["free_symbols"]
+
+
+@cache
+def _by_arguments(cls: type) -> bool:
+    """Whether ``cls`` has sympy's own ``free_symbols`` (the union of its arguments'),
+    not one of its own (a symbol's, an integral's bound variables)."""
+    for klass in cls.__mro__:
+        if "free_symbols" in vars(klass):
+            return vars(klass)["free_symbols"] is _UNION_OF_ARGUMENTS
+    return False
+
+
+@lru_cache(maxsize=2**16)
+def symbols_in(expr: sympy.Basic) -> frozenset:
+    """``expr.free_symbols``, remembered, built from its arguments' where sympy builds it
+    so: sympy walks the whole tree on every call, and the passes and counts ask it of the
+    same assignments, and of each of their subexpressions, again and again."""
+    if expr.args and _by_arguments(type(expr)):
+        return frozenset().union(*map(symbols_in, expr.args))
+    return frozenset(expr.free_symbols)
 
 
 def _is_integer_power(e: sympy.Expr) -> bool:
@@ -163,16 +188,16 @@ def _count(expr: sympy.Basic) -> Ops:
     stack = [expr]
     while stack:
         e = stack.pop()
-        if e.is_Atom or not e.free_symbols:
+        if e.is_Atom or not symbols_in(e):
             continue
         if e.is_Add:
             adds += len(e.args) - 1
             stack.extend(e.args)
         elif e.is_Mul:
-            constant = sympy.Mul(*(a for a in e.args if not a.free_symbols))
+            constant = sympy.Mul(*(a for a in e.args if not symbols_in(a)))
             numerator, denominator = [], []
             for a in e.args:
-                if not a.free_symbols:
+                if not symbols_in(a):
                     continue
                 if a.is_Pow and a.exp.is_number and a.exp.is_negative:
                     denominator.append(sympy.Pow(a.base, -a.exp))

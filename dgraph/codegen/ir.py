@@ -25,7 +25,7 @@ from typing import Any, Literal
 import sympy
 
 from ..errors import DGraphError
-from .counting import Ops, count_ops
+from .counting import Ops, count_ops, symbols_in
 
 __all__ = [
     "STATEMENT_HEIGHT",
@@ -143,12 +143,12 @@ def label_symbol(u: str, v: str) -> sympy.Symbol:
 def fresh(prefix: str, taken: Iterable[sympy.Symbol]) -> Iterator[sympy.Symbol]:
     """``<prefix>1``, ``<prefix>2``, ... skipping every name taken (whatever a taken
     symbol's assumptions: the printed code knows only names)."""
-    names = {str(t) for t in taken}
+    names = {_text(t) for t in taken}
     return (sympy.Symbol(f"{prefix}{k}") for k in count(1) if f"{prefix}{k}" not in names)
 
 
 def sorted_symbols(symbols: Iterable[sympy.Symbol]) -> list[sympy.Symbol]:
-    return sorted(symbols, key=str, reverse=True)
+    return sorted(symbols, key=_text, reverse=True)
 
 
 def in_order(
@@ -179,7 +179,7 @@ def in_order(
                 raise DGraphError(f"the program variable {s} depends on itself")
             active.add(s)
             stack.append((s, True))
-            stack.extend((t, False) for t in order(definitions[s].free_symbols) if t not in done)
+            stack.extend((t, False) for t in order(symbols_in(definitions[s])) if t not in done)
 
 
 def height(expr: sympy.Basic) -> int:

@@ -13,7 +13,7 @@ import sympy
 from ..core.extremes import held, released
 from ..core.graph import DGraph
 from ..errors import DGraphError
-from .counting import Ops, count_ops, fold_constants
+from .counting import Ops, count_ops, fold_constants, symbols_in
 from .ir import (
     STATEMENT_HEIGHT,
     Assignment,
@@ -100,7 +100,7 @@ def split_wide(
         return named, results
     taken = set(given) | {s for s, _ in named}
     for e in exprs:
-        taken |= e.free_symbols
+        taken |= symbols_in(e)
     temps = fresh("w", taken)
     out: list[Assignment] = []
 
@@ -151,7 +151,7 @@ def _in_parts(func, args: list[sympy.Expr], temps, parts: list[Assignment]) -> s
 
 
 def _check_defined(expr: sympy.Expr, defined: set[sympy.Symbol], graph: DGraph) -> None:
-    missing = expr.free_symbols - defined
+    missing = symbols_in(expr) - defined
     if missing:
         name = str(sorted(missing, key=str)[0])
         vertex = name[2:] if name.startswith("v_") else name
@@ -263,12 +263,21 @@ def _propagate(
     known: dict[sympy.Symbol, sympy.Expr] = {}
     kept = []
     for s, e in named:
-        e = fold_constants(e.xreplace(known))
+        e = fold_constants(_replaced(e, known))
         if e.is_Atom:
             known[s] = e
         else:
             kept.append((s, e))
-    return kept, [(k, fold_constants(e.xreplace(known))) for k, e in results]
+    return kept, [(k, fold_constants(_replaced(e, known))) for k, e in results]
+
+
+def _replaced(expr: sympy.Expr, mapping: dict[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
+    """``expr.xreplace(mapping)`` (a mapping of program variables, never bound in an
+    expression); ``expr`` itself, as xreplace returns it, without walking its tree, when
+    none of them occurs in it (most passes leave nothing to substitute)."""
+    if not mapping or mapping.keys().isdisjoint(symbols_in(expr)):
+        return expr
+    return expr.xreplace(mapping)
 
 
 def _float_scales(
@@ -279,7 +288,7 @@ def _float_scales(
     scaled: dict[sympy.Symbol, sympy.Expr] = {}
     kept = []
     for s, e in named:
-        e = e.xreplace(scaled)
+        e = _replaced(e, scaled)
         c, rest = e.as_coeff_Mul()
         if c == 1:
             kept.append((s, e))
@@ -288,7 +297,7 @@ def _float_scales(
         else:
             kept.append((s, rest))
             scaled[s] = c * s
-    return kept, [(k, e.xreplace(scaled)) for k, e in results]
+    return kept, [(k, _replaced(e, scaled)) for k, e in results]
 
 
 def _collect(
@@ -298,7 +307,7 @@ def _collect(
     (``a*b + a*c -> a*(b + c)``), greedily, the factor saving most first."""
     taken = set(given) | {s for s, _ in named}
     for _, e in [*named, *results]:
-        taken |= e.free_symbols
+        taken |= symbols_in(e)
     temps = fresh("f", taken)
     out: list[Assignment] = []
 
@@ -358,7 +367,7 @@ def _powers(
     ``x**2`` and ``x**3`` as unrelated."""
     taken = set(given) | {s for s, _ in named}
     for _, e in [*named, *results]:
-        taken |= e.free_symbols
+        taken |= symbols_in(e)
     temps = fresh("p", taken)
     exponents: dict[sympy.Expr, set[int]] = {}
     for _, e in [*named, *results]:
@@ -387,12 +396,12 @@ def _powers(
     defined, pending, ordered = set(given), list(out), []
 
     def release() -> None:
-        ready = next((a for a in pending if a[1].free_symbols <= defined), None)
+        ready = next((a for a in pending if symbols_in(a[1]) <= defined), None)
         while ready is not None:
             pending.remove(ready)
             ordered.append(ready)
             defined.add(ready[0])
-            ready = next((a for a in pending if a[1].free_symbols <= defined), None)
+            ready = next((a for a in pending if symbols_in(a[1]) <= defined), None)
 
     release()
     for s, e in named:
@@ -418,12 +427,12 @@ def _power_chain(power: dict[int, sympy.Expr], k: int, out: list[Assignment], te
 
 def _live(named: list[Assignment], results: list[Result]) -> list[Assignment]:
     """The assignments the results depend on, in order."""
-    needed = set().union(*(e.free_symbols for _, e in results)) if results else set()
+    needed = set().union(*(symbols_in(e) for _, e in results)) if results else set()
     kept = []
     for s, e in reversed(named):
         if s in needed:
             kept.append((s, e))
-            needed |= e.free_symbols
+            needed |= symbols_in(e)
     return kept[::-1]
 
 
@@ -496,7 +505,7 @@ def _inline_single_use(
             exprs[key] = after
             heights[key] = nested
             del exprs[s]
-            for t in definition.free_symbols:
+            for t in symbols_in(definition):
                 user[t] = key
     for key, symbols in together.items():
         _substitute_together(exprs, user, key, symbols)
@@ -548,7 +557,7 @@ def _substitute_together(
         exprs[key] = after
         for s, definition in mapping.items():
             del exprs[s]
-            for t in definition.free_symbols:
+            for t in symbols_in(definition):
                 user[t] = key
 
 
@@ -560,7 +569,7 @@ def _cse(
     exprs = [e for _, e in named] + [e for _, e in results]
     taken = set(given) | {s for s, _ in named}
     for e in exprs:
-        taken |= e.free_symbols
+        taken |= symbols_in(e)
     # Max and Min held: cse rebuilds each expression it walks, and sympy's Max evaluates
     replacements, reduced = sympy.cse([held(e) for e in exprs], symbols=fresh("s", taken))
     replacements = [(s, released(e)) for s, e in replacements]
@@ -573,7 +582,7 @@ def _cse(
     in_order(definitions, [s for s, _ in named], done, ordered)
     results = [(k, e) for (k, _), e in zip(results, reduced[len(named) :], strict=True)]
     for _, e in results:
-        in_order(definitions, sorted_symbols(e.free_symbols), done, ordered)
+        in_order(definitions, sorted_symbols(symbols_in(e)), done, ordered)
     return ordered, results
 
 
