@@ -94,6 +94,17 @@ def _elemental_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | Non
     return sympy.S.One if expr.is_Add else sympy.Mul(*(a for a in expr.args if a != x))
 
 
+def _only_holder(args: tuple, x: sympy.Symbol) -> sympy.Expr | None:
+    """The one of ``args`` that contains ``x``; None where none or several do."""
+    found = None
+    for a in args:
+        if x in a.free_symbols:
+            if found is not None:
+                return None
+            found = a
+    return found
+
+
 def _term_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | None:
     """The derivative where ``x`` is a factor, once, of one term of a sum that no other
     term contains, the term's other factors symbols and numbers (an entry of a product
@@ -103,12 +114,7 @@ def _term_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | None:
     derivatives the element level of tests/peers/ leaves to ``diff``); else None."""
     if not expr.is_Add:
         return None
-    found = None
-    for a in expr.args:
-        if x in a.free_symbols:
-            if found is not None:
-                return None
-            found = a
+    found = _only_holder(expr.args, x)
     if found is None or not found.is_Mul:
         return None
     others = [f for f in found.args if f != x]
@@ -145,12 +151,7 @@ def _power_factor_derivative(expr: sympy.Expr, x: sympy.Symbol) -> sympy.Expr | 
     to ``diff``: a tenth of its labels' derivation time); else None."""
     if not expr.is_Mul:
         return None
-    found = None
-    for a in expr.args:
-        if x in a.free_symbols:
-            if found is not None:
-                return None
-            found = a
+    found = _only_holder(expr.args, x)
     if found is None or not found.is_Pow or found.base != x or not found.exp.is_Number:
         return None
     others = [a for a in expr.args if a is not found]
