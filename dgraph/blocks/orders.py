@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from .permutation import inverse_order
+
 __all__ = ["order_of", "permuted_by", "sort_order_tie", "sources"]
 
 Tie = tuple[Any, int, tuple[int, ...]]  # the argsort's keys, its dimension, its shape
@@ -82,7 +84,7 @@ def sources(op, positions: np.ndarray, inverse: bool) -> np.ndarray:
         at = at.reshape(shape)
     else:
         at = np.broadcast_to(at.reshape([-1 if j == a else 1 for j in range(len(shape))]), shape)
-    return np.argsort(at, axis=a, kind="stable") if inverse else at
+    return inverse_order(at, a) if inverse else at
 
 
 def _keeps_order(x, name: str | None) -> bool:

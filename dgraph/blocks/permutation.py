@@ -30,7 +30,8 @@ d (an integer held as a float). Products keep the form where it is exact:
   block is ``left · P · right``, its values still P's), so that a slice of the sorted
   values and the pad that is its transpose do not hide the inverse pair: ``Q·(R·L)·P``,
   where the moves between meet on the diagonal only, is a diagonal, then the outer
-  moves;
+  moves; where such a block meets anything else, its moves are let go again and the
+  product formed as it would have been without them (``"release"``);
 * any other product or sum (with a :class:`~dgraph.blocks.Sparse` block, another
   permutation, a block diagonal along d) is that of its **structural block**
   (:func:`structural`): the union of every permutation's pattern, each row dense along
@@ -297,8 +298,9 @@ def _ranks(d: Labelled, labels: list[int]) -> tuple[int, ...]:
 @dataclass(frozen=True)
 class Plan:
     """How a product with a permutation is formed: ``how`` is ``"left"`` (D·P),
-    ``"right"`` (P·D), ``"inverse"`` (Q·P, each the other's inverse: a diagonal),
-    ``"upper"`` (L·P: L·diag(v), then gathered along ``label`` by the
+    ``"right"`` (P·D), ``"inverse"`` (Q·P, each the other's inverse: a diagonal between
+    their outer moves), ``"absorb"`` (a move taken in), ``"release"`` (the moves taken in
+    let go: :func:`_release`), ``"upper"`` (L·P: L·diag(v), then gathered along ``label`` by the
     inverse permutation), ``"lower"`` (P·L: diag(1)·L gathered along ``label`` by the
     sources, then times v) or ``"structural"``; ``block`` the product, ``inner`` the
     labelled product before the gather (upper and lower)."""
@@ -375,11 +377,6 @@ def inverses(upper, lower) -> bool:
     )
 
 
-def _moves(b) -> bool:
-    """Whether ``b`` is a move (:func:`~dgraph.blocks.move_source`)."""
-    return move_source(b) is not None
-
-
 def within_diagonal(b) -> bool:
     """Whether ``b`` is a square :class:`~dgraph.blocks.Sparse` block with entries on the
     diagonal only (an elementwise product with a constant that has zeros): a product
@@ -440,7 +437,12 @@ def _plan(upper, lower) -> Plan:
     if isinstance(upper, Permutation) and within_diagonal(lower):
         return Plan("right", upper.nnz, replace(upper, kind=GENERAL))
     for p, other, side in ((lower, upper, "left"), (upper, lower, "right")):
-        if _is(p) and not _is(other) and not on_the_diagonal(other) and _moves(other):
+        if (
+            _is(p)
+            and not _is(other)
+            and not on_the_diagonal(other)
+            and move_source(other) is not None
+        ):
             found = _absorbed(p, other, side)
             if found is not None:
                 return found
