@@ -38,7 +38,9 @@ d (an integer held as a float). Products keep the form where it is exact:
   its fibre (n² entries for a 1-D sort of n), its values a one-hot of the sources. That
   union is also the pattern the element level, the drawings and a sparse Jacobian's
   assembly see: a generated ``sparse=True`` Jacobian that is such a block returns the
-  union pattern with the entries the permutation does not take stored as zeros.
+  union pattern with the entries the permutation does not take stored as zeros. With
+  moves taken in (a few order statistics as an output), it is the union between them,
+  its values read entry by entry (:func:`entries_between`): k·n for k of n sorted values.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ from . import (
     multiply,
     multiply_values,
     on_the_diagonal,
+    pattern,
 )
 from . import to_matrix as to_matrix_of
 
@@ -74,7 +77,9 @@ __all__ = [
     "as_structural",
     "check_union",
     "diagonal_values",
+    "entries_between",
     "entry_rows",
+    "flat_sources",
     "inverse_order",
     "inverses",
     "lay_out",
@@ -234,11 +239,60 @@ def structural_values(p: Permutation, values: np.ndarray) -> np.ndarray:
     position o where it takes input position i, else 0)."""
     check_union(p)
     if not p.plain:
+        found = entries_between(p)
+        if found is not None:  # entry by entry: the core's union never formed
+            block, rows, cols = found
+            v, source = _split(values)
+            at = np.maximum(rows, 0)
+            taken = flat_sources(p.core, source)[at] == cols
+            kept = np.where(taken & (rows >= 0), v.reshape(-1)[at], 0.0)
+            return kept if isinstance(block, Sparse) else kept.reshape(_value_shape(block))
         core = p.core
         return _values_between(p, structural(core), structural_values(core, values)).values
     v, source = _split(values)
     hit = source[..., None] == np.arange(p.shape[p.axis])
     return np.swapaxes(np.where(hit, v[..., None], 0.0), p.axis, -1)
+
+
+def flat_sources(p: Permutation, source: np.ndarray) -> np.ndarray:
+    """Each row's source as a flat input position (over ``p.shape``, no moves)."""
+    flat = np.arange(math.prod(p.shape)).reshape(p.shape)
+    return np.take_along_axis(flat, np.asarray(source, dtype=np.int64), p.axis).reshape(-1)
+
+
+def _value_shape(b: Labelled) -> tuple[int, ...]:
+    return tuple(b.sizes[k] for k in b.value)
+
+
+def entries_between(p: Permutation) -> tuple[Labelled | Sparse, np.ndarray, np.ndarray] | None:
+    """``left · P · right``'s structural block and, per entry of its values (in their
+    order), the core's flat row and flat column it reads (-1 where a move has none): so
+    its values are read from P's row values and sources, entry by entry, without P's own
+    union (n² for a sort of n, where one order statistic's is n). None where the block's
+    values are not one per entry."""
+    block = structural(p)
+    if block is None:
+        return None
+    if isinstance(block, Sparse):
+        rows, cols = block.rows, block.cols
+    else:
+        rows, cols, at = pattern(block)
+        if at.size != math.prod(_value_shape(block)):
+            return None
+        ordered = np.full(at.size, -1, dtype=np.int64)
+        ordered[at] = np.arange(at.size)
+        if (ordered < 0).any():
+            return None
+        rows, cols = rows[ordered], cols[ordered]
+    if p.left is not None:
+        rows = move_source(p.left)[rows]
+    if p.right is not None:
+        source = move_source(p.right)
+        has = np.flatnonzero(source >= 0)
+        inverse = np.full(math.prod(p.right.in_shape), -1, dtype=np.int64)
+        inverse[source[has]] = has
+        cols = inverse[cols]
+    return block, rows, cols
 
 
 def as_structural(b, values: np.ndarray | None = None):

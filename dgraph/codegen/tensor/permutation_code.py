@@ -13,7 +13,14 @@ import math
 import numpy as np
 
 from ...blocks import GENERAL, Labelled, Sparse, dense, diagonal, move_source
-from ...blocks.permutation import Permutation, check_union, middle, plan, structural
+from ...blocks.permutation import (
+    Permutation,
+    check_union,
+    entries_between,
+    middle,
+    plan,
+    structural,
+)
 from ..ir import AsType, BinOp, Call, Const, Index, Node, Scatter, Seq, number
 from .entries import entries, fills
 
@@ -41,8 +48,28 @@ def structural_of(ops, block, values: Node):
     with moves taken in, that block between them), emitted; any other block as it is."""
     if not isinstance(block, Permutation):
         return block, values
+    if not block.plain:
+        check_union(block)
+        found = entries_between(block)
+        if found is not None:  # entry by entry: the core's union never formed
+            return found[0], _entries_valued(ops, block, values, *found)
     union, node = structural_valued(block.core, values)
     return _between(ops, block.left, (union, ops.emit(node)), block.right)
+
+
+def _entries_valued(ops, p: Permutation, values: Node, block, rows, cols) -> Node:
+    """``permutation.structural_values`` entry by entry (:func:`entries_between`): each
+    entry the row value of the core's row it reads where that row takes its column."""
+    v, source = _split(values)
+    size = math.prod(p.shape)
+    flat = Call("reshape", (Call("arange", (Const(size),)), Const(p.shape)))
+    sources = ops.emit(Call("ravel", (_take(flat, source, p.axis),)))
+    at = ops.constants.index(np.maximum(rows, 0))
+    hit = BinOp("==", Index(sources, (at,)), ops.constants.index(np.where(rows >= 0, cols, -1)))
+    node = Call("where", (hit, Index(Call("ravel", (v,)), (at,)), Const(0.0)))
+    if not isinstance(block, Sparse):
+        node = Call("reshape", (node, Const(tuple(block.sizes[k] for k in block.value))))
+    return ops.emit(node)
 
 
 def _between(ops, left, valued, right):
