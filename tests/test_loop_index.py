@@ -319,9 +319,6 @@ def test_what_stays_refused_in_one_line():
     def by_value(x):  # the index depends on the carry's values, not on the counter
         return lax.fori_loop(0, 3, lambda i, y: y + x[(y[0] > 0).astype(int)], x)
 
-    def moving(x):  # a window of two entries moving over the carry
-        return lax.fori_loop(0, 2, lambda i, y: lax.dynamic_update_slice(y, y[:2] * 2, (i,)), x)
-
     def multiplies(x):  # another combiner at the counter
         return lax.fori_loop(0, 3, lambda i, y: y.at[i].multiply(y[0]), x)
 
@@ -356,7 +353,6 @@ def test_what_stays_refused_in_one_line():
         return lax.fori_loop(0, 2, lambda i, y: y * x[n], x)
 
     assert "not only on a loop counter" in _refused(by_value, x)
-    assert "a window moving over the array" in _refused(moving, x)
     assert "x.at[i].set, x.at[i].add and dynamic_update_slice are" in _refused(multiplies, x)
     assert "adds several update entries into one entry" in _refused(adds_twice, x)
     assert "trip to trip of a while_loop" in _refused(while_by_value, x)

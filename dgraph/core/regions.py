@@ -19,7 +19,8 @@ step ``M = [[A, K], [0, I]]`` over ``(c, k)``:
   saturates or cycles: it is computed up to its first repeat, never past T; a body that
   selects by per-step masks (indexing at the loop counter, ``step_tables``) has a
   pattern of its own at each step, and the blocks are the boolean tangent sweep of those
-  T patterns (:meth:`Region.step_sweep`);
+  T patterns (:meth:`Region.step_sweep`), refused in one line past :data:`STEP_LIMIT`
+  steps × body inputs (its work: minutes there);
 * values at a point: one tangent sweep through the T steps (``D ← J_t·D``, the body's
   Jacobian ``J_t`` accumulated over its own graph at step t), which is the chain
   product bracketed from the right — for a chain of equal square factors applied to the
@@ -202,6 +203,7 @@ class Body:
 
 
 REACH_LIMIT = 50_000_000  # steps × body inputs above which Region.depends reads reachability
+STEP_LIMIT = 2_000_000  # steps × body inputs of a loop's patterns taken step by step
 PLAN_LIMIT = 20_000_000  # products of entries a planned body Jacobian may hold
 
 
@@ -949,6 +951,13 @@ def _step_patterns(r: Region) -> dict[tuple[int, int], Any]:
     body's pattern at step t keeps, of each ``select_n`` on a mask, the entries the
     mask picks at t; the chain of those T patterns is exact per step."""
     b = r.body
+    if (r.length or 0) * b.n_in > STEP_LIMIT:
+        raise InputError(
+            f"{r.name or 'scan'}: a loop of {r.length:,} steps that selects at its counter in"
+            f" what it carries ({b.n_in:,} body inputs): its patterns, step by step, would"
+            f" cost {r.length * b.n_in:,} over {STEP_LIMIT:,} (each step's selection is its"
+            " own); make the loop shorter or the carried array smaller"
+        )
     g = b.graph
     masked = {}
     for v in b.order:

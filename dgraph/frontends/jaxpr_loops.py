@@ -95,7 +95,55 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
         params_j = (("region", region), ("output", j))
         op = ArrayOp("loop", operands, params_j, tuple(var.aval.shape))
         outs.append(reader.result(op, var.aval))
+    if name == "scan":
+        outs = _counted_outputs(reader, eqn, body_ins, closed, n_consts, n_carry, outs)
     return outs
+
+
+def _counted_outputs(reader, eqn, ins, closed, n_consts, n_carry, outs) -> list[Any]:
+    """``outs`` with each integer or boolean output that depends on no operand but the
+    constants (a ``fori_loop``'s counter stacked as a residual, ``i`` normalized for
+    ``x[i]``) as its value, computed before the program runs: the scan evaluated once with
+    zeros for the other operands, which those outputs do not read. JAX's reverse sweep
+    scans such a residual as its ``xs`` and indexes by it, a read at a known position per
+    step (:func:`known_xs`)."""
+    fixed = [isinstance(x, np.ndarray) for x in ins]
+    free = _free_outputs(closed.jaxpr, n_consts, n_carry, fixed)
+    wanted = [j for j, v in enumerate(eqn.outvars) if free[j] and not _is_float(v.aval)]
+    if not wanted or all(fixed):
+        return outs
+    dummies = [
+        x if isinstance(x, np.ndarray) else np.zeros(v.aval.shape, v.aval.dtype)
+        for x, v in zip(ins, eqn.invars, strict=True)
+    ]
+    values = reader.fold(eqn, dummies)
+    return [values[j] if j in wanted else out for j, out in enumerate(outs)]
+
+
+def _free_outputs(jaxpr, n_consts: int, n_carry: int, fixed: list[bool]) -> list[bool]:
+    """Per output of a scan body: whether it depends on no input but the ``fixed`` ones,
+    over every step (a carry depends on what its next value depends on: iterated until
+    nothing changes, at most once per carry)."""
+    from jax.extend.core import Literal
+
+    def reads(var, found: set) -> bool:
+        return not isinstance(var, Literal) and var in found
+
+    varying = [not f for f in fixed]
+    while True:
+        found = {v for v, d in zip(jaxpr.invars, varying, strict=True) if d}
+        for eqn in jaxpr.eqns:
+            if any(reads(a, found) for a in eqn.invars):
+                found.update(eqn.outvars)
+        grown = [
+            c
+            for c in range(n_carry)
+            if not varying[n_consts + c] and reads(jaxpr.outvars[c], found)
+        ]
+        if not grown:
+            return [not reads(v, found) for v in jaxpr.outvars]
+        for c in grown:
+            varying[n_consts + c] = True
 
 
 def _is_float(aval) -> bool:

@@ -17,7 +17,8 @@ fixed selection:
   few positions over the steps, so it is a gather of those candidates, a ``select_n`` on a
   per-step mask and a sum; a write (``x.at[i].set(u)``) whose entries are each written from
   one update entry whenever written is a ``select_n`` between ``x`` and the update spread
-  over them. The masks are a new ``xs`` of 0/1 rows (``StepReads.tables``), and the
+  over them; one whose window moves over ``x`` selects among a few update entries per
+  entry, as a read does. The masks are a new ``xs`` of 0/1 rows (``StepReads.tables``), and the
   region's patterns are taken step by step (``Region.step_sweep``): exact per step.
 
 An addition at the counter (``x.at[i].add(u)``) is the write's select against zeros,
@@ -33,10 +34,11 @@ Every target's loop indexes the new ``xs`` by its step variable; the values come
 same tangent sweep. The positions are JAX's own: the primitive applied to the array's
 positions ``1, 2, …`` (a write: the update's ids) at each step's index values, one
 ``jax.vmap`` over the steps, so JAX's clamping holds. Refused in one line: an index that
-depends on values other than the counters, a window moving over what it writes, a combiner
-other than ``set`` and ``add`` at the counter, two entries added into one at a step, at a
-``while_loop``'s counter anything but ``dynamic_slice``, at an outer loop's counter a
-write or a read of what the inner loop carries or computes.
+depends on values other than the counters, a selection whose per-step masks would cover
+more than ``STEP_LIMIT`` entries, a combiner other than ``set`` and ``add`` at the
+counter, two entries added into one at a step, at a ``while_loop``'s counter anything
+but ``dynamic_slice``, at an outer loop's counter a write or a read of what the inner
+loop carries or computes.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from ..blocks.arrays import ArrayOp, Const, names_read, operand_value, with_leaves
+from ..core.regions import STEP_LIMIT
 from ..errors import InputError
 from .jaxpr_scatter import INDEX_OPERANDS
 
@@ -288,6 +291,7 @@ class StepReads:
         of a few positions of ``data`` over the steps (its candidates ``C[q, :]``), so the
         read is ``sum_r where(mask_t[q, r], data[C[q, r]], 0)``, the mask a new xs of
         booleans: step t's block is its own selection."""
+        self._bounded(sub.where, eqn.primitive.name, math.prod(eqn.invars[0].aval.shape))
         found = self._positions(eqn, indices, sub.where)
         aval = eqn.outvars[0].aval
         flat = found.reshape(self.length, -1)
@@ -342,10 +346,7 @@ class StepReads:
     def _selected(self, sub, aval, data: Any, cands: np.ndarray, mask: Any) -> Any:
         """``sum_r where(mask[q, r], data[cands[q, r]], 0)`` reshaped to ``aval``."""
         dtype, pair, m = aval.dtype, cands.shape, cands.shape[0]
-        sources = (("sources", tuple(cands.reshape(-1).tolist())),)
-        gathered = sub.result(
-            ArrayOp("gather_flat", (sub.operand(data),), sources, pair), _Shape(pair, dtype)
-        )
+        gathered = self._gathered(sub, data, cands.reshape(-1), pair, dtype)
         zeros = Const.of(np.zeros(pair, dtype=dtype))
         picked = sub.result(
             ArrayOp("select_n", (mask, zeros, gathered), (), pair), _Shape(pair, dtype)
@@ -358,7 +359,8 @@ class StepReads:
         """A write at the counter (``x.at[i].set(u)``, ``dynamic_update_slice``) where
         each entry of ``x`` is written from one entry of ``u`` whatever the step (a row
         from the same update entries): ``where(mask_t, u[B], x)``, the mask a new xs of
-        booleans. A window whose entries move over ``x`` is refused."""
+        booleans; a window whose entries move over ``x`` (an entry takes one of a few
+        update entries over the steps) is :meth:`_select`'s form on ``u``."""
         where, name = sub.where, eqn.primitive.name
         adds = name in ("scatter-add", "scatter_add")
         if not adds and (
@@ -376,30 +378,56 @@ class StepReads:
                 f"{where}: {name} at the loop counter adds several update entries into one"
                 " entry at a step: not supported"
             )
-        sources = np.zeros(written.shape[1], dtype=np.int64)
-        for p in range(written.shape[1]):
-            seen = np.unique(written[:, p][written[:, p] > 0])
-            if seen.size > 1:
-                raise InputError(
-                    f"{where}: {name} at the loop counter writes one entry from different"
-                    " update entries at different steps (a window moving over the array):"
-                    " not supported"
-                )
-            sources[p] = seen[0] - 1 if seen.size else 0
         aval = eqn.outvars[0].aval
         shape = tuple(int(k) for k in aval.shape)
-        if isinstance(u, np.ndarray):
-            spread: Any = Const.of(np.asarray(u).reshape(-1)[sources].reshape(shape))
-        else:
-            params = (("sources", tuple(sources.tolist())),)
-            spread = ArrayOp("gather_flat", (sub.operand(u),), params, shape)
-            spread = sub.result(spread, _Shape(shape, aval.dtype))
+        taken = written - 1  # per step, the update entry each entry takes; -1: kept
+        columns = [np.unique(taken[:, p][taken[:, p] >= 0]) for p in range(taken.shape[1])]
+        width = max(1, *(c.size for c in columns))
+        if width == 1:  # each entry from one update entry whenever written: a gather
+            sources = np.array([c[0] if c.size else 0 for c in columns], dtype=np.int64)
+            spread = self._gathered(sub, u, sources, shape, aval.dtype)
+        else:  # a window moving over x: each entry one of a few update entries per step
+            cands = np.stack(
+                [
+                    np.pad(c, (0, width - c.size), mode="edge")
+                    if c.size
+                    else np.zeros(width, dtype=np.int64)
+                    for c in columns
+                ]
+            )
+            real = np.arange(width)[None, :] < np.array([c.size for c in columns])[:, None]
+            hit = (taken[:, :, None] == cands[None, :, :]) & real[None, :, :]
+            spread = self._selected(sub, aval, u, cands, self._table(sub, hit))
+        if adds and width > 1:  # the selection is zero where nothing is written
+            return sub.result(
+                ArrayOp("add", (sub.operand(x), sub.operand(spread)), (), shape), aval
+            )
         masks = self._table(sub, (written > 0).reshape(self.length, *shape))
         if not adds:
             return sub.result(ArrayOp("select_n", (masks, sub.operand(x), spread), (), shape), aval)
         zeros = Const.of(np.zeros(shape, dtype=aval.dtype))
         added = sub.result(ArrayOp("select_n", (masks, zeros, spread), (), shape), aval)
         return sub.result(ArrayOp("add", (sub.operand(x), sub.operand(added)), (), shape), aval)
+
+    def _gathered(self, sub, u: Any, sources: np.ndarray, shape: tuple[int, ...], dtype) -> Any:
+        """``u``'s flat entries at ``sources``, in ``shape``."""
+        if isinstance(u, np.ndarray):
+            return Const.of(np.asarray(u).reshape(-1)[sources].reshape(shape))
+        params = (("sources", tuple(sources.tolist())),)
+        spread = ArrayOp("gather_flat", (sub.operand(u),), params, shape)
+        return sub.result(spread, _Shape(shape, dtype))
+
+    def _bounded(self, where: str, name: str, size: int) -> None:
+        """Refuse, in one line, a selection at the counter in an array of ``size``
+        entries that the body carries or computes where its per-step masks (and the
+        region's patterns, step by step) would cover more than ``STEP_LIMIT`` entries."""
+        if self.length * size > STEP_LIMIT:
+            raise InputError(
+                f"{where}: {name} at the loop counter in an array of {size:,} entries the"
+                f" loop carries, over {self.length:,} steps: its per-step selections would"
+                f" cover {self.length * size:,} entries, over {STEP_LIMIT:,} (each step's"
+                " is its own); make the loop shorter or the carried array smaller"
+            )
 
     def _env(self, t: int) -> dict[str, np.ndarray]:
         """The counters' and the constant xs' values at step t."""
@@ -434,6 +462,7 @@ class StepReads:
         of ones instead, an addition's count of the entries added into each)."""
         name = eqn.primitive.name
         whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
+        self._bounded(where, name, math.prod(whole))
         part = eqn.invars[1 if name == "dynamic_update_slice" else 2].aval.shape
         ids = np.arange(1, math.prod(part) + 1, dtype=np.int32).reshape(part)
         ids = np.ones_like(ids) if ones else ids

@@ -1,0 +1,155 @@
+"""Hessians of loops that index by their counter (``fori_loop`` with ``x[i]``, a window
+``dynamic_slice(x, (i,), (w,))``, ``.at[i].set``), and loops that write a window moving
+over what they carry. JAX's gradient of such a loop stacks the counter as a residual and
+its reverse sweep writes at it (``dynamic_update_slice`` of a row into zeros at ``r[t]``,
+``r`` a ``scan`` output): :func:`~dgraph.frontends.jaxpr_loops._counted_outputs` computes
+such outputs (integers that depend on no operand but the constants) before the program
+runs, so the reverse sweep's writes are at known positions per step
+(:mod:`dgraph.frontends.jaxpr_steps`). Values equal ``jax.hessian``'s; a residual folded
+wrong on purpose is caught."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+lax = jax.lax
+jax.config.update("jax_enable_x64", True)
+
+import dgraph  # noqa: E402
+from dgraph.errors import DGraphError  # noqa: E402
+
+X = np.random.default_rng(5).uniform(-1.0, 1.0, 6)
+ROWS = np.random.default_rng(6).uniform(-0.6, 0.6, (4, 3))
+
+
+def _rows(X):
+    return lax.fori_loop(0, 4, lambda i, a: a * jnp.tanh(X[i] @ X[i]) + a, 1.0)
+
+
+def _window(x):
+    read = lambda i, a: a + jnp.sum(jnp.sin(lax.dynamic_slice(x, (i,), (3,)))) * a  # noqa: E731
+    return lax.fori_loop(0, 4, read, 1.0)
+
+
+def _recurrence(x):
+    body = lambda i, v: v.at[i + 1].set(jnp.sin(v[i]) * x[i] + v[i])  # noqa: E731
+    return jnp.sum(lax.fori_loop(0, 5, body, jnp.ones(6) * 0.3) ** 3)
+
+
+def _moving_write(x):
+    def body(i, v):
+        return lax.dynamic_update_slice(v, lax.dynamic_slice(v, (i,), (2,)) * x[i], (i + 1,))
+
+    return jnp.sum(lax.fori_loop(0, 4, body, jnp.ones(6)) ** 2)
+
+
+def _scan_with_a_counter(x):
+    def body(c, xi):
+        a, i = c
+        return (a * jnp.cos(xi) + x[i] * a, i + 1), a
+
+    return jnp.sum(lax.scan(body, (1.0, 0), x[::-1])[1] ** 2)
+
+
+def _reverse_window(x):
+    read = lambda i, a: a + jnp.prod(lax.dynamic_slice(x, (4 - i,), (2,))) * a**2  # noqa: E731
+    return lax.fori_loop(0, 3, read, 0.5)
+
+
+FUNCTIONS = {
+    "fori_loop of x[i]": (
+        lambda x: lax.fori_loop(0, 6, lambda i, a: a + jnp.sin(x[i]) * a, 1.0),
+        X,
+    ),
+    "rows X[i] @ X[i]": (_rows, ROWS),
+    "a window read at i": (_window, X),
+    "a recurrence .at[i + 1].set": (_recurrence, X),
+    "a window written over the carry": (_moving_write, X),
+    "a scan over xs with a counter": (_scan_with_a_counter, X),
+    "a window at 4 - i": (_reverse_window, X),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_hessians_of_loops_indexed_by_their_counter(name):
+    """Refused before (``dynamic_update_slice with an index that depends on the inputs'
+    values``: the reverse sweep's index, a stacked counter); now verified, the sparse
+    Hessian JAX's at another point, its pattern JAX's nonzeros or a superset of them
+    only where entries cancel at that point."""
+    f, x0 = FUNCTIONS[name]
+    x1 = 0.8 * x0 + 0.1
+    h = dgraph.make_function(f, "hessian", "python", point=[x0], sparse=True)
+    assert h.generated.verified
+    got = h(x1).toarray()
+    want = np.asarray(jax.jit(jax.hessian(f))(x1)).reshape(got.shape)
+    np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-12 * np.abs(want).max())
+
+
+def test_the_jax_code_of_a_loop_hessian():
+    f, x0 = FUNCTIONS["a window written over the carry"]
+    h = dgraph.make_function(f, "hessian", "jax", point=[x0], sparse=True)
+    want = np.asarray(jax.hessian(f)(x0 + 0.1))
+    np.testing.assert_allclose(np.asarray(h(x0 + 0.1).todense()), want, rtol=1e-11, atol=1e-12)
+
+
+def test_counted_outputs_are_the_counter_s_values():
+    """The forward loop of a gradient: its stacked counter (an integer ``ys``) depends on
+    no operand but the constants and is read as its values, 0 … 5; the float outputs
+    stay the loop's."""
+    from dgraph.frontends.jaxpr_loops import _free_outputs
+
+    f = FUNCTIONS["fori_loop of x[i]"][0]
+    closed = jax.make_jaxpr(jax.grad(f))(X)
+    scan = next(e for e in closed.jaxpr.eqns if e.primitive.name == "scan")
+    body, n_consts, n_carry = scan.params["jaxpr"], scan.params["num_consts"], 2
+    fixed = [type(v).__name__ == "Literal" for v in scan.invars]
+    free = _free_outputs(body.jaxpr, n_consts, n_carry, fixed)
+    ints = [np.issubdtype(v.aval.dtype, np.integer) for v in scan.outvars]
+    assert free == ints  # the counter (carry 0) and its stacked copies; no float output
+    assert free[0] and not free[1]
+
+
+def test_a_counter_folded_wrong_is_caught(monkeypatch):
+    """The stacked counter read one step late: the reverse sweep writes each row's
+    derivative into the next row, and the Hessian does not verify."""
+    from dgraph.frontends import jaxpr_loops
+
+    real = jaxpr_loops._counted_outputs
+
+    def shifted(*args):
+        outs = real(*args)
+        return [np.roll(o, 1) if isinstance(o, np.ndarray) and o.ndim == 1 else o for o in outs]
+
+    monkeypatch.setattr(jaxpr_loops, "_counted_outputs", shifted)
+    f, x0 = FUNCTIONS["fori_loop of x[i]"]
+    with pytest.raises(DGraphError, match="verif"):
+        dgraph.make_function(f, "hessian", "python", point=[x0], sparse=True)
+
+
+def _chained(x):
+    body = lambda i, acc: acc + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1.0 - x[i]) ** 2  # noqa: E731
+    return lax.fori_loop(0, x.shape[0] - 1, body, 0.0)
+
+
+def test_long_loops_selecting_in_what_they_carry_are_refused_in_one_line(monkeypatch):
+    """The per-step selections cost steps × carried entries (a chained Rosenbrock of
+    40,000 steps: 1.6·10⁹, out of memory before this limit): past ``STEP_LIMIT`` the
+    reader refuses in one line, and so do the region's step-by-step patterns (the
+    limits lowered here to 100: 19 steps over a gradient of 20)."""
+    from dgraph.core import regions
+    from dgraph.frontends import jaxpr_steps
+
+    x = np.linspace(-0.8, 0.9, 20)
+    monkeypatch.setattr(jaxpr_steps, "STEP_LIMIT", 100)
+    with pytest.raises(DGraphError) as caught:
+        dgraph.hessian(_chained, x)
+    assert "\n" not in str(caught.value) and "19 steps" in str(caught.value)
+    assert "380 entries, over 100" in str(caught.value)
+    monkeypatch.setattr(jaxpr_steps, "STEP_LIMIT", 10**6)
+    monkeypatch.setattr(regions, "STEP_LIMIT", 100)
+    with pytest.raises(DGraphError) as caught:
+        dgraph.hessian(_chained, x)
+    assert "\n" not in str(caught.value) and "a loop of 19 steps" in str(caught.value)
