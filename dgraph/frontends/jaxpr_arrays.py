@@ -470,7 +470,7 @@ def _unheld(value: np.ndarray) -> Any:
 
 
 def _is_float(aval) -> bool:
-    return np.issubdtype(aval.dtype, np.floating)
+    return isinstance(aval.dtype, np.dtype) and np.issubdtype(aval.dtype, np.floating)
 
 
 def narrow_float(jaxpr) -> str:

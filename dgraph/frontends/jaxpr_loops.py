@@ -110,13 +110,18 @@ def _counted_outputs(reader, eqn, ins, closed, n_consts, n_carry, outs) -> list[
     fixed = [isinstance(x, np.ndarray) for x in ins]
     free = _free_outputs(closed.jaxpr, n_consts, n_carry, fixed)
     wanted = [j for j, v in enumerate(eqn.outvars) if free[j] and not _is_float(v.aval)]
-    if not wanted or all(fixed):
+    wanted = [j for j in wanted if isinstance(eqn.outvars[j].aval.dtype, np.dtype)]
+    numeric = all(isinstance(v.aval.dtype, np.dtype) for v in eqn.invars)  # no PRNG keys
+    if not wanted or all(fixed) or not numeric:
         return outs
     dummies = [
         x if isinstance(x, np.ndarray) else np.zeros(v.aval.shape, v.aval.dtype)
         for x, v in zip(ins, eqn.invars, strict=True)
     ]
-    values = reader.fold(eqn, dummies)
+    try:
+        values = reader.fold(eqn, dummies)
+    except InputError:  # not evaluable here: the outputs stay the loop's
+        return outs
     return [values[j] if j in wanted else out for j, out in enumerate(outs)]
 
 
@@ -147,7 +152,7 @@ def _free_outputs(jaxpr, n_consts: int, n_carry: int, fixed: list[bool]) -> list
 
 
 def _is_float(aval) -> bool:
-    return np.issubdtype(aval.dtype, np.floating)
+    return isinstance(aval.dtype, np.dtype) and np.issubdtype(aval.dtype, np.floating)
 
 
 def is_opaque(value: Any) -> bool:

@@ -71,7 +71,7 @@ def counters_of(closed, n_consts: int, n_carry: int, outside: list, names: list[
     for c in range(n_carry):
         i = n_consts + c
         var, start = jaxpr.invars[i], outside[i]
-        if not np.issubdtype(var.aval.dtype, np.integer) or var.aval.shape != ():
+        if not _integer(var.aval) or var.aval.shape != ():
             continue
         if not isinstance(start, np.ndarray) or start.size != 1:
             continue
@@ -91,8 +91,13 @@ def known_xs(names: list[str], roles: list[str], outside: list, avals: list) -> 
     return {
         n: np.asarray(x)
         for n, r, x, a in zip(names, roles, outside, avals, strict=True)
-        if r == "x" and isinstance(x, np.ndarray) and np.issubdtype(a.dtype, np.integer)
+        if r == "x" and isinstance(x, np.ndarray) and _integer(a)
     }
+
+
+def _integer(aval) -> bool:
+    """An integer dtype (a PRNG key's is no NumPy dtype: not one)."""
+    return isinstance(aval.dtype, np.dtype) and np.issubdtype(aval.dtype, np.integer)
 
 
 def _evaluable(x: Any) -> Any:
