@@ -770,18 +770,22 @@ CASES: list[tuple[str, list[str], str]] = [
     ],
     # 14c/d. loops and branches are regions (issue 54): every target prints them
     # (tests/test_codegen_loops.py writes halve's C and sign_branch's CUDA by the CLI);
-    # a body reads at its loop counter (tests/test_loop_index.py), not at a value
+    # a body reads at its loop counter (tests/test_loop_index.py) or at a position it
+    # computes (a dynamic take); the Hessian through an argmax in a loop reads the
+    # positions JAX's gradient stacks, which generated code does not print
     (
-        "loop-index-by-value",
+        "loop-argmax-hessian",
         [
-            "structure",
-            H("jax_model.py") + ":index_by_value_in_loop",
+            "codegen",
+            H("jax_model.py") + ":argmax_in_loop",
             "--inputs",
             "c:3",
-            "--level",
-            "array",
+            "--mode",
+            "hessian",
+            "-o",
+            "h.py",
         ],
-        "not only on a loop counter",
+        "generated code does not print it",
     ),
     (  # a while_loop reads x[i] at its counter, never at a value
         "loop-while-index-by-value",

@@ -96,11 +96,11 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
         op = ArrayOp("loop", operands, params_j, tuple(var.aval.shape))
         outs.append(reader.result(op, var.aval))
     if name == "scan":
-        outs = _counted_outputs(reader, eqn, body_ins, closed, n_consts, n_carry, outs)
+        outs = _counted_outputs(eqn, body_ins, closed, n_consts, n_carry, outs)
     return outs
 
 
-def _counted_outputs(reader, eqn, ins, closed, n_consts, n_carry, outs) -> list[Any]:
+def _counted_outputs(eqn, ins, closed, n_consts, n_carry, outs) -> list[Any]:
     """``outs`` with each integer or boolean output that depends on no operand but the
     constants (a ``fori_loop``'s counter stacked as a residual, ``i`` normalized for
     ``x[i]``) as its value, computed before the program runs: the scan evaluated once with
@@ -118,11 +118,11 @@ def _counted_outputs(reader, eqn, ins, closed, n_consts, n_carry, outs) -> list[
         x if isinstance(x, np.ndarray) else np.zeros(v.aval.shape, v.aval.dtype)
         for x, v in zip(ins, eqn.invars, strict=True)
     ]
-    try:
-        values = reader.fold(eqn, dummies)
-    except InputError:  # not evaluable here: the outputs stay the loop's
+    try:  # not a fold of the program's constants (no note of one): a value it needs
+        values = eqn.primitive.bind(*dummies, **eqn.params)
+    except Exception:  # not evaluable here: the outputs stay the loop's
         return outs
-    return [values[j] if j in wanted else out for j, out in enumerate(outs)]
+    return [np.asarray(values[j]) if j in wanted else out for j, out in enumerate(outs)]
 
 
 def _free_outputs(jaxpr, n_consts: int, n_carry: int, fixed: list[bool]) -> list[bool]:

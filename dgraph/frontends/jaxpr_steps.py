@@ -33,8 +33,10 @@ clamped start is compared in the body with every start the window can take.
 Every target's loop indexes the new ``xs`` by its step variable; the values come from the
 same tangent sweep. The positions are JAX's own: the primitive applied to the array's
 positions ``1, 2, …`` (a write: the update's ids) at each step's index values, one
-``jax.vmap`` over the steps, so JAX's clamping holds. Refused in one line: an index that
-depends on values other than the counters, a selection whose per-step masks would cover
+``jax.vmap`` over the steps, so JAX's clamping holds. An index that depends on values the
+body computes is none of this: the array level's take at run-time positions
+(:mod:`.jaxpr_dynamic`) or its transpose, read in the body. Refused in one line: an index
+read from a loop operand computed from the values, a selection whose per-step masks would cover
 more than ``STEP_LIMIT`` entries, a combiner other than ``set`` and ``add`` at the
 counter, two entries added into one at a step, at a ``while_loop``'s counter anything
 but ``dynamic_slice``, at an outer loop's counter a write or a read of what the inner
@@ -166,6 +168,8 @@ class StepReads:
                 " argument, a value of an outer loop) is not supported: only the loops'"
                 " counters are read"
             )
+        if unknown and nested is None and unknown.isdisjoint(self.outside):
+            return None  # positions computed in the body: a dynamic take or its transpose
         if unknown and nested is None:
             raise InputError(
                 f"{where}: {name} with an index that depends on the inputs' values (not only"

@@ -152,7 +152,7 @@ def _move(name: str, p, args, shapes, shape: tuple[int, ...]) -> Node:
     if name == "rev":
         return Call("flip", (x, Const(tuple(p["dimensions"]))))
     if name == "slice":
-        strides = p.get("strides") or (1,) * len(mine)
+        strides = p.get("strides") or (1,) * len(p["start_indices"])
         parts = tuple(
             Slice(int(s), int(e), None if k == 1 else int(k))
             for s, e, k in zip(p["start_indices"], p["limit_indices"], strides, strict=True)
@@ -168,4 +168,10 @@ def _move(name: str, p, args, shapes, shape: tuple[int, ...]) -> Node:
         return Call("take", (x, indices), (("axis", Const(p["axis"])),))
     if name == "stack":
         return Call("stack", (Seq(tuple(args)),), (("axis", Const(p["axis"])),))
+    if name == "loop":
+        raise InputError(
+            "a loop's integer or boolean result computed from the inputs (positions an"
+            " argmax in the body finds, stacked by JAX's gradient for its reverse sweep) is"
+            " read as data: generated code does not print it (the loop's Jacobian is)"
+        )
     raise InputError(f"the array operation {name!r} is not supported")
