@@ -170,3 +170,56 @@ def test_a_key_carried_by_a_loop_is_refused_in_one_line():
     with pytest.raises(DGraphError) as caught:
         dgraph.make_function(noisy, "jacobian", point=[X[:5]])
     assert "\n" not in str(caught.value) and "random_split" in str(caught.value)
+
+
+def _keys_scanned(x):
+    keys = jax.random.split(jax.random.key(0), 4)
+    body = lambda a, k: (a + jnp.sin(x) * a * jax.random.normal(k, x.shape), None)  # noqa: E731
+    return jnp.sum(lax.scan(body, jnp.ones(x.shape), keys)[0] ** 2)
+
+
+def _key_carried(x):
+    def body(i, c):
+        a, k = c
+        k, sub = jax.random.split(k)
+        return a + jnp.sin(x[i]) * a * jax.random.uniform(sub), k
+
+    return lax.fori_loop(0, 4, body, (1.0, jax.random.key(0)))[0]
+
+
+@pytest.mark.parametrize("f", [_keys_scanned, _key_carried], ids=["keys scanned", "key carried"])
+def test_random_draws_in_a_loop_are_constants_of_each_step(f):
+    """A loop that draws from a key (one per step scanned over, or one it carries and
+    splits): the draws depend on the constants alone, so they are computed before the
+    program runs and read as new ``xs`` (``jaxpr_hoist``; refused before: no array form
+    for ``random_bits``); Jacobian and Hessian JAX's."""
+    x = X[:5]
+    g = dgraph.make_function(f, "jacobian", "python", point=[x])
+    np.testing.assert_allclose(g(x + 0.1), jax.jacfwd(f)(x + 0.1), rtol=1e-12, atol=1e-13)
+    h = dgraph.make_function(f, "hessian", "python", point=[x])
+    np.testing.assert_allclose(h(x + 0.1), jax.hessian(f)(x + 0.1), rtol=1e-11, atol=1e-12)
+
+
+def test_a_loop_that_loses_its_dependence_is_caught(monkeypatch):
+    """The hoisted body made wrong on purpose (the carry passed through, as a first
+    version of ``jaxpr_hoist`` did): the graph's output no longer depends on ``x``, it
+    has no block, and the check, which compares every output with JAX's ``jvp`` (one
+    with no block too, as zero), finds it wrong where it once compared nothing."""
+    from jax.extend.core import ClosedJaxpr, Jaxpr
+
+    from dgraph.frontends import jaxpr_hoist, jaxpr_loops
+
+    real = jaxpr_hoist.hoist
+
+    def passed_through(*args):
+        found = real(*args)
+        j = found.closed.jaxpr
+        outs = [j.invars[1], *j.outvars[1:]]  # x is the constant, the carry input 1
+        body = ClosedJaxpr(
+            Jaxpr(j.constvars, j.invars, outs, j.eqns, j.effects), found.closed.consts
+        )
+        return jaxpr_hoist.Hoisted(body, found.operands, found.outputs, found.stand_ins)
+
+    monkeypatch.setattr(jaxpr_loops, "hoist", passed_through)
+    with pytest.raises(DGraphError, match="verif"):
+        dgraph.make_function(_keys_scanned, "jacobian", "python", point=[X[:3]])

@@ -599,11 +599,12 @@ def check_values(
 
 
 def _groups(es: ExpressionData) -> list[tuple[list[str], list[str]]]:
-    """All inputs at once, or for a selection input by input with the outputs it
-    selects."""
+    """All inputs at once and every output (one with no block too: its ``J·v`` is zero,
+    and a graph that lost a dependence JAX sees is caught), or for a selection input by
+    input with the outputs it selects."""
     graph = es.graph
     if es.pairs is None:
-        return [(list(graph.inputs), list(dict.fromkeys(y for y, _ in es.jacobian)))]
+        return [(list(graph.inputs), list(graph.outputs))]
     by_input: dict[str, list[str]] = {}
     for y, x in es.pairs:
         by_input.setdefault(x, []).append(y)
@@ -717,7 +718,12 @@ def check_code(es: ExpressionData, run: Run | None, seed: int = 0, what: str = "
                 largest = max(float(np.abs(v).max(initial=0.0)) for v in point.values.values())
                 for y in graph.outputs:
                     record("value", worst_error(got.value[y], point.values[y], largest))
-        return {y: (jv[y], size[y]) for y in jv}
+        found = {y: (jv[y], size[y]) for y in jv}
+        for y in graph.outputs:  # no block: J·v is zero, which the reference must be too
+            if y not in found:
+                zero = np.zeros(np.size(point.values[y]))
+                found[y] = (zero, zero)
+        return found
 
     values = check_values(graph, apply, _groups(es), seed, what)
     bad = {name: e for name, e in errors.items() if not e <= TOLERANCE}

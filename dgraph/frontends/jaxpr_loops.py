@@ -29,6 +29,7 @@ from ..core.graph import DGraph
 from ..core.regions import Body, Region, region_notes, regions_of
 from ..errors import InputError
 from .jaxpr_compat import scan_layout
+from .jaxpr_hoist import hoist
 from .jaxpr_steps import StepReads, counters_of, known_xs
 
 __all__ = ["LOOPS", "is_opaque", "live_records", "loop_notes", "read_body", "read_loop"]
@@ -50,6 +51,14 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
         n_consts, n_carry = int(params["body_nconsts"]), 0
         n_cond = int(params["cond_nconsts"])
         n_carry = len(eqn.invars) - n_cond - n_consts
+    hoisted = None
+    if name == "scan":  # a key's draws: computed before the program runs (jaxpr_hoist)
+        hoisted = hoist(
+            closed, n_consts, n_carry, ins, int(params["length"]), bool(params.get("reverse"))
+        )
+    if hoisted is not None:
+        ins = [hoisted.stand_ins.get(i, x) for i, x in enumerate(ins)]
+        closed, ins = hoisted.closed, [*ins, *hoisted.operands]
     body_ins = ins[n_cond:]
     roles = ["k"] * n_consts + ["c"] * n_carry
     roles += ["x"] * (len(closed.jaxpr.invars) - len(roles))
@@ -67,7 +76,8 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
         steps = StepReads(reader, counters, 0, False, {}, len(names), while_loop=True)
     body = read_body(reader, closed, names, roles, avals, body_ins, where, steps)
     ins = [*ins, *(steps.operands if steps else [])]
-    operand_shapes = [tuple(v.aval.shape) for v in eqn.invars]
+    operand_shapes = [tuple(v.aval.shape) for v in eqn.invars]  # a key's stand-in: the same
+    operand_shapes += [a.shape for a in (hoisted.operands if hoisted else [])]
     operand_shapes += [a.shape for a in (steps.avals if steps else [])]
     active = [isinstance(x, str) for x in ins]
     region = Region(
@@ -95,6 +105,8 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
         params_j = (("region", region), ("output", j))
         op = ArrayOp("loop", operands, params_j, tuple(var.aval.shape))
         outs.append(reader.result(op, var.aval))
+    if hoisted is not None:
+        return [hoisted.outputs.get(j, out) for j, out in enumerate(outs)]
     if name == "scan":
         outs = _counted_outputs(eqn, body_ins, closed, n_consts, n_carry, outs)
     return outs
