@@ -326,6 +326,8 @@ def tensor_program(
                             tuple(arguments), statements, ends, dict(w.constants.arrays), "",
                             dict(w.constants.shapes))  # fmt: skip
         whole = statements
+        if lang == "python" and not keep_arrays:  # what folding read and nothing else
+            _park(w, stub, [statements], [*ends, *(pattern or ())])
         statements, compact = narrowed(stub, results[0], keep, w.constants)
         statements = _tidied(w, stub, statements, ends)
         tril_statements = None  # NumPy: the lower triangle's own program, where it differs
@@ -334,6 +336,8 @@ def tensor_program(
             low, low_compact = narrowed(stub, results[0], keep, w.constants, compact=True)
             if low_compact:
                 tril_statements = _tidied(w, stub, low, ends)
+        if lang == "python" and not keep_arrays:  # what the narrowed programs no longer
+            _park(w, stub, [statements, tril_statements or []], [*ends, *(pattern or ())])
         if lang == "jax":
             stub.statements = statements
             statements = scatters_as_gathers(stub, w.constants)
@@ -390,6 +394,18 @@ def tensor_program(
         header + "\n".join(lines) + "\n",
         dict(w.constants.shapes) | read_shapes,
     )
+
+
+def _park(w: Writer, stub: ArrayProgram, programs: list, names: list) -> None:
+    """Let go of the constants none of ``programs`` (statement lists) nor ``names``
+    (names or constants' :class:`~.ir.Name` nodes) reads (:meth:`Constants.park`), here
+    and in ``stub``'s copy of them: a symmetric J's full-size index arrays, read only
+    before its lower triangle was narrowed (the peak memory of the code that follows)."""
+    read = {n if isinstance(n, str) else n.id for n in names if n is not None}
+    for statements in programs:
+        read |= set().union(*(_reads(s) for s in statements)) if statements else set()
+    w.constants.park(read)
+    stub.constants = {k: v for k, v in stub.constants.items() if k in w.constants.arrays}
 
 
 def _tidied(
