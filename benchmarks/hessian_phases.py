@@ -53,6 +53,7 @@ SUBPHASES = {  # --subphases: parts of the phases above (each counted in its pha
     "cg: narrowed": ("dgraph.codegen.tensor.module", "narrowed"),
     "cg: header": ("dgraph.codegen.tensor.module", "_header"),
     "cg: symmetric": ("dgraph.codegen.tensor.module", "_symmetric"),
+    "cg: fold": ("dgraph.codegen.tensor.module", "_fold"),
 }
 
 

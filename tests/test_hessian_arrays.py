@@ -331,6 +331,102 @@ def test_the_cancellation_pass_runs_after_the_walks_memory_is_forgotten(monkeypa
     )
 
 
+def test_each_reference_is_let_go_after_its_last_reader(monkeypatch):
+    """The walks hold a reference's block and values (10⁷ indices at 10⁶ unknowns) only
+    until the last definition that reads it is walked: when any expression is walked,
+    every reference held is read by it or by one walked later."""
+    from dgraph.codegen.tensor import module
+
+    walked: list[tuple[set, set]] = []  # (references held, references read) per walk
+    walk = module._walk
+
+    def watched_walk(expr, known, *args, **kwargs):
+        walked.append((set(known), set(expr.free_symbols)))
+        return walk(expr, known, *args, **kwargs)
+
+    monkeypatch.setattr(module, "_walk", watched_walk)
+    m = 12
+    u = np.random.default_rng(5).normal(size=(m, m)) * 0.1
+    H = dgraph.make_function(_minimal_surface, "hessian", point=[u], sparse=True)
+    assert len(walked) > 10
+    for k, (held, _) in enumerate(walked):
+        later = set().union(*(read for _, read in walked[k:]))
+        assert held <= later
+    assert max(len(held) for held, _ in walked) < len(walked) - 1  # some were let go
+    np.testing.assert_allclose(
+        H(u).toarray(), reference(_minimal_surface, u).reshape(m * m, m * m), atol=1e-12
+    )
+
+
+def test_the_folding_reuses_the_constant_values_the_cancellation_pass_computed(monkeypatch):
+    """A statement that reads no input, evaluated by the cancellation pass at its first
+    point, is not evaluated again by the constant folding: its value is taken (the same
+    evaluator on the same constants: the same bits)."""
+    from dgraph.codegen.tensor import module
+
+    runs: list[list] = []  # the statements the folding's evaluator runs
+    evaluator = module.ArrayEvaluator
+
+    armed = [False]  # the next run is the folding's (its values found before, first)
+
+    class Watched(evaluator):
+        def run(self, statements, env):
+            if armed[0]:
+                runs.append(list(statements))
+                armed[0] = False
+            return super().run(statements, env)
+
+    reused: list[dict] = []
+    before = module._evaluated_before
+
+    def watched_before(w, statements):
+        found = before(w, statements)
+        reused.append(found)
+        armed[0] = True
+        return found
+
+    monkeypatch.setattr(module, "ArrayEvaluator", Watched)
+    monkeypatch.setattr(module, "_evaluated_before", watched_before)
+    m = 12
+    u = np.random.default_rng(6).normal(size=(m, m)) * 0.1
+    H = dgraph.make_function(_minimal_surface, "hessian", point=[u], sparse=True)
+    assert len(reused) == len(runs) and reused[0]  # the folding (first) found values
+    folded = {s.target for s in runs[0]}
+    assert not folded & reused[0].keys()  # none of them evaluated again
+    np.testing.assert_allclose(
+        H(u).toarray(), reference(_minimal_surface, u).reshape(m * m, m * m), atol=1e-12
+    )
+
+
+def test_constants_only_folded_code_read_are_let_go_before_the_body_is_printed(monkeypatch):
+    """A symmetric NumPy Hessian: when its body is printed, every module constant held is
+    read by the statements printed, or by a derived constant, or is the pattern's (the
+    full-size index arrays only the folded and the unnarrowed code read are let go
+    before, not at the end)."""
+    from dgraph.codegen.tensor import module
+
+    seen: list[tuple[set, set]] = []
+    body = module.numpy_body
+
+    def watched_body(statements, constants, *args, **kwargs):
+        read = set().union(*(module._reads(s) for s in statements))
+        derived = {r for name, reads in constants._derived.values() for r in (name, *reads)}
+        seen.append((set(constants.arrays), read | derived))
+        return body(statements, constants, *args, **kwargs)
+
+    monkeypatch.setattr(module, "numpy_body", watched_body)
+    m = 12
+    u = np.random.default_rng(7).normal(size=(m, m)) * 0.1
+    H = dgraph.make_function(_minimal_surface, "hessian", point=[u], sparse=True)
+    assert seen
+    held, read = seen[0]
+    pattern = {n for n in held if n not in read}
+    assert len(pattern) <= 2  # at most the pattern's indices and row pointers
+    np.testing.assert_allclose(
+        H(u).toarray(), reference(_minimal_surface, u).reshape(m * m, m * m), atol=1e-12
+    )
+
+
 def test_pricing_tries_free_forward_then_markowitz_first_and_keeps_the_cheapest(monkeypatch):
     """Not a gradient: forward is first built only while it costs nothing, then
     Markowitz priced first and forward and reverse stopped past the cheapest so far; the

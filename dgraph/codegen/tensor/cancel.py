@@ -325,6 +325,7 @@ def _at_a_point(
                     largest = 0.0 if moved else _largest(env[s.target])
                     if store:
                         fixed[k] = (env[s.target], largest)
+                        _remember(w, s, env[s.target])
                 magnitude = max(magnitude, largest)
                 counted.add(s.target)
                 shaped[s.target] = Shaped(np.shape(env[s.target]), np.asarray(env[s.target]).dtype)
@@ -338,6 +339,14 @@ def _at_a_point(
         return None
     numbers = {n: v for n, v in env.items() if n not in w.varying}
     return numbers, shaped, found, magnitude
+
+
+def _remember(w, statement: ArrayStatement, value) -> None:
+    """A value that reads no input, kept for the constant folding (the module's
+    :attr:`~.module.Writer.evaluated`), where the writer keeps them."""
+    evaluated = getattr(w, "evaluated", None)
+    if evaluated is not None:
+        evaluated[id(statement)] = (statement, value)
 
 
 def _near_at_entries(

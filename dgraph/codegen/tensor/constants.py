@@ -198,6 +198,18 @@ class Constants:
         kept = {key: [n for n in names if n in used] for key, names in self._names.items()}
         self._names = {key: names for key, names in kept.items() if names}
 
+    def park(self, read: set[str]) -> None:
+        """Let go of the arrays no name in ``read`` refers to, nor a derived value (the
+        inputs of folded code, dead once folded: some 0.5 GB of indices held to the end
+        at 10⁶ unknowns otherwise), as :meth:`keep` drops them, their shapes kept: a name
+        once let go is not given again (an equal array added later gets a new one)."""
+        used = set(read) | {r for name, reads in self._derived.values() for r in (name, *reads)}
+        self._pending = {k: v for k, v in self._pending.items() if k in used}
+        self._text = {k: v for k, v in self._text.items() if k in used}
+        self.arrays = {k: v for k, v in self.arrays.items() if k in used}
+        kept = {key: [n for n in names if n in used] for key, names in self._names.items()}
+        self._names = {key: names for key, names in kept.items() if names}
+
     @property
     def needs_decoder(self) -> bool:
         return any("_array(" in line for line in self.lines)

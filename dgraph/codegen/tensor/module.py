@@ -84,6 +84,9 @@ class Writer:
         self.taken: set[str] = set()
         self.count = 0
         self.varying: set[str] = set()  # names whose values read an input
+        # values of statements that read no input, computed before the constant folding
+        # (the cancellation pass's first point), by the statement's identity
+        self.evaluated: dict[int, tuple[ArrayStatement, object]] = {}
 
     def varies(self, node: Node) -> bool:
         """Whether an expression reads an input, directly or through a statement."""
@@ -234,13 +237,19 @@ def tensor_program(
         return leaves[edge]
 
     known: dict[sympy.Basic, Valued] = {}
+    keys = jacobian_keys(es)
+    readers = _readers(computed, keys)
     for ref, definition in computed.references.items():
         known[ref] = _walk(definition, known, edges, leaf, ops, w, str(ref))
-    keys = jacobian_keys(es)
+        _forget_read(definition, readers, known)
+        if not readers[ref]:  # read by none
+            known.pop(ref)
     entries_of = {}
     for k, (y, x) in enumerate(keys):
         entry = computed.jacobian.get((y, x))
         valued = None if entry is None else _walk(entry, known, edges, leaf, ops, w, None)
+        if entry is not None:
+            _forget_read(entry, readers, known)
         if k == len(keys) - 1:  # the last walk done: what the walks made and the entries
             known.clear()  # do not hold (10⁷ indices a block) goes before the cancellation
             leaves.clear()  # pass evaluates the block's values (its memory reused there)
@@ -307,6 +316,7 @@ def tensor_program(
     live = live_statements(w.statements, ends)
     hoisted, statements = _hoist(live, w.varying, set(ends))
     statements = _fold(w, hoisted, statements)
+    w.evaluated.clear()
     if lang == "python":
         statements = _fold_gathers(w, statements)
     statements = optimize_statements(statements, ends)  # CSE, dead statements
@@ -316,6 +326,8 @@ def tensor_program(
                             tuple(arguments), statements, ends, dict(w.constants.arrays), "",
                             dict(w.constants.shapes))  # fmt: skip
         whole = statements
+        if lang == "python" and not keep_arrays:  # what folding read and nothing else
+            _park(w, stub, [statements], [*ends, *(pattern or ())])
         statements, compact = narrowed(stub, results[0], keep, w.constants)
         statements = _tidied(w, stub, statements, ends)
         tril_statements = None  # NumPy: the lower triangle's own program, where it differs
@@ -324,6 +336,8 @@ def tensor_program(
             low, low_compact = narrowed(stub, results[0], keep, w.constants, compact=True)
             if low_compact:
                 tril_statements = _tidied(w, stub, low, ends)
+        if lang == "python" and not keep_arrays:  # what the narrowed programs no longer
+            _park(w, stub, [statements, tril_statements or []], [*ends, *(pattern or ())])
         if lang == "jax":
             stub.statements = statements
             statements = scatters_as_gathers(stub, w.constants)
@@ -380,6 +394,18 @@ def tensor_program(
         header + "\n".join(lines) + "\n",
         dict(w.constants.shapes) | read_shapes,
     )
+
+
+def _park(w: Writer, stub: ArrayProgram, programs: list, names: list) -> None:
+    """Let go of the constants none of ``programs`` (statement lists) nor ``names``
+    (names or constants' :class:`~.ir.Name` nodes) reads (:meth:`Constants.park`), here
+    and in ``stub``'s copy of them: a symmetric J's full-size index arrays, read only
+    before its lower triangle was narrowed (the peak memory of the code that follows)."""
+    read = {n if isinstance(n, str) else n.id for n in names if n is not None}
+    for statements in programs:
+        read |= set().union(*(_reads(s) for s in statements)) if statements else set()
+    w.constants.park(read)
+    stub.constants = {k: v for k, v in stub.constants.items() if k in w.constants.arrays}
 
 
 def _tidied(
@@ -791,7 +817,10 @@ def _evaluated(w: Writer, statements: list[ArrayStatement], wanted: list[str]) -
     arrays = [w.constants.arrays[n] for n in names]
     if w.d.lang != "jax" or numpy_exact(statements):
         try:
-            env = ArrayEvaluator().run(statements, dict(zip(names, arrays, strict=True)))
+            env = dict(zip(names, arrays, strict=True))
+            env.update(_evaluated_before(w, statements))
+            rest = [s for s in statements if s.target not in env]
+            env = ArrayEvaluator().run(rest, env)
             return [np.asarray(env[t]) for t in wanted]
         except IndexError:  # JAX clamps an index out of range, NumPy raises
             if w.d.lang != "jax":
@@ -808,6 +837,21 @@ def _evaluated(w: Writer, statements: list[ArrayStatement], wanted: list[str]) -
 
     with jax.enable_x64(True):
         return [np.asarray(v) for v in jax.jit(folded)(*arrays)]
+
+
+def _evaluated_before(w: Writer, statements: list[ArrayStatement]) -> dict[str, object]:
+    """The values of ``statements`` computed before (:attr:`Writer.evaluated`, by the same
+    evaluator on the same constants: the same bits) while each target is assigned once,
+    each by the very statement evaluated; none where a target is assigned twice."""
+    targets = [s.target for s in statements]
+    if len(set(targets)) < len(targets):
+        return {}
+    found = {}
+    for s in statements:
+        known = w.evaluated.get(id(s))
+        if known is not None and known[0] is s:
+            found[s.target] = known[1]
+    return found
 
 
 def _constants_folded(
@@ -975,6 +1019,27 @@ def leaf_value(w: Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
             node = w.emit(node, f"d_{v}_{u}")
         total = (block, node) if total is None else ops.add(total, (block, node))
     return total
+
+
+def _readers(computed: ExpressionSet, keys) -> Counter:
+    """How many definitions (of references, then of the entries ``keys``) read each
+    reference."""
+    expressions = [*computed.references.values()]
+    expressions += [e for k in keys if (e := computed.jacobian.get(k)) is not None]
+    refs = computed.references.keys()
+    return Counter(s for e in expressions for s in e.free_symbols if s in refs)
+
+
+def _forget_read(expr, readers: Counter, known: dict) -> None:
+    """``expr`` walked: each reference it read let go after its last reader (a block
+    and its values' positions, 10⁷ indices each at 10⁶ unknowns, held no longer than
+    needed: the walks' peak memory, each GB of it first touched at some second of
+    system time)."""
+    for s in expr.free_symbols:
+        if s in readers:
+            readers[s] -= 1
+            if readers[s] == 0:
+                known.pop(s, None)
 
 
 def _walk(expr, known, edges, leaf, ops: BlockOps, w: Writer, name: str | None) -> Valued:
