@@ -283,3 +283,21 @@ def test_astronomical_coefficients_are_refused_not_computed(correct):
         not result.ok and result.detail == "coefficients of more than 4096 bits cannot be checked"
     )
     assert result.status == "not verified"  # undecided, which is not wrong
+
+
+def test_outputs_with_no_block_are_compared_as_zero():
+    """Every output is compared with JAX's jvp, one with no block as zero: an integer
+    output (its tangent JAX's float0, read as zeros; this raised NumPy's ValueError), a
+    constant and a stopped gradient verify."""
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+    import dgraph
+
+    x = np.linspace(0.1, 0.9, 4)
+    for f in (
+        lambda x: (jnp.sin(x), jnp.argmax(x)),
+        lambda x: (jnp.sin(x), jnp.ones(3)),
+        lambda x: (jnp.sin(x), jax.lax.stop_gradient(x) * 2),
+    ):
+        g = dgraph.make_function(f, "jacobian", point=[x])
+        assert g.generated.verified and "JAX's jvp" in g.generated.check.against

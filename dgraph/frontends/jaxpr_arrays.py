@@ -203,7 +203,12 @@ class JaxJvp:
                 if "custom_vjp" not in str(exc):
                     raise
                 out = _transposed_pullback(jax, self.f, primals, moves)
-            leaves = [np.asarray(leaf, dtype=float) for leaf in jax.tree_util.tree_leaves(out)]
+            leaves = [  # an integer output's tangent (float0): zero
+                np.zeros(np.shape(leaf))
+                if getattr(leaf, "dtype", None) == jax.dtypes.float0
+                else np.asarray(leaf, dtype=float)
+                for leaf in jax.tree_util.tree_leaves(out)
+            ]
         return dict(zip(self.outputs, leaves, strict=True))
 
     @property
