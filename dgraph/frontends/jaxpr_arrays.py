@@ -57,7 +57,7 @@ from .jaxpr_dynamic import read_dynamic
 from .jaxpr_dynamic_scatter import read_dynamic_write
 from .jaxpr_exact import exact_fold
 from .jaxpr_extra import REWRITTEN, called_primal, empty_values
-from .jaxpr_key import PREFOLDS, equations_key, kept_reference, program_key
+from .jaxpr_key import PREFOLDS, equations_key, kept_reference, lifted_literals, program_key
 from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
 from .jaxpr_rewrites import read_linear_solve
@@ -184,12 +184,10 @@ class JaxJvp:
         if os.getpid() != self.pid:
             return None
         jax = jax_module()
-        with x64(jax):
-            primals = tuple(jax.numpy.asarray(inputs[x], dtype=float) for x in self.inputs)
+        with x64(jax):  # NumPy arguments: a jitted program takes them without a dispatch each
+            primals = tuple(np.asarray(inputs[x], dtype=float) for x in self.inputs)
             moves = tuple(  # an array parameter: no tangent
-                jax.numpy.asarray(tangents[x], dtype=float)
-                if x in tangents
-                else jax.numpy.zeros_like(p)
+                np.asarray(tangents[x], dtype=float) if x in tangents else np.zeros_like(p)
                 for x, p in zip(self.inputs, primals, strict=True)
             )
             try:
@@ -222,8 +220,10 @@ class JaxJvp:
         """``jax.jit`` of ``jvp(f)``'s traced program with :func:`reference_options`
         (for arguments of its shapes; others trace and compile again), the one compiled
         for the same program in an earlier build where :func:`~.jaxpr_key.kept_reference`
-        kept it; or None where the program has more than :data:`REFERENCE_JIT_MOST`
-        equations (:attr:`equations`; the program is then kept for :meth:`_eager`)."""
+        kept it (its floating-point literals passed as arguments,
+        :func:`~.jaxpr_key.lifted_literals`: a program differing only in them shares it);
+        or None where the program has more than :data:`REFERENCE_JIT_MOST` equations
+        (:attr:`equations`; the program is then kept for :meth:`_eager`)."""
         jvp = functools.partial(jax.jvp, self.f)
         closed, shapes = jax.make_jaxpr(jvp, return_shape=True)(primals, moves)
         self.equations = equation_count(closed.jaxpr)
@@ -233,15 +233,17 @@ class JaxJvp:
         options = reference_options(primals, self.equations)
         from jax.extend.core import jaxpr_as_fun
 
+        lifted, literals = lifted_literals(closed)  # its numbers are arguments
+
         def compile() -> Callable[..., Any]:
-            program = jaxpr_as_fun(closed)
+            program = jaxpr_as_fun(lifted)
 
             def jvp(*flat: Any) -> Any:  # XLA's module named jit_jvp, as before
                 return program(*flat)
 
             return jax.jit(jvp, compiler_options=options)
 
-        program = kept_reference(program_key(closed, options), closed, compile)
+        program = kept_reference(program_key(lifted, options), lifted, compile)
         signature, tree = _signature(primals, moves), jax.tree_util.tree_structure(shapes)
 
         def run(primals: tuple, moves: tuple) -> Any:
@@ -251,7 +253,7 @@ class JaxJvp:
                     return None, self._eager(jax, primals, moves)
                 return self._jitted(primals, moves)
             flat = jax.tree_util.tree_leaves((primals, moves))
-            return jax.tree_util.tree_unflatten(tree, program(*flat))
+            return jax.tree_util.tree_unflatten(tree, program(*literals, *flat))
 
         return run
 

@@ -10,7 +10,10 @@ in the same order (variables by their first appearance), the same primitives, pa
 literals, shapes and types, and constants of the same bytes; :func:`kept_reference` keeps
 the compiled program of the last keys used (:data:`REFERENCES`), so that a second
 build compiles no reference; the reader's constant folds, compiled per build too, are
-kept the same way (:data:`PREFOLDS`, :func:`equations_key`).
+kept the same way (:data:`PREFOLDS`, :func:`equations_key`). A reference is kept by the key
+of its program with the floating-point literals of its equations read as arguments
+(:func:`lifted_literals`): programs that differ only in such numbers (``scale * f(x)`` at
+scales 1e-6, 1 and 1e6) share one compiled program, each run given its own numbers.
 
 A parameter of a kind the key cannot compare by value — an unhashable object other than
 the arrays, programs and sequences read here — makes the program unkeyed (None): it is
@@ -29,7 +32,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PREFOLDS", "REFERENCES", "Kept", "equations_key", "kept_reference", "program_key"]
+__all__ = [
+    "PREFOLDS",
+    "REFERENCES",
+    "Kept",
+    "equations_key",
+    "kept_reference",
+    "lifted_literals",
+    "program_key",
+]
 
 KEPT_BYTES = 2**26
 """The most bytes of constants a kept program may hold (64 MiB); a program with more is
@@ -71,6 +82,48 @@ def kept_reference(key: tuple | None, closed: Any, compile: Callable[[], Callabl
     it holds), else ``compile()``'s."""
     held = sum(int(getattr(c, "nbytes", 0) or 0) for c in closed.consts)
     return REFERENCES.get(key, held, compile)
+
+
+def lifted_literals(closed: Any) -> tuple[Any, list[np.ndarray]]:
+    """``closed`` (a closed jaxpr) with each floating-point literal operand of its own
+    equations (not those of the programs inside them) read from a new leading input, and
+    the literals' values for those inputs, in order (of their literals' dtypes): the same
+    computation, whose :func:`program_key` no longer depends on those numbers. Unchanged,
+    with no values, where it has none.
+
+    >>> import jax, jax.numpy as jnp
+    >>> from jax.extend.core import jaxpr_as_fun
+    >>> a = jax.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(jnp.ones(3))
+    >>> b = jax.make_jaxpr(lambda x: jnp.sin(x) * 3.0)(jnp.ones(3))
+    >>> (la, va), (lb, vb) = lifted_literals(a), lifted_literals(b)
+    >>> program_key(la) == program_key(lb), [float(v) for v in va + vb]
+    (True, [2.0, 3.0])
+    >>> x = jnp.linspace(0.0, 1.0, 3)
+    >>> bool((jaxpr_as_fun(lb)(*vb, x)[0] == jaxpr_as_fun(b)(x)[0]).all())
+    True
+    """
+    from jax.extend.core import ClosedJaxpr, Literal, Var
+
+    jaxpr = closed.jaxpr
+    added: list[Any] = []
+    values: list[np.ndarray] = []
+    eqns = []
+    try:
+        for eqn in jaxpr.eqns:
+            ins = list(eqn.invars)
+            for k, v in enumerate(ins):
+                if isinstance(v, Literal) and np.asarray(v.val).dtype.kind == "f":
+                    ins[k] = Var(v.aval)
+                    added.append(ins[k])
+                    values.append(np.asarray(v.val, dtype=v.aval.dtype))
+            changed = any(a is not b for a, b in zip(ins, eqn.invars, strict=True))
+            eqns.append(eqn.replace(invars=ins) if changed else eqn)
+        if not added:
+            return closed, []
+        lifted = jaxpr.replace(invars=[*added, *jaxpr.invars], eqns=eqns)
+    except (TypeError, AttributeError):  # an older JAX's Var or Jaxpr: kept as it is
+        return closed, []
+    return ClosedJaxpr(lifted, closed.consts), values
 
 
 def equations_key(leaves: Sequence[Any], eqns: Sequence[Any]) -> tuple | None:
