@@ -155,23 +155,6 @@ def test_long_loops_selecting_in_what_they_carry_are_refused_in_one_line(monkeyp
     assert "\n" not in str(caught.value) and "a loop of 19 steps" in str(caught.value)
 
 
-def test_a_key_carried_by_a_loop_is_refused_in_one_line():
-    """A PRNG key split in a loop body (a dtype NumPy has no name for): one line naming
-    the primitive, where the reader's dtype tests raised NumPy's TypeError."""
-
-    def noisy(x):
-        def body(i, c):
-            a, k = c
-            k, sub = jax.random.split(k)
-            return a + jnp.sin(x[i]) * a * jax.random.uniform(sub), k
-
-        return lax.fori_loop(0, 4, body, (1.0, jax.random.key(0)))[0]
-
-    with pytest.raises(DGraphError) as caught:
-        dgraph.make_function(noisy, "jacobian", point=[X[:5]])
-    assert "\n" not in str(caught.value) and "random_split" in str(caught.value)
-
-
 def _keys_scanned(x):
     keys = jax.random.split(jax.random.key(0), 4)
     body = lambda a, k: (a + jnp.sin(x) * a * jax.random.normal(k, x.shape), None)  # noqa: E731

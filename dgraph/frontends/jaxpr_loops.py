@@ -13,7 +13,9 @@ outside is an input vertex a derivative flows from; an integer or boolean one (t
 counter of a ``fori_loop``) is read as a value no derivative flows through; constants
 fold into the body. A scan body's read at its loop counter (``c[i]``) is a new ``xs``
 (:mod:`.jaxpr_steps`). A ``while_loop``'s condition is read the same way, as a nested
-operation over its constants and the carries.
+operation over its constants and the carries. A scan's results that depend on its
+constants alone are computed before the program runs: integer ones (a stacked counter,
+:func:`_counted_outputs`) and, where a key is drawn from, the draws (:mod:`.jaxpr_hoist`).
 """
 
 from __future__ import annotations
