@@ -31,7 +31,7 @@ from ..core.graph import DGraph
 from ..core.regions import Body, Region, region_notes, regions_of
 from ..errors import InputError
 from .jaxpr_compat import scan_layout
-from .jaxpr_hoist import hoist
+from .jaxpr_hoist import hoist, varying_vars
 from .jaxpr_steps import StepReads, counters_of, known_xs
 
 __all__ = ["LOOPS", "is_opaque", "live_records", "loop_notes", "read_body", "read_loop"]
@@ -141,28 +141,11 @@ def _counted_outputs(eqn, ins, closed, n_consts, n_carry, outs) -> list[Any]:
 
 def _free_outputs(jaxpr, n_consts: int, n_carry: int, fixed: list[bool]) -> list[bool]:
     """Per output of a scan body: whether it depends on no input but the ``fixed`` ones,
-    over every step (a carry depends on what its next value depends on: iterated until
-    nothing changes, at most once per carry)."""
+    over every step (:func:`~.jaxpr_hoist.varying_vars`)."""
     from jax.extend.core import Literal
 
-    def reads(var, found: set) -> bool:
-        return not isinstance(var, Literal) and var in found
-
-    varying = [not f for f in fixed]
-    while True:
-        found = {v for v, d in zip(jaxpr.invars, varying, strict=True) if d}
-        for eqn in jaxpr.eqns:
-            if any(reads(a, found) for a in eqn.invars):
-                found.update(eqn.outvars)
-        grown = [
-            c
-            for c in range(n_carry)
-            if not varying[n_consts + c] and reads(jaxpr.outvars[c], found)
-        ]
-        if not grown:
-            return [not reads(v, found) for v in jaxpr.outvars]
-        for c in grown:
-            varying[n_consts + c] = True
+    varying = varying_vars(jaxpr, n_consts, n_carry, fixed)
+    return [isinstance(v, Literal) or v not in varying for v in jaxpr.outvars]
 
 
 def _is_float(aval) -> bool:
