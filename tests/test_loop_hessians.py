@@ -59,7 +59,23 @@ def _reverse_window(x):
     return lax.fori_loop(0, 3, read, 0.5)
 
 
+SERIES = jnp.asarray(np.random.default_rng(7).normal(size=12))
+
+
+def _ar_loglik(theta):
+    """An AR(1) model's negative log-likelihood: a constant series read at the counter,
+    the parameters differentiated (JAX's gradient stacks ``y[i]``, a loop result of the
+    constants alone, as a residual its reverse sweep multiplies by)."""
+
+    def body(i, acc):
+        r = SERIES[i + 1] - theta[0] * SERIES[i]
+        return acc + 0.5 * r**2 * jnp.exp(-2 * theta[1]) + theta[1]
+
+    return lax.fori_loop(0, 11, body, 0.0)
+
+
 FUNCTIONS = {
+    "an AR(1) likelihood over a constant series": (_ar_loglik, np.array([0.5, 0.1])),
     "fori_loop of x[i]": (
         lambda x: lax.fori_loop(0, 6, lambda i, a: a + jnp.sin(x[i]) * a, 1.0),
         X,

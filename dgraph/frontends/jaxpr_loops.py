@@ -115,16 +115,15 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
 
 
 def _counted_outputs(eqn, ins, closed, n_consts, n_carry, outs) -> list[Any]:
-    """``outs`` with each integer or boolean output that depends on no operand but the
-    constants (a ``fori_loop``'s counter stacked as a residual, ``i`` normalized for
-    ``x[i]``) as its value, computed before the program runs: the scan evaluated once with
-    zeros for the other operands, which those outputs do not read. JAX's reverse sweep
-    scans such a residual as its ``xs`` and indexes by it, a read at a known position per
-    step (:func:`known_xs`)."""
+    """``outs`` with each output that depends on no operand but the constants (a
+    ``fori_loop``'s counter stacked as a residual, ``i`` normalized for ``x[i]``, the
+    entries ``y[i]`` of a constant read at it) as its value, computed before the program
+    runs: the scan evaluated once with zeros for the other operands, which those outputs
+    do not read. JAX's reverse sweep scans such a residual as its ``xs`` and indexes by
+    it, a read at a known position per step (:func:`known_xs`), or multiplies by it."""
     fixed = [isinstance(x, np.ndarray) for x in ins]
     free = _free_outputs(closed.jaxpr, n_consts, n_carry, fixed)
-    wanted = [j for j, v in enumerate(eqn.outvars) if free[j] and not _is_float(v.aval)]
-    wanted = [j for j in wanted if isinstance(eqn.outvars[j].aval.dtype, np.dtype)]
+    wanted = [j for j, v in enumerate(eqn.outvars) if free[j] and _numeric(v.aval)]
     numeric = all(isinstance(v.aval.dtype, np.dtype) for v in eqn.invars)  # no PRNG keys
     if not wanted or all(fixed) or not numeric:
         return outs
@@ -146,6 +145,10 @@ def _free_outputs(jaxpr, n_consts: int, n_carry: int, fixed: list[bool]) -> list
 
     varying = varying_vars(jaxpr, n_consts, n_carry, fixed)
     return [isinstance(v, Literal) or v not in varying for v in jaxpr.outvars]
+
+
+def _numeric(aval) -> bool:
+    return isinstance(aval.dtype, np.dtype)
 
 
 def _is_float(aval) -> bool:
