@@ -74,7 +74,26 @@ def _ar_loglik(theta):
     return lax.fori_loop(0, 11, body, 0.0)
 
 
+EMISSIONS = jnp.asarray(np.random.default_rng(8).uniform(0.1, 1.0, size=(3, 2)))
+OBSERVED = jnp.asarray([0, 1, 1, 0, 1, 0])
+
+
+def _hmm(logits):
+    """An HMM's negative log-likelihood by the forward algorithm (``logsumexp`` in a
+    scan): JAX's gradient stacks a mask of the body's sums (``sum ≥ 0``), a loop result
+    no derivative reaches that its reverse sweep reads."""
+    log_a = jax.nn.log_softmax(logits.reshape(3, 3), axis=1)
+
+    def step(alpha, y):
+        forward = jax.scipy.special.logsumexp(alpha[:, None] + log_a, axis=0)
+        return forward + jnp.log(EMISSIONS[:, y]), None
+
+    alpha, _ = lax.scan(step, jnp.log(jnp.ones(3) / 3), OBSERVED)
+    return -jax.scipy.special.logsumexp(alpha)
+
+
 FUNCTIONS = {
+    "an HMM's forward algorithm": (_hmm, np.random.default_rng(9).normal(size=9) * 0.3),
     "an AR(1) likelihood over a constant series": (_ar_loglik, np.array([0.5, 0.1])),
     "fori_loop of x[i]": (
         lambda x: lax.fori_loop(0, 6, lambda i, a: a + jnp.sin(x[i]) * a, 1.0),

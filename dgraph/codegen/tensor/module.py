@@ -962,8 +962,11 @@ def _operand_text(w: Writer, x: object, names: dict[str, Node], shapes) -> Node:
             done[id(y)] if isinstance(y, ArrayOp) else _operand_text(w, y, names, shapes)
             for y in op.operands
         ]
-        arg_shapes = [operand_shape(y, shapes) for y in op.operands]
-        node = forward_expression(op, args, arg_shapes, False, w.constants.index, w.emit)
+        if is_region(op):  # a loop's result no derivative reaches (a mask it stacks)
+            node = region_value(w, op, args, _body_program(w))
+        else:
+            arg_shapes = [operand_shape(y, shapes) for y in op.operands]
+            node = forward_expression(op, args, arg_shapes, False, w.constants.index, w.emit)
         done[id(op)] = w.emit(node)
     return done[id(x)]
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ...blocks import Block
-from ...blocks.arrays import ArrayOp
+from ...blocks.arrays import ArrayOp, names_read
 from ...core.regions import Region, regions_of
 from ...errors import DGraphError, InputError
 from .. import ir
@@ -131,6 +131,20 @@ def _lowered(w, op: ArrayOp, operands: list[Node], program_of) -> _Lowered:
     return cache[id(r)][1]
 
 
+def _readable(out, arguments: dict[str, str], taken: set[str]) -> dict[str, str]:
+    """The names a body output no derivative reaches may read: the body's inputs, and the
+    values of the body's vertices it reads (``v_<vertex>``, as the body's program names
+    them: a comparison of a vertex stacked as a residual, ``sum ≥ 0`` of a
+    ``logsumexp``)."""
+    if not isinstance(out, ArrayOp):
+        return arguments
+    found = dict(arguments)
+    for v in names_read([out]):
+        if v not in found and f"v_{v}" in taken:
+            found[v] = f"v_{v}"
+    return found
+
+
 def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     """The region's loop: its value and tangent sweep (module docstring)."""
     b = r.body
@@ -157,7 +171,7 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
             body_of_output.append(results[out])
             continue
         target = next(fresh)  # no derivative reaches it (a counter): its value alone
-        value = body_operation(out, arguments, b.out_shapes[o], r.name)
+        value = body_operation(out, _readable(out, arguments, taken), b.out_shapes[o], r.name)
         extra.append(ArrayStatement(target, value))
         body_of_output.append(target)
     if r.kind == "scan" and not w.constants.keep_arrays:  # NumPy, JAX: the chain DP's sweep
