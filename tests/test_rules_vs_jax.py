@@ -43,7 +43,7 @@ from dgraph.frontends.jaxpr_arrays import _ALIASES, _RENAMES  # noqa: E402
 from dgraph.frontends.jaxpr_rewrites import TRACED  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
 from tests.convolution_cases import CONVOLUTIONS, STENCIL, conv  # noqa: E402
-from tests.peers.harness import compile_reference  # noqa: E402
+from tests.peers.harness import compile_reference, densified  # noqa: E402
 
 # the reader's primitives that are no ArrayOp of their own
 READER = {*_ALIASES, *_RENAMES, "split", "dynamic_slice", "gather", "tile"}
@@ -983,30 +983,41 @@ def _references(cases: list[Case]) -> dict[str, tuple[np.ndarray, ...]]:
 
 def _traced(cases: list[Case]):
     """``jax.jit(...).trace`` of the cases' ``jax.jacfwd`` as one program, and the cases
-    left out of it: where the run does not trace, each case is traced on its own (one
-    pass over the run, where halving until the failing case was alone traced it about
-    three times over) and the run is traced again without those that fail alone; where
-    none fails alone (the cases trace apart, not together), every case is left out."""
-    traced = _program(cases)
-    if traced is not None:
-        return traced, []
-    alone = [c for c in cases if _program([c]) is None]
-    if not alone:
-        return None, cases
-    rest = [c for c in cases if c not in alone]
-    traced, more = _traced(rest) if rest else (None, [])
-    return traced, alone + more
+    left out of it: where the run does not trace, the case being traced when it failed is
+    left out and the rest traced again (one failed trace and one more, where tracing each
+    case alone to find it traced the run twice over); where the failure is in no one case
+    (the cases trace apart, not together), every case is left out."""
+    left: list[Case] = []
+    while cases:
+        traced, failed = _program(cases)
+        if traced is not None:
+            return traced, left
+        if failed is None:
+            return None, left + cases
+        left.append(cases[failed])
+        cases = cases[:failed] + cases[failed + 1 :]
+    return None, left
 
 
 def _program(cases: list[Case]):
-    """``jax.jit(...).trace`` of the cases' ``jax.jacfwd`` as one program; None where JAX
-    cannot trace it."""
+    """``jax.jit(...).trace`` of the cases' ``jax.jacfwd`` as one program, and None; or,
+    where JAX cannot trace it, None and the position of the case whose Jacobian was being
+    traced when it failed (None where the failure came after every case's)."""
     jacobians = [jax.jacfwd(_function(c), argnums=tuple(range(len(c.args)))) for c in cases]
-    program = jax.jit(lambda args: [j(*a) for j, a in zip(jacobians, args, strict=True)])
+    current: list[int | None] = [None]
+
+    def program(args):
+        out = []
+        for k, (j, a) in enumerate(zip(jacobians, args, strict=True)):
+            current[0] = k
+            out.append(j(*a))
+        current[0] = None
+        return out
+
     try:
-        return program.trace([c.args for c in cases])
+        return jax.jit(program).trace([c.args for c in cases]), None
     except Exception:
-        return None
+        return None, current[0]
 
 
 def _eager_reference(c: Case) -> list[np.ndarray]:
@@ -1033,8 +1044,11 @@ def _nested(op, name: str) -> bool:
 
 
 def _dense(block) -> np.ndarray:
-    block = block.toarray() if hasattr(block, "toarray") else block
-    return np.asarray(block.todense() if hasattr(block, "todense") else block)
+    """A block as a dense array: SciPy's by ``toarray``, JAX's BCOO by
+    :func:`~tests.peers.harness.densified` (NumPy, no XLA scatter compiled per shape)."""
+    if hasattr(block, "toarray"):
+        return np.asarray(block.toarray())
+    return densified(block) if hasattr(block, "todense") else np.asarray(block)
 
 
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
@@ -1130,6 +1144,21 @@ ISSUE_52 = {  # root cause 1 of issue 52, as its users met it
 }
 
 
+_ISSUE_52: dict[str, tuple[DGraph, np.ndarray]] = {}
+
+
+def _issue_52(what: str) -> tuple[DGraph, np.ndarray]:
+    """The function's array graph and ``jax.jacfwd`` of it (flat), once per function and
+    process: both languages' code is made from the same graph, as a user's calls of
+    ``make_function`` on one graph."""
+    if what not in _ISSUE_52:
+        f, args = ISSUE_52[what]
+        expected = np.ravel(jax.jacfwd(f)(*args))
+        expected.flags.writeable = False
+        _ISSUE_52[what] = (from_jax(f, *args, level="array"), expected)
+    return _ISSUE_52[what]
+
+
 @pytest.mark.parametrize(
     "what, lang",
     [(w, lang) for w in sorted(ISSUE_52) for lang in ("python", "jax")],
@@ -1139,9 +1168,8 @@ def test_issue_52_functions_through_make_function(what: str, lang: str) -> None:
     ``sin(x**2)`` at 0.7 is 1.2353 (it was 1.7647, then refused as not verified)."""
     from dgraph import make_function
 
-    f, args = ISSUE_52[what]
-    g = from_jax(f, *args, level="array")
-    expected = np.ravel(jax.jacfwd(f)(*args))
+    _, args = ISSUE_52[what]
+    g, expected = _issue_52(what)
     for sparse in (False, True):
         got = make_function(g, lang=lang, sparse=sparse)(*args)  # one input, one output
         np.testing.assert_allclose(np.ravel(_dense(got)), expected, rtol=1e-12)
