@@ -34,6 +34,75 @@ def functions() -> dict:
     return {"chained Rosenbrock, fori_loop": chained_rosenbrock, "window of 3, fori_loop": window}
 
 
+def programs() -> dict:
+    """Loop programs as users write them, each at a fixed size: (function, point)."""
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    rng = np.random.default_rng(1)
+    data = jnp.asarray(rng.normal(size=(8, 3)))
+    obs = jnp.asarray(rng.normal(size=10))
+    emissions = jnp.asarray(rng.uniform(0.1, 1.0, size=(3, 2)))
+    observed = jnp.asarray(rng.integers(0, 2, size=8))
+
+    def rnn(w):
+        W, b = w[:9].reshape(3, 3), w[9:12]
+        h, _ = lax.scan(lambda h, x: (jnp.tanh(W @ h + x + b), None), jnp.zeros(3), data)
+        return jnp.sum(h**2)
+
+    def kalman(theta):
+        a, q, r = theta[0], jnp.exp(theta[1]), jnp.exp(theta[2])
+
+        def step(c, y):
+            m, P, ll = c
+            mp, Pp = a * m, a * a * P + q
+            S = Pp + r
+            K = Pp / S
+            return (
+                mp + K * (y - mp),
+                (1 - K) * Pp,
+                ll + 0.5 * (jnp.log(S) + (y - mp) ** 2 / S),
+            ), None
+
+        return lax.scan(step, (0.0, 1.0, 0.0), obs)[0][2]
+
+    def hmm(logits):
+        log_a = jax.nn.log_softmax(logits.reshape(3, 3), axis=1)
+
+        def step(alpha, y):
+            forward = jax.scipy.special.logsumexp(alpha[:, None] + log_a, axis=0)
+            return forward + jnp.log(emissions[:, y]), None
+
+        alpha, _ = lax.scan(step, jnp.log(jnp.ones(3) / 3), observed)
+        return -jax.scipy.special.logsumexp(alpha)
+
+    def rk4(p):
+        f = lambda s: jnp.array([s[1], -p[0] * s[0] - p[1] * s[1] ** 3])  # noqa: E731
+
+        def body(i, s):
+            k1 = f(s)
+            k2 = f(s + 0.05 * k1)
+            k3 = f(s + 0.05 * k2)
+            k4 = f(s + 0.1 * k3)
+            return s + 0.1 / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+        return jnp.sum(lax.fori_loop(0, 15, body, jnp.array([1.0, 0.0])) ** 2)
+
+    def noisy(x):
+        keys = jax.random.split(jax.random.key(0), 6)
+        body = lambda a, k: (a + jnp.sin(x) * a * jax.random.normal(k, x.shape), None)  # noqa: E731
+        return jnp.sum(lax.scan(body, jnp.ones(x.shape), keys)[0] ** 2)
+
+    return {
+        "RNN, scan of tanh(W h + x + b)": (rnn, rng.normal(size=12) * 0.3),
+        "Kalman filter likelihood, scan": (kalman, np.array([0.8, -1.0, -0.5])),
+        "HMM forward algorithm, logsumexp in a scan": (hmm, rng.normal(size=9) * 0.3),
+        "RK4 of a Duffing oscillator, fori_loop": (rk4, np.array([1.0, 0.3])),
+        "noise from a key per step, scan": (noisy, rng.normal(size=5)),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sizes", nargs="*", type=int, default=[30, 100, 300])
@@ -63,6 +132,17 @@ def main() -> None:
     for name, rows in builds.items():
         (n0, t0), (n1, t1) = rows[0], rows[-1]
         print(f"{name}: build grows as n^{math.log(t1 / t0) / math.log(n1 / n0):.2f}")
+    print()
+    print("| program | unknowns | build CPU s | nnz | jax.hessian nnz | max error / max abs |")
+    print("|---|---|---|---|---|---|")
+    for name, (f, x) in programs().items():
+        start = time.process_time()
+        h = dgraph.hessian(f, x, sparse=True)
+        built = time.process_time() - start
+        got, want = h(x).toarray(), np.asarray(jax.hessian(f)(x))
+        error = np.abs(got - want).max() / np.abs(want).max()
+        nnz, true = np.count_nonzero(got), np.count_nonzero(want)
+        print(f"| {name} | {x.size} | {built:.2f} | {nnz} | {true} | {error:.1e} |")
 
 
 if __name__ == "__main__":
