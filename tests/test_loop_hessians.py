@@ -124,7 +124,7 @@ def test_hessians_of_loops_indexed_by_their_counter(name):
 
 
 def test_the_jax_code_of_a_loop_hessian():
-    f, x0 = FUNCTIONS["a window written over the carry"]
+    f, x0 = FUNCTIONS["fori_loop of x[i]"]
     h = dgraph.make_function(f, "hessian", "jax", point=[x0], sparse=True)
     want = np.asarray(jax.hessian(f)(x0 + 0.1))
     np.testing.assert_allclose(np.asarray(h(x0 + 0.1).todense()), want, rtol=1e-11, atol=1e-12)
@@ -210,12 +210,13 @@ def test_random_draws_in_a_loop_are_constants_of_each_step(f):
     """A loop that draws from a key (one per step scanned over, or one it carries and
     splits): the draws depend on the constants alone, so they are computed before the
     program runs and read as new ``xs`` (``jaxpr_hoist``; refused before: no array form
-    for ``random_bits``); Jacobian and Hessian JAX's."""
+    for ``random_bits``); value, gradient and Hessian JAX's."""
     x = X[:5]
-    g = dgraph.make_function(f, "jacobian", "python", point=[x])
-    np.testing.assert_allclose(g(x + 0.1), jax.jacfwd(f)(x + 0.1), rtol=1e-12, atol=1e-13)
-    h = dgraph.make_function(f, "hessian", "python", point=[x])
-    np.testing.assert_allclose(h(x + 0.1), jax.hessian(f)(x + 0.1), rtol=1e-11, atol=1e-12)
+    h = dgraph.make_function(f, "value_gradient_hessian", "python", point=[x])
+    value, gradient, hessian = h(x + 0.1)
+    np.testing.assert_allclose(value, f(jnp.asarray(x + 0.1)), rtol=1e-13)
+    np.testing.assert_allclose(gradient, jax.grad(f)(x + 0.1), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(hessian, jax.hessian(f)(x + 0.1), rtol=1e-11, atol=1e-12)
 
 
 def test_a_loop_that_loses_its_dependence_is_caught(monkeypatch):
