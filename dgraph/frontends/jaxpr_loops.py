@@ -123,7 +123,13 @@ def _counted_outputs(eqn, ins, closed, n_consts, n_carry, outs) -> list[Any]:
     it, a read at a known position per step (:func:`known_xs`), or multiplies by it."""
     fixed = [isinstance(x, np.ndarray) for x in ins]
     free = _free_outputs(closed.jaxpr, n_consts, n_carry, fixed)
-    wanted = [j for j, v in enumerate(eqn.outvars) if free[j] and _numeric(v.aval)]
+    from jax.extend.core import DropVar
+
+    wanted = [  # read later: a dropped result (a fori_loop's final counter) is not computed
+        j
+        for j, v in enumerate(eqn.outvars)
+        if free[j] and _numeric(v.aval) and not isinstance(v, DropVar)
+    ]
     numeric = all(isinstance(v.aval.dtype, np.dtype) for v in eqn.invars)  # no PRNG keys
     if not wanted or all(fixed) or not numeric:
         return outs
