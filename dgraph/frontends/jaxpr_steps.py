@@ -102,6 +102,22 @@ def _integer(aval) -> bool:
     return isinstance(aval.dtype, np.dtype) and np.issubdtype(aval.dtype, np.integer)
 
 
+def _candidates(chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For ``chosen`` (steps × entries: the position each entry takes at a step, -1 for
+    none), each entry's candidates ``C[q, :]`` (the positions it takes, padded with its
+    last; 0 where it takes none) and the per-step masks ``chosen[t, q] == C[q, r]``."""
+    columns = [np.unique(c[c >= 0]) for c in chosen.T]
+    width = max([1, *(c.size for c in columns)])
+    cands = np.stack(
+        [
+            np.pad(c, (0, width - c.size), mode="edge") if c.size else np.zeros(width, int)
+            for c in columns
+        ]
+    )
+    real = np.arange(width)[None, :] < np.array([c.size for c in columns])[:, None]
+    return cands, (chosen[:, :, None] == cands[None, :, :]) & real[None, :, :]
+
+
 def _evaluable(x: Any) -> Any:
     """``x`` with every array operand of its nested operations as a
     :class:`~dgraph.blocks.arrays.Const` (the reader leaves literals as arrays)."""
@@ -302,15 +318,8 @@ class StepReads:
         booleans: step t's block is its own selection."""
         self._bounded(sub.where, eqn.primitive.name, math.prod(eqn.invars[0].aval.shape))
         found = self._positions(eqn, indices, sub.where)
-        aval = eqn.outvars[0].aval
-        flat = found.reshape(self.length, -1)
-        m = flat.shape[1]
-        columns = [np.unique(flat[:, q]) for q in range(m)]
-        width = max(c.size for c in columns)
-        cands = np.stack([np.pad(c, (0, width - c.size), mode="edge") for c in columns])
-        real = np.arange(width)[None, :] < np.array([c.size for c in columns])[:, None]
-        masks = (flat[:, :, None] == cands[None, :, :]) & real[None, :, :]
-        return self._selected(sub, aval, data, cands, self._table(sub, masks))
+        cands, masks = _candidates(found.reshape(self.length, -1))
+        return self._selected(sub, eqn.outvars[0].aval, data, cands, self._table(sub, masks))
 
     def _while_read(self, sub, eqn, ins: list) -> Any:
         """``dynamic_slice`` at a ``while_loop``'s counter: its trips are not known before
@@ -389,23 +398,11 @@ class StepReads:
             )
         aval = eqn.outvars[0].aval
         shape = tuple(int(k) for k in aval.shape)
-        taken = written - 1  # per step, the update entry each entry takes; -1: kept
-        columns = [np.unique(taken[:, p][taken[:, p] >= 0]) for p in range(taken.shape[1])]
-        width = max(1, *(c.size for c in columns))
+        cands, hit = _candidates(written - 1)  # the update entry each entry takes; -1: kept
+        width = cands.shape[1]
         if width == 1:  # each entry from one update entry whenever written: a gather
-            sources = np.array([c[0] if c.size else 0 for c in columns], dtype=np.int64)
-            spread = self._gathered(sub, u, sources, shape, aval.dtype)
+            spread = self._gathered(sub, u, cands[:, 0], shape, aval.dtype)
         else:  # a window moving over x: each entry one of a few update entries per step
-            cands = np.stack(
-                [
-                    np.pad(c, (0, width - c.size), mode="edge")
-                    if c.size
-                    else np.zeros(width, dtype=np.int64)
-                    for c in columns
-                ]
-            )
-            real = np.arange(width)[None, :] < np.array([c.size for c in columns])[:, None]
-            hit = (taken[:, :, None] == cands[None, :, :]) & real[None, :, :]
             spread = self._selected(sub, aval, u, cands, self._table(sub, hit))
         if adds and width > 1:  # the selection is zero where nothing is written
             return sub.result(
