@@ -131,20 +131,22 @@ def test_the_jax_code_of_a_loop_hessian():
 
 
 def test_counted_outputs_are_the_counter_s_values():
-    """The forward loop of a gradient: its stacked counter (an integer ``ys``) depends on
-    no operand but the constants and is read as its values, 0 … 5; the float outputs
-    stay the loop's."""
-    from dgraph.frontends.jaxpr_loops import _free_outputs
+    """The forward loop of a gradient: its final counter and the counter stacked as a
+    residual (integer results) depend on no operand but the constants and are computed
+    as their values, 6 and 0 … 5; the float results stay the loop's."""
+    from dgraph.frontends.jaxpr_hoist import constant_outputs
 
     f = FUNCTIONS["fori_loop of x[i]"][0]
     closed = jax.make_jaxpr(jax.grad(f))(X)
     scan = next(e for e in closed.jaxpr.eqns if e.primitive.name == "scan")
     body, n_consts, n_carry = scan.params["jaxpr"], scan.params["num_consts"], 2
-    fixed = [type(v).__name__ == "Literal" for v in scan.invars]
-    free = _free_outputs(body.jaxpr, n_consts, n_carry, fixed)
-    ints = [np.issubdtype(v.aval.dtype, np.integer) for v in scan.outvars]
-    assert free == ints  # the counter (carry 0) and its stacked copies; no float output
-    assert free[0] and not free[1]
+    ins = [np.asarray(v.val) if hasattr(v, "val") else f"v{k}" for k, v in enumerate(scan.invars)]
+    found = constant_outputs(body, n_consts, n_carry, ins, 6, False)
+    ints = [j for j, v in enumerate(scan.outvars) if np.issubdtype(v.aval.dtype, np.integer)]
+    assert sorted(found) == ints and 1 not in found  # the float carry stays the loop's
+    assert int(found[0]) == 6
+    stacked = [found[j] for j in ints if j >= n_carry]
+    assert stacked and all(np.array_equal(a, np.arange(6)) for a in stacked)
 
 
 def test_a_counter_folded_wrong_is_caught(monkeypatch):

@@ -14,7 +14,9 @@ the values that scan computed. The derivative of the rest is the body's as befor
 draws are constants of each step, as JAX's own derivative treats them.
 
 Hoisting is used only where the constants' part touches a key; other loops are read as
-they were (their counters are the reader's own, :mod:`.jaxpr_steps`).
+they were (their counters are the reader's own, :mod:`.jaxpr_steps`), their results on
+constants alone computed by the same run (:func:`constant_outputs`: the counter a
+gradient stacks as a residual).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["HOIST_LIMIT", "Hoisted", "hoist", "varying_vars"]
+__all__ = ["HOIST_LIMIT", "Hoisted", "constant_outputs", "hoist", "varying_vars"]
 
 HOIST_LIMIT = 10_000_000  # entries of the stacked values a hoisted part may make
 
@@ -96,18 +98,11 @@ def hoist(closed, n_consts: int, n_carry: int, ins: list, length: int, reverse: 
     """The body without its equations on constants alone where they touch a PRNG key
     (:class:`Hoisted`), else None (no key there, a frontier value that is itself a key,
     more than :data:`HOIST_LIMIT` stacked entries, or effects)."""
-    import jax
-    from jax.extend.core import ClosedJaxpr, Jaxpr, Literal, jaxpr_as_fun
+    from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
 
     jaxpr = closed.jaxpr
-    fixed = [isinstance(x, np.ndarray) for x in ins]
-    varying = varying_vars(jaxpr, n_consts, n_carry, fixed)
-    fixed = [v not in varying for v in jaxpr.invars]  # a carry set from a varying one varies
-
-    def free(atom) -> bool:
-        return isinstance(atom, Literal) or atom not in varying
-
-    constant_eqns = [e for e in jaxpr.eqns if e.outvars and all(free(v) for v in e.outvars)]
+    varying = varying_vars(jaxpr, n_consts, n_carry, [isinstance(x, np.ndarray) for x in ins])
+    constant_eqns = _constant_eqns(jaxpr, varying)
     if not any(_touches_a_key(e) for e in constant_eqns) or any(e.effects for e in jaxpr.eqns):
         return None
     hoisted = [e for e in constant_eqns if _touches_a_key(e) or not _scalar_integers(e)]
@@ -120,39 +115,11 @@ def hoist(closed, n_consts: int, n_carry: int, ins: list, length: int, reverse: 
         return None
     if length * sum(int(np.prod(v.aval.shape)) for v in frontier) > HOIST_LIMIT:
         return None
-
-    # the constants' part alone, as one scan: its fixed carries, then the values wanted
-    carries = [c for c in range(n_carry) if fixed[n_consts + c]]
-    outs = [j for j, v in enumerate(jaxpr.outvars) if free(v)]
-    if any(j < n_carry and j not in carries for j in outs):  # set from a varying start
+    outs = [j for j, v in enumerate(jaxpr.outvars) if _free(v, varying)]
+    found = _constant_scan(closed, n_consts, n_carry, ins, length, reverse, outs, frontier)
+    if found is None:
         return None
-    given = [v for v, f in zip(jaxpr.invars, fixed, strict=True) if f]
-    part = Jaxpr(
-        jaxpr.constvars,
-        given,
-        [jaxpr.outvars[c] for c in carries] + [jaxpr.outvars[j] for j in outs] + frontier,
-        constant_eqns,
-    )
-    run = jaxpr_as_fun(ClosedJaxpr(part, closed.consts))
-    k = [_value(x) for x, f in zip(ins[:n_consts], fixed, strict=False) if f]
-    init = tuple(_value(ins[n_consts + c]) for c in carries)
-    xs_at = [i for i in range(n_consts + n_carry, len(ins)) if fixed[i]]
-
-    def step(carry, x):
-        values = run(*k, *carry, *x)
-        return tuple(values[: len(carries)]), tuple(values[len(carries) :])
-
-    xs = tuple(_value(ins[i]) for i in xs_at)
-    try:
-        final, stacked = jax.lax.scan(step, init, xs, length=length, reverse=reverse)
-    except Exception:  # not evaluable here: the loop is read as it was
-        return None
-    stacked = list(stacked)
-    finals = dict(zip(carries, final, strict=True))
-    results = {}
-    for j, values in zip(outs, stacked[: len(outs)], strict=True):
-        results[j] = _held(finals[j] if j < n_carry else values)
-    operands = [np.asarray(v) for v in stacked[len(outs) :]]
+    results, operands = found
 
     # the body to read: the hoisted equations out, the frontier its last inputs; a carry
     # they compute is passed through (its result is the value computed above)
@@ -167,6 +134,80 @@ def hoist(closed, n_consts: int, n_carry: int, ins: list, length: int, reverse: 
     body_outs = [renamed.get(v, v) if c < n_carry else v for c, v in enumerate(body_outs)]
     body = Jaxpr(jaxpr.constvars, [*body_ins, *frontier], body_outs, kept, jaxpr.effects)
     return Hoisted(ClosedJaxpr(body, closed.consts), operands, results, stand_ins)
+
+
+def constant_outputs(
+    closed, n_consts: int, n_carry: int, ins: list, length: int, reverse: bool, skip=()
+) -> dict[int, Any]:
+    """The scan's results that depend on its constants alone (a ``fori_loop``'s counter
+    stacked as a residual, the entries ``y[i]`` of a constant read at it), by output
+    index, computed before the program runs by the body's equations on constants alone
+    run as one scan; those in ``skip`` (results nothing reads) left out. Empty where
+    there are none, or they cannot be evaluated here."""
+    fixed = [isinstance(x, np.ndarray) for x in ins]
+    if all(fixed):  # the whole loop on constants: the reader folds it
+        return {}
+    jaxpr = closed.jaxpr
+    varying = varying_vars(jaxpr, n_consts, n_carry, fixed)
+    outs = [
+        j
+        for j, v in enumerate(jaxpr.outvars)
+        if j not in skip and _free(v, varying) and _numeric(v)
+    ]
+    if not outs:
+        return {}
+    found = _constant_scan(closed, n_consts, n_carry, ins, length, reverse, outs, [])
+    return {} if found is None else found[0]
+
+
+def _free(atom, varying: set) -> bool:
+    from jax.extend.core import Literal
+
+    return isinstance(atom, Literal) or atom not in varying
+
+
+def _constant_eqns(jaxpr, varying: set) -> list:
+    """The body's equations on constants alone, in order."""
+    return [e for e in jaxpr.eqns if e.outvars and all(_free(v, varying) for v in e.outvars)]
+
+
+def _constant_scan(closed, n_consts, n_carry, ins, length, reverse, outs, extra):
+    """The body's equations on constants alone run as one ``lax.scan`` (the fixed carries
+    its carries): the results ``outs`` (output index -> value; a carry its final value)
+    and ``extra`` body values stacked over the steps; None where it cannot run here."""
+    import jax
+    from jax.extend.core import ClosedJaxpr, Jaxpr, jaxpr_as_fun
+
+    jaxpr = closed.jaxpr
+    varying = varying_vars(jaxpr, n_consts, n_carry, [isinstance(x, np.ndarray) for x in ins])
+    fixed = [v not in varying for v in jaxpr.invars]  # a carry set from a varying one varies
+    carries = [c for c in range(n_carry) if fixed[n_consts + c]]
+    given = [v for v, f in zip(jaxpr.invars, fixed, strict=True) if f]
+    wanted = [jaxpr.outvars[c] for c in carries] + [jaxpr.outvars[j] for j in outs] + extra
+    part = Jaxpr(jaxpr.constvars, given, wanted, _constant_eqns(jaxpr, varying))
+    run = jaxpr_as_fun(ClosedJaxpr(part, closed.consts))
+    k = [_value(x) for x, f in zip(ins[:n_consts], fixed, strict=False) if f]
+    init = tuple(_value(ins[n_consts + c]) for c in carries)
+    xs = tuple(_value(ins[i]) for i in range(n_consts + n_carry, len(ins)) if fixed[i])
+
+    def step(carry, x):
+        values = run(*k, *carry, *x)
+        return tuple(values[: len(carries)]), tuple(values[len(carries) :])
+
+    try:
+        final, stacked = jax.lax.scan(step, init, xs, length=length, reverse=reverse)
+    except Exception:  # not evaluable here: the loop is read as it was
+        return None
+    finals = dict(zip(carries, final, strict=True))
+    results = {}
+    for j, values in zip(outs, stacked[: len(outs)], strict=True):
+        if j >= n_carry:
+            results[j] = _held(values)
+        elif j in finals:
+            results[j] = _held(finals[j])
+        elif length:  # a carry set from a varying start to constants: its last step's
+            results[j] = _held(values[0 if reverse else -1])
+    return results, [np.asarray(v) for v in stacked[len(outs) :]]
 
 
 def _keys_replaced(jaxpr, n_consts: int, n_carry: int, kept, outs, length: int):

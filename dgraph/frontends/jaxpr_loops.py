@@ -14,8 +14,9 @@ counter of a ``fori_loop``) is read as a value no derivative flows through; cons
 fold into the body. A scan body's read at its loop counter (``c[i]``) is a new ``xs``
 (:mod:`.jaxpr_steps`). A ``while_loop``'s condition is read the same way, as a nested
 operation over its constants and the carries. A scan's results that depend on its
-constants alone are computed before the program runs: integer ones (a stacked counter,
-:func:`_counted_outputs`) and, where a key is drawn from, the draws (:mod:`.jaxpr_hoist`).
+constants alone are computed before the program runs (a stacked counter,
+:func:`_counted_outputs`), and so are, where a key is drawn from, the draws
+(:mod:`.jaxpr_hoist`, one run of the body's equations on constants for both).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from ..core.graph import DGraph
 from ..core.regions import Body, Region, region_notes, regions_of
 from ..errors import InputError
 from .jaxpr_compat import scan_layout
-from .jaxpr_hoist import hoist, varying_vars
+from .jaxpr_hoist import constant_outputs, hoist
 from .jaxpr_steps import StepReads, counters_of, known_xs
 
 __all__ = ["LOOPS", "is_opaque", "live_records", "loop_notes", "read_body", "read_loop"]
@@ -115,46 +116,21 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
 
 
 def _counted_outputs(eqn, ins, closed, n_consts, n_carry, outs) -> list[Any]:
-    """``outs`` with each output that depends on no operand but the constants (a
+    """``outs`` with each result that depends on no operand but the constants (a
     ``fori_loop``'s counter stacked as a residual, ``i`` normalized for ``x[i]``, the
     entries ``y[i]`` of a constant read at it) as its value, computed before the program
-    runs: the scan evaluated once with zeros for the other operands, which those outputs
-    do not read. JAX's reverse sweep scans such a residual as its ``xs`` and indexes by
-    it, a read at a known position per step (:func:`known_xs`), or multiplies by it."""
-    fixed = [isinstance(x, np.ndarray) for x in ins]
-    free = _free_outputs(closed.jaxpr, n_consts, n_carry, fixed)
+    runs (:func:`~.jaxpr_hoist.constant_outputs`); a dropped result (a ``fori_loop``'s
+    final counter) is not computed. JAX's reverse sweep scans such a residual as its
+    ``xs`` and indexes by it, a read at a known position per step (:func:`known_xs`), or
+    multiplies by it."""
     from jax.extend.core import DropVar
 
-    wanted = [  # read later: a dropped result (a fori_loop's final counter) is not computed
-        j
-        for j, v in enumerate(eqn.outvars)
-        if free[j] and _numeric(v.aval) and not isinstance(v, DropVar)
-    ]
-    numeric = all(isinstance(v.aval.dtype, np.dtype) for v in eqn.invars)  # no PRNG keys
-    if not wanted or all(fixed) or not numeric:
-        return outs
-    dummies = [
-        x if isinstance(x, np.ndarray) else np.zeros(v.aval.shape, v.aval.dtype)
-        for x, v in zip(ins, eqn.invars, strict=True)
-    ]
-    try:  # not a fold of the program's constants (no note of one): a value it needs
-        values = eqn.primitive.bind(*dummies, **eqn.params)
-    except Exception:  # not evaluable here: the outputs stay the loop's
-        return outs
-    return [np.asarray(values[j]) if j in wanted else out for j, out in enumerate(outs)]
-
-
-def _free_outputs(jaxpr, n_consts: int, n_carry: int, fixed: list[bool]) -> list[bool]:
-    """Per output of a scan body: whether it depends on no input but the ``fixed`` ones,
-    over every step (:func:`~.jaxpr_hoist.varying_vars`)."""
-    from jax.extend.core import Literal
-
-    varying = varying_vars(jaxpr, n_consts, n_carry, fixed)
-    return [isinstance(v, Literal) or v not in varying for v in jaxpr.outvars]
-
-
-def _numeric(aval) -> bool:
-    return isinstance(aval.dtype, np.dtype)
+    params = eqn.params
+    dropped = {j for j, v in enumerate(eqn.outvars) if isinstance(v, DropVar)}
+    found = constant_outputs(
+        closed, n_consts, n_carry, ins, int(params["length"]), bool(params.get("reverse")), dropped
+    )
+    return [found.get(j, out) for j, out in enumerate(outs)]
 
 
 def _is_float(aval) -> bool:
