@@ -169,9 +169,8 @@ def _move(name: str, p, args, shapes, shape: tuple[int, ...]) -> Node:
     if name == "stack":
         return Call("stack", (Seq(tuple(args)),), (("axis", Const(p["axis"])),))
     if name == "loop":
-        raise InputError(
-            "a loop's integer or boolean result computed from the inputs (positions an"
-            " argmax in the body finds, stacked by JAX's gradient for its reverse sweep) is"
-            " read as data: generated code does not print it (the loop's Jacobian is)"
+        raise InputError(  # the program's own reads of one are printed (module.py)
+            "a nested loop's result no derivative reaches, read as data in an outer loop's"
+            " step, is not printed in generated code"
         )
     raise InputError(f"the array operation {name!r} is not supported")
