@@ -789,6 +789,20 @@ CASES: list[tuple[str, list[str], str]] = [
         ],
         "no shape rule for the array function argmax",
     ),
+    (  # selections at the counter past STEP_LIMIT: refused before the masks are made
+        "loop-hessian-steps-past-the-limit",
+        [
+            "codegen",
+            H("jax_model.py") + ":chained_loop",
+            "--inputs",
+            "x:1500",
+            "--mode",
+            "hessian",
+            "-o",
+            "h.py",
+        ],
+        "its per-step selections would cover 2,248,500 entries, over 2,000,000",
+    ),
     (  # a while_loop reads x[i] at its counter, never at a value
         "loop-while-index-by-value",
         [

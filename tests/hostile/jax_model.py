@@ -80,3 +80,8 @@ def branches_on_value(x):
     if x[0] > 0:  # a Python branch on a traced value: JAX cannot trace it
         return jnp.sum(x**2)
     return jnp.sum(x**3)
+
+
+def chained_loop(x):  # its Hessian: 1,499 steps × 1,500 gradient entries of selections
+    body = lambda i, acc: acc + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1.0 - x[i]) ** 2  # noqa: E731
+    return jax.lax.fori_loop(0, x.shape[0] - 1, body, 0.0)
