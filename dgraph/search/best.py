@@ -208,9 +208,11 @@ PHASE_CAP = 0.3
 # them a search whose work is counted, or that ends by itself, takes milliseconds, less
 # than a child process costs to start (tens of milliseconds of CPU time)
 INLINE_EDGES = 24
-# states an exhaustive A* run in-process may expand (a count, so the same graphs on every
-# machine); one that needs more runs in a child, as on larger graphs
-INLINE_EXPANSIONS = 2_000
+# states an exhaustive A* run in-process may expand (counts, so the same graphs on every
+# machine; a metagraph state costs several vertex sets): about 0.1 s and 0.03 s of CPU
+# time, a refusal costing about what a child does to start; one that needs more runs in
+# a child, as on larger graphs
+INLINE_EXPANSIONS = {"vertex-optimal": 2_000, "edge-optimal": 250}
 # the families bounded, narrowest first: a bound on one bounds every narrower one too
 FAMILIES = ("vertex elimination", "edge elimination", "any elimination", "any accumulation")
 # the structure methods, cheapest first
@@ -413,11 +415,12 @@ class Ceiling:
 
     def exhaustive(self, phase: str, search: Callable[..., T]) -> T | None:
         """An exhaustive search (taking ``max_expansions``): in-process where
-        :attr:`inline`, refused past :data:`INLINE_EXPANSIONS` expanded states (a count),
-        and then, as everywhere else, in a child (:meth:`timeboxed`)."""
+        :attr:`inline`, refused past its :data:`INLINE_EXPANSIONS` expanded states (a
+        count), and then, as everywhere else, in a child (:meth:`timeboxed`)."""
         if self.inline:
+            cap = INLINE_EXPANSIONS[phase]
             try:
-                return self.timeboxed(phase, partial(search, max_expansions=INLINE_EXPANSIONS))
+                return self.timeboxed(phase, partial(search, max_expansions=cap))
             except SearchTooLarge:
                 pass
         return self.timeboxed(phase, search, inline=False)
