@@ -62,7 +62,10 @@ the wall clock (:func:`dgraph.core.budget.now`: this process's and that of the c
 it waited on), so a machine busy with other work does not cut the searches sooner; a
 wall-clock backstop (:data:`~dgraph.core.budget.BACKSTOP_FACTOR` × the ceiling) ends a
 search that gets no CPU at all. The searches whose running time nothing predicts run in a
-child process (:mod:`dgraph.search.timebox`) killed once it has used its CPU seconds, and
+child process (:mod:`dgraph.search.timebox`) killed once it has used its CPU seconds
+(except on a tiny graph, :func:`inline`, where a child costs more to start than they
+take: there each runs in-process to its end or its count, the result of a child its
+time did not stop, and the bracketing program only where its bound is needed), and
 the in-process ones check the ceiling as they go (the rank bound at every edge, the
 annealing before every move and while it prices its start).
 They stop a counted reserve before it (:func:`winner_seconds`, from the graph's edges)
