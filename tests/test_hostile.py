@@ -803,11 +803,11 @@ CASES: list[tuple[str, list[str], str]] = [
         ],
         "its per-step selections would cover 2,248,500 entries, over 2,000,000",
     ),
-    (  # a while_loop reads x[i] at its counter, never at a value
-        "loop-while-index-by-value",
+    (  # a while_loop reads at any index it computes, and writes nowhere
+        "loop-while-write-at-counter",
         [
             "structure",
-            H("jax_model.py") + ":while_index_by_value",
+            H("jax_model.py") + ":while_write_at_counter",
             "--inputs",
             "c:3",
             "--level",

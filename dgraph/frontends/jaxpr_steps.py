@@ -26,9 +26,10 @@ added to ``x``. In a loop inside a scan body, an index may also read the enclosi
 scan's counter (passed in as an operand of the inner loop): a read of an array the outer
 loop reads whole is then one gather outside the outer loop of every (outer, inner)
 step's selection, a new xs of the outer loop whose slice is a new xs of the inner one.
-A ``while_loop``'s counter (a carry starting at a constant, grown by a constant: the
-trip index, the trips unknown before it runs) may index ``dynamic_slice`` (``x[i]``): the
-clamped start is compared in the body with every start the window can take.
+In a ``while_loop`` (its trips unknown before it runs) ``dynamic_slice`` (``x[i]``) may
+read at any index the body computes (its counter, a carry started at a value, a
+comparison): the clamped start is compared in the body with every start the window can
+take.
 
 Every target's loop indexes the new ``xs`` by its step variable; the values come from the
 same tangent sweep. The positions are JAX's own: the primitive applied to the array's
@@ -38,9 +39,9 @@ body computes is none of this: the array level's take at run-time positions
 (:mod:`.jaxpr_dynamic`) or its transpose, read in the body. Refused in one line: an index
 read from a loop operand computed from the values, a selection whose per-step masks would cover
 more than ``STEP_LIMIT`` entries, a combiner other than ``set`` and ``add`` at the
-counter, two entries added into one at a step, at a ``while_loop``'s counter anything
-but ``dynamic_slice``, at an outer loop's counter a write or a read of what the inner
-loop carries or computes.
+counter, two entries added into one at a step, in a ``while_loop`` anything but
+``dynamic_slice`` at an index that changes from trip to trip, at an outer loop's counter
+a write or a read of what the inner loop carries or computes.
 """
 
 from __future__ import annotations
@@ -169,11 +170,11 @@ class StepReads:
             return None
         where = sub.where
         if self.while_loop:
-            if name != "dynamic_slice" or not leaves <= self.counters.keys():
+            if name != "dynamic_slice":
                 raise InputError(
                     f"{where}: {name} with an index that changes from trip to trip of a"
-                    " while_loop is not supported (x[i] and dynamic_slice at its counter"
-                    " are, and a fori_loop with static bounds is read)"
+                    " while_loop is not supported (a read, x[i] or dynamic_slice, is; a"
+                    " fori_loop with static bounds is a scan, where writes at i are)"
                 )
             return [self._while_read(sub, eqn, ins)]
         unknown = leaves - self.counters.keys() - self.known.keys()
@@ -322,11 +323,12 @@ class StepReads:
         return self._selected(sub, eqn.outvars[0].aval, data, cands, self._table(sub, masks))
 
     def _while_read(self, sub, eqn, ins: list) -> Any:
-        """``dynamic_slice`` at a ``while_loop``'s counter: its trips are not known before
-        it runs, so the window's start is computed in the body (clamped as JAX does) and
-        compared with every start it can take: ``sum_r where(start == s_r, x[C[:, r]],
-        0)``, a gather of the window at every start (the block's pattern: any of them,
-        sound for every trip; its values the one taken)."""
+        """``dynamic_slice`` in a ``while_loop`` at an index the body computes: its trips
+        are not known before it runs, so the window's start is computed in the body
+        (clamped as JAX does) and compared with every start it can take:
+        ``sum_r where(start == s_r, x[C[:, r]], 0)``, a gather of the window at every
+        start (the block's pattern: any of them, sound for every trip; its values the
+        one taken)."""
         data, starts = ins[0], ins[1:]
         whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
         sizes = tuple(int(n) for n in eqn.params["slice_sizes"])
@@ -343,7 +345,7 @@ class StepReads:
         cands = np.stack(windows, axis=1)  # (entries of the window, starts)
         if cands.size > 10**7:
             raise InputError(
-                f"{sub.where}: dynamic_slice at a while_loop's counter: {cands.size} candidate"
+                f"{sub.where}: dynamic_slice in a while_loop: {cands.size} candidate"
                 " entries (every start the window can take) is too many"
             )
         pair = cands.shape

@@ -52,10 +52,10 @@ def argmax_in_loop(c):  # its Hessian reads the argmax positions its gradient st
     return jax.lax.fori_loop(0, 3, lambda i, y: y * jnp.sin(y[jnp.argmax(y)]), c).sum()
 
 
-def while_index_by_value(c):
+def while_write_at_counter(c):
     def body(s):
         i, y = s
-        return i + 1, y * c[(y[0] > 0).astype(int)]  # not the counter i
+        return i + 1, y.at[i].set(y[i] * c[0])  # a write: only reads are selected
 
     return jax.lax.while_loop(lambda s: s[0] < 3, body, (0, c))[1]
 
