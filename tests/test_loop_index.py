@@ -5,8 +5,8 @@ from an input (a derivative reaches it) and from a constant; exact patterns; the
 generated loops; reads and writes of the carry at the counter (per-step masks, exact
 patterns); additions at the counter, reads at an outer loop's counter in an inner loop
 and in a while_loop at any index its body computes; the refusals (a data-dependent
-index, a moving window, another combiner at the counter, a write at an outer loop's
-counter)."""
+index, a moving window, another combiner at the counter, a read at an outer loop's
+counter of what the inner loop carries)."""
 
 from __future__ import annotations
 
@@ -268,8 +268,13 @@ def test_an_inner_loop_reads_at_the_outer_counter():
 
         return lax.scan(outer, v, jnp.arange(3), reverse=True)
 
+    def nested_write(x):  # a write at the outer counter: a take's transpose (refused before)
+        inner = lambda i: lambda j, z: z.at[i].set(z[j] * 2.0)  # noqa: E731
+        return lax.fori_loop(0, 2, lambda i, y: lax.fori_loop(0, 2, inner(i), y), x)
+
     g, _, _ = _check(vector, (np.array([0.5, -0.5, 1.5]),))
     assert sorted(g.nx) == ["gather_flat1", "x", "y"]
+    _check(nested_write, (np.array([0.5, -0.5, 1.5]),))
     A = np.linspace(-1, 1, 12).reshape(3, 4)
     g, _, want = _check(matrix, (A, np.array([0.3, 0.7])))
     (gather,) = [v for v in g.nx if g.op(v) is not None and g.op(v).primitive == "gather_flat"]
@@ -387,10 +392,6 @@ def test_what_stays_refused_in_one_line():
 
         return lax.while_loop(lambda s: s[0] < 3, body, (0, x))[1]
 
-    def nested_write(x):  # a write at the outer loop's counter in the inner loop
-        inner = lambda i: lambda j, z: z.at[i].set(z[j] * 2.0)  # noqa: E731
-        return lax.fori_loop(0, 2, lambda i, y: lax.fori_loop(0, 2, inner(i), y), x)
-
     def nested_carried(x):  # a read at the outer counter of the inner loop's carry
         inner = lambda i: lambda j, z: z * z[i]  # noqa: E731
         return lax.fori_loop(0, 2, lambda i, y: lax.fori_loop(0, 2, inner(i), y), x)
@@ -403,7 +404,6 @@ def test_what_stays_refused_in_one_line():
     assert "adds several update entries into one entry" in _refused(adds_twice, x)
     assert "trip to trip of a while_loop" in _refused(while_write, x)
     assert "trip to trip of a while_loop" in _refused(while_take, x)
-    assert "at an outer loop's counter is not supported" in _refused(nested_write, x)
     assert "of an array this loop carries or computes" in _refused(nested_carried, x)
     assert "an index read from a loop operand" in _refused(operand_index, x)
 

@@ -295,4 +295,4 @@ def loop_notes(graph: DGraph) -> list[str]:
     their derivatives are taken."""
     if graph.point is None or not any(r.kind == "while" for _, r in regions_of(graph)):
         return []
-    return region_notes(graph, vertex_values(graph, graph.point))
+    return region_notes(graph, vertex_values(graph, {**graph.parameter_point, **graph.point}))

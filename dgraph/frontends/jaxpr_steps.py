@@ -41,7 +41,9 @@ read from a loop operand computed from the values, a selection whose per-step ma
 more than ``STEP_LIMIT`` entries, a combiner other than ``set`` and ``add`` at the
 counter, two entries added into one at a step, in a ``while_loop`` anything but
 ``dynamic_slice`` at an index that changes from trip to trip, at an outer loop's counter
-a write or a read of what the inner loop carries or computes.
+a read of what the inner loop carries or computes. A write at an outer loop's counter in
+an inner loop is the transpose of a take at run-time positions: right, its pattern the
+union over the positions the outer counter takes (a superset of the exact one).
 """
 
 from __future__ import annotations
@@ -193,11 +195,8 @@ class StepReads:
                 " on a loop counter) is not supported: make it a constant or the counter"
             )
         if name in WRITES:
-            if nested is not None:
-                raise InputError(
-                    f"{where}: {name} at an outer loop's counter is not supported (a write"
-                    " at this loop's counter is)"
-                )
+            if nested is not None:  # the transpose of a take at run-time positions
+                return None  # (its pattern the union over the outer loop's positions)
             return [self._write(sub, eqn, ins, indices)]
         if name not in READS:
             raise InputError(
