@@ -1,5 +1,6 @@
 """Hessians where JAX's reverse mode stops: through a ``while_loop`` (the gradient graph
-is then JAX's forward mode, ``jacfwd``: :func:`dgraph.frontends.jax_hessian.gradient_graph`),
+is then JAX's forward mode, ``jacfwd``: :func:`dgraph.frontends.jax_hessian.gradient_graph`;
+its batched reads at the loop's indices are gathers read as windows),
 and of a double loop whose gradient writes at the outer counter in the inner loop (the
 transpose of a take at run-time positions, its pattern the union over them). Values
 against ``jax.jacfwd(jax.jacfwd(f))`` and ``jax.hessian``; refused before."""
@@ -40,6 +41,13 @@ def _iterated(x):
     return lax.while_loop(lambda s: s[1] < 3, lambda s: (jnp.sin(s[0]) * x, s[1] + 1), (x, 0))[0]
 
 
+def _triangle(x):
+    """Σ_{i<j} 1/(1 + (x_i - x_j)²): the inner fori_loop's bounds i + 1, n are known at
+    run time only (a while_loop), and jacfwd's tangents read x[j] by a gather."""
+    pair = lambda i: lambda j, a: a + 1 / (1 + (x[i] - x[j]) ** 2)  # noqa: E731
+    return lax.fori_loop(0, 4, lambda i, a: lax.fori_loop(i + 1, 4, pair(i), a), 0.0)
+
+
 def _pairs(x):
     outer = lambda i, a: lax.fori_loop(0, 4, lambda j, b: b + jnp.sin(x[i] * x[j]), a)  # noqa: E731
     return lax.fori_loop(0, 4, outer, 0.0)
@@ -67,6 +75,18 @@ def test_the_hessian_through_a_while_loop():
         got = np.asarray(h(x))
         want = _forward_over_forward(_newton_sqrt, x)
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("lang", ["python", "c"])
+def test_the_hessian_of_a_triangle_of_pairs(lang):
+    """The batched read ``x_dot[:, j]`` is a gather at an index the inner while_loop
+    computes: read as the window it is (refused before, as the reverse mode is)."""
+    h = dgraph.make_function(_triangle, "hessian", lang, point=[X])
+    assert h.generated.verified
+    x = 1.1 * X
+    np.testing.assert_allclose(
+        np.asarray(h(x)), _forward_over_forward(_triangle, x), rtol=1e-12, atol=1e-13
+    )
 
 
 def test_the_lagrangian_hessian_through_a_while_loop():

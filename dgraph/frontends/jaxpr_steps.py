@@ -172,6 +172,10 @@ class StepReads:
             return None
         where = sub.where
         if self.while_loop:
+            if name == "gather":
+                found = self._while_gather(sub, eqn, ins)
+                if found is not None:
+                    return [found]
             if name != "dynamic_slice":
                 raise InputError(
                     f"{where}: {name} with an index that changes from trip to trip of a"
@@ -328,9 +332,48 @@ class StepReads:
         ``sum_r where(start == s_r, x[C[:, r]], 0)``, a gather of the window at every
         start (the block's pattern: any of them, sound for every trip; its values the
         one taken)."""
-        data, starts = ins[0], ins[1:]
-        whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
+        dtypes = [v.aval.dtype for v in eqn.invars[1:]]
         sizes = tuple(int(n) for n in eqn.params["slice_sizes"])
+        return self._window(sub, ins[0], ins[1:], dtypes, sizes, eqn)
+
+    def _while_gather(self, sub, eqn, ins: list) -> Any | None:
+        """A ``gather`` in a ``while_loop`` that is a ``dynamic_slice``: one index vector,
+        its starts clamped (``CLIP``, or promised in bounds), the slice's dimensions the
+        output's in order (``vmap`` of ``x[j]``, ``jacfwd``'s tangents read at an index
+        the body computes); None for any other gather."""
+        from jax.lax import GatherScatterMode
+
+        dims = eqn.params["dimension_numbers"]
+        out = eqn.outvars[0].aval
+        index = eqn.invars[1].aval
+        modes = (GatherScatterMode.CLIP, GatherScatterMode.PROMISE_IN_BOUNDS)
+        if (
+            len(index.shape) != 1
+            or eqn.params["mode"] not in modes
+            or dims.operand_batching_dims
+            or tuple(dims.offset_dims) != tuple(range(len(out.shape)))
+        ):
+            return None
+        whole = eqn.invars[0].aval.shape
+        at = {int(d): p for p, d in enumerate(dims.start_index_map)}
+        starts: list[Any] = []
+        for d in range(len(whole)):
+            if d not in at:
+                starts.append(np.zeros((), dtype=index.dtype))
+            elif isinstance(ins[1], np.ndarray):
+                starts.append(np.asarray(np.asarray(ins[1]).reshape(-1)[at[d]]))
+            else:
+                p = at[d]
+                bounds = (("start_indices", (p,)), ("limit_indices", (p + 1,)), ("strides", None))
+                entry = ArrayOp("slice", (ins[1],), bounds, (1,))
+                starts.append(ArrayOp("reshape", (entry,), (), ()))
+        sizes = tuple(int(n) for n in eqn.params["slice_sizes"])
+        return self._window(sub, ins[0], starts, [index.dtype] * len(whole), sizes, eqn)
+
+    def _window(self, sub, data: Any, starts: list, dtypes: list, sizes: tuple, eqn) -> Any:
+        """The window of ``sizes`` at ``starts`` (clamped) of ``data``, shaped as
+        ``eqn``'s output: compared with every start it can take (:meth:`_while_read`)."""
+        whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
         ranges = []
         for s, n, m in zip(starts, whole, sizes, strict=True):
             fixed = isinstance(s, np.ndarray)
@@ -352,12 +395,12 @@ class StepReads:
         for k, s in enumerate(starts):
             if isinstance(s, np.ndarray):
                 continue
-            top = Const.of(np.asarray(whole[k] - sizes[k], dtype=eqn.invars[1 + k].aval.dtype))
-            low = Const.of(np.zeros((), dtype=eqn.invars[1 + k].aval.dtype))
+            top = Const.of(np.asarray(whole[k] - sizes[k], dtype=dtypes[k]))
+            low = Const.of(np.zeros((), dtype=dtypes[k]))
             clamped = ArrayOp("max", (ArrayOp("min", (s, top), (), ()), low), (), ())
             spread = (("broadcast_dimensions", ()),)
             wide = ArrayOp("broadcast_in_dim", (clamped,), spread, pair)
-            at = Const.of(np.broadcast_to(grid[k], pair).astype(eqn.invars[1 + k].aval.dtype))
+            at = Const.of(np.broadcast_to(grid[k], pair).astype(dtypes[k]))
             test = ArrayOp("eq", (wide, at), (), pair)
             mask = test if mask is None else ArrayOp("and", (mask, test), (), pair)
         return self._selected(sub, eqn.outvars[0].aval, data, cands, mask)
