@@ -124,3 +124,23 @@ def test_a_double_loop_writing_at_the_outer_counter():
     want = np.asarray(jax.hessian(_diagonal)(X))
     np.testing.assert_allclose(got.toarray(), want, rtol=1e-12, atol=1e-13)
     assert np.count_nonzero(want) == 4 and got.nnz == 16  # a superset: 12 stored zeros
+
+
+def test_dense_loop_tangents_past_their_limits_are_refused(monkeypatch):
+    """The forward-mode gradient's Hessian holds a body block over the n² tangents it
+    carries, n⁴ dense (n = 300: 8.1e9 entries, a MemoryError); a loop's generated
+    tangent sweep holds carried entries × input entries (a 200 × 200 carry: 1.6e9, killed
+    for memory). Each is refused in one line before it is made (limits lowered here)."""
+    from dgraph.codegen.tensor import module, regions
+    from dgraph.errors import InputError
+
+    monkeypatch.setattr(module, "DENSE_ENTRY", 10**4)
+    x = np.linspace(0.5, 2.0, 12)
+    with pytest.raises(InputError, match=r"a dense Jacobian entry of 144 × 144 = 20,736"):
+        dgraph.make_function(_newton_sqrt, "hessian", point=[x], sparse=True)
+    monkeypatch.undo()
+    monkeypatch.setattr(regions, "TANGENT_LIMIT", 10**4)
+    with pytest.raises(
+        InputError, match=r"carries its tangents dense, 144 entries × 288 input entries = 41,472"
+    ):
+        dgraph.make_function(_iterated, "jacobian", point=[np.ones((12, 12))], sparse=True)
