@@ -36,8 +36,9 @@ def extra_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node | None:
     if name == "sort" and len(args) > 1:  # the last operand, in the keys' order
         d = Const(int(p["dimension"]))
         return Call("take_along_axis", (args[-1], _order(args[:-1], d.value)), (("axis", d),))
-    if name == "sort":
-        return Call("sort", (args[0],), (("axis", Const(int(p["dimension"]))), _STABLE))
+    if name == "sort":  # by its order: the block's sources, the same argsort, computed once
+        d = Const(int(p["dimension"]))
+        return Call("take_along_axis", (args[0], _order(args, d.value)), (("axis", d),))
     if name in ("frexp_mantissa", "frexp_exponent"):
         return Index(Call("frexp", (args[0],)), (Const(int(name == "frexp_exponent")),))
     if name == "reduce_prod":
