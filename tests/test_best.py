@@ -198,6 +198,27 @@ def test_the_same_seed_gives_the_same_result_on_a_slow_machine_too(monkeypatch):
     assert slow.info["cut_by_time"] is False
 
 
+def test_a_tiny_graph_is_searched_in_process_with_the_children_s_result(monkeypatch):
+    """At most INLINE_EDGES edges (7 intermediates here): every search runs in-process,
+    no child process starts (each would cost more than the searches), and the result is
+    the one the children give, seconds aside."""
+    from dgraph.search import best as best_module
+    from dgraph.search import timebox
+
+    g = _program(1)
+    assert len(g.intermediates) == 7 and best_module.inline(g)
+    started = []
+    start = timebox._start
+    monkeypatch.setattr(timebox, "_start", lambda produce: started.append(1) or start(produce))
+    here = best(g, budget=2, ceiling=NO_CEILING)
+    assert not started
+    monkeypatch.setattr(best_module, "inline", lambda graph: False)
+    there = best(g, budget=2, ceiling=NO_CEILING)
+    assert started
+    assert _counted(here.to_dict()) == _counted(there.to_dict())
+    assert here.verified and here.info["cut_by_time"] is False
+
+
 def test_compare_json_is_the_same_twice(capsys, monkeypatch):
     """``dgraph compare --budget S --seed N --json``: the same object, seconds aside. The
     wall-clock ceiling is widened so that a loaded machine does not cut it (what it would

@@ -803,11 +803,24 @@ CASES: list[tuple[str, list[str], str]] = [
         ],
         "its per-step selections would cover 2,248,500 entries, over 2,000,000",
     ),
-    (  # a while_loop reads x[i] at its counter, never at a value
-        "loop-while-index-by-value",
+    (  # the generated loop's dense tangents: 40,000 × 40,000, refused before any is made
+        "loop-tangents-past-the-limit",
+        [
+            "codegen",
+            H("jax_model.py") + ":wide_carry",
+            "--inputs",
+            "x:200x200",
+            "--sparse",
+            "-o",
+            "j.py",
+        ],
+        "ask for jvp or vjp",
+    ),
+    (  # a while_loop reads at any index it computes, and writes nowhere
+        "loop-while-write-at-counter",
         [
             "structure",
-            H("jax_model.py") + ":while_index_by_value",
+            H("jax_model.py") + ":while_write_at_counter",
             "--inputs",
             "c:3",
             "--level",

@@ -4,8 +4,9 @@
 from an input (a derivative reaches it) and from a constant; exact patterns; the
 generated loops; reads and writes of the carry at the counter (per-step masks, exact
 patterns); additions at the counter, reads at an outer loop's counter in an inner loop
-and at a while_loop's counter; the refusals (a data-dependent index, a moving window,
-another combiner at the counter, a write at an outer loop's counter)."""
+and in a while_loop at any index its body computes; the refusals (a data-dependent
+index, a moving window, another combiner at the counter, a read at an outer loop's
+counter of what the inner loop carries)."""
 
 from __future__ import annotations
 
@@ -267,8 +268,13 @@ def test_an_inner_loop_reads_at_the_outer_counter():
 
         return lax.scan(outer, v, jnp.arange(3), reverse=True)
 
+    def nested_write(x):  # a write at the outer counter: a take's transpose (refused before)
+        inner = lambda i: lambda j, z: z.at[i].set(z[j] * 2.0)  # noqa: E731
+        return lax.fori_loop(0, 2, lambda i, y: lax.fori_loop(0, 2, inner(i), y), x)
+
     g, _, _ = _check(vector, (np.array([0.5, -0.5, 1.5]),))
     assert sorted(g.nx) == ["gather_flat1", "x", "y"]
+    _check(nested_write, (np.array([0.5, -0.5, 1.5]),))
     A = np.linspace(-1, 1, 12).reshape(3, 4)
     g, _, want = _check(matrix, (A, np.array([0.3, 0.7])))
     (gather,) = [v for v in g.nx if g.op(v) is not None and g.op(v).primitive == "gather_flat"]
@@ -284,10 +290,12 @@ def test_an_inner_loop_reads_at_the_outer_counter():
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-13)
 
 
-def test_a_while_loop_reads_at_its_counter():
+def test_a_while_loop_reads_at_any_index_it_computes():
     """x[i] at a while_loop's counter (a fori_loop whose bounds are known only at run
-    time; a while_loop counting by 2, reading its carry): right against jax.jacfwd at the
-    point, and the generated NumPy code at a point where the loop runs one trip fewer."""
+    time; a while_loop counting by 2, reading its carry), at an index from a value, and
+    at the counter of a triangle's inner loop, which starts at the outer one's: right
+    against jax.jacfwd at the point, and the generated NumPy code at a point where the
+    loop runs one trip fewer."""
 
     def bounded(x, W):
         n = (jnp.sum(x) > 0).astype(int) + 2  # the trip count depends on the values
@@ -301,10 +309,24 @@ def test_a_while_loop_reads_at_its_counter():
 
         return lax.while_loop(lambda s: s[0] < 4, body, (1, x))[1]
 
+    def by_value(x):  # an index from a value, not the counter (refused before)
+        def body(s):
+            i, y = s
+            return i + 1, y * x[(y[0] > 0).astype(int)]
+
+        return lax.while_loop(lambda s: s[0] < 3, body, (0, x))[1]
+
+    def triangle(x):  # Σ_{i<j} 1/(1 + (x_i - x_j)²): the inner counter starts at i + 1
+        pair = lambda i: lambda j, a: a + 1 / (1 + (x[i] - x[j]) ** 2)  # noqa: E731
+        return lax.fori_loop(0, 4, lambda i, a: lax.fori_loop(i + 1, 4, pair(i), a), 0.0)
+
     x, W = np.array([0.5, -0.5, 1.5]), np.linspace(-1, 1, 12).reshape(4, 3)
     g, es, _ = _check(bounded, (x, W))
     assert [r.kind for _, r in regions_of(g)] == ["while"]
     _check(carried, (np.array([0.5, -0.5, 1.5, 0.7]),))
+    for point in (x, -x):  # y[0] > 0 and not: the other entry read
+        _check(by_value, (point,))
+    _check(triangle, (np.array([0.5, -0.5, 1.5, 0.7]),))
     other = np.array([-0.3, -0.9, 0.4])  # sum < 0: 2 trips, not 3
     with jax.enable_x64(True):
         want = jax.jit(jax.jacfwd(bounded, argnums=(0, 1)))(other, W)
@@ -356,10 +378,10 @@ def test_what_stays_refused_in_one_line():
         at = lambda i: jnp.stack([i, i])  # noqa: E731
         return lax.fori_loop(0, 3, lambda i, y: y.at[at(i)].add(y[:2]), x)
 
-    def while_by_value(x):  # a while_loop's index from a value, not its counter
+    def while_write(x):  # a write at a while_loop's counter (only reads are)
         def body(s):
             i, y = s
-            return i + 1, y * x[(y[0] > 0).astype(int)]
+            return i + 1, y.at[i].set(y[i] * x[0])
 
         return lax.while_loop(lambda s: s[0] < 3, body, (0, x))[1]
 
@@ -369,10 +391,6 @@ def test_what_stays_refused_in_one_line():
             return i + 1, y * jnp.take(x, jnp.stack([i, 0]))[0]
 
         return lax.while_loop(lambda s: s[0] < 3, body, (0, x))[1]
-
-    def nested_write(x):  # a write at the outer loop's counter in the inner loop
-        inner = lambda i: lambda j, z: z.at[i].set(z[j] * 2.0)  # noqa: E731
-        return lax.fori_loop(0, 2, lambda i, y: lax.fori_loop(0, 2, inner(i), y), x)
 
     def nested_carried(x):  # a read at the outer counter of the inner loop's carry
         inner = lambda i: lambda j, z: z * z[i]  # noqa: E731
@@ -384,9 +402,8 @@ def test_what_stays_refused_in_one_line():
 
     assert "x.at[i].set, x.at[i].add and dynamic_update_slice are" in _refused(multiplies, x)
     assert "adds several update entries into one entry" in _refused(adds_twice, x)
-    assert "trip to trip of a while_loop" in _refused(while_by_value, x)
+    assert "trip to trip of a while_loop" in _refused(while_write, x)
     assert "trip to trip of a while_loop" in _refused(while_take, x)
-    assert "at an outer loop's counter is not supported" in _refused(nested_write, x)
     assert "of an array this loop carries or computes" in _refused(nested_carried, x)
     assert "an index read from a loop operand" in _refused(operand_index, x)
 

@@ -40,6 +40,7 @@ __all__ = [
     "Const",
     "Narrowed",
     "block_magnitude",
+    "block_size",
     "block_value",
     "evaluate",
     "labelled_block",
@@ -812,10 +813,24 @@ def block_magnitude(
 ) -> np.ndarray | None:
     """The scale of the rounding in :func:`block_value`'s values, laid out as they are,
     where the rule is a sum whose terms can cancel (``1 - tanh(a)**2``: 0 at a large
-    ``a``, its terms' magnitude 2); None where it is ``|block_value|``."""
+    ``a``, its terms' magnitude 2), or where it is a region's (a loop's chain of body
+    Jacobians, a branch's: their blocks' magnitudes multiplied along the chain, whose
+    sums of products can cancel); None where it is ``|block_value|``."""
+    if op.primitive in REGIONS:
+        args = [np.asarray(_read(x, values)) for x in op.operands]
+        return op.param["region"].block_magnitude(op.param["output"], k, args, block)
     if op.primitive not in ELEMENTWISE or _magnitude_function(op.primitive, k) is None:
         return None
     return block_value(op, k, values, block, terms=True)
+
+
+def block_size(op: ArrayOp, k: int, values: Mapping[str, np.ndarray], block: Block) -> np.ndarray:
+    """The magnitude of ∂op/∂(operand k), laid out as :func:`block_value`'s values:
+    :func:`block_magnitude`, or ``|block_value|`` where that is None."""
+    found = block_magnitude(op, k, values, block)
+    if found is None:
+        found = block_value(op, k, values, block)
+    return np.abs(np.asarray(found, dtype=float))
 
 
 def _heaviside(x, half=0.5):
@@ -880,14 +895,20 @@ def block_value(
 
 
 def stacked_block_value(
-    op: ArrayOp, k: int, stacked: Mapping[str, np.ndarray], block: Block, steps: int
+    op: ArrayOp,
+    k: int,
+    stacked: Mapping[str, np.ndarray],
+    block: Block,
+    steps: int,
+    absolute: bool = False,
 ) -> np.ndarray | None:
     """:func:`block_value` at ``steps`` points at once: ``stacked[v]`` is vertex v's
     values at each (first axis), the result the values at each point (first axis, then
     C order over the block's value labels, or one number per point where the block
     holds one). None where the operation is not elementwise (nor a block of ones): the
     caller takes those point by point. The same formulas as :func:`block_value`, on
-    arrays one axis longer (a loop's steps: :mod:`dgraph.core.region_sweep`)."""
+    arrays one axis longer (a loop's steps: :mod:`dgraph.core.region_sweep`); with
+    ``absolute``, :func:`block_size`'s magnitudes."""
     name = op.primitive
     special = (REGIONS, (convolution.CONV, "sort", extra.DYNAMIC_ADD), _scatter.SCATTERS)
     if any(name in names for names in special) or name in _linalg.LINALG:
@@ -925,7 +946,10 @@ def stacked_block_value(
     else:
         a = args[0]
         b = args[1] if len(args) > 1 else np.zeros_like(a)
-        d = np.asarray(_derivative_function(name, k)(a, b), dtype=float)
+        rule = _magnitude_function(name, k) if absolute else None
+        d = np.asarray((rule or _derivative_function(name, k))(a, b), dtype=float)
+    if absolute:
+        d = np.abs(d)
     flat = np.broadcast_to(d, (steps, *op.shape)).reshape(steps, -1)
     return flat[:, :1] if not block.value else flat
 

@@ -91,11 +91,22 @@ def vertex_values(
 
 
 def edge_parts(
-    graph: DGraph, values: Mapping[str, np.ndarray]
+    graph: DGraph, values: Mapping[str, np.ndarray], absolute: bool = False
 ) -> dict[tuple[str, str], list[BlockValues]]:
     """Every edge's blocks and their values, one per operand position of its head that
-    reads its tail (their sum is the edge's block: :func:`edge_values`)."""
-    return _parts_and_sizes(graph, values, sized=False)[0]
+    reads its tail (their sum is the edge's block: :func:`edge_values`); with
+    ``absolute``, each block's magnitudes instead (:func:`~dgraph.blocks.arrays.block_size`)."""
+    parts, sizes = _parts_and_sizes(graph, values, sized=absolute)
+    if not absolute:
+        return parts
+    out = {}
+    for edge, found in parts.items():
+        scales = sizes.get(edge, [None] * len(found))
+        out[edge] = [
+            BlockValues(block, None if value is None else np.abs(value if size is None else size))
+            for (block, value), size in zip(found, scales, strict=True)
+        ]
+    return out
 
 
 def _parts_and_sizes(
@@ -120,9 +131,9 @@ def _parts_and_sizes(
             else:
                 block = operand_block(op, k, shapes)
                 known[(v, k)] = (op, block)
-            out.setdefault((u, v), []).append(BlockValues(block, block_value(op, k, values, block)))
-            if sized:
+            if sized:  # first: a loop's sweep of magnitudes gives its values too
                 sizes.setdefault((u, v), []).append(block_magnitude(op, k, values, block))
+            out.setdefault((u, v), []).append(BlockValues(block, block_value(op, k, values, block)))
     return out, {e: m for e, m in sizes.items() if any(x is not None for x in m)}
 
 

@@ -104,10 +104,24 @@ class Branches(PatternBlocks):
     def block_value(self, j: int, k: int, args: Sequence[np.ndarray], block: Block) -> np.ndarray:
         """The taken branch's ∂(output j)/∂(operand k) at these operands, in the block's
         layout (zero where the taken branch has no entry of the union pattern)."""
+        return self._handed(j, k, args, block, absolute=False)
+
+    def block_magnitude(
+        self, j: int, k: int, args: Sequence[np.ndarray], block: Block
+    ) -> np.ndarray:
+        """The scale of :meth:`block_value`'s rounding: the taken branch's Jacobian of
+        its blocks' magnitudes (:meth:`~dgraph.core.regions.Body.jacobian`)."""
+        return self._handed(j, k, args, block, absolute=True)
+
+    def _handed(
+        self, j: int, k: int, args: Sequence[np.ndarray], block: Block, absolute: bool
+    ) -> np.ndarray:
         run = self._run(args)
-        if "jacobian" not in run:
-            run["jacobian"] = sp.csr_array(self.branches[run["branch"]].jacobian(run["values"]))
-        m = self._part(self.branches[run["branch"]], run["jacobian"], j, k)
+        field = "magnitudes" if absolute else "jacobian"
+        body = self.branches[run["branch"]]
+        if field not in run:
+            run[field] = sp.csr_array(body.jacobian(run["values"], absolute))
+        m = self._part(body, run[field], j, k)
         if m is None:
             m = sp.csr_array((math.prod(self.out_shapes[j]), math.prod(self.operand_shapes[k])))
         if hasattr(block, "value"):  # dense

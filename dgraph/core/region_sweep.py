@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..blocks.arrays import block_value, stacked_block_value
+from ..blocks.arrays import block_size, block_value, stacked_block_value
 from ..blocks.permutation import as_structural
 
 Region = Any  # dgraph.core.regions.Region (which imports this module)
@@ -65,11 +65,14 @@ def trajectory_run(region: Region, args: list[np.ndarray]) -> dict:
     return {"outputs": outputs, "trips": region.length, "steps": (stacked, per_step)}
 
 
-def dense_sweep(region: Region, args: list[np.ndarray], run: dict | None = None) -> dict | None:
+def dense_sweep(
+    region: Region, args: list[np.ndarray], run: dict | None = None, absolute: bool = False
+) -> dict | None:
     """The run of :meth:`Region._sweep` with tangents (outputs, trips and the Jacobian
     per (output, operand)), or None where the dense sweep does not apply (module
     docstring); ``run``: a :func:`trajectory_run` at these operands, whose values it
-    reads instead of stepping again."""
+    reads instead of stepping again; with ``absolute`` also the rounding scale of the
+    Jacobian (``"magnitudes"``: :meth:`~dgraph.core.regions.Region.block_magnitude`)."""
     b = region.body
     if not fits(region, args):
         return None
@@ -82,10 +85,19 @@ def dense_sweep(region: Region, args: list[np.ndarray], run: dict | None = None)
         outputs, (stacked, per_step) = run["outputs"], run["steps"]
     else:
         outputs, stacked, per_step = _trajectory(region, args)
-    jac = _jacobians(b, plan, stacked, per_step, steps)
-    d_carry, dys = _recurrence(region, jac, columns, columns[-1], steps)
-    found = _assemble(region, d_carry, dys, columns)
-    return {"outputs": outputs, "trips": steps, "jacobian": found}
+    sized = _jacobians(b, plan, stacked, per_step, steps, True) if absolute else None
+    jac = _jacobians(b, plan, stacked, per_step, steps)  # after: as Region._sweep
+    run = {"outputs": outputs, "trips": steps}
+    if sized is None:
+        d_carry, dys = _recurrence(region, jac, columns, columns[-1], steps)
+        run["jacobian"] = _assemble(region, d_carry, dys, columns)
+        return run
+    excess = np.maximum(sized - np.abs(jac), 0.0)
+    d_carry, dys, f_carry, fys = _recurrence(region, jac, columns, columns[-1], steps, excess)
+    run["jacobian"] = _assemble(region, d_carry, dys, columns)
+    found = _assemble(region, f_carry, fys, columns)
+    run["magnitudes"] = {key: np.abs(m) + np.abs(found[key]) for key, m in run["jacobian"].items()}
+    return run
 
 
 def _trajectory(region: Region, args: list[np.ndarray]):
@@ -120,20 +132,22 @@ def _trajectory(region: Region, args: list[np.ndarray]):
     return outputs, stacked, per_step
 
 
-def _jacobians(b, plan, stacked, per_step, steps: int) -> np.ndarray:
-    """The body Jacobian at every step, dense: (steps, float outputs, float inputs)."""
+def _jacobians(b, plan, stacked, per_step, steps: int, absolute: bool = False) -> np.ndarray:
+    """The body Jacobian at every step, dense: (steps, float outputs, float inputs); with
+    ``absolute``, of its blocks' magnitudes."""
     g = b.graph
+    valued = block_size if absolute else block_value
     data: dict[str, np.ndarray] = {}
     for term in plan.terms:
         v = term.vertex
         if v not in data:
             data[v] = np.zeros((steps, plan.patterns[v][1].size))
         op = g.op(v)
-        flat = stacked_block_value(op, term.k, stacked, term.block, steps)
+        flat = stacked_block_value(op, term.k, stacked, term.block, steps, absolute)
         if flat is None:  # step by step, as the sparse sweep does
             rows = []
             for values in per_step:
-                value = block_value(op, term.k, values, term.block)
+                value = valued(op, term.k, values, term.block)
                 rows.append(np.asarray(as_structural(term.block, value)[1], dtype=float))
             flat = np.stack(rows).reshape(steps, -1)
         entries = flat[:, term.at] if flat.shape[1] > 1 else flat[:, [0] * term.at.size]
@@ -162,9 +176,13 @@ def _summed(products: np.ndarray, out: np.ndarray, size: int) -> np.ndarray:
     return np.asarray(gather @ products.T).T
 
 
-def _recurrence(region: Region, jac: np.ndarray, columns, width: int, steps: int):
+def _recurrence(
+    region: Region, jac: np.ndarray, columns, width: int, steps: int, excess=None
+) -> tuple:
     """The carries' tangents after the last step and each ys output's rows per step
-    (in the order of the stacked ys), dense."""
+    (in the order of the stacked ys), dense; with ``excess`` (the body Jacobians'
+    magnitudes less their absolute values) also those of ``F ← J_t·F + E_t·|D|`` from
+    zero (:meth:`~dgraph.core.regions.Region.block_magnitude`)."""
     b = region.body
     carries = range(region.n_consts, region.n_consts + region.n_carry)
     d_carry: list[np.ndarray] = []
@@ -196,21 +214,42 @@ def _recurrence(region: Region, jac: np.ndarray, columns, width: int, steps: int
     dys = [None if at is None else np.zeros((steps, size, width)) for at, size in ys]
     j_carry = jac[:, :, product_cols]
     n_out = jac.shape[1]
-    for t in range(steps):
-        s = steps - 1 - t if region.reverse else t
-        d_in = [d for c, d in zip(carries, d_carry, strict=True) if b.floats[c]]
-        out = j_carry[t] @ np.vstack(d_in) if d_in else np.zeros((n_out, width))
-        for at, size, lo, per_step in placed:
-            lo += s * size if per_step else 0
-            out[:, lo : lo + size] += jac[t, :, at : at + size]
-        new = []
-        for c, shape in zip(range(region.n_carry), b.out_shapes, strict=False):
-            at, size = b.out_offsets[c], math.prod(shape)
-            new.append(np.zeros((size, width)) if at is None else out[at : at + size])
-        d_carry = new
-        for y, (at, size) in zip(dys, ys, strict=True):
+    floats = [b.floats[c] for c in carries]
+
+    def applied(j_t, placed_t, d_carry, s: int) -> np.ndarray:
+        """``J_t·D`` at step t (``placed_t``: J_t's columns of the constants and slices,
+        None: their tangents zero)."""
+        d_in = [d for f, d in zip(floats, d_carry, strict=True) if f]
+        out = j_t @ np.vstack(d_in) if d_in else np.zeros((n_out, width))
+        if placed_t is not None:
+            for at, size, lo, per_step in placed:
+                lo += s * size if per_step else 0
+                out[:, lo : lo + size] += placed_t[:, at : at + size]
+        return out
+
+    def split(out: np.ndarray, into: list, s: int) -> list[np.ndarray]:
+        for y, (at, size) in zip(into, ys, strict=True):
             if y is not None:
                 y[s] = out[at : at + size]
+        return [
+            np.zeros((math.prod(shape), width)) if at is None else out[at : at + math.prod(shape)]
+            for shape, at in zip(b.out_shapes[: region.n_carry], b.out_offsets, strict=False)
+        ]
+
+    if excess is not None:
+        e_carry = excess[:, :, product_cols]
+        f_carry = [np.zeros_like(d) for d in d_carry]
+        fys = [None if y is None else np.zeros_like(y) for y in dys]
+    for t in range(steps):
+        s = steps - 1 - t if region.reverse else t
+        out = applied(j_carry[t], jac[t], d_carry, s)
+        if excess is not None:
+            f = applied(j_carry[t], None, f_carry, s)
+            f += applied(e_carry[t], excess[t], [np.abs(d) for d in d_carry], s)
+            f_carry = split(f, fys, s)
+        d_carry = split(out, dys, s)
+    if excess is not None:
+        return d_carry, dys, f_carry, fys
     return d_carry, dys
 
 

@@ -45,6 +45,7 @@ from ..blocks import GENERAL, Block, dense, pattern, sparse
 from ..blocks.arrays import (
     REGIONS,
     ArrayOp,
+    block_size,
     block_value,
     evaluate,
     names_read,
@@ -140,20 +141,24 @@ class Body:
                 out.append(np.broadcast_to(np.asarray(operand_value(o, values)), shape))
         return out
 
-    def jacobian(self, values: Mapping[str, np.ndarray] | None) -> sp.csr_array:
+    def jacobian(
+        self, values: Mapping[str, np.ndarray] | None, absolute: bool = False
+    ) -> sp.csr_array:
         """∂(float outputs)/∂(float inputs), flat (C order, outputs and inputs in order),
-        at ``values``; with None its pattern (ones where an entry may be nonzero). The
+        at ``values``; with None its pattern (ones where an entry may be nonzero); with
+        ``absolute``, the same products of the blocks' magnitudes
+        (:func:`~dgraph.blocks.arrays.block_size`): the scale of its rounding. The
         products of the body's blocks are planned once (:class:`_Plan`): each step is
         then a gather, a multiply and a sum per block."""
         if values is not None and self.plan():
-            return self._plan.jacobian(self, values)  # type: ignore[union-attr]
+            return self._plan.jacobian(self, values, absolute)  # type: ignore[union-attr]
         g = self.graph
         rows: dict[str, Any] = {}
         for i, x in enumerate(self.inputs):
             if self.floats[i]:
                 size, at = math.prod(self.shapes[i]), self.in_offsets[i]
                 rows[x] = _selection(size, self.n_in, at)
-        parts = None if values is None else edge_parts(g, values)
+        parts = None if values is None else edge_parts(g, values, absolute)
         for v in self.order:
             if g.op(v) is None:
                 continue
@@ -287,13 +292,16 @@ class _Plan:
         sizes = [n for n, b in zip(sizes, body.outputs, strict=True) if isinstance(b, str)]
         return cls(patterns, terms, outputs, sizes)
 
-    def jacobian(self, body: Body, values: Mapping[str, np.ndarray]) -> sp.csr_array:
+    def jacobian(
+        self, body: Body, values: Mapping[str, np.ndarray], absolute: bool = False
+    ) -> sp.csr_array:
         g = body.graph
         data: dict[str, np.ndarray] = {}
+        valued = block_size if absolute else block_value
         for term in self.terms:
             if term.vertex not in data:
                 data[term.vertex] = np.zeros(self.patterns[term.vertex][1].size)
-            value = block_value(g.op(term.vertex), term.k, values, term.block)
+            value = valued(g.op(term.vertex), term.k, values, term.block)
             value = np.asarray(as_structural(term.block, value)[1])
             flat = value.reshape(-1).astype(float)
             entries = flat[term.at] if flat.size > 1 else np.broadcast_to(flat, term.at.shape)
@@ -460,14 +468,23 @@ class Region(PatternBlocks):
             parts += [a.dtype.str.encode(), repr(a.shape).encode(), a.tobytes()]
         return b"|".join(parts)
 
-    def _run(self, args: Sequence[np.ndarray], tangents: bool = False) -> dict:
+    def _run(
+        self, args: Sequence[np.ndarray], tangents: bool = False, absolute: bool = False
+    ) -> dict:
+        """The loop at these operands: outputs and trips, with ``tangents`` the Jacobian
+        per (output, operand) (``"jacobian"``), with ``absolute`` also its rounding
+        scale (``"magnitudes"``: :meth:`block_magnitude`, which the value check reads
+        before the values: one sweep gives both)."""
+        field = "magnitudes" if absolute else "jacobian"
         key = self._key(args)
         run = self._runs.get(key)
-        if run is not None and (not tangents or "jacobian" in run):
+        if run is not None and (not tangents or field in run):
             return run
         arrays = [np.asarray(a) for a in args]
         if tangents:
-            run = dense_sweep(self, arrays, run) or self._sweep(arrays, tangents)
+            run = dense_sweep(self, arrays, run, absolute) or self._sweep(
+                arrays, tangents, absolute
+            )
         elif fits(self, arrays):  # its steps' values kept for the tangents asked next
             run = trajectory_run(self, arrays)
         else:
@@ -477,6 +494,7 @@ class Region(PatternBlocks):
         if "jacobian" in run:  # one point's tangents kept at a time (they are large)
             for other in self._runs.values():
                 other.pop("jacobian", None)
+                other.pop("magnitudes", None)
         self._runs[key] = run
         return run
 
@@ -514,20 +532,25 @@ class Region(PatternBlocks):
             carry = yield t, [*consts, *carry, *slices]
             t += 1
 
-    def _sweep(self, args: list[np.ndarray], tangents: bool) -> dict:
+    def _sweep(self, args: list[np.ndarray], tangents: bool, absolute: bool = False) -> dict:
         """The trajectory; with ``tangents``, the tangent sweep alongside it: the
-        derivative of every float output with respect to every active operand."""
+        derivative of every float output with respect to every active operand; with
+        ``absolute`` too its rounding scale (:meth:`block_magnitude`): ``|D| + |F|``,
+        ``F`` swept as ``F ← J_t·F + E_t·|D|`` from zero, ``E_t`` the body Jacobian's
+        magnitudes less its absolute values (:meth:`Body.jacobian`)."""
         b = self.body
         columns = self._columns(args) if tangents else None
         width = columns[-1] if tangents else 0
         ys: list[list[np.ndarray]] = [[] for _ in range(self.n_ys)]
         dys: list[Any] = []
+        fys: list[Any] = []
         first = self.n_cond_consts
         carry = [
             np.asarray(c)
             for c in args[first + self.n_consts : first + self.n_consts + self.n_carry]
         ]
         d_carry = self._seed_carries(columns, width) if tangents else None
+        f_carry = [sp.csr_array(d.shape) for d in d_carry] if absolute else None
         steps = self._steps(args)
         trips = 0
         try:
@@ -536,7 +559,18 @@ class Region(PatternBlocks):
                 values = b.values(inputs)
                 outs = b.results(values)
                 if tangents:
-                    d_out = self._step_tangents(b.jacobian(values), t, columns, d_carry, width)
+                    sized = b.jacobian(values, absolute=True) if absolute else None
+                    jac = b.jacobian(values)  # after: a nested loop sweeps both at once
+                    d_out = self._step_tangents(jac, t, columns, d_carry, width)
+                    if absolute:
+                        excess = _excess(sized, jac)
+                        size = [_abs(d) for d in d_carry]
+                        f_out = _plus(
+                            self._step_tangents(jac, t, columns, f_carry, width, seeded=False),
+                            self._step_tangents(excess, t, columns, size, width),
+                        )
+                        f_carry, f_y = self._split_tangents(f_out, width)
+                        fys.append(f_y)
                     d_carry, d_y = self._split_tangents(d_out, width)
                     dys.append(d_y)
                 carry = [np.asarray(o) for o in outs[: self.n_carry]]
@@ -549,6 +583,11 @@ class Region(PatternBlocks):
         run: dict = {"outputs": self.outputs_of(carry, ys), "trips": trips}
         if tangents:
             run["jacobian"] = self._assemble(d_carry, dys, columns, width)
+        if absolute:
+            found = self._assemble(f_carry, fys, columns, width)
+            run["magnitudes"] = {
+                key: _abs(m) + _abs(found[key]) for key, m in run["jacobian"].items()
+            }
         return run
 
     def outputs_of(self, carry: list[np.ndarray], ys: list[list[np.ndarray]]) -> list:
@@ -587,14 +626,17 @@ class Region(PatternBlocks):
             out.append(_selection(size, width, lo) if hi > lo else sp.csr_array((size, width)))
         return out
 
-    def _step_tangents(self, jac, t: int, columns: list[int], d_carry: list, width: int):
+    def _step_tangents(
+        self, jac, t: int, columns: list[int], d_carry: list, width: int, seeded: bool = True
+    ):
         """``J_t·D``: the body Jacobian times the tangents of its float inputs at step t.
         A constant's or a slice's tangent is a selection of seed columns, so its share is
-        the Jacobian's columns moved there (no product); a carry's a product."""
+        the Jacobian's columns moved there (no product); a carry's a product. Without
+        ``seeded``, the carries' share only (the constants' and slices' tangents zero)."""
         b = self.body
         out = None
         for i in range(len(b.inputs)):
-            if not b.floats[i]:
+            if not b.floats[i] or not (seeded or self.n_consts <= i < self.n_consts + self.n_carry):
                 continue
             size, at = math.prod(b.shapes[i]), b.in_offsets[i]
             part = sp.csr_array(jac[:, at : at + size])
@@ -646,13 +688,30 @@ class Region(PatternBlocks):
         block is handed over once per run (a value check reads each edge once a point):
         its matrix then let go, and the run's memory with the last one; asked again, the
         tangents are swept again."""
-        run = self._run(args, tangents=True)
-        if (j, k) in run.setdefault("taken", set()):
-            run.pop("jacobian")
-            run = self._run(args, tangents=True)
-            run["taken"] = set()
-        run["taken"].add((j, k))
-        m = run["jacobian"].pop((j, k), None)
+        return self._handed(j, k, args, block, absolute=False)
+
+    def block_magnitude(
+        self, j: int, k: int, args: Sequence[np.ndarray], block: Block
+    ) -> np.ndarray:
+        """The scale of :meth:`block_value`'s rounding, laid out as it is: the chain of
+        the body's block magnitudes, |J_T|···|J_1| (each body block by
+        :func:`~dgraph.blocks.arrays.block_size`, so a rule whose terms cancel counts
+        at its terms' size). The product of the chain's values can be far smaller (its
+        sums cancel): a check in units of it would read rounding as an error."""
+        return self._handed(j, k, args, block, absolute=True)
+
+    def _handed(
+        self, j: int, k: int, args: Sequence[np.ndarray], block: Block, absolute: bool
+    ) -> np.ndarray:
+        field = "magnitudes" if absolute else "jacobian"
+        taken = f"taken {field}"
+        run = self._run(args, tangents=True, absolute=absolute)
+        if (j, k) in run.setdefault(taken, set()):
+            run.pop(field)
+            run = self._run(args, tangents=True, absolute=absolute)
+            run[taken] = set()
+        run[taken].add((j, k))
+        m = run[field].pop((j, k), None)
         shape = (math.prod(self.out_shapes[j]), math.prod(self.operand_shapes[k]))
         if m is None:
             m = np.zeros(shape)
@@ -1159,6 +1218,20 @@ def _plus(a, b):
     total = sp.csr_array(a + b)
     size = total.shape[0] * total.shape[1]
     return total.toarray() if size and total.nnz > _DENSE * size else total
+
+
+def _abs(m):
+    """``|m|`` of a tangent matrix, sparse or dense."""
+    return abs(m) if sp.issparse(m) else np.abs(m)
+
+
+def _excess(magnitudes: sp.csr_array, jac: sp.csr_array) -> sp.csr_array:
+    """A body Jacobian's magnitudes less its absolute values (never below zero): where
+    its sums cancel, or a rule's terms do (:func:`~dgraph.blocks.arrays.block_size`)."""
+    found = sp.csr_array(magnitudes - abs(jac))
+    found.data = np.maximum(found.data, 0.0)
+    found.eliminate_zeros()
+    return found
 
 
 def _product(j: sp.csr_array, d):

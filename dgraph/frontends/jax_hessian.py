@@ -34,6 +34,7 @@ from .jaxpr_arrays import JaxJvp, jax_module, parameter_names, x64
 __all__ = ["WEIGHTS", "gradient_graph", "jax_source", "real_array"]
 
 WEIGHTS = "v"  # the Lagrangian's weights' parameter name (another if f has a parameter v)
+REVERSE_REFUSED = "Reverse-mode differentiation does not work for lax.while_loop"  # JAX's
 
 
 def real_array(value: Any, what: str) -> np.ndarray:
@@ -133,6 +134,13 @@ def gradient_graph(
     if weights is None:
         grad = jax.value_and_grad(f, argnums=free) if value else jax.grad(f, argnums=free)
         function = _named(lambda *a: _unwrapped(grad(*a), value), names)
+        try:
+            return from_jax(function, *args, level=level, params=params, name=f"grad_{label}")
+        except InputError as error:
+            if REVERSE_REFUSED not in str(error):
+                raise
+        tangents = _forward_gradient(jax, f, free, value)
+        function = _named(lambda *a: _unwrapped(tangents(*a), value), names)
         return from_jax(function, *args, level=level, params=params, name=f"grad_{label}")
     v = real_array(weights, "weights")
     if v.shape != shape:
@@ -152,9 +160,34 @@ def gradient_graph(
         return grads[0] if len(grads) == 1 else grads
 
     function = _named(lagrangian_gradient, [*names, w])
-    return from_jax(
-        function, *args, v, level=level, params=[*params, w], name=f"grad_{label}_lagrangian"
-    )
+    lagrangian = f"grad_{label}_lagrangian"
+    try:
+        return from_jax(function, *args, v, level=level, params=[*params, w], name=lagrangian)
+    except InputError as error:
+        if REVERSE_REFUSED not in str(error):
+            raise
+
+    def forward_lagrangian(*a: Any) -> Any:
+        *xs, multipliers = a
+        weighted = lambda *d: jax.numpy.sum(multipliers * f(*d))  # noqa: E731
+        return _unwrapped(_forward_gradient(jax, weighted, free, value)(*xs), value)
+
+    function = _named(forward_lagrangian, [*names, w])
+    return from_jax(function, *args, v, level=level, params=[*params, w], name=lagrangian)
+
+
+def _forward_gradient(jax, f: Callable[..., Any], free: tuple[int, ...], value: bool):
+    """``∇f`` by JAX's forward mode (``jacfwd``: one tangent per entry of the
+    differentiated arguments, batched), as ``value_and_grad`` (with ``value``) or
+    ``grad`` return it: for a function whose reverse mode JAX refuses, a ``while_loop``
+    or a ``fori_loop`` with bounds known only at run time (:data:`REVERSE_REFUSED`),
+    through which forward mode runs. The graph carries n tangents through the loop
+    where the reverse sweep carries one adjoint: n times its size, the Hessian its
+    Jacobian as before."""
+    grad = jax.jacfwd(f, argnums=free)
+    if not value:
+        return grad
+    return lambda *a: (f(*a), grad(*a))
 
 
 def jax_source(graph: DGraph) -> tuple[Callable[..., Any], list[np.ndarray], list[str]] | None:

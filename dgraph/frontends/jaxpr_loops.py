@@ -74,7 +74,7 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
         length, backwards = int(params["length"]), bool(params.get("reverse", False))
         steps = StepReads(reader, counters, length, backwards, outside, len(names))
         steps.known = known_xs(names, roles, body_ins, avals)
-    else:  # a while_loop: x[i] at its counter is selected in the body
+    else:  # a while_loop: x[i] at any index the body computes is selected there
         counters = counters_of(closed, n_consts, n_carry, body_ins, names)
         steps = StepReads(reader, counters, 0, False, {}, len(names), while_loop=True)
     body = read_body(reader, closed, names, roles, avals, body_ins, where, steps)
@@ -295,4 +295,4 @@ def loop_notes(graph: DGraph) -> list[str]:
     their derivatives are taken."""
     if graph.point is None or not any(r.kind == "while" for _, r in regions_of(graph)):
         return []
-    return region_notes(graph, vertex_values(graph, graph.point))
+    return region_notes(graph, vertex_values(graph, {**graph.parameter_point, **graph.point}))

@@ -26,9 +26,10 @@ added to ``x``. In a loop inside a scan body, an index may also read the enclosi
 scan's counter (passed in as an operand of the inner loop): a read of an array the outer
 loop reads whole is then one gather outside the outer loop of every (outer, inner)
 step's selection, a new xs of the outer loop whose slice is a new xs of the inner one.
-A ``while_loop``'s counter (a carry starting at a constant, grown by a constant: the
-trip index, the trips unknown before it runs) may index ``dynamic_slice`` (``x[i]``): the
-clamped start is compared in the body with every start the window can take.
+In a ``while_loop`` (its trips unknown before it runs) ``dynamic_slice`` (``x[i]``) may
+read at any index the body computes (its counter, a carry started at a value, a
+comparison): the clamped start is compared in the body with every start the window can
+take.
 
 Every target's loop indexes the new ``xs`` by its step variable; the values come from the
 same tangent sweep. The positions are JAX's own: the primitive applied to the array's
@@ -38,9 +39,11 @@ body computes is none of this: the array level's take at run-time positions
 (:mod:`.jaxpr_dynamic`) or its transpose, read in the body. Refused in one line: an index
 read from a loop operand computed from the values, a selection whose per-step masks would cover
 more than ``STEP_LIMIT`` entries, a combiner other than ``set`` and ``add`` at the
-counter, two entries added into one at a step, at a ``while_loop``'s counter anything
-but ``dynamic_slice``, at an outer loop's counter a write or a read of what the inner
-loop carries or computes.
+counter, two entries added into one at a step, in a ``while_loop`` anything but
+``dynamic_slice`` at an index that changes from trip to trip, at an outer loop's counter
+a read of what the inner loop carries or computes. A write at an outer loop's counter in
+an inner loop is the transpose of a take at run-time positions: right, its pattern the
+union over the positions the outer counter takes (a superset of the exact one).
 """
 
 from __future__ import annotations
@@ -169,11 +172,15 @@ class StepReads:
             return None
         where = sub.where
         if self.while_loop:
-            if name != "dynamic_slice" or not leaves <= self.counters.keys():
+            if name == "gather":
+                found = self._while_gather(sub, eqn, ins)
+                if found is not None:
+                    return [found]
+            if name != "dynamic_slice":
                 raise InputError(
                     f"{where}: {name} with an index that changes from trip to trip of a"
-                    " while_loop is not supported (x[i] and dynamic_slice at its counter"
-                    " are, and a fori_loop with static bounds is read)"
+                    " while_loop is not supported (a read, x[i] or dynamic_slice, is; a"
+                    " fori_loop with static bounds is a scan, where writes at i are)"
                 )
             return [self._while_read(sub, eqn, ins)]
         unknown = leaves - self.counters.keys() - self.known.keys()
@@ -192,11 +199,8 @@ class StepReads:
                 " on a loop counter) is not supported: make it a constant or the counter"
             )
         if name in WRITES:
-            if nested is not None:
-                raise InputError(
-                    f"{where}: {name} at an outer loop's counter is not supported (a write"
-                    " at this loop's counter is)"
-                )
+            if nested is not None:  # the transpose of a take at run-time positions
+                return None  # (its pattern the union over the outer loop's positions)
             return [self._write(sub, eqn, ins, indices)]
         if name not in READS:
             raise InputError(
@@ -322,14 +326,54 @@ class StepReads:
         return self._selected(sub, eqn.outvars[0].aval, data, cands, self._table(sub, masks))
 
     def _while_read(self, sub, eqn, ins: list) -> Any:
-        """``dynamic_slice`` at a ``while_loop``'s counter: its trips are not known before
-        it runs, so the window's start is computed in the body (clamped as JAX does) and
-        compared with every start it can take: ``sum_r where(start == s_r, x[C[:, r]],
-        0)``, a gather of the window at every start (the block's pattern: any of them,
-        sound for every trip; its values the one taken)."""
-        data, starts = ins[0], ins[1:]
-        whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
+        """``dynamic_slice`` in a ``while_loop`` at an index the body computes: its trips
+        are not known before it runs, so the window's start is computed in the body
+        (clamped as JAX does) and compared with every start it can take:
+        ``sum_r where(start == s_r, x[C[:, r]], 0)``, a gather of the window at every
+        start (the block's pattern: any of them, sound for every trip; its values the
+        one taken)."""
+        dtypes = [v.aval.dtype for v in eqn.invars[1:]]
         sizes = tuple(int(n) for n in eqn.params["slice_sizes"])
+        return self._window(sub, ins[0], ins[1:], dtypes, sizes, eqn)
+
+    def _while_gather(self, sub, eqn, ins: list) -> Any | None:
+        """A ``gather`` in a ``while_loop`` that is a ``dynamic_slice``: one index vector,
+        its starts clamped (``CLIP``, or promised in bounds), the slice's dimensions the
+        output's in order (``vmap`` of ``x[j]``, ``jacfwd``'s tangents read at an index
+        the body computes); None for any other gather."""
+        from jax.lax import GatherScatterMode
+
+        dims = eqn.params["dimension_numbers"]
+        out = eqn.outvars[0].aval
+        index = eqn.invars[1].aval
+        modes = (GatherScatterMode.CLIP, GatherScatterMode.PROMISE_IN_BOUNDS)
+        if (
+            len(index.shape) != 1
+            or eqn.params["mode"] not in modes
+            or dims.operand_batching_dims
+            or tuple(dims.offset_dims) != tuple(range(len(out.shape)))
+        ):
+            return None
+        whole = eqn.invars[0].aval.shape
+        at = {int(d): p for p, d in enumerate(dims.start_index_map)}
+        starts: list[Any] = []
+        for d in range(len(whole)):
+            if d not in at:
+                starts.append(np.zeros((), dtype=index.dtype))
+            elif isinstance(ins[1], np.ndarray):
+                starts.append(np.asarray(np.asarray(ins[1]).reshape(-1)[at[d]]))
+            else:
+                p = at[d]
+                bounds = (("start_indices", (p,)), ("limit_indices", (p + 1,)), ("strides", None))
+                entry = ArrayOp("slice", (ins[1],), bounds, (1,))
+                starts.append(ArrayOp("reshape", (entry,), (), ()))
+        sizes = tuple(int(n) for n in eqn.params["slice_sizes"])
+        return self._window(sub, ins[0], starts, [index.dtype] * len(whole), sizes, eqn)
+
+    def _window(self, sub, data: Any, starts: list, dtypes: list, sizes: tuple, eqn) -> Any:
+        """The window of ``sizes`` at ``starts`` (clamped) of ``data``, shaped as
+        ``eqn``'s output: compared with every start it can take (:meth:`_while_read`)."""
+        whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
         ranges = []
         for s, n, m in zip(starts, whole, sizes, strict=True):
             fixed = isinstance(s, np.ndarray)
@@ -343,7 +387,7 @@ class StepReads:
         cands = np.stack(windows, axis=1)  # (entries of the window, starts)
         if cands.size > 10**7:
             raise InputError(
-                f"{sub.where}: dynamic_slice at a while_loop's counter: {cands.size} candidate"
+                f"{sub.where}: dynamic_slice in a while_loop: {cands.size} candidate"
                 " entries (every start the window can take) is too many"
             )
         pair = cands.shape
@@ -351,12 +395,12 @@ class StepReads:
         for k, s in enumerate(starts):
             if isinstance(s, np.ndarray):
                 continue
-            top = Const.of(np.asarray(whole[k] - sizes[k], dtype=eqn.invars[1 + k].aval.dtype))
-            low = Const.of(np.zeros((), dtype=eqn.invars[1 + k].aval.dtype))
+            top = Const.of(np.asarray(whole[k] - sizes[k], dtype=dtypes[k]))
+            low = Const.of(np.zeros((), dtype=dtypes[k]))
             clamped = ArrayOp("max", (ArrayOp("min", (s, top), (), ()), low), (), ())
             spread = (("broadcast_dimensions", ()),)
             wide = ArrayOp("broadcast_in_dim", (clamped,), spread, pair)
-            at = Const.of(np.broadcast_to(grid[k], pair).astype(eqn.invars[1 + k].aval.dtype))
+            at = Const.of(np.broadcast_to(grid[k], pair).astype(dtypes[k]))
             test = ArrayOp("eq", (wide, at), (), pair)
             mask = test if mask is None else ArrayOp("and", (mask, test), (), pair)
         return self._selected(sub, eqn.outvars[0].aval, data, cands, mask)

@@ -62,7 +62,10 @@ the wall clock (:func:`dgraph.core.budget.now`: this process's and that of the c
 it waited on), so a machine busy with other work does not cut the searches sooner; a
 wall-clock backstop (:data:`~dgraph.core.budget.BACKSTOP_FACTOR` × the ceiling) ends a
 search that gets no CPU at all. The searches whose running time nothing predicts run in a
-child process (:mod:`dgraph.search.timebox`) killed once it has used its CPU seconds, and
+child process (:mod:`dgraph.search.timebox`) killed once it has used its CPU seconds
+(except on a tiny graph, :func:`inline`, where a child costs more to start than they
+take: there each runs in-process to its end or its count, the result of a child its
+time did not stop, and the bracketing program only where its bound is needed), and
 the in-process ones check the ceiling as they go (the rank bound at every edge, the
 annealing before every move and while it prices its start).
 They stop a counted reserve before it (:func:`winner_seconds`, from the graph's edges)
@@ -139,7 +142,7 @@ from .orders import (
 )
 from .prices import EFFECTIVE, PRICES, PriceModel, not_run, price_model
 from .rank_bound import ANY_ACCUMULATION, RANK_PATH_LIMIT, rank_lower_bound
-from .timebox import Background, ChildDied, stream, timeboxed, warm
+from .timebox import Background, ChildDied, Deferred, stream, timeboxed, warm
 from .windows import anneal_windows, improve_windows
 
 __all__ = [
@@ -204,6 +207,15 @@ _BOUND_OF_KEY = {
 T = TypeVar("T")
 # the most of the ceiling one phase run in a child may take (its work is not counted)
 PHASE_CAP = 0.3
+# scalar graphs of at most this many edges are searched in-process (:func:`inline`): on
+# them a search whose work is counted, or that ends by itself, takes milliseconds, less
+# than a child process costs to start (tens of milliseconds of CPU time)
+INLINE_EDGES = 24
+# states an exhaustive A* run in-process may expand (counts, so the same graphs on every
+# machine; a metagraph state costs several vertex sets): about 0.1 s and 0.03 s of CPU
+# time, a refusal costing about what a child does to start; one that needs more runs in
+# a child, as on larger graphs
+INLINE_EXPANSIONS = {"vertex-optimal": 2_000, "edge-optimal": 250}
 # the families bounded, narrowest first: a bound on one bounds every narrower one too
 FAMILIES = ("vertex elimination", "edge elimination", "any elimination", "any accumulation")
 # the structure methods, cheapest first
@@ -314,10 +326,13 @@ class Ceiling:
     (:data:`~dgraph.core.budget.BACKSTOP_FACTOR` × as long), so a loaded machine does
     not cut the searches sooner; :attr:`cut_by` says which clock cut each phase. The
     searches and bounds stop ``reserve`` seconds before it (:attr:`search_end`): that
-    much is kept for building and verifying the winner."""
+    much is kept for building and verifying the winner. Where :attr:`inline` (a tiny
+    graph: :func:`inline`), the phases run in-process, each to its end, unless the caller
+    says otherwise (a search whose work its counts do not bound)."""
 
-    def __init__(self, seconds: float, reserve: float = 0.0) -> None:
+    def __init__(self, seconds: float, reserve: float = 0.0, inline: bool = False) -> None:
         self.seconds = seconds
+        self.inline = inline
         self.end = Deadline(seconds)
         self.search_end = self.end.earlier(min(reserve, seconds / 2))
         self.cut: list[str] = []
@@ -373,23 +388,45 @@ class Ceiling:
         limit = self._limits[phase] = Deadline(seconds, math.inf, within=self.search_end)
         return limit
 
-    def stream(self, phase: str, produce: Callable[[], Iterable[T]]) -> list[T]:
-        """:func:`~dgraph.search.timebox.stream` within :meth:`phase_limit`; a child
-        that died is noted in :attr:`died` (reported as ``info["died"]``)."""
+    def stream(
+        self, phase: str, produce: Callable[[], Iterable[T]], inline: bool | None = None
+    ) -> list[T]:
+        """:func:`~dgraph.search.timebox.stream` within :meth:`phase_limit`, or every item
+        in-process where ``inline`` (default :attr:`inline`) and the limit is not past; a
+        child that died is noted in :attr:`died` (reported as ``info["died"]``)."""
+        limit = self.phase_limit(phase)
+        if self.inline if inline is None else inline:
+            return list(produce()) if limit.left() > 0 else []
         try:
-            return stream(produce, self.phase_limit(phase))
+            return stream(produce, limit)
         except ChildDied as exc:
             self.died[phase] = str(exc)
             return []
 
-    def timeboxed(self, phase: str, run: Callable[[], T]) -> T | None:
-        """:func:`~dgraph.search.timebox.timeboxed` within :meth:`phase_limit`; a child
-        that died is noted in :attr:`died`, and gives None."""
+    def timeboxed(self, phase: str, run: Callable[[], T], inline: bool | None = None) -> T | None:
+        """:func:`~dgraph.search.timebox.timeboxed` within :meth:`phase_limit`, or
+        ``run()`` in-process where ``inline`` (default :attr:`inline`) and the limit is
+        not past; a child that died is noted in :attr:`died`, and gives None."""
+        limit = self.phase_limit(phase)
+        if self.inline if inline is None else inline:
+            return run() if limit.left() > 0 else None
         try:
-            return timeboxed(run, self.phase_limit(phase))
+            return timeboxed(run, limit)
         except ChildDied as exc:
             self.died[phase] = str(exc)
             return None
+
+    def exhaustive(self, phase: str, search: Callable[..., T]) -> T | None:
+        """An exhaustive search (taking ``max_expansions``): in-process where
+        :attr:`inline`, refused past its :data:`INLINE_EXPANSIONS` expanded states (a
+        count), and then, as everywhere else, in a child (:meth:`timeboxed`)."""
+        if self.inline:
+            cap = INLINE_EXPANSIONS[phase]
+            try:
+                return self.timeboxed(phase, partial(search, max_expansions=cap))
+            except SearchTooLarge:
+                pass
+        return self.timeboxed(phase, search, inline=False)
 
 
 def best(
@@ -459,7 +496,8 @@ def best(
     """
     model = _model(graph, price, objective)
     budget = DEFAULT_BUDGET if budget is None else budget
-    clock = Ceiling(ceiling_for(budget) if ceiling is None else ceiling, winner_seconds(graph))
+    seconds = ceiling_for(budget) if ceiling is None else ceiling
+    clock = Ceiling(seconds, winner_seconds(graph), inline(graph))
     skipped = not_run(model)
     if not model.tensor:
         import scipy.sparse  # noqa: F401  (once per process: the children inherit it)
@@ -482,6 +520,14 @@ def best(
     if not given:  # none to leave out
         skipped.pop("given candidates", None)
     return _finish(pool, bounds, t0, budget, clock, skipped)
+
+
+def inline(graph: DGraph) -> bool:
+    """Whether ``best`` searches ``graph`` in-process: a scalar graph of at most
+    :data:`INLINE_EDGES` edges, on which every search whose work is counted, or that
+    ends by itself, costs less than a child process would to start. Each runs to its end
+    or its count, as it would in a child that its time did not stop: the same result."""
+    return not graph.is_tensor and graph.n_edges <= INLINE_EDGES
 
 
 def winner_seconds(graph: DGraph) -> float:
@@ -580,13 +626,18 @@ def _searches(
         for by, es in made:
             pool.add_built(by, es)
         clock.mark("structure methods")
-    bracketing = None
+    junction = None  # first: the bracketing program starts from it
+    if not skipped("junction bound"):
+        junction = clock.timeboxed("junction bound", partial(elimination_lower_bound, graph))
+        if junction is None:
+            clock.note("junction bound")
+        clock.mark("junction bound")
+    bracketing: Background[int] | Deferred[int] | None = None
     if not skipped("bracketing bound") and not clock.passed("bracketing bound"):
         load_solver()  # HiGHS's import, once per process, is not the searches' time
-        bracketing = Background(
-            partial(bracketing_lower_bound, graph, SHARES["bracketing"] * budget),
-            clock.search_end,
-        )
+        program = partial(bracketing_lower_bound, graph, SHARES["bracketing"] * budget, junction)
+        # on a tiny graph, in-process and only where the junction bound leaves a gap
+        bracketing = Deferred(program) if clock.inline else Background(program, clock.search_end)
     if largest_part(graph) > SMALL and exact_model_available():
         load_model()  # CP-SAT's import, once per process, not once per search's child
     try:
@@ -595,12 +646,7 @@ def _searches(
         if not skipped("edge bound"):
             _edge_bound(graph, bounds, budget, clock, pool.structural)
             clock.mark("edge bound")
-        if not skipped("junction bound"):
-            junction = clock.timeboxed("junction bound", partial(elimination_lower_bound, graph))
-            if junction is None:
-                clock.note("junction bound")
-            bounds.raise_floor(junction)
-            clock.mark("junction bound")
+        bounds.raise_floor(junction)
         # the vertex search priced what the model prices: over blocks, every label
         unlabeled = pool.model.tensor or not any(
             graph.constant_label(u, v) is not None for u, v in graph.edges()
@@ -735,10 +781,12 @@ def _exact_searches(
     share = None if small else SHARES["vertex-optimal"] * budget
     # the A* is structural: the order of fewest structural mults prunes it from the start
     incumbent = pool.orders[min(pool.orders, key=lambda by: pool.price[by][::-1])]
+    search = partial(vertex_optimal_search, graph, share, incumbent)
     try:
-        result = clock.timeboxed(
-            "vertex-optimal", partial(vertex_optimal_search, graph, share, incumbent)
-        )
+        if share is None:
+            result = clock.exhaustive("vertex-optimal", search)
+        else:  # CP-SAT's work, on large parts, is not a count of moves
+            result = clock.timeboxed("vertex-optimal", search, inline=False)
     except SearchTooLarge:  # pricing its start alone exceeds its share of the work
         result = None
     else:
@@ -750,10 +798,12 @@ def _exact_searches(
     inner_edges = intermediate_edge_count(graph)
     if not skipped("edge-optimal") and inner_edges <= 2 * EDGE_LIMIT:
         share = None if inner_edges <= EDGE_LIMIT else SHARES["edge-optimal"] * budget
+        search = partial(edge_optimal_search, graph, "full", share)
         try:
-            edges = clock.timeboxed(
-                "edge-optimal", partial(edge_optimal_search, graph, "full", share)
-            )
+            if share is None:
+                edges = clock.exhaustive("edge-optimal", search)
+            else:
+                edges = clock.timeboxed("edge-optimal", search, inline=False)
         except SearchTooLarge:
             edges = None
         else:
@@ -798,7 +848,9 @@ def _edge_bound(
     if intermediate_edge_count(graph) <= EDGE_LIMIT:
         return
     seconds = SHARES["edge bound"] * budget if structural else 0.0
-    found = clock.timeboxed("edge bound", partial(edge_elimination_bound, graph, seconds))
+    # its exact parts' metagraph searches have no count: in a child
+    run = partial(edge_elimination_bound, graph, seconds)
+    found = clock.timeboxed("edge bound", run, inline=False)
     if found is None:
         clock.note("edge bound")
         return
@@ -871,7 +923,7 @@ def _heuristics(
             if clock.passed("effective-optimal"):
                 exact = None
             else:
-                exact = search() if small else clock.timeboxed("effective-optimal", search)
+                exact = search() if small else clock.timeboxed("effective-optimal", search, False)
         except SearchTooLarge:  # its start alone exceeds its share (many parts)
             exact = None
         else:

@@ -76,10 +76,14 @@ def load_solver() -> None:
     import scipy.sparse  # noqa: F401
 
 
-def bracketing_lower_bound(graph: DGraph, seconds: float | None = None) -> int:
+def bracketing_lower_bound(
+    graph: DGraph, seconds: float | None = None, junction: int | None = None
+) -> int:
     """Effective multiplications every elimination of ``graph`` makes at least: per
     independent part, the integer program's optimum, or what HiGHS proved of it within
-    its share of ``seconds`` (no limit: None), and never less than the junction bound.
+    its share of ``seconds`` (no limit: None), and never less than the junction bound
+    (:func:`~dgraph.search.junction_bounds.elimination_lower_bound`: ``junction``
+    where the caller has it already, for a graph of one part).
 
     >>> from dgraph.frontends import bundled
     >>> bracketing_lower_bound(bundled("naumann_sin.trace"))
@@ -87,6 +91,8 @@ def bracketing_lower_bound(graph: DGraph, seconds: float | None = None) -> int:
     """
     parts = independent_parts(graph)
     share = None if seconds is None else seconds / len(parts)  # a fixed share each
+    if junction is not None and len(parts) == 1:
+        return max(junction, _part_bound(graph, share))
     return sum(max(elimination_lower_bound(part), _part_bound(part, share)) for part in parts)
 
 

@@ -51,7 +51,16 @@ from typing import Any, Generic, TypeVar
 from ..core.budget import Deadline, child_cpu_seconds, waited
 from ..core.graph import DGraph
 
-__all__ = ["PRELOAD", "START_METHOD", "Background", "ChildDied", "stream", "timeboxed", "warm"]
+__all__ = [
+    "PRELOAD",
+    "START_METHOD",
+    "Background",
+    "ChildDied",
+    "Deferred",
+    "stream",
+    "timeboxed",
+    "warm",
+]
 
 T = TypeVar("T")
 
@@ -283,6 +292,37 @@ class Background(Generic[T]):
         if self._child is not None:
             _end(self._child, self._receive)
             self._child = None
+
+
+class Deferred(Generic[T]):
+    """:class:`Background`'s stand-in where the work is too small for a child (one costs
+    tens of milliseconds of CPU time to start): ``run()`` in-process, once, when its
+    result is first waited for with time left, and never if it is not. The caller bounds
+    its work by counts; a wait's ``seconds`` only say whether there is time for it.
+
+    >>> job = Deferred(functools.partial(max, 6, 42))
+    >>> job.poll(), job.wait(0.0), job.wait(5.0), job.poll()
+    (None, None, 42, 42)
+    """
+
+    def __init__(self, run: Callable[[], T]) -> None:
+        self._run: Callable[[], T] | None = run
+        self.result: T | None = None
+
+    def poll(self) -> T | None:
+        """The result if it has been computed, without computing it."""
+        return self.wait(0.0)
+
+    def wait(self, seconds: float) -> T | None:
+        """The result, computed now if it was not yet and ``seconds`` are left."""
+        if self._run is not None and seconds > 0:
+            run, self._run = self._run, None
+            self.result = run()
+        return self.result
+
+    def stop(self) -> None:
+        """Nothing more is computed; the result stays as it is."""
+        self._run = None
 
 
 def start_method() -> str:

@@ -52,10 +52,10 @@ def argmax_in_loop(c):  # its Hessian reads the argmax positions its gradient st
     return jax.lax.fori_loop(0, 3, lambda i, y: y * jnp.sin(y[jnp.argmax(y)]), c).sum()
 
 
-def while_index_by_value(c):
+def while_write_at_counter(c):
     def body(s):
         i, y = s
-        return i + 1, y * c[(y[0] > 0).astype(int)]  # not the counter i
+        return i + 1, y.at[i].set(y[i] * c[0])  # a write: only reads are selected
 
     return jax.lax.while_loop(lambda s: s[0] < 3, body, (0, c))[1]
 
@@ -85,3 +85,7 @@ def branches_on_value(x):
 def chained_loop(x):  # its Hessian: 1,499 steps × 1,500 gradient entries of selections
     body = lambda i, acc: acc + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1.0 - x[i]) ** 2  # noqa: E731
     return jax.lax.fori_loop(0, x.shape[0] - 1, body, 0.0)
+
+
+def wide_carry(x):  # a loop carrying 40,000 entries of a 40,000-entry input: 1.6e9 dense
+    return jax.lax.fori_loop(0, 3, lambda i, y: jnp.sin(y) * 0.5 + y, x)

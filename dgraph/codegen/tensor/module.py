@@ -27,7 +27,7 @@ from ...core.block_costs import along_bracketing, chain_product, post_order
 from ...core.block_values import program_order
 from ...core.expressions import ExpressionSet
 from ...core.regions import is_region
-from ...errors import DGraphError
+from ...errors import DGraphError, InputError
 from ...methods.registry import accumulate
 from .. import ir
 from ..array_passes import array_shapes, optimize_statements
@@ -1099,9 +1099,20 @@ def _over_its_shapes(ops: BlockOps, valued: Valued) -> Valued:
     return ops.materialize(structural_of(ops, *valued))
 
 
+DENSE_ENTRY = 10**8  # entries of one dense Jacobian entry (800 MB of doubles)
+
+
 def output_node(w: Writer, valued: Valued, y_shape, x_shape) -> Node:
-    """One dense Jacobian entry, of shape ``y.shape + x.shape``, from its block."""
+    """One dense Jacobian entry, of shape ``y.shape + x.shape``, from its block; refused
+    in one line past :data:`DENSE_ENTRY` entries (a loop body's block over a carry of
+    n² entries, n⁴ dense, was a MemoryError)."""
     m, n = math.prod(y_shape), math.prod(x_shape)
+    if m * n > DENSE_ENTRY:
+        raise InputError(
+            f"a dense Jacobian entry of {m:,} × {n:,} = {m * n:,} entries, over"
+            f" {DENSE_ENTRY:,} (a loop body's block over what it carries: the loop's"
+            " blocks are held dense there): ask for jvp or vjp, or make the arrays smaller"
+        )
     shape = ir.Const((*y_shape, *x_shape))
     if valued is None:
         return Call("zeros", (shape,))

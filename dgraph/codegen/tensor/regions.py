@@ -145,6 +145,31 @@ def _readable(out, arguments: dict[str, str], taken: set[str]) -> dict[str, str]
     return found
 
 
+TANGENT_LIMIT = 10**8
+"""The most entries the generated tangent sweep of a loop may hold dense (the carried
+tangents and the stacked ys' rows, each a row per entry and a column per input entry:
+800 MB of doubles, the limit of a dense Jacobian, ``codegen.tensor.function.DENSE_LIMIT``).
+A loop carrying a 200 × 200 array of a 200 × 200 input held 40,000 × 40,000 (12 GB) and
+was killed for memory."""
+
+
+def _bounded(r: Region, width: int) -> None:
+    """Refuse, in one line, a tangent sweep whose dense tangents exceed
+    :data:`TANGENT_LIMIT`, before any is made."""
+    b = r.body
+    outs = range(len(r.out_shapes))
+    floats = [j for j in outs if b.out_offsets[j] is not None]  # a derivative reaches it
+    carried = sum(math.prod(b.out_shapes[j]) for j in floats if j < r.n_carry)
+    stacked = sum(math.prod(r.out_shapes[j]) for j in floats if j >= r.n_carry)
+    entries = (carried + stacked) * width
+    if entries > TANGENT_LIMIT:
+        raise InputError(
+            f"{r.name or r.kind}: the generated loop carries its tangents dense,"
+            f" {carried + stacked:,} entries × {width:,} input entries = {entries:,}, over"
+            f" {TANGENT_LIMIT:,}: ask for jvp or vjp (matrix-free sweeps through the loop)"
+        )
+
+
 def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     """The region's loop: its value and tangent sweep (module docstring)."""
     b = r.body
@@ -191,6 +216,7 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
                 lambda: next(fresh),
             )
             return _Lowered(None, r, columns, found)
+    _bounded(r, width)
     tangent_in: dict[int, str] = {}  # body input i -> the name of its tangent
     for i in range(len(b.inputs)):
         if nk <= i < nk + nc or columns[first + i][1] > columns[first + i][0]:

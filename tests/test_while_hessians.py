@@ -1,0 +1,146 @@
+"""Hessians where JAX's reverse mode stops: through a ``while_loop`` (the gradient graph
+is then JAX's forward mode, ``jacfwd``: :func:`dgraph.frontends.jax_hessian.gradient_graph`;
+its batched reads at the loop's indices are gathers read as windows),
+and of a double loop whose gradient writes at the outer counter in the inner loop (the
+transpose of a take at run-time positions, its pattern the union over them). Values
+against ``jax.jacfwd(jax.jacfwd(f))`` and ``jax.hessian``; refused before."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+lax = jax.lax
+jax.config.update("jax_enable_x64", True)
+
+import dgraph  # noqa: E402
+from dgraph.frontends import from_jax  # noqa: E402
+
+X = np.array([0.5, 0.3, 1.2, 0.8])
+C = jnp.linspace(0.2, 1.0, 5)
+
+
+def _newton_sqrt(x):
+    """Σ sqrt(x)·sin(x), the square roots by Newton's iteration run to convergence."""
+
+    def cond(s):
+        y, k = s
+        return (jnp.max(jnp.abs(y * y - x)) > 1e-14) & (k < 50)
+
+    def body(s):
+        y, k = s
+        return 0.5 * (y + x / y), k + 1
+
+    y = lax.while_loop(cond, body, (jnp.ones_like(x), 0))[0]
+    return jnp.sum(y * jnp.sin(x))
+
+
+def _iterated(x):
+    return lax.while_loop(lambda s: s[1] < 3, lambda s: (jnp.sin(s[0]) * x, s[1] + 1), (x, 0))[0]
+
+
+def _triangle(x):
+    """Σ_{i<j} 1/(1 + (x_i - x_j)²): the inner fori_loop's bounds i + 1, n are known at
+    run time only (a while_loop), and jacfwd's tangents read x[j] by a gather."""
+    pair = lambda i: lambda j, a: a + 1 / (1 + (x[i] - x[j]) ** 2)  # noqa: E731
+    return lax.fori_loop(0, 4, lambda i, a: lax.fori_loop(i + 1, 4, pair(i), a), 0.0)
+
+
+def _pairs(x):
+    outer = lambda i, a: lax.fori_loop(0, 4, lambda j, b: b + jnp.sin(x[i] * x[j]), a)  # noqa: E731
+    return lax.fori_loop(0, 4, outer, 0.0)
+
+
+def _diagonal(x):
+    outer = lambda i, a: lax.fori_loop(0, 5, lambda j, b: b + jnp.sin(x[i] * C[j]), a)  # noqa: E731
+    return lax.fori_loop(0, 4, outer, 0.0)
+
+
+def _forward_over_forward(f, x, v=None):
+    scalar = f if v is None else (lambda x: jnp.sum(v * f(x)))
+    return np.asarray(jax.jacfwd(jax.jacfwd(scalar))(x))
+
+
+def test_the_hessian_through_a_while_loop():
+    """Newton's iteration to convergence: JAX's reverse mode refuses it (as
+    ``jax.hessian`` does); dgraph's Hessian, of JAX's forward-mode gradient, verifies and
+    equals forward-over-forward's at the point and at another (one trip more or less)."""
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+        jax.hessian(_newton_sqrt)(X)
+    h = dgraph.make_function(_newton_sqrt, "hessian", point=[X])
+    assert h.generated.verified
+    for x in (X, 1.7 * X + 0.2):
+        got = np.asarray(h(x))
+        want = _forward_over_forward(_newton_sqrt, x)
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("lang", ["python", "c"])
+def test_the_hessian_of_a_triangle_of_pairs(lang):
+    """The batched read ``x_dot[:, j]`` is a gather at an index the inner while_loop
+    computes: read as the window it is (refused before, as the reverse mode is)."""
+    h = dgraph.make_function(_triangle, "hessian", lang, point=[X])
+    assert h.generated.verified
+    x = 1.1 * X
+    np.testing.assert_allclose(
+        np.asarray(h(x)), _forward_over_forward(_triangle, x), rtol=1e-12, atol=1e-13
+    )
+
+
+def test_the_lagrangian_hessian_through_a_while_loop():
+    """The Hessian of vᵀf with a ``while_loop`` in f: ``H(x, v)``; before, the graph's
+    note on the loop's trips was evaluated without the weights (a GraphError)."""
+    v = np.array([1.0, -2.0, 0.5, 0.3])
+    h = dgraph.make_function(_iterated, "hessian", point=[X], weights=v)
+    assert h.generated.verified
+    w = np.array([0.2, 0.1, -1.0, 0.4])
+    got = np.asarray(h(X, w))
+    np.testing.assert_allclose(got, _forward_over_forward(_iterated, X, w), rtol=1e-10, atol=1e-12)
+
+
+def test_a_while_loop_with_parameters_has_its_note():
+    def f(x, p):
+        return lax.while_loop(lambda s: s[1] < 3, lambda s: (jnp.sin(s[0]) * p, s[1] + 1), (x, 0))[
+            0
+        ]
+
+    g = from_jax(f, np.ones(3), np.full(3, 0.5), params=["p"], level="array")
+    assert any("while_loop ran 3 trips at the point" in n for n in g.notes)
+
+
+def test_a_double_loop_writing_at_the_outer_counter():
+    """JAX's gradient of Σ_i Σ_j sin(x_i x_j) adds into the gradient at i, the outer
+    counter, in the inner loop: equal to jax.hessian (refused before). The pattern of
+    Σ_i Σ_j sin(x_i c_j) is the union over the outer counter's positions: every entry
+    stored, the true diagonal among them, the others zero."""
+    h = dgraph.make_function(_pairs, "hessian", point=[X])
+    assert h.generated.verified
+    np.testing.assert_allclose(np.asarray(h(X)), jax.hessian(_pairs)(X), rtol=1e-12, atol=1e-13)
+    s = dgraph.make_function(_diagonal, "hessian", point=[X], sparse=True)
+    assert s.generated.verified
+    got = s(X)
+    want = np.asarray(jax.hessian(_diagonal)(X))
+    np.testing.assert_allclose(got.toarray(), want, rtol=1e-12, atol=1e-13)
+    assert np.count_nonzero(want) == 4 and got.nnz == 16  # a superset: 12 stored zeros
+
+
+def test_dense_loop_tangents_past_their_limits_are_refused(monkeypatch):
+    """The forward-mode gradient's Hessian holds a body block over the n² tangents it
+    carries, n⁴ dense (n = 300: 8.1e9 entries, a MemoryError); a loop's generated
+    tangent sweep holds carried entries × input entries (a 200 × 200 carry: 1.6e9, killed
+    for memory). Each is refused in one line before it is made (limits lowered here)."""
+    from dgraph.codegen.tensor import module, regions
+    from dgraph.errors import InputError
+
+    monkeypatch.setattr(module, "DENSE_ENTRY", 10**4)
+    x = np.linspace(0.5, 2.0, 12)
+    with pytest.raises(InputError, match=r"a dense Jacobian entry of 144 × 144 = 20,736"):
+        dgraph.make_function(_newton_sqrt, "hessian", point=[x], sparse=True)
+    monkeypatch.undo()
+    monkeypatch.setattr(regions, "TANGENT_LIMIT", 10**4)
+    with pytest.raises(
+        InputError, match=r"carries its tangents dense, 144 entries × 288 input entries = 41,472"
+    ):
+        dgraph.make_function(_iterated, "jacobian", point=[np.ones((12, 12))], sparse=True)
