@@ -649,8 +649,8 @@ _x, _u = point((3, 2), 114), point((1, 2), 115)
 case("scatter_add", "n-d-rows", lambda x, u: x.at[_U[:1]].add(u), _x, _u)
 case("scatter_min", "n-d-rows", lambda x, u: x.at[_U[:1]].min(u), _x, _u)
 case("scatter_max", "0-d-operand", lambda x, u: x.at[()].max(u), point((), 114), point((), 115))
-_c = jnp.asarray(point((4,), 116))
-case("scatter_max", "const-operand", lambda u: _c.at[_I].max(u), point((3,), 117))
+_c = point((4,), 116)  # made a JAX array where traced (x64 there: no float32 operand)
+case("scatter_max", "const-operand", lambda u: jnp.asarray(_c).at[_I].max(u), point((3,), 117))
 case(
     "scatter_add",
     "dropped",
