@@ -44,7 +44,7 @@ PHASES = {
 
 
 SUBPHASES = {  # --subphases: parts of the phases above (each counted in its phase too)
-    "es: points": ("dgraph.core.value_check", "_check_points"),
+    "es: points": ("dgraph.core.value_check", "vertex_values"),  # the code check's too
     "es: jax ref": ("dgraph.core.value_check", "_jax_jvp"),
     "es: ES jvp": ("dgraph.core.value_check", "jvp_and_scale"),
     "cg: walk": ("dgraph.codegen.tensor.module", "_walk"),

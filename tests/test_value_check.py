@@ -454,3 +454,38 @@ def test_the_same_program_built_again_compiles_its_reference_once(monkeypatch, c
     eqn = closed.jaxpr.eqns[0]
     monkeypatch.setattr(eqn, "params", {**eqn.params, "opaque": [{1, 2}]}, raising=False)
     assert program_key(closed) is None
+
+
+def test_a_check_holds_one_point_s_vertex_values_at_a_time(monkeypatch):
+    """The random point is drawn, and its vertex values evaluated, only after the user's
+    point has been checked and let go (at 10⁶ unknowns each point's values are some
+    0.5 GB); the points, their order and the report are check_points' own."""
+    import gc
+    import weakref
+
+    from dgraph.core import value_check
+
+    g = from_jax(lambda x: jnp.sin(x) * x[::-1], NEAR, level="array")
+    events, held = [], []
+    finite, evaluate = value_check.finite_point, value_check.jvp_and_scale
+
+    def jvp_and_scale(es, values, direction):
+        events.append("checked")
+        inner = next(v for name, v in values.items() if name not in g.inputs)
+        held.append(weakref.ref(inner))  # a vertex's value: made for this point alone
+        return evaluate(es, values, direction)
+
+    monkeypatch.setattr(value_check, "jvp_and_scale", jvp_and_scale)
+
+    def random_point(*a):
+        gc.collect()
+        events.append(("drawn after checks", len(held), all(ref() is None for ref in held)))
+        return finite(*a)
+
+    monkeypatch.setattr(value_check, "finite_point", random_point)
+    es = accumulate(g, "forward")
+    assert es.verified
+    assert events == ["checked", ("drawn after checks", 1, True), "checked"]  # let go
+    points = value_check.check_points(g)
+    assert [p.label for p in points.points] == ["the user's point", "a random point in [0.5, 1.5)"]
+    assert "at the user's point and a random point" in es.verification.detail

@@ -41,7 +41,7 @@ import contextlib
 import hashlib
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -246,25 +246,36 @@ def check_points(graph: DGraph, seed: int = 0) -> CheckPoints:
     version) and seed are remembered, not their vertex values: a second check there
     (generated code after its expression set) gets the same points, their values
     evaluated again only where it reads them."""
+    notes: list[str] = []
+    return CheckPoints(list(_points_in_turn(graph, seed, notes)), notes)
+
+
+def _points_in_turn(graph: DGraph, seed: int, notes: list[str]) -> Iterator[Point]:
+    """:func:`check_points`'s points one at a time, each found (its vertex values
+    evaluated) only when the one before it has been taken, its notes added to ``notes``
+    as they are found: a caller that lets a point go before asking for the next holds
+    one point's values at a time (at 10⁶ unknowns some 0.5 GB a point)."""
     if not in_scope():
-        return _check_points(graph, seed)
+        yield from _each_check_point(graph, seed, notes)
+        return
     key = (id(graph), graph.version, seed)
     found = _POINTS.get(key)
     if found is not None and found[0]() is graph:
-        points = [
-            Point(label, inputs, _Values(graph, inputs, frozen), frozen)
-            for label, inputs, frozen in found[1]
-        ]
-        return CheckPoints(points, list(found[2]))
-    checked = _check_points(graph, seed)
-    kept = [(p.label, p.inputs, dict(p.frozen)) for p in checked.points]
-    _remember(_POINTS, key, (weakref.ref(graph), kept, list(checked.notes)))
-    return checked
+        notes.extend(found[2])
+        for label, inputs, frozen in found[1]:
+            yield Point(label, inputs, _Values(graph, inputs, frozen), frozen)
+        return
+    kept = []
+    for point in _each_check_point(graph, seed, notes):
+        kept.append((point.label, point.inputs, dict(point.frozen)))
+        yield point
+        del point  # not held while the next one is found
+    _remember(_POINTS, key, (weakref.ref(graph), kept, list(notes)))
 
 
-def _check_points(graph: DGraph, seed: int = 0) -> CheckPoints:
-    found: list[Point] = []
-    notes: list[str] = []
+def _each_check_point(graph: DGraph, seed: int, notes: list[str]) -> Iterator[Point]:
+    """The user's point (where finite), then the first finite random one, each found
+    when asked for; why a candidate was passed over added to ``notes``."""
     given = graph.point
     if given is not None and len(graph.parameter_point) < len(graph.parameter_shapes):
         notes.append("the user's point gives no values for the array parameters")
@@ -275,17 +286,17 @@ def _check_points(graph: DGraph, seed: int = 0) -> CheckPoints:
         with np.errstate(all="ignore"):
             values = vertex_values(graph, given, frozen)
         if _finite(values):
-            found.append(Point("the user's point", dict(given), values, frozen))
+            yield Point("the user's point", dict(given), values, frozen)
         else:
             notes.append("the program is not finite at the user's point")
+        del values
     drawn = finite_point(graph, seed)
     if drawn is not None:
         low, high = drawn.range
         where = f"a random point in [{low:g}, {high:g})"
-        found.append(Point(where, drawn.inputs, drawn.values, drawn.frozen))
+        yield Point(where, drawn.inputs, drawn.values, drawn.frozen)
     else:
         notes.append(f"no random point in {_ranges()} where the program is finite")
-    return CheckPoints(found, notes)
 
 
 def _ranges() -> str:
@@ -550,10 +561,12 @@ def check_values(
     the module says, for each group (inputs the direction moves, outputs compared;
     default: all of them at once) at each point of :func:`check_points`."""
     groups = groups or [(graph.inputs, graph.outputs)]
-    points, notes = check_points(graph, seed)
+    found_notes: list[str] = []  # the points' notes, then the checks'
+    points = _points_in_turn(graph, seed, found_notes)  # one point's values held at a time
+    notes: list[str] = []
     checked: list[str] = []
     worst, used = 0.0, ""
-    for point in points:
+    while (point := next(points, None)) is not None:
         usable = True
         for inputs, outputs in groups:
             direction = _shared_direction(graph, point, inputs, seed)
@@ -584,6 +597,8 @@ def check_values(
                 worst = max(worst, raw)
         if usable:
             checked.append(point.label)
+        del point  # its values go before the next point's are evaluated
+    notes[:0] = found_notes
     if not checked:
         why = "; ".join(notes) or "no point to check at"
         return ValueCheck("not verified", f"values not checked: {why}", None, used)
