@@ -949,8 +949,29 @@ def _step_patterns(r: Region) -> dict[tuple[int, int], Any]:
     """The patterns of a scan whose body selects by per-step masks (``r.step_tables``:
     reads and writes at the loop counter, :mod:`dgraph.frontends.jaxpr_steps`): the
     body's pattern at step t keeps, of each ``select_n`` on a mask, the entries the
-    mask picks at t; the chain of those T patterns is exact per step."""
+    mask picks at t; the chain of those T patterns is exact per step. Swept row by row
+    where few rows change per step (:mod:`.step_rows`: the work in the rows each step
+    selects, bounded by :data:`STEP_LIMIT`), else step by step whole (T × the body's
+    inputs, bounded by :data:`STEP_LIMIT`)."""
+    from .step_rows import row_sweep
+
     b = r.body
+    g = b.graph
+    masked = {}
+    for v in b.order:
+        op = g.op(v)
+        if op is not None and op.primitive == "select_n" and _reads_only(op.operands[0], r):
+            masked[v] = op
+
+    def picks_at(t: int) -> dict[str, np.ndarray]:
+        s = r.length - 1 - t if r.reverse else t
+        env = {name: table[s] for name, table in r.step_tables.items()}
+        return {v: np.asarray(operand_value(op.operands[0], env)) for v, op in masked.items()}
+
+    if masked:
+        found = row_sweep(r, masked, picks_at, STEP_LIMIT)
+        if found is not None:
+            return found
     if (r.length or 0) * b.n_in > STEP_LIMIT:
         raise InputError(
             f"{r.name or 'scan'}: a loop of {r.length:,} steps that selects at its counter in"
@@ -958,23 +979,10 @@ def _step_patterns(r: Region) -> dict[tuple[int, int], Any]:
             f" cost {r.length * b.n_in:,} over {STEP_LIMIT:,} (each step's selection is its"
             " own); make the loop shorter or the carried array smaller"
         )
-    g = b.graph
-    masked = {}
-    for v in b.order:
-        op = g.op(v)
-        if op is not None and op.primitive == "select_n" and _reads_only(op.operands[0], r):
-            masked[v] = op
     whole = b.jacobian(None)
     if not masked:
         return r.step_sweep(lambda t: whole)
-
-    def at(t: int) -> sp.csr_array:
-        s = r.length - 1 - t if r.reverse else t
-        env = {name: table[s] for name, table in r.step_tables.items()}
-        picks = {v: np.asarray(operand_value(op.operands[0], env)) for v, op in masked.items()}
-        return _masked_jacobian(b, picks)
-
-    return r.step_sweep(at)
+    return r.step_sweep(lambda t: _masked_jacobian(b, picks_at(t)))
 
 
 def _reads_only(x: Any, r: Region) -> bool:
