@@ -414,6 +414,8 @@ class Region(PatternBlocks):
         self._runs: dict[bytes, dict] = {}
         self._pattern: dict[tuple[int, int], np.ndarray | None] | None = None
         self.step_tables: dict[str, np.ndarray] = {}  # per-step masks (_step_patterns)
+        # tables of the positions a step selects: name -> (size, the mask made of them)
+        self.step_positions: dict[str, tuple[int, Any]] = {}
         b = self.body
         self.n_xs = len(b.inputs) - self.n_consts - self.n_carry
         first = self.n_cond_consts
@@ -968,8 +970,28 @@ def _step_patterns(r: Region) -> dict[tuple[int, int], Any]:
         env = {name: table[s] for name, table in r.step_tables.items()}
         return {v: np.asarray(operand_value(op.operands[0], env)) for v, op in masked.items()}
 
+    def selected_at(t: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per masked vertex, the entries whose mask is set at step t and their picks:
+        read off a table of positions, or from the mask's values."""
+        s = r.length - 1 - t if r.reverse else t
+        out = {}
+        for v, op in masked.items():
+            (name, *more) = names_read([op.operands[0]])
+            size, mask = r.step_positions.get(name, (None, None))
+            if not more and mask is not None and mask == op.operands[0]:
+                row = r.step_tables[name][s]
+                at = np.unique(row[row < size]).astype(np.int64)
+                out[v] = (at, np.ones(at.size, dtype=np.int64))
+            else:
+                env = {n: r.step_tables[n][s] for n in (name, *more)}
+                flat = np.asarray(operand_value(op.operands[0], env)).astype(int)
+                flat = np.broadcast_to(flat, op.shape).reshape(-1)
+                at = np.flatnonzero(flat)
+                out[v] = (at, flat[at].astype(np.int64))
+        return out
+
     if masked:
-        found = row_sweep(r, masked, picks_at, STEP_LIMIT)
+        found = row_sweep(r, masked, selected_at, STEP_LIMIT)
         if found is not None:
             return found
     if (r.length or 0) * b.n_in > STEP_LIMIT:

@@ -42,7 +42,9 @@ def row_sweep(
     r: Region, masked: Mapping[str, Any], picks_at: Callable[[int], dict], limit: int
 ) -> dict | None:
     """The patterns of every (output, operand) block of ``r``, as
-    :meth:`Region.step_sweep` gives them, swept row by row (module docstring); None
+    :meth:`Region.step_sweep` gives them, swept row by row (module docstring);
+    ``picks_at(t)``: per masked vertex, the entries the step selects (sorted, flat) and
+    the case each picks (the others pick case 0). None
     where the rows to recompute each step are not few (the whole-step sweep is then as
     cheap) or a carry is float only one way."""
     from .regions import _bool, _masked_jacobian
@@ -69,7 +71,7 @@ def row_sweep(
     work = 0
     y_rows = _y_rows(r)
     for t in range(steps):
-        picks = {v: _flat(p, masked[v].shape) for v, p in picks_at(t).items()}
+        picks = picks_at(t)
         changed = rows_of.reached(picks)
         kept = np.setdiff1d(active, changed, assume_unique=True)
         ids = np.concatenate([kept, changed]).astype(np.int64)
@@ -124,9 +126,16 @@ def _layout(r: Region) -> tuple[np.ndarray, list[tuple[int, int]]] | None:
     return target, dropped
 
 
-def _flat(picks: Any, shape: tuple[int, ...]) -> np.ndarray:
-    """A masked vertex's picks, one per entry (as ints, broadcast to its shape)."""
-    return np.broadcast_to(np.asarray(picks).astype(int), shape).reshape(-1)
+def _picked(picks: tuple[np.ndarray, np.ndarray], entries: np.ndarray) -> np.ndarray:
+    """The case each of ``entries`` picks: its pick where the step selects it (``picks``:
+    the entries selected, sorted, and their cases), else 0."""
+    selected, cases = picks
+    out = np.zeros(entries.size, dtype=np.int64)
+    if selected.size:
+        at = np.minimum(np.searchsorted(selected, entries), selected.size - 1)
+        hit = selected[at] == entries
+        out[hit] = cases[at[hit]]
+    return out
 
 
 def _y_rows(r: Region) -> list[tuple[int | None, int]]:
@@ -233,7 +242,7 @@ class _Cut:
         ws, cs = [w], [c]
         for v, down in self.down.items():
             wv, e = _entries(down, rows)
-            k = picks[v][e]
+            k = _picked(picks[v], e)
             ok = (k >= 0) & (k < self.cases[v])
             wu, cu = _entries(self.up[v], k[ok] * self.sizes[v] + e[ok])
             ws.append(wv[ok][wu])
@@ -248,6 +257,7 @@ class _Reverse:
 
     def __init__(self, b, masked: Mapping[str, Any]) -> None:
         self.b = b
+        self.sizes = {v: math.prod(op.shape) for v, op in masked.items()}
         self.reach, self.at = _influence(b, masked)
         self.cache: dict = {}
 
@@ -255,13 +265,17 @@ class _Reverse:
         return _reached(self.reach, self.at, picks)
 
     def exact(self, picks: Mapping[str, np.ndarray], rows: np.ndarray):
-        m = _exact_rows(self.b, picks, rows, self.cache)
+        dense = {}
+        for v, (selected, cases) in picks.items():
+            dense[v] = np.zeros(self.sizes[v], dtype=np.int64)
+            dense[v][selected] = cases
+        m = _exact_rows(self.b, dense, rows, self.cache)
         return _entries(m, np.arange(rows.size))
 
 
 def _reached(reach: sp.csr_array, at: Mapping[str, int], picks) -> np.ndarray:
     """The output rows reached from the entries the step selects (a pick other than 0)."""
-    hit = [at[v] + np.flatnonzero(p) for v, p in picks.items()]
+    hit = [at[v] + selected for v, (selected, _) in picks.items()]
     if not hit:
         return np.zeros(0, np.int64)
     return np.unique(_entries(reach, np.concatenate(hit))[1])
