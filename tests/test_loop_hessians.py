@@ -193,23 +193,28 @@ def test_long_loops_selecting_in_what_they_carry_are_refused_in_one_line(monkeyp
     assert "\n" not in str(caught.value) and "a loop of 19 steps" in str(caught.value)
 
 
-def test_selections_at_the_counter_hold_the_positions_each_step_selects():
+def test_selections_at_the_counter_hold_the_positions_each_step_selects(monkeypatch):
     """The reverse sweep of a chained Rosenbrock's gradient writes one entry of the
     carried gradient per step (three writes): each per-step table holds one position
-    per step, not a mask over the gradient's n entries; and its patterns, swept row by
-    row, recompute a few rows per step. So n = 20,000 (T·n = 4·10⁸, refused before
-    by ``STEP_LIMIT``) reads and takes its patterns, whose nonzeros are the chain's."""
+    per step, not a mask over the gradient's n entries, and the patterns, swept row by
+    row, recompute a few rows per step. So with ``STEP_LIMIT`` at 2·10⁵, n = 2,000
+    (T·n = 4·10⁶: masks over the gradient would be refused) reads and takes its
+    patterns, the chain's: the gradient's entries each over its own few steps."""
+    from dgraph.core import regions
     from dgraph.core.regions import regions_of
+    from dgraph.frontends import jaxpr_steps
     from dgraph.frontends.jax_hessian import gradient_graph
 
-    n = 20_000
-    x = np.linspace(-0.8, 0.9, n)
-    graph = gradient_graph(_chained, x)
-    tables = [table for _, region in regions_of(graph) for table in region.step_tables.values()]
-    assert tables and all(table.shape == (n - 1, 1) for table in tables)
-    region = next(r for _, r in regions_of(graph) if r.step_tables)
-    nnz = sum(m.nnz for m in region._patterns().values())
-    assert nnz < 20 * n
+    monkeypatch.setattr(jaxpr_steps, "STEP_LIMIT", 200_000)
+    monkeypatch.setattr(regions, "STEP_LIMIT", 200_000)
+    n = 2_000
+    graph = gradient_graph(_chained, np.linspace(-0.8, 0.9, n))
+    loops = [r for _, r in regions_of(graph) if r.step_tables]
+    tables = [table for r in loops for table in r.step_tables.values()]
+    assert len(loops) == 1 and len(tables) == 3
+    assert all(table.shape == (n - 1, 1) for table in tables)
+    nnz = sum(m.nnz for m in loops[0]._patterns().values())
+    assert 0 < nnz < 30 * n
 
 
 def _keys_scanned(x):

@@ -19,8 +19,10 @@ step ``M = [[A, K], [0, I]]`` over ``(c, k)``:
   saturates or cycles: it is computed up to its first repeat, never past T; a body that
   selects by per-step masks (indexing at the loop counter, ``step_tables``) has a
   pattern of its own at each step, and the blocks are the boolean tangent sweep of those
-  T patterns (:meth:`Region.step_sweep`), refused in one line past :data:`STEP_LIMIT`
-  steps × body inputs (its work: minutes there);
+  T patterns, swept over the rows each step's selections reach (:mod:`.step_rows`;
+  refused in one line past :data:`STEP_LIMIT` rows and entries recomputed), or where
+  many rows change each step step by step whole (:meth:`Region.step_sweep`, refused past
+  :data:`STEP_LIMIT` steps × body inputs);
 * values at a point: one tangent sweep through the T steps (``D ← J_t·D``, the body's
   Jacobian ``J_t`` accumulated over its own graph at step t), which is the chain
   product bracketed from the right — for a chain of equal square factors applied to the
@@ -203,7 +205,9 @@ class Body:
 
 
 REACH_LIMIT = 50_000_000  # steps × body inputs above which Region.depends reads reachability
-STEP_LIMIT = 2_000_000  # steps × body inputs of a loop's patterns taken step by step
+STEP_LIMIT = (
+    2_000_000  # rows and entries a loop's per-step patterns recompute (whole: steps × inputs)
+)
 PLAN_LIMIT = 20_000_000  # products of entries a planned body Jacobian may hold
 
 

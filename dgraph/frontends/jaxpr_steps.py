@@ -18,8 +18,11 @@ fixed selection:
   per-step mask and a sum; a write (``x.at[i].set(u)``) whose entries are each written from
   one update entry whenever written is a ``select_n`` between ``x`` and the update spread
   over them; one whose window moves over ``x`` selects among a few update entries per
-  entry, as a read does. The masks are a new ``xs`` of 0/1 rows (``StepReads.tables``), and the
-  region's patterns are taken step by step (``Region.step_sweep``): exact per step.
+  entry, as a read does. The masks come from a new ``xs``: a write's, the positions each
+  step writes (steps × the few it writes, not a mask over ``x``: :meth:`StepReads._mask`,
+  the mask ``any(position == iota)`` computed in the body); a read's, its 0/1 rows over
+  the entries it reads (``StepReads.tables``). The region's patterns are exact per step,
+  swept over the rows each step's selections reach (:mod:`dgraph.core.step_rows`).
 
 An addition at the counter (``x.at[i].add(u)``) is the write's select against zeros,
 added to ``x``. In a loop inside a scan body, an index may also read the enclosing
@@ -36,11 +39,11 @@ positions ``1, 2, …`` (a write: the update's ids) at each step's index values,
 ``jax.vmap`` over the steps, so JAX's clamping holds. An index that depends on values the
 body computes is none of this: the array level's take at run-time positions
 (:mod:`.jaxpr_dynamic`) or its transpose, read in the body. Refused in one line: an index
-read from a loop operand computed from the values, a selection whose per-step masks would cover
-more than ``STEP_LIMIT`` entries, a combiner other than ``set`` and ``add`` at the
-counter, two entries added into one at a step, at a ``while_loop``'s counter anything
-but ``dynamic_slice``, at an outer loop's counter a write or a read of what the inner
-loop carries or computes.
+read from a loop operand computed from the values, a selection whose per-step tables would
+hold more than ``STEP_LIMIT`` entries (steps × the entries a step selects), a combiner
+other than ``set`` and ``add`` at the counter, two entries added into one at a step, at
+a ``while_loop``'s counter anything but ``dynamic_slice``, at an outer loop's counter a
+write or a read of what the inner loop carries or computes.
 """
 
 from __future__ import annotations
