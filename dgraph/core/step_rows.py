@@ -14,8 +14,11 @@ body's size: T steps × the carried entries n. Here the sweep is taken row by ro
   others (the ys, a carried scalar that accumulates) are *active*, recomputed each step;
 * at step t the entries whose mask is set are few (the positions written or read);
   the output rows they reach (through the body's blocks of ones: a superset, made once)
-  are recomputed exactly, as rows of ``J_t`` by a reverse pass through the body with
-  the step's masks (:func:`_exact_rows`); every other row is the base's.
+  are recomputed exactly as rows of ``J_t``: the paths that avoid the masked vertices,
+  and through each masked entry on a row's paths the case the step picks there
+  (:class:`_Cut`, its parts made once), or where one masked vertex reaches another by a
+  reverse pass through the body with the step's masks (:class:`_Reverse`); every other
+  row is the base's.
 
 So a step costs its active and changed rows (and the tangent rows they read), and the
 patterns are those of the whole sweep, exact per step. The rows recomputed over all
@@ -44,9 +47,9 @@ def row_sweep(
     """The patterns of every (output, operand) block of ``r``, as
     :meth:`Region.step_sweep` gives them, swept row by row (module docstring);
     ``picks_at(t)``: per masked vertex, the entries the step selects (sorted, flat) and
-    the case each picks (the others pick case 0). None
-    where the rows to recompute each step are not few (the whole-step sweep is then as
-    cheap) or a carry is float only one way."""
+    the case each picks (the others pick case 0). None where the rows to recompute each
+    step are not few (the whole-step sweep is then as cheap) or a carry is float only
+    one way."""
     from .regions import _bool, _masked_jacobian
 
     b = r.body
