@@ -1,13 +1,18 @@
 """Sparse Hessians of loops indexed by their counter: build CPU seconds, nonzeros, the
 largest error against ``jax.hessian`` and the growth exponent of the build.
 
-    python benchmarks/hessian_loops.py [SIZES ...]
+    python benchmarks/hessian_loops.py [SIZES ...] [--only NAME] [--no-programs]
+    python benchmarks/hessian_loops.py --patterns [SIZES ...] [--only NAME]
 
 JAX's gradient of a ``fori_loop`` over ``x[i]`` stacks the counter and writes at it in
 its reverse sweep; dgraph reads that counter before the program runs
 (``jaxpr_loops._counted_outputs``) and takes the reverse sweep's writes as per-step
-selections (``jaxpr_steps``). Their cost is T steps × the gradient's n entries, so the
-build grows about as n²; ``STEP_LIMIT`` refuses it in one line past 2·10⁶.
+selections (``jaxpr_steps``): tables of the positions each step writes, and patterns
+swept over the rows each step changes (``dgraph.core.step_rows``), so reading the
+gradient's graph and its patterns grows as T·(entries per step) + n. ``--patterns``
+times that part alone (the graph of the gradient and its loops' patterns: CPU seconds,
+nonzeros of the patterns, peak memory), for sizes where the whole build (its generated
+code's tangent sweep carries dense n × columns arrays per step) would not finish.
 """
 
 from __future__ import annotations
@@ -106,16 +111,24 @@ def programs() -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sizes", nargs="*", type=int, default=[30, 100, 300])
+    parser.add_argument("--only", default="", help="functions whose name contains this")
+    parser.add_argument("--no-programs", action="store_true", help="skip the second table")
+    parser.add_argument("--patterns", action="store_true", help="graph and patterns only")
     args = parser.parse_args()
     import jax
 
     jax.config.update("jax_enable_x64", True)
     import dgraph
 
+    chosen = {k: f for k, f in functions().items() if args.only.lower() in k.lower()}
+    if args.patterns:
+        patterns(chosen, args.sizes)
+        return
+
     print("| function | n | build CPU s | nnz | jax.hessian nnz | max error / max abs |")
     print("|---|---|---|---|---|---|")
     builds: dict[str, list[tuple[int, float]]] = {}
-    for name, f in functions().items():
+    for name, f in chosen.items():
         for n in args.sizes:
             x = np.linspace(-0.8, 0.9, n)
             start = time.process_time()
@@ -129,9 +142,9 @@ def main() -> None:
                 f"| {name} | {n} | {built:.2f} | {nnz} | {np.count_nonzero(want)} | {error:.1e} |"
             )
             builds.setdefault(name, []).append((n, built))
-    for name, rows in builds.items():
-        (n0, t0), (n1, t1) = rows[0], rows[-1]
-        print(f"{name}: build grows as n^{math.log(t1 / t0) / math.log(n1 / n0):.2f}")
+    growth(builds, "build")
+    if args.no_programs:
+        return
     print()
     print("| program | unknowns | build CPU s | nnz | jax.hessian nnz | max error / max abs |")
     print("|---|---|---|---|---|---|")
@@ -143,6 +156,40 @@ def main() -> None:
         error = np.abs(got - want).max() / np.abs(want).max()
         nnz, true = np.count_nonzero(got), np.count_nonzero(want)
         print(f"| {name} | {x.size} | {built:.2f} | {nnz} | {true} | {error:.1e} |")
+
+
+def growth(rows_by_name: dict[str, list[tuple[int, float]]], what: str) -> None:
+    """The growth exponent between the first and the last size of each function."""
+    for name, rows in rows_by_name.items():
+        (n0, t0), (n1, t1) = rows[0], rows[-1]
+        if n1 != n0 and t0 > 0:
+            print(f"{name}: {what} grows as n^{math.log(t1 / t0) / math.log(n1 / n0):.2f}")
+
+
+def patterns(chosen: dict, sizes: list[int]) -> None:
+    """The graph of the gradient and its loops' patterns alone: CPU seconds, the
+    patterns' nonzeros, the per-step tables' shapes, peak memory (the process's)."""
+    import resource
+
+    from dgraph.core.regions import regions_of
+    from dgraph.frontends.jax_hessian import gradient_graph
+
+    print("| function | n | graph and patterns CPU s | pattern nnz | tables | peak RSS GB |")
+    print("|---|---|---|---|---|---|")
+    times: dict[str, list[tuple[int, float]]] = {}
+    for name, f in chosen.items():
+        for n in sizes:
+            x = np.linspace(-0.8, 0.9, n)
+            start = time.process_time()
+            graph = gradient_graph(f, x)
+            loops = [r for _, r in regions_of(graph)]
+            nnz = sum(m.nnz for r in loops for m in r._patterns().values())
+            took = time.process_time() - start
+            shapes = sorted({t.shape for r in loops for t in r.step_tables.values()})
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+            print(f"| {name} | {n} | {took:.2f} | {nnz} | {shapes} | {peak:.2f} |", flush=True)
+            times.setdefault(name, []).append((n, took))
+    growth(times, "graph and patterns")
 
 
 if __name__ == "__main__":

@@ -789,19 +789,19 @@ CASES: list[tuple[str, list[str], str]] = [
         ],
         "no shape rule for the array function argmax",
     ),
-    (  # selections at the counter past STEP_LIMIT: refused before the masks are made
-        "loop-hessian-steps-past-the-limit",
+    (  # selections at the counter past STEP_LIMIT: refused before the tables are made
+        "loop-rows-written-past-the-limit",
         [
             "codegen",
-            H("jax_model.py") + ":chained_loop",
+            H("jax_model.py") + ":rows_at_counter",
             "--inputs",
-            "x:1500",
+            "x:2000",
             "--mode",
-            "hessian",
+            "jacobian",
             "-o",
-            "h.py",
+            "j.py",
         ],
-        "its per-step selections would cover 2,248,500 entries, over 2,000,000",
+        "its per-step selections would hold 3,000,000 entries, over 2,000,000",
     ),
     (  # the generated loop's dense tangents: 40,000 × 40,000, refused before any is made
         "loop-tangents-past-the-limit",

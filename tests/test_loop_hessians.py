@@ -172,24 +172,49 @@ def _chained(x):
 
 
 def test_long_loops_selecting_in_what_they_carry_are_refused_in_one_line(monkeypatch):
-    """The per-step selections cost steps × carried entries (a chained Rosenbrock of
-    40,000 steps: 1.6·10⁹, out of memory before this limit): past ``STEP_LIMIT`` the
-    reader refuses in one line, and so do the region's step-by-step patterns (the
-    limits lowered here to 100: 19 steps over a gradient of 20)."""
+    """The per-step selections hold the positions each step selects (the reverse
+    sweep's writes: one per step) and the patterns recompute the rows they reach: past
+    ``STEP_LIMIT`` the reader refuses in one line before its tables are made, and so
+    do the region's patterns as their sweep goes (the limits lowered here to 10: 19
+    steps, 19 positions)."""
     from dgraph.core import regions
     from dgraph.frontends import jaxpr_steps
 
     x = np.linspace(-0.8, 0.9, 20)
-    monkeypatch.setattr(jaxpr_steps, "STEP_LIMIT", 100)
+    monkeypatch.setattr(jaxpr_steps, "STEP_LIMIT", 10)
     with pytest.raises(DGraphError) as caught:
         dgraph.hessian(_chained, x)
     assert "\n" not in str(caught.value) and "19 steps" in str(caught.value)
-    assert "380 entries, over 100" in str(caught.value)
+    assert "19 entries, over 10" in str(caught.value)
     monkeypatch.setattr(jaxpr_steps, "STEP_LIMIT", 10**6)
-    monkeypatch.setattr(regions, "STEP_LIMIT", 100)
+    monkeypatch.setattr(regions, "STEP_LIMIT", 10)
     with pytest.raises(DGraphError) as caught:
         dgraph.hessian(_chained, x)
     assert "\n" not in str(caught.value) and "a loop of 19 steps" in str(caught.value)
+
+
+def test_selections_at_the_counter_hold_the_positions_each_step_selects(monkeypatch):
+    """The reverse sweep of a chained Rosenbrock's gradient writes one entry of the
+    carried gradient per step (three writes): each per-step table holds one position
+    per step, not a mask over the gradient's n entries, and the patterns, swept row by
+    row, recompute a few rows per step. So with ``STEP_LIMIT`` at 2·10⁵, n = 2,000
+    (T·n = 4·10⁶: masks over the gradient would be refused) reads and takes its
+    patterns, the chain's: the gradient's entries each over its own few steps."""
+    from dgraph.core import regions
+    from dgraph.core.regions import regions_of
+    from dgraph.frontends import jaxpr_steps
+    from dgraph.frontends.jax_hessian import gradient_graph
+
+    monkeypatch.setattr(jaxpr_steps, "STEP_LIMIT", 200_000)
+    monkeypatch.setattr(regions, "STEP_LIMIT", 200_000)
+    n = 2_000
+    graph = gradient_graph(_chained, np.linspace(-0.8, 0.9, n))
+    loops = [r for _, r in regions_of(graph) if r.step_tables]
+    tables = [table for r in loops for table in r.step_tables.values()]
+    assert len(loops) == 1 and len(tables) == 3
+    assert all(table.shape == (n - 1, 1) for table in tables)
+    nnz = sum(m.nnz for m in loops[0]._patterns().values())
+    assert 0 < nnz < 30 * n
 
 
 def _keys_scanned(x):

@@ -19,8 +19,10 @@ step ``M = [[A, K], [0, I]]`` over ``(c, k)``:
   saturates or cycles: it is computed up to its first repeat, never past T; a body that
   selects by per-step masks (indexing at the loop counter, ``step_tables``) has a
   pattern of its own at each step, and the blocks are the boolean tangent sweep of those
-  T patterns (:meth:`Region.step_sweep`), refused in one line past :data:`STEP_LIMIT`
-  steps × body inputs (its work: minutes there);
+  T patterns, swept over the rows each step's selections reach (:mod:`.step_rows`;
+  refused in one line past :data:`STEP_LIMIT` rows and entries recomputed), or where
+  many rows change each step step by step whole (:meth:`Region.step_sweep`, refused past
+  :data:`STEP_LIMIT` steps × body inputs);
 * values at a point: one tangent sweep through the T steps (``D ← J_t·D``, the body's
   Jacobian ``J_t`` accumulated over its own graph at step t), which is the chain
   product bracketed from the right — for a chain of equal square factors applied to the
@@ -208,7 +210,9 @@ class Body:
 
 
 REACH_LIMIT = 50_000_000  # steps × body inputs above which Region.depends reads reachability
-STEP_LIMIT = 2_000_000  # steps × body inputs of a loop's patterns taken step by step
+STEP_LIMIT = (
+    2_000_000  # rows and entries a loop's per-step patterns recompute (whole: steps × inputs)
+)
 PLAN_LIMIT = 20_000_000  # products of entries a planned body Jacobian may hold
 
 
@@ -422,6 +426,8 @@ class Region(PatternBlocks):
         self._runs: dict[bytes, dict] = {}
         self._pattern: dict[tuple[int, int], np.ndarray | None] | None = None
         self.step_tables: dict[str, np.ndarray] = {}  # per-step masks (_step_patterns)
+        # tables of the positions a step selects: name -> (size, the mask made of them)
+        self.step_positions: dict[str, tuple[int, Any]] = {}
         b = self.body
         self.n_xs = len(b.inputs) - self.n_consts - self.n_carry
         first = self.n_cond_consts
@@ -1008,8 +1014,49 @@ def _step_patterns(r: Region) -> dict[tuple[int, int], Any]:
     """The patterns of a scan whose body selects by per-step masks (``r.step_tables``:
     reads and writes at the loop counter, :mod:`dgraph.frontends.jaxpr_steps`): the
     body's pattern at step t keeps, of each ``select_n`` on a mask, the entries the
-    mask picks at t; the chain of those T patterns is exact per step."""
+    mask picks at t; the chain of those T patterns is exact per step. Swept row by row
+    where few rows change per step (:mod:`.step_rows`: the work in the rows each step
+    selects, bounded by :data:`STEP_LIMIT`), else step by step whole (T × the body's
+    inputs, bounded by :data:`STEP_LIMIT`)."""
+    from .step_rows import row_sweep
+
     b = r.body
+    g = b.graph
+    masked = {}
+    for v in b.order:
+        op = g.op(v)
+        if op is not None and op.primitive == "select_n" and _reads_only(op.operands[0], r):
+            masked[v] = op
+
+    def picks_at(t: int) -> dict[str, np.ndarray]:
+        s = r.length - 1 - t if r.reverse else t
+        env = {name: table[s] for name, table in r.step_tables.items()}
+        return {v: np.asarray(operand_value(op.operands[0], env)) for v, op in masked.items()}
+
+    def selected_at(t: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per masked vertex, the entries whose mask is set at step t and their picks:
+        read off a table of positions, or from the mask's values."""
+        s = r.length - 1 - t if r.reverse else t
+        out = {}
+        for v, op in masked.items():
+            (name, *more) = names_read([op.operands[0]])
+            size, mask = r.step_positions.get(name, (None, None))
+            if not more and mask is not None and mask == op.operands[0]:
+                row = r.step_tables[name][s]
+                at = np.unique(row[row < size]).astype(np.int64)
+                out[v] = (at, np.ones(at.size, dtype=np.int64))
+            else:
+                env = {n: r.step_tables[n][s] for n in (name, *more)}
+                flat = np.asarray(operand_value(op.operands[0], env)).astype(int)
+                flat = np.broadcast_to(flat, op.shape).reshape(-1)
+                at = np.flatnonzero(flat)
+                out[v] = (at, flat[at].astype(np.int64))
+        return out
+
+    if masked:
+        found = row_sweep(r, masked, selected_at, STEP_LIMIT)
+        if found is not None:
+            return found
     if (r.length or 0) * b.n_in > STEP_LIMIT:
         raise InputError(
             f"{r.name or 'scan'}: a loop of {r.length:,} steps that selects at its counter in"
@@ -1017,23 +1064,10 @@ def _step_patterns(r: Region) -> dict[tuple[int, int], Any]:
             f" cost {r.length * b.n_in:,} over {STEP_LIMIT:,} (each step's selection is its"
             " own); make the loop shorter or the carried array smaller"
         )
-    g = b.graph
-    masked = {}
-    for v in b.order:
-        op = g.op(v)
-        if op is not None and op.primitive == "select_n" and _reads_only(op.operands[0], r):
-            masked[v] = op
     whole = b.jacobian(None)
     if not masked:
         return r.step_sweep(lambda t: whole)
-
-    def at(t: int) -> sp.csr_array:
-        s = r.length - 1 - t if r.reverse else t
-        env = {name: table[s] for name, table in r.step_tables.items()}
-        picks = {v: np.asarray(operand_value(op.operands[0], env)) for v, op in masked.items()}
-        return _masked_jacobian(b, picks)
-
-    return r.step_sweep(at)
+    return r.step_sweep(lambda t: _masked_jacobian(b, picks_at(t)))
 
 
 def _reads_only(x: Any, r: Region) -> bool:

@@ -98,6 +98,7 @@ def read_loop(reader, eqn, ins: list[Any]) -> list[Any]:
     )
     if steps is not None:
         region.step_tables = steps.tables
+        region.step_positions = steps.positions
     if name == "while":
         cond_names = [f"q{i}" for i in range(n_cond)] + names[n_consts:]
         region.cond = _read_cond(reader, params["cond_jaxpr"], cond_names, ins, n_cond, n_consts)

@@ -18,8 +18,11 @@ fixed selection:
   per-step mask and a sum; a write (``x.at[i].set(u)``) whose entries are each written from
   one update entry whenever written is a ``select_n`` between ``x`` and the update spread
   over them; one whose window moves over ``x`` selects among a few update entries per
-  entry, as a read does. The masks are a new ``xs`` of 0/1 rows (``StepReads.tables``), and the
-  region's patterns are taken step by step (``Region.step_sweep``): exact per step.
+  entry, as a read does. The masks come from a new ``xs``: a write's, the positions each
+  step writes (steps × the few it writes, not a mask over ``x``: :meth:`StepReads._mask`,
+  the mask ``any(position == iota)`` computed in the body); a read's, its 0/1 rows over
+  the entries it reads (``StepReads.tables``). The region's patterns are exact per step,
+  swept over the rows each step's selections reach (:mod:`dgraph.core.step_rows`).
 
 An addition at the counter (``x.at[i].add(u)``) is the write's select against zeros,
 added to ``x``. In a loop inside a scan body, an index may also read the enclosing
@@ -37,13 +40,14 @@ positions ``1, 2, …`` (a write: the update's ids) at each step's index values,
 ``jax.vmap`` over the steps, so JAX's clamping holds. An index that depends on values the
 body computes is none of this: the array level's take at run-time positions
 (:mod:`.jaxpr_dynamic`) or its transpose, read in the body. Refused in one line: an index
-read from a loop operand computed from the values, a selection whose per-step masks would cover
-more than ``STEP_LIMIT`` entries, a combiner other than ``set`` and ``add`` at the
-counter, two entries added into one at a step, in a ``while_loop`` anything but
-``dynamic_slice`` at an index that changes from trip to trip, at an outer loop's counter
-a read of what the inner loop carries or computes. A write at an outer loop's counter in
-an inner loop is the transpose of a take at run-time positions: right, its pattern the
-union over the positions the outer counter takes (a superset of the exact one).
+read from a loop operand computed from the values, a selection whose per-step tables would
+hold more than ``STEP_LIMIT`` entries (steps × the entries a step selects), a combiner
+other than ``set`` and ``add`` at the counter, two entries added into one at a step, in a
+``while_loop`` anything but ``dynamic_slice`` at an index that changes from trip to trip,
+at an outer loop's counter a read of what the inner loop carries or computes. A write at
+an outer loop's counter in an inner loop is the transpose of a take at run-time
+positions: right, its pattern the union over the positions the outer counter takes (a
+superset of the exact one).
 """
 
 from __future__ import annotations
@@ -159,6 +163,8 @@ class StepReads:
     floats: list[bool] = field(default_factory=list)
     avals: list[Any] = field(default_factory=list)
     tables: dict[str, np.ndarray] = field(default_factory=dict)
+    # tables of positions (:meth:`_mask`): name -> (the size they select in, the mask)
+    positions: dict[str, tuple[int, Any]] = field(default_factory=dict)
     known: dict[str, np.ndarray] = field(default_factory=dict)  # constant integer xs
     while_loop: bool = False  # a while_loop's body: no counter is known before it runs
 
@@ -320,9 +326,10 @@ class StepReads:
         of a few positions of ``data`` over the steps (its candidates ``C[q, :]``), so the
         read is ``sum_r where(mask_t[q, r], data[C[q, r]], 0)``, the mask a new xs of
         booleans: step t's block is its own selection."""
-        self._bounded(sub.where, eqn.primitive.name, math.prod(eqn.invars[0].aval.shape))
-        found = self._positions(eqn, indices, sub.where)
-        cands, masks = _candidates(found.reshape(self.length, -1))
+        found = self._positions(eqn, indices, sub.where).reshape(self.length, -1)
+        self._bounded(sub.where, eqn.primitive.name, found.size)
+        cands, masks = _candidates(found)
+        self._bounded(sub.where, eqn.primitive.name, masks.size)
         return self._selected(sub, eqn.outvars[0].aval, data, cands, self._table(sub, masks))
 
     def _while_read(self, sub, eqn, ins: list) -> Any:
@@ -434,30 +441,66 @@ class StepReads:
                 " x.at[i].add and dynamic_update_slice are)"
             )
         x, u = (ins[0], ins[1]) if name == "dynamic_update_slice" else (ins[0], ins[2])
-        written = self._sources(eqn, indices, where)  # (T, n): update entry + 1, 0 kept
-        if adds and (self._sources(eqn, indices, where, ones=True) > 1).any():
-            raise InputError(
-                f"{where}: {name} at the loop counter adds several update entries into one"
-                " entry at a step: not supported"
-            )
         aval = eqn.outvars[0].aval
         shape = tuple(int(k) for k in aval.shape)
-        cands, hit = _candidates(written - 1)  # the update entry each entry takes; -1: kept
+        size = math.prod(shape)
+        self._bounded(where, name, self.length * max(1, math.prod(_update_shape(eqn))))
+        steps, at, entry = self._writes(eqn, indices, where)  # one triple per entry written
+        cands, pick = _written_candidates(at, entry, size)  # each entry's update entries
         width = cands.shape[1]
         if width == 1:  # each entry from one update entry whenever written: a gather
             spread = self._gathered(sub, u, cands[:, 0], shape, aval.dtype)
         else:  # a window moving over x: each entry one of a few update entries per step
-            spread = self._selected(sub, aval, u, cands, self._table(sub, hit))
+            hit = self._mask(sub, steps, at * width + pick, (size, width), where, name)
+            spread = self._selected(sub, aval, u, cands, hit)
         if adds and width > 1:  # the selection is zero where nothing is written
             return sub.result(
                 ArrayOp("add", (sub.operand(x), sub.operand(spread)), (), shape), aval
             )
-        masks = self._table(sub, (written > 0).reshape(self.length, *shape))
+        masks = self._mask(sub, steps, at, shape, where, name)
         if not adds:
             return sub.result(ArrayOp("select_n", (masks, sub.operand(x), spread), (), shape), aval)
         zeros = Const.of(np.zeros(shape, dtype=aval.dtype))
         added = sub.result(ArrayOp("select_n", (masks, zeros, spread), (), shape), aval)
         return sub.result(ArrayOp("add", (sub.operand(x), sub.operand(added)), (), shape), aval)
+
+    def _mask(
+        self,
+        sub,
+        steps: np.ndarray,
+        flat: np.ndarray,
+        shape: tuple[int, ...],
+        where: str,
+        name: str,
+    ) -> ArrayOp:
+        """The per-step boolean mask over ``shape`` that is true at ``flat`` (one per
+        entry selected, at step ``steps``, in step order) and false elsewhere: a new xs
+        of the positions each step selects (steps × the most any step selects, padded
+        with the size: no position), and the mask computed from a step's row in the
+        body (``any(position == iota)``), read as a value no derivative flows through."""
+        size = math.prod(shape)
+        counts = np.bincount(steps, minlength=self.length)
+        most = max(1, int(counts.max(initial=0)))
+        self._bounded(where, name, self.length * most)
+        table = np.full((self.length, most), size, dtype=np.int32)
+        order = np.lexsort((flat, steps))
+        steps, flat = steps[order], flat[order]
+        table[steps, np.arange(steps.size) - (np.cumsum(counts) - counts)[steps]] = flat
+        table = self._turned(table)
+        new = self._input(sub, table, (most,), False, table.dtype)
+        self.tables[new] = table
+        positions = ArrayOp("stop_gradient", (new,), (), (most,))
+        spread = (("broadcast_dimensions", (1,)),)
+        wide = ArrayOp("broadcast_in_dim", (positions,), spread, (size, most))
+        iota = Const.of(np.broadcast_to(np.arange(size, dtype=np.int32)[:, None], (size, most)))
+        hit = ArrayOp("eq", (wide, iota), (), (size, most))
+        if most == 1:
+            found = ArrayOp("reshape", (hit,), (), (size,))
+        else:
+            found = ArrayOp("reduce_max", (hit,), (("axes", (1,)),), (size,))
+        mask = ArrayOp("reshape", (found,), (), shape)
+        self.positions[new] = (size, mask)
+        return mask
 
     def _gathered(self, sub, u: Any, sources: np.ndarray, shape: tuple[int, ...], dtype) -> Any:
         """``u``'s flat entries at ``sources``, in ``shape``."""
@@ -467,16 +510,16 @@ class StepReads:
         spread = ArrayOp("gather_flat", (sub.operand(u),), params, shape)
         return sub.result(spread, _Shape(shape, dtype))
 
-    def _bounded(self, where: str, name: str, size: int) -> None:
-        """Refuse, in one line, a selection at the counter in an array of ``size``
-        entries that the body carries or computes where its per-step masks (and the
-        region's patterns, step by step) would cover more than ``STEP_LIMIT`` entries."""
-        if self.length * size > STEP_LIMIT:
+    def _bounded(self, where: str, name: str, entries: int) -> None:
+        """Refuse, in one line, a selection at the counter in an array the body carries
+        or computes whose per-step tables (the positions each step selects, over the
+        steps: ``entries``) would hold more than ``STEP_LIMIT`` entries."""
+        if entries > STEP_LIMIT:
             raise InputError(
-                f"{where}: {name} at the loop counter in an array of {size:,} entries the"
-                f" loop carries, over {self.length:,} steps: its per-step selections would"
-                f" cover {self.length * size:,} entries, over {STEP_LIMIT:,} (each step's"
-                " is its own); make the loop shorter or the carried array smaller"
+                f"{where}: {name} at the loop counter in an array the loop carries, over"
+                f" {self.length:,} steps: its per-step selections would hold {entries:,}"
+                f" entries, over {STEP_LIMIT:,} (each step's is its own); make the loop"
+                " shorter"
             )
 
     def _env(self, t: int) -> dict[str, np.ndarray]:
@@ -506,16 +549,36 @@ class StepReads:
         kinds = [v.aval.dtype for v in eqn.invars[INDEX_OPERANDS[eqn.primitive.name]]]
         return [np.stack([s[k] for s in per_step]).astype(kind) for k, kind in enumerate(kinds)]
 
-    def _sources(self, eqn, indices: list, where: str, ones: bool = False) -> np.ndarray:
-        """Per step (step order), for each entry of the written array, the update entry
-        it takes (1-based; 0: kept), by JAX's own write of the update's ids (``ones``:
-        of ones instead, an addition's count of the entries added into each)."""
+    def _writes(self, eqn, indices: list, where: str) -> tuple[np.ndarray, ...]:
+        """The entries a write at the counter sets, one triple each (step, in step
+        order; flat position in the written array; update entry, flat): a
+        ``dynamic_update_slice`` from its starts clamped as JAX clamps them (the
+        update's entries per step), another write by JAX's own write of the update's
+        ids (1-based) into zeros at each step's index values, a chunk of steps at a time
+        (their nonzero entries kept)."""
         name = eqn.primitive.name
         whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
-        self._bounded(where, name, math.prod(whole))
-        part = eqn.invars[1 if name == "dynamic_update_slice" else 2].aval.shape
+        part = tuple(
+            int(n) for n in eqn.invars[1 if name == "dynamic_update_slice" else 2].aval.shape
+        )
+        if name == "dynamic_update_slice":
+            starts = self._index_values(eqn, indices)
+            tops = [
+                np.clip(s.astype(np.int64), 0, n - m)
+                for s, n, m in zip(starts, whole, part, strict=True)
+            ]
+            offsets = np.indices(part).reshape(len(part), -1)
+            places = [top[:, None] + o[None, :] for top, o in zip(tops, offsets, strict=True)]
+            at = (
+                np.ravel_multi_index(places, whole)
+                if places
+                else np.zeros((self.length, 1), np.int64)
+            )
+            count = max(1, math.prod(part))
+            steps = np.repeat(np.arange(self.length), count)
+            entry = np.tile(np.arange(count), self.length)
+            return steps, at.reshape(-1).astype(np.int64), entry
         ids = np.arange(1, math.prod(part) + 1, dtype=np.int32).reshape(part)
-        ids = np.ones_like(ids) if ones else ids
         if name in ("scatter-add", "scatter_add"):  # its update_jaxpr adds the array's dtype
             if ids.size >= 2**24:
                 raise InputError(f"{where}: {name} of {ids.size} entries at the loop counter")
@@ -523,13 +586,30 @@ class StepReads:
         zeros = np.zeros(whole, dtype=ids.dtype)
         params = dict(eqn.params)
 
+        adds = name in ("scatter-add", "scatter_add")
+
         def write(*index):
-            if name == "dynamic_update_slice":
-                return eqn.primitive.bind(zeros, ids, *index, **params)
             return eqn.primitive.bind(zeros, *index, ids, **params)
 
-        found = self._mapped(write, eqn, indices, where)
-        return found.reshape(self.length, -1)
+        def count(*index):  # an addition's count of the entries added into each
+            return eqn.primitive.bind(zeros, *index, np.ones_like(ids), **params)
+
+        stacked = self._index_values(eqn, indices)
+        chunk = max(1, 2**22 // max(1, math.prod(whole)))
+        found = []
+        for lo in range(0, self.length, chunk):
+            part = [x[lo : lo + chunk] for x in stacked]
+            if adds and (_vmapped(count, eqn, part, where) > 1).any():
+                raise InputError(
+                    f"{where}: {name} at the loop counter adds several update entries into"
+                    " one entry at a step: not supported"
+                )
+            rows = _vmapped(write, eqn, part, where)
+            rows = rows.reshape(rows.shape[0], -1)
+            s, q = np.nonzero(rows)
+            found.append((s + lo, q, rows[s, q] - 1))
+        steps, at, entry = (np.concatenate(x).astype(np.int64) for x in zip(*found, strict=True))
+        return steps, at, entry
 
     def _positions(self, eqn, indices: list, where: str, nested=None) -> np.ndarray:
         """Per step (step order; ``nested``: :meth:`_index_values`'), the flat position
@@ -556,13 +636,42 @@ class StepReads:
 
     def _mapped(self, apply, eqn, indices: list, where: str, nested=None) -> np.ndarray:
         """``apply`` at every step's index values (one ``jax.vmap``), as int64."""
-        import jax
+        return _vmapped(apply, eqn, self._index_values(eqn, indices, nested), where)
 
-        stacked = self._index_values(eqn, indices, nested)
-        try:
-            return np.asarray(jax.vmap(apply)(*stacked)).astype(np.int64)
-        except Exception as exc:
-            raise InputError(
-                f"{where}: {eqn.primitive.name}: reading its positions at the loop counter"
-                f" failed: {type(exc).__name__}"
-            ) from None
+
+def _vmapped(apply, eqn, stacked: list[np.ndarray], where: str) -> np.ndarray:
+    """``apply`` at each row of the stacked index values (one ``jax.vmap``), as int64."""
+    import jax
+
+    try:
+        return np.asarray(jax.vmap(apply)(*stacked)).astype(np.int64)
+    except Exception as exc:
+        raise InputError(
+            f"{where}: {eqn.primitive.name}: reading its positions at the loop counter"
+            f" failed: {type(exc).__name__}"
+        ) from None
+
+
+def _update_shape(eqn) -> tuple[int, ...]:
+    """A write's update shape (the entries it writes at a step, at most)."""
+    name = eqn.primitive.name
+    return tuple(int(n) for n in eqn.invars[1 if name == "dynamic_update_slice" else 2].aval.shape)
+
+
+def _written_candidates(at: np.ndarray, entry: np.ndarray, size: int):
+    """From the writes (position ``at`` of an array of ``size`` entries takes update
+    entry ``entry``, one pair per write over the steps), each position's candidates
+    ``C[q, :]`` (the update entries it takes, ascending, padded with its last; 0 where
+    it takes none) and, per write, which candidate it takes."""
+    span = int(entry.max(initial=0)) + 1
+    keys, inverse = np.unique(at * span + entry, return_inverse=True)
+    q, e = np.divmod(keys, span)
+    counts = np.bincount(q, minlength=size)
+    width = max(1, int(counts.max(initial=0)))
+    rank = np.arange(keys.size) - (np.cumsum(counts) - counts)[q]
+    cands = np.zeros((size, width), dtype=np.int64)
+    cands[q, rank] = e
+    for j in range(1, width):
+        short = (counts > 0) & (counts <= j)
+        cands[short, j] = cands[short, j - 1]
+    return cands, rank[inverse.reshape(-1)]

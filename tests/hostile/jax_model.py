@@ -82,9 +82,9 @@ def branches_on_value(x):
     return jnp.sum(x**3)
 
 
-def chained_loop(x):  # its Hessian: 1,499 steps × 1,500 gradient entries of selections
-    body = lambda i, acc: acc + 100.0 * (x[i + 1] - x[i] ** 2) ** 2 + (1.0 - x[i]) ** 2  # noqa: E731
-    return jax.lax.fori_loop(0, x.shape[0] - 1, body, 0.0)
+def rows_at_counter(x):  # 1,500 steps, each writing a row of x.size entries it carries
+    body = lambda i, y: y.at[i].set(x * i)  # noqa: E731
+    return jnp.sum(jax.lax.fori_loop(0, 1500, body, jnp.zeros((1500, x.shape[0]))) ** 2)
 
 
 def wide_carry(x):  # a loop carrying 40,000 entries of a 40,000-entry input: 1.6e9 dense
