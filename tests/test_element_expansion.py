@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dgraph.codegen.function import make_function
-from dgraph.core.expand import scalar_edges
+from dgraph.core.expand import EDGE_LIMIT, expand, scalar_edges
 from dgraph.core.numeric import vertex_values
 from dgraph.core.value_check import sweep_reference
 from dgraph.errors import InputError
@@ -144,7 +144,9 @@ def peer_at_the_element_level(case) -> None:
     straight-through and sparser-than-primal custom rules included); refused only over the
     size limit, in one line naming the array level. Run by tests/test_peers.py right after
     the case's array-level runs, so that the worker that ran them has JAX's reference
-    (kept per case by tests/peers/harness.py) and does not compile it again."""
+    (kept per case by tests/peers/harness.py) and does not compile it again. The element
+    graph is that array graph expanded as ``from_jax`` expands its own (``expand`` at the
+    default limit): the function is traced once, not again for the element level."""
     with x64():
         args = tuple(np.asarray(a, dtype=np.float64) for a in case.args())
         keys, blocks = _reference(case, args)
@@ -152,8 +154,8 @@ def peer_at_the_element_level(case) -> None:
             array = array_graph(case, args)  # the one its array-level runs read
         except InputError:
             return  # the array level refuses it (tests/test_peers.py checks how)
-        try:
-            graph = from_jax(case.fn, *args)
+        try:  # from_jax(case.fn, *args)'s element level, without tracing the function again
+            graph = expand(array, EDGE_LIMIT)
         except InputError as exc:
             assert "\n" not in str(exc) and 'level="array"' in str(exc), exc
             only = any(f"'{name}' has no element level" in str(exc) for name in ARRAY_ONLY)
