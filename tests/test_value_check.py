@@ -454,3 +454,22 @@ def test_the_same_program_built_again_compiles_its_reference_once(monkeypatch, c
     eqn = closed.jaxpr.eqns[0]
     monkeypatch.setattr(eqn, "params", {**eqn.params, "opaque": [{1, 2}]}, raising=False)
     assert program_key(closed) is None
+
+
+def test_a_compile_option_xla_does_not_know_is_left_out(monkeypatch):
+    """A reference compiled with an option this XLA refuses ("No such compile option", as
+    an older XLA refuses REFERENCE_COMPILE's one module) is compiled without it, with
+    JAX's values, and the option is left out of later compiles in the process; the options
+    are passed as they are where XLA refused none."""
+    import jax
+
+    from dgraph.frontends import jaxpr_arrays
+    from dgraph.frontends.jaxpr_arrays import REFERENCE_COMPILE, known_options, quick_jit
+
+    monkeypatch.setattr(jaxpr_arrays, "_UNKNOWN_OPTIONS", set())
+    assert known_options(REFERENCE_COMPILE) is REFERENCE_COMPILE
+    options = {**REFERENCE_COMPILE, "xla_no_such_option_for_dgraph": 1}
+    with jax.enable_x64(True):
+        got = quick_jit(jax, lambda x: jnp.sin(x) * x, options)(np.array([0.5, 2.0]))
+    np.testing.assert_allclose(got, np.sin([0.5, 2.0]) * [0.5, 2.0], rtol=1e-15)
+    assert known_options(options) == REFERENCE_COMPILE
