@@ -489,3 +489,22 @@ def test_a_check_holds_one_point_s_vertex_values_at_a_time(monkeypatch):
     points = value_check.check_points(g)
     assert [p.label for p in points.points] == ["the user's point", "a random point in [0.5, 1.5)"]
     assert "at the user's point and a random point" in es.verification.detail
+
+
+def test_a_compile_option_xla_does_not_know_is_left_out(monkeypatch):
+    """A reference compiled with an option this XLA refuses ("No such compile option", as
+    an older XLA refuses REFERENCE_COMPILE's one module) is compiled without it, with
+    JAX's values, and the option is left out of later compiles in the process; the options
+    are passed as they are where XLA refused none."""
+    import jax
+
+    from dgraph.frontends import jaxpr_arrays
+    from dgraph.frontends.jaxpr_arrays import REFERENCE_COMPILE, known_options, quick_jit
+
+    monkeypatch.setattr(jaxpr_arrays, "_UNKNOWN_OPTIONS", set())
+    assert known_options(REFERENCE_COMPILE) is REFERENCE_COMPILE
+    options = {**REFERENCE_COMPILE, "xla_no_such_option_for_dgraph": 1}
+    with jax.enable_x64(True):
+        got = quick_jit(jax, lambda x: jnp.sin(x) * x, options)(np.array([0.5, 2.0]))
+    np.testing.assert_allclose(got, np.sin([0.5, 2.0]) * [0.5, 2.0], rtol=1e-15)
+    assert known_options(options) == REFERENCE_COMPILE

@@ -277,6 +277,11 @@ def _constant(value: np.ndarray) -> np.ndarray:
     return out
 
 
+def _name(symbol: sympy.Symbol) -> str:
+    """A vertex symbol's name: its ``str`` (sympy's printer), read directly."""
+    return symbol.name
+
+
 def _fold(expr: Any, where: str) -> Any:
     """A constant element evaluated (exact where it stays a number)."""
     if not isinstance(expr, sympy.Expr) or expr.is_Number:
@@ -336,7 +341,7 @@ class _Expansion:
         name = self.name(name)
         symbol = real_symbol(name)
         self.index[symbol] = len(self.records)
-        self.records.append(_Record(name, expr, sorted(free | reads, key=str)))
+        self.records.append(_Record(name, expr, sorted(free | reads, key=_name)))
         return symbol
 
     def chained(self, expr: sympy.Expr, name: str) -> sympy.Expr:
@@ -664,7 +669,8 @@ def _graph(
             edges += [(final[s].name, name) for s in r.preds]
         elif isinstance(e, sympy.Expr):
             g._add_vertex(name, "output", e.xreplace(renamed))
-            edges += [(final[s].name, name) for s in sorted(e.free_symbols & final.keys(), key=str)]
+            read = sorted(e.free_symbols & final.keys(), key=_name)
+            edges += [(final[s].name, name) for s in read]
         else:
             raise InputError(f"{work.where}: output {name!r} is not a number")
     g._add_edges(edges)

@@ -291,6 +291,7 @@ class DGraph(Printable):
         # noncommutative symbol costs more to make than the rest of an edge)
         self._symbols: dict[str, tuple[str, str]] = {}
         self._order: list[str] | None = None
+        self._by_role: dict[str, list[str]] | None = None  # the vertices of each role, in order
         self.derived: dict[str, object] = {}  # analyses' cached results; cleared on change
         self.notes: list[str] = []  # what a builder did silently (passive vertices folded)
         self._parameters: tuple[str, ...] = ()
@@ -375,6 +376,7 @@ class DGraph(Printable):
 
     def _changed(self) -> None:
         self._order = None
+        self._by_role = None
         self.derived.clear()
         self._version += 1
 
@@ -666,10 +668,17 @@ class DGraph(Printable):
         return [v for v in self.order() if self._g.nodes[v]["role"] == role]
 
     def _declared(self, role: Role) -> list[str]:
-        nodes = self._g.nodes
-        return sorted(
-            (v for v in self._g if nodes[v]["role"] == role), key=lambda v: nodes[v]["index"]
-        )
+        """The vertices of ``role`` in the order they were added: one pass over the graph
+        per change for all roles (the inputs and outputs are asked for in loops), copied
+        out."""
+        found = self.__dict__.get("_by_role")
+        if found is None:
+            nodes = self._g.nodes
+            found = {}
+            for v in sorted(self._g, key=lambda v: nodes[v]["index"]):
+                found.setdefault(nodes[v]["role"], []).append(v)
+            self._by_role = found
+        return list(found.get(role, ()))
 
     @property
     def inputs(self) -> list[str]:

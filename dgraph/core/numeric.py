@@ -98,17 +98,28 @@ def _namespace() -> dict:
 
 
 def _function(
-    name: str, arguments: list[str], steps: list[tuple[str, sympy.Expr]], printer: _Printer
+    name: str,
+    arguments: list[str],
+    steps: list[tuple[str, sympy.Expr]],
+    printer: _Printer,
+    read: bool = True,
 ):
     """``name(values)``: unpacks ``values`` into ``arguments``, assigns each step's
     expression to its name, one line each, and returns the steps' values in order. An
-    expression that equals an earlier step's is that step's value, printed once."""
+    expression that equals an earlier step's is that step's value, printed once; where
+    no step reads another's name (``read`` False: the labels), it is not assigned either
+    (the return reads the first step's name: no line of its own to compile)."""
     lines = [f"def {name}(_values):", f"    [{', '.join(arguments)}] = _values"]
     first: dict[sympy.Expr, str] = {}
+    returned = []
     for target, expr in steps:
         known = first.setdefault(expr, target)
-        lines.append(f"    {target} = {known if known != target else printer.value(expr)}")
-    lines.append(f"    return [{', '.join(t for t, _ in steps)}]")
+        if known == target:
+            lines.append(f"    {target} = {printer.value(expr)}")
+        elif read:
+            lines.append(f"    {target} = {known}")
+        returned.append(target if read else known)
+    lines.append(f"    return [{', '.join(returned)}]")
     namespace = dict(_namespace())
     for module, keys in printer.module_imports.items():
         for key in keys - namespace.keys():
@@ -153,7 +164,7 @@ def _compile(graph: DGraph) -> tuple[tuple, tuple]:
     steps = [(names[vertex_symbol(v)], graph.expr(v)) for v in vertices]
     values = _function("_vertex_values", known, steps, printer)
     each = [(f"_l{k}", p) for k, p in enumerate(partials)]
-    labels = _function("_edge_labels", list(names.values()), each, printer)
+    labels = _function("_edge_labels", list(names.values()), each, printer, read=False)
     return (vertices, values), (edges, labels)
 
 
@@ -243,7 +254,9 @@ def _compiled_magnitudes(graph: DGraph) -> tuple[list[int], object]:
             order = [*graph.order(), *graph.parameters]
             names = {vertex_symbol(u): f"_v{k}" for k, u in enumerate(order)}
             steps = [(f"_m{k}", absolute_terms(graph.partial(*edges[k]))) for k in summed]
-            function = _function("_edge_magnitudes", list(names.values()), steps, _Printer(names))
+            function = _function(
+                "_edge_magnitudes", list(names.values()), steps, _Printer(names), read=False
+            )
         graph.derived["numeric_magnitudes"] = (summed, function)
     return graph.derived["numeric_magnitudes"]
 

@@ -241,7 +241,7 @@ class JaxJvp:
             def jvp(*flat: Any) -> Any:  # XLA's module named jit_jvp, as before
                 return program(*flat)
 
-            return jax.jit(jvp, compiler_options=options)
+            return quick_jit(jax, jvp, options)
 
         program = kept_reference(program_key(lifted, options), lifted, compile)
         signature, tree = _signature(primals, moves), jax.tree_util.tree_structure(shapes)
@@ -277,10 +277,52 @@ twice-differentiated Python loop, CPU seconds (equations): 0.3 (275), 0.6 (550),
 (1,375), 6.3 (2,750), 21 (5,500), over 600 (22,000); operation by operation 0.3 to 1.9 s.
 The survey's Hessian references (benchmarks/real_programs_hessian.py) have 39 to 390."""
 
-REFERENCE_COMPILE = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
+ONE_MODULE = {"xla_cpu_parallel_codegen_split_count": 1}
+"""XLA's CPU backend emits a program as one LLVM module instead of splitting it for
+parallel code generation: a small reference compiles in about three quarters of the CPU
+(a ``jvp`` of 20 operations on vectors of 50: 81–90 ms a compile, traced and lowered,
+against 112–120 ms); its values are JAX's to the last bit or two (the elementary
+functions' vectorized loops split otherwise)."""
+
+REFERENCE_COMPILE = {
+    "xla_backend_optimization_level": 0,
+    "xla_llvm_disable_expensive_passes": True,
+    **ONE_MODULE,
+}
 """XLA options of a reference's compile: it runs a few times per check, so LLVM's
 optimizations cost more than they save (the survey's Hessian references compile in a
-median 0.18 CPU s instead of 0.30; values equal to 6e-15 relative)."""
+median 0.18 CPU s instead of 0.30; values equal to 6e-15 relative), and one module
+(:data:`ONE_MODULE`). An option this XLA does not know is left out (:func:`quick_jit`)."""
+
+_UNKNOWN_OPTIONS: set[str] = set()  # compile options this process's XLA refused
+
+
+def known_options(options: dict | None) -> dict | None:
+    """``options`` less those this process's XLA refused (``options`` itself where none)."""
+    if options is None or not _UNKNOWN_OPTIONS & options.keys():
+        return options
+    return {k: v for k, v in options.items() if k not in _UNKNOWN_OPTIONS}
+
+
+def quick_jit(jax, function: Callable[..., Any], options: dict | None) -> Callable[..., Any]:
+    """``jax.jit(function, compiler_options=options)``, compiled on the first call; where
+    this XLA refuses an option there ("No such compile option", an XLA older than
+    :data:`ONE_MODULE`'s), compiled without it, as every later one in the process."""
+    jitted = jax.jit(function, compiler_options=known_options(options))
+
+    def call(*args: Any) -> Any:
+        nonlocal jitted
+        try:
+            return jitted(*args)
+        except Exception as exc:
+            refused = {k for k in options or () if k in str(exc)}
+            if "No such compile option" not in str(exc) or not refused:
+                raise
+            _UNKNOWN_OPTIONS.update(refused)
+            jitted = jax.jit(function, compiler_options=known_options(options))
+            return call(*args)
+
+    return call
 
 
 REFERENCE_OPTIMIZED_FROM = 10**8

@@ -161,23 +161,20 @@ def _blocks(case: Case, args: tuple, jac: Any) -> tuple[list[str], list[list[np.
     return keys, blocks
 
 
-ONE_MODULE = {"xla_cpu_parallel_codegen_split_count": 1}
-"""XLA's CPU backend emits a program as one LLVM module instead of splitting it for
-parallel code generation: a reference compiles in about three quarters of the CPU
-(the first 60 cases of tests/peers/: 5.8 -> 4.3 CPU-s); its values are JAX's to the
-last bit or two (the elementary functions' vectorized loops split otherwise), well
-inside the tests' tolerances."""
-
-
 def compile_reference(lowered: Any, options: dict | None = None) -> Any:
-    """``lowered.compile`` with ``options`` and :data:`ONE_MODULE`, or with ``options``
-    alone where this XLA does not know that option."""
+    """``lowered.compile`` with ``options`` and dgraph's :data:`ONE_MODULE` (XLA's CPU
+    backend emits the program as one LLVM module: a reference compiles in about three
+    quarters of the CPU, the first 60 cases of tests/peers/: 5.8 -> 4.3 CPU-s; its values
+    JAX's to the last bit or two, well inside the tests' tolerances), or without that
+    option where this XLA does not know it."""
+    from dgraph.frontends.jaxpr_arrays import ONE_MODULE
+
     try:
         return lowered.compile({**(options or {}), **ONE_MODULE})
     except Exception as exc:
         if "No such compile option" not in str(exc):
             raise
-        return lowered.compile(options)
+        return lowered.compile({k: v for k, v in (options or {}).items() if k not in ONE_MODULE})
 
 
 def _parameter_names(fn: Callable[..., Any], n: int) -> list[str]:
