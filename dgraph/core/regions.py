@@ -1104,13 +1104,20 @@ def _masked_jacobian(b: Body, picks: Mapping[str, np.ndarray]) -> sp.csr_array:
             total = term if total is None else total + term
         if total is not None:
             rows[v] = _bool(total)
-    blocks = []
-    for o, shape in zip(b.outputs, b.out_shapes, strict=True):
-        if isinstance(o, str):
-            blocks.append(rows.get(o, sp.csr_array((math.prod(shape), b.n_in))))
-    if not blocks:
-        return sp.csr_array((0, b.n_in))
-    return _bool(sp.vstack(blocks, format="csr"))
+    found = _stacked_outputs(b, rows, b.n_in)
+    return sp.csr_array((0, b.n_in)) if found is None else found
+
+
+def _stacked_outputs(b: Body, rows: Mapping[str, Any], width: int) -> sp.csr_array | None:
+    """The body's float outputs' rows (``rows`` of its vertices over ``width`` columns;
+    zeros for an output none reaches) stacked in order, as a pattern: the body
+    Jacobian's; None for a body without float outputs."""
+    blocks = [
+        rows.get(o, sp.csr_array((math.prod(shape), width)))
+        for o, shape in zip(b.outputs, b.out_shapes, strict=True)
+        if isinstance(o, str)
+    ]
+    return _bool(sp.vstack(blocks, format="csr")) if blocks else None
 
 
 def _carry_layout(r: Region) -> tuple[list[int], list[int]]:

@@ -180,7 +180,7 @@ class _Cut:
 
     @classmethod
     def of(cls, b, masked: Mapping[str, Any]) -> _Cut | None:
-        from .regions import _bool, _ones_matrix, _selection
+        from .regions import _bool, _ones_matrix, _selection, _stacked_outputs
 
         g = b.graph
         rows: dict[str, Any] = {}
@@ -217,15 +217,8 @@ class _Cut:
                     total = term if total is None else total + term
             if total is not None:
                 rows[v] = _bool(total)
-        blocks = []
-        for o, shape in zip(b.outputs, b.out_shapes, strict=True):
-            if isinstance(o, str):
-                blocks.append(rows.get(o, sp.csr_array((math.prod(shape), b.n_in))))
-        block = (
-            sp.csr_array(_bool(sp.vstack(blocks, format="csr")))
-            if blocks
-            else sp.csr_array((0, b.n_in))
-        )
+        block = _stacked_outputs(b, rows, b.n_in)
+        block = sp.csr_array((0, b.n_in)) if block is None else block
         reach, at = _influence(b, masked)
         down = {}
         for v in masked:
@@ -297,7 +290,7 @@ def _influence(b, masked: Mapping[str, Any]) -> tuple[sp.csr_array, dict[str, in
     """For each entry of each masked vertex (rows, the vertices one after another from
     ``at[v]``), the body output rows it reaches through the body's blocks of ones (a
     superset of any step's)."""
-    from .regions import _bool, _ones_matrix, _selection
+    from .regions import _bool, _ones_matrix, _selection, _stacked_outputs
 
     g = b.graph
     at, total = {}, 0
@@ -315,13 +308,10 @@ def _influence(b, masked: Mapping[str, Any]) -> tuple[sp.csr_array, dict[str, in
                 found = term if found is None else found + term
         if found is not None:
             rows[v] = _bool(found)
-    blocks = []
-    for o, shape in zip(b.outputs, b.out_shapes, strict=True):
-        if isinstance(o, str):
-            blocks.append(rows.get(o, sp.csr_array((math.prod(shape), total))))
-    if not blocks:
+    found = _stacked_outputs(b, rows, total)
+    if found is None:
         return sp.csr_array((total, 0)), at
-    return sp.csr_array(_bool(sp.vstack(blocks, format="csr")).T), at
+    return sp.csr_array(found.T), at
 
 
 def _exact_rows(b, picks: Mapping[str, np.ndarray], rows: np.ndarray, cache: dict):
