@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from ..blocks import GENERAL, Block, dense, pattern, sparse
+from ..blocks import GENERAL, Block, dense, sparse
 from ..blocks.arrays import (
     REGIONS,
     ArrayOp,
@@ -57,6 +57,13 @@ from ..blocks.arrays import (
 from ..blocks.permutation import as_structural
 from ..errors import InputError
 from .block_values import edge_parts
+from .body_patterns import (
+    block_structure,
+    bool_pattern,
+    masked_jacobian,
+    ones_matrix,
+    selection,
+)
 from .graph import DGraph
 from .region_sweep import dense_sweep, fits, trajectory_run
 
@@ -159,7 +166,7 @@ class Body:
         for i, x in enumerate(self.inputs):
             if self.floats[i]:
                 size, at = math.prod(self.shapes[i]), self.in_offsets[i]
-                rows[x] = _selection(size, self.n_in, at)
+                rows[x] = selection(size, self.n_in, at)
         parts = None if values is None else edge_parts(g, values, absolute)
         for v in self.order:
             if g.op(v) is None:
@@ -195,12 +202,12 @@ class Body:
         each block is computed once."""
         g = self.graph
         if parts is None:
-            return _ones_matrix(g, u, v)
+            return ones_matrix(g, u, v)
         total = None
         for k, (block, value) in enumerate(parts):
             key = (u, v, k)
             if key not in self._structure:
-                self._structure[key] = _structure(block)
+                self._structure[key] = block_structure(block)
             rows, cols, at, shape = self._structure[key]
             flat = np.asarray(as_structural(block, value)[1], dtype=float).reshape(-1)
             data = flat[at] if at is not None else flat
@@ -263,7 +270,7 @@ class _Plan:
                 if u not in patterns:
                     continue
                 block = operand_block(op, k, shapes)
-                rows, cols, at, _ = _structure(block)
+                rows, cols, at, _ = block_structure(block)
                 at = np.arange(rows.size) if at is None else at
                 order = np.lexsort((cols, rows))
                 rows, cols, at = rows[order], cols[order], at[order]
@@ -330,22 +337,6 @@ class _Plan:
         return sp.csr_array((flat_data, flat_cols, np.concatenate(indptrs)), shape=shape)
 
 
-def _structure(block: Block) -> tuple:
-    """A block's entries (rows, columns, where each reads the values) and its shape."""
-    block = as_structural(block)  # a sort's permutation: the union over permutations
-    shape = (math.prod(block.out_shape), math.prod(block.in_shape))
-    if hasattr(block, "indptr") and not hasattr(block, "value"):  # Sparse: one per entry
-        return block.rows, block.cols, None, shape
-    rows, cols, at = pattern(block)
-    return rows, cols, at, shape
-
-
-def _ones_matrix(g: DGraph, u: str, v: str) -> sp.csr_array:
-    block = g.block(u, v)
-    rows, cols, _, shape = _structure(block)
-    return sp.csr_array((np.ones(rows.size), (rows, cols)), shape=shape)
-
-
 def _program_order(g: DGraph) -> list[str]:
     index = {v: g.nx.nodes[v]["index"] for v in g.nx}
     return sorted(g.nx, key=index.__getitem__)
@@ -358,13 +349,6 @@ def _offsets(shapes: Sequence[tuple[int, ...]], which: Sequence[bool]) -> list[i
         out.append(at if flag else None)
         at += math.prod(shape) if flag else 0
     return out
-
-
-def _selection(size: int, width: int, at: int) -> sp.csr_array:
-    """Rows ``size`` of the identity, placed at column ``at`` of ``width``."""
-    return sp.csr_array(
-        (np.ones(size), (np.arange(size), np.arange(at, at + size))), shape=(size, width)
-    )
 
 
 # -- the region -----------------------------------------------------------------------------
@@ -629,7 +613,7 @@ class Region(PatternBlocks):
             k = self.n_cond_consts + i
             size = math.prod(b.shapes[i])
             lo, hi = self._operand_columns(k, columns)
-            out.append(_selection(size, width, lo) if hi > lo else sp.csr_array((size, width)))
+            out.append(selection(size, width, lo) if hi > lo else sp.csr_array((size, width)))
         return out
 
     def _step_tangents(
@@ -779,22 +763,14 @@ class Region(PatternBlocks):
         d_carry = self._seed_carries(columns, width)
         dys = []
         for t in range(self.length or 0):
-            d_out = _bool(self._step_tangents(jacobian_at(t), t, columns, d_carry, width))
+            d_out = bool_pattern(self._step_tangents(jacobian_at(t), t, columns, d_carry, width))
             d_carry, d_y = self._split_tangents(d_out, width)
             dys.append(d_y)
         found = self._assemble(d_carry, dys, columns, width)
-        return {key: _bool(m) for key, m in found.items()}
+        return {key: bool_pattern(m) for key, m in found.items()}
 
 
 # -- patterns of the chain product ----------------------------------------------------------
-
-
-def _bool(m) -> sp.csr_array:
-    """A pattern: ones where ``m`` is nonzero (sparse; dense inputs converted)."""
-    m = sp.csr_array(m)
-    m.data = np.ones_like(m.data)
-    m.eliminate_zeros()
-    return m
 
 
 def _bmul(a, b) -> sp.csr_array:
@@ -806,8 +782,8 @@ def _bmul(a, b) -> sp.csr_array:
         )
         if full:
             p = a.toarray().astype(np.float32) @ b.toarray().astype(np.float32)
-            return _bool(p > 0)
-    return _bool(a @ b)
+            return bool_pattern(p > 0)
+    return bool_pattern(a @ b)
 
 
 def _key(m: sp.csr_array) -> bytes:
@@ -818,7 +794,7 @@ def _key(m: sp.csr_array) -> bytes:
 
 def _power(m: sp.csr_array, n: int) -> sp.csr_array:
     """The pattern of ``m^n`` by repeated squaring (O(log n) boolean products)."""
-    result = _bool(sp.eye_array(m.shape[0], format="csr"))
+    result = bool_pattern(sp.eye_array(m.shape[0], format="csr"))
     square = m
     while n:
         if n & 1:
@@ -835,7 +811,7 @@ def _power(m: sp.csr_array, n: int) -> sp.csr_array:
 def _closure(m: sp.csr_array) -> sp.csr_array:
     """The reflexive-transitive closure of a pattern: every power of ``m`` at once, by
     squaring ``I + m`` until it is fixed."""
-    s = _bool(sp.eye_array(m.shape[0], format="csr") + m)
+    s = bool_pattern(sp.eye_array(m.shape[0], format="csr") + m)
     while True:
         nxt = _bmul(s, s)
         if _key(nxt) == _key(s):
@@ -849,7 +825,7 @@ class _Powers:
 
     def __init__(self, m: sp.csr_array) -> None:
         self.m = m
-        self.seq = [_bool(sp.eye_array(m.shape[0], format="csr"))]
+        self.seq = [bool_pattern(sp.eye_array(m.shape[0], format="csr"))]
         self.seen = {_key(self.seq[0]): 0}
         self.cycle: tuple[int, int] | None = None  # (start, period)
         self.made: dict[tuple[str, int], sp.csr_array] = {}
@@ -914,7 +890,7 @@ def _loop_patterns(r: Region) -> dict[tuple[int, int], Any]:
 
     def part(rows, cols):
         return (
-            _bool(jp[rows][:, cols])
+            bool_pattern(jp[rows][:, cols])
             if rows.size and cols.size
             else sp.csr_array((rows.size, cols.size))
         )
@@ -929,7 +905,7 @@ def _loop_patterns(r: Region) -> dict[tuple[int, int], Any]:
         if n_c + n_k
         else sp.csr_array((0, 0))
     )
-    m = _bool(m)
+    m = bool_pattern(m)
     yc, yk, yx = part(y_rows, cc), part(y_rows, ck), part(y_rows, cx)
     # the final carries over (c_0, k)
     top = _closure(m)[:n_c] if r.kind == "while" else _power(m, r.length)[:n_c]
@@ -958,7 +934,7 @@ def _loop_patterns(r: Region) -> dict[tuple[int, int], Any]:
 
         def y_step(p):
             step = _bmul(yck, p) if yck.nnz else sp.csr_array((ny, n_c + n_k))
-            return step if direct is None else _bool(step + direct)
+            return step if direct is None else bool_pattern(step + direct)
 
         rows = [powers.product("y", t, y_step) for t in range(T)]
         y_ck = sp.csr_array(sp.vstack(rows, format="csr")) if rows else sp.csr_array((0, n_c + n_k))
@@ -1067,57 +1043,13 @@ def _step_patterns(r: Region) -> dict[tuple[int, int], Any]:
     whole = b.jacobian(None)
     if not masked:
         return r.step_sweep(lambda t: whole)
-    return r.step_sweep(lambda t: _masked_jacobian(b, picks_at(t)))
+    return r.step_sweep(lambda t: masked_jacobian(b, picks_at(t)))
 
 
 def _reads_only(x: Any, r: Region) -> bool:
     """Whether the nested operation ``x`` reads per-step masks and nothing else."""
     names = names_read([x])
     return bool(names) and names <= r.step_tables.keys()
-
-
-def _masked_jacobian(b: Body, picks: Mapping[str, np.ndarray]) -> sp.csr_array:
-    """The body Jacobian's pattern with each masked ``select_n`` vertex's rows (its
-    entries) kept only from the case its mask picks there."""
-    g = b.graph
-    rows: dict[str, Any] = {}
-    for i, x in enumerate(b.inputs):
-        if b.floats[i]:
-            rows[x] = _selection(math.prod(b.shapes[i]), b.n_in, b.in_offsets[i])
-    for v in b.order:
-        op = g.op(v)
-        if op is None:
-            continue
-        total = None
-        for u in g.predecessors(v):
-            if u not in rows:
-                continue
-            m = _ones_matrix(g, u, v)
-            if v in picks:
-                chosen = np.broadcast_to(picks[v].astype(int), op.shape).reshape(-1)
-                keep = np.zeros(m.shape[0])
-                for k, x in enumerate(op.operands[1:], start=0):
-                    if x == u:
-                        keep += chosen == k
-                m = sp.csr_array(sp.diags_array(keep) @ m)
-            term = m @ rows[u]
-            total = term if total is None else total + term
-        if total is not None:
-            rows[v] = _bool(total)
-    found = _stacked_outputs(b, rows, b.n_in)
-    return sp.csr_array((0, b.n_in)) if found is None else found
-
-
-def _stacked_outputs(b: Body, rows: Mapping[str, Any], width: int) -> sp.csr_array | None:
-    """The body's float outputs' rows (``rows`` of its vertices over ``width`` columns;
-    zeros for an output none reaches) stacked in order, as a pattern: the body
-    Jacobian's; None for a body without float outputs."""
-    blocks = [
-        rows.get(o, sp.csr_array((math.prod(shape), width)))
-        for o, shape in zip(b.outputs, b.out_shapes, strict=True)
-        if isinstance(o, str)
-    ]
-    return _bool(sp.vstack(blocks, format="csr")) if blocks else None
 
 
 def _carry_layout(r: Region) -> tuple[list[int], list[int]]:
@@ -1138,7 +1070,7 @@ def _rows_to_in(m, ins: list[int], outs: list[int]) -> sp.csr_array:
     """Rows over the carries' output entries moved to the carries' input entries (a
     carry with no derivative out: zero rows there)."""
     if ins == outs:
-        return _bool(m)
+        return bool_pattern(m)
     pieces, at = [], 0
     for i, o in zip(ins, outs, strict=True):
         if o:
@@ -1148,7 +1080,9 @@ def _rows_to_in(m, ins: list[int], outs: list[int]) -> sp.csr_array:
         elif i:
             pieces.append(sp.csr_array((i, m.shape[1])))
     pieces = [p for p in pieces if p is not None]
-    return _bool(sp.vstack(pieces, format="csr")) if pieces else sp.csr_array((0, m.shape[1]))
+    return (
+        bool_pattern(sp.vstack(pieces, format="csr")) if pieces else sp.csr_array((0, m.shape[1]))
+    )
 
 
 def _ranges(sizes: Iterable[tuple[int, int]]) -> tuple[dict[int, tuple[int, int]], int]:
@@ -1192,11 +1126,11 @@ def _by_operand(r: Region, final_c, final_k, final_x, y_ck, y_x, n_c: int) -> di
                 lo, hi = carry_rows[j]
                 if i in c_at:
                     a, z = c_at[i]
-                    out[(j, k)] = _bool(ck[lo:hi, a:z])
+                    out[(j, k)] = bool_pattern(ck[lo:hi, a:z])
                 elif final_x is not None:
                     a, z = x_at[i]
                     cols = _per_step(T, x_width, a, z)
-                    out[(j, k)] = _bool(final_x[lo:hi][:, cols])
+                    out[(j, k)] = bool_pattern(final_x[lo:hi][:, cols])
             else:
                 jj = j - r.n_carry
                 if jj not in y_rows:
@@ -1205,11 +1139,11 @@ def _by_operand(r: Region, final_c, final_k, final_x, y_ck, y_x, n_c: int) -> di
                 rows = _per_step(T, ny, lo, hi)
                 if i in c_at and y_ck is not None:
                     a, z = c_at[i]
-                    out[(j, k)] = _reverse_rows(_bool(y_ck[rows][:, a:z]), r, hi - lo)
+                    out[(j, k)] = _reverse_rows(bool_pattern(y_ck[rows][:, a:z]), r, hi - lo)
                 elif i in x_at and y_x is not None:
                     a, z = x_at[i]
                     cols = _per_step(T, x_width, a, z)
-                    found = _bool(y_x[rows][:, cols])
+                    found = bool_pattern(y_x[rows][:, cols])
                     out[(j, k)] = _reverse_cols(_reverse_rows(found, r, hi - lo), r, z - a)
             if (j, k) in out and j < r.n_carry and i in x_at:
                 out[(j, k)] = _reverse_cols(out[(j, k)], r, x_at[i][1] - x_at[i][0])
@@ -1221,7 +1155,7 @@ def _reverse_rows(m, r: Region, size: int):
     if not r.reverse or not r.length:
         return m
     order = np.concatenate([np.arange(s * size, (s + 1) * size) for s in reversed(range(r.length))])
-    return _bool(sp.csr_array(m)[order])
+    return bool_pattern(sp.csr_array(m)[order])
 
 
 def _reverse_cols(m, r: Region, size: int):
@@ -1229,7 +1163,7 @@ def _reverse_cols(m, r: Region, size: int):
     if not r.reverse or not r.length:
         return m
     order = np.concatenate([np.arange(s * size, (s + 1) * size) for s in reversed(range(r.length))])
-    return _bool(sp.csr_array(m)[:, order])
+    return bool_pattern(sp.csr_array(m)[:, order])
 
 
 # -- tangent matrices ------------------------------------------------------------------------

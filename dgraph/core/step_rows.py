@@ -35,6 +35,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InputError
+from .body_patterns import (
+    bool_pattern,
+    masked_jacobian,
+    ones_matrix,
+    selection,
+    stacked_outputs,
+)
 
 __all__ = ["row_sweep"]
 
@@ -50,7 +57,6 @@ def row_sweep(
     the case each picks (the others pick case 0). None where the rows to recompute each
     step are not few (the whole-step sweep is then as cheap) or a carry is float only
     one way."""
-    from .regions import _bool, _masked_jacobian
 
     b = r.body
     steps = r.length or 0
@@ -58,7 +64,7 @@ def row_sweep(
     if not steps or layout is None:
         return None
     target, dropped = layout
-    base = _masked_jacobian(b, {v: np.zeros(op.shape, int) for v, op in masked.items()})
+    base = masked_jacobian(b, {v: np.zeros(op.shape, int) for v, op in masked.items()})
     base = sp.csr_array(base)
     base.sort_indices()
     own = np.diff(base.indptr) == 1
@@ -94,7 +100,7 @@ def row_sweep(
         sources.store_rows(indptr, cols, target[ids], dropped if t == 0 else ())
         dys.append(_ys_of(indptr, cols, ids, y_rows, width))
     found = r._assemble(sources.carries(), dys, columns, width)
-    return {key: _bool(m) for key, m in found.items()}
+    return {key: bool_pattern(m) for key, m in found.items()}
 
 
 def _entries(m: sp.csr_array, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -180,13 +186,12 @@ class _Cut:
 
     @classmethod
     def of(cls, b, masked: Mapping[str, Any]) -> _Cut | None:
-        from .regions import _bool, _ones_matrix, _selection, _stacked_outputs
 
         g = b.graph
         rows: dict[str, Any] = {}
         for i, x in enumerate(b.inputs):
             if b.floats[i]:
-                rows[x] = _selection(math.prod(b.shapes[i]), b.n_in, b.in_offsets[i])
+                rows[x] = selection(math.prod(b.shapes[i]), b.n_in, b.in_offsets[i])
         tainted: set[str] = set()
         up, sizes, cases = {}, {}, {}
         for v in b.order:
@@ -203,7 +208,7 @@ class _Cut:
                 parts = []
                 for x in op.operands[1:]:
                     if isinstance(x, str) and x in rows:
-                        parts.append(_bool(_ones_matrix(g, x, v) @ rows[x]))
+                        parts.append(bool_pattern(ones_matrix(g, x, v) @ rows[x]))
                     else:
                         parts.append(sp.csr_array((size, b.n_in)))
                 up[v] = sp.csr_array(sp.vstack(parts, format="csr"))
@@ -213,11 +218,11 @@ class _Cut:
             total = None
             for u in before:
                 if u in rows:
-                    term = _ones_matrix(g, u, v) @ rows[u]
+                    term = ones_matrix(g, u, v) @ rows[u]
                     total = term if total is None else total + term
             if total is not None:
-                rows[v] = _bool(total)
-        block = _stacked_outputs(b, rows, b.n_in)
+                rows[v] = bool_pattern(total)
+        block = stacked_outputs(b, rows, b.n_in)
         block = sp.csr_array((0, b.n_in)) if block is None else block
         reach, at = _influence(b, masked)
         down = {}
@@ -290,7 +295,6 @@ def _influence(b, masked: Mapping[str, Any]) -> tuple[sp.csr_array, dict[str, in
     """For each entry of each masked vertex (rows, the vertices one after another from
     ``at[v]``), the body output rows it reaches through the body's blocks of ones (a
     superset of any step's)."""
-    from .regions import _bool, _ones_matrix, _selection, _stacked_outputs
 
     g = b.graph
     at, total = {}, 0
@@ -301,14 +305,14 @@ def _influence(b, masked: Mapping[str, Any]) -> tuple[sp.csr_array, dict[str, in
     for v in b.order:
         if g.op(v) is None:
             continue
-        found = _selection(math.prod(g.shape(v)), total, at[v]) if v in masked else None
+        found = selection(math.prod(g.shape(v)), total, at[v]) if v in masked else None
         for u in g.predecessors(v):
             if u in rows:
-                term = _ones_matrix(g, u, v) @ rows[u]
+                term = ones_matrix(g, u, v) @ rows[u]
                 found = term if found is None else found + term
         if found is not None:
-            rows[v] = _bool(found)
-    found = _stacked_outputs(b, rows, total)
+            rows[v] = bool_pattern(found)
+    found = stacked_outputs(b, rows, total)
     if found is None:
         return sp.csr_array((total, 0)), at
     return sp.csr_array(found.T), at
@@ -317,7 +321,6 @@ def _influence(b, masked: Mapping[str, Any]) -> tuple[sp.csr_array, dict[str, in
 def _exact_rows(b, picks: Mapping[str, np.ndarray], rows: np.ndarray, cache: dict):
     """Rows ``rows`` of the body Jacobian's pattern with the step's masks (each masked
     ``select_n`` entry through the case it picks), by a reverse pass from those rows."""
-    from .regions import _bool, _ones_matrix
 
     g = b.graph
     k = rows.size
@@ -338,7 +341,7 @@ def _exact_rows(b, picks: Mapping[str, np.ndarray], rows: np.ndarray, cache: dic
             continue
         for u in g.predecessors(v):
             if (u, v) not in cache:
-                cache[(u, v)] = _ones_matrix(g, u, v)
+                cache[(u, v)] = ones_matrix(g, u, v)
             m = cache[(u, v)]
             part = a
             if v in picks:
@@ -359,7 +362,7 @@ def _exact_rows(b, picks: Mapping[str, np.ndarray], rows: np.ndarray, cache: dic
     if not pieces:
         return sp.csr_array((k, b.n_in))
     r_, c_ = (np.concatenate(p) for p in zip(*pieces, strict=True))
-    return _bool(sp.csr_array((np.ones(r_.size), (r_, c_)), shape=(k, b.n_in)))
+    return bool_pattern(sp.csr_array((np.ones(r_.size), (r_, c_)), shape=(k, b.n_in)))
 
 
 class _Sources:
