@@ -11,11 +11,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..blocks import Block, pattern
 from ..blocks.permutation import as_structural
 from .graph import DGraph
+from .lazy import LazyModule
 
 __all__ = [
     "block_structure",
@@ -27,6 +27,7 @@ __all__ = [
 ]
 
 Body = Any  # dgraph.core.regions.Body (which imports this module)
+sp = LazyModule("scipy.sparse")  # importing dgraph stays light
 
 
 def block_structure(block: Block) -> tuple:

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from ..blocks import Block
-from .regions import Body, LazyModule, PatternBlocks
+from .lazy import LazyModule
+from .regions import Body, PatternBlocks
 
 __all__ = ["Branches"]
 

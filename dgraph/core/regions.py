@@ -35,7 +35,6 @@ step ``M = [[A, K], [0, I]]`` over ``(c, k)``:
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -65,26 +64,14 @@ from .body_patterns import (
     selection,
 )
 from .graph import DGraph
+from .lazy import LazyModule
 from .region_sweep import dense_sweep, fits, trajectory_run
-
-
-class LazyModule:
-    """A module imported when first used: importing dgraph stays light (SciPy is read
-    only once a region is evaluated)."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attribute: str) -> Any:
-        return getattr(importlib.import_module(self._name), attribute)
-
 
 sp = LazyModule("scipy.sparse")
 
 __all__ = [
     "MAX_TRIPS",
     "Body",
-    "LazyModule",
     "PatternBlocks",
     "Region",
     "is_region",
