@@ -133,15 +133,16 @@ def gradient_graph(
     label = "f" if label == "<lambda>" else label
     if weights is None:
         grad = jax.value_and_grad(f, argnums=free) if value else jax.grad(f, argnums=free)
-        function = _named(lambda *a: _unwrapped(grad(*a), value), names)
-        try:
-            return from_jax(function, *args, level=level, params=params, name=f"grad_{label}")
-        except InputError as error:
-            if REVERSE_REFUSED not in str(error):
-                raise
         tangents = _forward_gradient(jax, f, free, value)
-        function = _named(lambda *a: _unwrapped(tangents(*a), value), names)
-        return from_jax(function, *args, level=level, params=params, name=f"grad_{label}")
+        return _read_gradient(
+            lambda *a: _unwrapped(grad(*a), value),
+            lambda *a: _unwrapped(tangents(*a), value),
+            names,
+            args,
+            level=level,
+            params=params,
+            name=f"grad_{label}",
+        )
     v = real_array(weights, "weights")
     if v.shape != shape:
         raise InputError(
@@ -159,21 +160,38 @@ def gradient_graph(
             return (jax.numpy.sum(multipliers * out), *grads)
         return grads[0] if len(grads) == 1 else grads
 
-    function = _named(lagrangian_gradient, [*names, w])
-    lagrangian = f"grad_{label}_lagrangian"
-    try:
-        return from_jax(function, *args, v, level=level, params=[*params, w], name=lagrangian)
-    except InputError as error:
-        if REVERSE_REFUSED not in str(error):
-            raise
-
     def forward_lagrangian(*a: Any) -> Any:
         *xs, multipliers = a
         weighted = lambda *d: jax.numpy.sum(multipliers * f(*d))  # noqa: E731
         return _unwrapped(_forward_gradient(jax, weighted, free, value)(*xs), value)
 
-    function = _named(forward_lagrangian, [*names, w])
-    return from_jax(function, *args, v, level=level, params=[*params, w], name=lagrangian)
+    return _read_gradient(
+        lagrangian_gradient,
+        forward_lagrangian,
+        [*names, w],
+        [*args, v],
+        level=level,
+        params=[*params, w],
+        name=f"grad_{label}_lagrangian",
+    )
+
+
+def _read_gradient(
+    reverse: Callable[..., Any],
+    forward: Callable[..., Any],
+    names: list[str],
+    args: list[Any],
+    **read: Any,
+) -> DGraph:
+    """The graph of ``reverse`` (JAX's reverse-mode gradient), or of ``forward`` (its
+    forward mode, :func:`_forward_gradient`) where JAX refuses reverse mode
+    (:data:`REVERSE_REFUSED`); each takes the arguments ``names``."""
+    try:
+        return from_jax(_named(reverse, names), *args, **read)
+    except InputError as error:
+        if REVERSE_REFUSED not in str(error):
+            raise
+    return from_jax(_named(forward, names), *args, **read)
 
 
 def _forward_gradient(jax, f: Callable[..., Any], free: tuple[int, ...], value: bool):
