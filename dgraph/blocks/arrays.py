@@ -213,13 +213,21 @@ class ArrayOp:
         return dict(self.params)
 
     def vertices(self) -> list[str]:
-        """The vertices read, nested operations included, each once."""
+        """The vertices read, nested operations included, each once (in the order met
+        depth first; a nested operation read twice is walked once: nested integer
+        operations share their parts, a binary search's steps each read the last twice)."""
         seen: dict[str, None] = {}
-        for x in self.operands:
-            if isinstance(x, str):
+        walked: set[int] = set()
+        pending = [iter(self.operands)]
+        while pending:
+            x = next(pending[-1], None)
+            if x is None:
+                pending.pop()
+            elif isinstance(x, str):
                 seen[x] = None
-            elif isinstance(x, ArrayOp):
-                seen.update(dict.fromkeys(x.vertices()))
+            elif isinstance(x, ArrayOp) and id(x) not in walked:
+                walked.add(id(x))
+                pending.append(iter(x.operands))
         return list(seen)
 
     def differentiable(self) -> list[int]:
@@ -323,13 +331,27 @@ def _read(
         return values[x]
     if isinstance(x, Const):
         return x.value
-    if frozen is not None and x.primitive == "stop_gradient" and id(x) in frozen:
-        return frozen[id(x)]
-    value = np.asarray(_forward(x, [_read(y, values, frozen) for y in x.operands]))
-    value = value.reshape(x.shape)
-    if frozen is not None and x.primitive == "stop_gradient":
-        frozen[id(x)] = value
-    return value
+    done: dict[int, np.ndarray] = {}  # each nested operation once: they share their parts
+    pending = [(x, False)]
+    while pending:  # innermost first, without recursion
+        op, ready = pending.pop()
+        if id(op) in done:
+            continue
+        if frozen is not None and op.primitive == "stop_gradient" and id(op) in frozen:
+            done[id(op)] = frozen[id(op)]
+            continue
+        inner = [y for y in op.operands if isinstance(y, ArrayOp) and id(y) not in done]
+        if inner and not ready:
+            pending += [(op, True), *((y, False) for y in inner)]
+            continue
+        args = [
+            values[y] if isinstance(y, str) else y.value if isinstance(y, Const) else done[id(y)]
+            for y in op.operands
+        ]
+        done[id(op)] = np.asarray(_forward(op, args)).reshape(op.shape)
+        if frozen is not None and op.primitive == "stop_gradient":
+            frozen[id(op)] = done[id(op)]
+    return done[id(x)]
 
 
 def _forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:

@@ -314,6 +314,7 @@ class _Expansion:
     constants: dict[bytes, np.ndarray] = field(default_factory=dict)
     held: dict[sympy.Expr, Any] = field(default_factory=dict)  # stop_gradient vertices
     current: str = ""  # the array vertex being expanded: names the vertices it makes
+    nested: dict[int, tuple[ArrayOp, np.ndarray]] = field(default_factory=dict)
 
     def name(self, wanted: str) -> str:
         while wanted in self.taken:
@@ -379,7 +380,12 @@ class _Expansion:
             if x.key not in self.constants:
                 self.constants[x.key] = _constant(np.asarray(x.value))
             return self.constants[x.key]
-        return self.apply(x, values)
+        # a nested operation read again (its parts shared: a binary search's steps each
+        # read the last twice) is expanded once; the graph holds it, so its id is its own
+        known = self.nested.get(id(x))
+        if known is None or known[0] is not x:
+            known = self.nested[id(x)] = (x, self.apply(x, values))
+        return known[1]
 
     def apply(self, op: ArrayOp, values: Mapping[str, np.ndarray]) -> np.ndarray:
         """The elements of ``op``'s result as sympy expressions of its operands'."""

@@ -45,13 +45,19 @@ def _gather(reader, eqn, ins: list[Any]) -> list[Any] | None:
     whole = tuple(int(n) for n in eqn.invars[0].aval.shape)
     index_shape = tuple(int(n) for n in eqn.invars[1].aval.shape)
     shape = tuple(int(n) for n in eqn.outvars[0].aval.shape)
-    if len(axes) != 1 or tuple(numbers.collapsed_slice_dims) != axes or index_shape[-1:] != (1,):
+    if len(axes) != 1 or index_shape[-1:] != (1,):
         return None
     a = axes[0]
     others = tuple(k for k in range(len(whole)) if k != a)
     batched = tuple(getattr(numbers, "operand_batching_dims", ()))
     laid = None  # the output's shape where the take's lacks the axis
-    if index_shape == (1,) and not batched:  # one position (JAX's transpose of x.at[i].set)
+    if tuple(numbers.collapsed_slice_dims) != axes:
+        kept = _kept_axis(eqn, a, whole, index_shape, shape)
+        if kept is None or batched:
+            return None
+        size, laid, shape = index_shape[0], shape, kept
+        index = ArrayOp("reshape", (reader.operand(ins[1]),), (), (size,))
+    elif index_shape == (1,) and not batched:  # one position (JAX's transpose of x.at[i].set)
         if tuple(numbers.offset_dims) != tuple(range(len(others))) or tuple(
             eqn.params["slice_sizes"]
         ) != tuple(1 if k == a else n for k, n in enumerate(whole)):
@@ -96,6 +102,27 @@ def _gather(reader, eqn, ins: list[Any]) -> list[Any] | None:
     if laid is None:
         return [taken]
     return [reader.result(ArrayOp("reshape", (reader.operand(taken),), (), laid), aval)]
+
+
+def _kept_axis(eqn, a: int, whole, index_shape, shape) -> tuple[int, ...] | None:
+    """The take's shape where the gather keeps the axis it indexes as a slice of one
+    (``searchsorted``'s ``x[i:i + 1]``): positions ``(m, 1)`` whose one batch axis lies
+    just before or after that slice, so the output is the take's, reshaped; else None."""
+    numbers = eqn.params["dimension_numbers"]
+    offsets = tuple(numbers.offset_dims)
+    if (
+        tuple(numbers.collapsed_slice_dims)
+        or len(index_shape) != 2
+        or tuple(eqn.params["slice_sizes"])
+        != tuple(1 if k == a else n for k, n in enumerate(whole))
+        or len(shape) != len(whole) + 1
+        or len(offsets) != len(whole)
+    ):
+        return None
+    b = next(k for k in range(len(shape)) if k not in offsets)  # the positions' axis
+    if b not in (a, a + 1):
+        return None
+    return tuple(index_shape[0] if k == a else n for k, n in enumerate(whole))
 
 
 def _window(reader, eqn, ins: list[Any]) -> Any:

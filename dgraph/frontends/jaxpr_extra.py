@@ -18,7 +18,7 @@ from ..blocks.array_extra import sort_order
 from ..blocks.arrays import ArrayOp
 from ..errors import InputError
 from .jaxpr_compat import COMPAT
-from .jaxpr_rewrites import TRACED
+from .jaxpr_rewrites import CALLED, TRACED
 
 __all__ = ["REWRITTEN", "called_primal", "empty_values"]
 
@@ -121,8 +121,12 @@ def called_primal(reader, eqn, ins: list[Any]) -> list[Any] | None:
     """The primal values of a call whose body works on the bits of a float, read as
     whole operations instead: ``jnp.frexp``'s custom_jvp ``_frexp`` (``bitcast_convert_type``
     and shifts) is ``frexp_mantissa`` and ``frexp_exponent``, nested operations with no
-    derivative (its custom rule gives the derivative); else None."""
-    if _called_name(eqn) != "_frexp" or isinstance(ins[0], np.ndarray):
+    derivative (its custom rule gives the derivative); a call :data:`CALLED` names
+    (``searchsorted``'s binary search) as its rewrite reads it; else None."""
+    name = _called_name(eqn)
+    if name in CALLED and not all(isinstance(x, np.ndarray) for x in ins):
+        return CALLED[name](reader, eqn, ins)
+    if name != "_frexp" or isinstance(ins[0], np.ndarray):
         return None
     x, shape = ins[0], tuple(eqn.invars[0].aval.shape)
     return [ArrayOp(part, (x,), (), shape) for part in ("frexp_mantissa", "frexp_exponent")]

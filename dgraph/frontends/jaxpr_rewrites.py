@@ -24,7 +24,17 @@ derivative is the one JAX's own rule gives, ties included.
   it, refused once read as data;
 * ``top_k``: the values a stable descending sort of the last axis, sliced (JAX gathers the
   tangent at the indices ``top_k`` returns: the first of equal values first); the indices
-  held opaque (refused once read as data).
+  held opaque (refused once read as data);
+* ``lt_to`` / ``le_to`` / ``eq_to`` (IEEE totalOrder comparisons, which ``searchsorted``
+  and ``jnp.interp`` make): ``lt`` where neither operand is NaN, NaN after every number.
+  Two things of totalOrder are not read: the sign of a zero (-0 and +0 compare equal) and
+  of a NaN (read as positive). ``searchsorted`` makes its zeros +0 and its NaNs JAX's
+  positive NaN before it compares, and it is where JAX writes these comparisons;
+* ``searchsorted``'s binary search (``method="scan"``, the default, and ``jnp.interp``'s):
+  a ``scan`` of integer carries reading the table at computed positions. It is read as
+  ``jnp.searchsorted(..., method="sort")``, the same positions by one stable sort of the
+  table and the queries: no loop whose code would carry the table, no derivative either
+  way. Which side it finds is read from the called jaxpr's value at a probe.
 """
 
 from __future__ import annotations
@@ -36,7 +46,7 @@ from typing import Any
 from ..errors import InputError
 from .jaxpr_values import Opaque, jax_module
 
-__all__ = ["TRACED", "read_as", "read_linear_solve"]
+__all__ = ["CALLED", "TRACED", "read_as", "read_linear_solve"]
 
 
 def read_as(
@@ -207,7 +217,51 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     return [reader.result(op, eqn.outvars[0].aval)]
 
 
+def _total_order(reader, eqn, ins: list[Any]) -> list[Any]:
+    import jax.numpy as jnp
+
+    def before(a, b):  # a precedes b in totalOrder, zeros and NaNs as the docstring says
+        return jnp.where(a != a, False, jnp.where(b != b, True, a < b))
+
+    name = eqn.primitive.name
+    if name == "lt_to":
+        return read_as(reader, eqn, ins, lambda a, b: [before(a, b)])
+    if name == "le_to":
+        return read_as(reader, eqn, ins, lambda a, b: [~before(b, a)])
+    return read_as(reader, eqn, ins, lambda a, b: [~before(a, b) & ~before(b, a)])
+
+
+def _searchsorted(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    import jax.numpy as jnp
+
+    jax = jax_module()
+    table, query = (v.aval for v in eqn.invars[:2])
+    if len(eqn.invars) != 2 or table.ndim != 1 or table.shape[0] < 1:
+        return None
+    inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
+    closed = inner if hasattr(inner, "consts") else jax.extend.core.ClosedJaxpr(inner, ())
+    probe = jnp.arange(table.shape[0], dtype=table.dtype)  # queries equal to its first entry
+    found = jax.core.eval_jaxpr(
+        closed.jaxpr, closed.consts, probe, jnp.zeros(query.shape, query.dtype)
+    )
+    side = "right" if int(jnp.ravel(found[0])[0]) == 1 else "left"
+    dtype = eqn.outvars[0].aval.dtype
+
+    def sort_method(a, v):
+        return [jnp.searchsorted(a, v, side=side, method="sort").astype(dtype)]
+
+    return read_as(reader, eqn, ins, sort_method)
+
+
+CALLED: dict[str, Callable[..., list[Any] | None]] = {
+    "_searchsorted_scan_impl": _searchsorted,
+}
+
+
 TRACED: dict[str, Callable[..., list[Any] | None]] = {
+    "lt_to": _total_order,
+    "le_to": _total_order,
+    "eq_to": _total_order,
     "cumprod": _cumulative,
     "cummax": _cumulative,
     "cummin": _cumulative,

@@ -1,0 +1,131 @@
+"""Table lookups as simulations write them: ``jnp.interp`` and ``jnp.searchsorted`` (its
+binary search a ``scan`` of integer carries; its comparisons JAX's totalOrder ``lt_to`` /
+``le_to``), a gather that keeps the axis it indexes (``vmap`` of ``dynamic_slice``), and
+integer values built from one another step by step, whose nested operations share their
+parts: each is read once, not once per path to it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dgraph
+from dgraph.blocks.arrays import ArrayOp, operand_value
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+XP = np.linspace(0.0, 1.0, 7)
+FP = np.sin(3.0 * XP)
+X = np.array([0.05, 0.3, 0.5, 0.5, 0.99, 0.71])  # 0.5 is a knot: the sides differ there
+
+
+def _interp(x):
+    return jnp.sum(jnp.interp(x, XP, FP) ** 2 * x)
+
+
+def _lookup(method: str, side: str):
+    def f(x):
+        i = jnp.clip(jnp.searchsorted(XP, x, side=side, method=method), 1, len(XP) - 1)
+        lo, hi = jnp.asarray(XP)[i - 1], jnp.asarray(XP)[i]
+        t = (x - lo) / (hi - lo)
+        return jnp.sum((jnp.asarray(FP)[i - 1] * (1 - t) + jnp.asarray(FP)[i] * t) ** 2 * x)
+
+    return f
+
+
+def _x64(f):
+    with jax.enable_x64(True):
+        return np.asarray(f())
+
+
+def test_interp_gradient_and_hessian_equal_jax():
+    grad = dgraph.make_function(_interp, "jacobian", point=[X])
+    hess = dgraph.hessian(_interp, X)
+    want = _x64(lambda: jax.grad(_interp)(X))
+    np.testing.assert_allclose(np.ravel(grad(X)), want, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(hess(X), _x64(lambda: jax.hessian(_interp)(X)), atol=1e-13)
+    moved = X + 0.03  # other intervals than the point it was built at
+    np.testing.assert_allclose(
+        np.ravel(grad(moved)), _x64(lambda: jax.grad(_interp)(moved)), rtol=1e-13, atol=1e-15
+    )
+
+
+@pytest.mark.parametrize("method", ["scan", "sort", "compare_all"])
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_each_method_and_side_gives_jax_s_gradient(method, side):
+    f = _lookup(method, side)
+    grad = dgraph.make_function(f, "jacobian", point=[X])
+    np.testing.assert_allclose(
+        np.ravel(grad(X)), _x64(lambda: jax.grad(f)(X)), rtol=1e-13, atol=1e-15
+    )
+
+
+def test_the_side_is_read_at_a_knot():
+    """At a knot (x = 0.5) left and right pick other intervals, so other slopes: the
+    rewrite of the binary search must find the side the function asked for."""
+    left, right = (_lookup("scan", s) for s in ("left", "right"))
+    at = np.array([0.5])
+    gl = dgraph.make_function(left, "jacobian", point=[at])(at)
+    gr = dgraph.make_function(right, "jacobian", point=[at])(at)
+    assert not np.allclose(gl, gr)
+    np.testing.assert_allclose(np.ravel(gr), _x64(lambda: jax.grad(right)(at)), rtol=1e-13)
+
+
+def test_compare_all_is_jax_s_total_order_comparisons():
+    """``method="compare_all"`` compares with ``lt_to`` (left) and ``le_to`` (right), which
+    the reader takes as ``lt`` with NaN last: the gradients above equal JAX's through them."""
+    for side, primitive in (("left", "lt_to"), ("right", "le_to")):
+        with jax.enable_x64(True):
+            traced = jax.make_jaxpr(_lookup("compare_all", side))(X)
+        assert primitive in str(traced)
+
+
+def test_a_gather_keeping_its_axis_at_computed_positions():
+    """``vmap`` of ``dynamic_slice`` of one entry: a gather whose sliced axis stays (size
+    1) at positions the inputs choose."""
+    from jax import lax
+
+    def f(x):
+        at = jnp.argsort(x)[:3]
+        rows = jax.vmap(lambda i: lax.dynamic_slice(x, (i,), (1,)))(at)
+        return jnp.sum(rows[:, 0] ** 3) + jnp.sum(rows * x[:3, None])
+
+    x = np.array([0.7, 0.2, 0.9, 0.4, 0.1])
+    with jax.enable_x64(True):
+        kept = jax.make_jaxpr(f)(x)
+    gathers = [e for e in kept.jaxpr.eqns if e.primitive.name == "gather"]
+    assert gathers and not gathers[0].params["dimension_numbers"].collapsed_slice_dims
+    grad = dgraph.make_function(f, "jacobian", point=[x])
+    np.testing.assert_allclose(np.ravel(grad(x)), _x64(lambda: jax.grad(f)(x)), rtol=1e-14)
+
+
+def _shared_chain(depth: int) -> ArrayOp:
+    """``k_{t+1} = k_t + k_t``: 2**depth paths to the vertex, ``depth`` operations."""
+    k: ArrayOp | str = "x"
+    for _ in range(depth):
+        k = ArrayOp("add", (k, k), (), ())
+    return ArrayOp("mul", (k, "y"), (), ())
+
+
+def test_nested_operations_sharing_parts_are_walked_once():
+    op = _shared_chain(200)  # walked path by path: 2**200 visits
+    assert op.vertices() == ["x", "y"]
+    np.testing.assert_equal(
+        operand_value(op, {"x": np.array(1.0), "y": np.array(3.0)}), 3.0 * 2.0**200
+    )
+
+
+def test_an_integer_built_step_by_step_from_itself():
+    """Thirty steps each reading the last twice (2**30 paths): the graph, its element
+    level and the generated code read each step once."""
+
+    def f(x):
+        k = jnp.argmax(x)
+        for _ in range(30):
+            k = (k + k) % 7
+        return jnp.sum(jnp.where(k > 2, x**2, jnp.sin(x)))
+
+    x = np.array([0.3, 0.9, 0.1])
+    grad = dgraph.make_function(f, "jacobian", point=[x])
+    np.testing.assert_allclose(np.ravel(grad(x)), _x64(lambda: jax.jacfwd(f)(x)), rtol=1e-14)
