@@ -168,8 +168,18 @@ class Labelled:
         )
 
 
-def _read_only(a: np.ndarray) -> np.ndarray:
-    view = np.asarray(a, dtype=np.int64).view()
+def _index_dtype(largest: int) -> type:
+    """The integer type of a sparse pattern's column indices and row pointer whose
+    values are below ``largest`` (the columns, the entries): int32 where they fit, else
+    int64 (half the memory, and half the pages to fault, of the patterns pricing and the
+    code generator form: 7·10⁶ entries each at 10⁶ unknowns). Arithmetic that may pass
+    2³¹ (a flat index ``row * width + col``) is done in int64: the rows are int64."""
+    return np.int32 if largest < 2**31 else np.int64
+
+
+def _read_only(a: np.ndarray, dtype: type = np.int64) -> np.ndarray:
+    """``a`` as a read-only view of ``dtype`` (copied only where its type differs)."""
+    view = np.asarray(a, dtype=dtype).view()
     view.flags.writeable = False
     return view
 
@@ -177,9 +187,10 @@ def _read_only(a: np.ndarray) -> np.ndarray:
 class Sparse:
     """A block with a fixed pattern: row and column indices of the flattened block
     (``prod(out_shape)`` by ``prod(in_shape)``), each entry once, in row-major order;
-    immutable, its arrays read-only. Kept as compressed rows (``indptr``, ``cols``): a
-    product or a sum made here gives its ``rows`` only when asked for them (half the
-    memory of a 10⁶-entry pattern). Two are equal when their patterns are (``digest``, a
+    immutable, its arrays read-only. Kept as compressed rows (``indptr``, ``cols``, of
+    :func:`_index_dtype`: int32 where they fit): a product or a sum made here gives its
+    ``rows`` (int64) only when asked for them (half the memory of a 10⁶-entry pattern).
+    Two are equal when their patterns are (``digest``, a
     hash of the indices, computed the first time a block is hashed or compared: the
     caches see small blocks only, and hashing a stencil's pattern costs about what a sum
     of two does)."""
@@ -203,11 +214,12 @@ class Sparse:
             raise ValueError("a sparse block needs its rows or its row pointer")
         state = self.__dict__
         state.update(out_shape=tuple(out_shape), in_shape=tuple(in_shape), kind=kind)
-        state["cols"] = _read_only(cols)
+        index = _index_dtype(max(math.prod(in_shape), np.size(cols)))
+        state["cols"] = _read_only(cols, index)
         if rows is not None:
             state["rows"] = _read_only(rows)
         if indptr is not None:
-            state["indptr"] = _read_only(indptr)
+            state["indptr"] = _read_only(indptr, index)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -232,13 +244,14 @@ class Sparse:
         counts = np.bincount(self.rows, minlength=math.prod(self.out_shape))
         indptr = np.zeros(counts.size + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
-        return _read_only(indptr)
+        return _read_only(indptr, self.cols.dtype.type)
 
     @functools.cached_property
     def digest(self) -> bytes:
-        """A hash of the pattern (the row pointer, then the columns, as int64 bytes)."""
-        found = hashlib.blake2b(np.ascontiguousarray(self.indptr).tobytes(), digest_size=16)
-        found.update(np.ascontiguousarray(self.cols).tobytes())
+        """A hash of the pattern (the row pointer, then the columns, as int64 bytes:
+        the same whatever :func:`_index_dtype` stores them in)."""
+        found = hashlib.blake2b(np.asarray(self.indptr, dtype=np.int64).tobytes(), digest_size=16)
+        found.update(np.asarray(self.cols, dtype=np.int64).tobytes())
         return found.digest()
 
     def __eq__(self, other: object) -> bool:

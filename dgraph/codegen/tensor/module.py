@@ -1148,7 +1148,7 @@ def _sparse_parts(
         block, values = structural_valued(*valued)  # a permutation: its union pattern
         r, c, at = entries(block)
         rows.append(r + row_at[y])
-        cols.append(c + col_at[x])
+        cols.append(np.add(c, col_at[x], dtype=np.int64))  # a block's may be int32
         parts.append((block, values, at))
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
