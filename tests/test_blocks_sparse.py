@@ -70,10 +70,13 @@ def _reference_pattern(b: Labelled) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def _check_invariants(s: Sparse) -> None:
-    """Row-major, each entry once, in range, int64, read-only, its row pointer right."""
+    """Row-major, each entry once, in range, read-only, its row pointer right; rows
+    int64, columns and row pointer int32 where the columns and entries fit it."""
     width = max(1, math.prod(s.in_shape))
-    assert s.rows.dtype == s.cols.dtype == np.int64
+    index = np.int32 if max(math.prod(s.in_shape), s.nnz) < 2**31 else np.int64
+    assert s.rows.dtype == np.int64 and s.cols.dtype == s.indptr.dtype == index
     assert not s.rows.flags.writeable and not s.cols.flags.writeable
+    assert not s.indptr.flags.writeable
     keys = s.rows * width + s.cols
     assert (np.diff(keys) > 0).all()
     assert s.nnz == 0 or (s.cols.min() >= 0 and s.cols.max() < width)
@@ -487,3 +490,26 @@ def test_a_sum_whose_summand_holds_the_other_is_that_pattern_without_a_merge(mon
     assert not blocks.PARTS.held and not blocks.PARTS.alive  # forgotten with the call
     assert not np.shares_memory(blocks._add(scaled, a).cols, total.cols)
     assert len(merges) == 6
+
+
+def test_column_indices_are_int32_where_they_fit_and_products_and_sums_stay_exact():
+    """A pattern's columns and row pointer are int32 up to 2³¹ columns, int64 past it;
+    sums and products across the two keep every entry (flat keys past 2³¹ in int64)."""
+    wide, wider = 2**31 - 1, 2**31 + 5
+    narrow = sparse((3,), (wide,), [0, 1, 2], [wide - 1, 7, wide - 2])
+    broad = sparse((3,), (wider,), [0, 2], [wider - 1, 3])
+    assert narrow.cols.dtype == narrow.indptr.dtype == np.int32
+    assert broad.cols.dtype == broad.indptr.dtype == np.int64
+    assert narrow.rows.dtype == broad.rows.dtype == np.int64
+    _check_invariants(narrow)
+    _check_invariants(broad)
+    other = sparse((3,), (wide,), [0, 2, 2], [3, 0, wide - 1])
+    total = add(narrow, other)
+    _check_invariants(total)
+    expected = {(0, wide - 1), (0, 3), (1, 7), (2, 0), (2, wide - 2), (2, wide - 1)}
+    assert set(zip(total.rows.tolist(), total.cols.tolist(), strict=True)) == expected
+    assert total.digest == sparse((3,), (wide,), *zip(*sorted(expected), strict=True)).digest
+    pick = sparse((2,), (3,), [0, 1], [2, 0], ONES)  # rows 2 and 0 of ``total``
+    _, taken = multiply(pick, total)
+    _check_invariants(taken)
+    assert taken.cols.tolist() == [0, wide - 2, wide - 1, 3, wide - 1]

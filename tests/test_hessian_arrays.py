@@ -500,3 +500,77 @@ def test_a_zero_hessian_is_an_empty_sparse_matrix(f, tril, lang):
         h = scipy.sparse.csr_array(np.asarray(h.todense()))
     assert h.shape == (N, N) and h.nnz == 0
     assert not np.any(reference(f, X))
+
+
+def test_the_code_forms_none_of_the_products_and_sums_pricing_formed(monkeypatch):
+    """Pricing's block products and sums are kept for the code of the expression set it
+    chose (``RECENT.pin``), each merged sum with its merge's flags
+    (``blocks.merge_flags``): the code generator's walk forms no product's pattern and
+    merges no sum pricing merged (m = 40: blocks of more than ``SMALL`` entries); the
+    module is the one made without them, byte for byte, and right."""
+    from dgraph import blocks
+    from dgraph.codegen.tensor import blockops, module
+
+    formed = {"products": 0, "merges": 0}
+    inside = [False]
+
+    def counted(what, f):
+        def inner(*args, **kwargs):
+            formed[what] += inside[0]
+            return f(*args, **kwargs)
+
+        return inner
+
+    def watched_walk(*args, **kwargs):
+        inside[0] = True
+        try:
+            return walk(*args, **kwargs)
+        finally:
+            inside[0] = False
+
+    walk = module._walk
+    monkeypatch.setattr(module, "_walk", watched_walk)
+    for name in ("_sparse_product", "_move_product"):
+        monkeypatch.setattr(blocks, name, counted("products", getattr(blocks, name)))
+    monkeypatch.setattr(blockops, "_flagged_merge", counted("merges", blockops._flagged_merge))
+    m = 40
+    u = np.random.default_rng(3).normal(size=(m, m)) * 0.1
+    H = dgraph.make_function(_minimal_surface, "hessian", point=[u], sparse=True)
+    pinned = dict(formed)
+    formed.update(products=0, merges=0)
+    monkeypatch.setattr(blocks._Recent, "pin", lambda self, formed: None)  # none kept
+    alone = dgraph.make_function(_minimal_surface, "hessian", point=[u], sparse=True)
+    assert pinned["products"] == 0 < formed["products"]
+    assert pinned["merges"] < formed["merges"]  # a sum one summand's pattern holds: merged
+    assert H.gradient.generated.text == alone.gradient.generated.text
+    np.testing.assert_allclose(
+        H(u).toarray(), reference(_minimal_surface, u).reshape(m * m, m * m), atol=1e-12
+    )
+
+
+def test_a_merged_sum_keeps_the_flags_of_its_merge():
+    """Within a call, a sum of two sparse blocks merged by ``blocks._add`` keeps the
+    flags of its merge (1: the first summand's entry, 2: the second's, 3: both), read
+    for either order of the summands and for that sum alone; forgotten after the call."""
+    from dgraph import blocks
+    from dgraph.codegen.tensor import blockops
+
+    n = blocks.SMALL + 10
+    rows = np.arange(n)
+    a = blocks.sparse((n,), (n + 1,), rows, rows)
+    b = blocks.sparse((n,), (n + 1,), rows[::2], rows[::2] + 1)
+    with blocks.scoped():
+        total = blocks._add(a, b)
+        flags, swapped = blocks.merge_flags(a, b, total)
+        merged = blockops._flagged_merge(a, b)[1]
+        np.testing.assert_array_equal(flags, merged) if not swapped else None
+        assert swapped is False and flags.dtype == np.int8
+        back, swapped = blocks.merge_flags(b, a, total)
+        assert back is flags and swapped is True
+        again = blocks.sparse((n,), (n + 1,), rows, rows)  # a's pattern, another block
+        assert blocks.merge_flags(again, b, total) is None
+        assert blocks.merge_flags(a, b, blocks._add(a, again)) is None
+        places = blockops._merged(b, a, total)
+        expected = blockops._places(merged, total.nnz)
+        assert all(np.array_equal(p, q) for p, q in zip(places, expected[::-1], strict=True))
+    assert blocks.merge_flags(a, b, total) is None

@@ -81,6 +81,7 @@ __all__ = [
     "forget",
     "identity",
     "in_scope",
+    "merge_flags",
     "move_source",
     "multiply",
     "on_the_diagonal",
@@ -167,8 +168,18 @@ class Labelled:
         )
 
 
-def _read_only(a: np.ndarray) -> np.ndarray:
-    view = np.asarray(a, dtype=np.int64).view()
+def _index_dtype(largest: int) -> type:
+    """The integer type of a sparse pattern's column indices and row pointer whose
+    values are below ``largest`` (the columns, the entries): int32 where they fit, else
+    int64 (half the memory, and half the pages to fault, of the patterns pricing and the
+    code generator form: 7·10⁶ entries each at 10⁶ unknowns). Arithmetic that may pass
+    2³¹ (a flat index ``row * width + col``) is done in int64: the rows are int64."""
+    return np.int32 if largest < 2**31 else np.int64
+
+
+def _read_only(a: np.ndarray, dtype: type = np.int64) -> np.ndarray:
+    """``a`` as a read-only view of ``dtype`` (copied only where its type differs)."""
+    view = np.asarray(a, dtype=dtype).view()
     view.flags.writeable = False
     return view
 
@@ -176,9 +187,10 @@ def _read_only(a: np.ndarray) -> np.ndarray:
 class Sparse:
     """A block with a fixed pattern: row and column indices of the flattened block
     (``prod(out_shape)`` by ``prod(in_shape)``), each entry once, in row-major order;
-    immutable, its arrays read-only. Kept as compressed rows (``indptr``, ``cols``): a
-    product or a sum made here gives its ``rows`` only when asked for them (half the
-    memory of a 10⁶-entry pattern). Two are equal when their patterns are (``digest``, a
+    immutable, its arrays read-only. Kept as compressed rows (``indptr``, ``cols``, of
+    :func:`_index_dtype`: int32 where they fit): a product or a sum made here gives its
+    ``rows`` (int64) only when asked for them (half the memory of a 10⁶-entry pattern).
+    Two are equal when their patterns are (``digest``, a
     hash of the indices, computed the first time a block is hashed or compared: the
     caches see small blocks only, and hashing a stencil's pattern costs about what a sum
     of two does)."""
@@ -202,11 +214,12 @@ class Sparse:
             raise ValueError("a sparse block needs its rows or its row pointer")
         state = self.__dict__
         state.update(out_shape=tuple(out_shape), in_shape=tuple(in_shape), kind=kind)
-        state["cols"] = _read_only(cols)
+        index = _index_dtype(max(math.prod(in_shape), np.size(cols)))
+        state["cols"] = _read_only(cols, index)
         if rows is not None:
             state["rows"] = _read_only(rows)
         if indptr is not None:
-            state["indptr"] = _read_only(indptr)
+            state["indptr"] = _read_only(indptr, index)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -231,13 +244,14 @@ class Sparse:
         counts = np.bincount(self.rows, minlength=math.prod(self.out_shape))
         indptr = np.zeros(counts.size + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
-        return _read_only(indptr)
+        return _read_only(indptr, self.cols.dtype.type)
 
     @functools.cached_property
     def digest(self) -> bytes:
-        """A hash of the pattern (the row pointer, then the columns, as int64 bytes)."""
-        found = hashlib.blake2b(np.ascontiguousarray(self.indptr).tobytes(), digest_size=16)
-        found.update(np.ascontiguousarray(self.cols).tobytes())
+        """A hash of the pattern (the row pointer, then the columns, as int64 bytes:
+        the same whatever :func:`_index_dtype` stores them in)."""
+        found = hashlib.blake2b(np.asarray(self.indptr, dtype=np.int64).tobytes(), digest_size=16)
+        found.update(np.asarray(self.cols, dtype=np.int64).tobytes())
         return found.digest()
 
     def __eq__(self, other: object) -> bool:
@@ -570,22 +584,67 @@ class _Recent:
     elimination just made, on the same block objects (a graph keeps its edges' blocks,
     and each hit returns the very block it returned before, so a chain of them hits all
     along); hashing a 10⁶-entry pattern to look it up by equality would cost about what
-    a sum does."""
+    a sum does.
+
+    Beside them, what one elimination formed may be kept whole (:meth:`recorded`,
+    :meth:`pin`: its operands and results held, not weakly, whatever their size), so
+    that the code generated for the expression set pricing chose forms none of its
+    products and sums again (the minimal surface at 10⁶ unknowns: 35 products and 17
+    sums of up to 7·10⁶ entries, some 0.9 GB of patterns, which the elimination itself
+    lets go step by step); they go with :meth:`clear`."""
 
     def __init__(self, size: int, budget: int) -> None:
         self.size, self.budget, self.held = size, budget, 0
         self.entries: OrderedDict[tuple[str, int, int], tuple] = OrderedDict()
+        self.recording: list[tuple[tuple, tuple]] | None = None
+        self.pinned: dict[tuple, tuple] = {}
+        self.handing_over = False  # a pinned entry found goes to the recent ones
 
     def get(self, op: str, a: object, b: object) -> object | None:
         key = (op, _identity(a), _identity(b))
+        kept = self.pinned.get(key)
+        if kept is not None and kept[0] is _held(a) and kept[1] is _held(b):
+            self._record(key, a, b, kept[2])
+            if self.handing_over:
+                del self.pinned[key]
+                self.put(op, a, b, kept[2])
+            return kept[2]
         entry = self.entries.get(key)
         if entry is None or entry[0]() is not _held(a) or entry[1]() is not _held(b):
             return None
         with contextlib.suppress(KeyError):  # its operand collected meanwhile: still right
             self.entries.move_to_end(key)
+        self._record(key, a, b, entry[2])
         return entry[2]
 
+    @contextlib.contextmanager
+    def recorded(self) -> Iterator[list[tuple[tuple, tuple]]]:
+        """Within this block every product and sum formed or found here is listed (its
+        key, operands and result, held), for :meth:`pin`."""
+        formed: list[tuple[tuple, tuple]] = []
+        self.recording = formed
+        try:
+            yield formed
+        finally:
+            self.recording = None
+
+    def pin(self, formed: list[tuple[tuple, tuple]]) -> None:
+        """Keep these (:meth:`recorded`) until :meth:`clear`, in place of any kept before."""
+        self.pinned = dict(formed)
+        self.handing_over = False
+
+    def hand_over(self) -> None:
+        """From now on each pinned entry, once found, is one of the recent ones (its
+        operands held weakly, within the budget): the code generator's walk, which
+        finds each of them in turn, lets each go after its use."""
+        self.handing_over = True
+
+    def _record(self, key: tuple, a: object, b: object, result: object) -> None:
+        if self.recording is not None:
+            self.recording.append((key, (_held(a), _held(b), result)))
+
     def put(self, op: str, a: object, b: object, result: object) -> None:
+        self._record((op, _identity(a), _identity(b)), a, b, result)
         block = result[1] if isinstance(result, tuple) else result
         weight = block.nnz if isinstance(block, Sparse) else 0
         if weight > self.budget:
@@ -610,8 +669,10 @@ class _Recent:
             self.held -= entry[3]
 
     def clear(self) -> None:
-        """Forget every entry (their results' memory goes with them)."""
+        """Forget every entry, pinned ones too (their results' memory goes with them)."""
         self.entries.clear()
+        self.pinned = {}
+        self.handing_over = False
         self.held = 0
 
 
@@ -957,14 +1018,18 @@ def _columns_renamed(b: Sparse, move: _Move, in_shape, kind: int) -> Sparse | No
     return _from_csr(b.out_shape, in_shape, indptr, cols, kind)
 
 
-def _pattern_matrix(s: Sparse, counts: bool = False):
+def _pattern_matrix(s: Sparse, counts: bool = False, flag: int | None = None):
     """The pattern as a scipy CSR matrix of ones: booleans (a product or a sum of them is
     the pattern, one byte an entry), or int32 where a product's entries must count the
-    pairs that meet (at most the inner size)."""
+    pairs that meet (at most the inner size); with ``flag``, that number in int8 (a sum
+    of two flagged 1 and 2 tells which summand each entry holds)."""
     import scipy.sparse  # here: importing dgraph stays light
 
     shape = (math.prod(s.out_shape), math.prod(s.in_shape))
-    ones = np.ones(s.nnz, dtype=np.int32 if counts else bool)
+    if flag is not None:
+        ones = np.full(s.nnz, flag, dtype=np.int8)
+    else:
+        ones = np.ones(s.nnz, dtype=np.int32 if counts else bool)
     m = scipy.sparse.csr_array((ones, s.cols, s.indptr), shape=shape)
     m.has_canonical_format = True  # sorted and distinct within each row (the invariant)
     return m
@@ -1047,6 +1112,13 @@ def remembered_sum(a: Block, b: Block) -> Block | None:
     return RECENT.get("sum", *sorted((a, b), key=id))
 
 
+def merge_flags(a: Block, b: Block, total: Block) -> tuple[np.ndarray, bool] | None:
+    """The flags of the merge that made ``total`` as ``a + b`` (:class:`_Flags`) and
+    whether it merged them as ``b + a`` (a's entries flagged 2); None where there was
+    no such merge, or it is forgotten."""
+    return FLAGS.of(a, b, total)
+
+
 def remember_sum(a: Block, b: Block, total: Block) -> None:
     """Remember ``total`` as ``a + b`` for :func:`add` (a sum formed elsewhere: the code
     generator's merge of the two patterns, which also places each summand's entries)."""
@@ -1065,6 +1137,7 @@ def forget() -> None:
     other modules put in :data:`FORGETS`."""
     RECENT.clear()
     PARTS.clear()
+    FLAGS.clear()
     for cached in (_small_sparse_product, _small_add, _plan, _labelled_move, pattern):
         cached.cache_clear()
     for clear in FORGETS:
@@ -1137,11 +1210,55 @@ def _add(a: Block, b: Block) -> Block:
     held = PARTS.holding(a, sa, b, sb)  # one summand's pattern known to hold the other's
     if held is not None:
         return _with_kind(held, kind)
-    union = _pattern_matrix(sa) + _pattern_matrix(sb)  # a merge of each row's sorted columns
+    # a merge of each row's sorted columns, a's entries flagged 1 and b's 2 (the same
+    # pattern as a merge of booleans, at the same price)
+    union = _pattern_matrix(sa, False, 1) + _pattern_matrix(sb, False, 2)
     total = _from_csr(a.out_shape, a.in_shape, union.indptr, union.indices, kind)
     if in_scope():  # forgotten with the call's other blocks (:func:`scoped`)
         PARTS.union(total, (a, sa), (b, sb))
+        FLAGS.keep(a, b, total, union.data)
     return total
+
+
+class _Flags:
+    """Each merged sum's flags (:func:`_add`: per entry of the union, 1 where it holds
+    one of the first summand's entries, 2 the second's, 3 both; one byte an entry), by
+    the summands (a labelled one by its value, a sparse one by its identity, held
+    weakly, as :class:`_Recent` keys them) and the sum (held weakly): the code generator
+    places each summand's values in the sum by them where the sum is the one pricing
+    formed (:meth:`_Recent.pin`), and merges no pattern again."""
+
+    def __init__(self) -> None:
+        self.flags: dict[tuple[object, object], tuple] = {}
+
+    def keep(self, a: Block, b: Block, total: Sparse, flags: np.ndarray) -> None:
+        key = (_identity(a), _identity(b))
+        gone = functools.partial(self._gone, key)
+        refs = tuple(None if isinstance(x, Labelled) else weakref.ref(x, gone) for x in (a, b))
+        self.flags[key] = (*refs, weakref.ref(total, gone), flags)
+
+    def of(self, a: Block, b: Block, total: Block) -> tuple[np.ndarray, bool] | None:
+        """The flags of ``a + b`` where it was merged into ``total`` (and whether a's
+        entries are flagged 2: the sum was merged as ``b + a``); else None."""
+        for first, second, swapped in ((a, b, False), (b, a, True)):
+            entry = self.flags.get((_identity(first), _identity(second)))
+            if entry is None or entry[2]() is not total:
+                continue
+            pairs = zip(entry[:2], (first, second), strict=True)
+            if all(ref is None or ref() is x for ref, x in pairs):
+                return entry[3], swapped
+        return None
+
+    def _gone(self, key: tuple[object, object], ref: weakref.ref) -> None:
+        entry = self.flags.get(key)
+        if entry is not None and any(ref is mine for mine in entry[:3]):  # not a newer one's
+            del self.flags[key]
+
+    def clear(self) -> None:
+        self.flags.clear()
+
+
+FLAGS = _Flags()
 
 
 class _Parts:

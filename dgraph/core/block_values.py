@@ -720,7 +720,7 @@ class _Entries:
             products = self.data * vector[:, self.flat_rows]
             if self._flat_cols is None:
                 self._flat_cols = np.concatenate(
-                    [self.cols + k * self.in_size for k in range(self.lanes)]
+                    [np.add(self.cols, k * self.in_size, dtype=np.int64) for k in range(self.lanes)]
                 )
             summed = np.bincount(
                 self._flat_cols, weights=products.reshape(-1), minlength=self.lanes * self.in_size

@@ -31,6 +31,7 @@ from ...blocks import (
     einsum_plan,
     first_appearance,
     full,
+    merge_flags,
     multiply,
     on_the_diagonal,
     pattern,
@@ -672,13 +673,26 @@ def _sum_placed(a: Block, b: Block) -> tuple[Block, list[np.ndarray] | None]:
 def _merged(a: Block, b: Block, total: Sparse) -> list[np.ndarray] | None:
     """Where each entry of ``a`` and of ``b`` (in :func:`entries` order) sits in their
     sum ``total`` (:func:`_flagged_merge`); None where a labelled block's entries are
-    not in row-major order (a search then)."""
+    not in row-major order (a search then). The flags of the merge that made ``total``
+    where it is pricing's (:func:`~dgraph.blocks.merge_flags`): no merge again."""
+    kept = merge_flags(a, b, total)
+    if kept is not None and all(_entries_row_major(x) for x in (a, b)):
+        flags, swapped = kept
+        places = _places(flags, total.nnz)
+        return places[::-1] if swapped else places
     merged = _flagged_merge(a, b)
     if merged is None:
         return None
     if merged[1].size != total.nnz:
         raise ValueError("block sum: the merged pattern is not the sum's")  # not by construction
     return _places(merged[1], total.nnz)
+
+
+def _entries_row_major(block: Block) -> bool:
+    """Whether the block's entries (:func:`entries`) are in row-major order, as its
+    pattern's in a merge: a sparse block's always, a labelled one's where its labels
+    read the rows first."""
+    return isinstance(block, Sparse) or _row_major(*entries(block)[:2])
 
 
 def _places(held: np.ndarray, size: int) -> list[np.ndarray]:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
+from ...blocks import RECENT
 from ...core.expressions import ExpressionSet
 from ...core.graph import DGraph
 from ...elimination.kernel import priced_below
@@ -374,7 +375,9 @@ def _cheapest(graph: DGraph) -> ExpressionSet:
     minimal surface at 10⁶: forward's 58.0 M cut at Markowitz's 57.1 M, pricing about
     0.3 CPU-s less); where forward is cheaper (the same surface at 12 × 12) Markowitz is
     built whole instead. The candidate kept is the one the order of
-    :data:`DEFAULT_METHODS` keeps: a stopped one costs more than one priced."""
+    :data:`DEFAULT_METHODS` keeps: a stopped one costs more than one priced. The block
+    products and sums the cheapest one formed are kept (:meth:`~dgraph.blocks._Recent.pin`)
+    for its code, whose walk then forms none again (:func:`~.module.tensor_program`)."""
     size = {x: math.prod(graph.shape(x)) for x in (*graph.inputs, *graph.outputs)}
     wide = 2 * sum(size[y] for y in graph.outputs) <= sum(size[x] for x in graph.inputs)
     first = "reverse" if wide else "markowitz"
@@ -388,13 +391,17 @@ def _cheapest(graph: DGraph) -> ExpressionSet:
     best: tuple[int, int, ExpressionSet] | None = None
     for m in order:
         try:
-            with priced_below(None if best is None else best[0]):
+            with (
+                RECENT.recorded() as formed,
+                priced_below(None if best is None else best[0]),
+            ):
                 candidate = accumulate(graph, m, verify=False)
         except SearchTooLarge:
             continue  # dearer than the cheapest so far
         key = (_price(candidate), DEFAULT_METHODS.index(m))
         if best is None or key < best[:2]:
             best = (*key, candidate)
+            RECENT.pin(formed)  # its products and sums, for its code (tensor_program)
         tried = order[: order.index(m) + 1]
         if best[0] == 0 and all(n in tried for n in DEFAULT_METHODS[: best[1]]):
             break  # none is cheaper than no multiplication (a stencil's: 0.8 s at 10⁶)

@@ -237,6 +237,7 @@ def tensor_program(
         return leaves[edge]
 
     known: dict[sympy.Basic, Valued] = {}
+    RECENT.hand_over()  # pricing's products and sums, each let go after the walk's use
     keys = jacobian_keys(es)
     readers = _readers(computed, keys)
     for ref, definition in computed.references.items():
@@ -1008,10 +1009,9 @@ def leaf_value(w: Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
     arg_shapes = [operand_shape(x, shapes) for x in op.operands]
     args = [_operand_text(w, x, names, shapes) for x in op.operands]
     total: Valued = None
-    for k in op.differentiable():
-        if op.operands[k] != u:
-            continue
-        block = operand_block(op, k, arg_shapes)
+    positions = [k for k in op.differentiable() if op.operands[k] == u]
+    for k in positions:  # one position: the graph's own block, the object pricing read
+        block = graph.block(u, v) if len(positions) == 1 else operand_block(op, k, arg_shapes)
         if is_region(op):
             node = region_block(w, op, k, block, args, _body_program(w))
             if node is None:
@@ -1148,7 +1148,7 @@ def _sparse_parts(
         block, values = structural_valued(*valued)  # a permutation: its union pattern
         r, c, at = entries(block)
         rows.append(r + row_at[y])
-        cols.append(c + col_at[x])
+        cols.append(np.add(c, col_at[x], dtype=np.int64))  # a block's may be int32
         parts.append((block, values, at))
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
