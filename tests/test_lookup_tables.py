@@ -129,3 +129,16 @@ def test_an_integer_built_step_by_step_from_itself():
     x = np.array([0.3, 0.9, 0.1])
     grad = dgraph.make_function(f, "jacobian", point=[x])
     np.testing.assert_allclose(np.ravel(grad(x)), _x64(lambda: jax.jacfwd(f)(x)), rtol=1e-14)
+
+
+def test_top_k_hessian_equals_jax():
+    """The gradient of ``top_k`` scatter-adds at its indices: read as a stable argsort's
+    first k, the Hessian through it is built (refused before) and equals JAX's, ties
+    included."""
+    from jax import lax
+
+    def f(x):
+        return jnp.sum(lax.top_k(x, 3)[0] ** 2 * jnp.arange(1.0, 4.0)) + jnp.sum(jnp.sin(x))
+
+    x = np.array([0.7, 1.2, 0.7, 0.1, 1.2, 0.3])
+    np.testing.assert_allclose(dgraph.hessian(f, x)(x), _x64(lambda: jax.hessian(f)(x)), atol=1e-14)

@@ -774,6 +774,19 @@ for _name, _f in (("reduce_or", jnp.any), ("reduce_and", jnp.all)):
     case(_name, "n-d", lambda x, f=_f: jnp.where(f(x > 0, axis=1), 2.0, 3.0) * x[:, 0], _TIES)
 case("top_k", "1-d-ties", lambda x: lax.top_k(x, 3)[0], np.array([0.7, 1.2, 0.7, 0.1, 1.2]))
 case("top_k", "n-d", lambda x: lax.top_k(x, 2)[0], point((2, 3), 146))
+# its indices a stable descending argsort's first k (the first of equal values first)
+case(
+    "top_k",
+    "indices-ties",
+    lambda x: x[lax.top_k(x, 3)[1]] * x[:3],
+    np.array([0.7, 1.2, 0.7, 0.1, 1.2]),
+)
+case(
+    "top_k",
+    "indices-n-d",
+    lambda x: jnp.take_along_axis(x, lax.top_k(x, 2)[1], 1),
+    point((2, 3), 147),
+)
 # positions computed from the inputs: one entry per output at a run-time column
 case("take_dynamic", "0-d", lambda x: x * x[jnp.argmax(x)], point((4,), 151))
 case("take_dynamic", "1-d-argsort", lambda x: x[jnp.argsort(x)][:3], point((4,), 152))
@@ -879,7 +892,6 @@ REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
     "lu as data": (lambda x: jsl.lu_factor(x)[0], (3, 3)),
     "qr of a wide matrix": (lambda x: jnp.linalg.qr(x)[1], (2, 3)),
     "full svd of a non-square matrix": (lambda x: jnp.linalg.svd(x)[0], (2, 3)),
-    "top_k indices as data": (lambda x: x[lax.top_k(x, 2)[1]], (3,)),
     "reduce_window with negative padding": (
         lambda x: lax.reduce_window(x, 0.0, lax.add, (2,), (1,), ((-1, 0),)),
         (4,),

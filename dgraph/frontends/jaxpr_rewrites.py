@@ -24,7 +24,8 @@ derivative is the one JAX's own rule gives, ties included.
   it, refused once read as data;
 * ``top_k``: the values a stable descending sort of the last axis, sliced (JAX gathers the
   tangent at the indices ``top_k`` returns: the first of equal values first); the indices
-  held opaque (refused once read as data);
+  the first k of a stable ``argsort`` of the negated operand, the same order (so a
+  gradient's scatter-add at them, and a Hessian through ``top_k``, are read);
 * ``lt_to`` / ``le_to`` / ``eq_to`` (IEEE totalOrder comparisons, which ``searchsorted``
   and ``jnp.interp`` make): ``lt`` where neither operand is NaN, NaN after every number.
   Two things of totalOrder are not read: the sign of a zero (-0 and +0 compare equal) and
@@ -154,17 +155,19 @@ def _any_all(reader, eqn, ins: list[Any]) -> list[Any]:
 
 
 def _top_k(reader, eqn, ins: list[Any]) -> list[Any]:
+    import jax.numpy as jnp
     from jax import lax
 
     k = int(eqn.params["k"])
+    dtype = eqn.outvars[1].aval.dtype
 
     def top(x):
         last = x.ndim - 1
-        return [-lax.slice_in_dim(lax.sort(-x, dimension=last), 0, k, axis=last)]
+        order = jnp.argsort(-x, axis=last, stable=True)  # the first of equal values first
+        values = -lax.slice_in_dim(lax.sort(-x, dimension=last), 0, k, axis=last)
+        return [values, lax.slice_in_dim(order, 0, k, axis=last).astype(dtype)]
 
-    specs = eqn.invars[:1]
-    values = read_as(reader, eqn, ins, top, outs=1, specs=specs)
-    return [*values, Opaque("top_k", tuple(eqn.outvars[1].aval.shape))]
+    return read_as(reader, eqn, ins, top, specs=eqn.invars[:1])
 
 
 def _lu(reader, eqn, ins: list[Any]) -> list[Any]:
