@@ -14,7 +14,8 @@ derivative is the one JAX's own rule gives, ties included.
   initial value (``base_dilation`` as interior padding), then one strided slice per window
   offset (``window_dilation`` spaces them), summed; for max and min chosen in row-major
   order with a strict comparison, so that the first extreme entry of a window takes the
-  derivative, as JAX's ``select_and_gather_add`` gives it;
+  derivative, as JAX's ``select_and_gather_add`` gives it; ``select_and_scatter_add``
+  (their transpose, in a gradient) as the vjp of that reading;
 * ``reduce_or`` / ``reduce_and`` (booleans, no derivative): the max / min of the operand
   as numbers, compared with 0;
 * ``custom_linear_solve`` whose matvec is a product with a matrix (``jnp.linalg.solve``,
@@ -102,26 +103,19 @@ def _clamp(reader, eqn, ins: list[Any]) -> list[Any] | None:
     return read_as(reader, eqn, ins, clamp)
 
 
-def _window(reader, eqn, ins: list[Any]) -> list[Any]:
+def _pool(name: str, p: dict, out_shape: tuple[int, ...]) -> Callable[[Any], Any]:
+    """``reduce_window_<name>`` as a function of its operand: padded with the initial
+    value, one strided slice per window offset, summed or chosen (module docstring)."""
     import jax.numpy as jnp
     from jax import lax
 
-    name = eqn.primitive.name
-    p = eqn.params
     dims, strides = tuple(p["window_dimensions"]), tuple(p["window_strides"])
     base = tuple(p.get("base_dilation") or (1,) * len(dims))
     spread = tuple(p.get("window_dilation") or (1,) * len(dims))
     padding = tuple(tuple(int(v) for v in pair) for pair in p["padding"])
-    out_shape = tuple(eqn.outvars[0].aval.shape)
-    if any(lo < 0 or hi < 0 for lo, hi in padding):
-        raise InputError(f"{reader.where}: {name} with negative padding is not supported")
 
     def pooled(x):
-        init = {
-            "reduce_window_sum": 0.0,
-            "reduce_window_max": -jnp.inf,
-            "reduce_window_min": jnp.inf,
-        }[name]
+        init = {"sum": 0.0, "max": -jnp.inf, "min": jnp.inf}[name]
         config = [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base, strict=True)]
         padded = lax.pad(x, jnp.asarray(init, x.dtype), config)
         out = None
@@ -131,14 +125,44 @@ def _window(reader, eqn, ins: list[Any]) -> list[Any]:
             part = lax.slice(padded, start, limit, strides)
             if out is None:
                 out = part
-            elif name == "reduce_window_sum":
+            elif name == "sum":
                 out = out + part
             else:  # the first extreme entry keeps the derivative
-                better = part > out if name == "reduce_window_max" else part < out
-                out = jnp.where(better, part, out)
-        return [out]
+                out = jnp.where(part > out if name == "max" else part < out, part, out)
+        return out
 
-    return read_as(reader, eqn, ins, pooled)
+    return pooled
+
+
+def _negative_padding(reader, eqn) -> None:
+    if any(int(lo) < 0 or int(hi) < 0 for lo, hi in eqn.params["padding"]):
+        raise InputError(
+            f"{reader.where}: {eqn.primitive.name} with negative padding is not supported"
+        )
+
+
+def _window(reader, eqn, ins: list[Any]) -> list[Any]:
+    _negative_padding(reader, eqn)
+    name = eqn.primitive.name.removeprefix("reduce_window_")
+    pooled = _pool(name, eqn.params, tuple(eqn.outvars[0].aval.shape))
+    return read_as(reader, eqn, ins, lambda x: [pooled(x)])
+
+
+def _select_and_scatter_add(reader, eqn, ins: list[Any]) -> list[Any]:
+    """The transpose of max (``select_prim=ge``) or min (``le``) pooling, as a gradient
+    writes it: the vjp of :func:`_pool`'s reading at the operand, applied to the source.
+    The entry it scatters each window's source to is the first extreme one, as XLA's
+    select keeps its first pick while ``ge`` (``le``) holds."""
+    jax = jax_module()
+    _negative_padding(reader, eqn)
+    chosen = {"ge": "max", "le": "min"}.get(str(eqn.params["select_prim"]))
+    if chosen is None:
+        raise InputError(
+            f"{reader.where}: select_and_scatter_add with select_prim"
+            f" {eqn.params['select_prim']} is not supported"
+        )
+    pooled = _pool(chosen, eqn.params, tuple(eqn.invars[0].aval.shape))
+    return read_as(reader, eqn, ins, lambda src, x: [jax.vjp(pooled, x)[1](src)[0]])
 
 
 def _any_all(reader, eqn, ins: list[Any]) -> list[Any]:
@@ -273,6 +297,7 @@ TRACED: dict[str, Callable[..., list[Any] | None]] = {
     "reduce_window_sum": _window,
     "reduce_window_max": _window,
     "reduce_window_min": _window,
+    "select_and_scatter_add": _select_and_scatter_add,
     "reduce_or": _any_all,
     "reduce_and": _any_all,
     "top_k": _top_k,
