@@ -282,6 +282,8 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
             if not b.floats[i] or (out, b.inputs[i]) not in blocks:
                 continue
             block = blocks[(out, b.inputs[i])]
+            if _zeros(program, block):  # no term (a product of n × width zeros each step)
+                continue
             term = None
             if not w.constants.keep_arrays:  # NumPy, JAX (the C values: dense products)
                 term = sparse_product(program, block, size, held, Name(name), index)
@@ -354,6 +356,15 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     if pattern is None:
         return _Lowered(name, r, columns)
     return _Lowered(name, r, columns, colour=colour, pattern=pattern)
+
+
+def _zeros(program, name: str) -> bool:
+    """Whether the body program's block ``name`` is ``zeros(...)`` (its one statement,
+    no store into it): an input the output reads through no derivative."""
+    found = [s for s in program.statements if s.target == name]
+    if len(found) != 1 or found[0].at:
+        return False
+    return isinstance(found[0].value, Call) and found[0].value.func == "zeros"
 
 
 def _seed_columns(r: Region, shape, colour: np.ndarray, at: int) -> np.ndarray:
