@@ -8,8 +8,9 @@ the seeds ``S·C``. Where two columns share a colour only if no row of the regio
 blocks (the final carries', every step's stacked ys') holds both, each entry of the
 pattern is read back as ``(D·C)[row, colour[col]]`` (no other column of that colour
 reaches that row; a row that mixes two columns of a colour at some step is one that
-reaches no output, multiplied away by its exact zeros). A chained Rosenbrock's gradient
-loop carries n gradient entries × about 4n input entries; compressed, × 8 colours.
+reaches no output, multiplied away by its exact zeros); a column no row holds is not
+carried at all (colour -1: its seed is zero). A chained Rosenbrock's gradient loop
+carries n gradient entries × 3(n - 1) input entries; compressed, × 4 colours.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ...core.regions import PatternBlocks
 
 __all__ = ["COLOUR_WORK", "COMPRESS_BELOW", "colour_columns", "loop_colours", "tangent_pattern"]
 
-COMPRESS_BELOW = 0.5
+COMPRESS_BELOW = 0.8
 """The sweep is compressed where its colours are at most this fraction of its columns."""
 
 COLOUR_WORK = 10**8
@@ -64,11 +65,14 @@ def tangent_pattern(r: PatternBlocks, columns: list[tuple[int, int]]) -> sp.csr_
 
 def colour_columns(pattern: sp.csr_array) -> np.ndarray:
     """A colour per column, no two columns of a row alike: the greedy colouring in
-    column order (each column the least colour its rows' columns have not taken)."""
+    column order (each column the least colour its rows' columns have not taken); -1 for
+    a column no row holds (its seed reaches no output: it is not carried)."""
     by_row, by_col = sp.csr_array(pattern), sp.csc_array(pattern)
     colour = np.full(pattern.shape[1], -1, dtype=np.int64)
     for c in range(pattern.shape[1]):
         rows = by_col.indices[by_col.indptr[c] : by_col.indptr[c + 1]]
+        if not rows.size:
+            continue
         starts, stops = by_row.indptr[rows], by_row.indptr[rows + 1]
         used = colour[by_row.indices[_ranges(starts, stops)]]
         used = used[used >= 0]
@@ -97,7 +101,8 @@ def loop_colours(
     if counts.max(initial=0) > COMPRESS_BELOW * width or int((counts**2).sum()) > COLOUR_WORK:
         return None
     colour = colour_columns(pattern)
-    return (colour, pattern) if colour.max(initial=0) + 1 <= COMPRESS_BELOW * width else None
+    held = int(colour.max(initial=-1)) + 1
+    return (colour, pattern) if 0 < held <= COMPRESS_BELOW * width else None
 
 
 def _ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:

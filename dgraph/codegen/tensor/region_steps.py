@@ -94,8 +94,11 @@ def identity_seed(size: int, width: int, at: int, active: bool) -> np.ndarray:
 
 def colour_seed(columns, width: int, size: int) -> np.ndarray:
     """Rows ``size`` of the identity's ``columns`` (one a row; none: zeros), ``width``
-    wide: an operand's seed, each entry's column its colour in a compressed sweep."""
+    wide: an operand's seed, each entry's column its colour in a compressed sweep (-1: a
+    row of zeros, an entry no output reads)."""
     seed = np.zeros((size, width))
     if len(columns):
-        seed[np.arange(size), columns] = 1.0
+        columns = np.asarray(columns)
+        kept = columns >= 0
+        seed[np.arange(size)[kept], columns[kept]] = 1.0
     return seed

@@ -150,7 +150,7 @@ def _compressed_block(w, lowered: _Lowered, j: int, k: int, block: Block) -> Nod
         rows, cols = np.divmod(np.arange(size * (hi - lo)), hi - lo)
     else:
         rows, cols = np.asarray(block.rows, np.int64), np.asarray(block.cols, np.int64)
-    flat = rows * held + colour[lo + cols]
+    flat = rows * held + np.maximum(colour[lo + cols], 0)  # -1: outside the pattern
     values: Node = Index(Call("ravel", (lowered.tangent(j),)), (w.constants.index(flat),))
     inside = np.asarray(pattern[at + rows, lo + cols]).reshape(-1).astype(bool)
     if not inside.all():
@@ -245,7 +245,7 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         body_of_output.append(target)
     found_colours = loop_colours(r, columns)  # the columns the sweep carries
     colour, pattern = found_colours or (np.arange(width), None)
-    held = int(colour.max()) + 1 if width else 0
+    held = int(colour.max()) + 1 if width else 0  # -1: a column no output reads
     if r.kind == "scan" and not w.constants.keep_arrays:  # NumPy, JAX: the chain DP's sweep
         choice = chain_choice(r, width)  # priced uncompressed (the adjoint loop's choice)
         w.__dict__.setdefault("loop_notes", []).append(note(choice))
@@ -384,5 +384,7 @@ def _stacked_seeds(r: Region, shape, colour: np.ndarray, held: int, at: int) -> 
     size = math.prod(shape)
     out = np.zeros((int(r.length), size, held))
     for s in range(int(r.length)):
-        out[s, np.arange(size), colour[at + s * size + np.arange(size)]] = 1.0
+        found = colour[at + s * size + np.arange(size)]
+        kept = found >= 0  # -1: an entry no output reads
+        out[s, np.arange(size)[kept], found[kept]] = 1.0
     return out
