@@ -22,7 +22,14 @@ import scipy.sparse as sp
 
 from ...core.regions import PatternBlocks
 
-__all__ = ["COLOUR_WORK", "COMPRESS_BELOW", "colour_columns", "loop_colours", "tangent_pattern"]
+__all__ = [
+    "COLOUR_COLUMNS",
+    "COLOUR_WORK",
+    "COMPRESS_BELOW",
+    "colour_columns",
+    "loop_colours",
+    "tangent_pattern",
+]
 
 COMPRESS_BELOW = 0.8
 """The sweep is compressed where its colours are at most this fraction of its columns."""
@@ -30,6 +37,9 @@ COMPRESS_BELOW = 0.8
 COLOUR_WORK = 10**8
 """The most (row entries)² the greedy colouring may visit (Σ over the pattern's rows):
 past it the sweep keeps a column per input entry."""
+
+COLOUR_COLUMNS = 2 * 10**5
+"""The most columns the greedy colouring visits (one at a time, ~10 µs each)."""
 
 
 def tangent_pattern(r: PatternBlocks, columns: list[tuple[int, int]]) -> sp.csr_array | None:
@@ -86,13 +96,12 @@ def loop_colours(
     r: PatternBlocks, columns: list[tuple[int, int]]
 ) -> tuple[np.ndarray, sp.csr_array] | None:
     """Each active input column's colour in the loop's compressed tangent sweep and the
-    pattern coloured (:func:`tangent_pattern`), or None
-    where compressing would not keep at most :data:`COMPRESS_BELOW` of the columns (a
-    row of the blocks fills that much) or colouring would cost over
-    :data:`COLOUR_WORK`."""
+    pattern coloured (:func:`tangent_pattern`), or None where compressing would not keep
+    at most :data:`COMPRESS_BELOW` of the columns (a row of the blocks fills that much)
+    or colouring would cost over :data:`COLOUR_WORK` or :data:`COLOUR_COLUMNS`."""
     width = columns[-1][1] if columns else 0
     rows = sum(math.prod(s) for s in r.out_shapes)
-    if not width or not rows:
+    if not width or not rows or width > COLOUR_COLUMNS:
         return None
     pattern = tangent_pattern(r, columns)
     if pattern is None:
