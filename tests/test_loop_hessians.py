@@ -193,6 +193,37 @@ def test_long_loops_selecting_in_what_they_carry_are_refused_in_one_line(monkeyp
     assert "\n" not in str(caught.value) and "a loop of 19 steps" in str(caught.value)
 
 
+def test_the_gradient_loop_carries_its_tangents_compressed(monkeypatch):
+    """The reverse loop of a chained Rosenbrock's gradient carries n gradient entries
+    over at least 3(n - 1) input columns (three slices a step); its generated tangent
+    sweep holds a few colours of them
+    (:mod:`dgraph.codegen.tensor.loop_columns`), as many at n = 40 as at n = 20 (a count
+    of what it holds, not a time), the values still verified and equal to jax.hessian."""
+    from dgraph.codegen.tensor import regions
+
+    found: list[tuple[int, int | None]] = []
+    colours = regions.loop_colours
+
+    def spied(r, columns):
+        out = colours(r, columns)
+        found.append((columns[-1][1], None if out is None else int(out[0].max()) + 1))
+        return out
+
+    monkeypatch.setattr(regions, "loop_colours", spied)
+    held = []
+    for n in (20, 40):
+        found.clear()
+        x = np.linspace(-0.8, 0.9, n)
+        h = dgraph.make_function(_chained, "hessian", point=[x], sparse=True)
+        assert h.generated.verified
+        want = np.asarray(jax.hessian(_chained)(x + 0.01))
+        np.testing.assert_allclose(h(x + 0.01).toarray(), want, rtol=1e-12, atol=1e-12)
+        compressed = [(width, k) for width, k in found if k is not None]
+        assert compressed and all(3 * (n - 1) <= width and k < width for width, k in compressed)
+        held.append(min(k for _, k in compressed))  # the reverse loop's
+    assert held[0] == held[1] <= 8
+
+
 def test_selections_at_the_counter_hold_the_positions_each_step_selects(monkeypatch):
     """The reverse sweep of a chained Rosenbrock's gradient writes one entry of the
     carried gradient per step (three writes): each per-step table holds one position

@@ -41,6 +41,13 @@ def _iterated(x):
     return lax.while_loop(lambda s: s[1] < 3, lambda s: (jnp.sin(s[0]) * x, s[1] + 1), (x, 0))[0]
 
 
+def _coupled(x):
+    """Every entry of the carry reads every entry of the last one: its tangents are dense."""
+    return lax.while_loop(
+        lambda s: s[1] < 3, lambda s: (jnp.sum(jnp.sin(s[0])) * x, s[1] + 1), (x, 0)
+    )[0]
+
+
 def _triangle(x):
     """Σ_{i<j} 1/(1 + (x_i - x_j)²): the inner fori_loop's bounds i + 1, n are known at
     run time only (a while_loop), and jacfwd's tangents read x[j] by a gather."""
@@ -130,7 +137,9 @@ def test_dense_loop_tangents_past_their_limits_are_refused(monkeypatch):
     """The forward-mode gradient's Hessian holds a body block over the n² tangents it
     carries, n⁴ dense (n = 300: 8.1e9 entries, a MemoryError); a loop's generated
     tangent sweep holds carried entries × input entries (a 200 × 200 carry: 1.6e9, killed
-    for memory). Each is refused in one line before it is made (limits lowered here)."""
+    for memory), or entries × colours where its sweep is compressed (an elementwise carry:
+    2 colours, its own entries' and x's). Each is refused in one line before it is made
+    (limits lowered here)."""
     from dgraph.codegen.tensor import module, regions
     from dgraph.errors import InputError
 
@@ -142,5 +151,11 @@ def test_dense_loop_tangents_past_their_limits_are_refused(monkeypatch):
     monkeypatch.setattr(regions, "TANGENT_LIMIT", 10**4)
     with pytest.raises(
         InputError, match=r"carries its tangents dense, 144 entries × 288 input entries = 41,472"
+    ):
+        dgraph.make_function(_coupled, "jacobian", point=[np.ones((12, 12))], sparse=True)
+    monkeypatch.setattr(regions, "TANGENT_LIMIT", 200)
+    with pytest.raises(
+        InputError,
+        match=r"tangents compressed, 144 entries × 2 colours of 288 input entries = 288,",
     ):
         dgraph.make_function(_iterated, "jacobian", point=[np.ones((12, 12))], sparse=True)

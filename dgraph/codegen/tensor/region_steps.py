@@ -14,7 +14,14 @@ from .. import ir
 from ..ir import ArrayStatement, Call, Const, Name, Node
 from .forward import forward_expression
 
-__all__ = ["MATRIX", "body_operation", "identity_seed", "reshaped_to", "without_copies"]
+__all__ = [
+    "MATRIX",
+    "body_operation",
+    "colour_seed",
+    "identity_seed",
+    "reshaped_to",
+    "without_copies",
+]
 
 MATRIX = Const("ab,bw->aw")
 
@@ -82,7 +89,16 @@ def reshaped_to(node: Node, shape: tuple[int, ...]) -> Node:
 
 def identity_seed(size: int, width: int, at: int, active: bool) -> np.ndarray:
     """Rows ``size`` of the identity at column ``at`` of ``width`` (zeros: inactive)."""
+    return colour_seed(at + np.arange(size) if active else np.zeros(0, np.int64), width, size)
+
+
+def colour_seed(columns, width: int, size: int) -> np.ndarray:
+    """Rows ``size`` of the identity's ``columns`` (one a row; none: zeros), ``width``
+    wide: an operand's seed, each entry's column its colour in a compressed sweep (-1: a
+    row of zeros, an entry no output reads)."""
     seed = np.zeros((size, width))
-    if active:
-        seed[np.arange(size), at + np.arange(size)] = 1.0
+    if len(columns):
+        columns = np.asarray(columns)
+        kept = columns >= 0
+        seed[np.arange(size)[kept], columns[kept]] = 1.0
     return seed

@@ -8,7 +8,10 @@ active operand are carried alongside the carries (``D ← J_c·D + J_k·S_k + J_
 ``S`` the seeds: an operand's columns of the identity), the ys' per step stacked as ys.
 This is the region's own value rule (:meth:`~dgraph.core.regions.Region.block_value`:
 the chain product of the body Jacobians bracketed from the right) written as code, once
-per region whatever its trip count; each edge's block is read from it.
+per region whatever its trip count; each edge's block is read from it. Where the
+region's patterns allow, the sweep carries ``D·C`` (a column per colour of the input
+columns, :mod:`.loop_columns`), not ``D``: a few columns where no row of the region's
+blocks reads many inputs, and each block's entries are read at their colours.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ from ..ir import (
 )
 from .branches import emit_cond
 from .loop_blocks import adjoint_jacobian, chain_choice, note, sparse_product
-from .region_steps import MATRIX, body_operation, identity_seed, reshaped_to, without_copies
+from .loop_columns import loop_colours
+from .region_steps import MATRIX, body_operation, colour_seed, reshaped_to, without_copies
 
 __all__ = ["refuse_unprinted", "region_block", "region_value"]
 
@@ -71,12 +75,20 @@ class _Lowered:
     """A region's loop statement and where its outputs and tangents are."""
 
     def __init__(
-        self, loop: Name | None, region: Region, columns: list[tuple[int, int]], found=None
+        self,
+        loop: Name | None,
+        region: Region,
+        columns: list[tuple[int, int]],
+        found=None,
+        colour: np.ndarray | None = None,
+        pattern=None,
     ) -> None:
         self.loop = loop
         self.region = region
         self.columns = columns  # operand k -> its tangent columns (lo, hi)
         self.found = found  # (values, Jacobian rows) an adjoint loop made, by output
+        self.colour = colour  # input column -> its column in the tangents (None: itself)
+        self.pattern = pattern  # the region's blocks side by side, where colour is
 
     def value(self, j: int) -> Node:
         r = self.region
@@ -114,12 +126,38 @@ def region_block(
         return None
     j = op.param["output"]
     r = lowered.region
+    if getattr(lowered, "colour", None) is not None:
+        return _compressed_block(w, lowered, j, k, block)
     full = Index(lowered.tangent(j), (ir.Slice(None, None), ir.Slice(lo, hi)))
     if hasattr(block, "value"):  # dense
         shape = (*r.out_shapes[j], *r.operand_shapes[k])
         return Call("reshape", (full, Const(tuple(shape))))
     flat = np.asarray(block.rows, dtype=np.int64) * (hi - lo) + np.asarray(block.cols)
     return Index(Call("ravel", (full,)), (w.constants.index(flat),))
+
+
+def _compressed_block(w, lowered: _Lowered, j: int, k: int, block: Block) -> Node:
+    """:func:`region_block` from a compressed sweep (:mod:`.loop_columns`): entry
+    (row, col) at ``(row, colour[col])``; an entry outside the region's pattern (none of
+    the region's own blocks holds one) is zero."""
+    r, colour = lowered.region, lowered.colour
+    lo, hi = lowered.columns[k]
+    held = int(colour.max()) + 1
+    size = math.prod(r.out_shapes[j])
+    at = sum(math.prod(s) for s in r.out_shapes[:j])
+    pattern = lowered.pattern
+    if hasattr(block, "value"):  # dense
+        rows, cols = np.divmod(np.arange(size * (hi - lo)), hi - lo)
+    else:
+        rows, cols = np.asarray(block.rows, np.int64), np.asarray(block.cols, np.int64)
+    flat = rows * held + np.maximum(colour[lo + cols], 0)  # -1: outside the pattern
+    values: Node = Index(Call("ravel", (lowered.tangent(j),)), (w.constants.index(flat),))
+    inside = np.asarray(pattern[at + rows, lo + cols]).reshape(-1).astype(bool)
+    if not inside.all():
+        values = BinOp("*", values, w.constants.add(inside.astype(float)))
+    if hasattr(block, "value"):
+        return Call("reshape", (values, Const((*r.out_shapes[j], *r.operand_shapes[k]))))
+    return values
 
 
 def _lowered(w, op: ArrayOp, operands: list[Node], program_of) -> _Lowered:
@@ -146,28 +184,34 @@ def _readable(out, arguments: dict[str, str], taken: set[str]) -> dict[str, str]
 
 
 TANGENT_LIMIT = 10**8
-"""The most entries the generated tangent sweep of a loop may hold dense (the carried
-tangents and the stacked ys' rows, each a row per entry and a column per input entry:
-800 MB of doubles, the limit of a dense Jacobian, ``codegen.tensor.function.DENSE_LIMIT``).
-A loop carrying a 200 × 200 array of a 200 × 200 input held 40,000 × 40,000 (12 GB) and
-was killed for memory."""
+"""The most entries the generated tangent sweep of a loop may hold (the carried tangents
+and the stacked ys' rows, each a row per entry and a column per input entry, or per
+colour where the sweep is compressed, :mod:`.loop_columns`: 800 MB of doubles, the limit
+of a dense Jacobian, ``codegen.tensor.function.DENSE_LIMIT``). A loop carrying a
+200 × 200 array of a 200 × 200 input held 40,000 × 40,000 (12 GB) and was killed for
+memory."""
 
 
-def _bounded(r: Region, width: int) -> None:
-    """Refuse, in one line, a tangent sweep whose dense tangents exceed
-    :data:`TANGENT_LIMIT`, before any is made."""
+def _bounded(r: Region, width: int, held: int) -> None:
+    """Refuse, in one line, a tangent sweep whose tangents (``held`` columns of the
+    ``width`` input entries) exceed :data:`TANGENT_LIMIT`, before any is made."""
     b = r.body
     outs = range(len(r.out_shapes))
     floats = [j for j in outs if b.out_offsets[j] is not None]  # a derivative reaches it
     carried = sum(math.prod(b.out_shapes[j]) for j in floats if j < r.n_carry)
     stacked = sum(math.prod(r.out_shapes[j]) for j in floats if j >= r.n_carry)
-    entries = (carried + stacked) * width
-    if entries > TANGENT_LIMIT:
-        raise InputError(
-            f"{r.name or r.kind}: the generated loop carries its tangents dense,"
-            f" {carried + stacked:,} entries × {width:,} input entries = {entries:,}, over"
-            f" {TANGENT_LIMIT:,}: ask for jvp or vjp (matrix-free sweeps through the loop)"
-        )
+    entries = (carried + stacked) * held
+    if entries <= TANGENT_LIMIT:
+        return
+    columns = f"{width:,} input entries"
+    if held < width:
+        columns = f"{held:,} colours of {width:,} input entries"
+    raise InputError(
+        f"{r.name or r.kind}: the generated loop carries its tangents"
+        f" {'compressed' if held < width else 'dense'}, {carried + stacked:,} entries ×"
+        f" {columns} = {entries:,}, over {TANGENT_LIMIT:,}: ask for jvp or vjp (matrix-free"
+        " sweeps through the loop)"
+    )
 
 
 def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
@@ -199,8 +243,11 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         value = body_operation(out, _readable(out, arguments, taken), b.out_shapes[o], r.name)
         extra.append(ArrayStatement(target, value))
         body_of_output.append(target)
+    found_colours = loop_colours(r, columns)  # the columns the sweep carries
+    colour, pattern = found_colours or (np.arange(width), None)
+    held = int(colour.max()) + 1 if width else 0  # -1: a column no output reads
     if r.kind == "scan" and not w.constants.keep_arrays:  # NumPy, JAX: the chain DP's sweep
-        choice = chain_choice(r, width)
+        choice = chain_choice(r, width)  # priced uncompressed (the adjoint loop's choice)
         w.__dict__.setdefault("loop_notes", []).append(note(choice))
         if choice["sweep"] == "adjoint":
             found = adjoint_jacobian(
@@ -216,7 +263,7 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
                 lambda: next(fresh),
             )
             return _Lowered(None, r, columns, found)
-    _bounded(r, width)
+    _bounded(r, width, held)
     tangent_in: dict[int, str] = {}  # body input i -> the name of its tangent
     for i in range(len(b.inputs)):
         if nk <= i < nk + nc or columns[first + i][1] > columns[first + i][0]:
@@ -235,20 +282,23 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
             if not b.floats[i] or (out, b.inputs[i]) not in blocks:
                 continue
             block = blocks[(out, b.inputs[i])]
+            if _zeros(program, block):  # no term (a product of n × width zeros each step)
+                continue
             term = None
             if not w.constants.keep_arrays:  # NumPy, JAX (the C values: dense products)
-                term = sparse_product(program, block, size, width, Name(name), index)
+                term = sparse_product(program, block, size, held, Name(name), index)
             if term is None:
                 matrix = Call("reshape", (Name(block), Const((size, -1))))
                 term = Call("einsum", (MATRIX, matrix, Name(name)))
             total = term if total is None else ir.BinOp("+", total, term)
         target = next(fresh)
-        extra.append(ArrayStatement(target, total or Call("zeros", (Const((size, width)),))))
+        extra.append(ArrayStatement(target, total or Call("zeros", (Const((size, held)),))))
         tangents_out.append(target)
     at = [columns[first + i] for i in range(len(b.inputs))]  # by body input
-    seeds = [
-        identity_seed(math.prod(b.shapes[i]), width, at[i][0], at[i][1] > at[i][0])
-        for i in range(len(b.inputs))
+    sizes = [math.prod(shape) for shape in b.shapes]
+    seeds = [  # a const's or a carry's (an xs slice's: made each step, below)
+        colour_seed(colour[lo : lo + sizes[i]] if hi > lo else [], held, sizes[i])
+        for i, (lo, hi) in enumerate(at)
     ]
     cond_operands_of = operands[:first]
     operands = operands[first:]  # by body input
@@ -259,13 +309,15 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     xs_t = [i for i in xs_in if i in tangent_in]
     seeding: list[ArrayStatement] = []  # each step's seed of an xs slice, made in the body
     if w.constants.keep_arrays:  # C: the stacked seeds, a constant
-        xs += [w.constants.add(_stacked_seeds(r, b.shapes[i], width, at[i][0])) for i in xs_t]
+        xs += [
+            w.constants.add(_stacked_seeds(r, b.shapes[i], colour, held, at[i][0])) for i in xs_t
+        ]
         seed_names = [tangent_in[i] for i in xs_t]
     else:
         columns_of = next(fresh)
         seed_names = []
         for i in xs_t:
-            xs.append(w.constants.index(_seed_columns(r, b.shapes[i], at[i][0])))
+            xs.append(w.constants.index(_seed_columns(r, b.shapes[i], colour, at[i][0])))
             seed_names.append(next(fresh))
             test = BinOp("==", Name(seed_names[-1]), Name(columns_of))
             seeding.append(ArrayStatement(tangent_in[i], AsType(test, "float")))
@@ -282,7 +334,7 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     invariants += [node for _, node in indices]
     if seeding:
         names.append(columns_of)
-        invariants.append(w.constants.index(np.arange(width)))
+        invariants.append(w.constants.index(np.arange(held)))
     outs = [*body_of_output[:nc], *tangents_out[:nc], *body_of_output[nc:], *tangents_out[nc:]]
     inner = [without_copies(s) for s in program.statements] + seeding
     if r.kind == "while":
@@ -301,23 +353,38 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         body = LoopBody(tuple(names), (*inner, *extra), tuple(outs))
         loop = Loop(tuple(init), tuple(xs), tuple(invariants), body, int(r.length), r.reverse)
     name = w.emit(loop, f"loop_{r.name}" if r.name else "loop")
-    return _Lowered(name, r, columns)
+    if pattern is None:
+        return _Lowered(name, r, columns)
+    return _Lowered(name, r, columns, colour=colour, pattern=pattern)
 
 
-def _seed_columns(r: Region, shape, at: int) -> np.ndarray:
+def _zeros(program, name: str) -> bool:
+    """Whether the body program's block ``name`` is ``zeros(...)`` (its one statement,
+    no store into it): an input the output reads through no derivative."""
+    found = [s for s in program.statements if s.target == name]
+    if len(found) != 1 or found[0].at:
+        return False
+    return isinstance(found[0].value, Call) and found[0].value.func == "zeros"
+
+
+def _seed_columns(r: Region, shape, colour: np.ndarray, at: int) -> np.ndarray:
     """Each step's seed of an xs slice as the columns of its ones, (steps, size, 1): the
-    loop body compares them with every column (``S_t = (cols_t == arange(width))``), so
-    the code holds T·size integers, not the T·size·width entries of the stacked seeds
-    (:func:`_stacked_seeds`; 4 of 128 MB each in the gradient of a 2,000-step scan)."""
+    loop body compares them with every column (``S_t = (cols_t == arange(held))``), so
+    the code holds T·size integers, not the T·size·held entries of the stacked seeds
+    (:func:`_stacked_seeds`; 4 of 128 MB each in the gradient of a 2,000-step scan). A
+    column is its ``colour`` (itself where the sweep is not compressed)."""
     size = math.prod(shape)
     steps = np.arange(int(r.length), dtype=np.int64)[:, None] * size
-    return (at + steps + np.arange(size)).reshape(int(r.length), size, 1)
+    return colour[at + steps + np.arange(size)].reshape(int(r.length), size, 1)
 
 
-def _stacked_seeds(r: Region, shape, width: int, at: int) -> np.ndarray:
-    """Each step's seed of an xs slice: its rows of the stacked operand's columns."""
+def _stacked_seeds(r: Region, shape, colour: np.ndarray, held: int, at: int) -> np.ndarray:
+    """Each step's seed of an xs slice: its rows of the stacked operand's columns (each
+    column its ``colour``), ``held`` columns."""
     size = math.prod(shape)
-    out = np.zeros((int(r.length), size, width))
+    out = np.zeros((int(r.length), size, held))
     for s in range(int(r.length)):
-        out[s, np.arange(size), at + s * size + np.arange(size)] = 1.0
+        found = colour[at + s * size + np.arange(size)]
+        kept = found >= 0  # -1: an entry no output reads
+        out[s, np.arange(size)[kept], found[kept]] = 1.0
     return out
