@@ -4,6 +4,7 @@ suffix, and the same file from the same command."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from importlib import resources
@@ -56,8 +57,11 @@ t = Max(a, z)
 """
 
 
+@functools.cache
 def _sympy_reference():
-    """sympy's own Jacobian of the function above, lambdified."""
+    """sympy's own Jacobian of the function above, lambdified: once per process (the four
+    kink tests share it; printing its Piecewise entries simplifies their conditions, most
+    of a reference's cost)."""
     x, y, z = (sympy.Symbol(s, real=True) for s in "xyz")
     a = sympy.Abs(x) * y
     outputs = [

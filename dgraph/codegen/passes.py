@@ -571,9 +571,11 @@ def _cse(
     for e in exprs:
         taken |= symbols_in(e)
     # Max and Min held: cse rebuilds each expression it walks, and sympy's Max evaluates
-    replacements, reduced = sympy.cse([held(e) for e in exprs], symbols=fresh("s", taken))
-    replacements = [(s, released(e)) for s, e in replacements]
-    reduced = [released(e) for e in reduced]
+    holding = [held(e) for e in exprs]
+    replacements, reduced = sympy.cse(holding, symbols=fresh("s", taken))
+    if any(h is not e for h, e in zip(holding, exprs, strict=True)):  # else none to release
+        replacements = [(s, released(e)) for s, e in replacements]
+        reduced = [released(e) for e in reduced]
     replacements, reduced = _inline_conditions(replacements, reduced)
     definitions = dict(replacements)
     definitions.update((s, e) for (s, _), e in zip(named, reduced, strict=False))

@@ -209,9 +209,8 @@ def as_vertex_expr(expr: object, where: str) -> sympy.Expr:
     return expr.xreplace(swap) if swap else expr
 
 
-_PROCESS_LOCAL = frozenset(
-    {"numeric", "numeric_magnitudes"}
-)  # derived entries holding compiled functions
+# derived entries not pickled: compiled functions, and path words (large; rebuilt where needed)
+_PROCESS_LOCAL = frozenset({"numeric", "numeric_magnitudes", "path_words"})
 
 
 def _picklable(value: object) -> bool:

@@ -199,8 +199,20 @@ def expected_entries(es: ExpressionData) -> dict[tuple[str, str], int]:
 
 
 def path_words(graph: DGraph) -> dict[tuple[str, str], Counter[Word]]:
-    """Bauer's formula symbolically: for each (output, input), the words of all paths."""
+    """Bauer's formula symbolically: for each (output, input), the words of all paths.
+    Built once per graph (``graph.derived``, cleared when the graph changes: every
+    candidate method's set is checked against the same words); each call gets its own
+    counters."""
+    if _WORDS not in graph.derived:
+        graph.derived[_WORDS] = _path_words(graph)
+    words: dict[tuple[str, str], Counter[Word]] = graph.derived[_WORDS]  # type: ignore[assignment]
+    return {key: Counter(c) for key, c in words.items()}
 
+
+_WORDS = "path_words"  # path_words' entry in graph.derived
+
+
+def _path_words(graph: DGraph) -> dict[tuple[str, str], Counter[Word]]:
     def extend(words: Counter[Word], u: str, v: str) -> Counter[Word]:
         sym = graph.symbol(u, v)  # matrix order: the new edge goes in front
         return Counter({(sym, *w): c for w, c in words.items()})
