@@ -58,10 +58,10 @@ EUROSAM 1979; S. A. Amitsur and J. Levitzki, Minimal identities for algebras, Pr
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import networkx as nx
 import numpy as np
@@ -200,12 +200,38 @@ def expected_entries(es: ExpressionData) -> dict[tuple[str, str], int]:
 
 def path_words(graph: DGraph) -> dict[tuple[str, str], Counter[Word]]:
     """Bauer's formula symbolically: for each (output, input), the words of all paths."""
+    return _coded_path_words(graph, lambda sym: sym)
 
-    def extend(words: Counter[Word], u: str, v: str) -> Counter[Word]:
-        sym = graph.symbol(u, v)  # matrix order: the new edge goes in front
+
+Letter = TypeVar("Letter")
+
+
+def _coded_path_words(
+    graph: DGraph, letter: Callable[[sympy.Symbol], Letter]
+) -> dict[tuple[str, str], Counter[tuple[Letter, ...]]]:
+    """:func:`path_words` with each edge symbol written as ``letter(symbol)``."""
+
+    def extend(words: Counter, u: str, v: str) -> Counter:
+        sym = letter(graph.symbol(u, v))  # matrix order: the new edge goes in front
         return Counter({(sym, *w): c for w, c in words.items()})
 
     return path_sums(graph, Counter({(): 1}), extend, _sum_words)
+
+
+class _Alphabet(dict):
+    """Symbols numbered as first met: words of these numbers hash and compare in C (a
+    word of sympy symbols calls each symbol's ``__hash__`` in Python, at every lookup)."""
+
+    def letter(self, sym: sympy.Symbol) -> int:
+        code = self.get(sym)
+        if code is None:
+            code = self[sym] = len(self)
+        return code
+
+    def spelled(self, word: tuple[int, ...]) -> str:
+        """The word as ``a*b*c`` in the symbols' names."""
+        symbols = list(self)  # in the order of their numbers
+        return "*".join(str(symbols[code]) for code in word)
 
 
 def _sum_words(terms: list[Counter[Word]]) -> Counter[Word]:
@@ -215,13 +241,16 @@ def _sum_words(terms: list[Counter[Word]]) -> Counter[Word]:
     return total
 
 
-def _expand_all(es: ExpressionData, limit: int) -> dict[tuple[str, str], Counter[Word]]:
-    """Every entry expanded into words; raises when an expansion outgrows ``limit`` words
-    (a correct set never does: its words are distinct paths)."""
-    memo: dict[sympy.Symbol, Counter[Word]] = {}
+def _expand_all(
+    es: ExpressionData, limit: int, alphabet: _Alphabet
+) -> dict[tuple[str, str], Counter[tuple[int, ...]]]:
+    """Every entry expanded into words (their edge symbols numbered by ``alphabet``);
+    raises when an expansion outgrows ``limit`` words (a correct set never does: its words
+    are distinct paths)."""
+    memo: dict[sympy.Symbol, Counter] = {}
 
-    def leaf(s: sympy.Symbol) -> Counter[Word]:
-        return memo[s] if s in memo else Counter({(s,): 1})
+    def leaf(s: sympy.Symbol) -> Counter:
+        return memo[s] if s in memo else Counter({(alphabet.letter(s),): 1})
 
     def add(terms: list[Counter[Word]]) -> Counter[Word]:
         return _bounded(_sum_words(terms))
@@ -278,9 +307,11 @@ def _clean(c: Counter[Word]) -> Counter[Word]:
 
 def _verify_exact(es: ExpressionData, limit: int) -> Verification:
     selected = expected_entries(es)
-    expected = {key: words for key, words in path_words(es.graph).items() if key in selected}
+    alphabet = _Alphabet()
+    words = _coded_path_words(es.graph, alphabet.letter)
+    expected = {key: w for key, w in words.items() if key in selected}
     try:
-        got = _expand_all(es, limit)
+        got = _expand_all(es, limit, alphabet)
     except _TooBig:
         return Verification(False, "exact", f"an expansion has more than {limit} words")
     for key in expected:
@@ -289,9 +320,9 @@ def _verify_exact(es: ExpressionData, limit: int) -> Verification:
             missing = expected[key] - g
             extra = g - expected[key]
             what = (
-                f"misses the path {'*'.join(map(str, next(iter(missing))))}"
+                f"misses the path {alphabet.spelled(next(iter(missing)))}"
                 if missing
-                else f"has the extra term {'*'.join(map(str, next(iter(extra))))}"
+                else f"has the extra term {alphabet.spelled(next(iter(extra)))}"
             )
             return Verification(False, "exact", f"entry ({key[0]}, {key[1]}) {what}")
     n = sum(map(len, expected.values()))
