@@ -240,9 +240,22 @@ def _expected(f, args, derivative):
     return _EXPECTED[key][1]
 
 
+_GRAPHS: dict[tuple, tuple] = {}
+
+
+def _array_graph(f, args):
+    """``from_jax(f, *args, level="array")``, kept per function and arguments: the case's
+    Jacobian and primal-value tests read one graph (and its JAX reference), as a user's
+    calls of ``make_function`` on one graph would."""
+    key = (id(f), tuple((np.shape(a), np.asarray(a).tobytes()) for a in args))
+    if key not in _GRAPHS:
+        _GRAPHS[key] = (f, from_jax(f, *args, level="array"))  # f held: its id not reused
+    return _GRAPHS[key][1]
+
+
 def _check_all_languages(f, args, derivative, c: bool = True):
     """Every generated Jacobian equals JAX's; returns the graph."""
-    g = from_jax(f, *args, level="array")
+    g = _array_graph(f, args)
     want = _expected(f, args, derivative)
     with scoped():  # the builds of one graph share its JAX reference checks
         for lang in ("python", "jax"):
@@ -265,7 +278,7 @@ def test_custom_rules_give_jax_s_jacobian(name):
 @pytest.mark.parametrize("name", list(CASES))
 def test_custom_rules_keep_the_primal_value(name):
     f, args, _ = CASES[name]
-    g = from_jax(f, *args, level="array")
+    g = _array_graph(f, args)
     values = make_function(g, mode="value_and_jacobian")(*args)[0]
     values = values if len(g.outputs) > 1 else (values,)
     np.testing.assert_allclose(

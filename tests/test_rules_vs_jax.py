@@ -39,7 +39,7 @@ from dgraph.core.block_values import edge_values, vertex_values  # noqa: E402
 from dgraph.core.expand import scalar_edges  # noqa: E402
 from dgraph.core.graph import DGraph  # noqa: E402
 from dgraph.errors import InputError  # noqa: E402
-from dgraph.frontends.jaxpr_arrays import _ALIASES, _RENAMES  # noqa: E402
+from dgraph.frontends.jaxpr_arrays import _ALIASES, _RENAMES, REFERENCE_COMPILE  # noqa: E402
 from dgraph.frontends.jaxpr_rewrites import TRACED  # noqa: E402
 from dgraph.methods import accumulate  # noqa: E402
 from tests.convolution_cases import CONVOLUTIONS, STENCIL, conv  # noqa: E402
@@ -976,13 +976,15 @@ def _function(c: Case) -> Callable:
 def _references(cases: list[Case]) -> dict[str, tuple[np.ndarray, ...]]:
     """The cases' Jacobians by ``jax.jacfwd`` in one jitted program, less the cases JAX
     cannot trace as a program (:func:`_traced`: they need concrete values), which get
-    :func:`_eager_reference`."""
+    :func:`_eager_reference`. Compiled with the options dgraph's own references compile
+    with (``REFERENCE_COMPILE``: LLVM's expensive passes off, as tests/peers/harness.py's
+    references: the same IEEE arithmetic, a quicker compile of a program run once)."""
     traced, alone = _traced(cases)
     out = {c.id: tuple(_eager_reference(c)) for c in alone}
     if traced is None:
         return out
     together = [c for c in cases if c.id not in out]
-    found = compile_reference(traced.lower())([c.args for c in together])
+    found = compile_reference(traced.lower(), REFERENCE_COMPILE)([c.args for c in together])
     for c, blocks in zip(together, found, strict=True):
         matrices = []
         for block, a in zip(blocks, c.args, strict=True):

@@ -58,10 +58,10 @@ EUROSAM 1979; S. A. Amitsur and J. Levitzki, Minimal identities for algebras, Pr
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import networkx as nx
 import numpy as np
@@ -199,25 +199,53 @@ def expected_entries(es: ExpressionData) -> dict[tuple[str, str], int]:
 
 
 def path_words(graph: DGraph) -> dict[tuple[str, str], Counter[Word]]:
-    """Bauer's formula symbolically: for each (output, input), the words of all paths.
-    Built once per graph (``graph.derived``, cleared when the graph changes: every
-    candidate method's set is checked against the same words); each call gets its own
-    counters."""
-    if _WORDS not in graph.derived:
-        graph.derived[_WORDS] = _path_words(graph)
-    words: dict[tuple[str, str], Counter[Word]] = graph.derived[_WORDS]  # type: ignore[assignment]
-    return {key: Counter(c) for key, c in words.items()}
+    """Bauer's formula symbolically: for each (output, input), the words of all paths."""
+    return _coded_path_words(graph, lambda sym: sym)
 
 
-_WORDS = "path_words"  # path_words' entry in graph.derived
+Letter = TypeVar("Letter")
 
 
-def _path_words(graph: DGraph) -> dict[tuple[str, str], Counter[Word]]:
-    def extend(words: Counter[Word], u: str, v: str) -> Counter[Word]:
-        sym = graph.symbol(u, v)  # matrix order: the new edge goes in front
+def _coded_path_words(
+    graph: DGraph, letter: Callable[[sympy.Symbol], Letter]
+) -> dict[tuple[str, str], Counter[tuple[Letter, ...]]]:
+    """:func:`path_words` with each edge symbol written as ``letter(symbol)``."""
+
+    def extend(words: Counter, u: str, v: str) -> Counter:
+        sym = letter(graph.symbol(u, v))  # matrix order: the new edge goes in front
         return Counter({(sym, *w): c for w, c in words.items()})
 
     return path_sums(graph, Counter({(): 1}), extend, _sum_words)
+
+
+class _Alphabet(dict):
+    """Symbols numbered as first met: words of these numbers hash and compare in C (a
+    word of sympy symbols calls each symbol's ``__hash__`` in Python, at every lookup)."""
+
+    def letter(self, sym: sympy.Symbol) -> int:
+        code = self.get(sym)
+        if code is None:
+            code = self[sym] = len(self)
+        return code
+
+    def spelled(self, word: tuple[int, ...]) -> str:
+        """The word as ``a*b*c`` in the symbols' names."""
+        symbols = list(self)  # in the order of their numbers
+        return "*".join(str(symbols[code]) for code in word)
+
+
+_WORDS = "path_words"  # the coded words' entry in graph.derived (not pickled)
+
+
+def _graph_words(graph: DGraph) -> tuple[_Alphabet, dict[tuple[str, str], Counter]]:
+    """The graph's coded path words and their alphabet, built once per graph
+    (``graph.derived``, cleared when the graph changes): every candidate method's set is
+    checked against the same words. Read, never changed; an expression set's symbols
+    that are no edge's are numbered after the edges'."""
+    if _WORDS not in graph.derived:
+        alphabet = _Alphabet()
+        graph.derived[_WORDS] = (alphabet, _coded_path_words(graph, alphabet.letter))
+    return graph.derived[_WORDS]  # type: ignore[return-value]
 
 
 def _sum_words(terms: list[Counter[Word]]) -> Counter[Word]:
@@ -227,13 +255,16 @@ def _sum_words(terms: list[Counter[Word]]) -> Counter[Word]:
     return total
 
 
-def _expand_all(es: ExpressionData, limit: int) -> dict[tuple[str, str], Counter[Word]]:
-    """Every entry expanded into words; raises when an expansion outgrows ``limit`` words
-    (a correct set never does: its words are distinct paths)."""
-    memo: dict[sympy.Symbol, Counter[Word]] = {}
+def _expand_all(
+    es: ExpressionData, limit: int, alphabet: _Alphabet
+) -> dict[tuple[str, str], Counter[tuple[int, ...]]]:
+    """Every entry expanded into words (their edge symbols numbered by ``alphabet``);
+    raises when an expansion outgrows ``limit`` words (a correct set never does: its words
+    are distinct paths)."""
+    memo: dict[sympy.Symbol, Counter] = {}
 
-    def leaf(s: sympy.Symbol) -> Counter[Word]:
-        return memo[s] if s in memo else Counter({(s,): 1})
+    def leaf(s: sympy.Symbol) -> Counter:
+        return memo[s] if s in memo else Counter({(alphabet.letter(s),): 1})
 
     def add(terms: list[Counter[Word]]) -> Counter[Word]:
         return _bounded(_sum_words(terms))
@@ -290,9 +321,10 @@ def _clean(c: Counter[Word]) -> Counter[Word]:
 
 def _verify_exact(es: ExpressionData, limit: int) -> Verification:
     selected = expected_entries(es)
-    expected = {key: words for key, words in path_words(es.graph).items() if key in selected}
+    alphabet, words = _graph_words(es.graph)
+    expected = {key: w for key, w in words.items() if key in selected}
     try:
-        got = _expand_all(es, limit)
+        got = _expand_all(es, limit, alphabet)
     except _TooBig:
         return Verification(False, "exact", f"an expansion has more than {limit} words")
     for key in expected:
@@ -301,9 +333,9 @@ def _verify_exact(es: ExpressionData, limit: int) -> Verification:
             missing = expected[key] - g
             extra = g - expected[key]
             what = (
-                f"misses the path {'*'.join(map(str, next(iter(missing))))}"
+                f"misses the path {alphabet.spelled(next(iter(missing)))}"
                 if missing
-                else f"has the extra term {'*'.join(map(str, next(iter(extra))))}"
+                else f"has the extra term {alphabet.spelled(next(iter(extra)))}"
             )
             return Verification(False, "exact", f"entry ({key[0]}, {key[1]}) {what}")
     n = sum(map(len, expected.values()))
