@@ -92,6 +92,43 @@ OTHERS = {
         ),
         5,
     ),
+    "argmax_take": (lambda xp, x: x[xp.argmax(x)] ** 2 + xp.sum(xp.take(x, xp.asarray([1, 3]))), 6),
+    "argmin_take_rows": (
+        lambda xp, x: xp.sum(xp.sin(x.reshape(3, 2)[xp.argmin(x[:3])]) * x[3:5]),
+        6,
+    ),
+    "argsort_take": (lambda xp, x: xp.sum(x[xp.argsort(x)] * xp.arange(5.0)) * x[0], 5),
+    "searchsorted": (
+        lambda xp, x: xp.sum(x**2 * xp.searchsorted(xp.asarray([0.0, 0.3, 0.6, 1.0]), x)),
+        6,
+    ),
+    "searchsorted_right_2d": (
+        lambda xp, x: xp.sum(
+            xp.sin(x).reshape(2, 3)
+            * xp.searchsorted(xp.asarray([0.0, 0.5, 0.5, 1.0]), x.reshape(2, 3), side="right")
+        ),
+        6,
+    ),
+    "interp": (
+        lambda xp, x: xp.sum(
+            xp.interp(x * 1.4 - 0.2, xp.linspace(0, 1, 7), xp.sin(3 * xp.linspace(0, 1, 7))) ** 2
+            * x
+        ),
+        7,
+    ),
+    "interp_2d_left_right": (
+        lambda xp, x: xp.sum(
+            xp.interp(
+                x.reshape(2, 3) * 2 - 0.5,
+                xp.asarray([0.0, 0.5, 1.0]),
+                xp.asarray([1.0, -1.0, 2.0]),
+                left=3.0,
+                right=-2.0,
+            )
+            * x.reshape(2, 3)
+        ),
+        6,
+    ),
 }
 
 CASES = {**EINSUM, **OTHERS}
@@ -152,6 +189,9 @@ def test_einsum_of_several_arguments_has_numpy_s_value_and_jax_s_jacobian(subscr
         (lambda x: np.linalg.matrix_power(x[:4].reshape(2, 2), 1.5), "must be an integer"),
         (lambda x: np.pad(x, 7, mode="wrap"), "numpy.pad(mode='wrap') wider than the axis (6)"),
         (lambda x: np.pad(x, 1, mode="mean"), "numpy.pad(mode='mean')"),
+        (lambda x: x[np.argmax(x) + 1], "positions from np.argmax, np.argmin or np.argsort"),
+        (lambda x: np.searchsorted(x.reshape(2, 3), x), "a sorted 1-D array is supported"),
+        (lambda x: np.interp(x, x, x), "numpy.interp with period=, or xp, fp"),
     ],
 )  # fmt: skip
 def test_what_is_not_supported_is_one_line(f, message):

@@ -36,6 +36,7 @@ import numpy as np
 import sympy
 
 from ..blocks.arrays import ELEMENTWISE, NONDIFFERENTIABLE, ArrayOp, Const, with_leaves
+from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
 from ..errors import GraphError, InputError
 from .frames import call_keeping_locals
@@ -830,6 +831,9 @@ def _index(x: TracedArray, key: Any) -> Any:
     picked = [j for j, k in enumerate(key) if isinstance(k, (list, np.ndarray))]
     if len(picked) == 1 and all(k == slice(None) for j, k in enumerate(key) if j != picked[0]):
         return _take(x, key[picked[0]], picked[0])  # constant indices along one axis
+    computed = [j for j, k in enumerate(key) if isinstance(k, Passive)]
+    if len(computed) == 1 and all(k == slice(None) for j, k in enumerate(key) if j != computed[0]):
+        return _take_computed(x, key[computed[0]], computed[0])
     for k in key:
         if _is_traced(k):
             raise InputError(
@@ -897,6 +901,29 @@ def _index(x: TracedArray, key: Any) -> Any:
     return y
 
 
+_POSITIONS = frozenset({"argmax", "argmin", "argsort"})  # passive values that are positions
+
+
+def _take_computed(x: TracedArray, index: Passive, axis: int) -> Any:
+    """``x[i]`` (and ``x[:, i]``) at positions computed from the inputs (``np.argmax``,
+    ``np.argsort`` of a 1-D array): a ``take_dynamic`` along the axis; one position drops
+    the axis, as NumPy's integer index does."""
+    if index.op.primitive not in _POSITIONS or index.ndim > 1 or axis >= x.ndim:
+        raise InputError(
+            "indexing with a value that depends on the inputs is supported for positions"
+            " from np.argmax, np.argmin or np.argsort (a 1-D one) along one axis: use np.where"
+        )
+    size = index.size
+    positions = ArrayOp(
+        "reshape", (index.op,), (("new_sizes", (size,)), ("dimensions", None)), (size,)
+    )
+    params = (("axis", axis), ("mode", "clip"), ("size", size), ("length", x.shape[axis]),
+              ("fill", float("nan")))  # fmt: skip
+    shape = tuple(size if j == axis else n for j, n in enumerate(x.shape))
+    taken = x.tape.new(ArrayOp(DYNAMIC_TAKE, (x.name, positions), params, shape), shape)
+    return _squeeze(taken, (axis,)) if index.ndim == 0 else taken
+
+
 def _gather(x: TracedArray, key: tuple) -> TracedArray:
     """Any other indexing with constant arrays (``u[rows, cols]``, a mask beside an
     integer): NumPy's own indexing of the flat positions, a ``gather_flat``."""
@@ -920,8 +947,8 @@ def _take(x: Any, indices: Any, axis: Any = None) -> Any:
             "indexing with a value that depends on the inputs is not supported"
             " (a data-dependent index): use np.where"
         )
-    if axis is None:
-        raise InputError("numpy.take without an axis (on the flattened array) is not supported")
+    if axis is None:  # NumPy's take of the flattened array
+        x, axis = _reshape(x, (-1,)), 0
     axis = _axes(axis, x.ndim, "take")[0]
     n = x.shape[axis]
     idx = np.asarray(indices)
@@ -1680,6 +1707,61 @@ def _matrix_power(a: Any, n: Any) -> Any:
     return result
 
 
+# -- searchsorted, interp -------------------------------------------------------------------
+
+
+def _searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
+    """``numpy.searchsorted`` of a sorted 1-D ``a``: per query the count of entries below it
+    (``side="right"``: at most it), a sum of comparisons: a passive value (no derivative)."""
+    what = "numpy.searchsorted"
+    if sorter is not None or side not in ("left", "right"):
+        raise _unsupported(f"{what}(sorter=..., or side other than 'left'/'right')")
+    if isinstance(a, Passive) or isinstance(v, Passive):
+        raise _unsupported(f"{what} of a comparison")
+    if not (_is_traced(a) or _is_traced(v)):
+        return np.searchsorted(_constant(a), _constant(v), side)
+    table, query = _shape_of(a), _shape_of(v)
+    if len(table) != 1:
+        raise InputError(f"{what}: a sorted 1-D array is supported, not shape {table}")
+    rows = _reshape(a, (1,) * len(query) + table)
+    columns = _reshape(v, (*query, 1))
+    below = _elementwise("lt" if side == "left" else "le", (rows, columns))
+    ones = _where(below, 1.0, 0.0)
+    if not isinstance(ones, Passive):  # both constant after all
+        return np.sum(ones, axis=-1)
+    return Passive(ArrayOp("reduce_sum", (ones.op,), (("axes", (len(query),)),), query))
+
+
+def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period: Any = None):
+    """``numpy.interp`` at traced ``x`` of constant ``xp``, ``fp``: JAX's rule (the
+    segment ``searchsorted(xp, x, "right")`` picks, clipped to the first and last; a
+    segment of length 0 its left value; ``left``/``right`` outside ``xp``), each segment's
+    line where ``x`` falls in it, summed (one ``select_n`` per segment)."""
+    what = "numpy.interp"
+    if not _is_traced(x):
+        if _is_traced(xp) or _is_traced(fp):
+            raise _unsupported(f"{what} with xp or fp that depend on the inputs")
+        return np.interp(_constant(x), xp, fp, left, right, period)
+    if period is not None or any(_is_traced(t) for t in (xp, fp, left, right)):
+        raise _unsupported(
+            f"{what} with period=, or xp, fp, left or right that depend on the inputs"
+        )
+    xs, fs = np.asarray(_constant(xp), float), np.asarray(_constant(fp), float)
+    if xs.ndim != 1 or xs.shape != fs.shape or xs.size < 2:
+        raise InputError(f"{what}: xp and fp must be 1-D of one length (at least 2)")
+    dx = np.diff(xs)
+    flat = np.abs(dx) <= np.spacing(np.finfo(float).eps)
+    slope = np.where(flat, 0.0, np.diff(fs) / np.where(flat, 1.0, dx))
+    lower, upper = xs[:-1].copy(), xs[1:].copy()
+    lower[0], upper[-1] = -np.inf, np.inf
+    column = _reshape(x, (*_shape_of(x), 1))
+    inside = (column >= lower) & (column < upper)
+    lines = _where(inside, fs[:-1] + (column - xs[:-1]) * slope, 0.0)
+    f = _sum(lines, axis=-1)
+    f = _where(x < xs[0], fs[0] if left is None else left, f)
+    return _where(x > xs[-1], fs[-1] if right is None else right, f)
+
+
 _SLOGDET = type(np.linalg.slogdet(np.eye(1)))  # NumPy's named pair (sign, logabsdet)
 
 
@@ -1747,6 +1829,8 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.dot: _np_dot,
     np.einsum: _einsum,
     np.median: _median,
+    np.searchsorted: _searchsorted,
+    np.interp: _interp,
     np.linalg.matrix_power: _matrix_power,
     np.outer: _outer,
     np.clip: _clip,
