@@ -15,9 +15,12 @@ operation), as in a jaxpr. Python numbers and NumPy arrays are constants
 (:class:`~dgraph.blocks.arrays.Const`); NumPy computes operations on constants only
 itself, so they are folded. A comparison is a
 :class:`Passive` value: a nested operation no derivative flows through, which
-``np.where`` reads (``select_n``) and arithmetic may use as a constant. What has no
-array operation (``np.linalg``, indexing with arrays, assignment into an array, a branch
-on a traced value) is one :class:`~dgraph.errors.InputError` line naming it.
+``np.where`` reads (``select_n``) and arithmetic may use as a constant (``np.argmax``'s
+positions also index: ``take_dynamic``). ``np.einsum``, ``np.median``,
+``np.linalg.matrix_power``, ``np.searchsorted`` and ``np.interp`` are built of these
+operations. What has no array operation (most of ``np.linalg``, indexing with other
+traced values, assignment into an array, a branch on a traced value) is one
+:class:`~dgraph.errors.InputError` line naming it.
 """
 
 from __future__ import annotations
@@ -328,7 +331,7 @@ class Passive(_Value):
         return f"Passive({self.op.primitive}, shape={self.shape})"
 
     def __getitem__(self, key):
-        raise _unsupported("indexing a comparison (x > 0)[...]")
+        raise _unsupported("indexing a comparison or positions (x > 0, np.argsort(x))[...]")
 
 
 # -- operands ------------------------------------------------------------------------------
