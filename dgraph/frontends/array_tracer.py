@@ -913,8 +913,9 @@ def _take_computed(x: TracedArray, index: Passive, axis: int) -> Any:
     the axis, as NumPy's integer index does."""
     if index.op.primitive not in _POSITIONS or index.ndim > 1 or axis >= x.ndim:
         raise InputError(
-            "indexing with a value that depends on the inputs is supported for positions"
-            " from np.argmax, np.argmin or np.argsort (a 1-D one) along one axis: use np.where"
+            "indexing with a value that depends on the inputs (a data-dependent index) is"
+            " supported at positions from np.argmax, np.argmin or np.argsort (a 1-D one)"
+            " along one axis: use np.where"
         )
     size = index.size
     positions = ArrayOp(
