@@ -264,7 +264,7 @@ def test_the_element_level_stays_the_default():
         (lambda u: u[u[0, 0]], "data-dependent index"),
         (lambda u: np.sort(u, order="x"), "numpy.sort(order=...)"),
         (lambda u: np.logaddexp2(u, 1.0), "numpy.logaddexp2"),
-        (lambda u: np.pad(u, 1, mode="edge"), "numpy.pad(mode='edge')"),
+        (lambda u: np.pad(u, 1, mode="linear_ramp"), "numpy.pad(mode='linear_ramp')"),
         (lambda u: u if u.sum() > 0 else -u, "numpy.where"),
         (lambda u: float(u[0, 0]), "float()"),
         (lambda u: np.asarray(u) * 2, "np.asarray"),

@@ -15,9 +15,12 @@ operation), as in a jaxpr. Python numbers and NumPy arrays are constants
 (:class:`~dgraph.blocks.arrays.Const`); NumPy computes operations on constants only
 itself, so they are folded. A comparison is a
 :class:`Passive` value: a nested operation no derivative flows through, which
-``np.where`` reads (``select_n``) and arithmetic may use as a constant. What has no
-array operation (``np.linalg``, indexing with arrays, assignment into an array, a branch
-on a traced value) is one :class:`~dgraph.errors.InputError` line naming it.
+``np.where`` reads (``select_n``) and arithmetic may use as a constant (``np.argmax``'s
+positions also index: ``take_dynamic``). ``np.einsum``, ``np.median``,
+``np.linalg.matrix_power``, ``np.searchsorted`` and ``np.interp`` are built of these
+operations. What has no array operation (most of ``np.linalg``, indexing with other
+traced values, assignment into an array, a branch on a traced value) is one
+:class:`~dgraph.errors.InputError` line naming it.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import numpy as np
 import sympy
 
 from ..blocks.arrays import ELEMENTWISE, NONDIFFERENTIABLE, ArrayOp, Const, with_leaves
+from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
 from ..errors import GraphError, InputError
 from .frames import call_keeping_locals
@@ -327,7 +331,7 @@ class Passive(_Value):
         return f"Passive({self.op.primitive}, shape={self.shape})"
 
     def __getitem__(self, key):
-        raise _unsupported("indexing a comparison (x > 0)[...]")
+        raise _unsupported("indexing a comparison or positions (x > 0, np.argsort(x))[...]")
 
 
 # -- operands ------------------------------------------------------------------------------
@@ -830,6 +834,9 @@ def _index(x: TracedArray, key: Any) -> Any:
     picked = [j for j, k in enumerate(key) if isinstance(k, (list, np.ndarray))]
     if len(picked) == 1 and all(k == slice(None) for j, k in enumerate(key) if j != picked[0]):
         return _take(x, key[picked[0]], picked[0])  # constant indices along one axis
+    computed = [j for j, k in enumerate(key) if isinstance(k, Passive)]
+    if len(computed) == 1 and all(k == slice(None) for j, k in enumerate(key) if j != computed[0]):
+        return _take_computed(x, key[computed[0]], computed[0])
     for k in key:
         if _is_traced(k):
             raise InputError(
@@ -897,6 +904,30 @@ def _index(x: TracedArray, key: Any) -> Any:
     return y
 
 
+_POSITIONS = frozenset({"argmax", "argmin", "argsort"})  # passive values that are positions
+
+
+def _take_computed(x: TracedArray, index: Passive, axis: int) -> Any:
+    """``x[i]`` (and ``x[:, i]``) at positions computed from the inputs (``np.argmax``,
+    ``np.argsort`` of a 1-D array): a ``take_dynamic`` along the axis; one position drops
+    the axis, as NumPy's integer index does."""
+    if index.op.primitive not in _POSITIONS or index.ndim > 1 or axis >= x.ndim:
+        raise InputError(
+            "indexing with a value that depends on the inputs (a data-dependent index) is"
+            " supported at positions from np.argmax, np.argmin or np.argsort (a 1-D one)"
+            " along one axis: use np.where"
+        )
+    size = index.size
+    positions = ArrayOp(
+        "reshape", (index.op,), (("new_sizes", (size,)), ("dimensions", None)), (size,)
+    )
+    params = (("axis", axis), ("mode", "clip"), ("size", size), ("length", x.shape[axis]),
+              ("fill", float("nan")))  # fmt: skip
+    shape = tuple(size if j == axis else n for j, n in enumerate(x.shape))
+    taken = x.tape.new(ArrayOp(DYNAMIC_TAKE, (x.name, positions), params, shape), shape)
+    return _squeeze(taken, (axis,)) if index.ndim == 0 else taken
+
+
 def _gather(x: TracedArray, key: tuple) -> TracedArray:
     """Any other indexing with constant arrays (``u[rows, cols]``, a mask beside an
     integer): NumPy's own indexing of the flat positions, a ``gather_flat``."""
@@ -920,8 +951,8 @@ def _take(x: Any, indices: Any, axis: Any = None) -> Any:
             "indexing with a value that depends on the inputs is not supported"
             " (a data-dependent index): use np.where"
         )
-    if axis is None:
-        raise InputError("numpy.take without an axis (on the flattened array) is not supported")
+    if axis is None:  # NumPy's take of the flattened array
+        x, axis = _reshape(x, (-1,)), 0
     axis = _axes(axis, x.ndim, "take")[0]
     n = x.shape[axis]
     idx = np.asarray(indices)
@@ -947,6 +978,8 @@ def _shown(k: slice) -> str:
 def _pad(x: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
     if _traced(x, "numpy.pad") is None:
         return np.pad(_constant(x), pad_width, mode, **kwargs)
+    if mode in _PAD_MODES:
+        return _pad_copying(x, pad_width, mode, kwargs)
     if mode != "constant":
         raise _unsupported(f"numpy.pad(mode={mode!r})")
     extra = set(kwargs) - {"constant_values"}
@@ -965,6 +998,52 @@ def _pad(x: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
     check_shape(shape, "numpy.pad")
     op = ArrayOp("pad", (x.name, Const.of(float(value))), (("padding_config", config),), shape)
     return x.tape.new(op, shape)
+
+
+_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
+
+
+def _pad_copying(x: TracedArray, pad_width: Any, mode: str, kwargs: Mapping[str, Any]) -> Any:
+    """``numpy.pad`` with ``mode`` edge, reflect, symmetric or wrap: each axis in turn the
+    slices NumPy copies concatenated around it (a width at most the axis's length; less
+    one for reflect)."""
+    if kwargs.get("reflect_type", "even") != "even" or set(kwargs) - {"reflect_type"}:
+        raise _unsupported(f"numpy.pad(mode={mode!r}) with {sorted(kwargs)[0]}=")
+    widths = np.broadcast_to(np.asarray(pad_width), (x.ndim, 2))
+    if widths.dtype.kind not in "iu" or (widths < 0).any():
+        raise InputError("numpy.pad: the widths must be non-negative integers")
+    y: Any = x
+    for d, (lo, hi) in enumerate(widths.tolist()):
+        n = x.shape[d]
+        most = n - 1 if mode == "reflect" else n
+        if max(lo, hi) > most and mode != "edge":
+            raise _unsupported(f"numpy.pad(mode={mode!r}) wider than the axis ({n})")
+        pieces = [_pad_piece(y, d, lo, mode, True), y, _pad_piece(y, d, hi, mode, False)]
+        y = _concatenate([p for p in pieces if p is not None], d)
+    check_shape(_shape_of(y), "numpy.pad")
+    return y
+
+
+def _pad_piece(x: Any, d: int, width: int, mode: str, before: bool) -> Any:
+    """The ``width`` entries ``mode`` puts before (or after) ``x`` along axis ``d``."""
+    if not width:
+        return None
+    n = x.shape[d]
+    if mode == "edge":
+        edge = x[(slice(None),) * d + (slice(0, 1) if before else slice(n - 1, n),)]
+        shape = tuple(width if j == d else m for j, m in enumerate(x.shape))
+        return _broadcast_to(edge, shape)
+    part = {
+        ("reflect", True): slice(width, 0, -1),
+        ("reflect", False): slice(n - 2, n - 2 - width, -1),
+        ("symmetric", True): slice(width - 1, None, -1),
+        ("symmetric", False): slice(n - 1, n - 1 - width, -1),
+        ("wrap", True): slice(n - width, n),
+        ("wrap", False): slice(0, width),
+    }[mode, before]
+    if part.step == -1 and part.stop is not None and part.stop < 0:
+        part = slice(part.start, None, -1)
+    return x[(slice(None),) * d + (part,)]
 
 
 def _concatenate(arrays: Sequence[Any], axis: Any = 0, out=None, dtype=None, casting=None):
@@ -1407,6 +1486,286 @@ def _inv(a: Any) -> Any:
     return _solve(a, np.eye(n))
 
 
+# -- einsum --------------------------------------------------------------------------------
+# ``np.einsum`` from the pieces above: each operand's repeated labels read as its diagonal
+# (a ``gather_flat``), labels no other operand nor the output has summed out first
+# (``reduce_sum``), then the operands contracted pairwise left to right (``dot_general``:
+# shared labels still wanted later are batch axes, the others contracted), the result
+# transposed to the output's order. ``optimize=`` chooses an order only: ignored.
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum(*operands: Any, out=None, dtype=None, order="K", casting="safe", optimize=False):
+    if out is not None:
+        raise InputError("numpy.einsum(..., out=...) writes into an array: not supported")
+    if dtype is not None and np.dtype(dtype).kind != "f":
+        raise _unsupported(f"numpy.einsum(dtype={np.dtype(dtype)})")
+    subscripts, arrays = _einsum_spec(operands)
+    if any(isinstance(a, Passive) for a in arrays):
+        raise _unsupported("numpy.einsum of a comparison")
+    if not any(_is_traced(a) for a in arrays):
+        return np.einsum(subscripts, *[_constant(a) for a in arrays])
+    inputs, output = _einsum_labels(subscripts, [_shape_of(a) for a in arrays])
+    sizes = _einsum_sizes(inputs, [_shape_of(a) for a in arrays])
+    terms = []
+    for k, (labels, a) in enumerate(zip(inputs, arrays, strict=True)):
+        wanted = set(output).union(*(inputs[j] for j in range(len(inputs)) if j != k))
+        terms.append(_einsum_own(a, labels, wanted, sizes))
+    value, labels = terms[0]
+    for k in range(1, len(terms)):
+        wanted = set(output).union(*(t[1] for t in terms[k + 1 :]))
+        value, labels = _einsum_pair((value, labels), terms[k], wanted, sizes)
+    value, labels = _einsum_own(value, labels, set(output), sizes)
+    return _transpose(value, tuple(labels.index(c) for c in output)) if labels else value
+
+
+def _einsum_spec(operands: Sequence[Any]) -> tuple[str, list[Any]]:
+    """The subscripts and the arrays: ``einsum("ij,jk", a, b)`` or NumPy's interleaved
+    form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
+    if not operands:
+        raise InputError("numpy.einsum: no operands")
+    if isinstance(operands[0], str):
+        return operands[0].replace(" ", ""), list(operands[1:])
+    output = list(operands[-1]) if len(operands) % 2 else None
+    pairs = operands[: len(operands) - len(operands) % 2]
+    arrays, parts = list(pairs[0::2]), [list(s) for s in pairs[1::2]]
+
+    def spelled(labels: list[Any]) -> str:
+        if any(
+            not (s is Ellipsis or (isinstance(s, numbers.Integral) and 0 <= s < len(_LETTERS)))
+            for s in labels
+        ):
+            raise InputError("numpy.einsum: interleaved labels must be integers 0..51 or ...")
+        return "".join("..." if s is Ellipsis else _LETTERS[s] for s in labels)
+
+    text = ",".join(spelled(p) for p in parts)
+    return (text if output is None else f"{text}->{spelled(output)}"), arrays
+
+
+def _einsum_labels(subscripts: str, shapes: list[Shape]) -> tuple[list[str], str]:
+    """Each operand's labels, one letter per axis (``...`` spelled with letters the
+    subscripts do not use, right-aligned as broadcasting aligns), and the output's
+    (implicit: the labels used once, in alphabetical order, after the ``...`` axes)."""
+    what = "numpy.einsum"
+    lhs, arrow, rhs = subscripts.partition("->")
+    parts = lhs.split(",")
+    if len(parts) != len(shapes):
+        raise InputError(f"{what}: {len(parts)} subscripts for {len(shapes)} operands")
+    for text in [*parts, rhs]:
+        letters = text.replace("...", "")
+        if not all(c in _LETTERS for c in letters) or text.count("...") > 1:
+            raise InputError(f"{what}: the subscripts {subscripts!r} are not letters and one ...")
+    spare = [c for c in reversed(_LETTERS) if c not in subscripts]
+    dots = max(
+        (
+            len(s) - len(p.replace("...", ""))
+            for p, s in zip(parts, shapes, strict=True)
+            if "..." in p
+        ),
+        default=0,
+    )
+    if dots < 0:
+        raise InputError(f"{what}: more labels than axes in {subscripts!r}")
+    ellipsis = "".join(spare[:dots][::-1])
+    inputs = []
+    for p, s in zip(parts, shapes, strict=True):
+        n = len(s) - len(p.replace("...", ""))
+        labels = (
+            p.replace("...", ellipsis[len(ellipsis) - n :] if n > 0 else "") if "..." in p else p
+        )
+        if n < 0 or len(labels) != len(s):
+            raise InputError(f"{what}: the subscripts {p!r} do not fit an operand of shape {s}")
+        inputs.append(labels)
+    if arrow:
+        output = rhs.replace("...", ellipsis)
+        if len(set(output)) != len(output):
+            raise InputError(f"{what}: an output label repeats in {subscripts!r}")
+        unknown = set(output) - set("".join(inputs))
+        if unknown:
+            raise InputError(f"{what}: the output label {sorted(unknown)[0]!r} is in no operand")
+    else:
+        counts = {c: "".join(parts).count(c) for c in set("".join(parts).replace(".", ""))}
+        output = ellipsis + "".join(sorted(c for c, n in counts.items() if n == 1))
+    return inputs, output
+
+
+def _einsum_sizes(inputs: list[str], shapes: list[Shape]) -> dict[str, int]:
+    """Each label's length; one line where two axes of a label differ (1 broadcasts)."""
+    sizes: dict[str, int] = {}
+    for labels, shape in zip(inputs, shapes, strict=True):
+        for c, n in zip(labels, shape, strict=True):
+            if sizes.get(c, 1) not in (1, n) and n != 1:
+                raise InputError(f"numpy.einsum: the label {c!r} has lengths {sizes[c]} and {n}")
+            sizes[c] = max(sizes.get(c, 1), n)
+    return sizes
+
+
+def _einsum_own(a: Any, labels: str, wanted: set[str], sizes: dict[str, int]) -> tuple[Any, str]:
+    """One operand on its own: a repeated label's diagonal, axes of length 1 broadcast to
+    their label's length, labels not ``wanted`` summed out."""
+    if len(set(labels)) < len(labels):
+        a, labels = _einsum_diagonal(a, labels)
+    shape = tuple(sizes[c] for c in labels)
+    if _shape_of(a) != shape:
+        a = _broadcast_to(a, shape) if _is_traced(a) else np.broadcast_to(_constant(a), shape)
+    gone = tuple(k for k, c in enumerate(labels) if c not in wanted)
+    if gone:
+        a = _sum(a, gone)
+        labels = "".join(c for c in labels if c in wanted)
+    return a, labels
+
+
+def _einsum_diagonal(a: Any, labels: str) -> tuple[Any, str]:
+    """``a``'s entries where its repeated labels agree, each label once (first place)."""
+    once = "".join(dict.fromkeys(labels))
+    if not _is_traced(a):
+        return np.einsum(f"{labels}->{once}", _constant(a)), once
+    at = np.einsum(f"{labels}->{once}", np.arange(a.size).reshape(a.shape))
+    params = (("sources", tuple(int(i) for i in at.reshape(-1))),)
+    return _move(a, "gather_flat", params, tuple(at.shape)), once
+
+
+def _einsum_pair(
+    left: tuple[Any, str], right: tuple[Any, str], wanted: set[str], sizes: dict[str, int]
+) -> tuple[Any, str]:
+    """Two operands contracted: shared labels ``wanted`` later are batch axes, the other
+    shared ones contracted; the result's labels in ``dot_general``'s order (batch, the
+    left's free, the right's free)."""
+    (a, la), (b, lb) = left, right
+    shared = [c for c in la if c in lb]
+    batch = [c for c in shared if c in wanted]
+    contract = [c for c in shared if c not in wanted]
+    free_a = [c for c in la if c not in lb]
+    free_b = [c for c in lb if c not in la]
+    labels = "".join(batch + free_a + free_b)
+    if not la or not lb:  # a scalar: a product
+        return _elementwise("mul", (a, b)), labels
+    if not (_is_traced(a) or _is_traced(b)):
+        return np.einsum(f"{la},{lb}->{labels}", _constant(a), _constant(b)), labels
+    dims = (
+        (tuple(la.index(c) for c in contract), tuple(lb.index(c) for c in contract)),
+        (tuple(la.index(c) for c in batch), tuple(lb.index(c) for c in batch)),
+    )
+    shape = tuple(sizes[c] for c in labels)
+    tape = _tape_of([a, b])
+    operands = tuple(x.name if _live(x) else Const.of(_constant(x)) for x in (a, b))
+    op = ArrayOp("dot_general", operands, (("dimension_numbers", dims),), shape)
+    return tape.new(op, shape), labels
+
+
+# -- median, matrix_power ------------------------------------------------------------------
+
+
+def _median(a: Any, axis: Any = None, out=None, overwrite_input: bool = False, keepdims=False):
+    """``numpy.median``: the middle of the sorted axis; of an even length the mean of the
+    two middle entries (JAX's rule, ``quantile(method="midpoint")``)."""
+    if out is not None:
+        raise InputError("numpy.median(..., out=...) writes into an array: not supported")
+    if _traced(a, "numpy.median") is None:
+        return np.median(_constant(a), axis, keepdims=keepdims)
+    shape = a.shape
+    if axis is None:
+        a, d = _reshape(a, (-1,)), 0
+    elif isinstance(axis, numbers.Integral):
+        d = _axis(axis, a.ndim, "numpy.median")
+    else:
+        raise _unsupported("numpy.median over several axes (a tuple axis=)")
+    s = _sorted("sort", a, d)
+    n = s.shape[d]
+
+    def entry(k: int) -> Any:
+        return s[(slice(None),) * d + (k,)]
+
+    middle = entry(n // 2) if n % 2 else (entry(n // 2 - 1) + entry(n // 2)) * 0.5
+    if not keepdims:
+        return middle
+    kept = (
+        (1,) * len(shape)
+        if axis is None
+        else tuple(1 if j == d else m for j, m in enumerate(shape))
+    )
+    return _reshape(middle, kept)
+
+
+def _matrix_power(a: Any, n: Any) -> Any:
+    """``numpy.linalg.matrix_power``: ``a`` (square, or a stack of them) to an integer
+    power by repeated squaring (JAX's order of products); a negative one of ``inv(a)``."""
+    what = "numpy.linalg.matrix_power"
+    if _traced(a, what) is None:
+        return np.linalg.matrix_power(_constant(a), n)
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+        raise InputError(f"{what}: the power must be an integer, not {n!r}")
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise InputError(f"{what}: square matrices are supported, not shape {a.shape}")
+    if n == 0:
+        return np.broadcast_to(np.eye(a.shape[-1]), a.shape).copy()
+    if n < 0:
+        a, n = _inv(a), -int(n)
+    result, z, n = None, None, int(n)
+    while n > 0:
+        z = a if z is None else _matmul(z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else _matmul(result, z)
+    return result
+
+
+# -- searchsorted, interp -------------------------------------------------------------------
+
+
+def _searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
+    """``numpy.searchsorted`` of a sorted 1-D ``a``: per query the count of entries below it
+    (``side="right"``: at most it), a sum of comparisons: a passive value (no derivative)."""
+    what = "numpy.searchsorted"
+    if sorter is not None or side not in ("left", "right"):
+        raise _unsupported(f"{what}(sorter=..., or side other than 'left'/'right')")
+    if isinstance(a, Passive) or isinstance(v, Passive):
+        raise _unsupported(f"{what} of a comparison")
+    if not (_is_traced(a) or _is_traced(v)):
+        return np.searchsorted(_constant(a), _constant(v), side)
+    table, query = _shape_of(a), _shape_of(v)
+    if len(table) != 1:
+        raise InputError(f"{what}: a sorted 1-D array is supported, not shape {table}")
+    rows = _reshape(a, (1,) * len(query) + table)
+    columns = _reshape(v, (*query, 1))
+    below = _elementwise("lt" if side == "left" else "le", (rows, columns))
+    ones = _where(below, 1.0, 0.0)
+    if not isinstance(ones, Passive):  # both constant after all
+        return np.sum(ones, axis=-1)
+    return Passive(ArrayOp("reduce_sum", (ones.op,), (("axes", (len(query),)),), query))
+
+
+def _interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period: Any = None):
+    """``numpy.interp`` at traced ``x`` of constant ``xp``, ``fp``: JAX's rule (the
+    segment ``searchsorted(xp, x, "right")`` picks, clipped to the first and last; a
+    segment of length 0 its left value; ``left``/``right`` outside ``xp``), each segment's
+    line where ``x`` falls in it, summed (one ``select_n`` per segment)."""
+    what = "numpy.interp"
+    if not _is_traced(x):
+        if _is_traced(xp) or _is_traced(fp):
+            raise _unsupported(f"{what} with xp or fp that depend on the inputs")
+        return np.interp(_constant(x), xp, fp, left, right, period)
+    if period is not None or any(_is_traced(t) for t in (xp, fp, left, right)):
+        raise _unsupported(
+            f"{what} with period=, or xp, fp, left or right that depend on the inputs"
+        )
+    xs, fs = np.asarray(_constant(xp), float), np.asarray(_constant(fp), float)
+    if xs.ndim != 1 or xs.shape != fs.shape or xs.size < 2:
+        raise InputError(f"{what}: xp and fp must be 1-D of one length (at least 2)")
+    dx = np.diff(xs)
+    flat = np.abs(dx) <= np.spacing(np.finfo(float).eps)
+    slope = np.where(flat, 0.0, np.diff(fs) / np.where(flat, 1.0, dx))
+    lower, upper = xs[:-1].copy(), xs[1:].copy()
+    lower[0], upper[-1] = -np.inf, np.inf
+    column = _reshape(x, (*_shape_of(x), 1))
+    inside = (column >= lower) & (column < upper)
+    lines = _where(inside, fs[:-1] + (column - xs[:-1]) * slope, 0.0)
+    f = _sum(lines, axis=-1)
+    f = _where(x < xs[0], fs[0] if left is None else left, f)
+    return _where(x > xs[-1], fs[-1] if right is None else right, f)
+
+
 _SLOGDET = type(np.linalg.slogdet(np.eye(1)))  # NumPy's named pair (sign, logabsdet)
 
 
@@ -1472,6 +1831,11 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.vstack: _vstack,
     np.where: _where,
     np.dot: _np_dot,
+    np.einsum: _einsum,
+    np.median: _median,
+    np.searchsorted: _searchsorted,
+    np.interp: _interp,
+    np.linalg.matrix_power: _matrix_power,
     np.outer: _outer,
     np.clip: _clip,
     np.roll: _roll,

@@ -18,7 +18,7 @@ def unknown_ufunc(x):
 
 
 def argsorted_rows(x):
-    return np.sum(x.reshape(2, 2)[np.argsort(x[:2])] ** 3)  # rows chosen by x: unread
+    return np.sum(x.reshape(2, 2)[np.argsort(x[:2]) + 0] ** 3)  # rows at moved positions: unread
 
 
 def vector(x):
