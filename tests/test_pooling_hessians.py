@@ -42,4 +42,32 @@ def test_pooling_hessian_equals_jax_at_ties(kind, window, strides, padding):
         jaxpr = str(jax.make_jaxpr(jax.grad(f))(TIES))
         want = np.asarray(jax.hessian(f)(TIES))
     assert "select_and_scatter_add" in jaxpr and np.isfinite(want).all() and want.any()
-    np.testing.assert_allclose(dgraph.hessian(f, TIES)(TIES), want, atol=1e-13)
+    H = dgraph.hessian(f, TIES)
+    np.testing.assert_allclose(H(TIES), want, atol=1e-13)
+    assert H.generated.verified is True  # padding is never a value: the program is finite
+
+
+def test_padded_max_pooling_gradient_is_verified_and_windows_of_padding_alone_are_jax_s():
+    """SAME padding: the padding (XLA's -inf) is never chosen, so the program is finite
+    and its code verified (it was "NOT verified": not finite at any point); a window of
+    padding alone is -inf, as JAX's."""
+
+    def f(x):
+        pooled = lax.reduce_window(x.reshape(4, 4), -jnp.inf, lax.max, (2, 3), (1, 1), "SAME")
+        return jnp.sum(jnp.sin(pooled) * pooled)
+
+    J = dgraph.make_function(f, "jacobian", point=[TIES])
+    with jax.enable_x64(True):
+        want = np.asarray(jax.grad(f)(TIES))
+    np.testing.assert_allclose(np.ravel(J(TIES)), want, atol=1e-14)
+    assert J.generated.verified is True
+    from dgraph.frontends import from_jax
+
+    def alone(x):  # windows of padding alone at the right edge: -inf, as JAX
+        return lax.reduce_window(x, -jnp.inf, lax.max, (1,), (2,), ((0, 3),))
+
+    g = from_jax(alone, TIES[:4], level="array")
+    with jax.enable_x64(True):
+        np.testing.assert_array_equal(
+            dgraph.make_function(g, "value_and_jacobian")(TIES[:4])[0], alone(TIES[:4])
+        )

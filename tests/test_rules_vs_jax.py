@@ -787,6 +787,30 @@ case(
     lambda x: jnp.take_along_axis(x, lax.top_k(x, 2)[1], 1),
     point((2, 3), 147),
 )
+# totalOrder comparisons, as searchsorted's method="compare_all" writes them (left: lt_to,
+# right: le_to); the knots 0.5 and 1.0 are entries of x
+_KNOTS = np.array([0.2, 0.5, 0.5, 1.0, 1.3])
+for _name, _side in (("lt_to", "left"), ("le_to", "right")):
+    case(
+        _name,
+        "1-d-knots",
+        lambda x, s=_side: (
+            x**2 * jnp.searchsorted(jnp.array([0.0, 0.5, 1.0]), x, side=s, method="compare_all")
+        ),
+        _KNOTS,
+    )
+# max and min pooling's transpose, in a gradient: its Jacobian is pooling's Hessian
+for _op, _init in ((lax.max, -jnp.inf), (lax.min, jnp.inf)):
+    case(
+        "select_and_scatter_add",
+        f"{_op.__name__}-same-ties",
+        jax.grad(
+            lambda x, o=_op, i=_init: jnp.sum(
+                lax.reduce_window(x, i, o, (2, 2), (1, 1), "SAME") ** 3
+            )
+        ),
+        _TIES,
+    )
 # positions computed from the inputs: one entry per output at a run-time column
 case("take_dynamic", "0-d", lambda x: x * x[jnp.argmax(x)], point((4,), 151))
 case("take_dynamic", "1-d-argsort", lambda x: x[jnp.argsort(x)][:3], point((4,), 152))

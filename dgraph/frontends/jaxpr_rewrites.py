@@ -10,11 +10,14 @@ derivative is the one JAX's own rule gives, ties included.
   value with no derivative, plus the operand whose rule JAX's jvp applies (``lo`` where
   ``lo > x`` and ``lo < hi``, ``x`` where ``lo < x < hi``, ``hi`` where ``hi < x``; none at
   a tie);
-* ``reduce_window_sum`` / ``_max`` / ``_min`` (pooling): the operand padded with the
-  initial value (``base_dilation`` as interior padding), then one strided slice per window
-  offset (``window_dilation`` spaces them), summed; for max and min chosen in row-major
-  order with a strict comparison, so that the first extreme entry of a window takes the
-  derivative, as JAX's ``select_and_gather_add`` gives it; ``select_and_scatter_add``
+* ``reduce_window_sum`` / ``_max`` / ``_min`` (pooling): the operand padded with zeros
+  (``base_dilation`` as interior padding), then one strided slice per window offset
+  (``window_dilation`` spaces them), summed; for max and min chosen in row-major order
+  with a strict comparison among the operand's entries alone (a constant mask per offset:
+  the padding, XLA's -inf, is never a value, so the program stays finite and its values
+  can be checked; a window of padding alone is -inf as in JAX), so that the first
+  extreme entry of a window takes the derivative, as JAX's ``select_and_gather_add``
+  gives it; ``select_and_scatter_add``
   (their transpose, in a gradient) as the vjp of that reading;
 * ``reduce_or`` / ``reduce_and`` (booleans, no derivative): the max / min of the operand
   as numbers, compared with 0;
@@ -27,7 +30,7 @@ derivative is the one JAX's own rule gives, ties included.
   tangent at the indices ``top_k`` returns: the first of equal values first); the indices
   the first k of a stable ``argsort`` of the negated operand, the same order (so a
   gradient's scatter-add at them, and a Hessian through ``top_k``, are read);
-* ``lt_to`` / ``le_to`` / ``eq_to`` (IEEE totalOrder comparisons, which ``searchsorted``
+* ``lt_to`` / ``le_to`` (IEEE totalOrder comparisons, which ``searchsorted``
   and ``jnp.interp`` make): ``lt`` where neither operand is NaN, NaN after every number.
   Two things of totalOrder are not read: the sign of a zero (-0 and +0 compare equal) and
   of a NaN (read as positive). ``searchsorted`` makes its zeros +0 and its NaNs JAX's
@@ -44,6 +47,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from ..errors import InputError
 from .jaxpr_values import Opaque, jax_module
@@ -104,8 +109,9 @@ def _clamp(reader, eqn, ins: list[Any]) -> list[Any] | None:
 
 
 def _pool(name: str, p: dict, out_shape: tuple[int, ...]) -> Callable[[Any], Any]:
-    """``reduce_window_<name>`` as a function of its operand: padded with the initial
-    value, one strided slice per window offset, summed or chosen (module docstring)."""
+    """``reduce_window_<name>`` as a function of its operand: padded with zeros, one
+    strided slice per window offset, summed, or chosen among the operand's entries
+    (:func:`_entries`; module docstring)."""
     import jax.numpy as jnp
     from jax import lax
 
@@ -115,23 +121,46 @@ def _pool(name: str, p: dict, out_shape: tuple[int, ...]) -> Callable[[Any], Any
     padding = tuple(tuple(int(v) for v in pair) for pair in p["padding"])
 
     def pooled(x):
-        init = {"sum": 0.0, "max": -jnp.inf, "min": jnp.inf}[name]
         config = [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base, strict=True)]
-        padded = lax.pad(x, jnp.asarray(init, x.dtype), config)
-        out = None
+        padded = lax.pad(x, jnp.asarray(0.0, x.dtype), config)  # sum's initial value
+        out, have = None, None
         for offset in itertools.product(*(range(d) for d in dims)):
             start = [k * s for k, s in zip(offset, spread, strict=True)]
             limit = [b + (n - 1) * t + 1 for b, n, t in zip(start, out_shape, strides, strict=True)]
             part = lax.slice(padded, start, limit, strides)
+            if name == "sum":
+                out = part if out is None else out + part
+                continue
+            valid = _entries(x.shape, padding, base, start, strides, out_shape)
             if out is None:
-                out = part
-            elif name == "sum":
-                out = out + part
-            else:  # the first extreme entry keeps the derivative
-                out = jnp.where(part > out if name == "max" else part < out, part, out)
+                out, have = part, valid
+                continue
+            # the first extreme entry keeps the derivative; padding is never chosen
+            better = part > out if name == "max" else part < out
+            take = better if have.all() else better | ~have
+            if not valid.all():
+                take = take & valid
+            out, have = jnp.where(take, part, out), have | valid
+        if have is not None and not have.all():  # windows of padding alone: -inf (+inf)
+            out = jnp.where(have, out, -jnp.inf if name == "max" else jnp.inf)
         return out
 
     return pooled
+
+
+def _entries(shape, padding, base, start, strides, out_shape) -> np.ndarray:
+    """Where a window offset's strided slice of the padded operand reads an operand entry,
+    not padding (edge or interior, ``base_dilation``): a constant mask of the output's
+    shape. Max and min pooling choose among these, so their padding is never a value
+    (XLA's -inf made the program not finite: its values could not be checked)."""
+    mask = np.ones((), dtype=bool)
+    for n, (lo, _), b, first, step, m in zip(
+        shape, padding, base, start, strides, out_shape, strict=True
+    ):
+        at = first + step * np.arange(m) - lo
+        axis = (at >= 0) & (at % b == 0) & (at // b < n)
+        mask = mask[..., None] & axis
+    return mask
 
 
 def _negative_padding(reader, eqn) -> None:
@@ -203,8 +232,6 @@ def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:
     which product it is (``A·x``, ``x·Aᵀ`` for rows, as ``vmap`` writes it, or ``Aᵀ·x``,
     the transposed solve of a gradient: then ``linear_solve(Aᵀ, b)``) is found by
     evaluating the matvec once on random numbers."""
-    import numpy as np
-
     from ..blocks.arrays import ArrayOp
 
     jax = jax_module()
@@ -250,12 +277,9 @@ def _total_order(reader, eqn, ins: list[Any]) -> list[Any]:
     def before(a, b):  # a precedes b in totalOrder, zeros and NaNs as the docstring says
         return jnp.where(a != a, False, jnp.where(b != b, True, a < b))
 
-    name = eqn.primitive.name
-    if name == "lt_to":
+    if eqn.primitive.name == "lt_to":
         return read_as(reader, eqn, ins, lambda a, b: [before(a, b)])
-    if name == "le_to":
-        return read_as(reader, eqn, ins, lambda a, b: [~before(b, a)])
-    return read_as(reader, eqn, ins, lambda a, b: [~before(a, b) & ~before(b, a)])
+    return read_as(reader, eqn, ins, lambda a, b: [~before(b, a)])  # le_to
 
 
 def _searchsorted(reader, eqn, ins: list[Any]) -> list[Any] | None:
@@ -288,7 +312,6 @@ CALLED: dict[str, Callable[..., list[Any] | None]] = {
 TRACED: dict[str, Callable[..., list[Any] | None]] = {
     "lt_to": _total_order,
     "le_to": _total_order,
-    "eq_to": _total_order,
     "cumprod": _cumulative,
     "cummax": _cumulative,
     "cummin": _cumulative,
