@@ -69,11 +69,11 @@ def _reference_pattern(b: Labelled) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return flat(b.out_axes, b.out_shape), flat(b.in_axes, b.in_shape), values
 
 
-def _check_invariants(s: Sparse) -> None:
+def _check_invariants(s: Sparse, limit: int = 2**31) -> None:
     """Row-major, each entry once, in range, read-only, its row pointer right; rows
     int64, columns and row pointer int32 where the columns and entries fit it."""
     width = max(1, math.prod(s.in_shape))
-    index = np.int32 if max(math.prod(s.in_shape), s.nnz) < 2**31 else np.int64
+    index = np.int32 if max(math.prod(s.in_shape), s.nnz) < limit else np.int64
     assert s.rows.dtype == np.int64 and s.cols.dtype == s.indptr.dtype == index
     assert not s.rows.flags.writeable and not s.cols.flags.writeable
     assert not s.indptr.flags.writeable
@@ -494,7 +494,7 @@ def test_a_sum_whose_summand_holds_the_other_is_that_pattern_without_a_merge(mon
 
 def test_column_indices_are_int32_where_they_fit_and_products_and_sums_stay_exact():
     """A pattern's columns and row pointer are int32 up to 2³¹ columns, int64 past it;
-    sums and products across the two keep every entry (flat keys past 2³¹ in int64)."""
+    sums across the two keep every entry (flat keys past 2³¹ in int64)."""
     wide, wider = 2**31 - 1, 2**31 + 5
     narrow = sparse((3,), (wide,), [0, 1, 2], [wide - 1, 7, wide - 2])
     broad = sparse((3,), (wider,), [0, 2], [wider - 1, 3])
@@ -509,7 +509,20 @@ def test_column_indices_are_int32_where_they_fit_and_products_and_sums_stay_exac
     expected = {(0, wide - 1), (0, 3), (1, 7), (2, 0), (2, wide - 2), (2, wide - 1)}
     assert set(zip(total.rows.tolist(), total.cols.tolist(), strict=True)) == expected
     assert total.digest == sparse((3,), (wide,), *zip(*sorted(expected), strict=True)).digest
-    pick = sparse((2,), (3,), [0, 1], [2, 0], ONES)  # rows 2 and 0 of ``total``
-    _, taken = multiply(pick, total)
-    _check_invariants(taken)
-    assert taken.cols.tolist() == [0, wide - 2, wide - 1, 3, wide - 1]
+
+
+def test_products_across_the_int32_limit_keep_every_entry(monkeypatch):
+    """A product taking rows of a pattern with int32 columns, and of one past the limit
+    (lowered to 1,000 here: SciPy's product holds a workspace as wide as the columns,
+    16 GB at 2³¹), keeps every entry and stores each side's index type."""
+    monkeypatch.setattr(blocks, "INT32_LIMIT", 1000)
+    pick = sparse((2,), (3,), [0, 1], [2, 0], ONES)  # rows 2 and 0
+    for width, index in ((999, np.int32), (1005, np.int64)):
+        total = sparse(
+            (3,), (width,), [0, 0, 1, 2, 2, 2], [3, width - 1, 7, 0, width - 2, width - 1]
+        )
+        assert total.cols.dtype == index
+        _, taken = multiply(pick, total)
+        _check_invariants(taken, limit=1000)
+        assert taken.cols.dtype == index
+        assert taken.cols.tolist() == [0, width - 2, width - 1, 3, width - 1]

@@ -168,13 +168,16 @@ class Labelled:
         )
 
 
+INT32_LIMIT = 2**31  # a pattern's columns and entries below it: int32 indices
+
+
 def _index_dtype(largest: int) -> type:
     """The integer type of a sparse pattern's column indices and row pointer whose
     values are below ``largest`` (the columns, the entries): int32 where they fit, else
     int64 (half the memory, and half the pages to fault, of the patterns pricing and the
     code generator form: 7·10⁶ entries each at 10⁶ unknowns). Arithmetic that may pass
     2³¹ (a flat index ``row * width + col``) is done in int64: the rows are int64."""
-    return np.int32 if largest < 2**31 else np.int64
+    return np.int32 if largest < INT32_LIMIT else np.int64
 
 
 def _read_only(a: np.ndarray, dtype: type = np.int64) -> np.ndarray:
