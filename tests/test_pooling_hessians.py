@@ -56,12 +56,13 @@ def test_padded_max_pooling_gradient_is_verified_and_windows_of_padding_alone_ar
         pooled = lax.reduce_window(x.reshape(4, 4), -jnp.inf, lax.max, (2, 3), (1, 1), "SAME")
         return jnp.sum(jnp.sin(pooled) * pooled)
 
-    J = dgraph.make_function(f, "jacobian", point=[TIES])
+    from dgraph.frontends import from_jax
+
+    J = dgraph.make_function(from_jax(f, TIES, level="array"), "jacobian")
     with jax.enable_x64(True):
         want = np.asarray(jax.grad(f)(TIES))
     np.testing.assert_allclose(np.ravel(J(TIES)), want, atol=1e-14)
     assert J.generated.verified is True
-    from dgraph.frontends import from_jax
 
     def alone(x):  # windows of padding alone at the right edge: -inf, as JAX
         return lax.reduce_window(x, -jnp.inf, lax.max, (1,), (2,), ((0, 3),))
