@@ -289,11 +289,13 @@ def _searchsorted(reader, eqn, ins: list[Any]) -> list[Any] | None:
     table, query = (v.aval for v in eqn.invars[:2])
     if len(eqn.invars) != 2 or table.ndim != 1 or table.shape[0] < 1:
         return None
-    inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")
-    closed = inner if hasattr(inner, "consts") else jax.extend.core.ClosedJaxpr(inner, ())
+    inner = eqn.params.get("jaxpr") or eqn.params.get("call_jaxpr")  # a closed jaxpr
     probe = jnp.arange(table.shape[0], dtype=table.dtype)  # queries equal to its first entry
     found = jax.core.eval_jaxpr(
-        closed.jaxpr, closed.consts, probe, jnp.zeros(query.shape, query.dtype)
+        getattr(inner, "jaxpr", inner),
+        getattr(inner, "consts", ()),
+        probe,
+        jnp.zeros(query.shape, query.dtype),
     )
     side = "right" if int(jnp.ravel(found[0])[0]) == 1 else "left"
     dtype = eqn.outvars[0].aval.dtype
