@@ -10,6 +10,8 @@ intermediate reached from an input and reaching an output.
 
 from __future__ import annotations
 
+from functools import cache
+
 import sympy
 from hypothesis import strategies as st
 
@@ -28,9 +30,24 @@ BINARY = (
 )
 
 
+@cache
 def _sometimes(density: float) -> st.SearchStrategy[bool]:
-    """True with about probability ``density``; shrinks to False (one edge fewer)."""
+    """True with about probability ``density``; shrinks to False (one edge fewer). One
+    strategy per density: hypothesis works out a new strategy's properties (can it be
+    empty?) on its first draw, a fifth of drawing a graph when made anew per edge."""
     return st.integers(0, 19).map(lambda k: k >= 20 - round(20 * density))
+
+
+@cache
+def _sampled(items: tuple[str, ...]) -> st.SearchStrategy[str]:
+    """``st.sampled_from(items)``, one strategy per sequence, for the reason
+    :func:`_sometimes` gives."""
+    return st.sampled_from(items)
+
+
+def _one_of(draw, items: list[str]) -> str:
+    """``draw(st.sampled_from(items))`` by a strategy made once per sequence."""
+    return draw(_sampled(tuple(items)))
 
 
 @st.composite
@@ -45,15 +62,15 @@ def dags(draw, max_inputs=3, max_intermediates=6, max_outputs=3):
     edges: set[tuple[str, str]] = set()
     for k, v in enumerate(vs):
         earlier = xs + vs[:k]
-        edges.add((draw(st.sampled_from(earlier[::-1])), v))  # shrinks to a chain
+        edges.add((_one_of(draw, earlier[::-1]), v))  # shrinks to a chain
         edges.update((u, v) for u in earlier if draw(_sometimes(density)))
     sources = xs + vs
     for y in ys:
-        edges.add((draw(st.sampled_from(sources[::-1])), y))
+        edges.add((_one_of(draw, sources[::-1]), y))
         edges.update((u, y) for u in sources if draw(_sometimes(density / 2)))
     for k, v in enumerate(vs):
         if not any(u == v for u, _ in edges):
-            edges.add((v, draw(st.sampled_from(vs[k + 1 :] + ys))))
+            edges.add((v, _one_of(draw, vs[k + 1 :] + ys)))
     g = DGraph("drawn-dag")
     for names, role in ((xs, "input"), (vs, "intermediate"), (ys, "output")):
         for name in names:

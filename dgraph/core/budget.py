@@ -153,7 +153,8 @@ class Deadline:
     def passed(self) -> str | None:
         """Which clock has passed its end (:data:`CPU` first), or None."""
         wall = time.perf_counter()
-        if now() >= self.cpu and wall >= self.floor:
+        # the wall clock first: the CPU clock is a system call, read only past the floor
+        if wall >= self.floor and now() >= self.cpu:
             return CPU
         if wall >= self.wall:
             return WALL
