@@ -10,7 +10,8 @@ intermediate reached from an input and reaching an output.
 
 from __future__ import annotations
 
-from functools import cache
+from collections.abc import Sequence
+from functools import cache, lru_cache
 
 import sympy
 from hypothesis import strategies as st
@@ -38,14 +39,14 @@ def _sometimes(density: float) -> st.SearchStrategy[bool]:
     return st.integers(0, 19).map(lambda k: k >= 20 - round(20 * density))
 
 
-@cache
-def _sampled(items: tuple[str, ...]) -> st.SearchStrategy[str]:
-    """``st.sampled_from(items)``, one strategy per sequence, for the reason
-    :func:`_sometimes` gives."""
+@lru_cache(maxsize=4096)
+def _sampled(items: tuple) -> st.SearchStrategy:
+    """``st.sampled_from(items)``, one strategy per sequence (the last few thousand), for
+    the reason :func:`_sometimes` gives."""
     return st.sampled_from(items)
 
 
-def _one_of(draw, items: list[str]) -> str:
+def _one_of(draw, items: Sequence):
     """``draw(st.sampled_from(items))`` by a strategy made once per sequence."""
     return draw(_sampled(tuple(items)))
 
@@ -89,10 +90,10 @@ def programs(draw, max_inputs=3, max_statements=8):
     values: list[sympy.Expr] = list(xs)
     for _ in range(draw(st.integers(1, max_statements))):
         if len(values) == 1 or draw(st.booleans()):
-            operation = draw(st.sampled_from(UNARY))
-            values.append(operation(draw(st.sampled_from(values))))
+            operation = _one_of(draw, UNARY)
+            values.append(operation(_one_of(draw, values)))
         else:
-            operation = draw(st.sampled_from(BINARY))
+            operation = _one_of(draw, BINARY)
             index = st.integers(0, len(values) - 1)
             a, b = draw(st.lists(index, min_size=2, max_size=2, unique=True))
             values.append(operation(values[a], values[b]))
@@ -116,6 +117,6 @@ def labeled_dags(draw, max_inputs=3, max_intermediates=6, max_outputs=3, labels=
     for v in shape.order():
         g.add_vertex(v, shape.role(v))
     for u, v in shape.edges():
-        label = draw(st.sampled_from(labels))
+        label = _one_of(draw, labels)
         g.add_edge(u, v, None if label is None else sympy.sympify(label))
     return g.validate()
