@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+import sympy
+
 from ..core.expressions import ExpressionSet
-from ..core.graph import DGraph
+from ..core.graph import DGraph, vertex_symbol
 from ..core.paths import depth_levels, naive_cost
 from ..elimination.parts import largest_part
 from ..errors import DGraphError, SearchTooLarge
@@ -314,6 +316,7 @@ def select_jacobian(
         and naive_cost(graph) <= SYMBOLIC_LIMIT
         and not graph.solved
         and len(depth_levels(graph)) <= SYMBOLIC_DEPTH_LIMIT
+        and not _conditions_nest(graph)
     )
     candidates: list[ExpressionSet] = []
     skipped: list[Candidate] = []
@@ -388,6 +391,28 @@ def _identity(es: ExpressionSet) -> tuple:
 def _verified(es: ExpressionSet) -> bool:
     """``es`` checked against Bauer's formula (:meth:`ExpressionSet.verify`), once."""
     return es.verified or bool(es.verify())
+
+
+def _conditions_nest(graph: DGraph) -> bool:
+    """Whether a Piecewise's condition reads a value that holds a Piecewise itself (a max
+    of maxima, read as XLA's pairwise choices): inlined into whole expressions, sympy folds
+    each such condition (``piecewise_fold``, then ``simplify_logic``), 140 of 190 s for
+    the 16 outputs of a 2 x 3 max pooling, so :func:`symbolic_program` does not join."""
+    holds: dict[str, bool] = {}
+    for v in graph.order():
+        expr = graph.expr(v)
+        below = any(holds[u] for u in graph.predecessors(v))
+        if expr is None or not expr.has(sympy.Piecewise):
+            holds[v] = below
+            continue
+        if below:
+            read = {
+                s for pw in expr.atoms(sympy.Piecewise) for _, c in pw.args for s in c.free_symbols
+            }
+            if any(holds[u] and vertex_symbol(u) in read for u in graph.predecessors(v)):
+                return True
+        holds[v] = True
+    return False
 
 
 class _Ranking:
