@@ -101,7 +101,7 @@ def test_runs_found_from_the_next_change_alone_are_those_of_the_whole(monkeypatc
         if i % 3 == 0:
             # random values change step at almost every entry: past a few limits of
             # pieces their length is not the point
-            arrays.append(rng.integers(0, 40, int(rng.integers(1, 200))))
+            arrays.append(rng.integers(0, 40, int(rng.integers(1, 80))))
         elif i % 3 == 1:
             parts = []
             for _ in range(int(rng.integers(1, 5))):
