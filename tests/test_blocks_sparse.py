@@ -181,7 +181,7 @@ def sums(draw):
     return (first, second) if draw(st.booleans()) else (second, first)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(labelled_blocks())
 def test_a_labelled_blocks_pattern_is_its_label_grid(b):
     """The broadcast sums give each entry's row, column and value index as the grid of
@@ -196,7 +196,7 @@ def test_a_labelled_blocks_pattern_is_its_label_grid(b):
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(products(), st.integers(0, 2**16))
 def test_sparse_products_are_the_dense_products(pair, seed):
     """The product's pattern is that of the 0/1 matrices' product, its price the pairs
@@ -230,7 +230,7 @@ def test_sparse_products_are_the_dense_products(pair, seed):
         assert block == product and (to_matrix(block, values).toarray() == expected).all()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(sums(), st.integers(0, 2**16))
 def test_sparse_sums_are_the_dense_unions(pair, seed):
     """A sum's pattern is the union of the two (each entry once, in row order), its

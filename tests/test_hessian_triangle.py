@@ -6,6 +6,7 @@ and its lower triangle alone (``tril=True``) is the whole matrix's, bit for bit.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -83,6 +84,15 @@ def _reference(f, x, v):
 _REFERENCES: dict[tuple, np.ndarray] = {}
 
 
+@functools.cache
+def _sparse_hessian(name: str):
+    """The sparse NumPy Hessian of a case made at its first point: built once for the
+    tests that read it (its values, its operations, its lower triangle's program)."""
+    f, n, v, _ = CASES[name]
+    x, _ = _points(n)
+    return dgraph.make_function(f, "hessian", point=[x], weights=v, sparse=True)
+
+
 def _distributing(init):
     """``BlockOps.__init__`` with a Hessian's element assembly on (``distribute``), for
     the whole matrix's program built from the same gradient graph as the triangle's."""
@@ -97,8 +107,8 @@ def _distributing(init):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_lower_triangle_values_symmetry_pattern_and_fewer_operations(name, monkeypatch):
     f, n, v, cheaper = CASES[name]
-    x, x2 = _points(n)
-    H = dgraph.make_function(f, "hessian", point=[x], weights=v, sparse=True)
+    _, x2 = _points(n)
+    H = _sparse_hessian(name)
     lower = H.gradient.generated.tril  # what tril=True returns: the same module's
     args = (x2,) if v is None else (x2, v)
     h, t = H(*args), lower(*args)
@@ -192,9 +202,7 @@ def test_tril_is_the_modules_lower_triangle():
 
 
 def test_symmetric_is_for_one_square_sparse_block():
-    f, n, _, _ = CASES["rosenbrock"]
-    x, _ = _points(n)
-    es = dgraph.make_function(f, "hessian", point=[x], sparse=True).generated.expression_set
+    es = _sparse_hessian("rosenbrock").generated.expression_set
     with pytest.raises(DGraphError, match="one square block"):
         tensor_program(es, "python", False, symmetric=True)
 
@@ -206,9 +214,9 @@ def test_numpy_tril_has_its_own_program(name):
     entries' places; else the one program's values vector is compact already), not the
     whole matrix's values gathered; they are the whole matrix's lower entries bit for
     bit."""
-    f, n, v, _ = CASES[name]
-    x, x2 = _points(n)
-    H = dgraph.make_function(f, "hessian", point=[x], weights=v, sparse=True)
+    _, n, v, _ = CASES[name]
+    _, x2 = _points(n)
+    H = _sparse_hessian(name)
     text = H.gradient.generated.text
     tril = text[text.index("def jacobian_tril(") :]
     assert "numpy.take" not in tril

@@ -253,7 +253,7 @@ def operands(draw, count: int):
     return [draw(poly_arrays(shapes[k % 2], keys, big)) for k in range(count)]
 
 
-@settings(max_examples=300)
+@settings(max_examples=100)
 @given(operands(2))
 def test_multiply_equals_the_entry_by_entry_reference(pair):
     a, b = pair
@@ -262,7 +262,7 @@ def test_multiply_equals_the_entry_by_entry_reference(pair):
     assert arrays(pa.multiply(b, a)) == reference_multiply(b, a)
 
 
-@settings(max_examples=150)
+@settings(max_examples=60)
 @given(operands(3))
 def test_add_equals_the_entry_by_entry_reference(terms):
     assert arrays(pa.add(*terms)) == reference_add(*terms)

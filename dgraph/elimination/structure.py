@@ -15,6 +15,7 @@ methods on the dual computational graph", Math. Program. 99 (2004) 399–421.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cached_property
 
 from ..core.graph import DGraph
 from .separators import Separators
@@ -87,20 +88,30 @@ class BitGraph:
     def closure(self, done: int) -> tuple[list[int], list[int]]:
         """Every vertex's predecessor and successor masks after eliminating the vertices
         of ``done`` (a mask), whatever the order: one sweep each way from the start."""
+        pred_lists, succ_lists = self._start_lists
         n = len(self.names)
         preds = [0] * n
         for v in range(n):
             acc = 0
-            for u in iter_bits(self.start_preds[v]):
+            for u in pred_lists[v]:
                 acc |= preds[u] if done >> u & 1 else 1 << u
             preds[v] = acc
         succs = [0] * n
         for v in range(n - 1, -1, -1):
             acc = 0
-            for w in iter_bits(self.start[v]):
+            for w in succ_lists[v]:
                 acc |= succs[w] if done >> w & 1 else 1 << w
             succs[v] = acc
         return preds, succs
+
+    @cached_property
+    def _start_lists(self) -> tuple[list[list[int]], list[list[int]]]:
+        """Every vertex's predecessors and successors in the start state, as lists of
+        positions (:meth:`closure` reads them once per state searched)."""
+        return (
+            [list(iter_bits(m)) for m in self.start_preds],
+            [list(iter_bits(m)) for m in self.start],
+        )
 
     def vertex_prices(self, done: int) -> Iterator[tuple[int, int]]:
         """|P_v| * |S_v| for every intermediate v left after eliminating ``done``."""
