@@ -52,6 +52,13 @@ def _functions():
 PHYSICS = _functions()
 SUITE = SUITES["full"]
 LABELED = [name for name in SUITE if not name.startswith(("random-dag", "naumann-disc", "zhou-"))]
+# The suite but the largest size of its two families of recurrences: chebyshev-20 and
+# spherical-harmonics-8 are the same statements as the sizes kept at more terms (their
+# code takes no path the kept sizes do not), their builds and sympy references a fifth of
+# this file's time
+CHECKED = [name for name in LABELED if name not in ("chebyshev-20", "spherical-harmonics-8")]
+# C compiled for values, never timed here: without optimization (a third of the compiler's time)
+VALUES = ("-O0",)
 
 
 def _chebyshev_jacobian(graph, n: int):
@@ -131,7 +138,7 @@ def _built(name: str, method: str):
     return graph, es, jacobian_program(es)
 
 
-@pytest.mark.parametrize("name", LABELED + list(PHYSICS))
+@pytest.mark.parametrize("name", CHECKED + list(PHYSICS))
 def test_python_and_c_agree_with_sympy_on_the_suite(name):
     size = len(_graph(name))
     method = "forward" if size > 50 else METHODS[sum(map(ord, name)) % len(METHODS)]
@@ -146,7 +153,8 @@ def test_python_and_c_agree_with_sympy_on_the_suite(name):
     python = python_module({"jacobian": program}, **names)
     _assert_close(load_python(python).jacobian(points), expected)
     if compiler() is not None:
-        _assert_close(load_c(c_source({"jacobian": program}, **names)).jacobian(points), expected)
+        module = load_c(c_source({"jacobian": program}, **names), VALUES)
+        _assert_close(module.jacobian(points), expected)
 
 
 @pytest.mark.parametrize("name", ["naumann-discrepancy", "zhou-two-blocks", "random-dag-0"])
@@ -196,7 +204,7 @@ def test_jvp_and_vjp_agree_with_the_jacobian(name, strategy):
     names = {"title": name, "inputs": graph.inputs, "outputs": graph.outputs}
     modules = [load_python(python_module(programs_, **names))]
     if compiler() is not None:
-        modules.append(load_c(c_source(programs_, **names)))
+        modules.append(load_c(c_source(programs_, **names), VALUES))
     rng = np.random.default_rng(3)
     x = _points(graph, 6)
     v = rng.normal(size=(6, len(graph.inputs)))
@@ -460,4 +468,5 @@ def test_symbolic_programs_agree_with_sympy_in_python_and_c(name):
         load_python(python_module({"jacobian": program}, **names)).jacobian(points), expected
     )
     if compiler() is not None:
-        _assert_close(load_c(c_source({"jacobian": program}, **names)).jacobian(points), expected)
+        module = load_c(c_source({"jacobian": program}, **names), VALUES)
+        _assert_close(module.jacobian(points), expected)

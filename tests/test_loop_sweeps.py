@@ -94,7 +94,22 @@ def _pullback(f, args, w):
         return jax.vjp(f, *args)[1](w)
     except ValueError:
         J = jax.jacfwd(f, argnums=tuple(range(len(args))))(*args)
-        return tuple(np.tensordot(w, np.asarray(j), axes=np.ndim(w)) for j in J)
+        return tuple(jnp.tensordot(w, j, axes=np.ndim(w)) for j in J)
+
+
+@functools.cache
+def _jax_reference(case: str):
+    """A case's tangents and cotangents (seeded) and JAX's jvp and vjp there, each one
+    compiled program (eager, every primitive and its rules compile apart), once for
+    both tape bounds."""
+    f, args = CASES[case]
+    rng = np.random.default_rng(0)
+    with jax.enable_x64(True):
+        tangents = _rng_like(rng, args)
+        w = _rng_like(rng, jax.eval_shape(f, *args))
+        jvp = jax.jit(lambda a, t: jax.jvp(f, a, t)[1])(args, tangents)
+        vjp = jax.jit(functools.partial(_pullback, f))(args, w)
+    return tangents, w, jvp, vjp
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -103,23 +118,20 @@ def test_jvp_and_vjp_through_loops_equal_jax(case, tape):
     """NumPy ``jvp``/``vjp`` (vjp with every state kept, and under a bound of 2 states:
     T = 5 and 7, not multiples of the segment) equal jax.jvp / jax.vjp to 1e-12; the
     text says how each loop is swept."""
-    f, args = CASES[case]
-    rng = np.random.default_rng(0)
+    _, args = CASES[case]
+    tangents, w, jvp, vjp = _jax_reference(case)
     with jax.enable_x64(True):
         g = _graph(case)
-        out = f(*args)
-        tangents = _rng_like(rng, args)
-        w = _rng_like(rng, out)
         if tape is None:
             text = sweep_module(g, "jvp", "python").text
             assert "a tangent sweep inside the loop" in text
             got = load_python(text).jvp(*args, *tangents)
-            _close(got, jax.jvp(f, args, tangents)[1])
+            _close(got, jvp)
         text = sweep_module(g, "vjp", "python", tape).text
         assert "an adjoint sweep backwards" in text or "counts its trips" in text
         w_list = list(w) if isinstance(w, tuple) else [w]
         got = load_python(text).vjp(*args, *w_list)
-        _close(got, _pullback(f, args, w))
+        _close(got, vjp)
 
 
 def test_make_function_checks_a_taped_vjp():

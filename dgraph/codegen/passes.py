@@ -198,7 +198,34 @@ def straight_line(
 ) -> tuple[list[Assignment], list[Result]]:
     """Propagate and drop the dead, then run each pass order of ``pipelines`` (default:
     those :func:`_affordable` at the program's size) and keep the cheapest program seen
-    after any pass."""
+    after any pass. The same program met again (the same graph built by the same method
+    again, by another caller) is looked up whole (:data:`_LINES`)."""
+    whole = (tuple(named), tuple(results), frozenset(given), pipelines)
+    found = _LINES.get(whole)
+    if found is not None:
+        _LINES.move_to_end(whole)
+        return list(found[0]), list(found[1])
+    best_named, best_results = _straight_line(named, results, given, pipelines)
+    _LINES[whole] = (tuple(best_named), tuple(best_results))
+    if len(_LINES) > _LINES_LIMIT:
+        _LINES.popitem(last=False)
+    return best_named, best_results
+
+
+# Programs already made straight, by (assignments, results, given, pass orders): each
+# entry holds the program and its best, where :data:`_DONE` holds every program met on
+# the way (some 44 per program), so this one keeps many more programs for the memory
+_LINES: OrderedDict[tuple, tuple] = OrderedDict()
+_LINES_LIMIT = 512
+
+
+def _straight_line(
+    named: list[Assignment],
+    results: list[Result],
+    given: set[sympy.Symbol],
+    pipelines: tuple[str, ...] | None,
+) -> tuple[list[Assignment], list[Result]]:
+    """:func:`straight_line` of a program not met before."""
     named, results = _propagate(named, results)
     named = _live(named, results)
     if pipelines is None:
