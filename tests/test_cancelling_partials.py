@@ -49,10 +49,9 @@ def _dense(J) -> np.ndarray:
     return np.asarray(J.todense() if hasattr(J, "todense") else J)
 
 
-@pytest.mark.parametrize(
-    ("n", "scale"),  # saturated rows; rows near 0.5. 60: the smallest size that failed
-    [(60, 1.0), (60, 0.02), (200, 1.0)],  # 200: jacscale's, its rows all saturated
-)
+# saturated rows; rows near 0.5. n = 60, the smallest size that failed (jacscale's 200
+# runs the same code: its coverage adds nothing)
+@pytest.mark.parametrize(("n", "scale"), [(60, 1.0), (60, 0.02)])
 def test_matvec_tanh_matches_jacfwd(n, scale):
     x0 = _point(n, scale)
     J = dgraph.make_function(matvec, "jacobian", point=[x0], sparse=True)

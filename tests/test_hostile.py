@@ -1169,33 +1169,18 @@ def _environment() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
 
 
-def test_real_process(tmp_path):
-    """``python -m dgraph`` itself, on a FIFO (an open that would block for ever)."""
-    _make(tmp_path)
-    before = _files(tmp_path)
-    proc = subprocess.run(
-        [sys.executable, "-m", "dgraph", "accumulate", "fifo.trace"],
-        capture_output=True,
-        text=True,
-        timeout=SECONDS,
-        cwd=tmp_path,
-        env=_environment(),
-    )
-    _check(proc.returncode, proc.stdout, proc.stderr, "not a regular file")
-    assert _files(tmp_path) == before
-
-
 # each case its own process, forked from one that imported dgraph once (1-2 s of imports
 # a process): ``python -m dgraph``'s module run in the child, which exits as that
 # process would (its atexit handlers, its exit status); its stdout and stderr are files
 _FORKED = """
-import json, os, runpy, sys
+import json, os, runpy, signal, sys
 from dgraph.cli.main import _parser
 _parser()  # every command's module imported
-cases, results = json.loads(sys.argv[1]), sys.argv[2]
+cases, results, seconds = json.loads(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 for i, argv in enumerate(cases):
     pid = os.fork()
     if pid == 0:
+        signal.alarm(seconds)  # a hang ends the child (SIGALRM's default action)
         for fd, name in ((1, "out"), (2, "err")):
             os.dup2(os.open(f"{results}/{i}.{name}", os.O_WRONLY | os.O_CREAT), fd)
         sys.argv = ["dgraph", *argv]
@@ -1205,6 +1190,7 @@ for i, argv in enumerate(cases):
 """
 
 REAL_PROCESS_CASES = [
+    (["accumulate", "fifo.trace"], "not a regular file"),  # an open that would block
     (["accumulate", DISCREPANCY, "-m", "vertex-optimal", "--budget", "nan"], "finite"),
     (["accumulate", H("inject.trace")], "inject.trace:3"),
     (["accumulate", "deep.json"], "deep.json"),
@@ -1212,13 +1198,14 @@ REAL_PROCESS_CASES = [
 
 
 def test_real_processes(tmp_path, tmp_path_factory):
-    """A budget that never ends, an injection, a 100,000-deep JSON: each in a process."""
+    """A FIFO, a budget that never ends, an injection, a 100,000-deep JSON: each in a
+    process of its own (``python -m dgraph`` from the start: tests/test_cli.py)."""
     _make(tmp_path)
     before = _files(tmp_path)
     results = tmp_path_factory.mktemp("results")
     argvs = [argv for argv, _ in REAL_PROCESS_CASES]
     proc = subprocess.run(
-        [sys.executable, "-c", _FORKED, json.dumps(argvs), str(results)],
+        [sys.executable, "-c", _FORKED, json.dumps(argvs), str(results), str(SECONDS)],
         capture_output=True,
         text=True,
         timeout=SECONDS,
