@@ -41,18 +41,23 @@ def _point(n: int, scale: float) -> np.ndarray:
     return np.random.default_rng(0).uniform(0.1, 1.0, n) * scale
 
 
+# the reference, jitted: one compilation per size, not one per eager operation
+_jacfwd = jax.jit(jax.jacfwd(matvec))
+
+
 def _dense(J) -> np.ndarray:
     return np.asarray(J.todense() if hasattr(J, "todense") else J)
 
 
-@pytest.mark.parametrize("n", [60, 200])  # 60: the smallest size that failed
-@pytest.mark.parametrize("scale", [1.0, 0.02])  # saturated rows; rows near 0.5
+# saturated rows; rows near 0.5. n = 60, the smallest size that failed (jacscale's 200
+# runs the same code: its coverage adds nothing)
+@pytest.mark.parametrize(("n", "scale"), [(60, 1.0), (60, 0.02)])
 def test_matvec_tanh_matches_jacfwd(n, scale):
     x0 = _point(n, scale)
     J = dgraph.make_function(matvec, "jacobian", point=[x0], sparse=True)
     assert J.generated.verified
     for x in (x0, x0 * 0.5, -x0):
-        ref = np.asarray(jax.jacfwd(matvec)(x))
+        ref = np.asarray(_jacfwd(x))
         got = _dense(J(x))
         # |J| <= 9 and a saturated row's entries are rounding: absolute 1e-13
         np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-13)
@@ -103,7 +108,7 @@ def _checked(graph: DGraph):
     return check_generated(Generated(text, "python", ("jacobian",), programs, es), graph)
 
 
-@pytest.mark.parametrize("n", [60, 200])
+@pytest.mark.parametrize("n", [60])  # the size that failed; 200 checks the same code
 def test_a_wrong_tanh_rule_is_still_caught(n):
     """The right rule passes; 1 + tanh², 1 - tanh and a rule off by 1e-6 of its value fail
     (at the rows near 0.5, where tanh' is not rounding)."""
@@ -151,9 +156,7 @@ def test_matvec_tanh_read_as_arrays_verifies_and_matches_jacfwd(scale):
     J = dgraph.make_function(graph, "jacobian", sparse=True)
     assert J.generated.verified
     for x in (x0, -x0):
-        np.testing.assert_allclose(
-            _dense(J(x)), np.asarray(jax.jacfwd(matvec)(x)), rtol=1e-12, atol=1e-13
-        )
+        np.testing.assert_allclose(_dense(J(x)), np.asarray(_jacfwd(x)), rtol=1e-12, atol=1e-13)
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,8 @@ def _exact(g) -> int:
     return edge_optimal_search(g, "full").cost
 
 
-@settings(max_examples=40, deadline=None)
+# 20 examples: each an exact edge-optimal search, > 50 ms
+@settings(max_examples=20, deadline=None)
 @given(dags(max_inputs=3, max_intermediates=6, max_outputs=3))
 def test_structural_bounds_at_most_the_edge_optimum(g):
     assume(intermediate_edge_count(g) <= EDGE_LIMIT)
@@ -47,7 +48,7 @@ def test_structural_bounds_at_most_the_edge_optimum(g):
     assert built.mults == optimum and built.verify()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)  # as above
 @given(programs(max_inputs=3, max_statements=8))
 def test_bound_without_exact_parts_is_sound_on_labeled_programs(g):
     """With no part solved exactly (the limit at -1): junctions and bracketings only, in

@@ -7,6 +7,7 @@ bigger or stranger inputs (a FIFO, a sparse 201 MB file, a 100,000-deep JSON) ar
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -1164,28 +1165,59 @@ def test_comma_lists_name_the_same_values_as_help(capsys, command, flag, extra):
 # -- a handful in a real process ---------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("argv", "needle"),
-    [
-        (["accumulate", "fifo.trace"], "not a regular file"),
-        (["accumulate", DISCREPANCY, "-m", "vertex-optimal", "--budget", "nan"], "finite"),
-        (["accumulate", H("inject.trace")], "inject.trace:3"),
-        (["accumulate", "deep.json"], "deep.json"),
-    ],
-    ids=["fifo", "budget-nan", "injection", "deep-json"],
-)
-def test_real_process(tmp_path, argv, needle):
+def _environment() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+
+
+# each case its own process, forked from one that imported dgraph once (1-2 s of imports
+# a process): ``python -m dgraph``'s module run in the child, which exits as that
+# process would (its atexit handlers, its exit status); its stdout and stderr are files
+_FORKED = """
+import json, os, runpy, signal, sys
+from dgraph.cli.main import _parser
+_parser()  # every command's module imported
+cases, results, seconds = json.loads(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+for i, argv in enumerate(cases):
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(seconds)  # a hang ends the child (SIGALRM's default action)
+        for fd, name in ((1, "out"), (2, "err")):
+            os.dup2(os.open(f"{results}/{i}.{name}", os.O_WRONLY | os.O_CREAT), fd)
+        sys.argv = ["dgraph", *argv]
+        runpy.run_module("dgraph", run_name="__main__", alter_sys=True)
+        raise SystemExit(99)  # the module returned without exiting
+    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+"""
+
+REAL_PROCESS_CASES = [
+    (["accumulate", "fifo.trace"], "not a regular file"),  # an open that would block
+    (["accumulate", DISCREPANCY, "-m", "vertex-optimal", "--budget", "nan"], "finite"),
+    (["accumulate", H("inject.trace")], "inject.trace:3"),
+    (["accumulate", "deep.json"], "deep.json"),
+]
+
+
+def test_real_processes(tmp_path, tmp_path_factory):
+    """A FIFO, a budget that never ends, an injection, a 100,000-deep JSON: each in a
+    process of its own (``python -m dgraph`` from the start: tests/test_cli.py)."""
     _make(tmp_path)
     before = _files(tmp_path)
+    results = tmp_path_factory.mktemp("results")
+    argvs = [argv for argv, _ in REAL_PROCESS_CASES]
     proc = subprocess.run(
-        [sys.executable, "-m", "dgraph", *argv],
+        [sys.executable, "-c", _FORKED, json.dumps(argvs), str(results), str(SECONDS)],
         capture_output=True,
         text=True,
         timeout=SECONDS,
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+        env=_environment(),
     )
-    _check(proc.returncode, proc.stdout, proc.stderr, needle)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    codes = [int(line) for line in proc.stdout.split()]
+    assert len(codes) == len(REAL_PROCESS_CASES)
+    for i, ((_, needle), code) in enumerate(zip(REAL_PROCESS_CASES, codes, strict=True)):
+        out, err = ((results / f"{i}.{name}").read_text() for name in ("out", "err"))
+        _check(code, out, err, needle)
     assert _files(tmp_path) == before and not (tmp_path / "PWNED").exists()
 
 

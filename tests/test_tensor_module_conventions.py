@@ -62,6 +62,10 @@ def _dense(block) -> np.ndarray:
     return np.asarray(block.todense() if hasattr(block, "todense") else block)
 
 
+# the references, jitted: one compilation each, not one per eager operation
+_jacobian = jax.jit(jax.jacobian(_jax_model, argnums=(0, 1)))
+_model = jax.jit(_jax_model)
+
 MATRICES = [(9, 12), (9, 3), (3, 12), (3, 3)]  # (y.size, x.size): y0, y1 by u, c
 
 
@@ -85,7 +89,7 @@ def test_written_jacobian_is_jax_jacobian_pytree(tmp_path, capsys, lang, sparse)
     module = _written(tmp_path, capsys, "jacobian", lang, sparse)
     u, c = _point()
     with jax.enable_x64(True):
-        expected = jax.jacobian(_jax_model, argnums=(0, 1))(u, c)
+        expected = _jacobian(u, c)
         got = module.jacobian(u, c)
         _same_tree(got, expected, sparse)
         if lang == "jax" and not sparse:  # the module's function under jax.jit
@@ -110,8 +114,8 @@ def test_written_value_and_jacobian(tmp_path, capsys, lang, sparse):
     u, c = _point(6)
     with jax.enable_x64(True):
         value, got = module.value_and_jacobian(u, c)
-        _same_tree(got, jax.jacobian(_jax_model, argnums=(0, 1))(u, c), sparse)
-        _same_tree(value, _jax_model(u, c), False)  # the outputs as f returns them
+        _same_tree(got, _jacobian(u, c), sparse)
+        _same_tree(value, _model(u, c), False)  # the outputs as f returns them
         if sparse:  # and F flattened and concatenated in the stacked rows' order
             flat, whole = module.value_and_jacobian_stacked(u, c)
             np.testing.assert_allclose(flat, np.concatenate([np.ravel(v) for v in value]))
@@ -126,11 +130,15 @@ def test_written_jvp_and_vjp(tmp_path, capsys, lang):
     rng = np.random.default_rng(8)
     du, dc = rng.standard_normal((4, 3)), rng.standard_normal(3)
     with jax.enable_x64(True):
-        _, expected = jax.jvp(_jax_model, (u, c), (du, dc))
+        w = tuple(rng.standard_normal(np.shape(part)) for part in _model(u, c))
+        expected, pulled = jax.jit(  # both references in one jitted program
+            lambda: (
+                jax.jvp(_jax_model, (u, c), (du, dc))[1],
+                jax.vjp(_jax_model, u, c)[1](w),
+            )
+        )()
         _same_tree(jvp(u, c, du, dc), expected, False)  # a tuple over the outputs
-        y, pull = jax.vjp(_jax_model, u, c)
-        w = tuple(rng.standard_normal(np.shape(part)) for part in y)
-        _same_tree(vjp(u, c, *w), pull(w), False)  # a tuple over the inputs
+        _same_tree(vjp(u, c, *w), pulled, False)  # a tuple over the inputs
 
 
 def test_a_scalar_constant_is_printed_with_no_axes():
