@@ -4,6 +4,8 @@ Jacobian (dense and sparse), ``jvp`` and ``vjp``, in NumPy and JAX, equal ``jax.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -35,34 +37,69 @@ def _float64():
 RUNS = [(n, "python") for n in sorted(CASES)] + [("1-d", "jax"), ("n-d-window", "jax")]
 
 
-@pytest.mark.parametrize(("name", "lang"), RUNS)
-def test_jacobian_jvp_and_vjp_equal_jax(name, lang):
+def _arguments(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The case's point ``x``, tangent ``v`` and cotangent ``w`` (drawn in that order)."""
     f, shape = CASES[name]
     rng = np.random.default_rng(11)
     x = rng.uniform(-1.0, 1.0, shape)
+    v = rng.standard_normal(shape)
+    w = rng.standard_normal(jax.eval_shape(f, x).shape)
+    return x, v, w
+
+
+def _permuted(x):
+    return x[jnp.argsort(x)]
+
+
+PERMUTED_AT = np.array([0.3, -0.2, 0.9, 0.1])
+
+
+@functools.cache
+def _references() -> dict:
+    """JAX's ``jvp`` along ``v``, ``vjp`` of ``w`` and Jacobian (``jacfwd``) of every
+    case, and the Jacobian of :func:`_permuted` at two points, in one jitted program:
+    one compile, not one per eager primitive (read-only arrays)."""
+
+    def program(arguments):
+        out = {}
+        for name, (x, v, w) in arguments.items():
+            f = CASES[name][0]
+            (bar,) = jax.vjp(f, x)[1](w)
+            out[name] = (jax.jvp(f, (x,), (v,))[1], bar, jax.jacfwd(f)(x))
+        out["permuted"] = [jax.jacfwd(_permuted)(p) for p in (PERMUTED_AT, PERMUTED_AT[::-1])]
+        return out
+
+    found = jax.jit(program)({name: _arguments(name) for name in CASES})
+    out = jax.tree_util.tree_map(np.array, found)
+    for a in jax.tree_util.tree_leaves(out):
+        a.flags.writeable = False
+    return out
+
+
+@pytest.mark.parametrize(("name", "lang"), RUNS)
+def test_jacobian_jvp_and_vjp_equal_jax(name, lang):
+    f = CASES[name][0]
+    x, v, w = _arguments(name)
     g = from_jax(f, x, level="array")
-    y, tangent = jax.jvp(f, (x,), (v := rng.standard_normal(shape),))
-    w = rng.standard_normal(np.shape(y))
-    (bar,) = jax.vjp(f, x)[1](w)
+    tangent, bar, jacobian = _references()[name]
     jvp, vjp = make_function(g, "jvp", lang), make_function(g, "vjp", lang)
     jac = make_function(g, "jacobian", lang)
     for F in (jvp, vjp, jac):
         assert F.generated.verified
     np.testing.assert_allclose(jvp(x, v), tangent, rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(vjp(x, w), bar, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(jac(x), jax.jit(jax.jacfwd(f))(x), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(jac(x), jacobian, rtol=1e-12, atol=1e-14)
 
 
 def test_a_sparse_jacobian_s_pattern_is_the_union_over_positions():
     """``x[argsort(x)]``: each output row holds all n columns (zeros where not taken),
     whatever the point; its values are JAX's permutation."""
-    f = lambda x: x[jnp.argsort(x)]  # noqa: E731
-    x = np.array([0.3, -0.2, 0.9, 0.1])
-    sparse = make_function(from_jax(f, x, level="array"), "jacobian", "python", sparse=True)
-    for point in (x, x[::-1].copy()):
+    x = PERMUTED_AT
+    sparse = make_function(from_jax(_permuted, x, level="array"), "jacobian", "python", sparse=True)
+    for point, want in zip((x, x[::-1].copy()), _references()["permuted"], strict=True):
         got = sparse(point)
         assert got.nnz == 16
-        np.testing.assert_array_equal(got.toarray(), jax.jit(jax.jacfwd(f))(point))
+        np.testing.assert_array_equal(got.toarray(), want)
 
 
 def test_the_union_is_refused_over_its_limit():

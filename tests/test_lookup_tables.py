@@ -6,6 +6,8 @@ parts: each is read once, not once per path to it."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -34,20 +36,66 @@ def _lookup(method: str, side: str):
     return f
 
 
-def _x64(f):
+def _gathered(x):
+    """``vmap`` of ``dynamic_slice`` of one entry at positions the inputs choose."""
+    at = jnp.argsort(x)[:3]
+    rows = jax.vmap(lambda i: jax.lax.dynamic_slice(x, (i,), (1,)))(at)
+    return jnp.sum(rows[:, 0] ** 3) + jnp.sum(rows * x[:3, None])
+
+
+def _stepped(x):
+    """An integer read thirty times from itself (2**30 paths)."""
+    k = jnp.argmax(x)
+    for _ in range(30):
+        k = (k + k) % 7
+    return jnp.sum(jnp.where(k > 2, x**2, jnp.sin(x)))
+
+
+def _top_k(x):
+    return jnp.sum(jax.lax.top_k(x, 3)[0] ** 2 * jnp.arange(1.0, 4.0)) + jnp.sum(jnp.sin(x))
+
+
+X_GATHER = np.array([0.7, 0.2, 0.9, 0.4, 0.1])
+X_STEPPED = np.array([0.3, 0.9, 0.1])
+X_TOP_K = np.array([0.7, 1.2, 0.7, 0.1, 1.2, 0.3])
+METHODS = [(m, side) for m in ("scan", "compare_all") for side in ("left", "right")]
+
+
+@functools.cache
+def _references() -> dict:
+    """Every JAX derivative this file compares with, in one jitted program (float64):
+    one compile, not one per eager primitive (read-only arrays)."""
+
+    def program():
+        out = {
+            "interp-grad": jax.grad(_interp)(X),
+            "interp-hessian": jax.hessian(_interp)(X),
+            "interp-grad-moved": jax.grad(_interp)(X + 0.03),
+            "gather": jax.grad(_gathered)(X_GATHER),
+            "stepped": jax.jacfwd(_stepped)(X_STEPPED),
+            "top_k": jax.hessian(_top_k)(X_TOP_K),
+        }
+        for method, side in METHODS:
+            out[f"{method}-{side}"] = jax.grad(_lookup(method, side))(X)
+        return out
+
     with jax.enable_x64(True):
-        return np.asarray(f())
+        found = jax.jit(program)()
+    out = {key: np.array(a) for key, a in found.items()}
+    for a in out.values():
+        a.flags.writeable = False
+    return out
 
 
 def test_interp_gradient_and_hessian_equal_jax():
     grad = dgraph.make_function(_interp, "jacobian", point=[X])
     hess = dgraph.hessian(_interp, X)
-    want = _x64(lambda: jax.grad(_interp)(X))
-    np.testing.assert_allclose(np.ravel(grad(X)), want, rtol=1e-13, atol=1e-15)
-    np.testing.assert_allclose(hess(X), _x64(lambda: jax.hessian(_interp)(X)), atol=1e-13)
+    want = _references()
+    np.testing.assert_allclose(np.ravel(grad(X)), want["interp-grad"], rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(hess(X), want["interp-hessian"], atol=1e-13)
     moved = X + 0.03  # other intervals than the point it was built at
     np.testing.assert_allclose(
-        np.ravel(grad(moved)), _x64(lambda: jax.grad(_interp)(moved)), rtol=1e-13, atol=1e-15
+        np.ravel(grad(moved)), want["interp-grad-moved"], rtol=1e-13, atol=1e-15
     )
 
 
@@ -57,8 +105,8 @@ def test_searchsorted_each_method_and_side_gives_jax_s_gradient(method, side):
     """At a knot (x = 0.5, in X) left and right pick other intervals, so other slopes
     (asserted of JAX's): the binary search's rewrite must find the side asked for."""
     f = _lookup(method, side)
-    want = _x64(lambda: jax.grad(f)(X))
-    other = _x64(lambda: jax.grad(_lookup(method, "right" if side == "left" else "left"))(X))
+    want = _references()[f"{method}-{side}"]
+    other = _references()[f"{method}-{'right' if side == 'left' else 'left'}"]
     assert not np.allclose(want, other)
     grad = dgraph.make_function(f, "jacobian", point=[X])
     np.testing.assert_allclose(np.ravel(grad(X)), want, rtol=1e-13, atol=1e-15)
@@ -76,20 +124,13 @@ def test_compare_all_is_jax_s_total_order_comparisons():
 def test_a_gather_keeping_its_axis_at_computed_positions():
     """``vmap`` of ``dynamic_slice`` of one entry: a gather whose sliced axis stays (size
     1) at positions the inputs choose."""
-    from jax import lax
-
-    def f(x):
-        at = jnp.argsort(x)[:3]
-        rows = jax.vmap(lambda i: lax.dynamic_slice(x, (i,), (1,)))(at)
-        return jnp.sum(rows[:, 0] ** 3) + jnp.sum(rows * x[:3, None])
-
-    x = np.array([0.7, 0.2, 0.9, 0.4, 0.1])
+    x = X_GATHER
     with jax.enable_x64(True):
-        kept = jax.make_jaxpr(f)(x)
+        kept = jax.make_jaxpr(_gathered)(x)
     gathers = [e for e in kept.jaxpr.eqns if e.primitive.name == "gather"]
     assert gathers and not gathers[0].params["dimension_numbers"].collapsed_slice_dims
-    grad = dgraph.make_function(f, "jacobian", point=[x])
-    np.testing.assert_allclose(np.ravel(grad(x)), _x64(lambda: jax.grad(f)(x)), rtol=1e-14)
+    grad = dgraph.make_function(_gathered, "jacobian", point=[x])
+    np.testing.assert_allclose(np.ravel(grad(x)), _references()["gather"], rtol=1e-14)
 
 
 def _shared_chain(depth: int) -> ArrayOp:
@@ -111,26 +152,14 @@ def test_nested_operations_sharing_parts_are_walked_once():
 def test_an_integer_built_step_by_step_from_itself():
     """Thirty steps each reading the last twice (2**30 paths): the graph, its element
     level and the generated code read each step once."""
-
-    def f(x):
-        k = jnp.argmax(x)
-        for _ in range(30):
-            k = (k + k) % 7
-        return jnp.sum(jnp.where(k > 2, x**2, jnp.sin(x)))
-
-    x = np.array([0.3, 0.9, 0.1])
-    grad = dgraph.make_function(f, "jacobian", point=[x])
-    np.testing.assert_allclose(np.ravel(grad(x)), _x64(lambda: jax.jacfwd(f)(x)), rtol=1e-14)
+    x = X_STEPPED
+    grad = dgraph.make_function(_stepped, "jacobian", point=[x])
+    np.testing.assert_allclose(np.ravel(grad(x)), _references()["stepped"], rtol=1e-14)
 
 
 def test_top_k_hessian_equals_jax():
     """The gradient of ``top_k`` scatter-adds at its indices: read as a stable argsort's
     first k, the Hessian through it is built (refused before) and equals JAX's, ties
     included."""
-    from jax import lax
-
-    def f(x):
-        return jnp.sum(lax.top_k(x, 3)[0] ** 2 * jnp.arange(1.0, 4.0)) + jnp.sum(jnp.sin(x))
-
-    x = np.array([0.7, 1.2, 0.7, 0.1, 1.2, 0.3])
-    np.testing.assert_allclose(dgraph.hessian(f, x)(x), _x64(lambda: jax.hessian(f)(x)), atol=1e-14)
+    x = X_TOP_K
+    np.testing.assert_allclose(dgraph.hessian(_top_k, x)(x), _references()["top_k"], atol=1e-14)

@@ -5,6 +5,7 @@ length) and the number of threads; where no run fits, the body as it was."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -49,19 +50,48 @@ def _lower(H) -> str:
     return text[text.index("def _jacobian_lower") : text.index(end)]
 
 
-def _both(name, monkeypatch, block):
-    """The Hessian with its run done by blocks of ``block`` entries (from 4 entries, one
-    vector kept in the kernel enough) and the same without blocks."""
+def _hessian(name: str, **strips):
+    """The case's sparse Hessian built with ``numpy_strips``' settings ``strips``."""
     f, n, v = CASES[name]
     x = np.random.default_rng(n).uniform(0.1, 0.6, n)
-    monkeypatch.setattr(numpy_strips, "FROM", 4)
-    monkeypatch.setattr(numpy_strips, "LOCAL", 1)
-    monkeypatch.setattr(numpy_strips, "BLOCK", block)
-    H = dgraph.make_function(f, "hessian", point=[x], weights=v, sparse=True)
-    monkeypatch.setattr(numpy_strips, "FROM", 10**12)
-    P = dgraph.make_function(f, "hessian", point=[x], weights=v, sparse=True)
+    with pytest.MonkeyPatch.context() as m:
+        for setting, value in strips.items():
+            m.setattr(numpy_strips, setting, value)
+        return dgraph.make_function(f, "hessian", point=[x], weights=v, sparse=True)
+
+
+@functools.cache
+def _blocked(name: str, block: int):
+    """The Hessian with its run done by blocks of ``block`` entries (from 4 entries, one
+    vector kept in the kernel enough), built once per module (the settings are read at
+    the build, never at a call)."""
+    return _hessian(name, FROM=4, LOCAL=1, BLOCK=block)
+
+
+@functools.cache
+def _plain(name: str):
+    """The same Hessian without blocks, built once per module."""
+    return _hessian(name, FROM=10**12)
+
+
+def _both(name, block):
+    """The Hessian by blocks of ``block`` entries and the same without blocks."""
+    H, P = _blocked(name, block), _plain(name)
     assert "_strips(" not in P.gradient.generated.text
     return H, P
+
+
+@functools.cache
+def _reference(name: str) -> np.ndarray:
+    """JAX's Hessian (of the weighted sum for a vector output) at the case's second
+    point, jitted, once per case (read-only)."""
+    f, n, v = CASES[name]
+    x2 = np.random.default_rng(n + 1).uniform(0.1, 0.6, n)
+    with jax.enable_x64(True):
+        g = f if v is None else (lambda x: jnp.dot(jnp.asarray(v), f(x)))
+        ref = np.asarray(jax.jit(jax.hessian(g))(jnp.asarray(x2)))
+    ref.flags.writeable = False
+    return ref
 
 
 def _same(H, P, args) -> None:
@@ -76,12 +106,12 @@ def _same(H, P, args) -> None:
 
 @pytest.mark.parametrize("block", [3, 8])
 @pytest.mark.parametrize("name", list(CASES))
-def test_blocks_change_no_double(name, block, monkeypatch):
+def test_blocks_change_no_double(name, block):
     """Rosenbrock's run and assembly in the kernel (its values the one whole vector);
     the Lagrangian's and the band's runs (an ``exp``, a ``sin``) by blocks; the minimal
     surface (a grid, 2-D input) as it was; all bit for bit, and JAX's Hessian."""
-    H, P = _both(name, monkeypatch, block)
-    f, n, v = CASES[name]
+    H, P = _both(name, block)
+    _, n, v = CASES[name]
     x2 = np.random.default_rng(n + 1).uniform(0.1, 0.6, n)
     args = (x2,) if v is None else (x2, v)
     _same(H, P, args)
@@ -95,9 +125,7 @@ def test_blocks_change_no_double(name, block, monkeypatch):
         kernel = body[body.index("def _strip(") : body.index("_strips(_strip")]
         assert "out=t14[3 * _lo:3 * _hi:3])" in kernel  # the diagonal, its constants added
         assert "t14[1 + 3 * _lo:1 + 3 * _hi:3] = t9" in kernel  # the mirror, from t9
-    with jax.enable_x64(True):
-        g = f if v is None else (lambda x: jnp.dot(jnp.asarray(v), f(x)))
-        ref = np.asarray(jax.jit(jax.hessian(g))(jnp.asarray(x2)))
+    ref = _reference(name)
     np.testing.assert_allclose(H(*args).toarray(), ref, rtol=1e-12, atol=1e-12 * abs(ref).max())
 
 
@@ -105,7 +133,7 @@ def test_blocks_change_no_double(name, block, monkeypatch):
 def test_the_values_do_not_depend_on_the_threads(threads, monkeypatch):
     """DGRAPH_NUM_THREADS splits the blocks (8 of 3 entries, the last 1) over threads: the
     same doubles as the body without blocks, for any count (more than blocks: one each)."""
-    H, P = _both("rosenbrock", monkeypatch, 3)
+    H, P = _both("rosenbrock", 3)
     x2 = np.random.default_rng(9).uniform(0.1, 0.6, CASES["rosenbrock"][1])
     monkeypatch.setenv("DGRAPH_NUM_THREADS", threads)
     _same(H, P, (x2,))
@@ -117,7 +145,7 @@ def test_the_values_do_not_depend_on_the_threads(threads, monkeypatch):
 def test_a_thread_count_that_is_no_count_is_refused_in_one_line(asked, monkeypatch):
     """A DGRAPH_NUM_THREADS that is not a count stops the call with one line naming it,
     never a traceback from int() nor a silent serial run."""
-    H, _ = _both("rosenbrock", monkeypatch, 3)
+    H, _ = _both("rosenbrock", 3)
     x2 = np.random.default_rng(9).uniform(0.1, 0.6, CASES["rosenbrock"][1])
     monkeypatch.setenv("DGRAPH_NUM_THREADS", asked)
     with pytest.raises(ValueError, match=f"DGRAPH_NUM_THREADS is '{re.escape(asked)}'"):

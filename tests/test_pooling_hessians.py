@@ -5,6 +5,8 @@ ties, overlapping windows and padding included."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -27,20 +29,41 @@ def _pool(kind: str, window, strides, padding):
 TIES = np.array([0.7, 0.7, 0.2, 0.9, 1.0, 0.5, 1.0, -0.3, 0.4, 0.4, 0.4, 0.4, 0.8, 0.1, 0.8, 0.2])
 
 
-@pytest.mark.parametrize(
-    "kind, window, strides, padding",
-    [
-        ("max", (1, 2, 2, 1), (1, 2, 2, 1), "VALID"),  # disjoint windows
-        ("min", (1, 3, 3, 1), (1, 1, 1, 1), "SAME"),  # overlapping, padded
-        ("max", (1, 2, 2, 1), (1, 1, 2, 1), ((0, 0), (1, 0), (0, 1), (0, 0))),
-    ],
-    ids=["max-disjoint", "min-overlapping-same", "max-padded"],
-)
-def test_pooling_hessian_equals_jax_at_ties(kind, window, strides, padding):
-    f = _pool(kind, window, strides, padding)
+POOLS = {
+    "max-disjoint": ("max", (1, 2, 2, 1), (1, 2, 2, 1), "VALID"),  # disjoint windows
+    "min-overlapping-same": ("min", (1, 3, 3, 1), (1, 1, 1, 1), "SAME"),  # overlapping, padded
+    "max-padded": ("max", (1, 2, 2, 1), (1, 1, 2, 1), ((0, 0), (1, 0), (0, 1), (0, 0))),
+}
+
+
+def _padded(x):
+    pooled = lax.reduce_window(x.reshape(4, 4), -jnp.inf, lax.max, (2, 3), (1, 1), "SAME")
+    return jnp.sum(jnp.sin(pooled) * pooled)
+
+
+@functools.cache
+def _references() -> dict[str, np.ndarray]:
+    """JAX's Hessian of each pooling at ``TIES`` and the gradient of :func:`_padded`, in
+    one jitted program (float64): one compile, not one per eager primitive (read-only)."""
+
+    def program(x):
+        out = {name: jax.hessian(_pool(*pool))(x) for name, pool in POOLS.items()}
+        return out | {"padded-gradient": jax.grad(_padded)(x)}
+
+    with jax.enable_x64(True):
+        found = jax.jit(program)(TIES)
+    out = {name: np.array(a) for name, a in found.items()}
+    for a in out.values():
+        a.flags.writeable = False
+    return out
+
+
+@pytest.mark.parametrize("name", list(POOLS))
+def test_pooling_hessian_equals_jax_at_ties(name):
+    f = _pool(*POOLS[name])
     with jax.enable_x64(True):
         jaxpr = str(jax.make_jaxpr(jax.grad(f))(TIES))
-        want = np.asarray(jax.hessian(f)(TIES))
+    want = _references()[name]
     assert "select_and_scatter_add" in jaxpr and np.isfinite(want).all() and want.any()
     H = dgraph.hessian(f, TIES)
     np.testing.assert_allclose(H(TIES), want, atol=1e-13)
@@ -52,15 +75,10 @@ def test_padded_max_pooling_gradient_is_verified_and_windows_of_padding_alone_ar
     and its code verified (it was "NOT verified": not finite at any point); a window of
     padding alone is -inf, as JAX's."""
 
-    def f(x):
-        pooled = lax.reduce_window(x.reshape(4, 4), -jnp.inf, lax.max, (2, 3), (1, 1), "SAME")
-        return jnp.sum(jnp.sin(pooled) * pooled)
-
     from dgraph.frontends import from_jax
 
-    J = dgraph.make_function(from_jax(f, TIES, level="array"), "jacobian")
-    with jax.enable_x64(True):
-        want = np.asarray(jax.grad(f)(TIES))
+    J = dgraph.make_function(from_jax(_padded, TIES, level="array"), "jacobian")
+    want = _references()["padded-gradient"]
     np.testing.assert_allclose(np.ravel(J(TIES)), want, atol=1e-14)
     assert J.generated.verified is True
 

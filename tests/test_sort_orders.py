@@ -8,6 +8,8 @@ the check."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -204,18 +206,51 @@ X0 = np.random.default_rng(3).normal(size=(3, 4))
 X1 = np.random.default_rng(4).normal(size=(3, 4))
 
 
+def _grid(x):
+    return jnp.sum(jnp.sort(x.reshape(3, 4), axis=1) ** 3)
+
+
+def _summed(X):
+    return jnp.sum(jnp.cumsum(jnp.sort(X.reshape(-1))) ** 2)
+
+
+@functools.cache
+def _references() -> dict:
+    """Every small JAX derivative this file compares with (the Hessians of FUNCTIONS at
+    X0 and X1, of MOVED, :func:`_grid` and :func:`_summed` at X1, the Jacobians of
+    STATISTICS at X1), in one jitted program: one compile, not one per function nor one
+    per eager primitive (read-only arrays)."""
+
+    def program(x0, x1):
+        flat = x1.reshape(-1)
+        return {
+            "functions": {n: [jax.hessian(f)(x) for x in (x0, x1)] for n, f in FUNCTIONS.items()},
+            "moved": {n: jax.hessian(f)(x1) for n, f in MOVED.items()},
+            "grid": jax.hessian(_grid)(flat),
+            "summed": jax.hessian(_summed)(x1),
+            "statistics": {
+                n: jax.jacfwd(f)(x1 if x.ndim == 2 else flat) for n, (f, x, _) in STATISTICS.items()
+            },
+        }
+
+    found = jax.jit(program)(X0, X1)
+    out = jax.tree_util.tree_map(np.array, found)
+    for a in jax.tree_util.tree_leaves(out):
+        a.flags.writeable = False
+    return out
+
+
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
 def test_a_hessian_through_a_sort_is_diagonal_and_jax_s(name):
     f = FUNCTIONS[name]
     h = dgraph.make_function(f, "hessian", "python", point=[X0], sparse=True)
     assert h.generated.verified
-    reference = jax.jit(jax.hessian(f))
-    for x in (X0, X1):
+    for x, reference in zip((X0, X1), _references()["functions"][name], strict=True):
         got = h(x)
         assert got.nnz == 12  # the diagonal: it was 48 (rows), 36 (columns), 144 (flat)
         rows, cols = got.nonzero()
         assert np.array_equal(rows, cols)
-        want = np.asarray(reference(x)).reshape(12, 12)
+        want = reference.reshape(12, 12)
         np.testing.assert_allclose(got.toarray(), want, rtol=1e-12, atol=1e-13)
 
 
@@ -224,13 +259,11 @@ def test_a_sort_of_a_vector_read_as_a_grid_is_diagonal():
     are taken into them (``Permutation.inner`` / ``outer``), so the inverse pair still
     meets; where a cumulative sum sits between, the union holds (every entry of JAX's
     Hessian is nonzero there), through the reshapes, its values JAX's."""
-    grid = lambda x: jnp.sum(jnp.sort(x.reshape(3, 4), axis=1) ** 3)  # noqa: E731
-    summed = lambda X: jnp.sum(jnp.cumsum(jnp.sort(X.reshape(-1))) ** 2)  # noqa: E731
-    for f, x0, x1, nnz in ((grid, X0.ravel(), X1.ravel(), 12), (summed, X0, X1, 144)):
+    for f, x0, x1, nnz in ((_grid, X0.ravel(), X1.ravel(), 12), (_summed, X0, X1, 144)):
         h = dgraph.make_function(f, "hessian", "python", point=[x0], sparse=True)
         got = h(x1)
         assert got.nnz == nnz
-        want = np.asarray(jax.hessian(f)(x1)).reshape(12, 12)
+        want = _references()[f.__name__.strip("_")].reshape(12, 12)
         assert np.count_nonzero(want) == nnz
         np.testing.assert_allclose(got.toarray(), want, rtol=1e-12, atol=1e-12)
 
@@ -254,7 +287,7 @@ def test_moves_between_a_sort_and_its_transpose_keep_the_diagonal(name):
     into the rows), so the inverse pair still meets: the pattern is the diagonal (the
     union over every order; it was 144), the values JAX's, in NumPy and JAX code."""
     f = MOVED[name]
-    want = np.asarray(jax.jit(jax.hessian(f))(X1)).reshape(12, 12)
+    want = _references()["moved"][name].reshape(12, 12)
     for lang in ("python", "jax") if name in JAX_TOO else ("python",):
         h = dgraph.make_function(f, "hessian", lang, point=[X0], sparse=True)
         got = h(X1)
@@ -290,7 +323,7 @@ def test_the_jax_code_takes_the_same_path():
     h = dgraph.make_function(f, "hessian", "jax", point=[X0], sparse=True)
     got = h(X1)
     assert got.nse == 12
-    want = np.asarray(jax.hessian(f)(X1)).reshape(12, 12)
+    want = _references()["functions"]["a sort used twice"][1].reshape(12, 12)
     np.testing.assert_allclose(np.asarray(got.todense()).reshape(12, 12), want, rtol=1e-12)
 
 
@@ -343,7 +376,7 @@ def test_order_statistics_as_outputs_read_only_their_rows():
     values JAX's, in NumPy and JAX code."""
     for name, (f, x0, union) in STATISTICS.items():
         x1 = X1 if x0.ndim == 2 else X1_FLAT
-        want = np.asarray(jax.jacfwd(f)(x1))
+        want = _references()["statistics"][name]
         for lang in ("python", "jax") if name in ("the 4 largest", "negated") else ("python",):
             got = dgraph.make_function(f, "jacobian", lang, point=[x0], sparse=True)(x1)
             assert (got.nnz if lang == "python" else got.nse) == union, name
