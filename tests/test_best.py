@@ -280,11 +280,12 @@ def _program(seed: int):
     return random_program(seed, n_inputs=2, n_statements=9, n_outputs=2)
 
 
-# the first 30 seeds whose programs have 2..7 intermediates (each test asserts its count:
-# written out, not drawn from 230 programs at every collection, in each xdist worker)
-SMALL = [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 15, 16, 18, 19, 20, 21, 22, 23, 25, 26]
-SMALL += [27, 28, 35, 38, 40, 41, 42]
-UP_TO_6 = [s for s in SMALL if s not in (0, 1, 11, 12, 40)]  # of these, 2..6 intermediates
+# seeds whose programs have 2..7 intermediates (each test asserts its count: written out,
+# not drawn from 230 programs at every collection, in each xdist worker): of the first 30
+# such seeds, those whose runs reach code of dgraph that the others do not (branch
+# coverage, 2026-12: the rest repeat their paths)
+SMALL = [8, 11, 13, 15, 18, 21, 23, 25, 40]
+UP_TO_6 = [3, 8, 10, 25, 28]  # of those first 30, 2..6 intermediates
 
 
 @pytest.mark.parametrize("seed", SMALL)
@@ -423,14 +424,15 @@ def _grouped_program(seed: int):
     return random_program(seed, n_inputs=2, n_statements=10, n_outputs=2)
 
 
-# programs of 2..7 intermediates where a joined group owes more than its vertices
-GROUPED = [7, 8, 15, 23, 29, 35, 42, 53, 57, 58, 65, 69]
+# programs of 2..7 intermediates where a joined group owes more than its vertices (of the
+# twelve below 70, those whose runs reach code the others do not: branch coverage, 2026-12)
+GROUPED = [7, 23, 29, 57, 65]
 
 
 @pytest.mark.parametrize("seed", GROUPED)
 def test_group_bounds_hold_in_every_order(seed):
     """Each part's bound is at most what eliminating its vertices costs, in every order;
-    the groups raise the bound above the per-vertex sum (by 1 to 5 here)."""
+    the groups raise the bound above the per-vertex sum (by 2 to 4 here)."""
     g = _grouped_program(seed)
     parts = group_bounds(g)
     assert sorted(v for members, _ in parts for v in members) == sorted(g.intermediates)
@@ -464,7 +466,7 @@ def _effective_edge_optimum(g) -> int:
     return rest(Elimination(g, VALUES))
 
 
-@pytest.mark.parametrize("seed", [7, 8, 23, 35, 53, 57, 58, 65, 69])
+@pytest.mark.parametrize("seed", [7, 35, 53, 58, 65])  # of 9 grouped ones, by coverage
 def test_junction_bound_at_most_every_edge_elimination(seed):
     """Edge elimination reaches products a vertex order cannot; on these grouped programs
     no edge sequence beats the bound, which is exact there (groups raise it above the
@@ -583,7 +585,8 @@ def test_the_goal_is_out_of_reach_where_the_bound_says_so(name, bound, baseline,
 ELIMINATIONS = ["forward", "reverse", "markowitz", "zhou", "layers", "dstar", "umbrella"]
 
 
-@pytest.mark.parametrize("seed", range(0, 40, 3))
+# of the seeds 0, 3, …, 39, those whose runs reach code the others do not (coverage, 2026-12)
+@pytest.mark.parametrize("seed", [0, 3, 6, 15, 18, 33, 36, 39])
 def test_junction_bounds_hold_for_every_method(seed):
     """Every method forms each path's product once, so none beats the vertex and group
     bounds: edge, face, Zhou, D* and umbrella expression sets included (12 statements)."""

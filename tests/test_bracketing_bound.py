@@ -49,7 +49,9 @@ def test_at_most_the_effective_vertex_optimum_and_at_least_the_junction_bound(g)
     assert elimination_lower_bound(g) <= bracketing_lower_bound(g) <= result.cost
 
 
-@pytest.mark.parametrize("seed", [7, 8, 23, 35, 53, 57, 58, 65, 69])
+# of the 9 grouped programs of tests/test_best.py, those whose runs reach code the others do
+# not (branch coverage, 2026-12)
+@pytest.mark.parametrize("seed", [7, 35, 53, 57, 58, 65, 69])
 def test_at_most_every_edge_elimination(seed):
     """Exact against the exhaustive effective edge-elimination search (every front and
     back sequence) on the grouped programs where the junction bound is exact too."""
@@ -57,7 +59,8 @@ def test_at_most_every_edge_elimination(seed):
     assert bracketing_lower_bound(g) == _effective_edge_optimum(g)
 
 
-@pytest.mark.parametrize("seed", range(1, 40, 3))
+# of the seeds 1, 4, …, 37, those whose runs reach code the others do not (coverage, 2026-12)
+@pytest.mark.parametrize("seed", [1, 4, 7, 10, 13, 16, 19, 22, 25, 31])
 def test_at_most_every_method(seed):
     """No method, edge and face eliminations included, pays less (12 statements)."""
     g = random_program(seed, n_inputs=3, n_statements=12, n_outputs=3)
@@ -161,7 +164,8 @@ def _program_optimum(g) -> int:
     return program.solve(None)
 
 
-@pytest.mark.parametrize("seed", range(0, 60, 4))
+# of the seeds 0, 4, …, 56, those whose runs reach code the others do not (coverage, 2026-12)
+@pytest.mark.parametrize("seed", [0, 12, 44])
 def test_contracting_unit_edges_changes_no_optimum(seed):
     """Merging a vertex into its only ±1 edge's other end keeps every path and kind, so
     the program has the same optimum (on fewer vertices, where there was such an edge)."""

@@ -21,7 +21,7 @@ def _contractible(g: nx.DiGraph, edges: set) -> bool:
     """The definition, edge by edge: every vertex has all or none of its out-edges in the
     set, and all or none of its in-edges."""
     for v in g:
-        for group in (list(g.out_edges(v)), list(g.in_edges(v))):
+        for group in (g.out_edges(v), g.in_edges(v)):
             inside = [e in edges for e in group]
             if any(inside) and not all(inside):
                 return False
@@ -29,20 +29,17 @@ def _contractible(g: nx.DiGraph, edges: set) -> bool:
 
 
 def brute_closed_umbrellas(graph) -> set:
+    """Every pair u -> v: the edges on a path from u to v, kept where they are contractible
+    with the one source u and the one sink v. Each vertex's descendants are found once
+    (``has_path(g, a, b)`` is ``b in below[a]``)."""
     g = graph.nx
+    below = {w: nx.descendants(g, w) for w in g}
     found = set()
     for u in g:
-        reach = nx.descendants(g, u)
+        reach = below[u]
         for v in reach:
             edges = {
-                (a, b)
-                for a, b in g.edges
-                if (a == u or a in reach) and (b == v or v in nx.descendants(g, b))
-            }
-            edges = {
-                (a, b)
-                for a, b in edges
-                if (a == u or nx.has_path(g, u, a)) and (b == v or nx.has_path(g, b, v))
+                (a, b) for a, b in g.edges if (a == u or a in reach) and (b == v or v in below[b])
             }
             sub = nx.DiGraph(edges)
             if not edges or not _contractible(g, edges):

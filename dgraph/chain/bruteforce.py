@@ -49,10 +49,6 @@ def _check(problem: ChainProblem, accounting: str) -> None:
         )
 
 
-def _shape(node: Node, problem: ChainProblem) -> tuple[int, int]:
-    return problem.m[node.j - 1], problem.n[node.i - 1]
-
-
 def _edges(problem: ChainProblem, top: int, bottom: int) -> int:
     return sum(problem.edges[bottom - 1 : top])
 
@@ -60,7 +56,6 @@ def _edges(problem: ChainProblem, top: int, bottom: int) -> int:
 def _build(op, j, i, k, children, problem, accounting) -> tuple[Node, int]:
     """A node with its cost and tape from the shapes it works on; also the tape to test
     against the bound (the recorded sweep, or the cumulative tape)."""
-    below = sum(c.fma for c in children)
     if k is None:  # preaccumulate factor i from an identity seed
         rows, cols = problem.m[i - 1], problem.n[i - 1]
         size = problem.edges[i - 1]
@@ -68,20 +63,23 @@ def _build(op, j, i, k, children, problem, accounting) -> tuple[Node, int]:
             return Node(op, j, i, None, cols * size, 0), 0
         return Node(op, j, i, None, rows * size, size), size
     if op == "product":
-        (a, b), (b2, c) = (_shape(x, problem) for x in children)
+        upper, lower = children
+        a, b = problem.m[upper.j - 1], problem.n[upper.i - 1]
+        b2, c = problem.m[lower.j - 1], problem.n[lower.i - 1]
         assert b == b2
-        tape = max(x.tape for x in children)
-        return Node(op, j, i, k, below + a * b * c, tape, children), tape
+        tape = max(upper.tape, lower.tape)
+        return Node(op, j, i, k, upper.fma + lower.fma + a * b * c, tape, children), tape
     (seed,) = children
-    rows, cols = _shape(seed, problem)
+    rows, cols = problem.m[seed.j - 1], problem.n[seed.i - 1]  # the seed's shape
     if op == "tangent":  # Ḟ_j ⋯ Ḟ_{k+1} applied to a (n_{k+1} x cols) seed
         assert rows == problem.n[k]
-        return Node(op, j, i, k, below + cols * _edges(problem, j, k + 1), seed.tape, children), 0
+        fma = seed.fma + cols * _edges(problem, j, k + 1)
+        return Node(op, j, i, k, fma, seed.tape, children), 0
     assert cols == problem.m[k - 1]  # (rows x m_k) seed pushed back through F̄_k ⋯ F̄_i
     sweep = _edges(problem, k, i)
     tape = seed.tape + sweep if accounting == "cumulative" else max(seed.tape, sweep)
     checked = tape if accounting == "cumulative" else sweep
-    return Node(op, j, i, k, below + rows * sweep, tape, children), checked
+    return Node(op, j, i, k, seed.fma + rows * sweep, tape, children), checked
 
 
 def solutions(
