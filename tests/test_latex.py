@@ -6,7 +6,6 @@ pdfLaTeX where it is installed; ``dgraph accumulate --latex`` prints LaTeX only.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,8 @@ from dgraph.methods import accumulate
 from dgraph.render.drawing import VIEWS, draw
 from dgraph.render.labels import text_label
 from dgraph.render.stepviews import frames
+
+from .pdflatex import pdflatex
 
 # every character LaTeX's text mode treats specially, a backslash first
 DATA = Path(__file__).resolve().parent.parent / "dgraph" / "data"
@@ -72,13 +73,7 @@ def test_every_picture_and_an_expression_set_compile(tmp_path, capsys):
     assert code == 0
     body = "\n\n".join([*_pictures(), cli_latex])
     (tmp_path / "all.tex").write_text(_DOCUMENT % body)
-    run = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "all.tex"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    run = pdflatex(tmp_path, "all.tex")
     assert run.returncode == 0, run.stdout[-3000:]
     assert (tmp_path / "all.pdf").read_bytes().startswith(b"%PDF")
     assert "Missing character" not in (tmp_path / "all.log").read_text(errors="replace")

@@ -37,6 +37,7 @@ from dgraph.render.stepviews import steps
 from dgraph.render.styles import get_style
 from dgraph.zhou.structure import zhou_structure
 
+from .pdflatex import pdflatex
 from .strategies import dags
 
 PAPER = ["naumann_sin.trace", "naumann_discrepancy.json", "zhou_two_blocks.json"]
@@ -131,13 +132,7 @@ def test_tikz_compiles(tmp_path):
     (tmp_path / "views.tex").write_text(
         preamble + "".join(t[len(preamble) : -len(end)] for t in texts) + end
     )
-    run = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "views.tex"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    run = pdflatex(tmp_path, "views.tex")
     assert run.returncode == 0, run.stdout[-2000:]
     assert f"({len(VIEWS)} pages" in run.stdout, run.stdout[-2000:]
     assert (tmp_path / "views.pdf").read_bytes().startswith(b"%PDF")
