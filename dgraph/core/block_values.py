@@ -140,15 +140,14 @@ def _parts_and_sizes(
 
 def _operand_block(graph: DGraph, v: str, k: int, shapes: list, positions: Sequence[int]) -> Block:
     """:func:`~dgraph.blocks.arrays.operand_block` of operand ``k`` of ``v``'s operation;
-    where that is the operand's one position, the block of the edge into ``v`` that the
-    graph found already (the same structure, the sum over one position: pricing found
-    the minimal surface's 87, some of them patterns of 10⁶ entries)."""
+    where that is the operand's one position, the block of its edge into ``v``
+    (:meth:`DGraph.block`, the sum over that one position: pricing found the minimal
+    surface's 87 already, some of them patterns of 10⁶ entries)."""
     op = graph.op(v)
     u = op.operands[k]
-    if isinstance(u, str) and sum(op.operands[j] == u for j in positions) == 1:
-        found = graph.nx.edges[u, v].get("block") if graph.nx.has_edge(u, v) else None
-        if found is not None:
-            return found
+    once = sum(isinstance(op.operands[j], str) and op.operands[j] == u for j in positions) == 1
+    if isinstance(u, str) and once and graph.nx.has_edge(u, v):
+        return graph.block(u, v)
     return operand_block(op, k, shapes)
 
 
