@@ -151,3 +151,36 @@ def test_a_later_ask_reuses_an_earlier_lookup_with_the_same_positions():
         short = {key: (found_at, np.delete(taken, dropped), rank)}
         got = EntryValues({}, {"K": flat}, short).positions(node, flat, at, size)[0]
         assert (got.size == fresh[0].size - 1) == reused
+
+
+def _marked_lookup(flat: np.ndarray, at: np.ndarray, size: int):
+    """A scatter's lookup by its definition: the entries of ``flat`` landing at ``at``
+    (marks read at every entry), in order, and each one's rank in ``at``."""
+    hit = np.zeros(size, dtype=bool)
+    hit[at] = True
+    taken = np.flatnonzero(hit[flat])
+    rank = np.empty(size, dtype=np.int64)
+    rank[at] = np.arange(at.size)
+    return taken, rank[flat[taken]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_a_lookup_in_increasing_positions_is_the_marked_lookup(data):
+    """A scatter's positions in increasing order (the minimal surface's) are searched
+    for the positions asked instead of marked and read whole: the same entries in the
+    same order, the same ranks, int64 both (int32 or int64 positions; positions asked
+    that no entry lands at; none asked; a position from the end taken the long way)."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    size = data.draw(st.integers(1, 40))
+    dtype = data.draw(st.sampled_from([np.int32, np.int64]))
+    flat = np.sort(rng.choice(size, data.draw(st.integers(0, size)), replace=False))
+    flat = flat.astype(dtype)
+    if data.draw(st.booleans()) and flat.size:  # not increasing, or read from the end
+        flat[0] = -1 if data.draw(st.booleans()) else flat[-1]
+    at = np.sort(rng.choice(size, data.draw(st.integers(0, size)), replace=False))
+    node = Scatter(size, Name("K"), Name("d"))
+    found = EntryValues({}, {"K": flat}).positions(node, flat, at, size)
+    for mine, theirs in zip(found, _marked_lookup(flat, at, size), strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+        assert mine.dtype == theirs.dtype == np.int64

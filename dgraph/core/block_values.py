@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import math
 import weakref
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -123,18 +123,32 @@ def _parts_and_sizes(
         if op is None:
             continue
         shapes = [graph._operand_shape(x) for x in op.operands]
-        for k in op.differentiable():
+        positions = op.differentiable()
+        for k in positions:
             u = op.operands[k]
             found = known.get((v, k))
             if found is not None and found[0] is op:
                 block = found[1]
             else:
-                block = operand_block(op, k, shapes)
+                block = _operand_block(graph, v, k, shapes, positions)
                 known[(v, k)] = (op, block)
             if sized:  # first: a loop's sweep of magnitudes gives its values too
                 sizes.setdefault((u, v), []).append(block_magnitude(op, k, values, block))
             out.setdefault((u, v), []).append(BlockValues(block, block_value(op, k, values, block)))
     return out, {e: m for e, m in sizes.items() if any(x is not None for x in m)}
+
+
+def _operand_block(graph: DGraph, v: str, k: int, shapes: list, positions: Sequence[int]) -> Block:
+    """:func:`~dgraph.blocks.arrays.operand_block` of operand ``k`` of ``v``'s operation;
+    where that is the operand's one position, the block of its edge into ``v``
+    (:meth:`DGraph.block`, the sum over that one position: pricing found the minimal
+    surface's 87 already, some of them patterns of 10⁶ entries)."""
+    op = graph.op(v)
+    u = op.operands[k]
+    once = sum(isinstance(op.operands[j], str) and op.operands[j] == u for j in positions) == 1
+    if isinstance(u, str) and once and graph.nx.has_edge(u, v):
+        return graph.block(u, v)
+    return operand_block(op, k, shapes)
 
 
 _STRUCTURES: dict[tuple, tuple[weakref.ref, dict]] = {}  # (graph id, version) -> its blocks

@@ -66,6 +66,7 @@ class EntryValues:
         # positions asked now are among those asked then, only the entries found then
         # are looked at (a later point asks fewer: 18 entries after 11,920)
         self.earlier = {} if earlier is None else earlier
+        self.increasing: dict[int, tuple[np.ndarray, bool]] = {}  # by the array's id
 
     def constant(self, node: Node) -> Any:
         """The value of a node no evaluation at positions is needed for; Whole if none."""
@@ -136,17 +137,57 @@ class EntryValues:
         key = (id(node), id(flat))
         found = self.lookups.get(key)
         if found is None or not (found[0] is at or np.array_equal(found[0], at)):
-            hit = np.zeros(size, dtype=bool)  # a byte an entry: the pass over flat reads less
-            hit[at] = True
             before = self.earlier.get(key)
             if before is not None and _within(at, before[0], size):
+                hit = np.zeros(size, dtype=bool)  # a byte an entry
+                hit[at] = True
                 taken = before[1][hit[flat[before[1]]]]  # the same, in order: a subset
+            elif self._ordered(flat, size) and _increasing(at) and _inside(at, size):
+                taken, ranks = _sorted_hits(flat, at)  # a search per position asked
+                found = self.lookups[key] = (at, taken, ranks)
+                return found[1:]
             else:
+                hit = np.zeros(size, dtype=bool)  # a byte an entry: the pass reads less
+                hit[at] = True
                 taken = np.flatnonzero(hit[flat])
             rank = np.empty(size, dtype=np.int64)  # read only where written, at ``at``
             rank[at] = np.arange(at.size)
             found = self.lookups[key] = (at, taken, rank[flat[taken]])
         return found[1:]
+
+    def _ordered(self, flat: np.ndarray, size: int) -> bool:
+        """Whether ``flat`` increases strictly within ``[0, size)`` (a scatter's positions
+        in order, as the minimal surface's are), found once per array."""
+        found = self.increasing.get(id(flat))
+        if found is None or found[0] is not flat:
+            ok = flat.size == 0 or (flat[0] >= 0 and flat[-1] < size and _increasing(flat))
+            found = self.increasing[id(flat)] = (flat, ok)
+        return found[1]
+
+
+def _increasing(a: np.ndarray) -> bool:
+    """Whether the vector ``a`` increases strictly."""
+    return bool(np.all(a[1:] > a[:-1]))
+
+
+def _inside(at: np.ndarray, size: int) -> bool:
+    """Whether the increasing positions ``at`` are in ``[0, size)`` (none read from the end)."""
+    return at.size == 0 or (at[0] >= 0 and at[-1] < size)
+
+
+def _sorted_hits(flat: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The entries of ``flat`` (strictly increasing) whose value is among ``at``
+    (strictly increasing, in ``[0, size)``), in order, and each one's rank in ``at``:
+    what :meth:`EntryValues.positions`' pass over ``flat`` gives, by a binary search
+    for each position of ``at``."""
+    keys = at
+    if at.size and flat.dtype != at.dtype and at[-1] <= np.iinfo(flat.dtype).max:
+        keys = at.astype(flat.dtype)  # the search in flat's integers: flat not converted
+    found = np.searchsorted(flat, keys)
+    ranks = np.flatnonzero(found < flat.size)
+    met = flat[found[ranks]] == at[ranks]
+    ranks = ranks[met]
+    return found[ranks].astype(np.int64, copy=False), ranks
 
 
 def _within(at: np.ndarray, before: np.ndarray, size: int) -> bool:

@@ -1153,19 +1153,21 @@ def _sparse_parts(
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
         return SparseMatrix(None, None, None, (m, n)), None, (m, n), (empty, empty)
-    rows_all, cols_all = np.concatenate(rows), np.concatenate(cols)
+    rows_all, cols_all = (rows[0], cols[0]) if len(rows) == 1 else map(np.concatenate, (rows, cols))
     keys = rows_all * max(n, 1) + cols_all
     ordered = keys.size < 2 or bool(np.all(keys[1:] > keys[:-1]))  # a sparse block's is
-    order = np.arange(keys.size) if ordered else np.argsort(keys, kind="stable")
+    order = None if ordered else np.argsort(keys, kind="stable")  # None: as they are
+    del keys
     if len(parts) == 1:
         block, values, at = parts[0]
-        data = values_at(w.constants, block, values, at[order])
+        data = values_at(w.constants, block, values, at if order is None else at[order])
     else:
         pieces = tuple(values_at(w.constants, b, v, at) for b, v, at in parts)
         data = Call("concatenate", (ir.Seq(pieces),))
-        if not fills(order, order.size):
+        if order is not None and not fills(order, order.size):
             data = Index(w.emit(data), (w.constants.index(order),))
-    rows_all, cols_all = rows_all[order], cols_all[order]
+    if order is not None:
+        rows_all, cols_all = rows_all[order], cols_all[order]
     pattern = _pattern(w, rows_all, cols_all, m, n)
     return data, pattern, (m, n), (rows_all, cols_all)
 
