@@ -2,7 +2,8 @@
 hooks that fail a CI run on a skip not explained in tests/skip_policy.py; XLA's flags and
 one compilation cache for the run's processes (tests/xla_compile.py); their bytecode
 written once, before the workers start (tests/precompile.py); NumPy's huge-page requests
-off (tests/numpy_pages.py); the end's garbage collections walked until clean (twice),
+off (tests/numpy_pages.py); the cyclic collector's young collections less often
+(tests/gc_thresholds.py); the end's garbage collections walked until clean (twice),
 not five times (tests/final_collect.py); sympy's caches enlarged before sympy is imported
 (tests/sympy_cache.py)."""
 
@@ -17,7 +18,7 @@ from hypothesis import HealthCheck, settings
 
 from dgraph.frontends import bundled
 
-from . import final_collect, numpy_pages, precompile, xla_compile
+from . import final_collect, gc_thresholds, numpy_pages, precompile, xla_compile
 from .skip_policy import pytest_sessionstart, pytest_terminal_summary  # noqa: F401 (hooks)
 
 # the command line's hostile inputs (tests/hostile/README.md), not modules: --doctest-modules
@@ -29,6 +30,7 @@ def pytest_configure(config):
     precompile.configure(config)  # bytecode and rewritten test files, once for the run
     xla_compile.configure(config)  # XLA's flags, one compilation cache for the run
     numpy_pages.configure(config)  # no huge-page requests: no compaction stalls
+    gc_thresholds.configure(config)  # young collections less often
 
 
 def pytest_unconfigure(config):

@@ -5,11 +5,11 @@ private name: every import statement counts, wherever it stands (inside a functi
 from __future__ import annotations
 
 import ast
-import functools
 
 import networkx as nx
 import pytest
 
+from tests.source_nodes import nodes
 from tests.test_layers import package_sources
 
 Sources = dict[str, tuple[str, bool]]
@@ -25,21 +25,13 @@ def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-@functools.cache
-def _nodes(source: str) -> tuple[tuple[ast.AST, ...], tuple[ast.Attribute, ...]]:
-    """A source's import statements and attribute reads, parsed once per source text."""
-    found = list(ast.walk(ast.parse(source)))
-    imports = tuple(n for n in found if isinstance(n, (ast.Import, ast.ImportFrom)))
-    return imports, tuple(n for n in found if isinstance(n, ast.Attribute))
-
-
 def module_edges(sources: Sources) -> list[tuple[str, str, list[str]]]:
     """Each import between two of ``sources``' modules: importer, imported, names taken.
 
     ``from p import x`` names the module ``p.x`` where that is a module, else ``p``."""
     edges = []
     for module, (source, is_package) in sources.items():
-        for node in _nodes(source)[0]:
+        for node in nodes(source)[0]:
             if isinstance(node, ast.Import):
                 edges += [(module, a.name, []) for a in node.names if a.name in sources]
             elif isinstance(node, ast.ImportFrom):
@@ -75,7 +67,7 @@ def private_imports(sources: Sources) -> list[str]:
         f"{a} takes {b}.{n}" for a, b, names in module_edges(sources) for n in names if _private(n)
     ]
     for module, (source, is_package) in sources.items():
-        imports, attributes = _nodes(source)
+        imports, attributes = nodes(source)
         aliases: dict[str, str] = {}
         for node in imports:
             if isinstance(node, ast.Import):

@@ -13,6 +13,8 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
+from tests.source_nodes import nodes
+
 PACKAGE = Path(__file__).resolve().parent.parent / "dgraph"
 
 FAMILIES = ("elimination", "zhou", "dominance", "faces", "chain", "inverse", "second_order")
@@ -46,7 +48,7 @@ def imports(module: str, source: str, is_package: bool = False) -> tuple[str, ..
     """Every ``dgraph`` module ``source`` imports, wherever the statement stands."""
     package = module if is_package else module.rpartition(".")[0]
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes(source)[0]:
         if isinstance(node, ast.Import):
             found += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
