@@ -97,7 +97,7 @@ def test_runs_found_from_the_next_change_alone_are_those_of_the_whole(monkeypatc
     grids with one entry moved, and random values."""
     rng = np.random.default_rng(3)
     arrays = []
-    for i in range(300):
+    for i in range(150):
         if i % 3 == 0:
             # random values change step at almost every entry: past a few limits of
             # pieces their length is not the point

@@ -311,11 +311,13 @@ def make_hessian(
     params: Sequence[str] = (),
     sizes: Sequence[int | tuple[int, ...]] | None = None,
     point: Sequence[Any] | None = None,
+    prepared: HessianSource | None = None,
 ) -> tuple[Any, Callable[..., Any]]:
     """``(inner, function)``: the generated function ``make`` (``make_function``'s
     builder: ``make(graph, mode, lang, method, budget, sparse)``) gave for the gradient
     graph, checked against JAX's forward-over-reverse, and the ``mode`` function on it
-    (module docstring).
+    (module docstring). ``prepared``: :func:`checked_source`'s result for these
+    arguments, where the caller made it already (not made again).
 
     Raises
     ------
@@ -323,10 +325,12 @@ def make_hessian(
         One line for an unknown mode, ``sparse`` or ``tril`` with ``hvp``, ``tril`` with
         several differentiated arrays, and what :func:`hessian_source` refuses.
     """
-    src = checked_source(
-        source, mode, sparse=sparse, tril=tril, weights=weights, params=params, sizes=sizes,
-        point=point,
-    )  # fmt: skip
+    if prepared is None:
+        prepared = checked_source(
+            source, mode, sparse=sparse, tril=tril, weights=weights, params=params,
+            sizes=sizes, point=point,
+        )  # fmt: skip
+    src = prepared
     graph = src.graph
     # a graph of scalars: its sparse H is gathered from the dense one's structural entries
     flags = sparse and not (src.scalar and lang == "jax")

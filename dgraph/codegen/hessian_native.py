@@ -133,7 +133,7 @@ def make_native_hessian(
         if lang == "c":
             return fallback(source, mode, lang, make, method=method, budget=budget,
                             sparse=sparse, tril=tril, weights=weights, params=params,
-                            sizes=sizes, point=point)  # fmt: skip
+                            sizes=sizes, point=point, prepared=src)  # fmt: skip
         if sparse and mode == "value_gradient_hessian":
             raise DGraphError(
                 "value_gradient_hessian in CUDA gives a dense H per point; sparse=True is for"

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..blocks.arrays import block_size, block_value, stacked_block_value
+from ..blocks.arrays import REGIONS, block_size, block_value, stacked_block_value
 from ..blocks.permutation import as_structural
 
 Region = Any  # dgraph.core.regions.Region (which imports this module)
@@ -85,8 +85,9 @@ def dense_sweep(
         outputs, (stacked, per_step) = run["outputs"], run["steps"]
     else:
         outputs, stacked, per_step = _trajectory(region, args)
-    sized = _jacobians(b, plan, stacked, per_step, steps, True) if absolute else None
-    jac = _jacobians(b, plan, stacked, per_step, steps)  # after: as Region._sweep
+    nested = _nested_values(b, plan, per_step, steps, absolute)
+    sized = _jacobians(b, plan, stacked, per_step, steps, nested, True) if absolute else None
+    jac = _jacobians(b, plan, stacked, per_step, steps, nested)  # after: as Region._sweep
     run = {"outputs": outputs, "trips": steps}
     if sized is None:
         d_carry, dys = _recurrence(region, jac, columns, columns[-1], steps)
@@ -132,18 +133,48 @@ def _trajectory(region: Region, args: list[np.ndarray]):
     return outputs, stacked, per_step
 
 
-def _jacobians(b, plan, stacked, per_step, steps: int, absolute: bool = False) -> np.ndarray:
+def _nested_values(b, plan, per_step, steps: int, absolute: bool) -> dict[int, tuple]:
+    """The blocks of the body's nested regions (a loop or a branch in the body), per
+    term (its index in the plan): their values at every step (steps × entries), with
+    ``absolute`` also their magnitudes (else None), taken step by step with the steps
+    the outer loop, so that a nested region runs each step once for all its blocks,
+    magnitudes and values together (block by block, each pass over the steps, its runs
+    of the earlier steps were forgotten and each step swept again)."""
+    g = b.graph
+    nested = [i for i, term in enumerate(plan.terms) if g.op(term.vertex).primitive in REGIONS]
+    rows: dict[int, tuple[list, list]] = {i: ([], []) for i in nested}
+    for values in per_step:
+        for i in nested:
+            term = plan.terms[i]
+            op = g.op(term.vertex)
+            if absolute:  # first, as the value check asks: its run sweeps both
+                size = block_size(op, term.k, values, term.block)
+                rows[i][1].append(np.asarray(as_structural(term.block, size)[1], dtype=float))
+            value = block_value(op, term.k, values, term.block)
+            rows[i][0].append(np.asarray(as_structural(term.block, value)[1], dtype=float))
+    return {
+        i: tuple(np.stack(r).reshape(steps, -1) if r else None for r in found)
+        for i, found in rows.items()
+    }
+
+
+def _jacobians(
+    b, plan, stacked, per_step, steps: int, nested: dict[int, tuple], absolute: bool = False
+) -> np.ndarray:
     """The body Jacobian at every step, dense: (steps, float outputs, float inputs); with
-    ``absolute``, of its blocks' magnitudes."""
+    ``absolute``, of its blocks' magnitudes (``nested``: :func:`_nested_values`)."""
     g = b.graph
     valued = block_size if absolute else block_value
     data: dict[str, np.ndarray] = {}
-    for term in plan.terms:
+    for i, term in enumerate(plan.terms):
         v = term.vertex
         if v not in data:
             data[v] = np.zeros((steps, plan.patterns[v][1].size))
         op = g.op(v)
-        flat = stacked_block_value(op, term.k, stacked, term.block, steps, absolute)
+        if i in nested:
+            flat = nested[i][1 if absolute else 0]
+        else:
+            flat = stacked_block_value(op, term.k, stacked, term.block, steps, absolute)
         if flat is None:  # step by step, as the sparse sweep does
             rows = []
             for values in per_step:
