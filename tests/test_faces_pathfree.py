@@ -7,6 +7,7 @@ import json
 import random
 import sys
 
+import hypothesis
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -58,7 +59,12 @@ def assert_agree(es) -> None:
         assert_cycle(old)
 
 
-@settings(max_examples=15, deadline=None)
+# seeded: its cost is the size of the DAGs drawn (a check of a 7-intermediate, 30-edge DAG's
+# ~13 sets takes ~15 times one of 2 intermediates), so fresh draws made it take 2.6-14.4
+# CPU-s from run to run; seed 0's 15 draws (146 distinct sets checked, the most of seeds
+# 0-3) take the same every run
+@settings(max_examples=15, deadline=None, derandomize=True)
+@hypothesis.seed(0)
 @given(dags(max_intermediates=7), st.integers(0, 10**6))
 def test_pathfree_agrees_with_paths_on_every_method(g, seed):
     """On random DAGs, every registered method's expression set (and a random vertex
@@ -79,17 +85,21 @@ def test_pathfree_agrees_with_paths_on_every_method(g, seed):
     # to name it: a set equal in all three to one checked already (Markowitz and the
     # vertex optimum in one order, best's winner and the method it took it from: 180 sets
     # of 15 draws are 108 distinct ones) gives the same answers again
+    # (equal expressions, not their printed text: equal ones print alike, and printing
+    # every set took a fifth of the test)
     checked = set()
     for es in sets:
-        key = (es.to_text(), repr(es.steps), _computed(es))
+        key = (_written(es), _written(es.as_computed))
         if key not in checked:
             checked.add(key)
             assert_agree(es)
 
 
-def _computed(es) -> tuple[str, str] | None:
-    computed = es.as_computed
-    return None if computed is None else (computed.to_text(), repr(computed.steps))
+def _written(es) -> tuple | None:
+    """A set's equations in order, and its steps (None: no set)."""
+    if es is None:
+        return None
+    return (tuple(es.references.items()), tuple(es.jacobian.items()), repr(es.steps))
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -28,7 +28,6 @@ from dgraph.core.algebra import check_sympy_internals, nc_product, nc_symbol
 from dgraph.core.expressions import _NC_FACTS, _pack, _unpack
 from dgraph.frontends import bundled
 from dgraph.methods import accumulate
-from dgraph.search import junction_bounds
 from dgraph.search.junction_bounds import _ENDS, _Flows, check_networkx_flows
 
 # -- sympy ---------------------------------------------------------------------------------
@@ -109,17 +108,18 @@ def test_flows_count_vertex_disjoint_paths_through_the_open_gates():
 
 
 def test_the_networkx_check_catches_ignored_gates(monkeypatch):
-    """If local_node_connectivity stopped reading the residual network it is given, every
-    gate would be open: the check says so instead of the bounds going wrong."""
-    real = junction_bounds.local_node_connectivity
+    """If _Flows stopped reading which gates are open (it counted its flows with
+    networkx's node connectivity internals; now its own), every gate would be open: the
+    check says so instead of the bounds going wrong."""
+    real = _Flows.paths
 
-    def rebuilding(g, s, t, auxiliary=None, residual=None):
-        return real(g, s, t, auxiliary=auxiliary)
+    def every_gate_open(self, sources):
+        return real(self, set(self.index) - {_ENDS})
 
     check_networkx_flows.cache_clear()
-    monkeypatch.setattr(junction_bounds, "local_node_connectivity", rebuilding)
+    monkeypatch.setattr(_Flows, "paths", every_gate_open)
     try:
-        with pytest.raises(RuntimeError, match=r"networkx .* changed the node connectivity"):
+        with pytest.raises(RuntimeError, match=r"vertex-disjoint path counts are wrong"):
             check_networkx_flows()
     finally:
         check_networkx_flows.cache_clear()

@@ -363,7 +363,9 @@ class Floors:
             for first in itertools.combinations(group, size):
                 done = frozenset(first)
                 if done not in least:
-                    least[done] = min(least[done - {v}] + self.cost(v, done - {v}) for v in first)
+                    least[done] = min(
+                        least[rest] + self.cost(v, rest) for v in first for rest in (done - {v},)
+                    )
         return least[frozenset(group)]
 
 

@@ -64,7 +64,7 @@ class ExprDag:
         self.trans: list[frozenset[int]] = []
         self.root: list[bool] = []
         self.entry: dict[int, tuple[str, str]] = {}  # root node -> (y, x)
-        self.text: dict[int, str] = {}
+        self.formula: dict[int, sympy.Expr] = {}  # root node -> its entry, printed on demand
         leaves: dict[sympy.Symbol, int] = {}
         refs: dict[sympy.Symbol, int | None] = {}
 
@@ -121,7 +121,12 @@ class ExprDag:
                 raise Undecided(f"the entry d{y}/d{x} does not span {x} -> {y}")
             r = self._new("mul", [node], (x, y), [x, y], root=True)
             self.entry[r] = (y, x)
-            self.text[r] = f"d{y}/d{x} = {entry}"
+            self.formula[r] = entry
+
+    def text(self, r: int) -> str:
+        """Root ``r``'s Jacobian entry as printed in a dependency (only a cycle's are)."""
+        y, x = self.entry[r]
+        return f"d{y}/d{x} = {self.formula[r]}"
 
     def _new(self, kind: str, kids: list[int], span, bounds: list[str], root=False) -> int:
         n = len(self.kind)

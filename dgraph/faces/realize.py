@@ -204,9 +204,10 @@ def path_forms(es: ExpressionSet) -> dict[tuple[str, ...], PathForm]:
 
     result = {}
     for (y, x), entry in es.jacobian.items():
+        text = f"d{y}/d{x} = {entry}"  # printed once per entry, not once per path
         for word, intervals, joins in fold(entry, leaf, number, add, mul):
             path = (word[0][0], *(v for _, v in word)) if word else (x,)
-            result[path] = PathForm(intervals | {(0, len(word))}, joins, f"d{y}/d{x} = {entry}")
+            result[path] = PathForm(intervals | {(0, len(word))}, joins, text)
     return result
 
 
@@ -385,7 +386,7 @@ class _PathFreeChecker:
                     (names[a[0]], names[a[1]]),
                     (names[b[0]], names[b[1]]),
                     "->".join(path),
-                    self.dag.text[root],
+                    self.dag.text(root),
                 )
             )
         return out
