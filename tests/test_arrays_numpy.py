@@ -61,8 +61,10 @@ def jacobian(graph, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 def jax_jacobian(fj, args: list[np.ndarray]) -> np.ndarray:
-    flat = [np.asarray(jax.jit(jax.jacfwd(fj, argnums=k))(*args)) for k in range(len(args))]
-    rows = math.prod(np.shape(fj(*args)))
+    """``jax.jacfwd`` of ``fj`` in every argument, one jitted program (its shape traced)."""
+    jacobians = jax.jit(jax.jacfwd(fj, argnums=tuple(range(len(args)))))(*args)
+    flat = [np.asarray(j) for j in jacobians]
+    rows = math.prod(jax.eval_shape(fj, *args).shape)
     return np.hstack([j.reshape(rows, -1) for j in flat])
 
 
