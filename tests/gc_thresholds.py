@@ -9,9 +9,9 @@ rules_vs_jax; ``-n 0``, one process), 8.0 of 119 CPU-s went to 3,554 + 288 + 17 
 1,978 + 136 + 12 (the full ones left are mostly explicit ``gc.collect()`` calls), with the
 peak RSS 1,513 → 1,662 MB ((10000, 20, 100): 5.1 s, 1,665 MB). Only when cyclic
 garbage is freed changes: reference counting frees everything else as before, and the
-end's collections (:mod:`tests.final_collect`) still find every finalizer's exception. The library's own pauses
-(:func:`dgraph.core.collector.collector_paused`) are unchanged, and so is every process the
-tests start (the command line, notebook kernels).
+end's collections (:mod:`tests.final_collect`) still find every finalizer's exception.
+The library's own pauses (:func:`dgraph.core.collector.collector_paused`) are unchanged,
+and so is every process the tests start (the command line, notebook kernels).
 """
 
 from __future__ import annotations
