@@ -484,6 +484,52 @@ def test_pricing_keeps_the_cheapest_and_stops_at_zero(monkeypatch, build, chosen
     assert methods == built
 
 
+def test_the_choice_is_made_once_per_graph(monkeypatch):
+    """Without a method, a graph's second function (another language, mode, or dense
+    where the first was sparse) reuses the verified choice: priced, accumulated and
+    verified once, each function's code still checked on its own; a sweep's reference
+    set likewise. A pickled graph carries no choice; a changed one chooses again."""
+    import pickle
+
+    from dgraph.codegen.tensor import function
+
+    methods = []
+    real = function.accumulate
+
+    def counted(source, method, **options):
+        methods.append(method)
+        return real(source, method, **options)
+
+    monkeypatch.setattr(function, "accumulate", counted)
+    g, f = chain()
+    made = [
+        make_function(g, mode, sparse=sparse)
+        for mode, sparse in [("jacobian", True), ("jacobian", False), ("value_and_jacobian", False)]
+    ]
+    assert methods == ["reverse", "forward", "markowitz"]  # priced once
+    assert all(J.generated.expression_set is made[0].generated.expression_set for J in made)
+    assert all(J.generated.verified and J.generated.check.ran for J in made)
+    first = make_function(g, "jvp").generated
+    assert make_function(g, "jvp").generated.expression_set is first.expression_set
+    assert methods == ["reverse", "forward", "markowitz", "forward"]
+    assert function.CHOICE not in pickle.loads(pickle.dumps(g)).derived
+    g.set_jvp_reference(_jax_jvp(f))  # the same graph checked against JAX: chosen again
+    again = make_function(g, "jacobian", sparse=True).generated
+    assert methods[4:] == ["reverse", "forward", "markowitz"] and again.verified
+    assert again.expression_set is not made[0].generated.expression_set
+
+
+def _jax_jvp(f):
+    """``f``'s J·v by JAX, as a graph's ``jvp_reference`` takes it (by name)."""
+
+    def jvp(inputs, tangents):
+        with jax.enable_x64(True):  # in doubles, as the check compares
+            _, out = jax.jvp(f, (inputs["x"], inputs["z"]), (tangents["x"], tangents["z"]))
+            return {"y": np.asarray(out)}
+
+    return jvp
+
+
 @pytest.mark.parametrize("lang", ["python", "jax"])
 def test_a_scalar_program_prints_as_array_statements_of_shape_0(lang):
     """One IR for both levels: the scalar Jacobian program as array statements of shape ()

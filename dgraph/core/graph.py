@@ -209,8 +209,10 @@ def as_vertex_expr(expr: object, where: str) -> sympy.Expr:
     return expr.xreplace(swap) if swap else expr
 
 
-# derived entries not pickled: compiled functions, and path words (large; rebuilt where needed)
-_PROCESS_LOCAL = frozenset({"numeric", "numeric_magnitudes", "path_words"})
+# derived entries not pickled: compiled functions, path words (large; rebuilt where needed),
+# and a tensor graph's code generation choice (its expression set and the reference it was
+# checked against: dgraph.codegen.tensor.function)
+_PROCESS_LOCAL = frozenset({"numeric", "numeric_magnitudes", "path_words", "tensor_codegen_choice"})
 
 
 def _picklable(value: object) -> bool:

@@ -167,13 +167,15 @@ def _make(
         es = source
         if not es.verified and _wrong(es.verify()):
             raise DGraphError(f"the expression set ({es.method}) does not verify; no code")
-    elif mode in SWEEP_MODES:
+    elif mode in SWEEP_MODES and (method is not None or budget is not None):
         es = accumulate(source, method or CHECK_METHOD[mode], budget=budget)
+    elif mode in SWEEP_MODES:  # the reference set, made once per graph
+        name = CHECK_METHOD[mode]
+        es = _kept(source, name, lambda: accumulate(source, name))
     elif method is not None:
         es = accumulate(source, method, budget=budget)
     else:  # priced first, the cheapest verified alone (the first in order among equals)
-        es = _cheapest(source)
-        es.verify()
+        es = _kept(source, "cheapest", lambda: _cheapest(source))
     if es.verification is None or _wrong(es.verification):
         raise DGraphError(f"method {es.method!r} gave an expression set that did not verify")
     if mode == "jvp" and lang == "c":  # the NumPy sweep's program in C (c_values.py)
@@ -359,6 +361,33 @@ def _checked(check: CodeCheck) -> CodeCheck:
     if not check.ok:
         warnings.warn(f"dgraph: generated code NOT verified: {check.detail}", stacklevel=4)
     return check
+
+
+CHOICE = "tensor_codegen_choice"
+"""The default choices' entry in ``graph.derived`` (:func:`_kept`)."""
+
+
+def _kept(graph: DGraph, name: str, make: Callable[[], ExpressionSet]) -> ExpressionSet:
+    """``make()``, verified, kept with ``graph`` under ``name``: what ``make_function``
+    builds without a method or a budget (``cheapest``: :func:`_cheapest`; a sweep's
+    reference set: :data:`CHECK_METHOD`'s) depends on the graph alone (its blocks, and the
+    reference it is checked against), so it is made once per graph and kept with it
+    (``graph.derived``, cleared when the graph changes; an entry used only while the
+    graph's version and ``jvp_reference`` are the ones it was checked with, and never
+    pickled): the languages, modes and sparse or dense code of one graph price,
+    accumulate and verify once. Each function made from it is still checked on its own
+    (:func:`~.check.check_tensor`, :func:`~.sweep_check.check_sweep`)."""
+    kept: dict[str, tuple] = graph.derived.setdefault(CHOICE, {})  # type: ignore[assignment]
+    reference, version = graph.jvp_reference, graph.version
+    if name in kept:
+        es, checked_reference, checked_version = kept[name]
+        if checked_reference is reference and checked_version == version:
+            return es
+    es = make()
+    if es.verification is None:
+        es.verify()
+    kept[name] = (es, reference, version)
+    return es
 
 
 def _cheapest(graph: DGraph) -> ExpressionSet:
