@@ -54,13 +54,16 @@ def test_the_code_check_reuses_the_verification_s_j_v_within_one_call(monkeypatc
     """Within one call the expression set's J·v at a point and direction is formed once
     (by its verification; the generated code's check reads it again): half as often as
     when nothing is remembered (outside any call)."""
-    graph = from_function(lambda x: np.sin(x) * x, sizes=[(4,)], level="array")
+
+    def graph():  # a new graph each time: a graph keeps its verified choice
+        return from_function(lambda x: np.sin(x) * x, sizes=[(4,)], level="array")
+
     formed = []
     original = value_check.jvp_and_scale
     monkeypatch.setattr(value_check, "jvp_and_scale", lambda *a: formed.append(1) or original(*a))
-    make_function(graph)
+    make_function(graph())
     remembered = len(formed)
     monkeypatch.setattr(value_check, "in_scope", lambda: False)
     formed.clear()
-    make_function(graph)
+    make_function(graph())
     assert remembered > 0 and len(formed) == 2 * remembered
