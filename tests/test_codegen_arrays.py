@@ -459,19 +459,12 @@ def test_varying_parts_are_added_to_one_copy(lang):
         assert call.count(".at[") == 4
 
 
-@pytest.mark.parametrize(
-    ("build", "chosen", "built"),
-    [(stencil_1d, "forward", ["forward"]), (chain, "reverse", ["reverse", "forward", "markowitz"])],
-)  # prices 0, 0, 0 and 66, 54, 60
-def test_pricing_keeps_the_cheapest_and_stops_at_zero(monkeypatch, build, chosen, built):
-    """Without a method, make_function prices forward, reverse and markowitz in turn
-    (reverse first where the outputs have at most half the inputs' entries: the chain's
-    6 of 12) and keeps the cheapest (the first among equals); once one costs no block
-    multiplication none can be cheaper, and the rest are not built (a stencil's
-    Laplacian: 0.8 s at 10⁶); a later one stops once it costs more than the cheapest."""
+@pytest.fixture
+def built_methods(monkeypatch) -> list[str]:
+    """The methods tensor codegen accumulates, in order, while the test runs."""
     from dgraph.codegen.tensor import function
 
-    methods = []
+    methods: list[str] = []
     real = function.accumulate
 
     def counted(source, method, **options):
@@ -479,12 +472,26 @@ def test_pricing_keeps_the_cheapest_and_stops_at_zero(monkeypatch, build, chosen
         return real(source, method, **options)
 
     monkeypatch.setattr(function, "accumulate", counted)
+    return methods
+
+
+@pytest.mark.parametrize(
+    ("build", "chosen", "built"),
+    [(stencil_1d, "forward", ["forward"]), (chain, "reverse", ["reverse", "forward", "markowitz"])],
+)  # prices 0, 0, 0 and 66, 54, 60
+def test_pricing_keeps_the_cheapest_and_stops_at_zero(built_methods, build, chosen, built):
+    """Without a method, make_function prices forward, reverse and markowitz in turn
+    (reverse first where the outputs have at most half the inputs' entries: the chain's
+    6 of 12) and keeps the cheapest (the first among equals); once one costs no block
+    multiplication none can be cheaper, and the rest are not built (a stencil's
+    Laplacian: 0.8 s at 10⁶); a later one stops once it costs more than the cheapest."""
+    methods = built_methods
     J = make_function(build()[0], "jacobian", sparse=True)
     assert J.generated.expression_set.method == chosen
     assert methods == built
 
 
-def test_the_choice_is_made_once_per_graph(monkeypatch):
+def test_the_choice_is_made_once_per_graph(built_methods):
     """Without a method, a graph's second function (another language, mode, or dense
     where the first was sparse) reuses the verified choice: priced, accumulated and
     verified once, each function's code still checked on its own; a sweep's reference
@@ -493,14 +500,7 @@ def test_the_choice_is_made_once_per_graph(monkeypatch):
 
     from dgraph.codegen.tensor import function
 
-    methods = []
-    real = function.accumulate
-
-    def counted(source, method, **options):
-        methods.append(method)
-        return real(source, method, **options)
-
-    monkeypatch.setattr(function, "accumulate", counted)
+    methods = built_methods
     g, f = chain()
     made = [
         make_function(g, mode, sparse=sparse)
