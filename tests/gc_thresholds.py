@@ -11,7 +11,8 @@ peak RSS 1,513 → 1,662 MB ((10000, 20, 100): 5.1 s, 1,665 MB). Only when cycli
 garbage is freed changes: reference counting frees everything else as before, and the
 end's collections (:mod:`tests.final_collect`) still find every finalizer's exception.
 The library's own pauses (:func:`dgraph.core.collector.collector_paused`) are unchanged,
-and so is every process the tests start (the command line, notebook kernels).
+and so is every new interpreter the tests start (the command line, notebook kernels);
+the search's children, forked from a worker, inherit the worker's thresholds.
 """
 
 from __future__ import annotations
