@@ -6,9 +6,9 @@ an upgrade that changes one fails here, loudly, instead of making results silent
   ``Mul._from_args``/``Add._from_args`` (``nc_product``, D*, the expression-set packer
   ``_pack``/``_unpack``, which also tells noncommutative symbols by ``_assumptions0``);
   ``dgraph.core.algebra.check_sympy_internals`` runs at import too.
-- networkx: the auxiliary digraph's ``mapping`` and ``<i>A``/``<i>B`` node names and the
-  residual capacities ``local_node_connectivity`` reads (``junction_bounds._Flows``);
-  ``check_networkx_flows`` runs before the first flow.
+- networkx: none now. ``junction_bounds._Flows`` counted its paths with networkx's node
+  connectivity internals; it counts its own flows, checked here against networkx's public
+  ``local_node_connectivity``.
 - NumPy: the offset of the data pointer in an ndarray object (``codegen.c._data_offset``),
   read by the C trampolines for every array a compiled module is called with.
 """
@@ -28,7 +28,7 @@ from dgraph.core.algebra import check_sympy_internals, nc_product, nc_symbol
 from dgraph.core.expressions import _NC_FACTS, _pack, _unpack
 from dgraph.frontends import bundled
 from dgraph.methods import accumulate
-from dgraph.search.junction_bounds import _ENDS, _Flows, check_networkx_flows
+from dgraph.search.junction_bounds import _ENDS, _Flows
 
 # -- sympy ---------------------------------------------------------------------------------
 
@@ -107,22 +107,27 @@ def test_flows_count_vertex_disjoint_paths_through_the_open_gates():
         assert flows.paths(sources) == expected, sources
 
 
-def test_the_networkx_check_catches_ignored_gates(monkeypatch):
-    """If _Flows stopped reading which gates are open (it counted its flows with
-    networkx's node connectivity internals; now its own), every gate would be open: the
-    check says so instead of the bounds going wrong."""
-    real = _Flows.paths
+PROBE = nx.DiGraph([(_ENDS, "a"), (_ENDS, "b"), ("a", "c"), ("b", "c")])
+PROBE_PATHS = {(): 0, ("a",): 1, ("c",): 1, ("a", "b"): 2, ("a", "c"): 2}  # every gate counts
 
-    def every_gate_open(self, sources):
-        return real(self, set(self.index) - {_ENDS})
 
-    check_networkx_flows.cache_clear()
-    monkeypatch.setattr(_Flows, "paths", every_gate_open)
-    try:
-        with pytest.raises(RuntimeError, match=r"vertex-disjoint path counts are wrong"):
-            check_networkx_flows()
-    finally:
-        check_networkx_flows.cache_clear()
+def _probe_paths(flows_class=_Flows) -> dict[tuple[str, ...], int]:
+    flows = flows_class(PROBE)
+    return {sources: flows.paths(set(sources)) for sources in PROBE_PATHS}
+
+
+def test_flows_on_a_probe_whose_answers_depend_on_every_gate():
+    assert _probe_paths() == PROBE_PATHS
+
+
+def test_the_probe_catches_flows_that_ignore_the_gates():
+    """A _Flows counting through every gate, open or not, gives other counts."""
+
+    class EveryGateOpen(_Flows):
+        def paths(self, sources):
+            return super().paths(set(self.index) - {_ENDS})
+
+    assert _probe_paths(EveryGateOpen) != PROBE_PATHS
 
 
 # -- NumPy ---------------------------------------------------------------------------------

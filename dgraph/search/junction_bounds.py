@@ -44,7 +44,6 @@ edge's tail and none of D is reached from a leaving edge's head (always, for the
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import combinations
@@ -57,7 +56,6 @@ from ..core.kinds import CONSTANT, GENERAL, UNIT, Value, kind_of, value_of
 __all__ = [
     "EdgeKinds",
     "bound_kinds",
-    "check_networkx_flows",
     "constants_may_fold",
     "effective_vertex_bounds",
     "elimination_lower_bound",
@@ -423,7 +421,7 @@ class _Separators:
             return self.flows[into].paths(sources)
         key = (into, region)  # groups near each other share their region's network
         if key not in self.regional:
-            self.regional[key] = _Flows(side.subgraph(region), check=False)
+            self.regional[key] = _Flows(side.subgraph(region))
         return self.regional[key].paths(sources)
 
     def _sources(self, members: Members, into: bool, general: bool) -> set[str]:
@@ -441,9 +439,7 @@ class _Flows:
     once per graph: networkx built an auxiliary digraph and its residual network for each
     (most regions are asked a few times) and its flows were half the bound's time."""
 
-    def __init__(self, base: nx.DiGraph, check: bool = True) -> None:
-        if check:
-            check_networkx_flows()
+    def __init__(self, base: nx.DiGraph) -> None:
         index = {v: i for i, v in enumerate(base)}
         self.index = index
         self.succ = [[index[w] for w in base.succ[v]] for v in base]
@@ -500,25 +496,6 @@ class _Flows:
                     flow.add((i, j))
                 else:  # back along the edge j -> i
                     flow.discard((j, i))
-
-
-@functools.cache
-def check_networkx_flows() -> None:
-    """Fail loudly, once, if :class:`_Flows` miscounts on a probe graph whose answers
-    depend on every gate (it was built on networkx's node connectivity internals; it now
-    counts its own flows, and the probe stays, public, as their check)."""
-    base = nx.DiGraph([(_ENDS, "a"), (_ENDS, "b"), ("a", "c"), ("b", "c")])
-    expected = {(): 0, ("a",): 1, ("c",): 1, ("a", "b"): 2, ("a", "c"): 2}
-    try:
-        flows = _Flows(base, check=False)
-        got = {sources: flows.paths(set(sources)) for sources in expected}
-    except (KeyError, TypeError, AttributeError) as exc:
-        got = f"{type(exc).__name__}: {exc}"
-    if got != expected:
-        raise RuntimeError(
-            f"the junction bounds' vertex-disjoint path counts are wrong: expected {expected},"
-            f" got {got} (dgraph.search.junction_bounds.check_networkx_flows)"
-        )
 
 
 def _reaching(side: nx.DiGraph, sources: set[str]) -> set[str]:
