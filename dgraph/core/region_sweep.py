@@ -149,9 +149,9 @@ def _nested_values(b, plan, per_step, steps: int, absolute: bool) -> dict[int, t
             op = g.op(term.vertex)
             if absolute:  # first, as the value check asks: its run sweeps both
                 size = block_size(op, term.k, values, term.block)
-                rows[i][1].append(np.asarray(as_structural(term.block, size)[1], dtype=float))
+                rows[i][1].append(_entries(term.block, size))
             value = block_value(op, term.k, values, term.block)
-            rows[i][0].append(np.asarray(as_structural(term.block, value)[1], dtype=float))
+            rows[i][0].append(_entries(term.block, value))
     return {
         i: tuple(np.stack(r).reshape(steps, -1) if r else None for r in found)
         for i, found in rows.items()
@@ -179,7 +179,7 @@ def _jacobians(
             rows = []
             for values in per_step:
                 value = valued(op, term.k, values, term.block)
-                rows.append(np.asarray(as_structural(term.block, value)[1], dtype=float))
+                rows.append(_entries(term.block, value))
             flat = np.stack(rows).reshape(steps, -1)
         entries = flat[:, term.at] if flat.shape[1] > 1 else flat[:, [0] * term.at.size]
         source = data.get(term.operand)
@@ -194,6 +194,11 @@ def _jacobians(
             jac[:, rows, cols] = data.get(o, 1.0)
         at += size
     return jac
+
+
+def _entries(block, value) -> np.ndarray:
+    """A block's value at one step as its structural entries, in floats."""
+    return np.asarray(as_structural(block, value)[1], dtype=float)
 
 
 def _summed(products: np.ndarray, out: np.ndarray, size: int) -> np.ndarray:
