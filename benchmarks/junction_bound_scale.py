@@ -8,7 +8,6 @@ from dgraph.search.junction_bounds import elimination_lower_bound
 
 for layers, width in ((10, 30), (20, 50), (30, 70)):
     g = random_layered(0, layers, width, 3)
-    t = time.process_time()
-    b = elimination_lower_bound(g)
-    d = time.process_time() - t
-    print(layers, width, g.n_edges, b, f"{d:.2f}s", flush=True)
+    start = time.process_time()
+    bound = elimination_lower_bound(g)
+    print(layers, width, g.n_edges, bound, f"{time.process_time() - start:.2f}s", flush=True)
