@@ -81,8 +81,8 @@ def jax_primal(graph: DGraph) -> Callable[..., Any]:
 def _evaluated(jax: Any, graph: DGraph, primal: Callable[..., Any], args: list) -> Any:
     """``primal(*args)`` compiled as one program (:func:`~dgraph.frontends.jaxpr_arrays.
     quick_jit`, a reference's quick options), where run operation by operation each
-    operation compiles a program of its own (the einsum family of
-    tests/test_numpy_einsum.py: 27.4 -> 18.7 CPU-s for the file). A graph of more than
+    operation compiles a program of its own (tests/test_numpy_einsum.py's seven checks:
+    6.7 -> 0.8 CPU-s; benchmarks/RESULTS.md, suite19). A graph of more than
     :data:`~dgraph.frontends.jaxpr_arrays.REFERENCE_JIT_MOST` operations (one program's
     compile grows faster than its operations'), or a primal JAX does not trace as one
     program, runs operation by operation, as before."""
