@@ -22,6 +22,7 @@ import numpy as np
 from ...core.block_values import program_order, vertex_values
 from ...core.graph import DGraph
 from ...errors import DGraphError, VerificationError
+from ...frontends.jaxpr_arrays import REFERENCE_COMPILE, REFERENCE_JIT_MOST, quick_jit
 from ..evaluate import ArrayEvaluator
 from ..ir import Name
 from .dialect import DIALECTS
@@ -77,6 +78,23 @@ def jax_primal(graph: DGraph) -> Callable[..., Any]:
     return primal
 
 
+def _evaluated(jax: Any, graph: DGraph, primal: Callable[..., Any], args: list) -> Any:
+    """``primal(*args)`` compiled as one program (:func:`~dgraph.frontends.jaxpr_arrays.
+    quick_jit`, a reference's quick options), where run operation by operation each
+    operation compiles a program of its own (tests/test_numpy_einsum.py's seven checks:
+    6.7 -> 0.8 CPU-s; benchmarks/RESULTS.md, suite19). A graph of more than
+    :data:`~dgraph.frontends.jaxpr_arrays.REFERENCE_JIT_MOST` operations (one program's
+    compile grows faster than its operations'), or a primal JAX does not trace as one
+    program, runs operation by operation, as before."""
+    operations = sum(1 for v in graph.nx if graph.op(v) is not None)
+    if operations <= REFERENCE_JIT_MOST:
+        try:
+            return quick_jit(jax, primal, REFERENCE_COMPILE)(*args)
+        except Exception:  # run operation by operation: its own error, as before, if any
+            pass
+    return primal(*args)
+
+
 def check_primal(graph: DGraph, primal: Callable[..., Any], args: list[np.ndarray]) -> None:
     """Raise :class:`~dgraph.errors.VerificationError` unless ``primal`` (of
     :func:`jax_primal`) gives the graph's own values (NumPy's,
@@ -87,7 +105,7 @@ def check_primal(graph: DGraph, primal: Callable[..., Any], args: list[np.ndarra
     names = [*graph.inputs, *graph.parameter_shapes]
     values = vertex_values(graph, dict(zip(names, args, strict=True)))
     with jax.enable_x64(True):
-        got = primal(*args)
+        got = _evaluated(jax, graph, primal, args)
     got = [got] if len(graph.outputs) == 1 else list(got)
     for y, value in zip(graph.outputs, got, strict=True):
         expected = values[y]
