@@ -158,7 +158,7 @@ class _Narrowing:
         for mask, positions in self._by_need.get(key, ()):
             if np.array_equal(mask, need):
                 return positions
-        positions = np.flatnonzero(need)
+        positions = _marked(need)
         self._by_need.setdefault(key, []).append((need, positions))
         return positions
 
@@ -173,6 +173,15 @@ class _Narrowing:
         if keep:
             self._ranks[id(positions)] = (positions, rank)
         return rank
+
+    def release(self, done: int, last: Mapping[str, int]) -> None:
+        """Forget the ranks (:meth:`rank`) of the positions that no statement after the
+        ``done``-th reads (its narrowed vectors' readers all rewritten): each a vector of
+        the statement's whole size, some ten of 7·10⁶ entries at 10⁶ unknowns otherwise
+        held to the narrowing's end. A rank asked for again is made again."""
+        live = {id(n.positions) for name, n in self.narrow.items() if last.get(name, -1) > done}
+        for key in [key for key in self._ranks if key not in live]:
+            del self._ranks[key]
 
     def size(self, node: Node) -> int | None:
         shape = self.shapes.get(id(node))
@@ -362,7 +371,7 @@ class _Narrowing:
         for flat, data in _parts(node):
             index = self.index(flat)
             ranks = rank[index]  # type: ignore[index]
-            hit = np.flatnonzero(ranks >= 0)
+            hit = _marked(ranks >= 0)
             if hit.size:
                 placed = self.constants.index(ranks[hit])
                 parts.append((placed, self.take(data, hit)))
@@ -381,7 +390,7 @@ class _Narrowing:
         parts = []
         for flat, data in _parts(node):
             index = self.index(flat)
-            hit = np.flatnonzero(need[index])  # type: ignore[index]
+            hit = _marked(need[index])  # type: ignore[index]
             if hit.size:
                 parts.append((self.constants.index(index[hit]), self.take(data, hit)))  # type: ignore[index]
         if isinstance(node, ScatterAdd):
@@ -443,11 +452,13 @@ def narrowed(
     if not placed and plans.get(values) is None:
         return statements, False
     out = []
-    for s in statements:
+    last = _last_readers(statements)
+    for k, s in enumerate(statements):
         if placed and s.target == root:
             out.append(ArrayStatement(s.target, work.root(top, keep)))
         else:
             out.append(ArrayStatement(s.target, _planned(work, s, plans.get(s.target))))
+        work.release(k, last)
     return out, not placed
 
 
@@ -516,7 +527,7 @@ def _compact_root(
     vector flat ones."""
     demand: dict[str, np.ndarray | None] = {}
     plans: dict[str, np.ndarray | None] = {}
-    lower = np.flatnonzero(keep)
+    lower = _marked(keep)
     for s in reversed(statements):
         if s.target in chain:
             if s.target == root:
@@ -527,7 +538,8 @@ def _compact_root(
             continue
         _plan(work, s, demand, plans)
     out = []
-    for s in statements:
+    last = _last_readers(statements)
+    for k, s in enumerate(statements):
         need = plans.get(s.target)
         if s.target == root:
             value = work.scattered(top, lower)
@@ -536,7 +548,26 @@ def _compact_root(
         else:
             value = _planned(work, s, need)
         out.append(ArrayStatement(s.target, value))
+        work.release(k, last)
     return out
+
+
+def _last_readers(statements: list[ArrayStatement]) -> dict[str, int]:
+    """Each name's last reader: the index of the last statement whose value reads it."""
+    last: dict[str, int] = {}
+    for k, s in enumerate(statements):
+        for name in ir.names_in(s.value):
+            last[name] = k
+    return last
+
+
+def _marked(mask: np.ndarray) -> np.ndarray:
+    """The positions ``mask`` marks, in int32 where they fit (as :func:`~.entries.every`):
+    half the memory of ``np.flatnonzero``'s int64 (the minimal surface at 10⁶ unknowns
+    keeps some 30 arrays of up to 4·10⁶ of them through the narrowing). Module constants
+    made from them are the same (:meth:`~.constants.Constants.index` stores the narrowest)."""
+    found = np.flatnonzero(mask)
+    return found.astype(np.int32) if mask.size < 2**31 else found
 
 
 def _joined(parts: list[tuple[Node, Node]]) -> tuple[tuple[Node, Node], ...]:
