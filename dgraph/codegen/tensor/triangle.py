@@ -158,7 +158,7 @@ class _Narrowing:
         for mask, positions in self._by_need.get(key, ()):
             if np.array_equal(mask, need):
                 return positions
-        positions = _marked(need)
+        positions = np.flatnonzero(need)
         self._by_need.setdefault(key, []).append((need, positions))
         return positions
 
@@ -371,7 +371,7 @@ class _Narrowing:
         for flat, data in _parts(node):
             index = self.index(flat)
             ranks = rank[index]  # type: ignore[index]
-            hit = _marked(ranks >= 0)
+            hit = np.flatnonzero(ranks >= 0)
             if hit.size:
                 placed = self.constants.index(ranks[hit])
                 parts.append((placed, self.take(data, hit)))
@@ -390,7 +390,7 @@ class _Narrowing:
         parts = []
         for flat, data in _parts(node):
             index = self.index(flat)
-            hit = _marked(need[index])  # type: ignore[index]
+            hit = np.flatnonzero(need[index])  # type: ignore[index]
             if hit.size:
                 parts.append((self.constants.index(index[hit]), self.take(data, hit)))  # type: ignore[index]
         if isinstance(node, ScatterAdd):
@@ -527,7 +527,7 @@ def _compact_root(
     vector flat ones."""
     demand: dict[str, np.ndarray | None] = {}
     plans: dict[str, np.ndarray | None] = {}
-    lower = _marked(keep)
+    lower = np.flatnonzero(keep)
     for s in reversed(statements):
         if s.target in chain:
             if s.target == root:
@@ -559,15 +559,6 @@ def _last_readers(statements: list[ArrayStatement]) -> dict[str, int]:
         for name in ir.names_in(s.value):
             last[name] = k
     return last
-
-
-def _marked(mask: np.ndarray) -> np.ndarray:
-    """The positions ``mask`` marks, in int32 where they fit (as :func:`~.entries.every`):
-    half the memory of ``np.flatnonzero``'s int64 (the minimal surface at 10⁶ unknowns
-    keeps some 30 arrays of up to 4·10⁶ of them through the narrowing). Module constants
-    made from them are the same (:meth:`~.constants.Constants.index` stores the narrowest)."""
-    found = np.flatnonzero(mask)
-    return found.astype(np.int32) if mask.size < 2**31 else found
 
 
 def _joined(parts: list[tuple[Node, Node]]) -> tuple[tuple[Node, Node], ...]:
