@@ -292,3 +292,27 @@ def test_narrowing_passes_a_broadcast_to_as_many_entries():
     x = np.linspace(0.5, 1.5, 6)
     whole = evaluate_statements(statements, {"x": x, **c.arrays})["v"]
     np.testing.assert_array_equal(evaluate_statements(out, {"x": x, **c.arrays})["v"], whole[keep])
+
+
+@pytest.mark.parametrize("name", ["minsurf", "rosenbrock"])
+def test_narrowing_lets_each_rank_go_after_its_last_reader(name, monkeypatch):
+    """The narrowing's ranks (each a vector of its statement's whole size) are held
+    only while a statement still to be rewritten reads a statement with those
+    positions, none at the end; the module is the one made when every rank is held to
+    the end (a rank let go is made again where asked for)."""
+    from dgraph.codegen.tensor import triangle
+
+    held: list[tuple[int, bool]] = []
+    release = triangle._Narrowing.release
+
+    def recording(self, done, last):
+        release(self, done, last)
+        later = {id(n.positions) for k, n in self.narrow.items() if last.get(k, -1) > done}
+        held.append((len(self._ranks), set(self._ranks) <= later))
+
+    es = _sparse_hessian(name).generated.expression_set
+    monkeypatch.setattr(triangle._Narrowing, "release", recording)
+    text = tensor_program(es, "python", True, symmetric=True).text
+    assert held and all(ok for _, ok in held) and held[-1][0] == 0
+    monkeypatch.setattr(triangle._Narrowing, "release", lambda self, done, last: None)
+    assert tensor_program(es, "python", True, symmetric=True).text == text

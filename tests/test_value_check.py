@@ -371,24 +371,30 @@ def test_a_long_reference_runs_operation_by_operation(monkeypatch, caplog):
 
 def test_a_reference_at_large_arguments_is_compiled_with_xla_s_own_options(monkeypatch):
     """JAX's J·v whose arguments' entries times its equations reach
-    REFERENCE_OPTIMIZED_FROM is compiled with XLA's default options (its runs there cost
-    more than the optimizations' compile); below that, or for a program of more than
-    REFERENCE_OPTIMIZED_MOST equations, with the quick REFERENCE_COMPILE; the values are
+    REFERENCE_OPTIMIZED_FROM is compiled with XLA's own optimizations, REFERENCE_OPTIMIZED
+    (its runs there cost more than the optimizations' compile); below that, or for a
+    program of more than REFERENCE_OPTIMIZED_MOST equations, with the quick
+    REFERENCE_COMPILE; both with XLA's older emitters (OLDER_EMITTERS); the values are
     JAX's jvp either way."""
 
     from dgraph.frontends import jaxpr_arrays
     from dgraph.frontends.jaxpr_arrays import (
+        OLDER_EMITTERS,
         REFERENCE_COMPILE,
+        REFERENCE_OPTIMIZED,
         REFERENCE_OPTIMIZED_FROM,
         REFERENCE_OPTIMIZED_MOST,
         JaxJvp,
         reference_options,
     )
 
+    for options in (REFERENCE_COMPILE, REFERENCE_OPTIMIZED):
+        assert options.items() >= OLDER_EMITTERS.items()
+    assert REFERENCE_OPTIMIZED.get("xla_backend_optimization_level") is None
     big = np.zeros(REFERENCE_OPTIMIZED_FROM // 100)
-    assert reference_options([big], 100) is None
+    assert reference_options([big], 100) is REFERENCE_OPTIMIZED
     assert reference_options([big], 99) is REFERENCE_COMPILE
-    assert reference_options([big, big], REFERENCE_OPTIMIZED_MOST) is None
+    assert reference_options([big, big], REFERENCE_OPTIMIZED_MOST) is REFERENCE_OPTIMIZED
     assert reference_options([big], REFERENCE_OPTIMIZED_MOST + 1) is REFERENCE_COMPILE
     jitted = _recorded_jit(monkeypatch)
     monkeypatch.setattr(jaxpr_arrays, "REFERENCE_OPTIMIZED_FROM", 5_000)
@@ -397,7 +403,7 @@ def test_a_reference_at_large_arguments_is_compiled_with_xla_s_own_options(monke
         return jnp.sin(x) * x[::-1]
 
     rng = np.random.default_rng(3)
-    for n, options in ((10, REFERENCE_COMPILE), (5_000, None)):
+    for n, options in ((10, REFERENCE_COMPILE), (5_000, REFERENCE_OPTIMIZED)):
         x, v = rng.uniform(-1, 1, n), rng.standard_normal(n)
         jitted.clear()
         reference = JaxJvp(f, ["x"], ["y"])

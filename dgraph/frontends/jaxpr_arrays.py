@@ -284,15 +284,31 @@ parallel code generation: a small reference compiles in about three quarters of 
 against 112–120 ms); its values are JAX's to the last bit or two (the elementary
 functions' vectorized loops split otherwise)."""
 
+OLDER_EMITTERS = {"xla_cpu_use_fusion_emitters": False}
+"""XLA's CPU backend emits fused loops by its older emitters (LLVM IR directly, not
+through MLIR): a reference compiles in about half the CPU and runs as fast. ``J·v`` of
+the minimal surface's gradient (198 equations), compile CPU s: 0.46–0.49 → 0.22–0.23 at
+10⁴ unknowns and 0.52–0.55 → 0.25–0.26 at 10⁵ (:data:`REFERENCE_COMPILE`), 0.69–0.72 →
+0.44–0.51 at 10⁶ (:data:`REFERENCE_OPTIMIZED`), its runs unchanged (10⁶: 0.11–0.13 s),
+its values there equal to the last bit (benchmarks/RESULTS.md, ms19). The test suite
+compiles every program so (tests/xla_compile.py). A reference only: the reader's
+folds keep XLA's default emitters, whose values the module's constants are."""
+
 REFERENCE_COMPILE = {
     "xla_backend_optimization_level": 0,
     "xla_llvm_disable_expensive_passes": True,
     **ONE_MODULE,
+    **OLDER_EMITTERS,
 }
 """XLA options of a reference's compile: it runs a few times per check, so LLVM's
 optimizations cost more than they save (the survey's Hessian references compile in a
-median 0.18 CPU s instead of 0.30; values equal to 6e-15 relative), and one module
-(:data:`ONE_MODULE`). An option this XLA does not know is left out (:func:`quick_jit`)."""
+median 0.18 CPU s instead of 0.30; values equal to 6e-15 relative), one module
+(:data:`ONE_MODULE`) and the older emitters (:data:`OLDER_EMITTERS`). An option this XLA
+does not know is left out (:func:`quick_jit`)."""
+
+REFERENCE_OPTIMIZED = dict(OLDER_EMITTERS)
+"""XLA options of a reference compiled with XLA's own optimizations
+(:func:`reference_options`): only the older emitters (:data:`OLDER_EMITTERS`)."""
 
 _UNKNOWN_OPTIONS: set[str] = set()  # compile options this process's XLA refused
 
@@ -343,16 +359,18 @@ their compile time grows faster than the program (0.30 CPU s at 275 equations, 2
 ``benchmarks/RESULTS.md``), so a longer one keeps :data:`REFERENCE_COMPILE`."""
 
 
-def reference_options(primals: Sequence[Any], equations: int) -> dict | None:
+def reference_options(primals: Sequence[Any], equations: int) -> dict:
     """The compile options of a reference's ``J·v`` of ``equations`` equations at arguments
-    ``primals``: :data:`REFERENCE_COMPILE` (a quick compile), or None (XLA's defaults) where
-    the arguments' entries times the equations reach :data:`REFERENCE_OPTIMIZED_FROM` and
-    the program has at most :data:`REFERENCE_OPTIMIZED_MOST` equations. The values are
+    ``primals``: :data:`REFERENCE_COMPILE` (a quick compile), or :data:`REFERENCE_OPTIMIZED`
+    (XLA's optimizations) where the arguments' entries times the equations reach
+    :data:`REFERENCE_OPTIMIZED_FROM` and the program has at most
+    :data:`REFERENCE_OPTIMIZED_MOST` equations. The values are
     JAX's ``jvp`` either way (XLA's optimizations may round differently, some 10⁻¹⁵
     relative)."""
     entries = sum(int(np.size(p)) for p in primals)
     large = entries * equations >= REFERENCE_OPTIMIZED_FROM
-    return None if large and equations <= REFERENCE_OPTIMIZED_MOST else REFERENCE_COMPILE
+    optimized = large and equations <= REFERENCE_OPTIMIZED_MOST
+    return REFERENCE_OPTIMIZED if optimized else REFERENCE_COMPILE
 
 
 def _signature(*trees: Any) -> tuple:
