@@ -235,7 +235,7 @@ def tensor_program(
     for v in order:
         if v in needed and graph.op(v) is not None:
             nodes[v] = w.emit(forward_node(w, graph.op(v), nodes, shapes, top=True), f"v_{v}")
-    extras = [w.emit(_operand_text(w, op, nodes, shapes)).id for op in extra]
+    extras = [_operand_text(w, op, nodes, shapes).id for op in extra]  # each a Name
     ops = BlockOps(lang, w.constants, w.emit, w.varies, distribute=symmetric)
     leaves: dict[tuple[str, str], Valued] = {}
 
