@@ -50,6 +50,8 @@ cases = {
     "cholesky": lambda x: jnp.linalg.cholesky(SPD(x)).ravel(),
     "cho_solve": lambda x: jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(SPD(x)), x[:3]),
     "inv": lambda x: jnp.linalg.inv(M(x)).ravel(),
+    "lu_factor": lambda x: jax.scipy.linalg.lu_factor(M(x))[0].ravel(),
+    "expm": lambda x: jax.scipy.linalg.expm(M(x) / 4).ravel(),
 }
 COLUMNS = [(m, lang) for lang in ("python", "jax") for m in ("jacobian", "jvp", "vjp")]
 

@@ -311,3 +311,27 @@ def test_drawings_show_both_branches():
     drawings = draw_regions(g)
     assert list(drawings) == ["y: branch 0", "y: branch 1"]
     assert "log" in drawings["y: branch 0"].source and "sin" in drawings["y: branch 1"].source
+
+
+def _squared_in_a_branch(x):
+    """A branch that runs a scan squaring while its step is below a piecewise-constant
+    count: JAX's gradient stacks the scan's per-step choice (integers) as a residual of
+    the cond, an output no derivative reaches that reads a loop inside the branch."""
+    s = jnp.floor(jnp.abs(x[0]) * 3)
+
+    def step(c, t):
+        return jnp.where(t < s, c * c, c), None
+
+    def squared(x):
+        return lax.scan(step, x * 0.5, jnp.arange(4.0))[0]
+
+    return jnp.sum(lax.cond(x[1] > 0, squared, jnp.sin, x))
+
+
+def test_a_branch_output_read_from_a_loop_in_the_branch():
+    """Such an output is computed by the branch's program (its loop's value; refused
+    before: "a loop output computed from the body's vertices"): the Hessian is JAX's."""
+    x = np.array([0.9, 0.4, 1.3])
+    h = dgraph.hessian(_squared_in_a_branch, x)(x)
+    h = h.toarray() if hasattr(h, "toarray") else np.asarray(h)
+    np.testing.assert_allclose(h, jax.hessian(_squared_in_a_branch)(x), rtol=1e-12, atol=1e-14)

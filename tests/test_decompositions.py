@@ -14,7 +14,8 @@ jnp = jax.numpy
 from dgraph import accumulate, from_jax, hessian, make_function  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
 from dgraph.codegen.tensor.module import tensor_module  # noqa: E402
-from dgraph.errors import DGraphError  # noqa: E402
+from dgraph.errors import DGraphError, InputError  # noqa: E402
+from dgraph.frontends import jaxpr_rewrites  # noqa: E402
 
 X = np.random.default_rng(7).uniform(0.2, 1.2, 16)
 
@@ -83,3 +84,79 @@ def test_singular_vectors_at_a_repeated_singular_value_are_not_verified() -> Non
     a = np.diag([2.0, 2.0, 1.0])
     with pytest.raises(DGraphError):
         make_function(lambda m: jnp.linalg.svd(m)[0], point=[a])
+
+
+def _near_identity(n: int):
+    """det(3·I + x as an n×n matrix), x of n² entries."""
+    return lambda x: jnp.linalg.det(3 * jnp.eye(n) + x.reshape(n, n))
+
+
+def _same_hessian(f, x) -> None:
+    """dgraph's Hessian at x equals ``jax.hessian``'s (relative 1e-10)."""
+    got = hessian(f, x)(x)
+    got = np.asarray(got.toarray() if hasattr(got, "toarray") else got)
+    want = np.asarray(jax.jit(jax.hessian(f))(x)).reshape(got.shape)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-10 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("n", [4, 5])
+def test_hessian_of_det_reads_lu_as_data(n: int) -> None:
+    """JAX's gradient of ``det`` (n ≥ 4) reads ``lu``'s factors, pivots and permutation
+    as data (refused before): read as JAX's unrolled elimination, the Hessian is JAX's."""
+    x = np.random.default_rng(n).normal(size=n * n) * 0.3
+    _same_hessian(_near_identity(n), x)
+
+
+def test_hessian_of_det_where_pivoting_swaps_rows() -> None:
+    """A first pivot of 1e-3: LAPACK swaps rows (pivots not 0, 1, 2, 3), and so does the
+    reading."""
+    m = np.random.default_rng(9).uniform(0.5, 1.5, (4, 4))
+    m[0] *= 1e-3
+    assert not np.array_equal(np.asarray(jax.lax.linalg.lu(m)[1]), np.arange(4))
+    _same_hessian(lambda x: jnp.linalg.det(x.reshape(4, 4)), m.ravel())
+
+
+def test_hessian_through_lu_factor() -> None:
+    """``lu_factor``'s factors themselves (a function of them, cubed: a Hessian with
+    second derivatives of the factors) at a point that pivots."""
+    m = np.random.default_rng(10).uniform(0.5, 1.5, (3, 3))
+    m[0] *= 1e-2
+    _same_hessian(lambda x: jnp.sum(jax.scipy.linalg.lu_factor(x.reshape(3, 3))[0] ** 3), m.ravel())
+
+
+def test_hessian_of_a_batched_det_is_refused_in_one_line() -> None:
+    """A batch of matrices reads as a batch of eliminations; JAX's gradient then solves
+    batched triangular systems, which the array level refuses (as every batched
+    decomposition): one line, no traceback."""
+    x = np.random.default_rng(11).normal(size=2 * 16) * 0.3
+    with pytest.raises(InputError) as raised:
+        hessian(lambda x: jnp.sum(jnp.linalg.det(3 * jnp.eye(4) + x.reshape(2, 4, 4))), x)
+    assert "\n" not in str(raised.value) and "triangular_solve" in str(raised.value)
+
+
+def test_a_wrong_derivative_of_the_lu_reading_is_caught(monkeypatch) -> None:
+    """The factors' derivative made 0.1 % wrong (their values kept): the Hessian of det is
+    not verified against JAX's, so none is returned."""
+    right = jaxpr_rewrites.unrolled_lu
+
+    def wrong(a):
+        factors, pivots, permutation = right(a)
+        return [factors + 1e-3 * (factors - jax.lax.stop_gradient(factors)), pivots, permutation]
+
+    monkeypatch.setattr(jaxpr_rewrites, "unrolled_lu", wrong)
+    x = np.random.default_rng(12).normal(size=16) * 0.3
+    with pytest.raises(DGraphError, match="did not verify"):
+        hessian(_near_identity(4), x)
+
+
+def test_hessian_of_expm() -> None:
+    """``expm`` solves ``Q·X = P`` by ``lu`` inside a ``cond`` (and squares in a scan
+    there): JAX's gradient carries the factors and the scan's per-step choices out of the
+    branch as data (refused before). n = 3, of 1-norm 13.3: Padé of degree 13, squared
+    once."""
+    x = np.random.default_rng(13).normal(size=9) * 0.3
+
+    def f(x):
+        return jnp.sum(jax.scipy.linalg.expm(12 * jnp.eye(3) + x.reshape(3, 3)))
+
+    _same_hessian(f, x)

@@ -48,7 +48,7 @@ from tests.peers.harness import compile_reference, densified  # noqa: E402
 # the reader's primitives that are no ArrayOp of their own
 READER = {*_ALIASES, *_RENAMES, "split", "dynamic_slice", "gather", "tile"}
 READER |= {"dynamic_update_slice", "bcoo_dot_general"}
-READER |= set(TRACED) - {"lu"} | {"custom_linear_solve"}  # read as other operations
+READER |= set(TRACED) | {"custom_linear_solve"}  # read as other operations
 
 SHAPES = {"0-d": (), "1-d": (3,), "n-d": (2, 3), "size-1": (1, 3, 1)}
 
@@ -61,6 +61,7 @@ ARRAY_ONLY = {
     "linear_solve", "custom_linear_solve", "top_k",  # a solve; a sort
     "det", "logabsdet", "qr_q", "qr_r", "svd_values", "svd_u", "svd_vt",
     "take_dynamic",  # its positions come from argmax/argsort
+    "lu",  # read as its steps: row swaps at argmax positions (take_dynamic)
     "scatter_add_dynamic",  # its transpose
 }  # fmt: skip
 
@@ -900,6 +901,19 @@ for _cls in ("n-d", "tall", "wide"):
     for _k, _name in ((0, "svd_u"), (2, "svd_vt")):
         _f = lambda a, k=_k: jnp.linalg.svd(a, full_matrices=False)[k]  # noqa: E731
         case(_name, _cls, _f, _MATRICES[_cls])
+# lu read as JAX's unblocked elimination, unrolled (its factors; its pivots and permutation
+# integers read as data): square, tall, wide, 1x1, a first pivot that swaps rows, a batch
+for _cls, _a in _MATRICES.items():
+    case("lu", _cls, lambda a: lax.linalg.lu(a)[0], _a)
+_SWAPS = point((4, 4), 157) * np.array([[1e-3], [1.0], [1.0], [1.0]])  # rows move
+case("lu", "pivoting", lambda a: lax.linalg.lu(a)[0], _SWAPS)
+case("lu", "batched", lambda a: lax.linalg.lu(a)[0], point((2, 3, 3), 158))
+case(  # the permutation as data: the rows of a in the factors' order, times the factors
+    "lu",
+    "permutation-as-data",
+    lambda a: a[lax.linalg.lu(a)[2]] * lax.linalg.lu(a)[0],
+    _SWAPS,
+)
 
 # -- refused in one line -------------------------------------------------------------------
 
@@ -928,7 +942,6 @@ REFUSED: dict[str, tuple[Callable, tuple[int, ...]]] = {
         lambda x: x.at[jnp.array([0, 1]), jnp.array([1, 5])].get(mode="fill", fill_value=0.0),
         (2, 2),
     ),
-    "lu as data": (lambda x: jsl.lu_factor(x)[0], (3, 3)),
     "qr of a wide matrix": (lambda x: jnp.linalg.qr(x)[1], (2, 3)),
     "full svd of a non-square matrix": (lambda x: jnp.linalg.svd(x)[0], (2, 3)),
     "reduce_window with negative padding": (

@@ -62,7 +62,7 @@ from .jaxpr_linalg import read_determinant
 from .jaxpr_loops import LOOPS, live_records, loop_notes, read_loop
 from .jaxpr_rewrites import read_linear_solve
 from .jaxpr_scatter import INDEX_OPERANDS, read_indexed
-from .jaxpr_values import Opaque, jax_module
+from .jaxpr_values import Opaque, jax_module, resolved
 
 __all__ = [
     "CALLS",
@@ -626,6 +626,8 @@ class _Reader:
                 return self.custom(eqn, ins, primal)
             return primal
         self.counter += 1
+        if name != "custom_linear_solve":  # it reads lu's results for a solve it skips
+            ins = [resolved(x) for x in ins]
         if all(isinstance(x, np.ndarray) for x in ins):
             return self.fold(eqn, ins)
         empty = empty_values(eqn)  # no entries: nothing to differentiate, a constant
@@ -1147,7 +1149,7 @@ def from_jax_arrays(
         fixed = _checked_params(params, undifferentiated, where)
         inputs = [(p, a.shape) for p, a in zip(params, args, strict=True) if p not in fixed]
         reader = _Reader(where, set(params), prefix=prefix)
-        values = reader.run(closed.jaxpr, closed.consts, list(params))
+        values = [resolved(v) for v in reader.run(closed.jaxpr, closed.consts, list(params))]
     _, tree = jax.tree_util.tree_flatten(out_shape)
     keys = output_keys(tree, len(values), set(params), jax)
     shapes = {p: a.shape for p, a in zip(params, args, strict=True) if p in fixed}

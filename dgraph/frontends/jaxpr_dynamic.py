@@ -20,7 +20,7 @@ def read_dynamic(reader, eqn, ins: list[Any]) -> list[Any] | None:
     """``gather`` or ``dynamic_slice`` whose positions depend on the inputs, else None."""
     name = eqn.primitive.name
     if not all(isinstance(i, (str, ArrayOp, np.ndarray)) for i in ins[1:]):
-        return None  # an opaque index (lu's pivots): refused where it is read
+        return None  # an opaque index: refused where it is read
     if name == "gather":
         return _gather(reader, eqn, ins)
     if name == "dynamic_slice":

@@ -26,7 +26,7 @@ def read_dynamic_write(reader, eqn, ins: list[Any]) -> list[Any] | None:
     the inputs, else None."""
     name = eqn.primitive.name
     if not all(isinstance(i, (str, ArrayOp, np.ndarray)) for i in ins):
-        return None  # an opaque index (lu's pivots): refused where it is read
+        return None  # an opaque index: refused where it is read
     if name in ("scatter-add", "scatter_add", "scatter"):
         return _scatter_add(reader, eqn, ins, replace=name == "scatter")
     if name == "dynamic_update_slice":

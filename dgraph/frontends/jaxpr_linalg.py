@@ -8,7 +8,7 @@
   ``logabsdet``, ``sign(det)`` (no derivative) and ``det``. Which function a call is, is
   found as :func:`.jaxpr_rewrites.read_linear_solve` finds a solve's matrix: by evaluating
   it once on a random matrix and comparing with NumPy's ``slogdet`` / ``det``; a call that
-  is neither is read as before (and its ``lu`` refused once read as data).
+  is neither is read as before (its ``lu`` as :mod:`.jaxpr_rewrites` reads it).
 """
 
 from __future__ import annotations

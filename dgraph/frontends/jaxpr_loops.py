@@ -34,6 +34,7 @@ from ..errors import InputError
 from .jaxpr_compat import scan_layout
 from .jaxpr_hoist import constant_outputs, hoist
 from .jaxpr_steps import StepReads, counters_of, known_xs
+from .jaxpr_values import resolved
 
 __all__ = ["LOOPS", "is_opaque", "live_records", "loop_notes", "read_body", "read_loop"]
 
@@ -189,7 +190,7 @@ def read_body(reader, closed, names, roles, avals, outside, where: str, steps=No
     args = [
         _input_value(n, a, x, r) for n, a, x, r in zip(names, avals, outside, roles, strict=True)
     ]
-    values = sub.run(jaxpr, closed.consts, args)
+    values = [resolved(v) for v in sub.run(jaxpr, closed.consts, args)]
     if steps is not None and steps.names:
         names = [*names, *steps.names]
         args = [*args, *(n if f else None for n, f in zip(steps.names, steps.floats, strict=True))]
@@ -278,7 +279,7 @@ def _read_cond(reader, closed, names: list[str], ins, n_cond: int, n_consts: int
             args.append(x)
         else:
             args.append(ArrayOp("stop_gradient", (n,), (), tuple(var.aval.shape)))
-    (value,) = sub.run(jaxpr, closed.consts, args)
+    (value,) = (resolved(v) for v in sub.run(jaxpr, closed.consts, args))
     if is_opaque(value):
         raise InputError(
             f"{reader.where}: the condition of while reads"

@@ -23,9 +23,15 @@ derivative is the one JAX's own rule gives, ties included.
   as numbers, compared with 0;
 * ``custom_linear_solve`` whose matvec is a product with a matrix (``jnp.linalg.solve``,
   ``inv``): a ``linear_solve`` of that matrix (:mod:`dgraph.blocks.linalg`), the solve
-  function it carries (an LU factorization) not read; ``lu`` itself (its pivots a
-  permutation known only at run time) is held opaque: fine where only such a solve reads
-  it, refused once read as data;
+  function it carries (an LU factorization) not read;
+* ``lu`` (``lu_factor``, and JAX's gradient of ``det`` of n ≥ 4, which reads the factors,
+  pivots and permutation as data): JAX's own unblocked elimination (``_lu_unblocked``),
+  its loop unrolled (:func:`unrolled_lu`): the pivot of each step an ``argmax`` (no
+  derivative, the first of equal magnitudes as LAPACK's), the row swap a take at those
+  positions, the rest arithmetic. The factors' derivative is then the steps', which
+  with the rows held is JAX's ``lu_jvp`` (``P·A = L·U``, ``X = L⁻¹·P·dA·U⁻¹``,
+  ``dL = L·tril(X, -1)``, ``dU = triu(X)·U``); a batch of matrices is read as one
+  elimination of each;
 * ``top_k``: the values a stable descending sort of the last axis, sliced (JAX gathers the
   tangent at the indices ``top_k`` returns: the first of equal values first); the indices
   the first k of a stable ``argsort`` of the negated operand, the same order (so a
@@ -224,7 +230,49 @@ def _top_k(reader, eqn, ins: list[Any]) -> list[Any]:
 
 
 def _lu(reader, eqn, ins: list[Any]) -> list[Any]:
-    return [Opaque("lu", tuple(v.aval.shape)) for v in eqn.outvars]
+    """``lu``'s results, read as :func:`unrolled_lu` once something reads them as data
+    (:class:`~.jaxpr_values.Opaque`'s ``deferred``): a ``custom_linear_solve`` that
+    carries them for its solve function (``jnp.linalg.solve``, ``inv``) does not."""
+    found: list[Any] = []
+
+    def read() -> list[Any]:
+        if not found:
+            found.extend(read_as(reader, eqn, ins, unrolled_lu))
+        return found
+
+    shapes = [tuple(v.aval.shape) for v in eqn.outvars]
+    return [Opaque("lu", shape, read, j) for j, shape in enumerate(shapes)]
+
+
+def unrolled_lu(a):
+    """``lax.linalg.lu(a)`` of m×n matrices (leading axes a batch) as JAX's own
+    ``_lu_unblocked`` computes it (jax._src.lax.linalg), its loop over the k = min(m, n)
+    columns unrolled: at step k the row of the largest magnitude at or below k (the first
+    of equal ones, as LAPACK's ``getrf`` picks) is swapped with row k, the column below
+    the pivot divided by it (where it is not 0) and the outer product subtracted from the
+    rest. The pivots and the permutation are integers (no derivative); the factors'
+    derivative is the steps', which with the rows fixed is JAX's ``lu_jvp`` rule."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    *batch, m, n = a.shape
+    rows, cols = lax.iota("int32", m), lax.iota("int32", n)
+    permutation, pivots = jnp.broadcast_to(rows, (*batch, m)), []
+    for k in range(min(m, n)):
+        magnitude = jnp.abs(lax.stop_gradient(a[..., k]))
+        i = jnp.argmax(jnp.where(rows >= k, magnitude, -jnp.inf), axis=-1).astype(jnp.int32)
+        pivots.append(i)
+        i = i[..., None]
+        swap = jnp.where(rows == k, i, jnp.where(rows == i, k, rows))  # rows k and i
+        a = jnp.take_along_axis(a, jnp.broadcast_to(swap[..., None], a.shape), axis=-2)
+        permutation = jnp.take_along_axis(permutation, swap, axis=-1)
+        x = a[..., k, k, None]
+        below = (rows > k) & (lax.stop_gradient(x) != 0)
+        column = jnp.where(below, a[..., k] / x, a[..., k])
+        a = jnp.where(cols == k, column[..., None], a)
+        outer = a[..., k, None] * a[..., k, None, :]
+        a = a - jnp.where((rows[:, None] > k) & (cols > k), outer, 0.0)
+    return [a, jnp.stack(pivots, axis=-1), permutation]
 
 
 def read_linear_solve(reader, eqn, ins: list[Any]) -> list[Any]:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ...blocks.arrays import ArrayOp
 from ...blocks.arrays import Const as ArrayConst
 from ...core.branches import Branches
 from ...errors import DGraphError
@@ -81,8 +82,11 @@ def _branch(r: Branches, b: int, program_of: Callable, width: int, seeded: list[
     body = r.branches[b]
     if list(body.graph.inputs) != list(body.inputs):
         raise DGraphError(f"{r.name}: a cond branch whose graph inputs are not its inputs")
-    program, keys = program_of(body.graph)
-    results = dict(zip(body.graph.outputs, program.results[len(keys) :], strict=True))
+    nested = [out for out in body.outputs if isinstance(out, ArrayOp)]  # no derivative
+    program, keys = program_of(body.graph, nested)  # computed by the program, after it
+    ends = len(keys) + len(body.graph.outputs)
+    results = dict(zip(body.graph.outputs, program.results[len(keys) : ends], strict=True))
+    computed = dict(zip(map(id, nested), program.results[ends:], strict=True))
     blocks = dict(zip(keys, program.results[: len(keys)], strict=True))
     arguments = dict(zip(body.inputs, program.arguments, strict=True))
     taken = {s.target for s in program.statements} | set(program.arguments)
@@ -95,6 +99,9 @@ def _branch(r: Branches, b: int, program_of: Callable, width: int, seeded: list[
     for o, out in enumerate(body.outputs):
         if isinstance(out, str):
             values.append(results[out])
+            continue
+        if isinstance(out, ArrayOp):  # reading the body's inputs, vertices, regions
+            values.append(computed[id(out)])
             continue
         if isinstance(out, ArrayConst) and np.asarray(out.value).size > 1:
             target = next(fresh)  # a constant array: an argument like the program's constants
@@ -111,7 +118,9 @@ def _branch(r: Branches, b: int, program_of: Callable, width: int, seeded: list[
         size = math.prod(body.out_shapes[o])
         total: Node | None = None
         for i, seed in seeds.items():
-            if (out, body.inputs[i]) not in blocks:
+            # a block's output is a vertex's name (a nested output, never hashed: its
+            # operations may share parts, which hashing walks once per path)
+            if not isinstance(out, str) or (out, body.inputs[i]) not in blocks:
                 continue
             matrix = Call("reshape", (Name(blocks[(out, body.inputs[i])]), Const((size, -1))))
             term = Call("einsum", (MATRIX, matrix, Name(seed)))

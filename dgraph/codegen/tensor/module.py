@@ -16,6 +16,7 @@ import keyword
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 
 import numpy as np
 import sympy
@@ -162,6 +163,7 @@ def tensor_program(
     mode: str = "jacobian",
     keep_arrays: bool = False,
     symmetric: bool = False,
+    extra: Sequence[ArrayOp] = (),
 ) -> ArrayProgram:
     """The text of a NumPy (``lang="python"``) or JAX module defining ``mode(*inputs)``
     (``jacobian`` or ``value_and_jacobian``) for the tensor graph of ``es``.
@@ -184,6 +186,10 @@ def tensor_program(
     (the C printer's input).
 
     ``keep_arrays``: the constants' arrays kept on the program (the C printer reads them).
+
+    ``extra``: values no derivative reaches (nested operations over the graph's inputs and
+    vertices: a branch's outputs of that kind, :mod:`.branches`), computed after the
+    vertices and returned after the program's other results.
 
     ``symmetric``: J is one square block known to be symmetric (a Hessian: the Jacobian
     of a gradient, sparse): only its entries on and below the diagonal are computed
@@ -215,6 +221,7 @@ def tensor_program(
     needed = {v for _, v in used_edges for v in graph.op(v).vertices()}
     if mode == "value_and_jacobian":
         needed.update(y for y in graph.outputs if graph.op(y) is not None)
+    needed.update(v for op in extra for v in op.vertices())
     for v in reversed(order):
         if v in needed and graph.op(v) is not None:
             needed.update(graph.op(v).vertices())
@@ -228,6 +235,7 @@ def tensor_program(
     for v in order:
         if v in needed and graph.op(v) is not None:
             nodes[v] = w.emit(forward_node(w, graph.op(v), nodes, shapes, top=True), f"v_{v}")
+    extras = [_operand_text(w, op, nodes, shapes).id for op in extra]  # each a Name
     ops = BlockOps(lang, w.constants, w.emit, w.varies, distribute=symmetric)
     leaves: dict[tuple[str, str], Valued] = {}
 
@@ -313,7 +321,7 @@ def tensor_program(
         f'    """{what}: d y / d x for the inputs {tuple(graph.inputs)!r} ({language}; {kind}).'
         f'{loops}"""'
     )
-    ends = [*results, *values]
+    ends = [*results, *values, *extras]
     live = live_statements(w.statements, ends)
     hoisted, statements = _hoist(live, w.varying, set(ends))
     statements = _fold(w, hoisted, statements)
@@ -994,9 +1002,11 @@ def _body_program(w: Writer):
     """A loop body's dense value-and-Jacobian program (the body graph accumulated
     forward), and its blocks' (output, input) pairs in result order."""
 
-    def program_of(graph) -> tuple[ArrayProgram, list[tuple[str, str]]]:
+    def program_of(graph, extra: Sequence[ArrayOp] = ()) -> tuple[ArrayProgram, list]:
         es = accumulate(graph, "forward")
-        program = tensor_program(es, w.d.lang, False, "value_and_jacobian", keep_arrays=True)
+        program = tensor_program(
+            es, w.d.lang, False, "value_and_jacobian", keep_arrays=True, extra=extra
+        )
         return program, jacobian_keys(es)
 
     return program_of
