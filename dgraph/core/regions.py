@@ -65,7 +65,7 @@ from .body_patterns import (
 )
 from .graph import DGraph
 from .lazy import LazyModule
-from .region_sweep import dense_sweep, fits, trajectory_run
+from .region_sweep import dense_sweep, fits, sparse_sweep, trajectory_run
 
 sp = LazyModule("scipy.sparse")
 
@@ -459,8 +459,10 @@ class Region(PatternBlocks):
             return run
         arrays = [np.asarray(a) for a in args]
         if tangents:
-            run = dense_sweep(self, arrays, run, absolute) or self._sweep(
-                arrays, tangents, absolute
+            run = (
+                dense_sweep(self, arrays, run, absolute)
+                or sparse_sweep(self, arrays, absolute)
+                or self._sweep(arrays, tangents, absolute)
             )
         elif fits(self, arrays):  # its steps' values kept for the tangents asked next
             run = trajectory_run(self, arrays)
