@@ -33,7 +33,9 @@ from typing import Any
 import numpy as np
 
 from ..blocks.arrays import REGIONS, block_size, block_value, stacked_block_value
+from ..blocks import ONES
 from ..blocks.permutation import as_structural
+from ..blocks.scatter import SCATTERS
 from .lazy import LazyModule
 
 sp = LazyModule("scipy.sparse")  # importing dgraph stays light
@@ -199,11 +201,20 @@ def _output_pattern(plan) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _output_entries(
-    b, plan, stacked, per_step, steps: int, nested: dict[int, tuple], absolute: bool = False
+    b,
+    plan,
+    stacked,
+    per_step,
+    steps: int,
+    nested: dict[int, tuple],
+    absolute: bool = False,
+    placing: list | None = None,
 ) -> np.ndarray:
     """The body Jacobian's entries at every step, (steps, entries of
-    :func:`_output_pattern`); with ``absolute``, of its blocks' magnitudes."""
+    :func:`_output_pattern`); with ``absolute``, of its blocks' magnitudes (``placing``:
+    :func:`_placing` of the plan's terms, made once for many calls)."""
     g = b.graph
+    placing = placing or _placing(plan)
     valued = block_size if absolute else block_value
     data: dict[str, np.ndarray] = {}
     for i, term in enumerate(plan.terms):
@@ -213,6 +224,8 @@ def _output_entries(
         op = g.op(v)
         if i in nested:
             flat = nested[i][1 if absolute else 0]
+        elif op.primitive in SCATTERS and term.block.kind == ONES:  # a gather's ones
+            flat = np.ones((steps, 1))
         else:
             flat = stacked_block_value(op, term.k, stacked, term.block, steps, absolute)
         if flat is None:  # step by step, as the sparse sweep does
@@ -221,10 +234,15 @@ def _output_entries(
                 value = valued(op, term.k, values, term.block)
                 rows.append(_entries(term.block, value))
             flat = np.stack(rows).reshape(steps, -1)
-        entries = flat[:, term.at] if flat.shape[1] > 1 else flat[:, [0] * term.at.size]
+        how, read, d = placing[i]
+        whole = flat.shape[1] == 1 or (read is None and flat.shape[1] == term.m.size)
+        entries = flat if whole else flat[:, term.at[term.m] if read is None else read]
         source = data.get(term.operand)
-        products = entries[:, term.m] if source is None else entries[:, term.m] * source[:, term.d]
-        data[v] += _summed(products, term.out, data[v].shape[1])
+        if source is None:
+            products = np.broadcast_to(entries, (steps, term.m.size))
+        else:
+            products = entries * (source if d is None else source[:, d])
+        _add_summed(data[v], products, how)
     found = [
         np.broadcast_to(data.get(o, 1.0), (steps, plan.patterns[o][1].size))
         for o in plan.outputs
@@ -238,17 +256,43 @@ def _entries(block, value) -> np.ndarray:
     return np.asarray(as_structural(block, value)[1], dtype=float)
 
 
-def _summed(products: np.ndarray, out: np.ndarray, size: int) -> np.ndarray:
-    """``products`` (steps × entries) summed into ``size`` places per step (``out``)."""
-    if out.size == size and (out == np.arange(size)).all():
-        return products
-    if np.bincount(out, minlength=size).max(initial=0) <= 1:  # each place at most once
-        placed = np.zeros((products.shape[0], size))
-        placed[:, out] = products
-        return placed
-    ones = np.ones(out.size)
-    gather = sp.csr_array((ones, (out, np.arange(out.size))), shape=(size, out.size))
-    return np.asarray(gather @ products.T).T
+def _placing(plan) -> list[tuple]:
+    """Per term of the plan, how its products are read and summed: (how they are summed
+    into the vertex's entries, :func:`_add_summed`: None where each lands on its own
+    place in order, the places where each place takes at most one, else the sparse
+    matrix summing them; the block's entry each product reads, ``at[m]``, None where
+    that is every entry in order; the operand's, ``d``, None likewise)."""
+    out = []
+    for term in plan.terms:
+        size = plan.patterns[term.vertex][1].size
+        if _in_order(term.out, size):
+            how = None
+        elif np.bincount(term.out, minlength=size).max(initial=0) <= 1:
+            how = term.out
+        else:
+            ones = np.ones(term.out.size)
+            where = (term.out, np.arange(term.out.size))
+            how = sp.csr_array((ones, where), shape=(size, term.out.size))
+        read = term.at[term.m]
+        d = None if _in_order(term.d, term.d.size) else term.d
+        out.append((how, None if _in_order(read, read.size) else read, d))
+    return out
+
+
+def _in_order(index: np.ndarray, size: int) -> bool:
+    """Whether ``index`` is ``0 .. size - 1`` in order."""
+    return index.size == size and bool((index == np.arange(size)).all())
+
+
+def _add_summed(data: np.ndarray, products: np.ndarray, how) -> None:
+    """``products`` (steps × entries) summed into their places of ``data``
+    (steps × places), in place; ``how``: the term's :func:`_placing`."""
+    if how is None:
+        data += products
+    elif isinstance(how, np.ndarray):
+        data[:, how] += products
+    else:
+        data += np.asarray(how @ products.T).T
 
 
 def _recurrence(
@@ -370,6 +414,7 @@ def sparse_sweep(region: Region, args: list[np.ndarray], absolute: bool = False)
     entries += sum(p[1].size for p in plan.patterns.values()) * (2 if absolute else 1)
     chunk = max(1, min(steps, CHUNK_ENTRIES // max(entries, 1)))
     sweep = _SparseRecurrence(layout, absolute)
+    placing = _placing(plan)
     first = region.n_cond_consts
     carry = [
         np.asarray(c)
@@ -394,8 +439,8 @@ def sparse_sweep(region: Region, args: list[np.ndarray], absolute: bool = False)
         nested = _nested_values(b, plan, per_step, size, absolute)
         sized = None
         if absolute:  # first, as the sparse sweep (a nested loop sweeps both at once)
-            sized = _output_entries(b, plan, stacked, per_step, size, nested, True)
-        jac = _output_entries(b, plan, stacked, per_step, size, nested)
+            sized = _output_entries(b, plan, stacked, per_step, size, nested, True, placing)
+        jac = _output_entries(b, plan, stacked, per_step, size, nested, False, placing)
         for t in range(size):
             s = steps - 1 - (done + t) if region.reverse else done + t
             excess = None if sized is None else np.maximum(sized[t] - np.abs(jac[t]), 0.0)
@@ -509,8 +554,10 @@ class _SparseRecurrence:
         f_out = None
         ys = lay.rows - lay.carry_total
         if excess is not None:
-            f_out = j_c @ self.f + lay.carry_part(excess) @ abs(self.d)
-            f_out = f_out + lay.placed_part(excess, s)
+            f_out = j_c @ self.f
+            if excess.any():  # where the step's sums or its rules' terms cancel
+                f_out = f_out + lay.carry_part(excess) @ abs(self.d)
+                f_out = f_out + lay.placed_part(excess, s)
             self.f = self._carried(f_out)
             if ys:
                 self.fys.append(_rows(f_out, lay.carry_total, ys))
