@@ -29,8 +29,9 @@ step ``M = [[A, K], [0, I]]`` over ``(c, k)``:
   seeds, the cheapest bracketing of seed 002's dynamic program; a ``while_loop``'s at
   the trip count of that point (JAX's forward-mode convention). A scan whose tangents
   fit dense arrays takes the body Jacobians of all steps at once and runs the
-  recurrence on dense arrays (:mod:`dgraph.core.region_sweep`); the others step by
-  step with sparse matrices (:meth:`Region._sweep`).
+  recurrence on dense arrays (:mod:`dgraph.core.region_sweep`), the other scans a chunk
+  of steps at once with sparse tangents (``region_sweep.sparse_sweep``); a while loop
+  step by step with sparse matrices (:meth:`Region._sweep`).
 """
 
 from __future__ import annotations

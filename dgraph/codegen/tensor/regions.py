@@ -11,7 +11,10 @@ the chain product of the body Jacobians bracketed from the right) written as cod
 per region whatever its trip count; each edge's block is read from it. Where the
 region's patterns allow, the sweep carries ``D·C`` (a column per colour of the input
 columns, :mod:`.loop_columns`), not ``D``: a few columns where no row of the region's
-blocks reads many inputs, and each block's entries are read at their colours.
+blocks reads many inputs, and each block's entries are read at their colours. The sweep
+carries the rows of the outputs the graph reads alone, with the carries they read
+(:func:`read_outputs`): a loop's running sum that only its own carry reads (the value of
+a chained Rosenbrock, whose gradient reads its ys) is not carried, so its ys compress.
 """
 
 from __future__ import annotations
