@@ -245,7 +245,8 @@ def _output_entries(
         if source is None:
             products = np.broadcast_to(entries, (steps, term.m.size))
         else:
-            products = entries * (source if d is None else source[:, d])
+            whole = d is None and source.shape[1] == term.d.size
+            products = entries * (source if whole else source[:, term.d])
         _add_summed(data[v], products, how)
     found = [
         np.broadcast_to(data.get(o, 1.0), (steps, plan.patterns[o][1].size))
@@ -278,7 +279,7 @@ def _placing(plan) -> list[tuple]:
             where = (term.out, np.arange(term.out.size))
             how = sp.csr_array((ones, where), shape=(size, term.out.size))
         read = term.at[term.m]
-        d = None if _in_order(term.d, term.d.size) else term.d
+        d = None if _in_order(term.d, term.d.size) else term.d  # all of it: checked where read
         out.append((how, None if _in_order(read, read.size) else read, d))
     return out
 
