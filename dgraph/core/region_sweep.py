@@ -21,8 +21,12 @@ are small enough to be dense, this module makes the same sweep in three parts:
 The values are those of the sparse sweep up to rounding (the same products, summed in
 another order); the patterns are not read here (:mod:`dgraph.core.regions` keeps
 them). Where the dense arrays would be large (:data:`DENSE_ENTRIES`), or the steps' values
-many arrays (:data:`KEPT_VALUES`), or the loop is a ``while_loop`` (its trip count known
-only by running), the sparse sweep runs.
+many arrays (:data:`KEPT_VALUES`), a scan takes :func:`sparse_sweep`: the same body
+Jacobians, a chunk of steps at once (:data:`CHUNK_ENTRIES`), and the recurrence on
+sparse tangents, one sparse product a step (step by step through ``Region._sweep`` it
+was a product and a column slice per body input a step, and the body Jacobian's
+products step by step: 8.7 of the chained Rosenbrock's 28 CPU-s at n = 1,000). A
+``while_loop`` (its trip count known only by running) takes ``Region._sweep``.
 """
 
 from __future__ import annotations
@@ -32,12 +36,25 @@ from typing import Any
 
 import numpy as np
 
+from ..blocks import ONES
 from ..blocks.arrays import REGIONS, block_size, block_value, stacked_block_value
 from ..blocks.permutation import as_structural
+from ..blocks.scatter import SCATTERS
+from .lazy import LazyModule
+
+sp = LazyModule("scipy.sparse")  # importing dgraph stays light
 
 Region = Any  # dgraph.core.regions.Region (which imports this module)
 
-__all__ = ["DENSE_ENTRIES", "KEPT_VALUES", "dense_sweep", "fits", "trajectory_run"]
+__all__ = [
+    "CHUNK_ENTRIES",
+    "DENSE_ENTRIES",
+    "KEPT_VALUES",
+    "dense_sweep",
+    "fits",
+    "sparse_sweep",
+    "trajectory_run",
+]
 
 DENSE_ENTRIES = 50_000_000  # steps × rows × width (and steps × body Jacobian) held dense
 KEPT_VALUES = 2_000_000  # steps × body vertices: the arrays of every step's values kept
@@ -163,7 +180,45 @@ def _jacobians(
 ) -> np.ndarray:
     """The body Jacobian at every step, dense: (steps, float outputs, float inputs); with
     ``absolute``, of its blocks' magnitudes (``nested``: :func:`_nested_values`)."""
+    indptr, cols = _output_pattern(plan)
+    entries = _output_entries(b, plan, stacked, per_step, steps, nested, absolute)
+    jac = np.zeros((steps, indptr.size - 1, b.n_in))
+    jac[:, np.repeat(np.arange(indptr.size - 1), np.diff(indptr)), cols] = entries
+    return jac
+
+
+def _output_pattern(plan) -> tuple[np.ndarray, np.ndarray]:
+    """The body Jacobian's pattern (CSR indptr and columns): the float output rows in
+    order, each output vertex's rows as the plan made them (none: an output no float
+    input reaches)."""
+    indptrs, cols, at = [np.zeros(1, dtype=np.int64)], [], 0
+    for o, size in zip(plan.outputs, plan.out_sizes, strict=True):
+        if o is None:
+            indptrs.append(np.full(size, at, dtype=np.int64))
+            continue
+        indptr, found = plan.patterns[o]
+        indptrs.append(np.asarray(indptr[1:], dtype=np.int64) + at)
+        cols.append(np.asarray(found, dtype=np.int64))
+        at += found.size
+    flat = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
+    return np.concatenate(indptrs), flat
+
+
+def _output_entries(
+    b,
+    plan,
+    stacked,
+    per_step,
+    steps: int,
+    nested: dict[int, tuple],
+    absolute: bool = False,
+    placing: list | None = None,
+) -> np.ndarray:
+    """The body Jacobian's entries at every step, (steps, entries of
+    :func:`_output_pattern`); with ``absolute``, of its blocks' magnitudes (``placing``:
+    :func:`_placing` of the plan's terms, made once for many calls)."""
     g = b.graph
+    placing = placing or _placing(plan)
     valued = block_size if absolute else block_value
     data: dict[str, np.ndarray] = {}
     for i, term in enumerate(plan.terms):
@@ -173,6 +228,8 @@ def _jacobians(
         op = g.op(v)
         if i in nested:
             flat = nested[i][1 if absolute else 0]
+        elif op.primitive in SCATTERS and term.block.kind == ONES:  # a gather's ones
+            flat = np.ones((steps, 1))
         else:
             flat = stacked_block_value(op, term.k, stacked, term.block, steps, absolute)
         if flat is None:  # step by step, as the sparse sweep does
@@ -181,19 +238,22 @@ def _jacobians(
                 value = valued(op, term.k, values, term.block)
                 rows.append(_entries(term.block, value))
             flat = np.stack(rows).reshape(steps, -1)
-        entries = flat[:, term.at] if flat.shape[1] > 1 else flat[:, [0] * term.at.size]
+        how, read, d = placing[i]
+        whole = flat.shape[1] == 1 or (read is None and flat.shape[1] == term.m.size)
+        entries = flat if whole else flat[:, term.at[term.m] if read is None else read]
         source = data.get(term.operand)
-        products = entries[:, term.m] if source is None else entries[:, term.m] * source[:, term.d]
-        data[v] += _summed(products, term.out, data[v].shape[1])
-    jac = np.zeros((steps, sum(plan.out_sizes), b.n_in))
-    at = 0
-    for o, size in zip(plan.outputs, plan.out_sizes, strict=True):
-        if o is not None:
-            indptr, cols = plan.patterns[o]
-            rows = at + np.repeat(np.arange(size), np.diff(indptr))
-            jac[:, rows, cols] = data.get(o, 1.0)
-        at += size
-    return jac
+        if source is None:
+            products = np.broadcast_to(entries, (steps, term.m.size))
+        else:
+            whole = d is None and source.shape[1] == term.d.size
+            products = entries * (source if whole else source[:, term.d])
+        _add_summed(data[v], products, how)
+    found = [
+        np.broadcast_to(data.get(o, 1.0), (steps, plan.patterns[o][1].size))
+        for o in plan.outputs
+        if o is not None
+    ]
+    return np.concatenate(found, axis=1) if found else np.zeros((steps, 0))
 
 
 def _entries(block, value) -> np.ndarray:
@@ -201,15 +261,43 @@ def _entries(block, value) -> np.ndarray:
     return np.asarray(as_structural(block, value)[1], dtype=float)
 
 
-def _summed(products: np.ndarray, out: np.ndarray, size: int) -> np.ndarray:
-    """``products`` (steps × entries) summed into ``size`` places per step (``out``)."""
-    if out.size == size and (out == np.arange(size)).all():
-        return products
-    import scipy.sparse
+def _placing(plan) -> list[tuple]:
+    """Per term of the plan, how its products are read and summed: (how they are summed
+    into the vertex's entries, :func:`_add_summed`: None where each lands on its own
+    place in order, the places where each place takes at most one, else the sparse
+    matrix summing them; the block's entry each product reads, ``at[m]``, None where
+    that is every entry in order; the operand's, ``d``, None likewise)."""
+    out = []
+    for term in plan.terms:
+        size = plan.patterns[term.vertex][1].size
+        if _in_order(term.out, size):
+            how = None
+        elif np.bincount(term.out, minlength=size).max(initial=0) <= 1:
+            how = term.out
+        else:
+            ones = np.ones(term.out.size)
+            where = (term.out, np.arange(term.out.size))
+            how = sp.csr_array((ones, where), shape=(size, term.out.size))
+        read = term.at[term.m]
+        d = None if _in_order(term.d, term.d.size) else term.d  # all of it: checked where read
+        out.append((how, None if _in_order(read, read.size) else read, d))
+    return out
 
-    ones = np.ones(out.size)
-    gather = scipy.sparse.csr_array((ones, (out, np.arange(out.size))), shape=(size, out.size))
-    return np.asarray(gather @ products.T).T
+
+def _in_order(index: np.ndarray, size: int) -> bool:
+    """Whether ``index`` is ``0 .. size - 1`` in order."""
+    return index.size == size and bool((index == np.arange(size)).all())
+
+
+def _add_summed(data: np.ndarray, products: np.ndarray, how) -> None:
+    """``products`` (steps × entries) summed into their places of ``data``
+    (steps × places), in place; ``how``: the term's :func:`_placing`."""
+    if how is None:
+        data += products
+    elif isinstance(how, np.ndarray):
+        data[:, how] += products
+    else:
+        data += np.asarray(how @ products.T).T
 
 
 def _recurrence(
@@ -304,3 +392,250 @@ def _assemble(region: Region, d_carry, dys, columns) -> dict[tuple[int, int], An
             if hi > lo:
                 out[(j, k)] = rows[:, lo:hi]
     return out
+
+
+CHUNK_ENTRIES = 2_000_000
+"""The most entries (steps × the body's values and Jacobian entries) :func:`sparse_sweep`
+holds for the steps it takes at once."""
+
+
+def sparse_sweep(region: Region, args: list[np.ndarray], absolute: bool = False) -> dict | None:
+    """The run of :meth:`Region._sweep` with tangents, where the dense arrays would be
+    too large (:func:`fits`): the same recurrence ``D ← J_t·D`` on sparse tangents, the
+    body Jacobians taken for a chunk of steps at once (:data:`CHUNK_ENTRIES`) as the dense
+    sweep takes them (the planned products on arrays with a first axis of steps), each
+    step then one sparse product of its carries' columns and the slices' and constants'
+    entries placed. None where it does not apply (a ``while_loop``, a body without a
+    plan)."""
+    b = region.body
+    steps = region.length or 0
+    plan = b.plan() if region.kind == "scan" and steps else None
+    if not plan:
+        return None
+    layout = _Layout(region, plan, region._columns(args))
+    names = [*b.inputs, *(v for v in b.order if b.graph.op(v) is not None)]
+    names = list(dict.fromkeys(names))
+    entries = sum(math.prod(b.graph.shape(v)) for v in names)
+    entries += sum(p[1].size for p in plan.patterns.values()) * (2 if absolute else 1)
+    chunk = max(1, min(steps, CHUNK_ENTRIES // max(entries, 1)))
+    sweep = _SparseRecurrence(layout, absolute)
+    placing = _placing(plan)
+    first = region.n_cond_consts
+    carry = [
+        np.asarray(c)
+        for c in args[first + region.n_consts : first + region.n_consts + region.n_carry]
+    ]
+    ys: list[list[np.ndarray]] = [[] for _ in range(region.n_ys)]
+    gen = region._steps(args)
+    _, inputs = next(gen)
+    done = 0
+    while done < steps:
+        per_step = []
+        while len(per_step) < chunk and done + len(per_step) < steps:
+            values = b.values(inputs)
+            per_step.append(values)
+            outs = b.results(values)
+            carry = [np.asarray(o) for o in outs[: region.n_carry]]
+            for j, y in enumerate(outs[region.n_carry :]):
+                ys[j].append(np.asarray(y))
+            _, inputs = _next(gen, carry)
+        size = len(per_step)
+        stacked = {v: np.stack([np.asarray(s[v], dtype=float) for s in per_step]) for v in names}
+        nested = _nested_values(b, plan, per_step, size, absolute)
+        sized = None
+        if absolute:  # first, as the sparse sweep (a nested loop sweeps both at once)
+            sized = _output_entries(b, plan, stacked, per_step, size, nested, True, placing)
+        jac = _output_entries(b, plan, stacked, per_step, size, nested, False, placing)
+        for t in range(size):
+            s = steps - 1 - (done + t) if region.reverse else done + t
+            excess = None if sized is None else np.maximum(sized[t] - np.abs(jac[t]), 0.0)
+            sweep.step(jac[t], excess, s)
+        done += size
+    run = {"outputs": region.outputs_of(carry, ys), "trips": steps}
+    run.update(sweep.found())
+    return run
+
+
+def _next(gen, carry: list[np.ndarray]):
+    """The next step's inputs from :meth:`Region._steps` (None after the last)."""
+    try:
+        return gen.send(carry)
+    except StopIteration:
+        return None, None
+
+
+class _Layout:
+    """Where a scan's body Jacobian entries go in its tangent sweep: the fixed pattern
+    (:func:`_output_pattern`) split into the carries' columns (a product with the
+    carried tangents) and the constants' and slices' (placed at their seed columns,
+    a slice's moved by the step's offset), and each body output's rows."""
+
+    def __init__(self, region: Region, plan, columns: list[int]) -> None:
+        b = region.body
+        self.region, self.columns, self.width = region, columns, columns[-1]
+        indptr, cols = _output_pattern(plan)
+        self.rows = indptr.size - 1
+        row_of = np.repeat(np.arange(self.rows), np.diff(indptr))
+        carries = range(region.n_consts, region.n_consts + region.n_carry)
+        stack = np.full(b.n_in, -1, dtype=np.int64)  # input column -> carried tangent row
+        base = np.full(b.n_in, -1, dtype=np.int64)  # input column -> its seed column
+        shift = np.zeros(b.n_in, dtype=np.int64)  # per step, for a slice's columns
+        at_stack = 0
+        for i in range(len(b.inputs)):
+            if not b.floats[i]:
+                continue
+            size, at = math.prod(b.shapes[i]), b.in_offsets[i]
+            if i in carries:
+                stack[at : at + size] = at_stack + np.arange(size)
+                at_stack += size
+                continue
+            lo, hi = region._operand_columns(region.n_cond_consts + i, columns)
+            if hi > lo:
+                base[at : at + size] = lo + np.arange(size)
+                shift[at : at + size] = size if i >= region.n_consts else 0
+        self.n_stack = at_stack
+        self.carried = stack[cols] >= 0  # the entries in a carry's columns
+        self.carry_indptr = _row_pointer(row_of[self.carried], self.rows)
+        self.carry_cols = stack[cols][self.carried]
+        self.placed = base[cols] >= 0  # the entries in a constant's or a slice's
+        self.placed_indptr = _row_pointer(row_of[self.placed], self.rows)
+        self.placed_base, self.placed_shift = base[cols][self.placed], shift[cols][self.placed]
+        # per carry: its output rows (None: zero) and whether its input is float
+        self.carry_rows = [
+            None if b.out_offsets[c] is None else (b.out_offsets[c], math.prod(b.out_shapes[c]))
+            for c in range(region.n_carry)
+        ]
+        self.carry_floats = [b.floats[c] for c in carries]
+        self.carry_sizes = [math.prod(b.shapes[c]) for c in carries]
+        self.ys = [
+            None if b.out_offsets[o] is None else (b.out_offsets[o], math.prod(b.out_shapes[o]))
+            for o in range(region.n_carry, len(b.outputs))
+        ]
+        self.carry_total = sum(size for _, size in filter(None, self.carry_rows))
+        starts = np.cumsum([0, *self.carry_sizes])[:-1].tolist()
+        self.in_place = all(  # every carry float both ways, its output rows its own
+            f and rows is not None and rows[0] == at
+            for f, rows, at in zip(self.carry_floats, self.carry_rows, starts, strict=True)
+        )
+
+    def carry_part(self, data: np.ndarray) -> sp.csr_array:
+        """A step's entries (``data``) in the carries' columns: rows × carried rows."""
+        m = (data[self.carried], self.carry_cols, self.carry_indptr)
+        return sp.csr_array(m, shape=(self.rows, self.n_stack))
+
+    def placed_part(self, data: np.ndarray, s: int) -> sp.csr_array:
+        """Step s's entries in the constants' and slices' columns, at their seeds'."""
+        cols = self.placed_base + s * self.placed_shift
+        m = (data[self.placed], cols, self.placed_indptr)
+        return sp.csr_array(m, shape=(self.rows, self.width))
+
+
+def _row_pointer(rows_of_entries: np.ndarray, rows: int) -> np.ndarray:
+    """The CSR row pointer of entries in row order, each entry's row given."""
+    counts = np.bincount(rows_of_entries, minlength=rows)
+    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+
+class _SparseRecurrence:
+    """:func:`sparse_sweep`'s recurrence, step by step: the carried tangents ``D`` (the
+    float carries' rows stacked), each step's ys rows, and with ``absolute`` the rounding
+    scale's ``F ← J_t·F + E_t·|D|`` (:meth:`Region._sweep`)."""
+
+    def __init__(self, layout: _Layout, absolute: bool) -> None:
+        self.layout = layout
+        r = layout.region
+        seeds = r._seed_carries(layout.columns, layout.width)
+        floats = layout.carry_floats
+        self.d = _vstack([d for d, f in zip(seeds, floats, strict=True) if f], layout.width)
+        self.f = sp.csr_array(self.d.shape) if absolute else None
+        self.last: tuple = (None, None)  # the last step's rows: of D, of F
+        self.dys: list[sp.csr_array] = []
+        self.fys: list[sp.csr_array] = []
+
+    def step(self, jac: np.ndarray, excess: np.ndarray | None, s: int) -> None:
+        """Step s (its place in the stacked xs): ``jac`` and ``excess`` its body
+        Jacobian's entries and their excess magnitudes (:func:`_output_pattern`)."""
+        lay = self.layout
+        j_c = lay.carry_part(jac)
+        d_out = j_c @ self.d + lay.placed_part(jac, s)
+        f_out = None
+        ys = lay.rows - lay.carry_total
+        if excess is not None:
+            f_out = j_c @ self.f
+            if excess.any():  # where the step's sums or its rules' terms cancel
+                f_out = f_out + lay.carry_part(excess) @ abs(self.d)
+                f_out = f_out + lay.placed_part(excess, s)
+            self.f = self._carried(f_out)
+            if ys:
+                self.fys.append(_rows(f_out, lay.carry_total, ys))
+        self.d = self._carried(d_out)
+        if ys:
+            self.dys.append(_rows(d_out, lay.carry_total, ys))
+        self.last = (d_out, f_out)
+
+    def _carried(self, out: sp.csr_array) -> sp.csr_array:
+        """The float carries' rows of a step's tangents, stacked (zero where a carry's
+        output is no vertex)."""
+        lay = self.layout
+        if lay.in_place:  # the carries' output rows, in order, are the carried ones
+            return out if lay.rows == lay.carry_total else _rows(out, 0, lay.carry_total)
+        parts = [
+            _rows(out, *rows) if rows is not None else sp.csr_array((size, lay.width))
+            for rows, floats, size in zip(
+                lay.carry_rows, lay.carry_floats, lay.carry_sizes, strict=True
+            )
+            if floats
+        ]
+        return _vstack(parts, lay.width)
+
+    def found(self) -> dict:
+        """The run's ``"jacobian"`` (and ``"magnitudes"``), per (output, operand)."""
+        out = {"jacobian": self._assemble(self.last[0], self.dys)}
+        if self.f is not None:
+            extra = self._assemble(self.last[1], self.fys)
+            out["magnitudes"] = {
+                key: abs(m) + abs(extra[key]) for key, m in out["jacobian"].items()
+            }
+        return out
+
+    def _assemble(self, last: sp.csr_array, ys_rows: list) -> dict:
+        """Per (output, operand): the carries' rows of the last step, the ys' rows of
+        every step stacked in the order of the stacked ys."""
+        lay = self.layout
+        r = lay.region
+        stacked = _vstack(ys_rows[::-1] if r.reverse else ys_rows, lay.width)
+        per_step = lay.rows - lay.carry_total
+        out: dict = {}
+        for j in range(len(r.out_shapes)):
+            found = lay.carry_rows[j] if j < r.n_carry else lay.ys[j - r.n_carry]
+            size = math.prod(r.body.out_shapes[j])
+            if found is None:
+                rows = sp.csr_array((math.prod(r.out_shapes[j]), lay.width))
+            elif j < r.n_carry:
+                rows = _rows(last, *found)
+            else:
+                at = found[0] - lay.carry_total
+                steps = np.arange(r.length, dtype=np.int64)[:, None] * per_step
+                rows = sp.csr_array(stacked[(steps + at + np.arange(size)).ravel()])
+            for k in range(len(r.operand_shapes)):
+                lo, hi = r._operand_columns(k, lay.columns)
+                if hi > lo:
+                    out[(j, k)] = rows[:, lo:hi]
+        return out
+
+
+def _rows(m: sp.csr_array, at: int, size: int) -> sp.csr_array:
+    """Rows ``at .. at + size - 1`` of a CSR matrix."""
+    start, stop = m.indptr[at], m.indptr[at + size]
+    indptr = m.indptr[at : at + size + 1] - start
+    found = (m.data[start:stop], m.indices[start:stop], indptr)
+    return sp.csr_array(found, shape=(size, m.shape[1]))
+
+
+def _vstack(parts: list, width: int) -> sp.csr_array:
+    """CSR matrices stacked (one: itself)."""
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        return sp.csr_array((0, width))
+    return sp.csr_array(sp.vstack(parts, format="csr"))

@@ -29,8 +29,9 @@ step ``M = [[A, K], [0, I]]`` over ``(c, k)``:
   seeds, the cheapest bracketing of seed 002's dynamic program; a ``while_loop``'s at
   the trip count of that point (JAX's forward-mode convention). A scan whose tangents
   fit dense arrays takes the body Jacobians of all steps at once and runs the
-  recurrence on dense arrays (:mod:`dgraph.core.region_sweep`); the others step by
-  step with sparse matrices (:meth:`Region._sweep`).
+  recurrence on dense arrays (:mod:`dgraph.core.region_sweep`), the other scans a chunk
+  of steps at once with sparse tangents (``region_sweep.sparse_sweep``); a while loop
+  step by step with sparse matrices (:meth:`Region._sweep`).
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ from .body_patterns import (
 )
 from .graph import DGraph
 from .lazy import LazyModule
-from .region_sweep import dense_sweep, fits, trajectory_run
+from .region_sweep import dense_sweep, fits, sparse_sweep, trajectory_run
 
 sp = LazyModule("scipy.sparse")
 
@@ -459,8 +460,10 @@ class Region(PatternBlocks):
             return run
         arrays = [np.asarray(a) for a in args]
         if tangents:
-            run = dense_sweep(self, arrays, run, absolute) or self._sweep(
-                arrays, tangents, absolute
+            run = (
+                dense_sweep(self, arrays, run, absolute)
+                or sparse_sweep(self, arrays, absolute)
+                or self._sweep(arrays, tangents, absolute)
             )
         elif fits(self, arrays):  # its steps' values kept for the tangents asked next
             run = trajectory_run(self, arrays)

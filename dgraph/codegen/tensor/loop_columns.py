@@ -16,6 +16,7 @@ carries n gradient entries × 3(n - 1) input entries; compressed, × 4 colours.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -42,18 +43,23 @@ COLOUR_COLUMNS = 2 * 10**5
 """The most columns the greedy colouring visits (one at a time, ~10 µs each)."""
 
 
-def tangent_pattern(r: PatternBlocks, columns: list[tuple[int, int]]) -> sp.csr_array | None:
+def tangent_pattern(
+    r: PatternBlocks, columns: list[tuple[int, int]], needed: Sequence[bool] | None = None
+) -> sp.csr_array | None:
     """The region's blocks side by side: a row per output entry (each stacked ys' step
     its own rows), a column per active operand entry (operand k at ``columns[k]``); None
-    where they fill over :data:`COMPRESS_BELOW` of it (no colouring could halve it)."""
+    where they fill over :data:`COMPRESS_BELOW` of it (no colouring could halve it). With
+    ``needed``, the rows of the outputs it marks alone (the others' rows left empty: the
+    sweep does not carry them)."""
     width = columns[-1][1] if columns else 0
-    total = sum(math.prod(s) for s in r.out_shapes)
+    kept = [needed is None or needed[j] for j in range(len(r.out_shapes))]
+    total = sum(math.prod(s) for s, keep in zip(r.out_shapes, kept, strict=True) if keep)
     most = COMPRESS_BELOW * total * width
     rows, cols, at, nnz = [], [], 0, 0
     for j, shape in enumerate(r.out_shapes):
         size = math.prod(shape)
         for k, (lo, hi) in enumerate(columns):
-            if hi == lo or not r.depends(j, k):
+            if hi == lo or not kept[j] or not r.depends(j, k):
                 continue
             block = r.block(j, k)
             nnz += size * (hi - lo) if hasattr(block, "value") else len(block.rows)
@@ -93,17 +99,18 @@ def colour_columns(pattern: sp.csr_array) -> np.ndarray:
 
 
 def loop_colours(
-    r: PatternBlocks, columns: list[tuple[int, int]]
+    r: PatternBlocks, columns: list[tuple[int, int]], needed: Sequence[bool] | None = None
 ) -> tuple[np.ndarray, sp.csr_array] | None:
     """Each active input column's colour in the loop's compressed tangent sweep and the
-    pattern coloured (:func:`tangent_pattern`), or None where compressing would not keep
-    at most :data:`COMPRESS_BELOW` of the columns (a row of the blocks fills that much)
-    or colouring would cost over :data:`COLOUR_WORK` or :data:`COLOUR_COLUMNS`."""
+    pattern coloured (:func:`tangent_pattern`; ``needed``: the outputs whose rows the
+    sweep carries, None: all), or None where compressing would not keep at most
+    :data:`COMPRESS_BELOW` of the columns (a row of the blocks fills that much) or
+    colouring would cost over :data:`COLOUR_WORK` or :data:`COLOUR_COLUMNS`."""
     width = columns[-1][1] if columns else 0
     rows = sum(math.prod(s) for s in r.out_shapes)
     if not width or not rows or width > COLOUR_COLUMNS:
         return None
-    pattern = tangent_pattern(r, columns)
+    pattern = tangent_pattern(r, columns, needed)
     if pattern is None:
         return None
     counts = np.diff(pattern.indptr)

@@ -69,7 +69,7 @@ from .numpy_assembly import Mirror
 from .numpy_form import numpy_body, strided_runs, text
 from .numpy_strips import STRIPS_HELPER
 from .permutation_code import structural_of, structural_valued
-from .regions import refuse_unprinted, region_block, region_value
+from .regions import read_outputs, refuse_unprinted, region_block, region_value
 from .triangle import mirror_positions, narrowed
 
 __all__ = ["block_entries", "tensor_module", "tensor_program"]
@@ -88,6 +88,9 @@ class Writer:
         # values of statements that read no input, computed before the constant folding
         # (the cancellation pass's first point), by the statement's identity
         self.evaluated: dict[int, tuple[ArrayStatement, object]] = {}
+        # per loop region (by identity), the outputs whose derivatives the graph reads
+        # (:func:`~.regions.read_outputs`); None: all of them
+        self.region_reads: dict[int, set[int]] | None = None
 
     def varies(self, node: Node) -> bool:
         """Whether an expression reads an input, directly or through a statement."""
@@ -211,6 +214,7 @@ def tensor_program(
         raise DGraphError("symmetric= is for the sparse jacobian of one square block")
     computed = es.as_computed or es
     w = Writer(DIALECTS[lang], keep_arrays)
+    w.region_reads = read_outputs(graph)
     shapes = {v: graph.shape(v) for v in graph.nx} | graph.parameter_shapes
     edges = graph.edge_symbols
     # which edges and so which vertex values the entries read

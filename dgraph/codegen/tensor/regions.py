@@ -11,7 +11,10 @@ the chain product of the body Jacobians bracketed from the right) written as cod
 per region whatever its trip count; each edge's block is read from it. Where the
 region's patterns allow, the sweep carries ``D·C`` (a column per colour of the input
 columns, :mod:`.loop_columns`), not ``D``: a few columns where no row of the region's
-blocks reads many inputs, and each block's entries are read at their colours.
+blocks reads many inputs, and each block's entries are read at their colours. The sweep
+carries the rows of the outputs the graph reads alone, with the carries they read
+(:func:`read_outputs`): a loop's running sum that only its own carry reads (the value of
+a chained Rosenbrock, whose gradient reads its ys) is not carried, so its ys compress.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from .loop_blocks import adjoint_jacobian, chain_choice, note, sparse_product
 from .loop_columns import loop_colours
 from .region_steps import MATRIX, body_operation, colour_seed, reshaped_to, without_copies
 
-__all__ = ["refuse_unprinted", "region_block", "region_value"]
+__all__ = ["read_outputs", "refuse_unprinted", "region_block", "region_value"]
 
 
 def refuse_unprinted(graph, langs=("c",)) -> None:
@@ -69,6 +72,32 @@ def refuse_unprinted(graph, langs=("c",)) -> None:
                 f" {region.kind if region.kind == 'cond' else region.kind + '_loop'} ({v!r})"
                 f" in {refused[0]} is not supported yet"
             )
+
+
+def read_outputs(graph) -> dict[int, set[int]]:
+    """Per loop region of ``graph`` (by identity), the outputs a vertex of the graph
+    holds: the only ones whose derivatives a block of the graph can read (an output no
+    vertex holds, a loop's running value that only its own carry reads, needs no tangent
+    rows; a region read as the operand of another operation, a value alone, counts none)."""
+    found: dict[int, set[int]] = {}
+    for v, region in regions_of(graph):
+        found.setdefault(id(region), set()).add(graph.op(v).param["output"])
+    return found
+
+
+def _needed(r: Region, reads: set[int] | None, read_by) -> list[bool]:
+    """Per region output, whether the sweep carries its tangent rows: those the graph
+    reads (``reads``; None: every one) and, backwards through the steps, every carry a
+    needed output reads (``read_by(o, c)``: whether body output o reads carry c)."""
+    outs = len(r.out_shapes)
+    needed = [reads is None or j in reads for j in range(outs)]
+    grown = True
+    while grown:
+        grown = False
+        for c in range(r.n_carry):
+            if not needed[c] and any(needed[o] and read_by(o, c) for o in range(outs)):
+                needed[c] = grown = True
+    return needed
 
 
 class _Lowered:
@@ -192,12 +221,13 @@ of a dense Jacobian, ``codegen.tensor.function.DENSE_LIMIT``). A loop carrying a
 memory."""
 
 
-def _bounded(r: Region, width: int, held: int) -> None:
+def _bounded(r: Region, width: int, held: int, needed: list[bool]) -> None:
     """Refuse, in one line, a tangent sweep whose tangents (``held`` columns of the
-    ``width`` input entries) exceed :data:`TANGENT_LIMIT`, before any is made."""
+    ``width`` input entries, the ``needed`` outputs' rows) exceed :data:`TANGENT_LIMIT`,
+    before any is made."""
     b = r.body
     outs = range(len(r.out_shapes))
-    floats = [j for j in outs if b.out_offsets[j] is not None]  # a derivative reaches it
+    floats = [j for j in outs if b.out_offsets[j] is not None and needed[j]]
     carried = sum(math.prod(b.out_shapes[j]) for j in floats if j < r.n_carry)
     stacked = sum(math.prod(r.out_shapes[j]) for j in floats if j >= r.n_carry)
     entries = (carried + stacked) * held
@@ -243,7 +273,16 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         value = body_operation(out, _readable(out, arguments, taken), b.out_shapes[o], r.name)
         extra.append(ArrayStatement(target, value))
         body_of_output.append(target)
-    found_colours = loop_colours(r, columns)  # the columns the sweep carries
+    reads = None if w.region_reads is None else w.region_reads.get(id(r))
+
+    def read_by(o: int, c: int) -> bool:  # body output o reads carry c
+        i, out = nk + c, b.outputs[o]
+        if not isinstance(out, str) or not b.floats[i] or (out, b.inputs[i]) not in blocks:
+            return False
+        return not _zeros(program, blocks[(out, b.inputs[i])])
+
+    needed = _needed(r, reads, read_by)  # the outputs whose tangent rows are carried
+    found_colours = loop_colours(r, columns, needed)  # the columns the sweep carries
     colour, pattern = found_colours or (np.arange(width), None)
     held = int(colour.max()) + 1 if width else 0  # -1: a column no output reads
     if r.kind == "scan" and not w.constants.keep_arrays:  # NumPy, JAX: the chain DP's sweep
@@ -263,7 +302,7 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
                 lambda: next(fresh),
             )
             return _Lowered(None, r, columns, found)
-    _bounded(r, width, held)
+    _bounded(r, width, held, needed)
     tangent_in: dict[int, str] = {}  # body input i -> the name of its tangent
     for i in range(len(b.inputs)):
         if nk <= i < nk + nc or columns[first + i][1] > columns[first + i][0]:
@@ -279,7 +318,7 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         size = math.prod(b.out_shapes[o])
         total: Node | None = None
         for i, name in tangent_in.items():
-            if not b.floats[i] or (out, b.inputs[i]) not in blocks:
+            if not needed[o] or not b.floats[i] or (out, b.inputs[i]) not in blocks:
                 continue
             block = blocks[(out, b.inputs[i])]
             if _zeros(program, block):  # no term (a product of n × width zeros each step)
