@@ -92,25 +92,25 @@ def _dense(m) -> np.ndarray:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-@pytest.mark.parametrize("chunk", [1, 10**7])
-def test_the_sparse_sweep_gives_the_step_by_step_blocks(name, chunk, monkeypatch):
-    monkeypatch.setattr(region_sweep, "CHUNK_ENTRIES", chunk)  # a step a chunk, or all
+def test_the_sparse_sweep_gives_the_step_by_step_blocks(name, monkeypatch):
     scans = _scans(*CASES[name])
     assert scans
-    for r, args in scans:
-        want = r._sweep(args, True, True)
-        got = region_sweep.sparse_sweep(r, args, True)
-        assert got is not None
-        assert got["trips"] == want["trips"]
-        for a, b in zip(got["outputs"], want["outputs"], strict=True):
-            np.testing.assert_allclose(a, b, rtol=1e-13, atol=0)
-        for field in ("jacobian", "magnitudes"):
-            assert set(got[field]) == set(want[field])
-            for key, m in want[field].items():
-                expected, found = _dense(m), _dense(got[field][key])
-                assert found.shape == expected.shape
-                scale = np.abs(expected).max(initial=0.0) or 1.0
-                np.testing.assert_allclose(found, expected, rtol=0, atol=1e-13 * scale)
+    for chunk in (1, 10**7):  # a step a chunk, or all
+        monkeypatch.setattr(region_sweep, "CHUNK_ENTRIES", chunk)
+        for r, args in scans:
+            want = r._sweep(args, True, True)
+            got = region_sweep.sparse_sweep(r, args, True)
+            assert got is not None
+            assert got["trips"] == want["trips"]
+            for a, b in zip(got["outputs"], want["outputs"], strict=True):
+                np.testing.assert_allclose(a, b, rtol=1e-13, atol=0)
+            for field in ("jacobian", "magnitudes"):
+                assert set(got[field]) == set(want[field])
+                for key, m in want[field].items():
+                    expected, found = _dense(m), _dense(got[field][key])
+                    assert found.shape == expected.shape
+                    scale = np.abs(expected).max(initial=0.0) or 1.0
+                    np.testing.assert_allclose(found, expected, rtol=0, atol=1e-13 * scale)
 
 
 def test_a_loop_too_large_for_dense_tangents_is_not_swept_step_by_step(monkeypatch):
