@@ -7,6 +7,9 @@ product per body input (main's behaviour)."""
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -51,18 +54,17 @@ def _chained(x):
     return lax.fori_loop(0, x.shape[0] - 1, body, 0.0)
 
 
-def _rk4(p):
-    """An RK4 step of a Duffing oscillator (a body reading part of a vector's entries)."""
-    f = lambda s: jnp.array([s[1], -p[0] * s[0] - p[1] * s[1] ** 3])  # noqa: E731
+def _rk4_program():
+    """The RK4 loop of a Duffing oscillator of benchmarks/hessian_loops.py (a body reading
+    part of a vector's entries), with its point."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "hessian_loops.py"
+    spec = importlib.util.spec_from_file_location("hessian_loops", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.programs()["RK4 of a Duffing oscillator, fori_loop"]
 
-    def body(i, s):
-        k1 = f(s)
-        k2 = f(s + 0.05 * k1)
-        k3 = f(s + 0.05 * k2)
-        k4 = f(s + 0.1 * k3)
-        return s + 0.1 / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
 
-    return jnp.sum(lax.fori_loop(0, 5, body, jnp.array([1.0, 0.0])) ** 2)
+_rk4, _RK4_POINT = _rk4_program()
 
 
 CASES = {
@@ -71,7 +73,7 @@ CASES = {
     "a reverse scan with ys": (_scan(True), np.linspace(-0.5, 0.7, 12)),
     "a scan in a scan": (_nested, np.array([0.3, -0.2, 0.5])),
     "the chained Rosenbrock": (_chained, np.linspace(-0.8, 0.9, 7)),
-    "RK4 of a Duffing oscillator": (_rk4, np.array([1.0, 0.3])),
+    "RK4 of a Duffing oscillator": (_rk4, _RK4_POINT),
 }
 
 
@@ -138,7 +140,7 @@ def test_the_dense_sweep_reads_a_part_of_an_operand_s_rows():
     """The dense sweep shares the body Jacobian's planned products with the sparse one:
     an RK4 body (blocks reading some of a vector's entries) against ``jax.hessian``."""
     jax.config.update("jax_enable_x64", True)
-    p = np.array([1.0, 0.3])
+    p = _RK4_POINT
     h = dgraph.hessian(_rk4, p, sparse=True)
     want = np.asarray(jax.hessian(_rk4)(p + 0.01))
     np.testing.assert_allclose(h(p + 0.01).toarray(), want, rtol=1e-12, atol=1e-12)

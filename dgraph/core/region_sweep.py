@@ -74,6 +74,16 @@ def fits(region: Region, args: list[np.ndarray]) -> bool:
     return steps * max(b.n_out * b.n_in, b.n_out * width, held, 1) <= DENSE_ENTRIES
 
 
+def _step(region: Region, inputs, ys: list[list[np.ndarray]]) -> tuple[dict, list[np.ndarray]]:
+    """One step of the body at ``inputs``: its values and the carries it returns; the
+    step's ys appended to ``ys``."""
+    values = region.body.values(inputs)
+    outs = region.body.results(values)
+    for j, y in enumerate(outs[region.n_carry :]):
+        ys[j].append(np.asarray(y))
+    return values, [np.asarray(o) for o in outs[: region.n_carry]]
+
+
 def trajectory_run(region: Region, args: list[np.ndarray]) -> dict:
     """The run of :meth:`Region._sweep` without tangents (outputs and trips), keeping
     the body's values at every step for a later :func:`dense_sweep` at the same
@@ -133,12 +143,8 @@ def _trajectory(region: Region, args: list[np.ndarray]):
     try:
         _, inputs = next(gen)
         while True:
-            values = b.values(inputs)
+            values, carry = _step(region, inputs, ys)
             per_step.append(values)
-            outs = b.results(values)
-            carry = [np.asarray(o) for o in outs[: region.n_carry]]
-            for j, y in enumerate(outs[region.n_carry :]):
-                ys[j].append(np.asarray(y))
             _, inputs = gen.send(carry)
     except StopIteration:
         pass
@@ -432,12 +438,8 @@ def sparse_sweep(region: Region, args: list[np.ndarray], absolute: bool = False)
     while done < steps:
         per_step = []
         while len(per_step) < chunk and done + len(per_step) < steps:
-            values = b.values(inputs)
+            values, carry = _step(region, inputs, ys)
             per_step.append(values)
-            outs = b.results(values)
-            carry = [np.asarray(o) for o in outs[: region.n_carry]]
-            for j, y in enumerate(outs[region.n_carry :]):
-                ys[j].append(np.asarray(y))
             _, inputs = _next(gen, carry)
         size = len(per_step)
         stacked = {v: np.stack([np.asarray(s[v], dtype=float) for s in per_step]) for v in names}
