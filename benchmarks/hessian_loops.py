@@ -39,8 +39,9 @@ def functions() -> dict:
     return {"chained Rosenbrock, fori_loop": chained_rosenbrock, "window of 3, fori_loop": window}
 
 
-def programs() -> dict:
-    """Loop programs as users write them, each at a fixed size: (function, point)."""
+def programs(rk4_steps: int = 15) -> dict:
+    """Loop programs as users write them, each at a fixed size: (function, point); the
+    RK4 loop takes ``rk4_steps`` steps."""
     import jax
     import jax.numpy as jnp
     from jax import lax
@@ -92,7 +93,7 @@ def programs() -> dict:
             k4 = f(s + 0.1 * k3)
             return s + 0.1 / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
 
-        return jnp.sum(lax.fori_loop(0, 15, body, jnp.array([1.0, 0.0])) ** 2)
+        return jnp.sum(lax.fori_loop(0, rk4_steps, body, jnp.array([1.0, 0.0])) ** 2)
 
     def noisy(x):
         keys = jax.random.split(jax.random.key(0), 6)
