@@ -4,6 +4,7 @@ or of ``dgraph compare --budget B`` against its ceiling (issue 52, item 7).
     python benchmarks/long_programs.py [--chains 500,1000,2000,5000,10000]
         [--sums 250,500,1000,2000] [--lang python] [--timeout 300] [--write DIR]
         [--compare B] [--reps N]
+    python benchmarks/long_programs.py --hessians 15,30,60,120 [--hessian-n 2000]
 
 Inputs, written as traces: the chain ``v1 = sin(x)``, ``v2 = sin(v1)``, ... of n steps
 (the shape of every explicit time-stepping loop) and the single statement
@@ -18,6 +19,14 @@ compare FILE --budget B --json`` instead, ``--reps`` times (default 3) each, and
 the median wall seconds of the whole process against the ceiling
 (:func:`dgraph.methods.compare.compare_ceiling`), whether the comparison was cut by time
 and what became of codegen's choice (shipped, or why not).
+
+``--hessians K,...`` instead times ``dgraph.hessian(f, x, sparse=True)`` (issue 55) of
+the JAX function of K terms ``f(x) = Σ_k sum(sin(x[k:n-K+k] · c_k) · x[K-k:n-k])``
+(``c_k = 1 + 0.01 k``, n = ``--hessian-n`` = 2,000 unknowns: K slices, products and sums
+each, a long program whose Hessian has 2K - 1 diagonals), each K in a fresh process
+(imports not counted): the build's CPU seconds (user and system of the process, not
+counting children), the process's peak RSS, the Hessian's stored entries and whether
+the code and its expression set verified; then the growth exponent in K.
 """
 
 from __future__ import annotations
@@ -35,7 +44,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent
 
-__all__ = ["chain_trace", "slope", "sum_trace"]
+__all__ = ["chain_trace", "hessian_build", "slices_sum", "slope", "sum_trace"]
 
 
 def chain_trace(n: int) -> str:
@@ -90,6 +99,85 @@ def run(trace: Path, out: Path, timeout: float, extra: list[str]) -> dict:
     return {"wall": round(wall, 2), "cpu": round(cpu, 2), "checked": checked, **fields}
 
 
+def slices_sum(K: int, n: int):
+    """The JAX function of K terms of ``--hessians`` (module docstring)."""
+    import jax.numpy as jnp
+
+    def f(x):
+        total = 0.0
+        for k in range(K):
+            term = jnp.sin(x[k : n - K + k] * (1.0 + 0.01 * k)) * x[K - k : n - k]
+            total = total + jnp.sum(term)
+        return total
+
+    return f
+
+
+def hessian_build(K: int, n: int) -> dict:
+    """In this process: ``dgraph.hessian`` of :func:`slices_sum` at n points in (0.1,
+    0.9), its build's CPU seconds, peak RSS (MiB), stored entries, checks."""
+    import jax
+    import numpy as np
+
+    jax.config.update("jax_enable_x64", True)
+    import dgraph
+
+    x = np.linspace(0.1, 0.9, n)
+    f = slices_sum(K, n)
+    start = time.process_time()
+    H = dgraph.hessian(f, x, sparse=True)
+    built = time.process_time() - start
+    generated = H.generated
+    return {
+        "K": K,
+        "n": n,
+        "cpu": round(built, 2),
+        "rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "nnz": int(H(x).nnz),
+        "code_checked": bool(generated.check.ok),
+        "verified": bool(generated.expression_set.verified),
+        "method": generated.expression_set.method,
+    }
+
+
+def run_hessian(K: int, n: int, timeout: float) -> dict:
+    """:func:`hessian_build` in a fresh process."""
+    command = [sys.executable, __file__, "--hessian-child", str(K), "--hessian-n", str(n)]
+    try:
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(HERE)},
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return {"K": K, "error": f"> {timeout:g} s"}
+    if done.returncode != 0:
+        return {"K": K, "error": (done.stderr.strip().splitlines() or ["?"])[-1]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def hessian_table(sizes: list[int], n: int, timeout: float) -> None:
+    """The ``--hessians`` table and the growth exponent of the build's CPU seconds in K."""
+    print("| K | n | build CPU s | peak RSS MiB | nnz | method | code checked | verified |")
+    print("|---|---|---|---|---|---|---|---|")
+    points = []
+    for K in sizes:
+        row = run_hessian(K, n, timeout)
+        if "error" in row:
+            print(f"| {K} | {n} | {row['error']} | | | | | |", flush=True)
+            continue
+        print(
+            f"| {K} | {n} | {row['cpu']} | {row['rss_mib']} | {row['nnz']:,} | {row['method']}"
+            f" | {row['code_checked']} | {row['verified']} |",
+            flush=True,
+        )
+        points.append((K, row["cpu"]))
+    if len(points) >= 2:
+        print(f"growth exponent in K: {slope(points):.2f} (CPU)")
+
+
 def run_compare(trace: Path, budget: float, reps: int, timeout: float) -> dict:
     """``dgraph compare --budget`` on ``trace``, ``reps`` times: wall seconds (median and
     each), load average before, whether the time ceiling cut anything, codegen's choice."""
@@ -140,8 +228,17 @@ def main() -> None:
     parser.add_argument("--write", type=Path, help="only write the traces into this folder")
     parser.add_argument("--compare", type=float, help="time dgraph compare --budget B instead")
     parser.add_argument("--reps", type=int, default=3, help="runs of each compare (median)")
+    parser.add_argument("--hessians", help="time dgraph.hessian of K terms instead: K,K,...")
+    parser.add_argument("--hessian-n", type=int, default=2000, help="unknowns of --hessians")
+    parser.add_argument("--hessian-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("extra", nargs="*", help="more codegen arguments (after --)")
     args = parser.parse_args()
+    if args.hessian_child is not None:
+        print(json.dumps(hessian_build(args.hessian_child, args.hessian_n)))
+        return
+    if args.hessians:
+        hessian_table(_sizes(args.hessians), args.hessian_n, args.timeout)
+        return
     suffix = {"python": "py", "c": "c", "jax": "py", "cuda": "cu"}[args.lang]
     extra = ["--lang", args.lang, *args.extra]
     with tempfile.TemporaryDirectory() as tmp:

@@ -42,7 +42,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +65,7 @@ from .ir import (
     Index,
     Item,
     Loop,
+    LoopBody,
     Name,
     Node,
     Scatter,
@@ -553,15 +554,35 @@ def optimize_statements(
     """Dead statements dropped, then common subexpressions merged until none is left
     (a merge can make two statements equal; a few rounds at most), and what merging
     left unread dropped (:func:`dead_statements`, :func:`common_subexpressions`)."""
+    return _optimized(statements, results)[0]
+
+
+def _optimized(
+    statements: list[ArrayStatement], results: Iterable[str]
+) -> tuple[list[ArrayStatement], bool]:
+    """:func:`optimize_statements`, and whether it reached a fixed point (the statements
+    given to it again come back equal): its rounds did, and so did every loop body's."""
     results = list(results)
     statements = [_body_optimized(s) for s in statements]
     statements = dead_statements(statements, results)
     for _ in range(ROUNDS):
         merged = dead_statements(common_subexpressions(statements, results), results)
         if merged == statements:
-            break
+            return statements, all(p.__dict__.get(_SETTLED) for p in _parts(statements))
         statements = merged
-    return statements
+    return statements, False
+
+
+def _parts(statements: list[ArrayStatement]) -> Iterator[LoopBody]:
+    """The bodies (and conditions, branches) of the loops among ``statements``."""
+    for s in statements:
+        v = s.value
+        if isinstance(v, Cond):
+            yield from v.branches
+        elif isinstance(v, (Loop, While)):
+            yield v.body
+            if isinstance(v, While):
+                yield v.cond
 
 
 def _body_optimized(statement: ArrayStatement) -> ArrayStatement:
@@ -569,12 +590,7 @@ def _body_optimized(statement: ArrayStatement) -> ArrayStatement:
     arguments and results kept): nothing moves into or out of a loop."""
     loop = statement.value
     if isinstance(loop, Cond):  # each branch a program of its own
-        parts = tuple(
-            dataclasses.replace(
-                p, statements=tuple(optimize_statements(list(p.statements), p.results))
-            )
-            for p in loop.branches
-        )
+        parts = tuple(_part_optimized(p) for p in loop.branches)
         if parts == loop.branches:
             return statement
         return dataclasses.replace(statement, value=dataclasses.replace(loop, branches=parts))
@@ -583,12 +599,31 @@ def _body_optimized(statement: ArrayStatement) -> ArrayStatement:
     parts = {"body": loop.body, **({"cond": loop.cond} if isinstance(loop, While) else {})}
     new = {}
     for field, part in parts.items():
-        inner = tuple(optimize_statements(list(part.statements), part.results))
-        if inner != part.statements:
-            new[field] = dataclasses.replace(part, statements=inner)
+        optimized = _part_optimized(part)
+        if optimized is not part:
+            new[field] = optimized
     if not new:
         return statement
     return dataclasses.replace(statement, value=dataclasses.replace(loop, **new))
+
+
+def _part_optimized(part: LoopBody) -> LoopBody:
+    """A loop body or branch optimized as a program of its own (``part`` itself where
+    that changes nothing). One known to be optimized already (marked on it: it is
+    immutable) is not optimized again: a symmetric Hessian's narrowed programs carry the
+    loops the whole program's pass optimized (the RK4 loop's: two bodies of some 500
+    statements, each optimized three times)."""
+    if part.__dict__.get(_SETTLED):
+        return part
+    inner, settled = _optimized(list(part.statements), part.results)
+    inner_t = tuple(inner)
+    out = part if inner_t == part.statements else dataclasses.replace(part, statements=inner_t)
+    if settled:
+        out.__dict__[_SETTLED] = True  # not a field: equality, hashing and repr ignore it
+    return out
+
+
+_SETTLED = "_optimized"  # a LoopBody's mark: optimize_statements gives its statements back
 
 
 def optimize(program: ArrayProgram) -> ArrayProgram:
@@ -706,7 +741,7 @@ def _shape(n: Node, env: Mapping[str, Shape | None], found: dict[int, Any]) -> A
         return sh(n.value)[n.index]
     if isinstance(n, Loop):
         carries = [sh(c) for c in n.init]
-        inside = array_shapes(n.body.program(_loop_arguments(n, sh)))
+        inside = _body_shapes(n.body, _loop_arguments(n, sh))
         ys = [inside[r] for r in n.body.results[n.carries :]]
         return [*carries, *(None if y is None else (n.length, *y) for y in ys)]
     if isinstance(n, While):
@@ -716,9 +751,21 @@ def _shape(n: Node, env: Mapping[str, Shape | None], found: dict[int, Any]) -> A
         shapes = [sh(o) for o in n.operands]
         if any(s is None or not isinstance(s, tuple) for s in shapes):
             raise TypeError("a cond operand of unknown shape")
-        inside = array_shapes(part.program(shapes))
+        inside = _body_shapes(part, shapes)
         return [inside[r] for r in part.results]
     return None
+
+
+def _body_shapes(part: LoopBody, shapes: list[Shape]) -> Mapping[str, Shape | None]:
+    """:func:`array_shapes` of a loop body (or branch) whose arguments have ``shapes``,
+    found once per body and shapes (kept on the body: it is immutable), not each time a
+    program holding the loop is shaped (a symmetric Hessian's programs are, several
+    times each)."""
+    known = part.__dict__.setdefault("_shapes", {})  # not a field: as Node.children's
+    key = tuple(tuple(s) for s in shapes)
+    if key not in known:
+        known[key] = array_shapes(part.program(key))
+    return known[key]
 
 
 def _loop_arguments(n: Loop, sh) -> list[Shape]:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
@@ -59,6 +60,8 @@ __all__ = [
 
 # A move: ("vertex", v), ("forward", (i, j)) or ("backward", (i, j)).
 Move = tuple[str, Any]
+# The labels of the edges a move changed, before and after it (:meth:`Algebra.settle`).
+Change = tuple[list[Any], list[Any]]
 
 
 class Algebra:
@@ -66,6 +69,7 @@ class Algebra:
     c_lower`` (upper nearer the outputs) and its multiplications, :meth:`add` a sum."""
 
     names = False  # whether compound labels are named (:meth:`factor`) before a product
+    keeps = False  # whether :meth:`settle` is given the labels each move changed
 
     def leaf(self, graph: DGraph, u: str, v: str) -> Any:
         """The label of the edge u -> v before any elimination."""
@@ -100,8 +104,12 @@ class Algebra:
     def copy(self) -> Algebra:
         return self
 
-    def settle(self, succ: dict[str, dict[str, Any]]) -> None:
-        """After a move: ``succ`` holds every label still in use."""
+    def settle(self, succ: dict[str, dict[str, Any]], change: Change | None = None) -> None:
+        """After a move: ``succ`` holds every label still in use; ``change`` (where
+        :attr:`keeps`): the labels of the edges the move changed, before and after it."""
+
+    def relabelled(self) -> None:
+        """Labels changed outside a move: the next :meth:`settle` looks at every edge."""
 
 
 _ONE_GENERAL = Product(1, None)  # every product of Count's
@@ -150,19 +158,29 @@ class Symbolic(Algebra):
         self.references: dict[sympy.Symbol, sympy.Expr] = {} if references is None else references
         self.tensor = tensor  # each label's block, on a tensor graph (None: a zero block)
         self.priced = priced  # False: no blocks kept, a product costs as on a scalar graph
+        self.held: Counter | None = None  # the edges holding each label (settle's count)
+        self.fresh: list[sympy.Expr] = []  # the labels given blocks since the last settle
+
+    @property
+    def keeps(self) -> bool:  # type: ignore[override]
+        return bool(self.tensor)
+
+    def _keep(self, label: sympy.Expr, block: Any) -> None:
+        self.tensor[label] = block  # type: ignore[index]
+        self.fresh.append(label)
 
     def leaf(self, graph: DGraph, u: str, v: str) -> sympy.Expr:
         sym = graph.symbol(u, v)
         if graph.is_tensor and self.priced:
             if self.tensor is None:
                 self.tensor = {}
-            self.tensor[sym] = graph.block(u, v)
+            self._keep(sym, graph.block(u, v))
         return sym
 
     def factor(self, label: sympy.Expr) -> sympy.Expr:
         named = as_factor(self.references, label)
         if self.tensor is not None and label in self.tensor:
-            self.tensor[named] = self.tensor[label]
+            self._keep(named, self.tensor[label])
         return named
 
     def multiply(self, upper: sympy.Expr, lower: sympy.Expr) -> Product:
@@ -171,34 +189,55 @@ class Symbolic(Algebra):
         if self.tensor is None or a not in self.tensor or b not in self.tensor:
             return Product(int(a != 1 and b != 1), product)
         cost, block = BLOCKS.multiply(self._block(a), self._block(b))
-        self.tensor[product] = block
+        self._keep(product, block)
         return Product(cost, product)
 
     def add(self, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
         total = nc_sum(a, b)
         if self.tensor is not None and a in self.tensor and b in self.tensor:
-            self.tensor[total] = BLOCKS.add(self._block(a), self._block(b))
+            self._keep(total, BLOCKS.add(self._block(a), self._block(b)))
         return total
 
     def _block(self, label: sympy.Expr) -> Any:
         block = self.tensor[label]  # type: ignore[index]
         return Blocks.ZERO if block is None else block
 
-    def settle(self, succ: dict[str, dict[str, Any]]) -> None:
+    def settle(self, succ: dict[str, dict[str, Any]], change: Change | None = None) -> None:
         """The blocks of labels no edge holds any more forgotten (a product or a sum
         summed into another, a label replaced by its name): only an edge's label is ever
         multiplied, added or named, and an elimination's blocks, some 10⁷ entries each at
-        10⁶ unknowns, would otherwise all be kept to its end."""
+        10⁶ unknowns, would otherwise all be kept to its end. Each label's edges are
+        counted (:attr:`held`) once, then kept up to date from each move's ``change``:
+        only the labels it took off edges and those given blocks since are looked at, not
+        every edge after every move (which made an elimination quadratic in its moves)."""
+        fresh, self.fresh = self.fresh, []
         if not self.tensor:
+            self.held = None
             return
-        live = {label for out in succ.values() for label in out.values()}
-        for label in [label for label in self.tensor if label not in live]:
-            del self.tensor[label]
+        if change is None or self.held is None:
+            self.held = Counter(label for out in succ.values() for label in out.values())
+            looked = list(self.tensor)
+        else:
+            before, after = change
+            self.held.subtract(before)
+            self.held.update(after)
+            looked = [*before, *fresh]
+        held, tensor = self.held, self.tensor
+        for label in looked:
+            if held[label] <= 0:
+                held.pop(label, None)
+                tensor.pop(label, None)
+
+    def relabelled(self) -> None:
+        self.held = None
 
     def copy(self) -> Symbolic:
         """Its own references, continuing the numbering."""
         tensor = None if self.tensor is None else dict(self.tensor)
-        return Symbolic(dict(self.references), tensor, self.priced)
+        other = Symbolic(dict(self.references), tensor, self.priced)
+        other.held = None if self.held is None else Counter(self.held)
+        other.fresh = list(self.fresh)
+        return other
 
 
 class Blocks(Algebra):
@@ -358,9 +397,10 @@ class Elimination:
         recorded as ``op`` within ``region``: :class:`dgraph.core.expressions.Step`)."""
         if v not in self.succ or self.role[v] != "intermediate":
             raise DGraphError(f"cannot eliminate {v!r}: not a remaining intermediate vertex")
+        changed = self._changing(v, list(self.pred[v]), list(self.succ[v]))
         cost = self._chain_rule(v)
         self._drop_vertex(v)
-        return self._record(op, v, cost, region)
+        return self._record(op, v, cost, region, changed)
 
     def eliminate_edge(self, i: str, j: str, direction: str) -> int:
         """Front (``forward``) elimination of i -> j, i intermediate: c_jk += c_ji · c_ik
@@ -374,11 +414,15 @@ class Elimination:
             raise DGraphError(
                 f"cannot {direction}-eliminate {i} -> {j}: needs an intermediate {end}"
             )
+        if forward:
+            changed = self._changing(i, list(self.pred[i]), [j])
+        else:
+            changed = self._changing(j, [i], list(self.succ[j]))
         cost = self._chain_rule(i, upper=j) if forward else self._chain_rule(j, lower=i)
         self._drop_edge(i, j)
         if not (self.succ[i] if forward else self.pred[j]):
             self._drop_vertex(v)
-        return self._record(direction, (i, j), cost)
+        return self._record(direction, (i, j), cost, None, changed)
 
     def eliminate_forward(self, i: str, j: str) -> int:
         return self.eliminate_edge(i, j, "forward")
@@ -398,6 +442,7 @@ class Elimination:
         """Name every compound label (a symbolic algebra's), so that working graphs built
         from this one share its values."""
         self._name([(u, v) for u, out in self.succ.items() for v in out])
+        self.algebra.relabelled()
         self.version += 1
 
     # -- bookkeeping ---------------------------------------------------------------------
@@ -436,6 +481,24 @@ class Elimination:
             if named is not label:
                 self.succ[u][v] = self.pred[v][u] = named
 
+    def _changing(
+        self, v: str, lows: list[str], ks: list[str]
+    ) -> tuple[list[tuple[str, str]], list[Any]] | None:
+        """Where the algebra :attr:`~Algebra.keeps` the changed labels: the edges the rule
+        at ``v`` for the predecessors ``lows`` and successors ``ks`` may change (named,
+        summed into, dropped; a vertex that goes has no other edge left), and their labels
+        now."""
+        if not self.algebra.keeps:
+            return None
+        edges = [(i, v) for i in lows] + [(v, k) for k in ks]
+        edges += [(i, k) for i in lows for k in ks]
+        return edges, self._labels(edges)
+
+    def _labels(self, edges: list[tuple[str, str]]) -> list[Any]:
+        """The labels of those of ``edges`` that are present."""
+        succ = self.succ
+        return [succ[u][w] for u, w in edges if u in succ and w in succ[u]]
+
     def _drop_edge(self, i: str, j: str) -> None:
         del self.succ[i][j], self.pred[j][i]
 
@@ -447,15 +510,25 @@ class Elimination:
         del self.succ[v], self.pred[v]
 
     def _record(
-        self, op: str, target: str | tuple[str, str], cost: int, region: str | None = None
+        self,
+        op: str,
+        target: str | tuple[str, str],
+        cost: int,
+        region: str | None = None,
+        changed: tuple[list[tuple[str, str]], list[Any]] | None = None,
     ) -> int:
         if self.records_steps:
             self.steps.append(Step(op, target, cost, region))
             self.spent += cost
             ceiling = CEILING.get()
             if ceiling is not None and self.spent > ceiling:
+                self.algebra.relabelled()  # not settled: the next settle counts afresh
                 raise SearchTooLarge(f"its steps cost more than {ceiling:,} multiplications")
-        self.algebra.settle(self.succ)
+        if changed is None:
+            self.algebra.settle(self.succ)
+        else:
+            edges, before = changed
+            self.algebra.settle(self.succ, (before, self._labels(edges)))
         self.version += 1
         return cost
 

@@ -383,7 +383,8 @@ _INLINED = {"pjit", "jit", "closed_call", "core_call", "remat", "checkpoint", "r
 def run_eagerly(jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
     """``jaxpr``'s outputs at ``args``, each equation run on its own (JAX compiles each
     kind of operation once and then dispatches it), calls (a ``jax.jit`` inside the
-    user's function) inlined, a loop run as one operation (its body compiled once)."""
+    user's function) inlined, a loop run as one operation (its body compiled once); a
+    slice or a pad of an array in host memory moved by NumPy (:func:`_moved`)."""
     from jax.extend.core import Literal
 
     env: dict[Any, Any] = {}
@@ -399,7 +400,7 @@ def run_eagerly(jaxpr, consts: Sequence[Any], args: Sequence[Any]) -> list[Any]:
             inner, inner_consts = called_jaxpr(eqn, "JAX's jvp")
             outs = run_eagerly(inner, inner_consts, ins)
         else:
-            outs = _bind(eqn, ins)
+            outs = _moved(eqn, ins) or _bind(eqn, ins)
         env.update(zip(eqn.outvars, outs, strict=True))
     return [read(v) for v in jaxpr.outvars]
 
@@ -929,6 +930,38 @@ def _needed(jaxpr) -> list:
             kept.append(eqn)
             wanted.update(v for v in eqn.invars if isinstance(v, Var))
     return kept[::-1]
+
+
+def _moved(eqn, args) -> list | None:
+    """``slice`` or ``pad`` (no negative or interior padding) of an array in host memory
+    by NumPy: the same entries moved, where XLA compiles a kernel for each start and
+    padding (the same shapes at K offsets: K compiles of some 30 ms each, most of a
+    long program's reference); None for any other equation."""
+    name, x = eqn.primitive.name, args[0] if args else None
+    if name not in ("slice", "pad") or not _on_host(x):
+        return None
+    x = np.asarray(x)
+    if name == "slice":
+        p = eqn.params
+        steps = p["strides"] or (1,) * x.ndim
+        at = zip(p["start_indices"], p["limit_indices"], steps, strict=True)
+        return [x[tuple(slice(a, b, step) for a, b, step in at)]]
+    config = eqn.params["padding_config"]
+    if any(lo < 0 or hi < 0 or inner != 0 for lo, hi, inner in config):
+        return None
+    out = np.full(eqn.outvars[0].aval.shape, np.asarray(args[1]), dtype=x.dtype)
+    out[tuple(slice(lo, lo + n) for (lo, _, _), n in zip(config, x.shape, strict=True))] = x
+    return [out]
+
+
+def _on_host(x: Any) -> bool:
+    """Whether ``x`` is a NumPy array, or a JAX array on the CPU, of numbers."""
+    devices = getattr(x, "devices", None)
+    if not isinstance(x, np.ndarray) and not (
+        callable(devices) and all(d.platform == "cpu" for d in devices())
+    ):
+        return False
+    return np.dtype(x.dtype).kind in "biuf"
 
 
 def _bind(eqn, args) -> list:

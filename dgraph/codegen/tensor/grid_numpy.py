@@ -112,7 +112,10 @@ def _pieces(c: Any, node: Node) -> list[Piece] | None:
 
 def _split(a: np.ndarray) -> list[Piece] | None:
     """The index array ``a`` as pieces to print (short axes cut), None where too many
-    or too small to be worth a call each."""
+    or too small to be worth a call each (fewer than :data:`LEAST` entries: even one
+    piece is, so none is looked for)."""
+    if np.size(a) < LEAST:
+        return None
     found = pieces(a, limit=LIMIT)
     if found is None:
         return None

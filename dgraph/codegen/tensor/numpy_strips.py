@@ -136,8 +136,11 @@ def stripped(body: list[Printed], ends: set[str], shapes: dict) -> list[str] | N
     there is no such run."""
     k = 0
     while k < len(body):
-        end, n = _run(body, k, shapes)
-        if n is None:
+        end, n, computing = _run(body, k, shapes)
+        if n is not None and n < FROM:  # so is every run starting inside it (_run)
+            k = end
+            continue
+        if n is None or computing < 2:
             k += 1
             continue
         lines = _Region(body, k, end, n, ends, shapes).lines()
@@ -199,9 +202,11 @@ def _sliced(node: Index, shapes: dict) -> int | None:
     return b - a if len(shape) == 1 and 0 <= a < b <= shape[0] else None
 
 
-def _run(body: list[Printed], k: int, shapes: dict) -> tuple[int, int | None]:
-    """The end of the elementwise run from statement ``k`` and its vectors' length (None
-    where no run of :data:`FROM` entries and two computing statements starts there)."""
+def _run(body: list[Printed], k: int, shapes: dict) -> tuple[int, int | None, int]:
+    """The end of the elementwise run from statement ``k``, its vectors' length (None
+    where there is no run) and its computing statements. A run from a later statement
+    inside it has the same length: with fewer vectors taken in, a statement's length is
+    the same or None (:func:`_length`)."""
     vectors: set[str] = set()
     n, computing, end = None, 0, k
     while end < len(body):
@@ -213,7 +218,7 @@ def _run(body: list[Printed], k: int, shapes: dict) -> tuple[int, int | None]:
         vectors.add(p.target)
         computing += _computes(p.value)
         end += 1
-    return end, (n if n is not None and n >= FROM and computing >= 2 else None)
+    return end, n, computing
 
 
 def _computes(node: Node) -> bool:

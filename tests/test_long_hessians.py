@@ -1,0 +1,240 @@
+"""Hessians of long programs (issue 55): the passes of a build visit each statement, move
+or label a bounded number of times, not once per other one. Held by counts, not by time:
+an elimination's forgotten blocks found from each move's edges (not every edge after
+every move), a NumPy body's short elementwise runs skipped whole, no grid looked for in
+an index array too short to print by pieces, slices and pads of a long program's JAX
+reference moved by NumPy (no XLA compile per offset), and a loop body's optimization and
+shapes found once however many programs carry it. benchmarks/long_programs.py --hessians
+gives the build's CPU seconds."""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import pytest
+
+from dgraph.codegen import array_passes
+from dgraph.codegen.array_passes import array_shapes, optimize_statements
+from dgraph.codegen.ir import (
+    ArrayProgram,
+    BinOp,
+    Call,
+    Index,
+    Item,
+    Loop,
+    LoopBody,
+    Name,
+    Slice,
+)
+from dgraph.codegen.ir import ArrayStatement as S
+from dgraph.codegen.tensor import grid_numpy, numpy_strips
+from dgraph.codegen.tensor.numpy_strips import Printed, stripped
+from dgraph.elimination import kernel
+from dgraph.elimination.labeled import LabeledGraph
+from dgraph.frontends import from_function
+
+
+def _chain(x, w):
+    for _ in range(6):
+        x = x + np.tanh(x * w)
+    return np.sum(x * x)
+
+
+def _full_scan(state: LabeledGraph):
+    """``state``'s algebra settling as before: every edge looked at after every move."""
+    algebra = state.algebra
+
+    def settle(succ, change=None):
+        live = {label for out in succ.values() for label in out.values()}
+        for label in [label for label in algebra.tensor if label not in live]:
+            del algebra.tensor[label]
+
+    algebra.settle = settle
+    return state
+
+
+def _inner_edge(state: LabeledGraph) -> tuple[str, str, str]:
+    """An intermediate in the middle of the graph, one predecessor and one successor."""
+    inner = [v for v in state.intermediates() if state.pred[v] and state.succ[v]]
+    v = inner[len(inner) // 2]
+    return next(iter(state.pred[v])), v, next(iter(state.succ[v]))
+
+
+def test_an_elimination_forgets_the_blocks_a_full_scan_does_and_counts_once(monkeypatch):
+    """After every vertex, front and back edge elimination, naming and copy, the labels
+    with blocks are those a scan of every edge keeps, in the same order; the edges are
+    counted once (the first move), not after each move."""
+    graph = from_function(_chain, sizes=[(4,), (4,)], level="array")
+    counted = collections.Counter()
+
+    class Counting(collections.Counter):
+        def __init__(self, *args, **kwargs):
+            counted["built"] += 1
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(kernel, "Counter", Counting, raising=False)
+    mine, reference = LabeledGraph(graph), _full_scan(LabeledGraph(graph))
+    assert mine.algebra.tensor and mine.algebra.keeps
+    for direction in ("forward", "backward"):  # a front and a back edge elimination
+        i, v, k = _inner_edge(mine)
+        move = (direction, (v, k) if direction == "forward" else (i, v))
+        mine.apply(move)
+        reference.apply(move)
+        assert list(mine.algebra.tensor) == list(reference.algebra.tensor)
+    assert counted["built"] == 1
+    mine.name_references()  # labels changed outside a move: counted again at the next
+    reference.name_references()
+    copy = mine.copy()
+    order = mine.intermediates()
+    for v in order:
+        for state in (mine, reference, copy):
+            state.eliminate_vertex(v)
+        assert list(mine.algebra.tensor) == list(reference.algebra.tensor)
+        assert list(copy.algebra.tensor) == list(reference.algebra.tensor)
+        live = {label for out in mine.succ.values() for label in out.values()}
+        assert set(mine.algebra.tensor) <= live
+    assert len(order) > 10 and counted["built"] <= 3  # the first, after naming, the copy's
+    assert mine.done() and mine.entries() == reference.entries()
+
+
+def _printed(target, value):
+    names = {value.id} if isinstance(value, Name) else set()
+    return Printed(target, value, [f"    {target} = ..."], [], names)
+
+
+def test_a_short_elementwise_run_is_looked_at_once_not_from_each_statement(monkeypatch):
+    """A run of vectors below FROM entries is skipped whole (a run from a statement inside
+    it has its length too), and a run long enough after it is still done by blocks."""
+    n, steps = 9, 200
+    shapes = {"u_": (n + 1,), "a0": (n,)}
+    body = [_printed("a0", Index(Name("u_"), (Slice(1, n + 1),)))]
+    for k in range(1, steps):
+        shapes[f"a{k}"] = (n,)
+        body.append(_printed(f"a{k}", Call("sin", (Name(f"a{k - 1}"),))))
+    runs = collections.Counter()
+    real = numpy_strips._run
+
+    def counted(*args):
+        runs["calls"] += 1
+        return real(*args)
+
+    monkeypatch.setattr(numpy_strips, "_run", counted)
+    assert stripped(body, {f"a{steps - 1}"}, shapes) is None  # 9 entries: below FROM
+    assert runs["calls"] == 1  # from each statement: 200 runs, 20,000 statements looked at
+    monkeypatch.setattr(numpy_strips, "FROM", 2 * n)  # a run of 2n entries after the first
+    shapes |= {"w_": (2 * n + 1,)} | {f"b{k}": (2 * n,) for k in range(6)}
+    tail = [_printed("b0", Index(Name("w_"), (Slice(1, 2 * n + 1),)))]
+    tail += [_printed(f"b{k}", Call("exp", (Name(f"b{k - 1}"),))) for k in range(1, 6)]
+    lines = stripped(body + tail, {"b5"}, shapes)
+    assert lines is not None and f"_strips(_strip, {2 * n}, " in "\n".join(lines)
+
+
+def test_no_grid_is_looked_for_in_an_index_too_short_for_pieces(monkeypatch):
+    """An index array of fewer than LEAST entries prints at its index (one piece would
+    be too small): ``pieces`` is not asked; from LEAST entries on it is."""
+    asked = []
+    real = grid_numpy.pieces
+    monkeypatch.setattr(grid_numpy, "pieces", lambda a, **kw: asked.append(a.size) or real(a, **kw))
+    short = np.arange(grid_numpy.LEAST - 1)
+    assert grid_numpy._split(short) is None and not asked
+    found = grid_numpy._split(np.arange(grid_numpy.LEAST))
+    assert asked == [grid_numpy.LEAST] and found is not None and len(found) == 1
+
+
+def _loop_program() -> ArrayProgram:
+    """A loop whose body computes ``sin(x)`` twice (merged once optimized)."""
+    x, s = Name("x"), Name("s")
+    body = LoopBody(
+        ("x", "s"),
+        (
+            S("n", BinOp("+", Call("sin", (x,)), s)),
+            S("y", BinOp("*", Call("sin", (x,)), s)),
+        ),
+        ("n", "y"),
+    )
+    loop = Loop((Name("x0"),), (Name("xs"),), (), body, 4)
+    statements = [S("L", loop), S("c", Item(Name("L"), 0)), S("ys", Item(Name("L"), 1))]
+    return ArrayProgram("f", ("x0", "xs"), ((3,), (4, 3)), ("x0", "xs"), statements, ["c", "ys"])
+
+
+def test_a_loop_body_optimized_once_is_not_optimized_again(monkeypatch):
+    """Optimizing a program whose loop body the pass gave already leaves the body as it
+    is without a pass over it (a symmetric Hessian's narrowed programs carry the loops
+    of the whole one); the program comes back equal."""
+    program = _loop_program()
+    once = optimize_statements(program.statements, program.results)
+    body = once[0].value.body
+    assert len(body.statements) == 3  # sin(x) computed once
+    seen = []
+    real = array_passes.common_subexpressions
+
+    def counted(statements, results, prefix="_c"):
+        seen.append(len(statements))
+        return real(statements, results, prefix)
+
+    monkeypatch.setattr(array_passes, "common_subexpressions", counted)
+    again = optimize_statements(once, program.results)
+    assert again == once and again[0].value.body is body
+    assert seen == [len(once)]  # the program's statements alone, not the body's 3
+
+
+def test_a_loop_body_is_shaped_once_per_argument_shapes(monkeypatch):
+    """The shapes of a loop body are found once for its arguments' shapes, however many
+    times the programs holding it are shaped."""
+    program = _loop_program()
+    shaped = []
+    real = array_passes.array_shapes
+
+    def counted(p, known=None):
+        shaped.append(p.name)
+        return real(p, known)
+
+    monkeypatch.setattr(array_passes, "array_shapes", counted)
+    first = array_shapes(program)
+    second = array_shapes(program)
+    assert first == second and first["ys"] == (4, 3) and first["c"] == (3,)
+    assert shaped.count("body") == 1
+
+
+def _slices(K: int, n: int):
+    def f(x):
+        import jax.numpy as jnp
+
+        total = 0.0
+        for k in range(K):
+            total = total + jnp.sum(jnp.sin(x[k : n - K + k] * (1.0 + 0.01 * k)) * x[K - k : n - k])
+        return total
+
+    return f
+
+
+def test_a_long_reference_moves_slices_and_pads_by_numpy_bit_for_bit(monkeypatch):
+    """``run_eagerly`` of J·v of a gradient reading K slices (their transposes pads) gives
+    JAX's own values bit for bit, and binds no slice or pad to XLA (each offset would be
+    a compile of its own)."""
+    jax = pytest.importorskip("jax")
+    from dgraph.frontends import jaxpr_arrays
+    from dgraph.frontends.jaxpr_arrays import run_eagerly, x64
+
+    K, n = 6, 40
+    bound = collections.Counter()
+    real = jaxpr_arrays._bind
+
+    def counted(eqn, args):
+        bound[eqn.primitive.name] += 1
+        return real(eqn, args)
+
+    monkeypatch.setattr(jaxpr_arrays, "_bind", counted)
+    with x64(jax):
+        gradient = jax.grad(_slices(K, n))
+        x = np.linspace(0.1, 0.9, n)
+        v = np.cos(np.arange(n) * 0.7)
+        closed = jax.make_jaxpr(lambda x, v: jax.jvp(gradient, (x,), (v,)))(x, v)
+        kinds = collections.Counter(e.primitive.name for e in closed.jaxpr.eqns)
+        got = run_eagerly(closed.jaxpr, closed.consts, [x, v])
+        want = jax.jvp(gradient, (x,), (v,))
+    assert kinds["pad"] >= K and any(bound.values())
+    assert bound["slice"] == 0 and bound["pad"] == 0
+    for a, b in zip(got, want, strict=True):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
