@@ -244,7 +244,7 @@ def test_the_storage_follows_the_size_threshold(monkeypatch):
 
 
 def test_the_dense_sweep_reads_a_part_of_an_operand_s_rows():
-    """The dense sweep shares the body Jacobian's planned products with the sparse one:
+    """The dense storage reads the body Jacobian's planned products as the sparse one:
     an RK4 body (blocks reading some of a vector's entries) against ``jax.hessian``."""
     jax.config.update("jax_enable_x64", True)
     p = _RK4_POINT

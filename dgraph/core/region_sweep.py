@@ -315,7 +315,7 @@ def _output_entries(
             flat = np.ones((steps, 1))
         else:
             flat = stacked_block_value(op, term.k, stacked, term.block, steps, absolute)
-        if flat is None:  # step by step, as the sparse sweep does
+        if flat is None:  # step by step
             rows = []
             for values in per_step:
                 value = valued(op, term.k, values, term.block)
