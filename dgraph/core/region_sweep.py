@@ -20,7 +20,9 @@ time (:func:`tangent_sweep`):
    them (:func:`fits`: :data:`DENSE_ENTRIES`, :data:`KEPT_VALUES`; every step in one
    chunk, each output's rows written into one preallocated array of steps × rows ×
    width), else on sparse matrices (a chunk of :data:`CHUNK_ENTRIES`): a scan too large
-   for dense arrays, and a ``while_loop`` (its trip count known only by running).
+   for dense arrays, and a ``while_loop`` (its trip count known only by running); there
+   the carried tangents stay dense where a step's rows are few (:data:`DENSE_STEP`: one
+   carried sum's row over n columns, sparse, is rebuilt each step, O(n²) in all).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ Region = Any  # dgraph.core.regions.Region (which imports this module)
 __all__ = [
     "CHUNK_ENTRIES",
     "DENSE_ENTRIES",
+    "DENSE_STEP",
     "KEPT_VALUES",
     "fits",
     "forward_run",
@@ -53,6 +56,7 @@ __all__ = [
 
 DENSE_ENTRIES = 50_000_000  # steps × rows × width (and steps × body Jacobian) held dense
 KEPT_VALUES = 2_000_000  # steps × body vertices: the arrays of every step's values kept
+DENSE_STEP = 100_000  # body output rows × width: a step's tangents held dense, ys sparse
 CHUNK_ENTRIES = 2_000_000
 """The most entries (steps × the body's values and Jacobian entries) a sparse sweep
 holds for the steps it takes at once."""
@@ -107,12 +111,17 @@ def tangent_sweep(
     at a time, the chunk's body Jacobians at once, then the one recurrence
     (:class:`~dgraph.core.tangent_recurrence.TangentRecurrence`) step by step, on dense
     arrays where they fit (:func:`fits`: every step at once) else on sparse matrices
-    (:data:`CHUNK_ENTRIES`); ``run``: a :func:`trajectory_run` at these operands, whose
+    (:data:`CHUNK_ENTRIES`), the carried tangents dense where a step's are few
+    (:data:`DENSE_STEP`: a sum carried along a scan, a while loop's small carries);
+    ``run``: a :func:`trajectory_run` at these operands, whose
     values it reads instead of stepping again."""
     dense = fits(region, args)
     layout = StepLayout(region, region._columns(args))
     steps = (region.length or 0) if region.kind == "scan" else 0
-    sweep = TangentRecurrence(layout, DENSE if dense else SPARSE, absolute, steps)
+    small = layout.rows * layout.width <= DENSE_STEP
+    storage = DENSE if dense or small else SPARSE
+    ys = DENSE if dense else SPARSE
+    sweep = TangentRecurrence(layout, storage, absolute, steps, ys_storage=ys)
     jacobians = _BodyJacobians(region, layout, absolute)
     trajectory = None
     if run is not None and "steps" in run and dense:

@@ -140,10 +140,11 @@ def _row_pointer(rows_of_entries: np.ndarray, rows: int) -> np.ndarray:
 
 
 class TangentRecurrence:
-    """The recurrence through a loop's steps (module docstring) in one storage: the
-    carried tangents ``D`` (and with ``absolute`` the rounding scale's ``F``), the last
-    step's tangents (each carry's rows after the loop) and each step's ys rows; with
-    ``pattern``, ones where a product is nonzero (sparse storage only)."""
+    """The recurrence through a loop's steps (module docstring): the carried tangents
+    ``D`` (and with ``absolute`` the rounding scale's ``F``) and the last step's (each
+    carry's rows after the loop) in ``storage``, each step's ys rows in ``ys_storage``
+    (the same unless given: dense ys need dense tangents); with ``pattern``, ones where
+    a product is nonzero (sparse storage only)."""
 
     def __init__(
         self,
@@ -152,8 +153,10 @@ class TangentRecurrence:
         absolute: bool = False,
         steps: int = 0,
         pattern: bool = False,
+        ys_storage: str | None = None,
     ) -> None:
         self.layout, self.dense, self.pattern = layout, storage == DENSE, pattern
+        self.dense_ys = (ys_storage or storage) == DENSE and self.dense
         r, width = layout.region, layout.width
         seeds = r._seed_carries(layout.columns, width)
         self.seeds = [s.toarray() if self.dense else s for s in seeds]
@@ -161,7 +164,7 @@ class TangentRecurrence:
         self.d = self._vstack(floats)
         self.f = self._zeros(self.d.shape[0]) if absolute else None
         self.last: list = [None, None]  # the last step's tangents: of D, of F
-        if self.dense:
+        if self.dense_ys:
             self.dys = np.zeros((steps, layout.per_step, width))
             self.fys = np.zeros_like(self.dys) if absolute else None
         else:
@@ -217,7 +220,11 @@ class TangentRecurrence:
         """Step s's ys rows of ``out`` kept at place s."""
         lay = self.layout
         if lay.per_step:
-            held[s] = _rows(out, lay.carry_total, lay.per_step)
+            rows = _rows(out, lay.carry_total, lay.per_step)
+            if self.dense and not self.dense_ys:  # their entries, made sparse at the end
+                at, cols = np.nonzero(rows)
+                rows = (at + s * lay.per_step, cols, rows[at, cols])
+            held[s] = rows
 
     def found(self) -> dict:
         """The run's ``"jacobian"`` (and ``"magnitudes"``), per (output, operand)."""
@@ -242,7 +249,7 @@ class TangentRecurrence:
                 self._zeros(size) if rows is None else _rows(last, *rows)
                 for rows, size in zip(lay.carry_rows, lay.carry_sizes, strict=True)
             ]
-        stacked = None if self.dense or not lay.per_step else _vstack(held, width)
+        stacked = None if self.dense_ys or not lay.per_step else self._sparse_ys(held)
         steps = np.arange(len(held), dtype=np.int64)[:, None] * lay.per_step
         ys = []
         for found in lay.ys:
@@ -250,13 +257,21 @@ class TangentRecurrence:
                 ys.append(None)
                 continue
             at, size = found[0] - lay.carry_total, found[1]
-            if self.dense:
+            if self.dense_ys:
                 ys.append(held[:, at : at + size].reshape(-1, width))
             elif size == lay.per_step:
                 ys.append(stacked)
             else:
                 ys.append(sp.csr_array(stacked[(steps + at + np.arange(size)).ravel()]))
         return assemble_blocks(lay.region, lay.columns, carries, ys)
+
+    def _sparse_ys(self, held: list) -> sp.csr_array:
+        """Every step's ys rows kept sparse, stacked: (steps × rows) × width."""
+        shape = (len(held) * self.layout.per_step, self.layout.width)
+        if not self.dense:
+            return _vstack(held, shape[1]) if held else sp.csr_array(shape)
+        rows, cols, data = (np.concatenate(x) for x in zip(*held, strict=True))
+        return sp.csr_array((data, (rows, cols)), shape=shape)
 
 
 def assemble_blocks(region: Region, columns: list[int], carries: list, ys: list) -> dict:
