@@ -200,7 +200,9 @@ def test_each_storage_and_path_gives_the_chain_product(name, monkeypatch):
         if region_sweep.fits(r, args):  # a scan small enough: dense, every step at once
             _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
         with monkeypatch.context() as m:
-            m.setattr(region_sweep, "DENSE_ENTRIES", 0)  # sparse: a step a chunk, or all
+            m.setattr(region_sweep, "DENSE_ENTRIES", 0)  # dense tangents, sparse ys
+            _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
+            m.setattr(region_sweep, "DENSE_STEP", 0)  # sparse: a step a chunk, or all
             for chunk in (1, 10**7):
                 m.setattr(region_sweep, "CHUNK_ENTRIES", chunk)
                 _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
@@ -208,39 +210,47 @@ def test_each_storage_and_path_gives_the_chain_product(name, monkeypatch):
             _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
 
 
-def _storages(monkeypatch) -> list[str]:
-    """The storage of every tangent sweep from now on, in order."""
+def _storages(monkeypatch) -> list[tuple[str, str]]:
+    """The storages (of the carried tangents, of the ys) of every tangent sweep from now
+    on, in order."""
     found = []
     plain = region_sweep.TangentRecurrence
 
-    def counted(layout, storage, *args, **kwargs):
-        found.append(storage)
-        return plain(layout, storage, *args, **kwargs)
+    def counted(layout, storage, *args, ys_storage=None, **kwargs):
+        found.append((storage, ys_storage or storage))
+        return plain(layout, storage, *args, ys_storage=ys_storage, **kwargs)
 
     monkeypatch.setattr(region_sweep, "TangentRecurrence", counted)
     return found
 
 
-def test_the_storage_follows_the_size_threshold(monkeypatch):
-    """The chained Rosenbrock's loops (a scan and its reverse in the gradient) take dense
-    tangents where they fit, sparse ones where they do not (as at n = 3,000), a while
-    loop sparse ones; the Hessians equal JAX's."""
+def test_the_storage_follows_the_size_thresholds(monkeypatch):
+    """The chained Rosenbrock's loops (scans in the gradient) take dense tangents where
+    they fit; where they do not (as at n = 3,000), dense carried tangents and sparse ys
+    where a step's rows are few (as for its scans carrying the sum), else sparse ones;
+    a small while loop dense carried tangents. The Hessians equal JAX's."""
     jax.config.update("jax_enable_x64", True)
     x = np.linspace(-0.8, 0.9, 9)
     want = np.asarray(jax.hessian(_chained)(x + 0.01))
-    for limit, storage in ((region_sweep.DENSE_ENTRIES, DENSE), (0, SPARSE)):
+    both = region_sweep.DENSE_ENTRIES, region_sweep.DENSE_STEP
+    for limits, storages in (
+        (both, {(DENSE, DENSE)}),
+        ((0, both[1]), {(DENSE, SPARSE)}),
+        ((0, 0), {(SPARSE, SPARSE)}),
+    ):
         with monkeypatch.context() as m:
-            m.setattr(region_sweep, "DENSE_ENTRIES", limit)
+            m.setattr(region_sweep, "DENSE_ENTRIES", limits[0])
+            m.setattr(region_sweep, "DENSE_STEP", limits[1])
             found = _storages(m)
             h = dgraph.hessian(_chained, x, sparse=True)
             np.testing.assert_allclose(h(x + 0.01).toarray(), want, rtol=1e-12, atol=1e-12)
-        assert found and set(found) == {storage}
+        assert found and set(found) == storages
     found = _storages(monkeypatch)
     x = np.array([0.7, 1.3, 2.1])
     h = dgraph.hessian(_newton_sqrt, x, sparse=True)
     want = _forward_over_forward(_newton_sqrt, x + 0.01)  # no reverse mode through it
     np.testing.assert_allclose(h(x + 0.01).toarray(), want, rtol=1e-10, atol=1e-10)
-    assert found and set(found) == {SPARSE}
+    assert found and set(found) == {(DENSE, SPARSE)}
 
 
 def test_the_dense_sweep_reads_a_part_of_an_operand_s_rows():

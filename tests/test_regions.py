@@ -259,6 +259,7 @@ def test_the_dense_sweep_gives_the_sparse_sweep_s_values(monkeypatch):
         dense = region_sweep.tangent_sweep(region, args)
         with monkeypatch.context() as m:
             m.setattr(region_sweep, "DENSE_ENTRIES", 0)  # the sparse storage
+            m.setattr(region_sweep, "DENSE_STEP", 0)
             sparse = region_sweep.tangent_sweep(region, args)
         assert dense["jacobian"].keys() == sparse["jacobian"].keys()
         for key, m in sparse["jacobian"].items():

@@ -82,11 +82,19 @@ class StepLayout:
         ]
         self.carry_total = sum(size for _, size in filter(None, self.carry_rows))
         self.per_step = self.rows - self.carry_total  # the ys rows of a step
-        starts = np.cumsum([0, *self.carry_sizes])[:-1].tolist()
-        self.in_place = all(  # every carry float both ways, its output rows its own
-            f and rows is not None and rows[0] == at
-            for f, rows, at in zip(self.carry_floats, self.carry_rows, starts, strict=True)
-        )
+        self.in_place = self._own_rows()
+
+    def _own_rows(self) -> bool:
+        """Whether the carries' output rows, in order, are the carried ones: each float
+        carry's output rows its own, a carry not float (a counter) no output rows."""
+        at = 0
+        for floats, rows, size in zip(
+            self.carry_floats, self.carry_rows, self.carry_sizes, strict=True
+        ):
+            if floats != (rows is not None) or (floats and rows[0] != at):
+                return False
+            at += size if floats else 0
+        return True
 
     def split(self, indptr: np.ndarray, cols: np.ndarray) -> Split:
         """A body Jacobian pattern (CSR over the body's float outputs and inputs) split
@@ -112,6 +120,19 @@ class Split:
         self.placed_indptr = _row_pointer(self.placed_rows, rows)
         self.placed_base = base[self.placed]
         self.placed_shift = layout.shift[cols][self.placed]
+        # where the carries' rows are their own (StepLayout.in_place): a carried row whose
+        # one entry in the carries' columns is its own (kept where that entry is 1), the
+        # ys rows with entries there (their products), the placed entries in carried rows
+        counts = np.bincount(self.carry_rows, minlength=rows)[: layout.carry_total]
+        first = self.carry_indptr[: layout.carry_total]
+        own = counts == 1
+        own[own] = self.carry_cols[first[own]] == np.flatnonzero(own)
+        self.own_rows = np.flatnonzero(own)
+        self.own_entries = np.flatnonzero(self.carried)[first[own]]
+        self.ys_products = layout.carry_total + np.flatnonzero(
+            np.diff(self.carry_indptr)[layout.carry_total :]
+        )
+        self.placed_carried = self.placed_rows < layout.carry_total
 
     def carry_part(self, data: np.ndarray, dense: bool):
         """A step's entries (``data``) in the carries' columns: rows × carried rows."""
@@ -121,6 +142,21 @@ class Split:
             out[self.carry_rows, self.carry_cols] = data[self.carried]
             return out
         return sp.csr_array((data[self.carried], self.carry_cols, self.carry_indptr), shape=shape)
+
+    def kept(self, jac: np.ndarray, excess: np.ndarray | None) -> np.ndarray:
+        """The carried rows a step leaves as they are (but for its placed entries): their
+        body Jacobian row in the carries' columns their own entry 1 alone, its excess
+        magnitude zero (boolean over the carried rows)."""
+        ok = jac[self.own_entries] == 1.0
+        if excess is not None:
+            ok &= excess[self.own_entries] == 0.0
+        out = np.zeros(self.layout.carry_total, dtype=bool)
+        out[self.own_rows[ok]] = True
+        return out
+
+    def placed_at(self, data: np.ndarray, s: int) -> tuple:
+        """Step s's placed entries: (row, seed column, value)."""
+        return self.placed_rows, self.placed_base + s * self.placed_shift, data[self.placed]
 
     def plus_placed(self, out, data: np.ndarray, s: int):
         """``out`` plus step s's entries in the constants' and slices' columns, at their
@@ -162,6 +198,8 @@ class TangentRecurrence:
         self.seeds = [s.toarray() if self.dense else s for s in seeds]
         floats = [s for s, f in zip(self.seeds, layout.carry_floats, strict=True) if f]
         self.d = self._vstack(floats)
+        if self.dense:  # its own (a step may write it in place)
+            self.d = self.d.copy()
         self.f = self._zeros(self.d.shape[0]) if absolute else None
         self.last: list = [None, None]  # the last step's tangents: of D, of F
         if self.dense_ys:
@@ -185,6 +223,9 @@ class TangentRecurrence:
     def step(self, split: Split, jac: np.ndarray, excess: np.ndarray | None, s: int) -> None:
         """Step s (its place in the stacked xs): ``jac`` and ``excess`` its body
         Jacobian's entries and their excess magnitudes on ``split``'s pattern."""
+        if self.dense and self.layout.in_place and not self.pattern:
+            self._step_in_place(split, jac, excess, s)
+            return
         j_c = split.carry_part(jac, self.dense)
         d_out = split.plus_placed(j_c @ self.d, jac, s)
         if self.pattern:
@@ -200,6 +241,53 @@ class TangentRecurrence:
         self.d = self._carried(d_out)
         self._keep(self.dys, d_out, s)
         self.last[0] = d_out
+
+    def _step_in_place(
+        self, split: Split, jac: np.ndarray, excess: np.ndarray | None, s: int
+    ) -> None:
+        """:meth:`step` on dense tangents whose carried rows are their own
+        (:attr:`StepLayout.in_place`), touching only the rows the step changes: a kept row
+        (:meth:`Split.kept`: a sum carried along, an array written elsewhere) takes the
+        step's placed entries alone; the other carried rows, and the ys rows with
+        entries in the carries' columns, are products."""
+        j_c = split.carry_part(jac, True)
+        redo = np.flatnonzero(~split.kept(jac, excess))
+        ys = split.ys_products
+        d_new, dy = j_c[redo] @ self.d, j_c[ys] @ self.d
+        if excess is not None:
+            e_c, size = split.carry_part(excess, True), abs(self.d)
+            f_new = j_c[redo] @ self.f + e_c[redo] @ size
+            fy = j_c[ys] @ self.f + e_c[ys] @ size
+            self.f[redo] = f_new
+            self._place(self.f, split.placed_at(excess, s), split)
+            self._keep_rows(self.fys, s, ys, fy, split.placed_at(excess, s), split)
+        self.d[redo] = d_new
+        self._place(self.d, split.placed_at(jac, s), split)
+        self._keep_rows(self.dys, s, ys, dy, split.placed_at(jac, s), split)
+        self.last = [self.d, self.f]
+
+    @staticmethod
+    def _place(d: np.ndarray, placed: tuple, split: Split) -> None:
+        """The placed entries of the carried rows added to them, in place."""
+        rows, cols, data = (x[split.placed_carried] for x in placed)
+        d[rows, cols] += data  # each place once
+
+    def _keep_rows(self, held, s: int, ys, rows, placed: tuple, split: Split) -> None:
+        """Step s's ys rows kept: ``rows`` (products) at body output rows ``ys``, plus the
+        placed entries of the ys rows."""
+        lay = self.layout
+        if not lay.per_step:
+            return
+        at, cols, data = (x[~split.placed_carried] for x in placed)
+        at = at - lay.carry_total
+        if self.dense_ys:
+            held[s][ys - lay.carry_total] = rows
+            held[s][at, cols] += data
+            return
+        which, where = np.nonzero(rows)
+        values = np.concatenate([rows[which, where], data])
+        which = np.concatenate([ys[which] - lay.carry_total, at]) + s * lay.per_step
+        held[s] = (which, np.concatenate([where, cols]), values)
 
     def _carried(self, out):
         """The float carries' rows of a step's tangents, stacked (zero where a carry's
