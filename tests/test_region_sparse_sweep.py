@@ -23,7 +23,7 @@ from dgraph.blocks.arrays import operand_value  # noqa: E402
 from dgraph.core import region_sweep  # noqa: E402
 from dgraph.core.block_values import vertex_values  # noqa: E402
 from dgraph.core.regions import Region, regions_of  # noqa: E402
-from dgraph.core.tangent_recurrence import DENSE, SPARSE  # noqa: E402
+from dgraph.core.tangent_recurrence import DENSE, SPARSE, StepLayout  # noqa: E402
 from dgraph.frontends.jax_hessian import gradient_graph  # noqa: E402
 
 from .test_loop_hessians import FUNCTIONS  # noqa: E402
@@ -199,6 +199,9 @@ def test_each_storage_and_path_gives_the_chain_product(name, monkeypatch):
         forward = region_sweep.forward_run(r, args)
         if region_sweep.fits(r, args):  # a scan small enough: dense, every step at once
             _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
+            with monkeypatch.context() as m:  # each row a product, none written in place
+                m.setattr(StepLayout, "_own_rows", lambda self: False)
+                _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
         with monkeypatch.context() as m:
             m.setattr(region_sweep, "DENSE_ENTRIES", 0)  # dense tangents, sparse ys
             _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
@@ -251,6 +254,34 @@ def test_the_storage_follows_the_size_thresholds(monkeypatch):
     want = _forward_over_forward(_newton_sqrt, x + 0.01)  # no reverse mode through it
     np.testing.assert_allclose(h(x + 0.01).toarray(), want, rtol=1e-10, atol=1e-10)
     assert found and set(found) == {(DENSE, SPARSE)}
+
+
+def test_a_carried_sum_s_row_is_written_in_place(monkeypatch):
+    """The chained Rosenbrock's scan carries a sum (∂a'/∂a = 1): with dense tangents each
+    step keeps its row but for the step's placed entries (no product), and the blocks
+    are the chain product's; a scan whose carry is scaled (a + sin(x[i])·a) keeps none."""
+    from dgraph.core.tangent_recurrence import Split
+
+    kept = []
+    plain = Split.kept
+
+    def counted(self, jac, excess):
+        kept.append(plain(self, jac, excess))
+        return kept[-1]
+
+    monkeypatch.setattr(Split, "kept", counted)
+    for f, x, every in (
+        (_chained, np.linspace(-0.8, 0.9, 7), True),
+        (*FUNCTIONS["fori_loop of x[i]"], False),
+    ):
+        found = []
+        for r, args in _loops(f, x):
+            if region_sweep.fits(r, args) and StepLayout(r, r._columns(args)).carry_total == 1:
+                kept.clear()
+                run = region_sweep.tangent_sweep(r, args, None, True)
+                _same(run, _chain_product(r, args), region_sweep.forward_run(r, args))
+                found.append(bool(kept) and all(k.all() for k in kept))
+        assert found and set(found) == {every}
 
 
 def test_the_dense_sweep_reads_a_part_of_an_operand_s_rows():

@@ -17,9 +17,13 @@ over the seed columns of the loop's active operands, and each step
   product is nonzero (the sums of ones never cancel).
 
 The tangents are held in one of two storages, the same steps on each: :data:`DENSE`
-(NumPy arrays: a scan whose arrays are small, :func:`~dgraph.core.region_sweep.fits`) or
-:data:`SPARSE` (CSR matrices). A step's ``J_t`` comes as its entries on a CSR pattern
-(:class:`Split`: made once where the body's pattern is planned, else per step).
+(NumPy arrays) or :data:`SPARSE` (CSR matrices); the ys rows dense only with dense
+tangents (:func:`~dgraph.core.region_sweep.tangent_sweep` chooses). Dense tangents whose
+carried rows are their own are written in place, a step touching only the rows it
+changes: a carried row whose body Jacobian row is its own entry 1 alone (a sum carried
+along a scan, an array written elsewhere) takes the step's placed entries and no
+product. A step's ``J_t`` comes as its entries on a CSR pattern (:class:`Split`: made
+once where the body's pattern is planned, else per step).
 """
 
 from __future__ import annotations
