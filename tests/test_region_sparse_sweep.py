@@ -1,9 +1,10 @@
-"""The sparse tangent sweep of a scan (``region_sweep.sparse_sweep``, issue 55): its body
-Jacobians taken a chunk of steps at once, each step one sparse product. It must give
-:meth:`Region._sweep`'s blocks and rounding scales (the step-by-step reference it
-replaces where the dense sweep does not fit), on every loop of the loop tests, and a
-Hessian built where the dense sweep does not fit must not step the tangents one SciPy
-product per body input (main's behaviour)."""
+"""A loop's tangent sweep (issue 55): one recurrence (``dgraph.core.tangent_recurrence``)
+on dense arrays or sparse matrices, its body Jacobians taken a chunk of steps at once
+(``region_sweep.tangent_sweep``), or step by step for a body too large to plan. Each
+storage, chunk size and path must give the blocks and rounding scales of the chain
+product written out here step by step (:func:`_chain_product`), on every loop of the
+loop tests and the while loops of the while tests; the storage follows the size
+threshold (``region_sweep.fits``)."""
 
 from __future__ import annotations
 
@@ -22,9 +23,17 @@ from dgraph.blocks.arrays import operand_value  # noqa: E402
 from dgraph.core import region_sweep  # noqa: E402
 from dgraph.core.block_values import vertex_values  # noqa: E402
 from dgraph.core.regions import Region, regions_of  # noqa: E402
+from dgraph.core.tangent_recurrence import DENSE, SPARSE, StepLayout  # noqa: E402
 from dgraph.frontends.jax_hessian import gradient_graph  # noqa: E402
 
 from .test_loop_hessians import FUNCTIONS  # noqa: E402
+from .test_while_hessians import (  # noqa: E402
+    _coupled,
+    _forward_over_forward,
+    _iterated,
+    _newton_sqrt,
+    _triangle,
+)
 
 A = np.array([[0.5, 0.1, 0.0], [0.2, 0.3, 0.1], [0.0, 0.4, 0.2]])
 
@@ -74,70 +83,209 @@ CASES = {
     "a scan in a scan": (_nested, np.array([0.3, -0.2, 0.5])),
     "the chained Rosenbrock": (_chained, np.linspace(-0.8, 0.9, 7)),
     "RK4 of a Duffing oscillator": (_rk4, _RK4_POINT),
+    "a Newton while_loop": (_newton_sqrt, np.array([0.7, 1.3, 2.1])),
+    "an iterated while_loop": (lambda x: jnp.sum(_iterated(x) ** 2), np.array([0.3, -0.5, 0.8])),
+    "a while_loop with dense tangents": (
+        lambda x: jnp.sum(_coupled(x) ** 2),
+        np.array([0.3, -0.5, 0.8]),
+    ),
+    "while_loops in a fori_loop": (_triangle, np.array([0.3, -0.5, 0.8, 0.1])),
 }
 
 
-def _scans(f, x) -> list[tuple[Region, list[np.ndarray]]]:
-    """Every scan of the gradient's graph with its operands at another point."""
+def _loops(f, x) -> list[tuple[Region, list[np.ndarray]]]:
+    """Every loop of the gradient's graph (a scan of some steps, a while loop) with its
+    operands at another point."""
     jax.config.update("jax_enable_x64", True)
     g = gradient_graph(f, x)
     values = vertex_values(g, {g.inputs[0]: 0.8 * np.asarray(x) + 0.1}, {})
     found = []
     for v, r in regions_of(g):
-        if r.kind == "scan" and r.length:
+        if r.kind == "while" or r.length:
             found.append((r, [np.asarray(operand_value(u, values)) for u in g.op(v).operands]))
     return found
+
+
+def _chain_product(r: Region, args: list[np.ndarray]) -> dict:
+    """The loop's run written out, dense, step by step: each step's body Jacobian
+    (``Body.jacobian``) times the tangents of all its float inputs stacked (a carry's
+    from the step before, a constant's or this step's slice's their seed columns):
+    ``D``, and ``F ← J·F + E·|D|`` with ``E`` the Jacobian's magnitudes less its
+    absolute values; the blocks ``D``, the rounding scales ``|D| + |F|``."""
+    b = r.body
+    columns = r._columns(args)
+    width = columns[-1]
+    d = [m.toarray() for m in r._seed_carries(columns, width)]
+    f = [np.zeros_like(m) for m in d]
+    dys, fys = [], []
+    steps = r._steps(args)
+    try:
+        t, inputs = next(steps)
+        while True:
+            values = b.values(inputs)
+            sized = b.jacobian(values, absolute=True).toarray()
+            jac = b.jacobian(values).toarray()
+            d_in, f_in = np.zeros((b.n_in, width)), np.zeros((b.n_in, width))
+            for i in range(len(b.inputs)):
+                if not b.floats[i]:
+                    continue
+                size, at = int(np.prod(b.shapes[i])), b.in_offsets[i]
+                if r.n_consts <= i < r.n_consts + r.n_carry:
+                    d_in[at : at + size], f_in[at : at + size] = (
+                        d[i - r.n_consts],
+                        f[i - r.n_consts],
+                    )
+                    continue
+                lo, hi = columns[r.n_cond_consts + i], columns[r.n_cond_consts + i + 1]
+                if hi > lo:
+                    s = r.length - 1 - t if r.reverse else t
+                    lo += s * size if i >= r.n_consts + r.n_carry else 0
+                    d_in[at : at + size, lo : lo + size] = np.eye(size)
+            d_out = jac @ d_in
+            f_out = jac @ f_in + np.maximum(sized - np.abs(jac), 0.0) @ np.abs(d_in)
+            rows = []
+            for o, shape in enumerate(b.out_shapes):
+                size, at = int(np.prod(shape)), b.out_offsets[o]
+                found = [np.zeros((size, width))] * 2 if at is None else None
+                rows.append(found or [d_out[at : at + size], f_out[at : at + size]])
+            d, f = [x[0] for x in rows[: r.n_carry]], [x[1] for x in rows[: r.n_carry]]
+            dys.append([x[0] for x in rows[r.n_carry :]])
+            fys.append([x[1] for x in rows[r.n_carry :]])
+            carry = [np.asarray(o) for o in b.results(values)[: r.n_carry]]
+            t, inputs = steps.send(carry)
+    except StopIteration:
+        pass
+    out: dict = {"jacobian": {}, "magnitudes": {}}
+    for j in range(len(r.out_shapes)):
+        if j < r.n_carry:
+            dj, fj = d[j], f[j]
+        else:
+            order = slice(None, None, -1 if r.reverse else 1)
+            dj = np.vstack([y[j - r.n_carry] for y in dys][order] or [np.zeros((0, width))])
+            fj = np.vstack([y[j - r.n_carry] for y in fys][order] or [np.zeros((0, width))])
+        for k in range(len(r.operand_shapes)):
+            lo, hi = columns[k], columns[k + 1]
+            if hi > lo:
+                out["jacobian"][(j, k)] = dj[:, lo:hi]
+                out["magnitudes"][(j, k)] = np.abs(dj[:, lo:hi]) + np.abs(fj[:, lo:hi])
+    return out
 
 
 def _dense(m) -> np.ndarray:
     return m.toarray() if hasattr(m, "toarray") else np.asarray(m)
 
 
+def _same(got: dict, want: dict, forward: dict) -> None:
+    """``got`` (a run) gives ``want``'s blocks and rounding scales to 1e-13 of each
+    block's largest entry, and ``forward``'s outputs and trips."""
+    assert got["trips"] == forward["trips"]
+    for a, b in zip(got["outputs"], forward["outputs"], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=0)
+    for field in ("jacobian", "magnitudes"):
+        assert set(got[field]) == set(want[field])
+        for key, m in want[field].items():
+            expected, found = _dense(m), _dense(got[field][key])
+            assert found.shape == expected.shape
+            scale = np.abs(expected).max(initial=0.0) or 1.0
+            np.testing.assert_allclose(found, expected, rtol=0, atol=1e-13 * scale)
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_the_sparse_sweep_gives_the_step_by_step_blocks(name, monkeypatch):
-    scans = _scans(*CASES[name])
-    assert scans
-    for r, args in scans:
-        want = r._sweep(args, True, True)
-        for chunk in (1, 10**7):  # a step a chunk, or all
-            monkeypatch.setattr(region_sweep, "CHUNK_ENTRIES", chunk)
-            got = region_sweep.sparse_sweep(r, args, True)
-            assert got is not None
-            assert got["trips"] == want["trips"]
-            for a, b in zip(got["outputs"], want["outputs"], strict=True):
-                np.testing.assert_allclose(a, b, rtol=1e-13, atol=0)
-            for field in ("jacobian", "magnitudes"):
-                assert set(got[field]) == set(want[field])
-                for key, m in want[field].items():
-                    expected, found = _dense(m), _dense(got[field][key])
-                    assert found.shape == expected.shape
-                    scale = np.abs(expected).max(initial=0.0) or 1.0
-                    np.testing.assert_allclose(found, expected, rtol=0, atol=1e-13 * scale)
+def test_each_storage_and_path_gives_the_chain_product(name, monkeypatch):
+    loops = _loops(*CASES[name])
+    assert loops
+    for r, args in loops:
+        want = _chain_product(r, args)
+        forward = region_sweep.forward_run(r, args)
+        if region_sweep.fits(r, args):  # a scan small enough: dense, every step at once
+            _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
+            with monkeypatch.context() as m:  # each row a product, none written in place
+                m.setattr(StepLayout, "_own_rows", lambda self: False)
+                _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
+        with monkeypatch.context() as m:
+            m.setattr(region_sweep, "DENSE_ENTRIES", 0)  # dense tangents, sparse ys
+            _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
+            m.setattr(region_sweep, "DENSE_STEP", 0)  # sparse: a step a chunk, or all
+            for chunk in (1, 10**7):
+                m.setattr(region_sweep, "CHUNK_ENTRIES", chunk)
+                _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
+            m.setattr(r.body, "_plan", False)  # a body too large to plan: step by step
+            _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
 
 
-def test_a_loop_too_large_for_dense_tangents_is_not_swept_step_by_step(monkeypatch):
-    """With the dense sweep refused (as at n = 3,000 for the chained Rosenbrock's loops),
-    the value checks take the sparse sweep: ``Region._sweep`` is not asked for tangents
-    (main's behaviour was to step them there, one SciPy product per body input)."""
+def _storages(monkeypatch) -> list[tuple[str, str]]:
+    """The storages (of the carried tangents, of the ys) of every tangent sweep from now
+    on, in order."""
+    found = []
+    plain = region_sweep.TangentRecurrence
+
+    def counted(layout, storage, *args, ys_storage=None, **kwargs):
+        found.append((storage, ys_storage or storage))
+        return plain(layout, storage, *args, ys_storage=ys_storage, **kwargs)
+
+    monkeypatch.setattr(region_sweep, "TangentRecurrence", counted)
+    return found
+
+
+def test_the_storage_follows_the_size_thresholds(monkeypatch):
+    """The chained Rosenbrock's loops (scans in the gradient) take dense tangents where
+    they fit; where they do not (as at n = 3,000), dense carried tangents and sparse ys
+    where a step's rows are few (as for its scans carrying the sum), else sparse ones;
+    a small while loop dense carried tangents. The Hessians equal JAX's."""
     jax.config.update("jax_enable_x64", True)
-    monkeypatch.setattr(region_sweep, "DENSE_ENTRIES", 0)
-    stepped = []
-    plain = Region._sweep
-
-    def counted(self, args, tangents, absolute=False):
-        stepped.append(tangents)
-        return plain(self, args, tangents, absolute)
-
-    monkeypatch.setattr(Region, "_sweep", counted)
     x = np.linspace(-0.8, 0.9, 9)
-    h = dgraph.hessian(_chained, x, sparse=True)
     want = np.asarray(jax.hessian(_chained)(x + 0.01))
-    np.testing.assert_allclose(h(x + 0.01).toarray(), want, rtol=1e-12, atol=1e-12)
-    assert True not in stepped
+    both = region_sweep.DENSE_ENTRIES, region_sweep.DENSE_STEP
+    for limits, storages in (
+        (both, {(DENSE, DENSE)}),
+        ((0, both[1]), {(DENSE, SPARSE)}),
+        ((0, 0), {(SPARSE, SPARSE)}),
+    ):
+        with monkeypatch.context() as m:
+            m.setattr(region_sweep, "DENSE_ENTRIES", limits[0])
+            m.setattr(region_sweep, "DENSE_STEP", limits[1])
+            found = _storages(m)
+            h = dgraph.hessian(_chained, x, sparse=True)
+            np.testing.assert_allclose(h(x + 0.01).toarray(), want, rtol=1e-12, atol=1e-12)
+        assert found and set(found) == storages
+    found = _storages(monkeypatch)
+    x = np.array([0.7, 1.3, 2.1])
+    h = dgraph.hessian(_newton_sqrt, x, sparse=True)
+    want = _forward_over_forward(_newton_sqrt, x + 0.01)  # no reverse mode through it
+    np.testing.assert_allclose(h(x + 0.01).toarray(), want, rtol=1e-10, atol=1e-10)
+    assert found and set(found) == {(DENSE, SPARSE)}
+
+
+def test_a_carried_sum_s_row_is_written_in_place(monkeypatch):
+    """The chained Rosenbrock's scan carries a sum (∂a'/∂a = 1): with dense tangents each
+    step keeps its row but for the step's placed entries (no product), and the blocks
+    are the chain product's; a scan whose carry is scaled (a + sin(x[i])·a) keeps none."""
+    from dgraph.core.tangent_recurrence import Split
+
+    kept = []
+    plain = Split.kept
+
+    def counted(self, jac, excess):
+        kept.append(plain(self, jac, excess))
+        return kept[-1]
+
+    monkeypatch.setattr(Split, "kept", counted)
+    for f, x, every in (
+        (_chained, np.linspace(-0.8, 0.9, 7), True),
+        (*FUNCTIONS["fori_loop of x[i]"], False),
+    ):
+        found = []
+        for r, args in _loops(f, x):
+            if region_sweep.fits(r, args) and StepLayout(r, r._columns(args)).carry_total == 1:
+                kept.clear()
+                run = region_sweep.tangent_sweep(r, args, None, True)
+                _same(run, _chain_product(r, args), region_sweep.forward_run(r, args))
+                found.append(bool(kept) and all(k.all() for k in kept))
+        assert found and set(found) == {every}
 
 
 def test_the_dense_sweep_reads_a_part_of_an_operand_s_rows():
-    """The dense sweep shares the body Jacobian's planned products with the sparse one:
+    """The dense storage reads the body Jacobian's planned products as the sparse one:
     an RK4 body (blocks reading some of a vector's entries) against ``jax.hessian``."""
     jax.config.update("jax_enable_x64", True)
     p = _RK4_POINT

@@ -238,15 +238,15 @@ def _scan_with_ys(c, xs):
     return c + jnp.sum(ys) * 1e-3
 
 
-def test_the_dense_sweep_gives_the_sparse_sweep_s_values():
+def test_the_dense_sweep_gives_the_sparse_sweep_s_values(monkeypatch):
     """A scan's tangent sweep on dense arrays (body Jacobians for all steps at once,
-    dgraph.core.region_sweep) against the step-by-step sparse one, block by block, for
-    a scan with xs and ys read forward and in reverse (the gradient's loops)."""
+    dgraph.core.region_sweep) against the same recurrence on sparse matrices, block by
+    block, for a scan with xs and ys read forward and in reverse (the gradient's loops)."""
     import scipy.sparse
 
     from dgraph.blocks.arrays import operand_value
+    from dgraph.core import region_sweep
     from dgraph.core.block_values import vertex_values
-    from dgraph.core.region_sweep import dense_sweep
 
     x = RNG.uniform(-0.8, 0.8, 40)
     g = from_jax(jax.grad(lambda x: _scan_with_ys(1.0, x)), x, level="array")
@@ -255,10 +255,16 @@ def test_the_dense_sweep_gives_the_sparse_sweep_s_values():
     assert {r.reverse for _, r in found} == {False, True}
     for v, region in found:
         args = [np.asarray(operand_value(a, values)) for a in g.op(v).operands]
-        dense, sparse = dense_sweep(region, args), region._sweep(args, True)
-        assert dense is not None and dense["jacobian"].keys() == sparse["jacobian"].keys()
+        assert region_sweep.fits(region, args)
+        dense = region_sweep.tangent_sweep(region, args)
+        with monkeypatch.context() as m:
+            m.setattr(region_sweep, "DENSE_ENTRIES", 0)  # the sparse storage
+            m.setattr(region_sweep, "DENSE_STEP", 0)
+            sparse = region_sweep.tangent_sweep(region, args)
+        assert dense["jacobian"].keys() == sparse["jacobian"].keys()
         for key, m in sparse["jacobian"].items():
-            m = m.toarray() if scipy.sparse.issparse(m) else m
+            assert scipy.sparse.issparse(m) and not scipy.sparse.issparse(dense["jacobian"][key])
+            m = m.toarray()
             assert np.abs(dense["jacobian"][key] - m).max() <= 1e-13 * np.abs(m).max()
         for a, b in zip(dense["outputs"], sparse["outputs"], strict=True):
             assert np.array_equal(a, b)

@@ -1,32 +1,28 @@
-"""A scan's tangent sweep on dense arrays, its body Jacobians taken for all steps at once.
+"""A loop's tangent sweep: its trajectory and body Jacobians, a chunk of steps at once.
 
-:meth:`Region._sweep <dgraph.core.regions.Region>` carries the tangents through the T
-steps of a loop (``D ← J_t·D``: the chain product of the body Jacobians bracketed from
-the right, Naumann's tangent mode on the chain; seed 002). Step by step with sparse
-matrices it pays SciPy's overhead per step and per body input (about a millisecond a
-step: 11 s for the four sweeps of a 2,000-step scan's Hessian check). Where the arrays
-are small enough to be dense, this module makes the same sweep in three parts:
+A loop's blocks at a point are one tangent sweep through its T steps (``D ← J_t·D``:
+the chain product of the body Jacobians bracketed from the right, Naumann's tangent
+mode on the chain; seed 002), the recurrence written once
+(:mod:`dgraph.core.tangent_recurrence`). This module feeds it, a chunk of steps at a
+time (:func:`tangent_sweep`):
 
 1. the trajectory, step by step (the body's values at each step: the carries make it
    sequential), its values stacked along a first axis of steps;
-2. the body Jacobian at every step at once: the planned products of the body's blocks
-   (:class:`~dgraph.core.regions._Plan`) on arrays whose first axis is the step, each
-   block's values from :func:`~dgraph.blocks.arrays.stacked_block_value` (elementwise
-   rules and blocks of ones, for all steps in one call) or, for the others, from
-   :func:`~dgraph.blocks.arrays.block_value` step by step;
-3. the recurrence ``D_{t+1} = A_t D_t + (the step's own columns)`` on dense arrays:
-   per step one small matrix product and a slice added per body input, each output's
-   rows written into one preallocated array of steps × rows × width.
-
-The values are those of the sparse sweep up to rounding (the same products, summed in
-another order); the patterns are not read here (:mod:`dgraph.core.regions` keeps
-them). Where the dense arrays would be large (:data:`DENSE_ENTRIES`), or the steps' values
-many arrays (:data:`KEPT_VALUES`), a scan takes :func:`sparse_sweep`: the same body
-Jacobians, a chunk of steps at once (:data:`CHUNK_ENTRIES`), and the recurrence on
-sparse tangents, one sparse product a step (step by step through ``Region._sweep`` it
-was a product and a column slice per body input a step, and the body Jacobian's
-products step by step: 8.7 of the chained Rosenbrock's 28 CPU-s at n = 1,000). A
-``while_loop`` (its trip count known only by running) takes ``Region._sweep``.
+2. the body Jacobian at every step of the chunk at once: the planned products of the
+   body's blocks (:class:`~dgraph.core.regions._Plan`) on arrays whose first axis is
+   the step, each block's values from
+   :func:`~dgraph.blocks.arrays.stacked_block_value` (elementwise rules and blocks of
+   ones, for all steps in one call) or, for the others, from
+   :func:`~dgraph.blocks.arrays.block_value` step by step: the entries of one pattern
+   (:func:`_output_pattern`); a body too large to plan gives its Jacobian step by step
+   (:meth:`~dgraph.core.regions.Body.jacobian`);
+3. the recurrence, one product a step, on dense arrays where a scan's tangents fit
+   them (:func:`fits`: :data:`DENSE_ENTRIES`, :data:`KEPT_VALUES`; every step in one
+   chunk, each output's rows written into one preallocated array of steps × rows ×
+   width), else on sparse matrices (a chunk of :data:`CHUNK_ENTRIES`): a scan too large
+   for dense arrays, and a ``while_loop`` (its trip count known only by running); there
+   the carried tangents stay dense where a step's rows are few (:data:`DENSE_STEP`: one
+   carried sum's row over n columns, sparse, is rebuilt each step, O(n²) in all).
 """
 
 from __future__ import annotations
@@ -41,6 +37,7 @@ from ..blocks.arrays import REGIONS, block_size, block_value, stacked_block_valu
 from ..blocks.permutation import as_structural
 from ..blocks.scatter import SCATTERS
 from .lazy import LazyModule
+from .tangent_recurrence import DENSE, SPARSE, StepLayout, TangentRecurrence
 
 sp = LazyModule("scipy.sparse")  # importing dgraph stays light
 
@@ -49,20 +46,25 @@ Region = Any  # dgraph.core.regions.Region (which imports this module)
 __all__ = [
     "CHUNK_ENTRIES",
     "DENSE_ENTRIES",
+    "DENSE_STEP",
     "KEPT_VALUES",
-    "dense_sweep",
     "fits",
-    "sparse_sweep",
+    "forward_run",
+    "tangent_sweep",
     "trajectory_run",
 ]
 
 DENSE_ENTRIES = 50_000_000  # steps × rows × width (and steps × body Jacobian) held dense
 KEPT_VALUES = 2_000_000  # steps × body vertices: the arrays of every step's values kept
+DENSE_STEP = 100_000  # body output rows × width: a step's tangents held dense, ys sparse
+CHUNK_ENTRIES = 2_000_000
+"""The most entries (steps × the body's values and Jacobian entries) a sparse sweep
+holds for the steps it takes at once."""
 
 
 def fits(region: Region, args: list[np.ndarray]) -> bool:
-    """Whether the dense sweep applies: a scan of at least one step whose arrays, dense,
-    hold at most :data:`DENSE_ENTRIES` entries."""
+    """Whether the tangents are held dense: a scan of at least one step whose arrays,
+    dense, hold at most :data:`DENSE_ENTRIES` entries."""
     b = region.body
     steps = region.length or 0
     if region.kind != "scan" or steps == 0:
@@ -85,75 +87,171 @@ def _step(region: Region, inputs, ys: list[list[np.ndarray]]) -> tuple[dict, lis
 
 
 def trajectory_run(region: Region, args: list[np.ndarray]) -> dict:
-    """The run of :meth:`Region._sweep` without tangents (outputs and trips), keeping
-    the body's values at every step for a later :func:`dense_sweep` at the same
-    operands (the value check evaluates the program, then asks for the blocks)."""
-    outputs, stacked, per_step = _trajectory(region, args)
-    return {"outputs": outputs, "trips": region.length, "steps": (stacked, per_step)}
+    """The loop's outputs and trips, keeping the body's values at every step for a
+    later :func:`tangent_sweep` at the same operands (the value check evaluates the
+    program, then asks for the blocks)."""
+    steps = _Steps(region, args)
+    per_step = steps.take(math.inf)
+    return {"outputs": steps.outputs(), "trips": steps.trips, "steps": per_step}
 
 
-def dense_sweep(
+def forward_run(region: Region, args: list[np.ndarray]) -> dict:
+    """The loop's outputs and trips, no step's values kept."""
+    steps = _Steps(region, args)
+    steps.take(math.inf, keep=False)
+    return {"outputs": steps.outputs(), "trips": steps.trips}
+
+
+def tangent_sweep(
     region: Region, args: list[np.ndarray], run: dict | None = None, absolute: bool = False
-) -> dict | None:
-    """The run of :meth:`Region._sweep` with tangents (outputs, trips and the Jacobian
-    per (output, operand)), or None where the dense sweep does not apply (module
-    docstring); ``run``: a :func:`trajectory_run` at these operands, whose values it
-    reads instead of stepping again; with ``absolute`` also the rounding scale of the
-    Jacobian (``"magnitudes"``: :meth:`~dgraph.core.regions.Region.block_magnitude`)."""
-    b = region.body
-    if not fits(region, args):
-        return None
-    plan = b.plan()
-    if not plan:
-        return None
-    steps = region.length
-    columns = region._columns(args)
-    if run is not None and "steps" in run:
-        outputs, (stacked, per_step) = run["outputs"], run["steps"]
+) -> dict:
+    """The loop's run with tangents: outputs, trips and the Jacobian per (output,
+    operand); with ``absolute`` also its rounding scale (``"magnitudes"``:
+    :meth:`~dgraph.core.regions.Region.block_magnitude`). The trajectory a chunk of steps
+    at a time, the chunk's body Jacobians at once, then the one recurrence
+    (:class:`~dgraph.core.tangent_recurrence.TangentRecurrence`) step by step, on dense
+    arrays where they fit (:func:`fits`: every step at once) else on sparse matrices
+    (:data:`CHUNK_ENTRIES`), the carried tangents dense where a step's are few
+    (:data:`DENSE_STEP`: a sum carried along a scan, a while loop's small carries);
+    ``run``: a :func:`trajectory_run` at these operands, whose
+    values it reads instead of stepping again."""
+    dense = fits(region, args)
+    layout = StepLayout(region, region._columns(args))
+    steps = (region.length or 0) if region.kind == "scan" else 0
+    small = layout.rows * layout.width <= DENSE_STEP
+    storage = DENSE if dense or small else SPARSE
+    ys = DENSE if dense else SPARSE
+    sweep = TangentRecurrence(layout, storage, absolute, steps, ys_storage=ys)
+    jacobians = _BodyJacobians(region, layout, absolute)
+    trajectory = None
+    if run is not None and "steps" in run and dense:
+        chunks, outputs, trips = [run["steps"]], run["outputs"], run["trips"]
     else:
-        outputs, stacked, per_step = _trajectory(region, args)
-    nested = _nested_values(b, plan, per_step, steps, absolute)
-    sized = _jacobians(b, plan, stacked, per_step, steps, nested, True) if absolute else None
-    jac = _jacobians(b, plan, stacked, per_step, steps, nested)  # after: as Region._sweep
-    run = {"outputs": outputs, "trips": steps}
-    if sized is None:
-        d_carry, dys = _recurrence(region, jac, columns, columns[-1], steps)
-        run["jacobian"] = _assemble(region, d_carry, dys, columns)
-        return run
-    excess = np.maximum(sized - np.abs(jac), 0.0)
-    d_carry, dys, f_carry, fys = _recurrence(region, jac, columns, columns[-1], steps, excess)
-    run["jacobian"] = _assemble(region, d_carry, dys, columns)
-    found = _assemble(region, f_carry, fys, columns)
-    run["magnitudes"] = {key: np.abs(m) + np.abs(found[key]) for key, m in run["jacobian"].items()}
-    return run
+        trajectory = _Steps(region, args)
+        chunks = trajectory.chunks(math.inf if dense else jacobians.chunk())
+    t = 0
+    for per_step in chunks:
+        for split, jac, excess in jacobians.of(per_step):
+            sweep.step(split, jac, excess, steps - 1 - t if region.reverse else t)
+            t += 1
+    if trajectory is not None:
+        outputs, trips = trajectory.outputs(), trajectory.trips
+    return {"outputs": outputs, "trips": trips, **sweep.found()}
 
 
-def _trajectory(region: Region, args: list[np.ndarray]):
-    """The loop's outputs, every body vertex's values stacked over the steps, and the
-    per-step values (dicts, for blocks taken step by step)."""
-    b = region.body
-    first = region.n_cond_consts
-    carry = [
-        np.asarray(c)
-        for c in args[first + region.n_consts : first + region.n_consts + region.n_carry]
-    ]
-    ys: list[list[np.ndarray]] = [[] for _ in range(region.n_ys)]
-    per_step: list[dict[str, np.ndarray]] = []
-    gen = region._steps(args)
-    try:
-        _, inputs = next(gen)
-        while True:
-            values, carry = _step(region, inputs, ys)
-            per_step.append(values)
-            _, inputs = gen.send(carry)
-    except StopIteration:
-        pass
-    outputs = region.outputs_of(carry, ys)
-    names = [*b.inputs, *(v for v in b.order if b.graph.op(v) is not None)]
-    stacked = {}
-    for v in dict.fromkeys(names):
-        stacked[v] = np.stack([np.asarray(s[v], dtype=float) for s in per_step])
-    return outputs, stacked, per_step
+class _Steps:
+    """A loop's trajectory, run a chunk of steps at a time: each step's body values,
+    the carries and each step's ys."""
+
+    def __init__(self, region: Region, args: list[np.ndarray]) -> None:
+        self.region = region
+        first = region.n_cond_consts + region.n_consts
+        self.carry = [np.asarray(c) for c in args[first : first + region.n_carry]]
+        self.ys: list[list[np.ndarray]] = [[] for _ in range(region.n_ys)]
+        self.trips = 0
+        self.gen = region._steps(args)
+        self.inputs = self._advance(None)
+
+    def _advance(self, carry: list[np.ndarray] | None):
+        """The next step's body inputs from :meth:`Region._steps` (None after the last)."""
+        try:
+            return self.gen.send(carry)[1]
+        except StopIteration:
+            return None
+
+    def take(self, most: float, keep: bool = True) -> list[dict]:
+        """Up to ``most`` more steps, each step's values (with ``keep``)."""
+        found: list[dict] = []
+        taken = 0
+        while self.inputs is not None and taken < most:
+            values, self.carry = _step(self.region, self.inputs, self.ys)
+            self.trips += 1
+            taken += 1
+            if keep:
+                found.append(values)
+            self.inputs = self._advance(self.carry)
+        return found
+
+    def chunks(self, most: float):
+        """The steps' values, ``most`` steps at a time."""
+        while self.inputs is not None:
+            yield self.take(most)
+
+    def outputs(self) -> list[np.ndarray]:
+        return self.region.outputs_of(self.carry, self.ys)
+
+
+class _BodyJacobians:
+    """The body Jacobians of a chunk of steps, each step's entries on a pattern: a
+    planned body's (:class:`~dgraph.core.regions._Plan`) on its one pattern, for the
+    chunk at once (:func:`_output_entries`); another's step by step
+    (:meth:`~dgraph.core.regions.Body.jacobian`), on its own pattern."""
+
+    def __init__(self, region: Region, layout: StepLayout, absolute: bool) -> None:
+        b = region.body
+        self.body, self.layout, self.absolute = b, layout, absolute
+        plan = b.plan()
+        self.plan = plan or None
+        names = [*b.inputs, *(v for v in b.order if b.graph.op(v) is not None)]
+        self.names = list(dict.fromkeys(names))
+        if self.plan is not None:
+            self.split = layout.split(*_output_pattern(self.plan))
+            self.placing = _placing(self.plan)
+
+    def chunk(self) -> int:
+        """The steps a sparse sweep takes at once (:data:`CHUNK_ENTRIES`)."""
+        if self.plan is None:
+            return 1
+        g = self.body.graph
+        entries = sum(math.prod(g.shape(v)) for v in self.names)
+        entries += sum(p[1].size for p in self.plan.patterns.values()) * (1 + self.absolute)
+        return max(1, CHUNK_ENTRIES // max(entries, 1))
+
+    def of(self, per_step: list[dict]):
+        """Per step of the chunk: (its pattern's :class:`Split`, the entries, the excess
+        magnitudes' entries or None)."""
+        if self.plan is None:
+            for values in per_step:
+                yield self._stepped(values)
+            return
+        b, plan, size = self.body, self.plan, len(per_step)
+        stacked = {
+            v: np.stack([np.asarray(s[v], dtype=float) for s in per_step]) for v in self.names
+        }
+        nested = _nested_values(b, plan, per_step, size, self.absolute)
+        sized = None
+        if self.absolute:  # first: a nested loop's run then sweeps both at once
+            sized = _output_entries(b, plan, stacked, per_step, size, nested, True, self.placing)
+        jac = _output_entries(b, plan, stacked, per_step, size, nested, False, self.placing)
+        excess = None if sized is None else np.maximum(sized - np.abs(jac), 0.0)
+        for t in range(size):
+            yield self.split, jac[t], None if excess is None else excess[t]
+
+    def _stepped(self, values: dict) -> tuple:
+        """One step's body Jacobian (and excess magnitudes) on one pattern."""
+        b = self.body
+        sized = b.jacobian(values, absolute=True) if self.absolute else None
+        jac = b.jacobian(values)  # after: a nested loop sweeps both at once
+        indptr, cols, found = _on_one_pattern([jac] if sized is None else [jac, sized])
+        excess = None if sized is None else np.maximum(found[1] - np.abs(found[0]), 0.0)
+        return self.layout.split(indptr, cols), found[0], excess
+
+
+def _on_one_pattern(ms: list) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """Sparse matrices of one shape on the union of their patterns (CSR indptr,
+    columns), and each one's entries there."""
+    ms = [sp.coo_array(m) for m in ms]
+    rows, width = ms[0].shape
+    keys = [m.row.astype(np.int64) * max(width, 1) + m.col for m in ms]
+    union = np.unique(np.concatenate(keys))
+    found = []
+    for m, k in zip(ms, keys, strict=True):
+        data = np.zeros(union.size)
+        np.add.at(data, np.searchsorted(union, k), m.data)
+        found.append(data)
+    row_of, cols = np.divmod(union, max(width, 1))
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(row_of, minlength=rows))])
+    return indptr, cols, found
 
 
 def _nested_values(b, plan, per_step, steps: int, absolute: bool) -> dict[int, tuple]:
@@ -179,18 +277,6 @@ def _nested_values(b, plan, per_step, steps: int, absolute: bool) -> dict[int, t
         i: tuple(np.stack(r).reshape(steps, -1) if r else None for r in found)
         for i, found in rows.items()
     }
-
-
-def _jacobians(
-    b, plan, stacked, per_step, steps: int, nested: dict[int, tuple], absolute: bool = False
-) -> np.ndarray:
-    """The body Jacobian at every step, dense: (steps, float outputs, float inputs); with
-    ``absolute``, of its blocks' magnitudes (``nested``: :func:`_nested_values`)."""
-    indptr, cols = _output_pattern(plan)
-    entries = _output_entries(b, plan, stacked, per_step, steps, nested, absolute)
-    jac = np.zeros((steps, indptr.size - 1, b.n_in))
-    jac[:, np.repeat(np.arange(indptr.size - 1), np.diff(indptr)), cols] = entries
-    return jac
 
 
 def _output_pattern(plan) -> tuple[np.ndarray, np.ndarray]:
@@ -238,7 +324,7 @@ def _output_entries(
             flat = np.ones((steps, 1))
         else:
             flat = stacked_block_value(op, term.k, stacked, term.block, steps, absolute)
-        if flat is None:  # step by step, as the sparse sweep does
+        if flat is None:  # step by step
             rows = []
             for values in per_step:
                 value = valued(op, term.k, values, term.block)
@@ -304,340 +390,3 @@ def _add_summed(data: np.ndarray, products: np.ndarray, how) -> None:
         data[:, how] += products
     else:
         data += np.asarray(how @ products.T).T
-
-
-def _recurrence(
-    region: Region, jac: np.ndarray, columns, width: int, steps: int, excess=None
-) -> tuple:
-    """The carries' tangents after the last step and each ys output's rows per step
-    (in the order of the stacked ys), dense; with ``excess`` (the body Jacobians'
-    magnitudes less their absolute values) also those of ``F ← J_t·F + E_t·|D|`` from
-    zero (:meth:`~dgraph.core.regions.Region.block_magnitude`)."""
-    b = region.body
-    carries = range(region.n_consts, region.n_consts + region.n_carry)
-    d_carry: list[np.ndarray] = []
-    for c in carries:
-        size = math.prod(b.shapes[c])
-        lo, hi = region._operand_columns(region.n_cond_consts + c, columns)
-        seed = np.zeros((size, width))
-        if hi > lo:
-            seed[:, lo:hi] = np.eye(size)
-        d_carry.append(seed)
-    product_cols = [
-        np.arange(b.in_offsets[c], b.in_offsets[c] + math.prod(b.shapes[c]))
-        for c in carries
-        if b.floats[c]
-    ]
-    product_cols = np.concatenate(product_cols) if product_cols else np.zeros(0, np.int64)
-    placed = []  # (input columns of J, seed column) of the constants and slices
-    for i in range(len(b.inputs)):
-        if not b.floats[i] or i in carries:
-            continue
-        size, at = math.prod(b.shapes[i]), b.in_offsets[i]
-        lo, hi = region._operand_columns(region.n_cond_consts + i, columns)
-        if hi > lo:
-            placed.append((at, size, lo, i >= region.n_consts))
-    ys = [
-        (b.out_offsets[o], math.prod(b.out_shapes[o]))
-        for o in range(region.n_carry, len(b.outputs))
-    ]
-    dys = [None if at is None else np.zeros((steps, size, width)) for at, size in ys]
-    j_carry = jac[:, :, product_cols]
-    n_out = jac.shape[1]
-    floats = [b.floats[c] for c in carries]
-
-    def applied(j_t, placed_t, d_carry, s: int) -> np.ndarray:
-        """``J_t·D`` at step t (``placed_t``: J_t's columns of the constants and slices,
-        None: their tangents zero)."""
-        d_in = [d for f, d in zip(floats, d_carry, strict=True) if f]
-        out = j_t @ np.vstack(d_in) if d_in else np.zeros((n_out, width))
-        if placed_t is not None:
-            for at, size, lo, per_step in placed:
-                lo += s * size if per_step else 0
-                out[:, lo : lo + size] += placed_t[:, at : at + size]
-        return out
-
-    def split(out: np.ndarray, into: list, s: int) -> list[np.ndarray]:
-        for y, (at, size) in zip(into, ys, strict=True):
-            if y is not None:
-                y[s] = out[at : at + size]
-        return [
-            np.zeros((math.prod(shape), width)) if at is None else out[at : at + math.prod(shape)]
-            for shape, at in zip(b.out_shapes[: region.n_carry], b.out_offsets, strict=False)
-        ]
-
-    if excess is not None:
-        e_carry = excess[:, :, product_cols]
-        f_carry = [np.zeros_like(d) for d in d_carry]
-        fys = [None if y is None else np.zeros_like(y) for y in dys]
-    for t in range(steps):
-        s = steps - 1 - t if region.reverse else t
-        out = applied(j_carry[t], jac[t], d_carry, s)
-        if excess is not None:
-            f = applied(j_carry[t], None, f_carry, s)
-            f += applied(e_carry[t], excess[t], [np.abs(d) for d in d_carry], s)
-            f_carry = split(f, fys, s)
-        d_carry = split(out, dys, s)
-    if excess is not None:
-        return d_carry, dys, f_carry, fys
-    return d_carry, dys
-
-
-def _assemble(region: Region, d_carry, dys, columns) -> dict[tuple[int, int], Any]:
-    """Per (output, operand): the derivative, dense (as :meth:`Region._assemble`)."""
-    out: dict[tuple[int, int], Any] = {}
-    for j, shape in enumerate(region.out_shapes):
-        if j < region.n_carry:
-            rows = d_carry[j]
-        else:
-            y = dys[j - region.n_carry]
-            size = math.prod(shape)
-            rows = np.zeros((size, columns[-1])) if y is None else y.reshape(size, -1)
-        for k in range(len(region.operand_shapes)):
-            lo, hi = region._operand_columns(k, columns)
-            if hi > lo:
-                out[(j, k)] = rows[:, lo:hi]
-    return out
-
-
-CHUNK_ENTRIES = 2_000_000
-"""The most entries (steps × the body's values and Jacobian entries) :func:`sparse_sweep`
-holds for the steps it takes at once."""
-
-
-def sparse_sweep(region: Region, args: list[np.ndarray], absolute: bool = False) -> dict | None:
-    """The run of :meth:`Region._sweep` with tangents, where the dense arrays would be
-    too large (:func:`fits`): the same recurrence ``D ← J_t·D`` on sparse tangents, the
-    body Jacobians taken for a chunk of steps at once (:data:`CHUNK_ENTRIES`) as the dense
-    sweep takes them (the planned products on arrays with a first axis of steps), each
-    step then one sparse product of its carries' columns and the slices' and constants'
-    entries placed. None where it does not apply (a ``while_loop``, a body without a
-    plan)."""
-    b = region.body
-    steps = region.length or 0
-    plan = b.plan() if region.kind == "scan" and steps else None
-    if not plan:
-        return None
-    layout = _Layout(region, plan, region._columns(args))
-    names = [*b.inputs, *(v for v in b.order if b.graph.op(v) is not None)]
-    names = list(dict.fromkeys(names))
-    entries = sum(math.prod(b.graph.shape(v)) for v in names)
-    entries += sum(p[1].size for p in plan.patterns.values()) * (2 if absolute else 1)
-    chunk = max(1, min(steps, CHUNK_ENTRIES // max(entries, 1)))
-    sweep = _SparseRecurrence(layout, absolute)
-    placing = _placing(plan)
-    first = region.n_cond_consts
-    carry = [
-        np.asarray(c)
-        for c in args[first + region.n_consts : first + region.n_consts + region.n_carry]
-    ]
-    ys: list[list[np.ndarray]] = [[] for _ in range(region.n_ys)]
-    gen = region._steps(args)
-    _, inputs = next(gen)
-    done = 0
-    while done < steps:
-        per_step = []
-        while len(per_step) < chunk and done + len(per_step) < steps:
-            values, carry = _step(region, inputs, ys)
-            per_step.append(values)
-            _, inputs = _next(gen, carry)
-        size = len(per_step)
-        stacked = {v: np.stack([np.asarray(s[v], dtype=float) for s in per_step]) for v in names}
-        nested = _nested_values(b, plan, per_step, size, absolute)
-        sized = None
-        if absolute:  # first, as the sparse sweep (a nested loop sweeps both at once)
-            sized = _output_entries(b, plan, stacked, per_step, size, nested, True, placing)
-        jac = _output_entries(b, plan, stacked, per_step, size, nested, False, placing)
-        for t in range(size):
-            s = steps - 1 - (done + t) if region.reverse else done + t
-            excess = None if sized is None else np.maximum(sized[t] - np.abs(jac[t]), 0.0)
-            sweep.step(jac[t], excess, s)
-        done += size
-    run = {"outputs": region.outputs_of(carry, ys), "trips": steps}
-    run.update(sweep.found())
-    return run
-
-
-def _next(gen, carry: list[np.ndarray]):
-    """The next step's inputs from :meth:`Region._steps` (None after the last)."""
-    try:
-        return gen.send(carry)
-    except StopIteration:
-        return None, None
-
-
-class _Layout:
-    """Where a scan's body Jacobian entries go in its tangent sweep: the fixed pattern
-    (:func:`_output_pattern`) split into the carries' columns (a product with the
-    carried tangents) and the constants' and slices' (placed at their seed columns,
-    a slice's moved by the step's offset), and each body output's rows."""
-
-    def __init__(self, region: Region, plan, columns: list[int]) -> None:
-        b = region.body
-        self.region, self.columns, self.width = region, columns, columns[-1]
-        indptr, cols = _output_pattern(plan)
-        self.rows = indptr.size - 1
-        row_of = np.repeat(np.arange(self.rows), np.diff(indptr))
-        carries = range(region.n_consts, region.n_consts + region.n_carry)
-        stack = np.full(b.n_in, -1, dtype=np.int64)  # input column -> carried tangent row
-        base = np.full(b.n_in, -1, dtype=np.int64)  # input column -> its seed column
-        shift = np.zeros(b.n_in, dtype=np.int64)  # per step, for a slice's columns
-        at_stack = 0
-        for i in range(len(b.inputs)):
-            if not b.floats[i]:
-                continue
-            size, at = math.prod(b.shapes[i]), b.in_offsets[i]
-            if i in carries:
-                stack[at : at + size] = at_stack + np.arange(size)
-                at_stack += size
-                continue
-            lo, hi = region._operand_columns(region.n_cond_consts + i, columns)
-            if hi > lo:
-                base[at : at + size] = lo + np.arange(size)
-                shift[at : at + size] = size if i >= region.n_consts else 0
-        self.n_stack = at_stack
-        self.carried = stack[cols] >= 0  # the entries in a carry's columns
-        self.carry_indptr = _row_pointer(row_of[self.carried], self.rows)
-        self.carry_cols = stack[cols][self.carried]
-        self.placed = base[cols] >= 0  # the entries in a constant's or a slice's
-        self.placed_indptr = _row_pointer(row_of[self.placed], self.rows)
-        self.placed_base, self.placed_shift = base[cols][self.placed], shift[cols][self.placed]
-        # per carry: its output rows (None: zero) and whether its input is float
-        self.carry_rows = [
-            None if b.out_offsets[c] is None else (b.out_offsets[c], math.prod(b.out_shapes[c]))
-            for c in range(region.n_carry)
-        ]
-        self.carry_floats = [b.floats[c] for c in carries]
-        self.carry_sizes = [math.prod(b.shapes[c]) for c in carries]
-        self.ys = [
-            None if b.out_offsets[o] is None else (b.out_offsets[o], math.prod(b.out_shapes[o]))
-            for o in range(region.n_carry, len(b.outputs))
-        ]
-        self.carry_total = sum(size for _, size in filter(None, self.carry_rows))
-        starts = np.cumsum([0, *self.carry_sizes])[:-1].tolist()
-        self.in_place = all(  # every carry float both ways, its output rows its own
-            f and rows is not None and rows[0] == at
-            for f, rows, at in zip(self.carry_floats, self.carry_rows, starts, strict=True)
-        )
-
-    def carry_part(self, data: np.ndarray) -> sp.csr_array:
-        """A step's entries (``data``) in the carries' columns: rows × carried rows."""
-        m = (data[self.carried], self.carry_cols, self.carry_indptr)
-        return sp.csr_array(m, shape=(self.rows, self.n_stack))
-
-    def placed_part(self, data: np.ndarray, s: int) -> sp.csr_array:
-        """Step s's entries in the constants' and slices' columns, at their seeds'."""
-        cols = self.placed_base + s * self.placed_shift
-        m = (data[self.placed], cols, self.placed_indptr)
-        return sp.csr_array(m, shape=(self.rows, self.width))
-
-
-def _row_pointer(rows_of_entries: np.ndarray, rows: int) -> np.ndarray:
-    """The CSR row pointer of entries in row order, each entry's row given."""
-    counts = np.bincount(rows_of_entries, minlength=rows)
-    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-
-
-class _SparseRecurrence:
-    """:func:`sparse_sweep`'s recurrence, step by step: the carried tangents ``D`` (the
-    float carries' rows stacked), each step's ys rows, and with ``absolute`` the rounding
-    scale's ``F ← J_t·F + E_t·|D|`` (:meth:`Region._sweep`)."""
-
-    def __init__(self, layout: _Layout, absolute: bool) -> None:
-        self.layout = layout
-        r = layout.region
-        seeds = r._seed_carries(layout.columns, layout.width)
-        floats = layout.carry_floats
-        self.d = _vstack([d for d, f in zip(seeds, floats, strict=True) if f], layout.width)
-        self.f = sp.csr_array(self.d.shape) if absolute else None
-        self.last: tuple = (None, None)  # the last step's rows: of D, of F
-        self.dys: list[sp.csr_array] = []
-        self.fys: list[sp.csr_array] = []
-
-    def step(self, jac: np.ndarray, excess: np.ndarray | None, s: int) -> None:
-        """Step s (its place in the stacked xs): ``jac`` and ``excess`` its body
-        Jacobian's entries and their excess magnitudes (:func:`_output_pattern`)."""
-        lay = self.layout
-        j_c = lay.carry_part(jac)
-        d_out = j_c @ self.d + lay.placed_part(jac, s)
-        f_out = None
-        ys = lay.rows - lay.carry_total
-        if excess is not None:
-            f_out = j_c @ self.f
-            if excess.any():  # where the step's sums or its rules' terms cancel
-                f_out = f_out + lay.carry_part(excess) @ abs(self.d)
-                f_out = f_out + lay.placed_part(excess, s)
-            self.f = self._carried(f_out)
-            if ys:
-                self.fys.append(_rows(f_out, lay.carry_total, ys))
-        self.d = self._carried(d_out)
-        if ys:
-            self.dys.append(_rows(d_out, lay.carry_total, ys))
-        self.last = (d_out, f_out)
-
-    def _carried(self, out: sp.csr_array) -> sp.csr_array:
-        """The float carries' rows of a step's tangents, stacked (zero where a carry's
-        output is no vertex)."""
-        lay = self.layout
-        if lay.in_place:  # the carries' output rows, in order, are the carried ones
-            return out if lay.rows == lay.carry_total else _rows(out, 0, lay.carry_total)
-        parts = [
-            _rows(out, *rows) if rows is not None else sp.csr_array((size, lay.width))
-            for rows, floats, size in zip(
-                lay.carry_rows, lay.carry_floats, lay.carry_sizes, strict=True
-            )
-            if floats
-        ]
-        return _vstack(parts, lay.width)
-
-    def found(self) -> dict:
-        """The run's ``"jacobian"`` (and ``"magnitudes"``), per (output, operand)."""
-        out = {"jacobian": self._assemble(self.last[0], self.dys)}
-        if self.f is not None:
-            extra = self._assemble(self.last[1], self.fys)
-            out["magnitudes"] = {
-                key: abs(m) + abs(extra[key]) for key, m in out["jacobian"].items()
-            }
-        return out
-
-    def _assemble(self, last: sp.csr_array, ys_rows: list) -> dict:
-        """Per (output, operand): the carries' rows of the last step, the ys' rows of
-        every step stacked in the order of the stacked ys."""
-        lay = self.layout
-        r = lay.region
-        stacked = _vstack(ys_rows[::-1] if r.reverse else ys_rows, lay.width)
-        per_step = lay.rows - lay.carry_total
-        out: dict = {}
-        for j in range(len(r.out_shapes)):
-            found = lay.carry_rows[j] if j < r.n_carry else lay.ys[j - r.n_carry]
-            size = math.prod(r.body.out_shapes[j])
-            if found is None:
-                rows = sp.csr_array((math.prod(r.out_shapes[j]), lay.width))
-            elif j < r.n_carry:
-                rows = _rows(last, *found)
-            else:
-                at = found[0] - lay.carry_total
-                steps = np.arange(r.length, dtype=np.int64)[:, None] * per_step
-                rows = sp.csr_array(stacked[(steps + at + np.arange(size)).ravel()])
-            for k in range(len(r.operand_shapes)):
-                lo, hi = r._operand_columns(k, lay.columns)
-                if hi > lo:
-                    out[(j, k)] = rows[:, lo:hi]
-        return out
-
-
-def _rows(m: sp.csr_array, at: int, size: int) -> sp.csr_array:
-    """Rows ``at .. at + size - 1`` of a CSR matrix."""
-    start, stop = m.indptr[at], m.indptr[at + size]
-    indptr = m.indptr[at : at + size + 1] - start
-    found = (m.data[start:stop], m.indices[start:stop], indptr)
-    return sp.csr_array(found, shape=(size, m.shape[1]))
-
-
-def _vstack(parts: list, width: int) -> sp.csr_array:
-    """CSR matrices stacked (one: itself)."""
-    if len(parts) == 1:
-        return parts[0]
-    if not parts:
-        return sp.csr_array((0, width))
-    return sp.csr_array(sp.vstack(parts, format="csr"))

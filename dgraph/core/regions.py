@@ -27,11 +27,12 @@ step ``M = [[A, K], [0, I]]`` over ``(c, k)``:
   Jacobian ``J_t`` accumulated over its own graph at step t), which is the chain
   product bracketed from the right — for a chain of equal square factors applied to the
   seeds, the cheapest bracketing of seed 002's dynamic program; a ``while_loop``'s at
-  the trip count of that point (JAX's forward-mode convention). A scan whose tangents
-  fit dense arrays takes the body Jacobians of all steps at once and runs the
-  recurrence on dense arrays (:mod:`dgraph.core.region_sweep`), the other scans a chunk
-  of steps at once with sparse tangents (``region_sweep.sparse_sweep``); a while loop
-  step by step with sparse matrices (:meth:`Region._sweep`).
+  the trip count of that point (JAX's forward-mode convention). The body Jacobians
+  are taken a chunk of steps at once (:mod:`dgraph.core.region_sweep`) and the
+  recurrence, written once (:mod:`dgraph.core.tangent_recurrence`), runs on dense
+  arrays for a scan whose tangents fit them, else on sparse matrices (a larger scan, a
+  while loop); the boolean sweep of the patterns above is the same recurrence kept in
+  ones.
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ from .body_patterns import (
 )
 from .graph import DGraph
 from .lazy import LazyModule
-from .region_sweep import dense_sweep, fits, sparse_sweep, trajectory_run
+from .region_sweep import fits, forward_run, tangent_sweep, trajectory_run
+from .tangent_recurrence import SPARSE, StepLayout, TangentRecurrence
 
 sp = LazyModule("scipy.sparse")
 
@@ -460,15 +462,11 @@ class Region(PatternBlocks):
             return run
         arrays = [np.asarray(a) for a in args]
         if tangents:
-            run = (
-                dense_sweep(self, arrays, run, absolute)
-                or sparse_sweep(self, arrays, absolute)
-                or self._sweep(arrays, tangents, absolute)
-            )
+            run = tangent_sweep(self, arrays, run, absolute)
         elif fits(self, arrays):  # its steps' values kept for the tangents asked next
             run = trajectory_run(self, arrays)
         else:
-            run = self._sweep(arrays, tangents)
+            run = forward_run(self, arrays)
         if len(self._runs) > 4:
             self._runs.clear()
         if "jacobian" in run:  # one point's tangents kept at a time (they are large)
@@ -512,64 +510,6 @@ class Region(PatternBlocks):
             carry = yield t, [*consts, *carry, *slices]
             t += 1
 
-    def _sweep(self, args: list[np.ndarray], tangents: bool, absolute: bool = False) -> dict:
-        """The trajectory; with ``tangents``, the tangent sweep alongside it: the
-        derivative of every float output with respect to every active operand; with
-        ``absolute`` too its rounding scale (:meth:`block_magnitude`): ``|D| + |F|``,
-        ``F`` swept as ``F ← J_t·F + E_t·|D|`` from zero, ``E_t`` the body Jacobian's
-        magnitudes less its absolute values (:meth:`Body.jacobian`)."""
-        b = self.body
-        columns = self._columns(args) if tangents else None
-        width = columns[-1] if tangents else 0
-        ys: list[list[np.ndarray]] = [[] for _ in range(self.n_ys)]
-        dys: list[Any] = []
-        fys: list[Any] = []
-        first = self.n_cond_consts
-        carry = [
-            np.asarray(c)
-            for c in args[first + self.n_consts : first + self.n_consts + self.n_carry]
-        ]
-        d_carry = self._seed_carries(columns, width) if tangents else None
-        f_carry = [sp.csr_array(d.shape) for d in d_carry] if absolute else None
-        steps = self._steps(args)
-        trips = 0
-        try:
-            t, inputs = next(steps)
-            while True:
-                values = b.values(inputs)
-                outs = b.results(values)
-                if tangents:
-                    sized = b.jacobian(values, absolute=True) if absolute else None
-                    jac = b.jacobian(values)  # after: a nested loop sweeps both at once
-                    d_out = self._step_tangents(jac, t, columns, d_carry, width)
-                    if absolute:
-                        excess = _excess(sized, jac)
-                        size = [_abs(d) for d in d_carry]
-                        f_out = _plus(
-                            self._step_tangents(jac, t, columns, f_carry, width, seeded=False),
-                            self._step_tangents(excess, t, columns, size, width),
-                        )
-                        f_carry, f_y = self._split_tangents(f_out, width)
-                        fys.append(f_y)
-                    d_carry, d_y = self._split_tangents(d_out, width)
-                    dys.append(d_y)
-                carry = [np.asarray(o) for o in outs[: self.n_carry]]
-                for j, y in enumerate(outs[self.n_carry :]):
-                    ys[j].append(np.asarray(y))
-                trips = t + 1
-                t, inputs = steps.send(carry)
-        except StopIteration:
-            pass
-        run: dict = {"outputs": self.outputs_of(carry, ys), "trips": trips}
-        if tangents:
-            run["jacobian"] = self._assemble(d_carry, dys, columns, width)
-        if absolute:
-            found = self._assemble(f_carry, fys, columns, width)
-            run["magnitudes"] = {
-                key: _abs(m) + _abs(found[key]) for key, m in run["jacobian"].items()
-            }
-        return run
-
     def outputs_of(self, carry: list[np.ndarray], ys: list[list[np.ndarray]]) -> list:
         """The loop's outputs from its last carry and each step's ys (stacked in step
         order, reversed for a reverse scan; none: zeros of the output's shape)."""
@@ -604,60 +544,6 @@ class Region(PatternBlocks):
             size = math.prod(b.shapes[i])
             lo, hi = self._operand_columns(k, columns)
             out.append(selection(size, width, lo) if hi > lo else sp.csr_array((size, width)))
-        return out
-
-    def _step_tangents(
-        self, jac, t: int, columns: list[int], d_carry: list, width: int, seeded: bool = True
-    ):
-        """``J_t·D``: the body Jacobian times the tangents of its float inputs at step t.
-        A constant's or a slice's tangent is a selection of seed columns, so its share is
-        the Jacobian's columns moved there (no product); a carry's a product. Without
-        ``seeded``, the carries' share only (the constants' and slices' tangents zero)."""
-        b = self.body
-        out = None
-        for i in range(len(b.inputs)):
-            if not b.floats[i] or not (seeded or self.n_consts <= i < self.n_consts + self.n_carry):
-                continue
-            size, at = math.prod(b.shapes[i]), b.in_offsets[i]
-            part = sp.csr_array(jac[:, at : at + size])
-            if self.n_consts <= i < self.n_consts + self.n_carry:
-                term = _product(part, d_carry[i - self.n_consts])
-            else:
-                lo, hi = self._operand_columns(self.n_cond_consts + i, columns)
-                if hi == lo or not part.nnz:
-                    continue
-                if i >= self.n_consts:  # a slice of xs: the step's columns
-                    lo += (self.length - 1 - t if self.reverse else t) * size
-                term = sp.csr_array(
-                    (part.data, part.indices + lo, part.indptr), shape=(part.shape[0], width)
-                )
-            out = term if out is None else _plus(out, term)
-        return sp.csr_array((jac.shape[0], width)) if out is None else out
-
-    def _split_tangents(self, d_out, width: int) -> tuple[list, list]:
-        b = self.body
-        carries, ys = [], []
-        for o, shape in enumerate(b.out_shapes):
-            size = math.prod(shape)
-            at = b.out_offsets[o]
-            part = sp.csr_array((size, width)) if at is None else d_out[at : at + size]
-            (carries if o < self.n_carry else ys).append(part)
-        return carries, ys
-
-    def _assemble(self, d_carry: list, dys: list, columns: list[int], width: int) -> dict:
-        """Per (output, operand): the full derivative as a matrix (dense or sparse)."""
-        out: dict[tuple[int, int], Any] = {}
-        for j in range(len(self.out_shapes)):
-            if j < self.n_carry:
-                rows = d_carry[j]
-            else:
-                steps = [d[j - self.n_carry] for d in dys]
-                steps = steps[::-1] if self.reverse else steps
-                rows = _stack(steps, width) if steps else sp.csr_array((0, width))
-            for k in range(len(self.operand_shapes)):
-                lo, hi = self._operand_columns(k, columns)
-                if hi > lo:
-                    out[(j, k)] = rows[:, lo:hi]
         return out
 
     # -- structure ---------------------------------------------------------------------------
@@ -747,17 +633,20 @@ class Region(PatternBlocks):
     def step_sweep(self, jacobian_at) -> dict[tuple[int, int], Any]:
         """The pattern of every block by a boolean tangent sweep: ``jacobian_at(t)`` is
         the pattern of step t's body Jacobian (T sparse boolean products, the chain's
-        per-step patterns; no entry is lost, as no sum of ones cancels)."""
-        columns = self._columns([])
-        width = columns[-1]
-        d_carry = self._seed_carries(columns, width)
-        dys = []
+        per-step patterns, by the one recurrence kept in ones; no entry is lost, as no
+        sum of ones cancels)."""
+        layout = StepLayout(self, self._columns([]))
+        sweep = TangentRecurrence(layout, SPARSE, steps=self.length or 0, pattern=True)
+        last: tuple = (None, None, None)  # the last pattern asked, as CSR, its split
         for t in range(self.length or 0):
-            d_out = bool_pattern(self._step_tangents(jacobian_at(t), t, columns, d_carry, width))
-            d_carry, d_y = self._split_tangents(d_out, width)
-            dys.append(d_y)
-        found = self._assemble(d_carry, dys, columns, width)
-        return {key: bool_pattern(m) for key, m in found.items()}
+            found = jacobian_at(t)
+            if found is not last[0]:  # a pattern for every step: split once
+                jac = sp.csr_array(found)
+                jac.sum_duplicates()
+                last = (found, jac, layout.split(jac.indptr, jac.indices))
+            s = self.length - 1 - t if self.reverse else t
+            sweep.step(last[2], np.ones(last[1].nnz), None, s)
+        return {key: bool_pattern(m) for key, m in sweep.found()["jacobian"].items()}
 
 
 # -- patterns of the chain product ----------------------------------------------------------
@@ -1157,59 +1046,6 @@ def _reverse_cols(m, r: Region, size: int):
 
 
 # -- tangent matrices ------------------------------------------------------------------------
-
-
-def _stack(parts: list, width: int):
-    """Tangent matrices stacked: dense where any is dense."""
-    if not parts:
-        return sp.csr_array((0, width))
-    if any(not sp.issparse(p) for p in parts):
-        return np.vstack([p.toarray() if sp.issparse(p) else np.asarray(p) for p in parts])
-    return sp.csr_array(sp.vstack(parts, format="csr"))
-
-
-def _plus(a, b):
-    """``a + b`` of tangent matrices: into a dense one in place, else sparse (dense once
-    full enough)."""
-    if not sp.issparse(a) or not sp.issparse(b):
-        dense, other = (a, b) if not sp.issparse(a) else (b, a)
-        dense = np.array(dense, dtype=float) if dense is b else dense
-        if sp.issparse(other):
-            coo = sp.coo_array(other)
-            np.add.at(dense, (coo.row, coo.col), coo.data)
-        else:
-            dense += other
-        return dense
-    total = sp.csr_array(a + b)
-    size = total.shape[0] * total.shape[1]
-    return total.toarray() if size and total.nnz > _DENSE * size else total
-
-
-def _abs(m):
-    """``|m|`` of a tangent matrix, sparse or dense."""
-    return abs(m) if sp.issparse(m) else np.abs(m)
-
-
-def _excess(magnitudes: sp.csr_array, jac: sp.csr_array) -> sp.csr_array:
-    """A body Jacobian's magnitudes less its absolute values (never below zero): where
-    its sums cancel, or a rule's terms do (:func:`~dgraph.blocks.arrays.block_size`)."""
-    found = sp.csr_array(magnitudes - abs(jac))
-    found.data = np.maximum(found.data, 0.0)
-    found.eliminate_zeros()
-    return found
-
-
-def _product(j: sp.csr_array, d):
-    """``J·D``: sparse while it stays sparse, dense once full enough."""
-    if j.shape[1] == 0 or (sp.issparse(d) and d.shape[0] == 0):
-        return sp.csr_array((j.shape[0], d.shape[1]))
-    out = j @ d
-    if sp.issparse(out):
-        size = out.shape[0] * out.shape[1]
-        if size and out.nnz > _DENSE * size:
-            return out.toarray()
-        return sp.csr_array(out)
-    return np.asarray(out)
 
 
 # -- graphs with regions ----------------------------------------------------------------------

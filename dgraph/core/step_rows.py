@@ -42,6 +42,7 @@ from .body_patterns import (
     selection,
     stacked_outputs,
 )
+from .tangent_recurrence import assemble_blocks
 
 __all__ = ["row_sweep"]
 
@@ -99,8 +100,15 @@ def row_sweep(
             )
         sources.store_rows(indptr, cols, target[ids], dropped if t == 0 else ())
         dys.append(_ys_of(indptr, cols, ids, y_rows, width))
-    found = r._assemble(sources.carries(), dys, columns, width)
+    ys = [_stacked([d[j] for d in dys], r.reverse, width) for j in range(len(y_rows))]
+    found = assemble_blocks(r, columns, sources.carries(), ys)
     return {key: bool_pattern(m) for key, m in found.items()}
+
+
+def _stacked(steps: list, reverse: bool, width: int) -> sp.csr_array:
+    """A ys output's rows of every step, stacked in the order of the stacked ys."""
+    steps = steps[::-1] if reverse else steps
+    return sp.csr_array(sp.vstack(steps, format="csr")) if steps else sp.csr_array((0, width))
 
 
 def _entries(m: sp.csr_array, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
