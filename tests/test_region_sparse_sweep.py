@@ -95,13 +95,16 @@ CASES = {
 
 def _loops(f, x) -> list[tuple[Region, list[np.ndarray]]]:
     """Every loop of the gradient's graph (a scan of some steps, a while loop) with its
-    operands at another point."""
+    operands at another point: once for all the vertices of its outputs (one sweep gives
+    every output's blocks)."""
     jax.config.update("jax_enable_x64", True)
     g = gradient_graph(f, x)
     values = vertex_values(g, {g.inputs[0]: 0.8 * np.asarray(x) + 0.1}, {})
-    found = []
+    found, seen = [], set()
     for v, r in regions_of(g):
-        if r.kind == "while" or r.length:
+        key = (id(r), tuple(g.op(v).operands))
+        if (r.kind == "while" or r.length) and key not in seen:
+            seen.add(key)
             found.append((r, [np.asarray(operand_value(u, values)) for u in g.op(v).operands]))
     return found
 
