@@ -107,8 +107,8 @@ _BRANCH = (
 _CONVERT = (
     "converting an array that depends on the inputs to a NumPy array or a number (np.array,"
     " np.asarray, float(), assignment into a NumPy array) is not supported: build arrays with"
-    " np.stack, np.concatenate, np.pad or np.where, or write into np.zeros_like(u) of an"
-    " argument u"
+    " np.stack, np.concatenate, np.pad or np.where, or write into an array made inside the"
+    " function (np.zeros(shape), np.zeros_like(u))"
 )
 
 
@@ -640,8 +640,9 @@ def _copied(x: Any) -> Any:
 
 _INTO_NUMPY = (
     "{what} into a NumPy array (or a view of one) of a value that depends on the inputs is"
-    " not supported: make the array with np.zeros_like(u) of an argument u and write into"
-    " it, not into a view (or build it with np.concatenate, np.pad or np.where)"
+    " not supported: make the array inside the function (np.zeros(shape), np.zeros_like(u))"
+    " and write into it, not into a view (or build it with np.concatenate, np.pad or"
+    " np.where)"
 )
 
 
@@ -1966,26 +1967,54 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
 _NUMPY: dict[str, Callable[..., Any]] = {}  # filled below: np.array, np.asarray
 
 
-class _Proxy:
-    """A module whose functions named in ``table`` take traced arrays too."""
+_NEW_ARRAYS = frozenset({"zeros", "ones", "empty", "full"})
 
-    def __init__(self, module: Any, table: Mapping[str, Callable[..., Any]]) -> None:
-        self._module, self._table = module, table
+
+def _new_array(original: Callable[..., Any], tape: _Tape) -> Callable[..., Any]:
+    """``np.zeros``, ``np.ones``, ``np.empty`` or ``np.full`` inside a trace: a float array
+    is a fresh one of ``tape`` (:func:`_fresh`: its numbers, until a value that depends on
+    the inputs is written into it, ``K = np.zeros((n, n)); np.add.at(K, idx, ke)``); other
+    dtypes are NumPy's arrays. ``np.empty`` holds zeros (NumPy's are arbitrary)."""
+
+    def make(*args: Any, **kwargs: Any) -> Any:
+        if original is np.full and len(args) > 1 and _is_traced(args[1]):
+            return _broadcast_to(args[1], args[0])
+        array = (np.zeros if original is np.empty else original)(*args, **kwargs)
+        if array.dtype.kind != "f" or kwargs.get("like") is not None:
+            return array
+        return _fresh(tape, array)
+
+    make.__name__, make.__doc__ = original.__name__, original.__doc__
+    return make
+
+
+class _Proxy:
+    """A module whose functions named in ``table`` take traced arrays too; NumPy's, with
+    the tape of the trace, also makes fresh arrays (:func:`_new_array`)."""
+
+    def __init__(
+        self, module: Any, table: Mapping[str, Callable[..., Any]], tape: _Tape | None = None
+    ) -> None:
+        self._module, self._table, self._tape = module, table, tape
 
     def __getattr__(self, name: str) -> Any:
         original = getattr(self._module, name)
         if self._table is _NUMPY:
+            if name in _NEW_ARRAYS and self._tape is not None:
+                return _new_array(original, self._tape)
             return _array_of(original) if name in ("array", "asarray") else original
         traced = self._table.get(name)
         return original if traced is None else _taking_arrays(original, traced)
 
 
 @contextlib.contextmanager
-def libraries_traced(f: Callable[..., Any]) -> Iterator[None]:
+def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterator[None]:
     """While ``f`` runs, :mod:`math` and sympy in ``f``'s module (the modules, and
     functions imported from them) and the builtins ``max`` and ``min`` where the
     module does not define its own take traced arrays: each elementwise function is the
-    NumPy operation of the same meaning (``math.exp(x[0])`` is ``np.exp(x[0])``)."""
+    NumPy operation of the same meaning (``math.exp(x[0])`` is ``np.exp(x[0])``); with
+    ``tape``, NumPy's ``zeros``, ``ones``, ``empty`` and ``full`` (as ``np.zeros`` or
+    imported) make its fresh arrays, which may be written into."""
     namespace = getattr(f, "__globals__", None)
     if namespace is None:
         yield
@@ -1999,9 +2028,11 @@ def libraries_traced(f: Callable[..., Any]) -> Iterator[None]:
         elif module == "sympy":
             saved[key], namespace[key] = value, _Proxy(value, _SYMPY)
         elif module == "numpy":
-            saved[key], namespace[key] = value, _Proxy(value, _NUMPY)
+            saved[key], namespace[key] = value, _Proxy(value, _NUMPY, tape)
         elif value is np.array or value is np.asarray:
             saved[key], namespace[key] = value, _array_of(value)
+        elif tape is not None and any(value is getattr(np, n) for n in _NEW_ARRAYS):
+            saved[key], namespace[key] = value, _new_array(value, tape)
         elif callable(value) and not inspect.ismodule(value):
             table = _library_of(value)
             name = getattr(value, "__name__", key)
@@ -2062,7 +2093,7 @@ def _call(f: Callable[..., Any], args: list[Any], label: str) -> tuple[Any, dict
     :func:`~dgraph.frontends.frames.call_keeping_locals`), :mod:`math`'s and sympy's
     elementwise functions taking traced arrays (:func:`libraries_traced`)."""
     try:
-        with libraries_traced(f):
+        with libraries_traced(f, args[0].tape if args else None):
             return call_keeping_locals(f, args)
     except (InputError, GraphError) as exc:
         text = str(exc)
