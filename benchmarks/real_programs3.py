@@ -537,6 +537,77 @@ def van_der_pol_numpy(n):
     return np_case(traj, (data(_rng(n), 2 * n, scale=0.8),), False)
 
 
+@program(8, 2000)
+def contact_cond_vmap(n):
+    """A contact penalty per particle by ``lax.cond`` under ``jax.vmap`` (a gap below zero
+    pays a cubic penalty, above it a soft barrier), with a ``lax.stop_gradient`` target."""
+    target = np.linspace(-0.5, 0.5, n)
+
+    def penalty(g):
+        return lax.cond(g < 0, lambda g: -(g**3) * 10.0, lambda g: 0.01 / (1 + g), g)
+
+    def loss(x):
+        gaps = x - 0.1 * jnp.roll(x, 1)
+        anchor = lax.stop_gradient(jnp.tanh(x))
+        return jnp.sum(jax.vmap(penalty)(gaps)) + jnp.sum((x - anchor - target) ** 2)
+
+    return jax_case(loss, (np.linspace(-1.0, 1.3, n) + 0.017,), True)
+
+
+@program(5, 30)
+def slogdet_eigh_spectral(n):
+    """A symmetric matrix from its upper triangle's parameters (``jnp.triu_indices``):
+    ``jnp.linalg.slogdet`` of its exponential-shifted version and the top two eigenvalues
+    by ``jnp.linalg.eigh``."""
+    rows, cols = np.triu_indices(n)
+
+    def loss(theta):
+        A = jnp.zeros((n, n)).at[rows, cols].set(theta)
+        S = A + A.T - jnp.diag(jnp.diag(A)) + n * jnp.eye(n)
+        sign, logdet = jnp.linalg.slogdet(S)
+        w = jnp.linalg.eigh(S)[0]
+        return sign * logdet + jnp.sum(w[-2:] ** 2) / n
+
+    r = _rng(n)
+    return jax_case(loss, (data(r, n * (n + 1) // 2, scale=0.3),), True)
+
+
+@program(10, 2000)
+def top_k_hinge(n):
+    """A top-k ranking loss: ``lax.top_k`` of scores, a hinge against the k-th score, and
+    ``jnp.take_along_axis`` of the ranks back (``jnp.argsort``)."""
+    k = 3
+
+    def loss(x):
+        top, _ = lax.top_k(x, k)
+        order = jnp.argsort(-x)
+        ranked = jnp.take_along_axis(x, order, axis=0)
+        hinge = jnp.maximum(0.0, 1.0 - (top[:, None] - ranked[None, k:]))
+        return jnp.sum(hinge) + 0.1 * jnp.sum(top**2)
+
+    return jax_case(loss, (_rng(n).permutation(n) / n + 0.001 * data(_rng(n, 1), n),), True)
+
+
+@program(6, 500)
+def batchnorm_mlp_numpy(n):
+    """A NumPy MLP layer with batch normalization over a batch of ``n`` samples (the
+    input), ReLU via ``np.maximum``, and a mean-squared loss."""
+    r = _rng(n)
+    W = data(r, 3, 4, scale=0.5)
+    y = data(r, n)
+
+    def loss(x):
+        X = x.reshape(n, 3)
+        H = X @ W
+        mu = H.mean(axis=0)
+        var = H.var(axis=0)
+        Hn = (H - mu) / np.sqrt(var + 1e-5)
+        out = np.maximum(Hn, 0.0).sum(axis=1)
+        return np.mean((out - y) ** 2)
+
+    return np_case(loss, (data(r, 3 * n),), True)
+
+
 # ---------------------------------------------------------------- the survey
 
 MODES3 = ("jac", "jvp", "vjp", "jax", "c", "es", "hess", "hess_sparse", "cli", "med", "hmed")

@@ -357,6 +357,24 @@ def test_assignment_into_arrays_numpy_makes():
     check(assembly, assembly_j, [np.array([0.3, -0.2, 0.9, 0.4, 1.1])])
 
 
+def test_var_std_and_array_methods():
+    """``np.var``/``np.std`` (``ddof``, ``keepdims``) and the array methods ``var``,
+    ``std``, ``swapaxes``, ``argmax``, ``argsort``, ``take``, ``diagonal``, ``trace``
+    (they were refused: "'TracedArray' object has no attribute 'var'")."""
+
+    def f(x, xp=np):
+        X = x.reshape(4, 3)
+        a = X.var(axis=0) + xp.std(X, axis=1, ddof=1).sum() + X.std()
+        a = a + xp.var(X, keepdims=True).sum()
+        b = X.swapaxes(0, 1)[0] * xp.swapaxes(X, 0, 1)[1]
+        i = X[:, 0].argmax()
+        c = X[:, 1].take(xp.array([2, 0])) + X[:3, :3].diagonal()[:2] + X[:3].trace()
+        o = X[:, 2].argsort()
+        return xp.concatenate([a, b[:3] * X[i, :], c, X[:, 2][o]])
+
+    check(f, lambda x: f(x, jnp), [RNG.normal(size=12)])
+
+
 def _into_argument(u):
     u[0] = 1.0
     return u

@@ -287,6 +287,34 @@ class TracedArray(_Value):
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
         return _mean(self, axis, dtype, out, keepdims)
 
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return _var(self, axis, dtype, out, ddof, keepdims)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return _std(self, axis, dtype, out, ddof, keepdims)
+
+    def swapaxes(self, axis1, axis2):
+        return _swapaxes(self, axis1, axis2)
+
+    def argmax(self, axis=None, out=None, keepdims=False):
+        return _FUNCTIONS[np.argmax](self, axis, out, keepdims=keepdims)
+
+    def argmin(self, axis=None, out=None, keepdims=False):
+        return _FUNCTIONS[np.argmin](self, axis, out, keepdims=keepdims)
+
+    def argsort(self, axis=-1, kind=None, order=None):
+        given = {"kind": kind, "order": order}
+        return _FUNCTIONS[np.argsort](self, axis, **{k: v for k, v in given.items() if v})
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return _FUNCTIONS[np.diagonal](self, offset, axis1, axis2)
+
+    def trace(self, offset=0):
+        return _FUNCTIONS[np.trace](self, offset)
+
+    def take(self, indices, axis=None):
+        return _take(self, indices, axis)
+
     def max(self, axis=None, out=None, keepdims=False):
         return _extreme("reduce_max", self, axis, out, keepdims)
 
@@ -1214,6 +1242,34 @@ def _mean(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any
     return _sum(x, axis, dtype, out, keepdims, **kwargs) * (1.0 / count)
 
 
+def _var(x: Any, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs: Any) -> Any:
+    """``numpy.var``: the mean of the squared deviations from the mean over ``axis``,
+    divided by ``N - ddof`` in place of ``N``."""
+    if _traced(x, "numpy.var") is None:
+        return np.var(_constant(x), axis, ddof=ddof, keepdims=keepdims)
+    _reduction_args("numpy.var", dtype, out, **kwargs)
+    axes = _axes(axis, x.ndim, "numpy.var")
+    count = math.prod(x.shape[k] for k in axes)
+    deviation = x - _mean(x, axis, keepdims=True)
+    return _sum(deviation * deviation, axis, keepdims=keepdims) * (1.0 / (count - ddof))
+
+
+def _std(x: Any, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs: Any) -> Any:
+    """``numpy.std``: the square root of :func:`_var`."""
+    if _traced(x, "numpy.std") is None:
+        return np.std(_constant(x), axis, ddof=ddof, keepdims=keepdims)
+    return np.sqrt(_var(x, axis, dtype, out, ddof, keepdims, **kwargs))
+
+
+def _swapaxes(x: Any, axis1: int, axis2: int) -> Any:
+    if _traced(x, "numpy.swapaxes") is None:
+        return np.swapaxes(_constant(x), axis1, axis2)
+    perm = list(range(x.ndim))
+    i, j = _axis(axis1, x.ndim, "numpy.swapaxes"), _axis(axis2, x.ndim, "numpy.swapaxes")
+    perm[i], perm[j] = perm[j], perm[i]
+    return _transpose(x, tuple(perm))
+
+
 def _extreme(primitive: str, x: Any, axis=None, out=None, keepdims=False, **kwargs: Any) -> Any:
     what = "numpy.max" if primitive == "reduce_max" else "numpy.min"
     _reduction_args(what, None, out, **kwargs)
@@ -1798,6 +1854,9 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.linalg.det: lambda a: _linalg_op("det", [_square(a, "numpy.linalg.det")], (), ()),
     np.sum: _sum,
     np.mean: _mean,
+    np.var: _var,
+    np.std: _std,
+    np.swapaxes: _swapaxes,
     np.max: lambda x, axis=None, out=None, keepdims=False, **k: _extreme(
         "reduce_max", x, axis, out, keepdims, **k
     ),
