@@ -613,17 +613,8 @@ def batchnorm_mlp_numpy(n):
 MODES3 = ("jac", "jvp", "vjp", "jax", "c", "es", "hess", "hess_sparse", "cli", "med", "hmed")
 
 
-def _check(found, want, tol: float = 1e-8) -> tuple[str, str]:
-    found = np.asarray(found, dtype=float).ravel()
-    want = np.asarray(want, dtype=float).ravel()
-    if found.shape != want.shape:
-        return "WRONG", f"shape {found.shape} != {want.shape}"
-    err = np.abs(found - want).max() / max(1.0, np.abs(want).max())
-    return ("ok", "") if err < tol else ("WRONG", f"error {err:.1e}")
-
-
 def main(argv: list[str]) -> None:
-    from real_programs_harness import Hang, Survey, _call, joined, one_line
+    from real_programs_harness import Hang, Survey, _call, compared, failed, joined
 
     import dgraph
 
@@ -638,10 +629,7 @@ def main(argv: list[str]) -> None:
             except Hang:
                 raise
             except Exception as e:  # the survey records every failure
-                line = one_line(e)
-                if line:
-                    return "refused", line[:220]
-                return "ERROR", f"{type(e).__name__}: {e}"[:400]
+                return failed(e)
 
         def _extra(self, name: str, mode: str) -> tuple[str, str]:
             if mode == "c":
@@ -661,7 +649,7 @@ def main(argv: list[str]) -> None:
                 H = dgraph.hessian(f, *xs, sparse=True)(xs[0])
                 t = self.rng.normal(size=xs[0].shape)
                 want = jax.jvp(jax.grad(ref), jx, (jnp.asarray(t),))[1]
-                return _check(H @ t.ravel(), want)
+                return compared(H @ t.ravel(), want)
             out_shape = np.shape(ref(*jx))
             m = int(np.prod(out_shape))
             lang = "c" if mode == "c" else "python"
@@ -670,7 +658,7 @@ def main(argv: list[str]) -> None:
             n = sum(x.size for x in xs)
             jac = jax.jacrev if m < n else jax.jacfwd  # the reference's cheaper side
             want = joined(tuple(jac(ref, argnums=tuple(range(k)))(*jx)), m)
-            return _check(found, want)
+            return compared(found, want)
 
     Survey3(CASES, __file__, rng, cell=7, modes=MODES3).main(argv)
 

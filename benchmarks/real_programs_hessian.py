@@ -761,7 +761,7 @@ class HessianSurvey:
         return self.cache[name]
 
     def _run(self, name: str, mode: str) -> tuple[str, str]:
-        from real_programs_harness import one_line
+        from real_programs_harness import failed
 
         try:
             status, detail = self._mode(name, mode)
@@ -771,10 +771,7 @@ class HessianSurvey:
         except Hang:
             raise
         except Exception as e:  # the survey records every failure
-            line = one_line(e)
-            if line:
-                return "refused", line[:220]
-            return "ERROR", f"{type(e).__name__}: {e}"[:400]
+            return failed(e)
 
     def _mode(self, name: str, mode: str) -> tuple[str, str]:
         import dgraph
