@@ -42,6 +42,7 @@ import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 import numpy as np
 from jax import lax
+from real_programs_harness import registry
 
 warnings.filterwarnings("ignore")
 jax.config.update("jax_enable_x64", True)
@@ -58,14 +59,7 @@ def data(r: np.random.Generator, *shape: int, scale: float = 1.0) -> np.ndarray:
 
 #: name -> (builder n -> Case, small n, medium n or None)
 PROGRAMS: dict[str, tuple[Callable[[int], tuple], int, int | None]] = {}
-
-
-def program(small: int, medium: int | None = None):
-    def register(builder):
-        PROGRAMS[builder.__name__] = (builder, small, medium)
-        return builder
-
-    return register
+program = registry(PROGRAMS)
 
 
 def jax_case(f, xs, scalar):

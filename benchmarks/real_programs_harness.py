@@ -42,6 +42,20 @@ Case = tuple[Callable[..., Any], tuple[np.ndarray, ...], bool, Callable[..., Any
 MODES = ("jac", "jvp", "vjp", "jax", "es", "hess", "hess_sparse", "cli")
 
 
+def registry(table: dict[str, tuple]) -> Callable[..., Callable[[Callable], Callable]]:
+    """``@program(small, large)``: each builder ``n -> program`` put into ``table`` under
+    its name, with the sizes it is run at."""
+
+    def program(small: int, large: int | None = None) -> Callable[[Callable], Callable]:
+        def register(builder: Callable) -> Callable:
+            table[builder.__name__] = (builder, small, large)
+            return builder
+
+        return register
+
+    return program
+
+
 def joined(found: Any, m: int) -> np.ndarray:
     """A Jacobian, or one per argument (a tuple: each as ``(m, -1)``, side by side), as one
     array."""

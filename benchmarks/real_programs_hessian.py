@@ -52,6 +52,7 @@ import jax.scipy as jsp
 import numpy as np
 import scipy.optimize
 from jax import lax
+from real_programs_harness import registry
 
 warnings.filterwarnings("ignore")
 jax.config.update("jax_enable_x64", True)
@@ -72,14 +73,7 @@ class Program:
 
 #: name -> (builder n -> Program, small n, large n or None)
 PROGRAMS: dict[str, tuple[Callable[[int], Program], int, int | None]] = {}
-
-
-def program(small: int, large: int | None = None):
-    def register(builder):
-        PROGRAMS[builder.__name__] = (builder, small, large)
-        return builder
-
-    return register
+program = registry(PROGRAMS)
 
 
 def _rng(n: int, salt: int = 0) -> np.random.Generator:
