@@ -42,6 +42,20 @@ Case = tuple[Callable[..., Any], tuple[np.ndarray, ...], bool, Callable[..., Any
 MODES = ("jac", "jvp", "vjp", "jax", "es", "hess", "hess_sparse", "cli")
 
 
+def registry(table: dict[str, tuple]) -> Callable[..., Callable[[Callable], Callable]]:
+    """``@program(small, large)``: each builder ``n -> program`` put into ``table`` under
+    its name, with the sizes it is run at."""
+
+    def program(small: int, large: int | None = None) -> Callable[[Callable], Callable]:
+        def register(builder: Callable) -> Callable:
+            table[builder.__name__] = (builder, small, large)
+            return builder
+
+        return register
+
+    return program
+
+
 def joined(found: Any, m: int) -> np.ndarray:
     """A Jacobian, or one per argument (a tuple: each as ``(m, -1)``, side by side), as one
     array."""
@@ -81,6 +95,26 @@ def one_line(e: BaseException) -> str:
     text = f"{type(e).__name__}: {e}"
     clear = "\n" not in text.strip() and "internal error" not in text
     return text if clear and isinstance(e, DGraphError) else ""
+
+
+def compared(found: Any, want: Any, tol: float = 1e-8) -> tuple[str, str]:
+    """('ok', '') where ``found`` equals ``want`` (flattened) to ``tol`` relative to the
+    largest of 1 and ``want``'s entries, else ('WRONG', the shapes or the error)."""
+    found = np.asarray(found, dtype=float).ravel()
+    want = np.asarray(want, dtype=float).ravel()
+    if found.shape != want.shape:
+        return "WRONG", f"shape {found.shape} != {want.shape}"
+    err = np.abs(found - want).max() / max(1.0, np.abs(want).max())
+    return ("ok", "") if err < tol else ("WRONG", f"error {err:.1e}")
+
+
+def failed(e: BaseException, clip: tuple[int, int] = (220, 400)) -> tuple[str, str]:
+    """A call's exception as a cell: ('refused', its one line) for a DGraphError of one
+    clear line, else ('ERROR', type and message), each clipped as ``clip`` says."""
+    line = one_line(e)
+    if line:
+        return "refused", line[: clip[0]]
+    return "ERROR", f"{type(e).__name__}: {e}"[: clip[1]]
 
 
 class Hang(BaseException):
@@ -172,20 +206,11 @@ class Survey:
                 found = _call(Hf, xs)
                 found = found.toarray() if hasattr(found, "toarray") else found
                 want = jax.hessian(ref)(jnp.asarray(xs[0]))
-            found = np.asarray(found, dtype=float).ravel()
-            want = np.asarray(want, dtype=float).ravel()
-            if found.shape != want.shape:
-                return "WRONG", f"shape {found.shape} != {want.shape}"
-            err = np.abs(found - want).max() / max(1.0, np.abs(want).max())
-            return ("ok", "") if err < tol else ("WRONG", f"error {err:.1e}")
+            return compared(found, want, tol)
         except Hang:
             raise
         except Exception as e:  # the survey records every failure
-            line = one_line(e)
-            refused, error = self.clip
-            if line:
-                return "refused", line[:refused]
-            return "ERROR", f"{type(e).__name__}: {e}"[:error]
+            return failed(e, self.clip)
 
     def main(self, argv: list[str]) -> None:
         """``[NAME ...] [--modes=jac,jvp,...] [--limit=SECONDS] [--list]``: the table."""

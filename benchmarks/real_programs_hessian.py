@@ -52,6 +52,7 @@ import jax.scipy as jsp
 import numpy as np
 import scipy.optimize
 from jax import lax
+from real_programs_harness import registry
 
 warnings.filterwarnings("ignore")
 jax.config.update("jax_enable_x64", True)
@@ -72,14 +73,7 @@ class Program:
 
 #: name -> (builder n -> Program, small n, large n or None)
 PROGRAMS: dict[str, tuple[Callable[[int], Program], int, int | None]] = {}
-
-
-def program(small: int, large: int | None = None):
-    def register(builder):
-        PROGRAMS[builder.__name__] = (builder, small, large)
-        return builder
-
-    return register
+program = registry(PROGRAMS)
 
 
 def _rng(n: int, salt: int = 0) -> np.random.Generator:
@@ -761,7 +755,7 @@ class HessianSurvey:
         return self.cache[name]
 
     def _run(self, name: str, mode: str) -> tuple[str, str]:
-        from real_programs_harness import one_line
+        from real_programs_harness import failed
 
         try:
             status, detail = self._mode(name, mode)
@@ -771,10 +765,7 @@ class HessianSurvey:
         except Hang:
             raise
         except Exception as e:  # the survey records every failure
-            line = one_line(e)
-            if line:
-                return "refused", line[:220]
-            return "ERROR", f"{type(e).__name__}: {e}"[:400]
+            return failed(e)
 
     def _mode(self, name: str, mode: str) -> tuple[str, str]:
         import dgraph

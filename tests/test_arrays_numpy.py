@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from numpy import empty
 
 from dgraph import blocks, from_function
 from dgraph.blocks import arrays
@@ -321,6 +322,59 @@ def test_assignment_into_a_fresh_array():
     check(copies, copies_j, [np.array([0.3, -0.2, 0.9])])
 
 
+def test_assignment_into_arrays_numpy_makes():
+    """``np.zeros(shape)``, ``np.ones``, ``np.empty`` and ``np.full`` made inside the
+    function are fresh arrays too: a finite-element assembly (``np.add.at`` into
+    ``np.zeros((n, n))``), an accumulator (``acc += ...``), a name imported from NumPy;
+    values and Jacobian those of NumPy and of JAX (they were refused: 'into a NumPy
+    array')."""
+    n = 5
+
+    def assembly(u):
+        K = np.zeros((n, n))
+        for e in range(n - 1):
+            idx = np.array([e, e + 1])
+            a = 1 + ((u[e] + u[e + 1]) / 2) ** 2
+            np.add.at(K, (idx[:, None], idx[None, :]), a * np.array([[1.0, -1.0], [-1.0, 1.0]]))
+        acc = np.ones(n)
+        for k in range(n):
+            acc += u[k] * np.arange(n)
+        out = empty(n)
+        out[0], out[1:] = u[0] ** 2, np.sin(u[1:])
+        full = np.full((n,), 2.0)
+        full[2] = u[3]
+        return K @ u + acc * out + full + np.full(n, u[1]) + np.zeros(n, dtype=int)
+
+    def assembly_j(u):
+        u = jnp.asarray(u)
+        a = 1 + ((u[:-1] + u[1:]) / 2) ** 2
+        du = u[1:] - u[:-1]
+        Ku = jnp.zeros(n).at[:-1].add(-a * du).at[1:].add(a * du)
+        acc = 1.0 + jnp.sum(u) * jnp.arange(n)
+        out = jnp.concatenate([u[:1] ** 2, jnp.sin(u[1:])])
+        return Ku + acc * out + jnp.full(n, 2.0).at[2].set(u[3]) + u[1]
+
+    check(assembly, assembly_j, [np.array([0.3, -0.2, 0.9, 0.4, 1.1])])
+
+
+def test_var_std_and_array_methods():
+    """``np.var``/``np.std`` (``ddof``, ``keepdims``) and the array methods ``var``,
+    ``std``, ``swapaxes``, ``argmax``, ``argsort``, ``take``, ``diagonal``, ``trace``
+    (they were refused: "'TracedArray' object has no attribute 'var'")."""
+
+    def f(x, xp=np):
+        X = x.reshape(4, 3)
+        a = X.var(axis=0) + xp.std(X, axis=1, ddof=1).sum() + X.std()
+        a = a + xp.var(X, keepdims=True).sum()
+        b = X.swapaxes(0, 1)[0] * xp.swapaxes(X, 0, 1)[1]
+        i = X[:, 0].argmax()
+        c = X[:, 1].take(xp.array([2, 0])) + X[:3, :3].diagonal()[:2] + X[:3].trace()
+        o = X[:, 2].argsort()
+        return xp.concatenate([a, b[:3] * X[i, :], c, X[:, 2][o]])
+
+    check(f, lambda x: f(x, jnp), [RNG.normal(size=12)])
+
+
 def _into_argument(u):
     u[0] = 1.0
     return u
@@ -355,8 +409,11 @@ def _into_numpy_view(u):
     return r
 
 
+_MODULE_ARRAY = np.zeros(5)  # made outside the function: NumPy's own array
+
+
 def _into_numpy(u):
-    r = np.zeros(5)
+    r = _MODULE_ARRAY
     r[0] = u[0]
     return r
 

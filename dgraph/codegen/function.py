@@ -200,9 +200,10 @@ def make_function(
     (:mod:`dgraph.codegen.tensor`) in ``python`` or ``jax``: mode ``jacobian`` dense or
     sparse, without ``method`` the cheapest of forward, reverse and Markowitz; ``jvp`` and
     ``vjp`` as tangent and adjoint sweeps over the blocks that never form J
-    (:mod:`dgraph.codegen.tensor.sweeps`). ``lang="c"`` with ``sparse=True`` and mode
-    ``jacobian``: the values of the sparse Jacobian for its fixed pattern in compiled C,
-    returning the same CSR array (:mod:`dgraph.codegen.tensor.c_values`). The Hessian
+    (:mod:`dgraph.codegen.tensor.sweeps`). ``lang="c"`` and mode ``jacobian`` (or
+    ``value_and_jacobian``): the values of the sparse Jacobian for its fixed pattern in
+    compiled C, returning the same CSR array with ``sparse=True``, else its blocks as
+    dense arrays in ``jax.jacobian``'s layout (:mod:`dgraph.codegen.tensor.c_values`). The Hessian
     modes in C and CUDA: :mod:`dgraph.codegen.hessian_native`.
 
     Examples

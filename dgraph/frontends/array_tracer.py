@@ -107,8 +107,8 @@ _BRANCH = (
 _CONVERT = (
     "converting an array that depends on the inputs to a NumPy array or a number (np.array,"
     " np.asarray, float(), assignment into a NumPy array) is not supported: build arrays with"
-    " np.stack, np.concatenate, np.pad or np.where, or write into np.zeros_like(u) of an"
-    " argument u"
+    " np.stack, np.concatenate, np.pad or np.where, or write into an array made inside the"
+    " function (np.zeros(shape), np.zeros_like(u))"
 )
 
 
@@ -286,6 +286,34 @@ class TracedArray(_Value):
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
         return _mean(self, axis, dtype, out, keepdims)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return _var(self, axis, dtype, out, ddof, keepdims)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return _std(self, axis, dtype, out, ddof, keepdims)
+
+    def swapaxes(self, axis1, axis2):
+        return _swapaxes(self, axis1, axis2)
+
+    def argmax(self, axis=None, out=None, keepdims=False):
+        return _FUNCTIONS[np.argmax](self, axis, out, keepdims=keepdims)
+
+    def argmin(self, axis=None, out=None, keepdims=False):
+        return _FUNCTIONS[np.argmin](self, axis, out, keepdims=keepdims)
+
+    def argsort(self, axis=-1, kind=None, order=None):
+        given = {"kind": kind, "order": order}
+        return _FUNCTIONS[np.argsort](self, axis, **{k: v for k, v in given.items() if v})
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return _FUNCTIONS[np.diagonal](self, offset, axis1, axis2)
+
+    def trace(self, offset=0):
+        return _FUNCTIONS[np.trace](self, offset)
+
+    def take(self, indices, axis=None):
+        return _take(self, indices, axis)
 
     def max(self, axis=None, out=None, keepdims=False):
         return _extreme("reduce_max", self, axis, out, keepdims)
@@ -640,8 +668,9 @@ def _copied(x: Any) -> Any:
 
 _INTO_NUMPY = (
     "{what} into a NumPy array (or a view of one) of a value that depends on the inputs is"
-    " not supported: make the array with np.zeros_like(u) of an argument u and write into"
-    " it, not into a view (or build it with np.concatenate, np.pad or np.where)"
+    " not supported: make the array inside the function (np.zeros(shape), np.zeros_like(u))"
+    " and write into it, not into a view (or build it with np.concatenate, np.pad or"
+    " np.where)"
 )
 
 
@@ -1211,6 +1240,34 @@ def _mean(x: Any, axis=None, dtype=None, out=None, keepdims=False, **kwargs: Any
     axes = _axes(axis, x.ndim, "numpy.mean")
     count = math.prod(x.shape[k] for k in axes)
     return _sum(x, axis, dtype, out, keepdims, **kwargs) * (1.0 / count)
+
+
+def _var(x: Any, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs: Any) -> Any:
+    """``numpy.var``: the mean of the squared deviations from the mean over ``axis``,
+    divided by ``N - ddof`` in place of ``N``."""
+    if _traced(x, "numpy.var") is None:
+        return np.var(_constant(x), axis, ddof=ddof, keepdims=keepdims)
+    _reduction_args("numpy.var", dtype, out, **kwargs)
+    axes = _axes(axis, x.ndim, "numpy.var")
+    count = math.prod(x.shape[k] for k in axes)
+    deviation = x - _mean(x, axis, keepdims=True)
+    return _sum(deviation * deviation, axis, keepdims=keepdims) * (1.0 / (count - ddof))
+
+
+def _std(x: Any, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs: Any) -> Any:
+    """``numpy.std``: the square root of :func:`_var`."""
+    if _traced(x, "numpy.std") is None:
+        return np.std(_constant(x), axis, ddof=ddof, keepdims=keepdims)
+    return np.sqrt(_var(x, axis, dtype, out, ddof, keepdims, **kwargs))
+
+
+def _swapaxes(x: Any, axis1: int, axis2: int) -> Any:
+    if _traced(x, "numpy.swapaxes") is None:
+        return np.swapaxes(_constant(x), axis1, axis2)
+    perm = list(range(x.ndim))
+    i, j = _axis(axis1, x.ndim, "numpy.swapaxes"), _axis(axis2, x.ndim, "numpy.swapaxes")
+    perm[i], perm[j] = perm[j], perm[i]
+    return _transpose(x, tuple(perm))
 
 
 def _extreme(primitive: str, x: Any, axis=None, out=None, keepdims=False, **kwargs: Any) -> Any:
@@ -1797,6 +1854,9 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.linalg.det: lambda a: _linalg_op("det", [_square(a, "numpy.linalg.det")], (), ()),
     np.sum: _sum,
     np.mean: _mean,
+    np.var: _var,
+    np.std: _std,
+    np.swapaxes: _swapaxes,
     np.max: lambda x, axis=None, out=None, keepdims=False, **k: _extreme(
         "reduce_max", x, axis, out, keepdims, **k
     ),
@@ -1966,26 +2026,54 @@ def _taking_arrays(original: Callable[..., Any], traced: Callable[..., Any]) -> 
 _NUMPY: dict[str, Callable[..., Any]] = {}  # filled below: np.array, np.asarray
 
 
-class _Proxy:
-    """A module whose functions named in ``table`` take traced arrays too."""
+_NEW_ARRAYS = frozenset({"zeros", "ones", "empty", "full"})
 
-    def __init__(self, module: Any, table: Mapping[str, Callable[..., Any]]) -> None:
-        self._module, self._table = module, table
+
+def _new_array(original: Callable[..., Any], tape: _Tape) -> Callable[..., Any]:
+    """``np.zeros``, ``np.ones``, ``np.empty`` or ``np.full`` inside a trace: a float array
+    is a fresh one of ``tape`` (:func:`_fresh`: its numbers, until a value that depends on
+    the inputs is written into it, ``K = np.zeros((n, n)); np.add.at(K, idx, ke)``); other
+    dtypes are NumPy's arrays. ``np.empty`` holds zeros (NumPy's are arbitrary)."""
+
+    def make(*args: Any, **kwargs: Any) -> Any:
+        if original is np.full and len(args) > 1 and _is_traced(args[1]):
+            return _broadcast_to(args[1], args[0])
+        array = (np.zeros if original is np.empty else original)(*args, **kwargs)
+        if array.dtype.kind != "f" or kwargs.get("like") is not None:
+            return array
+        return _fresh(tape, array)
+
+    make.__name__, make.__doc__ = original.__name__, original.__doc__
+    return make
+
+
+class _Proxy:
+    """A module whose functions named in ``table`` take traced arrays too; NumPy's, with
+    the tape of the trace, also makes fresh arrays (:func:`_new_array`)."""
+
+    def __init__(
+        self, module: Any, table: Mapping[str, Callable[..., Any]], tape: _Tape | None = None
+    ) -> None:
+        self._module, self._table, self._tape = module, table, tape
 
     def __getattr__(self, name: str) -> Any:
         original = getattr(self._module, name)
         if self._table is _NUMPY:
+            if name in _NEW_ARRAYS and self._tape is not None:
+                return _new_array(original, self._tape)
             return _array_of(original) if name in ("array", "asarray") else original
         traced = self._table.get(name)
         return original if traced is None else _taking_arrays(original, traced)
 
 
 @contextlib.contextmanager
-def libraries_traced(f: Callable[..., Any]) -> Iterator[None]:
+def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterator[None]:
     """While ``f`` runs, :mod:`math` and sympy in ``f``'s module (the modules, and
     functions imported from them) and the builtins ``max`` and ``min`` where the
     module does not define its own take traced arrays: each elementwise function is the
-    NumPy operation of the same meaning (``math.exp(x[0])`` is ``np.exp(x[0])``)."""
+    NumPy operation of the same meaning (``math.exp(x[0])`` is ``np.exp(x[0])``); with
+    ``tape``, NumPy's ``zeros``, ``ones``, ``empty`` and ``full`` (as ``np.zeros`` or
+    imported) make its fresh arrays, which may be written into."""
     namespace = getattr(f, "__globals__", None)
     if namespace is None:
         yield
@@ -1999,9 +2087,11 @@ def libraries_traced(f: Callable[..., Any]) -> Iterator[None]:
         elif module == "sympy":
             saved[key], namespace[key] = value, _Proxy(value, _SYMPY)
         elif module == "numpy":
-            saved[key], namespace[key] = value, _Proxy(value, _NUMPY)
+            saved[key], namespace[key] = value, _Proxy(value, _NUMPY, tape)
         elif value is np.array or value is np.asarray:
             saved[key], namespace[key] = value, _array_of(value)
+        elif tape is not None and any(value is getattr(np, n) for n in _NEW_ARRAYS):
+            saved[key], namespace[key] = value, _new_array(value, tape)
         elif callable(value) and not inspect.ismodule(value):
             table = _library_of(value)
             name = getattr(value, "__name__", key)
@@ -2062,7 +2152,7 @@ def _call(f: Callable[..., Any], args: list[Any], label: str) -> tuple[Any, dict
     :func:`~dgraph.frontends.frames.call_keeping_locals`), :mod:`math`'s and sympy's
     elementwise functions taking traced arrays (:func:`libraries_traced`)."""
     try:
-        with libraries_traced(f):
+        with libraries_traced(f, args[0].tape if args else None):
             return call_keeping_locals(f, args)
     except (InputError, GraphError) as exc:
         text = str(exc)

@@ -25,8 +25,11 @@ def vector(x):
     return x[1:] * x[:-1]  # an array: its Hessian is a Lagrangian's, with weights
 
 
+_BUFFER = np.zeros(4)  # made outside the function: NumPy's own array
+
+
 def assigns_into(u):
-    r = np.zeros(len(u))  # a NumPy array: a traced value cannot be written into it
+    r = _BUFFER  # a NumPy array: a traced value cannot be written into it
     r[1:-1] = u[:-2] - 2 * u[1:-1] + u[2:] + np.exp(u[1:-1])
     return r
 

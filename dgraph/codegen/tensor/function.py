@@ -152,10 +152,10 @@ def _make(
     if lang not in ("python", "jax", "c"):
         raise DGraphError(f"tensor graphs: code in python, jax or c, not {lang!r}")
     c_modes = ("jacobian", "value_and_jacobian")
-    if lang == "c" and not ((mode in c_modes and sparse) or mode == "jvp"):
+    if lang == "c" and not (mode in c_modes or mode == "jvp"):
         raise DGraphError(
-            "tensor graphs: C code is the values of the sparse jacobian (mode jacobian,"
-            f" sparse=True) or a jvp, not {mode}{'' if sparse or mode == 'vjp' else ' dense'}"
+            "tensor graphs: C code is the values of the jacobian (dense or sparse=True),"
+            f" value_and_jacobian or a jvp, not {mode}"
         )
     if mode in SWEEP_MODES and sparse:
         raise DGraphError(f"--sparse is for the jacobian; {mode} returns arrays")
@@ -195,10 +195,12 @@ def _make(
         generated.loops = sweep.loops
         return generated, function
     if lang == "c":  # the NumPy module's value program in C, for its fixed pattern
-        program = tensor_program(es, "python", sparse, mode, keep_arrays=True)
+        program = tensor_program(es, "python", True, mode, keep_arrays=True)
         values = c_values(program)
         stacked = values.load()
         function = c_blocks(stacked, es.graph, values.indices, values.indptr, mode)
+        if not sparse:  # the same values, each block a dense array as jax.jacobian's
+            function = _densified(function, es.graph, mode)
         check = _checked(check_tensor(function, es, lang, mode=mode))
         generated = TensorGenerated(values.text, lang, es, sparse, check, mode, None, values)
         generated.stacked = stacked
@@ -328,6 +330,36 @@ def c_tangents(flat: Callable[..., Any], graph: DGraph) -> Callable[..., Any]:
         " *p), J never formed."
     )
     return jvp
+
+
+def _densified(function: Callable[..., Any], graph: DGraph, mode: str) -> Callable[..., Any]:
+    """:func:`c_blocks`'s ``function`` with each CSR block a dense array of shape
+    ``y.shape + x.shape``, nested as the NumPy module's dense ``jacobian`` nests them."""
+    outs = [graph.shape(y) for y in graph.outputs]
+    ins = [graph.shape(x) for x in graph.inputs]
+
+    def dense(J: Any) -> Any:
+        grid = [[J]] if len(outs) == len(ins) == 1 else None
+        if grid is None:
+            rows = list(J) if len(outs) > 1 else [J]
+            grid = [list(r) if len(ins) > 1 else [r] for r in rows]
+        blocks = [
+            [b.toarray().reshape(*y, *x) for b, x in zip(row, ins, strict=True)]
+            for row, y in zip(grid, outs, strict=True)
+        ]
+        cells = [r[0] if len(ins) == 1 else tuple(r) for r in blocks]
+        return cells[0] if len(outs) == 1 else tuple(cells)
+
+    def jacobian(*inputs: Any) -> Any:
+        return dense(function(*inputs))
+
+    def value_and_jacobian(*inputs: Any) -> Any:
+        value, J = function(*inputs)
+        return value, dense(J)
+
+    made = value_and_jacobian if mode == "value_and_jacobian" else jacobian
+    made.__doc__ = (function.__doc__ or "").replace("CSR blocks", "dense blocks")
+    return made
 
 
 def _with_values(
