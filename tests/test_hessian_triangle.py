@@ -229,9 +229,12 @@ def test_numpy_tril_has_its_own_program(name):
     np.testing.assert_array_equal(t.data, h.data[keep])
 
 
-def test_build_checks_the_numpy_tril(monkeypatch):
+@pytest.mark.parametrize("spoil", [lambda v: v + 1.0, lambda v: np.nextafter(v, np.inf)])
+def test_build_checks_the_numpy_tril(spoil, monkeypatch):
     """The build runs ``jacobian_tril`` where it checks ``jacobian`` and refuses a
-    module whose lower triangle is not the matrix's."""
+    module whose lower triangle is not the matrix's: an entry off by one, or by one
+    rounding (the two programs compute each entry by the same operations in the same
+    order: bit for bit, no tolerance)."""
     f, n, _, _ = CASES["rosenbrock"]
     x, _ = _points(n)
     load = tensor_function.load_python
@@ -243,7 +246,7 @@ def test_build_checks_the_numpy_tril(monkeypatch):
         def bad(*args):
             t = good(*args)
             t.data = t.data.copy()
-            t.data[-1] += 1.0
+            t.data[-1] = spoil(t.data[-1])
             return t
 
         module.jacobian_tril = bad
@@ -291,6 +294,50 @@ def test_narrowing_passes_a_broadcast_to_as_many_entries():
     np.testing.assert_array_equal(c.arrays[at.id], [1])  # b's one entry read: t's 3
     x = np.linspace(0.5, 1.5, 6)
     whole = evaluate_statements(statements, {"x": x, **c.arrays})["v"]
+    np.testing.assert_array_equal(evaluate_statements(out, {"x": x, **c.arrays})["v"], whole[keep])
+
+
+def test_narrowing_adds_a_scatter_s_parts_in_their_order():
+    """A scatter-add read inside the program keeps its parts, in their order, where it
+    is narrowed: each entry is then the whole statement's bit for bit. Parts at the same
+    positions summed first (``b + (p + q)``, the assembling scatter's way) would give
+    another double here, ``1 + 2⁻⁵²`` for ``(1 + 2⁻⁵³) + 2⁻⁵³ = 1`` (the lower
+    triangle's program narrows statements the whole matrix's computes whole: the RK4
+    loop of benchmarks/hessian_loops.py failed its build there)."""
+    from dgraph.codegen.evaluate import evaluate_statements
+    from dgraph.codegen.ir import (
+        ArrayProgram,
+        ArrayStatement,
+        BinOp,
+        Call,
+        Const,
+        Index,
+        Name,
+        ScatterAdd,
+    )
+    from dgraph.codegen.tensor.constants import Constants
+    from dgraph.codegen.tensor.triangle import narrowed
+
+    c = Constants()
+    even = c.index(np.array([0, 2, 4]))
+    half_ulp = BinOp("*", Const(2.0**-53), Index(Name("x"), (even,)))
+    parts = ((even, Name("p")), (even, Name("q")))
+    read = Index(Call("ravel", (Name("t"),)), (c.index(np.arange(6)),))
+    statements = [
+        ArrayStatement("p", half_ulp),
+        ArrayStatement("q", half_ulp),
+        ArrayStatement("t", ScatterAdd(Name("x"), parts)),
+        ArrayStatement("v", BinOp("*", Const(2.0), read)),
+    ]
+    program = ArrayProgram("f", ("x",), ((6,),), ("x",), statements, ["v"], dict(c.arrays))
+    keep = np.array([True, False, True, False, False, False])  # t's entries 0 and 2
+    out, _ = narrowed(program, "v", keep, c)
+    t = next(s.value for s in out if s.target == "t")
+    assert isinstance(t, ScatterAdd) and len(t.parts) == 2  # narrowed, not joined
+    assert all(np.size(c.arrays[at.id]) == 2 for at, _ in t.parts)
+    x = np.ones(6)
+    whole = evaluate_statements(statements, {"x": x, **c.arrays})["v"]
+    np.testing.assert_array_equal(whole[keep], [2.0, 2.0])
     np.testing.assert_array_equal(evaluate_statements(out, {"x": x, **c.arrays})["v"], whole[keep])
 
 

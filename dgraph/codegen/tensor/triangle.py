@@ -363,8 +363,12 @@ class _Narrowing:
             return Formula(node.expr, tuple((s, self.take(o, positions)) for s, o in node.operands))
         raise DGraphError(f"narrowed: no rule for a {type(node).__name__} (a bug)")
 
-    def scattered(self, node: Node, positions: np.ndarray) -> Node:
-        """A scatter's entries at ``positions``: its parts' entries that land there."""
+    def scattered(self, node: Node, positions: np.ndarray, root: bool = False) -> Node:
+        """A scatter's entries at ``positions``: its parts' entries that land there, in
+        the same order, so that each entry is the whole scatter's bit for bit (a
+        statement one program narrows may be computed whole in the other). ``root``:
+        the assembling scatter, whose parts at the same positions are summed first
+        (:func:`_joined`) as :meth:`root` sums them for the whole matrix."""
         count = int(positions.size)
         kept = self._kept.get(id(positions)) is positions  # a statement's: kept for its readers
         rank = self.rank(positions, self.size(node) or 0, keep=kept)
@@ -378,7 +382,7 @@ class _Narrowing:
                 parts.append((placed, self.take(data, hit)))
         if isinstance(node, ScatterAdd):
             base = self.take(node.base, positions)
-            return ScatterAdd(base, _joined(parts)) if parts else base
+            return ScatterAdd(base, _joined(parts) if root else tuple(parts)) if parts else base
         if not parts:
             return Call("zeros", (Const(count),))
         if isinstance(node, Scatter):
@@ -543,7 +547,7 @@ def _compact_root(
     for k, s in enumerate(statements):
         need = plans.get(s.target)
         if s.target == root:
-            value = work.scattered(top, lower)
+            value = work.scattered(top, lower, root=True)
         elif s.target in chain:
             value = Call("ravel", (Name(chain[chain.index(s.target) - 1]),))
         else:
@@ -564,7 +568,10 @@ def _last_readers(statements: list[ArrayStatement]) -> dict[str, int]:
 
 def _joined(parts: list[tuple[Node, Node]]) -> tuple[tuple[Node, Node], ...]:
     """A scatter-add's parts, those at the same positions summed first (one pass over
-    the vector instead of one each)."""
+    the vector instead of one each). Not the same doubles as the parts added one by one
+    (``b + (x + y)`` against ``(b + x) + y``): the assembling scatter's alone, which the
+    whole matrix's program (:meth:`_Narrowing.root`) and the lower triangle's
+    (:func:`_compact_root`) join alike."""
     at: dict[Node, list[Node]] = {}
     for flat, data in parts:
         at.setdefault(flat, []).append(data)
