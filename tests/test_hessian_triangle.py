@@ -18,11 +18,24 @@ jnp = jax.numpy
 
 import dgraph  # noqa: E402
 from dgraph.codegen.array_passes import count_array_ops  # noqa: E402
+from dgraph.codegen.evaluate import evaluate_statements  # noqa: E402
+from dgraph.codegen.ir import (  # noqa: E402
+    ArrayProgram,
+    ArrayStatement,
+    BinOp,
+    Call,
+    Const,
+    Index,
+    Name,
+    ScatterAdd,
+)
 from dgraph.codegen.tensor import function as tensor_function  # noqa: E402
 from dgraph.codegen.tensor import gathers as tensor_gathers  # noqa: E402
 from dgraph.codegen.tensor import module as tensor_module  # noqa: E402
 from dgraph.codegen.tensor.blockops import BlockOps  # noqa: E402
+from dgraph.codegen.tensor.constants import Constants  # noqa: E402
 from dgraph.codegen.tensor.module import tensor_program  # noqa: E402
+from dgraph.codegen.tensor.triangle import narrowed  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
 
 M = 3  # the minimal surface's grid side
@@ -261,20 +274,6 @@ def test_narrowing_passes_a_broadcast_to_as_many_entries():
     """A scatter-add whose base is ``broadcast_to(ravel(a), (n,))`` of ``a`` of ``n``
     entries (as the gradient graph's sums write it) is narrowed like any other: only
     the entries read, its base and parts too; the kept values are the whole program's."""
-    from dgraph.codegen.evaluate import evaluate_statements
-    from dgraph.codegen.ir import (
-        ArrayProgram,
-        ArrayStatement,
-        BinOp,
-        Call,
-        Const,
-        Index,
-        Name,
-        ScatterAdd,
-    )
-    from dgraph.codegen.tensor.constants import Constants
-    from dgraph.codegen.tensor.triangle import narrowed
-
     c = Constants()
     base = Call("broadcast_to", (Call("ravel", (Name("a"),)), Const((6,))))
     part = BinOp("+", Index(Name("x"), (c.index(np.array([1, 3, 5])),)), Const(1.0))
@@ -304,20 +303,6 @@ def test_narrowing_adds_a_scatter_s_parts_in_their_order():
     another double here, ``1 + 2⁻⁵²`` for ``(1 + 2⁻⁵³) + 2⁻⁵³ = 1`` (the lower
     triangle's program narrows statements the whole matrix's computes whole: the RK4
     loop of benchmarks/hessian_loops.py failed its build there)."""
-    from dgraph.codegen.evaluate import evaluate_statements
-    from dgraph.codegen.ir import (
-        ArrayProgram,
-        ArrayStatement,
-        BinOp,
-        Call,
-        Const,
-        Index,
-        Name,
-        ScatterAdd,
-    )
-    from dgraph.codegen.tensor.constants import Constants
-    from dgraph.codegen.tensor.triangle import narrowed
-
     c = Constants()
     even = c.index(np.array([0, 2, 4]))
     half_ulp = BinOp("*", Const(2.0**-53), Index(Name("x"), (even,)))
