@@ -297,9 +297,10 @@ def test_narrowing_passes_a_broadcast_to_as_many_entries():
 
 
 def test_narrowing_adds_a_scatter_s_parts_in_their_order():
-    """A scatter-add read inside the program keeps its parts, in their order, where it
-    is narrowed: each entry is then the whole statement's bit for bit. Parts at the same
-    positions summed first (``b + (p + q)``, the assembling scatter's way) would give
+    """``join=False`` (the NumPy module's two programs, the whole matrix's and the lower
+    triangle's): a scatter-add read inside the program keeps its parts, in their order,
+    where it is narrowed, each entry the whole statement's bit for bit. Parts at the
+    same positions summed first (``b + (p + q)``, the assembling scatter's way) give
     another double here, ``1 + 2⁻⁵²`` for ``(1 + 2⁻⁵³) + 2⁻⁵³ = 1`` (the lower
     triangle's program narrows statements the whole matrix's computes whole: the RK4
     loop of benchmarks/hessian_loops.py failed its build there)."""
@@ -316,14 +317,16 @@ def test_narrowing_adds_a_scatter_s_parts_in_their_order():
     ]
     program = ArrayProgram("f", ("x",), ((6,),), ("x",), statements, ["v"], dict(c.arrays))
     keep = np.array([True, False, True, False, False, False])  # t's entries 0 and 2
-    out, _ = narrowed(program, "v", keep, c)
-    t = next(s.value for s in out if s.target == "t")
-    assert isinstance(t, ScatterAdd) and len(t.parts) == 2  # narrowed, not joined
-    assert all(np.size(c.arrays[at.id]) == 2 for at, _ in t.parts)
     x = np.ones(6)
     whole = evaluate_statements(statements, {"x": x, **c.arrays})["v"]
     np.testing.assert_array_equal(whole[keep], [2.0, 2.0])
-    np.testing.assert_array_equal(evaluate_statements(out, {"x": x, **c.arrays})["v"], whole[keep])
+    for join in (False, True):
+        out, _ = narrowed(program, "v", keep, c, join=join)
+        t = next(s.value for s in out if s.target == "t")
+        assert isinstance(t, ScatterAdd) and len(t.parts) == (1 if join else 2)
+        assert all(np.size(c.arrays[at.id]) == 2 for at, _ in t.parts)  # narrowed
+        got = evaluate_statements(out, {"x": x, **c.arrays})["v"]
+        assert np.array_equal(got, whole[keep]) != join  # joined: 2 + 2⁻⁵¹
 
 
 @pytest.mark.parametrize("name", ["minsurf", "rosenbrock"])

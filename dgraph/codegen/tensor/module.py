@@ -341,12 +341,13 @@ def tensor_program(
         whole = statements
         if lang == "python" and not keep_arrays:  # what folding read and nothing else
             _park(w, stub, [statements], [*ends, *(pattern or ())])
-        statements, compact = narrowed(stub, results[0], keep, w.constants)
+        two = lang == "python" and results[0] in w.varying  # a lower triangle's own program
+        statements, compact = narrowed(stub, results[0], keep, w.constants, join=not two)
         statements = _tidied(w, stub, statements, ends)
         tril_statements = None  # NumPy: the lower triangle's own program, where it differs
-        if lang == "python" and not compact and results[0] in w.varying:
+        if two and not compact:  # the same doubles as the whole matrix's: no parts joined
             stub.statements = whole
-            low, low_compact = narrowed(stub, results[0], keep, w.constants, compact=True)
+            low, low_compact = narrowed(stub, results[0], keep, w.constants, True, join=False)
             if low_compact:
                 tril_statements = _tidied(w, stub, low, ends)
         if lang == "python" and not keep_arrays:  # what the narrowed programs no longer

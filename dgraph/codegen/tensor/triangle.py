@@ -133,9 +133,11 @@ class _Narrow:
 
 class _Narrowing:
     """The rewrite of one program: its statements' node shapes, the module constants,
-    the narrowed statements so far."""
+    the narrowed statements so far; ``join``: whether a scatter-add narrowed inside the
+    program sums its parts at the same positions first (:meth:`scattered`)."""
 
-    def __init__(self, program: ArrayProgram, constants: Constants) -> None:
+    def __init__(self, program: ArrayProgram, constants: Constants, join: bool = True) -> None:
+        self.join = join
         env = array_shapes(program)
         self.sizes = {k: math.prod(v) for k, v in env.items() if isinstance(v, tuple)}
         self.shapes: dict[int, object] = {}
@@ -364,11 +366,12 @@ class _Narrowing:
         raise DGraphError(f"narrowed: no rule for a {type(node).__name__} (a bug)")
 
     def scattered(self, node: Node, positions: np.ndarray, root: bool = False) -> Node:
-        """A scatter's entries at ``positions``: its parts' entries that land there, in
-        the same order, so that each entry is the whole scatter's bit for bit (a
-        statement one program narrows may be computed whole in the other). ``root``:
-        the assembling scatter, whose parts at the same positions are summed first
-        (:func:`_joined`) as :meth:`root` sums them for the whole matrix."""
+        """A scatter's entries at ``positions``: its parts' entries that land there; a
+        scatter-add's parts at the same positions summed first (:func:`_joined`) where
+        ``root`` (the assembling scatter, which :meth:`root` sums alike for the whole
+        matrix) or ``join``, else added in their order, each entry the whole
+        statement's bit for bit (a statement one program narrows the other may compute
+        whole)."""
         count = int(positions.size)
         kept = self._kept.get(id(positions)) is positions  # a statement's: kept for its readers
         rank = self.rank(positions, self.size(node) or 0, keep=kept)
@@ -382,7 +385,9 @@ class _Narrowing:
                 parts.append((placed, self.take(data, hit)))
         if isinstance(node, ScatterAdd):
             base = self.take(node.base, positions)
-            return ScatterAdd(base, _joined(parts) if root else tuple(parts)) if parts else base
+            if not parts:
+                return base
+            return ScatterAdd(base, _joined(parts) if root or self.join else tuple(parts))
         if not parts:
             return Call("zeros", (Const(count),))
         if isinstance(node, Scatter):
@@ -412,6 +417,7 @@ def narrowed(
     keep: np.ndarray,
     constants: Constants,
     compact: bool = False,
+    join: bool = True,
 ) -> tuple[list[ArrayStatement], bool]:
     """``program``'s statements with only the entries ``keep`` marks of the vector
     ``values`` computed, and whether ``values`` is then those entries alone, in order
@@ -423,13 +429,16 @@ def narrowed(
     renumbered among the kept entries: the lower triangle's own program, no gather of
     the whole matrix's values), where each of its entries can be computed alone
     (``_Narrowing.fits``: its base's too) and nothing but its reshapes to ``values``
-    reads it."""
+    reads it. ``join`` False: a scatter-add read inside the program adds its parts in
+    their order (not :func:`_joined`), so that each entry it computes is the whole
+    statement's bit for bit, as where two programs narrowed from the same one (the
+    whole matrix's and the lower triangle's) must agree to the last bit."""
     statements = program.statements
     by_name = {s.target: s for s in statements}
     if any(s.at for s in statements) or values not in by_name:
         return statements, False
     keep = np.asarray(keep, dtype=bool)
-    work = _Narrowing(program, constants)
+    work = _Narrowing(program, constants, join)
     root = _assembled(values, by_name)
     top = by_name[root].value
     placed = isinstance(top, (Scatter, ScatterAdd)) and all(
