@@ -137,6 +137,29 @@ def test_hessians_of_loops_indexed_by_their_counter(name):
     np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-12 * np.abs(want).max())
 
 
+def test_the_rk4_loop_s_lower_triangle_is_its_matrix_s():
+    """The RK4 loop of a Duffing oscillator (benchmarks/hessian_loops.py), 3 steps, at a
+    point where its build failed ("the generated lower triangle is not the matrix's":
+    the triangle's program summed a narrowed scatter's parts in another order, one
+    rounding off): now built, ``jax.hessian``'s at another point, and its lower
+    triangle the matrix's bit for bit there."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "hessian_loops.py"
+    spec = importlib.util.spec_from_file_location("hessian_loops", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    f, _ = module.programs(rk4_steps=3)["RK4 of a Duffing oscillator, fori_loop"]
+    x0, x1 = np.array([1.07, 1.04]), np.array([1.0, 0.3])
+    h = dgraph.make_function(f, "hessian", "python", point=[x0], sparse=True)
+    got = h(x1)
+    want = np.asarray(jax.jit(jax.hessian(f))(x1))
+    np.testing.assert_allclose(got.toarray(), want, rtol=1e-12, atol=1e-14 * np.abs(want).max())
+    low = h.generated.tril(x1)
+    np.testing.assert_array_equal(low.toarray(), np.tril(got.toarray()))
+
+
 def test_the_jax_code_of_a_loop_hessian():
     name = "fori_loop of x[i]"
     f, x0 = FUNCTIONS[name]

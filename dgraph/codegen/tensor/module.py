@@ -338,17 +338,18 @@ def tensor_program(
         stub = ArrayProgram(mode, tuple(arguments.values()), tuple(shapes[x] for x in arguments),
                             tuple(arguments), statements, ends, dict(w.constants.arrays), "",
                             dict(w.constants.shapes))  # fmt: skip
-        whole = statements
         if lang == "python" and not keep_arrays:  # what folding read and nothing else
             _park(w, stub, [statements], [*ends, *(pattern or ())])
         statements, compact = narrowed(stub, results[0], keep, w.constants)
-        statements = _tidied(w, stub, statements, ends)
-        tril_statements = None  # NumPy: the lower triangle's own program, where it differs
+        low = None  # NumPy: the lower triangle's own program, where it differs
         if lang == "python" and not compact and results[0] in w.varying:
-            stub.statements = whole
-            low, low_compact = narrowed(stub, results[0], keep, w.constants, compact=True)
-            if low_compact:
-                tril_statements = _tidied(w, stub, low, ends)
+            low, low_compact = narrowed(stub, results[0], keep, w.constants, True, join=False)
+            if low_compact:  # two programs from one: the same doubles, no parts joined inside
+                statements, _ = narrowed(stub, results[0], keep, w.constants, join=False)
+            else:
+                low = None
+        statements = _tidied(w, stub, statements, ends)
+        tril_statements = None if low is None else _tidied(w, stub, low, ends)
         if lang == "python" and not keep_arrays:  # what the narrowed programs no longer
             _park(w, stub, [statements, tril_statements or []], [*ends, *(pattern or ())])
         if lang == "jax":

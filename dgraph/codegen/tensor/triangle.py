@@ -133,9 +133,11 @@ class _Narrow:
 
 class _Narrowing:
     """The rewrite of one program: its statements' node shapes, the module constants,
-    the narrowed statements so far."""
+    the narrowed statements so far; ``join``: whether a scatter-add narrowed inside the
+    program sums its parts at the same positions first (:meth:`scattered`)."""
 
-    def __init__(self, program: ArrayProgram, constants: Constants) -> None:
+    def __init__(self, program: ArrayProgram, constants: Constants, join: bool = True) -> None:
+        self.join = join
         env = array_shapes(program)
         self.sizes = {k: math.prod(v) for k, v in env.items() if isinstance(v, tuple)}
         self.shapes: dict[int, object] = {}
@@ -363,8 +365,13 @@ class _Narrowing:
             return Formula(node.expr, tuple((s, self.take(o, positions)) for s, o in node.operands))
         raise DGraphError(f"narrowed: no rule for a {type(node).__name__} (a bug)")
 
-    def scattered(self, node: Node, positions: np.ndarray) -> Node:
-        """A scatter's entries at ``positions``: its parts' entries that land there."""
+    def scattered(self, node: Node, positions: np.ndarray, root: bool = False) -> Node:
+        """A scatter's entries at ``positions``: its parts' entries that land there; a
+        scatter-add's parts at the same positions summed first (:func:`_joined`) where
+        ``root`` (the assembling scatter, which :meth:`root` sums alike for the whole
+        matrix) or ``join``, else added in their order, each entry the whole
+        statement's bit for bit (a statement one program narrows the other may compute
+        whole)."""
         count = int(positions.size)
         kept = self._kept.get(id(positions)) is positions  # a statement's: kept for its readers
         rank = self.rank(positions, self.size(node) or 0, keep=kept)
@@ -378,7 +385,9 @@ class _Narrowing:
                 parts.append((placed, self.take(data, hit)))
         if isinstance(node, ScatterAdd):
             base = self.take(node.base, positions)
-            return ScatterAdd(base, _joined(parts)) if parts else base
+            if not parts:
+                return base
+            return ScatterAdd(base, _joined(parts) if root or self.join else tuple(parts))
         if not parts:
             return Call("zeros", (Const(count),))
         if isinstance(node, Scatter):
@@ -408,6 +417,7 @@ def narrowed(
     keep: np.ndarray,
     constants: Constants,
     compact: bool = False,
+    join: bool = True,
 ) -> tuple[list[ArrayStatement], bool]:
     """``program``'s statements with only the entries ``keep`` marks of the vector
     ``values`` computed, and whether ``values`` is then those entries alone, in order
@@ -419,13 +429,16 @@ def narrowed(
     renumbered among the kept entries: the lower triangle's own program, no gather of
     the whole matrix's values), where each of its entries can be computed alone
     (``_Narrowing.fits``: its base's too) and nothing but its reshapes to ``values``
-    reads it."""
+    reads it. ``join`` False: a scatter-add read inside the program adds its parts in
+    their order (not :func:`_joined`), so that each entry it computes is the whole
+    statement's bit for bit, as where two programs narrowed from the same one (the
+    whole matrix's and the lower triangle's) must agree to the last bit."""
     statements = program.statements
     by_name = {s.target: s for s in statements}
     if any(s.at for s in statements) or values not in by_name:
         return statements, False
     keep = np.asarray(keep, dtype=bool)
-    work = _Narrowing(program, constants)
+    work = _Narrowing(program, constants, join)
     root = _assembled(values, by_name)
     top = by_name[root].value
     placed = isinstance(top, (Scatter, ScatterAdd)) and all(
@@ -543,7 +556,7 @@ def _compact_root(
     for k, s in enumerate(statements):
         need = plans.get(s.target)
         if s.target == root:
-            value = work.scattered(top, lower)
+            value = work.scattered(top, lower, root=True)
         elif s.target in chain:
             value = Call("ravel", (Name(chain[chain.index(s.target) - 1]),))
         else:
@@ -564,7 +577,10 @@ def _last_readers(statements: list[ArrayStatement]) -> dict[str, int]:
 
 def _joined(parts: list[tuple[Node, Node]]) -> tuple[tuple[Node, Node], ...]:
     """A scatter-add's parts, those at the same positions summed first (one pass over
-    the vector instead of one each)."""
+    the vector instead of one each). Not the same doubles as the parts added one by one
+    (``b + (x + y)`` against ``(b + x) + y``): the assembling scatter's alone, which the
+    whole matrix's program (:meth:`_Narrowing.root`) and the lower triangle's
+    (:func:`_compact_root`) join alike."""
     at: dict[Node, list[Node]] = {}
     for flat, data in parts:
         at.setdefault(flat, []).append(data)
