@@ -271,3 +271,38 @@ def test_command_line_writes_a_numpy_function_s_hessian_in_c(tmp_path, monkeypat
     h = scipy.sparse.csr_array((data, indices, indptr), shape=tuple(shape)).toarray()
     assert indices.size == 3 * N - 2 and np.array_equal(h, h.T)
     np.testing.assert_allclose(h, reference(rosenbrock_jnp, X), rtol=1e-12, atol=1e-12)
+
+
+def _fem_np(u):
+    """A 1-D finite-element energy as NumPy users assemble it: ``np.add.at`` of each
+    element's 2×2 stiffness into ``np.zeros((n, n))`` (benchmarks/real_programs3.py)."""
+    n = u.shape[0]
+    K = np.zeros((n, n))
+    for e in range(n - 1):
+        idx = np.array([e, e + 1])
+        ke = (1 + ((u[e] + u[e + 1]) / 2) ** 2) * np.array([[1.0, -1.0], [-1.0, 1.0]])
+        np.add.at(K, (idx[:, None], idx[None, :]), ke)
+    return 0.5 * u @ K @ u
+
+
+def _fem_jnp(u):
+    a = 1 + ((u[:-1] + u[1:]) / 2) ** 2
+    return 0.5 * jnp.sum(a * (u[1:] - u[:-1]) ** 2)
+
+
+def test_an_assembly_s_scatters_transpose_to_gathers_of_the_touched_entries():
+    """Each ``np.add.at`` of 4 entries into an n×n array is, in the JAX primal the Hessian
+    reads, ``x.at[targets].add(u)``: its gradient scatters 4 entries, where a gather over
+    all n² positions (untouched ones clamped to update 0) scattered n² (a statement n²
+    deep per element: 253 s and a RecursionError at n = 30)."""
+    n = 6
+    x = np.cos(np.linspace(0.0, 3.0, n))
+    g = from_function(_fem_np, sizes=[(n,)], level="array")
+    with jax.enable_x64(True):
+        jaxpr = jax.make_jaxpr(jax.grad(jax_primal(g)))(jnp.asarray(x)).jaxpr
+    sizes = [
+        int(np.prod(e.invars[2].aval.shape)) for e in jaxpr.eqns if "scatter" in str(e.primitive)
+    ]
+    assert sizes and max(sizes) == 4
+    h = dgraph.hessian(_fem_np, x)
+    np.testing.assert_allclose(h(x), reference(_fem_jnp, x), rtol=1e-12, atol=1e-12)
