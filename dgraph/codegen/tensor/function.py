@@ -198,9 +198,7 @@ def _make(
         program = tensor_program(es, "python", True, mode, keep_arrays=True)
         values = c_values(program)
         stacked = values.load()
-        function = c_blocks(stacked, es.graph, values.indices, values.indptr, mode)
-        if not sparse:  # the same values, each block a dense array as jax.jacobian's
-            function = _densified(function, es.graph, mode)
+        function = c_blocks(stacked, es.graph, values.indices, values.indptr, mode, not sparse)
         check = _checked(check_tensor(function, es, lang, mode=mode))
         generated = TensorGenerated(values.text, lang, es, sparse, check, mode, None, values)
         generated.stacked = stacked
@@ -263,31 +261,42 @@ def _refuse_dense(graph: DGraph) -> None:
 
 
 def c_blocks(
-    stacked: Callable[..., Any], graph: DGraph, indices, indptr, mode: str = "jacobian"
+    stacked: Callable[..., Any],
+    graph: DGraph,
+    indices,
+    indptr,
+    mode: str = "jacobian",
+    dense: bool = False,
 ) -> Callable[..., Any]:
     """The C values' ``jacobian`` in ``jax.jacobian``'s form: ``stacked`` (one CSR matrix
     over all outputs and inputs, whose pattern is ``indices`` and ``indptr``) itself for
     one output and one input, else its (output, input) blocks, CSR arrays of shape
-    (y.size, x.size), nested as the NumPy module's ``jacobian`` nests them;
+    (y.size, x.size), nested as the NumPy module's ``jacobian`` nests them (``dense``:
+    each an array of shape ``y.shape + x.shape``, as the dense module's);
     ``value_and_jacobian``: ``(F, J)``, F cut per output and shaped as the NumPy
     module's."""
     if mode == "value_and_jacobian":
-        split = c_blocks(lambda J: J, graph, indices, indptr)  # the blocks of a given J
+        split = c_blocks(lambda J: J, graph, indices, indptr, dense=dense)  # a given J's
         return _with_values(split, stacked, graph)
-    if len(graph.outputs) == len(graph.inputs) == 1:
+    if len(graph.outputs) == len(graph.inputs) == 1 and not dense:
         return stacked
     indptr = np.asarray(indptr)
     rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
     out_sizes = [math.prod(graph.shape(y)) for y in graph.outputs]
     in_sizes = [math.prod(graph.shape(x)) for x in graph.inputs]
+    shapes = [[(*graph.shape(y), *graph.shape(x)) for x in graph.inputs] for y in graph.outputs]
     cuts = block_entries(rows, np.asarray(indices), out_sizes, in_sizes)
     patterns = [
         [
-            (at, c, np.concatenate([[0], np.cumsum(np.bincount(r, minlength=m))]), (m, n))
-            for (at, r, c), n in zip(row, in_sizes, strict=True)
+            (at, c, np.concatenate([[0], np.cumsum(np.bincount(r, minlength=m))]), (m, n), s)
+            for (at, r, c), n, s in zip(row, in_sizes, block_shapes, strict=True)
         ]
-        for row, m in zip(cuts, out_sizes, strict=True)
+        for row, m, block_shapes in zip(cuts, out_sizes, shapes, strict=True)
     ]
+
+    def block(data: np.ndarray, at, c, p, shape, dense_shape) -> Any:
+        made = scipy.sparse.csr_array((data[at], c, p), shape=shape)
+        return made.toarray().reshape(dense_shape) if dense else made
 
     def one_or_tuple(items: list) -> Any:
         return items[0] if len(items) == 1 else tuple(items)
@@ -295,20 +304,12 @@ def c_blocks(
     def jacobian(*inputs: Any) -> Any:
         data = stacked(*inputs).data
         return one_or_tuple(
-            [
-                one_or_tuple(
-                    [
-                        scipy.sparse.csr_array((data[at], c, p), shape=shape)
-                        for at, c, p, shape in row
-                    ]
-                )
-                for row in patterns
-            ]
+            [one_or_tuple([block(data, *entry) for entry in row]) for row in patterns]
         )
 
     jacobian.__doc__ = (
-        f"J of the inputs {tuple(graph.inputs)!r} (compiled C values): CSR blocks as"
-        " jax.jacobian nests them."
+        f"J of the inputs {tuple(graph.inputs)!r} (compiled C values):"
+        f" {'dense' if dense else 'CSR'} blocks as jax.jacobian nests them."
     )
     return jacobian
 
@@ -330,36 +331,6 @@ def c_tangents(flat: Callable[..., Any], graph: DGraph) -> Callable[..., Any]:
         " *p), J never formed."
     )
     return jvp
-
-
-def _densified(function: Callable[..., Any], graph: DGraph, mode: str) -> Callable[..., Any]:
-    """:func:`c_blocks`'s ``function`` with each CSR block a dense array of shape
-    ``y.shape + x.shape``, nested as the NumPy module's dense ``jacobian`` nests them."""
-    outs = [graph.shape(y) for y in graph.outputs]
-    ins = [graph.shape(x) for x in graph.inputs]
-
-    def dense(J: Any) -> Any:
-        grid = [[J]] if len(outs) == len(ins) == 1 else None
-        if grid is None:
-            rows = list(J) if len(outs) > 1 else [J]
-            grid = [list(r) if len(ins) > 1 else [r] for r in rows]
-        blocks = [
-            [b.toarray().reshape(*y, *x) for b, x in zip(row, ins, strict=True)]
-            for row, y in zip(grid, outs, strict=True)
-        ]
-        cells = [r[0] if len(ins) == 1 else tuple(r) for r in blocks]
-        return cells[0] if len(outs) == 1 else tuple(cells)
-
-    def jacobian(*inputs: Any) -> Any:
-        return dense(function(*inputs))
-
-    def value_and_jacobian(*inputs: Any) -> Any:
-        value, J = function(*inputs)
-        return value, dense(J)
-
-    made = value_and_jacobian if mode == "value_and_jacobian" else jacobian
-    made.__doc__ = (function.__doc__ or "").replace("CSR blocks", "dense blocks")
-    return made
 
 
 def _with_values(
