@@ -375,6 +375,15 @@ def test_var_std_and_array_methods():
     check(f, lambda x: f(x, jnp), [RNG.normal(size=12)])
 
 
+@pytest.mark.parametrize("f", [lambda x: np.std(x, ddof=5), lambda x: x.var(ddof=6)])
+def test_a_var_without_degrees_of_freedom_is_one_line(f):
+    """``ddof`` at least the entries (NumPy: nan or inf and a warning) is refused in one
+    line naming it, not a ZeroDivisionError's "float division by zero"."""
+    with pytest.raises(InputError, match="leaves no degrees of freedom over 5 entries") as info:
+        from_function(f, sizes=[(5,)], level="array")
+    assert "\n" not in str(info.value)
+
+
 def _into_argument(u):
     u[0] = 1.0
     return u

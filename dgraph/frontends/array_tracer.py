@@ -1250,6 +1250,10 @@ def _var(x: Any, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwar
     _reduction_args("numpy.var", dtype, out, **kwargs)
     axes = _axes(axis, x.ndim, "numpy.var")
     count = math.prod(x.shape[k] for k in axes)
+    if count - ddof <= 0:  # NumPy: nan or inf and a warning; a number no derivative has
+        raise InputError(
+            f"numpy.var/std: ddof={ddof} leaves no degrees of freedom over {count} entries"
+        )
     deviation = x - _mean(x, axis, keepdims=True)
     return _sum(deviation * deviation, axis, keepdims=keepdims) * (1.0 / (count - ddof))
 
