@@ -634,6 +634,12 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("numpy_model.py") + ":assigns_into", "--inputs", "u:4"],
         "assignment into a NumPy array",
     ),
+    # refused by the NumPy tracer, then read by JAX as a constant: the tracer's reason
+    (
+        "numpy-std-ddof",
+        ["structure", H("numpy_model.py") + ":no_freedom", "--inputs", "x:5"],
+        "ddof=5 leaves no degrees of freedom over 5 entries",
+    ),
     ("numpy-branch", ["structure", H("numpy_model.py") + ":branches"], "write it with numpy.where"),
     ("numpy-float", ["structure", H("numpy_model.py") + ":converts"], "float() of a value"),
     ("numpy-ufunc", ["structure", H("numpy_model.py") + ":unknown_ufunc"], "numpy.logaddexp2"),
