@@ -160,7 +160,8 @@ def test_hessian_of_a_batched_det_is_refused_in_one_line() -> None:
     assert "\n" not in str(raised.value) and "triangular_solve" in str(raised.value)
 
 
-def test_a_wrong_derivative_of_lu_is_caught(monkeypatch) -> None:
+@pytest.mark.parametrize("n", [4, 10])  # 10: a block of 10⁴ entries, applied as a matrix
+def test_a_wrong_derivative_of_lu_is_caught(monkeypatch, n: int) -> None:
     """``lu``'s rule made 0.1 % wrong (its values kept): the Hessian of det is not
     verified against JAX's, so none is returned."""
     right = decompositions._lu
@@ -169,9 +170,9 @@ def test_a_wrong_derivative_of_lu_is_caught(monkeypatch) -> None:
         return xp.mul(right(n, a, d, packed, xp), 1.001)
 
     monkeypatch.setattr(decompositions, "_lu", wrong)
-    x = np.random.default_rng(12).normal(size=16) * 0.3
+    x = np.random.default_rng(12).normal(size=n * n) * 0.3
     with pytest.raises(DGraphError, match="did not verify"):
-        hessian(_near_identity(4), x)
+        hessian(_near_identity(n), x)
 
 
 def test_a_wrong_derivative_of_the_unrolled_lu_is_caught(monkeypatch) -> None:
