@@ -47,7 +47,8 @@ LU_DATA = ("lu_pivots", "lu_permutation")  # lu's integer results: no derivative
 
 
 def check(op: Any, shapes: Sequence[tuple[int, ...]]) -> None:
-    """One matrix: square for a determinant, at least as many rows as columns for QR.
+    """One matrix: square for a determinant and for ``lu``, at least as many rows as columns
+    for QR.
 
     Raises
     ------
