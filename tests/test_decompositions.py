@@ -5,6 +5,8 @@ operation in tests/test_rules_vs_jax.py and mutated in tests/test_value_check_mu
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -12,6 +14,8 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
 from dgraph import accumulate, from_jax, hessian, make_function  # noqa: E402
+from dgraph.blocks import decompositions  # noqa: E402
+from dgraph.blocks.arrays import ArrayOp  # noqa: E402
 from dgraph.codegen.python import load_python  # noqa: E402
 from dgraph.codegen.tensor.module import tensor_module  # noqa: E402
 from dgraph.errors import DGraphError, InputError  # noqa: E402
@@ -99,11 +103,33 @@ def _same_hessian(f, x) -> None:
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-10 * np.abs(want).max())
 
 
-@pytest.mark.parametrize("n", [5])  # n = 4: the pivoting test below
-def test_hessian_of_det_reads_lu_as_data(n: int) -> None:
+def _primitives(f, x) -> Counter:
+    """The operations of JAX's gradient of f read at the array level, inside the regions
+    (``cond`` branches, loop bodies) too."""
+    found: Counter = Counter()
+    graphs = [from_jax(jax.grad(f), x, level="array")]
+    while graphs:
+        g = graphs.pop()
+        ops = [g.op(v) for v in g.nx if g.op(v) is not None]
+        while ops:
+            op = ops.pop()
+            found[op.primitive] += 1
+            ops += [y for y in op.operands if isinstance(y, ArrayOp)]
+            region = op.param.get("region") if op.primitive in ("cond", "loop") else None
+            bodies = getattr(region, "branches", None) or [getattr(region, "body", None)]
+            graphs += [b.graph for b in bodies if b is not None]
+    return found
+
+
+@pytest.mark.parametrize("n", [5, 8])  # n = 4: the pivoting test below
+def test_hessian_of_det_reads_lu_as_one_operation(n: int) -> None:
     """JAX's gradient of ``det`` (n ≥ 4) reads ``lu``'s factors, pivots and permutation
-    as data (refused before): read as JAX's unrolled elimination, the Hessian is JAX's."""
+    as data: one ``lu`` operation and its pivots and permutation (before: JAX's
+    elimination unrolled, n row swaps at argmax positions), and the Hessian is JAX's."""
     x = np.random.default_rng(n).normal(size=n * n) * 0.3
+    found = _primitives(_near_identity(n), x)
+    assert found["lu"] == 1 and found["lu_permutation"] >= 1, found
+    assert found["take_dynamic"] <= 2 and found["argmax"] == 0, found
     _same_hessian(_near_identity(n), x)
 
 
@@ -134,19 +160,38 @@ def test_hessian_of_a_batched_det_is_refused_in_one_line() -> None:
     assert "\n" not in str(raised.value) and "triangular_solve" in str(raised.value)
 
 
-def test_a_wrong_derivative_of_the_lu_reading_is_caught(monkeypatch) -> None:
-    """The factors' derivative made 0.1 % wrong (their values kept): the Hessian of det is
-    not verified against JAX's, so none is returned."""
+@pytest.mark.parametrize("n", [4, 10])  # 10: a block of 10⁴ entries, applied as a matrix
+def test_a_wrong_derivative_of_lu_is_caught(monkeypatch, n: int) -> None:
+    """``lu``'s rule made 0.1 % wrong (its values kept): the Hessian of det is not
+    verified against JAX's, so none is returned."""
+    right = decompositions._lu
+
+    def wrong(n, a, d, packed, xp):
+        return xp.mul(right(n, a, d, packed, xp), 1.001)
+
+    monkeypatch.setattr(decompositions, "_lu", wrong)
+    x = np.random.default_rng(12).normal(size=n * n) * 0.3
+    with pytest.raises(DGraphError, match="did not verify"):
+        hessian(_near_identity(n), x)
+
+
+def test_a_wrong_derivative_of_the_unrolled_lu_is_caught(monkeypatch) -> None:
+    """A non-square ``lu`` is read as JAX's elimination unrolled: its factors' derivative
+    made 0.1 % wrong (their values kept), the Hessian is not verified."""
     right = jaxpr_rewrites.unrolled_lu
 
     def wrong(a):
         factors, pivots, permutation = right(a)
         return [factors + 1e-3 * (factors - jax.lax.stop_gradient(factors)), pivots, permutation]
 
+    def f(x):
+        return jnp.sum(jax.lax.linalg.lu(x.reshape(4, 3) + 2 * jnp.eye(4, 3))[0] ** 3)
+
+    x = np.random.default_rng(12).normal(size=12) * 0.3
+    _same_hessian(f, x)
     monkeypatch.setattr(jaxpr_rewrites, "unrolled_lu", wrong)
-    x = np.random.default_rng(12).normal(size=16) * 0.3
     with pytest.raises(DGraphError, match="did not verify"):
-        hessian(_near_identity(4), x)
+        hessian(f, x)
 
 
 def test_hessian_of_expm() -> None:

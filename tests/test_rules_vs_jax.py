@@ -61,7 +61,7 @@ ARRAY_ONLY = {
     "linear_solve", "custom_linear_solve", "top_k",  # a solve; a sort
     "det", "logabsdet", "qr_q", "qr_r", "svd_values", "svd_u", "svd_vt",
     "take_dynamic",  # its positions come from argmax/argsort
-    "lu",  # read as its steps: row swaps at argmax positions (take_dynamic)
+    "lu", "lu_pivots", "lu_permutation",
     "scatter_add_dynamic",  # its transpose
 }  # fmt: skip
 
@@ -901,19 +901,27 @@ for _cls in ("n-d", "tall", "wide"):
     for _k, _name in ((0, "svd_u"), (2, "svd_vt")):
         _f = lambda a, k=_k: jnp.linalg.svd(a, full_matrices=False)[k]  # noqa: E731
         case(_name, _cls, _f, _MATRICES[_cls])
-# lu read as JAX's unblocked elimination, unrolled (its factors; its pivots and permutation
-# integers read as data): square, tall, wide, 1x1, a first pivot that swaps rows, a batch
-for _cls, _a in _MATRICES.items():
-    case("lu", _cls, lambda a: lax.linalg.lu(a)[0], _a)
+# lu of a square matrix: one operation (its packed factors; its pivots and permutation
+# integers read as data): 3x3, 1x1, a first pivot that swaps rows, 8x8
+for _cls in ("n-d", "size-1"):
+    case("lu", _cls, lambda a: lax.linalg.lu(a)[0], _MATRICES[_cls])
 _SWAPS = point((4, 4), 157) * np.array([[1e-3], [1.0], [1.0], [1.0]])  # rows move
 case("lu", "pivoting", lambda a: lax.linalg.lu(a)[0], _SWAPS)
-case("lu", "batched", lambda a: lax.linalg.lu(a)[0], point((2, 3, 3), 158))
+case("lu", "8x8", lambda a: lax.linalg.lu(a)[0], point((8, 8), 159))
 case(  # the permutation as data: the rows of a in the factors' order, times the factors
-    "lu",
-    "permutation-as-data",
+    "lu_permutation",
+    "as-data",
     lambda a: a[lax.linalg.lu(a)[2]] * lax.linalg.lu(a)[0],
     _SWAPS,
 )
+case(  # the pivots as data: rows of a at the pivots, times the factors
+    "lu_pivots", "as-data", lambda a: a[lax.linalg.lu(a)[1]] * lax.linalg.lu(a)[0], _SWAPS
+)
+# lu of a non-square matrix or a batch: JAX's unblocked elimination, unrolled (row swaps
+# at argmax positions, take_dynamic)
+for _cls in ("tall", "wide"):
+    case("take_dynamic", f"lu-{_cls}", lambda a: lax.linalg.lu(a)[0], _MATRICES[_cls])
+case("take_dynamic", "lu-batched", lambda a: lax.linalg.lu(a)[0], point((2, 3, 3), 158))
 
 # -- refused in one line -------------------------------------------------------------------
 

@@ -103,6 +103,7 @@ UNARY = {  # primitive: (function, point inside its domain)
     "svd_values": (lambda a: jnp.linalg.svd(a, compute_uv=False), A),
     "svd_u": (lambda a: jnp.linalg.svd(a, full_matrices=False)[0], A),
     "svd_vt": (lambda a: jnp.linalg.svd(a, full_matrices=False)[2], A),
+    "lu": (lambda a: jax.lax.linalg.lu((a.T @ a + jnp.diag(X))[::-1])[0], A),  # rows swap
     "take_dynamic": (lambda x: x[jnp.argsort(x)] * x[jnp.argmax(x)], X),
     # its base and its updates (operand 2: RULES)
     "scatter_add_dynamic": (lambda x: jnp.sin(x).at[jnp.argsort(x)].add(x**2), X),

@@ -123,6 +123,7 @@ NONDIFFERENTIABLE = {
     "not": np.logical_not,
     "is_finite": np.isfinite,
     **dict.fromkeys(extra.EXTRA_NONDIFFERENTIABLE),  # argmax, argmin, argsort
+    **{name: functools.partial(_linalg.lu_data, name) for name in _linalg.LU_DATA},
 }
 
 MOVES = (

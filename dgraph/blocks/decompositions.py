@@ -14,7 +14,15 @@ direction (as :mod:`dgraph.blocks.linalg`, which dispatches here):
   ``ds = diag(S)``; ``dU = U·(F ∘ (S·diag(s) + diag(s)·Sᵀ))`` and
   ``dV = V·(F ∘ (diag(s)·S + Sᵀ·diag(s)))``, ``F_ij = 1/(s_j² - s_i²)`` off the diagonal and
   0 on it; for m > n, ``dU`` also takes ``(I - U·Uᵀ)·dA·V·diag(s)⁻¹``, for n > m ``dV``
-  takes ``(I - V·Vᵀ)·dAᵀ·U·diag(s)⁻¹`` (JAX's ``_svd_jvp_rule``, real case).
+  takes ``(I - V·Vᵀ)·dAᵀ·U·diag(s)⁻¹`` (JAX's ``_svd_jvp_rule``, real case);
+* ``lu``: the packed factors ``L + U - I`` of ``P·A = L·U`` for a square matrix, by
+  partial pivoting (:func:`factor`: at step k the first row at or below k of the largest
+  magnitude in column k, as LAPACK's ``getrf``); ``lu_pivots`` and ``lu_permutation`` its
+  integer pivots and permutation (no derivative). With the rows held (P is discrete: the
+  rule is the derivative only where no two candidate pivots tie, and nothing here claims
+  more), ``X = L⁻¹·P·dA·U⁻¹`` and ``dLU = L·tril(X, -1) + triu(X)·U`` (JAX's
+  ``lu_jvp_rule``); ``L⁻¹·P = U·A⁻¹`` (from ``P·A = L·U``), so ``X = U·A⁻¹·dA·U⁻¹`` reads
+  the factors and A alone, not the permutation.
 
 The singular vectors' derivatives exist only where the singular values are distinct and
 nonzero (F and diag(s)⁻¹ are then finite), as the eigenvectors' (``eigh``) only where the
@@ -26,18 +34,21 @@ LAPACK returned (a repeated value is not differentiable; JAX gives the same numb
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import InputError
 
-__all__ = ["DECOMPOSITIONS", "check", "forward", "tangent"]
+__all__ = ["DECOMPOSITIONS", "LU_DATA", "check", "factor", "forward", "tangent"]
 
 DECOMPOSITIONS = frozenset({"det", "logabsdet", "qr_q", "qr_r", "svd_values", "svd_u", "svd_vt"})
+DECOMPOSITIONS |= {"lu"}
+LU_DATA = ("lu_pivots", "lu_permutation")  # lu's integer results: no derivative
 
 
 def check(op: Any, shapes: Sequence[tuple[int, ...]]) -> None:
-    """One matrix: square for a determinant, at least as many rows as columns for QR.
+    """One matrix: square for a determinant and for ``lu``, at least as many rows as columns
+    for QR.
 
     Raises
     ------
@@ -48,15 +59,49 @@ def check(op: Any, shapes: Sequence[tuple[int, ...]]) -> None:
     name = op.primitive
     if len(a) != 2 or 0 in a:
         raise InputError(f"{name}: only one matrix is supported (operand of shape {a})")
-    if name in ("det", "logabsdet") and a[0] != a[1]:
+    if name in ("det", "logabsdet", "lu", *LU_DATA) and a[0] != a[1]:
         raise InputError(f"{name}: the matrix must be square, not of shape {a}")
     if name.startswith("qr") and a[0] < a[1]:
         raise InputError(f"{name}: QR of a wide matrix (shape {a}) is not supported")
 
 
-def forward(op: Any, args: Sequence[Any], xp: Any) -> Any:
+def _same(x: Any) -> Any:
+    return x
+
+
+def factor(a: Any, n: int, xp: Any, emit: Callable[[Any], Any] = _same) -> tuple[Any, Any, Any]:
+    """The packed factors, pivots and permutation of the n×n matrix ``a`` by Gaussian
+    elimination with partial pivoting, one step per column (JAX's ``_lu_unblocked``):
+    the first row at or below k of the largest magnitude in column k swapped with row k,
+    the column below the pivot divided by it (where it is not 0), the outer product
+    subtracted from the rest. ``emit`` names each step's matrix (generated code)."""
+    rows = emit(xp.arange(n))
+    permutation, pivots = rows, []
+    for k in range(n):
+        magnitude = xp.where(xp.ge(rows, k), xp.abs(xp.take(a, k, 1)), -1.0)
+        i = emit(xp.argmax(magnitude))
+        pivots.append(i)
+        swap = emit(xp.where(xp.eq(rows, k), i, xp.where(xp.eq(rows, i), k, rows)))
+        a = emit(xp.take(a, swap, 0))
+        permutation = emit(xp.take(permutation, swap, 0))
+        if k == n - 1:
+            break
+        column = xp.take(a, k, 1)
+        pivot = xp.take(column, k, 0)
+        divided = xp.div(column, xp.where(xp.eq(pivot, 0.0), 1.0, pivot))
+        column = emit(xp.where(xp.gt(rows, k), divided, column))
+        a = xp.where(xp.eq(xp.row(rows), k), xp.column(column), a)
+        below_right = xp.both(xp.gt(xp.column(rows), k), xp.gt(xp.row(rows), k))
+        outer = xp.mul(xp.column(column), xp.row(xp.take(a, k, 0)))
+        a = emit(xp.sub(a, xp.where(below_right, outer, 0.0)))
+    return a, emit(xp.stack(pivots)), permutation
+
+
+def forward(op: Any, args: Sequence[Any], xp: Any, emit: Callable[[Any], Any] = _same) -> Any:
     """The result, over the array vocabulary ``xp`` (:class:`dgraph.blocks.linalg.NumPyOps`)."""
     name, a = op.primitive, args[0]
+    if name in ("lu", *LU_DATA):
+        return factor(a, op.shape[0], xp, emit)[("lu", *LU_DATA).index(name)]
     if name == "det":
         return xp.det(a)
     if name == "logabsdet":
@@ -75,7 +120,16 @@ def tangent(op: Any, args: Sequence[Any], d: Any, result: Any, xp: Any) -> Any:
         return traces if name == "logabsdet" else xp.mul(traces, result)
     if name.startswith("qr"):
         return _qr(name, a, d, xp)
+    if name == "lu":
+        return _lu(op.shape[0], a, d, result, xp)
     return _svd(op, a, d, xp)
+
+
+def _lu(n: int, a: Any, d: Any, packed: Any, xp: Any) -> Any:
+    """``dLU = L·tril(X, -1) + triu(X)·U``, ``X = U·A⁻¹·dA·U⁻¹`` (module docstring)."""
+    lower, upper = xp.add(xp.tril(packed, -1), xp.eye(n)), xp.triu(packed)
+    x = xp.matmul(xp.matmul(xp.matmul(upper, xp.inv(a)), d), xp.inv(upper))
+    return xp.add(xp.matmul(lower, xp.tril(x, -1)), xp.matmul(xp.triu(x), upper))
 
 
 def _qr(name: str, a: Any, d: Any, xp: Any) -> Any:

@@ -32,10 +32,21 @@ from ..errors import InputError
 from . import GENERAL, Block, dense
 from . import decompositions as _dec
 
-__all__ = ["LINALG", "NumPyOps", "check", "forward", "operand_block", "tangent", "values"]
+__all__ = [
+    "LINALG",
+    "LU_DATA",
+    "NumPyOps",
+    "check",
+    "forward",
+    "lu_data",
+    "operand_block",
+    "tangent",
+    "values",
+]
 
 LINALG = frozenset({"cholesky", "triangular_solve", "eigh_values", "eigh_vectors"})
-LINALG |= {"linear_solve"} | _dec.DECOMPOSITIONS  # det, logabsdet, qr_*, svd_*
+LINALG |= {"linear_solve"} | _dec.DECOMPOSITIONS  # det, logabsdet, qr_*, svd_*, lu
+LU_DATA = _dec.LU_DATA  # lu's pivots and permutation: integers, no derivative
 
 
 def _or_nan(f):
@@ -84,6 +95,22 @@ class NumPyOps:
     sub = staticmethod(np.subtract)
     add = staticmethod(np.add)
     neg = staticmethod(np.negative)
+    abs = staticmethod(np.abs)
+    arange = staticmethod(np.arange)
+    argmax = staticmethod(np.argmax)
+    where = staticmethod(np.where)
+    eq = staticmethod(np.equal)
+    gt = staticmethod(np.greater)
+    ge = staticmethod(np.greater_equal)
+    both = staticmethod(np.logical_and)
+    take = staticmethod(lambda a, i, axis: np.take(a, i, axis=axis))
+    stack = staticmethod(np.stack)
+
+
+def lu_data(name: str, a: np.ndarray) -> np.ndarray:
+    """``lu_pivots`` or ``lu_permutation`` of the square matrix ``a``."""
+    a = np.asarray(a, dtype=float)
+    return _dec.factor(a, a.shape[0], NumPyOps)[1 + LU_DATA.index(name)]
 
 
 def check(op: Any, shapes: Sequence[tuple[int, ...]]) -> None:
@@ -142,10 +169,10 @@ def _matrix(op: Any, a: Any, xp: Any) -> Any:
     return xp.add(m, xp.eye(_size(op))) if op.param["unit_diagonal"] else m
 
 
-def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps) -> Any:
-    """The result."""
-    if op.primitive in _dec.DECOMPOSITIONS:
-        return _dec.forward(op, args, xp)
+def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps, emit: Any = None) -> Any:
+    """The result (``emit``: names a step's value, where the vocabulary prints code)."""
+    if op.primitive in _dec.DECOMPOSITIONS or op.primitive in _dec.LU_DATA:
+        return _dec.forward(op, args, xp, emit or (lambda x: x))
     if op.primitive == "cholesky":
         return xp.cholesky(args[0])
     if op.primitive.startswith("eigh"):

@@ -25,7 +25,10 @@ derivative is the one JAX's own rule gives, ties included.
   ``inv``): a ``linear_solve`` of that matrix (:mod:`dgraph.blocks.linalg`), the solve
   function it carries (an LU factorization) not read;
 * ``lu`` (``lu_factor``, and JAX's gradient of ``det`` of n ≥ 4, which reads the factors,
-  pivots and permutation as data): JAX's own unblocked elimination (``_lu_unblocked``),
+  pivots and permutation as data): of one square matrix, one ``lu`` operation (its dense
+  block JAX's ``lu_jvp`` rule, :mod:`dgraph.blocks.decompositions`) and its pivots and
+  permutation as integers of the same matrix; of a batch or a non-square matrix,
+  JAX's own unblocked elimination (``_lu_unblocked``),
   its loop unrolled (:func:`unrolled_lu`): the pivot of each step an ``argmax`` (no
   derivative, the first of equal magnitudes as LAPACK's), the row swap a take at those
   positions, the rest arithmetic. The factors' derivative is then the steps', which
@@ -237,11 +240,25 @@ def _lu(reader, eqn, ins: list[Any]) -> list[Any]:
 
     def read() -> list[Any]:
         if not found:
-            found.extend(read_as(reader, eqn, ins, unrolled_lu))
+            found.extend(_lu_ops(reader, eqn, ins) or read_as(reader, eqn, ins, unrolled_lu))
         return found
 
     shapes = [tuple(v.aval.shape) for v in eqn.outvars]
     return [Opaque("lu", shape, read, j) for j, shape in enumerate(shapes)]
+
+
+def _lu_ops(reader, eqn, ins: list[Any]) -> list[Any] | None:
+    """One square matrix's ``lu``: its packed factors one operation (a dense block), its
+    pivots and permutation integers of the same matrix (:mod:`dgraph.blocks.decompositions`);
+    None for a batch or a non-square matrix (then :func:`unrolled_lu`)."""
+    from ..blocks.arrays import ArrayOp
+
+    shape = tuple(int(k) for k in eqn.invars[0].aval.shape)
+    if len(shape) != 2 or shape[0] != shape[1] or shape[0] == 0:
+        return None
+    x, n = reader.operand(ins[0]), shape[0]
+    packed = reader.result(ArrayOp("lu", (x,), (), shape), eqn.outvars[0].aval)
+    return [packed, *(ArrayOp(name, (x,), (), (n,)) for name in ("lu_pivots", "lu_permutation"))]
 
 
 def unrolled_lu(a):

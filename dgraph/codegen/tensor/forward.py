@@ -9,7 +9,7 @@ import numpy as np
 
 from ...blocks.arrays import ArrayOp
 from ...blocks.convolution import CONV
-from ...blocks.linalg import LINALG
+from ...blocks.linalg import LINALG, LU_DATA
 from ...blocks.scatter import SCATTERS
 from ...errors import InputError
 from ..ir import AsType, BinOp, Call, Const, Index, Node, Seq, Slice, UnaryOp
@@ -72,8 +72,8 @@ def forward_expression(
         return (conv_forward if name == CONV else pad_forward)(op, args, shapes, index, emit)
     if name in SCATTERS:
         return scatter_forward(op, args, shapes, index or _literal_index)
-    if name in LINALG:
-        return linalg_forward(op, args)
+    if name in LINALG or name in LU_DATA:
+        return linalg_forward(op, args, emit)
     if name == "take" and index is not None:  # a gather the C printer reads too
         return take_forward(op, args[0], tuple(shapes[0]), index)
     if name == "polygamma":  # JAX's takes an integer order only

@@ -1,8 +1,9 @@
 """``cholesky``, ``eigh``, ``triangular_solve``, ``linear_solve`` and the determinants and
-decompositions (:mod:`dgraph.blocks.linalg`, :mod:`dgraph.blocks.decompositions`) as array
-statements: the same formulas, over calls of the array module (``matmul``,
-``linalg.inv``, ``tril``, ...), so that NumPy and JAX print them; the C printers have no
-such calls and refuse them in one line."""
+decompositions, ``lu`` and its pivots and permutation among them
+(:mod:`dgraph.blocks.linalg`, :mod:`dgraph.blocks.decompositions`) as array statements: the
+same formulas, over calls of the array module (``matmul``, ``linalg.inv``, ``tril``, ...),
+so that NumPy and JAX print them; the C printers have no such calls and refuse them in one
+line."""
 
 from __future__ import annotations
 
@@ -10,13 +11,18 @@ import math
 from collections.abc import Callable, Sequence
 
 from ...blocks.linalg import forward, tangent
-from ..ir import BinOp, Call, Const, Index, Node, UnaryOp
+from ..ir import BinOp, Call, Const, Index, Node, Seq, UnaryOp
 
 __all__ = ["linalg_forward", "linalg_values"]
 
 
 def _node(x: Node | float) -> Node:
     return Const(float(x)) if isinstance(x, (int, float)) else x
+
+
+def _exact(x: Node | float) -> Node:
+    """A number as written: an int stays one (a row, a position)."""
+    return Const(x) if isinstance(x, (int, float)) else x
 
 
 class IROps:
@@ -106,10 +112,50 @@ class IROps:
     def neg(a: Node) -> Node:
         return UnaryOp("-", a)
 
+    @staticmethod
+    def abs(a: Node) -> Node:
+        return Call("abs", (a,))
 
-def linalg_forward(op, args: Sequence[Node]) -> Node:
-    """The result, as one expression."""
-    return forward(op, args, IROps)
+    @staticmethod
+    def arange(n: int) -> Node:
+        return Call("arange", (Const(int(n)),))
+
+    @staticmethod
+    def argmax(a: Node) -> Node:
+        return Call("argmax", (a,))
+
+    @staticmethod
+    def where(c: Node, a: Node | float, b: Node | float) -> Node:
+        return Call("where", (c, _exact(a), _exact(b)))
+
+    @staticmethod
+    def eq(a: Node, b: Node | float) -> Node:
+        return BinOp("==", a, _exact(b))
+
+    @staticmethod
+    def gt(a: Node, b: Node | float) -> Node:
+        return BinOp(">", a, _exact(b))
+
+    @staticmethod
+    def ge(a: Node, b: Node | float) -> Node:
+        return BinOp(">=", a, _exact(b))
+
+    @staticmethod
+    def both(a: Node, b: Node) -> Node:
+        return Call("logical_and", (a, b))
+
+    @staticmethod
+    def take(a: Node, i: Node | int, axis: int) -> Node:
+        return Call("take", (a, _exact(i)), (("axis", Const(int(axis))),))
+
+    @staticmethod
+    def stack(items: Sequence[Node]) -> Node:
+        return Call("stack", (Seq(tuple(items)),))
+
+
+def linalg_forward(op, args: Sequence[Node], emit: Callable[[Node], Node] | None = None) -> Node:
+    """The result, as one expression (``lu``'s steps each assigned by ``emit``)."""
+    return forward(op, args, IROps, emit)
 
 
 def linalg_values(op, k: int, args: Sequence[Node], shapes, emit: Callable[[Node], Node]) -> Node:
@@ -118,7 +164,7 @@ def linalg_values(op, k: int, args: Sequence[Node], shapes, emit: Callable[[Node
     mine = tuple(shapes[k])
     size = math.prod(mine)
     basis = Call("reshape", (Call("eye", (Const(size),)), Const((size, *mine))))
-    result = emit(linalg_forward(op, args))
+    result = emit(linalg_forward(op, args, emit))
     out = emit(tangent(op, k, args, basis, result, IROps))
     moved = Call("moveaxis", (out, Const(0), Const(-1)))
     return Call("reshape", (moved, Const((*op.shape, *mine))))
