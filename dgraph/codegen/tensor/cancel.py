@@ -180,7 +180,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
     if not any(w.varies(data) for _, data in parts):
         return None
     nodes = [data for _, data in parts]
-    asked, shaped = None, {}
+    asked, shaped, named = None, {}, {}
     fixed: dict[int, tuple] = {}  # what no input reaches, the same at every point
     needed = _needed(w, nodes)  # the same statements at every point
     if needed is None:
@@ -594,8 +594,9 @@ def _narrowed_at_a_point(
 
 
 def _named_shapes(w, order: list[int], arguments: list[str], shapes: dict) -> dict | None:
-    """The shape of every name the statements ``order`` read or make, found from the arguments' and constants' shapes (:func:`~..array_passes.node_shapes`),
-    nothing evaluated; None where one is not found."""
+    """The shape of every name the statements ``order`` read or make, found from the
+    arguments' and constants' shapes (:func:`~..array_passes.node_shapes`), nothing
+    evaluated; None where one is not found."""
     named: dict = {n: np.shape(a) for n, a in w.constants.arrays.items()}
     named.update(w.constants.shapes)
     named.update((a, tuple(shapes[a])) for a in arguments)
