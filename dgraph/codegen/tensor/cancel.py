@@ -15,7 +15,9 @@ out, both from the structure, never from a value at a point:
   unknowns (:mod:`.poly_values`): an entry whose summands add up to the zero polynomial
   is 0 wherever the code's values are defined. Only entries that are 0 (or rounding, or
   not finite) at one drawn point are asked, since forming the polynomials costs passes
-  over every array the summands read; a point only keeps an entry.
+  over every array the summands read; a point only keeps an entry. For a symmetric J in
+  NumPy the points are its narrowed program's (:func:`none_cancel`), and the pass runs
+  on the whole program only where an entry is still asked after them.
 
 :func:`drop_cancelled` removes both from the block, so the pattern is never smaller than
 the nonzeros the code computes at any input.
