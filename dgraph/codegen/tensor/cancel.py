@@ -579,13 +579,16 @@ def _narrowed_at_a_point(
             last[name] = k
     if not (last.keys() - made) <= env.keys():
         return None
-    magnitude = max((_largest(env[n]) for n in last.keys() - made), default=0.0)
+    counted = last.keys() - made  # names whose values' largest is in ``magnitude``
+    magnitude = max((_largest(env[n]) for n in counted), default=0.0)
     evaluator = ArrayEvaluator()
     try:
         with np.errstate(all="ignore"):
             for k, s in enumerate(program):
                 evaluator.run([s], env)
-                magnitude = max(magnitude, _largest(env[s.target]))
+                if not _moved(s, counted):  # a move's entries: none larger (no pass)
+                    magnitude = max(magnitude, _largest(env[s.target]))
+                counted.add(s.target)
                 for name in names_in(s.value):
                     if last[name] == k and name in made and name != result:
                         env.pop(name, None)
