@@ -33,7 +33,7 @@ from ...blocks import Block, RunTime, Sparse, sparse
 from ...errors import DGraphError
 from ..array_passes import node_shapes
 from ..evaluate import ArrayEvaluator
-from ..ir import ArrayStatement, Call, Const, Index, Name, Node, Scatter, names_in
+from ..ir import ArrayStatement, Call, Const, Index, Loop, Name, Node, Scatter, names_in
 from ..shapes import Shaped
 from .blockops import BlockOps, Terms, Valued, values_at
 from .entries import entries
@@ -499,13 +499,21 @@ def asked_later(w, valued: Valued) -> tuple | None:
     (:func:`_needed`, found before the module lets go of the constants only the folding
     read); None where they cannot. They can in a sparse block in row-major order (its
     values vector in the pattern's order) whose values are one array that reads an input
-    (no constant summand to sum exactly, no summands' scale apart)."""
+    (no constant summand to sum exactly, no summands' scale apart), read by no statement
+    that stores in place or runs a loop (a narrowed program is then not narrowed, or a
+    loop's several values are not one array: :func:`none_cancel` would not decide)."""
     if valued is None or isinstance(valued[0], RunTime):
         return None
     block, values = valued
-    if isinstance(block, Sparse) and not isinstance(values, Terms) and w.varies(values):
-        return _needed(w, [values])
-    return None
+    if not (isinstance(block, Sparse) and not isinstance(values, Terms) and w.varies(values)):
+        return None
+    needed = _needed(w, [values])
+    statements = w.statements
+    if needed is None or any(
+        statements[k].at or isinstance(statements[k].value, Loop) for k in needed[0]
+    ):
+        return None
+    return needed
 
 
 def none_cancel(
