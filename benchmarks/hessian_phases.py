@@ -49,6 +49,7 @@ SUBPHASES = {  # --subphases: parts of the phases above (each counted in its pha
     "es: ES jvp": ("dgraph.core.value_check", "jvp_and_scale"),
     "cg: walk": ("dgraph.codegen.tensor.module", "_walk"),
     "cg: cancel": ("dgraph.codegen.tensor.module", "drop_cancelled"),
+    "cg: cancel later": ("dgraph.codegen.tensor.module", "none_cancel"),  # its first point
     "cg: numpy_body": ("dgraph.codegen.tensor.module", "numpy_body"),
     "cg: narrowed": ("dgraph.codegen.tensor.module", "narrowed"),
     "cg: header": ("dgraph.codegen.tensor.module", "_header"),

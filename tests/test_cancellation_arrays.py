@@ -132,6 +132,44 @@ def test_the_jacobian_goes_through_the_same_pass():
     np.testing.assert_allclose(blocks[1][0].toarray(), np.diag(Y))
 
 
+def test_entries_still_asked_after_the_narrowed_points_are_decided_on_the_whole_program(
+    monkeypatch,
+):
+    """A symmetric NumPy Hessian's entries are asked at the narrowed program's points
+    (``cancel.none_cancel``); p_i+1·p_i·p_i+1 − p_i+1·p_i+1·p_i (p = pad(x)) is 0 at
+    every point, so its entries stay asked there, and the module is made again with the
+    pass on the whole program, which proves them 0: the diagonal of cos² is left (3n − 2
+    entries before)."""
+    from dgraph.codegen.tensor import module
+
+    n = 300
+    x = np.random.default_rng(3).uniform(0.2, 1.0, n)
+
+    def f(x):
+        p = jnp.pad(x, 1)
+        return jnp.sum(p[1:] * p[:-1] * p[1:] - p[1:] * p[1:] * p[:-1]) + jnp.sum(c(p) ** 2)
+
+    seen: list = []
+    decided, dropped = getattr(module, "none_cancel", None), module.drop_cancelled
+
+    def watched_decided(*args, **kwargs):
+        seen.append(decided(*args, **kwargs))
+        return seen[-1]
+
+    def watched_dropped(w, valued, *args, **kwargs):
+        found = dropped(w, valued, *args, **kwargs)
+        seen.append((valued[0].nnz, found[0].nnz))
+        return found
+
+    monkeypatch.setattr(module, "none_cancel", watched_decided, False)  # (none before)
+    monkeypatch.setattr(module, "drop_cancelled", watched_dropped)
+    H = dgraph.make_function(f, "hessian", point=[x], sparse=True)
+    assert seen == [False, (3 * n - 2, n)]
+    truth, ref = nonzeros(f, [x])
+    assert H(x).nnz == n == truth.sum()
+    np.testing.assert_allclose(H(x).toarray(), ref, rtol=1e-12, atol=1e-12)
+
+
 def test_what_no_polynomial_identity_shows_stays():
     """x_i·x_i+1·(sin² x_i + cos² x_i) − x_i·x_i+1 is 0, but only through sin² + cos² = 1:
     the polynomials cancel on the diagonal (sin' = cos, cos' = −sin), not off it, which

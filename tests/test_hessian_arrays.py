@@ -301,14 +301,15 @@ def test_command_line_hessians_are_symmetric_bit_for_bit(source, sparse, lang, t
 
 def test_the_cancellation_pass_runs_after_the_walks_memory_is_forgotten(monkeypatch):
     """The sparse Hessian's last walk done, the block products it remembered (10⁷-entry
-    patterns at 10⁶ unknowns) are forgotten before the cancellation pass evaluates the
-    block, so that pass reuses their memory instead of growing the process; the walks
-    did remember some (m = 40: products of more than ``SMALL`` entries)."""
+    patterns at 10⁶ unknowns) are forgotten before the cancellation pass's first point
+    evaluates the block (a symmetric NumPy J's: its narrowed program), so that pass
+    reuses their memory instead of growing the process; the walks did remember some
+    (m = 40: products of more than ``SMALL`` entries)."""
     from dgraph import blocks
     from dgraph.codegen.tensor import module
 
     held: dict[str, list[int]] = {"walk": [], "cancel": []}
-    walk, cancel = module._walk, module.drop_cancelled
+    walk, cancel = module._walk, module.none_cancel
 
     def watched_walk(*args, **kwargs):
         found = walk(*args, **kwargs)
@@ -320,7 +321,7 @@ def test_the_cancellation_pass_runs_after_the_walks_memory_is_forgotten(monkeypa
         return cancel(*args, **kwargs)
 
     monkeypatch.setattr(module, "_walk", watched_walk)
-    monkeypatch.setattr(module, "drop_cancelled", watched_cancel)
+    monkeypatch.setattr(module, "none_cancel", watched_cancel)
     m = 40
     u = np.random.default_rng(3).normal(size=(m, m)) * 0.1
     H = dgraph.make_function(_minimal_surface, "hessian", point=[u], sparse=True)
@@ -329,6 +330,41 @@ def test_the_cancellation_pass_runs_after_the_walks_memory_is_forgotten(monkeypa
     np.testing.assert_allclose(
         H(u).toarray(), reference(_minimal_surface, u).reshape(m * m, m * m), atol=1e-12
     )
+
+
+def test_a_symmetric_hessian_s_first_point_is_its_narrowed_program(monkeypatch):
+    """The cancellation pass's first point for a symmetric NumPy Hessian is the lower
+    triangle's narrowed program's (0.2 of the 1.2 s the whole unfolded program took at
+    10⁶ unknowns): the whole program is evaluated at no point, the narrowed one at one,
+    and the module is the one the pass run before the narrowing makes, to the character."""
+    from dgraph.codegen.tensor import cancel, module
+
+    calls: dict[str, list] = {"whole": [], "narrowed": [], "decided": []}
+    whole = cancel._at_a_point
+    narrowed = getattr(cancel, "_narrowed_at_a_point", None)  # (none before: fails there)
+    decided = getattr(module, "none_cancel", None)
+
+    def watched(name, inner):
+        def run(*args, **kwargs):
+            found = inner(*args, **kwargs)
+            calls[name].append(found if name == "decided" else found is not None)
+            return found
+
+        return run
+
+    monkeypatch.setattr(cancel, "_at_a_point", watched("whole", whole))
+    monkeypatch.setattr(cancel, "_narrowed_at_a_point", watched("narrowed", narrowed), False)
+    monkeypatch.setattr(module, "none_cancel", watched("decided", decided), False)
+    m = 40
+    u = np.random.default_rng(5).normal(size=(m, m)) * 0.1
+    H = dgraph.make_function(_minimal_surface, "hessian", point=[u], sparse=True)
+    assert calls == {"whole": [], "narrowed": [True], "decided": [True]}
+    assert H(u).nnz == m * m + 4 * m * (m - 1) + 2 * (m - 1) ** 2
+    es = H.generated.expression_set
+    text = module.tensor_program(es, "python", True, symmetric=True).text
+    before = module.tensor_program(es, "python", True, symmetric=True, cancel_later=False)
+    assert text == before.text
+    assert len(calls["whole"]) == 1  # the pass before the narrowing: one whole point
 
 
 def test_each_reference_is_let_go_after_its_last_reader(monkeypatch):
@@ -361,7 +397,8 @@ def test_each_reference_is_let_go_after_its_last_reader(monkeypatch):
 def test_the_folding_reuses_the_constant_values_the_cancellation_pass_computed(monkeypatch):
     """A statement that reads no input, evaluated by the cancellation pass at its first
     point, is not evaluated again by the constant folding: its value is taken (the same
-    evaluator on the same constants: the same bits)."""
+    evaluator on the same constants: the same bits). The pass runs before the folding
+    where it is not run on the narrowed program (``cancel_later`` False)."""
     from dgraph.codegen.tensor import module
 
     runs: list[list] = []  # the statements the folding's evaluator runs
@@ -385,11 +422,13 @@ def test_the_folding_reuses_the_constant_values_the_cancellation_pass_computed(m
         armed[0] = True
         return found
 
-    monkeypatch.setattr(module, "ArrayEvaluator", Watched)
-    monkeypatch.setattr(module, "_evaluated_before", watched_before)
     m = 12
     u = np.random.default_rng(6).normal(size=(m, m)) * 0.1
     H = dgraph.make_function(_minimal_surface, "hessian", point=[u], sparse=True)
+    monkeypatch.setattr(module, "ArrayEvaluator", Watched)
+    monkeypatch.setattr(module, "_evaluated_before", watched_before)
+    es = H.generated.expression_set
+    module.tensor_program(es, "python", True, symmetric=True, cancel_later=False)
     assert len(reused) == len(runs) and reused[0]  # the folding (first) found values
     folded = {s.target for s in runs[0]}
     assert not folded & reused[0].keys()  # none of them evaluated again

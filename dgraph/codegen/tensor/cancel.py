@@ -15,7 +15,9 @@ out, both from the structure, never from a value at a point:
   unknowns (:mod:`.poly_values`): an entry whose summands add up to the zero polynomial
   is 0 wherever the code's values are defined. Only entries that are 0 (or rounding, or
   not finite) at one drawn point are asked, since forming the polynomials costs passes
-  over every array the summands read; a point only keeps an entry.
+  over every array the summands read; a point only keeps an entry. For a symmetric J in
+  NumPy the points are its narrowed program's (:func:`none_cancel`), and the pass runs
+  on the whole program only where an entry is still asked after them.
 
 :func:`drop_cancelled` removes both from the block, so the pattern is never smaller than
 the nonzeros the code computes at any input.
@@ -27,10 +29,11 @@ import math
 
 import numpy as np
 
-from ...blocks import Block, RunTime, sparse
+from ...blocks import Block, RunTime, Sparse, sparse
 from ...errors import DGraphError
+from ..array_passes import node_shapes
 from ..evaluate import ArrayEvaluator
-from ..ir import ArrayStatement, Call, Const, Index, Name, Node, Scatter, names_in
+from ..ir import ArrayStatement, Call, Const, Index, Loop, Name, Node, Scatter, names_in
 from ..shapes import Shaped
 from .blockops import BlockOps, Terms, Valued, values_at
 from .entries import entries
@@ -40,7 +43,7 @@ from .poly_arrays import GiveUp, add, broadcast, restricted, vector
 from .poly_arrays import place as placed_at
 from .poly_values import PolyValues
 
-__all__ = ["drop_cancelled"]
+__all__ = ["asked_later", "drop_cancelled", "none_cancel"]
 
 
 def _constant(w, node: Node) -> np.ndarray:
@@ -179,7 +182,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
     if not any(w.varies(data) for _, data in parts):
         return None
     nodes = [data for _, data in parts]
-    asked, shaped = None, {}
+    asked, shaped, named = None, {}, {}
     fixed: dict[int, tuple] = {}  # what no input reaches, the same at every point
     needed = _needed(w, nodes)  # the same statements at every point
     if needed is None:
@@ -187,7 +190,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
     lookups: dict = {}  # a later point's scatter lookups start from the earlier one's
     for seed in _SEEDS:  # an entry far from 0 at any one point is not asked
         if asked is not None:  # a later point: the entries still asked alone
-            near = _near_at_entries(w, parts, seed, fixed, shaped, asked, needed, lookups)
+            near = _near_at_entries(w, parts, seed, fixed, named, asked, needed, lookups)
             if near is not None:
                 asked &= near
                 if not asked.any():
@@ -198,6 +201,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
             return None
         if asked is None:
             numbers, shaped = point[0], point[1]
+            named = {n: s.shape for n, s in shaped.items()}
             size = values.size if isinstance(values, Terms) else int(np.size(point[2][0]))
             asked = np.zeros(size, dtype=bool)
             asked[at[~zero] if zero is not None else at] = True
@@ -354,18 +358,20 @@ def _near_at_entries(
     parts,
     seed: int,
     fixed: dict,
-    shaped: dict,
+    named: dict,
     asked: np.ndarray,
     needed=None,
     lookups: dict | None = None,
+    floor: float = 0.0,
 ):
     """:func:`_near_zero` at the point drawn from ``seed`` for the entries ``asked``
     alone (the rest False), each summand evaluated only at the entries it places there
     (:mod:`.entry_values`); the largest magnitude is that of the values computed, so of
     the statements the asked entries read. None where the program is not evaluated so
-    (then the whole point is). ``needed``: :func:`_needed` of the parts' nodes, found
-    before; ``lookups``: the scatters' lookups of the positions asked at an earlier point
-    (:class:`~.entry_values.EntryValues`), filled with this point's."""
+    (then the whole point is). ``named``: every name's shape; ``needed``: :func:`_needed`
+    of the parts' nodes, found before; ``lookups``: the scatters' lookups of the
+    positions asked at an earlier point (:class:`~.entry_values.EntryValues`), filled with
+    this point's; ``floor``: a magnitude the largest is at least (an earlier point's)."""
     statements = w.statements
     nodes = [data for _, data in parts]
     found_needed = _needed(w, nodes) if needed is None else needed
@@ -374,7 +380,7 @@ def _near_at_entries(
     order, arguments, shapes = found_needed
     known = dict(w.constants.arrays)
     known.update((statements[k].target, fixed[k][0]) for k in order if k in fixed)
-    program = EntryValues({n: s.shape for n, s in shaped.items()}, known, lookups)
+    program = EntryValues(named, known, lookups)
     entries = np.flatnonzero(asked)
     rank = np.full(asked.size, -1, dtype=np.int64)
     rank[entries] = np.arange(entries.size)
@@ -395,7 +401,7 @@ def _near_at_entries(
             return None
         env = _drawn(w, arguments, shapes, seed)
         evaluator = ArrayEvaluator()
-        magnitude = 0.0
+        magnitude = floor
         total, scale = np.zeros(entries.size), np.zeros(entries.size)
         with np.errstate(all="ignore"):
             for k in order:
@@ -474,3 +480,143 @@ def _argument_shapes(statements, arguments: set[str]) -> dict | None:
     if not arguments <= shapes.keys():
         return None
     return shapes
+
+
+# -- the first point on the lower triangle's program -------------------------------------
+#
+# A symmetric J in NumPy (a Hessian) is computed by the lower triangle's program, its
+# statements folded and narrowed (:mod:`.triangle`): at the first point that program,
+# not the whole unfolded one, gives every entry's value (an entry above the diagonal its
+# mirror image's), and the largest magnitude is that of its statements and the constants
+# they read. Where an entry is then still asked after the later two points, the
+# polynomials need the whole program's values: the caller makes the module again with
+# the pass run before the narrowing (:func:`drop_cancelled`).
+
+
+def asked_later(w, valued: Valued) -> tuple | None:
+    """Where ``valued``'s entries can be asked after the narrowing (:func:`none_cancel`)
+    rather than by :func:`drop_cancelled` before it, what its values read
+    (:func:`_needed`, found before the module lets go of the constants only the folding
+    read); None where they cannot. They can in a sparse block in row-major order (its
+    values vector in the pattern's order) whose values are one array that reads an input
+    (no constant summand to sum exactly, no summands' scale apart), read by no statement
+    that stores in place or runs a loop (a narrowed program is then not narrowed, or a
+    loop's several values are not one array: :func:`none_cancel` would not decide)."""
+    if valued is None or isinstance(valued[0], RunTime):
+        return None
+    block, values = valued
+    if not (isinstance(block, Sparse) and not isinstance(values, Terms) and w.varies(values)):
+        return None
+    needed = _needed(w, [values])
+    statements = w.statements
+    if needed is None or any(
+        statements[k].at or isinstance(statements[k].value, Loop) for k in needed[0]
+    ):
+        return None
+    return needed
+
+
+def none_cancel(
+    w, drawn: tuple | None, program: list[ArrayStatement], result: str, keep: np.ndarray
+) -> bool:
+    """Whether no entry of a block that :func:`asked_later` admits is asked after the
+    three points (so none is dropped: what :func:`drop_cancelled` finds), each point's
+    values those of ``program``, the narrowed statements (``result``: the lower
+    entries' values, alone or at their places in the whole vector; the later points at
+    the entries still asked alone, :func:`_near_at_entries`). An entry above the
+    diagonal is its mirror image's copy: asked where that is. ``drawn``:
+    :func:`asked_later`'s (the arguments, drawn as :func:`_at_a_point` draws them);
+    ``keep``: the lower entries. False: undecided (an entry still asked, or a point not
+    evaluated so)."""
+    if drawn is None or any(s.at for s in program):
+        return False
+    _, arguments, shapes = drawn
+    view = _Program(program, w.constants)
+    needed = _needed(view, [Name(result)])
+    if needed is None or not set(needed[1]) <= set(arguments):
+        return False
+    needed = (needed[0], arguments, shapes)  # drawn as the whole program's are
+    point = _narrowed_at_a_point(view, program, result, arguments, shapes, _SEEDS[0])
+    if point is None:
+        return False
+    found, magnitude = point
+    lower = None if found.size == np.count_nonzero(keep) else np.flatnonzero(keep)
+    if lower is not None and found.size != keep.size:
+        return False
+    parts = ((None, Name(result)),)
+    asked = _near_zero(parts, [found if lower is None else found[lower]], magnitude, found.size)
+    named, lookups = None, {}
+    for seed in _SEEDS[1:]:
+        if asked is None or not asked.any():
+            return asked is not None
+        named = _named_shapes(view, needed[0], arguments, shapes) if named is None else named
+        if named is None:
+            return False
+        at = asked
+        if lower is not None:  # the lower entries' places in the whole vector
+            at = np.zeros(keep.size, dtype=bool)
+            at[lower[asked]] = True
+        near = _near_at_entries(view, parts, seed, {}, named, at, needed, lookups, magnitude)
+        if near is None:
+            return False
+        asked &= near if lower is None else near[lower]
+    return not asked.any()
+
+
+class _Program:
+    """Statements and the module's constants, read as the writer's
+    (:func:`_near_at_entries`, :func:`_needed`)."""
+
+    def __init__(self, statements: list[ArrayStatement], constants) -> None:
+        self.statements, self.constants = statements, constants
+
+
+def _narrowed_at_a_point(
+    w, program: list[ArrayStatement], result: str, arguments: list[str], shapes: dict, seed: int
+) -> tuple[np.ndarray, float] | None:
+    """``result``'s values after ``program`` at the point drawn from ``seed``
+    (:func:`_drawn`, the same arguments and order as :func:`_at_a_point`'s) and the
+    largest magnitude of its statements' values and of the constants they read; each
+    value let go after its last reader. None where it reads an argument not drawn, or
+    the evaluator refuses it."""
+    env = _drawn(w, arguments, shapes, seed)
+    made = {s.target for s in program}
+    last: dict[str, int] = {}
+    for k, s in enumerate(program):
+        for name in names_in(s.value):
+            last[name] = k
+    if not (last.keys() - made) <= env.keys():
+        return None
+    counted = last.keys() - made  # names whose values' largest is in ``magnitude``
+    magnitude = max((_largest(env[n]) for n in counted), default=0.0)
+    evaluator = ArrayEvaluator()
+    try:
+        with np.errstate(all="ignore"):
+            for k, s in enumerate(program):
+                evaluator.run([s], env)
+                if not _moved(s, counted):  # a move's entries: none larger (no pass)
+                    magnitude = max(magnitude, _largest(env[s.target]))
+                counted.add(s.target)
+                for name in names_in(s.value):
+                    if last[name] == k and name in made and name != result:
+                        env.pop(name, None)
+            found = np.asarray(env[result], dtype=float).reshape(-1)
+    except (DGraphError, ArithmeticError, ValueError, TypeError, IndexError, KeyError):
+        return None
+    return found, magnitude
+
+
+def _named_shapes(w, order: list[int], arguments: list[str], shapes: dict) -> dict | None:
+    """The shape of every name the statements ``order`` read or make, found from the
+    arguments' and constants' shapes (:func:`~..array_passes.node_shapes`), nothing
+    evaluated; None where one is not found."""
+    named: dict = {n: np.shape(a) for n, a in w.constants.arrays.items()}
+    named.update(w.constants.shapes)
+    named.update((a, tuple(shapes[a])) for a in arguments)
+    for k in order:
+        s = w.statements[k]
+        shape = node_shapes(s.value, named).get(id(s.value))
+        if shape is None:
+            return None
+        named[s.target] = tuple(shape)
+    return named

@@ -47,7 +47,7 @@ from ..ir import (
     SparseMatrix,
 )
 from .blockops import BlockOps, Valued, values_at
-from .cancel import drop_cancelled
+from .cancel import asked_later, drop_cancelled, none_cancel
 from .check import offsets
 from .constants import Constants, decoder
 from .convolution import JAX_HELPERS
@@ -167,6 +167,7 @@ def tensor_program(
     keep_arrays: bool = False,
     symmetric: bool = False,
     extra: Sequence[ArrayOp] = (),
+    cancel_later: bool = True,
 ) -> ArrayProgram:
     """The text of a NumPy (``lang="python"``) or JAX module defining ``mode(*inputs)``
     (``jacobian`` or ``value_and_jacobian``) for the tensor graph of ``es``.
@@ -198,6 +199,10 @@ def tensor_program(
     of a gradient, sparse): only its entries on and below the diagonal are computed
     (:func:`~.triangle.narrowed`), those above copied from their mirror images, and the
     module also defines ``{mode}_tril``, the lower triangle alone (:func:`_symmetric`).
+    In NumPy the cancellation pass's first point is then the narrowed program's
+    (:func:`~.cancel.none_cancel`); ``cancel_later`` False, or where an entry is still
+    asked there, the pass runs before the narrowing, on the whole program
+    (:func:`~.cancel.drop_cancelled`).
     """
     graph = es.graph
     if not graph.is_tensor:
@@ -249,6 +254,8 @@ def tensor_program(
         return leaves[edge]
 
     known: dict[sympy.Basic, Valued] = {}
+    later = symmetric and lang == "python" and cancel_later  # the pass after the narrowing
+    deferred = None  # the block whose entries are asked after the narrowing: its reads
     RECENT.hand_over()  # pricing's products and sums, each let go after the walk's use
     keys = jacobian_keys(es)
     readers = _readers(computed, keys)
@@ -267,9 +274,12 @@ def tensor_program(
             known.clear()  # do not hold (10⁷ indices a block) goes before the cancellation
             leaves.clear()  # pass evaluates the block's values (its memory reused there)
             RECENT.clear()
-        entries_of[(y, x)] = _over_its_shapes(
-            ops, ops.materialize(drop_cancelled(w, valued, symmetric) if sparse else valued)
-        )
+        reads = asked_later(w, valued) if sparse and later else None
+        if reads is not None:
+            deferred = reads  # its entries asked at the narrowed program (one block)
+        elif sparse:
+            valued = drop_cancelled(w, valued, symmetric)
+        entries_of[(y, x)] = _over_its_shapes(ops, ops.materialize(valued))
     known.clear()
     leaves.clear()
     RECENT.clear()
@@ -352,6 +362,11 @@ def tensor_program(
         tril_statements = None if low is None else _tidied(w, stub, low, ends)
         if lang == "python" and not keep_arrays:  # what the narrowed programs no longer
             _park(w, stub, [statements, tril_statements or []], [*ends, *(pattern or ())])
+        if deferred is not None:
+            lower = statements if tril_statements is None else tril_statements
+            if not none_cancel(w, deferred, lower, results[0], keep):
+                return tensor_program(es, lang, sparse, mode, keep_arrays, symmetric, extra,
+                                      cancel_later=False)  # fmt: skip
         if lang == "jax":
             stub.statements = statements
             statements = scatters_as_gathers(stub, w.constants)
