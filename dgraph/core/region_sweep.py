@@ -216,7 +216,8 @@ class _BodyJacobians:
             return 1
         g = self.body.graph
         entries = sum(math.prod(g.shape(v)) for v in self.names)
-        entries += sum(p[1].size for p in self.plan.patterns.values()) * (1 + self.absolute)
+        if self.rows is None:  # the whole pattern's entries, not the rows' few
+            entries += sum(p[1].size for p in self.plan.patterns.values()) * (1 + self.absolute)
         return max(1, CHUNK_ENTRIES // max(entries, 1))
 
     def of(self, per_step: list[dict]):
@@ -231,13 +232,13 @@ class _BodyJacobians:
                 yield split, jac, excess, None
             return
         b, plan, size = self.body, self.plan, len(per_step)
+        nested = _nested_values(b, plan, per_step, size, self.absolute)
+        if self.rows is not None:
+            yield from self._of_rows(first, _Stacked(per_step), per_step, nested)
+            return
         stacked = {
             v: np.stack([np.asarray(s[v], dtype=float) for s in per_step]) for v in self.names
         }
-        nested = _nested_values(b, plan, per_step, size, self.absolute)
-        if self.rows is not None:
-            yield from self._of_rows(first, stacked, per_step, nested)
-            return
         sized = None
         if self.absolute:  # first: a nested loop's run then sweeps both at once
             sized = _output_entries(b, plan, stacked, per_step, size, nested, True, self.placing)
@@ -260,7 +261,7 @@ class _BodyJacobians:
             flat = whole[(i, absolute)]
             return flat[points, labels if flat.shape[1] > 1 else 0]
 
-        found = self.rows.of_steps(first, stacked, value_at, self.absolute)
+        found = self.rows.of_steps(first, size, stacked, value_at, self.absolute)
         self.entries = self.rows.entries
         for rows, entries, jac, sized in found:
             excess = None if sized is None else np.maximum(sized - np.abs(jac), 0.0)
@@ -274,6 +275,19 @@ class _BodyJacobians:
         indptr, cols, found = _on_one_pattern([jac] if sized is None else [jac, sized])
         excess = None if sized is None else np.maximum(found[1] - np.abs(found[0]), 0.0)
         return self.layout.split(indptr, cols), found[0], excess
+
+
+class _Stacked(dict):
+    """The chunk's values of a vertex stacked (steps first) when first read: a step's
+    rows read few of them."""
+
+    def __init__(self, per_step: list[dict]) -> None:
+        super().__init__()
+        self.per_step = per_step
+
+    def __missing__(self, v: str) -> np.ndarray:
+        self[v] = np.stack([np.asarray(s[v], dtype=float) for s in self.per_step])
+        return self[v]
 
 
 def _on_one_pattern(ms: list) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:

@@ -109,13 +109,14 @@ class StepEntries:
 
         return np.union1d(self.active, reached_rows(self.reach, self.reach_at, selected))
 
-    def of_steps(self, first: int, stacked: dict, value_at: Callable, absolute: bool) -> list:
-        """Per step of a chunk (``first``: its first step, run order; ``stacked``: the
-        chunk's values), (the rows it writes, their entries on the output pattern, the
-        Jacobian's values there, with ``absolute`` its magnitudes' there else None);
-        ``value_at(i, points, labels, absolute)``: term i's block values where the rule
-        here has none."""
-        steps = next(iter(stacked.values())).shape[0] if stacked else 0
+    def of_steps(
+        self, first: int, steps: int, stacked: dict, value_at: Callable, absolute: bool
+    ) -> list:
+        """Per step of a chunk (``first``: its first step, run order, of ``steps``;
+        ``stacked``: the chunk's values), (the rows it writes, their entries on the
+        output pattern, the Jacobian's values there, with ``absolute`` its magnitudes'
+        there else None); ``value_at(i, points, labels, absolute)``: term i's block
+        values where the rule here has none."""
         selected = [self.region.selected_at(self.masked, first + t) for t in range(steps)]
         rows = [self._rows(found) for found in selected]
         picks = self._picks(selected)
@@ -127,6 +128,9 @@ class StepEntries:
             if op.primitive in SCATTERS and term.block.kind == ONES:  # a gather's ones
                 return np.ones(points.size)
             block = term.block
+            number = known_block_value(op, term.k, block)  # an add's 1: no operand read
+            if number is not None:
+                return np.full(points.size, abs(number) if size else number)
             found = stacked_block_entries(op, term.k, stacked, block, (points, labels), size)
             return value_at(i, points, labels, size) if found is None else found
 
