@@ -64,6 +64,20 @@ def _chained(x):
     return lax.fori_loop(0, x.shape[0] - 1, body, 0.0)
 
 
+def _shifted(x):
+    """A carried vector written at the counter and moved by a carried scalar: each of
+    its rows its own entry 1 and the scalar's, at run time (not passed through); tanh's
+    rule a sum whose terms cancel (a rounding scale above its value)."""
+
+    def body(i, c):
+        v, s = c
+        v = v.at[i].set(jnp.tanh(2.0 * v[i] - 1.0)) + 0.1 * s * x
+        return v, s + v[i]
+
+    v, s = lax.fori_loop(0, x.shape[0], body, (x, 0.5))
+    return jnp.sum(v**2) + s
+
+
 def _rk4_program():
     """The RK4 loop of a Duffing oscillator of benchmarks/hessian_loops.py (a body reading
     part of a vector's entries), 5 steps, with its point."""
@@ -83,6 +97,7 @@ CASES = {
     "a reverse scan with ys": (_scan(True), np.linspace(-0.5, 0.7, 12)),
     "a scan in a scan": (_nested, np.array([0.3, -0.2, 0.5])),
     "the chained Rosenbrock": (_chained, np.linspace(-0.8, 0.9, 7)),
+    "a written vector moved by a carried scalar": (_shifted, np.array([0.3, -0.5, 0.8, 0.1])),
     "RK4 of a Duffing oscillator": (_rk4, _RK4_POINT),
     "a Newton while_loop": (_newton_sqrt, np.array([0.7, 1.3, 2.1])),
     "an iterated while_loop": (lambda x: jnp.sum(_iterated(x) ** 2), np.array([0.3, -0.5, 0.8])),
