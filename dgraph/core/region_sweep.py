@@ -22,7 +22,11 @@ time (:func:`tangent_sweep`):
    width), else on sparse matrices (a chunk of :data:`CHUNK_ENTRIES`): a scan too large
    for dense arrays, and a ``while_loop`` (its trip count known only by running); there
    the carried tangents stay dense where a step's rows are few (:data:`DENSE_STEP`: one
-   carried sum's row over n columns, sparse, is rebuilt each step, O(n²) in all).
+   carried sum's row over n columns, sparse, is rebuilt each step, O(n²) in all); and
+   where a scan writes at its counter and most of its carried rows pass through a step
+   unchanged (:class:`~dgraph.core.step_entries.StepEntries`), its body Jacobian is
+   taken in the rows each step writes alone, and the tangents held row by row
+   (:data:`~dgraph.core.tangent_recurrence.ROWS`): a step's work in those rows, not n.
 """
 
 from __future__ import annotations
@@ -107,7 +111,9 @@ def tangent_sweep(
     region: Region, args: list[np.ndarray], run: dict | None = None, absolute: bool = False
 ) -> dict:
     """The loop's run with tangents: outputs, trips and the Jacobian per (output,
-    operand); with ``absolute`` also its rounding scale (``"magnitudes"``:
+    operand), and the body Jacobian entries evaluated (``"entries"``: steps × its
+    pattern's, or in the rows each step writes); with ``absolute`` also its rounding
+    scale (``"magnitudes"``:
     :meth:`~dgraph.core.regions.Region.block_magnitude`). The trajectory a chunk of steps
     at a time, the chunk's body Jacobians at once, then the one recurrence
     (:class:`~dgraph.core.tangent_recurrence.TangentRecurrence`) step by step, on dense
@@ -222,7 +228,8 @@ class _BodyJacobians:
 
     def of(self, per_step: list[dict]):
         """Per step of the chunk: (its pattern's :class:`Split`, the entries, the excess
-        magnitudes' entries or None)."""
+        magnitudes' entries or None, None; in the rows a step writes alone
+        (:attr:`rows`), those at the rows' entries and (the rows, the entries))."""
         first = self.taken
         self.taken += len(per_step)
         if self.plan is None:

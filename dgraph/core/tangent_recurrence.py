@@ -16,9 +16,12 @@ over the seed columns of the loop's active operands, and each step
 * for a pattern (:meth:`~dgraph.core.regions.Region.step_sweep`), keeps ones where the
   product is nonzero (the sums of ones never cancel).
 
-The tangents are held in one of two storages, the same steps on each: :data:`DENSE`
-(NumPy arrays) or :data:`SPARSE` (CSR matrices); the ys rows dense only with dense
-tangents (:func:`~dgraph.core.region_sweep.tangent_sweep` chooses). Dense tangents whose
+The tangents are held in one of three storages, the same steps on each: :data:`DENSE`
+(NumPy arrays), :data:`SPARSE` (CSR matrices) or :data:`ROWS` (sparse rows one by one,
+for a step that writes few of them: :mod:`dgraph.core.step_entries` gives its body
+Jacobian in those rows alone, each written row the sum of the rows it reads, the others
+left as they are); the ys rows dense only with dense tangents
+(:func:`~dgraph.core.region_sweep.tangent_sweep` chooses). Dense tangents whose
 carried rows are their own are written in place, a step touching only the rows it
 changes: a carried row whose body Jacobian row is its own entry 1 alone (a sum carried
 along a scan, an array written elsewhere) takes the step's placed entries and no
