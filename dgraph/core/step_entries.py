@@ -43,8 +43,8 @@ Region = Any  # dgraph.core.regions.Region (which imports this module's user)
 
 class StepEntries:
     """The rows a step of ``region`` writes, and its body Jacobian's entries there, on
-    the plan's output pattern (``indptr``: its CSR row pointer; ``stack``: each entry's
-    carried row, -1 none; ``base``: each entry's seed column, -1 none)."""
+    the plan's output pattern (``indptr``: its CSR row pointer); ``masked``: the body's
+    masked selects (:meth:`~dgraph.core.regions.Region.masked_selects`)."""
 
     def __init__(self, region: Region, plan, indptr: np.ndarray, masked: dict) -> None:
         from .step_rows import influence
@@ -71,6 +71,7 @@ class StepEntries:
         self.starts = np.array([lo for _, lo, _ in self.blocks], dtype=np.int64)
         self.reach, self.reach_at = influence(b, masked)
         self.entries = 0  # body Jacobian entries evaluated, over all steps
+        self.active = np.zeros(0, dtype=np.int64)  # rows every step writes (:meth:`of`)
 
     @classmethod
     def of(cls, region: Region, plan, indptr: np.ndarray, split) -> StepEntries | None:
@@ -87,7 +88,7 @@ class StepEntries:
 
     def _active(self, split) -> np.ndarray:
         """The rows every step writes: a carried row whose base entries are not known to
-        be its own entry 1 alone, a ys row with entries (module docstring)."""
+        be its own entry 1 alone, every ys row (module docstring)."""
         layout = split.layout
         rows = np.arange(layout.rows)
         entries = _ranges(self.indptr, rows)[1]
