@@ -23,7 +23,8 @@ from dgraph.blocks.arrays import operand_value  # noqa: E402
 from dgraph.core import region_sweep  # noqa: E402
 from dgraph.core.block_values import vertex_values  # noqa: E402
 from dgraph.core.regions import Region, regions_of  # noqa: E402
-from dgraph.core.tangent_recurrence import DENSE, SPARSE, StepLayout  # noqa: E402
+from dgraph.core.step_entries import StepEntries  # noqa: E402
+from dgraph.core.tangent_recurrence import DENSE, ROWS, SPARSE, StepLayout  # noqa: E402
 from dgraph.frontends.jax_hessian import gradient_graph  # noqa: E402
 
 from .test_loop_hessians import FUNCTIONS  # noqa: E402
@@ -63,6 +64,20 @@ def _chained(x):
     return lax.fori_loop(0, x.shape[0] - 1, body, 0.0)
 
 
+def _shifted(x):
+    """A carried vector written at the counter and moved by a carried scalar: each of
+    its rows its own entry 1 and the scalar's, at run time (not passed through); tanh's
+    rule a sum whose terms cancel (a rounding scale above its value)."""
+
+    def body(i, c):
+        v, s = c
+        v = v.at[i].set(jnp.tanh(2.0 * v[i] - 1.0)) + 0.1 * s * x
+        return v, s + v[i]
+
+    v, s = lax.fori_loop(0, x.shape[0], body, (x, 0.5))
+    return jnp.sum(v**2) + s
+
+
 def _rk4_program():
     """The RK4 loop of a Duffing oscillator of benchmarks/hessian_loops.py (a body reading
     part of a vector's entries), 5 steps, with its point."""
@@ -82,6 +97,7 @@ CASES = {
     "a reverse scan with ys": (_scan(True), np.linspace(-0.5, 0.7, 12)),
     "a scan in a scan": (_nested, np.array([0.3, -0.2, 0.5])),
     "the chained Rosenbrock": (_chained, np.linspace(-0.8, 0.9, 7)),
+    "a written vector moved by a carried scalar": (_shifted, np.array([0.3, -0.5, 0.8, 0.1])),
     "RK4 of a Duffing oscillator": (_rk4, _RK4_POINT),
     "a Newton while_loop": (_newton_sqrt, np.array([0.7, 1.3, 2.1])),
     "an iterated while_loop": (lambda x: jnp.sum(_iterated(x) ** 2), np.array([0.3, -0.5, 0.8])),
@@ -209,9 +225,12 @@ def test_each_storage_and_path_gives_the_chain_product(name, monkeypatch):
             m.setattr(region_sweep, "DENSE_ENTRIES", 0)  # dense tangents, sparse ys
             _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
             m.setattr(region_sweep, "DENSE_STEP", 0)  # sparse: a step a chunk, or all
-            for chunk in (1, 10**7):
-                m.setattr(region_sweep, "CHUNK_ENTRIES", chunk)
-                _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
+            for by_rows in (True, False):  # in the rows a step writes where few; or whole
+                if not by_rows:
+                    m.setattr(StepEntries, "of", classmethod(lambda cls, *a: None))
+                for chunk in (1, 10**7):
+                    m.setattr(region_sweep, "CHUNK_ENTRIES", chunk)
+                    _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
             m.setattr(r.body, "_plan", False)  # a body too large to plan: step by step
             _same(region_sweep.tangent_sweep(r, args, None, True), want, forward)
 
@@ -242,7 +261,7 @@ def test_the_storage_follows_the_size_thresholds(monkeypatch):
     for limits, storages in (
         (both, {(DENSE, DENSE)}),
         ((0, both[1]), {(DENSE, SPARSE)}),
-        ((0, 0), {(SPARSE, SPARSE)}),
+        ((0, 0), {(SPARSE, SPARSE), (ROWS, SPARSE)}),  # the reverse loop: its rows
     ):
         with monkeypatch.context() as m:
             m.setattr(region_sweep, "DENSE_ENTRIES", limits[0])
@@ -295,3 +314,38 @@ def test_the_dense_sweep_reads_a_part_of_an_operand_s_rows():
     h = dgraph.hessian(_rk4, p, sparse=True)
     want = np.asarray(jax.hessian(_rk4)(p + 0.01))
     np.testing.assert_allclose(h(p + 0.01).toarray(), want, rtol=1e-12, atol=1e-12)
+
+
+def _sparse_runs(f, x, monkeypatch) -> list[tuple[Region, list, dict]]:
+    """Every loop of ``f``'s gradient swept on sparse storage (the rows a step writes
+    where few): (the loop, its operands, the run), each run checked against the chain
+    product."""
+    monkeypatch.setattr(region_sweep, "DENSE_ENTRIES", 0)
+    monkeypatch.setattr(region_sweep, "DENSE_STEP", 0)
+    found = []
+    for r, args in _loops(f, x):
+        run = region_sweep.tangent_sweep(r, args, None, True)
+        _same(run, _chain_product(r, args), region_sweep.forward_run(r, args))
+        found.append((r, args, run))
+    return found
+
+
+def test_a_step_evaluates_its_body_jacobian_in_the_rows_it_writes(monkeypatch):
+    """The chained Rosenbrock's reverse loop carries n gradient entries and writes two
+    of them a step (x[i] and x[i + 1]): the body Jacobian's entries evaluated are those
+    two rows' (5 each: the entry itself, the carried adjoint, three slices), 10 a step
+    whatever n, not its pattern's 5n + 1; its scans carrying a sum evaluate their whole
+    (small) pattern. The blocks are the chain product's."""
+    for n in (12, 40):
+        runs = _sparse_runs(_chained, np.linspace(-0.8, 0.9, n), monkeypatch)
+        reverse = [(r, run) for r, _, run in runs if r.step_tables]
+        assert len(reverse) == 1
+        r, run = reverse[0]
+        plan = r.body.plan()
+        whole = sum(plan.patterns[o][1].size for o in plan.outputs if o is not None)
+        assert whole == 5 * n + 1
+        assert run["entries"] == 10 * r.length
+        for r, _, run in runs:
+            if not r.step_tables:
+                pattern = sum(r.body.plan().patterns[o][1].size for o in r.body.plan().outputs if o)
+                assert run["entries"] == pattern * r.length

@@ -917,6 +917,39 @@ def block_value(
     return np.broadcast_to(d, op.shape).copy() if d.shape != op.shape else d
 
 
+def stacked_rule(op: ArrayOp, k: int, block: Block) -> str | None:
+    """How :func:`stacked_block_value` takes the block's values at many points at once:
+    ``"ones"`` (a move or a sum: every value 1, at every point), ``"elementwise"`` (the
+    rule on the operands' values), or None (point by point: values of their own)."""
+    name = op.primitive
+    special = (REGIONS, (convolution.CONV, "sort", extra.DYNAMIC_ADD), _scatter.SCATTERS)
+    if any(name in names for names in special) or name in _linalg.LINALG:
+        return None  # values of their own (a permutation's among them)
+    if extra.permutes(op, k):
+        return None
+    if isinstance(block, Sparse):
+        return "ones" if _narrowing_factor(op, k) is None else None
+    if not block.value and name not in RUN_TIME:
+        return "ones"
+    if name not in ELEMENTWISE and name not in ("integer_pow", "select_n"):
+        return None
+    return "elementwise"
+
+
+def known_block_value(op: ArrayOp, k: int, block: Block) -> float | None:
+    """The one number every value of the block is at every point, where known without
+    one: 1 for a move or a sum, an elementwise rule's constant (``add``'s 1, ``neg``'s
+    -1); else None."""
+    how = stacked_rule(op, k, block)
+    if how == "ones":
+        return 1.0
+    if how == "elementwise" and op.primitive in ELEMENTWISE:
+        rule = ELEMENTWISE[op.primitive][1][k]
+        if rule.is_number:
+            return float(rule)
+    return None
+
+
 def stacked_block_value(
     op: ArrayOp,
     k: int,
@@ -932,20 +965,11 @@ def stacked_block_value(
     caller takes those point by point. The same formulas as :func:`block_value`, on
     arrays one axis longer (a loop's steps: :mod:`dgraph.core.region_sweep`); with
     ``absolute``, :func:`block_size`'s magnitudes."""
-    name = op.primitive
-    special = (REGIONS, (convolution.CONV, "sort", extra.DYNAMIC_ADD), _scatter.SCATTERS)
-    if any(name in names for names in special) or name in _linalg.LINALG:
-        return None  # values of their own (a permutation's among them)
-    if extra.permutes(op, k):
+    how = stacked_rule(op, k, block)
+    if how is None:
         return None
-    if isinstance(block, Sparse):
-        if _narrowing_factor(op, k) is None:
-            return np.ones((steps, block.nnz))
-        return None
-    if not block.value and name not in RUN_TIME:
-        return np.ones((steps, 1))
-    if name not in ELEMENTWISE and name not in ("integer_pow", "select_n"):
-        return None
+    if how == "ones":
+        return np.ones((steps, block.nnz if isinstance(block, Sparse) else 1))
     rank = len(op.shape)
     args = []
     for x in op.operands:
@@ -961,6 +985,64 @@ def stacked_block_value(
         else:
             return None
         args.append(a)
+    d = _elementwise_derivative(op, k, args, absolute)
+    flat = np.broadcast_to(d, (steps, *op.shape)).reshape(steps, -1)
+    return flat[:, :1] if not block.value else flat
+
+
+def stacked_block_entries(
+    op: ArrayOp,
+    k: int,
+    stacked: Mapping[str, np.ndarray],
+    block: Block,
+    at: tuple[np.ndarray, np.ndarray],
+    absolute: bool = False,
+) -> np.ndarray | None:
+    """:func:`stacked_block_value`'s values at some of its (point, value label) pairs
+    alone (``at``: the points and the labels), each from the operands' values at that
+    entry: the work in the pairs asked, not in the points × the block (a loop step's
+    rows: :mod:`dgraph.core.step_entries`). None where it would be None."""
+    how = stacked_rule(op, k, block)
+    points, labels = at
+    if how is None:
+        return None
+    if how == "ones":
+        return np.ones(points.size)
+    rank = len(op.shape)
+    entry = labels if block.value else np.zeros_like(labels)
+    multi = np.unravel_index(entry, op.shape) if rank else ()
+    args = []
+    for x in op.operands:
+        if isinstance(x, str):
+            a = np.asarray(stacked[x], dtype=float)
+            if a.ndim - 1 > rank:
+                return None
+            where = _broadcast_index(multi, a.shape[1:], rank, points.size)
+            args.append(a.reshape(a.shape[0], -1)[points, where])
+        elif isinstance(x, Const) or not names_read([x]):
+            a = np.asarray(_read(x, {}), dtype=float)
+            if a.ndim > rank:
+                return None
+            args.append(a.reshape(-1)[_broadcast_index(multi, a.shape, rank, points.size)])
+        else:
+            return None
+    return np.broadcast_to(_elementwise_derivative(op, k, args, absolute), points.shape)
+
+
+def _broadcast_index(multi: tuple, shape: tuple[int, ...], rank: int, size: int) -> np.ndarray:
+    """The flat positions in an array of ``shape`` (broadcast against ``rank`` axes, as
+    NumPy aligns them: from the right) read at the entries ``multi`` (their indices)."""
+    if not shape:
+        return np.zeros(size, dtype=np.int64)
+    lead = rank - len(shape)
+    index = [multi[lead + i] if n != 1 else np.zeros(size, np.int64) for i, n in enumerate(shape)]
+    return np.ravel_multi_index(index, shape)
+
+
+def _elementwise_derivative(op: ArrayOp, k: int, args: list, absolute: bool) -> np.ndarray:
+    """An elementwise operation's derivative by operand k on its operands' values (any
+    shapes that broadcast); with ``absolute``, its terms' magnitudes."""
+    name = op.primitive
     if name == "integer_pow":
         y = op.param["y"]
         d = y * args[0] ** (y - 1) if y else np.zeros_like(args[0])
@@ -971,10 +1053,7 @@ def stacked_block_value(
         b = args[1] if len(args) > 1 else np.zeros_like(a)
         rule = _magnitude_function(name, k) if absolute else None
         d = np.asarray((rule or _derivative_function(name, k))(a, b), dtype=float)
-    if absolute:
-        d = np.abs(d)
-    flat = np.broadcast_to(d, (steps, *op.shape)).reshape(steps, -1)
-    return flat[:, :1] if not block.value else flat
+    return np.abs(d) if absolute else d
 
 
 def _dot_value(op: ArrayOp, k: int, args, block: Labelled) -> np.ndarray:

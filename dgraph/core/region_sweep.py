@@ -22,7 +22,11 @@ time (:func:`tangent_sweep`):
    width), else on sparse matrices (a chunk of :data:`CHUNK_ENTRIES`): a scan too large
    for dense arrays, and a ``while_loop`` (its trip count known only by running); there
    the carried tangents stay dense where a step's rows are few (:data:`DENSE_STEP`: one
-   carried sum's row over n columns, sparse, is rebuilt each step, O(n²) in all).
+   carried sum's row over n columns, sparse, is rebuilt each step, O(n²) in all); and
+   where a scan writes at its counter and most of its carried rows pass through a step
+   unchanged (:class:`~dgraph.core.step_entries.StepEntries`), its body Jacobian is
+   taken in the rows each step writes alone, and the tangents held row by row
+   (:data:`~dgraph.core.tangent_recurrence.ROWS`): a step's work in those rows, not n.
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ from ..blocks.arrays import REGIONS, block_size, block_value, stacked_block_valu
 from ..blocks.permutation import as_structural
 from ..blocks.scatter import SCATTERS
 from .lazy import LazyModule
-from .tangent_recurrence import DENSE, SPARSE, StepLayout, TangentRecurrence
+from .step_entries import StepEntries
+from .tangent_recurrence import DENSE, ROWS, SPARSE, StepLayout, TangentRecurrence
 
 sp = LazyModule("scipy.sparse")  # importing dgraph stays light
 
@@ -106,7 +111,9 @@ def tangent_sweep(
     region: Region, args: list[np.ndarray], run: dict | None = None, absolute: bool = False
 ) -> dict:
     """The loop's run with tangents: outputs, trips and the Jacobian per (output,
-    operand); with ``absolute`` also its rounding scale (``"magnitudes"``:
+    operand), and the body Jacobian entries evaluated (``"entries"``: steps × its
+    pattern's, or in the rows each step writes); with ``absolute`` also its rounding
+    scale (``"magnitudes"``:
     :meth:`~dgraph.core.regions.Region.block_magnitude`). The trajectory a chunk of steps
     at a time, the chunk's body Jacobians at once, then the one recurrence
     (:class:`~dgraph.core.tangent_recurrence.TangentRecurrence`) step by step, on dense
@@ -121,8 +128,10 @@ def tangent_sweep(
     small = layout.rows * layout.width <= DENSE_STEP
     storage = DENSE if dense or small else SPARSE
     ys = DENSE if dense else SPARSE
+    jacobians = _BodyJacobians(region, layout, absolute, by_rows=storage == SPARSE)
+    if jacobians.rows is not None:  # a step writes few rows: those alone
+        storage = ROWS
     sweep = TangentRecurrence(layout, storage, absolute, steps, ys_storage=ys)
-    jacobians = _BodyJacobians(region, layout, absolute)
     trajectory = None
     if run is not None and "steps" in run and dense:
         chunks, outputs, trips = [run["steps"]], run["outputs"], run["trips"]
@@ -131,12 +140,13 @@ def tangent_sweep(
         chunks = trajectory.chunks(math.inf if dense else jacobians.chunk())
     t = 0
     for per_step in chunks:
-        for split, jac, excess in jacobians.of(per_step):
-            sweep.step(split, jac, excess, steps - 1 - t if region.reverse else t)
+        for split, jac, excess, rows in jacobians.of(per_step):
+            sweep.step(split, jac, excess, steps - 1 - t if region.reverse else t, rows)
             t += 1
     if trajectory is not None:
         outputs, trips = trajectory.outputs(), trajectory.trips
-    return {"outputs": outputs, "trips": trips, **sweep.found()}
+    found = sweep.found()
+    return {"outputs": outputs, "trips": trips, **found, "entries": jacobians.entries}
 
 
 class _Steps:
@@ -187,16 +197,24 @@ class _BodyJacobians:
     chunk at once (:func:`_output_entries`); another's step by step
     (:meth:`~dgraph.core.regions.Body.jacobian`), on its own pattern."""
 
-    def __init__(self, region: Region, layout: StepLayout, absolute: bool) -> None:
+    def __init__(
+        self, region: Region, layout: StepLayout, absolute: bool, by_rows: bool = False
+    ) -> None:
         b = region.body
         self.body, self.layout, self.absolute = b, layout, absolute
         plan = b.plan()
         self.plan = plan or None
         names = [*b.inputs, *(v for v in b.order if b.graph.op(v) is not None)]
         self.names = list(dict.fromkeys(names))
+        self.rows: StepEntries | None = None  # the rows each step writes, where few
+        self.entries = 0  # body Jacobian entries evaluated (values; magnitudes alike)
+        self.taken = 0  # steps taken
         if self.plan is not None:
-            self.split = layout.split(*_output_pattern(self.plan))
+            pattern = _output_pattern(self.plan)
+            self.split = layout.split(*pattern)
             self.placing = _placing(self.plan)
+            if by_rows:
+                self.rows = StepEntries.of(region, self.plan, pattern[0], self.split)
 
     def chunk(self) -> int:
         """The steps a sparse sweep takes at once (:data:`CHUNK_ENTRIES`)."""
@@ -204,28 +222,57 @@ class _BodyJacobians:
             return 1
         g = self.body.graph
         entries = sum(math.prod(g.shape(v)) for v in self.names)
-        entries += sum(p[1].size for p in self.plan.patterns.values()) * (1 + self.absolute)
+        if self.rows is None:  # the whole pattern's entries, not the rows' few
+            entries += sum(p[1].size for p in self.plan.patterns.values()) * (1 + self.absolute)
         return max(1, CHUNK_ENTRIES // max(entries, 1))
 
     def of(self, per_step: list[dict]):
         """Per step of the chunk: (its pattern's :class:`Split`, the entries, the excess
-        magnitudes' entries or None)."""
+        magnitudes' entries or None, None; in the rows a step writes alone
+        (:attr:`rows`), those at the rows' entries and (the rows, the entries))."""
+        first = self.taken
+        self.taken += len(per_step)
         if self.plan is None:
             for values in per_step:
-                yield self._stepped(values)
+                split, jac, excess = self._stepped(values)
+                self.entries += jac.size
+                yield split, jac, excess, None
             return
         b, plan, size = self.body, self.plan, len(per_step)
+        nested = _nested_values(b, plan, per_step, size, self.absolute)
+        if self.rows is not None:
+            yield from self._of_rows(first, _Stacked(per_step), per_step, nested)
+            return
         stacked = {
             v: np.stack([np.asarray(s[v], dtype=float) for s in per_step]) for v in self.names
         }
-        nested = _nested_values(b, plan, per_step, size, self.absolute)
         sized = None
         if self.absolute:  # first: a nested loop's run then sweeps both at once
             sized = _output_entries(b, plan, stacked, per_step, size, nested, True, self.placing)
         jac = _output_entries(b, plan, stacked, per_step, size, nested, False, self.placing)
+        self.entries += jac.size
         excess = None if sized is None else np.maximum(sized - np.abs(jac), 0.0)
         for t in range(size):
-            yield self.split, jac[t], None if excess is None else excess[t]
+            yield self.split, jac[t], None if excess is None else excess[t], None
+
+    def _of_rows(self, first: int, stacked: dict, per_step: list[dict], nested: dict):
+        """:meth:`of` in the rows each step writes alone (:class:`StepEntries`): a block
+        whose values have no rule there whole for the chunk, read where asked."""
+        b, plan, size = self.body, self.plan, len(per_step)
+        whole: dict[tuple[int, bool], np.ndarray] = {}
+
+        def value_at(i: int, points, labels, absolute: bool) -> np.ndarray:
+            if (i, absolute) not in whole:
+                flat = _term_values(b, plan, i, stacked, per_step, size, nested, absolute)
+                whole[(i, absolute)] = flat
+            flat = whole[(i, absolute)]
+            return flat[points, labels if flat.shape[1] > 1 else 0]
+
+        found = self.rows.of_steps(first, size, stacked, value_at, self.absolute)
+        self.entries = self.rows.entries
+        for rows, entries, jac, sized in found:
+            excess = None if sized is None else np.maximum(sized - np.abs(jac), 0.0)
+            yield self.split, jac, excess, (rows, entries)
 
     def _stepped(self, values: dict) -> tuple:
         """One step's body Jacobian (and excess magnitudes) on one pattern."""
@@ -235,6 +282,19 @@ class _BodyJacobians:
         indptr, cols, found = _on_one_pattern([jac] if sized is None else [jac, sized])
         excess = None if sized is None else np.maximum(found[1] - np.abs(found[0]), 0.0)
         return self.layout.split(indptr, cols), found[0], excess
+
+
+class _Stacked(dict):
+    """The chunk's values of a vertex stacked (steps first) when first read: a step's
+    rows read few of them."""
+
+    def __init__(self, per_step: list[dict]) -> None:
+        super().__init__()
+        self.per_step = per_step
+
+    def __missing__(self, v: str) -> np.ndarray:
+        self[v] = np.stack([np.asarray(s[v], dtype=float) for s in self.per_step])
+        return self[v]
 
 
 def _on_one_pattern(ms: list) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
@@ -309,27 +369,13 @@ def _output_entries(
     """The body Jacobian's entries at every step, (steps, entries of
     :func:`_output_pattern`); with ``absolute``, of its blocks' magnitudes (``placing``:
     :func:`_placing` of the plan's terms, made once for many calls)."""
-    g = b.graph
     placing = placing or _placing(plan)
-    valued = block_size if absolute else block_value
     data: dict[str, np.ndarray] = {}
     for i, term in enumerate(plan.terms):
         v = term.vertex
         if v not in data:
             data[v] = np.zeros((steps, plan.patterns[v][1].size))
-        op = g.op(v)
-        if i in nested:
-            flat = nested[i][1 if absolute else 0]
-        elif op.primitive in SCATTERS and term.block.kind == ONES:  # a gather's ones
-            flat = np.ones((steps, 1))
-        else:
-            flat = stacked_block_value(op, term.k, stacked, term.block, steps, absolute)
-        if flat is None:  # step by step
-            rows = []
-            for values in per_step:
-                value = valued(op, term.k, values, term.block)
-                rows.append(_entries(term.block, value))
-            flat = np.stack(rows).reshape(steps, -1)
+        flat = _term_values(b, plan, i, stacked, per_step, steps, nested, absolute)
         how, read, d = placing[i]
         whole = flat.shape[1] == 1 or (read is None and flat.shape[1] == term.m.size)
         entries = flat if whole else flat[:, term.at[term.m] if read is None else read]
@@ -346,6 +392,27 @@ def _output_entries(
         if o is not None
     ]
     return np.concatenate(found, axis=1) if found else np.zeros((steps, 0))
+
+
+def _term_values(
+    b, plan, i: int, stacked, per_step, steps: int, nested: dict[int, tuple], absolute: bool
+) -> np.ndarray:
+    """Term i's block values at every step of a chunk, (steps, value labels) or (steps,
+    1) where the block holds one number; with ``absolute``, their magnitudes."""
+    term = plan.terms[i]
+    op = b.graph.op(term.vertex)
+    if i in nested:
+        return nested[i][1 if absolute else 0]
+    if op.primitive in SCATTERS and term.block.kind == ONES:  # a gather's ones
+        return np.ones((steps, 1))
+    flat = stacked_block_value(op, term.k, stacked, term.block, steps, absolute)
+    if flat is not None:
+        return flat
+    valued = block_size if absolute else block_value
+    rows = []
+    for values in per_step:  # step by step
+        rows.append(_entries(term.block, valued(op, term.k, values, term.block)))
+    return np.stack(rows).reshape(steps, -1)
 
 
 def _entries(block, value) -> np.ndarray:

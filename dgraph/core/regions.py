@@ -648,6 +648,42 @@ class Region(PatternBlocks):
             sweep.step(last[2], np.ones(last[1].nnz), None, s)
         return {key: bool_pattern(m) for key, m in sweep.found()["jacobian"].items()}
 
+    def masked_selects(self) -> dict[str, ArrayOp]:
+        """The body's ``select_n`` vertices on per-step masks (:attr:`step_tables`:
+        reads and writes at the loop counter), by name; empty without tables."""
+        if not self.step_tables:
+            return {}
+        g = self.body.graph
+        found = {}
+        for v in self.body.order:
+            op = g.op(v)
+            if op is not None and op.primitive == "select_n" and _reads_only(op.operands[0], self):
+                found[v] = op
+        return found
+
+    def selected_at(
+        self, masked: Mapping[str, ArrayOp], t: int
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per masked vertex (:meth:`masked_selects`), the entries whose mask is set at
+        step t (in run order) and the case each picks: read off a table of positions,
+        or from the mask's values."""
+        s = self.length - 1 - t if self.reverse else t
+        out = {}
+        for v, op in masked.items():
+            (name, *more) = names_read([op.operands[0]])
+            size, mask = self.step_positions.get(name, (None, None))
+            if not more and mask is not None and mask == op.operands[0]:
+                row = self.step_tables[name][s]
+                at = np.unique(row[row < size]).astype(np.int64)
+                out[v] = (at, np.ones(at.size, dtype=np.int64))
+            else:
+                env = {n: self.step_tables[n][s] for n in (name, *more)}
+                flat = np.asarray(operand_value(op.operands[0], env)).astype(int)
+                flat = np.broadcast_to(flat, op.shape).reshape(-1)
+                at = np.flatnonzero(flat)
+                out[v] = (at, flat[at].astype(np.int64))
+        return out
+
 
 # -- patterns of the chain product ----------------------------------------------------------
 
@@ -876,40 +912,15 @@ def _step_patterns(r: Region) -> dict[tuple[int, int], Any]:
     from .step_rows import row_sweep
 
     b = r.body
-    g = b.graph
-    masked = {}
-    for v in b.order:
-        op = g.op(v)
-        if op is not None and op.primitive == "select_n" and _reads_only(op.operands[0], r):
-            masked[v] = op
+    masked = r.masked_selects()
 
     def picks_at(t: int) -> dict[str, np.ndarray]:
         s = r.length - 1 - t if r.reverse else t
         env = {name: table[s] for name, table in r.step_tables.items()}
         return {v: np.asarray(operand_value(op.operands[0], env)) for v, op in masked.items()}
 
-    def selected_at(t: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Per masked vertex, the entries whose mask is set at step t and their picks:
-        read off a table of positions, or from the mask's values."""
-        s = r.length - 1 - t if r.reverse else t
-        out = {}
-        for v, op in masked.items():
-            (name, *more) = names_read([op.operands[0]])
-            size, mask = r.step_positions.get(name, (None, None))
-            if not more and mask is not None and mask == op.operands[0]:
-                row = r.step_tables[name][s]
-                at = np.unique(row[row < size]).astype(np.int64)
-                out[v] = (at, np.ones(at.size, dtype=np.int64))
-            else:
-                env = {n: r.step_tables[n][s] for n in (name, *more)}
-                flat = np.asarray(operand_value(op.operands[0], env)).astype(int)
-                flat = np.broadcast_to(flat, op.shape).reshape(-1)
-                at = np.flatnonzero(flat)
-                out[v] = (at, flat[at].astype(np.int64))
-        return out
-
     if masked:
-        found = row_sweep(r, masked, selected_at, STEP_LIMIT)
+        found = row_sweep(r, masked, lambda t: r.selected_at(masked, t), STEP_LIMIT)
         if found is not None:
             return found
     if (r.length or 0) * b.n_in > STEP_LIMIT:

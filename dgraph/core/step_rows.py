@@ -44,7 +44,7 @@ from .body_patterns import (
 )
 from .tangent_recurrence import assemble_blocks
 
-__all__ = ["row_sweep"]
+__all__ = ["influence", "reached_rows", "row_sweep"]
 
 Region = Any  # dgraph.core.regions.Region (which imports this module)
 
@@ -232,7 +232,7 @@ class _Cut:
                 rows[v] = bool_pattern(total)
         block = stacked_outputs(b, rows, b.n_in)
         block = sp.csr_array((0, b.n_in)) if block is None else block
-        reach, at = _influence(b, masked)
+        reach, at = influence(b, masked)
         down = {}
         for v in masked:
             part = sp.csr_array(reach[at[v] : at[v] + sizes[v]].T)
@@ -242,7 +242,7 @@ class _Cut:
 
     def reached(self, picks: Mapping[str, np.ndarray]) -> np.ndarray:
         """The output rows the step's selected entries reach (sorted)."""
-        return _reached(self.reach, self.at, picks)
+        return reached_rows(self.reach, self.at, picks)
 
     def exact(self, picks: Mapping[str, np.ndarray], rows: np.ndarray):
         """Rows ``rows`` of the step's body Jacobian pattern, as entries (which row,
@@ -267,11 +267,11 @@ class _Reverse:
     def __init__(self, b, masked: Mapping[str, Any]) -> None:
         self.b = b
         self.sizes = {v: math.prod(op.shape) for v, op in masked.items()}
-        self.reach, self.at = _influence(b, masked)
+        self.reach, self.at = influence(b, masked)
         self.cache: dict = {}
 
     def reached(self, picks: Mapping[str, np.ndarray]) -> np.ndarray:
-        return _reached(self.reach, self.at, picks)
+        return reached_rows(self.reach, self.at, picks)
 
     def exact(self, picks: Mapping[str, np.ndarray], rows: np.ndarray):
         dense = {}
@@ -282,7 +282,7 @@ class _Reverse:
         return _entries(m, np.arange(rows.size))
 
 
-def _reached(reach: sp.csr_array, at: Mapping[str, int], picks) -> np.ndarray:
+def reached_rows(reach: sp.csr_array, at: Mapping[str, int], picks) -> np.ndarray:
     """The output rows reached from the entries the step selects (a pick other than 0)."""
     hit = [at[v] + selected for v, (selected, _) in picks.items()]
     if not hit:
@@ -299,7 +299,7 @@ def _unique(w: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return keys // span, keys % span
 
 
-def _influence(b, masked: Mapping[str, Any]) -> tuple[sp.csr_array, dict[str, int]]:
+def influence(b, masked: Mapping[str, Any]) -> tuple[sp.csr_array, dict[str, int]]:
     """For each entry of each masked vertex (rows, the vertices one after another from
     ``at[v]``), the body output rows it reaches through the body's blocks of ones (a
     superset of any step's)."""

@@ -16,9 +16,12 @@ over the seed columns of the loop's active operands, and each step
 * for a pattern (:meth:`~dgraph.core.regions.Region.step_sweep`), keeps ones where the
   product is nonzero (the sums of ones never cancel).
 
-The tangents are held in one of two storages, the same steps on each: :data:`DENSE`
-(NumPy arrays) or :data:`SPARSE` (CSR matrices); the ys rows dense only with dense
-tangents (:func:`~dgraph.core.region_sweep.tangent_sweep` chooses). Dense tangents whose
+The tangents are held in one of three storages, the same steps on each: :data:`DENSE`
+(NumPy arrays), :data:`SPARSE` (CSR matrices) or :data:`ROWS` (sparse rows one by one,
+for a step that writes few of them: :mod:`dgraph.core.step_entries` gives its body
+Jacobian in those rows alone, each written row the sum of the rows it reads, the others
+left as they are); the ys rows dense only with dense tangents
+(:func:`~dgraph.core.region_sweep.tangent_sweep` chooses). Dense tangents whose
 carried rows are their own are written in place, a step touching only the rows it
 changes: a carried row whose body Jacobian row is its own entry 1 alone (a sum carried
 along a scan, an array written elsewhere) takes the step's placed entries and no
@@ -40,10 +43,19 @@ sp = LazyModule("scipy.sparse")  # importing dgraph stays light
 
 Region = Any  # dgraph.core.regions.Region (which imports this module)
 
-__all__ = ["DENSE", "SPARSE", "Split", "StepLayout", "TangentRecurrence", "assemble_blocks"]
+__all__ = [
+    "DENSE",
+    "ROWS",
+    "SPARSE",
+    "Split",
+    "StepLayout",
+    "TangentRecurrence",
+    "assemble_blocks",
+]
 
 DENSE = "dense"
 SPARSE = "sparse"
+ROWS = "rows"  # sparse rows held one by one: a step writes only the rows it changes
 
 
 class StepLayout:
@@ -115,6 +127,9 @@ class Split:
         rows = layout.rows
         row_of = np.repeat(np.arange(rows), np.diff(indptr))
         stack, base = layout.stack[cols], layout.base[cols]
+        # per entry: its row, its carried row (-1 none), its seed column (-1 none)
+        self.row_of, self.stack_of, self.base_of = row_of, stack, base
+        self.shift_of = layout.shift[cols]
         self.carried = stack >= 0
         self.carry_rows = row_of[self.carried]
         self.carry_indptr = _row_pointer(self.carry_rows, rows)
@@ -196,6 +211,7 @@ class TangentRecurrence:
         ys_storage: str | None = None,
     ) -> None:
         self.layout, self.dense, self.pattern = layout, storage == DENSE, pattern
+        self.by_rows = storage == ROWS
         self.dense_ys = (ys_storage or storage) == DENSE and self.dense
         r, width = layout.region, layout.width
         seeds = r._seed_carries(layout.columns, width)
@@ -205,6 +221,9 @@ class TangentRecurrence:
         if self.dense:  # its own (a step may write it in place)
             self.d = self.d.copy()
         self.f = self._zeros(self.d.shape[0]) if absolute else None
+        if self.by_rows:
+            self.d = _Rows(self.d)
+            self.f = None if self.f is None else _Rows(self.f)
         self.last: list = [None, None]  # the last step's tangents: of D, of F
         if self.dense_ys:
             self.dys = np.zeros((steps, layout.per_step, width))
@@ -224,9 +243,22 @@ class TangentRecurrence:
             return self._zeros(0)
         return np.vstack(parts) if self.dense else _vstack(parts, self.layout.width)
 
-    def step(self, split: Split, jac: np.ndarray, excess: np.ndarray | None, s: int) -> None:
+    def step(
+        self,
+        split: Split,
+        jac: np.ndarray,
+        excess: np.ndarray | None,
+        s: int,
+        rows: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
         """Step s (its place in the stacked xs): ``jac`` and ``excess`` its body
-        Jacobian's entries and their excess magnitudes on ``split``'s pattern."""
+        Jacobian's entries and their excess magnitudes on ``split``'s pattern; with
+        ``rows`` (:data:`ROWS` storage: the rows the step writes, sorted, and their
+        entries on the pattern) at those entries alone, every other row its own entry
+        1 alone."""
+        if self.by_rows:
+            self._step_rows(split, rows, jac, excess, s)
+            return
         if self.dense and self.layout.in_place and not self.pattern:
             self._step_in_place(split, jac, excess, s)
             return
@@ -269,6 +301,45 @@ class TangentRecurrence:
         self._place(self.d, split.placed_at(jac, s), split)
         self._keep_rows(self.dys, s, ys, dy, split.placed_at(jac, s), split)
         self.last = [self.d, self.f]
+
+    def _step_rows(
+        self, split: Split, rows: tuple, jac: np.ndarray, excess: np.ndarray | None, s: int
+    ) -> None:
+        """:meth:`step` on :data:`ROWS` storage: each written row the sum of the carried
+        rows its entries read, times them, and its placed entries; a carried row not
+        written is left as it is (its own entry 1 alone)."""
+        written, entries = rows
+        row_of, stack = split.row_of[entries], split.stack_of[entries]
+        base = split.base_of[entries]
+        carried, placed = stack >= 0, base >= 0
+        r, k = row_of[carried], stack[carried]
+        at = (row_of[placed], base[placed] + s * split.shift_of[entries][placed])
+        width = self.layout.width
+        parts = [(r, k, jac[carried], self.d, False)]
+        d_new = _row_products(written, width, parts, (*at, jac[placed]))
+        if excess is not None:
+            e = excess[carried]
+            some = e != 0.0  # where the step's sums or its rules' terms cancel
+            parts = [(r, k, jac[carried], self.f, False), (r[some], k[some], e[some], self.d, True)]
+            f_new = _row_products(written, width, parts, (*at, excess[placed]))
+            self._write_rows(self.f, self.fys, s, written, f_new)
+        self._write_rows(self.d, self.dys, s, written, d_new)
+        self.last = [None, None]
+
+    def _write_rows(self, store: _Rows, held: list, s: int, written, found: tuple) -> None:
+        """A step's written rows (``found``: CSR over them) kept: a carried row as the
+        next step's, a ys row as step s's entries."""
+        lay = self.layout
+        indptr, cols, values = found
+        carried = written < lay.carry_total
+        for j in np.flatnonzero(carried).tolist():
+            lo, hi = indptr[j], indptr[j + 1]
+            store.cols[written[j]], store.values[written[j]] = cols[lo:hi], values[lo:hi]
+        if lay.per_step:
+            counts = np.diff(indptr)
+            ys = np.repeat(~carried, counts)
+            at = np.repeat(written - lay.carry_total + s * lay.per_step, counts)[ys]
+            held[s] = (at, cols[ys], values[ys])
 
     @staticmethod
     def _place(d: np.ndarray, placed: tuple, split: Split) -> None:
@@ -320,6 +391,8 @@ class TangentRecurrence:
 
     def found(self) -> dict:
         """The run's ``"jacobian"`` (and ``"magnitudes"``), per (output, operand)."""
+        if self.by_rows and self.last[0] is None and self.layout.region.length:
+            self.last = [self.d.matrix(), None if self.f is None else self.f.matrix()]
         out = {"jacobian": self._assemble(self.last[0], self.seeds, self.dys)}
         if self.f is not None:
             zeros = [self._zeros(s.shape[0]) for s in self.seeds]
@@ -360,10 +433,53 @@ class TangentRecurrence:
     def _sparse_ys(self, held: list) -> sp.csr_array:
         """Every step's ys rows kept sparse, stacked: (steps × rows) × width."""
         shape = (len(held) * self.layout.per_step, self.layout.width)
-        if not self.dense:
+        if not self.dense and not self.by_rows:
             return _vstack(held, shape[1]) if held else sp.csr_array(shape)
         rows, cols, data = (np.concatenate(x) for x in zip(*held, strict=True))
         return sp.csr_array((data, (rows, cols)), shape=shape)
+
+
+class _Rows:
+    """Sparse tangent rows held one by one (columns, values): a step replaces the rows it
+    writes and leaves the others (:data:`ROWS`)."""
+
+    def __init__(self, m) -> None:
+        m = sp.csr_array(m)
+        self.width = m.shape[1]
+        self.cols = [m.indices[m.indptr[i] : m.indptr[i + 1]] for i in range(m.shape[0])]
+        self.values = [m.data[m.indptr[i] : m.indptr[i + 1]] for i in range(m.shape[0])]
+
+    def matrix(self) -> sp.csr_array:
+        """The rows as one CSR matrix."""
+        counts = [c.size for c in self.cols]
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        cols = np.concatenate(self.cols) if self.cols else np.zeros(0, np.int64)
+        data = np.concatenate(self.values) if self.values else np.zeros(0)
+        return sp.csr_array((data, cols, indptr), shape=(len(self.cols), self.width))
+
+
+def _row_products(written: np.ndarray, width: int, parts: list, placed: tuple) -> tuple:
+    """Rows ``written`` (sorted) of ``Σ w·store[k]`` (``parts``: the rows ``r``, the
+    stored rows ``k`` they read, the factors ``w``, the :class:`_Rows` read, whether
+    their magnitudes) plus the ``placed`` (row, column, value) entries: CSR over
+    ``written`` (indptr, columns, values), exact zeros dropped."""
+    rows, cols, values = [placed[0]], [placed[1]], [placed[2]]
+    for r, k, w, store, absolute in parts:
+        picked = k.tolist()
+        lengths = np.fromiter((store.cols[x].size for x in picked), np.int64, len(picked))
+        if not lengths.sum():
+            continue
+        found = np.concatenate([store.values[x] for x in picked])
+        rows.append(np.repeat(r, lengths))
+        cols.append(np.concatenate([store.cols[x] for x in picked]))
+        values.append((np.abs(found) if absolute else found) * np.repeat(w, lengths))
+    local = np.searchsorted(written, np.concatenate(rows))
+    keys, where = np.unique(local * width + np.concatenate(cols), return_inverse=True)
+    sums = np.bincount(where.reshape(-1), weights=np.concatenate(values), minlength=keys.size)
+    kept = sums != 0.0
+    at, found_cols = np.divmod(keys[kept], max(width, 1))
+    indptr = np.searchsorted(at, np.arange(written.size + 1))
+    return indptr, found_cols, sums[kept]
 
 
 def assemble_blocks(region: Region, columns: list[int], carries: list, ys: list) -> dict:
