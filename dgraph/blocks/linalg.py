@@ -187,11 +187,13 @@ def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps, emit: Any = None) 
     return xp.matmul(inverse, args[1]) if op.param["left_side"] else xp.matmul(args[1], inverse)
 
 
-def tangent(op: Any, k: int, args: Sequence[Any], d: Any, result: Any, xp: Any = NumPyOps) -> Any:
+def tangent(
+    op: Any, k: int, args: Sequence[Any], d: Any, result: Any, xp: Any = NumPyOps, emit: Any = None
+) -> Any:
     """The result's tangents for tangents ``d`` of operand k (a leading axis of
-    directions), ``result`` the primal result."""
+    directions), ``result`` the primal result (``emit`` as for :func:`forward`)."""
     if op.primitive in _dec.DECOMPOSITIONS:
-        return _dec.tangent(op, args, d, result, xp)
+        return _dec.tangent(op, args, d, result, xp, emit or (lambda x: x))
     if op.primitive == "cholesky":
         li = xp.inv(result)
         inner = xp.matmul(xp.matmul(li, d), xp.swap(li))

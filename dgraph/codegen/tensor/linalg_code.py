@@ -165,6 +165,6 @@ def linalg_values(op, k: int, args: Sequence[Node], shapes, emit: Callable[[Node
     size = math.prod(mine)
     basis = Call("reshape", (Call("eye", (Const(size),)), Const((size, *mine))))
     result = emit(linalg_forward(op, args, emit))
-    out = emit(tangent(op, k, args, basis, result, IROps))
+    out = emit(tangent(op, k, args, basis, result, IROps, emit))
     moved = Call("moveaxis", (out, Const(0), Const(-1)))
     return Call("reshape", (moved, Const((*op.shape, *mine))))
