@@ -347,7 +347,7 @@ def test_a_few_updates_into_a_large_array_are_added_where_they_land():
             for i in node.items
             if isinstance(i, ir.Name) and i.id in p.constants
         ]
-        assert read and max(read) == 12
+        assert read and max(read) <= 12  # on main: 16 of 10⁴
         assert sum(isinstance(node, ir.ScatterAdd) for node in nodes) >= 2
     x = np.array([0.3, -0.2, 0.9, 0.4])
     with jax.enable_x64(True):

@@ -30,7 +30,7 @@ import numpy as np
 from ...blocks import ONES, Block, Labelled
 from ...blocks.scatter import COMBINE, positions, slots
 from ...errors import InputError
-from ..ir import BinOp, Call, Const, Index, Node, ScatterAdd, SegmentSum
+from ..ir import BinOp, Call, Const, Index, Node, ScatterAdd, SegmentSum, Slice
 
 __all__ = ["MOST_PARTS", "layers", "scatter_forward", "scatter_values", "take_forward"]
 
@@ -73,14 +73,18 @@ def _layers(op, args: Sequence[Node], shapes, index: Indexer) -> list[Node]:
 
 
 def layers(targets: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The updates in layers, as (positions, updates): layer s holds each position's
-    s-th update (in update order), so each position is there at most once a layer —
+    """The updates in layers, as (positions, updates) in update order: layer s holds each
+    position's s-th update, so each position is there at most once a layer —
     :func:`~dgraph.blocks.scatter.slots` without an array of the result's size a layer."""
     valid = np.nonzero(targets >= 0)[0]
     order = valid[np.argsort(targets[valid], kind="stable")]
     t = targets[order]
     rank = np.arange(t.size) - np.searchsorted(t, t, side="left")
-    return [(t[rank == s], order[rank == s]) for s in range(int(rank.max()) + 1 if t.size else 0)]
+    found = []
+    for s in range(int(rank.max()) + 1 if t.size else 0):
+        u = np.sort(order[rank == s])
+        found.append((targets[u], u))
+    return found
 
 
 def _gathered(targets: np.ndarray, n: int) -> bool:
@@ -89,17 +93,28 @@ def _gathered(targets: np.ndarray, n: int) -> bool:
     return targets.size == n and np.array_equal(np.sort(targets), np.arange(n))
 
 
+def _updates(data: Node, u: np.ndarray, size: int, index: Indexer) -> Node:
+    """The flat updates ``data`` (``size`` of them) numbered ``u`` (ascending): all of
+    them, or a slice where they run on, without an index array."""
+    if u.size == size:
+        return data
+    if u.size and u[-1] - u[0] == u.size - 1:
+        return Index(data, (Slice(int(u[0]), int(u[-1]) + 1),))
+    return Index(data, (index(u),))
+
+
 def _added(op, args: Sequence[Node], index: Indexer, emit: Emit | None) -> Node:
     """``scatter_add`` as updates added onto x at their positions (module docstring)."""
     targets, out = _positions(op), tuple(op.shape)
     found = layers(targets)
     data = _flat(args[1])
     if len(found) <= MOST_PARTS:
-        parts = tuple((index(at), Index(data, (index(u),))) for at, u in found)
+        parts = tuple((index(at), _updates(data, u, targets.size, index)) for at, u in found)
         node: Node = ScatterAdd(_flat(args[0]), parts)
     else:
         valid = np.nonzero(targets >= 0)[0]
-        summed = SegmentSum(Index(data, (index(valid),)), index(targets[valid]), math.prod(out))
+        updates = _updates(data, valid, targets.size, index)
+        summed = SegmentSum(updates, index(targets[valid]), math.prod(out))
         node = BinOp("+", _flat(args[0]), emit(summed) if emit else summed)
     return Call("reshape", (emit(node) if emit else node, Const(out)))
 
