@@ -306,3 +306,90 @@ def test_an_assembly_s_scatters_transpose_to_gathers_of_the_touched_entries():
     assert sizes and max(sizes) == 4
     h = dgraph.hessian(_fem_np, x)
     np.testing.assert_allclose(h(x), reference(_fem_jnp, x), rtol=1e-12, atol=1e-12)
+
+
+def test_a_few_updates_into_a_large_array_are_added_where_they_land():
+    """``np.add.at`` of 4, of 4 (three at one position: three layers) and of 12 updates
+    (all at one position) into a 100×100 array: in the NumPy, JAX and C programs each is
+    a ``ScatterAdd`` (a layer a part) or a ``SegmentSum`` of its updates, no gather
+    reading 10⁴ positions (each was ``K + where(L < 0, 0, ravel(u)[L])`` over every
+    position, a layer a gather: 16 gathers of 10⁴); value and Jacobian those of JAX."""
+    from dgraph.codegen import ir
+    from dgraph.codegen.tensor.module import tensor_program
+    from dgraph.methods import accumulate
+
+    n = 100
+    c = np.cos(np.arange(n * n)).reshape(n, n)
+    two = np.array([3, 7])
+    rep = (np.array([5, 5, 5, 9]), np.array([2, 2, 2, 9]))
+    many = (np.zeros(12, dtype=int), np.ones(12, dtype=int))
+
+    def f(u):
+        K = np.zeros((n, n))
+        np.add.at(K, (two[:, None], two[None, :]), np.exp(u).reshape(2, 2))
+        np.add.at(K, rep, u * u)
+        np.add.at(K, many, np.sin(u[0] * np.arange(12.0)))
+        return (K + c)[:12, :12] ** 2
+
+    def fj(u):
+        K = jnp.zeros((n, n)).at[two[:, None], two[None, :]].add(jnp.exp(u).reshape(2, 2))
+        K = K.at[rep].add(u * u).at[many].add(jnp.sin(u[0] * jnp.arange(12.0)))
+        return (K + c)[:12, :12] ** 2
+
+    es = accumulate(from_function(f, sizes=[(4,)], level="array"), "forward")
+    for lang in ("python", "jax"):
+        p = tensor_program(es, lang, sparse=True, mode="value_and_jacobian", keep_arrays=True)
+        nodes = [node for s in p.statements for node in ir.walk(s.value)]
+        read = [
+            np.size(p.constants[i.id])
+            for node in nodes
+            if isinstance(node, ir.Index)
+            for i in node.items
+            if isinstance(i, ir.Name) and i.id in p.constants
+        ]
+        assert read and max(read) <= 12  # on main: 16 of 10⁴
+        assert sum(isinstance(node, ir.ScatterAdd) for node in nodes) >= 2
+    x = np.array([0.3, -0.2, 0.9, 0.4])
+    with jax.enable_x64(True):
+        value = np.asarray(fj(jnp.asarray(x)))
+        jac = np.asarray(jax.jacobian(fj)(jnp.asarray(x))).reshape(144, 4)
+    for lang in ("python", "c") if compiler() is not None else ("python",):
+        made = dgraph.make_function(f, "value_and_jacobian", lang, sparse=True, point=[x])
+        assert made.generated.verified
+        got, J = made(x)
+        np.testing.assert_allclose(got, value, rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(J.toarray(), jac, rtol=1e-13, atol=1e-13)
+
+
+def test_a_set_of_one_entry_transposes_to_one_segment_sum():
+    """``K[e, e + 1] = ...`` into an n×n array: JAX's gradient of the primal's
+    ``where(L < 0, K, ravel(v)[max(L, 0)])`` adds all n² cotangent entries onto the one
+    update (n² layers), written as one ``SegmentSum``, where a ``+`` per layer made a
+    statement of 721 nodes at n = 12 (and a RecursionError at n = 20, after 59 s); the
+    Hessian equals JAX's."""
+    from dgraph.codegen import ir
+    from dgraph.codegen.tensor.module import tensor_program
+    from dgraph.frontends.jax_hessian import gradient_graph
+    from dgraph.methods import accumulate
+
+    n = 12
+
+    def f(u):
+        K = np.zeros((n, n))
+        for e in range(n - 1):
+            K[e, e + 1] = np.sin(u[e]) * u[e + 1]
+        return u @ K @ u
+
+    def fj(u):
+        K = jnp.zeros((n, n)).at[jnp.arange(n - 1), jnp.arange(1, n)].set(jnp.sin(u[:-1]) * u[1:])
+        return u @ K @ u
+
+    x = np.cos(np.linspace(0.0, 3.0, n))
+    with jax.enable_x64(True):
+        grad = gradient_graph(jax_primal(from_function(f, sizes=[(n,)], level="array")), x)
+    program = tensor_program(accumulate(grad, "forward"), "python", sparse=True)
+    sizes = [sum(1 for _ in ir.walk(s.value)) for s in program.statements]
+    assert max(sizes) <= 20  # on main: 721
+    assert any(isinstance(s.value, ir.SegmentSum) for s in program.statements)
+    h = dgraph.hessian(f, x, sparse=True)
+    np.testing.assert_allclose(h(x).toarray(), reference(fj, x), rtol=1e-13, atol=1e-13)

@@ -71,7 +71,7 @@ def forward_expression(
     if name == CONV or (name == "pad" and not _plain_pad(p["padding_config"])):
         return (conv_forward if name == CONV else pad_forward)(op, args, shapes, index, emit)
     if name in SCATTERS:
-        return scatter_forward(op, args, shapes, index or _literal_index)
+        return scatter_forward(op, args, shapes, index or _literal_index, emit)
     if name in LINALG or name in LU_DATA:
         return linalg_forward(op, args, emit)
     if name == "take" and index is not None:  # a gather the C printer reads too

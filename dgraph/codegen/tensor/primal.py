@@ -19,13 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from ...blocks.scatter import positions, slots
 from ...core.block_values import program_order, vertex_values
 from ...core.graph import DGraph
 from ...errors import DGraphError, VerificationError
 from ...frontends.jaxpr_arrays import REFERENCE_COMPILE, REFERENCE_JIT_MOST, quick_jit
 from ..evaluate import ArrayEvaluator
-from ..ir import BinOp, Call, Const, Index, Name, Node, ScatterAdd
+from ..ir import Name
 from .dialect import DIALECTS
 from .module import Writer, argument_name, forward_node, read_input
 
@@ -61,7 +60,7 @@ def jax_primal(graph: DGraph) -> Callable[..., Any]:
         w.statements.append(read_input(w.d, nodes[x].id, arguments[x], shapes[x]))
     for v in program_order(graph):
         if graph.op(v) is not None:
-            nodes[v] = w.emit(_primal_node(w, graph.op(v), nodes, shapes), f"v_{v}")
+            nodes[v] = w.emit(forward_node(w, graph.op(v), nodes, shapes, top=True), f"v_{v}")
     statements, constants = w.statements, dict(w.constants.arrays)
     outputs = [nodes[y].id for y in graph.outputs]
     evaluator = ArrayEvaluator(jnp, jsp)
@@ -77,28 +76,6 @@ def jax_primal(graph: DGraph) -> Callable[..., Any]:
         [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in arguments.values()]
     )
     return primal
-
-
-def _primal_node(w: Writer, op: Any, nodes: dict, shapes: dict) -> Node:
-    """The vertex's node: :func:`forward_node`'s, except a ``scatter_add`` whose updates
-    land on distinct positions, written ``x.at[targets].add(u)``: its transpose is then a
-    gather of the touched entries, where that of ``x + ravel(u)[L]`` (``L`` clamped to 0
-    where nothing lands) scatters every entry, the untouched ones onto update 0 (n² - 3
-    layers for four updates into an n×n array)."""
-    node = forward_node(w, op, nodes, shapes, top=True)
-    if op.primitive != "scatter_add" or not isinstance(node, BinOp):
-        return node
-    targets = positions(op, "targets")
-    picked = node.right  # one layer: ``where(L < 0, 0, ravel(u)[max(L, 0)])``
-    if isinstance(picked, Call) and picked.func == "where":
-        picked = picked.args[2]
-    if not (targets >= 0).all() or len(slots(targets, int(np.prod(op.shape)))) != 1:
-        return node
-    if not isinstance(picked, Index):
-        return node
-    part = (w.constants.index(targets), picked.value)
-    added = ScatterAdd(Call("ravel", (node.left,)), (part,))
-    return Call("reshape", (added, Const(tuple(op.shape))))
 
 
 def _evaluated(jax: Any, graph: DGraph, primal: Callable[..., Any], args: list) -> Any:

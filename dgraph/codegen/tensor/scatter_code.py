@@ -5,9 +5,16 @@ that NumPy, JAX (no in-place update) and the C/CUDA printers read the same state
 * ``gather_flat``: ``ravel(x)[K]``, K of the result's shape;
 * ``scatter``: ``where(L < 0, x, ravel(u)[K])`` (each entry: its own, or the update
   that wins there);
-* ``scatter_add``/``_mul``/``_min``/``_max``: x combined with one such gather per layer
-  of updates (:func:`~dgraph.blocks.scatter.slots`: the s-th update aimed at each
-  position), the positions with fewer reading a neutral entry (0, 1, or x itself);
+* ``scatter_add``: an :class:`~dgraph.codegen.ir.ScatterAdd` of the updates onto x, one
+  part per layer (:func:`layers`: the s-th update aimed at each position), or x plus a
+  :class:`~dgraph.codegen.ir.SegmentSum` of them beyond :data:`MOST_PARTS` layers; only
+  where every position takes exactly one update the gather ``x + ravel(u)[K]``. A
+  gather over every position with the untouched ones clamped to an update costs the
+  whole result per layer, and its transpose (JAX's ``grad`` of the primal) piles every
+  untouched position onto that update: as many layers as positions;
+* ``scatter_mul``/``_min``/``_max``: x combined with one such gather per layer of updates
+  (:func:`~dgraph.blocks.scatter.slots`), the positions with fewer reading a neutral
+  entry (1, or x itself);
 * the block values of ``scatter_mul`` (the product of the updates at each position,
   x at each update's target) and ``scatter_min``/``_max`` (each value equal to the result
   gets an equal share) from the same gathers.
@@ -23,11 +30,16 @@ import numpy as np
 from ...blocks import ONES, Block, Labelled
 from ...blocks.scatter import COMBINE, positions, slots
 from ...errors import InputError
-from ..ir import BinOp, Call, Const, Index, Node
+from ..ir import BinOp, Call, Const, Index, Node, ScatterAdd, SegmentSum, Slice
 
-__all__ = ["scatter_forward", "scatter_values", "take_forward"]
+__all__ = ["MOST_PARTS", "layers", "scatter_forward", "scatter_values", "take_forward"]
+
+MOST_PARTS = 8
+"""The most layers of a ``scatter_add`` written as the parts of one ``ScatterAdd`` (the
+sums in the gathers' order, bit for bit); beyond, one ``SegmentSum`` of the updates."""
 
 Indexer = Callable[[np.ndarray], Node]
+Emit = Callable[[Node], Node]
 _NEUTRAL = {"scatter_add": 0.0, "scatter_mul": 1.0}
 _JOIN = {"scatter_min": "minimum", "scatter_max": "maximum"}
 
@@ -60,13 +72,65 @@ def _layers(op, args: Sequence[Node], shapes, index: Indexer) -> list[Node]:
     return [_pick(op, layer, args[1], neutral, index) for layer in slots(_positions(op), n)]
 
 
-def scatter_forward(op, args: Sequence[Node], shapes, index: Indexer) -> Node:
-    """The operation's result as one elementwise expression of gathers."""
+def layers(targets: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The updates in layers, as (positions, updates) in update order: layer s holds each
+    position's s-th update, so each position is there at most once a layer —
+    :func:`~dgraph.blocks.scatter.slots` without an array of the result's size a layer."""
+    valid = np.nonzero(targets >= 0)[0]
+    order = valid[np.argsort(targets[valid], kind="stable")]
+    t = targets[order]
+    rank = np.arange(t.size) - np.searchsorted(t, t, side="left")
+    found = []
+    for s in range(int(rank.max()) + 1 if t.size else 0):
+        u = np.sort(order[rank == s])
+        found.append((targets[u], u))
+    return found
+
+
+def _gathered(targets: np.ndarray, n: int) -> bool:
+    """Whether every one of the ``n`` positions takes exactly one update (a permutation
+    of them): the one case a gather of the result's shape reads no clamped position."""
+    return targets.size == n and np.array_equal(np.sort(targets), np.arange(n))
+
+
+def _updates(data: Node, u: np.ndarray, size: int, index: Indexer) -> Node:
+    """The flat updates ``data`` (``size`` of them) numbered ``u`` (ascending): all of
+    them, or a slice where they run on, without an index array."""
+    if u.size == size:
+        return data
+    if u.size and u[-1] - u[0] == u.size - 1:
+        return Index(data, (Slice(int(u[0]), int(u[-1]) + 1),))
+    return Index(data, (index(u),))
+
+
+def _added(op, args: Sequence[Node], index: Indexer, emit: Emit | None) -> Node:
+    """``scatter_add`` as updates added onto x at their positions (module docstring)."""
+    targets, out = _positions(op), tuple(op.shape)
+    found = layers(targets)
+    data = _flat(args[1])
+    if len(found) <= MOST_PARTS:
+        parts = tuple((index(at), _updates(data, u, targets.size, index)) for at, u in found)
+        node: Node = ScatterAdd(_flat(args[0]), parts)
+    else:
+        valid = np.nonzero(targets >= 0)[0]
+        updates = _updates(data, valid, targets.size, index)
+        summed = SegmentSum(updates, index(targets[valid]), math.prod(out))
+        node = BinOp("+", _flat(args[0]), emit(summed) if emit else summed)
+    return Call("reshape", (emit(node) if emit else node, Const(out)))
+
+
+def scatter_forward(
+    op, args: Sequence[Node], shapes, index: Indexer, emit: Emit | None = None
+) -> Node:
+    """The operation's result as an expression of gathers, or for ``scatter_add`` of the
+    updates added at their positions; ``emit`` (if given) names a part as a statement."""
     name = op.primitive
     if name == "gather_flat":
         return Index(_flat(args[0]), (index(_positions(op).reshape(op.shape)),))
     if name == "scatter":
         return _pick(op, _positions(op), args[1], args[0], index)
+    if name == "scatter_add" and not _gathered(_positions(op), math.prod(shapes[0])):
+        return _added(op, args, index, emit)
     node = args[0]
     for part in _layers(op, args, shapes, index):
         if name in _JOIN:
