@@ -14,6 +14,8 @@ import collections
 import numpy as np
 import pytest
 
+from dgraph import blocks
+from dgraph.blocks import Sparse
 from dgraph.codegen import array_passes
 from dgraph.codegen.array_passes import array_shapes, optimize_statements
 from dgraph.codegen.ir import (
@@ -28,7 +30,7 @@ from dgraph.codegen.ir import (
     Slice,
 )
 from dgraph.codegen.ir import ArrayStatement as S
-from dgraph.codegen.tensor import grid_numpy, numpy_strips
+from dgraph.codegen.tensor import blockops, grid_numpy, numpy_strips
 from dgraph.codegen.tensor.numpy_strips import Printed, stripped
 from dgraph.elimination import kernel
 from dgraph.elimination.labeled import LabeledGraph
@@ -238,3 +240,37 @@ def test_a_long_reference_moves_slices_and_pads_by_numpy_bit_for_bit(monkeypatch
     assert bound["slice"] == 0 and bound["pad"] == 0
     for a, b in zip(got, want, strict=True):
         assert np.array_equal(np.asarray(a), np.asarray(b))
+
+
+def _diagonal(n: int, offset: int) -> Sparse:
+    """A fresh block of the entries (i, i + offset) of an n × n matrix (its own arrays:
+    no sum knows it, as a product of an elimination is new)."""
+    rows = np.arange(max(0, -offset), min(n, n - offset))
+    return blocks.sparse((n,), (n,), rows, rows + offset)
+
+
+def test_a_term_held_in_the_sum_is_placed_by_a_look_up_not_a_merge(monkeypatch):
+    """The code generator places a term held in the sum's pattern (the band) by looking
+    its entries up, the band's own entries every place in order: the places a merge
+    gives, with no merge."""
+    n = 300
+    band = _diagonal(n, -2)
+    for offset in (-1, 0, 1, 2):
+        band = blocks.add(band, _diagonal(n, offset))
+    term = _diagonal(n, 1)
+    reference = blockops._places(blockops._flagged_merge(band, term)[1], band.nnz)
+    merges = collections.Counter()
+    flagged_merge = blockops._flagged_merge
+
+    def counting(a, b):
+        merges["calls"] += 1
+        return flagged_merge(a, b)
+
+    monkeypatch.setattr(blockops, "_flagged_merge", counting)
+    for first, second, order in ((band, term, 1), (term, band, -1)):
+        places = blockops._merged(first, second, band)
+        for mine, theirs in zip(places, reference[::order], strict=True):
+            assert mine.dtype == theirs.dtype
+            assert np.array_equal(mine, theirs)
+    assert blockops.fills(places[1], band.nnz)
+    assert merges["calls"] == 0

@@ -541,7 +541,10 @@ class BlockOps:
                 flat = rows * width + cols
                 where = flat if made_dense else _positions(keys, flat)
             if isinstance(v, Terms):
-                parts += [(where if p is None else where[p], data) for p, data in v.parts]
+                if fills(where, size):  # each part's positions as they are
+                    parts += [(where if p is None else p, data) for p, data in v.parts]
+                else:
+                    parts += [(where if p is None else where[p], data) for p, data in v.parts]
             else:
                 parts.append((where, self.values_at(block, v, at)))
         terms = Terms(size, tuple((None if fills(p, size) else p, d) for p, d in parts))
@@ -675,6 +678,11 @@ def _merged(a: Block, b: Block, total: Sparse) -> list[np.ndarray] | None:
     sum ``total`` (:func:`_flagged_merge`); None where a labelled block's entries are
     not in row-major order (a search then). The flags of the merge that made ``total``
     where it is pricing's (:func:`~dgraph.blocks.merge_flags`): no merge again."""
+    for k, (whole, other) in enumerate(((a, b), (b, a))):
+        if whole.nnz == total.nnz and _entries_row_major(whole):  # it holds the other
+            rows, cols, _ = entries(other)
+            places = [every(total.nnz), _looked_up(total, rows, cols)]
+            return places[::-1] if k else places
     kept = merge_flags(a, b, total)
     if kept is not None and all(_entries_row_major(x) for x in (a, b)):
         flags, swapped = kept
