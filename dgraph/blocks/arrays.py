@@ -971,20 +971,13 @@ def stacked_block_value(
     if how == "ones":
         return np.ones((steps, block.nnz if isinstance(block, Sparse) else 1))
     rank = len(op.shape)
-    args = []
-    for x in op.operands:
-        if isinstance(x, str):
-            a = np.asarray(stacked[x], dtype=float)
-            if a.ndim - 1 > rank:
-                return None
-            a = a.reshape((steps, *(1,) * (rank + 1 - a.ndim), *a.shape[1:]))
-        elif isinstance(x, Const) or not names_read([x]):
-            a = np.asarray(_read(x, {}), dtype=float)
-            if a.ndim > rank:
-                return None
-        else:
-            return None
-        args.append(a)
+    operands = _stacked_operands(op, stacked, rank)
+    if operands is None:
+        return None
+    args = [
+        a.reshape((steps, *(1,) * (rank + 1 - a.ndim), *a.shape[1:])) if per_point else a
+        for per_point, a in operands
+    ]
     d = _elementwise_derivative(op, k, args, absolute)
     flat = np.broadcast_to(d, (steps, *op.shape)).reshape(steps, -1)
     return flat[:, :1] if not block.value else flat
@@ -1011,22 +1004,39 @@ def stacked_block_entries(
     rank = len(op.shape)
     entry = labels if block.value else np.zeros_like(labels)
     multi = np.unravel_index(entry, op.shape) if rank else ()
+    operands = _stacked_operands(op, stacked, rank)
+    if operands is None:
+        return None
     args = []
+    for per_point, a in operands:
+        if per_point:
+            where = _broadcast_index(multi, a.shape[1:], rank, points.size)
+            args.append(a.reshape(a.shape[0], -1)[points, where])
+        else:
+            args.append(a.reshape(-1)[_broadcast_index(multi, a.shape, rank, points.size)])
+    return np.broadcast_to(_elementwise_derivative(op, k, args, absolute), points.shape)
+
+
+def _stacked_operands(
+    op: ArrayOp, stacked: Mapping[str, np.ndarray], rank: int
+) -> list[tuple[bool, np.ndarray]] | None:
+    """Each operand's values: (True, its stacked values, the points' axis first) or
+    (False, a constant); None where one has more axes than the result or is neither."""
+    found = []
     for x in op.operands:
         if isinstance(x, str):
             a = np.asarray(stacked[x], dtype=float)
             if a.ndim - 1 > rank:
                 return None
-            where = _broadcast_index(multi, a.shape[1:], rank, points.size)
-            args.append(a.reshape(a.shape[0], -1)[points, where])
+            found.append((True, a))
         elif isinstance(x, Const) or not names_read([x]):
             a = np.asarray(_read(x, {}), dtype=float)
             if a.ndim > rank:
                 return None
-            args.append(a.reshape(-1)[_broadcast_index(multi, a.shape, rank, points.size)])
+            found.append((False, a))
         else:
             return None
-    return np.broadcast_to(_elementwise_derivative(op, k, args, absolute), points.shape)
+    return found
 
 
 def _broadcast_index(multi: tuple, shape: tuple[int, ...], rank: int, size: int) -> np.ndarray:
