@@ -35,6 +35,7 @@ import numpy as np
 from ..blocks import ONES
 from ..blocks.arrays import known_block_value, stacked_block_entries
 from ..blocks.scatter import SCATTERS
+from .step_rows import influence, picked, reached_rows
 
 __all__ = ["StepEntries"]
 
@@ -47,8 +48,6 @@ class StepEntries:
     masked selects (:meth:`~dgraph.core.regions.Region.masked_selects`)."""
 
     def __init__(self, region: Region, plan, indptr: np.ndarray, masked: dict) -> None:
-        from .step_rows import influence
-
         b = region.body
         self.region, self.plan, self.indptr, self.masked = region, plan, indptr, masked
         g = b.graph
@@ -106,7 +105,6 @@ class StepEntries:
     def _rows(self, selected: dict) -> np.ndarray:
         """The body output rows a step writes, sorted (``selected``: its
         :meth:`~dgraph.core.regions.Region.selected_at`)."""
-        from .step_rows import reached_rows
 
         return np.union1d(self.active, reached_rows(self.reach, self.reach_at, selected))
 
@@ -263,17 +261,9 @@ class StepEntries:
 
 def _picked(picks: tuple[np.ndarray, np.ndarray], points, labels, op, term) -> np.ndarray:
     """The case a masked ``select_n`` picks at each (step, entry): its pick where the
-    step selects the entry, else 0."""
-    keys, cases = picks
-    size = math.prod(op.shape)
+    step selects the entry, else 0 (``picks`` keyed by step × the result's size + entry)."""
     entry = labels if term.block.value else np.zeros_like(labels)
-    wanted = points * size + entry
-    out = np.zeros(wanted.size, dtype=np.int64)
-    if keys.size:
-        at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
-        hit = keys[at] == wanted
-        out[hit] = cases[at[hit]]
-    return out
+    return picked(picks, points * math.prod(op.shape) + entry)
 
 
 def _ranges(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

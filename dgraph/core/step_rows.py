@@ -44,7 +44,7 @@ from .body_patterns import (
 )
 from .tangent_recurrence import assemble_blocks
 
-__all__ = ["influence", "reached_rows", "row_sweep"]
+__all__ = ["influence", "picked", "reached_rows", "row_sweep"]
 
 Region = Any  # dgraph.core.regions.Region (which imports this module)
 
@@ -143,7 +143,7 @@ def _layout(r: Region) -> tuple[np.ndarray, list[tuple[int, int]]] | None:
     return target, dropped
 
 
-def _picked(picks: tuple[np.ndarray, np.ndarray], entries: np.ndarray) -> np.ndarray:
+def picked(picks: tuple[np.ndarray, np.ndarray], entries: np.ndarray) -> np.ndarray:
     """The case each of ``entries`` picks: its pick where the step selects it (``picks``:
     the entries selected, sorted, and their cases), else 0."""
     selected, cases = picks
@@ -251,7 +251,7 @@ class _Cut:
         ws, cs = [w], [c]
         for v, down in self.down.items():
             wv, e = _entries(down, rows)
-            k = _picked(picks[v], e)
+            k = picked(picks[v], e)
             ok = (k >= 0) & (k < self.cases[v])
             wu, cu = _entries(self.up[v], k[ok] * self.sizes[v] + e[ok])
             ws.append(wv[ok][wu])
