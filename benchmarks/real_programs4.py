@@ -86,7 +86,7 @@ def diff_trapezoid(n):
     return jax_case(f, (np.sin(3 * t) + 0.1 * data(_rng(n), n),), True)
 
 
-@program(8, 1000)
+@program(8, 64)
 def roll_stencil_2d(n):
     """An Allen–Cahn step on an ``n × n`` periodic grid: the 5-point Laplacian by
     ``jnp.roll`` along both axes; the new field."""

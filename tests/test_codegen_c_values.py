@@ -105,12 +105,16 @@ def _residuals():
         "where": lambda u: (
             jnp.maximum(u, 0.9) * jnp.minimum(u[::-1], 1.1) + jnp.where(u > 1, u**2, -u)
         ),
+        "stack": lambda u: jnp.sin(jnp.stack([u[:, 0], u[:, 1] ** 2, u.sum(1)], axis=1)) * u[:, :3]
+        + jnp.cos(jnp.stack([u[0] * u[1], u[2]], axis=-2)).sum(),
     }
 
 
 @needs_jax
-@pytest.mark.parametrize("name", ["pad-gather", "steps", "roll", "sum", "where"])
+@pytest.mark.parametrize("name", ["pad-gather", "steps", "roll", "sum", "where", "stack"])
 def test_nonlinear_stencils_equal_the_numpy_module(name):
+    """Each against the NumPy module (``stack`` was refused: 'stack is not in the C values
+    vocabulary')."""
     from dgraph.frontends import from_jax
 
     u = np.random.default_rng(0).uniform(0.5, 1.5, (6, 6))
@@ -340,6 +344,20 @@ def test_an_unsupported_statement_is_refused_in_one_line():
     program = ArrayProgram("jacobian", ("x",), ((6,),), ("x",), statements, ["J"], constants)
     with pytest.raises(DGraphError, match=r"numpy.cumsum\(x_ \* x_\).*not in the C") as caught:
         c_values(program)
+    assert "\n" not in str(caught.value)
+
+
+def test_linear_algebra_is_refused_as_outside_the_vocabulary():
+    """``numpy.linalg.inv`` in a NumPy program: one line saying C has no linear algebra and
+    which languages do (it said 'no shape rule for the array function linalg.inv')."""
+
+    def f(x):
+        K = np.diag(np.exp(x)) + np.ones((4, 4))
+        return np.trace(np.linalg.inv(K))
+
+    with pytest.raises(DGraphError, match=r"linalg.inv: linear algebra is not in the C values"
+                       r" vocabulary; generate python or jax") as caught:  # fmt: skip
+        dgraph.make_function(f, "jacobian", "c", point=[np.zeros(4)])
     assert "\n" not in str(caught.value)
 
 

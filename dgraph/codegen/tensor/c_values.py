@@ -22,8 +22,8 @@ reshape/asarray, slicing, reshape, transpose, flip, broadcast_to, ravel; element
 arithmetic, integer powers, the array functions (``exp``, ``sin``, ..., ``maximum``,
 ``heaviside``, ``where``), :class:`~dgraph.codegen.ir.AsType` and
 :class:`~dgraph.codegen.ir.Formula` (its sympy expression printed by
-:mod:`dgraph.codegen.c`'s printer); ``concatenate`` (any axis), ``pad`` with a constant,
-gathers ``ravel(x)[K]`` (also inside an expression), :class:`~dgraph.codegen.ir.Scatter`,
+:mod:`dgraph.codegen.c`'s printer); ``concatenate`` and ``stack`` (any axis), ``pad``
+with a constant, gathers ``ravel(x)[K]`` (also inside an expression), :class:`~dgraph.codegen.ir.Scatter`,
 :class:`~dgraph.codegen.ir.ScatterAdd` (one or more parts, each position once a part),
 :class:`~dgraph.codegen.ir.SegmentSum`, ``sum(x, axis)`` and ``max(x, axis)``, ``full``,
 ``arange``, ``einsum`` of views (one operand that only permutes axes: a view; a
@@ -452,6 +452,8 @@ class _Translator(CElementPrinter):
             self._einsum(out, node)
         elif kind == "concatenate":
             self._concatenate(out, node)
+        elif kind == "stack":
+            self._stack(out, node)
         elif kind == "pad":
             self._pad(out, node)
         elif kind == "full":
@@ -866,6 +868,21 @@ class _Translator(CElementPrinter):
             self._copy(region, piece)
             at += shape[axis]
 
+    def _stack(self, out: _View, node: ir.Call) -> None:
+        """``stack(pieces, axis)``: each piece copied into ``out`` at its index along the
+        new axis (a view of ``out`` without that axis)."""
+        pieces = node.args[0]
+        if not isinstance(pieces, ir.Seq):
+            self._refuse("stack of something other than a list")
+        axis_node = node.keyword("axis")
+        axis = 0 if axis_node is None else _literal(axis_node)
+        axis = axis + len(out.shape) if axis < 0 else axis
+        shape = out.shape[:axis] + out.shape[axis + 1 :]
+        strides = out.strides[:axis] + out.strides[axis + 1 :]
+        for k, piece in enumerate(pieces.items):
+            offset = out.offset + k * out.strides[axis]
+            self._copy(_View(out.base, offset, shape, strides, out.ctype), piece)
+
     def _pad(self, out: _View, node: ir.Call) -> None:
         widths = _literal(node.args[1])
         value = node.keyword("constant_values")
@@ -925,6 +942,11 @@ class _Translator(CElementPrinter):
         try:
             found = self.inference.of(node)
         except ShapeError as error:
+            if "array function linalg." in str(error):  # no rule: none is printed in C
+                self._refuse(
+                    f"{str(error).rpartition(' ')[2]}: linear algebra is not in the C values"
+                    " vocabulary; generate python or jax"
+                )
             self._refuse(str(error))
         if isinstance(found, (list, dict, slice, str, np.dtype)) or found is None:
             self._refuse(f"{found!r} is not an array")
