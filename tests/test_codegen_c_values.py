@@ -105,8 +105,10 @@ def _residuals():
         "where": lambda u: (
             jnp.maximum(u, 0.9) * jnp.minimum(u[::-1], 1.1) + jnp.where(u > 1, u**2, -u)
         ),
-        "stack": lambda u: jnp.sin(jnp.stack([u[:, 0], u[:, 1] ** 2, u.sum(1)], axis=1)) * u[:, :3]
-        + jnp.cos(jnp.stack([u[0] * u[1], u[2]], axis=-2)).sum(),
+        "stack": lambda u: (
+            jnp.sin(jnp.stack([u[:, 0], u[:, 1] ** 2, u.sum(1)], axis=1)) * u[:, :3]
+            + jnp.cos(jnp.stack([u[0] * u[1], u[2]], axis=-2)).sum()
+        ),
     }
 
 

@@ -23,7 +23,8 @@ arithmetic, integer powers, the array functions (``exp``, ``sin``, ..., ``maximu
 ``heaviside``, ``where``), :class:`~dgraph.codegen.ir.AsType` and
 :class:`~dgraph.codegen.ir.Formula` (its sympy expression printed by
 :mod:`dgraph.codegen.c`'s printer); ``concatenate`` and ``stack`` (any axis), ``pad``
-with a constant, gathers ``ravel(x)[K]`` (also inside an expression), :class:`~dgraph.codegen.ir.Scatter`,
+with a constant, gathers ``ravel(x)[K]`` (also inside an expression),
+:class:`~dgraph.codegen.ir.Scatter`,
 :class:`~dgraph.codegen.ir.ScatterAdd` (one or more parts, each position once a part),
 :class:`~dgraph.codegen.ir.SegmentSum`, ``sum(x, axis)`` and ``max(x, axis)``, ``full``,
 ``arange``, ``einsum`` of views (one operand that only permutes axes: a view; a
