@@ -113,11 +113,19 @@ def _loop(jax: Any, e: Any, ins: list[Any], counts: dict[int, int], k: int, coun
     def step(c: list[Any]) -> list[Any]:
         return jax.core.eval_jaxpr(body.jaxpr, body.consts, *bc, *c)
 
-    if counting:
-        n = 0
-        while bool(jax.core.eval_jaxpr(cond.jaxpr, cond.consts, *cc, *carry)[0]):
-            carry, n = step(carry), n + 1
-        counts[k] = n
+    if counting:  # the loop itself, compiled, with a counter beside its carries
+
+        def counted(cc: list[Any], bc: list[Any], carry: list[Any]) -> Any:
+            def more(s: Any) -> Any:
+                return jax.core.eval_jaxpr(cond.jaxpr, cond.consts, *cc, *s[0])[0]
+
+            def again(s: Any) -> Any:
+                return jax.core.eval_jaxpr(body.jaxpr, body.consts, *bc, *s[0]), s[1] + 1
+
+            return jax.lax.while_loop(more, again, (carry, 0))
+
+        carry, n = jax.jit(counted)(cc, bc, carry)
+        counts[k] = int(n)
         return carry
     out, _ = jax.lax.scan(lambda c, _: (step(c), None), carry, length=counts[k])
     return out
