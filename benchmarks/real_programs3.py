@@ -42,7 +42,7 @@ import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 import numpy as np
 from jax import lax
-from real_programs_harness import registry
+from real_programs_harness import MODES_SIZED, SizedSurvey, registry
 
 warnings.filterwarnings("ignore")
 jax.config.update("jax_enable_x64", True)
@@ -604,57 +604,11 @@ def batchnorm_mlp_numpy(n):
 
 # ---------------------------------------------------------------- the survey
 
-MODES3 = ("jac", "jvp", "vjp", "jax", "c", "es", "hess", "hess_sparse", "cli", "med", "hmed")
+MODES3 = MODES_SIZED
 
 
 def main(argv: list[str]) -> None:
-    from real_programs_harness import Hang, Survey, _call, compared, failed, joined
-
-    import dgraph
-
-    medium: dict[str, tuple] = {}
-
-    class Survey3(Survey):
-        def _run(self, name: str, mode: str) -> tuple[str, str]:
-            if mode not in ("c", "med", "hmed"):
-                return super()._run(name, mode)
-            try:
-                return self._extra(name, mode)
-            except Hang:
-                raise
-            except Exception as e:  # the survey records every failure
-                return failed(e)
-
-        def _extra(self, name: str, mode: str) -> tuple[str, str]:
-            if mode == "c":
-                f, xs, scalar, ref = self.programs[name]
-            else:
-                builder, _, big = PROGRAMS[name]
-                if big is None:
-                    return "-", ""
-                if name not in medium:
-                    medium[name] = builder(big)
-                f, xs, scalar, ref = medium[name]
-            k = len(xs)
-            jx = tuple(map(jnp.asarray, xs))
-            if mode == "hmed":
-                if not scalar or k > 1:
-                    return "-", ""
-                H = dgraph.hessian(f, *xs, sparse=True)(xs[0])
-                t = self.rng.normal(size=xs[0].shape)
-                want = jax.jvp(jax.grad(ref), jx, (jnp.asarray(t),))[1]
-                return compared(H @ t.ravel(), want)
-            out_shape = np.shape(ref(*jx))
-            m = int(np.prod(out_shape))
-            lang = "c" if mode == "c" else "python"
-            made = dgraph.make_function(f, "jacobian", lang, point=list(xs))
-            found = joined(_call(made, xs), m)
-            n = sum(x.size for x in xs)
-            jac = jax.jacrev if m < n else jax.jacfwd  # the reference's cheaper side
-            want = joined(tuple(jac(ref, argnums=tuple(range(k)))(*jx)), m)
-            return compared(found, want)
-
-    Survey3(CASES, __file__, rng, cell=7, modes=MODES3).main(argv)
+    SizedSurvey(PROGRAMS, CASES, __file__, rng, cell=7, modes=MODES3).main(argv)
 
 
 #: each program at its small size, under its name (``dgraph codegen real_programs3.py:NAME``)

@@ -245,6 +245,61 @@ class Survey:
         print("\n".join(notes))
 
 
+#: real_programs3's columns: the harness's, ``c``, ``med`` and ``hmed`` (:class:`SizedSurvey`)
+MODES_SIZED = ("jac", "jvp", "vjp", "jax", "c", "es", "hess", "hess_sparse", "cli", "med", "hmed")
+
+
+class SizedSurvey(Survey):
+    """A :class:`Survey` with three more columns: ``c`` (``make_function(f, "jacobian",
+    "c")``), ``med`` (``make_function(f, "jacobian")`` at the medium size) and ``hmed``
+    (``dgraph.hessian(f, x, sparse=True)`` at the medium size, a scalar program of one
+    array); ``builders`` maps a name to ``(n -> Case, small n, medium n or None)``."""
+
+    def __init__(self, builders: dict[str, tuple], programs: dict[str, Case], source: str,
+                 rng: np.random.Generator, **kw: Any) -> None:  # fmt: skip
+        super().__init__(programs, source, rng, **kw)
+        self.builders, self.medium = builders, {}
+
+    def _run(self, name: str, mode: str) -> tuple[str, str]:
+        if mode not in ("c", "med", "hmed"):
+            return super()._run(name, mode)
+        try:
+            return self._extra(name, mode)
+        except Hang:
+            raise
+        except Exception as e:  # the survey records every failure
+            return failed(e)
+
+    def _extra(self, name: str, mode: str) -> tuple[str, str]:
+        if mode == "c":
+            f, xs, scalar, ref = self.programs[name]
+        else:
+            builder, _, big = self.builders[name]
+            if big is None:
+                return "-", ""
+            if name not in self.medium:
+                self.medium[name] = builder(big)
+            f, xs, scalar, ref = self.medium[name]
+        k = len(xs)
+        jx = tuple(map(jnp.asarray, xs))
+        if mode == "hmed":
+            if not scalar or k > 1:
+                return "-", ""
+            H = dgraph.hessian(f, *xs, sparse=True)(xs[0])
+            t = self.rng.normal(size=xs[0].shape)
+            want = jax.jvp(jax.grad(ref), jx, (jnp.asarray(t),))[1]
+            return compared(H @ t.ravel(), want)
+        out_shape = np.shape(ref(*jx))
+        m = int(np.prod(out_shape))
+        lang = "c" if mode == "c" else "python"
+        made = dgraph.make_function(f, "jacobian", lang, point=list(xs))
+        found = joined(_call(made, xs), m)
+        n = sum(x.size for x in xs)
+        jac = jax.jacrev if m < n else jax.jacfwd  # the reference's cheaper side
+        want = joined(tuple(jac(ref, argnums=tuple(range(k)))(*jx)), m)
+        return compared(found, want)
+
+
 class _JaxAsNumpy:
     """jax.numpy where NumPy code calls ``np``, taking lists of arrays where NumPy does
     (``np.concatenate([a, [s]])``)."""

@@ -656,3 +656,41 @@ def test_cli_reads_cumprod_at_both_levels(module, capsys):
     for level in ("array", "element"):
         with pytest.raises(InputError, match=r"numpy\.logaddexp"):
             from_function(lambda u: np.logaddexp2(u, 1.0), name="f", sizes=[(3, 3)], level=level)
+
+
+@pytest.mark.parametrize(
+    ("shape", "spacing", "axis"),
+    [((7,), (), None), ((5, 6), (0.5,), None), ((5, 6), (0.5, 2.0), None), ((4, 5, 3), (), 1)],
+)
+def test_gradient_is_central_inside_and_one_sided_at_the_ends(shape, spacing, axis):
+    """``np.gradient`` of a field (one axis, each axis, one spacing or one an axis): the
+    values of NumPy and the Jacobian of ``jnp.gradient`` (it was refused: 'numpy.gradient on
+    an array that depends on the inputs is not supported')."""
+
+    def field(xp):
+        def f(u):
+            g = xp.gradient(u**2, *spacing, axis=axis)
+            g = g if isinstance(g, list | tuple) else [g]
+            return xp.concatenate([xp.ravel(a) for a in g]) + xp.sin(u).sum()
+
+        return f
+
+    check(field(np), field(jnp), [RNG.normal(size=shape)])
+
+
+def test_gradient_of_second_order_at_the_ends():
+    """``edge_order=2`` (which ``jnp.gradient`` refuses): linear, so its Jacobian times
+    ``v`` is NumPy's gradient of ``v``; too short an axis and coordinates refused in one line."""
+    u = RNG.normal(size=(4, 5))
+    graph = from_function(lambda u: np.gradient(u, 0.3, 2.0, edge_order=2), sizes=[u.shape],
+                          level="array")  # fmt: skip
+    inputs = dict(zip(graph.inputs, [u], strict=True))
+    for y, want in zip(graph.outputs, np.gradient(u, 0.3, 2.0, edge_order=2), strict=True):
+        np.testing.assert_allclose(forward(graph, inputs)[y], want, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(jacobian(graph, inputs)[y] @ u.ravel(), want.ravel(),
+                                   rtol=1e-12, atol=1e-12)  # fmt: skip
+    short = (lambda u: np.gradient(u[:2], edge_order=2), "too short")
+    coordinates = (lambda u: np.gradient(u, np.arange(3.0), 1.0), "coordinate arrays")
+    for bad, needle in [short, coordinates]:
+        with pytest.raises(InputError, match=needle):
+            from_function(bad, name="f", sizes=[(3, 3)], level="array")

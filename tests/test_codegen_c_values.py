@@ -105,12 +105,24 @@ def _residuals():
         "where": lambda u: (
             jnp.maximum(u, 0.9) * jnp.minimum(u[::-1], 1.1) + jnp.where(u > 1, u**2, -u)
         ),
+        "stack": lambda u: (
+            jnp.sin(jnp.stack([u[:, 0], u[:, 1] ** 2, u.sum(1)], axis=1)) * u[:, :3]
+            + jnp.cos(jnp.stack([u[0] * u[1], u[2]], axis=-2)).sum()
+        ),
+        "cumsum": lambda u: jnp.sin(jnp.cumsum(u**2, axis=1)) + jnp.cos(jnp.cumsum(u[:, 2] * u[0])),
+        "piecewise": lambda u: jnp.piecewise(
+            u, [u < 0.9, u > 1.2], [lambda s: s**2, jnp.sin, lambda s: jnp.exp(s) * s]
+        ),
     }
 
 
 @needs_jax
-@pytest.mark.parametrize("name", ["pad-gather", "steps", "roll", "sum", "where"])
+@pytest.mark.parametrize(
+    "name", ["pad-gather", "steps", "roll", "sum", "where", "stack", "cumsum", "piecewise"]
+)
 def test_nonlinear_stencils_equal_the_numpy_module(name):
+    """Each against the NumPy module (``stack``, ``cumsum`` and ``jnp.piecewise``'s
+    ``argmax`` were refused: 'stack is not in the C values vocabulary')."""
     from dgraph.frontends import from_jax
 
     u = np.random.default_rng(0).uniform(0.5, 1.5, (6, 6))
@@ -333,13 +345,29 @@ def test_an_unsupported_statement_is_refused_in_one_line():
     x_ = Name("x_")
     statements = [
         ArrayStatement("x_", Call("reshape", (Call("asarray", (Name("x"),)), Const((6,))))),
-        ArrayStatement("y", Call("cumsum", (BinOp("*", x_, x_),))),
+        ArrayStatement("y", BinOp("*", Call("cumsum", (BinOp("*", x_, x_),)), x_)),
         ArrayStatement("J", SparseMatrix(Name("y"), Name("_K0"), Name("_K1"), (6, 6))),
     ]
     constants = {"_K0": np.arange(6, dtype=np.int32), "_K1": np.arange(7, dtype=np.int32)}
     program = ArrayProgram("jacobian", ("x",), ((6,),), ("x",), statements, ["J"], constants)
-    with pytest.raises(DGraphError, match=r"numpy.cumsum\(x_ \* x_\).*not in the C") as caught:
+    # a cumsum is a statement of its own; inside an expression it is refused
+    needle = r"numpy.cumsum\(x_ \* x_\) \* x_.*cumsum is not in"
+    with pytest.raises(DGraphError, match=needle) as caught:
         c_values(program)
+    assert "\n" not in str(caught.value)
+
+
+def test_linear_algebra_is_refused_as_outside_the_vocabulary():
+    """``numpy.linalg.inv`` in a NumPy program: one line saying C has no linear algebra and
+    which languages do (it said 'no shape rule for the array function linalg.inv')."""
+
+    def f(x):
+        K = np.diag(np.exp(x)) + np.ones((4, 4))
+        return np.trace(np.linalg.inv(K))
+
+    with pytest.raises(DGraphError, match=r"linalg.inv: linear algebra is not in the C values"
+                       r" vocabulary; generate python or jax") as caught:  # fmt: skip
+        dgraph.make_function(f, "jacobian", "c", point=[np.zeros(4)])
     assert "\n" not in str(caught.value)
 
 

@@ -778,7 +778,7 @@ CASES: list[tuple[str, list[str], str]] = [
     # 14c/d. loops and branches are regions (issue 54): every target prints them
     # (tests/test_codegen_loops.py writes halve's C and sign_branch's CUDA by the CLI);
     # a body reads at its loop counter (tests/test_loop_index.py) or at a position it
-    # computes (a dynamic take), in NumPy and JAX; C prints no argmax
+    # computes (a dynamic take), in NumPy and JAX; C prints argmax along an axis, no clip
     (
         "loop-argmax-hessian-c",
         [
@@ -794,7 +794,7 @@ CASES: list[tuple[str, list[str], str]] = [
             "-o",
             "h.c",
         ],
-        "no shape rule for the array function argmax",
+        "no shape rule for the array function clip",
     ),
     (  # selections at the counter past STEP_LIMIT: refused before the tables are made
         "loop-rows-written-past-the-limit",

@@ -167,3 +167,29 @@ def test_dense_loop_tangents_past_their_limits_are_refused(monkeypatch):
         match=r"tangents compressed, 144 entries × 2 colours of 288 input entries = 288,",
     ):
         dgraph.make_function(_iterated, "jacobian", point=[np.ones((12, 12))], sparse=True)
+
+
+def _newton_steps(x, loop=lax.while_loop):
+    """Σ z², z³ + z = x solved by eight Newton steps, a counter in the carry (while_loop)
+    or fori_loop's static bounds (JAX's reverse mode runs through it)."""
+    step = lambda z: z - (z**3 + z - x) / (3 * z**2 + 1)  # noqa: E731
+    if loop is lax.fori_loop:
+        return jnp.sum(lax.fori_loop(0, 8, lambda i, z: step(z), x) ** 2)
+    z = loop(lambda c: c[0] < 8, lambda c: (c[0] + 1, step(c[1])), (0, x))[1]
+    return jnp.sum(z**2)
+
+
+def test_a_while_loop_of_a_fixed_trip_count_is_read_as_a_scan():
+    """``i < 8`` with ``i`` from 0 by 1: no input reaches the trip count, so the gradient
+    is JAX's reverse mode of the scan of 8 steps, its Hessian diagonal (before: JAX's
+    forward mode carried n tangents, the Hessian stored n² entries, refused from n = 200
+    as 'a dense Jacobian entry of 40,000 × 40,000'). At another point too; a loop whose
+    condition reads the inputs keeps the forward mode (above)."""
+    x = np.linspace(-1.5, 1.5, 60)
+    h = dgraph.make_function(_newton_steps, "hessian", point=[x], sparse=True)
+    assert h.generated.verified
+    exact = jax.jit(jax.hessian(lambda x: _newton_steps(x, lax.fori_loop)))
+    for at in (x, 0.5 * x + 0.3):
+        got = h(at)
+        assert got.nnz == 60
+        np.testing.assert_allclose(got.toarray(), exact(at), rtol=1e-12, atol=1e-13)

@@ -336,6 +336,12 @@ class ShapeInference:
     def _call_min(self, x: Any, axis: Any = None, keepdims: Any = False) -> Shaped:
         return self._call_max(x, axis, keepdims)
 
+    def _call_argmax(self, x: Any, axis: Any = None, keepdims: Any = False) -> Shaped:
+        return Shaped(_reduced(_shaped(x).shape, axis, keepdims), np.dtype(np.intp))
+
+    def _call_argmin(self, x: Any, axis: Any = None, keepdims: Any = False) -> Shaped:
+        return self._call_argmax(x, axis, keepdims)
+
     def _call_cumsum(self, x: Any, axis: Any = None) -> Shaped:
         x = _shaped(x)
         return Shaped((x.size,) if axis is None else x.shape, _summed(x.dtype))

@@ -1205,6 +1205,45 @@ def _diff(a: Any, n: int = 1, axis: int = -1, **kwargs: Any) -> Any:
     return a
 
 
+def _gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
+    """``np.gradient`` with uniform spacings (none, one number, or one number an axis):
+    central differences inside, one-sided ones of ``edge_order`` 1 or 2 at the ends
+    (Fornberg 1988, the second-order stencils), each from slices of ``f``; coordinate
+    arrays refused in one line."""
+    if _traced(f, "numpy.gradient") is None:
+        return np.gradient(_constant(f), *varargs, axis=axis, edge_order=edge_order)
+    dims = _axes(axis, f.ndim, "numpy.gradient")
+    if len(varargs) not in (0, 1, len(dims)):
+        raise InputError(f"numpy.gradient: {len(varargs)} spacings for {len(dims)} axes")
+    if edge_order not in (1, 2):
+        raise InputError(f"numpy.gradient: edge_order must be 1 or 2, not {edge_order!r}")
+    spacings = list(varargs) or [1.0]
+    spacings = spacings * len(dims) if len(spacings) == 1 else spacings
+    out = []
+    for d, h in zip(dims, spacings, strict=True):
+        if np.ndim(h) != 0 or _live(h):
+            raise _unsupported("numpy.gradient with coordinate arrays or traced spacings")
+        if f.shape[d] < edge_order + 1:
+            raise InputError(f"numpy.gradient: axis {d} of length {f.shape[d]} is too short"
+                             f" for edge_order={edge_order}")  # fmt: skip
+
+        def at(piece: slice, d: int = d) -> Any:
+            index = [slice(None)] * f.ndim
+            index[d] = piece
+            return f[tuple(index)]
+
+        h = float(h)
+        inside = (at(slice(2, None)) - at(slice(None, -2))) / (2 * h)
+        if edge_order == 1:
+            first = (at(slice(1, 2)) - at(slice(0, 1))) / h
+            last = (at(slice(-1, None)) - at(slice(-2, -1))) / h
+        else:
+            first = (-3 * at(slice(0, 1)) + 4 * at(slice(1, 2)) - at(slice(2, 3))) / (2 * h)
+            last = (3 * at(slice(-1, None)) - 4 * at(slice(-2, -1)) + at(slice(-3, -2))) / (2 * h)
+        out.append(_concatenate([first, inside, last], d))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 # -- reductions and products ---------------------------------------------------------------
 
 
@@ -1905,6 +1944,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.roll: _roll,
     np.flip: _flip,
     np.diff: _diff,
+    np.gradient: _gradient,
     np.zeros_like: _like(0.0),
     np.ones_like: _like(1.0),
     np.empty_like: _like(0.0),

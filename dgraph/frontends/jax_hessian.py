@@ -30,6 +30,7 @@ from ..core.graph import DGraph
 from ..errors import InputError
 from .jaxpr import from_jax
 from .jaxpr_arrays import JaxJvp, jax_module, parameter_names, x64
+from .jaxpr_static_while import static_trip_loops
 
 __all__ = ["WEIGHTS", "gradient_graph", "jax_source", "real_array"]
 
@@ -131,6 +132,9 @@ def gradient_graph(
         raise InputError("weights= are for a function returning an array; f returns a scalar")
     label = name or getattr(f, "__name__", "") or "f"
     label = "f" if label == "<lambda>" else label
+    with x64(jax):  # a while_loop JAX's reverse mode refuses, where its trip count is fixed
+        scans = static_trip_loops(jax, f, args)
+    f = f if scans is None else _named(scans, names)
     if weights is None:
         grad = jax.value_and_grad(f, argnums=free) if value else jax.grad(f, argnums=free)
         tangents = _forward_gradient(jax, f, free, value)

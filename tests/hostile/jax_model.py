@@ -48,7 +48,7 @@ def sign_branch(c):
     return jax.lax.cond(c[0] > 0.0, jnp.sin, jnp.cos, c)
 
 
-def argmax_in_loop(c):  # its Hessian reads the argmax positions its gradient stacks (no C)
+def argmax_in_loop(c):  # its Hessian reads the argmax positions its gradient stacks (no C clip)
     return jax.lax.fori_loop(0, 3, lambda i, y: y * jnp.sin(y[jnp.argmax(y)]), c).sum()
 
 

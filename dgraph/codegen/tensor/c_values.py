@@ -22,8 +22,9 @@ reshape/asarray, slicing, reshape, transpose, flip, broadcast_to, ravel; element
 arithmetic, integer powers, the array functions (``exp``, ``sin``, ..., ``maximum``,
 ``heaviside``, ``where``), :class:`~dgraph.codegen.ir.AsType` and
 :class:`~dgraph.codegen.ir.Formula` (its sympy expression printed by
-:mod:`dgraph.codegen.c`'s printer); ``concatenate`` (any axis), ``pad`` with a constant,
-gathers ``ravel(x)[K]`` (also inside an expression), :class:`~dgraph.codegen.ir.Scatter`,
+:mod:`dgraph.codegen.c`'s printer); ``concatenate``, ``stack``,
+``cumsum``, ``argmax`` (any axis), ``pad`` with a constant, gathers ``ravel(x)[K]`` (also
+inside an expression), :class:`~dgraph.codegen.ir.Scatter`,
 :class:`~dgraph.codegen.ir.ScatterAdd` (one or more parts, each position once a part),
 :class:`~dgraph.codegen.ir.SegmentSum`, ``sum(x, axis)`` and ``max(x, axis)``, ``full``,
 ``arange``, ``einsum`` of views (one operand that only permutes axes: a view; a
@@ -64,7 +65,7 @@ function is this of its gradient graph (:mod:`dgraph.codegen.hessian_native`).
 
 A reduction (``sum``, ``max``, a contraction) read inside an elementwise expression is
 computed into a buffer of its own first. Statements outside this vocabulary (an
-``einsum`` of a computed operand, ``cumsum``, ...) are refused with one
+``einsum`` of a computed operand, a ``cumsum`` inside an expression, ...) are refused with one
 :class:`~dgraph.errors.DGraphError` naming the statement.
 """
 
@@ -452,6 +453,12 @@ class _Translator(CElementPrinter):
             self._einsum(out, node)
         elif kind == "concatenate":
             self._concatenate(out, node)
+        elif kind == "stack":
+            self._stack(out, node)
+        elif kind == "cumsum":
+            self._cumsum(out, node)
+        elif kind in ("argmax", "argmin"):
+            self._arg_extreme(out, node, ">" if kind == "argmax" else "<")
         elif kind == "pad":
             self._pad(out, node)
         elif kind == "full":
@@ -866,6 +873,67 @@ class _Translator(CElementPrinter):
             self._copy(region, piece)
             at += shape[axis]
 
+    def _stack(self, out: _View, node: ir.Call) -> None:
+        """``stack(pieces, axis)``: each piece copied into ``out`` at its index along the
+        new axis (a view of ``out`` without that axis)."""
+        pieces = node.args[0]
+        if not isinstance(pieces, ir.Seq):
+            self._refuse("stack of something other than a list")
+        axis_node = node.keyword("axis")
+        axis = 0 if axis_node is None else _literal(axis_node)
+        axis = axis + len(out.shape) if axis < 0 else axis
+        shape = out.shape[:axis] + out.shape[axis + 1 :]
+        strides = out.strides[:axis] + out.strides[axis + 1 :]
+        for k, piece in enumerate(pieces.items):
+            offset = out.offset + k * out.strides[axis]
+            self._copy(_View(out.base, offset, shape, strides, out.ctype), piece)
+
+    def _cumsum(self, out: _View, node: ir.Call) -> None:
+        """``cumsum(x, axis)``: ``x`` copied into ``out``, then each line along the axis
+        summed in place in order (a loop over the lines; a thread per line on a GPU)."""
+        x = node.args[0]
+        axis_node = node.keyword("axis") or (node.args[1] if len(node.args) > 1 else None)
+        if axis_node is None and len(self._shaped(x).shape) != 1:
+            self._refuse("cumsum of a flattened array")
+        axis = 0 if axis_node is None else _literal(axis_node)
+        axis = axis + len(out.shape) if axis < 0 else axis
+        self._copy(out, x)
+        length, step = out.shape[axis], out.strides[axis]
+        if length < 2:
+            return
+        lines = _View(out.base, out.offset, out.shape[:axis] + out.shape[axis + 1 :],
+                      out.strides[:axis] + out.strides[axis + 1 :], out.ctype)  # fmt: skip
+
+        def body(index: list[str]) -> str:
+            at = f"{out.base}[({index[0]}) + j * {step}L]"
+            before = f"{out.base}[({index[0]}) + (j - 1) * {step}L]"
+            return f"for (long j = 1; j < {length}L; j++) {at} += {before};"
+
+        self._loop([lines], body)
+
+    def _arg_extreme(self, out: _View, node: ir.Call, better: str) -> None:
+        """``argmax(x, axis)`` / ``argmin``: along each line the first index of the largest
+        (smallest) entry, NumPy's tie rule (a loop over the lines; a thread per line on a
+        GPU). ``x`` a view, one axis."""
+        source = self._view(node.args[0])
+        axis_node = node.keyword("axis") or (node.args[1] if len(node.args) > 1 else None)
+        if source is None or axis_node is None or node.keyword("keepdims") is not None:
+            self._refuse("argmax/argmin other than of an array along one axis")
+        axis = _literal(axis_node)
+        axis = axis + len(source.shape) if axis < 0 else axis
+        length, step = source.shape[axis], source.strides[axis]
+        keep = [d for d in range(len(source.shape)) if d != axis]
+        lines = _View(source.base, source.offset, tuple(source.shape[d] for d in keep),
+                      tuple(source.strides[d] for d in keep), source.ctype)  # fmt: skip
+
+        def body(index: list[str]) -> str:
+            at = f"{source.base}[({index[1]}) + j * {step}L]"
+            best = f"{source.base}[({index[1]}) + b * {step}L]"
+            return (f"{{ long b = 0; for (long j = 1; j < {length}L; j++) if ({at} {better}"
+                    f" {best}) b = j; {out.base}[{index[0]}] = ({out.ctype})b; }}")  # fmt: skip
+
+        self._loop([out, lines], body)
+
     def _pad(self, out: _View, node: ir.Call) -> None:
         widths = _literal(node.args[1])
         value = node.keyword("constant_values")
@@ -925,6 +993,11 @@ class _Translator(CElementPrinter):
         try:
             found = self.inference.of(node)
         except ShapeError as error:
+            if "array function linalg." in str(error):  # no rule: none is printed in C
+                self._refuse(
+                    f"{str(error).rpartition(' ')[2]}: linear algebra is not in the C values"
+                    " vocabulary; generate python or jax"
+                )
             self._refuse(str(error))
         if isinstance(found, (list, dict, slice, str, np.dtype)) or found is None:
             self._refuse(f"{found!r} is not an array")
