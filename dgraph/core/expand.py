@@ -415,7 +415,7 @@ class _Expansion:
             for i in np.ndindex(*shape):
                 out[i] = func(*(self.distinct(rows[i]) if extreme else rows[i]))
             return out
-        if name == "cumsum":
+        if name in ("cumsum", "cumprod", "cumlogsumexp"):
             axis, reverse = p["axis"], bool(p.get("reverse"))
             x = np.moveaxis(args[0], axis, -1)
             out = np.empty(x.shape, dtype=object)
@@ -423,7 +423,7 @@ class _Expansion:
             for i in np.ndindex(*x.shape[:-1]):
                 for j in range(n):
                     part = x[i][j:] if reverse else x[i][: j + 1]
-                    out[(*i, j)] = sympy.Add(*part)
+                    out[(*i, j)] = _running(name, part)
             return np.moveaxis(out, -1, axis)
         if name == "dot_general":
             return _dot(args[0], args[1], p["dimension_numbers"], shape)
@@ -614,10 +614,23 @@ def _expanded(
     return _graph(graph, work, inputs, out_names)
 
 
+_READ_WHOLE = {"reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "cumsum", "cumprod"}
+_READ_WHOLE |= {"cumlogsumexp"}
+
+
+def _running(name: str, part: Sequence[Any]) -> Any:
+    """One entry of a running sum, product or log-sum-exp over ``part``."""
+    if name == "cumsum":
+        return sympy.Add(*part)
+    if name == "cumprod":
+        return sympy.Mul(*part)
+    return sympy.log(sympy.Add(*(sympy.exp(e) for e in part)))
+
+
 def _operand_elements(op: ArrayOp, values, i: tuple, work: _Expansion) -> list[Any]:
     """The operand elements an ``every_operation`` vertex keeps edges from: element ``i``
     of each (broadcast) operand of an elementwise operation, all of a reduction's."""
-    if op.primitive not in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "cumsum"):
+    if op.primitive not in _READ_WHOLE:
         found = []
         for x in op.operands:
             if isinstance(x, str):
