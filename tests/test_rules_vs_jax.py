@@ -780,6 +780,8 @@ case(
     lambda x: lax.cumprod(x, 0, reverse=True),
     np.array([1.3, 0.0, 0.8, -0.6]),
 )
+_LARGE = np.array([[-1.0, 800.0, 3.0, 900.0], [0.5, -700.0, 710.0, 2.0]])  # exp overflows
+case("cumlogsumexp", "large", lambda x: lax.cumlogsumexp(x, 1), _LARGE)
 case("clamp", "0-d", lambda x: lax.clamp(-0.5, x, 0.5), point((), 142))
 case("clamp", "n-d", lambda x: lax.clamp(-0.5, x, 0.5), point((2, 3), 143))
 case("clamp", "at-the-bounds", lambda x: lax.clamp(-0.5, x, 0.7), np.array([-0.5, 0.7, 0.1]))

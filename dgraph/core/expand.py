@@ -624,7 +624,10 @@ def _running(name: str, part: Sequence[Any]) -> Any:
         return sympy.Add(*part)
     if name == "cumprod":
         return sympy.Mul(*part)
-    return sympy.log(sympy.Add(*(sympy.exp(e) for e in part)))
+    if len(part) == 1:
+        return part[0]
+    shift = StopGradient(_max(*part))  # no overflow; its derivative cancels (jax.nn's)
+    return shift + sympy.log(sympy.Add(*(sympy.exp(e - shift) for e in part)))
 
 
 def _operand_elements(op: ArrayOp, values, i: tuple, work: _Expansion) -> list[Any]:
