@@ -25,7 +25,14 @@ import numpy as np
 
 from . import GENERAL, Labelled
 
-__all__ = ["CUMULATIVE", "NumPyOps", "cumulative_block", "cumulative_value", "forward"]
+__all__ = [
+    "CUMULATIVE",
+    "NumPyOps",
+    "cumulative_block",
+    "cumulative_value",
+    "forward",
+    "triangle",
+]
 
 CUMULATIVE = frozenset({"cumprod", "cumlogsumexp"})
 
@@ -106,3 +113,14 @@ def cumulative_value(op: Any, args: Sequence[Any], xp: Any = NumPyOps) -> Any:
     if reverse:
         values = xp.flip(xp.flip(values, -1), -2)
     return values if axis == len(op.shape) - 1 else xp.moveaxis(values, -2, axis)
+
+
+def triangle(op: Any, at: np.ndarray) -> np.ndarray:
+    """Of the block's values (flat indices ``at`` into :func:`cumulative_value`'s array),
+    those on the triangle, ``j ≤ i`` (``j ≥ i`` reversed): the block's pattern is the
+    labelled block's narrowed to them (:func:`~dgraph.blocks.arrays.narrowed`)."""
+    axis, length = int(op.param["axis"]), int(op.shape[int(op.param["axis"])])
+    shape = (*op.shape, length)
+    index = np.unravel_index(at, shape)
+    j, i = index[axis], index[-1]
+    return j >= i if op.param.get("reverse") else j <= i
