@@ -497,8 +497,10 @@ def narrowed(
     pick) — as a sparse block, and for each of its entries (in its row order) the flat
     index into the labelled block's values (C order); None where none is zero."""
     if op.primitive in CUMULATIVE and isinstance(block, Labelled):  # off the triangle
-        rows, cols, at = pattern(block)
-        return _kept(block, rows, cols, at, triangle(op, at))
+        if op.shape[op.param["axis"]] == 1:
+            return None
+        rows, cols, at = triangle(tuple(op.shape), op.param["axis"], bool(op.param.get("reverse")))
+        return Narrowed(sparse(block.out_shape, block.in_shape, rows, cols, block.kind), at)
     operands = op.operands
     factor = _narrowing_factor(op, k)
     if (

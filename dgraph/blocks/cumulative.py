@@ -18,6 +18,8 @@ so that the values and the generated code cannot differ.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -115,12 +117,20 @@ def cumulative_value(op: Any, args: Sequence[Any], xp: Any = NumPyOps) -> Any:
     return values if axis == len(op.shape) - 1 else xp.moveaxis(values, -2, axis)
 
 
-def triangle(op: Any, at: np.ndarray) -> np.ndarray:
-    """Of the block's values (flat indices ``at`` into :func:`cumulative_value`'s array),
-    those on the triangle, ``j ≤ i`` (``j ≥ i`` reversed): the block's pattern is the
-    labelled block's narrowed to them (:func:`~dgraph.blocks.arrays.narrowed`)."""
-    axis, length = int(op.param["axis"]), int(op.shape[int(op.param["axis"])])
-    shape = (*op.shape, length)
-    index = np.unravel_index(at, shape)
-    j, i = index[axis], index[-1]
-    return j >= i if op.param.get("reverse") else j <= i
+@functools.lru_cache(maxsize=4)
+def triangle(shape: tuple[int, ...], axis: int, reverse: bool) -> tuple[np.ndarray, ...]:
+    """The block's entries on the triangle, ``j ≤ i`` (``j ≥ i`` reversed), in row order:
+    rows, columns (flat indices) and each one's flat index into :func:`cumulative_value`'s
+    array; the pattern :func:`~dgraph.blocks.arrays.narrowed` narrows the labelled block
+    to. Made once per shape (read-only; a block's pattern is asked several times)."""
+    length, size = shape[axis], math.prod(shape)
+    index = np.moveaxis(np.arange(size).reshape(shape), axis, 0).reshape(length, -1)
+    on = np.tril(np.ones((length, length), dtype=bool))  # [i, j]: j ≤ i
+    i, j = np.nonzero(on.T if reverse else on)
+    rows, cols = index[i].ravel(), index[j].ravel()
+    at = (index[j] * length + i[:, None]).ravel()
+    order = np.argsort(rows * size + cols, kind="stable")
+    found = rows[order], cols[order], at[order]
+    for a in found:
+        a.flags.writeable = False
+    return found
