@@ -421,9 +421,17 @@ class _Expansion:
             out = np.empty(x.shape, dtype=object)
             n = x.shape[-1]
             for i in np.ndindex(*x.shape[:-1]):
-                for j in range(n):
+                shift = None  # cumlogsumexp's: the running max, a vertex of partial 0
+                for j in range(n - 1, -1, -1) if reverse else range(n):
                     part = x[i][j:] if reverse else x[i][: j + 1]
-                    out[(*i, j)] = _running(name, part)
+                    if name == "cumlogsumexp" and len(part) > 1:
+                        shift = self.vertex(
+                            StopGradient(_max(shift, x[i][j])),
+                            f"{self.current}_max_{'_'.join(map(str, (*i, j)))}",
+                        )
+                    elif name == "cumlogsumexp":
+                        shift = x[i][j]
+                    out[(*i, j)] = _running(name, part, shift)
             return np.moveaxis(out, -1, axis)
         if name == "dot_general":
             return _dot(args[0], args[1], p["dimension_numbers"], shape)
@@ -618,15 +626,16 @@ _READ_WHOLE = {"reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "cumsum"
 _READ_WHOLE |= {"cumlogsumexp"}
 
 
-def _running(name: str, part: Sequence[Any]) -> Any:
-    """One entry of a running sum, product or log-sum-exp over ``part``."""
+def _running(name: str, part: Sequence[Any], shift: Any = None) -> Any:
+    """One entry of a running sum, product or log-sum-exp over ``part``; the log-sum-exp
+    shifted by ``shift``, the stop-gradient of their max (no overflow; jax.nn's form),
+    the entry itself for one."""
     if name == "cumsum":
         return sympy.Add(*part)
     if name == "cumprod":
         return sympy.Mul(*part)
     if len(part) == 1:
         return part[0]
-    shift = StopGradient(_max(*part))  # no overflow; its derivative cancels (jax.nn's)
     return shift + sympy.log(sympy.Add(*(sympy.exp(e - shift) for e in part)))
 
 
