@@ -636,6 +636,7 @@ def _running(name: str, part: Sequence[Any], shift: Any = None) -> Any:
         return sympy.Mul(*part)
     if len(part) == 1:
         return part[0]
+    shift = StopGradient(shift)  # a vertex, read with partial 0
     return shift + sympy.log(sympy.Add(*(sympy.exp(e - shift) for e in part)))
 
 
