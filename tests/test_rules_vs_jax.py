@@ -761,6 +761,27 @@ for _name in ("cumprod", "cummax", "cummin", "cumlogsumexp"):
         case(_name, "1-d", lambda x, f=_f: f(x, 0), point((4,), 140))
     case(_name, "n-d-1-reverse", lambda x, f=_f: f(x, 1, reverse=True), point((2, 3), 141))
     case(_name, "ties", lambda x, f=_f: f(x, 1), _TIES)
+# one operation each (dgraph.blocks.cumulative): along either axis, reversed, a zero entry
+for _name in ("cumprod", "cumlogsumexp"):
+    _f = getattr(lax, _name)
+    case(_name, "1-d-reverse", lambda x, f=_f: f(x, 0, reverse=True), point((4,), 170))
+    case(_name, "n-d-0", lambda x, f=_f: f(x, 0), point((3, 2), 171))
+    case(_name, "size-1", lambda x, f=_f: f(x, 1), point((1, 3, 1), 172))
+    case(_name, "n-d-2-reverse", lambda x, f=_f: f(x, 2, reverse=True), point((2, 2, 3), 173))
+case(
+    "cumprod",
+    "zeros",
+    lambda x: lax.cumprod(x, 1),
+    np.array([[0.5, 0.0, 1.2, 0.0], [0.0, 0.7, -1.1, 0.9]]),
+)
+case(
+    "cumprod",
+    "zero-reverse",
+    lambda x: lax.cumprod(x, 0, reverse=True),
+    np.array([1.3, 0.0, 0.8, -0.6]),
+)
+_LARGE = np.array([[-1.0, 800.0, 3.0, 900.0], [0.5, -700.0, 710.0, 2.0]])  # exp overflows
+case("cumlogsumexp", "large", lambda x: lax.cumlogsumexp(x, 1), _LARGE)
 case("clamp", "0-d", lambda x: lax.clamp(-0.5, x, 0.5), point((), 142))
 case("clamp", "n-d", lambda x: lax.clamp(-0.5, x, 0.5), point((2, 3), 143))
 case("clamp", "at-the-bounds", lambda x: lax.clamp(-0.5, x, 0.7), np.array([-0.5, 0.7, 0.1]))

@@ -1,14 +1,14 @@
-"""Mutation test of the one value check (dgraph/core/value_check.py): every derivative
-rule of the array level (each operand of each primitive whose block has values: the
-table ``dgraph.blocks.arrays.ELEMENTWISE`` and the rules beside it, ``integer_pow``,
-``select_n``, ``dot_general``, the reductions, ``cumsum`` and the moves) scaled by 2 and
-by 1.001 makes ``verified`` false — status ``wrong`` — on programs whose values are at
-scales 1e-6, 1 and 1e6 (the primitives take the three in turn: the scale is a factor on
-the output alone, and the check's errors are relative, so each scale meets a third of the
-elementwise rules, the reductions, the moves and the decompositions), against JAX's ``jvp``
-and against step-controlled differences (the graph without its JAX reference). Score:
-every rule listed is caught (RULES below; :func:`test_every_rule_is_mutated` keeps the
-list complete)."""
+"""Mutation test of the one value check (dgraph/core/value_check.py): every derivative rule
+of the array level (each operand of each primitive whose block has values: the table
+``dgraph.blocks.arrays.ELEMENTWISE`` and the rules beside it, ``integer_pow``,
+``select_n``, ``dot_general``, the reductions, ``cumsum``, ``cumprod``, ``cumlogsumexp``
+and the moves) scaled by 2 and by 1.001 makes ``verified`` false — status ``wrong`` — on
+programs whose values are at scales 1e-6, 1 and 1e6 (the primitives take the three in
+turn: the scale is a factor on the output alone, and the check's errors are relative, so
+each scale meets a third of the elementwise rules, the reductions, the moves and the
+decompositions), against JAX's ``jvp`` and against step-controlled differences (the graph
+without its JAX reference). Score: every rule listed is caught (RULES below;
+:func:`test_every_rule_is_mutated` keeps the list complete)."""
 
 from __future__ import annotations
 
@@ -80,6 +80,8 @@ UNARY = {  # primitive: (function, point inside its domain)
     "bessel_i0e": (jss.i0e, X),
     "bessel_i1e": (jss.i1e, X),
     "reduce_prod": (lambda a: jnp.prod(a, axis=1), A),
+    "cumprod": (lambda a: jax.lax.cumprod(a, axis=1), A),
+    "cumlogsumexp": (lambda a: jax.lax.cumlogsumexp(a, axis=1, reverse=True), A),
     "sort": (lambda a: jnp.sort(a, axis=0), A),
     "polygamma": (lambda x: jss.polygamma(1, x), X),
     "gather_flat": (lambda a: a[np.array([0, 1]), np.array([1, 2])], A),

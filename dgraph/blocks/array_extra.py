@@ -11,6 +11,8 @@ what these operations add to it, each with its exact block:
   as in JAX;
 * ``reduce_prod``: a row per output over the reduced axes, its values the product of
   the other entries (prefix times suffix products, so a zero entry is no division);
+* ``cumprod`` and ``cumlogsumexp`` along one axis: a block dense and triangular along it
+  (:mod:`~dgraph.blocks.cumulative`);
 * ``sort`` along one dimension: a :class:`~dgraph.blocks.permutation.Permutation`
   block, one entry per row, its column the stable ``argsort`` at the point (JAX's rule).
   With several operands (``lax.sort`` of keys carrying a value, ``num_keys`` keys) the
@@ -32,6 +34,7 @@ import numpy as np
 import sympy
 
 from . import GENERAL, Labelled
+from . import cumulative as _cumulative
 from .dynamic_scatter import DYNAMIC_ADD, add_block, add_forward, add_value
 from .dynamic_take import DYNAMIC_TAKE, dynamic_block, dynamic_forward, dynamic_value
 from .orders import permuted_by, sort_order_tie, sources
@@ -114,7 +117,9 @@ def _argmax(x: np.ndarray, axes: Sequence[int], *, lowest: bool = False) -> np.n
 
 
 EXTRA_NONDIFFERENTIABLE = {"argmax", "argmin", "argsort", "frexp_mantissa", "frexp_exponent"}
-EXTRA_OPERATIONS = frozenset({"reduce_prod", "sort", DYNAMIC_TAKE, DYNAMIC_ADD})
+EXTRA_OPERATIONS = frozenset(
+    {"reduce_prod", "sort", DYNAMIC_TAKE, DYNAMIC_ADD, *_cumulative.CUMULATIVE}
+)
 
 
 def extra_forward(op, args: list[np.ndarray]) -> np.ndarray | None:
@@ -132,6 +137,8 @@ def extra_forward(op, args: list[np.ndarray]) -> np.ndarray | None:
         return np.frexp(np.asarray(args[0], dtype=float))[name == "frexp_exponent"]
     if name == "reduce_prod":
         return np.prod(args[0], axis=tuple(p["axes"]))
+    if name in _cumulative.CUMULATIVE:
+        return _cumulative.forward(op, args)
     if name == "sort":
         d = p["dimension"]
         order = sort_order(args[:-1] or args, d)
@@ -159,6 +166,8 @@ def extra_block(op, k: int, mine: tuple[int, ...]) -> Labelled | Permutation | N
         axes = tuple(op.param["axes"])
         outs = tuple(((j,), 0) for j in range(n) if j not in axes)
         return Labelled(out, mine, outs, ins, mine, tuple(range(n)), GENERAL)
+    if name in _cumulative.CUMULATIVE:  # triangular along the axis
+        return _cumulative.cumulative_block(op, mine)
     if name == "sort":
         return Permutation(tuple(mine), int(op.param["dimension"]), tie=sort_order_tie(op))
     if name in (DYNAMIC_TAKE, DYNAMIC_ADD) and k == _MOVED[name]:
@@ -211,6 +220,8 @@ def extra_value(op, k: int, args: Sequence[np.ndarray]) -> np.ndarray | None:
     """The values of this module's blocks over their value labels, else None."""
     if op.primitive == "reduce_prod":
         return exclusive_product(args[0], op.param["axes"])
+    if op.primitive in _cumulative.CUMULATIVE:
+        return _cumulative.cumulative_value(op, args)
     if op.primitive == "sort":
         return sort_onehot(args[:-1] or args, op.param["dimension"])
     if permutes(op, k):  # ones, and each output's source along the axis
@@ -227,6 +238,9 @@ def describe_extra(op, names: Sequence[str], k: int = 0) -> str | None:
     """The block as the papers write it, for this module's operations (∂/∂ operand k)."""
     if op.primitive == "reduce_prod":
         return f"∏′[axes {', '.join(map(str, op.param['axes']))}]"
+    if op.primitive in _cumulative.CUMULATIVE:
+        side = "upper" if op.param.get("reverse") else "lower"
+        return f"∂{op.primitive}[{side} triangle, axis {op.param['axis']}]"
     if op.primitive == "sort":
         return f"P(argsort({names[0]}, axis {op.param['dimension']}))"
     if permutes(op, k):  # at an argsort's positions: that permutation, or its transpose

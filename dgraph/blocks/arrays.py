@@ -28,6 +28,7 @@ from . import CONSTANT, GENERAL, ONES, Block, Labelled, Sparse, convolution, den
 from . import array_extra as extra
 from . import linalg as _linalg
 from . import scatter as _scatter
+from .cumulative import CUMULATIVE, triangle
 from .rounding import absolute_terms, sums_terms
 
 __all__ = [
@@ -495,6 +496,11 @@ def narrowed(
     (a zero numerator), ``select_n`` with a constant predicate (the entries it does not
     pick) — as a sparse block, and for each of its entries (in its row order) the flat
     index into the labelled block's values (C order); None where none is zero."""
+    if op.primitive in CUMULATIVE and isinstance(block, Labelled):  # off the triangle
+        if op.shape[op.param["axis"]] == 1:
+            return None
+        rows, cols, at = triangle(tuple(op.shape), op.param["axis"], bool(op.param.get("reverse")))
+        return Narrowed(sparse(block.out_shape, block.in_shape, rows, cols, block.kind), at)
     operands = op.operands
     factor = _narrowing_factor(op, k)
     if (
@@ -508,7 +514,12 @@ def narrowed(
     ones = {x: np.ones(s) for x, s in zip(operands, shapes, strict=True) if isinstance(x, str)}
     v = np.asarray(block_value(op, k, ones, block), dtype=float).reshape(-1)
     rows, cols, at = pattern(block)
-    keep = v[at] != 0
+    return _kept(block, rows, cols, at, v[at] != 0)
+
+
+def _kept(block: Labelled, rows, cols, at, keep: np.ndarray) -> Narrowed | None:
+    """The entries ``keep`` marks of the labelled ``block``'s pattern, as a sparse block
+    in row order, and each one's flat index into the labelled values; None for all."""
     if keep.all():
         return None
     rows, cols, at = rows[keep], cols[keep], at[keep]
@@ -881,7 +892,7 @@ def block_value(
     if name in ("sort", extra.DYNAMIC_ADD) or extra.permutes(op, k):  # a run-time
         return extra.extra_value(op, k, args)  # permutation; 1 or a one-hot
     if isinstance(block, Sparse):
-        if _narrowing_factor(op, k) is None:  # not narrowed (a move's pattern): ones
+        if _narrowing_factor(op, k) is None and name not in CUMULATIVE:  # a move's: ones
             return np.ones(block.nnz)
         shapes = [a.shape for a in args]
         labelled = labelled_block(op, k, shapes)
@@ -928,7 +939,8 @@ def stacked_rule(op: ArrayOp, k: int, block: Block) -> str | None:
     if extra.permutes(op, k):
         return None
     if isinstance(block, Sparse):
-        return "ones" if _narrowing_factor(op, k) is None else None
+        narrow = _narrowing_factor(op, k) is not None or name in CUMULATIVE
+        return None if narrow else "ones"
     if not block.value and name not in RUN_TIME:
         return "ones"
     if name not in ELEMENTWISE and name not in ("integer_pow", "select_n"):

@@ -415,15 +415,23 @@ class _Expansion:
             for i in np.ndindex(*shape):
                 out[i] = func(*(self.distinct(rows[i]) if extreme else rows[i]))
             return out
-        if name == "cumsum":
+        if name in ("cumsum", "cumprod", "cumlogsumexp"):
             axis, reverse = p["axis"], bool(p.get("reverse"))
             x = np.moveaxis(args[0], axis, -1)
             out = np.empty(x.shape, dtype=object)
             n = x.shape[-1]
             for i in np.ndindex(*x.shape[:-1]):
-                for j in range(n):
+                shift = None  # cumlogsumexp's: the running max, a vertex of partial 0
+                for j in range(n - 1, -1, -1) if reverse else range(n):
                     part = x[i][j:] if reverse else x[i][: j + 1]
-                    out[(*i, j)] = sympy.Add(*part)
+                    if name == "cumlogsumexp" and len(part) > 1:
+                        shift = self.vertex(
+                            StopGradient(_max(shift, x[i][j])),
+                            f"{self.current}_max_{'_'.join(map(str, (*i, j)))}",
+                        )
+                    elif name == "cumlogsumexp":
+                        shift = x[i][j]
+                    out[(*i, j)] = _running(name, part, shift)
             return np.moveaxis(out, -1, axis)
         if name == "dot_general":
             return _dot(args[0], args[1], p["dimension_numbers"], shape)
@@ -614,10 +622,28 @@ def _expanded(
     return _graph(graph, work, inputs, out_names)
 
 
+_READ_WHOLE = {"reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "cumsum", "cumprod"}
+_READ_WHOLE |= {"cumlogsumexp"}
+
+
+def _running(name: str, part: Sequence[Any], shift: Any = None) -> Any:
+    """One entry of a running sum, product or log-sum-exp over ``part``; the log-sum-exp
+    shifted by ``shift``, the stop-gradient of their max (no overflow; jax.nn's form),
+    the entry itself for one."""
+    if name == "cumsum":
+        return sympy.Add(*part)
+    if name == "cumprod":
+        return sympy.Mul(*part)
+    if len(part) == 1:
+        return part[0]
+    shift = StopGradient(shift)  # a vertex, read with partial 0
+    return shift + sympy.log(sympy.Add(*(sympy.exp(e - shift) for e in part)))
+
+
 def _operand_elements(op: ArrayOp, values, i: tuple, work: _Expansion) -> list[Any]:
     """The operand elements an ``every_operation`` vertex keeps edges from: element ``i``
     of each (broadcast) operand of an elementwise operation, all of a reduction's."""
-    if op.primitive not in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "cumsum"):
+    if op.primitive not in _READ_WHOLE:
         found = []
         for x in op.operands:
             if isinstance(x, str):

@@ -474,6 +474,8 @@ _PARAMS: dict[str, tuple[str, ...]] = {
     "reduce_max": ("axes",),
     "reduce_min": ("axes",),
     "cumsum": ("axis", "reverse"),
+    "cumprod": ("axis", "reverse"),
+    "cumlogsumexp": ("axis", "reverse"),
     "broadcast_in_dim": ("broadcast_dimensions",),
     "squeeze": ("dimensions",),
     "expand_dims": ("dimensions",),

@@ -3,7 +3,8 @@ the equation is re-traced as that function (``jax.make_jaxpr`` at the equation's
 shapes) and its jaxpr read in its place, so that the values are the primitive's and the
 derivative is the one JAX's own rule gives, ties included.
 
-* ``cumprod``, ``cummax``, ``cummin``, ``cumlogsumexp``: JAX's jvp rule is the jvp of
+* ``cummax``, ``cummin``, and ``cumprod``, ``cumlogsumexp`` of complex numbers (of real
+  floats each is one operation, :mod:`dgraph.blocks.cumulative`): JAX's jvp rule is the jvp of
   ``lax.associative_scan`` with the combining function (``mul``, ``max``, ``min``,
   ``logaddexp``), whatever the backend computes the values by; so is the reading;
 * ``clamp`` (of floats; an integer clamp is ``lax.switch``'s index, read elsewhere): its
@@ -80,10 +81,18 @@ def read_as(
     return found
 
 
-def _cumulative(reader, eqn, ins: list[Any]) -> list[Any]:
+def _is_real(dtype) -> bool:
+    import jax.numpy as jnp
+
+    return bool(jnp.issubdtype(dtype, jnp.floating))
+
+
+def _cumulative(reader, eqn, ins: list[Any]) -> list[Any] | None:
     from jax import lax
 
     name = eqn.primitive.name
+    if name in ("cumprod", "cumlogsumexp") and _is_real(eqn.outvars[0].aval.dtype):
+        return None  # one operation, its block exact (dgraph.blocks.cumulative)
     if name == "cumlogsumexp":
         # the combining function JAX's rule names (jax._src.lax.other.logaddexp), through
         # its public wrapper: for the floating and complex operands cumlogsumexp takes the

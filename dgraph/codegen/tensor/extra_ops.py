@@ -11,9 +11,11 @@ from collections.abc import Callable, Sequence
 
 from ...blocks.array_extra import permutes
 from ...blocks.arrays import ArrayOp
+from ...blocks.cumulative import CUMULATIVE
 from ...blocks.dynamic_scatter import DYNAMIC_ADD
 from ...blocks.dynamic_take import DYNAMIC_TAKE
 from ..ir import AsType, BinOp, Call, Const, Index, Node, Scatter, Seq, Slice
+from .cumulative_code import cumulative_forward, cumulative_values
 from .dynamic_code import dynamic_forward_node, dynamic_value_node
 from .dynamic_scatter_code import add_forward_node, add_value_node
 
@@ -43,6 +45,8 @@ def extra_forward_node(op: ArrayOp, args: Sequence[Node]) -> Node | None:
         return Index(Call("frexp", (args[0],)), (Const(int(name == "frexp_exponent")),))
     if name == "reduce_prod":
         return Call("prod", (args[0],), (("axis", Const(tuple(p["axes"]))),))
+    if name in CUMULATIVE:
+        return cumulative_forward(op, args)
     return None
 
 
@@ -63,6 +67,8 @@ def extra_leaf_node(
         return add_value_node(op, k, args)
     if op.primitive == "reduce_prod":
         return _exclusive_product(tuple(op.param["axes"]), args[0], tuple(shapes[0]), emit)
+    if op.primitive in CUMULATIVE:
+        return cumulative_values(op, args)
     if op.primitive == "sort":  # the permutation's row values (ones) and sources
         d = int(op.param["dimension"])
         perm = AsType(_order(args[:-1] or args, d), "float")

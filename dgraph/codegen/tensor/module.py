@@ -1152,12 +1152,21 @@ def output_node(w: Writer, valued: Valued, y_shape, x_shape) -> Node:
     if deltas is not None:
         return deltas
     flat = rows * n + cols
-    if np.unique(flat).size != flat.size:
+    if _repeats(flat, m * n):
         raise DGraphError("a block's pattern lists an entry twice")  # not by construction
     data = values_at(w.constants, block, values, at)
     if fills(flat, m * n):
         return Call("reshape", (data, shape))
     return Call("reshape", (Scatter(m * n, w.constants.index(flat), data), shape))
+
+
+def _repeats(flat: np.ndarray, size: int) -> bool:
+    """Whether ``flat`` (positions below ``size``, at most :data:`DENSE_ENTRY`) holds one
+    twice: a mask of the dense entry, O(size) (NumPy 2.4's hashed ``np.unique`` took 4.0
+    CPU-s for the 4·10⁶ entries of a dense 2,000 × 2,000 entry, the mask 0.01)."""
+    seen = np.zeros(size, dtype=bool)
+    seen[flat] = True
+    return int(np.count_nonzero(seen)) != flat.size
 
 
 def _sparse_parts(

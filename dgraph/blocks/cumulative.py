@@ -1,0 +1,136 @@
+"""``cumprod`` and ``cumlogsumexp`` along one axis as one array operation each.
+
+Each output ``y_i`` along the axis reads the entries ``x_j`` with ``j ≤ i`` (``j ≥ i``
+reversed), so the block is dense and triangular along the axis, a delta along the others:
+a :class:`~dgraph.blocks.Labelled` block whose labels are the operand's axes and one
+more, the output's position along the axis, its values over all of them (zero off the
+triangle). The rules (Griewank and Walther, *Evaluating Derivatives*, 2nd ed., 2008,
+ch. 3: the derivative of a running sum or product is that of each of its terms):
+
+* ``cumlogsumexp``: ``∂y_i/∂x_j = exp(x_j - y_i)``, j ≤ i;
+* ``cumprod``: ``∂y_i/∂x_j = Π_{k<j} x_k · Π_{j<k≤i} x_k``, j ≤ i: a prefix product
+  times the product of the segment after j, no division, so a zero entry is exact.
+
+Each formula is written once over an array vocabulary ``xp`` (:class:`NumPyOps` here;
+:mod:`dgraph.codegen.tensor.cumulative_code` prints the same calls as array statements),
+so that the values and the generated code cannot differ.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import GENERAL, Labelled
+
+__all__ = [
+    "CUMULATIVE",
+    "NumPyOps",
+    "cumulative_block",
+    "cumulative_value",
+    "forward",
+    "triangle",
+]
+
+CUMULATIVE = frozenset({"cumprod", "cumlogsumexp"})
+
+
+class NumPyOps:
+    """The array vocabulary of the formulas, in NumPy."""
+
+    moveaxis = staticmethod(np.moveaxis)
+    expand_dims = staticmethod(np.expand_dims)
+    flip = staticmethod(np.flip)
+    cumprod = staticmethod(lambda a: np.cumprod(a, axis=-1))
+    logaddexp_accumulate = staticmethod(lambda a: np.logaddexp.accumulate(a, axis=-1))
+    exp = staticmethod(np.exp)
+    where = staticmethod(np.where)
+    sub = staticmethod(np.subtract)
+    mul = staticmethod(np.multiply)
+    ones = staticmethod(np.ones)
+    concatenate = staticmethod(lambda a, b: np.concatenate([a, b], axis=-1))
+    head = staticmethod(lambda a: a[..., :-1])  # all but the last entry along the last axis
+    arange = staticmethod(np.arange)
+    less_equal = staticmethod(np.less_equal)
+    less = staticmethod(np.less)
+
+
+def _last(op: Any, x: Any, xp: Any) -> tuple[Any, int, bool]:
+    """The operand with the op's axis moved last, that axis, and whether reversed."""
+    axis, reverse = int(op.param["axis"]), bool(op.param.get("reverse"))
+    return (x if axis == len(op.shape) - 1 else xp.moveaxis(x, axis, -1)), axis, reverse
+
+
+def _along(op: Any, xm: Any, xp: Any) -> Any:
+    """The running result along the last axis (not reversed)."""
+    if op.primitive == "cumprod":
+        return xp.cumprod(xm)
+    return xp.logaddexp_accumulate(xm)
+
+
+def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps) -> Any:
+    """``op``'s value: the running product or log-sum-exp along its axis."""
+    xm, axis, reverse = _last(op, args[0], xp)
+    if reverse:
+        xm = xp.flip(xm, -1)
+    y = _along(op, xm, xp)
+    if reverse:
+        y = xp.flip(y, -1)
+    return y if axis == len(op.shape) - 1 else xp.moveaxis(y, -1, axis)
+
+
+def cumulative_block(op: Any, mine: tuple[int, ...]) -> Labelled:
+    """The operand's axes as labels, the output's position along the axis one more."""
+    n, d = len(mine), int(op.param["axis"])
+    ins = tuple(((j,), 0) for j in range(n))
+    outs = tuple(((n if j == d else j,), 0) for j in range(n))
+    sizes = (*mine, mine[d])
+    return Labelled(tuple(op.shape), mine, outs, ins, sizes, tuple(range(n + 1)), GENERAL)
+
+
+def cumulative_value(op: Any, args: Sequence[Any], xp: Any = NumPyOps) -> Any:
+    """The block's values, shape ``operand + (length,)``: ``[..., j (at the axis), ...,
+    i]`` is ∂y_i/∂x_j (module docstring), 0 off the triangle."""
+    xm, axis, reverse = _last(op, args[0], xp)
+    length = int(op.shape[axis])
+    lead = tuple(s for k, s in enumerate(op.shape) if k != axis)
+    if reverse:
+        xm = xp.flip(xm, -1)
+    position = xp.arange(length)
+    below = xp.less_equal(xp.expand_dims(position, 1), xp.expand_dims(position, 0))  # j ≤ i
+    if op.primitive == "cumprod":
+        before = xp.cumprod(xp.concatenate(xp.ones((*lead, 1)), xp.head(xm)))  # Π_{k<j}
+        past = xp.less(xp.expand_dims(position, 1), xp.expand_dims(position, 0))  # j < k
+        segment = xp.where(past, xp.expand_dims(xm, -2), 1.0)  # x_k after j, else 1
+        values = xp.mul(xp.expand_dims(before, -1), xp.cumprod(segment))
+        values = xp.where(below, values, 0.0)
+    else:
+        y = xp.logaddexp_accumulate(xm)
+        diff = xp.sub(xp.expand_dims(xm, -1), xp.expand_dims(y, -2))
+        values = xp.where(below, xp.exp(xp.where(below, diff, 0.0)), 0.0)
+    if reverse:
+        values = xp.flip(xp.flip(values, -1), -2)
+    return values if axis == len(op.shape) - 1 else xp.moveaxis(values, -2, axis)
+
+
+@functools.lru_cache(maxsize=4)
+def triangle(shape: tuple[int, ...], axis: int, reverse: bool) -> tuple[np.ndarray, ...]:
+    """The block's entries on the triangle, ``j ≤ i`` (``j ≥ i`` reversed), in row order:
+    rows, columns (flat indices) and each one's flat index into :func:`cumulative_value`'s
+    array; the pattern :func:`~dgraph.blocks.arrays.narrowed` narrows the labelled block
+    to. Made once per shape (read-only; a block's pattern is asked several times)."""
+    length, size = shape[axis], math.prod(shape)
+    index = np.moveaxis(np.arange(size).reshape(shape), axis, 0).reshape(length, -1)
+    on = np.tril(np.ones((length, length), dtype=bool))  # [i, j]: j ≤ i
+    i, j = np.nonzero(on.T if reverse else on)
+    rows, cols = index[i].ravel(), index[j].ravel()
+    at = (index[j] * length + i[:, None]).ravel()
+    order = np.argsort(rows * size + cols, kind="stable")
+    found = rows[order], cols[order], at[order]
+    for a in found:
+        a.flags.writeable = False
+    return found

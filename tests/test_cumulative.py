@@ -1,0 +1,61 @@
+"""``lax.cumprod`` and ``lax.cumlogsumexp`` of real floats as one array operation each
+(dgraph/blocks/cumulative.py), not JAX's ``associative_scan`` (log n levels of strided
+slices, pads and sums: 1,700 equations at 400 unknowns): the graph's vertex counts, and
+Hessians through the triangular block equal ``jax.hessian``'s (a zero entry included:
+cumprod's rule divides by nothing)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+lax = jax.lax
+jax.config.update("jax_enable_x64", True)  # the references in doubles
+
+import dgraph  # noqa: E402
+from dgraph.frontends import from_jax  # noqa: E402
+
+
+@pytest.mark.parametrize("name", ["cumlogsumexp", "cumprod"])
+def test_a_running_operation_is_one_vertex(name):
+    """At 50 unknowns: the input, one operation, the output (main: the scan's levels,
+    some 150 vertices)."""
+    f = getattr(lax, name)
+    x = np.linspace(0.5, 1.5, 50)
+    g = from_jax(lambda x: f(x), x, level="array")
+    ops = [g.op(v).primitive for v in g.nx if g.op(v) is not None]
+    assert ops == [name]
+    assert len(g.vertices) == 2
+
+
+def _logsumexp_sum(x):
+    return jnp.sum(lax.cumlogsumexp(x))
+
+
+def _product_sum(x):
+    return jnp.sum(lax.cumprod(x))
+
+
+def _reversed_both(x):
+    return jnp.sum(jnp.sin(lax.cumprod(x, reverse=True)) * lax.cumlogsumexp(x, reverse=True))
+
+
+@pytest.mark.parametrize(
+    "f, x",
+    [
+        (_logsumexp_sum, np.array([0.3, -1.2, 2.0, 0.7, -0.4, 1.1])),
+        (_product_sum, np.array([0.9, 1.3, -0.7, 1.2, 0.8, 1.1])),
+        (_product_sum, np.array([0.9, 0.0, -0.7, 1.2, 0.0, 1.1])),  # two zeros
+        (_reversed_both, np.array([0.9, 0.0, -0.7, 1.2, 0.5])),
+    ],
+    ids=["cumlogsumexp", "cumprod", "cumprod-zeros", "reversed"],
+)
+def test_hessian_through_a_running_operation_is_jax(f, x):
+    """The Hessian by elimination, verified, equals ``jax.hessian`` (values at 1e-12)."""
+    H = dgraph.hessian(f, x)
+    got = np.asarray(H(x))
+    ref = np.asarray(jax.hessian(f)(jnp.asarray(x)))
+    assert H.generated.verified
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12 * abs(ref).max())
