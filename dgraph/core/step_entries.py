@@ -35,7 +35,6 @@ import numpy as np
 from ..blocks import ONES
 from ..blocks.arrays import known_block_value, stacked_block_entries
 from ..blocks.scatter import SCATTERS
-from .step_rows import influence, picked, reached_rows
 
 __all__ = ["StepEntries"]
 
@@ -68,6 +67,8 @@ class StepEntries:
                 self.blocks.append((o, at, self.sizes[o]))
                 at += self.sizes[o]
         self.starts = np.array([lo for _, lo, _ in self.blocks], dtype=np.int64)
+        from .step_rows import influence  # it imports SciPy: not at `import dgraph`
+
         self.reach, self.reach_at = influence(b, masked)
         self.entries = 0  # body Jacobian entries evaluated, over all steps
         self.active = np.zeros(0, dtype=np.int64)  # rows every step writes (:meth:`of`)
@@ -105,6 +106,8 @@ class StepEntries:
     def _rows(self, selected: dict) -> np.ndarray:
         """The body output rows a step writes, sorted (``selected``: its
         :meth:`~dgraph.core.regions.Region.selected_at`)."""
+
+        from .step_rows import reached_rows
 
         return np.union1d(self.active, reached_rows(self.reach, self.reach_at, selected))
 
@@ -263,6 +266,8 @@ def _picked(picks: tuple[np.ndarray, np.ndarray], points, labels, op, term) -> n
     """The case a masked ``select_n`` picks at each (step, entry): its pick where the
     step selects the entry, else 0 (``picks`` keyed by step × the result's size + entry)."""
     entry = labels if term.block.value else np.zeros_like(labels)
+    from .step_rows import picked
+
     return picked(picks, points * math.prod(op.shape) + entry)
 
 
