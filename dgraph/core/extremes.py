@@ -107,16 +107,17 @@ def _rebuilt(expr: sympy.Expr, swap: dict[type, Callable[..., sympy.Expr]]) -> s
         if e in done:
             stack.pop()
             continue
-        waiting = [a for a in e.args if a not in done]
+        given = getattr(e, "args", ())  # a few sympy objects hold plain Python values
+        waiting = [a for a in given if a not in done]
         if waiting:
             stack += waiting
             continue
         stack.pop()
-        args = tuple(done[a] for a in e.args)
+        args = tuple(done[a] for a in given)
         make = swap.get(type(e))
         if make is not None:
             done[e] = make(*args)
-        elif any(a is not b for a, b in zip(args, e.args, strict=True)):
+        elif any(a is not b for a, b in zip(args, given, strict=True)):
             done[e] = e.func(*args)
         else:
             done[e] = e
