@@ -427,7 +427,7 @@ def symbolic_value_and_jacobian_program(
     m, n = len(graph.outputs), len(graph.inputs)
     values = graph.values()
     rename = _renaming(graph, graph.inputs)
-    results = [((i,), values[y].xreplace(rename)) for i, y in enumerate(graph.outputs)]
+    results = [((i,), extremes.substituted(values[y], rename)) for i, y in enumerate(graph.outputs)]
     results += [((m + i * n + j,), e) for (i, j), e in sympy_jacobian_results(graph)]
     arguments = program_arguments(graph)
     return build_program("value_and_jacobian", graph, arguments, [], results, SYMBOLIC, pipelines)
@@ -439,6 +439,6 @@ def sympy_jacobian_results(graph: DGraph) -> list[Result]:
     values = graph.values()
     inputs = program_inputs(graph)
     rename = _renaming(graph, graph.inputs)
-    outputs = sympy.Matrix([values[y].xreplace(rename) for y in graph.outputs])
+    outputs = sympy.Matrix([extremes.substituted(values[y], rename) for y in graph.outputs])
     jacobian = extremes.jacobian(list(outputs), list(inputs))
     return [((i, j), jacobian[i, j]) for i in range(jacobian.rows) for j in range(jacobian.cols)]

@@ -17,7 +17,7 @@ expression by this rule (the scalar graph's partials, the symbolic method's entr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import sympy
@@ -76,15 +76,52 @@ def held(expr: sympy.Expr) -> sympy.Expr:
     seconds at n = 2,000)."""
     if not expr.has(sympy.Max, sympy.Min):
         return expr
-    return expr.replace(sympy.Max, _SharedMax).replace(sympy.Min, _SharedMin)
+    return _rebuilt(expr, _HOLD)
 
 
 def released(expr: sympy.Expr) -> sympy.Expr:
     """:func:`held`'s inverse: sympy's Max and Min again, unevaluated."""
     if not expr.has(_SharedMax):  # _SharedMin is one too
         return expr
-    expr = expr.replace(_SharedMin, lambda *a: sympy.Min(*a, evaluate=False))
-    return expr.replace(_SharedMax, lambda *a: sympy.Max(*a, evaluate=False))
+    return _rebuilt(expr, _RELEASE)
+
+
+_HOLD: dict[type, Callable[..., sympy.Expr]] = {sympy.Max: _SharedMax, sympy.Min: _SharedMin}
+_RELEASE: dict[type, Callable[..., sympy.Expr]] = {
+    _SharedMax: lambda *a: sympy.Max(*a, evaluate=False),
+    _SharedMin: lambda *a: sympy.Min(*a, evaluate=False),
+}
+
+
+def _rebuilt(expr: sympy.Expr, swap: dict[type, Callable[..., sympy.Expr]]) -> sympy.Expr:
+    """``expr`` with each subexpression of a type in ``swap`` built by it from its
+    rebuilt arguments, bottom up, without recursion. ``expr.replace(Max, _SharedMax)``
+    rebuilds a Max whose arguments changed as a Max before replacing it, and so
+    evaluates every Max that holds another (a running max's
+    ``Max(stop_gradient(Max(..)), x)``: 2,829 of 3,228 comparisons in cumlogsumexp's
+    make_function at n = 10)."""
+    done: dict[sympy.Basic, sympy.Basic] = {}
+    stack = [expr]
+    while stack:
+        e = stack[-1]
+        if e in done:
+            stack.pop()
+            continue
+        given = getattr(e, "args", ())  # a few sympy objects hold plain Python values
+        waiting = [a for a in given if a not in done]
+        if waiting:
+            stack += waiting
+            continue
+        stack.pop()
+        args = tuple(done[a] for a in given)
+        make = swap.get(type(e))
+        if make is not None:
+            done[e] = make(*args)
+        elif any(a is not b for a, b in zip(args, given, strict=True)):
+            done[e] = e.func(*args)
+        else:
+            done[e] = e
+    return done[expr]  # type: ignore[return-value]
 
 
 def substituted(expr: sympy.Expr, mapping: dict) -> sympy.Expr:

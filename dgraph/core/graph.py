@@ -778,7 +778,11 @@ class DGraph(Printable):
             expr = self.expr(v)
             if expr is None:
                 raise GraphError(f"vertex {v!r} has no expression; its value is unknown")
-            values[v] = expr.xreplace({vertex_symbol(u): values[u] for u in self.predecessors(v)})
+            mapping = {vertex_symbol(u): values[u] for u in self.predecessors(v)}
+            if expr.has(sympy.Max, sympy.Min):  # xreplace would evaluate a Max of a Max
+                values[v] = extremes.substituted(expr, mapping)
+            else:
+                values[v] = expr.xreplace(mapping)
         return values
 
     # -- checks ------------------------------------------------------------------------
