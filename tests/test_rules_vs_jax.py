@@ -782,6 +782,8 @@ case(
 )
 _LARGE = np.array([[-1.0, 800.0, 3.0, 900.0], [0.5, -700.0, 710.0, 2.0]])  # exp overflows
 case("cumlogsumexp", "large", lambda x: lax.cumlogsumexp(x, 1), _LARGE)
+# σ'(x) = 0 where exp(-x) overflows (x < -709): exp(-x)/(1 + exp(-x))**2 is inf/inf
+case("logistic", "large", lax.logistic, np.array([[-720.0, 800.0, 3.0], [0.5, -1000.0, -700.0]]))
 case("clamp", "0-d", lambda x: lax.clamp(-0.5, x, 0.5), point((), 142))
 case("clamp", "n-d", lambda x: lax.clamp(-0.5, x, 0.5), point((2, 3), 143))
 case("clamp", "at-the-bounds", lambda x: lax.clamp(-0.5, x, 0.7), np.array([-0.5, 0.7, 0.1]))
