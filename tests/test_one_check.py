@@ -196,3 +196,14 @@ def test_a_bcoo_pattern_is_found_once_for_results_that_share_it(monkeypatch):
             got = tensor_check._matrix(bcoo, 6, 5, patterns)
             np.testing.assert_array_equal(got.toarray(), dense)
     assert len(found) == 2
+
+
+def test_a_given_point_with_infinite_partials_is_not_verified() -> None:
+    """``sqrt`` at the user's point x = (0, 1): its partial 1/(2·sqrt(0)) is infinite, so
+    that point cannot be checked; agreement at four drawn points does not make it
+    verified (it was, silently: a NaN there went unseen)."""
+    got = make_function(jnp.sqrt, "jacobian", "python", point=[np.array([0.0, 1.0])])
+    check = got.generated.check
+    assert not got.generated.verified and check.status == "not verified"
+    assert "not finite at the given point x = (0, 1)" in check.detail
+    assert len(check.points) == 4 and (0.0, 1.0) not in check.points

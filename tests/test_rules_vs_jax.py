@@ -19,6 +19,7 @@ refused in one line (:data:`REFUSED`).
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -782,6 +783,8 @@ case(
 )
 _LARGE = np.array([[-1.0, 800.0, 3.0, 900.0], [0.5, -700.0, 710.0, 2.0]])  # exp overflows
 case("cumlogsumexp", "large", lambda x: lax.cumlogsumexp(x, 1), _LARGE)
+# σ'(x) = 0 where exp(-x) overflows (x < -709): exp(-x)/(1 + exp(-x))**2 is inf/inf
+case("logistic", "large", lax.logistic, np.array([[-720.0, 800.0, 3.0], [0.5, -1000.0, -700.0]]))
 case("clamp", "0-d", lambda x: lax.clamp(-0.5, x, 0.5), point((), 142))
 case("clamp", "n-d", lambda x: lax.clamp(-0.5, x, 0.5), point((2, 3), 143))
 case("clamp", "at-the-bounds", lambda x: lax.clamp(-0.5, x, 0.7), np.array([-0.5, 0.7, 0.1]))
@@ -1322,3 +1325,18 @@ def test_scatters_in_jax_c_and_cuda_equal_the_numpy_module() -> None:
     if cxx_compiler() is not None:
         cuda = values.load_cuda_host()(x, u)
         np.testing.assert_allclose(cuda.data, want.data, rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("lang", ["python", "c", "jax"])
+def test_sigmoid_where_exp_overflows_through_make_function(lang: str) -> None:
+    """``sigmoid(-x)``'s element-level Jacobian at x = 720 (``exp(720)`` overflows) is
+    JAX's -0, not ``exp(x)/(1 + exp(x))**2 = inf/inf`` (NaN), and verified at that point."""
+    from dgraph import make_function
+
+    if lang == "c" and shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler")
+    f = lambda x: jax.nn.sigmoid(-x)  # noqa: E731
+    x = np.array([720.0, 1.0, -800.0])
+    got = make_function(f, "jacobian", lang, point=[x])
+    assert got.generated.verified
+    np.testing.assert_allclose(np.asarray(got(x)), jax.jacfwd(f)(x), rtol=1e-12, atol=0)

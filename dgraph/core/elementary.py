@@ -6,13 +6,18 @@ an array program holds a value that depends on the inputs out of differentiation
 softmax's shift, a custom derivative rule's ``t + stop_gradient(f(x) - t)``), so a
 vertex's expression still computes its value and the partials derived from it are the
 ones JAX differentiates by.
+
+:class:`Logistic` is JAX's ``logistic`` (``jax.nn.sigmoid``) of one scalar, with JAX's
+derivative ``σ(1 - σ)``: written out as ``1/(1 + exp(-x))``, sympy would differentiate it
+to ``exp(-x)/(1 + exp(-x))**2``, which is ``inf/inf`` (NaN) where ``exp(-x)`` overflows
+(``x < -709``) though the derivative is 0 there.
 """
 
 from __future__ import annotations
 
 import sympy
 
-__all__ = ["StopGradient"]
+__all__ = ["Logistic", "StopGradient"]
 
 
 class StopGradient(sympy.Function):
@@ -64,3 +69,57 @@ class StopGradient(sympy.Function):
     # C and C++: dgraph's C and CUDA printers derive from them) look for first
     _pythoncode = _numpycode = _jaxcode = _lambdacode = _mpmathcode = _code
     _ccode = _cxxcode = _cmathcode = _code
+
+
+class Logistic(sympy.Function):
+    """``logistic(x) = 1/(1 + exp(-x))`` with derivative ``logistic(x)*(1 - logistic(x))``
+    (JAX's rule), finite for every ``x``.
+
+    Printed as ``logistic(x)`` (the parser reads it back) and, as code, as
+    ``(1/(1 + exp(-x)))``, the value the element level wrote before it had this class.
+
+    >>> x = sympy.Symbol("x", real=True)
+    >>> sympy.diff(Logistic(x), x)
+    (1 - logistic(x))*logistic(x)
+    >>> Logistic(0), Logistic(-sympy.Integer(2))
+    (1/2, 1/(1 + exp(2)))
+    """
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_Number:
+            return _written(x)
+        return None
+
+    def fdiff(self, argindex=1):
+        return self * (1 - self)
+
+    def _eval_is_real(self):
+        return True if self.args[0].is_real else None
+
+    def _eval_is_finite(self):
+        return True if self.args[0].is_real else None
+
+    def _eval_rewrite_as_exp(self, x, **kwargs):
+        return _written(x)
+
+    def _eval_evalf(self, prec):
+        return _written(self.args[0]).evalf(prec)
+
+    def _sympystr(self, printer) -> str:
+        return f"logistic({printer._print(self.args[0])})"
+
+    def _latex(self, printer) -> str:
+        return rf"\operatorname{{logistic}}\left({printer._print(self.args[0])}\right)"
+
+    def _code(self, printer, **kwargs) -> str:
+        return f"({printer._print(_written(self.args[0]))})"
+
+    _pythoncode = _numpycode = _jaxcode = _lambdacode = _mpmathcode = _code
+    _ccode = _cxxcode = _cmathcode = _code
+
+
+def _written(x: sympy.Expr) -> sympy.Expr:
+    return 1 / (1 + sympy.exp(-x))

@@ -44,7 +44,7 @@ from ..blocks import convolution, scatter
 from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move
 from ..errors import GraphError, InputError
 from .algebra import real_symbol
-from .elementary import StopGradient
+from .elementary import Logistic, StopGradient
 
 # The graphs read and built are DGraphs: graph.py imports this module for
 # DGraph.elements, so this one names the type without importing it back.
@@ -85,10 +85,6 @@ class NoElementLevel(InputError):
     def __init__(self, message: str, edges: int | None = None) -> None:
         super().__init__(message)
         self.edges = edges
-
-
-def _logistic(x):
-    return 1 / (1 + sympy.exp(-x))
 
 
 def _select(pred, *cases):
@@ -196,7 +192,7 @@ SYMPY: dict[str, Callable[..., Any]] = {
     "acosh": sympy.acosh,
     "atanh": sympy.atanh,
     "atan2": sympy.atan2,
-    "logistic": _logistic,
+    "logistic": Logistic,
     "erf": sympy.erf,
     "erfc": sympy.erfc,
     "erf_inv": sympy.erfinv,

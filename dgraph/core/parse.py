@@ -31,7 +31,7 @@ from sympy.printing.str import StrPrinter
 from ..errors import InputError
 from . import templates
 from .algebra import real_symbol
-from .elementary import StopGradient
+from .elementary import Logistic, StopGradient
 from .nesting import run_nested
 
 __all__ = [
@@ -100,6 +100,7 @@ FUNCTIONS: dict[str, Callable[..., sympy.Basic]] = {
     "ln": sympy.log,
     "lgamma": sympy.loggamma,
     "stop_gradient": StopGradient,
+    "logistic": Logistic,
 }
 CONSTANTS: dict[str, sympy.Basic] = {
     "pi": sympy.pi,

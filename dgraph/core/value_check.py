@@ -42,7 +42,7 @@ import hashlib
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -932,13 +932,15 @@ def _inverses(matrix: np.ndarray) -> np.ndarray:
 class ScalarPoints:
     """A scalar graph's points (B, n), the free parameters' values at each (B, k; None
     without), whether the first is the user's, and a direction per point (B, n)
-    (:func:`scaled`) and a cotangent (B, m)."""
+    (:func:`scaled`) and a cotangent (B, m); ``dropped``: the user's point, where the
+    graph's values or partials are not finite (so none of the points is it)."""
 
     x: np.ndarray
     params: np.ndarray | None
     given: bool
     v: np.ndarray
     w: np.ndarray
+    dropped: tuple[float, ...] | None = None
 
 
 def _finite_rows(graph: DGraph, x: np.ndarray, p: np.ndarray | None) -> np.ndarray:
@@ -989,7 +991,8 @@ def scalar_points(graph: DGraph, count: int, seed: int = 0) -> ScalarPoints:
     m = len(graph.solved) or len(graph.outputs)
     v = np.array([scaled(row, rng.standard_normal(n)) for row in x]).reshape(-1, n)
     w = rng.standard_normal((len(x), m))
-    return ScalarPoints(x, params, first, v, w)
+    dropped = None if given is None or first else tuple(float(given[u]) for u in graph.inputs)
+    return ScalarPoints(x, params, first, v, w, dropped)
 
 
 def no_points(count: int) -> str:
@@ -1193,7 +1196,14 @@ def check_scalar_code(
         message = str(exc).splitlines()[0] if str(exc) else ""
         detail = f"running the generated code failed: {type(exc).__name__}: {message}"
         return CodeCheck(ok=False, ran=True, detail=detail)
-    return _verdict(errors, refs, pool, used, skipped, names)
+    verdict = _verdict(errors, refs, pool, used, skipped, names)
+    if verdict.ok and pool.dropped is not None:  # agreeing elsewhere says nothing of it
+        detail = (
+            f"the graph's values or partials are not finite at the given point x ="
+            f" {_point(np.array(pool.dropped))}; checked only at other points"
+        )
+        return replace(verdict, ok=False, ran=False, detail=detail)
+    return verdict
 
 
 class _Run:
