@@ -128,7 +128,7 @@ def _set(op, chosen: np.ndarray, args: Sequence[Node], size: int, index: Indexer
     targets = np.flatnonzero(chosen >= 0)
     if not targets.size:
         return args[0]
-    keep = (chosen < 0).astype(np.int32)
+    keep = chosen < 0  # boolean: JAX's where reads it without a compare
     cleared = Call("where", (index(keep), _flat(args[0]), Const(-0.0)))
     won = chosen[targets]
     if won.size > 1 and (np.diff(won) <= 0).any():  # not ascending: no slice of them
