@@ -27,7 +27,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from real_programs_harness import MODES_SIZED, SizedSurvey, jnp_twin, registry
+from real_programs_harness import MODES_SIZED, SizedSurvey, data, jax_case, np_case, registry
 
 warnings.filterwarnings("ignore")
 jax.config.update("jax_enable_x64", True)
@@ -38,21 +38,9 @@ def _rng(n: int, salt: int = 0) -> np.random.Generator:
     return np.random.default_rng(1000 * n + salt + 4)
 
 
-def data(r: np.random.Generator, *shape: int, scale: float = 1.0) -> np.ndarray:
-    return r.normal(size=shape) * scale
-
-
 #: name -> (builder n -> Case, small n, medium n or None)
 PROGRAMS: dict[str, tuple[Callable[[int], tuple], int, int | None]] = {}
 program = registry(PROGRAMS)
-
-
-def jax_case(f, xs, scalar):
-    return (f, tuple(np.asarray(x, dtype=float) for x in xs), scalar, f)
-
-
-def np_case(f, xs, scalar, ref=None):
-    return (f, tuple(np.asarray(x, dtype=float) for x in xs), scalar, ref or jnp_twin(f))
 
 
 # ---------------------------------------------------------------- fields and integrals

@@ -318,3 +318,18 @@ def jnp_twin(f):
                               f.__defaults__, f.__closure__)  # fmt: skip
     twin.__kwdefaults__ = f.__kwdefaults__
     return twin
+
+
+def data(r: np.random.Generator, *shape: int, scale: float = 1.0) -> np.ndarray:
+    """Normal numbers of ``shape`` from ``r``, times ``scale`` (a survey's arguments)."""
+    return r.normal(size=shape) * scale
+
+
+def jax_case(f, xs, scalar):
+    """A survey's case of a JAX function: its own reference."""
+    return (f, tuple(np.asarray(x, dtype=float) for x in xs), scalar, f)
+
+
+def np_case(f, xs, scalar, ref=None):
+    """A survey's case of a NumPy function: its reference ``ref`` or its JAX twin."""
+    return (f, tuple(np.asarray(x, dtype=float) for x in xs), scalar, ref or jnp_twin(f))
