@@ -779,10 +779,7 @@ class DGraph(Printable):
             if expr is None:
                 raise GraphError(f"vertex {v!r} has no expression; its value is unknown")
             mapping = {vertex_symbol(u): values[u] for u in self.predecessors(v)}
-            if expr.has(sympy.Max, sympy.Min):  # xreplace would evaluate a Max of a Max
-                values[v] = extremes.substituted(expr, mapping)
-            else:
-                values[v] = expr.xreplace(mapping)
+            values[v] = extremes.substituted(expr, mapping)  # a Max of a Max not evaluated
         return values
 
     # -- checks ------------------------------------------------------------------------
