@@ -42,7 +42,15 @@ import jax.numpy as jnp
 import jax.scipy.linalg as jsl
 import numpy as np
 from jax import lax
-from real_programs_harness import MODES_SIZED, SizedSurvey, data, jax_case, np_case, registry
+from real_programs_harness import (
+    MODES_SIZED,
+    SizedSurvey,
+    data,
+    jax_case,
+    np_case,
+    registry,
+    small_cases,
+)
 
 warnings.filterwarnings("ignore")
 jax.config.update("jax_enable_x64", True)
@@ -598,11 +606,7 @@ def main(argv: list[str]) -> None:
 
 
 #: each program at its small size, under its name (``dgraph codegen real_programs3.py:NAME``)
-CASES: dict[str, tuple] = {}
-for _name, (_builder, _small, _) in PROGRAMS.items():
-    CASES[_name] = _builder(_small)
-    CASES[_name][0].__name__ = _name
-    globals()[_name] = CASES[_name][0]
+CASES = small_cases(PROGRAMS, globals())
 
 if __name__ == "__main__":
     main(sys.argv[1:])

@@ -333,3 +333,14 @@ def jax_case(f, xs, scalar):
 def np_case(f, xs, scalar, ref=None):
     """A survey's case of a NumPy function: its reference ``ref`` or its JAX twin."""
     return (f, tuple(np.asarray(x, dtype=float) for x in xs), scalar, ref or jnp_twin(f))
+
+
+def small_cases(programs: dict, namespace: dict) -> dict[str, tuple]:
+    """Each program at its small size, under its name, also bound in ``namespace`` (a
+    survey module's globals: ``dgraph codegen real_programsN.py:NAME``)."""
+    cases: dict[str, tuple] = {}
+    for name, (builder, small, _) in programs.items():
+        cases[name] = builder(small)
+        cases[name][0].__name__ = name
+        namespace[name] = cases[name][0]
+    return cases
