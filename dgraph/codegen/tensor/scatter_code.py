@@ -119,6 +119,26 @@ def _added(op, args: Sequence[Node], index: Indexer, emit: Emit | None) -> Node:
     return Call("reshape", (emit(node) if emit else node, Const(out)))
 
 
+def _set(op, chosen: np.ndarray, args: Sequence[Node], size: int, index: Indexer, emit) -> Node:
+    """``scatter`` onto some of the positions: x with them cleared (a constant mask, so a
+    NaN or inf overwritten there does not leak) plus the winning updates (of ``size``)
+    added there, one part of a :class:`~dgraph.codegen.ir.ScatterAdd` (each target
+    once). Cleared to -0.0: ``-0.0 + u`` is ``u`` bit for bit (a signed zero too), so the
+    values are :func:`_pick`'s without a compare or a gather of the result's size."""
+    targets = np.flatnonzero(chosen >= 0)
+    if not targets.size:
+        return args[0]
+    keep = chosen < 0  # boolean: JAX's where reads it without a compare
+    cleared = Call("where", (index(keep), _flat(args[0]), Const(-0.0)))
+    won = chosen[targets]
+    if won.size > 1 and (np.diff(won) <= 0).any():  # not ascending: no slice of them
+        winners: Node = Index(_flat(args[1]), (index(won),))
+    else:
+        winners = _updates(_flat(args[1]), won, size, index)
+    node: Node = ScatterAdd(cleared, ((index(targets), winners),))
+    return Call("reshape", (emit(node) if emit else node, Const(tuple(op.shape))))
+
+
 def scatter_forward(
     op, args: Sequence[Node], shapes, index: Indexer, emit: Emit | None = None
 ) -> Node:
@@ -128,7 +148,10 @@ def scatter_forward(
     if name == "gather_flat":
         return Index(_flat(args[0]), (index(_positions(op).reshape(op.shape)),))
     if name == "scatter":
-        return _pick(op, _positions(op), args[1], args[0], index)
+        chosen = _positions(op)
+        if (chosen >= 0).all():
+            return _pick(op, chosen, args[1], args[0], index)
+        return _set(op, chosen, args, math.prod(shapes[1]), index, emit)
     if name == "scatter_add" and not _gathered(_positions(op), math.prod(shapes[0])):
         return _added(op, args, index, emit)
     node = args[0]
