@@ -3,8 +3,13 @@ statements: elementwise expressions of gathers ``ravel(a)[K]`` at constant posit
 that NumPy, JAX (no in-place update) and the C/CUDA printers read the same statements.
 
 * ``gather_flat``: ``ravel(x)[K]``, K of the result's shape;
-* ``scatter``: ``where(L < 0, x, ravel(u)[K])`` (each entry: its own, or the update
-  that wins there);
+* ``scatter``: onto every position, the gather ``ravel(u)[K]`` of the winning updates;
+  onto some, where the updates read an input, x with those positions cleared plus the
+  winners added there (:func:`_set`: nothing of the result's size gathered or compared);
+  where the updates are constants, ``where(L < 0, x, ravel(u)[K])``: the gather reads
+  constants only, folded at generation (a constant of the result's shape), and the
+  ``where`` under a constant mask is what the later passes fold (:mod:`.numpy_pad`'s
+  pad and in-place box writes, :mod:`.jax_moves`'s composed gathers);
 * ``scatter_add``: an :class:`~dgraph.codegen.ir.ScatterAdd` of the updates onto x, one
   part per layer (:func:`layers`: the s-th update aimed at each position), or x plus a
   :class:`~dgraph.codegen.ir.SegmentSum` of them beyond :data:`MOST_PARTS` layers; only
@@ -27,7 +32,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ...blocks import ONES, Block, Labelled
+from ...blocks import ONES, Block, Labelled, arrays
 from ...blocks.scatter import COMBINE, positions, slots
 from ...errors import InputError
 from ..ir import BinOp, Call, Const, Index, Node, ScatterAdd, SegmentSum, Slice
@@ -139,6 +144,19 @@ def _set(op, chosen: np.ndarray, args: Sequence[Node], size: int, index: Indexer
     return Call("reshape", (emit(node) if emit else node, Const(tuple(op.shape))))
 
 
+def _constant(x: object) -> bool:
+    """Whether an operand reads no vertex: a constant, or a nested operation of
+    constants alone."""
+    pending = [x]
+    while pending:
+        y = pending.pop()
+        if isinstance(y, arrays.ArrayOp):
+            pending.extend(y.operands)
+        elif not isinstance(y, arrays.Const):
+            return False
+    return True
+
+
 def scatter_forward(
     op, args: Sequence[Node], shapes, index: Indexer, emit: Emit | None = None
 ) -> Node:
@@ -149,7 +167,7 @@ def scatter_forward(
         return Index(_flat(args[0]), (index(_positions(op).reshape(op.shape)),))
     if name == "scatter":
         chosen = _positions(op)
-        if (chosen >= 0).all():
+        if (chosen >= 0).all() or _constant(op.operands[1]):
             return _pick(op, chosen, args[1], args[0], index)
         return _set(op, chosen, args, math.prod(shapes[1]), index, emit)
     if name == "scatter_add" and not _gathered(_positions(op), math.prod(shapes[0])):
