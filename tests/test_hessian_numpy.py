@@ -446,3 +446,32 @@ def test_a_set_of_three_entries_reads_no_array_of_the_result_s_size():
                 np.testing.assert_allclose(np.asarray(v), value, rtol=1e-14)
                 J = J.toarray() if scipy.sparse.issparse(J) else np.asarray(J)
                 np.testing.assert_allclose(J.reshape(jac.shape), jac, rtol=1e-13, atol=1e-14)
+
+
+def test_the_numpy_minimal_surface_writes_its_boundary_rows_in_place():
+    """``p = np.pad(u, 1); p[0, :] = edge; p[-1, :] = edge`` (constant rows): JAX's
+    gradient selects them under a boolean mask, ``where(M, p, C)``; the NumPy module
+    writes the two rows into the fresh padded grid in place, no select over its
+    (m + 2)² entries (on main: ``numpy.where(_K1 == 0, _K2, v_pad2)``, twice)."""
+    m = 5
+    h = 1.0 / (m + 1)
+    edge = 1.0 - (2.0 * np.linspace(0.0, 1.0, m + 2) - 1.0) ** 2
+
+    def area(p, xp):
+        dx, dy = (p[1:, :-1] - p[:-1, :-1]) / h, (p[:-1, 1:] - p[:-1, :-1]) / h
+        return 0.5 * h * h * xp.sum(xp.sqrt(1.0 + dx**2 + dy**2))
+
+    def f(u):
+        p = np.pad(np.reshape(u, (m, m)), 1)
+        p[0, :], p[-1, :] = edge, edge
+        return area(p, np)
+
+    def fj(u):
+        return area(jnp.pad(jnp.reshape(u, (m, m)), 1).at[0, :].set(edge).at[-1, :].set(edge), jnp)
+
+    x = np.random.default_rng(6).uniform(0.0, 0.5, m * m)
+    H = dgraph.hessian(f, x, sparse=True)
+    text = H.gradient.generated.text
+    assert "numpy.where(" not in text and f"[{m + 1}:{m + 2}, 0:{m + 2}] = " in text
+    x2 = x[::-1] * 0.7
+    np.testing.assert_allclose(H(x2).toarray(), reference(fj, x2), rtol=1e-12, atol=1e-12)
