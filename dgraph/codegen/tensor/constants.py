@@ -127,8 +127,11 @@ class Constants:
         self._derived: dict[str, tuple[str, tuple[str, ...]]] = {}  # by text: name, reads
 
     def index(self, array: np.ndarray) -> Name:
-        """An integer array, stored in the narrowest of int32 and int64 that holds it."""
+        """An integer array, stored in the narrowest of int32 and int64 that holds it (a
+        boolean one as it is: a mask)."""
         array = np.asarray(array)
+        if array.dtype == np.bool_:
+            return self.add(array)
         if array.dtype != np.int32:
             array = np.asarray(array, dtype=np.int64)
             small = array.size == 0 or (array.min() >= -(2**31) and array.max() < 2**31)

@@ -86,6 +86,9 @@ def forward_expression(
     if name == "integer_pow":
         return _to_shape(BinOp("**", args[0], Const(int(p["y"]))), shapes[0], shape)
     if name == "select_n":
+        if len(args) == 3:  # a predicate 0/1 or boolean (a mask): chosen without a compare
+            node = Call("where", (args[0], args[2], args[1]))
+            return _to_shape(node, np.broadcast_shapes(*shapes), shape)
         node = args[-1]
         for k in range(len(args) - 2, 0, -1):
             node = Call("where", (BinOp("==", args[0], Const(k - 1)), args[k], node))

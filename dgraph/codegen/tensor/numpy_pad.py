@@ -3,7 +3,8 @@
 - ``numpy.pad(x, widths, constant_values=c)`` spends most of its time in Python (some
   15 µs whatever the size): printed as a new array of ``c`` (``x``'s type) and ``x``
   written into its interior (two calls).
-- ``where(K < 0, x, C)`` with ``K`` and ``C`` constants (a scatter of constants into a
+- ``where(K < 0, x, C)`` (or ``where(M, x, C)``, ``M`` a boolean constant: JAX's
+  gradient's select) with ``K`` and ``C`` constants (a scatter of constants into a
   grid, the boundary rows of a stencil's padded grid) and ``x`` a new array read only
   there: the entries where the mask is false are one box, written into ``x`` in place
   from ``C`` (a number where they are all one), instead of a pass over every entry.
@@ -67,20 +68,30 @@ def _pad(t: str, v: Call, c: Any) -> list[str] | None:
     return [f"    {t} = {made}", f"    {t}[{box}] = {x}"]
 
 
+def _mask(cond: ir.Node, c: Any) -> np.ndarray | None:
+    """The constant mask ``cond`` is: ``K < 0`` (any comparison of a constant with a
+    number) or a boolean constant itself; None otherwise."""
+    if isinstance(cond, Name):
+        k = c.constants.arrays.get(cond.id)
+        return k if k is not None and k.dtype == np.bool_ else None
+    if not isinstance(cond, BinOp) or cond.op not in COMPARISONS:
+        return None
+    k, constant = c.constants.arrays.get(getattr(cond.left, "id", None)), ir.number(cond.right)
+    return None if k is None or constant is None else COMPARISONS[cond.op](k, constant)
+
+
 def _where(t: str, v: Call, c: Any, i: int, fresh: set[str]) -> list[str] | None:
     cond, x, other = v.args
-    if not (isinstance(x, Name) and isinstance(other, Name) and isinstance(cond, BinOp)):
+    if not (isinstance(x, Name) and isinstance(other, Name)):
         return None
     if x.id not in fresh or x.id in c.protected or not c.dying(x.id, v, i):
         return None
-    k, constant = c.constants.arrays.get(getattr(cond.left, "id", None)), ir.number(cond.right)
-    values = c.constants.arrays.get(other.id)
-    shape = c.shape(x)
-    if k is None or constant is None or values is None or cond.op not in COMPARISONS:
+    mask, values, shape = _mask(cond, c), c.constants.arrays.get(other.id), c.shape(x)
+    if mask is None or values is None or shape is None:
         return None
-    if shape is None or k.shape != shape or values.shape != shape or values.dtype.kind != "f":
+    if mask.shape != shape or values.shape != shape or values.dtype.kind != "f":
         return None
-    box = _box(~COMPARISONS[cond.op](k, constant))
+    box = _box(~mask)
     if box is None:
         return None
     if box == ():

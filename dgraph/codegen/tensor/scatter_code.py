@@ -3,8 +3,13 @@ statements: elementwise expressions of gathers ``ravel(a)[K]`` at constant posit
 that NumPy, JAX (no in-place update) and the C/CUDA printers read the same statements.
 
 * ``gather_flat``: ``ravel(x)[K]``, K of the result's shape;
-* ``scatter``: ``where(L < 0, x, ravel(u)[K])`` (each entry: its own, or the update
-  that wins there);
+* ``scatter``: onto every position, the gather ``ravel(u)[K]`` of the winning updates;
+  onto some, where the updates read an input, x with those positions cleared plus the
+  winners added there (:func:`_set`: nothing of the result's size gathered or compared);
+  where the updates are constants, ``where(L < 0, x, ravel(u)[K])``: the gather reads
+  constants only, folded at generation (a constant of the result's shape), and the
+  ``where`` under a constant mask is what the later passes fold (:mod:`.numpy_pad`'s
+  pad and in-place box writes, :mod:`.jax_moves`'s composed gathers);
 * ``scatter_add``: an :class:`~dgraph.codegen.ir.ScatterAdd` of the updates onto x, one
   part per layer (:func:`layers`: the s-th update aimed at each position), or x plus a
   :class:`~dgraph.codegen.ir.SegmentSum` of them beyond :data:`MOST_PARTS` layers; only
@@ -27,7 +32,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ...blocks import ONES, Block, Labelled
+from ...blocks import ONES, Block, Labelled, arrays
 from ...blocks.scatter import COMBINE, positions, slots
 from ...errors import InputError
 from ..ir import BinOp, Call, Const, Index, Node, ScatterAdd, SegmentSum, Slice
@@ -119,6 +124,39 @@ def _added(op, args: Sequence[Node], index: Indexer, emit: Emit | None) -> Node:
     return Call("reshape", (emit(node) if emit else node, Const(out)))
 
 
+def _set(op, chosen: np.ndarray, args: Sequence[Node], size: int, index: Indexer, emit) -> Node:
+    """``scatter`` onto some of the positions: x with them cleared (a constant mask, so a
+    NaN or inf overwritten there does not leak) plus the winning updates (of ``size``)
+    added there, one part of a :class:`~dgraph.codegen.ir.ScatterAdd` (each target
+    once). Cleared to -0.0: ``-0.0 + u`` is ``u`` bit for bit (a signed zero too), so the
+    values are :func:`_pick`'s without a compare or a gather of the result's size."""
+    targets = np.flatnonzero(chosen >= 0)
+    if not targets.size:
+        return args[0]
+    keep = chosen < 0  # boolean: JAX's where reads it without a compare
+    cleared = Call("where", (index(keep), _flat(args[0]), Const(-0.0)))
+    won = chosen[targets]
+    if won.size > 1 and (np.diff(won) <= 0).any():  # not ascending: no slice of them
+        winners: Node = Index(_flat(args[1]), (index(won),))
+    else:
+        winners = _updates(_flat(args[1]), won, size, index)
+    node: Node = ScatterAdd(cleared, ((index(targets), winners),))
+    return Call("reshape", (emit(node) if emit else node, Const(tuple(op.shape))))
+
+
+def _constant(x: object) -> bool:
+    """Whether an operand reads no vertex: a constant, or a nested operation of
+    constants alone."""
+    pending = [x]
+    while pending:
+        y = pending.pop()
+        if isinstance(y, arrays.ArrayOp):
+            pending.extend(y.operands)
+        elif not isinstance(y, arrays.Const):
+            return False
+    return True
+
+
 def scatter_forward(
     op, args: Sequence[Node], shapes, index: Indexer, emit: Emit | None = None
 ) -> Node:
@@ -128,7 +166,10 @@ def scatter_forward(
     if name == "gather_flat":
         return Index(_flat(args[0]), (index(_positions(op).reshape(op.shape)),))
     if name == "scatter":
-        return _pick(op, _positions(op), args[1], args[0], index)
+        chosen = _positions(op)
+        if (chosen >= 0).all() or _constant(op.operands[1]):
+            return _pick(op, chosen, args[1], args[0], index)
+        return _set(op, chosen, args, math.prod(shapes[1]), index, emit)
     if name == "scatter_add" and not _gathered(_positions(op), math.prod(shapes[0])):
         return _added(op, args, index, emit)
     node = args[0]
