@@ -134,6 +134,20 @@ def test_an_expansion_over_the_limit_is_refused_in_one_line() -> None:
     assert small.n_edges == 465 and len(small.outputs) == 30
 
 
+def test_the_limit_counts_the_edges_the_expansion_adds() -> None:
+    """cumlogsumexp's element level shifts each entry by a running max, a vertex of two
+    edges read with partial 0, which its triangular block does not hold: at 20 entries
+    the blocks bound 210 scalar edges, the expansion makes 267, and a limit between the
+    two refuses it (main: read, 267 edges over a limit of 250)."""
+    f, x = jax.lax.cumlogsumexp, np.linspace(-1.0, 1.0, 20)
+    array = from_jax(f, x, level="array")
+    assert scalar_edges(array) == 210
+    assert array.elements().n_edges == 267
+    with pytest.raises(InputError, match=r"267 scalar edges, over the limit of 250"):
+        array.elements(limit=250)
+    assert array.elements(limit=267).n_edges == 267
+
+
 def test_the_expansion_of_a_shape_0_graph_is_the_identity() -> None:
     """Scalars expand to themselves: same vertices, roles and edges, partials equal; a
     scalar graph is its own expansion."""

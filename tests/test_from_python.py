@@ -106,3 +106,29 @@ def test_a_large_function_is_read_at_the_array_level_by_default():
     # a few dozen entries stay at the element level: one scalar vertex per entry
     small = from_python(where, point=[x[:48]], level=None)
     assert not small.is_tensor and len(small.inputs) == 48 and not small.notes
+
+
+def running(x):
+    return jax.lax.cumlogsumexp(x) + jnp.cumprod(jax.nn.sigmoid(-x))
+
+
+def test_the_default_level_counts_the_element_levels_own_edges():
+    """The survey's logcumsumexp_cumprod at 20 entries: its blocks bound 500 scalar edges,
+    its element level has 555 (cumlogsumexp's running max: a vertex of two edges, read
+    with partial 0, per entry), over DEFAULT_EDGE_LIMIT, so the default reads the array
+    level (main: the element level, 555 edges; make_function 4.2-4.5 CPU-s against 0.8,
+    benchmarks/cumulative_build.py); at 18 entries, 463 edges, the element level."""
+    from dgraph.core.expand import DEFAULT_EDGE_LIMIT, scalar_edges
+
+    x = np.random.default_rng(20_000).normal(size=20)
+    assert scalar_edges(from_python(running, point=[x], level="array")) == DEFAULT_EDGE_LIMIT
+    assert from_python(running, point=[x], level="element").n_edges == 555
+    g = from_python(running, point=[x], level=None)
+    assert g.is_tensor and "555 scalar edges, over the 500" in g.notes[-1]
+    J = dgraph.make_function(running, point=[x])
+    s = 1 / (1 + np.exp(x))  # sigmoid(-x): J[i, j] = exp(x_j - y_i) - prod_{k<=i} s_k (1 - s_j)
+    y, p = np.logaddexp.accumulate(x), np.cumprod(s)
+    expected = np.tril(np.exp(x[None, :] - y[:, None]) - p[:, None] * (1 - s[None, :]))
+    np.testing.assert_allclose(J(x), expected, rtol=1e-13, atol=1e-15)
+    small = from_python(running, point=[x[:18]], level=None)
+    assert not small.is_tensor and small.n_edges == 463 and not small.notes

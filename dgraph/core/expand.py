@@ -25,8 +25,10 @@ an element that folds to a number. Names: inputs and outputs as the readers name
 element ``i`` of an intermediate ``t`` is ``t_i`` (``t`` where it has one element).
 
 The expansion grows with the data, the array graph does not: :func:`expand` refuses in
-one line above ``limit`` scalar edges (the blocks' nonzeros, counted before anything is
-built), naming ``level="array"``.
+one line above ``limit`` scalar edges, naming ``level="array"``: the blocks' nonzeros,
+counted before anything is built, then the expanded graph's own edges, which also hold
+those of partial 0 no block has (a running max, a stop-gradient or a condition read:
+cumlogsumexp's 20 entries bound 210, expand to 267).
 """
 
 from __future__ import annotations
@@ -515,7 +517,8 @@ def expand(
     graph
         An array graph whose vertices compute array operations (every reader's).
     limit
-        Most scalar edges (:func:`scalar_edges`) to make; None: no limit.
+        Most scalar edges to make: the blocks' bound (:func:`scalar_edges`) before
+        expanding, the result's edges after; None: no limit.
     every_operation
         Keep a vertex per element of every elementwise operation and reduction on
         values that depend on the inputs, with an edge from each such operand, even
@@ -549,17 +552,24 @@ def expand(
         dense = sum(  # a bound that needs no block: the edges' dense sizes
             math.prod(graph.shape(u)) * math.prod(graph.shape(v)) for u, v in graph.edges()
         )
-        count = scalar_edges(graph) if dense > limit else dense
-        if count > limit:
-            raise NoElementLevel(
-                f"{where}: the element level would have {count:,} scalar edges, over the"
-                f' limit of {limit:,}: use level="array" (--level array) or a larger limit',
-                edges=count,
-            )
+        _refuse_over(where, scalar_edges(graph) if dense > limit else dense, limit)
     unknown = [p for p in parameters if p not in graph.inputs]
     if unknown:
         raise InputError(f"{where}: parameter {unknown[0]!r} is not an input of the graph")
-    return _expanded(graph, where, every_operation, tuple(parameters), binary)
+    expanded = _expanded(graph, where, every_operation, tuple(parameters), binary)
+    if limit is not None:  # the edges the blocks do not hold (module docstring): counted
+        _refuse_over(where, expanded.n_edges, limit)
+    return expanded
+
+
+def _refuse_over(where: str, edges: int, limit: int) -> None:
+    """:class:`NoElementLevel` where ``edges`` scalar edges are over ``limit``."""
+    if edges > limit:
+        raise NoElementLevel(
+            f"{where}: the element level would have {edges:,} scalar edges, over the"
+            f' limit of {limit:,}: use level="array" (--level array) or a larger limit',
+            edges=edges,
+        )
 
 
 def _expanded(
