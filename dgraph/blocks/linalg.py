@@ -286,13 +286,13 @@ def cotangent(
 def _solve_cotangent(op: Any, k: int, args: Sequence[Any], bar: Any, x: Any, xp: Any) -> Any:
     """``linear_solve``'s cotangents (:func:`_solve_tangent` transposed)."""
     inverse = xp.inv(args[0])
+    if len(op.shape) == 1:  # b a vector (a row or a column: x = A⁻¹·b)
+        u = xp.matmul(bar, inverse)  # rows of (A⁻ᵀ·x̄)ᵀ
+        return u if k == 1 else xp.neg(xp.matmul(xp.column(u), xp.row(x)))
     if op.param["rows"]:  # x = b·A⁻ᵀ
         if k == 1:
             return xp.matmul(bar, inverse)
         return xp.neg(xp.matmul(xp.matmul(xp.swap(inverse), xp.swap(bar)), x))
-    if len(op.shape) == 1:  # b a vector
-        u = xp.matmul(bar, inverse)  # rows of (A⁻ᵀ·x̄)ᵀ
-        return u if k == 1 else xp.neg(xp.matmul(xp.column(u), xp.row(x)))
     if k == 1:
         return xp.matmul(xp.swap(inverse), bar)
     return xp.neg(xp.matmul(xp.matmul(xp.swap(inverse), bar), xp.swap(x)))
