@@ -162,5 +162,5 @@ def test_a_mutated_cotangent_is_caught(monkeypatch, where):
         monkeypatch.setattr(L, "cotangent", _no_half)
     if where in ("code", "both"):
         monkeypatch.setattr(blockops, "cotangent", _no_half)
-    with pytest.raises(DGraphError, match="did not verify|check FAILED"):
+    with pytest.raises(DGraphError, match=r"did not verify|check FAILED"):
         dgraph.make_function(_nll, "jacobian", point=[_X])

@@ -60,11 +60,11 @@ from . import heap
 
 __all__ = [
     "CONSTANT",
-    "Applied",
     "DENSE_PAIRS_FROM",
     "FORGETS",
     "GENERAL",
     "ONES",
+    "Applied",
     "Block",
     "BlockValues",
     "EinsumPlan",
@@ -396,6 +396,12 @@ def applied(out_shape, in_shape, rule: tuple, costs: tuple[int, int, int]) -> Ap
 _LABELLED_FIELDS = ("out_shape", "in_shape", "out_axes", "in_axes", "sizes", "value", "kind")
 
 
+def _values_cost(b: Applied) -> int:
+    """The multiplications of an :class:`Applied` block's dense values: the tangent
+    rule on every basis direction of the operand."""
+    return b.costs[0] + math.prod(b.in_shape) * b.costs[2]
+
+
 def _plain(b: Block) -> Block:
     return b.plain() if isinstance(b, Applied) else b
 
@@ -414,7 +420,7 @@ def _applied_product(upper: Block, lower: Block) -> tuple[str | None, Product]:
     product's price counting the dense values it reads (the tangent rule on every
     basis direction of the operand)."""
     explicit = multiply(_plain(upper), _plain(lower))
-    built = sum(b.costs[0] + math.prod(b.in_shape) * b.costs[2] for b in (upper, lower) if isinstance(b, Applied))
+    built = sum(_values_cost(b) for b in (upper, lower) if isinstance(b, Applied))
     explicit = Product(explicit.cost + built, explicit.product)
     if explicit.product is None or (isinstance(upper, Applied) == isinstance(lower, Applied)):
         return None, explicit
@@ -1555,17 +1561,21 @@ def _applied_values(upper: Block, lower: Block, vu, vl) -> BlockValues:
     if side == "rows" and hasattr(vl, "applied_rows"):
         bar = np.asarray(to_matrix(_plain(upper), vu).todense()).reshape(rows, -1)
         found = vl.applied_rows(bar)
-        return BlockValues(dense(upper.out_shape, lower.in_shape), found.reshape(_shape_of(upper, lower)))
+        return BlockValues(_dense_of(upper, lower), found.reshape(_shape_of(upper, lower)))
     if side == "columns" and hasattr(vu, "applied_columns"):
         dirs = np.asarray(to_matrix(_plain(lower), vl).todense()).reshape(-1, cols)
         found = vu.applied_columns(dirs.T).T  # (columns, out) by the rule: transposed
-        return BlockValues(dense(upper.out_shape, lower.in_shape), found.reshape(_shape_of(upper, lower)))
+        return BlockValues(_dense_of(upper, lower), found.reshape(_shape_of(upper, lower)))
     return multiply_values(_plain(upper), _plain(lower), _dense_values(vu), _dense_values(vl))
 
 
 def _dense_values(v):
     """An :class:`Applied` block's values read as :func:`dense`'s; others as they are."""
     return np.asarray(v) if hasattr(v, "applied_rows") else v
+
+
+def _dense_of(upper: Block, lower: Block) -> Labelled:
+    return dense(upper.out_shape, lower.in_shape)
 
 
 def _shape_of(upper: Block, lower: Block) -> tuple[int, ...]:

@@ -15,6 +15,13 @@ them by, applied to every basis direction at once.
   ``jnp.linalg.solve`` and ``inv`` write it): ``x = A⁻¹·b``, the columns of ``b`` or, with
   ``rows``, its rows (a vector is a row): ``dx = A⁻¹·(db - dA·x)`` (JAX's rule for it).
 
+The blocks of ``cholesky``, ``triangular_solve`` and ``linear_solve`` (:data:`APPLIED`) are
+:class:`~dgraph.blocks.Applied`: a product with rows on their left (a gradient, a
+cotangent) applies :func:`cotangent` to each row, one with columns on their right applies
+:func:`tangent` to each column, O(n³) each where the n²×n² block's values cost O(n⁵)
+(:class:`Applier` holds the values so; pricing, values and generated code take the same
+products).
+
 Each formula is written once over an array vocabulary ``xp`` (:class:`NumPyOps` here;
 :mod:`dgraph.codegen.tensor.linalg_code` prints the same calls as array statements), so
 that the values and the generated code cannot differ.
@@ -35,9 +42,9 @@ from . import decompositions as _dec
 __all__ = [
     "APPLIED",
     "LINALG",
+    "LU_DATA",
     "AbsoluteOps",
     "Applier",
-    "LU_DATA",
     "NumPyOps",
     "check",
     "cotangent",

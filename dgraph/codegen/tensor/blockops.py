@@ -17,10 +17,10 @@ import numpy as np
 
 from ...blocks import (
     CONSTANT,
-    Applied,
     FORGETS,
     ONES,
     SMALL,
+    Applied,
     Block,
     Labelled,
     Sparse,
@@ -131,7 +131,7 @@ class BlockOps:
         self.lang, self.constants, self.emit, self.varies = lang, constants, emit, varies
         self.distribute = distribute
         self._met: dict[tuple[int, int], tuple] = {}
-        self.rules: dict[str, tuple] = {}  # an Applied leaf's values (a name): (op, k, args, result)
+        self.rules: dict[str, tuple] = {}  # an Applied leaf's values' name: op, k, args, result
 
     def materialize(self, valued: Valued, product: bool = False) -> Valued:
         """The values as one name (a :class:`Terms` scattered: the parts that do not vary
