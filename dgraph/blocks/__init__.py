@@ -64,6 +64,7 @@ __all__ = [
     "FORGETS",
     "GENERAL",
     "ONES",
+    "Applied",
     "Block",
     "BlockValues",
     "EinsumPlan",
@@ -72,6 +73,8 @@ __all__ = [
     "RunTime",
     "Sparse",
     "add",
+    "applied",
+    "applied_side",
     "dense",
     "dense_pays",
     "dense_plan",
@@ -364,6 +367,74 @@ def dense(out_shape: tuple[int, ...], in_shape: tuple[int, ...], kind: int = GEN
     )
 
 
+@dataclass(frozen=True)
+class Applied(Labelled):
+    """A dense block held as the linear map it is: an operation's derivative applied by
+    its rules (:mod:`dgraph.blocks.linalg`: ``cholesky``, ``triangular_solve``), not by
+    its n²·n² entries. A product with rows on its left (a gradient's, a cotangent's) is
+    the cotangent rule applied to each row; with columns on its right, the tangent rule
+    applied to each column (:func:`multiply`, where that costs fewer multiplications than
+    the entries' product); anything else reads it as :func:`dense` (its values the
+    tangent rule applied to every basis direction). ``rule`` names the operation (its
+    primitive, params, operand and shapes); ``costs`` the multiplications shared by the
+    rows or columns of one product (an inverse), then those of one row and of one column."""
+
+    rule: tuple = ()
+    costs: tuple[int, int, int] = (0, 0, 0)
+
+    def plain(self) -> Labelled:
+        """The same block as :func:`dense` reads it."""
+        return dense(self.out_shape, self.in_shape, self.kind)
+
+
+def applied(out_shape, in_shape, rule: tuple, costs: tuple[int, int, int]) -> Applied:
+    """An :class:`Applied` block of these shapes (dense: every entry its own value)."""
+    b = dense(tuple(out_shape), tuple(in_shape))
+    return Applied(*(getattr(b, f) for f in _LABELLED_FIELDS), rule=rule, costs=costs)
+
+
+_LABELLED_FIELDS = ("out_shape", "in_shape", "out_axes", "in_axes", "sizes", "value", "kind")
+
+
+def _values_cost(b: Applied) -> int:
+    """The multiplications of an :class:`Applied` block's dense values: the tangent
+    rule on every basis direction of the operand."""
+    return b.costs[0] + math.prod(b.in_shape) * b.costs[2]
+
+
+def _plain(b: Block) -> Block:
+    return b.plain() if isinstance(b, Applied) else b
+
+
+def applied_side(upper: Block, lower: Block) -> str | None:
+    """Where :func:`multiply` applies an :class:`Applied` factor by its rules: ``"rows"``
+    (``lower`` is one: each row of ``upper`` by the cotangent rule), ``"columns"``
+    (``upper`` is one: each column of ``lower`` by the tangent rule), or None (the
+    entries' product of the dense blocks)."""
+    return _applied_product(upper, lower)[0]
+
+
+def _applied_product(upper: Block, lower: Block) -> tuple[str | None, Product]:
+    """The side an :class:`Applied` factor is applied from, and the product's price:
+    the rule's where it costs fewer multiplications than the dense product does, that
+    product's price counting the dense values it reads (the tangent rule on every
+    basis direction of the operand)."""
+    explicit = multiply(_plain(upper), _plain(lower))
+    built = sum(_values_cost(b) for b in (upper, lower) if isinstance(b, Applied))
+    explicit = Product(explicit.cost + built, explicit.product)
+    if explicit.product is None or (isinstance(upper, Applied) == isinstance(lower, Applied)):
+        return None, explicit
+    if isinstance(lower, Applied):
+        shared, each, _ = lower.costs
+        side, cost = "rows", shared + math.prod(upper.out_shape) * each
+    else:
+        shared, _, each = upper.costs  # type: ignore[union-attr]
+        side, cost = "columns", shared + math.prod(lower.in_shape) * each
+    if cost >= explicit.cost:
+        return None, explicit
+    return side, Product(cost, dense(upper.out_shape, lower.in_shape))
+
+
 def diagonal(shape: tuple[int, ...], kind: int = GENERAL) -> Labelled:
     """diag(d) over an array of ``shape`` (an elementwise operation's block).
 
@@ -476,6 +547,8 @@ def multiply(upper: Block, lower: Block) -> Product:
         raise ValueError(f"block product: {upper.in_shape} against {lower.out_shape}")
     if (kind := _run_time(upper, lower)) is not None:  # a sort's run-time permutation
         return kind.product(upper, lower)
+    if isinstance(upper, Applied) or isinstance(lower, Applied):
+        return _applied_product(upper, lower)[1]
     if isinstance(upper, Labelled) and isinstance(lower, Labelled):
         done = _labelled_product(upper, lower)
         if done is not False:
@@ -1094,6 +1167,7 @@ def add(a: Block, b: Block) -> Block:
         raise ValueError("block sum: shapes differ")
     if (kind := _run_time(a, b)) is not None:  # the same permutation, else the unions
         return kind.summed(a, b) or add(_fixed(a), _fixed(b))
+    a, b = _plain(a), _plain(b)
     if a.nnz <= SMALL and b.nnz <= SMALL:
         return _small_add(a, b)
     if id(b) < id(a):  # a sum's pattern and kind do not depend on the order
@@ -1455,6 +1529,8 @@ def multiply_values(upper: Block, lower: Block, vu: np.ndarray, vl: np.ndarray) 
     """
     if (kind := _run_time(upper, lower)) is not None:
         return kind.product_values(upper, lower, vu, vl)
+    if isinstance(upper, Applied) or isinstance(lower, Applied):
+        return _applied_values(upper, lower, vu, vl)
     plan = einsum_plan(upper, lower)
     if plan is None:
         return BlockValues(None, None)
@@ -1474,6 +1550,36 @@ def multiply_values(upper: Block, lower: Block, vu: np.ndarray, vl: np.ndarray) 
     if isinstance(product, Labelled):  # dense (:func:`_full_product`)
         return BlockValues(product, np.asarray((ma @ mb).todense()).reshape(_shape(product)))
     return BlockValues(product, _values_on(product, ma @ mb))
+
+
+def _applied_values(upper: Block, lower: Block, vu, vl) -> BlockValues:
+    """:func:`multiply_values` where a factor is :class:`Applied`: its values (an object
+    with ``applied_rows`` and ``applied_columns``, :class:`dgraph.blocks.linalg.Applier`)
+    applied to the other factor's rows or columns by its rules, or both read as dense."""
+    side = applied_side(upper, lower)
+    rows, cols = math.prod(upper.out_shape), math.prod(lower.in_shape)
+    if side == "rows" and hasattr(vl, "applied_rows"):
+        bar = np.asarray(to_matrix(_plain(upper), vu).todense()).reshape(rows, -1)
+        found = vl.applied_rows(bar)
+        return BlockValues(_dense_of(upper, lower), found.reshape(_shape_of(upper, lower)))
+    if side == "columns" and hasattr(vu, "applied_columns"):
+        dirs = np.asarray(to_matrix(_plain(lower), vl).todense()).reshape(-1, cols)
+        found = vu.applied_columns(dirs.T).T  # (columns, out) by the rule: transposed
+        return BlockValues(_dense_of(upper, lower), found.reshape(_shape_of(upper, lower)))
+    return multiply_values(_plain(upper), _plain(lower), _dense_values(vu), _dense_values(vl))
+
+
+def _dense_values(v):
+    """An :class:`Applied` block's values read as :func:`dense`'s; others as they are."""
+    return np.asarray(v) if hasattr(v, "applied_rows") else v
+
+
+def _dense_of(upper: Block, lower: Block) -> Labelled:
+    return dense(upper.out_shape, lower.in_shape)
+
+
+def _shape_of(upper: Block, lower: Block) -> tuple[int, ...]:
+    return (*upper.out_shape, *lower.in_shape)
 
 
 def _shape(b: Labelled) -> tuple[int, ...]:

@@ -15,6 +15,13 @@ them by, applied to every basis direction at once.
   ``jnp.linalg.solve`` and ``inv`` write it): ``x = A⁻¹·b``, the columns of ``b`` or, with
   ``rows``, its rows (a vector is a row): ``dx = A⁻¹·(db - dA·x)`` (JAX's rule for it).
 
+The blocks of ``cholesky``, ``triangular_solve`` and ``linear_solve`` (:data:`APPLIED`) are
+:class:`~dgraph.blocks.Applied`: a product with rows on their left (a gradient, a
+cotangent) applies :func:`cotangent` to each row, one with columns on their right applies
+:func:`tangent` to each column, O(n³) each where the n²×n² block's values cost O(n⁵)
+(:class:`Applier` holds the values so; pricing, values and generated code take the same
+products).
+
 Each formula is written once over an array vocabulary ``xp`` (:class:`NumPyOps` here;
 :mod:`dgraph.codegen.tensor.linalg_code` prints the same calls as array statements), so
 that the values and the generated code cannot differ.
@@ -29,17 +36,22 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from . import GENERAL, Block, dense
+from . import GENERAL, Block, applied, dense
 from . import decompositions as _dec
 
 __all__ = [
+    "APPLIED",
     "LINALG",
     "LU_DATA",
+    "AbsoluteOps",
+    "Applier",
     "NumPyOps",
     "check",
+    "cotangent",
     "forward",
     "lu_data",
     "operand_block",
+    "rule_costs",
     "tangent",
     "values",
 ]
@@ -238,17 +250,190 @@ def _solve_tangent(op: Any, k: int, args: Sequence[Any], d: Any, x: Any, xp: Any
     return xp.neg(xp.matmul(inverse, xp.matmul(d, x)))
 
 
+def cotangent(
+    op: Any, k: int, args: Sequence[Any], bar: Any, result: Any, xp: Any = NumPyOps
+) -> Any:
+    """Operand k's cotangents for cotangents ``bar`` of the result (a leading axis of
+    rows): the transpose of :func:`tangent`'s map, for the operations of
+    :data:`APPLIED` (Giles, "An extended collection of matrix derivative results for
+    forward and reverse mode algorithmic differentiation", 2008; Murray, "Differentiation
+    of the Cholesky decomposition", 2016):
+
+    * ``cholesky``: ``Ā = L⁻ᵀ·φ(Lᵀ·L̄)·L⁻¹`` (φ is self-adjoint; not symmetrized: the
+      tangent reads all of dA, the jaxpr symmetrizes A before);
+    * ``triangular_solve``: ``b̄ = M⁻ᵀ·x̄`` and ``ā = T*(-M⁻ᵀ·x̄·xᵀ)`` (left), ``b̄ = x̄·M⁻ᵀ``
+      and ``ā = T*(-xᵀ·x̄·M⁻ᵀ)`` (right), T* the adjoint of the triangle read
+      (:func:`_triangle`: transposed back, the unit diagonal dropped, the triangle kept);
+    * ``linear_solve``: ``b̄ = A⁻ᵀ·x̄``, ``Ā = -A⁻ᵀ·x̄·xᵀ`` (columns; rows and a vector alike).
+    """
+    name = op.primitive
+    if name == "cholesky":
+        li = xp.inv(result)
+        inner = xp.matmul(xp.swap(result), bar)
+        diagonal = xp.mul(xp.mul(inner, xp.eye(op.shape[0])), 0.5)
+        return xp.matmul(xp.matmul(xp.swap(li), xp.add(xp.tril(inner, -1), diagonal)), li)
+    if name == "linear_solve":
+        return _solve_cotangent(op, k, args, bar, result, xp)
+    inverse_t = xp.swap(xp.inv(_matrix(op, args[0], xp)))
+    left = op.param["left_side"]
+    if k == 1:
+        return xp.matmul(inverse_t, bar) if left else xp.matmul(bar, inverse_t)
+    if left:
+        g = xp.neg(xp.matmul(xp.matmul(inverse_t, bar), xp.swap(result)))
+    else:
+        g = xp.neg(xp.matmul(xp.matmul(xp.swap(result), bar), inverse_t))
+    p = op.param
+    if p["transpose_a"]:
+        g = xp.swap(g)
+    if p["unit_diagonal"]:
+        g = xp.sub(g, xp.mul(g, xp.eye(_size(op))))
+    return xp.tril(g) if p["lower"] else xp.triu(g)
+
+
+def _solve_cotangent(op: Any, k: int, args: Sequence[Any], bar: Any, x: Any, xp: Any) -> Any:
+    """``linear_solve``'s cotangents (:func:`_solve_tangent` transposed)."""
+    inverse = xp.inv(args[0])
+    if len(op.shape) == 1:  # b a vector (a row or a column: x = A⁻¹·b)
+        u = xp.matmul(bar, inverse)  # rows of (A⁻ᵀ·x̄)ᵀ
+        return u if k == 1 else xp.neg(xp.matmul(xp.column(u), xp.row(x)))
+    if op.param["rows"]:  # x = b·A⁻ᵀ
+        if k == 1:
+            return xp.matmul(bar, inverse)
+        return xp.neg(xp.matmul(xp.matmul(xp.swap(inverse), xp.swap(bar)), x))
+    if k == 1:
+        return xp.matmul(xp.swap(inverse), bar)
+    return xp.neg(xp.matmul(xp.matmul(xp.swap(inverse), bar), xp.swap(x)))
+
+
+APPLIED = frozenset({"cholesky", "triangular_solve", "linear_solve"})  # with a cotangent rule
+
+
+def rule_costs(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> tuple[int, int, int]:
+    """The multiplications of :func:`cotangent` and :func:`tangent` as they are computed
+    (an n×n inverse counted n³, a product of m×k and k×n matrices m·k·n): shared by a
+    product's rows or columns (the inverse), then per row, then per column."""
+    name = op.primitive
+    if name == "cholesky":
+        n = op.shape[0]
+        return n**3, 3 * n**3, 3 * n**3
+    n = shapes[0][0]
+    if name == "triangular_solve":
+        other = op.shape[1] if op.param["left_side"] else op.shape[0]
+    else:
+        other = 1 if len(op.shape) == 1 else op.shape[0 if op.param["rows"] else 1]
+    each = n * n * other * (1 if k == 1 else 2)
+    return n**3, each, each
+
+
 def operand_block(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> Block:
-    """Dense: every entry of the result reads every entry of the operand."""
+    """Dense: every entry of the result reads every entry of the operand; for the
+    operations of :data:`APPLIED` an :class:`~dgraph.blocks.Applied` block (applied to
+    rows and columns by :func:`cotangent` and :func:`tangent`)."""
     check(op, shapes)
+    if op.primitive in APPLIED:
+        rule = (op.primitive, tuple(sorted(op.param.items())), k, tuple(map(tuple, shapes)))
+        return applied(tuple(op.shape), tuple(shapes[k]), rule, rule_costs(op, k, shapes))
     return dense(tuple(op.shape), tuple(shapes[k]), GENERAL)
 
 
-def values(op: Any, k: int, args: Sequence[np.ndarray]) -> np.ndarray:
-    """The dense block's values, C order over (result axes, operand axes)."""
+def values(op: Any, k: int, args: Sequence[np.ndarray]) -> Any:
+    """The dense block's values, C order over (result axes, operand axes); for the
+    operations of :data:`APPLIED` an :class:`Applier` (read as those values where asked)."""
     args = [np.asarray(a, dtype=float) for a in args]
-    mine = args[k].shape
+    if op.primitive in APPLIED:
+        return Applier(op, k, args)
+    return _basis_values(op, k, args, forward(op, args))
+
+
+def _basis_values(op: Any, k: int, args: Sequence[Any], result: Any, xp: Any = NumPyOps) -> Any:
+    """The tangent map applied to every basis direction of operand k."""
+    mine = np.shape(args[k])
     size = math.prod(mine)
     basis = np.eye(size).reshape(size, *mine)
-    out = tangent(op, k, args, basis, forward(op, args))
+    out = tangent(op, k, args, basis, result, xp)
     return np.moveaxis(out, 0, -1).reshape(*op.shape, *mine)
+
+
+class AbsoluteOps(NumPyOps):
+    """The vocabulary by magnitudes: every product of matrices and every inverse taken
+    by its entries' absolute values (``|A|·|B|``, ``|A⁻¹|``), a negation dropped; the
+    masks and the sums of the formulas exact (they build M from ``a`` and add parts of
+    one sign). :func:`cotangent` over it bounds ``|w|ᵀ·|J|`` and :func:`tangent`
+    ``|J|·|v|`` entry by entry, the scale of the rounding the value check allows."""
+
+    matmul = staticmethod(lambda a, b: np.matmul(np.abs(a), np.abs(b)))
+    inv = staticmethod(lambda a: np.abs(NumPyOps.inv(a)))
+    neg = staticmethod(lambda a: np.abs(a))
+
+
+class Applier(np.lib.mixins.NDArrayOperatorsMixin):
+    """An :class:`~dgraph.blocks.Applied` block's values, held as its operation and
+    operands: rows applied by :func:`cotangent` (:meth:`applied_rows`), columns by
+    :func:`tangent` (:meth:`applied_columns`), O(n³) a row; anything else reads them as
+    the dense array (``numpy.asarray``, attributes, other ufuncs: the tangent applied to
+    every basis direction). ``numpy.abs`` of it gives the same map by
+    :class:`AbsoluteOps`."""
+
+    def __init__(self, op: Any, k: int, args: Sequence[np.ndarray], xp: Any = NumPyOps) -> None:
+        self.op, self.k, self.args, self.xp = op, k, list(args), xp
+        self._result: np.ndarray | None = None
+        self._entries: np.ndarray | None = None
+
+    @property
+    def result(self) -> np.ndarray:
+        if self._result is None:
+            self._result = np.asarray(forward(self.op, self.args), dtype=float)
+        return self._result
+
+    def applied_rows(self, bar: np.ndarray) -> np.ndarray:
+        """``bar · block`` for rows ``bar`` (rows × result entries): rows × operand entries."""
+        bar = np.asarray(bar, dtype=float)
+        rows = bar.reshape(-1, *self.op.shape)
+        out = cotangent(self.op, self.k, self.args, rows, self.result, self.xp)
+        return np.reshape(out, (rows.shape[0], -1))
+
+    def applied_columns(self, dirs: np.ndarray) -> np.ndarray:
+        """``block · dirsᵀ`` for directions ``dirs`` (columns × operand entries), one row
+        per direction: columns × result entries."""
+        dirs = np.asarray(dirs, dtype=float)
+        given = dirs.reshape(-1, *np.shape(self.args[self.k]))
+        out = tangent(self.op, self.k, self.args, given, self.result, self.xp)
+        return np.reshape(out, (given.shape[0], -1))
+
+    def applied(self, vector: np.ndarray) -> np.ndarray:
+        """``block · vector``, flat in and out."""
+        return self.applied_columns(np.reshape(vector, (1, -1)))[0]
+
+    def applied_transposed(self, vector: np.ndarray) -> np.ndarray:
+        """``vectorᵀ · block``, flat in and out."""
+        return self.applied_rows(np.reshape(vector, (1, -1)))[0]
+
+    @property
+    def entries(self) -> np.ndarray:
+        """The dense values (made once)."""
+        if self._entries is None:
+            found = _basis_values(self.op, self.k, self.args, self.result, self.xp)
+            self._entries = np.asarray(found, dtype=float)
+        return self._entries
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        return self.entries if dtype is None else self.entries.astype(dtype)
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if ufunc is np.absolute and method == "__call__" and len(inputs) == 1:
+            found = Applier(self.op, self.k, self.args, AbsoluteOps)
+            found._result = self._result
+            return found
+        plain = [x.entries if isinstance(x, Applier) else x for x in inputs]
+        return getattr(ufunc, method)(*plain, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name in ("op", "k", "args", "xp"):
+            raise AttributeError(name)
+        return getattr(self.entries, name)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.entries[key]

@@ -20,10 +20,12 @@ from ...blocks import (
     FORGETS,
     ONES,
     SMALL,
+    Applied,
     Block,
     Labelled,
     Sparse,
     add,
+    applied_side,
     as_sparse,
     dense,
     dense_pays,
@@ -40,6 +42,7 @@ from ...blocks import (
     same_structure,
     sparse,
 )
+from ...blocks.linalg import cotangent, tangent
 from ...blocks.permutation import Permutation, same_order
 from ...errors import DGraphError
 from ..ir import (
@@ -60,6 +63,7 @@ from ..ir import number as _node_number
 from ..ir import times as _times
 from .constants import Constants
 from .entries import entries, every, fills
+from .linalg_code import IROps
 from .permutation_code import multiply_permutation, scale_permutation, structural_of
 
 __all__ = ["BlockOps", "Terms", "Valued", "entries", "values_at"]
@@ -127,6 +131,7 @@ class BlockOps:
         self.lang, self.constants, self.emit, self.varies = lang, constants, emit, varies
         self.distribute = distribute
         self._met: dict[tuple[int, int], tuple] = {}
+        self.rules: dict[str, tuple] = {}  # an Applied leaf's values' name: op, k, args, result
 
     def materialize(self, valued: Valued, product: bool = False) -> Valued:
         """The values as one name (a :class:`Terms` scattered: the parts that do not vary
@@ -185,6 +190,8 @@ class BlockOps:
         (a, va), (b, vb) = upper, lower
         if isinstance(a, Permutation) or isinstance(b, Permutation):
             return multiply_permutation(self, upper, lower)
+        if isinstance(a, Applied) or isinstance(b, Applied):
+            return self._applied(upper, lower)
         plan = einsum_plan(a, b)
         if plan is False and isinstance(va, Terms) != isinstance(vb, Terms):
             moved = self._moved(a, b, va, vb)
@@ -219,6 +226,35 @@ class BlockOps:
             flat = self.emit(self._pairs(a, b, va, vb, as_sparse(product)))
             return product, self.emit(Call("reshape", (flat, Const(_value_shape(product)))))
         return product, self.emit(self._pairs(a, b, va, vb, product))  # type: ignore[arg-type]
+
+    def _applied(self, upper: Valued, lower: Valued) -> Valued:
+        """A product with an :class:`~dgraph.blocks.Applied` block: the other factor's
+        rows by the cotangent rule or its columns by the tangent rule
+        (:func:`~dgraph.blocks.applied_side`, the formulas of :mod:`dgraph.blocks.linalg`
+        printed), else both read as dense blocks."""
+        (a, va), (b, vb) = upper, lower  # type: ignore[misc]
+        side = applied_side(a, b)
+        held = vb if side == "rows" else va
+        rule = self.rules.get(held.id) if side and isinstance(held, Name) else None
+        if rule is None:
+            plain = [(x.plain() if isinstance(x, Applied) else x, v) for x, v in (upper, lower)]
+            return self._multiply(*plain)  # type: ignore[arg-type]
+        op, k, args, result = rule
+        product = dense(a.out_shape, b.in_shape)
+        if side == "rows":
+            a, va = self.materialize(upper, True)  # type: ignore[misc]
+            m, n = math.prod(a.out_shape), math.prod(b.out_shape)
+            bar = self._densified(a, va, entries(a), (m, n))
+            bar = Call("reshape", (bar, Const((m, *op.shape))))
+            out = self.emit(cotangent(op, k, args, bar, result, IROps))
+            return product, self.emit(Call("reshape", (out, Const(_value_shape(product)))))
+        b, vb = self.materialize(lower, True)  # type: ignore[misc]
+        n, m = math.prod(b.out_shape), math.prod(b.in_shape)
+        columns = self._densified(b, vb, entries(b), (n, m))
+        dirs = Call("reshape", (Call("transpose", (columns,)), Const((m, *b.out_shape))))
+        out = self.emit(tangent(op, k, args, dirs, result, IROps))
+        moved = Call("moveaxis", (out, Const(0), Const(-1)))
+        return product, self.emit(Call("reshape", (moved, Const(_value_shape(product)))))
 
     def _through_dense(self, a: Block, b: Block, va: Node, vb: Node, product: Block) -> Node | None:
         """``product``'s values (in its entries' order) from ``a`` and ``b`` made dense

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 import sympy
 
-from ...blocks import RECENT, Labelled
+from ...blocks import RECENT, Applied, Labelled
 from ...blocks.arrays import ArrayOp, Const, operand_block
 from ...blocks.permutation import Permutation
 from ...core.block_costs import along_bracketing, chain_product, post_order
@@ -1050,6 +1050,9 @@ def leaf_value(w: Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
             node = leaf_values(op, k, block, args, arg_shapes, w.emit, w.constants.index)
         if ir.number(node) is None:
             node = w.emit(node, f"d_{v}_{u}")
+        if isinstance(block, Applied) and isinstance(node, Name):  # applied by its rules
+            result = names[v] if v in names else w.emit(forward_node(w, op, names, shapes, True))
+            ops.rules[node.id] = (op, k, args, result)
         total = (block, node) if total is None else ops.add(total, (block, node))
     return total
 

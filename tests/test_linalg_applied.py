@@ -1,0 +1,166 @@
+"""``cholesky``, ``triangular_solve`` and ``linear_solve`` blocks applied by their rules
+(:class:`dgraph.blocks.Applied`): a gradient's rows by the cotangent rule, a tangent's
+columns by the tangent rule, never the n²×n² block: the rules against the dense block,
+a GP's gradient against ``jax.grad`` with its index arrays and price counted, and a
+mutated cotangent rule caught by the checks."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+jsl = pytest.importorskip("jax.scipy.linalg")
+
+import dgraph  # noqa: E402
+from dgraph.blocks import Applied, dense, multiply  # noqa: E402
+from dgraph.blocks import linalg as L  # noqa: E402
+from dgraph.codegen.tensor import blockops  # noqa: E402
+from dgraph.errors import DGraphError  # noqa: E402
+
+RNG = np.random.default_rng(22)
+
+
+def _op(primitive: str, shape: tuple[int, ...], **param) -> SimpleNamespace:
+    return SimpleNamespace(primitive=primitive, shape=shape, param=param)
+
+
+def _cases(n: int = 5) -> list[tuple[SimpleNamespace, list[np.ndarray], int]]:
+    """Each operation of :data:`~dgraph.blocks.linalg.APPLIED` with each flag, operand by
+    operand: cholesky, triangular_solve (sides, triangles, transposed, unit diagonal) and
+    linear_solve (columns, a vector, rows, a vector read as a row)."""
+    a = RNG.normal(size=(n, n)) + 3 * np.eye(n)
+    cases = [(_op("cholesky", (n, n)), [a @ a.T], 0)]
+    for left, lower, transposed, unit in itertools.product((True, False), repeat=4):
+        b = RNG.normal(size=(n, 3) if left else (3, n))
+        flags = dict(left_side=left, lower=lower, transpose_a=transposed, unit_diagonal=unit)
+        cases += [(_op("triangular_solve", b.shape, **flags), [a, b], k) for k in (0, 1)]
+    for shape, rows in (((n, 2), False), ((n,), False), ((n,), True), ((2, n), True)):
+        b = RNG.normal(size=shape)
+        cases += [(_op("linear_solve", shape, rows=rows), [a, b], k) for k in (0, 1)]
+    return cases
+
+
+@pytest.mark.parametrize("case", _cases(), ids=lambda c: f"{c[0].primitive}-{c[2]}")
+def test_the_rules_apply_the_dense_block(case):
+    """Rows by the cotangent rule and columns by the tangent rule are the dense block's
+    products (the tangent on every basis direction), and the rules by magnitudes bound
+    |w|ᵀ·|J| and |J|·|v| entry by entry."""
+    op, args, k = case
+    values = L.values(op, k, args)
+    assert isinstance(values, L.Applier)
+    block = np.asarray(values).reshape(int(np.prod(op.shape)), -1)
+    rows = RNG.normal(size=(3, block.shape[0]))
+    columns = RNG.normal(size=(2, block.shape[1]))
+    scale = np.abs(rows) @ np.abs(block)
+    assert np.abs(values.applied_rows(rows) - rows @ block).max() <= 1e-13 * scale.max()
+    assert np.allclose(values.applied_columns(columns), columns @ block.T, rtol=0, atol=1e-12)
+    magnitudes = np.abs(values)
+    assert (magnitudes.applied_rows(np.abs(rows)) >= scale * (1 - 1e-12)).all()
+    bound = magnitudes.applied_columns(np.abs(columns))
+    assert (bound >= np.abs(columns) @ np.abs(block).T * (1 - 1e-12)).all()
+
+
+def test_the_product_is_priced_by_the_rules():
+    """At n = 30 a row times cholesky's block costs the inverse and three n³ products
+    (1.08·10⁵ multiplications), two columns the inverse and two tangents, not the
+    810,000 entries' products plus the block's values (the tangent on n² directions,
+    7.3·10⁷); two such blocks are each other's dense factors, their values counted."""
+    n = 30
+    op = _op("cholesky", (n, n))
+    block = L.operand_block(op, 0, [(n, n)])
+    assert isinstance(block, Applied)
+    assert tuple(multiply(dense((), (n, n)), block)) == (4 * n**3, dense((), (n, n)))
+    assert tuple(multiply(block, dense((n, n), (2,)))) == (7 * n**3, dense((n, n), (2,)))
+    values = n**3 + n * n * 3 * n**3
+    assert multiply(block, block).cost == n**6 + 2 * values
+
+
+N = 30
+_Y = RNG.normal(size=N)
+_X = RNG.normal(size=2 * N)
+
+
+def _nll(x):
+    """A GP's negative log marginal likelihood (Matérn-3/2, benchmarks/real_programs3.py's
+    ``gp_solve_triangular``)."""
+    X = x.reshape(N, 2)
+    d = jnp.linalg.norm(X[:, None, :] - X[None, :, :] + 1e-9, axis=-1)
+    s = jnp.sqrt(3.0) * d / 0.7
+    K = (1 + s) * jnp.exp(-s) + 0.1 * jnp.eye(N)
+    chol = jnp.linalg.cholesky(K)
+    a = jsl.solve_triangular(chol, _Y, lower=True)
+    return 0.5 * a @ a + jnp.sum(jnp.log(jnp.diag(chol)))
+
+
+def test_a_gps_gradient_applies_its_linalg_blocks():
+    """At 30 points the gradient equals ``jax.grad``; its module's largest index array is
+    the triangle's 465 entries (on main: the sparse row times cholesky's dense block,
+    418,500 pairs, three arrays of them) and no n²-direction basis (``eye(900)``) is made;
+    its price is the rules' (145,395 multiplications; main priced 454,095 without the
+    blocks' values)."""
+    made = dgraph.make_function(_nll, "jacobian", point=[_X])
+    with jax.enable_x64(True):
+        want = np.asarray(jax.grad(_nll)(jnp.asarray(_X)))
+    got = np.asarray(made(_X))
+    assert np.abs(got - want).max() <= 1e-10 * np.abs(want).max()
+    text = made.generated.text
+    sizes = [
+        int(np.prod([int(t) for t in m.group(1).split(",") if t.strip()]))
+        for m in re.finditer(r"_array\('[^']*', numpy\.int\d+, \(([\d, ]+)\)", text)
+    ]
+    assert max(sizes) == N * (N + 1) // 2
+    assert sum(sizes) < 1000
+    assert f"eye({N * N})" not in text
+    assert made.generated.expression_set.mults <= 6 * N**3
+
+
+def _gp_vector(x):
+    """The solve's vector itself (an output of N entries): jvp and vjp."""
+    X = x.reshape(N, 2)
+    K = jnp.exp(-jnp.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1)) + 0.5 * jnp.eye(N)
+    return jsl.solve_triangular(jnp.linalg.cholesky(K), _Y, lower=True)
+
+
+@pytest.mark.parametrize("mode", ["jvp", "vjp"])
+def test_tangents_and_cotangents_through_the_rules(mode):
+    """``jvp`` applies the blocks to a column (the tangent rule), ``vjp`` to a row (the
+    cotangent rule): both equal JAX's, priced 140,865 multiplications each (on main,
+    through the blocks' values on the n² basis directions: 828,015 and 449,565)."""
+    made = dgraph.make_function(_gp_vector, mode, point=[_X])
+    v = RNG.normal(size=_X.shape if mode == "jvp" else (N,))
+    with jax.enable_x64(True):
+        x = jnp.asarray(_X)
+        if mode == "jvp":
+            want = np.asarray(jax.jvp(_gp_vector, (x,), (jnp.asarray(v),))[1])
+        else:
+            want = np.asarray(jax.vjp(_gp_vector, x)[1](jnp.asarray(v))[0])
+    got = np.asarray(made(_X, v))
+    assert np.abs(got - want).max() <= 1e-10 * np.abs(want).max()
+    assert made.generated.sweep_mults <= 6 * N**3
+    assert f"eye({N * N})" not in made.generated.text
+
+
+def _no_half(op, k, args, bar, result, xp=L.NumPyOps, rule=L.cotangent):
+    """cholesky's cotangent with φ's diagonal not halved (a wrong rule)."""
+    if op.primitive != "cholesky":
+        return rule(op, k, args, bar, result, xp)
+    li = xp.inv(result)
+    return xp.matmul(xp.matmul(xp.swap(li), xp.tril(xp.matmul(xp.swap(result), bar))), li)
+
+
+@pytest.mark.parametrize("where", ["values", "code", "both"])
+def test_a_mutated_cotangent_is_caught(monkeypatch, where):
+    """The rule wrong in the values (the expression set's check against JAX), in the code
+    (the code's check against the expression set), or in both (JAX): refused."""
+    if where in ("values", "both"):
+        monkeypatch.setattr(L, "cotangent", _no_half)
+    if where in ("code", "both"):
+        monkeypatch.setattr(blockops, "cotangent", _no_half)
+    with pytest.raises(DGraphError, match=r"did not verify|check FAILED"):
+        dgraph.make_function(_nll, "jacobian", point=[_X])
