@@ -74,7 +74,6 @@ __all__ = [
     "Sparse",
     "add",
     "applied",
-    "applied_side",
     "dense",
     "dense_pays",
     "dense_plan",
@@ -92,6 +91,7 @@ __all__ = [
     "plain_dense",
     "remember_sum",
     "remembered_sum",
+    "rule_side",
     "scalar_block",
     "scale",
     "scoped",
@@ -406,7 +406,7 @@ def _plain(b: Block) -> Block:
     return b.plain() if isinstance(b, Applied) else b
 
 
-def applied_side(upper: Block, lower: Block) -> str | None:
+def rule_side(upper: Block, lower: Block) -> str | None:
     """Where :func:`multiply` applies an :class:`Applied` factor by its rules: ``"rows"``
     (``lower`` is one: each row of ``upper`` by the cotangent rule), ``"columns"``
     (``upper`` is one: each column of ``lower`` by the tangent rule), or None (the
@@ -1556,7 +1556,7 @@ def _applied_values(upper: Block, lower: Block, vu, vl) -> BlockValues:
     """:func:`multiply_values` where a factor is :class:`Applied`: its values (an object
     with ``applied_rows`` and ``applied_columns``, :class:`dgraph.blocks.linalg.Applier`)
     applied to the other factor's rows or columns by its rules, or both read as dense."""
-    side = applied_side(upper, lower)
+    side = rule_side(upper, lower)
     rows, cols = math.prod(upper.out_shape), math.prod(lower.in_shape)
     if side == "rows" and hasattr(vl, "applied_rows"):
         bar = np.asarray(to_matrix(_plain(upper), vu).todense()).reshape(rows, -1)

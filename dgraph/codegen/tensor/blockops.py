@@ -25,7 +25,6 @@ from ...blocks import (
     Labelled,
     Sparse,
     add,
-    applied_side,
     as_sparse,
     dense,
     dense_pays,
@@ -39,6 +38,7 @@ from ...blocks import (
     pattern,
     remember_sum,
     remembered_sum,
+    rule_side,
     same_structure,
     sparse,
 )
@@ -230,10 +230,10 @@ class BlockOps:
     def _applied(self, upper: Valued, lower: Valued) -> Valued:
         """A product with an :class:`~dgraph.blocks.Applied` block: the other factor's
         rows by the cotangent rule or its columns by the tangent rule
-        (:func:`~dgraph.blocks.applied_side`, the formulas of :mod:`dgraph.blocks.linalg`
+        (:func:`~dgraph.blocks.rule_side`, the formulas of :mod:`dgraph.blocks.linalg`
         printed), else both read as dense blocks."""
         (a, va), (b, vb) = upper, lower  # type: ignore[misc]
-        side = applied_side(a, b)
+        side = rule_side(a, b)
         held = vb if side == "rows" else va
         rule = self.rules.get(held.id) if side and isinstance(held, Name) else None
         if rule is None:
