@@ -21,8 +21,9 @@ time (:func:`tangent_sweep`):
    chunk, each output's rows written into one preallocated array of steps × rows ×
    width), else on sparse matrices (a chunk of :data:`CHUNK_ENTRIES`): a scan too large
    for dense arrays, and a ``while_loop`` (its trip count known only by running); there
-   the carried tangents stay dense where a step's rows are few (:data:`DENSE_STEP`: one
-   carried sum's row over n columns, sparse, is rebuilt each step, O(n²) in all); and
+   the carried tangents stay dense where their rows are few (:data:`DENSE_STEP`: one
+   carried sum's row over n columns, sparse, is rebuilt each step, O(n²) in all; the
+   ys rows, kept apart where the carries' rows are their own, not counted); and
    where a scan writes at its counter and most of its carried rows pass through a step
    unchanged (:class:`~dgraph.core.step_entries.StepEntries`), its body Jacobian is
    taken in the rows each step writes alone, and the tangents held row by row
@@ -62,7 +63,7 @@ __all__ = [
 
 DENSE_ENTRIES = 50_000_000  # steps × rows × width (and steps × body Jacobian) held dense
 KEPT_VALUES = 2_000_000  # steps × body vertices: the arrays of every step's values kept
-DENSE_STEP = 100_000  # body output rows × width: a step's tangents held dense, ys sparse
+DENSE_STEP = 100_000  # carried rows × width: a step's tangents held dense, ys sparse
 CHUNK_ENTRIES = 2_000_000
 """The most entries (steps × the body's values and Jacobian entries) a sparse sweep
 holds for the steps it takes at once."""
@@ -148,7 +149,8 @@ def tangent_sweep(
     dense = fits(region, args)
     layout = StepLayout(region, region._columns(args))
     steps = (region.length or 0) if region.kind == "scan" else 0
-    small = layout.rows * layout.width <= DENSE_STEP
+    carried = layout.carry_total if layout.in_place else layout.rows  # ys rows kept apart
+    small = carried * layout.width <= DENSE_STEP
     storage = DENSE if dense or small else SPARSE
     ys = DENSE if dense else SPARSE
     jacobians = _BodyJacobians(region, layout, absolute, by_rows=storage == SPARSE)
