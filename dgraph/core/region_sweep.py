@@ -157,7 +157,7 @@ def tangent_sweep(
     if jacobians.rows is not None:  # a step writes few rows: those alone
         storage = ROWS
     sweep = TangentRecurrence(layout, storage, absolute, steps, ys_storage=ys)
-    trajectory, shared = None, {}
+    trajectory = None
     if (
         run is not None
         and "steps" in run
@@ -166,7 +166,6 @@ def tangent_sweep(
         kept_steps, outputs, trips = run["steps"], run["outputs"], run["trips"]
         size = max(len(kept_steps), 1) if dense else jacobians.chunk()
         chunks = [kept_steps[i : i + size] for i in range(0, len(kept_steps), size)]
-        shared = {"steps": kept_steps, "kept": run.get("kept", frozenset())}
     else:
         kept = None if jacobians.rows is None else jacobians.rows.reads()
         trajectory = _Steps(region, args, kept)
@@ -179,14 +178,7 @@ def tangent_sweep(
     if trajectory is not None:
         outputs, trips = trajectory.outputs(), trajectory.trips
     found = sweep.found()
-    return {
-        "outputs": outputs,
-        "trips": trips,
-        **found,
-        "entries": jacobians.entries,
-        "stepped": trajectory is not None,
-        **shared,
-    }
+    return {"outputs": outputs, "trips": trips, **found, "entries": jacobians.entries}
 
 
 class _Steps:

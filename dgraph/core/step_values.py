@@ -6,9 +6,9 @@ A scan body that writes at its counter (:mod:`dgraph.frontends.jaxpr_steps`) hol
 each step picks a case other than 0 at a few entries
 (:meth:`~dgraph.core.regions.Region.selected_at`), and a carried array comes out as it went
 in but there. Evaluated whole, each step costs the array's size (O(n²) for n steps). Here
-(the incremental evaluation of a computation whose input changes little between runs,
-Acar's self-adjusting computation, on the body's dataflow graph), once per run each large
-vertex (more than :data:`SMALL` entries) is classed:
+(a change propagated through the body's dataflow graph to what it reaches alone, as in
+self-adjusting computation: U. A. Acar, *Self-Adjusting Computation*, PhD thesis, CMU,
+2005), once per run each large vertex (more than :data:`SMALL` entries) is classed:
 
 * *based* on a carried array or on an array the same every step: it equals that base
   outside a set of entries known each step. A carry is based on itself; a masked select
@@ -27,9 +27,12 @@ operations as the whole array's: the same numbers) and written into the carry in
 A body with another large vertex (a reduction over a carried array, a ys output of the
 array's size, a dot) is evaluated whole (None from :meth:`StepValues.of`).
 
-``x + 0`` is ``x`` for every ``x`` but ``-0.0`` (``+0.0`` whole): a run whose carries
-hold a ``-0.0`` where an ``add`` of zeros passes them through is evaluated whole from
-that step on.
+``x + 0.0`` and ``x - (-0.0)`` are ``x`` for every ``x`` but ``-0.0`` (``+0.0`` whole): a
+run whose based carries hold a ``-0.0`` where such an operation passes them is evaluated
+whole (from its start, or from the step that writes one).
+
+A run for values keeps the small values of each step
+(:func:`~dgraph.core.region_sweep.forward_run`); the large vertices are left out of them.
 """
 
 from __future__ import annotations
