@@ -43,6 +43,7 @@ __all__ = [
     "block_magnitude",
     "block_size",
     "block_value",
+    "elementwise_forward",
     "evaluate",
     "labelled_block",
     "move",
@@ -354,6 +355,13 @@ def _read(
         if frozen is not None and op.primitive == "stop_gradient":
             frozen[id(op)] = done[id(op)]
     return done[id(x)]
+
+
+def elementwise_forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:
+    """An elementwise operation's result (NumPy's function, as :func:`evaluate`) on its
+    operands' values at some of its entries, one array each (a loop step's written
+    entries: :mod:`dgraph.core.step_values`)."""
+    return _forward(op, args)
 
 
 def _forward(op: ArrayOp, args: list[np.ndarray]) -> np.ndarray:

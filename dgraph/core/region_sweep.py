@@ -21,8 +21,9 @@ time (:func:`tangent_sweep`):
    chunk, each output's rows written into one preallocated array of steps × rows ×
    width), else on sparse matrices (a chunk of :data:`CHUNK_ENTRIES`): a scan too large
    for dense arrays, and a ``while_loop`` (its trip count known only by running); there
-   the carried tangents stay dense where a step's rows are few (:data:`DENSE_STEP`: one
-   carried sum's row over n columns, sparse, is rebuilt each step, O(n²) in all); and
+   the carried tangents stay dense where their rows are few (:data:`DENSE_STEP`: one
+   carried sum's row over n columns, sparse, is rebuilt each step, O(n²) in all; the
+   ys rows, kept apart where the carries' rows are their own, not counted); and
    where a scan writes at its counter and most of its carried rows pass through a step
    unchanged (:class:`~dgraph.core.step_entries.StepEntries`), its body Jacobian is
    taken in the rows each step writes alone, and the tangents held row by row
@@ -42,6 +43,7 @@ from ..blocks.permutation import as_structural
 from ..blocks.scatter import SCATTERS
 from .lazy import LazyModule
 from .step_entries import StepEntries
+from .step_values import SMALL, StepValues
 from .tangent_recurrence import DENSE, ROWS, SPARSE, StepLayout, TangentRecurrence
 
 sp = LazyModule("scipy.sparse")  # importing dgraph stays light
@@ -61,7 +63,7 @@ __all__ = [
 
 DENSE_ENTRIES = 50_000_000  # steps × rows × width (and steps × body Jacobian) held dense
 KEPT_VALUES = 2_000_000  # steps × body vertices: the arrays of every step's values kept
-DENSE_STEP = 100_000  # body output rows × width: a step's tangents held dense, ys sparse
+DENSE_STEP = 100_000  # carried rows × width: a step's tangents held dense, ys sparse
 CHUNK_ENTRIES = 2_000_000
 """The most entries (steps × the body's values and Jacobian entries) a sparse sweep
 holds for the steps it takes at once."""
@@ -101,10 +103,32 @@ def trajectory_run(region: Region, args: list[np.ndarray]) -> dict:
 
 
 def forward_run(region: Region, args: list[np.ndarray]) -> dict:
-    """The loop's outputs and trips, no step's values kept."""
-    steps = _Steps(region, args)
-    steps.take(math.inf, keep=False)
-    return {"outputs": steps.outputs(), "trips": steps.trips}
+    """The loop's outputs and trips; a scan's small values at every step kept
+    (:func:`_small_names`: ``"steps"``, ``"kept"``) where they are at most
+    :data:`KEPT_VALUES`, for a :func:`tangent_sweep` asked next at the same operands
+    that reads no other (the value check evaluates the program, then asks for the
+    blocks: one run of the steps, not two)."""
+    steps = _Steps(region, args, kept=set())
+    names = _small_names(region)
+    keep = region.kind == "scan" and (region.length or 0) * len(names) <= KEPT_VALUES
+    per_step = steps.take(math.inf, keep=keep)
+    run: dict = {"outputs": steps.outputs(), "trips": steps.trips}
+    if keep:
+        run["steps"] = [{v: values[v] for v in names} for values in per_step]
+        run["kept"] = names
+    return run
+
+
+def _small_names(region: Region) -> frozenset[str]:
+    """The body's constants (the same arrays every step) and its inputs and vertices of
+    at most :data:`~dgraph.core.step_values.SMALL` entries."""
+    b = region.body
+    found = set(b.inputs[: region.n_consts])
+    found |= {x for x, s in zip(b.inputs, b.shapes, strict=True) if math.prod(s) <= SMALL}
+    for v in b.order:
+        if b.graph.op(v) is not None and math.prod(b.graph.shape(v)) <= SMALL:
+            found.add(v)
+    return frozenset(found)
 
 
 def tangent_sweep(
@@ -125,7 +149,8 @@ def tangent_sweep(
     dense = fits(region, args)
     layout = StepLayout(region, region._columns(args))
     steps = (region.length or 0) if region.kind == "scan" else 0
-    small = layout.rows * layout.width <= DENSE_STEP
+    carried = layout.carry_total if layout.in_place else layout.rows  # ys rows kept apart
+    small = carried * layout.width <= DENSE_STEP
     storage = DENSE if dense or small else SPARSE
     ys = DENSE if dense else SPARSE
     jacobians = _BodyJacobians(region, layout, absolute, by_rows=storage == SPARSE)
@@ -133,10 +158,17 @@ def tangent_sweep(
         storage = ROWS
     sweep = TangentRecurrence(layout, storage, absolute, steps, ys_storage=ys)
     trajectory = None
-    if run is not None and "steps" in run and dense:
-        chunks, outputs, trips = [run["steps"]], run["outputs"], run["trips"]
+    if (
+        run is not None
+        and "steps" in run
+        and (dense or jacobians.reads() <= run.get("kept", frozenset()))
+    ):
+        kept_steps, outputs, trips = run["steps"], run["outputs"], run["trips"]
+        size = max(len(kept_steps), 1) if dense else jacobians.chunk()
+        chunks = [kept_steps[i : i + size] for i in range(0, len(kept_steps), size)]
     else:
-        trajectory = _Steps(region, args)
+        kept = None if jacobians.rows is None else jacobians.rows.reads()
+        trajectory = _Steps(region, args, kept)
         chunks = trajectory.chunks(math.inf if dense else jacobians.chunk())
     t = 0
     for per_step in chunks:
@@ -151,9 +183,15 @@ def tangent_sweep(
 
 class _Steps:
     """A loop's trajectory, run a chunk of steps at a time: each step's body values,
-    the carries and each step's ys."""
+    the carries and each step's ys. With ``kept`` (the vertices a caller reads of each
+    step's values; None: all) a scan that writes at its counter is evaluated in the
+    entries each step writes (:class:`~dgraph.core.step_values.StepValues`: its large
+    carries written in place, the step's values without its large vertices), where it
+    can be."""
 
-    def __init__(self, region: Region, args: list[np.ndarray]) -> None:
+    def __init__(
+        self, region: Region, args: list[np.ndarray], kept: set[str] | None = None
+    ) -> None:
         self.region = region
         first = region.n_cond_consts + region.n_consts
         self.carry = [np.asarray(c) for c in args[first : first + region.n_carry]]
@@ -161,6 +199,13 @@ class _Steps:
         self.trips = 0
         self.gen = region._steps(args)
         self.inputs = self._advance(None)
+        self.written = None if kept is None else StepValues.of(region, args, kept)
+        if self.written is not None and self.inputs is not None:
+            at = region.n_consts
+            carry = self.written.start(self.inputs[at : at + region.n_carry])
+            self.written = None if carry is None else self.written
+            if carry is not None:  # this run's own, written in place
+                self.inputs[at : at + region.n_carry] = carry
 
     def _advance(self, carry: list[np.ndarray] | None):
         """The next step's body inputs from :meth:`Region._steps` (None after the last)."""
@@ -174,7 +219,14 @@ class _Steps:
         found: list[dict] = []
         taken = 0
         while self.inputs is not None and taken < most:
-            values, self.carry = _step(self.region, self.inputs, self.ys)
+            if self.written is not None and self.written.broken:
+                self.written = None  # a -0.0 carried: whole from here (StepValues)
+            if self.written is not None:
+                values, self.carry, ys = self.written.step(self.trips, self.inputs)
+                for j, y in enumerate(ys):
+                    self.ys[j].append(y)
+            else:
+                values, self.carry = _step(self.region, self.inputs, self.ys)
             self.trips += 1
             taken += 1
             if keep:
@@ -215,6 +267,12 @@ class _BodyJacobians:
             self.placing = _placing(self.plan)
             if by_rows:
                 self.rows = StepEntries.of(region, self.plan, pattern[0], self.split)
+
+    def reads(self) -> set[str]:
+        """The vertices whose values at each step :meth:`of` reads: in the rows a step
+        writes, those of the blocks no rule there gives (:meth:`StepEntries.reads`),
+        else every one."""
+        return self.rows.reads() if self.rows is not None else set(self.names)
 
     def chunk(self) -> int:
         """The steps a sparse sweep takes at once (:data:`CHUNK_ENTRIES`)."""

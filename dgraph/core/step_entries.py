@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..blocks import ONES
-from ..blocks.arrays import known_block_value, stacked_block_entries
+from ..blocks.arrays import known_block_value, names_read, stacked_block_entries
 from ..blocks.scatter import SCATTERS
 
 __all__ = ["StepEntries"]
@@ -102,6 +102,19 @@ class StepEntries:
         fine[row_of[~good]] = False
         fine &= rows < layout.carry_total
         return np.flatnonzero(~fine)
+
+    def reads(self) -> set[str]:
+        """The vertices whose values :meth:`of_steps` reads (through ``stacked`` or
+        ``value_at``): those of the blocks whose values no rule here gives."""
+        found: set[str] = set()
+        for term, op in zip(self.plan.terms, self.ops, strict=True):
+            if term.vertex in self.masked:
+                continue
+            if op.primitive in SCATTERS and term.block.kind == ONES:
+                continue
+            if known_block_value(op, term.k, term.block) is None:
+                found |= {term.vertex, *names_read(op.operands)}
+        return found
 
     def _rows(self, selected: dict) -> np.ndarray:
         """The body output rows a step writes, sorted (``selected``: its

@@ -291,9 +291,11 @@ class TangentRecurrence:
         ys = split.ys_products
         d_new, dy = j_c[redo] @ self.d, j_c[ys] @ self.d
         if excess is not None:
-            e_c, size = split.carry_part(excess, True), abs(self.d)
-            f_new = j_c[redo] @ self.f + e_c[redo] @ size
-            fy = j_c[ys] @ self.f + e_c[ys] @ size
+            e_c = split.carry_part(excess, True)
+            f_new, fy = j_c[redo] @ self.f, j_c[ys] @ self.f
+            if redo.size or ys.size:  # |D| read by those rows alone
+                size = abs(self.d)
+                f_new, fy = f_new + e_c[redo] @ size, fy + e_c[ys] @ size
             self.f[redo] = f_new
             self._place(self.f, split.placed_at(excess, s), split)
             self._keep_rows(self.fys, s, ys, fy, split.placed_at(excess, s), split)
