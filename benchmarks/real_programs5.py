@@ -285,7 +285,13 @@ def scan_cond_body(n):
 
     def f(u):
         def step(c, ui):
-            c = lax.cond(c > 0.5, lambda c: 0.8 * c - 0.1 * ui**2, lambda c: c + 0.3 * jnp.tanh(ui), c)
+            def cool(c):
+                return 0.8 * c - 0.1 * ui**2
+
+            def heat(c):
+                return c + 0.3 * jnp.tanh(ui)
+
+            c = lax.cond(c > 0.5, cool, heat, c)
             return c, c
 
         _, T = lax.scan(step, 0.0, u)
