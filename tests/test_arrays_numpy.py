@@ -694,3 +694,45 @@ def test_gradient_of_second_order_at_the_ends():
     for bad, needle in [short, coordinates]:
         with pytest.raises(InputError, match=needle):
             from_function(bad, name="f", sizes=[(3, 3)], level="array")
+
+
+@pytest.mark.parametrize(
+    ("shape", "indices", "axis"),
+    [((8,), [0, 3, 3, 1, 6], 0), ((8,), [2, 5], 0), ((3, 7), [0, 2, 3], 1), ((5, 2, 3), [4, 0], 0)],
+)
+def test_add_reduceat_sums_segments_as_numpy(shape, indices, axis):
+    """``np.add.reduceat`` (segments in order, an empty one, a decreasing pair, along any
+    axis): NumPy's values, and the Jacobian of the same sums by a 0/1 matrix in JAX (it was
+    refused: 'numpy.add.reduceat on an array that depends on the inputs is not supported')."""
+    n = shape[axis]
+    S = np.add.reduceat(np.eye(n), indices, axis=0)  # row i: the entries segment i sums
+
+    def f(u):
+        return np.add.reduceat(np.sin(u) * u, indices, axis=axis)
+
+    def fj(u):
+        moved = jnp.tensordot(S, jnp.moveaxis(jnp.sin(u) * u, axis, 0), axes=1)
+        return jnp.moveaxis(moved, 0, axis)
+
+    check(f, fj, [RNG.normal(size=shape)])
+
+
+def test_bincount_with_traced_weights_is_a_segment_sum():
+    """``np.bincount(labels, weights=w, minlength)`` with constant labels: NumPy's values
+    and ``jnp.bincount``'s Jacobian (refused before: 'numpy.bincount on an array that
+    depends on the inputs is not supported'); traced labels, negative labels, other
+    ufuncs' ``reduceat`` refused in one line."""
+    labels = np.array([0, 3, 1, 0, 3, 3, 1])
+    check(lambda w: np.bincount(labels, weights=np.tanh(w), minlength=6),
+          lambda w: jnp.bincount(labels, weights=jnp.tanh(w), length=6),
+          [RNG.normal(size=7)])  # fmt: skip
+    bad = [
+        (lambda w: np.bincount(np.array([0, -1, 2]), weights=w), "non-negative"),
+        (lambda w: np.bincount(w, weights=w), "depend on the inputs"),
+        (lambda w: np.add.reduceat(w, [0, 3, 1.5]), "integers"),
+        (lambda w: np.add.reduceat(w, [0, 5]), "out of bounds"),
+        (lambda w: np.multiply.reduceat(w, [0, 2]), "multiply.reduceat"),
+    ]
+    for f, needle in bad:
+        with pytest.raises(InputError, match=needle):
+            from_function(f, name="f", sizes=[(3,)], level="array")

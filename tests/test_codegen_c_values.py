@@ -371,6 +371,26 @@ def test_linear_algebra_is_refused_as_outside_the_vocabulary():
     assert "\n" not in str(caught.value)
 
 
+def test_linear_algebra_in_a_loop_is_refused_in_one_line():
+    """A ``jnp.linalg.solve`` inside ``lax.scan`` (an implicit Euler step): refused as the
+    same line, naming the loop (it was 'ShapeError: no shape rule for the array function
+    linalg.inv', not a DGraphError, from the loop's shapes inferred before its body)."""
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    A = np.eye(3) + 0.1 * np.ones((3, 3))
+
+    def f(u0):
+        def step(u, _):
+            return jnp.linalg.solve(A, u + 0.1 * jnp.sin(u)), None
+
+        return jax.lax.scan(step, u0, None, length=3)[0]
+
+    with pytest.raises(DGraphError, match=r"<loop>` \(linalg.inv: linear algebra is not in"
+                       r" the C values vocabulary; generate python or jax") as caught:  # fmt: skip
+        dgraph.make_function(f, "jacobian", "c", point=[np.ones(3)])
+    assert "\n" not in str(caught.value)
+
+
 def _diagonal_program(statements, shape, constants=None):
     """``statements`` computing ``y`` from ``x`` of ``shape``, ``y`` flattened the values
     of a diagonal sparse result (so that ``data`` is y in C order)."""

@@ -15,6 +15,7 @@ import struct
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -298,3 +299,18 @@ def test_a_product_of_many_entries_equals_the_reference():
     square = pa.multiply(a, a)  # a·a: xy and yx one monomial, coefficients doubled
     assert arrays(square) == reference_multiply(a, a)
     assert square.rows < product.rows
+
+
+def test_a_product_too_large_to_form_gives_up_before_forming_it():
+    """700 entries of 64 monomials of degree 6, times themselves: 2.9 million rows of 13
+    factor keys before equal monomials are added, past ``MAX_PRODUCT``: GiveUp (nothing
+    claimed) before they are formed. Main formed them (a Hessian's cancellation pass of a
+    SiLU MLP of 400 weights took 20 GB and was killed; real_programs5's
+    silu_softplus_bce)."""
+    entries, terms, degree = 700, 64, 6
+    fac = (1 << pa.SHIFT) | np.arange(entries * terms * degree).reshape(-1, degree)
+    a = pa.PolyArray((entries,), np.repeat(np.arange(entries), terms), fac,
+                     np.ones(entries * terms), np.zeros(entries, dtype=bool))  # fmt: skip
+    with pytest.raises(pa.GiveUp, match="too many terms"):
+        pa.multiply(a, a)
+    assert entries * terms**2 * (2 * degree + 1) > pa.MAX_PRODUCT

@@ -17,9 +17,10 @@ itself, so they are folded. A comparison is a
 :class:`Passive` value: a nested operation no derivative flows through, which
 ``np.where`` reads (``select_n``) and arithmetic may use as a constant (``np.argmax``'s
 positions also index: ``take_dynamic``). ``np.einsum``, ``np.median``,
-``np.linalg.matrix_power``, ``np.searchsorted`` and ``np.interp`` are built of these
-operations. What has no array operation (most of ``np.linalg``, indexing with other
-traced values, assignment into an array, a branch on a traced value) is one
+``np.linalg.matrix_power``, ``np.searchsorted``, ``np.interp``, ``np.add.reduceat`` and
+``np.bincount(weights=)`` are built of these operations. What has no array operation
+(most of ``np.linalg``, indexing with other traced values, assignment into an array, a
+branch on a traced value) is one
 :class:`~dgraph.errors.InputError` line naming it.
 """
 
@@ -589,6 +590,8 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
     name = ufunc.__name__
     if method == "at" and name in _AT:
         return _assign_at(name, *inputs)
+    if method == "reduceat" and name == "add":
+        return _add_reduceat(*inputs, **kwargs)
     if method != "__call__":
         raise _unsupported(f"numpy.{name}.{method}")
     if kwargs.get("out") is not None:
@@ -752,6 +755,72 @@ def _assign_at(name: str, x: Any, indices: Any, value: Any = None) -> None:
         x.shape,
     )
     x.name = x.tape.new(op, x.shape).name
+
+
+def _segment_sums(x: Any, pairs: np.ndarray, k: int, axis: int, what: str) -> Any:
+    """Sums along ``axis`` of ``x`` into ``k`` places: entry ``pairs[0, j]`` along the axis
+    added into place ``pairs[1, j]``; a ``take`` of the sources where they are not each
+    entry once in order, then one ``scatter_add`` into zeros (``np.add.at``'s operation)."""
+    sources, targets = pairs
+    if not np.array_equal(sources, np.arange(x.shape[axis])):
+        x = _take(x, sources, axis)
+    shape = (*x.shape[:axis], k, *x.shape[axis + 1 :])
+    at = np.take(np.arange(math.prod(shape)).reshape(shape), targets, axis=axis)
+    op = ArrayOp(
+        "scatter_add",
+        (Const.of(np.zeros(shape)), _updates(x, x.shape, x.tape, what)),
+        (("targets", tuple(at.reshape(-1).tolist())),),
+        shape,
+    )
+    return x.tape.new(op, shape)
+
+
+def _integers(indices: Any, what: str) -> np.ndarray:
+    if _is_traced(indices) or isinstance(indices, Passive):
+        raise InputError(f"{what} with indices that depend on the inputs is not supported")
+    idx = np.asarray(indices)
+    if idx.ndim != 1 or idx.dtype.kind not in "iu":
+        raise InputError(f"{what}: the indices must be a 1-D array of integers")
+    return idx.astype(np.int64)
+
+
+def _add_reduceat(a: Any, indices: Any, axis: Any = 0, dtype=None, out=None) -> Any:
+    """``np.add.reduceat(a, indices, axis)``: place ``i`` the sum of
+    ``a[indices[i]:indices[i + 1]]`` along the axis (to the end for the last), or
+    ``a[indices[i]]`` where ``indices[i + 1] <= indices[i]``, as NumPy defines it."""
+    what = "numpy.add.reduceat"
+    _reduction_args(what, dtype, out)
+    if _traced(a, what) is None:
+        raise InputError(f"{what} with indices that depend on the inputs is not supported")
+    d = _axis(axis, a.ndim, what)
+    idx, n = _integers(indices, what), a.shape[d]
+    if idx.size == 0 or ((idx < 0) | (idx >= n)).any():
+        raise InputError(f"{what}: an index is out of bounds for axis {d} of length {n}")
+    stops = np.append(idx[1:], n)
+    pairs = [
+        (p, i)
+        for i, (start, stop) in enumerate(zip(idx.tolist(), stops.tolist(), strict=True))
+        for p in (range(start, stop) if start < stop else (start,))
+    ]
+    return _segment_sums(a, np.array(pairs).T, idx.size, d, what)
+
+
+def _bincount(x: Any, weights: Any = None, minlength: int = 0) -> Any:
+    """``np.bincount(labels, weights=w, minlength)`` with constant labels and traced
+    weights: each weight added into its label's place."""
+    what = "numpy.bincount"
+    if not _live(weights):
+        w = None if weights is None else _constant(weights)
+        return np.bincount(_integers(x, what), w, minlength=minlength)
+    labels = _integers(x, what)
+    if weights.shape != labels.shape:
+        raise InputError(f"{what}: weights of shape {weights.shape} for {labels.size} labels")
+    if (labels < 0).any():
+        raise InputError(f"{what}: the labels must be non-negative")
+    k = max(int(labels.max(initial=-1)) + 1, int(minlength))
+    if labels.size == 0:
+        return np.zeros(k)
+    return _segment_sums(weights, np.stack([np.arange(labels.size), labels]), k, 0, what)
 
 
 # -- moves ---------------------------------------------------------------------------------
@@ -1928,6 +1997,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.broadcast_to: _broadcast_to,
     np.pad: _pad,
     np.take: _take,
+    np.bincount: _bincount,
     np.concatenate: _concatenate,
     np.stack: _stack,
     np.hstack: _hstack,

@@ -384,7 +384,9 @@ class _Translator(CElementPrinter):
         """One statement: its shape inferred (a loop's: the tuple of its outputs'), then
         translated."""
         loop = isinstance(node, (ir.Loop, ir.While, ir.Cond))
-        shaped = self.inference.of(node) if loop else self._shaped(node)
+        if loop:  # named in one line where its body is refused
+            self.current = f"{target} = <{type(node).__name__.lower()}>"
+        shaped = self._inferred(node) if loop else self._shaped(node)
         self.inference.env[target] = shaped
         self._assign(target, node, shaped)
 
@@ -990,8 +992,16 @@ class _Translator(CElementPrinter):
     def _shaped(self, node: Node) -> Shaped:
         """``node``'s shape and type (:mod:`dgraph.codegen.shapes`), from the statements
         before this one."""
+        found = self._inferred(node)
+        if isinstance(found, (list, dict, slice, str, np.dtype)) or found is None:
+            self._refuse(f"{found!r} is not an array")
+        return found if isinstance(found, Shaped) else Shaped.of(found)
+
+    def _inferred(self, node: Node) -> Any:
+        """What :mod:`dgraph.codegen.shapes` infers for ``node`` (a loop's: the tuple of its
+        outputs'); a node it has no rule for (also inside a loop's body) refused here."""
         try:
-            found = self.inference.of(node)
+            return self.inference.of(node)
         except ShapeError as error:
             if "array function linalg." in str(error):  # no rule: none is printed in C
                 self._refuse(
@@ -999,9 +1009,6 @@ class _Translator(CElementPrinter):
                     " vocabulary; generate python or jax"
                 )
             self._refuse(str(error))
-        if isinstance(found, (list, dict, slice, str, np.dtype)) or found is None:
-            self._refuse(f"{found!r} is not an array")
-        return found if isinstance(found, Shaped) else Shaped.of(found)
 
     def _constant(self, node: Node) -> np.ndarray:
         """The constant array of the program that ``node`` names (a sparse pattern)."""
