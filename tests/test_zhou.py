@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import networkx as nx
 import pytest
 import sympy
 from hypothesis import given
@@ -15,7 +16,7 @@ from dgraph.core.verify import verify
 from dgraph.errors import DGraphError
 from dgraph.frontends.random_graphs import random_composition, random_series_parallel
 from dgraph.zhou.convert import expression_graph
-from dgraph.zhou.factorize import zhou
+from dgraph.zhou.factorize import _paths_between, zhou
 from dgraph.zhou.layers import _bracketing, layer_chain, layers
 from dgraph.zhou.listing import list_paths
 from dgraph.zhou.segment import segment
@@ -337,3 +338,55 @@ def test_auto_tries_only_the_global_strategy_on_large_graphs():
     assert set(es.info["tried"]) == {"global/backward", "global/forward"}
     assert "pages and pairs not tried" in es.info["not_tried"]
     assert set(zf.zhou(g, "pages").info["tried"]) == {"pages/backward", "pages/forward"}
+
+
+class _CountingDiGraph(nx.DiGraph):
+    """A DiGraph that counts the neighbour look-ups a traversal makes."""
+
+    calls = 0
+
+    def successors(self, n):
+        _CountingDiGraph.calls += 1
+        return super().successors(n)
+
+    def predecessors(self, n):
+        _CountingDiGraph.calls += 1
+        return super().predecessors(n)
+
+    neighbors = successors
+
+
+def test_paths_between_many_sources_walks_each_vertex_once():
+    """The edges on paths from 20 inputs into a 50-vertex chain: one traversal from all
+    the inputs at once and one back from the output look each vertex up at most twice
+    (a search per input, 20 · 50 look-ups, was the largest cost of Zhou's pages); the
+    edges are the paths' (here all of them but the dangling one)."""
+    g = _CountingDiGraph()
+    inputs = [f"x{k}" for k in range(20)]
+    chain = [f"c{k}" for k in range(50)]
+    g.add_edges_from((x, chain[0]) for x in inputs)
+    g.add_edges_from(zip(chain, chain[1:], strict=False))
+    g.add_edge(chain[10], "dangling")
+    _CountingDiGraph.calls = 0
+    edges = _paths_between(g, set(inputs), {chain[-1]})
+    assert set(edges) == set(g.edges) - {(chain[10], "dangling")}
+    assert _CountingDiGraph.calls <= 2 * g.number_of_nodes()
+
+
+def test_zhou_of_an_element_level_softmax_matches_jax():
+    """Zhou's factorization (pages, pairs and global, both variants) of a softmax read
+    at the element level: the Jacobian JAX computes."""
+    import jax
+    import numpy as np
+
+    jax.config.update("jax_enable_x64", True)
+    x = np.random.default_rng(3).normal(size=6)
+
+    def f(v):
+        return jax.nn.softmax(v.reshape(-1, 3), axis=1)
+
+    graph = dgraph.from_jax(f, x, level="element")
+    es = zhou(graph)
+    assert es.info["tried"]["pages/backward"] <= es.info["tried"]["pairs/backward"]
+    expected = np.asarray(jax.jacfwd(f)(x)).reshape(6, 6)
+    np.testing.assert_allclose(es.evaluate(x), expected, rtol=1e-12, atol=1e-14)
