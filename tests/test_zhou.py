@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import networkx as nx
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 import dgraph
 from dgraph.core.expressions import make_expression_set, reference_symbol
 from dgraph.core.verify import verify
+from dgraph.elimination.labeled import LabeledGraph
 from dgraph.errors import DGraphError
 from dgraph.frontends.random_graphs import random_composition, random_series_parallel
 from dgraph.zhou.convert import expression_graph
@@ -365,7 +367,7 @@ def test_paths_between_many_sources_walks_each_vertex_once():
     inputs = [f"x{k}" for k in range(20)]
     chain = [f"c{k}" for k in range(50)]
     g.add_edges_from((x, chain[0]) for x in inputs)
-    g.add_edges_from(zip(chain, chain[1:], strict=False))
+    g.add_edges_from(itertools.pairwise(chain))
     g.add_edge(chain[10], "dangling")
     _CountingDiGraph.calls = 0
     edges = _paths_between(g, set(inputs), {chain[-1]})
@@ -390,3 +392,20 @@ def test_zhou_of_an_element_level_softmax_matches_jax():
     assert es.info["tried"]["pages/backward"] <= es.info["tried"]["pairs/backward"]
     expected = np.asarray(jax.jacfwd(f)(x)).reshape(6, 6)
     np.testing.assert_allclose(es.evaluate(x), expected, rtol=1e-12, atol=1e-14)
+
+
+def test_pages_of_one_graph_read_its_roles_once(monkeypatch):
+    """Fifty one-edge pages of a 200-vertex chain (Zhou's pairs and pages strategies make
+    one working copy per page): the graph's roles are read once for all of them, not once
+    per page and vertex (main: 10,000 reads), and each page holds its edge alone."""
+    names = ["t", *(f"a{k}" for k in range(198)), "r"]
+    graph = _graph("chain", " ".join(f"{up}>{low}" for low, up in itertools.pairwise(names)))
+    reads = []
+    role = dgraph.DGraph.role
+    monkeypatch.setattr(dgraph.DGraph, "role", lambda self, v: reads.append(v) or role(self, v))
+    for k in range(50):
+        u, v = names[k], names[k + 1]
+        page = LabeledGraph(graph, [(u, v)])
+        assert list(page.succ) == [u, v] and page.succ[u] == {v: graph.symbol(u, v)}
+        assert page.role[u] == ("input" if k == 0 else "intermediate")
+    assert len(reads) <= len(names)
