@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dgraph
-from dgraph.core.expressions import make_expression_set, reference_symbol
+from dgraph.core.expressions import ExpressionSet, make_expression_set, reference_symbol
 from dgraph.core.verify import verify
 from dgraph.elimination.labeled import LabeledGraph
 from dgraph.errors import DGraphError
@@ -409,3 +409,37 @@ def test_pages_of_one_graph_read_its_roles_once(monkeypatch):
         assert list(page.succ) == [u, v] and page.succ[u] == {v: graph.symbol(u, v)}
         assert page.role[u] == ("input" if k == 0 else "intermediate")
     assert len(reads) <= len(names)
+
+
+def test_zhou_inlines_each_distinct_candidate_once(monkeypatch):
+    """A running log-sum-exp plus a running product of sigmoids (n = 4) read at the
+    element level: pages and pairs give the same sets for both variants, so 4 of the 6
+    candidates are inlined (main: 6); the counts tried and the Jacobian (JAX's) are
+    those of inlining every one."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    jax.config.update("jax_enable_x64", True)
+
+    def f(v):
+        return jax.lax.cumlogsumexp(v) + jnp.cumprod(jax.nn.sigmoid(-v))
+
+    x = np.random.default_rng(4).normal(size=4)
+    graph = dgraph.from_jax(f, x, level="element")
+    calls = []
+    inline = ExpressionSet.inline_single_use
+    monkeypatch.setattr(
+        ExpressionSet, "inline_single_use", lambda self: calls.append(1) or inline(self)
+    )
+    es = zhou(graph)
+    assert len(calls) == 4
+    assert es.info["tried"] == {
+        "global/backward": 46,
+        "global/forward": 47,
+        "pages/backward": 54,
+        "pages/forward": 54,
+        "pairs/backward": 48,
+        "pairs/forward": 48,
+    }
+    np.testing.assert_allclose(es.evaluate(x), jax.jacfwd(f)(x), rtol=1e-12, atol=1e-14)
