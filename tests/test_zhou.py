@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
+import networkx as nx
 import pytest
 import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
 import dgraph
-from dgraph.core.expressions import make_expression_set, reference_symbol
+from dgraph.core.expressions import ExpressionSet, make_expression_set, reference_symbol
 from dgraph.core.verify import verify
+from dgraph.elimination.labeled import LabeledGraph
 from dgraph.errors import DGraphError
 from dgraph.frontends.random_graphs import random_composition, random_series_parallel
 from dgraph.zhou.convert import expression_graph
-from dgraph.zhou.factorize import zhou
+from dgraph.zhou.factorize import _paths_between, zhou
 from dgraph.zhou.layers import _bracketing, layer_chain, layers
 from dgraph.zhou.listing import list_paths
 from dgraph.zhou.segment import segment
@@ -337,3 +340,106 @@ def test_auto_tries_only_the_global_strategy_on_large_graphs():
     assert set(es.info["tried"]) == {"global/backward", "global/forward"}
     assert "pages and pairs not tried" in es.info["not_tried"]
     assert set(zf.zhou(g, "pages").info["tried"]) == {"pages/backward", "pages/forward"}
+
+
+class _CountingDiGraph(nx.DiGraph):
+    """A DiGraph that counts the neighbour look-ups a traversal makes."""
+
+    calls = 0
+
+    def successors(self, n):
+        _CountingDiGraph.calls += 1
+        return super().successors(n)
+
+    def predecessors(self, n):
+        _CountingDiGraph.calls += 1
+        return super().predecessors(n)
+
+    neighbors = successors
+
+
+def test_paths_between_many_sources_walks_each_vertex_once():
+    """The edges on paths from 20 inputs into a 50-vertex chain: one traversal from all
+    the inputs at once and one back from the output look each vertex up at most twice
+    (a search per input, 20 · 50 look-ups, was the largest cost of Zhou's pages); the
+    edges are the paths' (here all of them but the dangling one)."""
+    g = _CountingDiGraph()
+    inputs = [f"x{k}" for k in range(20)]
+    chain = [f"c{k}" for k in range(50)]
+    g.add_edges_from((x, chain[0]) for x in inputs)
+    g.add_edges_from(itertools.pairwise(chain))
+    g.add_edge(chain[10], "dangling")
+    _CountingDiGraph.calls = 0
+    edges = _paths_between(g, set(inputs), {chain[-1]})
+    assert set(edges) == set(g.edges) - {(chain[10], "dangling")}
+    assert _CountingDiGraph.calls <= 2 * g.number_of_nodes()
+
+
+def test_zhou_of_an_element_level_softmax_matches_jax():
+    """Zhou's factorization (pages, pairs and global, both variants) of a softmax read
+    at the element level: the Jacobian JAX computes."""
+    import jax
+    import numpy as np
+
+    jax.config.update("jax_enable_x64", True)
+    x = np.random.default_rng(3).normal(size=6)
+
+    def f(v):
+        return jax.nn.softmax(v.reshape(-1, 3), axis=1)
+
+    graph = dgraph.from_jax(f, x, level="element")
+    es = zhou(graph)
+    assert es.info["tried"]["pages/backward"] <= es.info["tried"]["pairs/backward"]
+    expected = np.asarray(jax.jacfwd(f)(x)).reshape(6, 6)
+    np.testing.assert_allclose(es.evaluate(x), expected, rtol=1e-12, atol=1e-14)
+
+
+def test_pages_of_one_graph_read_its_roles_once(monkeypatch):
+    """Fifty one-edge pages of a 200-vertex chain (Zhou's pairs and pages strategies make
+    one working copy per page): the graph's roles are read once for all of them, not once
+    per page and vertex (main: 10,000 reads), and each page holds its edge alone."""
+    names = ["t", *(f"a{k}" for k in range(198)), "r"]
+    graph = _graph("chain", " ".join(f"{up}>{low}" for low, up in itertools.pairwise(names)))
+    reads = []
+    role = dgraph.DGraph.role
+    monkeypatch.setattr(dgraph.DGraph, "role", lambda self, v: reads.append(v) or role(self, v))
+    for k in range(50):
+        u, v = names[k], names[k + 1]
+        page = LabeledGraph(graph, [(u, v)])
+        assert list(page.succ) == [u, v] and page.succ[u] == {v: graph.symbol(u, v)}
+        assert page.role[u] == ("input" if k == 0 else "intermediate")
+    assert len(reads) <= len(names)
+
+
+def test_zhou_inlines_each_distinct_candidate_once(monkeypatch):
+    """A running log-sum-exp plus a running product of sigmoids (n = 4) read at the
+    element level: pages and pairs give the same sets for both variants, so 4 of the 6
+    candidates are inlined (main: 6); the counts tried and the Jacobian (JAX's) are
+    those of inlining every one."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    jax.config.update("jax_enable_x64", True)
+
+    def f(v):
+        return jax.lax.cumlogsumexp(v) + jnp.cumprod(jax.nn.sigmoid(-v))
+
+    x = np.random.default_rng(4).normal(size=4)
+    graph = dgraph.from_jax(f, x, level="element")
+    calls = []
+    inline = ExpressionSet.inline_single_use
+    monkeypatch.setattr(
+        ExpressionSet, "inline_single_use", lambda self: calls.append(1) or inline(self)
+    )
+    es = zhou(graph)
+    assert len(calls) == 4
+    assert es.info["tried"] == {
+        "global/backward": 46,
+        "global/forward": 47,
+        "pages/backward": 54,
+        "pages/forward": 54,
+        "pairs/backward": 48,
+        "pairs/forward": 48,
+    }
+    np.testing.assert_allclose(es.evaluate(x), jax.jacfwd(f)(x), rtol=1e-12, atol=1e-14)

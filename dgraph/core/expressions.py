@@ -619,8 +619,35 @@ def comparable(candidates: Iterable[ExpressionSet]) -> list[ExpressionSet]:
     candidates = list(candidates)
     graph = candidates[0].graph
     if any(graph.constant_label(u, v) is not None for u, v in graph.edges()):
-        return [_inlined_once(es) for es in candidates]
+        inlined: dict[tuple, ExpressionSet] = {}  # by expressions: inlining reads no more
+        out = []
+        for es in candidates:
+            if es.computed is not None:  # inlined already
+                out.append(es)
+                continue
+            key = (tuple(es.references.items()), tuple(es.jacobian.items()))
+            if key in inlined:  # the same expressions: a copy with es's own history
+                out.append(_with_history(inlined[key], es))
+            else:
+                out.append(inlined.setdefault(key, _inlined_once(es)))
+        return out
     return candidates
+
+
+def _with_history(inlined: ExpressionSet, source: ExpressionSet) -> ExpressionSet:
+    """``inlined`` (``source``'s expressions, inlined) with ``source``'s steps, method,
+    info and entries: what inlining ``source`` itself gives."""
+    out = dataclasses.replace(
+        inlined,
+        steps=source.steps,
+        method=source.method,
+        info=source.info,
+        pairs=source.pairs,
+        computed=source,
+    )
+    if "cost" in inlined.__dict__:  # the same expressions cost the same
+        out.__dict__["cost"] = inlined.__dict__["cost"]
+    return out
 
 
 def cheapest_inlined(candidates: Iterable[ExpressionSet]) -> ExpressionSet:

@@ -294,17 +294,20 @@ class Elimination:
         they touch), its labels the algebra's leaves unless ``labels`` gives some."""
         order = graph.order()
         self.graph, self.algebra = graph, algebra
-        self.role = {v: graph.role(v) for v in order}
+        self.role = dict(_roles(graph))
+        if edges is None:
+            edges = graph.edges()
+        else:  # a part keeps only the vertices its edges touch (Zhou's pages: many small
+            # parts of one graph, each built in the size of its edges, not the graph's)
+            edges = list(edges)
+            touched = {w for e in edges for w in e}
+            order = [v for v in order if v in touched]
         self.succ: dict[str, dict[str, Any]] = {v: {} for v in order}
         self.pred: dict[str, dict[str, Any]] = {v: {} for v in order}
-        for u, v in graph.edges() if edges is None else edges:
+        for u, v in edges:
             given = labels is not None and (u, v) in labels
             label = labels[u, v] if given else algebra.leaf(graph, u, v)
             self.succ[u][v] = self.pred[v][u] = label
-        if edges is not None:  # a part keeps only the vertices its edges touch
-            for v in order:
-                if not self.succ[v] and not self.pred[v]:
-                    del self.succ[v], self.pred[v]
         self.steps: list[Step] = []
         self.version = 0  # counts the changes, for views of the state
         self.spent = 0  # the recorded steps' multiplications
@@ -658,3 +661,12 @@ def move_costs(graph: DGraph, moves: Iterable[Move]) -> MoveCosts:
         structural += state.products(move)
         effective += state.apply(move)
     return MoveCosts(effective, structural)
+
+
+def _roles(graph: DGraph) -> dict[str, str]:
+    """Every vertex's role, in evaluation order: read once per graph (``graph.derived``,
+    cleared when the graph changes), copied by each working copy."""
+    roles = graph.derived.get("elimination_roles")
+    if roles is None:
+        roles = graph.derived["elimination_roles"] = {v: graph.role(v) for v in graph.order()}
+    return roles  # type: ignore[return-value]

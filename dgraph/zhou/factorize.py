@@ -164,10 +164,22 @@ def _page(lg: LabeledGraph, edges: Iterable[tuple[str, str]]) -> LabeledGraph:
 
 def _paths_between(g: nx.DiGraph, lower: set[str], upper: set[str]) -> list[tuple[str, str]]:
     """Edges on data-flow paths from a vertex of ``lower`` to one of ``upper``."""
-    down = set(lower).union(*(nx.descendants(g, x) for x in lower))
-    up = set(upper).union(*(nx.ancestors(g, y) for y in upper))
-    keep = down & up
+    keep = _reached(lower, g.successors) & _reached(upper, g.predecessors)
     return [(u, v) for u, v in g.edges if u in keep and v in keep]
+
+
+def _reached(start: Iterable[str], step) -> set[str]:
+    """``start`` and every vertex ``step`` leads to from it: one traversal from all of
+    ``start`` at once (a descendants or ancestors search per vertex repeats the shared
+    part, the largest cost of Zhou's pages on element-level graphs)."""
+    seen = set(start)
+    todo = list(seen)
+    while todo:
+        for w in step(todo.pop()):
+            if w not in seen:
+                seen.add(w)
+                todo.append(w)
+    return seen
 
 
 def _roles(g: nx.DiGraph, role: str) -> list[str]:
