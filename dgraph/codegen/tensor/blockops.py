@@ -39,6 +39,7 @@ from ...blocks import (
     remembered_sum,
     rule_side,
     same_structure,
+    shares_pattern,
     sparse,
 )
 from ...blocks.linalg import cotangent, tangent
@@ -129,14 +130,12 @@ class Terms:
 
 def _same_pattern(a: Block, b: Block) -> bool:
     """Whether two sparse blocks have one pattern: the same arrays, or equal ones."""
-    if a is b:
+    if shares_pattern(a, b):
         return True
     if not (isinstance(a, Sparse) and isinstance(b, Sparse)):
         return False
     if (a.out_shape, a.in_shape, a.nnz) != (b.out_shape, b.in_shape, b.nnz):
         return False
-    if a.cols is b.cols and a.indptr is b.indptr:
-        return True
     return bool(np.array_equal(a.indptr, b.indptr) and np.array_equal(a.cols, b.cols))
 
 
@@ -370,6 +369,10 @@ class BlockOps:
         _, product = multiply(a, b)
         if not isinstance(product, Sparse):  # None, or a full product made a dense block
             return None
+        terms, block, other = (vb, b, a) if isinstance(vb, Terms) else (va, a, b)
+        if on_the_diagonal(other) and product.nnz == block.nnz == terms.size:  # in place
+            kept = None if terms.kept is None else self._undistributed(a, b, va, vb)
+            return product, terms.with_data(lambda d: _scaled(factor, d), kept)
         pairs = self._pairing(a, b, product)
         if pairs is None:
             return None
