@@ -1385,7 +1385,7 @@ class _Pending:
         levels = [*self.levels, new]
         while len(levels) > 1 and levels[-2].size <= 2 * levels[-1].size:
             last = levels.pop()
-            levels[-1] = np.sort(np.concatenate((levels[-1], last)))
+            levels[-1] = _sorted_union(levels[-1], last)
         nnz = self.nnz + int(new.size)
         if sum(level.size for level in levels) > self.base.nnz:  # a new base
             indptr, cols = _Pending(self.base, tuple(levels), nnz).settled()
@@ -1400,7 +1400,7 @@ class _Pending:
             if not self.levels:
                 self._settled = (base.indptr, base.cols)
             else:
-                keys = np.sort(np.concatenate((self.keys(), *self.levels)))
+                keys = _sorted_union(self.keys(), *self.levels)
                 width = self.width(base)
                 rows, cols = np.divmod(keys, width)
                 m = math.prod(base.out_shape)
@@ -1408,6 +1408,11 @@ class _Pending:
                 np.cumsum(np.bincount(rows, minlength=m), out=indptr[1:])
                 self._settled = (indptr, cols)
         return self._settled
+
+
+def _sorted_union(*keys: np.ndarray) -> np.ndarray:
+    """Sorted flat keys, disjoint, as one sorted array."""
+    return np.sort(np.concatenate(keys))
 
 
 _BASE_KEYS: OrderedDict[int, tuple[weakref.ref, np.ndarray]] = OrderedDict()
