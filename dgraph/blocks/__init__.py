@@ -301,9 +301,7 @@ class Sparse:
         pending = self.__dict__.get("_pending")
         return pending.nnz if pending is not None else int(self.cols.size)
 
-    @property
-    def stored(self) -> int:
-        return self.nnz
+    stored = nnz
 
     @property
     def type_name(self) -> str:
