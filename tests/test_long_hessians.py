@@ -274,3 +274,60 @@ def test_a_term_held_in_the_sum_is_placed_by_a_look_up_not_a_merge(monkeypatch):
             assert np.array_equal(mine, theirs)
     assert blockops.fills(places[1], band.nnz)
     assert merges["calls"] == 0
+
+
+def _merged_entries(monkeypatch) -> list[int]:
+    """A counter of the pattern entries block sums merge: SciPy's merges of two patterns
+    (pricing's and the code generator's) and the sorts of pending unions' keys."""
+    from dgraph.codegen.tensor import blockops
+
+    merged = [0]
+    pattern_matrix, flagged = blocks._pattern_matrix, blockops._flagged_merge
+    union = getattr(blocks, "_sorted_union", None)
+
+    def counted_matrix(s, counts=False, flag=None):
+        if flag is not None:
+            merged[0] += s.nnz
+        return pattern_matrix(s, counts, flag)
+
+    def counted_flagged(a, b):
+        merged[0] += a.nnz + b.nnz
+        return flagged(a, b)
+
+    def counted_union(*keys):
+        merged[0] += sum(k.size for k in keys)
+        return union(*keys)
+
+    monkeypatch.setattr(blocks, "_pattern_matrix", counted_matrix)
+    monkeypatch.setattr(blockops, "_flagged_merge", counted_flagged)
+    if union is not None:
+        monkeypatch.setattr(blocks, "_sorted_union", counted_union)
+    return merged
+
+
+def test_a_band_of_many_terms_is_not_merged_again_per_term(monkeypatch):
+    """A Hessian edge summing K band terms one at a time (one per eliminated vertex, the
+    band growing to 2K - 1 diagonals): the terms are pending keys in log-structured
+    levels, not each merged into the whole band, so the entries merged grow about
+    linearly in K (here 1.3x from K = 16 to 32; re-merging the band per term, 3.4x),
+    and the Hessian is JAX's."""
+    jax = pytest.importorskip("jax")
+    import dgraph
+    from dgraph.frontends.jaxpr_arrays import x64
+
+    merged = _merged_entries(monkeypatch)
+    n, counts = 200, {}
+    x = np.linspace(0.1, 0.9, n)
+    with x64(jax):
+        for K in (16, 32):
+            merged[0] = 0
+            H = dgraph.hessian(_slices(K, n), x, sparse=True)
+            counts[K] = merged[0]
+            if K == 16:
+                continue
+            got = H(x)
+            want = np.asarray(jax.hessian(_slices(K, n))(x))
+            assert got.nnz == np.count_nonzero(want)
+            assert np.max(np.abs(got.toarray() - want)) <= 1e-13 * np.max(np.abs(want))
+            assert H.generated.check.ok and H.generated.expression_set.verified
+    assert counts[32] <= 2 * counts[16], counts

@@ -227,6 +227,22 @@ class Sparse:
         if indptr is not None:
             state["indptr"] = _read_only(indptr, index)
 
+    def __getattr__(self, name: str) -> object:
+        if name == "cols" and "_pending" in self.__dict__:  # a union not merged yet
+            self._settle()
+            return self.__dict__["cols"]
+        raise AttributeError(name)
+
+    def _settle(self) -> None:
+        """A pending union (:class:`_Pending`) merged into its arrays, once."""
+        pending = self.__dict__.pop("_pending", None)
+        if pending is None:
+            return
+        indptr, cols = pending.settled()
+        index = _index_dtype(max(math.prod(self.in_shape), cols.size))
+        self.__dict__["cols"] = _read_only(cols, index)
+        self.__dict__["indptr"] = _read_only(indptr, index)
+
     def __setattr__(self, name: str, value: object) -> None:
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
@@ -247,6 +263,9 @@ class Sparse:
     @functools.cached_property
     def indptr(self) -> np.ndarray:
         """Where each row's entries start (compressed sparse rows): the rows are sorted."""
+        if "_pending" in self.__dict__:
+            self._settle()
+            return self.__dict__["indptr"]
         counts = np.bincount(self.rows, minlength=math.prod(self.out_shape))
         indptr = np.zeros(counts.size + 1, dtype=np.int64)
         np.cumsum(counts, out=indptr[1:])
@@ -279,7 +298,8 @@ class Sparse:
 
     @property
     def nnz(self) -> int:
-        return int(self.cols.size)
+        pending = self.__dict__.get("_pending")
+        return pending.nnz if pending is not None else int(self.cols.size)
 
     stored = nnz
 
@@ -629,6 +649,10 @@ def _diagonal_product(upper: Block, lower: Block) -> tuple[int, Sparse] | None:
             kind = max(upper.kind, lower.kind)
             if type(other) is not Sparse:  # a structured pattern (a convolution's) stays one
                 return cost, other.same_pattern(kind)
+            if "_pending" in other.__dict__:  # a union not merged: not merged for this
+                return cost, _lazy(
+                    other.out_shape, other.in_shape, kind, other.__dict__["_pending"]
+                )
             return cost, Sparse(
                 other.out_shape, other.in_shape, None, other.cols, kind, indptr=other.indptr
             )
@@ -1030,10 +1054,25 @@ def _move_product(upper: Block, lower: Block) -> tuple[int, Sparse | None] | Non
     any other product."""
     kind = max(upper.kind, lower.kind)
     if type(lower) is Sparse and (move := _move(upper)) is not None:
+        if "_pending" in lower.__dict__ and _identity_move(move, lower):  # not merged for it
+            pending = lower.__dict__["_pending"]
+            return 0, _lazy(tuple(upper.out_shape), lower.in_shape, kind, pending)
         return 0, _rows_taken(lower, move.source, upper.out_shape, kind)
     if type(upper) is Sparse and (move := _move(lower)) is not None:
         return 0, _columns_renamed(upper, move, lower.in_shape, kind)
     return None
+
+
+def _identity_move(move: _Move, b: Block) -> bool:
+    """Whether the move takes every row of ``b`` in place."""
+    source = move.source
+    m = math.prod(b.out_shape)
+    return bool(
+        move.monotone
+        and source.size == m
+        and (m == 0 or (source[0] == 0 and source[-1] == m - 1))
+        and np.count_nonzero(source >= 0) == m
+    )
 
 
 def _rows_taken(b: Sparse, source: np.ndarray, out_shape, kind: int) -> Sparse | None:
@@ -1267,6 +1306,9 @@ def full(b: Block) -> bool:
 def _add(a: Block, b: Block) -> Block:
     if not same_structure(a, b) and (full(a) or full(b)):  # no pattern of every entry
         return dense(a.out_shape, a.in_shape, max(a.kind, b.kind, CONSTANT))
+    pending = _pending_sum(a, b)
+    if pending is not None:
+        return pending
     if isinstance(a, Labelled) and isinstance(b, Labelled):
         ca, cb = a.canonical(), b.canonical()
         if (ca.out_axes, ca.in_axes, ca.sizes) == (cb.out_axes, cb.in_axes, cb.sizes):
@@ -1295,6 +1337,135 @@ def _add(a: Block, b: Block) -> Block:
         PARTS.union(total, (a, sa), (b, sb))
         FLAGS.keep(a, b, total, union.data)
     return total
+
+
+PENDING_SHARE = 4  # a term of at most 1/4 of the other summand's entries is added pending
+
+
+class _Pending:
+    """A union of patterns not merged yet: a merged ``base`` (:class:`Sparse`) and the
+    entries the later, smaller terms added, as sorted flat keys (row · width + column)
+    in levels of falling size (each level at least twice the next: a binary counter),
+    each key in no other level nor in the base. A term is looked up in the base and the
+    levels (its new entries, and so the union's count, known without a merge) and
+    becomes a level; equal-sized levels merge, and levels holding more than the base
+    merge into a new base. A band that grows by a term per eliminated vertex (a
+    Hessian's, K terms into 2K - 1 diagonals) costs O(K n log K) so, not O(K² n): the
+    log-structured merge of P. O'Neil et al., "The log-structured merge-tree", Acta
+    Informatica 33 (1996) 351–385. The arrays are merged when first read."""
+
+    def __init__(self, base: Sparse, levels: tuple[np.ndarray, ...], nnz: int) -> None:
+        self.base, self.levels, self.nnz = base, levels, nnz
+        self._settled: tuple[np.ndarray, np.ndarray] | None = None
+
+    @staticmethod
+    def width(b: Block) -> int:
+        return max(1, math.prod(b.in_shape))
+
+    def keys(self) -> np.ndarray:
+        """The base's sorted flat keys (made once per base)."""
+        return _flat_keys(self.base)
+
+    def added(self, term: Sparse) -> _Pending | None:
+        """With ``term``'s entries; None where it adds none."""
+        width = self.width(term)
+        new = term.rows * width + term.cols  # sorted: row-major
+        for known in (self.keys(), *self.levels):
+            if not new.size:
+                break
+            if not known.size:
+                continue
+            at = np.searchsorted(known, new)
+            np.minimum(at, known.size - 1, out=at)
+            new = new[known[at] != new]
+        if not new.size:
+            return None
+        levels = [*self.levels, new]
+        while len(levels) > 1 and levels[-2].size <= 2 * levels[-1].size:
+            last = levels.pop()
+            levels[-1] = _sorted_union(levels[-1], last)
+        nnz = self.nnz + int(new.size)
+        if sum(level.size for level in levels) > self.base.nnz:  # a new base
+            indptr, cols = _Pending(self.base, tuple(levels), nnz).settled()
+            base = _from_csr(self.base.out_shape, self.base.in_shape, indptr, cols, GENERAL)
+            return _Pending(base, (), nnz)
+        return _Pending(self.base, tuple(levels), nnz)
+
+    def settled(self) -> tuple[np.ndarray, np.ndarray]:
+        """The union's row pointer and columns (merged once, then kept)."""
+        if self._settled is None:
+            base = self.base
+            if not self.levels:
+                self._settled = (base.indptr, base.cols)
+            else:
+                keys = _sorted_union(self.keys(), *self.levels)
+                width = self.width(base)
+                rows, cols = np.divmod(keys, width)
+                m = math.prod(base.out_shape)
+                indptr = np.zeros(m + 1, dtype=np.int64)
+                np.cumsum(np.bincount(rows, minlength=m), out=indptr[1:])
+                self._settled = (indptr, cols)
+        return self._settled
+
+
+def _sorted_union(*keys: np.ndarray) -> np.ndarray:
+    """Sorted flat keys, disjoint, as one sorted array."""
+    return np.sort(np.concatenate(keys))
+
+
+_BASE_KEYS: OrderedDict[int, tuple[weakref.ref, np.ndarray]] = OrderedDict()
+
+
+def _flat_keys(b: Sparse) -> np.ndarray:
+    """``b``'s entries as sorted flat keys, kept for the last few patterns (by the
+    identity of their column array, held weakly)."""
+    cols = b.cols
+    found = _BASE_KEYS.get(id(cols))
+    if found is not None and found[0]() is cols:
+        _BASE_KEYS.move_to_end(id(cols))
+        return found[1]
+    keys = b.rows * _Pending.width(b) + cols
+    _BASE_KEYS[id(cols)] = (weakref.ref(cols), keys)
+    while len(_BASE_KEYS) > 4:
+        _BASE_KEYS.popitem(last=False)
+    return keys
+
+
+def shares_pattern(a: Block, b: Block) -> bool:
+    """Whether two sparse blocks of one shape hold one pattern object: the same arrays,
+    or the same pending union (none merged to tell)."""
+    if a is b:
+        return True
+    if type(a) is not Sparse or type(b) is not Sparse:
+        return False
+    if (a.out_shape, a.in_shape) != (b.out_shape, b.in_shape):
+        return False
+    pa, pb = a.__dict__.get("_pending"), b.__dict__.get("_pending")
+    if pa is not None or pb is not None:
+        return pa is pb
+    return a.cols is b.cols and a.indptr is b.indptr
+
+
+def _lazy(out_shape, in_shape, kind: int, pending: _Pending) -> Sparse:
+    """A :class:`Sparse` block whose pattern is ``pending``'s union, merged when read."""
+    block = Sparse.__new__(Sparse)
+    block.__dict__.update(out_shape=out_shape, in_shape=in_shape, kind=kind, _pending=pending)
+    return block
+
+
+def _pending_sum(a: Block, b: Block) -> Sparse | None:
+    """``a + b`` as a pending union (:class:`_Pending`) where one summand is sparse and
+    the other holds at most 1/:data:`PENDING_SHARE` of its entries; else None."""
+    if b.nnz > a.nnz:
+        a, b = b, a
+    if type(a) is not Sparse or isinstance(b, RunTime) or b.nnz * PENDING_SHARE > a.nnz:
+        return None
+    kind = max(a.kind, b.kind, CONSTANT)
+    pending = a.__dict__.get("_pending") or _Pending(a, (), a.nnz)
+    grown = pending.added(as_sparse(b))
+    if grown is None:
+        return _with_kind(a, kind)
+    return _lazy(a.out_shape, a.in_shape, kind, grown)
 
 
 class _Flags:
@@ -1491,6 +1662,8 @@ def _with_kind(b: Sparse, kind: int) -> Sparse:
         return b
     if type(b) is not Sparse:
         return b.same_pattern(kind)
+    if "_pending" in b.__dict__:
+        return _lazy(b.out_shape, b.in_shape, kind, b.__dict__["_pending"])
     other = Sparse(b.out_shape, b.in_shape, None, b.cols, kind, indptr=b.indptr)
     for cached in ("rows", "digest"):
         if cached in b.__dict__:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -40,6 +39,7 @@ from ...blocks import (
     remembered_sum,
     rule_side,
     same_structure,
+    shares_pattern,
     sparse,
 )
 from ...blocks.linalg import cotangent, tangent
@@ -69,7 +69,6 @@ from .permutation_code import multiply_permutation, scale_permutation, structura
 __all__ = ["BlockOps", "Terms", "Valued", "entries", "values_at"]
 
 
-@dataclass(frozen=True)
 class Terms:
     """A sparse block's values not yet summed: each part's values (a name) and the
     entries they go to (None: every entry, in order). A sum of patterns stays a list
@@ -78,11 +77,85 @@ class Terms:
     end — one pass per part that varies, the constant ones folded into one. ``kept``:
     where the parts are a product distributed over a sum's (:meth:`BlockOps._distributed`),
     the product's values computed as one (the sum's values, then the product), what a
-    later product that needs the values reads instead of the parts scattered."""
+    later product that needs the values reads instead of the parts scattered.
 
-    size: int
-    parts: tuple[tuple[np.ndarray | None, Node], ...]
-    kept: Callable[[], Node] | None = field(default=None, compare=False, repr=False)
+    ``keyed``, instead of ``parts``: a sparse block and the parts' entries as flat keys
+    (row · width + column) of its shape, looked up in its pattern only when the parts
+    are first read. A sum of many terms added one at a time (a Hessian's band, one term
+    per eliminated vertex) then never places its earlier terms in each larger pattern
+    again: O(K) parts looked up once, not O(K²) positions gathered."""
+
+    __slots__ = ("_keyed", "_parts", "kept", "size")
+
+    def __init__(
+        self,
+        size: int,
+        parts: tuple[tuple[np.ndarray | None, Node], ...] | None = None,
+        kept: Callable[[], Node] | None = None,
+        keyed: tuple[Sparse, tuple[tuple[np.ndarray, Node], ...]] | None = None,
+    ) -> None:
+        self.size, self._parts, self.kept, self._keyed = size, parts, kept, keyed
+
+    def __repr__(self) -> str:
+        return f"Terms(size={self.size!r}, count={self.count!r})"
+
+    @property
+    def parts(self) -> tuple[tuple[np.ndarray | None, Node], ...]:
+        """Each part's positions among the block's entries (None: all, in order) and values."""
+        if self._parts is None:
+            block, keyed = self._keyed  # type: ignore[misc]
+            self._parts = _resolved(block, keyed, self.size)
+            self._keyed = None
+        return self._parts
+
+    @property
+    def count(self) -> int:
+        """How many parts (none looked up)."""
+        return len(self._parts if self._parts is not None else self._keyed[1])  # type: ignore[index]
+
+    def keys_in(self, block: Block) -> tuple[tuple[np.ndarray, Node], ...] | None:
+        """The parts as flat keys of ``block``'s shape where they are kept so against
+        ``block``'s pattern (no look-up, no gather); else None."""
+        if self._keyed is None or not _same_pattern(self._keyed[0], block):
+            return None
+        return self._keyed[1]
+
+    def with_data(self, data: Callable[[Node], Node], kept: Callable[[], Node] | None) -> Terms:
+        """The same positions (keyed or not), each part's values ``data(values)``."""
+        if self._keyed is not None:
+            block, keyed = self._keyed
+            return Terms(self.size, None, kept, (block, tuple((k, data(d)) for k, d in keyed)))
+        return Terms(self.size, tuple((p, data(d)) for p, d in self.parts), kept)
+
+
+def _same_pattern(a: Block, b: Block) -> bool:
+    """Whether two sparse blocks have one pattern: the same arrays, or equal ones."""
+    if shares_pattern(a, b):
+        return True
+    if not (isinstance(a, Sparse) and isinstance(b, Sparse)):
+        return False
+    if (a.out_shape, a.in_shape, a.nnz) != (b.out_shape, b.in_shape, b.nnz):
+        return False
+    return bool(np.array_equal(a.indptr, b.indptr) and np.array_equal(a.cols, b.cols))
+
+
+def _flat_keys(block: Block, width: int) -> np.ndarray:
+    """Each entry's flat key, row · width + column, in :func:`entries` order."""
+    rows, cols, _ = entries(block)
+    return rows.astype(np.int64) * width + cols
+
+
+def _resolved(block: Sparse, keyed, size: int) -> tuple[tuple[np.ndarray | None, Node], ...]:
+    """Keyed parts (:class:`Terms`) as positions among ``block``'s entries (sorted
+    flat keys: one search a part), None for a part of every entry in order."""
+    width = max(1, int(np.prod(block.in_shape)))
+    keys = _flat_keys(block, width)
+    dtype = _narrowest(size)
+    parts = []
+    for k, data in keyed:
+        p = _positions(keys, k).astype(dtype, copy=False)
+        parts.append((None if fills(p, size) else p, data))
+    return tuple(parts)
 
 
 Valued = tuple[Block, "Node | Terms"] | None  # a block and its values; None: 0
@@ -296,6 +369,10 @@ class BlockOps:
         _, product = multiply(a, b)
         if not isinstance(product, Sparse):  # None, or a full product made a dense block
             return None
+        terms, block, other = (vb, b, a) if isinstance(vb, Terms) else (va, a, b)
+        if on_the_diagonal(other) and product.nnz == block.nnz == terms.size:  # in place
+            kept = None if terms.kept is None else self._undistributed(a, b, va, vb)
+            return product, terms.with_data(lambda d: _scaled(factor, d), kept)
         pairs = self._pairing(a, b, product)
         if pairs is None:
             return None
@@ -303,8 +380,7 @@ class BlockOps:
         terms, source = (vb, ib) if isinstance(vb, Terms) else (va, ia)
         kept = None if terms.kept is None else self._undistributed(a, b, va, vb)
         if source is every(terms.size) and product.nnz == terms.size:  # positions stay
-            parts = tuple((p, _scaled(factor, d)) for p, d in terms.parts)
-            return product, Terms(terms.size, parts, kept)
+            return product, terms.with_data(lambda d: _scaled(factor, d), kept)
         moved = []
         for where, data, mine, hit in _met(terms, source):
             size = terms.size if where is None else where.size
@@ -344,7 +420,7 @@ class BlockOps:
             return None
         terms, block = (vb, b) if isinstance(vb, Terms) else (va, a)
         other, values = (a, va) if block is b else (b, vb)
-        if not 2 <= len(terms.parts) <= DISTRIBUTE_PARTS or block.nnz >= DISTRIBUTE_BELOW:
+        if not 2 <= terms.count <= DISTRIBUTE_PARTS or block.nnz >= DISTRIBUTE_BELOW:
             return None  # no sum; or parts that multiply; or large
         sizes = [terms.size if p is None else p.size for p, _ in terms.parts]
         if sum(sizes) > DISTRIBUTE * block.nnz:
@@ -555,6 +631,9 @@ class BlockOps:
         if isinstance(first[0], Permutation) or isinstance(second[0], Permutation):
             first, second = (self._structural(x) for x in (first, second))
         (a, va), (b, vb) = first, second
+        keyed = self._keyed_sum(a, b, va, vb)
+        if keyed is not None:
+            return keyed
         total, placed = _sum_placed(a, b)
         if isinstance(total, Labelled) and same_structure(a, b):
             parts = [_aligned(block, v, total) for block, v in ((a, va), (b, vb))]  # type: ignore[arg-type]
@@ -590,6 +669,30 @@ class BlockOps:
         shape = (*total.out_shape, *total.in_shape)
         return total, self.emit(Call("reshape", (summed, Const(shape))))
 
+    def _keyed_sum(self, a: Block, b: Block, va, vb) -> Valued:
+        """``a + b`` where a summand is :class:`Terms` and the sum is sparse: the sum's
+        parts kept as flat keys (:class:`Terms`), a keyed summand's parts as they are, the
+        other's entries keyed once; no summand placed in the sum's pattern. None where
+        that does not apply."""
+        if not (isinstance(va, Terms) or isinstance(vb, Terms)):
+            return None
+        total = add(a, b)
+        if not isinstance(total, Sparse):
+            return None
+        width = max(1, int(np.prod(a.in_shape)))
+        keyed: list[tuple[np.ndarray, Node]] = []
+        for block, v in ((a, va), (b, vb)):
+            if isinstance(v, Terms):
+                found = v.keys_in(block)
+                if found is None:
+                    keys = _flat_keys(block, width)
+                    found = tuple((keys if p is None else keys[p], d) for p, d in v.parts)
+                keyed += found
+            else:
+                rows, cols, at = entries(block)
+                keyed.append((rows.astype(np.int64) * width + cols, self.values_at(block, v, at)))
+        return total, Terms(total.nnz, None, None, (total, tuple(keyed)))
+
     def _structural(self, valued: Valued) -> Valued:
         """A run-time permutation as the union of its patterns (one-hot values)."""
         block, values = valued  # type: ignore[misc]
@@ -602,8 +705,7 @@ class BlockOps:
         if isinstance(block, Permutation):
             return scale_permutation(self, block, values, coefficient)
         if isinstance(values, Terms):
-            parts = tuple((p, _scaled(coefficient, d)) for p, d in values.parts)
-            return block, Terms(values.size, parts)
+            return block, values.with_data(lambda d: _scaled(coefficient, d), None)
         return block, self._assigned(_times(Const(coefficient), values))
 
 
