@@ -260,3 +260,25 @@ def test_codegen_of_a_long_chain_completes_and_is_right() -> None:
     expected = _chain_derivative(0.9, n)
     assert module.jacobian(np.array([[0.9]]))[0, 0, 0] == pytest.approx(expected, rel=1e-10)
     assert J(np.array([0.9]))[0, 0] == pytest.approx(expected, rel=1e-10)
+
+
+def test_a_sum_of_thousands_of_terms_is_evaluated_and_checked() -> None:
+    """The reference values of a vertex summing 3,000 terms and of one multiplying 600
+    factors (a line of Python each: its compiler recursed once per ``+`` and failed past
+    about 2,500, so a 4,000-term statement was "not verified"), and the Jacobian's: 2·x
+    and the product over each factor."""
+    from dgraph.core import value_check
+    from dgraph.core.numeric import vertex_values
+
+    n, m = 3000, 600
+    names = [f"x{i}" for i in range(n)]
+    square_sum = " + ".join(f"{v}*{v}" for v in names)
+    product = "*".join(names[:m])
+    g = from_trace(f"inputs: {', '.join(names)}\noutputs: y, z\ny = {square_sum}\nz = {product}\n")
+    x = np.linspace(0.5, 1.5, n)
+    values = vertex_values(g, x)
+    assert values["y"] == pytest.approx(np.sum(x * x), rel=1e-13)
+    assert values["z"] == pytest.approx(np.prod(x[:m]), rel=1e-12)
+    _, jac, _ = value_check.sweep_reference(g, x[None, :], None)
+    assert jac[0, 0] == pytest.approx(2 * x, rel=1e-14)
+    assert jac[0, 1, :m] == pytest.approx(np.prod(x[:m]) / x[:m], rel=1e-11)

@@ -37,7 +37,13 @@ _EXTREMES = {
     "_dgraph_max": lambda *a: np.maximum.reduce(np.broadcast_arrays(*a)),
     "_dgraph_min": lambda *a: np.minimum.reduce(np.broadcast_arrays(*a)),
     "_dgraph_heaviside": lambda a, h: np.heaviside(a, h),
+    "_dgraph_sum": lambda terms: functools.reduce(operator.add, terms),
+    "_dgraph_product": lambda factors: functools.reduce(operator.mul, factors),
 }
+# Python's compiler recurses once per operator of a chain ``a + b + ...``: a few thousand
+# terms exceed its depth. Larger sums and products are printed as the left-to-right
+# reduction of a tuple (the same additions in the same order, as a flat display).
+FLAT_TERMS = 500
 _MODULES = [_EXTREMES, "scipy", "numpy"]  # SciPy's ufuncs for erf, gamma, ...: NumPy lacks them
 _COUNTER = itertools.count()
 
@@ -66,6 +72,16 @@ class _Printer(SciPyPrinter):
     def value(self, expr: sympy.Expr) -> str:
         """``expr`` as code, with Max and Min as the functions of :data:`_EXTREMES`."""
         return self._print(expr)
+
+    def _print_Add(self, expr: sympy.Add) -> str:
+        if len(expr.args) <= FLAT_TERMS:
+            return super()._print_Add(expr)
+        return f"_dgraph_sum(({', '.join(self._print(a) for a in expr.args)},))"
+
+    def _print_Mul(self, expr: sympy.Mul) -> str:
+        if len(expr.args) <= FLAT_TERMS:
+            return super()._print_Mul(expr)
+        return f"_dgraph_product(({', '.join(self._print(a) for a in expr.args)},))"
 
     def _print_Max(self, expr: sympy.Max) -> str:
         """``_dgraph_max`` of the arguments, printed as they are (where replacing each Max
