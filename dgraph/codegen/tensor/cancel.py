@@ -176,6 +176,7 @@ _SEEDS = (20261129, 20261130, 20261131)  # drawn points: near 0 at all three by 
 # entry's true value sits below the rounding bound at every such point, and it is asked
 # at all three and then by its polynomials; a point of mixed signs keeps it at once.
 _MIXED = {_SEEDS[1]: (-0.75, 0.75)}
+_WHOLE = 4  # more than 1/_WHOLE of the entries asked: a later point evaluates the whole
 _NEAR = 1e-8  # |sum| at most this times Σ|summands| at the entry: asked
 _NEAR_ALL = 1e-12  # |sum| at most this times the largest value computed: asked
 
@@ -194,7 +195,9 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
         return None
     lookups: dict = {}  # a later point's scatter lookups start from the earlier one's
     for seed in _SEEDS:  # an entry far from 0 at any one point is not asked
-        if asked is not None:  # a later point: the entries still asked alone
+        # a later point: the entries still asked alone, where they are few (the lookups of
+        # most of the entries cost more than the whole program's pass)
+        if asked is not None and np.count_nonzero(asked) * _WHOLE <= asked.size:
             near = _near_at_entries(w, parts, seed, fixed, named, asked, needed, lookups)
             if near is not None:
                 asked &= near
