@@ -205,6 +205,8 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
                     return None
                 continue
         point = _at_a_point(w, nodes, seed, fixed, needed)
+        if point is None and asked is not None and seed in _MIXED:
+            continue  # not evaluated at inputs of either sign (a domain): the next point
         if point is None:
             return None
         if asked is None:
