@@ -328,3 +328,49 @@ def test_a_point_s_largest_magnitude_counts_moved_entries_through_their_source()
     assert cancel._moved(statements[2], {"a"}) and cancel._moved(statements[3], {"g"})
     assert cancel._moved(statements[4], {"s"}) and not cancel._moved(statements[5], {"g"})
     assert not cancel._moved(statements[2], set())  # its source not counted: passed over
+
+
+def test_entries_tiny_at_positive_points_are_kept_at_a_point_of_mixed_signs(monkeypatch):
+    """A logistic loss over an MLP whose inputs are all in [0.25, 0.75] sums like-signed
+    terms (z ≈ 70): sigmoid'(z) ≈ 1e-30 scales every entry between hidden units, below
+    the rounding bound at such a point, though none is 0. The second point's inputs have
+    either sign, so those entries are kept there: two points, each over the whole program
+    (most entries asked: no per-entry lookups), no polynomials (main: three points, two
+    tries at the asked entries alone), and the Hessian is dense and jax.hessian's."""
+    from dgraph.codegen.tensor import cancel, poly_values
+
+    h, rng = 40, np.random.default_rng(5)
+    X, y = rng.uniform(2, 3, (20, 3)), np.sign(rng.uniform(-1, 1, 20))
+
+    def loss(w):
+        a = X @ w[: 3 * h].reshape(3, h)
+        z = (jax.nn.silu(a) + 0.5 * jax.nn.softplus(-a)) @ w[3 * h :]
+        return jnp.mean(jnp.logaddexp(0.0, -y * z)) + 1e-3 * jnp.sum(w**2)
+
+    counted = {"points": 0, "at entries": 0, "polynomials": 0}
+
+    def counting(name, key):
+        original = getattr(cancel, name)
+
+        def watched(*args, **kwargs):
+            counted[key] += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(cancel, name, watched)
+
+    counting("_at_a_point", "points")
+    counting("_near_at_entries", "at entries")
+    of = poly_values.PolyValues.of
+
+    def polynomials(self, nodes):
+        counted["polynomials"] += 1
+        return of(self, nodes)
+
+    monkeypatch.setattr(poly_values.PolyValues, "of", polynomials)
+    x = rng.uniform(0.25, 0.75, 4 * h)
+    H = dgraph.hessian(loss, x, sparse=True)(x)
+    assert counted == {"points": 2, "at entries": 0, "polynomials": 0}
+    with jax.enable_x64(True):
+        ref = np.asarray(jax.hessian(loss)(jnp.asarray(x)))
+    assert H.nnz == (4 * h) ** 2 == np.count_nonzero(ref)
+    np.testing.assert_allclose(H.toarray(), ref, rtol=1e-12, atol=1e-15)

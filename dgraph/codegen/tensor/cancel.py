@@ -171,6 +171,12 @@ def _with_mirrors(rows: np.ndarray, cols: np.ndarray, zero: np.ndarray) -> np.nd
 # entries: nothing is dropped because of a value at a point).
 
 _SEEDS = (20261129, 20261130, 20261131)  # drawn points: near 0 at all three by chance is rare
+# The second point's inputs have either sign: where every input in [0.25, 0.75] drives a
+# sum of like-signed terms far out (a logistic loss's sigmoid' at z ≈ 50, 1e-22), an
+# entry's true value sits below the rounding bound at every such point, and it is asked
+# at all three and then by its polynomials; a point of mixed signs keeps it at once.
+_MIXED = {_SEEDS[1]: (-0.75, 0.75)}
+_WHOLE = 4  # more than 1/_WHOLE of the entries asked: a later point evaluates the whole
 _NEAR = 1e-8  # |sum| at most this times Σ|summands| at the entry: asked
 _NEAR_ALL = 1e-12  # |sum| at most this times the largest value computed: asked
 
@@ -189,7 +195,9 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
         return None
     lookups: dict = {}  # a later point's scatter lookups start from the earlier one's
     for seed in _SEEDS:  # an entry far from 0 at any one point is not asked
-        if asked is not None:  # a later point: the entries still asked alone
+        # a later point: the entries still asked alone, where they are few (the lookups of
+        # most of the entries cost more than the whole program's pass)
+        if asked is not None and np.count_nonzero(asked) * _WHOLE <= asked.size:
             near = _near_at_entries(w, parts, seed, fixed, named, asked, needed, lookups)
             if near is not None:
                 asked &= near
@@ -197,6 +205,8 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
                     return None
                 continue
         point = _at_a_point(w, nodes, seed, fixed, needed)
+        if point is None and asked is not None and seed in _MIXED:
+            continue  # not evaluated at inputs of either sign (a domain): the next point
         if point is None:
             return None
         if asked is None:
@@ -283,11 +293,12 @@ def _needed(w, nodes: list[Node]):
 
 def _drawn(w, arguments: list[str], shapes: dict, seed: int) -> dict:
     """The constants and the arguments at the point drawn from ``seed`` (inputs uniform
-    in [0.25, 0.75])."""
+    in [0.25, 0.75], or in :data:`_MIXED`'s range for its seeds)."""
     rng = np.random.default_rng(seed)
+    low, high = _MIXED.get(seed, (0.25, 0.75))
     env: dict = dict(w.constants.arrays)
     for name in arguments:
-        env[name] = rng.uniform(0.25, 0.75, shapes[name])
+        env[name] = rng.uniform(low, high, shapes[name])
     return env
 
 
