@@ -20,6 +20,7 @@ import importlib.util
 import inspect
 import io
 import signal
+import sys
 import tempfile
 import time
 import types
@@ -215,7 +216,13 @@ class Survey:
     def main(self, argv: list[str]) -> None:
         """``[NAME ...] [--modes=jac,jvp,...] [--limit=SECONDS] [--list]``: the table."""
         modes, limit = self.modes, 180
+        usage = f"usage: [NAME ...] [--modes={','.join(self.modes)}] [--limit=SECONDS] [--list]"
         for a in argv:
+            if a in ("-h", "--help"):
+                print(usage)
+                return
+            if a.startswith("-") and not a.startswith(("--modes=", "--limit=", "--list")):
+                sys.exit(f"unknown option {a!r}; {usage}")
             if a.startswith("--modes="):
                 modes = tuple(a.split("=", 1)[1].split(","))
             if a.startswith("--limit="):
@@ -224,6 +231,8 @@ class Survey:
                 print(" ".join(self.programs))
                 return
         names = [a for a in argv if not a.startswith("--")] or list(self.programs)
+        if unknown := [a for a in names if a not in self.programs]:
+            sys.exit(f"unknown program {unknown[0]!r}: --list names them")
         totals: dict[str, int] = {}
         notes = []
         width = self.cell
