@@ -43,6 +43,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import CONSTANT, FORGETS, GENERAL, ONES, STRUCTURED_PRODUCTS, Sparse, sparse
+from .operator_values import OperatorValues
 
 __all__ = [
     "CONV",
@@ -368,12 +369,14 @@ def adjoint(lay: Layout, k: int, lhs: np.ndarray, rhs: np.ndarray, bar: np.ndarr
     return np.transpose(x, np.argsort(lay.lspec))
 
 
-class ConvValues(np.lib.mixins.NDArrayOperatorsMixin):
+class ConvValues(OperatorValues):
     """A convolution block's values held as the other operand (:class:`ConvPattern`):
     applied to a vector or transposed by kernel taps (:meth:`applied`,
     :meth:`applied_transposed`), their magnitudes the other operand's (each entry is one
     of its entries); anything else reads them as the array of one value per pattern
     entry (``numpy.asarray``, attributes, other ufuncs: the explicit fallback)."""
+
+    OWN = ("block", "other")
 
     def __init__(self, block: ConvPattern, other: np.ndarray) -> None:
         self.block, self.other = block, np.asarray(other, dtype=float)
@@ -401,25 +404,9 @@ class ConvValues(np.lib.mixins.NDArrayOperatorsMixin):
         """One value per pattern entry (the explicit form)."""
         return self.other.reshape(-1)[self.block.at]
 
-    def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        return self.entries if dtype is None else self.entries.astype(dtype)
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if ufunc is np.absolute and method == "__call__" and len(inputs) == 1:
-            return ConvValues(self.block, np.abs(self.other))
-        plain = [x.entries if isinstance(x, ConvValues) else x for x in inputs]
-        return getattr(ufunc, method)(*plain, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        if name in ("block", "other", "entries") or name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.entries, name)
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def __getitem__(self, key: Any) -> Any:
-        return self.entries[key]
+    def absolute(self) -> ConvValues:
+        """The same pattern over the other operand's magnitudes."""
+        return ConvValues(self.block, np.abs(self.other))
 
 
 class ConvBlock(NamedTuple):

@@ -38,6 +38,7 @@ import numpy as np
 from ..errors import InputError
 from . import GENERAL, Block, applied, dense
 from . import decompositions as _dec
+from .operator_values import OperatorValues
 
 __all__ = [
     "APPLIED",
@@ -366,13 +367,15 @@ class AbsoluteOps(NumPyOps):
     neg = staticmethod(lambda a: np.abs(a))
 
 
-class Applier(np.lib.mixins.NDArrayOperatorsMixin):
+class Applier(OperatorValues):
     """An :class:`~dgraph.blocks.Applied` block's values, held as its operation and
     operands: rows applied by :func:`cotangent` (:meth:`applied_rows`), columns by
     :func:`tangent` (:meth:`applied_columns`), O(n³) a row; anything else reads them as
     the dense array (``numpy.asarray``, attributes, other ufuncs: the tangent applied to
     every basis direction). ``numpy.abs`` of it gives the same map by
     :class:`AbsoluteOps`."""
+
+    OWN = ("op", "k", "args", "xp", "result")
 
     def __init__(self, op: Any, k: int, args: Sequence[np.ndarray], xp: Any = NumPyOps) -> None:
         self.op, self.k, self.args, self.xp = op, k, list(args), xp
@@ -416,24 +419,8 @@ class Applier(np.lib.mixins.NDArrayOperatorsMixin):
             self._entries = np.asarray(found, dtype=float)
         return self._entries
 
-    def __array__(self, dtype=None, copy=None) -> np.ndarray:
-        return self.entries if dtype is None else self.entries.astype(dtype)
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if ufunc is np.absolute and method == "__call__" and len(inputs) == 1:
-            found = Applier(self.op, self.k, self.args, AbsoluteOps)
-            found._result = self._result
-            return found
-        plain = [x.entries if isinstance(x, Applier) else x for x in inputs]
-        return getattr(ufunc, method)(*plain, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_") or name in ("op", "k", "args", "xp"):
-            raise AttributeError(name)
-        return getattr(self.entries, name)
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def __getitem__(self, key: Any) -> Any:
-        return self.entries[key]
+    def absolute(self) -> Applier:
+        """The same map by :class:`AbsoluteOps` (the result shared)."""
+        found = Applier(self.op, self.k, self.args, AbsoluteOps)
+        found._result = self._result
+        return found
