@@ -211,6 +211,7 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
             return None
         if asked is None:
             numbers, shaped = point[0], point[1]
+            part_shapes = [np.shape(v) for v in point[2]]
             named = {n: s.shape for n, s in shaped.items()}
             size = values.size if isinstance(values, Terms) else int(np.size(point[2][0]))
             asked = np.zeros(size, dtype=bool)
@@ -224,8 +225,10 @@ def _cancelled(w, values: Node | Terms, at: np.ndarray, zero: np.ndarray | None)
     try:
         polys = PolyValues(w.statements, numbers, shaped, w.varying).of(nodes)
         placed = []
-        for (where, _), p in zip(parts, polys, strict=True):
+        for (where, _), p, shape in zip(parts, polys, part_shapes, strict=True):
             n = size if where is None else np.size(where)
+            if p.shape != shape and math.prod(shape) == n:  # a row read as the part's rows
+                p = broadcast(p, shape)
             p = broadcast(vector(p), (n,))
             if where is not None:
                 p = placed_at(p, np.asarray(where), size)
