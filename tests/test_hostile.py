@@ -640,6 +640,16 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("numpy_model.py") + ":no_freedom", "--inputs", "x:5"],
         "ddof=5 leaves no degrees of freedom over 5 entries",
     ),
+    (
+        "numpy-bincount-negative",
+        ["structure", H("numpy_model.py") + ":negative_labels", "--inputs", "w:3"],
+        "numpy.bincount: the labels must be non-negative",
+    ),
+    (
+        "numpy-reduceat-bounds",
+        ["structure", H("numpy_model.py") + ":reduceat_out_of_bounds", "--inputs", "x:4"],
+        "numpy.add.reduceat: an index is out of bounds for axis 0 of length 4",
+    ),
     ("numpy-branch", ["structure", H("numpy_model.py") + ":branches"], "write it with numpy.where"),
     ("numpy-float", ["structure", H("numpy_model.py") + ":converts"], "float() of a value"),
     ("numpy-ufunc", ["structure", H("numpy_model.py") + ":unknown_ufunc"], "numpy.logaddexp2"),

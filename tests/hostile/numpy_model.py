@@ -44,3 +44,11 @@ def keyword_only_no_default(u, *, nu):
 
 def no_freedom(x):
     return np.std(x, ddof=5)  # over 5 entries: NumPy's nan; JAX's reading a constant nan
+
+
+def negative_labels(w):
+    return np.sum(np.bincount(np.array([0, -1, 2]), weights=w) ** 2)  # a label below 0
+
+
+def reduceat_out_of_bounds(x):
+    return np.sum(np.add.reduceat(x, [0, 2, 7]) ** 2)  # 7 is past the 4 entries
