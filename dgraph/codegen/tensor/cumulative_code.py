@@ -9,18 +9,17 @@ from collections.abc import Sequence
 
 from ...blocks.cumulative import cumulative_value, forward
 from ..ir import BinOp, Call, Const, Index, Node, Seq, Slice
+from . import linalg_code
 
 __all__ = ["cumulative_forward", "cumulative_values"]
 
 _LAST = (("axis", Const(-1)),)
 
 
-def _node(x: Node | float) -> Node:
-    return Const(float(x)) if isinstance(x, (int, float)) else x
-
-
-class IROps:
-    """The array vocabulary of :mod:`dgraph.blocks.cumulative`'s formulas, as IR nodes."""
+class IROps(linalg_code.IROps):
+    """The array vocabulary of :mod:`dgraph.blocks.cumulative`'s formulas, as IR nodes:
+    :mod:`.linalg_code`'s (``where``, ``sub``, ``mul``, ``arange``) and the calls of
+    cumulative operations."""
 
     @staticmethod
     def moveaxis(a: Node, source: int, target: int) -> Node:
@@ -47,18 +46,6 @@ class IROps:
         return Call("exp", (a,))
 
     @staticmethod
-    def where(c: Node, a: Node | float, b: Node | float) -> Node:
-        return Call("where", (c, _node(a), _node(b)))
-
-    @staticmethod
-    def sub(a: Node, b: Node) -> Node:
-        return BinOp("-", a, b)
-
-    @staticmethod
-    def mul(a: Node, b: Node) -> Node:
-        return BinOp("*", a, b)
-
-    @staticmethod
     def ones(shape: tuple[int, ...]) -> Node:
         return Call("ones", (Const(tuple(shape)),))
 
@@ -69,10 +56,6 @@ class IROps:
     @staticmethod
     def head(a: Node) -> Node:
         return Index(a, (Const(Ellipsis), Slice(None, -1, None)))
-
-    @staticmethod
-    def arange(n: int) -> Node:
-        return Call("arange", (Const(int(n)),))
 
     @staticmethod
     def less_equal(a: Node, b: Node) -> Node:
