@@ -9,7 +9,10 @@ import pytest
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
+import sympy  # noqa: E402
+
 import dgraph  # noqa: E402
+from dgraph.codegen.c import CPrinter  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -46,10 +49,13 @@ def test_element_level_prints(name: str, lang: str) -> None:
 
 
 def test_element_level_c() -> None:
-    """C prints isfinite (C99's macro); polygamma it refuses in one line."""
+    """C prints isfinite (C99's macro) and polygamma (dgraph.codegen.c_special's); an
+    order that is not an integer it refuses in one line."""
     _agrees(ELEMENT_LEVEL["logsumexp"], lang="c")
-    with pytest.raises(dgraph.DGraphError, match="cannot print polygamma"):
-        dgraph.make_function(ELEMENT_LEVEL["gammaln"], point=[X], lang="c")
+    _agrees(ELEMENT_LEVEL["gammaln"], lang="c")
+    _agrees(ELEMENT_LEVEL["digamma"], lang="c")
+    with pytest.raises(dgraph.DGraphError, match="cannot print polygamma of order 1/2"):
+        CPrinter().doprint(sympy.polygamma(sympy.Rational(1, 2), sympy.Symbol("x")))
 
 
 ARRAY_LEVEL = {  # refused at the array level before ("jaxpr primitive ... is not supported")

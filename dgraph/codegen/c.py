@@ -33,6 +33,7 @@ from sympy.printing.c import C99CodePrinter
 
 from ..errors import DGraphError
 from . import ir
+from .c_special import MAX_ORDER, special_definitions
 from .ir import ArrayStatement, Node, Program
 from .lowering import body_and_stores, statements
 from .native_build import shared_library
@@ -103,6 +104,20 @@ class CPrinter(NumbersAsDoubles, PowersAsProducts, C99CodePrinter):
 
     def _print_BooleanFalse(self, expr: sympy.Basic) -> str:
         return self.false
+
+    def _print_polygamma(self, expr: sympy.Expr) -> str:
+        """``dgraph_polygamma(n, x)`` (:mod:`dgraph.codegen.c_special`, defined in the
+        file) for an integer order up to its ``MAX_ORDER``."""
+        order = expr.args[0]
+        if not (order.is_Integer and 0 <= order <= MAX_ORDER):
+            raise DGraphError(f"cannot print polygamma of order {order}")
+        return f"dgraph_polygamma({int(order)}, {self._print(expr.args[1])})"
+
+    def _print_digamma(self, expr: sympy.Expr) -> str:
+        return self._print_polygamma(sympy.polygamma(0, expr.args[0], evaluate=False))
+
+    def _print_trigamma(self, expr: sympy.Expr) -> str:
+        return self._print_polygamma(sympy.polygamma(1, expr.args[0], evaluate=False))
 
 
 # array function (without its module): (C99 function, operands) of the functions C calls
@@ -306,6 +321,7 @@ def c_source(
             f" * {name}: {ops}" + (f" (method {program.method})" if program.method else "")
         )
     lines += [" */", "#include <math.h>", "#include <string.h>", ""]
+    head = len(lines)
     lines += [f"const int dgraph_n = {n};", f"const int dgraph_m = {m};"]
     lines.append(f"const int dgraph_nnz = {nnz};")
     lines.append(f"const int dgraph_k = {k};")
@@ -323,6 +339,7 @@ def c_source(
         else:
             lines += ["", *_function(printer, program, name, n, False)]
         lines += ["", *_batch(name, sizes)]
+    lines[head:head] = special_definitions("\n".join(lines[head:]))
     return "\n".join(lines) + "\n"
 
 

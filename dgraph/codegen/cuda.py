@@ -42,6 +42,7 @@ import sympy
 
 from ..errors import DGraphError
 from .c import CElementPrinter, CPrinter
+from .c_special import special_definitions
 from .ir import Program, live_ranges
 from .lowering import body_and_stores, statements
 from .native_build import shared_library
@@ -206,10 +207,12 @@ def cuda_source(
         constants.append(f"jacobian_rows[] = {{{', '.join(map(str, meta['rows'])) or '0'}}}")
         constants.append(f"jacobian_cols[] = {{{', '.join(map(str, meta['cols'])) or '0'}}}")
     lines += ["#ifdef DGRAPH_HOST", *(f'extern "C" const int {c};' for c in constants), "#endif"]
+    head = len(lines)
     for name in functions:
         program = programs["jacobian" if name == "jacobian_values" else name]
         lines += ["", *_point(printer, program, name, signatures[name])]
         lines += ["", *_kernels(name, signatures[name], blocks[name], _bounded(program))]
+    lines[head:head] = special_definitions("\n".join(lines[head:]), "static __device__ __host__")
     return "\n".join(lines) + "\n"
 
 

@@ -35,7 +35,8 @@ __all__ = [
 ]
 
 # The elementwise functions printed as calls, by lax name: (the array function, the C99
-# function; None where the C printer writes it out)
+# function, or dgraph's where C99 has none (dgraph.codegen.c_special); None where the C
+# printer writes it out)
 CALLS: dict[str, tuple[str, str | None]] = {
     "exp": ("exp", "exp"), "exp2": ("exp2", "exp2"), "log": ("log", "log"),
     "log1p": ("log1p", "log1p"), "expm1": ("expm1", "expm1"), "sin": ("sin", "sin"),
@@ -50,7 +51,8 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "pow": ("power", "pow"), "atan2": ("arctan2", "atan2"), "max": ("maximum", "fmax"),
     "min": ("minimum", "fmin"), "and": ("logical_and", None), "or": ("logical_or", None),
     "erf_inv": ("special.erfinv", None), "lgamma": ("special.gammaln", "lgamma"),
-    "digamma": ("special.digamma", None), "polygamma": ("special.polygamma", None),
+    "digamma": ("special.digamma", "dgraph_digamma"),
+    "polygamma": ("special.polygamma", "dgraph_polygamma"),
     "bessel_i0e": ("special.i0e", None), "bessel_i1e": ("special.i1e", None),
     "rem": ("fmod", "fmod"),
 }  # fmt: skip

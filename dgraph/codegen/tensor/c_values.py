@@ -86,6 +86,7 @@ import scipy.sparse
 from ...errors import DGraphError
 from .. import ir
 from ..c import C_CALLS, C_FORMS, CElementPrinter, compiler
+from ..c_special import special_definitions
 from ..cuda import HOST_FLAGS, compile_host
 from ..ir import ArrayProgram, ArrayStatement, Node
 from ..native_build import shared_library
@@ -1451,6 +1452,8 @@ class _Translator(CElementPrinter):
             at[ctype] += size
         free = [f"    free(scratch_{c});" for c, size in total.items() if size]
         loader = LOADER.replace(f"{FUNCTION}_load", f"{self.function}_load")
+        special = special_definitions("\n".join(self.lines))
+        head[-2:-2] = [*special, ""] if special else []  # before the function
         text = "\n".join([*head, *alloc, *self.lines, *free, "}", "", loader])
         cuda = self._cuda(head[:5], total)
         return CValues(
@@ -1506,6 +1509,10 @@ class _Translator(CElementPrinter):
         ]
         if any("dgraph_atomic_max" in body for _, _, body in self.kernels):
             lines += ["", *ATOMIC_MAX]
+        special = special_definitions(
+            "\n".join(body for _, _, body in self.kernels), "static __device__"
+        )
+        lines += ["", *special] if special else []
         if any(n == LAUNCHER for n, _, _ in self.kernels):
             lines += ["", *READ_BACK]
         places = {name: f"(scratch_{ctype} + {at}LL)" for name, (ctype, at) in self._places()}
@@ -1578,6 +1585,7 @@ HOST_PRELUDE = [
     "#ifdef DGRAPH_HOST",
     "#include <math.h>",
     "#define __global__",
+    "#define __device__",
     "typedef void *cudaStream_t;",
     "static const struct { long long x; } blockIdx = {0}, threadIdx = {0}, blockDim = {1},"
     " gridDim = {1};",

@@ -1,0 +1,98 @@
+"""C text of the special functions C99's ``<math.h>`` lacks, defined in the generated
+files that call them.
+
+``lgamma`` is C99's, but its derivatives (digamma, trigamma, …) are not: a Jacobian of a
+log-likelihood with ``gammaln`` calls ``dgraph_polygamma(n, x)``, SciPy's
+``special.polygamma`` for an integer order ``n``, and ``dgraph_digamma(x)``, its order 0.
+Written here because no C library the generated files may assume defines them.
+
+References
+----------
+Abramowitz, M. and Stegun, I. A. (1964). *Handbook of Mathematical Functions*, 6.3.7,
+6.3.18, 6.4.6, 6.4.7 and 6.4.11.
+"""
+
+from __future__ import annotations
+
+__all__ = ["MAX_ORDER", "special_definitions"]
+
+MAX_ORDER = 20  # the highest order the C polygamma evaluates (its cot-polynomial's size)
+
+# Above 20 + n the asymptotic series (6.3.18, 6.4.11) to B_16; below, the recurrence
+# (6.4.6) up to it; below 0 the reflection (6.3.7, 6.4.7):
+#   psi^(n)(x) = (-1)^n psi^(n)(1 - x) - pi^(n+1) P_n(cot(pi x)),
+# P_0(c) = c, P_(k+1)(c) = -(1 + c^2) P_k'(c), cot's period 1 taken exactly first (x
+# minus its nearest integer: near a pole the distance keeps its digits).
+_POLYGAMMA = r"""
+/* polygamma(n, x): the n-th derivative of digamma for an integer order 0 <= n <= 20, as
+ * SciPy's special.polygamma (poles: digamma's -1/x at 0, NaN at the negative integers;
+ * (-1)^(n+1) inf for n >= 1). Abramowitz and Stegun 6.3.7, 6.3.18, 6.4.6, 6.4.7, 6.4.11. */
+DGRAPH_SPECIAL double dgraph_polygamma(double order, double x)
+{
+    const double bernoulli[8] = {1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66,
+                                 -691.0 / 2730, 7.0 / 6, -3617.0 / 510};
+    const double pi = 3.141592653589793;
+    const int n = (int)order;
+    if (!(order == n) || n < 0 || n > 20 || x != x) return NAN;
+    const double sign = n % 2 ? 1.0 : -1.0; /* (-1)^(n+1) */
+    double factorial = 1.0;
+    for (int k = 2; k <= n; ++k) factorial *= k;
+    if (x <= 0 && x == floor(x)) {
+        if (n == 0) return x == 0 ? -1.0 / x : NAN;
+        return sign * INFINITY;
+    }
+    if (x == INFINITY) return n == 0 ? INFINITY : 0.0;
+    double outer = 0.0, flip = 1.0;
+    if (x < 0) {
+        double p[22] = {0.0, 1.0}, q[22];
+        for (int k = 0; k < n; ++k) {
+            for (int j = 0; j <= k + 2; ++j) q[j] = 0.0;
+            for (int j = 1; j <= k + 1; ++j) {
+                q[j - 1] -= j * p[j];
+                q[j + 1] -= j * p[j];
+            }
+            for (int j = 0; j <= k + 2; ++j) p[j] = q[j];
+        }
+        const double r = x - round(x), c = cos(pi * r) / sin(pi * r);
+        double value = 0.0, scale = pi;
+        for (int j = n + 1; j >= 0; --j) value = value * c + p[j];
+        for (int k = 0; k < n; ++k) scale *= pi;
+        outer = -scale * value;
+        flip = n % 2 ? -1.0 : 1.0;
+        x = 1.0 - x;
+    }
+    double sum = 0.0;
+    for (; x < 20.0 + n; x += 1.0) sum += sign * factorial / pow(x, n + 1);
+    const double inverse = 1.0 / x, square = inverse * inverse;
+    double power = pow(inverse, n); /* x^-n, then x^-(2k+n) */
+    double series = (n == 0 ? -log(x) : factorial / n * power) + factorial * power * inverse / 2;
+    for (int k = 1; k <= 8; ++k) {
+        power *= square;
+        double t = n == 0 ? 1.0 / (2 * k) : 1.0; /* (2k+n-1)! / (2k)! */
+        for (int j = 2 * k + 1; j <= 2 * k + n - 1; ++j) t *= j;
+        series += bernoulli[k - 1] * t * power;
+    }
+    return flip * (sum + sign * series) + outer;
+}
+"""
+_DIGAMMA = """
+DGRAPH_SPECIAL double dgraph_digamma(double x) { return dgraph_polygamma(0.0, x); }
+"""
+# each function, the definitions it needs in order
+_FUNCTIONS = {"dgraph_polygamma": (_POLYGAMMA,), "dgraph_digamma": (_POLYGAMMA, _DIGAMMA)}
+
+
+def special_definitions(text: str, qualifier: str = "static") -> list[str]:
+    """The lines defining the special functions ``text`` calls (none when it calls none),
+    each function declared ``qualifier`` (``static`` in C; CUDA's device qualifiers).
+
+    >>> special_definitions("y = sin(x);")
+    []
+    >>> special_definitions("y = dgraph_digamma(x);")[0]
+    '#define DGRAPH_SPECIAL static'
+    """
+    called = [bodies for name, bodies in _FUNCTIONS.items() if f"{name}(" in text]
+    bodies = dict.fromkeys(body for needed in called for body in needed)
+    if not bodies:
+        return []
+    return [f"#define DGRAPH_SPECIAL {qualifier}", *"".join(bodies).splitlines()]
