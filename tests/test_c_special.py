@@ -39,58 +39,117 @@ def _address(a: np.ndarray) -> ctypes.c_void_p:
     return ctypes.c_void_p(a.ctypes.data)
 
 
-def _c_polygamma(definitions: list[str]):
+def _c_function(definitions: list[str], call: str):
+    """``call`` (C text of ``n`` and ``x[k]``) at every entry of an array, compiled."""
     harness = "\n".join(
         [
             "#include <math.h>",
             *definitions,
             "void run(long count, double n, const double *x, double *y)",
-            "{ for (long k = 0; k < count; ++k) y[k] = dgraph_polygamma(n, x[k]); }",
+            f"{{ for (long k = 0; k < count; ++k) y[k] = {call}; }}",
         ]
     )
     library = shared_library(compiler(), ("-O2",), harness, ".c", ("-lm",))
 
-    def call(n: int, x: np.ndarray) -> np.ndarray:
+    def run(n: int, x: np.ndarray) -> np.ndarray:
         y = np.empty_like(x)
         library.run(ctypes.c_long(x.size), ctypes.c_double(n), _address(x), _address(y))
         return y
 
-    return call
+    return run
 
 
-def _worst(y: np.ndarray, expected: np.ndarray) -> float:
-    """The largest error relative to |polygamma|, at least 1e-3 (near its zeros:
-    digamma's at 1.4616..., the even orders' between negative poles); poles, ±inf and NaN
-    as SciPy's."""
+def _worst(y: np.ndarray, expected: np.ndarray, floor: float) -> float:
+    """The largest error relative to |expected|, at least ``floor`` (near polygamma's
+    zeros: digamma's at 1.4616..., the even orders' between negative poles); poles, ±inf
+    and NaN as SciPy's."""
     finite = np.isfinite(expected)
     np.testing.assert_array_equal(y[~finite], expected[~finite])
-    scale = np.maximum(np.abs(expected[finite]), 1e-3)
+    scale = np.maximum(np.abs(expected[finite]), floor)
     return float(np.max(np.abs(y[finite] - expected[finite]) / scale))
 
 
-DEFINITIONS = special_definitions("dgraph_polygamma(")
+ERFINV_GRID = np.concatenate(
+    [
+        _RNG.uniform(-1, 1, 600),
+        1 - 10 ** _RNG.uniform(-16, -1, 300),
+        -1 + 10 ** _RNG.uniform(-16, -1, 300),
+        10 ** _RNG.uniform(-300, -1, 100),
+        [0.0, 1.0, -1.0, 1.5, -2.0, np.nan, np.inf, 0.5, 0.4999999],
+    ]
+)
+BESSEL_GRID = np.concatenate(
+    [
+        _RNG.uniform(-40, 40, 600),
+        10 ** _RNG.uniform(-10, 3, 400),
+        -(10 ** _RNG.uniform(-10, 3, 200)),
+        [0.0, 29.999999, 30.0, 30.0000001, 700, 1e300, np.inf, -np.inf, np.nan],
+    ]
+)
+# name: (the call, SciPy's function of (n, x), the points, the relative floor, the
+# mutation the comparison must catch)
+CASES = {
+    "polygamma": (
+        "dgraph_polygamma(n, x[k])",
+        special.polygamma,
+        GRID,
+        1e-3,
+        ("1.0 / 6,", "1.0 / 7,"),
+    ),
+    "erfinv": (
+        "dgraph_erfinv(x[k])",
+        lambda n, x: special.erfinv(x),
+        ERFINV_GRID,
+        1e-300,
+        ("(1.0 - a) - erfc(y)", "(1.0 - a) - erfc(y) * (1 + 1e-9)"),
+    ),
+    "i0e": (
+        "dgraph_i0e(x[k])",
+        lambda n, x: special.i0e(x),
+        BESSEL_GRID,
+        1e-300,
+        ("(mu - (2.0 * k - 1)", "(mu - (2.0 * k - 1.01)"),
+    ),
+    "i1e": (
+        "dgraph_i1e(x[k])",
+        lambda n, x: special.i1e(x),
+        BESSEL_GRID,
+        1e-300,
+        ("q / (k * (double)(k + order))", "q / (k * (double)(k + order + 1e-9))"),
+    ),
+}
+ORDERS = [("polygamma", n) for n in range(5)] + [(name, 0) for name in ("erfinv", "i0e", "i1e")]
 
 
 @needs_cc
-@pytest.mark.parametrize("n", [0, 1, 2, 3, 4])
-def test_polygamma_in_c_equals_scipy(n: int) -> None:
-    """Orders 0–4 on 1,500 points from 1e-10 to 1e10 and down to -1e4, the poles, ±0,
-    ±inf and NaN: SciPy's values, within 1e-12 of |polygamma| (at least 1e-3)."""
-    y = _c_polygamma(DEFINITIONS)(n, GRID)
-    assert _worst(y, special.polygamma(n, GRID)) < 1e-12
+@pytest.mark.parametrize("name, n", ORDERS)
+def test_special_functions_in_c_equal_scipy(name: str, n: int) -> None:
+    """polygamma of orders 0–4 on 1,500 points from 1e-10 to 1e10 and down to -1e4;
+    erfinv up to 1e-16 from ±1 and down to 1e-300; i0e and i1e to ±1e3 and across the
+    switch at 30; poles, ±0, ±inf and NaN: SciPy's values within 1e-12 of |value|
+    (polygamma's at least 1e-3)."""
+    call, reference, x, floor, _ = CASES[name]
+    y = _c_function(special_definitions(call), call)(n, x)
+    assert _worst(y, reference(n, x), floor) < 1e-12
 
 
 @needs_cc
-def test_a_wrong_series_is_caught() -> None:
-    """B_2 written 1/7 instead of 1/6: the comparison above fails."""
-    wrong = [line.replace("1.0 / 6,", "1.0 / 7,") for line in DEFINITIONS]
-    assert wrong != DEFINITIONS
-    y = _c_polygamma(wrong)(1, GRID)
-    assert _worst(y, special.polygamma(1, GRID)) > 1e-6
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_wrong_definition_is_caught(name: str) -> None:
+    """Each definition with one coefficient or term changed (polygamma's B_2 as 1/7):
+    the comparison above fails."""
+    call, reference, x, floor, (old, new) = CASES[name]
+    right = special_definitions(call)
+    wrong = [line.replace(old, new) for line in right]
+    assert wrong != right
+    y = _c_function(wrong, call)(1 if name == "polygamma" else 0, x)
+    assert _worst(y, reference(1 if name == "polygamma" else 0, x), floor) > 1e-9
 
 
 def test_only_what_is_called_is_defined() -> None:
     assert special_definitions("y = lgamma(x);") == []
+    i1e = "\n".join(special_definitions("dgraph_i1e(x)"))
+    assert "dgraph_bessel_ie(" in i1e and "dgraph_i0e" not in i1e and "polygamma" not in i1e
     digamma = "\n".join(special_definitions("y = dgraph_digamma(x);", "static __device__"))
     assert digamma.startswith("#define DGRAPH_SPECIAL static __device__")
     assert "double dgraph_polygamma(" in digamma and "double dgraph_digamma(" in digamma
@@ -106,25 +165,42 @@ def _loglik(x):
     return jnp.sum(jax.scipy.special.gammaln(x**2 + 1) * x)
 
 
-def _digamma(x):
-    return jax.scipy.special.digamma(x**2 + 1) * x
+def _von_mises(x):  # a von Mises log-likelihood, kappa = x[2]
+    return jnp.sum(x[0] * jnp.cos(x - x[1]) - jnp.log(jax.scipy.special.i0e(x[2])) - x[2])
+
+
+PROGRAMS = {  # (function, mode, the dgraph function its C calls)
+    "digamma": (
+        lambda x: jax.scipy.special.digamma(x**2 + 1) * x,
+        "jacobian",
+        "dgraph_polygamma(",
+    ),
+    "gammaln": (_loglik, "hessian", "dgraph_polygamma("),
+    "erfinv": (lambda x: jax.scipy.special.erfinv(x / 3) * x, "jacobian", "dgraph_erfinv("),
+    "i0e_i1e": (
+        lambda x: jax.scipy.special.i0e(3 * x) * x + jax.scipy.special.i1e(x**2 - 0.4),
+        "jacobian",
+        "dgraph_i1e(",
+    ),
+    "von_mises": (_von_mises, "hessian", "dgraph_i1e("),
+}
 
 
 @needs_cc
 @pytest.mark.parametrize("sparse", [False, True])
-def test_digamma_derivatives_in_c_equal_jax(sparse: bool) -> None:
-    """A Jacobian of digamma (trigamma in it) and a Hessian of gammaln (digamma, trigamma)
-    in C, dense and as C values: verified, equal to JAX's. Both were refused ("cannot
-    print polygamma")."""
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_special_derivatives_in_c_equal_jax(name: str, sparse: bool) -> None:
+    """Jacobians and Hessians whose derivatives call digamma, trigamma, erfinv, i0e or
+    i1e, in C, dense and as C values: verified, equal to JAX's. Each was refused
+    ("cannot print polygamma", "… i0e")."""
+    f, mode, called = PROGRAMS[name]
     with jax.enable_x64(True):
-        J = dgraph.make_function(_digamma, "jacobian", point=[X], lang="c", sparse=sparse)
-        H = dgraph.make_function(_loglik, "hessian", point=[X], lang="c", sparse=sparse)
-        expected_j, expected_h = jax.jacfwd(_digamma)(X), jax.hessian(_loglik)(X)
-    for fn, expected in ((J, expected_j), (H, expected_h)):
-        assert fn.generated.verified and "dgraph_polygamma(" in fn.generated.text
-        got = fn(X)
-        got = got.toarray() if hasattr(got, "toarray") else np.asarray(got)
-        np.testing.assert_allclose(got.reshape(expected.shape), expected, rtol=1e-12, atol=1e-13)
+        fn = dgraph.make_function(f, mode, point=[X], lang="c", sparse=sparse)
+        expected = (jax.hessian if mode == "hessian" else jax.jacfwd)(f)(X)
+    assert fn.generated.verified and called in fn.generated.text
+    got = fn(X)
+    got = got.toarray() if hasattr(got, "toarray") else np.asarray(got)
+    np.testing.assert_allclose(got.reshape(expected.shape), expected, rtol=1e-12, atol=1e-13)
 
 
 @pytest.mark.skipif(cxx_compiler() is None, reason="needs a C++ compiler")

@@ -119,6 +119,15 @@ class CPrinter(NumbersAsDoubles, PowersAsProducts, C99CodePrinter):
     def _print_trigamma(self, expr: sympy.Expr) -> str:
         return self._print_polygamma(sympy.polygamma(1, expr.args[0], evaluate=False))
 
+    def _print_erfinv(self, expr: sympy.Expr) -> str:
+        return f"dgraph_erfinv({self._print(expr.args[0])})"
+
+    def _print_i0e(self, expr: sympy.Expr) -> str:
+        return f"dgraph_i0e({self._print(expr.args[0])})"
+
+    def _print_i1e(self, expr: sympy.Expr) -> str:
+        return f"dgraph_i1e({self._print(expr.args[0])})"
+
 
 # array function (without its module): (C99 function, operands) of the functions C calls
 C_CALLS = {

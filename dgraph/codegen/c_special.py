@@ -3,13 +3,16 @@ files that call them.
 
 ``lgamma`` is C99's, but its derivatives (digamma, trigamma, …) are not: a Jacobian of a
 log-likelihood with ``gammaln`` calls ``dgraph_polygamma(n, x)``, SciPy's
-``special.polygamma`` for an integer order ``n``, and ``dgraph_digamma(x)``, its order 0.
-Written here because no C library the generated files may assume defines them.
+``special.polygamma`` for an integer order ``n``, and ``dgraph_digamma(x)``, its order 0;
+``dgraph_erfinv``, ``dgraph_i0e`` and ``dgraph_i1e`` are SciPy's ``erfinv``, ``i0e`` and
+``i1e``. Written here because no C library the generated files may assume defines them.
 
 References
 ----------
 Abramowitz, M. and Stegun, I. A. (1964). *Handbook of Mathematical Functions*, 6.3.7,
-6.3.18, 6.4.6, 6.4.7 and 6.4.11.
+6.3.18, 6.4.6, 6.4.7, 6.4.11, 9.6.10 and 9.7.1.
+
+Winitzki, S. (2008). A handy approximation for the error function and its inverse.
 """
 
 from __future__ import annotations
@@ -78,8 +81,77 @@ DGRAPH_SPECIAL double dgraph_polygamma(double order, double x)
 _DIGAMMA = """
 DGRAPH_SPECIAL double dgraph_digamma(double x) { return dgraph_polygamma(0.0, x); }
 """
+
+# Winitzki's closed form (relative error below 4e-3) refined by Halley's method on
+# f(y) = erf(y) - |x|, whose step is f / (f' + y f) since f'' = -2 y f'; above 1/2,
+# f = (1 - |x|) - erfc(y) keeps its digits.
+_ERFINV = r"""
+/* erfinv(x) as SciPy's special.erfinv: +-inf at +-1, NaN outside [-1, 1]. */
+DGRAPH_SPECIAL double dgraph_erfinv(double x)
+{
+    if (!(x >= -1.0 && x <= 1.0)) return NAN;
+    if (x == 0.0 || x == 1.0 || x == -1.0) return x == 0.0 ? x : x * INFINITY;
+    const double a = fabs(x), pi = 3.141592653589793, c = 0.147;
+    const double l = log((1.0 - a) * (1.0 + a)), b = 2.0 / (pi * c) + l / 2;
+    double y = sqrt(sqrt(b * b - l / c) - b);
+    for (int k = 0; k < 6; ++k) {
+        const double f = a > 0.5 ? (1.0 - a) - erfc(y) : erf(y) - a;
+        const double step = f / (2.0 / sqrt(pi) * exp(-y * y) + y * f);
+        y -= step;
+        if (fabs(step) <= 1e-17 * y) break;
+    }
+    return x < 0 ? -y : y;
+}
+"""
+
+# exp(-|x|) I_nu(x) for nu = 0, 1: the power series (9.6.10) up to |x| = 30, where its
+# terms are all positive, and the asymptotic series (9.7.1) beyond, cut at its least term.
+_BESSEL = r"""
+/* exp(-|x|) I_order(x) for order 0 or 1, as SciPy's special.i0e and i1e. */
+DGRAPH_SPECIAL double dgraph_bessel_ie(int order, double x)
+{
+    const double a = fabs(x);
+    double sum;
+    if (x != x) return x;
+    if (a <= 30.0) {
+        const double q = a * a / 4;
+        double term = order ? a / 2 : 1.0;
+        sum = term;
+        for (int k = 1; k < 200 && term > 1e-17 * sum; ++k) {
+            term *= q / (k * (double)(k + order));
+            sum += term;
+        }
+        sum *= exp(-a);
+    } else {
+        const double mu = 4.0 * order * order;
+        double term = 1.0;
+        sum = 1.0;
+        for (int k = 1; k < 100; ++k) {
+            const double next = -term * (mu - (2.0 * k - 1) * (2.0 * k - 1)) / (8.0 * k * a);
+            if (fabs(next) >= fabs(term)) break;
+            term = next;
+            sum += term;
+            if (fabs(term) <= 1e-17 * fabs(sum)) break;
+        }
+        sum /= sqrt(2 * 3.141592653589793 * a);
+    }
+    return order && x < 0 ? -sum : sum;
+}
+"""
+_I0E = """
+DGRAPH_SPECIAL double dgraph_i0e(double x) { return dgraph_bessel_ie(0, x); }
+"""
+_I1E = """
+DGRAPH_SPECIAL double dgraph_i1e(double x) { return dgraph_bessel_ie(1, x); }
+"""
 # each function, the definitions it needs in order
-_FUNCTIONS = {"dgraph_polygamma": (_POLYGAMMA,), "dgraph_digamma": (_POLYGAMMA, _DIGAMMA)}
+_FUNCTIONS = {
+    "dgraph_polygamma": (_POLYGAMMA,),
+    "dgraph_digamma": (_POLYGAMMA, _DIGAMMA),
+    "dgraph_erfinv": (_ERFINV,),
+    "dgraph_i0e": (_BESSEL, _I0E),
+    "dgraph_i1e": (_BESSEL, _I1E),
+}
 
 
 def special_definitions(text: str, qualifier: str = "static") -> list[str]:

@@ -50,10 +50,10 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "not": ("logical_not", None), "is_finite": ("isfinite", None),
     "pow": ("power", "pow"), "atan2": ("arctan2", "atan2"), "max": ("maximum", "fmax"),
     "min": ("minimum", "fmin"), "and": ("logical_and", None), "or": ("logical_or", None),
-    "erf_inv": ("special.erfinv", None), "lgamma": ("special.gammaln", "lgamma"),
+    "erf_inv": ("special.erfinv", "dgraph_erfinv"), "lgamma": ("special.gammaln", "lgamma"),
     "digamma": ("special.digamma", "dgraph_digamma"),
     "polygamma": ("special.polygamma", "dgraph_polygamma"),
-    "bessel_i0e": ("special.i0e", None), "bessel_i1e": ("special.i1e", None),
+    "bessel_i0e": ("special.i0e", "dgraph_i0e"), "bessel_i1e": ("special.i1e", "dgraph_i1e"),
     "rem": ("fmod", "fmod"),
 }  # fmt: skip
 BINARY = frozenset({"pow", "atan2", "max", "min", "and", "or", "polygamma", "rem"})
