@@ -13,7 +13,8 @@ import sympy
 from scipy import special
 
 import dgraph
-from dgraph.codegen.c import compiler
+from dgraph.cli import main
+from dgraph.codegen.c import compiler, load_c
 from dgraph.codegen.c_special import special_definitions
 from dgraph.codegen.cuda import cxx_compiler, load_cuda_host
 from dgraph.codegen.generate import generate
@@ -221,3 +222,21 @@ def test_polygamma_in_cuda_on_the_host_equals_scipy() -> None:
         axis=-1,
     )
     np.testing.assert_allclose(got.reshape(20, 2), expected, rtol=1e-13)
+
+
+@needs_cc
+def test_the_cli_writes_c_for_a_trace_with_lgamma(tmp_path) -> None:
+    """``dgraph codegen f.trace --lang c`` of lgamma(a*b) + erf(a)*loggamma(b): exit 0,
+    the file defines digamma and its Jacobian equals SciPy's (main: exit 2, "cannot
+    print polygamma")."""
+    trace = tmp_path / "lg.trace"
+    trace.write_text("inputs: a, b\noutputs: y\ny = lgamma(a*b) + erf(a)*loggamma(b)\n")
+    out = tmp_path / "lg.c"
+    assert main(["codegen", str(trace), "--lang", "c", "-o", str(out)]) == 0
+    a, b = 0.7, 1.9
+    got = load_c(out).jacobian(np.array([a, b]))
+    expected = [
+        b * special.digamma(a * b) + 2 / np.sqrt(np.pi) * np.exp(-(a**2)) * special.gammaln(b),
+        a * special.digamma(a * b) + special.erf(a) * special.digamma(b),
+    ]
+    np.testing.assert_allclose(np.ravel(got), expected, rtol=1e-13)
