@@ -23,6 +23,7 @@ from ..errors import InputError
 from .array_tracer import check_shape, trace_arrays
 from .elemental import ExprGraphBuilder, gc_paused, replace_shared
 from .frames import call_keeping_locals
+from .point_values import check_point_values
 
 Level = Literal["element", "array"]
 LEVELS: tuple[str, ...] = ("element", "array")  # as from_jax's level=
@@ -292,6 +293,7 @@ def from_function(
         graph = from_function(f, name, n_inputs, binary, sizes, params, level, limit=limit)
         values = [np.asarray(v, dtype=float).reshape(-1) for v in point]
         graph.set_point(graph.point_from(np.concatenate(values) if values else [], "point="))
+        check_point_values(graph, f, point, label)
         return graph
     if level == "array":
         return _from_arrays(f, label, n_inputs, sizes, params)

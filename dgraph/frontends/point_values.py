@@ -1,0 +1,89 @@
+"""The graph's values at the user's point against the function's own: a reading that
+changes values (an operation read as another) is refused before anything is built on it.
+
+The value check compares derivatives with central differences of the graph's program,
+or with JAX's ``jvp`` of the function; neither sees a NumPy function the tracer read
+wrongly, since the differences are of the graph itself. Running the user's function at
+the user's point is the one reference that shares nothing with the reading.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..core import numeric
+from ..core.block_values import vertex_values
+from ..core.graph import DGraph
+from ..errors import InputError
+
+__all__ = ["TOLERANCE", "check_point_values"]
+
+TOLERANCE = 1e-6  # of the larger magnitude, plus this much of the output's largest
+SINGLE = 1e-3  # the same where the function computes in single precision (JAX's default)
+
+
+def check_point_values(graph: DGraph, f: Callable[..., Any], point: Sequence[Any], label: str):
+    """Refuse ``graph`` (InputError, one line) where an output entry at its point is
+    finite and differs from ``f(*point)``'s beyond :data:`TOLERANCE`; nothing is claimed
+    where ``f`` cannot run on the arrays, gives something else than numbers of the
+    outputs' total size, or gives different numbers on a second call (randomness)."""
+    if graph.parameters or graph.parameter_shapes or graph.point is None:
+        return
+    own, single = _own_values(f, point)
+    if own is None or own.size != sum(int(np.prod(graph.shape(y))) for y in graph.outputs):
+        return
+    read = _graph_values(graph)
+    both = np.isfinite(own) & np.isfinite(read)
+    scale = np.max(np.abs(own[both]), initial=0.0)
+    allowed = (SINGLE if single else TOLERANCE) * (np.maximum(np.abs(own), np.abs(read)) + scale)
+    off = np.flatnonzero(both & (np.abs(read - own) > allowed))
+    if off.size:
+        k = int(off[0])
+        raise InputError(
+            f"{label}: read wrongly: at the point, output entry {k} of the graph is"
+            f" {read[k]:.6g} where the function gives {own[k]:.6g}"
+            f" ({'1 entry differs' if off.size == 1 else f'{off.size} entries differ'};"
+            " a dgraph bug, please report it)"
+        )
+
+
+def _own_values(f: Callable[..., Any], point: Sequence[Any]) -> tuple[np.ndarray | None, bool]:
+    """``f(*point)`` flattened, twice the same, or None; whether any part of it was in
+    single precision."""
+    got = []
+    for _ in range(2):
+        arguments = [np.array(v, dtype=float) for v in point]  # f may write into them
+        try:
+            with (
+                np.errstate(all="ignore"),
+                contextlib.redirect_stdout(io.StringIO()),
+            ):
+                out = f(*arguments)
+            parts = out if isinstance(out, (tuple, list)) else [out]
+            single = any(np.asarray(p).dtype in (np.float32, np.float16) for p in parts)
+            flat = [np.asarray(p, dtype=float).reshape(-1) for p in parts]
+        except Exception:
+            return None, False
+        got.append(np.concatenate(flat) if flat else np.zeros(0))
+    if got[0].shape != got[1].shape or not np.array_equal(got[0], got[1], equal_nan=True):
+        return None, False
+    return got[0], single
+
+
+def _graph_values(graph: DGraph) -> np.ndarray:
+    point = graph.point
+    assert point is not None
+    with np.errstate(all="ignore"):
+        if graph.is_tensor:
+            values = vertex_values(graph, point)
+        else:
+            flat = np.array([float(point[x]) for x in graph.inputs])
+            values = numeric.vertex_values(graph, flat)
+    return np.concatenate(
+        [np.asarray(values[y], dtype=float).reshape(-1) for y in graph.outputs] or [np.zeros(0)]
+    )

@@ -1,0 +1,74 @@
+"""The graph's values at the user's point against the function's own
+(dgraph.frontends.point_values): a reading made wrong on purpose is refused in one line;
+randomness, single precision and functions NumPy cannot run claim nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dgraph
+import dgraph.core.expand as expand
+from dgraph.errors import InputError
+from dgraph.frontends import from_function
+from dgraph.frontends.point_values import check_point_values
+
+X = np.array([1.0, 1.0, 0.0, 0.5, -0.5, -2.0])
+
+
+def _f(x):
+    a, b = x[:3], x[3:]
+    return np.where(a > 0.5, a * b, np.sin(a) + b), np.sum(np.exp(b))
+
+
+def test_the_graph_of_another_function_is_refused() -> None:
+    graph = from_function(_f, sizes=[6], point=[X])  # its own: no refusal
+    check_point_values(graph, _f, [X], "f")
+
+    def other(x):
+        y, s = _f(x)
+        return y.at[1].set(0) if hasattr(y, "at") else np.where(np.arange(3) == 1, 0.0, y), s
+
+    with pytest.raises(InputError, match=r"^f: read wrongly: at the point, output entry 1 "):
+        check_point_values(graph, other, [X], "f")
+
+
+def test_a_select_read_wrongly_on_purpose_is_refused(monkeypatch) -> None:
+    """The element level's select with its cases swapped: make_function refuses it in
+    one line naming the first entry that differs (before, verified: the check's
+    differences are of the graph itself)."""
+    select = expand.SYMPY["select_n"]
+    monkeypatch.setitem(expand.SYMPY, "select_n", lambda p, *cases: select(p, *cases[::-1]))
+    with pytest.raises(InputError, match="read wrongly: at the point, output entry 0 of"):
+        dgraph.make_function(_f, "jacobian", "python", point=[X])
+
+
+def test_array_level_reading_is_compared_too() -> None:
+    def f(x):
+        return np.cumsum(np.tanh(x) * x[::-1])
+
+    graph = from_function(f, sizes=[6], point=[X], level="array")
+    assert graph.is_tensor
+    check_point_values(graph, f, [X], "f")
+    with pytest.raises(InputError, match="6 entries differ"):
+        check_point_values(graph, lambda x: f(x) + 1.0, [X], "f")
+
+
+def test_what_cannot_be_compared_claims_nothing() -> None:
+    graph = from_function(lambda x: np.sin(x) * 2.0, sizes=[6], point=[X])
+    rng = np.random.default_rng(0)
+    check_point_values(graph, lambda x: np.sin(x) + rng.normal(size=6), [X], "f")  # random
+    check_point_values(graph, lambda x: np.sin(x[:3]), [X], "f")  # another size
+    check_point_values(graph, lambda x: {"y": x}, [X], "f")  # not numbers
+
+    def tracer_only(x):
+        raise TypeError("needs the tracer")
+
+    check_point_values(graph, tracer_only, [X], "f")
+
+
+def test_single_precision_is_compared_at_its_own_precision() -> None:
+    graph = from_function(lambda x: np.exp(x) * 1e3, sizes=[6], point=[X])
+    check_point_values(graph, lambda x: (np.exp(x) * 1e3).astype(np.float32), [X], "f")
+    with pytest.raises(InputError, match="read wrongly"):
+        check_point_values(graph, lambda x: (np.exp(x) * 1.01e3).astype(np.float32), [X], "f")
