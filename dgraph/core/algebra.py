@@ -102,7 +102,17 @@ def nc_product(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     fb = b.args if b.is_Mul else (b,)
     if fa[-1] == fb[0] or not (_plain_product(a, fa) and _plain_product(b, fb)):
         return a * b  # a power or a coefficient forms: sympy's rules
-    return _known_plain(sympy.Mul._from_args(fa + fb, is_commutative=False))
+    return _known_plain(_nc_mul(fa + fb))
+
+
+def _nc_mul(factors: tuple[sympy.Expr, ...]) -> sympy.Expr:
+    """``Mul._from_args(factors, is_commutative=False)`` holding ``factors`` itself, where
+    that copies it (``Basic.__new__(cls, *args)``): a chain's products are as long as the
+    chain, one copy fewer of each is a third of its elimination (checked at import)."""
+    product = sympy.Basic.__new__(sympy.Mul)
+    product._args = factors
+    product.is_commutative = False
+    return product
 
 
 # Products nc_product built from plain factors, by identity (the object is kept, so its id
@@ -137,7 +147,7 @@ def nc_product_of(factors: list[sympy.Expr]) -> sympy.Expr:
     parts = [f.args if f.is_Mul else (f,) for f in factors]
     joined = all(a[-1] != b[0] for a, b in itertools.pairwise(parts))
     if joined and all(_plain(p) for p in parts):
-        return sympy.Mul._from_args(tuple(f for p in parts for f in p), is_commutative=False)
+        return _nc_mul(tuple(f for p in parts for f in p))
     out = factors[0]
     for f in factors[1:]:
         out = nc_product(out, f)
@@ -368,6 +378,9 @@ def _sympy_internal_problems() -> list[str]:
     product = sympy.Mul._from_args((b, a), is_commutative=False)  # factors in their order
     if product != sympy.Mul(b, a) or product.args != (b, a) or product.is_commutative:
         problems.append("Mul._from_args(args, is_commutative=False) is not Mul(*args)")
+    joined = _nc_mul((b, a))
+    if joined != product or hash(joined) != hash(product) or joined.args != (b, a):
+        problems.append("a Mul given its args by hand is not Mul._from_args(args)")
     canonical = sympy.Add(product, a)  # rebuilt from its canonical arguments, as packed
     total = sympy.Add._from_args(canonical.args, False)
     if total != canonical or hash(total) != hash(canonical):
