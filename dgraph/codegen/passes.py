@@ -597,12 +597,16 @@ def _cse(
     taken = set(given) | {s for s, _ in named}
     for e in exprs:
         taken |= symbols_in(e)
+    apart = _apart(exprs)
+    handed = [e for e, a in zip(exprs, apart, strict=True) if not a]
     # Max and Min held: cse rebuilds each expression it walks, and sympy's Max evaluates
-    holding = [held(e) for e in exprs]
-    replacements, reduced = sympy.cse(holding, symbols=fresh("s", taken))
-    if any(h is not e for h, e in zip(holding, exprs, strict=True)):  # else none to release
+    holding = [held(e) for e in handed]
+    replacements, reduced = sympy.cse(holding, symbols=fresh("s", taken)) if handed else ([], [])
+    if any(h is not e for h, e in zip(holding, handed, strict=True)):  # else none to release
         replacements = [(s, released(e)) for s, e in replacements]
         reduced = [released(e) for e in reduced]
+    back = iter(reduced)
+    reduced = [e if a else next(back) for e, a in zip(exprs, apart, strict=True)]
     replacements, reduced = _inline_conditions(replacements, reduced)
     definitions = dict(replacements)
     definitions.update((s, e) for (s, _), e in zip(named, reduced, strict=False))
@@ -613,6 +617,35 @@ def _cse(
     for _, e in results:
         in_order(definitions, sorted_symbols(symbols_in(e)), done, ordered)
     return ordered, results
+
+
+def _apart(exprs: list[sympy.Expr]) -> list[bool]:
+    """Which of ``exprs`` ``cse`` gives back as they are, told without it: applications
+    of functions (``sin``, ``exp``, ...) to atoms and to such applications, none of whose
+    subexpressions occurs twice among ``exprs`` (walked as ``cse`` finds repeats, each
+    once). ``cse`` neither names a part of them nor pairs their arguments with others'
+    (it does that in sums, products and powers only), but rebuilds each application it
+    walks, evaluating it again (a 20,000-step chain's ``sin`` and ``cos`` statements:
+    sympy's cache, of 1,000 entries, never holds them)."""
+    seen: set[sympy.Basic] = set()
+    repeated: set[sympy.Basic] = set()
+    walked = []
+    for e in exprs:
+        nodes, stack = [], [e]
+        while stack:
+            node = stack.pop()
+            if node.is_Atom:
+                continue
+            nodes.append(node)
+            if node in seen:
+                repeated.add(node)
+                continue
+            seen.add(node)
+            stack.extend(node.args)
+        walked.append(nodes)
+    return [
+        all(isinstance(n, sympy.Function) and n not in repeated for n in nodes) for nodes in walked
+    ]
 
 
 def _inline_conditions(

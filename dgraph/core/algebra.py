@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
@@ -60,6 +61,33 @@ def _plain(factors: tuple[sympy.Expr, ...]) -> bool:
     return all(f.is_commutative is False and not f.is_Pow for f in factors)
 
 
+PLAIN_LIMIT = 1 << 20  # factors (terms) the remembered products (sums) may hold
+
+
+class _Remembered:
+    """Expressions kept by identity (kept alive, so their ids are not reused), the oldest
+    dropped once the arguments of those held pass ``limit``: what is held stays linear
+    in the expressions an elimination keeps, not in every one it built."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.held = 0
+        self.kept: OrderedDict[int, sympy.Expr] = OrderedDict()
+
+    def get(self, e: sympy.Expr) -> sympy.Expr | None:
+        return self.kept.get(id(e))
+
+    def add(self, e: sympy.Expr) -> sympy.Expr:
+        old = self.kept.pop(id(e), None)
+        if old is not None:
+            self.held -= len(old.args)
+        self.kept[id(e)] = e
+        self.held += len(e.args)
+        while self.held > self.limit and len(self.kept) > 1:
+            self.held -= len(self.kept.popitem(last=False)[1].args)
+        return e
+
+
 def nc_product(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     """``a * b``, the same object sympy builds, without its general flattening where the
     factors are plain noncommutative ones (the usual case in an expression set).
@@ -74,28 +102,36 @@ def nc_product(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     fb = b.args if b.is_Mul else (b,)
     if fa[-1] == fb[0] or not (_plain_product(a, fa) and _plain_product(b, fb)):
         return a * b  # a power or a coefficient forms: sympy's rules
-    return _known_plain(sympy.Mul._from_args(fa + fb, is_commutative=False))
+    return _known_plain(_nc_mul(fa + fb))
+
+
+def _nc_mul(factors: tuple[sympy.Expr, ...]) -> sympy.Expr:
+    """``Mul._from_args(factors, is_commutative=False)`` holding ``factors`` itself, where
+    that copies it (``Basic.__new__(cls, *args)``): a chain's products are as long as the
+    chain, one copy fewer of each is a third of its elimination (checked at import)."""
+    product = sympy.Basic.__new__(sympy.Mul)
+    product._args = factors
+    product.is_commutative = False
+    return product
 
 
 # Products nc_product built from plain factors, by identity (the object is kept, so its id
 # is not reused): a chain of eliminations extends one product by a factor per step, and
 # checking all its factors again at every step was quadratic in the chain's length (a
 # 5,000-step loop: 25 million checks). Keyed by the expressions themselves, every new
-# product hashed all its factors: quadratic again. Bounded: emptied when full (a product
-# not found is checked factor by factor, as before).
-_PLAIN_PRODUCTS: dict[int, sympy.Expr] = {}
-_PLAIN_LIMIT = 1 << 16
+# product hashed all its factors: quadratic again. Bounded by the factors held, the
+# oldest dropped first (a product not found is checked factor by factor, as before):
+# bounded by entries, every product of a chain stayed alive, n²/2 factors (a
+# 20,000-step loop: 2·10⁸ per elimination, 5.6 GB).
+_PLAIN_PRODUCTS = _Remembered(PLAIN_LIMIT)
 
 
 def _plain_product(e: sympy.Expr, factors: tuple[sympy.Expr, ...]) -> bool:
-    return _PLAIN_PRODUCTS.get(id(e)) is e or _plain(factors)
+    return _PLAIN_PRODUCTS.get(e) is e or _plain(factors)
 
 
 def _known_plain(product: sympy.Expr) -> sympy.Expr:
-    if len(_PLAIN_PRODUCTS) >= _PLAIN_LIMIT:
-        _PLAIN_PRODUCTS.clear()
-    _PLAIN_PRODUCTS[id(product)] = product
-    return product
+    return _PLAIN_PRODUCTS.add(product)
 
 
 def nc_product_of(factors: list[sympy.Expr]) -> sympy.Expr:
@@ -111,7 +147,7 @@ def nc_product_of(factors: list[sympy.Expr]) -> sympy.Expr:
     parts = [f.args if f.is_Mul else (f,) for f in factors]
     joined = all(a[-1] != b[0] for a, b in itertools.pairwise(parts))
     if joined and all(_plain(p) for p in parts):
-        return sympy.Mul._from_args(tuple(f for p in parts for f in p), is_commutative=False)
+        return _nc_mul(tuple(f for p in parts for f in p))
     out = factors[0]
     for f in factors[1:]:
         out = nc_product(out, f)
@@ -131,7 +167,7 @@ def nc_sum(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     tb = b.args if b.is_Add else (b,)
     if len(ta) < len(tb):
         a, b, ta, tb = b, a, tb, ta
-    if len(tb) <= _INSERT_LIMIT and _PLAIN_SUMS.get(id(a)) is a:
+    if len(tb) <= _INSERT_LIMIT and _PLAIN_SUMS.get(a) is a:
         inserted = _inserted(ta, tb)
         if inserted is not None:
             return _remember_plain(sympy.Add._from_args(inserted, is_commutative=False))
@@ -147,17 +183,13 @@ def nc_sum(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
 # Sums built here from plain terms, by identity: adding a few terms to one of them inserts
 # them (a binary search each) instead of checking and sorting every term again, which
 # made a label accumulated term by term over n eliminations cost n² (a 1,000-term
-# statement's Jacobian).
-_PLAIN_SUMS: dict[int, sympy.Expr] = {}
-_PLAIN_SUMS_LIMIT = 1 << 16
+# statement's Jacobian). Bounded by the terms held, as :data:`_PLAIN_PRODUCTS`.
+_PLAIN_SUMS = _Remembered(PLAIN_LIMIT)
 _INSERT_LIMIT = 8  # terms inserted one by one; more are merged by sorting
 
 
 def _remember_plain(total: sympy.Expr) -> sympy.Expr:
-    if len(_PLAIN_SUMS) >= _PLAIN_SUMS_LIMIT:
-        _PLAIN_SUMS.clear()
-    _PLAIN_SUMS[id(total)] = total
-    return total
+    return _PLAIN_SUMS.add(total)
 
 
 def _inserted(
@@ -346,6 +378,9 @@ def _sympy_internal_problems() -> list[str]:
     product = sympy.Mul._from_args((b, a), is_commutative=False)  # factors in their order
     if product != sympy.Mul(b, a) or product.args != (b, a) or product.is_commutative:
         problems.append("Mul._from_args(args, is_commutative=False) is not Mul(*args)")
+    joined = _nc_mul((b, a))
+    if joined != product or hash(joined) != hash(product) or joined.args != (b, a):
+        problems.append("a Mul given its args by hand is not Mul._from_args(args)")
     canonical = sympy.Add(product, a)  # rebuilt from its canonical arguments, as packed
     total = sympy.Add._from_args(canonical.args, False)
     if total != canonical or hash(total) != hash(canonical):
