@@ -164,3 +164,54 @@ def test_a_mutated_cotangent_is_caught(monkeypatch, where):
         monkeypatch.setattr(blockops, "cotangent", _no_half)
     with pytest.raises(DGraphError, match=r"did not verify|check FAILED"):
         dgraph.make_function(_nll, "jacobian", point=[_X])
+
+
+def _counting_inverses(monkeypatch) -> list[int]:
+    """Every n×n inverse the values compute (NumPy's, the check's magnitudes included)."""
+    calls = [0]
+    plain = L.NumPyOps.inv
+
+    def counted(a):
+        calls[0] += 1
+        return plain(a)
+
+    monkeypatch.setattr(L.NumPyOps, "inv", staticmethod(counted))
+    return calls
+
+
+def test_the_jax_module_solves_triangles_and_numpys_inverts():
+    """The GP's gradient at 30 points: the JAX module applies L⁻¹ and L⁻ᵀ by
+    ``jax.scipy.linalg.solve_triangular`` (4 calls; main printed ``jnp.linalg.inv``,
+    two of them), the NumPy module keeps its two inverses (faster there); both equal
+    ``jax.grad``."""
+    with jax.enable_x64(True):
+        want = np.asarray(jax.grad(_nll)(jnp.asarray(_X)))
+        made = dgraph.make_function(_nll, "jacobian", point=[_X], lang="jax")
+        assert made.source.count("jax.scipy.linalg.solve_triangular(") == 4
+        assert "linalg.inv(" not in made.source
+        assert "import jax.scipy.linalg" in made.source
+        got = np.asarray(jax.jit(made)(jnp.asarray(_X)))
+    assert np.abs(got - want).max() <= 1e-10 * np.abs(want).max()
+    made = dgraph.make_function(_nll, "jacobian", point=[_X])
+    assert made.source.count("numpy.linalg.inv(") == 2
+    assert "solve_triangular" not in made.source
+    assert np.abs(np.asarray(made(_X)) - want).max() <= 1e-10 * np.abs(want).max()
+
+
+def test_the_checks_keep_one_inverse_per_block(monkeypatch):
+    """The GP's gradient and sparse Hessian at 30 points: the value checks apply each
+    linalg block to rows and columns through one kept inverse (and one of its
+    magnitudes): the gradient computes 8 inverses (main 12), the Hessian 30 (main 1,704,
+    one per row applied); both equal JAX's."""
+    calls = _counting_inverses(monkeypatch)
+    made = dgraph.make_function(_nll, "jacobian", point=[_X])
+    assert calls[0] <= 8, calls
+    calls[0] = 0
+    hess = dgraph.hessian(_nll, _X, sparse=True)
+    assert calls[0] <= 40, calls
+    with jax.enable_x64(True):
+        want = np.asarray(jax.hessian(_nll)(jnp.asarray(_X)))
+    got = hess(_X)
+    got = got.toarray() if hasattr(got, "toarray") else np.asarray(got)
+    assert np.abs(got - want).max() <= 1e-9 * np.abs(want).max()
+    assert made is not None

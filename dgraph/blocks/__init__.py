@@ -418,8 +418,10 @@ _LABELLED_FIELDS = ("out_shape", "in_shape", "out_axes", "in_axes", "sizes", "va
 
 def _values_cost(b: Applied) -> int:
     """The multiplications of an :class:`Applied` block's dense values: the tangent
-    rule on every basis direction of the operand."""
-    return b.costs[0] + math.prod(b.in_shape) * b.costs[2]
+    rule on every basis direction of the operand or the cotangent rule on every basis
+    row of the result, the cheaper (:func:`dgraph.blocks.linalg.by_rows`)."""
+    shared, row, column = b.costs
+    return shared + min(math.prod(b.out_shape) * row, math.prod(b.in_shape) * column)
 
 
 def _plain(b: Block) -> Block:
