@@ -345,3 +345,35 @@ def test_a_mutated_det_or_eigh_cotangent_is_caught(monkeypatch, which, where):
         monkeypatch.setattr(module, "cotangent", wrong)
     with pytest.raises(DGraphError, match=r"did not verify|check FAILED"):
         dgraph.make_function(_PROGRAMS[which], "jacobian", point=[_A])
+
+
+def _triangle_selection(n: int) -> object:
+    """The block of ``where(tril mask, L, 0)`` in L: one entry on each row of the lower
+    triangle (n(n+1)/2 of the n² rows)."""
+    from dgraph.blocks import GENERAL, sparse
+
+    flat = np.flatnonzero(np.tril(np.ones((n, n))).ravel())
+    return sparse((n, n), (n, n), flat, flat, GENERAL)
+
+
+def test_a_triangles_rows_of_a_dense_block_stay_dense(monkeypatch):
+    """The GP's sparse Hessian meets a triangle's selection times cholesky's block (and
+    times the dense products made of it). At 40×40 (820 of 1,600 rows) the product is a
+    dense block, priced by the rows' rule or by its pairs (820·1,600), and no pattern of
+    the dense factor is formed; main held it as a 1,312,000-entry pattern made from the
+    2,560,000 entries of the dense factor's (at 120 points: 10⁸ entries, over 13 GB, the
+    Hessian's HANG)."""
+    from dgraph import blocks as B
+
+    n = 40
+    formed = []
+    plain = B.as_sparse
+    monkeypatch.setattr(B, "as_sparse", lambda b: formed.append(b.nnz) or plain(b))
+    select = _triangle_selection(n)
+    cholesky = L.operand_block(_op("cholesky", (n, n)), 0, [(n, n)])
+    rule = n**3 + n * n * 3 * n**3  # the inverse, then a row of n² each
+    for lower, price in ((cholesky, rule), (dense((n, n), (n, n)), 820 * n * n)):
+        cost, product = multiply(select, lower)
+        assert product == dense((n, n), (n, n)) and not isinstance(product, Applied)
+        assert cost == price
+    assert max(formed, default=0) < n * n, formed
