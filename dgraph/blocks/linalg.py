@@ -15,16 +15,20 @@ them by, applied to every basis direction at once.
   ``jnp.linalg.solve`` and ``inv`` write it): ``x = A⁻¹·b``, the columns of ``b`` or, with
   ``rows``, its rows (a vector is a row): ``dx = A⁻¹·(db - dA·x)`` (JAX's rule for it).
 
-The blocks of ``cholesky``, ``triangular_solve`` and ``linear_solve`` (:data:`APPLIED`) are
+The blocks of ``cholesky``, ``triangular_solve``, ``linear_solve`` (``jnp.linalg.inv``
+among them), ``det``, ``logabsdet`` and ``eigh`` (:data:`APPLIED`) are
 :class:`~dgraph.blocks.Applied`: a product with rows on their left (a gradient, a
 cotangent) applies :func:`cotangent` to each row, one with columns on their right applies
 :func:`tangent` to each column, O(n³) each where the n²×n² block's values cost O(n⁵)
 (:class:`Applier` holds the values so; pricing, values and generated code take the same
-products).
+products). Their dense values, where read, are the cheaper of the tangent on every basis
+direction and the cotangent on every basis row (:func:`by_rows`: a determinant's one row).
 
 Each formula is written once over an array vocabulary ``xp`` (:class:`NumPyOps` here;
 :mod:`dgraph.codegen.tensor.linalg_code` prints the same calls as array statements), so
-that the values and the generated code cannot differ.
+that the values and the generated code cannot differ. A triangle's inverse applied
+(``solve_left``, ``solve_right``) is its inverse's product in NumPy and
+``jax.scipy.linalg.solve_triangular`` in JAX code.
 """
 
 from __future__ import annotations
