@@ -201,7 +201,7 @@ def test_the_jax_module_solves_triangles_and_numpys_inverts():
 def test_the_checks_keep_one_inverse_per_block(monkeypatch):
     """The GP's gradient and sparse Hessian at 30 points: the value checks apply each
     linalg block to rows and columns through one kept inverse (and one of its
-    magnitudes): the gradient computes 8 inverses (main 12), the Hessian 30 (main 1,704,
+    magnitudes): the gradient computes 6 inverses (main 12), the Hessian 24 (main 600,
     one per row applied); both equal JAX's."""
     calls = _counting_inverses(monkeypatch)
     made = dgraph.make_function(_nll, "jacobian", point=[_X])

@@ -436,7 +436,7 @@ class KeptOps(NumPyOps):
     """:class:`NumPyOps` keeping each inverse and eigendecomposition it computed (by the
     matrix's bytes): an :class:`Applier` holds one, so that a block's inverse is computed
     once however many rows or columns it applies (the GP's sparse Hessian at 30 points:
-    24 inverses, not 1,704)."""
+    24 inverses, not 600)."""
 
     def __init__(self, inverses: dict[bytes, Any] | None = None) -> None:
         self._inverses = {} if inverses is None else inverses
