@@ -20,7 +20,7 @@ jsl = pytest.importorskip("jax.scipy.linalg")
 import dgraph  # noqa: E402
 from dgraph.blocks import Applied, dense, multiply  # noqa: E402
 from dgraph.blocks import linalg as L  # noqa: E402
-from dgraph.codegen.tensor import blockops  # noqa: E402
+from dgraph.codegen.tensor import blockops, linalg_code  # noqa: E402
 from dgraph.errors import DGraphError  # noqa: E402
 
 RNG = np.random.default_rng(22)
@@ -164,3 +164,216 @@ def test_a_mutated_cotangent_is_caught(monkeypatch, where):
         monkeypatch.setattr(blockops, "cotangent", _no_half)
     with pytest.raises(DGraphError, match=r"did not verify|check FAILED"):
         dgraph.make_function(_nll, "jacobian", point=[_X])
+
+
+def _counting_inverses(monkeypatch) -> list[int]:
+    """Every n×n inverse the values compute (NumPy's, the check's magnitudes included)."""
+    calls = [0]
+    plain = L.NumPyOps.inv
+
+    def counted(a):
+        calls[0] += 1
+        return plain(a)
+
+    monkeypatch.setattr(L.NumPyOps, "inv", staticmethod(counted))
+    return calls
+
+
+def test_the_jax_module_solves_triangles_and_numpys_inverts():
+    """The GP's gradient at 30 points: the JAX module applies L⁻¹ and L⁻ᵀ by
+    ``jax.scipy.linalg.solve_triangular`` (4 calls; main printed ``jnp.linalg.inv``,
+    two of them), the NumPy module keeps its two inverses (faster there); both equal
+    ``jax.grad``."""
+    with jax.enable_x64(True):
+        want = np.asarray(jax.grad(_nll)(jnp.asarray(_X)))
+        made = dgraph.make_function(_nll, "jacobian", point=[_X], lang="jax")
+        assert made.source.count("jax.scipy.linalg.solve_triangular(") == 4
+        assert "linalg.inv(" not in made.source
+        assert "import jax.scipy.linalg" in made.source
+        got = np.asarray(jax.jit(made)(jnp.asarray(_X)))
+    assert np.abs(got - want).max() <= 1e-10 * np.abs(want).max()
+    made = dgraph.make_function(_nll, "jacobian", point=[_X])
+    assert made.source.count("numpy.linalg.inv(") == 2
+    assert "solve_triangular" not in made.source
+    assert np.abs(np.asarray(made(_X)) - want).max() <= 1e-10 * np.abs(want).max()
+
+
+def test_the_checks_keep_one_inverse_per_block(monkeypatch):
+    """The GP's gradient and sparse Hessian at 30 points: the value checks apply each
+    linalg block to rows and columns through one kept inverse (and one of its
+    magnitudes): the gradient computes 6 inverses (main 12), the Hessian 24 (main 600,
+    one per row applied); both equal JAX's."""
+    calls = _counting_inverses(monkeypatch)
+    made = dgraph.make_function(_nll, "jacobian", point=[_X])
+    assert calls[0] <= 8, calls
+    calls[0] = 0
+    hess = dgraph.hessian(_nll, _X, sparse=True)
+    assert calls[0] <= 40, calls
+    with jax.enable_x64(True):
+        want = np.asarray(jax.hessian(_nll)(jnp.asarray(_X)))
+    got = hess(_X)
+    got = got.toarray() if hasattr(got, "toarray") else np.asarray(got)
+    assert np.abs(got - want).max() <= 1e-9 * np.abs(want).max()
+    assert made is not None
+
+
+def _spectral_cases(n: int = 5) -> list[tuple[SimpleNamespace, list[np.ndarray]]]:
+    """``det`` and ``logabsdet`` of a general matrix, ``eigh``'s values and vectors of a
+    symmetric one (distinct eigenvalues)."""
+    a = RNG.normal(size=(n, n)) + 2 * np.eye(n)
+    s = a + a.T
+    return [
+        (_op("det", ()), [a]),
+        (_op("logabsdet", ()), [a]),
+        (_op("eigh_values", (n,)), [s]),
+        (_op("eigh_vectors", (n, n)), [s]),
+    ]
+
+
+def _jax_block(op, a: np.ndarray) -> np.ndarray:
+    """JAX's Jacobian of the operation at ``a`` (flat result × flat operand), the
+    eigenvectors' columns signed as NumPy's; eigh's along symmetric directions only
+    (``jnp.linalg.eigh`` symmetrizes its input)."""
+    n = a.shape[0]
+    f = {
+        "det": jnp.linalg.det,
+        "logabsdet": lambda m: jnp.linalg.slogdet(m)[1],
+        "eigh_values": lambda m: jnp.linalg.eigh(m)[0],
+        "eigh_vectors": lambda m: jnp.linalg.eigh(m)[1],
+    }[op.primitive]
+    with jax.enable_x64(True):
+        block = np.asarray(jax.jacobian(f)(jnp.asarray(a)))
+        if op.primitive == "eigh_vectors":
+            signs = np.sign(np.sum(np.linalg.eigh(a)[1] * np.asarray(f(jnp.asarray(a))), axis=0))
+            block = block * signs[None, :, None, None]
+    return block.reshape(int(np.prod(op.shape)), n * n)
+
+
+@pytest.mark.parametrize("rows", [1, 3])
+@pytest.mark.parametrize("case", _spectral_cases(), ids=lambda c: c[0].primitive)
+def test_det_and_eigh_rules_apply_the_dense_block(case, rows):
+    """det, logabsdet and eigh's blocks are Applied (main: dense n²-direction blocks):
+    one or several rows by the cotangent rule and columns by the tangent rule equal the
+    products with the dense block (the tangent on every basis direction), which equals
+    JAX's Jacobian (eigh's on symmetric directions); the rules by magnitudes bound
+    |w|ᵀ·|J| and |J|·|v|."""
+    op, args = case
+    n = args[0].shape[0]
+    assert isinstance(L.operand_block(op, 0, [(n, n)]), Applied)
+    values = L.values(op, 0, args)
+    assert isinstance(values, L.Applier)
+    basis = np.eye(n * n).reshape(n * n, n, n)
+    block = np.moveaxis(L.tangent(op, 0, args, basis, values.result), 0, -1)
+    block = block.reshape(-1, n * n)
+    want = _jax_block(op, args[0])
+    sym = (np.eye(n * n) + np.eye(n * n).reshape(n, n, n, n).swapaxes(2, 3).reshape(n * n, -1)) / 2
+    read = block @ sym if op.primitive.startswith("eigh") else block
+    assert np.abs(read - want).max() <= 1e-10 * np.abs(want).max()
+    assert (
+        np.abs(np.asarray(values).reshape(block.shape) - block).max() <= 1e-12 * np.abs(block).max()
+    )
+    w = RNG.normal(size=(rows, block.shape[0]))
+    v = RNG.normal(size=(rows, block.shape[1]))
+    scale = np.abs(w) @ np.abs(block)
+    assert np.abs(values.applied_rows(w) - w @ block).max() <= 1e-12 * scale.max()
+    assert np.abs(values.applied_columns(v) - v @ block.T).max() <= 1e-12 * np.abs(block).max() * n
+    magnitudes = np.abs(values)
+    assert (magnitudes.applied_rows(np.abs(w)) >= scale * (1 - 1e-12)).all()
+    bound = magnitudes.applied_columns(np.abs(v))
+    assert (bound >= np.abs(v) @ np.abs(block).T * (1 - 1e-12)).all()
+
+
+M = 12
+_A = RNG.normal(size=M * M)
+
+
+def _spd(x):
+    a = x.reshape(M, M)
+    return a @ a.T + M * jnp.eye(M)
+
+
+_PROGRAMS = {
+    "det": lambda x: jnp.linalg.det(x.reshape(M, M) / M + jnp.eye(M)),
+    "slogdet": lambda x: jnp.linalg.slogdet(x.reshape(M, M) + M * jnp.eye(M))[1],
+    "eigh": lambda x: (
+        jnp.sum(jnp.linalg.eigh(_spd(x))[0] * jnp.arange(M))
+        + jnp.sum(jnp.linalg.eigh(_spd(x))[1] ** 4)
+    ),
+}
+
+
+@pytest.mark.parametrize("which", sorted(_PROGRAMS))
+def test_gradients_through_det_slogdet_eigh(which):
+    """At 12×12 the gradients equal ``jax.grad``, their modules make no n²-direction
+    basis (``eye(144)``, main: det, slogdet, eigh) and are priced within 8·n³
+    multiplications, eigh's two decompositions 12·n³ (main: slogdet 21,312 = n³ + n⁴
+    unpriced values; eigh's n⁵ values). (``jnp.linalg.inv`` is a ``linear_solve`` of the
+    identity, Applied already.)"""
+    f = _PROGRAMS[which]
+    made = dgraph.make_function(f, "jacobian", point=[_A])
+    with jax.enable_x64(True):
+        want = np.asarray(jax.grad(f)(jnp.asarray(_A)))
+    got = np.asarray(made(_A))
+    assert np.abs(got - want).max() <= 1e-10 * np.abs(want).max()
+    assert f"eye({M * M})" not in made.generated.text
+    assert made.generated.mults <= (12 if which == "eigh" else 8) * M**3
+
+
+def _det_untransposed(op, k, args, bar, result, xp=L.NumPyOps, rule=L.cotangent):
+    """logabsdet's cotangent with A⁻¹ where A⁻ᵀ belongs (a wrong rule)."""
+    if op.primitive != "logabsdet":
+        return rule(op, k, args, bar, result, xp)
+    return xp.scale(xp.column(xp.column(bar)), xp.inv(args[0]))
+
+
+def _eigh_unscaled(op, k, args, bar, result, xp=L.NumPyOps, rule=L.cotangent):
+    """eigh_vectors' cotangent with F's transpose (a sign flipped: a wrong rule)."""
+    if op.primitive != "eigh_vectors":
+        return rule(op, k, args, bar, result, xp)
+    w, v = (xp.part(xp.eigh(args[0]), i) for i in (0, 1))
+    f = xp.swap(L._gaps(w, op.shape[0], xp))
+    return xp.matmul(xp.matmul(v, xp.scale(f, xp.matmul(xp.swap(v), bar))), xp.swap(v))
+
+
+@pytest.mark.parametrize("which", ["slogdet", "eigh"])
+@pytest.mark.parametrize("where", ["values", "code"])
+def test_a_mutated_det_or_eigh_cotangent_is_caught(monkeypatch, which, where):
+    """logabsdet's or eigh_vectors' cotangent wrong in the values (checked against JAX)
+    or in the code (checked against the values): refused."""
+    wrong = _det_untransposed if which == "slogdet" else _eigh_unscaled
+    for module in [L] if where == "values" else [blockops, linalg_code]:
+        monkeypatch.setattr(module, "cotangent", wrong)
+    with pytest.raises(DGraphError, match=r"did not verify|check FAILED"):
+        dgraph.make_function(_PROGRAMS[which], "jacobian", point=[_A])
+
+
+def _triangle_selection(n: int) -> object:
+    """The block of ``where(tril mask, L, 0)`` in L: one entry on each row of the lower
+    triangle (n(n+1)/2 of the n² rows)."""
+    from dgraph.blocks import GENERAL, sparse
+
+    flat = np.flatnonzero(np.tril(np.ones((n, n))).ravel())
+    return sparse((n, n), (n, n), flat, flat, GENERAL)
+
+
+def test_a_triangles_rows_of_a_dense_block_stay_dense(monkeypatch):
+    """The GP's sparse Hessian meets a triangle's selection times cholesky's block (and
+    times the dense products made of it). At 40×40 (820 of 1,600 rows) the product is a
+    dense block, priced by the rows' rule or by its pairs (820·1,600), and no pattern of
+    the dense factor is formed; main held it as a 1,312,000-entry pattern made from the
+    2,560,000 entries of the dense factor's (at 120 points: 10⁸ entries, over 13 GB, the
+    Hessian's HANG)."""
+    from dgraph import blocks as B
+
+    n = 40
+    formed = []
+    plain = B.as_sparse
+    monkeypatch.setattr(B, "as_sparse", lambda b: formed.append(b.nnz) or plain(b))
+    select = _triangle_selection(n)
+    cholesky = L.operand_block(_op("cholesky", (n, n)), 0, [(n, n)])
+    rule = n**3 + n * n * 3 * n**3  # the inverse, then a row of n² each
+    for lower, price in ((cholesky, rule), (dense((n, n), (n, n)), 820 * n * n)):
+        cost, product = multiply(select, lower)
+        assert product == dense((n, n), (n, n)) and not isinstance(product, Applied)
+        assert cost == price
+    assert max(formed, default=0) < n * n, formed

@@ -418,8 +418,10 @@ _LABELLED_FIELDS = ("out_shape", "in_shape", "out_axes", "in_axes", "sizes", "va
 
 def _values_cost(b: Applied) -> int:
     """The multiplications of an :class:`Applied` block's dense values: the tangent
-    rule on every basis direction of the operand."""
-    return b.costs[0] + math.prod(b.in_shape) * b.costs[2]
+    rule on every basis direction of the operand or the cotangent rule on every basis
+    row of the result, the cheaper (:func:`dgraph.blocks.linalg.by_rows`)."""
+    shared, row, column = b.costs
+    return shared + min(math.prod(b.out_shape) * row, math.prod(b.in_shape) * column)
 
 
 def _plain(b: Block) -> Block:
@@ -439,18 +441,26 @@ def _applied_product(upper: Block, lower: Block) -> tuple[str | None, Product]:
     the rule's where it costs fewer multiplications than the dense product does, that
     product's price counting the dense values it reads (the tangent rule on every
     basis direction of the operand)."""
-    explicit = multiply(_plain(upper), _plain(lower))
     built = sum(_values_cost(b) for b in (upper, lower) if isinstance(b, Applied))
-    explicit = Product(explicit.cost + built, explicit.product)
-    if explicit.product is None or (isinstance(upper, Applied) == isinstance(lower, Applied)):
-        return None, explicit
+    if isinstance(upper, Applied) == isinstance(lower, Applied):
+        explicit = multiply(_plain(upper), _plain(lower))
+        return None, Product(explicit.cost + built, explicit.product)
     if isinstance(lower, Applied):
         shared, each, _ = lower.costs
         side, cost = "rows", shared + math.prod(upper.out_shape) * each
+        pairs = upper.nnz * math.prod(lower.in_shape)  # each entry meets a whole row
     else:
         shared, _, each = upper.costs  # type: ignore[union-attr]
         side, cost = "columns", shared + math.prod(lower.in_shape) * each
-    if cost >= explicit.cost:
+        pairs = math.prod(upper.out_shape) * lower.nnz
+    if upper.nnz and lower.nnz and cost < built + (0 if _free(upper, lower) else pairs):
+        # the rule's, the explicit product not formed: its pattern, the other factor's
+        # rows or columns of the dense block, is as large (10⁸ entries for the GP's
+        # Hessian at 120 points, a triangle's rows of cholesky's block: 5 GB)
+        return side, Product(cost, dense(upper.out_shape, lower.in_shape))
+    explicit = multiply(_plain(upper), _plain(lower))
+    explicit = Product(explicit.cost + built, explicit.product)
+    if explicit.product is None or cost >= explicit.cost:
         return None, explicit
     return side, Product(cost, dense(upper.out_shape, lower.in_shape))
 
@@ -609,9 +619,9 @@ def _full_product(upper: Block, lower: Block) -> tuple[int, Labelled] | None:
     other factor times a whole row or column); None for any other product. No pattern
     of every entry is formed (a reshape or a gather times a dense block: their
     product's indices, eight bytes an entry, where its values need as many)."""
-    if full(lower) and _covers(upper, "out"):
+    if full(lower) and _mostly_covers(upper, "out", math.prod(lower.in_shape)):
         cost, exactly_one = upper.nnz * math.prod(lower.in_shape), upper.nnz == _size(upper, "out")
-    elif full(upper) and _covers(lower, "in"):
+    elif full(upper) and _mostly_covers(lower, "in", math.prod(upper.out_shape)):
         cost, exactly_one = math.prod(upper.out_shape) * lower.nnz, lower.nnz == _size(lower, "in")
     else:
         return None
@@ -619,6 +629,23 @@ def _full_product(upper: Block, lower: Block) -> tuple[int, Labelled] | None:
     if kind == ONES and not exactly_one:  # an entry sums several ones
         kind = CONSTANT
     return (0 if _free(upper, lower) else cost), dense(upper.out_shape, lower.in_shape, kind)
+
+
+HALF_FULL = 10**6  # a product's entries from which half of every entry is held dense
+
+
+def _mostly_covers(b: Block, side: str, other: int) -> bool:
+    """Whether every row (``side="out"``) or column of ``b`` has an entry, or (the
+    product with a dense block then of at least :data:`HALF_FULL` entries, ``other`` the
+    dense block's other side) at least half of them: that product is held dense, its
+    rows or columns that ``b`` misses zeros (a triangle's rows of cholesky's n²×n²
+    block: 10⁸ entries as a pattern, 5 GB of indices, at 120 points)."""
+    if _covers(b, side):
+        return True
+    if not isinstance(b, Sparse) or _size(b, side) * other < 2 * HALF_FULL:
+        return False
+    hit = np.diff(b.indptr) > 0 if side == "out" else np.bincount(b.cols, minlength=_size(b, side))
+    return 2 * int(np.count_nonzero(hit)) >= _size(b, side)
 
 
 def _size(b: Block, side: str) -> int:

@@ -120,8 +120,8 @@ def tangent(
     again, its steps named by ``emit`` (generated code computes them once)."""
     name, a = op.primitive, args[0]
     if name in ("det", "logabsdet"):
-        traces = xp.last_sum(xp.last_sum(xp.mul(xp.swap(xp.inv(a)), d)))  # tr(A⁻¹·dA)
-        return traces if name == "logabsdet" else xp.mul(traces, result)
+        traces = xp.last_sum(xp.last_sum(xp.scale(xp.swap(xp.inv(a)), d)))  # tr(A⁻¹·dA)
+        return traces if name == "logabsdet" else xp.scale(traces, result)
     if name.startswith("qr"):
         return _qr(name, a, d, xp)
     if name == "lu":

@@ -15,16 +15,20 @@ them by, applied to every basis direction at once.
   ``jnp.linalg.solve`` and ``inv`` write it): ``x = A⁻¹·b``, the columns of ``b`` or, with
   ``rows``, its rows (a vector is a row): ``dx = A⁻¹·(db - dA·x)`` (JAX's rule for it).
 
-The blocks of ``cholesky``, ``triangular_solve`` and ``linear_solve`` (:data:`APPLIED`) are
+The blocks of ``cholesky``, ``triangular_solve``, ``linear_solve`` (``jnp.linalg.inv``
+among them), ``det``, ``logabsdet`` and ``eigh`` (:data:`APPLIED`) are
 :class:`~dgraph.blocks.Applied`: a product with rows on their left (a gradient, a
 cotangent) applies :func:`cotangent` to each row, one with columns on their right applies
 :func:`tangent` to each column, O(n³) each where the n²×n² block's values cost O(n⁵)
 (:class:`Applier` holds the values so; pricing, values and generated code take the same
-products).
+products). Their dense values, where read, are the cheaper of the tangent on every basis
+direction and the cotangent on every basis row (:func:`by_rows`: a determinant's one row).
 
 Each formula is written once over an array vocabulary ``xp`` (:class:`NumPyOps` here;
 :mod:`dgraph.codegen.tensor.linalg_code` prints the same calls as array statements), so
-that the values and the generated code cannot differ.
+that the values and the generated code cannot differ. A triangle's inverse applied
+(``solve_left``, ``solve_right``) is its inverse's product in NumPy and
+``jax.scipy.linalg.solve_triangular`` in JAX code.
 """
 
 from __future__ import annotations
@@ -46,7 +50,9 @@ __all__ = [
     "LU_DATA",
     "AbsoluteOps",
     "Applier",
+    "KeptOps",
     "NumPyOps",
+    "by_rows",
     "check",
     "cotangent",
     "forward",
@@ -105,6 +111,7 @@ class NumPyOps:
     eye = staticmethod(np.eye)
     swap = staticmethod(lambda a: np.swapaxes(a, -1, -2))
     mul = staticmethod(np.multiply)
+    scale = staticmethod(np.multiply)  # two signed factors (mul: a mask or a constant)
     sub = staticmethod(np.subtract)
     add = staticmethod(np.add)
     neg = staticmethod(np.negative)
@@ -118,6 +125,25 @@ class NumPyOps:
     both = staticmethod(np.logical_and)
     take = staticmethod(lambda a, i, axis: np.take(a, i, axis=axis))
     stack = staticmethod(np.stack)
+
+    @classmethod
+    def solve_left(cls, t: Any, b: Any, lower: bool, trans: bool) -> Any:
+        """``op(T)⁻¹·b`` (``op`` the transpose where ``trans``) for the triangle ``T``
+        (``lower`` or upper), ``b`` a matrix or a stack of them: by ``T``'s inverse (in
+        generated NumPy code a triangular solve is slower: RESULTS.md, inv22)."""
+        return cls.matmul(_op_inverse(cls, t, trans), b)
+
+    @classmethod
+    def solve_right(cls, b: Any, t: Any, lower: bool, trans: bool) -> Any:
+        """``b·op(T)⁻¹``, as :meth:`solve_left`."""
+        return cls.matmul(b, _op_inverse(cls, t, trans))
+
+
+def _op_inverse(xp: Any, t: Any, trans: bool) -> Any:
+    """``T⁻¹`` or ``T⁻ᵀ`` (one inverse of T either way: a vocabulary that keeps it,
+    :class:`KeptOps`, computes it once)."""
+    inverse = xp.inv(t)
+    return xp.swap(inverse) if trans else inverse
 
 
 def lu_data(name: str, a: np.ndarray) -> np.ndarray:
@@ -176,10 +202,25 @@ def _triangle(op: Any, a: Any, xp: Any) -> Any:
     return xp.swap(m) if p["transpose_a"] else m
 
 
-def _matrix(op: Any, a: Any, xp: Any) -> Any:
-    """``M``: the matrix triangular_solve inverts."""
-    m = _triangle(op, a, xp)
-    return xp.add(m, xp.eye(_size(op))) if op.param["unit_diagonal"] else m
+def _solved(op: Any, a: Any, xp: Any) -> Any:
+    """``T``: the triangle of ``a`` triangular_solve solves by (its diagonal 1 where
+    ``unit_diagonal``), not transposed: ``M = op(T)``, ``op`` the transpose where
+    ``transpose_a``."""
+    p = op.param
+    t = xp.tril(a) if p["lower"] else xp.triu(a)
+    if p["unit_diagonal"]:
+        eye = xp.eye(_size(op))
+        t = xp.add(xp.sub(t, xp.mul(t, eye)), eye)
+    return t
+
+
+def _solve(op: Any, a: Any, b: Any, xp: Any, transposed: bool = False) -> Any:
+    """``M⁻¹·b`` (``left_side``) or ``b·M⁻¹``; ``M⁻ᵀ`` where ``transposed``."""
+    p = op.param
+    t, trans = _solved(op, a, xp), p["transpose_a"] != transposed
+    if p["left_side"]:
+        return xp.solve_left(t, b, p["lower"], trans)
+    return xp.solve_right(b, t, p["lower"], trans)
 
 
 def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps, emit: Any = None) -> Any:
@@ -196,8 +237,7 @@ def forward(op: Any, args: Sequence[Any], xp: Any = NumPyOps, emit: Any = None) 
             return xp.matmul(args[1], xp.swap(inverse))
         return xp.matmul(inverse, args[1])
     _flags(op)
-    inverse = xp.inv(_matrix(op, args[0], xp))
-    return xp.matmul(inverse, args[1]) if op.param["left_side"] else xp.matmul(args[1], inverse)
+    return _solve(op, args[0], args[1], xp)
 
 
 def tangent(
@@ -207,9 +247,8 @@ def tangent(
     directions), ``result`` the primal result (``emit`` as for :func:`forward`)."""
     if op.primitive in _dec.DECOMPOSITIONS:
         return _dec.tangent(op, args, d, result, xp, emit or (lambda x: x))
-    if op.primitive == "cholesky":
-        li = xp.inv(result)
-        inner = xp.matmul(xp.matmul(li, d), xp.swap(li))
+    if op.primitive == "cholesky":  # L⁻¹·dA·L⁻ᵀ
+        inner = xp.solve_right(xp.solve_left(result, d, True, False), result, True, True)
         diagonal = xp.mul(xp.mul(inner, xp.eye(op.shape[0])), 0.5)
         return xp.matmul(result, xp.add(xp.tril(inner, -1), diagonal))
     if op.primitive.startswith("eigh"):
@@ -219,19 +258,20 @@ def tangent(
         inner = xp.matmul(xp.matmul(xp.swap(v), d), v)
         if op.primitive == "eigh_values":
             return xp.last_sum(xp.mul(inner, xp.eye(n)))
-        gaps = xp.add(xp.sub(xp.row(w), xp.column(w)), xp.eye(n))
-        f = xp.sub(xp.div(1.0, gaps), xp.eye(n))
-        return xp.matmul(v, xp.mul(f, inner))
+        return xp.matmul(v, xp.scale(_gaps(w, n, xp), inner))
     if op.primitive == "linear_solve":
         return _solve_tangent(op, k, args, d, result, xp)
-    inverse = xp.inv(_matrix(op, args[0], xp))
-    left = op.param["left_side"]
     if k == 1:
-        return xp.matmul(inverse, d) if left else xp.matmul(d, inverse)
+        return _solve(op, args[0], d, xp)
     dm = _triangle(op, d, xp)
-    if left:
-        return xp.neg(xp.matmul(inverse, xp.matmul(dm, result)))
-    return xp.neg(xp.matmul(xp.matmul(result, dm), inverse))
+    moved = xp.matmul(dm, result) if op.param["left_side"] else xp.matmul(result, dm)
+    return xp.neg(_solve(op, args[0], moved, xp))
+
+
+def _gaps(w: Any, n: int, xp: Any) -> Any:
+    """``F``: ``1/(w_j - w_i)`` off the diagonal, 0 on it."""
+    gaps = xp.add(xp.sub(xp.row(w), xp.column(w)), xp.eye(n))
+    return xp.sub(xp.div(1.0, gaps), xp.eye(n))
 
 
 def _solve_tangent(op: Any, k: int, args: Sequence[Any], d: Any, x: Any, xp: Any) -> Any:
@@ -265,24 +305,37 @@ def cotangent(
     * ``triangular_solve``: ``b̄ = M⁻ᵀ·x̄`` and ``ā = T*(-M⁻ᵀ·x̄·xᵀ)`` (left), ``b̄ = x̄·M⁻ᵀ``
       and ``ā = T*(-xᵀ·x̄·M⁻ᵀ)`` (right), T* the adjoint of the triangle read
       (:func:`_triangle`: transposed back, the unit diagonal dropped, the triangle kept);
-    * ``linear_solve``: ``b̄ = A⁻ᵀ·x̄``, ``Ā = -A⁻ᵀ·x̄·xᵀ`` (columns; rows and a vector alike).
+    * ``linear_solve``: ``b̄ = A⁻ᵀ·x̄``, ``Ā = -A⁻ᵀ·x̄·xᵀ`` (columns; rows and a vector alike);
+    * ``logabsdet`` and ``det``: ``Ā = w̄·A⁻ᵀ`` and ``Ā = w̄·det A·A⁻ᵀ`` (Jacobi's formula);
+    * ``eigh_values``: ``Ā = V·diag(w̄)·Vᵀ``; ``eigh_vectors``: ``Ā = V·(F ∘ (Vᵀ·V̄))·Vᵀ``
+      (the adjoints of the tangents as written: ``F ∘ ·`` is self-adjoint; not
+      symmetrized, as the tangent reads all of dA).
     """
     name = op.primitive
+    if name in ("det", "logabsdet"):
+        scale = bar if name == "logabsdet" else xp.scale(bar, result)
+        return xp.scale(xp.column(xp.column(scale)), xp.swap(xp.inv(args[0])))
+    if name.startswith("eigh"):
+        pair = xp.eigh(args[0])
+        w, v = xp.part(pair, 0), xp.part(pair, 1)
+        if name == "eigh_values":
+            return xp.matmul(xp.scale(v, xp.row(bar)), xp.swap(v))
+        inner = xp.scale(_gaps(w, op.shape[0], xp), xp.matmul(xp.swap(v), bar))
+        return xp.matmul(xp.matmul(v, inner), xp.swap(v))
     if name == "cholesky":
-        li = xp.inv(result)
         inner = xp.matmul(xp.swap(result), bar)
         diagonal = xp.mul(xp.mul(inner, xp.eye(op.shape[0])), 0.5)
-        return xp.matmul(xp.matmul(xp.swap(li), xp.add(xp.tril(inner, -1), diagonal)), li)
+        middle = xp.solve_left(result, xp.add(xp.tril(inner, -1), diagonal), True, True)
+        return xp.solve_right(middle, result, True, False)
     if name == "linear_solve":
         return _solve_cotangent(op, k, args, bar, result, xp)
-    inverse_t = xp.swap(xp.inv(_matrix(op, args[0], xp)))
-    left = op.param["left_side"]
+    solved = _solve(op, args[0], bar, xp, transposed=True)  # M⁻ᵀ·x̄ or x̄·M⁻ᵀ
     if k == 1:
-        return xp.matmul(inverse_t, bar) if left else xp.matmul(bar, inverse_t)
-    if left:
-        g = xp.neg(xp.matmul(xp.matmul(inverse_t, bar), xp.swap(result)))
+        return solved
+    if op.param["left_side"]:
+        g = xp.neg(xp.matmul(solved, xp.swap(result)))
     else:
-        g = xp.neg(xp.matmul(xp.matmul(xp.swap(result), bar), inverse_t))
+        g = xp.neg(xp.matmul(xp.swap(result), solved))
     p = op.param
     if p["transpose_a"]:
         g = xp.swap(g)
@@ -306,7 +359,8 @@ def _solve_cotangent(op: Any, k: int, args: Sequence[Any], bar: Any, x: Any, xp:
     return xp.neg(xp.matmul(xp.matmul(xp.swap(inverse), bar), xp.swap(x)))
 
 
-APPLIED = frozenset({"cholesky", "triangular_solve", "linear_solve"})  # with a cotangent rule
+APPLIED = frozenset({"cholesky", "triangular_solve", "linear_solve", "det", "logabsdet"})
+APPLIED |= {"eigh_values", "eigh_vectors"}  # with a cotangent rule
 
 
 def rule_costs(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> tuple[int, int, int]:
@@ -317,6 +371,14 @@ def rule_costs(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> tuple[int,
     if name == "cholesky":
         n = op.shape[0]
         return n**3, 3 * n**3, 3 * n**3
+    if name in ("det", "logabsdet"):  # the inverse; a row scales it, a column reads it
+        n = shapes[0][0]
+        return n**3, n * n, n * n
+    if name.startswith("eigh"):  # the decomposition; V·(·)·Vᵀ or Vᵀ·(·)·V products
+        n = shapes[0][0]
+        row = (1 if name == "eigh_values" else 3) * n**3
+        column = (2 if name == "eigh_values" else 3) * n**3
+        return n**3, row + n * n, column + n * n
     n = shapes[0][0]
     if name == "triangular_solve":
         other = op.shape[1] if op.param["left_side"] else op.shape[0]
@@ -346,25 +408,74 @@ def values(op: Any, k: int, args: Sequence[np.ndarray]) -> Any:
     return _basis_values(op, k, args, forward(op, args))
 
 
+def by_rows(op: Any, k: int, shapes: Sequence[tuple[int, ...]]) -> bool:
+    """Whether the dense values of an :data:`APPLIED` block are the cotangent rule on
+    every basis row of the result (cheaper than the tangent on every basis direction of
+    the operand: ``det`` of an n×n matrix, one row of n³ against n² directions of n²)."""
+    if op.primitive not in APPLIED:
+        return False
+    _, row, column = rule_costs(op, k, shapes)
+    return math.prod(op.shape) * row < math.prod(shapes[k]) * column
+
+
 def _basis_values(op: Any, k: int, args: Sequence[Any], result: Any, xp: Any = NumPyOps) -> Any:
-    """The tangent map applied to every basis direction of operand k."""
+    """The tangent map applied to every basis direction of operand k (or, where
+    :func:`by_rows`, the cotangent map to every basis row of the result)."""
     mine = np.shape(args[k])
+    if by_rows(op, k, [np.shape(a) for a in args]):
+        size = math.prod(op.shape)
+        basis = np.eye(size).reshape(size, *op.shape)
+        return np.reshape(cotangent(op, k, args, basis, result, xp), (*op.shape, *mine))
     size = math.prod(mine)
     basis = np.eye(size).reshape(size, *mine)
     out = tangent(op, k, args, basis, result, xp)
     return np.moveaxis(out, 0, -1).reshape(*op.shape, *mine)
 
 
-class AbsoluteOps(NumPyOps):
+class KeptOps(NumPyOps):
+    """:class:`NumPyOps` keeping each inverse and eigendecomposition it computed (by the
+    matrix's bytes): an :class:`Applier` holds one, so that a block's inverse is computed
+    once however many rows or columns it applies (the GP's sparse Hessian at 30 points:
+    24 inverses, not 600)."""
+
+    def __init__(self, inverses: dict[bytes, Any] | None = None) -> None:
+        self._inverses = {} if inverses is None else inverses
+
+    def _kept(self, name: str, a: Any) -> Any:
+        a = np.asarray(a, dtype=float)
+        key = name.encode() + repr(a.shape).encode() + a.tobytes()
+        if key not in self._inverses:
+            self._inverses[key] = getattr(NumPyOps, name)(a)
+        return self._inverses[key]
+
+    def inv(self, a: Any) -> np.ndarray:
+        return self._kept("inv", a)
+
+    def eigh(self, a: Any) -> Any:
+        return self._kept("eigh", a)
+
+    def solve_left(self, t: Any, b: Any, lower: bool, trans: bool) -> Any:
+        return self.matmul(_op_inverse(self, t, trans), b)
+
+    def solve_right(self, b: Any, t: Any, lower: bool, trans: bool) -> Any:
+        return self.matmul(b, _op_inverse(self, t, trans))
+
+
+class AbsoluteOps(KeptOps):
     """The vocabulary by magnitudes: every product of matrices and every inverse taken
-    by its entries' absolute values (``|A|·|B|``, ``|A⁻¹|``), a negation dropped; the
-    masks and the sums of the formulas exact (they build M from ``a`` and add parts of
-    one sign). :func:`cotangent` over it bounds ``|w|ᵀ·|J|`` and :func:`tangent`
-    ``|J|·|v|`` entry by entry, the scale of the rounding the value check allows."""
+    by its entries' absolute values (``|A|·|B|``, ``|A⁻¹|``, so ``|op(T)⁻¹|·|B|`` for a
+    triangular solve), a negation dropped, each product of signed factors (``scale``)
+    taken by magnitudes; the masks and the sums of the formulas exact (they build M from
+    ``a`` and add parts of one sign). :func:`cotangent` over it
+    bounds ``|w|ᵀ·|J|`` and :func:`tangent` ``|J|·|v|`` entry by entry, the scale of the
+    rounding the value check allows. Made from a :class:`KeptOps`, it shares its inverses."""
 
     matmul = staticmethod(lambda a, b: np.matmul(np.abs(a), np.abs(b)))
-    inv = staticmethod(lambda a: np.abs(NumPyOps.inv(a)))
+    scale = staticmethod(lambda a, b: np.abs(np.multiply(a, b)))
     neg = staticmethod(lambda a: np.abs(a))
+
+    def inv(self, a: Any) -> np.ndarray:
+        return np.abs(super().inv(a))
 
 
 class Applier(OperatorValues):
@@ -377,15 +488,18 @@ class Applier(OperatorValues):
 
     OWN = ("op", "k", "args", "xp", "result")
 
-    def __init__(self, op: Any, k: int, args: Sequence[np.ndarray], xp: Any = NumPyOps) -> None:
-        self.op, self.k, self.args, self.xp = op, k, list(args), xp
+    def __init__(self, op: Any, k: int, args: Sequence[np.ndarray], xp: Any = None) -> None:
+        self.op, self.k, self.args = op, k, list(args)
+        self.xp = KeptOps() if xp is None else xp  # one inverse per matrix, kept
         self._result: np.ndarray | None = None
         self._entries: np.ndarray | None = None
+        self._absolute: Applier | None = None
 
     @property
     def result(self) -> np.ndarray:
-        if self._result is None:
-            self._result = np.asarray(forward(self.op, self.args), dtype=float)
+        if self._result is None:  # by the kept inverses (not by the magnitudes')
+            plain = self.xp if type(self.xp) is KeptOps else NumPyOps
+            self._result = np.asarray(forward(self.op, self.args, plain), dtype=float)
         return self._result
 
     def applied_rows(self, bar: np.ndarray) -> np.ndarray:
@@ -419,8 +533,13 @@ class Applier(OperatorValues):
             self._entries = np.asarray(found, dtype=float)
         return self._entries
 
+    def _kept(self) -> dict | None:
+        return getattr(self.xp, "_inverses", None)
+
     def absolute(self) -> Applier:
-        """The same map by :class:`AbsoluteOps` (the result shared)."""
-        found = Applier(self.op, self.k, self.args, AbsoluteOps)
-        found._result = self._result
-        return found
+        """The same map by :class:`AbsoluteOps` (the result shared; made once, so that
+        it keeps its inverses)."""
+        if self._absolute is None:
+            self._absolute = Applier(self.op, self.k, self.args, AbsoluteOps(self._kept()))
+            self._absolute._result = self.result
+        return self._absolute

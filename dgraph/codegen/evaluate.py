@@ -18,6 +18,7 @@ printed statement would have given.
 
 from __future__ import annotations
 
+import importlib
 import math
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -367,6 +368,8 @@ class ArrayEvaluator:
         a special function), as the printers resolve it."""
         _, special, short = name.rpartition("special.")
         found = getattr(self.special if special else self.xp, short, None)
+        if name.startswith("scipy.linalg."):  # jax.scipy.linalg's in JAX, as printed
+            found = getattr(_linalg_beside(self.special), name[13:], None)
         if found is None and short.startswith("linalg."):  # numpy.linalg.inv, as printed
             found = _nan_where_refused(getattr(self.xp.linalg, short[7:], None))
         if found is None:
@@ -535,3 +538,8 @@ def _nan_where_refused(f: Any) -> Any:
             return np.full(np.shape(a), np.nan)
 
     return safe
+
+
+def _linalg_beside(special: ModuleType) -> ModuleType:
+    """``scipy.linalg`` beside ``scipy.special`` (``jax.scipy.linalg`` beside JAX's)."""
+    return importlib.import_module(special.__name__.rpartition(".")[0] + ".linalg")

@@ -78,8 +78,9 @@ class JaxArrayPrinter(ArrayPrinter):
         return _print(self.scalar, expr, self.function)
 
     def _print_Call(self, node) -> tuple[str, int]:
-        """``lax.<f>`` (``dynamic_slice``, ``dynamic_update_slice``): ``jax.lax.<f>``."""
-        if node.func.startswith("lax."):
+        """``lax.<f>`` (``dynamic_slice``, ``dynamic_update_slice``): ``jax.lax.<f>``;
+        ``scipy.linalg.<f>`` (``solve_triangular``): ``jax.scipy.linalg.<f>``."""
+        if node.func.startswith(("lax.", "scipy.linalg.")):
             return f"jax.{node.func}({self._arguments(node.args, node.keywords)})", 9
         return super()._print_Call(node)
 

@@ -63,7 +63,7 @@ from ..ir import number as _node_number
 from ..ir import times as _times
 from .constants import Constants
 from .entries import entries, every, fills
-from .linalg_code import IROps
+from .linalg_code import vocabulary
 from .permutation_code import multiply_permutation, scale_permutation, structural_of
 
 __all__ = ["BlockOps", "Terms", "Valued", "entries", "values_at"]
@@ -319,13 +319,13 @@ class BlockOps:
             m, n = math.prod(a.out_shape), math.prod(b.out_shape)
             bar = self._densified(a, va, entries(a), (m, n))
             bar = Call("reshape", (bar, Const((m, *op.shape))))
-            out = self.emit(cotangent(op, k, args, bar, result, IROps))
+            out = self.emit(cotangent(op, k, args, bar, result, vocabulary(self.lang)))
             return product, self.emit(Call("reshape", (out, Const(_value_shape(product)))))
         b, vb = self.materialize(lower, True)  # type: ignore[misc]
         n, m = math.prod(b.out_shape), math.prod(b.in_shape)
         columns = self._densified(b, vb, entries(b), (n, m))
         dirs = Call("reshape", (Call("transpose", (columns,)), Const((m, *b.out_shape))))
-        out = self.emit(tangent(op, k, args, dirs, result, IROps))
+        out = self.emit(tangent(op, k, args, dirs, result, vocabulary(self.lang)))
         moved = Call("moveaxis", (out, Const(0), Const(-1)))
         return product, self.emit(Call("reshape", (moved, Const(_value_shape(product)))))
 

@@ -25,13 +25,15 @@ class Dialect:
     def printer(self) -> ArrayPrinter:
         return NumPyArrayPrinter() if self.lang == "python" else JaxArrayPrinter()
 
-    def imports(self, sparse: bool, special: bool) -> list[str]:
+    def imports(self, sparse: bool, special: bool, linalg: bool = False) -> list[str]:
+        """``linalg``: the body calls ``scipy.linalg.<f>`` (JAX's only: :mod:`.linalg_code`)."""
         lines = ["import base64", "import zlib", "", "import numpy"]
         if self.lang == "python":
             lines += ["import scipy.sparse"] if sparse else []
             lines += ["import scipy.special"] if special else []
         else:
             lines += ["import jax", "import jax.numpy as jnp"]
+            lines += ["import jax.scipy.linalg"] if linalg else []
             lines += ["import jax.scipy.special"] if special else []
             lines += ["from jax.experimental import sparse as jsparse"] if sparse else []
         return lines

@@ -62,18 +62,19 @@ def forward_expression(
     top: bool,
     index: Callable[[np.ndarray], Node] | None = None,
     emit: Callable[[Node], Node] | None = None,
+    lang: str = "python",
 ) -> Node:
     """``op`` on the operands ``args`` (of ``shapes``); ``top``: a vertex's value (float,
     as ``evaluate`` gives), else a nested operation's (a comparison stays boolean);
     ``index`` names a constant integer array (a gather's positions), ``emit`` assigns
-    a helper expression to a new name."""
+    a helper expression to a new name; ``lang`` the target (linear algebra's calls)."""
     name, p, shape = op.primitive, op.param, op.shape
     if name == CONV or (name == "pad" and not _plain_pad(p["padding_config"])):
         return (conv_forward if name == CONV else pad_forward)(op, args, shapes, index, emit)
     if name in SCATTERS:
         return scatter_forward(op, args, shapes, index or _literal_index, emit)
     if name in LINALG or name in LU_DATA:
-        return linalg_forward(op, args, emit)
+        return linalg_forward(op, args, emit, lang)
     if name == "take" and index is not None:  # a gather the C printer reads too
         return take_forward(op, args[0], tuple(shapes[0]), index)
     if name == "polygamma":  # JAX's takes an integer order only

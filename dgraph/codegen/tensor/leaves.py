@@ -45,6 +45,7 @@ def leaf_values(
     shapes: Sequence[tuple[int, ...]],
     emit: Callable[[Node], Node],
     index: Callable[[np.ndarray], Name] | None = None,
+    lang: str = "python",
 ) -> Node:
     """The values of ∂op/∂(operand k), as an expression in the operands ``args`` (C order
     over the block's value labels; one per entry of a sparse block); ``emit`` assigns a
@@ -56,7 +57,7 @@ def leaf_values(
     if name in SCATTERS:
         return scatter_values(op, k, block, args, shapes, emit, index)
     if name in LINALG:
-        return linalg_values(op, k, args, shapes, emit)
+        return linalg_values(op, k, args, shapes, emit, lang)
     if name in ("sort", DYNAMIC_ADD) or permutes(op, k):  # a run-time permutation; 1
         return extra_leaf_node(op, args, shapes, emit, k)  # type: ignore[return-value]
     if isinstance(block, Sparse):

@@ -3,17 +3,19 @@ decompositions, ``lu`` and its pivots and permutation among them
 (:mod:`dgraph.blocks.linalg`, :mod:`dgraph.blocks.decompositions`) as array statements: the
 same formulas, over calls of the array module (``matmul``, ``linalg.inv``, ``tril``, ...),
 so that NumPy and JAX print them; the C printers have no such calls and refuse them in one
-line."""
+line. A triangle's inverse applied (:meth:`IROps.solve_left`) is its inverse's product in
+NumPy (faster there than a triangular solve: RESULTS.md, inv22) and
+``jax.scipy.linalg.solve_triangular`` in JAX (:class:`JaxIROps`)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
 
-from ...blocks.linalg import forward, tangent
+from ...blocks.linalg import by_rows, cotangent, forward, tangent
 from ..ir import BinOp, Call, Const, Index, Node, Seq, UnaryOp
 
-__all__ = ["linalg_forward", "linalg_values"]
+__all__ = ["IROps", "JaxIROps", "linalg_forward", "linalg_values", "vocabulary"]
 
 
 def _node(x: Node | float) -> Node:
@@ -101,6 +103,10 @@ class IROps:
         return BinOp("*", a, _node(b))
 
     @staticmethod
+    def scale(a: Node, b: Node) -> Node:
+        return BinOp("*", a, b)
+
+    @staticmethod
     def add(a: Node, b: Node) -> Node:
         return BinOp("+", a, b)
 
@@ -152,19 +158,62 @@ class IROps:
     def stack(items: Sequence[Node]) -> Node:
         return Call("stack", (Seq(tuple(items)),))
 
+    @classmethod
+    def solve_left(cls, t: Node, b: Node, lower: bool, trans: bool) -> Node:
+        """``op(T)⁻¹·b`` by T's inverse (one ``linalg.inv`` of T, shared by the module's
+        common subexpressions), as :meth:`dgraph.blocks.linalg.NumPyOps.solve_left`."""
+        inverse = cls.inv(t)
+        return cls.matmul(cls.swap(inverse) if trans else inverse, b)
 
-def linalg_forward(op, args: Sequence[Node], emit: Callable[[Node], Node] | None = None) -> Node:
+    @classmethod
+    def solve_right(cls, b: Node, t: Node, lower: bool, trans: bool) -> Node:
+        """``b·op(T)⁻¹``, as :meth:`solve_left`."""
+        inverse = cls.inv(t)
+        return cls.matmul(b, cls.swap(inverse) if trans else inverse)
+
+
+class JaxIROps(IROps):
+    """:class:`IROps` for JAX: a triangle's inverse applied by
+    ``jax.scipy.linalg.solve_triangular`` (a stack of right-hand sides broadcast)."""
+
+    @staticmethod
+    def solve_left(t: Node, b: Node, lower: bool, trans: bool) -> Node:
+        keywords = (("lower", Const(bool(lower))), ("trans", Const(int(trans))))
+        return Call("scipy.linalg.solve_triangular", (t, b), keywords)
+
+    @classmethod
+    def solve_right(cls, b: Node, t: Node, lower: bool, trans: bool) -> Node:
+        """``b·op(T)⁻¹ = (op(T)⁻ᵀ·bᵀ)ᵀ``."""
+        return cls.swap(cls.solve_left(t, cls.swap(b), lower, not trans))
+
+
+def vocabulary(lang: str) -> type[IROps]:
+    """The formulas' vocabulary for a target language (``python``: NumPy; ``jax``)."""
+    return JaxIROps if lang == "jax" else IROps
+
+
+def linalg_forward(
+    op, args: Sequence[Node], emit: Callable[[Node], Node] | None = None, lang: str = "python"
+) -> Node:
     """The result, as one expression (``lu``'s steps each assigned by ``emit``)."""
-    return forward(op, args, IROps, emit)
+    return forward(op, args, vocabulary(lang), emit)
 
 
-def linalg_values(op, k: int, args: Sequence[Node], shapes, emit: Callable[[Node], Node]) -> Node:
-    """The dense block's values: the tangent map applied to every basis direction,
-    C order over (result axes, operand axes)."""
+def linalg_values(
+    op, k: int, args: Sequence[Node], shapes, emit: Callable[[Node], Node], lang: str = "python"
+) -> Node:
+    """The dense block's values: the tangent map applied to every basis direction (the
+    cotangent map to every basis row of the result where
+    :func:`~dgraph.blocks.linalg.by_rows`), C order over (result axes, operand axes)."""
     mine = tuple(shapes[k])
+    result = emit(linalg_forward(op, args, emit, lang))
+    if by_rows(op, k, shapes):
+        size = math.prod(op.shape)
+        basis = Call("reshape", (Call("eye", (Const(size),)), Const((size, *op.shape))))
+        out = emit(cotangent(op, k, args, basis, result, vocabulary(lang)))
+        return Call("reshape", (out, Const((*op.shape, *mine))))
     size = math.prod(mine)
     basis = Call("reshape", (Call("eye", (Const(size),)), Const((size, *mine))))
-    result = emit(linalg_forward(op, args, emit))
-    out = emit(tangent(op, k, args, basis, result, IROps, emit))
+    out = emit(tangent(op, k, args, basis, result, vocabulary(lang), emit))
     moved = Call("moveaxis", (out, Const(0), Const(-1)))
     return Call("reshape", (moved, Const((*op.shape, *mine))))

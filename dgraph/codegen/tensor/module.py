@@ -995,7 +995,9 @@ def _operand_text(w: Writer, x: object, names: dict[str, Node], shapes) -> Node:
             node = region_value(w, op, args, _body_program(w))
         else:
             arg_shapes = [operand_shape(y, shapes) for y in op.operands]
-            node = forward_expression(op, args, arg_shapes, False, w.constants.index, w.emit)
+            node = forward_expression(
+                op, args, arg_shapes, False, w.constants.index, w.emit, w.d.lang
+            )
         done[id(op)] = w.emit(node)
     return done[id(x)]
 
@@ -1005,7 +1007,7 @@ def forward_node(w: Writer, op: ArrayOp, names, shapes, top: bool) -> Node:
     if is_region(op):  # a loop: its statement once, each output an item of it
         return region_value(w, op, args, _body_program(w))
     arg_shapes = [operand_shape(x, shapes) for x in op.operands]
-    return forward_expression(op, args, arg_shapes, top, w.constants.index, w.emit)
+    return forward_expression(op, args, arg_shapes, top, w.constants.index, w.emit, w.d.lang)
 
 
 def jacobian_keys(es: ExpressionSet) -> list[tuple[str, str]]:
@@ -1047,7 +1049,7 @@ def leaf_value(w: Writer, ops: BlockOps, graph, edge, names, shapes) -> Valued:
             if node is None:
                 continue
         else:
-            node = leaf_values(op, k, block, args, arg_shapes, w.emit, w.constants.index)
+            node = leaf_values(op, k, block, args, arg_shapes, w.emit, w.constants.index, w.d.lang)
         if ir.number(node) is None:
             node = w.emit(node, f"d_{v}_{u}")
         if isinstance(block, Applied) and isinstance(node, Name):  # applied by its rules
@@ -1462,7 +1464,7 @@ def _header(
         "computed once, when the code was generated.",
         '"""',
         "",
-        *w.d.imports(sparse or w.constants.needs_scipy_sparse, special),
+        *w.d.imports(sparse or w.constants.needs_scipy_sparse, special, "scipy.linalg." in body),
         "",
         f"INPUTS = {tuple(graph.inputs)!r}",
         f"OUTPUTS = {tuple(graph.outputs)!r}",

@@ -423,7 +423,7 @@ def _header(w: Writer, graph: DGraph, mode: str, lang: str, body: str) -> str:
         "Jacobian; index arrays are computed once, when the code was generated.",
         '"""',
         "",
-        *w.d.imports(w.constants.needs_scipy_sparse, special),
+        *w.d.imports(w.constants.needs_scipy_sparse, special, "scipy.linalg." in body),
         "",
         f"INPUTS = {tuple(graph.inputs)!r}",
         f"OUTPUTS = {tuple(graph.outputs)!r}",
