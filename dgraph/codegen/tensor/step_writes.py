@@ -54,10 +54,13 @@ class StepWrites:
         self.groups = groups  # per group: its position, a (1,) integer index
         self.zero = zero  # name -> the groups outside whose positions it is zero
         self.entries: dict[tuple[str, int], str] = {}  # (name, group) -> its entry's name
+        self.numbers: dict[tuple[str, int], Const] = {}  # (name, group) -> a literal entry
         self.statements: list[ArrayStatement] = []  # the body, rewritten
 
-    def at(self, name: str, g: int) -> Name | None:
+    def at(self, name: str, g: int) -> Node | None:
         """The entry of the n-vector ``name`` at group ``g``'s position, shape (1,)."""
+        if (name, g) in self.numbers:
+            return Call("full", (Const((1,)), self.numbers[(name, g)]))
         found = self.entries.get((name, g))
         return None if found is None else Name(found)
 
@@ -81,7 +84,7 @@ def step_writes(
     if not masks:
         return None
     n = next(iter(masks.values()))[1]
-    found = _groups({a for a, _ in masks.values()}, tables, n)
+    found = _groups({a for a, _ in masks.values()}, tables, n, shapes)
     if found is None:
         return None
     group_of, groups = found
@@ -110,6 +113,8 @@ def step_writes(
                 entry = _entry(s.value, g, writes, mask_group, defs, constants, shapes, n)
                 if isinstance(entry, Name):
                     writes.entries[(s.target, g)] = entry.id
+                elif isinstance(entry, Const):
+                    writes.numbers[(s.target, g)] = entry
                 elif entry is not _FAIL:
                     name = fresh()
                     writes.entries[(s.target, g)] = name
@@ -172,7 +177,9 @@ def _masks(statements, defs, constants, shapes, tables) -> dict[str, tuple[str, 
     return found if len(sizes) == 1 else {}
 
 
-def _groups(arguments: set[str], tables, n: int) -> tuple[dict[str, int], list[Node]] | None:
+def _groups(
+    arguments: set[str], tables, n: int, shapes
+) -> tuple[dict[str, int], list[Node]] | None:
     """The masks' positions by group (equal tables one group); None where a position
     leaves ``0 .. n-1`` or two groups' positions meet at some step but not at all."""
     group_of: dict[str, int] = {}
@@ -191,7 +198,8 @@ def _groups(arguments: set[str], tables, n: int) -> tuple[dict[str, int], list[N
         else:
             group_of[a] = len(firsts)
             firsts.append(t)
-            groups.append(Call("reshape", (Name(a), Const((1,)))))
+            one = shapes.get(a) == (1,)
+            groups.append(Name(a) if one else Call("reshape", (Name(a), Const((1,)))))
     return group_of, groups
 
 
@@ -274,7 +282,29 @@ def _entry(
             return mask_group[n.id] == g
         return None
 
+    flat: set[int] = set()  # the ids of the entries built of shape (1,)
+
     def combine(n: Node, kids: list):
+        found = _combined(n, kids)
+        if found is not _FAIL and _one(n, found, kids):
+            flat.add(id(found))
+        return found
+
+    def _one(n: Node, found: Node, kids: list) -> bool:  # whether ``found`` is of shape (1,)
+        if isinstance(found, Index) or (isinstance(found, Name) and found.id in entry_names):
+            return True
+        if found is n or isinstance(found, Const) or id(found) in flat:
+            return found is n and shapes.get(id(n), names_shapes.get(getattr(n, "id", ""))) == (1,)
+        operands = list(found.children())
+        shaped = [id(k) in flat for k in operands]
+        scalar = [isinstance(k, Const) or _ndim(k) == 0 for k in operands]
+        return any(shaped) and all(a or b for a, b in zip(shaped, scalar, strict=True))
+
+    def _ndim(k: Node) -> int | None:
+        shape = shapes.get(id(k), names_shapes.get(k.id) if isinstance(k, Name) else None)
+        return None if shape is None else len(shape)
+
+    def _combined(n: Node, kids: list):
         if isinstance(n, Const):
             return n
         if isinstance(n, Name):
@@ -285,6 +315,8 @@ def _entry(
                 return Const(mask_group[n.id] == g)
             if n.id in writes.zero and g not in writes.zero[n.id]:
                 return Const(0.0)  # zero outside its groups' positions: zero at g's
+            if (n.id, g) in writes.numbers:
+                return writes.numbers[(n.id, g)]
             if (n.id, g) in writes.entries:
                 return Name(writes.entries[(n.id, g)])
             if _size(shape) == size and (n.id in constants or n.id not in defs):
@@ -303,12 +335,13 @@ def _entry(
             if isinstance(k, Name) and k.id in constants and np.size(constants[k.id]) == size:
                 return Index(n.value, (Index(Call("ravel", (k,)), (q,)),))
             return _FAIL
+        if isinstance(n, Call) and n.func == "broadcast_to" and n.args:
+            if _size(shapes.get(id(n.args[0]))) == 1:
+                return n.args[0]
         if isinstance(n, Call) and n.func in _RESHAPES:
             if _size(shapes.get(id(n.args[0]))) != size or kids[0] is _FAIL:
                 return _FAIL
             return Call("asarray", (kids[0],), n.keywords) if n.func == "asarray" else kids[0]
-        if isinstance(n, Call) and n.func == "broadcast_to":
-            return n.args[0] if _size(shapes.get(id(n.args[0]))) == 1 else _FAIL
         if isinstance(n, AsType):
             return _FAIL if kids[0] is _FAIL else AsType(kids[0], n.dtype)
         if isinstance(n, Call) and n.func == "where" and len(kids) == 3:
@@ -332,17 +365,21 @@ def _entry(
                         and not isinstance(c.value, float)
                     ):
                         return Const(int(known) == c.value)
+            for one, other in ((kids[0], kids[1]), (kids[1], kids[0])):
+                if n.op == "*" and ir.number(one) == 1.0 and id(other) in flat:
+                    return other  # 1.0·x: x, bit for bit
             return BinOp(n.op, kids[0], kids[1])
         if isinstance(n, ir.UnaryOp):
             return ir.UnaryOp(n.op, kids[0])
         return _FAIL
 
+    entry_names = set(writes.entries.values())
     found = ir.fold(value, combine)
     if found is _FAIL or isinstance(found, Const):
-        return found if found is _FAIL else Call("full", (Const((1,)), found))
-    if isinstance(found, Name) and found.id in writes.entries.values():
+        return found
+    if isinstance(found, Name) and found.id in entry_names:
         return found  # another's entry: the same name
-    return Call("reshape", (found, Const((1,))))
+    return found if id(found) in flat else Call("reshape", (found, Const((1,))))
 
 
 def _scattered(value: BinOp, target: str, writes: StepWrites, shapes, added) -> Node | None:
