@@ -335,9 +335,12 @@ def _entry(
             if isinstance(k, Name) and k.id in constants and np.size(constants[k.id]) == size:
                 return Index(n.value, (Index(Call("ravel", (k,)), (q,)),))
             return _FAIL
-        if isinstance(n, Call) and n.func == "broadcast_to" and n.args:
-            if _size(shapes.get(id(n.args[0]))) == 1:
-                return n.args[0]
+        if (
+            isinstance(n, Call)
+            and n.func == "broadcast_to"
+            and _size(shapes.get(id(n.args[0]))) == 1
+        ):
+            return n.args[0]
         if isinstance(n, Call) and n.func in _RESHAPES:
             if _size(shapes.get(id(n.args[0]))) != size or kids[0] is _FAIL:
                 return _FAIL
