@@ -19,9 +19,12 @@ from dgraph.codegen.ir import (  # noqa: E402
     BinOp,
     Call,
     Const,
+    Loop,
+    LoopBody,
     Name,
     ScatterAdd,
 )
+from dgraph.codegen.loop_in_place import in_place  # noqa: E402
 from dgraph.codegen.tensor.step_writes import step_writes  # noqa: E402
 
 
@@ -132,3 +135,43 @@ def test_a_step_adds_its_selects_at_their_positions(second, table, rewritten):
         whole = ArrayEvaluator().run(program.statements, dict(env))["t"]
         steps = ArrayEvaluator().run(found.statements, dict(env))["t"]
         assert np.array_equal(whole, steps)
+
+
+def test_a_numpy_step_adds_into_its_dead_carry():
+    """The NumPy loop writes the step's entries into its carried vector and tangent (no
+    copy of their n entries a step: no ``_scatter_add`` in a loop body), starting from a
+    copy of the initial value: two calls give the same Hessian, JAX's."""
+    jax.config.update("jax_enable_x64", True)
+    x = np.linspace(-0.8, 0.9, 12)
+    h = dgraph.hessian(_chained, x, sparse=True)
+    text = h.generated.text
+    bodies = [part.split("        return")[0] for part in text.split("    def _loop")[1:]]
+    assert sum(b.count("_scatter_add(") for b in bodies) == 0
+    assert sum(b.count("_scatter_add_into(") for b in bodies) == 4  # value, tangent; 2 programs
+    want = np.asarray(jax.hessian(_chained)(x))
+    first, second = h(x).toarray(), h(x).toarray()
+    assert np.array_equal(first, second)
+    np.testing.assert_allclose(first, want, rtol=0, atol=1e-13 * np.abs(want).max())
+
+
+def _loop(statements, results) -> Loop:
+    body = LoopBody(("c", "p"), tuple(statements), tuple(results))
+    return Loop((Name("K"),), (Name("P"),), (), body, 3)
+
+
+@pytest.mark.parametrize(
+    ("after", "results", "into"),
+    [
+        ([], ("s",), True),
+        ([ArrayStatement("r", Call("ravel", (Name("c"),)))], ("s", "r"), False),  # read after
+        ([], ("s", "c"), False),  # the old carry a result too
+        ([], ("s", "s"), False),  # the new carry also a y
+    ],
+)
+def test_a_scatter_add_goes_into_the_carry_only_where_it_is_dead(after, results, into):
+    added = ScatterAdd(Call("ravel", (Name("c"),)), ((Name("p"), Const(1.0)),))
+    loop = _loop([ArrayStatement("s", added), *after], results)
+    found, owned = in_place(loop)
+    value = found.body.statements[0].value
+    assert (isinstance(value, Call) and value.func == "_scatter_add_into") == into
+    assert owned == ({0} if into else set())
