@@ -316,7 +316,7 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         return Name(indices[-1][0])
 
     writes = None
-    if r.kind == "scan" and not w.constants.keep_arrays:  # the steps' writes at positions
+    if r.kind == "scan":  # the steps' writes at positions
         writes = step_writes(
             program, _tables(w, r, operands[first:], arguments), lambda: next(fresh)
         )
@@ -342,7 +342,12 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
                 term = Call("einsum", (MATRIX, matrix, Name(name)))
             total = term if total is None else ir.BinOp("+", total, term)
         if rows and writes is not None:
-            total = _rows_added(writes, total, rows, size, held, index)
+
+            def named(node: Node) -> Name:  # a statement of its own (C's scatters read names)
+                extra.append(ArrayStatement(next(fresh), node))
+                return Name(extra[-1].target)
+
+            total = _rows_added(writes, total, rows, size, held, index, named)
         target = next(fresh)
         extra.append(ArrayStatement(target, total or Call("zeros", (Const((size, held)),))))
         tangents_out.append(target)
@@ -436,17 +441,17 @@ def _rows(writes: StepWrites, block: str, size: int, shape, tangent: str, rows: 
 
 
 def _rows_added(
-    writes: StepWrites, total: Node | None, rows: dict, size: int, held: int, index
+    writes: StepWrites, total: Node | None, rows: dict, size: int, held: int, index, named
 ) -> Node:
     """``total`` (zeros where None) with ``rows`` added at their groups' positions: the
     tangent's entries a step writes, each row ``held`` wide."""
     base = total if total is not None else Call("zeros", (Const((size, held)),))
     columns = index(np.arange(held))
-    parts = tuple(
-        (BinOp("+", BinOp("*", writes.groups[g], Const(held)), columns), Call("ravel", (rows[g],)))
-        for g in sorted(rows)
-    )
-    added = ir.ScatterAdd(Call("ravel", (base,)), parts)
+    parts = []
+    for g in sorted(rows):
+        flat = BinOp("+", BinOp("*", writes.groups[g], Const(held)), columns)
+        parts.append((named(flat), named(Call("ravel", (rows[g],)))))
+    added = ir.ScatterAdd(Call("ravel", (base,)), tuple(parts))
     return Call("reshape", (added, Const((size, held))))
 
 
