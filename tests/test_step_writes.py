@@ -56,12 +56,12 @@ def _ops(f, n: int, lang: str = "python") -> int:
     return ops.ops.mults + ops.ops.adds + ops.ops.compares
 
 
-@pytest.mark.parametrize("lang", ["python", "jax"])
+@pytest.mark.parametrize("lang", ["python", "jax", "c"])
 def test_the_generated_steps_cost_the_entries_they_write(lang):
     """The chained Rosenbrock's gradient loop writes 3 of its n entries a step (and their
     tangent rows): the generated program's operations grow as n (main: as n², each
     step's masks, selects, sums and tangent products on all n entries: 24,908 → 223,668
-    from 20 to 60 unknowns in NumPy)."""
+    from 20 to 60 unknowns in NumPy; JAX and C as NumPy)."""
     small, large = (_ops(_chained, n, lang) for n in (12, 36))
     assert large < 3.5 * small
 
