@@ -19,10 +19,12 @@ from dgraph.codegen.ir import (  # noqa: E402
     BinOp,
     Call,
     Const,
+    Index,
     Loop,
     LoopBody,
     Name,
     ScatterAdd,
+    Slice,
 )
 from dgraph.codegen.loop_in_place import in_place  # noqa: E402
 from dgraph.codegen.tensor.step_writes import step_writes  # noqa: E402
@@ -159,19 +161,23 @@ def _loop(statements, results) -> Loop:
     return Loop((Name("K"),), (Name("P"),), (), body, 3)
 
 
+_SLICE = ArrayStatement("r", Index(Name("c"), (Slice(0, 2),)))  # a view of the carry
+
+
 @pytest.mark.parametrize(
-    ("after", "results", "into"),
+    ("before", "after", "results", "into"),
     [
-        ([], ("s",), True),
-        ([ArrayStatement("r", Call("ravel", (Name("c"),)))], ("s", "r"), False),  # read after
-        ([], ("s", "c"), False),  # the old carry a result too
-        ([], ("s", "s"), False),  # the new carry also a y
+        ([], [], ("s",), True),
+        ([], [ArrayStatement("r", Call("ravel", (Name("c"),)))], ("s", "r"), False),  # read after
+        ([], [], ("s", "c"), False),  # the old carry a result too
+        ([], [], ("s", "s"), False),  # the new carry also a y
+        ([_SLICE], [], ("s", "r"), False),  # a view made before, returned
     ],
 )
-def test_a_scatter_add_goes_into_the_carry_only_where_it_is_dead(after, results, into):
+def test_a_scatter_add_goes_into_the_carry_only_where_it_is_dead(before, after, results, into):
     added = ScatterAdd(Call("ravel", (Name("c"),)), ((Name("p"), Const(1.0)),))
-    loop = _loop([ArrayStatement("s", added), *after], results)
+    loop = _loop([*before, ArrayStatement("s", added), *after], results)
     found, owned = in_place(loop)
-    value = found.body.statements[0].value
+    value = found.body.statements[len(before)].value
     assert (isinstance(value, Call) and value.func == "_scatter_add_into") == into
     assert owned == ({0} if into else set())

@@ -16,11 +16,26 @@ from __future__ import annotations
 
 import dataclasses
 
-from .ir import Call, Loop, Name, Node, ScatterAdd, walk
+from .ir import (
+    AsType,
+    BinOp,
+    Call,
+    Formula,
+    Index,
+    Loop,
+    Name,
+    Node,
+    Scatter,
+    ScatterAdd,
+    SegmentSum,
+    UnaryOp,
+    walk,
+)
 
 __all__ = ["in_place"]
 
 _VIEWS = ("reshape", "ravel", "asarray")
+_NEW = frozenset(("einsum", "where", "zeros", "full", "take", "concatenate", "stack", "sum"))
 
 
 def in_place(loop: Loop) -> tuple[Loop, set[int]]:
@@ -44,6 +59,12 @@ def in_place(loop: Loop) -> tuple[Loop, set[int]]:
         for n in _names(s.value, *s.at):
             read_after[root.get(n, n)] = j
     results = [root.get(r, r) for r in body.results]
+
+    def shares(t, a: str) -> bool:  # t reads a and may hold its memory (not a new array)
+        if t.target in root or not any(root.get(n, n) == a for n in _names(t.value, *t.at)):
+            return False
+        return t.at or not _new(t.value)
+
     rewritten, owned = {}, set()
     for j, s in enumerate(statements):
         scatter = s.value
@@ -56,6 +77,8 @@ def in_place(loop: Loop) -> tuple[Loop, set[int]]:
         k = carries.get(a)
         if k is None or k in owned or read_after.get(a, -1) > j or a in results:
             continue
+        if any(i != j and shares(t, a) for i, t in enumerate(statements)):
+            continue  # another view of the carry (a slice): it would see the adds
         if results.count(s.target) != 1 or results.index(s.target) != k:
             continue
         parts = [x for part in scatter.parts for x in part]
@@ -69,6 +92,16 @@ def in_place(loop: Loop) -> tuple[Loop, set[int]]:
     statements = [rewritten.get(j, s) for j, s in enumerate(statements)]
     body = dataclasses.replace(body, statements=tuple(statements))
     return dataclasses.replace(loop, body=body), owned
+
+
+def _new(value: Node) -> bool:
+    """Whether ``value`` is a new array in NumPy, never a view of what it reads: an
+    operation's result, or a gather at integer arrays (not a slice)."""
+    if isinstance(value, (BinOp, UnaryOp, ScatterAdd, Scatter, SegmentSum, Formula, AsType)):
+        return True
+    if isinstance(value, Index):
+        return all(isinstance(i, Name) for i in value.items)
+    return isinstance(value, Call) and value.func in _NEW
 
 
 def _names(*nodes: Node) -> set[str]:
