@@ -20,6 +20,7 @@ from sympy.printing.numpy import NumPyPrinter
 
 from ..errors import DGraphError
 from .ir import Program, live_ranges
+from .loop_in_place import in_place
 from .lowering import batched, statements
 from .printing import (
     ArrayFunctions,
@@ -85,11 +86,14 @@ class NumPyArrayPrinter(ArrayPrinter):
     def loop(self, target: str, node) -> list[str]:
         """A Python ``for`` loop over the steps calling the body's nested function; the
         ys collected in lists and stacked after it."""
+        node, owned = in_place(node)
         body, lines = self._loop_body(target, node)
         c, t = node.carries, f"_{target}_t"
         steps = f"range({node.length - 1}, -1, -1)" if node.reverse else f"range({node.length})"
+        init = [self.doprint(x) for x in node.init]
+        init = [f"numpy.array({x}, dtype=float)" if k in owned else x for k, x in enumerate(init)]
         lines += [
-            f"    _{target}_carry = ({self._tuple(node.init)})",
+            f"    _{target}_carry = ({', '.join(init)}{',' if len(init) == 1 else ''})",
             f"    _{target}_ys = tuple([] for _ in range({node.ys}))",
             f"    for {t} in {steps}:",
             f"        _{target}_out = {body}(*_{target}_carry, *(x[{t}] for x in _{target}_xs),"

@@ -639,6 +639,10 @@ class _Translator(CElementPrinter):
             value = self.module_constants.get(index.id)
             if isinstance(value, np.ndarray) and value.dtype.kind in "iu":
                 return self._name(index.id)
+            if value is None and index.id in self.env:  # an integer array made at run time
+                found = self._view(index)
+                if found is not None and found.ctype != "double":
+                    return found
         return None
 
     def _materialize(self, view: _View) -> _View:

@@ -48,6 +48,7 @@ from .branches import emit_cond
 from .loop_blocks import adjoint_jacobian, chain_choice, note, sparse_product
 from .loop_columns import loop_colours
 from .region_steps import MATRIX, body_operation, colour_seed, reshaped_to, without_copies
+from .step_writes import StepWrites, step_writes
 
 __all__ = ["read_outputs", "refuse_unprinted", "region_block", "region_value"]
 
@@ -314,22 +315,39 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         indices.append((next(fresh), w.constants.index(array)))
         return Name(indices[-1][0])
 
+    writes = None
+    if r.kind == "scan":  # the steps' writes at positions
+        writes = step_writes(
+            program, _tables(w, r, operands[first:], arguments), lambda: next(fresh)
+        )
     for o, out in enumerate(b.outputs):
         size = math.prod(b.out_shapes[o])
         total: Node | None = None
+        rows: dict[int, Node] = {}  # the tangent rows at a group's position, by group
         for i, name in tangent_in.items():
             if not needed[o] or not b.floats[i] or (out, b.inputs[i]) not in blocks:
                 continue
             block = blocks[(out, b.inputs[i])]
             if _zeros(program, block):  # no term (a product of n × width zeros each step)
                 continue
+            if writes is not None and _rows(writes, block, size, b.shapes[i], name, rows):
+                continue
             term = None
-            if not w.constants.keep_arrays:  # NumPy, JAX (the C values: dense products)
+            if writes is not None and _identity(program, block, size):
+                term = Name(name)  # 1.0·D: D itself
+            if term is None and not w.constants.keep_arrays:  # NumPy, JAX (C: dense products)
                 term = sparse_product(program, block, size, held, Name(name), index)
             if term is None:
                 matrix = Call("reshape", (Name(block), Const((size, -1))))
                 term = Call("einsum", (MATRIX, matrix, Name(name)))
             total = term if total is None else ir.BinOp("+", total, term)
+        if rows and writes is not None:
+
+            def named(node: Node) -> Name:  # a statement of its own (C's scatters read names)
+                extra.append(ArrayStatement(next(fresh), node))
+                return Name(extra[-1].target)
+
+            total = _rows_added(writes, total, rows, size, held, index, named)
         target = next(fresh)
         extra.append(ArrayStatement(target, total or Call("zeros", (Const((size, held)),))))
         tangents_out.append(target)
@@ -375,7 +393,8 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
         names.append(columns_of)
         invariants.append(w.constants.index(np.arange(held)))
     outs = [*body_of_output[:nc], *tangents_out[:nc], *body_of_output[nc:], *tangents_out[nc:]]
-    inner = [without_copies(s) for s in program.statements] + seeding
+    statements = program.statements if writes is None else writes.statements
+    inner = [without_copies(s) for s in statements] + seeding
     if r.kind == "while":
         cond_operands = [
             reshaped_to(x, s) for x, s in zip(cond_operands_of, r.operand_shapes, strict=False)
@@ -395,6 +414,86 @@ def _emit(w, r: Region, operands: list[Node], program_of: Callable) -> _Lowered:
     if pattern is None:
         return _Lowered(name, r, columns)
     return _Lowered(name, r, columns, colour=colour, pattern=pattern)
+
+
+def _tables(w, r: Region, operands: list[Node], arguments: dict[str, str]) -> dict:
+    """Per body argument that is a step's slice of a module constant, that constant."""
+    b, found = r.body, {}
+    for i in range(r.n_consts + r.n_carry, len(b.inputs)):
+        x = operands[i]
+        if isinstance(x, Name) and x.id in w.constants.arrays:
+            found[arguments[b.inputs[i]]] = w.constants.arrays[x.id]
+    return found
+
+
+def _rows(writes: StepWrites, block: str, size: int, shape, tangent: str, rows: dict) -> bool:
+    """Add ``block``·D (D the tangent ``tangent`` of an input of one entry) to ``rows``
+    at each group's position where the block is zero outside them; whether it was."""
+    if size != writes.n or math.prod(shape) != 1 or block not in writes.zero:
+        return False
+    entries = [writes.at(block, g) for g in sorted(writes.zero[block])]
+    if any(e is None for e in entries):
+        return False
+    for g, e in zip(sorted(writes.zero[block]), entries, strict=True):
+        term = BinOp("*", Call("reshape", (e, Const((1, 1)))), Name(tangent))
+        rows[g] = term if g not in rows else BinOp("+", rows[g], term)
+    return True
+
+
+def _rows_added(
+    writes: StepWrites, total: Node | None, rows: dict, size: int, held: int, index, named
+) -> Node:
+    """``total`` (zeros where None) with ``rows`` added at their groups' positions: the
+    tangent's entries a step writes, each row ``held`` wide."""
+    base = total if total is not None else Call("zeros", (Const((size, held)),))
+    columns = index(np.arange(held))
+    parts = []
+    for g in sorted(rows):
+        flat = BinOp("+", BinOp("*", writes.groups[g], Const(held)), columns)
+        parts.append((named(flat), named(Call("ravel", (rows[g],)))))
+    added = ir.ScatterAdd(Call("ravel", (base,)), tuple(parts))
+    return Call("reshape", (added, Const((size, held))))
+
+
+def _identity(program, name: str, size: int) -> bool:
+    """Whether the body block ``name`` is the identity of ``size`` rows (a scatter of
+    ones onto its diagonal): its product with D is D."""
+    found = [s for s in program.statements if s.target == name]
+    if len(found) != 1 or found[0].at:
+        return False
+    value = _unshaped(found[0].value, size * size)
+    if isinstance(value, BinOp) and value.op == "*":  # 1.0·I
+        for one, other in ((value.left, value.right), (value.right, value.left)):
+            if ir.number(_unshaped(one, 1)) == 1.0:
+                value = _unshaped(other, size * size)
+    if isinstance(value, Call) and value.func == "eye":  # eye(size) (JAX's dialect)
+        plain = all(k == "dtype" for k, _ in value.keywords)
+        return [ir.number(a) for a in value.args] == [size] and plain
+    if not (isinstance(value, ir.Scatter) and value.size == size * size):
+        return False
+    flat, data = value.flat, value.data
+    if not (isinstance(flat, Name) and isinstance(data, Name)):
+        return False
+    positions = program.constants.get(flat.id)
+    ones = program.constants.get(data.id)
+    if positions is None or ones is None:
+        return False
+    positions, ones = np.asarray(positions).reshape(-1), np.asarray(ones).reshape(-1)
+    diagonal = np.arange(size) * (size + 1)
+    return np.array_equal(positions, diagonal) and ones.size == size and bool(np.all(ones == 1))
+
+
+def _unshaped(node: Node, size: int) -> Node:
+    """``node`` past reshapes and broadcasts that keep its ``size`` entries."""
+    while (
+        isinstance(node, Call)
+        and node.func in ("reshape", "broadcast_to")
+        and len(node.args) == 2
+        and isinstance(node.args[1], Const)
+        and math.prod(np.atleast_1d(node.args[1].value)) == size
+    ):
+        node = node.args[0]
+    return node
 
 
 def _zeros(program, name: str) -> bool:
