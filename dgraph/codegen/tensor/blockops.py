@@ -62,6 +62,7 @@ from ..ir import (
 from ..ir import number as _node_number
 from ..ir import times as _times
 from .constants import Constants
+from .dense_gather import gathered_product
 from .entries import entries, every, fills
 from .linalg_code import vocabulary
 from .permutation_code import multiply_permutation, scale_permutation, structural_of
@@ -295,6 +296,14 @@ class BlockOps:
             if isinstance(product, Labelled):
                 return product, self.emit(Call("reshape", (through, Const(_value_shape(product)))))
             return product, self.emit(through)
+        if self.lang in ("python", "jax") and not self.constants.keep_arrays:  # not C's
+            at = self.values_at
+            target = as_sparse(product) if isinstance(product, Labelled) else product
+            gathered = gathered_product(a, b, va, vb, target, at, self.constants.index, self.emit)
+            if isinstance(product, Labelled) and gathered is not None:
+                return product, self.emit(Call("reshape", (gathered, Const(_value_shape(product)))))
+            if gathered is not None:
+                return product, self.emit(gathered)
         if isinstance(product, Labelled):  # a dense product of blocks that do not line up
             flat = self.emit(self._pairs(a, b, va, vb, as_sparse(product)))
             return product, self.emit(Call("reshape", (flat, Const(_value_shape(product)))))

@@ -219,26 +219,39 @@ class PolyValues:
 
     def _numbered(self, key: Any, polys: list[PolyArray], positions: np.ndarray) -> np.ndarray:
         """The unknowns ``key(polys)`` at ``positions``, numbered by the operands'
-        polynomials there (equal polynomials: one unknown)."""
+        polynomials there (equal polynomials: one unknown): each position's rows, of
+        every operand, laid out in one row of int64 words (the operands' count, then
+        per operand its width, its number of rows there, their factor keys and their
+        coefficients' bits, padded to the most rows any position has), whose bytes are
+        its content; formed in a few passes, not per position."""
         if positions.size > 200_000:
             raise GiveUp("too many distinct operands")
         atom = self.atom((key, "numbered"))
-        parts = []
+        n = positions.size
+        columns = [np.full((n, 1), len(polys), dtype=np.int64)]
         for p in polys:
             counts = p.counts()
-            starts = np.cumsum(counts) - counts
-            parts.append((starts, counts, p.fac, p.coef))
-        out = np.empty(positions.size, dtype=np.int64)
-        for k, j in enumerate(positions.tolist()):
-            content = tuple(
-                (f.shape[1], f[s[j] : s[j] + c[j]].tobytes(), v[s[j] : s[j] + c[j]].tobytes())
-                for s, c, f, v in parts
-            )
-            number = self.contents.setdefault(content, len(self.contents))
-            if number > _LOW:
-                raise GiveUp("too many distinct operands")
-            out[k] = (atom << SHIFT) | number
-        return out
+            taken = counts[positions]
+            starts = (np.cumsum(counts) - counts)[positions]
+            widest, width = int(taken.max(initial=0)), p.fac.shape[1]
+            at = np.repeat(np.arange(n), taken)
+            slot = np.arange(at.size) - np.repeat(np.cumsum(taken) - taken, taken)
+            rows = starts[at] + slot
+            fac = np.zeros((n, widest, width), dtype=np.int64)
+            coef = np.zeros((n, widest), dtype=np.int64)
+            fac[at, slot] = p.fac[rows]
+            coef[at, slot] = p.coef[rows].view(np.int64)
+            columns += [np.full((n, 1), width, np.int64), taken[:, None].astype(np.int64)]
+            columns += [fac.reshape(n, -1), coef]
+        table = np.ascontiguousarray(np.hstack(columns))
+        raw, step = table.tobytes(), table.shape[1] * 8
+        contents = self.contents
+        out = np.empty(n, dtype=np.int64)
+        for k in range(n):
+            out[k] = contents.setdefault(raw[k * step : (k + 1) * step], len(contents))
+        if out.size and int(out.max()) > _LOW:
+            raise GiveUp("too many distinct operands")
+        return (np.int64(atom) << SHIFT) | out
 
     # -- nodes ------------------------------------------------------------------------------
 
