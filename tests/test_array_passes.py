@@ -391,3 +391,40 @@ def test_a_gather_s_shape_is_found_without_gathering():
     assert _index_shape((3, 4), (Name("k"),), shape_of((2, 7))) == (2, 7, 4)
     assert _index_shape((3, 4), (Name("k"),), shape_of(())) == (4,)
     assert _index_shape((3, 4), (Name("k"),), shape_of(None)) is None
+
+
+_NOT_ELEMENTWISE = {  # the call, then the operands' shapes (one 2-D matrix, a 1-D vector)
+    "argmax": (Call("argmax", (Name("a"),)), (4, 3)),
+    "argmax_axis": (Call("argmax", (Name("a"),), (("axis", Const(0)),)), (4, 3)),
+    "argmin_axis": (Call("argmin", (Name("a"),), (("axis", Const(-1)),)), (4, 3)),
+    "prod_axes": (Call("prod", (Name("a"),), (("axis", Const((0,))),)), (4, 3)),
+    "prod": (Call("prod", (Name("a"),)), (4, 3)),
+    "cumprod": (Call("cumprod", (Name("a"),)), (4, 3)),
+    "moveaxis": (Call("moveaxis", (Name("a"), Const(0), Const(-1))), (4, 3, 2)),
+    "frexp": (Index(Call("frexp", (Name("a"),)), (Const(1),)), (4, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NOT_ELEMENTWISE))
+def test_reductions_and_moves_are_shaped_as_numpy_computes_them(name):
+    """``argmax`` (no axis: a 0-d position), ``argmin``, ``prod``, ``cumprod``, ``moveaxis``
+    and ``frexp``'s parts: NumPy's shapes (main took them as elementwise: argmax of 4×3
+    as 4×3, and an LU's pivots' parity as a vector, into which the NumPy form wrote in
+    place: ``numpy.add(t, K, out=t)`` on a NumPy scalar, a TypeError)."""
+    node, shape = _NOT_ELEMENTWISE[name]
+    program = ArrayProgram("f", ("a",), (shape,), ("a",), [S("y", node)], ["y"])
+    a = np.linspace(0.5, 1.5, int(np.prod(shape))).reshape(shape)
+    kw = dict(node.keywords) if isinstance(node, Call) else {}
+    call = node if isinstance(node, Call) else node.value
+    args = [ir_value.value for ir_value in call.args[1:]]
+    want = getattr(np, call.func)(a, *args, **{k: v.value for k, v in kw.items()})
+    want = want[node.items[0].value] if isinstance(node, Index) else want
+    assert array_shapes(program)["y"] == np.shape(want)
+
+
+def test_a_triangular_solve_is_shaped_as_its_right_hand_side():
+    """``solve_triangular(T, b)``: b's shape (main: T's and b's broadcast, 5×5 for a
+    vector b of 5)."""
+    solve = Call("scipy.linalg.solve_triangular", (Name("t"), Name("b")))
+    program = ArrayProgram("f", ("t", "b"), ((5, 5), (5,)), ("t", "b"), [S("y", solve)], ["y"])
+    assert array_shapes(program)["y"] == (5,)

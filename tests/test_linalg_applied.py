@@ -377,3 +377,22 @@ def test_a_triangles_rows_of_a_dense_block_stay_dense(monkeypatch):
         assert product == dense((n, n), (n, n)) and not isinstance(product, Applied)
         assert cost == price
     assert max(formed, default=0) < n * n, formed
+
+
+@pytest.mark.parametrize("scale", [1.0, 3.0])
+def test_a_determinants_sparse_hessian_runs_and_equals_jaxs(scale):
+    """The sparse Hessian of ``scale·det(X/4 + I)``, X 4×4: its NumPy module runs and
+    equals ``jax.hessian`` (main: the LU's pivots, each an ``argmax``, were shaped as
+    vectors, so their parity was, and ``numpy.add(t, K, out=t)`` on that NumPy scalar
+    raised a TypeError from the generated module)."""
+
+    def f(x):
+        return scale * jnp.linalg.det(x.reshape(4, 4) / 4 + jnp.eye(4))
+
+    x = np.random.default_rng(8).normal(size=16)
+    hess = dgraph.hessian(f, x, sparse=True)
+    with jax.enable_x64(True):
+        want = np.asarray(jax.hessian(f)(jnp.asarray(x)))
+    got = hess(x)
+    got = got.toarray() if hasattr(got, "toarray") else np.asarray(got)
+    assert np.abs(got - want).max() <= 1e-10 * np.abs(want).max()

@@ -387,3 +387,29 @@ def test_distinct_constant_is_distinct_found_once_per_constant():
         assert distinct_constant(constants, twice) is False
     assert distinct(constants.arrays[apart]) and not distinct(constants.arrays[twice])
     assert constants.distinct_found.keys() == {apart, twice}
+
+
+def test_arithmetic_on_a_0d_position_is_not_written_in_place():
+    """An LU's pivots (``argmax`` with no axis: 0-d), stacked, their parity counted and
+    scaled: shaped by the one inference (``array_shapes``), no statement writes into a 0-d
+    value (a NumPy scalar: ``numpy.add(t, K, out=t)`` raised a TypeError on main, which
+    shaped each ``argmax`` as its operand) and the body runs to NumPy's numbers."""
+    from dgraph.codegen.array_passes import array_shapes
+    from dgraph.codegen.tensor.constants import Constants
+    from dgraph.codegen.tensor.numpy_form import numpy_body
+
+    x = np.array([0.5, 2.0, -3.0, 1.0])
+    body = [
+        ir.ArrayStatement("i", ir.Call("argmax", (ir.Name("x"),))),
+        ir.ArrayStatement("j", ir.Call("argmax", (ir.UnaryOp("-", ir.Name("x")),))),
+        ir.ArrayStatement("s", ir.Call("stack", (ir.Seq((ir.Name("i"), ir.Name("j"))),))),
+        ir.ArrayStatement("n", ir.Call("sum", (ir.Name("s"),), (("axis", ir.Const((0,))),))),
+        ir.ArrayStatement("m", ir.BinOp("*", ir.Const(-2), ir.Name("n"))),
+        ir.ArrayStatement("p", ir.BinOp("+", ir.Name("m"), ir.Const(1))),
+    ]
+    program = ir.ArrayProgram("f", ("x",), ((4,),), ("x",), body, ["p"])
+    env = array_shapes(program)
+    assert env["m"] == ()
+    lines = numpy_body(body, Constants(), env, {"p"})
+    assert not any("out=" in line for line in lines)
+    assert _run(lines, x)["p"] == 1 - 2 * (1 + 2)

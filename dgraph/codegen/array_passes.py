@@ -114,6 +114,7 @@ CALLS_FLOATING = (
 _COMPARES = {"sign": 1, "maximum": 1, "minimum": 1, "isfinite": 1}
 _FREE = frozenset({"where", "logical_and", "logical_or", "logical_not", "floor_divide"})
 _REDUCTIONS = frozenset({"sum", "max", "min", "cumsum"})
+_ARG_REDUCTIONS = ("prod", "cumprod", "argmax", "argmin")  # shaped as the reductions
 _COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
 
 
@@ -897,12 +898,21 @@ def _call_shape(n: Call, sh) -> Any:
         return _matmul_shape(first, sh(args[1]))
     if f == "solve" and len(args) == 2:  # numpy.linalg.solve(A, b): b's shape
         return sh(args[1])
-    if f in _REDUCTIONS:
+    if f == "moveaxis" and first is not None:
+        moved = list(range(len(first)))
+        source, target = (_const(a) % len(first) for a in args[1:3])
+        moved.insert(target, moved.pop(source))
+        return tuple(first[k] for k in moved)
+    if f == "solve_triangular" and len(args) == 2:  # T⁻¹·b: b's shape
+        return sh(args[1])
+    if f == "frexp":  # mantissa and exponent, each of the operand's shape
+        return None if first is None else [first, first]
+    if f in (*_REDUCTIONS, *_ARG_REDUCTIONS):
         axis = kw.get("axis", args[1] if len(args) > 1 else None)
         if first is None:
             return None
         axis_value = None if axis is None else _const(axis)
-        if f == "cumsum":
+        if f in ("cumsum", "cumprod"):
             return first if axis_value is not None else (math.prod(first),)
         keep = kw.get("keepdims")
         keepdims = keep is not None and bool(_const(keep))
