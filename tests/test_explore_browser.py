@@ -88,7 +88,7 @@ class DevTools:
     def __init__(self, url: str) -> None:
         import websocket
 
-        self.ws = websocket.create_connection(url, timeout=60, suppress_origin=True)
+        self.ws = websocket.create_connection(url, timeout=300, suppress_origin=True)  # a busy CI
         self.next = 0
 
     def call(self, method: str, **params):
