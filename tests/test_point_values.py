@@ -72,3 +72,14 @@ def test_single_precision_is_compared_at_its_own_precision() -> None:
     check_point_values(graph, lambda x: (np.exp(x) * 1e3).astype(np.float32), [X], "f")
     with pytest.raises(InputError, match="read wrongly"):
         check_point_values(graph, lambda x: (np.exp(x) * 1.01e3).astype(np.float32), [X], "f")
+
+
+def test_a_finite_value_read_as_nan_is_refused() -> None:
+    """The graph of log(x) at a point with a negative entry, checked against
+    nan_to_num(log(x)): NaN where the function gives a number."""
+    y = np.array([0.5, -1.0, 2.0])
+    graph = from_function(lambda x: np.log(x), sizes=[3], point=[y])
+    with np.errstate(all="ignore"):
+        check_point_values(graph, lambda x: np.log(x), [y], "f")  # NaN on both sides
+        with pytest.raises(InputError, match="output entry 1 of the graph is nan where"):
+            check_point_values(graph, lambda x: np.nan_to_num(np.log(x)), [y], "f")

@@ -28,8 +28,9 @@ SINGLE = 1e-3  # the same where the function computes in single precision (JAX's
 
 
 def check_point_values(graph: DGraph, f: Callable[..., Any], point: Sequence[Any], label: str):
-    """Refuse ``graph`` (InputError, one line) where an output entry at its point is
-    finite and differs from ``f(*point)``'s beyond :data:`TOLERANCE`; nothing is claimed
+    """Refuse ``graph`` (InputError, one line) where an output entry at its point differs
+    from ``f(*point)``'s beyond :data:`TOLERANCE`, or is not finite where ``f``'s is (a
+    non-finite entry of ``f``'s is not compared); nothing is claimed
     where ``f`` cannot run on the arrays, gives something else than numbers of the
     outputs' total size, or gives different numbers on a second call (randomness)."""
     if graph.parameters or graph.parameter_shapes or graph.point is None:
@@ -40,8 +41,12 @@ def check_point_values(graph: DGraph, f: Callable[..., Any], point: Sequence[Any
     read = _graph_values(graph)
     both = np.isfinite(own) & np.isfinite(read)
     scale = np.max(np.abs(own[both]), initial=0.0)
-    allowed = (SINGLE if single else TOLERANCE) * (np.maximum(np.abs(own), np.abs(read)) + scale)
-    off = np.flatnonzero(both & (np.abs(read - own) > allowed))
+    with np.errstate(all="ignore"):
+        allowed = (SINGLE if single else TOLERANCE) * (
+            np.maximum(np.abs(own), np.abs(read)) + scale
+        )
+        apart = both & (np.abs(read - own) > allowed)
+    off = np.flatnonzero(apart | (np.isfinite(own) & ~np.isfinite(read)))
     if off.size:
         k = int(off[0])
         raise InputError(
