@@ -816,6 +816,8 @@ def _indexed_shape(value: Shape, key: list[Any]) -> Shape | None:
     are adjacent, else first; None where another kind of item or an axis of length 0
     under an array leaves it to NumPy. IndexError for an integer out of range or too
     many items, ValueError for shapes that do not broadcast (as NumPy raises)."""
+    if any(k is Ellipsis or k is None for k in key):  # NumPy's (a new axis, the rest)
+        return None
     if len(key) > len(value):
         raise IndexError("too many indices")
     arrays = any(isinstance(k, _Positions) for k in key)

@@ -88,6 +88,18 @@ def _second(a: Operand, b: Operand, **_: Any) -> Shape:
     return b.shape
 
 
+def _triangle(x: Operand, k: int = 0) -> Shape:
+    """``tril``, ``triu``: the operand's shape."""
+    return x.shape
+
+
+def _clip(x: Operand, *bounds: Any, **named: Any) -> Shape:
+    """The operand and its bounds (arrays or numbers) broadcast."""
+    shapes = [b.shape if isinstance(b, Operand) else np.shape(b)
+              for b in (x, *bounds, *named.values()) if b is not None]  # fmt: skip
+    return tuple(np.broadcast_shapes(*shapes))
+
+
 def _frexp(x: Operand) -> list[Shape]:
     return [x.shape, x.shape]
 
@@ -127,6 +139,9 @@ CALL_SHAPES: dict[str, tuple[Callable[..., Any], str]] = {
     "solve": (_second, "float"),
     "solve_triangular": (_second, "float"),
     "frexp": (_frexp, "frexp"),
+    "tril": (_triangle, "same"),
+    "triu": (_triangle, "same"),
+    "clip": (_clip, "same"),
     **{f"linalg.{f}": (_linalg(f), "float") for f in
        ("eigh", "qr", "svd", "slogdet", "det", "inv", "cholesky", "matrix_power")},
 }  # fmt: skip
