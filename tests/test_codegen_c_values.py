@@ -639,3 +639,31 @@ def test_no_codegen_module_reads_generated_text_back():
         text = path.read_text()
         assert not re.search(r"^\s*(import ast|from ast import)", text, re.M), path
         assert "ast.parse(" not in text and "literal_eval(" not in text, path
+
+
+def test_moved_and_new_axes_in_c_and_cuda_equal_numpy():
+    """``moveaxis``, ``swapaxes`` and ``expand_dims`` of views, read inside expressions:
+    strided views in C (main: 'no shape rule for the array function moveaxis', the C
+    printers' shape inference had none; the shared table of
+    :mod:`dgraph.codegen.call_shapes` has)."""
+    x_ = Name("x_")
+    column = Index(x_, (Slice(None, None, None), Const(0), Const(1)))
+    swapped = Call("swapaxes", (x_, Const(0), Const(2)))
+    flat = Seq((Call("ravel", (Name("a"),)), Call("ravel", (Name("b"),))))
+    statements = [
+        ArrayStatement("a", Call("sin", (Call("moveaxis", (x_, Const(0), Const(-1))),))),
+        ArrayStatement("b", BinOp("*", swapped, Call("expand_dims", (column, Const(0))))),
+        ArrayStatement("y", Call("concatenate", (flat,))),
+    ]
+    shape = (3, 4, 2)
+    program, body = _diagonal_program(statements, shape)
+    values = c_values(program)
+    x = np.random.default_rng(3).uniform(-1.5, 1.5, shape)
+    space = {"x": x, "numpy": np}
+    for s_ in body:
+        exec(NumPyArrayPrinter().statement(s_).strip(), space)
+    expected = np.ravel(space["y"])
+    assert expected.size == 48
+    np.testing.assert_array_equal(values.load()(x).data, expected)
+    if cxx_compiler() is not None:
+        np.testing.assert_array_equal(values.load_cuda_host()(x).data, expected)

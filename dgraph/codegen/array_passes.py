@@ -50,6 +50,7 @@ import numpy as np
 import sympy
 
 from . import ir
+from .call_shapes import Operand, call_shape, table_name
 from .counting import LARGEST_PRODUCT_POWER, Ops, count_ops
 from .ir import (
     ArrayProgram,
@@ -114,7 +115,6 @@ CALLS_FLOATING = (
 _COMPARES = {"sign": 1, "maximum": 1, "minimum": 1, "isfinite": 1}
 _FREE = frozenset({"where", "logical_and", "logical_or", "logical_not", "floor_divide"})
 _REDUCTIONS = frozenset({"sum", "max", "min", "cumsum"})
-_ARG_REDUCTIONS = ("prod", "cumprod", "argmax", "argmin")  # shaped as the reductions
 _COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
 
 
@@ -697,11 +697,6 @@ def _const(node: Node | None) -> Any:
     return node.value
 
 
-def _axes(value: Any, ndim: int) -> list[int]:
-    axes = [value] if isinstance(value, int) else list(value)
-    return sorted(a % ndim for a in axes)
-
-
 def _shape(n: Node, env: Mapping[str, Shape | None], found: dict[int, Any]) -> Any:
     """One node's shape from its children's (``found``); None: not known."""
 
@@ -821,6 +816,8 @@ def _indexed_shape(value: Shape, key: list[Any]) -> Shape | None:
     are adjacent, else first; None where another kind of item or an axis of length 0
     under an array leaves it to NumPy. IndexError for an integer out of range or too
     many items, ValueError for shapes that do not broadcast (as NumPy raises)."""
+    if any(k is Ellipsis or k is None for k in key):  # NumPy's (a new axis, the rest)
+        return None
     if len(key) > len(value):
         raise IndexError("too many indices")
     arrays = any(isinstance(k, _Positions) for k in key)
@@ -887,39 +884,12 @@ def _call_shape(n: Call, sh) -> Any:
         return (_const(args[0]),)
     if f == "zeros_like" or f == "flip":
         return first
-    if f in ("expand_dims", "swapaxes", "take_along_axis") and first is not None:
-        ints = [_const(a) for a in args[1:] if isinstance(a, Const)]
-        return _moved_shape(f, first, ints, sh(args[1]), kw)
     if f == "result_type":
         return None
     if f == "einsum":
         return _einsum_shape(_const(args[0]), [sh(a) for a in args[1:]])[0]
-    if f == "matmul" and len(args) == 2:
-        return _matmul_shape(first, sh(args[1]))
-    if f == "solve" and len(args) == 2:  # numpy.linalg.solve(A, b): b's shape
-        return sh(args[1])
-    if f == "moveaxis" and first is not None:
-        moved = list(range(len(first)))
-        source, target = (_const(a) % len(first) for a in args[1:3])
-        moved.insert(target, moved.pop(source))
-        return tuple(first[k] for k in moved)
-    if f == "solve_triangular" and len(args) == 2:  # T⁻¹·b: b's shape
-        return sh(args[1])
-    if f == "frexp":  # mantissa and exponent, each of the operand's shape
-        return None if first is None else [first, first]
-    if f in (*_REDUCTIONS, *_ARG_REDUCTIONS):
-        axis = kw.get("axis", args[1] if len(args) > 1 else None)
-        if first is None:
-            return None
-        axis_value = None if axis is None else _const(axis)
-        if f in ("cumsum", "cumprod"):
-            return first if axis_value is not None else (math.prod(first),)
-        keep = kw.get("keepdims")
-        keepdims = keep is not None and bool(_const(keep))
-        dropped = range(len(first)) if axis_value is None else _axes(axis_value, len(first))
-        if keepdims:
-            return tuple(1 if k in dropped else d for k, d in enumerate(first))
-        return tuple(d for k, d in enumerate(first) if k not in dropped)
+    if table_name(n.func) is not None:
+        return _table_shape(n, sh)
     if f in ("concatenate", "stack"):
         parts = sh(args[0])
         if parts is None or any(p is None for p in parts):
@@ -944,54 +914,24 @@ def _call_shape(n: Call, sh) -> Any:
         if first is None or indices is None or axis is None:
             return None
         return (*first[:axis], *indices, *first[axis + 1 :])
-    if n.func.endswith("linalg." + f) and first is not None:
-        return _linalg_shape(f, first)
     return _broadcast(sh(a) for a in args)  # an elementwise function
 
 
-def _matmul_shape(a: Shape | None, b: Shape | None) -> Shape | None:
-    """``numpy.matmul``'s result shape: a 1-d operand is a row (first) or a column
-    (second) whose axis is dropped, other leading axes broadcast."""
-    if a is None or b is None or not a or not b:
-        return None
-    if len(b) == 1:
-        return a[:-1]
-    if len(a) == 1:
-        return (*b[:-2], b[-1])
-    batch = _broadcast((a[:-2], b[:-2]))
-    return None if batch is None else (*batch, a[-2], b[-1])
-
-
-def _linalg_shape(f: str, a: Shape) -> Any:
-    """The shapes of a ``linalg`` function's results (a list for several) for a matrix of
-    shape ``a`` (batch axes first); reduced QR and SVD."""
-    *batch, m, n = a
-    k = min(m, n)
-    shapes = {
-        "eigh": [(*batch, n), a],
-        "qr": [(*batch, m, k), (*batch, k, n)],
-        "svd": [(*batch, m, k), (*batch, k), (*batch, k, n)],
-        "slogdet": [tuple(batch), tuple(batch)],
-        "det": tuple(batch),
-    }
-    return shapes.get(f, a)  # inv, cholesky: the matrix's
-
-
-def _moved_shape(f: str, first: Shape, ints: list, index: Shape | None, kw) -> Shape | None:
-    """``expand_dims``, ``swapaxes`` and ``take_along_axis``'s shapes (a permutation's)."""
-    if f == "expand_dims":
-        axis = ints[0] % (len(first) + 1)
-        return (*first[:axis], 1, *first[axis:])
-    if f == "swapaxes":
-        i, j = (k % len(first) for k in ints)
-        moved = list(first)
-        moved[i], moved[j] = moved[j], moved[i]
-        return tuple(moved)
-    if index is None:
-        return None
-    axis = _const(kw["axis"]) % len(first)
-    pairs = enumerate(zip(first, index, strict=True))
-    return tuple(b if k == axis else max(a, b) for k, (a, b) in pairs)
+def _table_shape(n: Call, sh) -> Any:
+    """A call's shape by the shared table (:mod:`dgraph.codegen.call_shapes`): its array
+    operands as :class:`~dgraph.codegen.call_shapes.Operand`, its literals as themselves;
+    None where an operand's shape is not known."""
+    values = []
+    for a in (*n.args, *(v for _, v in n.keywords)):
+        if isinstance(a, Const):
+            values.append(a.value)
+            continue
+        shape = sh(a)
+        if not isinstance(shape, tuple):
+            return None
+        values.append(Operand(shape))
+    keywords = dict(zip((k for k, _ in n.keywords), values[len(n.args) :], strict=True))
+    return call_shape(n.func, values[: len(n.args)], keywords)
 
 
 def _einsum_shape(spec: str, shapes: list[Shape | None]) -> tuple[Shape | None, dict[str, int]]:

@@ -28,6 +28,7 @@ import scipy.special
 
 from ..errors import DGraphError
 from . import ir
+from .call_shapes import CALL_SHAPES, Operand, call_shape, table_name
 from .evaluate import ArrayEvaluator
 
 __all__ = ["ShapeError", "ShapeInference", "Shaped", "program_shapes"]
@@ -115,8 +116,9 @@ class ShapeInference:
     dtype('int64')
     """
 
-    def __init__(self, env: Mapping[str, Any]) -> None:
+    def __init__(self, env: Mapping[str, Any], without: tuple[str, ...] = ()) -> None:
         self.env: dict[str, Any] = dict(env)
+        self.without = without  # calls (parts of their names) the shared table is not read for
 
     # -- programs -------------------------------------------------------------------------
 
@@ -176,6 +178,9 @@ class ShapeInference:
         rule = None if special else getattr(self, f"_call_{name}", None)
         if rule is not None:
             return rule(*args, **keywords)
+        table = None if special else table_name(node.func)
+        if table is not None and not any(w in node.func for w in self.without):
+            return _from_table(node.func, args, keywords)
         function = getattr(scipy.special if special else np, name, None)
         if isinstance(function, np.ufunc) and not keywords:
             return _elementwise(function, args)
@@ -191,6 +196,8 @@ class ShapeInference:
         return slice(node.lower, node.upper, node.step)
 
     def _shape_Index(self, node: ir.Index, values: list) -> Shaped:
+        if isinstance(values[0], list) and len(values) == 2:  # one of several results
+            return values[0][values[1]]
         base, items = _shaped(values[0]), values[1:]
         arrays = [k for k, item in enumerate(items) if isinstance(item, Shaped)]
         if arrays:  # a gather: one integer array over the first axis
@@ -239,7 +246,8 @@ class ShapeInference:
         xs, invariants = rest[: len(node.xs)], rest[len(node.xs) :]
         steps = [Shaped(_shaped(x).shape[1:], _shaped(x).dtype) for x in xs]
         inner = ShapeInference(
-            dict(zip(node.body.arguments, [*init, *steps, *invariants], strict=True))
+            dict(zip(node.body.arguments, [*init, *steps, *invariants], strict=True)),
+            self.without,
         )
         inner.run(node.body.statements)
         ys = [_shaped(inner.env[r]) for r in node.body.results[node.carries :]]
@@ -254,7 +262,7 @@ class ShapeInference:
         """The first branch's results' shapes and types (every branch returns the same
         shapes)."""
         part = node.branches[0]
-        inner = ShapeInference(dict(zip(part.arguments, values[1:], strict=True)))
+        inner = ShapeInference(dict(zip(part.arguments, values[1:], strict=True)), self.without)
         inner.run(part.statements)
         return tuple(_shaped(inner.env[r]) for r in part.results)
 
@@ -324,27 +332,6 @@ class ShapeInference:
             return Shaped(indices.shape, x.dtype)
         axis = axis % x.ndim
         return Shaped((*x.shape[:axis], *indices.shape, *x.shape[axis + 1 :]), x.dtype)
-
-    def _call_sum(self, x: Any, axis: Any = None, keepdims: Any = False) -> Shaped:
-        x = _shaped(x)
-        return Shaped(_reduced(x.shape, axis, keepdims), _summed(x.dtype))
-
-    def _call_max(self, x: Any, axis: Any = None, keepdims: Any = False) -> Shaped:
-        x = _shaped(x)
-        return Shaped(_reduced(x.shape, axis, keepdims), x.dtype)
-
-    def _call_min(self, x: Any, axis: Any = None, keepdims: Any = False) -> Shaped:
-        return self._call_max(x, axis, keepdims)
-
-    def _call_argmax(self, x: Any, axis: Any = None, keepdims: Any = False) -> Shaped:
-        return Shaped(_reduced(_shaped(x).shape, axis, keepdims), np.dtype(np.intp))
-
-    def _call_argmin(self, x: Any, axis: Any = None, keepdims: Any = False) -> Shaped:
-        return self._call_argmax(x, axis, keepdims)
-
-    def _call_cumsum(self, x: Any, axis: Any = None) -> Shaped:
-        x = _shaped(x)
-        return Shaped((x.size,) if axis is None else x.shape, _summed(x.dtype))
 
     def _call_einsum(self, spec: Any, *operands: Any) -> Shaped:
         if not isinstance(spec, str) or "." in spec:
@@ -440,6 +427,30 @@ def _elementwise(ufunc: np.ufunc, values: list) -> Shaped:
     return Shaped(shape, dtype)
 
 
+def _from_table(func: str, args: list, keywords: dict) -> Any:
+    """A call's :class:`Shaped` by the shared table (:mod:`dgraph.codegen.call_shapes`):
+    its shape from the operands', its type by the table's dtype rule."""
+    operand = lambda v: Operand(v.shape) if isinstance(v, Shaped) else v  # noqa: E731
+    try:
+        shape = call_shape(func, [operand(a) for a in args],
+                           {k: operand(v) for k, v in keywords.items()})  # fmt: skip
+    except (TypeError, ValueError, IndexError) as error:
+        raise ShapeError(f"no shape rule for {func} of these operands: {error}") from None
+    kind = CALL_SHAPES[table_name(func)][1]
+    first = _shaped(args[0]).dtype if args else _FLOAT
+    if kind == "frexp":
+        return [Shaped(shape[0], _FLOAT), Shaped(shape[1], np.dtype(np.int32))]
+    dtype = {
+        "same": first,
+        "summed": _summed(first),
+        "index": np.dtype(np.intp),
+        "float": np.result_type(first, _FLOAT),
+    }[kind]
+    if isinstance(shape, list):
+        return [Shaped(tuple(s), dtype) for s in shape]
+    return Shaped(tuple(shape), dtype)
+
+
 def _as_shape(value: Any) -> tuple[int, ...]:
     if isinstance(value, Shaped):
         raise ShapeError("no shape rule for a shape that is computed")
@@ -454,15 +465,6 @@ def _reshaped(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:
     if math.prod(shape) != size:
         raise DGraphError(f"inferring shapes: cannot reshape {size} entries to {shape}")
     return shape
-
-
-def _reduced(shape: tuple[int, ...], axis: Any, keepdims: Any) -> tuple[int, ...]:
-    """The shape of a reduction over ``axis`` (None: every axis)."""
-    axes = range(len(shape)) if axis is None else (axis,) if np.ndim(axis) == 0 else axis
-    axes = {int(a) % len(shape) for a in axes} if shape else set()
-    if keepdims:
-        return tuple(1 if d in axes else n for d, n in enumerate(shape))
-    return tuple(n for d, n in enumerate(shape) if d not in axes)
 
 
 def _summed(dtype: np.dtype) -> np.dtype:

@@ -107,7 +107,10 @@ THREADS = 256  # CUDA threads per block
 MAGIC = b"DGCVALS1"
 
 _REDUCTIONS = {"sum", "max", "einsum"}  # computed into a buffer where read in an expression
-_VIEWS = {"reshape", "transpose", "broadcast_to", "flip", "ravel", "asarray", "array"}
+_VIEWS = {
+    "reshape", "transpose", "broadcast_to", "flip", "ravel", "asarray", "array",
+    "expand_dims", "moveaxis", "swapaxes",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -325,7 +328,7 @@ class _Translator(CElementPrinter):
         self.function = "jvp" if program.name == "jvp" else FUNCTION
         super().__init__(self.function)
         self.printer = NumPyArrayPrinter()
-        self.inference = ShapeInference(arguments(program))
+        self.inference = ShapeInference(arguments(program), without=("linalg.",))
         self.env: dict[str, _View | float] = {}
         self.constants: dict[str, np.ndarray] = {}
         self.scratch: list[tuple[str, int, str]] = []  # name, size, ctype
@@ -541,9 +544,18 @@ class _Translator(CElementPrinter):
             if not inner.contiguous:
                 inner = self._materialize(inner)
             return _View(inner.base, inner.offset, shape, _c_strides(shape), inner.ctype)
-        if kind == "transpose":
-            axes = _literal(node.args[1]) if len(node.args) > 1 else None
-            axes = tuple(reversed(range(len(inner.shape)))) if axes is None else tuple(axes)
+        if kind == "expand_dims":  # a new axis of length 1 (stride 0)
+            axis = _literal(node.args[1]) % (len(inner.shape) + 1)
+            strides = _normal(inner)
+            return _View(
+                inner.base,
+                inner.offset,
+                (*inner.shape[:axis], 1, *inner.shape[axis:]),
+                (*strides[:axis], 0, *strides[axis:]),
+                inner.ctype,
+            )
+        if kind in ("transpose", "moveaxis", "swapaxes"):
+            axes = _axes_of(kind, [_literal(a) for a in node.args[1:]], len(inner.shape))
             return _View(
                 inner.base,
                 inner.offset,
@@ -1720,6 +1732,20 @@ def _double(value: float) -> str:
     if math.isinf(value):
         return "INFINITY" if value > 0 else "(-INFINITY)"
     return repr(float(value))
+
+
+def _axes_of(kind: str, params: list, ndim: int) -> tuple[int, ...]:
+    """The axis order of a ``transpose`` (``params``: its axes, or none), ``moveaxis``
+    (source, destination) or ``swapaxes`` (two axes) of an ``ndim``-d array."""
+    if kind == "transpose":
+        return tuple(params[0]) if params else tuple(reversed(range(ndim)))
+    order = list(range(ndim))
+    i, j = (p % ndim for p in params)
+    if kind == "moveaxis":
+        order.insert(j, order.pop(i))
+    else:
+        order[i], order[j] = order[j], order[i]
+    return tuple(order)
 
 
 def _literal(node: Node):
