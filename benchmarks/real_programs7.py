@@ -102,14 +102,13 @@ def bratu_gradient(n):
     ``np.gradient`` along both axes, trapezoid weights."""
     h, lam = 1.0 / (n - 1), 2.0
 
+    e = np.ones(n)
+    e[[0, -1]] = 0.5
+    w = np.outer(e, e)
+
     def f(x):
         U = x.reshape(n, n)
         gy, gx = np.gradient(U, h)
-        w = np.ones((n, n))
-        w[0, :] *= 0.5
-        w[-1, :] *= 0.5
-        w[:, 0] *= 0.5
-        w[:, -1] *= 0.5
         return h * h * np.sum(w * (0.5 * (gx**2 + gy**2) - lam * np.exp(U)))
 
     return np_case(f, (data(_rng(n), n * n, scale=0.3),), True)
@@ -124,11 +123,11 @@ def rk4_loop(n):
     ``q'' = −sin q + k(q₊ − 2q + q₋)``, state ``[q, p]``; the final state of the initial one."""
     dt, k = 0.05, 0.3
 
-    def rhs(y):
-        q, p = y[:n], y[n:]
-        return np.concatenate([p, -np.sin(q) + k * (np.roll(q, 1) - 2 * q + np.roll(q, -1))])
-
     def f(y):
+        def rhs(y):  # inside f: the JAX twin's ``np`` reaches it
+            q, p = y[:n], y[n:]
+            return np.concatenate([p, -np.sin(q) + k * (np.roll(q, 1) - 2 * q + np.roll(q, -1))])
+
         for _ in range(20):
             k1 = rhs(y)
             k2 = rhs(y + 0.5 * dt * k1)
