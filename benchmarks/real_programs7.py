@@ -248,8 +248,8 @@ def tensor_contract(n):
         v = X[0]
         a = np.einsum("ijk,j,k->i", W, v, np.tanh(v))
         T = np.tensordot(W, X, axes=([1, 2], [0, 1]))
-        O = np.outer(v, X[:, 1])
-        return a + T + np.sum(O * G, axis=1) + np.einsum("ij,ij->i", X, X)
+        Q = np.outer(v, X[:, 1])
+        return a + T + np.sum(Q * G, axis=1) + np.einsum("ij,ij->i", X, X)
 
     return np_case(f, (data(r, n * n),), False)
 
