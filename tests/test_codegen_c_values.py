@@ -667,3 +667,39 @@ def test_moved_and_new_axes_in_c_and_cuda_equal_numpy():
     np.testing.assert_array_equal(values.load()(x).data, expected)
     if cxx_compiler() is not None:
         np.testing.assert_array_equal(values.load_cuda_host()(x).data, expected)
+
+
+def test_the_cuda_text_finds_each_kernels_pointers_without_a_pattern_per_pointer(monkeypatch):
+    """A NumPy loop of 12 steps makes many kernels and many scratch pointers: their pointer
+    lists come from one word set per kernel body (a regex per pointer and kernel was
+    kernels × pointers compilations: 111 s of rk4_loop's 140 in real_programs7); the
+    Jacobian equals the hand-derived product of the steps' Jacobians."""
+    from dgraph.codegen.tensor import c_values as module
+    from dgraph.codegen.tensor.function import TensorGenerated
+
+    searches = []
+
+    class Counting:
+        def __getattr__(self, name):
+            if name == "search":
+                searches.append(1)
+            return getattr(re, name)
+
+    monkeypatch.setattr(module, "re", Counting())
+
+    def f(y):
+        for _ in range(12):
+            y = y + 0.1 * np.sin(np.roll(y, 1)) * y
+        return y
+
+    x = np.linspace(-0.7, 1.1, 8)  # 8 entries: a tensor graph (3 would be scalars)
+    J = dgraph.make_function(f, "jacobian", "c", point=[x])
+    assert isinstance(J.generated, TensorGenerated)
+    want, y = np.eye(8), x.copy()
+    P = np.roll(np.eye(8), 1, 0)  # d roll(y, 1) / dy
+    for _ in range(12):
+        r = np.roll(y, 1)
+        step = np.diag(1 + 0.1 * np.sin(r)) + 0.1 * np.diag(y * np.cos(r)) @ P
+        want, y = step @ want, y + 0.1 * np.sin(r) * y
+    np.testing.assert_allclose(np.asarray(J(x)), want, rtol=1e-12)
+    assert len(searches) == 0

@@ -133,6 +133,31 @@ OTHERS = {
     ),
 }
 
+# np.tensordot, read as the einsum it is: axes pairs, an integer, the default 2, negative axes
+OTHERS |= {
+    "tensordot_pairs": (
+        lambda xp, x: xp.sum(
+            xp.tensordot(x.reshape(2, 3, 2), xp.cos(x[:6]).reshape(3, 2), axes=([1, 2], [0, 1]))
+            ** 2
+        ),
+        12,
+    ),
+    "tensordot_int": (
+        lambda xp, x: xp.sum(xp.tensordot(x.reshape(2, 3), x.reshape(3, 2), 1) ** 2),
+        6,
+    ),
+    "tensordot_default": (
+        lambda xp, x: xp.tensordot(x.reshape(2, 2), xp.sin(x).reshape(2, 2)) ** 2,
+        4,
+    ),
+    "tensordot_negative_constant": (
+        lambda xp, x: xp.sum(
+            xp.tensordot(x.reshape(2, 3), xp.arange(6.0).reshape(3, 2) / 6, axes=([-1], [0])) ** 3
+        ),
+        6,
+    ),
+}
+
 CASES = {**EINSUM, **OTHERS}
 # one function per family, the sum of its cases, each on its own slice of x: one build
 # checks them all (a build's fixed cost, ~1 s, is most of a small case's)
@@ -140,7 +165,7 @@ FAMILIES = {
     "einsum": list(EINSUM),
     **{
         family: [name for name in OTHERS if name.startswith(family)]
-        for family in ("median", "matrix_power", "pad", "searchsorted", "interp")
+        for family in ("median", "matrix_power", "pad", "searchsorted", "interp", "tensordot")
     },
     "take": [name for name in OTHERS if name.endswith("_take") or "_take_" in name],
 }

@@ -16,7 +16,7 @@ operation), as in a jaxpr. Python numbers and NumPy arrays are constants
 itself, so they are folded. A comparison is a
 :class:`Passive` value: a nested operation no derivative flows through, which
 ``np.where`` reads (``select_n``) and arithmetic may use as a constant (``np.argmax``'s
-positions also index: ``take_dynamic``). ``np.einsum``, ``np.median``,
+positions also index: ``take_dynamic``). ``np.einsum`` (and ``np.tensordot``), ``np.median``,
 ``np.linalg.matrix_power``, ``np.searchsorted``, ``np.interp``, ``np.add.reduceat`` and
 ``np.bincount(weights=)`` are built of these operations. What has no array operation
 (most of ``np.linalg``, indexing with other traced values, assignment into an array, a
@@ -1689,6 +1689,28 @@ def _einsum(*operands: Any, out=None, dtype=None, order="K", casting="safe", opt
     return _transpose(value, tuple(labels.index(c) for c in output)) if labels else value
 
 
+def _tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
+    """``np.tensordot`` as the einsum it is: ``a``'s axes ``axes[0]`` contracted with
+    ``b``'s ``axes[1]`` (an integer ``k``: ``a``'s last ``k`` with ``b``'s first ``k``)."""
+    ra, rb = len(_shape_of(a)), len(_shape_of(b))
+    if isinstance(axes, numbers.Integral):
+        pairs = list(zip(range(ra - int(axes), ra), range(int(axes)), strict=True))
+    else:
+        first, second = (np.atleast_1d(np.asarray(x)).tolist() for x in axes)
+        if len(first) != len(second):
+            raise InputError("numpy.tensordot: the two lists of axes differ in length")
+        pairs = [(i % ra, j % rb) for i, j in zip(first, second, strict=True)]
+    if ra + rb > len(_LETTERS):
+        raise _unsupported("numpy.tensordot with these axes")
+    la = _LETTERS[:ra]
+    lb = list(_LETTERS[ra : ra + rb])
+    for i, j in pairs:
+        lb[j] = la[i]
+    kept = [c for k, c in enumerate(la) if k not in {i for i, _ in pairs}]
+    kept += [c for k, c in enumerate(lb) if k not in {j for _, j in pairs}]
+    return _einsum(f"{la},{''.join(lb)}->{''.join(kept)}", a, b)
+
+
 def _einsum_spec(operands: Sequence[Any]) -> tuple[str, list[Any]]:
     """The subscripts and the arrays: ``einsum("ij,jk", a, b)`` or NumPy's interleaved
     form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``."""
@@ -2005,6 +2027,7 @@ _FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {
     np.where: _where,
     np.dot: _np_dot,
     np.einsum: _einsum,
+    np.tensordot: _tensordot,
     np.median: _median,
     np.searchsorted: _searchsorted,
     np.interp: _interp,

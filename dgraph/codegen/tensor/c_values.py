@@ -1562,8 +1562,9 @@ class _Translator(CElementPrinter):
             if n == 0:
                 continue
             name = f"{self.function}_k{k}"
-            used = [p for b, p in pointers.items() if re.search(rf"\b{b}\b", body)]
-            read = [t for t in steps if re.search(rf"\b{t}\b", body)]
+            words = set(re.findall(r"\w+", body))  # once: a pattern per pointer is quadratic
+            used = [p for b, p in pointers.items() if b in words]
+            read = [t for t in steps if t in words]
             lines += [
                 "",
                 f'extern "C" __global__ void {name}'
