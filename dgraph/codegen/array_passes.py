@@ -114,6 +114,8 @@ CALLS_FLOATING = (
 _COMPARES = {"sign": 1, "maximum": 1, "minimum": 1, "isfinite": 1}
 _FREE = frozenset({"where", "logical_and", "logical_or", "logical_not", "floor_divide"})
 _REDUCTIONS = frozenset({"sum", "max", "min", "cumsum"})
+#: functions whose result drops the reduced axes as a reduction's does (not elementwise)
+_REDUCED_SHAPES = _REDUCTIONS | {"argmax", "argmin", "prod"}
 _COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
 
 
@@ -897,7 +899,7 @@ def _call_shape(n: Call, sh) -> Any:
         return _matmul_shape(first, sh(args[1]))
     if f == "solve" and len(args) == 2:  # numpy.linalg.solve(A, b): b's shape
         return sh(args[1])
-    if f in _REDUCTIONS:
+    if f in _REDUCED_SHAPES:
         axis = kw.get("axis", args[1] if len(args) > 1 else None)
         if first is None:
             return None
