@@ -88,3 +88,21 @@ def test_the_command_writes_all_three_functions_and_refuses_sparse(tmp_path, cap
     assert all(hasattr(module, f) for f in ("primal", "jacobian", "jvp", "vjp"))
     with pytest.raises(DGraphError, match="--sparse is for python and c"):
         generate(dgraph.bundled("naumann_sin.trace"), "jax", sparse=True)
+
+
+def test_a_piecewise_on_an_if_then_else_condition_prints_for_jax():
+    """A Piecewise whose condition is an ``ITE`` (as ``jax.scipy.stats.norm.logcdf``'s
+    ``log_ndtr`` branches give: benchmarks/real_programs6.py's tobit_norm_logcdf) prints
+    by nested ``jnp.logical_and``/``logical_or`` (sympy's printer stacks the operands under
+    ``jax.numpy`` itself: refused, "it needs jax"); each branch's derivative at a point."""
+    import sympy
+
+    x, y = sympy.symbols("x y", real=True)
+    e = sympy.Piecewise((x * y**2, sympy.ITE(x > 1, y > 0, y < -1)), (sympy.sin(x) + y, True))
+    gen = generate(dgraph.from_sympy([e], [x, y]), "jax")
+    assert gen.verified
+    module = load_python(gen.text)
+    points = np.array([[2.0, 0.5], [2.0, -0.5], [0.5, -2.0], [0.5, 0.3]])
+    want = [[0.25, 2.0], [np.cos(2.0), 1.0], [4.0, -2.0], [np.cos(0.5), 1.0]]
+    with jax.enable_x64(True):
+        np.testing.assert_allclose(module.jacobian(points)[:, 0], want, rtol=1e-14)
