@@ -13,8 +13,9 @@ ELBO with ``jax.random.normal`` noise, HMC leapfrog steps by ``jax.grad`` inside
 program, ``jnp.vectorize`` with ``jnp.sum(where=)``, RMSNorm and rotary embeddings in
 attention (``lax.rsqrt``, ``jnp.swapaxes``), a multiclass margin by ``jnp.argmax`` and
 ``jnp.select``, a power spectrum by ``jnp.fft.rfft``, NumPy polyline geometry
-(``np.diff(axis=0)``, ``np.cumsum(axis=0)``, ``np.linalg.norm(axis=1)``) and a NumPy total
-variation with ``np.pad(mode="reflect")``.
+(``np.diff(axis=0)``, ``np.cumsum(axis=0)``, ``np.linalg.norm(axis=1)``), a NumPy total
+variation with ``np.pad(mode="reflect")`` and NumPy stick-slip friction whose condition is
+an ``np.where`` among conditions.
 
 Each program is a builder ``n -> Case`` at a small size (10–100 unknowns) and a medium one
 (10³–10⁴); the columns are real_programs3's (``SizedSurvey`` of
@@ -434,6 +435,22 @@ def numpy_tv_pad_reflect(n):
         return 0.5 * np.sum((B - Y) ** 2) + 0.2 * np.sum(np.sqrt(gx**2 + gy**2 + 1e-2))
 
     return np_case(f, (data(r, n * n),), True)
+
+
+@program(12, 1000)
+def numpy_stick_slip_where(n):
+    """NumPy code: Coulomb friction with sticking, the stick condition itself chosen by
+    ``np.where`` among conditions (slow contacts stick where the force is below the
+    static limit, fast ones never); the friction residuals."""
+    r = _rng(n)
+    x = np.concatenate([data(r, n, scale=0.4), data(r, n)])
+
+    def f(x):
+        v, F = x[:n], x[n:]
+        stick = np.where(np.abs(v) < 0.3, np.abs(F) < 1.0, False)
+        return np.where(stick, 0.1 * v, F - 0.5 * np.tanh(5 * v))
+
+    return np_case(f, (x,), False)
 
 
 # ---------------------------------------------------------------- the survey
