@@ -398,21 +398,6 @@ def gae_reverse_scan(n):
     return jax_case(f, (data(r, n),), True)
 
 
-@program(10, 1000)
-def nan_to_num_log_returns(n):
-    """Log returns of a noisy price series where a non-positive ratio is guarded by
-    ``jnp.nan_to_num`` (NaN and ±inf to 0), and ``jnp.isnan`` of the returns choosing a
-    penalty; both series."""
-
-    def f(p):
-        q = jnp.log(p[1:] / p[:-1])
-        r = jnp.nan_to_num(q, nan=0.0, posinf=0.0, neginf=0.0)
-        s = jnp.where(jnp.isnan(q), p[1:] ** 2, jnp.tanh(r))
-        return jnp.concatenate([r, s])
-
-    return jax_case(f, (0.3 + data(_rng(n), n, scale=0.8),), False)
-
-
 # ---------------------------------------------------------------- NumPy
 
 
