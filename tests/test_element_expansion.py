@@ -388,27 +388,3 @@ def test_a_select_among_conditions_is_a_condition(f) -> None:
     np.testing.assert_allclose(np.asarray(made(x)).reshape(want.shape), want, atol=1e-15)
     graph = from_function(_select_on_conditions, sizes=[6], level="element")
     np.testing.assert_allclose(_jacobian(graph, [x]), want, atol=1e-15)
-
-
-@pytest.mark.parametrize(
-    ("f", "swept"),
-    [
-        (lambda x: jnp.nan_to_num(jnp.log(x), nan=0.0, neginf=0.0) * x, True),  # x != x, ±inf
-        # its forward elimination multiplies the where's 0 by sqrt's NaN at x < 0
-        (lambda x: jnp.where(jnp.isnan(jnp.sqrt(x)), x**2, jnp.sqrt(x)), False),
-    ],
-)
-def test_a_nan_test_and_a_comparison_with_infinity_hold_at_run_time(f, swept) -> None:
-    """sympy decides ``Eq(a, a)`` true and ``Eq(log(x), oo)`` false for real symbols:
-    ``x != x`` (``jnp.isnan``, ``jnp.nan_to_num``) and ``x == inf`` were folded away, so
-    ``nan_to_num(log(x))`` read as ``log(x)`` (NaN at x < 0 in the Jacobian, and in the
-    expression set's value); now ``isnan``/``isfinite`` tests, and ``nan_to_num``'s
-    ``finfo.max`` a double in the value check (an integer of 309 digits made an array of
-    objects)."""
-    x = np.array([0.7, -1.2, 2.0, 0.3])
-    want = np.asarray(jax.jacfwd(f)(x))
-    made = make_function(f, "jacobian", "python", point=[x])
-    np.testing.assert_allclose(np.asarray(made(x)).reshape(want.shape), want, atol=1e-15)
-    if swept:
-        graph = from_jax(f, x, level="element")
-        np.testing.assert_allclose(_jacobian(graph, [x]), want, atol=1e-15)

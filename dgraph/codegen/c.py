@@ -96,10 +96,9 @@ class CPrinter(NumbersAsDoubles, PowersAsProducts, C99CodePrinter):
         return self.true
 
     def _print_Function(self, expr: sympy.Expr) -> str:
-        """C99's ``isfinite`` and ``isnan`` macros (undefined functions to sympy)."""
-        name = expr.func.__name__
-        if name in ("isfinite", "isnan") and len(expr.args) == 1:
-            return self._cast(f"{name}({self._print(expr.args[0])})")
+        """C99's ``isfinite`` macro (an undefined function to sympy)."""
+        if expr.func.__name__ == "isfinite" and len(expr.args) == 1:
+            return self._cast(f"isfinite({self._print(expr.args[0])})")
         return super()._print_Function(expr)
 
     def _print_BooleanFalse(self, expr: sympy.Basic) -> str:

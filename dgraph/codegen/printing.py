@@ -121,20 +121,18 @@ class NumbersAsDoubles:
 
 
 class SpecialFunctions:
-    """Mixin for a NumPy-like sympy printer: ``isfinite`` and ``isnan`` (what
-    :mod:`dgraph.core.expand` writes for ``is_finite`` and ``x != x``) from
-    ``array_module``, and ``polygamma``/``digamma`` as ``math.polygamma(n, x)`` with an
-    integer order, and ``erfinv`` as ``math.erfinv(x)``,
+    """Mixin for a NumPy-like sympy printer: ``isfinite`` (what :mod:`dgraph.core.expand`
+    writes for ``is_finite``) from ``array_module``, and ``polygamma``/``digamma`` as
+    ``math.polygamma(n, x)`` with an integer order, and ``erfinv`` as ``math.erfinv(x)``,
     which the target maps to its special functions (SciPy's, JAX's)."""
 
     array_module = "numpy"
 
     def _print_Function(self, expr: sympy.Expr) -> str:
-        """``isfinite``, ``isnan``: undefined functions to sympy (its printers skip
-        ``_print_<name>`` for those)."""
-        name = expr.func.__name__
-        if name in ("isfinite", "isnan") and len(expr.args) == 1:
-            return f"{self.array_module}.{name}({self._print(expr.args[0])})"  # type: ignore[attr-defined]
+        """``isfinite``, an undefined function to sympy (its printers skip ``_print_<name>``
+        for those)."""
+        if expr.func.__name__ == "isfinite" and len(expr.args) == 1:
+            return f"{self.array_module}.isfinite({self._print(expr.args[0])})"  # type: ignore[attr-defined]
         return super()._print_Function(expr)  # type: ignore[misc]
 
     def _print_polygamma(self, expr: sympy.Expr) -> str:

@@ -173,44 +173,6 @@ def _as_number(value):
 _isfinite = sympy.Function("isfinite")  # NumPy's and C99's name: lambdify and C print it
 
 
-_isnan = sympy.Function("isnan")
-
-
-def _equal(a, b):
-    """``a == b`` as a condition that holds at run time where IEEE's does: sympy decides
-    ``Eq(a, a)`` true and ``Eq(log(x), oo)`` false for real symbols, so ``x != x`` (NaN's
-    test: ``jnp.nan_to_num``, ``jnp.isnan``) and ``x == inf`` were folded away and
-    ``nan_to_num(log(x))`` read as ``log(x)``; here an entry against itself is
-    ``not isnan(a)`` and against an infinity ``not isfinite(a)``, not NaN, of its sign."""
-    if not (isinstance(a, sympy.Expr) and isinstance(b, sympy.Expr)):
-        return sympy.Eq(a, b)  # conditions (bool arrays compared)
-    numbers = [v.is_Number for v in (a, b)]
-    if a == b and not numbers[0]:
-        return sympy.Eq(_isnan(a), 0)
-    for u, v, number in ((a, b, numbers[0]), (b, a, numbers[1])):
-        if v in (sympy.oo, -sympy.oo) and not number:
-            sign = u > 0 if v == sympy.oo else u < 0
-            return sympy.And(sympy.Eq(_isfinite(u), 0), sympy.Eq(_isnan(u), 0), sign)
-    return sympy.Eq(a, b)
-
-
-def _ordered(relation, a, b):
-    """``relation(a, b)`` (<, <=, >, >=) where an operand is a Piecewise with a NaN case
-    (a NaN test's): false in that case, as IEEE's comparisons are, each other case's
-    comparison where its condition holds (sympy's own folding compares the NaN: a
-    TypeError)."""
-    for k, v in enumerate((a, b)):
-        if isinstance(v, sympy.Piecewise) and any(e is sympy.nan for e, _ in v.args):
-            terms, before = [], []
-            for e, c in v.args:
-                if e is not sympy.nan:
-                    held = _ordered(relation, e, b) if k == 0 else _ordered(relation, a, e)
-                    terms.append(sympy.And(c, *(sympy.Not(p) for p in before), held))
-                before.append(c)
-            return sympy.Or(*terms)
-    return relation(a, b)
-
-
 def _is_finite(a):
     if isinstance(a, sympy.Expr) and a.is_Number:
         return sympy.true if a.is_finite else sympy.false
@@ -268,12 +230,12 @@ SYMPY: dict[str, Callable[..., Any]] = {
     "floor": sympy.floor,
     "ceil": sympy.ceiling,
     "round": lambda a: sympy.floor(a + sympy.S.Half),
-    "gt": lambda a, b: _ordered(sympy.Gt, a, b),
-    "ge": lambda a, b: _ordered(sympy.Ge, a, b),
-    "lt": lambda a, b: _ordered(sympy.Lt, a, b),
-    "le": lambda a, b: _ordered(sympy.Le, a, b),
-    "eq": lambda a, b: _equal(a, b),
-    "ne": lambda a, b: sympy.Not(_equal(a, b)),
+    "gt": sympy.Gt,
+    "ge": sympy.Ge,
+    "lt": sympy.Lt,
+    "le": sympy.Le,
+    "eq": sympy.Eq,
+    "ne": sympy.Ne,
     "and": lambda a, b: sympy.And(_condition(a), _condition(b)),
     "or": lambda a, b: sympy.Or(_condition(a), _condition(b)),
     "not": lambda a: sympy.Not(_condition(a)),
