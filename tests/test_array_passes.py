@@ -428,3 +428,46 @@ def test_a_triangular_solve_is_shaped_as_its_right_hand_side():
     solve = Call("scipy.linalg.solve_triangular", (Name("t"), Name("b")))
     program = ArrayProgram("f", ("t", "b"), ((5, 5), (5,)), ("t", "b"), [S("y", solve)], ["y"])
     assert array_shapes(program)["y"] == (5,)
+
+
+def test_an_arg_extreme_or_product_drops_its_axis_as_a_reduction():
+    """``argmax``/``argmin``/``prod`` over an axis drop it (they were taken for elementwise
+    functions: ``argmax`` of a (3, 8) stack over axis 0 had shape (3, 8), and an einsum
+    reading it failed to count, a traceback from ``make_function``)."""
+    stack = ArrayProgram("f", ("x",), ((3, 8),), ("x",), [
+        S("a", Call("argmax", (X,), (("axis", Const(0)),))),
+        S("b", Call("argmin", (X, Const(1)))),
+        S("c", Call("prod", (X,), (("axis", Const((0, 1))),))),
+        S("d", Call("argmax", (X,))),
+        S("e", Call("einsum", (Const("a,ab->ab"), Name("a"), Call("ones", (Const((8, 2)),))))),
+    ], ["e"])  # fmt: skip
+    shapes = array_shapes(stack)
+    assert [shapes[k] for k in "abcde"] == [(8,), (3,), (), (), (8, 2)]
+    assert count_array_ops(stack).ops.mults == 16
+
+
+def test_a_margin_by_argmax_and_select_differentiates_as_jax():
+    """A multiclass smoothed hinge (the best wrong class by ``jnp.argmax``, a gather by
+    ``jnp.take_along_axis``, three pieces by ``jnp.select``: benchmarks/real_programs6.py's
+    argmax_margin_select), its gradient against JAX's at a point on all three pieces."""
+    import jax
+    import jax.numpy as jnp
+
+    import dgraph
+
+    onehot = np.eye(4)[[0, 2, 1]]
+
+    def f(x):
+        S = x.reshape(3, 4)
+        true = jnp.sum(S * onehot, axis=1)
+        j = jnp.argmax(jnp.where(onehot > 0, -jnp.inf, S), axis=1)
+        m = 1.0 - true + jnp.take_along_axis(S, j[:, None], axis=1)[:, 0]
+        return jnp.mean(jnp.select([m <= 0, m < 1], [0.0 * m, 0.5 * m**2], m - 0.5))
+
+    x = np.array(
+        [3.0, 0.0, 0.5, -1.0, 0.2, -0.1, 0.9, 0.3, 0.5, -0.7, 1.2, 0.1]
+    )  # m: -1.5, 0.4, 2.9
+    with jax.enable_x64(True):
+        want = np.asarray(jax.grad(f)(jnp.asarray(x)))
+    made = dgraph.make_function(f, "jacobian", "python", point=[x])
+    np.testing.assert_allclose(np.ravel(made(x)), want, rtol=1e-12, atol=1e-14)

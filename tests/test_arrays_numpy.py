@@ -736,3 +736,17 @@ def test_bincount_with_traced_weights_is_a_segment_sum():
     for f, needle in bad:
         with pytest.raises(InputError, match=needle):
             from_function(f, name="f", sizes=[(3,)], level="array")
+
+
+def test_a_local_named_as_a_constant_is_renamed_not_refused():
+    """A local ``E`` (an energy) or ``pi`` names its vertex after sympy's constants: the
+    graph refused it ("vertex 'E': the name is reserved", benchmarks/real_programs6.py's
+    numpy_tv_pad_reflect); such a local's vertex takes a made-up name."""
+
+    def f(x, xp=np):
+        E = x * 2
+        pi = xp.sin(E)
+        return xp.sum(E**2 * pi)
+
+    graph = check(f, lambda x: f(x, jnp), [RNG.normal(size=5)])
+    assert not {"E", "pi"} & set(graph.vertices)

@@ -368,3 +368,23 @@ def _compared(cls, values, **options):
     if len(values) > 2:
         raise AssertionError(f"{cls.__name__} of {len(values)} elements compared pairwise")
     return set(values)
+
+
+def _select_on_conditions(x, xp=np):
+    a, b = x[:3], x[3:]
+    mask = xp.where(a > 0.5, b > 0, b < -1)  # a select among conditions
+    return xp.where(mask, a * b, xp.sin(a) + b)
+
+
+@pytest.mark.parametrize("f", [_select_on_conditions, lambda x: _select_on_conditions(x, jnp)])
+def test_a_select_among_conditions_is_a_condition(f) -> None:
+    """``where(where(c, a > 0, b < -1), u, v)``: the inner select a Piecewise of conditions
+    made sympy take the outer one's ``Ne(·, 0)`` as true, always ``u`` (NumPy: a generated
+    Jacobian off by 1.5, not caught; JAX: refused, and the expression set wrong); now
+    ``(c & (a > 0)) | (~c & (b < -1))``, every entry as JAX at points on each side."""
+    x = np.array([1.0, 1.0, 0.0, 0.5, -0.5, -2.0])
+    want = np.asarray(jax.jacfwd(lambda x: _select_on_conditions(x, jnp))(x))
+    made = make_function(f, "jacobian", "python", point=[x])
+    np.testing.assert_allclose(np.asarray(made(x)).reshape(want.shape), want, atol=1e-15)
+    graph = from_function(_select_on_conditions, sizes=[6], level="element")
+    np.testing.assert_allclose(_jacobian(graph, [x]), want, atol=1e-15)

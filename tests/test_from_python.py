@@ -132,3 +132,20 @@ def test_the_default_level_counts_the_element_levels_own_edges():
     np.testing.assert_allclose(J(x), expected, rtol=1e-13, atol=1e-15)
     small = from_python(running, point=[x[:18]], level=None)
     assert not small.is_tensor and small.n_edges == 463 and not small.notes
+
+
+def namespaced(x, xp=jnp):  # array-API style: JAX only through a default, unseen by uses_jax
+    return xp.tanh(x) * xp.cos(x)
+
+
+def test_a_function_given_jax_as_a_default_is_read_by_jax_at_either_level():
+    """The NumPy tracer refuses ``jnp.tanh`` of its traced values and JAX reads the
+    function instead; over the default's edge limit JAX's "no element level" was taken
+    for its failure, and the NumPy tracer's message raised ("Argument TracedArray ... is
+    not a valid JAX type"); now read at the array level, as a JAX function named so is."""
+    x = np.linspace(-1.0, 1.0, 400)  # over DEFAULT_EDGE_LIMIT scalar edges
+    g = from_python(namespaced, point=[x], level=None)
+    assert g.is_tensor and g.traced_with == "jax"
+    J = dgraph.make_function(namespaced, point=[x], sparse=True)
+    want = (1 - np.tanh(x) ** 2) * np.cos(x) - np.tanh(x) * np.sin(x)
+    np.testing.assert_allclose(J(x).diagonal(), want, atol=1e-15)

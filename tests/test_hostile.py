@@ -650,6 +650,11 @@ CASES: list[tuple[str, list[str], str]] = [
         ["structure", H("numpy_model.py") + ":reduceat_out_of_bounds", "--inputs", "x:4"],
         "numpy.add.reduceat: an index is out of bounds for axis 0 of length 4",
     ),
+    (  # a local so named is renamed (real_programs6.py's numpy_tv_pad_reflect); an argument is not
+        "numpy-argument-named-e",
+        ["structure", H("numpy_model.py") + ":energy_named_e", "--inputs", "E:4"],
+        "vertex 'E': the name is reserved (a keyword or a constant)",
+    ),
     ("numpy-branch", ["structure", H("numpy_model.py") + ":branches"], "write it with numpy.where"),
     ("numpy-float", ["structure", H("numpy_model.py") + ":converts"], "float() of a value"),
     ("numpy-ufunc", ["structure", H("numpy_model.py") + ":unknown_ufunc"], "numpy.logaddexp2"),

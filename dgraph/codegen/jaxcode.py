@@ -49,6 +49,15 @@ class _Printer(NumbersAsDoubles, PowersAsProducts, SpecialFunctions, ArrayFuncti
     sqrt = "jnp.sqrt"
     array_module = "jnp"
 
+    def _print_And(self, expr: sympy.Expr) -> str:
+        """Nested ``jnp.logical_and`` (broadcasting; sympy's stacks its operands, which
+        also needs ``import jax`` under another name: a Piecewise of ``log_ndtr``'s
+        ``ITE`` conditions was refused)."""
+        return self._nested("jnp.logical_and", expr.args)
+
+    def _print_Or(self, expr: sympy.Expr) -> str:
+        return self._nested("jnp.logical_or", expr.args)
+
 
 def _print(printer: _Printer, expr: sympy.Expr, function: str) -> str:
     where = f"the generated {function}() for JAX"

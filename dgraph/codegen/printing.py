@@ -17,6 +17,7 @@ from collections.abc import Callable
 import sympy
 
 from ..blocks.array_extra import SPECIAL_CALLS
+from ..core.numeric import PlainConditions
 from ..errors import DGraphError
 from .counting import LARGEST_PRODUCT_POWER
 from .ir import ArrayStatement, Cond, Loop, Node, While
@@ -186,9 +187,10 @@ class PowersAsProducts:
         return super()._print_Pow(expr)  # type: ignore[misc]
 
 
-class ArrayFunctions:
+class ArrayFunctions(PlainConditions):
     """Mixin for a NumPy-like printer: ``Max``/``Min`` as nested element-wise
-    ``maximum``/``minimum`` and ``Heaviside`` with sympy's H(0), from ``array_module``."""
+    ``maximum``/``minimum``, ``Heaviside`` with sympy's H(0), from ``array_module``, and
+    a Piecewise's ``ITE`` conditions as :class:`~dgraph.core.numeric.PlainConditions`."""
 
     array_module = "numpy"
 

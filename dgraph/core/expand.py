@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 import sympy
+from sympy.logic.boolalg import Boolean
 
 from ..blocks import convolution, scatter
 from ..blocks.arrays import MOVES, REGIONS, ArrayOp, Const, move
@@ -91,6 +92,8 @@ class NoElementLevel(InputError):
 
 def _select(pred, *cases):
     """``select_n(pred, *cases)``: case ``pred`` (a boolean picks case 1 when true)."""
+    if all(isinstance(c, Boolean) and not isinstance(c, sympy.Expr) for c in cases):
+        return _boolean_select(pred, cases)
     if len(cases) == 2:
         if pred is sympy.true or pred is sympy.false:
             return cases[1] if pred is sympy.true else cases[0]
@@ -102,6 +105,23 @@ def _select(pred, *cases):
     return sympy.Piecewise(
         *((c, sympy.Eq(pred, k)) for k, c in enumerate(cases[:-1])), (cases[-1], True)
     )
+
+
+def _boolean_select(pred, cases):
+    """A select among conditions as a condition: ``(p & c1) | (~p & c0)`` (a Piecewise
+    of conditions is no condition: sympy takes ``Ne`` of it and 0 as true, so a select
+    on ``where(c, a > 0, b < 1)`` always took its first case; nor is it rewritten as an
+    ``ITE``, which sympy's printers simplify at length)."""
+    if len(cases) == 2:
+        if isinstance(pred, sympy.Expr) and pred.is_Number:
+            return cases[int(pred)]
+        held = _condition(pred)
+        return sympy.Or(sympy.And(held, cases[1]), sympy.And(sympy.Not(held), cases[0]))
+    if isinstance(pred, sympy.Expr) and pred.is_Number:
+        return cases[int(pred)]
+    picks = [sympy.And(sympy.Eq(pred, k), c) for k, c in enumerate(cases[:-1])]
+    rest = sympy.And(*(sympy.Ne(pred, k) for k in range(len(cases) - 1)), cases[-1])
+    return sympy.Or(*picks, rest)
 
 
 def _condition(pred):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import sympy
+from sympy.logic.boolalg import ITE
 from sympy.printing.numpy import SciPyPrinter
 
 from ..blocks.rounding import absolute_terms, sums_terms
@@ -48,7 +49,25 @@ _MODULES = [_EXTREMES, "scipy", "numpy"]  # SciPy's ufuncs for erf, gamma, ...: 
 _COUNTER = itertools.count()
 
 
-class _Printer(SciPyPrinter):
+def _ite_as_and_or(e: ITE) -> sympy.Basic:
+    c, a, b = e.args
+    return sympy.Or(sympy.And(c, a), sympy.And(sympy.Not(c), b))
+
+
+class PlainConditions:
+    """Mixin for sympy's NumPy-family printers: a Piecewise whose conditions hold an
+    ``ITE(c, a, b)`` (sympy writes a comparison of a Piecewise so: ``log_ndtr``'s
+    branches) printed with ``(c & a) | (~c & b)`` in its place, where sympy's printer
+    runs ``simplify_logic`` on each such condition (8 of 20 profiled seconds of
+    ``make_function`` of ``jax.scipy.stats.norm.logcdf`` at 2 entries)."""
+
+    def _print_Piecewise(self, expr: sympy.Piecewise) -> str:
+        if expr.has(ITE):
+            expr = expr.replace(lambda e: isinstance(e, ITE), _ite_as_and_or)
+        return super()._print_Piecewise(expr)  # type: ignore[misc]
+
+
+class _Printer(PlainConditions, SciPyPrinter):
     """The printer ``lambdify`` takes for :data:`_MODULES`, printing each symbol of
     ``names`` by its given name: no renamed copy of an expression is built (rebuilding a
     Max or Min compares its arguments pairwise)."""

@@ -237,6 +237,8 @@ def _read_python(
             try:
                 args = _jax_arguments(f, label, n_inputs, sizes, params, point, parameter_values)
                 graph = from_jax(f, *args, name=name, level=level, limit=limit, params=params)
+            except NoElementLevel:  # JAX reads it, at the array level
+                raise
             except DGraphError:
                 raise numpy_failure from None
             if graph.n_edges == 0:  # JAX's constant (np.std's nan at ddof=N) answers nothing

@@ -29,6 +29,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import inspect
+import keyword
 import math
 import numbers
 import types
@@ -42,6 +43,7 @@ import sympy
 from ..blocks.arrays import ELEMENTWISE, NONDIFFERENTIABLE, ArrayOp, Const, with_leaves
 from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
+from ..core.parse import RESERVED
 from ..errors import GraphError, InputError
 from .frames import call_keeping_locals
 
@@ -2413,6 +2415,8 @@ def _build(
         if op is None or name not in active or name in final:
             continue
         wanted = by_value.get(name)
+        if wanted in RESERVED or (wanted and keyword.iskeyword(wanted)):
+            wanted = None  # a local ``E`` or ``pi`` would read back as the constant
         if wanted is None or wanted in taken or not wanted.isidentifier():
             counter += 1
             while f"t{counter}" in taken:
