@@ -83,3 +83,21 @@ def test_a_finite_value_read_as_nan_is_refused() -> None:
         check_point_values(graph, lambda x: np.log(x), [y], "f")  # NaN on both sides
         with pytest.raises(InputError, match="output entry 1 of the graph is nan where"):
             check_point_values(graph, lambda x: np.nan_to_num(np.log(x)), [y], "f")
+
+
+def test_a_jax_function_read_wrongly_at_the_element_level_is_refused(monkeypatch) -> None:
+    """An element level read from JAX with its select's cases swapped on purpose: the
+    graph's values at the point are not JAX's (JAX's ``jvp`` checks only where the graph is
+    finite), refused in one line; read as it is, the same function passes."""
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+
+    def f(x):
+        return jnp.where(x > 0.5, x * x, jnp.sin(x))
+
+    with jax.enable_x64(True):
+        dgraph.make_function(f, "jacobian", "python", point=[X])
+        select = expand.SYMPY["select_n"]
+        monkeypatch.setitem(expand.SYMPY, "select_n", lambda p, *c: select(p, *c[::-1]))
+        with pytest.raises(InputError, match="read wrongly: at the point, output entry 0 of"):
+            dgraph.make_function(f, "jacobian", "python", point=[X])

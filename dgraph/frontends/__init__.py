@@ -20,6 +20,7 @@ from .functions import LEVELS, from_function, from_sympy, load_function, uses_ja
 from .jaxpr import NotJax, from_jax
 from .json_format import from_dict, from_json
 from .linear import from_linear_system
+from .point_values import check_point_values
 from .trace import Granularity, from_trace
 
 __all__ = [
@@ -243,7 +244,7 @@ def _read_python(
                 raise numpy_failure from None
             if graph.n_edges == 0:  # JAX's constant (np.std's nan at ddof=N) answers nothing
                 raise numpy_failure from None
-            return _with_point(graph, point)
+            return _with_point(graph, point, f, label)
     args = _jax_arguments(f, label, n_inputs, sizes, params, point, parameter_values)
     try:
         graph = from_jax(f, *args, name=name, level=level, limit=limit, params=params)
@@ -258,16 +259,21 @@ def _read_python(
         reason = str(jax_failure).rpartition("tracing it with JAX failed: ")[2].partition(":")[0]
         graph.notes.append(f"{label}: JAX could not trace it ({reason}); traced as NumPy")
         return graph
-    return _with_point(graph, point)
+    return _with_point(graph, point, f, label)
 
 
-def _with_point(graph: DGraph, point: Sequence[object] | None) -> DGraph:
-    """``graph`` with the user's ``point`` (None where the user gave none)."""
+def _with_point(graph: DGraph, point: Sequence[object] | None, f=None, label="") -> DGraph:
+    """``graph`` with the user's ``point`` (None where the user gave none); an element
+    level read from JAX is compared there with ``f`` itself (:func:`check_point_values`:
+    the expansion into sympy is a reading of its own, which JAX's ``jvp`` checks only
+    where the graph is finite)."""
     if point is None:
         graph.set_point(None)
     else:
         values = [np.asarray(v, dtype=float).reshape(-1) for v in point]
         graph.set_point(graph.point_from(np.concatenate(values) if values else [], "point="))
+        if f is not None and not graph.is_tensor:
+            check_point_values(graph, f, point, label)
     return graph
 
 
