@@ -30,7 +30,8 @@ SINGLE = 1e-3  # the same where the function computes in single precision (JAX's
 def check_point_values(graph: DGraph, f: Callable[..., Any], point: Sequence[Any], label: str):
     """Refuse ``graph`` (InputError, one line) where an output entry at its point differs
     from ``f(*point)``'s beyond :data:`TOLERANCE`, or is not finite where ``f``'s is (a
-    non-finite entry of ``f``'s is not compared); nothing is claimed
+    non-finite entry of ``f``'s is not compared), and the two sorted differ too (outputs
+    listed in another order are not compared entry by entry); nothing is claimed
     where ``f`` cannot run on the arrays, gives something else than numbers of the
     outputs' total size, or gives different numbers on a second call (randomness)."""
     if graph.parameters or graph.parameter_shapes or graph.point is None:
@@ -39,15 +40,9 @@ def check_point_values(graph: DGraph, f: Callable[..., Any], point: Sequence[Any
     if own is None or own.size != sum(int(np.prod(graph.shape(y))) for y in graph.outputs):
         return
     read = _graph_values(graph)
-    both = np.isfinite(own) & np.isfinite(read)
-    scale = np.max(np.abs(own[both]), initial=0.0)
-    with np.errstate(all="ignore"):
-        allowed = (SINGLE if single else TOLERANCE) * (
-            np.maximum(np.abs(own), np.abs(read)) + scale
-        )
-        apart = both & (np.abs(read - own) > allowed)
-    off = np.flatnonzero(apart | (np.isfinite(own) & ~np.isfinite(read)))
-    if off.size:
+    tolerance = SINGLE if single else TOLERANCE
+    off = _differing(read, own, tolerance)
+    if off.size and _differing(_sorted(read), _sorted(own), tolerance).size:
         k = int(off[0])
         raise InputError(
             f"{label}: read wrongly: at the point, output entry {k} of the graph is"
@@ -55,6 +50,22 @@ def check_point_values(graph: DGraph, f: Callable[..., Any], point: Sequence[Any
             f" ({'1 entry differs' if off.size == 1 else f'{off.size} entries differ'};"
             " a dgraph bug, please report it)"
         )
+
+
+def _differing(read: np.ndarray, own: np.ndarray, tolerance: float) -> np.ndarray:
+    """The entries where ``read`` is apart from ``own`` or not finite where it is."""
+    both = np.isfinite(own) & np.isfinite(read)
+    scale = np.max(np.abs(own[both]), initial=0.0)
+    with np.errstate(all="ignore"):
+        allowed = tolerance * (np.maximum(np.abs(own), np.abs(read)) + scale)
+        apart = both & (np.abs(read - own) > allowed)
+    return np.flatnonzero(apart | (np.isfinite(own) & ~np.isfinite(read)))
+
+
+def _sorted(values: np.ndarray) -> np.ndarray:
+    """The values in order, NaNs last: the same numbers in another order of the outputs
+    (a reader that lists a constant output first) are no misreading."""
+    return np.sort(values)
 
 
 def _own_values(f: Callable[..., Any], point: Sequence[Any]) -> tuple[np.ndarray | None, bool]:

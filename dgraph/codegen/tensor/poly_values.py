@@ -633,13 +633,15 @@ def _double(e: sympy.Number) -> float | None:
 
 
 def _elementwise(func: str) -> bool:
-    """Whether a called array function is a NumPy or SciPy ufunc (elementwise)."""
+    """Whether a called array function is a NumPy or SciPy ufunc (elementwise): not a
+    generalized one (``matmul``'s signature ``(n,k),(k,m)->(n,m)``)."""
     import scipy.special
 
     module, _, short = func.rpartition(".")
-    if module == "special":
-        return isinstance(getattr(scipy.special, short, None), np.ufunc)
-    return not module and isinstance(getattr(np, short, None), np.ufunc)
+    function = getattr(scipy.special if module == "special" else np, short, None)
+    if module not in ("", "special") or not isinstance(function, np.ufunc):
+        return False
+    return function.signature is None
 
 
 def _distinct_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
