@@ -101,3 +101,20 @@ def test_a_jax_function_read_wrongly_at_the_element_level_is_refused(monkeypatch
         monkeypatch.setitem(expand.SYMPY, "select_n", lambda p, *c: select(p, *c[::-1]))
         with pytest.raises(InputError, match="read wrongly: at the point, output entry 0 of"):
             dgraph.make_function(f, "jacobian", "python", point=[X])
+
+
+def test_an_output_that_cancels_to_rounding_is_not_refused() -> None:
+    """A residual at its solution: sympy's element level folds ``sum(x*x) - dot(x, x)`` to
+    0 where NumPy gives 5.7e-14. Its rounding is measured against the terms computed
+    (the largest vertex value, 941), not against the outputs (all below 1e-13: refused
+    before)."""
+    y = np.random.default_rng(1).uniform(1.0, 2.0, 200)
+
+    def residual(x):
+        return np.array([np.sum(x) - np.sum(x[::-1]), np.sum(x * x) - np.dot(x, x)])
+
+    graph = from_function(residual, sizes=[200], point=[y])
+    assert not graph.is_tensor
+    check_point_values(graph, residual, [y], "f")
+    with pytest.raises(InputError, match="read wrongly"):
+        check_point_values(graph, lambda x: residual(x) + 0.1, [y], "f")

@@ -23,7 +23,7 @@ from ..errors import InputError
 
 __all__ = ["TOLERANCE", "check_point_values"]
 
-TOLERANCE = 1e-6  # of the larger magnitude, plus this much of the output's largest
+TOLERANCE = 1e-6  # of the larger magnitude, plus this much of the largest value computed
 SINGLE = 1e-3  # the same where the function computes in single precision (JAX's default)
 
 
@@ -39,10 +39,10 @@ def check_point_values(graph: DGraph, f: Callable[..., Any], point: Sequence[Any
     own, single = _own_values(f, point)
     if own is None or own.size != sum(int(np.prod(graph.shape(y))) for y in graph.outputs):
         return
-    read = _graph_values(graph)
+    read, largest = _graph_values(graph)
     tolerance = SINGLE if single else TOLERANCE
-    off = _differing(read, own, tolerance)
-    if off.size and _differing(_sorted(read), _sorted(own), tolerance).size:
+    off = _differing(read, own, tolerance, largest)
+    if off.size and _differing(_sorted(read), _sorted(own), tolerance, largest).size:
         k = int(off[0])
         raise InputError(
             f"{label}: read wrongly: at the point, output entry {k} of the graph is"
@@ -52,10 +52,13 @@ def check_point_values(graph: DGraph, f: Callable[..., Any], point: Sequence[Any
         )
 
 
-def _differing(read: np.ndarray, own: np.ndarray, tolerance: float) -> np.ndarray:
-    """The entries where ``read`` is apart from ``own`` or not finite where it is."""
+def _differing(read: np.ndarray, own: np.ndarray, tolerance: float, largest: float) -> np.ndarray:
+    """The entries where ``read`` is apart from ``own`` or not finite where it is; apart:
+    beyond ``tolerance`` of the larger plus that of the largest output or vertex value
+    (``largest``: an output that cancels to rounding, a residual at a solution, differs
+    by rounding in the terms it summed)."""
     both = np.isfinite(own) & np.isfinite(read)
-    scale = np.max(np.abs(own[both]), initial=0.0)
+    scale = max(np.max(np.abs(own[both]), initial=0.0), largest)
     with np.errstate(all="ignore"):
         allowed = tolerance * (np.maximum(np.abs(own), np.abs(read)) + scale)
         apart = both & (np.abs(read - own) > allowed)
@@ -91,7 +94,9 @@ def _own_values(f: Callable[..., Any], point: Sequence[Any]) -> tuple[np.ndarray
     return got[0], single
 
 
-def _graph_values(graph: DGraph) -> np.ndarray:
+def _graph_values(graph: DGraph) -> tuple[np.ndarray, float]:
+    """The outputs' values at the point, flat, and the largest finite |value| of any
+    vertex there."""
     point = graph.point
     assert point is not None
     with np.errstate(all="ignore"):
@@ -100,6 +105,11 @@ def _graph_values(graph: DGraph) -> np.ndarray:
         else:
             flat = np.array([float(point[x]) for x in graph.inputs])
             values = numeric.vertex_values(graph, flat)
-    return np.concatenate(
+    outputs = np.concatenate(
         [np.asarray(values[y], dtype=float).reshape(-1) for y in graph.outputs] or [np.zeros(0)]
     )
+    largest = 0.0
+    for value in values.values():
+        magnitudes = np.abs(np.asarray(value, dtype=float))
+        largest = max(largest, float(np.max(magnitudes, where=np.isfinite(magnitudes), initial=0)))
+    return outputs, largest
