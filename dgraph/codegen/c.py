@@ -25,7 +25,7 @@ import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import sympy
@@ -37,7 +37,14 @@ from .c_special import MAX_ORDER, special_definitions
 from .ir import ArrayStatement, Node, Program
 from .lowering import body_and_stores, statements
 from .native_build import shared_library
-from .printing import BINARY, CALLS, NumbersAsDoubles, PowersAsProducts, printed_code
+from .printing import (
+    BINARY,
+    CALLS,
+    NumbersAsDoubles,
+    PolygammaOrders,
+    PowersAsProducts,
+    printed_code,
+)
 
 __all__ = [
     "C_CALLS",
@@ -58,9 +65,15 @@ _PARAMETERS = {  # function -> (argument names, output name)
 }
 
 
-class CPrinter(NumbersAsDoubles, PowersAsProducts, C99CodePrinter):
+class CPrinter(NumbersAsDoubles, PowersAsProducts, PolygammaOrders, C99CodePrinter):
     """C99 with step functions and Piecewise as conditional expressions; the literals
-    they write are attributes, so that the CUDA printer changes only those."""
+    they write are attributes, so that the CUDA printer changes only those. The special
+    functions C99 lacks call :mod:`dgraph.codegen.c_special`'s."""
+
+    _kf: ClassVar[dict[str, str]] = {
+        **C99CodePrinter._kf,
+        **{name: f"dgraph_{name}" for name in ("erfinv", "i0e", "i1e")},
+    }
 
     one = "1.0"
     sqrt = "sqrt"
@@ -112,21 +125,6 @@ class CPrinter(NumbersAsDoubles, PowersAsProducts, C99CodePrinter):
         if not (order.is_Integer and 0 <= order <= MAX_ORDER):
             raise DGraphError(f"cannot print polygamma of order {order}")
         return f"dgraph_polygamma({int(order)}, {self._print(expr.args[1])})"
-
-    def _print_digamma(self, expr: sympy.Expr) -> str:
-        return self._print_polygamma(sympy.polygamma(0, expr.args[0], evaluate=False))
-
-    def _print_trigamma(self, expr: sympy.Expr) -> str:
-        return self._print_polygamma(sympy.polygamma(1, expr.args[0], evaluate=False))
-
-    def _print_erfinv(self, expr: sympy.Expr) -> str:
-        return f"dgraph_erfinv({self._print(expr.args[0])})"
-
-    def _print_i0e(self, expr: sympy.Expr) -> str:
-        return f"dgraph_i0e({self._print(expr.args[0])})"
-
-    def _print_i1e(self, expr: sympy.Expr) -> str:
-        return f"dgraph_i1e({self._print(expr.args[0])})"
 
 
 # array function (without its module): (C99 function, operands) of the functions C calls

@@ -27,16 +27,17 @@ MAX_ORDER = 20  # the highest order the C polygamma evaluates (its cot-polynomia
 # P_0(c) = c, P_(k+1)(c) = -(1 + c^2) P_k'(c), cot's period 1 taken exactly first (x
 # minus its nearest integer: near a pole the distance keeps its digits).
 _POLYGAMMA = r"""
-/* polygamma(n, x): the n-th derivative of digamma for an integer order 0 <= n <= 20, as
- * SciPy's special.polygamma (poles: digamma's -1/x at 0, NaN at the negative integers;
- * (-1)^(n+1) inf for n >= 1). Abramowitz and Stegun 6.3.7, 6.3.18, 6.4.6, 6.4.7, 6.4.11. */
+/* polygamma(n, x): the n-th derivative of digamma for an integer order
+ * 0 <= n <= MAX_ORDER, as SciPy's special.polygamma (poles: digamma's -1/x at 0, NaN at
+ * the negative integers; (-1)^(n+1) inf for n >= 1). Abramowitz and Stegun 6.3.7,
+ * 6.3.18, 6.4.6, 6.4.7, 6.4.11. */
 DGRAPH_SPECIAL double dgraph_polygamma(double order, double x)
 {
     const double bernoulli[8] = {1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66,
                                  -691.0 / 2730, 7.0 / 6, -3617.0 / 510};
     const double pi = 3.141592653589793;
     const int n = (int)order;
-    if (!(order == n) || n < 0 || n > 20 || x != x) return NAN;
+    if (!(order == n) || n < 0 || n > MAX_ORDER || x != x) return NAN;
     const double sign = n % 2 ? 1.0 : -1.0; /* (-1)^(n+1) */
     double factorial = 1.0;
     for (int k = 2; k <= n; ++k) factorial *= k;
@@ -47,7 +48,7 @@ DGRAPH_SPECIAL double dgraph_polygamma(double order, double x)
     if (x == INFINITY) return n == 0 ? INFINITY : 0.0;
     double outer = 0.0, flip = 1.0;
     if (x < 0) {
-        double p[22] = {0.0, 1.0}, q[22];
+        double p[MAX_ORDER + 2] = {0.0, 1.0}, q[MAX_ORDER + 2];
         for (int k = 0; k < n; ++k) {
             for (int j = 0; j <= k + 2; ++j) q[j] = 0.0;
             for (int j = 1; j <= k + 1; ++j) {
@@ -77,7 +78,7 @@ DGRAPH_SPECIAL double dgraph_polygamma(double order, double x)
     }
     return flip * (sum + sign * series) + outer;
 }
-"""
+""".replace("MAX_ORDER", str(MAX_ORDER))
 _DIGAMMA = """
 DGRAPH_SPECIAL double dgraph_digamma(double x) { return dgraph_polygamma(0.0, x); }
 """

@@ -28,6 +28,7 @@ __all__ = [
     "ArrayFunctions",
     "ArrayPrinter",
     "NumbersAsDoubles",
+    "PolygammaOrders",
     "PowersAsProducts",
     "double",
     "double_literal",
@@ -122,7 +123,18 @@ class NumbersAsDoubles:
         return "0.5"
 
 
-class SpecialFunctions:
+class PolygammaOrders:
+    """Mixin for a sympy printer with ``_print_polygamma``: ``digamma`` and ``trigamma``
+    as its orders 0 and 1."""
+
+    def _print_digamma(self, expr: sympy.Expr) -> str:
+        return self._print_polygamma(sympy.polygamma(0, expr.args[0], evaluate=False))  # type: ignore[attr-defined]
+
+    def _print_trigamma(self, expr: sympy.Expr) -> str:
+        return self._print_polygamma(sympy.polygamma(1, expr.args[0], evaluate=False))  # type: ignore[attr-defined]
+
+
+class SpecialFunctions(PolygammaOrders):
     """Mixin for a NumPy-like sympy printer: ``isfinite`` (what :mod:`dgraph.core.expand`
     writes for ``is_finite``) from ``array_module``, and ``polygamma``/``digamma`` as
     ``math.polygamma(n, x)`` with an integer order, and ``erfinv`` as ``math.erfinv(x)``,
@@ -147,12 +159,6 @@ class SpecialFunctions:
     def _print_erfinv(self, expr: sympy.Expr) -> str:
         self.module_imports["math"].add("erfinv")  # type: ignore[attr-defined]
         return f"math.erfinv({self._print(expr.args[0])})"  # type: ignore[attr-defined]
-
-    def _print_digamma(self, expr: sympy.Expr) -> str:
-        return self._print_polygamma(sympy.polygamma(0, expr.args[0], evaluate=False))
-
-    def _print_trigamma(self, expr: sympy.Expr) -> str:
-        return self._print_polygamma(sympy.polygamma(1, expr.args[0], evaluate=False))
 
 
 class PowersAsProducts:
