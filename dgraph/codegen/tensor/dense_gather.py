@@ -46,42 +46,33 @@ def gathered_product(
     if not isinstance(product, Sparse) or number(va) is not None or number(vb) is not None:
         return None
     m, k, n = (math.prod(s) for s in (a.out_shape, a.in_shape, b.in_shape))
+    # axis: the dense factor's axis the gathers take (its columns where it is on the left)
     if _dense(a, m, k):
-        rows_b, cols_b, at_b = entries(b)
-        lines = _lines(cols_b, rows_b, at_b, n, m * b.nnz)
-        if lines is None:
-            return None
-        used, idx, at = lines
-        if not _every_by(product, np.arange(m), used):
-            return None
-        left = emit(Call("reshape", (values_at(a, va, entries(a)[2]), Const((m, k)))))
-        terms = [
-            _scaled(
-                Call("take", (left, index(i)), (("axis", Const(1)),)),
-                _weights(values_at(b, vb, place[hit]), hit, index),
-                (1, used.size),
-            )
-            for i, place, hit in zip(idx, at, at >= 0, strict=True)
-        ]
+        dense, vd, shape, sparse, vs, axis = a, va, (m, k), b, vb, 1
     elif _dense(b, k, n):
-        rows_a, cols_a, at_a = entries(a)
-        lines = _lines(rows_a, cols_a, at_a, m, n * a.nnz)
-        if lines is None:
-            return None
-        used, idx, at = lines
-        if not _every_by(product, used, np.arange(n)):
-            return None
-        right = emit(Call("reshape", (values_at(b, vb, entries(b)[2]), Const((k, n)))))
-        terms = [
-            _scaled(
-                Call("take", (right, index(i)), (("axis", Const(0)),)),
-                _weights(values_at(a, va, place[hit]), hit, index),
-                (used.size, 1),
-            )
-            for i, place, hit in zip(idx, at, at >= 0, strict=True)
-        ]
+        dense, vd, shape, sparse, vs, axis = b, vb, (k, n), a, va, 0
     else:
         return None
+    rows, cols, at_s = entries(sparse)
+    line, other = (cols, rows) if axis == 1 else (rows, cols)
+    free = shape[1 - axis]  # the product's lines the dense factor spans
+    lines = _lines(line, other, at_s, n if axis == 1 else m, free * sparse.nnz)
+    if lines is None:
+        return None
+    used, idx, at = lines
+    spanned = np.arange(free)
+    if not _every_by(product, *((spanned, used) if axis == 1 else (used, spanned))):
+        return None
+    held = emit(Call("reshape", (values_at(dense, vd, entries(dense)[2]), Const(shape))))
+    weight_shape = (1, used.size) if axis == 1 else (used.size, 1)
+    terms = [
+        _scaled(
+            Call("take", (held, index(i)), (("axis", Const(axis)),)),
+            _weights(values_at(sparse, vs, place[hit]), hit, index),
+            weight_shape,
+        )
+        for i, place, hit in zip(idx, at, at >= 0, strict=True)
+    ]
     total = emit(terms[0])
     for term in terms[1:]:
         total = emit(BinOp("+", total, term))
