@@ -659,6 +659,11 @@ CASES: list[tuple[str, list[str], str]] = [
     ("numpy-float", ["structure", H("numpy_model.py") + ":converts"], "float() of a value"),
     ("numpy-ufunc", ["structure", H("numpy_model.py") + ":unknown_ufunc"], "numpy.logaddexp2"),
     (
+        "scipy-special-ufunc",
+        ["structure", H("numpy_model.py") + ":unknown_special", "--inputs", "x:3"],
+        "scipy.special.erfcx",
+    ),
+    (
         "vector-returns-none",
         ["structure", H("returns_none.py") + ":f", "--inputs", "a:2"],
         "returned NoneType",

@@ -104,7 +104,22 @@ EXTRA_ELEMENTWISE: dict[str, tuple[Any, tuple[sympy.Expr, ...]]] = {
     # order m (a constant in practice): no derivative, as JAX refuses one
     "polygamma": (_scipy("polygamma"), (sympy.nan, sympy.polygamma(A + 1, B))),
     "bessel_i0e": (_scipy("i0e"), (i1e(A) - sympy.sign(A) * i0e(A),)),
-    "bessel_i1e": (_scipy("i1e"), (i0e(A) - i1e(A) * (sympy.sign(A) + 1 / A),)),
+    # i1e(x)/x -> 1/2 at 0, where the formula is 0/0 (JAX's rule: 1/2 at |x| <= eps);
+    # the division by x is of 1 there (no warning from a printer that computes both pieces)
+    "bessel_i1e": (
+        _scipy("i1e"),
+        (
+            sympy.Piecewise(
+                (sympy.S.Half, sympy.Eq(A, 0)),
+                (
+                    i0e(A)
+                    - i1e(A)
+                    * (sympy.sign(A) + 1 / (A + sympy.Piecewise((1, sympy.Eq(A, 0)), (0, True)))),
+                    True,
+                ),
+            ),
+        ),
+    ),
     # C's fmod: a - b·trunc(a/b)
     "rem": (np.fmod, (sympy.Integer(1), -sympy.sign(_ratio) * sympy.floor(sympy.Abs(_ratio)))),
 }

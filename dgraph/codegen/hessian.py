@@ -128,7 +128,7 @@ def hessian_source(
             graph = gradient_graph(source, *args, weights=weights, params=params, value=value)
         else:  # NumPy: the array tracer's graph, its primal evaluated with jax.numpy
             try:
-                traced = traced_array_graph(source, args, params)
+                traced = traced_array_graph(source, args, params, point)
             except InputError as numpy_failure:  # JAX may read what uses_jax did not see
                 try:
                     graph = gradient_graph(
@@ -147,11 +147,15 @@ def traced_array_graph(
     f: Callable[..., Any],
     args: Sequence[np.ndarray],
     params: Sequence[str] = (),
+    point: Sequence[Any] | None = None,
 ) -> DGraph:
     """The array-level graph of a NumPy-style function (:func:`~dgraph.frontends.
-    from_function`, ``level="array"``), its arguments shaped as ``args``."""
+    from_function`, ``level="array"``), its arguments shaped as ``args``; where the user
+    gave ``point`` (and no parameters), its values there compared with ``f``'s own
+    (:func:`~dgraph.frontends.point_values.check_point_values`)."""
     shapes = [tuple(np.shape(a)) for a in args]
-    return from_function(f, sizes=shapes, params=list(params), level="array")
+    at = point if point is not None and not params else None
+    return from_function(f, sizes=shapes, params=list(params), level="array", point=at)
 
 
 def _array_gradient_graph(

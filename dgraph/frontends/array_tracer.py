@@ -45,6 +45,7 @@ from ..blocks.dynamic_take import DYNAMIC_TAKE
 from ..core.graph import DGraph
 from ..core.parse import RESERVED
 from ..errors import GraphError, InputError
+from . import scipy_special
 from .frames import call_keeping_locals
 
 __all__ = ["MAX_AXES", "MAX_ELEMENTS", "Passive", "TracedArray", "check_shape", "trace_arrays"]
@@ -594,8 +595,10 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
         return _assign_at(name, *inputs)
     if method == "reduceat" and name == "add":
         return _add_reduceat(*inputs, **kwargs)
+    if method == "outer" and ufunc.nin == 2 and not kwargs:
+        return _ufunc_outer(ufunc, *inputs)
     if method != "__call__":
-        raise _unsupported(f"numpy.{name}.{method}")
+        raise _unsupported(f"{_ufunc_module(name)}.{name}.{method}")
     if kwargs.get("out") is not None:
         raise InputError(
             f"numpy.{name}(..., out=...) writes into an array: not supported when tracing"
@@ -605,9 +608,25 @@ def _ufunc(ufunc, method: str, inputs: tuple, kwargs: Mapping[str, Any]) -> Any:
     composite = _composite_ufuncs().get(name)
     if composite is not None:
         return composite(*inputs)
-    if name not in _UFUNCS:
-        raise _unsupported(f"numpy.{name}")
-    return _elementwise(_UFUNCS[name], inputs)
+    special = scipy_special.COMPOSITE_UFUNCS.get(name)
+    if special is not None:
+        return special(lambda op, *args: _elementwise(op, args), *inputs)
+    op = _UFUNCS.get(name) or scipy_special.UFUNCS.get(name)
+    if op is None:
+        raise _unsupported(f"{_ufunc_module(name)}.{name}")
+    return _elementwise(op, inputs)
+
+
+def _ufunc_module(name: str) -> str:
+    """Where a ufunc of this name comes from, for a message: NumPy's or scipy.special's."""
+    return "numpy" if isinstance(getattr(np, name, None), np.ufunc) else "scipy.special"
+
+
+def _ufunc_outer(ufunc, a: Any, b: Any) -> Any:
+    """``ufunc.outer(a, b)``: ``ufunc`` of ``a`` with ``b.ndim`` axes of length 1 appended,
+    broadcast against ``b``."""
+    shape = np.shape(a) + (1,) * len(np.shape(b))
+    return ufunc(np.reshape(a, shape), b)
 
 
 # -- assignment into fresh arrays ----------------------------------------------------------
@@ -2227,6 +2246,8 @@ def libraries_traced(f: Callable[..., Any], tape: _Tape | None = None) -> Iterat
             saved[key], namespace[key] = value, _Proxy(value, _SYMPY)
         elif module == "numpy":
             saved[key], namespace[key] = value, _Proxy(value, _NUMPY, tape)
+        elif module == "scipy.special":
+            saved[key], namespace[key] = value, _Proxy(value, scipy_special.FUNCTIONS)
         elif value is np.array or value is np.asarray:
             saved[key], namespace[key] = value, _array_of(value)
         elif tape is not None and any(value is getattr(np, n) for n in _NEW_ARRAYS):
@@ -2258,6 +2279,8 @@ def _library_of(value: Any) -> Mapping[str, Callable[..., Any]] | None:
         return _MATH
     if module.startswith("sympy."):
         return _SYMPY
+    if module.startswith("scipy.special"):
+        return scipy_special.FUNCTIONS
     return None
 
 

@@ -1,0 +1,123 @@
+"""scipy.special's functions on traced arrays, as JAX defines them (``jax.scipy.special``).
+
+A NumPy objective for ``scipy.optimize`` calls ``expit``, ``gammaln``, ``xlogy`` or
+``logsumexp`` as often as ``np.exp``. Most of scipy.special's functions are ufuncs: a traced
+array receives them through ``__array_ufunc__`` by name, like NumPy's own, and each is
+one array operation (:data:`UFUNCS`) or a few (:data:`COMPOSITE_UFUNCS`). ``logsumexp``,
+``softmax`` and ``log_softmax`` are Python functions that convert their argument with
+``np.asarray``; the tracer's proxy of ``scipy.special`` calls :data:`FUNCTIONS` instead.
+Each composite is written with NumPy's functions, which a traced array takes, and its
+derivatives of every order are those of JAX's definition: ``xlogy(x, y)`` at ``x = 0``
+has the partial ``log(y)`` (JAX's custom rule), the value 0 where ``y <= 0`` or is infinite.
+A function not named here stays refused in one line.
+
+References
+----------
+JAX authors, ``jax/_src/scipy/special.py`` (``xlogy``, ``xlog1py``, ``entr``, ``ndtr``,
+``logit``): the values and derivative rules matched here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["COMPOSITE_UFUNCS", "FUNCTIONS", "UFUNCS"]
+
+# ufunc name: the elementwise array operation (dgraph.blocks.arrays.ELEMENTWISE) it is
+UFUNCS: dict[str, str] = {
+    "expit": "logistic",
+    "gammaln": "lgamma",
+    "psi": "digamma",
+    "digamma": "digamma",
+    "erfc": "erfc",
+    "erfinv": "erf_inv",
+    "i0e": "bessel_i0e",
+    "i1e": "bessel_i1e",
+}
+
+
+Op = Callable[..., Any]  # op(name, *operands): one elementwise array operation
+
+
+def _xlogy(op: Op, x: Any, y: Any) -> Any:
+    """``x·log(y)``, 0 where ``x == 0`` and ``y`` is not a positive finite number (NaN
+    stays NaN): there the logarithm reads 1, so both partials are JAX's, ``log(y)`` and
+    ``x / y``, wherever ``y > 0``."""
+    return x * np.log(np.where(np.logical_and(x == 0, np.logical_or(y <= 0, y == np.inf)), 1.0, y))
+
+
+def _xlog1py(op: Op, x: Any, y: Any) -> Any:
+    """``x·log1p(y)``, as :func:`_xlogy` with ``1 + y``."""
+    return x * np.log1p(
+        np.where(np.logical_and(x == 0, np.logical_or(y <= -1, y == np.inf)), 0.0, y)
+    )
+
+
+def _entr(op: Op, x: Any) -> Any:
+    """``-x·log(x)`` for ``x > 0``, 0 at 0, ``-inf`` below (JAX's ``entr``)."""
+    return np.where(x < 0, -np.inf, -_xlogy(op, x, x))
+
+
+def _ndtr(op: Op, x: Any) -> Any:
+    """The standard normal CDF, ``erfc(-x/√2) / 2``: no cancellation in either tail."""
+    return 0.5 * op("erfc", -x / math.sqrt(2.0))
+
+
+# ufunc name: the array operations it is, recorded by ``op``
+COMPOSITE_UFUNCS: dict[str, Callable[..., Any]] = {
+    "logit": lambda op, p: np.log(p / (1.0 - p)),
+    "log_expit": lambda op, x: -np.logaddexp(0.0, -x),
+    "xlogy": _xlogy,
+    "xlog1py": _xlog1py,
+    "entr": _entr,
+    "ndtr": _ndtr,
+}
+
+
+def _reduced(axis: Any, keepdims: bool, value: Any, ndim: int) -> Any:
+    """``value`` (reduced over ``axis`` with kept dimensions) without them unless
+    ``keepdims``."""
+    if keepdims:
+        return value
+    axes = range(ndim) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    return np.squeeze(value, axis=tuple(a % max(ndim, 1) for a in axes)) if ndim else value
+
+
+def logsumexp(
+    a: Any, axis: Any = None, b: Any = None, keepdims: bool = False, return_sign: bool = False
+) -> Any:
+    """``log(Σ b·exp(a))`` over ``axis``, shifted by the maximum (whose partials cancel
+    identically, as in ``np.logaddexp``'s reading)."""
+    if return_sign:
+        raise InputError("scipy.special.logsumexp(return_sign=True) is not supported when tracing")
+    ndim = len(np.shape(a))
+    m = np.max(a, axis=axis, keepdims=True) if ndim else a
+    e = np.exp(a - m)
+    if b is not None:
+        e = e * b
+    total = np.sum(e, axis=axis, keepdims=True) if ndim else e
+    return _reduced(axis, keepdims, np.log(total) + m, ndim)
+
+
+def softmax(x: Any, axis: Any = None) -> Any:
+    """``exp(x) / Σ exp(x)`` over ``axis``, shifted by the maximum."""
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def log_softmax(x: Any, axis: Any = None) -> Any:
+    """``x - logsumexp(x)`` over ``axis``."""
+    return x - logsumexp(x, axis=axis, keepdims=True)
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "logsumexp": logsumexp,
+    "softmax": softmax,
+    "log_softmax": log_softmax,
+}
