@@ -182,3 +182,17 @@ def test_i1e_is_differentiated_at_zero():
     np.testing.assert_allclose(np.asarray(dgraph.hessian(f, x)(x)), jax.hessian(f)(x), atol=1e-14)
     gradient = dgraph.make_function(f, "jacobian", "python", point=[x])
     np.testing.assert_allclose(np.asarray(gradient(x)).reshape(-1), jax.grad(f)(x), atol=1e-14)
+
+
+def test_a_constant_mask_and_a_comparison():
+    """``(k == 0) & (x > 0)`` with ``k`` a NumPy array: NumPy's ``bitwise_and`` ufunc on a
+    comparison, read as the operator ``&`` is (refused on main)."""
+
+    def n(x):
+        return np.sum(np.where((_K == 0) & (x > 0), x**3, np.sin(x)) + np.where(~(x > 0), x, 0))
+
+    def j(x):
+        return jnp.sum(jnp.where((_K == 0) & (x > 0), x**3, jnp.sin(x)) + jnp.where(~(x > 0), x, 0))
+
+    x = np.array([0.3, -0.2, 0.5, -0.4, 0.6, 0.1])
+    np.testing.assert_allclose(np.asarray(dgraph.hessian(n, x)(x)), jax.hessian(j)(x), atol=1e-14)

@@ -554,6 +554,10 @@ _UFUNCS: dict[str, str] = {
     "logical_and": "and",
     "logical_or": "or",
     "logical_not": "not",
+    # a NumPy boolean array's ``&``, ``|``, ``~`` with a comparison: as the operators
+    "bitwise_and": "and",
+    "bitwise_or": "or",
+    "invert": "not",
     "sign": "sign",
     "floor": "floor",
     "ceil": "ceil",
